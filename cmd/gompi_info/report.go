@@ -1,0 +1,142 @@
+package main
+
+import (
+	"fmt"
+	"runtime"
+	"slices"
+	"strings"
+
+	"github.com/gompi/gompi/internal/version"
+	"github.com/gompi/gompi/mca"
+)
+
+// report is what gompi_info prints, in a form each renderer walks.
+type report struct {
+	Version      string      `json:"version"`
+	GoVersion    string      `json:"go_version"`
+	ModelVersion string      `json:"model_version"`
+	Frameworks   []framework `json:"frameworks"`
+	Parameters   []parameter `json:"parameters,omitempty"`
+}
+
+type framework struct {
+	Name        string      `json:"name"`
+	API         string      `json:"api_version"`
+	Description string      `json:"description"`
+	Components  []component `json:"components"`
+}
+
+type component struct {
+	Name      string `json:"name"`
+	Version   string `json:"version"`
+	Model     string `json:"model_version"`
+	API       string `json:"api_version"`
+	Origin    string `json:"origin"`
+	Status    string `json:"status"` // available, excluded or refused
+	RefusedBy string `json:"refused_because,omitempty"`
+}
+
+type parameter struct {
+	Name       string       `json:"name"`
+	Framework  string       `json:"framework"`
+	Component  string       `json:"component"`
+	Type       string       `json:"type"`
+	Value      string       `json:"value"`
+	Source     string       `json:"source"`
+	Default    string       `json:"default"`
+	Level      int          `json:"level"`
+	Help       string       `json:"help"`
+	Allowed    string       `json:"allowed"`
+	Values     []enumerator `json:"enumerators,omitempty"`
+	Synonyms   []string     `json:"synonyms,omitempty"`
+	Deprecated []string     `json:"deprecated_names,omitempty"`
+}
+
+type enumerator struct {
+	Name string `json:"name"`
+	Help string `json:"help"`
+}
+
+// filter says which parameters to list.
+type filter struct {
+	framework, component string // "all" matches every one; "" lists none
+	level                int
+}
+
+func buildReport(sys *mca.System, f filter) (report, error) {
+	r := report{Version: version.Version, GoVersion: runtime.Version(), ModelVersion: mca.ModelVersion().String()}
+	names := map[string][]string{"mca": {"base"}}
+	for _, fw := range sys.Frameworks() {
+		out := framework{Name: fw.Name(), API: fw.Spec().Version.String(), Description: fw.Spec().Description}
+		names[fw.Name()] = []string{"base"}
+		for _, c := range fw.Components() {
+			st := "available"
+			if c.Excluded {
+				st = "excluded"
+			}
+			rc := component{Name: c.Name, Version: c.Version.String(), Model: c.ModelVersion.String(),
+				API: c.FrameworkVersion.String(), Origin: c.Origin, Status: st}
+			if c.Refused != nil {
+				rc.Status, rc.RefusedBy = "refused", c.Refused.Error()
+			}
+			out.Components = append(out.Components, rc)
+			names[fw.Name()] = append(names[fw.Name()], c.Name)
+		}
+		r.Frameworks = append(r.Frameworks, out)
+	}
+	if f.framework == "" {
+		return r, nil
+	}
+	if err := checkFilter(f, names); err != nil {
+		return r, err
+	}
+	for _, v := range sys.Snapshot().Values() {
+		d := v.Def
+		if d.Level > f.level || !matches(f.framework, d.Framework) || !matches(f.component, d.Component) {
+			continue
+		}
+		p := parameter{Name: d.Name, Framework: d.Framework, Component: d.Component, Type: d.Kind.String(),
+			Value: v.Raw, Source: v.Source.String(), Default: d.Default, Level: d.Level, Help: d.Help,
+			Allowed: d.Allowed(), Synonyms: d.Synonyms, Deprecated: d.Deprecated}
+		for _, e := range d.Values {
+			p.Values = append(p.Values, enumerator(e))
+		}
+		r.Parameters = append(r.Parameters, p)
+	}
+	return r, nil
+}
+
+func matches(want, got string) bool { return want == "all" || want == got }
+
+// checkFilter turns a --param naming nothing into an error listing what exists.
+func checkFilter(f filter, names map[string][]string) error {
+	if f.framework == "all" {
+		if f.component != "all" {
+			return fmt.Errorf("--param all %s: with framework \"all\" the component must be \"all\" too", f.component)
+		}
+		return nil
+	}
+	comps, ok := names[f.framework]
+	if !ok {
+		fws := make([]string, 0, len(names))
+		for n := range names {
+			fws = append(fws, n)
+		}
+		slices.Sort(fws)
+		return fmt.Errorf("--param: unknown framework %q (known: all, %s)", f.framework, strings.Join(fws, ", "))
+	}
+	if f.component != "all" && !slices.Contains(comps, f.component) {
+		return fmt.Errorf("--param %s: unknown component %q (known: all, %s)", f.framework, f.component, strings.Join(comps, ", "))
+	}
+	return nil
+}
+
+// levelName is Open MPI's name for an info level.
+func levelName(level int) string {
+	who := [...]string{"user", "tuner", "dev"}
+	depth := [...]string{"basic", "detail", "all"}
+	if level < 1 || level > 9 {
+		return fmt.Sprint(level)
+	}
+	return fmt.Sprintf("%d %s/%s", level, who[(level-1)/3], depth[(level-1)%3])
+}

@@ -1,0 +1,9 @@
+// Package all links every static framework and component into a program:
+// blank-import it, the way database/sql drivers are imported.
+package all
+
+import (
+	_ "github.com/gompi/gompi/frameworks/btl"
+	_ "github.com/gompi/gompi/frameworks/coll"
+	_ "github.com/gompi/gompi/frameworks/prof"
+)

@@ -1,0 +1,42 @@
+// Package btl is the byte transfer layer framework: it moves bytes between
+// two ranks. Its components (self, sm, tcp) each reach some peers; the
+// framework chooses, per peer, the reachable one with the highest
+// exclusivity.
+package btl
+
+import "github.com/gompi/gompi/mca"
+
+// Name is the framework's name, and the name of its selection parameter.
+const Name = "btl"
+
+// APIVersion is the version of the btl component interface.
+func APIVersion() mca.Version { return mca.Version{Major: 1, Minor: 0, Patch: 0} }
+
+func init() {
+	mca.RegisterFramework(mca.FrameworkSpec{
+		Name:        Name,
+		Version:     APIVersion(),
+		Description: "byte transfer layer: moves bytes between a pair of ranks",
+		Accepts:     mca.Implements[Component](),
+	})
+}
+
+// BaseComponent is the btl framework's base component. Every btl component
+// embeds it; it embeds the MCA base.
+type BaseComponent struct {
+	mca.BaseComponent
+}
+
+// NewBaseComponent fills in the identity of a btl component built against
+// this version of the framework.
+func NewBaseComponent(name string, version mca.Version, priority int) BaseComponent {
+	return BaseComponent{mca.NewBase(Name, APIVersion(), name, version, priority)}
+}
+
+// Component is what a btl component implements.
+type Component interface {
+	mca.Component
+	btlBase() *BaseComponent
+}
+
+func (b *BaseComponent) btlBase() *BaseComponent { return b }

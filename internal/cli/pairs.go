@@ -1,0 +1,79 @@
+// Package cli holds command-line helpers shared by gompi's commands.
+package cli
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/gompi/gompi/params"
+)
+
+// ExtractPairs removes every "<flag> NAME VALUE" triple whose flag is one of
+// names (for example --mca, -mca) from args and returns the pairs in order.
+// pflag cannot express a flag with two values, so this runs before it.
+// Scanning stops at "--" and at the first argument that is neither a flag
+// nor a flag's value: there the user's program and its own flags begin.
+// fs tells which flags take a value.
+func ExtractPairs(fs *pflag.FlagSet, args []string, names ...string) (pairs [][2]string, rest []string, err error) {
+	isPair := map[string]bool{}
+	for _, n := range names {
+		isPair[n] = true
+	}
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case isPair[a]:
+			if i+2 >= len(args) {
+				return nil, nil, fmt.Errorf("%s needs a name and a value, as in %s btl tcp,self", a, a)
+			}
+			pairs = append(pairs, [2]string{args[i+1], args[i+2]})
+			i += 2
+		case a == "--" || !strings.HasPrefix(a, "-") || a == "-":
+			return pairs, append(rest, args[i:]...), nil
+		default:
+			rest = append(rest, a)
+			if takesValue(fs, a) && i+1 < len(args) {
+				rest = append(rest, args[i+1])
+				i++
+			}
+		}
+	}
+	return pairs, rest, nil
+}
+
+// takesValue reports whether a flag argument without "=value" consumes the
+// next argument.
+func takesValue(fs *pflag.FlagSet, arg string) bool {
+	if strings.Contains(arg, "=") {
+		return false
+	}
+	var f *pflag.Flag
+	if strings.HasPrefix(arg, "--") {
+		f = fs.Lookup(arg[2:])
+	} else if len(arg) == 2 {
+		f = fs.ShorthandLookup(arg[1:])
+	} else {
+		f = fs.Lookup(arg[1:]) // single-dash long form, as in -np 4
+	}
+	return f != nil && f.NoOptDefVal == ""
+}
+
+// Settings turns --mca pairs into parameter settings. The same name twice
+// with different values is an error: which one was meant cannot be known.
+func Settings(pairs [][2]string) ([]params.Setting, error) {
+	seen := map[string]string{}
+	var out []params.Setting
+	for _, p := range pairs {
+		if prev, ok := seen[p[0]]; ok {
+			if prev != p[1] {
+				return nil, fmt.Errorf("--mca %s given twice with different values (%q and %q)", p[0], prev, p[1])
+			}
+			continue
+		}
+		seen[p[0]] = p[1]
+		out = append(out, params.Setting{Name: p[0], Value: p[1]})
+	}
+	return out, nil
+}

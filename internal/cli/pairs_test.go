@@ -1,0 +1,38 @@
+package cli
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/spf13/pflag"
+)
+
+func TestExtractPairs(t *testing.T) {
+	fs := pflag.NewFlagSet("t", pflag.ContinueOnError)
+	fs.IntP("np", "n", 1, "")
+	fs.Bool("parsable", false, "")
+	tests := []struct {
+		args  string
+		pairs [][2]string
+		rest  string
+		bad   string
+	}{
+		{"--mca btl tcp,self -n 4 prog --mca x y", [][2]string{{"btl", "tcp,self"}}, "-n 4 prog --mca x y", ""},
+		{"-mca a 1 --parsable --mca b 2", [][2]string{{"a", "1"}, {"b", "2"}}, "--parsable", ""},
+		{"--np=2 --mca a '' -- --mca b 2", [][2]string{{"a", "''"}}, "--np=2 -- --mca b 2", ""},
+		{"--mca a", nil, "", "needs a name and a value"},
+	}
+	for _, tt := range tests {
+		pairs, rest, err := ExtractPairs(fs, strings.Fields(tt.args), "--mca", "-mca")
+		if tt.bad != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.bad) {
+				t.Errorf("%q: err %v, want %q", tt.args, err, tt.bad)
+			}
+			continue
+		}
+		if err != nil || !slices.Equal(pairs, tt.pairs) || strings.Join(rest, " ") != tt.rest {
+			t.Errorf("%q: got %v %q %v, want %v %q", tt.args, pairs, rest, err, tt.pairs, tt.rest)
+		}
+	}
+}

@@ -1,0 +1,108 @@
+package mca
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/gompi/gompi/params"
+)
+
+// Sentinel errors, usable with errors.Is.
+var (
+	// ErrDeclined is returned (wrapped, with the reason) by a component's
+	// Open or Query when it does not want to run in this process. The
+	// framework closes it silently.
+	ErrDeclined = errors.New("component declined")
+	// ErrUnknownComponent marks a name that no registered component has.
+	ErrUnknownComponent = errors.New("unknown component")
+	// ErrVersion marks a component built for another major version of the
+	// component model or of its framework.
+	ErrVersion = errors.New("incompatible component version")
+	// ErrSelection marks a malformed framework selection list.
+	ErrSelection = errors.New("bad component selection")
+	// ErrComponentFailed marks a component the user asked for by name that
+	// failed to open or query.
+	ErrComponentFailed = errors.New("requested component failed")
+)
+
+// BaseComponent is the part every component shares: its identity and the
+// lifecycle hooks' defaults. Each framework's base component embeds it, and
+// each component embeds its framework's base, the Go form of Open MPI's
+// mca_base_component_t chain.
+type BaseComponent struct {
+	ModelVersion     Version // component model the component was built for
+	FrameworkName    string
+	FrameworkVersion Version // framework API the component was built for
+	ComponentName    string
+	ComponentVersion Version
+	// DefaultPriority is the default of <framework>_<component>_priority.
+	DefaultPriority int
+}
+
+// MCA returns the embedded base, so the framework can read the identity of
+// any component.
+func (b *BaseComponent) MCA() *BaseComponent { return b }
+
+// RegisterParams registers nothing. It must have no side effects beyond
+// registration: it also runs under gompi_info.
+func (*BaseComponent) RegisterParams(*params.Registrar) error { return nil }
+
+// Open does nothing.
+func (*BaseComponent) Open(context.Context, *Env) error { return nil }
+
+// Query accepts with the priority the user or the default set.
+func (*BaseComponent) Query(_ context.Context, env *Env) (int, error) { return env.Priority, nil }
+
+// Close does nothing.
+func (*BaseComponent) Close() error { return nil }
+
+// Component is what every framework's components implement, mostly through
+// the embedded BaseComponent. The lifecycle is RegisterParams, Open, Query,
+// Close; Close also runs after a failed or declined Open or Query.
+type Component interface {
+	MCA() *BaseComponent
+	RegisterParams(r *params.Registrar) error
+	Open(ctx context.Context, env *Env) error
+	Query(ctx context.Context, env *Env) (priority int, err error)
+	Close() error
+}
+
+// Env is what a component receives when it is opened and queried.
+type Env struct {
+	Params *params.Snapshot
+	// Logger is named <framework>.<component>, at its framework's level.
+	Logger hclog.Logger
+	// Priority is the resolved <framework>_<component>_priority.
+	Priority int
+	// Requested is true when the user named the component in the framework's
+	// include list: its failures are errors, not warnings.
+	Requested bool
+}
+
+// NewBase returns the identity of a component built against this component
+// model and the given framework API version. Framework packages wrap it.
+func NewBase(framework string, frameworkVersion Version, name string, version Version, priority int) BaseComponent {
+	return BaseComponent{
+		ModelVersion:     ModelVersion(),
+		FrameworkName:    framework,
+		FrameworkVersion: frameworkVersion,
+		ComponentName:    name,
+		ComponentVersion: version,
+		DefaultPriority:  priority,
+	}
+}
+
+// Implements returns a FrameworkSpec.Accepts check that a component
+// implements T, the framework's component interface.
+func Implements[T any]() func(Component) error {
+	return func(c Component) error {
+		if _, ok := c.(T); !ok {
+			return fmt.Errorf("%T does not implement %s", c, reflect.TypeFor[T]())
+		}
+		return nil
+	}
+}

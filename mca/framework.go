@@ -1,0 +1,381 @@
+package mca
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/gompi/gompi/params"
+)
+
+// Framework is one framework's runtime in a process: its components, its
+// parameters and its logger. Its methods are safe for concurrent use.
+type Framework struct {
+	spec FrameworkSpec
+	log  hclog.Logger
+
+	selectParam  params.Param[string]
+	verboseParam params.Param[params.Verbosity]
+
+	mu      sync.Mutex
+	snap    *params.Snapshot
+	sel     Selection
+	loaded  []*slot   // passed the version checks and registered their parameters
+	refused []*slot   // did not: version, interface or registration failure
+	opened  []*slot   // open, in open order
+	state   lifecycle //
+	failed  []ComponentError
+}
+
+type lifecycle int
+
+const (
+	stateRegistered lifecycle = iota
+	stateResolved
+	stateOpen
+	stateSelected
+	stateClosed
+)
+
+type slot struct {
+	reg      *Registration
+	comp     Component
+	priority params.Param[int]
+	env      *Env
+	err      error // why it was refused
+}
+
+// ComponentError is a component's failure in one lifecycle step.
+type ComponentError struct {
+	Framework, Component, Step string
+	Err                        error
+}
+
+func (e ComponentError) Error() string {
+	return fmt.Sprintf("%s %s: %s: %v", e.Framework, e.Component, e.Step, e.Err)
+}
+
+func (e ComponentError) Unwrap() error { return e.Err }
+
+// Selected is a component that opened and accepted its query.
+type Selected struct {
+	Name      string
+	Component Component
+	Priority  int
+	Env       *Env
+}
+
+// ComponentInfo describes a component for listings such as gompi_info.
+type ComponentInfo struct {
+	Framework        string
+	Name             string
+	Version          Version
+	ModelVersion     Version
+	FrameworkVersion Version
+	Origin           string // "static": linked into the program
+	Refused          error  // non-nil when the component could not be loaded
+	Excluded         bool   // the framework's selection parameter leaves it out
+}
+
+func newFramework(spec FrameworkSpec, regs []*Registration, preg *params.Registry, root hclog.Logger) *Framework {
+	f := &Framework{spec: spec, log: root.Named(spec.Name)}
+	base := preg.Scope(spec.Name, "base")
+	f.verboseParam = base.Verbosity(params.Spec{
+		Name:    "verbose",
+		Default: "warn",
+		Level:   3,
+		Help: fmt.Sprintf("Log level of the %s framework and its components: none, error, warn, info, "+
+			"debug (every register, open, query, select and close step) or trace, or a number from -1 to 100", spec.Name),
+	})
+	sel, err := params.Define[string](preg, params.Def{
+		Name:      spec.Name,
+		Framework: spec.Name,
+		Component: "base",
+		Kind:      params.KindString,
+		Level:     2,
+		Help: fmt.Sprintf("Which %s components may run: \"a,b\" uses only a and b, \"^a,b\" uses all but a and b, "+
+			"empty uses all", spec.Name),
+		Validate: func(v any) error { _, err := ParseSelection(v.(string)); return err },
+	})
+	if err != nil {
+		panic(err) // framework names are unique and valid, so this is a bug in mca
+	}
+	f.selectParam = sel
+	if err := base.Err(); err != nil {
+		panic(err)
+	}
+	for _, reg := range regs {
+		f.load(reg, preg)
+	}
+	return f
+}
+
+// load instantiates one component, checks its versions and interface and
+// runs its register-params hook.
+func (f *Framework) load(reg *Registration, preg *params.Registry) {
+	s := &slot{reg: reg, comp: reg.New()}
+	name := reg.Component
+	switch {
+	case reg.ModelVersion.Major != ModelMajor:
+		s.err = fmt.Errorf("%w: built for component model %s, this program has %s (major versions must match)",
+			ErrVersion, reg.ModelVersion, ModelVersion())
+	case reg.FrameworkVersion.Major != f.spec.Version.Major:
+		s.err = fmt.Errorf("%w: built for %s framework API %s, this program has %s (major versions must match)",
+			ErrVersion, f.spec.Name, reg.FrameworkVersion, f.spec.Version)
+	case f.spec.Accepts != nil:
+		s.err = f.spec.Accepts(s.comp)
+	}
+	if s.err == nil {
+		r := preg.Scope(f.spec.Name, name)
+		s.priority = r.Int(params.Spec{
+			Name:    "priority",
+			Default: strconv.Itoa(reg.DefaultPriority),
+			Level:   6,
+			Help:    fmt.Sprintf("Priority of the %s %s component: among the components that accept, higher wins", name, f.spec.Name),
+		})
+		s.err = errors.Join(s.comp.RegisterParams(r), r.Err())
+	}
+	if s.err != nil {
+		f.refused = append(f.refused, s)
+		return
+	}
+	f.loaded = append(f.loaded, s)
+}
+
+// resolve takes the resolved parameters: the log level, the selection, and
+// reports the components refused at load.
+func (f *Framework) resolve(snap *params.Snapshot) (warnings []string, err error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.snap = snap
+	f.log.SetLevel(LogLevel(f.verboseParam.Get(snap)))
+	// Registration ran before the level was known, so its steps are logged now.
+	for _, s := range f.loaded {
+		f.log.Debug("registered component", "component", s.reg.Component, "version", s.reg.Version)
+	}
+	for _, s := range f.refused {
+		f.log.Warn("component refused", "component", s.reg.Component, "error", s.err)
+	}
+	sel, err := ParseSelection(f.selectParam.Get(snap))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", f.spec.Name, err)
+	}
+	var all []string
+	for _, s := range append(append([]*slot{}, f.loaded...), f.refused...) {
+		all = append(all, s.reg.Component)
+	}
+	sort.Strings(all)
+	warnings, err = sel.Check(f.spec.Name, all)
+	if err != nil {
+		return warnings, err
+	}
+	for _, s := range f.refused {
+		if sel.Requested(s.reg.Component) {
+			return warnings, fmt.Errorf("%w: %s: requested component %s could not be loaded: %w",
+				ErrComponentFailed, f.spec.Name, s.reg.Component, s.err)
+		}
+	}
+	f.sel = sel
+	f.state = stateResolved
+	return warnings, nil
+}
+
+// Name is the framework's name.
+func (f *Framework) Name() string { return f.spec.Name }
+
+// Spec returns the framework's description.
+func (f *Framework) Spec() FrameworkSpec { return f.spec }
+
+// Logger is the framework's logger, named after it.
+func (f *Framework) Logger() hclog.Logger { return f.log }
+
+// Components describes every registered component of the framework, loaded or not.
+func (f *Framework) Components() []ComponentInfo {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []ComponentInfo
+	for _, s := range append(append([]*slot{}, f.loaded...), f.refused...) {
+		out = append(out, ComponentInfo{
+			Framework:        f.spec.Name,
+			Name:             s.reg.Component,
+			Version:          s.reg.Version,
+			ModelVersion:     s.reg.ModelVersion,
+			FrameworkVersion: s.reg.FrameworkVersion,
+			Origin:           "static",
+			Refused:          s.err,
+			Excluded:         f.state != stateRegistered && !f.sel.Allows(s.reg.Component),
+		})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// Failures lists the components that failed to open or query (declines are
+// not failures).
+func (f *Framework) Failures() []ComponentError {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]ComponentError(nil), f.failed...)
+}
+
+// Open opens every loaded component the selection allows. A component that
+// declines is closed silently; one that fails is closed and reported, and
+// is an error when the user asked for it by name. On error every component
+// opened so far is closed again, in reverse order.
+func (f *Framework) Open(ctx context.Context) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.state != stateResolved {
+		return fmt.Errorf("%s: open: %s", f.spec.Name, f.state.wrong("resolved"))
+	}
+	var errs []error
+	for _, s := range f.loaded {
+		name := s.reg.Component
+		if !f.sel.Allows(name) {
+			f.log.Debug("component excluded by selection", "component", name, "selection", f.selectParam.Name())
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			errs = append(errs, fmt.Errorf("%s: open: %w", f.spec.Name, err))
+			break
+		}
+		s.env = &Env{
+			Params:    f.snap,
+			Logger:    f.log.Named(name),
+			Priority:  s.priority.Get(f.snap),
+			Requested: f.sel.Requested(name),
+		}
+		f.log.Debug("opening component", "component", name)
+		if err := s.comp.Open(ctx, s.env); err != nil {
+			f.closeSlot(s)
+			if err := f.report(s, "open", err); err != nil {
+				errs = append(errs, err)
+			}
+			continue
+		}
+		f.log.Debug("component opened", "component", name)
+		f.opened = append(f.opened, s)
+	}
+	f.state = stateOpen
+	if len(errs) > 0 {
+		f.closeAll()
+		return errors.Join(errs...)
+	}
+	return nil
+}
+
+// Select queries every open component and returns those that accept,
+// highest priority first (ties in name order). The ones that decline or
+// fail are closed. The selected ones stay open until Close.
+func (f *Framework) Select(ctx context.Context) ([]Selected, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.state != stateOpen {
+		return nil, fmt.Errorf("%s: select: %s", f.spec.Name, f.state.wrong("open"))
+	}
+	var (
+		out  []Selected
+		keep []*slot
+		errs []error
+	)
+	for _, s := range f.opened {
+		name := s.reg.Component
+		if err := ctx.Err(); err != nil {
+			errs = append(errs, fmt.Errorf("%s: select: %w", f.spec.Name, err))
+			keep = append(keep, s)
+			continue
+		}
+		prio, err := s.comp.Query(ctx, s.env)
+		if err != nil {
+			f.closeSlot(s)
+			if err := f.report(s, "query", err); err != nil {
+				errs = append(errs, err)
+			}
+			continue
+		}
+		f.log.Debug("component accepted", "component", name, "priority", prio)
+		keep = append(keep, s)
+		out = append(out, Selected{Name: name, Component: s.comp, Priority: prio, Env: s.env})
+	}
+	f.opened = keep
+	f.state = stateSelected
+	if len(errs) > 0 {
+		f.closeAll()
+		return nil, errors.Join(errs...)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Priority > out[j].Priority })
+	if f.log.IsDebug() {
+		names := make([]string, len(out))
+		for i, s := range out {
+			names[i] = fmt.Sprintf("%s (priority %d)", s.Name, s.Priority)
+		}
+		f.log.Debug("selected components", "components", strings.Join(names, ", "))
+	}
+	return out, nil
+}
+
+// Close closes every open component in reverse open order. It is safe to
+// call more than once.
+func (f *Framework) Close() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.closeAll()
+}
+
+func (f *Framework) closeAll() error {
+	var errs []error
+	for i := len(f.opened) - 1; i >= 0; i-- {
+		if err := f.closeSlot(f.opened[i]); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	f.opened = nil
+	if f.state != stateRegistered {
+		f.state = stateClosed
+	}
+	return errors.Join(errs...)
+}
+
+func (f *Framework) closeSlot(s *slot) error {
+	f.log.Debug("closing component", "component", s.reg.Component)
+	if err := s.comp.Close(); err != nil {
+		err = ComponentError{Framework: f.spec.Name, Component: s.reg.Component, Step: "close", Err: err}
+		f.log.Warn("component failed to close", "component", s.reg.Component, "error", err.(ComponentError).Err)
+		return err
+	}
+	return nil
+}
+
+// report handles a failed or declined open or query. It returns an error
+// only when the failure must stop the framework: the user asked for the
+// component by name.
+func (f *Framework) report(s *slot, step string, err error) error {
+	name := s.reg.Component
+	if errors.Is(err, ErrDeclined) {
+		if s.env.Requested {
+			f.log.Warn("requested component is not available", "component", name, "step", step, "reason", err)
+		} else {
+			f.log.Debug("component declined", "component", name, "step", step, "reason", err)
+		}
+		return nil
+	}
+	ce := ComponentError{Framework: f.spec.Name, Component: name, Step: step, Err: err}
+	f.failed = append(f.failed, ce)
+	if s.env.Requested {
+		f.log.Error("requested component failed", "component", name, "step", step, "error", err)
+		return fmt.Errorf("%w: %w", ErrComponentFailed, ce)
+	}
+	f.log.Warn("component failed; continuing without it", "component", name, "step", step, "error", err)
+	return nil
+}
+
+func (l lifecycle) wrong(want string) string {
+	names := [...]string{"registered", "resolved", "open", "selected", "closed"}
+	return fmt.Sprintf("framework is %s, must be %s", names[l], want)
+}

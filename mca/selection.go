@@ -1,0 +1,79 @@
+package mca
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Selection is a parsed framework selection parameter: "a,b" keeps only the
+// named components, "^a,b" keeps all but them, "" keeps all.
+type Selection struct {
+	Exclude bool
+	Names   []string
+}
+
+// ParseSelection parses a selection list. Whitespace around names is
+// ignored; a '^' anywhere but at the start, or an empty name, is an error.
+func ParseSelection(s string) (Selection, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return Selection{}, nil
+	}
+	var sel Selection
+	if strings.HasPrefix(s, "^") {
+		sel.Exclude = true
+		s = strings.TrimSpace(s[1:])
+	}
+	if strings.Contains(s, "^") {
+		return Selection{}, fmt.Errorf("%w: '^' may only start the list: write \"a,b\" to use only a and b, or \"^a,b\" to use all but a and b", ErrSelection)
+	}
+	for _, name := range strings.Split(s, ",") {
+		name = strings.TrimSpace(name)
+		if name == "" {
+			return Selection{}, fmt.Errorf("%w: empty component name in the list", ErrSelection)
+		}
+		if !slices.Contains(sel.Names, name) {
+			sel.Names = append(sel.Names, name)
+		}
+	}
+	return sel, nil
+}
+
+// Allows reports whether the selection keeps the named component.
+func (s Selection) Allows(name string) bool {
+	if len(s.Names) == 0 {
+		return true
+	}
+	return slices.Contains(s.Names, name) != s.Exclude
+}
+
+// Requested reports whether the user named the component in an include list.
+func (s Selection) Requested(name string) bool {
+	return !s.Exclude && slices.Contains(s.Names, name)
+}
+
+// Check returns an error for an include-list name no available component
+// has, listing the available ones, and warnings for such names in an
+// exclude list (harmless but probably a typo).
+func (s Selection) Check(framework string, available []string) (warnings []string, err error) {
+	for _, name := range s.Names {
+		if slices.Contains(available, name) {
+			continue
+		}
+		msg := fmt.Sprintf("%s: no component named %q (available: %s)", framework, name, listOrNone(available))
+		if s.Exclude {
+			warnings = append(warnings, "excluded "+msg)
+			continue
+		}
+		return warnings, fmt.Errorf("%w: %s", ErrUnknownComponent, msg)
+	}
+	return warnings, nil
+}
+
+func listOrNone(names []string) string {
+	if len(names) == 0 {
+		return "none"
+	}
+	return strings.Join(names, ", ")
+}
