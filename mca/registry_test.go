@@ -27,7 +27,7 @@ func plain(framework, name string) func() Component {
 	}
 }
 
-func registerAlpha(reg *Registry) { reg.Register(plain(testFW, "alpha")) }
+func registerAlpha(reg *Registry)      { reg.Register(plain(testFW, "alpha")) }
 func registerAlphaAgain(reg *Registry) { reg.Register(plain(testFW, "alpha")) }
 
 func TestRegistryRejectsProgrammingErrors(t *testing.T) {
