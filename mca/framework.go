@@ -90,8 +90,8 @@ func newFramework(spec FrameworkSpec, regs []*Registration, preg *params.Registr
 		Name:    "verbose",
 		Default: "warn",
 		Level:   3,
-		Help: fmt.Sprintf("Log level of the %s framework and its components: none, error, warn, info, "+
-			"debug (every register, open, query, select and close step) or trace, or a number from -1 to 100", spec.Name),
+		Help: fmt.Sprintf("Log level of the %s framework and its components; debug shows every "+
+			"register, open, query, select and close step", spec.Name),
 	})
 	sel, err := params.Define[string](preg, params.Def{
 		Name:      spec.Name,

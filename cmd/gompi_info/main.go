@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -67,13 +68,17 @@ The --parsable format is described in docs/gompi_info.md.`,
 	cmd.SetOut(stdout)
 	cmd.SetErr(stderr)
 
-	mcaPairs, rest, err := cli.ExtractPairs(fl, args, "--mca", "-mca")
+	pairs, rest, err := cli.ExtractPairs(fl, args, "--mca", "-mca", "--param", "--params")
 	if err != nil {
 		return err
 	}
-	paramPairs, rest, err := cli.ExtractPairs(fl, rest, "--param", "--params")
-	if err != nil {
-		return err
+	var mcaPairs, paramPairs []cli.Pair
+	for _, p := range pairs {
+		if strings.HasSuffix(p.Flag, "mca") {
+			mcaPairs = append(mcaPairs, p)
+		} else {
+			paramPairs = append(paramPairs, p)
+		}
 	}
 	if len(paramPairs) > 1 {
 		return errors.New("--param may be given once")
@@ -87,15 +92,15 @@ The --parsable format is described in docs/gompi_info.md.`,
 			}
 		}
 		if len(paramPairs) == 1 {
-			f.framework, f.component = paramPairs[0][0], paramPairs[0][1]
+			f.framework, f.component = paramPairs[0].Name, paramPairs[0].Value
 		}
 		return show(cmd.OutOrStdout(), opt, f, mcaPairs)
 	}
-	cmd.SetArgs(rest)
+	cmd.SetArgs(append([]string{}, rest...)) // non-nil: cobra reads os.Args for nil
 	return cmd.Execute()
 }
 
-func show(w io.Writer, opt options, f filter, mcaPairs [][2]string) error {
+func show(w io.Writer, opt options, f filter, mcaPairs []cli.Pair) error {
 	if f.level < 1 || f.level > 9 {
 		return fmt.Errorf("--level %d: the level must be from 1 to 9", f.level)
 	}
@@ -126,7 +131,7 @@ func show(w io.Writer, opt options, f filter, mcaPairs [][2]string) error {
 	case opt.parsable:
 		renderParsable(w, r)
 	default:
-		renderPretty(w, r)
+		renderPretty(w, r, !opt.all && f.framework != "")
 	}
 	return nil
 }

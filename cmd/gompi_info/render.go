@@ -9,7 +9,28 @@ import (
 )
 
 // renderPretty prints the report for people, in ompi_info's layout.
-func renderPretty(w io.Writer, r report) {
+// With paramsOnly, as for --param, only the parameters are printed.
+func renderPretty(w io.Writer, r report, paramsOnly bool) {
+	if !paramsOnly {
+		renderComponents(w, r)
+	}
+	for _, p := range r.Parameters {
+		head := fmt.Sprintf("MCA %s %s: parameter %q (current value: %q, data source: %s, level: %s, type: %s",
+			p.Framework, p.Component, p.Name, p.Value, p.Source, levelName(p.Level), p.Type)
+		if len(p.Synonyms) > 0 {
+			head += ", synonyms: " + strings.Join(p.Synonyms, ", ")
+		}
+		if len(p.Deprecated) > 0 {
+			head += ", deprecated names: " + strings.Join(p.Deprecated, ", ")
+		}
+		fmt.Fprintln(w, head+")")
+		indent := strings.Repeat(" ", 10)
+		fmt.Fprintf(w, "%s%s\n", indent, p.Help)
+		fmt.Fprintf(w, "%sDefault: %q. Valid values: %s\n", indent, p.Default, p.Allowed)
+	}
+}
+
+func renderComponents(w io.Writer, r report) {
 	row := func(key, val string) { fmt.Fprintf(w, "%22s: %s\n", key, val) }
 	row("Package", "gompi "+r.Version)
 	row("Go version", r.GoVersion)
@@ -33,20 +54,6 @@ func renderPretty(w io.Writer, r report) {
 			}
 			row(key, val)
 		}
-	}
-	for _, p := range r.Parameters {
-		head := fmt.Sprintf("MCA %s %s: parameter %q (current value: %q, data source: %s, level: %s, type: %s",
-			p.Framework, p.Component, p.Name, p.Value, p.Source, levelName(p.Level), p.Type)
-		if len(p.Synonyms) > 0 {
-			head += ", synonyms: " + strings.Join(p.Synonyms, ", ")
-		}
-		if len(p.Deprecated) > 0 {
-			head += ", deprecated names: " + strings.Join(p.Deprecated, ", ")
-		}
-		fmt.Fprintln(w, head+")")
-		indent := strings.Repeat(" ", 10)
-		fmt.Fprintf(w, "%s%s\n", indent, p.Help)
-		fmt.Fprintf(w, "%sDefault: %q. Valid values: %s\n", indent, p.Default, p.Allowed)
 	}
 }
 

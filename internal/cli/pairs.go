@@ -10,13 +10,18 @@ import (
 	"github.com/gompi/gompi/params"
 )
 
+// Pair is one "<flag> NAME VALUE" triple from a command line.
+type Pair struct {
+	Flag, Name, Value string
+}
+
 // ExtractPairs removes every "<flag> NAME VALUE" triple whose flag is one of
 // names (for example --mca, -mca) from args and returns the pairs in order.
 // pflag cannot express a flag with two values, so this runs before it.
 // Scanning stops at "--" and at the first argument that is neither a flag
 // nor a flag's value: there the user's program and its own flags begin.
 // fs tells which flags take a value.
-func ExtractPairs(fs *pflag.FlagSet, args []string, names ...string) (pairs [][2]string, rest []string, err error) {
+func ExtractPairs(fs *pflag.FlagSet, args []string, names ...string) (pairs []Pair, rest []string, err error) {
 	isPair := map[string]bool{}
 	for _, n := range names {
 		isPair[n] = true
@@ -28,7 +33,7 @@ func ExtractPairs(fs *pflag.FlagSet, args []string, names ...string) (pairs [][2
 			if i+2 >= len(args) {
 				return nil, nil, fmt.Errorf("%s needs a name and a value, as in %s btl tcp,self", a, a)
 			}
-			pairs = append(pairs, [2]string{args[i+1], args[i+2]})
+			pairs = append(pairs, Pair{Flag: a, Name: args[i+1], Value: args[i+2]})
 			i += 2
 		case a == "--" || !strings.HasPrefix(a, "-") || a == "-":
 			return pairs, append(rest, args[i:]...), nil
@@ -62,18 +67,18 @@ func takesValue(fs *pflag.FlagSet, arg string) bool {
 
 // Settings turns --mca pairs into parameter settings. The same name twice
 // with different values is an error: which one was meant cannot be known.
-func Settings(pairs [][2]string) ([]params.Setting, error) {
+func Settings(pairs []Pair) ([]params.Setting, error) {
 	seen := map[string]string{}
 	var out []params.Setting
 	for _, p := range pairs {
-		if prev, ok := seen[p[0]]; ok {
-			if prev != p[1] {
-				return nil, fmt.Errorf("--mca %s given twice with different values (%q and %q)", p[0], prev, p[1])
+		if prev, ok := seen[p.Name]; ok {
+			if prev != p.Value {
+				return nil, fmt.Errorf("%s %s given twice with different values (%q and %q)", p.Flag, p.Name, prev, p.Value)
 			}
 			continue
 		}
-		seen[p[0]] = p[1]
-		out = append(out, params.Setting{Name: p[0], Value: p[1]})
+		seen[p.Name] = p.Value
+		out = append(out, params.Setting{Name: p.Name, Value: p.Value})
 	}
 	return out, nil
 }

@@ -14,13 +14,13 @@ func TestExtractPairs(t *testing.T) {
 	fs.Bool("parsable", false, "")
 	tests := []struct {
 		args  string
-		pairs [][2]string
+		pairs []Pair
 		rest  string
 		bad   string
 	}{
-		{"--mca btl tcp,self -n 4 prog --mca x y", [][2]string{{"btl", "tcp,self"}}, "-n 4 prog --mca x y", ""},
-		{"-mca a 1 --parsable --mca b 2", [][2]string{{"a", "1"}, {"b", "2"}}, "--parsable", ""},
-		{"--np=2 --mca a '' -- --mca b 2", [][2]string{{"a", "''"}}, "--np=2 -- --mca b 2", ""},
+		{"--mca btl tcp,self -n 4 prog --mca x y", []Pair{{"--mca", "btl", "tcp,self"}}, "-n 4 prog --mca x y", ""},
+		{"-mca a 1 --parsable --mca b 2", []Pair{{"-mca", "a", "1"}, {"--mca", "b", "2"}}, "--parsable", ""},
+		{"--np=2 --mca a '' -- --mca b 2", []Pair{{"--mca", "a", "''"}}, "--np=2 -- --mca b 2", ""},
 		{"--mca a", nil, "", "needs a name and a value"},
 	}
 	for _, tt := range tests {
@@ -34,5 +34,16 @@ func TestExtractPairs(t *testing.T) {
 		if err != nil || !slices.Equal(pairs, tt.pairs) || strings.Join(rest, " ") != tt.rest {
 			t.Errorf("%q: got %v %q %v, want %v %q", tt.args, pairs, rest, err, tt.pairs, tt.rest)
 		}
+	}
+}
+
+func TestSettingsRejectsConflicts(t *testing.T) {
+	got, err := Settings([]Pair{{"--mca", "a", "1"}, {"--mca", "a", "1"}, {"--mca", "b", "2"}})
+	if err != nil || len(got) != 2 {
+		t.Errorf("repeated identical setting: %v %v", got, err)
+	}
+	_, err = Settings([]Pair{{"--mca", "a", "1"}, {"-mca", "a", "2"}})
+	if err == nil || !strings.Contains(err.Error(), `-mca a given twice with different values ("1" and "2")`) {
+		t.Errorf("conflict: %v", err)
 	}
 }

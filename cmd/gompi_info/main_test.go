@@ -1,0 +1,230 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+var binary string
+
+// TestMain builds gompi_info once; the tests run it as a separate process,
+// as a user would, with a controlled home, prefix and environment.
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "gompi_info_test")
+	if err != nil {
+		panic(err)
+	}
+	binary = filepath.Join(dir, "gompi_info")
+	if out, err := exec.Command("go", "build", "-o", binary, ".").CombinedOutput(); err != nil {
+		panic("go build: " + err.Error() + "\n" + string(out))
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+type result struct {
+	stdout, stderr string
+	code           int
+}
+
+// runInfo runs gompi_info with a fresh HOME and GOMPI_PREFIX and only the
+// given GOMPI_MCA_ variables.
+func runInfo(t *testing.T, env map[string]string, files map[string]string, args ...string) result {
+	t.Helper()
+	home, prefix := t.TempDir(), t.TempDir()
+	for rel, body := range files {
+		path := filepath.Join(home, rel)
+		if strings.HasPrefix(rel, "prefix/") {
+			path = filepath.Join(prefix, strings.TrimPrefix(rel, "prefix/"))
+		}
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cmd := exec.Command(binary, args...)
+	cmd.Env = []string{"HOME=" + home, "GOMPI_PREFIX=" + prefix, "PATH=" + os.Getenv("PATH")}
+	for k, v := range env {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	r := result{stdout: out.String(), stderr: errb.String()}
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
+		r.code = exit.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// parsed returns the value of one parsable record prefix, e.g.
+// "mca:btl:base:param:btl_base_verbose:source".
+func parsed(t *testing.T, out, prefix string) string {
+	t.Helper()
+	for _, line := range strings.Split(out, "\n") {
+		if v, ok := strings.CutPrefix(line, prefix+":"); ok {
+			if u, err := strconv.Unquote(v); err == nil {
+				return u
+			}
+			return v
+		}
+	}
+	t.Fatalf("no record %q in:\n%s", prefix, out)
+	return ""
+}
+
+func TestListsFrameworks(t *testing.T) {
+	r := runInfo(t, nil, nil)
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	for _, want := range []string{"Package: gompi", "Component model: v1.0.0", "MCA framework: btl (API v1.0.0)",
+		"MCA framework: coll", "MCA framework: prof"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("output lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	if strings.Contains(r.stdout, "parameter \"") {
+		t.Errorf("parameters listed without --param or --all:\n%s", r.stdout)
+	}
+}
+
+// TestPrecedenceAndSource sets btl_base_verbose in each layer and checks the
+// value gompi_info reports and the source it names.
+func TestPrecedenceAndSource(t *testing.T) {
+	const rec = "mca:btl:base:param:btl_base_verbose"
+	userFile := ".gompi/mca-params.conf"
+	tests := []struct {
+		name   string
+		env    map[string]string
+		files  map[string]string
+		args   []string
+		value  string
+		source string
+	}{
+		{"default", nil, nil, nil, "warn", "default"},
+		{"system file", nil, map[string]string{"prefix/etc/gompi-mca-params.conf": "btl_base_verbose = info\n"},
+			nil, "info", "file " + "PREFIX/etc/gompi-mca-params.conf:1"},
+		{"user file over system file", nil, map[string]string{
+			"prefix/etc/gompi-mca-params.conf": "btl_base_verbose = info\n",
+			userFile:                           "# mine\nbtl_base_verbose = debug # trailing\n"},
+			nil, "debug", "file HOME/.gompi/mca-params.conf:2"},
+		{"env over file", map[string]string{"GOMPI_MCA_btl_base_verbose": "trace"},
+			map[string]string{userFile: "btl_base_verbose = debug\n"}, nil, "trace", "environment GOMPI_MCA_btl_base_verbose"},
+		{"flag over env", map[string]string{"GOMPI_MCA_btl_base_verbose": "trace"}, nil,
+			[]string{"--mca", "btl_base_verbose", "error"}, "error", "command line"},
+		{"override over flag", nil, map[string]string{"prefix/etc/gompi-mca-params-override.conf": "btl_base_verbose = none\n"},
+			[]string{"--mca", "btl_base_verbose", "error"}, "none", "override file PREFIX/etc/gompi-mca-params-override.conf:1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			args := append([]string{"--param", "btl", "base", "--level", "9", "--parsable"}, tt.args...)
+			r := runInfo(t, tt.env, tt.files, args...)
+			if r.code != 0 {
+				t.Fatalf("exit %d: %s", r.code, r.stderr)
+			}
+			if got := parsed(t, r.stdout, rec+":value"); got != tt.value {
+				t.Errorf("value %q, want %q", got, tt.value)
+			}
+			src := parsed(t, r.stdout, rec+":source")
+			// The temporary directories differ per run: compare their tails.
+			want := tt.source
+			if strings.Contains(want, "PREFIX/") || strings.Contains(want, "HOME/") {
+				tail := want[strings.Index(want, "/"):]
+				if !strings.Contains(src, tail) || !strings.HasPrefix(src, strings.Fields(want)[0]) {
+					t.Errorf("source %q, want %q", src, want)
+				}
+			} else if src != want {
+				t.Errorf("source %q, want %q", src, want)
+			}
+		})
+	}
+}
+
+func TestBadInputs(t *testing.T) {
+	tests := []struct {
+		name string
+		env  map[string]string
+		args []string
+		say  []string
+	}{
+		{"bad value", map[string]string{"GOMPI_MCA_mca_base_strict": "maybe"}, nil,
+			[]string{"mca_base_strict", `"maybe"`, "GOMPI_MCA_mca_base_strict", "true, false"}},
+		{"unknown include", nil, []string{"--mca", "btl", "nosuch"}, []string{`no component named "nosuch"`, "available"}},
+		{"bad selection", nil, []string{"--mca", "coll", "a,^b"}, []string{"'^' may only start the list"}},
+		{"unknown framework", nil, []string{"--param", "nope", "all"}, []string{`unknown framework "nope"`, "btl, coll, mca, prof"}},
+		{"unknown component", nil, []string{"--param", "btl", "nope"}, []string{`unknown component "nope"`, "all, base"}},
+		{"level", nil, []string{"--level", "12"}, []string{"from 1 to 9"}},
+		{"duplicate mca", nil, []string{"--mca", "btl", "a", "--mca", "btl", "b"}, []string{"given twice"}},
+		{"strict unknown", map[string]string{"GOMPI_MCA_mca_base_strict": "1", "GOMPI_MCA_btl_bse_verbose": "3"}, nil,
+			[]string{"btl_bse_verbose", "did you mean btl_base_verbose"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := runInfo(t, tt.env, nil, tt.args...)
+			if r.code == 0 {
+				t.Fatalf("exit 0, want failure; stdout:\n%s", r.stdout)
+			}
+			for _, s := range tt.say {
+				if !strings.Contains(r.stderr, s) {
+					t.Errorf("stderr lacks %q:\n%s", s, r.stderr)
+				}
+			}
+		})
+	}
+}
+
+func TestUnknownNameWarns(t *testing.T) {
+	r := runInfo(t, map[string]string{"GOMPI_MCA_btl_bse_verbose": "3"}, nil)
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	if !strings.Contains(r.stderr, `unknown parameter "btl_bse_verbose"`) || !strings.Contains(r.stderr, "did you mean btl_base_verbose") {
+		t.Errorf("no warning with a suggestion:\n%s", r.stderr)
+	}
+}
+
+func TestLevelsAndFormats(t *testing.T) {
+	low := runInfo(t, nil, nil, "--param", "all", "all", "--parsable")
+	all := runInfo(t, nil, nil, "--all", "--parsable")
+	if strings.Contains(low.stdout, "param:btl_base_verbose:") {
+		t.Errorf("level 3 parameter shown at level 1")
+	}
+	if !strings.Contains(all.stdout, "param:btl_base_verbose:level:3") {
+		t.Errorf("--all lacks btl_base_verbose:\n%s", all.stdout)
+	}
+	known := map[string]bool{"package": true, "version": true, "framework": true, "mca": true}
+	for _, line := range strings.Split(strings.TrimSpace(all.stdout), "\n") {
+		fields := strings.Split(line, ":")
+		if len(fields) < 3 || !known[fields[0]] {
+			t.Errorf("malformed parsable record %q", line)
+		}
+	}
+
+	j := runInfo(t, nil, nil, "--all", "--json")
+	var rep report
+	if err := json.Unmarshal([]byte(j.stdout), &rep); err != nil {
+		t.Fatalf("--json output does not parse: %v\n%s", err, j.stdout)
+	}
+	if len(rep.Frameworks) != 3 || len(rep.Parameters) == 0 {
+		t.Errorf("json report has %d frameworks and %d parameters", len(rep.Frameworks), len(rep.Parameters))
+	}
+	for _, p := range rep.Parameters {
+		if p.Source == "" || p.Type == "" || p.Help == "" || p.Allowed == "" {
+			t.Errorf("parameter %s lacks a field: %+v", p.Name, p)
+		}
+	}
+}
