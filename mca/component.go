@@ -27,6 +27,11 @@ var (
 	// ErrComponentFailed marks a component the user asked for by name that
 	// failed to open or query.
 	ErrComponentFailed = errors.New("requested component failed")
+	// ErrFatal, wrapped by a component's Open or Query error, stops the
+	// framework even when the user did not ask for the component by name:
+	// the user's configuration of it is wrong and running without it would
+	// hide that (for example btl_tcp_if_include and _if_exclude both set).
+	ErrFatal = errors.New("fatal component error")
 )
 
 // BaseComponent is the part every component shares: its identity and the

@@ -354,7 +354,7 @@ func (f *Framework) closeSlot(s *slot) error {
 
 // report handles a failed or declined open or query. It returns an error
 // only when the failure must stop the framework: the user asked for the
-// component by name.
+// component by name, or the component says the error is fatal.
 func (f *Framework) report(s *slot, step string, err error) error {
 	name := s.reg.Component
 	if errors.Is(err, ErrDeclined) {
@@ -367,8 +367,8 @@ func (f *Framework) report(s *slot, step string, err error) error {
 	}
 	ce := ComponentError{Framework: f.spec.Name, Component: name, Step: step, Err: err}
 	f.failed = append(f.failed, ce)
-	if s.env.Requested {
-		f.log.Error("requested component failed", "component", name, "step", step, "error", err)
+	if s.env.Requested || errors.Is(err, ErrFatal) {
+		f.log.Error("component failed", "component", name, "step", step, "error", err)
 		return fmt.Errorf("%w: %w", ErrComponentFailed, ce)
 	}
 	f.log.Warn("component failed; continuing without it", "component", name, "step", step, "error", err)

@@ -180,6 +180,24 @@ func TestRequestedFailureIsAnErrorAndClosesPartialOpen(t *testing.T) {
 	}
 }
 
+func TestFatalFailureStopsOpen(t *testing.T) {
+	rec := &recorder{}
+	reg := testRegistry(rec, map[string]behaviour{
+		"alpha": {},
+		"beta":  {openErr: fmt.Errorf("if_include and if_exclude are both set: %w", ErrFatal)},
+	})
+	var logs bytes.Buffer
+	_, f := loadTest(t, reg, &logs)
+	err := f.Open(context.Background())
+	if !errors.Is(err, ErrComponentFailed) || !strings.Contains(err.Error(), "both set") {
+		t.Fatalf("Open = %v, want the fatal error", err)
+	}
+	want := []string{"register alpha", "register beta", "open alpha", "open beta", "close beta", "close alpha"}
+	if ev := rec.get(); !slices.Equal(ev, want) {
+		t.Errorf("events:\n got %q\nwant %q", ev, want)
+	}
+}
+
 func TestSelectionFiltersAndPriorityParameter(t *testing.T) {
 	tests := []struct {
 		name string

@@ -33,8 +33,9 @@ func NewBaseComponent(name string, version mca.Version, priority int) BaseCompon
 	return BaseComponent{mca.NewBase(Name, APIVersion(), name, version, priority)}
 }
 
-// Component is what a btl component implements.
-type Component interface {
+// mcaComponent is the lifecycle part of Component, provided by embedding
+// BaseComponent.
+type mcaComponent interface {
 	mca.Component
 	btlBase() *BaseComponent
 }

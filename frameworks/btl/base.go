@@ -1,0 +1,132 @@
+package btl
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/gompi/gompi/mca"
+)
+
+// Transports is the framework's choice, for every peer, of the module that
+// carries its traffic: the reachable module with the highest exclusivity,
+// equal ones by bandwidth. It is the Go form of Open MPI's BML.
+type Transports struct {
+	fw      *mca.Framework
+	modules []Module
+	byPeer  []Module
+}
+
+// Open opens and selects the btl components, initialises their modules,
+// waits at fence for every rank to publish its addresses, and chooses a
+// module per peer. A peer no module reaches is an error naming the
+// modules tried.
+func Open(ctx context.Context, fw *mca.Framework, env InitEnv, procs []Proc, fence func(context.Context) error) (*Transports, error) {
+	if err := fw.Open(ctx); err != nil {
+		return nil, err
+	}
+	t := &Transports{fw: fw}
+	fail := func(err error) (*Transports, error) {
+		return nil, errors.Join(err, t.Finalize())
+	}
+	selected, err := fw.Select(ctx)
+	if err != nil {
+		return fail(err)
+	}
+	for _, s := range selected {
+		mods, err := s.Component.(Component).Init(ctx, env)
+		if err != nil {
+			return fail(fmt.Errorf("btl %s: init: %w", s.Name, err))
+		}
+		t.modules = append(t.modules, mods...)
+	}
+	// Highest exclusivity first, then bandwidth: the first that reaches a peer wins.
+	sort.SliceStable(t.modules, func(i, j int) bool {
+		a, b := t.modules[i], t.modules[j]
+		if a.Exclusivity() != b.Exclusivity() {
+			return a.Exclusivity() > b.Exclusivity()
+		}
+		return a.Bandwidth() > b.Bandwidth()
+	})
+	if err := fence(ctx); err != nil {
+		return fail(fmt.Errorf("btl: fence after publishing addresses: %w", err))
+	}
+	t.byPeer = make([]Module, len(procs))
+	for _, m := range t.modules {
+		reach, err := m.AddProcs(ctx, procs)
+		if err != nil {
+			return fail(fmt.Errorf("btl %s: add procs: %w", m.Name(), err))
+		}
+		for i, ok := range reach {
+			if ok && t.byPeer[i] == nil {
+				t.byPeer[i] = m
+			}
+		}
+	}
+	for i, m := range t.byPeer {
+		if m == nil {
+			return fail(t.unreachable(env.Rank, procs[i]))
+		}
+		fw.Logger().Debug("transport chosen", "peer", procs[i].Rank, "btl", m.Name())
+	}
+	return t, nil
+}
+
+func (t *Transports) unreachable(me int, p Proc) error {
+	var tried []string
+	for _, m := range t.modules {
+		tried = append(tried, m.Name())
+	}
+	hint := ""
+	if p.Rank == me {
+		hint = "; sending to oneself needs the self component: add self to the btl parameter"
+	}
+	return fmt.Errorf("%w: no btl module reaches rank %d on %s (modules tried: %s)%s",
+		ErrUnreachable, p.Rank, p.Hostname, strings.Join(orNone(tried), ", "), hint)
+}
+
+func orNone(s []string) []string {
+	if len(s) == 0 {
+		return []string{"none"}
+	}
+	return s
+}
+
+// For returns the module that carries traffic to peer.
+func (t *Transports) For(peer int) Module { return t.byPeer[peer] }
+
+// Modules returns every module, highest exclusivity first.
+func (t *Transports) Modules() []Module { return t.modules }
+
+// Describe names the transport per peer, for reports such as the
+// benchmarks' headers: "0:self 1:tcp 2:tcp".
+func (t *Transports) Describe() string {
+	parts := make([]string, len(t.byPeer))
+	for i, m := range t.byPeer {
+		parts[i] = fmt.Sprintf("%d:%s", i, m.Name())
+	}
+	return strings.Join(parts, " ")
+}
+
+// Progress polls every module once.
+func (t *Transports) Progress() int {
+	n := 0
+	for _, m := range t.modules {
+		n += m.Progress()
+	}
+	return n
+}
+
+// Finalize finalizes every module and closes the framework.
+func (t *Transports) Finalize() error {
+	var errs []error
+	for _, m := range t.modules {
+		if err := m.Finalize(); err != nil {
+			errs = append(errs, fmt.Errorf("btl %s: finalize: %w", m.Name(), err))
+		}
+	}
+	t.modules = nil
+	return errors.Join(append(errs, t.fw.Close())...)
+}

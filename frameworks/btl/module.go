@@ -1,0 +1,111 @@
+package btl
+
+import (
+	"context"
+	"errors"
+	"fmt"
+)
+
+// Exclusivity levels, as Open MPI ranks transports: for a peer, the
+// reachable module with the highest exclusivity carries its traffic.
+const (
+	ExclusivityHigh    = 65536 // self, shared memory
+	ExclusivityDefault = 1024
+	ExclusivityLow     = 0
+)
+
+// ErrUnreachable marks a peer that no selected module reaches.
+var ErrUnreachable = errors.New("peer unreachable")
+
+// ErrPeerFailed marks a peer whose transport broke: it died or its
+// connection was lost.
+var ErrPeerFailed = errors.New("peer failed")
+
+// Proc describes one rank of the job to a module.
+type Proc struct {
+	Rank     int // world rank
+	Hostname string
+}
+
+// Modex is the job-wide key-value exchange: a module publishes its
+// addresses at Init and reads its peers' in AddProcs, after a fence.
+type Modex interface {
+	Put(ctx context.Context, key string, value []byte) error
+	Get(ctx context.Context, rank int, key string) ([]byte, error)
+}
+
+// Receiver is the upper layer (the point-to-point engine) that modules
+// deliver incoming fragments to. Its methods may be called from any
+// goroutine, concurrently for different peers, and never block on the
+// network: a module's reader may call them directly.
+type Receiver interface {
+	// Place returns where the payload of an incoming fragment with header
+	// hdr should be written, or nil to receive it into the module's own
+	// buffer. A module that can read payloads in place asks before reading.
+	Place(from int, hdr []byte, size int) []byte
+	// Deliver hands over one fragment. placed is true when the payload was
+	// written into the slice Place returned. Neither hdr nor payload may be
+	// retained after Deliver returns.
+	Deliver(from int, hdr, payload []byte, placed bool)
+	// PeerFailed reports that the module can no longer reach a peer.
+	PeerFailed(peer int, err error)
+}
+
+// InitEnv is what a component's Init receives.
+type InitEnv struct {
+	Rank, Size int    // this process's world rank and the job's size
+	Hostname   string // this process's host
+	JobID      string
+	Secret     []byte // the job's secret: authenticates connections between ranks
+	Modex      Modex
+	Receiver   Receiver
+}
+
+// Module is one instance of a transport: the tcp component makes one for
+// the job, the self component one that reaches only its own rank. All
+// methods are safe for concurrent use.
+type Module interface {
+	// Name is the component's name, for messages and the choice of transport per peer.
+	Name() string
+	// Exclusivity ranks modules: per peer, the highest reachable one wins.
+	Exclusivity() int
+	// Bandwidth in Mbit/s breaks ties in exclusivity; Latency in microseconds.
+	Bandwidth() int
+	Latency() int
+	// EagerLimit is the largest payload the upper layer sends without a
+	// rendezvous; MaxSendSize the largest payload of one fragment.
+	EagerLimit() int
+	MaxSendSize() int
+	// AddProcs returns which of procs the module reaches.
+	AddProcs(ctx context.Context, procs []Proc) ([]bool, error)
+	// Send transmits hdr and payload to peer as one fragment. It may block
+	// until the fragment is handed to the transport; payload may be reused
+	// once it returns. It must not be called from inside Receiver methods.
+	Send(ctx context.Context, peer int, hdr, payload []byte) error
+	// Progress polls the transport; it returns how many events it handled.
+	// Modules that receive from their own goroutines return 0.
+	Progress() int
+	// Finalize closes the module; connections close without reporting
+	// peers as failed.
+	Finalize() error
+}
+
+// Component is what a btl component implements, beyond the MCA lifecycle.
+type Component interface {
+	mcaComponent
+	// Init creates the component's modules for this process and publishes
+	// what peers need to reach them. Returning no module and no error means
+	// the component has nothing to offer here.
+	Init(ctx context.Context, env InitEnv) ([]Module, error)
+}
+
+// MaxHeaderSize bounds the upper layer's header in one fragment.
+const MaxHeaderSize = 256
+
+// CheckHeader validates the arguments of Send, for modules.
+func CheckHeader(hdr []byte) error {
+	if len(hdr) == 0 || len(hdr) > MaxHeaderSize {
+		return fmt.Errorf("btl: header of %d bytes (must be 1-%d)", len(hdr), MaxHeaderSize)
+	}
+	return nil
+}
