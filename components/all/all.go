@@ -6,4 +6,6 @@ import (
 	_ "github.com/gompi/gompi/frameworks/btl"
 	_ "github.com/gompi/gompi/frameworks/coll"
 	_ "github.com/gompi/gompi/frameworks/prof"
+
+	_ "github.com/gompi/gompi/components/btl/self"
 )

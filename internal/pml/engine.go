@@ -1,0 +1,366 @@
+package pml
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/gompi/gompi/frameworks/btl"
+)
+
+// Transports gives the module that carries traffic to each peer.
+type Transports interface {
+	For(peer int) btl.Module
+	Progress() int
+}
+
+// ErrCancelSend is returned when cancelling a send request: only receives
+// can be cancelled.
+var ErrCancelSend = errors.New("only receive requests can be cancelled")
+
+// Engine matches and moves messages for one process. It implements
+// btl.Receiver; its methods are safe for concurrent use.
+type Engine struct {
+	me  int
+	log hclog.Logger
+
+	ready chan struct{} // closed by Start
+	tr    Transports
+
+	mu         sync.Mutex
+	queues     map[uint32]*queues
+	sends      map[uint64]*Request // rendezvous sends waiting for their CTS
+	recvs      map[uint64]*Request // matched rendezvous receives waiting for data
+	dead       map[int]error
+	nextID     uint64
+	finalizing bool
+
+	sigMu sync.Mutex
+	sig   chan struct{} // closed and replaced whenever something completes or arrives
+
+	transfers sync.WaitGroup // background sends of CTS and rendezvous data
+	hdrPool   sync.Pool
+}
+
+// queues are one communicator context's posted receives and unexpected
+// messages, each in arrival order: matching the first fit in order is what
+// keeps MPI's non-overtaking rule.
+type queues struct {
+	posted     []*Request
+	unexpected []*unexpected
+}
+
+// unexpected is a message that arrived before a receive matched it: an
+// eager one with a copy of its payload, or a rendezvous request to send,
+// whose payload stays with the sender until a receive is posted.
+type unexpected struct {
+	h    header
+	from int
+	data []byte
+}
+
+func (u *unexpected) size() int {
+	if u.h.typ == typeMatch {
+		return len(u.data)
+	}
+	return int(u.h.total)
+}
+
+// New returns an engine for world rank me. Messages may arrive before Start;
+// nothing is sent until Start gives the transports.
+func New(me int, log hclog.Logger) *Engine {
+	return &Engine{
+		me:      me,
+		log:     log,
+		ready:   make(chan struct{}),
+		queues:  map[uint32]*queues{},
+		sends:   map[uint64]*Request{},
+		recvs:   map[uint64]*Request{},
+		dead:    map[int]error{},
+		sig:     make(chan struct{}),
+		hdrPool: sync.Pool{New: func() any { return new([HeaderSize]byte) }},
+	}
+}
+
+// Start gives the engine its transports.
+func (e *Engine) Start(tr Transports) {
+	e.tr = tr
+	close(e.ready)
+}
+
+// Finalizing tells the engine that peers will now disconnect: their
+// transports closing is no longer a failure.
+func (e *Engine) Finalizing() {
+	e.mu.Lock()
+	e.finalizing = true
+	e.mu.Unlock()
+}
+
+// Drain waits for background transfers to end.
+func (e *Engine) Drain() { e.transfers.Wait() }
+
+func (e *Engine) module(peer int) btl.Module {
+	<-e.ready
+	return e.tr.For(peer)
+}
+
+func (e *Engine) queue(context uint32) *queues {
+	q := e.queues[context]
+	if q == nil {
+		q = &queues{}
+		e.queues[context] = q
+	}
+	return q
+}
+
+// send transmits one fragment with a pooled header buffer.
+func (e *Engine) send(m btl.Module, peer int, h header, payload []byte) error {
+	hb := e.hdrPool.Get().(*[HeaderSize]byte)
+	defer e.hdrPool.Put(hb)
+	if err := m.Send(context.Background(), peer, h.encode(hb[:]), payload); err != nil {
+		return fmt.Errorf("to rank %d: %w", peer, err)
+	}
+	return nil
+}
+
+// Isend starts a send of buf to world rank dest. Messages up to the
+// transport's eager limit go at once; larger ones and synchronous sends
+// announce themselves and move their payload once the receiver matched.
+func (e *Engine) Isend(context uint32, dest, tag int, buf []byte, sync bool) *Request {
+	r := newRequest(kindSend, context, dest, tag, buf)
+	r.sync = sync
+	m := e.module(dest)
+	e.mu.Lock()
+	if err := e.dead[dest]; err != nil {
+		e.mu.Unlock()
+		e.complete(r, Status{Err: err})
+		return r
+	}
+	if len(buf) <= m.EagerLimit() && !sync {
+		e.mu.Unlock()
+		h := header{typ: typeMatch, context: context, source: int32(e.me), tag: int32(tag), total: uint64(len(buf))}
+		err := e.send(m, dest, h, buf)
+		e.complete(r, Status{Err: err})
+		return r
+	}
+	e.nextID++
+	r.id = e.nextID
+	e.sends[r.id] = r // before the RTS: the CTS may come back at once
+	e.mu.Unlock()
+	h := header{typ: typeRTS, context: context, source: int32(e.me), tag: int32(tag), total: uint64(len(buf)), sreq: r.id}
+	if sync {
+		h.flags |= flagSync
+	}
+	if err := e.send(m, dest, h, nil); err != nil {
+		e.mu.Lock()
+		_, pending := e.sends[r.id]
+		delete(e.sends, r.id)
+		e.mu.Unlock()
+		if pending {
+			e.complete(r, Status{Err: err})
+		}
+	}
+	return r
+}
+
+// Irecv posts a receive into buf from world rank src (or AnySource) with
+// tag (or AnyTag). A message already waiting in the unexpected queue
+// matches at once.
+func (e *Engine) Irecv(context uint32, src, tag int, buf []byte) *Request {
+	r := newRequest(kindRecv, context, src, tag, buf)
+	e.mu.Lock()
+	q := e.queue(context)
+	for i, u := range q.unexpected {
+		if !r.matches(u.from, int(u.h.tag)) {
+			continue
+		}
+		q.unexpected = slices.Delete(q.unexpected, i, i+1)
+		if u.h.typ == typeMatch {
+			e.mu.Unlock()
+			n := copy(buf, u.data)
+			e.complete(r, Status{Source: u.from, Tag: int(u.h.tag), Bytes: n, Total: len(u.data)})
+			return r
+		}
+		e.matchRTS(r, u.from, u.h) // unlocks
+		return r
+	}
+	if src != AnySource {
+		if err := e.dead[src]; err != nil {
+			e.mu.Unlock()
+			e.complete(r, Status{Source: src, Err: err})
+			return r
+		}
+	}
+	q.posted = append(q.posted, r)
+	e.mu.Unlock()
+	return r
+}
+
+// matchRTS binds a receive to an announced rendezvous message and sends the
+// CTS for as many bytes as the buffer holds. Called with e.mu held; it
+// unlocks.
+func (e *Engine) matchRTS(r *Request, from int, h header) {
+	r.from, r.total = from, int(h.total)
+	r.accepted = min(r.total, len(r.buf))
+	if r.accepted > 0 {
+		e.nextID++
+		r.id = e.nextID
+		e.recvs[r.id] = r
+	}
+	e.mu.Unlock()
+	cts := header{typ: typeCTS, context: h.context, source: int32(e.me), tag: h.tag,
+		total: uint64(r.accepted), sreq: h.sreq, rreq: r.id}
+	e.background(func() {
+		if err := e.send(e.module(from), from, cts, nil); err != nil {
+			e.failRecv(r, err)
+		}
+	})
+	if r.accepted == 0 {
+		e.complete(r, Status{Source: from, Tag: int(h.tag), Total: r.total})
+	}
+}
+
+// background runs a transfer off the caller's goroutine: a transport's
+// reader delivering to us must never block on a write.
+func (e *Engine) background(f func()) {
+	e.transfers.Add(1)
+	go func() {
+		defer e.transfers.Done()
+		f()
+	}()
+}
+
+func (e *Engine) failRecv(r *Request, err error) {
+	e.mu.Lock()
+	_, pending := e.recvs[r.id]
+	delete(e.recvs, r.id)
+	e.mu.Unlock()
+	if pending {
+		e.complete(r, Status{Source: r.from, Err: err})
+	}
+}
+
+// Iprobe looks for a waiting message that a receive with these arguments
+// would match, without receiving it.
+func (e *Engine) Iprobe(context uint32, src, tag int) (Status, bool, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	probe := Request{peer: src, tag: tag}
+	for _, u := range e.queue(context).unexpected {
+		if probe.matches(u.from, int(u.h.tag)) {
+			return Status{Source: u.from, Tag: int(u.h.tag), Bytes: u.size(), Total: u.size()}, true, nil
+		}
+	}
+	if src != AnySource {
+		if err := e.dead[src]; err != nil {
+			return Status{Source: src}, false, err
+		}
+	}
+	return Status{}, false, nil
+}
+
+// Probe waits for a message that a receive with these arguments would match.
+func (e *Engine) Probe(context uint32, src, tag int) (Status, error) {
+	for {
+		sig := e.signal()
+		st, ok, err := e.Iprobe(context, src, tag)
+		if ok || err != nil {
+			return st, err
+		}
+		<-sig
+	}
+}
+
+// Cancel cancels a posted receive that has not matched yet. It returns
+// false when the receive already matched: it then completes normally.
+func (e *Engine) Cancel(r *Request) (bool, error) {
+	if r.kind == kindSend {
+		return false, ErrCancelSend
+	}
+	e.mu.Lock()
+	q := e.queue(r.context)
+	i := slices.Index(q.posted, r)
+	if i < 0 {
+		e.mu.Unlock()
+		return false, nil
+	}
+	q.posted = slices.Delete(q.posted, i, i+1)
+	e.mu.Unlock()
+	e.complete(r, Status{Source: r.peer, Tag: r.tag, Cancelled: true})
+	return true, nil
+}
+
+func (e *Engine) complete(r *Request, st Status) {
+	r.status = st
+	r.completed.Store(true)
+	close(r.done)
+	e.notify()
+}
+
+// notify wakes every waiter of WaitAny, WaitSome and Probe.
+func (e *Engine) notify() {
+	e.sigMu.Lock()
+	close(e.sig)
+	e.sig = make(chan struct{})
+	e.sigMu.Unlock()
+}
+
+func (e *Engine) signal() chan struct{} {
+	e.sigMu.Lock()
+	defer e.sigMu.Unlock()
+	return e.sig
+}
+
+// Wait blocks until r completes and returns its status. Transports that
+// are polled progress while it waits.
+func (e *Engine) Wait(r *Request) Status {
+	for !r.completed.Load() {
+		if e.progress() == 0 {
+			<-r.done
+		}
+	}
+	return r.status
+}
+
+func (e *Engine) progress() int {
+	select {
+	case <-e.ready:
+		return e.tr.Progress()
+	default:
+		return 0
+	}
+}
+
+// WaitAny blocks until one of reqs (nil entries are skipped) completes and
+// returns its index, or -1 if every entry is nil.
+func (e *Engine) WaitAny(reqs []*Request) int {
+	for {
+		sig := e.signal()
+		i, active := TestAny(reqs)
+		if i >= 0 || !active {
+			return i
+		}
+		if e.progress() == 0 {
+			<-sig
+		}
+	}
+}
+
+// TestAny returns the index of a completed request in reqs, or -1; active
+// is false when every entry is nil.
+func TestAny(reqs []*Request) (i int, active bool) {
+	for i, r := range reqs {
+		if r == nil {
+			continue
+		}
+		active = true
+		if r.completed.Load() {
+			return i, true
+		}
+	}
+	return -1, active
+}

@@ -1,0 +1,185 @@
+package pml
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/gompi/gompi/frameworks/btl"
+)
+
+// The btl.Receiver side of the engine. These run on transport goroutines:
+// they take the engine's lock briefly and never send synchronously.
+
+// Place returns where the payload of a rendezvous data fragment belongs:
+// straight in the receive buffer, sparing a copy.
+func (e *Engine) Place(from int, hb []byte, size int) []byte {
+	h, err := decodeHeader(hb)
+	if err != nil || h.typ != typeData {
+		return nil
+	}
+	e.mu.Lock()
+	r := e.recvs[h.rreq]
+	e.mu.Unlock()
+	if r == nil || r.from != from || h.total > uint64(r.accepted) || uint64(size) > uint64(r.accepted)-h.total {
+		return nil // Deliver reports it
+	}
+	return r.buf[h.total : h.total+uint64(size)]
+}
+
+// Deliver takes one fragment from a transport.
+func (e *Engine) Deliver(from int, hb, payload []byte, placed bool) {
+	h, err := decodeHeader(hb)
+	if err != nil {
+		e.log.Error("dropping a fragment with a bad header", "from", from, "error", err)
+		return
+	}
+	switch h.typ {
+	case typeMatch:
+		e.deliverEager(from, h, payload)
+	case typeRTS:
+		e.deliverRTS(from, h)
+	case typeCTS:
+		e.deliverCTS(from, h)
+	case typeData:
+		e.deliverData(from, h, payload, placed)
+	}
+}
+
+func (e *Engine) deliverEager(from int, h header, payload []byte) {
+	e.mu.Lock()
+	q := e.queue(h.context)
+	if r := q.takePosted(from, int(h.tag)); r != nil {
+		e.mu.Unlock()
+		n := copy(r.buf, payload)
+		e.complete(r, Status{Source: from, Tag: int(h.tag), Bytes: n, Total: len(payload)})
+		return
+	}
+	// Unexpected: the payload must be kept, it is the transport's buffer.
+	q.unexpected = append(q.unexpected, &unexpected{h: h, from: from, data: slices.Clone(payload)})
+	e.mu.Unlock()
+	e.notify()
+}
+
+func (e *Engine) deliverRTS(from int, h header) {
+	e.mu.Lock()
+	q := e.queue(h.context)
+	if r := q.takePosted(from, int(h.tag)); r != nil {
+		e.matchRTS(r, from, h) // unlocks
+		return
+	}
+	q.unexpected = append(q.unexpected, &unexpected{h: h, from: from})
+	e.mu.Unlock()
+	e.notify()
+}
+
+func (e *Engine) deliverCTS(from int, h header) {
+	e.mu.Lock()
+	s := e.sends[h.sreq]
+	delete(e.sends, h.sreq)
+	e.mu.Unlock()
+	switch {
+	case s == nil:
+		e.log.Error("dropping a CTS for an unknown send", "from", from, "send", h.sreq)
+		return
+	case s.peer != from || h.total > uint64(len(s.buf)):
+		e.complete(s, Status{Err: fmt.Errorf("rank %d accepted %d bytes of a %d-byte message", from, h.total, len(s.buf))})
+		return
+	}
+	accepted := int(h.total)
+	e.background(func() { e.sendData(s, h.rreq, accepted) })
+}
+
+// sendData moves the accepted part of a rendezvous message in fragments of
+// the transport's largest size.
+func (e *Engine) sendData(s *Request, rreq uint64, accepted int) {
+	m := e.module(s.peer)
+	chunk := max(m.MaxSendSize(), 1)
+	for off := 0; off < accepted; off += chunk {
+		end := min(off+chunk, accepted)
+		h := header{typ: typeData, context: s.context, source: int32(e.me), tag: int32(s.tag), total: uint64(off), rreq: rreq}
+		if err := e.send(m, s.peer, h, s.buf[off:end]); err != nil {
+			e.complete(s, Status{Err: err})
+			return
+		}
+	}
+	e.complete(s, Status{})
+}
+
+func (e *Engine) deliverData(from int, h header, payload []byte, placed bool) {
+	e.mu.Lock()
+	r := e.recvs[h.rreq]
+	e.mu.Unlock()
+	if r == nil || r.from != from || h.total > uint64(r.accepted) || uint64(len(payload)) > uint64(r.accepted)-h.total {
+		e.log.Error("dropping a data fragment that fits no receive", "from", from, "receive", h.rreq,
+			"offset", h.total, "size", len(payload))
+		return
+	}
+	if !placed {
+		copy(r.buf[h.total:], payload)
+	}
+	if r.received.Add(int64(len(payload))) < int64(r.accepted) {
+		return
+	}
+	e.mu.Lock()
+	delete(e.recvs, r.id)
+	e.mu.Unlock()
+	e.complete(r, Status{Source: from, Tag: int(h.tag), Bytes: r.accepted, Total: r.total})
+}
+
+// takePosted removes and returns the first posted receive that accepts a
+// message from `from` with `tag`.
+func (q *queues) takePosted(from, tag int) *Request {
+	for i, r := range q.posted {
+		if r.matches(from, tag) {
+			q.posted = slices.Delete(q.posted, i, i+1)
+			return r
+		}
+	}
+	return nil
+}
+
+// PeerFailed fails every request that waits on the peer: receives from it
+// (and receives from any source, which it could have satisfied), sends to
+// it and rendezvous transfers with it. Later requests involving it fail at
+// once.
+func (e *Engine) PeerFailed(peer int, err error) {
+	e.mu.Lock()
+	if e.finalizing || e.dead[peer] != nil {
+		e.mu.Unlock()
+		return
+	}
+	err = fmt.Errorf("rank %d failed: %w", peer, err)
+	if !errors.Is(err, btl.ErrPeerFailed) {
+		err = fmt.Errorf("%w: %w", btl.ErrPeerFailed, err)
+	}
+	e.dead[peer] = err
+	var failed []*Request
+	for _, q := range e.queues {
+		q.posted = slices.DeleteFunc(q.posted, func(r *Request) bool {
+			if r.peer == peer || r.peer == AnySource {
+				failed = append(failed, r)
+				return true
+			}
+			return false
+		})
+	}
+	for id, r := range e.recvs {
+		if r.from == peer {
+			failed = append(failed, r)
+			delete(e.recvs, id)
+		}
+	}
+	for id, r := range e.sends {
+		if r.peer == peer {
+			failed = append(failed, r)
+			delete(e.sends, id)
+		}
+	}
+	e.mu.Unlock()
+	e.log.Warn("peer failed", "rank", peer, "error", err, "requests failed", len(failed))
+	for _, r := range failed {
+		e.complete(r, Status{Source: peer, Err: err})
+	}
+	e.notify()
+}
