@@ -15,6 +15,9 @@ type Options struct {
 	Registry *Registry
 	// Logger is the root logger; nil means NewLogger().
 	Logger hclog.Logger
+	// QuietWarnings logs parameter warnings at debug level: in a job, rank 0
+	// reports them and the other ranks stay quiet.
+	QuietWarnings bool
 }
 
 // System is one process's component model: every registered framework with
@@ -23,6 +26,7 @@ type Options struct {
 type System struct {
 	params     *params.Registry
 	log        hclog.Logger
+	quiet      bool
 	verbose    params.Param[params.Verbosity]
 	frameworks []*Framework
 	byName     map[string]*Framework
@@ -42,7 +46,7 @@ func New(opts Options) *System {
 		log = NewLogger()
 	}
 	preg := params.NewRegistry()
-	s := &System{params: preg, log: log, byName: map[string]*Framework{}}
+	s := &System{params: preg, log: log, quiet: opts.QuietWarnings, byName: map[string]*Framework{}}
 	core := preg.Scope("mca", "base")
 	s.verbose = core.Verbosity(params.Spec{
 		Name:    "verbose",
@@ -82,14 +86,18 @@ func (s *System) Resolve(in params.Inputs) error {
 		return fmt.Errorf("mca: %w", err)
 	}
 	s.log.SetLevel(LogLevel(s.verbose.Get(snap)))
+	warn := s.log.Warn
+	if s.quiet {
+		warn = s.log.Debug
+	}
 	for _, w := range snap.Warnings() {
-		s.log.Warn(w)
+		warn(w)
 	}
 	var errs []error
 	for _, f := range s.frameworks {
 		warnings, err := f.resolve(snap)
 		for _, w := range warnings {
-			s.log.Warn(w)
+			warn(w)
 		}
 		if err != nil {
 			errs = append(errs, err)

@@ -1,0 +1,110 @@
+// Package mpi is gompi's MPI API for Go programs. Start the program with
+// gompirun (or alone, as a single rank), call Init, talk to other ranks
+// through communicators, and call Finalize:
+//
+//	if err := mpi.Init(); err != nil { log.Fatal(err) }
+//	defer mpi.Finalize()
+//	world := mpi.CommWorld()
+//	if world.Rank() == 0 {
+//		err = mpi.Send([]float64{1, 2, 3}, 1, 0, world)
+//	}
+//
+// Buffers are typed slices of Go's numeric types; counts are the slices'
+// lengths. Every call goes through one indirection to package pmpi, the
+// layer profiling tools wrap. Errors carry MPI error classes: use
+// errors.Is(err, mpi.ErrTruncate). The library is goroutine-safe.
+package mpi
+
+import (
+	"sync/atomic"
+
+	"github.com/gompi/gompi/pmpi"
+)
+
+// calls holds the API every call goes through: pmpi's real one, or a stack
+// of profiling tools above it.
+var calls atomic.Pointer[pmpi.API]
+
+func api() pmpi.API {
+	if p := calls.Load(); p != nil {
+		return *p
+	}
+	return pmpi.Real()
+}
+
+// Re-exported types and values from pmpi.
+type (
+	// Status describes a received or probed message.
+	Status = pmpi.Status
+	// Error is an MPI error; compare its class with errors.Is and the Err* values.
+	Error = pmpi.Error
+	// ErrorHandler says what happens when a call on a communicator fails.
+	ErrorHandler = pmpi.ErrorHandler
+	// ThreadLevel is an MPI thread support level.
+	ThreadLevel = pmpi.ThreadLevel
+	// Numeric is the element types a buffer may have.
+	Numeric = pmpi.Numeric
+)
+
+// Special ranks, tags, indices and levels.
+const (
+	AnySource = pmpi.AnySource
+	AnyTag    = pmpi.AnyTag
+	ProcNull  = pmpi.ProcNull
+	TagUB     = pmpi.TagUB
+	Undefined = pmpi.Undefined
+
+	ErrorsReturn   = pmpi.ErrorsReturn
+	ErrorsAreFatal = pmpi.ErrorsAreFatal
+
+	ThreadSingle     = pmpi.ThreadSingle
+	ThreadFunneled   = pmpi.ThreadFunneled
+	ThreadSerialized = pmpi.ThreadSerialized
+	ThreadMultiple   = pmpi.ThreadMultiple
+)
+
+// Error classes for errors.Is.
+var (
+	ErrBuffer     = pmpi.ErrBuffer
+	ErrCount      = pmpi.ErrCount
+	ErrType       = pmpi.ErrType
+	ErrTag        = pmpi.ErrTag
+	ErrComm       = pmpi.ErrComm
+	ErrRank       = pmpi.ErrRank
+	ErrRequest    = pmpi.ErrRequest
+	ErrArg        = pmpi.ErrArg
+	ErrTruncate   = pmpi.ErrTruncate
+	ErrOther      = pmpi.ErrOther
+	ErrIntern     = pmpi.ErrIntern
+	ErrProcFailed = pmpi.ErrProcFailed
+	ErrInStatus   = pmpi.ErrInStatus
+)
+
+// Init initialises MPI. It may be called once per process.
+func Init() error { return api().Init() }
+
+// InitThread initialises MPI and returns the thread level provided: always
+// ThreadMultiple, since gompi is goroutine-safe.
+func InitThread(required ThreadLevel) (ThreadLevel, error) { return api().InitThread(required) }
+
+// Finalize waits for every rank to finalize and leaves the job.
+func Finalize() error { return api().Finalize() }
+
+// Initialized reports whether Init has completed.
+func Initialized() bool { return api().Initialized() }
+
+// Finalized reports whether Finalize has completed.
+func Finalized() bool { return api().Finalized() }
+
+// Abort stops every rank of the job with the given exit code.
+func Abort(comm Comm, code int) error { return api().Abort(comm.c, code) }
+
+// Wtime returns wall-clock seconds since a fixed point in the past.
+func Wtime() float64 { return api().Wtime() }
+
+// Wtick returns the resolution of Wtime in seconds.
+func Wtick() float64 { return api().Wtick() }
+
+// Pcontrol tells profiling tools to stop (0), resume (1) or flush (2); it
+// does nothing without tools.
+func Pcontrol(level int) error { return api().Pcontrol(level) }

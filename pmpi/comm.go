@@ -1,0 +1,90 @@
+package pmpi
+
+import (
+	"fmt"
+	"sync/atomic"
+)
+
+// Special ranks and tags.
+const (
+	AnySource = -1 // receive from any rank
+	AnyTag    = -1 // receive any tag
+	ProcNull  = -2 // a rank that sends and receives nothing, at once
+	// TagUB is the largest tag a message may carry.
+	TagUB = 1<<31 - 1
+)
+
+// ErrorHandler says what happens when a call on a communicator fails.
+type ErrorHandler int
+
+const (
+	// ErrorsReturn returns the error to the caller: the Go default.
+	ErrorsReturn ErrorHandler = iota
+	// ErrorsAreFatal prints the error and aborts the whole job.
+	ErrorsAreFatal
+)
+
+// Comm is a communicator: a group of ranks and a context that keeps its
+// messages apart from every other communicator's.
+type Comm struct {
+	name    string
+	context uint32
+	rank    int
+	group   []int       // communicator rank -> world rank
+	ranks   map[int]int // world rank -> communicator rank
+	errh    atomic.Int32
+}
+
+func newComm(name string, context uint32, group []int, me int) *Comm {
+	c := &Comm{name: name, context: context, group: group, ranks: map[int]int{}, rank: -1}
+	for i, w := range group {
+		c.ranks[w] = i
+		if w == me {
+			c.rank = i
+		}
+	}
+	return c
+}
+
+// Name is the communicator's name: "world", "self".
+func (c *Comm) Name() string { return c.name }
+
+// Rank is this process's rank in the communicator.
+func (c *Comm) Rank() int { return c.rank }
+
+// Size is the number of ranks in the communicator.
+func (c *Comm) Size() int { return len(c.group) }
+
+// WorldRank translates a rank of the communicator to a world rank.
+func (c *Comm) WorldRank(rank int) int { return c.group[rank] }
+
+// SetErrorHandler sets what happens when a call on the communicator fails.
+func (c *Comm) SetErrorHandler(h ErrorHandler) { c.errh.Store(int32(h)) }
+
+// ErrorHandler returns the communicator's error handler.
+func (c *Comm) ErrorHandler() ErrorHandler { return ErrorHandler(c.errh.Load()) }
+
+func (c *Comm) String() string { return "comm " + c.name }
+
+// checkRank validates a peer rank; what is "send to" or "recv from".
+func (c *Comm) checkRank(op string, rank int, anyOK bool) error {
+	if rank == ProcNull || (anyOK && rank == AnySource) {
+		return nil
+	}
+	if rank < 0 || rank >= len(c.group) {
+		allowed := fmt.Sprintf("0 to %d or ProcNull", len(c.group)-1)
+		if anyOK {
+			allowed += " or AnySource"
+		}
+		return errorf(ClassRank, nil, "%s on %s: rank %d is out of range (%s)", op, c, rank, allowed)
+	}
+	return nil
+}
+
+func (c *Comm) checkTag(op string, tag int, anyOK bool) error {
+	if (anyOK && tag == AnyTag) || (tag >= 0 && tag <= TagUB) {
+		return nil
+	}
+	return errorf(ClassTag, nil, "%s on %s: tag %d is out of range (0 to %d%s)", op, c, tag, TagUB,
+		map[bool]string{true: " or AnyTag"}[anyOK])
+}

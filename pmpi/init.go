@@ -1,0 +1,253 @@
+// Package pmpi holds gompi's real MPI entry points, the PMPI layer. Package
+// mpi calls them through one indirection that profiling tools wrap; tools
+// and collective components call pmpi directly so nothing is counted twice.
+//
+// MPI is initialised once per process, so the library's state is a
+// process-wide value set by Init: the one deliberate exception to gompi's
+// rule of no package-level mutable state.
+package pmpi
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/gompi/gompi/frameworks/btl"
+	"github.com/gompi/gompi/internal/pml"
+	"github.com/gompi/gompi/internal/rte"
+	"github.com/gompi/gompi/mca"
+	"github.com/gompi/gompi/params"
+)
+
+// ThreadLevel is an MPI thread support level.
+type ThreadLevel int
+
+// Thread support levels. gompi is goroutine-safe: it always provides
+// ThreadMultiple.
+const (
+	ThreadSingle ThreadLevel = iota
+	ThreadFunneled
+	ThreadSerialized
+	ThreadMultiple
+)
+
+const (
+	stateNew int32 = iota
+	stateInitializing
+	stateRunning
+	stateFinalized
+)
+
+// library is the state of an initialised process.
+type library struct {
+	client *rte.Client
+	job    rte.Job
+	sys    *mca.System
+	log    hclog.Logger
+	engine *pml.Engine
+	tr     *btl.Transports
+	world  *Comm
+	self   *Comm
+}
+
+var (
+	state   atomic.Int32
+	current atomic.Pointer[library]
+	initMu  sync.Mutex
+	epoch   = time.Now()
+)
+
+// Init initialises MPI: it joins the job gompirun started (or runs as a
+// singleton), loads the components that parameters select, and wires the
+// transports to every rank. It may be called once per process.
+func Init() error {
+	_, err := InitThread(ThreadMultiple)
+	return err
+}
+
+// InitThread is Init with a requested thread level; it returns the level
+// provided, which is always ThreadMultiple.
+func InitThread(required ThreadLevel) (ThreadLevel, error) {
+	initMu.Lock()
+	defer initMu.Unlock()
+	if s := state.Load(); s != stateNew {
+		return ThreadMultiple, errorf(ClassOther, nil, "Init: MPI was already initialised%s; Init may be called once per process",
+			map[bool]string{true: " and finalized"}[s == stateFinalized])
+	}
+	state.Store(stateInitializing)
+	l, err := start(context.Background())
+	if err != nil {
+		state.Store(stateNew)
+		return ThreadMultiple, errorf(ClassOther, err, "Init")
+	}
+	current.Store(l)
+	state.Store(stateRunning)
+	return ThreadMultiple, nil
+}
+
+func start(ctx context.Context) (_ *library, err error) {
+	client, err := rte.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	l := &library{client: client, job: client.Job()}
+	defer func() {
+		if err != nil {
+			err = errors.Join(err, l.close())
+		}
+	}()
+	l.log = mca.NewLogger().With("rank", l.job.Rank)
+	in, err := params.DefaultInputs()
+	if err != nil {
+		return nil, err
+	}
+	l.sys, err = mca.Load(mca.Options{Logger: l.log, QuietWarnings: l.job.Rank != 0}, in)
+	if err != nil {
+		return nil, err
+	}
+	procs, err := l.exchangeHosts(ctx)
+	if err != nil {
+		return nil, err
+	}
+	fw, err := l.sys.Framework(btl.Name)
+	if err != nil {
+		return nil, err
+	}
+	l.engine = pml.New(l.job.Rank, l.log.Named("pml"))
+	l.tr, err = btl.Open(ctx, fw, btl.InitEnv{
+		Rank: l.job.Rank, Size: l.job.Size, Hostname: l.job.Hostname, JobID: l.job.JobID,
+		Secret: l.job.Secret, Modex: client, Receiver: l.engine,
+	}, procs, client.Fence)
+	if err != nil {
+		return nil, err
+	}
+	l.engine.Start(l.tr)
+	group := make([]int, l.job.Size)
+	for i := range group {
+		group[i] = i
+	}
+	l.world = newComm("world", 0, group, l.job.Rank)
+	l.self = newComm("self", 1, []int{l.job.Rank}, l.job.Rank)
+	return l, nil
+}
+
+const hostKey = "pmpi.host"
+
+// exchangeHosts publishes this rank's host and learns every other's.
+func (l *library) exchangeHosts(ctx context.Context) ([]btl.Proc, error) {
+	if err := l.client.Put(ctx, hostKey, []byte(l.job.Hostname)); err != nil {
+		return nil, err
+	}
+	if err := l.client.Fence(ctx); err != nil {
+		return nil, err
+	}
+	procs := make([]btl.Proc, l.job.Size)
+	for i := range procs {
+		host, err := l.client.Get(ctx, i, hostKey)
+		if err != nil {
+			return nil, err
+		}
+		procs[i] = btl.Proc{Rank: i, Hostname: string(host)}
+	}
+	return procs, nil
+}
+
+func (l *library) close() error {
+	var errs []error
+	if l.tr != nil {
+		errs = append(errs, l.tr.Finalize())
+	} else if l.sys != nil {
+		errs = append(errs, l.sys.Close())
+	}
+	return errors.Join(append(errs, l.client.Close())...)
+}
+
+// Finalize waits for every rank to reach Finalize, then closes the
+// transports and leaves the job. Every request must be complete.
+func Finalize() error {
+	initMu.Lock()
+	defer initMu.Unlock()
+	l, err := running("Finalize")
+	if err != nil {
+		return err
+	}
+	ctx := context.Background()
+	if err := l.client.Fence(ctx); err != nil {
+		return errorf(ClassOther, err, "Finalize: waiting for the other ranks")
+	}
+	l.engine.Finalizing() // peers disconnecting from now on is expected
+	l.engine.Drain()
+	err = errors.Join(l.close(), l.client.Finalize(ctx))
+	state.Store(stateFinalized)
+	if err != nil {
+		return errorf(ClassOther, err, "Finalize")
+	}
+	return nil
+}
+
+// Initialized reports whether Init has completed (even if Finalize followed).
+func Initialized() bool { return state.Load() >= stateRunning }
+
+// Finalized reports whether Finalize has completed.
+func Finalized() bool { return state.Load() == stateFinalized }
+
+func running(op string) (*library, error) {
+	switch state.Load() {
+	case stateRunning:
+		return current.Load(), nil
+	case stateFinalized:
+		return nil, errorf(ClassOther, nil, "%s: MPI was finalized", op)
+	}
+	return nil, errorf(ClassOther, nil, "%s: MPI is not initialised: call Init first", op)
+}
+
+// CommWorld is the communicator of every rank of the job; nil before Init.
+func CommWorld() *Comm {
+	if l := current.Load(); l != nil {
+		return l.world
+	}
+	return nil
+}
+
+// CommSelf is the communicator of this rank alone; nil before Init.
+func CommSelf() *Comm {
+	if l := current.Load(); l != nil {
+		return l.self
+	}
+	return nil
+}
+
+// Abort stops every rank of the job with the given exit code. It returns
+// only if the launcher cannot be told, and then exits the process.
+func Abort(comm *Comm, code int) error {
+	msg := fmt.Sprintf("MPI_Abort called on %v with code %d", comm, code)
+	if l := current.Load(); l != nil {
+		if err := l.client.Abort(context.Background(), code, msg); err != nil {
+			fmt.Fprintf(os.Stderr, "gompi: %s; telling the launcher failed: %v\n", msg, err)
+		}
+	}
+	os.Exit(rte.AbortStatus(code))
+	return nil
+}
+
+// Wtime returns elapsed wall-clock time in seconds since an arbitrary
+// point in the past, fixed for the process.
+func Wtime() float64 { return time.Since(epoch).Seconds() }
+
+// Wtick returns the resolution of Wtime in seconds.
+func Wtick() float64 { return 1e-9 }
+
+// Transports describes which transport carries traffic to each world rank,
+// as "0:self 1:tcp"; empty before Init.
+func Transports() string {
+	if l := current.Load(); l != nil {
+		return l.tr.Describe()
+	}
+	return ""
+}

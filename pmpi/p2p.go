@@ -1,0 +1,244 @@
+package pmpi
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/gompi/gompi/frameworks/btl"
+	"github.com/gompi/gompi/internal/pml"
+)
+
+// Request is a pending non-blocking operation. Wait and Test may be called
+// again after completion: they return the same status.
+type Request struct {
+	r    *pml.Request // nil for operations on ProcNull, complete at once
+	eng  *pml.Engine
+	comm *Comm
+	dt   Datatype
+	desc string // "recv on comm world from rank 3 tag 7", for errors
+	recv bool
+}
+
+// Send sends count elements of dt from buf to rank dest of comm. It
+// returns once buf may be reused.
+func Send(buf []byte, count int, dt Datatype, dest, tag int, comm *Comm) error {
+	r, err := isend("send", buf, count, dt, dest, tag, comm, false)
+	if err != nil {
+		return err
+	}
+	_, err = Wait(r)
+	return err
+}
+
+// Ssend is Send in synchronous mode: it also waits until the receiver has
+// matched the message.
+func Ssend(buf []byte, count int, dt Datatype, dest, tag int, comm *Comm) error {
+	r, err := isend("ssend", buf, count, dt, dest, tag, comm, true)
+	if err != nil {
+		return err
+	}
+	_, err = Wait(r)
+	return err
+}
+
+// Isend starts a send; buf must not change until the request completes.
+func Isend(buf []byte, count int, dt Datatype, dest, tag int, comm *Comm) (*Request, error) {
+	return isend("isend", buf, count, dt, dest, tag, comm, false)
+}
+
+// Issend starts a synchronous send.
+func Issend(buf []byte, count int, dt Datatype, dest, tag int, comm *Comm) (*Request, error) {
+	return isend("issend", buf, count, dt, dest, tag, comm, true)
+}
+
+func isend(op string, buf []byte, count int, dt Datatype, dest, tag int, comm *Comm, sync bool) (*Request, error) {
+	l, err := running(op)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkComm(op, comm); err != nil {
+		return nil, err
+	}
+	data, err := checkArgs(op, comm, buf, count, dt, dest, tag, false)
+	if err != nil {
+		return nil, comm.handle(err)
+	}
+	req := &Request{eng: l.engine, comm: comm, dt: dt, desc: fmt.Sprintf("%s on %v to rank %d tag %d", op, comm, dest, tag)}
+	if dest != ProcNull {
+		req.r = l.engine.Isend(comm.context, comm.group[dest], tag, data, sync)
+	}
+	return req, nil
+}
+
+// Recv receives up to count elements of dt into buf from rank source (or
+// AnySource) of comm with tag (or AnyTag). A longer message fills buf and
+// fails with ErrTruncate; nothing is written past count elements.
+func Recv(buf []byte, count int, dt Datatype, source, tag int, comm *Comm) (Status, error) {
+	r, err := Irecv(buf, count, dt, source, tag, comm)
+	if err != nil {
+		return Status{Err: err}, err
+	}
+	return Wait(r)
+}
+
+// Irecv starts a receive; buf must not be read until the request completes.
+func Irecv(buf []byte, count int, dt Datatype, source, tag int, comm *Comm) (*Request, error) {
+	const op = "recv"
+	l, err := running(op)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkComm(op, comm); err != nil {
+		return nil, err
+	}
+	data, err := checkArgs(op, comm, buf, count, dt, source, tag, true)
+	if err != nil {
+		return nil, comm.handle(err)
+	}
+	req := &Request{eng: l.engine, comm: comm, dt: dt, recv: true, desc: fmt.Sprintf("recv on %v from %s %s", comm, rankDesc(source), tagDesc(tag))}
+	if source != ProcNull {
+		src := source
+		if source != AnySource {
+			src = comm.group[source]
+		}
+		req.r = l.engine.Irecv(comm.context, src, tag, data)
+	}
+	return req, nil
+}
+
+// Sendrecv sends and receives at once, so that a ring of ranks that all
+// send then receive cannot deadlock.
+func Sendrecv(sendbuf []byte, sendcount int, sendtype Datatype, dest, sendtag int,
+	recvbuf []byte, recvcount int, recvtype Datatype, source, recvtag int, comm *Comm) (Status, error) {
+	rr, err := Irecv(recvbuf, recvcount, recvtype, source, recvtag, comm)
+	if err != nil {
+		return Status{Err: err}, err
+	}
+	sr, err := Isend(sendbuf, sendcount, sendtype, dest, sendtag, comm)
+	if err != nil {
+		_ = Cancel(rr)
+		_, _ = Wait(rr)
+		return Status{Err: err}, err
+	}
+	st, rerr := Wait(rr)
+	_, serr := Wait(sr)
+	if rerr != nil {
+		return st, rerr
+	}
+	return st, serr
+}
+
+// Probe waits for a message that Recv with these arguments would receive
+// and describes it without receiving it. Status.Count is in bytes; use
+// Status.CountOf for elements.
+func Probe(source, tag int, comm *Comm) (Status, error) {
+	st, _, err := probe(source, tag, comm, true)
+	return st, err
+}
+
+// Iprobe is Probe without waiting: found is false when no such message
+// has arrived.
+func Iprobe(source, tag int, comm *Comm) (st Status, found bool, err error) {
+	return probe(source, tag, comm, false)
+}
+
+func probe(source, tag int, comm *Comm, wait bool) (Status, bool, error) {
+	const op = "probe"
+	l, err := running(op)
+	if err != nil {
+		return Status{}, false, err
+	}
+	if err := checkComm(op, comm); err != nil {
+		return Status{}, false, err
+	}
+	if err := errors.Join(comm.checkRank(op, source, true), comm.checkTag(op, tag, true)); err != nil {
+		return Status{}, false, comm.handle(err)
+	}
+	if source == ProcNull {
+		return nullStatus(), true, nil
+	}
+	src := source
+	if source != AnySource {
+		src = comm.group[source]
+	}
+	var (
+		st    pml.Status
+		found = true
+	)
+	if wait {
+		st, err = l.engine.Probe(comm.context, src, tag)
+	} else {
+		st, found, err = l.engine.Iprobe(comm.context, src, tag)
+	}
+	if err != nil {
+		return Status{}, false, comm.handle(failure(fmt.Sprintf("probe on %v from %s %s", comm, rankDesc(source), tagDesc(tag)), err))
+	}
+	if !found {
+		return Status{}, false, nil
+	}
+	return statusOf(comm, st, Byte), true, nil
+}
+
+func checkComm(op string, comm *Comm) error {
+	if comm == nil {
+		return errorf(ClassComm, nil, "%s: the communicator is nil (use CommWorld or CommSelf after Init)", op)
+	}
+	return nil
+}
+
+// checkArgs validates a point-to-point call's arguments and returns the
+// part of buf that count elements occupy.
+func checkArgs(op string, comm *Comm, buf []byte, count int, dt Datatype, peer, tag int, recv bool) ([]byte, error) {
+	if err := errors.Join(comm.checkRank(op, peer, recv), comm.checkTag(op, tag, recv)); err != nil {
+		return nil, err
+	}
+	if dt.size <= 0 {
+		return nil, errorf(ClassType, nil, "%s on %v: invalid datatype", op, comm)
+	}
+	if count < 0 {
+		return nil, errorf(ClassCount, nil, "%s on %v: count %d is negative", op, comm, count)
+	}
+	if count > len(buf)/dt.size {
+		return nil, errorf(ClassBuffer, nil, "%s on %v: buffer of %d bytes is too small for %d elements of %s",
+			op, comm, len(buf), count, dt.name)
+	}
+	return buf[:count*dt.size], nil
+}
+
+// failure turns an engine error into an MPI error.
+func failure(desc string, err error) error {
+	class := ClassOther
+	if errors.Is(err, btl.ErrPeerFailed) {
+		class = ClassProcFailed
+	}
+	return errorf(class, err, "%s", desc)
+}
+
+func rankDesc(r int) string {
+	if r == AnySource {
+		return "any rank"
+	}
+	return fmt.Sprintf("rank %d", r)
+}
+
+func tagDesc(t int) string {
+	if t == AnyTag {
+		return "any tag"
+	}
+	return fmt.Sprintf("tag %d", t)
+}
+
+// handle applies the communicator's error handler to a non-nil error.
+func (c *Comm) handle(err error) error {
+	if err == nil || c.ErrorHandler() != ErrorsAreFatal {
+		return err
+	}
+	code := int(ClassOther)
+	var e *Error
+	if errors.As(err, &e) {
+		code = int(e.Class)
+	}
+	fmt.Fprintf(os.Stderr, "gompi: fatal error (the error handler of %v is ErrorsAreFatal): %v\n", c, err)
+	return Abort(c, code)
+}

@@ -1,0 +1,187 @@
+package pmpi
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/gompi/gompi/internal/pml"
+)
+
+// Undefined is the index WaitAny and TestAny return when no request is active.
+const Undefined = -1
+
+// Wait blocks until the request completes and returns its status and error.
+func Wait(r *Request) (Status, error) {
+	if r == nil {
+		return Status{}, errorf(ClassRequest, nil, "wait: the request is nil")
+	}
+	if r.r == nil {
+		return nullStatus(), nil
+	}
+	return r.result(r.eng.Wait(r.r))
+}
+
+// Test reports whether the request has completed, with its status if so.
+func Test(r *Request) (Status, bool, error) {
+	if r == nil {
+		return Status{}, false, errorf(ClassRequest, nil, "test: the request is nil")
+	}
+	if r.r != nil && !r.r.Done() {
+		return Status{}, false, nil
+	}
+	st, err := Wait(r)
+	return st, true, err
+}
+
+// Cancel cancels a receive that has not matched a message yet; its status
+// then says Cancelled. A receive that already matched completes normally.
+func Cancel(r *Request) error {
+	if r == nil {
+		return errorf(ClassRequest, nil, "cancel: the request is nil")
+	}
+	if r.r == nil {
+		return nil
+	}
+	if _, err := r.eng.Cancel(r.r); err != nil {
+		return r.comm.handle(errorf(ClassRequest, err, "cancel of %s", r.desc))
+	}
+	return nil
+}
+
+// result turns the engine's status into the caller's, with the error that
+// the communicator's handler lets through.
+func (r *Request) result(st pml.Status) (Status, error) {
+	s := Status{}
+	if r.recv {
+		s = statusOf(r.comm, st, r.dt)
+	}
+	var err error
+	switch {
+	case st.Err != nil:
+		err = failure(r.desc, st.Err)
+	case r.recv && st.Truncated():
+		err = errorf(ClassTruncate, nil, "recv on %v from rank %d tag %d: message of %d bytes truncated to %d",
+			r.comm, s.Source, s.Tag, st.Total, st.Bytes)
+	}
+	s.Err = err
+	return s, r.comm.handle(err)
+}
+
+// WaitAll waits for every request. If some fail, the error has class
+// ErrInStatus and each status carries its own error.
+func WaitAll(reqs []*Request) ([]Status, error) {
+	sts := make([]Status, len(reqs))
+	var errs []error
+	for i, r := range reqs {
+		if r == nil {
+			continue
+		}
+		var err error
+		if sts[i], err = Wait(r); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if len(errs) > 0 {
+		return sts, errorf(ClassInStatus, errors.Join(errs...), "waitall: %d of %d requests failed", len(errs), len(reqs))
+	}
+	return sts, nil
+}
+
+// TestAll reports whether every request has completed, with their statuses if so.
+func TestAll(reqs []*Request) ([]Status, bool, error) {
+	for _, r := range reqs {
+		if r != nil && r.r != nil && !r.r.Done() {
+			return nil, false, nil
+		}
+	}
+	sts, err := WaitAll(reqs)
+	return sts, true, err
+}
+
+// WaitAny waits until one of reqs completes, sets that entry to nil (MPI's
+// MPI_REQUEST_NULL) and returns its index and status. With no non-nil
+// request it returns Undefined.
+func WaitAny(reqs []*Request) (int, Status, error) {
+	eng, pending, done, err := engineRequests("waitany", reqs)
+	switch {
+	case err != nil:
+		return Undefined, Status{}, err
+	case done >= 0:
+		return finish(reqs, done)
+	case eng == nil:
+		return Undefined, Status{}, nil
+	}
+	return finish(reqs, eng.WaitAny(pending))
+}
+
+// TestAny is WaitAny without waiting: found is false when none has completed.
+func TestAny(reqs []*Request) (int, Status, bool, error) {
+	_, pending, done, err := engineRequests("testany", reqs)
+	if err != nil {
+		return Undefined, Status{}, false, err
+	}
+	i, active := done, true
+	if i < 0 {
+		i, active = pml.TestAny(pending)
+	}
+	switch {
+	case !active:
+		return Undefined, Status{}, true, nil
+	case i < 0:
+		return Undefined, Status{}, false, nil
+	}
+	idx, st, err := finish(reqs, i)
+	return idx, st, true, err
+}
+
+// WaitSome waits until at least one of reqs completes and returns every
+// completed one, setting those entries to nil.
+func WaitSome(reqs []*Request) ([]int, []Status, error) {
+	i, st, err := WaitAny(reqs)
+	if i == Undefined {
+		return nil, nil, err
+	}
+	idx, sts, errs := []int{i}, []Status{st}, []error{err}
+	for {
+		j, st, found, err := TestAny(reqs)
+		if !found || j == Undefined {
+			break
+		}
+		idx, sts, errs = append(idx, j), append(sts, st), append(errs, err)
+	}
+	if err := errors.Join(errs...); err != nil {
+		return idx, sts, errorf(ClassInStatus, err, "waitsome")
+	}
+	return idx, sts, nil
+}
+
+// engineRequests maps reqs to the engine's requests. done is the index of
+// a request on ProcNull, which is complete from the start, or -1.
+func engineRequests(op string, reqs []*Request) (eng *pml.Engine, pending []*pml.Request, done int, err error) {
+	pending = make([]*pml.Request, len(reqs))
+	for i, r := range reqs {
+		switch {
+		case r == nil:
+		case r.r == nil:
+			return nil, nil, i, nil
+		default:
+			if eng != nil && eng != r.eng {
+				return nil, nil, -1, errorf(ClassRequest, nil, "%s: requests from different initialisations", op)
+			}
+			pending[i], eng = r.r, r.eng
+		}
+	}
+	return eng, pending, -1, nil
+}
+
+func finish(reqs []*Request, i int) (int, Status, error) {
+	if i < 0 {
+		return Undefined, Status{}, nil
+	}
+	r := reqs[i]
+	reqs[i] = nil
+	st, err := Wait(r)
+	return i, st, err
+}
+
+func (r *Request) String() string { return fmt.Sprintf("request(%s)", r.desc) }

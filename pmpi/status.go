@@ -1,0 +1,27 @@
+package pmpi
+
+import "github.com/gompi/gompi/internal/pml"
+
+// Status describes a received or probed message.
+type Status struct {
+	Source    int   // the sender's rank in the communicator
+	Tag       int   //
+	Count     int   // elements received, in the receive's datatype; bytes for a probe
+	Cancelled bool  // the receive was cancelled
+	Err       error // the receive's error, as returned
+	bytes     int
+}
+
+// CountOf returns how many elements of dt the message holds.
+func (s Status) CountOf(dt Datatype) int { return s.bytes / dt.size }
+
+// statusOf translates the engine's status to the communicator's ranks.
+func statusOf(c *Comm, st pml.Status, dt Datatype) Status {
+	src, ok := c.ranks[st.Source]
+	if !ok {
+		src = st.Source
+	}
+	return Status{Source: src, Tag: st.Tag, Count: st.Bytes / dt.size, Cancelled: st.Cancelled, bytes: st.Bytes}
+}
+
+func nullStatus() Status { return Status{Source: ProcNull, Tag: AnyTag} }
