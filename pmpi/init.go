@@ -183,7 +183,8 @@ func Finalize() error {
 	}
 	l.engine.Finalizing() // peers disconnecting from now on is expected
 	l.engine.Drain()
-	err = errors.Join(l.close(), l.client.Finalize(ctx))
+	err = l.client.Finalize(ctx) // before close: it tells the launcher over the client
+	err = errors.Join(err, l.close())
 	state.Store(stateFinalized)
 	if err != nil {
 		return errorf(ClassOther, err, "Finalize")

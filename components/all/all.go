@@ -8,4 +8,5 @@ import (
 	_ "github.com/gompi/gompi/frameworks/prof"
 
 	_ "github.com/gompi/gompi/components/btl/self"
+	_ "github.com/gompi/gompi/components/btl/tcp"
 )

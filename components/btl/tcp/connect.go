@@ -1,0 +1,287 @@
+package tcp
+
+// Connections. A pair of ranks shares one connection, dialed on the first
+// Send by either side. When ranks P and Q dial each other at once, the
+// connection dialed by the lower rank wins: an acceptor that is itself
+// dialing the peer answers Yield if its rank is the lower one, and accepts
+// otherwise (a higher-rank acceptor thus takes the lower rank's dial, and
+// the lower rank turns the higher one's away). The yielding dialer closes
+// its socket and waits for the winner's connection; if none arrives within
+// the handshake timeout (the winner's dial failed), it dials again, up to
+// maxYields times.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/netip"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/gompi/gompi/frameworks/btl"
+)
+
+// maxYields bounds the rounds of dialing and yielding to a peer whose own
+// connection never comes.
+const maxYields = 3
+
+type peerState int
+
+const (
+	peerIdle      peerState = iota
+	peerDialing             // a dial goroutine runs; ready closes when it ends
+	peerConnected           // active carries the pair's frames
+	peerClosed              // said goodbye, or this module is finalized
+	peerFailed
+)
+
+// peer is this module's view of one rank.
+type peer struct {
+	rank int
+	// conn mirrors active while connected: Send's lock-free fast path.
+	conn atomic.Pointer[conn]
+
+	mu     sync.Mutex
+	state  peerState
+	addrs  []netip.AddrPort // where to dial, best first; nil until AddProcs
+	active *conn
+	ready  chan struct{} // peerDialing: closed when the state changes
+	err    error         // peerClosed, peerFailed: what Send returns
+}
+
+// setLocked moves p to a final or connected state and wakes anyone waiting.
+func (p *peer) setLocked(s peerState, c *conn, err error) {
+	p.state, p.active, p.err = s, c, err
+	p.conn.Store(c)
+	if p.ready != nil {
+		close(p.ready)
+		p.ready = nil
+	}
+}
+
+// connect returns p's connection, starting a dial if there is none; ctx
+// bounds the wait, the dial itself is bounded by the handshake timeout.
+func (m *Module) connect(ctx context.Context, p *peer) (*conn, error) {
+	for {
+		p.mu.Lock()
+		switch p.state {
+		case peerConnected:
+			c := p.active
+			p.mu.Unlock()
+			return c, nil
+		case peerClosed, peerFailed:
+			err := p.err
+			p.mu.Unlock()
+			return nil, err
+		case peerIdle:
+			if p.addrs == nil {
+				p.mu.Unlock()
+				return nil, fmt.Errorf("btl tcp: send to rank %d: %w: not added or no usable address", p.rank, btl.ErrUnreachable)
+			}
+			ready := make(chan struct{})
+			p.state, p.ready = peerDialing, ready
+			if !m.spawn(func() { m.dial(p, ready) }) {
+				p.setLocked(peerClosed, nil, m.finalizedErr(p.rank))
+				p.mu.Unlock()
+				return nil, m.finalizedErr(p.rank)
+			}
+		}
+		ready := p.ready
+		p.mu.Unlock()
+		select {
+		case <-ready:
+		case <-ctx.Done():
+			return nil, fmt.Errorf("btl tcp: connect to rank %d: %w", p.rank, context.Cause(ctx))
+		}
+	}
+}
+
+func (m *Module) finalizedErr(rank int) error {
+	return fmt.Errorf("btl tcp: rank %d: the tcp module is finalized", rank)
+}
+
+// dial connects to p until it is connected, yielding to p's own dial when
+// the tie-break says so. It runs in its own goroutine; ready is the channel
+// of this dial.
+func (m *Module) dial(p *peer, ready chan struct{}) {
+	var err error
+	for range maxYields {
+		var c *conn
+		var v Verdict
+		if c, v, err = m.dialAny(p); err != nil {
+			break
+		}
+		if v == VerdictAccept {
+			m.establish(p, c)
+			return
+		}
+		c.close()
+		if v == VerdictRefuse {
+			err = fmt.Errorf("rank %d refused the connection: it is finalizing or takes this rank for failed", p.rank)
+			break
+		}
+		// Yield: the peer's connection wins; it may already be here.
+		m.log.Debug("yielding to the peer's connection", "peer", p.rank)
+		t := time.NewTimer(m.cfg.handshakeTimeout)
+		select {
+		case <-ready:
+			t.Stop()
+			return
+		case <-m.ctx.Done():
+			t.Stop()
+			return
+		case <-t.C:
+		}
+		err = fmt.Errorf("rank %d yielded %d times but its own connection never came", p.rank, maxYields)
+	}
+	select {
+	case <-ready:
+		return // the peer's connection arrived meanwhile: this dial does not matter
+	default:
+	}
+	m.failPeer(p, fmt.Errorf("btl tcp: connect to rank %d: %w: %w", p.rank, btl.ErrPeerFailed, err))
+}
+
+// dialAny tries p's addresses in order and returns the first authenticated
+// connection with its verdict.
+func (m *Module) dialAny(p *peer) (*conn, Verdict, error) {
+	p.mu.Lock()
+	addrs := p.addrs
+	p.mu.Unlock()
+	var errs []error
+	for _, a := range addrs {
+		c, v, err := m.dialAddr(p, a)
+		if err == nil {
+			return c, v, nil
+		}
+		m.log.Debug("connect failed", "peer", p.rank, "address", a, "error", err)
+		errs = append(errs, fmt.Errorf("%s: %w", a, err))
+		if m.ctx.Err() != nil {
+			break
+		}
+	}
+	return nil, 0, errors.Join(errs...)
+}
+
+func (m *Module) dialAddr(p *peer, a netip.AddrPort) (*conn, Verdict, error) {
+	ctx, cancel := context.WithTimeout(m.ctx, m.cfg.handshakeTimeout)
+	defer cancel()
+	nc, err := m.dialer.DialContext(ctx, "tcp", a.String())
+	if err != nil {
+		return nil, 0, err
+	}
+	c := newConn(m, nc.(*net.TCPConn))
+	c.peer = p
+	if !m.track(c) {
+		return nil, 0, errors.New("module finalized")
+	}
+	deadline, _ := ctx.Deadline()
+	c.nc.SetDeadline(deadline)
+	v, err := m.auth.dial(c.br, c.nc, p.rank)
+	if err != nil {
+		c.close()
+		if errors.Is(err, ErrHandshake) {
+			m.log.Warn("refusing a listener that failed authentication", "peer", p.rank, "address", a, "error", err)
+		}
+		return nil, 0, err
+	}
+	c.nc.SetDeadline(time.Time{})
+	m.setOptions(c.nc)
+	return c, v, nil
+}
+
+// establish makes c, dialed and accepted, p's connection and starts its reader.
+func (m *Module) establish(p *peer, c *conn) {
+	p.mu.Lock()
+	if p.state != peerDialing {
+		// Finalized, failed, or connected meanwhile by a misbehaving peer.
+		p.mu.Unlock()
+		m.log.Debug("dropping a connection no longer needed", "peer", p.rank)
+		c.close()
+		return
+	}
+	p.setLocked(peerConnected, c, nil)
+	p.mu.Unlock()
+	m.log.Debug("connected", "peer", p.rank, "local", c.nc.LocalAddr(), "remote", c.nc.RemoteAddr())
+	if !m.spawn(c.readLoop) {
+		c.close()
+	}
+}
+
+// acceptLoop hands each incoming connection to its own handshake goroutine,
+// so a silent stranger cannot hold up real peers.
+func (m *Module) acceptLoop(l net.Listener) {
+	for {
+		nc, err := l.Accept()
+		if err != nil {
+			if m.finalizing.Load() || errors.Is(err, net.ErrClosed) {
+				return
+			}
+			m.log.Warn("accept failed", "listener", l.Addr(), "error", err)
+			time.Sleep(10 * time.Millisecond) // e.g. out of file descriptors: do not spin
+			continue
+		}
+		c := newConn(m, nc.(*net.TCPConn))
+		if !m.track(c) || !m.spawn(func() { m.serve(c) }) {
+			c.close()
+			return
+		}
+	}
+}
+
+// serve authenticates an incoming connection, decides on it and, if
+// accepted, reads from it.
+func (m *Module) serve(c *conn) {
+	remote := c.nc.RemoteAddr()
+	c.nc.SetDeadline(time.Now().Add(m.cfg.handshakeTimeout))
+	s, err := m.auth.accept(c.br, c.nc)
+	if err != nil {
+		c.close()
+		if !m.finalizing.Load() {
+			m.log.Warn("refused a connection", "remote", remote, "error", err)
+		}
+		return
+	}
+	p := &m.peers[s.dialer]
+	c.peer = p
+	// Hold the write lock across the verdict: once c is p's connection,
+	// Sends may use it, and their frames must follow the verdict.
+	c.wmu.Lock()
+	v := m.admit(p, c)
+	err = m.auth.verdict(c.nc, &s, v)
+	c.nc.SetDeadline(time.Time{})
+	c.wmu.Unlock()
+	if v != VerdictAccept {
+		m.log.Debug("declined a duplicate connection", "peer", p.rank, "verdict", v)
+		c.close()
+		return
+	}
+	if err != nil {
+		m.log.Debug("sending the verdict failed", "peer", p.rank, "error", err)
+	}
+	m.setOptions(c.nc)
+	m.log.Debug("accepted", "peer", p.rank, "remote", remote)
+	c.readLoop()
+}
+
+// admit decides on an authenticated connection from p and, when it
+// accepts, makes c p's connection.
+func (m *Module) admit(p *peer, c *conn) Verdict {
+	if p.rank == m.rank {
+		return VerdictAccept // this end of a connection to oneself only reads
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	switch {
+	case m.finalizing.Load() || p.state == peerFailed || p.state == peerClosed:
+		return VerdictRefuse
+	case p.state == peerConnected:
+		return VerdictYield // the peer's verdict on our dial is still in flight
+	case p.state == peerDialing && m.rank < p.rank:
+		return VerdictYield // our dial wins
+	}
+	p.setLocked(peerConnected, c, nil)
+	return VerdictAccept
+}

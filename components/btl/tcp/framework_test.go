@@ -1,0 +1,78 @@
+package tcp
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/gompi/gompi/frameworks/btl"
+	"github.com/gompi/gompi/mca"
+	"github.com/gompi/gompi/params"
+)
+
+// openTransports runs the btl framework for one rank as a program would.
+func openTransports(ctx context.Context, rank, size int, mx *fakeModex, rec btl.Receiver, fence func(context.Context) error, settings ...params.Setting) (*btl.Transports, error) {
+	sys, err := mca.Load(mca.Options{Logger: hclog.NewNullLogger()}, params.Inputs{CommandLine: settings})
+	if err != nil {
+		return nil, err
+	}
+	fw, err := sys.Framework(btl.Name)
+	if err != nil {
+		return nil, err
+	}
+	procs := make([]btl.Proc, size)
+	for i := range procs {
+		procs[i] = btl.Proc{Rank: i, Hostname: "h"}
+	}
+	env := btl.InitEnv{Rank: rank, Size: size, Hostname: "h", JobID: "j", Secret: []byte("s"), Modex: scoped{mx, rank}, Receiver: rec}
+	return btl.Open(ctx, fw, env, procs, fence)
+}
+
+func TestThroughTheFramework(t *testing.T) {
+	const size = 2
+	ctx := context.Background()
+	mx := newFakeModex()
+	var arrived sync.WaitGroup
+	arrived.Add(size)
+	fence := func(context.Context) error { arrived.Done(); arrived.Wait(); return nil }
+	recs := make([]*recorder, size)
+	ts := make([]*btl.Transports, size)
+	errs := make([]error, size)
+	var wg sync.WaitGroup
+	for rank := range size {
+		recs[rank] = &recorder{}
+		wg.Go(func() {
+			ts[rank], errs[rank] = openTransports(ctx, rank, size, mx, recs[rank], fence,
+				params.Setting{Name: "btl", Value: "tcp"},
+				params.Setting{Name: "btl_tcp_if_include", Value: "127.0.0.0/8"})
+		})
+	}
+	wg.Wait()
+	for rank, err := range errs {
+		if err != nil {
+			t.Fatalf("rank %d: %v", rank, err)
+		}
+		t.Cleanup(func() { ts[rank].Finalize() })
+	}
+	if got := ts[0].Describe(); got != "0:tcp 1:tcp" {
+		t.Fatalf("transports %q", got)
+	}
+	if err := ts[0].For(1).Send(ctx, 1, hdrFor(0, 0, 0, 10), pattern(10, 0, 0, 0)); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the frame", func() bool { return recs[1].count() == 1 })
+	checkFrame(t, recs[1].get()[0])
+}
+
+func TestFrameworkStopsOnBothInterfaceLists(t *testing.T) {
+	_, err := openTransports(context.Background(), 0, 1, newFakeModex(), &recorder{},
+		func(context.Context) error { return nil },
+		params.Setting{Name: "btl_tcp_if_include", Value: "lo"},
+		params.Setting{Name: "btl_tcp_if_exclude", Value: "lo"})
+	if !errors.Is(err, mca.ErrFatal) {
+		t.Fatalf("btl.Open: %v; want an error wrapping mca.ErrFatal", err)
+	}
+}

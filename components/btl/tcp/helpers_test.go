@@ -1,0 +1,264 @@
+package tcp
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"fmt"
+	"os"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/gompi/gompi/frameworks/btl"
+	"github.com/gompi/gompi/mca"
+	"github.com/gompi/gompi/params"
+)
+
+// fakeModex is an in-process modex: a map behind a mutex.
+type fakeModex struct {
+	mu sync.Mutex
+	kv map[string][]byte
+}
+
+func newFakeModex() *fakeModex { return &fakeModex{kv: map[string][]byte{}} }
+
+// scoped is the modex as one rank sees it.
+type scoped struct {
+	*fakeModex
+	rank int
+}
+
+func (s scoped) Put(_ context.Context, key string, value []byte) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.kv[fmt.Sprint(s.rank, "/", key)] = slices.Clone(value)
+	return nil
+}
+
+func (s scoped) Get(_ context.Context, rank int, key string) ([]byte, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	v, ok := s.kv[fmt.Sprint(rank, "/", key)]
+	if !ok {
+		return nil, fmt.Errorf("modex: rank %d published no %q", rank, key)
+	}
+	return slices.Clone(v), nil
+}
+
+// frame is one delivered fragment, copied.
+type frame struct {
+	from    int
+	hdr     []byte
+	payload []byte
+	placed  bool
+}
+
+// recorder is a Receiver that keeps everything it is given.
+type recorder struct {
+	place func(from int, hdr []byte, size int) []byte
+
+	mu     sync.Mutex
+	frames []frame
+	failed map[int]error
+}
+
+func (r *recorder) Place(from int, hdr []byte, size int) []byte {
+	if r.place == nil {
+		return nil
+	}
+	return r.place(from, hdr, size)
+}
+
+func (r *recorder) Deliver(from int, hdr, payload []byte, placed bool) {
+	f := frame{from: from, hdr: slices.Clone(hdr), payload: slices.Clone(payload), placed: placed}
+	r.mu.Lock()
+	r.frames = append(r.frames, f)
+	r.mu.Unlock()
+}
+
+func (r *recorder) PeerFailed(peer int, err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.failed == nil {
+		r.failed = map[int]error{}
+	}
+	if _, dup := r.failed[peer]; dup {
+		panic(fmt.Sprintf("PeerFailed(%d) reported twice", peer))
+	}
+	r.failed[peer] = err
+}
+
+func (r *recorder) count() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.frames)
+}
+
+func (r *recorder) get() []frame {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.frames)
+}
+
+func (r *recorder) failures() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.failed)
+}
+
+func (r *recorder) failure(peer int) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.failed[peer]
+}
+
+// waitFor polls cond until it holds or the test times out.
+func waitFor(t testing.TB, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// testLogger shows the component's logs when GOMPI_TEST_LOG is set.
+func testLogger() hclog.Logger {
+	if os.Getenv("GOMPI_TEST_LOG") == "" {
+		return hclog.NewNullLogger()
+	}
+	return hclog.New(&hclog.LoggerOptions{Name: "btl.tcp", Level: hclog.Trace})
+}
+
+// openComponent builds the component through a parameter registry, with
+// the given parameters set as on the command line, and opens it.
+func openComponent(t testing.TB, settings ...string) (*Component, error) {
+	t.Helper()
+	c := &Component{BaseComponent: btl.NewBaseComponent("tcp", mca.Version{Major: 1}, 20)}
+	reg := params.NewRegistry()
+	r := reg.Scope("btl", "tcp")
+	if err := c.RegisterParams(r); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Err(); err != nil {
+		t.Fatal(err)
+	}
+	var in params.Inputs
+	for i := 0; i+1 < len(settings); i += 2 {
+		in.CommandLine = append(in.CommandLine, params.Setting{Name: settings[i], Value: settings[i+1]})
+	}
+	snap, err := reg.Resolve(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, c.Open(context.Background(), &mca.Env{Params: snap, Logger: testLogger(), Priority: 20})
+}
+
+// job is several ranks of one job in this process.
+type job struct {
+	mods  []*Module
+	recvs []*recorder
+}
+
+var loopbackOnly = []string{"btl_tcp_if_include", "127.0.0.0/8"}
+
+// newJob starts n ranks on one host, adds every rank to every module, and
+// finalizes them when the test ends.
+func newJob(t testing.TB, n int, settings ...string) *job {
+	t.Helper()
+	return newJobWith(t, n, nil, settings...)
+}
+
+// newJobWith is newJob with receivers of the caller's choice where recv
+// returns one.
+func newJobWith(t testing.TB, n int, recv func(rank int) btl.Receiver, settings ...string) *job {
+	t.Helper()
+	if settings == nil {
+		settings = loopbackOnly
+	}
+	ctx := context.Background()
+	mx := newFakeModex()
+	j := &job{}
+	procs := make([]btl.Proc, n)
+	for rank := range n {
+		c, err := openComponent(t, settings...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec := &recorder{}
+		var r btl.Receiver = rec
+		if recv != nil && recv(rank) != nil {
+			r = recv(rank)
+		}
+		mods, err := c.Init(ctx, btl.InitEnv{
+			Rank: rank, Size: n, Hostname: "testhost", JobID: "job-1",
+			Secret: []byte("the job's secret"), Modex: scoped{mx, rank}, Receiver: r,
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(mods) != 1 {
+			t.Fatalf("Init returned %d modules, want 1", len(mods))
+		}
+		m := mods[0].(*Module)
+		t.Cleanup(func() { m.Finalize() })
+		j.mods = append(j.mods, m)
+		j.recvs = append(j.recvs, rec)
+		procs[rank] = btl.Proc{Rank: rank, Hostname: "testhost"}
+	}
+	for _, m := range j.mods {
+		reach, err := m.AddProcs(ctx, procs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, ok := range reach {
+			if !ok {
+				t.Fatalf("rank %d does not reach rank %d", m.rank, i)
+			}
+		}
+	}
+	return j
+}
+
+// pattern fills a payload that identifies its sender, stream and sequence.
+func pattern(n, from, stream, seq int) []byte {
+	b := make([]byte, n+7)
+	x := uint64(from*1_000_003+stream*7919+seq*31) | 1
+	for i := 0; i < n; i += 8 {
+		x = x*6364136223846793005 + 1442695040888963407
+		binary.LittleEndian.PutUint64(b[i:], x)
+	}
+	return b[:n]
+}
+
+// hdrFor encodes a stream and sequence number into an upper-layer header.
+func hdrFor(from, stream, seq, size int) []byte {
+	return fmt.Appendf(nil, "%d:%d:%d:%d", from, stream, seq, size)
+}
+
+func parseHdr(t testing.TB, h []byte) (from, stream, seq, size int) {
+	t.Helper()
+	if _, err := fmt.Sscanf(string(h), "%d:%d:%d:%d", &from, &stream, &seq, &size); err != nil {
+		t.Fatalf("bad header %q: %v", h, err)
+	}
+	return
+}
+
+// checkFrame verifies a frame's payload against its header.
+func checkFrame(t testing.TB, f frame) (stream, seq int) {
+	t.Helper()
+	from, stream, seq, size := parseHdr(t, f.hdr)
+	if from != f.from {
+		t.Fatalf("frame %q delivered as from rank %d", f.hdr, f.from)
+	}
+	if !bytes.Equal(f.payload, pattern(size, from, stream, seq)) {
+		t.Fatalf("frame %q: payload of %d bytes is corrupt", f.hdr, len(f.payload))
+	}
+	return stream, seq
+}

@@ -1,0 +1,283 @@
+package tcp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/netip"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/gompi/gompi/frameworks/btl"
+)
+
+// Module is the tcp transport of one process: it listens on the chosen
+// addresses and keeps at most one connection per peer, opened on first use.
+type Module struct {
+	cfg    config
+	rank   int
+	size   int
+	host   string
+	modex  btl.Modex
+	recv   btl.Receiver
+	log    hclog.Logger
+	auth   authority
+	local  []localAddr
+	peers  []peer
+	pool   *bufPool
+	dialer net.Dialer
+
+	ctx    context.Context // cancelled by Finalize: stops dials
+	cancel context.CancelFunc
+
+	mu         sync.Mutex // guards what follows; taken after a peer's mu, never before
+	finalizing atomic.Bool
+	listeners  []net.Listener
+	conns      map[*conn]struct{} // every open socket, handshaking or not
+	wg         sync.WaitGroup
+	finOnce    sync.Once
+}
+
+// The module's properties, from the btl_tcp_* parameters.
+
+func (m *Module) Name() string     { return "tcp" }
+func (m *Module) Exclusivity() int { return m.cfg.exclusivity }
+func (m *Module) Bandwidth() int   { return m.cfg.bandwidth }
+func (m *Module) Latency() int     { return m.cfg.latency }
+func (m *Module) EagerLimit() int  { return m.cfg.eagerLimit }
+func (m *Module) MaxSendSize() int { return m.cfg.maxSend }
+func (m *Module) Progress() int    { return 0 } // readers run in goroutines
+
+// AddProcs reads every peer's endpoint. A peer on this host is reached
+// through loopback first; a peer on another host never through loopback.
+func (m *Module) AddProcs(ctx context.Context, procs []btl.Proc) ([]bool, error) {
+	reach := make([]bool, len(procs))
+	for i, pr := range procs {
+		if pr.Rank < 0 || pr.Rank >= m.size {
+			return nil, fmt.Errorf("btl tcp: add procs: rank %d out of range 0-%d", pr.Rank, m.size-1)
+		}
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("btl tcp: add procs: %w", context.Cause(ctx))
+		}
+		b, err := m.modex.Get(ctx, pr.Rank, modexKey)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, fmt.Errorf("btl tcp: read rank %d's addresses: %w", pr.Rank, err)
+			}
+			m.log.Debug("peer published no tcp endpoint", "peer", pr.Rank, "error", err)
+			continue
+		}
+		ep, err := decodeEndpoint(b)
+		if err != nil {
+			m.log.Warn("ignoring a malformed tcp endpoint", "peer", pr.Rank, "error", err)
+			continue
+		}
+		addrs := m.route(ep)
+		if len(addrs) == 0 {
+			m.log.Debug("no usable address for peer", "peer", pr.Rank, "host", ep.host)
+			continue
+		}
+		p := &m.peers[pr.Rank]
+		p.mu.Lock()
+		p.addrs = addrs
+		p.mu.Unlock()
+		reach[i] = true
+	}
+	return reach, nil
+}
+
+// route orders a peer's addresses for dialing: on this host loopback ones
+// first; on another host no loopback, and networks this host is on first.
+func (m *Module) route(ep endpoint) []netip.AddrPort {
+	sameHost := ep.host == m.host
+	type cand struct {
+		ap   netip.AddrPort
+		rank int // lower is better
+	}
+	var cs []cand
+	for i, p := range ep.addrs {
+		a := p.Addr()
+		r := 2
+		switch {
+		case a.IsLoopback() && !sameHost:
+			continue
+		case a.IsLoopback():
+			r = 0
+		case m.onLink(a):
+			r = 1
+		}
+		cs = append(cs, cand{netip.AddrPortFrom(a, ep.ports[i]), r})
+	}
+	slices.SortStableFunc(cs, func(x, y cand) int { return x.rank - y.rank })
+	out := make([]netip.AddrPort, len(cs))
+	for i, c := range cs {
+		out[i] = c.ap
+	}
+	return out
+}
+
+func (m *Module) onLink(a netip.Addr) bool {
+	for _, l := range m.local {
+		if !l.loopback && l.prefix.Masked().Contains(a) {
+			return true
+		}
+	}
+	return false
+}
+
+// Send writes one frame to peer, connecting first if needed.
+func (m *Module) Send(ctx context.Context, peer int, hdr, payload []byte) error {
+	if peer < 0 || peer >= m.size {
+		return fmt.Errorf("btl tcp: send to rank %d: out of range 0-%d", peer, m.size-1)
+	}
+	if err := btl.CheckHeader(hdr); err != nil {
+		return fmt.Errorf("btl tcp: send to rank %d: %w", peer, err)
+	}
+	if len(payload) > MaxPayload {
+		return fmt.Errorf("btl tcp: send to rank %d: payload of %d bytes exceeds the %d-byte cap", peer, len(payload), MaxPayload)
+	}
+	p := &m.peers[peer]
+	c := p.conn.Load()
+	if c == nil {
+		var err error
+		if c, err = m.connect(ctx, p); err != nil {
+			return err
+		}
+	}
+	if err := c.send(hdr, payload); err != nil {
+		m.failPeer(p, fmt.Errorf("btl tcp: send to rank %d: %w: %w", peer, btl.ErrPeerFailed, err))
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		return p.err
+	}
+	return nil
+}
+
+// connEnded handles the end of a connection's reader.
+func (m *Module) connEnded(c *conn, err error) {
+	p := c.peer
+	switch {
+	case m.finalizing.Load():
+	case errors.Is(err, errBye):
+		m.log.Debug("peer finalized", "peer", p.rank)
+		p.mu.Lock()
+		if p.state != peerFailed && p.state != peerClosed {
+			p.setLocked(peerClosed, nil, fmt.Errorf("btl tcp: rank %d: %w: it has finalized", p.rank, btl.ErrPeerFailed))
+		}
+		p.mu.Unlock()
+	default:
+		if errors.Is(err, ErrCorruptFrame) {
+			m.log.Error("corrupt frame; closing the connection", "peer", p.rank, "error", err)
+		}
+		m.failPeer(p, fmt.Errorf("btl tcp: connection to rank %d: %w: %w", p.rank, btl.ErrPeerFailed, err))
+	}
+}
+
+// failPeer marks p failed and reports it once, unless finalizing.
+func (m *Module) failPeer(p *peer, err error) {
+	p.mu.Lock()
+	if p.state == peerFailed || p.state == peerClosed {
+		p.mu.Unlock()
+		return
+	}
+	c := p.active
+	p.setLocked(peerFailed, nil, err)
+	p.mu.Unlock()
+	if c != nil {
+		c.close()
+	}
+	if m.finalizing.Load() {
+		return
+	}
+	m.log.Warn("peer failed", "peer", p.rank, "error", err)
+	m.recv.PeerFailed(p.rank, err)
+}
+
+// spawn runs f in a tracked goroutine unless the module is finalizing.
+func (m *Module) spawn(f func()) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.finalizing.Load() {
+		return false
+	}
+	m.wg.Go(f)
+	return true
+}
+
+// track records an open socket so Finalize can close it.
+func (m *Module) track(c *conn) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.finalizing.Load() {
+		c.nc.Close()
+		return false
+	}
+	m.conns[c] = struct{}{}
+	return true
+}
+
+func (m *Module) untrack(c *conn) {
+	m.mu.Lock()
+	delete(m.conns, c)
+	m.mu.Unlock()
+}
+
+func (m *Module) setOptions(nc *net.TCPConn) {
+	nc.SetNoDelay(true)
+	if m.cfg.sndbuf > 0 {
+		nc.SetWriteBuffer(m.cfg.sndbuf)
+	}
+	if m.cfg.rcvbuf > 0 {
+		nc.SetReadBuffer(m.cfg.rcvbuf)
+	}
+}
+
+// Finalize says goodbye to every connected peer, closes every socket and
+// waits for the module's goroutines, so it must not be called from a
+// Receiver method.
+func (m *Module) Finalize() error {
+	m.shutdown(true)
+	return nil
+}
+
+// shutdown closes the module; graceful sends goodbyes first. Without them
+// peers see this rank fail, as if its process died.
+func (m *Module) shutdown(graceful bool) {
+	m.finOnce.Do(func() {
+		m.mu.Lock()
+		m.finalizing.Store(true)
+		listeners := m.listeners
+		m.mu.Unlock()
+		m.cancel()
+		for _, l := range listeners {
+			l.Close()
+		}
+		for i := range m.peers {
+			p := &m.peers[i]
+			p.mu.Lock()
+			c := p.active
+			p.setLocked(peerClosed, nil, m.finalizedErr(p.rank))
+			p.mu.Unlock()
+			if c != nil && graceful {
+				c.bye(min(m.cfg.handshakeTimeout, time.Second))
+			}
+		}
+		m.mu.Lock()
+		conns := make([]*conn, 0, len(m.conns))
+		for c := range m.conns {
+			conns = append(conns, c)
+		}
+		m.mu.Unlock()
+		for _, c := range conns {
+			c.close()
+		}
+		m.wg.Wait()
+	})
+}
+
+var _ btl.Module = (*Module)(nil)

@@ -1,0 +1,143 @@
+package tcp
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/gompi/gompi/params"
+)
+
+// paramSet holds the handles of the component's parameters.
+type paramSet struct {
+	ifInclude, ifExclude params.Param[[]string]
+	eagerLimit, maxSend  params.Param[int64]
+	sndbuf, rcvbuf       params.Param[int64]
+	exclusivity          params.Param[int]
+	bandwidth, latency   params.Param[int]
+	handshakeTimeout     params.Param[float64]
+}
+
+// config is the component's resolved configuration.
+type config struct {
+	ifInclude, ifExclude []string
+	eagerLimit, maxSend  int
+	sndbuf, rcvbuf       int
+	exclusivity          int
+	bandwidth, latency   int
+	handshakeTimeout     time.Duration
+}
+
+func register(r *params.Registrar) paramSet {
+	return paramSet{
+		ifInclude: r.List(params.Spec{
+			Name:  "if_include",
+			Level: 1,
+			Help: "Network interfaces to use, comma-separated: interface names (eth0) or IPv4/IPv6 " +
+				"subnets in CIDR notation (10.0.0.0/8, fd00::/64). Empty uses every interface that is up, " +
+				"loopback included. Mutually exclusive with btl_tcp_if_exclude.",
+		}),
+		ifExclude: r.List(params.Spec{
+			Name:  "if_exclude",
+			Level: 1,
+			Help: "Network interfaces not to use, comma-separated, in the form of btl_tcp_if_include; " +
+				"every other interface that is up is used. Mutually exclusive with btl_tcp_if_include.",
+		}),
+		eagerLimit: r.Size(params.Spec{
+			Name:     "eager_limit",
+			Default:  "64k",
+			Level:    4,
+			Help:     "Largest message, in bytes, sent in one fragment without a rendezvous.",
+			Validate: sizeIn(1, MaxPayload),
+		}),
+		maxSend: r.Size(params.Spec{
+			Name:     "max_send_size",
+			Default:  "1m",
+			Level:    4,
+			Help:     "Largest payload, in bytes, of one fragment of a long message.",
+			Validate: sizeIn(1, MaxPayload),
+		}),
+		exclusivity: r.Int(params.Spec{
+			Name:    "exclusivity",
+			Default: "100",
+			Level:   7,
+			Help: "Rank of tcp among the transports that reach a peer: the reachable one with the " +
+				"highest exclusivity carries its traffic (self and sm use 65536).",
+		}),
+		bandwidth: r.Int(params.Spec{
+			Name:     "bandwidth",
+			Default:  "10000",
+			Level:    5,
+			Help:     "Bandwidth of the tcp transport in Mbit/s, used to choose between transports of equal exclusivity.",
+			Validate: intIn(0, math.MaxInt32),
+		}),
+		latency: r.Int(params.Spec{
+			Name:     "latency",
+			Default:  "10",
+			Level:    5,
+			Help:     "Latency of the tcp transport in microseconds, reported to the upper layer.",
+			Validate: intIn(0, math.MaxInt32),
+		}),
+		handshakeTimeout: r.Float(params.Spec{
+			Name:    "handshake_timeout",
+			Default: "5",
+			Level:   5,
+			Help: "Seconds allowed to connect to a peer and to authenticate a connection; " +
+				"a stranger that stays silent is dropped after this long.",
+			Validate: func(v any) error {
+				if f := v.(float64); !(f > 0 && f <= 3600) {
+					return errors.New("must be more than 0 and at most 3600 seconds")
+				}
+				return nil
+			},
+		}),
+		sndbuf: r.Size(params.Spec{
+			Name:     "sndbuf",
+			Default:  "0",
+			Level:    5,
+			Help:     "Socket send buffer size in bytes; 0 keeps the operating system's default.",
+			Validate: sizeIn(0, math.MaxInt32),
+		}),
+		rcvbuf: r.Size(params.Spec{
+			Name:     "rcvbuf",
+			Default:  "0",
+			Level:    5,
+			Help:     "Socket receive buffer size in bytes; 0 keeps the operating system's default.",
+			Validate: sizeIn(0, math.MaxInt32),
+		}),
+	}
+}
+
+func (p *paramSet) resolve(s *params.Snapshot) config {
+	return config{
+		ifInclude:        p.ifInclude.Get(s),
+		ifExclude:        p.ifExclude.Get(s),
+		eagerLimit:       int(p.eagerLimit.Get(s)),
+		maxSend:          int(p.maxSend.Get(s)),
+		sndbuf:           int(p.sndbuf.Get(s)),
+		rcvbuf:           int(p.rcvbuf.Get(s)),
+		exclusivity:      p.exclusivity.Get(s),
+		bandwidth:        p.bandwidth.Get(s),
+		latency:          p.latency.Get(s),
+		handshakeTimeout: time.Duration(p.handshakeTimeout.Get(s) * float64(time.Second)),
+	}
+}
+
+func sizeIn(lo, hi int64) func(any) error {
+	return func(v any) error {
+		if n := v.(int64); n < lo || n > hi {
+			return fmt.Errorf("must be %d to %d bytes", lo, hi)
+		}
+		return nil
+	}
+}
+
+func intIn(lo, hi int) func(any) error {
+	return func(v any) error {
+		if n := v.(int); n < lo || n > hi {
+			return fmt.Errorf("must be %d to %d", lo, hi)
+		}
+		return nil
+	}
+}

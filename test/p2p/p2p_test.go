@@ -1,0 +1,230 @@
+// Package p2p_test runs point-to-point scenarios as real multi-rank jobs:
+// it builds gompirun and the p2pcheck program and launches them as a user
+// would.
+package p2p_test
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+var gompirun, p2pcheck string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "p2p_test")
+	if err != nil {
+		panic(err)
+	}
+	gompirun = filepath.Join(dir, "gompirun")
+	p2pcheck = filepath.Join(dir, "p2pcheck")
+	for out, pkg := range map[string]string{gompirun: "../../cmd/gompirun", p2pcheck: "./testdata/p2pcheck"} {
+		if b, err := exec.Command("go", "build", "-o", out, pkg).CombinedOutput(); err != nil {
+			panic(fmt.Sprintf("go build %s: %v\n%s", pkg, err, b))
+		}
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+type job struct {
+	stdout, stderr string
+	code           int
+}
+
+// run starts gompirun with args and waits at most limit for it.
+func run(t *testing.T, limit time.Duration, stdin io.Reader, args ...string) job {
+	t.Helper()
+	cmd := exec.Command(gompirun, args...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr, cmd.Stdin = &out, &errb, stdin
+	cmd.Env = append(os.Environ(), "HOME="+t.TempDir()) // no user parameter file
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	var err error
+	select {
+	case err = <-done:
+	case <-time.After(limit):
+		_ = cmd.Process.Kill()
+		<-done
+		t.Fatalf("gompirun %v did not finish within %v\nstdout:\n%s\nstderr:\n%s", args, limit, out.String(), errb.String())
+	}
+	j := job{stdout: out.String(), stderr: errb.String()}
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
+		j.code = exit.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return j
+}
+
+// expectOK checks that every rank of an np-rank scenario reported success.
+func expectOK(t *testing.T, j job, scenario string, np int) {
+	t.Helper()
+	if j.code != 0 {
+		t.Fatalf("exit status %d\nstdout:\n%s\nstderr:\n%s", j.code, j.stdout, j.stderr)
+	}
+	for r := range np {
+		if !strings.Contains(j.stdout, fmt.Sprintf("ok %s rank %d\n", scenario, r)) {
+			t.Errorf("rank %d did not report success\nstdout:\n%s\nstderr:\n%s", r, j.stdout, j.stderr)
+		}
+	}
+}
+
+func TestScenarios(t *testing.T) {
+	tests := []struct {
+		scenario string
+		np       int
+		mca      []string
+	}{
+		{"order", 3, nil},
+		{"anysource", 4, nil},
+		{"truncate", 2, nil},
+		{"probe", 2, nil},
+		{"cancel", 2, nil},
+		{"ssend", 2, nil},
+		{"random", 4, nil},
+		{"big", 2, nil},
+		{"self", 2, nil},
+		{"errors", 2, nil},
+		// With small eager limits most messages take the rendezvous path.
+		{"random", 3, []string{"--mca", "btl_tcp_eager_limit", "128", "--mca", "btl_self_eager_limit", "0"}},
+		{"order", 2, []string{"--mca", "btl_tcp_max_send_size", "4k"}},
+		// Only tcp: a rank reaches itself through its own listener.
+		{"self", 2, []string{"--mca", "btl", "tcp"}},
+	}
+	for _, tt := range tests {
+		t.Run(fmt.Sprintf("%s-np%d-%s", tt.scenario, tt.np, strings.Join(tt.mca, "_")), func(t *testing.T) {
+			args := append([]string{"-np", fmt.Sprint(tt.np), "--oversubscribe", "--timeout", "120"}, tt.mca...)
+			j := run(t, 3*time.Minute, nil, append(args, p2pcheck, tt.scenario)...)
+			expectOK(t, j, tt.scenario, tt.np)
+		})
+	}
+}
+
+func TestSingletonHugeSelfSend(t *testing.T) {
+	if testing.Short() {
+		t.Skip("allocates 4 GiB")
+	}
+	out, err := exec.Command(p2pcheck, "huge").CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "ok huge rank 0") {
+		t.Fatalf("%v\n%s", err, out)
+	}
+}
+
+func TestCrashingRankStopsTheJob(t *testing.T) {
+	j := run(t, time.Minute, nil, "-np", "3", "--oversubscribe", p2pcheck, "crash")
+	if j.code != 3 {
+		t.Fatalf("exit status %d, want the crashed rank's 3\nstderr:\n%s", j.code, j.stderr)
+	}
+	if !regexp.MustCompile(`rank 1 \(pid \d+\) exited with status 3`).MatchString(j.stderr) {
+		t.Errorf("gompirun did not say which rank failed:\n%s", j.stderr)
+	}
+	if strings.Contains(j.stdout, "ok crash") {
+		t.Errorf("a rank finished normally:\n%s", j.stdout)
+	}
+}
+
+func TestTimeout(t *testing.T) {
+	j := run(t, time.Minute, nil, "-np", "2", "--timeout", "2", p2pcheck, "hang")
+	if j.code != 124 || !strings.Contains(j.stderr, "timed out after 2 seconds") {
+		t.Fatalf("exit status %d, stderr:\n%s", j.code, j.stderr)
+	}
+}
+
+func TestUnreachableWithoutSelf(t *testing.T) {
+	j := run(t, time.Minute, nil, "-np", "1", "--mca", "btl", "tcp", "--mca", "btl_tcp_if_include", "192.0.2.0/24", p2pcheck, "self")
+	if j.code == 0 {
+		// The machine has such an interface: the rank reached itself through it.
+		t.Skip("an interface in 192.0.2.0/24 exists here")
+	}
+	if !strings.Contains(j.stderr, "no btl module reaches rank 0") || !strings.Contains(j.stderr, "add self to the btl parameter") {
+		t.Errorf("stderr does not explain the unreachable rank:\n%s", j.stderr)
+	}
+}
+
+// TestJunkToTCPPort writes junk and a false handshake to rank 1's tcp port
+// while the job runs; the ranks must refuse and log them and still finish
+// their exchange.
+func TestJunkToTCPPort(t *testing.T) {
+	cmd := exec.Command(gompirun, "-np", "2", "--timeout", "60", "--mca", "btl_base_verbose", "debug",
+		"--tag-output", p2pcheck, "pingpong")
+	cmd.Env = append(os.Environ(), "HOME="+t.TempDir())
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stdout bytes.Buffer
+	cmd.Stdout = &stdout
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = cmd.Process.Kill() }()
+
+	listening := regexp.MustCompile(`\[\w+,1\]<stderr>:.*listening: .*address=(127\.0\.0\.1:\d+)`)
+	var logs strings.Builder
+	lines := bufio.NewScanner(stderr)
+	addr := ""
+	for addr == "" && lines.Scan() {
+		logs.WriteString(lines.Text() + "\n")
+		if m := listening.FindStringSubmatch(lines.Text()); m != nil {
+			addr = m[1]
+		}
+	}
+	if addr == "" {
+		t.Fatalf("rank 1 never logged a loopback listening address:\n%s", logs.String())
+	}
+	attacks := [][]byte{
+		[]byte("GET / HTTP/1.1\r\nHost: x\r\n\r\n"),
+		bytes.Repeat([]byte{0xff}, 4096),
+		append([]byte("GMPH\x01\x01\x00\x00"), bytes.Repeat([]byte{0}, 40)...), // a hello from nobody with no secret
+	}
+	for _, junk := range attacks {
+		c, err := net.DialTimeout("tcp", addr, 5*time.Second)
+		if err != nil {
+			t.Fatalf("dial rank 1 at %s: %v", addr, err)
+		}
+		_, _ = c.Write(junk)
+		_ = c.SetReadDeadline(time.Now().Add(10 * time.Second))
+		_, _ = io.Copy(io.Discard, c) // until the rank hangs up
+		c.Close()
+	}
+	if _, err := io.WriteString(stdin, "go\n"); err != nil {
+		t.Fatal(err)
+	}
+	stdin.Close()
+	for lines.Scan() {
+		logs.WriteString(lines.Text() + "\n")
+	}
+	err = cmd.Wait()
+	if err != nil {
+		t.Fatalf("job failed: %v\nstdout:\n%s\nstderr:\n%s", err, stdout.String(), logs.String())
+	}
+	for r := range 2 {
+		if !strings.Contains(stdout.String(), fmt.Sprintf("ok pingpong rank %d", r)) {
+			t.Errorf("rank %d did not finish its exchange:\n%s", r, stdout.String())
+		}
+	}
+	if n := strings.Count(logs.String(), "refused a connection"); n != len(attacks) {
+		t.Errorf("%d refusals logged for %d junk connections:\n%s", n, len(attacks), logs.String())
+	}
+}

@@ -1,0 +1,514 @@
+// Command p2pcheck runs one point-to-point scenario on every rank of a
+// gompirun job and prints "ok <scenario> rank <r>" when the rank's checks
+// pass; a failed check prints FAIL and exits 1. The tests in test/p2p run it.
+package main
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"math/rand/v2"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	_ "github.com/gompi/gompi/components/all"
+	"github.com/gompi/gompi/mpi"
+)
+
+var scenarios = map[string]func(mpi.Comm) error{
+	"order":     order,
+	"anysource": anySource,
+	"truncate":  truncate,
+	"probe":     probe,
+	"cancel":    cancel,
+	"ssend":     ssend,
+	"random":    random,
+	"big":       big,
+	"self":      self,
+	"huge":      huge,
+	"crash":     crash,
+	"hang":      hang,
+	"pingpong":  pingpong,
+	"errors":    badArgs,
+}
+
+func main() {
+	if len(os.Args) < 2 || scenarios[os.Args[1]] == nil {
+		fmt.Fprintf(os.Stderr, "usage: p2pcheck SCENARIO (one of %s)\n", strings.Join(names(), ", "))
+		os.Exit(2)
+	}
+	name := os.Args[1]
+	if err := mpi.Init(); err != nil {
+		fmt.Fprintln(os.Stderr, "FAIL init:", err)
+		os.Exit(1)
+	}
+	world := mpi.CommWorld()
+	if err := scenarios[name](world); err != nil {
+		fmt.Fprintf(os.Stderr, "FAIL %s rank %d: %v\n", name, world.Rank(), err)
+		os.Exit(1)
+	}
+	if err := mpi.Finalize(); err != nil {
+		fmt.Fprintf(os.Stderr, "FAIL finalize rank %d: %v\n", world.Rank(), err)
+		os.Exit(1)
+	}
+	fmt.Printf("ok %s rank %d\n", name, world.Rank())
+}
+
+func names() []string {
+	var n []string
+	for k := range scenarios {
+		n = append(n, k)
+	}
+	slices.Sort(n)
+	return n
+}
+
+// pattern fills a message deterministically from its id, so the receiver
+// can check it without being sent the expected bytes.
+func pattern(buf []byte, id uint64) {
+	x := id*0x9E3779B97F4A7C15 + 1
+	for i := range buf {
+		x ^= x << 13
+		x ^= x >> 7
+		x ^= x << 17
+		buf[i] = byte(x)
+	}
+}
+
+func checkPattern(buf []byte, id uint64) error {
+	want := make([]byte, len(buf))
+	pattern(want, id)
+	if crc32.ChecksumIEEE(buf) != crc32.ChecksumIEEE(want) {
+		return fmt.Errorf("message %d: checksum mismatch over %d bytes", id, len(buf))
+	}
+	return nil
+}
+
+// order: every other rank sends 300 messages of mixed eager and rendezvous
+// sizes with one tag to rank 0, which must see each sender's in order.
+func order(w mpi.Comm) error {
+	const n = 300
+	sizes := []int{8, 200_000, 0, 70_000, 1024}
+	if w.Rank() != 0 {
+		var reqs []mpi.Request
+		for i := range n {
+			buf := make([]int64, sizes[i%len(sizes)]/8+1)
+			buf[0] = int64(i)
+			r, err := mpi.Isend(buf, 0, 5, w)
+			if err != nil {
+				return err
+			}
+			reqs = append(reqs, r)
+		}
+		_, err := mpi.WaitAll(reqs...)
+		return err
+	}
+	buf := make([]int64, 200_000/8+1)
+	for src := 1; src < w.Size(); src++ {
+		for i := range n {
+			if _, err := mpi.Recv(buf, src, 5, w); err != nil {
+				return err
+			}
+			if buf[0] != int64(i) {
+				return fmt.Errorf("from rank %d: message %d arrived as number %d", src, buf[0], i)
+			}
+		}
+	}
+	return nil
+}
+
+// anySource: every other rank sends 100 numbered messages; rank 0 takes
+// them with AnySource and AnyTag and checks per-sender order and counts.
+func anySource(w mpi.Comm) error {
+	const n = 100
+	if w.Rank() != 0 {
+		for i := range n {
+			if err := mpi.Send([]int32{int32(w.Rank()), int32(i)}, 0, w.Rank(), w); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	next := make([]int32, w.Size())
+	buf := make([]int32, 2)
+	for range n * (w.Size() - 1) {
+		st, err := mpi.Recv(buf, mpi.AnySource, mpi.AnyTag, w)
+		if err != nil {
+			return err
+		}
+		if int(buf[0]) != st.Source || st.Tag != st.Source || st.Count != 2 {
+			return fmt.Errorf("status %+v for a message from rank %d", st, buf[0])
+		}
+		if buf[1] != next[st.Source] {
+			return fmt.Errorf("from rank %d: message %d arrived when %d was due", st.Source, buf[1], next[st.Source])
+		}
+		next[st.Source]++
+	}
+	return nil
+}
+
+// truncate: rank 0 sends 4096 and 1 MiB bytes; rank 1 receives each into
+// 1024 bytes and must get ErrTruncate, the first 1024 bytes, and nothing
+// written past them.
+func truncate(w mpi.Comm) error {
+	sizes := []int{4096, 1 << 20}
+	for i, size := range sizes {
+		switch w.Rank() {
+		case 0:
+			msg := make([]byte, size)
+			pattern(msg, uint64(i))
+			if err := mpi.Send(msg, 1, 7, w); err != nil {
+				return fmt.Errorf("sender of a truncated message: %w", err)
+			}
+		case 1:
+			backing := make([]byte, 1024+16)
+			for j := range backing {
+				backing[j] = 0xEE
+			}
+			st, err := mpi.Recv(backing[:1024], 0, 7, w)
+			if !errors.Is(err, mpi.ErrTruncate) {
+				return fmt.Errorf("size %d: err %v, want ErrTruncate", size, err)
+			}
+			want := fmt.Sprintf("recv on comm world from rank 0 tag 7: message of %d bytes truncated to 1024", size)
+			if err.Error() != want || !errors.Is(st.Err, mpi.ErrTruncate) {
+				return fmt.Errorf("error %q, want %q", err, want)
+			}
+			full := make([]byte, size)
+			pattern(full, uint64(i))
+			if !slices.Equal(backing[:1024], full[:1024]) {
+				return fmt.Errorf("size %d: the received prefix differs", size)
+			}
+			for _, b := range backing[1024:] {
+				if b != 0xEE {
+					return fmt.Errorf("size %d: bytes written past the receive buffer", size)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// probe: rank 0 sends messages of sizes rank 1 does not know; rank 1
+// probes, sizes its buffer with GetCount and receives.
+func probe(w mpi.Comm) error {
+	sizes := []int{0, 3, 5000, 300_000}
+	for i, size := range sizes {
+		switch w.Rank() {
+		case 0:
+			msg := make([]float64, size)
+			for j := range msg {
+				msg[j] = float64(i*j) + 0.5
+			}
+			if err := mpi.Send(msg, 1, 100+i, w); err != nil {
+				return err
+			}
+		case 1:
+			st, err := mpi.Probe(0, mpi.AnyTag, w)
+			if err != nil {
+				return err
+			}
+			if st.Tag != 100+i || mpi.GetCount[float64](st) != size {
+				return fmt.Errorf("probe: tag %d count %d, want tag %d count %d", st.Tag, mpi.GetCount[float64](st), 100+i, size)
+			}
+			buf := make([]float64, mpi.GetCount[float64](st))
+			st, err = mpi.Recv(buf, st.Source, st.Tag, w)
+			if err != nil || st.Count != size {
+				return fmt.Errorf("recv after probe: %v, count %d", err, st.Count)
+			}
+			for j := range buf {
+				if buf[j] != float64(i*j)+0.5 {
+					return fmt.Errorf("element %d is %v", j, buf[j])
+				}
+			}
+		}
+	}
+	if w.Rank() == 1 {
+		if _, found, err := mpi.Iprobe(0, mpi.AnyTag, w); err != nil || found {
+			return fmt.Errorf("iprobe found a message that was never sent (%v)", err)
+		}
+	}
+	return nil
+}
+
+// cancel: a posted receive that nothing matches is cancelled, and a later
+// message with the same tag goes to the next receive.
+func cancel(w mpi.Comm) error {
+	switch w.Rank() {
+	case 1:
+		r, err := mpi.Irecv(make([]byte, 8), 0, 99, w)
+		if err != nil {
+			return err
+		}
+		if err := r.Cancel(); err != nil {
+			return err
+		}
+		st, err := r.Wait()
+		if err != nil || !st.Cancelled {
+			return fmt.Errorf("cancelled receive: status %+v err %v", st, err)
+		}
+		if err := mpi.Send([]byte{1}, 0, 1, w); err != nil { // tell rank 0 to send
+			return err
+		}
+		buf := make([]byte, 1)
+		if _, err := mpi.Recv(buf, 0, 99, w); err != nil || buf[0] != 42 {
+			return fmt.Errorf("receive after the cancel: %v, got %d", err, buf[0])
+		}
+	case 0:
+		if _, err := mpi.Recv(make([]byte, 1), 1, 1, w); err != nil {
+			return err
+		}
+		return mpi.Send([]byte{42}, 1, 99, w)
+	}
+	return nil
+}
+
+// ssend: a synchronous send must not complete while its receiver has not
+// posted the receive; rank 1 posts only when rank 0 says so.
+func ssend(w mpi.Comm) error {
+	switch w.Rank() {
+	case 0:
+		r, err := mpi.Issend([]int64{7}, 1, 3, w)
+		if err != nil {
+			return err
+		}
+		deadline := time.Now().Add(300 * time.Millisecond)
+		for time.Now().Before(deadline) {
+			if _, done, err := r.Test(); err != nil || done {
+				return fmt.Errorf("synchronous send completed before the receive was posted (err %v)", err)
+			}
+			time.Sleep(time.Millisecond)
+		}
+		if err := mpi.Send([]byte("go"), 1, 4, w); err != nil {
+			return err
+		}
+		_, err = r.Wait()
+		return err
+	case 1:
+		if _, err := mpi.Recv(make([]byte, 2), 0, 4, w); err != nil {
+			return err
+		}
+		buf := make([]int64, 1)
+		if _, err := mpi.Recv(buf, 0, 3, w); err != nil || buf[0] != 7 {
+			return fmt.Errorf("recv: %v, got %d", err, buf[0])
+		}
+	}
+	return nil
+}
+
+// random: 10 000 messages of random sizes and tags between random pairs,
+// from a plan every rank derives from the same seed; every payload is
+// checked.
+func random(w mpi.Comm) error {
+	const total, batch = 10_000, 1000
+	type msg struct {
+		src, dst, tag, size int
+		sync                bool
+	}
+	rng := rand.New(rand.NewPCG(42, uint64(w.Size())))
+	plan := make([]msg, total)
+	for i := range plan {
+		size := rng.IntN(1024)
+		switch p := rng.IntN(100); {
+		case p < 20:
+			size = rng.IntN(64 << 10)
+		case p < 24:
+			size = rng.IntN(512 << 10)
+		}
+		plan[i] = msg{rng.IntN(w.Size()), rng.IntN(w.Size()), rng.IntN(8), size, rng.IntN(10) == 0}
+	}
+	me := w.Rank()
+	for start := 0; start < total; start += batch {
+		var reqs []mpi.Request
+		bufs := map[int][]byte{}
+		for i := start; i < start+batch; i++ {
+			m := plan[i]
+			if m.dst == me {
+				bufs[i] = make([]byte, m.size)
+				r, err := mpi.Irecv(bufs[i], m.src, m.tag, w)
+				if err != nil {
+					return err
+				}
+				reqs = append(reqs, r)
+			}
+			if m.src == me {
+				buf := make([]byte, m.size)
+				pattern(buf, uint64(i))
+				send := mpi.Isend[byte]
+				if m.sync {
+					send = mpi.Issend[byte]
+				}
+				r, err := send(buf, m.dst, m.tag, w)
+				if err != nil {
+					return err
+				}
+				reqs = append(reqs, r)
+			}
+		}
+		if _, err := mpi.WaitAll(reqs...); err != nil {
+			return err
+		}
+		for i, buf := range bufs {
+			if err := checkPattern(buf, uint64(i)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// big: a 256 MiB message from rank 0 to rank 1.
+func big(w mpi.Comm) error {
+	const size = 256 << 20
+	buf := make([]byte, size)
+	switch w.Rank() {
+	case 0:
+		pattern(buf, 256)
+		return mpi.Send(buf, 1, 0, w)
+	case 1:
+		st, err := mpi.Recv(buf, 0, 0, w)
+		if err != nil || st.Count != size {
+			return fmt.Errorf("recv: %v, count %d", err, st.Count)
+		}
+		return checkPattern(buf, 256)
+	}
+	return nil
+}
+
+// self: every rank sends to itself, eager and rendezvous, on the world and
+// self communicators, with the receive posted before and after.
+func self(w mpi.Comm) error {
+	for _, comm := range []mpi.Comm{w, mpi.CommSelf()} {
+		me := comm.Rank()
+		for i, size := range []int{0, 10, 4096, 1 << 20} {
+			msg := make([]byte, size)
+			pattern(msg, uint64(i))
+			buf := make([]byte, size)
+			r, err := mpi.Irecv(buf, me, i, comm)
+			if err != nil {
+				return err
+			}
+			if err := mpi.Send(msg, me, i, comm); err != nil {
+				return err
+			}
+			if _, err := r.Wait(); err != nil {
+				return err
+			}
+			if err := checkPattern(buf, uint64(i)); err != nil {
+				return fmt.Errorf("%v, posted first: %w", comm, err)
+			}
+			s, err := mpi.Isend(msg, me, i, comm)
+			if err != nil {
+				return err
+			}
+			clear(buf)
+			if _, err := mpi.Recv(buf, me, i, comm); err != nil {
+				return err
+			}
+			if _, err := s.Wait(); err != nil {
+				return err
+			}
+			if err := checkPattern(buf, uint64(i)); err != nil {
+				return fmt.Errorf("%v, sent first: %w", comm, err)
+			}
+		}
+	}
+	return nil
+}
+
+// huge: a self-send of more than 2^31 elements.
+func huge(w mpi.Comm) error {
+	const n = 1<<31 + 3
+	msg := make([]int8, n)
+	msg[0], msg[n-1] = 1, 2
+	buf := make([]int8, n)
+	r, err := mpi.Irecv(buf, w.Rank(), 0, w)
+	if err != nil {
+		return err
+	}
+	if err := mpi.Send(msg, w.Rank(), 0, w); err != nil {
+		return err
+	}
+	st, err := r.Wait()
+	if err != nil || st.Count != n || buf[0] != 1 || buf[n-1] != 2 {
+		return fmt.Errorf("status %+v err %v", st, err)
+	}
+	return nil
+}
+
+// crash: rank 1 dies with status 3 while rank 0 waits for it.
+func crash(w mpi.Comm) error {
+	if w.Rank() == 1 {
+		os.Exit(3)
+	}
+	_, err := mpi.Recv(make([]byte, 1), 1, 0, w)
+	return fmt.Errorf("recv from a crashed rank returned: %v", err)
+}
+
+// hang: every rank waits for a message nobody sends.
+func hang(w mpi.Comm) error {
+	_, err := mpi.Recv(make([]byte, 1), (w.Rank()+1)%w.Size(), 0, w)
+	return err
+}
+
+// pingpong: rank 0 waits for a line on its standard input (the test writes
+// junk to rank 1's port first), then exchanges 200 messages with rank 1.
+func pingpong(w mpi.Comm) error {
+	if w.Rank() == 0 {
+		if _, err := bufio.NewReader(os.Stdin).ReadString('\n'); err != nil {
+			return fmt.Errorf("reading the go-ahead: %w", err)
+		}
+	}
+	buf := make([]byte, 1000)
+	for i := range 200 {
+		switch w.Rank() {
+		case 0:
+			pattern(buf, uint64(i))
+			if err := mpi.Send(buf, 1, 0, w); err != nil {
+				return err
+			}
+			if _, err := mpi.Recv(buf, 1, 0, w); err != nil {
+				return err
+			}
+		case 1:
+			if _, err := mpi.Recv(buf, 0, 0, w); err != nil {
+				return err
+			}
+			if err := checkPattern(buf, uint64(i)); err != nil {
+				return err
+			}
+			if err := mpi.Send(buf, 0, 0, w); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// badArgs: invalid arguments return errors with the right class and say what was wrong.
+func badArgs(w mpi.Comm) error {
+	checks := []struct {
+		err  error
+		is   error
+		text string
+	}{
+		{mpi.Send([]byte{1}, w.Size(), 0, w), mpi.ErrRank, fmt.Sprintf("rank %d is out of range", w.Size())},
+		{mpi.Send([]byte{1}, 0, -5, w), mpi.ErrTag, "tag -5 is out of range"},
+		{mpi.Send([]byte{1}, 0, 0, mpi.Comm{}), mpi.ErrComm, "communicator is nil"},
+	}
+	for _, c := range checks {
+		if !errors.Is(c.err, c.is) || !strings.Contains(fmt.Sprint(c.err), c.text) {
+			return fmt.Errorf("error %v, want %v saying %q", c.err, c.is, c.text)
+		}
+	}
+	if err := mpi.Send([]byte{1}, mpi.ProcNull, 0, w); err != nil {
+		return fmt.Errorf("send to ProcNull: %w", err)
+	}
+	st, err := mpi.Recv(make([]byte, 1), mpi.ProcNull, 0, w)
+	if err != nil || st.Source != mpi.ProcNull || st.Count != 0 {
+		return fmt.Errorf("recv from ProcNull: %+v %v", st, err)
+	}
+	return nil
+}
