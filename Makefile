@@ -9,7 +9,7 @@ all: build
 
 # Every command and example into ./bin/.
 build:
-	$(GO) build -o $(BIN)/ ./cmd/...
+	$(GO) build -o $(BIN)/ ./cmd/... ./examples/...
 
 # The whole suite, with the race detector, as CI runs it.
 test:
@@ -28,8 +28,17 @@ lint:
 docs:
 	$(GO) test ./internal/paramdoc -run TestParametersDocIsCurrent -update
 
+# Four ranks on this machine: each says which transport (self or tcp)
+# reaches each peer, then a token goes round the ring and a ping-pong runs.
 demo: build
-	$(BIN)/gompi_info --all
+	$(BIN)/gompirun -np 4 --oversubscribe $(BIN)/hello
+	$(BIN)/gompirun -np 4 --oversubscribe --tag-output $(BIN)/ring -laps 1000
+	$(BIN)/gompirun -np 2 $(BIN)/pingpong -m 0:1048576 -i 200
 
 clean:
 	rm -rf $(BIN)
+
+# Regenerates the committed protobuf/gRPC stubs of the job runtime (needs
+# Debian's protobuf-compiler; the Go plugins come from the module proxy).
+generate:
+	internal/rte/rtepb/generate.sh

@@ -140,6 +140,18 @@ func TestCrashingRankStopsTheJob(t *testing.T) {
 	}
 }
 
+func TestErrorsAreFatalAbortsTheJob(t *testing.T) {
+	j := run(t, time.Minute, nil, "-np", "2", p2pcheck, "fatal")
+	if j.code != 6 { // MPI_ERR_RANK's class number
+		t.Fatalf("exit status %d, want 6\nstderr:\n%s", j.code, j.stderr)
+	}
+	for _, want := range []string{"ErrorsAreFatal", "rank 7 is out of range", "called Abort with code 6"} {
+		if !strings.Contains(j.stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, j.stderr)
+		}
+	}
+}
+
 func TestTimeout(t *testing.T) {
 	j := run(t, time.Minute, nil, "-np", "2", "--timeout", "2", p2pcheck, "hang")
 	if j.code != 124 || !strings.Contains(j.stderr, "timed out after 2 seconds") {

@@ -33,6 +33,7 @@ var scenarios = map[string]func(mpi.Comm) error{
 	"hang":      hang,
 	"pingpong":  pingpong,
 	"errors":    badArgs,
+	"fatal":     fatal,
 }
 
 func main() {
@@ -511,4 +512,16 @@ func badArgs(w mpi.Comm) error {
 		return fmt.Errorf("recv from ProcNull: %+v %v", st, err)
 	}
 	return nil
+}
+
+// fatal: with ErrorsAreFatal, rank 1's invalid send aborts the whole job
+// with the error class as exit code, while rank 0 waits.
+func fatal(w mpi.Comm) error {
+	w.SetErrorHandler(mpi.ErrorsAreFatal)
+	if w.Rank() == 1 {
+		err := mpi.Send([]byte{1}, w.Size()+5, 0, w)
+		return fmt.Errorf("an invalid send returned instead of aborting: %v", err)
+	}
+	_, err := mpi.Recv(make([]byte, 1), 1, 0, w)
+	return fmt.Errorf("recv returned: %v", err)
 }

@@ -1,0 +1,107 @@
+// Command gompirun runs a gompi job: N copies of a program on this host,
+// with the job runtime they connect to, output forwarding and supervision.
+// See gompirun --help.
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"syscall"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/gompi/gompi/internal/launcher"
+	"github.com/gompi/gompi/params"
+)
+
+func main() {
+	// gompirun re-executes itself as the --bind-to shim; see launcher.BindEnvVar.
+	if cpu, ok := os.LookupEnv(launcher.BindEnvVar); ok {
+		err := launcher.RunBindShim(cpu, os.Args[1:])
+		fmt.Fprintln(os.Stderr, "gompirun:", err)
+		os.Exit(127)
+	}
+	// Catch signals from the start: until the job runs they only end gompirun.
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, sigs))
+}
+
+func run(args []string, stdin *os.File, stdout, stderr io.Writer, sigs <-chan os.Signal) int {
+	h := host{lookupEnv: os.LookupEnv, numCPU: runtime.NumCPU()}
+	opt, err := parseArgs(args, h, stdout)
+	if err != nil {
+		fmt.Fprintln(stderr, "gompirun:", err)
+		return 1
+	}
+	if opt == nil {
+		return 0 // --help or --version
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		fmt.Fprintln(stderr, "gompirun: finding gompirun's own executable:", err)
+		return 1
+	}
+	cfg := launcher.Config{
+		NP:         opt.np,
+		Program:    opt.program,
+		Args:       opt.args,
+		Env:        rankEnv(os.Environ(), opt, exe),
+		BindToCore: opt.bindToCore,
+		BindExe:    exe,
+		Timeout:    opt.timeout,
+		Output:     opt.output,
+		Stdin:      stdin,
+		Stdout:     stdout,
+		Stderr:     stderr,
+		Signals:    sigs,
+		Log: hclog.New(&hclog.LoggerOptions{
+			Name:   "gompirun",
+			Level:  logLevel(opt.verbose),
+			Output: stderr,
+		}),
+	}
+	code, err := launcher.Run(context.Background(), cfg)
+	if err != nil {
+		fmt.Fprintln(stderr, "gompirun:", err)
+	}
+	return code
+}
+
+// rankEnv is the environment the ranks start from: gompirun's own, the -x
+// exports, the --mca/--tune settings and the installation prefix.
+func rankEnv(environ []string, opt *options, exe string) []string {
+	env := append(append([]string(nil), environ...), opt.exports...)
+	env = append(env, params.LaunchEnv(opt.mca, opt.tune))
+	if !hasVar(env, params.PrefixEnvVar) {
+		if real, err := filepath.EvalSymlinks(exe); err == nil {
+			exe = real
+		}
+		env = append(env, params.PrefixEnvVar+"="+filepath.Dir(filepath.Dir(exe)))
+	}
+	return env
+}
+
+func hasVar(env []string, name string) bool {
+	for _, kv := range env {
+		if len(kv) > len(name) && kv[len(name)] == '=' && kv[:len(name)] == name {
+			return true
+		}
+	}
+	return false
+}
+
+func logLevel(verbose int) hclog.Level {
+	switch {
+	case verbose >= 2:
+		return hclog.Trace
+	case verbose == 1:
+		return hclog.Debug
+	}
+	return hclog.Warn
+}

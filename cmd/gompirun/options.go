@@ -1,0 +1,296 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/gompi/gompi/internal/cli"
+	"github.com/gompi/gompi/internal/launcher"
+	"github.com/gompi/gompi/internal/version"
+	"github.com/gompi/gompi/params"
+)
+
+const usageLine = "gompirun -np N [options] program [args...]"
+
+const longHelp = `gompirun starts N copies of program on this host as the ranks of one gompi
+job, serves their runtime (identity, key exchange, fences, abort), forwards
+their output and stops every rank as soon as one fails.
+
+gompirun's options end at the program name (or at "--"); everything after it
+belongs to the program. Single-dash long options as Open MPI users type them
+(-np 4, -mca btl tcp) work as well.
+
+The ranks inherit gompirun's environment plus -x variables, --mca settings and
+--tune files (in GOMPI_LAUNCH_MCA), GOMPI_PREFIX (unless set) and their identity
+(GOMPI_COMM_WORLD_RANK, _SIZE, _LOCAL_RANK, _LOCAL_SIZE, GOMPI_JOB_ID,
+GOMPI_SERVER, GOMPI_JOB_SECRET). Rank 0 reads gompirun's stdin; the others
+read /dev/null. SIGINT and SIGTERM are forwarded to the ranks, then the job is
+stopped.
+
+A rank fails the job when it exits non-zero, is killed by a signal, calls
+Abort, or connects to the runtime and exits 0 without calling Finalize; the
+other ranks then get SIGTERM and, half a second later, SIGKILL.
+
+--bind-to defaults to none: Go sizes GOMAXPROCS from the affinity mask, so a
+rank bound to one core runs its goroutines on a single thread. With core,
+rank r is pinned to the (r mod n)-th of the n CPUs gompirun may use.
+
+Exit status: 0 when every rank succeeded; else that of the first failure:
+the rank's exit status, 128+signal number if it was killed by a signal, its
+Abort code, or 1 if it exited without calling Finalize; 124 when --timeout
+expired; 128+signal number when gompirun itself got SIGINT or SIGTERM; 1 when
+the job could not be started.`
+
+// options is a parsed command line.
+type options struct {
+	np            int
+	oversubscribe bool
+	mca           []params.Setting
+	tune          []string // absolute paths
+	exports       []string // NAME=value, in order
+	output        launcher.OutputOptions
+	timeout       time.Duration
+	bindToCore    bool
+	verbose       int
+	program       string
+	args          []string
+}
+
+// host is what option checking needs to know about the machine and the
+// environment, so tests can supply their own.
+type host struct {
+	lookupEnv func(string) (string, bool)
+	numCPU    int
+}
+
+// parseArgs parses gompirun's command line. It returns nil options and no
+// error when --help or --version was answered on stdout.
+func parseArgs(args []string, h host, stdout io.Writer) (*options, error) {
+	var (
+		o         options
+		tune      []string
+		exports   []string
+		bindTo    string
+		timeout   int
+		ran       bool
+		remaining []string
+	)
+	cmd := &cobra.Command{
+		Use:           usageLine,
+		Short:         "Run a gompi job of N ranks on this host",
+		Long:          longHelp,
+		Version:       version.Version,
+		Args:          cobra.ArbitraryArgs,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		// The usage line already says where options go.
+		DisableFlagsInUseLine: true,
+		RunE: func(_ *cobra.Command, args []string) error {
+			ran, remaining = true, args
+			return nil
+		},
+	}
+	cmd.SetOut(stdout)
+	cmd.SetErr(stdout)
+	fl := cmd.Flags()
+	fl.SetInterspersed(false) // the program's own flags are not ours
+	fl.SortFlags = false
+	fl.IntVarP(&o.np, "np", "n", 0, "start `N` ranks (required, 1 or more)")
+	fl.IntVar(&o.np, "n", 0, "same as --np")
+	_ = fl.MarkHidden("n")
+	fl.BoolVar(&o.oversubscribe, "oversubscribe", false, "allow more ranks than CPUs")
+	fl.String("mca", "", "set an MCA parameter for every rank: `NAME VALUE` (repeatable)")
+	fl.StringArrayVar(&tune, "tune", nil, "read MCA parameters from `FILE` in every rank (repeatable; FILE,FILE also works)")
+	fl.StringArrayVarP(&exports, "export", "x", nil, "export `VAR[=VALUE]` to the ranks; VAR alone copies gompirun's value (repeatable)")
+	fl.BoolVar(&o.output.Tag, "tag-output", false, "prefix each output line with [jobid,rank]<stdout>: or <stderr>:")
+	fl.BoolVar(&o.output.Timestamp, "timestamp-output", false, "prefix each output line with the time it was printed")
+	fl.StringVar(&o.output.Dir, "output-filename", "", "also write rank N's output to `DIR`/1/rank.N/stdout and stderr")
+	fl.IntVar(&timeout, "timeout", 0, "stop the job after `SECONDS` and exit with status 124 (default $MPIEXEC_TIMEOUT, else none)")
+	fl.StringVar(&bindTo, "bind-to", "none", "pin each rank to one CPU or not: `core|none` (see above why none is the default)")
+	fl.CountVarP(&o.verbose, "verbose", "v", "log what gompirun does to stderr (-vv for more)")
+	cmd.InitDefaultHelpFlag()
+	cmd.InitDefaultVersionFlag()
+
+	pairs, rest, err := cli.ExtractPairs(fl, args, "--mca", "-mca")
+	if err != nil {
+		return nil, err
+	}
+	cmd.SetArgs(append([]string{}, rewriteSingleDash(fl, rest)...)) // non-nil: cobra reads os.Args for nil
+	if err := cmd.Execute(); err != nil {
+		return nil, fmt.Errorf("%w (see gompirun --help)", err)
+	}
+	if !ran { // --help or --version
+		return nil, nil
+	}
+
+	if fl.Changed("mca") {
+		return nil, errors.New("--mca takes a name and a value as two arguments: --mca NAME VALUE")
+	}
+	if o.mca, err = cli.Settings(pairs); err != nil {
+		return nil, err
+	}
+	if len(remaining) == 0 {
+		return nil, errors.New("no program given; usage: " + usageLine)
+	}
+	o.program, o.args = remaining[0], remaining[1:]
+
+	if !fl.Changed("np") && !fl.Changed("n") {
+		return nil, errors.New("-np N is required: the number of ranks to start (1 or more)")
+	}
+	if o.np < 1 {
+		return nil, fmt.Errorf("-np %d: the number of ranks must be 1 or more", o.np)
+	}
+	if o.np > h.numCPU && !o.oversubscribe {
+		return nil, fmt.Errorf("-np %d: this host has only %d CPUs available; add --oversubscribe to run more ranks than CPUs", o.np, h.numCPU)
+	}
+	if o.tune, err = checkTuneFiles(tune); err != nil {
+		return nil, err
+	}
+	if o.exports, err = resolveExports(exports, h.lookupEnv); err != nil {
+		return nil, err
+	}
+	switch strings.ToLower(bindTo) {
+	case "core":
+		o.bindToCore = true
+	case "none":
+	default:
+		return nil, fmt.Errorf("--bind-to %q: allowed values are core and none", bindTo)
+	}
+	if o.timeout, err = timeoutOption(fl.Changed("timeout"), timeout, h.lookupEnv); err != nil {
+		return nil, err
+	}
+	if fl.Changed("output-filename") {
+		if o.output.Dir == "" {
+			return nil, errors.New("--output-filename: the directory name is empty")
+		}
+		if o.output.Dir, err = filepath.Abs(o.output.Dir); err != nil {
+			return nil, fmt.Errorf("--output-filename: %w", err)
+		}
+	}
+	return &o, nil
+}
+
+// rewriteSingleDash turns single-dash long options (-np, -tag-output) into
+// their double-dash form, up to the program name. Single letters and
+// shorthand clusters (-n 4, -vv) are left to pflag.
+func rewriteSingleDash(fs *pflag.FlagSet, args []string) []string {
+	out := make([]string, 0, len(args))
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" || a == "-" || !strings.HasPrefix(a, "-") {
+			return append(out, args[i:]...)
+		}
+		if !strings.HasPrefix(a, "--") && len(a) > 2 {
+			if name, _, _ := strings.Cut(a[1:], "="); len(name) > 1 && fs.Lookup(name) != nil {
+				a = "-" + a
+			}
+		}
+		out = append(out, a)
+		if takesValue(fs, a) && i+1 < len(args) {
+			out = append(out, args[i+1])
+			i++
+		}
+	}
+	return out
+}
+
+// takesValue reports whether flag argument a consumes the next argument.
+func takesValue(fs *pflag.FlagSet, a string) bool {
+	if name, ok := strings.CutPrefix(a, "--"); ok {
+		f := fs.Lookup(name)
+		return !strings.Contains(name, "=") && f != nil && f.NoOptDefVal == ""
+	}
+	// A shorthand cluster such as -vn: the first letter that takes a value
+	// takes the rest of the cluster, or the next argument if nothing is left.
+	for k := 1; k < len(a); k++ {
+		f := fs.ShorthandLookup(a[k : k+1])
+		if f == nil {
+			return false
+		}
+		if f.NoOptDefVal == "" {
+			return k == len(a)-1
+		}
+	}
+	return false
+}
+
+// checkTuneFiles splits comma lists, checks that each file is a readable
+// regular file and makes its path absolute (ranks may change directory).
+func checkTuneFiles(args []string) ([]string, error) {
+	var files []string
+	for _, arg := range args {
+		for _, name := range strings.Split(arg, ",") {
+			if name == "" {
+				return nil, fmt.Errorf("--tune %q: empty file name", arg)
+			}
+			fi, err := os.Stat(name)
+			switch {
+			case errors.Is(err, fs.ErrNotExist):
+				return nil, fmt.Errorf("--tune %s: the file does not exist", name)
+			case err != nil:
+				return nil, fmt.Errorf("--tune %s: %w", name, err)
+			case fi.IsDir():
+				return nil, fmt.Errorf("--tune %s: is a directory; want a parameter file", name)
+			}
+			abs, err := filepath.Abs(name)
+			if err != nil {
+				return nil, fmt.Errorf("--tune %s: %w", name, err)
+			}
+			files = append(files, abs)
+		}
+	}
+	return files, nil
+}
+
+var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// resolveExports turns -x arguments into NAME=value entries.
+func resolveExports(args []string, lookupEnv func(string) (string, bool)) ([]string, error) {
+	var out []string
+	for _, arg := range args {
+		name, value, hasValue := strings.Cut(arg, "=")
+		if !envName.MatchString(name) {
+			return nil, fmt.Errorf("-x %q: %q is not a variable name (letters, digits and _, not starting with a digit); gompirun passes its whole environment already, so patterns are not needed", arg, name)
+		}
+		if !hasValue {
+			v, ok := lookupEnv(name)
+			if !ok {
+				return nil, fmt.Errorf("-x %s: %s is not set in gompirun's environment; set it or use -x %s=VALUE", name, name, name)
+			}
+			value = v
+		}
+		out = append(out, name+"="+value)
+	}
+	return out, nil
+}
+
+// timeoutOption is --timeout if given, else $MPIEXEC_TIMEOUT as in Open
+// MPI; 0 means no timeout.
+func timeoutOption(given bool, secs int, lookupEnv func(string) (string, bool)) (time.Duration, error) {
+	if !given {
+		s, ok := lookupEnv("MPIEXEC_TIMEOUT")
+		if !ok || s == "" {
+			return 0, nil
+		}
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 0 {
+			return 0, fmt.Errorf("environment variable MPIEXEC_TIMEOUT=%q: want a whole number of seconds (0 for none)", s)
+		}
+		secs = n
+	}
+	if secs < 0 {
+		return 0, fmt.Errorf("--timeout %d: want a whole number of seconds (0 for none)", secs)
+	}
+	return time.Duration(secs) * time.Second, nil
+}

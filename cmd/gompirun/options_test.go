@@ -1,0 +1,183 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gompi/gompi/params"
+)
+
+func testHost(env map[string]string) host {
+	return host{
+		lookupEnv: func(k string) (string, bool) { v, ok := env[k]; return v, ok },
+		numCPU:    4,
+	}
+}
+
+func parse(t *testing.T, args ...string) (*options, error) {
+	t.Helper()
+	var out bytes.Buffer
+	return parseArgs(args, testHost(map[string]string{"HOME": "/home/u"}), &out)
+}
+
+func mustParse(t *testing.T, args ...string) *options {
+	t.Helper()
+	o, err := parse(t, args...)
+	if err != nil {
+		t.Fatalf("parseArgs(%q): %v", args, err)
+	}
+	if o == nil {
+		t.Fatalf("parseArgs(%q): no options", args)
+	}
+	return o
+}
+
+func TestParseNP(t *testing.T) {
+	for _, args := range [][]string{
+		{"-np", "3", "prog"}, {"--np", "3", "prog"}, {"-n", "3", "prog"}, {"--n", "3", "prog"},
+		{"-np=3", "prog"}, {"--np=3", "prog"}, {"-n3", "prog"},
+	} {
+		if o := mustParse(t, args...); o.np != 3 || o.program != "prog" {
+			t.Errorf("%q: np %d program %q", args, o.np, o.program)
+		}
+	}
+}
+
+func TestProgramFlagsAreNotOurs(t *testing.T) {
+	o := mustParse(t, "-np", "2", "-tag-output", "prog", "-np", "9", "--mca", "x", "y", "-x")
+	if !o.output.Tag || o.np != 2 || o.program != "prog" || len(o.mca) != 0 {
+		t.Fatalf("options %+v", o)
+	}
+	if want := []string{"-np", "9", "--mca", "x", "y", "-x"}; !slices.Equal(o.args, want) {
+		t.Fatalf("program args %q, want %q", o.args, want)
+	}
+	o = mustParse(t, "-np", "1", "--", "-prog-with-dash", "a")
+	if o.program != "-prog-with-dash" || !slices.Equal(o.args, []string{"a"}) {
+		t.Fatalf("after --: program %q args %q", o.program, o.args)
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"prog"}, "-np N is required"},
+		{[]string{"-np", "0", "prog"}, "-np 0: the number of ranks must be 1 or more"},
+		{[]string{"-np", "two", "prog"}, `invalid argument "two"`},
+		{[]string{"-np", "2"}, "no program given"},
+		{[]string{"-np", "5", "prog"}, "-np 5: this host has only 4 CPUs available; add --oversubscribe to run more ranks than CPUs"},
+		{[]string{"-np", "2", "--mca", "btl", "tcp", "-mca", "btl", "self", "prog"}, "btl given twice with different values"},
+		{[]string{"-np", "2", "--mca", "btl"}, "--mca needs a name and a value"},
+		{[]string{"-np", "2", "--mca=btl", "prog"}, "--mca takes a name and a value"},
+		{[]string{"-np", "2", "-x", "UNSET_VAR", "prog"}, "-x UNSET_VAR: UNSET_VAR is not set in gompirun's environment"},
+		{[]string{"-np", "2", "-x", "FOO*", "prog"}, `"FOO*" is not a variable name`},
+		{[]string{"-np", "2", "-x", "=v", "prog"}, `"" is not a variable name`},
+		{[]string{"-np", "2", "--tune", "/nonexistent/gompi.conf", "prog"}, "--tune /nonexistent/gompi.conf: the file does not exist"},
+		{[]string{"-np", "2", "--tune", os.TempDir(), "prog"}, "is a directory"},
+		{[]string{"-np", "2", "--bind-to", "socket", "prog"}, `--bind-to "socket": allowed values are core and none`},
+		{[]string{"-np", "2", "--timeout", "-1", "prog"}, "--timeout -1"},
+		{[]string{"-np", "2", "--output-filename", "", "prog"}, "--output-filename: the directory name is empty"},
+		{[]string{"-np", "2", "--frobnicate", "prog"}, "unknown flag: --frobnicate"},
+	}
+	for _, tt := range tests {
+		_, err := parse(t, tt.args...)
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("parseArgs(%q) = %v, want an error with %q", tt.args, err, tt.want)
+		}
+	}
+}
+
+func TestParseMCAAndTune(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.conf"), filepath.Join(dir, "b.conf")
+	for _, f := range []string{a, b} {
+		if err := os.WriteFile(f, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	o := mustParse(t, "-np", "2", "--mca", "btl", "tcp,self", "-mca", "coll_base_verbose", "5",
+		"--mca", "btl", "tcp,self", "--tune", a+","+b, "-tune", a, "prog")
+	want := []params.Setting{{Name: "btl", Value: "tcp,self"}, {Name: "coll_base_verbose", Value: "5"}}
+	if !slices.Equal(o.mca, want) {
+		t.Fatalf("mca %+v, want %+v", o.mca, want)
+	}
+	if !slices.Equal(o.tune, []string{a, b, a}) {
+		t.Fatalf("tune %q", o.tune)
+	}
+	env := rankEnv([]string{"PATH=/bin"}, o, "/opt/gompi/bin/gompirun")
+	if got := env[len(env)-2]; got != params.LaunchEnv(want, []string{a, b, a}) {
+		t.Fatalf("launch env %q", got)
+	}
+}
+
+func TestParseExport(t *testing.T) {
+	var out bytes.Buffer
+	o, err := parseArgs([]string{"-np", "1", "-x", "FOO=bar=baz", "-x", "HOME", "--export", "EMPTY=", "prog"},
+		testHost(map[string]string{"HOME": "/home/u"}), &out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"FOO=bar=baz", "HOME=/home/u", "EMPTY="}; !slices.Equal(o.exports, want) {
+		t.Fatalf("exports %q, want %q", o.exports, want)
+	}
+}
+
+func TestParseOtherOptions(t *testing.T) {
+	o := mustParse(t, "-np", "8", "-oversubscribe", "--bind-to", "CORE", "-timeout", "5",
+		"--timestamp-output", "--output-filename", "out", "-vv", "prog")
+	if !o.oversubscribe || !o.bindToCore || o.timeout != 5*time.Second || !o.output.Timestamp || o.verbose != 2 {
+		t.Fatalf("options %+v", o)
+	}
+	if !filepath.IsAbs(o.output.Dir) || filepath.Base(o.output.Dir) != "out" {
+		t.Fatalf("output dir %q: want an absolute path ending in out", o.output.Dir)
+	}
+}
+
+func TestTimeoutFromEnvironment(t *testing.T) {
+	var out bytes.Buffer
+	o, err := parseArgs([]string{"-np", "1", "prog"}, testHost(map[string]string{"MPIEXEC_TIMEOUT": "7"}), &out)
+	if err != nil || o.timeout != 7*time.Second {
+		t.Fatalf("MPIEXEC_TIMEOUT=7: %+v, %v", o, err)
+	}
+	if _, err := parseArgs([]string{"-np", "1", "prog"}, testHost(map[string]string{"MPIEXEC_TIMEOUT": "soon"}), &out); err == nil || !strings.Contains(err.Error(), `MPIEXEC_TIMEOUT="soon"`) {
+		t.Fatalf("MPIEXEC_TIMEOUT=soon: %v", err)
+	}
+}
+
+func TestHelpAndVersion(t *testing.T) {
+	for _, args := range [][]string{{"--help"}, {"-h"}, {"-help"}} {
+		var out bytes.Buffer
+		o, err := parseArgs(args, testHost(nil), &out)
+		if err != nil || o != nil {
+			t.Fatalf("%q: %+v, %v", args, o, err)
+		}
+		for _, want := range []string{"--np N", "--oversubscribe", "--mca NAME VALUE", "--tune FILE", "-x, --export", "--tag-output",
+			"--timestamp-output", "--output-filename DIR", "--timeout SECONDS", "--bind-to core|none", "--version", "Exit status"} {
+			if !strings.Contains(out.String(), want) {
+				t.Errorf("%q output lacks %q", args, want)
+			}
+		}
+	}
+	var out bytes.Buffer
+	if o, err := parseArgs([]string{"--version"}, testHost(nil), &out); err != nil || o != nil || !strings.Contains(out.String(), "version") {
+		t.Fatalf("--version: %+v, %v, %q", o, err, out.String())
+	}
+}
+
+func TestRankEnvPrefix(t *testing.T) {
+	o := mustParse(t, "-np", "1", "prog")
+	env := rankEnv([]string{"A=1"}, o, "/nonexistent/gompi/bin/gompirun")
+	if !slices.Contains(env, "GOMPI_PREFIX=/nonexistent/gompi") {
+		t.Fatalf("env %q lacks GOMPI_PREFIX", env)
+	}
+	env = rankEnv([]string{"GOMPI_PREFIX=/mine"}, o, "/nonexistent/gompi/bin/gompirun")
+	if slices.Contains(env, "GOMPI_PREFIX=/nonexistent/gompi") {
+		t.Fatalf("env %q overrides the user's GOMPI_PREFIX", env)
+	}
+}

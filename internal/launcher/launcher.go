@@ -1,0 +1,508 @@
+// Package launcher runs a gompi job on this host: it starts the job server
+// (see Server), starts the rank processes with their identity in the
+// environment, forwards their output, and supervises them. Any rank that
+// fails stops the whole job; Run reports which rank failed and returns the
+// status gompirun exits with.
+package launcher
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"golang.org/x/sys/unix"
+
+	"github.com/gompi/gompi/internal/rte"
+)
+
+// ExitTimeout is the status Run returns when Config.Timeout expires, as
+// timeout(1) does.
+const ExitTimeout = 124
+
+// DefaultGrace is how long stopped ranks get between SIGTERM and SIGKILL.
+const DefaultGrace = 500 * time.Millisecond
+
+// maxSocketPath is the longest unix socket path Linux accepts (sun_path
+// holds 108 bytes including the terminating NUL).
+const maxSocketPath = 107
+
+// Config describes one job.
+type Config struct {
+	NP      int      // number of ranks, >= 1
+	Program string   // executable, looked up in $PATH unless it contains a slash
+	Args    []string // its arguments
+	// Env is the environment every rank starts from (gompirun passes its own
+	// plus -x, --mca and GOMPI_PREFIX); each rank's identity is added.
+	// nil means os.Environ().
+	Env []string
+	// BindToCore pins rank r to the (r mod n)-th of the n CPUs in gompirun's
+	// affinity mask, by running BindExe as the binding shim (RunBindShim).
+	// It is off by default because Go sizes GOMAXPROCS from the mask: a
+	// bound rank runs its goroutines on one thread.
+	BindToCore bool
+	BindExe    string        // gompirun's own executable; required with BindToCore
+	Timeout    time.Duration // stop the job with ExitTimeout after this long; 0: never
+	Output     OutputOptions
+	// Stdin goes to rank 0 (the other ranks read /dev/null); nil gives rank
+	// 0 /dev/null too. A terminal is read by Run and copied through a pipe,
+	// since rank 0 is not in the terminal's foreground process group.
+	Stdin          *os.File
+	Stdout, Stderr io.Writer // nil: discard
+	// Signals received here are forwarded to every rank, then the job is
+	// stopped and Run returns 128+signo. A second signal kills at once.
+	Signals <-chan os.Signal
+	Log     hclog.Logger  // nil: discard
+	TempDir string        // parent of the session directory; "": os.TempDir()
+	Grace   time.Duration // between SIGTERM and SIGKILL; 0: DefaultGrace
+}
+
+// Run runs the job described by cfg and returns the status gompirun should
+// exit with: 0 when every rank succeeded, else that of the first failure
+// (see classify), ExitTimeout on timeout, 128+signo on a signal. Failures
+// are reported as "gompirun: ..." lines on cfg.Stderr. An error means the
+// job could not be set up; then no rank is left running.
+func Run(ctx context.Context, cfg Config) (int, error) {
+	if err := cfg.fill(); err != nil {
+		return 1, err
+	}
+	prog, err := resolveProgram(cfg.Program, cfg.Args)
+	if err != nil {
+		return 1, err
+	}
+	var cpus []int
+	if cfg.BindToCore {
+		if cpus, err = allowedCPUs(); err != nil {
+			return 1, fmt.Errorf("--bind-to core: %w", err)
+		}
+	}
+	var files [][2]*os.File
+	if cfg.Output.Dir != "" {
+		if files, err = openOutputFiles(cfg.Output.Dir, cfg.NP); err != nil {
+			return 1, err
+		}
+		defer closeOutputFiles(files)
+	}
+
+	sess, err := newSession(cfg.TempDir)
+	if err != nil {
+		return 1, err
+	}
+	defer sess.remove()
+
+	j := &job{
+		cfg:     cfg,
+		log:     cfg.Log,
+		term:    newTerminal(cfg.Stdout, cfg.Stderr),
+		pids:    make([]int, cfg.NP),
+		exits:   make(chan exitEvent, cfg.NP),
+		stopReq: make(chan struct{}),
+	}
+	j.fwd = &forwarder{jobID: sess.jobID, opts: cfg.Output, term: j.term, now: time.Now}
+	j.srv, err = NewServer(ServerConfig{
+		JobID: sess.jobID, Size: cfg.NP, Secret: sess.secret,
+		OnAbort: j.onAbort, Log: cfg.Log.Named("server"),
+	})
+	if err != nil {
+		return 1, err
+	}
+	l, err := net.Listen("unix", sess.socket)
+	if err != nil {
+		return 1, fmt.Errorf("job server: %w", err)
+	}
+	serveDone := make(chan error, 1)
+	go func() { serveDone <- j.srv.Serve(l) }()
+	defer func() {
+		j.srv.Stop()
+		if err := <-serveDone; err != nil {
+			j.log.Debug("job server stopped", "error", err)
+		}
+	}()
+	j.log.Debug("job server listening", "job", sess.jobID, "socket", sess.socket)
+
+	env := rankEnvBase(cfg.Env)
+	started := j.startAll(prog, env, sess, cpus, files)
+	return j.supervise(ctx, started), nil
+}
+
+func (cfg *Config) fill() error {
+	if cfg.NP < 1 {
+		return fmt.Errorf("%d ranks requested: at least 1 is needed", cfg.NP)
+	}
+	if cfg.Program == "" {
+		return errors.New("no program to run")
+	}
+	if cfg.BindToCore && cfg.BindExe == "" {
+		return errors.New("--bind-to core needs the path of gompirun itself (Config.BindExe)")
+	}
+	if cfg.Timeout < 0 {
+		return fmt.Errorf("timeout %s: must not be negative", cfg.Timeout)
+	}
+	if cfg.Env == nil {
+		cfg.Env = os.Environ()
+	}
+	if cfg.Stdout == nil {
+		cfg.Stdout = io.Discard
+	}
+	if cfg.Stderr == nil {
+		cfg.Stderr = io.Discard
+	}
+	if cfg.Log == nil {
+		cfg.Log = hclog.NewNullLogger()
+	}
+	if cfg.Grace <= 0 {
+		cfg.Grace = DefaultGrace
+	}
+	if cfg.TempDir == "" {
+		cfg.TempDir = os.TempDir()
+	}
+	return nil
+}
+
+// session is a job's identity and its private directory holding the
+// server's socket.
+type session struct {
+	jobID  string
+	secret []byte
+	dir    string
+	socket string
+}
+
+func newSession(tempDir string) (*session, error) {
+	tempDir, err := filepath.Abs(tempDir)
+	if err != nil {
+		return nil, fmt.Errorf("session directory: %w", err)
+	}
+	secret := make([]byte, rte.MinSecretLen)
+	if _, err := rand.Read(secret); err != nil {
+		return nil, fmt.Errorf("creating the job secret: %w", err)
+	}
+	for range 10 { // a clash of random ids with a live job is rare; retry
+		id := make([]byte, 4)
+		if _, err := rand.Read(id); err != nil {
+			return nil, fmt.Errorf("creating the job id: %w", err)
+		}
+		s := &session{jobID: hex.EncodeToString(id), secret: secret}
+		s.dir = filepath.Join(tempDir, "gompi."+s.jobID)
+		s.socket = filepath.Join(s.dir, "rt.sock")
+		if len(s.socket) > maxSocketPath {
+			return nil, fmt.Errorf("session directory %s: the socket path %s is %d bytes, longer than the %d a unix socket allows; set TMPDIR to a shorter directory", s.dir, s.socket, len(s.socket), maxSocketPath)
+		}
+		err := os.Mkdir(s.dir, 0o700)
+		if errors.Is(err, os.ErrExist) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("creating the session directory: %w", err)
+		}
+		return s, nil
+	}
+	return nil, fmt.Errorf("creating the session directory in %s: every job id tried was taken", tempDir)
+}
+
+func (s *session) remove() { os.RemoveAll(s.dir) }
+
+// identityVars are set by the launcher for each rank and so dropped from the
+// inherited environment, together with the binding shim's switch.
+var identityVars = []string{
+	rte.EnvRank, rte.EnvSize, rte.EnvLocalRank, rte.EnvLocalSize,
+	rte.EnvJobID, rte.EnvServer, rte.EnvSecret, BindEnvVar,
+}
+
+// rankEnvBase drops from env what each rank gets set for itself, and
+// repeated names (the last one wins, as in exec.Cmd).
+func rankEnvBase(env []string) []string {
+	drop := map[string]bool{}
+	for _, name := range identityVars {
+		drop[name] = true
+	}
+	last := map[string]int{}
+	for i, kv := range env {
+		name, _, _ := strings.Cut(kv, "=")
+		last[name] = i
+	}
+	var out []string
+	for i, kv := range env {
+		name, _, _ := strings.Cut(kv, "=")
+		if !drop[name] && last[name] == i {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
+// rankEnv is the environment of one rank.
+func rankEnv(base []string, s *session, rank, np int) []string {
+	env := append([]string(nil), base...)
+	return append(env,
+		rte.EnvRank+"="+strconv.Itoa(rank),
+		rte.EnvSize+"="+strconv.Itoa(np),
+		rte.EnvLocalRank+"="+strconv.Itoa(rank), // one host: local is global
+		rte.EnvLocalSize+"="+strconv.Itoa(np),
+		rte.EnvJobID+"="+s.jobID,
+		rte.EnvServer+"=unix://"+s.socket,
+		rte.EnvSecret+"="+hex.EncodeToString(s.secret),
+	)
+}
+
+// job is one running job.
+type job struct {
+	cfg   Config
+	log   hclog.Logger
+	term  *terminal
+	fwd   *forwarder
+	srv   *Server
+	exits chan exitEvent
+	pumps sync.WaitGroup
+	pipes []*os.File // read ends of the ranks' stdout and stderr
+
+	mu      sync.Mutex
+	pids    []int // by rank; 0 until started
+	failure *failure
+	stopReq chan struct{} // closed by the first failure
+}
+
+// fail records the first failure, reports it and asks the supervisor to
+// stop the job. Later failures (such as ranks dying from being stopped) are
+// consequences and are not reported.
+func (j *job) fail(f failure) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.failure != nil {
+		return
+	}
+	j.failure = &f
+	fmt.Fprintf(j.term.stderr(), "gompirun: %s\n", f.msg)
+	j.srv.End(f.msg)
+	close(j.stopReq)
+}
+
+// onAbort runs in the job server while the rank's Abort call is pending,
+// so the abort is recorded before the rank can be seen exiting.
+func (j *job) onAbort(rank, code int, msg string) {
+	j.mu.Lock()
+	pid := j.pids[rank]
+	j.mu.Unlock()
+	j.fail(failure{
+		msg:  fmt.Sprintf("rank %d (pid %d) called Abort with code %d: %s; stopping the job", rank, pid, code, msg),
+		code: rte.AbortStatus(code),
+	})
+}
+
+// startAll starts every rank in order and returns the pids of those
+// started. If one cannot be started the job fails and no more are started.
+func (j *job) startAll(prog program, env []string, s *session, cpus []int, files [][2]*os.File) []int {
+	var started []int
+	stdin, closeStdin := j.stdinForRank0()
+	defer closeStdin()
+	for rank := range j.cfg.NP {
+		var rio rankIO
+		if rank == 0 {
+			rio.stdin = stdin
+		}
+		var childEnds []*os.File
+		for _, kind := range []streamKind{stdoutStream, stderrStream} {
+			r, w, err := os.Pipe()
+			if err != nil {
+				j.closeFiles(childEnds)
+				j.fail(failure{msg: fmt.Sprintf("cannot start rank %d: %v; stopping the job", rank, err), code: 1})
+				return started
+			}
+			if kind == stdoutStream {
+				rio.stdout = w
+			} else {
+				rio.stderr = w
+			}
+			childEnds = append(childEnds, w)
+			var file *os.File
+			if files != nil {
+				file = files[rank][kind]
+			}
+			j.pipes = append(j.pipes, r)
+			j.pumps.Add(1)
+			go func() {
+				defer j.pumps.Done()
+				j.fwd.pump(r, rank, kind, fileWriter(file))
+			}()
+		}
+		cpu := -1
+		if cpus != nil {
+			cpu = cpus[rank%len(cpus)]
+		}
+		cmd := prog.command(rankEnv(env, s, rank, j.cfg.NP), rio, j.cfg.BindExe, cpu)
+		pid, err := startRank(cmd, rank, j.exits)
+		j.closeFiles(childEnds) // the child has its copies; EOF comes when it is gone
+		if err != nil {
+			j.fail(failure{msg: fmt.Sprintf("cannot start rank %d (program %q): %v; stopping the job", rank, prog.path, err), code: 1})
+			return started
+		}
+		j.mu.Lock()
+		j.pids[rank] = pid
+		j.mu.Unlock()
+		started = append(started, pid)
+		j.log.Debug("rank started", "rank", rank, "pid", pid, "cpu", cpu)
+	}
+	return started
+}
+
+// fileWriter keeps a nil *os.File from becoming a non-nil io.Writer.
+func fileWriter(f *os.File) io.Writer {
+	if f == nil {
+		return nil
+	}
+	return f
+}
+
+func (j *job) closeFiles(files []*os.File) {
+	for _, f := range files {
+		f.Close()
+	}
+}
+
+// stdinForRank0 returns the file rank 0 reads and a cleanup to run once
+// every rank has been started.
+func (j *job) stdinForRank0() (*os.File, func()) {
+	in := j.cfg.Stdin
+	if in == nil {
+		return nil, func() {}
+	}
+	if _, err := in.Stat(); err != nil {
+		j.log.Debug("stdin is not usable; rank 0 reads /dev/null", "error", err)
+		return nil, func() {}
+	}
+	fd := int(in.Fd())
+	if _, err := unix.IoctlGetTermios(fd, unix.TCGETS); err != nil {
+		return in, func() {} // not a terminal: rank 0 reads it directly
+	}
+	// A terminal: rank 0, in its own process group, would be stopped by
+	// SIGTTIN if it read it, so gompirun copies it through a pipe, but
+	// only when it is itself in the foreground (else reading would stop
+	// gompirun). The copy ends when rank 0 closes the pipe or the terminal
+	// reports EOF.
+	if pgrp, err := unix.IoctlGetInt(fd, unix.TIOCGPGRP); err != nil || pgrp != unix.Getpgrp() {
+		j.log.Debug("gompirun runs in the background; rank 0 reads /dev/null")
+		return nil, func() {}
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		j.log.Warn("cannot forward the terminal to rank 0; it reads /dev/null", "error", err)
+		return nil, func() {}
+	}
+	go func() {
+		_, _ = io.Copy(w, in)
+		w.Close()
+	}()
+	return r, func() { r.Close() }
+}
+
+// supervise waits for every started rank to exit, stopping the job on the
+// first failure, timeout, signal or cancellation, and returns the status.
+func (j *job) supervise(ctx context.Context, pids []int) int {
+	alive := map[int]int{} // rank -> pid
+	for rank, pid := range pids {
+		alive[rank] = pid
+	}
+	var timeout <-chan time.Time
+	if j.cfg.Timeout > 0 {
+		t := time.NewTimer(j.cfg.Timeout)
+		defer t.Stop()
+		timeout = t.C
+	}
+	stopReq := j.stopReq
+	var kill <-chan time.Time
+	done := ctx.Done()
+	signalAll := func(sig syscall.Signal) {
+		for rank, pid := range alive {
+			if err := signalGroup(pid, sig); err != nil {
+				j.log.Warn("cannot signal rank", "rank", rank, "error", err)
+			}
+		}
+	}
+
+	for len(alive) > 0 {
+		select {
+		case ev := <-j.exits:
+			delete(alive, ev.rank)
+			j.srv.RankExited(ev.rank)
+			connected, finalized := j.srv.RankState(ev.rank)
+			j.log.Debug("rank exited", "rank", ev.rank, "pid", ev.pid, "status", ev.status.ExitStatus(), "signaled", ev.status.Signaled())
+			if f, bad := classify(ev, connected, finalized); bad {
+				j.fail(f)
+			}
+		case <-stopReq:
+			stopReq = nil
+			signalAll(syscall.SIGTERM)
+			kill = time.After(j.cfg.Grace)
+		case <-kill:
+			kill = nil
+			signalAll(syscall.SIGKILL)
+		case <-timeout:
+			timeout = nil
+			secs := strconv.FormatFloat(j.cfg.Timeout.Seconds(), 'f', -1, 64)
+			j.fail(failure{msg: "job timed out after " + secs + " seconds; killing ranks", code: ExitTimeout})
+		case sig := <-j.cfg.Signals:
+			s, ok := sig.(syscall.Signal)
+			if !ok {
+				continue
+			}
+			if j.stopping() {
+				signalAll(syscall.SIGKILL) // asked twice: do not wait for the grace period
+				continue
+			}
+			signalAll(s)
+			j.fail(failure{msg: "received " + signalName(s) + "; forwarded it to the ranks and stopping the job", code: 128 + int(s)})
+		case <-done:
+			done = nil
+			j.fail(failure{msg: "stopping the job: " + context.Cause(ctx).Error(), code: 1})
+		}
+	}
+
+	// Children the ranks left in their process groups go too.
+	for _, pid := range pids {
+		_ = signalGroup(pid, syscall.SIGKILL)
+	}
+	j.drainOutput()
+
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.failure != nil {
+		return j.failure.code
+	}
+	return 0
+}
+
+func (j *job) stopping() bool {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.failure != nil
+}
+
+// drainOutput waits for the output pumps to reach EOF. A process that
+// escaped its rank's process group may still hold a pipe open; after a
+// while the pipes are closed so gompirun can exit.
+func (j *job) drainOutput() {
+	done := make(chan struct{})
+	go func() {
+		j.pumps.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(2 * time.Second):
+		j.log.Warn("output still open after every rank exited; closing it")
+		j.closeFiles(j.pipes)
+		<-done
+	}
+	j.closeFiles(j.pipes)
+}

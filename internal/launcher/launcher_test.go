@@ -1,0 +1,168 @@
+package launcher
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// runSh runs a job whose ranks run the shell script, with the rank's
+// number in $GOMPI_COMM_WORLD_RANK, and checks the session directory is
+// gone afterwards.
+func runSh(t *testing.T, cfg Config, script string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	cfg.Program, cfg.Args = "sh", []string{"-c", script}
+	cfg.Env = append(os.Environ(), cfg.Env...)
+	cfg.Stdout, cfg.Stderr = &out, &errOut
+	cfg.TempDir = t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	start := time.Now()
+	code, err := Run(ctx, cfg)
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("the job took %v", d)
+	}
+	if left, _ := filepath.Glob(filepath.Join(cfg.TempDir, "gompi.*")); len(left) > 0 {
+		t.Errorf("session directory left behind: %v", left)
+	}
+	return code, out.String(), errOut.String()
+}
+
+func TestRunSuccessTagged(t *testing.T) {
+	t.Parallel()
+	code, out, _ := runSh(t, Config{NP: 3, Output: OutputOptions{Tag: true}},
+		`echo "hello from $GOMPI_COMM_WORLD_RANK of $GOMPI_COMM_WORLD_SIZE"; case "$GOMPI_SERVER" in unix://*/rt.sock) echo ok-server;; esac`)
+	if code != 0 {
+		t.Fatalf("exit %d, want 0", code)
+	}
+	for _, want := range []string{
+		`(?m)^\[[0-9a-f]{8},0\]<stdout>:hello from 0 of 3$`,
+		`(?m)^\[[0-9a-f]{8},2\]<stdout>:hello from 2 of 3$`,
+		`(?m)^\[[0-9a-f]{8},1\]<stdout>:ok-server$`,
+	} {
+		if !regexp.MustCompile(want).MatchString(out) {
+			t.Errorf("stdout %q does not match %s", out, want)
+		}
+	}
+}
+
+func TestRunRankFailureStopsOthers(t *testing.T) {
+	t.Parallel()
+	code, _, errOut := runSh(t, Config{NP: 3},
+		`if [ "$GOMPI_COMM_WORLD_RANK" = 1 ]; then exit 3; fi; exec sleep 30`)
+	if code != 3 {
+		t.Fatalf("exit %d, want 3", code)
+	}
+	if !regexp.MustCompile(`gompirun: rank 1 \(pid \d+\) exited with status 3; stopping the job`).MatchString(errOut) {
+		t.Fatalf("stderr %q does not name rank 1", errOut)
+	}
+}
+
+func TestRunSignaledRank(t *testing.T) {
+	t.Parallel()
+	code, _, errOut := runSh(t, Config{NP: 2}, `if [ "$GOMPI_COMM_WORLD_RANK" = 0 ]; then kill -SEGV $$; fi; exec sleep 30`)
+	if code != 128+int(syscall.SIGSEGV) || !strings.Contains(errOut, "rank 0 (pid") || !strings.Contains(errOut, "killed by signal SIGSEGV") {
+		t.Fatalf("exit %d, stderr %q; want %d and SIGSEGV", code, errOut, 128+int(syscall.SIGSEGV))
+	}
+}
+
+func TestRunTimeout(t *testing.T) {
+	t.Parallel()
+	code, _, errOut := runSh(t, Config{NP: 2, Timeout: time.Second}, `exec sleep 30`)
+	if code != ExitTimeout || !strings.Contains(errOut, "gompirun: job timed out after 1 seconds; killing ranks") {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+}
+
+func TestRunTermIgnoringRankIsKilled(t *testing.T) {
+	t.Parallel()
+	// Rank 1 ignores SIGTERM, so only SIGKILL after the grace period stops it.
+	code, _, _ := runSh(t, Config{NP: 2, Grace: 100 * time.Millisecond},
+		`if [ "$GOMPI_COMM_WORLD_RANK" = 0 ]; then sleep 0.2; exit 5; fi; trap "" TERM; sleep 30 & wait; wait`)
+	if code != 5 {
+		t.Fatalf("exit %d, want 5", code)
+	}
+}
+
+func TestRunForwardsSignal(t *testing.T) {
+	t.Parallel()
+	sigs := make(chan os.Signal, 1)
+	go func() {
+		time.Sleep(200 * time.Millisecond)
+		sigs <- syscall.SIGINT
+	}()
+	code, _, errOut := runSh(t, Config{NP: 2, Signals: sigs}, `exec sleep 30`)
+	if code != 130 || !strings.Contains(errOut, "received SIGINT") {
+		t.Fatalf("exit %d, stderr %q; want 130 and SIGINT", code, errOut)
+	}
+}
+
+func TestRunContextCanceled(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	var errOut bytes.Buffer
+	code, err := Run(ctx, Config{NP: 1, Program: "sleep", Args: []string{"30"}, Stderr: &errOut, TempDir: t.TempDir()})
+	if err != nil || code != 1 || !strings.Contains(errOut.String(), "context deadline exceeded") {
+		t.Fatalf("Run = %d, %v, stderr %q", code, err, errOut.String())
+	}
+}
+
+func TestRunStdinAndOutputDir(t *testing.T) {
+	t.Parallel()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.WriteString("to rank zero\n")
+	w.Close()
+	defer r.Close()
+	dir := t.TempDir()
+	code, out, _ := runSh(t, Config{NP: 2, Stdin: r, Output: OutputOptions{Dir: dir}},
+		`echo "$GOMPI_COMM_WORLD_RANK read: $(cat)"; echo "err $GOMPI_COMM_WORLD_RANK" >&2`)
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	if !strings.Contains(out, "0 read: to rank zero\n") || !strings.Contains(out, "1 read: \n") {
+		t.Fatalf("stdout %q: rank 0 should read stdin, rank 1 nothing", out)
+	}
+	for path, want := range map[string]string{
+		"1/rank.0/stdout": "0 read: to rank zero\n",
+		"1/rank.1/stdout": "1 read: \n",
+		"1/rank.1/stderr": "err 1\n",
+	} {
+		b, err := os.ReadFile(filepath.Join(dir, path))
+		if err != nil || string(b) != want {
+			t.Errorf("%s = %q, %v; want %q", path, b, err, want)
+		}
+	}
+}
+
+func TestRunSetupErrors(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		cfg  Config
+		want string
+	}{
+		{Config{NP: 0, Program: "true"}, "0 ranks requested"},
+		{Config{NP: 1}, "no program"},
+		{Config{NP: 1, Program: "gompi-no-such-program"}, `"gompi-no-such-program" not found`},
+		{Config{NP: 1, Program: "true", BindToCore: true}, "BindExe"},
+		{Config{NP: 1, Program: "true", TempDir: "/" + strings.Repeat("d", 120)}, "set TMPDIR to a shorter directory"},
+	}
+	for _, tt := range tests {
+		if _, err := Run(context.Background(), tt.cfg); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("Run(%+v) = %v, want an error with %q", tt.cfg, err, tt.want)
+		}
+	}
+}

@@ -1,0 +1,194 @@
+package launcher
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// OutputOptions says how the ranks' output is forwarded.
+type OutputOptions struct {
+	// Tag prefixes every line with [jobid,rank]<stdout>: or <stderr>:.
+	Tag bool
+	// Timestamp prefixes every line with the local time it was read.
+	Timestamp bool
+	// Dir, if set, also receives each rank's output, untagged, in
+	// Dir/1/rank.N/stdout and Dir/1/rank.N/stderr ("1" is the job's number
+	// within this launch, as in Open MPI's layout).
+	Dir string
+}
+
+// maxLine bounds how much of one line is held before it is forwarded
+// anyway, so a rank printing without newlines cannot exhaust memory.
+const maxLine = 1 << 20
+
+// timestampLayout is used by OutputOptions.Timestamp.
+const timestampLayout = "2006-01-02 15:04:05.000"
+
+type streamKind int
+
+const (
+	stdoutStream streamKind = iota
+	stderrStream
+)
+
+func (k streamKind) String() string {
+	if k == stderrStream {
+		return "stderr"
+	}
+	return "stdout"
+}
+
+// terminal serializes whole lines from every rank, and gompirun's own
+// messages, onto gompirun's stdout and stderr. One lock covers both
+// streams, since they are often the same terminal.
+type terminal struct {
+	mu      sync.Mutex
+	out     [2]io.Writer
+	midLine [2]bool // the last write to the stream did not end a line
+}
+
+func newTerminal(stdout, stderr io.Writer) *terminal {
+	return &terminal{out: [2]io.Writer{stdout, stderr}}
+}
+
+// write writes b with one Write call. If the previous write left a line
+// unfinished (a rank's last line without newline), a newline goes first,
+// so that text and the next line never run together; otherwise the bytes
+// are forwarded exactly. Errors are ignored: a closed terminal must not
+// stop the job.
+func (t *terminal) write(kind streamKind, b []byte) {
+	if len(b) == 0 {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.midLine[kind] {
+		b = append([]byte{'\n'}, b...)
+	}
+	_, _ = t.out[kind].Write(b)
+	t.midLine[kind] = b[len(b)-1] != '\n'
+}
+
+// stderr returns a writer for gompirun's own messages (and its logger);
+// each Write lands between the ranks' lines, never inside one.
+func (t *terminal) stderr() io.Writer { return terminalWriter{t, stderrStream} }
+
+type terminalWriter struct {
+	t    *terminal
+	kind streamKind
+}
+
+func (w terminalWriter) Write(b []byte) (int, error) {
+	w.t.write(w.kind, b)
+	return len(b), nil
+}
+
+// forwarder copies the ranks' output to the terminal and to files.
+type forwarder struct {
+	jobID string
+	opts  OutputOptions
+	term  *terminal
+	now   func() time.Time
+}
+
+// pump forwards r line by line until EOF or a read error (such as r being
+// closed). file, if not nil, receives the raw output too. A last line
+// without newline is still forwarded (see terminal.write). A line longer
+// than maxLine is forwarded in pieces.
+func (f *forwarder) pump(r io.Reader, rank int, kind streamKind, file io.Writer) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	var pending []byte // start of a line longer than the reader's buffer
+	var buf []byte
+	emit := func(line []byte) {
+		if file != nil {
+			_, _ = file.Write(line) // a full disk must not stop the job
+		}
+		buf = f.format(buf[:0], rank, kind, line)
+		f.term.write(kind, buf)
+	}
+	for {
+		chunk, err := br.ReadSlice('\n')
+		switch {
+		case err == nil:
+			if pending != nil {
+				emit(append(pending, chunk...))
+				pending = nil
+			} else {
+				emit(chunk)
+			}
+		case errors.Is(err, bufio.ErrBufferFull):
+			pending = append(pending, chunk...)
+			if len(pending) >= maxLine {
+				emit(pending)
+				pending = nil
+			}
+		default: // io.EOF, or the pipe was closed
+			if line := append(pending, chunk...); len(line) > 0 {
+				emit(line)
+			}
+			return
+		}
+	}
+}
+
+// format appends line with the configured prefixes to dst.
+func (f *forwarder) format(dst []byte, rank int, kind streamKind, line []byte) []byte {
+	if f.opts.Tag {
+		dst = append(dst, '[')
+		dst = append(dst, f.jobID...)
+		dst = append(dst, ',')
+		dst = strconv.AppendInt(dst, int64(rank), 10)
+		dst = append(dst, "]<"...)
+		dst = append(dst, kind.String()...)
+		dst = append(dst, ">:"...)
+	}
+	if f.opts.Timestamp {
+		dst = f.now().AppendFormat(dst, timestampLayout)
+		dst = append(dst, ' ')
+	}
+	dst = append(dst, line...)
+	if (f.opts.Tag || f.opts.Timestamp) && (len(line) == 0 || line[len(line)-1] != '\n') {
+		dst = append(dst, '\n')
+	}
+	return dst
+}
+
+// openOutputFiles creates dir/1/rank.N/{stdout,stderr} for every rank.
+func openOutputFiles(dir string, np int) ([][2]*os.File, error) {
+	var files [][2]*os.File
+	for rank := range np {
+		d := filepath.Join(dir, "1", "rank."+strconv.Itoa(rank))
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			closeOutputFiles(files)
+			return nil, fmt.Errorf("--output-filename: creating %s: %w", d, err)
+		}
+		var pair [2]*os.File
+		for _, kind := range []streamKind{stdoutStream, stderrStream} {
+			fh, err := os.OpenFile(filepath.Join(d, kind.String()), os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+			if err != nil {
+				closeOutputFiles(append(files, pair))
+				return nil, fmt.Errorf("--output-filename: %w", err)
+			}
+			pair[kind] = fh
+		}
+		files = append(files, pair)
+	}
+	return files, nil
+}
+
+func closeOutputFiles(files [][2]*os.File) {
+	for _, pair := range files {
+		for _, fh := range pair {
+			if fh != nil {
+				fh.Close()
+			}
+		}
+	}
+}

@@ -1,0 +1,119 @@
+package launcher
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+func TestFormat(t *testing.T) {
+	at := time.Date(2026, 1, 2, 15, 4, 5, 123e6, time.Local)
+	tests := []struct {
+		opts OutputOptions
+		kind streamKind
+		line string
+		want string
+	}{
+		{OutputOptions{}, stdoutStream, "hello\n", "hello\n"},
+		{OutputOptions{}, stdoutStream, "last", "last"},
+		{OutputOptions{Tag: true}, stdoutStream, "hello\n", "[ab12,3]<stdout>:hello\n"},
+		{OutputOptions{Tag: true}, stderrStream, "oops\n", "[ab12,3]<stderr>:oops\n"},
+		{OutputOptions{Tag: true}, stdoutStream, "last", "[ab12,3]<stdout>:last\n"},
+		{OutputOptions{Timestamp: true}, stdoutStream, "hi\n", "2026-01-02 15:04:05.123 hi\n"},
+		{OutputOptions{Tag: true, Timestamp: true}, stderrStream, "hi\n", "[ab12,3]<stderr>:2026-01-02 15:04:05.123 hi\n"},
+	}
+	for _, tt := range tests {
+		f := &forwarder{jobID: "ab12", opts: tt.opts, now: func() time.Time { return at }}
+		if got := string(f.format(nil, 3, tt.kind, []byte(tt.line))); got != tt.want {
+			t.Errorf("format(%+v, %q) = %q, want %q", tt.opts, tt.line, got, tt.want)
+		}
+	}
+}
+
+func TestPumpKeepsLinesWhole(t *testing.T) {
+	var out, errOut bytes.Buffer
+	term := newTerminal(&out, &errOut)
+	f := &forwarder{jobID: "j", opts: OutputOptions{Tag: true}, term: term, now: time.Now}
+
+	// Several ranks write their lines in many small pieces at once.
+	const ranks, lines = 4, 200
+	var wg sync.WaitGroup
+	var files [ranks]bytes.Buffer
+	for rank := range ranks {
+		r, w := io.Pipe()
+		wg.Add(2)
+		go func() {
+			defer wg.Done()
+			f.pump(r, rank, stdoutStream, &files[rank])
+		}()
+		go func() {
+			defer wg.Done()
+			for i := range lines {
+				line := fmt.Sprintf("rank %d line %d %s\n", rank, i, strings.Repeat("x", i))
+				for len(line) > 0 {
+					n := min(7, len(line))
+					w.Write([]byte(line[:n]))
+					line = line[n:]
+				}
+			}
+			w.Write([]byte("tail without newline"))
+			w.Close()
+		}()
+	}
+	wg.Wait()
+
+	got := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	if len(got) != ranks*(lines+1) {
+		t.Fatalf("got %d lines, want %d", len(got), ranks*(lines+1))
+	}
+	next := make([]int, ranks)
+	for _, l := range got {
+		var rank, i int
+		if _, err := fmt.Sscanf(l, "[j,%d]<stdout>:", &rank); err != nil {
+			t.Fatalf("line %q has no tag", l)
+		}
+		body := l[strings.Index(l, ":")+1:]
+		if body == "tail without newline" {
+			next[rank] = -1
+			continue
+		}
+		if _, err := fmt.Sscanf(body, "rank %d line %d", &rank, &i); err != nil || i != next[rank] ||
+			body != fmt.Sprintf("rank %d line %d %s", rank, i, strings.Repeat("x", i)) {
+			t.Fatalf("line %q is mangled or out of order (want line %d of rank %d)", l, next[rank], rank)
+		}
+		next[rank]++
+	}
+	for rank, n := range next {
+		if n != -1 {
+			t.Errorf("rank %d: last line without newline not delivered", rank)
+		}
+		if want := "tail without newline"; !strings.HasSuffix(files[rank].String(), "\n"+want) {
+			t.Errorf("rank %d: file copy does not end with the raw %q", rank, want)
+		}
+	}
+}
+
+func TestPumpLongLine(t *testing.T) {
+	var out bytes.Buffer
+	f := &forwarder{term: newTerminal(&out, io.Discard), now: time.Now}
+	long := strings.Repeat("y", 200<<10) + "\n"
+	f.pump(strings.NewReader(long+"short\n"), 0, stdoutStream, nil)
+	if out.String() != long+"short\n" {
+		t.Fatalf("a line longer than the read buffer was not forwarded intact (%d bytes out)", out.Len())
+	}
+}
+
+func TestTerminalSeparatesUnfinishedLines(t *testing.T) {
+	var out bytes.Buffer
+	term := newTerminal(&out, io.Discard)
+	term.write(stdoutStream, []byte("rank 0 last"))
+	term.write(stdoutStream, []byte("rank 1 line\n"))
+	term.write(stdoutStream, []byte("rank 1 last"))
+	if want := "rank 0 last\nrank 1 line\nrank 1 last"; out.String() != want {
+		t.Fatalf("terminal got %q, want %q", out.String(), want)
+	}
+}

@@ -1,0 +1,155 @@
+package launcher
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"runtime"
+	"strconv"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// program is the resolved command every rank runs.
+type program struct {
+	path string   // absolute or relative path to the executable
+	argv []string // argv[0] as the user typed it, then the arguments
+}
+
+// resolveProgram finds name the way a shell would and explains failures.
+func resolveProgram(name string, args []string) (program, error) {
+	path, err := exec.LookPath(name)
+	if err != nil {
+		switch {
+		case errors.Is(err, exec.ErrDot):
+			return program{}, fmt.Errorf("program %q was found only in the current directory through a relative $PATH entry; run it as ./%s", name, name)
+		case errors.Is(err, exec.ErrNotFound):
+			return program{}, fmt.Errorf("program %q not found in $PATH", name)
+		case errors.Is(err, fs.ErrNotExist):
+			return program{}, fmt.Errorf("program %q does not exist", name)
+		case errors.Is(err, syscall.EISDIR):
+			return program{}, fmt.Errorf("program %q is a directory", name)
+		case errors.Is(err, fs.ErrPermission):
+			return program{}, fmt.Errorf("program %q is not executable", name)
+		}
+		return program{}, fmt.Errorf("cannot run program %q: %w", name, err)
+	}
+	return program{path: path, argv: append([]string{name}, args...)}, nil
+}
+
+// rankIO is the standard files of one rank; nil Stdin means /dev/null.
+type rankIO struct {
+	stdin          *os.File
+	stdout, stderr *os.File
+}
+
+// command builds the exec.Cmd of one rank. With cpu >= 0 it runs bindExe
+// as the binding shim (see RunBindShim), which sets the affinity and then
+// execs the program in place, keeping the pid.
+func (p program) command(env []string, io rankIO, bindExe string, cpu int) *exec.Cmd {
+	cmd := &exec.Cmd{
+		Path:   p.path,
+		Args:   p.argv,
+		Env:    env,
+		Stdout: io.stdout,
+		Stderr: io.stderr,
+		SysProcAttr: &syscall.SysProcAttr{
+			Setpgid:   true, // own group: stopped as a whole, and no terminal signals
+			Pdeathsig: syscall.SIGKILL,
+		},
+	}
+	if io.stdin != nil { // a nil *os.File in the interface would not mean /dev/null
+		cmd.Stdin = io.stdin
+	}
+	if cpu >= 0 {
+		cmd.Path = bindExe
+		cmd.Args = append([]string{bindExe, "--", p.path}, p.argv...)
+		cmd.Env = append(append([]string(nil), env...), BindEnvVar+"="+strconv.Itoa(cpu))
+	}
+	return cmd
+}
+
+// exitEvent reports that a rank's process ended.
+type exitEvent struct {
+	rank, pid int
+	status    syscall.WaitStatus
+}
+
+// startRank starts cmd and, once it is running, reports its exit on exits.
+// Start and Wait run on one goroutine locked to its OS thread: Pdeathsig
+// fires when the thread that forked the child exits, not the process
+// (golang/go#27505), so that thread must outlive the child.
+func startRank(cmd *exec.Cmd, rank int, exits chan<- exitEvent) (pid int, err error) {
+	started := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		if err := cmd.Start(); err != nil {
+			started <- err
+			return
+		}
+		started <- nil
+		_ = cmd.Wait() // the status is in ProcessState; the files are ours, so no copy errors
+		ws, _ := cmd.ProcessState.Sys().(syscall.WaitStatus)
+		exits <- exitEvent{rank: rank, pid: cmd.Process.Pid, status: ws}
+	}()
+	if err := <-started; err != nil {
+		return 0, err
+	}
+	return cmd.Process.Pid, nil
+}
+
+// failure is why the job stops and the status gompirun exits with.
+type failure struct {
+	msg  string // the line to print, without "gompirun: "
+	code int
+}
+
+// classify decides whether a rank's exit fails the job: a non-zero status,
+// a signal, or exit 0 after connecting to the job server but without
+// calling Finalize. A rank that never connected and exits 0 is fine.
+func classify(ev exitEvent, connected, finalized bool) (failure, bool) {
+	ws := ev.status
+	switch {
+	case ws.Signaled():
+		core := ""
+		if ws.CoreDump() {
+			core = " (core dumped)"
+		}
+		return failure{
+			msg:  fmt.Sprintf("rank %d (pid %d) killed by signal %s%s; stopping the job", ev.rank, ev.pid, signalName(ws.Signal()), core),
+			code: 128 + int(ws.Signal()),
+		}, true
+	case ws.ExitStatus() != 0:
+		return failure{
+			msg:  fmt.Sprintf("rank %d (pid %d) exited with status %d; stopping the job", ev.rank, ev.pid, ws.ExitStatus()),
+			code: ws.ExitStatus(),
+		}, true
+	case connected && !finalized:
+		return failure{
+			msg:  fmt.Sprintf("rank %d (pid %d) exited without calling Finalize; stopping the job", ev.rank, ev.pid),
+			code: 1,
+		}, true
+	}
+	return failure{}, false
+}
+
+func signalName(sig syscall.Signal) string {
+	if name := unix.SignalName(sig); name != "" {
+		return name
+	}
+	return "signal " + strconv.Itoa(int(sig))
+}
+
+// signalGroup sends sig to the process group of a rank (its pid: ranks are
+// started with Setpgid), reaching any children it left in the group.
+// ESRCH means the group is already gone.
+func signalGroup(pid int, sig syscall.Signal) error {
+	if err := syscall.Kill(-pid, sig); err != nil && !errors.Is(err, syscall.ESRCH) {
+		return fmt.Errorf("sending %s to process group %d: %w", signalName(sig), pid, err)
+	}
+	return nil
+}

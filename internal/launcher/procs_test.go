@@ -1,0 +1,102 @@
+package launcher
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+func TestClassify(t *testing.T) {
+	exited := func(code int) syscall.WaitStatus { return syscall.WaitStatus(code << 8) }
+	signaled := func(sig syscall.Signal) syscall.WaitStatus { return syscall.WaitStatus(sig) }
+	tests := []struct {
+		name                 string
+		status               syscall.WaitStatus
+		connected, finalized bool
+		fails                bool
+		code                 int
+		msg                  string
+	}{
+		{"clean exit after Finalize", exited(0), true, true, false, 0, ""},
+		{"never connected, exit 0", exited(0), false, false, false, 0, ""},
+		{"exit 3", exited(3), true, true, true, 3, "rank 2 (pid 4242) exited with status 3; stopping the job"},
+		{"exit 3 before connecting", exited(3), false, false, true, 3, "exited with status 3"},
+		{"SIGSEGV", signaled(syscall.SIGSEGV), true, false, true, 139, "rank 2 (pid 4242) killed by signal SIGSEGV; stopping the job"},
+		{"SIGSEGV with core", signaled(syscall.SIGSEGV) | 0x80, false, false, true, 139, "SIGSEGV (core dumped)"},
+		{"SIGKILL", signaled(syscall.SIGKILL), false, false, true, 137, "killed by signal SIGKILL"},
+		{"no Finalize", exited(0), true, false, true, 1, "rank 2 (pid 4242) exited without calling Finalize; stopping the job"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f, fails := classify(exitEvent{rank: 2, pid: 4242, status: tt.status}, tt.connected, tt.finalized)
+			if fails != tt.fails || f.code != tt.code || !strings.Contains(f.msg, tt.msg) {
+				t.Fatalf("classify = %+v, %v; want fails=%v code %d message with %q", f, fails, tt.fails, tt.code, tt.msg)
+			}
+		})
+	}
+}
+
+func TestResolveProgram(t *testing.T) {
+	dir := t.TempDir()
+	plain := filepath.Join(dir, "plain")
+	if err := os.WriteFile(plain, []byte("data"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct{ name, want string }{
+		{"gompi-no-such-program", `program "gompi-no-such-program" not found in $PATH`},
+		{filepath.Join(dir, "missing"), "does not exist"},
+		{plain, "is not executable"},
+		{dir, "is a directory"},
+	}
+	for _, tt := range tests {
+		_, err := resolveProgram(tt.name, nil)
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("resolveProgram(%q) = %v, want an error with %q", tt.name, err, tt.want)
+		}
+	}
+	p, err := resolveProgram("sh", []string{"-c", "true"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !filepath.IsAbs(p.path) || !slices.Equal(p.argv, []string{"sh", "-c", "true"}) {
+		t.Fatalf("resolveProgram(sh) = %+v", p)
+	}
+}
+
+func TestRankEnvBase(t *testing.T) {
+	in := []string{"A=1", "GOMPI_COMM_WORLD_RANK=5", "B=2", "A=3", BindEnvVar + "=0", "GOMPI_JOB_SECRET=00"}
+	got := rankEnvBase(in)
+	if want := []string{"B=2", "A=3"}; !slices.Equal(got, want) {
+		t.Fatalf("rankEnvBase = %q, want %q", got, want)
+	}
+}
+
+func TestCommandUsesBindShim(t *testing.T) {
+	p := program{path: "/bin/prog", argv: []string{"prog", "-a"}}
+	cmd := p.command([]string{"A=1"}, rankIO{}, "/usr/bin/gompirun", 3)
+	if cmd.Path != "/usr/bin/gompirun" || !slices.Equal(cmd.Args, []string{"/usr/bin/gompirun", "--", "/bin/prog", "prog", "-a"}) {
+		t.Fatalf("shim command: %s %q", cmd.Path, cmd.Args)
+	}
+	if !slices.Contains(cmd.Env, BindEnvVar+"=3") || cmd.Stdin != nil {
+		t.Fatalf("shim env %q, stdin %v", cmd.Env, cmd.Stdin)
+	}
+	if !cmd.SysProcAttr.Setpgid || cmd.SysProcAttr.Pdeathsig != syscall.SIGKILL {
+		t.Fatalf("SysProcAttr %+v: want Setpgid and Pdeathsig SIGKILL", cmd.SysProcAttr)
+	}
+	plain := p.command(nil, rankIO{}, "", -1)
+	if plain.Path != "/bin/prog" || !slices.Equal(plain.Args, p.argv) {
+		t.Fatalf("plain command: %s %q", plain.Path, plain.Args)
+	}
+}
+
+func TestRunBindShimRejectsBadInput(t *testing.T) {
+	if err := RunBindShim("x", []string{"--", "/bin/true", "true"}); err == nil || !strings.Contains(err.Error(), `"x"`) {
+		t.Errorf("bad cpu: %v", err)
+	}
+	if err := RunBindShim("0", []string{"/bin/true"}); err == nil || !strings.Contains(err.Error(), "internal") {
+		t.Errorf("bad args: %v", err)
+	}
+}

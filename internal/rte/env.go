@@ -1,0 +1,140 @@
+package rte
+
+import (
+	"encoding/hex"
+	"fmt"
+	"net"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// config is what the environment says about this process.
+type config struct {
+	job    Job
+	server string // gRPC target of the job server; empty: keep the store locally
+}
+
+var jobIDPattern = regexp.MustCompile(`^[0-9A-Za-z][0-9A-Za-z._-]{0,63}$`)
+
+// parseEnv reads the variables gompirun sets. An empty variable counts as
+// unset. Without GOMPI_COMM_WORLD_SIZE the process is a singleton and every
+// other variable must be unset too, since a half-set identity means a broken
+// launcher rather than a deliberate singleton.
+func parseEnv(getenv func(string) string) (config, error) {
+	sizeStr := getenv(EnvSize)
+	if sizeStr == "" {
+		for _, name := range []string{EnvRank, EnvLocalRank, EnvLocalSize, EnvServer} {
+			if v := getenv(name); v != "" {
+				return config{}, fmt.Errorf("environment variable %s=%q is set but %s is not; set both, or neither to run as a singleton", name, v, EnvSize)
+			}
+		}
+		return config{job: Job{Size: 1, LocalSize: 1, Singleton: true}}, nil
+	}
+
+	var c config
+	size, err := positiveInt(EnvSize, sizeStr)
+	if err != nil {
+		return config{}, err
+	}
+	c.job.Size = size
+
+	rankStr := getenv(EnvRank)
+	if rankStr == "" {
+		return config{}, fmt.Errorf("environment variable %s is not set although %s=%q is", EnvRank, EnvSize, sizeStr)
+	}
+	if c.job.Rank, err = rankIn(EnvRank, rankStr, EnvSize, size); err != nil {
+		return config{}, err
+	}
+
+	// Without local values every rank is on this host.
+	c.job.LocalSize, c.job.LocalRank = size, c.job.Rank
+	if s := getenv(EnvLocalSize); s != "" {
+		if c.job.LocalSize, err = positiveInt(EnvLocalSize, s); err != nil {
+			return config{}, err
+		}
+		if c.job.LocalSize > size {
+			return config{}, fmt.Errorf("environment variable %s=%q: must not exceed %s=%d", EnvLocalSize, s, EnvSize, size)
+		}
+	}
+	if s := getenv(EnvLocalRank); s != "" {
+		if c.job.LocalRank, err = rankIn(EnvLocalRank, s, EnvLocalSize, c.job.LocalSize); err != nil {
+			return config{}, err
+		}
+	} else if c.job.LocalRank >= c.job.LocalSize {
+		return config{}, fmt.Errorf("environment variable %s is not set and %s=%d cannot stand in for it with %s=%d", EnvLocalRank, EnvRank, c.job.Rank, EnvLocalSize, c.job.LocalSize)
+	}
+
+	c.job.JobID = getenv(EnvJobID)
+	if c.job.JobID == "" {
+		return config{}, fmt.Errorf("environment variable %s is not set although %s=%q is", EnvJobID, EnvSize, sizeStr)
+	}
+	if !jobIDPattern.MatchString(c.job.JobID) {
+		return config{}, fmt.Errorf("environment variable %s=%q: want 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit", EnvJobID, c.job.JobID)
+	}
+
+	c.server = getenv(EnvServer)
+	if c.server != "" {
+		if err := checkServer(c.server); err != nil {
+			return config{}, err
+		}
+	} else if size > 1 {
+		return config{}, fmt.Errorf("environment variable %s is not set although %s=%d: a job of several ranks needs the job server", EnvServer, EnvSize, size)
+	}
+
+	if s := getenv(EnvSecret); s != "" {
+		if c.job.Secret, err = parseSecret(s); err != nil {
+			return config{}, err
+		}
+	} else if c.server != "" {
+		return config{}, fmt.Errorf("environment variable %s is not set although %s=%q is: the job server refuses calls without it", EnvSecret, EnvServer, c.server)
+	}
+	return c, nil
+}
+
+func positiveInt(name, s string) (int, error) {
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 1 {
+		return 0, fmt.Errorf("environment variable %s=%q: want a positive integer", name, s)
+	}
+	return n, nil
+}
+
+func rankIn(name, s, sizeName string, size int) (int, error) {
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 0 {
+		return 0, fmt.Errorf("environment variable %s=%q: want a non-negative integer", name, s)
+	}
+	if n >= size {
+		return 0, fmt.Errorf("environment variable %s=%q: must be less than %s=%d", name, s, sizeName, size)
+	}
+	return n, nil
+}
+
+// checkServer accepts the gRPC targets gompirun may hand out: a unix socket
+// (unix:///abs/path or unix:path) or host:port.
+func checkServer(s string) error {
+	if path, ok := strings.CutPrefix(s, "unix:"); ok {
+		if strings.TrimPrefix(path, "//") == "" {
+			return fmt.Errorf("environment variable %s=%q: the unix socket path is empty", EnvServer, s)
+		}
+		return nil
+	}
+	if _, port, err := net.SplitHostPort(s); err != nil || port == "" {
+		return fmt.Errorf("environment variable %s=%q: want unix:///path/to/socket or host:port", EnvServer, s)
+	}
+	return nil
+}
+
+// parseSecret decodes the hex secret. Errors describe the value without
+// repeating it: it is a credential.
+func parseSecret(s string) ([]byte, error) {
+	b, err := hex.DecodeString(s)
+	if err != nil {
+		return nil, fmt.Errorf("environment variable %s (%d characters, value not shown): not valid hex: %v", EnvSecret, len(s), err)
+	}
+	if len(b) < MinSecretLen {
+		return nil, fmt.Errorf("environment variable %s (%d characters, value not shown): the secret is %d bytes; at least %d are required", EnvSecret, len(s), len(b), MinSecretLen)
+	}
+	return b, nil
+}

@@ -1,0 +1,53 @@
+// Package rte is a rank's view of the job runtime: who it is (rank, size,
+// job id, secret) and a small key-value store with a barrier, served by
+// gompirun's job server over gRPC on a unix socket.
+//
+// A process started without gompirun (GOMPI_COMM_WORLD_SIZE unset) is a
+// singleton: rank 0 of 1, with the store kept in memory.
+package rte
+
+// Environment variables gompirun sets for every rank.
+const (
+	EnvRank      = "GOMPI_COMM_WORLD_RANK"
+	EnvSize      = "GOMPI_COMM_WORLD_SIZE"
+	EnvLocalRank = "GOMPI_COMM_WORLD_LOCAL_RANK"
+	EnvLocalSize = "GOMPI_COMM_WORLD_LOCAL_SIZE"
+	EnvJobID     = "GOMPI_JOB_ID"
+	// EnvServer is the job server's gRPC target, as in unix:///tmp/gompi.<job>/rt.sock.
+	EnvServer = "GOMPI_SERVER"
+	// EnvSecret is the job secret in hex.
+	EnvSecret = "GOMPI_JOB_SECRET"
+)
+
+// SecretMetadataKey is the gRPC metadata entry carrying the job secret (hex)
+// on every call to the job server.
+const SecretMetadataKey = "gompi-job-secret"
+
+// MinSecretLen is the shortest job secret accepted, in bytes.
+const MinSecretLen = 32
+
+// maxValueSize bounds a Put value, well below gRPC's default 4 MiB message limit.
+const maxValueSize = 1 << 20
+
+// Job is a rank's identity within its job.
+type Job struct {
+	Rank, Size, LocalRank, LocalSize int
+	JobID                            string
+	Secret                           []byte // per-job random secret (>= 32 bytes); also authenticates btl tcp connections
+	Hostname                         string
+	Singleton                        bool // started without gompirun: rank 0 of 1
+}
+
+// AbortStatus is the process exit status for an Abort with code: the code
+// itself when it fits in 0..255, else its low 8 bits as exit(3) would keep
+// them (so -1 gives 255), except that a code whose low bits are 0 gives 1,
+// so an abort with a non-zero code never looks like success.
+func AbortStatus(code int) int {
+	if code >= 0 && code <= 255 {
+		return code
+	}
+	if s := code & 0xff; s != 0 {
+		return s
+	}
+	return 1
+}

@@ -1,0 +1,6 @@
+// Package rtepb holds the generated protobuf and gRPC code of the runtime
+// control plane (runtime.proto) shared by package rte and gompirun's job
+// server. Do not edit the *.pb.go files; run generate.sh.
+package rtepb
+
+//go:generate sh generate.sh

@@ -1,0 +1,91 @@
+package mpi_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	_ "github.com/gompi/gompi/components/all"
+	"github.com/gompi/gompi/mpi"
+)
+
+// TestSingleton runs the API in this test process, which gompirun did not
+// start: a singleton job of one rank. MPI initialises once per process, so
+// this is one test.
+func TestSingleton(t *testing.T) {
+	if mpi.Initialized() || mpi.CommWorld().Rank() != -1 {
+		t.Fatal("initialised before Init")
+	}
+	if err := mpi.Send([]int{1}, 0, 0, mpi.CommWorld()); !errors.Is(err, mpi.ErrOther) || !strings.Contains(err.Error(), "call Init first") {
+		t.Fatalf("send before Init: %v", err)
+	}
+	level, err := mpi.InitThread(mpi.ThreadSingle)
+	if err != nil || level != mpi.ThreadMultiple {
+		t.Fatalf("InitThread = %v, %v", level, err)
+	}
+	world := mpi.CommWorld()
+	if world.Rank() != 0 || world.Size() != 1 || mpi.CommSelf().Size() != 1 {
+		t.Fatalf("rank %d size %d", world.Rank(), world.Size())
+	}
+
+	// Typed buffers: elements, not bytes, are counted.
+	in := []float64{1.5, 2.5, 3.5}
+	r, err := mpi.Irecv(make([]float64, 4), 0, 3, world)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := mpi.Send(in, 0, 3, world); err != nil {
+		t.Fatal(err)
+	}
+	st, err := r.Wait()
+	if err != nil || st.Count != 3 || st.Source != 0 || st.Tag != 3 {
+		t.Fatalf("status %+v err %v", st, err)
+	}
+
+	// Probe, then receive with the probed count.
+	if err := mpi.Send([]int32{7, 8}, 0, 4, world); err != nil {
+		t.Fatal(err)
+	}
+	st, found, err := mpi.Iprobe(mpi.AnySource, mpi.AnyTag, world)
+	if err != nil || !found || mpi.GetCount[int32](st) != 2 {
+		t.Fatalf("iprobe %+v %v %v", st, found, err)
+	}
+	got := make([]int32, mpi.GetCount[int32](st))
+	if _, err := mpi.Recv(got, 0, 4, world); err != nil || got[1] != 8 {
+		t.Fatalf("recv %v %v", got, err)
+	}
+
+	// Truncation is an error of class ErrTruncate that says what happened.
+	if err := mpi.Send([]byte("hello"), 0, 5, world); err != nil {
+		t.Fatal(err)
+	}
+	_, err = mpi.Recv(make([]byte, 2), 0, 5, world)
+	if !errors.Is(err, mpi.ErrTruncate) || err.Error() != "recv on comm world from rank 0 tag 5: message of 5 bytes truncated to 2" {
+		t.Fatalf("truncation: %v", err)
+	}
+
+	// WaitAny makes the completed entry inactive.
+	a, _ := mpi.Irecv(make([]byte, 1), 0, 10, world)
+	b, _ := mpi.Irecv(make([]byte, 1), 0, 11, world)
+	_ = mpi.Send([]byte{1}, 0, 11, world)
+	reqs := []mpi.Request{a, b}
+	if i, _, err := mpi.WaitAny(reqs); i != 1 || err != nil || reqs[1].Active() {
+		t.Fatalf("WaitAny = %d, %v; second still active: %v", i, err, reqs[1].Active())
+	}
+	if err := reqs[0].Cancel(); err != nil {
+		t.Fatal(err)
+	}
+	if st, _ := reqs[0].Wait(); !st.Cancelled {
+		t.Fatalf("cancelled receive: %+v", st)
+	}
+
+	if err := mpi.Finalize(); err != nil {
+		t.Fatal(err)
+	}
+	if !mpi.Finalized() || !mpi.Initialized() {
+		t.Fatal("state after Finalize")
+	}
+	if err := mpi.Init(); err == nil || !strings.Contains(err.Error(), "once per process") {
+		t.Fatalf("Init after Finalize: %v", err)
+	}
+}

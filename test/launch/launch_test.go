@@ -1,0 +1,316 @@
+package launch
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/gompi/gompi/internal/launcher"
+	"github.com/gompi/gompi/internal/rte"
+)
+
+// stopBound is a generous limit on how long stopping a failed job may take.
+const stopBound = 10 * time.Second
+
+func TestExchange(t *testing.T) {
+	t.Parallel()
+	r := run(t, "", nil, "-np", "4", "--oversubscribe", rankprog, "exchange")
+	r.wantCode(t, 0)
+	for rank := range 4 {
+		for q := range 4 {
+			if want := fmt.Sprintf("rank %d got card-of-%d from %d\n", rank, q, q); !strings.Contains(r.stdout, want) {
+				t.Errorf("rank %d did not see rank %d's value; stdout:\n%s", rank, q, r.stdout)
+			}
+		}
+	}
+}
+
+// checkStopped checks that gompirun named the failed rank with its pid and
+// that every rank is gone soon enough.
+func checkStopped(t *testing.T, r result, rank int, what string) {
+	t.Helper()
+	ranks := pids(r.stdout, "pid")
+	pid, ok := ranks[rank]
+	if !ok {
+		t.Fatalf("rank %d printed no pid; stdout:\n%s", rank, r.stdout)
+	}
+	r.wantStderr(t, fmt.Sprintf(`(?m)^gompirun: rank %d \(pid %d\) %s; stopping the job$`, rank, pid, regexp.QuoteMeta(what)))
+	if r.elapsed > stopBound {
+		t.Errorf("the job took %v to stop", r.elapsed)
+	}
+	waitGone(t, "process", ranks)
+}
+
+func TestRankExitStatus(t *testing.T) {
+	t.Parallel()
+	r := run(t, "", nil, "-np", "3", "--oversubscribe", rankprog, "exit", "2", "3")
+	r.wantCode(t, 3)
+	checkStopped(t, r, 2, "exited with status 3")
+	if len(pids(r.stdout, "pid")) != 3 {
+		t.Fatalf("not every rank started; stdout:\n%s", r.stdout)
+	}
+}
+
+func TestRankKilledBySignal(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		arg  string
+		sig  syscall.Signal
+		name string
+	}{{"KILL", syscall.SIGKILL, "SIGKILL"}, {"SEGV", syscall.SIGSEGV, "SIGSEGV"}} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			r := run(t, "", nil, "-np", "2", rankprog, "kill", "1", tt.arg)
+			r.wantCode(t, 128+int(tt.sig))
+			checkStopped(t, r, 1, "killed by signal "+tt.name)
+		})
+	}
+}
+
+func TestExitWithoutFinalize(t *testing.T) {
+	t.Parallel()
+	r := run(t, "", nil, "-np", "2", rankprog, "nofinalize", "0")
+	r.wantCode(t, 1)
+	checkStopped(t, r, 0, "exited without calling Finalize")
+}
+
+func TestAbort(t *testing.T) {
+	t.Parallel()
+	r := run(t, "", nil, "-np", "2", rankprog, "abort", "1", "7", "out of cheese")
+	r.wantCode(t, 7)
+	checkStopped(t, r, 1, "called Abort with code 7: out of cheese")
+}
+
+func TestChildrenOfRanksAreKilled(t *testing.T) {
+	t.Parallel()
+	r := run(t, "", nil, "-np", "2", rankprog, "spawn", "1", "3")
+	r.wantCode(t, 3)
+	children := pids(r.stdout, "child")
+	if len(children) != 1 {
+		t.Fatalf("rank 0 printed no child pid; stdout:\n%s", r.stdout)
+	}
+	waitGone(t, "the child", children)
+}
+
+func TestTimeout(t *testing.T) {
+	t.Parallel()
+	r := run(t, "", nil, "-np", "2", "--timeout", "1", rankprog, "sleep")
+	r.wantCode(t, launcher.ExitTimeout)
+	r.wantStderr(t, `(?m)^gompirun: job timed out after 1 seconds; killing ranks$`)
+	if r.elapsed > stopBound {
+		t.Errorf("the job took %v", r.elapsed)
+	}
+	ranks := pids(r.stdout, "pid")
+	if len(ranks) != 2 {
+		t.Fatalf("want 2 rank pids; stdout:\n%s", r.stdout)
+	}
+	waitGone(t, "process", ranks)
+}
+
+func TestSIGTERMStopsRanks(t *testing.T) {
+	t.Parallel()
+	cmd, ranks, stderr := started(t, 2, "-np", "2", rankprog, "connected")
+	start := time.Now()
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	err := cmd.Wait()
+	if cmd.ProcessState.ExitCode() != 128+int(syscall.SIGTERM) {
+		t.Fatalf("gompirun: %v, want exit status 143; stderr:\n%s", err, stderr)
+	}
+	if d := time.Since(start); d > stopBound {
+		t.Errorf("stopping took %v", d)
+	}
+	if !strings.Contains(stderr.String(), "gompirun: received SIGTERM") {
+		t.Errorf("stderr does not mention SIGTERM:\n%s", stderr)
+	}
+	checkNoRace(t, stderr.String())
+	waitGone(t, "process", ranks)
+}
+
+func TestOversubscribeRefused(t *testing.T) {
+	t.Parallel()
+	n := runtime.NumCPU() + 1
+	r := run(t, "", nil, "-np", fmt.Sprint(n), "/bin/true")
+	r.wantCode(t, 1)
+	r.wantStderr(t, fmt.Sprintf(`gompirun: -np %d: this host has only %d CPUs available; add --oversubscribe`, n, runtime.NumCPU()))
+	run(t, "", nil, "-np", fmt.Sprint(n), "--oversubscribe", "/bin/true").wantCode(t, 0)
+}
+
+func TestTrueNeverConnects(t *testing.T) {
+	t.Parallel()
+	run(t, "", nil, "-np", "2", "/bin/true").wantCode(t, 0)
+	r := run(t, "", nil, "-np", "2", "/bin/false")
+	r.wantCode(t, 1)
+	r.wantStderr(t, `exited with status 1; stopping the job`)
+}
+
+func TestTagOutput(t *testing.T) {
+	t.Parallel()
+	r := run(t, "", nil, "-np", "2", "-tag-output", rankprog, "output")
+	r.wantCode(t, 0)
+	for rank := range 2 {
+		for _, want := range []string{
+			fmt.Sprintf(`(?m)^\[[0-9a-f]{8},%d\]<stdout>:rank %d out line 1$`, rank, rank),
+			fmt.Sprintf(`(?m)^\[[0-9a-f]{8},%d\]<stdout>:rank %d out line 2$`, rank, rank),
+			fmt.Sprintf(`(?m)^\[[0-9a-f]{8},%d\]<stdout>:rank %d no newline$`, rank, rank),
+		} {
+			if !regexp.MustCompile(want).MatchString(r.stdout) {
+				t.Errorf("stdout does not match %s:\n%s", want, r.stdout)
+			}
+		}
+		r.wantStderr(t, fmt.Sprintf(`(?m)^\[[0-9a-f]{8},%d\]<stderr>:rank %d err line$`, rank, rank))
+	}
+	if strings.Count(r.stdout, "\n") != 6 {
+		t.Errorf("want 6 whole lines on stdout:\n%s", r.stdout)
+	}
+}
+
+func TestTimestampOutput(t *testing.T) {
+	t.Parallel()
+	r := run(t, "", nil, "-np", "1", "--timestamp-output", rankprog, "output")
+	r.wantCode(t, 0)
+	if !regexp.MustCompile(`(?m)^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3} rank 0 out line 1$`).MatchString(r.stdout) {
+		t.Errorf("stdout has no timestamped line:\n%s", r.stdout)
+	}
+}
+
+func TestUntaggedOutputKeepsLastPartialLine(t *testing.T) {
+	t.Parallel()
+	r := run(t, "", nil, "-np", "1", rankprog, "output")
+	r.wantCode(t, 0)
+	if want := "rank 0 out line 1\nrank 0 out line 2\nrank 0 no newline"; r.stdout != want {
+		t.Errorf("stdout %q, want %q", r.stdout, want)
+	}
+}
+
+func TestOutputFilename(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "out")
+	r := run(t, "", nil, "-np", "2", "--output-filename", dir, rankprog, "output")
+	r.wantCode(t, 0)
+	for rank := range 2 {
+		for stream, want := range map[string]string{
+			"stdout": fmt.Sprintf("rank %d out line 1\nrank %d out line 2\nrank %d no newline", rank, rank, rank),
+			"stderr": fmt.Sprintf("rank %d err line\n", rank),
+		} {
+			path := filepath.Join(dir, "1", fmt.Sprintf("rank.%d", rank), stream)
+			b, err := os.ReadFile(path)
+			if err != nil || string(b) != want {
+				t.Errorf("%s = %q, %v; want %q", path, b, err, want)
+			}
+		}
+	}
+}
+
+func TestStdinGoesToRank0Only(t *testing.T) {
+	t.Parallel()
+	r := run(t, "line one\nline two\n", nil, "-np", "3", "--oversubscribe", rankprog, "stdin")
+	r.wantCode(t, 0)
+	for _, want := range []string{`rank 0 stdin="line one\nline two\n"`, `rank 1 stdin=""`, `rank 2 stdin=""`} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("stdout lacks %s:\n%s", want, r.stdout)
+		}
+	}
+}
+
+func TestExportAndPrefix(t *testing.T) {
+	t.Parallel()
+	r := run(t, "", []string{"GOMPI_TEST_FROM_ENV=inherited"},
+		"-np", "2", "-x", "GOMPI_TEST_SET=a=b", "-x", "GOMPI_TEST_FROM_ENV",
+		rankprog, "env", "GOMPI_TEST_SET", "GOMPI_TEST_FROM_ENV", "GOMPI_PREFIX", rte.EnvSize)
+	r.wantCode(t, 0)
+	prefix := filepath.Dir(binDir)
+	if real, err := filepath.EvalSymlinks(prefix); err == nil {
+		prefix = real
+	}
+	for rank := range 2 {
+		for _, want := range []string{"GOMPI_TEST_SET=a=b", "GOMPI_TEST_FROM_ENV=inherited", "GOMPI_PREFIX=" + prefix, rte.EnvSize + "=2"} {
+			if line := fmt.Sprintf("rank %d %s\n", rank, want); !strings.Contains(r.stdout, line) {
+				t.Errorf("stdout lacks %q:\n%s", line, r.stdout)
+			}
+		}
+	}
+	r = run(t, "", nil, "-np", "1", "-x", "GOMPI_TEST_UNSET_VARIABLE", rankprog, "env")
+	r.wantCode(t, 1)
+	r.wantStderr(t, `GOMPI_TEST_UNSET_VARIABLE is not set`)
+}
+
+func TestMCAReachesRanks(t *testing.T) {
+	t.Parallel()
+	tune := filepath.Join(t.TempDir(), "tune.conf")
+	if err := os.WriteFile(tune, []byte("btl_tcp_if_include = lo\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := run(t, "", nil, "-np", "2", "--mca", "btl", "tcp,self", "-mca", "coll_base_verbose", "5", "--tune", tune, rankprog, "mca")
+	r.wantCode(t, 0)
+	for rank := range 2 {
+		for _, want := range []string{"mca btl=tcp,self", "mca coll_base_verbose=5", "tune " + tune} {
+			if line := fmt.Sprintf("rank %d %s\n", rank, want); !strings.Contains(r.stdout, line) {
+				t.Errorf("stdout lacks %q:\n%s", line, r.stdout)
+			}
+		}
+	}
+	r = run(t, "", nil, "-np", "1", "--mca", "btl", "tcp", "--mca", "btl", "self", "/bin/true")
+	r.wantCode(t, 1)
+	r.wantStderr(t, `btl given twice with different values`)
+	r = run(t, "", nil, "-np", "1", "--tune", "/nonexistent/x.conf", "/bin/true")
+	r.wantCode(t, 1)
+	r.wantStderr(t, `--tune /nonexistent/x.conf: the file does not exist`)
+}
+
+func TestBindToCore(t *testing.T) {
+	t.Parallel()
+	r := run(t, "", nil, "-np", "2", "--oversubscribe", "--bind-to", "core", rankprog, "affinity")
+	r.wantCode(t, 0)
+	cpus := map[string]bool{}
+	for rank := range 2 {
+		m := regexp.MustCompile(fmt.Sprintf(`(?m)^rank %d cpus=\[(\d+)\] gomaxprocs=1$`, rank)).FindStringSubmatch(r.stdout)
+		if m == nil {
+			t.Fatalf("rank %d is not bound to one CPU:\n%s", rank, r.stdout)
+		}
+		cpus[m[1]] = true
+	}
+	if runtime.NumCPU() >= 2 && len(cpus) != 2 {
+		t.Errorf("ranks 0 and 1 share a CPU although %d are available:\n%s", runtime.NumCPU(), r.stdout)
+	}
+}
+
+func TestProgramCannotStart(t *testing.T) {
+	t.Parallel()
+	r := run(t, "", nil, "-np", "1", "gompi-no-such-program")
+	r.wantCode(t, 1)
+	r.wantStderr(t, `gompirun: program "gompi-no-such-program" not found in \$PATH`)
+	plain := filepath.Join(t.TempDir(), "data.txt")
+	if err := os.WriteFile(plain, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r = run(t, "", nil, "-np", "1", plain)
+	r.wantCode(t, 1)
+	r.wantStderr(t, regexp.QuoteMeta(fmt.Sprintf("gompirun: program %q is not executable", plain)))
+}
+
+func TestVersionAndHelp(t *testing.T) {
+	t.Parallel()
+	r := run(t, "", nil, "--version")
+	r.wantCode(t, 0)
+	if !regexp.MustCompile(`^gompirun version \d+\.\d+\.\d+`).MatchString(r.stdout) {
+		t.Errorf("--version printed %q", r.stdout)
+	}
+	r = run(t, "", nil, "--help")
+	r.wantCode(t, 0)
+	for _, want := range []string{"--np N", "--mca NAME VALUE", "--timeout SECONDS", "--bind-to core|none", "--output-filename DIR"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("--help lacks %q", want)
+		}
+	}
+	r = run(t, "", nil, "-np", "1")
+	r.wantCode(t, 1)
+	r.wantStderr(t, "no program given")
+}

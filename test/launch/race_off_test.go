@@ -1,0 +1,5 @@
+//go:build !race
+
+package launch
+
+const raceBuild = false
