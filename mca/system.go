@@ -18,6 +18,9 @@ type Options struct {
 	// QuietWarnings logs parameter warnings at debug level: in a job, rank 0
 	// reports them and the other ranks stay quiet.
 	QuietWarnings bool
+	// Params registers parameters that belong to no framework, such as the
+	// MPI layer's own; nil registers none.
+	Params func(*params.Registry) error
 }
 
 // System is one process's component model: every registered framework with
@@ -31,6 +34,7 @@ type System struct {
 	frameworks []*Framework
 	byName     map[string]*Framework
 	snap       *params.Snapshot
+	extraErr   error // from Options.Params, reported by Resolve
 }
 
 // New instantiates every registered framework and component and runs the
@@ -62,6 +66,9 @@ func New(opts Options) *System {
 		s.frameworks = append(s.frameworks, f)
 		s.byName[spec.Name] = f
 	}
+	if opts.Params != nil {
+		s.extraErr = opts.Params(preg)
+	}
 	return s
 }
 
@@ -80,6 +87,9 @@ func Load(opts Options, in params.Inputs) (*System, error) {
 func (s *System) Resolve(in params.Inputs) error {
 	if s.snap != nil {
 		return errors.New("mca: parameters already resolved")
+	}
+	if s.extraErr != nil {
+		return fmt.Errorf("mca: registering parameters: %w", s.extraErr)
 	}
 	snap, err := s.params.Resolve(in)
 	if err != nil {

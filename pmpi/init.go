@@ -107,7 +107,7 @@ func start(ctx context.Context) (_ *library, err error) {
 	if err != nil {
 		return nil, err
 	}
-	l.sys, err = mca.Load(mca.Options{Logger: l.log, QuietWarnings: l.job.Rank != 0}, in)
+	l.sys, err = mca.Load(mca.Options{Logger: l.log, QuietWarnings: l.job.Rank != 0, Params: RegisterParams}, in)
 	if err != nil {
 		return nil, err
 	}
@@ -119,7 +119,12 @@ func start(ctx context.Context) (_ *library, err error) {
 	if err != nil {
 		return nil, err
 	}
-	l.engine = pml.New(l.job.Rank, l.log.Named("pml"))
+	setGOMAXPROCS(l.sys.Snapshot(), l.job.LocalSize)
+	cfg, err := engineConfig(l.sys.Snapshot(), l.job.LocalSize)
+	if err != nil {
+		return nil, err
+	}
+	l.engine = pml.New(l.job.Rank, l.log.Named("pml"), cfg)
 	l.tr, err = btl.Open(ctx, fw, btl.InitEnv{
 		Rank: l.job.Rank, Size: l.job.Size, Hostname: l.job.Hostname, JobID: l.job.JobID,
 		Secret: l.job.Secret, Modex: client, Receiver: l.engine,

@@ -16,8 +16,20 @@ type Request struct {
 	eng  *pml.Engine
 	comm *Comm
 	dt   Datatype
-	desc string // "recv on comm world from rank 3 tag 7", for errors
+	op   string // "send", "ssend", "isend", "issend" or "recv"
+	peer int    // as the caller gave it: a rank, AnySource or ProcNull
+	tag  int
 	recv bool
+}
+
+// desc describes the operation for an error message: "recv on comm world
+// from rank 3 tag 7". It is built only when needed: formatting on every
+// call would cost more than sending a small message.
+func (r *Request) desc() string {
+	if r.recv {
+		return fmt.Sprintf("recv on %v from %s %s", r.comm, rankDesc(r.peer), tagDesc(r.tag))
+	}
+	return fmt.Sprintf("%s on %v to rank %d tag %d", r.op, r.comm, r.peer, r.tag)
 }
 
 // Send sends count elements of dt from buf to rank dest of comm. It
@@ -64,7 +76,7 @@ func isend(op string, buf []byte, count int, dt Datatype, dest, tag int, comm *C
 	if err != nil {
 		return nil, comm.handle(err)
 	}
-	req := &Request{eng: l.engine, comm: comm, dt: dt, desc: fmt.Sprintf("%s on %v to rank %d tag %d", op, comm, dest, tag)}
+	req := &Request{eng: l.engine, comm: comm, dt: dt, op: op, peer: dest, tag: tag}
 	if dest != ProcNull {
 		req.r = l.engine.Isend(comm.context, comm.group[dest], tag, data, sync)
 	}
@@ -96,7 +108,7 @@ func Irecv(buf []byte, count int, dt Datatype, source, tag int, comm *Comm) (*Re
 	if err != nil {
 		return nil, comm.handle(err)
 	}
-	req := &Request{eng: l.engine, comm: comm, dt: dt, recv: true, desc: fmt.Sprintf("recv on %v from %s %s", comm, rankDesc(source), tagDesc(tag))}
+	req := &Request{eng: l.engine, comm: comm, dt: dt, op: op, peer: source, tag: tag, recv: true}
 	if source != ProcNull {
 		src := source
 		if source != AnySource {
@@ -169,6 +181,7 @@ func probe(source, tag int, comm *Comm, wait bool) (Status, bool, error) {
 	if wait {
 		st, err = l.engine.Probe(comm.context, src, tag)
 	} else {
+		l.engine.Progress()
 		st, found, err = l.engine.Iprobe(comm.context, src, tag)
 	}
 	if err != nil {

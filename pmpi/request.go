@@ -27,7 +27,10 @@ func Test(r *Request) (Status, bool, error) {
 		return Status{}, false, errorf(ClassRequest, nil, "test: the request is nil")
 	}
 	if r.r != nil && !r.r.Done() {
-		return Status{}, false, nil
+		r.eng.Progress()
+		if !r.r.Done() {
+			return Status{}, false, nil
+		}
 	}
 	st, err := Wait(r)
 	return st, true, err
@@ -43,7 +46,7 @@ func Cancel(r *Request) error {
 		return nil
 	}
 	if _, err := r.eng.Cancel(r.r); err != nil {
-		return r.comm.handle(errorf(ClassRequest, err, "cancel of %s", r.desc))
+		return r.comm.handle(errorf(ClassRequest, err, "cancel of %s", r.desc()))
 	}
 	return nil
 }
@@ -58,7 +61,7 @@ func (r *Request) result(st pml.Status) (Status, error) {
 	var err error
 	switch {
 	case st.Err != nil:
-		err = failure(r.desc, st.Err)
+		err = failure(r.desc(), st.Err)
 	case r.recv && st.Truncated():
 		err = errorf(ClassTruncate, nil, "recv on %v from rank %d tag %d: message of %d bytes truncated to %d",
 			r.comm, s.Source, s.Tag, st.Total, st.Bytes)
@@ -89,7 +92,12 @@ func WaitAll(reqs []*Request) ([]Status, error) {
 
 // TestAll reports whether every request has completed, with their statuses if so.
 func TestAll(reqs []*Request) ([]Status, bool, error) {
+	progressed := false
 	for _, r := range reqs {
+		if r != nil && r.r != nil && !r.r.Done() && !progressed {
+			r.eng.Progress()
+			progressed = true
+		}
 		if r != nil && r.r != nil && !r.r.Done() {
 			return nil, false, nil
 		}
@@ -116,9 +124,12 @@ func WaitAny(reqs []*Request) (int, Status, error) {
 
 // TestAny is WaitAny without waiting: found is false when none has completed.
 func TestAny(reqs []*Request) (int, Status, bool, error) {
-	_, pending, done, err := engineRequests("testany", reqs)
+	eng, pending, done, err := engineRequests("testany", reqs)
 	if err != nil {
 		return Undefined, Status{}, false, err
+	}
+	if eng != nil && done < 0 {
+		eng.Progress()
 	}
 	i, active := done, true
 	if i < 0 {
@@ -184,4 +195,4 @@ func finish(reqs []*Request, i int) (int, Status, error) {
 	return i, st, err
 }
 
-func (r *Request) String() string { return fmt.Sprintf("request(%s)", r.desc) }
+func (r *Request) String() string { return fmt.Sprintf("request(%s)", r.desc()) }

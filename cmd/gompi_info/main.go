@@ -16,6 +16,7 @@ import (
 	"github.com/gompi/gompi/internal/version"
 	"github.com/gompi/gompi/mca"
 	"github.com/gompi/gompi/params"
+	"github.com/gompi/gompi/pmpi"
 )
 
 func main() {
@@ -117,7 +118,7 @@ func show(w io.Writer, opt options, f filter, mcaPairs []cli.Pair) error {
 	}
 	in.CommandLine = append(in.CommandLine, settings...)
 	in.TuneFiles = append(in.TuneFiles, opt.tune...)
-	sys, err := mca.Load(mca.Options{}, in)
+	sys, err := mca.Load(mca.Options{Params: pmpi.RegisterParams}, in)
 	if err != nil {
 		return err
 	}

@@ -10,6 +10,7 @@ import (
 
 	_ "github.com/gompi/gompi/components/all"
 	"github.com/gompi/gompi/mca"
+	"github.com/gompi/gompi/pmpi"
 )
 
 var update = flag.Bool("update", false, "rewrite docs/parameters.md")
@@ -19,7 +20,7 @@ const docPath = "../../docs/parameters.md"
 // TestParametersDocIsCurrent fails when docs/parameters.md no longer matches
 // the registered parameters; "make docs" regenerates it.
 func TestParametersDocIsCurrent(t *testing.T) {
-	sys := mca.New(mca.Options{Logger: hclog.NewNullLogger()})
+	sys := mca.New(mca.Options{Logger: hclog.NewNullLogger(), Params: pmpi.RegisterParams})
 	var got bytes.Buffer
 	if err := Write(&got, sys.Params().Defs()); err != nil {
 		t.Fatal(err)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/hashicorp/go-hclog"
 
@@ -27,6 +28,7 @@ var ErrCancelSend = errors.New("only receive requests can be cancelled")
 type Engine struct {
 	me  int
 	log hclog.Logger
+	cfg Config
 
 	ready chan struct{} // closed by Start
 	tr    Transports
@@ -43,6 +45,7 @@ type Engine struct {
 	sig   chan struct{} // closed and replaced whenever something completes or arrives
 
 	transfers sync.WaitGroup // background sends of CTS and rendezvous data
+	inFlight  atomic.Int32   // how many of them run: waiters yield to them
 	hdrPool   sync.Pool
 }
 
@@ -72,10 +75,11 @@ func (u *unexpected) size() int {
 
 // New returns an engine for world rank me. Messages may arrive before Start;
 // nothing is sent until Start gives the transports.
-func New(me int, log hclog.Logger) *Engine {
+func New(me int, log hclog.Logger, cfg Config) *Engine {
 	return &Engine{
 		me:      me,
 		log:     log,
+		cfg:     cfg,
 		ready:   make(chan struct{}),
 		queues:  map[uint32]*queues{},
 		sends:   map[uint64]*Request{},
@@ -228,8 +232,10 @@ func (e *Engine) matchRTS(r *Request, from int, h header) {
 // reader delivering to us must never block on a write.
 func (e *Engine) background(f func()) {
 	e.transfers.Add(1)
+	e.inFlight.Add(1)
 	go func() {
 		defer e.transfers.Done()
+		defer e.inFlight.Add(-1)
 		f()
 	}()
 }
@@ -265,13 +271,14 @@ func (e *Engine) Iprobe(context uint32, src, tag int) (Status, bool, error) {
 
 // Probe waits for a message that a receive with these arguments would match.
 func (e *Engine) Probe(context uint32, src, tag int) (Status, error) {
+	w := waiter{e: e}
 	for {
 		sig := e.signal()
 		st, ok, err := e.Iprobe(context, src, tag)
 		if ok || err != nil {
 			return st, err
 		}
-		<-sig
+		w.step(sig)
 	}
 }
 
@@ -315,16 +322,19 @@ func (e *Engine) signal() chan struct{} {
 	return e.sig
 }
 
-// Wait blocks until r completes and returns its status. Transports that
-// are polled progress while it waits.
+// Wait blocks until r completes and returns its status, driving the
+// transports' progress meanwhile.
 func (e *Engine) Wait(r *Request) Status {
+	w := waiter{e: e}
 	for !r.completed.Load() {
-		if e.progress() == 0 {
-			<-r.done
-		}
+		w.step(r.done)
 	}
 	return r.status
 }
+
+// Progress polls the transports once; Test-style calls use it so that a
+// rank testing in a loop makes progress.
+func (e *Engine) Progress() int { return e.progress() }
 
 func (e *Engine) progress() int {
 	select {
@@ -338,15 +348,14 @@ func (e *Engine) progress() int {
 // WaitAny blocks until one of reqs (nil entries are skipped) completes and
 // returns its index, or -1 if every entry is nil.
 func (e *Engine) WaitAny(reqs []*Request) int {
+	w := waiter{e: e}
 	for {
 		sig := e.signal()
 		i, active := TestAny(reqs)
 		if i >= 0 || !active {
 			return i
 		}
-		if e.progress() == 0 {
-			<-sig
-		}
+		w.step(sig)
 	}
 }
 

@@ -98,7 +98,7 @@ func (m *fakeModule) For(int) btl.Module { return m }
 func newNet(t testing.TB, n, eager, maxSend int) *net {
 	nt := &net{links: map[[2]int]*link{}, eager: eager, maxSend: maxSend}
 	for i := range n {
-		nt.engines = append(nt.engines, New(i, hclog.NewNullLogger()))
+		nt.engines = append(nt.engines, New(i, hclog.NewNullLogger(), DefaultConfig()))
 	}
 	var wg sync.WaitGroup
 	for i := range n {

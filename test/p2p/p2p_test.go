@@ -102,6 +102,8 @@ func TestScenarios(t *testing.T) {
 		{"big", 2, nil},
 		{"self", 2, nil},
 		{"errors", 2, nil},
+		{"pairs", 4, nil},
+		{"pairs", 2, nil},
 		// With small eager limits most messages take the rendezvous path.
 		{"random", 3, []string{"--mca", "btl_tcp_eager_limit", "128", "--mca", "btl_self_eager_limit", "0"}},
 		{"order", 2, []string{"--mca", "btl_tcp_max_send_size", "4k"}},

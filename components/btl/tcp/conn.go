@@ -3,14 +3,13 @@ package tcp
 import (
 	"bufio"
 	"errors"
-	"io"
 	"math/bits"
 	"net"
-	"slices"
 	"sync"
-	"time"
+	"syscall"
 
-	"github.com/gompi/gompi/frameworks/btl"
+	"golang.org/x/sys/unix"
+	"time"
 )
 
 // readBufSize buffers small frames so a header, upper-layer header and short
@@ -36,13 +35,27 @@ type conn struct {
 	bufs net.Buffers
 	werr error // sticky: a failed write leaves the stream unusable
 
-	// The reader goroutine's own scratch.
-	rfh  [FrameHeaderSize]byte
-	rhdr [btl.MaxHeaderSize]byte
+	// The read side: whoever holds rmu (the reader goroutine or a poller)
+	// drives in; rend is why the connection ended, once it has.
+	rmu     sync.Mutex
+	rc      syscall.RawConn
+	in      inbound
+	rend    error
+	fd      int                       // valid only inside rc.Read
+	readFD  func([]byte) (int, error) // these two are built once: a closure
+	pollFn  func(fd uintptr)          // per call would allocate
+	polled  int
+	pollErr error
 }
 
 func newConn(m *Module, nc *net.TCPConn) *conn {
-	return &conn{m: m, nc: nc, br: bufio.NewReaderSize(nc, readBufSize)}
+	c := &conn{m: m, nc: nc, br: bufio.NewReaderSize(nc, readBufSize)}
+	c.readFD = func(p []byte) (int, error) { return unix.Read(c.fd, p) }
+	c.pollFn = func(fd uintptr) {
+		c.fd = int(fd)
+		c.polled, c.pollErr = c.pump(c.readFD)
+	}
+	return c
 }
 
 // send writes one frame with a single writev.
@@ -90,84 +103,99 @@ func (c *conn) close() {
 	})
 }
 
-// readLoop delivers frames until the connection ends, then reports why.
+// readLoop reads the connection until it ends, then reports why. It reads
+// only while nobody polls: a waiting rank polls every connection itself
+// (Module.Progress), which is faster than being woken, and this goroutine
+// steps out of the netpoller meanwhile so that it is not woken per message.
+// When polling stops it resumes, so messages still progress while the
+// rank computes.
 func (c *conn) readLoop() {
-	err := c.readFrames(c.m.recv)
+	err := c.read()
+	c.m.stopReading(c)
 	c.close()
 	c.m.connEnded(c, err)
 }
 
-// readFrames reads and delivers frames. It blocks only on the socket; the
-// receiver's methods do not block.
-func (c *conn) readFrames(recv btl.Receiver) error {
-	from := c.peer.rank
-	for {
-		if _, err := io.ReadFull(c.br, c.rfh[:]); err != nil {
-			return err
+func (c *conn) read() error {
+	rc, err := c.nc.SyscallConn()
+	if err != nil {
+		return err
+	}
+	c.rmu.Lock()
+	c.rc = rc
+	c.in.buf = make([]byte, readBufSize)
+	// Bytes the handshake's buffered reader already took belong to the first frames.
+	if n := c.br.Buffered(); n > 0 {
+		b, _ := c.br.Peek(n)
+		c.in.w = copy(c.in.buf, b)
+	}
+	c.br = nil
+	c.rmu.Unlock()
+	c.m.startReading(c)
+	for first := true; ; first = false {
+		if !first {
+			c.m.napWhilePolled()
 		}
-		h, err := DecodeFrameHeader(c.rfh[:])
-		if err != nil {
-			return err
-		}
-		if h.Bye {
-			return errBye
-		}
-		hdr := c.rhdr[:h.HeaderLen]
-		if _, err := io.ReadFull(c.br, hdr); err != nil {
-			return noEOF(err)
-		}
-		if h.PayloadLen == 0 {
-			recv.Deliver(from, hdr, nil, false)
-			continue
-		}
-		if dst := recv.Place(from, hdr, h.PayloadLen); dst != nil && len(dst) == h.PayloadLen {
-			if _, err := io.ReadFull(c.br, dst); err != nil {
-				return noEOF(err)
+		seen := c.m.polls.Load()
+		var perr error
+		rerr := rc.Read(func(fd uintptr) bool {
+			if c.m.polls.Load() != seen {
+				return true // a rank polls: leave the socket to it
 			}
-			recv.Deliver(from, hdr, dst, true)
-			continue
-		}
-		if !c.m.pool.fits(h.PayloadLen) {
-			payload, err := readGrowing(c.br, h.PayloadLen, c.m.pool.limit())
-			if err != nil {
-				return err
+			if !c.rmu.TryLock() {
+				return false
 			}
-			recv.Deliver(from, hdr, payload, false)
-			continue
+			if c.rend == nil {
+				c.fd = int(fd)
+				if _, err := c.pump(c.readFD); !isWouldBlock(err) {
+					c.rend = err
+				}
+			}
+			perr = c.rend
+			c.rmu.Unlock()
+			return perr != nil
+		})
+		if perr != nil {
+			return perr
 		}
-		buf := c.m.pool.get(h.PayloadLen)
-		payload := (*buf)[:h.PayloadLen]
-		if _, err := io.ReadFull(c.br, payload); err != nil {
-			return noEOF(err)
+		if rerr != nil {
+			c.rmu.Lock()
+			end := c.rend // a poller may have seen the end and closed the socket
+			c.rmu.Unlock()
+			if end != nil {
+				return end
+			}
+			return rerr
 		}
-		recv.Deliver(from, hdr, payload, false)
-		c.m.pool.put(buf)
 	}
 }
 
-// readGrowing reads n bytes into a buffer that doubles from start as the
-// bytes arrive, so a length alone never costs a large allocation.
-func readGrowing(r io.Reader, n, start int) ([]byte, error) {
-	b := make([]byte, 0, min(n, start))
-	for len(b) < n {
-		if len(b) == cap(b) {
-			b = slices.Grow(b, min(n, 2*cap(b))-len(b))
-		}
-		k, err := io.ReadFull(r, b[len(b):min(cap(b), n)]) // Grow may round cap up
-		b = b[:len(b)+k]
-		if err != nil {
-			return nil, noEOF(err)
-		}
+// poll reads what the socket has, for Module.Progress. A connection that
+// ended is closed, which ends its reader goroutine with the reason.
+func (c *conn) poll() int {
+	if !c.rmu.TryLock() {
+		return 0 // its reader goroutine or another poller is at it
 	}
-	return b, nil
-}
-
-// noEOF turns an EOF inside a frame into the error it is.
-func noEOF(err error) error {
-	if err == io.EOF {
-		return io.ErrUnexpectedEOF
+	if c.rend != nil {
+		c.rmu.Unlock()
+		return 0
 	}
-	return err
+	c.polled, c.pollErr = 0, nil
+	// Control, not Read: the reader goroutine may be parked in Read holding
+	// the descriptor's read lock until data arrives; rmu already makes us
+	// the only reader, and Control keeps the descriptor open meanwhile.
+	if err := c.rc.Control(c.pollFn); err != nil {
+		c.pollErr = err
+	}
+	n, err := c.polled, c.pollErr
+	if err != nil && !isWouldBlock(err) {
+		c.rend = err
+	}
+	c.rmu.Unlock()
+	if err != nil && !isWouldBlock(err) {
+		c.close()
+	}
+	return n
 }
 
 // bufPool recycles payload buffers in power-of-two classes from 4 KiB up to

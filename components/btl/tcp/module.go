@@ -38,7 +38,9 @@ type Module struct {
 	mu         sync.Mutex // guards what follows; taken after a peer's mu, never before
 	finalizing atomic.Bool
 	listeners  []net.Listener
-	conns      map[*conn]struct{} // every open socket, handshaking or not
+	conns      map[*conn]struct{}      // every open socket, handshaking or not
+	readers    atomic.Pointer[[]*conn] // authenticated connections, copied on write
+	polls      atomic.Uint64           // Progress calls: the reader goroutines watch it
 	wg         sync.WaitGroup
 	finOnce    sync.Once
 }
@@ -51,7 +53,6 @@ func (m *Module) Bandwidth() int   { return m.cfg.bandwidth }
 func (m *Module) Latency() int     { return m.cfg.latency }
 func (m *Module) EagerLimit() int  { return m.cfg.eagerLimit }
 func (m *Module) MaxSendSize() int { return m.cfg.maxSend }
-func (m *Module) Progress() int    { return 0 } // readers run in goroutines
 
 // AddProcs reads every peer's endpoint. A peer on this host is reached
 // through loopback first; a peer on another host never through loopback.
@@ -281,3 +282,55 @@ func (m *Module) shutdown(graceful bool) {
 }
 
 var _ btl.Module = (*Module)(nil)
+
+// Progress reads every connection that has bytes waiting, without
+// blocking, and returns how many frames it delivered.
+func (m *Module) Progress() int {
+	m.polls.Add(1)
+	rs := m.readers.Load()
+	if rs == nil {
+		return 0
+	}
+	n := 0
+	for _, c := range *rs {
+		n += c.poll()
+	}
+	return n
+}
+
+// pollGrace is how long the reader goroutines wait after the last poll
+// before they read again themselves.
+const pollGrace = time.Millisecond
+
+// napWhilePolled returns once nobody has polled for pollGrace.
+func (m *Module) napWhilePolled() {
+	for !m.finalizing.Load() {
+		seen := m.polls.Load()
+		time.Sleep(pollGrace)
+		if m.polls.Load() == seen {
+			return
+		}
+	}
+}
+
+func (m *Module) startReading(c *conn) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var rs []*conn
+	if old := m.readers.Load(); old != nil {
+		rs = append(rs, *old...)
+	}
+	rs = append(rs, c)
+	m.readers.Store(&rs)
+}
+
+func (m *Module) stopReading(c *conn) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	old := m.readers.Load()
+	if old == nil {
+		return
+	}
+	rs := slices.DeleteFunc(slices.Clone(*old), func(x *conn) bool { return x == c })
+	m.readers.Store(&rs)
+}

@@ -34,6 +34,7 @@ var scenarios = map[string]func(mpi.Comm) error{
 	"pingpong":  pingpong,
 	"errors":    badArgs,
 	"fatal":     fatal,
+	"pairs":     pairs,
 }
 
 func main() {
@@ -524,4 +525,35 @@ func fatal(w mpi.Comm) error {
 	}
 	_, err := mpi.Recv(make([]byte, 1), 1, 0, w)
 	return fmt.Errorf("recv returned: %v", err)
+}
+
+// pairs: ranks i and i+n/2 ping-pong at once, pausing now and then so that
+// the transports' reader goroutines take over from polling and back.
+func pairs(w mpi.Comm) error {
+	half := w.Size() / 2
+	peer := (w.Rank() + half) % w.Size()
+	sizes := []int{0, 64, 70_000, 1 << 20} // eager and rendezvous
+	big := make([]byte, 1<<20)
+	for i := range 400 {
+		if i%40 == 0 {
+			time.Sleep(3 * time.Millisecond)
+		}
+		buf := big[:sizes[i%len(sizes)]]
+		if w.Rank() < half {
+			if err := mpi.Send(buf, peer, i, w); err != nil {
+				return err
+			}
+			if _, err := mpi.Recv(buf, peer, i, w); err != nil {
+				return err
+			}
+		} else {
+			if _, err := mpi.Recv(buf, peer, i, w); err != nil {
+				return err
+			}
+			if err := mpi.Send(buf, peer, i, w); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }

@@ -1,0 +1,49 @@
+package tcp
+
+import (
+	"context"
+	"testing"
+	"time"
+)
+
+// TestPollingPingPong waits the way a rank does: by polling Progress, with
+// pauses long enough for the reader goroutines to go back to waiting in
+// the netpoller. Polling and reader goroutine must share the socket: a
+// poll must never block behind a parked reader, and every frame must
+// arrive exactly once and in order.
+func TestPollingPingPong(t *testing.T) {
+	j := newJob(t, 2)
+	ctx := context.Background()
+	deadline := time.Now().Add(30 * time.Second)
+	// await polls m until its receiver holds n frames.
+	await := func(m *Module, r *recorder, n int) {
+		for r.count() < n {
+			if time.Now().After(deadline) {
+				t.Fatalf("rank %d: frame %d never arrived", m.rank, n)
+			}
+			m.Progress()
+		}
+	}
+	const rounds = 600
+	for i := range rounds {
+		if i%7 == 0 {
+			time.Sleep(1500 * time.Microsecond) // nobody polls: the readers take over again
+		}
+		size := []int{0, 1, 100, 40 << 10}[i%4]
+		if err := j.mods[0].Send(ctx, 1, hdrFor(0, 0, i, size), pattern(size, 0, 0, i)); err != nil {
+			t.Fatal(err)
+		}
+		await(j.mods[1], j.recvs[1], i+1)
+		if err := j.mods[1].Send(ctx, 0, hdrFor(1, 0, i, size), pattern(size, 1, 0, i)); err != nil {
+			t.Fatal(err)
+		}
+		await(j.mods[0], j.recvs[0], i+1)
+	}
+	for r := range 2 {
+		for i, f := range j.recvs[r].get() {
+			if _, seq := checkFrame(t, f); seq != i {
+				t.Fatalf("rank %d: frame %d arrived as number %d", r, seq, i)
+			}
+		}
+	}
+}

@@ -1,0 +1,110 @@
+package pmpi
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"runtime"
+	"time"
+
+	"github.com/gompi/gompi/internal/pml"
+	"github.com/gompi/gompi/params"
+)
+
+// The MPI layer's own parameters, named as Open MPI's are (mpi_*).
+const (
+	paramYield = "mpi_yield_when_idle"
+	paramBusy  = "mpi_poll_busy_us"
+	paramSleep = "mpi_poll_sleep_ms"
+	paramProcs = "mpi_gomaxprocs"
+)
+
+// RegisterParams registers the MPI layer's parameters. Init does it;
+// gompi_info and the documentation generator call it to list them.
+func RegisterParams(r *params.Registry) error {
+	nonNegative := func(v any) error {
+		if v.(int) < 0 {
+			return errors.New("must not be negative")
+		}
+		return nil
+	}
+	return errors.Join(
+		r.Register(params.Def{
+			Name: paramYield, Framework: "mpi", Component: "base", Kind: params.KindEnum, Default: "auto", Level: 4,
+			Help: "Whether a waiting rank yields the CPU between polls from the start",
+			Values: []params.EnumValue{
+				{Name: "auto", Help: "yield at once when this host's ranks outnumber its CPUs, as Open MPI does"},
+				{Name: "yes", Help: "always yield between polls"},
+				{Name: "no", Help: "poll without yielding for mpi_poll_busy_us first"},
+			},
+		}),
+		r.Register(params.Def{
+			Name: paramBusy, Framework: "mpi", Component: "base", Kind: params.KindInt, Default: "200", Level: 5,
+			Help:     "Microseconds a waiting rank that finds nothing polls its transports without yielding the CPU",
+			Validate: nonNegative,
+		}),
+		r.Register(params.Def{
+			Name: paramSleep, Framework: "mpi", Component: "base", Kind: params.KindInt, Default: "20", Level: 5,
+			Help: "Milliseconds a waiting rank that finds nothing keeps polling (yielding between polls) " +
+				"before it sleeps until a message wakes it; sleeping saves CPU, waking costs latency",
+			Validate: nonNegative,
+		}),
+		r.Register(params.Def{
+			Name: paramProcs, Framework: "mpi", Component: "base", Kind: params.KindInt, Default: "0", Level: 4,
+			Help: "GOMAXPROCS of each rank: 0 shares this host's CPUs among its ranks (at least 1 each), " +
+				"the way Open MPI gives each rank a core; -1 keeps Go's own choice; a positive number sets it. " +
+				"A GOMAXPROCS environment variable always wins",
+			Validate: func(v any) error {
+				if v.(int) < -1 {
+					return errors.New("must be -1, 0 or positive")
+				}
+				return nil
+			},
+		}),
+	)
+}
+
+// setGOMAXPROCS applies mpi_gomaxprocs. A waiting rank polls, so each idle
+// P beyond its share only adds a thread that the network wakes for nothing.
+func setGOMAXPROCS(snap *params.Snapshot, localSize int) {
+	v, ok := snap.Lookup(paramProcs)
+	if !ok || os.Getenv("GOMAXPROCS") != "" {
+		return
+	}
+	n := v.Parsed.(int)
+	if n == 0 {
+		n = max(1, runtime.NumCPU()/max(localSize, 1))
+	}
+	if n > 0 {
+		runtime.GOMAXPROCS(n)
+	}
+}
+
+// engineConfig reads the MPI layer's parameters; localSize is the number
+// of ranks on this host.
+func engineConfig(snap *params.Snapshot, localSize int) (pml.Config, error) {
+	get := func(name string) (params.Value, error) {
+		v, ok := snap.Lookup(name)
+		if !ok {
+			return v, fmt.Errorf("parameter %s is not registered", name)
+		}
+		return v, nil
+	}
+	yield, err1 := get(paramYield)
+	busy, err2 := get(paramBusy)
+	sleep, err3 := get(paramSleep)
+	if err := errors.Join(err1, err2, err3); err != nil {
+		return pml.Config{}, err
+	}
+	cfg := pml.Config{
+		BusyPoll:   time.Duration(busy.Parsed.(int)) * time.Microsecond,
+		SleepAfter: time.Duration(sleep.Parsed.(int)) * time.Millisecond,
+	}
+	switch yield.Parsed.(string) {
+	case "yes":
+		cfg.YieldAtOnce = true
+	case "auto":
+		cfg.YieldAtOnce = localSize > runtime.NumCPU()
+	}
+	return cfg, nil
+}
