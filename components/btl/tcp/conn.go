@@ -29,11 +29,12 @@ type conn struct {
 	closeOnce sync.Once
 
 	// The write side: wmu keeps frames whole; the scratch avoids allocating per send.
-	wmu  sync.Mutex
-	wfh  [FrameHeaderSize]byte
-	iov  [3][]byte
-	bufs net.Buffers
-	werr error // sticky: a failed write leaves the stream unusable
+	wmu         sync.Mutex
+	wfh         [FrameHeaderSize]byte
+	out         outbound
+	writeFn     func(fd uintptr)      // one non-blocking write
+	writeWaitFn func(fd uintptr) bool // writes until done, waiting for room
+	werr        error                 // sticky: a failed write leaves the stream unusable
 
 	// The read side: whoever holds rmu (the reader goroutine or a poller)
 	// drives in; rend is why the connection ended, once it has.
@@ -50,6 +51,22 @@ type conn struct {
 
 func newConn(m *Module, nc *net.TCPConn) *conn {
 	c := &conn{m: m, nc: nc, br: bufio.NewReaderSize(nc, readBufSize)}
+	// A TCPConn's SyscallConn fails only once it is closed; then so do its uses.
+	c.rc, _ = nc.SyscallConn()
+	c.writeFn = func(fd uintptr) { c.out.writeOnce(int(fd)) }
+	c.writeWaitFn = func(fd uintptr) bool {
+		for {
+			c.out.writeOnce(int(fd))
+			switch {
+			case c.out.done():
+				return true
+			case c.out.err == unix.EAGAIN:
+				return false // wait for room
+			case c.out.err != nil && c.out.err != unix.EINTR:
+				return true // failed: write reports it
+			}
+		}
+	}
 	c.readFD = func(p []byte) (int, error) { return unix.Read(c.fd, p) }
 	c.pollFn = func(fd uintptr) {
 		c.fd = int(fd)
@@ -58,7 +75,7 @@ func newConn(m *Module, nc *net.TCPConn) *conn {
 	return c
 }
 
-// send writes one frame with a single writev.
+// send writes one frame, header and payload in one vectored write.
 func (c *conn) send(hdr, payload []byte) error {
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
@@ -66,15 +83,9 @@ func (c *conn) send(hdr, payload []byte) error {
 		return c.werr
 	}
 	FrameHeader{HeaderLen: len(hdr), PayloadLen: len(payload)}.Put(c.wfh[:])
-	c.iov = [3][]byte{c.wfh[:], hdr, payload}
-	n := 3
-	if len(payload) == 0 {
-		n = 2
-	}
-	c.bufs = c.iov[:n]
-	_, err := c.bufs.WriteTo(c.nc)
-	c.iov = [3][]byte{} // do not keep the caller's buffers alive
-	c.bufs = nil
+	c.out.set(c.wfh[:], hdr, payload)
+	err := c.write()
+	c.out.clear() // do not keep the caller's buffers alive
 	if err != nil {
 		c.werr = err
 	}
@@ -117,12 +128,11 @@ func (c *conn) readLoop() {
 }
 
 func (c *conn) read() error {
-	rc, err := c.nc.SyscallConn()
-	if err != nil {
-		return err
+	rc := c.rc
+	if rc == nil {
+		return net.ErrClosed
 	}
 	c.rmu.Lock()
-	c.rc = rc
 	c.in.buf = make([]byte, readBufSize)
 	// Bytes the handshake's buffered reader already took belong to the first frames.
 	if n := c.br.Buffered(); n > 0 {

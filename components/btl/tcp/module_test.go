@@ -26,7 +26,7 @@ func TestFramesOfEverySizeArriveInOrder(t *testing.T) {
 		}
 	}
 	for _, r := range []*recorder{j.recvs[1], j.recvs[0]} {
-		waitFor(t, "every frame", func() bool { return r.count() == len(sizes) })
+		waitFor(t, fmt.Sprintf("every frame (have %d)", r.count()), func() bool { return r.count() == len(sizes) })
 		for i, f := range r.get() {
 			if _, seq := checkFrame(t, f); seq != i {
 				t.Fatalf("frame %d arrived as number %d", seq, i)

@@ -1,0 +1,98 @@
+package tcp
+
+import (
+	"runtime"
+	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// outbound is a frame being written: up to three pieces (frame header,
+// upper-layer header, payload) as iovecs, advanced as the socket takes
+// bytes. It lives in the connection so that a send allocates nothing.
+type outbound struct {
+	iov   [3]unix.Iovec
+	n     int // iovecs left, from first
+	first int
+	err   error
+}
+
+// writeSpin is how long a writer whose socket is full yields to the Go
+// scheduler before it parks in the netpoller. A rank that polls keeps its
+// P busy, and with one P the netpoller then runs only every 10 ms: parked
+// writers would wait that long for a peer that is reading all along.
+const writeSpin = 2 * time.Millisecond
+
+func (o *outbound) set(pieces ...[]byte) {
+	o.n, o.first, o.err = 0, 0, nil
+	for _, p := range pieces {
+		if len(p) == 0 {
+			continue
+		}
+		o.iov[o.n].Base = &p[0]
+		o.iov[o.n].SetLen(len(p))
+		o.n++
+	}
+}
+
+// clear drops the references to the caller's buffers.
+func (o *outbound) clear() { o.iov = [3]unix.Iovec{} }
+
+func (o *outbound) done() bool { return o.first == o.n }
+
+// writeOnce makes one non-blocking writev and advances past what it took.
+func (o *outbound) writeOnce(fd int) {
+	k, _, errno := unix.Syscall(unix.SYS_WRITEV, uintptr(fd),
+		uintptr(unsafe.Pointer(&o.iov[o.first])), uintptr(o.n-o.first))
+	if errno != 0 {
+		o.err = errno
+		return
+	}
+	o.err = nil
+	for left := int(k); left > 0 && o.first < o.n; {
+		v := &o.iov[o.first]
+		if uint64(left) < v.Len {
+			v.Base = (*byte)(unsafe.Add(unsafe.Pointer(v.Base), left))
+			v.SetLen(int(v.Len) - left)
+			return
+		}
+		left -= int(v.Len)
+		o.first++
+	}
+}
+
+// write writes the outbound frame fully: non-blocking writes, yielding to
+// the Go scheduler while the socket is full, then waiting in the netpoller
+// if that lasts.
+func (c *conn) write() error {
+	o := &c.out
+	var start time.Time
+	for spins := 0; ; spins++ {
+		if err := c.rc.Control(c.writeFn); err != nil {
+			return err
+		}
+		switch {
+		case o.done():
+			return nil
+		case o.err != unix.EAGAIN && o.err != unix.EINTR && o.err != nil:
+			return o.err
+		}
+		if spins%64 == 63 {
+			if start.IsZero() {
+				start = time.Now()
+			} else if time.Since(start) > writeSpin {
+				break
+			}
+		}
+		runtime.Gosched()
+	}
+	// The peer is not reading: wait for room where waiting costs nothing.
+	if err := c.rc.Write(c.writeWaitFn); err != nil {
+		return err
+	}
+	if !o.done() {
+		return o.err
+	}
+	return nil
+}

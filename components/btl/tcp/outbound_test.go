@@ -1,0 +1,50 @@
+package tcp
+
+import (
+	"bytes"
+	"io"
+	"net"
+	"testing"
+	"time"
+)
+
+// TestSendWritesWholeFrames sends frames far larger than the socket's
+// buffers, so that every write is partial and most would block, to a
+// reader that starts late: the bytes must arrive whole and in order.
+func TestSendWritesWholeFrames(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	nc, err := net.Dial("tcp", l.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	peer, err := l.Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := newConn(&Module{}, nc.(*net.TCPConn))
+	payloads := [][]byte{bytes.Repeat([]byte("abcdefg"), 9<<20/7), {1}, bytes.Repeat([]byte{9, 8, 7}, 3<<20)}
+	got := make(chan []byte)
+	go func() {
+		time.Sleep(50 * time.Millisecond) // longer than writeSpin: the writer must wait for room
+		b, _ := io.ReadAll(peer)
+		got <- b
+	}()
+	var want []byte
+	for i, p := range payloads {
+		hdr := []byte{byte(i), 'h'}
+		if err := c.send(hdr, p); err != nil {
+			t.Fatal(err)
+		}
+		fh := make([]byte, FrameHeaderSize)
+		FrameHeader{HeaderLen: len(hdr), PayloadLen: len(p)}.Put(fh)
+		want = append(append(append(want, fh...), hdr...), p...)
+	}
+	nc.Close()
+	if b := <-got; !bytes.Equal(b, want) {
+		t.Fatalf("received %d bytes that differ from the %d sent", len(b), len(want))
+	}
+}
