@@ -35,23 +35,28 @@ func (r *Request) desc() string {
 // Send sends count elements of dt from buf to rank dest of comm. It
 // returns once buf may be reused.
 func Send(buf []byte, count int, dt Datatype, dest, tag int, comm *Comm) error {
-	r, err := isend("send", buf, count, dt, dest, tag, comm, false)
-	if err != nil {
-		return err
-	}
-	_, err = Wait(r)
-	return err
+	return send("send", buf, count, dt, dest, tag, comm, false)
 }
 
 // Ssend is Send in synchronous mode: it also waits until the receiver has
 // matched the message.
 func Ssend(buf []byte, count int, dt Datatype, dest, tag int, comm *Comm) error {
-	r, err := isend("ssend", buf, count, dt, dest, tag, comm, true)
-	if err != nil {
+	return send("ssend", buf, count, dt, dest, tag, comm, true)
+}
+
+// send is a blocking send. It uses the engine's pooled requests: the hot
+// path of a ping-pong allocates nothing.
+func send(op string, buf []byte, count int, dt Datatype, dest, tag int, comm *Comm, sync bool) error {
+	l, data, err := sendArgs(op, buf, count, dt, dest, tag, comm)
+	if err != nil || dest == ProcNull {
 		return err
 	}
-	_, err = Wait(r)
-	return err
+	st := l.engine.Send(comm.context, comm.group[dest], tag, data, sync)
+	if st.Err != nil {
+		r := Request{comm: comm, op: op, peer: dest, tag: tag}
+		return comm.handle(failure(r.desc(), st.Err))
+	}
+	return nil
 }
 
 // Isend starts a send; buf must not change until the request completes.
@@ -65,16 +70,9 @@ func Issend(buf []byte, count int, dt Datatype, dest, tag int, comm *Comm) (*Req
 }
 
 func isend(op string, buf []byte, count int, dt Datatype, dest, tag int, comm *Comm, sync bool) (*Request, error) {
-	l, err := running(op)
+	l, data, err := sendArgs(op, buf, count, dt, dest, tag, comm)
 	if err != nil {
 		return nil, err
-	}
-	if err := checkComm(op, comm); err != nil {
-		return nil, err
-	}
-	data, err := checkArgs(op, comm, buf, count, dt, dest, tag, false)
-	if err != nil {
-		return nil, comm.handle(err)
 	}
 	req := &Request{eng: l.engine, comm: comm, dt: dt, op: op, peer: dest, tag: tag}
 	if dest != ProcNull {
@@ -83,40 +81,71 @@ func isend(op string, buf []byte, count int, dt Datatype, dest, tag int, comm *C
 	return req, nil
 }
 
+func sendArgs(op string, buf []byte, count int, dt Datatype, dest, tag int, comm *Comm) (*library, []byte, error) {
+	l, err := running(op)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := checkComm(op, comm); err != nil {
+		return nil, nil, err
+	}
+	data, err := checkArgs(op, comm, buf, count, dt, dest, tag, false)
+	if err != nil {
+		return nil, nil, comm.handle(err)
+	}
+	return l, data, nil
+}
+
 // Recv receives up to count elements of dt into buf from rank source (or
 // AnySource) of comm with tag (or AnyTag). A longer message fills buf and
 // fails with ErrTruncate; nothing is written past count elements.
 func Recv(buf []byte, count int, dt Datatype, source, tag int, comm *Comm) (Status, error) {
-	r, err := Irecv(buf, count, dt, source, tag, comm)
+	l, data, err := recvArgs(buf, count, dt, source, tag, comm)
 	if err != nil {
 		return Status{Err: err}, err
 	}
-	return Wait(r)
+	if source == ProcNull {
+		return nullStatus(), nil
+	}
+	r := Request{comm: comm, dt: dt, op: "recv", peer: source, tag: tag, recv: true}
+	return r.result(l.engine.Recv(comm.context, worldSource(comm, source), tag, data))
 }
 
 // Irecv starts a receive; buf must not be read until the request completes.
 func Irecv(buf []byte, count int, dt Datatype, source, tag int, comm *Comm) (*Request, error) {
+	l, data, err := recvArgs(buf, count, dt, source, tag, comm)
+	if err != nil {
+		return nil, err
+	}
+	req := &Request{eng: l.engine, comm: comm, dt: dt, op: "recv", peer: source, tag: tag, recv: true}
+	if source != ProcNull {
+		req.r = l.engine.Irecv(comm.context, worldSource(comm, source), tag, data)
+	}
+	return req, nil
+}
+
+func recvArgs(buf []byte, count int, dt Datatype, source, tag int, comm *Comm) (*library, []byte, error) {
 	const op = "recv"
 	l, err := running(op)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := checkComm(op, comm); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	data, err := checkArgs(op, comm, buf, count, dt, source, tag, true)
 	if err != nil {
-		return nil, comm.handle(err)
+		return nil, nil, comm.handle(err)
 	}
-	req := &Request{eng: l.engine, comm: comm, dt: dt, op: op, peer: source, tag: tag, recv: true}
-	if source != ProcNull {
-		src := source
-		if source != AnySource {
-			src = comm.group[source]
-		}
-		req.r = l.engine.Irecv(comm.context, src, tag, data)
+	return l, data, nil
+}
+
+// worldSource translates a receive's source to the engine's world ranks.
+func worldSource(comm *Comm, source int) int {
+	if source == AnySource {
+		return source
 	}
-	return req, nil
+	return comm.group[source]
 }
 
 // Sendrecv sends and receives at once, so that a ring of ranks that all
@@ -170,10 +199,7 @@ func probe(source, tag int, comm *Comm, wait bool) (Status, bool, error) {
 	if source == ProcNull {
 		return nullStatus(), true, nil
 	}
-	src := source
-	if source != AnySource {
-		src = comm.group[source]
-	}
+	src := worldSource(comm, source)
 	var (
 		st    pml.Status
 		found = true

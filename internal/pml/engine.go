@@ -41,8 +41,11 @@ type Engine struct {
 	nextID     uint64
 	finalizing bool
 
-	sigMu sync.Mutex
-	sig   chan struct{} // closed and replaced whenever something completes or arrives
+	sigMu    sync.Mutex
+	sig      chan struct{} // closed and replaced when something completes or arrives, if anyone sleeps on it
+	sleepers atomic.Int32
+
+	reqPool sync.Pool
 
 	transfers sync.WaitGroup // background sends of CTS and rendezvous data
 	inFlight  atomic.Int32   // how many of them run: waiters yield to them
@@ -87,7 +90,32 @@ func New(me int, log hclog.Logger, cfg Config) *Engine {
 		dead:    map[int]error{},
 		sig:     make(chan struct{}),
 		hdrPool: sync.Pool{New: func() any { return new([HeaderSize]byte) }},
+		reqPool: sync.Pool{New: func() any { return new(Request) }},
 	}
+}
+
+// request returns a fresh request. Internal ones come from a pool and go
+// back with Release; a request handed to the user is never recycled, since
+// the user may wait on it again.
+func (e *Engine) request(k kind, context uint32, peer, tag int, buf []byte, pooled bool) *Request {
+	var r *Request
+	if pooled {
+		r = e.reqPool.Get().(*Request)
+	} else {
+		r = new(Request)
+	}
+	r.kind, r.context, r.peer, r.tag, r.buf, r.pooled = k, context, peer, tag, buf, pooled
+	return r
+}
+
+// Release recycles an internal request once its caller has its status.
+func (e *Engine) Release(r *Request) {
+	if !r.pooled || !r.completed.Load() {
+		return
+	}
+	r.settled()
+	*r = Request{} // no buffer stays reachable from the pool
+	e.reqPool.Put(r)
 }
 
 // Start gives the engine its transports.
@@ -135,7 +163,19 @@ func (e *Engine) send(m btl.Module, peer int, h header, payload []byte) error {
 // transport's eager limit go at once; larger ones and synchronous sends
 // announce themselves and move their payload once the receiver matched.
 func (e *Engine) Isend(context uint32, dest, tag int, buf []byte, sync bool) *Request {
-	r := newRequest(kindSend, context, dest, tag, buf)
+	return e.isend(context, dest, tag, buf, sync, false)
+}
+
+// Send is a blocking send with a pooled request.
+func (e *Engine) Send(context uint32, dest, tag int, buf []byte, sync bool) Status {
+	r := e.isend(context, dest, tag, buf, sync, true)
+	st := e.Wait(r)
+	e.Release(r)
+	return st
+}
+
+func (e *Engine) isend(context uint32, dest, tag int, buf []byte, sync, pooled bool) *Request {
+	r := e.request(kindSend, context, dest, tag, buf, pooled)
 	r.sync = sync
 	m := e.module(dest)
 	e.mu.Lock()
@@ -175,7 +215,19 @@ func (e *Engine) Isend(context uint32, dest, tag int, buf []byte, sync bool) *Re
 // tag (or AnyTag). A message already waiting in the unexpected queue
 // matches at once.
 func (e *Engine) Irecv(context uint32, src, tag int, buf []byte) *Request {
-	r := newRequest(kindRecv, context, src, tag, buf)
+	return e.irecv(context, src, tag, buf, false)
+}
+
+// Recv is a blocking receive with a pooled request.
+func (e *Engine) Recv(context uint32, src, tag int, buf []byte) Status {
+	r := e.irecv(context, src, tag, buf, true)
+	st := e.Wait(r)
+	e.Release(r)
+	return st
+}
+
+func (e *Engine) irecv(context uint32, src, tag int, buf []byte, pooled bool) *Request {
+	r := e.request(kindRecv, context, src, tag, buf, pooled)
 	e.mu.Lock()
 	q := e.queue(context)
 	for i, u := range q.unexpected {
@@ -273,12 +325,26 @@ func (e *Engine) Iprobe(context uint32, src, tag int) (Status, bool, error) {
 func (e *Engine) Probe(context uint32, src, tag int) (Status, error) {
 	w := waiter{e: e}
 	for {
-		sig := e.signal()
 		st, ok, err := e.Iprobe(context, src, tag)
 		if ok || err != nil {
 			return st, err
 		}
-		w.step(sig)
+		if w.sleepy() {
+			e.sleep(func() bool { _, ok, err := e.Iprobe(context, src, tag); return ok || err != nil })
+			w.reset()
+			continue
+		}
+		w.step()
+	}
+}
+
+// sleep sleeps until something completes or arrives, unless ready.
+func (e *Engine) sleep(ready func() bool) {
+	e.sleepers.Add(1)
+	defer e.sleepers.Add(-1)
+	sig := e.signal()
+	if !ready() { // re-checked after registering: a notify since then closes sig
+		<-sig
 	}
 }
 
@@ -302,14 +368,21 @@ func (e *Engine) Cancel(r *Request) (bool, error) {
 }
 
 func (e *Engine) complete(r *Request, st Status) {
+	r.mu.Lock()
 	r.status = st
 	r.completed.Store(true)
-	close(r.done)
+	if r.done != nil {
+		close(r.done)
+	}
+	r.mu.Unlock()
 	e.notify()
 }
 
-// notify wakes every waiter of WaitAny, WaitSome and Probe.
+// notify wakes the waiters of WaitAny, WaitSome and Probe that sleep.
 func (e *Engine) notify() {
+	if e.sleepers.Load() == 0 {
+		return
+	}
 	e.sigMu.Lock()
 	close(e.sig)
 	e.sig = make(chan struct{})
@@ -327,9 +400,14 @@ func (e *Engine) signal() chan struct{} {
 func (e *Engine) Wait(r *Request) Status {
 	w := waiter{e: e}
 	for !r.completed.Load() {
-		w.step(r.done)
+		if w.sleepy() {
+			<-r.wakeChan()
+			w.reset()
+			continue
+		}
+		w.step()
 	}
-	return r.status
+	return r.settled()
 }
 
 // Progress polls the transports once; Test-style calls use it so that a
@@ -350,12 +428,16 @@ func (e *Engine) progress() int {
 func (e *Engine) WaitAny(reqs []*Request) int {
 	w := waiter{e: e}
 	for {
-		sig := e.signal()
 		i, active := TestAny(reqs)
 		if i >= 0 || !active {
 			return i
 		}
-		w.step(sig)
+		if w.sleepy() {
+			e.sleep(func() bool { i, active := TestAny(reqs); return i >= 0 || !active })
+			w.reset()
+			continue
+		}
+		w.step()
 	}
 }
 

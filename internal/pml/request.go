@@ -1,6 +1,7 @@
 package pml
 
 import (
+	"sync"
 	"sync/atomic"
 )
 
@@ -48,31 +49,43 @@ type Request struct {
 	accepted int
 	received atomic.Int64
 
+	// Completion: status is written before completed is set, both under mu.
+	// done is made only by a waiter that goes to sleep: most never do.
+	mu        sync.Mutex
 	done      chan struct{}
 	completed atomic.Bool
-	status    Status // written before done is closed
+	status    Status
+	pooled    bool // from the engine's pool: Release may recycle it
 }
 
-func newRequest(k kind, context uint32, peer, tag int, buf []byte) *Request {
-	return &Request{kind: k, context: context, peer: peer, tag: tag, buf: buf, done: make(chan struct{})}
+// closed is a channel that is always closed, for waiters on what is done.
+var closed = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
+
+// wakeChan returns a channel closed when r completes.
+func (r *Request) wakeChan() <-chan struct{} {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.completed.Load() {
+		return closed
+	}
+	if r.done == nil {
+		r.done = make(chan struct{})
+	}
+	return r.done
 }
 
-// Done reports whether the request has completed.
-func (r *Request) Done() bool { return r.completed.Load() }
-
-// IsSend reports whether the request is a send.
-func (r *Request) IsSend() bool { return r.kind == kindSend }
-
-// Peer is the destination of a send or the source asked for by a receive.
-func (r *Request) Peer() int { return r.peer }
-
-// Tag is the tag of a send or the tag asked for by a receive.
-func (r *Request) Tag() int { return r.tag }
-
-// Status returns the request's status; valid once Done.
-func (r *Request) Status() Status { return r.status }
+// settled returns r's status under its lock: after this, whoever
+// completed r has finished with it and nothing but the caller touches it.
+func (r *Request) settled() Status {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.status
+}
 
 // matches reports whether a posted receive accepts a message.
 func (r *Request) matches(from, tag int) bool {
 	return (r.peer == AnySource || r.peer == from) && (r.tag == AnyTag || r.tag == tag)
 }
+
+// Done reports whether the request has completed.
+func (r *Request) Done() bool { return r.completed.Load() }

@@ -46,11 +46,11 @@ const (
 // between yields to the Go scheduler (which background transfers need).
 const checkEvery = 64
 
-// step makes one round of progress; wake is closed when the awaited
-// condition may have changed.
-func (w *waiter) step(wake <-chan struct{}) {
+// step makes one round of progress: a poll, then maybe a yield. The
+// caller sleeps instead when sleepy says so.
+func (w *waiter) step() {
 	if w.e.progress() > 0 {
-		w.idle, w.since, w.stage = 0, time.Time{}, stageBusy
+		w.reset()
 		return
 	}
 	w.idle++
@@ -61,14 +61,17 @@ func (w *waiter) step(wake <-chan struct{}) {
 		runtime.Gosched()
 		w.advance()
 	}
-	switch {
-	case w.stage == stageSleep:
-		<-wake
-		w.idle, w.since, w.stage = 0, time.Time{}, stageBusy
-	case w.stage == stageYield || w.e.cfg.YieldAtOnce:
+	if w.stage == stageYield || w.e.cfg.YieldAtOnce {
 		osYield()
 	}
 }
+
+// sleepy reports whether polling has found nothing for long enough that
+// the caller should sleep until woken.
+func (w *waiter) sleepy() bool { return w.stage == stageSleep }
+
+// reset starts a new idle spell: something happened.
+func (w *waiter) reset() { w.idle, w.since, w.stage = 0, time.Time{}, stageBusy }
 
 func (w *waiter) advance() {
 	now := time.Now()

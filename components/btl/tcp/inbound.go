@@ -149,6 +149,11 @@ func (c *conn) choosePayload() {
 	case size == 0:
 		in.payload = nil
 	case c.placeable(size):
+	case in.w-in.r >= size:
+		// Already buffered whole: deliver it from there, sparing a copy.
+		in.payload = in.buf[in.r : in.r+size]
+		in.r += size
+		in.got = size
 	case c.m.pool.fits(size):
 		in.pooled = c.m.pool.get(size)
 		in.payload = (*in.pooled)[:size]

@@ -1,0 +1,61 @@
+package pml
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/gompi/gompi/frameworks/btl"
+)
+
+// direct hands a fragment to the peer engine at once, without copying or
+// allocating, as btl self does within a process.
+type direct struct {
+	peer  *Engine
+	from  int
+	eager int
+}
+
+func (d *direct) Name() string     { return "direct" }
+func (d *direct) Exclusivity() int { return 1 }
+func (d *direct) Bandwidth() int   { return 1 }
+func (d *direct) Latency() int     { return 1 }
+func (d *direct) EagerLimit() int  { return d.eager }
+func (d *direct) MaxSendSize() int { return 1 << 20 }
+func (d *direct) Progress() int    { return 0 }
+func (d *direct) Finalize() error  { return nil }
+func (d *direct) AddProcs(context.Context, []btl.Proc) ([]bool, error) {
+	return nil, errors.New("unused")
+}
+func (d *direct) Send(_ context.Context, _ int, hdr, payload []byte) error {
+	d.peer.Deliver(d.from, hdr, payload, false)
+	return nil
+}
+func (d *direct) For(int) btl.Module { return d }
+
+// TestBlockingPathDoesNotAllocate checks the steady state of a blocking
+// eager send matched by a posted receive: pooled requests and headers, no
+// channel unless someone sleeps.
+func TestBlockingPathDoesNotAllocate(t *testing.T) {
+	a := New(0, hclog.NewNullLogger(), DefaultConfig())
+	b := New(1, hclog.NewNullLogger(), DefaultConfig())
+	a.Start(&direct{peer: b, from: 0, eager: 4096})
+	b.Start(&direct{peer: a, from: 1, eager: 4096})
+	msg, buf := make([]byte, 64), make([]byte, 64)
+	exchange := func() {
+		r := b.irecv(0, 0, 7, buf, true)
+		if st := a.Send(0, 1, 7, msg, false); st.Err != nil {
+			t.Fatal(st.Err)
+		}
+		if st := b.Wait(r); st.Bytes != len(msg) {
+			t.Fatalf("status %+v", st)
+		}
+		b.Release(r)
+	}
+	exchange()
+	if n := testing.AllocsPerRun(1000, exchange); n != 0 {
+		t.Fatalf("%v allocations per message", n)
+	}
+}
