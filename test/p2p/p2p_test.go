@@ -104,6 +104,7 @@ func TestScenarios(t *testing.T) {
 		{"errors", 2, nil},
 		{"pairs", 4, nil},
 		{"pairs", 2, nil},
+		{"bidir", 2, nil},
 		// With small eager limits most messages take the rendezvous path.
 		{"random", 3, []string{"--mca", "btl_tcp_eager_limit", "128", "--mca", "btl_self_eager_limit", "0"}},
 		{"order", 2, []string{"--mca", "btl_tcp_max_send_size", "4k"}},

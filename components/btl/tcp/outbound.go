@@ -62,9 +62,9 @@ func (o *outbound) writeOnce(fd int) {
 	}
 }
 
-// write writes the outbound frame fully: non-blocking writes, yielding to
-// the Go scheduler while the socket is full, then waiting in the netpoller
-// if that lasts.
+// write writes the outbound frame fully: non-blocking writes, polling the
+// module's reads and yielding to the Go scheduler while the socket is
+// full, then waiting in the netpoller if that lasts.
 func (c *conn) write() error {
 	o := &c.out
 	var start time.Time
@@ -85,6 +85,9 @@ func (c *conn) write() error {
 				break
 			}
 		}
+		// Read while waiting for room: when both ends of a busy pair write,
+		// each socket drains only if its reader reads.
+		c.m.Progress()
 		runtime.Gosched()
 	}
 	// The peer is not reading: wait for room where waiting costs nothing.

@@ -35,6 +35,7 @@ var scenarios = map[string]func(mpi.Comm) error{
 	"errors":    badArgs,
 	"fatal":     fatal,
 	"pairs":     pairs,
+	"bidir":     bidir,
 }
 
 func main() {
@@ -551,6 +552,45 @@ func pairs(w mpi.Comm) error {
 				return err
 			}
 			if err := mpi.Send(buf, peer, i, w); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// bidir: ranks 0 and 1 flood each other at once with windows of 64 eager
+// and then 64 rendezvous messages, as a bidirectional bandwidth test does.
+func bidir(w mpi.Comm) error {
+	if w.Rank() > 1 {
+		return nil
+	}
+	peer := 1 - w.Rank()
+	for round, size := range []int{60 << 10, 1 << 20} {
+		var reqs []mpi.Request
+		in := make([][]byte, 64)
+		for i := range in {
+			in[i] = make([]byte, size)
+			r, err := mpi.Irecv(in[i], peer, i, w)
+			if err != nil {
+				return err
+			}
+			reqs = append(reqs, r)
+		}
+		for i := range 64 {
+			out := make([]byte, size)
+			pattern(out, uint64(1000*round+100*w.Rank()+i))
+			r, err := mpi.Isend(out, peer, i, w)
+			if err != nil {
+				return err
+			}
+			reqs = append(reqs, r)
+		}
+		if _, err := mpi.WaitAll(reqs...); err != nil {
+			return err
+		}
+		for i, b := range in {
+			if err := checkPattern(b, uint64(1000*round+100*peer+i)); err != nil {
 				return err
 			}
 		}

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Measures the effect of each optimisation step: builds examples/pingpong
+# and gompirun as they were at each given commit, then runs every one and
+# Open MPI's C twin (bench/c/latency.c) alternately, REPS times, and prints
+# the median one-way latency (us) and bandwidth (MB/s) per size and step.
+#
+#   bench/steps/run.sh 4e810e2 297aea2 e092e11 dbf6f14
+#
+# Needs Open MPI (mpicc, mpirun); REPS (default 5), SIZES (min:max) and
+# ITERS tune the run.
+set -euo pipefail
+top=$(git rev-parse --show-toplevel)
+reps=${REPS:-5} sizes=${SIZES:-0:4194304} iters=${ITERS:-1000}
+work=$(mktemp -d)
+trap 'rm -rf "$work"; git -C "$top" worktree prune' EXIT
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+
+mpicc -O2 -o "$work/c_latency" "$top/bench/c/latency.c"
+for c in "$@"; do
+  git -C "$top" worktree add -q --detach "$work/src-$c" "$c"
+  (cd "$work/src-$c" && go build -o "$work/bin-$c/" ./cmd/gompirun ./examples/pingpong)
+done
+for rep in $(seq "$reps"); do
+  for c in "$@"; do
+    "$work/bin-$c/gompirun" -np 2 "$work/bin-$c/pingpong" -m "$sizes" -i "$iters" -x 100 > "$work/out-$c-$rep"
+  done
+  mpirun -np 2 --mca btl self,tcp --mca btl_tcp_if_include lo \
+    "$work/c_latency" -m "$sizes" -i "$iters" -x 100 > "$work/out-ompi-$rep"
+done
+python3 - "$work" "$reps" "$@" <<'PY'
+import statistics, sys
+work, reps, commits = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
+def load(path):
+    rows = {}
+    for line in open(path):
+        if line.startswith('#') or not line.strip():
+            continue
+        f = line.split()
+        rows[int(f[0])] = (float(f[1]), float(f[2]))
+    return rows
+sides = commits + ['ompi']
+data = {s: [load(f'{work}/out-{s}-{r}') for r in range(1, reps + 1)] for s in sides}
+med = lambda s, size, i: statistics.median(run[size][i] for run in data[s])
+sizes = sorted(data['ompi'][0])
+for title, i in (('one-way latency, us', 0), ('bandwidth, MB/s', 1)):
+    print(f'\n{title} (median of {reps}; ratio = step / Open MPI)\n')
+    print('| size | ' + ' | '.join(commits) + ' | Open MPI |')
+    print('|---' * (len(sides) + 1) + '|')
+    for size in sizes:
+        o = med('ompi', size, i)
+        cells = [f'{med(c, size, i):.1f} ({med(c, size, i) / o:.2f})' if o else f'{med(c, size, i):.1f}' for c in commits]
+        print(f'| {size} | ' + ' | '.join(cells) + f' | {o:.1f} |')
+PY
