@@ -47,6 +47,11 @@ type Engine struct {
 
 	reqPool sync.Pool
 
+	outMu   sync.Mutex
+	pollers int      // waiters inside progress: they run what deliveries queue
+	outbox  []func() // sends decided while delivering, for the pollers
+	spare   []func()
+
 	transfers sync.WaitGroup // background sends of CTS and rendezvous data
 	inFlight  atomic.Int32   // how many of them run: waiters yield to them
 	hdrPool   sync.Pool
@@ -241,7 +246,7 @@ func (e *Engine) irecv(context uint32, src, tag int, buf []byte, pooled bool) *R
 			e.complete(r, Status{Source: u.from, Tag: int(u.h.tag), Bytes: n, Total: len(u.data)})
 			return r
 		}
-		e.matchRTS(r, u.from, u.h) // unlocks
+		e.matchRTS(r, u.from, u.h, true) // unlocks
 		return r
 	}
 	if src != AnySource {
@@ -257,9 +262,10 @@ func (e *Engine) irecv(context uint32, src, tag int, buf []byte, pooled bool) *R
 }
 
 // matchRTS binds a receive to an announced rendezvous message and sends the
-// CTS for as many bytes as the buffer holds. Called with e.mu held; it
-// unlocks.
-func (e *Engine) matchRTS(r *Request, from int, h header) {
+// CTS for as many bytes as the buffer holds: at once when the caller may
+// block (a posting receive), else from a poller or a goroutine. Called
+// with e.mu held; it unlocks.
+func (e *Engine) matchRTS(r *Request, from int, h header, inline bool) {
 	r.from, r.total = from, int(h.total)
 	r.accepted = min(r.total, len(r.buf))
 	if r.accepted > 0 {
@@ -270,14 +276,35 @@ func (e *Engine) matchRTS(r *Request, from int, h header) {
 	e.mu.Unlock()
 	cts := header{typ: typeCTS, context: h.context, source: int32(e.me), tag: h.tag,
 		total: uint64(r.accepted), sreq: h.sreq, rreq: r.id}
-	e.background(func() {
+	id := r.id // r may be recycled once complete: the send below must not touch it
+	send := func() {
 		if err := e.send(e.module(from), from, cts, nil); err != nil {
-			e.failRecv(r, err)
+			e.failRecv(id, from, err)
 		}
-	})
+	}
 	if r.accepted == 0 {
 		e.complete(r, Status{Source: from, Tag: int(h.tag), Total: r.total})
 	}
+	if inline {
+		send()
+	} else {
+		e.later(send)
+	}
+}
+
+// later runs a send that a delivery decided on. A transport may deliver
+// from its reader goroutine, which must never block on a write, or from a
+// waiter's poll: then the waiter runs it right after the poll, sparing a
+// goroutine that, with one P, would run only when the waiter yields.
+func (e *Engine) later(f func()) {
+	e.outMu.Lock()
+	if e.pollers > 0 {
+		e.outbox = append(e.outbox, f)
+		e.outMu.Unlock()
+		return
+	}
+	e.outMu.Unlock()
+	e.background(f)
 }
 
 // background runs a transfer off the caller's goroutine: a transport's
@@ -292,13 +319,13 @@ func (e *Engine) background(f func()) {
 	}()
 }
 
-func (e *Engine) failRecv(r *Request, err error) {
+func (e *Engine) failRecv(id uint64, from int, err error) {
 	e.mu.Lock()
-	_, pending := e.recvs[r.id]
-	delete(e.recvs, r.id)
+	r := e.recvs[id]
+	delete(e.recvs, id)
 	e.mu.Unlock()
-	if pending {
-		e.complete(r, Status{Source: r.from, Err: err})
+	if r != nil {
+		e.complete(r, Status{Source: from, Err: err})
 	}
 }
 
@@ -417,10 +444,28 @@ func (e *Engine) Progress() int { return e.progress() }
 func (e *Engine) progress() int {
 	select {
 	case <-e.ready:
-		return e.tr.Progress()
 	default:
 		return 0
 	}
+	e.outMu.Lock()
+	e.pollers++
+	e.outMu.Unlock()
+	n := e.tr.Progress()
+	e.outMu.Lock()
+	e.pollers--
+	todo := e.outbox
+	e.outbox, e.spare = e.spare[:0], nil
+	e.outMu.Unlock()
+	for i, f := range todo {
+		f()
+		todo[i] = nil
+	}
+	if len(todo) > 0 {
+		e.outMu.Lock()
+		e.spare = todo[:0] // reuse the slice: no allocation per poll
+		e.outMu.Unlock()
+	}
+	return n + len(todo)
 }
 
 // WaitAny blocks until one of reqs (nil entries are skipped) completes and

@@ -65,7 +65,7 @@ func (e *Engine) deliverRTS(from int, h header) {
 	e.mu.Lock()
 	q := e.queue(h.context)
 	if r := q.takePosted(from, int(h.tag)); r != nil {
-		e.matchRTS(r, from, h) // unlocks
+		e.matchRTS(r, from, h, false) // unlocks
 		return
 	}
 	q.unexpected = append(q.unexpected, &unexpected{h: h, from: from})
@@ -87,7 +87,7 @@ func (e *Engine) deliverCTS(from int, h header) {
 		return
 	}
 	accepted := int(h.total)
-	e.background(func() { e.sendData(s, h.rreq, accepted) })
+	e.later(func() { e.sendData(s, h.rreq, accepted) })
 }
 
 // sendData moves the accepted part of a rendezvous message in fragments of
