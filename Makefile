@@ -3,13 +3,13 @@ GO          ?= go
 BIN         := bin
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: all build test test-short lint docs demo generate clean
+.PHONY: all build test test-short lint docs demo generate clean bench bench-compare
 
 all: build
 
 # Every command and example into ./bin/.
 build:
-	$(GO) build -o $(BIN)/ ./cmd/... ./examples/...
+	$(GO) build -o $(BIN)/ ./cmd/... ./examples/... ./bench/cmd/...
 
 # The whole suite, with the race detector, as CI runs it.
 test:
@@ -34,6 +34,26 @@ demo: build
 	$(BIN)/gompirun -np 4 --oversubscribe $(BIN)/hello
 	$(BIN)/gompirun -np 4 --oversubscribe --tag-output $(BIN)/ring -laps 1000
 	$(BIN)/gompirun -np 2 $(BIN)/pingpong -m 0:1048576 -i 200
+
+# gompi's own benchmarks, into bench/out/: the Go micro-benchmarks of the
+# hot paths (micro.txt, for benchstat) and gompi-bench's tables over gompi's
+# default transports. Each file is written whole, then shown.
+BENCH_COUNT ?= 6
+bench: build
+	@mkdir -p bench/out
+	$(GO) test -run '^$$' -bench . -benchmem -count $(BENCH_COUNT) ./internal/pml ./components/btl/tcp > bench/out/micro.txt && cat bench/out/micro.txt
+	$(BIN)/gompirun -np 2 $(BIN)/gompi-bench latency > bench/out/latency.txt && cat bench/out/latency.txt
+	$(BIN)/gompirun -np 2 $(BIN)/gompi-bench bw > bench/out/bw.txt && cat bench/out/bw.txt
+	$(BIN)/gompirun -np 2 $(BIN)/gompi-bench bibw > bench/out/bibw.txt && cat bench/out/bibw.txt
+	$(BIN)/gompirun -np 4 --oversubscribe $(BIN)/gompi-bench multi-lat -i 1000 -x 100 > bench/out/multi-lat.txt && cat bench/out/multi-lat.txt
+	$(BIN)/gompi-bench launch > bench/out/launch.txt && cat bench/out/launch.txt
+
+# gompi side by side with Open MPI and MPICH on this machine (installs them
+# from Debian's packages if missing): prints the medians, rewrites the
+# generated section of docs/performance.md and docs/perf-*.svg. About ten
+# minutes; QUICK=1 for under two.
+bench-compare: build
+	$(BIN)/gompi-bench-compare $(if $(filter 1,$(QUICK)),-quick) -command 'make bench-compare$(if $(filter 1,$(QUICK)), QUICK=1)'
 
 clean:
 	rm -rf $(BIN)

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Measures the effect of each optimisation step: builds examples/pingpong
 # and gompirun as they were at each given commit, then runs every one and
-# Open MPI's C twin (bench/c/latency.c) alternately, REPS times, and prints
+# Open MPI's C twin (bench/c/latency.c, same flags and sizes) alternately, REPS times, and prints
 # the median one-way latency (us) and bandwidth (MB/s) per size and step.
 #
 #   bench/steps/run.sh 4e810e2 297aea2 e092e11 dbf6f14
@@ -36,7 +36,8 @@ def load(path):
         if line.startswith('#') or not line.strip():
             continue
         f = line.split()
-        rows[int(f[0])] = (float(f[1]), float(f[2]))
+        lat = float(f[1])  # one-way us; bandwidth follows from it, as OSU's latency test implies
+        rows[int(f[0])] = (lat, int(f[0]) / lat if lat else 0.0)
     return rows
 sides = commits + ['ompi']
 data = {s: [load(f'{work}/out-{s}-{r}') for r in range(1, reps + 1)] for s in sides}

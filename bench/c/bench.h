@@ -1,0 +1,221 @@
+/* Shared by the C twins of gompi-bench's measurements: OSU's flags (-m, -s,
+ * -i, -x), the same defaults and the same output layout, so that one parser
+ * (gompi's bench/table) reads the tables of gompi and of any MPI library.
+ * Header-only: each program is one file plus this one.
+ */
+#ifndef GOMPI_BENCH_H
+#define GOMPI_BENCH_H
+
+#include <mpi.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define DEFAULT_MAX_SIZE (4L << 20)
+#define LARGE_SIZE (64L << 10) /* above it the large-message counts apply */
+#define MAX_SIZE (1L << 30)
+#define MAX_SIZES 64
+#define TAG_DATA 1
+#define TAG_ACK 2
+
+struct counts {
+    int iters, warmup, large_iters, large_warmup;
+};
+
+struct options {
+    long sizes[MAX_SIZES];
+    int nsizes;
+    struct counts c;
+};
+
+/* A measurement's identity and defaults, as in gompi's bench/osu. */
+struct measurement {
+    const char *name, *unit, *about, *column;
+    long min_size;
+    struct counts defaults;
+};
+
+static int bench_rank(void) {
+    int r;
+    MPI_Comm_rank(MPI_COMM_WORLD, &r);
+    return r;
+}
+
+/* usage_error reports a bad flag once (every rank parses the same flags)
+ * and ends the job with status 2. */
+static void usage_error(const char *name, const char *msg, const char *arg) {
+    if (bench_rank() == 0)
+        fprintf(stderr, "%s: %s%s%s\n", name, msg, arg ? ": " : "", arg ? arg : "");
+    MPI_Finalize();
+    exit(2);
+}
+
+/* parse_size reads a byte count with an optional binary suffix K or M. */
+static int parse_size(const char *s, long *out) {
+    char *end;
+    long mult = 1;
+    if (*s == '\0')
+        return -1;
+    errno = 0;
+    long n = strtol(s, &end, 10);
+    if (end == s || errno != 0 || n < 0)
+        return -1;
+    if (*end == 'K' || *end == 'k')
+        mult = 1L << 10, end++;
+    else if (*end == 'M' || *end == 'm')
+        mult = 1L << 20, end++;
+    if (*end != '\0' || n > MAX_SIZE / mult)
+        return -1;
+    *out = n * mult;
+    return 0;
+}
+
+static void add_size(const struct measurement *m, struct options *o, long s) {
+    if (o->nsizes == MAX_SIZES)
+        usage_error(m->name, "too many sizes", NULL);
+    o->sizes[o->nsizes++] = s;
+}
+
+/* parse_range reads -m [MIN:]MAX (or MIN:) into sizes by powers of two. */
+static void parse_range(const struct measurement *m, struct options *o, const char *arg) {
+    long lo = 0, hi = DEFAULT_MAX_SIZE;
+    if (arg) {
+        char buf[64];
+        snprintf(buf, sizeof buf, "%s", arg);
+        char *colon = strchr(buf, ':');
+        const char *a = colon ? buf : "", *b = colon ? colon + 1 : buf;
+        if (colon)
+            *colon = '\0';
+        if ((*a && parse_size(a, &lo)) || (*b && parse_size(b, &hi)) || hi < lo)
+            usage_error(m->name, "-m wants [MIN:]MAX in bytes with MIN <= MAX", arg);
+    }
+    if (lo < m->min_size)
+        lo = m->min_size;
+    if (hi < lo)
+        usage_error(m->name, "-m: this measurement starts at 1 byte", arg);
+    for (long s = lo; s <= hi; s = s ? s * 2 : 1)
+        add_size(m, o, s);
+}
+
+/* parse_list reads -s 0,1,64,1K,4M: increasing sizes. */
+static void parse_list(const struct measurement *m, struct options *o, const char *arg) {
+    char buf[1024];
+    snprintf(buf, sizeof buf, "%s", arg);
+    for (char *save, *f = strtok_r(buf, ",", &save); f; f = strtok_r(NULL, ",", &save)) {
+        long s;
+        if (parse_size(f, &s))
+            usage_error(m->name, "-s wants sizes in bytes such as 0,1,64,1K,4M", arg);
+        if (s < m->min_size)
+            usage_error(m->name, "-s: a size is below this measurement's smallest", arg);
+        if (o->nsizes > 0 && s <= o->sizes[o->nsizes - 1])
+            usage_error(m->name, "-s: sizes must increase", arg);
+        add_size(m, o, s);
+    }
+}
+
+static int parse_count(const struct measurement *m, const char *flag, const char *arg, int min) {
+    char *end;
+    errno = 0;
+    long n = strtol(arg, &end, 10);
+    if (end == arg || *end != '\0' || errno != 0 || n < min || n > 1000000000L)
+        usage_error(m->name, flag, arg);
+    return (int)n;
+}
+
+/* parse_args reads the flags after MPI_Init. A given -i or -x scales the
+ * large-message count in OSU's proportion, as gompi-bench does. */
+static struct options parse_args(const struct measurement *m, int argc, char **argv) {
+    struct options o = {.nsizes = 0, .c = m->defaults};
+    const char *range = NULL, *list = NULL;
+    const struct counts *d = &m->defaults;
+    int opt;
+    opterr = 0;
+    while ((opt = getopt(argc, argv, "m:s:i:x:")) != -1) {
+        switch (opt) {
+        case 'm': range = optarg; break;
+        case 's': list = optarg; break;
+        case 'i':
+            o.c.iters = parse_count(m, "-i wants 1 or more iterations", optarg, 1);
+            o.c.large_iters = (int)((long)o.c.iters * d->large_iters / d->iters);
+            if (o.c.large_iters < 1)
+                o.c.large_iters = 1;
+            break;
+        case 'x':
+            o.c.warmup = parse_count(m, "-x wants 0 or more warm-up iterations", optarg, 0);
+            o.c.large_warmup = (int)((long)o.c.warmup * d->large_warmup / (d->warmup > 0 ? d->warmup : 1));
+            break;
+        default:
+            usage_error(m->name, "unknown flag or missing value (flags: -m [MIN:]MAX, -s LIST, -i N, -x N)", NULL);
+        }
+    }
+    if (optind < argc)
+        usage_error(m->name, "unexpected argument", argv[optind]);
+    if (list)
+        parse_list(m, &o, list);
+    else
+        parse_range(m, &o, range);
+    return o;
+}
+
+static void counts_for(const struct options *o, long size, int *iters, int *warmup) {
+    int large = size > LARGE_SIZE;
+    *iters = large ? o->c.large_iters : o->c.iters;
+    *warmup = large ? o->c.large_warmup : o->c.warmup;
+}
+
+static long max_size(const struct options *o) {
+    return o->nsizes ? o->sizes[o->nsizes - 1] : 0;
+}
+
+/* alloc_buffer returns a buffer of at least one byte, touched once. */
+static char *alloc_buffer(long size) {
+    char *b = malloc(size > 0 ? size : 1);
+    if (!b) {
+        fprintf(stderr, "out of memory for a %ld-byte buffer\n", size);
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    memset(b, 1, size > 0 ? size : 1);
+    return b;
+}
+
+static void need_ranks(const struct measurement *m, int min, int even) {
+    int n;
+    MPI_Comm_size(MPI_COMM_WORLD, &n);
+    if (n < min || (even && n % 2)) {
+        if (bench_rank() == 0)
+            fprintf(stderr, "%s needs %s%d ranks or more, got %d\n", m->name, even ? "an even number of " : "", min, n);
+        MPI_Finalize();
+        exit(2);
+    }
+}
+
+/* print_row prints as gompi-bench does: two decimals, three significant
+ * digits below 1. */
+static void print_row(long key, double v) {
+    char val[64];
+    snprintf(val, sizeof val, v >= 1 ? "%.2f" : "%.3g", v);
+    printf("%-12ld %16s\n", key, val);
+}
+
+/* print_header prints the header lines. MPI has no call that says which
+ * transport a peer uses, so the transports line says so; the btl line is
+ * Open MPI's btl parameter as the launcher passed it. */
+static void print_header(const struct measurement *m) {
+    char lib[MPI_MAX_LIBRARY_VERSION_STRING];
+    int len;
+    MPI_Get_library_version(lib, &len);
+    lib[strcspn(lib, "\n")] = '\0';
+    for (char *p = lib; *p; p++)
+        if (*p == '\t')
+            *p = ' ';
+    const char *btl = getenv("OMPI_MCA_btl");
+    printf("# bench/c %s (%s)\n", m->name, lib);
+    printf("# btl: %s\n", btl && *btl ? btl : "the library's default");
+    printf("# unit: %s: %s\n", m->unit, m->about);
+    printf("# transports: not reported by this MPI library\n");
+    printf("# %-10s %16s\n", "Size", m->column);
+}
+
+#endif

@@ -1,0 +1,232 @@
+// Command gompi-bench-compare runs gompi-bench and its C twins against Open
+// MPI and MPICH on this machine and reports them side by side; make
+// bench-compare runs it from the repository's root after make build.
+//
+//	gompi-bench-compare [-quick] [-reps N] [-only latency,bw]
+//
+// It installs Open MPI (and MPICH, where it installs beside it) from
+// Debian's packages if missing, builds bench/c into bench/build, runs the
+// sides in turn, prints the medians, rewrites the generated section of
+// docs/performance.md and draws docs/perf-*.svg.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/gompi/gompi/bench/compare"
+	"github.com/gompi/gompi/internal/version"
+)
+
+type options struct {
+	quick     bool
+	reps      int
+	bin       string
+	src       string
+	build     string
+	doc       string
+	plots     string
+	install   bool
+	timeout   time.Duration
+	only      string
+	command   string
+	noMPICH   bool
+	writeDocs bool
+}
+
+func main() {
+	o, err := parseFlags(os.Args[1:])
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "gompi-bench-compare:", err)
+		os.Exit(2)
+	}
+	if err := run(context.Background(), o, os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "gompi-bench-compare:", err)
+		os.Exit(1)
+	}
+}
+
+func parseFlags(args []string) (options, error) {
+	var o options
+	fs := flag.NewFlagSet("gompi-bench-compare", flag.ContinueOnError)
+	fs.BoolVar(&o.quick, "quick", false, "fewer sizes, iterations and repetitions: under two minutes")
+	fs.IntVar(&o.reps, "reps", 0, "repetitions of every measurement on every side (default 5, quick 3)")
+	fs.StringVar(&o.bin, "bin", "bin", "directory of gompirun and gompi-bench (make build)")
+	fs.StringVar(&o.src, "src", "bench/c", "directory of the C programs")
+	fs.StringVar(&o.build, "build", "bench/build", "where the C programs are built")
+	fs.StringVar(&o.doc, "doc", "docs/performance.md", "the page whose generated section is rewritten")
+	fs.StringVar(&o.plots, "plots", "docs", "where the SVG plots go")
+	fs.BoolVar(&o.writeDocs, "write", true, "rewrite the page's section and the plots (false: print only)")
+	fs.BoolVar(&o.install, "install", true, "install missing libraries with apt-get")
+	fs.BoolVar(&o.noMPICH, "no-mpich", false, "leave MPICH out")
+	fs.DurationVar(&o.timeout, "timeout", 0, "limit for one run of one measurement (default 3m, quick 1m)")
+	fs.StringVar(&o.only, "only", "", "run only these measurements, comma-separated (latency,bw,bibw,multi-lat,launch)")
+	fs.StringVar(&o.command, "command", "", "how the run was started, for the page (default: this command line)")
+	if err := fs.Parse(args); err != nil {
+		return o, err
+	}
+	if fs.NArg() > 0 {
+		return o, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	if o.reps == 0 {
+		o.reps = map[bool]int{false: 5, true: 3}[o.quick]
+	}
+	if o.timeout == 0 {
+		o.timeout = map[bool]time.Duration{false: 3 * time.Minute, true: time.Minute}[o.quick]
+	}
+	if o.reps < 1 {
+		return o, fmt.Errorf("-reps %d: want 1 or more", o.reps)
+	}
+	if o.command == "" {
+		o.command = strings.Join(append([]string{filepath.Join(o.bin, "gompi-bench-compare")}, args...), " ")
+	}
+	return o, nil
+}
+
+func run(ctx context.Context, o options, stdout, stderr io.Writer) error {
+	started := time.Now()
+	paths := compare.Paths{
+		Gompirun: filepath.Join(o.bin, "gompirun"),
+		Bench:    filepath.Join(o.bin, "gompi-bench"),
+		Build:    o.build,
+	}
+	if err := checkInputs(o, paths); err != nil {
+		return err
+	}
+	plans, err := selectPlans(o)
+	if err != nil {
+		return err
+	}
+	goVersion, err := compare.GoVersion(paths.Bench)
+	if err != nil {
+		return err
+	}
+	env := runEnv()
+	in := &compare.Installer{Allowed: o.install, Log: stderr}
+	ompi := compare.OpenMPI()
+	if err := setUp(ctx, in, ompi, o, env); err != nil {
+		return err
+	}
+	var notes []string
+	mpich := compare.MPICH()
+	if o.noMPICH {
+		mpich = nil
+	} else if err := setUp(ctx, in, mpich, o, env); err != nil {
+		note := "MPICH left out: " + firstLine(err.Error())
+		fmt.Fprintf(stderr, "%s\n(full error: %v)\n", note, err)
+		notes, mpich = append(notes, note), nil
+	}
+	versions := []string{fmt.Sprintf("gompi %s built with %s", version.Version, goVersion), ompi.Describe()}
+	if mpich != nil {
+		versions = append(versions, mpich.Describe())
+	}
+
+	res, err := compare.Run(ctx, compare.Config{
+		Plans: plans, Sides: compare.Sides(ompi, mpich), Paths: paths, Reps: o.reps,
+		Timeout: o.timeout, Env: env, Log: stderr,
+	})
+	if err != nil {
+		return err
+	}
+	rep := &compare.Report{Result: res, Command: o.command, Started: started, Machine: compare.ThisMachine(),
+		Versions: versions, Notes: notes}
+	if o.writeDocs {
+		if rep.PlotFiles, err = res.Plot(o.plots); err != nil {
+			return err
+		}
+	}
+	rep.Took = time.Since(started)
+	if err := rep.WriteText(stdout); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "\n%s in all.\n", rep.Took.Round(time.Second))
+	if !o.writeDocs {
+		return nil
+	}
+	if err := compare.UpdateDoc(o.doc, rep.Markdown()); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "Wrote %s and %s.\n", o.doc, strings.Join(prefix(o.plots, rep.PlotFiles), ", "))
+	return nil
+}
+
+// checkInputs fails early, naming what is missing.
+func checkInputs(o options, p compare.Paths) error {
+	var errs []error
+	for _, f := range []string{p.Gompirun, p.Bench} {
+		if _, err := exec.LookPath(f); err != nil {
+			errs = append(errs, fmt.Errorf("%s not found: run make build first (from the repository's root)", f))
+		}
+	}
+	for _, c := range compare.Programs {
+		if _, err := os.Stat(filepath.Join(o.src, c+".c")); err != nil {
+			errs = append(errs, fmt.Errorf("the C programs: %w (run from the repository's root)", err))
+			break
+		}
+	}
+	if o.writeDocs {
+		if _, err := os.Stat(o.doc); err != nil {
+			errs = append(errs, fmt.Errorf("the performance page: %w", err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func selectPlans(o options) ([]compare.Plan, error) {
+	all := compare.Plans(o.quick)
+	if o.only == "" {
+		return all, nil
+	}
+	var out []compare.Plan
+	for _, name := range strings.Split(o.only, ",") {
+		i := slices.IndexFunc(all, func(p compare.Plan) bool { return p.Name == strings.TrimSpace(name) })
+		if i < 0 {
+			return nil, fmt.Errorf("-only: no measurement %q (latency, bw, bibw, multi-lat, launch)", name)
+		}
+		out = append(out, all[i])
+	}
+	return out, nil
+}
+
+// setUp installs a library if needed, builds the C programs against it
+// and checks that a 2-rank job runs.
+func setUp(ctx context.Context, in *compare.Installer, lib *compare.Library, o options, env []string) error {
+	if err := in.Ensure(ctx, lib); err != nil {
+		return err
+	}
+	if err := compare.Build(ctx, lib, o.src, o.build); err != nil {
+		return err
+	}
+	return compare.Smoke(ctx, lib, o.build, env)
+}
+
+// runEnv lets Open MPI run as root, as it does here.
+func runEnv() []string {
+	env := os.Environ()
+	if os.Geteuid() == 0 {
+		env = append(env, "OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1")
+	}
+	return env
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
+}
+
+func prefix(dir string, files []string) []string {
+	out := make([]string, len(files))
+	for i, f := range files {
+		out[i] = filepath.Join(dir, f)
+	}
+	return out
+}

@@ -1,0 +1,46 @@
+package main
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gompi/gompi/bench/compare"
+)
+
+func TestParseFlags(t *testing.T) {
+	o, err := parseFlags(nil)
+	if err != nil || o.reps != 5 || o.timeout != 3*time.Minute || o.quick || !o.writeDocs || !o.install {
+		t.Errorf("defaults: %+v %v", o, err)
+	}
+	if o.command != "bin/gompi-bench-compare" {
+		t.Errorf("command %q", o.command)
+	}
+	o, err = parseFlags([]string{"-quick", "-only", "latency,launch"})
+	if err != nil || o.reps != 3 || o.timeout != time.Minute || o.command != "bin/gompi-bench-compare -quick -only latency,launch" {
+		t.Errorf("quick: %+v %v", o, err)
+	}
+	plans, err := selectPlans(o)
+	if err != nil || len(plans) != 2 || plans[0].Name != "latency" || plans[1].Name != "launch" {
+		t.Errorf("-only: %v %v", plans, err)
+	}
+	for _, bad := range [][]string{{"-reps", "-1"}, {"extra"}, {"-nope"}} {
+		if _, err := parseFlags(bad); err == nil {
+			t.Errorf("%v accepted", bad)
+		}
+	}
+	if _, err := selectPlans(options{only: "allreduce"}); err == nil || !strings.Contains(err.Error(), `no measurement "allreduce"`) {
+		t.Errorf("unknown measurement: %v", err)
+	}
+}
+
+func TestCheckInputs(t *testing.T) {
+	dir := t.TempDir()
+	o := options{src: dir, doc: dir + "/none.md", writeDocs: true}
+	err := checkInputs(o, compare.Paths{Gompirun: dir + "/gompirun", Bench: dir + "/gompi-bench"})
+	for _, want := range []string{"gompirun not found: run make build first", "gompi-bench not found", "latency.c", "none.md"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("error %v lacks %q", err, want)
+		}
+	}
+}

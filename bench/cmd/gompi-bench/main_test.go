@@ -1,0 +1,193 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gompi/gompi/bench/table"
+)
+
+// The tests run gompi-bench as a user would, under a freshly built
+// gompirun, with tiny iteration counts: they check the tables' form, never
+// the timings.
+
+var gompirun, bench string
+
+func TestMain(m *testing.M) {
+	flag.Parse()
+	if testing.Short() { // the tests that start jobs skip themselves
+		os.Exit(m.Run())
+	}
+	os.Exit(func() int {
+		dir, err := os.MkdirTemp("", "gompi-bench-test-")
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		defer os.RemoveAll(dir)
+		gompirun, bench = filepath.Join(dir, "gompirun"), filepath.Join(dir, "gompi-bench")
+		for out, pkg := range map[string]string{gompirun: "../../../cmd/gompirun", bench: "."} {
+			if b, err := exec.Command("go", "build", "-o", out, pkg).CombinedOutput(); err != nil {
+				fmt.Fprintf(os.Stderr, "go build %s: %v\n%s", pkg, err, b)
+				return 1
+			}
+		}
+		return m.Run()
+	}())
+}
+
+// job runs a command with a clean environment and returns its output.
+func job(t *testing.T, args ...string) (stdout, stderr string, err error) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("starts jobs")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, args[0], args[1:]...)
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "GOMPI_") && !strings.HasPrefix(kv, "MPIEXEC_TIMEOUT=") && !strings.HasPrefix(kv, "HOME=") {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
+	cmd.Env = append(cmd.Env, "HOME="+t.TempDir()) // no user parameter file
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err = cmd.Run()
+	return out.String(), errb.String(), err
+}
+
+// tableOf runs a job and parses and checks its table.
+func tableOf(t *testing.T, args ...string) *table.Table {
+	t.Helper()
+	out, errs, err := job(t, args...)
+	if err != nil {
+		t.Fatalf("%s: %v\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), err, out, errs)
+	}
+	tb, err := table.Parse(strings.NewReader(out))
+	if err == nil {
+		err = tb.Check()
+	}
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	return tb
+}
+
+func TestMeasurements(t *testing.T) {
+	tests := []struct {
+		name       string
+		launch     []string
+		args       []string
+		keys       []int
+		btl        string
+		transports string
+	}{
+		{"latency", []string{"-np", "2"}, []string{"-m", "0:64", "-i", "3", "-x", "1"},
+			[]int{0, 1, 2, 4, 8, 16, 32, 64}, "all", "0:self 1:tcp"},
+		{"bw", []string{"-np", "2"}, []string{"-m", "0:4", "-i", "2", "-x", "1"}, []int{1, 2, 4}, "all", "0:self 1:tcp"},
+		// 128K is above the large-message threshold and the eager limit.
+		{"bibw", []string{"-np", "2"}, []string{"-s", "1,1K,128K", "-i", "2", "-x", "1"}, []int{1, 1024, 128 << 10}, "all", "0:self 1:tcp"},
+		{"multi-lat", []string{"-np", "4", "--oversubscribe"}, []string{"-s", "0,64,1K", "-i", "3", "-x", "1"},
+			[]int{0, 64, 1024}, "all", "0-2:tcp 1-3:tcp"},
+		// The btl line is the parameter's value; rank 0 then reaches itself over tcp.
+		{"latency", []string{"-np", "3", "--oversubscribe", "--mca", "btl", "tcp"}, []string{"-s", "8", "-i", "2", "-x", "0"},
+			[]int{8}, "tcp", "0:tcp 1:tcp 2:tcp"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name+strings.Join(tt.launch, "_"), func(t *testing.T) {
+			args := append([]string{gompirun, "--timeout", "60"}, tt.launch...)
+			tb := tableOf(t, append(append(args, bench, tt.name), tt.args...)...)
+			if !strings.HasPrefix(tb.Title, "gompi-bench "+tt.name+" (gompi ") {
+				t.Errorf("title %q", tb.Title)
+			}
+			if !slices.Equal(tb.Keys(), tt.keys) || tb.Key != "Size" {
+				t.Errorf("%s %v, want %v", tb.Key, tb.Keys(), tt.keys)
+			}
+			if tb.Fields["btl"] != tt.btl || tb.Fields["transports"] != tt.transports {
+				t.Errorf("btl %q transports %q, want %q and %q", tb.Fields["btl"], tb.Fields["transports"], tt.btl, tt.transports)
+			}
+			if !strings.HasPrefix(tb.Fields["unit"], "us: ") && !strings.HasPrefix(tb.Fields["unit"], "MB/s: ") {
+				t.Errorf("unit %q", tb.Fields["unit"])
+			}
+		})
+	}
+}
+
+func TestLaunch(t *testing.T) {
+	tb := tableOf(t, bench, "launch", "-n", "1,2", "-r", "2", "-x", "0", "--gompirun", gompirun)
+	if !slices.Equal(tb.Keys(), []int{1, 2}) || tb.Key != "Ranks" || !strings.HasPrefix(tb.Fields["unit"], "ms: ") {
+		t.Errorf("%s %v unit %q", tb.Key, tb.Keys(), tb.Fields["unit"])
+	}
+	if tb.Fields["launcher"] != gompirun || tb.Fields["transports"] != "0:self 1:tcp" || tb.Fields["btl"] != "all" {
+		t.Errorf("fields %v", tb.Fields)
+	}
+	// Any launcher, with {np} for the rank count.
+	tb = tableOf(t, bench, "launch", "-n", "3", "-r", "1", "--", "/bin/sh", "-c", "test {np} = 3")
+	if tb.Fields["launcher"] != "/bin/sh" || !strings.Contains(tb.Fields["transports"], "not reported") {
+		t.Errorf("fields %v", tb.Fields)
+	}
+	_, stderr, err := job(t, bench, "launch", "-n", "2", "-r", "1", "--", "/bin/sh", "-c", "echo broken >&2; exit 3")
+	if err == nil || !strings.Contains(stderr, "has no {np}") {
+		t.Errorf("a command without {np}: %v %s", err, stderr)
+	}
+	_, stderr, err = job(t, bench, "launch", "-n", "2", "-r", "1", "--", "/bin/sh", "-c", "echo broken >&2; exit 3", "{np}")
+	if err == nil || !strings.Contains(stderr, "exit status 3") || !strings.Contains(stderr, "broken") {
+		t.Errorf("a failing command: %v %s", err, stderr)
+	}
+	_, stderr, err = job(t, gompirun, "-np", "1", bench, "launch")
+	if err == nil || !strings.Contains(stderr, "not under gompirun") {
+		t.Errorf("launch under gompirun: %v %s", err, stderr)
+	}
+}
+
+// TestJobErrors checks that a job that cannot measure fails and says why
+// once, however many ranks found the fault.
+func TestJobErrors(t *testing.T) {
+	_, stderr, err := job(t, gompirun, "-np", "3", "--oversubscribe", "--timeout", "60", bench, "multi-lat", "-s", "1")
+	if err == nil || strings.Count(stderr, "multi-lat needs an even number of ranks") != 1 {
+		t.Errorf("3 ranks: %v\n%s", err, stderr)
+	}
+	_, stderr, err = job(t, gompirun, "-np", "3", "--oversubscribe", "--timeout", "60", bench, "latency", "-m", "5:1")
+	if err == nil || strings.Count(stderr, "max 1 is below min 5") != 1 {
+		t.Errorf("bad flag: %v\n%s", err, stderr)
+	}
+}
+
+func TestUsage(t *testing.T) {
+	var out, errb bytes.Buffer
+	if code := run([]string{"--help"}, &out, &errb); code != 0 {
+		t.Fatalf("--help: exit %d", code)
+	}
+	for _, name := range []string{"latency", "bw", "bibw", "multi-lat", "launch", "init-finalize"} {
+		if !strings.Contains(out.String(), "\n  "+name+" ") {
+			t.Errorf("--help does not list %s:\n%s", name, out.String())
+		}
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"latency", "-m", "5:1"}, `-m "5:1": max 1 is below min 5`},
+		{[]string{"bw", "-s", "0,1"}, "below this measurement's smallest"},
+		{[]string{"latency", "-i", "x"}, `invalid argument "x"`},
+		{[]string{"latency", "-q"}, "unknown shorthand flag: 'q'"},
+		{[]string{"allreduce"}, `unknown command "allreduce"`},
+		{[]string{"launch", "-n", "0"}, "-n 0: rank counts must be 1 or more"},
+	} {
+		out.Reset()
+		errb.Reset()
+		if code := run(c.args, &out, &errb); code != 1 || !strings.Contains(errb.String(), c.want) {
+			t.Errorf("%v: exit %d, stderr %q, want it to contain %q", c.args, code, errb.String(), c.want)
+		}
+	}
+}

@@ -1,0 +1,109 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/spf13/cobra"
+
+	"github.com/gompi/gompi/bench/osu"
+	"github.com/gompi/gompi/internal/version"
+	"github.com/gompi/gompi/mca"
+	"github.com/gompi/gompi/mpi"
+	"github.com/gompi/gompi/params"
+	"github.com/gompi/gompi/pmpi"
+)
+
+// measurementCommand runs one registered measurement as a rank of a job.
+func measurementCommand(m osu.Measurement, stdout, stderr io.Writer) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   m.Name + " [flags]",
+		Short: m.Summary,
+		Long:  m.Summary + ".\nRun it under gompirun; rank 0 prints the table, in " + m.Unit + ".",
+		Args:  cobra.NoArgs,
+	}
+	f := addSizeFlags(cmd, m)
+	cmd.RunE = func(*cobra.Command, []string) error {
+		o, err := m.Options(f.flags())
+		if err != nil {
+			return err
+		}
+		return measure(m, o, stdout, stderr)
+	}
+	return cmd
+}
+
+func measure(m osu.Measurement, o osu.Options, stdout, stderr io.Writer) error {
+	if err := mpi.Init(); err != nil {
+		return rankError{rank: envRank(), err: err} // may be this rank's alone
+	}
+	w := mpi.CommWorld()
+	fail := func(err error) error { return rankError{rank: w.Rank(), err: err} }
+	if err := m.CheckRanks(w.Size()); err != nil {
+		// Every rank finds the same. Rank 0 reports it before Finalize's
+		// fence, so that no rank exits, and so stops the job, before that.
+		if w.Rank() == 0 {
+			fmt.Fprintf(stderr, "gompi-bench: %v\n", err)
+		}
+		if err := mpi.Finalize(); err != nil {
+			return fail(err)
+		}
+		return errReported
+	}
+	var btl string
+	if w.Rank() == 0 {
+		b, err := btlSelection()
+		if err != nil {
+			return fail(err)
+		}
+		btl = b
+	}
+	transports, err := m.Transports(w)
+	if err != nil {
+		return fail(err)
+	}
+	rows, err := m.Run(w, o)
+	if err != nil {
+		return fail(err)
+	}
+	if w.Rank() == 0 {
+		h := osu.Header{
+			Title:      fmt.Sprintf("gompi-bench %s (gompi %s)", m.Name, version.Version),
+			BTL:        btl,
+			Unit:       m.Unit + ": " + m.About,
+			Transports: transports,
+			Key:        "Size",
+			Column:     m.Column,
+		}
+		if err := osu.Write(stdout, h, rows); err != nil {
+			return fail(err)
+		}
+	}
+	if err := mpi.Finalize(); err != nil {
+		return fail(err)
+	}
+	return nil
+}
+
+// btlSelection is the btl parameter's value as Init resolved it ("all"
+// when empty): it resolves the same sources again.
+func btlSelection() (string, error) {
+	in, err := params.DefaultInputs()
+	if err != nil {
+		return "", fmt.Errorf("reading the btl parameter: %w", err)
+	}
+	sys, err := mca.Load(mca.Options{Logger: hclog.NewNullLogger(), QuietWarnings: true, Params: pmpi.RegisterParams}, in)
+	if err != nil {
+		return "", fmt.Errorf("reading the btl parameter: %w", err)
+	}
+	v, ok := sys.Snapshot().Lookup("btl")
+	if !ok {
+		return "", errors.New("reading the btl parameter: it is not registered")
+	}
+	if v.Raw == "" {
+		return "all", nil
+	}
+	return v.Raw, nil
+}

@@ -1,0 +1,67 @@
+package compare
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Plan is one measurement as the comparison runs it, the same way on
+// every side.
+type Plan struct {
+	Name   string   // gompi-bench's subcommand
+	Prog   string   // bench/c's program
+	NP     int      // ranks; launch's rank counts are in Args
+	Args   []string // gompi-bench's flags, which bench/c shares
+	Title  string   // what the value is, for the reports
+	Higher bool     // a higher value is better (bandwidth)
+	Plot   string   // the plot it is drawn in, if any
+}
+
+// Plans returns the measurements of a full or a quick run. A full run
+// takes about ten minutes on a 2-core machine, a quick one under two.
+func Plans(quick bool) []Plan {
+	lat := []string{"-m", "0:4M", "-i", "2000", "-x", "200"}
+	bw := []string{"-m", "1:4M", "-i", "100", "-x", "10"}
+	multi := []string{"-m", "0:1M", "-i", "500", "-x", "50"}
+	ranks := "1,2,4"
+	if quick {
+		lat = []string{"-s", "0,1,64,1K,16K,64K,256K,1M,4M", "-i", "500", "-x", "50"}
+		bw = []string{"-s", "1,64,1K,16K,64K,256K,1M,4M", "-i", "20", "-x", "2"}
+		multi = []string{"-s", "0,64,1K,16K,64K,256K,1M", "-i", "200", "-x", "20"}
+		ranks = "2,4"
+	}
+	return []Plan{
+		{Name: "latency", Prog: "latency", NP: 2, Args: lat, Plot: "latency",
+			Title: "Latency: one-way time, half the round trip between ranks 0 and 1 (us)"},
+		{Name: "bw", Prog: "bw", NP: 2, Args: bw, Higher: true, Plot: "bandwidth",
+			Title: "Bandwidth: rank 0 to rank 1, windows of 64 non-blocking sends (MB/s)"},
+		{Name: "bibw", Prog: "bibw", NP: 2, Args: bw, Higher: true,
+			Title: "Bidirectional bandwidth: both directions at once, added (MB/s)"},
+		{Name: "multi-lat", Prog: "multi_lat", NP: 4, Args: multi,
+			Title: "Multi-pair latency: ranks i and i+2 of 4 (two per core) ping-pong at once, average one-way time (us)"},
+		{Name: "launch", Prog: "init_finalize", Args: []string{"-n", ranks, "-r", "1", "-x", "1"},
+			Title: "Launch: a job that calls Init and Finalize, from start to exit (ms)"},
+	}
+}
+
+// KeyName is the first column's heading.
+func (p Plan) KeyName() string {
+	if p.Name == "launch" {
+		return "ranks"
+	}
+	return "size"
+}
+
+// FormatKey prints a size in bytes with binary units, or a rank count.
+func (p Plan) FormatKey(k int) string {
+	switch {
+	case p.Name == "launch" || k < 1<<10:
+		return fmt.Sprint(k)
+	case k < 1<<20:
+		return fmt.Sprintf("%d KiB", k>>10)
+	default:
+		return fmt.Sprintf("%d MiB", k>>20)
+	}
+}
+
+func (p Plan) String() string { return p.Name + " " + strings.Join(p.Args, " ") }

@@ -1,0 +1,217 @@
+package compare
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strings"
+	"text/tabwriter"
+	"time"
+)
+
+// Report is what a comparison says besides its figures.
+type Report struct {
+	*Result
+	Command   string // how it was started
+	Started   time.Time
+	Took      time.Duration
+	Machine   Machine
+	Versions  []string // "gompi 0.1.0 (go1.26.8)", "Open MPI: mpirun (Open MPI) 4.1.4", ...
+	Notes     []string // e.g. why MPICH is missing
+	PlotFiles []string // the SVG files, relative to the Markdown document
+}
+
+// column is one column of a plan's table: a side's medians, or a ratio.
+type column struct {
+	head string
+	val  map[int]float64
+}
+
+// columns returns a plan's keys and columns: each side, and after each
+// reference a gompi side is held against, the ratio gompi / reference.
+func (r *Result) columns(p Plan) ([]int, []column) {
+	var keys []int
+	var cols []column
+	vals := map[*Side]map[int]float64{}
+	for _, s := range r.Sides {
+		k, med := r.Medians(p, s)
+		if keys == nil {
+			keys = k
+		}
+		vals[s] = map[int]float64{}
+		for i, key := range k {
+			vals[s][key] = med[i]
+		}
+	}
+	for _, s := range r.Sides {
+		cols = append(cols, column{head: s.Label, val: vals[s]})
+		for _, g := range r.Sides {
+			if g.Against != s {
+				continue
+			}
+			ratio := map[int]float64{}
+			for k, v := range vals[g] {
+				if ref, ok := vals[s][k]; ok && ref > 0 {
+					ratio[k] = v / ref
+				}
+			}
+			cols = append(cols, column{head: g.Label + " / " + s.Label, val: ratio})
+		}
+	}
+	return keys, cols
+}
+
+// WriteText prints every plan's table for a terminal.
+func (r *Report) WriteText(w io.Writer) error {
+	for _, p := range r.Plans {
+		keys, cols := r.columns(p)
+		fmt.Fprintf(w, "\n%s\n%s, median of %d runs each\n", p.Title, p, r.Reps)
+		for _, why := range r.Skipped[p.Name] {
+			fmt.Fprintln(w, why)
+		}
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintf(tw, "%s\t", p.KeyName())
+		for _, c := range cols {
+			fmt.Fprintf(tw, "%s\t", c.head)
+		}
+		fmt.Fprintln(tw)
+		for _, k := range keys {
+			fmt.Fprintf(tw, "%s\t", p.FormatKey(k))
+			for _, c := range cols {
+				fmt.Fprintf(tw, "%s\t", cell(c, k))
+			}
+			fmt.Fprintln(tw)
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func cell(c column, k int) string {
+	v, ok := c.val[k]
+	switch {
+	case !ok || math.IsNaN(v):
+		return "-"
+	case strings.Contains(c.head, " / "):
+		return fmt.Sprintf("%.2f", v)
+	}
+	return formatFigure(v)
+}
+
+// formatFigure keeps three or four significant digits.
+func formatFigure(v float64) string {
+	switch {
+	case v >= 100:
+		return fmt.Sprintf("%.0f", v)
+	case v >= 10:
+		return fmt.Sprintf("%.1f", v)
+	case v >= 0.1:
+		return fmt.Sprintf("%.2f", v)
+	}
+	return fmt.Sprintf("%.3g", v)
+}
+
+// Markdown is the section that goes between the markers in docs/performance.md.
+func (r *Report) Markdown() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "## Side by side with Open MPI and MPICH (generated)\n\n")
+	fmt.Fprintf(&b, "This section is rewritten by every run of `make bench-compare` (bench/compare); do not edit it by hand.\n\n")
+	fmt.Fprintf(&b, "- Command: `%s`, %d repetitions, %s in all\n", r.Command, r.Reps, r.Took.Round(time.Second))
+	fmt.Fprintf(&b, "- Date: %s\n", r.Started.UTC().Format("2006-01-02 15:04 MST"))
+	fmt.Fprintf(&b, "- Machine: %s\n", r.Machine)
+	fmt.Fprintf(&b, "- Versions: %s\n", strings.Join(r.Versions, "; "))
+	for _, n := range r.Notes {
+		fmt.Fprintf(&b, "- Note: %s\n", n)
+	}
+	fmt.Fprintf(&b, "\nEvery side ran every measurement %d times, the sides taking turns (", r.Reps)
+	for i, s := range r.Sides {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(s.Label)
+	}
+	fmt.Fprintf(&b, ", then again); each figure is the median of its %d runs. gompi runs `bin/gompi-bench`, the others "+
+		"`bench/c`'s C programs, which share its flags, loops and output. A ratio above 1 for a time, or below 1 for a "+
+		"bandwidth, means gompi is slower.\n\n", r.Reps)
+	b.WriteString("| side | what it is |\n|---|---|\n")
+	for _, s := range r.Sides {
+		fmt.Fprintf(&b, "| %s | %s |\n", s.Label, s.About)
+	}
+	b.WriteString("\n")
+	for _, f := range r.PlotFiles {
+		fmt.Fprintf(&b, "![%s](%s)\n", strings.TrimSuffix(strings.TrimPrefix(f, "perf-"), ".svg"), f)
+	}
+	for _, p := range r.Plans {
+		r.markdownPlan(&b, p)
+	}
+	return b.String()
+}
+
+func (r *Report) markdownPlan(b *strings.Builder, p Plan) {
+	keys, cols := r.columns(p)
+	fmt.Fprintf(b, "\n### %s\n\n%s. Flags `%s`", p.Name, p.Title, strings.Join(p.Args, " "))
+	if p.NP > 0 {
+		fmt.Fprintf(b, ", %d ranks", p.NP)
+	}
+	b.WriteString(".\n")
+	for _, why := range r.Skipped[p.Name] {
+		fmt.Fprintf(b, "%s.\n", why)
+	}
+	fmt.Fprintf(b, "\n| %s |", p.KeyName())
+	for _, c := range cols {
+		fmt.Fprintf(b, " %s |", c.head)
+	}
+	b.WriteString("\n|---|")
+	b.WriteString(strings.Repeat("---|", len(cols)))
+	b.WriteString("\n")
+	for _, k := range keys {
+		fmt.Fprintf(b, "| %s |", p.FormatKey(k))
+		for _, c := range cols {
+			fmt.Fprintf(b, " %s |", cell(c, k))
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString("\n<details><summary>Commands</summary>\n\n```sh\n")
+	for _, s := range r.Sides {
+		if c, ok := r.Commands[[2]string{p.Name, s.Label}]; ok {
+			b.WriteString(c + "\n")
+		}
+	}
+	b.WriteString("```\n\n</details>\n")
+}
+
+// Markers delimit the generated section of docs/performance.md.
+const (
+	BeginMarker = "<!-- bench-compare:begin -->"
+	EndMarker   = "<!-- bench-compare:end -->"
+)
+
+// UpdateDoc replaces the text between the markers in the file with
+// section, adding the markers at the end if the file has none.
+func UpdateDoc(path, section string) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("updating the performance page: %w", err)
+	}
+	out, err := replaceSection(string(b), section)
+	if err != nil {
+		return fmt.Errorf("updating %s: %w", path, err)
+	}
+	return os.WriteFile(path, []byte(out), 0o644)
+}
+
+func replaceSection(doc, section string) (string, error) {
+	block := BeginMarker + "\n" + strings.TrimSpace(section) + "\n" + EndMarker
+	begin := strings.Index(doc, BeginMarker)
+	end := strings.Index(doc, EndMarker)
+	switch {
+	case begin < 0 && end < 0:
+		return strings.TrimRight(doc, "\n") + "\n\n" + block + "\n", nil
+	case begin < 0 || end < begin || strings.Count(doc, BeginMarker) > 1 || strings.Count(doc, EndMarker) > 1:
+		return "", fmt.Errorf("want exactly one %s followed by one %s", BeginMarker, EndMarker)
+	}
+	return doc[:begin] + block + doc[end+len(EndMarker):], nil
+}

@@ -1,0 +1,140 @@
+package compare
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gompi/gompi/bench/table"
+)
+
+func TestReplaceSection(t *testing.T) {
+	doc := "# Performance\n\nHand-written.\n"
+	once, err := replaceSection(doc, "first\n")
+	if err != nil || once != doc+"\n"+BeginMarker+"\nfirst\n"+EndMarker+"\n" {
+		t.Fatalf("appending: %q %v", once, err)
+	}
+	twice, err := replaceSection(once+"After.\n", "second")
+	if err != nil || twice != doc+"\n"+BeginMarker+"\nsecond\n"+EndMarker+"\nAfter.\n" {
+		t.Fatalf("replacing: %q %v", twice, err)
+	}
+	for _, bad := range []string{EndMarker + BeginMarker, BeginMarker, BeginMarker + EndMarker + BeginMarker + EndMarker} {
+		if _, err := replaceSection(bad, "x"); err == nil {
+			t.Errorf("accepted %q", bad)
+		}
+	}
+	path := filepath.Join(t.TempDir(), "performance.md")
+	if err := os.WriteFile(path, []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := UpdateDoc(path, "third"); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(path); !strings.HasPrefix(string(b), doc) || !strings.Contains(string(b), "\nthird\n") {
+		t.Errorf("file now %q", b)
+	}
+}
+
+// fakeTable is a parsed table with the given rows.
+func fakeTable(t *testing.T, transports string, rows string) *table.Table {
+	t.Helper()
+	tb, err := table.Parse(strings.NewReader("# t\n# btl: self,tcp\n# unit: us: x\n# transports: " + transports + "\n# Size  Latency (us)\n" + rows))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tb
+}
+
+func fakeResult(t *testing.T) *Result {
+	sides := Sides(OpenMPI(), nil)
+	lat := Plans(true)[0]
+	r := &Result{Plans: []Plan{lat}, Sides: sides, Reps: 3,
+		tables: map[[2]string][]*table.Table{}, Commands: map[[2]string]string{}, Skipped: map[string][]string{}}
+	add := func(label, transports string, rows ...string) {
+		for _, rs := range rows {
+			r.tables[[2]string{lat.Name, label}] = append(r.tables[[2]string{lat.Name, label}], fakeTable(t, transports, rs))
+		}
+		r.Commands[[2]string{lat.Name, label}] = label + " command"
+	}
+	add("gompi tcp", "0:self 1:tcp", "0 30\n1024 40\n", "0 20\n1024 50\n", "0 10\n1024 45\n")
+	add("Open MPI tcp", "not reported", "0 10\n1024 20\n", "0 10\n1024 20\n", "0 10\n1024 20\n")
+	add("Open MPI sm (target)", "not reported", "0 0.5\n1024 1\n", "0 0.5\n1024 1\n", "0 0.5\n1024 1\n")
+	return r
+}
+
+func TestReport(t *testing.T) {
+	r := fakeResult(t)
+	rep := &Report{Result: r, Command: "make bench-compare QUICK=1", Started: time.Date(2026, 11, 22, 1, 2, 0, 0, time.UTC),
+		Took: 90 * time.Second, Machine: Machine{CPUs: 2, Model: "AMD EPYC", Kernel: "Linux 6.1"},
+		Versions: []string{"gompi 0.1.0 built with go1.26.8"}, Notes: []string{"MPICH left out: no"}}
+	md := rep.Markdown()
+	for _, want := range []string{
+		"- Command: `make bench-compare QUICK=1`, 3 repetitions, 1m30s in all",
+		"- Date: 2026-11-22 01:02 UTC",
+		"- Machine: 2 CPUs (AMD EPYC), Linux 6.1",
+		"- Note: MPICH left out: no",
+		"| size | gompi tcp | Open MPI tcp | gompi tcp / Open MPI tcp | Open MPI sm (target) |",
+		"| 0 | 20.0 | 10.0 | 2.00 | 0.50 |",     // medians, and their ratio
+		"| 1 KiB | 45.0 | 20.0 | 2.25 | 1.00 |", // 1 KiB keys print in binary units
+		"gompi tcp command\nOpen MPI tcp command\n",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("Markdown lacks %q:\n%s", want, md)
+		}
+	}
+	var text bytes.Buffer
+	if err := rep.WriteText(&text); err != nil || !strings.Contains(text.String(), "2.25") {
+		t.Errorf("text: %v\n%s", err, text.String())
+	}
+	dir := t.TempDir()
+	files, err := r.Plot(dir)
+	if err != nil || len(files) != 1 || files[0] != "perf-latency.svg" {
+		t.Fatalf("plots %v, %v", files, err)
+	}
+	svg, err := os.ReadFile(filepath.Join(dir, files[0]))
+	if err != nil || !bytes.Contains(svg, []byte("<svg")) || !bytes.Contains(svg, []byte("Open MPI sm (target)")) {
+		t.Errorf("plot: %v, %.200s", err, svg)
+	}
+}
+
+func TestVerify(t *testing.T) {
+	r := fakeResult(t)
+	gompi, ompi := r.Sides[0], r.Sides[1]
+	lat := r.Plans[0]
+	good := fakeTable(t, "0:self 1:tcp", "0 1\n")
+	if err := gompi.verify(lat, good, nil); err != nil {
+		t.Errorf("good table: %v", err)
+	}
+	for name, c := range map[string]struct {
+		side      *Side
+		tb, first *table.Table
+		want      string
+	}{
+		"wrong transport": {side: gompi, tb: fakeTable(t, "0:self 1:sm", "0 1\n"), want: "1 ran over sm, not tcp"},
+		"no transports":   {side: gompi, tb: fakeTable(t, "unknown", "0 1\n"), want: "no transports"},
+		"other rows":      {side: gompi, tb: good, first: fakeTable(t, "0:self 1:tcp", "0 1\n8 1\n"), want: "differ from the first"},
+		"wrong btl":       {side: r.Sides[2], tb: good, want: `btl is "self,tcp", not "self,vader"`},
+	} {
+		if err := c.side.verify(lat, c.tb, c.first); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want %q", name, err, c.want)
+		}
+	}
+	if err := ompi.verify(lat, good, nil); err != nil {
+		t.Errorf("Open MPI tcp: %v", err)
+	}
+}
+
+func TestVersionLine(t *testing.T) {
+	for out, want := range map[string]string{
+		"mpirun.openmpi (OpenRTE) 4.1.4\n\nReport bugs to http://www.open-mpi.org/community/help/\n":      "mpirun.openmpi (OpenRTE) 4.1.4",
+		"HYDRA build details:\n    Version:                                 4.0.2\n    Release Date: x\n": "Version: 4.0.2",
+		"something else\nsecond\n": "something else",
+	} {
+		if got := versionLine(out); got != want {
+			t.Errorf("versionLine(%q) = %q, want %q", out, got, want)
+		}
+	}
+}

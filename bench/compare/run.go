@@ -1,0 +1,149 @@
+package compare
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"os/exec"
+	"slices"
+	"strconv"
+	"syscall"
+	"time"
+
+	"github.com/gompi/gompi/bench/table"
+)
+
+// Config is one comparison.
+type Config struct {
+	Plans   []Plan
+	Sides   []*Side
+	Paths   Paths
+	Reps    int
+	Timeout time.Duration // for one run
+	Env     []string      // the runs' environment
+	Log     io.Writer     // progress
+}
+
+// Result holds every run's table.
+type Result struct {
+	Plans    []Plan
+	Sides    []*Side
+	Reps     int
+	tables   map[[2]string][]*table.Table // (plan, side label) → one per repetition
+	Commands map[[2]string]string         // (plan, side label) → the command, shell-quoted
+	Skipped  map[string][]string          // plan → why sides left it out
+}
+
+// Run runs every plan on every side Reps times, the sides taking turns so
+// that drift on the machine touches each alike.
+func Run(ctx context.Context, c Config) (*Result, error) {
+	r := &Result{Plans: c.Plans, Sides: c.Sides, Reps: c.Reps,
+		tables: map[[2]string][]*table.Table{}, Commands: map[[2]string]string{}, Skipped: map[string][]string{}}
+	for _, p := range c.Plans {
+		for _, s := range c.Sides {
+			if why := s.skips(p); why != "" {
+				r.Skipped[p.Name] = append(r.Skipped[p.Name], s.Label+" left out: "+why)
+			}
+		}
+	}
+	for rep := 1; rep <= c.Reps; rep++ {
+		for _, p := range c.Plans {
+			for _, s := range c.Sides {
+				if s.skips(p) != "" {
+					continue
+				}
+				args := s.Command(p, c.Paths)
+				start := time.Now()
+				t, err := runOne(ctx, c, args)
+				if err == nil {
+					err = s.verify(p, t, r.first(p, s))
+				}
+				if err != nil {
+					return nil, fmt.Errorf("%s on %s, repetition %d: %w", p.Name, s.Label, rep, err)
+				}
+				key := [2]string{p.Name, s.Label}
+				r.tables[key] = append(r.tables[key], t)
+				r.Commands[key] = shellQuote(args)
+				fmt.Fprintf(c.Log, "[%d/%d] %-9s %-22s %6.1fs\n", rep, c.Reps, p.Name, s.Label, time.Since(start).Seconds())
+			}
+		}
+	}
+	return r, nil
+}
+
+func (r *Result) first(p Plan, s *Side) *table.Table {
+	if ts := r.tables[[2]string{p.Name, s.Label}]; len(ts) > 0 {
+		return ts[0]
+	}
+	return nil
+}
+
+// runOne runs one job and parses its table. MPIEXEC_TIMEOUT bounds the job
+// for gompirun, mpirun and mpiexec alike; the context is the backstop.
+func runOne(ctx context.Context, c Config, args []string) (*table.Table, error) {
+	ctx, cancel := context.WithTimeout(ctx, c.Timeout+30*time.Second)
+	defer cancel()
+	var stdout, stderr bytes.Buffer
+	cmd := exec.CommandContext(ctx, args[0], args[1:]...)
+	cmd.Env = append(c.Env, "MPIEXEC_TIMEOUT="+strconv.Itoa(int(c.Timeout.Seconds())))
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) } // let a launcher stop its ranks
+	cmd.WaitDelay = 10 * time.Second
+	if err := cmd.Run(); err != nil {
+		return nil, fmt.Errorf("%s: %w\n%s", shellQuote(args), err, tail(stderr.String(), 2000))
+	}
+	t, err := table.Parse(&stdout)
+	if err == nil {
+		err = t.Check()
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s printed a malformed table: %w\n%s", shellQuote(args), err, tail(stdout.String(), 2000))
+	}
+	return t, nil
+}
+
+// verify checks that a table comes from what the side says: gompi's timed
+// pairs all over the expected transport, Open MPI's btl as asked (launch's
+// tables come from gompi-bench launch, which states the command), and the
+// same rows as the first repetition.
+func (s *Side) verify(p Plan, t, first *table.Table) error {
+	var errs []error
+	if s.Lib == nil {
+		tr := t.Transports()
+		if len(tr) == 0 {
+			errs = append(errs, fmt.Errorf("no transports in %q", t.Fields["transports"]))
+		}
+		for _, peer := range slices.Sorted(maps.Keys(tr)) {
+			if peer != "0" && tr[peer] != s.Expect { // "0" is rank 0 itself
+				errs = append(errs, fmt.Errorf("%s ran over %s, not %s (transports: %s)", peer, tr[peer], s.Expect, t.Fields["transports"]))
+			}
+		}
+	} else if want := s.btl(); want != "" && p.Name != "launch" && t.Fields["btl"] != want {
+		errs = append(errs, fmt.Errorf("btl is %q, not %q", t.Fields["btl"], want))
+	}
+	if first != nil && !slices.Equal(t.Keys(), first.Keys()) {
+		errs = append(errs, fmt.Errorf("rows %v differ from the first repetition's %v", t.Keys(), first.Keys()))
+	}
+	return errors.Join(errs...)
+}
+
+// Medians returns a side's keys and, per key, the median over the repetitions.
+func (r *Result) Medians(p Plan, s *Side) ([]int, []float64) {
+	ts := r.tables[[2]string{p.Name, s.Label}]
+	if len(ts) == 0 {
+		return nil, nil
+	}
+	keys := ts[0].Keys()
+	med := make([]float64, len(keys))
+	for i := range keys {
+		vals := make([]float64, len(ts))
+		for j, t := range ts {
+			vals[j] = t.Rows[i].Value
+		}
+		med[i] = table.Median(vals)
+	}
+	return keys, med
+}

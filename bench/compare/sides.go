@@ -1,0 +1,117 @@
+package compare
+
+import (
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+
+	"github.com/gompi/gompi/bench/osu"
+)
+
+// Side is one column of the comparison: gompi over one of its transports,
+// or a reference library with its settings.
+type Side struct {
+	Label  string      // column heading
+	About  string      // what it is, for the docs
+	Lib    *Library    // nil for gompi
+	MCA    [][2]string // Open MPI's --mca settings
+	Expect string      // gompi: the transport every timed pair must use
+	// Against is the reference a gompi side's ratio column divides by.
+	Against *Side
+	// SkipOversubscribed, if set, is why the side leaves out plans with
+	// more ranks than CPUs.
+	SkipOversubscribed string
+}
+
+// skips reports why the side leaves the plan out, or "".
+func (s *Side) skips(p Plan) string {
+	if p.NP > runtime.NumCPU() {
+		return s.SkipOversubscribed
+	}
+	return ""
+}
+
+// Sides returns the columns: gompi's transports (tcp for now) and the
+// references; mpich may be nil.
+func Sides(ompi, mpich *Library) []*Side {
+	ompiTCP := &Side{Label: "Open MPI tcp", About: "`--mca btl self,tcp --mca btl_tcp_if_include lo`: the same transport as gompi's",
+		Lib: ompi, MCA: [][2]string{{"btl", "self,tcp"}, {"btl_tcp_if_include", "lo"}}}
+	sides := []*Side{
+		{Label: "gompi tcp", About: "gompi with its default btl (self for a rank's own messages, tcp between ranks)",
+			Expect: "tcp", Against: ompiTCP},
+		ompiTCP,
+		{Label: "Open MPI sm (target)", About: "`--mca btl self,vader`: shared memory, the target for gompi's sm transport",
+			Lib: ompi, MCA: [][2]string{{"btl", "self,vader"}}},
+	}
+	if mpich != nil {
+		sides = append(sides, &Side{Label: "MPICH", About: "MPICH's default (ch4, shared memory between local ranks)", Lib: mpich,
+			SkipOversubscribed: "it busy-waits without yielding when ranks outnumber CPUs: each message waits for a " +
+				"scheduler slice (about 4 ms here), so it is left out of measurements with more ranks than CPUs"})
+	}
+	return sides
+}
+
+// Paths locate the programs.
+type Paths struct {
+	Gompirun string // gompi's launcher
+	Bench    string // gompi-bench
+	Build    string // the C programs' build directory
+}
+
+// Command is the command line of one run of a plan on this side.
+func (s *Side) Command(p Plan, paths Paths) []string {
+	if p.Name == "launch" {
+		// Every side is timed by the same code: gompi-bench launch.
+		cmd := append([]string{paths.Bench, "launch"}, p.Args...)
+		if s.Lib == nil {
+			return append(cmd, "--gompirun", paths.Gompirun)
+		}
+		return append(append(cmd, "--"), s.launcher(osu.NP, true, paths.Build, p.Prog)...)
+	}
+	np := strconv.Itoa(p.NP)
+	over := p.NP > runtime.NumCPU()
+	if s.Lib == nil {
+		cmd := []string{paths.Gompirun, "-np", np}
+		if over {
+			cmd = append(cmd, "--oversubscribe")
+		}
+		return append(append(cmd, paths.Bench, p.Name), p.Args...)
+	}
+	return append(s.launcher(np, over, paths.Build, p.Prog), p.Args...)
+}
+
+// launcher is the reference library's launcher with its settings, up to
+// and including the program.
+func (s *Side) launcher(np string, over bool, build, prog string) []string {
+	cmd := []string{s.Lib.Run, s.Lib.NP, np}
+	if over && s.Lib.Over != "" {
+		cmd = append(cmd, s.Lib.Over)
+	}
+	for _, m := range s.MCA {
+		cmd = append(cmd, "--mca", m[0], m[1])
+	}
+	return append(cmd, filepath.Join(build, s.Lib.Dir, prog))
+}
+
+// btl is the btl line Open MPI's C programs print for this side.
+func (s *Side) btl() string {
+	for _, m := range s.MCA {
+		if m[0] == "btl" {
+			return m[1]
+		}
+	}
+	return ""
+}
+
+// shellQuote joins a command line for a reader to paste into a shell.
+func shellQuote(args []string) string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		if a == "" || strings.ContainsAny(a, " \t'\"{}$*?;&|<>()") {
+			a = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		}
+		out[i] = a
+	}
+	return strings.Join(out, " ")
+}

@@ -1,0 +1,92 @@
+package osu
+
+import (
+	"fmt"
+
+	"github.com/gompi/gompi/mpi"
+)
+
+// latencyCounts are OSU's osu_latency defaults.
+var latencyCounts = Counts{Iters: 10000, Warmup: 100, LargeIters: 1000, LargeWarmup: 10}
+
+func latency() Measurement {
+	return Measurement{
+		Name:       "latency",
+		Summary:    "ping-pong between ranks 0 and 1: one-way latency (half the round trip)",
+		Unit:       "us",
+		About:      "one-way latency, half the round trip between ranks 0 and 1",
+		Column:     "Latency (us)",
+		Counts:     latencyCounts,
+		CheckRanks: atLeast("latency", 2),
+		Transports: rankZeroTransports,
+		Run:        runLatency,
+	}
+}
+
+func runLatency(w mpi.Comm, o Options) ([]Row, error) {
+	peer := -1 // ranks above 1 only keep the barriers
+	switch w.Rank() {
+	case 0:
+		peer = 1
+	case 1:
+		peer = 0
+	}
+	times, err := pingPong(w, o, peer, w.Rank() == 0)
+	if err != nil || w.Rank() != 0 {
+		return nil, err
+	}
+	return rows(o.Sizes, times), nil
+}
+
+// pingPong times a ping-pong with peer for every size, the initiator
+// sending first, and returns each size's one-way time in microseconds. A
+// rank with no peer (-1) only takes part in the barriers.
+func pingPong(w mpi.Comm, o Options, peer int, initiator bool) ([]float64, error) {
+	sbuf := make([]byte, o.MaxSize())
+	rbuf := make([]byte, o.MaxSize())
+	var out []float64
+	for _, size := range o.Sizes {
+		if err := barrier(w); err != nil {
+			return nil, err
+		}
+		if peer < 0 {
+			continue
+		}
+		iters, warm := o.For(size)
+		s, r := sbuf[:size], rbuf[:size]
+		var start float64
+		for i := range iters + warm {
+			if i == warm {
+				start = mpi.Wtime()
+			}
+			if err := exchange(w, s, r, peer, initiator); err != nil {
+				return nil, fmt.Errorf("size %d: %w", size, err)
+			}
+		}
+		out = append(out, (mpi.Wtime()-start)/float64(iters)/2*1e6)
+	}
+	return out, nil
+}
+
+// exchange is one round trip: the initiator sends then receives.
+func exchange(w mpi.Comm, s, r []byte, peer int, initiator bool) error {
+	if initiator {
+		if err := mpi.Send(s, peer, tagData, w); err != nil {
+			return err
+		}
+		_, err := mpi.Recv(r, peer, tagData, w)
+		return err
+	}
+	if _, err := mpi.Recv(r, peer, tagData, w); err != nil {
+		return err
+	}
+	return mpi.Send(s, peer, tagData, w)
+}
+
+func rows(sizes []int, values []float64) []Row {
+	out := make([]Row, len(sizes))
+	for i, s := range sizes {
+		out[i] = Row{Key: s, Value: values[i]}
+	}
+	return out
+}
