@@ -42,9 +42,12 @@ A rank fails the job when it exits non-zero, is killed by a signal, calls
 Abort, or connects to the runtime and exits 0 without calling Finalize; the
 other ranks then get SIGTERM and, half a second later, SIGKILL.
 
---bind-to defaults to none: Go sizes GOMAXPROCS from the affinity mask, so a
-rank bound to one core runs its goroutines on a single thread. With core,
-rank r is pinned to the (r mod n)-th of the n CPUs gompirun may use.
+--bind-to auto (the default) gives each rank its own share of the n CPUs
+gompirun may use when the ranks fit (2 ranks on 4 CPUs: 2 each; 1 rank: all
+of them) and binds nothing when they do not: waiting ranks poll, and two that
+share or swap CPUs wait for each other's time slices. core pins rank r to the
+(r mod n)-th CPU; none leaves placement to the kernel. Go sizes GOMAXPROCS
+from the binding.
 
 Exit status: 0 when every rank succeeded; else that of the first failure:
 the rank's exit status, 128+signal number if it was killed by a signal, its
@@ -61,7 +64,7 @@ type options struct {
 	exports       []string // NAME=value, in order
 	output        launcher.OutputOptions
 	timeout       time.Duration
-	bindToCore    bool
+	bind          launcher.Bind
 	verbose       int
 	program       string
 	args          []string
@@ -117,7 +120,7 @@ func parseArgs(args []string, h host, stdout io.Writer) (*options, error) {
 	fl.BoolVar(&o.output.Timestamp, "timestamp-output", false, "prefix each output line with the time it was printed")
 	fl.StringVar(&o.output.Dir, "output-filename", "", "also write rank N's output to `DIR`/1/rank.N/stdout and stderr")
 	fl.IntVar(&timeout, "timeout", 0, "stop the job after `SECONDS` and exit with status 124 (default $MPIEXEC_TIMEOUT, else none)")
-	fl.StringVar(&bindTo, "bind-to", "none", "pin each rank to one CPU or not: `core|none` (see above why none is the default)")
+	fl.StringVar(&bindTo, "bind-to", "auto", "which CPUs each rank may use: `auto|core|none` (see above)")
 	fl.CountVarP(&o.verbose, "verbose", "v", "log what gompirun does to stderr (-vv for more)")
 	cmd.InitDefaultHelpFlag()
 	cmd.InitDefaultVersionFlag()
@@ -161,11 +164,14 @@ func parseArgs(args []string, h host, stdout io.Writer) (*options, error) {
 		return nil, err
 	}
 	switch strings.ToLower(bindTo) {
+	case "auto":
+		o.bind = launcher.BindAuto
 	case "core":
-		o.bindToCore = true
+		o.bind = launcher.BindCore
 	case "none":
+		o.bind = launcher.BindNone
 	default:
-		return nil, fmt.Errorf("--bind-to %q: allowed values are core and none", bindTo)
+		return nil, fmt.Errorf("--bind-to %q: allowed values are auto, core and none", bindTo)
 	}
 	if o.timeout, err = timeoutOption(fl.Changed("timeout"), timeout, h.lookupEnv); err != nil {
 		return nil, err

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"github.com/gompi/gompi/internal/launcher"
 	"os"
 	"path/filepath"
 	"slices"
@@ -80,7 +81,7 @@ func TestParseErrors(t *testing.T) {
 		{[]string{"-np", "2", "-x", "=v", "prog"}, `"" is not a variable name`},
 		{[]string{"-np", "2", "--tune", "/nonexistent/gompi.conf", "prog"}, "--tune /nonexistent/gompi.conf: the file does not exist"},
 		{[]string{"-np", "2", "--tune", os.TempDir(), "prog"}, "is a directory"},
-		{[]string{"-np", "2", "--bind-to", "socket", "prog"}, `--bind-to "socket": allowed values are core and none`},
+		{[]string{"-np", "2", "--bind-to", "socket", "prog"}, `--bind-to "socket": allowed values are auto, core and none`},
 		{[]string{"-np", "2", "--timeout", "-1", "prog"}, "--timeout -1"},
 		{[]string{"-np", "2", "--output-filename", "", "prog"}, "--output-filename: the directory name is empty"},
 		{[]string{"-np", "2", "--frobnicate", "prog"}, "unknown flag: --frobnicate"},
@@ -131,7 +132,7 @@ func TestParseExport(t *testing.T) {
 func TestParseOtherOptions(t *testing.T) {
 	o := mustParse(t, "-np", "8", "-oversubscribe", "--bind-to", "CORE", "-timeout", "5",
 		"--timestamp-output", "--output-filename", "out", "-vv", "prog")
-	if !o.oversubscribe || !o.bindToCore || o.timeout != 5*time.Second || !o.output.Timestamp || o.verbose != 2 {
+	if !o.oversubscribe || o.bind != launcher.BindCore || o.timeout != 5*time.Second || !o.output.Timestamp || o.verbose != 2 {
 		t.Fatalf("options %+v", o)
 	}
 	if !filepath.IsAbs(o.output.Dir) || filepath.Base(o.output.Dir) != "out" {
@@ -158,7 +159,7 @@ func TestHelpAndVersion(t *testing.T) {
 			t.Fatalf("%q: %+v, %v", args, o, err)
 		}
 		for _, want := range []string{"--np N", "--oversubscribe", "--mca NAME VALUE", "--tune FILE", "-x, --export", "--tag-output",
-			"--timestamp-output", "--output-filename DIR", "--timeout SECONDS", "--bind-to core|none", "--version", "Exit status"} {
+			"--timestamp-output", "--output-filename DIR", "--timeout SECONDS", "--bind-to auto|core|none", "--version", "Exit status"} {
 			if !strings.Contains(out.String(), want) {
 				t.Errorf("%q output lacks %q", args, want)
 			}

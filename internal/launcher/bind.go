@@ -6,25 +6,66 @@ import (
 	"os"
 	"runtime"
 	"strconv"
+	"strings"
 	"syscall"
 
 	"golang.org/x/sys/unix"
 )
 
 // BindEnvVar switches gompirun into its internal binding shim: gompirun
-// re-executes itself with BindEnvVar=<cpu> and the arguments
-// "-- <path> <argv0> [args...]"; the shim pins itself to that CPU and execs
-// the program, which keeps the pid and inherits the affinity mask. Users
-// never set it.
+// re-executes itself with BindEnvVar=<cpu>[,<cpu>...] and the arguments
+// "-- <path> <argv0> [args...]"; the shim pins itself to those CPUs and
+// execs the program, which keeps the pid and inherits the affinity mask.
+// Users never set it.
 const BindEnvVar = "GOMPI_INTERNAL_BIND"
 
+// Bind is a binding policy: which CPUs each rank may run on.
+type Bind int
+
+const (
+	// BindNone leaves placement to the kernel; it is Config's zero value.
+	BindNone Bind = iota
+	// BindAuto gives each rank its own share of the CPUs when the ranks fit
+	// (one rank on a 4-CPU host keeps all 4; 2 ranks get 2 each) and binds
+	// nothing when they do not: polling ranks that share or swap CPUs wait
+	// for each other's time slices. gompirun's default.
+	BindAuto
+	// BindCore pins rank r to the (r mod n)-th of the n allowed CPUs.
+	BindCore
+)
+
+// rankCPUs returns the CPUs each of np ranks is bound to under b, nil for
+// no binding; cpus are the CPUs gompirun may use.
+func (b Bind) rankCPUs(np int, cpus []int) [][]int {
+	n := len(cpus)
+	switch {
+	case b == BindNone, b == BindAuto && np > n:
+		return nil
+	case b == BindCore:
+		out := make([][]int, np)
+		for r := range out {
+			out[r] = []int{cpus[r%n]}
+		}
+		return out
+	}
+	out := make([][]int, np)
+	for r := range out {
+		out[r] = cpus[r*n/np : (r+1)*n/np] // an even split; earlier ranks never get fewer
+	}
+	return out
+}
+
 // RunBindShim is the binding shim: it sets this thread's CPU affinity to
-// cpu and replaces the process with the program named in args. It returns
-// only on failure.
-func RunBindShim(cpu string, args []string) error {
-	n, err := strconv.Atoi(cpu)
-	if err != nil || n < 0 {
-		return fmt.Errorf("binding shim: %s=%q: want a CPU number", BindEnvVar, cpu)
+// the comma-separated cpus and replaces the process with the program named
+// in args. It returns only on failure.
+func RunBindShim(cpus string, args []string) error {
+	var set unix.CPUSet
+	for _, f := range strings.Split(cpus, ",") {
+		n, err := strconv.Atoi(f)
+		if err != nil || n < 0 {
+			return fmt.Errorf("binding shim: %s=%q: want CPU numbers separated by commas", BindEnvVar, cpus)
+		}
+		set.Set(n)
 	}
 	if len(args) < 3 || args[0] != "--" {
 		return errors.New("binding shim: want arguments -- PATH ARGV0 [ARGS...]; this mode is internal to gompirun")
@@ -34,10 +75,8 @@ func RunBindShim(cpu string, args []string) error {
 	// The mask is per thread; exec keeps the calling thread's mask, so
 	// stay on the thread that set it.
 	runtime.LockOSThread()
-	var set unix.CPUSet
-	set.Set(n)
 	if err := unix.SchedSetaffinity(0, &set); err != nil {
-		return fmt.Errorf("binding shim: binding to CPU %d: %w", n, err)
+		return fmt.Errorf("binding shim: binding to CPUs %s: %w", cpus, err)
 	}
 	if err := os.Unsetenv(BindEnvVar); err != nil {
 		return fmt.Errorf("binding shim: %w", err)
@@ -48,8 +87,7 @@ func RunBindShim(cpu string, args []string) error {
 	return nil // not reached
 }
 
-// allowedCPUs lists the CPUs this process may run on, in order; rank r is
-// bound to the (r mod len)-th. Using the mask rather than 0..NumCPU-1
+// allowedCPUs lists the CPUs this process may run on, in order. Using the mask rather than 0..NumCPU-1
 // respects cpusets and taskset.
 func allowedCPUs() ([]int, error) {
 	var set unix.CPUSet

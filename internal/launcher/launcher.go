@@ -47,14 +47,13 @@ type Config struct {
 	// plus -x, --mca and GOMPI_PREFIX); each rank's identity is added.
 	// nil means os.Environ().
 	Env []string
-	// BindToCore pins rank r to the (r mod n)-th of the n CPUs in gompirun's
-	// affinity mask, by running BindExe as the binding shim (RunBindShim).
-	// It is off by default because Go sizes GOMAXPROCS from the mask: a
-	// bound rank runs its goroutines on one thread.
-	BindToCore bool
-	BindExe    string        // gompirun's own executable; required with BindToCore
-	Timeout    time.Duration // stop the job with ExitTimeout after this long; 0: never
-	Output     OutputOptions
+	// Bind chooses each rank's CPUs among those in gompirun's affinity
+	// mask; binding runs BindExe as the binding shim (RunBindShim). Go sizes
+	// GOMAXPROCS from the mask, so a rank gets as many threads as CPUs.
+	Bind    Bind
+	BindExe string        // gompirun's own executable; required unless Bind is BindNone
+	Timeout time.Duration // stop the job with ExitTimeout after this long; 0: never
+	Output  OutputOptions
 	// Stdin goes to rank 0 (the other ranks read /dev/null); nil gives rank
 	// 0 /dev/null too. A terminal is read by Run and copied through a pipe,
 	// since rank 0 is not in the terminal's foreground process group.
@@ -81,11 +80,13 @@ func Run(ctx context.Context, cfg Config) (int, error) {
 	if err != nil {
 		return 1, err
 	}
-	var cpus []int
-	if cfg.BindToCore {
-		if cpus, err = allowedCPUs(); err != nil {
-			return 1, fmt.Errorf("--bind-to core: %w", err)
+	var rankCPUs [][]int
+	if cfg.Bind != BindNone {
+		cpus, err := allowedCPUs()
+		if err != nil {
+			return 1, fmt.Errorf("--bind-to: %w", err)
 		}
+		rankCPUs = cfg.Bind.rankCPUs(cfg.NP, cpus)
 	}
 	var files [][2]*os.File
 	if cfg.Output.Dir != "" {
@@ -132,7 +133,7 @@ func Run(ctx context.Context, cfg Config) (int, error) {
 	j.log.Debug("job server listening", "job", sess.jobID, "socket", sess.socket)
 
 	env := rankEnvBase(cfg.Env)
-	started := j.startAll(prog, env, sess, cpus, files)
+	started := j.startAll(prog, env, sess, rankCPUs, files)
 	return j.supervise(ctx, started), nil
 }
 
@@ -143,8 +144,8 @@ func (cfg *Config) fill() error {
 	if cfg.Program == "" {
 		return errors.New("no program to run")
 	}
-	if cfg.BindToCore && cfg.BindExe == "" {
-		return errors.New("--bind-to core needs the path of gompirun itself (Config.BindExe)")
+	if cfg.Bind != BindNone && cfg.BindExe == "" {
+		return errors.New("binding ranks needs the path of gompirun itself (Config.BindExe)")
 	}
 	if cfg.Timeout < 0 {
 		return fmt.Errorf("timeout %s: must not be negative", cfg.Timeout)
@@ -302,7 +303,7 @@ func (j *job) onAbort(rank, code int, msg string) {
 
 // startAll starts every rank in order and returns the pids of those
 // started. If one cannot be started the job fails and no more are started.
-func (j *job) startAll(prog program, env []string, s *session, cpus []int, files [][2]*os.File) []int {
+func (j *job) startAll(prog program, env []string, s *session, rankCPUs [][]int, files [][2]*os.File) []int {
 	var started []int
 	stdin, closeStdin := j.stdinForRank0()
 	defer closeStdin()
@@ -336,11 +337,11 @@ func (j *job) startAll(prog program, env []string, s *session, cpus []int, files
 				j.fwd.pump(r, rank, kind, fileWriter(file))
 			}()
 		}
-		cpu := -1
-		if cpus != nil {
-			cpu = cpus[rank%len(cpus)]
+		var cpus []int
+		if rankCPUs != nil {
+			cpus = rankCPUs[rank]
 		}
-		cmd := prog.command(rankEnv(env, s, rank, j.cfg.NP), rio, j.cfg.BindExe, cpu)
+		cmd := prog.command(rankEnv(env, s, rank, j.cfg.NP), rio, j.cfg.BindExe, cpus)
 		pid, err := startRank(cmd, rank, j.exits)
 		j.closeFiles(childEnds) // the child has its copies; EOF comes when it is gone
 		if err != nil {
@@ -351,7 +352,7 @@ func (j *job) startAll(prog program, env []string, s *session, cpus []int, files
 		j.pids[rank] = pid
 		j.mu.Unlock()
 		started = append(started, pid)
-		j.log.Debug("rank started", "rank", rank, "pid", pid, "cpu", cpu)
+		j.log.Debug("rank started", "rank", rank, "pid", pid, "cpus", cpus)
 	}
 	return started
 }

@@ -157,7 +157,7 @@ func TestRunSetupErrors(t *testing.T) {
 		{Config{NP: 0, Program: "true"}, "0 ranks requested"},
 		{Config{NP: 1}, "no program"},
 		{Config{NP: 1, Program: "gompi-no-such-program"}, `"gompi-no-such-program" not found`},
-		{Config{NP: 1, Program: "true", BindToCore: true}, "BindExe"},
+		{Config{NP: 1, Program: "true", Bind: BindCore}, "BindExe"},
 		{Config{NP: 1, Program: "true", TempDir: "/" + strings.Repeat("d", 120)}, "set TMPDIR to a shorter directory"},
 	}
 	for _, tt := range tests {

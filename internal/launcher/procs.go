@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"runtime"
 	"strconv"
+	"strings"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -46,10 +47,10 @@ type rankIO struct {
 	stdout, stderr *os.File
 }
 
-// command builds the exec.Cmd of one rank. With cpu >= 0 it runs bindExe
-// as the binding shim (see RunBindShim), which sets the affinity and then
+// command builds the exec.Cmd of one rank. With cpus it runs bindExe as
+// the binding shim (see RunBindShim), which sets the affinity and then
 // execs the program in place, keeping the pid.
-func (p program) command(env []string, io rankIO, bindExe string, cpu int) *exec.Cmd {
+func (p program) command(env []string, io rankIO, bindExe string, cpus []int) *exec.Cmd {
 	cmd := &exec.Cmd{
 		Path:   p.path,
 		Args:   p.argv,
@@ -64,10 +65,14 @@ func (p program) command(env []string, io rankIO, bindExe string, cpu int) *exec
 	if io.stdin != nil { // a nil *os.File in the interface would not mean /dev/null
 		cmd.Stdin = io.stdin
 	}
-	if cpu >= 0 {
+	if len(cpus) > 0 {
+		list := make([]string, len(cpus))
+		for i, c := range cpus {
+			list[i] = strconv.Itoa(c)
+		}
 		cmd.Path = bindExe
 		cmd.Args = append([]string{bindExe, "--", p.path}, p.argv...)
-		cmd.Env = append(append([]string(nil), env...), BindEnvVar+"="+strconv.Itoa(cpu))
+		cmd.Env = append(append([]string(nil), env...), BindEnvVar+"="+strings.Join(list, ","))
 	}
 	return cmd
 }

@@ -76,17 +76,17 @@ func TestRankEnvBase(t *testing.T) {
 
 func TestCommandUsesBindShim(t *testing.T) {
 	p := program{path: "/bin/prog", argv: []string{"prog", "-a"}}
-	cmd := p.command([]string{"A=1"}, rankIO{}, "/usr/bin/gompirun", 3)
+	cmd := p.command([]string{"A=1"}, rankIO{}, "/usr/bin/gompirun", []int{3, 5})
 	if cmd.Path != "/usr/bin/gompirun" || !slices.Equal(cmd.Args, []string{"/usr/bin/gompirun", "--", "/bin/prog", "prog", "-a"}) {
 		t.Fatalf("shim command: %s %q", cmd.Path, cmd.Args)
 	}
-	if !slices.Contains(cmd.Env, BindEnvVar+"=3") || cmd.Stdin != nil {
+	if !slices.Contains(cmd.Env, BindEnvVar+"=3,5") || cmd.Stdin != nil {
 		t.Fatalf("shim env %q, stdin %v", cmd.Env, cmd.Stdin)
 	}
 	if !cmd.SysProcAttr.Setpgid || cmd.SysProcAttr.Pdeathsig != syscall.SIGKILL {
 		t.Fatalf("SysProcAttr %+v: want Setpgid and Pdeathsig SIGKILL", cmd.SysProcAttr)
 	}
-	plain := p.command(nil, rankIO{}, "", -1)
+	plain := p.command(nil, rankIO{}, "", nil)
 	if plain.Path != "/bin/prog" || !slices.Equal(plain.Args, p.argv) {
 		t.Fatalf("plain command: %s %q", plain.Path, plain.Args)
 	}
@@ -98,5 +98,34 @@ func TestRunBindShimRejectsBadInput(t *testing.T) {
 	}
 	if err := RunBindShim("0", []string{"/bin/true"}); err == nil || !strings.Contains(err.Error(), "internal") {
 		t.Errorf("bad args: %v", err)
+	}
+}
+
+func TestRankCPUs(t *testing.T) {
+	cpus := []int{0, 2, 4, 6}
+	tests := []struct {
+		bind Bind
+		np   int
+		want [][]int
+	}{
+		{BindNone, 2, nil},
+		{BindAuto, 1, [][]int{{0, 2, 4, 6}}},
+		{BindAuto, 2, [][]int{{0, 2}, {4, 6}}},
+		{BindAuto, 3, [][]int{{0}, {2}, {4, 6}}},
+		{BindAuto, 4, [][]int{{0}, {2}, {4}, {6}}},
+		{BindAuto, 5, nil}, // oversubscribed: no binding
+		{BindCore, 5, [][]int{{0}, {2}, {4}, {6}, {0}}},
+	}
+	for _, tt := range tests {
+		got := tt.bind.rankCPUs(tt.np, cpus)
+		if len(got) != len(tt.want) {
+			t.Errorf("bind %d, %d ranks: %v, want %v", tt.bind, tt.np, got, tt.want)
+			continue
+		}
+		for r := range got {
+			if !slices.Equal(got[r], tt.want[r]) {
+				t.Errorf("bind %d, %d ranks: rank %d gets %v, want %v", tt.bind, tt.np, r, got[r], tt.want[r])
+			}
+		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -282,6 +283,40 @@ func TestBindToCore(t *testing.T) {
 	}
 }
 
+// TestBindAutoSharesCPUs checks the default binding: each rank gets its own
+// share of the CPUs while the ranks fit, and nothing is bound once they do not.
+func TestBindAutoSharesCPUs(t *testing.T) {
+	t.Parallel()
+	n := runtime.NumCPU()
+	affinity := regexp.MustCompile(`(?m)^rank (\d+) cpus=\[([\d ]+)\] gomaxprocs=(\d+)$`)
+	for _, np := range []int{1, 2, 2 * n} {
+		if np == 2 && n < 2 {
+			continue
+		}
+		r := run(t, "", nil, "-np", strconv.Itoa(np), "--oversubscribe", rankprog, "affinity")
+		r.wantCode(t, 0)
+		seen := map[string]int{}
+		for _, m := range affinity.FindAllStringSubmatch(r.stdout, -1) {
+			cpus := strings.Fields(m[2])
+			want := n / np
+			if np > n {
+				want = n // oversubscribed: not bound
+			}
+			if len(cpus) != want || m[3] != strconv.Itoa(want) {
+				t.Errorf("-np %d: rank %s has %d CPUs and GOMAXPROCS %s, want %d of each", np, m[1], len(cpus), m[3], want)
+			}
+			for _, c := range cpus {
+				seen[c]++
+			}
+		}
+		for c, k := range seen {
+			if np <= n && k > 1 {
+				t.Errorf("-np %d: CPU %s is given to %d ranks", np, c, k)
+			}
+		}
+	}
+}
+
 func TestProgramCannotStart(t *testing.T) {
 	t.Parallel()
 	r := run(t, "", nil, "-np", "1", "gompi-no-such-program")
@@ -305,7 +340,7 @@ func TestVersionAndHelp(t *testing.T) {
 	}
 	r = run(t, "", nil, "--help")
 	r.wantCode(t, 0)
-	for _, want := range []string{"--np N", "--mca NAME VALUE", "--timeout SECONDS", "--bind-to core|none", "--output-filename DIR"} {
+	for _, want := range []string{"--np N", "--mca NAME VALUE", "--timeout SECONDS", "--bind-to auto|core|none", "--output-filename DIR"} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("--help lacks %q", want)
 		}
