@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/gompi/gompi/internal/pml"
@@ -66,18 +68,48 @@ func RegisterParams(r *params.Registry) error {
 
 // setGOMAXPROCS applies mpi_gomaxprocs. A waiting rank polls, so each idle
 // P beyond its share only adds a thread that the network wakes for nothing.
+// A rank that gompirun bound already has its share: Go sized GOMAXPROCS
+// from the binding.
 func setGOMAXPROCS(snap *params.Snapshot, localSize int) {
 	v, ok := snap.Lookup(paramProcs)
 	if !ok || os.Getenv("GOMAXPROCS") != "" {
 		return
 	}
 	n := v.Parsed.(int)
+	host := hostCPUs()
 	if n == 0 {
-		n = max(1, runtime.NumCPU()/max(localSize, 1))
+		if runtime.NumCPU() < host {
+			return // bound
+		}
+		n = max(1, host/max(localSize, 1))
 	}
 	if n > 0 {
 		runtime.GOMAXPROCS(n)
 	}
+}
+
+// hostCPUs counts the CPUs online on this host. runtime.NumCPU counts
+// those this process may use, which binding makes its own share.
+func hostCPUs() int {
+	b, err := os.ReadFile("/sys/devices/system/cpu/online")
+	if err != nil {
+		return runtime.NumCPU()
+	}
+	n := 0
+	for _, r := range strings.Split(strings.TrimSpace(string(b)), ",") {
+		lo, hi, isRange := strings.Cut(r, "-")
+		a, err1 := strconv.Atoi(lo)
+		z := a
+		var err2 error
+		if isRange {
+			z, err2 = strconv.Atoi(hi)
+		}
+		if err1 != nil || err2 != nil || z < a {
+			return runtime.NumCPU()
+		}
+		n += z - a + 1
+	}
+	return max(n, 1)
 }
 
 // engineConfig reads the MPI layer's parameters; localSize is the number
@@ -104,7 +136,7 @@ func engineConfig(snap *params.Snapshot, localSize int) (pml.Config, error) {
 	case "yes":
 		cfg.YieldAtOnce = true
 	case "auto":
-		cfg.YieldAtOnce = localSize > runtime.NumCPU()
+		cfg.YieldAtOnce = localSize > hostCPUs()
 	}
 	return cfg, nil
 }
