@@ -54,7 +54,8 @@ func RegisterParams(r *params.Registry) error {
 		r.Register(params.Def{
 			Name: paramProcs, Framework: "mpi", Component: "base", Kind: params.KindInt, Default: "0", Level: 4,
 			Help: "GOMAXPROCS of each rank: 0 shares this host's CPUs among its ranks (at least 1 each), " +
-				"the way Open MPI gives each rank a core; -1 keeps Go's own choice; a positive number sets it. " +
+				"the way Open MPI gives each rank a core, and keeps Go's count for a rank that gompirun bound " +
+				"(it already has its share); -1 keeps Go's own choice; a positive number sets it. " +
 				"A GOMAXPROCS environment variable always wins",
 			Validate: func(v any) error {
 				if v.(int) < -1 {

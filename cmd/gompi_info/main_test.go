@@ -165,7 +165,7 @@ func TestBadInputs(t *testing.T) {
 			[]string{"mca_base_strict", `"maybe"`, "GOMPI_MCA_mca_base_strict", "true, false"}},
 		{"unknown include", nil, []string{"--mca", "btl", "nosuch"}, []string{`no component named "nosuch"`, "available"}},
 		{"bad selection", nil, []string{"--mca", "coll", "a,^b"}, []string{"'^' may only start the list"}},
-		{"unknown framework", nil, []string{"--param", "nope", "all"}, []string{`unknown framework "nope"`, "btl, coll, mca, prof"}},
+		{"unknown framework", nil, []string{"--param", "nope", "all"}, []string{`unknown framework "nope"`, "btl, coll, mca, mpi, prof"}},
 		{"unknown component", nil, []string{"--param", "btl", "nope"}, []string{`unknown component "nope"`, "all, base"}},
 		{"level", nil, []string{"--level", "12"}, []string{"from 1 to 9"}},
 		{"duplicate mca", nil, []string{"--mca", "btl", "a", "--mca", "btl", "b"}, []string{"given twice"}},
@@ -184,6 +184,16 @@ func TestBadInputs(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func TestMPILayerParameters(t *testing.T) {
+	r := runInfo(t, nil, nil, "--param", "mpi", "all", "--level", "9", "--parsable")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	if got := parsed(t, r.stdout, "mca:mpi:base:param:mpi_yield_when_idle:value"); got != "auto" {
+		t.Errorf("mpi_yield_when_idle = %q, want auto", got)
 	}
 }
 

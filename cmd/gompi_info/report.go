@@ -87,6 +87,13 @@ func buildReport(sys *mca.System, f filter) (report, error) {
 	if f.framework == "" {
 		return r, nil
 	}
+	// Parameters that belong to no framework (the MPI layer's mpi_*) name
+	// their own owner.
+	for _, d := range sys.Params().Defs() {
+		if !slices.Contains(names[d.Framework], d.Component) {
+			names[d.Framework] = append(names[d.Framework], d.Component)
+		}
+	}
 	if err := checkFilter(f, names); err != nil {
 		return r, err
 	}
