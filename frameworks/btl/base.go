@@ -17,6 +17,7 @@ type Transports struct {
 	fw      *mca.Framework
 	modules []Module
 	byPeer  []Module
+	reached map[Module][]Proc // what each module's AddProcs reached, for DelProcs
 }
 
 // Open opens and selects the btl components, initialises their modules,
@@ -27,7 +28,7 @@ func Open(ctx context.Context, fw *mca.Framework, env InitEnv, procs []Proc, fen
 	if err := fw.Open(ctx); err != nil {
 		return nil, err
 	}
-	t := &Transports{fw: fw}
+	t := &Transports{fw: fw, reached: map[Module][]Proc{}}
 	fail := func(err error) (*Transports, error) {
 		return nil, errors.Join(err, t.Finalize())
 	}
@@ -60,7 +61,11 @@ func Open(ctx context.Context, fw *mca.Framework, env InitEnv, procs []Proc, fen
 			return fail(fmt.Errorf("btl %s: add procs: %w", m.Name(), err))
 		}
 		for i, ok := range reach {
-			if ok && t.byPeer[i] == nil {
+			if !ok {
+				continue
+			}
+			t.reached[m] = append(t.reached[m], procs[i])
+			if t.byPeer[i] == nil {
 				t.byPeer[i] = m
 			}
 		}
@@ -119,10 +124,14 @@ func (t *Transports) Progress() int {
 	return n
 }
 
-// Finalize finalizes every module and closes the framework.
+// Finalize releases every module's peers, finalizes the modules and
+// closes the framework.
 func (t *Transports) Finalize() error {
 	var errs []error
 	for _, m := range t.modules {
+		if err := m.DelProcs(context.Background(), t.reached[m]); err != nil {
+			errs = append(errs, fmt.Errorf("btl %s: del procs: %w", m.Name(), err))
+		}
 		if err := m.Finalize(); err != nil {
 			errs = append(errs, fmt.Errorf("btl %s: finalize: %w", m.Name(), err))
 		}

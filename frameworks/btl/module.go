@@ -78,6 +78,10 @@ type Module interface {
 	MaxSendSize() int
 	// AddProcs returns which of procs the module reaches.
 	AddProcs(ctx context.Context, procs []Proc) ([]bool, error)
+	// DelProcs releases what the module holds for procs (connections,
+	// addresses); sending to one of them afterwards is an error until it is
+	// added again. Peers see their link end as at Finalize, not as a failure.
+	DelProcs(ctx context.Context, procs []Proc) error
 	// Send transmits hdr and payload to peer as one fragment. It may block
 	// until the fragment is handed to the transport; payload may be reused
 	// once it returns. It must not be called from inside Receiver methods.

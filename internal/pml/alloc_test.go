@@ -18,14 +18,15 @@ type direct struct {
 	eager int
 }
 
-func (d *direct) Name() string     { return "direct" }
-func (d *direct) Exclusivity() int { return 1 }
-func (d *direct) Bandwidth() int   { return 1 }
-func (d *direct) Latency() int     { return 1 }
-func (d *direct) EagerLimit() int  { return d.eager }
-func (d *direct) MaxSendSize() int { return 1 << 20 }
-func (d *direct) Progress() int    { return 0 }
-func (d *direct) Finalize() error  { return nil }
+func (d *direct) Name() string                               { return "direct" }
+func (d *direct) Exclusivity() int                           { return 1 }
+func (d *direct) Bandwidth() int                             { return 1 }
+func (d *direct) Latency() int                               { return 1 }
+func (d *direct) EagerLimit() int                            { return d.eager }
+func (d *direct) MaxSendSize() int                           { return 1 << 20 }
+func (d *direct) Progress() int                              { return 0 }
+func (d *direct) Finalize() error                            { return nil }
+func (d *direct) DelProcs(context.Context, []btl.Proc) error { return nil }
 func (d *direct) AddProcs(context.Context, []btl.Proc) ([]bool, error) {
 	return nil, errors.New("unused")
 }

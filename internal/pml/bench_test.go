@@ -145,15 +145,16 @@ func BenchmarkHeaderDecode(b *testing.B) {
 // discard is a transport to every peer that drops what it is sent.
 type discard struct{}
 
-func (discard) For(int) btl.Module { return discard{} }
-func (discard) Progress() int      { return 0 }
-func (discard) Name() string       { return "discard" }
-func (discard) Exclusivity() int   { return 1 }
-func (discard) Bandwidth() int     { return 1 }
-func (discard) Latency() int       { return 1 }
-func (discard) EagerLimit() int    { return 1 << 20 }
-func (discard) MaxSendSize() int   { return 1 << 20 }
-func (discard) Finalize() error    { return nil }
+func (discard) For(int) btl.Module                         { return discard{} }
+func (discard) Progress() int                              { return 0 }
+func (discard) Name() string                               { return "discard" }
+func (discard) Exclusivity() int                           { return 1 }
+func (discard) Bandwidth() int                             { return 1 }
+func (discard) Latency() int                               { return 1 }
+func (discard) EagerLimit() int                            { return 1 << 20 }
+func (discard) MaxSendSize() int                           { return 1 << 20 }
+func (discard) Finalize() error                            { return nil }
+func (discard) DelProcs(context.Context, []btl.Proc) error { return nil }
 func (discard) AddProcs(context.Context, []btl.Proc) ([]bool, error) {
 	return nil, nil
 }

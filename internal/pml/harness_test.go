@@ -75,14 +75,15 @@ type fakeModule struct {
 	me int
 }
 
-func (m *fakeModule) Name() string     { return "fake" }
-func (m *fakeModule) Exclusivity() int { return 1 }
-func (m *fakeModule) Bandwidth() int   { return 1 }
-func (m *fakeModule) Latency() int     { return 1 }
-func (m *fakeModule) EagerLimit() int  { return m.n.eager }
-func (m *fakeModule) MaxSendSize() int { return m.n.maxSend }
-func (m *fakeModule) Progress() int    { return 0 }
-func (m *fakeModule) Finalize() error  { return nil }
+func (m *fakeModule) Name() string                               { return "fake" }
+func (m *fakeModule) Exclusivity() int                           { return 1 }
+func (m *fakeModule) Bandwidth() int                             { return 1 }
+func (m *fakeModule) Latency() int                               { return 1 }
+func (m *fakeModule) EagerLimit() int                            { return m.n.eager }
+func (m *fakeModule) MaxSendSize() int                           { return m.n.maxSend }
+func (m *fakeModule) Progress() int                              { return 0 }
+func (m *fakeModule) Finalize() error                            { return nil }
+func (m *fakeModule) DelProcs(context.Context, []btl.Proc) error { return nil }
 func (m *fakeModule) AddProcs(context.Context, []btl.Proc) ([]bool, error) {
 	return nil, errors.New("unused")
 }

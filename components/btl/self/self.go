@@ -86,6 +86,9 @@ func (m *module) AddProcs(_ context.Context, procs []btl.Proc) ([]bool, error) {
 	return reach, nil
 }
 
+// DelProcs has nothing to release: the module holds no per-peer state.
+func (m *module) DelProcs(context.Context, []btl.Proc) error { return nil }
+
 // Send delivers the fragment at once, without copying: the engine copies it
 // into the receive buffer or, if no receive is posted, keeps a copy.
 func (m *module) Send(_ context.Context, peer int, hdr, payload []byte) error {

@@ -6,6 +6,7 @@ import (
 	"math/bits"
 	"net"
 	"sync"
+	"sync/atomic"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -27,6 +28,7 @@ type conn struct {
 	br   *bufio.Reader // the handshake reads through it too, so no byte is lost
 
 	closeOnce sync.Once
+	deleted   atomic.Bool // DelProcs ended it: not a failure
 
 	// The write side: wmu keeps frames whole; the scratch avoids allocating per send.
 	wmu         sync.Mutex

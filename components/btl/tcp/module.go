@@ -131,6 +131,31 @@ func (m *Module) onLink(a netip.Addr) bool {
 	return false
 }
 
+// DelProcs forgets procs: a connection to one ends with a goodbye, so the
+// peer sees a finalize rather than a failure, and its addresses are
+// dropped: sending to it is an error until AddProcs adds it again.
+func (m *Module) DelProcs(_ context.Context, procs []btl.Proc) error {
+	for _, pr := range procs {
+		if pr.Rank < 0 || pr.Rank >= m.size {
+			return fmt.Errorf("btl tcp: del procs: rank %d out of range 0-%d", pr.Rank, m.size-1)
+		}
+		p := &m.peers[pr.Rank]
+		p.mu.Lock()
+		c := p.active
+		if p.state == peerConnected {
+			p.setLocked(peerIdle, nil, nil)
+		}
+		p.addrs = nil
+		p.mu.Unlock()
+		if c != nil {
+			c.deleted.Store(true) // its end is no failure
+			c.bye(min(m.cfg.handshakeTimeout, time.Second))
+			c.close()
+		}
+	}
+	return nil
+}
+
 // Send writes one frame to peer, connecting first if needed.
 func (m *Module) Send(ctx context.Context, peer int, hdr, payload []byte) error {
 	if peer < 0 || peer >= m.size {
@@ -163,7 +188,7 @@ func (m *Module) Send(ctx context.Context, peer int, hdr, payload []byte) error 
 func (m *Module) connEnded(c *conn, err error) {
 	p := c.peer
 	switch {
-	case m.finalizing.Load():
+	case m.finalizing.Load(), c.deleted.Load():
 	case errors.Is(err, errBye):
 		m.log.Debug("peer finalized", "peer", p.rank)
 		p.mu.Lock()

@@ -2,8 +2,11 @@ package tcp
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
+
+	"github.com/gompi/gompi/frameworks/btl"
 )
 
 // TestPollingPingPong waits the way a rank does: by polling Progress, with
@@ -45,5 +48,34 @@ func TestPollingPingPong(t *testing.T) {
 				t.Fatalf("rank %d: frame %d arrived as number %d", r, seq, i)
 			}
 		}
+	}
+}
+
+// TestDelProcs: after DelProcs a send is refused as unreachable, and the
+// peer sees the link end as a finalize, not a failure.
+func TestDelProcs(t *testing.T) {
+	j := newJob(t, 2)
+	ctx := context.Background()
+	if err := j.mods[0].Send(ctx, 1, hdrFor(0, 0, 0, 1), pattern(1, 0, 0, 0)); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the first frame", func() bool { return j.recvs[1].count() == 1 })
+	if err := j.mods[0].DelProcs(ctx, []btl.Proc{{Rank: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := j.mods[0].Send(ctx, 1, hdrFor(0, 0, 1, 1), pattern(1, 0, 0, 1)); !errors.Is(err, btl.ErrUnreachable) {
+		t.Fatalf("send after DelProcs: %v, want ErrUnreachable", err)
+	}
+	p := &j.mods[1].peers[0]
+	waitFor(t, "rank 1 to see the goodbye", func() bool {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		return p.state == peerClosed
+	})
+	if n := j.recvs[0].failures() + j.recvs[1].failures(); n != 0 {
+		t.Fatalf("%d peers reported failed after DelProcs", n)
+	}
+	if err := j.mods[0].DelProcs(ctx, []btl.Proc{{Rank: 7}}); err == nil {
+		t.Fatal("DelProcs of an out-of-range rank succeeded")
 	}
 }
