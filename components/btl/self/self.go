@@ -6,6 +6,7 @@ package self
 import (
 	"context"
 	"fmt"
+	"sync/atomic"
 
 	"github.com/gompi/gompi/frameworks/btl"
 	"github.com/gompi/gompi/mca"
@@ -66,6 +67,7 @@ type module struct {
 	recv        btl.Receiver
 	eagerLimit  int
 	maxSendSize int
+	added       atomic.Bool // AddProcs included this rank and DelProcs has not removed it
 }
 
 func (m *module) Name() string     { return "self" }
@@ -82,18 +84,32 @@ func (m *module) AddProcs(_ context.Context, procs []btl.Proc) ([]bool, error) {
 	reach := make([]bool, len(procs))
 	for i, p := range procs {
 		reach[i] = p.Rank == m.rank
+		if reach[i] {
+			m.added.Store(true)
+		}
 	}
 	return reach, nil
 }
 
-// DelProcs has nothing to release: the module holds no per-peer state.
-func (m *module) DelProcs(context.Context, []btl.Proc) error { return nil }
+// DelProcs removes this rank if it is among procs: sends to it fail until
+// AddProcs adds it again.
+func (m *module) DelProcs(_ context.Context, procs []btl.Proc) error {
+	for _, p := range procs {
+		if p.Rank == m.rank {
+			m.added.Store(false)
+		}
+	}
+	return nil
+}
 
 // Send delivers the fragment at once, without copying: the engine copies it
 // into the receive buffer or, if no receive is posted, keeps a copy.
 func (m *module) Send(_ context.Context, peer int, hdr, payload []byte) error {
 	if peer != m.rank {
 		return fmt.Errorf("btl self: rank %d cannot send to rank %d", m.rank, peer)
+	}
+	if !m.added.Load() {
+		return fmt.Errorf("btl self: send to rank %d: %w: not added", peer, btl.ErrUnreachable)
 	}
 	if err := btl.CheckHeader(hdr); err != nil {
 		return err
