@@ -72,7 +72,7 @@ func newConn(m *Module, nc *net.TCPConn) *conn {
 	c.readFD = func(p []byte) (int, error) { return unix.Read(c.fd, p) }
 	c.pollFn = func(fd uintptr) {
 		c.fd = int(fd)
-		c.polled, c.pollErr = c.pump(c.readFD)
+		c.polled, c.pollErr = c.pump(c.readFD, false)
 	}
 	return c
 }
@@ -159,7 +159,7 @@ func (c *conn) read() error {
 			}
 			if c.rend == nil {
 				c.fd = int(fd)
-				if _, err := c.pump(c.readFD); !isWouldBlock(err) {
+				if _, err := c.pump(c.readFD, true); !isWouldBlock(err) {
 					c.rend = err
 				}
 			}

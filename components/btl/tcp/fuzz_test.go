@@ -53,7 +53,7 @@ func FuzzFrameHeader(f *testing.F) {
 			rest = rest[n:]
 			return n, nil
 		}
-		if _, err := c.pump(read); err == nil || isWouldBlock(err) {
+		if _, err := c.pump(read, true); err == nil || isWouldBlock(err) {
 			t.Fatalf("pump ended a finite stream with %v", err)
 		}
 	})

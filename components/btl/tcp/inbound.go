@@ -41,14 +41,22 @@ var errWouldBlock = errors.New("would block")
 // pump reads what read gives without blocking and delivers every complete
 // frame. It returns how many it delivered and, when the connection ended or
 // broke, why; errWouldBlock when read has nothing more (unix.EAGAIN).
-func (c *conn) pump(read func([]byte) (int, error)) (int, error) {
+// With drain false it also stops after a read that left room in the
+// buffer: the socket was then all but certainly empty, and a poller, who
+// polls again soon, need not pay a system call to hear EAGAIN. The reader
+// goroutine drains: the netpoller signals only new data.
+func (c *conn) pump(read func([]byte) (int, error), drain bool) (int, error) {
 	in := &c.in
 	delivered := 0
+	short := false
 	for {
 		n, err := c.parse()
 		delivered += n
 		if err != nil {
 			return delivered, err
+		}
+		if short && !drain {
+			return delivered, errWouldBlock
 		}
 		dst := in.readTarget()
 		k, err := read(dst)
@@ -69,6 +77,7 @@ func (c *conn) pump(read func([]byte) (int, error)) (int, error) {
 			in.got += k
 		} else {
 			in.w += k
+			short = k < len(dst)
 		}
 	}
 }
