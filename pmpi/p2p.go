@@ -47,7 +47,7 @@ func Ssend(buf []byte, count int, dt Datatype, dest, tag int, comm *Comm) error 
 // send is a blocking send. It uses the engine's pooled requests: the hot
 // path of a ping-pong allocates nothing.
 func send(op string, buf []byte, count int, dt Datatype, dest, tag int, comm *Comm, sync bool) error {
-	l, data, err := sendArgs(op, buf, count, dt, dest, tag, comm)
+	l, data, err := p2pArgs(op, buf, count, dt, dest, tag, comm, false)
 	if err != nil || dest == ProcNull {
 		return err
 	}
@@ -70,7 +70,7 @@ func Issend(buf []byte, count int, dt Datatype, dest, tag int, comm *Comm) (*Req
 }
 
 func isend(op string, buf []byte, count int, dt Datatype, dest, tag int, comm *Comm, sync bool) (*Request, error) {
-	l, data, err := sendArgs(op, buf, count, dt, dest, tag, comm)
+	l, data, err := p2pArgs(op, buf, count, dt, dest, tag, comm, false)
 	if err != nil {
 		return nil, err
 	}
@@ -81,7 +81,10 @@ func isend(op string, buf []byte, count int, dt Datatype, dest, tag int, comm *C
 	return req, nil
 }
 
-func sendArgs(op string, buf []byte, count int, dt Datatype, dest, tag int, comm *Comm) (*library, []byte, error) {
+// p2pArgs checks that MPI runs and validates a point-to-point call's
+// arguments (a receive also accepts AnySource and AnyTag); it returns the
+// part of buf that count elements occupy.
+func p2pArgs(op string, buf []byte, count int, dt Datatype, peer, tag int, comm *Comm, recv bool) (*library, []byte, error) {
 	l, err := running(op)
 	if err != nil {
 		return nil, nil, err
@@ -89,7 +92,7 @@ func sendArgs(op string, buf []byte, count int, dt Datatype, dest, tag int, comm
 	if err := checkComm(op, comm); err != nil {
 		return nil, nil, err
 	}
-	data, err := checkArgs(op, comm, buf, count, dt, dest, tag, false)
+	data, err := checkArgs(op, comm, buf, count, dt, peer, tag, recv)
 	if err != nil {
 		return nil, nil, comm.handle(err)
 	}
@@ -100,7 +103,7 @@ func sendArgs(op string, buf []byte, count int, dt Datatype, dest, tag int, comm
 // AnySource) of comm with tag (or AnyTag). A longer message fills buf and
 // fails with ErrTruncate; nothing is written past count elements.
 func Recv(buf []byte, count int, dt Datatype, source, tag int, comm *Comm) (Status, error) {
-	l, data, err := recvArgs(buf, count, dt, source, tag, comm)
+	l, data, err := p2pArgs("recv", buf, count, dt, source, tag, comm, true)
 	if err != nil {
 		return Status{Err: err}, err
 	}
@@ -113,7 +116,7 @@ func Recv(buf []byte, count int, dt Datatype, source, tag int, comm *Comm) (Stat
 
 // Irecv starts a receive; buf must not be read until the request completes.
 func Irecv(buf []byte, count int, dt Datatype, source, tag int, comm *Comm) (*Request, error) {
-	l, data, err := recvArgs(buf, count, dt, source, tag, comm)
+	l, data, err := p2pArgs("recv", buf, count, dt, source, tag, comm, true)
 	if err != nil {
 		return nil, err
 	}
@@ -122,22 +125,6 @@ func Irecv(buf []byte, count int, dt Datatype, source, tag int, comm *Comm) (*Re
 		req.r = l.engine.Irecv(comm.context, worldSource(comm, source), tag, data)
 	}
 	return req, nil
-}
-
-func recvArgs(buf []byte, count int, dt Datatype, source, tag int, comm *Comm) (*library, []byte, error) {
-	const op = "recv"
-	l, err := running(op)
-	if err != nil {
-		return nil, nil, err
-	}
-	if err := checkComm(op, comm); err != nil {
-		return nil, nil, err
-	}
-	data, err := checkArgs(op, comm, buf, count, dt, source, tag, true)
-	if err != nil {
-		return nil, nil, comm.handle(err)
-	}
-	return l, data, nil
 }
 
 // worldSource translates a receive's source to the engine's world ranks.
