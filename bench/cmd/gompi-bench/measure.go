@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"runtime/pprof"
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/spf13/cobra"
@@ -25,17 +27,20 @@ func measurementCommand(m osu.Measurement, stdout, stderr io.Writer) *cobra.Comm
 		Args:  cobra.NoArgs,
 	}
 	f := addSizeFlags(cmd, m)
+	var profile string
+	cmd.Flags().StringVar(&profile, "cpuprofile", "",
+		"write each rank's CPU profile of the measurement to `PREFIX`.<rank> (go tool pprof)")
 	cmd.RunE = func(*cobra.Command, []string) error {
 		o, err := m.Options(f.flags())
 		if err != nil {
 			return err
 		}
-		return measure(m, o, stdout, stderr)
+		return measure(m, o, profile, stdout, stderr)
 	}
 	return cmd
 }
 
-func measure(m osu.Measurement, o osu.Options, stdout, stderr io.Writer) error {
+func measure(m osu.Measurement, o osu.Options, profile string, stdout, stderr io.Writer) error {
 	if err := mpi.Init(); err != nil {
 		return rankError{rank: envRank(), err: err} // may be this rank's alone
 	}
@@ -64,7 +69,14 @@ func measure(m osu.Measurement, o osu.Options, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fail(err)
 	}
+	stop, err := startProfile(profile, w.Rank())
+	if err != nil {
+		return fail(err)
+	}
 	rows, err := m.Run(w, o)
+	if perr := stop(); err == nil {
+		err = perr
+	}
 	if err != nil {
 		return fail(err)
 	}
@@ -106,4 +118,27 @@ func btlSelection() (string, error) {
 		return "all", nil
 	}
 	return v.Raw, nil
+}
+
+// startProfile starts a CPU profile into prefix.<rank> unless prefix is
+// empty; the function it returns stops it and closes the file.
+func startProfile(prefix string, rank int) (func() error, error) {
+	if prefix == "" {
+		return func() error { return nil }, nil
+	}
+	f, err := os.Create(fmt.Sprintf("%s.%d", prefix, rank))
+	if err != nil {
+		return nil, fmt.Errorf("cpu profile: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("cpu profile: %w", err)
+	}
+	return func() error {
+		pprof.StopCPUProfile()
+		if err := f.Close(); err != nil {
+			return fmt.Errorf("cpu profile: %w", err)
+		}
+		return nil
+	}, nil
 }

@@ -69,7 +69,7 @@ func newConn(m *Module, nc *net.TCPConn) *conn {
 			}
 		}
 	}
-	c.readFD = func(p []byte) (int, error) { return unix.Read(c.fd, p) }
+	c.readFD = func(p []byte) (int, error) { return recvNow(c.fd, p) }
 	c.pollFn = func(fd uintptr) {
 		c.fd = int(fd)
 		c.polled, c.pollErr = c.pump(c.readFD, false)

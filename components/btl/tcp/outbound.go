@@ -41,12 +41,15 @@ func (o *outbound) clear() { o.iov = [3]unix.Iovec{} }
 
 func (o *outbound) done() bool { return o.first == o.n }
 
-// writeOnce makes one non-blocking writev and advances past what it took.
+// writeOnce makes one non-blocking write and advances past what it took.
 func (o *outbound) writeOnce(fd int) {
-	k, _, errno := unix.Syscall(unix.SYS_WRITEV, uintptr(fd),
-		uintptr(unsafe.Pointer(&o.iov[o.first])), uintptr(o.n-o.first))
-	if errno != 0 {
-		o.err = errno
+	size := 0
+	for _, v := range o.iov[o.first:o.n] {
+		size += int(v.Len)
+	}
+	k, err := sendNow(fd, o.iov[o.first:o.n], size)
+	if err != nil {
+		o.err = err
 		return
 	}
 	o.err = nil
