@@ -159,3 +159,27 @@ func (discard) AddProcs(context.Context, []btl.Proc) ([]bool, error) {
 	return nil, nil
 }
 func (discard) Send(context.Context, int, []byte, []byte) error { return nil }
+
+// BenchmarkWindowEager posts a window of 64 receives, as a bandwidth
+// test does, then delivers 64 matching fragments: each match takes the
+// oldest of the posted receives, with the rest of the window behind it.
+func BenchmarkWindowEager(b *testing.B) {
+	const window = 64
+	e := newNet(b, 2, 1<<20, 1<<20).engines[1]
+	hdr, payload, buf := eagerFrom(0, 7, 8), fill(8, 1), make([]byte, 8)
+	reqs := make([]*Request, window)
+	b.ReportAllocs()
+	for b.Loop() {
+		for i := range reqs {
+			reqs[i] = e.Irecv(world, 0, 7, buf)
+		}
+		for range reqs {
+			e.Deliver(0, hdr, payload, false)
+		}
+		for _, r := range reqs {
+			if st := e.Wait(r); st.Bytes != 8 {
+				b.Fatalf("status %+v", st)
+			}
+		}
+	}
+}

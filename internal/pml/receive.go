@@ -14,6 +14,9 @@ import (
 // Place returns where the payload of a rendezvous data fragment belongs:
 // straight in the receive buffer, sparing a copy.
 func (e *Engine) Place(from int, hb []byte, size int) []byte {
+	if len(hb) < 2 || hb[1] != typeData {
+		return nil // most fragments: spare decoding the header twice
+	}
 	h, err := decodeHeader(hb)
 	if err != nil || h.typ != typeData {
 		return nil
