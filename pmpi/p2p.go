@@ -12,7 +12,8 @@ import (
 // Request is a pending non-blocking operation. Wait and Test may be called
 // again after completion: they return the same status.
 type Request struct {
-	r    *pml.Request // nil for operations on ProcNull, complete at once
+	r    *pml.Request // nil for operations on ProcNull, complete at once; else &pr
+	pr   pml.Request  // the engine's request, allocated with this one
 	eng  *pml.Engine
 	comm *Comm
 	dt   Datatype
@@ -76,7 +77,7 @@ func isend(op string, buf []byte, count int, dt Datatype, dest, tag int, comm *C
 	}
 	req := &Request{eng: l.engine, comm: comm, dt: dt, op: op, peer: dest, tag: tag}
 	if dest != ProcNull {
-		req.r = l.engine.Isend(comm.context, comm.group[dest], tag, data, sync)
+		req.r = l.engine.StartSend(&req.pr, comm.context, comm.group[dest], tag, data, sync)
 	}
 	return req, nil
 }
@@ -122,7 +123,7 @@ func Irecv(buf []byte, count int, dt Datatype, source, tag int, comm *Comm) (*Re
 	}
 	req := &Request{eng: l.engine, comm: comm, dt: dt, op: "recv", peer: source, tag: tag, recv: true}
 	if source != ProcNull {
-		req.r = l.engine.Irecv(comm.context, worldSource(comm, source), tag, data)
+		req.r = l.engine.StartRecv(&req.pr, comm.context, worldSource(comm, source), tag, data)
 	}
 	return req, nil
 }

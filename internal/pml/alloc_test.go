@@ -46,7 +46,7 @@ func TestBlockingPathDoesNotAllocate(t *testing.T) {
 	b.Start(&direct{peer: a, from: 1, eager: 4096})
 	msg, buf := make([]byte, 64), make([]byte, 64)
 	exchange := func() {
-		r := b.irecv(0, 0, 7, buf, true)
+		r := b.irecv(nil, 0, 0, 7, buf, true)
 		if st := a.Send(0, 1, 7, msg, false); st.Err != nil {
 			t.Fatal(st.Err)
 		}

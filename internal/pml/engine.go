@@ -99,14 +99,14 @@ func New(me int, log hclog.Logger, cfg Config) *Engine {
 	}
 }
 
-// request returns a fresh request. Internal ones come from a pool and go
-// back with Release; a request handed to the user is never recycled, since
-// the user may wait on it again.
-func (e *Engine) request(k kind, context uint32, peer, tag int, buf []byte, pooled bool) *Request {
-	var r *Request
-	if pooled {
+// request fills in r, or a fresh request when r is nil. Internal ones
+// come from a pool and go back with Release; a request handed to the user
+// is never recycled, since the user may wait on it again.
+func (e *Engine) request(r *Request, k kind, context uint32, peer, tag int, buf []byte, pooled bool) *Request {
+	switch {
+	case pooled:
 		r = e.reqPool.Get().(*Request)
-	} else {
+	case r == nil:
 		r = new(Request)
 	}
 	r.kind, r.context, r.peer, r.tag, r.buf, r.pooled = k, context, peer, tag, buf, pooled
@@ -168,19 +168,25 @@ func (e *Engine) send(m btl.Module, peer int, h header, payload []byte) error {
 // transport's eager limit go at once; larger ones and synchronous sends
 // announce themselves and move their payload once the receiver matched.
 func (e *Engine) Isend(context uint32, dest, tag int, buf []byte, sync bool) *Request {
-	return e.isend(context, dest, tag, buf, sync, false)
+	return e.isend(nil, context, dest, tag, buf, sync, false)
+}
+
+// StartSend is Isend into r, a zero Request that the caller allocated,
+// perhaps inside its own request: one allocation per call instead of two.
+func (e *Engine) StartSend(r *Request, context uint32, dest, tag int, buf []byte, sync bool) *Request {
+	return e.isend(r, context, dest, tag, buf, sync, false)
 }
 
 // Send is a blocking send with a pooled request.
 func (e *Engine) Send(context uint32, dest, tag int, buf []byte, sync bool) Status {
-	r := e.isend(context, dest, tag, buf, sync, true)
+	r := e.isend(nil, context, dest, tag, buf, sync, true)
 	st := e.Wait(r)
 	e.Release(r)
 	return st
 }
 
-func (e *Engine) isend(context uint32, dest, tag int, buf []byte, sync, pooled bool) *Request {
-	r := e.request(kindSend, context, dest, tag, buf, pooled)
+func (e *Engine) isend(r *Request, context uint32, dest, tag int, buf []byte, sync, pooled bool) *Request {
+	r = e.request(r, kindSend, context, dest, tag, buf, pooled)
 	r.sync = sync
 	m := e.module(dest)
 	e.mu.Lock()
@@ -220,19 +226,24 @@ func (e *Engine) isend(context uint32, dest, tag int, buf []byte, sync, pooled b
 // tag (or AnyTag). A message already waiting in the unexpected queue
 // matches at once.
 func (e *Engine) Irecv(context uint32, src, tag int, buf []byte) *Request {
-	return e.irecv(context, src, tag, buf, false)
+	return e.irecv(nil, context, src, tag, buf, false)
+}
+
+// StartRecv is Irecv into r, a zero Request that the caller allocated.
+func (e *Engine) StartRecv(r *Request, context uint32, src, tag int, buf []byte) *Request {
+	return e.irecv(r, context, src, tag, buf, false)
 }
 
 // Recv is a blocking receive with a pooled request.
 func (e *Engine) Recv(context uint32, src, tag int, buf []byte) Status {
-	r := e.irecv(context, src, tag, buf, true)
+	r := e.irecv(nil, context, src, tag, buf, true)
 	st := e.Wait(r)
 	e.Release(r)
 	return st
 }
 
-func (e *Engine) irecv(context uint32, src, tag int, buf []byte, pooled bool) *Request {
-	r := e.request(kindRecv, context, src, tag, buf, pooled)
+func (e *Engine) irecv(r *Request, context uint32, src, tag int, buf []byte, pooled bool) *Request {
+	r = e.request(r, kindRecv, context, src, tag, buf, pooled)
 	e.mu.Lock()
 	q := e.queue(context)
 	for i, u := range q.unexpected {
