@@ -85,7 +85,10 @@ func (t *Transports) unreachable(me int, p Proc) error {
 		tried = append(tried, m.Name())
 	}
 	hint := ""
-	if p.Rank == me {
+	switch {
+	case t.fw != nil && len(t.fw.Components()) == 0:
+		hint = `; no btl component is linked into this program: import _ "github.com/gompi/gompi/components/all"`
+	case p.Rank == me:
 		hint = "; sending to oneself needs the self component: add self to the btl parameter"
 	}
 	return fmt.Errorf("%w: no btl module reaches rank %d on %s (modules tried: %s)%s",
