@@ -163,6 +163,32 @@ func TestJobErrors(t *testing.T) {
 	}
 }
 
+// TestCPUProfile: every rank writes a profile that pprof can read, and an
+// unwritable prefix fails the job naming the file.
+func TestCPUProfile(t *testing.T) {
+	prefix := filepath.Join(t.TempDir(), "cpu")
+	if _, stderr, err := job(t, gompirun, "-np", "2", "--timeout", "60", bench, "latency", "-s", "1", "-i", "10", "-x", "1",
+		"--cpuprofile", prefix); err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	for rank := range 2 {
+		f := fmt.Sprintf("%s.%d", prefix, rank)
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// A CPU profile is gzipped protobuf.
+		if len(b) < 2 || b[0] != 0x1f || b[1] != 0x8b {
+			t.Errorf("%s is not a gzipped profile (%d bytes)", f, len(b))
+		}
+	}
+	missing := filepath.Join(t.TempDir(), "no", "such", "dir", "cpu")
+	_, stderr, err := job(t, gompirun, "-np", "2", "--timeout", "60", bench, "latency", "-s", "1", "-i", "10", "--cpuprofile", missing)
+	if err == nil || !strings.Contains(stderr, "cpu profile: open "+missing) {
+		t.Errorf("unwritable profile: %v\n%s", err, stderr)
+	}
+}
+
 func TestUsage(t *testing.T) {
 	var out, errb bytes.Buffer
 	if code := run([]string{"--help"}, &out, &errb); code != 0 {
