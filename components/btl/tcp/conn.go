@@ -55,7 +55,12 @@ func newConn(m *Module, nc *net.TCPConn) *conn {
 	c := &conn{m: m, nc: nc, br: bufio.NewReaderSize(nc, readBufSize)}
 	// A TCPConn's SyscallConn fails only once it is closed; then so do its uses.
 	c.rc, _ = nc.SyscallConn()
-	c.writeFn = func(fd uintptr) { c.out.writeOnce(int(fd)) }
+	c.writeFn = func(fd uintptr) {
+		if c.out.err == unix.EAGAIN && !writable(int(fd)) {
+			return // still full
+		}
+		c.out.writeOnce(int(fd))
+	}
 	c.writeWaitFn = func(fd uintptr) bool {
 		for {
 			c.out.writeOnce(int(fd))
