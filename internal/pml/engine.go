@@ -30,14 +30,16 @@ type Engine struct {
 	log hclog.Logger
 	cfg Config
 
-	ready chan struct{} // closed by Start
-	tr    Transports
+	ready   chan struct{} // closed by Start
+	started atomic.Bool   // set by Start: the hot paths check it instead of the channel
+	tr      Transports
 
 	mu         sync.Mutex
 	queues     map[uint32]*queues
 	sends      map[uint64]*Request // rendezvous sends waiting for their CTS
 	recvs      map[uint64]*Request // matched rendezvous receives waiting for data
 	dead       map[int]error
+	anyDead    atomic.Bool // some peer is in dead: eager sends skip the lock until then
 	nextID     uint64
 	finalizing bool
 
@@ -126,6 +128,7 @@ func (e *Engine) Release(r *Request) {
 // Start gives the engine its transports.
 func (e *Engine) Start(tr Transports) {
 	e.tr = tr
+	e.started.Store(true)
 	close(e.ready)
 }
 
@@ -141,7 +144,9 @@ func (e *Engine) Finalizing() {
 func (e *Engine) Drain() { e.transfers.Wait() }
 
 func (e *Engine) module(peer int) btl.Module {
-	<-e.ready
+	if !e.started.Load() {
+		<-e.ready
+	}
 	return e.tr.For(peer)
 }
 
@@ -189,16 +194,19 @@ func (e *Engine) isend(r *Request, context uint32, dest, tag int, buf []byte, sy
 	r = e.request(r, kindSend, context, dest, tag, buf, pooled)
 	r.sync = sync
 	m := e.module(dest)
-	e.mu.Lock()
-	if err := e.dead[dest]; err != nil {
-		e.mu.Unlock()
+	if err := e.deadErr(dest); err != nil {
 		e.complete(r, Status{Err: err})
 		return r
 	}
 	if len(buf) <= m.EagerLimit() && !sync {
-		e.mu.Unlock()
 		h := header{typ: typeMatch, context: context, source: int32(e.me), tag: int32(tag), total: uint64(len(buf))}
 		err := e.send(m, dest, h, buf)
+		e.complete(r, Status{Err: err})
+		return r
+	}
+	e.mu.Lock()
+	if err := e.dead[dest]; err != nil { // it may have died since deadErr
+		e.mu.Unlock()
 		e.complete(r, Status{Err: err})
 		return r
 	}
@@ -220,6 +228,16 @@ func (e *Engine) isend(r *Request, context uint32, dest, tag int, buf []byte, sy
 		}
 	}
 	return r
+}
+
+// deadErr is why peer failed, or nil.
+func (e *Engine) deadErr(peer int) error {
+	if !e.anyDead.Load() {
+		return nil
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.dead[peer]
 }
 
 // Irecv posts a receive into buf from world rank src (or AnySource) with
@@ -453,9 +471,7 @@ func (e *Engine) Wait(r *Request) Status {
 func (e *Engine) Progress() int { return e.progress() }
 
 func (e *Engine) progress() int {
-	select {
-	case <-e.ready:
-	default:
+	if !e.started.Load() {
 		return 0
 	}
 	e.outMu.Lock()

@@ -157,6 +157,7 @@ func (e *Engine) PeerFailed(peer int, err error) {
 		err = fmt.Errorf("%w: %w", btl.ErrPeerFailed, err)
 	}
 	e.dead[peer] = err
+	e.anyDead.Store(true)
 	var failed []*Request
 	for _, q := range e.queues {
 		q.posted = slices.DeleteFunc(q.posted, func(r *Request) bool {
