@@ -94,6 +94,20 @@ type Module interface {
 	Finalize() error
 }
 
+// Poster is implemented by modules that can write several small
+// fragments to a peer in one system call. The upper layer posts the
+// fragments of sends it does not wait on; a blocking send uses Send.
+type Poster interface {
+	// Post is Send, except that the module may copy the fragment and hold
+	// it back, to be written after the fragments already held and before
+	// any later one to the same peer. A held fragment goes out no later
+	// than the module's next Progress or its next Send to that peer, or
+	// shortly after polling stops. payload may be reused once Post returns.
+	Post(ctx context.Context, peer int, hdr, payload []byte) error
+	// Flush writes the fragments held back for peer now.
+	Flush(peer int)
+}
+
 // Component is what a btl component implements, beyond the MCA lifecycle.
 type Component interface {
 	mcaComponent

@@ -161,9 +161,22 @@ func (e *Engine) queue(context uint32) *queues {
 
 // send transmits one fragment with a pooled header buffer.
 func (e *Engine) send(m btl.Module, peer int, h header, payload []byte) error {
+	return e.transmit(m.Send, peer, h, payload)
+}
+
+// post transmits the fragment of a send nobody waits on yet: a module that
+// can hold it back and write it with the next ones may.
+func (e *Engine) post(m btl.Module, peer int, h header, payload []byte) error {
+	if p, ok := m.(btl.Poster); ok {
+		return e.transmit(p.Post, peer, h, payload)
+	}
+	return e.transmit(m.Send, peer, h, payload)
+}
+
+func (e *Engine) transmit(send func(context.Context, int, []byte, []byte) error, peer int, h header, payload []byte) error {
 	hb := e.hdrPool.Get().(*[HeaderSize]byte)
 	defer e.hdrPool.Put(hb)
-	if err := m.Send(context.Background(), peer, h.encode(hb[:]), payload); err != nil {
+	if err := send(context.Background(), peer, h.encode(hb[:]), payload); err != nil {
 		return fmt.Errorf("to rank %d: %w", peer, err)
 	}
 	return nil
@@ -200,7 +213,12 @@ func (e *Engine) isend(r *Request, context uint32, dest, tag int, buf []byte, sy
 	}
 	if len(buf) <= m.EagerLimit() && !sync {
 		h := header{typ: typeMatch, context: context, source: int32(e.me), tag: int32(tag), total: uint64(len(buf))}
-		err := e.send(m, dest, h, buf)
+		send := e.post // a blocking Send writes at once: its caller waits for nothing else
+		if pooled {
+			send = e.send
+		}
+		err := send(m, dest, h, buf)
+		r.held.Store(!pooled && err == nil)
 		e.complete(r, Status{Err: err})
 		return r
 	}
@@ -454,6 +472,12 @@ func (e *Engine) signal() chan struct{} {
 // Wait blocks until r completes and returns its status, driving the
 // transports' progress meanwhile.
 func (e *Engine) Wait(r *Request) Status {
+	if r.held.Load() && r.held.CompareAndSwap(true, false) {
+		// Waiting on a send means wanting it gone: write what the module holds back.
+		if p, ok := e.module(r.peer).(btl.Poster); ok {
+			p.Flush(r.peer)
+		}
+	}
 	w := waiter{e: e}
 	for !r.completed.Load() {
 		if w.sleepy() {

@@ -55,7 +55,8 @@ type Request struct {
 	done      chan struct{}
 	completed atomic.Bool
 	status    Status
-	pooled    bool // from the engine's pool: Release may recycle it
+	pooled    bool        // from the engine's pool: Release may recycle it
+	held      atomic.Bool // its eager fragment was posted: the module may hold it back
 }
 
 // closed is a channel that is always closed, for waiters on what is done.

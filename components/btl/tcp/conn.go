@@ -3,14 +3,17 @@ package tcp
 import (
 	"bufio"
 	"errors"
+	"fmt"
 	"math/bits"
 	"net"
 	"sync"
 	"sync/atomic"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
-	"time"
+
+	"github.com/gompi/gompi/frameworks/btl"
 )
 
 // readBufSize buffers small frames so a header, upper-layer header and short
@@ -38,6 +41,12 @@ type conn struct {
 	writeWaitFn func(fd uintptr) bool // writes until done, waiting for room
 	werr        error                 // sticky: a failed write leaves the stream unusable
 
+	// Frames that non-blocking sends held back (post), whole, to be written
+	// before the next frame or by the next poll; held is their length, for
+	// pollers that look without the lock.
+	stage []byte
+	held  atomic.Int32
+
 	// The read side: whoever holds rmu (the reader goroutine or a poller)
 	// drives in; rend is why the connection ended, once it has.
 	rmu     sync.Mutex
@@ -49,6 +58,10 @@ type conn struct {
 	pollFn  func(fd uintptr)          // per call would allocate
 	polled  int
 	pollErr error
+
+	// napping: the reader goroutine rests because the rank polls, so a
+	// held-back frame will be flushed soon, by a poll or when the nap ends.
+	napping atomic.Bool
 }
 
 func newConn(m *Module, nc *net.TCPConn) *conn {
@@ -82,21 +95,76 @@ func newConn(m *Module, nc *net.TCPConn) *conn {
 	return c
 }
 
-// send writes one frame, header and payload in one vectored write.
-func (c *conn) send(hdr, payload []byte) error {
+// stageCap bounds the frames held back on one connection.
+const stageCap = 64 << 10
+
+// send writes one frame, header and payload in one vectored write, after
+// the frames held back. With post it may hold the frame back too.
+func (c *conn) send(hdr, payload []byte, post bool) error {
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
 	if c.werr != nil {
 		return c.werr
 	}
 	FrameHeader{HeaderLen: len(hdr), PayloadLen: len(payload)}.Put(c.wfh[:])
-	c.out.set(c.wfh[:], hdr, payload)
-	err := c.write()
+	if post && c.hold(hdr, payload) {
+		return nil
+	}
+	c.out.set(c.stage, c.wfh[:], hdr, payload)
+	return c.written(c.write())
+}
+
+// hold copies the frame whose header is in wfh into the stage, if it is
+// small, fits, and the rank polls: only then will it be flushed soon.
+func (c *conn) hold(hdr, payload []byte) bool {
+	limit := c.m.cfg.coalesceLimit
+	n := FrameHeaderSize + len(hdr) + len(payload)
+	if limit == 0 || len(payload) > limit || len(c.stage)+n > stageCap || !c.napping.Load() {
+		return false
+	}
+	if c.stage == nil {
+		c.stage = make([]byte, 0, stageCap)
+	}
+	c.stage = append(append(append(c.stage, c.wfh[:]...), hdr...), payload...)
+	c.held.Store(int32(len(c.stage)))
+	return true
+}
+
+// written ends a write of out, which included the stage: both are
+// emptied, and an error is kept, since the stream is now unusable.
+func (c *conn) written(err error) error {
 	c.out.clear() // do not keep the caller's buffers alive
+	c.stage = c.stage[:0]
+	c.held.Store(0)
 	if err != nil {
 		c.werr = err
 	}
 	return err
+}
+
+// flush writes the frames held back, if any. A poller passes wait false:
+// if another goroutine is writing, it writes them anyway. It returns how
+// many flushes it made (0 or 1); a failed write fails the peer.
+func (c *conn) flush(wait bool) int {
+	if c.held.Load() == 0 {
+		return 0
+	}
+	if wait {
+		c.wmu.Lock()
+	} else if !c.wmu.TryLock() {
+		return 0
+	}
+	if len(c.stage) == 0 || c.werr != nil {
+		c.wmu.Unlock()
+		return 0
+	}
+	c.out.set(c.stage)
+	err := c.written(c.write())
+	c.wmu.Unlock()
+	if err != nil {
+		c.m.failPeer(c.peer, fmt.Errorf("btl tcp: send to rank %d: %w: %w", c.peer.rank, btl.ErrPeerFailed, err))
+	}
+	return 1
 }
 
 // bye tells the peer this side is finalizing, so it does not take the EOF
@@ -109,7 +177,10 @@ func (c *conn) bye(timeout time.Duration) {
 		return
 	}
 	FrameHeader{Bye: true}.Put(c.wfh[:])
-	if _, err := c.nc.Write(c.wfh[:]); err != nil {
+	_, err := c.nc.Write(append(c.stage, c.wfh[:]...)) // held-back frames first
+	c.stage = c.stage[:0]
+	c.held.Store(0)
+	if err != nil {
 		c.werr = err
 	}
 }
@@ -151,7 +222,15 @@ func (c *conn) read() error {
 	c.m.startReading(c)
 	for first := true; ; first = false {
 		if !first {
+			c.napping.Store(true)
 			c.m.napWhilePolled()
+			c.napping.Store(false)
+			// Polling stopped: nobody else will write what sends held back.
+			// Not here: this goroutine must go on reading, or two ranks
+			// that both write could each wait for the other to read.
+			if c.held.Load() != 0 {
+				c.m.spawn(func() { c.flush(true) })
+			}
 		}
 		seen := c.m.polls.Load()
 		var perr error

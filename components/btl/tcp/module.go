@@ -158,6 +158,27 @@ func (m *Module) DelProcs(_ context.Context, procs []btl.Proc) error {
 
 // Send writes one frame to peer, connecting first if needed.
 func (m *Module) Send(ctx context.Context, peer int, hdr, payload []byte) error {
+	return m.send(ctx, peer, hdr, payload, false)
+}
+
+// Post is Send for a sender that does not wait: while the rank polls, a
+// small frame is copied and held back, to go out with the next frames to
+// the same peer in one system call (btl.Poster).
+func (m *Module) Post(ctx context.Context, peer int, hdr, payload []byte) error {
+	return m.send(ctx, peer, hdr, payload, true)
+}
+
+// Flush writes what Post held back for peer (btl.Poster).
+func (m *Module) Flush(peer int) {
+	if peer < 0 || peer >= m.size {
+		return
+	}
+	if c := m.peers[peer].conn.Load(); c != nil {
+		c.flush(true)
+	}
+}
+
+func (m *Module) send(ctx context.Context, peer int, hdr, payload []byte, post bool) error {
 	if peer < 0 || peer >= m.size {
 		return fmt.Errorf("btl tcp: send to rank %d: out of range 0-%d", peer, m.size-1)
 	}
@@ -175,7 +196,7 @@ func (m *Module) Send(ctx context.Context, peer int, hdr, payload []byte) error 
 			return err
 		}
 	}
-	if err := c.send(hdr, payload); err != nil {
+	if err := c.send(hdr, payload, post); err != nil {
 		m.failPeer(p, fmt.Errorf("btl tcp: send to rank %d: %w: %w", peer, btl.ErrPeerFailed, err))
 		p.mu.Lock()
 		defer p.mu.Unlock()
@@ -306,7 +327,10 @@ func (m *Module) shutdown(graceful bool) {
 	})
 }
 
-var _ btl.Module = (*Module)(nil)
+var (
+	_ btl.Module = (*Module)(nil)
+	_ btl.Poster = (*Module)(nil)
+)
 
 // Progress reads every connection that has bytes waiting, without
 // blocking, and returns how many frames it delivered.
@@ -318,7 +342,7 @@ func (m *Module) Progress() int {
 	}
 	n := 0
 	for _, c := range *rs {
-		n += c.poll()
+		n += c.flush(false) + c.poll()
 	}
 	return n
 }

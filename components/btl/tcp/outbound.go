@@ -8,11 +8,12 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// outbound is a frame being written: up to three pieces (frame header,
-// upper-layer header, payload) as iovecs, advanced as the socket takes
-// bytes. It lives in the connection so that a send allocates nothing.
+// outbound is a frame being written: up to four pieces (held-back
+// frames, frame header, upper-layer header, payload) as iovecs, advanced
+// as the socket takes bytes. It lives in the connection so that a send
+// allocates nothing.
 type outbound struct {
-	iov   [3]unix.Iovec
+	iov   [4]unix.Iovec
 	n     int // iovecs left, from first
 	first int
 	err   error
@@ -37,7 +38,7 @@ func (o *outbound) set(pieces ...[]byte) {
 }
 
 // clear drops the references to the caller's buffers.
-func (o *outbound) clear() { o.iov = [3]unix.Iovec{} }
+func (o *outbound) clear() { o.iov = [4]unix.Iovec{} }
 
 func (o *outbound) done() bool { return o.first == o.n }
 

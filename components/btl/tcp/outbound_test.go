@@ -36,7 +36,7 @@ func TestSendWritesWholeFrames(t *testing.T) {
 	var want []byte
 	for i, p := range payloads {
 		hdr := []byte{byte(i), 'h'}
-		if err := c.send(hdr, p); err != nil {
+		if err := c.send(hdr, p, false); err != nil {
 			t.Fatal(err)
 		}
 		fh := make([]byte, FrameHeaderSize)

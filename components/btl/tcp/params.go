@@ -6,6 +6,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/gompi/gompi/frameworks/btl"
 	"github.com/gompi/gompi/params"
 )
 
@@ -13,6 +14,7 @@ import (
 type paramSet struct {
 	ifInclude, ifExclude params.Param[[]string]
 	eagerLimit, maxSend  params.Param[int64]
+	coalesceLimit        params.Param[int64]
 	sndbuf, rcvbuf       params.Param[int64]
 	exclusivity          params.Param[int]
 	bandwidth, latency   params.Param[int]
@@ -23,6 +25,7 @@ type paramSet struct {
 type config struct {
 	ifInclude, ifExclude []string
 	eagerLimit, maxSend  int
+	coalesceLimit        int
 	sndbuf, rcvbuf       int
 	exclusivity          int
 	bandwidth, latency   int
@@ -57,6 +60,16 @@ func register(r *params.Registrar) paramSet {
 			Level:    4,
 			Help:     "Largest payload, in bytes, of one fragment of a long message.",
 			Validate: sizeIn(1, MaxPayload),
+		}),
+		coalesceLimit: r.Size(params.Spec{
+			Name:    "coalesce_limit",
+			Default: "8k",
+			Level:   4,
+			Help: "Largest payload, in bytes, that a non-blocking send may hold back while the rank is " +
+				"polling, to be written with the fragments that follow in one system call. Held-back " +
+				"fragments go out at the rank's next poll or send to that peer, or within about a " +
+				"millisecond of its last poll. 0 writes every fragment at once.",
+			Validate: sizeIn(0, stageCap-FrameHeaderSize-btl.MaxHeaderSize),
 		}),
 		exclusivity: r.Int(params.Spec{
 			Name:    "exclusivity",
@@ -115,6 +128,7 @@ func (p *paramSet) resolve(s *params.Snapshot) config {
 		ifExclude:        p.ifExclude.Get(s),
 		eagerLimit:       int(p.eagerLimit.Get(s)),
 		maxSend:          int(p.maxSend.Get(s)),
+		coalesceLimit:    int(p.coalesceLimit.Get(s)),
 		sndbuf:           int(p.sndbuf.Get(s)),
 		rcvbuf:           int(p.rcvbuf.Get(s)),
 		exclusivity:      p.exclusivity.Get(s),
