@@ -3,6 +3,7 @@ package tcp
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/gompi/gompi/frameworks/btl"
 )
@@ -22,13 +23,14 @@ func inOrder(t *testing.T, rec *recorder, n int) {
 	}
 }
 
-// TestPostHoldsBackWhilePolled: while the rank polls, posted frames wait
-// in the stage, and whatever comes next (a Send, a Progress, a Flush)
-// writes them first, so frames keep their order.
-func TestPostHoldsBackWhilePolled(t *testing.T) {
+// TestPostHoldsBack: posted frames wait in the stage, and whatever comes
+// next (a Send, a Progress, a Flush) writes them first, so frames keep
+// their order.
+func TestPostHoldsBack(t *testing.T) {
 	j := newJob(t, 2)
 	ctx := context.Background()
 	m, rec := j.mods[0], j.recvs[1]
+	m.flushDelay = time.Hour // the flusher must not interfere
 	seq := 0
 	send := func(post bool, size int) {
 		t.Helper()
@@ -42,20 +44,13 @@ func TestPostHoldsBackWhilePolled(t *testing.T) {
 		seq++
 	}
 	send(false, 10) // connects
-	waitFor(t, "the first frame", func() bool { return rec.count() == 1 })
 	c := m.peers[1].conn.Load()
 	held := func() int { return int(c.held.Load()) }
-
-	send(true, 10) // nobody polls: written at once
-	if held() != 0 {
-		t.Fatalf("a post held %d bytes back while nobody polls", held())
-	}
-	c.napping.Store(true) // as when the rank polls
 	for range 10 {
 		send(true, 100)
 	}
 	if held() == 0 {
-		t.Fatal("posts while the rank polls held nothing back")
+		t.Fatal("posts held nothing back")
 	}
 	send(false, 5) // a Send writes the held frames first
 	if held() != 0 {
@@ -78,39 +73,46 @@ func TestPostHoldsBackWhilePolled(t *testing.T) {
 	if held() != 0 {
 		t.Fatalf("a post above btl_tcp_coalesce_limit was held back (%d bytes)", held())
 	}
-	waitFor(t, "every frame", func() bool { return rec.count() == seq })
+	for range 2000 { // more than the stage holds: it is written when full
+		send(true, 100)
+	}
+	waitFor(t, "every frame", func() bool {
+		m.Progress()
+		return rec.count() == seq
+	})
 	inOrder(t, rec, seq)
 }
 
-// TestPostedFramesLeaveWhenPollingStops: a frame held back while the rank
-// polled goes out once polling stops, with no further call from the
-// sender: the reader goroutine flushes when its nap ends.
-func TestPostedFramesLeaveWhenPollingStops(t *testing.T) {
+// TestPostedFramesLeaveWithoutPolls: a held frame goes out with no
+// further call from the sender: the flusher writes it.
+func TestPostedFramesLeaveWithoutPolls(t *testing.T) {
 	j := newJob(t, 2)
 	ctx := context.Background()
 	m, rec := j.mods[0], j.recvs[1]
-	if err := m.Send(ctx, 1, hdrFor(0, 0, 0, 1), pattern(1, 0, 0, 0)); err != nil {
-		t.Fatal(err)
-	}
-	c := m.peers[1].conn.Load()
-	// Poll while the peer answers, until the reader goroutine notices and naps.
-	back := 0
-	waitFor(t, "rank 0's reader to nap", func() bool {
-		if err := j.mods[1].Send(ctx, 0, hdrFor(1, 0, back, 1), pattern(1, 1, 0, back)); err != nil {
+	for i := range 3 {
+		if err := m.Post(ctx, 1, hdrFor(0, 0, i, 3), pattern(3, 0, 0, i)); err != nil {
 			t.Fatal(err)
 		}
-		back++
-		for range 100 {
-			m.Progress()
-		}
-		return c.napping.Load()
-	})
-	if err := m.Post(ctx, 1, hdrFor(0, 0, 1, 3), pattern(3, 0, 0, 1)); err != nil {
-		t.Fatal(err)
 	}
-	// No poll, no send: only the end of the nap can write it.
-	waitFor(t, "the held frame", func() bool { return rec.count() == 2 })
-	inOrder(t, rec, 2)
+	waitFor(t, "the held frames", func() bool { return rec.count() == 3 })
+	inOrder(t, rec, 3)
+}
+
+// TestPostsWithCoalescingOff: btl_tcp_coalesce_limit 0 writes every frame at once.
+func TestPostsWithCoalescingOff(t *testing.T) {
+	j := newJob(t, 2, append([]string{"btl_tcp_coalesce_limit", "0"}, loopbackOnly...)...)
+	ctx := context.Background()
+	m := j.mods[0]
+	for i := range 3 {
+		if err := m.Post(ctx, 1, hdrFor(0, 0, i, 3), pattern(3, 0, 0, i)); err != nil {
+			t.Fatal(err)
+		}
+		if n := m.peers[1].conn.Load().held.Load(); n != 0 {
+			t.Fatalf("%d bytes held back with coalescing off", n)
+		}
+	}
+	waitFor(t, "the frames", func() bool { return j.recvs[1].count() == 3 })
+	inOrder(t, j.recvs[1], 3)
 }
 
 // TestGoodbyeAfterHeldFrames: DelProcs writes the held frames before its
@@ -119,11 +121,8 @@ func TestGoodbyeAfterHeldFrames(t *testing.T) {
 	j := newJob(t, 2)
 	ctx := context.Background()
 	m, rec := j.mods[0], j.recvs[1]
-	if err := m.Send(ctx, 1, hdrFor(0, 0, 0, 1), pattern(1, 0, 0, 0)); err != nil {
-		t.Fatal(err)
-	}
-	m.peers[1].conn.Load().napping.Store(true)
-	for i := 1; i <= 5; i++ {
+	m.flushDelay = time.Hour
+	for i := range 6 {
 		if err := m.Post(ctx, 1, hdrFor(0, 0, i, 20), pattern(20, 0, 0, i)); err != nil {
 			t.Fatal(err)
 		}

@@ -58,10 +58,6 @@ type conn struct {
 	pollFn  func(fd uintptr)          // per call would allocate
 	polled  int
 	pollErr error
-
-	// napping: the reader goroutine rests because the rank polls, so a
-	// held-back frame will be flushed soon, by a poll or when the nap ends.
-	napping atomic.Bool
 }
 
 func newConn(m *Module, nc *net.TCPConn) *conn {
@@ -115,18 +111,23 @@ func (c *conn) send(hdr, payload []byte, post bool) error {
 }
 
 // hold copies the frame whose header is in wfh into the stage, if it is
-// small, fits, and the rank polls: only then will it be flushed soon.
+// small and fits. The first frame held wakes the module's flusher, which
+// writes the stage soon unless a poll, a send or a wait does first.
 func (c *conn) hold(hdr, payload []byte) bool {
 	limit := c.m.cfg.coalesceLimit
 	n := FrameHeaderSize + len(hdr) + len(payload)
-	if limit == 0 || len(payload) > limit || len(c.stage)+n > stageCap || !c.napping.Load() {
+	if limit == 0 || len(payload) > limit || len(c.stage)+n > stageCap {
 		return false
 	}
 	if c.stage == nil {
 		c.stage = make([]byte, 0, stageCap)
 	}
+	first := len(c.stage) == 0
 	c.stage = append(append(append(c.stage, c.wfh[:]...), hdr...), payload...)
 	c.held.Store(int32(len(c.stage)))
+	if first {
+		c.m.kickFlusher()
+	}
 	return true
 }
 
@@ -222,15 +223,7 @@ func (c *conn) read() error {
 	c.m.startReading(c)
 	for first := true; ; first = false {
 		if !first {
-			c.napping.Store(true)
 			c.m.napWhilePolled()
-			c.napping.Store(false)
-			// Polling stopped: nobody else will write what sends held back.
-			// Not here: this goroutine must go on reading, or two ranks
-			// that both write could each wait for the other to read.
-			if c.held.Load() != 0 {
-				c.m.spawn(func() { c.flush(true) })
-			}
 		}
 		seen := c.m.polls.Load()
 		var perr error

@@ -41,6 +41,8 @@ type Module struct {
 	conns      map[*conn]struct{}      // every open socket, handshaking or not
 	readers    atomic.Pointer[[]*conn] // authenticated connections, copied on write
 	polls      atomic.Uint64           // Progress calls: the reader goroutines watch it
+	kick       chan struct{}           // wakes the flusher: a connection holds frames back
+	flushDelay time.Duration           // flushDelay; tests lengthen it
 	wg         sync.WaitGroup
 	finOnce    sync.Once
 }
@@ -345,6 +347,46 @@ func (m *Module) Progress() int {
 		n += c.flush(false) + c.poll()
 	}
 	return n
+}
+
+// flushDelay is how long a held-back frame waits for a poll, a send or a
+// wait of its rank to write it before the flusher does: long enough for
+// a loop of non-blocking sends to fill the stage, short against any
+// computation that leaves MPI alone.
+const flushDelay = 100 * time.Microsecond
+
+// kickFlusher tells the flusher that a connection holds frames back.
+func (m *Module) kickFlusher() {
+	select {
+	case m.kick <- struct{}{}:
+	default: // already told
+	}
+}
+
+// flusher writes the frames held back that nothing else wrote within
+// flushDelay of being told, until the module finalizes.
+func (m *Module) flusher() {
+	t := time.NewTimer(time.Hour)
+	t.Stop() // armed on each kick
+	for {
+		select {
+		case <-m.ctx.Done():
+			return
+		case <-m.kick:
+		}
+		t.Reset(m.flushDelay)
+		select {
+		case <-m.ctx.Done():
+			t.Stop()
+			return
+		case <-t.C:
+		}
+		if rs := m.readers.Load(); rs != nil {
+			for _, c := range *rs {
+				c.flush(true)
+			}
+		}
+	}
 }
 
 // pollGrace is how long the reader goroutines wait after the last poll
