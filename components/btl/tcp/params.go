@@ -65,10 +65,10 @@ func register(r *params.Registrar) paramSet {
 			Name:    "coalesce_limit",
 			Default: "8k",
 			Level:   4,
-			Help: "Largest payload, in bytes, that a non-blocking send may hold back while the rank is " +
-				"polling, to be written with the fragments that follow in one system call. Held-back " +
-				"fragments go out at the rank's next poll or send to that peer, or within about a " +
-				"millisecond of its last poll. 0 writes every fragment at once.",
+			Help: "Largest payload, in bytes, of a non-blocking send that may be held back and written " +
+				"with the fragments that follow in one system call. Held fragments go out at the " +
+				"rank's next poll, wait or send to that peer, or within 100 microseconds. " +
+				"0 writes every fragment at once.",
 			Validate: sizeIn(0, stageCap-FrameHeaderSize-btl.MaxHeaderSize),
 		}),
 		exclusivity: r.Int(params.Spec{
