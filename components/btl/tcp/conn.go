@@ -120,7 +120,7 @@ func (c *conn) hold(hdr, payload []byte) bool {
 		return false
 	}
 	if c.stage == nil {
-		c.stage = make([]byte, 0, stageCap)
+		c.stage = make([]byte, 0, 4<<10) // grows to stageCap only where windows are that large
 	}
 	first := len(c.stage) == 0
 	c.stage = append(append(append(c.stage, c.wfh[:]...), hdr...), payload...)
