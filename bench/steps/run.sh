@@ -1,35 +1,45 @@
 #!/usr/bin/env bash
-# Measures the effect of each optimisation step: builds examples/pingpong
-# and gompirun as they were at each given commit, then runs every one and
-# Open MPI's C twin (bench/c/latency.c, same flags and sizes) alternately, REPS times, and prints
-# the median one-way latency (us) and bandwidth (MB/s) per size and step.
+# Measures the effect of each optimisation step: builds gompirun and a
+# measuring program as they were at each given commit, then runs every one
+# and Open MPI's C twin (same flags and sizes) alternately, REPS times,
+# and prints the median per size and step, with its ratio to Open MPI.
 #
 #   bench/steps/run.sh 4e810e2 297aea2 e092e11 dbf6f14
+#   MEASURE=bw SIZES=1:64K bench/steps/run.sh 07e02cc 7832b74
 #
-# Needs Open MPI (mpicc, mpirun); REPS (default 5), SIZES (min:max) and
-# ITERS tune the run.
+# Without MEASURE it runs examples/pingpong (which every commit has)
+# against bench/c/latency.c and prints one-way latency and ping-pong
+# bandwidth. MEASURE=latency, bw or bibw runs gompi-bench (commits from
+# its introduction on) against bench/c/MEASURE.c and prints its figure.
+# Needs Open MPI (mpicc, mpirun); REPS (default 5), SIZES (min:max),
+# ITERS and WARMUP tune the run.
 set -euo pipefail
 top=$(git rev-parse --show-toplevel)
-reps=${REPS:-5} sizes=${SIZES:-0:4194304} iters=${ITERS:-1000}
+reps=${REPS:-5} sizes=${SIZES:-0:4194304} iters=${ITERS:-1000} warmup=${WARMUP:-100}
+measure=${MEASURE:-}
+prog=pingpong pkg=./examples/pingpong csrc=latency
+if [ -n "$measure" ]; then
+  prog=gompi-bench pkg=./bench/cmd/gompi-bench csrc=$measure
+fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"; git -C "$top" worktree prune' EXIT
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 
-mpicc -O2 -o "$work/c_latency" "$top/bench/c/latency.c"
+mpicc -O2 -I"$top/bench/c" -o "$work/c_prog" "$top/bench/c/$csrc.c"
 for c in "$@"; do
   git -C "$top" worktree add -q --detach "$work/src-$c" "$c"
-  (cd "$work/src-$c" && go build -o "$work/bin-$c/" ./cmd/gompirun ./examples/pingpong)
+  (cd "$work/src-$c" && go build -o "$work/bin-$c/" ./cmd/gompirun "$pkg")
 done
 for rep in $(seq "$reps"); do
   for c in "$@"; do
-    "$work/bin-$c/gompirun" -np 2 "$work/bin-$c/pingpong" -m "$sizes" -i "$iters" -x 100 > "$work/out-$c-$rep"
+    "$work/bin-$c/gompirun" -np 2 "$work/bin-$c/$prog" $measure -m "$sizes" -i "$iters" -x "$warmup" > "$work/out-$c-$rep"
   done
   mpirun -np 2 --mca btl self,tcp --mca btl_tcp_if_include lo \
-    "$work/c_latency" -m "$sizes" -i "$iters" -x 100 > "$work/out-ompi-$rep"
+    "$work/c_prog" -m "$sizes" -i "$iters" -x "$warmup" > "$work/out-ompi-$rep"
 done
-python3 - "$work" "$reps" "$@" <<'PY'
+python3 - "$work" "$reps" "$measure" "$@" <<'PY'
 import statistics, sys
-work, reps, commits = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
+work, reps, measure, commits = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4:]
 def load(path):
     rows = {}
     for line in open(path):
@@ -43,7 +53,10 @@ sides = commits + ['ompi']
 data = {s: [load(f'{work}/out-{s}-{r}') for r in range(1, reps + 1)] for s in sides}
 med = lambda s, size, i: statistics.median(run[size][i] for run in data[s])
 sizes = sorted(data['ompi'][0])
-for title, i in (('one-way latency, us', 0), ('bandwidth, MB/s', 1)):
+tables = (('one-way latency, us', 0), ('bandwidth, MB/s', 1))
+if measure:
+    tables = ((measure + (', us' if measure == 'latency' else ', MB/s'), 0),)
+for title, i in tables:
     print(f'\n{title} (median of {reps}; ratio = step / Open MPI)\n')
     print('| size | ' + ' | '.join(commits) + ' | Open MPI |')
     print('|---' * (len(sides) + 1) + '|')
