@@ -127,7 +127,7 @@ func start(ctx context.Context) (_ *library, err error) {
 	l.engine = pml.New(l.job.Rank, l.log.Named("pml"), cfg)
 	l.tr, err = btl.Open(ctx, fw, btl.InitEnv{
 		Rank: l.job.Rank, Size: l.job.Size, Hostname: l.job.Hostname, JobID: l.job.JobID,
-		Secret: l.job.Secret, Modex: client, Receiver: l.engine,
+		Secret: l.job.Secret, Modex: client, Receiver: l.engine, Oversubscribed: cfg.YieldAtOnce,
 	}, procs, client.Fence)
 	if err != nil {
 		return nil, err

@@ -59,6 +59,9 @@ type InitEnv struct {
 	Secret     []byte // the job's secret: authenticates connections between ranks
 	Modex      Modex
 	Receiver   Receiver
+	// Oversubscribed: this host's ranks outnumber its CPUs, so a module's
+	// own waiting loops must give the CPU away rather than spin.
+	Oversubscribed bool
 }
 
 // Module is one instance of a transport: the tcp component makes one for

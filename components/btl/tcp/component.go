@@ -143,20 +143,21 @@ func (c *Component) Init(ctx context.Context, env btl.InitEnv) ([]btl.Module, er
 
 func newModule(cfg config, env btl.InitEnv, host string, log hclog.Logger) *Module {
 	m := &Module{
-		cfg:        cfg,
-		rank:       env.Rank,
-		size:       env.Size,
-		host:       host,
-		modex:      env.Modex,
-		recv:       env.Receiver,
-		log:        log,
-		auth:       authority{secret: env.Secret, job: env.JobID, rank: env.Rank, size: env.Size},
-		peers:      make([]peer, env.Size),
-		pool:       newBufPool(max(cfg.maxSend, cfg.eagerLimit)),
-		dialer:     net.Dialer{Timeout: cfg.handshakeTimeout},
-		conns:      map[*conn]struct{}{},
-		kick:       make(chan struct{}, 1),
-		flushDelay: flushDelay,
+		cfg:            cfg,
+		rank:           env.Rank,
+		size:           env.Size,
+		host:           host,
+		modex:          env.Modex,
+		recv:           env.Receiver,
+		log:            log,
+		auth:           authority{secret: env.Secret, job: env.JobID, rank: env.Rank, size: env.Size},
+		peers:          make([]peer, env.Size),
+		pool:           newBufPool(max(cfg.maxSend, cfg.eagerLimit)),
+		dialer:         net.Dialer{Timeout: cfg.handshakeTimeout},
+		conns:          map[*conn]struct{}{},
+		kick:           make(chan struct{}, 1),
+		flushDelay:     flushDelay,
+		oversubscribed: env.Oversubscribed,
 	}
 	for i := range m.peers {
 		m.peers[i].rank = i

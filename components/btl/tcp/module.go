@@ -35,16 +35,17 @@ type Module struct {
 	ctx    context.Context // cancelled by Finalize: stops dials
 	cancel context.CancelFunc
 
-	mu         sync.Mutex // guards what follows; taken after a peer's mu, never before
-	finalizing atomic.Bool
-	listeners  []net.Listener
-	conns      map[*conn]struct{}      // every open socket, handshaking or not
-	readers    atomic.Pointer[[]*conn] // authenticated connections, copied on write
-	polls      atomic.Uint64           // Progress calls: the reader goroutines watch it
-	kick       chan struct{}           // wakes the flusher: a connection holds frames back
-	flushDelay time.Duration           // flushDelay; tests lengthen it
-	wg         sync.WaitGroup
-	finOnce    sync.Once
+	mu             sync.Mutex // guards what follows; taken after a peer's mu, never before
+	finalizing     atomic.Bool
+	listeners      []net.Listener
+	conns          map[*conn]struct{}      // every open socket, handshaking or not
+	readers        atomic.Pointer[[]*conn] // authenticated connections, copied on write
+	polls          atomic.Uint64           // Progress calls: the reader goroutines watch it
+	kick           chan struct{}           // wakes the flusher: a connection holds frames back
+	oversubscribed bool                    // InitEnv.Oversubscribed: spinning writers yield the CPU
+	flushDelay     time.Duration           // flushDelay; tests lengthen it
+	wg             sync.WaitGroup
+	finOnce        sync.Once
 }
 
 // The module's properties, from the btl_tcp_* parameters.

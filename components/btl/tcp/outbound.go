@@ -93,6 +93,9 @@ func (c *conn) write() error {
 		// each socket drains only if its reader reads.
 		c.m.Progress()
 		runtime.Gosched()
+		if c.m.oversubscribed {
+			osYield() // the peer may be waiting for this CPU to drain the socket
+		}
 	}
 	// The peer is not reading: wait for room where waiting costs nothing.
 	if err := c.rc.Write(c.writeWaitFn); err != nil {
