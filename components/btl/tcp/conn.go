@@ -126,7 +126,7 @@ func (c *conn) hold(hdr, payload []byte) bool {
 	c.stage = append(append(append(c.stage, c.wfh[:]...), hdr...), payload...)
 	c.held.Store(int32(len(c.stage)))
 	if first {
-		c.m.kickFlusher()
+		c.m.noteHeld(c)
 	}
 	return true
 }

@@ -42,6 +42,8 @@ type Module struct {
 	readers        atomic.Pointer[[]*conn] // authenticated connections, copied on write
 	polls          atomic.Uint64           // Progress calls: the reader goroutines watch it
 	kick           chan struct{}           // wakes the flusher: a connection holds frames back
+	heldMu         sync.Mutex              // guards heldConns
+	heldConns      []*conn                 // connections that held frames since the flusher last looked
 	oversubscribed bool                    // InitEnv.Oversubscribed: spinning writers yield the CPU
 	flushDelay     time.Duration           // flushDelay; tests lengthen it
 	wg             sync.WaitGroup
@@ -356,8 +358,11 @@ func (m *Module) Progress() int {
 // computation that leaves MPI alone.
 const flushDelay = 100 * time.Microsecond
 
-// kickFlusher tells the flusher that a connection holds frames back.
-func (m *Module) kickFlusher() {
+// noteHeld tells the flusher that c holds frames back.
+func (m *Module) noteHeld(c *conn) {
+	m.heldMu.Lock()
+	m.heldConns = append(m.heldConns, c)
+	m.heldMu.Unlock()
 	select {
 	case m.kick <- struct{}{}:
 	default: // already told
@@ -382,10 +387,14 @@ func (m *Module) flusher() {
 			return
 		case <-t.C:
 		}
-		if rs := m.readers.Load(); rs != nil {
-			for _, c := range *rs {
-				c.flush(true)
-			}
+		// The connections themselves, not the readers: a new one holds
+		// frames before its reader goroutine has registered it.
+		m.heldMu.Lock()
+		cs := m.heldConns
+		m.heldConns = nil
+		m.heldMu.Unlock()
+		for _, c := range cs {
+			c.flush(true)
 		}
 	}
 }
