@@ -67,7 +67,7 @@ func register(r *params.Registrar) paramSet {
 			Level:   4,
 			Help: "Largest payload, in bytes, of a non-blocking send that may be held back and written " +
 				"with the fragments that follow in one system call. Held fragments go out at the " +
-				"rank's next poll, wait or send to that peer, or within 100 microseconds. " +
+				"rank's next poll, wait or send to that peer, or from a flusher goroutine 100 microseconds later. " +
 				"0 writes every fragment at once.",
 			Validate: sizeIn(0, stageCap-FrameHeaderSize-btl.MaxHeaderSize),
 		}),
