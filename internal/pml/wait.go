@@ -4,7 +4,7 @@ import (
 	"runtime"
 	"time"
 
-	"golang.org/x/sys/unix"
+	"github.com/gompi/gompi/internal/sched"
 )
 
 // Config tunes how a waiting rank drives progress.
@@ -62,7 +62,7 @@ func (w *waiter) step() {
 		w.advance()
 	}
 	if w.stage == stageYield || w.e.cfg.YieldAtOnce {
-		osYield()
+		sched.Yield()
 	}
 }
 
@@ -86,6 +86,3 @@ func (w *waiter) advance() {
 		w.stage = stageYield
 	}
 }
-
-// osYield gives the CPU to another process: Go's scheduler only knows this one's goroutines.
-func osYield() { _, _, _ = unix.Syscall(unix.SYS_SCHED_YIELD, 0, 0, 0) }

@@ -143,9 +143,10 @@ func (c *conn) written(err error) error {
 	return err
 }
 
-// flush writes the frames held back, if any. A poller passes wait false:
-// if another goroutine is writing, it writes them anyway. It returns how
-// many flushes it made (0 or 1); a failed write fails the peer.
+// flush writes the frames held back, if any. A poller passes wait false
+// and skips a connection another goroutine is writing to: that write
+// takes the held frames with it. It returns how many flushes it made (0
+// or 1); a failed write fails the peer.
 func (c *conn) flush(wait bool) int {
 	if c.held.Load() == 0 {
 		return 0

@@ -166,9 +166,9 @@ func (m *Module) Send(ctx context.Context, peer int, hdr, payload []byte) error 
 	return m.send(ctx, peer, hdr, payload, false)
 }
 
-// Post is Send for a sender that does not wait: while the rank polls, a
-// small frame is copied and held back, to go out with the next frames to
-// the same peer in one system call (btl.Poster).
+// Post is Send for a sender that does not wait: a small frame is copied
+// and held back, to go out with the next frames to the same peer in one
+// system call (btl.Poster).
 func (m *Module) Post(ctx context.Context, peer int, hdr, payload []byte) error {
 	return m.send(ctx, peer, hdr, payload, true)
 }

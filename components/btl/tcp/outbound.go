@@ -6,6 +6,8 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/gompi/gompi/internal/sched"
 )
 
 // outbound is a frame being written: up to four pieces (held-back
@@ -94,7 +96,7 @@ func (c *conn) write() error {
 		c.m.Progress()
 		runtime.Gosched()
 		if c.m.oversubscribed {
-			osYield() // the peer may be waiting for this CPU to drain the socket
+			sched.Yield() // the peer may be waiting for this CPU to drain the socket
 		}
 	}
 	// The peer is not reading: wait for room where waiting costs nothing.

@@ -68,6 +68,3 @@ func writable(fd int) bool {
 	n, _, errno := unix.RawSyscall6(unix.SYS_PPOLL, uintptr(unsafe.Pointer(&pfd)), 1, uintptr(unsafe.Pointer(&ts)), 0, 0, 0)
 	return errno != 0 || n > 0 // on an error, let the write find it
 }
-
-// osYield gives the CPU to another process; Go's scheduler only knows this one's goroutines.
-func osYield() { _, _, _ = unix.RawSyscall(unix.SYS_SCHED_YIELD, 0, 0, 0) }

@@ -1,0 +1,10 @@
+// Package sched holds what the waiting loops of several layers share
+// about the operating system's scheduler.
+package sched
+
+import "golang.org/x/sys/unix"
+
+// Yield gives the CPU to another process, for loops that wait while this
+// host's ranks outnumber its CPUs: runtime.Gosched only yields to this
+// process's goroutines.
+func Yield() { _, _, _ = unix.Syscall(unix.SYS_SCHED_YIELD, 0, 0, 0) }
