@@ -128,6 +128,7 @@ func start(ctx context.Context) (_ *library, err error) {
 	l.tr, err = btl.Open(ctx, fw, btl.InitEnv{
 		Rank: l.job.Rank, Size: l.job.Size, Hostname: l.job.Hostname, JobID: l.job.JobID,
 		Secret: l.job.Secret, Modex: client, Receiver: l.engine, Oversubscribed: cfg.YieldAtOnce,
+		LocalRank: l.job.LocalRank, LocalSize: l.job.LocalSize, SessionDir: l.job.SessionDir,
 	}, procs, client.Fence)
 	if err != nil {
 		return nil, err

@@ -127,6 +127,25 @@ func (t *Transports) Progress() int {
 	return n
 }
 
+// Idle tells the modules that deliver only when polled that polling
+// stops (see Idler); Busy that it resumes.
+func (t *Transports) Idle() {
+	for _, m := range t.modules {
+		if i, ok := m.(Idler); ok {
+			i.Idle()
+		}
+	}
+}
+
+// Busy undoes one Idle.
+func (t *Transports) Busy() {
+	for _, m := range t.modules {
+		if i, ok := m.(Idler); ok {
+			i.Busy()
+		}
+	}
+}
+
 // Finalize releases every module's peers, finalizes the modules and
 // closes the framework.
 func (t *Transports) Finalize() error {

@@ -59,8 +59,14 @@ type InitEnv struct {
 	Secret     []byte // the job's secret: authenticates connections between ranks
 	Modex      Modex
 	Receiver   Receiver
+	// LocalRank and LocalSize place this process among the job's ranks on
+	// its host, for node-local transports.
+	LocalRank, LocalSize int
+	// SessionDir is the job's private directory on this host, removed when
+	// the job ends; "" when the process runs without gompirun.
+	SessionDir string
 	// Oversubscribed: this host's ranks outnumber its CPUs, so a module's
-	// own waiting loops must give the CPU away rather than spin.
+	// own waiting loops must give the CPU away rather than spin (see Yield).
 	Oversubscribed bool
 }
 
@@ -109,6 +115,32 @@ type Poster interface {
 	Post(ctx context.Context, peer int, hdr, payload []byte) error
 	// Flush writes the fragments held back for peer now.
 	Flush(peer int)
+}
+
+// Idler is implemented by modules that deliver only when polled, such as
+// shared memory. A rank that stops polling to sleep calls Idle first: the
+// module then delivers on its own, woken by its peers, until Busy says
+// that polling resumes. Calls nest: n Idles are undone by n Busys.
+type Idler interface {
+	Idle()
+	Busy()
+}
+
+// SingleCopier is implemented by modules that can move a large payload
+// with one copy: the receiver reads it straight from the sender's memory
+// (cross-memory attach for shared memory).
+type SingleCopier interface {
+	// SingleCopyMin is the smallest payload worth a single copy to peer;
+	// 0 means none to that peer.
+	SingleCopyMin(peer int) int
+	// Expose returns a token by which peer's module can Read buf. buf must
+	// stay unchanged and reachable until peer reports that it has read it.
+	Expose(peer int, buf []byte) uint64
+	// Read copies len(dst) bytes at offset off of the buffer that peer
+	// exposed as token into dst. An error means the copy could not be
+	// made (the kernel refused it, or the peer is gone); the caller then
+	// falls back to having the payload sent.
+	Read(peer int, token uint64, off int, dst []byte) error
 }
 
 // Component is what a btl component implements, beyond the MCA lifecycle.

@@ -218,7 +218,7 @@ func (s *session) remove() { os.RemoveAll(s.dir) }
 // inherited environment, together with the binding shim's switch.
 var identityVars = []string{
 	rte.EnvRank, rte.EnvSize, rte.EnvLocalRank, rte.EnvLocalSize,
-	rte.EnvJobID, rte.EnvServer, rte.EnvSecret, BindEnvVar,
+	rte.EnvJobID, rte.EnvServer, rte.EnvSecret, rte.EnvSessionDir, BindEnvVar,
 }
 
 // rankEnvBase drops from env what each rank gets set for itself, and
@@ -254,6 +254,7 @@ func rankEnv(base []string, s *session, rank, np int) []string {
 		rte.EnvJobID+"="+s.jobID,
 		rte.EnvServer+"=unix://"+s.socket,
 		rte.EnvSecret+"="+hex.EncodeToString(s.secret),
+		rte.EnvSessionDir+"="+s.dir,
 	)
 }
 

@@ -418,7 +418,30 @@ func (e *Engine) sleep(ready func() bool) {
 	defer e.sleepers.Add(-1)
 	sig := e.signal()
 	if !ready() { // re-checked after registering: a notify since then closes sig
+		e.idle()
 		<-sig
+		e.busy()
+	}
+}
+
+// idler is what Transports offer when some module delivers only when
+// polled (btl.Idler): a rank about to sleep tells them.
+type idler interface {
+	Idle()
+	Busy()
+}
+
+// idle tells the transports that this waiter stops polling; busy that it
+// polls again.
+func (e *Engine) idle() {
+	if i, ok := e.tr.(idler); ok {
+		i.Idle()
+	}
+}
+
+func (e *Engine) busy() {
+	if i, ok := e.tr.(idler); ok {
+		i.Busy()
 	}
 }
 
@@ -481,7 +504,11 @@ func (e *Engine) Wait(r *Request) Status {
 	w := waiter{e: e}
 	for !r.completed.Load() {
 		if w.sleepy() {
-			<-r.wakeChan()
+			if c := r.wakeChan(); !r.completed.Load() {
+				e.idle()
+				<-c
+				e.busy()
+			}
 			w.reset()
 			continue
 		}

@@ -4,7 +4,7 @@ import (
 	"runtime"
 	"time"
 
-	"github.com/gompi/gompi/internal/sched"
+	"github.com/gompi/gompi/frameworks/btl"
 )
 
 // Config tunes how a waiting rank drives progress.
@@ -62,7 +62,7 @@ func (w *waiter) step() {
 		w.advance()
 	}
 	if w.stage == stageYield || w.e.cfg.YieldAtOnce {
-		sched.Yield()
+		btl.Yield()
 	}
 }
 

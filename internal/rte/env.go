@@ -4,6 +4,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"net"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -24,7 +25,7 @@ var jobIDPattern = regexp.MustCompile(`^[0-9A-Za-z][0-9A-Za-z._-]{0,63}$`)
 func parseEnv(getenv func(string) string) (config, error) {
 	sizeStr := getenv(EnvSize)
 	if sizeStr == "" {
-		for _, name := range []string{EnvRank, EnvLocalRank, EnvLocalSize, EnvServer} {
+		for _, name := range []string{EnvRank, EnvLocalRank, EnvLocalSize, EnvServer, EnvSessionDir} {
 			if v := getenv(name); v != "" {
 				return config{}, fmt.Errorf("environment variable %s=%q is set but %s is not; set both, or neither to run as a singleton", name, v, EnvSize)
 			}
@@ -80,6 +81,13 @@ func parseEnv(getenv func(string) string) (config, error) {
 		}
 	} else if size > 1 {
 		return config{}, fmt.Errorf("environment variable %s is not set although %s=%d: a job of several ranks needs the job server", EnvServer, EnvSize, size)
+	}
+
+	if d := getenv(EnvSessionDir); d != "" {
+		if !filepath.IsAbs(d) {
+			return config{}, fmt.Errorf("environment variable %s=%q: want an absolute path", EnvSessionDir, d)
+		}
+		c.job.SessionDir = d
 	}
 
 	if s := getenv(EnvSecret); s != "" {

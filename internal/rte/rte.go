@@ -17,6 +17,9 @@ const (
 	EnvServer = "GOMPI_SERVER"
 	// EnvSecret is the job secret in hex.
 	EnvSecret = "GOMPI_JOB_SECRET"
+	// EnvSessionDir is the job's private directory on this host, where
+	// node-local transports keep what they share; gompirun removes it.
+	EnvSessionDir = "GOMPI_SESSION_DIR"
 )
 
 // SecretMetadataKey is the gRPC metadata entry carrying the job secret (hex)
@@ -35,7 +38,8 @@ type Job struct {
 	JobID                            string
 	Secret                           []byte // per-job random secret (>= 32 bytes); also authenticates btl tcp connections
 	Hostname                         string
-	Singleton                        bool // started without gompirun: rank 0 of 1
+	SessionDir                       string // the job's private directory on this host; "" for a singleton
+	Singleton                        bool   // started without gompirun: rank 0 of 1
 }
 
 // AbortStatus is the process exit status for an Abort with code: the code

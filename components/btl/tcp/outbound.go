@@ -7,7 +7,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/gompi/gompi/internal/sched"
+	"github.com/gompi/gompi/frameworks/btl"
 )
 
 // outbound is a frame being written: up to four pieces (held-back
@@ -96,7 +96,7 @@ func (c *conn) write() error {
 		c.m.Progress()
 		runtime.Gosched()
 		if c.m.oversubscribed {
-			sched.Yield() // the peer may be waiting for this CPU to drain the socket
+			btl.Yield() // the peer may be waiting for this CPU to drain the socket
 		}
 	}
 	// The peer is not reading: wait for room where waiting costs nothing.
