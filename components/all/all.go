@@ -8,5 +8,6 @@ import (
 	_ "github.com/gompi/gompi/frameworks/prof"
 
 	_ "github.com/gompi/gompi/components/btl/self"
+	_ "github.com/gompi/gompi/components/btl/sm"
 	_ "github.com/gompi/gompi/components/btl/tcp"
 )

@@ -86,6 +86,10 @@ func expectOK(t *testing.T, j job, scenario string, np int) {
 	}
 }
 
+// transports are the btl selections every scenario runs over: shared
+// memory and tcp, each with self for a rank's messages to itself.
+var transports = []string{"self,sm", "self,tcp"}
+
 func TestScenarios(t *testing.T) {
 	tests := []struct {
 		scenario string
@@ -106,18 +110,26 @@ func TestScenarios(t *testing.T) {
 		{"pairs", 2, nil},
 		{"bidir", 2, nil},
 		// With small eager limits most messages take the rendezvous path.
-		{"random", 3, []string{"--mca", "btl_tcp_eager_limit", "128", "--mca", "btl_self_eager_limit", "0"}},
-		{"order", 2, []string{"--mca", "btl_tcp_max_send_size", "4k"}},
-		// Only tcp: a rank reaches itself through its own listener.
-		{"self", 2, []string{"--mca", "btl", "tcp"}},
+		{"random", 3, []string{"--mca", "btl_tcp_eager_limit", "128", "--mca", "btl_sm_eager_limit", "128",
+			"--mca", "btl_self_eager_limit", "0"}},
+		{"order", 2, []string{"--mca", "btl_tcp_max_send_size", "4k", "--mca", "btl_sm_fragment_size", "4k",
+			"--mca", "btl_sm_eager_limit", "4k"}},
 	}
-	for _, tt := range tests {
-		t.Run(fmt.Sprintf("%s-np%d-%s", tt.scenario, tt.np, strings.Join(tt.mca, "_")), func(t *testing.T) {
-			args := append([]string{"-np", fmt.Sprint(tt.np), "--oversubscribe", "--timeout", "120"}, tt.mca...)
-			j := run(t, 3*time.Minute, nil, append(args, p2pcheck, tt.scenario)...)
-			expectOK(t, j, tt.scenario, tt.np)
-		})
+	for _, btl := range transports {
+		for _, tt := range tests {
+			name := fmt.Sprintf("%s/%s-np%d-%s", btl, tt.scenario, tt.np, strings.Join(tt.mca, "_"))
+			t.Run(name, func(t *testing.T) {
+				args := append([]string{"-np", fmt.Sprint(tt.np), "--oversubscribe", "--timeout", "120", "--mca", "btl", btl}, tt.mca...)
+				j := run(t, 3*time.Minute, nil, append(args, p2pcheck, tt.scenario)...)
+				expectOK(t, j, tt.scenario, tt.np)
+			})
+		}
 	}
+	// Only tcp: a rank reaches itself through its own listener.
+	t.Run("tcp/self-np2", func(t *testing.T) {
+		j := run(t, 3*time.Minute, nil, "-np", "2", "--timeout", "120", "--mca", "btl", "tcp", p2pcheck, "self")
+		expectOK(t, j, "self", 2)
+	})
 }
 
 func TestSingletonHugeSelfSend(t *testing.T) {

@@ -1,0 +1,188 @@
+// Package sm is the btl component that moves bytes between ranks on the
+// same host through shared memory.
+//
+// The job's ranks on a host share one segment: a file under
+// btl_sm_backing_directory (/dev/shm) that the host's first local rank
+// creates and every local rank maps, whose name is removed as soon as all
+// have mapped it. Each ordered pair of local ranks has a lock-free ring in
+// it; a fragment is copied into the receiver's ring and out of it again
+// when the receiver polls. Large messages skip the rings: the receiver
+// reads them straight from the sender's memory with cross-memory attach.
+// See docs/architecture.md for the layout and the memory ordering.
+package sm
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"golang.org/x/sys/unix"
+
+	"github.com/gompi/gompi/frameworks/btl"
+	"github.com/gompi/gompi/mca"
+	"github.com/gompi/gompi/params"
+)
+
+func init() {
+	mca.Register(func() mca.Component {
+		return &Component{BaseComponent: btl.NewBaseComponent("sm", mca.Version{Major: 1}, 30)}
+	})
+}
+
+// Component is the sm btl component.
+type Component struct {
+	btl.BaseComponent
+
+	params paramSet
+	cfg    config
+	log    hclog.Logger
+	opened bool
+}
+
+// RegisterParams registers the btl_sm_* parameters.
+func (c *Component) RegisterParams(r *params.Registrar) error {
+	c.params = register(r)
+	return nil
+}
+
+// Open reads the parameters and checks that they agree with each other.
+func (c *Component) Open(_ context.Context, env *mca.Env) error {
+	c.log = env.Logger
+	if c.log == nil {
+		c.log = hclog.NewNullLogger()
+	}
+	c.cfg = c.params.resolve(env.Params)
+	c.cfg.liveness = time.Duration(c.params.livenessInterval.Get(env.Params) * float64(time.Second))
+	if err := c.cfg.check(&c.params); err != nil {
+		return fmt.Errorf("%w: btl sm: %w", mca.ErrFatal, err)
+	}
+	c.opened = true
+	return nil
+}
+
+// Init returns the module when this rank shares its host with another
+// rank of the job; the host's first local rank creates the segment.
+func (c *Component) Init(ctx context.Context, env btl.InitEnv) ([]btl.Module, error) {
+	switch {
+	case !c.opened:
+		return nil, errors.New("btl sm: init before open")
+	case env.Modex == nil || env.Receiver == nil:
+		return nil, errors.New("btl sm: init without a modex or a receiver")
+	case env.LocalSize < 2:
+		c.log.Debug("no other rank on this host; sm is disabled")
+		return nil, nil
+	case env.LocalRank < 0 || env.LocalRank >= env.LocalSize:
+		return nil, fmt.Errorf("btl sm: local rank %d of %d", env.LocalRank, env.LocalSize)
+	}
+	host := env.Hostname
+	if host == "" {
+		var err error
+		if host, err = os.Hostname(); err != nil {
+			return nil, fmt.Errorf("btl sm: hostname: %w", err)
+		}
+	}
+	m, err := newModule(c.cfg, env, host, c.log.With("rank", env.Rank))
+	if err != nil {
+		return nil, err
+	}
+	ep := endpoint{localRank: env.LocalRank, pid: os.Getpid(), probeAddr: m.probeAddr(), probeValue: m.probe[0]}
+	if env.LocalRank == 0 {
+		if ep.path, err = m.create(env); err != nil {
+			return nil, fmt.Errorf("btl sm: %w", err)
+		}
+	}
+	if err := env.Modex.Put(ctx, modexKey, ep.encode()); err != nil {
+		err = errors.Join(err, m.Finalize())
+		return nil, fmt.Errorf("btl sm: publish the endpoint: %w", err)
+	}
+	return []btl.Module{m}, nil
+}
+
+// create makes the host's segment in the backing directory, or in the
+// job's session directory when the backing directory refuses it.
+func (m *Module) create(env btl.InitEnv) (string, error) {
+	lay := newLayout(env.LocalSize, m.cfg.ringSize)
+	path := segmentPath(m.cfg.backingDir, env.JobID)
+	seg, err := createSegment(path, env.JobID, lay)
+	if err != nil && env.SessionDir != "" && backingUnusable(err) {
+		m.log.Info("backing directory unusable; using the session directory", "directory", m.cfg.backingDir, "error", err)
+		path = segmentPath(env.SessionDir, env.JobID)
+		seg, err = createSegment(path, env.JobID, lay)
+	}
+	if err != nil {
+		return "", err
+	}
+	m.seg = seg
+	m.log.Debug("segment created", "path", path, "bytes", lay.total, "local ranks", env.LocalSize)
+	return path, nil
+}
+
+// backingUnusable tells errors that another directory may not have.
+func backingUnusable(err error) bool {
+	return errors.Is(err, os.ErrNotExist) || errors.Is(err, os.ErrPermission) ||
+		errors.Is(err, unix.EROFS) || errors.Is(err, unix.ENOSPC) || errors.Is(err, unix.EOPNOTSUPP)
+}
+
+const modexKey = "btl.sm"
+
+// endpoint is what a rank publishes: where it sits on its host, how its
+// memory can be read, and, from the host's first rank, the segment's path.
+type endpoint struct {
+	localRank  int
+	pid        int
+	probeAddr  uint64 // a word whose value is probeValue, for peers to test cross-memory attach
+	probeValue uint64
+	path       string
+}
+
+const endpointVersion = 1
+
+func (e endpoint) encode() []byte {
+	b := make([]byte, 0, 27+len(e.path))
+	b = append(b, endpointVersion)
+	b = binary.LittleEndian.AppendUint32(b, uint32(e.localRank))
+	b = binary.LittleEndian.AppendUint32(b, uint32(e.pid))
+	b = binary.LittleEndian.AppendUint64(b, e.probeAddr)
+	b = binary.LittleEndian.AppendUint64(b, e.probeValue)
+	b = binary.LittleEndian.AppendUint16(b, uint16(len(e.path)))
+	return append(b, e.path...)
+}
+
+func decodeEndpoint(b []byte) (endpoint, error) {
+	if len(b) < 27 || b[0] != endpointVersion {
+		return endpoint{}, fmt.Errorf("endpoint of %d bytes, version %d: want at least 27 bytes of version %d",
+			len(b), firstByte(b), endpointVersion)
+	}
+	e := endpoint{
+		localRank:  int(binary.LittleEndian.Uint32(b[1:])),
+		pid:        int(binary.LittleEndian.Uint32(b[5:])),
+		probeAddr:  binary.LittleEndian.Uint64(b[9:]),
+		probeValue: binary.LittleEndian.Uint64(b[17:]),
+	}
+	n := int(binary.LittleEndian.Uint16(b[25:]))
+	if len(b) != 27+n {
+		return endpoint{}, fmt.Errorf("endpoint of %d bytes announces a path of %d", len(b), n)
+	}
+	e.path = string(b[27:])
+	return e, nil
+}
+
+func firstByte(b []byte) int {
+	if len(b) == 0 {
+		return -1
+	}
+	return int(b[0])
+}
+
+func randomWord() uint64 {
+	var b [8]byte
+	_, _ = rand.Read(b[:]) // never fails on Linux
+	return binary.LittleEndian.Uint64(b[:]) | 1
+}
+
+var _ btl.Component = (*Component)(nil)

@@ -1,0 +1,485 @@
+package sm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unsafe"
+
+	"github.com/hashicorp/go-hclog"
+	"golang.org/x/sys/unix"
+
+	"github.com/gompi/gompi/frameworks/btl"
+)
+
+// Module is the sm transport of one rank. Its methods are safe for
+// concurrent use.
+type Module struct {
+	cfg            config
+	log            hclog.Logger
+	rank, size     int
+	host           string
+	jobID          string
+	localRank      int
+	localSize      int
+	modex          btl.Modex
+	recv           btl.Receiver
+	oversubscribed bool
+
+	seg   *segment
+	me    rankBlock
+	probe *[1]uint64 // read by peers to test cross-memory attach
+
+	setupMu sync.Mutex // AddProcs and DelProcs
+	peers   []*peer    // by world rank; nil for ranks not on this host
+	inbound atomic.Pointer[[]*consumer]
+
+	consuming atomic.Bool  // one poller drains the rings at a time
+	idle      atomic.Int32 // waiters that stopped polling (Idle minus Busy)
+	kick      chan struct{}
+	done      chan struct{}
+	listening bool
+	wg        sync.WaitGroup
+	closed    atomic.Bool
+	final     sync.Once
+}
+
+// peer is a local rank this module reaches.
+type peer struct {
+	rank, local int
+	pid         int
+	block       rankBlock
+	out         producer
+	sending     atomic.Bool // one sender writes the ring at a time
+	added       atomic.Bool
+	failed      atomic.Bool
+	cma         atomic.Bool // the receiver may read this peer's memory
+}
+
+func newModule(cfg config, env btl.InitEnv, host string, log hclog.Logger) (*Module, error) {
+	if env.JobID == "" || len(env.JobID) > maxJobID {
+		return nil, fmt.Errorf("btl sm: job id %q: want 1 to %d bytes", env.JobID, maxJobID)
+	}
+	return &Module{
+		cfg: cfg, log: log, rank: env.Rank, size: env.Size, host: host, jobID: env.JobID,
+		localRank: env.LocalRank, localSize: env.LocalSize, modex: env.Modex, recv: env.Receiver,
+		oversubscribed: env.Oversubscribed,
+		probe:          &[1]uint64{randomWord()},
+		peers:          make([]*peer, env.Size),
+		kick:           make(chan struct{}, 1),
+		done:           make(chan struct{}),
+	}, nil
+}
+
+func (m *Module) probeAddr() uint64 { return uint64(uintptr(unsafe.Pointer(m.probe))) }
+
+// Name is "sm".
+func (m *Module) Name() string { return "sm" }
+
+// Exclusivity is btl_sm_exclusivity: above tcp, below self.
+func (m *Module) Exclusivity() int { return m.cfg.exclusivity }
+
+// Bandwidth in Mbit/s, for ties in exclusivity.
+func (m *Module) Bandwidth() int { return 40000 }
+
+// Latency in microseconds.
+func (m *Module) Latency() int { return 1 }
+
+// EagerLimit is btl_sm_eager_limit.
+func (m *Module) EagerLimit() int { return m.cfg.eagerLimit }
+
+// MaxSendSize is btl_sm_fragment_size.
+func (m *Module) MaxSendSize() int { return m.cfg.fragmentSize }
+
+// AddProcs reaches the ranks on this host that published an sm endpoint:
+// it maps the segment (the host's first rank made it), and removes the
+// segment's name once every local rank has mapped it.
+func (m *Module) AddProcs(ctx context.Context, procs []btl.Proc) ([]bool, error) {
+	m.setupMu.Lock()
+	defer m.setupMu.Unlock()
+	reach := make([]bool, len(procs))
+	eps := map[int]endpoint{}
+	creator := -1
+	for _, p := range procs {
+		if p.Hostname != m.host || p.Rank < 0 || p.Rank >= m.size {
+			continue
+		}
+		b, err := m.modex.Get(ctx, p.Rank, modexKey)
+		if err != nil {
+			m.log.Debug("no sm endpoint; not reached by sm", "peer", p.Rank, "error", err)
+			continue
+		}
+		ep, err := decodeEndpoint(b)
+		if err != nil {
+			return nil, fmt.Errorf("btl sm: rank %d's endpoint: %w", p.Rank, err)
+		}
+		if ep.localRank >= m.localSize {
+			return nil, fmt.Errorf("btl sm: rank %d says it is local rank %d of a host with %d", p.Rank, ep.localRank, m.localSize)
+		}
+		eps[p.Rank] = ep
+		if ep.localRank == 0 {
+			creator = p.Rank
+		}
+	}
+	if m.seg == nil {
+		if creator < 0 {
+			m.log.Warn("the host's first rank published no segment; sm reaches no peer")
+			return reach, nil
+		}
+		seg, err := openSegment(eps[creator].path, m.jobID, m.localSize)
+		if err != nil {
+			return nil, fmt.Errorf("btl sm: %w", err)
+		}
+		m.seg = seg
+	}
+	if m.me.wake == nil {
+		m.me = m.seg.rank(m.localRank)
+		m.me.pid.Store(uint32(unix.Getpid()))
+		m.me.state.Store(stateAttached)
+		if int(m.seg.attached().Add(1)) == m.localSize {
+			// Every local rank has it mapped: nothing can leave it behind now.
+			if err := m.seg.unlink(); err != nil {
+				m.log.Warn("cannot remove the segment's name", "path", m.seg.path, "error", err)
+			}
+		}
+	}
+	m.me.state.Store(stateAttached)
+	inbound := slices.Clone(m.consumers())
+	for i, p := range procs {
+		ep, ok := eps[p.Rank]
+		if !ok || p.Rank == m.rank {
+			continue
+		}
+		pr := m.peers[p.Rank]
+		if pr == nil {
+			pr = &peer{rank: p.Rank, local: ep.localRank, pid: ep.pid, block: m.seg.rank(ep.localRank)}
+			pr.out = producer{ring: m.seg.ring(m.localRank, ep.localRank)}
+			pr.cma.Store(m.tryCMA(p.Rank, ep))
+			m.peers[p.Rank] = pr
+			inbound = append(inbound, &consumer{ring: m.seg.ring(ep.localRank, m.localRank), from: p.Rank})
+		}
+		pr.added.Store(true)
+		reach[i] = true
+	}
+	m.inbound.Store(&inbound)
+	if !m.listening {
+		m.listening = true
+		m.wg.Add(1)
+		go m.listen()
+	}
+	return reach, nil
+}
+
+// tryCMA reads the peer's probe word to learn whether the kernel lets
+// this process read the peer's memory.
+func (m *Module) tryCMA(rank int, ep endpoint) bool {
+	if m.cfg.singleCopy == "none" || m.cfg.singleCopyMin == 0 {
+		return false
+	}
+	var got [8]byte
+	err := readFrom(ep.pid, uintptr(ep.probeAddr), got[:])
+	if err == nil && *(*uint64)(unsafe.Pointer(&got)) == ep.probeValue {
+		return true
+	}
+	if err == nil {
+		err = errors.New("the probe word read back wrong")
+	}
+	if m.cfg.singleCopy == "cma" {
+		m.log.Warn("cross-memory attach refused; large messages go through the ring", "peer", rank, "error", err)
+	} else {
+		m.log.Debug("cross-memory attach refused; large messages go through the ring", "peer", rank, "error", err)
+	}
+	return false
+}
+
+func (m *Module) consumers() []*consumer {
+	if p := m.inbound.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
+
+// DelProcs stops sending to procs. The peers see this rank as finalized,
+// not failed, when it exits.
+func (m *Module) DelProcs(_ context.Context, procs []btl.Proc) error {
+	m.setupMu.Lock()
+	defer m.setupMu.Unlock()
+	for _, p := range procs {
+		if p.Rank >= 0 && p.Rank < len(m.peers) && m.peers[p.Rank] != nil {
+			m.peers[p.Rank].added.Store(false)
+		}
+	}
+	if m.me.state != nil {
+		m.me.state.Store(stateFinalized)
+	}
+	return nil
+}
+
+func (m *Module) peerFor(rank int) (*peer, error) {
+	if rank < 0 || rank >= len(m.peers) {
+		return nil, fmt.Errorf("btl sm: rank %d out of range (job of %d)", rank, m.size)
+	}
+	p := m.peers[rank]
+	if p == nil || !p.added.Load() {
+		return nil, fmt.Errorf("btl sm: rank %d: %w: not added", rank, btl.ErrUnreachable)
+	}
+	if p.failed.Load() {
+		return nil, fmt.Errorf("btl sm: rank %d: %w", rank, btl.ErrPeerFailed)
+	}
+	return p, nil
+}
+
+// Send copies the fragment into the peer's ring. When the ring is full it
+// waits, draining this rank's own rings meanwhile: two ranks that fill
+// each other's rings must not wait for each other.
+func (m *Module) Send(ctx context.Context, rank int, hdr, payload []byte) error {
+	if err := btl.CheckHeader(hdr); err != nil {
+		return err
+	}
+	if len(payload) > m.cfg.fragmentSize {
+		return fmt.Errorf("btl sm: send to rank %d: payload of %d bytes exceeds the fragment size %d", rank, len(payload), m.cfg.fragmentSize)
+	}
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("btl sm: send to rank %d: %w", rank, err)
+	}
+	p, err := m.peerFor(rank)
+	if err != nil {
+		return err
+	}
+	for !p.sending.CompareAndSwap(false, true) {
+		runtime.Gosched()
+	}
+	if m.closed.Load() {
+		p.sending.Store(false)
+		return fmt.Errorf("btl sm: send to rank %d: the module is finalized", rank)
+	}
+	if !p.out.put(hdr, payload) {
+		err = m.waitRoom(ctx, p, hdr, payload)
+	}
+	p.sending.Store(false)
+	if err == nil && p.block.sleeping.Load() != 0 {
+		p.block.wake.Add(1)
+		wakeAll(p.block.wake)
+	}
+	return err
+}
+
+// waitRoom retries a fragment until the peer's ring has room, the peer
+// dies or ctx ends.
+func (m *Module) waitRoom(ctx context.Context, p *peer, hdr, payload []byte) error {
+	// The peer may be sleeping while its ring is full of what it has yet to read.
+	p.block.wake.Add(1)
+	wakeAll(p.block.wake)
+	var since time.Time
+	for spins := 1; !p.out.put(hdr, payload); spins++ {
+		m.Progress()
+		switch {
+		case m.oversubscribed || spins > m.cfg.pollSpins:
+			btl.Yield()
+		case spins%64 == 0:
+			runtime.Gosched()
+		}
+		if spins%256 != 0 {
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("btl sm: send to rank %d: waiting for room: %w", p.rank, err)
+		}
+		if now := time.Now(); since.IsZero() {
+			since = now
+		} else if now.Sub(since) >= m.cfg.liveness {
+			since = now
+			if err := m.checkPeer(p); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// checkPeer reports a peer whose process is gone without finalizing.
+func (m *Module) checkPeer(p *peer) error {
+	if p.failed.Load() {
+		return fmt.Errorf("btl sm: rank %d: %w", p.rank, btl.ErrPeerFailed)
+	}
+	if p.block.state.Load() == stateFinalized || alive(p.pid) {
+		return nil
+	}
+	err := fmt.Errorf("btl sm: rank %d (pid %d) is gone: %w", p.rank, p.pid, btl.ErrPeerFailed)
+	if p.failed.CompareAndSwap(false, true) {
+		m.recv.PeerFailed(p.rank, err)
+	}
+	return err
+}
+
+// Progress delivers what the local peers wrote into this rank's rings.
+func (m *Module) Progress() int {
+	ins := m.consumers()
+	if len(ins) == 0 || !m.consuming.CompareAndSwap(false, true) {
+		return 0
+	}
+	n := 0
+	for _, c := range ins {
+		if c.broken || !c.pending() {
+			continue
+		}
+		k, err := c.drain(m.recv)
+		n += k
+		if err != nil {
+			c.broken = true
+			m.fail(c.from, fmt.Errorf("btl sm: ring from rank %d: %w", c.from, err))
+		}
+	}
+	m.consuming.Store(false)
+	return n
+}
+
+func (m *Module) fail(rank int, err error) {
+	if p := m.peers[rank]; p != nil && p.failed.CompareAndSwap(false, true) {
+		m.log.Error("peer failed", "peer", rank, "error", err)
+		m.recv.PeerFailed(rank, fmt.Errorf("%w: %w", btl.ErrPeerFailed, err))
+	}
+}
+
+// Idle is called when a waiter stops polling: the listener then delivers,
+// woken by the peers.
+func (m *Module) Idle() {
+	if m.idle.Add(1) == 1 {
+		select {
+		case m.kick <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// Busy is called when a waiter polls again.
+func (m *Module) Busy() {
+	if m.idle.Add(-1) == 0 && m.me.wake != nil && m.me.sleeping.Load() != 0 {
+		m.me.wake.Add(1)
+		wakeAll(m.me.wake) // the listener may sleep: let it see that it can stop
+	}
+}
+
+// listen delivers while the rank's waiters sleep: it announces that it
+// sleeps, checks the rings once more, then sleeps on its wake-up word
+// until a peer bumps it. Every liveness interval it checks the peers.
+func (m *Module) listen() {
+	defer m.wg.Done()
+	var checked time.Time
+	for {
+		select {
+		case <-m.done:
+			return
+		case <-m.kick:
+		}
+		for m.idle.Load() > 0 && !m.closed.Load() {
+			m.me.sleeping.Store(1)
+			v := m.me.wake.Load()
+			if m.Progress() > 0 {
+				continue
+			}
+			sleepOn(m.me.wake, v, m.cfg.liveness)
+			if now := time.Now(); now.Sub(checked) >= m.cfg.liveness {
+				checked = now
+				m.checkPeers()
+			}
+		}
+		m.me.sleeping.Store(0)
+		// A Busy and an Idle may both have come while we slept.
+		if m.idle.Load() > 0 {
+			select {
+			case m.kick <- struct{}{}:
+			default:
+			}
+		}
+	}
+}
+
+func (m *Module) checkPeers() {
+	for _, p := range m.peers {
+		if p != nil && p.added.Load() {
+			_ = m.checkPeer(p)
+		}
+	}
+}
+
+// SingleCopyMin is btl_sm_single_copy_threshold for peers whose memory
+// this rank can read with cross-memory attach, else 0.
+func (m *Module) SingleCopyMin(rank int) int {
+	if rank < 0 || rank >= len(m.peers) || m.peers[rank] == nil || !m.peers[rank].cma.Load() {
+		return 0
+	}
+	return m.cfg.singleCopyMin
+}
+
+// Expose returns buf's address: the peer reads it with process_vm_readv.
+// The Go heap does not move, and the caller keeps buf reachable until the
+// peer has read it.
+func (m *Module) Expose(_ int, buf []byte) uint64 {
+	return uint64(uintptr(unsafe.Pointer(unsafe.SliceData(buf))))
+}
+
+// Read copies from the buffer rank exposed as token. A refusal by the
+// kernel turns single copy off for that peer.
+func (m *Module) Read(rank int, token uint64, off int, dst []byte) error {
+	if len(dst) == 0 {
+		return nil
+	}
+	if rank < 0 || rank >= len(m.peers) || m.peers[rank] == nil {
+		return fmt.Errorf("btl sm: read from rank %d: not a local peer", rank)
+	}
+	p := m.peers[rank]
+	err := readFrom(p.pid, uintptr(token)+uintptr(off), dst)
+	if errors.Is(err, unix.EPERM) || errors.Is(err, unix.ENOSYS) {
+		p.cma.Store(false)
+		m.log.Debug("cross-memory attach refused; large messages go through the ring", "peer", rank, "error", err)
+	}
+	if err != nil {
+		return fmt.Errorf("btl sm: read from rank %d: %w", rank, err)
+	}
+	return nil
+}
+
+// Finalize stops the listener and unmaps the segment, removing its name if
+// some local rank never mapped it.
+func (m *Module) Finalize() error {
+	var err error
+	m.final.Do(func() {
+		close(m.done)
+		if m.me.wake != nil {
+			m.me.state.Store(stateFinalized)
+			m.me.wake.Add(1)
+			wakeAll(m.me.wake)
+		}
+		m.wg.Wait()
+		// Take every lock for good: no sender or poller touches the
+		// mapping once it is gone.
+		m.closed.Store(true)
+		for !m.consuming.CompareAndSwap(false, true) {
+			runtime.Gosched()
+		}
+		for _, p := range m.peers {
+			for p != nil && !p.sending.CompareAndSwap(false, true) {
+				runtime.Gosched()
+			}
+		}
+		if m.seg != nil {
+			err = errors.Join(m.seg.unlink(), m.seg.unmap())
+		}
+	})
+	if err != nil {
+		return fmt.Errorf("btl sm: finalize: %w", err)
+	}
+	return nil
+}
+
+var (
+	_ btl.Module       = (*Module)(nil)
+	_ btl.Idler        = (*Module)(nil)
+	_ btl.SingleCopier = (*Module)(nil)
+)

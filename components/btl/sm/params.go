@@ -1,0 +1,164 @@
+package sm
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/gompi/gompi/params"
+)
+
+// paramSet holds the handles of the component's parameters.
+type paramSet struct {
+	backingDir       params.Param[string]
+	eagerLimit       params.Param[int64]
+	fragmentSize     params.Param[int64]
+	ringSize         params.Param[int64]
+	singleCopyMin    params.Param[int64]
+	singleCopy       params.Param[string]
+	exclusivity      params.Param[int]
+	pollSpins        params.Param[int]
+	livenessInterval params.Param[float64]
+}
+
+// config is the component's resolved configuration.
+type config struct {
+	backingDir    string
+	eagerLimit    int
+	fragmentSize  int
+	ringSize      int
+	singleCopyMin int
+	singleCopy    string // auto, cma or none
+	exclusivity   int
+	pollSpins     int
+	liveness      time.Duration
+}
+
+// Limits of the ring and fragment sizes.
+const (
+	minRingSize = 16 << 10
+	maxRingSize = 64 << 20
+)
+
+func register(r *params.Registrar) paramSet {
+	return paramSet{
+		backingDir: r.String(params.Spec{
+			Name: "backing_directory", Default: "/dev/shm", Level: 3,
+			Help: "Directory that holds the job's shared-memory segment on each host. The segment's name is " +
+				"removed once every local rank has mapped it; if the directory is not writable, the job's " +
+				"session directory is used instead.",
+		}),
+		eagerLimit: r.Size(params.Spec{
+			Name: "eager_limit", Default: "16k", Level: 4,
+			Help: "Largest message, in bytes, copied into the receiver's ring at once; a larger one waits " +
+				"for its receive (rendezvous). At most btl_sm_fragment_size.",
+			Validate: sizeIn(1, maxRingSize/4),
+		}),
+		fragmentSize: r.Size(params.Spec{
+			Name: "fragment_size", Default: "32k", Level: 4,
+			Help: "Largest payload, in bytes, of one fragment in a ring: a large message that is not read " +
+				"with a single copy streams through the ring in pieces of this size. At most a quarter of " +
+				"btl_sm_ring_size.",
+			Validate: sizeIn(64, maxRingSize/4),
+		}),
+		ringSize: r.Size(params.Spec{
+			Name: "ring_size", Default: "256k", Level: 4,
+			Help: fmt.Sprintf("Bytes of each ring that carries fragments from one rank to another on the same "+
+				"host, a power of two from %d to %d. The segment holds one ring per ordered pair of local ranks.",
+				minRingSize, maxRingSize),
+			Validate: func(v any) error {
+				n := v.(int64)
+				if n < minRingSize || n > maxRingSize || n&(n-1) != 0 {
+					return fmt.Errorf("must be a power of two from %d to %d bytes", minRingSize, maxRingSize)
+				}
+				return nil
+			},
+		}),
+		singleCopyMin: r.Size(params.Spec{
+			Name: "single_copy_threshold", Default: "32k", Level: 4,
+			Help: "Smallest message, in bytes, that the receiver copies straight out of the sender's memory " +
+				"(when a single-copy mechanism is available); smaller ones go through the ring. 0 disables single copy.",
+			Validate: sizeIn(0, math.MaxInt32),
+		}),
+		singleCopy: r.Enum(params.Spec{
+			Name: "single_copy_mechanism", Default: "auto", Level: 3,
+			Help: "How large messages move between local ranks in one copy.",
+			Values: []params.EnumValue{
+				{Name: "auto", Help: "cross-memory attach where the kernel allows it, else copy-in/copy-out through the ring"},
+				{Name: "cma", Help: "cross-memory attach (process_vm_readv); a warning and copy-in/copy-out where the kernel refuses it"},
+				{Name: "none", Help: "always copy-in/copy-out through the ring"},
+			},
+		}),
+		exclusivity: r.Int(params.Spec{
+			Name: "exclusivity", Default: "65535", Level: 7,
+			Help: "Rank of sm among the transports that reach a peer: the reachable one with the highest " +
+				"exclusivity carries its traffic (self uses 65536, tcp 100).",
+			Validate: func(v any) error {
+				if n := v.(int); n < 0 || n > math.MaxInt32 {
+					return errors.New("must be 0 to 2147483647")
+				}
+				return nil
+			},
+		}),
+		pollSpins: r.Int(params.Spec{
+			Name: "poll_spins", Default: "1000", Level: 5,
+			Help: "Times a sender polls a full ring before it yields the CPU (at once when this host's ranks " +
+				"outnumber its CPUs). While it waits it also drains its own rings, so two ranks filling each " +
+				"other's rings never deadlock.",
+			Validate: func(v any) error {
+				if n := v.(int); n < 0 || n > 1<<30 {
+					return errors.New("must be 0 to 1073741824")
+				}
+				return nil
+			},
+		}),
+		livenessInterval: r.Float(params.Spec{
+			Name: "liveness_interval", Default: "0.1", Level: 5,
+			Help: "Seconds between checks that the local peers still live, made while this rank sleeps " +
+				"or waits for room in a ring: a peer that died is reported, so its survivors never hang.",
+			Validate: func(v any) error {
+				if f := v.(float64); !(f >= 0.001 && f <= 60) {
+					return errors.New("must be 0.001 to 60 seconds")
+				}
+				return nil
+			},
+		}),
+	}
+}
+
+func (p *paramSet) resolve(s *params.Snapshot) config {
+	return config{
+		backingDir:    p.backingDir.Get(s),
+		eagerLimit:    int(p.eagerLimit.Get(s)),
+		fragmentSize:  int(p.fragmentSize.Get(s)),
+		ringSize:      int(p.ringSize.Get(s)),
+		singleCopyMin: int(p.singleCopyMin.Get(s)),
+		singleCopy:    p.singleCopy.Get(s),
+		exclusivity:   p.exclusivity.Get(s),
+		pollSpins:     p.pollSpins.Get(s),
+	}
+}
+
+// check validates what no single parameter can: their relations.
+func (c config) check(p *paramSet) error {
+	var errs []error
+	if c.eagerLimit > c.fragmentSize {
+		errs = append(errs, fmt.Errorf("%s=%d is larger than %s=%d; a message sent at once must fit one fragment",
+			p.eagerLimit.Name(), c.eagerLimit, p.fragmentSize.Name(), c.fragmentSize))
+	}
+	if recordSize(maxHeader, c.fragmentSize) > c.ringSize/4 {
+		errs = append(errs, fmt.Errorf("%s=%d is too large for %s=%d: a fragment may take at most a quarter of a ring",
+			p.fragmentSize.Name(), c.fragmentSize, p.ringSize.Name(), c.ringSize))
+	}
+	return errors.Join(errs...)
+}
+
+func sizeIn(lo, hi int64) func(any) error {
+	return func(v any) error {
+		if n := v.(int64); n < lo || n > hi {
+			return fmt.Errorf("must be %d to %d bytes", lo, hi)
+		}
+		return nil
+	}
+}
