@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -109,6 +110,8 @@ func TestScenarios(t *testing.T) {
 		{"pairs", 4, nil},
 		{"pairs", 2, nil},
 		{"bidir", 2, nil},
+		{"stress", 3, nil},
+		{"gc", 2, nil},
 		// With small eager limits most messages take the rendezvous path.
 		{"random", 3, []string{"--mca", "btl_tcp_eager_limit", "128", "--mca", "btl_sm_eager_limit", "128",
 			"--mca", "btl_self_eager_limit", "0"}},
@@ -130,6 +133,72 @@ func TestScenarios(t *testing.T) {
 		j := run(t, 3*time.Minute, nil, "-np", "2", "--timeout", "120", "--mca", "btl", "tcp", p2pcheck, "self")
 		expectOK(t, j, "self", 2)
 	})
+}
+
+// boundaries lists sizes one below, at and one above each limit.
+func boundaries(limits ...int) []string {
+	out := []string{"0", "1"}
+	for _, n := range limits {
+		out = append(out, fmt.Sprint(n-1), fmt.Sprint(n), fmt.Sprint(n+1))
+	}
+	return out
+}
+
+// TestProtocolBoundaries sends messages one byte below, at and above every
+// size where a transport or the engine changes how a message moves.
+func TestProtocolBoundaries(t *testing.T) {
+	tests := []struct {
+		name  string
+		mca   []string
+		sizes []string
+	}{
+		// sm's defaults: eager limit 16 KiB, fragments and single copy from 32 KiB.
+		{"sm", []string{"--mca", "btl", "self,sm"}, boundaries(16<<10, 32<<10, 64<<10)},
+		// Through the ring only: fragment boundaries of a streamed message.
+		{"sm-ring", []string{"--mca", "btl", "self,sm", "--mca", "btl_sm_single_copy_mechanism", "none"},
+			boundaries(16<<10, 32<<10, 64<<10)},
+		// Single copy above a threshold of its own.
+		{"sm-single-copy", []string{"--mca", "btl", "self,sm", "--mca", "btl_sm_single_copy_threshold", "100000"},
+			boundaries(16<<10, 100000)},
+		// tcp's defaults: eager limit 64 KiB, fragments of 1 MiB.
+		{"tcp", []string{"--mca", "btl", "self,tcp"}, boundaries(64<<10, 1<<20, 2<<20)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			args := append([]string{"-np", "2", "--timeout", "120"}, tt.mca...)
+			j := run(t, 3*time.Minute, nil, append(append(args, p2pcheck, "sizes"), tt.sizes...)...)
+			expectOK(t, j, "sizes", 2)
+		})
+	}
+}
+
+// TestKilledRankOverSharedMemory kills a rank with SIGKILL in the middle of
+// a stream over sm: the job must end, naming the rank, and leave no
+// segment behind.
+func TestKilledRankOverSharedMemory(t *testing.T) {
+	before := shmFiles(t)
+	j := run(t, time.Minute, nil, "-np", "3", "--oversubscribe", "--mca", "btl", "self,sm", p2pcheck, "killmid")
+	if j.code != 128+9 {
+		t.Fatalf("exit status %d, want 137 (SIGKILL)\nstderr:\n%s", j.code, j.stderr)
+	}
+	if !regexp.MustCompile(`rank 1 \(pid \d+\) killed by signal SIGKILL`).MatchString(j.stderr) {
+		t.Errorf("gompirun did not name the killed rank:\n%s", j.stderr)
+	}
+	for _, f := range shmFiles(t) {
+		if !slices.Contains(before, f) {
+			t.Errorf("segment %s left behind", f)
+		}
+	}
+}
+
+// shmFiles lists gompi's files in /dev/shm.
+func shmFiles(t *testing.T) []string {
+	t.Helper()
+	m, err := filepath.Glob("/dev/shm/gompi.*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
 }
 
 func TestSingletonHugeSelfSend(t *testing.T) {
