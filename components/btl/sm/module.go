@@ -252,6 +252,9 @@ func (m *Module) Send(ctx context.Context, rank int, hdr, payload []byte) error 
 		return err
 	}
 	for !p.sending.CompareAndSwap(false, true) {
+		if m.closed.Load() { // Finalize holds the lock for good
+			return fmt.Errorf("btl sm: send to rank %d: the module is finalized", rank)
+		}
 		runtime.Gosched()
 	}
 	if m.closed.Load() {

@@ -1,0 +1,407 @@
+package sm
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/gompi/gompi/frameworks/btl"
+	"github.com/gompi/gompi/mca"
+	"github.com/gompi/gompi/params"
+)
+
+// modex is an in-process modex shared by the ranks of a test job.
+type modex struct {
+	mu sync.Mutex
+	kv map[string][]byte
+}
+
+type rankModex struct {
+	*modex
+	rank int
+}
+
+func (m rankModex) Put(_ context.Context, key string, v []byte) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.kv[fmt.Sprint(m.rank, "/", key)] = slices.Clone(v)
+	return nil
+}
+
+func (m rankModex) Get(_ context.Context, rank int, key string) ([]byte, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	v, ok := m.kv[fmt.Sprint(rank, "/", key)]
+	if !ok {
+		return nil, fmt.Errorf("rank %d published no %q", rank, key)
+	}
+	return v, nil
+}
+
+// inbox is a Receiver that keeps copies of what it is given and signals
+// each delivery.
+type inbox struct {
+	mu     sync.Mutex
+	frags  []string
+	failed []int
+	got    chan struct{}
+}
+
+func newInbox() *inbox { return &inbox{got: make(chan struct{}, 1<<16)} }
+
+func (b *inbox) Place(int, []byte, int) []byte { return nil }
+func (b *inbox) Deliver(from int, hdr, payload []byte, _ bool) {
+	b.mu.Lock()
+	b.frags = append(b.frags, fmt.Sprintf("%d:%s:%d:%x", from, hdr, len(payload), sum(payload)))
+	b.mu.Unlock()
+	b.got <- struct{}{}
+}
+func (b *inbox) PeerFailed(peer int, _ error) {
+	b.mu.Lock()
+	b.failed = append(b.failed, peer)
+	b.mu.Unlock()
+	b.got <- struct{}{}
+}
+
+func (b *inbox) snapshot() []string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return slices.Clone(b.frags)
+}
+
+func sum(p []byte) uint32 {
+	var s uint32 = 2166136261
+	for _, c := range p {
+		s = (s ^ uint32(c)) * 16777619
+	}
+	return s
+}
+
+func openComponent(t *testing.T, settings ...string) (*Component, error) {
+	t.Helper()
+	c := &Component{BaseComponent: btl.NewBaseComponent("sm", mca.Version{Major: 1}, 30)}
+	reg := params.NewRegistry()
+	r := reg.Scope("btl", "sm")
+	if err := c.RegisterParams(r); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Err(); err != nil {
+		t.Fatal(err)
+	}
+	var in params.Inputs
+	for i := 0; i+1 < len(settings); i += 2 {
+		in.CommandLine = append(in.CommandLine, params.Setting{Name: settings[i], Value: settings[i+1]})
+	}
+	snap, err := reg.Resolve(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, c.Open(context.Background(), &mca.Env{Params: snap, Logger: hclog.NewNullLogger()})
+}
+
+type testJob struct {
+	mods  []*Module
+	boxes []*inbox
+	dir   string
+}
+
+// newTestJob starts n ranks of one host in this process, with their
+// segment in a directory of the test's own.
+func newTestJob(t *testing.T, n int, settings ...string) *testJob {
+	t.Helper()
+	dir := t.TempDir()
+	settings = append([]string{"btl_sm_backing_directory", dir}, settings...)
+	mx := &modex{kv: map[string][]byte{}}
+	j := &testJob{dir: dir}
+	procs := make([]btl.Proc, n)
+	for rank := range n {
+		c, err := openComponent(t, settings...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		box := newInbox()
+		mods, err := c.Init(context.Background(), btl.InitEnv{
+			Rank: rank, Size: n, Hostname: "host", JobID: "job1", Modex: rankModex{mx, rank},
+			Receiver: box, LocalRank: rank, LocalSize: n, SessionDir: dir,
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := mods[0].(*Module)
+		t.Cleanup(func() { m.Finalize() })
+		j.mods, j.boxes = append(j.mods, m), append(j.boxes, box)
+		procs[rank] = btl.Proc{Rank: rank, Hostname: "host"}
+	}
+	for _, m := range j.mods {
+		reach, err := m.AddProcs(context.Background(), procs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, ok := range reach {
+			if ok != (i != m.rank) {
+				t.Fatalf("rank %d reaches rank %d: %v", m.rank, i, ok)
+			}
+		}
+	}
+	return j
+}
+
+// await polls rank's module until its inbox holds n fragments.
+func (j *testJob) await(t *testing.T, rank, n int) []string {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute) // a hang guard, not a measurement
+	for len(j.boxes[rank].snapshot()) < n {
+		j.mods[rank].Progress()
+		if time.Now().After(deadline) {
+			t.Fatalf("rank %d got %d fragments, want %d", rank, len(j.boxes[rank].snapshot()), n)
+		}
+	}
+	return j.boxes[rank].snapshot()
+}
+
+func TestSegmentNameGoesOnceEveryRankMapsIt(t *testing.T) {
+	j := newTestJob(t, 3)
+	left, _ := filepath.Glob(filepath.Join(j.dir, "gompi.*"))
+	if len(left) != 0 {
+		t.Fatalf("segment still named after every rank mapped it: %v", left)
+	}
+}
+
+func TestDeliversInOrderPerPeer(t *testing.T) {
+	j := newTestJob(t, 3)
+	ctx := context.Background()
+	var want []string
+	for i := range 500 {
+		payload := bytes.Repeat([]byte{byte(i)}, (i*37)%(32<<10))
+		want = append(want, fmt.Sprintf("1:m%d:%d:%x", i, len(payload), sum(payload)))
+	}
+	errs := make(chan error, 2)
+	for from := 1; from < 3; from++ {
+		go func() { // the rings fill up: rank 0 must poll meanwhile
+			for i := range 500 {
+				payload := bytes.Repeat([]byte{byte(i)}, (i*37)%(32<<10))
+				if err := j.mods[from].Send(ctx, 0, []byte(fmt.Sprintf("m%d", i)), payload); err != nil {
+					errs <- err
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	var got []string
+	for _, f := range j.await(t, 0, 1000) {
+		if strings.HasPrefix(f, "1:") {
+			got = append(got, f)
+		}
+	}
+	for range 2 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("rank 1's fragments arrived out of order or changed")
+	}
+}
+
+func TestSendChecksArguments(t *testing.T) {
+	j := newTestJob(t, 2)
+	ctx := context.Background()
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	for _, tc := range []struct {
+		name          string
+		ctx           context.Context
+		peer          int
+		hdr, payload  []byte
+		want          string
+		wantErrorType error
+	}{
+		{"empty header", ctx, 1, nil, nil, "header of 0 bytes", nil},
+		{"header too long", ctx, 1, make([]byte, btl.MaxHeaderSize+1), nil, "header of 257 bytes", nil},
+		{"payload too long", ctx, 1, []byte("h"), make([]byte, 32<<10+1), "exceeds the fragment size", nil},
+		{"rank out of range", ctx, 5, []byte("h"), nil, "out of range", nil},
+		{"itself", ctx, 0, []byte("h"), nil, "not added", btl.ErrUnreachable},
+		{"cancelled context", cancelled, 1, []byte("h"), nil, "context canceled", context.Canceled},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := j.mods[0].Send(tc.ctx, tc.peer, tc.hdr, tc.payload)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("Send: %v, want an error with %q", err, tc.want)
+			}
+			if tc.wantErrorType != nil && !errors.Is(err, tc.wantErrorType) {
+				t.Fatalf("Send: %v, want one that wraps %v", err, tc.wantErrorType)
+			}
+		})
+	}
+}
+
+// Two ranks that fill each other's rings and never call Progress
+// themselves must not deadlock: a sender waiting for room drains its own
+// rings.
+func TestFullRingsBothWays(t *testing.T) {
+	j := newTestJob(t, 2, "btl_sm_ring_size", "32k", "btl_sm_fragment_size", "4k", "btl_sm_eager_limit", "4k")
+	const n = 200
+	var wg sync.WaitGroup
+	errs := make(chan error, 2)
+	for r := range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range n {
+				if err := j.mods[r].Send(context.Background(), 1-r, []byte("h"), make([]byte, 4<<10)); err != nil {
+					errs <- fmt.Errorf("rank %d send %d: %w", r, i, err)
+					return
+				}
+			}
+			for len(j.boxes[r].snapshot()) < n { // a rank keeps polling until it has everything
+				j.mods[r].Progress()
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+}
+
+// A rank whose waiters sleep (Idle) still gets its fragments: the
+// listener delivers them when a peer wakes it.
+func TestIdleRankDeliversOnItsOwn(t *testing.T) {
+	j := newTestJob(t, 2)
+	j.mods[1].Idle()
+	defer j.mods[1].Busy()
+	for i := range 50 {
+		if err := j.mods[0].Send(context.Background(), 1, []byte("h"), []byte{byte(i)}); err != nil {
+			t.Fatal(err)
+		}
+		<-j.boxes[1].got // delivered without anyone calling Progress
+	}
+}
+
+func TestSingleCopyReadsTheSendersBuffer(t *testing.T) {
+	j := newTestJob(t, 2)
+	if j.mods[1].SingleCopyMin(0) == 0 {
+		t.Skip("cross-memory attach is not allowed here")
+	}
+	src := bytes.Repeat([]byte("0123456789"), 100_000)
+	tok := j.mods[0].Expose(1, src)
+	dst := make([]byte, len(src)-10)
+	if err := j.mods[1].Read(0, tok, 10, dst); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(dst, src[10:]) {
+		t.Fatal("single copy read the wrong bytes")
+	}
+}
+
+func TestSingleCopyOff(t *testing.T) {
+	j := newTestJob(t, 2, "btl_sm_single_copy_mechanism", "none")
+	if n := j.mods[1].SingleCopyMin(0); n != 0 {
+		t.Fatalf("SingleCopyMin = %d with single copy off", n)
+	}
+}
+
+func TestSendAfterDelProcsAndFinalize(t *testing.T) {
+	j := newTestJob(t, 2)
+	ctx := context.Background()
+	if err := j.mods[0].DelProcs(ctx, []btl.Proc{{Rank: 1, Hostname: "host"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := j.mods[0].Send(ctx, 1, []byte("h"), nil); !errors.Is(err, btl.ErrUnreachable) {
+		t.Fatalf("Send after DelProcs: %v", err)
+	}
+	if err := j.mods[1].Finalize(); err != nil {
+		t.Fatal(err)
+	}
+	if err := j.mods[1].Send(ctx, 0, []byte("h"), nil); err == nil {
+		t.Fatal("Send after Finalize succeeded")
+	}
+	if n := j.mods[1].Progress(); n != 0 {
+		t.Fatalf("Progress after Finalize handled %d", n)
+	}
+	if err := j.mods[1].Finalize(); err != nil {
+		t.Fatalf("second Finalize: %v", err)
+	}
+}
+
+func TestStaleOrForeignSegmentRefused(t *testing.T) {
+	dir := t.TempDir()
+	path := segmentPath(dir, "job1")
+	if err := os.WriteFile(path, []byte("left over"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := createSegment(path, "job1", newLayout(2, minRingSize)); err == nil || !strings.Contains(err.Error(), "already exists") {
+		t.Fatalf("createSegment over a stale file: %v", err)
+	}
+	os.Remove(path)
+	seg, err := createSegment(path, "job1", newLayout(2, minRingSize))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer seg.unmap()
+	for _, tc := range []struct {
+		job   string
+		local int
+		want  string
+	}{
+		{"job2", 2, `belongs to job "job1"`},
+		{"job1", 3, "made for 2 local ranks"},
+	} {
+		if _, err := openSegment(path, tc.job, tc.local); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("openSegment(%s, %d): %v, want %q", tc.job, tc.local, err, tc.want)
+		}
+	}
+	junk := filepath.Join(dir, "junk")
+	os.WriteFile(junk, make([]byte, 8192), 0o600)
+	if _, err := openSegment(junk, "job1", 2); err == nil || !strings.Contains(err.Error(), "not a gompi shared-memory segment") {
+		t.Errorf("openSegment(junk): %v", err)
+	}
+}
+
+func TestParametersThatDisagree(t *testing.T) {
+	_, err := openComponent(t, "btl_sm_eager_limit", "64k", "btl_sm_fragment_size", "32k")
+	if err == nil || !strings.Contains(err.Error(), "btl_sm_eager_limit=65536 is larger than btl_sm_fragment_size=32768") {
+		t.Errorf("eager limit above the fragment size: %v", err)
+	}
+	_, err = openComponent(t, "btl_sm_ring_size", "64k", "btl_sm_fragment_size", "32k", "btl_sm_eager_limit", "4k")
+	if err == nil || !strings.Contains(err.Error(), "at most a quarter of a ring") {
+		t.Errorf("fragment too large for the ring: %v", err)
+	}
+}
+
+func TestEndpointDecoding(t *testing.T) {
+	e := endpoint{localRank: 3, pid: 42, probeAddr: 7, probeValue: 9, path: "/dev/shm/x"}
+	got, err := decodeEndpoint(e.encode())
+	if err != nil || got != e {
+		t.Fatalf("round trip: %+v, %v", got, err)
+	}
+	for _, b := range [][]byte{nil, {2}, e.encode()[:30]} {
+		if _, err := decodeEndpoint(b); err == nil {
+			t.Errorf("decodeEndpoint(%x) accepted", b)
+		}
+	}
+}
+
+func TestNoModuleWithoutLocalPeers(t *testing.T) {
+	c, err := openComponent(t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mods, err := c.Init(context.Background(), btl.InitEnv{Rank: 0, Size: 1, JobID: "j", LocalSize: 1,
+		Modex: rankModex{&modex{kv: map[string][]byte{}}, 0}, Receiver: newInbox()})
+	if err != nil || len(mods) != 0 {
+		t.Fatalf("Init alone on its host: %d modules, %v", len(mods), err)
+	}
+}
