@@ -12,6 +12,7 @@ import (
 
 	_ "github.com/gompi/gompi/components/all"
 	"github.com/gompi/gompi/mpi"
+	"github.com/gompi/gompi/pmpi"
 )
 
 func main() {
@@ -33,6 +34,7 @@ func ring(world mpi.Comm, laps int) error {
 	rank, size := world.Rank(), world.Size()
 	next, prev := (rank+1)%size, (rank+size-1)%size
 	token := []int64{0}
+	start := mpi.Wtime()
 	for lap := range laps {
 		if rank == 0 {
 			if err := mpi.Send(token, next, lap, world); err != nil {
@@ -54,7 +56,8 @@ func ring(world mpi.Comm, laps int) error {
 		if token[0] != want {
 			return fmt.Errorf("token is %d after %d laps of %d ranks, want %d", token[0], laps, size, want)
 		}
-		fmt.Printf("ring: %d laps of %d ranks, token %d: ok\n", laps, size, token[0])
+		fmt.Printf("ring: %d laps of %d ranks, token %d: ok (%.3f s; transports %s)\n",
+			laps, size, token[0], mpi.Wtime()-start, pmpi.Transports())
 	}
 	return nil
 }
