@@ -87,7 +87,7 @@ func sum(p []byte) uint32 {
 	return s
 }
 
-func openComponent(t *testing.T, settings ...string) (*Component, error) {
+func openComponent(t testing.TB, settings ...string) (*Component, error) {
 	t.Helper()
 	c := &Component{BaseComponent: btl.NewBaseComponent("sm", mca.Version{Major: 1}, 30)}
 	reg := params.NewRegistry()
@@ -117,7 +117,7 @@ type testJob struct {
 
 // newTestJob starts n ranks of one host in this process, with their
 // segment in a directory of the test's own.
-func newTestJob(t *testing.T, n int, settings ...string) *testJob {
+func newTestJob(t testing.TB, n int, settings ...string) *testJob {
 	t.Helper()
 	dir := t.TempDir()
 	settings = append([]string{"btl_sm_backing_directory", dir}, settings...)

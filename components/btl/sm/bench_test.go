@@ -1,0 +1,72 @@
+package sm
+
+import (
+	"context"
+	"testing"
+)
+
+// counter is a Receiver that counts deliveries.
+type counter struct{ n int }
+
+func (c *counter) Place(int, []byte, int) []byte     { return nil }
+func (c *counter) Deliver(int, []byte, []byte, bool) { c.n++ }
+func (c *counter) PeerFailed(int, error)             {}
+
+// BenchmarkPingPong is the transport's own round trip between two
+// goroutines of one process: a Send, then polling until the answer.
+func BenchmarkPingPong(b *testing.B) {
+	for _, size := range []int{8, 1024, 16 << 10} {
+		b.Run(byteSize(size), func(b *testing.B) {
+			j := newTestJob(b, 2)
+			var c [2]counter
+			for r := range 2 {
+				j.mods[r].recv = &c[r]
+			}
+			hdr, payload := make([]byte, 40), make([]byte, size)
+			ctx := context.Background()
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				for i := range b.N {
+					for c[1].n <= i {
+						j.mods[1].Progress()
+					}
+					_ = j.mods[1].Send(ctx, 0, hdr, payload)
+				}
+			}()
+			b.SetBytes(int64(size))
+			b.ResetTimer()
+			for i := range b.N {
+				_ = j.mods[0].Send(ctx, 1, hdr, payload)
+				for c[0].n <= i {
+					j.mods[0].Progress()
+				}
+			}
+			<-done
+		})
+	}
+}
+
+// BenchmarkProgressIdle is a poll that finds nothing, with seven peers.
+func BenchmarkProgressIdle(b *testing.B) {
+	j := newTestJob(b, 8)
+	b.ResetTimer()
+	for range b.N {
+		j.mods[0].Progress()
+	}
+}
+
+func byteSize(n int) string {
+	switch {
+	case n >= 1<<10:
+		return itoa(n>>10) + "KiB"
+	}
+	return itoa(n) + "B"
+}
+
+func itoa(n int) string {
+	if n < 10 {
+		return string(rune('0' + n))
+	}
+	return itoa(n/10) + string(rune('0'+n%10))
+}
