@@ -28,12 +28,15 @@ lint:
 docs:
 	$(GO) test ./internal/paramdoc -run TestParametersDocIsCurrent -update
 
-# Four ranks on this machine: each says which transport (self or tcp)
-# reaches each peer, then a token goes round the ring and a ping-pong runs.
+# Four ranks on this machine: each says which transport (self, sm or tcp)
+# reaches each peer, then a token goes round the ring and a ping-pong runs,
+# over shared memory (the default on one host) and then over tcp.
 demo: build
 	$(BIN)/gompirun -np 4 --oversubscribe $(BIN)/hello
 	$(BIN)/gompirun -np 4 --oversubscribe --tag-output $(BIN)/ring -laps 1000
 	$(BIN)/gompirun -np 2 $(BIN)/pingpong -m 0:1048576 -i 200
+	$(BIN)/gompirun -np 4 --oversubscribe --mca btl self,tcp $(BIN)/ring -laps 1000
+	$(BIN)/gompirun -np 2 --mca btl self,tcp $(BIN)/pingpong -m 0:1048576 -i 200
 
 # gompi's own benchmarks, into bench/out/: the Go micro-benchmarks of the
 # hot paths (micro.txt, for benchstat) and gompi-bench's tables over gompi's

@@ -70,3 +70,25 @@ func itoa(n int) string {
 	}
 	return itoa(n/10) + string(rune('0'+n%10))
 }
+
+// BenchmarkStream is one goroutine sending fragments of the largest size
+// while another drains them: the ring's copy-in/copy-out bandwidth.
+func BenchmarkStream(b *testing.B) {
+	j := newTestJob(b, 2)
+	var c counter
+	j.mods[1].recv = &c
+	hdr, payload := make([]byte, 40), make([]byte, j.mods[0].MaxSendSize())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for c.n < b.N {
+			j.mods[1].Progress()
+		}
+	}()
+	b.SetBytes(int64(len(payload)))
+	b.ResetTimer()
+	for range b.N {
+		_ = j.mods[0].Send(context.Background(), 1, hdr, payload)
+	}
+	<-done
+}

@@ -275,9 +275,10 @@ func (m *Module) Send(ctx context.Context, rank int, hdr, payload []byte) error 
 // waitRoom retries a fragment until the peer's ring has room, the peer
 // dies or ctx ends.
 func (m *Module) waitRoom(ctx context.Context, p *peer, hdr, payload []byte) error {
-	// The peer may be sleeping while its ring is full of what it has yet to read.
-	p.block.wake.Add(1)
-	wakeAll(p.block.wake)
+	if p.block.sleeping.Load() != 0 { // its ring is full of what it sleeps on
+		p.block.wake.Add(1)
+		wakeAll(p.block.wake)
+	}
 	var since time.Time
 	for spins := 1; !p.out.put(hdr, payload); spins++ {
 		m.Progress()
