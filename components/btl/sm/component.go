@@ -18,7 +18,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"time"
 
 	"github.com/hashicorp/go-hclog"
 	"golang.org/x/sys/unix"
@@ -57,7 +56,6 @@ func (c *Component) Open(_ context.Context, env *mca.Env) error {
 		c.log = hclog.NewNullLogger()
 	}
 	c.cfg = c.params.resolve(env.Params)
-	c.cfg.liveness = time.Duration(c.params.livenessInterval.Get(env.Params) * float64(time.Second))
 	if err := c.cfg.check(&c.params); err != nil {
 		return fmt.Errorf("%w: btl sm: %w", mca.ErrFatal, err)
 	}
@@ -110,7 +108,11 @@ func (m *Module) create(env btl.InitEnv) (string, error) {
 	path := segmentPath(m.cfg.backingDir, env.JobID)
 	seg, err := createSegment(path, env.JobID, lay)
 	if err != nil && env.SessionDir != "" && backingUnusable(err) {
-		m.log.Info("backing directory unusable; using the session directory", "directory", m.cfg.backingDir, "error", err)
+		log := m.log.Info
+		if m.cfg.backingSet {
+			log = m.log.Warn
+		}
+		log("backing directory unusable; using the session directory", "directory", m.cfg.backingDir, "error", err)
 		path = segmentPath(env.SessionDir, env.JobID)
 		seg, err = createSegment(path, env.JobID, lay)
 	}

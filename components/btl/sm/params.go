@@ -33,6 +33,7 @@ type config struct {
 	exclusivity   int
 	pollSpins     int
 	liveness      time.Duration
+	backingSet    bool // the user chose the backing directory: falling back deserves a warning
 }
 
 // Limits of the ring and fragment sizes.
@@ -137,6 +138,8 @@ func (p *paramSet) resolve(s *params.Snapshot) config {
 		singleCopy:    p.singleCopy.Get(s),
 		exclusivity:   p.exclusivity.Get(s),
 		pollSpins:     p.pollSpins.Get(s),
+		liveness:      time.Duration(p.livenessInterval.Get(s) * float64(time.Second)),
+		backingSet:    isSet(s, p.backingDir.Name()),
 	}
 }
 
@@ -152,6 +155,11 @@ func (c config) check(p *paramSet) error {
 			p.fragmentSize.Name(), c.fragmentSize, p.ringSize.Name(), c.ringSize))
 	}
 	return errors.Join(errs...)
+}
+
+func isSet(s *params.Snapshot, name string) bool {
+	v, ok := s.Lookup(name)
+	return ok && v.Source.Kind != params.SourceDefault
 }
 
 func sizeIn(lo, hi int64) func(any) error {
