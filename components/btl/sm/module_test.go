@@ -405,3 +405,20 @@ func TestNoModuleWithoutLocalPeers(t *testing.T) {
 		t.Fatalf("Init alone on its host: %d modules, %v", len(mods), err)
 	}
 }
+
+func TestFallsBackToTheSessionDirectory(t *testing.T) {
+	c, err := openComponent(t, "btl_sm_backing_directory", "/nonexistent/gompi-test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	session := t.TempDir()
+	mods, err := c.Init(context.Background(), btl.InitEnv{Rank: 0, Size: 2, JobID: "jobfb", LocalSize: 2,
+		SessionDir: session, Modex: rankModex{&modex{kv: map[string][]byte{}}, 0}, Receiver: newInbox()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mods[0].Finalize()
+	if _, err := os.Stat(segmentPath(session, "jobfb")); err != nil {
+		t.Fatalf("no segment in the session directory: %v", err)
+	}
+}
