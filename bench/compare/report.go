@@ -67,7 +67,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	for _, p := range r.Plans {
 		keys, cols := r.columns(p)
 		fmt.Fprintf(w, "\n%s\n%s, median of %d runs each\n", p.Title, p, r.Reps)
-		for _, why := range r.Skipped[p.Name] {
+		for _, why := range r.Skipped[p.Key()] {
 			fmt.Fprintln(w, why)
 		}
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
@@ -152,12 +152,12 @@ func (r *Report) Markdown() string {
 
 func (r *Report) markdownPlan(b *strings.Builder, p Plan) {
 	keys, cols := r.columns(p)
-	fmt.Fprintf(b, "\n### %s\n\n%s. Flags `%s`", p.Name, p.Title, strings.Join(p.Args, " "))
+	fmt.Fprintf(b, "\n### %s\n\n%s. Flags `%s`", p.Key(), p.Title, strings.Join(p.Args, " "))
 	if p.NP > 0 {
 		fmt.Fprintf(b, ", %d ranks", p.NP)
 	}
 	b.WriteString(".\n")
-	for _, why := range r.Skipped[p.Name] {
+	for _, why := range r.Skipped[p.Key()] {
 		fmt.Fprintf(b, "%s.\n", why)
 	}
 	fmt.Fprintf(b, "\n| %s |", p.KeyName())
@@ -176,7 +176,7 @@ func (r *Report) markdownPlan(b *strings.Builder, p Plan) {
 	}
 	b.WriteString("\n<details><summary>Commands</summary>\n\n```sh\n")
 	for _, s := range r.Sides {
-		if c, ok := r.Commands[[2]string{p.Name, s.Label}]; ok {
+		if c, ok := r.Commands[[2]string{p.Key(), s.Label}]; ok {
 			b.WriteString(c + "\n")
 		}
 	}

@@ -2,8 +2,10 @@ package compare
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -49,7 +51,7 @@ func fakeTable(t *testing.T, transports string, rows string) *table.Table {
 }
 
 func fakeResult(t *testing.T) *Result {
-	sides := Sides(OpenMPI(), nil)
+	sides := Sides(OpenMPI(), nil, true)
 	lat := Plans(true)[0]
 	r := &Result{Plans: []Plan{lat}, Sides: sides, Reps: 3,
 		tables: map[[2]string][]*table.Table{}, Commands: map[[2]string]string{}, Skipped: map[string][]string{}}
@@ -61,7 +63,8 @@ func fakeResult(t *testing.T) *Result {
 	}
 	add("gompi tcp", "0:self 1:tcp", "0 30\n1024 40\n", "0 20\n1024 50\n", "0 10\n1024 45\n")
 	add("Open MPI tcp", "not reported", "0 10\n1024 20\n", "0 10\n1024 20\n", "0 10\n1024 20\n")
-	add("Open MPI sm (target)", "not reported", "0 0.5\n1024 1\n", "0 0.5\n1024 1\n", "0 0.5\n1024 1\n")
+	add("gompi sm", "0:self 1:sm", "0 0.4\n1024 0.5\n", "0 0.2\n1024 3\n", "0 0.3\n1024 0.9\n")
+	add("Open MPI sm", "not reported", "0 0.5\n1024 1\n", "0 0.5\n1024 1\n", "0 0.5\n1024 1\n")
 	return r
 }
 
@@ -76,10 +79,11 @@ func TestReport(t *testing.T) {
 		"- Date: 2026-11-22 01:02 UTC",
 		"- Machine: 2 CPUs (AMD EPYC), Linux 6.1",
 		"- Note: MPICH left out: no",
-		"| size | gompi tcp | Open MPI tcp | gompi tcp / Open MPI tcp | Open MPI sm (target) |",
-		"| 0 | 20.0 | 10.0 | 2.00 | 0.50 |",     // medians, and their ratio
-		"| 1 KiB | 45.0 | 20.0 | 2.25 | 1.00 |", // 1 KiB keys print in binary units
-		"gompi tcp command\nOpen MPI tcp command\n",
+		"| size | gompi tcp | Open MPI tcp | gompi tcp / Open MPI tcp | gompi sm | Open MPI sm | gompi sm / Open MPI sm |",
+		"| 0 | 20.0 | 10.0 | 2.00 | 0.30 | 0.50 | 0.60 |",     // medians, and their ratios
+		"| 1 KiB | 45.0 | 20.0 | 2.25 | 0.90 | 1.00 | 0.90 |", // 1 KiB keys print in binary units
+		"gompi tcp command\nOpen MPI tcp command\ngompi sm command\nOpen MPI sm command\n",
+		"| gompi sm | `--mca btl self,sm`: gompi over shared memory between ranks |",
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("Markdown lacks %q:\n%s", want, md)
@@ -95,7 +99,7 @@ func TestReport(t *testing.T) {
 		t.Fatalf("plots %v, %v", files, err)
 	}
 	svg, err := os.ReadFile(filepath.Join(dir, files[0]))
-	if err != nil || !bytes.Contains(svg, []byte("<svg")) || !bytes.Contains(svg, []byte("Open MPI sm (target)")) {
+	if err != nil || !bytes.Contains(svg, []byte("<svg")) || !bytes.Contains(svg, []byte("gompi sm")) {
 		t.Errorf("plot: %v, %.200s", err, svg)
 	}
 }
@@ -105,9 +109,15 @@ func TestVerify(t *testing.T) {
 	gompi, ompi := r.Sides[0], r.Sides[1]
 	lat := r.Plans[0]
 	good := fakeTable(t, "0:self 1:tcp", "0 1\n")
+	sm := fakeTable(t, "0:self 1:sm", "0 1\n")
+	sm.Fields["btl"] = "self,sm"
+	if err := r.Sides[2].verify(lat, sm, nil); err != nil {
+		t.Errorf("gompi sm: %v", err)
+	}
 	if err := gompi.verify(lat, good, nil); err != nil {
 		t.Errorf("good table: %v", err)
 	}
+	sm0 := fakeTable(t, "0:self 1:sm", "0 1\n") // its btl line says self,tcp
 	for name, c := range map[string]struct {
 		side      *Side
 		tb, first *table.Table
@@ -116,7 +126,9 @@ func TestVerify(t *testing.T) {
 		"wrong transport": {side: gompi, tb: fakeTable(t, "0:self 1:sm", "0 1\n"), want: "1 ran over sm, not tcp"},
 		"no transports":   {side: gompi, tb: fakeTable(t, "unknown", "0 1\n"), want: "no transports"},
 		"other rows":      {side: gompi, tb: good, first: fakeTable(t, "0:self 1:tcp", "0 1\n8 1\n"), want: "differ from the first"},
-		"wrong btl":       {side: r.Sides[2], tb: good, want: `btl is "self,tcp", not "self,vader"`},
+		"wrong btl":       {side: r.Sides[3], tb: good, want: `btl is "self,tcp", not "self,vader"`},
+		"sm over tcp":     {side: r.Sides[2], tb: good, want: "1 ran over tcp, not sm"},
+		"gompi's btl":     {side: r.Sides[2], tb: sm0, want: `btl is "self,tcp", not "self,sm"`},
 	} {
 		if err := c.side.verify(lat, c.tb, c.first); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v, want %q", name, err, c.want)
@@ -136,5 +148,31 @@ func TestVersionLine(t *testing.T) {
 		if got := versionLine(out); got != want {
 			t.Errorf("versionLine(%q) = %q, want %q", out, got, want)
 		}
+	}
+}
+
+func TestParseComponents(t *testing.T) {
+	out := `package:gompi:0.1.0
+framework:btl:api:1.0.0
+mca:btl:self:version:component:1.0.0
+mca:btl:self:status:available
+mca:btl:tcp:version:component:1.0.0
+mca:btl:tcp:param:btl_tcp_eager_limit:value:65536
+mca:btl:sm:status:excluded
+mca:btl:base:param:btl:value:
+mca:coll:basic:status:available
+`
+	if got := parseComponents(out, "btl"); !slices.Equal(got, []string{"self", "tcp", "sm"}) {
+		t.Errorf("btl: %v", got)
+	}
+	if got := parseComponents(out, "coll"); !slices.Equal(got, []string{"basic"}) {
+		t.Errorf("coll: %v", got)
+	}
+	if got := parseComponents("mca:btl\nmca:btl::x\n", "btl"); got != nil {
+		t.Errorf("malformed records: %v", got)
+	}
+	if _, err := Components(context.Background(), filepath.Join(t.TempDir(), "gompi_info"), "btl"); err == nil ||
+		!strings.Contains(err.Error(), "listing gompi's btl components") {
+		t.Errorf("a missing gompi_info: %v", err)
 	}
 }
