@@ -3,6 +3,7 @@ package compare
 import (
 	"bytes"
 	"context"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -71,13 +72,13 @@ func fakeResult(t *testing.T) *Result {
 func TestReport(t *testing.T) {
 	r := fakeResult(t)
 	rep := &Report{Result: r, Command: "make bench-compare QUICK=1", Started: time.Date(2026, 11, 22, 1, 2, 0, 0, time.UTC),
-		Took: 90 * time.Second, Machine: Machine{CPUs: 2, Model: "AMD EPYC", Kernel: "Linux 6.1"},
+		Took: 90 * time.Second, Machine: Machine{CPUs: 2, Model: "AMD EPYC", Kernel: "Linux 6.1", Copy: 9876.5},
 		Versions: []string{"gompi 0.1.0 built with go1.26.8"}, Notes: []string{"MPICH left out: no"}}
 	md := rep.Markdown()
 	for _, want := range []string{
 		"- Command: `make bench-compare QUICK=1`, 3 repetitions, 1m30s in all",
 		"- Date: 2026-11-22 01:02 UTC",
-		"- Machine: 2 CPUs (AMD EPYC), Linux 6.1",
+		"- Machine: 2 CPUs (AMD EPYC), Linux 6.1, memory copy of 4 MiB at 9876 MB/s",
 		"- Note: MPICH left out: no",
 		"| size | gompi tcp | Open MPI tcp | gompi tcp / Open MPI tcp | gompi sm | Open MPI sm | gompi sm / Open MPI sm |",
 		"| 0 | 20.0 | 10.0 | 2.00 | 0.30 | 0.50 | 0.60 |",     // medians, and their ratios
@@ -90,7 +91,7 @@ func TestReport(t *testing.T) {
 		}
 	}
 	var text bytes.Buffer
-	if err := rep.WriteText(&text); err != nil || !strings.Contains(text.String(), "2.25") {
+	if err := rep.WriteText(&text); err != nil || !strings.Contains(text.String(), "2.25") || !strings.Contains(text.String(), "9876 MB/s") {
 		t.Errorf("text: %v\n%s", err, text.String())
 	}
 	dir := t.TempDir()
@@ -174,5 +175,48 @@ mca:coll:basic:status:available
 	if _, err := Components(context.Background(), filepath.Join(t.TempDir(), "gompi_info"), "btl"); err == nil ||
 		!strings.Contains(err.Error(), "listing gompi's btl components") {
 		t.Errorf("a missing gompi_info: %v", err)
+	}
+}
+
+func TestGoals(t *testing.T) {
+	r := fakeResult(t)
+	bw := Plans(true)[1]
+	r.Plans = append(r.Plans, bw, Plans(true)[3]) // multi-lat did not run on any side
+	add := func(label string, rows string) {
+		r.tables[[2]string{bw.Name, label}] = append(r.tables[[2]string{bw.Name, label}], fakeTable(t, "x", rows))
+	}
+	add("gompi sm", "65536 900\n4194304 2000\n")
+	add("Open MPI sm", "65536 1000\n4194304 1500\n")
+	got := r.Check(Goals(), 6000)
+	want := []struct{ status, goal, detail string }{
+		{"met", "latency gompi sm / Open MPI sm 0 to 1 KiB: <= 1.0", "worst 0.90 ratio at 1 KiB"},
+		{"missed", "bw gompi sm / Open MPI sm 64 KiB to 4 MiB: >= 1.0", "worst 0.90 ratio at 64 KiB"},
+		{"missed", "bw gompi sm at 4 MiB: at least half the machine's copy bandwidth (3000 MB/s)", "worst 0.67 of half the copy bandwidth at 4 MiB"},
+		{"not measured", "multi-lat gompi sm / Open MPI sm every size: <= 1.0", "no size in range was measured"},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("verdicts %+v", got)
+	}
+	for i, w := range want {
+		if g := got[i]; g.status() != w.status || g.Goal != w.goal || g.detail() != w.detail {
+			t.Errorf("verdict %d: %s | %s | %s\nwant %s | %s | %s", i, g.status(), g.Goal, g.detail(), w.status, w.goal, w.detail)
+		}
+	}
+	if v := r.Check(Goals(), 0); v[2].Absent != "the copy bandwidth was not measured" {
+		t.Errorf("no copy bandwidth: %+v", v[2])
+	}
+	r.Sides = Sides(OpenMPI(), nil, false)
+	if v := r.Check(Goals(), 6000); v[0].status() != "not measured" || v[0].Absent != "gompi sm did not run" {
+		t.Errorf("without gompi sm: %+v", v[0])
+	}
+	rep := &Report{Result: r, Verdicts: got}
+	if md := rep.Markdown(); !strings.Contains(md, "| bw gompi sm / Open MPI sm 64 KiB to 4 MiB: >= 1.0 | worst 0.90 ratio at 64 KiB | missed |") {
+		t.Errorf("Markdown lacks the goals:\n%s", md)
+	}
+}
+
+func TestCopyBandwidth(t *testing.T) {
+	if c := CopyBandwidth(); !(c > 0) || math.IsInf(c, 0) {
+		t.Errorf("copy bandwidth %v MB/s", c)
 	}
 }

@@ -142,6 +142,8 @@ func run(ctx context.Context, o options, stdout, stderr io.Writer) error {
 		versions = append(versions, mpich.Describe())
 	}
 
+	machine := compare.ThisMachine()
+	machine.Copy = compare.CopyBandwidth()
 	res, err := compare.Run(ctx, compare.Config{
 		Plans: plans, Sides: compare.Sides(ompi, mpich, gompiSM), Paths: paths, Reps: o.reps,
 		Timeout: o.timeout, Env: env, Log: stderr,
@@ -149,8 +151,8 @@ func run(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	rep := &compare.Report{Result: res, Command: o.command, Started: started, Machine: compare.ThisMachine(),
-		Versions: versions, Notes: notes}
+	rep := &compare.Report{Result: res, Command: o.command, Started: started, Machine: machine,
+		Versions: versions, Notes: notes, Verdicts: res.Check(compare.Goals(), machine.Copy)}
 	if o.writeDocs {
 		if rep.PlotFiles, err = res.Plot(o.plots); err != nil {
 			return err
