@@ -49,7 +49,7 @@ func ThisMachine() Machine {
 func (m Machine) String() string {
 	s := fmt.Sprintf("%d CPUs (%s), %s", m.CPUs, m.Model, m.Kernel)
 	if m.Copy > 0 {
-		s += fmt.Sprintf(", memory copy of %d MiB at %.0f MB/s", CopySize>>20, m.Copy)
+		s += fmt.Sprintf(", copies %d MiB at %.0f MB/s (Go's copy between two reused buffers)", CopySize>>20, m.Copy)
 	}
 	return s
 }

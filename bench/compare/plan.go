@@ -51,7 +51,7 @@ func Plans(quick bool) []Plan {
 			Title: "Token ring: one token passed round 8 ranks, time per lap (us; 10,000 laps take 10,000 times this)"},
 	}
 	if !quick {
-		plans = append(plans, Plan{Name: "ring", ID: "ring-16", Prog: "ring", NP: 16, Args: []string{"-s", "8", "-i", "500", "-x", "10"},
+		plans = append(plans, Plan{Name: "ring", ID: "ring-16", Prog: "ring", NP: 16, Args: []string{"-s", "8", "-i", "1000", "-x", "10"},
 			Title: "Token ring: one token passed round 16 ranks, time per lap (us; 10,000 laps take 10,000 times this)"})
 	}
 	return append(plans, Plan{Name: "launch", Prog: "init_finalize", Args: []string{"-n", ranks, "-r", "1", "-x", "1"},

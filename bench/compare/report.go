@@ -170,7 +170,7 @@ func (r *Report) Markdown() string {
 	}
 	b.WriteString("\n")
 	if len(r.Verdicts) > 0 {
-		b.WriteString("| goal | on the medians below | |\n|---|---|---|\n")
+		b.WriteString("| goal | worst figure, of the medians below | verdict |\n|---|---|---|\n")
 		for _, v := range r.Verdicts {
 			fmt.Fprintf(&b, "| %s | %s | %s |\n", v.Goal, v.detail(), v.status())
 		}
