@@ -163,14 +163,26 @@ mca:btl:sm:status:excluded
 mca:btl:base:param:btl:value:
 mca:coll:basic:status:available
 `
-	if got := parseComponents(out, "btl"); !slices.Equal(got, []string{"self", "tcp", "sm"}) {
-		t.Errorf("btl: %v", got)
+	btls := parseComponents(out, "btl")
+	if want := []Component{{"self", "available", ""}, {"tcp", "", ""}, {"sm", "excluded", ""}}; !slices.Equal(btls, want) {
+		t.Errorf("btl: %v, want %v", btls, want)
 	}
-	if got := parseComponents(out, "coll"); !slices.Equal(got, []string{"basic"}) {
+	if got := parseComponents(out, "coll"); !slices.Equal(got, []Component{{"basic", "available", ""}}) {
 		t.Errorf("coll: %v", got)
 	}
 	if got := parseComponents("mca:btl\nmca:btl::x\n", "btl"); got != nil {
 		t.Errorf("malformed records: %v", got)
+	}
+	// An excluded component is one a selection left out: naming it selects it.
+	if ok, why := Usable(btls, "btl", "sm"); !ok {
+		t.Errorf("sm excluded: %s", why)
+	}
+	if ok, why := Usable(btls[:2], "btl", "sm"); ok || why != "this build of gompi has no sm btl (it has self, tcp)" {
+		t.Errorf("no sm: %v %q", ok, why)
+	}
+	refused := parseComponents("mca:btl:sm:status:refused\nmca:btl:sm:refused:no /dev/shm: it is not mounted\n", "btl")
+	if ok, why := Usable(refused, "btl", "sm"); ok || why != "gompi's sm btl refuses to open here: no /dev/shm: it is not mounted" {
+		t.Errorf("sm refused: %v %q", ok, why)
 	}
 	if _, err := Components(context.Background(), filepath.Join(t.TempDir(), "gompi_info"), "btl"); err == nil ||
 		!strings.Contains(err.Error(), "listing gompi's btl components") {

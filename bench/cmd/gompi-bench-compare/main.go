@@ -116,10 +116,9 @@ func run(ctx context.Context, o options, stdout, stderr io.Writer) error {
 		return err
 	}
 	var notes []string
-	gompiSM := slices.Contains(btls, "sm")
+	gompiSM, why := compare.Usable(btls, "btl", "sm")
 	if !gompiSM {
-		note := fmt.Sprintf("gompi sm left out: this build of gompi has no sm btl (%s lists btl %s)",
-			paths.Info, strings.Join(btls, ", "))
+		note := "gompi sm left out: " + why
 		fmt.Fprintln(stderr, note)
 		notes = append(notes, note)
 	}
