@@ -25,14 +25,14 @@ func Plans(quick bool) []Plan {
 	lat := []string{"-m", "0:4M", "-i", "2000", "-x", "200"}
 	bw := []string{"-m", "1:4M", "-i", "100", "-x", "10"}
 	multi := []string{"-m", "0:1M", "-i", "500", "-x", "50"}
-	incast := []string{"-m", "1:1K", "-i", "100", "-x", "10"}
+	incast := []string{"-m", "1:1K", "-i", "100", "-x", "20"}
 	ring := []string{"-s", "8", "-i", "2000", "-x", "20"}
 	ranks := "1,2,4"
 	if quick {
 		lat = []string{"-s", "0,1,64,1K,16K,64K,256K,1M,4M", "-i", "500", "-x", "50"}
 		bw = []string{"-s", "1,64,1K,16K,64K,256K,1M,4M", "-i", "20", "-x", "2"}
 		multi = []string{"-s", "0,64,1K,16K,64K,256K,1M", "-i", "200", "-x", "20"}
-		incast = []string{"-s", "1,64,1K", "-i", "20", "-x", "2"}
+		incast = []string{"-s", "1,64,1K", "-i", "50", "-x", "10"}
 		ring = []string{"-s", "8", "-i", "300", "-x", "10"}
 		ranks = "2,4"
 	}
