@@ -49,12 +49,15 @@ bench: build
 	$(BIN)/gompirun -np 2 $(BIN)/gompi-bench bw > bench/out/bw.txt && cat bench/out/bw.txt
 	$(BIN)/gompirun -np 2 $(BIN)/gompi-bench bibw > bench/out/bibw.txt && cat bench/out/bibw.txt
 	$(BIN)/gompirun -np 4 --oversubscribe $(BIN)/gompi-bench multi-lat -i 1000 -x 100 > bench/out/multi-lat.txt && cat bench/out/multi-lat.txt
+	$(BIN)/gompirun -np 8 --oversubscribe $(BIN)/gompi-bench incast > bench/out/incast.txt && cat bench/out/incast.txt
+	$(BIN)/gompirun -np 8 --oversubscribe $(BIN)/gompi-bench ring -s 8 -i 2000 -x 20 > bench/out/ring.txt && cat bench/out/ring.txt
 	$(BIN)/gompi-bench launch > bench/out/launch.txt && cat bench/out/launch.txt
 
 # gompi side by side with Open MPI and MPICH on this machine (installs them
-# from Debian's packages if missing): prints the medians, rewrites the
-# generated section of docs/performance.md and docs/perf-*.svg. About ten
-# minutes; QUICK=1 for under two.
+# from Debian's packages if missing), gompi over tcp and, when the build has
+# it, over sm: prints the medians, rewrites the generated section of
+# docs/performance.md and docs/perf-*.svg. About ten minutes; QUICK=1 for
+# under two.
 bench-compare: build
 	$(BIN)/gompi-bench-compare $(if $(filter 1,$(QUICK)),-quick) -command 'make bench-compare$(if $(filter 1,$(QUICK)), QUICK=1)'
 

@@ -34,6 +34,7 @@ struct options {
 struct measurement {
     const char *name, *unit, *about, *column;
     long min_size;
+    long default_max; /* the largest size without -m or -s; 0: DEFAULT_MAX_SIZE */
     struct counts defaults;
 };
 
@@ -80,7 +81,7 @@ static void add_size(const struct measurement *m, struct options *o, long s) {
 
 /* parse_range reads -m [MIN:]MAX (or MIN:) into sizes by powers of two. */
 static void parse_range(const struct measurement *m, struct options *o, const char *arg) {
-    long lo = 0, hi = DEFAULT_MAX_SIZE;
+    long lo = 0, hi = m->default_max > 0 ? m->default_max : DEFAULT_MAX_SIZE;
     if (arg) {
         char buf[64];
         snprintf(buf, sizeof buf, "%s", arg);

@@ -9,6 +9,7 @@ import (
 // every side.
 type Plan struct {
 	Name   string   // gompi-bench's subcommand
+	ID     string   // names the plan where one Name runs at several rank counts; "" means Name
 	Prog   string   // bench/c's program
 	NP     int      // ranks; launch's rank counts are in Args
 	Args   []string // gompi-bench's flags, which bench/c shares
@@ -18,19 +19,24 @@ type Plan struct {
 }
 
 // Plans returns the measurements of a full or a quick run. A full run
-// takes about ten minutes on a 2-core machine, a quick one under two.
+// takes about ten minutes on a 2-core machine, a quick one under two;
+// quick runs incast at three sizes and the ring at 8 ranks only.
 func Plans(quick bool) []Plan {
 	lat := []string{"-m", "0:4M", "-i", "2000", "-x", "200"}
 	bw := []string{"-m", "1:4M", "-i", "100", "-x", "10"}
 	multi := []string{"-m", "0:1M", "-i", "500", "-x", "50"}
+	incast := []string{"-m", "1:1K", "-i", "100", "-x", "20"}
+	ring := []string{"-s", "8", "-i", "2000", "-x", "20"}
 	ranks := "1,2,4"
 	if quick {
 		lat = []string{"-s", "0,1,64,1K,16K,64K,256K,1M,4M", "-i", "500", "-x", "50"}
 		bw = []string{"-s", "1,64,1K,16K,64K,256K,1M,4M", "-i", "20", "-x", "2"}
 		multi = []string{"-s", "0,64,1K,16K,64K,256K,1M", "-i", "200", "-x", "20"}
+		incast = []string{"-s", "1,64,1K", "-i", "50", "-x", "10"}
+		ring = []string{"-s", "8", "-i", "300", "-x", "10"}
 		ranks = "2,4"
 	}
-	return []Plan{
+	plans := []Plan{
 		{Name: "latency", Prog: "latency", NP: 2, Args: lat, Plot: "latency",
 			Title: "Latency: one-way time, half the round trip between ranks 0 and 1 (us)"},
 		{Name: "bw", Prog: "bw", NP: 2, Args: bw, Higher: true, Plot: "bandwidth",
@@ -38,10 +44,26 @@ func Plans(quick bool) []Plan {
 		{Name: "bibw", Prog: "bibw", NP: 2, Args: bw, Higher: true,
 			Title: "Bidirectional bandwidth: both directions at once, added (MB/s)"},
 		{Name: "multi-lat", Prog: "multi_lat", NP: 4, Args: multi,
-			Title: "Multi-pair latency: ranks i and i+2 of 4 (two per core) ping-pong at once, average one-way time (us)"},
-		{Name: "launch", Prog: "init_finalize", Args: []string{"-n", ranks, "-r", "1", "-x", "1"},
-			Title: "Launch: a job that calls Init and Finalize, from start to exit (ms)"},
+			Title: "Multi-pair latency: ranks i and i+2 of 4 (two per core) ping-pong at once, average one-way time (us)", Plot: "multi-lat"},
+		{Name: "incast", Prog: "incast", NP: 8, Args: incast, Plot: "incast",
+			Title: "Incast: 7 ranks send windows of 64 messages to rank 0, which receives from any source: time per message (us)"},
+		{Name: "ring", ID: "ring-8", Prog: "ring", NP: 8, Args: ring,
+			Title: "Token ring: one token passed round 8 ranks, time per lap (us; 10,000 laps take 10,000 times this)"},
 	}
+	if !quick {
+		plans = append(plans, Plan{Name: "ring", ID: "ring-16", Prog: "ring", NP: 16, Args: []string{"-s", "8", "-i", "1000", "-x", "10"},
+			Title: "Token ring: one token passed round 16 ranks, time per lap (us; 10,000 laps take 10,000 times this)"})
+	}
+	return append(plans, Plan{Name: "launch", Prog: "init_finalize", Args: []string{"-n", ranks, "-r", "1", "-x", "1"},
+		Title: "Launch: a job that calls Init and Finalize, from start to exit (ms)"})
+}
+
+// Key names the plan in the results and for -only: its ID, else its Name.
+func (p Plan) Key() string {
+	if p.ID != "" {
+		return p.ID
+	}
+	return p.Name
 }
 
 // KeyName is the first column's heading.

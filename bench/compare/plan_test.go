@@ -41,8 +41,13 @@ func sizeFlags(t *testing.T, args []string) osu.Flags {
 func TestPlans(t *testing.T) {
 	for _, quick := range []bool{false, true} {
 		var names []string
+		keys := map[string]bool{}
 		for _, p := range Plans(quick) {
-			names = append(names, p.Name)
+			names = append(names, p.Key())
+			if keys[p.Key()] {
+				t.Errorf("quick=%v: two plans are keyed %s", quick, p.Key())
+			}
+			keys[p.Key()] = true
 			if !slices.Contains(Programs, p.Prog) {
 				t.Errorf("%s: no C program %s", p.Name, p.Prog)
 			}
@@ -60,44 +65,101 @@ func TestPlans(t *testing.T) {
 				t.Errorf("quick=%v: %v", quick, err)
 			}
 		}
-		if !slices.Equal(names, []string{"latency", "bw", "bibw", "multi-lat", "launch"}) {
-			t.Errorf("quick=%v: plans %v", quick, names)
+		want := []string{"latency", "bw", "bibw", "multi-lat", "incast", "ring-8", "ring-16", "launch"}
+		if quick {
+			want = slices.DeleteFunc(want, func(k string) bool { return k == "ring-16" })
+		}
+		if !slices.Equal(names, want) {
+			t.Errorf("quick=%v: plans %v, want %v", quick, names, want)
+		}
+	}
+}
+
+// plan finds a plan by key.
+func plan(t *testing.T, plans []Plan, key string) Plan {
+	t.Helper()
+	i := slices.IndexFunc(plans, func(p Plan) bool { return p.Key() == key })
+	if i < 0 {
+		t.Fatalf("no plan %s", key)
+	}
+	return plans[i]
+}
+
+func TestSides(t *testing.T) {
+	labels := func(sides []*Side) (out []string) {
+		for _, s := range sides {
+			out = append(out, s.Label)
+			if s.Against != nil && !slices.Contains(sides, s.Against) {
+				t.Errorf("%s is held against %s, which is not a side", s.Label, s.Against.Label)
+			}
+		}
+		return out
+	}
+	if got := labels(Sides(OpenMPI(), MPICH(), true)); !slices.Equal(got, []string{"gompi tcp", "Open MPI tcp", "gompi sm", "Open MPI sm", "MPICH"}) {
+		t.Errorf("with sm: %v", got)
+	}
+	if got := labels(Sides(OpenMPI(), nil, false)); !slices.Equal(got, []string{"gompi tcp", "Open MPI tcp", "Open MPI sm"}) {
+		t.Errorf("without sm or MPICH: %v", got)
+	}
+	for _, s := range Sides(OpenMPI(), nil, true) {
+		if s.Lib == nil && s.Against.btl() != "self,"+map[string]string{"tcp": "tcp", "sm": "vader"}[s.Expect] {
+			t.Errorf("%s (btl %s) is held against %s (btl %s)", s.Label, s.btl(), s.Against.Label, s.Against.btl())
 		}
 	}
 }
 
 func TestCommands(t *testing.T) {
 	ompi, mpich := OpenMPI(), MPICH()
-	sides := Sides(ompi, mpich)
+	sides := Sides(ompi, mpich, true)
+	gtcp, otcp, gsm, osm, mpi := sides[0], sides[1], sides[2], sides[3], sides[4]
 	paths := Paths{Gompirun: "bin/gompirun", Bench: "bin/gompi-bench", Build: "bench/build"}
-	plans := Plans(true)
-	lat, multi, launch := plans[0], plans[3], plans[4]
-	over := []string{}
-	if multi.NP > runtime.NumCPU() {
-		over = []string{"--oversubscribe"}
+	plans := Plans(false)
+	lat, multi, incast, ring, launch := plan(t, plans, "latency"), plan(t, plans, "multi-lat"), plan(t, plans, "incast"),
+		plan(t, plans, "ring-16"), plan(t, plans, "launch")
+	over := func(p Plan) []string {
+		if p.NP > runtime.NumCPU() {
+			return []string{"--oversubscribe"}
+		}
+		return nil
+	}
+	gompirun := func(p Plan, btl string) []string {
+		return append(append(append([]string{"bin/gompirun", "-np", strconv.Itoa(p.NP)}, over(p)...), "--mca", "btl", btl,
+			"bin/gompi-bench", p.Name), p.Args...)
 	}
 	for _, c := range []struct {
 		side *Side
 		plan Plan
 		want []string
 	}{
-		{sides[0], lat, append([]string{"bin/gompirun", "-np", "2", "bin/gompi-bench", "latency"}, lat.Args...)},
-		{sides[0], multi, append(append(append([]string{"bin/gompirun", "-np", "4"}, over...), "bin/gompi-bench", "multi-lat"), multi.Args...)},
-		{sides[1], lat, append([]string{"mpirun.openmpi", "-np", "2", "--mca", "btl", "self,tcp", "--mca", "btl_tcp_if_include", "lo",
+		{gtcp, lat, append([]string{"bin/gompirun", "-np", "2", "--mca", "btl", "self,tcp", "bin/gompi-bench", "latency"}, lat.Args...)},
+		{gtcp, multi, gompirun(multi, "self,tcp")},
+		{gsm, multi, gompirun(multi, "self,sm")},
+		{gsm, incast, gompirun(incast, "self,sm")},
+		{gtcp, ring, gompirun(ring, "self,tcp")},
+		{otcp, lat, append([]string{"mpirun.openmpi", "-np", "2", "--mca", "btl", "self,tcp", "--mca", "btl_tcp_if_include", "lo",
 			"bench/build/openmpi/latency"}, lat.Args...)},
-		{sides[2], multi, append(append(append([]string{"mpirun.openmpi", "-np", "4"}, over...), "--mca", "btl", "self,vader",
+		{osm, multi, append(append(append([]string{"mpirun.openmpi", "-np", "4"}, over(multi)...), "--mca", "btl", "self,vader",
 			"bench/build/openmpi/multi_lat"), multi.Args...)},
-		{sides[3], lat, append([]string{"mpiexec.mpich", "-n", "2", "bench/build/mpich/latency"}, lat.Args...)},
-		{sides[0], launch, append(append([]string{"bin/gompi-bench", "launch"}, launch.Args...), "--gompirun", "bin/gompirun")},
-		{sides[3], launch, append(append([]string{"bin/gompi-bench", "launch"}, launch.Args...),
+		{otcp, incast, append(append(append([]string{"mpirun.openmpi", "-np", "8"}, over(incast)...), "--mca", "btl", "self,tcp",
+			"--mca", "btl_tcp_if_include", "lo", "bench/build/openmpi/incast"), incast.Args...)},
+		{osm, ring, append(append(append([]string{"mpirun.openmpi", "-np", "16"}, over(ring)...), "--mca", "btl", "self,vader",
+			"bench/build/openmpi/ring"), ring.Args...)},
+		{mpi, lat, append([]string{"mpiexec.mpich", "-n", "2", "bench/build/mpich/latency"}, lat.Args...)},
+		{gtcp, launch, append(append([]string{"env", "GOMPI_MCA_btl=self,tcp", "bin/gompi-bench", "launch"}, launch.Args...),
+			"--gompirun", "bin/gompirun")},
+		{gsm, launch, append(append([]string{"env", "GOMPI_MCA_btl=self,sm", "bin/gompi-bench", "launch"}, launch.Args...),
+			"--gompirun", "bin/gompirun")},
+		{mpi, launch, append(append([]string{"bin/gompi-bench", "launch"}, launch.Args...),
 			"--", "mpiexec.mpich", "-n", "{np}", "bench/build/mpich/init_finalize")},
 	} {
 		if got := c.side.Command(c.plan, paths); !slices.Equal(got, c.want) {
-			t.Errorf("%s %s:\n got %q\nwant %q", c.side.Label, c.plan.Name, got, c.want)
+			t.Errorf("%s %s:\n got %q\nwant %q", c.side.Label, c.plan.Key(), got, c.want)
 		}
 	}
-	if why := sides[3].skips(multi); (why == "") != (multi.NP <= runtime.NumCPU()) {
-		t.Errorf("MPICH and an oversubscribed plan: %q", why)
+	for _, p := range []Plan{multi, incast, ring} {
+		if why := mpi.skips(p); (why == "") != (p.NP <= runtime.NumCPU()) {
+			t.Errorf("MPICH and %s with %d ranks: %q", p.Key(), p.NP, why)
+		}
 	}
 	if got := shellQuote([]string{"a", "{np}", "it's"}); got != `a '{np}' 'it'\''s'` {
 		t.Errorf("shellQuote: %s", got)
@@ -125,22 +187,31 @@ func TestCPrograms(t *testing.T) {
 	if err := Smoke(ctx, lib, dir, env); err != nil {
 		t.Fatal(err)
 	}
-	mpirun := func(args ...string) (string, error) {
-		cmd := exec.CommandContext(ctx, lib.Run, append([]string{"-np", "2", "--mca", "btl", "self,vader"}, args...)...)
+	mpirun := func(np int, args ...string) (string, error) {
+		launch := []string{"-np", strconv.Itoa(np), "--oversubscribe", "--mca", "btl", "self,vader"}
+		cmd := exec.CommandContext(ctx, lib.Run, append(launch, args...)...)
 		cmd.Env = env
 		out, err := cmd.Output()
 		return string(out), err
 	}
+	small := []string{"-m", "0:4", "-i", "3", "-x", "1"}
 	for _, c := range []struct {
 		prog, name string
+		np         int
+		args       []string
 		keys       []int
 	}{
-		{"latency", "latency", []int{0, 1, 2, 4}},
-		{"bw", "bw", []int{1, 2, 4}},
-		{"bibw", "bibw", []int{1, 2, 4}},
-		{"multi_lat", "multi-lat", []int{0, 1, 2, 4}},
+		{"latency", "latency", 2, small, []int{0, 1, 2, 4}},
+		{"bw", "bw", 2, small, []int{1, 2, 4}},
+		{"bibw", "bibw", 2, small, []int{1, 2, 4}},
+		{"multi_lat", "multi-lat", 2, small, []int{0, 1, 2, 4}},
+		{"incast", "incast", 3, small, []int{1, 2, 4}},
+		{"ring", "ring", 3, small, []int{0, 1, 2, 4}},
+		// Their default sizes are gompi-bench's: up to 1 KiB and 8 bytes.
+		{"incast", "incast", 3, []string{"-i", "2", "-x", "0"}, []int{1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024}},
+		{"ring", "ring", 2, []string{"-i", "2", "-x", "0"}, []int{0, 1, 2, 4, 8}},
 	} {
-		out, err := mpirun(filepath.Join(dir, lib.Dir, c.prog), "-m", "0:4", "-i", "3", "-x", "1")
+		out, err := mpirun(c.np, append([]string{filepath.Join(dir, lib.Dir, c.prog)}, c.args...)...)
 		if err != nil {
 			t.Fatalf("%s: %v\n%s", c.prog, err, out)
 		}
@@ -160,7 +231,7 @@ func TestCPrograms(t *testing.T) {
 		}
 	}
 	// A bad flag is reported once, with a non-zero status.
-	if out, err := mpirun(filepath.Join(dir, lib.Dir, "latency"), "-m", "8:1"); err == nil {
+	if out, err := mpirun(2, filepath.Join(dir, lib.Dir, "latency"), "-m", "8:1"); err == nil {
 		t.Errorf("latency -m 8:1 succeeded:\n%s", out)
 	}
 }

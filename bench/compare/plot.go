@@ -21,7 +21,7 @@ func (r *Result) Plot(dir string) ([]string, error) {
 		}
 		name := "perf-" + p.Plot + ".svg"
 		if err := r.plot(p, filepath.Join(dir, name)); err != nil {
-			return nil, fmt.Errorf("plotting %s: %w", p.Name, err)
+			return nil, fmt.Errorf("plotting %s: %w", p.Key(), err)
 		}
 		files = append(files, name)
 	}

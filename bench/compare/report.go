@@ -20,6 +20,25 @@ type Report struct {
 	Versions  []string // "gompi 0.1.0 (go1.26.8)", "Open MPI: mpirun (Open MPI) 4.1.4", ...
 	Notes     []string // e.g. why MPICH is missing
 	PlotFiles []string // the SVG files, relative to the Markdown document
+	Verdicts  []Verdict
+}
+
+// status is a verdict in one word.
+func (v Verdict) status() string {
+	switch {
+	case v.Absent != "":
+		return "not measured"
+	case v.Met:
+		return "met"
+	}
+	return "missed"
+}
+
+func (v Verdict) detail() string {
+	if v.Absent != "" {
+		return v.Absent
+	}
+	return "worst " + v.Worst
 }
 
 // column is one column of a plan's table: a side's medians, or a ratio.
@@ -62,12 +81,13 @@ func (r *Result) columns(p Plan) ([]int, []column) {
 	return keys, cols
 }
 
-// WriteText prints every plan's table for a terminal.
+// WriteText prints the machine and every plan's table for a terminal.
 func (r *Report) WriteText(w io.Writer) error {
+	fmt.Fprintf(w, "Machine: %s\n", r.Machine)
 	for _, p := range r.Plans {
 		keys, cols := r.columns(p)
 		fmt.Fprintf(w, "\n%s\n%s, median of %d runs each\n", p.Title, p, r.Reps)
-		for _, why := range r.Skipped[p.Name] {
+		for _, why := range r.Skipped[p.Key()] {
 			fmt.Fprintln(w, why)
 		}
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
@@ -86,6 +106,14 @@ func (r *Report) WriteText(w io.Writer) error {
 		if err := tw.Flush(); err != nil {
 			return err
 		}
+	}
+	if len(r.Verdicts) > 0 {
+		fmt.Fprintf(w, "\nGoals, on the medians above\n")
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		for _, v := range r.Verdicts {
+			fmt.Fprintf(tw, "%s\t%s\t%s\n", v.status(), v.Goal, v.detail())
+		}
+		return tw.Flush()
 	}
 	return nil
 }
@@ -141,6 +169,13 @@ func (r *Report) Markdown() string {
 		fmt.Fprintf(&b, "| %s | %s |\n", s.Label, s.About)
 	}
 	b.WriteString("\n")
+	if len(r.Verdicts) > 0 {
+		b.WriteString("| goal | worst figure, of the medians below | verdict |\n|---|---|---|\n")
+		for _, v := range r.Verdicts {
+			fmt.Fprintf(&b, "| %s | %s | %s |\n", v.Goal, v.detail(), v.status())
+		}
+		b.WriteString("\n")
+	}
 	for _, f := range r.PlotFiles {
 		fmt.Fprintf(&b, "![%s](%s)\n", strings.TrimSuffix(strings.TrimPrefix(f, "perf-"), ".svg"), f)
 	}
@@ -152,12 +187,12 @@ func (r *Report) Markdown() string {
 
 func (r *Report) markdownPlan(b *strings.Builder, p Plan) {
 	keys, cols := r.columns(p)
-	fmt.Fprintf(b, "\n### %s\n\n%s. Flags `%s`", p.Name, p.Title, strings.Join(p.Args, " "))
+	fmt.Fprintf(b, "\n### %s\n\n%s. Flags `%s`", p.Key(), p.Title, strings.Join(p.Args, " "))
 	if p.NP > 0 {
 		fmt.Fprintf(b, ", %d ranks", p.NP)
 	}
 	b.WriteString(".\n")
-	for _, why := range r.Skipped[p.Name] {
+	for _, why := range r.Skipped[p.Key()] {
 		fmt.Fprintf(b, "%s.\n", why)
 	}
 	fmt.Fprintf(b, "\n| %s |", p.KeyName())
@@ -176,7 +211,7 @@ func (r *Report) markdownPlan(b *strings.Builder, p Plan) {
 	}
 	b.WriteString("\n<details><summary>Commands</summary>\n\n```sh\n")
 	for _, s := range r.Sides {
-		if c, ok := r.Commands[[2]string{p.Name, s.Label}]; ok {
+		if c, ok := r.Commands[[2]string{p.Key(), s.Label}]; ok {
 			b.WriteString(c + "\n")
 		}
 	}

@@ -2,8 +2,11 @@ package compare
 
 import (
 	"bytes"
+	"context"
+	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -49,7 +52,7 @@ func fakeTable(t *testing.T, transports string, rows string) *table.Table {
 }
 
 func fakeResult(t *testing.T) *Result {
-	sides := Sides(OpenMPI(), nil)
+	sides := Sides(OpenMPI(), nil, true)
 	lat := Plans(true)[0]
 	r := &Result{Plans: []Plan{lat}, Sides: sides, Reps: 3,
 		tables: map[[2]string][]*table.Table{}, Commands: map[[2]string]string{}, Skipped: map[string][]string{}}
@@ -61,32 +64,34 @@ func fakeResult(t *testing.T) *Result {
 	}
 	add("gompi tcp", "0:self 1:tcp", "0 30\n1024 40\n", "0 20\n1024 50\n", "0 10\n1024 45\n")
 	add("Open MPI tcp", "not reported", "0 10\n1024 20\n", "0 10\n1024 20\n", "0 10\n1024 20\n")
-	add("Open MPI sm (target)", "not reported", "0 0.5\n1024 1\n", "0 0.5\n1024 1\n", "0 0.5\n1024 1\n")
+	add("gompi sm", "0:self 1:sm", "0 0.4\n1024 0.5\n", "0 0.2\n1024 3\n", "0 0.3\n1024 0.9\n")
+	add("Open MPI sm", "not reported", "0 0.5\n1024 1\n", "0 0.5\n1024 1\n", "0 0.5\n1024 1\n")
 	return r
 }
 
 func TestReport(t *testing.T) {
 	r := fakeResult(t)
 	rep := &Report{Result: r, Command: "make bench-compare QUICK=1", Started: time.Date(2026, 11, 22, 1, 2, 0, 0, time.UTC),
-		Took: 90 * time.Second, Machine: Machine{CPUs: 2, Model: "AMD EPYC", Kernel: "Linux 6.1"},
+		Took: 90 * time.Second, Machine: Machine{CPUs: 2, Model: "AMD EPYC", Kernel: "Linux 6.1", Copy: 9876.5},
 		Versions: []string{"gompi 0.1.0 built with go1.26.8"}, Notes: []string{"MPICH left out: no"}}
 	md := rep.Markdown()
 	for _, want := range []string{
 		"- Command: `make bench-compare QUICK=1`, 3 repetitions, 1m30s in all",
 		"- Date: 2026-11-22 01:02 UTC",
-		"- Machine: 2 CPUs (AMD EPYC), Linux 6.1",
+		"- Machine: 2 CPUs (AMD EPYC), Linux 6.1, copies 4 MiB at 9876 MB/s (Go's copy between two reused buffers)",
 		"- Note: MPICH left out: no",
-		"| size | gompi tcp | Open MPI tcp | gompi tcp / Open MPI tcp | Open MPI sm (target) |",
-		"| 0 | 20.0 | 10.0 | 2.00 | 0.50 |",     // medians, and their ratio
-		"| 1 KiB | 45.0 | 20.0 | 2.25 | 1.00 |", // 1 KiB keys print in binary units
-		"gompi tcp command\nOpen MPI tcp command\n",
+		"| size | gompi tcp | Open MPI tcp | gompi tcp / Open MPI tcp | gompi sm | Open MPI sm | gompi sm / Open MPI sm |",
+		"| 0 | 20.0 | 10.0 | 2.00 | 0.30 | 0.50 | 0.60 |",     // medians, and their ratios
+		"| 1 KiB | 45.0 | 20.0 | 2.25 | 0.90 | 1.00 | 0.90 |", // 1 KiB keys print in binary units
+		"gompi tcp command\nOpen MPI tcp command\ngompi sm command\nOpen MPI sm command\n",
+		"| gompi sm | `--mca btl self,sm`: gompi over shared memory between ranks |",
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("Markdown lacks %q:\n%s", want, md)
 		}
 	}
 	var text bytes.Buffer
-	if err := rep.WriteText(&text); err != nil || !strings.Contains(text.String(), "2.25") {
+	if err := rep.WriteText(&text); err != nil || !strings.Contains(text.String(), "2.25") || !strings.Contains(text.String(), "9876 MB/s") {
 		t.Errorf("text: %v\n%s", err, text.String())
 	}
 	dir := t.TempDir()
@@ -95,7 +100,7 @@ func TestReport(t *testing.T) {
 		t.Fatalf("plots %v, %v", files, err)
 	}
 	svg, err := os.ReadFile(filepath.Join(dir, files[0]))
-	if err != nil || !bytes.Contains(svg, []byte("<svg")) || !bytes.Contains(svg, []byte("Open MPI sm (target)")) {
+	if err != nil || !bytes.Contains(svg, []byte("<svg")) || !bytes.Contains(svg, []byte("gompi sm")) {
 		t.Errorf("plot: %v, %.200s", err, svg)
 	}
 }
@@ -105,9 +110,15 @@ func TestVerify(t *testing.T) {
 	gompi, ompi := r.Sides[0], r.Sides[1]
 	lat := r.Plans[0]
 	good := fakeTable(t, "0:self 1:tcp", "0 1\n")
+	sm := fakeTable(t, "0:self 1:sm", "0 1\n")
+	sm.Fields["btl"] = "self,sm"
+	if err := r.Sides[2].verify(lat, sm, nil); err != nil {
+		t.Errorf("gompi sm: %v", err)
+	}
 	if err := gompi.verify(lat, good, nil); err != nil {
 		t.Errorf("good table: %v", err)
 	}
+	sm0 := fakeTable(t, "0:self 1:sm", "0 1\n") // its btl line says self,tcp
 	for name, c := range map[string]struct {
 		side      *Side
 		tb, first *table.Table
@@ -116,7 +127,9 @@ func TestVerify(t *testing.T) {
 		"wrong transport": {side: gompi, tb: fakeTable(t, "0:self 1:sm", "0 1\n"), want: "1 ran over sm, not tcp"},
 		"no transports":   {side: gompi, tb: fakeTable(t, "unknown", "0 1\n"), want: "no transports"},
 		"other rows":      {side: gompi, tb: good, first: fakeTable(t, "0:self 1:tcp", "0 1\n8 1\n"), want: "differ from the first"},
-		"wrong btl":       {side: r.Sides[2], tb: good, want: `btl is "self,tcp", not "self,vader"`},
+		"wrong btl":       {side: r.Sides[3], tb: good, want: `btl is "self,tcp", not "self,vader"`},
+		"sm over tcp":     {side: r.Sides[2], tb: good, want: "1 ran over tcp, not sm"},
+		"gompi's btl":     {side: r.Sides[2], tb: sm0, want: `btl is "self,tcp", not "self,sm"`},
 	} {
 		if err := c.side.verify(lat, c.tb, c.first); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v, want %q", name, err, c.want)
@@ -136,5 +149,86 @@ func TestVersionLine(t *testing.T) {
 		if got := versionLine(out); got != want {
 			t.Errorf("versionLine(%q) = %q, want %q", out, got, want)
 		}
+	}
+}
+
+func TestParseComponents(t *testing.T) {
+	out := `package:gompi:0.1.0
+framework:btl:api:1.0.0
+mca:btl:self:version:component:1.0.0
+mca:btl:self:status:available
+mca:btl:tcp:version:component:1.0.0
+mca:btl:tcp:param:btl_tcp_eager_limit:value:65536
+mca:btl:sm:status:excluded
+mca:btl:base:param:btl:value:
+mca:coll:basic:status:available
+`
+	btls := parseComponents(out, "btl")
+	if want := []Component{{"self", "available", ""}, {"tcp", "", ""}, {"sm", "excluded", ""}}; !slices.Equal(btls, want) {
+		t.Errorf("btl: %v, want %v", btls, want)
+	}
+	if got := parseComponents(out, "coll"); !slices.Equal(got, []Component{{"basic", "available", ""}}) {
+		t.Errorf("coll: %v", got)
+	}
+	if got := parseComponents("mca:btl\nmca:btl::x\n", "btl"); got != nil {
+		t.Errorf("malformed records: %v", got)
+	}
+	// An excluded component is one a selection left out: naming it selects it.
+	if ok, why := Usable(btls, "btl", "sm"); !ok {
+		t.Errorf("sm excluded: %s", why)
+	}
+	if ok, why := Usable(btls[:2], "btl", "sm"); ok || why != "this build of gompi has no sm btl (it has self, tcp)" {
+		t.Errorf("no sm: %v %q", ok, why)
+	}
+	refused := parseComponents("mca:btl:sm:status:refused\nmca:btl:sm:refused:no /dev/shm: it is not mounted\n", "btl")
+	if ok, why := Usable(refused, "btl", "sm"); ok || why != "gompi's sm btl refuses to open here: no /dev/shm: it is not mounted" {
+		t.Errorf("sm refused: %v %q", ok, why)
+	}
+	if _, err := Components(context.Background(), filepath.Join(t.TempDir(), "gompi_info"), "btl"); err == nil ||
+		!strings.Contains(err.Error(), "listing gompi's btl components") {
+		t.Errorf("a missing gompi_info: %v", err)
+	}
+}
+
+func TestGoals(t *testing.T) {
+	r := fakeResult(t)
+	bw := Plans(true)[1]
+	r.Plans = append(r.Plans, bw, Plans(true)[3]) // multi-lat did not run on any side
+	add := func(label string, rows string) {
+		r.tables[[2]string{bw.Name, label}] = append(r.tables[[2]string{bw.Name, label}], fakeTable(t, "x", rows))
+	}
+	add("gompi sm", "65536 900\n4194304 2000\n")
+	add("Open MPI sm", "65536 1000\n4194304 1500\n")
+	got := r.Check(Goals(), 6000)
+	want := []struct{ status, goal, detail string }{
+		{"met", "latency gompi sm / Open MPI sm 0 to 1 KiB: <= 1.0", "worst 0.90 ratio at 1 KiB"},
+		{"missed", "bw gompi sm / Open MPI sm 64 KiB to 4 MiB: >= 1.0", "worst 0.90 ratio at 64 KiB"},
+		{"missed", "bw gompi sm at 4 MiB: at least half the machine's copy bandwidth (3000 MB/s)", "worst 0.67 of half the copy bandwidth at 4 MiB"},
+		{"not measured", "multi-lat gompi sm / Open MPI sm every size: <= 1.0", "no size in range was measured"},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("verdicts %+v", got)
+	}
+	for i, w := range want {
+		if g := got[i]; g.status() != w.status || g.Goal != w.goal || g.detail() != w.detail {
+			t.Errorf("verdict %d: %s | %s | %s\nwant %s | %s | %s", i, g.status(), g.Goal, g.detail(), w.status, w.goal, w.detail)
+		}
+	}
+	if v := r.Check(Goals(), 0); v[2].Absent != "the copy bandwidth was not measured" {
+		t.Errorf("no copy bandwidth: %+v", v[2])
+	}
+	r.Sides = Sides(OpenMPI(), nil, false)
+	if v := r.Check(Goals(), 6000); v[0].status() != "not measured" || v[0].Absent != "gompi sm did not run" {
+		t.Errorf("without gompi sm: %+v", v[0])
+	}
+	rep := &Report{Result: r, Verdicts: got}
+	if md := rep.Markdown(); !strings.Contains(md, "| bw gompi sm / Open MPI sm 64 KiB to 4 MiB: >= 1.0 | worst 0.90 ratio at 64 KiB | missed |") {
+		t.Errorf("Markdown lacks the goals:\n%s", md)
+	}
+}
+
+func TestCopyBandwidth(t *testing.T) {
+	if c := CopyBandwidth(); !(c > 0) || math.IsInf(c, 0) {
+		t.Errorf("copy bandwidth %v MB/s", c)
 	}
 }

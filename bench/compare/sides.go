@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/gompi/gompi/bench/osu"
+	"github.com/gompi/gompi/params"
 )
 
 // Side is one column of the comparison: gompi over one of its transports,
@@ -15,7 +16,7 @@ type Side struct {
 	Label  string      // column heading
 	About  string      // what it is, for the docs
 	Lib    *Library    // nil for gompi
-	MCA    [][2]string // Open MPI's --mca settings
+	MCA    [][2]string // --mca settings, gompirun's or Open MPI's
 	Expect string      // gompi: the transport every timed pair must use
 	// Against is the reference a gompi side's ratio column divides by.
 	Against *Side
@@ -32,18 +33,25 @@ func (s *Side) skips(p Plan) string {
 	return ""
 }
 
-// Sides returns the columns: gompi's transports (tcp for now) and the
-// references; mpich may be nil.
-func Sides(ompi, mpich *Library) []*Side {
-	ompiTCP := &Side{Label: "Open MPI tcp", About: "`--mca btl self,tcp --mca btl_tcp_if_include lo`: the same transport as gompi's",
+// Sides returns the columns: gompi over tcp, Open MPI over tcp, gompi
+// over sm if this build of gompi has it (gompiSM), Open MPI over sm and
+// MPICH; mpich may be nil. Each gompi side names its btl, so that the
+// default selection (which prefers sm where it exists) never decides.
+func Sides(ompi, mpich *Library, gompiSM bool) []*Side {
+	ompiTCP := &Side{Label: "Open MPI tcp", About: "`--mca btl self,tcp --mca btl_tcp_if_include lo`: the same transport as gompi tcp's",
 		Lib: ompi, MCA: [][2]string{{"btl", "self,tcp"}, {"btl_tcp_if_include", "lo"}}}
+	ompiSM := &Side{Label: "Open MPI sm", About: "`--mca btl self,vader`: Open MPI's shared memory, the reference for gompi sm",
+		Lib: ompi, MCA: [][2]string{{"btl", "self,vader"}}}
 	sides := []*Side{
-		{Label: "gompi tcp", About: "gompi with its default btl (self for a rank's own messages, tcp between ranks)",
-			Expect: "tcp", Against: ompiTCP},
+		{Label: "gompi tcp", About: "`--mca btl self,tcp`: gompi over tcp between ranks (self for a rank's own messages)",
+			MCA: [][2]string{{"btl", "self,tcp"}}, Expect: "tcp", Against: ompiTCP},
 		ompiTCP,
-		{Label: "Open MPI sm (target)", About: "`--mca btl self,vader`: shared memory, the target for gompi's sm transport",
-			Lib: ompi, MCA: [][2]string{{"btl", "self,vader"}}},
 	}
+	if gompiSM {
+		sides = append(sides, &Side{Label: "gompi sm", About: "`--mca btl self,sm`: gompi over shared memory between ranks",
+			MCA: [][2]string{{"btl", "self,sm"}}, Expect: "sm", Against: ompiSM})
+	}
+	sides = append(sides, ompiSM)
 	if mpich != nil {
 		sides = append(sides, &Side{Label: "MPICH", About: "MPICH's default (ch4, shared memory between local ranks)", Lib: mpich,
 			SkipOversubscribed: "it busy-waits without yielding when ranks outnumber CPUs: each message waits for a " +
@@ -56,16 +64,19 @@ func Sides(ompi, mpich *Library) []*Side {
 type Paths struct {
 	Gompirun string // gompi's launcher
 	Bench    string // gompi-bench
+	Info     string // gompi_info, which lists the build's components
 	Build    string // the C programs' build directory
 }
 
 // Command is the command line of one run of a plan on this side.
 func (s *Side) Command(p Plan, paths Paths) []string {
 	if p.Name == "launch" {
-		// Every side is timed by the same code: gompi-bench launch.
+		// Every side is timed by the same code: gompi-bench launch. Its
+		// jobs take gompi's settings from the environment, which
+		// gompi-bench's own btl line then reports.
 		cmd := append([]string{paths.Bench, "launch"}, p.Args...)
 		if s.Lib == nil {
-			return append(cmd, "--gompirun", paths.Gompirun)
+			return append(append(s.envMCA(), cmd...), "--gompirun", paths.Gompirun)
 		}
 		return append(append(cmd, "--"), s.launcher(osu.NP, true, paths.Build, p.Prog)...)
 	}
@@ -75,6 +86,9 @@ func (s *Side) Command(p Plan, paths Paths) []string {
 		cmd := []string{paths.Gompirun, "-np", np}
 		if over {
 			cmd = append(cmd, "--oversubscribe")
+		}
+		for _, m := range s.MCA {
+			cmd = append(cmd, "--mca", m[0], m[1])
 		}
 		return append(append(cmd, paths.Bench, p.Name), p.Args...)
 	}
@@ -94,7 +108,19 @@ func (s *Side) launcher(np string, over bool, build, prog string) []string {
 	return append(cmd, filepath.Join(build, s.Lib.Dir, prog))
 }
 
-// btl is the btl line Open MPI's C programs print for this side.
+// envMCA is env(1) setting a gompi side's parameters, or nothing.
+func (s *Side) envMCA() []string {
+	if len(s.MCA) == 0 {
+		return nil
+	}
+	cmd := []string{"env"}
+	for _, m := range s.MCA {
+		cmd = append(cmd, params.EnvPrefix+m[0]+"="+m[1])
+	}
+	return cmd
+}
+
+// btl is the btl line the side's tables print: its btl setting.
 func (s *Side) btl() string {
 	for _, m := range s.MCA {
 		if m[0] == "btl" {

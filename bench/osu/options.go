@@ -38,7 +38,7 @@ func (m Measurement) Options(f Flags) (Options, error) {
 	if f.List != "" {
 		o.Sizes, err = parseList(f.List, m.MinSize)
 	} else {
-		o.Sizes, err = parseRange(f.Range, m.MinSize)
+		o.Sizes, err = parseRange(f.Range, m.MinSize, m.DefaultMaxSize())
 	}
 	if err != nil {
 		return Options{}, err
@@ -61,6 +61,14 @@ func (m Measurement) Options(f Flags) (Options, error) {
 	return o, nil
 }
 
+// DefaultMaxSize is the largest size measured when no flag says.
+func (m Measurement) DefaultMaxSize() int {
+	if m.DefaultMax > 0 {
+		return m.DefaultMax
+	}
+	return DefaultMaxSize
+}
+
 // For returns the iterations and warm-up iterations for one size.
 func (o Options) For(size int) (iters, warmup int) {
 	if size > LargeSize {
@@ -80,8 +88,8 @@ func (o Options) MaxSize() int {
 // parseRange reads -m "[min:]max" (or "min:") into sizes from min to max
 // by powers of two, as OSU steps: 0, 1, 2, 4, ... A min below minSize is
 // raised to it: bandwidth starts at 1 byte.
-func parseRange(s string, minSize int) ([]int, error) {
-	lo, hi := 0, DefaultMaxSize
+func parseRange(s string, minSize, defaultMax int) ([]int, error) {
+	lo, hi := 0, defaultMax
 	if s != "" {
 		a, b, hasColon := strings.Cut(s, ":")
 		var err error
@@ -98,7 +106,10 @@ func parseRange(s string, minSize int) ([]int, error) {
 				return nil, fmt.Errorf("-m %q: max: %w (want [min:]max in bytes)", s, err)
 			}
 		}
-		if hi < lo {
+		switch {
+		case hi < lo && b == "":
+			return nil, fmt.Errorf("-m %q: min %d is above this measurement's default max %d: give both, MIN:MAX", s, lo, hi)
+		case hi < lo:
 			return nil, fmt.Errorf("-m %q: max %d is below min %d", s, hi, lo)
 		}
 	}

@@ -47,6 +47,27 @@ func TestOptions(t *testing.T) {
 	if len(o.Sizes) != 24 || o.Sizes[0] != 0 || o.MaxSize() != DefaultMaxSize {
 		t.Errorf("default sizes %v", o.Sizes)
 	}
+	// incast and ring measure small messages unless told otherwise.
+	for _, c := range []struct {
+		m     Measurement
+		f     Flags
+		sizes []int
+	}{
+		{incast(), Flags{}, []int{1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024}},
+		{incast(), Flags{Range: "0:4"}, []int{1, 2, 4}},
+		{incast(), Flags{Range: "4K"}, []int{1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096}},
+		{ring(), Flags{}, []int{0, 1, 2, 4, 8}},
+		{ring(), Flags{Range: "16:"}, nil},
+		{ring(), Flags{List: "8,64K"}, []int{8, 64 << 10}},
+	} {
+		o, err := c.m.Options(c.f)
+		switch {
+		case c.sizes == nil && err == nil:
+			t.Errorf("%s %+v: sizes %v, want an error", c.m.Name, c.f, o.Sizes)
+		case c.sizes != nil && (err != nil || !slices.Equal(o.Sizes, c.sizes)):
+			t.Errorf("%s %+v: sizes %v, %v, want %v", c.m.Name, c.f, o.Sizes, err, c.sizes)
+		}
+	}
 }
 
 func TestOptionsErrors(t *testing.T) {
@@ -97,14 +118,16 @@ func TestRegistry(t *testing.T) {
 			t.Errorf("Lookup(%q) = %v, %v", m.Name, got.Name, err)
 		}
 	}
-	if _, err := Lookup("allreduce"); err == nil || !strings.Contains(err.Error(), "known: [latency bw bibw multi-lat]") {
+	if _, err := Lookup("allreduce"); err == nil || !strings.Contains(err.Error(), "known: [latency bw bibw multi-lat incast ring]") {
 		t.Errorf("unknown name: %v", err)
 	}
 	if err := multiLatency().CheckRanks(3); err == nil {
 		t.Error("multi-lat accepted 3 ranks")
 	}
-	if err := latency().CheckRanks(1); err == nil || !strings.Contains(err.Error(), "at least 2 ranks") {
-		t.Errorf("latency with 1 rank: %v", err)
+	for _, m := range []Measurement{latency(), incast(), ring()} {
+		if err := m.CheckRanks(1); err == nil || !strings.Contains(err.Error(), "at least 2 ranks") {
+			t.Errorf("%s with 1 rank: %v", m.Name, err)
+		}
 	}
 }
 
@@ -117,5 +140,11 @@ func TestTransportTo(t *testing.T) {
 	}
 	if got := halves(6); !slices.Equal(got, [][2]int{{0, 3}, {1, 4}, {2, 5}}) {
 		t.Errorf("halves(6) = %v", got)
+	}
+	if got := neighbours(3); !slices.Equal(got, [][2]int{{0, 1}, {1, 2}, {2, 0}}) {
+		t.Errorf("neighbours(3) = %v", got)
+	}
+	if got := neighbours(2); !slices.Equal(got, [][2]int{{0, 1}, {1, 0}}) {
+		t.Errorf("neighbours(2) = %v", got)
 	}
 }

@@ -36,7 +36,10 @@ type Measurement struct {
 	About   string // how the value is obtained, for the header
 	Column  string // value column heading
 	MinSize int    // smallest message size the measurement accepts
-	Counts  Counts // OSU's defaults
+	// DefaultMax is the largest size measured without -m or -s;
+	// 0 means DefaultMaxSize.
+	DefaultMax int
+	Counts     Counts // OSU's defaults
 	// CheckRanks rejects a job size the measurement cannot use.
 	CheckRanks func(n int) error
 	// Transports describes, on rank 0, which transport carries each pair
@@ -48,7 +51,7 @@ type Measurement struct {
 
 // All lists the measurements in the order --help shows them.
 func All() []Measurement {
-	return []Measurement{latency(), bandwidth(), biBandwidth(), multiLatency()}
+	return []Measurement{latency(), bandwidth(), biBandwidth(), multiLatency(), incast(), ring()}
 }
 
 // Lookup finds a measurement by name.

@@ -69,7 +69,7 @@ func parseFlags(args []string) (options, error) {
 	fs.BoolVar(&o.install, "install", true, "install missing libraries with apt-get")
 	fs.BoolVar(&o.noMPICH, "no-mpich", false, "leave MPICH out")
 	fs.DurationVar(&o.timeout, "timeout", 0, "limit for one run of one measurement (default 3m, quick 1m)")
-	fs.StringVar(&o.only, "only", "", "run only these measurements, comma-separated (latency,bw,bibw,multi-lat,launch)")
+	fs.StringVar(&o.only, "only", "", "run only these measurements, comma-separated (latency,bw,bibw,multi-lat,incast,ring,ring-8,ring-16,launch)")
 	fs.StringVar(&o.command, "command", "", "how the run was started, for the page (default: this command line)")
 	if err := fs.Parse(args); err != nil {
 		return o, err
@@ -97,6 +97,7 @@ func run(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	paths := compare.Paths{
 		Gompirun: filepath.Join(o.bin, "gompirun"),
 		Bench:    filepath.Join(o.bin, "gompi-bench"),
+		Info:     filepath.Join(o.bin, "gompi_info"),
 		Build:    o.build,
 	}
 	if err := checkInputs(o, paths); err != nil {
@@ -110,13 +111,23 @@ func run(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	btls, err := compare.Components(ctx, paths.Info, "btl")
+	if err != nil {
+		return err
+	}
+	var notes []string
+	gompiSM, why := compare.Usable(btls, "btl", "sm")
+	if !gompiSM {
+		note := "gompi sm left out: " + why
+		fmt.Fprintln(stderr, note)
+		notes = append(notes, note)
+	}
 	env := runEnv()
 	in := &compare.Installer{Allowed: o.install, Log: stderr}
 	ompi := compare.OpenMPI()
 	if err := setUp(ctx, in, ompi, o, env); err != nil {
 		return err
 	}
-	var notes []string
 	mpich := compare.MPICH()
 	if o.noMPICH {
 		mpich = nil
@@ -130,15 +141,17 @@ func run(ctx context.Context, o options, stdout, stderr io.Writer) error {
 		versions = append(versions, mpich.Describe())
 	}
 
+	machine := compare.ThisMachine()
+	machine.Copy = compare.CopyBandwidth()
 	res, err := compare.Run(ctx, compare.Config{
-		Plans: plans, Sides: compare.Sides(ompi, mpich), Paths: paths, Reps: o.reps,
+		Plans: plans, Sides: compare.Sides(ompi, mpich, gompiSM), Paths: paths, Reps: o.reps,
 		Timeout: o.timeout, Env: env, Log: stderr,
 	})
 	if err != nil {
 		return err
 	}
-	rep := &compare.Report{Result: res, Command: o.command, Started: started, Machine: compare.ThisMachine(),
-		Versions: versions, Notes: notes}
+	rep := &compare.Report{Result: res, Command: o.command, Started: started, Machine: machine,
+		Versions: versions, Notes: notes, Verdicts: res.Check(compare.Goals(), machine.Copy)}
 	if o.writeDocs {
 		if rep.PlotFiles, err = res.Plot(o.plots); err != nil {
 			return err
@@ -162,7 +175,7 @@ func run(ctx context.Context, o options, stdout, stderr io.Writer) error {
 // checkInputs fails early, naming what is missing.
 func checkInputs(o options, p compare.Paths) error {
 	var errs []error
-	for _, f := range []string{p.Gompirun, p.Bench} {
+	for _, f := range []string{p.Gompirun, p.Bench, p.Info} {
 		if _, err := exec.LookPath(f); err != nil {
 			errs = append(errs, fmt.Errorf("%s not found: run make build first (from the repository's root)", f))
 		}
@@ -181,18 +194,35 @@ func checkInputs(o options, p compare.Paths) error {
 	return errors.Join(errs...)
 }
 
+// selectPlans picks -only's plans in the run's order; a name picks every
+// plan of that measurement (ring: ring-8 and ring-16), a key just one.
 func selectPlans(o options) ([]compare.Plan, error) {
 	all := compare.Plans(o.quick)
 	if o.only == "" {
 		return all, nil
 	}
-	var out []compare.Plan
-	for _, name := range strings.Split(o.only, ",") {
-		i := slices.IndexFunc(all, func(p compare.Plan) bool { return p.Name == strings.TrimSpace(name) })
-		if i < 0 {
-			return nil, fmt.Errorf("-only: no measurement %q (latency, bw, bibw, multi-lat, launch)", name)
+	var known []string
+	for _, p := range all {
+		if !slices.Contains(known, p.Name) {
+			known = append(known, p.Name)
 		}
-		out = append(out, all[i])
+		if p.Key() != p.Name {
+			known = append(known, p.Key())
+		}
+	}
+	want := map[string]bool{}
+	for _, name := range strings.Split(o.only, ",") {
+		name = strings.TrimSpace(name)
+		if !slices.Contains(known, name) {
+			return nil, fmt.Errorf("-only: no measurement %q in this run (%s)", name, strings.Join(known, ", "))
+		}
+		want[name] = true
+	}
+	var out []compare.Plan
+	for _, p := range all {
+		if want[p.Name] || want[p.Key()] {
+			out = append(out, p)
+		}
 	}
 	return out, nil
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -31,6 +32,24 @@ func TestParseFlags(t *testing.T) {
 	}
 	if _, err := selectPlans(options{only: "allreduce"}); err == nil || !strings.Contains(err.Error(), `no measurement "allreduce"`) {
 		t.Errorf("unknown measurement: %v", err)
+	}
+	// A name picks every plan of a measurement, a key one; the run's order holds.
+	for only, want := range map[string][]string{
+		"ring":           {"ring-8", "ring-16"},
+		"ring-16,incast": {"incast", "ring-16"},
+		"launch,ring-8":  {"ring-8", "launch"},
+	} {
+		plans, err := selectPlans(options{only: only})
+		var keys []string
+		for _, p := range plans {
+			keys = append(keys, p.Key())
+		}
+		if err != nil || !slices.Equal(keys, want) {
+			t.Errorf("-only %s: %v %v, want %v", only, keys, err, want)
+		}
+	}
+	if _, err := selectPlans(options{only: "ring-16", quick: true}); err == nil || !strings.Contains(err.Error(), `no measurement "ring-16" in this run`) {
+		t.Errorf("ring-16 in a quick run: %v", err)
 	}
 }
 

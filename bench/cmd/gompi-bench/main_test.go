@@ -92,13 +92,26 @@ func TestMeasurements(t *testing.T) {
 		btl        string
 		transports string
 	}{
+		// The default selection: sm between ranks of one host.
 		{"latency", []string{"-np", "2"}, []string{"-m", "0:64", "-i", "3", "-x", "1"},
-			[]int{0, 1, 2, 4, 8, 16, 32, 64}, "all", "0:self 1:tcp"},
-		{"bw", []string{"-np", "2"}, []string{"-m", "0:4", "-i", "2", "-x", "1"}, []int{1, 2, 4}, "all", "0:self 1:tcp"},
+			[]int{0, 1, 2, 4, 8, 16, 32, 64}, "all", "0:self 1:sm"},
+		{"bw", []string{"-np", "2"}, []string{"-m", "0:4", "-i", "2", "-x", "1"}, []int{1, 2, 4}, "all", "0:self 1:sm"},
 		// 128K is above the large-message threshold and the eager limit.
-		{"bibw", []string{"-np", "2"}, []string{"-s", "1,1K,128K", "-i", "2", "-x", "1"}, []int{1, 1024, 128 << 10}, "all", "0:self 1:tcp"},
+		{"bibw", []string{"-np", "2"}, []string{"-s", "1,1K,128K", "-i", "2", "-x", "1"}, []int{1, 1024, 128 << 10}, "all", "0:self 1:sm"},
 		{"multi-lat", []string{"-np", "4", "--oversubscribe"}, []string{"-s", "0,64,1K", "-i", "3", "-x", "1"},
-			[]int{0, 64, 1024}, "all", "0-2:tcp 1-3:tcp"},
+			[]int{0, 64, 1024}, "all", "0-2:sm 1-3:sm"},
+		// Any-source receives from two senders; the defaults are small sizes.
+		{"incast", []string{"-np", "3", "--oversubscribe"}, []string{"-m", "1:8", "-i", "3", "-x", "1"}, []int{1, 2, 4, 8}, "all", "0:self 1:sm 2:sm"},
+		{"incast", []string{"-np", "2"}, []string{"-i", "2", "-x", "0"}, []int{1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024}, "all", "0:self 1:sm"},
+		{"ring", []string{"-np", "3", "--oversubscribe"}, []string{"-i", "5", "-x", "1"}, []int{0, 1, 2, 4, 8}, "all", "0-1:sm 1-2:sm 2-0:sm"},
+		// Each transport chosen by name, as bench-compare does.
+		{"bibw", []string{"-np", "2", "--mca", "btl", "self,tcp"}, []string{"-s", "1,1K,128K", "-i", "2", "-x", "1"},
+			[]int{1, 1024, 128 << 10}, "self,tcp", "0:self 1:tcp"},
+		{"incast", []string{"-np", "3", "--oversubscribe", "--mca", "btl", "self,tcp"}, []string{"-s", "1,1K", "-i", "3", "-x", "1"},
+			[]int{1, 1024}, "self,tcp", "0:self 1:tcp 2:tcp"},
+		{"ring", []string{"-np", "2", "--mca", "btl", "self,tcp"}, []string{"-s", "8,128K", "-i", "3", "-x", "1"}, []int{8, 128 << 10}, "self,tcp", "0-1:tcp 1-0:tcp"},
+		{"ring", []string{"-np", "3", "--oversubscribe", "--mca", "btl", "self,sm"}, []string{"-s", "8,128K", "-i", "3", "-x", "1"},
+			[]int{8, 128 << 10}, "self,sm", "0-1:sm 1-2:sm 2-0:sm"},
 		// The btl line is the parameter's value; rank 0 then reaches itself over tcp.
 		{"latency", []string{"-np", "3", "--oversubscribe", "--mca", "btl", "tcp"}, []string{"-s", "8", "-i", "2", "-x", "0"},
 			[]int{8}, "tcp", "0:tcp 1:tcp 2:tcp"},
@@ -128,7 +141,7 @@ func TestLaunch(t *testing.T) {
 	if !slices.Equal(tb.Keys(), []int{1, 2}) || tb.Key != "Ranks" || !strings.HasPrefix(tb.Fields["unit"], "ms: ") {
 		t.Errorf("%s %v unit %q", tb.Key, tb.Keys(), tb.Fields["unit"])
 	}
-	if tb.Fields["launcher"] != gompirun || tb.Fields["transports"] != "0:self 1:tcp" || tb.Fields["btl"] != "all" {
+	if tb.Fields["launcher"] != gompirun || tb.Fields["transports"] != "0:self 1:sm" || tb.Fields["btl"] != "all" {
 		t.Errorf("fields %v", tb.Fields)
 	}
 	// Any launcher, with {np} for the rank count.
@@ -156,6 +169,10 @@ func TestJobErrors(t *testing.T) {
 	_, stderr, err := job(t, gompirun, "-np", "3", "--oversubscribe", "--timeout", "60", bench, "multi-lat", "-s", "1")
 	if err == nil || strings.Count(stderr, "multi-lat needs an even number of ranks") != 1 {
 		t.Errorf("3 ranks: %v\n%s", err, stderr)
+	}
+	_, stderr, err = job(t, gompirun, "-np", "1", "--timeout", "60", bench, "ring", "-s", "8")
+	if err == nil || strings.Count(stderr, "ring needs at least 2 ranks, got 1") != 1 {
+		t.Errorf("a ring of 1: %v\n%s", err, stderr)
 	}
 	_, stderr, err = job(t, gompirun, "-np", "3", "--oversubscribe", "--timeout", "60", bench, "latency", "-m", "5:1")
 	if err == nil || strings.Count(stderr, "max 1 is below min 5") != 1 {
@@ -194,7 +211,7 @@ func TestUsage(t *testing.T) {
 	if code := run([]string{"--help"}, &out, &errb); code != 0 {
 		t.Fatalf("--help: exit %d", code)
 	}
-	for _, name := range []string{"latency", "bw", "bibw", "multi-lat", "launch", "init-finalize"} {
+	for _, name := range []string{"latency", "bw", "bibw", "multi-lat", "incast", "ring", "launch", "init-finalize"} {
 		if !strings.Contains(out.String(), "\n  "+name+" ") {
 			t.Errorf("--help does not list %s:\n%s", name, out.String())
 		}
@@ -205,6 +222,7 @@ func TestUsage(t *testing.T) {
 	}{
 		{[]string{"latency", "-m", "5:1"}, `-m "5:1": max 1 is below min 5`},
 		{[]string{"bw", "-s", "0,1"}, "below this measurement's smallest"},
+		{[]string{"incast", "-m", "2K:"}, "min 2048 is above this measurement's default max 1024: give both, MIN:MAX"},
 		{[]string{"latency", "-i", "x"}, `invalid argument "x"`},
 		{[]string{"latency", "-q"}, "unknown shorthand flag: 'q'"},
 		{[]string{"allreduce"}, `unknown command "allreduce"`},

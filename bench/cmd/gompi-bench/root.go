@@ -51,7 +51,7 @@ func addSizeFlags(cmd *cobra.Command, m osu.Measurement) *sizeFlags {
 	f := &sizeFlags{cmd: cmd}
 	fl := cmd.Flags()
 	fl.SortFlags = false
-	fl.StringVarP(&f.rng, "message-size", "m", fmt.Sprintf("%d:%d", m.MinSize, osu.DefaultMaxSize),
+	fl.StringVarP(&f.rng, "message-size", "m", fmt.Sprintf("%d:%d", m.MinSize, m.DefaultMaxSize()),
 		"message sizes `[MIN:]MAX` in bytes, by powers of two")
 	fl.StringVarP(&f.list, "sizes", "s", "", "message sizes as a `LIST` such as 0,1,64,1K,4M (overrides -m)")
 	fl.IntVarP(&f.iters, "iterations", "i", m.Counts.Iters,

@@ -1,0 +1,139 @@
+package compare
+
+import (
+	"fmt"
+	"math"
+	"slices"
+)
+
+// Goal is a target for one gompi side in one plan: its ratio to the
+// reference it is held against, over a range of sizes, at most 1 for a
+// time and at least 1 for a bandwidth. With Copy set, the side's own
+// figure at To must instead reach half the machine's copy bandwidth.
+type Goal struct {
+	Plan     string // plan key
+	Side     string // a gompi side's label
+	From, To int    // sizes, inclusive
+	Copy     bool
+}
+
+// Goals are issue 9's targets.
+func Goals() []Goal {
+	const all = math.MaxInt
+	return []Goal{
+		{Plan: "latency", Side: "gompi sm", From: 0, To: 1 << 10},
+		{Plan: "bw", Side: "gompi sm", From: 64 << 10, To: 4 << 20},
+		{Plan: "bibw", Side: "gompi sm", From: 64 << 10, To: 4 << 20},
+		{Plan: "bw", Side: "gompi sm", From: CopySize, To: CopySize, Copy: true},
+		{Plan: "bibw", Side: "gompi sm", From: CopySize, To: CopySize, Copy: true},
+		{Plan: "multi-lat", Side: "gompi sm", From: 0, To: all},
+		{Plan: "incast", Side: "gompi tcp", From: 0, To: all},
+		{Plan: "incast", Side: "gompi sm", From: 0, To: all},
+		{Plan: "ring-8", Side: "gompi tcp", From: 0, To: all},
+		{Plan: "ring-8", Side: "gompi sm", From: 0, To: all},
+		{Plan: "ring-16", Side: "gompi tcp", From: 0, To: all},
+		{Plan: "ring-16", Side: "gompi sm", From: 0, To: all},
+	}
+}
+
+// Verdict is a goal as measured.
+type Verdict struct {
+	Goal   string // what was wanted, for a reader
+	Worst  string // the figure furthest from it, and where
+	Met    bool
+	Absent string // why it was not measured; then Worst and Met mean nothing
+}
+
+// Check measures every goal whose plan ran; copyMBs is the machine's
+// copy bandwidth (0 if unknown).
+func (r *Result) Check(goals []Goal, copyMBs float64) []Verdict {
+	var out []Verdict
+	for _, g := range goals {
+		i := slices.IndexFunc(r.Plans, func(p Plan) bool { return p.Key() == g.Plan })
+		if i < 0 {
+			continue // not in this run
+		}
+		out = append(out, r.check(g, r.Plans[i], copyMBs))
+	}
+	return out
+}
+
+func (r *Result) check(g Goal, p Plan, copyMBs float64) Verdict {
+	j := slices.IndexFunc(r.Sides, func(s *Side) bool { return s.Label == g.Side })
+	var s *Side
+	if j >= 0 {
+		s = r.Sides[j]
+	}
+	v := Verdict{Goal: g.describe(p, s, copyMBs)}
+	switch {
+	case s == nil:
+		v.Absent = g.Side + " did not run"
+		return v
+	case !g.Copy && s.Against == nil:
+		v.Absent = g.Side + " has no reference"
+		return v
+	case g.Copy && copyMBs <= 0:
+		v.Absent = "the copy bandwidth was not measured"
+		return v
+	}
+	keys, med := r.Medians(p, s)
+	var ref map[int]float64
+	if !g.Copy {
+		rk, rm := r.Medians(p, s.Against)
+		ref = map[int]float64{}
+		for i, k := range rk {
+			ref[k] = rm[i]
+		}
+	}
+	worst, at, seen := math.NaN(), 0, false
+	for i, k := range keys {
+		if k < g.From || k > g.To {
+			continue
+		}
+		x := med[i] / (copyMBs / 2)
+		if !g.Copy {
+			if ref[k] <= 0 {
+				continue
+			}
+			x = med[i] / ref[k]
+		}
+		if !seen || (p.Higher && x < worst) || (!p.Higher && x > worst) {
+			worst, at = x, k
+		}
+		seen = true
+	}
+	if !seen {
+		v.Absent = "no size in range was measured"
+		return v
+	}
+	v.Met = (p.Higher && worst >= 1) || (!p.Higher && worst <= 1)
+	what := "ratio"
+	if g.Copy {
+		what = "of half the copy bandwidth"
+	}
+	v.Worst = fmt.Sprintf("%.2f %s at %s", worst, what, p.FormatKey(at))
+	return v
+}
+
+func (g Goal) describe(p Plan, s *Side, copyMBs float64) string {
+	sizes := "every size"
+	switch {
+	case g.To == math.MaxInt && g.From > 0:
+		sizes = "from " + p.FormatKey(g.From)
+	case g.To != math.MaxInt && g.From == g.To:
+		sizes = "at " + p.FormatKey(g.From)
+	case g.To != math.MaxInt:
+		sizes = p.FormatKey(g.From) + " to " + p.FormatKey(g.To)
+	}
+	if g.Copy {
+		return fmt.Sprintf("%s %s %s: at least half the machine's copy bandwidth (%.0f MB/s)", p.Key(), g.Side, sizes, copyMBs/2)
+	}
+	ref, cmp := "its reference", "<= 1.0"
+	if s != nil && s.Against != nil {
+		ref = s.Against.Label
+	}
+	if p.Higher {
+		cmp = ">= 1.0"
+	}
+	return fmt.Sprintf("%s %s / %s %s: %s", p.Key(), g.Side, ref, sizes, cmp)
+}
