@@ -49,8 +49,9 @@ type Engine struct {
 
 	reqPool sync.Pool
 
+	pollers atomic.Int32 // waiters inside progress: they run what deliveries queue
+	queued  atomic.Bool  // outbox may hold something: pollers look under outMu only then
 	outMu   sync.Mutex
-	pollers int      // waiters inside progress: they run what deliveries queue
 	outbox  []func() // sends decided while delivering, for the pollers
 	spare   []func()
 
@@ -286,7 +287,7 @@ func (e *Engine) irecv(r *Request, context uint32, src, tag int, buf []byte, poo
 		if !r.matches(u.from, int(u.h.tag)) {
 			continue
 		}
-		q.unexpected = slices.Delete(q.unexpected, i, i+1)
+		q.unexpected = removeAt(q.unexpected, i)
 		if u.h.typ == typeMatch {
 			e.mu.Unlock()
 			n := copy(buf, u.data)
@@ -343,13 +344,20 @@ func (e *Engine) matchRTS(r *Request, from int, h header, inline bool) {
 // from its reader goroutine, which must never block on a write, or from a
 // waiter's poll: then the waiter runs it right after the poll, sparing a
 // goroutine that, with one P, would run only when the waiter yields.
+//
+// A poller leaves progress without a lock: it counts itself out, then
+// looks at queued. Here queued is set before pollers is read. Whichever
+// order the two pairs run in, either this call sees no poller and takes f
+// back, or the leaving poller sees queued and runs f.
 func (e *Engine) later(f func()) {
 	e.outMu.Lock()
-	if e.pollers > 0 {
-		e.outbox = append(e.outbox, f)
+	e.queued.Store(true)
+	e.outbox = append(e.outbox, f)
+	if e.pollers.Load() > 0 {
 		e.outMu.Unlock()
 		return
 	}
+	e.outbox = e.outbox[:len(e.outbox)-1]
 	e.outMu.Unlock()
 	e.background(f)
 }
@@ -458,7 +466,7 @@ func (e *Engine) Cancel(r *Request) (bool, error) {
 		e.mu.Unlock()
 		return false, nil
 	}
-	q.posted = slices.Delete(q.posted, i, i+1)
+	q.posted = removeAt(q.posted, i)
 	e.mu.Unlock()
 	e.complete(r, Status{Source: r.peer, Tag: r.tag, Cancelled: true})
 	return true, nil
@@ -525,14 +533,16 @@ func (e *Engine) progress() int {
 	if !e.started.Load() {
 		return 0
 	}
-	e.outMu.Lock()
-	e.pollers++
-	e.outMu.Unlock()
+	e.pollers.Add(1)
 	n := e.tr.Progress()
+	e.pollers.Add(-1)
+	if !e.queued.Load() {
+		return n
+	}
 	e.outMu.Lock()
-	e.pollers--
 	todo := e.outbox
 	e.outbox, e.spare = e.spare[:0], nil
+	e.queued.Store(false)
 	e.outMu.Unlock()
 	for i, f := range todo {
 		f()

@@ -5,8 +5,11 @@ import (
 	"testing"
 )
 
-// counter is a Receiver that counts deliveries.
-type counter struct{ n int }
+// counter is a Receiver that counts deliveries, on a cache line of its own.
+type counter struct {
+	n int
+	_ [56]byte
+}
 
 func (c *counter) Place(int, []byte, int) []byte     { return nil }
 func (c *counter) Deliver(int, []byte, []byte, bool) { c.n++ }
