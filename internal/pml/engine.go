@@ -237,6 +237,13 @@ func (e *Engine) isend(r *Request, context uint32, dest, tag int, buf []byte, sy
 	if sync {
 		h.flags |= flagSync
 	}
+	if sc, ok := m.(btl.SingleCopier); ok {
+		if least := sc.SingleCopyMin(dest); least > 0 && len(buf) >= least {
+			// The receiver reads buf itself; r keeps it reachable until the FIN.
+			h.flags |= flagGet
+			h.rreq = sc.Expose(dest, buf)
+		}
+	}
 	if err := e.send(m, dest, h, nil); err != nil {
 		e.mu.Lock()
 		_, pending := e.sends[r.id]
@@ -316,6 +323,15 @@ func (e *Engine) irecv(r *Request, context uint32, src, tag int, buf []byte, poo
 func (e *Engine) matchRTS(r *Request, from int, h header, inline bool) {
 	r.from, r.total = from, int(h.total)
 	r.accepted = min(r.total, len(r.buf))
+	if h.flags&flagGet != 0 {
+		e.mu.Unlock()
+		if inline {
+			e.getData(r, from, h)
+		} else {
+			e.later(func() { e.getData(r, from, h) })
+		}
+		return
+	}
 	if r.accepted > 0 {
 		e.nextID++
 		r.id = e.nextID
@@ -338,6 +354,34 @@ func (e *Engine) matchRTS(r *Request, from int, h header, inline bool) {
 	} else {
 		e.later(send)
 	}
+}
+
+// getData reads a matched message straight from the sender's memory into
+// the receive buffer, then tells the sender that its buffer is free (FIN).
+// If the transport cannot read it, the sender is asked to send it (CTS).
+func (e *Engine) getData(r *Request, from int, h header) {
+	m := e.module(from)
+	var err error
+	if r.accepted > 0 {
+		if sc, ok := m.(btl.SingleCopier); ok {
+			err = sc.Read(from, h.rreq, 0, r.buf[:r.accepted])
+		} else {
+			err = fmt.Errorf("btl %s cannot read another rank's memory", m.Name())
+		}
+	}
+	if err != nil {
+		e.log.Debug("single copy failed; the sender will send the message", "from", from, "error", err)
+		h.flags &^= flagGet
+		e.mu.Lock()
+		e.matchRTS(r, from, h, true) // unlocks; we are off the delivery path already
+		return
+	}
+	fin := header{typ: typeFin, context: h.context, source: int32(e.me), tag: h.tag, total: uint64(r.accepted), sreq: h.sreq}
+	st := Status{Source: from, Tag: int(h.tag), Bytes: r.accepted, Total: r.total}
+	if err := e.send(m, from, fin, nil); err != nil {
+		st.Err = err
+	}
+	e.complete(r, st)
 }
 
 // later runs a send that a delivery decided on. A transport may deliver

@@ -16,9 +16,10 @@ const (
 	typeRTS                    // rendezvous request to send: header only
 	typeCTS                    // clear to send: the receiver matched, send `total` bytes
 	typeData                   // rendezvous payload at offset `total`
+	typeFin                    // the receiver read `total` bytes itself (single copy): the send is done
 )
 
-const headerVersion = 1
+const headerVersion = 2
 
 // HeaderSize is the size of the engine's header in every fragment.
 const HeaderSize = 40
@@ -28,8 +29,8 @@ const HeaderSize = 40
 //	0 version u8 | 1 type u8 | 2 flags u16 | 4 context u32 | 8 source i32 |
 //	12 tag i32 | 16 total u64 | 24 send request u64 | 32 receive request u64
 //
-// total is the message size (match, RTS), the accepted size (CTS) or the
-// payload offset (data).
+// total is the message size (match, RTS), the accepted size (CTS, FIN) or
+// the payload offset (data).
 type header struct {
 	typ     uint8
 	flags   uint16
@@ -41,8 +42,15 @@ type header struct {
 	rreq    uint64
 }
 
-// flagSync marks an RTS from a synchronous send: the CTS proves the match.
-const flagSync uint16 = 1
+// RTS flags.
+const (
+	// flagSync marks an RTS from a synchronous send: the CTS proves the match.
+	flagSync uint16 = 1 << iota
+	// flagGet marks an RTS whose payload the receiver may read itself from
+	// the sender's memory; the receive request field carries the
+	// transport's token for it (btl.SingleCopier).
+	flagGet
+)
 
 func (h *header) encode(b []byte) []byte {
 	b = b[:HeaderSize]
@@ -75,7 +83,7 @@ func decodeHeader(b []byte) (header, error) {
 		sreq:    binary.LittleEndian.Uint64(b[24:]),
 		rreq:    binary.LittleEndian.Uint64(b[32:]),
 	}
-	if h.typ < typeMatch || h.typ > typeData {
+	if h.typ < typeMatch || h.typ > typeFin {
 		return header{}, fmt.Errorf("pml: unknown fragment type %d", h.typ)
 	}
 	return h, nil

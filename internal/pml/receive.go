@@ -46,6 +46,8 @@ func (e *Engine) Deliver(from int, hb, payload []byte, placed bool) {
 		e.deliverCTS(from, h)
 	case typeData:
 		e.deliverData(from, h, payload, placed)
+	case typeFin:
+		e.deliverFin(from, h)
 	}
 }
 
@@ -91,6 +93,22 @@ func (e *Engine) deliverCTS(from int, h header) {
 	}
 	accepted := int(h.total)
 	e.later(func() { e.sendData(s, h.rreq, accepted) })
+}
+
+// deliverFin completes a send whose payload the receiver read itself.
+func (e *Engine) deliverFin(from int, h header) {
+	e.mu.Lock()
+	s := e.sends[h.sreq]
+	delete(e.sends, h.sreq)
+	e.mu.Unlock()
+	switch {
+	case s == nil:
+		e.log.Error("dropping a FIN for an unknown send", "from", from, "send", h.sreq)
+	case s.peer != from || h.total > uint64(len(s.buf)):
+		e.complete(s, Status{Err: fmt.Errorf("rank %d read %d bytes of a %d-byte message", from, h.total, len(s.buf))})
+	default:
+		e.complete(s, Status{})
+	}
 }
 
 // sendData moves the accepted part of a rendezvous message in fragments of
