@@ -93,10 +93,18 @@ func (m *fakeModule) Send(_ context.Context, peer int, hdr, payload []byte) erro
 	return m.n.links[[2]int{m.me, peer}].push(frame{slices.Clone(hdr), slices.Clone(payload)})
 }
 
-func (m *fakeModule) For(int) btl.Module { return m }
+// transports hands the engine one module for every peer.
+type transports struct{ btl.Module }
+
+func (t transports) For(int) btl.Module { return t.Module }
 
 // newNet starts n engines; they stop when the test ends.
 func newNet(t testing.TB, n, eager, maxSend int) *net {
+	return newNetWith(t, n, eager, maxSend, func(m *fakeModule) btl.Module { return m })
+}
+
+// newNetWith is newNet with each rank's module wrapped by wrap.
+func newNetWith(t testing.TB, n, eager, maxSend int, wrap func(*fakeModule) btl.Module) *net {
 	nt := &net{links: map[[2]int]*link{}, eager: eager, maxSend: maxSend}
 	for i := range n {
 		nt.engines = append(nt.engines, New(i, hclog.NewNullLogger(), DefaultConfig()))
@@ -112,7 +120,7 @@ func newNet(t testing.TB, n, eager, maxSend int) *net {
 		}
 	}
 	for i, e := range nt.engines {
-		e.Start(&fakeModule{n: nt, me: i})
+		e.Start(transports{wrap(&fakeModule{n: nt, me: i})})
 	}
 	t.Cleanup(func() {
 		for _, l := range nt.links {

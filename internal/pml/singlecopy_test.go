@@ -1,0 +1,119 @@
+package pml
+
+import (
+	"bytes"
+	"errors"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/gompi/gompi/frameworks/btl"
+)
+
+// copier is a fake transport that lets a receiver read a sender's buffer
+// in place, as cross-memory attach does between processes.
+type copier struct {
+	*fakeModule
+	shared *exposed
+	least  int
+	fail   bool // Read refuses, as a kernel with ptrace restrictions does
+	reads  atomic.Int32
+}
+
+type exposed struct {
+	mu   sync.Mutex
+	next uint64
+	bufs map[uint64][]byte
+}
+
+func (c *copier) SingleCopyMin(int) int { return c.least }
+
+func (c *copier) Expose(_ int, buf []byte) uint64 {
+	c.shared.mu.Lock()
+	defer c.shared.mu.Unlock()
+	c.shared.next++
+	c.shared.bufs[c.shared.next] = buf
+	return c.shared.next
+}
+
+func (c *copier) Read(_ int, token uint64, off int, dst []byte) error {
+	if c.fail {
+		return errors.New("operation not permitted")
+	}
+	c.shared.mu.Lock()
+	src := c.shared.bufs[token]
+	c.shared.mu.Unlock()
+	if src == nil || off+len(dst) > len(src) {
+		return errors.New("no such buffer")
+	}
+	copy(dst, src[off:])
+	c.reads.Add(1)
+	return nil
+}
+
+func newCopierNet(t *testing.T, fail bool) (*net, []*copier) {
+	shared := &exposed{bufs: map[uint64][]byte{}}
+	var cs []*copier
+	nt := newNetWith(t, 2, 64, 100, func(m *fakeModule) btl.Module {
+		c := &copier{fakeModule: m, shared: shared, least: 1000, fail: fail}
+		cs = append(cs, c)
+		return c
+	})
+	return nt, cs
+}
+
+func TestSingleCopy(t *testing.T) {
+	for _, fail := range []bool{false, true} {
+		for _, tc := range []struct {
+			name          string
+			size, bufSize int
+			sync, late    bool
+		}{
+			{"posted first", 5000, 5000, false, false},
+			{"unexpected", 5000, 5000, false, true},
+			{"truncated", 5000, 3000, false, false},
+			{"into nothing", 5000, 0, false, true},
+			{"synchronous", 5000, 6000, true, false},
+			{"at the threshold", 1000, 1000, false, false},
+		} {
+			name := tc.name
+			if fail {
+				name += " read refused"
+			}
+			t.Run(name, func(t *testing.T) {
+				nt, cs := newCopierNet(t, fail)
+				msg := bytes.Repeat([]byte("abcdefg"), tc.size/7+1)[:tc.size]
+				buf := make([]byte, tc.bufSize)
+				var r *Request
+				if !tc.late {
+					r = nt.engines[1].Irecv(0, 0, 3, buf)
+				}
+				s := nt.engines[0].Isend(0, 1, 3, msg, tc.sync)
+				if tc.late {
+					for !hasUnexpected(nt.engines[1]) {
+						nt.engines[1].Progress()
+					}
+					r = nt.engines[1].Irecv(0, 0, 3, buf)
+				}
+				st := nt.engines[1].Wait(r)
+				if st.Err != nil || st.Total != tc.size || st.Bytes != min(tc.size, tc.bufSize) {
+					t.Fatalf("receive status %+v", st)
+				}
+				if !bytes.Equal(buf[:st.Bytes], msg[:st.Bytes]) {
+					t.Fatal("received the wrong bytes")
+				}
+				if st := nt.engines[0].Wait(s); st.Err != nil {
+					t.Fatalf("send status %+v", st)
+				}
+				if got, want := cs[1].reads.Load(), int32(0); (got == want) != (fail || tc.bufSize == 0) {
+					t.Errorf("%d single-copy reads", got)
+				}
+			})
+		}
+	}
+}
+
+func hasUnexpected(e *Engine) bool {
+	_, ok, _ := e.Iprobe(0, AnySource, AnyTag)
+	return ok
+}
