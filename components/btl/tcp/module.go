@@ -193,6 +193,11 @@ func (m *Module) send(ctx context.Context, peer int, hdr, payload []byte, post b
 	if len(payload) > MaxPayload {
 		return fmt.Errorf("btl tcp: send to rank %d: payload of %d bytes exceeds the %d-byte cap", peer, len(payload), MaxPayload)
 	}
+	if err := ctx.Err(); err != nil {
+		// Decided here, not by whether a connection happens to exist: the
+		// outcome of a cancelled send must not depend on timing.
+		return fmt.Errorf("btl tcp: send to rank %d: %w", peer, err)
+	}
 	p := &m.peers[peer]
 	c := p.conn.Load()
 	if c == nil {

@@ -293,7 +293,6 @@ func TestSendChecksArguments(t *testing.T) {
 	cancelled, cancel := context.WithCancel(ctx)
 	cancel()
 	if err := j.mods[0].Send(cancelled, 1, []byte("h"), nil); !errors.Is(err, context.Canceled) {
-		// The dial runs on; only the wait is cancelled.
 		t.Errorf("Send with a cancelled context: %v", err)
 	}
 	j.mods[0].Finalize()
