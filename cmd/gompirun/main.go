@@ -26,9 +26,18 @@ func main() {
 		fmt.Fprintln(os.Stderr, "gompirun:", err)
 		os.Exit(127)
 	}
+	// ... and as the job's reaper; see launcher.RunReaper.
+	if spec, ok := os.LookupEnv(launcher.ReaperEnvVar); ok {
+		if err := launcher.RunReaper(spec); err != nil {
+			fmt.Fprintln(os.Stderr, "gompirun:", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
 	// Catch signals from the start: until the job runs they only end gompirun.
 	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
+	// SIGHUP (a closed terminal or ssh session) stops the job like SIGTERM.
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, sigs))
 }
 
@@ -48,18 +57,19 @@ func run(args []string, stdin *os.File, stdout, stderr io.Writer, sigs <-chan os
 		return 1
 	}
 	cfg := launcher.Config{
-		NP:      opt.np,
-		Program: opt.program,
-		Args:    opt.args,
-		Env:     rankEnv(os.Environ(), opt, exe),
-		Bind:    opt.bind,
-		BindExe: exe,
-		Timeout: opt.timeout,
-		Output:  opt.output,
-		Stdin:   stdin,
-		Stdout:  stdout,
-		Stderr:  stderr,
-		Signals: sigs,
+		NP:        opt.np,
+		Program:   opt.program,
+		Args:      opt.args,
+		Env:       rankEnv(os.Environ(), opt, exe),
+		Bind:      opt.bind,
+		BindExe:   exe,
+		ReaperExe: exe,
+		Timeout:   opt.timeout,
+		Output:    opt.output,
+		Stdin:     stdin,
+		Stdout:    stdout,
+		Stderr:    stderr,
+		Signals:   sigs,
 		Log: hclog.New(&hclog.LoggerOptions{
 			Name:   "gompirun",
 			Level:  logLevel(opt.verbose),

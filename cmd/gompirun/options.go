@@ -34,9 +34,11 @@ belongs to the program. Single-dash long options as Open MPI users type them
 The ranks inherit gompirun's environment plus -x variables, --mca settings and
 --tune files (in GOMPI_LAUNCH_MCA), GOMPI_PREFIX (unless set) and their identity
 (GOMPI_COMM_WORLD_RANK, _SIZE, _LOCAL_RANK, _LOCAL_SIZE, GOMPI_JOB_ID,
-GOMPI_SERVER, GOMPI_JOB_SECRET). Rank 0 reads gompirun's stdin; the others
-read /dev/null. SIGINT and SIGTERM are forwarded to the ranks, then the job is
-stopped.
+GOMPI_SERVER, GOMPI_JOB_SECRET, GOMPI_SESSION_DIR, GOMPI_LIFELINE_FD). Rank 0
+reads gompirun's stdin; the others read /dev/null. SIGINT, SIGTERM and SIGHUP
+are forwarded to the ranks, then the job is stopped. If gompirun itself dies
+(even by SIGKILL), every rank notices at once through descriptor 3, removes
+the job's files and exits, wrapper scripts or not.
 
 A rank fails the job when it exits non-zero, is killed by a signal, calls
 Abort, or connects to the runtime and exits 0 without calling Finalize; the
@@ -52,8 +54,8 @@ from the binding.
 Exit status: 0 when every rank succeeded; else that of the first failure:
 the rank's exit status, 128+signal number if it was killed by a signal, its
 Abort code, or 1 if it exited without calling Finalize; 124 when --timeout
-expired; 128+signal number when gompirun itself got SIGINT or SIGTERM; 1 when
-the job could not be started.`
+expired; 128+signal number when gompirun itself got SIGINT, SIGTERM or
+SIGHUP; 1 when the job could not be started.`
 
 // options is a parsed command line.
 type options struct {

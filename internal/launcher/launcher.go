@@ -52,6 +52,9 @@ type Config struct {
 	// GOMAXPROCS from the mask, so a rank gets as many threads as CPUs.
 	Bind    Bind
 	BindExe string        // gompirun's own executable; required unless Bind is BindNone
+	// ReaperExe, when set, is run as the job's reaper (see RunReaper): it
+	// removes the job's files if gompirun dies without removing them.
+	ReaperExe string
 	Timeout time.Duration // stop the job with ExitTimeout after this long; 0: never
 	Output  OutputOptions
 	// Stdin goes to rank 0 (the other ranks read /dev/null); nil gives rank
@@ -132,8 +135,22 @@ func Run(ctx context.Context, cfg Config) (int, error) {
 	}()
 	j.log.Debug("job server listening", "job", sess.jobID, "socket", sess.socket)
 
+	// The ranks' lifeline: they inherit the read end; the write end stays
+	// here (close-on-exec) and closes when gompirun exits, however it exits.
+	lifeR, lifeW, err := os.Pipe()
+	if err != nil {
+		return 1, fmt.Errorf("creating the ranks' lifeline: %w", err)
+	}
+	defer lifeW.Close()
+	j.lifeline = lifeR
+	if cfg.ReaperExe != "" {
+		if err := startReaper(cfg.ReaperExe, sess, lifeR); err != nil {
+			j.log.Warn("no reaper: a killed gompirun may leave the job's files", "error", err)
+		}
+	}
 	env := rankEnvBase(cfg.Env)
 	started := j.startAll(prog, env, sess, rankCPUs, files)
+	lifeR.Close() // the ranks hold their copies
 	return j.supervise(ctx, started), nil
 }
 
@@ -212,13 +229,19 @@ func newSession(tempDir string) (*session, error) {
 	return nil, fmt.Errorf("creating the session directory in %s: every job id tried was taken", tempDir)
 }
 
-func (s *session) remove() { os.RemoveAll(s.dir) }
+// remove removes the session directory and the job's shared-memory
+// segments, if a rank left any.
+func (s *session) remove() { _ = rte.RemoveJobFiles(s.jobID, s.dir) }
+
+// lifelineFD is the descriptor number of the lifeline in every rank: the
+// first of exec.Cmd.ExtraFiles.
+const lifelineFD = 3
 
 // identityVars are set by the launcher for each rank and so dropped from the
 // inherited environment, together with the binding shim's switch.
 var identityVars = []string{
 	rte.EnvRank, rte.EnvSize, rte.EnvLocalRank, rte.EnvLocalSize,
-	rte.EnvJobID, rte.EnvServer, rte.EnvSecret, rte.EnvSessionDir, BindEnvVar,
+	rte.EnvJobID, rte.EnvServer, rte.EnvSecret, rte.EnvSessionDir, rte.EnvLifeline, BindEnvVar, ReaperEnvVar,
 }
 
 // rankEnvBase drops from env what each rank gets set for itself, and
@@ -255,6 +278,7 @@ func rankEnv(base []string, s *session, rank, np int) []string {
 		rte.EnvServer+"=unix://"+s.socket,
 		rte.EnvSecret+"="+hex.EncodeToString(s.secret),
 		rte.EnvSessionDir+"="+s.dir,
+		rte.EnvLifeline+"="+strconv.Itoa(lifelineFD),
 	)
 }
 
@@ -268,6 +292,9 @@ type job struct {
 	exits chan exitEvent
 	pumps sync.WaitGroup
 	pipes []*os.File // read ends of the ranks' stdout and stderr
+	// lifeline is the read end of the pipe whose write end only gompirun
+	// holds; every rank inherits it as lifelineFD.
+	lifeline *os.File
 
 	mu      sync.Mutex
 	pids    []int // by rank; 0 until started
@@ -343,6 +370,7 @@ func (j *job) startAll(prog program, env []string, s *session, rankCPUs [][]int,
 			cpus = rankCPUs[rank]
 		}
 		cmd := prog.command(rankEnv(env, s, rank, j.cfg.NP), rio, j.cfg.BindExe, cpus)
+		cmd.ExtraFiles = []*os.File{j.lifeline} // descriptor 3: lifelineFD
 		pid, err := startRank(cmd, rank, j.exits)
 		j.closeFiles(childEnds) // the child has its copies; EOF comes when it is gone
 		if err != nil {

@@ -51,6 +51,9 @@ func Connect(ctx context.Context) (*Client, error) {
 func connect(ctx context.Context, cfg config, stderr io.Writer, exit func(int)) (*Client, error) {
 	c := &Client{job: cfg.job, stderr: stderr, exit: exit}
 	c.job.Hostname, _ = os.Hostname() // informational; empty if unknown
+	if cfg.lifeline > 0 {
+		go c.watchLifeline(os.NewFile(uintptr(cfg.lifeline), "gompirun lifeline"))
+	}
 	if c.job.Singleton {
 		var err error
 		if c.job.JobID, c.job.Secret, err = singletonIdentity(); err != nil {
@@ -310,4 +313,30 @@ func (s *localStore) get(ctx context.Context, key string) ([]byte, error) {
 			return nil, fmt.Errorf("not put yet: %w", ctx.Err())
 		}
 	}
+}
+
+// lifelineStatus is the exit status of a rank whose gompirun is gone.
+const lifelineStatus = 1
+
+// watchLifeline waits for end of file on the pipe that only gompirun
+// writes to, which comes when gompirun dies however it dies (SIGKILL
+// included), and even when this rank is not its child (a wrapper script
+// between them). The rank then removes what gompirun could not and exits:
+// nobody is left to supervise it, or to read its output.
+func (c *Client) watchLifeline(f *os.File) {
+	var b [1]byte
+	for {
+		if _, err := f.Read(b[:]); err != nil {
+			break // io.EOF: the write end is closed; any other error means the same here
+		}
+	}
+	// Files first: stderr was a pipe to gompirun, and writing to it may
+	// kill the rank with SIGPIPE.
+	err := RemoveJobFiles(c.job.JobID, c.job.SessionDir)
+	fmt.Fprintf(c.stderr, "gompi: rank %d of job %s: gompirun is gone; removed the job's files and exiting\n",
+		c.job.Rank, c.job.JobID)
+	if err != nil {
+		fmt.Fprintf(c.stderr, "gompi: rank %d: %v\n", c.job.Rank, err)
+	}
+	c.exit(lifelineStatus)
 }

@@ -12,8 +12,9 @@ import (
 
 // config is what the environment says about this process.
 type config struct {
-	job    Job
-	server string // gRPC target of the job server; empty: keep the store locally
+	job      Job
+	server   string // gRPC target of the job server; empty: keep the store locally
+	lifeline int    // descriptor whose end of file means gompirun is gone; 0: none
 }
 
 var jobIDPattern = regexp.MustCompile(`^[0-9A-Za-z][0-9A-Za-z._-]{0,63}$`)
@@ -25,7 +26,7 @@ var jobIDPattern = regexp.MustCompile(`^[0-9A-Za-z][0-9A-Za-z._-]{0,63}$`)
 func parseEnv(getenv func(string) string) (config, error) {
 	sizeStr := getenv(EnvSize)
 	if sizeStr == "" {
-		for _, name := range []string{EnvRank, EnvLocalRank, EnvLocalSize, EnvServer, EnvSessionDir} {
+		for _, name := range []string{EnvRank, EnvLocalRank, EnvLocalSize, EnvServer, EnvSessionDir, EnvLifeline} {
 			if v := getenv(name); v != "" {
 				return config{}, fmt.Errorf("environment variable %s=%q is set but %s is not; set both, or neither to run as a singleton", name, v, EnvSize)
 			}
@@ -81,6 +82,14 @@ func parseEnv(getenv func(string) string) (config, error) {
 		}
 	} else if size > 1 {
 		return config{}, fmt.Errorf("environment variable %s is not set although %s=%d: a job of several ranks needs the job server", EnvServer, EnvSize, size)
+	}
+
+	if s := getenv(EnvLifeline); s != "" {
+		fd, err := strconv.Atoi(s)
+		if err != nil || fd < 3 {
+			return config{}, fmt.Errorf("environment variable %s=%q: want a descriptor number of 3 or more", EnvLifeline, s)
+		}
+		c.lifeline = fd
 	}
 
 	if d := getenv(EnvSessionDir); d != "" {

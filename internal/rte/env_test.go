@@ -1,6 +1,8 @@
 package rte
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -68,6 +70,10 @@ func TestParseEnvErrors(t *testing.T) {
 		{"secret not hex", launched(map[string]string{EnvSecret: "zz" + goodSecretHex[2:]}), []string{EnvSecret, "not valid hex"}},
 		{"secret short", launched(map[string]string{EnvSecret: "abcd"}), []string{EnvSecret, "2 bytes", "at least 32"}},
 		{"secret missing", launched(map[string]string{EnvSecret: ""}), []string{EnvSecret, "not set", EnvServer}},
+		{"lifeline not a number", launched(map[string]string{EnvLifeline: "x"}), []string{EnvLifeline, `"x"`, "3 or more"}},
+		{"lifeline on stdout", launched(map[string]string{EnvLifeline: "1"}), []string{EnvLifeline, `"1"`, "3 or more"}},
+		{"session dir relative", launched(map[string]string{EnvSessionDir: "tmp/x"}), []string{EnvSessionDir, "absolute"}},
+		{"session dir alone", map[string]string{EnvSessionDir: "/tmp/x"}, []string{EnvSessionDir, EnvSize + " is not"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -102,5 +108,35 @@ func TestAbortStatus(t *testing.T) {
 		if got := AbortStatus(code); got != want {
 			t.Errorf("AbortStatus(%d) = %d, want %d", code, got, want)
 		}
+	}
+}
+
+func TestRemoveJobFiles(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "gompi.job")
+	if err := os.MkdirAll(filepath.Join(dir, "sub"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	shm := filepath.Join(shmDir, "gompi.removejobfilestest.sm")
+	if err := os.WriteFile(shm, nil, 0o600); err != nil {
+		t.Skipf("no %s here: %v", shmDir, err)
+	}
+	other := filepath.Join(shmDir, "gompi.removejobfilestestother.sm")
+	if err := os.WriteFile(other, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Remove(other)
+	if err := RemoveJobFiles("removejobfilestest", dir); err != nil {
+		t.Fatal(err)
+	}
+	for _, gone := range []string{dir, shm} {
+		if _, err := os.Stat(gone); !os.IsNotExist(err) {
+			t.Errorf("%s is still there", gone)
+		}
+	}
+	if _, err := os.Stat(other); err != nil {
+		t.Errorf("another job's segment went too: %v", err)
+	}
+	if err := RemoveJobFiles("removejobfilestest", dir); err != nil {
+		t.Errorf("removing again: %v", err)
 	}
 }

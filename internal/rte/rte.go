@@ -6,6 +6,12 @@
 // singleton: rank 0 of 1, with the store kept in memory.
 package rte
 
+import (
+	"errors"
+	"os"
+	"path/filepath"
+)
+
 // Environment variables gompirun sets for every rank.
 const (
 	EnvRank      = "GOMPI_COMM_WORLD_RANK"
@@ -20,6 +26,10 @@ const (
 	// EnvSessionDir is the job's private directory on this host, where
 	// node-local transports keep what they share; gompirun removes it.
 	EnvSessionDir = "GOMPI_SESSION_DIR"
+	// EnvLifeline is the number of an inherited descriptor, the read end of
+	// a pipe whose write end only gompirun holds: end of file on it means
+	// gompirun is gone.
+	EnvLifeline = "GOMPI_LIFELINE_FD"
 )
 
 // SecretMetadataKey is the gRPC metadata entry carrying the job secret (hex)
@@ -41,6 +51,29 @@ type Job struct {
 	SessionDir                       string // the job's private directory on this host; "" for a singleton
 	Singleton                        bool   // started without gompirun: rank 0 of 1
 }
+
+// RemoveJobFiles removes what a job leaves on its host: its session
+// directory and the shared-memory segments named after it in /dev/shm.
+// gompirun calls it when a job ends; a rank calls it when gompirun died
+// before it could. Files already gone are not an error.
+func RemoveJobFiles(jobID, sessionDir string) error {
+	var errs []error
+	if sessionDir != "" {
+		errs = append(errs, os.RemoveAll(sessionDir))
+	}
+	if jobIDPattern.MatchString(jobID) { // never a pattern that reaches other jobs' files
+		m, _ := filepath.Glob(filepath.Join(shmDir, "gompi."+jobID+".*"))
+		for _, f := range m {
+			if err := os.Remove(f); err != nil && !errors.Is(err, os.ErrNotExist) {
+				errs = append(errs, err)
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// shmDir is where shared-memory segments live by default.
+const shmDir = "/dev/shm"
 
 // AbortStatus is the process exit status for an Abort with code: the code
 // itself when it fits in 0..255, else its low 8 bits as exit(3) would keep

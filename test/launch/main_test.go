@@ -170,8 +170,14 @@ func alive(pid int) bool {
 // lines have been printed.
 func started(t *testing.T, n int, args ...string) (cmd *exec.Cmd, ranks map[int]int, stderr *bytes.Buffer) {
 	t.Helper()
+	return startedWith(t, n, testEnv(), args...)
+}
+
+// startedWith is started with the environment env.
+func startedWith(t *testing.T, n int, env []string, args ...string) (cmd *exec.Cmd, ranks map[int]int, stderr *bytes.Buffer) {
+	t.Helper()
 	cmd = exec.Command(gompirun, args...)
-	cmd.Env = testEnv()
+	cmd.Env = env
 	stderr = new(bytes.Buffer)
 	cmd.Stderr = stderr
 	out, err := cmd.StdoutPipe()

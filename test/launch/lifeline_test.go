@@ -1,0 +1,74 @@
+package launch
+
+import (
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestKilledLauncherLeavesNothing kills gompirun with SIGKILL, which it
+// cannot catch, and checks that every rank ends and the job's session
+// directory goes, also when the ranks run under a wrapper script and so
+// are not gompirun's children.
+func TestKilledLauncherLeavesNothing(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		args []string
+	}{
+		{"direct", []string{rankprog, "connected"}},
+		{"wrapper script", []string{"sh", "-c", rankprog + " connected; echo done"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			tmp := t.TempDir()
+			args := append([]string{"-np", "2", "--oversubscribe"}, tc.args...)
+			cmd, ranks, _ := startedWith(t, 2, testEnv("TMPDIR="+tmp), args...)
+			if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+				t.Fatal(err)
+			}
+			_ = cmd.Wait()
+			waitGone(t, "process", ranks)
+			waitEmpty(t, tmp)
+		})
+	}
+}
+
+// TestSIGHUPStopsRanks: a closed terminal stops the job as SIGTERM does.
+func TestSIGHUPStopsRanks(t *testing.T) {
+	t.Parallel()
+	tmp := t.TempDir()
+	cmd, ranks, stderr := startedWith(t, 2, testEnv("TMPDIR="+tmp), "-np", "2", "--oversubscribe",
+		"sh", "-c", rankprog+" connected; echo done")
+	if err := cmd.Process.Signal(syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Wait()
+	if code := cmd.ProcessState.ExitCode(); code != 128+int(syscall.SIGHUP) {
+		t.Fatalf("gompirun exited with %d, want 129; stderr:\n%s", code, stderr)
+	}
+	if !strings.Contains(stderr.String(), "gompirun: received SIGHUP") {
+		t.Errorf("stderr does not mention SIGHUP:\n%s", stderr)
+	}
+	waitGone(t, "process", ranks)
+	waitEmpty(t, tmp)
+}
+
+// waitEmpty fails unless dir holds no gompi session directory within a
+// few seconds: the ranks remove it as they go.
+func waitEmpty(t *testing.T, dir string) {
+	t.Helper()
+	left := func() []string {
+		m, _ := filepath.Glob(filepath.Join(dir, "gompi.*"))
+		return m
+	}
+	deadline := time.Now().Add(10 * time.Second) // a hang guard, not a measurement
+	for len(left()) > 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("left behind: %v", left())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
