@@ -22,7 +22,8 @@ func (r Request) Test() (Status, bool, error) {
 	return api().Test(r.r)
 }
 
-// Cancel cancels a receive that has not matched yet; its status then says Cancelled.
+// Cancel cancels a receive, or a send, that has not matched yet; its status
+// then says Cancelled. One that matched completes normally (see pmpi.Cancel).
 func (r Request) Cancel() error {
 	if r.r == nil {
 		return nil

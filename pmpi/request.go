@@ -36,8 +36,10 @@ func Test(r *Request) (Status, bool, error) {
 	return st, true, err
 }
 
-// Cancel cancels a receive that has not matched a message yet; its status
-// then says Cancelled. A receive that already matched completes normally.
+// Cancel cancels a receive that has not matched a message yet, or a send
+// that no receive has matched yet; the request's status then says
+// Cancelled. A request that already matched completes normally, and so
+// does an eager send, which has left already. Wait tells which happened.
 func Cancel(r *Request) error {
 	if r == nil {
 		return errorf(ClassRequest, nil, "cancel: the request is nil")
@@ -54,7 +56,7 @@ func Cancel(r *Request) error {
 // result turns the engine's status into the caller's, with the error that
 // the communicator's handler lets through.
 func (r *Request) result(st pml.Status) (Status, error) {
-	s := Status{}
+	s := Status{Cancelled: st.Cancelled}
 	if r.recv {
 		s = statusOf(r.comm, st, r.dt)
 	}

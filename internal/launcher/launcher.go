@@ -51,12 +51,12 @@ type Config struct {
 	// mask; binding runs BindExe as the binding shim (RunBindShim). Go sizes
 	// GOMAXPROCS from the mask, so a rank gets as many threads as CPUs.
 	Bind    Bind
-	BindExe string        // gompirun's own executable; required unless Bind is BindNone
+	BindExe string // gompirun's own executable; required unless Bind is BindNone
 	// ReaperExe, when set, is run as the job's reaper (see RunReaper): it
 	// removes the job's files if gompirun dies without removing them.
 	ReaperExe string
-	Timeout time.Duration // stop the job with ExitTimeout after this long; 0: never
-	Output  OutputOptions
+	Timeout   time.Duration // stop the job with ExitTimeout after this long; 0: never
+	Output    OutputOptions
 	// Stdin goes to rank 0 (the other ranks read /dev/null); nil gives rank
 	// 0 /dev/null too. A terminal is read by Run and copied through a pipe,
 	// since rank 0 is not in the terminal's foreground process group.

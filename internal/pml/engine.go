@@ -2,7 +2,6 @@ package pml
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -18,10 +17,6 @@ type Transports interface {
 	For(peer int) btl.Module
 	Progress() int
 }
-
-// ErrCancelSend is returned when cancelling a send request: only receives
-// can be cancelled.
-var ErrCancelSend = errors.New("only receive requests can be cancelled")
 
 // Engine matches and moves messages for one process. It implements
 // btl.Receiver; its methods are safe for concurrent use.
@@ -499,9 +494,14 @@ func (e *Engine) busy() {
 
 // Cancel cancels a posted receive that has not matched yet. It returns
 // false when the receive already matched: it then completes normally.
+//
+// For a send it returns false at once and asks the receiver to drop the
+// message: a rendezvous send that no receive has matched then completes
+// with Cancelled set; one that was matched, or an eager send (it has left
+// already), completes normally. Wait tells which.
 func (e *Engine) Cancel(r *Request) (bool, error) {
 	if r.kind == kindSend {
-		return false, ErrCancelSend
+		return false, e.cancelSend(r)
 	}
 	e.mu.Lock()
 	q := e.queue(r.context)
@@ -514,6 +514,21 @@ func (e *Engine) Cancel(r *Request) (bool, error) {
 	e.mu.Unlock()
 	e.complete(r, Status{Source: r.peer, Tag: r.tag, Cancelled: true})
 	return true, nil
+}
+
+func (e *Engine) cancelSend(r *Request) error {
+	e.mu.Lock()
+	if r.completed.Load() || r.id == 0 || e.sends[r.id] != r || r.cancelling {
+		e.mu.Unlock()
+		return nil
+	}
+	r.cancelling = true
+	e.mu.Unlock()
+	h := header{typ: typeCancel, context: r.context, source: int32(e.me), tag: int32(r.tag), sreq: r.id}
+	if err := e.send(e.module(r.peer), r.peer, h, nil); err != nil {
+		return fmt.Errorf("cancel of a send: %w", err)
+	}
+	return nil
 }
 
 func (e *Engine) complete(r *Request, st Status) {

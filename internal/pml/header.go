@@ -12,11 +12,13 @@ import (
 
 // Fragment types.
 const (
-	typeMatch uint8 = iota + 1 // eager: the whole message follows the header
-	typeRTS                    // rendezvous request to send: header only
-	typeCTS                    // clear to send: the receiver matched, send `total` bytes
-	typeData                   // rendezvous payload at offset `total`
-	typeFin                    // the receiver read `total` bytes itself (single copy): the send is done
+	typeMatch     uint8 = iota + 1 // eager: the whole message follows the header
+	typeRTS                        // rendezvous request to send: header only
+	typeCTS                        // clear to send: the receiver matched, send `total` bytes
+	typeData                       // rendezvous payload at offset `total`
+	typeFin                        // the receiver read `total` bytes itself (single copy): the send is done
+	typeCancel                     // the sender asks the receiver to drop its unmatched RTS
+	typeCancelAck                  // the receiver's answer: flagCancelled if it dropped the RTS
 )
 
 const headerVersion = 2
@@ -50,6 +52,8 @@ const (
 	// the sender's memory; the receive request field carries the
 	// transport's token for it (btl.SingleCopier).
 	flagGet
+	// flagCancelled marks a cancel's answer: the RTS was dropped unmatched.
+	flagCancelled
 )
 
 func (h *header) encode(b []byte) []byte {
@@ -83,7 +87,7 @@ func decodeHeader(b []byte) (header, error) {
 		sreq:    binary.LittleEndian.Uint64(b[24:]),
 		rreq:    binary.LittleEndian.Uint64(b[32:]),
 	}
-	if h.typ < typeMatch || h.typ > typeFin {
+	if h.typ < typeMatch || h.typ > typeCancelAck {
 		return header{}, fmt.Errorf("pml: unknown fragment type %d", h.typ)
 	}
 	return h, nil

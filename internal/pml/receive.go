@@ -48,6 +48,10 @@ func (e *Engine) Deliver(from int, hb, payload []byte, placed bool) {
 		e.deliverData(from, h, payload, placed)
 	case typeFin:
 		e.deliverFin(from, h)
+	case typeCancel:
+		e.deliverCancel(from, h)
+	case typeCancelAck:
+		e.deliverCancelAck(from, h)
 	}
 }
 
@@ -93,6 +97,49 @@ func (e *Engine) deliverCTS(from int, h header) {
 	}
 	accepted := int(h.total)
 	e.later(func() { e.sendData(s, h.rreq, accepted) })
+}
+
+// deliverCancel drops the sender's RTS if no receive has matched it yet,
+// and answers whether it did. Fragments from one sender arrive in order,
+// so the RTS is here already: in the unexpected queue, or matched.
+func (e *Engine) deliverCancel(from int, h header) {
+	e.mu.Lock()
+	q := e.queue(h.context)
+	ack := header{typ: typeCancelAck, context: h.context, source: int32(e.me), tag: h.tag, sreq: h.sreq}
+	for i, u := range q.unexpected {
+		if u.from == from && u.h.typ == typeRTS && u.h.sreq == h.sreq {
+			q.unexpected = removeAt(q.unexpected, i)
+			ack.flags |= flagCancelled
+			break
+		}
+	}
+	e.mu.Unlock()
+	e.later(func() {
+		if err := e.send(e.module(from), from, ack, nil); err != nil {
+			e.log.Warn("cannot answer a cancel", "to", from, "error", err)
+		}
+	})
+}
+
+// deliverCancelAck completes a cancelled send. A send whose receiver had
+// matched it goes on and completes normally.
+func (e *Engine) deliverCancelAck(from int, h header) {
+	if h.flags&flagCancelled == 0 {
+		return
+	}
+	e.mu.Lock()
+	s := e.sends[h.sreq]
+	if s != nil && s.peer == from {
+		delete(e.sends, h.sreq)
+	} else {
+		s = nil
+	}
+	e.mu.Unlock()
+	if s == nil {
+		e.log.Error("dropping a cancel's answer for an unknown send", "from", from, "send", h.sreq)
+		return
+	}
+	e.complete(s, Status{Tag: s.tag, Cancelled: true})
 }
 
 // deliverFin completes a send whose payload the receiver read itself.

@@ -41,6 +41,8 @@ type Request struct {
 	buf     []byte
 	sync    bool
 	id      uint64 // rendezvous sends and matched rendezvous receives
+	// cancelling: a send whose receiver was asked to drop it (under the engine's lock)
+	cancelling bool
 
 	// A matched rendezvous receive: who sent it, how much it accepted and how
 	// much has arrived.

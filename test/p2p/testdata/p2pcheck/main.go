@@ -259,11 +259,40 @@ func cancel(w mpi.Comm) error {
 		if _, err := mpi.Recv(buf, 0, 99, w); err != nil || buf[0] != 42 {
 			return fmt.Errorf("receive after the cancel: %v, got %d", err, buf[0])
 		}
+		// Rank 0 cancels a large send before this rank receives on its tag:
+		// the next message on that tag is what arrives.
+		if _, err := mpi.Recv(make([]byte, 1), 0, 2, w); err != nil {
+			return err
+		}
+		big := make([]byte, 1<<20)
+		if _, err := mpi.Recv(big, 0, 98, w); err != nil || big[0] != 7 {
+			return fmt.Errorf("receive after a cancelled send: %v, first byte %d (the cancelled send had 6)", err, big[0])
+		}
 	case 0:
 		if _, err := mpi.Recv(make([]byte, 1), 1, 1, w); err != nil {
 			return err
 		}
-		return mpi.Send([]byte{42}, 1, 99, w)
+		if err := mpi.Send([]byte{42}, 1, 99, w); err != nil {
+			return err
+		}
+		big := make([]byte, 1<<20) // rendezvous on every transport
+		big[0] = 6
+		r, err := mpi.Isend(big, 1, 98, w)
+		if err != nil {
+			return err
+		}
+		if err := r.Cancel(); err != nil {
+			return err
+		}
+		st, err := r.Wait()
+		if err != nil || !st.Cancelled {
+			return fmt.Errorf("cancelled send: status %+v err %v", st, err)
+		}
+		if err := mpi.Send([]byte{1}, 1, 2, w); err != nil {
+			return err
+		}
+		big[0] = 7
+		return mpi.Send(big, 1, 98, w)
 	}
 	return nil
 }
