@@ -239,7 +239,14 @@ func (e *Engine) isend(r *Request, context uint32, dest, tag int, buf []byte, sy
 			h.rreq = sc.Expose(dest, buf)
 		}
 	}
-	if err := e.send(m, dest, h, nil); err != nil {
+	var first []byte
+	if h.flags&flagGet == 0 {
+		// The first fragment goes with the RTS, as Open MPI's ob1 does: it
+		// moves while the CTS comes back. The CTS then asks for the rest.
+		first = buf[:min(len(buf), m.EagerLimit(), m.MaxSendSize())]
+		r.first = len(first)
+	}
+	if err := e.send(m, dest, h, first); err != nil {
 		e.mu.Lock()
 		_, pending := e.sends[r.id]
 		delete(e.sends, r.id)
@@ -296,7 +303,7 @@ func (e *Engine) irecv(r *Request, context uint32, src, tag int, buf []byte, poo
 			e.complete(r, Status{Source: u.from, Tag: int(u.h.tag), Bytes: n, Total: len(u.data)})
 			return r
 		}
-		e.matchRTS(r, u.from, u.h, true) // unlocks
+		e.matchRTS(r, u.from, u.h, u.data, true) // unlocks
 		return r
 	}
 	if src != AnySource {
@@ -311,11 +318,12 @@ func (e *Engine) irecv(r *Request, context uint32, src, tag int, buf []byte, poo
 	return r
 }
 
-// matchRTS binds a receive to an announced rendezvous message and sends the
-// CTS for as many bytes as the buffer holds: at once when the caller may
-// block (a posting receive), else from a poller or a goroutine. Called
-// with e.mu held; it unlocks.
-func (e *Engine) matchRTS(r *Request, from int, h header, inline bool) {
+// matchRTS binds a receive to an announced rendezvous message, takes the
+// first fragment that came with the RTS, and sends the CTS for as many
+// bytes as the buffer holds: at once when the caller may block (a posting
+// receive), else from a poller or a goroutine. Called with e.mu held; it
+// unlocks.
+func (e *Engine) matchRTS(r *Request, from int, h header, first []byte, inline bool) {
 	r.from, r.total = from, int(h.total)
 	r.accepted = min(r.total, len(r.buf))
 	if h.flags&flagGet != 0 {
@@ -327,7 +335,9 @@ func (e *Engine) matchRTS(r *Request, from int, h header, inline bool) {
 		}
 		return
 	}
-	if r.accepted > 0 {
+	got := copy(r.buf[:r.accepted], first)
+	if got < r.accepted {
+		r.received.Store(int64(got))
 		e.nextID++
 		r.id = e.nextID
 		e.recvs[r.id] = r
@@ -341,8 +351,8 @@ func (e *Engine) matchRTS(r *Request, from int, h header, inline bool) {
 			e.failRecv(id, from, err)
 		}
 	}
-	if r.accepted == 0 {
-		e.complete(r, Status{Source: from, Tag: int(h.tag), Total: r.total})
+	if got == r.accepted { // the first fragment held all it takes; the CTS still completes the send
+		e.complete(r, Status{Source: from, Tag: int(h.tag), Bytes: got, Total: r.total})
 	}
 	if inline {
 		send()
@@ -368,7 +378,7 @@ func (e *Engine) getData(r *Request, from int, h header) {
 		e.log.Debug("single copy failed; the sender will send the message", "from", from, "error", err)
 		h.flags &^= flagGet
 		e.mu.Lock()
-		e.matchRTS(r, from, h, true) // unlocks; we are off the delivery path already
+		e.matchRTS(r, from, h, nil, true) // unlocks; we are off the delivery path already
 		return
 	}
 	fin := header{typ: typeFin, context: h.context, source: int32(e.me), tag: h.tag, total: uint64(r.accepted), sreq: h.sreq}

@@ -41,7 +41,7 @@ func (e *Engine) Deliver(from int, hb, payload []byte, placed bool) {
 	case typeMatch:
 		e.deliverEager(from, h, payload)
 	case typeRTS:
-		e.deliverRTS(from, h)
+		e.deliverRTS(from, h, payload)
 	case typeCTS:
 		e.deliverCTS(from, h)
 	case typeData:
@@ -70,14 +70,15 @@ func (e *Engine) deliverEager(from int, h header, payload []byte) {
 	e.notify()
 }
 
-func (e *Engine) deliverRTS(from int, h header) {
+func (e *Engine) deliverRTS(from int, h header, first []byte) {
 	e.mu.Lock()
 	q := e.queue(h.context)
 	if r := q.takePosted(from, int(h.tag)); r != nil {
-		e.matchRTS(r, from, h, false) // unlocks
+		e.matchRTS(r, from, h, first, false) // unlocks
 		return
 	}
-	q.unexpected = append(q.unexpected, &unexpected{h: h, from: from})
+	// The first fragment is at most an eager message: kept like one.
+	q.unexpected = append(q.unexpected, &unexpected{h: h, from: from, data: slices.Clone(first)})
 	e.mu.Unlock()
 	e.notify()
 }
@@ -158,12 +159,12 @@ func (e *Engine) deliverFin(from int, h header) {
 	}
 }
 
-// sendData moves the accepted part of a rendezvous message in fragments of
-// the transport's largest size.
+// sendData moves the accepted part of a rendezvous message that did not go
+// with the RTS, in fragments of the transport's largest size.
 func (e *Engine) sendData(s *Request, rreq uint64, accepted int) {
 	m := e.module(s.peer)
 	chunk := max(m.MaxSendSize(), 1)
-	for off := 0; off < accepted; off += chunk {
+	for off := s.first; off < accepted; off += chunk {
 		end := min(off+chunk, accepted)
 		h := header{typ: typeData, context: s.context, source: int32(e.me), tag: int32(s.tag), total: uint64(off), rreq: rreq}
 		if err := e.send(m, s.peer, h, s.buf[off:end]); err != nil {

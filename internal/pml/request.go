@@ -43,6 +43,7 @@ type Request struct {
 	id      uint64 // rendezvous sends and matched rendezvous receives
 	// cancelling: a send whose receiver was asked to drop it (under the engine's lock)
 	cancelling bool
+	first      int // a rendezvous send: bytes that went with the RTS
 
 	// A matched rendezvous receive: who sent it, how much it accepted and how
 	// much has arrived.
