@@ -10,14 +10,10 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/gompi/gompi/internal/launcher"
 	"github.com/gompi/gompi/internal/rte"
 )
-
-// stopBound is a generous limit on how long stopping a failed job may take.
-const stopBound = 10 * time.Second
 
 func TestExchange(t *testing.T) {
 	t.Parallel()
@@ -42,9 +38,6 @@ func checkStopped(t *testing.T, r result, rank int, what string) {
 		t.Fatalf("rank %d printed no pid; stdout:\n%s", rank, r.stdout)
 	}
 	r.wantStderr(t, fmt.Sprintf(`(?m)^gompirun: rank %d \(pid %d\) %s; stopping the job$`, rank, pid, regexp.QuoteMeta(what)))
-	if r.elapsed > stopBound {
-		t.Errorf("the job took %v to stop", r.elapsed)
-	}
 	waitGone(t, "process", ranks)
 }
 
@@ -104,9 +97,6 @@ func TestTimeout(t *testing.T) {
 	r := run(t, "", nil, "-np", "2", "--timeout", "1", rankprog, "sleep")
 	r.wantCode(t, launcher.ExitTimeout)
 	r.wantStderr(t, `(?m)^gompirun: job timed out after 1 seconds; killing ranks$`)
-	if r.elapsed > stopBound {
-		t.Errorf("the job took %v", r.elapsed)
-	}
 	ranks := pids(r.stdout, "pid")
 	if len(ranks) != 2 {
 		t.Fatalf("want 2 rank pids; stdout:\n%s", r.stdout)
@@ -117,16 +107,12 @@ func TestTimeout(t *testing.T) {
 func TestSIGTERMStopsRanks(t *testing.T) {
 	t.Parallel()
 	cmd, ranks, stderr := started(t, 2, "-np", "2", rankprog, "connected")
-	start := time.Now()
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
 	err := cmd.Wait()
 	if cmd.ProcessState.ExitCode() != 128+int(syscall.SIGTERM) {
 		t.Fatalf("gompirun: %v, want exit status 143; stderr:\n%s", err, stderr)
-	}
-	if d := time.Since(start); d > stopBound {
-		t.Errorf("stopping took %v", d)
 	}
 	if !strings.Contains(stderr.String(), "gompirun: received SIGTERM") {
 		t.Errorf("stderr does not mention SIGTERM:\n%s", stderr)
