@@ -1,7 +1,10 @@
 package launch
 
 import (
+	"bytes"
+	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -31,6 +34,7 @@ func TestKilledLauncherLeavesNothing(t *testing.T) {
 			}
 			_ = cmd.Wait()
 			waitGone(t, "process", ranks)
+			waitNoJobProcesses(t, tmp)
 			waitEmpty(t, tmp)
 		})
 	}
@@ -53,6 +57,7 @@ func TestSIGHUPStopsRanks(t *testing.T) {
 		t.Errorf("stderr does not mention SIGHUP:\n%s", stderr)
 	}
 	waitGone(t, "process", ranks)
+	waitNoJobProcesses(t, tmp)
 	waitEmpty(t, tmp)
 }
 
@@ -68,6 +73,37 @@ func waitEmpty(t *testing.T, dir string) {
 	for len(left()) > 0 {
 		if time.Now().After(deadline) {
 			t.Fatalf("left behind: %v", left())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// waitNoJobProcesses fails unless, within a few seconds, no live process
+// has a session directory under tmp in its environment: that finds the
+// wrapper shells and anything else of the job, not only the ranks that
+// printed their pids.
+func waitNoJobProcesses(t *testing.T, tmp string) {
+	t.Helper()
+	want := []byte("GOMPI_SESSION_DIR=" + tmp + "/")
+	left := func() []int {
+		var pids []int
+		entries, _ := os.ReadDir("/proc")
+		for _, e := range entries {
+			pid, err := strconv.Atoi(e.Name())
+			if err != nil {
+				continue
+			}
+			env, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
+			if err == nil && bytes.Contains(env, want) && alive(pid) {
+				pids = append(pids, pid)
+			}
+		}
+		return pids
+	}
+	deadline := time.Now().Add(10 * time.Second) // a hang guard, not a measurement
+	for len(left()) > 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("processes of the job still running: %v", left())
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
