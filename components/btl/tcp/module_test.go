@@ -293,8 +293,14 @@ func TestSendChecksArguments(t *testing.T) {
 	cancelled, cancel := context.WithCancel(ctx)
 	cancel()
 	if err := j.mods[0].Send(cancelled, 1, []byte("h"), nil); !errors.Is(err, context.Canceled) {
-		// The dial runs on; only the wait is cancelled.
-		t.Errorf("Send with a cancelled context: %v", err)
+		t.Errorf("Send with a cancelled context, not connected: %v", err)
+	}
+	// Connected, the fast path must look at ctx too.
+	if err := j.mods[0].Send(ctx, 1, []byte("h"), nil); err != nil {
+		t.Fatalf("Send: %v", err)
+	}
+	if err := j.mods[0].Send(cancelled, 1, []byte("h"), nil); !errors.Is(err, context.Canceled) {
+		t.Errorf("Send with a cancelled context, connected: %v", err)
 	}
 	j.mods[0].Finalize()
 	if err := j.mods[0].Send(ctx, 1, []byte("h"), nil); err == nil || !strings.Contains(err.Error(), "finalized") {
