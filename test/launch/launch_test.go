@@ -94,9 +94,11 @@ func TestChildrenOfRanksAreKilled(t *testing.T) {
 
 func TestTimeout(t *testing.T) {
 	t.Parallel()
-	r := run(t, "", nil, "-np", "2", "--timeout", "1", rankprog, "sleep")
+	// Long enough for both ranks to start and print their pids on a loaded
+	// machine (1 s was not), short against their minute of sleep.
+	r := run(t, "", nil, "-np", "2", "--timeout", "15", rankprog, "sleep")
 	r.wantCode(t, launcher.ExitTimeout)
-	r.wantStderr(t, `(?m)^gompirun: job timed out after 1 seconds; killing ranks$`)
+	r.wantStderr(t, `(?m)^gompirun: job timed out after 15 seconds; killing ranks$`)
 	ranks := pids(r.stdout, "pid")
 	if len(ranks) != 2 {
 		t.Fatalf("want 2 rank pids; stdout:\n%s", r.stdout)

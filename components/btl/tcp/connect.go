@@ -238,10 +238,12 @@ func (m *Module) serve(c *conn) {
 	c.nc.SetDeadline(time.Now().Add(m.cfg.handshakeTimeout))
 	s, err := m.auth.accept(c.br, c.nc)
 	if err != nil {
-		c.close()
+		// Logged before the close: once the stranger sees the hang-up, the
+		// rank may finalize at once, and then the refusal would go unlogged.
 		if !m.finalizing.Load() {
 			m.log.Warn("refused a connection", "remote", remote, "error", err)
 		}
+		c.close()
 		return
 	}
 	p := &m.peers[s.dialer]

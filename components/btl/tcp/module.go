@@ -161,7 +161,8 @@ func (m *Module) DelProcs(_ context.Context, procs []btl.Proc) error {
 	return nil
 }
 
-// Send writes one frame to peer, connecting first if needed.
+// Send writes one frame to peer, connecting first if needed. A ctx that is
+// already done fails it before anything is sent, connected or not.
 func (m *Module) Send(ctx context.Context, peer int, hdr, payload []byte) error {
 	return m.send(ctx, peer, hdr, payload, false)
 }
@@ -193,10 +194,10 @@ func (m *Module) send(ctx context.Context, peer int, hdr, payload []byte, post b
 	if len(payload) > MaxPayload {
 		return fmt.Errorf("btl tcp: send to rank %d: payload of %d bytes exceeds the %d-byte cap", peer, len(payload), MaxPayload)
 	}
+	// Checked before the fast path: a connected peer or a dial that wins
+	// the race with the wait must not make a cancelled Send succeed.
 	if err := ctx.Err(); err != nil {
-		// Decided here, not by whether a connection happens to exist: the
-		// outcome of a cancelled send must not depend on timing.
-		return fmt.Errorf("btl tcp: send to rank %d: %w", peer, err)
+		return fmt.Errorf("btl tcp: send to rank %d: %w", peer, context.Cause(ctx))
 	}
 	p := &m.peers[peer]
 	c := p.conn.Load()

@@ -197,8 +197,10 @@ func TestStrangersAreRefused(t *testing.T) {
 		return c
 	}
 	// A silent stranger holds a connection open during everything below.
-	silent := dial()
+	// start is taken before the dial: the acceptor's deadline counts from
+	// its accept, which a loaded machine may run before Dial returns.
 	start := time.Now()
+	silent := dial()
 	// Junk bytes, then a hello of the right shape but an absurd rank.
 	junk := dial()
 	junk.Write([]byte("GET / HTTP/1.1\r\nHost: x\r\n\r\n" + strings.Repeat("\x00", 100)))
@@ -293,7 +295,14 @@ func TestSendChecksArguments(t *testing.T) {
 	cancelled, cancel := context.WithCancel(ctx)
 	cancel()
 	if err := j.mods[0].Send(cancelled, 1, []byte("h"), nil); !errors.Is(err, context.Canceled) {
-		t.Errorf("Send with a cancelled context: %v", err)
+		t.Errorf("Send with a cancelled context, not connected: %v", err)
+	}
+	// Connected, the fast path must look at ctx too.
+	if err := j.mods[0].Send(ctx, 1, []byte("h"), nil); err != nil {
+		t.Fatalf("Send: %v", err)
+	}
+	if err := j.mods[0].Send(cancelled, 1, []byte("h"), nil); !errors.Is(err, context.Canceled) {
+		t.Errorf("Send with a cancelled context, connected: %v", err)
 	}
 	j.mods[0].Finalize()
 	if err := j.mods[0].Send(ctx, 1, []byte("h"), nil); err == nil || !strings.Contains(err.Error(), "finalized") {
