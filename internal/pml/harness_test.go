@@ -78,7 +78,6 @@ type fakeModule struct {
 func (m *fakeModule) Name() string                               { return "fake" }
 func (m *fakeModule) Exclusivity() int                           { return 1 }
 func (m *fakeModule) Bandwidth() int                             { return 1 }
-func (m *fakeModule) Latency() int                               { return 1 }
 func (m *fakeModule) EagerLimit() int                            { return m.n.eager }
 func (m *fakeModule) MaxSendSize() int                           { return m.n.maxSend }
 func (m *fakeModule) Progress() int                              { return 0 }

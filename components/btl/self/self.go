@@ -73,7 +73,6 @@ type module struct {
 func (m *module) Name() string     { return "self" }
 func (m *module) Exclusivity() int { return btl.ExclusivityHigh }
 func (m *module) Bandwidth() int   { return 100000 }
-func (m *module) Latency() int     { return 0 }
 func (m *module) EagerLimit() int  { return m.eagerLimit }
 func (m *module) MaxSendSize() int { return m.maxSendSize }
 func (m *module) Progress() int    { return 0 }

@@ -55,7 +55,6 @@ type Module struct {
 func (m *Module) Name() string     { return "tcp" }
 func (m *Module) Exclusivity() int { return m.cfg.exclusivity }
 func (m *Module) Bandwidth() int   { return m.cfg.bandwidth }
-func (m *Module) Latency() int     { return m.cfg.latency }
 func (m *Module) EagerLimit() int  { return m.cfg.eagerLimit }
 func (m *Module) MaxSendSize() int { return m.cfg.maxSend }
 

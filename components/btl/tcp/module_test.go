@@ -304,8 +304,8 @@ func TestSendChecksArguments(t *testing.T) {
 func TestModuleProperties(t *testing.T) {
 	j := newJob(t, 1, "btl_tcp_if_include", "127.0.0.0/8", "btl_tcp_exclusivity", "7", "btl_tcp_max_send_size", "256k")
 	m := j.mods[0]
-	got := fmt.Sprint(m.Name(), m.Exclusivity(), m.Bandwidth(), m.Latency(), m.EagerLimit(), m.MaxSendSize(), m.Progress())
-	if want := fmt.Sprint("tcp", 7, 10000, 10, 64<<10, 256<<10, 0); got != want {
+	got := fmt.Sprint(m.Name(), m.Exclusivity(), m.Bandwidth(), m.EagerLimit(), m.MaxSendSize(), m.Progress())
+	if want := fmt.Sprint("tcp", 7, 10000, 64<<10, 256<<10, 0); got != want {
 		t.Fatalf("properties %s, want %s", got, want)
 	}
 }

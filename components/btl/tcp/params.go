@@ -17,7 +17,7 @@ type paramSet struct {
 	coalesceLimit        params.Param[int64]
 	sndbuf, rcvbuf       params.Param[int64]
 	exclusivity          params.Param[int]
-	bandwidth, latency   params.Param[int]
+	bandwidth            params.Param[int]
 	handshakeTimeout     params.Param[float64]
 }
 
@@ -28,7 +28,7 @@ type config struct {
 	coalesceLimit        int
 	sndbuf, rcvbuf       int
 	exclusivity          int
-	bandwidth, latency   int
+	bandwidth            int
 	handshakeTimeout     time.Duration
 }
 
@@ -85,13 +85,6 @@ func register(r *params.Registrar) paramSet {
 			Help:     "Bandwidth of the tcp transport in Mbit/s, used to choose between transports of equal exclusivity.",
 			Validate: intIn(0, math.MaxInt32),
 		}),
-		latency: r.Int(params.Spec{
-			Name:     "latency",
-			Default:  "10",
-			Level:    5,
-			Help:     "Latency of the tcp transport in microseconds, reported to the upper layer.",
-			Validate: intIn(0, math.MaxInt32),
-		}),
 		handshakeTimeout: r.Float(params.Spec{
 			Name:    "handshake_timeout",
 			Default: "5",
@@ -133,7 +126,6 @@ func (p *paramSet) resolve(s *params.Snapshot) config {
 		rcvbuf:           int(p.rcvbuf.Get(s)),
 		exclusivity:      p.exclusivity.Get(s),
 		bandwidth:        p.bandwidth.Get(s),
-		latency:          p.latency.Get(s),
 		handshakeTimeout: time.Duration(p.handshakeTimeout.Get(s) * float64(time.Second)),
 	}
 }
