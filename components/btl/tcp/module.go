@@ -189,8 +189,8 @@ func (m *Module) send(ctx context.Context, peer int, hdr, payload []byte, post b
 	if err := btl.CheckHeader(hdr); err != nil {
 		return fmt.Errorf("btl tcp: send to rank %d: %w", peer, err)
 	}
-	if len(payload) > MaxPayload {
-		return fmt.Errorf("btl tcp: send to rank %d: payload of %d bytes exceeds the %d-byte cap", peer, len(payload), MaxPayload)
+	if len(payload) > maxPayload {
+		return fmt.Errorf("btl tcp: send to rank %d: payload of %d bytes exceeds the %d-byte cap", peer, len(payload), maxPayload)
 	}
 	if err := ctx.Err(); err != nil {
 		// Decided here, not by whether a connection happens to exist: the
@@ -227,7 +227,7 @@ func (m *Module) connEnded(c *conn, err error) {
 		}
 		p.mu.Unlock()
 	default:
-		if errors.Is(err, ErrCorruptFrame) {
+		if errors.Is(err, errCorruptFrame) {
 			m.log.Error("corrupt frame; closing the connection", "peer", p.rank, "error", err)
 		}
 		m.failPeer(p, fmt.Errorf("btl tcp: connection to rank %d: %w: %w", p.rank, btl.ErrPeerFailed, err))

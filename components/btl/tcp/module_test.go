@@ -203,7 +203,7 @@ func TestStrangersAreRefused(t *testing.T) {
 	junk := dial()
 	junk.Write([]byte("GET / HTTP/1.1\r\nHost: x\r\n\r\n" + strings.Repeat("\x00", 100)))
 	bad := dial()
-	bad.Write(HandshakeMsg{Type: MsgHello, From: 99, To: 1}.Append(nil))
+	bad.Write(handshakeMsg{Type: msgHello, From: 99, To: 1}.Append(nil))
 	// A dialer with the wrong secret, and one with the right secret but another job.
 	for _, a := range []authority{
 		{secret: []byte("wrong"), job: "job-1", rank: 0, size: 2},
@@ -211,7 +211,7 @@ func TestStrangersAreRefused(t *testing.T) {
 	} {
 		c := dial()
 		c.SetDeadline(time.Now().Add(10 * time.Second))
-		if v, err := a.dial(c, c, 1); !errors.Is(err, ErrHandshake) {
+		if v, err := a.dial(c, c, 1); !errors.Is(err, errHandshake) {
 			t.Fatalf("dialer %q/%q: verdict %v, error %v; want a handshake failure", a.secret, a.job, v, err)
 		}
 	}

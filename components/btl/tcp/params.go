@@ -52,14 +52,14 @@ func register(r *params.Registrar) paramSet {
 			Default:  "64k",
 			Level:    4,
 			Help:     "Largest message, in bytes, sent in one fragment without a rendezvous.",
-			Validate: sizeIn(1, MaxPayload),
+			Validate: sizeIn(1, maxPayload),
 		}),
 		maxSend: r.Size(params.Spec{
 			Name:     "max_send_size",
 			Default:  "1m",
 			Level:    4,
 			Help:     "Largest payload, in bytes, of one fragment of a long message.",
-			Validate: sizeIn(1, MaxPayload),
+			Validate: sizeIn(1, maxPayload),
 		}),
 		coalesceLimit: r.Size(params.Spec{
 			Name:    "coalesce_limit",
@@ -69,7 +69,7 @@ func register(r *params.Registrar) paramSet {
 				"with the fragments that follow in one system call. Held fragments go out at the " +
 				"rank's next poll, wait or send to that peer, or from a flusher goroutine 100 microseconds later. " +
 				"0 writes every fragment at once.",
-			Validate: sizeIn(0, stageCap-FrameHeaderSize-btl.MaxHeaderSize),
+			Validate: sizeIn(0, stageCap-frameHeaderSize-btl.MaxHeaderSize),
 		}),
 		exclusivity: r.Int(params.Spec{
 			Name:    "exclusivity",
