@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gompi/gompi/frameworks/btl"
+	"github.com/gompi/gompi/frameworks/btl/btltest"
 )
 
 func frameBytes(h frameHeader, rest ...byte) []byte {
@@ -44,7 +45,7 @@ func FuzzFrameHeader(f *testing.F) {
 		}
 		// The reader must end every finite stream with an error, and never
 		// allocate for a length the stream does not back with bytes.
-		c := &conn{m: &Module{pool: newBufPool(1 << 20), recv: &recorder{}}, peer: &peer{rank: 3}}
+		c := &conn{m: &Module{pool: newBufPool(1 << 20), recv: btltest.NewReceiver()}, peer: &peer{rank: 3}}
 		c.in.buf = make([]byte, readBufSize)
 		// Feed the bytes in small reads, as a socket may, then end the stream.
 		rest := data
