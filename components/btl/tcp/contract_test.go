@@ -27,6 +27,6 @@ func TestContract(t *testing.T) {
 			}
 			return mods
 		},
-		Kill: func(m btl.Module) { m.(*Module).shutdown(false) }, // sockets close with no goodbye
+		Kill: func(_ int, m btl.Module) { m.(*Module).shutdown(false) }, // sockets close with no goodbye
 	})
 }

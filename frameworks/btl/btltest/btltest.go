@@ -22,7 +22,7 @@
 //				return mods
 //			},
 //			Reaches: func(from, to int) bool { return from != to },
-//			Kill:    func(m btl.Module) { m.(*Module).crash() },
+//			Kill:    func(rank int, m btl.Module) { m.(*Module).crash() },
 //		})
 //	}
 //

@@ -28,10 +28,10 @@ type Suite struct {
 	// Reaches says whether rank from's module reaches rank to's; nil means
 	// every rank reaches every rank, itself included.
 	Reaches func(from, to int) bool
-	// Kill, if set, makes m's rank fail as if its process died: its
-	// peers must then see it failed, never hang. Without it the failed
-	// peer test is skipped.
-	Kill func(m btl.Module)
+	// Kill, if set, makes rank, whose module is m, fail as if its
+	// process died: its peers must then see it failed, never hang.
+	// Without it the failed peer test is skipped.
+	Kill func(rank int, m btl.Module)
 }
 
 // job is one running job of the suite.
@@ -414,7 +414,7 @@ func (s Suite) testFailedPeer(t *testing.T) {
 		r := j.recvs[p[1]]
 		r.WaitFor(t, fmt.Sprintf("rank %d: a fragment from rank %d", p[1], p[0]), j.poll, func() bool { return len(r.From(p[0])) == 1 })
 	}
-	s.Kill(j.mods[1])
+	s.Kill(1, j.mods[1])
 	r := j.recvs[0]
 	var sendErr error
 	seq := 1
