@@ -26,10 +26,24 @@
 //		})
 //	}
 //
-// The suite calls AddProcs itself and finalizes every module when a
-// subtest ends. It drives Progress on every module while it waits, so a
-// module that delivers only when polled passes; an Idler is also checked
-// to deliver on its own between Idle and Busy.
+// Each subtest builds a new job with the Factory: AddProcs (the reach
+// matches Reaches), Sizes (payloads of 0, 1, EagerLimit and MaxSendSize
+// bytes with headers of 1 and btl.MaxHeaderSize bytes arrive whole and in
+// order), Headers (0 and MaxHeaderSize+1 bytes are refused), Concurrent
+// (several goroutines per rank keep their order per peer), Place (placed
+// payloads land in the Place buffer, never one of the wrong size), Idle
+// (a btl.Idler delivers unpolled between Idle and Busy), DelProcs (then
+// Send fails with btl.ErrUnreachable, nobody is reported failed),
+// Finalize (then Send fails, Progress does nothing, Finalize again is
+// harmless) and FailedPeer (with Kill: the survivor learns by PeerFailed
+// or a failing Send, never hangs). The suite calls AddProcs itself,
+// finalizes every module when a subtest ends, and drives Progress on
+// every module while it waits, so a module that delivers only when
+// polled passes. Waits end on a condition; their deadline only guards
+// against a hang.
+//
+// Loopback is an in-memory transport that keeps the contract, for tests
+// of the layers above btl (internal/pml's run on it).
 package btltest
 
 import (

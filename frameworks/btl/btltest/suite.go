@@ -55,6 +55,7 @@ func Run(t *testing.T, s Suite) {
 	t.Run("Sizes", s.testSizes)
 	t.Run("Headers", s.testHeaders)
 	t.Run("Concurrent", s.testConcurrent)
+	t.Run("Place", s.testPlace)
 	t.Run("Idle", s.testIdle)
 	t.Run("DelProcs", s.testDelProcs)
 	t.Run("Finalize", s.testFinalize)
@@ -275,6 +276,56 @@ func (s Suite) testConcurrent(t *testing.T) {
 			next[k]++
 			m := j.mods[from]
 			check(t, f, header(from, stream, seq, 16), (seq*7919+stream*104729)%(min(m.EagerLimit(), m.MaxSendSize())+1), from, stream, seq)
+		}
+	}
+}
+
+// testPlace: a fragment delivered as placed has its payload in the
+// buffer Place returned; a Place of the wrong size is not used.
+func (s Suite) testPlace(t *testing.T) {
+	const n = 3000
+	j := s.start(t)
+	var mu sync.Mutex
+	bufs := map[[3]int][]byte{} // by receiver, sender and sequence
+	for to, r := range j.recvs {
+		r.PlaceFunc = func(from int, hdr []byte, size int) []byte {
+			seq := int(binary.LittleEndian.Uint32(hdr[8:]))
+			b := make([]byte, size+seq) // sequence 1 gets a buffer one byte too long
+			mu.Lock()
+			bufs[[3]int{to, from, seq}] = b
+			mu.Unlock()
+			return b
+		}
+	}
+	ctx := context.Background()
+	for _, p := range j.pairs() {
+		from, to := p[0], p[1]
+		for seq := range 2 {
+			if err := j.mods[from].Send(ctx, to, header(from, to, seq, 12), payload(from, to, seq, n)); err != nil {
+				t.Fatalf("rank %d: Send to rank %d: %v", from, to, err)
+			}
+		}
+	}
+	for _, p := range j.pairs() {
+		from, to := p[0], p[1]
+		r := j.recvs[to]
+		r.WaitFor(t, fmt.Sprintf("rank %d: fragments from rank %d", to, from), j.poll, func() bool { return len(r.From(from)) == 2 })
+		for seq, f := range r.From(from) {
+			if !bytes.Equal(f.Payload, payload(from, to, seq, n)) {
+				t.Fatalf("rank %d: fragment %d from rank %d: corrupt payload (placed %v)", to, seq, from, f.Placed)
+			}
+			if !f.Placed {
+				continue
+			}
+			if seq == 1 {
+				t.Fatalf("rank %d: fragment from rank %d placed in a buffer of the wrong size", to, from)
+			}
+			mu.Lock()
+			b := bufs[[3]int{to, from, seq}]
+			mu.Unlock()
+			if !bytes.Equal(b, f.Payload) {
+				t.Fatalf("rank %d: fragment from rank %d delivered as placed, but the Place buffer holds other bytes", to, from)
+			}
 		}
 	}
 }
