@@ -9,9 +9,7 @@ import (
 // Exclusivity levels, as Open MPI ranks transports: for a peer, the
 // reachable module with the highest exclusivity carries its traffic.
 const (
-	ExclusivityHigh    = 65536 // self, shared memory
-	ExclusivityDefault = 1024
-	ExclusivityLow     = 0
+	ExclusivityHigh = 65536 // self, shared memory
 )
 
 // ErrUnreachable marks a peer that no selected module reaches.
@@ -78,9 +76,8 @@ type Module interface {
 	Name() string
 	// Exclusivity ranks modules: per peer, the highest reachable one wins.
 	Exclusivity() int
-	// Bandwidth in Mbit/s breaks ties in exclusivity; Latency in microseconds.
+	// Bandwidth in Mbit/s breaks ties in exclusivity.
 	Bandwidth() int
-	Latency() int
 	// EagerLimit is the largest payload the upper layer sends without a
 	// rendezvous; MaxSendSize the largest payload of one fragment.
 	EagerLimit() int

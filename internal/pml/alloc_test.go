@@ -21,7 +21,6 @@ type direct struct {
 func (d *direct) Name() string                               { return "direct" }
 func (d *direct) Exclusivity() int                           { return 1 }
 func (d *direct) Bandwidth() int                             { return 1 }
-func (d *direct) Latency() int                               { return 1 }
 func (d *direct) EagerLimit() int                            { return d.eager }
 func (d *direct) MaxSendSize() int                           { return 1 << 20 }
 func (d *direct) Progress() int                              { return 0 }

@@ -150,7 +150,6 @@ func (discard) Progress() int                              { return 0 }
 func (discard) Name() string                               { return "discard" }
 func (discard) Exclusivity() int                           { return 1 }
 func (discard) Bandwidth() int                             { return 1 }
-func (discard) Latency() int                               { return 1 }
 func (discard) EagerLimit() int                            { return 1 << 20 }
 func (discard) MaxSendSize() int                           { return 1 << 20 }
 func (discard) Finalize() error                            { return nil }

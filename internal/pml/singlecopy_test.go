@@ -13,7 +13,7 @@ import (
 // copier is a fake transport that lets a receiver read a sender's buffer
 // in place, as cross-memory attach does between processes.
 type copier struct {
-	*fakeModule
+	btl.Module
 	shared *exposed
 	least  int
 	fail   bool // Read refuses, as a kernel with ptrace restrictions does
@@ -54,8 +54,8 @@ func (c *copier) Read(_ int, token uint64, off int, dst []byte) error {
 func newCopierNet(t *testing.T, fail bool) (*net, []*copier) {
 	shared := &exposed{bufs: map[uint64][]byte{}}
 	var cs []*copier
-	nt := newNetWith(t, 2, 64, 100, func(m *fakeModule) btl.Module {
-		c := &copier{fakeModule: m, shared: shared, least: 1000, fail: fail}
+	nt := newNetWith(t, 2, 64, 100, func(m btl.Module) btl.Module {
+		c := &copier{Module: m, shared: shared, least: 1000, fail: fail}
 		cs = append(cs, c)
 		return c
 	})

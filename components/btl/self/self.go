@@ -68,16 +68,21 @@ type module struct {
 	eagerLimit  int
 	maxSendSize int
 	added       atomic.Bool // AddProcs included this rank and DelProcs has not removed it
+	finalized   atomic.Bool
 }
 
 func (m *module) Name() string     { return "self" }
 func (m *module) Exclusivity() int { return btl.ExclusivityHigh }
 func (m *module) Bandwidth() int   { return 100000 }
-func (m *module) Latency() int     { return 0 }
 func (m *module) EagerLimit() int  { return m.eagerLimit }
 func (m *module) MaxSendSize() int { return m.maxSendSize }
 func (m *module) Progress() int    { return 0 }
-func (m *module) Finalize() error  { return nil }
+
+// Finalize makes later sends fail.
+func (m *module) Finalize() error {
+	m.finalized.Store(true)
+	return nil
+}
 
 // AddProcs reaches only this rank.
 func (m *module) AddProcs(_ context.Context, procs []btl.Proc) ([]bool, error) {
@@ -107,6 +112,9 @@ func (m *module) DelProcs(_ context.Context, procs []btl.Proc) error {
 func (m *module) Send(_ context.Context, peer int, hdr, payload []byte) error {
 	if peer != m.rank {
 		return fmt.Errorf("btl self: rank %d cannot send to rank %d", m.rank, peer)
+	}
+	if m.finalized.Load() {
+		return fmt.Errorf("btl self: send to rank %d: the module is finalized", peer)
 	}
 	if !m.added.Load() {
 		return fmt.Errorf("btl self: send to rank %d: %w: not added", peer, btl.ErrUnreachable)

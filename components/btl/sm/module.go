@@ -88,7 +88,6 @@ func (m *Module) Exclusivity() int { return m.cfg.exclusivity }
 func (m *Module) Bandwidth() int { return 40000 }
 
 // Latency in microseconds.
-func (m *Module) Latency() int { return 1 }
 
 // EagerLimit is btl_sm_eager_limit.
 func (m *Module) EagerLimit() int { return m.cfg.eagerLimit }

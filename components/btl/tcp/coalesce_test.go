@@ -6,13 +6,14 @@ import (
 	"time"
 
 	"github.com/gompi/gompi/frameworks/btl"
+	"github.com/gompi/gompi/frameworks/btl/btltest"
 )
 
 // inOrder checks that rank r's receiver holds frames 0..n-1 of rank 0's
 // stream 0, whole and in order.
-func inOrder(t *testing.T, rec *recorder, n int) {
+func inOrder(t *testing.T, rec *btltest.Receiver, n int) {
 	t.Helper()
-	fs := rec.get()
+	fs := rec.Frames()
 	if len(fs) != n {
 		t.Fatalf("%d frames delivered, want %d", len(fs), n)
 	}
@@ -56,7 +57,7 @@ func TestPostHoldsBack(t *testing.T) {
 	if held() != 0 {
 		t.Fatalf("%d bytes still held after a Send", held())
 	}
-	waitFor(t, "the frames before the Send", func() bool { return rec.count() == seq })
+	waitFor(t, "the frames before the Send", func() bool { return rec.Count() == seq })
 
 	send(true, 0)
 	send(true, 8<<10) // at the limit
@@ -81,7 +82,7 @@ func TestPostHoldsBack(t *testing.T) {
 	}
 	waitFor(t, "every frame", func() bool {
 		m.Progress()
-		return rec.count() == seq
+		return rec.Count() == seq
 	})
 	inOrder(t, rec, seq)
 }
@@ -97,7 +98,7 @@ func TestPostedFramesLeaveWithoutPolls(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	waitFor(t, "the held frames", func() bool { return rec.count() == 3 })
+	waitFor(t, "the held frames", func() bool { return rec.Count() == 3 })
 	inOrder(t, rec, 3)
 }
 
@@ -114,7 +115,7 @@ func TestPostsWithCoalescingOff(t *testing.T) {
 			t.Fatalf("%d bytes held back with coalescing off", n)
 		}
 	}
-	waitFor(t, "the frames", func() bool { return j.recvs[1].count() == 3 })
+	waitFor(t, "the frames", func() bool { return j.recvs[1].Count() == 3 })
 	inOrder(t, j.recvs[1], 3)
 }
 
@@ -133,9 +134,9 @@ func TestGoodbyeAfterHeldFrames(t *testing.T) {
 	if err := m.DelProcs(ctx, []btl.Proc{{Rank: 1}}); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "every frame", func() bool { return rec.count() == 6 })
+	waitFor(t, "every frame", func() bool { return rec.Count() == 6 })
 	inOrder(t, rec, 6)
-	if n := rec.failures(); n != 0 {
+	if n := len(rec.FailedPeers()); n != 0 {
 		t.Fatalf("rank 1 saw %d failures", n)
 	}
 }

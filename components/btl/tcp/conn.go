@@ -35,7 +35,7 @@ type conn struct {
 
 	// The write side: wmu keeps frames whole; the scratch avoids allocating per send.
 	wmu         sync.Mutex
-	wfh         [FrameHeaderSize]byte
+	wfh         [frameHeaderSize]byte
 	out         outbound
 	writeFn     func(fd uintptr)      // one non-blocking write
 	writeWaitFn func(fd uintptr) bool // writes until done, waiting for room
@@ -102,7 +102,7 @@ func (c *conn) send(hdr, payload []byte, post bool) error {
 	if c.werr != nil {
 		return c.werr
 	}
-	FrameHeader{HeaderLen: len(hdr), PayloadLen: len(payload)}.Put(c.wfh[:])
+	frameHeader{HeaderLen: len(hdr), PayloadLen: len(payload)}.Put(c.wfh[:])
 	if post && c.hold(hdr, payload) {
 		return nil
 	}
@@ -115,7 +115,7 @@ func (c *conn) send(hdr, payload []byte, post bool) error {
 // writes the stage soon unless a poll, a send or a wait does first.
 func (c *conn) hold(hdr, payload []byte) bool {
 	limit := c.m.cfg.coalesceLimit
-	n := FrameHeaderSize + len(hdr) + len(payload)
+	n := frameHeaderSize + len(hdr) + len(payload)
 	if limit == 0 || len(payload) > limit || len(c.stage)+n > stageCap {
 		return false
 	}
@@ -178,7 +178,7 @@ func (c *conn) bye(timeout time.Duration) {
 	if c.werr != nil {
 		return
 	}
-	FrameHeader{Bye: true}.Put(c.wfh[:])
+	frameHeader{Bye: true}.Put(c.wfh[:])
 	_, err := c.nc.Write(append(c.stage, c.wfh[:]...)) // held-back frames first
 	c.stage = c.stage[:0]
 	c.held.Store(0)

@@ -109,16 +109,16 @@ func (m *Module) dial(p *peer, ready chan struct{}) {
 	var err error
 	for range maxYields {
 		var c *conn
-		var v Verdict
+		var v verdictCode
 		if c, v, err = m.dialAny(p); err != nil {
 			break
 		}
-		if v == VerdictAccept {
+		if v == verdictAccept {
 			m.establish(p, c)
 			return
 		}
 		c.close()
-		if v == VerdictRefuse {
+		if v == verdictRefuse {
 			err = fmt.Errorf("rank %d refused the connection: it is finalizing or takes this rank for failed", p.rank)
 			break
 		}
@@ -146,7 +146,7 @@ func (m *Module) dial(p *peer, ready chan struct{}) {
 
 // dialAny tries p's addresses in order and returns the first authenticated
 // connection with its verdict.
-func (m *Module) dialAny(p *peer) (*conn, Verdict, error) {
+func (m *Module) dialAny(p *peer) (*conn, verdictCode, error) {
 	p.mu.Lock()
 	addrs := p.addrs
 	p.mu.Unlock()
@@ -165,7 +165,7 @@ func (m *Module) dialAny(p *peer) (*conn, Verdict, error) {
 	return nil, 0, errors.Join(errs...)
 }
 
-func (m *Module) dialAddr(p *peer, a netip.AddrPort) (*conn, Verdict, error) {
+func (m *Module) dialAddr(p *peer, a netip.AddrPort) (*conn, verdictCode, error) {
 	ctx, cancel := context.WithTimeout(m.ctx, m.cfg.handshakeTimeout)
 	defer cancel()
 	nc, err := m.dialer.DialContext(ctx, "tcp", a.String())
@@ -182,7 +182,7 @@ func (m *Module) dialAddr(p *peer, a netip.AddrPort) (*conn, Verdict, error) {
 	v, err := m.auth.dial(c.br, c.nc, p.rank)
 	if err != nil {
 		c.close()
-		if errors.Is(err, ErrHandshake) {
+		if errors.Is(err, errHandshake) {
 			m.log.Warn("refusing a listener that failed authentication", "peer", p.rank, "address", a, "error", err)
 		}
 		return nil, 0, err
@@ -255,7 +255,7 @@ func (m *Module) serve(c *conn) {
 	err = m.auth.verdict(c.nc, &s, v)
 	c.nc.SetDeadline(time.Time{})
 	c.wmu.Unlock()
-	if v != VerdictAccept {
+	if v != verdictAccept {
 		m.log.Debug("declined a duplicate connection", "peer", p.rank, "verdict", v)
 		c.close()
 		return
@@ -270,20 +270,20 @@ func (m *Module) serve(c *conn) {
 
 // admit decides on an authenticated connection from p and, when it
 // accepts, makes c p's connection.
-func (m *Module) admit(p *peer, c *conn) Verdict {
+func (m *Module) admit(p *peer, c *conn) verdictCode {
 	if p.rank == m.rank {
-		return VerdictAccept // this end of a connection to oneself only reads
+		return verdictAccept // this end of a connection to oneself only reads
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	switch {
 	case m.finalizing.Load() || p.state == peerFailed || p.state == peerClosed:
-		return VerdictRefuse
+		return verdictRefuse
 	case p.state == peerConnected:
-		return VerdictYield // the peer's verdict on our dial is still in flight
+		return verdictYield // the peer's verdict on our dial is still in flight
 	case p.state == peerDialing && m.rank < p.rank:
-		return VerdictYield // our dial wins
+		return verdictYield // our dial wins
 	}
 	p.setLocked(peerConnected, c, nil)
-	return VerdictAccept
+	return verdictAccept
 }

@@ -5,11 +5,11 @@ import "testing"
 // Every fragment on a tcp connection pays one frame header encode on the
 // sender and one decode on the receiver.
 
-var frameSink FrameHeader
+var frameSink frameHeader
 
 func BenchmarkFrameHeaderPut(b *testing.B) {
-	h := FrameHeader{HeaderLen: 40, PayloadLen: 4096}
-	buf := make([]byte, FrameHeaderSize)
+	h := frameHeader{HeaderLen: 40, PayloadLen: 4096}
+	buf := make([]byte, frameHeaderSize)
 	b.ReportAllocs()
 	for b.Loop() {
 		h.Put(buf)
@@ -17,11 +17,11 @@ func BenchmarkFrameHeaderPut(b *testing.B) {
 }
 
 func BenchmarkDecodeFrameHeader(b *testing.B) {
-	buf := make([]byte, FrameHeaderSize)
-	FrameHeader{HeaderLen: 40, PayloadLen: 4096}.Put(buf)
+	buf := make([]byte, frameHeaderSize)
+	frameHeader{HeaderLen: 40, PayloadLen: 4096}.Put(buf)
 	b.ReportAllocs()
 	for b.Loop() {
-		h, err := DecodeFrameHeader(buf)
+		h, err := decodeFrameHeader(buf)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -32,12 +32,12 @@ func BenchmarkDecodeFrameHeader(b *testing.B) {
 // BenchmarkDecodeFrameHeaderCorrupt is the error path: a reader that meets
 // junk must reject it cheaply.
 func BenchmarkDecodeFrameHeaderCorrupt(b *testing.B) {
-	buf := make([]byte, FrameHeaderSize)
-	FrameHeader{HeaderLen: 40, PayloadLen: 4096}.Put(buf)
+	buf := make([]byte, frameHeaderSize)
+	frameHeader{HeaderLen: 40, PayloadLen: 4096}.Put(buf)
 	buf[0] ^= 0xff
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := DecodeFrameHeader(buf); err == nil {
+		if _, err := decodeFrameHeader(buf); err == nil {
 			b.Fatal("corrupt header accepted")
 		}
 	}

@@ -9,12 +9,13 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/gompi/gompi/frameworks/btl"
+	"github.com/gompi/gompi/frameworks/btl/btltest"
 	"github.com/gompi/gompi/mca"
 	"github.com/gompi/gompi/params"
 )
 
 // openTransports runs the btl framework for one rank as a program would.
-func openTransports(ctx context.Context, rank, size int, mx *fakeModex, rec btl.Receiver, fence func(context.Context) error, settings ...params.Setting) (*btl.Transports, error) {
+func openTransports(ctx context.Context, rank, size int, mx *btltest.Modex, rec btl.Receiver, fence func(context.Context) error, settings ...params.Setting) (*btl.Transports, error) {
 	sys, err := mca.Load(mca.Options{Logger: hclog.NewNullLogger()}, params.Inputs{CommandLine: settings})
 	if err != nil {
 		return nil, err
@@ -27,23 +28,23 @@ func openTransports(ctx context.Context, rank, size int, mx *fakeModex, rec btl.
 	for i := range procs {
 		procs[i] = btl.Proc{Rank: i, Hostname: "h"}
 	}
-	env := btl.InitEnv{Rank: rank, Size: size, Hostname: "h", JobID: "j", Secret: []byte("s"), Modex: scoped{mx, rank}, Receiver: rec}
+	env := btl.InitEnv{Rank: rank, Size: size, Hostname: "h", JobID: "j", Secret: []byte("s"), Modex: mx.For(rank), Receiver: rec}
 	return btl.Open(ctx, fw, env, procs, fence)
 }
 
 func TestThroughTheFramework(t *testing.T) {
 	const size = 2
 	ctx := context.Background()
-	mx := newFakeModex()
+	mx := btltest.NewModex()
 	var arrived sync.WaitGroup
 	arrived.Add(size)
 	fence := func(context.Context) error { arrived.Done(); arrived.Wait(); return nil }
-	recs := make([]*recorder, size)
+	recs := make([]*btltest.Receiver, size)
 	ts := make([]*btl.Transports, size)
 	errs := make([]error, size)
 	var wg sync.WaitGroup
 	for rank := range size {
-		recs[rank] = &recorder{}
+		recs[rank] = btltest.NewReceiver()
 		wg.Go(func() {
 			ts[rank], errs[rank] = openTransports(ctx, rank, size, mx, recs[rank], fence,
 				params.Setting{Name: "btl", Value: "tcp"},
@@ -63,12 +64,12 @@ func TestThroughTheFramework(t *testing.T) {
 	if err := ts[0].For(1).Send(ctx, 1, hdrFor(0, 0, 0, 10), pattern(10, 0, 0, 0)); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the frame", func() bool { return recs[1].count() == 1 })
-	checkFrame(t, recs[1].get()[0])
+	waitFor(t, "the frame", func() bool { return recs[1].Count() == 1 })
+	checkFrame(t, recs[1].Frames()[0])
 }
 
 func TestFrameworkStopsOnBothInterfaceLists(t *testing.T) {
-	_, err := openTransports(context.Background(), 0, 1, newFakeModex(), &recorder{},
+	_, err := openTransports(context.Background(), 0, 1, btltest.NewModex(), btltest.NewReceiver(),
 		func(context.Context) error { return nil },
 		params.Setting{Name: "btl_tcp_if_include", Value: "lo"},
 		params.Setting{Name: "btl_tcp_if_exclude", Value: "lo"})

@@ -9,42 +9,43 @@ import (
 	"time"
 
 	"github.com/gompi/gompi/frameworks/btl"
+	"github.com/gompi/gompi/frameworks/btl/btltest"
 )
 
-func frameBytes(h FrameHeader, rest ...byte) []byte {
-	b := make([]byte, FrameHeaderSize)
+func frameBytes(h frameHeader, rest ...byte) []byte {
+	b := make([]byte, frameHeaderSize)
 	h.Put(b)
 	return append(b, rest...)
 }
 
 func FuzzFrameHeader(f *testing.F) {
-	f.Add(frameBytes(FrameHeader{HeaderLen: 1}, 'h'))
-	f.Add(frameBytes(FrameHeader{HeaderLen: 2, PayloadLen: 3}, []byte("hhppp")...))
-	f.Add(frameBytes(FrameHeader{HeaderLen: btl.MaxHeaderSize, PayloadLen: MaxPayload}))
-	f.Add(frameBytes(FrameHeader{HeaderLen: btl.MaxHeaderSize + 1}))
-	f.Add(frameBytes(FrameHeader{HeaderLen: 1, PayloadLen: MaxPayload + 1}))
-	f.Add(frameBytes(FrameHeader{HeaderLen: 1, PayloadLen: 5 << 20}, 'h', 1, 2, 3))
-	f.Add(frameBytes(FrameHeader{Bye: true}))
-	f.Add(append(frameBytes(FrameHeader{HeaderLen: 1}, 'h'), frameBytes(FrameHeader{Bye: true})...))
+	f.Add(frameBytes(frameHeader{HeaderLen: 1}, 'h'))
+	f.Add(frameBytes(frameHeader{HeaderLen: 2, PayloadLen: 3}, []byte("hhppp")...))
+	f.Add(frameBytes(frameHeader{HeaderLen: btl.MaxHeaderSize, PayloadLen: maxPayload}))
+	f.Add(frameBytes(frameHeader{HeaderLen: btl.MaxHeaderSize + 1}))
+	f.Add(frameBytes(frameHeader{HeaderLen: 1, PayloadLen: maxPayload + 1}))
+	f.Add(frameBytes(frameHeader{HeaderLen: 1, PayloadLen: 5 << 20}, 'h', 1, 2, 3))
+	f.Add(frameBytes(frameHeader{Bye: true}))
+	f.Add(append(frameBytes(frameHeader{HeaderLen: 1}, 'h'), frameBytes(frameHeader{Bye: true})...))
 	f.Add([]byte("GMPF\x02\x00\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00"))
 	f.Add([]byte("GET / HTTP/1.1\r\n\r\n"))
 	f.Add([]byte{})
 	f.Fuzz(func(t *testing.T, data []byte) {
-		h, err := DecodeFrameHeader(data)
+		h, err := decodeFrameHeader(data)
 		if err != nil {
-			if !errors.Is(err, ErrCorruptFrame) {
-				t.Fatalf("error %v does not wrap ErrCorruptFrame", err)
+			if !errors.Is(err, errCorruptFrame) {
+				t.Fatalf("error %v does not wrap errCorruptFrame", err)
 			}
 		} else {
-			b := make([]byte, FrameHeaderSize)
+			b := make([]byte, frameHeaderSize)
 			h.Put(b)
-			if !bytes.Equal(b, data[:FrameHeaderSize]) {
-				t.Fatalf("%x decodes to %+v, which encodes to %x", data[:FrameHeaderSize], h, b)
+			if !bytes.Equal(b, data[:frameHeaderSize]) {
+				t.Fatalf("%x decodes to %+v, which encodes to %x", data[:frameHeaderSize], h, b)
 			}
 		}
 		// The reader must end every finite stream with an error, and never
 		// allocate for a length the stream does not back with bytes.
-		c := &conn{m: &Module{pool: newBufPool(1 << 20), recv: &recorder{}}, peer: &peer{rank: 3}}
+		c := &conn{m: &Module{pool: newBufPool(1 << 20), recv: btltest.NewReceiver()}, peer: &peer{rank: 3}}
 		c.in.buf = make([]byte, readBufSize)
 		// Feed the bytes in small reads, as a socket may, then end the stream.
 		rest := data
@@ -61,15 +62,15 @@ func FuzzFrameHeader(f *testing.F) {
 
 // handshakeSeeds are one message of every type, valid but for the MACs.
 func handshakeSeeds() [][]byte {
-	var n [NonceSize]byte
+	var n [nonceSize]byte
 	for i := range n {
 		n[i] = byte(i)
 	}
 	return [][]byte{
-		HandshakeMsg{Type: MsgHello, From: 0, To: 1, Nonce: n}.Append(nil),
-		HandshakeMsg{Type: MsgChallenge, From: 1, To: 0, Nonce: n}.Append(nil),
-		HandshakeMsg{Type: MsgProof}.Append(nil),
-		HandshakeMsg{Type: MsgVerdict, Verdict: VerdictAccept}.Append(nil),
+		handshakeMsg{Type: msgHello, From: 0, To: 1, Nonce: n}.Append(nil),
+		handshakeMsg{Type: msgChallenge, From: 1, To: 0, Nonce: n}.Append(nil),
+		handshakeMsg{Type: msgProof}.Append(nil),
+		handshakeMsg{Type: msgVerdict, Verdict: verdictAccept}.Append(nil),
 	}
 }
 
@@ -85,10 +86,10 @@ func FuzzHandshake(f *testing.F) {
 	f.Add(bytes.Repeat([]byte{0xff}, 100))
 	a := &authority{secret: []byte("secret"), job: "job", rank: 1, size: 4}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		m, err := DecodeHandshake(data)
+		m, err := decodeHandshake(data)
 		if err != nil {
-			if !errors.Is(err, ErrHandshake) {
-				t.Fatalf("error %v does not wrap ErrHandshake", err)
+			if !errors.Is(err, errHandshake) {
+				t.Fatalf("error %v does not wrap errHandshake", err)
 			}
 		} else if b := m.Append(nil); !bytes.Equal(b, data) {
 			t.Fatalf("%x decodes to %+v, which encodes to %x", data, m, b)
@@ -104,7 +105,7 @@ func FuzzHandshake(f *testing.F) {
 }
 
 // handshake runs a dialer and an acceptor against each other.
-func handshake(t *testing.T, d, acc *authority, peer int, v Verdict) (Verdict, error, error) {
+func handshake(t *testing.T, d, acc *authority, peer int, v verdictCode) (verdictCode, error, error) {
 	t.Helper()
 	c1, c2 := net.Pipe()
 	defer c1.Close()
@@ -134,7 +135,7 @@ func TestHandshake(t *testing.T) {
 	secret := []byte("secret")
 	zero := &authority{secret: secret, job: "j", rank: 0, size: 2}
 	one := &authority{secret: secret, job: "j", rank: 1, size: 2}
-	for _, v := range []Verdict{VerdictAccept, VerdictYield, VerdictRefuse} {
+	for _, v := range []verdictCode{verdictAccept, verdictYield, verdictRefuse} {
 		got, derr, aerr := handshake(t, zero, one, 1, v)
 		if derr != nil || aerr != nil || got != v {
 			t.Fatalf("verdict %v: got %v, dialer error %v, acceptor error %v", v, got, derr, aerr)
@@ -149,7 +150,7 @@ func TestHandshake(t *testing.T) {
 		"wrong target rank": {zero, &authority{secret: secret, job: "j", rank: 1, size: 3}, 2},
 		"rank out of range": {&authority{secret: secret, job: "j", rank: 5, size: 9}, one, 1},
 	} {
-		_, derr, aerr := handshake(t, tc.d, tc.a, tc.peer, VerdictAccept)
+		_, derr, aerr := handshake(t, tc.d, tc.a, tc.peer, verdictAccept)
 		if derr == nil || aerr == nil {
 			t.Errorf("%s: dialer error %v, acceptor error %v; want both to fail", name, derr, aerr)
 		}
@@ -157,10 +158,10 @@ func TestHandshake(t *testing.T) {
 }
 
 func TestFrameHeaderRoundTrip(t *testing.T) {
-	for _, h := range []FrameHeader{{HeaderLen: 1}, {HeaderLen: 256, PayloadLen: MaxPayload}, {Bye: true}} {
-		b := make([]byte, FrameHeaderSize)
+	for _, h := range []frameHeader{{HeaderLen: 1}, {HeaderLen: 256, PayloadLen: maxPayload}, {Bye: true}} {
+		b := make([]byte, frameHeaderSize)
 		h.Put(b)
-		got, err := DecodeFrameHeader(b)
+		got, err := decodeFrameHeader(b)
 		if err != nil || got != h {
 			t.Errorf("%+v decodes to %+v, %v", h, got, err)
 		}

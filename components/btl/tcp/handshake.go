@@ -30,120 +30,120 @@ import (
 //	Proof      mac [32]byte                                         (40 bytes)
 //	Verdict    code uint32, zero uint32, mac [32]byte               (48 bytes)
 const (
-	HandshakeMagic   = 0x48504d47 // "GMPH" read as little-endian bytes
-	HandshakeVersion = 1
-	NonceSize        = 32
+	handshakeMagic   = 0x48504d47 // "GMPH" read as little-endian bytes
+	handshakeVersion = 1
+	nonceSize        = 32
 	handshakePrefix  = 8
 	maxHandshakeSize = 80
 )
 
-// HandshakeType is the type of a handshake message.
-type HandshakeType uint8
+// handshakeType is the type of a handshake message.
+type handshakeType uint8
 
 // The handshake messages, in the order they are sent.
 const (
-	MsgHello HandshakeType = iota + 1
-	MsgChallenge
-	MsgProof
-	MsgVerdict
+	msgHello handshakeType = iota + 1
+	msgChallenge
+	msgProof
+	msgVerdict
 )
 
-// Verdict is the acceptor's decision on an authenticated connection.
-type Verdict uint32
+// verdictCode is the acceptor's decision on an authenticated connection.
+type verdictCode uint32
 
 // The verdicts.
 const (
-	// VerdictAccept: the connection carries the pair's frames.
-	VerdictAccept Verdict = iota + 1
-	// VerdictYield: the acceptor is dialing too and its connection wins (or
+	// verdictAccept: the connection carries the pair's frames.
+	verdictAccept verdictCode = iota + 1
+	// verdictYield: the acceptor is dialing too and its connection wins (or
 	// the pair is already connected); the dialer waits for it.
-	VerdictYield
-	// VerdictRefuse: the acceptor is finalizing or considers the dialer failed.
-	VerdictRefuse
+	verdictYield
+	// verdictRefuse: the acceptor is finalizing or considers the dialer failed.
+	verdictRefuse
 )
 
-func (v Verdict) String() string {
+func (v verdictCode) String() string {
 	switch v {
-	case VerdictAccept:
+	case verdictAccept:
 		return "accept"
-	case VerdictYield:
+	case verdictYield:
 		return "yield"
-	case VerdictRefuse:
+	case verdictRefuse:
 		return "refuse"
 	}
 	return fmt.Sprintf("verdict(%d)", uint32(v))
 }
 
-// ErrHandshake marks a handshake message that does not decode or a peer
+// errHandshake marks a handshake message that does not decode or a peer
 // that failed authentication.
-var ErrHandshake = errors.New("btl tcp: handshake failed")
+var errHandshake = errors.New("btl tcp: handshake failed")
 
-// HandshakeMsg is a decoded handshake message. Fields a type does not carry
+// handshakeMsg is a decoded handshake message. Fields a type does not carry
 // are zero.
-type HandshakeMsg struct {
-	Type     HandshakeType
+type handshakeMsg struct {
+	Type     handshakeType
 	From, To int             // Hello, Challenge: sender's and receiver's ranks
-	Nonce    [NonceSize]byte // Hello, Challenge
+	Nonce    [nonceSize]byte // Hello, Challenge
 	MAC      [sha256.Size]byte
-	Verdict  Verdict // Verdict
+	Verdict  verdictCode // msgVerdict
 }
 
-// HandshakeSize returns the encoded size of a message of type t, or 0 for
+// handshakeSize returns the encoded size of a message of type t, or 0 for
 // an unknown type.
-func HandshakeSize(t HandshakeType) int {
+func handshakeSize(t handshakeType) int {
 	switch t {
-	case MsgHello:
-		return handshakePrefix + 8 + NonceSize
-	case MsgChallenge:
-		return handshakePrefix + 8 + NonceSize + sha256.Size
-	case MsgProof:
+	case msgHello:
+		return handshakePrefix + 8 + nonceSize
+	case msgChallenge:
+		return handshakePrefix + 8 + nonceSize + sha256.Size
+	case msgProof:
 		return handshakePrefix + sha256.Size
-	case MsgVerdict:
+	case msgVerdict:
 		return handshakePrefix + 8 + sha256.Size
 	}
 	return 0
 }
 
-// DecodeHandshake decodes one handshake message, which must fill b exactly.
-// Errors wrap ErrHandshake.
-func DecodeHandshake(b []byte) (HandshakeMsg, error) {
+// decodeHandshake decodes one handshake message, which must fill b exactly.
+// Errors wrap errHandshake.
+func decodeHandshake(b []byte) (handshakeMsg, error) {
 	if len(b) < handshakePrefix {
-		return HandshakeMsg{}, fmt.Errorf("%w: %d-byte message", ErrHandshake, len(b))
+		return handshakeMsg{}, fmt.Errorf("%w: %d-byte message", errHandshake, len(b))
 	}
-	if m := binary.LittleEndian.Uint32(b); m != HandshakeMagic {
-		return HandshakeMsg{}, fmt.Errorf("%w: bad magic %#08x", ErrHandshake, m)
+	if m := binary.LittleEndian.Uint32(b); m != handshakeMagic {
+		return handshakeMsg{}, fmt.Errorf("%w: bad magic %#08x", errHandshake, m)
 	}
-	if v := b[4]; v != HandshakeVersion {
-		return HandshakeMsg{}, fmt.Errorf("%w: version %d, want %d", ErrHandshake, v, HandshakeVersion)
+	if v := b[4]; v != handshakeVersion {
+		return handshakeMsg{}, fmt.Errorf("%w: version %d, want %d", errHandshake, v, handshakeVersion)
 	}
-	m := HandshakeMsg{Type: HandshakeType(b[5])}
-	size := HandshakeSize(m.Type)
+	m := handshakeMsg{Type: handshakeType(b[5])}
+	size := handshakeSize(m.Type)
 	switch {
 	case size == 0:
-		return HandshakeMsg{}, fmt.Errorf("%w: unknown message type %d", ErrHandshake, b[5])
+		return handshakeMsg{}, fmt.Errorf("%w: unknown message type %d", errHandshake, b[5])
 	case len(b) != size:
-		return HandshakeMsg{}, fmt.Errorf("%w: message type %d of %d bytes, want %d", ErrHandshake, m.Type, len(b), size)
+		return handshakeMsg{}, fmt.Errorf("%w: message type %d of %d bytes, want %d", errHandshake, m.Type, len(b), size)
 	case b[6] != 0 || b[7] != 0:
-		return HandshakeMsg{}, fmt.Errorf("%w: reserved bytes set", ErrHandshake)
+		return handshakeMsg{}, fmt.Errorf("%w: reserved bytes set", errHandshake)
 	}
 	body := b[handshakePrefix:]
 	switch m.Type {
-	case MsgHello, MsgChallenge:
+	case msgHello, msgChallenge:
 		from, to := binary.LittleEndian.Uint32(body), binary.LittleEndian.Uint32(body[4:])
 		if from > math.MaxInt32 || to > math.MaxInt32 {
-			return HandshakeMsg{}, fmt.Errorf("%w: rank out of range", ErrHandshake)
+			return handshakeMsg{}, fmt.Errorf("%w: rank out of range", errHandshake)
 		}
 		m.From, m.To = int(from), int(to)
 		copy(m.Nonce[:], body[8:])
-		if m.Type == MsgChallenge {
-			copy(m.MAC[:], body[8+NonceSize:])
+		if m.Type == msgChallenge {
+			copy(m.MAC[:], body[8+nonceSize:])
 		}
-	case MsgProof:
+	case msgProof:
 		copy(m.MAC[:], body)
-	case MsgVerdict:
-		m.Verdict = Verdict(binary.LittleEndian.Uint32(body))
-		if m.Verdict < VerdictAccept || m.Verdict > VerdictRefuse || binary.LittleEndian.Uint32(body[4:]) != 0 {
-			return HandshakeMsg{}, fmt.Errorf("%w: bad verdict %d", ErrHandshake, m.Verdict)
+	case msgVerdict:
+		m.Verdict = verdictCode(binary.LittleEndian.Uint32(body))
+		if m.Verdict < verdictAccept || m.Verdict > verdictRefuse || binary.LittleEndian.Uint32(body[4:]) != 0 {
+			return handshakeMsg{}, fmt.Errorf("%w: bad verdict %d", errHandshake, m.Verdict)
 		}
 		copy(m.MAC[:], body[8:])
 	}
@@ -151,20 +151,20 @@ func DecodeHandshake(b []byte) (HandshakeMsg, error) {
 }
 
 // Append appends the encoding of m to b. From and To must be 0 to MaxInt32.
-func (m HandshakeMsg) Append(b []byte) []byte {
-	b = binary.LittleEndian.AppendUint32(b, HandshakeMagic)
-	b = append(b, HandshakeVersion, byte(m.Type), 0, 0)
+func (m handshakeMsg) Append(b []byte) []byte {
+	b = binary.LittleEndian.AppendUint32(b, handshakeMagic)
+	b = append(b, handshakeVersion, byte(m.Type), 0, 0)
 	switch m.Type {
-	case MsgHello, MsgChallenge:
+	case msgHello, msgChallenge:
 		b = binary.LittleEndian.AppendUint32(b, uint32(m.From))
 		b = binary.LittleEndian.AppendUint32(b, uint32(m.To))
 		b = append(b, m.Nonce[:]...)
-		if m.Type == MsgChallenge {
+		if m.Type == msgChallenge {
 			b = append(b, m.MAC[:]...)
 		}
-	case MsgProof:
+	case msgProof:
 		b = append(b, m.MAC[:]...)
-	case MsgVerdict:
+	case msgVerdict:
 		b = binary.LittleEndian.AppendUint32(b, uint32(m.Verdict))
 		b = binary.LittleEndian.AppendUint32(b, 0)
 		b = append(b, m.MAC[:]...)
@@ -182,7 +182,7 @@ type authority struct {
 // session is what both sides of one handshake share.
 type session struct {
 	dialer, acceptor int
-	nd, na           [NonceSize]byte
+	nd, na           [nonceSize]byte
 }
 
 // MAC role labels: distinct, so no proof is valid in another role.
@@ -192,7 +192,7 @@ const (
 	roleVerdict  = "gompi btl tcp v1 verdict"
 )
 
-func (a *authority) mac(role string, s *session, v Verdict) [sha256.Size]byte {
+func (a *authority) mac(role string, s *session, v verdictCode) [sha256.Size]byte {
 	h := hmac.New(sha256.New, a.secret)
 	var b []byte
 	b = append(b, role...)
@@ -214,32 +214,32 @@ func (a *authority) mac(role string, s *session, v Verdict) [sha256.Size]byte {
 
 // dial runs the dialer's side with rank peer and returns its verdict. The
 // caller bounds it with a deadline on the connection.
-func (a *authority) dial(r io.Reader, w io.Writer, peer int) (Verdict, error) {
+func (a *authority) dial(r io.Reader, w io.Writer, peer int) (verdictCode, error) {
 	s := session{dialer: a.rank, acceptor: peer}
 	rand.Read(s.nd[:])
-	if err := writeMsg(w, HandshakeMsg{Type: MsgHello, From: a.rank, To: peer, Nonce: s.nd}); err != nil {
+	if err := writeMsg(w, handshakeMsg{Type: msgHello, From: a.rank, To: peer, Nonce: s.nd}); err != nil {
 		return 0, err
 	}
-	ch, err := readMsg(r, MsgChallenge)
+	ch, err := readMsg(r, msgChallenge)
 	if err != nil {
 		return 0, err
 	}
 	if ch.From != peer || ch.To != a.rank {
-		return 0, fmt.Errorf("%w: challenge from rank %d to rank %d, want %d to %d", ErrHandshake, ch.From, ch.To, peer, a.rank)
+		return 0, fmt.Errorf("%w: challenge from rank %d to rank %d, want %d to %d", errHandshake, ch.From, ch.To, peer, a.rank)
 	}
 	s.na = ch.Nonce
 	if want := a.mac(roleAcceptor, &s, 0); !hmac.Equal(ch.MAC[:], want[:]) {
-		return 0, fmt.Errorf("%w: rank %d's proof does not match this job's secret", ErrHandshake, peer)
+		return 0, fmt.Errorf("%w: rank %d's proof does not match this job's secret", errHandshake, peer)
 	}
-	if err := writeMsg(w, HandshakeMsg{Type: MsgProof, MAC: a.mac(roleDialer, &s, 0)}); err != nil {
+	if err := writeMsg(w, handshakeMsg{Type: msgProof, MAC: a.mac(roleDialer, &s, 0)}); err != nil {
 		return 0, err
 	}
-	vm, err := readMsg(r, MsgVerdict)
+	vm, err := readMsg(r, msgVerdict)
 	if err != nil {
 		return 0, err
 	}
 	if want := a.mac(roleVerdict, &s, vm.Verdict); !hmac.Equal(vm.MAC[:], want[:]) {
-		return 0, fmt.Errorf("%w: rank %d's verdict is not authentic", ErrHandshake, peer)
+		return 0, fmt.Errorf("%w: rank %d's verdict is not authentic", errHandshake, peer)
 	}
 	return vm.Verdict, nil
 }
@@ -247,34 +247,34 @@ func (a *authority) dial(r io.Reader, w io.Writer, peer int) (Verdict, error) {
 // accept runs the acceptor's side up to the verdict: it returns the session
 // of an authenticated dialer, whose rank is s.dialer.
 func (a *authority) accept(r io.Reader, w io.Writer) (session, error) {
-	h, err := readMsg(r, MsgHello)
+	h, err := readMsg(r, msgHello)
 	if err != nil {
 		return session{}, err
 	}
 	if h.To != a.rank || h.From >= a.size {
-		return session{}, fmt.Errorf("%w: hello from rank %d to rank %d, but this is rank %d of %d", ErrHandshake, h.From, h.To, a.rank, a.size)
+		return session{}, fmt.Errorf("%w: hello from rank %d to rank %d, but this is rank %d of %d", errHandshake, h.From, h.To, a.rank, a.size)
 	}
 	s := session{dialer: h.From, acceptor: a.rank, nd: h.Nonce}
 	rand.Read(s.na[:])
-	if err := writeMsg(w, HandshakeMsg{Type: MsgChallenge, From: a.rank, To: h.From, Nonce: s.na, MAC: a.mac(roleAcceptor, &s, 0)}); err != nil {
+	if err := writeMsg(w, handshakeMsg{Type: msgChallenge, From: a.rank, To: h.From, Nonce: s.na, MAC: a.mac(roleAcceptor, &s, 0)}); err != nil {
 		return session{}, err
 	}
-	p, err := readMsg(r, MsgProof)
+	p, err := readMsg(r, msgProof)
 	if err != nil {
 		return session{}, err
 	}
 	if want := a.mac(roleDialer, &s, 0); !hmac.Equal(p.MAC[:], want[:]) {
-		return session{}, fmt.Errorf("%w: the dialer claiming rank %d does not know this job's secret", ErrHandshake, h.From)
+		return session{}, fmt.Errorf("%w: the dialer claiming rank %d does not know this job's secret", errHandshake, h.From)
 	}
 	return s, nil
 }
 
 // verdict sends the acceptor's decision on an authenticated session.
-func (a *authority) verdict(w io.Writer, s *session, v Verdict) error {
-	return writeMsg(w, HandshakeMsg{Type: MsgVerdict, Verdict: v, MAC: a.mac(roleVerdict, s, v)})
+func (a *authority) verdict(w io.Writer, s *session, v verdictCode) error {
+	return writeMsg(w, handshakeMsg{Type: msgVerdict, Verdict: v, MAC: a.mac(roleVerdict, s, v)})
 }
 
-func writeMsg(w io.Writer, m HandshakeMsg) error {
+func writeMsg(w io.Writer, m handshakeMsg) error {
 	var buf [maxHandshakeSize]byte
 	if _, err := w.Write(m.Append(buf[:0])); err != nil {
 		return fmt.Errorf("send handshake: %w", err)
@@ -284,18 +284,18 @@ func writeMsg(w io.Writer, m HandshakeMsg) error {
 
 // readMsg reads exactly one message of type t: a stranger's junk costs at
 // most maxHandshakeSize bytes.
-func readMsg(r io.Reader, t HandshakeType) (HandshakeMsg, error) {
+func readMsg(r io.Reader, t handshakeType) (handshakeMsg, error) {
 	var buf [maxHandshakeSize]byte
-	b := buf[:HandshakeSize(t)]
+	b := buf[:handshakeSize(t)]
 	if _, err := io.ReadFull(r, b); err != nil {
-		return HandshakeMsg{}, fmt.Errorf("read handshake: %w", err)
+		return handshakeMsg{}, fmt.Errorf("read handshake: %w", err)
 	}
-	m, err := DecodeHandshake(b)
+	m, err := decodeHandshake(b)
 	if err != nil {
-		return HandshakeMsg{}, err
+		return handshakeMsg{}, err
 	}
 	if m.Type != t {
-		return HandshakeMsg{}, fmt.Errorf("%w: got message type %d, want %d", ErrHandshake, m.Type, t)
+		return handshakeMsg{}, fmt.Errorf("%w: got message type %d, want %d", errHandshake, m.Type, t)
 	}
 	return m, nil
 }

@@ -6,114 +6,28 @@ import (
 	"encoding/binary"
 	"fmt"
 	"os"
-	"slices"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/gompi/gompi/frameworks/btl"
+	"github.com/gompi/gompi/frameworks/btl/btltest"
 	"github.com/gompi/gompi/mca"
 	"github.com/gompi/gompi/params"
 )
 
-// fakeModex is an in-process modex: a map behind a mutex.
-type fakeModex struct {
-	mu sync.Mutex
-	kv map[string][]byte
-}
-
-func newFakeModex() *fakeModex { return &fakeModex{kv: map[string][]byte{}} }
-
-// scoped is the modex as one rank sees it.
-type scoped struct {
-	*fakeModex
-	rank int
-}
-
-func (s scoped) Put(_ context.Context, key string, value []byte) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.kv[fmt.Sprint(s.rank, "/", key)] = slices.Clone(value)
-	return nil
-}
-
-func (s scoped) Get(_ context.Context, rank int, key string) ([]byte, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	v, ok := s.kv[fmt.Sprint(rank, "/", key)]
-	if !ok {
-		return nil, fmt.Errorf("modex: rank %d published no %q", rank, key)
-	}
-	return slices.Clone(v), nil
-}
-
-// frame is one delivered fragment, copied.
-type frame struct {
-	from    int
-	hdr     []byte
-	payload []byte
-	placed  bool
-}
-
-// recorder is a Receiver that keeps everything it is given.
-type recorder struct {
-	place func(from int, hdr []byte, size int) []byte
-
-	mu     sync.Mutex
-	frames []frame
-	failed map[int]error
-}
-
-func (r *recorder) Place(from int, hdr []byte, size int) []byte {
-	if r.place == nil {
+// firstFailure is the failure r recorded for peer, nil if none; a
+// second report of the same peer fails the test.
+func firstFailure(r *btltest.Receiver, peer int) error {
+	fs := r.Failures(peer)
+	switch len(fs) {
+	case 0:
 		return nil
+	case 1:
+		return fs[0]
 	}
-	return r.place(from, hdr, size)
-}
-
-func (r *recorder) Deliver(from int, hdr, payload []byte, placed bool) {
-	f := frame{from: from, hdr: slices.Clone(hdr), payload: slices.Clone(payload), placed: placed}
-	r.mu.Lock()
-	r.frames = append(r.frames, f)
-	r.mu.Unlock()
-}
-
-func (r *recorder) PeerFailed(peer int, err error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.failed == nil {
-		r.failed = map[int]error{}
-	}
-	if _, dup := r.failed[peer]; dup {
-		panic(fmt.Sprintf("PeerFailed(%d) reported twice", peer))
-	}
-	r.failed[peer] = err
-}
-
-func (r *recorder) count() int {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return len(r.frames)
-}
-
-func (r *recorder) get() []frame {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return slices.Clone(r.frames)
-}
-
-func (r *recorder) failures() int {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return len(r.failed)
-}
-
-func (r *recorder) failure(peer int) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.failed[peer]
+	panic(fmt.Sprintf("PeerFailed(%d) reported %d times", peer, len(fs)))
 }
 
 // waitFor polls cond until it holds or the test times out.
@@ -163,7 +77,7 @@ func openComponent(t testing.TB, settings ...string) (*Component, error) {
 // job is several ranks of one job in this process.
 type job struct {
 	mods  []*Module
-	recvs []*recorder
+	recvs []*btltest.Receiver
 }
 
 var loopbackOnly = []string{"btl_tcp_if_include", "127.0.0.0/8"}
@@ -183,7 +97,7 @@ func newJobWith(t testing.TB, n int, recv func(rank int) btl.Receiver, settings 
 		settings = loopbackOnly
 	}
 	ctx := context.Background()
-	mx := newFakeModex()
+	mx := btltest.NewModex()
 	j := &job{}
 	procs := make([]btl.Proc, n)
 	for rank := range n {
@@ -191,14 +105,14 @@ func newJobWith(t testing.TB, n int, recv func(rank int) btl.Receiver, settings 
 		if err != nil {
 			t.Fatal(err)
 		}
-		rec := &recorder{}
+		rec := btltest.NewReceiver()
 		var r btl.Receiver = rec
 		if recv != nil && recv(rank) != nil {
 			r = recv(rank)
 		}
 		mods, err := c.Init(ctx, btl.InitEnv{
 			Rank: rank, Size: n, Hostname: "testhost", JobID: "job-1",
-			Secret: []byte("the job's secret"), Modex: scoped{mx, rank}, Receiver: r,
+			Secret: []byte("the job's secret"), Modex: mx.For(rank), Receiver: r,
 		})
 		if err != nil {
 			t.Fatal(err)
@@ -251,14 +165,14 @@ func parseHdr(t testing.TB, h []byte) (from, stream, seq, size int) {
 }
 
 // checkFrame verifies a frame's payload against its header.
-func checkFrame(t testing.TB, f frame) (stream, seq int) {
+func checkFrame(t testing.TB, f btltest.Frame) (stream, seq int) {
 	t.Helper()
-	from, stream, seq, size := parseHdr(t, f.hdr)
-	if from != f.from {
-		t.Fatalf("frame %q delivered as from rank %d", f.hdr, f.from)
+	from, stream, seq, size := parseHdr(t, f.Hdr)
+	if from != f.From {
+		t.Fatalf("frame %q delivered as from rank %d", f.Hdr, f.From)
 	}
-	if !bytes.Equal(f.payload, pattern(size, from, stream, seq)) {
-		t.Fatalf("frame %q: payload of %d bytes is corrupt", f.hdr, len(f.payload))
+	if !bytes.Equal(f.Payload, pattern(size, from, stream, seq)) {
+		t.Fatalf("frame %q: payload of %d bytes is corrupt", f.Hdr, len(f.Payload))
 	}
 	return stream, seq
 }

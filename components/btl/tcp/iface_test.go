@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/gompi/gompi/frameworks/btl"
+	"github.com/gompi/gompi/frameworks/btl/btltest"
 	"github.com/gompi/gompi/mca"
 )
 
@@ -119,7 +120,7 @@ func TestNoInterfaceMeansNoModule(t *testing.T) {
 		t.Fatal(err)
 	}
 	mods, err := c.Init(context.Background(), btl.InitEnv{
-		Rank: 0, Size: 2, Secret: []byte("s"), Modex: scoped{newFakeModex(), 0}, Receiver: &recorder{},
+		Rank: 0, Size: 2, Secret: []byte("s"), Modex: btltest.NewModex().For(0), Receiver: btltest.NewReceiver(),
 	})
 	if err != nil || len(mods) != 0 {
 		t.Fatalf("Init = %v, %v; want no module and no error", mods, err)
@@ -131,7 +132,7 @@ func TestInitNeedsASecret(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = c.Init(context.Background(), btl.InitEnv{Rank: 0, Size: 2, Modex: scoped{newFakeModex(), 0}, Receiver: &recorder{}})
+	_, err = c.Init(context.Background(), btl.InitEnv{Rank: 0, Size: 2, Modex: btltest.NewModex().For(0), Receiver: btltest.NewReceiver()})
 	if err == nil || !strings.Contains(err.Error(), "secret") {
 		t.Fatalf("Init without a secret: %v", err)
 	}
@@ -171,12 +172,12 @@ func TestAddProcsSkipsPeersWithoutEndpoint(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mx := newFakeModex()
+	mx := btltest.NewModex()
 	ctx := context.Background()
 	good, _ := (&endpoint{host: "h", addrs: prefixes("127.0.0.1/8"), ports: []uint16{1}}).encode()
-	scoped{mx, 1}.Put(ctx, modexKey, good)
-	scoped{mx, 2}.Put(ctx, modexKey, []byte{9, 9, 9}) // rank 2's is malformed; rank 3 published none
-	m := newModule(c.cfg, btl.InitEnv{Rank: 0, Size: 4, Modex: scoped{mx, 0}}, "h", testLogger())
+	mx.For(1).Put(ctx, modexKey, good)
+	mx.For(2).Put(ctx, modexKey, []byte{9, 9, 9}) // rank 2's is malformed; rank 3 published none
+	m := newModule(c.cfg, btl.InitEnv{Rank: 0, Size: 4, Modex: mx.For(0)}, "h", testLogger())
 	reach, err := m.AddProcs(ctx, []btl.Proc{{Rank: 1}, {Rank: 2}, {Rank: 3}})
 	if err != nil {
 		t.Fatal(err)

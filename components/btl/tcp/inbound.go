@@ -17,7 +17,7 @@ type inbound struct {
 	buf  []byte // small frames arrive here, several per read
 	r, w int    // buffered bytes are buf[r:w]
 
-	fh      FrameHeader
+	fh      frameHeader
 	haveFH  bool
 	haveHdr bool
 	hdr     [btl.MaxHeaderSize]byte
@@ -95,7 +95,7 @@ func (in *inbound) readTarget() []byte {
 	}
 	if in.r == in.w {
 		in.r, in.w = 0, 0
-	} else if in.r > 0 && len(in.buf)-in.w < FrameHeaderSize+btl.MaxHeaderSize {
+	} else if in.r > 0 && len(in.buf)-in.w < frameHeaderSize+btl.MaxHeaderSize {
 		in.w = copy(in.buf, in.buf[in.r:in.w])
 		in.r = 0
 	}
@@ -108,17 +108,17 @@ func (c *conn) parse() (int, error) {
 	delivered := 0
 	for {
 		if !in.haveFH {
-			if in.w-in.r < FrameHeaderSize {
+			if in.w-in.r < frameHeaderSize {
 				return delivered, nil
 			}
-			fh, err := DecodeFrameHeader(in.buf[in.r : in.r+FrameHeaderSize])
+			fh, err := decodeFrameHeader(in.buf[in.r : in.r+frameHeaderSize])
 			if err != nil {
 				return delivered, err
 			}
 			if fh.Bye {
 				return delivered, errBye
 			}
-			in.r += FrameHeaderSize
+			in.r += frameHeaderSize
 			in.fh, in.haveFH = fh, true
 		}
 		if !in.haveHdr {

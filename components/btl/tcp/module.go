@@ -55,7 +55,6 @@ type Module struct {
 func (m *Module) Name() string     { return "tcp" }
 func (m *Module) Exclusivity() int { return m.cfg.exclusivity }
 func (m *Module) Bandwidth() int   { return m.cfg.bandwidth }
-func (m *Module) Latency() int     { return m.cfg.latency }
 func (m *Module) EagerLimit() int  { return m.cfg.eagerLimit }
 func (m *Module) MaxSendSize() int { return m.cfg.maxSend }
 
@@ -191,8 +190,8 @@ func (m *Module) send(ctx context.Context, peer int, hdr, payload []byte, post b
 	if err := btl.CheckHeader(hdr); err != nil {
 		return fmt.Errorf("btl tcp: send to rank %d: %w", peer, err)
 	}
-	if len(payload) > MaxPayload {
-		return fmt.Errorf("btl tcp: send to rank %d: payload of %d bytes exceeds the %d-byte cap", peer, len(payload), MaxPayload)
+	if len(payload) > maxPayload {
+		return fmt.Errorf("btl tcp: send to rank %d: payload of %d bytes exceeds the %d-byte cap", peer, len(payload), maxPayload)
 	}
 	// Checked before the fast path: a connected peer or a dial that wins
 	// the race with the wait must not make a cancelled Send succeed.
@@ -229,7 +228,7 @@ func (m *Module) connEnded(c *conn, err error) {
 		}
 		p.mu.Unlock()
 	default:
-		if errors.Is(err, ErrCorruptFrame) {
+		if errors.Is(err, errCorruptFrame) {
 			m.log.Error("corrupt frame; closing the connection", "peer", p.rank, "error", err)
 		}
 		m.failPeer(p, fmt.Errorf("btl tcp: connection to rank %d: %w: %w", p.rank, btl.ErrPeerFailed, err))

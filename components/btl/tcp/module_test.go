@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/gompi/gompi/frameworks/btl"
+	"github.com/gompi/gompi/frameworks/btl/btltest"
 )
 
 func TestFramesOfEverySizeArriveInOrder(t *testing.T) {
@@ -25,13 +26,13 @@ func TestFramesOfEverySizeArriveInOrder(t *testing.T) {
 			}
 		}
 	}
-	for _, r := range []*recorder{j.recvs[1], j.recvs[0]} {
-		waitFor(t, fmt.Sprintf("every frame (have %d)", r.count()), func() bool { return r.count() == len(sizes) })
-		for i, f := range r.get() {
+	for _, r := range []*btltest.Receiver{j.recvs[1], j.recvs[0]} {
+		waitFor(t, fmt.Sprintf("every frame (have %d)", r.Count()), func() bool { return r.Count() == len(sizes) })
+		for i, f := range r.Frames() {
 			if _, seq := checkFrame(t, f); seq != i {
 				t.Fatalf("frame %d arrived as number %d", seq, i)
 			}
-			if f.placed {
+			if f.Placed {
 				t.Fatal("placed without a Place")
 			}
 		}
@@ -69,15 +70,15 @@ func TestConcurrentSendsBothWays(t *testing.T) {
 	waitFor(t, "every frame", func() bool {
 		n := 0
 		for _, r := range j.recvs {
-			n += r.count()
+			n += r.Count()
 		}
 		return n == ranks*streams*perStream
 	})
 	for to, r := range j.recvs {
 		last := map[[2]int]int{}
-		for _, f := range r.get() {
+		for _, f := range r.Frames() {
 			s, seq := checkFrame(t, f)
-			k := [2]int{f.from, s}
+			k := [2]int{f.From, s}
 			if prev, ok := last[k]; ok && seq <= prev {
 				t.Fatalf("rank %d: stream %v: frame %d after %d", to, k, seq, prev)
 			}
@@ -135,11 +136,11 @@ func TestSimultaneousFirstSends(t *testing.T) {
 		close(start)
 		wg.Wait()
 		for to, r := range j.recvs {
-			waitFor(t, "every frame", func() bool { return r.count() == 3*(ranks-1) })
-			for _, f := range r.get() {
+			waitFor(t, "every frame", func() bool { return r.Count() == 3*(ranks-1) })
+			for _, f := range r.Frames() {
 				checkFrame(t, f)
 			}
-			if r.failures() != 0 {
+			if len(r.FailedPeers()) != 0 {
 				t.Fatalf("round %d: rank %d saw failures", round, to)
 			}
 		}
@@ -153,7 +154,7 @@ func TestSimultaneousFirstSends(t *testing.T) {
 func TestPlaceReadsInPlace(t *testing.T) {
 	j := newJob(t, 2)
 	dst := make([]byte, 5000)
-	j.recvs[1].place = func(from int, hdr []byte, size int) []byte {
+	j.recvs[1].PlaceFunc = func(from int, hdr []byte, size int) []byte {
 		switch string(hdr[:1]) {
 		case "p":
 			return dst[:size]
@@ -169,14 +170,14 @@ func TestPlaceReadsInPlace(t *testing.T) {
 		}
 	}
 	r := j.recvs[1]
-	waitFor(t, "three frames", func() bool { return r.count() == 3 })
+	waitFor(t, "three frames", func() bool { return r.Count() == 3 })
 	want := map[string]bool{"p": true, "w": false, "n": false}
-	for _, f := range r.get() {
-		if f.placed != want[string(f.hdr)] {
-			t.Errorf("frame %q: placed %v", f.hdr, f.placed)
+	for _, f := range r.Frames() {
+		if f.Placed != want[string(f.Hdr)] {
+			t.Errorf("frame %q: placed %v", f.Hdr, f.Placed)
 		}
-		if string(f.payload) != string(pattern(5000, 0, 0, 0)) {
-			t.Errorf("frame %q: corrupt payload", f.hdr)
+		if string(f.Payload) != string(pattern(5000, 0, 0, 0)) {
+			t.Errorf("frame %q: corrupt payload", f.Hdr)
 		}
 	}
 	if string(dst) != string(pattern(5000, 0, 0, 0)) {
@@ -205,7 +206,7 @@ func TestStrangersAreRefused(t *testing.T) {
 	junk := dial()
 	junk.Write([]byte("GET / HTTP/1.1\r\nHost: x\r\n\r\n" + strings.Repeat("\x00", 100)))
 	bad := dial()
-	bad.Write(HandshakeMsg{Type: MsgHello, From: 99, To: 1}.Append(nil))
+	bad.Write(handshakeMsg{Type: msgHello, From: 99, To: 1}.Append(nil))
 	// A dialer with the wrong secret, and one with the right secret but another job.
 	for _, a := range []authority{
 		{secret: []byte("wrong"), job: "job-1", rank: 0, size: 2},
@@ -213,7 +214,7 @@ func TestStrangersAreRefused(t *testing.T) {
 	} {
 		c := dial()
 		c.SetDeadline(time.Now().Add(10 * time.Second))
-		if v, err := a.dial(c, c, 1); !errors.Is(err, ErrHandshake) {
+		if v, err := a.dial(c, c, 1); !errors.Is(err, errHandshake) {
 			t.Fatalf("dialer %q/%q: verdict %v, error %v; want a handshake failure", a.secret, a.job, v, err)
 		}
 	}
@@ -239,9 +240,9 @@ func TestStrangersAreRefused(t *testing.T) {
 		}
 	}
 	for _, r := range j.recvs {
-		waitFor(t, "a frame", func() bool { return r.count() == 1 })
-		checkFrame(t, r.get()[0])
-		if r.failures() != 0 {
+		waitFor(t, "a frame", func() bool { return r.Count() == 1 })
+		checkFrame(t, r.Frames()[0])
+		if len(r.FailedPeers()) != 0 {
 			t.Fatal("a stranger made a rank fail")
 		}
 	}
@@ -258,8 +259,8 @@ func TestCrashedPeerFails(t *testing.T) {
 	j.mods[1].shutdown(false) // rank 1 dies: its sockets close with no goodbye
 	j.mods[2].Finalize()      // rank 2 finalizes properly
 	r := j.recvs[0]
-	waitFor(t, "rank 1's failure", func() bool { return r.failure(1) != nil })
-	if err := r.failure(1); !errors.Is(err, btl.ErrPeerFailed) || !strings.Contains(err.Error(), "rank 1") {
+	waitFor(t, "rank 1's failure", func() bool { return firstFailure(r, 1) != nil })
+	if err := firstFailure(r, 1); !errors.Is(err, btl.ErrPeerFailed) || !strings.Contains(err.Error(), "rank 1") {
 		t.Fatalf("PeerFailed(1, %v): want ErrPeerFailed naming rank 1", err)
 	}
 	err := j.mods[0].Send(ctx, 1, []byte("h"), nil)
@@ -270,7 +271,7 @@ func TestCrashedPeerFails(t *testing.T) {
 	if err := j.mods[0].Send(ctx, 2, []byte("h"), nil); !errors.Is(err, btl.ErrPeerFailed) {
 		t.Fatalf("Send to a finalized rank: %v; want ErrPeerFailed", err)
 	}
-	if err := r.failure(2); err != nil {
+	if err := firstFailure(r, 2); err != nil {
 		t.Fatalf("a finalized rank was reported failed: %v", err)
 	}
 	// A rank that never connected and is now gone fails on the first send.
@@ -313,8 +314,8 @@ func TestSendChecksArguments(t *testing.T) {
 func TestModuleProperties(t *testing.T) {
 	j := newJob(t, 1, "btl_tcp_if_include", "127.0.0.0/8", "btl_tcp_exclusivity", "7", "btl_tcp_max_send_size", "256k")
 	m := j.mods[0]
-	got := fmt.Sprint(m.Name(), m.Exclusivity(), m.Bandwidth(), m.Latency(), m.EagerLimit(), m.MaxSendSize(), m.Progress())
-	if want := fmt.Sprint("tcp", 7, 10000, 10, 64<<10, 256<<10, 0); got != want {
+	got := fmt.Sprint(m.Name(), m.Exclusivity(), m.Bandwidth(), m.EagerLimit(), m.MaxSendSize(), m.Progress())
+	if want := fmt.Sprint("tcp", 7, 10000, 64<<10, 256<<10, 0); got != want {
 		t.Fatalf("properties %s, want %s", got, want)
 	}
 }

@@ -39,8 +39,8 @@ func TestSendWritesWholeFrames(t *testing.T) {
 		if err := c.send(hdr, p, false); err != nil {
 			t.Fatal(err)
 		}
-		fh := make([]byte, FrameHeaderSize)
-		FrameHeader{HeaderLen: len(hdr), PayloadLen: len(p)}.Put(fh)
+		fh := make([]byte, frameHeaderSize)
+		frameHeader{HeaderLen: len(hdr), PayloadLen: len(p)}.Put(fh)
 		want = append(append(append(want, fh...), hdr...), p...)
 	}
 	nc.Close()

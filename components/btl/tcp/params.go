@@ -17,7 +17,7 @@ type paramSet struct {
 	coalesceLimit        params.Param[int64]
 	sndbuf, rcvbuf       params.Param[int64]
 	exclusivity          params.Param[int]
-	bandwidth, latency   params.Param[int]
+	bandwidth            params.Param[int]
 	handshakeTimeout     params.Param[float64]
 }
 
@@ -28,7 +28,7 @@ type config struct {
 	coalesceLimit        int
 	sndbuf, rcvbuf       int
 	exclusivity          int
-	bandwidth, latency   int
+	bandwidth            int
 	handshakeTimeout     time.Duration
 }
 
@@ -52,14 +52,14 @@ func register(r *params.Registrar) paramSet {
 			Default:  "64k",
 			Level:    4,
 			Help:     "Largest message, in bytes, sent in one fragment without a rendezvous.",
-			Validate: sizeIn(1, MaxPayload),
+			Validate: sizeIn(1, maxPayload),
 		}),
 		maxSend: r.Size(params.Spec{
 			Name:     "max_send_size",
 			Default:  "1m",
 			Level:    4,
 			Help:     "Largest payload, in bytes, of one fragment of a long message.",
-			Validate: sizeIn(1, MaxPayload),
+			Validate: sizeIn(1, maxPayload),
 		}),
 		coalesceLimit: r.Size(params.Spec{
 			Name:    "coalesce_limit",
@@ -69,7 +69,7 @@ func register(r *params.Registrar) paramSet {
 				"with the fragments that follow in one system call. Held fragments go out at the " +
 				"rank's next poll, wait or send to that peer, or from a flusher goroutine 100 microseconds later. " +
 				"0 writes every fragment at once.",
-			Validate: sizeIn(0, stageCap-FrameHeaderSize-btl.MaxHeaderSize),
+			Validate: sizeIn(0, stageCap-frameHeaderSize-btl.MaxHeaderSize),
 		}),
 		exclusivity: r.Int(params.Spec{
 			Name:    "exclusivity",
@@ -83,13 +83,6 @@ func register(r *params.Registrar) paramSet {
 			Default:  "10000",
 			Level:    5,
 			Help:     "Bandwidth of the tcp transport in Mbit/s, used to choose between transports of equal exclusivity.",
-			Validate: intIn(0, math.MaxInt32),
-		}),
-		latency: r.Int(params.Spec{
-			Name:     "latency",
-			Default:  "10",
-			Level:    5,
-			Help:     "Latency of the tcp transport in microseconds, reported to the upper layer.",
 			Validate: intIn(0, math.MaxInt32),
 		}),
 		handshakeTimeout: r.Float(params.Spec{
@@ -133,7 +126,6 @@ func (p *paramSet) resolve(s *params.Snapshot) config {
 		rcvbuf:           int(p.rcvbuf.Get(s)),
 		exclusivity:      p.exclusivity.Get(s),
 		bandwidth:        p.bandwidth.Get(s),
-		latency:          p.latency.Get(s),
 		handshakeTimeout: time.Duration(p.handshakeTimeout.Get(s) * float64(time.Second)),
 	}
 }

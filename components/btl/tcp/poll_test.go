@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gompi/gompi/frameworks/btl"
+	"github.com/gompi/gompi/frameworks/btl/btltest"
 )
 
 // TestPollingPingPong waits the way a rank does: by polling Progress, with
@@ -19,8 +20,8 @@ func TestPollingPingPong(t *testing.T) {
 	ctx := context.Background()
 	deadline := time.Now().Add(30 * time.Second)
 	// await polls m until its receiver holds n frames.
-	await := func(m *Module, r *recorder, n int) {
-		for r.count() < n {
+	await := func(m *Module, r *btltest.Receiver, n int) {
+		for r.Count() < n {
 			if time.Now().After(deadline) {
 				t.Fatalf("rank %d: frame %d never arrived", m.rank, n)
 			}
@@ -43,7 +44,7 @@ func TestPollingPingPong(t *testing.T) {
 		await(j.mods[0], j.recvs[0], i+1)
 	}
 	for r := range 2 {
-		for i, f := range j.recvs[r].get() {
+		for i, f := range j.recvs[r].Frames() {
 			if _, seq := checkFrame(t, f); seq != i {
 				t.Fatalf("rank %d: frame %d arrived as number %d", r, seq, i)
 			}
@@ -59,7 +60,7 @@ func TestDelProcs(t *testing.T) {
 	if err := j.mods[0].Send(ctx, 1, hdrFor(0, 0, 0, 1), pattern(1, 0, 0, 0)); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the first frame", func() bool { return j.recvs[1].count() == 1 })
+	waitFor(t, "the first frame", func() bool { return j.recvs[1].Count() == 1 })
 	if err := j.mods[0].DelProcs(ctx, []btl.Proc{{Rank: 1}}); err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +73,7 @@ func TestDelProcs(t *testing.T) {
 		defer p.mu.Unlock()
 		return p.state == peerClosed
 	})
-	if n := j.recvs[0].failures() + j.recvs[1].failures(); n != 0 {
+	if n := len(j.recvs[0].FailedPeers()) + len(j.recvs[1].FailedPeers()); n != 0 {
 		t.Fatalf("%d peers reported failed after DelProcs", n)
 	}
 	if err := j.mods[0].DelProcs(ctx, []btl.Proc{{Rank: 7}}); err == nil {

@@ -1,0 +1,501 @@
+package btltest
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"runtime"
+	"sync"
+	"testing"
+
+	"github.com/gompi/gompi/frameworks/btl"
+)
+
+// Factory builds one module per rank of a job, each from the environment
+// of its rank (see Envs). Each rank's module must be the one its
+// component's Init returns; the suite calls AddProcs, DelProcs and
+// Finalize itself.
+type Factory func(t *testing.T, envs []btl.InitEnv) []btl.Module
+
+// Suite describes a transport to Run.
+type Suite struct {
+	// Size is the number of ranks of each job, at least 1.
+	Size int
+	// New builds the job's modules.
+	New Factory
+	// Reaches says whether rank from's module reaches rank to's; nil means
+	// every rank reaches every rank, itself included.
+	Reaches func(from, to int) bool
+	// Kill, if set, makes rank, whose module is m, fail as if its
+	// process died: its peers must then see it failed, never hang.
+	// Without it the failed peer test is skipped.
+	Kill func(rank int, m btl.Module)
+}
+
+// job is one running job of the suite.
+type job struct {
+	s     Suite
+	mods  []btl.Module
+	recvs []*Receiver
+	procs []btl.Proc
+}
+
+// Run checks the contract of btl.Module, each part in a subtest on a new job.
+func Run(t *testing.T, s Suite) {
+	t.Helper()
+	if s.Size < 1 || s.New == nil {
+		t.Fatalf("btltest: a suite needs a Size of at least 1 and a Factory (have %d, %v)", s.Size, s.New != nil)
+	}
+	if s.Reaches == nil {
+		s.Reaches = func(int, int) bool { return true }
+	}
+	t.Run("AddProcs", func(t *testing.T) { s.start(t) }) // start checks the reach
+	t.Run("Sizes", s.testSizes)
+	t.Run("Headers", s.testHeaders)
+	t.Run("Concurrent", s.testConcurrent)
+	t.Run("Place", s.testPlace)
+	t.Run("Idle", s.testIdle)
+	t.Run("DelProcs", s.testDelProcs)
+	t.Run("Finalize", s.testFinalize)
+	t.Run("FailedPeer", s.testFailedPeer)
+}
+
+// start builds a job and adds every rank to every module.
+func (s Suite) start(t *testing.T) *job {
+	t.Helper()
+	envs, recvs := Envs(t, s.Size)
+	mods := s.New(t, envs)
+	if len(mods) != s.Size {
+		t.Fatalf("btltest: the factory made %d modules for %d ranks", len(mods), s.Size)
+	}
+	for _, m := range mods {
+		t.Cleanup(func() { m.Finalize() })
+	}
+	j := &job{s: s, mods: mods, recvs: recvs, procs: Procs(s.Size)}
+	for from, m := range mods {
+		reach, err := m.AddProcs(context.Background(), j.procs)
+		if err != nil {
+			t.Fatalf("rank %d: AddProcs: %v", from, err)
+		}
+		if len(reach) != len(j.procs) {
+			t.Fatalf("rank %d: AddProcs answered for %d procs, was given %d", from, len(reach), len(j.procs))
+		}
+		for to, ok := range reach {
+			if ok != s.Reaches(from, to) {
+				t.Fatalf("rank %d: AddProcs says it reaches rank %d: %v; want %v", from, to, ok, !ok)
+			}
+		}
+	}
+	return j
+}
+
+// pairs lists every (from, to) of the job that a module reaches.
+func (j *job) pairs() [][2]int {
+	var ps [][2]int
+	for from := range j.mods {
+		for to := range j.mods {
+			if j.s.Reaches(from, to) {
+				ps = append(ps, [2]int{from, to})
+			}
+		}
+	}
+	return ps
+}
+
+// poll drives every module once.
+func (j *job) poll() {
+	for _, m := range j.mods {
+		m.Progress()
+	}
+}
+
+// header encodes the sender, stream and sequence of a fragment in its
+// first 12 bytes, padded or cut to size bytes.
+func header(from, stream, seq, size int) []byte {
+	h := make([]byte, max(size, 12))
+	binary.LittleEndian.PutUint32(h, uint32(from))
+	binary.LittleEndian.PutUint32(h[4:], uint32(stream))
+	binary.LittleEndian.PutUint32(h[8:], uint32(seq))
+	for i := 12; i < len(h); i++ {
+		h[i] = byte(i * 7)
+	}
+	return h[:size]
+}
+
+// payload is the content of a fragment: it depends on every field of the
+// header, so a fragment mixed with another shows.
+func payload(from, stream, seq, n int) []byte {
+	b := make([]byte, n+7)
+	x := uint64(from*1_000_003+stream*7919+seq*31) | 1
+	for i := 0; i < n; i += 8 {
+		x = x*6364136223846793005 + 1442695040888963407
+		binary.LittleEndian.PutUint64(b[i:], x)
+	}
+	return b[:n:n]
+}
+
+// check verifies a fragment against what its sender sent.
+func check(t *testing.T, f Frame, wantHdr []byte, wantLen int, from, stream, seq int) {
+	t.Helper()
+	if !bytes.Equal(f.Hdr, wantHdr) {
+		t.Fatalf("fragment %d of stream %d from rank %d: header of %d bytes differs from the %d sent", seq, stream, from, len(f.Hdr), len(wantHdr))
+	}
+	if len(f.Payload) != wantLen || !bytes.Equal(f.Payload, payload(from, stream, seq, wantLen)) {
+		t.Fatalf("fragment %d of stream %d from rank %d: payload of %d bytes differs from the %d sent", seq, stream, from, len(f.Payload), wantLen)
+	}
+	if f.Placed {
+		t.Fatalf("fragment %d from rank %d delivered as placed without a Place", seq, from)
+	}
+}
+
+// testSizes sends, on every reached pair, payloads of the sizes that
+// matter, and checks they arrive whole and in order.
+func (s Suite) testSizes(t *testing.T) {
+	j := s.start(t)
+	ctx := context.Background()
+	type sent struct{ hlen, plen int }
+	var list []sent
+	for _, hlen := range []int{1, btl.MaxHeaderSize} {
+		m := j.mods[0]
+		for _, n := range []int{0, 1, m.EagerLimit(), m.MaxSendSize(), 1} {
+			list = append(list, sent{hlen, n})
+		}
+	}
+	for _, p := range j.pairs() {
+		from, to := p[0], p[1]
+		for seq, x := range list {
+			n := min(x.plen, j.mods[from].MaxSendSize())
+			if err := j.mods[from].Send(ctx, to, header(from, 0, seq, x.hlen), payload(from, 0, seq, n)); err != nil {
+				t.Fatalf("rank %d: Send to rank %d of a %d-byte header and %d-byte payload: %v", from, to, x.hlen, n, err)
+			}
+		}
+	}
+	for _, p := range j.pairs() {
+		from, to := p[0], p[1]
+		r := j.recvs[to]
+		r.WaitFor(t, fmt.Sprintf("rank %d: fragments from rank %d", to, from), j.poll,
+			func() bool { return len(r.From(from)) >= len(list) })
+		fs := r.From(from)
+		if len(fs) != len(list) {
+			t.Fatalf("rank %d: %d fragments from rank %d, sent %d", to, len(fs), from, len(list))
+		}
+		for seq, f := range fs {
+			check(t, f, header(from, 0, seq, list[seq].hlen), min(list[seq].plen, j.mods[from].MaxSendSize()), from, 0, seq)
+		}
+	}
+}
+
+// testHeaders: a header of 0 or more than btl.MaxHeaderSize bytes is refused.
+func (s Suite) testHeaders(t *testing.T) {
+	j := s.start(t)
+	ctx := context.Background()
+	for _, p := range j.pairs() {
+		from, to := p[0], p[1]
+		for _, n := range []int{0, btl.MaxHeaderSize + 1} {
+			if err := j.mods[from].Send(ctx, to, make([]byte, n), []byte("x")); err == nil {
+				t.Errorf("rank %d: Send to rank %d with a %d-byte header succeeded; headers are 1-%d bytes", from, to, n, btl.MaxHeaderSize)
+			}
+		}
+	}
+	for rank, r := range j.recvs {
+		if n := r.Count(); n != 0 {
+			t.Errorf("rank %d: %d refused fragments were delivered", rank, n)
+		}
+	}
+}
+
+// testConcurrent: several goroutines per rank send to every reached peer
+// at once; each goroutine's fragments to a peer arrive in its order.
+func (s Suite) testConcurrent(t *testing.T) {
+	const streams, perStream = 4, 20
+	j := s.start(t)
+	ctx := context.Background()
+	var wg sync.WaitGroup
+	errs := make(chan error, len(j.mods)*streams)
+	want := make([]int, len(j.mods))
+	for _, p := range j.pairs() {
+		want[p[1]] += streams * perStream
+	}
+	for from, m := range j.mods {
+		for stream := range streams {
+			wg.Go(func() {
+				for seq := range perStream {
+					for to := range j.mods {
+						if !s.Reaches(from, to) {
+							continue
+						}
+						n := (seq*7919 + stream*104729) % (min(m.EagerLimit(), m.MaxSendSize()) + 1)
+						if err := m.Send(ctx, to, header(from, stream, seq, 16), payload(from, stream, seq, n)); err != nil {
+							errs <- fmt.Errorf("rank %d: Send to rank %d: %w", from, to, err)
+							return
+						}
+					}
+				}
+			})
+		}
+	}
+	// Poll while the senders send: a module that delivers only when
+	// polled may need its peers polled to make room.
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	for waiting := true; waiting; {
+		select {
+		case <-done:
+			waiting = false
+		default:
+			j.poll()
+			runtime.Gosched()
+		}
+	}
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	for to, r := range j.recvs {
+		r.WaitFor(t, fmt.Sprintf("rank %d: every fragment", to), j.poll, func() bool { return r.Count() >= want[to] })
+		if n := r.Count(); n != want[to] {
+			t.Fatalf("rank %d: %d fragments delivered, sent %d", to, n, want[to])
+		}
+		next := map[[2]int]int{}
+		for _, f := range r.Frames() {
+			if len(f.Hdr) != 16 {
+				t.Fatalf("rank %d: a %d-byte header, sent 16", to, len(f.Hdr))
+			}
+			from := int(binary.LittleEndian.Uint32(f.Hdr))
+			stream := int(binary.LittleEndian.Uint32(f.Hdr[4:]))
+			seq := int(binary.LittleEndian.Uint32(f.Hdr[8:]))
+			if from != f.From {
+				t.Fatalf("rank %d: a fragment of rank %d delivered as from rank %d", to, from, f.From)
+			}
+			k := [2]int{from, stream}
+			if seq != next[k] {
+				t.Fatalf("rank %d: fragment %d of rank %d's stream %d arrived when %d was due", to, seq, from, stream, next[k])
+			}
+			next[k]++
+			m := j.mods[from]
+			check(t, f, header(from, stream, seq, 16), (seq*7919+stream*104729)%(min(m.EagerLimit(), m.MaxSendSize())+1), from, stream, seq)
+		}
+	}
+}
+
+// testPlace: a fragment delivered as placed has its payload in the
+// buffer Place returned; a Place of the wrong size is not used.
+func (s Suite) testPlace(t *testing.T) {
+	const n = 3000
+	j := s.start(t)
+	var mu sync.Mutex
+	bufs := map[[3]int][]byte{} // by receiver, sender and sequence
+	for to, r := range j.recvs {
+		r.PlaceFunc = func(from int, hdr []byte, size int) []byte {
+			seq := int(binary.LittleEndian.Uint32(hdr[8:]))
+			b := make([]byte, size+seq) // sequence 1 gets a buffer one byte too long
+			mu.Lock()
+			bufs[[3]int{to, from, seq}] = b
+			mu.Unlock()
+			return b
+		}
+	}
+	ctx := context.Background()
+	for _, p := range j.pairs() {
+		from, to := p[0], p[1]
+		for seq := range 2 {
+			if err := j.mods[from].Send(ctx, to, header(from, to, seq, 12), payload(from, to, seq, n)); err != nil {
+				t.Fatalf("rank %d: Send to rank %d: %v", from, to, err)
+			}
+		}
+	}
+	for _, p := range j.pairs() {
+		from, to := p[0], p[1]
+		r := j.recvs[to]
+		r.WaitFor(t, fmt.Sprintf("rank %d: fragments from rank %d", to, from), j.poll, func() bool { return len(r.From(from)) == 2 })
+		for seq, f := range r.From(from) {
+			if !bytes.Equal(f.Payload, payload(from, to, seq, n)) {
+				t.Fatalf("rank %d: fragment %d from rank %d: corrupt payload (placed %v)", to, seq, from, f.Placed)
+			}
+			if !f.Placed {
+				continue
+			}
+			if seq == 1 {
+				t.Fatalf("rank %d: fragment from rank %d placed in a buffer of the wrong size", to, from)
+			}
+			mu.Lock()
+			b := bufs[[3]int{to, from, seq}]
+			mu.Unlock()
+			if !bytes.Equal(b, f.Payload) {
+				t.Fatalf("rank %d: fragment from rank %d delivered as placed, but the Place buffer holds other bytes", to, from)
+			}
+		}
+	}
+}
+
+// testIdle: a module that delivers only when polled (btl.Idler) delivers
+// on its own between Idle and Busy.
+func (s Suite) testIdle(t *testing.T) {
+	j := s.start(t)
+	if _, ok := j.mods[0].(btl.Idler); !ok {
+		t.Skip("the module is no btl.Idler")
+	}
+	for _, m := range j.mods {
+		m.(btl.Idler).Idle()
+	}
+	ctx := context.Background()
+	for _, p := range j.pairs() {
+		from, to := p[0], p[1]
+		if err := j.mods[from].Send(ctx, to, header(from, 0, 0, 12), payload(from, 0, 0, 100)); err != nil {
+			t.Fatalf("rank %d: Send to rank %d: %v", from, to, err)
+		}
+	}
+	for _, p := range j.pairs() {
+		from, to := p[0], p[1]
+		r := j.recvs[to]
+		r.WaitFor(t, fmt.Sprintf("rank %d: idle, a fragment from rank %d", to, from), nil, func() bool { return len(r.From(from)) == 1 })
+		check(t, r.From(from)[0], header(from, 0, 0, 12), 100, from, 0, 0)
+	}
+	for _, m := range j.mods {
+		m.(btl.Idler).Busy()
+	}
+}
+
+// testDelProcs: after DelProcs a send to the peer fails with
+// btl.ErrUnreachable, sends to other peers go on, and nobody is
+// reported failed.
+func (s Suite) testDelProcs(t *testing.T) {
+	j := s.start(t)
+	ctx := context.Background()
+	for _, p := range j.pairs() {
+		from, to := p[0], p[1]
+		if err := j.mods[from].Send(ctx, to, header(from, 0, 0, 12), nil); err != nil {
+			t.Fatalf("rank %d: Send to rank %d: %v", from, to, err)
+		}
+	}
+	for _, p := range j.pairs() {
+		r := j.recvs[p[1]]
+		r.WaitFor(t, fmt.Sprintf("rank %d: a fragment from rank %d", p[1], p[0]), j.poll, func() bool { return len(r.From(p[0])) == 1 })
+	}
+	last := s.Size - 1
+	if !s.Reaches(0, last) {
+		t.Skipf("rank 0 does not reach rank %d", last)
+	}
+	if err := j.mods[0].DelProcs(ctx, []btl.Proc{j.procs[last]}); err != nil {
+		t.Fatalf("rank 0: DelProcs of rank %d: %v", last, err)
+	}
+	if err := j.mods[0].Send(ctx, last, header(0, 0, 1, 12), nil); !errors.Is(err, btl.ErrUnreachable) {
+		t.Fatalf("rank 0: Send to rank %d after DelProcs: %v; want an error wrapping btl.ErrUnreachable", last, err)
+	}
+	for to := range last {
+		if !s.Reaches(0, to) {
+			continue
+		}
+		if err := j.mods[0].Send(ctx, to, header(0, 0, 1, 12), nil); err != nil {
+			t.Fatalf("rank 0: Send to rank %d after DelProcs of rank %d: %v", to, last, err)
+		}
+		r := j.recvs[to]
+		r.WaitFor(t, fmt.Sprintf("rank %d: the second fragment from rank 0", to), j.poll, func() bool { return len(r.From(0)) == 2 })
+	}
+	for _, m := range j.mods {
+		if err := m.Finalize(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for rank, r := range j.recvs {
+		if ps := r.FailedPeers(); len(ps) != 0 {
+			t.Errorf("rank %d: peers %v reported failed after DelProcs and Finalize", rank, ps)
+		}
+	}
+}
+
+// testFinalize: once finalized, a module refuses sends and does nothing
+// when polled; Finalize again is harmless; finalizing ranks are not
+// reported failed.
+func (s Suite) testFinalize(t *testing.T) {
+	j := s.start(t)
+	ctx := context.Background()
+	for _, p := range j.pairs() {
+		if err := j.mods[p[0]].Send(ctx, p[1], header(p[0], 0, 0, 12), []byte("x")); err != nil {
+			t.Fatalf("rank %d: Send to rank %d: %v", p[0], p[1], err)
+		}
+	}
+	for _, p := range j.pairs() {
+		r := j.recvs[p[1]]
+		r.WaitFor(t, fmt.Sprintf("rank %d: a fragment from rank %d", p[1], p[0]), j.poll, func() bool { return len(r.From(p[0])) == 1 })
+	}
+	for rank, m := range j.mods {
+		if err := m.Finalize(); err != nil {
+			t.Fatalf("rank %d: Finalize: %v", rank, err)
+		}
+	}
+	for _, p := range j.pairs() {
+		if err := j.mods[p[0]].Send(ctx, p[1], header(p[0], 0, 1, 12), nil); err == nil {
+			t.Errorf("rank %d: Send to rank %d after Finalize succeeded", p[0], p[1])
+		}
+	}
+	for rank, m := range j.mods {
+		if n := m.Progress(); n != 0 {
+			t.Errorf("rank %d: Progress after Finalize handled %d events", rank, n)
+		}
+		if err := m.Finalize(); err != nil {
+			t.Errorf("rank %d: second Finalize: %v", rank, err)
+		}
+	}
+	for rank, r := range j.recvs {
+		if ps := r.FailedPeers(); len(ps) != 0 {
+			t.Errorf("rank %d: peers %v reported failed after a clean Finalize", rank, ps)
+		}
+	}
+}
+
+// testFailedPeer: when a rank dies, a survivor that talked to it learns
+// it, by PeerFailed or by a failing Send, and never hangs; PeerFailed
+// comes at most once per peer and wraps btl.ErrPeerFailed.
+func (s Suite) testFailedPeer(t *testing.T) {
+	if s.Kill == nil {
+		t.Skip("the suite has no Kill")
+	}
+	if s.Size < 2 || !s.Reaches(0, 1) || !s.Reaches(1, 0) {
+		t.Skip("ranks 0 and 1 do not reach each other")
+	}
+	j := s.start(t)
+	ctx := context.Background()
+	for _, p := range [][2]int{{0, 1}, {1, 0}} {
+		if err := j.mods[p[0]].Send(ctx, p[1], header(p[0], 0, 0, 12), []byte("x")); err != nil {
+			t.Fatalf("rank %d: Send to rank %d: %v", p[0], p[1], err)
+		}
+		r := j.recvs[p[1]]
+		r.WaitFor(t, fmt.Sprintf("rank %d: a fragment from rank %d", p[1], p[0]), j.poll, func() bool { return len(r.From(p[0])) == 1 })
+	}
+	s.Kill(1, j.mods[1])
+	r := j.recvs[0]
+	var sendErr error
+	seq := 1
+	r.WaitFor(t, "rank 0 to see rank 1 fail", func() { j.mods[0].Progress() }, func() bool {
+		if len(r.Failures(1)) > 0 {
+			return true
+		}
+		sendErr = j.mods[0].Send(ctx, 1, header(0, 0, seq, 12), nil)
+		seq++
+		return sendErr != nil
+	})
+	if sendErr != nil && !errors.Is(sendErr, btl.ErrPeerFailed) && !errors.Is(sendErr, btl.ErrUnreachable) {
+		t.Errorf("rank 0: Send to the dead rank 1: %v; want an error wrapping btl.ErrPeerFailed", sendErr)
+	}
+	for _, m := range j.mods[2:] {
+		m.Finalize()
+	}
+	j.mods[0].Finalize()
+	fs := r.Failures(1)
+	if len(fs) > 1 {
+		t.Errorf("rank 0: rank 1 reported failed %d times", len(fs))
+	}
+	for _, err := range fs {
+		if !errors.Is(err, btl.ErrPeerFailed) {
+			t.Errorf("rank 0: PeerFailed(1, %v): want an error wrapping btl.ErrPeerFailed", err)
+		}
+	}
+	for _, p := range r.FailedPeers() {
+		if p != 1 {
+			t.Errorf("rank 0: rank %d reported failed; only rank 1 died", p)
+		}
+	}
+}
