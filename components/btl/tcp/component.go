@@ -122,6 +122,7 @@ func (c *Component) Init(ctx context.Context, env btl.InitEnv) ([]btl.Module, er
 		m.log.Debug("listening", "interface", la.iface, "address", l.Addr())
 	}
 	if len(m.listeners) == 0 {
+		m.shutdown(false)
 		return nil, fmt.Errorf("btl tcp: cannot listen on any chosen address: %w", errors.Join(errs...))
 	}
 	for _, l := range m.listeners {
@@ -157,7 +158,9 @@ func newModule(cfg config, env btl.InitEnv, host string, log hclog.Logger) *Modu
 		conns:          map[*conn]struct{}{},
 		kick:           make(chan struct{}, 1),
 		flushDelay:     flushDelay,
+		pollGrace:      pollGrace,
 		oversubscribed: env.Oversubscribed,
+		ready:          newReadySet(),
 	}
 	for i := range m.peers {
 		m.peers[i].rank = i

@@ -27,6 +27,7 @@ var errBye = errors.New("peer said goodbye")
 type conn struct {
 	m    *Module
 	peer *peer // set once authenticated
+	id   int32 // in the module's readers and its epoll set
 	nc   *net.TCPConn
 	br   *bufio.Reader // the handshake reads through it too, so no byte is lost
 

@@ -39,13 +39,15 @@ type Module struct {
 	finalizing     atomic.Bool
 	listeners      []net.Listener
 	conns          map[*conn]struct{}      // every open socket, handshaking or not
-	readers        atomic.Pointer[[]*conn] // authenticated connections, copied on write
+	readers        atomic.Pointer[readers] // authenticated connections, copied on write
+	ready          readySet                // which of them have bytes, past pollAllMax
 	polls          atomic.Uint64           // Progress calls: the reader goroutines watch it
 	kick           chan struct{}           // wakes the flusher: a connection holds frames back
 	heldMu         sync.Mutex              // guards heldConns
 	heldConns      []*conn                 // connections that held frames since the flusher last looked
 	oversubscribed bool                    // InitEnv.Oversubscribed: spinning writers yield the CPU
 	flushDelay     time.Duration           // flushDelay; tests lengthen it
+	pollGrace      time.Duration           // pollGrace; tests lengthen it to leave reading to Progress
 	wg             sync.WaitGroup
 	finOnce        sync.Once
 }
@@ -334,6 +336,7 @@ func (m *Module) shutdown(graceful bool) {
 			c.close()
 		}
 		m.wg.Wait()
+		m.ready.close()
 	})
 }
 
@@ -350,8 +353,11 @@ func (m *Module) Progress() int {
 	if rs == nil {
 		return 0
 	}
+	if len(rs.list) > pollAllMax && m.ready.fd >= 0 {
+		return m.pollReady(rs)
+	}
 	n := 0
-	for _, c := range *rs {
+	for _, c := range rs.list {
 		n += c.flush(false) + c.poll()
 	}
 	return n
@@ -408,26 +414,41 @@ func (m *Module) flusher() {
 // before they read again themselves.
 const pollGrace = time.Millisecond
 
-// napWhilePolled returns once nobody has polled for pollGrace.
+// napWhilePolled returns once nobody has polled for m.pollGrace, or the
+// module finalizes.
 func (m *Module) napWhilePolled() {
-	for !m.finalizing.Load() {
+	t := time.NewTimer(m.pollGrace)
+	defer t.Stop()
+	for {
 		seen := m.polls.Load()
-		time.Sleep(pollGrace)
+		select {
+		case <-m.ctx.Done():
+			return
+		case <-t.C:
+		}
 		if m.polls.Load() == seen {
 			return
 		}
+		t.Reset(m.pollGrace)
 	}
 }
 
 func (m *Module) startReading(c *conn) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	var rs []*conn
+	m.ready.nextID++
+	c.id = m.ready.nextID
+	rs := &readers{byID: map[int32]*conn{c.id: c}}
 	if old := m.readers.Load(); old != nil {
-		rs = append(rs, *old...)
+		rs.list = append(rs.list, old.list...)
+		for _, x := range old.list {
+			rs.byID[x.id] = x
+		}
 	}
-	rs = append(rs, c)
-	m.readers.Store(&rs)
+	rs.list = append(rs.list, c)
+	// Registered before it is published: a poll that sees c must be told when it turns readable.
+	m.ready.watch(c)
+	m.readers.Store(rs)
 }
 
 func (m *Module) stopReading(c *conn) {
@@ -437,6 +458,10 @@ func (m *Module) stopReading(c *conn) {
 	if old == nil {
 		return
 	}
-	rs := slices.DeleteFunc(slices.Clone(*old), func(x *conn) bool { return x == c })
-	m.readers.Store(&rs)
+	m.ready.unwatch(c)
+	rs := &readers{list: slices.DeleteFunc(slices.Clone(old.list), func(x *conn) bool { return x == c }), byID: map[int32]*conn{}}
+	for _, x := range rs.list {
+		rs.byID[x.id] = x
+	}
+	m.readers.Store(rs)
 }
