@@ -83,11 +83,17 @@ func (e *Engine) deliverRTS(from int, h header, first []byte) {
 	e.notify()
 }
 
-func (e *Engine) deliverCTS(from int, h header) {
+// takeSend removes and returns the rendezvous send with id, or nil.
+func (e *Engine) takeSend(id uint64) *Request {
 	e.mu.Lock()
-	s := e.sends[h.sreq]
-	delete(e.sends, h.sreq)
-	e.mu.Unlock()
+	defer e.mu.Unlock()
+	s := e.sends[id]
+	delete(e.sends, id)
+	return s
+}
+
+func (e *Engine) deliverCTS(from int, h header) {
+	s := e.takeSend(h.sreq)
 	switch {
 	case s == nil:
 		e.log.Error("dropping a CTS for an unknown send", "from", from, "send", h.sreq)
@@ -145,10 +151,7 @@ func (e *Engine) deliverCancelAck(from int, h header) {
 
 // deliverFin completes a send whose payload the receiver read itself.
 func (e *Engine) deliverFin(from int, h header) {
-	e.mu.Lock()
-	s := e.sends[h.sreq]
-	delete(e.sends, h.sreq)
-	e.mu.Unlock()
+	s := e.takeSend(h.sreq)
 	switch {
 	case s == nil:
 		e.log.Error("dropping a FIN for an unknown send", "from", from, "send", h.sreq)

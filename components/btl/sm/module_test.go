@@ -16,37 +16,10 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/gompi/gompi/frameworks/btl"
+	"github.com/gompi/gompi/frameworks/btl/btltest"
 	"github.com/gompi/gompi/mca"
 	"github.com/gompi/gompi/params"
 )
-
-// modex is an in-process modex shared by the ranks of a test job.
-type modex struct {
-	mu sync.Mutex
-	kv map[string][]byte
-}
-
-type rankModex struct {
-	*modex
-	rank int
-}
-
-func (m rankModex) Put(_ context.Context, key string, v []byte) error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.kv[fmt.Sprint(m.rank, "/", key)] = slices.Clone(v)
-	return nil
-}
-
-func (m rankModex) Get(_ context.Context, rank int, key string) ([]byte, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	v, ok := m.kv[fmt.Sprint(rank, "/", key)]
-	if !ok {
-		return nil, fmt.Errorf("rank %d published no %q", rank, key)
-	}
-	return v, nil
-}
 
 // inbox is a Receiver that keeps copies of what it is given and signals
 // each delivery.
@@ -121,7 +94,7 @@ func newTestJob(t testing.TB, n int, settings ...string) *testJob {
 	t.Helper()
 	dir := t.TempDir()
 	settings = append([]string{"btl_sm_backing_directory", dir}, settings...)
-	mx := &modex{kv: map[string][]byte{}}
+	mx := btltest.NewModex()
 	j := &testJob{dir: dir}
 	procs := make([]btl.Proc, n)
 	for rank := range n {
@@ -131,7 +104,7 @@ func newTestJob(t testing.TB, n int, settings ...string) *testJob {
 		}
 		box := newInbox()
 		mods, err := c.Init(context.Background(), btl.InitEnv{
-			Rank: rank, Size: n, Hostname: "host", JobID: "job1", Modex: rankModex{mx, rank},
+			Rank: rank, Size: n, Hostname: "host", JobID: "job1", Modex: mx.For(rank),
 			Receiver: box, LocalRank: rank, LocalSize: n, SessionDir: dir,
 		})
 		if err != nil {
@@ -400,7 +373,7 @@ func TestNoModuleWithoutLocalPeers(t *testing.T) {
 		t.Fatal(err)
 	}
 	mods, err := c.Init(context.Background(), btl.InitEnv{Rank: 0, Size: 1, JobID: "j", LocalSize: 1,
-		Modex: rankModex{&modex{kv: map[string][]byte{}}, 0}, Receiver: newInbox()})
+		Modex: btltest.NewModex().For(0), Receiver: newInbox()})
 	if err != nil || len(mods) != 0 {
 		t.Fatalf("Init alone on its host: %d modules, %v", len(mods), err)
 	}
@@ -413,7 +386,7 @@ func TestFallsBackToTheSessionDirectory(t *testing.T) {
 	}
 	session := t.TempDir()
 	mods, err := c.Init(context.Background(), btl.InitEnv{Rank: 0, Size: 2, JobID: "jobfb", LocalSize: 2,
-		SessionDir: session, Modex: rankModex{&modex{kv: map[string][]byte{}}, 0}, Receiver: newInbox()})
+		SessionDir: session, Modex: btltest.NewModex().For(0), Receiver: newInbox()})
 	if err != nil {
 		t.Fatal(err)
 	}
