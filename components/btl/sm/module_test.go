@@ -13,12 +13,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hashicorp/go-hclog"
-
 	"github.com/gompi/gompi/frameworks/btl"
 	"github.com/gompi/gompi/frameworks/btl/btltest"
 	"github.com/gompi/gompi/mca"
-	"github.com/gompi/gompi/params"
 )
 
 // inbox is a Receiver that keeps copies of what it is given and signals
@@ -63,23 +60,7 @@ func sum(p []byte) uint32 {
 func openComponent(t testing.TB, settings ...string) (*Component, error) {
 	t.Helper()
 	c := &Component{BaseComponent: btl.NewBaseComponent("sm", mca.Version{Major: 1}, 30)}
-	reg := params.NewRegistry()
-	r := reg.Scope("btl", "sm")
-	if err := c.RegisterParams(r); err != nil {
-		t.Fatal(err)
-	}
-	if err := r.Err(); err != nil {
-		t.Fatal(err)
-	}
-	var in params.Inputs
-	for i := 0; i+1 < len(settings); i += 2 {
-		in.CommandLine = append(in.CommandLine, params.Setting{Name: settings[i], Value: settings[i+1]})
-	}
-	snap, err := reg.Resolve(in)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c, c.Open(context.Background(), &mca.Env{Params: snap, Logger: hclog.NewNullLogger()})
+	return c, btltest.Open(t, c, nil, settings...)
 }
 
 type testJob struct {

@@ -1,7 +1,6 @@
 package tcp
 
 import (
-	"context"
 	"testing"
 
 	"github.com/gompi/gompi/frameworks/btl"
@@ -12,21 +11,13 @@ import (
 func TestContract(t *testing.T) {
 	btltest.Run(t, btltest.Suite{
 		Size: 3,
-		New: func(t *testing.T, envs []btl.InitEnv) []btl.Module {
-			mods := make([]btl.Module, len(envs))
-			for rank, env := range envs {
-				c, err := openComponent(t, loopbackOnly...)
-				if err != nil {
-					t.Fatal(err)
-				}
-				ms, err := c.Init(context.Background(), env)
-				if err != nil || len(ms) != 1 {
-					t.Fatalf("rank %d: Init = %d modules, %v; want 1", rank, len(ms), err)
-				}
-				mods[rank] = ms[0]
+		New: btltest.PerRank(func(t testing.TB, env btl.InitEnv) btl.Component {
+			c, err := openComponent(t, loopbackOnly...)
+			if err != nil {
+				t.Fatal(err)
 			}
-			return mods
-		},
+			return c
+		}),
 		Kill: func(_ int, m btl.Module) { m.(*Module).shutdown(false) }, // sockets close with no goodbye
 	})
 }

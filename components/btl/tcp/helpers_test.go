@@ -14,7 +14,6 @@ import (
 	"github.com/gompi/gompi/frameworks/btl"
 	"github.com/gompi/gompi/frameworks/btl/btltest"
 	"github.com/gompi/gompi/mca"
-	"github.com/gompi/gompi/params"
 )
 
 // firstFailure is the failure r recorded for peer, nil if none; a
@@ -55,23 +54,7 @@ func testLogger() hclog.Logger {
 func openComponent(t testing.TB, settings ...string) (*Component, error) {
 	t.Helper()
 	c := &Component{BaseComponent: btl.NewBaseComponent("tcp", mca.Version{Major: 1}, 20)}
-	reg := params.NewRegistry()
-	r := reg.Scope("btl", "tcp")
-	if err := c.RegisterParams(r); err != nil {
-		t.Fatal(err)
-	}
-	if err := r.Err(); err != nil {
-		t.Fatal(err)
-	}
-	var in params.Inputs
-	for i := 0; i+1 < len(settings); i += 2 {
-		in.CommandLine = append(in.CommandLine, params.Setting{Name: settings[i], Value: settings[i+1]})
-	}
-	snap, err := reg.Resolve(in)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c, c.Open(context.Background(), &mca.Env{Params: snap, Logger: testLogger(), Priority: 20})
+	return c, btltest.Open(t, c, testLogger(), settings...)
 }
 
 // job is several ranks of one job in this process.

@@ -9,18 +9,13 @@
 //	func TestContract(t *testing.T) {
 //		btltest.Run(t, btltest.Suite{
 //			Size: 3,
-//			New: func(t *testing.T, envs []btl.InitEnv) []btl.Module {
-//				mods := make([]btl.Module, len(envs))
-//				for i, env := range envs {
-//					c := openComponent(t) // the component, opened with its parameters
-//					m, err := c.Init(context.Background(), env)
-//					if err != nil || len(m) != 1 {
-//						t.Fatalf("rank %d: Init = %d modules, %v", i, len(m), err)
-//					}
-//					mods[i] = m[0]
+//			New: btltest.PerRank(func(t testing.TB, env btl.InitEnv) btl.Component {
+//				c := &Component{ /* its base */ }
+//				if err := btltest.Open(t, c, nil); err != nil { // register params, resolve, open
+//					t.Fatal(err)
 //				}
-//				return mods
-//			},
+//				return c
+//			}),
 //			Reaches: func(from, to int) bool { return from != to },
 //			Kill:    func(rank int, m btl.Module) { m.(*Module).crash() },
 //		})
