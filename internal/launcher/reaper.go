@@ -1,9 +1,7 @@
 package launcher
 
 import (
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"strings"
@@ -33,23 +31,15 @@ func startReaper(exe string, sess *session, lifeline *os.File) error {
 }
 
 // RunReaper is the reaper: it waits for end of file on descriptor 3, the
-// lifeline, then removes the job's session directory and shared-memory
+// lifeline (rte.WaitLifeline), then removes the job's session directory and shared-memory
 // segments. spec is the value of ReaperEnvVar.
 func RunReaper(spec string) error {
 	jobID, dir, ok := strings.Cut(spec, ":")
 	if !ok || jobID == "" || !strings.HasPrefix(dir, "/") {
 		return fmt.Errorf("reaper: %s=%q: want JOBID:/session/dir; this mode is internal to gompirun", ReaperEnvVar, spec)
 	}
-	f := os.NewFile(lifelineFD, "lifeline")
-	var b [1]byte
-	for {
-		_, err := f.Read(b[:])
-		if errors.Is(err, io.EOF) {
-			break // gompirun is gone
-		}
-		if err != nil { // never remove a live job's files on a doubt
-			return fmt.Errorf("reaper: descriptor %d is not the lifeline: %w", lifelineFD, err)
-		}
+	if err := rte.WaitLifeline(lifelineFD); err != nil {
+		return fmt.Errorf("reaper: %w", err)
 	}
 	return rte.RemoveJobFiles(jobID, dir)
 }

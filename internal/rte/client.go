@@ -52,7 +52,7 @@ func connect(ctx context.Context, cfg config, stderr io.Writer, exit func(int)) 
 	c := &Client{job: cfg.job, stderr: stderr, exit: exit}
 	c.job.Hostname, _ = os.Hostname() // informational; empty if unknown
 	if cfg.lifeline > 0 {
-		go c.watchLifeline(os.NewFile(uintptr(cfg.lifeline), "gompirun lifeline"))
+		go c.watchLifeline(cfg.lifeline)
 	}
 	if c.job.Singleton {
 		var err error
@@ -323,12 +323,10 @@ const lifelineStatus = 1
 // included), and even when this rank is not its child (a wrapper script
 // between them). The rank then removes what gompirun could not and exits:
 // nobody is left to supervise it, or to read its output.
-func (c *Client) watchLifeline(f *os.File) {
-	var b [1]byte
-	for {
-		if _, err := f.Read(b[:]); err != nil {
-			break // io.EOF: the write end is closed; any other error means the same here
-		}
+func (c *Client) watchLifeline(fd int) {
+	if err := WaitLifeline(fd); err != nil {
+		fmt.Fprintf(c.stderr, "gompi: rank %d: %v; this rank will not notice if gompirun dies\n", c.job.Rank, err)
+		return
 	}
 	// Files first: stderr was a pipe to gompirun, and writing to it may
 	// kill the rank with SIGPIPE.

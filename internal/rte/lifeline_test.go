@@ -87,3 +87,19 @@ func TestLifelineEOFAborts(t *testing.T) {
 		t.Errorf("session directory still there: %v", err)
 	}
 }
+
+// A descriptor that is not a pipe is never taken for gompirun's death:
+// what follows that removes the job's files.
+func TestWaitLifelineRefusesWhatIsNotAPipe(t *testing.T) {
+	f, err := os.CreateTemp(t.TempDir(), "notapipe")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := WaitLifeline(int(f.Fd())); err == nil || !strings.Contains(err.Error(), "not a pipe") {
+		t.Fatalf("WaitLifeline on a file: %v", err)
+	}
+	if err := WaitLifeline(1 << 20); err == nil {
+		t.Fatal("WaitLifeline on a closed descriptor succeeded")
+	}
+}

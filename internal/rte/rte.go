@@ -8,8 +8,12 @@ package rte
 
 import (
 	"errors"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+
+	"golang.org/x/sys/unix"
 )
 
 // Environment variables gompirun sets for every rank.
@@ -70,6 +74,32 @@ func RemoveJobFiles(jobID, sessionDir string) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// WaitLifeline blocks until the lifeline pipe on descriptor fd reads end
+// of file, which comes when gompirun is gone, and returns nil then. A
+// descriptor that is not a pipe, or a read error, is an error: whoever
+// waits must never take a doubt for gompirun's death, since what follows
+// removes the job's files.
+func WaitLifeline(fd int) error {
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return fmt.Errorf("lifeline descriptor %d: %w", fd, err)
+	}
+	if st.Mode&unix.S_IFMT != unix.S_IFIFO {
+		return fmt.Errorf("lifeline descriptor %d is not a pipe", fd)
+	}
+	f := os.NewFile(uintptr(fd), "gompirun lifeline")
+	var b [1]byte
+	for {
+		_, err := f.Read(b[:])
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("lifeline descriptor %d: %w", fd, err)
+		}
+	}
 }
 
 // shmDir is where shared-memory segments live by default.
