@@ -161,3 +161,6 @@ func (t *Transports) Finalize() error {
 	t.modules = nil
 	return errors.Join(append(errs, t.fw.Close())...)
 }
+
+// Transports passes Idle and Busy on to the modules that need them.
+var _ Idler = (*Transports)(nil)

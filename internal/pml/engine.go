@@ -481,23 +481,17 @@ func (e *Engine) sleep(ready func() bool) {
 	}
 }
 
-// idler is what Transports offer when some module delivers only when
-// polled (btl.Idler): a rank about to sleep tells them.
-type idler interface {
-	Idle()
-	Busy()
-}
-
-// idle tells the transports that this waiter stops polling; busy that it
-// polls again.
+// idle tells the transports that this waiter stops polling, so that
+// modules that deliver only when polled wake on their own (btl.Idler, which
+// btl.Transports passes on); busy that it polls again.
 func (e *Engine) idle() {
-	if i, ok := e.tr.(idler); ok {
+	if i, ok := e.tr.(btl.Idler); ok {
 		i.Idle()
 	}
 }
 
 func (e *Engine) busy() {
-	if i, ok := e.tr.(idler); ok {
+	if i, ok := e.tr.(btl.Idler); ok {
 		i.Busy()
 	}
 }
