@@ -2,9 +2,21 @@
 // queried for every communicator; for each collective the module of the
 // highest-priority component that provides it runs, built on the
 // point-to-point engine.
+//
+// The framework sees communicators and buffers as narrowly as it can: a
+// Comm is a rank, a size and point-to-point on the communicator's own
+// collective context; buffers are bytes, counts and displacements are in
+// bytes, and a reduction is an Op already bound to its element type. So
+// components import this package, mca and params only, never pmpi.
 package coll
 
-import "github.com/gompi/gompi/mca"
+import (
+	"errors"
+	"fmt"
+	"reflect"
+
+	"github.com/gompi/gompi/mca"
+)
 
 // Name is the framework's name, and the name of its selection parameter.
 const Name = "coll"
@@ -33,10 +45,253 @@ func NewBaseComponent(name string, version mca.Version, priority int) BaseCompon
 	return BaseComponent{mca.NewBase(Name, APIVersion(), name, version, priority)}
 }
 
-// Component is what a coll component implements.
+// Component is what a coll component implements. After the MCA lifecycle
+// has selected it for the process, CommQuery is asked about every
+// communicator the process creates.
 type Component interface {
 	mca.Component
 	collBase() *BaseComponent
+	// CommQuery offers a module for c with a priority, or declines with
+	// a nil module. It runs on every member of c with the same answers
+	// expected: a component must decide from what all members see alike
+	// (size, parameters), never from local state.
+	CommQuery(c Comm, priority int) (int, *Module, error)
 }
 
 func (b *BaseComponent) collBase() *BaseComponent { return b }
+
+// Comm is the view of a communicator that a collective needs. Ranks are
+// the communicator's own; messages travel on its collective context, apart
+// from the user's point-to-point traffic. Every method is safe for
+// concurrent use.
+type Comm interface {
+	Rank() int
+	Size() int
+	// Name is the communicator's name, for logs: "world", "world.split.1".
+	Name() string
+	// Send sends buf to dest and returns once buf may be reused.
+	Send(buf []byte, dest, tag int) error
+	// Recv receives exactly len(buf) bytes from src: a message of
+	// another length is an error (its MPI class says which way it
+	// differs), the mark of counts that disagree between ranks.
+	Recv(buf []byte, src, tag int) error
+	// Isend and Irecv start the same operations; Wait completes them.
+	Isend(buf []byte, dest, tag int) Request
+	Irecv(buf []byte, src, tag int) Request
+	// Wait completes every request and returns the first error.
+	Wait(reqs ...Request) error
+}
+
+// Request is a pending Isend or Irecv of a Comm.
+type Request interface {
+	// Done reports whether the request completed, without waiting.
+	Done() bool
+}
+
+// Sendrecv sends to dest and receives from src at once.
+func Sendrecv(c Comm, send []byte, dest int, recv []byte, src, tag int) error {
+	r := c.Irecv(recv, src, tag)
+	s := c.Isend(send, dest, tag)
+	return c.Wait(r, s)
+}
+
+// Op is a reduction bound to an element type.
+type Op interface {
+	// Reduce combines in into inout element by element: inout becomes
+	// in ⊕ inout, where in holds the operand of the lower ranks. Both
+	// hold whole elements; they do not overlap.
+	Reduce(in, inout []byte)
+	// Commutative reports whether the operands may be combined in any
+	// order. A non-commutative operation must be applied in rank order.
+	Commutative() bool
+	// ElemSize is the size of one element in bytes: where a vector may be
+	// cut into segments.
+	ElemSize() int
+}
+
+// Module is what a component offers one communicator: any subset of the
+// collectives, nil for those it leaves to the next component. Buffers
+// never overlap: the caller resolves MPI's in-place forms before calling.
+// Counts and displacements are in bytes. A buffer that only the root uses
+// may be nil on the other ranks.
+type Module struct {
+	Barrier func(c Comm) error
+	Bcast   func(c Comm, buf []byte, root int) error
+	// Reduce leaves the result in recv at the root.
+	Reduce    func(c Comm, send, recv []byte, op Op, root int) error
+	Allreduce func(c Comm, send, recv []byte, op Op) error
+	// Gather collects every rank's send into recv at the root, in rank
+	// order: len(recv) is Size()*len(send) there.
+	Gather  func(c Comm, send, recv []byte, root int) error
+	Gatherv func(c Comm, send, recv []byte, counts, displs []int, root int) error
+	// Scatter sends block i of the root's send to rank i: len(send) is
+	// Size()*len(recv) at the root.
+	Scatter    func(c Comm, send, recv []byte, root int) error
+	Scatterv   func(c Comm, send []byte, counts, displs []int, recv []byte, root int) error
+	Allgather  func(c Comm, send, recv []byte) error
+	Allgatherv func(c Comm, send, recv []byte, counts, displs []int) error
+	// Alltoall sends block i of send to rank i and receives block j of
+	// recv from rank j; blocks are len(send)/Size() bytes.
+	Alltoall  func(c Comm, send, recv []byte) error
+	Alltoallv func(c Comm, send []byte, scounts, sdispls []int, recv []byte, rcounts, rdispls []int) error
+	// ReduceScatter reduces send (the sum of counts bytes) and leaves
+	// counts[i] bytes of the result, from offset sum(counts[:i]), at rank i.
+	ReduceScatter      func(c Comm, send, recv []byte, counts []int, op Op) error
+	ReduceScatterBlock func(c Comm, send, recv []byte, op Op) error
+	// Scan leaves at rank i the reduction of ranks 0 to i; Exscan that of
+	// ranks 0 to i-1 (rank 0's recv is left as it was).
+	Scan   func(c Comm, send, recv []byte, op Op) error
+	Exscan func(c Comm, send, recv []byte, op Op) error
+
+	// Free, if set, releases what the module holds when the communicator
+	// is freed.
+	Free func() error
+}
+
+// Collective names, in the order tools list them.
+var Collectives = []string{
+	"barrier", "bcast", "reduce", "allreduce", "gather", "gatherv", "scatter", "scatterv",
+	"allgather", "allgatherv", "alltoall", "alltoallv", "reduce_scatter", "reduce_scatter_block",
+	"scan", "exscan",
+}
+
+// slots returns a pointer to each collective's function, in the order of
+// Collectives.
+func (m *Module) slots() []any {
+	return []any{
+		&m.Barrier, &m.Bcast, &m.Reduce, &m.Allreduce, &m.Gather, &m.Gatherv, &m.Scatter, &m.Scatterv,
+		&m.Allgather, &m.Allgatherv, &m.Alltoall, &m.Alltoallv, &m.ReduceScatter, &m.ReduceScatterBlock,
+		&m.Scan, &m.Exscan,
+	}
+}
+
+// Tag bases: each collective's messages carry its own tag, so that a
+// message of one collective is never taken for another's even when an
+// algorithm posts receives ahead.
+const (
+	TagBarrier = -10 - iota
+	TagBcast
+	TagReduce
+	TagAllreduce
+	TagGather
+	TagGatherv
+	TagScatter
+	TagScatterv
+	TagAllgather
+	TagAllgatherv
+	TagAlltoall
+	TagAlltoallv
+	TagReduceScatter
+	TagReduceScatterBlock
+	TagScan
+	TagExscan
+)
+
+// ErrNoProvider marks a collective that no selected component provides.
+var ErrNoProvider = errors.New("no coll component provides this collective")
+
+// Candidate is a component selected for the process, as the communicator
+// set-up receives it from the MCA.
+type Candidate struct {
+	Name      string
+	Component Component
+	Priority  int
+}
+
+// Table is a communicator's collectives: for each one the function of the
+// highest-priority module that provides it, and which component that is.
+type Table struct {
+	Module
+	providers [16]string // by the index in Collectives
+	modules   []*Module
+}
+
+// Build asks every candidate about c and stacks their modules, highest
+// priority first; ties go to the earlier candidate. A collective no module
+// provides is left nil and reported by Provider as "".
+func Build(c Comm, candidates []Candidate) (*Table, error) {
+	type offer struct {
+		name string
+		prio int
+		mod  *Module
+	}
+	var offers []offer
+	t := &Table{}
+	for _, cand := range candidates {
+		prio, mod, err := cand.Component.CommQuery(c, cand.Priority)
+		if err != nil {
+			_ = t.Free()
+			return nil, fmt.Errorf("coll %s: query on %s: %w", cand.Name, c.Name(), err)
+		}
+		if mod == nil {
+			continue
+		}
+		t.modules = append(t.modules, mod)
+		i := len(offers)
+		for i > 0 && offers[i-1].prio < prio {
+			i--
+		}
+		offers = append(offers, offer{})
+		copy(offers[i+1:], offers[i:])
+		offers[i] = offer{cand.Name, prio, mod}
+	}
+	dst := t.Module.slots()
+	for i := range Collectives {
+		for _, o := range offers {
+			if setIfPresent(dst[i], o.mod.slots()[i]) {
+				t.providers[i] = o.name
+				break
+			}
+		}
+	}
+	return t, nil
+}
+
+// setIfPresent copies *src into *dst if *src is a non-nil function; both
+// point to the same field of two Modules. It runs once per communicator.
+func setIfPresent(dst, src any) bool {
+	s := reflect.ValueOf(src).Elem()
+	if s.IsNil() {
+		return false
+	}
+	reflect.ValueOf(dst).Elem().Set(s)
+	return true
+}
+
+// Provider names the component that serves collective (one of
+// Collectives) on this communicator, or "" if none does.
+func (t *Table) Provider(collective string) string {
+	for i, name := range Collectives {
+		if name == collective {
+			return t.providers[i]
+		}
+	}
+	return ""
+}
+
+// Providers lists "collective=component" for every collective, in the
+// order of Collectives: what coll_base_verbose logs and tools show.
+func (t *Table) Providers() []string {
+	out := make([]string, len(Collectives))
+	for i, name := range Collectives {
+		p := t.providers[i]
+		if p == "" {
+			p = "none"
+		}
+		out[i] = name + "=" + p
+	}
+	return out
+}
+
+// Free releases every module that was built, whether or not it serves a
+// collective.
+func (t *Table) Free() error {
+	var errs []error
+	for _, m := range t.modules {
+		if m.Free != nil {
+			errs = append(errs, m.Free())
+		}
+	}
+	t.modules = nil
+	return errors.Join(errs...)
+}
