@@ -45,3 +45,70 @@ func (c Comm) String() string {
 	}
 	return c.c.String()
 }
+
+// IsNull reports whether c is no communicator: the zero Comm, what Split
+// gives a rank of color Undefined, or a freed one.
+func (c Comm) IsNull() bool { return c.c == nil }
+
+// Dup makes a communicator of the same ranks with a context of its own:
+// a library's traffic on it never meets the caller's. Every rank of c
+// calls it.
+func (c Comm) Dup() (Comm, error) {
+	d, err := api().CommDup(c.c)
+	return Comm{d}, err
+}
+
+// Split partitions c: ranks that pass the same color share a new
+// communicator, ordered by key, then by rank in c. A rank that passes
+// Undefined gets a null Comm. Every rank of c calls it.
+func (c Comm) Split(color, key int) (Comm, error) {
+	d, err := api().CommSplit(c.c, color, key)
+	return Comm{d}, err
+}
+
+// SplitType partitions c by type: CommTypeShared gives the ranks of each
+// host a communicator of their own, ordered by key.
+func (c Comm) SplitType(splitType, key int) (Comm, error) {
+	d, err := api().CommSplitType(c.c, splitType, key)
+	return Comm{d}, err
+}
+
+// Create makes a communicator of g, a group of c's ranks that every rank
+// of c passes alike; the ranks outside g get a null Comm.
+func (c Comm) Create(g Group) (Comm, error) {
+	d, err := api().CommCreate(c.c, g.g)
+	return Comm{d}, err
+}
+
+// Free releases a communicator made by Dup, Split, SplitType or Create
+// and makes c null.
+func (c *Comm) Free() error {
+	err := api().CommFree(c.c)
+	if err == nil {
+		c.c = nil
+	}
+	return err
+}
+
+// Compare returns Ident (the same communicator), Congruent (the same ranks
+// in the same order), Similar (the same ranks in another order) or Unequal.
+func (c Comm) Compare(o Comm) (Comparison, error) { return api().CommCompare(c.c, o.c) }
+
+// Group returns the group of c's ranks.
+func (c Comm) Group() (Group, error) {
+	g, err := api().CommGroup(c.c)
+	return Group{g}, err
+}
+
+// SetName names c, for tools and error messages.
+func (c Comm) SetName(name string) error { return api().CommSetName(c.c, name) }
+
+// Name returns c's name: "world", "self", a derived name such as
+// "world.split", or what SetName set; "" for an invalid communicator.
+func (c Comm) Name() string {
+	n, err := api().CommGetName(c.c)
+	if err != nil {
+		return ""
+	}
+	return n
+}

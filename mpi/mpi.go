@@ -42,9 +42,16 @@ type (
 	ErrorHandler = pmpi.ErrorHandler
 	// ThreadLevel is an MPI thread support level.
 	ThreadLevel = pmpi.ThreadLevel
-	// Numeric is the element types a buffer may have.
+	// Numeric is Go's numeric types.
 	Numeric = pmpi.Numeric
+	// Elem is the element types a buffer may have: Numeric and the Pairs.
+	Elem = pmpi.Elem
+	// Comparison is the result of comparing communicators or groups.
+	Comparison = pmpi.Comparison
 )
+
+// Pair is a value and its index: the element of MinLoc and MaxLoc.
+type Pair[T int16 | int32 | int64 | float32 | float64] = pmpi.Pair[T]
 
 // Special ranks, tags, indices and levels.
 const (
@@ -61,6 +68,13 @@ const (
 	ThreadFunneled   = pmpi.ThreadFunneled
 	ThreadSerialized = pmpi.ThreadSerialized
 	ThreadMultiple   = pmpi.ThreadMultiple
+
+	Ident     = pmpi.Ident
+	Congruent = pmpi.Congruent
+	Similar   = pmpi.Similar
+	Unequal   = pmpi.Unequal
+
+	CommTypeShared = pmpi.CommTypeShared
 )
 
 // Error classes for errors.Is.
@@ -78,6 +92,9 @@ var (
 	ErrIntern     = pmpi.ErrIntern
 	ErrProcFailed = pmpi.ErrProcFailed
 	ErrInStatus   = pmpi.ErrInStatus
+	ErrOp         = pmpi.ErrOp
+	ErrRoot       = pmpi.ErrRoot
+	ErrGroup      = pmpi.ErrGroup
 )
 
 // Init initialises MPI. It may be called once per process.

@@ -39,9 +39,50 @@ type API interface {
 	WaitSome(reqs []*Request) ([]int, []Status, error)
 	TestAll(reqs []*Request) ([]Status, bool, error)
 	TestAny(reqs []*Request) (int, Status, bool, error)
+
+	CommDup(comm *Comm) (*Comm, error)
+	CommSplit(comm *Comm, color, key int) (*Comm, error)
+	CommSplitType(comm *Comm, splitType, key int) (*Comm, error)
+	CommCreate(comm *Comm, group *Group) (*Comm, error)
+	CommFree(comm *Comm) error
+	CommCompare(a, b *Comm) (Comparison, error)
+	CommGroup(comm *Comm) (*Group, error)
+	CommSetName(comm *Comm, name string) error
+	CommGetName(comm *Comm) (string, error)
+
+	GroupSize(g *Group) (int, error)
+	GroupRank(g *Group) (int, error)
+	GroupIncl(g *Group, ranks []int) (*Group, error)
+	GroupExcl(g *Group, ranks []int) (*Group, error)
+	GroupUnion(a, b *Group) (*Group, error)
+	GroupIntersection(a, b *Group) (*Group, error)
+	GroupDifference(a, b *Group) (*Group, error)
+	GroupTranslateRanks(a *Group, ranks []int, b *Group) ([]int, error)
+	GroupCompare(a, b *Group) (Comparison, error)
+
+	OpCreate(f UserFunc, commutative bool) (Op, error)
+
+	Barrier(comm *Comm) error
+	Bcast(buf []byte, count int, dt Datatype, root int, comm *Comm) error
+	Reduce(send, recv []byte, count int, dt Datatype, op Op, root int, comm *Comm) error
+	Allreduce(send, recv []byte, count int, dt Datatype, op Op, comm *Comm) error
+	Gather(send []byte, scount int, sdt Datatype, recv []byte, rcount int, rdt Datatype, root int, comm *Comm) error
+	Gatherv(send []byte, scount int, sdt Datatype, recv []byte, counts, displs []int, rdt Datatype, root int, comm *Comm) error
+	Scatter(send []byte, scount int, sdt Datatype, recv []byte, rcount int, rdt Datatype, root int, comm *Comm) error
+	Scatterv(send []byte, counts, displs []int, sdt Datatype, recv []byte, rcount int, rdt Datatype, root int, comm *Comm) error
+	Allgather(send []byte, scount int, sdt Datatype, recv []byte, rcount int, rdt Datatype, comm *Comm) error
+	Allgatherv(send []byte, scount int, sdt Datatype, recv []byte, counts, displs []int, rdt Datatype, comm *Comm) error
+	Alltoall(send []byte, scount int, sdt Datatype, recv []byte, rcount int, rdt Datatype, comm *Comm) error
+	Alltoallv(send []byte, scounts, sdispls []int, sdt Datatype, recv []byte, rcounts, rdispls []int, rdt Datatype, comm *Comm) error
+	ReduceScatter(send, recv []byte, counts []int, dt Datatype, op Op, comm *Comm) error
+	ReduceScatterBlock(send, recv []byte, count int, dt Datatype, op Op, comm *Comm) error
+	Scan(send, recv []byte, count int, dt Datatype, op Op, comm *Comm) error
+	Exscan(send, recv []byte, count int, dt Datatype, op Op, comm *Comm) error
 }
 
-// Real returns the API that does the work: this package's functions.
+// Real returns the API that does the work. The calls older than the
+// collectives forward to this package's functions; the newer ones are the
+// methods themselves.
 func Real() API { return realAPI{} }
 
 type realAPI struct{}

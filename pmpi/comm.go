@@ -3,6 +3,8 @@ package pmpi
 import (
 	"fmt"
 	"sync/atomic"
+
+	"github.com/gompi/gompi/frameworks/coll"
 )
 
 // Special ranks and tags.
@@ -25,29 +27,38 @@ const (
 )
 
 // Comm is a communicator: a group of ranks and a context that keeps its
-// messages apart from every other communicator's.
+// messages apart from every other communicator's. Its collectives travel
+// on the next context, so that they never mix with the user's messages.
 type Comm struct {
-	name    string
 	context uint32
 	rank    int
 	group   []int       // communicator rank -> world rank
 	ranks   map[int]int // world rank -> communicator rank
 	errh    atomic.Int32
+	name    atomic.Pointer[string]
+	builtin bool // world and self: never freed
+	freed   atomic.Bool
+
+	lib   *library
+	colls *coll.Table
+	cc    collComm
 }
 
-func newComm(name string, context uint32, group []int, me int) *Comm {
-	c := &Comm{name: name, context: context, group: group, ranks: map[int]int{}, rank: -1}
+func newComm(l *library, name string, context uint32, group []int) *Comm {
+	c := &Comm{context: context, group: group, ranks: make(map[int]int, len(group)), rank: -1, lib: l}
 	for i, w := range group {
 		c.ranks[w] = i
-		if w == me {
+		if w == l.job.Rank {
 			c.rank = i
 		}
 	}
+	c.name.Store(&name)
+	c.cc = collComm{c}
 	return c
 }
 
-// Name is the communicator's name: "world", "self".
-func (c *Comm) Name() string { return c.name }
+// Name is the communicator's name: "world", "self", or what SetName set.
+func (c *Comm) Name() string { return *c.name.Load() }
 
 // Rank is this process's rank in the communicator.
 func (c *Comm) Rank() int { return c.rank }
@@ -64,7 +75,7 @@ func (c *Comm) SetErrorHandler(h ErrorHandler) { c.errh.Store(int32(h)) }
 // ErrorHandler returns the communicator's error handler.
 func (c *Comm) ErrorHandler() ErrorHandler { return ErrorHandler(c.errh.Load()) }
 
-func (c *Comm) String() string { return "comm " + c.name }
+func (c *Comm) String() string { return "comm " + c.Name() }
 
 // checkRank validates a peer rank; what is "send to" or "recv from".
 func (c *Comm) checkRank(op string, rank int, anyOK bool) error {

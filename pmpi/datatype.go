@@ -10,7 +10,18 @@ import (
 type Datatype struct {
 	name string
 	size int
+	kind kind
 }
+
+// kind is what reductions may do with a datatype's elements.
+type kind uint8
+
+const (
+	kindInt     kind = iota + 1 // signed and unsigned integers, Go's byte among them
+	kindFloat                   // float32, float64
+	kindComplex                 // complex64, complex128
+	kindPair                    // a value and an int32 index: MinLoc and MaxLoc
+)
 
 // Name is the datatype's MPI-style name.
 func (d Datatype) Name() string { return d.name }
@@ -20,19 +31,39 @@ func (d Datatype) Size() int { return d.size }
 
 // The predefined datatypes, one per Go numeric type.
 var (
-	Byte       = Datatype{"MPI_BYTE", 1}
-	Int8       = Datatype{"MPI_INT8_T", 1}
-	Int16      = Datatype{"MPI_INT16_T", 2}
-	Int32      = Datatype{"MPI_INT32_T", 4}
-	Int64      = Datatype{"MPI_INT64_T", 8}
-	Uint16     = Datatype{"MPI_UINT16_T", 2}
-	Uint32     = Datatype{"MPI_UINT32_T", 4}
-	Uint64     = Datatype{"MPI_UINT64_T", 8}
-	Float32    = Datatype{"MPI_FLOAT", 4}
-	Float64    = Datatype{"MPI_DOUBLE", 8}
-	Complex64  = Datatype{"MPI_C_FLOAT_COMPLEX", 8}
-	Complex128 = Datatype{"MPI_C_DOUBLE_COMPLEX", 16}
+	Byte       = Datatype{"MPI_BYTE", 1, kindInt}
+	Int8       = Datatype{"MPI_INT8_T", 1, kindInt}
+	Int16      = Datatype{"MPI_INT16_T", 2, kindInt}
+	Int32      = Datatype{"MPI_INT32_T", 4, kindInt}
+	Int64      = Datatype{"MPI_INT64_T", 8, kindInt}
+	Uint16     = Datatype{"MPI_UINT16_T", 2, kindInt}
+	Uint32     = Datatype{"MPI_UINT32_T", 4, kindInt}
+	Uint64     = Datatype{"MPI_UINT64_T", 8, kindInt}
+	Float32    = Datatype{"MPI_FLOAT", 4, kindFloat}
+	Float64    = Datatype{"MPI_DOUBLE", 8, kindFloat}
+	Complex64  = Datatype{"MPI_C_FLOAT_COMPLEX", 8, kindComplex}
+	Complex128 = Datatype{"MPI_C_DOUBLE_COMPLEX", 16, kindComplex}
+
+	// The value-index pairs of MinLoc and MaxLoc, laid out as C's structs.
+	Float32Int = Datatype{"MPI_FLOAT_INT", 8, kindPair}
+	Float64Int = Datatype{"MPI_DOUBLE_INT", 16, kindPair}
+	Int64Int   = Datatype{"MPI_LONG_INT", 16, kindPair}
+	Int32Int   = Datatype{"MPI_2INT", 8, kindPair}
+	Int16Int   = Datatype{"MPI_SHORT_INT", 8, kindPair}
 )
+
+// Pair is a value and its index, the element of MinLoc and MaxLoc
+// reductions (MPI_DOUBLE_INT and its kin).
+type Pair[T int16 | int32 | int64 | float32 | float64] struct {
+	Value T
+	Index int32
+}
+
+// Elem is the element types a buffer may have: the numeric types and the
+// pairs of MinLoc and MaxLoc.
+type Elem interface {
+	Numeric | Pair[int16] | Pair[int32] | Pair[int64] | Pair[float32] | Pair[float64]
+}
 
 // Numeric is the element types a typed buffer may have.
 type Numeric interface {
@@ -42,8 +73,21 @@ type Numeric interface {
 
 // TypeOf returns the datatype of T. Go's int and uint map to the 64-bit
 // types: gompi runs on 64-bit platforms only.
-func TypeOf[T Numeric]() Datatype {
-	switch reflect.TypeFor[T]().Kind() {
+func TypeOf[T Elem]() Datatype {
+	t := reflect.TypeFor[T]()
+	switch t {
+	case reflect.TypeFor[Pair[int16]]():
+		return Int16Int
+	case reflect.TypeFor[Pair[int32]]():
+		return Int32Int
+	case reflect.TypeFor[Pair[int64]]():
+		return Int64Int
+	case reflect.TypeFor[Pair[float32]]():
+		return Float32Int
+	case reflect.TypeFor[Pair[float64]]():
+		return Float64Int
+	}
+	switch t.Kind() {
 	case reflect.Uint8:
 		return Byte
 	case reflect.Int8:
@@ -72,7 +116,7 @@ func TypeOf[T Numeric]() Datatype {
 }
 
 // Bytes views a typed buffer as its bytes, without copying.
-func Bytes[T Numeric](buf []T) []byte {
+func Bytes[T Elem](buf []T) []byte {
 	if len(buf) == 0 {
 		return nil
 	}

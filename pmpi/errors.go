@@ -20,6 +20,9 @@ const (
 	ClassIntern
 	ClassProcFailed
 	ClassInStatus
+	ClassOp
+	ClassRoot
+	ClassGroup
 )
 
 var classNames = map[ErrorClass]string{
@@ -27,7 +30,7 @@ var classNames = map[ErrorClass]string{
 	ClassTag: "MPI_ERR_TAG", ClassComm: "MPI_ERR_COMM", ClassRank: "MPI_ERR_RANK",
 	ClassRequest: "MPI_ERR_REQUEST", ClassArg: "MPI_ERR_ARG", ClassTruncate: "MPI_ERR_TRUNCATE",
 	ClassOther: "MPI_ERR_OTHER", ClassIntern: "MPI_ERR_INTERN", ClassProcFailed: "MPI_ERR_PROC_FAILED",
-	ClassInStatus: "MPI_ERR_IN_STATUS",
+	ClassInStatus: "MPI_ERR_IN_STATUS", ClassOp: "MPI_ERR_OP", ClassRoot: "MPI_ERR_ROOT", ClassGroup: "MPI_ERR_GROUP",
 }
 
 func (c ErrorClass) String() string {
@@ -78,6 +81,9 @@ var (
 	ErrIntern     = &Error{Class: ClassIntern}
 	ErrProcFailed = &Error{Class: ClassProcFailed}
 	ErrInStatus   = &Error{Class: ClassInStatus}
+	ErrOp         = &Error{Class: ClassOp}
+	ErrRoot       = &Error{Class: ClassRoot}
+	ErrGroup      = &Error{Class: ClassGroup}
 )
 
 func errorf(class ErrorClass, cause error, format string, args ...any) *Error {

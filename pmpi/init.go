@@ -19,6 +19,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/gompi/gompi/frameworks/btl"
+	"github.com/gompi/gompi/frameworks/coll"
 	"github.com/gompi/gompi/internal/pml"
 	"github.com/gompi/gompi/internal/rte"
 	"github.com/gompi/gompi/mca"
@@ -54,6 +55,11 @@ type library struct {
 	tr     *btl.Transports
 	world  *Comm
 	self   *Comm
+
+	hostIDs   []string // by world rank: the host each rank runs on
+	ctxs      contexts
+	collCands []coll.Candidate
+	collLog   hclog.Logger
 }
 
 var (
@@ -134,12 +140,27 @@ func start(ctx context.Context) (_ *library, err error) {
 		return nil, err
 	}
 	l.engine.Start(l.tr)
+	l.hostIDs = make([]string, len(procs))
+	for i, p := range procs {
+		l.hostIDs[i] = p.Hostname
+	}
+	if err := l.openColl(ctx); err != nil {
+		return nil, err
+	}
 	group := make([]int, l.job.Size)
 	for i := range group {
 		group[i] = i
 	}
-	l.world = newComm("world", 0, group, l.job.Rank)
-	l.self = newComm("self", 1, []int{l.job.Rank}, l.job.Rank)
+	// world's contexts are 0 and 1, self's 2 and 3.
+	l.ctxs.used = map[uint32]bool{0: true, 2: true}
+	l.world = newComm(l, "world", 0, group)
+	l.self = newComm(l, "self", 2, []int{l.job.Rank})
+	for _, c := range []*Comm{l.world, l.self} {
+		c.builtin = true
+		if err := l.attachColls(c); err != nil {
+			return nil, err
+		}
+	}
 	return l, nil
 }
 
@@ -166,10 +187,16 @@ func (l *library) exchangeHosts(ctx context.Context) ([]btl.Proc, error) {
 
 func (l *library) close() error {
 	var errs []error
+	for _, c := range []*Comm{l.world, l.self} {
+		if c != nil && c.colls != nil {
+			errs = append(errs, c.colls.Free())
+		}
+	}
 	if l.tr != nil {
 		errs = append(errs, l.tr.Finalize())
-	} else if l.sys != nil {
-		errs = append(errs, l.sys.Close())
+	}
+	if l.sys != nil {
+		errs = append(errs, l.sys.Close()) // every framework opened, coll's among them
 	}
 	return errors.Join(append(errs, l.client.Close())...)
 }

@@ -211,6 +211,9 @@ func checkComm(op string, comm *Comm) error {
 	if comm == nil {
 		return errorf(ClassComm, nil, "%s: the communicator is nil (use CommWorld or CommSelf after Init)", op)
 	}
+	if comm.freed.Load() {
+		return errorf(ClassComm, nil, "%s: %v was freed", op, comm)
+	}
 	return nil
 }
 

@@ -1,0 +1,111 @@
+package pmpi
+
+import (
+	"fmt"
+
+	"github.com/gompi/gompi/frameworks/coll"
+	"github.com/gompi/gompi/internal/pml"
+)
+
+// collComm is a communicator as coll components see it: point-to-point
+// on the communicator's collective context, straight on the engine, so
+// that neither package mpi nor a profiling tool sees a collective's
+// messages.
+type collComm struct{ c *Comm }
+
+var _ coll.Comm = collComm{}
+
+func (x collComm) Rank() int    { return x.c.rank }
+func (x collComm) Size() int    { return len(x.c.group) }
+func (x collComm) Name() string { return x.c.Name() }
+
+func (x collComm) engine() *pml.Engine { return x.c.lib.engine }
+
+func (x collComm) check(op string, peer int) error {
+	if peer < 0 || peer >= len(x.c.group) {
+		return errorf(ClassRank, nil, "%s on %v: rank %d out of range (0 to %d)", op, x.c, peer, len(x.c.group)-1)
+	}
+	return nil
+}
+
+func (x collComm) Send(buf []byte, dest, tag int) error {
+	if err := x.check("collective send", dest); err != nil {
+		return err
+	}
+	st := x.engine().Send(x.c.context+1, x.c.group[dest], tag, buf, false)
+	if st.Err != nil {
+		return failure(fmt.Sprintf("collective send on %v to rank %d", x.c, dest), st.Err)
+	}
+	return nil
+}
+
+func (x collComm) Recv(buf []byte, src, tag int) error {
+	if err := x.check("collective recv", src); err != nil {
+		return err
+	}
+	return x.result(src, len(buf), x.engine().Recv(x.c.context+1, x.c.group[src], tag, buf))
+}
+
+// result turns a receive's status into an error: a message of another
+// length than expected is the mark of counts that disagree.
+func (x collComm) result(src, want int, st pml.Status) error {
+	switch {
+	case st.Err != nil:
+		return failure(fmt.Sprintf("collective recv on %v from rank %d", x.c, src), st.Err)
+	case st.Total > want:
+		return errorf(ClassTruncate, nil, "collective on %v: rank %d sent %d bytes where %d were expected: the ranks' counts or datatypes disagree",
+			x.c, src, st.Total, want)
+	case st.Total < want:
+		return errorf(ClassCount, nil, "collective on %v: rank %d sent %d bytes where %d were expected: the ranks' counts or datatypes disagree",
+			x.c, src, st.Total, want)
+	}
+	return nil
+}
+
+// collReq is a pending collective send or receive.
+type collReq struct {
+	r    *pml.Request
+	src  int // for receives; -1 for sends
+	want int
+	err  error // an argument error: the request never started
+}
+
+func (q *collReq) Done() bool { return q.err != nil || q.r.Done() }
+
+func (x collComm) Isend(buf []byte, dest, tag int) coll.Request {
+	if err := x.check("collective isend", dest); err != nil {
+		return &collReq{err: err}
+	}
+	return &collReq{r: x.engine().Isend(x.c.context+1, x.c.group[dest], tag, buf, false), src: -1}
+}
+
+func (x collComm) Irecv(buf []byte, src, tag int) coll.Request {
+	if err := x.check("collective irecv", src); err != nil {
+		return &collReq{err: err}
+	}
+	return &collReq{r: x.engine().Irecv(x.c.context+1, x.c.group[src], tag, buf), src: src, want: len(buf)}
+}
+
+func (x collComm) Wait(reqs ...coll.Request) error {
+	var first error
+	for _, q := range reqs {
+		r, ok := q.(*collReq)
+		var err error
+		switch {
+		case !ok:
+			err = errorf(ClassRequest, nil, "collective wait on %v: a request of type %T is not this communicator's", x.c, q)
+		case r.err != nil:
+			err = r.err
+		case r.src < 0:
+			if st := x.engine().Wait(r.r); st.Err != nil {
+				err = failure(fmt.Sprintf("collective send on %v", x.c), st.Err)
+			}
+		default:
+			err = x.result(r.src, r.want, x.engine().Wait(r.r))
+		}
+		if first == nil {
+			first = err
+		}
+	}
+	return first
+}

@@ -1,0 +1,343 @@
+package pmpi
+
+import (
+	"cmp"
+	"context"
+	"encoding/binary"
+	"errors"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/gompi/gompi/frameworks/coll"
+)
+
+// Split types of CommSplitType.
+const (
+	// CommTypeShared groups the ranks that can share memory: those of one
+	// host (MPI_COMM_TYPE_SHARED).
+	CommTypeShared = 1
+)
+
+// contexts are the context ids in use in this process. Each communicator
+// takes two: its own and, next to it, its collectives'.
+type contexts struct {
+	mu   sync.Mutex
+	used map[uint32]bool
+}
+
+// reserve takes the lowest free id at or above from.
+func (x *contexts) reserve(from uint32) uint32 {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	id := from &^ 1
+	for x.used[id] {
+		id += 2
+	}
+	x.used[id] = true
+	return id
+}
+
+// claim takes id if it is free.
+func (x *contexts) claim(id uint32) bool {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.used[id] {
+		return false
+	}
+	x.used[id] = true
+	return true
+}
+
+func (x *contexts) release(id uint32) {
+	x.mu.Lock()
+	delete(x.used, id)
+	x.mu.Unlock()
+}
+
+// agreeContext finds a context id free in every member of parent: each
+// proposes its lowest free one, all take the largest proposal if it is
+// free everywhere, and otherwise try again above it. Another goroutine
+// may be creating a communicator at the same time; reservations keep
+// the two apart.
+func (l *library) agreeContext(parent *Comm) (uint32, error) {
+	maxOp, _ := bind("context agreement", OpMax, Uint32)
+	minOp, _ := bind("context agreement", OpMin, Uint32)
+	var from uint32
+	for {
+		mine := l.ctxs.reserve(from)
+		agreed, err := parent.allreduceUint32(mine, maxOp)
+		if err != nil {
+			l.ctxs.release(mine)
+			return 0, err
+		}
+		ok := agreed == mine || l.ctxs.claim(agreed)
+		if agreed != mine {
+			l.ctxs.release(mine)
+		}
+		flag := uint32(0)
+		if ok {
+			flag = 1
+		}
+		all, err := parent.allreduceUint32(flag, minOp)
+		if err == nil && all == 1 {
+			return agreed, nil
+		}
+		if ok {
+			l.ctxs.release(agreed)
+		}
+		if err != nil {
+			return 0, err
+		}
+		from = agreed + 2
+	}
+}
+
+func (c *Comm) allreduceUint32(v uint32, op coll.Op) (uint32, error) {
+	if c.colls.Allreduce == nil {
+		return 0, errorf(ClassIntern, coll.ErrNoProvider, "%v: allreduce", c)
+	}
+	var in, out [4]byte
+	binary.LittleEndian.PutUint32(in[:], v)
+	if err := c.colls.Allreduce(c.cc, in[:], out[:], op); err != nil {
+		return 0, err
+	}
+	return binary.LittleEndian.Uint32(out[:]), nil
+}
+
+// derive makes the communicator of group (world ranks, in order) on
+// context id, with its collectives, or nil if this process is not in
+// group. Every member of parent calls it.
+func (l *library) derive(parent *Comm, op, name string, group []int, id uint32) (*Comm, error) {
+	if !slices.Contains(group, l.job.Rank) {
+		l.ctxs.release(id)
+		return nil, nil
+	}
+	c := newComm(l, name, id, group)
+	c.errh.Store(parent.errh.Load())
+	if err := l.attachColls(c); err != nil {
+		l.ctxs.release(id)
+		return nil, errorf(ClassIntern, err, "%s on %v", op, parent)
+	}
+	return c, nil
+}
+
+// attachColls builds c's collectives from the selected coll components.
+func (l *library) attachColls(c *Comm) error {
+	t, err := coll.Build(c.cc, l.collCands)
+	if err != nil {
+		return err
+	}
+	c.colls = t
+	if log := l.collLog; log.IsDebug() {
+		log.Debug("collectives chosen", "comm", c.Name(), "size", c.Size(), "providers", strings.Join(t.Providers(), " "))
+	}
+	return nil
+}
+
+// openColl opens and selects the coll components, for every communicator
+// to query.
+func (l *library) openColl(ctx context.Context) error {
+	fw, err := l.sys.Framework(coll.Name)
+	if err != nil {
+		return err
+	}
+	if err := fw.Open(ctx); err != nil {
+		return err
+	}
+	sel, err := fw.Select(ctx)
+	if err != nil {
+		return err
+	}
+	l.collLog = fw.Logger()
+	for _, s := range sel {
+		l.collCands = append(l.collCands, coll.Candidate{Name: s.Name, Component: s.Component.(coll.Component), Priority: s.Priority})
+	}
+	return nil
+}
+
+// collArgs checks what every collective call needs: a running library
+// and a valid communicator.
+func collArgs(op string, comm *Comm) (*library, error) {
+	l, err := running(op)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkComm(op, comm); err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+// CommDup makes a communicator of comm's group with a new context.
+func (realAPI) CommDup(comm *Comm) (*Comm, error) {
+	l, err := collArgs("comm dup", comm)
+	if err != nil {
+		return nil, err
+	}
+	id, err := l.agreeContext(comm)
+	if err != nil {
+		return nil, comm.handle(errorf(classOf(err), err, "comm dup on %v", comm))
+	}
+	c, err := l.derive(comm, "comm dup", comm.Name()+".dup", slices.Clone(comm.group), id)
+	return c, comm.handle(err)
+}
+
+// CommSplit partitions comm by color, ordering each part by key, then by
+// rank in comm. A rank whose color is Undefined gets no communicator (nil).
+func (realAPI) CommSplit(comm *Comm, color, key int) (*Comm, error) {
+	l, err := collArgs("comm split", comm)
+	if err != nil {
+		return nil, err
+	}
+	if color < 0 && color != Undefined {
+		return nil, comm.handle(errorf(ClassArg, nil, "comm split on %v: color %d is negative (want >= 0 or Undefined)", comm, color))
+	}
+	return l.split(comm, "comm split", comm.Name()+".split", color, key)
+}
+
+// CommSplitType partitions comm by type: CommTypeShared gives each host's
+// ranks a communicator of their own; Undefined gives no communicator.
+func (realAPI) CommSplitType(comm *Comm, splitType, key int) (*Comm, error) {
+	l, err := collArgs("comm split type", comm)
+	if err != nil {
+		return nil, err
+	}
+	color := Undefined
+	switch splitType {
+	case CommTypeShared:
+		color = slices.Index(l.hostIDs, l.hostIDs[l.job.Rank])
+	case Undefined:
+	default:
+		return nil, comm.handle(errorf(ClassArg, nil, "comm split type on %v: type %d is unknown (want CommTypeShared or Undefined)", comm, splitType))
+	}
+	return l.split(comm, "comm split type", comm.Name()+".shared", color, key)
+}
+
+func (l *library) split(comm *Comm, op, name string, color, key int) (*Comm, error) {
+	if comm.colls.Allgather == nil {
+		return nil, comm.handle(errorf(ClassIntern, coll.ErrNoProvider, "%s on %v: allgather", op, comm))
+	}
+	n := comm.Size()
+	mine := make([]byte, 16)
+	binary.LittleEndian.PutUint64(mine, uint64(int64(color)))
+	binary.LittleEndian.PutUint64(mine[8:], uint64(int64(key)))
+	all := make([]byte, 16*n)
+	if err := comm.colls.Allgather(comm.cc, mine, all); err != nil {
+		return nil, comm.handle(errorf(classOf(err), err, "%s on %v", op, comm))
+	}
+	id, err := l.agreeContext(comm)
+	if err != nil {
+		return nil, comm.handle(errorf(classOf(err), err, "%s on %v", op, comm))
+	}
+	if color == Undefined {
+		l.ctxs.release(id)
+		return nil, nil
+	}
+	type member struct{ key, rank int }
+	var members []member
+	for r := range n {
+		if int(int64(binary.LittleEndian.Uint64(all[16*r:]))) == color {
+			members = append(members, member{int(int64(binary.LittleEndian.Uint64(all[16*r+8:]))), r})
+		}
+	}
+	slices.SortStableFunc(members, func(a, b member) int { return cmp.Compare(a.key, b.key) })
+	group := make([]int, len(members))
+	for i, m := range members {
+		group[i] = comm.group[m.rank]
+	}
+	c, err := l.derive(comm, op, name, group, id)
+	return c, comm.handle(err)
+}
+
+// CommCreate makes a communicator of group, a subset of comm's group that
+// every rank of comm passes alike. Ranks outside group get nil.
+func (realAPI) CommCreate(comm *Comm, group *Group) (*Comm, error) {
+	l, err := collArgs("comm create", comm)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkGroup("comm create", group); err != nil {
+		return nil, comm.handle(err)
+	}
+	for _, w := range group.ranks {
+		if _, ok := comm.ranks[w]; !ok {
+			return nil, comm.handle(errorf(ClassGroup, nil, "comm create on %v: world rank %d of the group is not in the communicator", comm, w))
+		}
+	}
+	id, err := l.agreeContext(comm)
+	if err != nil {
+		return nil, comm.handle(errorf(classOf(err), err, "comm create on %v", comm))
+	}
+	c, err := l.derive(comm, "comm create", comm.Name()+".create", slices.Clone(group.ranks), id)
+	return c, comm.handle(err)
+}
+
+// CommFree releases a communicator made by Dup, Split, SplitType or
+// Create; calls on it then fail with ErrComm.
+func (realAPI) CommFree(comm *Comm) error {
+	l, err := collArgs("comm free", comm)
+	if err != nil {
+		return err
+	}
+	if comm.builtin {
+		return comm.handle(errorf(ClassComm, nil, "comm free: %v cannot be freed", comm))
+	}
+	if !comm.freed.CompareAndSwap(false, true) {
+		return errorf(ClassComm, nil, "comm free: %v was already freed", comm)
+	}
+	err = comm.colls.Free()
+	l.ctxs.release(comm.context)
+	if err != nil {
+		return errorf(ClassIntern, err, "comm free on %v", comm)
+	}
+	return nil
+}
+
+// CommCompare compares two communicators: Ident for the same one,
+// Congruent for the same ranks in the same order, Similar for the same
+// ranks in another order, else Unequal.
+func (realAPI) CommCompare(a, b *Comm) (Comparison, error) {
+	if err := errors.Join(checkComm("comm compare", a), checkComm("comm compare", b)); err != nil {
+		return Unequal, err
+	}
+	if a == b {
+		return Ident, nil
+	}
+	if r := compareRanks(a.group, b.group); r != Ident {
+		return r, nil
+	}
+	return Congruent, nil
+}
+
+// CommSetName names comm for tools and error messages.
+func (realAPI) CommSetName(comm *Comm, name string) error {
+	if err := checkComm("comm set name", comm); err != nil {
+		return err
+	}
+	if name == "" || len(name) > MaxObjectName {
+		return comm.handle(errorf(ClassArg, nil, "comm set name on %v: a name of %d bytes (want 1 to %d)", comm, len(name), MaxObjectName))
+	}
+	comm.name.Store(&name)
+	return nil
+}
+
+// CommGetName returns comm's name.
+func (realAPI) CommGetName(comm *Comm) (string, error) {
+	if err := checkComm("comm get name", comm); err != nil {
+		return "", err
+	}
+	return comm.Name(), nil
+}
+
+// MaxObjectName is the longest name a communicator may have (MPI_MAX_OBJECT_NAME).
+const MaxObjectName = 127
+
+// classOf is the MPI class of err, ClassOther if it has none.
+func classOf(err error) ErrorClass {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Class
+	}
+	return ClassOther
+}

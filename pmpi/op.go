@@ -1,0 +1,314 @@
+package pmpi
+
+import (
+	"fmt"
+	"unsafe"
+
+	"github.com/gompi/gompi/frameworks/coll"
+)
+
+// Op is a reduction operation: one of the predefined ones or one made by
+// OpCreate. The zero Op is invalid.
+type Op struct{ def *opDef }
+
+type opDef struct {
+	name    string
+	code    opCode // 0 for user-defined operations
+	commute bool
+	user    UserFunc
+	only    *Datatype // a user operation made for one datatype
+}
+
+type opCode uint8
+
+const (
+	opSum opCode = iota + 1
+	opProd
+	opMin
+	opMax
+	opLand
+	opLor
+	opLxor
+	opBand
+	opBor
+	opBxor
+	opMinLoc
+	opMaxLoc
+)
+
+// The predefined operations.
+var (
+	OpSum    = Op{&opDef{name: "MPI_SUM", code: opSum, commute: true}}
+	OpProd   = Op{&opDef{name: "MPI_PROD", code: opProd, commute: true}}
+	OpMin    = Op{&opDef{name: "MPI_MIN", code: opMin, commute: true}}
+	OpMax    = Op{&opDef{name: "MPI_MAX", code: opMax, commute: true}}
+	OpLand   = Op{&opDef{name: "MPI_LAND", code: opLand, commute: true}}
+	OpLor    = Op{&opDef{name: "MPI_LOR", code: opLor, commute: true}}
+	OpLxor   = Op{&opDef{name: "MPI_LXOR", code: opLxor, commute: true}}
+	OpBand   = Op{&opDef{name: "MPI_BAND", code: opBand, commute: true}}
+	OpBor    = Op{&opDef{name: "MPI_BOR", code: opBor, commute: true}}
+	OpBxor   = Op{&opDef{name: "MPI_BXOR", code: opBxor, commute: true}}
+	OpMinLoc = Op{&opDef{name: "MPI_MINLOC", code: opMinLoc, commute: true}}
+	OpMaxLoc = Op{&opDef{name: "MPI_MAXLOC", code: opMaxLoc, commute: true}}
+)
+
+// UserFunc is a user-defined reduction, MPI_User_function's Go form: it
+// sets inout[i] = in[i] ⊕ inout[i] for count elements of dt, where in
+// holds the operand of the lower ranks.
+type UserFunc func(in, inout []byte, count int, dt Datatype)
+
+// OpCreate makes an operation from f. A non-commutative one is applied in
+// rank order.
+func (realAPI) OpCreate(f UserFunc, commutative bool) (Op, error) {
+	if f == nil {
+		return Op{}, errorf(ClassOp, nil, "op create: the function is nil")
+	}
+	return Op{&opDef{name: "user-defined", commute: commutative, user: f}}, nil
+}
+
+// For returns o restricted to elements of dt: using it on another
+// datatype fails with ErrOp instead of calling o's function with elements
+// it cannot read. Package mpi's NewOp uses it.
+func (o Op) For(dt Datatype) Op {
+	if o.def == nil || o.def.user == nil {
+		return o
+	}
+	d := *o.def
+	d.only = &dt
+	return Op{&d}
+}
+
+// Name is the operation's MPI name, or "user-defined".
+func (o Op) Name() string {
+	if o.def == nil {
+		return "MPI_OP_NULL"
+	}
+	return o.def.name
+}
+
+// Commutative reports whether the operands may be combined in any order.
+func (o Op) Commutative() bool { return o.def != nil && o.def.commute }
+
+// bound is an operation applied to one datatype: what coll components see.
+type bound struct {
+	dt      Datatype
+	commute bool
+	fn      func(in, inout []byte)
+}
+
+func (b bound) Reduce(in, inout []byte) { b.fn(in, inout) }
+func (b bound) Commutative() bool       { return b.commute }
+func (b bound) ElemSize() int           { return b.dt.size }
+
+// bind checks that MPI defines o on dt and returns the two joined.
+func bind(op string, o Op, dt Datatype) (coll.Op, error) {
+	if o.def == nil {
+		return nil, errorf(ClassOp, nil, "%s: the operation is invalid (MPI_OP_NULL)", op)
+	}
+	if f := o.def.user; f != nil {
+		if o.def.only != nil && *o.def.only != dt {
+			return nil, errorf(ClassOp, nil, "%s: the operation was made for %s, not %s", op, o.def.only.name, dt.name)
+		}
+		return bound{dt, o.def.commute, func(in, inout []byte) { f(in, inout, len(in)/dt.size, dt) }}, nil
+	}
+	fn := builtin(o.def.code, dt)
+	if fn == nil {
+		return nil, errorf(ClassOp, nil, "%s: %s is not defined on %s (%s)", op, o.def.name, dt.name, allowedTypes(o.def.code))
+	}
+	return bound{dt, true, fn}, nil
+}
+
+func allowedTypes(c opCode) string {
+	switch c {
+	case opSum, opProd:
+		return "it takes integer, floating-point and complex types"
+	case opMin, opMax:
+		return "it takes integer and floating-point types"
+	case opLand, opLor, opLxor, opBand, opBor, opBxor:
+		return "it takes integer types"
+	default:
+		return "it takes value-index pairs such as mpi.Pair[float64]"
+	}
+}
+
+// builtin returns the function of a predefined operation on dt, or nil
+// where MPI does not define it.
+func builtin(c opCode, dt Datatype) func(in, inout []byte) {
+	switch dt {
+	case Byte:
+		return intOp[uint8](c)
+	case Int8:
+		return intOp[int8](c)
+	case Int16:
+		return intOp[int16](c)
+	case Int32:
+		return intOp[int32](c)
+	case Int64:
+		return intOp[int64](c)
+	case Uint16:
+		return intOp[uint16](c)
+	case Uint32:
+		return intOp[uint32](c)
+	case Uint64:
+		return intOp[uint64](c)
+	case Float32:
+		return floatOp[float32](c)
+	case Float64:
+		return floatOp[float64](c)
+	case Complex64:
+		return complexOp[complex64](c)
+	case Complex128:
+		return complexOp[complex128](c)
+	case Float32Int:
+		return pairOp[float32](c)
+	case Float64Int:
+		return pairOp[float64](c)
+	case Int64Int:
+		return pairOp[int64](c)
+	case Int32Int:
+		return pairOp[int32](c)
+	case Int16Int:
+		return pairOp[int16](c)
+	}
+	return nil
+}
+
+// view is b as elements of T; b holds whole elements.
+func view[T any](b []byte) []T {
+	var zero T
+	n := len(b) / int(unsafe.Sizeof(zero))
+	if n == 0 {
+		return nil
+	}
+	return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(b))), n)
+}
+
+type integer interface {
+	~int8 | ~int16 | ~int32 | ~int64 | ~uint8 | ~uint16 | ~uint32 | ~uint64
+}
+
+type ordered interface {
+	integer | ~float32 | ~float64
+}
+
+func arith[T ordered | ~complex64 | ~complex128](c opCode) func(in, inout []byte) {
+	switch c {
+	case opSum:
+		return func(in, inout []byte) {
+			a, b := view[T](in), view[T](inout)
+			for i := range b {
+				b[i] = a[i] + b[i]
+			}
+		}
+	case opProd:
+		return func(in, inout []byte) {
+			a, b := view[T](in), view[T](inout)
+			for i := range b {
+				b[i] = a[i] * b[i]
+			}
+		}
+	}
+	return nil
+}
+
+func order[T ordered](c opCode) func(in, inout []byte) {
+	switch c {
+	case opMin:
+		return func(in, inout []byte) {
+			a, b := view[T](in), view[T](inout)
+			for i := range b {
+				b[i] = min(a[i], b[i])
+			}
+		}
+	case opMax:
+		return func(in, inout []byte) {
+			a, b := view[T](in), view[T](inout)
+			for i := range b {
+				b[i] = max(a[i], b[i])
+			}
+		}
+	}
+	return nil
+}
+
+func intOp[T integer](c opCode) func(in, inout []byte) {
+	if f := arith[T](c); f != nil {
+		return f
+	}
+	if f := order[T](c); f != nil {
+		return f
+	}
+	truth := func(v T) bool { return v != 0 }
+	logical := func(f func(x, y bool) bool) func(in, inout []byte) {
+		return func(in, inout []byte) {
+			a, b := view[T](in), view[T](inout)
+			for i := range b {
+				b[i] = 0
+				if f(truth(a[i]), truth(b[i])) {
+					b[i] = 1
+				}
+			}
+		}
+	}
+	bitwise := func(f func(x, y T) T) func(in, inout []byte) {
+		return func(in, inout []byte) {
+			a, b := view[T](in), view[T](inout)
+			for i := range b {
+				b[i] = f(a[i], b[i])
+			}
+		}
+	}
+	switch c {
+	case opLand:
+		return logical(func(x, y bool) bool { return x && y })
+	case opLor:
+		return logical(func(x, y bool) bool { return x || y })
+	case opLxor:
+		return logical(func(x, y bool) bool { return x != y })
+	case opBand:
+		return bitwise(func(x, y T) T { return x & y })
+	case opBor:
+		return bitwise(func(x, y T) T { return x | y })
+	case opBxor:
+		return bitwise(func(x, y T) T { return x ^ y })
+	}
+	return nil
+}
+
+func floatOp[T ~float32 | ~float64](c opCode) func(in, inout []byte) {
+	if f := arith[T](c); f != nil {
+		return f
+	}
+	return order[T](c)
+}
+
+func complexOp[T ~complex64 | ~complex128](c opCode) func(in, inout []byte) {
+	return arith[T](c)
+}
+
+// pairOp is MinLoc or MaxLoc: the smaller (larger) value wins; on a tie the
+// smaller index, as MPI defines it.
+func pairOp[T int16 | int32 | int64 | float32 | float64](c opCode) func(in, inout []byte) {
+	var better func(x, y T) bool
+	switch c {
+	case opMinLoc:
+		better = func(x, y T) bool { return x < y }
+	case opMaxLoc:
+		better = func(x, y T) bool { return x > y }
+	default:
+		return nil
+	}
+	return func(in, inout []byte) {
+		a, b := view[Pair[T]](in), view[Pair[T]](inout)
+		for i := range b {
+			switch {
+			case better(a[i].Value, b[i].Value):
+				b[i] = a[i]
+			case a[i].Value == b[i].Value:
+				b[i].Index = min(a[i].Index, b[i].Index)
+			}
+		}
+	}
+}
+
+func (o Op) String() string { return fmt.Sprintf("op %s", o.Name()) }
