@@ -66,4 +66,3 @@ func (g Group) Compare(o Group) (Comparison, error) { return api().GroupCompare(
 
 // String describes the group.
 func (g Group) String() string { return g.g.String() }
-
