@@ -1,0 +1,50 @@
+package basic
+
+import "github.com/gompi/gompi/frameworks/coll"
+
+func alltoall(c coll.Comm, send, recv []byte) error {
+	const name = "alltoall"
+	n := c.Size()
+	if len(send)%n != 0 {
+		return errorf(name, c, "send holds %d bytes, not a whole block for each of %d ranks", len(send), n)
+	}
+	if err := checkLen(name, c, "recv", len(recv), len(send), "as long as send"); err != nil {
+		return err
+	}
+	counts, displs := even(n, len(send)/n)
+	return wrap(name, c, alltoallvLinear(c, send, counts, displs, recv, counts, displs, coll.TagAlltoall))
+}
+
+func alltoallv(c coll.Comm, send []byte, scounts, sdispls []int, recv []byte, rcounts, rdispls []int) error {
+	const name = "alltoallv"
+	if err := checkBlocks(name, c, "send", scounts, sdispls, len(send)); err != nil {
+		return err
+	}
+	if err := checkBlocks(name, c, "recv", rcounts, rdispls, len(recv)); err != nil {
+		return err
+	}
+	if me := c.Rank(); scounts[me] != rcounts[me] {
+		return errorf(name, c, "rank %d sends itself %d bytes but expects %d", me, scounts[me], rcounts[me])
+	}
+	return wrap(name, c, alltoallvLinear(c, send, scounts, sdispls, recv, rcounts, rdispls, coll.TagAlltoallv))
+}
+
+// alltoallvLinear posts every receive, then every send, then waits for all:
+// no rank waits on another before its own receives are posted, so
+// rendezvous sends cannot deadlock. Each rank starts with its next
+// neighbour, spreading the first messages over the ranks. The block to
+// itself is a copy.
+func alltoallvLinear(c coll.Comm, send []byte, scounts, sdispls []int, recv []byte, rcounts, rdispls []int, tag int) error {
+	n, me := c.Size(), c.Rank()
+	reqs := make([]coll.Request, 0, 2*(n-1))
+	for i := 1; i < n; i++ {
+		r := (me - i + n) % n
+		reqs = append(reqs, c.Irecv(block(recv, rcounts, rdispls, r), r, tag))
+	}
+	for i := 1; i < n; i++ {
+		r := (me + i) % n
+		reqs = append(reqs, c.Isend(block(send, scounts, sdispls, r), r, tag))
+	}
+	copy(block(recv, rcounts, rdispls, me), block(send, scounts, sdispls, me))
+	return c.Wait(reqs...)
+}

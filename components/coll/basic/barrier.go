@@ -1,0 +1,30 @@
+package basic
+
+import "github.com/gompi/gompi/frameworks/coll"
+
+// barrier fans in to rank 0 and out again: every rank sends 0 an empty
+// message, and 0 answers all once it has every one.
+func barrier(c coll.Comm) error {
+	n, me := c.Size(), c.Rank()
+	if n == 1 {
+		return nil
+	}
+	if me != 0 {
+		var fe firstErr
+		fe.keep(c.Send(nil, 0, coll.TagBarrier))
+		fe.keep(c.Recv(nil, 0, coll.TagBarrier))
+		return wrap("barrier", c, fe.err)
+	}
+	reqs := make([]coll.Request, 0, n-1)
+	for r := 1; r < n; r++ {
+		reqs = append(reqs, c.Irecv(nil, r, coll.TagBarrier))
+	}
+	var fe firstErr
+	fe.keep(c.Wait(reqs...))
+	reqs = reqs[:0]
+	for r := 1; r < n; r++ {
+		reqs = append(reqs, c.Isend(nil, r, coll.TagBarrier))
+	}
+	fe.keep(c.Wait(reqs...))
+	return wrap("barrier", c, fe.err)
+}

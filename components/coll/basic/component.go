@@ -1,0 +1,63 @@
+// Package basic is the coll component of linear algorithms: every
+// collective, each in its plainest form, where the root talks to every
+// other rank in turn or every pair of ranks exchanges directly. It is slow
+// on large communicators but obviously right, the reference the other coll
+// components are checked against and the fallback when none of them
+// provides a collective.
+//
+// Reductions combine the operands in rank order, x0 ⊕ x1 ⊕ ... ⊕ x(n-1),
+// whether or not the operation commutes, so that a given size and input
+// always give the same result.
+//
+// When a receive fails partway (a message of the wrong length: counts that
+// disagree between ranks), a collective still makes every other transfer of
+// its algorithm, so that the other ranks are not left waiting, and returns
+// the first error. Arguments found wrong locally fail at once, before any
+// message is sent.
+package basic
+
+import (
+	"github.com/gompi/gompi/frameworks/coll"
+	"github.com/gompi/gompi/mca"
+)
+
+// Component is the basic coll component.
+type Component struct {
+	coll.BaseComponent
+}
+
+func init() {
+	mca.Register(func() mca.Component { return newComponent() })
+}
+
+func newComponent() *Component {
+	return &Component{BaseComponent: coll.NewBaseComponent("basic", mca.Version{Major: 1}, 10)}
+}
+
+// CommQuery offers every collective on every communicator.
+func (*Component) CommQuery(_ coll.Comm, priority int) (int, *coll.Module, error) {
+	return priority, newModule(), nil
+}
+
+func newModule() *coll.Module {
+	return &coll.Module{
+		Barrier:            barrier,
+		Bcast:              bcast,
+		Reduce:             reduce,
+		Allreduce:          allreduce,
+		Gather:             gather,
+		Gatherv:            gatherv,
+		Scatter:            scatter,
+		Scatterv:           scatterv,
+		Allgather:          allgather,
+		Allgatherv:         allgatherv,
+		Alltoall:           alltoall,
+		Alltoallv:          alltoallv,
+		ReduceScatter:      reduceScatter,
+		ReduceScatterBlock: reduceScatterBlock,
+		Scan:               scan,
+		Exscan:             exscan,
+	}
+}
+
+var _ coll.Component = (*Component)(nil)

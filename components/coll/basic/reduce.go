@@ -1,0 +1,63 @@
+package basic
+
+import "github.com/gompi/gompi/frameworks/coll"
+
+func reduce(c coll.Comm, send, recv []byte, op coll.Op, root int) error {
+	const name = "reduce"
+	if err := checkRoot(name, c, root); err != nil {
+		return err
+	}
+	if err := checkOp(name, c, op, len(send)); err != nil {
+		return err
+	}
+	if c.Rank() == root {
+		if err := checkLen(name, c, "the root's recv", len(recv), len(send), "as long as send"); err != nil {
+			return err
+		}
+	}
+	return wrap(name, c, reduceLinear(c, send, recv, op, root, coll.TagReduce))
+}
+
+func allreduce(c coll.Comm, send, recv []byte, op coll.Op) error {
+	const name = "allreduce"
+	if err := checkOp(name, c, op, len(send)); err != nil {
+		return err
+	}
+	if err := checkLen(name, c, "recv", len(recv), len(send), "as long as send"); err != nil {
+		return err
+	}
+	var fe firstErr
+	fe.keep(reduceLinear(c, send, recv, op, 0, coll.TagAllreduce))
+	fe.keep(bcastLinear(c, recv, 0, coll.TagAllreduce))
+	return wrap(name, c, fe.err)
+}
+
+// reduceLinear leaves x0 ⊕ x1 ⊕ ... ⊕ x(n-1) in the root's recv. The root
+// takes the operands one at a time from the highest rank down, so that
+// each is the lower-ranked "in" operand of Op.Reduce and one scratch
+// buffer is enough.
+func reduceLinear(c coll.Comm, send, recv []byte, op coll.Op, root, tag int) error {
+	n, me := c.Size(), c.Rank()
+	if me != root {
+		return c.Send(send, root, tag)
+	}
+	var fe firstErr
+	if n-1 == me {
+		copy(recv, send)
+	} else {
+		fe.keep(c.Recv(recv, n-1, tag))
+	}
+	var tmp []byte
+	for i := n - 2; i >= 0; i-- {
+		in := send
+		if i != me {
+			if tmp == nil {
+				tmp = make([]byte, len(send))
+			}
+			fe.keep(c.Recv(tmp, i, tag))
+			in = tmp
+		}
+		op.Reduce(in, recv)
+	}
+	return fe.err
+}
