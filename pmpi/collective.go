@@ -167,7 +167,7 @@ func (realAPI) Bcast(buf []byte, count int, dt Datatype, root int, comm *Comm) e
 // reduction checks the arguments every reduction shares and resolves
 // InPlace: the send data is then a copy of recv's.
 func (k *collCall) reduction(send, recv []byte, count int, dt Datatype, op Op, recvHere bool) (coll.Op, []byte, []byte, error) {
-	o, err := bind(k.op, op, dt)
+	o, err := bind(k.op+" on "+k.comm.String(), op, dt)
 	if err != nil {
 		return nil, nil, nil, k.comm.handle(err)
 	}
@@ -264,7 +264,7 @@ func (realAPI) ReduceScatter(send, recv []byte, counts []int, dt Datatype, op Op
 	if err != nil {
 		return err
 	}
-	o, err := bind(k.op, op, dt)
+	o, err := bind(k.op+" on "+k.comm.String(), op, dt)
 	if err != nil {
 		return comm.handle(err)
 	}
@@ -306,7 +306,7 @@ func (realAPI) ReduceScatterBlock(send, recv []byte, count int, dt Datatype, op 
 	if err != nil {
 		return err
 	}
-	o, err := bind(k.op, op, dt)
+	o, err := bind(k.op+" on "+k.comm.String(), op, dt)
 	if err != nil {
 		return comm.handle(err)
 	}
