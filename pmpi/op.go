@@ -243,8 +243,9 @@ func intOp[T integer](c opCode) func(in, inout []byte) {
 		return func(in, inout []byte) {
 			a, b := view[T](in), view[T](inout)
 			for i := range b {
+				r := f(truth(a[i]), truth(b[i]))
 				b[i] = 0
-				if f(truth(a[i]), truth(b[i])) {
+				if r {
 					b[i] = 1
 				}
 			}

@@ -1,0 +1,122 @@
+package coll_test
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"testing"
+
+	"github.com/gompi/gompi/frameworks/coll"
+	"github.com/gompi/gompi/frameworks/coll/colltest"
+	"github.com/gompi/gompi/mca"
+)
+
+// fake offers a module that provides the collectives listed.
+type fake struct {
+	coll.BaseComponent
+	offer   func(c coll.Comm) (*coll.Module, error)
+	freed   *int
+	queried int
+}
+
+func (f *fake) CommQuery(c coll.Comm, prio int) (int, *coll.Module, error) {
+	f.queried++
+	m, err := f.offer(c)
+	if m != nil && f.freed != nil {
+		m.Free = func() error { *f.freed++; return nil }
+	}
+	return prio, m, err
+}
+
+func component(name string, offer func(coll.Comm) (*coll.Module, error)) *fake {
+	return &fake{BaseComponent: coll.NewBaseComponent(name, mca.Version{Major: 1}, 0), offer: offer}
+}
+
+func barrierOnly(calls *[]string, name string) func(coll.Comm) (*coll.Module, error) {
+	return func(coll.Comm) (*coll.Module, error) {
+		return &coll.Module{Barrier: func(coll.Comm) error { *calls = append(*calls, name); return nil }}, nil
+	}
+}
+
+func TestBuildStacksPerCollective(t *testing.T) {
+	var calls []string
+	freed := 0
+	low := component("low", func(coll.Comm) (*coll.Module, error) {
+		return &coll.Module{
+			Barrier: func(coll.Comm) error { calls = append(calls, "low"); return nil },
+			Bcast:   func(coll.Comm, []byte, int) error { calls = append(calls, "low bcast"); return nil },
+		}, nil
+	})
+	high := component("high", barrierOnly(&calls, "high"))
+	none := component("none", func(coll.Comm) (*coll.Module, error) { return nil, nil })
+	low.freed, high.freed = &freed, &freed
+	c := colltest.NewWorld(1).Comm(0)
+	tab, err := coll.Build(c, []coll.Candidate{
+		{Name: "low", Component: low, Priority: 10},
+		{Name: "none", Component: none, Priority: 90},
+		{Name: "high", Component: high, Priority: 50},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := errors.Join(tab.Barrier(c), tab.Bcast(c, nil, 0)); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"high", "low bcast"}; !slices.Equal(calls, want) {
+		t.Fatalf("calls %q, want %q: barrier from the higher priority, bcast from the only provider", calls, want)
+	}
+	if got := tab.Provider("barrier") + "," + tab.Provider("bcast") + "," + tab.Provider("reduce"); got != "high,low," {
+		t.Fatalf("providers %q, want high,low,", got)
+	}
+	if tab.Reduce != nil {
+		t.Fatal("reduce has a function though no module provides it")
+	}
+	if err := tab.Free(); err != nil || freed != 2 {
+		t.Fatalf("Free: %v, %d modules freed, want 2", err, freed)
+	}
+	if none.queried != 1 {
+		t.Fatalf("a declining component was queried %d times, want 1", none.queried)
+	}
+}
+
+func TestBuildReportsAFailingQuery(t *testing.T) {
+	freed := 0
+	ok := component("ok", func(coll.Comm) (*coll.Module, error) { return &coll.Module{}, nil })
+	ok.freed = &freed
+	bad := component("bad", func(coll.Comm) (*coll.Module, error) { return nil, context.DeadlineExceeded })
+	_, err := coll.Build(colltest.NewWorld(1).Comm(0), []coll.Candidate{
+		{Name: "ok", Component: ok, Priority: 20}, {Name: "bad", Component: bad, Priority: 10},
+	})
+	if !errors.Is(err, context.DeadlineExceeded) || freed != 1 {
+		t.Fatalf("Build: %v (%d modules freed), want the query's error and the built module freed", err, freed)
+	}
+}
+
+func TestEqualPrioritiesKeepCandidateOrder(t *testing.T) {
+	var calls []string
+	a := component("a", barrierOnly(&calls, "a"))
+	b := component("b", barrierOnly(&calls, "b"))
+	c := colltest.NewWorld(1).Comm(0)
+	tab, err := coll.Build(c, []coll.Candidate{{Name: "a", Component: a, Priority: 5}, {Name: "b", Component: b, Priority: 5}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tab.Provider("barrier") != "a" {
+		t.Fatalf("barrier from %q, want a (the earlier candidate)", tab.Provider("barrier"))
+	}
+}
+
+func TestSendrecvThroughColltest(t *testing.T) {
+	w := colltest.NewWorld(3)
+	w.Run(t, func(c coll.Comm) error {
+		n := c.Size()
+		got := make([]byte, 1)
+		if err := coll.Sendrecv(c, []byte{byte(c.Rank())}, (c.Rank()+1)%n, got, (c.Rank()+n-1)%n, 1); err != nil {
+			return err
+		}
+		if int(got[0]) != (c.Rank()+n-1)%n {
+			return errors.New("wrong neighbour's byte")
+		}
+		return nil
+	})
+}

@@ -1,0 +1,90 @@
+package pmpi
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+)
+
+func reduce[T Elem](t *testing.T, op Op, in, inout []T) []T {
+	t.Helper()
+	b, err := bind("test", op, TypeOf[T]())
+	if err != nil {
+		t.Fatalf("%v on %T: %v", op, in, err)
+	}
+	b.Reduce(Bytes(in), Bytes(inout))
+	return inout
+}
+
+func TestPredefinedOperations(t *testing.T) {
+	eq := func(name string, got, want any) {
+		t.Helper()
+		if g, w := fmtv(got), fmtv(want); g != w {
+			t.Errorf("%s: got %s, want %s", name, g, w)
+		}
+	}
+	eq("sum int32", reduce(t, OpSum, []int32{1, -2}, []int32{10, 20}), []int32{11, 18})
+	eq("prod float64", reduce(t, OpProd, []float64{1.5, 2}, []float64{2, 3}), []float64{3, 6})
+	eq("min uint16", reduce(t, OpMin, []uint16{5, 1}, []uint16{3, 4}), []uint16{3, 1})
+	eq("max float32", reduce(t, OpMax, []float32{5, 1}, []float32{3, 4}), []float32{5, 4})
+	eq("land", reduce(t, OpLand, []int8{0, 3, 2}, []int8{1, 0, 5}), []int8{0, 0, 1})
+	eq("lor", reduce(t, OpLor, []int64{0, 0, 2}, []int64{0, 7, 0}), []int64{0, 1, 1})
+	eq("lxor", reduce(t, OpLxor, []uint32{0, 1, 2}, []uint32{0, 7, 0}), []uint32{0, 0, 1})
+	eq("band", reduce(t, OpBand, []uint8{0b1100}, []uint8{0b1010}), []uint8{0b1000})
+	eq("bor", reduce(t, OpBor, []uint64{0b1100}, []uint64{0b1010}), []uint64{0b1110})
+	eq("bxor", reduce(t, OpBxor, []int{0b1100}, []int{0b1010}), []int{0b0110})
+	eq("sum complex128", reduce(t, OpSum, []complex128{1 + 2i}, []complex128{3 - 1i}), []complex128{4 + 1i})
+	eq("minloc", reduce(t, OpMinLoc, []Pair[float64]{{1, 4}, {2, 9}, {3, 1}}, []Pair[float64]{{1, 2}, {1, 3}, {5, 0}}),
+		[]Pair[float64]{{1, 2}, {1, 3}, {3, 1}})
+	eq("maxloc", reduce(t, OpMaxLoc, []Pair[int32]{{7, 4}, {2, 9}}, []Pair[int32]{{7, 2}, {3, 3}}),
+		[]Pair[int32]{{7, 2}, {3, 3}})
+}
+
+func TestOperationsMPIDoesNotDefine(t *testing.T) {
+	for _, tc := range []struct {
+		op Op
+		dt Datatype
+	}{
+		{OpMax, Complex128}, {OpMin, Complex64}, {OpLand, Float64}, {OpBand, Float32},
+		{OpBxor, Complex64}, {OpMinLoc, Float64}, {OpSum, Float64Int}, {OpBor, Int32Int}, {Op{}, Int32},
+	} {
+		if _, err := bind("test", tc.op, tc.dt); !errors.Is(err, ErrOp) {
+			t.Errorf("%v on %s: %v, want ErrOp", tc.op, tc.dt.Name(), err)
+		}
+	}
+}
+
+func TestUserOperationBoundToItsType(t *testing.T) {
+	calls := 0
+	op, err := realAPI{}.OpCreate(func(in, inout []byte, count int, dt Datatype) { calls += count }, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := bind("test", op.For(Int32), Int32)
+	if err != nil || b.Commutative() {
+		t.Fatalf("bind: %v, commutative %v", err, b.Commutative())
+	}
+	b.Reduce(make([]byte, 12), make([]byte, 12))
+	if calls != 3 {
+		t.Fatalf("the function saw %d elements, want 3", calls)
+	}
+	if _, err := bind("test", op.For(Int32), Float64); !errors.Is(err, ErrOp) {
+		t.Fatalf("an operation made for int32 applied to float64: %v, want ErrOp", err)
+	}
+	if _, err := (realAPI{}).OpCreate(nil, true); !errors.Is(err, ErrOp) {
+		t.Fatalf("OpCreate(nil): %v, want ErrOp", err)
+	}
+}
+
+func TestInPlaceIsOnlyTheMarker(t *testing.T) {
+	if !IsInPlace(InPlace) {
+		t.Fatal("InPlace is not in place")
+	}
+	for _, b := range [][]byte{nil, {}, make([]byte, 0), make([]byte, 1)[:0]} {
+		if IsInPlace(b) {
+			t.Fatalf("%#v taken for InPlace", b)
+		}
+	}
+}
+
+func fmtv(v any) string { return fmt.Sprint(v) }
