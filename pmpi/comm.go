@@ -99,3 +99,12 @@ func (c *Comm) checkTag(op string, tag int, anyOK bool) error {
 	return errorf(ClassTag, nil, "%s on %s: tag %d is out of range (0 to %d%s)", op, c, tag, TagUB,
 		map[bool]string{true: " or AnyTag"}[anyOK])
 }
+
+// CollProviders lists, for tools, which coll component serves each
+// collective on c, as "collective=component" in a fixed order.
+func (c *Comm) CollProviders() []string {
+	if c == nil || c.colls == nil {
+		return nil
+	}
+	return c.colls.Providers()
+}
