@@ -191,8 +191,17 @@ func (e *Engine) StartSend(r *Request, context uint32, dest, tag int, buf []byte
 	return e.isend(r, context, dest, tag, buf, sync, false)
 }
 
-// Send is a blocking send with a pooled request.
+// Send is a blocking send. An eager one needs no request at all: it is
+// complete once the transport has the bytes, as Open MPI's sendi path
+// does it. Others use a pooled request.
 func (e *Engine) Send(context uint32, dest, tag int, buf []byte, sync bool) Status {
+	if !sync {
+		m := e.module(dest)
+		if len(buf) <= m.EagerLimit() && !e.anyDead.Load() {
+			h := header{typ: typeMatch, context: context, source: int32(e.me), tag: int32(tag), total: uint64(len(buf))}
+			return Status{Err: e.send(m, dest, h, buf)}
+		}
+	}
 	r := e.isend(nil, context, dest, tag, buf, sync, true)
 	st := e.Wait(r)
 	e.Release(r)
