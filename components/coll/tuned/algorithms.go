@@ -85,7 +85,7 @@ var (
 		{bcastLinear, "linear", "the root sends to every rank"},
 		{bcastBinomial, "binomial", "binomial tree, log2 n rounds of the whole message"},
 		{bcastPipeline, "pipeline", "chain from the root, the message cut into coll_tuned_bcast_segsize segments"},
-		{bcastScatterAllgather, "scatter_allgather", "binomial scatter of n blocks, then a ring allgather (van de Geijn)"},
+		{bcastScatterAllgather, "scatter_allgather", "van de Geijn: binomial scatter of n blocks, then a ring allgather"},
 	}}
 	reduceAlgs = collective{"reduce", []algorithm{
 		{reduceLinear, "linear", "the root receives from every rank and combines in rank order"},
@@ -97,12 +97,12 @@ var (
 		{allreduceRecursiveDoubling, "recursive_doubling", "log2 n exchanges of the whole vector"},
 		{allreduceRabenseifner, "rabenseifner", "reduce-scatter by recursive halving, then allgather by recursive doubling"},
 		{allreduceRing, "ring", "reduce-scatter and allgather around a ring, in n chunks cut into coll_tuned_allreduce_segsize " +
-			"segments; commutative operations only (others fall back)"},
+			"segments; commutative operations only, others fall back to the decision"},
 	}}
 	allgatherAlgs = collective{"allgather", []algorithm{
 		{allgatherRing, "ring", "n-1 steps around a ring"},
 		{allgatherBruck, "bruck", "ceil(log2 n) steps of doubling blocks"},
-		{allgatherRecursiveDoubling, "recursive_doubling", "log2 n pairwise exchanges; powers of two only (others fall back)"},
+		{allgatherRecursiveDoubling, "recursive_doubling", "log2 n pairwise exchanges; powers of two only, other sizes fall back to the decision"},
 	}}
 	alltoallAlgs = collective{"alltoall", []algorithm{
 		{alltoallLinear, "linear", "every send and receive posted at once"},
