@@ -65,8 +65,9 @@ func TestBarrierSynchronizes(t *testing.T) {
 					if err := m.Barrier(c); err != nil {
 						return err
 					}
-					if got := entered.Load(); got != int32(n) {
-						return fmt.Errorf("left the barrier when %d of %d ranks had entered", got, n)
+					// run runs f twice, one run after the other.
+					if got := entered.Load(); got%int32(n) != 0 {
+						return fmt.Errorf("left the barrier when %d of %d ranks had entered", got%int32(n), n)
 					}
 					return nil
 				})
@@ -153,6 +154,9 @@ func TestAllreduce(t *testing.T) {
 				for segName, seg := range segsizes {
 					if seg == 0 && (alg != allreduceRing || nb[1] != 3000) {
 						continue // segmentation only matters to the ring
+					}
+					if nb[1] == large && seg != 0 {
+						seg, segName = 4096, "seg4096" // not hundreds of tiny segments
 					}
 					name := fmt.Sprintf("%s/%s/n%d/e%d/%s", allreduceAlgs.algName(alg), top.name, n, elems, segName)
 					t.Run(name, func(t *testing.T) {

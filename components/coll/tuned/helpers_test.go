@@ -22,7 +22,8 @@ func testConfig() config {
 }
 
 // run runs f on every rank of a fresh n-rank world, each rank with its own
-// module built from cfg, as each process has its own.
+// module built from cfg, as each process has its own: once with colltest's
+// sends, which never block, once with rendezvous sends.
 func run(t *testing.T, n int, cfg config, f func(m *coll.Module, c coll.Comm) error) {
 	t.Helper()
 	w := colltest.NewWorld(n)
@@ -31,6 +32,11 @@ func run(t *testing.T, n int, cfg config, f func(m *coll.Module, c coll.Comm) er
 		mods[r] = newModule(cfg, hclog.NewNullLogger()).collectives()
 	}
 	w.Run(t, func(c coll.Comm) error { return f(mods[c.Rank()], c) })
+	if !t.Failed() {
+		// Again with sends that wait for their receives.
+		w = colltest.NewWorld(n)
+		w.Run(t, func(c coll.Comm) error { return f(mods[c.Rank()], newRendezvous(c)) })
+	}
 }
 
 // roots are the first, middle and last ranks, without repeats.

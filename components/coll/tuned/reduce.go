@@ -87,9 +87,10 @@ func (m *module) reduceBinomialRun(c coll.Comm, send, recv []byte, op coll.Op, r
 	v := (r - treeRoot + n) % n
 	acc := send // read-only until the first child's result arrives
 	var tmp, spare []byte
+	var owned [2][]byte // the scratch buffers, whichever role they play
 	defer func() {
-		m.pool.put(tmp)
-		m.pool.put(spare)
+		m.pool.put(owned[0])
+		m.pool.put(owned[1])
 	}()
 	for mask := 1; mask < n; mask <<= 1 {
 		if v&mask != 0 {
@@ -104,6 +105,7 @@ func (m *module) reduceBinomialRun(c coll.Comm, send, recv []byte, op coll.Op, r
 		}
 		if tmp == nil {
 			tmp = m.pool.get(len(send))
+			owned[0] = tmp
 		}
 		if err := c.Recv(tmp, (child+treeRoot)%n, tag); err != nil {
 			return err
@@ -111,6 +113,7 @@ func (m *module) reduceBinomialRun(c coll.Comm, send, recv []byte, op coll.Op, r
 		op.Reduce(acc, tmp)
 		if spare == nil { // acc was send: take a second buffer
 			spare = m.pool.get(len(send))
+			owned[1] = spare
 			acc, tmp = tmp, spare
 		} else {
 			acc, tmp = tmp, acc
