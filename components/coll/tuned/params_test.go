@@ -177,3 +177,28 @@ func TestTraceAndFallback(t *testing.T) {
 		}
 	}
 }
+
+// TestBadArguments checks that buffers that cannot be right are errors
+// before any message moves (every rank passes the same, so none waits).
+func TestBadArguments(t *testing.T) {
+	m := newModule(testConfig(), hclog.NewNullLogger()).collectives()
+	sum := colltest.SumInt64{}
+	for _, tc := range []struct {
+		name string
+		f    func(c coll.Comm) error
+	}{
+		{"bcast root", func(c coll.Comm) error { return m.Bcast(c, nil, 3) }},
+		{"reduce partial element", func(c coll.Comm) error { return m.Reduce(c, make([]byte, 7), make([]byte, 7), sum, 0) }},
+		{"allreduce lengths", func(c coll.Comm) error { return m.Allreduce(c, make([]byte, 8), make([]byte, 16), sum) }},
+		{"allgather length", func(c coll.Comm) error { return m.Allgather(c, make([]byte, 8), make([]byte, 8)) }},
+		{"alltoall length", func(c coll.Comm) error { return m.Alltoall(c, make([]byte, 9), make([]byte, 9)) }},
+		{"gather length", func(c coll.Comm) error { return m.Gather(c, make([]byte, 8), make([]byte, 8), 0) }},
+		{"scatter length", func(c coll.Comm) error { return m.Scatter(c, make([]byte, 8), make([]byte, 8), 0) }},
+	} {
+		w := colltest.NewWorld(2)
+		err := tc.f(w.Comm(0))
+		if err == nil || !strings.Contains(err.Error(), "coll tuned: ") {
+			t.Errorf("%s: error %v, want one from coll tuned", tc.name, err)
+		}
+	}
+}
