@@ -12,4 +12,5 @@ import (
 	_ "github.com/gompi/gompi/components/btl/tcp"
 
 	_ "github.com/gompi/gompi/components/coll/basic"
+	_ "github.com/gompi/gompi/components/coll/tuned"
 )

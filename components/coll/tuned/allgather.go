@@ -1,0 +1,86 @@
+package tuned
+
+import (
+	"fmt"
+
+	"github.com/gompi/gompi/frameworks/coll"
+)
+
+const tagAllgather = coll.TagAllgather
+
+func (m *module) allgather(c coll.Comm, send, recv []byte) error {
+	n := c.Size()
+	forced := m.cfg.allgather
+	if len(recv) != n*len(send) {
+		return wrap(allgatherAlgs, forced, c, fmt.Errorf("receive buffer of %d bytes for %d ranks of %d bytes",
+			len(recv), n, len(send)))
+	}
+	alg := forced
+	if alg == auto {
+		alg = decideAllgather(n, len(recv))
+	} else if alg == allgatherRecursiveDoubling && !isPow2(n) {
+		alg = decideAllgather(n, len(recv))
+		m.fallback(c, allgatherAlgs, forced, alg, "the size is not a power of two")
+	}
+	m.trace(c, allgatherAlgs, alg, len(send))
+	var err error
+	switch alg {
+	case allgatherBruck:
+		err = m.allgatherBruckRun(c, send, recv)
+	case allgatherRecursiveDoubling:
+		err = allgatherRecursiveDoublingRun(c, send, recv)
+	default:
+		err = allgatherRingRun(c, send, recv)
+	}
+	return wrap(allgatherAlgs, alg, c, err)
+}
+
+// allgatherRingRun passes blocks to the right: in step s a rank forwards
+// the block it received in step s-1.
+func allgatherRingRun(c coll.Comm, send, recv []byte) error {
+	n, r, bs := c.Size(), c.Rank(), len(send)
+	block := func(i int) []byte { return recv[i*bs : (i+1)*bs] }
+	copy(block(r), send)
+	left, right := (r-1+n)%n, (r+1)%n
+	for s := 0; s < n-1; s++ {
+		if err := coll.Sendrecv(c, block((r-s+n)%n), right, block((r-s-1+n)%n), left, tagAllgather); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// allgatherRecursiveDoublingRun: partners at distance 1, 2, 4... swap the
+// aligned runs of blocks they hold, doubling them. Powers of two only.
+func allgatherRecursiveDoublingRun(c coll.Comm, send, recv []byte) error {
+	n, r, bs := c.Size(), c.Rank(), len(send)
+	copy(recv[r*bs:], send)
+	for mask := 1; mask < n; mask <<= 1 {
+		p := r ^ mask
+		mine, theirs := r&^(mask-1), p&^(mask-1)
+		if err := coll.Sendrecv(c, recv[mine*bs:(mine+mask)*bs], p, recv[theirs*bs:(theirs+mask)*bs], p, tagAllgather); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// allgatherBruckRun: a rank's buffer holds the blocks of ranks r, r+1...;
+// in the step of distance k it sends its first k blocks to r-k and appends
+// those of r+k, so ceil(log2 n) steps fill it for any n. A rotation puts
+// the blocks in rank order at the end.
+func (m *module) allgatherBruckRun(c coll.Comm, send, recv []byte) error {
+	n, r, bs := c.Size(), c.Rank(), len(send)
+	tmp := m.pool.get(n * bs)
+	defer m.pool.put(tmp)
+	copy(tmp, send)
+	for k := 1; k < n; k <<= 1 {
+		cnt := min(k, n-k)
+		if err := coll.Sendrecv(c, tmp[:cnt*bs], (r-k+n)%n, tmp[k*bs:(k+cnt)*bs], (r+k)%n, tagAllgather); err != nil {
+			return err
+		}
+	}
+	copy(recv[r*bs:], tmp[:(n-r)*bs])
+	copy(recv[:r*bs], tmp[(n-r)*bs:])
+	return nil
+}

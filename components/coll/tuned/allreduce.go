@@ -1,0 +1,178 @@
+package tuned
+
+import (
+	"fmt"
+
+	"github.com/gompi/gompi/frameworks/coll"
+)
+
+const tagAllreduce = coll.TagAllreduce
+
+func (m *module) allreduce(c coll.Comm, send, recv []byte, op coll.Op) error {
+	forced := m.cfg.allreduce
+	es := op.ElemSize()
+	if es <= 0 || len(send)%es != 0 || len(recv) != len(send) {
+		return wrap(allreduceAlgs, forced, c, fmt.Errorf("%d bytes sent, %d received: want the same whole elements of %d bytes",
+			len(send), len(recv), es))
+	}
+	alg := forced
+	if alg == auto {
+		alg = decideAllreduce(c.Size(), len(send), len(send)/es, op.Commutative())
+	} else if alg == allreduceRing && !op.Commutative() {
+		alg = decideAllreduce(c.Size(), len(send), len(send)/es, false)
+		m.fallback(c, allreduceAlgs, forced, alg, "the operation is not commutative")
+	}
+	m.trace(c, allreduceAlgs, alg, len(send))
+	copy(recv, send)
+	if c.Size() == 1 {
+		return nil
+	}
+	var err error
+	switch alg {
+	case allreduceReduceBcast:
+		err = m.allreduceReduceBcastRun(c, send, recv, op)
+	case allreduceRabenseifner:
+		err = m.allreduceRabenseifnerRun(c, recv, op)
+	case allreduceRing:
+		err = m.allreduceRingRun(c, recv, op)
+	default:
+		err = m.allreduceRecursiveDoublingRun(c, recv, op)
+	}
+	return wrap(allreduceAlgs, alg, c, err)
+}
+
+// allreduceReduceBcastRun is a binomial reduce to rank 0 and a binomial
+// bcast from it.
+func (m *module) allreduceReduceBcastRun(c coll.Comm, send, recv []byte, op coll.Op) error {
+	if err := m.reduceBinomialRun(c, send, recv, op, 0, tagAllreduce); err != nil {
+		return err
+	}
+	if len(recv) == 0 {
+		return nil
+	}
+	return bcastBinomialRun(c, recv, 0, tagAllreduce)
+}
+
+// allreduceRecursiveDoublingRun: survivors (see fold) exchange whole
+// vectors at distance 1, 2, 4...; the partners' groups are adjacent, so
+// combining with the lower group's data as the lower operand keeps rank
+// order, and both partners compute the very same expression.
+func (m *module) allreduceRecursiveDoublingRun(c coll.Comm, recv []byte, op coll.Op) error {
+	f := newFold(c.Size())
+	tmp := m.pool.get(len(recv))
+	spare := tmp
+	defer m.pool.put(spare)
+	v, err := foldIn(c, f, recv, tmp, op, tagAllreduce)
+	if err != nil {
+		return err
+	}
+	if v >= 0 {
+		acc := recv
+		for mask := 1; mask < f.pof2; mask <<= 1 {
+			p := f.rank(v ^ mask)
+			if err := coll.Sendrecv(c, acc, p, tmp, p, tagAllreduce); err != nil {
+				return err
+			}
+			if v&mask != 0 {
+				op.Reduce(tmp, acc)
+			} else {
+				op.Reduce(acc, tmp)
+				acc, tmp = tmp, acc
+			}
+		}
+		if len(acc) > 0 && &acc[0] != &recv[0] {
+			copy(recv, acc)
+		}
+	}
+	return foldOut(c, f, recv, tagAllreduce)
+}
+
+// allreduceRabenseifnerRun reduce-scatters by recursive halving and
+// allgathers by recursive doubling: about 2 vectors move per rank whatever
+// the size, in 2 log2 n steps. Rank order holds (see halving).
+func (m *module) allreduceRabenseifnerRun(c coll.Comm, recv []byte, op coll.Op) error {
+	f := newFold(c.Size())
+	tmp := m.pool.get(len(recv))
+	defer m.pool.put(tmp)
+	v, err := foldIn(c, f, recv, tmp, op, tagAllreduce)
+	if err != nil {
+		return err
+	}
+	if v >= 0 {
+		parents, w, err := halving(c, f, v, recv, tmp, op, tagAllreduce)
+		if err != nil {
+			return err
+		}
+		if err := doubling(c, f, v, recv, parents, w, op.ElemSize(), tagAllreduce); err != nil {
+			return err
+		}
+	}
+	return foldOut(c, f, recv, tagAllreduce)
+}
+
+// allreduceRingRun cuts the vector into n chunks at element boundaries;
+// n-1 steps around the ring reduce-scatter them, n-1 more allgather them.
+// Within a step a chunk travels in segments of allreduceSegsize, so that
+// reducing one overlaps receiving the next. Chunk i is combined starting
+// from rank i around the ring, not in rank order: commutative operations
+// only.
+func (m *module) allreduceRingRun(c coll.Comm, recv []byte, op coll.Op) error {
+	n, r := c.Size(), c.Rank()
+	es := op.ElemSize()
+	count := len(recv) / es
+	chunk := func(i int) []byte { return recv[i*count/n*es : (i+1)*count/n*es] }
+	seg := m.cfg.allreduceSegsize / es * es
+	tmp := m.pool.get((count + n - 1) / n * es)
+	defer m.pool.put(tmp)
+	left, right := (r-1+n)%n, (r+1)%n
+
+	for s := 0; s < n-1; s++ {
+		out, in := chunk((r-s+n)%n), chunk((r-s-1+n)%n)
+		if err := ringReduceStep(c, out, in, tmp[:len(in)], seg, left, right, op); err != nil {
+			return err
+		}
+	}
+	for s := 0; s < n-1; s++ {
+		out, in := chunk((r+1-s+n)%n), chunk((r-s+n)%n)
+		if err := coll.Sendrecv(c, out, right, in, left, tagAllreduce); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ringReduceStep sends out to the right and combines the chunk from the
+// left into in, segment by segment as they arrive.
+func ringReduceStep(c coll.Comm, out, in, tmp []byte, seg, left, right int, op coll.Op) error {
+	pieces := func(b []byte) [][]byte {
+		if seg <= 0 || seg >= len(b) {
+			if len(b) == 0 {
+				return nil
+			}
+			return [][]byte{b}
+		}
+		var ps [][]byte
+		for off := 0; off < len(b); off += seg {
+			ps = append(ps, b[off:min(off+seg, len(b))])
+		}
+		return ps
+	}
+	ins, tins := pieces(in), pieces(tmp)
+	recvs := make([]coll.Request, len(tins))
+	for k, t := range tins {
+		recvs[k] = c.Irecv(t, left, tagAllreduce)
+	}
+	var sends []coll.Request
+	for _, o := range pieces(out) {
+		sends = append(sends, c.Isend(o, right, tagAllreduce))
+	}
+	for k := range recvs {
+		if err := c.Wait(recvs[k]); err != nil {
+			_ = waitAll(c, recvs[k+1:])
+			_ = waitAll(c, sends)
+			return err
+		}
+		op.Reduce(tins[k], ins[k])
+	}
+	return waitAll(c, sends)
+}

@@ -1,0 +1,94 @@
+package tuned
+
+import (
+	"github.com/gompi/gompi/frameworks/coll"
+)
+
+const tagBarrier = coll.TagBarrier
+
+func (m *module) barrier(c coll.Comm) error {
+	alg := m.cfg.barrier
+	if alg == auto {
+		alg = decideBarrier(c.Size())
+	}
+	m.trace(c, barrierAlgs, alg, 0)
+	var err error
+	switch alg {
+	case barrierLinear:
+		err = barrierLinearRun(c)
+	case barrierDissemination:
+		err = barrierDisseminationRun(c)
+	default:
+		err = barrierRecursiveDoublingRun(c)
+	}
+	return wrap(barrierAlgs, alg, c, err)
+}
+
+// barrierLinearRun: every rank tells rank 0 it arrived; rank 0 answers all
+// once it heard from everyone.
+func barrierLinearRun(c coll.Comm) error {
+	n, r := c.Size(), c.Rank()
+	if n == 1 {
+		return nil
+	}
+	if r != 0 {
+		if err := c.Send(nil, 0, tagBarrier); err != nil {
+			return err
+		}
+		return c.Recv(nil, 0, tagBarrier)
+	}
+	reqs := make([]coll.Request, 0, n-1)
+	for i := 1; i < n; i++ {
+		reqs = append(reqs, c.Irecv(nil, i, tagBarrier))
+	}
+	if err := waitAll(c, reqs); err != nil {
+		return err
+	}
+	reqs = reqs[:0]
+	for i := 1; i < n; i++ {
+		reqs = append(reqs, c.Isend(nil, i, tagBarrier))
+	}
+	return waitAll(c, reqs)
+}
+
+// barrierDisseminationRun: in round k every rank signals rank+2^k and
+// waits for rank-2^k; after ceil(log2 n) rounds each has heard, directly or
+// not, from all.
+func barrierDisseminationRun(c coll.Comm) error {
+	n, r := c.Size(), c.Rank()
+	for k := 1; k < n; k <<= 1 {
+		if err := coll.Sendrecv(c, nil, (r+k)%n, nil, (r-k+n)%n, tagBarrier); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// barrierRecursiveDoublingRun: pairwise exchanges over the largest power
+// of two; each extra rank r >= pof2 first checks in with r-pof2 and is
+// released by it at the end.
+func barrierRecursiveDoublingRun(c coll.Comm) error {
+	n, r := c.Size(), c.Rank()
+	pof2 := pof2Floor(n)
+	if r >= pof2 {
+		if err := c.Send(nil, r-pof2, tagBarrier); err != nil {
+			return err
+		}
+		return c.Recv(nil, r-pof2, tagBarrier)
+	}
+	extra := r+pof2 < n
+	if extra {
+		if err := c.Recv(nil, r+pof2, tagBarrier); err != nil {
+			return err
+		}
+	}
+	for mask := 1; mask < pof2; mask <<= 1 {
+		if err := coll.Sendrecv(c, nil, r^mask, nil, r^mask, tagBarrier); err != nil {
+			return err
+		}
+	}
+	if extra {
+		return c.Send(nil, r+pof2, tagBarrier)
+	}
+	return nil
+}

@@ -1,0 +1,67 @@
+// Package tuned is the coll component of the algorithms that matter at each
+// size: for every communicator and message size a built-in decision picks a
+// latency-optimal algorithm for small messages and a bandwidth-optimal one
+// for large, and coll_tuned_<collective>_algorithm forces one.
+//
+// It provides barrier, bcast, reduce, allreduce, gather, scatter, allgather
+// and alltoall; the other collectives are left to lower-priority
+// components. The thresholds of the decision are in decision.go.
+package tuned
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/gompi/gompi/frameworks/coll"
+	"github.com/gompi/gompi/mca"
+	"github.com/gompi/gompi/params"
+)
+
+func init() {
+	mca.Register(func() mca.Component {
+		return &Component{BaseComponent: coll.NewBaseComponent("tuned", mca.Version{Major: 1}, 30)}
+	})
+}
+
+// Component is the tuned coll component.
+type Component struct {
+	coll.BaseComponent
+
+	params paramSet
+	cfg    config
+	log    hclog.Logger
+}
+
+// RegisterParams registers the coll_tuned_* parameters.
+func (c *Component) RegisterParams(r *params.Registrar) error {
+	c.params = register(r)
+	return nil
+}
+
+// Open reads the parameters.
+func (c *Component) Open(_ context.Context, env *mca.Env) error {
+	c.log = env.Logger
+	if c.log == nil {
+		c.log = hclog.NewNullLogger()
+	}
+	cfg, err := c.params.resolve(env.Params)
+	if err != nil {
+		return fmt.Errorf("%w: coll tuned: %w", mca.ErrFatal, err)
+	}
+	c.cfg = cfg
+	return nil
+}
+
+// CommQuery offers a module for every communicator, at the component's
+// priority.
+func (c *Component) CommQuery(_ coll.Comm, priority int) (int, *coll.Module, error) {
+	log := c.log
+	if log == nil {
+		log = hclog.NewNullLogger()
+	}
+	return priority, newModule(c.cfg, log).collectives(), nil
+}
+
+var _ coll.Component = (*Component)(nil)

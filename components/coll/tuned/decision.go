@@ -1,0 +1,120 @@
+package tuned
+
+// The built-in decision: which algorithm runs when its parameter is auto.
+// Every rank must reach the same answer, so it looks only at what all
+// ranks share: the communicator's size, the message size and whether the
+// operation commutes. The thresholds follow the usual cost models
+// (latency-bound log-round algorithms below them, bandwidth-optimal ones
+// above) and the values MPICH and Open MPI publish; they are named here so
+// that measurements can tune them.
+const (
+	// bcast: binomial below bcastSmallMsg or on few ranks; van de Geijn
+	// (scatter + ring allgather) for medium messages on at least
+	// bcastScatterMinRanks ranks; the pipelined chain from bcastLargeMsg,
+	// once the message holds bcastPipelineSegsPerRank segments per rank,
+	// enough for the chain's fill time to be small against the stream.
+	bcastSmallMsg            = 12 << 10
+	bcastLargeMsg            = 512 << 10
+	bcastScatterMinRanks     = 8
+	bcastPipelineSegsPerRank = 2
+
+	// reduce: Rabenseifner from reduceLargeMsg on at least
+	// reduceRabenseifnerMinRanks ranks for commutative operations;
+	// binomial otherwise.
+	reduceLargeMsg             = 64 << 10
+	reduceRabenseifnerMinRanks = 4
+
+	// allreduce: recursive doubling below allreduceSmallMsg; Rabenseifner
+	// up to allreduceLargeMsg and for every large non-commutative
+	// operation; the ring from there on for commutative ones, as long as
+	// every rank gets at least one element of a chunk.
+	allreduceSmallMsg = 8 << 10
+	allreduceLargeMsg = 1 << 20
+
+	// allgather (on the total gathered bytes): recursive doubling on powers
+	// of two below allgatherRecDoublingMax, Bruck below allgatherBruckMax,
+	// the ring above.
+	allgatherRecDoublingMax = 512 << 10
+	allgatherBruckMax       = 80 << 10
+
+	// alltoall (on the block each pair exchanges): Bruck for blocks up to
+	// alltoallBruckMaxBlock on at least alltoallBruckMinRanks ranks, all
+	// posted at once up to alltoallLinearMaxBlock, pairwise above.
+	alltoallBruckMaxBlock  = 256
+	alltoallBruckMinRanks  = 8
+	alltoallLinearMaxBlock = 32 << 10
+
+	// gather and scatter: binomial for blocks below gatherBinomialMaxBlock
+	// (latency wins), linear above (each block crosses the network once).
+	gatherBinomialMaxBlock = 32 << 10
+)
+
+func decideBarrier(n int) int {
+	if isPow2(n) {
+		return barrierRecursiveDoubling
+	}
+	return barrierDissemination
+}
+
+func decideBcast(n, bytes, segsize int) int {
+	switch {
+	case n <= 2 || bytes < bcastSmallMsg:
+		return bcastBinomial
+	case bytes >= bcastLargeMsg && segsize > 0 && bytes/segsize >= bcastPipelineSegsPerRank*n:
+		return bcastPipeline
+	case n >= bcastScatterMinRanks || bytes >= bcastLargeMsg:
+		return bcastScatterAllgather
+	}
+	return bcastBinomial
+}
+
+func decideReduce(n, bytes int, commutative bool) int {
+	if commutative && bytes >= reduceLargeMsg && n >= reduceRabenseifnerMinRanks {
+		return reduceRabenseifner
+	}
+	return reduceBinomial
+}
+
+func decideAllreduce(n, bytes, elems int, commutative bool) int {
+	switch {
+	case bytes < allreduceSmallMsg:
+		return allreduceRecursiveDoubling
+	case commutative && bytes >= allreduceLargeMsg && elems >= n:
+		return allreduceRing
+	}
+	return allreduceRabenseifner
+}
+
+func decideAllgather(n, total int) int {
+	switch {
+	case isPow2(n) && total < allgatherRecDoublingMax:
+		return allgatherRecursiveDoubling
+	case total < allgatherBruckMax:
+		return allgatherBruck
+	}
+	return allgatherRing
+}
+
+func decideAlltoall(n, block int) int {
+	switch {
+	case block <= alltoallBruckMaxBlock && n >= alltoallBruckMinRanks:
+		return alltoallBruck
+	case block <= alltoallLinearMaxBlock:
+		return alltoallLinear
+	}
+	return alltoallPairwise
+}
+
+func decideGather(block int) int {
+	if block < gatherBinomialMaxBlock {
+		return gatherBinomial
+	}
+	return gatherLinear
+}
+
+func decideScatter(block int) int {
+	if block < gatherBinomialMaxBlock {
+		return scatterBinomial
+	}
+	return scatterLinear
+}

@@ -1,0 +1,76 @@
+package tuned
+
+import "testing"
+
+// TestDecisionValid checks that every decision names an algorithm of its
+// collective that can run there, over a sweep of sizes and messages.
+func TestDecisionValid(t *testing.T) {
+	valid := func(k collective, alg int) bool { return alg >= 1 && alg <= len(k.algorithms) }
+	for n := 1; n <= 130; n++ {
+		if a := decideBarrier(n); !valid(barrierAlgs, a) {
+			t.Errorf("barrier n=%d: %d", n, a)
+		}
+		for b := 0; b <= 8<<20; b = b*2 + 8 {
+			if a := decideBcast(n, b, defaultBcastSegsize); !valid(bcastAlgs, a) {
+				t.Errorf("bcast n=%d b=%d: %d", n, b, a)
+			}
+			for _, comm := range []bool{true, false} {
+				if a := decideReduce(n, b, comm); !valid(reduceAlgs, a) {
+					t.Errorf("reduce n=%d b=%d: %d", n, b, a)
+				}
+				a := decideAllreduce(n, b, b/8, comm)
+				if !valid(allreduceAlgs, a) || (!comm && a == allreduceRing) {
+					t.Errorf("allreduce n=%d b=%d commutative=%v: %s", n, b, comm, allreduceAlgs.algName(a))
+				}
+			}
+			if a := decideAllgather(n, n*b); !valid(allgatherAlgs, a) || (a == allgatherRecursiveDoubling && !isPow2(n)) {
+				t.Errorf("allgather n=%d b=%d: %s", n, b, allgatherAlgs.algName(a))
+			}
+			if a := decideAlltoall(n, b); !valid(alltoallAlgs, a) {
+				t.Errorf("alltoall n=%d b=%d: %d", n, b, a)
+			}
+			if a := decideGather(b); !valid(gatherAlgs, a) {
+				t.Errorf("gather b=%d: %d", b, a)
+			}
+			if a := decideScatter(b); !valid(scatterAlgs, a) {
+				t.Errorf("scatter b=%d: %d", b, a)
+			}
+		}
+	}
+}
+
+// TestDecisionRegimes pins the regime on each side of the thresholds.
+func TestDecisionRegimes(t *testing.T) {
+	for _, tc := range []struct {
+		what      string
+		got, want int
+	}{
+		{"barrier 8", decideBarrier(8), barrierRecursiveDoubling},
+		{"barrier 6", decideBarrier(6), barrierDissemination},
+		{"bcast small", decideBcast(16, bcastSmallMsg-1, defaultBcastSegsize), bcastBinomial},
+		{"bcast medium", decideBcast(16, bcastSmallMsg, defaultBcastSegsize), bcastScatterAllgather},
+		{"bcast medium few ranks", decideBcast(4, bcastSmallMsg, defaultBcastSegsize), bcastBinomial},
+		{"bcast large", decideBcast(16, 4<<20, defaultBcastSegsize), bcastPipeline},
+		{"bcast large many ranks", decideBcast(64, bcastLargeMsg, defaultBcastSegsize), bcastScatterAllgather},
+		{"reduce small", decideReduce(16, reduceLargeMsg-1, true), reduceBinomial},
+		{"reduce large", decideReduce(16, reduceLargeMsg, true), reduceRabenseifner},
+		{"reduce large non-commutative", decideReduce(16, reduceLargeMsg, false), reduceBinomial},
+		{"allreduce small", decideAllreduce(16, allreduceSmallMsg-1, 1000, true), allreduceRecursiveDoubling},
+		{"allreduce medium", decideAllreduce(16, allreduceSmallMsg, 1000, true), allreduceRabenseifner},
+		{"allreduce large", decideAllreduce(16, allreduceLargeMsg, 1<<17, true), allreduceRing},
+		{"allreduce large non-commutative", decideAllreduce(16, allreduceLargeMsg, 1<<16, false), allreduceRabenseifner},
+		{"allgather small pof2", decideAllgather(16, 1024), allgatherRecursiveDoubling},
+		{"allgather small", decideAllgather(12, 1024), allgatherBruck},
+		{"allgather large", decideAllgather(12, allgatherBruckMax), allgatherRing},
+		{"alltoall tiny", decideAlltoall(16, 8), alltoallBruck},
+		{"alltoall tiny few ranks", decideAlltoall(4, 8), alltoallLinear},
+		{"alltoall medium", decideAlltoall(16, 4096), alltoallLinear},
+		{"alltoall large", decideAlltoall(16, alltoallLinearMaxBlock+1), alltoallPairwise},
+		{"gather small", decideGather(100), gatherBinomial},
+		{"gather large", decideGather(gatherBinomialMaxBlock), gatherLinear},
+	} {
+		if tc.got != tc.want {
+			t.Errorf("%s: %d, want %d", tc.what, tc.got, tc.want)
+		}
+	}
+}

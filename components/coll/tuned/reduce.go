@@ -1,0 +1,266 @@
+package tuned
+
+import (
+	"fmt"
+
+	"github.com/gompi/gompi/frameworks/coll"
+)
+
+func (m *module) reduce(c coll.Comm, send, recv []byte, op coll.Op, root int) error {
+	alg := m.cfg.reduce
+	if err := checkReduce(c, send, recv, op, root); err != nil {
+		return wrap(reduceAlgs, alg, c, err)
+	}
+	if alg == auto {
+		alg = decideReduce(c.Size(), len(send), op.Commutative())
+	}
+	m.trace(c, reduceAlgs, alg, len(send))
+	if c.Size() == 1 {
+		copy(recv, send)
+		return nil
+	}
+	var err error
+	switch alg {
+	case reduceLinear:
+		err = m.reduceLinearRun(c, send, recv, op, root)
+	case reduceRabenseifner:
+		err = m.reduceRabenseifnerRun(c, send, recv, op, root)
+	default:
+		err = m.reduceBinomialRun(c, send, recv, op, root, coll.TagReduce)
+	}
+	return wrap(reduceAlgs, alg, c, err)
+}
+
+func checkReduce(c coll.Comm, send, recv []byte, op coll.Op, root int) error {
+	if err := checkRoot(c, root); err != nil {
+		return err
+	}
+	if es := op.ElemSize(); es <= 0 || len(send)%es != 0 {
+		return fmt.Errorf("%d bytes are not whole elements of %d bytes", len(send), es)
+	}
+	if c.Rank() == root && len(recv) != len(send) {
+		return fmt.Errorf("receive buffer of %d bytes for %d bytes sent", len(recv), len(send))
+	}
+	return nil
+}
+
+// reduceLinearRun: the root takes every rank's operand, from the highest
+// down, and combines each as the lower operand into the running result.
+func (m *module) reduceLinearRun(c coll.Comm, send, recv []byte, op coll.Op, root int) error {
+	n, r := c.Size(), c.Rank()
+	const tag = coll.TagReduce
+	if r != root {
+		return c.Send(send, root, tag)
+	}
+	tmp := m.pool.get(len(send))
+	defer m.pool.put(tmp)
+	if root == n-1 {
+		copy(recv, send)
+	} else if err := c.Recv(recv, n-1, tag); err != nil {
+		return err
+	}
+	for i := n - 2; i >= 0; i-- {
+		in := send
+		if i != root {
+			if err := c.Recv(tmp, i, tag); err != nil {
+				return err
+			}
+			in = tmp
+		}
+		op.Reduce(in, recv)
+	}
+	return nil
+}
+
+// reduceBinomialRun: in virtual ranks, rank v takes the partial results of
+// the subtrees v+1, v+2, v+4... in turn; each covers the virtual ranks just
+// above what v holds, so v's result is the lower operand. A commutative
+// operation uses the tree rotated to the root; another one the tree of rank
+// 0, whose virtual ranks are the real ones, and rank 0 then sends the result
+// to the root.
+func (m *module) reduceBinomialRun(c coll.Comm, send, recv []byte, op coll.Op, root, tag int) error {
+	n, r := c.Size(), c.Rank()
+	treeRoot := root
+	if !op.Commutative() {
+		treeRoot = 0
+	}
+	v := (r - treeRoot + n) % n
+	acc := send // read-only until the first child's result arrives
+	var tmp, spare []byte
+	var owned [2][]byte // the scratch buffers, whichever role they play
+	defer func() {
+		m.pool.put(owned[0])
+		m.pool.put(owned[1])
+	}()
+	for mask := 1; mask < n; mask <<= 1 {
+		if v&mask != 0 {
+			if err := c.Send(acc, (v-mask+treeRoot)%n, tag); err != nil || r != root {
+				return err
+			}
+			return c.Recv(recv, treeRoot, tag) // a root other than 0, of a non-commutative operation
+		}
+		child := v + mask
+		if child >= n {
+			continue
+		}
+		if tmp == nil {
+			tmp = m.pool.get(len(send))
+			owned[0] = tmp
+		}
+		if err := c.Recv(tmp, (child+treeRoot)%n, tag); err != nil {
+			return err
+		}
+		op.Reduce(acc, tmp)
+		if spare == nil { // acc was send: take a second buffer
+			spare = m.pool.get(len(send))
+			owned[1] = spare
+			acc, tmp = tmp, spare
+		} else {
+			acc, tmp = tmp, acc
+		}
+	}
+	// v == 0: acc is the result.
+	if treeRoot == root {
+		copy(recv, acc)
+		return nil
+	}
+	return c.Send(acc, root, tag)
+}
+
+// reduceRabenseifnerRun reduce-scatters by recursive halving, then gathers
+// the pieces to the root along the same pairs in reverse. The operands stay
+// in rank order throughout, so it serves non-commutative operations too.
+func (m *module) reduceRabenseifnerRun(c coll.Comm, send, recv []byte, op coll.Op, root int) error {
+	r := c.Rank()
+	const tag = coll.TagReduce
+	f := newFold(c.Size())
+	// A root that sits out gets the result from the rank it folded into.
+	holder := root
+	if f.vrank(root) < 0 {
+		holder = root + 1
+	}
+	if r == root && holder != root {
+		if err := c.Send(send, root+1, tag); err != nil {
+			return err
+		}
+		return c.Recv(recv, holder, tag)
+	}
+	acc, tmp := m.pool.get(len(send)), m.pool.get(len(send))
+	defer func() {
+		m.pool.put(acc)
+		m.pool.put(tmp)
+	}()
+	copy(acc, send)
+	v, err := foldIn(c, f, acc, tmp, op, tag)
+	if err != nil || v < 0 {
+		return err
+	}
+	parents, w, err := halving(c, f, v, acc, tmp, op, tag)
+	if err != nil {
+		return err
+	}
+	es, vh := op.ElemSize(), f.vrank(holder)
+	for i := len(parents) - 1; i >= 0; i-- {
+		mask := 1 << i
+		p := f.rank(v ^ mask)
+		if v&mask != vh&mask {
+			return c.Send(w.bytes(acc, es), p, tag)
+		}
+		lower, upper := parents[i].halves()
+		other := upper
+		if v&mask != 0 {
+			other = lower
+		}
+		if err := c.Recv(other.bytes(acc, es), p, tag); err != nil {
+			return err
+		}
+		w = parents[i]
+	}
+	if holder != root {
+		return c.Send(acc, root, tag)
+	}
+	copy(recv, acc)
+	return nil
+}
+
+// foldIn hands the data of the ranks that sit out (see fold) to their odd
+// neighbour, which combines it as the lower operand into acc. It returns
+// the rank's survivor number, -1 if it sits out.
+func foldIn(c coll.Comm, f fold, acc, tmp []byte, op coll.Op, tag int) (int, error) {
+	r := c.Rank()
+	v := f.vrank(r)
+	if r < 2*f.rem {
+		if v < 0 {
+			return v, c.Send(acc, r+1, tag)
+		}
+		if err := c.Recv(tmp[:len(acc)], r-1, tag); err != nil {
+			return v, err
+		}
+		op.Reduce(tmp[:len(acc)], acc)
+	}
+	return v, nil
+}
+
+// foldOut gives the ranks that sat out the result of their odd neighbour.
+func foldOut(c coll.Comm, f fold, acc []byte, tag int) error {
+	r := c.Rank()
+	if r >= 2*f.rem {
+		return nil
+	}
+	if r%2 == 1 {
+		return c.Send(acc, r-1, tag)
+	}
+	return c.Recv(acc, r+1, tag)
+}
+
+// halving is the reduce-scatter by recursive halving among the survivors:
+// at distance 1, 2, 4... partners split their current window, the one
+// whose bit is clear keeping the lower half, and combine the half they
+// keep. Partners at each step hold adjacent, aligned groups of ranks, the
+// lower group being the lower operand, so rank order holds. It returns the
+// window before each step and the survivor's final window, whose elements
+// of acc hold the reduction over all ranks.
+func halving(c coll.Comm, f fold, v int, acc, tmp []byte, op coll.Op, tag int) ([]window, window, error) {
+	es := op.ElemSize()
+	w := window{0, len(acc) / es}
+	var parents []window
+	for mask := 1; mask < f.pof2; mask <<= 1 {
+		p := f.rank(v ^ mask)
+		keep, give := w.halves()
+		if v&mask != 0 {
+			keep, give = give, keep
+		}
+		parents = append(parents, w)
+		theirs, mine := keep.bytes(tmp, es), keep.bytes(acc, es)
+		if err := coll.Sendrecv(c, give.bytes(acc, es), p, theirs, p, tag); err != nil {
+			return nil, w, err
+		}
+		if v&mask != 0 || op.Commutative() {
+			op.Reduce(theirs, mine)
+		} else {
+			op.Reduce(mine, theirs)
+			copy(mine, theirs)
+		}
+		w = keep
+	}
+	return parents, w, nil
+}
+
+// doubling is the allgather that undoes halving: partners swap the halves
+// of each parent window, the last split first.
+func doubling(c coll.Comm, f fold, v int, acc []byte, parents []window, w window, es, tag int) error {
+	for i := len(parents) - 1; i >= 0; i-- {
+		mask := 1 << i
+		p := f.rank(v ^ mask)
+		lower, upper := parents[i].halves()
+		other := upper
+		if v&mask != 0 {
+			other = lower
+		}
+		if err := coll.Sendrecv(c, w.bytes(acc, es), p, other.bytes(acc, es), p, tag); err != nil {
+			return err
+		}
+		w = parents[i]
+	}
+	return nil
+}
