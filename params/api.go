@@ -56,6 +56,9 @@ type Def struct {
 	// Validate, if set, checks the parsed value (bool, int, int64, float64,
 	// string, []string or Verbosity) after parsing succeeded.
 	Validate func(v any) error
+	// Accepts, if set, describes the values Validate lets through, for
+	// gompi_info and messages: "0 or auto, 1 or linear, 2 or binomial".
+	Accepts string
 }
 
 // Spec is what a component passes to a Registrar: a Def without its owner,
@@ -69,6 +72,7 @@ type Spec struct {
 	Deprecated []string // full names
 	Values     []EnumValue
 	Validate   func(v any) error
+	Accepts    string // what Validate accepts, when it narrows the kind
 }
 
 // Verbosity is a log level on Open MPI's 0-100 scale; -1 is off.

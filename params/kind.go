@@ -71,6 +71,9 @@ func where(s Source) string {
 
 // Allowed describes the accepted values of a parameter, for messages and gompi_info.
 func (d Def) Allowed() string {
+	if d.Accepts != "" {
+		return d.Accepts
+	}
 	switch d.Kind {
 	case KindBool:
 		return "true, false, 1, 0, yes or no"

@@ -69,6 +69,7 @@ func register[T any](r *Registrar, k Kind, s Spec) Param[T] {
 		Synonyms:   s.Synonyms,
 		Deprecated: s.Deprecated,
 		Values:     s.Values,
+		Accepts:    s.Accepts,
 		Validate:   s.Validate,
 	}
 	if err := r.reg.Register(d); err != nil {

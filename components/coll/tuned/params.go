@@ -36,7 +36,8 @@ func register(r *params.Registrar) paramSet {
 	alg := func(k collective) params.Param[string] {
 		return r.String(params.Spec{
 			Name: k.name + "_algorithm", Default: "auto", Level: 5,
-			Help: k.help(),
+			Help:    k.help(),
+			Accepts: k.allowed(),
 			Validate: func(v any) error {
 				_, err := k.parse(v.(string))
 				return err
