@@ -1,7 +1,8 @@
 /* Shared by the C twins of gompi-bench's measurements: OSU's flags (-m, -s,
  * -i, -x), the same defaults and the same output layout, so that one parser
  * (gompi's bench/table) reads the tables of gompi and of any MPI library.
- * Header-only: each program is one file plus this one.
+ * Header-only (static inline, so that a program need not use every helper):
+ * each program is one file plus this one (and coll.h for the collectives).
  */
 #ifndef GOMPI_BENCH_H
 #define GOMPI_BENCH_H
@@ -28,6 +29,8 @@ struct options {
     long sizes[MAX_SIZES];
     int nsizes;
     struct counts c;
+    long large; /* the size above which the large-message counts apply */
+    int full;   /* -f: the minimum and maximum over the ranks too */
 };
 
 /* A measurement's identity and defaults, as in gompi's bench/osu. */
@@ -36,9 +39,12 @@ struct measurement {
     long min_size;
     long default_max; /* the largest size without -m or -s; 0: DEFAULT_MAX_SIZE */
     struct counts defaults;
+    long large_size; /* above it the large-message counts apply; 0: LARGE_SIZE */
+    int no_sizes;    /* no -m or -s (barrier): one row, keyed by the rank count */
+    int stats;       /* an average over the ranks: -f adds their min and max */
 };
 
-static int bench_rank(void) {
+static inline int bench_rank(void) {
     int r;
     MPI_Comm_rank(MPI_COMM_WORLD, &r);
     return r;
@@ -46,7 +52,7 @@ static int bench_rank(void) {
 
 /* usage_error reports a bad flag once (every rank parses the same flags)
  * and ends the job with status 2. */
-static void usage_error(const char *name, const char *msg, const char *arg) {
+static inline void usage_error(const char *name, const char *msg, const char *arg) {
     if (bench_rank() == 0)
         fprintf(stderr, "%s: %s%s%s\n", name, msg, arg ? ": " : "", arg ? arg : "");
     MPI_Finalize();
@@ -54,7 +60,7 @@ static void usage_error(const char *name, const char *msg, const char *arg) {
 }
 
 /* parse_size reads a byte count with an optional binary suffix K or M. */
-static int parse_size(const char *s, long *out) {
+static inline int parse_size(const char *s, long *out) {
     char *end;
     long mult = 1;
     if (*s == '\0')
@@ -73,14 +79,14 @@ static int parse_size(const char *s, long *out) {
     return 0;
 }
 
-static void add_size(const struct measurement *m, struct options *o, long s) {
+static inline void add_size(const struct measurement *m, struct options *o, long s) {
     if (o->nsizes == MAX_SIZES)
         usage_error(m->name, "too many sizes", NULL);
     o->sizes[o->nsizes++] = s;
 }
 
 /* parse_range reads -m [MIN:]MAX (or MIN:) into sizes by powers of two. */
-static void parse_range(const struct measurement *m, struct options *o, const char *arg) {
+static inline void parse_range(const struct measurement *m, struct options *o, const char *arg) {
     long lo = 0, hi = m->default_max > 0 ? m->default_max : DEFAULT_MAX_SIZE;
     if (arg) {
         char buf[64];
@@ -101,7 +107,7 @@ static void parse_range(const struct measurement *m, struct options *o, const ch
 }
 
 /* parse_list reads -s 0,1,64,1K,4M: increasing sizes. */
-static void parse_list(const struct measurement *m, struct options *o, const char *arg) {
+static inline void parse_list(const struct measurement *m, struct options *o, const char *arg) {
     char buf[1024];
     snprintf(buf, sizeof buf, "%s", arg);
     for (char *save, *f = strtok_r(buf, ",", &save); f; f = strtok_r(NULL, ",", &save)) {
@@ -116,7 +122,7 @@ static void parse_list(const struct measurement *m, struct options *o, const cha
     }
 }
 
-static int parse_count(const struct measurement *m, const char *flag, const char *arg, int min) {
+static inline int parse_count(const struct measurement *m, const char *flag, const char *arg, int min) {
     char *end;
     errno = 0;
     long n = strtol(arg, &end, 10);
@@ -127,16 +133,17 @@ static int parse_count(const struct measurement *m, const char *flag, const char
 
 /* parse_args reads the flags after MPI_Init. A given -i or -x scales the
  * large-message count in OSU's proportion, as gompi-bench does. */
-static struct options parse_args(const struct measurement *m, int argc, char **argv) {
-    struct options o = {.nsizes = 0, .c = m->defaults};
+static inline struct options parse_args(const struct measurement *m, int argc, char **argv) {
+    struct options o = {.nsizes = 0, .c = m->defaults, .large = m->large_size > 0 ? m->large_size : LARGE_SIZE};
     const char *range = NULL, *list = NULL;
     const struct counts *d = &m->defaults;
     int opt;
     opterr = 0;
-    while ((opt = getopt(argc, argv, "m:s:i:x:")) != -1) {
+    while ((opt = getopt(argc, argv, m->no_sizes ? (m->stats ? "i:x:f" : "i:x:") : (m->stats ? "m:s:i:x:f" : "m:s:i:x:"))) != -1) {
         switch (opt) {
         case 'm': range = optarg; break;
         case 's': list = optarg; break;
+        case 'f': o.full = 1; break;
         case 'i':
             o.c.iters = parse_count(m, "-i wants 1 or more iterations", optarg, 1);
             o.c.large_iters = (int)((long)o.c.iters * d->large_iters / d->iters);
@@ -148,11 +155,17 @@ static struct options parse_args(const struct measurement *m, int argc, char **a
             o.c.large_warmup = (int)((long)o.c.warmup * d->large_warmup / (d->warmup > 0 ? d->warmup : 1));
             break;
         default:
-            usage_error(m->name, "unknown flag or missing value (flags: -m [MIN:]MAX, -s LIST, -i N, -x N)", NULL);
+            usage_error(m->name,
+                        m->no_sizes ? "unknown flag or missing value (flags: -i N, -x N, -f)"
+                        : m->stats  ? "unknown flag or missing value (flags: -m [MIN:]MAX, -s LIST, -i N, -x N, -f)"
+                                    : "unknown flag or missing value (flags: -m [MIN:]MAX, -s LIST, -i N, -x N)",
+                        NULL);
         }
     }
     if (optind < argc)
         usage_error(m->name, "unexpected argument", argv[optind]);
+    if (m->no_sizes)
+        return o;
     if (list)
         parse_list(m, &o, list);
     else
@@ -160,18 +173,18 @@ static struct options parse_args(const struct measurement *m, int argc, char **a
     return o;
 }
 
-static void counts_for(const struct options *o, long size, int *iters, int *warmup) {
-    int large = size > LARGE_SIZE;
+static inline void counts_for(const struct options *o, long size, int *iters, int *warmup) {
+    int large = size > o->large;
     *iters = large ? o->c.large_iters : o->c.iters;
     *warmup = large ? o->c.large_warmup : o->c.warmup;
 }
 
-static long max_size(const struct options *o) {
+static inline long max_size(const struct options *o) {
     return o->nsizes ? o->sizes[o->nsizes - 1] : 0;
 }
 
 /* alloc_buffer returns a buffer of at least one byte, touched once. */
-static char *alloc_buffer(long size) {
+static inline char *alloc_buffer(long size) {
     char *b = malloc(size > 0 ? size : 1);
     if (!b) {
         fprintf(stderr, "out of memory for a %ld-byte buffer\n", size);
@@ -181,7 +194,7 @@ static char *alloc_buffer(long size) {
     return b;
 }
 
-static void need_ranks(const struct measurement *m, int min, int even) {
+static inline void need_ranks(const struct measurement *m, int min, int even) {
     int n;
     MPI_Comm_size(MPI_COMM_WORLD, &n);
     if (n < min || (even && n % 2)) {
@@ -194,16 +207,23 @@ static void need_ranks(const struct measurement *m, int min, int even) {
 
 /* print_row prints as gompi-bench does: two decimals, three significant
  * digits below 1. */
-static void print_row(long key, double v) {
+static inline void print_value(double v) {
     char val[64];
     snprintf(val, sizeof val, v >= 1 ? "%.2f" : "%.3g", v);
-    printf("%-12ld %16s\n", key, val);
+    printf(" %16s", val);
 }
 
-/* print_header prints the header lines. MPI has no call that says which
- * transport a peer uses, so the transports line says so; the btl line is
- * Open MPI's btl parameter as the launcher passed it. */
-static void print_header(const struct measurement *m) {
+static inline void print_row(long key, double v) {
+    printf("%-12ld", key);
+    print_value(v);
+    printf("\n");
+}
+
+/* print_header_full prints the header lines, with -f the headings of the
+ * minimum and maximum columns. MPI has no call that says which transport a
+ * peer uses, so the transports line says so; the btl line is Open MPI's btl
+ * parameter as the launcher passed it. */
+static inline void print_header_full(const struct measurement *m, int full) {
     char lib[MPI_MAX_LIBRARY_VERSION_STRING];
     int len;
     MPI_Get_library_version(lib, &len);
@@ -216,7 +236,12 @@ static void print_header(const struct measurement *m) {
     printf("# btl: %s\n", btl && *btl ? btl : "the library's default");
     printf("# unit: %s: %s\n", m->unit, m->about);
     printf("# transports: not reported by this MPI library\n");
-    printf("# %-10s %16s\n", "Size", m->column);
+    printf("# %-10s %16s", m->no_sizes ? "Ranks" : "Size", m->column);
+    if (full)
+        printf(" %16s %16s", "Min Latency (us)", "Max Latency (us)");
+    printf("\n");
 }
+
+static inline void print_header(const struct measurement *m) { print_header_full(m, 0); }
 
 #endif

@@ -23,21 +23,26 @@ type Flags struct {
 	List   string // -s size,size,... (overrides -m)
 	Iters  *int   // -i
 	Warmup *int   // -x
+	Full   bool   // -f: minimum and maximum over the ranks too
 }
 
 // Options are what a run measures: the sizes and how many iterations each.
 type Options struct {
-	Sizes []int // increasing
+	Sizes []int // increasing; none for a measurement without sizes
 	Counts
+	Large int  // the size above which the large-message counts apply; 0 means LargeSize
+	Full  bool // report the minimum and maximum over the ranks beside the average
 }
 
 // Options checks the flags against the measurement and fills in its defaults.
 func (m Measurement) Options(f Flags) (Options, error) {
-	o := Options{Counts: m.Counts}
+	o := Options{Counts: m.Counts, Large: m.LargeSize(), Full: f.Full}
 	var err error
-	if f.List != "" {
+	switch {
+	case m.NoSizes:
+	case f.List != "":
 		o.Sizes, err = parseList(f.List, m.MinSize)
-	} else {
+	default:
 		o.Sizes, err = parseRange(f.Range, m.MinSize, m.DefaultMaxSize())
 	}
 	if err != nil {
@@ -69,9 +74,21 @@ func (m Measurement) DefaultMaxSize() int {
 	return DefaultMaxSize
 }
 
+// LargeSize is the size above which the large-message counts apply.
+func (m Measurement) LargeSize() int {
+	if m.Large > 0 {
+		return m.Large
+	}
+	return LargeSize
+}
+
 // For returns the iterations and warm-up iterations for one size.
 func (o Options) For(size int) (iters, warmup int) {
-	if size > LargeSize {
+	large := o.Large
+	if large == 0 {
+		large = LargeSize
+	}
+	if size > large {
 		return o.LargeIters, o.LargeWarmup
 	}
 	return o.Iters, o.Warmup

@@ -118,7 +118,8 @@ func TestRegistry(t *testing.T) {
 			t.Errorf("Lookup(%q) = %v, %v", m.Name, got.Name, err)
 		}
 	}
-	if _, err := Lookup("allreduce"); err == nil || !strings.Contains(err.Error(), "known: [latency bw bibw multi-lat incast ring]") {
+	if _, err := Lookup("gather"); err == nil ||
+		!strings.Contains(err.Error(), "known: [latency bw bibw multi-lat incast ring barrier bcast reduce allreduce allgather alltoall]") {
 		t.Errorf("unknown name: %v", err)
 	}
 	if err := multiLatency().CheckRanks(3); err == nil {

@@ -17,6 +17,7 @@ type Header struct {
 	Extra      [][2]string // further "name: value" lines
 	Key        string      // first column: "Size" or "Ranks"
 	Column     string      // value column heading
+	More       []string    // further columns' headings, for Row.More
 }
 
 // Write prints the header and the rows in OSU's layout.
@@ -29,9 +30,17 @@ func Write(w io.Writer, h Header, rows []Row) error {
 		fmt.Fprintf(b, "# %s: %s\n", e[0], e[1])
 	}
 	fmt.Fprintf(b, "# transports: %s\n", h.Transports)
-	fmt.Fprintf(b, "# %-10s %16s\n", h.Key, h.Column)
+	fmt.Fprintf(b, "# %-10s %16s", h.Key, h.Column)
+	for _, c := range h.More {
+		fmt.Fprintf(b, " %16s", c)
+	}
+	b.WriteString("\n")
 	for _, r := range rows {
-		fmt.Fprintf(b, "%-12d %16s\n", r.Key, FormatValue(r.Value))
+		fmt.Fprintf(b, "%-12d %16s", r.Key, FormatValue(r.Value))
+		for _, v := range r.More {
+			fmt.Fprintf(b, " %16s", FormatValue(v))
+		}
+		b.WriteString("\n")
 	}
 	return b.Flush()
 }

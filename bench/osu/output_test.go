@@ -11,7 +11,7 @@ func TestWriteParses(t *testing.T) {
 	var b strings.Builder
 	h := Header{Title: "gompi-bench latency (gompi 0.1.0)", BTL: "all", Unit: "us: one-way latency",
 		Extra: [][2]string{{"launcher", "/bin/gompirun"}}, Transports: "0:self 1:tcp", Key: "Size", Column: "Latency (us)"}
-	rows := []Row{{0, 65.512}, {1, 0.0123}, {4194304, 1303.2}}
+	rows := []Row{{Key: 0, Value: 65.512}, {Key: 1, Value: 0.0123}, {Key: 4194304, Value: 1303.2}}
 	if err := Write(&b, h, rows); err != nil {
 		t.Fatal(err)
 	}

@@ -4,7 +4,7 @@
 //
 // A measurement is an entry in the registry: a name, its defaults and a
 // run function over (world, options) returning rows. Rank 0's rows are the
-// table; the other ranks return nil. The collectives join as new entries.
+// table; the other ranks return nil.
 package osu
 
 import (
@@ -15,10 +15,11 @@ import (
 )
 
 // Row is one line of a table: a message size (or a rank count) and the
-// measured value.
+// measured value, and with -f the further columns (minimum, maximum).
 type Row struct {
 	Key   int
 	Value float64
+	More  []float64
 }
 
 // Counts are a measurement's default iterations and warm-up iterations,
@@ -39,7 +40,16 @@ type Measurement struct {
 	// DefaultMax is the largest size measured without -m or -s;
 	// 0 means DefaultMaxSize.
 	DefaultMax int
-	Counts     Counts // OSU's defaults
+	// NoSizes: the measurement has no message size (barrier), so no -m
+	// or -s; its one row is keyed by the rank count.
+	NoSizes bool
+	// Large is the size above which Counts' large-message counts apply;
+	// 0 means LargeSize. OSU's collectives switch at 8 KiB.
+	Large int
+	// Stats: the value is an average over the ranks, and -f adds their
+	// minimum and maximum as two more columns.
+	Stats  bool
+	Counts Counts // OSU's defaults
 	// CheckRanks rejects a job size the measurement cannot use.
 	CheckRanks func(n int) error
 	// Transports describes, on rank 0, which transport carries each pair
@@ -51,7 +61,7 @@ type Measurement struct {
 
 // All lists the measurements in the order --help shows them.
 func All() []Measurement {
-	return []Measurement{latency(), bandwidth(), biBandwidth(), multiLatency(), incast(), ring()}
+	return append([]Measurement{latency(), bandwidth(), biBandwidth(), multiLatency(), incast(), ring()}, collectives()...)
 }
 
 // Lookup finds a measurement by name.

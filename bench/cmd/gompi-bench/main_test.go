@@ -136,6 +136,52 @@ func TestMeasurements(t *testing.T) {
 	}
 }
 
+// TestCollectives runs each collective on 3 ranks, over sizes above and
+// below the large-message threshold (8 KiB), and with -f.
+func TestCollectives(t *testing.T) {
+	launch := []string{gompirun, "--timeout", "60", "-np", "3", "--oversubscribe"}
+	small := []string{"-s", "1,8,1K,16K", "-i", "3", "-x", "1"}
+	for _, c := range []struct {
+		name string
+		args []string
+		key  string
+		keys []int
+	}{
+		{"barrier", []string{"-i", "5", "-x", "1"}, "Ranks", []int{3}},
+		{"bcast", small, "Size", []int{1, 8, 1024, 16 << 10}},
+		{"reduce", []string{"-m", "1:16", "-i", "3", "-x", "1"}, "Size", []int{4, 8, 16}}, // float32s: from 4 bytes
+		{"allreduce", []string{"-s", "4,1K,16K", "-i", "3", "-x", "1"}, "Size", []int{4, 1024, 16 << 10}},
+		{"allgather", small, "Size", []int{1, 8, 1024, 16 << 10}},
+		{"alltoall", small, "Size", []int{1, 8, 1024, 16 << 10}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			tb := tableOf(t, append(append(launch, bench, c.name), c.args...)...)
+			if !strings.HasPrefix(tb.Title, "gompi-bench "+c.name+" (gompi ") || tb.Column != "Avg Latency (us)" || tb.Key != c.key {
+				t.Errorf("title %q, columns %q %q", tb.Title, tb.Key, tb.Column)
+			}
+			if !slices.Equal(tb.Keys(), c.keys) || tb.Fields["transports"] != "0:self 1:sm 2:sm" || !strings.HasPrefix(tb.Fields["unit"], "us: ") {
+				t.Errorf("keys %v, fields %v", tb.Keys(), tb.Fields)
+			}
+		})
+	}
+	// -f adds the minimum and maximum over the ranks, around the average.
+	out, errs, err := job(t, append(launch, bench, "allgather", "-s", "1,64", "-i", "3", "-x", "0", "-f")...)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, errs)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if heading := strings.Join(strings.Fields(lines[len(lines)-3]), " "); heading != "# Size Avg Latency (us) Min Latency (us) Max Latency (us)" {
+		t.Errorf("heading %q", heading)
+	}
+	for _, line := range lines[len(lines)-2:] {
+		var key int
+		var avg, lo, hi float64
+		if n, _ := fmt.Sscan(line, &key, &avg, &lo, &hi); n != 4 || !(lo <= avg && avg <= hi) || lo <= 0 {
+			t.Errorf("row %q: want size, average, min and max", line)
+		}
+	}
+}
+
 func TestLaunch(t *testing.T) {
 	tb := tableOf(t, bench, "launch", "-n", "1,2", "-r", "2", "-x", "0", "--gompirun", gompirun)
 	if !slices.Equal(tb.Keys(), []int{1, 2}) || tb.Key != "Ranks" || !strings.HasPrefix(tb.Fields["unit"], "ms: ") {
@@ -211,7 +257,8 @@ func TestUsage(t *testing.T) {
 	if code := run([]string{"--help"}, &out, &errb); code != 0 {
 		t.Fatalf("--help: exit %d", code)
 	}
-	for _, name := range []string{"latency", "bw", "bibw", "multi-lat", "incast", "ring", "launch", "init-finalize"} {
+	for _, name := range []string{"latency", "bw", "bibw", "multi-lat", "incast", "ring", "launch", "init-finalize",
+		"barrier", "bcast", "reduce", "allreduce", "allgather", "alltoall"} {
 		if !strings.Contains(out.String(), "\n  "+name+" ") {
 			t.Errorf("--help does not list %s:\n%s", name, out.String())
 		}
@@ -225,7 +272,10 @@ func TestUsage(t *testing.T) {
 		{[]string{"incast", "-m", "2K:"}, "min 2048 is above this measurement's default max 1024: give both, MIN:MAX"},
 		{[]string{"latency", "-i", "x"}, `invalid argument "x"`},
 		{[]string{"latency", "-q"}, "unknown shorthand flag: 'q'"},
-		{[]string{"allreduce"}, `unknown command "allreduce"`},
+		{[]string{"gather"}, `unknown command "gather"`},
+		{[]string{"barrier", "-m", "8"}, "unknown shorthand flag: 'm'"}, // a barrier has no size
+		{[]string{"allreduce", "-s", "1,4"}, "size 1 is below this measurement's smallest, 4"},
+		{[]string{"latency", "-f"}, "unknown shorthand flag: 'f'"}, // one pair: no spread over ranks
 		{[]string{"launch", "-n", "0"}, "-n 0: rank counts must be 1 or more"},
 	} {
 		out.Reset()

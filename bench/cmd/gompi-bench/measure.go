@@ -81,13 +81,15 @@ func measure(m osu.Measurement, o osu.Options, profile string, stdout, stderr io
 		return fail(err)
 	}
 	if w.Rank() == 0 {
+		key, more := m.Headings(o)
 		h := osu.Header{
 			Title:      fmt.Sprintf("gompi-bench %s (gompi %s)", m.Name, version.Version),
 			BTL:        btl,
 			Unit:       m.Unit + ": " + m.About,
 			Transports: transports,
-			Key:        "Size",
+			Key:        key,
 			Column:     m.Column,
+			More:       more,
 		}
 		if err := osu.Write(stdout, h, rows); err != nil {
 			return fail(err)

@@ -1,0 +1,88 @@
+/* Shared by the C twins of gompi-bench's collectives: OSU's collective
+ * defaults (1000 iterations after 200 warm-up ones, 100 after 10 above
+ * 8 KiB, sizes up to 1 MiB), its loop (each rank times each call, an
+ * untimed barrier after it) and the report: rank 0 prints, per size, the
+ * average over the ranks of their mean times, and with -f the minimum and
+ * maximum. See bench.h for the flags and the output layout.
+ */
+#ifndef GOMPI_COLL_H
+#define GOMPI_COLL_H
+
+#include "bench.h"
+
+#define COLL_DEFAULTS {1000, 200, 100, 10}
+#define COLL_LARGE (8L << 10)
+#define COLL_MAX (1L << 20)
+
+static inline int world_size(void) {
+    int n;
+    MPI_Comm_size(MPI_COMM_WORLD, &n);
+    return n;
+}
+
+/* coll_report gathers every rank's times (one per key) to rank 0, which
+ * prints the header and a row per key. */
+static inline void coll_report(const struct measurement *m, const struct options *o, const long *keys, const double *times,
+                        int nkeys) {
+    int rank = bench_rank(), n = world_size();
+    double *all = NULL;
+    if (rank == 0) {
+        all = malloc(sizeof(double) * n * (nkeys > 0 ? nkeys : 1));
+        if (!all) {
+            fprintf(stderr, "out of memory for the ranks' times\n");
+            MPI_Abort(MPI_COMM_WORLD, 1);
+        }
+    }
+    MPI_Gather(times, nkeys, MPI_DOUBLE, all, nkeys, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    if (rank != 0)
+        return;
+    print_header_full(m, o->full);
+    for (int k = 0; k < nkeys; k++) {
+        double lo = all[k], hi = all[k], sum = 0;
+        for (int r = 0; r < n; r++) {
+            double t = all[r * nkeys + k];
+            lo = t < lo ? t : lo;
+            hi = t > hi ? t : hi;
+            sum += t;
+        }
+        printf("%-12ld", keys[k]);
+        print_value(sum / n);
+        if (o->full) {
+            print_value(lo);
+            print_value(hi);
+        }
+        printf("\n");
+    }
+    free(all);
+}
+
+/* coll_main runs a collective over every size: setup allocates its
+ * buffers for the largest size and the job's rank count, call runs it once
+ * on size bytes. */
+static inline int coll_main(const struct measurement *m, int argc, char **argv, void (*setup)(long max_size, int nranks),
+                     void (*call)(long size)) {
+    MPI_Init(&argc, &argv);
+    struct options o = parse_args(m, argc, argv);
+    setup(max_size(&o), world_size());
+    double times[MAX_SIZES];
+    for (int k = 0; k < o.nsizes; k++) {
+        long size = o.sizes[k];
+        int iters, warm;
+        counts_for(&o, size, &iters, &warm);
+        MPI_Barrier(MPI_COMM_WORLD);
+        double total = 0;
+        for (int i = 0; i < iters + warm; i++) {
+            double start = MPI_Wtime();
+            call(size);
+            if (i >= warm)
+                total += MPI_Wtime() - start;
+            MPI_Barrier(MPI_COMM_WORLD);
+        }
+        times[k] = total / iters * 1e6;
+    }
+    coll_report(m, &o, o.sizes, times, o.nsizes);
+    MPI_Finalize();
+    return 0;
+}
+
+#endif
