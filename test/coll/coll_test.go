@@ -213,3 +213,18 @@ func TestMismatchedCounts(t *testing.T) {
 		}
 	}
 }
+
+// TestErrorsAreFatalIsInherited: a Dup of world takes world's
+// ErrorsAreFatal, so a bad root on it aborts the job with the error's
+// class.
+func TestErrorsAreFatalIsInherited(t *testing.T) {
+	j := run(t, "-np", "3", "--oversubscribe", collcheck, "fatal")
+	if j.code != 15 { // MPI_ERR_ROOT's class number
+		t.Fatalf("exit status %d, want 15\n%v", j.code, j)
+	}
+	for _, want := range []string{"ErrorsAreFatal", "root 3 is out of range", "world.dup"} {
+		if !strings.Contains(j.stderr, want) {
+			t.Errorf("stderr lacks %q\n%v", want, j)
+		}
+	}
+}

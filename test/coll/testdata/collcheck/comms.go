@@ -108,6 +108,10 @@ func communicators(x *checker, w mpi.Comm) {
 	equal(x, dup.Name(), "renamed", "name after SetName")
 	x.wantErr(dup.SetName(""), mpi.ErrArg, "set an empty name")
 	equal(x, dup.Name(), "renamed", "name after a refused SetName")
+	child, err := dup.Split(0, 0)
+	x.ok(err, "split of a renamed communicator")
+	equal(x, child.Name(), "renamed.split", "name of a split of a renamed communicator")
+	x.ok(child.Free(), "free")
 
 	// Free nulls the handle; a copy of it is freed too.
 	stale := dup
@@ -166,6 +170,17 @@ func communicators(x *checker, w mpi.Comm) {
 	empty, err := w.Create(eg)
 	x.ok(err, "create from an empty group")
 	equal(x, empty.IsNull(), true, "create from an empty group: null")
+
+	noType, err := w.SplitType(mpi.Undefined, 0)
+	x.ok(err, "split type undefined")
+	equal(x, noType.IsNull(), true, "split type undefined: null")
+	_, err = w.SplitType(42, 0)
+	x.wantErr(err, mpi.ErrArg, "split type of an unknown type")
+	if size > 3 {
+		// mod3 lacks some of world's ranks.
+		_, err = mod3.Create(g)
+		x.wantErr(err, mpi.ErrGroup, "create from a group with ranks outside the communicator")
+	}
 
 	// Communicators made and freed many times over reuse context ids:
 	// nothing of a freed one may reach its successor.

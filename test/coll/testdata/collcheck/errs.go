@@ -188,3 +188,14 @@ func mismatch(x *checker, w mpi.Comm) {
 	fmt.Printf("detected mismatch %s rank %d: %v\n", kind, me, err)
 	os.Exit(3)
 }
+
+// fatal sets ErrorsAreFatal on world and calls Bcast with a root out of
+// range on a Dup of it, which inherits the handler: the job must abort
+// with MPI_ERR_ROOT's class number.
+func fatal(x *checker, w mpi.Comm) {
+	w.SetErrorHandler(mpi.ErrorsAreFatal)
+	d, err := w.Dup()
+	x.ok(err, "dup")
+	err = mpi.Bcast([]int32{1}, d.Size(), d)
+	x.fatalf("bcast with root %d under ErrorsAreFatal returned %v", d.Size(), err)
+}

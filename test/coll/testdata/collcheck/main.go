@@ -21,6 +21,7 @@ import (
 var scenarios = map[string]func(*checker, mpi.Comm){
 	"matrix":   matrix,
 	"mismatch": mismatch,
+	"fatal":    fatal,
 }
 
 func main() {

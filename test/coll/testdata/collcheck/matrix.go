@@ -19,6 +19,7 @@ func matrix(x *checker, w mpi.Comm) {
 		}
 		checkMembers(x, d)
 		collectives(x, d.comm, u)
+		isolation(x, d.comm)
 	}
 	large(x, w, u)
 	concurrent(x, w, u)
