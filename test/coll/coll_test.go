@@ -1,0 +1,230 @@
+// Package coll_test runs the collectives as real multi-rank jobs: it
+// builds gompirun and the collcheck program and launches them as a user
+// would. Each job runs a whole matrix of cases inside and checks every
+// result against a reference computed by the rank itself.
+package coll_test
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+var gompirun, collcheck string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "coll_test")
+	if err != nil {
+		panic(err)
+	}
+	gompirun = filepath.Join(dir, "gompirun")
+	collcheck = filepath.Join(dir, "collcheck")
+	// Built without -race even under go test -race: the ranks of a job
+	// share two CPUs.
+	for out, pkg := range map[string]string{gompirun: "../../cmd/gompirun", collcheck: "./testdata/collcheck"} {
+		if b, err := exec.Command("go", "build", "-o", out, pkg).CombinedOutput(); err != nil {
+			panic(fmt.Sprintf("go build %s: %v\n%s", pkg, err, b))
+		}
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// jobTimeout is gompirun's own limit on a job; hangLimit, the test's
+// limit on gompirun, is a little longer. Neither decides a pass: a job
+// that reaches them is hung.
+const (
+	jobTimeout = 150 * time.Second
+	hangLimit  = jobTimeout + 30*time.Second
+)
+
+type job struct {
+	args           []string
+	stdout, stderr string
+	code           int
+}
+
+func (j job) String() string {
+	return fmt.Sprintf("gompirun %s\nexit status %d\nstdout:\n%s\nstderr:\n%s",
+		strings.Join(j.args, " "), j.code, j.stdout, clip(j.stderr, 8<<10))
+}
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + fmt.Sprintf("\n... (%d more bytes)", len(s)-n)
+}
+
+// run starts gompirun with args and waits for it.
+func run(t *testing.T, args ...string) job {
+	t.Helper()
+	args = append([]string{"--timeout", fmt.Sprint(int(jobTimeout.Seconds()))}, args...)
+	cmd := exec.Command(gompirun, args...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	cmd.Env = append(os.Environ(), "HOME="+t.TempDir()) // no user parameter file
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	var err error
+	select {
+	case err = <-done:
+	case <-time.After(hangLimit):
+		_ = cmd.Process.Kill()
+		<-done
+		t.Fatalf("hung: gompirun %v did not finish within %v\nstdout:\n%s\nstderr:\n%s", args, hangLimit, out.String(), errb.String())
+	}
+	j := job{args: args, stdout: out.String(), stderr: errb.String()}
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
+		j.code = exit.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	if j.code == 124 {
+		t.Fatalf("hung: gompirun's --timeout ended the job\n%v", j)
+	}
+	return j
+}
+
+// setting is one way of running the collectives: extra gompirun
+// arguments, the sizes and transports to run them with.
+type setting struct {
+	name  string
+	args  []string
+	sizes []int
+	btls  []string
+}
+
+var (
+	allSizes = []int{1, 2, 3, 4, 5, 6, 7, 8, 9}
+	// tcp is slower under oversubscription: powers of two and not,
+	// and the edge cases 1 and 2.
+	tcpSizes = []int{1, 2, 3, 4, 7, 8}
+)
+
+// settings are the component selections the matrix runs under. To force
+// an algorithm of coll tuned, add a row from tuned; rows whose parameter
+// or component this build lacks are skipped, saying so.
+var settings = []setting{
+	{"basic", []string{"--mca", "coll", "basic"}, allSizes, []string{"sm"}},
+	{"basic", []string{"--mca", "coll", "basic"}, tcpSizes, []string{"tcp"}},
+	{"default", nil, []int{4}, []string{"sm"}},
+	tuned("bcast", 1),
+	tuned("allreduce", 1),
+}
+
+// tuned runs the matrix with coll tuned first and the named collective's
+// algorithm forced, on sizes with and without a power of two. extra adds
+// gompirun arguments (a parameter that enables forcing, say).
+func tuned(coll string, algorithm int, extra ...string) setting {
+	param := fmt.Sprintf("coll_tuned_%s_algorithm", coll)
+	args := append([]string{"--mca", "coll", "tuned,basic", "--mca", param, fmt.Sprint(algorithm)}, extra...)
+	return setting{fmt.Sprintf("tuned-%s-%d", coll, algorithm), args, []int{3, 4, 8}, []string{"sm"}}
+}
+
+// unknown finds, in a job that failed at Init, the parameter or component
+// of its own arguments that this build does not know; "" if none.
+var unknownRE = regexp.MustCompile(`unknown parameter "([^"]+)"|no component named "([^"]+)"`)
+
+func unknown(j job, args []string) string {
+	for _, m := range unknownRE.FindAllStringSubmatch(j.stderr, -1) {
+		name := m[1] + m[2]
+		for _, a := range args {
+			if a == name || slices.Contains(strings.Split(a, ","), name) {
+				return m[0]
+			}
+		}
+	}
+	return ""
+}
+
+// TestMatrix runs every collective, in place and not, with counts 0, 1,
+// 7 and about 100k, several types and operations, user operations, every
+// kind of root, on world and derived communicators, two communicators at
+// once, the communicator and group calls, and the errors a rank can see
+// alone: one job per size, transport and setting.
+func TestMatrix(t *testing.T) {
+	for _, s := range settings {
+		for _, btl := range s.btls {
+			for _, np := range s.sizes {
+				t.Run(fmt.Sprintf("%s/%s/np%d", s.name, btl, np), func(t *testing.T) {
+					// Strict: an unknown parameter fails Init instead of
+					// being ignored with a warning.
+					args := append([]string{"-np", fmt.Sprint(np), "--oversubscribe", "--mca", "mca_base_strict", "true",
+						"--mca", "btl", "self," + btl}, s.args...)
+					j := run(t, append(args, collcheck, "matrix")...)
+					if j.code != 0 {
+						if what := unknown(j, s.args); what != "" {
+							t.Skipf("this build lacks what setting %s needs: %s", s.name, what)
+						}
+					}
+					expectOK(t, j, "matrix", np)
+				})
+			}
+		}
+	}
+}
+
+// expectOK checks that every rank of an np-rank job reported success.
+func expectOK(t *testing.T, j job, scenario string, np int) {
+	t.Helper()
+	if j.code != 0 {
+		t.Fatalf("a rank failed\n%v", j)
+	}
+	for r := range np {
+		if !strings.Contains(j.stdout, fmt.Sprintf("ok %s rank %d ", scenario, r)) {
+			t.Errorf("rank %d did not report success\n%v", r, j)
+		}
+	}
+}
+
+// TestMismatchedCounts runs collectives where ranks pass counts that
+// disagree: the job must end, not hang, with some rank reporting
+// ErrTruncate or ErrCount.
+func TestMismatchedCounts(t *testing.T) {
+	kinds := []string{"bcast", "bcast-large", "reduce", "allreduce", "scan", "gather", "scatter", "allgather", "alltoall"}
+	for _, btl := range []string{"sm", "tcp"} {
+		for _, kind := range kinds {
+			t.Run(btl+"/"+kind, func(t *testing.T) {
+				j := run(t, "-np", "3", "--oversubscribe", "--mca", "btl", "self,"+btl, collcheck, "mismatch", kind)
+				if j.code == 0 {
+					t.Fatalf("the job succeeded\n%v", j)
+				}
+				if !strings.Contains(j.stdout, "detected mismatch "+kind+" rank ") {
+					t.Errorf("no rank reported the mismatch\n%v", j)
+				}
+				if strings.Contains(j.stderr, "FAIL rank") {
+					t.Errorf("a rank failed otherwise\n%v", j)
+				}
+			})
+		}
+	}
+}
+
+// TestErrorsAreFatalIsInherited: a Dup of world takes world's
+// ErrorsAreFatal, so a bad root on it aborts the job with the error's
+// class.
+func TestErrorsAreFatalIsInherited(t *testing.T) {
+	j := run(t, "-np", "3", "--oversubscribe", collcheck, "fatal")
+	if j.code != 15 { // MPI_ERR_ROOT's class number
+		t.Fatalf("exit status %d, want 15\n%v", j.code, j)
+	}
+	for _, want := range []string{"ErrorsAreFatal", "root 3 is out of range", "world.dup"} {
+		if !strings.Contains(j.stderr, want) {
+			t.Errorf("stderr lacks %q\n%v", want, j)
+		}
+	}
+}
