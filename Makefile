@@ -63,8 +63,8 @@ bench: build
 # gompi side by side with Open MPI and MPICH on this machine (installs them
 # from Debian's packages if missing), gompi over tcp and, when the build has
 # it, over sm: prints the medians, rewrites the generated section of
-# docs/performance.md and docs/perf-*.svg. About ten minutes; QUICK=1 for
-# under two.
+# docs/performance.md and docs/perf-*.svg. The collectives run on 2, 4 and
+# 8 ranks over shared memory only. About twenty minutes; QUICK=1 about four.
 bench-compare: build
 	$(BIN)/gompi-bench-compare $(if $(filter 1,$(QUICK)),-quick) -command 'make bench-compare$(if $(filter 1,$(QUICK)), QUICK=1)'
 

@@ -23,8 +23,9 @@ type Plan struct {
 
 // Plans returns the measurements of a full or a quick run. A full run
 // takes about twenty minutes on a 2-core machine, half of it the
-// collectives, a quick one about four; quick runs incast at three sizes,
-// the ring at 8 ranks only and the collectives at five sizes.
+// collectives, a quick one about four (a minute of it the collectives);
+// quick runs incast at three sizes, the ring at 8 ranks only and the
+// collectives at five sizes.
 func Plans(quick bool) []Plan {
 	lat := []string{"-m", "0:4M", "-i", "2000", "-x", "200"}
 	bw := []string{"-m", "1:4M", "-i", "100", "-x", "10"}

@@ -172,14 +172,15 @@ func (r *Report) Markdown() string {
 		"`bench/c`'s C programs, which share its flags, loops and output. A ratio above 1 for a time, or below 1 for a "+
 		"bandwidth, means gompi is slower.", r.Reps)
 	if r.hasSMOnly() {
-		b.WriteString(" The collectives ran on the shared-memory sides only:")
+		var sm []string
 		for _, s := range r.Sides {
 			if s.SM {
-				b.WriteString(" " + s.Label + ",")
+				sm = append(sm, s.Label)
 			}
 		}
-		b.WriteString(" each library with its own collective algorithms; their figure is OSU's, the average over " +
-			"the ranks of each rank's mean time per call, an untimed barrier after every call.")
+		fmt.Fprintf(&b, " The collectives ran on the shared-memory sides only (%s), each library with its own "+
+			"collective algorithms; their figure is OSU's, the average over the ranks of each rank's mean time per call, "+
+			"an untimed barrier after every call.", strings.Join(sm, ", "))
 	}
 	b.WriteString("\n\n")
 	b.WriteString("| side | what it is |\n|---|---|\n")

@@ -285,7 +285,7 @@ esac
 		"| ranks | gompi sm | Open MPI sm | gompi sm / Open MPI sm | MPICH |\n|---|---|---|---|---|\n| 2 | 2.00 | 2.00 | 1.00 | 2.00 |",
 		"| allreduce-2 gompi sm / Open MPI sm every size: <= 1.0 | worst 1.00 ratio at 4 | met |",
 		"| barrier-2 gompi sm / Open MPI sm every size: <= 1.0 | worst 1.00 ratio at 2 | met |",
-		"The collectives ran on the shared-memory sides only: gompi sm, Open MPI sm, MPICH,",
+		"The collectives ran on the shared-memory sides only (gompi sm, Open MPI sm, MPICH), each library",
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("Markdown lacks %q:\n%s", want, md)
