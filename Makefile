@@ -40,7 +40,8 @@ demo: build
 
 # gompi's own benchmarks, into bench/out/: the Go micro-benchmarks of the
 # hot paths (micro.txt, for benchstat) and gompi-bench's tables over gompi's
-# default transports. Each file is written whole, then shown.
+# default transports, the collectives on 4 ranks with their min and max
+# over the ranks (-f). Each file is written whole, then shown.
 BENCH_COUNT ?= 6
 bench: build
 	@mkdir -p bench/out
@@ -52,12 +53,18 @@ bench: build
 	$(BIN)/gompirun -np 8 --oversubscribe $(BIN)/gompi-bench incast > bench/out/incast.txt && cat bench/out/incast.txt
 	$(BIN)/gompirun -np 8 --oversubscribe $(BIN)/gompi-bench ring -s 8 -i 2000 -x 20 > bench/out/ring.txt && cat bench/out/ring.txt
 	$(BIN)/gompi-bench launch > bench/out/launch.txt && cat bench/out/launch.txt
+	$(BIN)/gompirun -np 4 --oversubscribe $(BIN)/gompi-bench barrier -f > bench/out/barrier.txt && cat bench/out/barrier.txt
+	$(BIN)/gompirun -np 4 --oversubscribe $(BIN)/gompi-bench bcast -f > bench/out/bcast.txt && cat bench/out/bcast.txt
+	$(BIN)/gompirun -np 4 --oversubscribe $(BIN)/gompi-bench reduce -f > bench/out/reduce.txt && cat bench/out/reduce.txt
+	$(BIN)/gompirun -np 4 --oversubscribe $(BIN)/gompi-bench allreduce -f > bench/out/allreduce.txt && cat bench/out/allreduce.txt
+	$(BIN)/gompirun -np 4 --oversubscribe $(BIN)/gompi-bench allgather -f > bench/out/allgather.txt && cat bench/out/allgather.txt
+	$(BIN)/gompirun -np 4 --oversubscribe $(BIN)/gompi-bench alltoall -f > bench/out/alltoall.txt && cat bench/out/alltoall.txt
 
 # gompi side by side with Open MPI and MPICH on this machine (installs them
 # from Debian's packages if missing), gompi over tcp and, when the build has
 # it, over sm: prints the medians, rewrites the generated section of
-# docs/performance.md and docs/perf-*.svg. About ten minutes; QUICK=1 for
-# under two.
+# docs/performance.md and docs/perf-*.svg. The collectives run on 2, 4 and
+# 8 ranks over shared memory only. About twenty minutes; QUICK=1 about four.
 bench-compare: build
 	$(BIN)/gompi-bench-compare $(if $(filter 1,$(QUICK)),-quick) -command 'make bench-compare$(if $(filter 1,$(QUICK)), QUICK=1)'
 

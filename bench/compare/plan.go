@@ -16,11 +16,16 @@ type Plan struct {
 	Title  string   // what the value is, for the reports
 	Higher bool     // a higher value is better (bandwidth)
 	Plot   string   // the plot it is drawn in, if any
+	// SMOnly: only the sides over shared memory run it (the collectives,
+	// whose algorithms, not transports, are compared).
+	SMOnly bool
 }
 
 // Plans returns the measurements of a full or a quick run. A full run
-// takes about ten minutes on a 2-core machine, a quick one under two;
-// quick runs incast at three sizes and the ring at 8 ranks only.
+// takes about twenty minutes on a 2-core machine, half of it the
+// collectives, a quick one about four (a minute of it the collectives);
+// quick runs incast at three sizes, the ring at 8 ranks only and the
+// collectives at five sizes.
 func Plans(quick bool) []Plan {
 	lat := []string{"-m", "0:4M", "-i", "2000", "-x", "200"}
 	bw := []string{"-m", "1:4M", "-i", "100", "-x", "10"}
@@ -54,6 +59,7 @@ func Plans(quick bool) []Plan {
 		plans = append(plans, Plan{Name: "ring", ID: "ring-16", Prog: "ring", NP: 16, Args: []string{"-s", "8", "-i", "1000", "-x", "10"},
 			Title: "Token ring: one token passed round 16 ranks, time per lap (us; 10,000 laps take 10,000 times this)"})
 	}
+	plans = append(plans, collectivePlans(quick)...)
 	return append(plans, Plan{Name: "launch", Prog: "init_finalize", Args: []string{"-n", ranks, "-r", "1", "-x", "1"},
 		Title: "Launch: a job that calls Init and Finalize, from start to exit (ms)"})
 }
@@ -66,9 +72,12 @@ func (p Plan) Key() string {
 	return p.Name
 }
 
+// byRanks: the rows are rank counts, not message sizes.
+func (p Plan) byRanks() bool { return p.Name == "launch" || p.Name == "barrier" }
+
 // KeyName is the first column's heading.
 func (p Plan) KeyName() string {
-	if p.Name == "launch" {
+	if p.byRanks() {
 		return "ranks"
 	}
 	return "size"
@@ -77,7 +86,7 @@ func (p Plan) KeyName() string {
 // FormatKey prints a size in bytes with binary units, or a rank count.
 func (p Plan) FormatKey(k int) string {
 	switch {
-	case p.Name == "launch" || k < 1<<10:
+	case p.byRanks() || k < 1<<10:
 		return fmt.Sprint(k)
 	case k < 1<<20:
 		return fmt.Sprintf("%d KiB", k>>10)

@@ -2,6 +2,8 @@ package compare
 
 import (
 	"context"
+	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -65,13 +67,59 @@ func TestPlans(t *testing.T) {
 				t.Errorf("quick=%v: %v", quick, err)
 			}
 		}
-		want := []string{"latency", "bw", "bibw", "multi-lat", "incast", "ring-8", "ring-16", "launch"}
+		want := []string{"latency", "bw", "bibw", "multi-lat", "incast", "ring-8", "ring-16"}
 		if quick {
 			want = slices.DeleteFunc(want, func(k string) bool { return k == "ring-16" })
 		}
+		for _, c := range []string{"barrier", "bcast", "reduce", "allreduce", "allgather", "alltoall"} {
+			want = append(want, c+"-2", c+"-4", c+"-8")
+		}
+		want = append(want, "launch")
 		if !slices.Equal(names, want) {
 			t.Errorf("quick=%v: plans %v, want %v", quick, names, want)
 		}
+	}
+}
+
+// TestCollectivePlans: the collectives run on shared memory only, a plot
+// for each at 8 ranks (barrier has one row: no plot), keyed by rank count
+// for barrier.
+func TestCollectivePlans(t *testing.T) {
+	var plots []string
+	for _, p := range Plans(true) {
+		coll := slices.Contains([]string{"barrier", "bcast", "reduce", "allreduce", "allgather", "alltoall"}, p.Name)
+		if p.SMOnly != coll || coll && (p.Prog != p.Name || p.ID != fmt.Sprintf("%s-%d", p.Name, p.NP)) {
+			t.Errorf("%s: SMOnly %v, program %s", p.Key(), p.SMOnly, p.Prog)
+		}
+		if p.Plot != "" {
+			plots = append(plots, p.Plot)
+			if p.SMOnly && p.NP != 8 {
+				t.Errorf("%s is plotted, not at 8 ranks", p.Key())
+			}
+		}
+	}
+	if want := []string{"latency", "bandwidth", "multi-lat", "incast", "bcast", "reduce", "allreduce", "allgather", "alltoall"}; !slices.Equal(plots, want) {
+		t.Errorf("plots %v, want %v", plots, want)
+	}
+	plans := Plans(false)
+	barrier, allreduce := plan(t, plans, "barrier-4"), plan(t, plans, "allreduce-8")
+	if barrier.KeyName() != "ranks" || barrier.FormatKey(4096) != "4096" || allreduce.KeyName() != "size" || allreduce.FormatKey(4096) != "4 KiB" {
+		t.Errorf("keys: barrier %s %s, allreduce %s %s", barrier.KeyName(), barrier.FormatKey(4096), allreduce.KeyName(), allreduce.FormatKey(4096))
+	}
+	if o, err := osu.Lookup("allreduce"); err != nil || o.MinSize != 4 || !slices.Equal(allreduce.Args, []string{"-m", "4:1M", "-i", "200", "-x", "20"}) {
+		t.Errorf("allreduce-8: %v, %v", allreduce.Args, err)
+	}
+	var goals []string
+	for _, g := range Goals() {
+		if strings.Contains(g.Plan, "-") && !strings.HasPrefix(g.Plan, "ring-") && !strings.HasPrefix(g.Plan, "multi-") {
+			goals = append(goals, g.Plan)
+			if g.Side != "gompi sm" || g.From != 0 || g.To != math.MaxInt {
+				t.Errorf("goal %+v", g)
+			}
+		}
+	}
+	if len(goals) != 18 || goals[0] != "barrier-2" || goals[17] != "alltoall-8" {
+		t.Errorf("collective goals %v", goals)
 	}
 }
 
@@ -101,6 +149,20 @@ func TestSides(t *testing.T) {
 	if got := labels(Sides(OpenMPI(), nil, false)); !slices.Equal(got, []string{"gompi tcp", "Open MPI tcp", "Open MPI sm"}) {
 		t.Errorf("without sm or MPICH: %v", got)
 	}
+	// The collectives run on the shared-memory sides only.
+	coll := plan(t, Plans(true), "allreduce-2")
+	var in []*Side
+	for _, s := range Sides(OpenMPI(), MPICH(), true) {
+		if s.inPlan(coll) {
+			in = append(in, s)
+		}
+		if !s.inPlan(plan(t, Plans(true), "latency")) {
+			t.Errorf("%s is not in latency's plan", s.Label)
+		}
+	}
+	if got := labels(in); !slices.Equal(got, []string{"gompi sm", "Open MPI sm", "MPICH"}) {
+		t.Errorf("collective sides: %v", got)
+	}
 	for _, s := range Sides(OpenMPI(), nil, true) {
 		if s.Lib == nil && s.Against.btl() != "self,"+map[string]string{"tcp": "tcp", "sm": "vader"}[s.Expect] {
 			t.Errorf("%s (btl %s) is held against %s (btl %s)", s.Label, s.btl(), s.Against.Label, s.Against.btl())
@@ -116,6 +178,7 @@ func TestCommands(t *testing.T) {
 	plans := Plans(false)
 	lat, multi, incast, ring, launch := plan(t, plans, "latency"), plan(t, plans, "multi-lat"), plan(t, plans, "incast"),
 		plan(t, plans, "ring-16"), plan(t, plans, "launch")
+	allreduce, barrier := plan(t, plans, "allreduce-8"), plan(t, plans, "barrier-2")
 	over := func(p Plan) []string {
 		if p.NP > runtime.NumCPU() {
 			return []string{"--oversubscribe"}
@@ -145,6 +208,11 @@ func TestCommands(t *testing.T) {
 		{osm, ring, append(append(append([]string{"mpirun.openmpi", "-np", "16"}, over(ring)...), "--mca", "btl", "self,vader",
 			"bench/build/openmpi/ring"), ring.Args...)},
 		{mpi, lat, append([]string{"mpiexec.mpich", "-n", "2", "bench/build/mpich/latency"}, lat.Args...)},
+		{gsm, allreduce, gompirun(allreduce, "self,sm")},
+		{osm, allreduce, append(append(append([]string{"mpirun.openmpi", "-np", "8"}, over(allreduce)...), "--mca", "btl", "self,vader",
+			"bench/build/openmpi/allreduce"), allreduce.Args...)},
+		{gsm, barrier, append([]string{"bin/gompirun", "-np", "2", "--mca", "btl", "self,sm", "bin/gompi-bench", "barrier"}, barrier.Args...)},
+		{mpi, barrier, append([]string{"mpiexec.mpich", "-n", "2", "bench/build/mpich/barrier"}, barrier.Args...)},
 		{gtcp, launch, append(append([]string{"env", "GOMPI_MCA_btl=self,tcp", "bin/gompi-bench", "launch"}, launch.Args...),
 			"--gompirun", "bin/gompirun")},
 		{gsm, launch, append(append([]string{"env", "GOMPI_MCA_btl=self,sm", "bin/gompi-bench", "launch"}, launch.Args...),
@@ -156,7 +224,7 @@ func TestCommands(t *testing.T) {
 			t.Errorf("%s %s:\n got %q\nwant %q", c.side.Label, c.plan.Key(), got, c.want)
 		}
 	}
-	for _, p := range []Plan{multi, incast, ring} {
+	for _, p := range []Plan{multi, incast, ring, allreduce} {
 		if why := mpi.skips(p); (why == "") != (p.NP <= runtime.NumCPU()) {
 			t.Errorf("MPICH and %s with %d ranks: %q", p.Key(), p.NP, why)
 		}
@@ -231,6 +299,47 @@ func TestCPrograms(t *testing.T) {
 		if !slices.Equal(tb.Keys(), c.keys) || !strings.Contains(tb.Title, "Open MPI") {
 			t.Errorf("%s: title %q keys %v", c.prog, tb.Title, tb.Keys())
 		}
+	}
+	// The collectives print gompi-bench's tables too, -f with two more
+	// columns; barrier's one row is keyed by the rank count.
+	for _, c := range []struct {
+		prog string
+		np   int
+		args []string
+		keys []int
+	}{
+		{"barrier", 3, []string{"-i", "5", "-x", "1"}, []int{3}},
+		{"bcast", 3, []string{"-m", "0:4", "-i", "3", "-x", "1"}, []int{1, 2, 4}},
+		{"reduce", 2, []string{"-m", "1:16", "-i", "3", "-x", "1"}, []int{4, 8, 16}},
+		{"allreduce", 3, []string{"-s", "4,16K", "-i", "3", "-x", "1"}, []int{4, 16 << 10}},
+		{"allgather", 3, []string{"-s", "1,16K", "-i", "3", "-x", "1"}, []int{1, 16 << 10}},
+		{"alltoall", 3, []string{"-s", "1,16K", "-i", "3", "-x", "1"}, []int{1, 16 << 10}},
+	} {
+		out, err := mpirun(c.np, append([]string{filepath.Join(dir, lib.Dir, c.prog)}, c.args...)...)
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", c.prog, err, out)
+		}
+		tb, err := table.Parse(strings.NewReader(out))
+		if err == nil {
+			err = tb.Check()
+		}
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", c.prog, err, out)
+		}
+		m, _ := osu.Lookup(c.prog)
+		o, _ := m.Options(osu.Flags{})
+		key, _ := m.Headings(o)
+		if tb.Fields["unit"] != m.Unit+": "+m.About || tb.Column != m.Column || tb.Key != key || !slices.Equal(tb.Keys(), c.keys) {
+			t.Errorf("%s: table differs from gompi-bench's: %+v", c.prog, tb)
+		}
+	}
+	out, err := mpirun(2, filepath.Join(dir, lib.Dir, "allreduce"), "-s", "4", "-i", "3", "-x", "0", "-f")
+	if lines := strings.Split(strings.TrimSpace(out), "\n"); err != nil || len(strings.Fields(lines[len(lines)-1])) != 4 ||
+		!strings.HasSuffix(lines[len(lines)-2], "Min Latency (us) Max Latency (us)") {
+		t.Errorf("allreduce -f: %v\n%s", err, out)
+	}
+	if out, err := mpirun(2, filepath.Join(dir, lib.Dir, "barrier"), "-m", "4"); err == nil {
+		t.Errorf("barrier -m 4 succeeded:\n%s", out)
 	}
 	// A bad flag is reported once, with a non-zero status.
 	if out, err := mpirun(2, filepath.Join(dir, lib.Dir, "latency"), "-m", "8:1"); err == nil {

@@ -47,13 +47,20 @@ type column struct {
 	val  map[int]float64
 }
 
-// columns returns a plan's keys and columns: each side, and after each
-// reference a gompi side is held against, the ratio gompi / reference.
+// columns returns a plan's keys and columns: each side in the plan, and
+// after each reference a gompi side is held against, the ratio gompi /
+// reference.
 func (r *Result) columns(p Plan) ([]int, []column) {
 	var keys []int
 	var cols []column
-	vals := map[*Side]map[int]float64{}
+	var sides []*Side
 	for _, s := range r.Sides {
+		if s.inPlan(p) {
+			sides = append(sides, s)
+		}
+	}
+	vals := map[*Side]map[int]float64{}
+	for _, s := range sides {
 		k, med := r.Medians(p, s)
 		if keys == nil {
 			keys = k
@@ -63,9 +70,9 @@ func (r *Result) columns(p Plan) ([]int, []column) {
 			vals[s][key] = med[i]
 		}
 	}
-	for _, s := range r.Sides {
+	for _, s := range sides {
 		cols = append(cols, column{head: s.Label, val: vals[s]})
-		for _, g := range r.Sides {
+		for _, g := range sides {
 			if g.Against != s {
 				continue
 			}
@@ -154,7 +161,7 @@ func (r *Report) Markdown() string {
 	for _, n := range r.Notes {
 		fmt.Fprintf(&b, "- Note: %s\n", n)
 	}
-	fmt.Fprintf(&b, "\nEvery side ran every measurement %d times, the sides taking turns (", r.Reps)
+	fmt.Fprintf(&b, "\nEvery side ran each of its measurements %d times, the sides taking turns (", r.Reps)
 	for i, s := range r.Sides {
 		if i > 0 {
 			b.WriteString(", ")
@@ -163,7 +170,19 @@ func (r *Report) Markdown() string {
 	}
 	fmt.Fprintf(&b, ", then again); each figure is the median of its %d runs. gompi runs `bin/gompi-bench`, the others "+
 		"`bench/c`'s C programs, which share its flags, loops and output. A ratio above 1 for a time, or below 1 for a "+
-		"bandwidth, means gompi is slower.\n\n", r.Reps)
+		"bandwidth, means gompi is slower.", r.Reps)
+	if r.hasSMOnly() {
+		var sm []string
+		for _, s := range r.Sides {
+			if s.SM {
+				sm = append(sm, s.Label)
+			}
+		}
+		fmt.Fprintf(&b, " The collectives ran on the shared-memory sides only (%s), each library with its own "+
+			"collective algorithms; their figure is OSU's, the average over the ranks of each rank's mean time per call, "+
+			"an untimed barrier after every call.", strings.Join(sm, ", "))
+	}
+	b.WriteString("\n\n")
 	b.WriteString("| side | what it is |\n|---|---|\n")
 	for _, s := range r.Sides {
 		fmt.Fprintf(&b, "| %s | %s |\n", s.Label, s.About)
@@ -216,6 +235,15 @@ func (r *Report) markdownPlan(b *strings.Builder, p Plan) {
 		}
 	}
 	b.WriteString("```\n\n</details>\n")
+}
+
+func (r *Result) hasSMOnly() bool {
+	for _, p := range r.Plans {
+		if p.SMOnly {
+			return true
+		}
+	}
+	return false
 }
 
 // Markers delimit the generated section of docs/performance.md.

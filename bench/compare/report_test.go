@@ -232,3 +232,76 @@ func TestCopyBandwidth(t *testing.T) {
 		t.Errorf("copy bandwidth %v MB/s", c)
 	}
 }
+
+// TestCollectiveRun runs two collective plans through Run with fake
+// launchers that print a table and log their command lines: only the
+// shared-memory sides run them, and the reports show only their columns.
+func TestCollectiveRun(t *testing.T) {
+	dir := t.TempDir()
+	log := filepath.Join(dir, "log")
+	// Prints the btl it was given and, for barrier, one row keyed by 2.
+	script := `#!/bin/sh
+echo "$0 $*" >> ` + log + `
+btl= prev=
+for a in "$@"; do [ "$prev" = btl ] && btl=$a; prev=$a; done
+printf '# fake\n# btl: %s\n# unit: us: x\n# transports: 0:self 1:sm\n' "${btl:-default}"
+case "$*" in
+*barrier*) printf '# Ranks  Avg Latency (us)\n2 %s\n' "$VALUE" ;;
+*) printf '# Size  Avg Latency (us)\n4 %s\n64 3\n' "$VALUE" ;;
+esac
+`
+	fake := func(name string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(script), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	ompi, mpich := OpenMPI(), MPICH()
+	ompi.Run, mpich.Run = fake("mpirun"), fake("mpiexec")
+	plans := Plans(true)
+	allreduce, barrier := plan(t, plans, "allreduce-2"), plan(t, plans, "barrier-2")
+	var progress bytes.Buffer
+	r, err := Run(context.Background(), Config{
+		Plans: []Plan{allreduce, barrier}, Sides: Sides(ompi, mpich, true), Reps: 2, Timeout: time.Minute,
+		Paths: Paths{Gompirun: fake("gompirun"), Bench: "gompi-bench", Build: "build"},
+		Env:   append(os.Environ(), "VALUE=2"), Log: &progress,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(log)
+	runs := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if len(runs) != 2*2*3 || strings.Contains(string(b), "tcp") {
+		t.Errorf("%d runs, want 12 (2 plans, 2 repetitions, 3 sides), none over tcp:\n%s", len(runs), b)
+	}
+	if len(r.Skipped) != 0 {
+		t.Errorf("notes on sides not in the plan: %v", r.Skipped)
+	}
+	rep := &Report{Result: r, Verdicts: r.Check(Goals(), 0)}
+	md := rep.Markdown()
+	for _, want := range []string{
+		"| size | gompi sm | Open MPI sm | gompi sm / Open MPI sm | MPICH |\n|---|---|---|---|---|\n| 4 | 2.00 | 2.00 | 1.00 | 2.00 |",
+		"| ranks | gompi sm | Open MPI sm | gompi sm / Open MPI sm | MPICH |\n|---|---|---|---|---|\n| 2 | 2.00 | 2.00 | 1.00 | 2.00 |",
+		"| allreduce-2 gompi sm / Open MPI sm every size: <= 1.0 | worst 1.00 ratio at 4 | met |",
+		"| barrier-2 gompi sm / Open MPI sm every size: <= 1.0 | worst 1.00 ratio at 2 | met |",
+		"The collectives ran on the shared-memory sides only (gompi sm, Open MPI sm, MPICH), each library",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("Markdown lacks %q:\n%s", want, md)
+		}
+	}
+	if strings.Contains(md, "| size | gompi tcp") || strings.Contains(md, "| ranks | gompi tcp") {
+		t.Errorf("a tcp column in a collective's table:\n%s", md)
+	}
+	files, err := r.Plot(dir)
+	if err != nil || len(files) != 0 {
+		t.Errorf("plots %v, %v: allreduce-2 and barrier-2 are not plotted", files, err)
+	}
+	// At 8 ranks allreduce is drawn.
+	r.Plans = []Plan{plan(t, plans, "allreduce-8")}
+	r.tables[[2]string{"allreduce-8", "gompi sm"}] = r.tables[[2]string{"allreduce-2", "gompi sm"}]
+	if files, err := r.Plot(dir); err != nil || !slices.Equal(files, []string{"perf-allreduce.svg"}) {
+		t.Errorf("plots %v, %v", files, err)
+	}
+}

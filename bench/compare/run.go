@@ -44,7 +44,7 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 		tables: map[[2]string][]*table.Table{}, Commands: map[[2]string]string{}, Skipped: map[string][]string{}}
 	for _, p := range c.Plans {
 		for _, s := range c.Sides {
-			if why := s.skips(p); why != "" {
+			if why := s.skips(p); why != "" && s.inPlan(p) {
 				r.Skipped[p.Key()] = append(r.Skipped[p.Key()], s.Label+" left out: "+why)
 			}
 		}
@@ -52,7 +52,7 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 	for rep := 1; rep <= c.Reps; rep++ {
 		for _, p := range c.Plans {
 			for _, s := range c.Sides {
-				if s.skips(p) != "" {
+				if !s.inPlan(p) || s.skips(p) != "" {
 					continue
 				}
 				args := s.Command(p, c.Paths)

@@ -23,9 +23,16 @@ type Side struct {
 	// SkipOversubscribed, if set, is why the side leaves out plans with
 	// more ranks than CPUs.
 	SkipOversubscribed string
+	// SM: the side runs over shared memory between ranks, so it runs the
+	// plans marked SMOnly too.
+	SM bool
 }
 
-// skips reports why the side leaves the plan out, or "".
+// inPlan says whether the side belongs in the plan at all: a side that
+// does not has no column in its table and no note saying why.
+func (s *Side) inPlan(p Plan) bool { return !p.SMOnly || s.SM }
+
+// skips reports why a side in the plan leaves it out, or "".
 func (s *Side) skips(p Plan) string {
 	if p.NP > runtime.NumCPU() {
 		return s.SkipOversubscribed
@@ -35,13 +42,13 @@ func (s *Side) skips(p Plan) string {
 
 // Sides returns the columns: gompi over tcp, Open MPI over tcp, gompi
 // over sm if this build of gompi has it (gompiSM), Open MPI over sm and
-// MPICH; mpich may be nil. Each gompi side names its btl, so that the
+// MPICH; mpich may be nil. The last three run the collectives too. Each gompi side names its btl, so that the
 // default selection (which prefers sm where it exists) never decides.
 func Sides(ompi, mpich *Library, gompiSM bool) []*Side {
 	ompiTCP := &Side{Label: "Open MPI tcp", About: "`--mca btl self,tcp --mca btl_tcp_if_include lo`: the same transport as gompi tcp's",
 		Lib: ompi, MCA: [][2]string{{"btl", "self,tcp"}, {"btl_tcp_if_include", "lo"}}}
 	ompiSM := &Side{Label: "Open MPI sm", About: "`--mca btl self,vader`: Open MPI's shared memory, the reference for gompi sm",
-		Lib: ompi, MCA: [][2]string{{"btl", "self,vader"}}}
+		Lib: ompi, MCA: [][2]string{{"btl", "self,vader"}}, SM: true}
 	sides := []*Side{
 		{Label: "gompi tcp", About: "`--mca btl self,tcp`: gompi over tcp between ranks (self for a rank's own messages)",
 			MCA: [][2]string{{"btl", "self,tcp"}}, Expect: "tcp", Against: ompiTCP},
@@ -49,11 +56,11 @@ func Sides(ompi, mpich *Library, gompiSM bool) []*Side {
 	}
 	if gompiSM {
 		sides = append(sides, &Side{Label: "gompi sm", About: "`--mca btl self,sm`: gompi over shared memory between ranks",
-			MCA: [][2]string{{"btl", "self,sm"}}, Expect: "sm", Against: ompiSM})
+			MCA: [][2]string{{"btl", "self,sm"}}, Expect: "sm", Against: ompiSM, SM: true})
 	}
 	sides = append(sides, ompiSM)
 	if mpich != nil {
-		sides = append(sides, &Side{Label: "MPICH", About: "MPICH's default (ch4, shared memory between local ranks)", Lib: mpich,
+		sides = append(sides, &Side{Label: "MPICH", About: "MPICH's default (ch4, shared memory between local ranks)", Lib: mpich, SM: true,
 			SkipOversubscribed: "it busy-waits without yielding when ranks outnumber CPUs: each message waits for a " +
 				"scheduler slice (about 4 ms here), so it is left out of measurements with more ranks than CPUs"})
 	}

@@ -58,7 +58,7 @@ func main() {
 func parseFlags(args []string) (options, error) {
 	var o options
 	fs := flag.NewFlagSet("gompi-bench-compare", flag.ContinueOnError)
-	fs.BoolVar(&o.quick, "quick", false, "fewer sizes, iterations and repetitions: under two minutes")
+	fs.BoolVar(&o.quick, "quick", false, "fewer sizes, iterations and repetitions: about four minutes")
 	fs.IntVar(&o.reps, "reps", 0, "repetitions of every measurement on every side (default 5, quick 3)")
 	fs.StringVar(&o.bin, "bin", "bin", "directory of gompirun and gompi-bench (make build)")
 	fs.StringVar(&o.src, "src", "bench/c", "directory of the C programs")
@@ -69,7 +69,8 @@ func parseFlags(args []string) (options, error) {
 	fs.BoolVar(&o.install, "install", true, "install missing libraries with apt-get")
 	fs.BoolVar(&o.noMPICH, "no-mpich", false, "leave MPICH out")
 	fs.DurationVar(&o.timeout, "timeout", 0, "limit for one run of one measurement (default 3m, quick 1m)")
-	fs.StringVar(&o.only, "only", "", "run only these measurements, comma-separated (latency,bw,bibw,multi-lat,incast,ring,ring-8,ring-16,launch)")
+	fs.StringVar(&o.only, "only", "", "run only these measurements, comma-separated (latency,bw,bibw,multi-lat,incast,ring,ring-8,ring-16,launch; "+
+		"barrier,bcast,reduce,allreduce,allgather,alltoall, or one rank count of them: allreduce-8)")
 	fs.StringVar(&o.command, "command", "", "how the run was started, for the page (default: this command line)")
 	if err := fs.Parse(args); err != nil {
 		return o, err

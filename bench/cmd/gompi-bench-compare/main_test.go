@@ -30,7 +30,7 @@ func TestParseFlags(t *testing.T) {
 			t.Errorf("%v accepted", bad)
 		}
 	}
-	if _, err := selectPlans(options{only: "allreduce"}); err == nil || !strings.Contains(err.Error(), `no measurement "allreduce"`) {
+	if _, err := selectPlans(options{only: "gather"}); err == nil || !strings.Contains(err.Error(), `no measurement "gather"`) {
 		t.Errorf("unknown measurement: %v", err)
 	}
 	// A name picks every plan of a measurement, a key one; the run's order holds.
@@ -38,6 +38,8 @@ func TestParseFlags(t *testing.T) {
 		"ring":           {"ring-8", "ring-16"},
 		"ring-16,incast": {"incast", "ring-16"},
 		"launch,ring-8":  {"ring-8", "launch"},
+		"allreduce":      {"allreduce-2", "allreduce-4", "allreduce-8"},
+		"launch,bcast-8": {"bcast-8", "launch"},
 	} {
 		plans, err := selectPlans(options{only: only})
 		var keys []string

@@ -1,0 +1,51 @@
+package compare
+
+import "fmt"
+
+// CollectiveRanks are the job sizes the collectives run at; the largest
+// is the one plotted.
+var CollectiveRanks = []int{2, 4, 8}
+
+// collectives are gompi-bench's collective subcommands, each with what
+// its value is for the reports; the reductions start at one float32.
+var collectives = []struct{ name, what string }{
+	{"barrier", "Barrier"},
+	{"bcast", "Bcast from rank 0"},
+	{"reduce", "Reduce to rank 0, float32 sum"},
+	{"allreduce", "Allreduce, float32 sum"},
+	{"allgather", "Allgather, the size from every rank"},
+	{"alltoall", "Alltoall, the size from every rank to every rank"},
+}
+
+// collectivePlans are the collectives at every rank count of
+// CollectiveRanks, on the shared-memory sides only: a full run with OSU's
+// sizes (to 1 MiB) and a fifth of its iterations, a quick one at five
+// sizes with fewer still.
+func collectivePlans(quick bool) []Plan {
+	sizes := func(min string) []string { return []string{"-m", min + ":1M", "-i", "200", "-x", "20"} }
+	barrier := []string{"-i", "1000", "-x", "100"}
+	if quick {
+		sizes = func(min string) []string { return []string{"-s", min + ",64,1K,16K,256K", "-i", "50", "-x", "10"} }
+		barrier = []string{"-i", "200", "-x", "20"}
+	}
+	var plans []Plan
+	for _, c := range collectives {
+		for _, np := range CollectiveRanks {
+			p := Plan{Name: c.name, ID: fmt.Sprintf("%s-%d", c.name, np), Prog: c.name, NP: np, SMOnly: true,
+				Title: fmt.Sprintf("%s on %d ranks: time per call, the average over the ranks of each one's mean (us)", c.what, np)}
+			switch {
+			case c.name == "barrier":
+				p.Args = barrier
+			case c.name == "reduce" || c.name == "allreduce":
+				p.Args = sizes("4")
+			default:
+				p.Args = sizes("1")
+			}
+			if np == CollectiveRanks[len(CollectiveRanks)-1] && c.name != "barrier" {
+				p.Plot = c.name
+			}
+			plans = append(plans, p)
+		}
+	}
+	return plans
+}
