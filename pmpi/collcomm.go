@@ -62,8 +62,10 @@ func (x collComm) result(src, want int, st pml.Status) error {
 	return nil
 }
 
-// collReq is a pending collective send or receive.
+// collReq is a pending collective send or receive, with the engine's
+// request inside it: one allocation, and none once the pool is warm.
 type collReq struct {
+	pr   pml.Request
 	r    *pml.Request
 	src  int // for receives; -1 for sends
 	want int
@@ -72,20 +74,35 @@ type collReq struct {
 
 func (q *collReq) Done() bool { return q.err != nil || q.r.Done() }
 
+func (x collComm) request() *collReq {
+	if q, ok := x.c.lib.collReqs.Get().(*collReq); ok {
+		return q
+	}
+	return new(collReq)
+}
+
 func (x collComm) Isend(buf []byte, dest, tag int) coll.Request {
 	if err := x.check("collective isend", dest); err != nil {
 		return &collReq{err: err}
 	}
-	return &collReq{r: x.engine().Isend(x.c.context+1, x.c.group[dest], tag, buf, false), src: -1}
+	q := x.request()
+	q.src = -1
+	q.r = x.engine().StartSend(&q.pr, x.c.context+1, x.c.group[dest], tag, buf, false)
+	return q
 }
 
 func (x collComm) Irecv(buf []byte, src, tag int) coll.Request {
 	if err := x.check("collective irecv", src); err != nil {
 		return &collReq{err: err}
 	}
-	return &collReq{r: x.engine().Irecv(x.c.context+1, x.c.group[src], tag, buf), src: src, want: len(buf)}
+	q := x.request()
+	q.src, q.want = src, len(buf)
+	q.r = x.engine().StartRecv(&q.pr, x.c.context+1, x.c.group[src], tag, buf)
+	return q
 }
 
+// Wait completes every request, then recycles it: the coll.Comm contract
+// is that a request is waited on once.
 func (x collComm) Wait(reqs ...coll.Request) error {
 	var first error
 	for _, q := range reqs {
@@ -102,6 +119,10 @@ func (x collComm) Wait(reqs ...coll.Request) error {
 			}
 		default:
 			err = x.result(r.src, r.want, x.engine().Wait(r.r))
+		}
+		if ok && r.err == nil {
+			*r = collReq{} // the engine is done with it: Wait returned its settled status
+			x.c.lib.collReqs.Put(r)
 		}
 		if first == nil {
 			first = err

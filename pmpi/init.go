@@ -60,6 +60,7 @@ type library struct {
 	ctxs      contexts
 	collCands []coll.Candidate
 	collLog   hclog.Logger
+	collReqs  sync.Pool // *collReq
 }
 
 var (

@@ -78,7 +78,9 @@ type Comm interface {
 	// Isend and Irecv start the same operations; Wait completes them.
 	Isend(buf []byte, dest, tag int) Request
 	Irecv(buf []byte, src, tag int) Request
-	// Wait completes every request and returns the first error.
+	// Wait completes every request and returns the first error. A request
+	// is recycled once waited on: wait on each exactly once, and do not
+	// touch it afterwards.
 	Wait(reqs ...Request) error
 }
 
@@ -88,11 +90,13 @@ type Request interface {
 	Done() bool
 }
 
-// Sendrecv sends to dest and receives from src at once.
+// Sendrecv sends to dest and receives from src at once. The receive is
+// posted first, so a blocking send cannot deadlock with a peer doing the
+// same: a small message is sent without a request.
 func Sendrecv(c Comm, send []byte, dest int, recv []byte, src, tag int) error {
 	r := c.Irecv(recv, src, tag)
-	s := c.Isend(send, dest, tag)
-	return c.Wait(r, s)
+	err := c.Send(send, dest, tag)
+	return errors.Join(err, c.Wait(r))
 }
 
 // Op is a reduction bound to an element type.

@@ -133,6 +133,10 @@ func (c *comm) Wait(reqs ...coll.Request) error {
 	for _, q := range reqs {
 		r := q.(*request)
 		if r.done {
+			// The real Comm recycles a request once waited on.
+			if first == nil {
+				first = fmt.Errorf("colltest: rank %d: a request waited on twice", c.rank)
+			}
 			continue
 		}
 		if err := r.run(); err != nil && first == nil {
