@@ -10,4 +10,6 @@ import (
 	_ "github.com/gompi/gompi/components/btl/self"
 	_ "github.com/gompi/gompi/components/btl/sm"
 	_ "github.com/gompi/gompi/components/btl/tcp"
+	_ "github.com/gompi/gompi/components/coll/basic"
+	_ "github.com/gompi/gompi/components/coll/self"
 )
