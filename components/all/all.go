@@ -12,5 +12,6 @@ import (
 	_ "github.com/gompi/gompi/components/btl/tcp"
 
 	_ "github.com/gompi/gompi/components/coll/basic"
+	_ "github.com/gompi/gompi/components/coll/self"
 	_ "github.com/gompi/gompi/components/coll/tuned"
 )

@@ -1,0 +1,54 @@
+// Package self is the coll component of communicators of one rank: every
+// collective is a copy from send to recv, or nothing, with no message.
+// It declines every larger communicator.
+package self
+
+import (
+	"github.com/gompi/gompi/frameworks/coll"
+	"github.com/gompi/gompi/mca"
+)
+
+// Component is the self coll component.
+type Component struct {
+	coll.BaseComponent
+}
+
+func init() {
+	mca.Register(func() mca.Component { return newComponent() })
+}
+
+func newComponent() *Component {
+	return &Component{BaseComponent: coll.NewBaseComponent("self", mca.Version{Major: 1}, 75)}
+}
+
+// CommQuery offers every collective on a communicator of one rank and
+// declines any other.
+func (*Component) CommQuery(c coll.Comm, priority int) (int, *coll.Module, error) {
+	if c.Size() != 1 {
+		return 0, nil, nil
+	}
+	return priority, newModule(), nil
+}
+
+func newModule() *coll.Module {
+	return &coll.Module{
+		Barrier:            func(coll.Comm) error { return nil },
+		Bcast:              bcast,
+		Reduce:             reduce,
+		Allreduce:          allreduce,
+		Gather:             gather,
+		Gatherv:            gatherv,
+		Scatter:            scatter,
+		Scatterv:           scatterv,
+		Allgather:          allgather,
+		Allgatherv:         allgatherv,
+		Alltoall:           alltoall,
+		Alltoallv:          alltoallv,
+		ReduceScatter:      reduceScatter,
+		ReduceScatterBlock: reduceScatterBlock,
+		Scan:               scan,
+		Exscan:             exscan,
+	}
+}
+
+var _ coll.Component = (*Component)(nil)
