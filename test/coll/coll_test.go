@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -115,24 +116,32 @@ var (
 	tcpSizes = []int{1, 2, 3, 4, 7, 8}
 )
 
-// settings are the component selections the matrix runs under. To force
-// an algorithm of coll tuned, add a row from tuned; rows whose parameter
-// or component this build lacks are skipped, saying so.
+// settings are the component selections the matrix runs under: basic
+// alone, the default stack, and tuned with each algorithm forced. Rows
+// whose parameter or component this build lacks are skipped, saying so.
 var settings = []setting{
 	{"basic", []string{"--mca", "coll", "basic"}, allSizes, []string{"sm"}},
 	{"basic", []string{"--mca", "coll", "basic"}, tcpSizes, []string{"tcp"}},
 	{"default", nil, []int{4}, []string{"sm"}},
-	tuned("bcast", 1),
-	tuned("allreduce", 1),
+	tunedAll(1), tunedAll(2), tunedAll(3), tunedAll(4),
 }
 
-// tuned runs the matrix with coll tuned first and the named collective's
-// algorithm forced, on sizes with and without a power of two. extra adds
-// gompirun arguments (a parameter that enables forcing, say).
-func tuned(coll string, algorithm int, extra ...string) setting {
-	param := fmt.Sprintf("coll_tuned_%s_algorithm", coll)
-	args := append([]string{"--mca", "coll", "tuned,basic", "--mca", param, fmt.Sprint(algorithm)}, extra...)
-	return setting{fmt.Sprintf("tuned-%s-%d", coll, algorithm), args, []int{3, 4, 8}, []string{"sm"}}
+// tunedAlgorithms is how many algorithms coll tuned has per collective.
+var tunedAlgorithms = map[string]int{
+	"barrier": 3, "bcast": 4, "reduce": 3, "allreduce": 4,
+	"allgather": 3, "alltoall": 3, "gather": 2, "scatter": 2,
+}
+
+// tunedAll forces algorithm n of every tuned collective that has one (the
+// others keep tuned's decision): four jobs per size cover them all.
+func tunedAll(n int) setting {
+	args := []string{"--mca", "coll", "tuned,basic"}
+	for _, c := range slices.Sorted(maps.Keys(tunedAlgorithms)) {
+		if n <= tunedAlgorithms[c] {
+			args = append(args, "--mca", fmt.Sprintf("coll_tuned_%s_algorithm", c), fmt.Sprint(n))
+		}
+	}
+	return setting{fmt.Sprintf("tuned-all-%d", n), args, []int{2, 3, 4, 8}, []string{"sm"}}
 }
 
 // unknown finds, in a job that failed at Init, the parameter or component
