@@ -103,7 +103,8 @@ func Sendrecv(c Comm, send []byte, dest int, recv []byte, src, tag int) error {
 type Op interface {
 	// Reduce combines in into inout element by element: inout becomes
 	// in ⊕ inout, where in holds the operand of the lower ranks. Both
-	// hold whole elements; they do not overlap.
+	// hold whole elements; they do not overlap. in is read, never
+	// written: it may be the caller's send buffer.
 	Reduce(in, inout []byte)
 	// Commutative reports whether the operands may be combined in any
 	// order. A non-commutative operation must be applied in rank order.
