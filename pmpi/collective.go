@@ -31,12 +31,14 @@ type collCall struct {
 	t    *coll.Table
 }
 
-func startColl(op string, comm *Comm) (*collCall, error) {
+func startColl(op string, comm *Comm) (collCall, error) {
 	if _, err := collArgs(op, comm); err != nil {
-		return nil, err
+		return collCall{}, err
 	}
-	return &collCall{op: op, comm: comm, t: comm.colls}, nil
+	return collCall{op: op, comm: comm, t: comm.colls}, nil
 }
+
+
 
 func (k *collCall) fail(class ErrorClass, format string, args ...any) error {
 	return k.comm.handle(errorf(class, nil, "%s on %v: %s", k.op, k.comm, fmt.Sprintf(format, args...)))
@@ -167,11 +169,12 @@ func (realAPI) Bcast(buf []byte, count int, dt Datatype, root int, comm *Comm) e
 // reduction checks the arguments every reduction shares and resolves
 // InPlace: the send data is then a copy of recv's.
 func (k *collCall) reduction(send, recv []byte, count int, dt Datatype, op Op, recvHere bool) (coll.Op, []byte, []byte, error) {
-	o, err := bind(k.op+" on "+k.comm.String(), op, dt)
-	if err != nil {
-		return nil, nil, nil, k.comm.handle(err)
+	o, why := bind(op, dt)
+	if why != "" {
+		return nil, nil, nil, k.fail(ClassOp, "%s", why)
 	}
 	var rd []byte
+	var err error
 	if recvHere {
 		if rd, err = k.data("receive", recv, count, dt); err != nil {
 			return nil, nil, nil, err
@@ -264,9 +267,9 @@ func (realAPI) ReduceScatter(send, recv []byte, counts []int, dt Datatype, op Op
 	if err != nil {
 		return err
 	}
-	o, err := bind(k.op+" on "+k.comm.String(), op, dt)
-	if err != nil {
-		return comm.handle(err)
+	o, why := bind(op, dt)
+	if why != "" {
+		return k.fail(ClassOp, "%s", why)
 	}
 	total := 0
 	for _, c := range counts {
@@ -306,9 +309,9 @@ func (realAPI) ReduceScatterBlock(send, recv []byte, count int, dt Datatype, op 
 	if err != nil {
 		return err
 	}
-	o, err := bind(k.op+" on "+k.comm.String(), op, dt)
-	if err != nil {
-		return comm.handle(err)
+	o, why := bind(op, dt)
+	if why != "" {
+		return k.fail(ClassOp, "%s", why)
 	}
 	n := comm.Size()
 	var sd, rd []byte

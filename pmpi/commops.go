@@ -61,8 +61,8 @@ func (x *contexts) release(id uint32) {
 // may be creating a communicator at the same time; reservations keep
 // the two apart.
 func (l *library) agreeContext(parent *Comm) (uint32, error) {
-	maxOp, _ := bind("context agreement", OpMax, Uint32)
-	minOp, _ := bind("context agreement", OpMin, Uint32)
+	maxOp, _ := bind(OpMax, Uint32)
+	minOp, _ := bind(OpMin, Uint32)
 	var from uint32
 	for {
 		mine := l.ctxs.reserve(from)

@@ -96,27 +96,49 @@ type bound struct {
 	fn      func(in, inout []byte)
 }
 
-func (b bound) Reduce(in, inout []byte) { b.fn(in, inout) }
-func (b bound) Commutative() bool       { return b.commute }
-func (b bound) ElemSize() int           { return b.dt.size }
+func (b *bound) Reduce(in, inout []byte) { b.fn(in, inout) }
+func (b *bound) Commutative() bool       { return b.commute }
+func (b *bound) ElemSize() int           { return b.dt.size }
 
-// bind checks that MPI defines o on dt and returns the two joined.
-func bind(op string, o Op, dt Datatype) (coll.Op, error) {
+// bind checks that MPI defines o on dt and returns the two joined, or why
+// not. A predefined pair is looked up, not built: a small reduction
+// allocates nothing here, and the caller formats an error only on failure.
+func bind(o Op, dt Datatype) (coll.Op, string) {
 	if o.def == nil {
-		return nil, errorf(ClassOp, nil, "%s: the operation is invalid (MPI_OP_NULL)", op)
+		return nil, "the operation is invalid (MPI_OP_NULL)"
 	}
 	if f := o.def.user; f != nil {
 		if o.def.only != nil && *o.def.only != dt {
-			return nil, errorf(ClassOp, nil, "%s: the operation was made for %s, not %s", op, o.def.only.name, dt.name)
+			return nil, fmt.Sprintf("the operation was made for %s, not %s", o.def.only.name, dt.name)
 		}
-		return bound{dt, o.def.commute, func(in, inout []byte) { f(in, inout, len(in)/dt.size, dt) }}, nil
+		return &bound{dt, o.def.commute, func(in, inout []byte) { f(in, inout, len(in)/dt.size, dt) }}, ""
 	}
-	fn := builtin(o.def.code, dt)
-	if fn == nil {
-		return nil, errorf(ClassOp, nil, "%s: %s is not defined on %s (%s)", op, o.def.name, dt.name, allowedTypes(o.def.code))
+	b := builtins[opKey{o.def.code, dt.name}]
+	if b == nil {
+		return nil, fmt.Sprintf("%s is not defined on %s (%s)", o.def.name, dt.name, allowedTypes(o.def.code))
 	}
-	return bound{dt, true, fn}, nil
+	return b, ""
 }
+
+type opKey struct {
+	code opCode
+	dt   string
+}
+
+// builtins are the predefined operations on the types MPI defines them
+// for; built once, read only.
+var builtins = func() map[opKey]*bound {
+	m := map[opKey]*bound{}
+	for c := opSum; c <= opMaxLoc; c++ {
+		for _, dt := range []Datatype{Byte, Int8, Int16, Int32, Int64, Uint16, Uint32, Uint64, Float32, Float64,
+			Complex64, Complex128, Float32Int, Float64Int, Int64Int, Int32Int, Int16Int} {
+			if fn := builtin(c, dt); fn != nil {
+				m[opKey{c, dt.name}] = &bound{dt, true, fn}
+			}
+		}
+	}
+	return m
+}()
 
 func allowedTypes(c opCode) string {
 	switch c {
