@@ -38,8 +38,6 @@ func startColl(op string, comm *Comm) (collCall, error) {
 	return collCall{op: op, comm: comm, t: comm.colls}, nil
 }
 
-
-
 func (k *collCall) fail(class ErrorClass, format string, args ...any) error {
 	return k.comm.handle(errorf(class, nil, "%s on %v: %s", k.op, k.comm, fmt.Sprintf(format, args...)))
 }
