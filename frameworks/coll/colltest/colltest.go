@@ -18,7 +18,6 @@ type World struct {
 	mu   sync.Mutex
 	cond *sync.Cond
 	box  map[key][][]byte // queued messages by (src, dst, tag), in order
-	dead bool
 }
 
 type key struct{ src, dst, tag int }
