@@ -29,12 +29,14 @@ docs:
 	$(GO) test ./internal/paramdoc -run TestParametersDocIsCurrent -update
 
 # Four ranks on this machine: each says which transport (self, sm or tcp)
-# reaches each peer, then a token goes round the ring and a ping-pong runs,
-# over shared memory (the default on one host) and then over tcp.
+# reaches each peer, then a token goes round the ring, a ping-pong runs and
+# pi is computed with a broadcast and a reduction, over shared memory (the
+# default on one host) and then over tcp.
 demo: build
 	$(BIN)/gompirun -np 4 --oversubscribe $(BIN)/hello
 	$(BIN)/gompirun -np 4 --oversubscribe --tag-output $(BIN)/ring -laps 1000
 	$(BIN)/gompirun -np 2 $(BIN)/pingpong -m 0:1048576 -i 200
+	$(BIN)/gompirun -np 4 --oversubscribe $(BIN)/pi -n 10000000
 	$(BIN)/gompirun -np 4 --oversubscribe --mca btl self,tcp $(BIN)/ring -laps 1000
 	$(BIN)/gompirun -np 2 --mca btl self,tcp $(BIN)/pingpong -m 0:1048576 -i 200
 
