@@ -3,50 +3,28 @@ package basic
 import "github.com/gompi/gompi/frameworks/coll"
 
 func checkRoot(name string, c coll.Comm, root int) error {
-	if root < 0 || root >= c.Size() {
-		return errorf(name, c, "root %d is not a rank (the communicator has %d)", root, c.Size())
-	}
-	return nil
+	return prefixed(name, c, coll.CheckRoot(c, root))
 }
 
-// checkLen checks that buffer what holds want bytes; why says where want
-// comes from.
 func checkLen(name string, c coll.Comm, what string, got, want int, why string) error {
-	if got != want {
-		return errorf(name, c, "%s holds %d bytes, want %d (%s)", what, got, want, why)
-	}
-	return nil
+	return prefixed(name, c, coll.CheckLen(what, got, want, why))
 }
 
-// checkOp checks that op exists and that n bytes are whole elements of it.
 func checkOp(name string, c coll.Comm, op coll.Op, n int) error {
-	if op == nil {
-		return errorf(name, c, "no reduction operation")
-	}
-	if es := op.ElemSize(); es <= 0 || n%es != 0 {
-		return errorf(name, c, "%d bytes are not a whole number of the operation's %d-byte elements", n, es)
-	}
-	return nil
+	return prefixed(name, c, coll.CheckOp(op, n))
 }
 
-// checkBlocks checks that counts and displs give every rank a block of
-// buffer what, size bytes long: a count is not negative and a block lies
-// inside the buffer.
 func checkBlocks(name string, c coll.Comm, what string, counts, displs []int, size int) error {
-	n := c.Size()
-	if len(counts) != n || len(displs) != n {
-		return errorf(name, c, "%d %s counts and %d displacements, want one of each per rank (%d)", len(counts), what, len(displs), n)
+	return prefixed(name, c, coll.CheckBlocks(c, what, counts, displs, size))
+}
+
+// prefixed gives an argument error the component, collective and
+// communicator; nil stays nil.
+func prefixed(name string, c coll.Comm, err error) error {
+	if err == nil {
+		return nil
 	}
-	for i := range n {
-		k, d := counts[i], displs[i]
-		if k < 0 {
-			return errorf(name, c, "%s count of rank %d is %d bytes: negative", what, i, k)
-		}
-		if d < 0 || d > size-k {
-			return errorf(name, c, "%s block of rank %d (displacement %d, %d bytes) does not fit in the %d-byte %s buffer", what, i, d, k, size, what)
-		}
-	}
-	return nil
+	return errorf(name, c, "%v", err)
 }
 
 // block is the block of rank i in buf.

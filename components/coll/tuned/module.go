@@ -57,9 +57,4 @@ func wrap(k collective, alg int, c coll.Comm, err error) error {
 	return fmt.Errorf("coll tuned: %s %s on %s: %w", k.name, k.algName(alg), c.Name(), err)
 }
 
-func checkRoot(c coll.Comm, root int) error {
-	if root < 0 || root >= c.Size() {
-		return fmt.Errorf("root %d out of range (size %d)", root, c.Size())
-	}
-	return nil
-}
+func checkRoot(c coll.Comm, root int) error { return coll.CheckRoot(c, root) }

@@ -1,0 +1,56 @@
+package coll
+
+import "fmt"
+
+// Argument checks components share. pmpi has checked what a user can get
+// wrong before a module runs; these guard a module against a caller that
+// did not (another component's algorithm, a test). Each error says what
+// is wrong without a prefix: the component adds its own.
+
+// CheckRoot fails unless root is a rank of c.
+func CheckRoot(c Comm, root int) error {
+	if root < 0 || root >= c.Size() {
+		return fmt.Errorf("root %d is not a rank (the communicator has %d)", root, c.Size())
+	}
+	return nil
+}
+
+// CheckLen fails unless buffer what holds want bytes; why says where want
+// comes from.
+func CheckLen(what string, got, want int, why string) error {
+	if got != want {
+		return fmt.Errorf("%s holds %d bytes, want %d (%s)", what, got, want, why)
+	}
+	return nil
+}
+
+// CheckOp fails unless op is set and n bytes are whole elements of it.
+func CheckOp(op Op, n int) error {
+	if op == nil {
+		return fmt.Errorf("no reduction operation")
+	}
+	if es := op.ElemSize(); es <= 0 || n%es != 0 {
+		return fmt.Errorf("%d bytes are not a whole number of the operation's %d-byte elements", n, es)
+	}
+	return nil
+}
+
+// CheckBlocks fails unless counts and displs give each of c's ranks a
+// block of buffer what, size bytes long: one count and one displacement
+// per rank, no count negative, every block inside the buffer.
+func CheckBlocks(c Comm, what string, counts, displs []int, size int) error {
+	n := c.Size()
+	if len(counts) != n || len(displs) != n {
+		return fmt.Errorf("%d %s counts and %d displacements, want one of each per rank (%d)", len(counts), what, len(displs), n)
+	}
+	for i := range n {
+		k, d := counts[i], displs[i]
+		if k < 0 {
+			return fmt.Errorf("%s count of rank %d is %d bytes: negative", what, i, k)
+		}
+		if d < 0 || d > size-k {
+			return fmt.Errorf("%s block of rank %d (displacement %d, %d bytes) does not fit in the %d-byte %s buffer", what, i, d, k, size, what)
+		}
+	}
+	return nil
+}
