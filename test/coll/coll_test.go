@@ -141,7 +141,7 @@ func tunedAll(n int) setting {
 			args = append(args, "--mca", fmt.Sprintf("coll_tuned_%s_algorithm", c), fmt.Sprint(n))
 		}
 	}
-	return setting{fmt.Sprintf("tuned-all-%d", n), args, []int{2, 3, 4, 8}, []string{"sm"}}
+	return setting{fmt.Sprintf("tuned-all-%d", n), args, allSizes, []string{"sm"}}
 }
 
 // unknown finds, in a job that failed at Init, the parameter or component
