@@ -6,6 +6,7 @@ package coll_test
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"maps"
@@ -103,10 +104,11 @@ func run(t *testing.T, args ...string) job {
 // setting is one way of running the collectives: extra gompirun
 // arguments, the sizes and transports to run them with.
 type setting struct {
-	name  string
-	args  []string
-	sizes []int
-	btls  []string
+	name     string
+	args     []string
+	sizes    []int
+	btls     []string
+	scenario string // collcheck's scenario; "" for the whole matrix
 }
 
 var (
@@ -114,15 +116,19 @@ var (
 	// tcp is slower under oversubscription: powers of two and not,
 	// and the edge cases 1 and 2.
 	tcpSizes = []int{1, 2, 3, 4, 7, 8}
+	// Each forced algorithm on powers of two and not; the scenario's split
+	// by rank%3 adds communicators of 1 to 3 ranks. The components' own
+	// tests run every algorithm on 1 to 9 ranks in one process.
+	tunedSizes = []int{2, 3, 5, 8}
 )
 
 // settings are the component selections the matrix runs under: basic
 // alone, the default stack, and tuned with each algorithm forced. Rows
 // whose parameter or component this build lacks are skipped, saying so.
 var settings = []setting{
-	{"basic", []string{"--mca", "coll", "basic"}, allSizes, []string{"sm"}},
-	{"basic", []string{"--mca", "coll", "basic"}, tcpSizes, []string{"tcp"}},
-	{"default", nil, []int{4}, []string{"sm"}},
+	{name: "basic", args: []string{"--mca", "coll", "basic"}, sizes: allSizes, btls: []string{"sm"}},
+	{name: "basic", args: []string{"--mca", "coll", "basic"}, sizes: tcpSizes, btls: []string{"tcp"}},
+	{name: "default", sizes: []int{4}, btls: []string{"sm"}},
 	tunedAll(1), tunedAll(2), tunedAll(3), tunedAll(4),
 }
 
@@ -133,7 +139,8 @@ var tunedAlgorithms = map[string]int{
 }
 
 // tunedAll forces algorithm n of every tuned collective that has one (the
-// others keep tuned's decision): four jobs per size cover them all.
+// others keep tuned's decision): four jobs per size cover them all. They
+// run the part of the matrix that an algorithm changes.
 func tunedAll(n int) setting {
 	args := []string{"--mca", "coll", "tuned,basic"}
 	for _, c := range slices.Sorted(maps.Keys(tunedAlgorithms)) {
@@ -141,7 +148,7 @@ func tunedAll(n int) setting {
 			args = append(args, "--mca", fmt.Sprintf("coll_tuned_%s_algorithm", c), fmt.Sprint(n))
 		}
 	}
-	return setting{fmt.Sprintf("tuned-all-%d", n), args, allSizes, []string{"sm"}}
+	return setting{name: fmt.Sprintf("tuned-all-%d", n), args: args, sizes: tunedSizes, btls: []string{"sm"}, scenario: "algorithms"}
 }
 
 // unknown finds, in a job that failed at Init, the parameter or component
@@ -174,13 +181,14 @@ func TestMatrix(t *testing.T) {
 					// being ignored with a warning.
 					args := append([]string{"-np", fmt.Sprint(np), "--oversubscribe", "--mca", "mca_base_strict", "true",
 						"--mca", "btl", "self," + btl}, s.args...)
-					j := run(t, append(args, collcheck, "matrix")...)
+					scenario := cmp.Or(s.scenario, "matrix")
+					j := run(t, append(args, collcheck, scenario)...)
 					if j.code != 0 {
 						if what := unknown(j, s.args); what != "" {
 							t.Skipf("this build lacks what setting %s needs: %s", s.name, what)
 						}
 					}
-					expectOK(t, j, "matrix", np)
+					expectOK(t, j, scenario, np)
 				})
 			}
 		}

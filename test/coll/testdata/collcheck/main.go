@@ -19,9 +19,10 @@ import (
 )
 
 var scenarios = map[string]func(*checker, mpi.Comm){
-	"matrix":   matrix,
-	"mismatch": mismatch,
-	"fatal":    fatal,
+	"matrix":     matrix,
+	"algorithms": algorithms,
+	"mismatch":   mismatch,
+	"fatal":      fatal,
 }
 
 func main() {

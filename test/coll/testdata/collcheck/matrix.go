@@ -155,3 +155,19 @@ func checkMembers(x *checker, d derived) {
 	}
 	same(x, all, want, "%s members by an allgather", d.name)
 }
+
+// algorithms is the part of the matrix that an algorithm changes: every
+// collective on world and on communicators of other sizes made by Split,
+// and the large vectors. The tuned rows of the test run it once per
+// forced algorithm; the calls that no algorithm touches run in matrix.
+func algorithms(x *checker, w mpi.Comm) {
+	u := newUserOps(x)
+	me := w.Rank()
+	collectives(x, w, u)
+	split, err := w.Split(me%3, -me)
+	x.ok(err, "split by rank%%3")
+	collectives(x, split, u)
+	large(x, w, u)
+	x.ok(split.Free(), "free the split")
+	x.ok(mpi.Barrier(w), "final barrier")
+}
