@@ -5,19 +5,17 @@
 package coll_test
 
 import (
-	"bytes"
 	"cmp"
-	"errors"
 	"fmt"
 	"maps"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gompi/gompi/internal/jobtest"
 )
 
 var gompirun, collcheck string
@@ -27,15 +25,11 @@ func TestMain(m *testing.M) {
 	if err != nil {
 		panic(err)
 	}
-	gompirun = filepath.Join(dir, "gompirun")
-	collcheck = filepath.Join(dir, "collcheck")
-	// Built without -race even under go test -race: the ranks of a job
-	// share two CPUs.
-	for out, pkg := range map[string]string{gompirun: "../../cmd/gompirun", collcheck: "./testdata/collcheck"} {
-		if b, err := exec.Command("go", "build", "-o", out, pkg).CombinedOutput(); err != nil {
-			panic(fmt.Sprintf("go build %s: %v\n%s", pkg, err, b))
-		}
+	bins, err := jobtest.Build(dir, map[string]string{"gompirun": "../../cmd/gompirun", "collcheck": "./testdata/collcheck"})
+	if err != nil {
+		panic(err)
 	}
+	gompirun, collcheck = bins["gompirun"], bins["collcheck"]
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
@@ -49,53 +43,14 @@ const (
 	hangLimit  = jobTimeout + 30*time.Second
 )
 
-type job struct {
-	args           []string
-	stdout, stderr string
-	code           int
-}
+type job = jobtest.Job
 
-func (j job) String() string {
-	return fmt.Sprintf("gompirun %s\nexit status %d\nstdout:\n%s\nstderr:\n%s",
-		strings.Join(j.args, " "), j.code, j.stdout, clip(j.stderr, 8<<10))
-}
-
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + fmt.Sprintf("\n... (%d more bytes)", len(s)-n)
-}
-
-// run starts gompirun with args and waits for it.
+// run starts gompirun with args under its --timeout and waits for it.
 func run(t *testing.T, args ...string) job {
 	t.Helper()
 	args = append([]string{"--timeout", fmt.Sprint(int(jobTimeout.Seconds()))}, args...)
-	cmd := exec.Command(gompirun, args...)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	cmd.Env = append(os.Environ(), "HOME="+t.TempDir()) // no user parameter file
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	var err error
-	select {
-	case err = <-done:
-	case <-time.After(hangLimit):
-		_ = cmd.Process.Kill()
-		<-done
-		t.Fatalf("hung: gompirun %v did not finish within %v\nstdout:\n%s\nstderr:\n%s", args, hangLimit, out.String(), errb.String())
-	}
-	j := job{args: args, stdout: out.String(), stderr: errb.String()}
-	var exit *exec.ExitError
-	if errors.As(err, &exit) {
-		j.code = exit.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	if j.code == 124 {
+	j := jobtest.Run(t, gompirun, hangLimit, nil, args...)
+	if j.Code == 124 {
 		t.Fatalf("hung: gompirun's --timeout ended the job\n%v", j)
 	}
 	return j
@@ -156,7 +111,7 @@ func tunedAll(n int) setting {
 var unknownRE = regexp.MustCompile(`unknown parameter "([^"]+)"|no component named "([^"]+)"`)
 
 func unknown(j job, args []string) string {
-	for _, m := range unknownRE.FindAllStringSubmatch(j.stderr, -1) {
+	for _, m := range unknownRE.FindAllStringSubmatch(j.Stderr, -1) {
 		name := m[1] + m[2]
 		for _, a := range args {
 			if a == name || slices.Contains(strings.Split(a, ","), name) {
@@ -183,7 +138,7 @@ func TestMatrix(t *testing.T) {
 						"--mca", "btl", "self," + btl}, s.args...)
 					scenario := cmp.Or(s.scenario, "matrix")
 					j := run(t, append(args, collcheck, scenario)...)
-					if j.code != 0 {
+					if j.Code != 0 {
 						if what := unknown(j, s.args); what != "" {
 							t.Skipf("this build lacks what setting %s needs: %s", s.name, what)
 						}
@@ -198,11 +153,11 @@ func TestMatrix(t *testing.T) {
 // expectOK checks that every rank of an np-rank job reported success.
 func expectOK(t *testing.T, j job, scenario string, np int) {
 	t.Helper()
-	if j.code != 0 {
+	if j.Code != 0 {
 		t.Fatalf("a rank failed\n%v", j)
 	}
 	for r := range np {
-		if !strings.Contains(j.stdout, fmt.Sprintf("ok %s rank %d ", scenario, r)) {
+		if !strings.Contains(j.Stdout, fmt.Sprintf("ok %s rank %d ", scenario, r)) {
 			t.Errorf("rank %d did not report success\n%v", r, j)
 		}
 	}
@@ -217,13 +172,13 @@ func TestMismatchedCounts(t *testing.T) {
 		for _, kind := range kinds {
 			t.Run(btl+"/"+kind, func(t *testing.T) {
 				j := run(t, "-np", "3", "--oversubscribe", "--mca", "btl", "self,"+btl, collcheck, "mismatch", kind)
-				if j.code == 0 {
+				if j.Code == 0 {
 					t.Fatalf("the job succeeded\n%v", j)
 				}
-				if !strings.Contains(j.stdout, "detected mismatch "+kind+" rank ") {
+				if !strings.Contains(j.Stdout, "detected mismatch "+kind+" rank ") {
 					t.Errorf("no rank reported the mismatch\n%v", j)
 				}
-				if strings.Contains(j.stderr, "FAIL rank") {
+				if strings.Contains(j.Stderr, "FAIL rank") {
 					t.Errorf("a rank failed otherwise\n%v", j)
 				}
 			})
@@ -236,11 +191,11 @@ func TestMismatchedCounts(t *testing.T) {
 // class.
 func TestErrorsAreFatalIsInherited(t *testing.T) {
 	j := run(t, "-np", "3", "--oversubscribe", collcheck, "fatal")
-	if j.code != 15 { // MPI_ERR_ROOT's class number
-		t.Fatalf("exit status %d, want 15\n%v", j.code, j)
+	if j.Code != 15 { // MPI_ERR_ROOT's class number
+		t.Fatalf("exit status %d, want 15\n%v", j.Code, j)
 	}
 	for _, want := range []string{"ErrorsAreFatal", "root 3 is out of range", "world.dup"} {
-		if !strings.Contains(j.stderr, want) {
+		if !strings.Contains(j.Stderr, want) {
 			t.Errorf("stderr lacks %q\n%v", want, j)
 		}
 	}

@@ -6,7 +6,6 @@ package p2p_test
 import (
 	"bufio"
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -18,6 +17,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gompi/gompi/internal/jobtest"
 )
 
 var gompirun, p2pcheck string
@@ -27,62 +28,33 @@ func TestMain(m *testing.M) {
 	if err != nil {
 		panic(err)
 	}
-	gompirun = filepath.Join(dir, "gompirun")
-	p2pcheck = filepath.Join(dir, "p2pcheck")
-	for out, pkg := range map[string]string{gompirun: "../../cmd/gompirun", p2pcheck: "./testdata/p2pcheck"} {
-		if b, err := exec.Command("go", "build", "-o", out, pkg).CombinedOutput(); err != nil {
-			panic(fmt.Sprintf("go build %s: %v\n%s", pkg, err, b))
-		}
+	bins, err := jobtest.Build(dir, map[string]string{"gompirun": "../../cmd/gompirun", "p2pcheck": "./testdata/p2pcheck"})
+	if err != nil {
+		panic(err)
 	}
+	gompirun, p2pcheck = bins["gompirun"], bins["p2pcheck"]
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
 }
 
-type job struct {
-	stdout, stderr string
-	code           int
-}
+type job = jobtest.Job
 
 // run starts gompirun with args and waits at most limit for it.
 func run(t *testing.T, limit time.Duration, stdin io.Reader, args ...string) job {
 	t.Helper()
-	cmd := exec.Command(gompirun, args...)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr, cmd.Stdin = &out, &errb, stdin
-	cmd.Env = append(os.Environ(), "HOME="+t.TempDir()) // no user parameter file
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	var err error
-	select {
-	case err = <-done:
-	case <-time.After(limit):
-		_ = cmd.Process.Kill()
-		<-done
-		t.Fatalf("gompirun %v did not finish within %v\nstdout:\n%s\nstderr:\n%s", args, limit, out.String(), errb.String())
-	}
-	j := job{stdout: out.String(), stderr: errb.String()}
-	var exit *exec.ExitError
-	if errors.As(err, &exit) {
-		j.code = exit.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return j
+	return jobtest.Run(t, gompirun, limit, stdin, args...)
 }
 
 // expectOK checks that every rank of an np-rank scenario reported success.
 func expectOK(t *testing.T, j job, scenario string, np int) {
 	t.Helper()
-	if j.code != 0 {
-		t.Fatalf("exit status %d\nstdout:\n%s\nstderr:\n%s", j.code, j.stdout, j.stderr)
+	if j.Code != 0 {
+		t.Fatalf("exit status %d\nstdout:\n%s\nstderr:\n%s", j.Code, j.Stdout, j.Stderr)
 	}
 	for r := range np {
-		if !strings.Contains(j.stdout, fmt.Sprintf("ok %s rank %d\n", scenario, r)) {
-			t.Errorf("rank %d did not report success\nstdout:\n%s\nstderr:\n%s", r, j.stdout, j.stderr)
+		if !strings.Contains(j.Stdout, fmt.Sprintf("ok %s rank %d\n", scenario, r)) {
+			t.Errorf("rank %d did not report success\nstdout:\n%s\nstderr:\n%s", r, j.Stdout, j.Stderr)
 		}
 	}
 }
@@ -178,11 +150,11 @@ func TestProtocolBoundaries(t *testing.T) {
 func TestKilledRankOverSharedMemory(t *testing.T) {
 	before := shmFiles(t)
 	j := run(t, time.Minute, nil, "-np", "3", "--oversubscribe", "--mca", "btl", "self,sm", p2pcheck, "killmid")
-	if j.code != 128+9 {
-		t.Fatalf("exit status %d, want 137 (SIGKILL)\nstderr:\n%s", j.code, j.stderr)
+	if j.Code != 128+9 {
+		t.Fatalf("exit status %d, want 137 (SIGKILL)\nstderr:\n%s", j.Code, j.Stderr)
 	}
-	if !regexp.MustCompile(`rank 1 \(pid \d+\) killed by signal SIGKILL`).MatchString(j.stderr) {
-		t.Errorf("gompirun did not name the killed rank:\n%s", j.stderr)
+	if !regexp.MustCompile(`rank 1 \(pid \d+\) killed by signal SIGKILL`).MatchString(j.Stderr) {
+		t.Errorf("gompirun did not name the killed rank:\n%s", j.Stderr)
 	}
 	for _, f := range shmFiles(t) {
 		if !slices.Contains(before, f) {
@@ -213,44 +185,44 @@ func TestSingletonHugeSelfSend(t *testing.T) {
 
 func TestCrashingRankStopsTheJob(t *testing.T) {
 	j := run(t, time.Minute, nil, "-np", "3", "--oversubscribe", p2pcheck, "crash")
-	if j.code != 3 {
-		t.Fatalf("exit status %d, want the crashed rank's 3\nstderr:\n%s", j.code, j.stderr)
+	if j.Code != 3 {
+		t.Fatalf("exit status %d, want the crashed rank's 3\nstderr:\n%s", j.Code, j.Stderr)
 	}
-	if !regexp.MustCompile(`rank 1 \(pid \d+\) exited with status 3`).MatchString(j.stderr) {
-		t.Errorf("gompirun did not say which rank failed:\n%s", j.stderr)
+	if !regexp.MustCompile(`rank 1 \(pid \d+\) exited with status 3`).MatchString(j.Stderr) {
+		t.Errorf("gompirun did not say which rank failed:\n%s", j.Stderr)
 	}
-	if strings.Contains(j.stdout, "ok crash") {
-		t.Errorf("a rank finished normally:\n%s", j.stdout)
+	if strings.Contains(j.Stdout, "ok crash") {
+		t.Errorf("a rank finished normally:\n%s", j.Stdout)
 	}
 }
 
 func TestErrorsAreFatalAbortsTheJob(t *testing.T) {
 	j := run(t, time.Minute, nil, "-np", "2", p2pcheck, "fatal")
-	if j.code != 6 { // MPI_ERR_RANK's class number
-		t.Fatalf("exit status %d, want 6\nstderr:\n%s", j.code, j.stderr)
+	if j.Code != 6 { // MPI_ERR_RANK's class number
+		t.Fatalf("exit status %d, want 6\nstderr:\n%s", j.Code, j.Stderr)
 	}
 	for _, want := range []string{"ErrorsAreFatal", "rank 7 is out of range", "called Abort with code 6"} {
-		if !strings.Contains(j.stderr, want) {
-			t.Errorf("stderr lacks %q:\n%s", want, j.stderr)
+		if !strings.Contains(j.Stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, j.Stderr)
 		}
 	}
 }
 
 func TestTimeout(t *testing.T) {
 	j := run(t, time.Minute, nil, "-np", "2", "--timeout", "2", p2pcheck, "hang")
-	if j.code != 124 || !strings.Contains(j.stderr, "timed out after 2 seconds") {
-		t.Fatalf("exit status %d, stderr:\n%s", j.code, j.stderr)
+	if j.Code != 124 || !strings.Contains(j.Stderr, "timed out after 2 seconds") {
+		t.Fatalf("exit status %d, stderr:\n%s", j.Code, j.Stderr)
 	}
 }
 
 func TestUnreachableWithoutSelf(t *testing.T) {
 	j := run(t, time.Minute, nil, "-np", "1", "--mca", "btl", "tcp", "--mca", "btl_tcp_if_include", "192.0.2.0/24", p2pcheck, "self")
-	if j.code == 0 {
+	if j.Code == 0 {
 		// The machine has such an interface: the rank reached itself through it.
 		t.Skip("an interface in 192.0.2.0/24 exists here")
 	}
-	if !strings.Contains(j.stderr, "no btl module reaches rank 0") || !strings.Contains(j.stderr, "add self to the btl parameter") {
-		t.Errorf("stderr does not explain the unreachable rank:\n%s", j.stderr)
+	if !strings.Contains(j.Stderr, "no btl module reaches rank 0") || !strings.Contains(j.Stderr, "add self to the btl parameter") {
+		t.Errorf("stderr does not explain the unreachable rank:\n%s", j.Stderr)
 	}
 }
 
