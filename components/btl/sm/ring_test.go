@@ -3,6 +3,7 @@ package sm
 import (
 	"bytes"
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -11,7 +12,7 @@ import (
 
 // newRing makes a ring in ordinary memory.
 func newRing(size int) (producer, consumer) {
-	r := ring{tail: new(atomic.Uint64), head: new(atomic.Uint64), data: make([]byte, size)}
+	r := ring{head: new(atomic.Uint64), data: make([]byte, size)}
 	return producer{ring: r}, consumer{ring: r, from: 7}
 }
 
@@ -32,7 +33,9 @@ func TestRingWrapsWithPadding(t *testing.T) {
 	var s sink
 	var want []string
 	for i := range 100 {
-		// Sizes that leave odd gaps at the end of the ring.
+		// Sizes that leave odd gaps at the end of the ring, and put
+		// records where an earlier lap had payload: its bytes would read
+		// as a record's end offset had put not zeroed them.
 		hdr := []byte(fmt.Sprintf("h%d", i))
 		payload := bytes.Repeat([]byte{'a' + byte(i%26)}, i%50)
 		if !p.put(hdr, payload) {
@@ -49,14 +52,14 @@ func TestRingWrapsWithPadding(t *testing.T) {
 }
 
 func TestRingFullUntilDrained(t *testing.T) {
-	p, c := newRing(256)
-	payload := make([]byte, 48) // records of 16+1+48 -> 80 bytes
+	p, c := newRing(512)
+	payload := make([]byte, 48) // records of 16+1+48 -> 128 bytes
 	n := 0
 	for p.put([]byte{'x'}, payload) {
 		n++
 	}
-	if n != 3 {
-		t.Fatalf("%d records of 80 bytes fit a 256-byte ring, want 3", n)
+	if n != 3 { // one line stays free
+		t.Fatalf("%d records of 128 bytes fit a 512-byte ring, want 3", n)
 	}
 	var s sink
 	if k, err := c.drain(&s); err != nil || k != 3 {
@@ -73,10 +76,11 @@ func TestRingRefusesMalformedRecords(t *testing.T) {
 		corrupt func(data []byte)
 		want    string
 	}{
-		{"zero length", func(d []byte) { d[0], d[1] = 0, 0 }, "does not fit"},
 		{"unaligned length", func(d []byte) { d[0] = 33 }, "does not fit"},
-		{"unknown kind", func(d []byte) { d[6] = 9 }, "unknown kind"},
-		{"header longer than record", func(d []byte) { d[4] = 200 }, "in a record of"},
+		{"longer than the ring", func(d []byte) { d[1] = 9 }, "does not fit"},
+		{"unknown kind", func(d []byte) { d[10] = 9 }, "unknown kind"},
+		{"header longer than record", func(d []byte) { d[8] = 200 }, "in a record of"},
+		{"pad before the end", func(d []byte) { d[10] = kindPad }, "does not reach the end"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p, c := newRing(256)
@@ -100,11 +104,42 @@ func FuzzRingDrain(f *testing.F) {
 	p, _ := newRing(256)
 	p.put([]byte("h"), []byte("p"))
 	f.Add(slices.Clone(p.data[:64]), uint16(48))
-	f.Fuzz(func(t *testing.T, data []byte, tail uint16) {
+	f.Fuzz(func(t *testing.T, data []byte, head uint16) {
 		_, c := newRing(256)
 		copy(c.data, data)
-		c.ring.tail.Store(uint64(tail) % 1024)
+		c.head = uint64(head) % 1024 &^ (recAlign - 1)
 		var s sink
 		_, _ = c.drain(&s) // must not panic, whatever the bytes
 	})
+}
+
+// TestRingNeverReadsStaleBytes fills rings with payloads whose every word
+// would pass for a record's end offset, in records of random sizes drained
+// at random moments, so that records start where earlier laps left payload.
+func TestRingNeverReadsStaleBytes(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, size := range []int{512, 4096, 16 << 10} {
+		p, c := newRing(size)
+		var s sink
+		var want []string
+		for i := range 20000 {
+			if rng.IntN(3) == 0 {
+				if _, err := c.drain(&s); err != nil {
+					t.Fatalf("ring of %d, step %d: %v", size, i, err)
+				}
+				continue
+			}
+			hdr := []byte(fmt.Sprintf("h%d", i))
+			payload := bytes.Repeat([]byte{0xff}, rng.IntN(size/2-2*recAlign))
+			if p.put(hdr, payload) {
+				want = append(want, fmt.Sprintf("7:%s:%s", hdr, payload))
+			}
+		}
+		if _, err := c.drain(&s); err != nil {
+			t.Fatalf("ring of %d, last drain: %v", size, err)
+		}
+		if len(s.frags) != len(want) || !slices.Equal(s.frags, want) {
+			t.Fatalf("ring of %d: delivered %d records, want %d (or they differ)", size, len(s.frags), len(want))
+		}
+	}
 }

@@ -20,18 +20,18 @@ import (
 //	rank blocks:    per local rank, three cache lines: its wake-up word,
 //	                its sleeping flag, its pid and state
 //	rings:          per ordered pair (sender, receiver) of local ranks, a
-//	                line with the producer's tail, a line with the
-//	                consumer's head, then ring_size bytes of records
+//	                line with the consumer's head, then ring_size bytes
+//	                of records
 //
 // Every field that two processes write or read concurrently has a cache
 // line of its own, so a producer's stores never evict the consumer's line.
 const (
 	segMagic      = "GOMPISM\x00"
-	layoutVersion = 1
+	layoutVersion = 2
 	lineSize      = 64
 	headerSize    = 4096
 	rankBlockSize = 3 * lineSize
-	ringCtlSize   = 2 * lineSize
+	ringCtlSize   = lineSize
 	maxJobID      = 64
 )
 
@@ -237,8 +237,7 @@ func (s *segment) rank(local int) rankBlock {
 func (s *segment) ring(from, to int) ring {
 	off := s.lay.ringsOff + (from*s.lay.localSize+to)*s.lay.stride
 	return ring{
-		tail: s.u64(off),
-		head: s.u64(off + lineSize),
+		head: s.u64(off),
 		data: s.mem[off+ringCtlSize : off+ringCtlSize+s.lay.ringSize : off+ringCtlSize+s.lay.ringSize],
 	}
 }
