@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -16,6 +17,7 @@ import (
 type Transports struct {
 	fw      *mca.Framework
 	modules []Module
+	polled  []Module // the modules Progress polls
 	byPeer  []Module
 	reached map[Module][]Proc // what each module's AddProcs reached, for DelProcs
 }
@@ -76,7 +78,23 @@ func Open(ctx context.Context, fw *mca.Framework, env InitEnv, procs []Proc, fen
 		}
 		fw.Logger().Debug("transport chosen", "peer", procs[i].Rank, "btl", m.Name())
 	}
+	t.polled = t.toPoll()
 	return t, nil
+}
+
+// toPoll lists the modules worth polling: those that carry traffic to
+// some peer, and those that deliver only when polled (a peer that chose
+// differently may still write to them). A module that carries nothing
+// and delivers on its own, tcp on one node, would only slow every poll.
+func (t *Transports) toPoll() []Module {
+	var ms []Module
+	for _, m := range t.modules {
+		_, idler := m.(Idler)
+		if idler || slices.Contains(t.byPeer, m) {
+			ms = append(ms, m)
+		}
+	}
+	return ms
 }
 
 func (t *Transports) unreachable(me int, p Proc) error {
@@ -118,10 +136,10 @@ func (t *Transports) Describe() string {
 	return strings.Join(parts, " ")
 }
 
-// Progress polls every module once.
+// Progress polls once every module that may have something to deliver.
 func (t *Transports) Progress() int {
 	n := 0
-	for _, m := range t.modules {
+	for _, m := range t.polled {
 		n += m.Progress()
 	}
 	return n

@@ -182,3 +182,33 @@ func BenchmarkWindowEager(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkBlockingEager is the engine's share of a blocking ping-pong
+// step on each side: Send's request-free eager path, and Recv's pooled
+// request posted, matched by a delivery, waited on and recycled.
+func BenchmarkBlockingEager(b *testing.B) {
+	b.Run("send", func(b *testing.B) {
+		e := New(0, hclog.NewNullLogger(), DefaultConfig())
+		e.Start(discard{})
+		msg := fill(8, 1)
+		b.ReportAllocs()
+		for b.Loop() {
+			if st := e.Send(world, 1, 7, msg, false); st.Err != nil {
+				b.Fatal(st.Err)
+			}
+		}
+	})
+	b.Run("recv", func(b *testing.B) {
+		e := newNet(b, 2, 1<<20, 1<<20).engines[1]
+		hdr, payload, buf := eagerFrom(0, 7, 8), fill(8, 1), make([]byte, 8)
+		b.ReportAllocs()
+		for b.Loop() {
+			r := e.irecv(nil, world, 0, 7, buf, true)
+			e.Deliver(0, hdr, payload, false)
+			if st := e.Wait(r); st.Bytes != 8 {
+				b.Fatalf("status %+v", st)
+			}
+			e.Release(r)
+		}
+	})
+}

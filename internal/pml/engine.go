@@ -30,7 +30,8 @@ type Engine struct {
 	tr      Transports
 
 	mu         sync.Mutex
-	queues     map[uint32]*queues
+	queues     []*queues           // by context id, for the small ids communicators take
+	farQueues  map[uint32]*queues  // the rest: ids a peer made up, say
 	sends      map[uint64]*Request // rendezvous sends waiting for their CTS
 	recvs      map[uint64]*Request // matched rendezvous receives waiting for data
 	dead       map[int]error
@@ -83,17 +84,17 @@ func (u *unexpected) size() int {
 // nothing is sent until Start gives the transports.
 func New(me int, log hclog.Logger, cfg Config) *Engine {
 	return &Engine{
-		me:      me,
-		log:     log,
-		cfg:     cfg,
-		ready:   make(chan struct{}),
-		queues:  map[uint32]*queues{},
-		sends:   map[uint64]*Request{},
-		recvs:   map[uint64]*Request{},
-		dead:    map[int]error{},
-		sig:     make(chan struct{}),
-		hdrPool: sync.Pool{New: func() any { return new([HeaderSize]byte) }},
-		reqPool: sync.Pool{New: func() any { return new(Request) }},
+		me:        me,
+		log:       log,
+		cfg:       cfg,
+		ready:     make(chan struct{}),
+		farQueues: map[uint32]*queues{},
+		sends:     map[uint64]*Request{},
+		recvs:     map[uint64]*Request{},
+		dead:      map[int]error{},
+		sig:       make(chan struct{}),
+		hdrPool:   sync.Pool{New: func() any { return new([HeaderSize]byte) }},
+		reqPool:   sync.Pool{New: func() any { return new(Request) }},
 	}
 }
 
@@ -113,7 +114,7 @@ func (e *Engine) request(r *Request, k kind, context uint32, peer, tag int, buf 
 
 // Release recycles an internal request once its caller has its status.
 func (e *Engine) Release(r *Request) {
-	if !r.pooled || !r.completed.Load() {
+	if !r.pooled || !r.Done() {
 		return
 	}
 	r.settled()
@@ -146,13 +147,41 @@ func (e *Engine) module(peer int) btl.Module {
 	return e.tr.For(peer)
 }
 
+// nearContexts bounds the context ids whose queues sit in a slice,
+// indexed without hashing; pmpi hands out the lowest free ids.
+const nearContexts = 1024
+
 func (e *Engine) queue(context uint32) *queues {
-	q := e.queues[context]
-	if q == nil {
-		q = &queues{}
+	if context < uint32(len(e.queues)) {
+		if q := e.queues[context]; q != nil {
+			return q
+		}
+	}
+	q := &queues{}
+	switch {
+	case context < nearContexts:
+		if context >= uint32(len(e.queues)) {
+			e.queues = append(e.queues, make([]*queues, int(context)+1-len(e.queues))...)
+		}
 		e.queues[context] = q
+	case e.farQueues[context] != nil:
+		return e.farQueues[context]
+	default:
+		e.farQueues[context] = q
 	}
 	return q
+}
+
+// eachQueue calls f for every context's queues.
+func (e *Engine) eachQueue(f func(*queues)) {
+	for _, q := range e.queues {
+		if q != nil {
+			f(q)
+		}
+	}
+	for _, q := range e.farQueues {
+		f(q)
+	}
 }
 
 // send transmits one fragment with a pooled header buffer.
@@ -531,7 +560,7 @@ func (e *Engine) Cancel(r *Request) (bool, error) {
 
 func (e *Engine) cancelSend(r *Request) error {
 	e.mu.Lock()
-	if r.completed.Load() || r.id == 0 || e.sends[r.id] != r || r.cancelling {
+	if r.Done() || r.id == 0 || e.sends[r.id] != r || r.cancelling {
 		e.mu.Unlock()
 		return nil
 	}
@@ -545,13 +574,7 @@ func (e *Engine) cancelSend(r *Request) error {
 }
 
 func (e *Engine) complete(r *Request, st Status) {
-	r.mu.Lock()
-	r.status = st
-	r.completed.Store(true)
-	if r.done != nil {
-		close(r.done)
-	}
-	r.mu.Unlock()
+	r.finish(st)
 	e.notify()
 }
 
@@ -582,9 +605,9 @@ func (e *Engine) Wait(r *Request) Status {
 		}
 	}
 	w := waiter{e: e}
-	for !r.completed.Load() {
+	for !r.Done() {
 		if w.sleepy() {
-			if c := r.wakeChan(); !r.completed.Load() {
+			if c := r.wakeChan(); !r.Done() {
 				e.idle()
 				<-c
 				e.busy()
@@ -654,7 +677,7 @@ func TestAny(reqs []*Request) (i int, active bool) {
 			continue
 		}
 		active = true
-		if r.completed.Load() {
+		if r.Done() {
 			return i, true
 		}
 	}

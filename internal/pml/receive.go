@@ -228,7 +228,7 @@ func (e *Engine) PeerFailed(peer int, err error) {
 	e.dead[peer] = err
 	e.anyDead.Store(true)
 	var failed []*Request
-	for _, q := range e.queues {
+	e.eachQueue(func(q *queues) {
 		q.posted = slices.DeleteFunc(q.posted, func(r *Request) bool {
 			if r.peer == peer || r.peer == AnySource {
 				failed = append(failed, r)
@@ -236,7 +236,7 @@ func (e *Engine) PeerFailed(peer int, err error) {
 			}
 			return false
 		})
-	}
+	})
 	for id, r := range e.recvs {
 		if r.from == peer {
 			failed = append(failed, r)

@@ -52,15 +52,24 @@ type Request struct {
 	accepted int
 	received atomic.Int64
 
-	// Completion: status is written before completed is set, both under mu.
-	// done is made only by a waiter that goes to sleep: most never do.
-	mu        sync.Mutex
-	done      chan struct{}
-	completed atomic.Bool
-	status    Status
-	pooled    bool        // from the engine's pool: Release may recycle it
-	held      atomic.Bool // its eager fragment was posted: the module may hold it back
+	// Completion: status is written, then state set to done. A waiter that
+	// goes to sleep makes done and marks state first, under mu; most never
+	// do, and their requests complete without a lock.
+	mu     sync.Mutex
+	done   chan struct{}
+	slept  bool // the waiter made done (set and read by the waiter only)
+	state  atomic.Uint32
+	status Status
+	pooled bool        // from the engine's pool: Release may recycle it
+	held   atomic.Bool // its eager fragment was posted: the module may hold it back
 }
+
+// Request states.
+const (
+	statePending uint32 = iota
+	stateSleeper        // pending, and a waiter sleeps on done
+	stateDone
+)
 
 // closed is a channel that is always closed, for waiters on what is done.
 var closed = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
@@ -69,20 +78,36 @@ var closed = func() chan struct{} { c := make(chan struct{}); close(c); return c
 func (r *Request) wakeChan() <-chan struct{} {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.completed.Load() {
-		return closed
-	}
 	if r.done == nil {
 		r.done = make(chan struct{})
+		r.slept = true
+	}
+	if !r.state.CompareAndSwap(statePending, stateSleeper) && r.state.Load() == stateDone {
+		return closed
 	}
 	return r.done
 }
 
-// settled returns r's status under its lock: after this, whoever
-// completed r has finished with it and nothing but the caller touches it.
+// finish publishes st as r's status and wakes its sleeping waiter. It is
+// the last touch of r by whoever completes it, except when a waiter
+// sleeps: then the close under mu is.
+func (r *Request) finish(st Status) {
+	r.status = st
+	if r.state.Swap(stateDone) == stateSleeper {
+		r.mu.Lock()
+		close(r.done)
+		r.mu.Unlock()
+	}
+}
+
+// settled returns r's status once it is done. After it, whoever completed
+// r has finished with it and nothing but the caller touches it: a waiter
+// that slept waits, through mu, for the completer's close to end.
 func (r *Request) settled() Status {
-	r.mu.Lock()
-	defer r.mu.Unlock()
+	if r.slept {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+	}
 	return r.status
 }
 
@@ -92,4 +117,4 @@ func (r *Request) matches(from, tag int) bool {
 }
 
 // Done reports whether the request has completed.
-func (r *Request) Done() bool { return r.completed.Load() }
+func (r *Request) Done() bool { return r.state.Load() == stateDone }

@@ -323,8 +323,8 @@ func (m *Module) checkPeer(p *peer) error {
 // Progress delivers what the local peers wrote into this rank's rings.
 func (m *Module) Progress() int {
 	ins := m.consumers()
-	if len(ins) == 0 || !m.consuming.CompareAndSwap(false, true) {
-		return 0
+	if !anyPending(ins) || !m.consuming.CompareAndSwap(false, true) {
+		return 0 // an empty poll is loads only: no locked instruction
 	}
 	n := 0
 	for _, c := range ins {
@@ -340,6 +340,15 @@ func (m *Module) Progress() int {
 	}
 	m.consuming.Store(false)
 	return n
+}
+
+func anyPending(ins []*consumer) bool {
+	for _, c := range ins {
+		if c.pending() {
+			return true
+		}
+	}
+	return false
 }
 
 func (m *Module) fail(rank int, err error) {
@@ -448,8 +457,8 @@ func (m *Module) Read(rank int, token uint64, off int, dst []byte) error {
 	return nil
 }
 
-// Finalize stops the listener and unmaps the segment, removing its name if
-// some local rank never mapped it.
+// Finalize stops the listener and releases the segment, removing its name
+// if some local rank never mapped it.
 func (m *Module) Finalize() error {
 	var err error
 	m.final.Do(func() {
@@ -460,8 +469,8 @@ func (m *Module) Finalize() error {
 			wakeAll(m.me.wake)
 		}
 		m.wg.Wait()
-		// Take every lock for good: no sender or poller touches the
-		// mapping once it is gone.
+		// Take every lock for good: no sender or draining poller touches
+		// the segment once it is retired.
 		m.closed.Store(true)
 		for !m.consuming.CompareAndSwap(false, true) {
 			runtime.Gosched()
@@ -472,7 +481,7 @@ func (m *Module) Finalize() error {
 			}
 		}
 		if m.seg != nil {
-			err = errors.Join(m.seg.unlink(), m.seg.unmap())
+			err = errors.Join(m.seg.unlink(), m.seg.retire())
 		}
 	})
 	if err != nil {

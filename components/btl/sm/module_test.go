@@ -304,7 +304,7 @@ func TestStaleOrForeignSegmentRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer seg.unmap()
+	defer seg.retire()
 	for _, tc := range []struct {
 		job   string
 		local int

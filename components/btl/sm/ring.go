@@ -134,9 +134,12 @@ type consumer struct {
 	broken bool   // a malformed record was found: the ring is not read again
 }
 
-// pending reports whether a record waits to be read.
+// pending reports whether a record waits to be read. It reads the shared
+// head, not the consumer's copy: any poller may ask, without the lock that
+// lets one of them drain.
 func (c *consumer) pending() bool {
-	return c.stamp(c.head&uint64(len(c.data)-1)).Load() > c.head
+	head := c.ring.head.Load()
+	return c.stamp(head&uint64(len(c.data)-1)).Load() > head
 }
 
 // drain delivers every record published so far to recv, freeing each

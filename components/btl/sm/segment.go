@@ -185,14 +185,20 @@ func checkHeader(hdr []byte, jobID string, localSize int) (layout, error) {
 	return newLayout(localSize, int(rs)), nil
 }
 
-// unmap releases the mapping; nothing may touch the segment afterwards.
-func (s *segment) unmap() error {
+// retire gives the job's memory back: the mapping is replaced by zero
+// pages that cannot be written. A poller that looks without a lock (an
+// empty poll takes none) may still read it after Finalize, and finds empty
+// rings instead of a fault. Only the address range stays reserved.
+func (s *segment) retire() error {
 	if s.mem == nil {
 		return nil
 	}
-	err := unix.Munmap(s.mem)
-	s.mem = nil
-	return err
+	_, err := unix.MmapPtr(-1, 0, unsafe.Pointer(unsafe.SliceData(s.mem)), uintptr(len(s.mem)),
+		unix.PROT_READ, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS|unix.MAP_FIXED)
+	if err != nil {
+		return fmt.Errorf("releasing the segment's memory: %w", err)
+	}
+	return nil
 }
 
 // unlink removes the segment's name; the mappings stay valid.
