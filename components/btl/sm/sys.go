@@ -38,15 +38,19 @@ func alive(pid int) bool {
 
 // readFrom copies len(dst) bytes at address addr in process pid into dst
 // with cross-memory attach (process_vm_readv), in as many calls as the
-// kernel needs.
+// kernel needs. It is a raw system call: the runtime is not told, so a
+// long copy does not hand this rank's processor to another thread and
+// take it back after (the waiting goroutine is the rank's only work).
 func readFrom(pid int, addr uintptr, dst []byte) error {
 	for len(dst) > 0 {
-		local := []unix.Iovec{{Base: &dst[0]}}
-		local[0].SetLen(len(dst))
-		remote := []unix.RemoteIovec{{Base: addr, Len: len(dst)}}
-		n, err := unix.ProcessVMReadv(pid, local, remote, 0)
-		if err != nil {
-			return fmt.Errorf("process_vm_readv from pid %d: %w", pid, err)
+		local := unix.Iovec{Base: &dst[0]}
+		local.SetLen(len(dst))
+		remote := unix.RemoteIovec{Base: addr, Len: len(dst)}
+		r, _, errno := unix.RawSyscall6(unix.SYS_PROCESS_VM_READV, uintptr(pid),
+			uintptr(unsafe.Pointer(&local)), 1, uintptr(unsafe.Pointer(&remote)), 1, 0)
+		n := int(r)
+		if errno != 0 {
+			return fmt.Errorf("process_vm_readv from pid %d: %w", pid, errno)
 		}
 		if n <= 0 {
 			return fmt.Errorf("process_vm_readv from pid %d read nothing", pid)
