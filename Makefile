@@ -3,7 +3,7 @@ GO          ?= go
 BIN         := bin
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: all build test test-short lint docs demo generate clean bench bench-compare
+.PHONY: all build test test-short lint docs demo generate generate-prof clean bench bench-compare
 
 all: build
 
@@ -73,7 +73,13 @@ bench-compare: build
 clean:
 	rm -rf $(BIN)
 
-# Regenerates the committed protobuf/gRPC stubs of the job runtime (needs
-# Debian's protobuf-compiler; the Go plugins come from the module proxy).
-generate:
+# Regenerates the committed generated code: the protobuf/gRPC stubs of the
+# job runtime (needs Debian's protobuf-compiler; the Go plugins come from
+# the module proxy), and the prof framework's pass-through base and function
+# table, from pmpi/api.go.
+generate: generate-prof
 	internal/rte/rtepb/generate.sh
+
+# The prof part alone: it needs nothing but Go.
+generate-prof:
+	go run ./frameworks/prof/internal/apigen/profgen -api pmpi/api.go -out frameworks/prof

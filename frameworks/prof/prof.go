@@ -39,3 +39,16 @@ type Component interface {
 }
 
 func (b *BaseComponent) profBase() *BaseComponent { return b }
+
+// Function describes one call of pmpi.API, for tools that generate code
+// from the API, such as gompi-wrappergen. Functions (generated) lists them.
+type Function struct {
+	Name    string
+	Params  []Param
+	Results []string // types, as written outside package pmpi (pmpi.Status)
+}
+
+// Param is one named argument of a Function.
+type Param struct {
+	Name, Type string
+}
