@@ -99,8 +99,7 @@ func newFramework(spec FrameworkSpec, regs []*Registration, preg *params.Registr
 		Component: "base",
 		Kind:      params.KindString,
 		Level:     2,
-		Help: fmt.Sprintf("Which %s components may run: \"a,b\" uses only a and b, \"^a,b\" uses all but a and b, "+
-			"empty uses all", spec.Name),
+		Help:      selectionHelp(spec),
 		Validate: func(v any) error { _, err := ParseSelection(v.(string)); return err },
 	})
 	if err != nil {
@@ -114,6 +113,31 @@ func newFramework(spec FrameworkSpec, regs []*Registration, preg *params.Registr
 		f.load(reg, preg)
 	}
 	return f
+}
+
+func selectionHelp(spec FrameworkSpec) string {
+	if spec.OptIn {
+		return fmt.Sprintf("Which %s components run, in this order: \"a,b\" uses a and b, \"^a,b\" uses all but a "+
+			"and b, empty uses none", spec.Name)
+	}
+	return fmt.Sprintf("Which %s components may run: \"a,b\" uses only a and b, \"^a,b\" uses all but a and b, "+
+		"empty uses all", spec.Name)
+}
+
+// allows reports whether the selection parameter lets the named component run.
+func (f *Framework) allows(name string) bool {
+	if f.spec.OptIn && len(f.sel.Names) == 0 {
+		return false
+	}
+	return f.sel.Allows(name)
+}
+
+// Selection returns the parsed selection parameter, once resolved: its
+// include list's order is the order some frameworks (prof) stack in.
+func (f *Framework) Selection() Selection {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.sel
 }
 
 // load instantiates one component, checks its versions and interface and
@@ -209,7 +233,7 @@ func (f *Framework) Components() []ComponentInfo {
 			FrameworkVersion: s.reg.FrameworkVersion,
 			Origin:           "static",
 			Refused:          s.err,
-			Excluded:         f.state != stateRegistered && !f.sel.Allows(s.reg.Component),
+			Excluded:         f.state != stateRegistered && !f.allows(s.reg.Component),
 		})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
@@ -237,7 +261,7 @@ func (f *Framework) Open(ctx context.Context) error {
 	var errs []error
 	for _, s := range f.loaded {
 		name := s.reg.Component
-		if !f.sel.Allows(name) {
+		if !f.allows(name) {
 			f.log.Debug("component excluded by selection", "component", name, "selection", f.selectParam.Name())
 			continue
 		}

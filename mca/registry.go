@@ -18,6 +18,9 @@ type FrameworkSpec struct {
 	// Accepts checks that a component implements the framework's interface.
 	// A component it rejects is refused at load, with its error.
 	Accepts func(Component) error
+	// Opt-in frameworks (prof) run only the components their selection
+	// parameter names: empty selects none, where it selects all elsewhere.
+	OptIn bool
 }
 
 // Registration is one registered component.

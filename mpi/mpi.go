@@ -16,14 +16,20 @@
 package mpi
 
 import (
+	"context"
+	"sync"
 	"sync/atomic"
 
+	"github.com/gompi/gompi/frameworks/prof"
 	"github.com/gompi/gompi/pmpi"
 )
 
 // calls holds the API every call goes through: pmpi's real one, or a stack
-// of profiling tools above it.
-var calls atomic.Pointer[pmpi.API]
+// of profiling tools above it, built once by Init.
+var (
+	calls     atomic.Pointer[pmpi.API]
+	installMu sync.Mutex
+)
 
 func api() pmpi.API {
 	if p := calls.Load(); p != nil {
@@ -97,12 +103,48 @@ var (
 	ErrGroup      = pmpi.ErrGroup
 )
 
-// Init initialises MPI. It may be called once per process.
-func Init() error { return api().Init() }
+// Init initialises MPI. It may be called once per process. Parameters and
+// components load first; then the profiling tools that the prof parameter
+// names are stacked, and Init itself passes through them.
+func Init() error {
+	if err := install(); err != nil {
+		return err
+	}
+	return api().Init()
+}
 
 // InitThread initialises MPI and returns the thread level provided: always
 // ThreadMultiple, since gompi is goroutine-safe.
-func InitThread(required ThreadLevel) (ThreadLevel, error) { return api().InitThread(required) }
+func InitThread(required ThreadLevel) (ThreadLevel, error) {
+	if err := install(); err != nil {
+		return ThreadMultiple, err
+	}
+	return api().InitThread(required)
+}
+
+// install builds the profiling stack, once. After a failed or second
+// Init it leaves things as they are: the call itself reports why.
+func install() error {
+	installMu.Lock()
+	defer installMu.Unlock()
+	if calls.Load() != nil || pmpi.Initialized() {
+		return nil
+	}
+	sys, err := pmpi.Prepare()
+	if err != nil {
+		return err
+	}
+	fw, err := sys.Framework(prof.Name)
+	if err != nil {
+		return err
+	}
+	st, err := prof.Build(context.Background(), fw, pmpi.Real())
+	if err != nil {
+		return &pmpi.Error{Class: pmpi.ClassOther, Msg: "Init: profiling tools", Err: err}
+	}
+	calls.Store(&st.API)
+	return nil
+}
 
 // Finalize waits for every rank to finalize and leaves the job.
 func Finalize() error { return api().Finalize() }

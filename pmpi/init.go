@@ -64,10 +64,11 @@ type library struct {
 }
 
 var (
-	state   atomic.Int32
-	current atomic.Pointer[library]
-	initMu  sync.Mutex
-	epoch   = time.Now()
+	state    atomic.Int32
+	current  atomic.Pointer[library]
+	prepared atomic.Pointer[library] // Prepare's half-made library, for Init
+	initMu   sync.Mutex
+	epoch    = time.Now()
 )
 
 // Init initialises MPI: it joins the job gompirun started (or runs as a
@@ -88,7 +89,15 @@ func InitThread(required ThreadLevel) (ThreadLevel, error) {
 			map[bool]string{true: " and finalized"}[s == stateFinalized])
 	}
 	state.Store(stateInitializing)
-	l, err := start(context.Background())
+	l := prepared.Swap(nil)
+	if l == nil {
+		var err error
+		if l, err = prepare(context.Background()); err != nil {
+			state.Store(stateNew)
+			return ThreadMultiple, errorf(ClassOther, err, "Init")
+		}
+	}
+	l, err := l.start(context.Background())
 	if err != nil {
 		state.Store(stateNew)
 		return ThreadMultiple, errorf(ClassOther, err, "Init")
@@ -98,7 +107,29 @@ func InitThread(required ThreadLevel) (ThreadLevel, error) {
 	return ThreadMultiple, nil
 }
 
-func start(ctx context.Context) (_ *library, err error) {
+// Prepare does the first half of Init: it joins the job and loads the
+// parameters and the frameworks, and returns them, so that the prof stack
+// can be built from them before Init runs through it. Init completes what
+// Prepare began; a process that never calls Init leaves the job at exit.
+func Prepare() (*mca.System, error) {
+	initMu.Lock()
+	defer initMu.Unlock()
+	if state.Load() != stateNew {
+		return nil, errorf(ClassOther, nil, "Prepare: Init was already called")
+	}
+	if l := prepared.Load(); l != nil {
+		return l.sys, nil
+	}
+	l, err := prepare(context.Background())
+	if err != nil {
+		return nil, errorf(ClassOther, err, "Init")
+	}
+	prepared.Store(l)
+	return l.sys, nil
+}
+
+// prepare joins the job and loads parameters and frameworks.
+func prepare(ctx context.Context) (_ *library, err error) {
 	client, err := rte.Connect(ctx)
 	if err != nil {
 		return nil, err
@@ -118,6 +149,17 @@ func start(ctx context.Context) (_ *library, err error) {
 	if err != nil {
 		return nil, err
 	}
+	return l, nil
+}
+
+// start completes Init: it wires the transports to every rank and makes
+// the built-in communicators.
+func (l *library) start(ctx context.Context) (_ *library, err error) {
+	defer func() {
+		if err != nil {
+			err = errors.Join(err, l.close())
+		}
+	}()
 	procs, err := l.exchangeHosts(ctx)
 	if err != nil {
 		return nil, err
@@ -134,9 +176,9 @@ func start(ctx context.Context) (_ *library, err error) {
 	l.engine = pml.New(l.job.Rank, l.log.Named("pml"), cfg)
 	l.tr, err = btl.Open(ctx, fw, btl.InitEnv{
 		Rank: l.job.Rank, Size: l.job.Size, Hostname: l.job.Hostname, JobID: l.job.JobID,
-		Secret: l.job.Secret, Modex: client, Receiver: l.engine, Oversubscribed: cfg.YieldAtOnce,
+		Secret: l.job.Secret, Modex: l.client, Receiver: l.engine, Oversubscribed: cfg.YieldAtOnce,
 		LocalRank: l.job.LocalRank, LocalSize: l.job.LocalSize, SessionDir: l.job.SessionDir,
-	}, procs, client.Fence)
+	}, procs, l.client.Fence)
 	if err != nil {
 		return nil, err
 	}
