@@ -32,11 +32,7 @@ func (c Comm) Size() int {
 
 // SetErrorHandler sets what a failing call on the communicator does:
 // return the error (ErrorsReturn, the default) or abort the job.
-func (c Comm) SetErrorHandler(h ErrorHandler) {
-	if c.c != nil {
-		c.c.SetErrorHandler(h)
-	}
-}
+func (c Comm) SetErrorHandler(h ErrorHandler) error { return api().CommSetErrhandler(c.c, h) }
 
 // String names the communicator.
 func (c Comm) String() string {

@@ -49,6 +49,7 @@ type API interface {
 	CommGroup(comm *Comm) (*Group, error)
 	CommSetName(comm *Comm, name string) error
 	CommGetName(comm *Comm) (string, error)
+	CommSetErrhandler(comm *Comm, h ErrorHandler) error
 
 	GroupSize(g *Group) (int, error)
 	GroupRank(g *Group) (int, error)
@@ -87,19 +88,26 @@ func Real() API { return realAPI{} }
 
 type realAPI struct{}
 
-func (realAPI) Init() error                                        { return Init() }
-func (realAPI) InitThread(t ThreadLevel) (ThreadLevel, error)      { return InitThread(t) }
-func (realAPI) Finalize() error                                    { return Finalize() }
-func (realAPI) Initialized() bool                                  { return Initialized() }
-func (realAPI) Finalized() bool                                    { return Finalized() }
-func (realAPI) Abort(comm *Comm, code int) error                   { return Abort(comm, code) }
-func (realAPI) Wtime() float64                                     { return Wtime() }
-func (realAPI) Wtick() float64                                     { return Wtick() }
-func (realAPI) Pcontrol(level int) error                           { return Pcontrol(level) }
-func (realAPI) CommWorld() *Comm                                   { return CommWorld() }
-func (realAPI) CommSelf() *Comm                                    { return CommSelf() }
-func (realAPI) CommRank(comm *Comm) (int, error)                   { return CommRank(comm) }
-func (realAPI) CommSize(comm *Comm) (int, error)                   { return CommSize(comm) }
+func (realAPI) Init() error                                   { return Init() }
+func (realAPI) InitThread(t ThreadLevel) (ThreadLevel, error) { return InitThread(t) }
+func (realAPI) Finalize() error                               { return Finalize() }
+func (realAPI) Initialized() bool                             { return Initialized() }
+func (realAPI) Finalized() bool                               { return Finalized() }
+func (realAPI) Abort(comm *Comm, code int) error              { return Abort(comm, code) }
+func (realAPI) Wtime() float64                                { return Wtime() }
+func (realAPI) Wtick() float64                                { return Wtick() }
+func (realAPI) Pcontrol(level int) error                      { return Pcontrol(level) }
+func (realAPI) CommWorld() *Comm                              { return CommWorld() }
+func (realAPI) CommSelf() *Comm                               { return CommSelf() }
+func (realAPI) CommRank(comm *Comm) (int, error)              { return CommRank(comm) }
+func (realAPI) CommSize(comm *Comm) (int, error)              { return CommSize(comm) }
+func (realAPI) CommSetErrhandler(comm *Comm, h ErrorHandler) error {
+	if err := checkComm("comm set errhandler", comm); err != nil {
+		return err
+	}
+	comm.SetErrorHandler(h)
+	return nil
+}
 func (realAPI) Probe(source, tag int, comm *Comm) (Status, error)  { return Probe(source, tag, comm) }
 func (realAPI) Wait(r *Request) (Status, error)                    { return Wait(r) }
 func (realAPI) Test(r *Request) (Status, bool, error)              { return Test(r) }

@@ -207,6 +207,11 @@ func (layer Base) CommGetName(comm *pmpi.Comm) (string, error) {
 	return layer.Next.CommGetName(comm)
 }
 
+// CommSetErrhandler calls Next.CommSetErrhandler.
+func (layer Base) CommSetErrhandler(comm *pmpi.Comm, h pmpi.ErrorHandler) error {
+	return layer.Next.CommSetErrhandler(comm, h)
+}
+
 // GroupSize calls Next.GroupSize.
 func (layer Base) GroupSize(g *pmpi.Group) (int, error) {
 	return layer.Next.GroupSize(g)

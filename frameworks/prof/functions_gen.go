@@ -44,6 +44,7 @@ var Functions = []Function{
 	{Name: "CommGroup", Params: []Param{{"comm", "*pmpi.Comm"}}, Results: []string{"*pmpi.Group", "error"}},
 	{Name: "CommSetName", Params: []Param{{"comm", "*pmpi.Comm"}, {"name", "string"}}, Results: []string{"error"}},
 	{Name: "CommGetName", Params: []Param{{"comm", "*pmpi.Comm"}}, Results: []string{"string", "error"}},
+	{Name: "CommSetErrhandler", Params: []Param{{"comm", "*pmpi.Comm"}, {"h", "pmpi.ErrorHandler"}}, Results: []string{"error"}},
 	{Name: "GroupSize", Params: []Param{{"g", "*pmpi.Group"}}, Results: []string{"int", "error"}},
 	{Name: "GroupRank", Params: []Param{{"g", "*pmpi.Group"}}, Results: []string{"int", "error"}},
 	{Name: "GroupIncl", Params: []Param{{"g", "*pmpi.Group"}, {"ranks", "[]int"}}, Results: []string{"*pmpi.Group", "error"}},
