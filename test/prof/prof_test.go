@@ -1,0 +1,82 @@
+// Package prof_test runs profiling stacks in real jobs: a program that
+// links two recording tools is launched under gompirun with different
+// prof selections, and what the tools saw is checked call by call.
+package prof_test
+
+import (
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gompi/gompi/internal/jobtest"
+)
+
+var gompirun, stackcheck string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "prof_test")
+	if err != nil {
+		panic(err)
+	}
+	bins, err := jobtest.Build(dir, map[string]string{"gompirun": "../../cmd/gompirun", "stackcheck": "./testdata/stackcheck"})
+	if err != nil {
+		panic(err)
+	}
+	gompirun, stackcheck = bins["gompirun"], bins["stackcheck"]
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// rank0Calls are the calls rank 0 of stackcheck makes that the recorders
+// override, in order. Pcontrol(7) before Init reaches no tool: there is
+// none yet. Pcontrol(2) after Finalize does.
+var rank0Calls = []string{"Init", "Pcontrol(0)", "Send", "Allreduce", "Finalize", "Pcontrol(2)"}
+
+// nested is what tools listed outermost first record around calls:
+// before-code in list order, after-code in reverse.
+func nested(tools []string, calls []string) string {
+	var lines []string
+	for _, c := range calls {
+		for _, t := range tools {
+			lines = append(lines, t+" before "+c)
+		}
+		for i := len(tools) - 1; i >= 0; i-- {
+			lines = append(lines, tools[i]+" after "+c)
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+func TestStackOrder(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		args  []string
+		tools []string
+	}{
+		{"listed order", []string{"--mca", "prof", "rec1,rec2"}, []string{"rec1", "rec2"}},
+		{"reversed", []string{"--mca", "prof", "rec2,rec1"}, []string{"rec2", "rec1"}},
+		{"one", []string{"--mca", "prof", "rec1"}, []string{"rec1"}},
+		{"exclude list, by priority", []string{"--mca", "prof", "^rec1"}, []string{"rec2"}},
+		{"none named, none runs", nil, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			args := append([]string{"--timeout", "60", "-np", "2"}, tc.args...)
+			j := jobtest.Run(t, gompirun, 90*time.Second, nil, append(args, stackcheck)...)
+			if j.Code != 0 {
+				t.Fatalf("job failed\n%v", j)
+			}
+			if got, want := strings.TrimSpace(j.Stdout), nested(tc.tools, rank0Calls); got != want {
+				t.Fatalf("the tools saw:\n%s\nwant:\n%s", got, want)
+			}
+		})
+	}
+}
+
+func TestUnknownToolIsAnError(t *testing.T) {
+	j := jobtest.Run(t, gompirun, 90*time.Second, nil, "--timeout", "60", "-np", "2", "--mca", "prof", "rec1,nosuch", stackcheck)
+	if j.Code == 0 || !strings.Contains(j.Stderr, `no component named "nosuch"`) || !strings.Contains(j.Stderr, "rec1, rec2") {
+		t.Fatalf("want a failed job naming the unknown tool and the available ones\n%v", j)
+	}
+}
