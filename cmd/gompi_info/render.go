@@ -54,6 +54,13 @@ func renderComponents(w io.Writer, r report) {
 			}
 			row(key, val)
 		}
+		if f.Stack != nil {
+			stack := "(none: --mca " + f.Name + " a,b runs a and b, a outermost)"
+			if len(*f.Stack) > 0 {
+				stack = strings.Join(*f.Stack, ", ") + " (outermost first)"
+			}
+			row("MCA "+f.Name+" stack", stack)
+		}
 	}
 }
 
@@ -72,6 +79,9 @@ func renderParsable(w io.Writer, r report) {
 	for _, f := range r.Frameworks {
 		rec("framework", f.Name, "api", f.API)
 		rec("framework", f.Name, "description", f.Description)
+		if f.Stack != nil {
+			rec(append([]string{"framework", f.Name, "stack"}, *f.Stack...)...)
+		}
 		for _, c := range f.Components {
 			rec("mca", f.Name, c.Name, "version", "component", c.Version)
 			rec("mca", f.Name, c.Name, "version", "model", c.Model)

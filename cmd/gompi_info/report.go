@@ -24,6 +24,9 @@ type framework struct {
 	API         string      `json:"api_version"`
 	Description string      `json:"description"`
 	Components  []component `json:"components"`
+	// Stack is set for frameworks whose selection is also an order (prof):
+	// the components that would run, outermost first.
+	Stack *[]string `json:"stack,omitempty"`
 }
 
 type component struct {
@@ -82,6 +85,10 @@ func buildReport(sys *mca.System, f filter) (report, error) {
 			out.Components = append(out.Components, rc)
 			names[fw.Name()] = append(names[fw.Name()], c.Name)
 		}
+		if fw.Spec().OptIn {
+			stack := stackOf(fw.Selection(), out.Components)
+			out.Stack = &stack
+		}
 		r.Frameworks = append(r.Frameworks, out)
 	}
 	if f.framework == "" {
@@ -111,6 +118,21 @@ func buildReport(sys *mca.System, f filter) (report, error) {
 		r.Parameters = append(r.Parameters, p)
 	}
 	return r, nil
+}
+
+// stackOf lists the components an opt-in framework would stack: the
+// include list's order, or the available ones (by name) with an exclude list.
+func stackOf(sel mca.Selection, comps []component) []string {
+	stack := []string{}
+	if !sel.Exclude {
+		return append(stack, sel.Names...)
+	}
+	for _, c := range comps {
+		if c.Status == "available" {
+			stack = append(stack, c.Name)
+		}
+	}
+	return stack
 }
 
 func matches(want, got string) bool { return want == "all" || want == got }
