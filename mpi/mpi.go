@@ -127,7 +127,7 @@ func InitThread(required ThreadLevel) (ThreadLevel, error) {
 func install() error {
 	installMu.Lock()
 	defer installMu.Unlock()
-	if calls.Load() != nil || pmpi.Initialized() {
+	if calls.Load() != nil || pmpi.Real().Initialized() {
 		return nil
 	}
 	sys, err := pmpi.Prepare()

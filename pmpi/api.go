@@ -88,19 +88,6 @@ func Real() API { return realAPI{} }
 
 type realAPI struct{}
 
-func (realAPI) Init() error                                   { return Init() }
-func (realAPI) InitThread(t ThreadLevel) (ThreadLevel, error) { return InitThread(t) }
-func (realAPI) Finalize() error                               { return Finalize() }
-func (realAPI) Initialized() bool                             { return Initialized() }
-func (realAPI) Finalized() bool                               { return Finalized() }
-func (realAPI) Abort(comm *Comm, code int) error              { return Abort(comm, code) }
-func (realAPI) Wtime() float64                                { return Wtime() }
-func (realAPI) Wtick() float64                                { return Wtick() }
-func (realAPI) Pcontrol(level int) error                      { return Pcontrol(level) }
-func (realAPI) CommWorld() *Comm                              { return CommWorld() }
-func (realAPI) CommSelf() *Comm                               { return CommSelf() }
-func (realAPI) CommRank(comm *Comm) (int, error)              { return CommRank(comm) }
-func (realAPI) CommSize(comm *Comm) (int, error)              { return CommSize(comm) }
 func (realAPI) CommSetErrhandler(comm *Comm, h ErrorHandler) error {
 	if err := checkComm("comm set errhandler", comm); err != nil {
 		return err
@@ -108,43 +95,9 @@ func (realAPI) CommSetErrhandler(comm *Comm, h ErrorHandler) error {
 	comm.SetErrorHandler(h)
 	return nil
 }
-func (realAPI) Probe(source, tag int, comm *Comm) (Status, error)  { return Probe(source, tag, comm) }
-func (realAPI) Wait(r *Request) (Status, error)                    { return Wait(r) }
-func (realAPI) Test(r *Request) (Status, bool, error)              { return Test(r) }
-func (realAPI) Cancel(r *Request) error                            { return Cancel(r) }
-func (realAPI) WaitAll(reqs []*Request) ([]Status, error)          { return WaitAll(reqs) }
-func (realAPI) WaitAny(reqs []*Request) (int, Status, error)       { return WaitAny(reqs) }
-func (realAPI) WaitSome(reqs []*Request) ([]int, []Status, error)  { return WaitSome(reqs) }
-func (realAPI) TestAll(reqs []*Request) ([]Status, bool, error)    { return TestAll(reqs) }
-func (realAPI) TestAny(reqs []*Request) (int, Status, bool, error) { return TestAny(reqs) }
-func (realAPI) Iprobe(source, tag int, comm *Comm) (Status, bool, error) {
-	return Iprobe(source, tag, comm)
-}
-func (realAPI) Send(buf []byte, count int, dt Datatype, dest, tag int, comm *Comm) error {
-	return Send(buf, count, dt, dest, tag, comm)
-}
-func (realAPI) Ssend(buf []byte, count int, dt Datatype, dest, tag int, comm *Comm) error {
-	return Ssend(buf, count, dt, dest, tag, comm)
-}
-func (realAPI) Recv(buf []byte, count int, dt Datatype, source, tag int, comm *Comm) (Status, error) {
-	return Recv(buf, count, dt, source, tag, comm)
-}
-func (realAPI) Isend(buf []byte, count int, dt Datatype, dest, tag int, comm *Comm) (*Request, error) {
-	return Isend(buf, count, dt, dest, tag, comm)
-}
-func (realAPI) Issend(buf []byte, count int, dt Datatype, dest, tag int, comm *Comm) (*Request, error) {
-	return Issend(buf, count, dt, dest, tag, comm)
-}
-func (realAPI) Irecv(buf []byte, count int, dt Datatype, source, tag int, comm *Comm) (*Request, error) {
-	return Irecv(buf, count, dt, source, tag, comm)
-}
-func (realAPI) Sendrecv(sendbuf []byte, sendcount int, sendtype Datatype, dest, sendtag int,
-	recvbuf []byte, recvcount int, recvtype Datatype, source, recvtag int, comm *Comm) (Status, error) {
-	return Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm)
-}
 
 // CommRank returns this process's rank in comm.
-func CommRank(comm *Comm) (int, error) {
+func (realAPI) CommRank(comm *Comm) (int, error) {
 	if err := checkComm("comm rank", comm); err != nil {
 		return -1, err
 	}
@@ -152,7 +105,7 @@ func CommRank(comm *Comm) (int, error) {
 }
 
 // CommSize returns the number of ranks in comm.
-func CommSize(comm *Comm) (int, error) {
+func (realAPI) CommSize(comm *Comm) (int, error) {
 	if err := checkComm("comm size", comm); err != nil {
 		return 0, err
 	}
@@ -161,4 +114,4 @@ func CommSize(comm *Comm) (int, error) {
 
 // Pcontrol does nothing here: profiling tools above this layer read it
 // (level 0 off, 1 on, 2 flush) and pass it down.
-func Pcontrol(level int) error { return nil }
+func (realAPI) Pcontrol(level int) error { return nil }

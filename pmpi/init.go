@@ -74,14 +74,14 @@ var (
 // Init initialises MPI: it joins the job gompirun started (or runs as a
 // singleton), loads the components that parameters select, and wires the
 // transports to every rank. It may be called once per process.
-func Init() error {
-	_, err := InitThread(ThreadMultiple)
+func (realAPI) Init() error {
+	_, err := realAPI{}.InitThread(ThreadMultiple)
 	return err
 }
 
 // InitThread is Init with a requested thread level; it returns the level
 // provided, which is always ThreadMultiple.
-func InitThread(required ThreadLevel) (ThreadLevel, error) {
+func (realAPI) InitThread(required ThreadLevel) (ThreadLevel, error) {
 	initMu.Lock()
 	defer initMu.Unlock()
 	if s := state.Load(); s != stateNew {
@@ -246,7 +246,7 @@ func (l *library) close() error {
 
 // Finalize waits for every rank to reach Finalize, then closes the
 // transports and leaves the job. Every request must be complete.
-func Finalize() error {
+func (realAPI) Finalize() error {
 	initMu.Lock()
 	defer initMu.Unlock()
 	l, err := running("Finalize")
@@ -269,10 +269,10 @@ func Finalize() error {
 }
 
 // Initialized reports whether Init has completed (even if Finalize followed).
-func Initialized() bool { return state.Load() >= stateRunning }
+func (realAPI) Initialized() bool { return state.Load() >= stateRunning }
 
 // Finalized reports whether Finalize has completed.
-func Finalized() bool { return state.Load() == stateFinalized }
+func (realAPI) Finalized() bool { return state.Load() == stateFinalized }
 
 func running(op string) (*library, error) {
 	switch state.Load() {
@@ -285,7 +285,7 @@ func running(op string) (*library, error) {
 }
 
 // CommWorld is the communicator of every rank of the job; nil before Init.
-func CommWorld() *Comm {
+func (realAPI) CommWorld() *Comm {
 	if l := current.Load(); l != nil {
 		return l.world
 	}
@@ -293,7 +293,7 @@ func CommWorld() *Comm {
 }
 
 // CommSelf is the communicator of this rank alone; nil before Init.
-func CommSelf() *Comm {
+func (realAPI) CommSelf() *Comm {
 	if l := current.Load(); l != nil {
 		return l.self
 	}
@@ -302,7 +302,7 @@ func CommSelf() *Comm {
 
 // Abort stops every rank of the job with the given exit code. It returns
 // only if the launcher cannot be told, and then exits the process.
-func Abort(comm *Comm, code int) error {
+func (realAPI) Abort(comm *Comm, code int) error {
 	msg := fmt.Sprintf("MPI_Abort called on %v with code %d", comm, code)
 	if l := current.Load(); l != nil {
 		if err := l.client.Abort(context.Background(), code, msg); err != nil {
@@ -315,10 +315,10 @@ func Abort(comm *Comm, code int) error {
 
 // Wtime returns elapsed wall-clock time in seconds since an arbitrary
 // point in the past, fixed for the process.
-func Wtime() float64 { return time.Since(epoch).Seconds() }
+func (realAPI) Wtime() float64 { return time.Since(epoch).Seconds() }
 
 // Wtick returns the resolution of Wtime in seconds.
-func Wtick() float64 { return 1e-9 }
+func (realAPI) Wtick() float64 { return 1e-9 }
 
 // Transports describes which transport carries traffic to each world rank,
 // as "0:self 1:tcp"; empty before Init.

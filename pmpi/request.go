@@ -11,7 +11,7 @@ import (
 const Undefined = -1
 
 // Wait blocks until the request completes and returns its status and error.
-func Wait(r *Request) (Status, error) {
+func (realAPI) Wait(r *Request) (Status, error) {
 	if r == nil {
 		return Status{}, errorf(ClassRequest, nil, "wait: the request is nil")
 	}
@@ -22,7 +22,7 @@ func Wait(r *Request) (Status, error) {
 }
 
 // Test reports whether the request has completed, with its status if so.
-func Test(r *Request) (Status, bool, error) {
+func (realAPI) Test(r *Request) (Status, bool, error) {
 	if r == nil {
 		return Status{}, false, errorf(ClassRequest, nil, "test: the request is nil")
 	}
@@ -32,7 +32,7 @@ func Test(r *Request) (Status, bool, error) {
 			return Status{}, false, nil
 		}
 	}
-	st, err := Wait(r)
+	st, err := realAPI{}.Wait(r)
 	return st, true, err
 }
 
@@ -40,7 +40,7 @@ func Test(r *Request) (Status, bool, error) {
 // that no receive has matched yet; the request's status then says
 // Cancelled. A request that already matched completes normally, and so
 // does an eager send, which has left already. Wait tells which happened.
-func Cancel(r *Request) error {
+func (realAPI) Cancel(r *Request) error {
 	if r == nil {
 		return errorf(ClassRequest, nil, "cancel: the request is nil")
 	}
@@ -74,7 +74,7 @@ func (r *Request) result(st pml.Status) (Status, error) {
 
 // WaitAll waits for every request. If some fail, the error has class
 // ErrInStatus and each status carries its own error.
-func WaitAll(reqs []*Request) ([]Status, error) {
+func (realAPI) WaitAll(reqs []*Request) ([]Status, error) {
 	sts := make([]Status, len(reqs))
 	var errs []error
 	for i, r := range reqs {
@@ -82,7 +82,7 @@ func WaitAll(reqs []*Request) ([]Status, error) {
 			continue
 		}
 		var err error
-		if sts[i], err = Wait(r); err != nil {
+		if sts[i], err = (realAPI{}).Wait(r); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -93,7 +93,7 @@ func WaitAll(reqs []*Request) ([]Status, error) {
 }
 
 // TestAll reports whether every request has completed, with their statuses if so.
-func TestAll(reqs []*Request) ([]Status, bool, error) {
+func (realAPI) TestAll(reqs []*Request) ([]Status, bool, error) {
 	progressed := false
 	for _, r := range reqs {
 		if r != nil && r.r != nil && !r.r.Done() && !progressed {
@@ -104,14 +104,14 @@ func TestAll(reqs []*Request) ([]Status, bool, error) {
 			return nil, false, nil
 		}
 	}
-	sts, err := WaitAll(reqs)
+	sts, err := realAPI{}.WaitAll(reqs)
 	return sts, true, err
 }
 
 // WaitAny waits until one of reqs completes, sets that entry to nil (MPI's
 // MPI_REQUEST_NULL) and returns its index and status. With no non-nil
 // request it returns Undefined.
-func WaitAny(reqs []*Request) (int, Status, error) {
+func (realAPI) WaitAny(reqs []*Request) (int, Status, error) {
 	eng, pending, done, err := engineRequests("waitany", reqs)
 	switch {
 	case err != nil:
@@ -125,7 +125,7 @@ func WaitAny(reqs []*Request) (int, Status, error) {
 }
 
 // TestAny is WaitAny without waiting: found is false when none has completed.
-func TestAny(reqs []*Request) (int, Status, bool, error) {
+func (realAPI) TestAny(reqs []*Request) (int, Status, bool, error) {
 	eng, pending, done, err := engineRequests("testany", reqs)
 	if err != nil {
 		return Undefined, Status{}, false, err
@@ -149,14 +149,14 @@ func TestAny(reqs []*Request) (int, Status, bool, error) {
 
 // WaitSome waits until at least one of reqs completes and returns every
 // completed one, setting those entries to nil.
-func WaitSome(reqs []*Request) ([]int, []Status, error) {
-	i, st, err := WaitAny(reqs)
+func (realAPI) WaitSome(reqs []*Request) ([]int, []Status, error) {
+	i, st, err := realAPI{}.WaitAny(reqs)
 	if i == Undefined {
 		return nil, nil, err
 	}
 	idx, sts, errs := []int{i}, []Status{st}, []error{err}
 	for {
-		j, st, found, err := TestAny(reqs)
+		j, st, found, err := realAPI{}.TestAny(reqs)
 		if !found || j == Undefined {
 			break
 		}
@@ -193,7 +193,7 @@ func finish(reqs []*Request, i int) (int, Status, error) {
 	}
 	r := reqs[i]
 	reqs[i] = nil
-	st, err := Wait(r)
+	st, err := realAPI{}.Wait(r)
 	return i, st, err
 }
 

@@ -69,7 +69,7 @@ func run(n int) error {
 		fmt.Printf("pi is about %.12f, error %.2e, %d intervals on %d ranks in %.3f ms\n",
 			pi[0], math.Abs(pi[0]-math.Pi), intervals[0], size, elapsed*1e3)
 		fmt.Printf("highest rank of %s among the even ranks: %d\n", half.Name(), top[0])
-		fmt.Printf("collectives on world served by: %s\n", served(pmpi.CommWorld()))
+		fmt.Printf("collectives on world served by: %s\n", served(pmpi.Real().CommWorld()))
 	}
 	return nil
 }
