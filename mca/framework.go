@@ -100,7 +100,7 @@ func newFramework(spec FrameworkSpec, regs []*Registration, preg *params.Registr
 		Kind:      params.KindString,
 		Level:     2,
 		Help:      selectionHelp(spec),
-		Validate: func(v any) error { _, err := ParseSelection(v.(string)); return err },
+		Validate:  func(v any) error { _, err := ParseSelection(v.(string)); return err },
 	})
 	if err != nil {
 		panic(err) // framework names are unique and valid, so this is a bug in mca
