@@ -47,6 +47,9 @@ func (e *emitter) write(s string, o origin) {
 		e.b.WriteString(s[:i+1])
 		e.lines = append(e.lines, origin{})
 		s = s[i+1:]
+		if s == "" {
+			return
+		}
 		if o.file != "" {
 			o.line++
 		}
@@ -73,12 +76,16 @@ func (e *emitter) newline() {
 	}
 }
 
-// at returns the origin of a line (1-based) of the output.
+// at returns the origin of a line (1-based) of the output: for a line the
+// generator wrote, the closest wrapper line before it, whose code most
+// likely broke it.
 func (e *emitter) at(line int) origin {
-	if line < 1 || line > len(e.lines) {
-		return origin{}
+	for i := min(line, len(e.lines)) - 1; i >= 0; i-- {
+		if e.lines[i].file != "" {
+			return e.lines[i]
+		}
 	}
-	return e.lines[line-1]
+	return origin{}
 }
 
 // trimmed returns e's lines without the blank ones at its start and end:
