@@ -50,6 +50,7 @@ func TestNesting(t *testing.T) {
 	var v int
 	var w int
 	var v1 int
+
 	v = 1  // pre outer Send
 	v1 = 2 // pre inner Send
 	returnVal = layer.Next.Send(buf, dest)

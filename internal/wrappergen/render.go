@@ -183,6 +183,9 @@ func (g *gen) method(out *emitter, fn *prof.Function) error {
 	out.gen("\n// %s runs the wrappers of %s around Next.%s.\n", fn.Name, strings.Join(files, ", "), fn.Name)
 	out.gen("func (layer module) %s(%s) %s {\n", fn.Name, paramList(fn), results)
 	out.appendLines(&decls)
+	if len(decls.lines) > 0 {
+		out.gen("\n")
+	}
 	usedReturn := false
 	for _, w := range ws {
 		usedReturn = usedReturn || w.s.usedReturn

@@ -331,6 +331,7 @@ func (layer module) InitThread(required pmpi.ThreadLevel) (ret0 pmpi.ThreadLevel
 // Finalize runs the wrappers of counter.w around Next.Finalize.
 func (layer module) Finalize() (returnVal error) {
 	var rank int
+
 	callsFinalize0.Add(1)
 	rank, _ = layer.Next.CommRank(layer.Next.CommWorld())
 	reportCounts0(rank)

@@ -356,6 +356,7 @@ func reportCounts1(rank int) {
 // Init runs the wrappers of timing.w, counter.w around Next.Init.
 func (layer module) Init() (returnVal error) {
 	var start time.Time
+
 	start = time.Now()
 	callsInit1.Add(1)
 	returnVal = layer.Next.Init()
@@ -369,6 +370,7 @@ func (layer module) Init() (returnVal error) {
 // InitThread runs the wrappers of timing.w, counter.w around Next.InitThread.
 func (layer module) InitThread(required pmpi.ThreadLevel) (ret0 pmpi.ThreadLevel, returnVal error) {
 	var start time.Time
+
 	start = time.Now()
 	callsInitThread1.Add(1)
 	ret0, returnVal = layer.Next.InitThread(required)
@@ -383,6 +385,7 @@ func (layer module) InitThread(required pmpi.ThreadLevel) (ret0 pmpi.ThreadLevel
 func (layer module) Finalize() (returnVal error) {
 	var rank int
 	var rank1 int
+
 	rank, _ = layer.Next.CommRank(layer.Next.CommWorld())
 	reportTimes0(rank)
 	callsFinalize1.Add(1)
@@ -395,6 +398,7 @@ func (layer module) Finalize() (returnVal error) {
 // Initialized runs the wrappers of timing.w, counter.w around Next.Initialized.
 func (layer module) Initialized() (ret0 bool) {
 	var start time.Time
+
 	start = time.Now()
 	callsInitialized1.Add(1)
 	ret0 = layer.Next.Initialized()
@@ -408,6 +412,7 @@ func (layer module) Initialized() (ret0 bool) {
 // Finalized runs the wrappers of timing.w, counter.w around Next.Finalized.
 func (layer module) Finalized() (ret0 bool) {
 	var start time.Time
+
 	start = time.Now()
 	callsFinalized1.Add(1)
 	ret0 = layer.Next.Finalized()
@@ -421,6 +426,7 @@ func (layer module) Finalized() (ret0 bool) {
 // Abort runs the wrappers of timing.w, counter.w around Next.Abort.
 func (layer module) Abort(comm *pmpi.Comm, code int) (returnVal error) {
 	var start time.Time
+
 	start = time.Now()
 	callsAbort1.Add(1)
 	returnVal = layer.Next.Abort(comm, code)
@@ -448,6 +454,7 @@ func (layer module) Wtick() (ret0 float64) {
 // Pcontrol runs the wrappers of timing.w, counter.w around Next.Pcontrol.
 func (layer module) Pcontrol(level int) (returnVal error) {
 	var start time.Time
+
 	start = time.Now()
 	callsPcontrol1.Add(1)
 	returnVal = layer.Next.Pcontrol(level)
@@ -461,6 +468,7 @@ func (layer module) Pcontrol(level int) (returnVal error) {
 // CommWorld runs the wrappers of timing.w, counter.w around Next.CommWorld.
 func (layer module) CommWorld() (ret0 *pmpi.Comm) {
 	var start time.Time
+
 	start = time.Now()
 	callsCommWorld1.Add(1)
 	ret0 = layer.Next.CommWorld()
@@ -474,6 +482,7 @@ func (layer module) CommWorld() (ret0 *pmpi.Comm) {
 // CommSelf runs the wrappers of timing.w, counter.w around Next.CommSelf.
 func (layer module) CommSelf() (ret0 *pmpi.Comm) {
 	var start time.Time
+
 	start = time.Now()
 	callsCommSelf1.Add(1)
 	ret0 = layer.Next.CommSelf()
@@ -487,6 +496,7 @@ func (layer module) CommSelf() (ret0 *pmpi.Comm) {
 // CommRank runs the wrappers of timing.w, counter.w around Next.CommRank.
 func (layer module) CommRank(comm *pmpi.Comm) (ret0 int, returnVal error) {
 	var start time.Time
+
 	start = time.Now()
 	callsCommRank1.Add(1)
 	ret0, returnVal = layer.Next.CommRank(comm)
@@ -500,6 +510,7 @@ func (layer module) CommRank(comm *pmpi.Comm) (ret0 int, returnVal error) {
 // CommSize runs the wrappers of timing.w, counter.w around Next.CommSize.
 func (layer module) CommSize(comm *pmpi.Comm) (ret0 int, returnVal error) {
 	var start time.Time
+
 	start = time.Now()
 	callsCommSize1.Add(1)
 	ret0, returnVal = layer.Next.CommSize(comm)
@@ -514,6 +525,7 @@ func (layer module) CommSize(comm *pmpi.Comm) (ret0 int, returnVal error) {
 func (layer module) Send(buf []byte, count int, dt pmpi.Datatype, dest int, tag int, comm *pmpi.Comm) (returnVal error) {
 	var start time.Time
 	var bytes int
+
 	start = time.Now()
 	callsSend1.Add(1)
 	bytes = dt.Size() * count
@@ -533,6 +545,7 @@ func (layer module) Send(buf []byte, count int, dt pmpi.Datatype, dest int, tag 
 func (layer module) Ssend(buf []byte, count int, dt pmpi.Datatype, dest int, tag int, comm *pmpi.Comm) (returnVal error) {
 	var start time.Time
 	var bytes int
+
 	start = time.Now()
 	callsSsend1.Add(1)
 	bytes = dt.Size() * count
@@ -551,6 +564,7 @@ func (layer module) Ssend(buf []byte, count int, dt pmpi.Datatype, dest int, tag
 // Recv runs the wrappers of timing.w, counter.w around Next.Recv.
 func (layer module) Recv(buf []byte, count int, dt pmpi.Datatype, source int, tag int, comm *pmpi.Comm) (ret0 pmpi.Status, returnVal error) {
 	var start time.Time
+
 	start = time.Now()
 	callsRecv1.Add(1)
 	ret0, returnVal = layer.Next.Recv(buf, count, dt, source, tag, comm)
@@ -565,6 +579,7 @@ func (layer module) Recv(buf []byte, count int, dt pmpi.Datatype, source int, ta
 func (layer module) Isend(buf []byte, count int, dt pmpi.Datatype, dest int, tag int, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
 	var start time.Time
 	var bytes int
+
 	start = time.Now()
 	callsIsend1.Add(1)
 	bytes = dt.Size() * count
@@ -583,6 +598,7 @@ func (layer module) Isend(buf []byte, count int, dt pmpi.Datatype, dest int, tag
 // Issend runs the wrappers of timing.w, counter.w around Next.Issend.
 func (layer module) Issend(buf []byte, count int, dt pmpi.Datatype, dest int, tag int, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
 	var start time.Time
+
 	start = time.Now()
 	callsIssend1.Add(1)
 	ret0, returnVal = layer.Next.Issend(buf, count, dt, dest, tag, comm)
@@ -596,6 +612,7 @@ func (layer module) Issend(buf []byte, count int, dt pmpi.Datatype, dest int, ta
 // Irecv runs the wrappers of timing.w, counter.w around Next.Irecv.
 func (layer module) Irecv(buf []byte, count int, dt pmpi.Datatype, source int, tag int, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
 	var start time.Time
+
 	start = time.Now()
 	callsIrecv1.Add(1)
 	ret0, returnVal = layer.Next.Irecv(buf, count, dt, source, tag, comm)
@@ -609,6 +626,7 @@ func (layer module) Irecv(buf []byte, count int, dt pmpi.Datatype, source int, t
 // Sendrecv runs the wrappers of timing.w, counter.w around Next.Sendrecv.
 func (layer module) Sendrecv(sendbuf []byte, sendcount int, sendtype pmpi.Datatype, dest int, sendtag int, recvbuf []byte, recvcount int, recvtype pmpi.Datatype, source int, recvtag int, comm *pmpi.Comm) (ret0 pmpi.Status, returnVal error) {
 	var start time.Time
+
 	start = time.Now()
 	callsSendrecv1.Add(1)
 	ret0, returnVal = layer.Next.Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm)
@@ -622,6 +640,7 @@ func (layer module) Sendrecv(sendbuf []byte, sendcount int, sendtype pmpi.Dataty
 // Probe runs the wrappers of timing.w, counter.w around Next.Probe.
 func (layer module) Probe(source int, tag int, comm *pmpi.Comm) (ret0 pmpi.Status, returnVal error) {
 	var start time.Time
+
 	start = time.Now()
 	callsProbe1.Add(1)
 	ret0, returnVal = layer.Next.Probe(source, tag, comm)
@@ -635,6 +654,7 @@ func (layer module) Probe(source int, tag int, comm *pmpi.Comm) (ret0 pmpi.Statu
 // Iprobe runs the wrappers of timing.w, counter.w around Next.Iprobe.
 func (layer module) Iprobe(source int, tag int, comm *pmpi.Comm) (ret0 pmpi.Status, ret1 bool, returnVal error) {
 	var start time.Time
+
 	start = time.Now()
 	callsIprobe1.Add(1)
 	ret0, ret1, returnVal = layer.Next.Iprobe(source, tag, comm)
@@ -648,6 +668,7 @@ func (layer module) Iprobe(source int, tag int, comm *pmpi.Comm) (ret0 pmpi.Stat
 // Wait runs the wrappers of timing.w, counter.w around Next.Wait.
 func (layer module) Wait(r *pmpi.Request) (ret0 pmpi.Status, returnVal error) {
 	var start time.Time
+
 	start = time.Now()
 	callsWait1.Add(1)
 	ret0, returnVal = layer.Next.Wait(r)
@@ -661,6 +682,7 @@ func (layer module) Wait(r *pmpi.Request) (ret0 pmpi.Status, returnVal error) {
 // Test runs the wrappers of timing.w, counter.w around Next.Test.
 func (layer module) Test(r *pmpi.Request) (ret0 pmpi.Status, ret1 bool, returnVal error) {
 	var start time.Time
+
 	start = time.Now()
 	callsTest1.Add(1)
 	ret0, ret1, returnVal = layer.Next.Test(r)
@@ -674,6 +696,7 @@ func (layer module) Test(r *pmpi.Request) (ret0 pmpi.Status, ret1 bool, returnVa
 // Cancel runs the wrappers of timing.w, counter.w around Next.Cancel.
 func (layer module) Cancel(r *pmpi.Request) (returnVal error) {
 	var start time.Time
+
 	start = time.Now()
 	callsCancel1.Add(1)
 	returnVal = layer.Next.Cancel(r)
@@ -687,6 +710,7 @@ func (layer module) Cancel(r *pmpi.Request) (returnVal error) {
 // WaitAll runs the wrappers of timing.w, counter.w around Next.WaitAll.
 func (layer module) WaitAll(reqs []*pmpi.Request) (ret0 []pmpi.Status, returnVal error) {
 	var start time.Time
+
 	start = time.Now()
 	callsWaitAll1.Add(1)
 	ret0, returnVal = layer.Next.WaitAll(reqs)
@@ -700,6 +724,7 @@ func (layer module) WaitAll(reqs []*pmpi.Request) (ret0 []pmpi.Status, returnVal
 // WaitAny runs the wrappers of timing.w, counter.w around Next.WaitAny.
 func (layer module) WaitAny(reqs []*pmpi.Request) (ret0 int, ret1 pmpi.Status, returnVal error) {
 	var start time.Time
+
 	start = time.Now()
 	callsWaitAny1.Add(1)
 	ret0, ret1, returnVal = layer.Next.WaitAny(reqs)
@@ -713,6 +738,7 @@ func (layer module) WaitAny(reqs []*pmpi.Request) (ret0 int, ret1 pmpi.Status, r
 // WaitSome runs the wrappers of timing.w, counter.w around Next.WaitSome.
 func (layer module) WaitSome(reqs []*pmpi.Request) (ret0 []int, ret1 []pmpi.Status, returnVal error) {
 	var start time.Time
+
 	start = time.Now()
 	callsWaitSome1.Add(1)
 	ret0, ret1, returnVal = layer.Next.WaitSome(reqs)
@@ -726,6 +752,7 @@ func (layer module) WaitSome(reqs []*pmpi.Request) (ret0 []int, ret1 []pmpi.Stat
 // TestAll runs the wrappers of timing.w, counter.w around Next.TestAll.
 func (layer module) TestAll(reqs []*pmpi.Request) (ret0 []pmpi.Status, ret1 bool, returnVal error) {
 	var start time.Time
+
 	start = time.Now()
 	callsTestAll1.Add(1)
 	ret0, ret1, returnVal = layer.Next.TestAll(reqs)
@@ -739,6 +766,7 @@ func (layer module) TestAll(reqs []*pmpi.Request) (ret0 []pmpi.Status, ret1 bool
 // TestAny runs the wrappers of timing.w, counter.w around Next.TestAny.
 func (layer module) TestAny(reqs []*pmpi.Request) (ret0 int, ret1 pmpi.Status, ret2 bool, returnVal error) {
 	var start time.Time
+
 	start = time.Now()
 	callsTestAny1.Add(1)
 	ret0, ret1, ret2, returnVal = layer.Next.TestAny(reqs)
@@ -752,6 +780,7 @@ func (layer module) TestAny(reqs []*pmpi.Request) (ret0 int, ret1 pmpi.Status, r
 // CommDup runs the wrappers of timing.w, counter.w around Next.CommDup.
 func (layer module) CommDup(comm *pmpi.Comm) (ret0 *pmpi.Comm, returnVal error) {
 	var start time.Time
+
 	start = time.Now()
 	callsCommDup1.Add(1)
 	ret0, returnVal = layer.Next.CommDup(comm)
@@ -765,6 +794,7 @@ func (layer module) CommDup(comm *pmpi.Comm) (ret0 *pmpi.Comm, returnVal error) 
 // CommSplit runs the wrappers of timing.w, counter.w around Next.CommSplit.
 func (layer module) CommSplit(comm *pmpi.Comm, color int, key int) (ret0 *pmpi.Comm, returnVal error) {
 	var start time.Time
+
 	start = time.Now()
 	callsCommSplit1.Add(1)
 	ret0, returnVal = layer.Next.CommSplit(comm, color, key)
@@ -778,6 +808,7 @@ func (layer module) CommSplit(comm *pmpi.Comm, color int, key int) (ret0 *pmpi.C
 // CommSplitType runs the wrappers of timing.w, counter.w around Next.CommSplitType.
 func (layer module) CommSplitType(comm *pmpi.Comm, splitType int, key int) (ret0 *pmpi.Comm, returnVal error) {
 	var start time.Time
+
 	start = time.Now()
 	callsCommSplitType1.Add(1)
 	ret0, returnVal = layer.Next.CommSplitType(comm, splitType, key)
@@ -791,6 +822,7 @@ func (layer module) CommSplitType(comm *pmpi.Comm, splitType int, key int) (ret0
 // CommCreate runs the wrappers of timing.w, counter.w around Next.CommCreate.
 func (layer module) CommCreate(comm *pmpi.Comm, group *pmpi.Group) (ret0 *pmpi.Comm, returnVal error) {
 	var start time.Time
+
 	start = time.Now()
 	callsCommCreate1.Add(1)
 	ret0, returnVal = layer.Next.CommCreate(comm, group)
@@ -804,6 +836,7 @@ func (layer module) CommCreate(comm *pmpi.Comm, group *pmpi.Group) (ret0 *pmpi.C
 // CommFree runs the wrappers of timing.w, counter.w around Next.CommFree.
 func (layer module) CommFree(comm *pmpi.Comm) (returnVal error) {
 	var start time.Time
+
 	start = time.Now()
 	callsCommFree1.Add(1)
 	returnVal = layer.Next.CommFree(comm)
@@ -817,6 +850,7 @@ func (layer module) CommFree(comm *pmpi.Comm) (returnVal error) {
 // CommCompare runs the wrappers of timing.w, counter.w around Next.CommCompare.
 func (layer module) CommCompare(a *pmpi.Comm, b *pmpi.Comm) (ret0 pmpi.Comparison, returnVal error) {
 	var start time.Time
+
 	start = time.Now()
 	callsCommCompare1.Add(1)
 	ret0, returnVal = layer.Next.CommCompare(a, b)
@@ -830,6 +864,7 @@ func (layer module) CommCompare(a *pmpi.Comm, b *pmpi.Comm) (ret0 pmpi.Compariso
 // CommGroup runs the wrappers of timing.w, counter.w around Next.CommGroup.
 func (layer module) CommGroup(comm *pmpi.Comm) (ret0 *pmpi.Group, returnVal error) {
 	var start time.Time
+
 	start = time.Now()
 	callsCommGroup1.Add(1)
 	ret0, returnVal = layer.Next.CommGroup(comm)
@@ -843,6 +878,7 @@ func (layer module) CommGroup(comm *pmpi.Comm) (ret0 *pmpi.Group, returnVal erro
 // CommSetName runs the wrappers of timing.w, counter.w around Next.CommSetName.
 func (layer module) CommSetName(comm *pmpi.Comm, name string) (returnVal error) {
 	var start time.Time
+
 	start = time.Now()
 	callsCommSetName1.Add(1)
 	returnVal = layer.Next.CommSetName(comm, name)
@@ -856,6 +892,7 @@ func (layer module) CommSetName(comm *pmpi.Comm, name string) (returnVal error) 
 // CommGetName runs the wrappers of timing.w, counter.w around Next.CommGetName.
 func (layer module) CommGetName(comm *pmpi.Comm) (ret0 string, returnVal error) {
 	var start time.Time
+
 	start = time.Now()
 	callsCommGetName1.Add(1)
 	ret0, returnVal = layer.Next.CommGetName(comm)
@@ -869,6 +906,7 @@ func (layer module) CommGetName(comm *pmpi.Comm) (ret0 string, returnVal error) 
 // GroupSize runs the wrappers of timing.w, counter.w around Next.GroupSize.
 func (layer module) GroupSize(g *pmpi.Group) (ret0 int, returnVal error) {
 	var start time.Time
+
 	start = time.Now()
 	callsGroupSize1.Add(1)
 	ret0, returnVal = layer.Next.GroupSize(g)
@@ -882,6 +920,7 @@ func (layer module) GroupSize(g *pmpi.Group) (ret0 int, returnVal error) {
 // GroupRank runs the wrappers of timing.w, counter.w around Next.GroupRank.
 func (layer module) GroupRank(g *pmpi.Group) (ret0 int, returnVal error) {
 	var start time.Time
+
 	start = time.Now()
 	callsGroupRank1.Add(1)
 	ret0, returnVal = layer.Next.GroupRank(g)
@@ -895,6 +934,7 @@ func (layer module) GroupRank(g *pmpi.Group) (ret0 int, returnVal error) {
 // GroupIncl runs the wrappers of timing.w, counter.w around Next.GroupIncl.
 func (layer module) GroupIncl(g *pmpi.Group, ranks []int) (ret0 *pmpi.Group, returnVal error) {
 	var start time.Time
+
 	start = time.Now()
 	callsGroupIncl1.Add(1)
 	ret0, returnVal = layer.Next.GroupIncl(g, ranks)
@@ -908,6 +948,7 @@ func (layer module) GroupIncl(g *pmpi.Group, ranks []int) (ret0 *pmpi.Group, ret
 // GroupExcl runs the wrappers of timing.w, counter.w around Next.GroupExcl.
 func (layer module) GroupExcl(g *pmpi.Group, ranks []int) (ret0 *pmpi.Group, returnVal error) {
 	var start time.Time
+
 	start = time.Now()
 	callsGroupExcl1.Add(1)
 	ret0, returnVal = layer.Next.GroupExcl(g, ranks)
@@ -921,6 +962,7 @@ func (layer module) GroupExcl(g *pmpi.Group, ranks []int) (ret0 *pmpi.Group, ret
 // GroupUnion runs the wrappers of timing.w, counter.w around Next.GroupUnion.
 func (layer module) GroupUnion(a *pmpi.Group, b *pmpi.Group) (ret0 *pmpi.Group, returnVal error) {
 	var start time.Time
+
 	start = time.Now()
 	callsGroupUnion1.Add(1)
 	ret0, returnVal = layer.Next.GroupUnion(a, b)
@@ -934,6 +976,7 @@ func (layer module) GroupUnion(a *pmpi.Group, b *pmpi.Group) (ret0 *pmpi.Group, 
 // GroupIntersection runs the wrappers of timing.w, counter.w around Next.GroupIntersection.
 func (layer module) GroupIntersection(a *pmpi.Group, b *pmpi.Group) (ret0 *pmpi.Group, returnVal error) {
 	var start time.Time
+
 	start = time.Now()
 	callsGroupIntersection1.Add(1)
 	ret0, returnVal = layer.Next.GroupIntersection(a, b)
@@ -947,6 +990,7 @@ func (layer module) GroupIntersection(a *pmpi.Group, b *pmpi.Group) (ret0 *pmpi.
 // GroupDifference runs the wrappers of timing.w, counter.w around Next.GroupDifference.
 func (layer module) GroupDifference(a *pmpi.Group, b *pmpi.Group) (ret0 *pmpi.Group, returnVal error) {
 	var start time.Time
+
 	start = time.Now()
 	callsGroupDifference1.Add(1)
 	ret0, returnVal = layer.Next.GroupDifference(a, b)
@@ -960,6 +1004,7 @@ func (layer module) GroupDifference(a *pmpi.Group, b *pmpi.Group) (ret0 *pmpi.Gr
 // GroupTranslateRanks runs the wrappers of timing.w, counter.w around Next.GroupTranslateRanks.
 func (layer module) GroupTranslateRanks(a *pmpi.Group, ranks []int, b *pmpi.Group) (ret0 []int, returnVal error) {
 	var start time.Time
+
 	start = time.Now()
 	callsGroupTranslateRanks1.Add(1)
 	ret0, returnVal = layer.Next.GroupTranslateRanks(a, ranks, b)
@@ -973,6 +1018,7 @@ func (layer module) GroupTranslateRanks(a *pmpi.Group, ranks []int, b *pmpi.Grou
 // GroupCompare runs the wrappers of timing.w, counter.w around Next.GroupCompare.
 func (layer module) GroupCompare(a *pmpi.Group, b *pmpi.Group) (ret0 pmpi.Comparison, returnVal error) {
 	var start time.Time
+
 	start = time.Now()
 	callsGroupCompare1.Add(1)
 	ret0, returnVal = layer.Next.GroupCompare(a, b)
@@ -986,6 +1032,7 @@ func (layer module) GroupCompare(a *pmpi.Group, b *pmpi.Group) (ret0 pmpi.Compar
 // OpCreate runs the wrappers of timing.w, counter.w around Next.OpCreate.
 func (layer module) OpCreate(f pmpi.UserFunc, commutative bool) (ret0 pmpi.Op, returnVal error) {
 	var start time.Time
+
 	start = time.Now()
 	callsOpCreate1.Add(1)
 	ret0, returnVal = layer.Next.OpCreate(f, commutative)
@@ -999,6 +1046,7 @@ func (layer module) OpCreate(f pmpi.UserFunc, commutative bool) (ret0 pmpi.Op, r
 // Barrier runs the wrappers of timing.w, counter.w around Next.Barrier.
 func (layer module) Barrier(comm *pmpi.Comm) (returnVal error) {
 	var start time.Time
+
 	start = time.Now()
 	callsBarrier1.Add(1)
 	returnVal = layer.Next.Barrier(comm)
@@ -1012,6 +1060,7 @@ func (layer module) Barrier(comm *pmpi.Comm) (returnVal error) {
 // Bcast runs the wrappers of timing.w, counter.w around Next.Bcast.
 func (layer module) Bcast(buf []byte, count int, dt pmpi.Datatype, root int, comm *pmpi.Comm) (returnVal error) {
 	var start time.Time
+
 	start = time.Now()
 	callsBcast1.Add(1)
 	returnVal = layer.Next.Bcast(buf, count, dt, root, comm)
@@ -1025,6 +1074,7 @@ func (layer module) Bcast(buf []byte, count int, dt pmpi.Datatype, root int, com
 // Reduce runs the wrappers of timing.w, counter.w around Next.Reduce.
 func (layer module) Reduce(send []byte, recv []byte, count int, dt pmpi.Datatype, op pmpi.Op, root int, comm *pmpi.Comm) (returnVal error) {
 	var start time.Time
+
 	start = time.Now()
 	callsReduce1.Add(1)
 	returnVal = layer.Next.Reduce(send, recv, count, dt, op, root, comm)
@@ -1038,6 +1088,7 @@ func (layer module) Reduce(send []byte, recv []byte, count int, dt pmpi.Datatype
 // Allreduce runs the wrappers of timing.w, counter.w around Next.Allreduce.
 func (layer module) Allreduce(send []byte, recv []byte, count int, dt pmpi.Datatype, op pmpi.Op, comm *pmpi.Comm) (returnVal error) {
 	var start time.Time
+
 	start = time.Now()
 	callsAllreduce1.Add(1)
 	returnVal = layer.Next.Allreduce(send, recv, count, dt, op, comm)
@@ -1051,6 +1102,7 @@ func (layer module) Allreduce(send []byte, recv []byte, count int, dt pmpi.Datat
 // Gather runs the wrappers of timing.w, counter.w around Next.Gather.
 func (layer module) Gather(send []byte, scount int, sdt pmpi.Datatype, recv []byte, rcount int, rdt pmpi.Datatype, root int, comm *pmpi.Comm) (returnVal error) {
 	var start time.Time
+
 	start = time.Now()
 	callsGather1.Add(1)
 	returnVal = layer.Next.Gather(send, scount, sdt, recv, rcount, rdt, root, comm)
@@ -1064,6 +1116,7 @@ func (layer module) Gather(send []byte, scount int, sdt pmpi.Datatype, recv []by
 // Gatherv runs the wrappers of timing.w, counter.w around Next.Gatherv.
 func (layer module) Gatherv(send []byte, scount int, sdt pmpi.Datatype, recv []byte, counts []int, displs []int, rdt pmpi.Datatype, root int, comm *pmpi.Comm) (returnVal error) {
 	var start time.Time
+
 	start = time.Now()
 	callsGatherv1.Add(1)
 	returnVal = layer.Next.Gatherv(send, scount, sdt, recv, counts, displs, rdt, root, comm)
@@ -1077,6 +1130,7 @@ func (layer module) Gatherv(send []byte, scount int, sdt pmpi.Datatype, recv []b
 // Scatter runs the wrappers of timing.w, counter.w around Next.Scatter.
 func (layer module) Scatter(send []byte, scount int, sdt pmpi.Datatype, recv []byte, rcount int, rdt pmpi.Datatype, root int, comm *pmpi.Comm) (returnVal error) {
 	var start time.Time
+
 	start = time.Now()
 	callsScatter1.Add(1)
 	returnVal = layer.Next.Scatter(send, scount, sdt, recv, rcount, rdt, root, comm)
@@ -1090,6 +1144,7 @@ func (layer module) Scatter(send []byte, scount int, sdt pmpi.Datatype, recv []b
 // Scatterv runs the wrappers of timing.w, counter.w around Next.Scatterv.
 func (layer module) Scatterv(send []byte, counts []int, displs []int, sdt pmpi.Datatype, recv []byte, rcount int, rdt pmpi.Datatype, root int, comm *pmpi.Comm) (returnVal error) {
 	var start time.Time
+
 	start = time.Now()
 	callsScatterv1.Add(1)
 	returnVal = layer.Next.Scatterv(send, counts, displs, sdt, recv, rcount, rdt, root, comm)
@@ -1103,6 +1158,7 @@ func (layer module) Scatterv(send []byte, counts []int, displs []int, sdt pmpi.D
 // Allgather runs the wrappers of timing.w, counter.w around Next.Allgather.
 func (layer module) Allgather(send []byte, scount int, sdt pmpi.Datatype, recv []byte, rcount int, rdt pmpi.Datatype, comm *pmpi.Comm) (returnVal error) {
 	var start time.Time
+
 	start = time.Now()
 	callsAllgather1.Add(1)
 	returnVal = layer.Next.Allgather(send, scount, sdt, recv, rcount, rdt, comm)
@@ -1116,6 +1172,7 @@ func (layer module) Allgather(send []byte, scount int, sdt pmpi.Datatype, recv [
 // Allgatherv runs the wrappers of timing.w, counter.w around Next.Allgatherv.
 func (layer module) Allgatherv(send []byte, scount int, sdt pmpi.Datatype, recv []byte, counts []int, displs []int, rdt pmpi.Datatype, comm *pmpi.Comm) (returnVal error) {
 	var start time.Time
+
 	start = time.Now()
 	callsAllgatherv1.Add(1)
 	returnVal = layer.Next.Allgatherv(send, scount, sdt, recv, counts, displs, rdt, comm)
@@ -1129,6 +1186,7 @@ func (layer module) Allgatherv(send []byte, scount int, sdt pmpi.Datatype, recv 
 // Alltoall runs the wrappers of timing.w, counter.w around Next.Alltoall.
 func (layer module) Alltoall(send []byte, scount int, sdt pmpi.Datatype, recv []byte, rcount int, rdt pmpi.Datatype, comm *pmpi.Comm) (returnVal error) {
 	var start time.Time
+
 	start = time.Now()
 	callsAlltoall1.Add(1)
 	returnVal = layer.Next.Alltoall(send, scount, sdt, recv, rcount, rdt, comm)
@@ -1142,6 +1200,7 @@ func (layer module) Alltoall(send []byte, scount int, sdt pmpi.Datatype, recv []
 // Alltoallv runs the wrappers of timing.w, counter.w around Next.Alltoallv.
 func (layer module) Alltoallv(send []byte, scounts []int, sdispls []int, sdt pmpi.Datatype, recv []byte, rcounts []int, rdispls []int, rdt pmpi.Datatype, comm *pmpi.Comm) (returnVal error) {
 	var start time.Time
+
 	start = time.Now()
 	callsAlltoallv1.Add(1)
 	returnVal = layer.Next.Alltoallv(send, scounts, sdispls, sdt, recv, rcounts, rdispls, rdt, comm)
@@ -1155,6 +1214,7 @@ func (layer module) Alltoallv(send []byte, scounts []int, sdispls []int, sdt pmp
 // ReduceScatter runs the wrappers of timing.w, counter.w around Next.ReduceScatter.
 func (layer module) ReduceScatter(send []byte, recv []byte, counts []int, dt pmpi.Datatype, op pmpi.Op, comm *pmpi.Comm) (returnVal error) {
 	var start time.Time
+
 	start = time.Now()
 	callsReduceScatter1.Add(1)
 	returnVal = layer.Next.ReduceScatter(send, recv, counts, dt, op, comm)
@@ -1168,6 +1228,7 @@ func (layer module) ReduceScatter(send []byte, recv []byte, counts []int, dt pmp
 // ReduceScatterBlock runs the wrappers of timing.w, counter.w around Next.ReduceScatterBlock.
 func (layer module) ReduceScatterBlock(send []byte, recv []byte, count int, dt pmpi.Datatype, op pmpi.Op, comm *pmpi.Comm) (returnVal error) {
 	var start time.Time
+
 	start = time.Now()
 	callsReduceScatterBlock1.Add(1)
 	returnVal = layer.Next.ReduceScatterBlock(send, recv, count, dt, op, comm)
@@ -1181,6 +1242,7 @@ func (layer module) ReduceScatterBlock(send []byte, recv []byte, count int, dt p
 // Scan runs the wrappers of timing.w, counter.w around Next.Scan.
 func (layer module) Scan(send []byte, recv []byte, count int, dt pmpi.Datatype, op pmpi.Op, comm *pmpi.Comm) (returnVal error) {
 	var start time.Time
+
 	start = time.Now()
 	callsScan1.Add(1)
 	returnVal = layer.Next.Scan(send, recv, count, dt, op, comm)
@@ -1194,6 +1256,7 @@ func (layer module) Scan(send []byte, recv []byte, count int, dt pmpi.Datatype, 
 // Exscan runs the wrappers of timing.w, counter.w around Next.Exscan.
 func (layer module) Exscan(send []byte, recv []byte, count int, dt pmpi.Datatype, op pmpi.Op, comm *pmpi.Comm) (returnVal error) {
 	var start time.Time
+
 	start = time.Now()
 	callsExscan1.Add(1)
 	returnVal = layer.Next.Exscan(send, recv, count, dt, op, comm)
