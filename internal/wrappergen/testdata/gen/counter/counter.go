@@ -85,6 +85,7 @@ var (
 	callsCommGroup0           atomic.Int64
 	callsCommSetName0         atomic.Int64
 	callsCommGetName0         atomic.Int64
+	callsCommSetErrhandler0   atomic.Int64
 	callsGroupSize0           atomic.Int64
 	callsGroupRank0           atomic.Int64
 	callsGroupIncl0           atomic.Int64
@@ -232,6 +233,9 @@ func reportCounts0(rank int) {
 	}
 	if n := callsCommGetName0.Load(); n > 0 {
 		fmt.Fprintf(&b, "counter rank %d: CommGetName %d\n", rank, n)
+	}
+	if n := callsCommSetErrhandler0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: CommSetErrhandler %d\n", rank, n)
 	}
 	if n := callsGroupSize0.Load(); n > 0 {
 		fmt.Fprintf(&b, "counter rank %d: GroupSize %d\n", rank, n)
@@ -588,6 +592,13 @@ func (layer module) CommSetName(comm *pmpi.Comm, name string) (returnVal error) 
 func (layer module) CommGetName(comm *pmpi.Comm) (ret0 string, returnVal error) {
 	callsCommGetName0.Add(1)
 	ret0, returnVal = layer.Next.CommGetName(comm)
+	return
+}
+
+// CommSetErrhandler runs the wrappers of counter.w around Next.CommSetErrhandler.
+func (layer module) CommSetErrhandler(comm *pmpi.Comm, h pmpi.ErrorHandler) (returnVal error) {
+	callsCommSetErrhandler0.Add(1)
+	returnVal = layer.Next.CommSetErrhandler(comm, h)
 	return
 }
 

@@ -118,6 +118,7 @@ var (
 	callsCommGroup1           atomic.Int64
 	callsCommSetName1         atomic.Int64
 	callsCommGetName1         atomic.Int64
+	callsCommSetErrhandler1   atomic.Int64
 	callsGroupSize1           atomic.Int64
 	callsGroupRank1           atomic.Int64
 	callsGroupIncl1           atomic.Int64
@@ -265,6 +266,9 @@ func reportCounts1(rank int) {
 	}
 	if n := callsCommGetName1.Load(); n > 0 {
 		fmt.Fprintf(&b, "counter rank %d: CommGetName %d\n", rank, n)
+	}
+	if n := callsCommSetErrhandler1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: CommSetErrhandler %d\n", rank, n)
 	}
 	if n := callsGroupSize1.Load(); n > 0 {
 		fmt.Fprintf(&b, "counter rank %d: GroupSize %d\n", rank, n)
@@ -899,6 +903,20 @@ func (layer module) CommGetName(comm *pmpi.Comm) (ret0 string, returnVal error) 
 	timesMu0.Lock()
 	times0["CommGetName"] += time.Since(start)
 	counts0["CommGetName"]++
+	timesMu0.Unlock()
+	return
+}
+
+// CommSetErrhandler runs the wrappers of timing.w, counter.w around Next.CommSetErrhandler.
+func (layer module) CommSetErrhandler(comm *pmpi.Comm, h pmpi.ErrorHandler) (returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsCommSetErrhandler1.Add(1)
+	returnVal = layer.Next.CommSetErrhandler(comm, h)
+	timesMu0.Lock()
+	times0["CommSetErrhandler"] += time.Since(start)
+	counts0["CommSetErrhandler"]++
 	timesMu0.Unlock()
 	return
 }
