@@ -12,15 +12,19 @@ import (
 // Request is a pending non-blocking operation. Wait and Test may be called
 // again after completion: they return the same status.
 type Request struct {
-	r    *pml.Request // nil for operations on ProcNull, complete at once; else &pr
-	pr   pml.Request  // the engine's request, allocated with this one
-	eng  *pml.Engine
-	comm *Comm
-	dt   Datatype
-	op   string // "send", "ssend", "isend", "issend" or "recv"
-	peer int    // as the caller gave it: a rank, AnySource or ProcNull
-	tag  int
-	recv bool
+	// r is the engine's request, from its pool, until the first Wait
+	// settles this one: the status is kept and r goes back to the pool.
+	// nil for operations on ProcNull, complete at once.
+	r       *pml.Request
+	settled bool
+	st      pml.Status // the engine's status, once settled
+	eng     *pml.Engine
+	comm    *Comm
+	dt      Datatype
+	op      string // "send", "ssend", "isend", "issend" or "recv"
+	peer    int    // as the caller gave it: a rank, AnySource or ProcNull
+	tag     int
+	recv    bool
 }
 
 // desc describes the operation for an error message: "recv on comm world
@@ -77,7 +81,7 @@ func isend(op string, buf []byte, count int, dt Datatype, dest, tag int, comm *C
 	}
 	req := &Request{eng: l.engine, comm: comm, dt: dt, op: op, peer: dest, tag: tag}
 	if dest != ProcNull {
-		req.r = l.engine.StartSend(&req.pr, comm.context, comm.group[dest], tag, data, sync)
+		req.r = l.engine.IsendPooled(comm.context, comm.group[dest], tag, data, sync)
 	}
 	return req, nil
 }
@@ -123,7 +127,7 @@ func (realAPI) Irecv(buf []byte, count int, dt Datatype, source, tag int, comm *
 	}
 	req := &Request{eng: l.engine, comm: comm, dt: dt, op: "recv", peer: source, tag: tag, recv: true}
 	if source != ProcNull {
-		req.r = l.engine.StartRecv(&req.pr, comm.context, worldSource(comm, source), tag, data)
+		req.r = l.engine.IrecvPooled(comm.context, worldSource(comm, source), tag, data)
 	}
 	return req, nil
 }

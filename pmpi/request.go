@@ -15,10 +15,21 @@ func (realAPI) Wait(r *Request) (Status, error) {
 	if r == nil {
 		return Status{}, errorf(ClassRequest, nil, "wait: the request is nil")
 	}
-	if r.r == nil {
-		return nullStatus(), nil
+	if r.r == nil && !r.settled {
+		return nullStatus(), nil // an operation on ProcNull
 	}
-	return r.result(r.eng.Wait(r.r))
+	return r.result(r.settle())
+}
+
+// settle waits for the engine's request, keeps its status and gives the
+// request back to the engine's pool. Waiting again returns the kept status.
+func (r *Request) settle() pml.Status {
+	if !r.settled && r.r != nil {
+		r.st = r.eng.Wait(r.r)
+		r.eng.Release(r.r)
+		r.r, r.settled = nil, true
+	}
+	return r.st
 }
 
 // Test reports whether the request has completed, with its status if so.

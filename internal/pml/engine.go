@@ -211,13 +211,26 @@ func (e *Engine) transmit(send func(context.Context, int, []byte, []byte) error,
 // transport's eager limit go at once; larger ones and synchronous sends
 // announce themselves and move their payload once the receiver matched.
 func (e *Engine) Isend(context uint32, dest, tag int, buf []byte, sync bool) *Request {
-	return e.isend(nil, context, dest, tag, buf, sync, false)
+	return e.isend(nil, context, dest, tag, buf, sync, false, false)
 }
 
 // StartSend is Isend into r, a zero Request that the caller allocated,
 // perhaps inside its own request: one allocation per call instead of two.
 func (e *Engine) StartSend(r *Request, context uint32, dest, tag int, buf []byte, sync bool) *Request {
-	return e.isend(r, context, dest, tag, buf, sync, false)
+	return e.isend(r, context, dest, tag, buf, sync, false, false)
+}
+
+// IsendPooled is Isend with a request from the engine's pool: the caller
+// gives it back with Release once it has the status, and touches it no
+// more. A caller that keeps only the status spares an allocation per call.
+func (e *Engine) IsendPooled(context uint32, dest, tag int, buf []byte, sync bool) *Request {
+	return e.isend(nil, context, dest, tag, buf, sync, true, false)
+}
+
+// IrecvPooled is Irecv with a request from the engine's pool (see
+// IsendPooled).
+func (e *Engine) IrecvPooled(context uint32, src, tag int, buf []byte) *Request {
+	return e.irecv(nil, context, src, tag, buf, true)
 }
 
 // Send is a blocking send. An eager one needs no request at all: it is
@@ -231,13 +244,16 @@ func (e *Engine) Send(context uint32, dest, tag int, buf []byte, sync bool) Stat
 			return Status{Err: e.send(m, dest, h, buf)}
 		}
 	}
-	r := e.isend(nil, context, dest, tag, buf, sync, true)
+	r := e.isend(nil, context, dest, tag, buf, sync, true, true)
 	st := e.Wait(r)
 	e.Release(r)
 	return st
 }
 
-func (e *Engine) isend(r *Request, context uint32, dest, tag int, buf []byte, sync, pooled bool) *Request {
+// isend starts a send; blocking says the caller waits for it at once, so
+// an eager fragment is written now instead of being held back to go with
+// the next ones.
+func (e *Engine) isend(r *Request, context uint32, dest, tag int, buf []byte, sync, pooled, blocking bool) *Request {
 	r = e.request(r, kindSend, context, dest, tag, buf, pooled)
 	r.sync = sync
 	m := e.module(dest)
@@ -248,11 +264,11 @@ func (e *Engine) isend(r *Request, context uint32, dest, tag int, buf []byte, sy
 	if len(buf) <= m.EagerLimit() && !sync {
 		h := header{typ: typeMatch, context: context, source: int32(e.me), tag: int32(tag), total: uint64(len(buf))}
 		send := e.post // a blocking Send writes at once: its caller waits for nothing else
-		if pooled {
+		if blocking {
 			send = e.send
 		}
 		err := send(m, dest, h, buf)
-		r.held.Store(!pooled && err == nil)
+		r.held.Store(!blocking && err == nil)
 		e.complete(r, Status{Err: err})
 		return r
 	}
