@@ -42,12 +42,12 @@ type module struct {
 
 // phase is what a rank gathered between two flushes, in ticks.
 type phase struct {
-	endedBy    string // "pcontrol" or "finalize"
-	app        time.Duration
-	fns        [numFns]tally
-	sites      []siteTally
-	p2p, coll  []peerTally
-	mpiTicks   int64
+	endedBy   string // "pcontrol" or "finalize"
+	app       time.Duration
+	fns       [numFns]tally
+	sites     []siteTally
+	p2p, coll []peerTally
+	mpiTicks  int64
 }
 
 type siteTally struct {

@@ -18,17 +18,17 @@ type Report struct {
 
 // PhaseReport is one phase across every rank.
 type PhaseReport struct {
-	Phase      int          `json:"phase"` // from 1; 0 for the total
-	EndedBy    string       `json:"ended_by,omitempty"`
-	Tasks      []TaskTime   `json:"tasks"`
-	Aggregate  TaskTime     `json:"aggregate"` // Rank -1: the sums over ranks
-	Functions  []FuncStat   `json:"functions"` // by time, most first
-	Sites      []SiteStat   `json:"sites"`     // by id
-	TopByTime  []int        `json:"top_by_time"`
-	TopByBytes []int        `json:"top_by_bytes"`
-	P2P        Matrix       `json:"p2p"`
-	Coll       Matrix       `json:"coll"`
-	Spread     TaskSpreads  `json:"spread"`
+	Phase      int         `json:"phase"` // from 1; 0 for the total
+	EndedBy    string      `json:"ended_by,omitempty"`
+	Tasks      []TaskTime  `json:"tasks"`
+	Aggregate  TaskTime    `json:"aggregate"` // Rank -1: the sums over ranks
+	Functions  []FuncStat  `json:"functions"` // by time, most first
+	Sites      []SiteStat  `json:"sites"`     // by id
+	TopByTime  []int       `json:"top_by_time"`
+	TopByBytes []int       `json:"top_by_bytes"`
+	P2P        Matrix      `json:"p2p"`
+	Coll       Matrix      `json:"coll"`
+	Spread     TaskSpreads `json:"spread"`
 }
 
 // TaskTime is a rank's application and MPI time.

@@ -128,9 +128,9 @@ func internalPackages() func(string) bool {
 	own := reflect.TypeFor[counter]().PkgPath()
 	pmpiPath := reflect.TypeFor[pmpi.Comm]().PkgPath()
 	skip := map[string]bool{
-		"runtime": true,
-		pmpiPath:  true,
-		path.Join(path.Dir(pmpiPath), "mpi"): true,
+		"runtime":                              true,
+		pmpiPath:                               true,
+		path.Join(path.Dir(pmpiPath), "mpi"):   true,
 		reflect.TypeFor[prof.Base]().PkgPath(): true,
 		own:                                    true,
 	}
