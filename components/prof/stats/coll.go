@@ -60,7 +60,7 @@ func (f *flow) to(me, i int) int64 {
 // collective counts a collective call begun at t0 on comm.
 func (m *module) collective(f fn, t0 int64, comm *pmpi.Comm, fl flow) {
 	if comm == nil {
-		m.end(f, t0, 0)
+		m.count(f, t0, 0).mu.Unlock()
 		return
 	}
 	me, n := comm.Rank(), comm.Size()
@@ -70,10 +70,24 @@ func (m *module) collective(f fn, t0 int64, comm *pmpi.Comm, fl flow) {
 			total += fl.to(me, i)
 		}
 	}
-	m.end(f, t0, total)
+	isWorld := comm == m.world
+	var worlds []int
+	if !isWorld {
+		worlds = m.table(comm)
+	}
+	sh := m.count(f, t0, total)
+	defer sh.mu.Unlock()
 	for i := range n {
-		if i != me {
-			m.send(m.coll, comm, i, fl.to(me, i))
+		w := i
+		if !isWorld {
+			w = -1
+			if i < len(worlds) {
+				w = worlds[i]
+			}
+		}
+		if i != me && w >= 0 && w < len(sh.coll) {
+			sh.coll[w].msgs++
+			sh.coll[w].bytes += fl.to(me, i)
 		}
 	}
 }

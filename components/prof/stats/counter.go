@@ -1,70 +1,104 @@
 package stats
 
 import (
-	"math"
-	"sync/atomic"
+	"runtime"
+	"sync"
+	"unsafe"
 )
 
-// counter accumulates the calls of one function, or of one call site,
-// with atomics, so that calls from any number of goroutines are each
-// counted once without a lock. It fills a cache line of its own, so that
-// two functions called at once from two cores do not share one.
-type counter struct {
-	calls atomic.Int64
-	ticks atomic.Int64 // time inside the calls, in clock ticks
-	bytes atomic.Int64
-	min   atomic.Int64 // math.MaxInt64 while no call is counted
-	max   atomic.Int64
-	_     [24]byte
-}
-
-// start readies an empty counter: no minimum yet.
-func (c *counter) start() { c.min.Store(math.MaxInt64) }
-
-// add counts one call that took d ticks and moved n bytes. The extremes
-// cost a load each once they settle: a compare-and-swap only when a call
-// sets a new one.
-func (c *counter) add(d, n int64) {
-	c.calls.Add(1)
-	c.ticks.Add(d)
-	if n != 0 {
-		c.bytes.Add(n)
-	}
-	for v := c.min.Load(); d < v && !c.min.CompareAndSwap(v, d); v = c.min.Load() {
-	}
-	for v := c.max.Load(); d > v && !c.max.CompareAndSwap(v, d); v = c.max.Load() {
-	}
-}
-
-// tally is a counter's contents at one moment, in ticks.
+// tally accumulates the calls of one function, or of one call site, in
+// clock ticks.
 type tally struct {
 	Calls, Ticks, Bytes, Min, Max int64
 }
 
-// take returns what c holds and empties it: the end of a phase. A call
-// that another goroutine counts meanwhile lands in this phase or the
-// next, in part in each at worst.
-func (c *counter) take() tally {
-	t := tally{
-		Calls: c.calls.Swap(0),
-		Ticks: c.ticks.Swap(0),
-		Bytes: c.bytes.Swap(0),
-		Min:   c.min.Swap(math.MaxInt64),
-		Max:   c.max.Swap(0),
+// add counts one call that took d ticks and moved n bytes.
+func (t *tally) add(d, n int64) {
+	if t.Calls == 0 || d < t.Min {
+		t.Min = d
 	}
-	if t.Calls == 0 {
-		t.Min, t.Max = 0, 0
-	}
-	return t
+	t.Max = max(t.Max, d)
+	t.Calls++
+	t.Ticks += d
+	t.Bytes += n
 }
 
-// peer counts the messages and bytes one rank sends to another.
-type peer struct {
-	msgs  atomic.Int64
-	bytes atomic.Int64
+// merge adds u to t.
+func (t *tally) merge(u tally) {
+	switch {
+	case u.Calls == 0:
+		return
+	case t.Calls == 0:
+		*t = u
+		return
+	}
+	t.Min, t.Max = min(t.Min, u.Min), max(t.Max, u.Max)
+	t.Calls += u.Calls
+	t.Ticks += u.Ticks
+	t.Bytes += u.Bytes
 }
 
-func (p *peer) add(n int64) {
-	p.msgs.Add(1)
-	p.bytes.Add(n)
+type peerTally struct{ msgs, bytes int64 }
+
+// shard holds a share of the counts behind a mutex of its own. A call
+// takes one lock, two atomic operations, where counting with atomics
+// would take about eight (function, site and peer), at some 10 ns each on
+// a virtual machine. Calls pick a shard by their goroutine's stack, so
+// that goroutines running at once seldom share one.
+type shard struct {
+	mu        sync.Mutex
+	fns       [numFns]tally
+	sites     []tally // by site index
+	p2p, coll []peerTally
+	_         [64]byte // keeps the next shard's mutex off this one's cache line
+}
+
+// shards is a power of two of shards.
+type shards []shard
+
+func newShards(procs int) shards {
+	n := 1
+	for n < 2*procs && n < 64 {
+		n *= 2
+	}
+	return make(shards, n)
+}
+
+// pick returns the shard of the calling goroutine: a hash of an address
+// on its stack. Stacks of running goroutines lie at least a few
+// kilobytes apart; a stack that moves as it grows changes shard, which
+// costs nothing in correctness.
+func (s shards) pick() *shard {
+	var here byte
+	h := uint64(uintptr(unsafe.Pointer(&here))>>11) * 0x9e3779b97f4a7c15
+	return &s[h>>58&uint64(len(s)-1)]
+}
+
+func defaultShards() shards { return newShards(runtime.GOMAXPROCS(0)) }
+
+// take returns the shard's counts and empties it, under its lock.
+func (sh *shard) take(fns *[numFns]tally, sites []tally, p2p, coll []peerTally) {
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	for i := range sh.fns {
+		fns[i].merge(sh.fns[i])
+		sh.fns[i] = tally{}
+	}
+	for i, t := range sh.sites {
+		if i < len(sites) {
+			sites[i].merge(t)
+		}
+		sh.sites[i] = tally{}
+	}
+	addPeers(p2p, sh.p2p)
+	addPeers(coll, sh.coll)
+	clear(sh.p2p)
+	clear(sh.coll)
+}
+
+func addPeers(dst, src []peerTally) {
+	for i := range min(len(dst), len(src)) {
+		dst[i].msgs += src[i].msgs
+		dst[i].bytes += src[i].bytes
+	}
 }

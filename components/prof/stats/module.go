@@ -16,17 +16,17 @@ type module struct {
 	prof.Base
 	cfg config
 
-	on    atomic.Bool // Pcontrol 0 clears it, 1 sets it
-	fns   [numFns]counter
-	sites *sites
+	on     atomic.Bool // Pcontrol 0 clears it, 1 sets it
+	shards shards
+	sites  *sites
 
-	// Filled in when Init returns: this rank's row of the matrices, by
-	// world rank, and the translation of other communicators' ranks.
+	// Filled in when Init returns (before it, no call is counted): the
+	// world and its size, the width of this rank's row of the matrices,
+	// and the translation of other communicators' ranks.
 	world   *pmpi.Comm
 	wgroup  *pmpi.Group
 	rank    int
-	p2p     []peer
-	coll    []peer
+	size    int
 	comms   atomic.Pointer[map[*pmpi.Comm][]int]
 	commsMu sync.Mutex
 
@@ -56,13 +56,8 @@ type siteTally struct {
 	t   tally
 }
 
-type peerTally struct{ msgs, bytes int64 }
-
 func newModule(next pmpi.API, cfg config) *module {
-	m := &module{Base: prof.Base{Next: next}, cfg: cfg, sites: newSites()}
-	for i := range m.fns {
-		m.fns[i].start()
-	}
+	m := &module{Base: prof.Base{Next: next}, cfg: cfg, sites: newSites(), shards: defaultShards()}
 	m.comms.Store(&map[*pmpi.Comm][]int{})
 	m.tick0, m.wall0 = ticks(), time.Now()
 	m.phaseStart = m.wall0
@@ -101,7 +96,7 @@ func (m *module) started() error {
 	if m.wgroup, err = pmpi.Real().CommGroup(m.world); err != nil {
 		return err
 	}
-	m.rank, m.p2p, m.coll = rank, make([]peer, size), make([]peer, size)
+	m.setWorld(rank, size)
 	m.mu.Lock()
 	m.phaseStart = time.Now()
 	m.mu.Unlock()
@@ -122,33 +117,41 @@ func (m *module) Pcontrol(level int) error {
 	return m.Next.Pcontrol(level)
 }
 
-// flush ends the current phase: it takes what the counters hold and
-// empties them.
+// setWorld sizes every shard's row of the matrices.
+func (m *module) setWorld(rank, size int) {
+	for i := range m.shards {
+		sh := &m.shards[i]
+		sh.mu.Lock()
+		sh.p2p, sh.coll = make([]peerTally, size), make([]peerTally, size)
+		sh.mu.Unlock()
+	}
+	m.rank, m.size = rank, size
+}
+
+// flush ends the current phase: it takes what the shards hold and
+// empties them. A call that another goroutine counts meanwhile lands in
+// this phase or the next.
 func (m *module) flush(endedBy string) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	now := time.Now()
-	ph := phase{endedBy: endedBy, app: now.Sub(m.phaseStart)}
+	ph := phase{endedBy: endedBy, app: now.Sub(m.phaseStart),
+		p2p: make([]peerTally, m.size), coll: make([]peerTally, m.size)}
 	m.phaseStart = now
-	for i := range m.fns {
-		ph.fns[i] = m.fns[i].take()
-		ph.mpiTicks += ph.fns[i].Ticks
+	all := m.sites.all()
+	sites := make([]tally, len(all))
+	for i := range m.shards {
+		m.shards[i].take(&ph.fns, sites, ph.p2p, ph.coll)
 	}
-	m.sites.each(func(s *site) {
-		if t := s.c.take(); t.Calls > 0 {
-			ph.sites = append(ph.sites, siteTally{id: s.id, fun: s.fun, t: t})
+	for _, t := range ph.fns {
+		ph.mpiTicks += t.Ticks
+	}
+	for i, t := range sites {
+		if t.Calls > 0 {
+			ph.sites = append(ph.sites, siteTally{id: all[i].id, fun: all[i].fun, t: t})
 		}
-	})
-	ph.p2p, ph.coll = takePeers(m.p2p), takePeers(m.coll)
-	m.phases = append(m.phases, ph)
-}
-
-func takePeers(row []peer) []peerTally {
-	out := make([]peerTally, len(row))
-	for i := range row {
-		out[i] = peerTally{row[i].msgs.Swap(0), row[i].bytes.Swap(0)}
 	}
-	return out
+	m.phases = append(m.phases, ph)
 }
 
 // begin starts timing a call: its tick, or -1 while collection is off.
@@ -159,24 +162,40 @@ func (m *module) begin() int64 {
 	return ticks()
 }
 
-// end counts a call begun at t0 that moved n bytes, for its function
-// and its call site.
-func (m *module) end(f fn, t0, n int64) {
+// count counts a call begun at t0 that moved n bytes, for its function
+// and its call site, and returns its shard still locked, for the caller
+// to add the call's peers.
+func (m *module) count(f fn, t0, n int64) *shard {
 	d := ticks() - t0
 	if d < 0 { // a counter read on another core that runs behind
 		d = 0
 	}
 	var pcs [keyDepth]uintptr
 	callers(pcs[:])
-	m.fns[f].add(d, n)
-	m.sites.lookup(f, &pcs).c.add(d, n)
+	st := m.sites.lookup(f, &pcs)
+	sh := m.shards.pick()
+	sh.mu.Lock()
+	sh.fns[f].add(d, n)
+	if st.idx >= len(sh.sites) {
+		sh.sites = append(sh.sites, make([]tally, st.idx+1-len(sh.sites))...)
+	}
+	sh.sites[st.idx].add(d, n)
+	return sh
 }
 
-// send counts a message of n bytes to rank dest of comm, by world rank.
-func (m *module) send(row []peer, comm *pmpi.Comm, dest int, n int64) {
-	if w := m.worldRank(comm, dest); w >= 0 && w < len(row) {
-		row[w].add(n)
+// end counts a call begun at t0 that moved n bytes; a send also counts
+// in the p2p matrix, as a message to rank dest of comm.
+func (m *module) end(f fn, t0, n int64, comm *pmpi.Comm, dest int) {
+	w := -1
+	if comm != nil {
+		w = m.worldRank(comm, dest)
 	}
+	sh := m.count(f, t0, n)
+	if w >= 0 && w < len(sh.p2p) {
+		sh.p2p[w].msgs++
+		sh.p2p[w].bytes += n
+	}
+	sh.mu.Unlock()
 }
 
 // worldRank translates rank r of c to its world rank; -1 for ProcNull
@@ -189,14 +208,19 @@ func (m *module) worldRank(c *pmpi.Comm, r int) int {
 	if c == m.world {
 		return r
 	}
-	t, ok := (*m.comms.Load())[c]
-	if !ok {
-		t = m.translate(c)
-	}
+	t := m.table(c)
 	if r >= len(t) {
 		return -1
 	}
 	return t[r]
+}
+
+// table returns the world ranks of c's members, by rank in c.
+func (m *module) table(c *pmpi.Comm) []int {
+	if t, ok := (*m.comms.Load())[c]; ok {
+		return t
+	}
+	return m.translate(c)
 }
 
 func (m *module) translate(c *pmpi.Comm) []int {

@@ -1,7 +1,6 @@
 package stats
 
 import (
-	"maps"
 	"path"
 	"reflect"
 	"runtime"
@@ -40,31 +39,72 @@ type siteID struct {
 type site struct {
 	id   siteID
 	fun  string // the user's function that holds the line
-	c    counter
-	next *site // discovery order, newest first
+	idx  int    // the site's place in each shard's tallies
+	next *site  // discovery order, newest first
 }
 
-// sites maps call stacks to call sites. Reads are a lookup in an
-// immutable map with no lock; a new stack, rare after the first
-// iterations, copies the map under mu.
+// sites maps call stacks to call sites through an open-addressing hash
+// table: a lookup hashes the return addresses with a multiply each and
+// compares a few words, where Go's map would hash the whole key with
+// AES, several times as long. Readers take no lock: a writer, under mu,
+// fills a free slot's key and only then publishes its site, and replaces
+// a table that grows half full by a copy twice its size.
 type sites struct {
-	read     atomic.Pointer[map[siteKey]*site]
+	table    atomic.Pointer[siteTable]
 	mu       sync.Mutex
+	keys     int // keys in the table
 	byID     map[siteID]*site
 	newest   *site
+	n        int // sites found
 	internal func(pkg string) bool
+}
+
+type siteTable struct {
+	mask  uint64
+	slots []siteSlot
+}
+
+type siteSlot struct {
+	key siteKey
+	st  atomic.Pointer[site] // nil: the slot is free
 }
 
 func newSites() *sites {
 	s := &sites{byID: map[siteID]*site{}, internal: internalPackages()}
-	s.read.Store(&map[siteKey]*site{})
+	s.table.Store(newSiteTable(64))
 	return s
+}
+
+func newSiteTable(n int) *siteTable {
+	return &siteTable{mask: uint64(n - 1), slots: make([]siteSlot, n)}
+}
+
+// hash mixes the key's words with independent multiplies, which the
+// processor runs side by side, and one final mix.
+func (k *siteKey) hash() uint64 {
+	h := uint64(k.f)
+	for i, pc := range k.pcs {
+		h += uint64(pc) * (0x9e3779b97f4a7c15 + 2*uint64(i))
+	}
+	h ^= h >> 31
+	h *= 0xbf58476d1ce4e5b9
+	return h ^ h>>29
+}
+
+// find returns the slot of k, or the free slot where it belongs.
+func (t *siteTable) find(k *siteKey) *siteSlot {
+	for i := k.hash() & t.mask; ; i = (i + 1) & t.mask {
+		sl := &t.slots[i]
+		if sl.st.Load() == nil || sl.key == *k {
+			return sl
+		}
+	}
 }
 
 // lookup returns the site of the call whose stack above the layer is pcs.
 func (s *sites) lookup(f fn, pcs *[keyDepth]uintptr) *site {
 	k := siteKey{f: f, pcs: *pcs}
-	if st, ok := (*s.read.Load())[k]; ok {
+	if st := s.table.Load().find(&k).st.Load(); st != nil {
 		return st
 	}
 	return s.resolve(k)
@@ -89,35 +129,57 @@ func (s *sites) resolve(k siteKey) *site {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	old := *s.read.Load()
-	if st, ok := old[k]; ok {
+	t := s.table.Load()
+	if st := t.find(&k).st.Load(); st != nil {
 		return st
 	}
-	if len(old) >= maxKeys {
+	full := s.keys >= maxKeys
+	if full {
 		id, fun = siteID{f: k.f, file: "?"}, "?"
 	}
 	st, ok := s.byID[id]
 	if !ok {
-		st = &site{id: id, fun: fun, next: s.newest}
-		st.c.start()
+		st = &site{id: id, fun: fun, idx: s.n, next: s.newest}
 		s.byID[id], s.newest = st, st
+		s.n++
 	}
-	if len(old) < maxKeys {
-		m := maps.Clone(old)
-		m[k] = st
-		s.read.Store(&m)
+	if full {
+		return st
 	}
+	if 2*(s.keys+1) > len(t.slots) {
+		t = s.grow(t)
+	}
+	sl := t.find(&k)
+	sl.key = k
+	sl.st.Store(st)
+	s.keys++
 	return st
 }
 
-// each calls f on every site found so far.
-func (s *sites) each(f func(*site)) {
-	s.mu.Lock()
-	st := s.newest
-	s.mu.Unlock()
-	for ; st != nil; st = st.next {
-		f(st)
+// grow publishes a copy of t twice its size.
+func (s *sites) grow(t *siteTable) *siteTable {
+	nt := newSiteTable(2 * len(t.slots))
+	for i := range t.slots {
+		old := &t.slots[i]
+		if st := old.st.Load(); st != nil {
+			sl := nt.find(&old.key)
+			sl.key = old.key
+			sl.st.Store(st)
+		}
 	}
+	s.table.Store(nt)
+	return nt
+}
+
+// all returns the sites found so far, by index.
+func (s *sites) all() []*site {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]*site, s.n)
+	for st := s.newest; st != nil; st = st.next {
+		out[st.idx] = st
+	}
+	return out
 }
 
 // internalPackages reports the packages whose frames are not the user's:
@@ -125,7 +187,7 @@ func (s *sites) each(f func(*site)) {
 // other tools beside it (when stacked above this one). Test packages of
 // the tools are the user's.
 func internalPackages() func(string) bool {
-	own := reflect.TypeFor[counter]().PkgPath()
+	own := reflect.TypeFor[tally]().PkgPath()
 	pmpiPath := reflect.TypeFor[pmpi.Comm]().PkgPath()
 	skip := map[string]bool{
 		"runtime":                              true,

@@ -58,14 +58,14 @@ func writePhase(w io.Writer, ph PhaseReport, ranks, top int) {
 	for _, s := range ph.Sites {
 		fmt.Fprintf(tw, "%d\t%s\t%s:%d\t%s\t\n", s.ID, s.Function, filepath.Base(s.File), s.Line, shortFunc(s.Caller))
 	}
-	section(fmt.Sprintf("Top %d call sites by time (spread across the ranks that call)", top))
+	section(fmt.Sprintf("Top %d call sites by time and their spread across the ranks that call", top))
 	fmt.Fprintf(tw, "ID\tFunction\tCalls\tTime\tApp%%\tMPI%%\tRanks\tMin\tMean\tMax\tCOV\t\n")
 	for _, id := range ph.TopByTime[:min(top, len(ph.TopByTime))] {
 		s, sp := byID[id], byID[id].TimeSpread
 		fmt.Fprintf(tw, "%d\t%s\t%d\t%.6f\t%.2f\t%.2f\t%d\t%.3g\t%.3g\t%.3g\t%.3f\t\n",
 			id, s.Function, s.Calls, s.Seconds, s.AppPercent, s.MPIPercent, s.Ranks, sp.Min, sp.Mean, sp.Max, sp.COV)
 	}
-	section(fmt.Sprintf("Top %d call sites by bytes sent (spread across the ranks that call)", top))
+	section(fmt.Sprintf("Top %d call sites by bytes (sent; received for receives) and their spread", top))
 	fmt.Fprintf(tw, "ID\tFunction\tCalls\tBytes\tMean/call\tRanks\tMin\tMean\tMax\tCOV\t\n")
 	for _, id := range ph.TopByBytes[:min(top, len(ph.TopByBytes))] {
 		s, sp := byID[id], byID[id].BytesSpread
