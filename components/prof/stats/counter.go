@@ -84,10 +84,9 @@ func (sh *shard) take(fns *[numFns]tally, sites []tally, p2p, coll []peerTally) 
 		fns[i].merge(sh.fns[i])
 		sh.fns[i] = tally{}
 	}
-	for i, t := range sh.sites {
-		if i < len(sites) {
-			sites[i].merge(t)
-		}
+	// A site found after the caller listed them stays for the next phase.
+	for i := range min(len(sh.sites), len(sites)) {
+		sites[i].merge(sh.sites[i])
 		sh.sites[i] = tally{}
 	}
 	addPeers(p2p, sh.p2p)

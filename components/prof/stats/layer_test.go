@@ -17,6 +17,7 @@ type fake struct {
 }
 
 func (*fake) Send([]byte, int, pmpi.Datatype, int, int, *pmpi.Comm) error { return nil }
+func (*fake) Allreduce([]byte, []byte, int, pmpi.Datatype, pmpi.Op, *pmpi.Comm) error { return nil }
 func (f *fake) Pcontrol(level int) error {
 	f.levels = append(f.levels, level)
 	return nil
@@ -162,4 +163,15 @@ func BenchmarkSendStatsParallel(b *testing.B) {
 		}
 	})
 	_ = runtime.NumCPU()
+}
+
+// BenchmarkAllreduceStats counts a collective: on the empty test world
+// of no members, the cost of everything but the per-member loop.
+func BenchmarkAllreduceStats(b *testing.B) {
+	l, _ := newLayer()
+	buf := make([]byte, 64)
+	b.ReportAllocs()
+	for b.Loop() {
+		_ = l.Allreduce(buf, buf, 8, pmpi.Float64, pmpi.OpSum, world)
+	}
 }

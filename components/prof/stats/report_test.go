@@ -194,3 +194,30 @@ func TestClockRate(t *testing.T) {
 		t.Errorf("rate without ticks %v, want 1", got)
 	}
 }
+
+func TestJobID(t *testing.T) {
+	t.Setenv("GOMPI_JOB_ID", "abc123")
+	if got := jobID(); got != "abc123" {
+		t.Errorf("jobID() = %q under gompirun", got)
+	}
+	t.Setenv("GOMPI_JOB_ID", "")
+	if got := jobID(); got == "" || got == "abc123" {
+		t.Errorf("jobID() = %q alone", got)
+	}
+}
+
+// TestWrite writes a report of one rank with the default prefix in a
+// directory, then without the SVG.
+func TestWrite(t *testing.T) {
+	t.Chdir(t.TempDir())
+	r := aggregate("j1", []rankPart{{Rank: 0, Phases: []phasePart{{EndedBy: "finalize", AppNs: 1e9,
+		P2P: row{Msgs: []int64{0}, Bytes: []int64{0}}, Coll: row{Msgs: []int64{0}, Bytes: []int64{0}}}}}})
+	paths, err := write(config{output: "gompi-stats", top: 20, svg: true}, r)
+	if err != nil || !slices.Equal(paths, []string{"gompi-stats.j1.txt", "gompi-stats.j1.json", "gompi-stats.j1.svg"}) {
+		t.Fatalf("write: %v, %v", paths, err)
+	}
+	paths, err = write(config{output: "p", top: 1, svg: false}, r)
+	if err != nil || len(paths) != 2 {
+		t.Fatalf("write without SVG: %v, %v", paths, err)
+	}
+}
