@@ -16,7 +16,7 @@ type fake struct {
 	levels []int
 }
 
-func (*fake) Send([]byte, int, pmpi.Datatype, int, int, *pmpi.Comm) error { return nil }
+func (*fake) Send([]byte, int, pmpi.Datatype, int, int, *pmpi.Comm) error             { return nil }
 func (*fake) Allreduce([]byte, []byte, int, pmpi.Datatype, pmpi.Op, *pmpi.Comm) error { return nil }
 func (f *fake) Pcontrol(level int) error {
 	f.levels = append(f.levels, level)
