@@ -150,7 +150,7 @@ func checkReport(t *testing.T, rep *stats.Report, lines map[string]int) {
 
 func findSite(ph stats.PhaseReport, fn string, line int) *stats.SiteStat {
 	for i, s := range ph.Sites {
-		if s.Function == fn && s.Line == line && filepath.Base(s.File) == "main.go" {
+		if s.Name == fn && s.Line == line && filepath.Base(s.File) == "main.go" {
 			return &ph.Sites[i]
 		}
 	}

@@ -60,13 +60,13 @@ type FuncStat struct {
 	MPIPercent float64 `json:"mpi_percent"`
 }
 
-// SiteStat is one call site over every rank that calls from it.
+// SiteStat is one call site over every rank that calls from it; its
+// Name is the MPI function's.
 type SiteStat struct {
-	ID       int    `json:"id"`
-	Function string `json:"function"`
-	File     string `json:"file"`
-	Line     int    `json:"line"`
-	Caller   string `json:"caller"`
+	ID     int    `json:"id"`
+	File   string `json:"file"`
+	Line   int    `json:"line"`
+	Caller string `json:"caller"`
 	FuncStat
 	Ranks       int    `json:"ranks"`        // ranks that call from here
 	TimeSpread  Spread `json:"time_spread"`  // of the ranks' seconds here
@@ -305,7 +305,7 @@ func phaseReport(parts []rankPart, phs []*phasePart, ids map[key]int) PhaseRepor
 		return cmp.Or(cmp.Compare(b.Seconds, a.Seconds), cmp.Compare(a.Name, b.Name))
 	})
 	for id, a := range sites {
-		pr.Sites = append(pr.Sites, SiteStat{ID: id, Function: a.Name, File: a.File, Line: a.Line, Caller: a.Caller,
+		pr.Sites = append(pr.Sites, SiteStat{ID: id, File: a.File, Line: a.Line, Caller: a.Caller,
 			FuncStat: funcStat(a.callPart, app, mpi), Ranks: len(a.times),
 			TimeSpread: spread(a.times), BytesSpread: spread(a.bytes)})
 	}

@@ -114,7 +114,7 @@ func TestAggregate(t *testing.T) {
 		t.Errorf("total tasks %+v aggregate %+v", tot.Tasks, tot.Aggregate)
 	}
 	ar := tot.Sites[0]
-	if ar.Function != "Allreduce" || ar.Calls != 2 || ar.Bytes != 16 || ar.Ranks != 2 || ar.TimeSpread.Mean != 1.5 {
+	if ar.Name != "Allreduce" || ar.Calls != 2 || ar.Bytes != 16 || ar.Ranks != 2 || ar.TimeSpread.Mean != 1.5 {
 		t.Errorf("total Allreduce site %+v", ar)
 	}
 	if tot.Coll.Bytes[0][1] != 8 || tot.P2P.Messages[0][1] != 2 {

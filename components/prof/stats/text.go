@@ -56,21 +56,21 @@ func writePhase(w io.Writer, ph PhaseReport, ranks, top int) {
 	section("Call sites")
 	fmt.Fprintf(tw, "ID\tFunction\tLocation\tCaller\t\n")
 	for _, s := range ph.Sites {
-		fmt.Fprintf(tw, "%d\t%s\t%s:%d\t%s\t\n", s.ID, s.Function, filepath.Base(s.File), s.Line, shortFunc(s.Caller))
+		fmt.Fprintf(tw, "%d\t%s\t%s:%d\t%s\t\n", s.ID, s.Name, filepath.Base(s.File), s.Line, shortFunc(s.Caller))
 	}
 	section(fmt.Sprintf("Top %d call sites by time and their spread across the ranks that call", top))
 	fmt.Fprintf(tw, "ID\tFunction\tCalls\tTime\tApp%%\tMPI%%\tRanks\tMin\tMean\tMax\tCOV\t\n")
 	for _, id := range ph.TopByTime[:min(top, len(ph.TopByTime))] {
 		s, sp := byID[id], byID[id].TimeSpread
 		fmt.Fprintf(tw, "%d\t%s\t%d\t%.6f\t%.2f\t%.2f\t%d\t%.3g\t%.3g\t%.3g\t%.3f\t\n",
-			id, s.Function, s.Calls, s.Seconds, s.AppPercent, s.MPIPercent, s.Ranks, sp.Min, sp.Mean, sp.Max, sp.COV)
+			id, s.Name, s.Calls, s.Seconds, s.AppPercent, s.MPIPercent, s.Ranks, sp.Min, sp.Mean, sp.Max, sp.COV)
 	}
 	section(fmt.Sprintf("Top %d call sites by bytes (sent; received for receives) and their spread", top))
 	fmt.Fprintf(tw, "ID\tFunction\tCalls\tBytes\tMean/call\tRanks\tMin\tMean\tMax\tCOV\t\n")
 	for _, id := range ph.TopByBytes[:min(top, len(ph.TopByBytes))] {
 		s, sp := byID[id], byID[id].BytesSpread
 		fmt.Fprintf(tw, "%d\t%s\t%d\t%d\t%.1f\t%d\t%.0f\t%.1f\t%.0f\t%.3f\t\n",
-			id, s.Function, s.Calls, s.Bytes, float64(s.Bytes)/float64(max(s.Calls, 1)), s.Ranks, sp.Min, sp.Mean, sp.Max, sp.COV)
+			id, s.Name, s.Calls, s.Bytes, float64(s.Bytes)/float64(max(s.Calls, 1)), s.Ranks, sp.Min, sp.Mean, sp.Max, sp.COV)
 	}
 	tw.Flush()
 	if ranks <= maxMatrixRanks {
