@@ -175,3 +175,37 @@ func BenchmarkAllreduceStats(b *testing.B) {
 		_ = l.Allreduce(buf, buf, 8, pmpi.Float64, pmpi.OpSum, world)
 	}
 }
+
+// TestFlushWhileCounting flushes phases while goroutines send: however
+// the calls fall into phases, each is counted in exactly one.
+func TestFlushWhileCounting(t *testing.T) {
+	l, _ := newLayer()
+	const goroutines, calls = 4, 2000
+	buf := make([]byte, 3)
+	var wg sync.WaitGroup
+	for range goroutines {
+		wg.Go(func() {
+			for range calls {
+				_ = send(l, buf, 2)
+			}
+		})
+	}
+	var sum, siteSum, peerSum int64
+	add := func(ph stats.PhasePart) {
+		for _, f := range ph.Funcs {
+			sum += f.Calls
+		}
+		for _, s := range ph.Sites {
+			siteSum += s.Calls
+		}
+		peerSum += ph.P2P.Msgs[2]
+	}
+	for range 20 {
+		add(l.Flush())
+	}
+	wg.Wait()
+	add(l.Flush())
+	if want := int64(goroutines * calls); sum != want || siteSum != want || peerSum != want {
+		t.Errorf("counted %d calls, %d at sites, %d to the peer; want %d each", sum, siteSum, peerSum, want)
+	}
+}
