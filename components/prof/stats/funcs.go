@@ -1,0 +1,56 @@
+package stats
+
+// fn numbers the calls the layer counts; fnNames holds their MPI names.
+type fn uint8
+
+const (
+	fnSend fn = iota
+	fnSsend
+	fnRecv
+	fnIsend
+	fnIssend
+	fnIrecv
+	fnSendrecv
+	fnProbe
+	fnIprobe
+	fnWait
+	fnTest
+	fnCancel
+	fnWaitall
+	fnWaitany
+	fnWaitsome
+	fnTestall
+	fnTestany
+	fnCommDup
+	fnCommSplit
+	fnCommSplitType
+	fnCommCreate
+	fnBarrier
+	fnBcast
+	fnReduce
+	fnAllreduce
+	fnGather
+	fnGatherv
+	fnScatter
+	fnScatterv
+	fnAllgather
+	fnAllgatherv
+	fnAlltoall
+	fnAlltoallv
+	fnReduceScatter
+	fnReduceScatterBlock
+	fnScan
+	fnExscan
+	numFns
+)
+
+var fnNames = [numFns]string{
+	"Send", "Ssend", "Recv", "Isend", "Issend", "Irecv", "Sendrecv", "Probe", "Iprobe",
+	"Wait", "Test", "Cancel", "Waitall", "Waitany", "Waitsome", "Testall", "Testany",
+	"Comm_dup", "Comm_split", "Comm_split_type", "Comm_create",
+	"Barrier", "Bcast", "Reduce", "Allreduce", "Gather", "Gatherv", "Scatter", "Scatterv",
+	"Allgather", "Allgatherv", "Alltoall", "Alltoallv", "Reduce_scatter", "Reduce_scatter_block",
+	"Scan", "Exscan",
+}
+
+func (f fn) String() string { return fnNames[f] }

@@ -1,0 +1,226 @@
+package stats_test
+
+import (
+	"bufio"
+	"encoding/json"
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gompi/gompi/components/prof/stats"
+	"github.com/gompi/gompi/internal/jobtest"
+)
+
+// TestJob runs statsprog, whose traffic is known exactly, on 3 ranks
+// under gompirun --mca prof stats and checks the report rank 0 writes:
+// counts and bytes per function, per call site (by the program's line
+// numbers) and per pair of ranks, in each phase and in the whole run.
+func TestJob(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs a job")
+	}
+	dir := t.TempDir()
+	bins, err := jobtest.Build(dir, map[string]string{"gompirun": "../../../cmd/gompirun", "statsprog": "./testdata/statsprog"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	prefix := filepath.Join(dir, "out", "stats")
+	if err := os.Mkdir(filepath.Dir(prefix), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	j := jobtest.Run(t, bins["gompirun"], 150*time.Second, nil, "--timeout", "120", "-np", "3", "--oversubscribe",
+		"--mca", "prof", "stats", "--mca", "prof_stats_output", prefix, bins["statsprog"])
+	if j.Code != 0 {
+		t.Fatalf("job failed\n%v", j)
+	}
+	files, _ := filepath.Glob(prefix + ".*")
+	want := map[string]bool{".txt": true, ".json": true, ".svg": true}
+	if len(files) != 3 {
+		t.Fatalf("report files %v, want a .txt, a .json and an .svg", files)
+	}
+	for _, f := range files {
+		if !want[filepath.Ext(f)] || !strings.Contains(j.Stderr, "wrote "+f) {
+			t.Errorf("%s: unexpected, or its path is not on stderr\n%s", f, j.Stderr)
+		}
+	}
+	base := strings.TrimSuffix(files[0], filepath.Ext(files[0]))
+	var rep stats.Report
+	data, err := os.ReadFile(base + ".json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Job == "" || base != prefix+"."+rep.Job {
+		t.Errorf("job %q, files named %s.*", rep.Job, base)
+	}
+	lines := siteLines(t, "testdata/statsprog/main.go")
+	checkReport(t, &rep, lines)
+	checkSVG(t, base+".svg")
+	if txt, err := os.ReadFile(base + ".txt"); err != nil || !strings.Contains(string(txt), "Whole run") {
+		t.Errorf("text report: %v\n%s", err, txt)
+	}
+}
+
+// siteLines finds the lines of the "site:" marks in the program.
+func siteLines(t *testing.T, path string) map[string]int {
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	re := regexp.MustCompile(`// site:(\w+)$`)
+	lines := map[string]int{}
+	sc := bufio.NewScanner(f)
+	for n := 1; sc.Scan(); n++ {
+		if m := re.FindStringSubmatch(sc.Text()); m != nil {
+			lines[m[1]] = n
+		}
+	}
+	if len(lines) != 6 {
+		t.Fatalf("found marks %v, want 6", lines)
+	}
+	return lines
+}
+
+// expect is a call site's or a function's counts.
+type expect struct {
+	fn           string
+	calls, bytes int64
+	ranks        int
+}
+
+func checkReport(t *testing.T, rep *stats.Report, lines map[string]int) {
+	if rep.Ranks != 3 || len(rep.Phases) != 2 {
+		t.Fatalf("%d ranks and %d phases, want 3 and 2", rep.Ranks, len(rep.Phases))
+	}
+	p1, p2 := rep.Phases[0], rep.Phases[1]
+	if p1.EndedBy != "pcontrol" || p2.EndedBy != "finalize" {
+		t.Errorf("phases ended by %q and %q", p1.EndedBy, p2.EndedBy)
+	}
+	phase1 := map[string]expect{
+		"send100": {"Send", 5, 500, 1}, "recv100": {"Recv", 5, 500, 1},
+		"split":   {"Comm_split", 3, 0, 3},
+		"sendsub": {"Send", 3, 48, 1}, "recvsub": {"Recv", 3, 48, 1},
+	}
+	phase2 := map[string]expect{"allreduce": {"Allreduce", 6, 6 * 2 * 64, 3}}
+	checkSites(t, "phase 1", p1, lines, phase1)
+	checkSites(t, "phase 2", p2, lines, phase2)
+	both := map[string]expect{}
+	for k, v := range phase1 {
+		both[k] = v
+	}
+	both["allreduce"] = phase2["allreduce"]
+	checkSites(t, "total", rep.Total, lines, both)
+
+	checkFuncs(t, "phase 1", p1, map[string]expect{"Send": {"", 8, 548, 0}, "Recv": {"", 8, 548, 0}, "Comm_split": {"", 3, 0, 0}})
+	checkFuncs(t, "phase 2", p2, map[string]expect{"Allreduce": {"", 6, 768, 0}})
+
+	// The uncounted traffic, rank 1 to 2 and a Barrier, must be absent.
+	p2p := [][]int64{{0, 5, 0}, {0, 0, 0}, {0, 3, 0}}
+	p2pBytes := [][]int64{{0, 500, 0}, {0, 0, 0}, {0, 48, 0}}
+	zero := [][]int64{{0, 0, 0}, {0, 0, 0}, {0, 0, 0}}
+	coll := [][]int64{{0, 2, 2}, {2, 0, 2}, {2, 2, 0}}
+	collBytes := [][]int64{{0, 128, 128}, {128, 0, 128}, {128, 128, 0}}
+	checkMatrix(t, "phase 1 p2p", p1.P2P, p2p, p2pBytes)
+	checkMatrix(t, "phase 1 coll", p1.Coll, zero, zero)
+	checkMatrix(t, "phase 2 p2p", p2.P2P, zero, zero)
+	checkMatrix(t, "phase 2 coll", p2.Coll, coll, collBytes)
+	checkMatrix(t, "total p2p", rep.Total.P2P, p2p, p2pBytes)
+	checkMatrix(t, "total coll", rep.Total.Coll, coll, collBytes)
+
+	ar := findSite(rep.Total, "Allreduce", lines["allreduce"])
+	if ar == nil || ar.BytesSpread != (stats.Spread{Min: 256, Mean: 256, Max: 256}) {
+		t.Errorf("Allreduce's bytes across ranks: %+v", ar)
+	}
+	for _, ph := range append(rep.Phases, rep.Total) {
+		if len(ph.Tasks) != 3 || ph.Aggregate.MPISeconds <= 0 || ph.Aggregate.MPIPercent > 100 {
+			t.Errorf("phase %d: tasks %+v, aggregate %+v", ph.Phase, ph.Tasks, ph.Aggregate)
+		}
+	}
+}
+
+func findSite(ph stats.PhaseReport, fn string, line int) *stats.SiteStat {
+	for i, s := range ph.Sites {
+		if s.Name == fn && s.Line == line && filepath.Base(s.File) == "main.go" {
+			return &ph.Sites[i]
+		}
+	}
+	return nil
+}
+
+func checkSites(t *testing.T, name string, ph stats.PhaseReport, lines map[string]int, want map[string]expect) {
+	t.Helper()
+	if len(ph.Sites) != len(want) {
+		t.Errorf("%s: %d call sites, want %d: %+v", name, len(ph.Sites), len(want), ph.Sites)
+	}
+	for mark, w := range want {
+		s := findSite(ph, w.fn, lines[mark])
+		if s == nil {
+			t.Errorf("%s: no %s site at line %d (%s)", name, w.fn, lines[mark], mark)
+			continue
+		}
+		if s.Calls != w.calls || s.Bytes != w.bytes || s.Ranks != w.ranks || s.Caller != "main.run" {
+			t.Errorf("%s: %s at line %d: %d calls, %d bytes, %d ranks, in %s; want %d, %d, %d, in main.run",
+				name, w.fn, s.Line, s.Calls, s.Bytes, s.Ranks, s.Caller, w.calls, w.bytes, w.ranks)
+		}
+	}
+}
+
+func checkFuncs(t *testing.T, name string, ph stats.PhaseReport, want map[string]expect) {
+	t.Helper()
+	if len(ph.Functions) != len(want) {
+		t.Errorf("%s: functions %+v, want %v", name, ph.Functions, want)
+	}
+	for _, f := range ph.Functions {
+		if w, ok := want[f.Name]; !ok || f.Calls != w.calls || f.Bytes != w.bytes {
+			t.Errorf("%s: %s: %d calls, %d bytes; want %+v", name, f.Name, f.Calls, f.Bytes, w)
+		}
+	}
+}
+
+func checkMatrix(t *testing.T, name string, m stats.Matrix, msgs, bytes [][]int64) {
+	t.Helper()
+	if fmt.Sprint(m.Messages) != fmt.Sprint(msgs) || fmt.Sprint(m.Bytes) != fmt.Sprint(bytes) {
+		t.Errorf("%s: messages %v, bytes %v; want %v, %v", name, m.Messages, m.Bytes, msgs, bytes)
+	}
+}
+
+// checkSVG parses the heatmap as XML to its end and counts its cells.
+func checkSVG(t *testing.T, path string) {
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	d := xml.NewDecoder(f)
+	rects, root := 0, ""
+	for {
+		tok, err := d.Token()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatalf("%s: not well-formed XML: %v", path, err)
+		}
+		if se, ok := tok.(xml.StartElement); ok {
+			if root == "" {
+				root = se.Name.Local
+			}
+			if se.Name.Local == "rect" {
+				rects++
+			}
+		}
+	}
+	if root != "svg" || rects != 2*3*3 {
+		t.Errorf("%s: root <%s>, %d cells; want <svg>, 18", path, root, rects)
+	}
+}

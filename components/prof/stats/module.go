@@ -1,0 +1,261 @@
+package stats
+
+import (
+	"maps"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/gompi/gompi/frameworks/prof"
+	"github.com/gompi/gompi/pmpi"
+)
+
+// module is the stats layer of one process. It embeds prof.Base, which
+// passes every call down, and overrides the calls it counts.
+type module struct {
+	prof.Base
+	cfg config
+
+	on     atomic.Bool // Pcontrol 0 clears it, 1 sets it
+	shards shards
+	sites  *sites
+
+	// Filled in when Init returns (before it, no call is counted): the
+	// world and its size, the width of this rank's row of the matrices,
+	// and the translation of other communicators' ranks.
+	world   *pmpi.Comm
+	wgroup  *pmpi.Group
+	rank    int
+	size    int
+	comms   atomic.Pointer[map[*pmpi.Comm][]int]
+	commsMu sync.Mutex
+
+	// The clock: ticks and wall time at Wrap, to convert ticks to
+	// seconds at the end with the rate over the whole run.
+	tick0 int64
+	wall0 time.Time
+
+	mu         sync.Mutex // guards the phases
+	phaseStart time.Time
+	phases     []phase
+}
+
+// phase is what a rank gathered between two flushes, in ticks.
+type phase struct {
+	endedBy   string // "pcontrol" or "finalize"
+	app       time.Duration
+	fns       [numFns]tally
+	sites     []siteTally
+	p2p, coll []peerTally
+	mpiTicks  int64
+}
+
+type siteTally struct {
+	id  siteID
+	fun string
+	t   tally
+}
+
+func newModule(next pmpi.API, cfg config) *module {
+	m := &module{Base: prof.Base{Next: next}, cfg: cfg, sites: newSites(), shards: defaultShards()}
+	m.comms.Store(&map[*pmpi.Comm][]int{})
+	m.tick0, m.wall0 = ticks(), time.Now()
+	m.phaseStart = m.wall0
+	m.on.Store(true)
+	return m
+}
+
+// Init passes through, then learns the world and starts the first phase
+// at its return, where the application's time starts as in mpiP.
+func (m *module) Init() error {
+	if err := m.Next.Init(); err != nil {
+		return err
+	}
+	return m.started()
+}
+
+// InitThread is Init with a thread level.
+func (m *module) InitThread(required pmpi.ThreadLevel) (pmpi.ThreadLevel, error) {
+	got, err := m.Next.InitThread(required)
+	if err != nil {
+		return got, err
+	}
+	return got, m.started()
+}
+
+func (m *module) started() error {
+	m.world = pmpi.CommWorld()
+	rank, err := pmpi.Real().CommRank(m.world)
+	if err != nil {
+		return err
+	}
+	size, err := pmpi.Real().CommSize(m.world)
+	if err != nil {
+		return err
+	}
+	if m.wgroup, err = pmpi.Real().CommGroup(m.world); err != nil {
+		return err
+	}
+	m.setWorld(rank, size)
+	m.mu.Lock()
+	m.phaseStart = time.Now()
+	m.mu.Unlock()
+	return nil
+}
+
+// Pcontrol stops (0), resumes (1) or flushes (2) the collection, and
+// passes every level down.
+func (m *module) Pcontrol(level int) error {
+	switch level {
+	case 0:
+		m.on.Store(false)
+	case 1:
+		m.on.Store(true)
+	case 2:
+		m.flush("pcontrol")
+	}
+	return m.Next.Pcontrol(level)
+}
+
+// setWorld sizes every shard's row of the matrices.
+func (m *module) setWorld(rank, size int) {
+	for i := range m.shards {
+		sh := &m.shards[i]
+		sh.mu.Lock()
+		sh.p2p, sh.coll = make([]peerTally, size), make([]peerTally, size)
+		sh.mu.Unlock()
+	}
+	m.rank, m.size = rank, size
+}
+
+// flush ends the current phase: it takes what the shards hold and
+// empties them. A call that another goroutine counts meanwhile lands in
+// this phase or the next.
+func (m *module) flush(endedBy string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	now := time.Now()
+	ph := phase{endedBy: endedBy, app: now.Sub(m.phaseStart),
+		p2p: make([]peerTally, m.size), coll: make([]peerTally, m.size)}
+	m.phaseStart = now
+	all := m.sites.all()
+	sites := make([]tally, len(all))
+	for i := range m.shards {
+		m.shards[i].take(&ph.fns, sites, ph.p2p, ph.coll)
+	}
+	for _, t := range ph.fns {
+		ph.mpiTicks += t.Ticks
+	}
+	for i, t := range sites {
+		if t.Calls > 0 {
+			ph.sites = append(ph.sites, siteTally{id: all[i].id, fun: all[i].fun, t: t})
+		}
+	}
+	m.phases = append(m.phases, ph)
+}
+
+// begin starts timing a call: its tick, or -1 while collection is off.
+func (m *module) begin() int64 {
+	if !m.on.Load() {
+		return -1
+	}
+	return ticks()
+}
+
+// count counts a call begun at t0 that moved n bytes, for its function
+// and its call site, and returns its shard still locked, for the caller
+// to add the call's peers.
+func (m *module) count(f fn, t0, n int64) *shard {
+	d := ticks() - t0
+	if d < 0 { // a counter read on another core that runs behind
+		d = 0
+	}
+	var pcs [keyDepth]uintptr
+	callers(pcs[:])
+	st := m.sites.lookup(f, &pcs)
+	sh := m.shards.pick()
+	sh.mu.Lock()
+	sh.fns[f].add(d, n)
+	if st.idx >= len(sh.sites) {
+		sh.sites = append(sh.sites, make([]tally, st.idx+1-len(sh.sites))...)
+	}
+	sh.sites[st.idx].add(d, n)
+	return sh
+}
+
+// end counts a call begun at t0 that moved n bytes; a send also counts
+// in the p2p matrix, as a message to rank dest of comm.
+func (m *module) end(f fn, t0, n int64, comm *pmpi.Comm, dest int) {
+	w := -1
+	if comm != nil {
+		w = m.worldRank(comm, dest)
+	}
+	sh := m.count(f, t0, n)
+	if w >= 0 && w < len(sh.p2p) {
+		sh.p2p[w].msgs++
+		sh.p2p[w].bytes += n
+	}
+	sh.mu.Unlock()
+}
+
+// worldRank translates rank r of c to its world rank; -1 for ProcNull
+// and the like. Each communicator's table is built once, with pmpi's
+// group calls, and kept until CommFree.
+func (m *module) worldRank(c *pmpi.Comm, r int) int {
+	if r < 0 || c == nil {
+		return -1
+	}
+	if c == m.world {
+		return r
+	}
+	t := m.table(c)
+	if r >= len(t) {
+		return -1
+	}
+	return t[r]
+}
+
+// table returns the world ranks of c's members, by rank in c.
+func (m *module) table(c *pmpi.Comm) []int {
+	if t, ok := (*m.comms.Load())[c]; ok {
+		return t
+	}
+	return m.translate(c)
+}
+
+func (m *module) translate(c *pmpi.Comm) []int {
+	m.commsMu.Lock()
+	defer m.commsMu.Unlock()
+	old := *m.comms.Load()
+	if t, ok := old[c]; ok {
+		return t
+	}
+	var t []int
+	if g, err := pmpi.Real().CommGroup(c); err == nil && m.wgroup != nil {
+		if n, err := pmpi.Real().GroupSize(g); err == nil {
+			ranks := make([]int, n)
+			for i := range ranks {
+				ranks[i] = i
+			}
+			if w, err := pmpi.Real().GroupTranslateRanks(g, ranks, m.wgroup); err == nil {
+				t = w
+			}
+		}
+	}
+	nw := maps.Clone(old)
+	nw[c] = t
+	m.comms.Store(&nw)
+	return t
+}
+
+// CommFree forgets the communicator's translation table.
+func (m *module) CommFree(comm *pmpi.Comm) error {
+	m.commsMu.Lock()
+	if old := *m.comms.Load(); old[comm] != nil {
+		nw := maps.Clone(old)
+		delete(nw, comm)
+		m.comms.Store(&nw)
+	}
+	m.commsMu.Unlock()
+	return m.Next.CommFree(comm)
+}

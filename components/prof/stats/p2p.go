@@ -1,0 +1,203 @@
+package stats
+
+import "github.com/gompi/gompi/pmpi"
+
+// The point-to-point calls count the message's bytes: a send's, a
+// receive's as received (Recv) or as posted (Irecv, whose length is known
+// only at its Wait). Sends also count in the p2p matrix, at the sender.
+
+func (m *module) Send(buf []byte, count int, dt pmpi.Datatype, dest, tag int, comm *pmpi.Comm) error {
+	t0 := m.begin()
+	err := m.Next.Send(buf, count, dt, dest, tag, comm)
+	if t0 >= 0 {
+		n := int64(count * dt.Size())
+		m.end(fnSend, t0, n, comm, dest)
+	}
+	return err
+}
+
+func (m *module) Ssend(buf []byte, count int, dt pmpi.Datatype, dest, tag int, comm *pmpi.Comm) error {
+	t0 := m.begin()
+	err := m.Next.Ssend(buf, count, dt, dest, tag, comm)
+	if t0 >= 0 {
+		n := int64(count * dt.Size())
+		m.end(fnSsend, t0, n, comm, dest)
+	}
+	return err
+}
+
+func (m *module) Isend(buf []byte, count int, dt pmpi.Datatype, dest, tag int, comm *pmpi.Comm) (*pmpi.Request, error) {
+	t0 := m.begin()
+	r, err := m.Next.Isend(buf, count, dt, dest, tag, comm)
+	if t0 >= 0 {
+		n := int64(count * dt.Size())
+		m.end(fnIsend, t0, n, comm, dest)
+	}
+	return r, err
+}
+
+func (m *module) Issend(buf []byte, count int, dt pmpi.Datatype, dest, tag int, comm *pmpi.Comm) (*pmpi.Request, error) {
+	t0 := m.begin()
+	r, err := m.Next.Issend(buf, count, dt, dest, tag, comm)
+	if t0 >= 0 {
+		n := int64(count * dt.Size())
+		m.end(fnIssend, t0, n, comm, dest)
+	}
+	return r, err
+}
+
+func (m *module) Recv(buf []byte, count int, dt pmpi.Datatype, source, tag int, comm *pmpi.Comm) (pmpi.Status, error) {
+	t0 := m.begin()
+	st, err := m.Next.Recv(buf, count, dt, source, tag, comm)
+	if t0 >= 0 {
+		m.end(fnRecv, t0, int64(st.CountOf(pmpi.Byte)), nil, -1)
+	}
+	return st, err
+}
+
+func (m *module) Irecv(buf []byte, count int, dt pmpi.Datatype, source, tag int, comm *pmpi.Comm) (*pmpi.Request, error) {
+	t0 := m.begin()
+	r, err := m.Next.Irecv(buf, count, dt, source, tag, comm)
+	if t0 >= 0 {
+		m.end(fnIrecv, t0, int64(count*dt.Size()), nil, -1)
+	}
+	return r, err
+}
+
+// Sendrecv counts the bytes it sends.
+func (m *module) Sendrecv(sendbuf []byte, sendcount int, sendtype pmpi.Datatype, dest, sendtag int,
+	recvbuf []byte, recvcount int, recvtype pmpi.Datatype, source, recvtag int, comm *pmpi.Comm) (pmpi.Status, error) {
+	t0 := m.begin()
+	st, err := m.Next.Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm)
+	if t0 >= 0 {
+		n := int64(sendcount * sendtype.Size())
+		m.end(fnSendrecv, t0, n, comm, dest)
+	}
+	return st, err
+}
+
+func (m *module) Probe(source, tag int, comm *pmpi.Comm) (pmpi.Status, error) {
+	t0 := m.begin()
+	st, err := m.Next.Probe(source, tag, comm)
+	if t0 >= 0 {
+		m.end(fnProbe, t0, 0, nil, -1)
+	}
+	return st, err
+}
+
+func (m *module) Iprobe(source, tag int, comm *pmpi.Comm) (pmpi.Status, bool, error) {
+	t0 := m.begin()
+	st, ok, err := m.Next.Iprobe(source, tag, comm)
+	if t0 >= 0 {
+		m.end(fnIprobe, t0, 0, nil, -1)
+	}
+	return st, ok, err
+}
+
+func (m *module) Wait(r *pmpi.Request) (pmpi.Status, error) {
+	t0 := m.begin()
+	st, err := m.Next.Wait(r)
+	if t0 >= 0 {
+		m.end(fnWait, t0, 0, nil, -1)
+	}
+	return st, err
+}
+
+func (m *module) Test(r *pmpi.Request) (pmpi.Status, bool, error) {
+	t0 := m.begin()
+	st, ok, err := m.Next.Test(r)
+	if t0 >= 0 {
+		m.end(fnTest, t0, 0, nil, -1)
+	}
+	return st, ok, err
+}
+
+func (m *module) Cancel(r *pmpi.Request) error {
+	t0 := m.begin()
+	err := m.Next.Cancel(r)
+	if t0 >= 0 {
+		m.end(fnCancel, t0, 0, nil, -1)
+	}
+	return err
+}
+
+func (m *module) WaitAll(reqs []*pmpi.Request) ([]pmpi.Status, error) {
+	t0 := m.begin()
+	st, err := m.Next.WaitAll(reqs)
+	if t0 >= 0 {
+		m.end(fnWaitall, t0, 0, nil, -1)
+	}
+	return st, err
+}
+
+func (m *module) WaitAny(reqs []*pmpi.Request) (int, pmpi.Status, error) {
+	t0 := m.begin()
+	i, st, err := m.Next.WaitAny(reqs)
+	if t0 >= 0 {
+		m.end(fnWaitany, t0, 0, nil, -1)
+	}
+	return i, st, err
+}
+
+func (m *module) WaitSome(reqs []*pmpi.Request) ([]int, []pmpi.Status, error) {
+	t0 := m.begin()
+	idx, st, err := m.Next.WaitSome(reqs)
+	if t0 >= 0 {
+		m.end(fnWaitsome, t0, 0, nil, -1)
+	}
+	return idx, st, err
+}
+
+func (m *module) TestAll(reqs []*pmpi.Request) ([]pmpi.Status, bool, error) {
+	t0 := m.begin()
+	st, ok, err := m.Next.TestAll(reqs)
+	if t0 >= 0 {
+		m.end(fnTestall, t0, 0, nil, -1)
+	}
+	return st, ok, err
+}
+
+func (m *module) TestAny(reqs []*pmpi.Request) (int, pmpi.Status, bool, error) {
+	t0 := m.begin()
+	i, st, ok, err := m.Next.TestAny(reqs)
+	if t0 >= 0 {
+		m.end(fnTestany, t0, 0, nil, -1)
+	}
+	return i, st, ok, err
+}
+
+func (m *module) CommDup(comm *pmpi.Comm) (*pmpi.Comm, error) {
+	t0 := m.begin()
+	c, err := m.Next.CommDup(comm)
+	if t0 >= 0 {
+		m.end(fnCommDup, t0, 0, nil, -1)
+	}
+	return c, err
+}
+
+func (m *module) CommSplit(comm *pmpi.Comm, color, key int) (*pmpi.Comm, error) {
+	t0 := m.begin()
+	c, err := m.Next.CommSplit(comm, color, key)
+	if t0 >= 0 {
+		m.end(fnCommSplit, t0, 0, nil, -1)
+	}
+	return c, err
+}
+
+func (m *module) CommSplitType(comm *pmpi.Comm, splitType, key int) (*pmpi.Comm, error) {
+	t0 := m.begin()
+	c, err := m.Next.CommSplitType(comm, splitType, key)
+	if t0 >= 0 {
+		m.end(fnCommSplitType, t0, 0, nil, -1)
+	}
+	return c, err
+}
+
+func (m *module) CommCreate(comm *pmpi.Comm, group *pmpi.Group) (*pmpi.Comm, error) {
+	t0 := m.begin()
+	c, err := m.Next.CommCreate(comm, group)
+	if t0 >= 0 {
+		m.end(fnCommCreate, t0, 0, nil, -1)
+	}
+	return c, err
+}

@@ -1,0 +1,84 @@
+package stats
+
+import "time"
+
+// rankPart is what one rank sends to rank 0 at Finalize, as JSON: its
+// phases with every time already in nanoseconds.
+type rankPart struct {
+	Rank   int         `json:"rank"`
+	Host   string      `json:"host"`
+	Phases []phasePart `json:"phases"`
+}
+
+type phasePart struct {
+	EndedBy string     `json:"ended_by"`
+	AppNs   int64      `json:"app_ns"`
+	MPINs   int64      `json:"mpi_ns"`
+	Funcs   []callPart `json:"funcs"`
+	Sites   []sitePart `json:"sites"`
+	P2P     row        `json:"p2p"`
+	Coll    row        `json:"coll"`
+}
+
+// callPart is a counter's tally in nanoseconds.
+type callPart struct {
+	Name  string `json:"name"`
+	Calls int64  `json:"calls"`
+	Ns    int64  `json:"ns"`
+	MinNs int64  `json:"min_ns"`
+	MaxNs int64  `json:"max_ns"`
+	Bytes int64  `json:"bytes"`
+}
+
+type sitePart struct {
+	callPart
+	File   string `json:"file"`
+	Line   int    `json:"line"`
+	Caller string `json:"caller"`
+}
+
+// row is one sender's messages and bytes to each world rank.
+type row struct {
+	Msgs  []int64 `json:"msgs"`
+	Bytes []int64 `json:"bytes"`
+}
+
+// clockRate converts ticks to nanoseconds: the ticks since Wrap against
+// the wall clock since Wrap, which a long run measures best.
+func clockRate(tick0, tick1 int64, wall time.Duration) float64 {
+	if d := tick1 - tick0; d > 0 && wall > 0 {
+		return float64(wall) / float64(d)
+	}
+	return 1
+}
+
+// part converts a rank's phases to what it sends to rank 0.
+func part(rank int, host string, phases []phase, rate float64) rankPart {
+	ns := func(t int64) int64 { return int64(float64(t) * rate) }
+	conv := func(name string, t tally) callPart {
+		return callPart{Name: name, Calls: t.Calls, Ns: ns(t.Ticks), MinNs: ns(t.Min), MaxNs: ns(t.Max), Bytes: t.Bytes}
+	}
+	rp := rankPart{Rank: rank, Host: host}
+	for _, ph := range phases {
+		pp := phasePart{EndedBy: ph.endedBy, AppNs: int64(ph.app), MPINs: ns(ph.mpiTicks)}
+		for f, t := range ph.fns {
+			if t.Calls > 0 {
+				pp.Funcs = append(pp.Funcs, conv(fn(f).String(), t))
+			}
+		}
+		for _, s := range ph.sites {
+			pp.Sites = append(pp.Sites, sitePart{callPart: conv(s.id.f.String(), s.t), File: s.id.file, Line: s.id.line, Caller: s.fun})
+		}
+		pp.P2P, pp.Coll = rowOf(ph.p2p), rowOf(ph.coll)
+		rp.Phases = append(rp.Phases, pp)
+	}
+	return rp
+}
+
+func rowOf(ts []peerTally) row {
+	r := row{Msgs: make([]int64, len(ts)), Bytes: make([]int64, len(ts))}
+	for i, t := range ts {
+		r.Msgs[i], r.Bytes[i] = t.msgs, t.bytes
+	}
+	return r
+}
