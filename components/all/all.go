@@ -14,4 +14,6 @@ import (
 	_ "github.com/gompi/gompi/components/coll/basic"
 	_ "github.com/gompi/gompi/components/coll/self"
 	_ "github.com/gompi/gompi/components/coll/tuned"
+
+	_ "github.com/gompi/gompi/components/prof/stats"
 )

@@ -84,7 +84,7 @@ func (m *module) InitThread(required pmpi.ThreadLevel) (pmpi.ThreadLevel, error)
 }
 
 func (m *module) started() error {
-	m.world = pmpi.CommWorld()
+	m.world = pmpi.Real().CommWorld()
 	rank, err := pmpi.Real().CommRank(m.world)
 	if err != nil {
 		return err
