@@ -39,6 +39,9 @@ demo: build
 	$(BIN)/gompirun -np 4 --oversubscribe $(BIN)/pi -n 10000000
 	$(BIN)/gompirun -np 4 --oversubscribe --mca btl self,tcp $(BIN)/ring -laps 1000
 	$(BIN)/gompirun -np 2 --mca btl self,tcp $(BIN)/pingpong -m 0:1048576 -i 200
+	rm -f $(BIN)/demo-stats.*
+	$(BIN)/gompirun -np 4 --oversubscribe --mca prof stats --mca prof_stats_output $(BIN)/demo-stats $(BIN)/pi -n 10000000
+	sed -n '/--- MPI time/,/--- Call sites/p' $(BIN)/demo-stats.*.txt
 
 # gompi's own benchmarks, into bench/out/: the Go micro-benchmarks of the
 # hot paths (micro.txt, for benchstat) and gompi-bench's tables over gompi's
