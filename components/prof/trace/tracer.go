@@ -1,0 +1,166 @@
+package trace
+
+import (
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/gompi/gompi/frameworks/prof"
+	"github.com/gompi/gompi/pmpi"
+)
+
+// Tracer is the trace layer: it records every call that passes through it
+// and hands it to the layer below.
+type Tracer struct {
+	prof.Base
+	cfg   config
+	clock clock
+
+	recording atomic.Bool // Pcontrol 0 clears it, 1 sets it
+
+	mu        sync.Mutex
+	events    []record
+	truncated bool
+	tids      map[uint64]int32 // goroutine id -> thread id in the trace
+	m         matcher
+	reqs      map[*pmpi.Request]pending
+	phases    int
+
+	rank    int  // world rank, once Init has returned
+	started bool // Init succeeded: Finalize writes the trace
+	flushed bool
+	sync    clockSync
+}
+
+func newTracer(next pmpi.API, cfg config) *Tracer {
+	if cfg.maxEvents <= 0 {
+		cfg.maxEvents = defaultMaxEvents
+	}
+	t := &Tracer{
+		Base:  prof.Base{Next: next},
+		cfg:   cfg,
+		clock: newClock(),
+		tids:  map[uint64]int32{},
+		m:     newMatcher(),
+		reqs:  map[*pmpi.Request]pending{},
+	}
+	t.recording.Store(true)
+	return t
+}
+
+// clock reads this process's time in nanoseconds: the wall clock when the
+// tracer was made, advanced by the monotonic clock, so that it never goes
+// back and ranks on one host start close to each other. Init measures what
+// to add to reach rank 0's clock.
+type clock struct {
+	wall int64
+	mono time.Time
+}
+
+func newClock() clock {
+	now := time.Now()
+	return clock{wall: now.UnixNano(), mono: now}
+}
+
+func (c clock) now() int64 { return c.wall + int64(time.Since(c.mono)) }
+
+// record is one recorded event, in this rank's clock.
+type record struct {
+	name       string
+	instant    bool
+	start, dur int64
+	tid        int32
+	a          args
+	flows      []flow
+}
+
+// flow is one end of a message arrow.
+type flow struct {
+	id uint64
+	in bool // the receive's end
+}
+
+// span is a call in progress: on is false when nothing is being recorded.
+type span struct {
+	on    bool
+	start int64
+	tid   int32
+}
+
+// begin starts timing a call.
+func (t *Tracer) begin() span {
+	if !t.recording.Load() {
+		return span{}
+	}
+	tid := t.tid()
+	return span{on: true, tid: tid, start: t.clock.now()}
+}
+
+// end records the call begun as sp, with the flows that start or end in it.
+func (t *Tracer) end(sp span, name string, a args, flows ...flow) {
+	if !sp.on {
+		return
+	}
+	stop := t.clock.now()
+	t.add(record{name: name, start: sp.start, dur: stop - sp.start, tid: sp.tid, a: a, flows: flows})
+}
+
+// instant records a mark that has no duration.
+func (t *Tracer) instant(name string, a args) {
+	if !t.recording.Load() {
+		return
+	}
+	tid := t.tid()
+	t.add(record{name: name, instant: true, start: t.clock.now(), tid: tid, a: a})
+}
+
+// add appends r unless the trace is full; the first event past the limit
+// becomes the note that says so.
+func (t *Tracer) add(r record) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	switch {
+	case t.truncated:
+	case len(t.events) >= t.cfg.maxEvents:
+		t.truncated = true
+		t.events = append(t.events, record{name: truncatedNote(t.cfg.maxEvents), instant: true,
+			start: r.start, tid: r.tid, a: args{scope: "p"}})
+	default:
+		t.events = append(t.events, r)
+	}
+}
+
+// tid returns the trace's thread id of the calling goroutine: 1, 2, ... in
+// the order goroutines first call MPI.
+func (t *Tracer) tid() int32 {
+	g := goid()
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	id, ok := t.tids[g]
+	if !ok {
+		id = int32(len(t.tids) + 1)
+		t.tids[g] = id
+	}
+	return id
+}
+
+// goid returns the calling goroutine's id, read from the first line of its
+// stack trace ("goroutine 18 [running]:"): Go offers no cheaper way, and
+// it costs about a microsecond, paid only while recording.
+func goid() uint64 {
+	var buf [64]byte
+	b := buf[:runtime.Stack(buf[:], false)]
+	const prefix = "goroutine "
+	if len(b) < len(prefix) {
+		return 0
+	}
+	var id uint64
+	for _, c := range b[len(prefix):] {
+		if c < '0' || c > '9' {
+			break
+		}
+		id = id*10 + uint64(c-'0')
+	}
+	return id
+}
