@@ -63,29 +63,40 @@ func (m *matcher) derive(parent *pmpi.Comm) string {
 // forget drops a freed communicator.
 func (m *matcher) forget(comm *pmpi.Comm) { delete(m.comms, comm) }
 
-// send counts a message this rank sends to dest and returns its arrow's id;
-// 0 for ProcNull.
-func (m *matcher) send(comm *pmpi.Comm, dest, tag int) uint64 {
-	if comm == nil || dest < 0 {
-		return 0
-	}
-	p := pair{comm: m.commID(comm), src: comm.Rank(), dst: dest, tag: tag}
+// send counts a message from src to dst on the communicator with the
+// given id and returns its arrow's id.
+func (m *matcher) send(comm string, src, dst, tag int) uint64 {
+	p := pair{comm: comm, src: src, dst: dst, tag: tag}
 	seq := m.sent[p]
 	m.sent[p]++
 	return flowID(p, seq)
 }
 
-// recv counts a message this rank received, as its status describes it
-// (which also tells where an AnySource or AnyTag receive matched); 0 for
-// ProcNull or a cancelled receive.
-func (m *matcher) recv(comm *pmpi.Comm, st pmpi.Status) uint64 {
-	if comm == nil || st.Source < 0 || st.Cancelled {
-		return 0
-	}
-	p := pair{comm: m.commID(comm), src: st.Source, dst: comm.Rank(), tag: st.Tag}
+// recv counts a message received at dst, from the src and with the tag of
+// its status (which tells where an AnySource or AnyTag receive matched),
+// and returns its arrow's id.
+func (m *matcher) recv(comm string, src, dst, tag int) uint64 {
+	p := pair{comm: comm, src: src, dst: dst, tag: tag}
 	seq := m.recvd[p]
 	m.recvd[p]++
 	return flowID(p, seq)
+}
+
+// sendOn counts a message this rank sends to dest on comm; 0 for ProcNull.
+func (m *matcher) sendOn(comm *pmpi.Comm, dest, tag int) uint64 {
+	if comm == nil || dest < 0 {
+		return 0
+	}
+	return m.send(m.commID(comm), comm.Rank(), dest, tag)
+}
+
+// recvOn counts a message this rank received on comm, as st describes it;
+// 0 for ProcNull or a cancelled receive.
+func (m *matcher) recvOn(comm *pmpi.Comm, st pmpi.Status) uint64 {
+	if comm == nil || st.Source < 0 || st.Cancelled {
+		return 0
+	}
+	return m.recv(m.commID(comm), st.Source, comm.Rank(), st.Tag)
 }
 
 // flowID hashes a message's identity to a positive number that JSON

@@ -14,7 +14,7 @@ type pending struct {
 // sendFlow counts a send and returns the start of its arrow.
 func (t *Tracer) sendFlow(comm *pmpi.Comm, dest, tag int) []flow {
 	t.mu.Lock()
-	id := t.m.send(comm, dest, tag)
+	id := t.m.sendOn(comm, dest, tag)
 	t.mu.Unlock()
 	if id == 0 {
 		return nil
@@ -25,7 +25,7 @@ func (t *Tracer) sendFlow(comm *pmpi.Comm, dest, tag int) []flow {
 // recvFlow counts a completed receive and returns the end of its arrow.
 func (t *Tracer) recvFlow(comm *pmpi.Comm, st pmpi.Status) []flow {
 	t.mu.Lock()
-	id := t.m.recv(comm, st)
+	id := t.m.recvOn(comm, st)
 	t.mu.Unlock()
 	if id == 0 {
 		return nil

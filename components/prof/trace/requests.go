@@ -34,7 +34,7 @@ func (t *Tracer) completed(r *pmpi.Request, st pmpi.Status) (pending, []flow, bo
 	if !p.recv {
 		return p, nil, true
 	}
-	if id := t.m.recv(p.comm, st); id != 0 {
+	if id := t.m.recvOn(p.comm, st); id != 0 {
 		return p, []flow{{id: id, in: true}}, true
 	}
 	return p, nil, true

@@ -1,0 +1,107 @@
+package trace
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"testing"
+)
+
+// TestMerge: the merged trace starts at 0, names the ranks, keeps the
+// arrows whose two ends it has, drops the others, and orders each rank's
+// events in time with an enclosing call before what it encloses.
+func TestMerge(t *testing.T) {
+	const base = int64(1_700_000_000_000_000_000)
+	ranks := []rankTrace{
+		{Rank: 1, Threads: map[int32]uint64{1: 1}, Events: []wireEvent{
+			{Name: "MPI_Recv", Ts: base + 5000, Dur: 4000, Tid: 1, Flows: []wireFlow{{ID: 7, In: true}}},
+			{Name: "MPI_Recv", Ts: base + 9000, Dur: 1000, Tid: 1, Flows: []wireFlow{{ID: 9, In: true}}},
+		}},
+		{Rank: 0, Threads: map[int32]uint64{1: 1}, Events: []wireEvent{
+			{Name: "inner", Ts: base + 2500, Dur: 400, Tid: 1},
+			{Name: "MPI_Send", Ts: base + 1000, Dur: 2000, Tid: 1, Flows: []wireFlow{{ID: 7}},
+				Args: wireArgs{Set: uint8(hasPeer | hasBytes), Comm: "world", CommID: "world", Peer: 1, Tag: 3, Bytes: 8}},
+			{Name: truncatedNote(2), Instant: true, Ts: base + 3000, Tid: 1, Args: wireArgs{Scope: "p"}},
+		}},
+	}
+	evs, st := merge(ranks)
+	if st.flows != 1 || st.unmatched != 1 {
+		t.Errorf("stats %+v: want 1 arrow and 1 unmatched end", st)
+	}
+	var order []string
+	pid := -1
+	for _, e := range evs {
+		if e.Pid < pid {
+			t.Errorf("rank %d after rank %d", e.Pid, pid)
+		}
+		pid = e.Pid
+		if e.Ph != "M" {
+			order = append(order, e.Name+"/"+e.Ph)
+		}
+	}
+	want := []string{"MPI_Send/X", "message/s", "inner/X", "trace truncated after 2 events/i", "MPI_Recv/X", "message/f", "MPI_Recv/X"}
+	if len(order) != len(want) {
+		t.Fatalf("events %q, want %q", order, want)
+	}
+	for i := range want {
+		if order[i] != want[i] {
+			t.Fatalf("events %q, want %q", order, want)
+		}
+	}
+	first := evs[0]
+	if first.Name != "process_name" || first.Args["name"] != "rank 0" {
+		t.Errorf("first event %+v, want rank 0's name", first)
+	}
+	for _, e := range evs {
+		switch {
+		case e.Name == "MPI_Send" && (e.Ts != 0 || *e.Dur != 2):
+			t.Errorf("send at %v for %v us, want 0 for 2", e.Ts, *e.Dur)
+		case e.Name == "message" && e.Ph == "f" && e.Bp != "e":
+			t.Errorf("arrow end without bp e: %+v", e)
+		case e.Name == "MPI_Send" && e.Args["peer"] != 1:
+			t.Errorf("send args %v", e.Args)
+		}
+	}
+	var b bytes.Buffer
+	w := bufio.NewWriter(&b)
+	if err := encode(w, "job1", evs, st); err != nil {
+		t.Fatal(err)
+	}
+	must(t, w.Flush())
+	var file struct {
+		TraceEvents []map[string]any `json:"traceEvents"`
+		OtherData   map[string]any   `json:"otherData"`
+	}
+	if err := json.Unmarshal(b.Bytes(), &file); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, b.String())
+	}
+	if len(file.TraceEvents) != len(evs) || file.OtherData["job"] != "job1" {
+		t.Errorf("%d events, other data %v", len(file.TraceEvents), file.OtherData)
+	}
+}
+
+// TestWireRoundTrip: a rank's events survive the trip to rank 0.
+func TestWireRoundTrip(t *testing.T) {
+	tr := newTracer(nil, config{maxEvents: 10})
+	tr.sync = clockSync{offset: 1000}
+	tr.add(record{name: "MPI_Send", start: 5, dur: 3, tid: 1,
+		a:     args{comm: "world", commID: "world", err: errors.New("boom")}.withPeer(2, 4),
+		flows: []flow{{id: 11}}})
+	b, err := encodeRank(tr.snapshot())
+	must(t, err)
+	rt, err := decodeRank(b)
+	must(t, err)
+	e := rt.Events[0]
+	if e.Ts != 1005 || e.Dur != 3 || e.Args.Peer != 2 || e.Args.Err != "boom" || len(e.Flows) != 1 || e.Flows[0].ID != 11 {
+		t.Errorf("decoded %+v", e)
+	}
+}
+
+func TestOutputPath(t *testing.T) {
+	t.Setenv("GOMPI_JOB_ID", "")
+	tr := newTracer(nil, config{output: "x.json"})
+	if p := tr.outputPath(); p != "x.json" {
+		t.Errorf("path %q", p)
+	}
+}
