@@ -13,7 +13,7 @@ func (t *Tracer) made(sp span, name string, parent, c *pmpi.Comm, err error) {
 			t.m.name(c, id)
 		}
 		t.mu.Unlock()
-		a.label = id
+		a = a.withLabel(id)
 	}
 	t.end(sp, name, a)
 }

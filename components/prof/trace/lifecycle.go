@@ -12,7 +12,7 @@ import (
 func (t *Tracer) Init() error {
 	sp := t.begin()
 	err := t.Next.Init()
-	t.end(sp, "MPI_Init", args{err: err})
+	t.end(sp, "MPI_Init", args{}.withErr(err))
 	if err != nil {
 		return err
 	}
@@ -23,7 +23,7 @@ func (t *Tracer) Init() error {
 func (t *Tracer) InitThread(required pmpi.ThreadLevel) (pmpi.ThreadLevel, error) {
 	sp := t.begin()
 	lvl, err := t.Next.InitThread(required)
-	t.end(sp, "MPI_InitThread", args{err: err})
+	t.end(sp, "MPI_InitThread", args{}.withErr(err))
 	if err != nil {
 		return lvl, err
 	}
@@ -50,7 +50,7 @@ func (t *Tracer) start() error {
 // Finalize marks MPI_Finalize, gathers every rank's events to rank 0,
 // which writes the trace, and then finalizes the layers below.
 func (t *Tracer) Finalize() error {
-	t.instant("MPI_Finalize", args{scope: "t"})
+	t.mark("MPI_Finalize", threadMark, args{})
 	err := t.flush()
 	return errors.Join(err, t.Next.Finalize())
 }
@@ -70,10 +70,9 @@ func (t *Tracer) Pcontrol(level int) error {
 		t.phases++
 		n := t.phases
 		t.mu.Unlock()
-		t.instant(fmt.Sprintf("phase %d", n), args{scope: "p", label: fmt.Sprintf("Pcontrol(2) #%d", n)})
+		t.mark(fmt.Sprintf("phase %d", n), processMark, args{}.withLabel(fmt.Sprintf("Pcontrol(2) #%d", n)))
 	}
 	err := t.Next.Pcontrol(level)
-	a := args{err: err, label: fmt.Sprintf("level %d", level)}
-	t.end(sp, "MPI_Pcontrol", a)
+	t.end(sp, "MPI_Pcontrol", args{}.withLabel(fmt.Sprintf("level %d", level)).withErr(err))
 	return err
 }

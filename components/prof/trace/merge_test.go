@@ -22,7 +22,7 @@ func TestMerge(t *testing.T) {
 			{Name: "inner", Ts: base + 2500, Dur: 400, Tid: 1},
 			{Name: "MPI_Send", Ts: base + 1000, Dur: 2000, Tid: 1, Flows: []wireFlow{{ID: 7}},
 				Args: wireArgs{Set: uint8(hasPeer | hasBytes), Comm: "world", CommID: "world", Peer: 1, Tag: 3, Bytes: 8}},
-			{Name: truncatedNote(2), Instant: true, Ts: base + 3000, Tid: 1, Args: wireArgs{Scope: "p"}},
+			{Name: truncatedNote(2), Kind: processMark, Ts: base + 3000, Tid: 1},
 		}},
 	}
 	evs, st := merge(ranks)
@@ -86,14 +86,13 @@ func TestWireRoundTrip(t *testing.T) {
 	tr := newTracer(nil, config{maxEvents: 10})
 	tr.sync = clockSync{offset: 1000}
 	tr.add(record{name: "MPI_Send", start: 5, dur: 3, tid: 1,
-		a:     args{comm: "world", commID: "world", err: errors.New("boom")}.withPeer(2, 4),
-		flows: []flow{{id: 11}}})
+		a: args{comm: "world", commID: "world"}.withPeer(2, 4).withErr(errors.New("boom")).withFlow(11).withFlow(12 | flowIn)})
 	b, err := encodeRank(tr.snapshot())
 	must(t, err)
 	rt, err := decodeRank(b)
 	must(t, err)
 	e := rt.Events[0]
-	if e.Ts != 1005 || e.Dur != 3 || e.Args.Peer != 2 || e.Args.Err != "boom" || len(e.Flows) != 1 || e.Flows[0].ID != 11 {
+	if e.Ts != 1005 || e.Dur != 3 || e.Args.Peer != 2 || e.Args.Err != "boom" || len(e.Flows) != 2 || e.Flows[0] != (wireFlow{ID: 11}) || e.Flows[1] != (wireFlow{ID: 12, In: true}) {
 		t.Errorf("decoded %+v", e)
 	}
 }

@@ -68,9 +68,12 @@ func merge(ranks []rankTrace) ([]traceEvent, mergeStats) {
 		var body []traceEvent
 		for _, e := range rt.Events {
 			te := traceEvent{Name: e.Name, Cat: callCat, Ts: us(e.Ts), Pid: rt.Rank, Tid: e.Tid, Args: e.Args.json()}
-			if e.Instant {
-				te.Ph, te.S = "i", cmp.Or(e.Args.Scope, "t")
-			} else {
+			switch e.Kind {
+			case threadMark:
+				te.Ph, te.S = "i", "t"
+			case processMark:
+				te.Ph, te.S = "i", "p"
+			default:
 				d := float64(e.Dur) / 1e3
 				te.Ph, te.Dur = "X", &d
 			}

@@ -1,6 +1,10 @@
 package trace
 
-import "github.com/gompi/gompi/pmpi"
+import (
+	"errors"
+
+	"github.com/gompi/gompi/pmpi"
+)
 
 // pending is what the tracer remembers of a non-blocking operation until
 // a Wait or Test completes it.
@@ -12,36 +16,35 @@ type pending struct {
 }
 
 // sendFlow counts a send and returns the start of its arrow.
-func (t *Tracer) sendFlow(comm *pmpi.Comm, dest, tag int) []flow {
+func (t *Tracer) sendFlow(comm *pmpi.Comm, dest, tag int) flowEnd {
 	t.mu.Lock()
-	id := t.m.sendOn(comm, dest, tag)
-	t.mu.Unlock()
-	if id == 0 {
-		return nil
-	}
-	return []flow{{id: id}}
+	defer t.mu.Unlock()
+	return flowEnd(t.m.sendOn(comm, dest, tag))
 }
 
-// recvFlow counts a completed receive and returns the end of its arrow.
-func (t *Tracer) recvFlow(comm *pmpi.Comm, st pmpi.Status) []flow {
-	t.mu.Lock()
-	id := t.m.recvOn(comm, st)
-	t.mu.Unlock()
-	if id == 0 {
-		return nil
+// recvFlow counts a completed receive and returns the end of its arrow. A
+// receive that failed took no message, unless it was only truncated.
+func (t *Tracer) recvFlow(comm *pmpi.Comm, st pmpi.Status, err error) flowEnd {
+	if err != nil && !errors.Is(err, pmpi.ErrTruncate) {
+		return 0
 	}
-	return []flow{{id: id, in: true}}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if id := t.m.recvOn(comm, st); id != 0 {
+		return flowEnd(id) | flowIn
+	}
+	return 0
 }
 
 func (t *Tracer) blockingSend(name string, buf []byte, count int, dt pmpi.Datatype, dest, tag int, comm *pmpi.Comm,
 	call func([]byte, int, pmpi.Datatype, int, int, *pmpi.Comm) error) error {
 	sp := t.begin()
 	err := call(buf, count, dt, dest, tag, comm)
-	var flows []flow
+	a := t.commArgs(comm).withPeer(dest, tag).withBytes(size(count, dt)).withErr(err)
 	if err == nil {
-		flows = t.sendFlow(comm, dest, tag)
+		a = a.withFlow(t.sendFlow(comm, dest, tag))
 	}
-	t.end(sp, name, t.commArgs(comm).withPeer(dest, tag).withBytes(size(count, dt)).withErr(err), flows...)
+	t.end(sp, name, a)
 	return err
 }
 
@@ -59,8 +62,7 @@ func (t *Tracer) Ssend(buf []byte, count int, dt pmpi.Datatype, dest, tag int, c
 func (t *Tracer) Recv(buf []byte, count int, dt pmpi.Datatype, source, tag int, comm *pmpi.Comm) (pmpi.Status, error) {
 	sp := t.begin()
 	st, err := t.Next.Recv(buf, count, dt, source, tag, comm)
-	flows := t.recvFlow(comm, st)
-	t.end(sp, "MPI_Recv", t.received(comm, source, tag, st, err), flows...)
+	t.end(sp, "MPI_Recv", t.received(comm, source, tag, st, err).withFlow(t.recvFlow(comm, st, err)))
 	return st, err
 }
 
@@ -78,12 +80,12 @@ func (t *Tracer) startSend(name string, buf []byte, count int, dt pmpi.Datatype,
 	call func([]byte, int, pmpi.Datatype, int, int, *pmpi.Comm) (*pmpi.Request, error)) (*pmpi.Request, error) {
 	sp := t.begin()
 	r, err := call(buf, count, dt, dest, tag, comm)
-	var flows []flow
+	a := t.commArgs(comm).withPeer(dest, tag).withBytes(size(count, dt)).withErr(err)
 	if err == nil {
-		flows = t.sendFlow(comm, dest, tag)
+		a = a.withFlow(t.sendFlow(comm, dest, tag))
 		t.track(r, pending{comm: comm, peer: dest, tag: tag, bytes: size(count, dt)})
 	}
-	t.end(sp, name, t.commArgs(comm).withPeer(dest, tag).withBytes(size(count, dt)).withErr(err), flows...)
+	t.end(sp, name, a)
 	return r, err
 }
 
@@ -115,15 +117,11 @@ func (t *Tracer) Sendrecv(sendbuf []byte, sendcount int, sendtype pmpi.Datatype,
 	recvbuf []byte, recvcount int, recvtype pmpi.Datatype, source, recvtag int, comm *pmpi.Comm) (pmpi.Status, error) {
 	sp := t.begin()
 	st, err := t.Next.Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm)
-	var flows []flow
+	a := t.received(comm, source, recvtag, st, err).withSend(dest, sendtag, size(sendcount, sendtype))
 	if err == nil {
-		flows = t.sendFlow(comm, dest, sendtag)
+		a = a.withFlow(t.sendFlow(comm, dest, sendtag))
 	}
-	flows = append(flows, t.recvFlow(comm, st)...)
-	a := t.received(comm, source, recvtag, st, err)
-	a.dest, a.sendTag, a.sendBytes = dest, sendtag, size(sendcount, sendtype)
-	a.set |= hasSend
-	t.end(sp, "MPI_Sendrecv", a, flows...)
+	t.end(sp, "MPI_Sendrecv", a.withFlow(t.recvFlow(comm, st, err)))
 	return st, err
 }
 

@@ -16,34 +16,28 @@ func (t *Tracer) track(r *pmpi.Request, p pending) {
 	t.mu.Unlock()
 }
 
-// completed forgets r, which has completed with st, and returns the end of
-// its message's arrow if it was a receive. A request completed before, or
-// never seen, gives nothing: a second Wait returns the same status but
-// receives no second message.
-func (t *Tracer) completed(r *pmpi.Request, st pmpi.Status) (pending, []flow, bool) {
+// completed forgets r, which has completed with st and err, and returns
+// what it was and, for a receive, the end of its message's arrow. A
+// request completed before, or never seen, gives nothing: a second Wait
+// returns the same status but receives no second message.
+func (t *Tracer) completed(r *pmpi.Request, st pmpi.Status, err error) (pending, flowEnd) {
 	if r == nil {
-		return pending{}, nil, false
+		return pending{}, 0
 	}
 	t.mu.Lock()
-	defer t.mu.Unlock()
 	p, ok := t.reqs[r]
-	if !ok {
-		return pending{}, nil, false
-	}
 	delete(t.reqs, r)
-	if !p.recv {
-		return p, nil, true
+	t.mu.Unlock()
+	if !ok || !p.recv {
+		return p, 0
 	}
-	if id := t.m.recvOn(p.comm, st); id != 0 {
-		return p, []flow{{id: id, in: true}}, true
-	}
-	return p, nil, true
+	return p, t.recvFlow(p.comm, st, err)
 }
 
 // describe is the arguments of a call that completed one request.
 func (t *Tracer) describe(p pending, st pmpi.Status, err error) args {
 	if p.comm == nil {
-		return args{err: err}
+		return args{}.withErr(err)
 	}
 	if p.recv {
 		return t.received(p.comm, p.peer, p.tag, st, err)
@@ -55,8 +49,8 @@ func (t *Tracer) describe(p pending, st pmpi.Status, err error) args {
 func (t *Tracer) Wait(r *pmpi.Request) (pmpi.Status, error) {
 	sp := t.begin()
 	st, err := t.Next.Wait(r)
-	p, flows, _ := t.completed(r, st)
-	t.end(sp, "MPI_Wait", t.describe(p, st, err), flows...)
+	p, f := t.completed(r, st, err)
+	t.end(sp, "MPI_Wait", t.describe(p, st, err).withFlow(f))
 	return st, err
 }
 
@@ -66,25 +60,24 @@ func (t *Tracer) Test(r *pmpi.Request) (pmpi.Status, bool, error) {
 	sp := t.begin()
 	st, done, err := t.Next.Test(r)
 	var p pending
-	var flows []flow
+	var f flowEnd
 	if done {
-		p, flows, _ = t.completed(r, st)
+		p, f = t.completed(r, st, err)
 	}
-	t.end(sp, "MPI_Test", t.describe(p, st, err), flows...)
+	t.end(sp, "MPI_Test", t.describe(p, st, err).withFlow(f))
 	return st, done, err
 }
 
 // completedAll ends the arrows of every request in reqs (a copy taken
-// before the call), completed with sts.
-func (t *Tracer) completedAll(reqs []*pmpi.Request, sts []pmpi.Status) []flow {
-	var flows []flow
+// before the call), completed with sts; each status carries its error.
+func (t *Tracer) completedAll(a args, reqs []*pmpi.Request, sts []pmpi.Status) args {
 	for i, r := range reqs {
 		if i < len(sts) {
-			_, f, _ := t.completed(r, sts[i])
-			flows = append(flows, f...)
+			_, f := t.completed(r, sts[i], sts[i].Err)
+			a = a.withFlow(f)
 		}
 	}
-	return flows
+	return a
 }
 
 // WaitAll records MPI_WaitAll; the arrows of all its receives end here.
@@ -92,71 +85,67 @@ func (t *Tracer) WaitAll(reqs []*pmpi.Request) ([]pmpi.Status, error) {
 	sp := t.begin()
 	before := slices.Clone(reqs)
 	sts, err := t.Next.WaitAll(reqs)
-	flows := t.completedAll(before, sts)
-	t.end(sp, "MPI_WaitAll", args{err: err}.withCount(len(reqs)), flows...)
+	t.end(sp, "MPI_WaitAll", t.completedAll(args{}.withCount(len(reqs)).withErr(err), before, sts))
 	return sts, err
 }
 
-// TestAll records MPI_Testall; when all are complete, their arrows end here.
+// TestAll records MPI_TestAll; when all are complete, their arrows end here.
 func (t *Tracer) TestAll(reqs []*pmpi.Request) ([]pmpi.Status, bool, error) {
 	sp := t.begin()
 	before := slices.Clone(reqs)
 	sts, done, err := t.Next.TestAll(reqs)
-	var flows []flow
+	a := args{}.withCount(len(reqs)).withErr(err)
 	if done {
-		flows = t.completedAll(before, sts)
+		a = t.completedAll(a, before, sts)
 	}
-	t.end(sp, "MPI_TestAll", args{err: err}.withCount(len(reqs)), flows...)
+	t.end(sp, "MPI_TestAll", a)
 	return sts, done, err
 }
 
 // completedOne handles the request at index i of before.
-func (t *Tracer) completedOne(before []*pmpi.Request, i int, st pmpi.Status, err error) (args, []flow) {
+func (t *Tracer) completedOne(before []*pmpi.Request, i int, st pmpi.Status, err error) args {
 	if i < 0 || i >= len(before) {
-		return args{err: err}, nil
+		return args{}.withErr(err)
 	}
-	p, flows, _ := t.completed(before[i], st)
-	a := t.describe(p, st, err)
-	a.index, a.set = i, a.set|hasIndex
-	return a, flows
+	p, f := t.completed(before[i], st, err)
+	return t.describe(p, st, err).withIndex(i).withFlow(f)
 }
 
-// WaitAny records MPI_Waitany.
+// WaitAny records MPI_WaitAny.
 func (t *Tracer) WaitAny(reqs []*pmpi.Request) (int, pmpi.Status, error) {
 	sp := t.begin()
 	before := slices.Clone(reqs)
 	i, st, err := t.Next.WaitAny(reqs)
-	a, flows := t.completedOne(before, i, st, err)
-	t.end(sp, "MPI_WaitAny", a, flows...)
+	t.end(sp, "MPI_WaitAny", t.completedOne(before, i, st, err))
 	return i, st, err
 }
 
-// TestAny records MPI_Testany.
+// TestAny records MPI_TestAny.
 func (t *Tracer) TestAny(reqs []*pmpi.Request) (int, pmpi.Status, bool, error) {
 	sp := t.begin()
 	before := slices.Clone(reqs)
 	i, st, found, err := t.Next.TestAny(reqs)
-	a, flows := args{err: err}, []flow(nil)
+	a := args{}.withErr(err)
 	if found {
-		a, flows = t.completedOne(before, i, st, err)
+		a = t.completedOne(before, i, st, err)
 	}
-	t.end(sp, "MPI_TestAny", a, flows...)
+	t.end(sp, "MPI_TestAny", a)
 	return i, st, found, err
 }
 
-// WaitSome records MPI_Waitsome; the arrows of the receives it completed
+// WaitSome records MPI_WaitSome; the arrows of the receives it completed
 // end here.
 func (t *Tracer) WaitSome(reqs []*pmpi.Request) ([]int, []pmpi.Status, error) {
 	sp := t.begin()
 	before := slices.Clone(reqs)
 	idx, sts, err := t.Next.WaitSome(reqs)
-	var flows []flow
+	a := args{}.withCount(len(idx)).withErr(err)
 	for k, i := range idx {
 		if i >= 0 && i < len(before) && k < len(sts) {
-			_, f, _ := t.completed(before[i], sts[k])
-			flows = append(flows, f...)
+			_, f := t.completed(before[i], sts[k], sts[k].Err)
+			a = a.withFlow(f)
 		}
 	}
-	t.end(sp, "MPI_WaitSome", args{err: err}.withCount(len(idx)), flows...)
+	t.end(sp, "MPI_WaitSome", a)
 	return idx, sts, err
 }

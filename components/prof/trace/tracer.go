@@ -20,9 +20,10 @@ type Tracer struct {
 	recording atomic.Bool // Pcontrol 0 clears it, 1 sets it
 
 	mu        sync.Mutex
-	events    []record
+	events    events
 	truncated bool
-	tids      map[uint64]int32 // goroutine id -> thread id in the trace
+	tids      map[uintptr]int32 // goroutine key -> thread id in the trace
+	goids     map[int32]uint64  // thread id -> id of the goroutine first seen on it
 	m         matcher
 	reqs      map[*pmpi.Request]pending
 	phases    int
@@ -41,7 +42,8 @@ func newTracer(next pmpi.API, cfg config) *Tracer {
 		Base:  prof.Base{Next: next},
 		cfg:   cfg,
 		clock: newClock(),
-		tids:  map[uint64]int32{},
+		tids:  map[uintptr]int32{},
+		goids: map[int32]uint64{},
 		m:     newMatcher(),
 		reqs:  map[*pmpi.Request]pending{},
 	}
@@ -68,18 +70,20 @@ func (c clock) now() int64 { return c.wall + int64(time.Since(c.mono)) }
 // record is one recorded event, in this rank's clock.
 type record struct {
 	name       string
-	instant    bool
 	start, dur int64
 	tid        int32
+	kind       kind
 	a          args
-	flows      []flow
 }
 
-// flow is one end of a message arrow.
-type flow struct {
-	id uint64
-	in bool // the receive's end
-}
+// kind is what a record shows as.
+type kind uint8
+
+const (
+	call        kind = iota // a slice: ph X
+	threadMark              // an instant on the goroutine's track
+	processMark             // an instant across the rank's tracks
+)
 
 // span is a call in progress: on is false when nothing is being recorded.
 type span struct {
@@ -97,22 +101,22 @@ func (t *Tracer) begin() span {
 	return span{on: true, tid: tid, start: t.clock.now()}
 }
 
-// end records the call begun as sp, with the flows that start or end in it.
-func (t *Tracer) end(sp span, name string, a args, flows ...flow) {
+// end records the call begun as sp.
+func (t *Tracer) end(sp span, name string, a args) {
 	if !sp.on {
 		return
 	}
 	stop := t.clock.now()
-	t.add(record{name: name, start: sp.start, dur: stop - sp.start, tid: sp.tid, a: a, flows: flows})
+	t.add(record{name: name, start: sp.start, dur: stop - sp.start, tid: sp.tid, a: a})
 }
 
-// instant records a mark that has no duration.
-func (t *Tracer) instant(name string, a args) {
+// mark records an instant event of kind k.
+func (t *Tracer) mark(name string, k kind, a args) {
 	if !t.recording.Load() {
 		return
 	}
 	tid := t.tid()
-	t.add(record{name: name, instant: true, start: t.clock.now(), tid: tid, a: a})
+	t.add(record{name: name, kind: k, start: t.clock.now(), tid: tid, a: a})
 }
 
 // add appends r unless the trace is full; the first event past the limit
@@ -122,32 +126,37 @@ func (t *Tracer) add(r record) {
 	defer t.mu.Unlock()
 	switch {
 	case t.truncated:
-	case len(t.events) >= t.cfg.maxEvents:
+	case t.events.len() >= t.cfg.maxEvents:
 		t.truncated = true
-		t.events = append(t.events, record{name: truncatedNote(t.cfg.maxEvents), instant: true,
-			start: r.start, tid: r.tid, a: args{scope: "p"}})
+		t.events.add(record{name: truncatedNote(t.cfg.maxEvents), kind: processMark, start: r.start, tid: r.tid})
 	default:
-		t.events = append(t.events, r)
+		t.events.add(r)
 	}
 }
 
 // tid returns the trace's thread id of the calling goroutine: 1, 2, ... in
 // the order goroutines first call MPI.
 func (t *Tracer) tid() int32 {
-	g := goid()
+	g := goroutineKey()
+	t.mu.Lock()
+	id, ok := t.tids[g]
+	t.mu.Unlock()
+	if ok {
+		return id
+	}
+	gid := goid() // slow, once per goroutine: to name its track
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	id, ok := t.tids[g]
-	if !ok {
+	if id, ok = t.tids[g]; !ok {
 		id = int32(len(t.tids) + 1)
-		t.tids[g] = id
+		t.tids[g], t.goids[id] = id, gid
 	}
 	return id
 }
 
 // goid returns the calling goroutine's id, read from the first line of its
 // stack trace ("goroutine 18 [running]:"): Go offers no cheaper way, and
-// it costs about a microsecond, paid only while recording.
+// it costs microseconds.
 func goid() uint64 {
 	var buf [64]byte
 	b := buf[:runtime.Stack(buf[:], false)]

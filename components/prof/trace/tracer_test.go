@@ -15,7 +15,7 @@ func names(t *Tracer) []string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	var out []string
-	for _, r := range t.events {
+	for r := range t.events.all {
 		out = append(out, r.name)
 	}
 	return out
@@ -114,7 +114,7 @@ func TestGoroutines(t *testing.T) {
 	}
 	wg.Wait()
 	perTid := map[int32]int{}
-	for _, r := range tr.events {
+	for r := range tr.events.all {
 		perTid[r.tid]++
 	}
 	if len(perTid) != goroutines {

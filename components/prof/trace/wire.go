@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/gob"
 	"fmt"
+	"maps"
 )
 
 // rankTrace is what each rank sends rank 0 at Finalize: its events, on
@@ -20,7 +21,7 @@ type rankTrace struct {
 // wireEvent is a record on the way to rank 0.
 type wireEvent struct {
 	Name    string
-	Instant bool
+	Kind    kind
 	Ts, Dur int64 // ns on rank 0's clock
 	Tid     int32
 	Args    wireArgs
@@ -39,7 +40,7 @@ type wireArgs struct {
 	Peer, Tag, Root, Bytes   int
 	Index, Count             int
 	Dest, SendTag, SendBytes int
-	Err, Label, Scope        string
+	Err, Label               string
 }
 
 // snapshot takes this rank's events, corrected to rank 0's clock.
@@ -47,15 +48,12 @@ func (t *Tracer) snapshot() rankTrace {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	rt := rankTrace{Rank: t.rank, Offset: t.sync.offset, RTT: t.sync.rtt, Truncated: t.truncated,
-		Threads: make(map[int32]uint64, len(t.tids)), Events: make([]wireEvent, 0, len(t.events))}
-	for g, id := range t.tids {
-		rt.Threads[id] = g
-	}
-	for _, r := range t.events {
-		e := wireEvent{Name: r.name, Instant: r.instant, Ts: r.start + t.sync.offset, Dur: r.dur, Tid: r.tid,
+		Threads: maps.Clone(t.goids), Events: make([]wireEvent, 0, t.events.len())}
+	for r := range t.events.all {
+		e := wireEvent{Name: r.name, Kind: r.kind, Ts: r.start + t.sync.offset, Dur: r.dur, Tid: r.tid,
 			Args: r.a.wire()}
-		for _, f := range r.flows {
-			e.Flows = append(e.Flows, wireFlow{ID: f.id, In: f.in})
+		for _, f := range r.a.flows() {
+			e.Flows = append(e.Flows, wireFlow{ID: f.id(), In: f.in()})
 		}
 		rt.Events = append(rt.Events, e)
 	}
@@ -63,11 +61,11 @@ func (t *Tracer) snapshot() rankTrace {
 }
 
 func (a args) wire() wireArgs {
-	w := wireArgs{Set: uint8(a.set), Comm: a.comm, CommID: a.commID, Peer: a.peer, Tag: a.tag, Root: a.root,
-		Bytes: a.bytes, Index: a.index, Count: a.count, Dest: a.dest, SendTag: a.sendTag, SendBytes: a.sendBytes,
-		Label: a.label, Scope: a.scope}
-	if a.err != nil {
-		w.Err = a.err.Error()
+	w := wireArgs{Set: uint8(a.set), Comm: a.comm, CommID: a.commID, Peer: int(a.peer), Tag: int(a.tag),
+		Root: int(a.root), Bytes: int(a.bytes), Index: int(a.index), Count: int(a.count), Dest: int(a.dest),
+		SendTag: int(a.sendTag), SendBytes: int(a.sendBytes), Label: a.label()}
+	if err := a.err(); err != nil {
+		w.Err = err.Error()
 	}
 	return w
 }
