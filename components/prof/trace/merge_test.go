@@ -98,9 +98,11 @@ func TestWireRoundTrip(t *testing.T) {
 }
 
 func TestOutputPath(t *testing.T) {
-	t.Setenv("GOMPI_JOB_ID", "")
-	tr := newTracer(nil, config{output: "x.json"})
-	if p := tr.outputPath(); p != "x.json" {
-		t.Errorf("path %q", p)
+	t.Setenv("GOMPI_JOB_ID", "c0ffee")
+	if p := newTracer(nil, config{output: "x.json"}).outputPath(); p != "x.json" {
+		t.Errorf("path %q, want the parameter's x.json", p)
+	}
+	if p := newTracer(nil, config{}).outputPath(); p != "gompi-trace.c0ffee.json" {
+		t.Errorf("path %q, want gompi-trace.c0ffee.json", p)
 	}
 }
