@@ -34,3 +34,27 @@ func BenchmarkCall(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkFinalize is rank 0's work at Finalize for one rank of 100,000
+// sends: take the events, encode them for the gather, decode and write
+// the merged file.
+func BenchmarkFinalize(b *testing.B) {
+	const n = 100_000
+	tr := newTracer(nil, config{maxEvents: n})
+	for i := range n {
+		a := args{comm: "world", commID: "world"}.withPeer(1, 7).withBytes(64).withFlow(flowEnd(i + 1))
+		tr.add(record{name: "MPI_Send", start: int64(i) * 1000, dur: 500, tid: 1, a: a})
+	}
+	path := b.TempDir() + "/trace.json"
+	for b.Loop() {
+		blob := encodeRank(tr.snapshot())
+		rt, err := decodeRank(blob)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := writeFile(path, "bench", []rankTrace{rt}); err != nil {
+			b.Fatal(err)
+		}
+		b.ReportMetric(float64(len(blob))/n, "wire-B/event")
+	}
+}

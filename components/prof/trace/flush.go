@@ -10,9 +10,7 @@ import (
 )
 
 // flush gathers every rank's events to rank 0 through pmpi's real calls
-// (so no tool records them), and rank 0 writes the merged trace. A rank
-// that cannot encode its events still takes part, with none, so that the
-// others do not wait for it.
+// (so no tool records them), and rank 0 writes the merged trace.
 func (t *Tracer) flush() error {
 	t.mu.Lock()
 	run := t.started && !t.flushed
@@ -26,7 +24,7 @@ func (t *Tracer) flush() error {
 	if world == nil {
 		return errors.New("prof trace: no world communicator at Finalize")
 	}
-	mine, encErr := encodeRank(t.snapshot())
+	mine := encodeRank(t.snapshot())
 	lens := []int64{int64(len(mine))}
 	var all []int64
 	if t.rank == 0 {
@@ -47,12 +45,9 @@ func (t *Tracer) flush() error {
 		buf = make([]byte, n)
 	}
 	if err := real.Gatherv(mine, len(mine), pmpi.Byte, buf, counts, displs, pmpi.Byte, 0, world); err != nil {
-		return errors.Join(encErr, fmt.Errorf("prof trace: gather events: %w", err))
+		return fmt.Errorf("prof trace: gather events: %w", err)
 	}
 	if t.rank != 0 {
-		if encErr != nil {
-			return fmt.Errorf("prof trace: %w", encErr)
-		}
 		return nil
 	}
 	ranks := make([]rankTrace, 0, len(all))

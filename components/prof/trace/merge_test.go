@@ -25,7 +25,9 @@ func TestMerge(t *testing.T) {
 			{Name: truncatedNote(2), Kind: processMark, Ts: base + 3000, Tid: 1},
 		}},
 	}
-	evs, st := merge(ranks)
+	var evs []traceEvent
+	st, err := merge(ranks, func(e traceEvent) error { evs = append(evs, e); return nil })
+	must(t, err)
 	if st.flows != 1 || st.unmatched != 1 {
 		t.Errorf("stats %+v: want 1 arrow and 1 unmatched end", st)
 	}
@@ -50,22 +52,22 @@ func TestMerge(t *testing.T) {
 		}
 	}
 	first := evs[0]
-	if first.Name != "process_name" || first.Args["name"] != "rank 0" {
+	if first.Name != "process_name" || argOf(first, "name") != "rank 0" {
 		t.Errorf("first event %+v, want rank 0's name", first)
 	}
 	for _, e := range evs {
 		switch {
-		case e.Name == "MPI_Send" && (e.Ts != 0 || *e.Dur != 2):
-			t.Errorf("send at %v for %v us, want 0 for 2", e.Ts, *e.Dur)
+		case e.Name == "MPI_Send" && (e.Ts != 0 || e.Dur != 2000):
+			t.Errorf("send at %v for %v ns, want 0 for 2000", e.Ts, e.Dur)
 		case e.Name == "message" && e.Ph == "f" && e.Bp != "e":
 			t.Errorf("arrow end without bp e: %+v", e)
-		case e.Name == "MPI_Send" && e.Args["peer"] != 1:
+		case e.Name == "MPI_Send" && argOf(e, "peer") != 1:
 			t.Errorf("send args %v", e.Args)
 		}
 	}
 	var b bytes.Buffer
 	w := bufio.NewWriter(&b)
-	if err := encode(w, "job1", evs, st); err != nil {
+	if _, err := encode(w, "job1", ranks); err != nil {
 		t.Fatal(err)
 	}
 	must(t, w.Flush())
@@ -87,9 +89,7 @@ func TestWireRoundTrip(t *testing.T) {
 	tr.sync = clockSync{offset: 1000}
 	tr.add(record{name: "MPI_Send", start: 5, dur: 3, tid: 1,
 		a: args{comm: "world", commID: "world"}.withPeer(2, 4).withErr(errors.New("boom")).withFlow(11).withFlow(12 | flowIn)})
-	b, err := encodeRank(tr.snapshot())
-	must(t, err)
-	rt, err := decodeRank(b)
+	rt, err := decodeRank(encodeRank(tr.snapshot()))
 	must(t, err)
 	e := rt.Events[0]
 	if e.Ts != 1005 || e.Dur != 3 || e.Args.Peer != 2 || e.Args.Err != "boom" || len(e.Flows) != 2 || e.Flows[0] != (wireFlow{ID: 11}) || e.Flows[1] != (wireFlow{ID: 12, In: true}) {
@@ -104,5 +104,45 @@ func TestOutputPath(t *testing.T) {
 	}
 	if p := newTracer(nil, config{}).outputPath(); p != "gompi-trace.c0ffee.json" {
 		t.Errorf("path %q, want gompi-trace.c0ffee.json", p)
+	}
+}
+
+func argOf(e traceEvent, key string) any {
+	for _, a := range e.Args {
+		if a.key == key {
+			if a.isNum {
+				return a.num
+			}
+			return a.str
+		}
+	}
+	return nil
+}
+
+// TestAppendJSON: the hand-written encoder writes what encoding/json
+// reads back, escapes included.
+func TestAppendJSON(t *testing.T) {
+	e := traceEvent{Name: "a\"b\\c\n\x01é", Cat: "mpi", Ph: "X", Ts: 1234567, Dur: 5, Pid: 2, Tid: 3, ID: 1<<53 - 1,
+		Args: []kv{str("comm", "w\xffx"), num("peer", -1)}}
+	var got struct {
+		Name string         `json:"name"`
+		Ph   string         `json:"ph"`
+		Ts   float64        `json:"ts"`
+		Dur  float64        `json:"dur"`
+		Pid  int            `json:"pid"`
+		Tid  int            `json:"tid"`
+		ID   uint64         `json:"id"`
+		Args map[string]any `json:"args"`
+	}
+	b := appendJSON(nil, e)
+	if err := json.Unmarshal(b, &got); err != nil {
+		t.Fatalf("%s: %v", b, err)
+	}
+	if got.Name != e.Name || got.Ts != 1234.567 || got.Dur != 0.005 || got.Pid != 2 || got.Tid != 3 || got.ID != e.ID ||
+		got.Args["peer"] != -1.0 || got.Args["comm"] != "w\uFFFDx" {
+		t.Errorf("read back %+v from %s", got, b)
+	}
+	if s := string(appendMicros(nil, -1500)); s != "-1.500" {
+		t.Errorf("-1500 ns is %s us", s)
 	}
 }

@@ -1,11 +1,6 @@
 package trace
 
-import (
-	"bytes"
-	"encoding/gob"
-	"fmt"
-	"maps"
-)
+import "maps"
 
 // rankTrace is what each rank sends rank 0 at Finalize: its events, on
 // rank 0's clock.
@@ -68,20 +63,4 @@ func (a args) wire() wireArgs {
 		w.Err = err.Error()
 	}
 	return w
-}
-
-func encodeRank(rt rankTrace) ([]byte, error) {
-	var b bytes.Buffer
-	if err := gob.NewEncoder(&b).Encode(rt); err != nil {
-		return nil, fmt.Errorf("encode rank %d's events: %w", rt.Rank, err)
-	}
-	return b.Bytes(), nil
-}
-
-func decodeRank(b []byte) (rankTrace, error) {
-	var rt rankTrace
-	if err := gob.NewDecoder(bytes.NewReader(b)).Decode(&rt); err != nil {
-		return rankTrace{}, err
-	}
-	return rt, nil
 }
