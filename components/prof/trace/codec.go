@@ -43,6 +43,7 @@ func encodeRank(rt rankTrace) []byte {
 	e.b = append(e.b, codecMagic...)
 	e.int(int64(rt.Rank))
 	e.int(rt.Offset)
+	e.int(rt.Measured)
 	e.int(rt.RTT)
 	e.uint(uint64(len(rt.Threads)))
 	for _, tid := range slices.Sorted(maps.Keys(rt.Threads)) {
@@ -166,7 +167,7 @@ func decodeRank(b []byte) (rankTrace, error) {
 		return rankTrace{}, errors.New("not a gompi trace")
 	}
 	d := decoder{b: b[len(codecMagic):]}
-	rt := rankTrace{Rank: int(d.int()), Offset: d.int(), RTT: d.int()}
+	rt := rankTrace{Rank: int(d.int()), Offset: d.int(), Measured: d.int(), RTT: d.int()}
 	nt := d.count()
 	rt.Threads = make(map[int32]uint64, nt)
 	for range nt {

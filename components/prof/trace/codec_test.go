@@ -6,7 +6,7 @@ import (
 )
 
 func sampleRank() rankTrace {
-	return rankTrace{Rank: 3, Offset: -12345, RTT: 678, Truncated: true, Threads: map[int32]uint64{1: 1, 2: 40},
+	return rankTrace{Rank: 3, Offset: -12345, Measured: -12345, RTT: 678, Truncated: true, Threads: map[int32]uint64{1: 1, 2: 40},
 		Events: []wireEvent{
 			{Name: "MPI_Send", Ts: 1_700_000_000_000_000_000, Dur: 900, Tid: 1,
 				Args:  wireArgs{Set: uint8(hasPeer | hasTag | hasBytes), Comm: "world", CommID: "world", Peer: 1, Tag: 7, Bytes: 64},

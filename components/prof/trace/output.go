@@ -131,8 +131,8 @@ func metadata(rt rankTrace) []traceEvent {
 	evs := []traceEvent{
 		m("process_name", 0, str("name", fmt.Sprintf("rank %d", rt.Rank))),
 		m("process_sort_index", 0, num("sort_index", rt.Rank)),
-		m("process_labels", 0, str("labels", fmt.Sprintf("clock %+.3f us from rank 0 (round trip %.3f us)",
-			float64(rt.Offset)/1e3, float64(rt.RTT)/1e3))),
+		m("process_labels", 0, str("labels", fmt.Sprintf("clock corrected by %+.3f us (measured %+.3f us, round trip %.3f us)",
+			float64(rt.Offset)/1e3, float64(rt.Measured)/1e3, float64(rt.RTT)/1e3))),
 	}
 	for _, tid := range slices.Sorted(maps.Keys(rt.Threads)) {
 		evs = append(evs,

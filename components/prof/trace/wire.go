@@ -7,7 +7,8 @@ import "maps"
 type rankTrace struct {
 	Rank      int
 	Offset    int64 // ns added to this rank's clock
-	RTT       int64 // ns, of the exchange that measured Offset
+	Measured  int64 // ns, the offset measured (Offset is 0 when it is within the error)
+	RTT       int64 // ns, of the exchange that measured it
 	Truncated bool
 	Threads   map[int32]uint64 // trace thread id -> goroutine id
 	Events    []wireEvent
@@ -42,7 +43,7 @@ type wireArgs struct {
 func (t *Tracer) snapshot() rankTrace {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	rt := rankTrace{Rank: t.rank, Offset: t.sync.offset, RTT: t.sync.rtt, Truncated: t.truncated,
+	rt := rankTrace{Rank: t.rank, Offset: t.sync.offset, Measured: t.sync.measured, RTT: t.sync.rtt, Truncated: t.truncated,
 		Threads: maps.Clone(t.goids), Events: make([]wireEvent, 0, t.events.len())}
 	for r := range t.events.all {
 		e := wireEvent{Name: r.name, Kind: r.kind, Ts: r.start + t.sync.offset, Dur: r.dur, Tid: r.tid,
