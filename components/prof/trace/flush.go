@@ -20,7 +20,7 @@ func (t *Tracer) flush() error {
 		return nil
 	}
 	t.recording.Store(false)
-	world, real := pmpi.CommWorld(), pmpi.Real()
+	world, api := pmpi.CommWorld(), pmpi.Real()
 	if world == nil {
 		return errors.New("prof trace: no world communicator at Finalize")
 	}
@@ -30,7 +30,7 @@ func (t *Tracer) flush() error {
 	if t.rank == 0 {
 		all = make([]int64, world.Size())
 	}
-	if err := real.Gather(pmpi.Bytes(lens), 1, pmpi.Int64, pmpi.Bytes(all), 1, pmpi.Int64, 0, world); err != nil {
+	if err := api.Gather(pmpi.Bytes(lens), 1, pmpi.Int64, pmpi.Bytes(all), 1, pmpi.Int64, 0, world); err != nil {
 		return fmt.Errorf("prof trace: gather sizes: %w", err)
 	}
 	var buf []byte
@@ -44,7 +44,7 @@ func (t *Tracer) flush() error {
 		}
 		buf = make([]byte, n)
 	}
-	if err := real.Gatherv(mine, len(mine), pmpi.Byte, buf, counts, displs, pmpi.Byte, 0, world); err != nil {
+	if err := api.Gatherv(mine, len(mine), pmpi.Byte, buf, counts, displs, pmpi.Byte, 0, world); err != nil {
 		return fmt.Errorf("prof trace: gather events: %w", err)
 	}
 	if t.rank != 0 {
@@ -53,10 +53,6 @@ func (t *Tracer) flush() error {
 	ranks := make([]rankTrace, 0, len(all))
 	var errs []error
 	for i := range all {
-		if counts[i] == 0 {
-			errs = append(errs, fmt.Errorf("prof trace: rank %d sent no events", i))
-			continue
-		}
 		rt, err := decodeRank(buf[displs[i] : displs[i]+counts[i]])
 		if err != nil {
 			errs = append(errs, fmt.Errorf("prof trace: decode rank %d's events: %w", i, err))

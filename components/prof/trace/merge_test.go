@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"slices"
 	"testing"
 )
 
@@ -18,7 +19,7 @@ func TestMerge(t *testing.T) {
 			{Name: "MPI_Recv", Ts: base + 5000, Dur: 4000, Tid: 1, Flows: []wireFlow{{ID: 7, In: true}}},
 			{Name: "MPI_Recv", Ts: base + 9000, Dur: 1000, Tid: 1, Flows: []wireFlow{{ID: 9, In: true}}},
 		}},
-		{Rank: 0, Threads: map[int32]uint64{1: 1}, Events: []wireEvent{
+		{Rank: 0, Truncated: true, Threads: map[int32]uint64{1: 1}, Events: []wireEvent{
 			{Name: "inner", Ts: base + 2500, Dur: 400, Tid: 1},
 			{Name: "MPI_Send", Ts: base + 1000, Dur: 2000, Tid: 1, Flows: []wireFlow{{ID: 7}},
 				Args: wireArgs{Set: uint8(hasPeer | hasBytes), Comm: "world", CommID: "world", Peer: 1, Tag: 3, Bytes: 8}},
@@ -28,8 +29,8 @@ func TestMerge(t *testing.T) {
 	var evs []traceEvent
 	st, err := merge(ranks, func(e traceEvent) error { evs = append(evs, e); return nil })
 	must(t, err)
-	if st.flows != 1 || st.unmatched != 1 {
-		t.Errorf("stats %+v: want 1 arrow and 1 unmatched end", st)
+	if st.flows != 1 || st.unmatched != 1 || !slices.Equal(st.truncated, []int{0}) {
+		t.Errorf("stats %+v: want 1 arrow, 1 unmatched end, rank 0 truncated", st)
 	}
 	var order []string
 	pid := -1

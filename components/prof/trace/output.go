@@ -37,9 +37,10 @@ func num(k string, v int) kv { return kv{key: k, num: v, isNum: true} }
 
 // mergeStats says what a merge kept.
 type mergeStats struct {
-	events    int // written, metadata included
-	flows     int // arrows, each a pair of events
-	unmatched int // arrow ends without their other end, left out
+	events    int   // written, metadata included
+	flows     int   // arrows, each a pair of events
+	unmatched int   // arrow ends without their other end, left out
+	truncated []int // ranks that reached prof_trace_max_events
 }
 
 const (
@@ -69,8 +70,11 @@ func merge(ranks []rankTrace, emit func(traceEvent) error) (mergeStats, error) {
 			}
 		}
 	}
-	var st mergeStats
+	st := mergeStats{truncated: []int{}}
 	for _, rt := range slices.SortedFunc(slices.Values(ranks), func(a, b rankTrace) int { return cmp.Compare(a.Rank, b.Rank) }) {
+		if rt.Truncated {
+			st.truncated = append(st.truncated, rt.Rank)
+		}
 		body := metadata(rt)
 		names := len(body)
 		body = slices.Grow(body, len(rt.Events)+len(rt.Events)/2)
@@ -209,7 +213,8 @@ func encode(w *bufio.Writer, job string, ranks []rankTrace) (mergeStats, error) 
 	}
 	other, err := json.Marshal(map[string]any{
 		"tool": "gompi prof trace", "job": job, "message_arrows": st.flows, "unmatched_arrow_ends": st.unmatched,
-		"clock": "every rank's timestamps are on rank 0's clock, offsets measured by ping-pong at Init",
+		"truncated_ranks": st.truncated,
+		"clock":           "every rank's timestamps are on rank 0's clock, offsets measured by ping-pong at Init",
 	})
 	if err != nil {
 		return st, err
