@@ -58,7 +58,14 @@ func runJob(t *testing.T, extra ...string) []event {
 	if !strings.Contains(j.Stderr, "prof trace: wrote "+out) {
 		t.Errorf("stderr does not name the trace file\n%v", j)
 	}
-	b, err := os.ReadFile(out)
+	return readTrace(t, out)
+}
+
+// readTrace reads a trace file and checks that it is JSON whose every
+// event has a pid, tid, ts and ph.
+func readTrace(t *testing.T, path string) []event {
+	t.Helper()
+	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
