@@ -10,6 +10,7 @@ var _ pmpi.API = (*Tracer)(nil)
 func (t *Tracer) Initialized() bool {
 	sp := t.begin()
 	res0 := t.Next.Initialized()
+	sp = t.stop(sp)
 	t.end(sp, "MPI_Initialized", args{})
 	return res0
 }
@@ -18,6 +19,7 @@ func (t *Tracer) Initialized() bool {
 func (t *Tracer) Finalized() bool {
 	sp := t.begin()
 	res0 := t.Next.Finalized()
+	sp = t.stop(sp)
 	t.end(sp, "MPI_Finalized", args{})
 	return res0
 }
@@ -26,6 +28,7 @@ func (t *Tracer) Finalized() bool {
 func (t *Tracer) Abort(comm *pmpi.Comm, code int) error {
 	sp := t.begin()
 	res0 := t.Next.Abort(comm, code)
+	sp = t.stop(sp)
 	t.end(sp, "MPI_Abort", t.commArgs(comm).withErr(res0))
 	return res0
 }
@@ -34,6 +37,7 @@ func (t *Tracer) Abort(comm *pmpi.Comm, code int) error {
 func (t *Tracer) Wtime() float64 {
 	sp := t.begin()
 	res0 := t.Next.Wtime()
+	sp = t.stop(sp)
 	t.end(sp, "MPI_Wtime", args{})
 	return res0
 }
@@ -42,6 +46,7 @@ func (t *Tracer) Wtime() float64 {
 func (t *Tracer) Wtick() float64 {
 	sp := t.begin()
 	res0 := t.Next.Wtick()
+	sp = t.stop(sp)
 	t.end(sp, "MPI_Wtick", args{})
 	return res0
 }
@@ -50,6 +55,7 @@ func (t *Tracer) Wtick() float64 {
 func (t *Tracer) CommWorld() *pmpi.Comm {
 	sp := t.begin()
 	res0 := t.Next.CommWorld()
+	sp = t.stop(sp)
 	t.end(sp, "MPI_CommWorld", args{})
 	return res0
 }
@@ -58,6 +64,7 @@ func (t *Tracer) CommWorld() *pmpi.Comm {
 func (t *Tracer) CommSelf() *pmpi.Comm {
 	sp := t.begin()
 	res0 := t.Next.CommSelf()
+	sp = t.stop(sp)
 	t.end(sp, "MPI_CommSelf", args{})
 	return res0
 }
@@ -66,6 +73,7 @@ func (t *Tracer) CommSelf() *pmpi.Comm {
 func (t *Tracer) CommRank(comm *pmpi.Comm) (int, error) {
 	sp := t.begin()
 	res0, res1 := t.Next.CommRank(comm)
+	sp = t.stop(sp)
 	t.end(sp, "MPI_CommRank", t.commArgs(comm).withErr(res1))
 	return res0, res1
 }
@@ -74,6 +82,7 @@ func (t *Tracer) CommRank(comm *pmpi.Comm) (int, error) {
 func (t *Tracer) CommSize(comm *pmpi.Comm) (int, error) {
 	sp := t.begin()
 	res0, res1 := t.Next.CommSize(comm)
+	sp = t.stop(sp)
 	t.end(sp, "MPI_CommSize", t.commArgs(comm).withErr(res1))
 	return res0, res1
 }
@@ -82,6 +91,7 @@ func (t *Tracer) CommSize(comm *pmpi.Comm) (int, error) {
 func (t *Tracer) Cancel(r *pmpi.Request) error {
 	sp := t.begin()
 	res0 := t.Next.Cancel(r)
+	sp = t.stop(sp)
 	t.end(sp, "MPI_Cancel", args{}.withErr(res0))
 	return res0
 }
@@ -90,6 +100,7 @@ func (t *Tracer) Cancel(r *pmpi.Request) error {
 func (t *Tracer) CommCompare(a *pmpi.Comm, b *pmpi.Comm) (pmpi.Comparison, error) {
 	sp := t.begin()
 	res0, res1 := t.Next.CommCompare(a, b)
+	sp = t.stop(sp)
 	t.end(sp, "MPI_CommCompare", args{}.withErr(res1))
 	return res0, res1
 }
@@ -98,6 +109,7 @@ func (t *Tracer) CommCompare(a *pmpi.Comm, b *pmpi.Comm) (pmpi.Comparison, error
 func (t *Tracer) CommGroup(comm *pmpi.Comm) (*pmpi.Group, error) {
 	sp := t.begin()
 	res0, res1 := t.Next.CommGroup(comm)
+	sp = t.stop(sp)
 	t.end(sp, "MPI_CommGroup", t.commArgs(comm).withErr(res1))
 	return res0, res1
 }
@@ -106,6 +118,7 @@ func (t *Tracer) CommGroup(comm *pmpi.Comm) (*pmpi.Group, error) {
 func (t *Tracer) CommSetName(comm *pmpi.Comm, name string) error {
 	sp := t.begin()
 	res0 := t.Next.CommSetName(comm, name)
+	sp = t.stop(sp)
 	t.end(sp, "MPI_CommSetName", t.commArgs(comm).withErr(res0))
 	return res0
 }
@@ -114,6 +127,7 @@ func (t *Tracer) CommSetName(comm *pmpi.Comm, name string) error {
 func (t *Tracer) CommGetName(comm *pmpi.Comm) (string, error) {
 	sp := t.begin()
 	res0, res1 := t.Next.CommGetName(comm)
+	sp = t.stop(sp)
 	t.end(sp, "MPI_CommGetName", t.commArgs(comm).withErr(res1))
 	return res0, res1
 }
@@ -122,6 +136,7 @@ func (t *Tracer) CommGetName(comm *pmpi.Comm) (string, error) {
 func (t *Tracer) GroupSize(g *pmpi.Group) (int, error) {
 	sp := t.begin()
 	res0, res1 := t.Next.GroupSize(g)
+	sp = t.stop(sp)
 	t.end(sp, "MPI_GroupSize", args{}.withErr(res1))
 	return res0, res1
 }
@@ -130,6 +145,7 @@ func (t *Tracer) GroupSize(g *pmpi.Group) (int, error) {
 func (t *Tracer) GroupRank(g *pmpi.Group) (int, error) {
 	sp := t.begin()
 	res0, res1 := t.Next.GroupRank(g)
+	sp = t.stop(sp)
 	t.end(sp, "MPI_GroupRank", args{}.withErr(res1))
 	return res0, res1
 }
@@ -138,6 +154,7 @@ func (t *Tracer) GroupRank(g *pmpi.Group) (int, error) {
 func (t *Tracer) GroupIncl(g *pmpi.Group, ranks []int) (*pmpi.Group, error) {
 	sp := t.begin()
 	res0, res1 := t.Next.GroupIncl(g, ranks)
+	sp = t.stop(sp)
 	t.end(sp, "MPI_GroupIncl", args{}.withErr(res1))
 	return res0, res1
 }
@@ -146,6 +163,7 @@ func (t *Tracer) GroupIncl(g *pmpi.Group, ranks []int) (*pmpi.Group, error) {
 func (t *Tracer) GroupExcl(g *pmpi.Group, ranks []int) (*pmpi.Group, error) {
 	sp := t.begin()
 	res0, res1 := t.Next.GroupExcl(g, ranks)
+	sp = t.stop(sp)
 	t.end(sp, "MPI_GroupExcl", args{}.withErr(res1))
 	return res0, res1
 }
@@ -154,6 +172,7 @@ func (t *Tracer) GroupExcl(g *pmpi.Group, ranks []int) (*pmpi.Group, error) {
 func (t *Tracer) GroupUnion(a *pmpi.Group, b *pmpi.Group) (*pmpi.Group, error) {
 	sp := t.begin()
 	res0, res1 := t.Next.GroupUnion(a, b)
+	sp = t.stop(sp)
 	t.end(sp, "MPI_GroupUnion", args{}.withErr(res1))
 	return res0, res1
 }
@@ -162,6 +181,7 @@ func (t *Tracer) GroupUnion(a *pmpi.Group, b *pmpi.Group) (*pmpi.Group, error) {
 func (t *Tracer) GroupIntersection(a *pmpi.Group, b *pmpi.Group) (*pmpi.Group, error) {
 	sp := t.begin()
 	res0, res1 := t.Next.GroupIntersection(a, b)
+	sp = t.stop(sp)
 	t.end(sp, "MPI_GroupIntersection", args{}.withErr(res1))
 	return res0, res1
 }
@@ -170,6 +190,7 @@ func (t *Tracer) GroupIntersection(a *pmpi.Group, b *pmpi.Group) (*pmpi.Group, e
 func (t *Tracer) GroupDifference(a *pmpi.Group, b *pmpi.Group) (*pmpi.Group, error) {
 	sp := t.begin()
 	res0, res1 := t.Next.GroupDifference(a, b)
+	sp = t.stop(sp)
 	t.end(sp, "MPI_GroupDifference", args{}.withErr(res1))
 	return res0, res1
 }
@@ -178,6 +199,7 @@ func (t *Tracer) GroupDifference(a *pmpi.Group, b *pmpi.Group) (*pmpi.Group, err
 func (t *Tracer) GroupTranslateRanks(a *pmpi.Group, ranks []int, b *pmpi.Group) ([]int, error) {
 	sp := t.begin()
 	res0, res1 := t.Next.GroupTranslateRanks(a, ranks, b)
+	sp = t.stop(sp)
 	t.end(sp, "MPI_GroupTranslateRanks", args{}.withErr(res1))
 	return res0, res1
 }
@@ -186,6 +208,7 @@ func (t *Tracer) GroupTranslateRanks(a *pmpi.Group, ranks []int, b *pmpi.Group) 
 func (t *Tracer) GroupCompare(a *pmpi.Group, b *pmpi.Group) (pmpi.Comparison, error) {
 	sp := t.begin()
 	res0, res1 := t.Next.GroupCompare(a, b)
+	sp = t.stop(sp)
 	t.end(sp, "MPI_GroupCompare", args{}.withErr(res1))
 	return res0, res1
 }
@@ -194,6 +217,7 @@ func (t *Tracer) GroupCompare(a *pmpi.Group, b *pmpi.Group) (pmpi.Comparison, er
 func (t *Tracer) OpCreate(f pmpi.UserFunc, commutative bool) (pmpi.Op, error) {
 	sp := t.begin()
 	res0, res1 := t.Next.OpCreate(f, commutative)
+	sp = t.stop(sp)
 	t.end(sp, "MPI_OpCreate", args{}.withErr(res1))
 	return res0, res1
 }
@@ -202,6 +226,7 @@ func (t *Tracer) OpCreate(f pmpi.UserFunc, commutative bool) (pmpi.Op, error) {
 func (t *Tracer) Barrier(comm *pmpi.Comm) error {
 	sp := t.begin()
 	res0 := t.Next.Barrier(comm)
+	sp = t.stop(sp)
 	t.end(sp, "MPI_Barrier", t.commArgs(comm).withErr(res0))
 	return res0
 }
@@ -210,6 +235,7 @@ func (t *Tracer) Barrier(comm *pmpi.Comm) error {
 func (t *Tracer) Bcast(buf []byte, count int, dt pmpi.Datatype, root int, comm *pmpi.Comm) error {
 	sp := t.begin()
 	res0 := t.Next.Bcast(buf, count, dt, root, comm)
+	sp = t.stop(sp)
 	t.end(sp, "MPI_Bcast", t.commArgs(comm).withRoot(root).withBytes(size(count, dt)).withErr(res0))
 	return res0
 }
@@ -218,6 +244,7 @@ func (t *Tracer) Bcast(buf []byte, count int, dt pmpi.Datatype, root int, comm *
 func (t *Tracer) Reduce(send []byte, recv []byte, count int, dt pmpi.Datatype, op pmpi.Op, root int, comm *pmpi.Comm) error {
 	sp := t.begin()
 	res0 := t.Next.Reduce(send, recv, count, dt, op, root, comm)
+	sp = t.stop(sp)
 	t.end(sp, "MPI_Reduce", t.commArgs(comm).withRoot(root).withBytes(size(count, dt)).withErr(res0))
 	return res0
 }
@@ -226,6 +253,7 @@ func (t *Tracer) Reduce(send []byte, recv []byte, count int, dt pmpi.Datatype, o
 func (t *Tracer) Allreduce(send []byte, recv []byte, count int, dt pmpi.Datatype, op pmpi.Op, comm *pmpi.Comm) error {
 	sp := t.begin()
 	res0 := t.Next.Allreduce(send, recv, count, dt, op, comm)
+	sp = t.stop(sp)
 	t.end(sp, "MPI_Allreduce", t.commArgs(comm).withBytes(size(count, dt)).withErr(res0))
 	return res0
 }
@@ -234,6 +262,7 @@ func (t *Tracer) Allreduce(send []byte, recv []byte, count int, dt pmpi.Datatype
 func (t *Tracer) Gather(send []byte, scount int, sdt pmpi.Datatype, recv []byte, rcount int, rdt pmpi.Datatype, root int, comm *pmpi.Comm) error {
 	sp := t.begin()
 	res0 := t.Next.Gather(send, scount, sdt, recv, rcount, rdt, root, comm)
+	sp = t.stop(sp)
 	t.end(sp, "MPI_Gather", t.commArgs(comm).withRoot(root).withBytes(size(scount, sdt)).withErr(res0))
 	return res0
 }
@@ -242,6 +271,7 @@ func (t *Tracer) Gather(send []byte, scount int, sdt pmpi.Datatype, recv []byte,
 func (t *Tracer) Gatherv(send []byte, scount int, sdt pmpi.Datatype, recv []byte, counts []int, displs []int, rdt pmpi.Datatype, root int, comm *pmpi.Comm) error {
 	sp := t.begin()
 	res0 := t.Next.Gatherv(send, scount, sdt, recv, counts, displs, rdt, root, comm)
+	sp = t.stop(sp)
 	t.end(sp, "MPI_Gatherv", t.commArgs(comm).withRoot(root).withBytes(size(scount, sdt)).withErr(res0))
 	return res0
 }
@@ -250,6 +280,7 @@ func (t *Tracer) Gatherv(send []byte, scount int, sdt pmpi.Datatype, recv []byte
 func (t *Tracer) Scatter(send []byte, scount int, sdt pmpi.Datatype, recv []byte, rcount int, rdt pmpi.Datatype, root int, comm *pmpi.Comm) error {
 	sp := t.begin()
 	res0 := t.Next.Scatter(send, scount, sdt, recv, rcount, rdt, root, comm)
+	sp = t.stop(sp)
 	t.end(sp, "MPI_Scatter", t.commArgs(comm).withRoot(root).withBytes(size(scount, sdt)).withErr(res0))
 	return res0
 }
@@ -258,6 +289,7 @@ func (t *Tracer) Scatter(send []byte, scount int, sdt pmpi.Datatype, recv []byte
 func (t *Tracer) Scatterv(send []byte, counts []int, displs []int, sdt pmpi.Datatype, recv []byte, rcount int, rdt pmpi.Datatype, root int, comm *pmpi.Comm) error {
 	sp := t.begin()
 	res0 := t.Next.Scatterv(send, counts, displs, sdt, recv, rcount, rdt, root, comm)
+	sp = t.stop(sp)
 	t.end(sp, "MPI_Scatterv", t.commArgs(comm).withRoot(root).withBytes(size(rcount, rdt)).withErr(res0))
 	return res0
 }
@@ -266,6 +298,7 @@ func (t *Tracer) Scatterv(send []byte, counts []int, displs []int, sdt pmpi.Data
 func (t *Tracer) Allgather(send []byte, scount int, sdt pmpi.Datatype, recv []byte, rcount int, rdt pmpi.Datatype, comm *pmpi.Comm) error {
 	sp := t.begin()
 	res0 := t.Next.Allgather(send, scount, sdt, recv, rcount, rdt, comm)
+	sp = t.stop(sp)
 	t.end(sp, "MPI_Allgather", t.commArgs(comm).withBytes(size(scount, sdt)).withErr(res0))
 	return res0
 }
@@ -274,6 +307,7 @@ func (t *Tracer) Allgather(send []byte, scount int, sdt pmpi.Datatype, recv []by
 func (t *Tracer) Allgatherv(send []byte, scount int, sdt pmpi.Datatype, recv []byte, counts []int, displs []int, rdt pmpi.Datatype, comm *pmpi.Comm) error {
 	sp := t.begin()
 	res0 := t.Next.Allgatherv(send, scount, sdt, recv, counts, displs, rdt, comm)
+	sp = t.stop(sp)
 	t.end(sp, "MPI_Allgatherv", t.commArgs(comm).withBytes(size(scount, sdt)).withErr(res0))
 	return res0
 }
@@ -282,6 +316,7 @@ func (t *Tracer) Allgatherv(send []byte, scount int, sdt pmpi.Datatype, recv []b
 func (t *Tracer) Alltoall(send []byte, scount int, sdt pmpi.Datatype, recv []byte, rcount int, rdt pmpi.Datatype, comm *pmpi.Comm) error {
 	sp := t.begin()
 	res0 := t.Next.Alltoall(send, scount, sdt, recv, rcount, rdt, comm)
+	sp = t.stop(sp)
 	t.end(sp, "MPI_Alltoall", t.commArgs(comm).withBytes(size(scount, sdt)).withErr(res0))
 	return res0
 }
@@ -290,6 +325,7 @@ func (t *Tracer) Alltoall(send []byte, scount int, sdt pmpi.Datatype, recv []byt
 func (t *Tracer) Alltoallv(send []byte, scounts []int, sdispls []int, sdt pmpi.Datatype, recv []byte, rcounts []int, rdispls []int, rdt pmpi.Datatype, comm *pmpi.Comm) error {
 	sp := t.begin()
 	res0 := t.Next.Alltoallv(send, scounts, sdispls, sdt, recv, rcounts, rdispls, rdt, comm)
+	sp = t.stop(sp)
 	t.end(sp, "MPI_Alltoallv", t.commArgs(comm).withBytes(size(sum(scounts), sdt)).withErr(res0))
 	return res0
 }
@@ -298,6 +334,7 @@ func (t *Tracer) Alltoallv(send []byte, scounts []int, sdispls []int, sdt pmpi.D
 func (t *Tracer) ReduceScatter(send []byte, recv []byte, counts []int, dt pmpi.Datatype, op pmpi.Op, comm *pmpi.Comm) error {
 	sp := t.begin()
 	res0 := t.Next.ReduceScatter(send, recv, counts, dt, op, comm)
+	sp = t.stop(sp)
 	t.end(sp, "MPI_ReduceScatter", t.commArgs(comm).withBytes(size(sum(counts), dt)).withErr(res0))
 	return res0
 }
@@ -306,6 +343,7 @@ func (t *Tracer) ReduceScatter(send []byte, recv []byte, counts []int, dt pmpi.D
 func (t *Tracer) ReduceScatterBlock(send []byte, recv []byte, count int, dt pmpi.Datatype, op pmpi.Op, comm *pmpi.Comm) error {
 	sp := t.begin()
 	res0 := t.Next.ReduceScatterBlock(send, recv, count, dt, op, comm)
+	sp = t.stop(sp)
 	t.end(sp, "MPI_ReduceScatterBlock", t.commArgs(comm).withBytes(size(count, dt)).withErr(res0))
 	return res0
 }
@@ -314,6 +352,7 @@ func (t *Tracer) ReduceScatterBlock(send []byte, recv []byte, count int, dt pmpi
 func (t *Tracer) Scan(send []byte, recv []byte, count int, dt pmpi.Datatype, op pmpi.Op, comm *pmpi.Comm) error {
 	sp := t.begin()
 	res0 := t.Next.Scan(send, recv, count, dt, op, comm)
+	sp = t.stop(sp)
 	t.end(sp, "MPI_Scan", t.commArgs(comm).withBytes(size(count, dt)).withErr(res0))
 	return res0
 }
@@ -322,6 +361,7 @@ func (t *Tracer) Scan(send []byte, recv []byte, count int, dt pmpi.Datatype, op 
 func (t *Tracer) Exscan(send []byte, recv []byte, count int, dt pmpi.Datatype, op pmpi.Op, comm *pmpi.Comm) error {
 	sp := t.begin()
 	res0 := t.Next.Exscan(send, recv, count, dt, op, comm)
+	sp = t.stop(sp)
 	t.end(sp, "MPI_Exscan", t.commArgs(comm).withBytes(size(count, dt)).withErr(res0))
 	return res0
 }

@@ -22,6 +22,7 @@ func (t *Tracer) made(sp span, name string, parent, c *pmpi.Comm, err error) {
 func (t *Tracer) CommDup(comm *pmpi.Comm) (*pmpi.Comm, error) {
 	sp := t.begin()
 	c, err := t.Next.CommDup(comm)
+	sp = t.stop(sp)
 	t.made(sp, "MPI_CommDup", comm, c, err)
 	return c, err
 }
@@ -30,6 +31,7 @@ func (t *Tracer) CommDup(comm *pmpi.Comm) (*pmpi.Comm, error) {
 func (t *Tracer) CommSplit(comm *pmpi.Comm, color, key int) (*pmpi.Comm, error) {
 	sp := t.begin()
 	c, err := t.Next.CommSplit(comm, color, key)
+	sp = t.stop(sp)
 	t.made(sp, "MPI_CommSplit", comm, c, err)
 	return c, err
 }
@@ -38,6 +40,7 @@ func (t *Tracer) CommSplit(comm *pmpi.Comm, color, key int) (*pmpi.Comm, error) 
 func (t *Tracer) CommSplitType(comm *pmpi.Comm, splitType, key int) (*pmpi.Comm, error) {
 	sp := t.begin()
 	c, err := t.Next.CommSplitType(comm, splitType, key)
+	sp = t.stop(sp)
 	t.made(sp, "MPI_CommSplitType", comm, c, err)
 	return c, err
 }
@@ -46,6 +49,7 @@ func (t *Tracer) CommSplitType(comm *pmpi.Comm, splitType, key int) (*pmpi.Comm,
 func (t *Tracer) CommCreate(comm *pmpi.Comm, group *pmpi.Group) (*pmpi.Comm, error) {
 	sp := t.begin()
 	c, err := t.Next.CommCreate(comm, group)
+	sp = t.stop(sp)
 	t.made(sp, "MPI_CommCreate", comm, c, err)
 	return c, err
 }
@@ -55,6 +59,7 @@ func (t *Tracer) CommFree(comm *pmpi.Comm) error {
 	sp := t.begin()
 	a := t.commArgs(comm)
 	err := t.Next.CommFree(comm)
+	sp = t.stop(sp)
 	if err == nil {
 		t.mu.Lock()
 		t.m.forget(comm)

@@ -12,6 +12,7 @@ import (
 func (t *Tracer) Init() error {
 	sp := t.begin()
 	err := t.Next.Init()
+	sp = t.stop(sp)
 	t.end(sp, "MPI_Init", args{}.withErr(err))
 	if err != nil {
 		return err
@@ -23,6 +24,7 @@ func (t *Tracer) Init() error {
 func (t *Tracer) InitThread(required pmpi.ThreadLevel) (pmpi.ThreadLevel, error) {
 	sp := t.begin()
 	lvl, err := t.Next.InitThread(required)
+	sp = t.stop(sp)
 	t.end(sp, "MPI_InitThread", args{}.withErr(err))
 	if err != nil {
 		return lvl, err
@@ -73,6 +75,7 @@ func (t *Tracer) Pcontrol(level int) error {
 		t.mark(fmt.Sprintf("phase %d", n), processMark, args{}.withLabel(fmt.Sprintf("Pcontrol(2) #%d", n)))
 	}
 	err := t.Next.Pcontrol(level)
+	sp = t.stop(sp)
 	t.end(sp, "MPI_Pcontrol", args{}.withLabel(fmt.Sprintf("level %d", level)).withErr(err))
 	return err
 }

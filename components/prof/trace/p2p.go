@@ -40,6 +40,7 @@ func (t *Tracer) blockingSend(name string, buf []byte, count int, dt pmpi.Dataty
 	call func([]byte, int, pmpi.Datatype, int, int, *pmpi.Comm) error) error {
 	sp := t.begin()
 	err := call(buf, count, dt, dest, tag, comm)
+	sp = t.stop(sp)
 	a := t.commArgs(comm).withPeer(dest, tag).withBytes(size(count, dt)).withErr(err)
 	if err == nil {
 		a = a.withFlow(t.sendFlow(comm, dest, tag))
@@ -62,6 +63,7 @@ func (t *Tracer) Ssend(buf []byte, count int, dt pmpi.Datatype, dest, tag int, c
 func (t *Tracer) Recv(buf []byte, count int, dt pmpi.Datatype, source, tag int, comm *pmpi.Comm) (pmpi.Status, error) {
 	sp := t.begin()
 	st, err := t.Next.Recv(buf, count, dt, source, tag, comm)
+	sp = t.stop(sp)
 	t.end(sp, "MPI_Recv", t.received(comm, source, tag, st, err).withFlow(t.recvFlow(comm, st, err)))
 	return st, err
 }
@@ -80,6 +82,7 @@ func (t *Tracer) startSend(name string, buf []byte, count int, dt pmpi.Datatype,
 	call func([]byte, int, pmpi.Datatype, int, int, *pmpi.Comm) (*pmpi.Request, error)) (*pmpi.Request, error) {
 	sp := t.begin()
 	r, err := call(buf, count, dt, dest, tag, comm)
+	sp = t.stop(sp)
 	a := t.commArgs(comm).withPeer(dest, tag).withBytes(size(count, dt)).withErr(err)
 	if err == nil {
 		a = a.withFlow(t.sendFlow(comm, dest, tag))
@@ -105,6 +108,7 @@ func (t *Tracer) Issend(buf []byte, count int, dt pmpi.Datatype, dest, tag int, 
 func (t *Tracer) Irecv(buf []byte, count int, dt pmpi.Datatype, source, tag int, comm *pmpi.Comm) (*pmpi.Request, error) {
 	sp := t.begin()
 	r, err := t.Next.Irecv(buf, count, dt, source, tag, comm)
+	sp = t.stop(sp)
 	if err == nil {
 		t.track(r, pending{comm: comm, recv: true, peer: source, tag: tag, bytes: size(count, dt)})
 	}
@@ -117,6 +121,7 @@ func (t *Tracer) Sendrecv(sendbuf []byte, sendcount int, sendtype pmpi.Datatype,
 	recvbuf []byte, recvcount int, recvtype pmpi.Datatype, source, recvtag int, comm *pmpi.Comm) (pmpi.Status, error) {
 	sp := t.begin()
 	st, err := t.Next.Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm)
+	sp = t.stop(sp)
 	a := t.received(comm, source, recvtag, st, err).withSend(dest, sendtag, size(sendcount, sendtype))
 	if err == nil {
 		a = a.withFlow(t.sendFlow(comm, dest, sendtag))
@@ -129,6 +134,7 @@ func (t *Tracer) Sendrecv(sendbuf []byte, sendcount int, sendtype pmpi.Datatype,
 func (t *Tracer) Probe(source, tag int, comm *pmpi.Comm) (pmpi.Status, error) {
 	sp := t.begin()
 	st, err := t.Next.Probe(source, tag, comm)
+	sp = t.stop(sp)
 	t.end(sp, "MPI_Probe", t.received(comm, source, tag, st, err))
 	return st, err
 }
@@ -137,6 +143,7 @@ func (t *Tracer) Probe(source, tag int, comm *pmpi.Comm) (pmpi.Status, error) {
 func (t *Tracer) Iprobe(source, tag int, comm *pmpi.Comm) (pmpi.Status, bool, error) {
 	sp := t.begin()
 	st, found, err := t.Next.Iprobe(source, tag, comm)
+	sp = t.stop(sp)
 	a := t.commArgs(comm).withPeer(source, tag).withErr(err)
 	if found {
 		a = t.received(comm, source, tag, st, err)

@@ -49,6 +49,7 @@ func (t *Tracer) describe(p pending, st pmpi.Status, err error) args {
 func (t *Tracer) Wait(r *pmpi.Request) (pmpi.Status, error) {
 	sp := t.begin()
 	st, err := t.Next.Wait(r)
+	sp = t.stop(sp)
 	p, f := t.completed(r, st, err)
 	t.end(sp, "MPI_Wait", t.describe(p, st, err).withFlow(f))
 	return st, err
@@ -59,6 +60,7 @@ func (t *Tracer) Wait(r *pmpi.Request) (pmpi.Status, error) {
 func (t *Tracer) Test(r *pmpi.Request) (pmpi.Status, bool, error) {
 	sp := t.begin()
 	st, done, err := t.Next.Test(r)
+	sp = t.stop(sp)
 	var p pending
 	var f flowEnd
 	if done {
@@ -85,6 +87,7 @@ func (t *Tracer) WaitAll(reqs []*pmpi.Request) ([]pmpi.Status, error) {
 	sp := t.begin()
 	before := slices.Clone(reqs)
 	sts, err := t.Next.WaitAll(reqs)
+	sp = t.stop(sp)
 	t.end(sp, "MPI_WaitAll", t.completedAll(args{}.withCount(len(reqs)).withErr(err), before, sts))
 	return sts, err
 }
@@ -94,6 +97,7 @@ func (t *Tracer) TestAll(reqs []*pmpi.Request) ([]pmpi.Status, bool, error) {
 	sp := t.begin()
 	before := slices.Clone(reqs)
 	sts, done, err := t.Next.TestAll(reqs)
+	sp = t.stop(sp)
 	a := args{}.withCount(len(reqs)).withErr(err)
 	if done {
 		a = t.completedAll(a, before, sts)
@@ -116,6 +120,7 @@ func (t *Tracer) WaitAny(reqs []*pmpi.Request) (int, pmpi.Status, error) {
 	sp := t.begin()
 	before := slices.Clone(reqs)
 	i, st, err := t.Next.WaitAny(reqs)
+	sp = t.stop(sp)
 	t.end(sp, "MPI_WaitAny", t.completedOne(before, i, st, err))
 	return i, st, err
 }
@@ -125,6 +130,7 @@ func (t *Tracer) TestAny(reqs []*pmpi.Request) (int, pmpi.Status, bool, error) {
 	sp := t.begin()
 	before := slices.Clone(reqs)
 	i, st, found, err := t.Next.TestAny(reqs)
+	sp = t.stop(sp)
 	a := args{}.withErr(err)
 	if found {
 		a = t.completedOne(before, i, st, err)
@@ -139,6 +145,7 @@ func (t *Tracer) WaitSome(reqs []*pmpi.Request) ([]int, []pmpi.Status, error) {
 	sp := t.begin()
 	before := slices.Clone(reqs)
 	idx, sts, err := t.Next.WaitSome(reqs)
+	sp = t.stop(sp)
 	a := args{}.withCount(len(idx)).withErr(err)
 	for k, i := range idx {
 		if i >= 0 && i < len(before) && k < len(sts) {

@@ -87,9 +87,9 @@ const (
 
 // span is a call in progress: on is false when nothing is being recorded.
 type span struct {
-	on    bool
-	start int64
-	tid   int32
+	on          bool
+	tid         int32
+	start, stop int64
 }
 
 // begin starts timing a call.
@@ -101,13 +101,25 @@ func (t *Tracer) begin() span {
 	return span{on: true, tid: tid, start: t.clock.now()}
 }
 
-// end records the call begun as sp.
+// stop marks the end of the call begun as sp: it is called as soon as the
+// layer below returns, so that the tool's own work after it is not
+// counted in the call.
+func (t *Tracer) stop(sp span) span {
+	if sp.on {
+		sp.stop = t.clock.now()
+	}
+	return sp
+}
+
+// end records the call begun as sp and stopped, if it was not, now.
 func (t *Tracer) end(sp span, name string, a args) {
 	if !sp.on {
 		return
 	}
-	stop := t.clock.now()
-	t.add(record{name: name, start: sp.start, dur: stop - sp.start, tid: sp.tid, a: a})
+	if sp.stop == 0 {
+		sp.stop = t.clock.now()
+	}
+	t.add(record{name: name, start: sp.start, dur: sp.stop - sp.start, tid: sp.tid, a: a})
 }
 
 // mark records an instant event of kind k.

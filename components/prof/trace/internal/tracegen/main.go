@@ -138,6 +138,7 @@ func method(b *bytes.Buffer, fn prof.Function) error {
 	fmt.Fprintf(b, "func (t *Tracer) %s(%s) %s {\n", fn.Name, strings.Join(params, ", "), results)
 	fmt.Fprintf(b, "\tsp := t.begin()\n")
 	fmt.Fprintf(b, "\t%s := t.Next.%s(%s)\n", strings.Join(res, ", "), fn.Name, strings.Join(call, ", "))
+	fmt.Fprintf(b, "\tsp = t.stop(sp)\n")
 	fmt.Fprintf(b, "\tt.end(sp, %q, %s)\n", "MPI_"+fn.Name, a)
 	fmt.Fprintf(b, "\treturn %s\n}\n", strings.Join(res, ", "))
 	if slices.Contains(fn.Results, "") {
