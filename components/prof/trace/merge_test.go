@@ -1,0 +1,149 @@
+package trace
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"slices"
+	"testing"
+)
+
+// TestMerge: the merged trace starts at 0, names the ranks, keeps the
+// arrows whose two ends it has, drops the others, and orders each rank's
+// events in time with an enclosing call before what it encloses.
+func TestMerge(t *testing.T) {
+	const base = int64(1_700_000_000_000_000_000)
+	ranks := []rankTrace{
+		{Rank: 1, Threads: map[int32]uint64{1: 1}, Events: []wireEvent{
+			{Name: "MPI_Recv", Ts: base + 5000, Dur: 4000, Tid: 1, Flows: []wireFlow{{ID: 7, In: true}}},
+			{Name: "MPI_Recv", Ts: base + 9000, Dur: 1000, Tid: 1, Flows: []wireFlow{{ID: 9, In: true}}},
+		}},
+		{Rank: 0, Truncated: true, Threads: map[int32]uint64{1: 1}, Events: []wireEvent{
+			{Name: "inner", Ts: base + 2500, Dur: 400, Tid: 1},
+			{Name: "MPI_Send", Ts: base + 1000, Dur: 2000, Tid: 1, Flows: []wireFlow{{ID: 7}},
+				Args: wireArgs{Set: uint8(hasPeer | hasBytes), Comm: "world", CommID: "world", Peer: 1, Tag: 3, Bytes: 8}},
+			{Name: truncatedNote(2), Kind: processMark, Ts: base + 3000, Tid: 1},
+		}},
+	}
+	var evs []traceEvent
+	st, err := merge(ranks, func(e traceEvent) error { evs = append(evs, e); return nil })
+	must(t, err)
+	if st.flows != 1 || st.unmatched != 1 || !slices.Equal(st.truncated, []int{0}) {
+		t.Errorf("stats %+v: want 1 arrow, 1 unmatched end, rank 0 truncated", st)
+	}
+	var order []string
+	pid := -1
+	for _, e := range evs {
+		if e.Pid < pid {
+			t.Errorf("rank %d after rank %d", e.Pid, pid)
+		}
+		pid = e.Pid
+		if e.Ph != "M" {
+			order = append(order, e.Name+"/"+e.Ph)
+		}
+	}
+	want := []string{"MPI_Send/X", "message/s", "inner/X", "trace truncated after 2 events/i", "MPI_Recv/X", "message/f", "MPI_Recv/X"}
+	if len(order) != len(want) {
+		t.Fatalf("events %q, want %q", order, want)
+	}
+	for i := range want {
+		if order[i] != want[i] {
+			t.Fatalf("events %q, want %q", order, want)
+		}
+	}
+	first := evs[0]
+	if first.Name != "process_name" || argOf(first, "name") != "rank 0" {
+		t.Errorf("first event %+v, want rank 0's name", first)
+	}
+	for _, e := range evs {
+		switch {
+		case e.Name == "MPI_Send" && (e.Ts != 0 || e.Dur != 2000):
+			t.Errorf("send at %v for %v ns, want 0 for 2000", e.Ts, e.Dur)
+		case e.Name == "message" && e.Ph == "f" && e.Bp != "e":
+			t.Errorf("arrow end without bp e: %+v", e)
+		case e.Name == "MPI_Send" && argOf(e, "peer") != 1:
+			t.Errorf("send args %v", e.Args)
+		}
+	}
+	var b bytes.Buffer
+	w := bufio.NewWriter(&b)
+	if _, err := encode(w, "job1", ranks); err != nil {
+		t.Fatal(err)
+	}
+	must(t, w.Flush())
+	var file struct {
+		TraceEvents []map[string]any `json:"traceEvents"`
+		OtherData   map[string]any   `json:"otherData"`
+	}
+	if err := json.Unmarshal(b.Bytes(), &file); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, b.String())
+	}
+	if len(file.TraceEvents) != len(evs) || file.OtherData["job"] != "job1" {
+		t.Errorf("%d events, other data %v", len(file.TraceEvents), file.OtherData)
+	}
+}
+
+// TestWireRoundTrip: a rank's events survive the trip to rank 0.
+func TestWireRoundTrip(t *testing.T) {
+	tr := newTracer(nil, config{maxEvents: 10})
+	tr.sync = clockSync{offset: 1000}
+	tr.add(record{name: "MPI_Send", start: 5, dur: 3, tid: 1,
+		a: args{comm: "world", commID: "world"}.withPeer(2, 4).withErr(errors.New("boom")).withFlow(11).withFlow(12 | flowIn)})
+	rt, err := decodeRank(encodeRank(tr.snapshot()))
+	must(t, err)
+	e := rt.Events[0]
+	if e.Ts != 1005 || e.Dur != 3 || e.Args.Peer != 2 || e.Args.Err != "boom" || len(e.Flows) != 2 || e.Flows[0] != (wireFlow{ID: 11}) || e.Flows[1] != (wireFlow{ID: 12, In: true}) {
+		t.Errorf("decoded %+v", e)
+	}
+}
+
+func TestOutputPath(t *testing.T) {
+	t.Setenv("GOMPI_JOB_ID", "c0ffee")
+	if p := newTracer(nil, config{output: "x.json"}).outputPath(); p != "x.json" {
+		t.Errorf("path %q, want the parameter's x.json", p)
+	}
+	if p := newTracer(nil, config{}).outputPath(); p != "gompi-trace.c0ffee.json" {
+		t.Errorf("path %q, want gompi-trace.c0ffee.json", p)
+	}
+}
+
+func argOf(e traceEvent, key string) any {
+	for _, a := range e.Args {
+		if a.key == key {
+			if a.isNum {
+				return a.num
+			}
+			return a.str
+		}
+	}
+	return nil
+}
+
+// TestAppendJSON: the hand-written encoder writes what encoding/json
+// reads back, escapes included.
+func TestAppendJSON(t *testing.T) {
+	e := traceEvent{Name: "a\"b\\c\n\x01é", Cat: "mpi", Ph: "X", Ts: 1234567, Dur: 5, Pid: 2, Tid: 3, ID: 1<<53 - 1,
+		Args: []kv{str("comm", "w\xffx"), num("peer", -1)}}
+	var got struct {
+		Name string         `json:"name"`
+		Ph   string         `json:"ph"`
+		Ts   float64        `json:"ts"`
+		Dur  float64        `json:"dur"`
+		Pid  int            `json:"pid"`
+		Tid  int            `json:"tid"`
+		ID   uint64         `json:"id"`
+		Args map[string]any `json:"args"`
+	}
+	b := appendJSON(nil, e)
+	if err := json.Unmarshal(b, &got); err != nil {
+		t.Fatalf("%s: %v", b, err)
+	}
+	if got.Name != e.Name || got.Ts != 1234.567 || got.Dur != 0.005 || got.Pid != 2 || got.Tid != 3 || got.ID != e.ID ||
+		got.Args["peer"] != -1.0 || got.Args["comm"] != "w\uFFFDx" {
+		t.Errorf("read back %+v from %s", got, b)
+	}
+	if s := string(appendMicros(nil, -1500)); s != "-1.500" {
+		t.Errorf("-1500 ns is %s us", s)
+	}
+}

@@ -1,0 +1,153 @@
+package trace
+
+import (
+	"errors"
+
+	"github.com/gompi/gompi/pmpi"
+)
+
+// pending is what the tracer remembers of a non-blocking operation until
+// a Wait or Test completes it.
+type pending struct {
+	comm      *pmpi.Comm
+	recv      bool
+	peer, tag int
+	bytes     int
+}
+
+// sendFlow counts a send and returns the start of its arrow.
+func (t *Tracer) sendFlow(comm *pmpi.Comm, dest, tag int) flowEnd {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return flowEnd(t.m.sendOn(comm, dest, tag))
+}
+
+// recvFlow counts a completed receive and returns the end of its arrow. A
+// receive that failed took no message, unless it was only truncated.
+func (t *Tracer) recvFlow(comm *pmpi.Comm, st pmpi.Status, err error) flowEnd {
+	if err != nil && !errors.Is(err, pmpi.ErrTruncate) {
+		return 0
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if id := t.m.recvOn(comm, st); id != 0 {
+		return flowEnd(id) | flowIn
+	}
+	return 0
+}
+
+func (t *Tracer) blockingSend(name string, buf []byte, count int, dt pmpi.Datatype, dest, tag int, comm *pmpi.Comm,
+	call func([]byte, int, pmpi.Datatype, int, int, *pmpi.Comm) error) error {
+	sp := t.begin()
+	err := call(buf, count, dt, dest, tag, comm)
+	sp = t.stop(sp)
+	a := t.commArgs(comm).withPeer(dest, tag).withBytes(size(count, dt)).withErr(err)
+	if err == nil {
+		a = a.withFlow(t.sendFlow(comm, dest, tag))
+	}
+	t.end(sp, name, a)
+	return err
+}
+
+// Send records MPI_Send and the start of its message's arrow.
+func (t *Tracer) Send(buf []byte, count int, dt pmpi.Datatype, dest, tag int, comm *pmpi.Comm) error {
+	return t.blockingSend("MPI_Send", buf, count, dt, dest, tag, comm, t.Next.Send)
+}
+
+// Ssend records MPI_Ssend and the start of its message's arrow.
+func (t *Tracer) Ssend(buf []byte, count int, dt pmpi.Datatype, dest, tag int, comm *pmpi.Comm) error {
+	return t.blockingSend("MPI_Ssend", buf, count, dt, dest, tag, comm, t.Next.Ssend)
+}
+
+// Recv records MPI_Recv and the end of its message's arrow.
+func (t *Tracer) Recv(buf []byte, count int, dt pmpi.Datatype, source, tag int, comm *pmpi.Comm) (pmpi.Status, error) {
+	sp := t.begin()
+	st, err := t.Next.Recv(buf, count, dt, source, tag, comm)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_Recv", t.received(comm, source, tag, st, err).withFlow(t.recvFlow(comm, st, err)))
+	return st, err
+}
+
+// received describes a completed receive: the peer and tag it matched,
+// the bytes it got.
+func (t *Tracer) received(comm *pmpi.Comm, source, tag int, st pmpi.Status, err error) args {
+	a := t.commArgs(comm).withErr(err)
+	if st.Source >= 0 {
+		source, tag = st.Source, st.Tag
+	}
+	return a.withPeer(source, tag).withBytes(st.CountOf(pmpi.Byte))
+}
+
+func (t *Tracer) startSend(name string, buf []byte, count int, dt pmpi.Datatype, dest, tag int, comm *pmpi.Comm,
+	call func([]byte, int, pmpi.Datatype, int, int, *pmpi.Comm) (*pmpi.Request, error)) (*pmpi.Request, error) {
+	sp := t.begin()
+	r, err := call(buf, count, dt, dest, tag, comm)
+	sp = t.stop(sp)
+	a := t.commArgs(comm).withPeer(dest, tag).withBytes(size(count, dt)).withErr(err)
+	if err == nil {
+		a = a.withFlow(t.sendFlow(comm, dest, tag))
+		t.track(r, pending{comm: comm, peer: dest, tag: tag, bytes: size(count, dt)})
+	}
+	t.end(sp, name, a)
+	return r, err
+}
+
+// Isend records MPI_Isend and the start of its message's arrow: the
+// message is on its way from here.
+func (t *Tracer) Isend(buf []byte, count int, dt pmpi.Datatype, dest, tag int, comm *pmpi.Comm) (*pmpi.Request, error) {
+	return t.startSend("MPI_Isend", buf, count, dt, dest, tag, comm, t.Next.Isend)
+}
+
+// Issend records MPI_Issend and the start of its message's arrow.
+func (t *Tracer) Issend(buf []byte, count int, dt pmpi.Datatype, dest, tag int, comm *pmpi.Comm) (*pmpi.Request, error) {
+	return t.startSend("MPI_Issend", buf, count, dt, dest, tag, comm, t.Next.Issend)
+}
+
+// Irecv records MPI_Irecv; the arrow ends at the Wait or Test that
+// completes it.
+func (t *Tracer) Irecv(buf []byte, count int, dt pmpi.Datatype, source, tag int, comm *pmpi.Comm) (*pmpi.Request, error) {
+	sp := t.begin()
+	r, err := t.Next.Irecv(buf, count, dt, source, tag, comm)
+	sp = t.stop(sp)
+	if err == nil {
+		t.track(r, pending{comm: comm, recv: true, peer: source, tag: tag, bytes: size(count, dt)})
+	}
+	t.end(sp, "MPI_Irecv", t.commArgs(comm).withPeer(source, tag).withBytes(size(count, dt)).withErr(err))
+	return r, err
+}
+
+// Sendrecv records MPI_Sendrecv with both its arrows.
+func (t *Tracer) Sendrecv(sendbuf []byte, sendcount int, sendtype pmpi.Datatype, dest, sendtag int,
+	recvbuf []byte, recvcount int, recvtype pmpi.Datatype, source, recvtag int, comm *pmpi.Comm) (pmpi.Status, error) {
+	sp := t.begin()
+	st, err := t.Next.Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm)
+	sp = t.stop(sp)
+	a := t.received(comm, source, recvtag, st, err).withSend(dest, sendtag, size(sendcount, sendtype))
+	if err == nil {
+		a = a.withFlow(t.sendFlow(comm, dest, sendtag))
+	}
+	t.end(sp, "MPI_Sendrecv", a.withFlow(t.recvFlow(comm, st, err)))
+	return st, err
+}
+
+// Probe records MPI_Probe and what it found.
+func (t *Tracer) Probe(source, tag int, comm *pmpi.Comm) (pmpi.Status, error) {
+	sp := t.begin()
+	st, err := t.Next.Probe(source, tag, comm)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_Probe", t.received(comm, source, tag, st, err))
+	return st, err
+}
+
+// Iprobe records MPI_Iprobe and what it found, if anything.
+func (t *Tracer) Iprobe(source, tag int, comm *pmpi.Comm) (pmpi.Status, bool, error) {
+	sp := t.begin()
+	st, found, err := t.Next.Iprobe(source, tag, comm)
+	sp = t.stop(sp)
+	a := t.commArgs(comm).withPeer(source, tag).withErr(err)
+	if found {
+		a = t.received(comm, source, tag, st, err)
+	}
+	t.end(sp, "MPI_Iprobe", a)
+	return st, found, err
+}

@@ -1,0 +1,51 @@
+package trace
+
+import (
+	"errors"
+	"math"
+
+	"github.com/gompi/gompi/params"
+)
+
+// paramSet holds the handles of the component's parameters.
+type paramSet struct {
+	maxEvents params.Param[int]
+	output    params.Param[string]
+}
+
+// config is the component's resolved configuration.
+type config struct {
+	maxEvents int    // events recorded per rank before the trace stops
+	output    string // the merged file; "" for gompi-trace.<job>.json
+}
+
+func register(r *params.Registrar) paramSet {
+	return paramSet{
+		maxEvents: r.Int(params.Spec{
+			Name: "max_events", Default: "1000000", Level: 4,
+			Help: "Calls recorded per rank; when a rank reaches it, it stops recording and the trace says " +
+				"\"trace truncated after N events\" on that rank. Trace viewers slow down past about a " +
+				"million events in all.",
+			Validate: func(v any) error {
+				if n := v.(int); n < 1 || n > math.MaxInt32 {
+					return errors.New("must be 1 to 2147483647")
+				}
+				return nil
+			},
+		}),
+		output: r.String(params.Spec{
+			Name: "output", Default: "", Level: 2,
+			Help: "Path of the trace file rank 0 writes at Finalize; empty for gompi-trace.<job id>.json " +
+				"in the working directory.",
+		}),
+	}
+}
+
+func (p *paramSet) resolve(s *params.Snapshot) config {
+	if s == nil {
+		return config{maxEvents: defaultMaxEvents}
+	}
+	return config{maxEvents: p.maxEvents.Get(s), output: p.output.Get(s)}
+}
+
+const defaultMaxEvents = 1_000_000

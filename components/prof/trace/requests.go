@@ -1,0 +1,158 @@
+package trace
+
+import (
+	"slices"
+
+	"github.com/gompi/gompi/pmpi"
+)
+
+// track remembers a started operation until it completes.
+func (t *Tracer) track(r *pmpi.Request, p pending) {
+	if r == nil {
+		return
+	}
+	t.mu.Lock()
+	t.reqs[r] = p
+	t.mu.Unlock()
+}
+
+// completed forgets r, which has completed with st and err, and returns
+// what it was and, for a receive, the end of its message's arrow. A
+// request completed before, or never seen, gives nothing: a second Wait
+// returns the same status but receives no second message.
+func (t *Tracer) completed(r *pmpi.Request, st pmpi.Status, err error) (pending, flowEnd) {
+	if r == nil {
+		return pending{}, 0
+	}
+	t.mu.Lock()
+	p, ok := t.reqs[r]
+	delete(t.reqs, r)
+	t.mu.Unlock()
+	if !ok || !p.recv {
+		return p, 0
+	}
+	return p, t.recvFlow(p.comm, st, err)
+}
+
+// describe is the arguments of a call that completed one request.
+func (t *Tracer) describe(p pending, st pmpi.Status, err error) args {
+	if p.comm == nil {
+		return args{}.withErr(err)
+	}
+	if p.recv {
+		return t.received(p.comm, p.peer, p.tag, st, err)
+	}
+	return t.commArgs(p.comm).withPeer(p.peer, p.tag).withBytes(p.bytes).withErr(err)
+}
+
+// Wait records MPI_Wait; a receive's arrow ends here.
+func (t *Tracer) Wait(r *pmpi.Request) (pmpi.Status, error) {
+	sp := t.begin()
+	st, err := t.Next.Wait(r)
+	sp = t.stop(sp)
+	p, f := t.completed(r, st, err)
+	t.end(sp, "MPI_Wait", t.describe(p, st, err).withFlow(f))
+	return st, err
+}
+
+// Test records MPI_Test; a receive's arrow ends at the Test that finds it
+// complete.
+func (t *Tracer) Test(r *pmpi.Request) (pmpi.Status, bool, error) {
+	sp := t.begin()
+	st, done, err := t.Next.Test(r)
+	sp = t.stop(sp)
+	var p pending
+	var f flowEnd
+	if done {
+		p, f = t.completed(r, st, err)
+	}
+	t.end(sp, "MPI_Test", t.describe(p, st, err).withFlow(f))
+	return st, done, err
+}
+
+// completedAll ends the arrows of every request in reqs (a copy taken
+// before the call), completed with sts; each status carries its error.
+func (t *Tracer) completedAll(a args, reqs []*pmpi.Request, sts []pmpi.Status) args {
+	for i, r := range reqs {
+		if i < len(sts) {
+			_, f := t.completed(r, sts[i], sts[i].Err)
+			a = a.withFlow(f)
+		}
+	}
+	return a
+}
+
+// WaitAll records MPI_WaitAll; the arrows of all its receives end here.
+func (t *Tracer) WaitAll(reqs []*pmpi.Request) ([]pmpi.Status, error) {
+	sp := t.begin()
+	before := slices.Clone(reqs)
+	sts, err := t.Next.WaitAll(reqs)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_WaitAll", t.completedAll(args{}.withCount(len(reqs)).withErr(err), before, sts))
+	return sts, err
+}
+
+// TestAll records MPI_TestAll; when all are complete, their arrows end here.
+func (t *Tracer) TestAll(reqs []*pmpi.Request) ([]pmpi.Status, bool, error) {
+	sp := t.begin()
+	before := slices.Clone(reqs)
+	sts, done, err := t.Next.TestAll(reqs)
+	sp = t.stop(sp)
+	a := args{}.withCount(len(reqs)).withErr(err)
+	if done {
+		a = t.completedAll(a, before, sts)
+	}
+	t.end(sp, "MPI_TestAll", a)
+	return sts, done, err
+}
+
+// completedOne handles the request at index i of before.
+func (t *Tracer) completedOne(before []*pmpi.Request, i int, st pmpi.Status, err error) args {
+	if i < 0 || i >= len(before) {
+		return args{}.withErr(err)
+	}
+	p, f := t.completed(before[i], st, err)
+	return t.describe(p, st, err).withIndex(i).withFlow(f)
+}
+
+// WaitAny records MPI_WaitAny.
+func (t *Tracer) WaitAny(reqs []*pmpi.Request) (int, pmpi.Status, error) {
+	sp := t.begin()
+	before := slices.Clone(reqs)
+	i, st, err := t.Next.WaitAny(reqs)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_WaitAny", t.completedOne(before, i, st, err))
+	return i, st, err
+}
+
+// TestAny records MPI_TestAny.
+func (t *Tracer) TestAny(reqs []*pmpi.Request) (int, pmpi.Status, bool, error) {
+	sp := t.begin()
+	before := slices.Clone(reqs)
+	i, st, found, err := t.Next.TestAny(reqs)
+	sp = t.stop(sp)
+	a := args{}.withErr(err)
+	if found {
+		a = t.completedOne(before, i, st, err)
+	}
+	t.end(sp, "MPI_TestAny", a)
+	return i, st, found, err
+}
+
+// WaitSome records MPI_WaitSome; the arrows of the receives it completed
+// end here.
+func (t *Tracer) WaitSome(reqs []*pmpi.Request) ([]int, []pmpi.Status, error) {
+	sp := t.begin()
+	before := slices.Clone(reqs)
+	idx, sts, err := t.Next.WaitSome(reqs)
+	sp = t.stop(sp)
+	a := args{}.withCount(len(idx)).withErr(err)
+	for k, i := range idx {
+		if i >= 0 && i < len(before) && k < len(sts) {
+			_, f := t.completed(before[i], sts[k], sts[k].Err)
+			a = a.withFlow(f)
+		}
+	}
+	t.end(sp, "MPI_WaitSome", a)
+	return idx, sts, err
+}

@@ -1,0 +1,133 @@
+// Command tracejob sends known traffic between 3 ranks for the trace
+// component's tests: blocking sends to AnySource receives, an Isend with
+// its Wait, Sendrecv rings (two of them from two goroutines at once), a
+// collective, a split communicator, phases and a pause in recording.
+package main
+
+import (
+	"fmt"
+	"os"
+	"sync"
+
+	_ "github.com/gompi/gompi/components/all"
+	_ "github.com/gompi/gompi/components/prof/trace"
+	"github.com/gompi/gompi/mpi"
+)
+
+func main() {
+	if err := mpi.Init(); err != nil {
+		fail("init", err)
+	}
+	world := mpi.CommWorld()
+	if n := world.Size(); n != 3 {
+		fail("size", fmt.Errorf("want 3 ranks, have %d", n))
+	}
+	rank := world.Rank()
+	check("pcontrol 2", mpi.Pcontrol(2))
+
+	// Three messages to rank 1, received from AnySource.
+	switch rank {
+	case 0:
+		check("send 0->1", mpi.Send([]int32{1, 2}, 1, 1, world))
+		check("send 0->1", mpi.Send([]int32{3, 4}, 1, 1, world))
+	case 2:
+		check("send 2->1", mpi.Send([]int32{5, 6}, 1, 1, world))
+	case 1:
+		for range 3 {
+			buf := make([]int32, 2)
+			_, err := mpi.Recv(buf, mpi.AnySource, 1, world)
+			check("recv any", err)
+		}
+	}
+
+	// An Isend and its Wait, to an AnySource Irecv.
+	switch rank {
+	case 1:
+		r, err := mpi.Isend([]float64{1.5}, 0, 2, world)
+		check("isend", err)
+		_, err = r.Wait()
+		check("wait isend", err)
+	case 0:
+		buf := make([]float64, 1)
+		r, err := mpi.Irecv(buf, mpi.AnySource, 2, world)
+		check("irecv", err)
+		st, err := r.Wait()
+		check("wait irecv", err)
+		if st.Source != 1 || buf[0] != 1.5 {
+			fail("irecv", fmt.Errorf("got %v from %d", buf[0], st.Source))
+		}
+	}
+
+	ring(world, 3)
+	var wg sync.WaitGroup
+	for g := range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ring(world, 10+g)
+		}()
+	}
+	wg.Wait()
+
+	sum := make([]int64, 1)
+	check("allreduce", mpi.Allreduce([]int64{int64(rank)}, sum, mpi.Sum, world))
+	if sum[0] != 3 {
+		fail("allreduce", fmt.Errorf("sum %d, want 3", sum[0]))
+	}
+	check("pcontrol 2", mpi.Pcontrol(2))
+
+	// Rank 0 pauses recording for one message: the next one's arrow must
+	// still join the right calls.
+	switch rank {
+	case 0:
+		check("pcontrol 0", mpi.Pcontrol(0))
+		check("send unrecorded", mpi.Send([]byte{1}, 2, 4, world))
+		check("pcontrol 1", mpi.Pcontrol(1))
+		check("send recorded", mpi.Send([]byte{2}, 2, 4, world))
+	case 2:
+		for want := byte(1); want <= 2; want++ {
+			buf := make([]byte, 1)
+			_, err := mpi.Recv(buf, 0, 4, world)
+			check("recv after pause", err)
+			if buf[0] != want {
+				fail("recv after pause", fmt.Errorf("got %d, want %d", buf[0], want))
+			}
+		}
+	}
+
+	// Ranks 0 and 2 in a communicator of their own.
+	sub, err := world.Split(rank%2, rank)
+	check("split", err)
+	switch rank {
+	case 0:
+		check("send on split", mpi.Send([]int16{7}, 1, 1, sub))
+	case 2:
+		_, err := mpi.Recv(make([]int16, 1), 0, 1, sub)
+		check("recv on split", err)
+	}
+	check("barrier", mpi.Barrier(world))
+	check("finalize", mpi.Finalize())
+	fmt.Printf("ok rank %d\n", rank)
+}
+
+// ring sends to the next rank and receives from the previous one.
+func ring(world mpi.Comm, tag int) {
+	rank, size := world.Rank(), world.Size()
+	in := make([]int32, 1)
+	_, err := mpi.Sendrecv([]int32{int32(rank)}, (rank+1)%size, tag, in, (rank+size-1)%size, tag, world)
+	check("sendrecv", err)
+	if in[0] != int32((rank+size-1)%size) {
+		fail("sendrecv", fmt.Errorf("got %d", in[0]))
+	}
+}
+
+func check(what string, err error) {
+	if err != nil {
+		fail(what, err)
+	}
+}
+
+func fail(what string, err error) {
+	fmt.Fprintf(os.Stderr, "FAIL %s: %v\n", what, err)
+	os.Exit(1)
+}
