@@ -86,3 +86,4 @@ generate: generate-prof
 # The prof part alone: it needs nothing but Go.
 generate-prof:
 	go run ./frameworks/prof/internal/apigen/profgen -api pmpi/api.go -out frameworks/prof
+	go generate ./components/prof/trace

@@ -16,4 +16,5 @@ import (
 	_ "github.com/gompi/gompi/components/coll/tuned"
 
 	_ "github.com/gompi/gompi/components/prof/stats"
+	_ "github.com/gompi/gompi/components/prof/trace"
 )

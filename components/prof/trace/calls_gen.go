@@ -132,6 +132,15 @@ func (t *Tracer) CommGetName(comm *pmpi.Comm) (string, error) {
 	return res0, res1
 }
 
+// CommSetErrhandler records MPI_CommSetErrhandler.
+func (t *Tracer) CommSetErrhandler(comm *pmpi.Comm, h pmpi.ErrorHandler) error {
+	sp := t.begin()
+	res0 := t.Next.CommSetErrhandler(comm, h)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_CommSetErrhandler", t.commArgs(comm).withErr(res0))
+	return res0
+}
+
 // GroupSize records MPI_GroupSize.
 func (t *Tracer) GroupSize(g *pmpi.Group) (int, error) {
 	sp := t.begin()

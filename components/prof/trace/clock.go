@@ -34,11 +34,11 @@ func syncClock(c clock, world *pmpi.Comm) (clockSync, error) {
 	if rank == 0 {
 		for r := 1; r < size; r++ {
 			for range syncRounds {
-				if _, err := pmpi.Recv(b, 1, pmpi.Int64, r, syncTag, world); err != nil {
+				if _, err := pmpi.Real().Recv(b, 1, pmpi.Int64, r, syncTag, world); err != nil {
 					return clockSync{}, fmt.Errorf("ping from rank %d: %w", r, err)
 				}
 				buf[0] = c.now()
-				if err := pmpi.Send(b, 1, pmpi.Int64, r, syncTag, world); err != nil {
+				if err := pmpi.Real().Send(b, 1, pmpi.Int64, r, syncTag, world); err != nil {
 					return clockSync{}, fmt.Errorf("pong to rank %d: %w", r, err)
 				}
 			}
@@ -49,10 +49,10 @@ func syncClock(c clock, world *pmpi.Comm) (clockSync, error) {
 	for range syncRounds {
 		t0 := c.now()
 		buf[0] = t0
-		if err := pmpi.Send(b, 1, pmpi.Int64, 0, syncTag, world); err != nil {
+		if err := pmpi.Real().Send(b, 1, pmpi.Int64, 0, syncTag, world); err != nil {
 			return clockSync{}, fmt.Errorf("ping to rank 0: %w", err)
 		}
-		if _, err := pmpi.Recv(b, 1, pmpi.Int64, 0, syncTag, world); err != nil {
+		if _, err := pmpi.Real().Recv(b, 1, pmpi.Int64, 0, syncTag, world); err != nil {
 			return clockSync{}, fmt.Errorf("pong from rank 0: %w", err)
 		}
 		t1 := c.now()

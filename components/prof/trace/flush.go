@@ -20,7 +20,7 @@ func (t *Tracer) flush() error {
 		return nil
 	}
 	t.recording.Store(false)
-	world, api := pmpi.CommWorld(), pmpi.Real()
+	world, api := pmpi.Real().CommWorld(), pmpi.Real()
 	if world == nil {
 		return errors.New("prof trace: no world communicator at Finalize")
 	}

@@ -33,7 +33,7 @@ func (t *Tracer) InitThread(required pmpi.ThreadLevel) (pmpi.ThreadLevel, error)
 }
 
 func (t *Tracer) start() error {
-	world, self := pmpi.CommWorld(), pmpi.CommSelf()
+	world, self := pmpi.Real().CommWorld(), pmpi.Real().CommSelf()
 	if world == nil {
 		return fmt.Errorf("prof trace: no world communicator after Init")
 	}
