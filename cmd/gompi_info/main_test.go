@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -235,6 +236,30 @@ func TestLevelsAndFormats(t *testing.T) {
 	for _, p := range rep.Parameters {
 		if p.Source == "" || p.Type == "" || p.Help == "" || p.Allowed == "" {
 			t.Errorf("parameter %s lacks a field: %+v", p.Name, p)
+		}
+	}
+}
+
+// TestProfStack: the prof framework is opt-in, and its selection is the
+// order of the stack, outermost first.
+func TestProfStack(t *testing.T) {
+	for _, tc := range []struct {
+		env  map[string]string
+		args []string
+		want string // text form
+		rec  string // parsable record
+	}{
+		{nil, nil, "MCA prof stack: (none", "framework:prof:stack"},
+		{nil, []string{"--mca", "prof", "trace,stats"}, "MCA prof stack: trace, stats (outermost first)", "framework:prof:stack:trace:stats"},
+		{map[string]string{"GOMPI_MCA_prof": "stats"}, nil, "MCA prof stack: stats (outermost first)", "framework:prof:stack:stats"},
+	} {
+		r := runInfo(t, tc.env, nil, tc.args...)
+		if r.code != 0 || !strings.Contains(r.stdout, tc.want) {
+			t.Errorf("gompi_info %v (env %v): exit %d, want %q in:\n%s%s", tc.args, tc.env, r.code, tc.want, r.stdout, r.stderr)
+		}
+		p := runInfo(t, tc.env, nil, append(tc.args, "--parsable")...)
+		if !slices.Contains(strings.Split(p.stdout, "\n"), tc.rec) {
+			t.Errorf("gompi_info %v --parsable lacks the record %q:\n%s", tc.args, tc.rec, p.stdout)
 		}
 	}
 }
