@@ -328,3 +328,12 @@ func Transports() string {
 	}
 	return ""
 }
+
+// JobID is the id of the job this process belongs to: gompirun's, or a
+// singleton's own; empty before Init. Tools name their reports with it.
+func JobID() string {
+	if l := current.Load(); l != nil {
+		return l.job.JobID
+	}
+	return ""
+}

@@ -195,17 +195,6 @@ func TestClockRate(t *testing.T) {
 	}
 }
 
-func TestJobID(t *testing.T) {
-	t.Setenv("GOMPI_JOB_ID", "abc123")
-	if got := jobID(); got != "abc123" {
-		t.Errorf("jobID() = %q under gompirun", got)
-	}
-	t.Setenv("GOMPI_JOB_ID", "")
-	if got := jobID(); got == "" || got == "abc123" {
-		t.Errorf("jobID() = %q alone", got)
-	}
-}
-
 // TestWrite writes a report of one rank with the default prefix in a
 // directory, then without the SVG.
 func TestWrite(t *testing.T) {

@@ -5,8 +5,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"os"
 	"slices"
 	"testing"
+
+	"github.com/gompi/gompi/pmpi"
 )
 
 // TestMerge: the merged trace starts at 0, names the ranks, keeps the
@@ -99,12 +103,15 @@ func TestWireRoundTrip(t *testing.T) {
 }
 
 func TestOutputPath(t *testing.T) {
-	t.Setenv("GOMPI_JOB_ID", "c0ffee")
 	if p := newTracer(nil, config{output: "x.json"}).outputPath(); p != "x.json" {
 		t.Errorf("path %q, want the parameter's x.json", p)
 	}
-	if p := newTracer(nil, config{}).outputPath(); p != "gompi-trace.c0ffee.json" {
-		t.Errorf("path %q, want gompi-trace.c0ffee.json", p)
+	want := fmt.Sprintf("gompi-trace.singleton-%d.json", os.Getpid()) // before Init
+	if id := pmpi.JobID(); id != "" {
+		want = "gompi-trace." + id + ".json"
+	}
+	if p := newTracer(nil, config{}).outputPath(); p != want {
+		t.Errorf("path %q, want %s", p, want)
 	}
 }
 
