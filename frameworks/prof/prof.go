@@ -67,10 +67,11 @@ type Stack struct {
 }
 
 // Build opens and selects the prof components of fw and stacks them over
-// real: in the order the selection parameter names them, else (with an
-// exclude list) by priority. With no tool selected, real is the stack,
-// and calls cost nothing more than without the framework.
-func Build(ctx context.Context, fw *mca.Framework, real pmpi.API) (Stack, error) {
+// bottom (pmpi's real API): in the order the selection parameter names
+// them, else (with an exclude list) by priority. With no tool selected,
+// bottom is the stack, and calls cost nothing more than without the
+// framework.
+func Build(ctx context.Context, fw *mca.Framework, bottom pmpi.API) (Stack, error) {
 	if err := fw.Open(ctx); err != nil {
 		return Stack{}, err
 	}
@@ -88,7 +89,7 @@ func Build(ctx context.Context, fw *mca.Framework, real pmpi.API) (Stack, error)
 		}
 		return strings.Compare(a.Name, b.Name)
 	})
-	st := Stack{API: real}
+	st := Stack{API: bottom}
 	for i := len(sel) - 1; i >= 0; i-- {
 		s := sel[i]
 		layer, err := s.Component.(Component).Wrap(st.API)
