@@ -337,3 +337,15 @@ func JobID() string {
 	}
 	return ""
 }
+
+// Announce tells gompirun of a file this process wrote for the user, a
+// profiling tool's report say: gompirun lists the paths when the job ends.
+// It reports false when there is no gompirun to do it (a singleton, or
+// before Init): the caller then tells the user itself.
+func Announce(path string) (bool, error) {
+	l := current.Load()
+	if l == nil {
+		return false, nil
+	}
+	return l.client.Announce(context.Background(), path)
+}

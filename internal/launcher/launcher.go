@@ -503,6 +503,9 @@ func (j *job) supervise(ctx context.Context, pids []int) int {
 		_ = signalGroup(pid, syscall.SIGKILL)
 	}
 	j.drainOutput()
+	for _, path := range j.srv.Reports() {
+		fmt.Fprintf(j.term.stderr(), "gompirun: report written: %s\n", path)
+	}
 
 	j.mu.Lock()
 	defer j.mu.Unlock()

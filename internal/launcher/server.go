@@ -6,6 +6,8 @@ import (
 	"encoding/hex"
 	"fmt"
 	"net"
+	"slices"
+	"strings"
 	"sync"
 
 	"github.com/hashicorp/go-hclog"
@@ -185,6 +187,25 @@ func (s *Server) Put(_ context.Context, req *rtepb.PutRequest) (*rtepb.PutRespon
 	s.kv[r][req.Key] = req.Value // the request is ours; no copy needed
 	s.broadcastLocked()
 	return &rtepb.PutResponse{}, nil
+}
+
+// Reports returns the paths of the files the ranks announced for the user
+// (rte.Client.Announce), by rank, then by path.
+func (s *Server) Reports() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []string
+	for _, kv := range s.kv {
+		var mine []string
+		for k, v := range kv {
+			if strings.HasPrefix(k, rte.ReportKeyPrefix) {
+				mine = append(mine, string(v))
+			}
+		}
+		slices.Sort(mine)
+		out = append(out, mine...)
+	}
+	return out
 }
 
 // Get implements rtepb.RuntimeServer: it waits until the target rank has put

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -307,5 +308,30 @@ func TestNewServerRejectsBadConfig(t *testing.T) {
 	}
 	if _, err := NewServer(ServerConfig{Size: 1, Secret: []byte("short")}); err == nil || !strings.Contains(err.Error(), "at least 32") {
 		t.Errorf("short secret: %v", err)
+	}
+}
+
+// TestReports: the files ranks announce are listed by rank, then path;
+// other keys are not.
+func TestReports(t *testing.T) {
+	srv, dial, _ := startServer(t, 2)
+	c := dial(goodSecret)
+	ctx := testCtx(t)
+	for _, p := range []struct {
+		rank int32
+		key  string
+		val  string
+	}{
+		{1, rte.ReportKeyPrefix + "b.json", "b.json"},
+		{0, "addr", "tcp://x"},
+		{0, rte.ReportKeyPrefix + "z.txt", "z.txt"},
+		{0, rte.ReportKeyPrefix + "a.txt", "a.txt"},
+	} {
+		if _, err := c.Put(ctx, &rtepb.PutRequest{Rank: p.rank, Key: p.key, Value: []byte(p.val)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got, want := srv.Reports(), []string{"a.txt", "z.txt", "b.json"}; !slices.Equal(got, want) {
+		t.Fatalf("reports %q, want %q", got, want)
 	}
 }

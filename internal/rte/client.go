@@ -121,6 +121,19 @@ func (c *Client) Job() Job {
 	return j
 }
 
+// Announce tells gompirun of a file this rank wrote for the user, to list
+// when the job ends. It reports false when no gompirun will (a singleton):
+// the caller then says so itself.
+func (c *Client) Announce(ctx context.Context, path string) (bool, error) {
+	if c.kv != nil {
+		return false, nil
+	}
+	if err := c.Put(ctx, ReportKeyPrefix+path, []byte(path)); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
 // Put publishes key with value for this rank. Every rank's Get sees it once
 // it returns (and so after any later Fence). Putting a key again replaces
 // its value. Values are limited to 1 MiB.

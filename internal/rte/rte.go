@@ -36,6 +36,11 @@ const (
 	EnvLifeline = "GOMPI_LIFELINE_FD"
 )
 
+// ReportKeyPrefix starts the keys under which a rank announces a file it
+// wrote for the user (a profiling tool's report): gompirun lists their
+// values, the files' paths, when the job ends.
+const ReportKeyPrefix = "gompi.report/"
+
 // SecretMetadataKey is the gRPC metadata entry carrying the job secret (hex)
 // on every call to the job server.
 const SecretMetadataKey = "gompi-job-secret"

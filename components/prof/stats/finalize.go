@@ -44,7 +44,10 @@ func (m *module) report() error {
 	}
 	paths, err := write(m.cfg, rep)
 	for _, p := range paths {
-		fmt.Fprintf(os.Stderr, "gompi prof stats: wrote %s\n", p)
+		// gompirun lists the reports when the job ends; alone, say it here.
+		if told, aerr := pmpi.Announce(p); !told || aerr != nil {
+			fmt.Fprintf(os.Stderr, "gompi prof stats: wrote %s\n", p)
+		}
 	}
 	return err
 }

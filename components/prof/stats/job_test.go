@@ -46,8 +46,8 @@ func TestJob(t *testing.T) {
 		t.Fatalf("report files %v, want a .txt, a .json and an .svg", files)
 	}
 	for _, f := range files {
-		if !want[filepath.Ext(f)] || !strings.Contains(j.Stderr, "wrote "+f) {
-			t.Errorf("%s: unexpected, or its path is not on stderr\n%s", f, j.Stderr)
+		if !want[filepath.Ext(f)] || !strings.Contains(j.Stderr, "gompirun: report written: "+f+"\n") {
+			t.Errorf("%s: unexpected, or gompirun did not name it at the end\n%s", f, j.Stderr)
 		}
 	}
 	base := strings.TrimSuffix(files[0], filepath.Ext(files[0]))

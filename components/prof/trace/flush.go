@@ -46,8 +46,14 @@ func (t *Tracer) flush() error {
 	if err != nil {
 		return errors.Join(append(errs, fmt.Errorf("prof trace: write %s: %w", path, err))...)
 	}
-	fmt.Fprintf(os.Stderr, "gompi: prof trace: wrote %s (%d events from %d ranks, %d message arrows)\n",
-		path, st.events, len(ranks), st.flows)
+	// gompirun lists the reports when the job ends; alone, name the file here.
+	if told, aerr := pmpi.Announce(path); told && aerr == nil {
+		fmt.Fprintf(os.Stderr, "gompi: prof trace: %d events from %d ranks, %d message arrows\n",
+			st.events, len(ranks), st.flows)
+	} else {
+		fmt.Fprintf(os.Stderr, "gompi: prof trace: wrote %s (%d events from %d ranks, %d message arrows)\n",
+			path, st.events, len(ranks), st.flows)
+	}
 	return errors.Join(errs...)
 }
 

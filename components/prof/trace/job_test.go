@@ -55,7 +55,7 @@ func runJob(t *testing.T, extra ...string) []event {
 	if j.Code != 0 || strings.Count(j.Stdout, "ok rank") != 3 {
 		t.Fatalf("job failed\n%v", j)
 	}
-	if !strings.Contains(j.Stderr, "prof trace: wrote "+out) {
+	if !strings.Contains(j.Stderr, "gompirun: report written: "+out+"\n") {
 		t.Errorf("stderr does not name the trace file\n%v", j)
 	}
 	return readTrace(t, out)
