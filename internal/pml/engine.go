@@ -152,21 +152,18 @@ func (e *Engine) module(peer int) btl.Module {
 const nearContexts = 1024
 
 func (e *Engine) queue(context uint32) *queues {
-	if context < uint32(len(e.queues)) {
-		if q := e.queues[context]; q != nil {
-			return q
-		}
-	}
-	q := &queues{}
-	switch {
-	case context < nearContexts:
-		if context >= uint32(len(e.queues)) {
+	if context < nearContexts {
+		if int(context) >= len(e.queues) {
 			e.queues = append(e.queues, make([]*queues, int(context)+1-len(e.queues))...)
 		}
-		e.queues[context] = q
-	case e.farQueues[context] != nil:
-		return e.farQueues[context]
-	default:
+		if e.queues[context] == nil {
+			e.queues[context] = &queues{}
+		}
+		return e.queues[context]
+	}
+	q := e.farQueues[context]
+	if q == nil {
+		q = &queues{}
 		e.farQueues[context] = q
 	}
 	return q
