@@ -88,17 +88,43 @@ type Env struct {
 	Requested bool
 }
 
-// NewBase returns the identity of a component built against this component
-// model and the given framework API version. Framework packages wrap it.
-func NewBase(framework string, frameworkVersion Version, name string, version Version, priority int) BaseComponent {
-	return BaseComponent{
-		ModelVersion:     ModelVersion(),
-		FrameworkName:    framework,
-		FrameworkVersion: frameworkVersion,
-		ComponentName:    name,
-		ComponentVersion: version,
-		DefaultPriority:  priority,
+// Info is a component's identity and its constructor: what the registry,
+// gompi_info and the plugin host know of a component without building it
+// (Caddy's ModuleInfo). Framework packages fill in their part (btl.Info).
+type Info struct {
+	Framework        string
+	Name             string
+	Version          Version
+	ModelVersion     Version // component model the component was built for
+	FrameworkVersion Version // framework API the component was built for
+	DefaultPriority  int     // default of <framework>_<component>_priority
+	// Origin is "static" for a component linked into the program, or the
+	// path of an out-of-process plugin's executable.
+	Origin string
+	// New returns a fresh, unopened component with no side effects. Its
+	// embedded BaseComponent is filled in from Info by Instantiate.
+	New func() Component
+}
+
+// OriginStatic is the Origin of a component linked into the program.
+const OriginStatic = "static"
+
+// FullName is the component's full name, mca_<framework>_<component>.
+func (i *Info) FullName() string { return FullName(i.Framework, i.Name) }
+
+// Instantiate calls New and stamps the identity into the component's
+// embedded base, so that the identity is written once, in Info.
+func (i *Info) Instantiate() Component {
+	c := i.New()
+	*c.MCA() = BaseComponent{
+		ModelVersion:     i.ModelVersion,
+		FrameworkName:    i.Framework,
+		FrameworkVersion: i.FrameworkVersion,
+		ComponentName:    i.Name,
+		ComponentVersion: i.Version,
+		DefaultPriority:  i.DefaultPriority,
 	}
+	return c
 }
 
 // Implements returns a FrameworkSpec.Accepts check that a component

@@ -78,7 +78,7 @@ type ComponentInfo struct {
 	Version          Version
 	ModelVersion     Version
 	FrameworkVersion Version
-	Origin           string // "static": linked into the program
+	Origin           string // OriginStatic, or a plugin's executable
 	Refused          error  // non-nil when the component could not be loaded
 	Excluded         bool   // the framework's selection parameter leaves it out
 }
@@ -143,8 +143,8 @@ func (f *Framework) Selection() Selection {
 // load instantiates one component, checks its versions and interface and
 // runs its register-params hook.
 func (f *Framework) load(reg *Registration, preg *params.Registry) {
-	s := &slot{reg: reg, comp: reg.New()}
-	name := reg.Component
+	s := &slot{reg: reg, comp: reg.Instantiate()}
+	name := reg.Name
 	switch {
 	case reg.ModelVersion.Major != ModelMajor:
 		s.err = fmt.Errorf("%w: built for component model %s, this program has %s (major versions must match)",
@@ -181,10 +181,10 @@ func (f *Framework) resolve(snap *params.Snapshot) (warnings []string, err error
 	f.log.SetLevel(LogLevel(f.verboseParam.Get(snap)))
 	// Registration ran before the level was known, so its steps are logged now.
 	for _, s := range f.loaded {
-		f.log.Debug("registered component", "component", s.reg.Component, "version", s.reg.Version)
+		f.log.Debug("registered component", "component", s.reg.Name, "version", s.reg.Version)
 	}
 	for _, s := range f.refused {
-		f.log.Warn("component refused", "component", s.reg.Component, "error", s.err)
+		f.log.Warn("component refused", "component", s.reg.Name, "error", s.err)
 	}
 	sel, err := ParseSelection(f.selectParam.Get(snap))
 	if err != nil {
@@ -192,7 +192,7 @@ func (f *Framework) resolve(snap *params.Snapshot) (warnings []string, err error
 	}
 	var all []string
 	for _, s := range append(append([]*slot{}, f.loaded...), f.refused...) {
-		all = append(all, s.reg.Component)
+		all = append(all, s.reg.Name)
 	}
 	sort.Strings(all)
 	warnings, err = sel.Check(f.spec.Name, all)
@@ -200,9 +200,9 @@ func (f *Framework) resolve(snap *params.Snapshot) (warnings []string, err error
 		return warnings, err
 	}
 	for _, s := range f.refused {
-		if sel.Requested(s.reg.Component) {
+		if sel.Requested(s.reg.Name) {
 			return warnings, fmt.Errorf("%w: %s: requested component %s could not be loaded: %w",
-				ErrComponentFailed, f.spec.Name, s.reg.Component, s.err)
+				ErrComponentFailed, f.spec.Name, s.reg.Name, s.err)
 		}
 	}
 	f.sel = sel
@@ -227,13 +227,13 @@ func (f *Framework) Components() []ComponentInfo {
 	for _, s := range append(append([]*slot{}, f.loaded...), f.refused...) {
 		out = append(out, ComponentInfo{
 			Framework:        f.spec.Name,
-			Name:             s.reg.Component,
+			Name:             s.reg.Name,
 			Version:          s.reg.Version,
 			ModelVersion:     s.reg.ModelVersion,
 			FrameworkVersion: s.reg.FrameworkVersion,
-			Origin:           "static",
+			Origin:           s.reg.Origin,
 			Refused:          s.err,
-			Excluded:         f.state != stateRegistered && !f.allows(s.reg.Component),
+			Excluded:         f.state != stateRegistered && !f.allows(s.reg.Name),
 		})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
@@ -260,7 +260,7 @@ func (f *Framework) Open(ctx context.Context) error {
 	}
 	var errs []error
 	for _, s := range f.loaded {
-		name := s.reg.Component
+		name := s.reg.Name
 		if !f.allows(name) {
 			f.log.Debug("component excluded by selection", "component", name, "selection", f.selectParam.Name())
 			continue
@@ -309,7 +309,7 @@ func (f *Framework) Select(ctx context.Context) ([]Selected, error) {
 		errs []error
 	)
 	for _, s := range f.opened {
-		name := s.reg.Component
+		name := s.reg.Name
 		if err := ctx.Err(); err != nil {
 			errs = append(errs, fmt.Errorf("%s: select: %w", f.spec.Name, err))
 			keep = append(keep, s)
@@ -367,10 +367,10 @@ func (f *Framework) closeAll() error {
 }
 
 func (f *Framework) closeSlot(s *slot) error {
-	f.log.Debug("closing component", "component", s.reg.Component)
+	f.log.Debug("closing component", "component", s.reg.Name)
 	if err := s.comp.Close(); err != nil {
-		err = ComponentError{Framework: f.spec.Name, Component: s.reg.Component, Step: "close", Err: err}
-		f.log.Warn("component failed to close", "component", s.reg.Component, "error", err.(ComponentError).Err)
+		err = ComponentError{Framework: f.spec.Name, Component: s.reg.Name, Step: "close", Err: err}
+		f.log.Warn("component failed to close", "component", s.reg.Name, "error", err.(ComponentError).Err)
 		return err
 	}
 	return nil
@@ -380,7 +380,7 @@ func (f *Framework) closeSlot(s *slot) error {
 // only when the failure must stop the framework: the user asked for the
 // component by name, or the component says the error is fatal.
 func (f *Framework) report(s *slot, step string, err error) error {
-	name := s.reg.Component
+	name := s.reg.Name
 	if errors.Is(err, ErrDeclined) {
 		if s.env.Requested {
 			f.log.Warn("requested component is not available", "component", name, "step", step, "reason", err)

@@ -79,9 +79,9 @@ func testRegistry(rec *recorder, hows map[string]behaviour) *Registry {
 	reg := NewRegistry()
 	reg.RegisterFramework(FrameworkSpec{Name: testFW, Version: Version{2, 1, 0}, Description: "test framework"})
 	for name, how := range hows {
-		reg.Register(func() Component {
-			return &recComponent{BaseComponent: NewBase(testFW, Version{2, 0, 0}, name, Version{1, 0, 0}, how.priority), rec: rec, how: how}
-		})
+		info := testInfo(testFW, name, func() Component { return &recComponent{rec: rec, how: how} })
+		info.DefaultPriority = how.priority
+		reg.Register(info)
 	}
 	return reg
 }
@@ -307,11 +307,9 @@ func TestVersionMismatchIsRefused(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			rec := &recorder{}
 			reg := testRegistry(rec, map[string]behaviour{"alpha": {}})
-			reg.Register(func() Component {
-				b := NewBase(testFW, tt.framework, "old", Version{1, 0, 0}, 0)
-				b.ModelVersion = tt.model
-				return &recComponent{BaseComponent: b, rec: rec}
-			})
+			info := testInfo(testFW, "old", func() Component { return &recComponent{rec: rec} })
+			info.FrameworkVersion, info.ModelVersion = tt.framework, tt.model
+			reg.Register(info)
 			var logs bytes.Buffer
 			sys, f := loadTest(t, reg, &logs)
 			defer sys.Close()

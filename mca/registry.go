@@ -23,21 +23,11 @@ type FrameworkSpec struct {
 	OptIn bool
 }
 
-// Registration is one registered component.
+// Registration is one registered component: its Info and who registered it.
 type Registration struct {
-	Framework string
-	Component string
-	New       func() Component // returns a fresh, unopened component; no side effects
-	// Identity read from one instance at registration.
-	ModelVersion     Version
-	FrameworkVersion Version
-	Version          Version
-	DefaultPriority  int
-	registrant       string
+	Info
+	registrant string
 }
-
-// Name is the component's full name, mca_<framework>_<component>.
-func (r *Registration) Name() string { return FullName(r.Framework, r.Component) }
 
 // FullName returns mca_<framework>_<component>.
 func FullName(framework, component string) string {
@@ -74,10 +64,10 @@ func DefaultRegistry() *Registry { return defaultRegistry }
 // a malformed or duplicate name: that is a programming error.
 func RegisterFramework(spec FrameworkSpec) { defaultRegistry.RegisterFramework(spec) }
 
-// Register adds a component to the default registry. newComponent must
-// return a fresh component and have no side effects. It panics on a
-// malformed or duplicate name, naming both registrants.
-func Register(newComponent func() Component) { defaultRegistry.Register(newComponent) }
+// Register adds a component to the default registry. info.New must return
+// a fresh component and have no side effects; it is not called here. It
+// panics on a malformed or duplicate name, naming both registrants.
+func Register(info Info) { defaultRegistry.Register(info) }
 
 var (
 	frameworkName = regexp.MustCompile(`^[a-z][a-z0-9]*$`)
@@ -101,48 +91,44 @@ func (r *Registry) RegisterFramework(spec FrameworkSpec) {
 }
 
 // Register adds a component; see the package-level function.
-func (r *Registry) Register(newComponent func() Component) {
+func (r *Registry) Register(info Info) {
 	who := registrant()
-	if newComponent == nil {
-		panic("mca: nil component constructor registered by " + who)
+	if err := r.add(info, who); err != nil {
+		panic("mca: " + err.Error())
 	}
-	c := newComponent()
-	if c == nil {
-		panic("mca: component constructor registered by " + who + " returned nil")
-	}
-	b := c.MCA()
-	full := FullName(b.FrameworkName, b.ComponentName)
+}
+
+// add checks info and adds it; registrant names who asked, for messages.
+func (r *Registry) add(info Info, who string) error {
+	full := info.FullName()
 	switch {
-	case b.FrameworkName == "" || b.ComponentName == "":
-		panic(fmt.Sprintf("mca: component %q registered by %s has an empty framework or component name", full, who))
-	case !frameworkName.MatchString(b.FrameworkName):
-		panic(fmt.Sprintf("mca: component %q registered by %s names the malformed framework %q: "+
-			"a framework name is lower-case letters and digits, without '_'", full, who, b.FrameworkName))
-	case b.ComponentName == "base":
-		panic(fmt.Sprintf("mca: component %q registered by %s is named \"base\", which is reserved for framework-level parameters", full, who))
-	case !componentName.MatchString(b.ComponentName):
-		panic(fmt.Sprintf("mca: component %q registered by %s has a malformed name %q: "+
-			"use lower-case letters, digits and single '_' between words", full, who, b.ComponentName))
+	case info.New == nil:
+		return fmt.Errorf("component %q registered by %s has a nil constructor", full, who)
+	case info.Framework == "" || info.Name == "":
+		return fmt.Errorf("component %q registered by %s has an empty framework or component name", full, who)
+	case !frameworkName.MatchString(info.Framework):
+		return fmt.Errorf("component %q registered by %s names the malformed framework %q: "+
+			"a framework name is lower-case letters and digits, without '_'", full, who, info.Framework)
+	case info.Name == "base":
+		return fmt.Errorf("component %q registered by %s is named \"base\", which is reserved for framework-level parameters", full, who)
+	case !componentName.MatchString(info.Name):
+		return fmt.Errorf("component %q registered by %s has a malformed name %q: "+
+			"use lower-case letters, digits and single '_' between words", full, who, info.Name)
+	}
+	if info.Origin == "" {
+		info.Origin = OriginStatic
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if _, ok := r.frameworks[b.FrameworkName]; !ok {
-		panic(fmt.Sprintf("mca: component %q registered by %s belongs to the unknown framework %q (known: %s)",
-			full, who, b.FrameworkName, strings.Join(sortedKeys(r.frameworks), ", ")))
+	if _, ok := r.frameworks[info.Framework]; !ok {
+		return fmt.Errorf("component %q registered by %s belongs to the unknown framework %q (known: %s)",
+			full, who, info.Framework, strings.Join(sortedKeys(r.frameworks), ", "))
 	}
 	if prev, dup := r.components[full]; dup {
-		panic(fmt.Sprintf("mca: component %q registered twice: by %s and by %s", full, prev.registrant, who))
+		return fmt.Errorf("component %q registered twice: by %s and by %s", full, prev.registrant, who)
 	}
-	r.components[full] = &Registration{
-		Framework:        b.FrameworkName,
-		Component:        b.ComponentName,
-		New:              newComponent,
-		ModelVersion:     b.ModelVersion,
-		FrameworkVersion: b.FrameworkVersion,
-		Version:          b.ComponentVersion,
-		DefaultPriority:  b.DefaultPriority,
-		registrant:       who,
-	}
+	r.components[full] = &Registration{Info: info, registrant: who}
+	return nil
 }
 
 // Frameworks returns the registered frameworks sorted by name.
@@ -166,7 +152,7 @@ func (r *Registry) Components(framework string) []*Registration {
 			out = append(out, reg)
 		}
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Component < out[j].Component })
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
 }
 

@@ -21,10 +21,16 @@ func mustPanic(t *testing.T, f func()) (msg string) {
 	return ""
 }
 
-func plain(framework, name string) func() Component {
-	return func() Component {
-		return &recComponent{BaseComponent: NewBase(framework, Version{2, 0, 0}, name, Version{1, 0, 0}, 0)}
+// testInfo is the identity of a component of the test framework's API 2.
+func testInfo(framework, name string, newComponent func() Component) Info {
+	return Info{
+		Framework: framework, Name: name, Version: Version{1, 0, 0},
+		ModelVersion: ModelVersion(), FrameworkVersion: Version{2, 0, 0}, New: newComponent,
 	}
+}
+
+func plain(framework, name string) Info {
+	return testInfo(framework, name, func() Component { return &recComponent{} })
 }
 
 func registerAlpha(reg *Registry)      { reg.Register(plain(testFW, "alpha")) }
@@ -48,7 +54,7 @@ func TestRegistryRejectsProgrammingErrors(t *testing.T) {
 			[]string{`unknown framework "nope" (known: test)`}},
 		{"reserved base", func(r *Registry) { r.Register(plain(testFW, "base")) }, []string{"reserved"}},
 		{"bad component name", func(r *Registry) { r.Register(plain(testFW, "Alpha")) }, []string{"malformed name"}},
-		{"nil constructor", func(r *Registry) { r.Register(nil) }, []string{"nil component constructor"}},
+		{"nil constructor", func(r *Registry) { r.Register(Info{Framework: testFW, Name: "x"}) }, []string{"nil constructor"}},
 		{"duplicate component", registerAlphaAgain,
 			[]string{`"mca_test_alpha" registered twice`, "registerAlpha (", "registerAlphaAgain ("}},
 	}
@@ -79,7 +85,7 @@ func TestRegistryListsSorted(t *testing.T) {
 		fws = append(fws, f.Name)
 	}
 	for _, c := range reg.Components(testFW) {
-		comps = append(comps, c.Name())
+		comps = append(comps, c.FullName())
 	}
 	if got := strings.Join(fws, ","); got != "test,zeta" {
 		t.Errorf("frameworks %s", got)

@@ -20,7 +20,7 @@ func TestRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range []string{"package mytool\n", `prof.NewBaseComponent("msgsize"`, "func (layer module) Isend("} {
+	for _, s := range []string{"package mytool\n", `prof.Info("msgsize"`, "func (layer module) Isend("} {
 		if !bytes.Contains(code, []byte(s)) {
 			t.Errorf("output lacks %q", s)
 		}

@@ -27,10 +27,18 @@ type BaseComponent struct {
 	mca.BaseComponent
 }
 
-// NewBaseComponent fills in the identity of a btl component built against
-// this version of the framework.
-func NewBaseComponent(name string, version mca.Version, priority int) BaseComponent {
-	return BaseComponent{mca.NewBase(Name, APIVersion(), name, version, priority)}
+// Info is the identity of a btl component built against this version of
+// the framework, with its constructor; pass it to mca.Register.
+func Info(name string, version mca.Version, priority int, newComponent func() mca.Component) mca.Info {
+	return mca.Info{
+		Framework:        Name,
+		Name:             name,
+		Version:          version,
+		ModelVersion:     mca.ModelVersion(),
+		FrameworkVersion: APIVersion(),
+		DefaultPriority:  priority,
+		New:              newComponent,
+	}
 }
 
 // mcaComponent is the lifecycle part of Component, provided by embedding

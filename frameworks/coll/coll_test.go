@@ -29,7 +29,8 @@ func (f *fake) CommQuery(c coll.Comm, prio int) (int, *coll.Module, error) {
 }
 
 func component(name string, offer func(coll.Comm) (*coll.Module, error)) *fake {
-	return &fake{BaseComponent: coll.NewBaseComponent(name, mca.Version{Major: 1}, 0), offer: offer}
+	info := coll.Info(name, mca.Version{Major: 1}, 0, func() mca.Component { return &fake{offer: offer} })
+	return info.Instantiate().(*fake)
 }
 
 func barrierOnly(calls *[]string, name string) func(coll.Comm) (*coll.Module, error) {

@@ -21,11 +21,10 @@ type Component struct {
 	env         *mca.Env
 }
 
-func init() {
-	mca.Register(func() mca.Component {
-		return &Component{BaseComponent: btl.NewBaseComponent("self", mca.Version{Major: 1}, 40)}
-	})
-}
+// info is the component's identity; tests build it with info.Instantiate.
+var info = btl.Info("self", mca.Version{Major: 1}, 40, func() mca.Component { return &Component{} })
+
+func init() { mca.Register(info) }
 
 // RegisterParams registers the transport's sizes.
 func (c *Component) RegisterParams(r *params.Registrar) error {

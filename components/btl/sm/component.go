@@ -27,11 +27,10 @@ import (
 	"github.com/gompi/gompi/params"
 )
 
-func init() {
-	mca.Register(func() mca.Component {
-		return &Component{BaseComponent: btl.NewBaseComponent("sm", mca.Version{Major: 1}, 30)}
-	})
-}
+// info is the component's identity; tests build it with info.Instantiate.
+var info = btl.Info("sm", mca.Version{Major: 1}, 30, func() mca.Component { return &Component{} })
+
+func init() { mca.Register(info) }
 
 // Component is the sm btl component.
 type Component struct {

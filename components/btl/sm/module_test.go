@@ -15,7 +15,6 @@ import (
 
 	"github.com/gompi/gompi/frameworks/btl"
 	"github.com/gompi/gompi/frameworks/btl/btltest"
-	"github.com/gompi/gompi/mca"
 )
 
 // inbox is a Receiver that keeps copies of what it is given and signals
@@ -59,7 +58,7 @@ func sum(p []byte) uint32 {
 
 func openComponent(t testing.TB, settings ...string) (*Component, error) {
 	t.Helper()
-	c := &Component{BaseComponent: btl.NewBaseComponent("sm", mca.Version{Major: 1}, 30)}
+	c := info.Instantiate().(*Component)
 	return c, btltest.Open(t, c, nil, settings...)
 }
 

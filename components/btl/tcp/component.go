@@ -22,11 +22,10 @@ import (
 	"github.com/gompi/gompi/params"
 )
 
-func init() {
-	mca.Register(func() mca.Component {
-		return &Component{BaseComponent: btl.NewBaseComponent("tcp", mca.Version{Major: 1}, 20)}
-	})
-}
+// info is the component's identity; tests build it with info.Instantiate.
+var info = btl.Info("tcp", mca.Version{Major: 1}, 20, func() mca.Component { return &Component{} })
+
+func init() { mca.Register(info) }
 
 // Component is the tcp btl component.
 type Component struct {

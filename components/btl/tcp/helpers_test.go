@@ -13,7 +13,6 @@ import (
 
 	"github.com/gompi/gompi/frameworks/btl"
 	"github.com/gompi/gompi/frameworks/btl/btltest"
-	"github.com/gompi/gompi/mca"
 )
 
 // firstFailure is the failure r recorded for peer, nil if none; a
@@ -53,7 +52,7 @@ func testLogger() hclog.Logger {
 // the given parameters set as on the command line, and opens it.
 func openComponent(t testing.TB, settings ...string) (*Component, error) {
 	t.Helper()
-	c := &Component{BaseComponent: btl.NewBaseComponent("tcp", mca.Version{Major: 1}, 20)}
+	c := info.Instantiate().(*Component)
 	return c, btltest.Open(t, c, testLogger(), settings...)
 }
 

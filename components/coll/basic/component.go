@@ -26,13 +26,12 @@ type Component struct {
 	coll.BaseComponent
 }
 
-func init() {
-	mca.Register(func() mca.Component { return newComponent() })
-}
+// info is the component's identity; tests build it with info.Instantiate.
+var info = coll.Info("basic", mca.Version{Major: 1}, 10, func() mca.Component { return &Component{} })
 
-func newComponent() *Component {
-	return &Component{BaseComponent: coll.NewBaseComponent("basic", mca.Version{Major: 1}, 10)}
-}
+func init() { mca.Register(info) }
+
+func newComponent() *Component { return info.Instantiate().(*Component) }
 
 // CommQuery offers every collective on every communicator.
 func (*Component) CommQuery(_ coll.Comm, priority int) (int, *coll.Module, error) {

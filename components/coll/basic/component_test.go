@@ -10,7 +10,7 @@ import (
 
 func TestRegistered(t *testing.T) {
 	for _, reg := range mca.DefaultRegistry().Components(coll.Name) {
-		if reg.Component != "basic" {
+		if reg.Name != "basic" {
 			continue
 		}
 		if reg.DefaultPriority != 10 || reg.Version != (mca.Version{Major: 1}) {

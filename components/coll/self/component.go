@@ -13,13 +13,12 @@ type Component struct {
 	coll.BaseComponent
 }
 
-func init() {
-	mca.Register(func() mca.Component { return newComponent() })
-}
+// info is the component's identity; tests build it with info.Instantiate.
+var info = coll.Info("self", mca.Version{Major: 1}, 75, func() mca.Component { return &Component{} })
 
-func newComponent() *Component {
-	return &Component{BaseComponent: coll.NewBaseComponent("self", mca.Version{Major: 1}, 75)}
-}
+func init() { mca.Register(info) }
+
+func newComponent() *Component { return info.Instantiate().(*Component) }
 
 // CommQuery offers every collective on a communicator of one rank and
 // declines any other.

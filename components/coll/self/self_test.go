@@ -177,7 +177,7 @@ func TestCommQuery(t *testing.T) {
 
 func TestRegistered(t *testing.T) {
 	for _, reg := range mca.DefaultRegistry().Components(coll.Name) {
-		if reg.Component == "self" {
+		if reg.Name == "self" {
 			if reg.DefaultPriority != 75 || reg.Version != (mca.Version{Major: 1}) {
 				t.Errorf("registered with priority %d, version %v; want 75, 1.0.0", reg.DefaultPriority, reg.Version)
 			}

@@ -19,11 +19,10 @@ import (
 	"github.com/gompi/gompi/params"
 )
 
-func init() {
-	mca.Register(func() mca.Component {
-		return &Component{BaseComponent: coll.NewBaseComponent("tuned", mca.Version{Major: 1}, 30)}
-	})
-}
+// info is the component's identity; tests build it with info.Instantiate.
+var info = coll.Info("tuned", mca.Version{Major: 1}, 30, func() mca.Component { return &Component{} })
+
+func init() { mca.Register(info) }
 
 // Component is the tuned coll component.
 type Component struct {

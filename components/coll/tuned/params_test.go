@@ -20,7 +20,7 @@ import (
 // with settings as name, value pairs from the command line.
 func open(t *testing.T, log hclog.Logger, settings ...string) (*Component, error) {
 	t.Helper()
-	c := &Component{BaseComponent: coll.NewBaseComponent("tuned", mca.Version{Major: 1}, 30)}
+	c := info.Instantiate().(*Component)
 	reg := params.NewRegistry()
 	r := reg.Scope(coll.Name, "tuned")
 	if err := c.RegisterParams(r); err != nil {

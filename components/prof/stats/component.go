@@ -26,13 +26,12 @@ type Component struct {
 	cfg    config
 }
 
-func init() {
-	mca.Register(func() mca.Component { return newComponent() })
-}
+// info is the component's identity; tests build it with info.Instantiate.
+var info = prof.Info("stats", mca.Version{Major: 1}, 50, func() mca.Component { return &Component{} })
 
-func newComponent() *Component {
-	return &Component{BaseComponent: prof.NewBaseComponent("stats", mca.Version{Major: 1}, 50)}
-}
+func init() { mca.Register(info) }
+
+func newComponent() *Component { return info.Instantiate().(*Component) }
 
 // RegisterParams registers the prof_stats_* parameters.
 func (c *Component) RegisterParams(r *params.Registrar) error {

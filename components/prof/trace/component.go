@@ -29,13 +29,12 @@ type Component struct {
 	cfg    config
 }
 
-func init() {
-	mca.Register(func() mca.Component { return newComponent() })
-}
+// info is the component's identity; tests build it with info.Instantiate.
+var info = prof.Info("trace", mca.Version{Major: 1}, 10, func() mca.Component { return &Component{} })
 
-func newComponent() *Component {
-	return &Component{BaseComponent: prof.NewBaseComponent("trace", mca.Version{Major: 1}, 10)}
-}
+func init() { mca.Register(info) }
+
+func newComponent() *Component { return info.Instantiate().(*Component) }
 
 // RegisterParams registers the prof_trace_* parameters.
 func (c *Component) RegisterParams(r *params.Registrar) error {

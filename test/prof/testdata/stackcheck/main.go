@@ -79,9 +79,7 @@ func (l *layer) Allreduce(send, recv []byte, count int, dt pmpi.Datatype, op pmp
 
 func init() {
 	for name, prio := range map[string]int{"rec1": 10, "rec2": 20} {
-		mca.Register(func() mca.Component {
-			return &recorder{BaseComponent: prof.NewBaseComponent(name, mca.Version{Major: 1}, prio)}
-		})
+		mca.Register(prof.Info(name, mca.Version{Major: 1}, prio, func() mca.Component { return &recorder{} }))
 	}
 }
 

@@ -20,9 +20,7 @@ type Component struct {
 }
 
 func init() {
-	mca.Register(func() mca.Component {
-		return &Component{BaseComponent: prof.NewBaseComponent("counter", mca.Version{Major: 1}, 10)}
-	})
+	mca.Register(prof.Info("counter", mca.Version{Major: 1}, 10, func() mca.Component { return &Component{} }))
 }
 
 // Wrap returns the wrappers' layer over next.
