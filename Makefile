@@ -81,7 +81,8 @@ clean:
 # the module proxy), and the prof framework's pass-through base and function
 # table, from pmpi/api.go.
 generate: generate-prof
-	internal/rte/rtepb/generate.sh
+	internal/protogen/protoc.sh internal/rte/rtepb runtime.proto
+	internal/protogen/protoc.sh mca/pluginpb component.proto
 
 # The prof part alone: it needs nothing but Go.
 generate-prof:

@@ -172,6 +172,22 @@ func (f *Framework) load(reg *Registration, preg *params.Registry) {
 	f.loaded = append(f.loaded, s)
 }
 
+// has reports whether a component of that name is registered, loaded or not.
+func (f *Framework) has(name string) bool {
+	for _, s := range append(append([]*slot{}, f.loaded...), f.refused...) {
+		if s.reg.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// refuse records a component that cannot be loaded at all, such as a
+// plugin that did not describe itself.
+func (f *Framework) refuse(reg *Registration, err error) {
+	f.refused = append(f.refused, &slot{reg: reg, err: err})
+}
+
 // resolve takes the resolved parameters: the log level, the selection, and
 // reports the components refused at load.
 func (f *Framework) resolve(snap *params.Snapshot) (warnings []string, err error) {

@@ -21,6 +21,10 @@ type FrameworkSpec struct {
 	// Opt-in frameworks (prof) run only the components their selection
 	// parameter names: empty selects none, where it selects all elsewhere.
 	OptIn bool
+	// Plugin, if set, lets the framework take out-of-process components:
+	// it returns a component of the framework that embeds p, which runs the
+	// lifecycle, and speaks the framework's own service over p.Conn().
+	Plugin func(p *Plugin) Component
 }
 
 // Registration is one registered component: its Info and who registered it.

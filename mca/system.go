@@ -31,6 +31,7 @@ type System struct {
 	log        hclog.Logger
 	quiet      bool
 	verbose    params.Param[params.Verbosity]
+	compPath   params.Param[string]
 	frameworks []*Framework
 	byName     map[string]*Framework
 	snap       *params.Snapshot
@@ -57,6 +58,15 @@ func New(opts Options) *System {
 		Default: "warn",
 		Level:   3,
 		Help:    "Log level of the component model itself: parameter warnings and component loading",
+	})
+	s.compPath = core.String(params.Spec{
+		Name:    "component_path",
+		Default: componentPathDefault,
+		Level:   2,
+		Help: "Where out-of-process components are found: ':'-separated directories searched for " +
+			"executables named mca_<framework>_<component>, the first directory winning a name. " +
+			"$prefix is the installation's directory and ~ the home directory; empty finds none. " +
+			"A built-in component beats a plugin of the same name",
 	})
 	if err := core.Err(); err != nil {
 		panic(err) // a fixed, valid definition: failing here is a bug in mca
@@ -91,6 +101,12 @@ func (s *System) Resolve(in params.Inputs) error {
 	if s.extraErr != nil {
 		return fmt.Errorf("mca: registering parameters: %w", s.extraErr)
 	}
+	// The component path decides which plugins, and so which parameters,
+	// exist; a bad value elsewhere is reported by Resolve below.
+	var debug []string
+	if peek, err := s.params.Peek(in); err == nil {
+		debug = s.loadPlugins(s.compPath.Get(peek))
+	}
 	snap, err := s.params.Resolve(in)
 	if err != nil {
 		return fmt.Errorf("mca: %w", err)
@@ -100,6 +116,10 @@ func (s *System) Resolve(in params.Inputs) error {
 	if s.quiet {
 		warn = s.log.Debug
 	}
+	for _, d := range debug {
+		s.log.Debug(d)
+	}
+
 	for _, w := range snap.Warnings() {
 		warn(w)
 	}

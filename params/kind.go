@@ -28,6 +28,16 @@ func (k Kind) String() string {
 	return fmt.Sprintf("Kind(%d)", int(k))
 }
 
+// ParseKind returns the kind String names.
+func ParseKind(name string) (Kind, bool) {
+	for k := KindBool; k <= KindVerbosity; k++ {
+		if k.String() == name {
+			return k, true
+		}
+	}
+	return 0, false
+}
+
 func (k Kind) valid() bool { return k >= KindBool && k <= KindVerbosity }
 
 // String renders a source for people: "default", "command line",

@@ -39,7 +39,7 @@ func DefaultInputs() (Inputs, error) {
 	if home, err := os.UserHomeDir(); err == nil && home != "" {
 		in.UserFile = filepath.Join(home, ".gompi", "mca-params.conf")
 	}
-	if prefix := installPrefix(); prefix != "" {
+	if prefix := InstallPrefix(); prefix != "" {
 		in.SystemFile = filepath.Join(prefix, "etc", "gompi-mca-params.conf")
 		in.OverrideFile = filepath.Join(prefix, "etc", "gompi-mca-params-override.conf")
 	}
@@ -57,9 +57,9 @@ func DefaultInputs() (Inputs, error) {
 	return in, nil
 }
 
-// installPrefix is $GOMPI_PREFIX, else the parent of the executable's
+// InstallPrefix is $GOMPI_PREFIX, else the parent of the executable's
 // directory (symlinks resolved, so a linked bin/ still finds the real etc/).
-func installPrefix() string {
+func InstallPrefix() string {
 	if p := os.Getenv(PrefixEnvVar); p != "" {
 		return p
 	}

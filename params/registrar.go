@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 )
 
@@ -78,6 +79,29 @@ func register[T any](r *Registrar, k Kind, s Spec) Param[T] {
 		r.mu.Unlock()
 	}
 	return Param[T]{name: d.Name}
+}
+
+// Define registers a full definition in the Registrar's scope: its name must
+// begin with <framework>_<component>_. It is for parameters described
+// elsewhere, such as an out-of-process component's.
+func (r *Registrar) Define(d Def) error {
+	prefix := r.framework + "_" + r.component + "_"
+	if !strings.HasPrefix(d.Name, prefix) || d.Name == prefix {
+		err := fmt.Errorf("%w: parameter %q of %s/%s does not begin with %q",
+			ErrRegistration, d.Name, r.framework, r.component, prefix)
+		r.mu.Lock()
+		r.errs = append(r.errs, err)
+		r.mu.Unlock()
+		return err
+	}
+	d.Framework, d.Component = r.framework, r.component
+	if err := r.reg.Register(d); err != nil {
+		r.mu.Lock()
+		r.errs = append(r.errs, err)
+		r.mu.Unlock()
+		return err
+	}
+	return nil
 }
 
 // Param is a typed handle on a registered parameter.

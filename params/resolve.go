@@ -89,6 +89,23 @@ func (r *Registry) Resolve(in Inputs) (*Snapshot, error) {
 	return res.finish(res.evaluate(v))
 }
 
+// Peek resolves the parameters registered so far as Resolve would, but
+// neither warns about nor refuses names that no parameter has yet: it reads
+// the values that decide what else gets registered (the component path says
+// where plugins, and so their parameters, are found). Resolve must still run
+// once everything is registered.
+func (r *Registry) Peek(in Inputs) (*Snapshot, error) {
+	res := newResolver(r.freeze())
+	res.collect(in)
+	v, err := res.store()
+	if err != nil {
+		return nil, err
+	}
+	values := res.evaluate(v)
+	res.notes = nil
+	return res.finish(values)
+}
+
 // collect reads every layer, in precedence order so that warnings about a
 // name come from its most important use first.
 func (r *resolver) collect(in Inputs) {

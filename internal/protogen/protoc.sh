@@ -1,5 +1,6 @@
 #!/bin/sh
-# Regenerates runtime.pb.go and runtime_grpc.pb.go from runtime.proto.
+# protoc.sh DIR FILE.proto... regenerates the Go protobuf and gRPC code of
+# the .proto files in DIR, next to them (FILE.pb.go, FILE_grpc.pb.go).
 #
 # Needs protoc (Debian: apt-get install -y protobuf-compiler). The Go plugins
 # are installed into $(go env GOPATH)/bin when missing or at another version:
@@ -11,9 +12,11 @@ set -eu
 
 GRPC_PLUGIN_VERSION=v1.6.2
 
-cd "$(dirname "$0")"
+[ $# -ge 2 ] || { echo "usage: protoc.sh DIR FILE.proto..." >&2; exit 2; }
+dir=$1
+shift
 command -v protoc >/dev/null 2>&1 || {
-	echo "generate.sh: protoc not found; install it (Debian: apt-get install -y protobuf-compiler)" >&2
+	echo "protoc.sh: protoc not found; install it (Debian: apt-get install -y protobuf-compiler)" >&2
 	exit 1
 }
 
@@ -29,7 +32,8 @@ if [ "$(protoc-gen-go-grpc --version 2>/dev/null)" != "protoc-gen-go-grpc ${GRPC
 	GOFLAGS= GOBIN=$GOBIN go install "google.golang.org/grpc/cmd/protoc-gen-go-grpc@$GRPC_PLUGIN_VERSION"
 fi
 
+cd "$dir"
 protoc --proto_path=. \
 	--go_out=. --go_opt=paths=source_relative \
 	--go-grpc_out=. --go-grpc_opt=paths=source_relative \
-	runtime.proto
+	"$@"

@@ -1,0 +1,449 @@
+package mca
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	goplugin "github.com/hashicorp/go-plugin"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/gompi/gompi/mca/pluginpb"
+	"github.com/gompi/gompi/params"
+)
+
+// Out-of-process components are executables named mca_<framework>_<name>
+// that speak gRPC through hashicorp/go-plugin. The host starts one with
+// the cookie below in its environment; the plugin answers on stdout with
+// the protocol version it speaks, which must be this program's component
+// model major version.
+const (
+	// PluginCookieKey is outside the GOMPI_MCA_ namespace, so the parameter
+	// system never sees it. The cookie only tells a plugin that gompi
+	// started it; it is not a security measure.
+	PluginCookieKey   = "GOMPI_PLUGIN_COOKIE"
+	PluginCookieValue = "mca_component_v1_9d3f0c5e2b7a4e18"
+	// PluginLogLevelEnv carries the component's log level to the plugin,
+	// whose logger the SDK builds before anything else runs.
+	PluginLogLevelEnv = "GOMPI_PLUGIN_LOG_LEVEL"
+	// PluginLifelineEnv names the plugin's descriptor of its lifeline: the
+	// read end of a pipe that reaches end of file when the host is gone.
+	PluginLifelineEnv = "GOMPI_PLUGIN_LIFELINE_FD"
+	// pluginSetName is the go-plugin name of the one plugin every
+	// executable serves; its gRPC server carries every service.
+	pluginSetName = "component"
+)
+
+// ErrPlugin marks the failure of an out-of-process component: it did not
+// start, answered nonsense or died. The message names its executable and
+// ends with its last lines on stderr.
+var ErrPlugin = errors.New("out-of-process component failed")
+
+// PluginHandshake is the handshake both sides use.
+func PluginHandshake() goplugin.HandshakeConfig {
+	return goplugin.HandshakeConfig{
+		ProtocolVersion:  ModelMajor,
+		MagicCookieKey:   PluginCookieKey,
+		MagicCookieValue: PluginCookieValue,
+	}
+}
+
+// PluginSets returns the versioned plugin sets both sides use: at the
+// component model's major version, one gRPC plugin whose server side
+// registers the services that register adds (the plugin SDK passes it;
+// the host passes nil).
+func PluginSets(register func(*grpc.Server)) map[int]goplugin.PluginSet {
+	return map[int]goplugin.PluginSet{
+		ModelMajor: {pluginSetName: &grpcPlugin{register: register}},
+	}
+}
+
+type grpcPlugin struct {
+	goplugin.NetRPCUnsupportedPlugin
+	register func(*grpc.Server)
+}
+
+func (p *grpcPlugin) GRPCServer(_ *goplugin.GRPCBroker, s *grpc.Server) error {
+	if p.register == nil {
+		return errors.New("mca: no services to serve")
+	}
+	p.register(s)
+	return nil
+}
+
+func (p *grpcPlugin) GRPCClient(_ context.Context, _ *goplugin.GRPCBroker, c *grpc.ClientConn) (any, error) {
+	return c, nil
+}
+
+// pluginStartTimeout bounds a plugin's start-up: a loaded machine may take
+// seconds to start a process, a broken plugin must not hang Init.
+const pluginStartTimeout = 30 * time.Second
+
+// process is one running plugin executable.
+type process struct {
+	path   string
+	client *goplugin.Client
+	conn   *grpc.ClientConn
+	// lifeline is the write end of a pipe whose read end the plugin holds.
+	// The host never writes to it; when the host dies, however it dies, the
+	// plugin reads end of file and exits (the SDK's watchdog).
+	lifeline *os.File
+	stderr   *tail
+}
+
+// startPlugin starts the executable at path and connects to it. The caller
+// must call stop, also after an error from later calls.
+func startPlugin(path string, log hclog.Logger) (*process, error) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %w", ErrPlugin, path, err)
+	}
+	cmd := exec.Command(path)
+	// go-plugin gives the child the host's stdin, so the lifeline is an
+	// extra descriptor, the first after stderr.
+	cmd.ExtraFiles = []*os.File{r}
+	cmd.Env = append(os.Environ(), PluginLogLevelEnv+"="+log.GetLevel().String(), PluginLifelineEnv+"=3")
+	p := &process{path: path, lifeline: w, stderr: newTail(20)}
+	cfg := &goplugin.ClientConfig{
+		HandshakeConfig:  PluginHandshake(),
+		VersionedPlugins: PluginSets(nil),
+		Cmd:              cmd,
+		AllowedProtocols: []goplugin.Protocol{goplugin.ProtocolGRPC},
+		Logger:           log,
+		StartTimeout:     pluginStartTimeout,
+		Stderr:           p.stderr,
+		SyncStdout:       pluginOutput{log: log, stream: "stdout"},
+		SyncStderr:       pluginOutput{log: log, stream: "stderr", tail: p.stderr},
+	}
+	if dir := os.Getenv(SessionDirEnv); dir != "" {
+		// Sockets go in the job's session directory, which the job removes
+		// however it ends.
+		cfg.UnixSocketConfig = &goplugin.UnixSocketConfig{TempDir: dir}
+	}
+	p.client = goplugin.NewClient(cfg)
+	rpc, err := p.client.Client()
+	_ = r.Close() // started or not, the child has its copy and the host needs none
+	if err != nil {
+		p.stop()
+		return nil, p.failure("start", refusal(err))
+	}
+	raw, err := rpc.Dispense(pluginSetName)
+	if err != nil {
+		p.stop()
+		return nil, p.failure("start", err)
+	}
+	p.conn = raw.(*grpc.ClientConn)
+	return p, nil
+}
+
+// SessionDirEnv is the job's session directory, which gompirun sets for
+// its ranks and removes at the end of the job (rte.EnvSessionDir).
+const SessionDirEnv = "GOMPI_SESSION_DIR"
+
+// refusal rewrites go-plugin's version mismatch in the terms of gompi.
+func refusal(err error) error {
+	if strings.Contains(err.Error(), "incompatible API version") {
+		return fmt.Errorf("%w: it speaks another component protocol than this program's %d "+
+			"(the component model's major version; rebuild the plugin against this gompi): %w",
+			ErrVersion, ModelMajor, err)
+	}
+	return err
+}
+
+// stop ends the process: go-plugin closes the connection, waits for the
+// plugin to exit and kills it if it does not.
+func (p *process) stop() {
+	if p.client != nil {
+		p.client.Kill()
+	}
+	if p.lifeline != nil {
+		_ = p.lifeline.Close()
+		p.lifeline = nil
+	}
+}
+
+// failure wraps err with the executable, the step and its last stderr lines.
+func (p *process) failure(step string, err error) error {
+	if s, ok := status.FromError(err); ok {
+		switch s.Code() {
+		case codes.Unavailable:
+			err = fmt.Errorf("the plugin process is gone (%s)", s.Message())
+		case codes.FailedPrecondition: // the plugin's error wrapped ErrFatal
+			err = fmt.Errorf("%w: %s", ErrFatal, s.Message())
+		case codes.Unknown, codes.Internal, codes.InvalidArgument:
+			err = errors.New(s.Message())
+		}
+	}
+	msg := fmt.Sprintf("%s: %s", p.path, step)
+	if lines := p.stderr.Lines(); len(lines) > 0 {
+		return fmt.Errorf("%w: %s: %w; its last lines on stderr:\n  %s", ErrPlugin, msg, err, strings.Join(lines, "\n  "))
+	}
+	return fmt.Errorf("%w: %s: %w", ErrPlugin, msg, err)
+}
+
+// describePlugin starts the executable, asks for its description and stops it.
+func describePlugin(ctx context.Context, path string, log hclog.Logger) (*pluginpb.Description, error) {
+	p, err := startPlugin(path, log)
+	if err != nil {
+		return nil, err
+	}
+	defer p.stop()
+	d, err := pluginpb.NewComponentClient(p.conn).Describe(ctx, &pluginpb.DescribeRequest{})
+	if err != nil {
+		return nil, p.failure("describe", err)
+	}
+	return d, nil
+}
+
+// Plugin is the host's side of an out-of-process component: it runs the
+// lifecycle over gRPC and owns the process between Open and Close. A
+// framework that takes plugins (FrameworkSpec.Plugin) embeds it in a
+// component of its own, which speaks the framework's service over Conn.
+type Plugin struct {
+	path string
+	desc *pluginpb.Description
+
+	mu   sync.Mutex
+	proc *process
+	log  hclog.Logger
+	dead error // the first failure after Open
+}
+
+// Path is the plugin's executable.
+func (p *Plugin) Path() string { return p.path }
+
+// RegisterParams registers the parameters the plugin described.
+func (p *Plugin) RegisterParams(r *params.Registrar) error {
+	for _, d := range p.desc.GetParams() {
+		def, err := paramDef(d)
+		if err != nil {
+			return fmt.Errorf("%w: %s: describe: %w", ErrPlugin, p.path, err)
+		}
+		if err := r.Define(def); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Open starts the process and hands it its parameters.
+func (p *Plugin) Open(ctx context.Context, env *Env) error {
+	proc, err := startPlugin(p.path, env.Logger)
+	if err != nil {
+		return err
+	}
+	p.mu.Lock()
+	p.proc, p.log = proc, env.Logger
+	p.mu.Unlock()
+	values := map[string]string{}
+	for _, d := range p.desc.GetParams() {
+		if v, ok := env.Params.Lookup(d.GetName()); ok {
+			values[d.GetName()] = v.Raw
+		}
+	}
+	out, err := pluginpb.NewComponentClient(proc.conn).Open(ctx, &pluginpb.OpenRequest{
+		Params: values, Priority: int32(env.Priority), Requested: env.Requested,
+	})
+	if err != nil {
+		return p.Fail("open", err)
+	}
+	return outcomeErr(out)
+}
+
+// Query asks the plugin whether it runs, and at which priority.
+func (p *Plugin) Query(ctx context.Context, env *Env) (int, error) {
+	conn := p.Conn()
+	if conn == nil {
+		return 0, fmt.Errorf("%w: %s: query before open", ErrPlugin, p.path)
+	}
+	out, err := pluginpb.NewComponentClient(conn).Query(ctx, &pluginpb.QueryRequest{Priority: int32(env.Priority)})
+	if err != nil {
+		return 0, p.Fail("query", err)
+	}
+	if err := outcomeErr(out); err != nil {
+		return 0, err
+	}
+	return int(out.GetPriority()), nil
+}
+
+// Close asks the plugin to close and stops its process. A plugin that has
+// already died is not asked.
+func (p *Plugin) Close() error {
+	p.mu.Lock()
+	proc, dead := p.proc, p.dead
+	p.proc = nil
+	p.mu.Unlock()
+	if proc == nil {
+		return nil
+	}
+	defer proc.stop()
+	if dead != nil {
+		return nil // reported when it happened
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), pluginStartTimeout)
+	defer cancel()
+	if _, err := pluginpb.NewComponentClient(proc.conn).Close(ctx, &pluginpb.CloseRequest{}); err != nil {
+		return proc.failure("close", err)
+	}
+	return nil
+}
+
+// Conn is the connection to the running plugin, nil outside Open..Close.
+func (p *Plugin) Conn() *grpc.ClientConn {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.proc == nil {
+		return nil
+	}
+	return p.proc.conn
+}
+
+// Fail records that a call to the plugin failed and returns the error,
+// naming the executable and carrying its last stderr lines. The first
+// failure is logged; a framework that can go on without the plugin stops
+// calling it once Dead reports an error.
+func (p *Plugin) Fail(step string, err error) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.proc == nil {
+		return fmt.Errorf("%w: %s: %s: %w", ErrPlugin, p.path, step, err)
+	}
+	err = p.proc.failure(step, err)
+	if p.dead == nil {
+		p.dead = err
+		if p.log != nil {
+			p.log.Error("out-of-process component failed", "path", p.path, "step", step, "error", err)
+		}
+	}
+	return err
+}
+
+// Dead returns the plugin's first failure after Open, or nil.
+func (p *Plugin) Dead() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.dead
+}
+
+func outcomeErr(o *pluginpb.Outcome) error {
+	if o.GetDeclined() {
+		return fmt.Errorf("%w: %s", ErrDeclined, o.GetReason())
+	}
+	return nil
+}
+
+// paramDef turns a described parameter into a definition. The plugin's
+// own validation runs in the plugin, at Open.
+func paramDef(p *pluginpb.Param) (params.Def, error) {
+	kind, ok := params.ParseKind(p.GetKind())
+	if !ok {
+		return params.Def{}, fmt.Errorf("parameter %s has the unknown kind %q", p.GetName(), p.GetKind())
+	}
+	d := params.Def{
+		Name: p.GetName(), Kind: kind, Default: p.GetDefault(), Help: p.GetHelp(), Level: int(p.GetLevel()),
+		Synonyms: p.GetSynonyms(), Deprecated: p.GetDeprecated(), Accepts: p.GetAccepts(),
+	}
+	for _, v := range p.GetValues() {
+		d.Values = append(d.Values, params.EnumValue{Name: v.GetName(), Help: v.GetHelp()})
+	}
+	return d, nil
+}
+
+// tail keeps the last lines written to it.
+type tail struct {
+	mu    sync.Mutex
+	max   int
+	lines []string
+	part  []byte
+}
+
+func newTail(max int) *tail { return &tail{max: max} }
+
+func (t *tail) Write(b []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.part = append(t.part, b...)
+	for {
+		i := strings.IndexByte(string(t.part), '\n')
+		if i < 0 {
+			break
+		}
+		t.add(string(t.part[:i]))
+		t.part = t.part[i+1:]
+	}
+	return len(b), nil
+}
+
+func (t *tail) add(line string) {
+	if line = strings.TrimSpace(line); line == "" {
+		return
+	}
+	// A record of the plugin's hclog JSON logger reads better as text.
+	var rec struct {
+		Level   string `json:"@level"`
+		Message string `json:"@message"`
+	}
+	if strings.HasPrefix(line, "{") && json.Unmarshal([]byte(line), &rec) == nil && rec.Message != "" {
+		line = "[" + strings.ToUpper(rec.Level) + "] " + rec.Message
+	}
+	if len(t.lines) == t.max {
+		t.lines = t.lines[1:]
+	}
+	t.lines = append(t.lines, line)
+}
+
+// Lines returns the last lines, with a partial last line.
+func (t *tail) Lines() []string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	out := append([]string(nil), t.lines...)
+	if s := strings.TrimSpace(string(t.part)); s != "" {
+		out = append(out, s)
+	}
+	return out
+}
+
+// pluginOutput logs what a plugin writes to its own os.Stdout and
+// os.Stderr after the handshake (go-plugin carries it over gRPC), one line
+// per record; stderr also goes to the tail of the failure reports.
+type pluginOutput struct {
+	log    hclog.Logger
+	stream string
+	tail   *tail
+}
+
+func (o pluginOutput) Write(b []byte) (int, error) {
+	if o.tail != nil {
+		_, _ = o.tail.Write(b)
+	}
+	for _, line := range strings.Split(strings.TrimRight(string(b), "\n"), "\n") {
+		if line != "" {
+			o.log.Info("plugin output", "stream", o.stream, "line", line)
+		}
+	}
+	return len(b), nil
+}
+
+// pluginName splits an executable's base name mca_<framework>_<component>.
+func pluginName(path string) (framework, name string, ok bool) {
+	base := filepath.Base(path)
+	rest, found := strings.CutPrefix(base, "mca_")
+	if !found {
+		return "", "", false
+	}
+	framework, name, found = strings.Cut(rest, "_")
+	if !found || !frameworkName.MatchString(framework) || !componentName.MatchString(name) || name == "base" {
+		return "", "", false
+	}
+	return framework, name, true
+}

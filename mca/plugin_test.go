@@ -1,0 +1,370 @@
+package mca
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/gompi/gompi/params"
+)
+
+// pluginComponent is the test framework's host side of a plugin. Like a
+// framework's base, testBase puts the MCA base one level deeper than the
+// Plugin, whose lifecycle methods win.
+type pluginComponent struct {
+	testBase
+	*Plugin
+}
+
+type testBase struct{ BaseComponent }
+
+var (
+	buildOnce sync.Once
+	buildDir  string
+	buildErr  error
+)
+
+// testPlugins builds the test plugins once into a directory of their own.
+func testPlugins(t *testing.T) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		buildDir, buildErr = os.MkdirTemp("", "gompi-mca-plugins-")
+		if buildErr != nil {
+			return
+		}
+		for name, pkg := range map[string]string{"mca_test_echo": "./testdata/echo", "mca_test_future": "./testdata/future"} {
+			out, err := exec.Command("go", "build", "-o", filepath.Join(buildDir, name), pkg).CombinedOutput()
+			if err != nil {
+				buildErr = errors.New(string(out))
+				return
+			}
+		}
+	})
+	if buildErr != nil {
+		t.Fatalf("building test plugins: %v", buildErr)
+	}
+	return buildDir
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if buildDir != "" {
+		os.RemoveAll(buildDir)
+	}
+	os.Exit(code)
+}
+
+// pluginRegistry is a registry whose test framework takes plugins.
+func pluginRegistry() *Registry {
+	reg := NewRegistry()
+	reg.RegisterFramework(FrameworkSpec{
+		Name: testFW, Version: Version{2, 1, 0},
+		Plugin: func(p *Plugin) Component { return &pluginComponent{Plugin: p} },
+	})
+	return reg
+}
+
+// pathDir returns a directory holding links to the named test plugins.
+func pathDir(t *testing.T, names ...string) string {
+	dir := t.TempDir()
+	src := testPlugins(t)
+	for _, n := range names {
+		if err := os.Symlink(filepath.Join(src, n), filepath.Join(dir, n)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func loadPlugins(t *testing.T, reg *Registry, logs *bytes.Buffer, settings ...params.Setting) (*System, *Framework, error) {
+	t.Helper()
+	sys, err := Load(Options{Registry: reg, Logger: quietLogger(logs)}, params.Inputs{CommandLine: settings})
+	if err != nil {
+		return nil, nil, err
+	}
+	f, err := sys.Framework(testFW)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sys, f, nil
+}
+
+func info(f *Framework, name string) (ComponentInfo, bool) {
+	for _, c := range f.Components() {
+		if c.Name == name {
+			return c, true
+		}
+	}
+	return ComponentInfo{}, false
+}
+
+func TestPluginIsListedWithItsParameters(t *testing.T) {
+	dir := pathDir(t, "mca_test_echo")
+	var logs bytes.Buffer
+	sys, f, err := loadPlugins(t, pluginRegistry(), &logs, params.Setting{Name: "mca_base_component_path", Value: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sys.Close()
+	c, ok := info(f, "echo")
+	if !ok {
+		t.Fatalf("echo not listed; components %v; log:\n%s", f.Components(), logs.String())
+	}
+	if c.Origin != filepath.Join(dir, "mca_test_echo") || c.Version != (Version{1, 2, 0}) || c.Refused != nil {
+		t.Errorf("echo listed as %+v", c)
+	}
+	d, ok := sys.Params().Lookup("test_echo_crash")
+	if !ok || d.Kind != params.KindEnum || len(d.Values) != 3 || d.Help != "Exit abruptly at this step" {
+		t.Errorf("test_echo_crash registered as %+v (found %v)", d, ok)
+	}
+	if _, ok := sys.Params().Lookup("test_echo_priority"); !ok {
+		t.Error("the framework's priority parameter is not registered for the plugin")
+	}
+}
+
+func TestPluginRunsTheLifecycleWithItsParameters(t *testing.T) {
+	dir := pathDir(t, "mca_test_echo")
+	t.Setenv("GOMPI_MCA_test_echo_decline", "false") // a value from the environment reaches the plugin too
+	for _, tt := range []struct {
+		name     string
+		settings []params.Setting
+		env      string
+		want     int
+	}{
+		{"default", nil, "", 7},
+		{"command line", []params.Setting{{Name: "test_echo_answer", Value: "42"}}, "", 42},
+		{"environment", nil, "17", 17},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.env != "" {
+				t.Setenv("GOMPI_MCA_test_echo_answer", tt.env)
+			}
+			var logs bytes.Buffer
+			settings := append([]params.Setting{{Name: "mca_base_component_path", Value: dir}}, tt.settings...)
+			sys, f, err := loadPlugins(t, pluginRegistry(), &logs, settings...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer sys.Close()
+			if err := f.Open(context.Background()); err != nil {
+				t.Fatalf("open: %v\n%s", err, logs.String())
+			}
+			sel, err := f.Select(context.Background())
+			if err != nil {
+				t.Fatalf("select: %v\n%s", err, logs.String())
+			}
+			if len(sel) != 1 || sel[0].Name != "echo" || sel[0].Priority != tt.want {
+				t.Fatalf("selected %+v, want echo at priority %d\n%s", sel, tt.want, logs.String())
+			}
+			p := sel[0].Component.(*pluginComponent)
+			if p.Conn() == nil {
+				t.Fatal("no connection to the running plugin")
+			}
+			if err := f.Close(); err != nil {
+				t.Fatalf("close: %v", err)
+			}
+			if p.Conn() != nil {
+				t.Error("still connected after close")
+			}
+		})
+	}
+}
+
+func TestPluginFailuresNameThePluginAndItsStderr(t *testing.T) {
+	dir := pathDir(t, "mca_test_echo")
+	exe := filepath.Join(dir, "mca_test_echo")
+	for _, tt := range []struct {
+		name     string
+		settings []params.Setting
+		say      []string // in the error when requested, in the log otherwise
+	}{
+		{"fails", []params.Setting{{Name: "test_echo_fail", Value: "no disk"}}, []string{exe, "open", "echo: no disk"}},
+		{"crashes in open", []params.Setting{{Name: "test_echo_crash", Value: "open"}},
+			[]string{exe, "open", "crashing in open as asked"}},
+		{"crashes in query", []params.Setting{{Name: "test_echo_crash", Value: "query"}},
+			[]string{exe, "query", "crashing in query as asked"}},
+	} {
+		for _, requested := range []bool{false, true} {
+			name := tt.name
+			if requested {
+				name += ", requested"
+			}
+			t.Run(name, func(t *testing.T) {
+				var logs bytes.Buffer
+				settings := append([]params.Setting{{Name: "mca_base_component_path", Value: dir}}, tt.settings...)
+				if requested {
+					settings = append(settings, params.Setting{Name: testFW, Value: "echo"})
+				}
+				sys, f, err := loadPlugins(t, pluginRegistry(), &logs, settings...)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer sys.Close()
+				err = f.Open(context.Background())
+				if err == nil {
+					_, err = f.Select(context.Background())
+				}
+				got := logs.String()
+				if requested {
+					if !errors.Is(err, ErrComponentFailed) || !errors.Is(err, ErrPlugin) {
+						t.Fatalf("error %v, want ErrComponentFailed and ErrPlugin", err)
+					}
+					got = err.Error()
+				} else if err != nil {
+					t.Fatalf("an unrequested plugin's failure stopped the framework: %v", err)
+				}
+				for _, s := range tt.say {
+					if !strings.Contains(got, s) {
+						t.Errorf("%q missing from:\n%s", s, got)
+					}
+				}
+			})
+		}
+	}
+}
+
+func TestPluginDeclines(t *testing.T) {
+	dir := pathDir(t, "mca_test_echo")
+	var logs bytes.Buffer
+	sys, f, err := loadPlugins(t, pluginRegistry(), &logs,
+		params.Setting{Name: "mca_base_component_path", Value: dir},
+		params.Setting{Name: "test_echo_decline", Value: "yes"},
+		params.Setting{Name: "mca_base_verbose", Value: "debug"},
+		params.Setting{Name: "test_base_verbose", Value: "debug"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sys.Close()
+	if err := f.Open(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	sel, err := f.Select(context.Background())
+	if err != nil || len(sel) != 0 {
+		t.Fatalf("selected %v, %v; want none", sel, err)
+	}
+	if !strings.Contains(logs.String(), "asked to decline") {
+		t.Errorf("decline not logged:\n%s", logs.String())
+	}
+}
+
+func TestPluginOfAnotherVersionIsRefused(t *testing.T) {
+	dir := pathDir(t, "mca_test_future")
+	var logs bytes.Buffer
+	sys, f, err := loadPlugins(t, pluginRegistry(), &logs, params.Setting{Name: "mca_base_component_path", Value: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sys.Close()
+	c, ok := info(f, "future")
+	if !ok {
+		t.Fatalf("the refused plugin is not listed:\n%s", logs.String())
+	}
+	if !errors.Is(c.Refused, ErrVersion) {
+		t.Fatalf("refusal %v, want ErrVersion", c.Refused)
+	}
+	for _, s := range []string{"Plugin version: 2", "this program's 1", filepath.Join(dir, "mca_test_future")} {
+		if !strings.Contains(c.Refused.Error(), s) {
+			t.Errorf("%q missing from the refusal: %v", s, c.Refused)
+		}
+	}
+	// Asked for by name, the refusal stops the framework.
+	_, err = Load(Options{Registry: pluginRegistry(), Logger: quietLogger(&logs)}, params.Inputs{CommandLine: []params.Setting{
+		{Name: "mca_base_component_path", Value: dir}, {Name: testFW, Value: "future"}}})
+	if !errors.Is(err, ErrComponentFailed) || !errors.Is(err, ErrVersion) {
+		t.Errorf("requested refused plugin: %v", err)
+	}
+}
+
+func TestComponentPathSkipsWhatIsNotAPlugin(t *testing.T) {
+	first, second := pathDir(t, "mca_test_echo"), pathDir(t, "mca_test_echo")
+	for name, content := range map[string]string{
+		"mca_test_Bad":   "#!/bin/sh\n",
+		"mca_nofw":       "#!/bin/sh\n",
+		"mca_other_tool": "#!/bin/sh\n", // no framework "other"
+		"README":         "not a component\n",
+	} {
+		if err := os.WriteFile(filepath.Join(first, name), []byte(content), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(first, "mca_test_plain"), []byte("data"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var logs bytes.Buffer
+	reg := pluginRegistry()
+	sys, f, err := loadPlugins(t, reg, &logs,
+		params.Setting{Name: "mca_base_component_path", Value: first + ":" + second},
+		params.Setting{Name: "mca_base_verbose", Value: "debug"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sys.Close()
+	if c, _ := info(f, "echo"); c.Origin != filepath.Join(first, "mca_test_echo") {
+		t.Errorf("echo comes from %q, want the first directory", c.Origin)
+	}
+	for _, s := range []string{
+		"mca_test_Bad: the name does not fit",
+		"mca_nofw: the name does not fit",
+		"mca_other_tool: there is no other framework",
+		"mca_test_plain: not an executable file",
+		filepath.Join(second, "mca_test_echo") + ": " + filepath.Join(first, "mca_test_echo") + " comes first",
+	} {
+		if !strings.Contains(logs.String(), s) {
+			t.Errorf("%q not in the log:\n%s", s, logs.String())
+		}
+	}
+	if strings.Contains(logs.String(), "README") {
+		t.Error("a file not named mca_* was noted")
+	}
+}
+
+func TestBuiltInComponentBeatsPlugin(t *testing.T) {
+	dir := pathDir(t, "mca_test_echo")
+	rec := &recorder{}
+	reg := pluginRegistry()
+	reg.Register(testInfo(testFW, "echo", func() Component { return &recComponent{rec: rec} }))
+	var logs bytes.Buffer
+	sys, f, err := loadPlugins(t, reg, &logs,
+		params.Setting{Name: "mca_base_component_path", Value: dir},
+		params.Setting{Name: "mca_base_verbose", Value: "debug"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sys.Close()
+	if c, _ := info(f, "echo"); c.Origin != OriginStatic {
+		t.Errorf("echo comes from %q, want the built-in one", c.Origin)
+	}
+	if !strings.Contains(logs.String(), "the built-in mca_test_echo component of the same name wins") {
+		t.Errorf("no note about the skipped plugin:\n%s", logs.String())
+	}
+}
+
+func TestJunkExecutableIsRefusedWithItsOutput(t *testing.T) {
+	dir := t.TempDir()
+	// stderr first: the host stops the process as soon as it reads junk.
+	script := "#!/bin/sh\necho 'oops on stderr' >&2\necho 'something else entirely'\nexit 4\n"
+	if err := os.WriteFile(filepath.Join(dir, "mca_test_junk"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var logs bytes.Buffer
+	sys, f, err := loadPlugins(t, pluginRegistry(), &logs, params.Setting{Name: "mca_base_component_path", Value: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sys.Close()
+	c, _ := info(f, "junk")
+	if !errors.Is(c.Refused, ErrPlugin) {
+		t.Fatalf("junk: refusal %v, want ErrPlugin", c.Refused)
+	}
+	for _, s := range []string{filepath.Join(dir, "mca_test_junk"), "oops on stderr"} {
+		if !strings.Contains(c.Refused.Error(), s) {
+			t.Errorf("%q missing from %v", s, c.Refused)
+		}
+	}
+}
