@@ -7,9 +7,12 @@ STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
 all: build
 
-# Every command and example into ./bin/.
+# Every command and example into ./bin/; the example out-of-process
+# components (examples/plugins/mca_*) into ./bin/plugins/, a directory to
+# put on mca_base_component_path.
 build:
-	$(GO) build -o $(BIN)/ ./cmd/... ./examples/... ./bench/cmd/...
+	$(GO) build -o $(BIN)/ ./cmd/... $$($(GO) list ./examples/... | grep -v /examples/plugins/) ./bench/cmd/...
+	$(GO) build -o $(BIN)/plugins/ ./examples/plugins/...
 
 # The whole suite, with the race detector, as CI runs it.
 test:
