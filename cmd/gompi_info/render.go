@@ -6,6 +6,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/gompi/gompi/mca"
 )
 
 // renderPretty prints the report for people, in ompi_info's layout.
@@ -45,7 +47,11 @@ func renderComponents(w io.Writer, r report) {
 			if c.Status != "available" {
 				key = "MCA (-) " + f.Name
 			}
-			val := fmt.Sprintf("%s (MCA v%s, API v%s, Component v%s, %s)", c.Name, c.Model, c.API, c.Version, c.Origin)
+			origin := c.Origin
+			if origin != mca.OriginStatic {
+				origin = "plugin " + origin
+			}
+			val := fmt.Sprintf("%s (MCA v%s, API v%s, Component v%s, %s)", c.Name, c.Model, c.API, c.Version, origin)
 			switch c.Status {
 			case "excluded":
 				val += " excluded by the " + f.Name + " parameter"
