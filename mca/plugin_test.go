@@ -31,7 +31,7 @@ var (
 )
 
 // testPlugins builds the test plugins once into a directory of their own.
-func testPlugins(t *testing.T) string {
+func testPlugins(t testing.TB) string {
 	t.Helper()
 	buildOnce.Do(func() {
 		buildDir, buildErr = os.MkdirTemp("", "gompi-mca-plugins-")
