@@ -149,9 +149,15 @@ func (s *System) loadPlugins(path string) (debug []string) {
 	return debug
 }
 
-// pluginLog is the logger of a plugin's describe step.
+// pluginLog is the logger of a plugin's describe step. It runs before the
+// log levels are resolved, so it says only what goes wrong: go-plugin's
+// start and stop messages are noise there.
 func (s *System) pluginLog(p found) hclog.Logger {
-	return s.log.Named(p.framework).Named(p.name)
+	l := s.log.Named(p.framework).Named(p.name)
+	if l.GetLevel() < hclog.Warn {
+		l.SetLevel(hclog.Warn)
+	}
+	return l
 }
 
 func version(v *pluginpb.Version) Version {

@@ -98,23 +98,35 @@ type process struct {
 	// The host never writes to it; when the host dies, however it dies, the
 	// plugin reads end of file and exits (the SDK's watchdog).
 	lifeline *os.File
+	sockets  string // the directory of the plugin's socket
 	stderr   *tail
 }
 
 // startPlugin starts the executable at path and connects to it. The caller
 // must call stop, also after an error from later calls.
 func startPlugin(path string, log hclog.Logger) (*process, error) {
+	// The plugin's socket goes in a directory of its own, in the job's
+	// session directory when there is one (the job removes it however it
+	// ends); stop removes it, and so does the plugin when its host dies.
+	sockets, err := os.MkdirTemp(os.Getenv(SessionDirEnv), "gompi-plugin-")
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: socket directory: %w", ErrPlugin, path, err)
+	}
 	r, w, err := os.Pipe()
 	if err != nil {
+		_ = os.RemoveAll(sockets)
 		return nil, fmt.Errorf("%w: %s: %w", ErrPlugin, path, err)
 	}
 	cmd := exec.Command(path)
 	// go-plugin gives the child the host's stdin, so the lifeline is an
 	// extra descriptor, the first after stderr.
 	cmd.ExtraFiles = []*os.File{r}
-	cmd.Env = append(os.Environ(), PluginLogLevelEnv+"="+log.GetLevel().String(), PluginLifelineEnv+"=3")
-	p := &process{path: path, lifeline: w, stderr: newTail(20)}
-	cfg := &goplugin.ClientConfig{
+	cmd.Env = append(os.Environ(),
+		PluginLogLevelEnv+"="+log.GetLevel().String(),
+		PluginLifelineEnv+"=3",
+		PluginSocketDirEnv+"="+sockets)
+	p := &process{path: path, lifeline: w, sockets: sockets, stderr: newTail(20)}
+	p.client = goplugin.NewClient(&goplugin.ClientConfig{
 		HandshakeConfig:  PluginHandshake(),
 		VersionedPlugins: PluginSets(nil),
 		Cmd:              cmd,
@@ -124,13 +136,7 @@ func startPlugin(path string, log hclog.Logger) (*process, error) {
 		Stderr:           p.stderr,
 		SyncStdout:       pluginOutput{log: log, stream: "stdout"},
 		SyncStderr:       pluginOutput{log: log, stream: "stderr", tail: p.stderr},
-	}
-	if dir := os.Getenv(SessionDirEnv); dir != "" {
-		// Sockets go in the job's session directory, which the job removes
-		// however it ends.
-		cfg.UnixSocketConfig = &goplugin.UnixSocketConfig{TempDir: dir}
-	}
-	p.client = goplugin.NewClient(cfg)
+	})
 	rpc, err := p.client.Client()
 	_ = r.Close() // started or not, the child has its copy and the host needs none
 	if err != nil {
@@ -145,6 +151,10 @@ func startPlugin(path string, log hclog.Logger) (*process, error) {
 	p.conn = raw.(*grpc.ClientConn)
 	return p, nil
 }
+
+// PluginSocketDirEnv is go-plugin's variable for the directory a plugin
+// creates its socket in.
+const PluginSocketDirEnv = "PLUGIN_UNIX_SOCKET_DIR"
 
 // SessionDirEnv is the job's session directory, which gompirun sets for
 // its ranks and removes at the end of the job (rte.EnvSessionDir).
@@ -170,6 +180,7 @@ func (p *process) stop() {
 		_ = p.lifeline.Close()
 		p.lifeline = nil
 	}
+	_ = os.RemoveAll(p.sockets)
 }
 
 // failure wraps err with the executable, the step and its last stderr lines.
@@ -318,6 +329,11 @@ func (p *Plugin) Fail(step string, err error) error {
 	if p.proc == nil {
 		return fmt.Errorf("%w: %s: %s: %w", ErrPlugin, p.path, step, err)
 	}
+	if status.Code(err) == codes.Unavailable {
+		// The process is gone or going: stopping it waits until its last
+		// words on stderr are read, so the report carries them.
+		p.proc.stop()
+	}
 	err = p.proc.failure(step, err)
 	if p.dead == nil {
 		p.dead = err
@@ -326,6 +342,19 @@ func (p *Plugin) Fail(step string, err error) error {
 		}
 	}
 	return err
+}
+
+// pid is the running plugin's process id, 0 when none runs.
+func (p *Plugin) pid() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.proc == nil {
+		return 0
+	}
+	if rc := p.proc.client.ReattachConfig(); rc != nil {
+		return rc.Pid
+	}
+	return 0
 }
 
 // Dead returns the plugin's first failure after Open, or nil.

@@ -4,12 +4,17 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
 
 	"github.com/gompi/gompi/params"
 )
@@ -367,4 +372,117 @@ func TestJunkExecutableIsRefusedWithItsOutput(t *testing.T) {
 			t.Errorf("%q missing from %v", s, c.Refused)
 		}
 	}
+}
+
+func TestPluginLogsReachTheHostWithTheirLevels(t *testing.T) {
+	dir := pathDir(t, "mca_test_echo")
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp) // where the plugin's socket directory goes
+	var logs bytes.Buffer
+	sys, f, err := loadPlugins(t, pluginRegistry(), &logs,
+		params.Setting{Name: "mca_base_component_path", Value: dir},
+		params.Setting{Name: "test_base_verbose", Value: "debug"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sys.Close()
+	if err := f.Open(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Select(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	got := logs.String()
+	for _, s := range []string{
+		"[INFO]  gompi.test.echo.mca_test_echo: opened: @module=echo answer=7", // the plugin's record, at its level
+		"a stray line on stdout before Serve",                          // printed before Serve: logged, not fatal
+	} {
+		if !strings.Contains(got, s) {
+			t.Errorf("%q not in the host's log:\n%s", s, got)
+		}
+	}
+	if left, _ := os.ReadDir(tmp); len(left) > 0 {
+		t.Errorf("left behind in the temporary directory: %v", left)
+	}
+}
+
+// A host that dies, however it dies, takes its plugins with it. The test
+// runs itself as the host, kills it with SIGKILL and waits for the plugin
+// to go.
+func TestPluginDoesNotOutliveItsHost(t *testing.T) {
+	if os.Getenv("GOMPI_TEST_PLUGIN_HOST") != "" {
+		runPluginHost()
+		return
+	}
+	dir := pathDir(t, "mca_test_echo")
+	tmp := t.TempDir()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestPluginDoesNotOutliveItsHost$")
+	cmd.Env = append(os.Environ(), "GOMPI_TEST_PLUGIN_HOST="+dir, "TMPDIR="+tmp)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var pid int
+	if _, err := fmt.Fscan(out, &pid); err != nil || pid <= 0 {
+		_ = cmd.Process.Kill()
+		t.Fatalf("host did not report its plugin's pid: %v", err)
+	}
+	if err := cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Wait()
+	// A hang guard, not a timing assertion: the plugin reads end of file on
+	// its lifeline at once, but a loaded machine may take a while to run it.
+	deadline := time.Now().Add(30 * time.Second)
+	for alive(pid) {
+		if time.Now().After(deadline) {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+			t.Fatalf("plugin %d still runs 30 s after its host was killed", pid)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if left, _ := os.ReadDir(tmp); len(left) > 0 {
+		t.Errorf("left behind in the temporary directory: %v", left)
+	}
+}
+
+// alive reports whether pid runs and is not a zombie.
+func alive(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	// The state follows the command name in parentheses.
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	return i < 0 || i+2 >= len(s) || s[i+2] != 'Z'
+}
+
+// runPluginHost opens the echo plugin, prints its pid and waits to be killed.
+func runPluginHost() {
+	reg := pluginRegistry()
+	sys, err := Load(Options{Registry: reg, Logger: hclog.NewNullLogger()}, params.Inputs{CommandLine: []params.Setting{
+		{Name: "mca_base_component_path", Value: os.Getenv("GOMPI_TEST_PLUGIN_HOST")}}})
+	if err != nil {
+		fmt.Println(-1)
+		os.Exit(1)
+	}
+	f, _ := sys.Framework(testFW)
+	if err := f.Open(context.Background()); err != nil {
+		fmt.Println(-1)
+		os.Exit(1)
+	}
+	sel, err := f.Select(context.Background())
+	if err != nil || len(sel) != 1 {
+		fmt.Println(-1)
+		os.Exit(1)
+	}
+	fmt.Println(sel[0].Component.(*pluginComponent).pid())
+	select {}
 }

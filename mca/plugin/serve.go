@@ -110,6 +110,10 @@ func watchParent(log hclog.Logger) {
 	}
 	_, _ = io.Copy(io.Discard, os.NewFile(uintptr(fd), "lifeline"))
 	log.Debug("host process gone; exiting")
+	// The host cannot remove the socket's directory any more.
+	if dir := os.Getenv(mca.PluginSocketDirEnv); dir != "" {
+		_ = os.RemoveAll(dir)
+	}
 	os.Exit(1)
 }
 
