@@ -398,7 +398,7 @@ func TestPluginLogsReachTheHostWithTheirLevels(t *testing.T) {
 	got := logs.String()
 	for _, s := range []string{
 		"[INFO]  gompi.test.echo.mca_test_echo: opened: @module=echo answer=7", // the plugin's record, at its level
-		"a stray line on stdout before Serve",                          // printed before Serve: logged, not fatal
+		"a stray line on stdout before Serve",                                  // printed before Serve: logged, not fatal
 	} {
 		if !strings.Contains(got, s) {
 			t.Errorf("%q not in the host's log:\n%s", s, got)
