@@ -303,9 +303,14 @@ func (realAPI) CommSelf() *Comm {
 // Abort stops every rank of the job with the given exit code. It returns
 // only if the launcher cannot be told, and then exits the process.
 func (realAPI) Abort(comm *Comm, code int) error {
-	msg := fmt.Sprintf("MPI_Abort called on %v with code %d", comm, code)
+	return abort(code, fmt.Sprintf("MPI_Abort called on %v with code %d", comm, code))
+}
+
+// abort tells the launcher why the job must stop, with the peers this rank
+// saw fail (a failure they caused is not the root cause), and exits.
+func abort(code int, msg string) error {
 	if l := current.Load(); l != nil {
-		if err := l.client.Abort(context.Background(), code, msg); err != nil {
+		if err := l.client.Abort(context.Background(), code, msg, l.engine.FailedPeers()); err != nil {
 			fmt.Fprintf(os.Stderr, "gompi: %s; telling the launcher failed: %v\n", msg, err)
 		}
 	}

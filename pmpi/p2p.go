@@ -274,5 +274,5 @@ func (c *Comm) handle(err error) error {
 		code = int(e.Class)
 	}
 	fmt.Fprintf(os.Stderr, "gompi: fatal error (the error handler of %v is ErrorsAreFatal): %v\n", c, err)
-	return realAPI{}.Abort(c, code)
+	return abort(code, fmt.Sprintf("error on %v (its handler is ErrorsAreFatal): %v", c, err))
 }

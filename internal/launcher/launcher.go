@@ -110,6 +110,7 @@ func Run(ctx context.Context, cfg Config) (int, error) {
 		log:     cfg.Log,
 		term:    newTerminal(cfg.Stdout, cfg.Stderr),
 		pids:    make([]int, cfg.NP),
+		sent:    make([]map[syscall.Signal]bool, cfg.NP),
 		exits:   make(chan exitEvent, cfg.NP),
 		stopReq: make(chan struct{}),
 	}
@@ -296,36 +297,67 @@ type job struct {
 	// holds; every rank inherits it as lifelineFD.
 	lifeline *os.File
 
-	mu      sync.Mutex
-	pids    []int // by rank; 0 until started
-	failure *failure
-	stopReq chan struct{} // closed by the first failure
+	mu       sync.Mutex
+	pids     []int                     // by rank; 0 until started
+	failures []failure                 // in the order gompirun learned of them
+	cause    *failure                  // the first failure that is not a consequence; printed when learned
+	sent     []map[syscall.Signal]bool // by rank: the signals gompirun sent it
+	stopReq  chan struct{}             // closed by the first failure
 }
 
-// fail records the first failure, reports it and asks the supervisor to
-// stop the job. Later failures (such as ranks dying from being stopped) are
-// consequences and are not reported.
+// fail records a failure and, at the first one, asks the supervisor to stop
+// the job. The root cause is printed as soon as it is known: the first
+// failure that is not a consequence of another (a rank that aborted
+// because peers failed is one). The followers are listed when the job ends.
 func (j *job) fail(f failure) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	if j.failure != nil {
-		return
+	j.failures = append(j.failures, f)
+	if j.cause == nil && len(f.blames) == 0 {
+		j.cause = &j.failures[len(j.failures)-1]
+		fmt.Fprintf(j.term.stderr(), "gompirun: %s\n", f.msg)
 	}
-	j.failure = &f
-	fmt.Fprintf(j.term.stderr(), "gompirun: %s\n", f.msg)
-	j.srv.End(f.msg)
-	close(j.stopReq)
+	if len(j.failures) == 1 {
+		j.srv.End(f.msg)
+		close(j.stopReq)
+	}
+}
+
+// verdict settles the cause once every rank is gone, prints it if it was
+// not printed yet (every failure blamed a peer whose own end was no
+// failure), then the failures that followed, and returns the exit status.
+func (j *job) verdict() int {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if len(j.failures) == 0 {
+		return 0
+	}
+	if j.cause == nil {
+		j.cause = &j.failures[0]
+		fmt.Fprintf(j.term.stderr(), "gompirun: %s\n", j.cause.msg)
+	}
+	for i := range j.failures {
+		if f := &j.failures[i]; f != j.cause && f.rank >= 0 {
+			fmt.Fprintf(j.term.stderr(), "gompirun: then %s\n", f.follower())
+		}
+	}
+	return j.cause.code
 }
 
 // onAbort runs in the job server while the rank's Abort call is pending,
 // so the abort is recorded before the rank can be seen exiting.
-func (j *job) onAbort(rank, code int, msg string) {
+func (j *job) onAbort(a AbortCall) {
 	j.mu.Lock()
-	pid := j.pids[rank]
+	pid := j.pids[a.Rank]
 	j.mu.Unlock()
+	what := fmt.Sprintf("called Abort with code %d: %s", a.Code, a.Message)
 	j.fail(failure{
-		msg:  fmt.Sprintf("rank %d (pid %d) called Abort with code %d: %s; stopping the job", rank, pid, code, msg),
-		code: rte.AbortStatus(code),
+		msg:    fmt.Sprintf("rank %d (pid %d) %s; stopping the job", a.Rank, pid, what),
+		what:   what,
+		code:   rte.AbortStatus(a.Code),
+		rank:   a.Rank,
+		pid:    pid,
+		blames: a.FailedPeers,
 	})
 }
 
@@ -345,7 +377,7 @@ func (j *job) startAll(prog program, env []string, s *session, rankCPUs [][]int,
 			r, w, err := os.Pipe()
 			if err != nil {
 				j.closeFiles(childEnds)
-				j.fail(failure{msg: fmt.Sprintf("cannot start rank %d: %v; stopping the job", rank, err), code: 1})
+				j.fail(jobFailure(fmt.Sprintf("cannot start rank %d: %v; stopping the job", rank, err), 1))
 				return started
 			}
 			if kind == stdoutStream {
@@ -374,7 +406,7 @@ func (j *job) startAll(prog program, env []string, s *session, rankCPUs [][]int,
 		pid, err := startRank(cmd, rank, j.exits)
 		j.closeFiles(childEnds) // the child has its copies; EOF comes when it is gone
 		if err != nil {
-			j.fail(failure{msg: fmt.Sprintf("cannot start rank %d (program %q): %v; stopping the job", rank, prog.path, err), code: 1})
+			j.fail(jobFailure(fmt.Sprintf("cannot start rank %d (program %q): %v; stopping the job", rank, prog.path, err), 1))
 			return started
 		}
 		j.mu.Lock()
@@ -453,6 +485,14 @@ func (j *job) supervise(ctx context.Context, pids []int) int {
 	var kill <-chan time.Time
 	done := ctx.Done()
 	signalAll := func(sig syscall.Signal) {
+		j.mu.Lock()
+		for rank := range alive {
+			if j.sent[rank] == nil {
+				j.sent[rank] = map[syscall.Signal]bool{}
+			}
+			j.sent[rank][sig] = true
+		}
+		j.mu.Unlock()
 		for rank, pid := range alive {
 			if err := signalGroup(pid, sig); err != nil {
 				j.log.Warn("cannot signal rank", "rank", rank, "error", err)
@@ -467,7 +507,7 @@ func (j *job) supervise(ctx context.Context, pids []int) int {
 			j.srv.RankExited(ev.rank)
 			connected, finalized := j.srv.RankState(ev.rank)
 			j.log.Debug("rank exited", "rank", ev.rank, "pid", ev.pid, "status", ev.status.ExitStatus(), "signaled", ev.status.Signaled())
-			if f, bad := classify(ev, connected, finalized); bad {
+			if f, bad := classify(ev, connected, finalized); bad && !j.killedByUs(ev) && !j.aborted(ev.rank) {
 				j.fail(f)
 			}
 		case <-stopReq:
@@ -480,7 +520,7 @@ func (j *job) supervise(ctx context.Context, pids []int) int {
 		case <-timeout:
 			timeout = nil
 			secs := strconv.FormatFloat(j.cfg.Timeout.Seconds(), 'f', -1, 64)
-			j.fail(failure{msg: "job timed out after " + secs + " seconds; killing ranks", code: ExitTimeout})
+			j.fail(jobFailure("job timed out after "+secs+" seconds; killing ranks", ExitTimeout))
 		case sig := <-j.cfg.Signals:
 			s, ok := sig.(syscall.Signal)
 			if !ok {
@@ -491,10 +531,10 @@ func (j *job) supervise(ctx context.Context, pids []int) int {
 				continue
 			}
 			signalAll(s)
-			j.fail(failure{msg: "received " + signalName(s) + "; forwarded it to the ranks and stopping the job", code: 128 + int(s)})
+			j.fail(jobFailure("received "+signalName(s)+"; forwarded it to the ranks and stopping the job", 128+int(s)))
 		case <-done:
 			done = nil
-			j.fail(failure{msg: "stopping the job: " + context.Cause(ctx).Error(), code: 1})
+			j.fail(jobFailure("stopping the job: "+context.Cause(ctx).Error(), 1))
 		}
 	}
 
@@ -507,18 +547,36 @@ func (j *job) supervise(ctx context.Context, pids []int) int {
 		fmt.Fprintf(j.term.stderr(), "gompirun: report written: %s\n", path)
 	}
 
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	if j.failure != nil {
-		return j.failure.code
-	}
-	return 0
+	return j.verdict()
 }
 
 func (j *job) stopping() bool {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	return j.failure != nil
+	return len(j.failures) > 0
+}
+
+// killedByUs reports whether a rank died of a signal gompirun sent it: a
+// consequence of the stop, not a failure of its own. A rank that exited
+// with a status, or of another signal, failed on its own, even if it did
+// so while gompirun was stopping the job.
+func (j *job) killedByUs(ev exitEvent) bool {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return ev.status.Signaled() && j.sent[ev.rank][ev.status.Signal()]
+}
+
+// aborted reports whether rank's failure is already recorded as its Abort,
+// whose exit status follows from it.
+func (j *job) aborted(rank int) bool {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	for _, f := range j.failures {
+		if f.rank == rank {
+			return true
+		}
+	}
+	return false
 }
 
 // drainOutput waits for the output pumps to reach EOF. A process that

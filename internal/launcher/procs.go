@@ -111,6 +111,25 @@ func startRank(cmd *exec.Cmd, rank int, exits chan<- exitEvent) (pid int, err er
 type failure struct {
 	msg  string // the line to print, without "gompirun: "
 	code int
+	// A rank's failure: the rank (-1 for the job's own: a timeout, a
+	// signal), its pid, what it did, and the peers it saw fail first, when
+	// it failed because of them.
+	rank, pid int
+	what      string
+	blames    []int
+}
+
+// follower describes a failure that came after the cause.
+func (f *failure) follower() string {
+	s := fmt.Sprintf("rank %d (pid %d) %s", f.rank, f.pid, f.what)
+	if len(f.blames) > 0 {
+		peers := make([]string, len(f.blames))
+		for i, p := range f.blames {
+			peers[i] = strconv.Itoa(p)
+		}
+		s += fmt.Sprintf(" (after it saw rank %s fail)", strings.Join(peers, ", "))
+	}
+	return s
 }
 
 // classify decides whether a rank's exit fails the job: a non-zero status,
@@ -124,22 +143,24 @@ func classify(ev exitEvent, connected, finalized bool) (failure, bool) {
 		if ws.CoreDump() {
 			core = " (core dumped)"
 		}
-		return failure{
-			msg:  fmt.Sprintf("rank %d (pid %d) killed by signal %s%s; stopping the job", ev.rank, ev.pid, signalName(ws.Signal()), core),
-			code: 128 + int(ws.Signal()),
-		}, true
+		return rankFailure(ev, fmt.Sprintf("killed by signal %s%s", signalName(ws.Signal()), core), 128+int(ws.Signal())), true
 	case ws.ExitStatus() != 0:
-		return failure{
-			msg:  fmt.Sprintf("rank %d (pid %d) exited with status %d; stopping the job", ev.rank, ev.pid, ws.ExitStatus()),
-			code: ws.ExitStatus(),
-		}, true
+		return rankFailure(ev, fmt.Sprintf("exited with status %d", ws.ExitStatus()), ws.ExitStatus()), true
 	case connected && !finalized:
-		return failure{
-			msg:  fmt.Sprintf("rank %d (pid %d) exited without calling Finalize; stopping the job", ev.rank, ev.pid),
-			code: 1,
-		}, true
+		return rankFailure(ev, "exited without calling Finalize", 1), true
 	}
 	return failure{}, false
+}
+
+// jobFailure is a failure of the job as a whole: a timeout, a signal, a
+// rank that could not start.
+func jobFailure(msg string, code int) failure { return failure{msg: msg, code: code, rank: -1} }
+
+func rankFailure(ev exitEvent, what string, code int) failure {
+	return failure{
+		msg:  fmt.Sprintf("rank %d (pid %d) %s; stopping the job", ev.rank, ev.pid, what),
+		code: code, rank: ev.rank, pid: ev.pid, what: what,
+	}
 }
 
 func signalName(sig syscall.Signal) string {

@@ -27,7 +27,7 @@ type ServerConfig struct {
 	Secret []byte // callers must present it in hex (rte.SecretMetadataKey)
 	// OnAbort is called when a rank calls Abort, before the call returns, so
 	// the launcher learns of the abort before it can see the rank exit.
-	OnAbort func(rank, code int, msg string)
+	OnAbort func(AbortCall)
 	Log     hclog.Logger // nil: discard
 }
 
@@ -53,6 +53,15 @@ type Server struct {
 	ending    string // why the job is ending; empty while it runs
 }
 
+// AbortCall is a rank's call to Abort.
+type AbortCall struct {
+	Rank, Code int
+	Message    string
+	// FailedPeers are the ranks the caller saw fail before it aborted, in
+	// the job's range.
+	FailedPeers []int
+}
+
 // NewServer returns a job server for a job of cfg.Size ranks.
 func NewServer(cfg ServerConfig) (*Server, error) {
 	if cfg.Size < 1 {
@@ -65,7 +74,7 @@ func NewServer(cfg ServerConfig) (*Server, error) {
 		cfg.Log = hclog.NewNullLogger()
 	}
 	if cfg.OnAbort == nil {
-		cfg.OnAbort = func(int, int, string) {}
+		cfg.OnAbort = func(AbortCall) {}
 	}
 	s := &Server{
 		cfg:       cfg,
@@ -321,8 +330,14 @@ func (s *Server) Abort(_ context.Context, req *rtepb.AbortRequest) (*rtepb.Abort
 	if err != nil {
 		return nil, err
 	}
-	s.cfg.Log.Debug("rank called Abort", "rank", r, "code", req.Code, "message", req.Message)
-	s.cfg.OnAbort(r, int(req.Code), req.Message)
+	s.cfg.Log.Debug("rank called Abort", "rank", r, "code", req.Code, "message", req.Message, "failed peers", req.FailedPeers)
+	call := AbortCall{Rank: r, Code: int(req.Code), Message: req.Message}
+	for _, p := range req.FailedPeers {
+		if p >= 0 && int(p) < s.cfg.Size && int(p) != r && !slices.Contains(call.FailedPeers, int(p)) {
+			call.FailedPeers = append(call.FailedPeers, int(p))
+		}
+	}
+	s.cfg.OnAbort(call)
 	return &rtepb.AbortResponse{}, nil
 }
 

@@ -36,7 +36,7 @@ func startServer(t *testing.T, size int) (*Server, func(secret string) rtepb.Run
 	aborts := make(chan abortCall, 8)
 	srv, err := NewServer(ServerConfig{
 		JobID: "test", Size: size, Secret: testSecret,
-		OnAbort: func(rank, code int, msg string) { aborts <- abortCall{rank, code, msg} },
+		OnAbort: func(a AbortCall) { aborts <- abortCall{a.Rank, a.Code, a.Message} },
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -309,6 +309,21 @@ func (e *Engine) isend(r *Request, context uint32, dest, tag int, buf []byte, sy
 	return r
 }
 
+// FailedPeers lists the world ranks this engine saw fail, in rank order.
+func (e *Engine) FailedPeers() []int {
+	if !e.anyDead.Load() {
+		return nil
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	peers := make([]int, 0, len(e.dead))
+	for p := range e.dead {
+		peers = append(peers, p)
+	}
+	slices.Sort(peers)
+	return peers
+}
+
 // deadErr is why peer failed, or nil.
 func (e *Engine) deadErr(peer int) error {
 	if !e.anyDead.Load() {

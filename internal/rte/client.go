@@ -201,20 +201,25 @@ func (c *Client) Get(ctx context.Context, rank int, key string) ([]byte, error) 
 }
 
 // Abort asks the launcher to stop the whole job, this rank included, and
-// to exit with code (see AbortStatus), reporting msg. It returns once the
+// to exit with code (see AbortStatus), reporting msg. failedPeers are the
+// ranks this rank saw fail before it, so that the launcher can name the
+// cause of a failure rather than its consequence. It returns once the
 // launcher has recorded the request; callers should then exit or wait to
 // be killed.
 //
 // A singleton, or a rank launched without a job server, has nobody to ask:
 // Abort prints "gompi: rank 0 called Abort with code N: msg" to stderr and
 // exits the process with AbortStatus(code) without returning.
-func (c *Client) Abort(ctx context.Context, code int, msg string) error {
+func (c *Client) Abort(ctx context.Context, code int, msg string, failedPeers []int) error {
 	if c.kv != nil {
 		fmt.Fprintf(c.stderr, "gompi: rank %d called Abort with code %d: %s\n", c.job.Rank, code, msg)
 		c.exit(AbortStatus(code))
 		return nil // reached only when exit is replaced in tests
 	}
 	req := &rtepb.AbortRequest{Rank: int32(c.job.Rank), Code: clampInt32(code), Message: msg}
+	for _, p := range failedPeers {
+		req.FailedPeers = append(req.FailedPeers, int32(p))
+	}
 	if _, err := c.rpc.Abort(ctx, req); err != nil {
 		return fmt.Errorf("rte: Abort: %w", rpcError(ctx, err))
 	}

@@ -66,7 +66,7 @@ func TestSingletonGetWaits(t *testing.T) {
 
 func TestSingletonAbortExits(t *testing.T) {
 	c, stderr, exitCode := singleton(t)
-	c.Abort(context.Background(), 7, "boom")
+	c.Abort(context.Background(), 7, "boom", nil)
 	if *exitCode != 7 || stderr.String() != "gompi: rank 0 called Abort with code 7: boom\n" {
 		t.Fatalf("exit %d, stderr %q", *exitCode, stderr)
 	}

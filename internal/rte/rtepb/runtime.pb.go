@@ -416,10 +416,13 @@ func (x *GetResponse) GetValue() []byte {
 }
 
 type AbortRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Rank          int32                  `protobuf:"varint,1,opt,name=rank,proto3" json:"rank,omitempty"`
-	Code          int32                  `protobuf:"varint,2,opt,name=code,proto3" json:"code,omitempty"`
-	Message       string                 `protobuf:"bytes,3,opt,name=message,proto3" json:"message,omitempty"`
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	Rank    int32                  `protobuf:"varint,1,opt,name=rank,proto3" json:"rank,omitempty"`
+	Code    int32                  `protobuf:"varint,2,opt,name=code,proto3" json:"code,omitempty"`
+	Message string                 `protobuf:"bytes,3,opt,name=message,proto3" json:"message,omitempty"`
+	// The ranks this rank saw fail before it aborted: when it aborts because
+	// of them, gompirun names them as the cause, not this rank.
+	FailedPeers   []int32 `protobuf:"varint,4,rep,packed,name=failed_peers,json=failedPeers,proto3" json:"failed_peers,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -473,6 +476,13 @@ func (x *AbortRequest) GetMessage() string {
 		return x.Message
 	}
 	return ""
+}
+
+func (x *AbortRequest) GetFailedPeers() []int32 {
+	if x != nil {
+		return x.FailedPeers
+	}
+	return nil
 }
 
 type AbortResponse struct {
@@ -618,11 +628,12 @@ const file_runtime_proto_rawDesc = "" +
 	"\x06target\x18\x02 \x01(\x05R\x06target\x12\x10\n" +
 	"\x03key\x18\x03 \x01(\tR\x03key\"#\n" +
 	"\vGetResponse\x12\x14\n" +
-	"\x05value\x18\x01 \x01(\fR\x05value\"P\n" +
+	"\x05value\x18\x01 \x01(\fR\x05value\"s\n" +
 	"\fAbortRequest\x12\x12\n" +
 	"\x04rank\x18\x01 \x01(\x05R\x04rank\x12\x12\n" +
 	"\x04code\x18\x02 \x01(\x05R\x04code\x12\x18\n" +
-	"\amessage\x18\x03 \x01(\tR\amessage\"\x0f\n" +
+	"\amessage\x18\x03 \x01(\tR\amessage\x12!\n" +
+	"\ffailed_peers\x18\x04 \x03(\x05R\vfailedPeers\"\x0f\n" +
 	"\rAbortResponse\"%\n" +
 	"\x0fFinalizeRequest\x12\x12\n" +
 	"\x04rank\x18\x01 \x01(\x05R\x04rank\"\x12\n" +

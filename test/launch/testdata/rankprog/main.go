@@ -159,7 +159,7 @@ func act(ctx context.Context, c *rte.Client, mode string, args []string) {
 		os.Exit(0)
 	case "abort":
 		code, _ := strconv.Atoi(args[0])
-		if err := c.Abort(ctx, code, args[1]); err != nil {
+		if err := c.Abort(ctx, code, args[1], nil); err != nil {
 			fail(err)
 		}
 		time.Sleep(time.Minute) // gompirun kills us
