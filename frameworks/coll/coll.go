@@ -30,6 +30,7 @@ func init() {
 		Version:     APIVersion(),
 		Description: "collective operations, chosen per communicator",
 		Accepts:     mca.Implements[Component](),
+		Plugin:      newPluginComponent,
 	})
 }
 
