@@ -30,6 +30,7 @@ func init() {
 		Version:     APIVersion(),
 		Description: "collective operations, chosen per communicator",
 		Accepts:     mca.Implements[Component](),
+		Plugin:      newPluginComponent,
 	})
 }
 
@@ -62,8 +63,32 @@ type Component interface {
 	// CommQuery offers a module for c with a priority, or declines with
 	// a nil module. It runs on every member of c with the same answers
 	// expected: a component must decide from what all members see alike
-	// (size, parameters), never from local state.
-	CommQuery(c Comm, priority int) (int, *Module, error)
+	// (size, parameters, q), never from local state.
+	CommQuery(c Comm, q Query) (int, *Module, error)
+}
+
+// Query is what Build tells a component about a communicator besides the
+// communicator itself. It is a struct so that the framework can say more
+// later without changing every component's signature.
+type Query struct {
+	// Priority is the component's priority for the process; CommQuery
+	// returns it or its own.
+	Priority int
+	// Rules is the communicator's decision table from the decider
+	// component, nil if there is none or it failed: components then use
+	// their built-in decision. Every member of the communicator gets the
+	// same table (Build checks).
+	Rules *Rules
+}
+
+// Decider is a component that chooses algorithms rather than running them:
+// Build asks the highest-priority candidate that is a Decider for a
+// communicator's rules once, when the communicator is made, and hands them
+// to every component's CommQuery. A Decider that runs no collectives
+// returns a nil module from CommQuery. An error leaves the communicator
+// with the built-in decision; the decider reports it itself.
+type Decider interface {
+	CommRules(c Comm) (*Rules, error)
 }
 
 //lint:ignore U1000 never called: it makes embedding BaseComponent the only way to implement Component
@@ -199,6 +224,8 @@ const (
 	TagReduceScatterBlock
 	TagScan
 	TagExscan
+	// TagRules carries Build's check that every member got the same rules.
+	TagRules
 )
 
 // ErrNoProvider marks a collective that no selected component provides.
@@ -218,11 +245,13 @@ type Table struct {
 	Module
 	providers [16]string // by the index in Collectives
 	modules   []*Module
+	rules     *Rules
 }
 
 // Build asks every candidate about c and stacks their modules, highest
 // priority first; ties go to the earlier candidate. A collective no module
-// provides is left nil and reported by Provider as "".
+// provides is left nil and reported by Provider as "". If a candidate is a
+// Decider, the communicator's rules come from it first (see Decider).
 func Build(c Comm, candidates []Candidate) (*Table, error) {
 	type offer struct {
 		name string
@@ -231,8 +260,13 @@ func Build(c Comm, candidates []Candidate) (*Table, error) {
 	}
 	var offers []offer
 	t := &Table{}
+	rules, err := commRules(c, candidates)
+	if err != nil {
+		return nil, err
+	}
+	t.rules = rules
 	for _, cand := range candidates {
-		prio, mod, err := cand.Component.CommQuery(c, cand.Priority)
+		prio, mod, err := cand.Component.CommQuery(c, Query{Priority: cand.Priority, Rules: rules})
 		if err != nil {
 			_ = t.Free()
 			return nil, fmt.Errorf("coll %s: query on %s: %w", cand.Name, c.Name(), err)
@@ -296,6 +330,10 @@ func (t *Table) Providers() []string {
 	}
 	return out
 }
+
+// Rules is the decision table the communicator's modules received, nil
+// if there was none.
+func (t *Table) Rules() *Rules { return t.rules }
 
 // Free releases every module that was built, whether or not it serves a
 // collective.

@@ -19,13 +19,13 @@ type fake struct {
 	queried int
 }
 
-func (f *fake) CommQuery(c coll.Comm, prio int) (int, *coll.Module, error) {
+func (f *fake) CommQuery(c coll.Comm, q coll.Query) (int, *coll.Module, error) {
 	f.queried++
 	m, err := f.offer(c)
 	if m != nil && f.freed != nil {
 		m.Free = func() error { *f.freed++; return nil }
 	}
-	return prio, m, err
+	return q.Priority, m, err
 }
 
 func component(name string, offer func(coll.Comm) (*coll.Module, error)) *fake {
@@ -120,4 +120,94 @@ func TestSendrecvThroughColltest(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+// decider is a fake decider: it gives each rank the rules rulesFor returns
+// and runs no collectives.
+type decider struct {
+	coll.BaseComponent
+	rulesFor func(c coll.Comm) (*coll.Rules, error)
+	asked    int
+}
+
+func (d *decider) CommQuery(coll.Comm, coll.Query) (int, *coll.Module, error) { return 0, nil, nil }
+
+func (d *decider) CommRules(c coll.Comm) (*coll.Rules, error) {
+	d.asked++
+	return d.rulesFor(c)
+}
+
+// rulesSeen is a component that records the rules its CommQuery receives.
+type rulesSeen struct {
+	coll.BaseComponent
+	seen []*coll.Rules
+}
+
+func (r *rulesSeen) CommQuery(c coll.Comm, q coll.Query) (int, *coll.Module, error) {
+	r.seen[c.Rank()] = q.Rules
+	return q.Priority, &coll.Module{Barrier: func(coll.Comm) error { return nil }}, nil
+}
+
+func TestBuildHandsTheDecidersRulesToEveryComponent(t *testing.T) {
+	mk := func(alg string) *coll.Rules {
+		r, err := coll.NewRules([]coll.Rule{{Collective: "bcast", Ranks: coll.Any, Bytes: coll.Any, Algorithm: alg}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	same, other := mk("linear"), mk("binomial")
+	for _, tc := range []struct {
+		name  string
+		rules func(c coll.Comm) (*coll.Rules, error)
+		want  *coll.Rules
+	}{
+		{"same everywhere", func(coll.Comm) (*coll.Rules, error) { return same, nil }, same},
+		{"none", func(coll.Comm) (*coll.Rules, error) { return nil, nil }, nil},
+		{"failed everywhere", func(coll.Comm) (*coll.Rules, error) { return nil, errors.New("gone") }, nil},
+		{"failed on one rank", func(c coll.Comm) (*coll.Rules, error) {
+			if c.Rank() == 2 {
+				return nil, errors.New("gone")
+			}
+			return same, nil
+		}, nil},
+		{"different on one rank", func(c coll.Comm) (*coll.Rules, error) {
+			if c.Rank() == 4 {
+				return other, nil
+			}
+			return same, nil
+		}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			const n = 5
+			w := colltest.NewWorld(n)
+			seen := &rulesSeen{seen: make([]*coll.Rules, n)}
+			deciders := make([]*decider, n)
+			tables := make([]*coll.Table, n)
+			w.Run(t, func(c coll.Comm) error {
+				d := &decider{rulesFor: tc.rules}
+				deciders[c.Rank()] = d
+				var err error
+				tables[c.Rank()], err = coll.Build(c, []coll.Candidate{
+					{Name: "low-decider", Component: &decider{rulesFor: func(coll.Comm) (*coll.Rules, error) {
+						return nil, errors.New("a lower-priority decider must not be asked")
+					}}, Priority: 1},
+					{Name: "decider", Component: d, Priority: 50},
+					{Name: "seen", Component: seen, Priority: 10},
+				})
+				return err
+			})
+			for r := range n {
+				if seen.seen[r] != tc.want || tables[r].Rules() != tc.want {
+					t.Errorf("rank %d: CommQuery got rules %p, the table %p; want %p", r, seen.seen[r], tables[r].Rules(), tc.want)
+				}
+				if deciders[r].asked != 1 {
+					t.Errorf("rank %d: the decider was asked %d times, want once", r, deciders[r].asked)
+				}
+				if p := tables[r].Provider("barrier"); p != "seen" {
+					t.Errorf("rank %d: barrier from %q; the decider's nil module must not count", r, p)
+				}
+			}
+		})
+	}
 }

@@ -34,8 +34,8 @@ func init() { mca.Register(info) }
 func newComponent() *Component { return info.Instantiate().(*Component) }
 
 // CommQuery offers every collective on every communicator.
-func (*Component) CommQuery(_ coll.Comm, priority int) (int, *coll.Module, error) {
-	return priority, newModule(), nil
+func (*Component) CommQuery(_ coll.Comm, q coll.Query) (int, *coll.Module, error) {
+	return q.Priority, newModule(), nil
 }
 
 func newModule() *coll.Module {

@@ -29,7 +29,7 @@ func TestRegistered(t *testing.T) {
 func TestProvidesEverything(t *testing.T) {
 	for _, n := range []int{1, 2, 7} {
 		c := colltest.NewWorld(n).Comm(0)
-		prio, mod, err := newComponent().CommQuery(c, 42)
+		prio, mod, err := newComponent().CommQuery(c, coll.Query{Priority: 42})
 		if err != nil || mod == nil || prio != 42 {
 			t.Fatalf("n=%d: CommQuery = %d, %v, %v; want 42, a module, nil", n, prio, mod, err)
 		}

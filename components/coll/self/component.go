@@ -22,11 +22,11 @@ func newComponent() *Component { return info.Instantiate().(*Component) }
 
 // CommQuery offers every collective on a communicator of one rank and
 // declines any other.
-func (*Component) CommQuery(c coll.Comm, priority int) (int, *coll.Module, error) {
+func (*Component) CommQuery(c coll.Comm, q coll.Query) (int, *coll.Module, error) {
 	if c.Size() != 1 {
 		return 0, nil, nil
 	}
-	return priority, newModule(), nil
+	return q.Priority, newModule(), nil
 }
 
 func newModule() *coll.Module {

@@ -152,7 +152,7 @@ func TestBadArguments(t *testing.T) {
 func TestCommQuery(t *testing.T) {
 	for n := 1; n <= 4; n++ {
 		c := colltest.NewWorld(n).Comm(0)
-		prio, mod, err := newComponent().CommQuery(c, 75)
+		prio, mod, err := newComponent().CommQuery(c, coll.Query{Priority: 75})
 		if err != nil {
 			t.Fatal(err)
 		}

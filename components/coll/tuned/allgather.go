@@ -15,14 +15,13 @@ func (m *module) allgather(c coll.Comm, send, recv []byte) error {
 		return wrap(allgatherAlgs, forced, c, fmt.Errorf("receive buffer of %d bytes for %d ranks of %d bytes",
 			len(recv), n, len(send)))
 	}
-	alg := forced
-	if alg == auto {
-		alg = decideAllgather(n, len(recv))
-	} else if alg == allgatherRecursiveDoubling && !isPow2(n) {
-		alg = decideAllgather(n, len(recv))
-		m.fallback(c, allgatherAlgs, forced, alg, "the size is not a power of two")
+	builtin := decideAllgather(n, len(recv))
+	ch := m.choose(c, allgatherAlgs, forced, len(send), builtin)
+	if ch.alg == allgatherRecursiveDoubling && !isPow2(n) {
+		ch = m.fallback(c, allgatherAlgs, ch, allgatherAlgs.algName(ch.alg), builtin, "the size is not a power of two")
 	}
-	m.trace(c, allgatherAlgs, alg, len(send))
+	m.trace(c, allgatherAlgs, ch, len(send))
+	alg := ch.alg
 	var err error
 	switch alg {
 	case allgatherBruck:

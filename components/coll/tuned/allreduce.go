@@ -15,14 +15,13 @@ func (m *module) allreduce(c coll.Comm, send, recv []byte, op coll.Op) error {
 		return wrap(allreduceAlgs, forced, c, fmt.Errorf("%d bytes sent, %d received: want the same whole elements of %d bytes",
 			len(send), len(recv), es))
 	}
-	alg := forced
-	if alg == auto {
-		alg = decideAllreduce(c.Size(), len(send), len(send)/es, op.Commutative())
-	} else if alg == allreduceRing && !op.Commutative() {
-		alg = decideAllreduce(c.Size(), len(send), len(send)/es, false)
-		m.fallback(c, allreduceAlgs, forced, alg, "the operation is not commutative")
+	builtin := decideAllreduce(c.Size(), len(send), len(send)/es, op.Commutative())
+	ch := m.choose(c, allreduceAlgs, forced, len(send), builtin)
+	if ch.alg == allreduceRing && !op.Commutative() {
+		ch = m.fallback(c, allreduceAlgs, ch, allreduceAlgs.algName(ch.alg), builtin, "the operation is not commutative")
 	}
-	m.trace(c, allreduceAlgs, alg, len(send))
+	m.trace(c, allreduceAlgs, ch, len(send))
+	alg := ch.alg
 	copy(recv, send)
 	if c.Size() == 1 {
 		return nil
@@ -34,7 +33,7 @@ func (m *module) allreduce(c coll.Comm, send, recv []byte, op coll.Op) error {
 	case allreduceRabenseifner:
 		err = m.allreduceRabenseifnerRun(c, recv, op)
 	case allreduceRing:
-		err = m.allreduceRingRun(c, recv, op)
+		err = m.allreduceRingRun(c, recv, op, ch.segsizeOr(m.cfg.allreduceSegsize))
 	default:
 		err = m.allreduceRecursiveDoublingRun(c, recv, op)
 	}
@@ -112,16 +111,16 @@ func (m *module) allreduceRabenseifnerRun(c coll.Comm, recv []byte, op coll.Op) 
 
 // allreduceRingRun cuts the vector into n chunks at element boundaries;
 // n-1 steps around the ring reduce-scatter them, n-1 more allgather them.
-// Within a step a chunk travels in segments of allreduceSegsize, so that
+// Within a step a chunk travels in segments of segsize, so that
 // reducing one overlaps receiving the next. Chunk i is combined starting
 // from rank i around the ring, not in rank order: commutative operations
 // only.
-func (m *module) allreduceRingRun(c coll.Comm, recv []byte, op coll.Op) error {
+func (m *module) allreduceRingRun(c coll.Comm, recv []byte, op coll.Op, segsize int) error {
 	n, r := c.Size(), c.Rank()
 	es := op.ElemSize()
 	count := len(recv) / es
 	chunk := func(i int) []byte { return recv[i*count/n*es : (i+1)*count/n*es] }
-	seg := m.cfg.allreduceSegsize / es * es
+	seg := segsize / es * es
 	tmp := m.pool.get((count + n - 1) / n * es)
 	defer m.pool.put(tmp)
 	left, right := (r-1+n)%n, (r+1)%n

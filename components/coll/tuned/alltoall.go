@@ -16,10 +16,9 @@ func (m *module) alltoall(c coll.Comm, send, recv []byte) error {
 			len(send), len(recv), n))
 	}
 	bs := len(send) / n
-	if alg == auto {
-		alg = decideAlltoall(n, bs)
-	}
-	m.trace(c, alltoallAlgs, alg, bs)
+	ch := m.choose(c, alltoallAlgs, alg, bs, decideAlltoall(n, bs))
+	m.trace(c, alltoallAlgs, ch, bs)
+	alg = ch.alg
 	var err error
 	switch alg {
 	case alltoallPairwise:

@@ -7,11 +7,9 @@ import (
 const tagBarrier = coll.TagBarrier
 
 func (m *module) barrier(c coll.Comm) error {
-	alg := m.cfg.barrier
-	if alg == auto {
-		alg = decideBarrier(c.Size())
-	}
-	m.trace(c, barrierAlgs, alg, 0)
+	ch := m.choose(c, barrierAlgs, m.cfg.barrier, 0, decideBarrier(c.Size()))
+	m.trace(c, barrierAlgs, ch, 0)
+	alg := ch.alg
 	var err error
 	switch alg {
 	case barrierLinear:

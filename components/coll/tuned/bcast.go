@@ -8,11 +8,9 @@ func (m *module) bcast(c coll.Comm, buf []byte, root int) error {
 	if err := checkRoot(c, root); err != nil {
 		return wrap(bcastAlgs, m.cfg.bcast, c, err)
 	}
-	alg := m.cfg.bcast
-	if alg == auto {
-		alg = decideBcast(c.Size(), len(buf), m.cfg.bcastSegsize)
-	}
-	m.trace(c, bcastAlgs, alg, len(buf))
+	ch := m.choose(c, bcastAlgs, m.cfg.bcast, len(buf), decideBcast(c.Size(), len(buf), m.cfg.bcastSegsize))
+	m.trace(c, bcastAlgs, ch, len(buf))
+	alg := ch.alg
 	if c.Size() == 1 || len(buf) == 0 {
 		return nil // every rank knows the length: nothing to send
 	}
@@ -21,7 +19,7 @@ func (m *module) bcast(c coll.Comm, buf []byte, root int) error {
 	case bcastLinear:
 		err = bcastLinearRun(c, buf, root, coll.TagBcast)
 	case bcastPipeline:
-		err = bcastPipelineRun(c, buf, root, m.cfg.bcastSegsize, coll.TagBcast)
+		err = bcastPipelineRun(c, buf, root, ch.segsizeOr(m.cfg.bcastSegsize), coll.TagBcast)
 	case bcastScatterAllgather:
 		err = bcastScatterAllgatherRun(c, buf, root, coll.TagBcast)
 	default:

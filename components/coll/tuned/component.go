@@ -1,7 +1,9 @@
 // Package tuned is the coll component of the algorithms that matter at each
 // size: for every communicator and message size a built-in decision picks a
 // latency-optimal algorithm for small messages and a bandwidth-optimal one
-// for large, and coll_tuned_<collective>_algorithm forces one.
+// for large, and coll_tuned_<collective>_algorithm forces one. A decider
+// component's rules (coll.Query.Rules) replace the built-in decision where
+// they match; a forced parameter still wins over them.
 //
 // It provides barrier, bcast, reduce, allreduce, gather, scatter, allgather
 // and alltoall; the other collectives are left to lower-priority
@@ -54,13 +56,14 @@ func (c *Component) Open(_ context.Context, env *mca.Env) error {
 }
 
 // CommQuery offers a module for every communicator, at the component's
-// priority.
-func (c *Component) CommQuery(_ coll.Comm, priority int) (int, *coll.Module, error) {
+// priority, deciding by the communicator's rules where they speak.
+func (c *Component) CommQuery(comm coll.Comm, q coll.Query) (int, *coll.Module, error) {
 	log := c.log
 	if log == nil {
 		log = hclog.NewNullLogger()
 	}
-	return priority, newModule(c.cfg, log).collectives(), nil
+	rules := resolveRules(q.Rules, comm.Size(), comm.Name(), log)
+	return q.Priority, newModule(c.cfg, log, rules).collectives(), nil
 }
 
 var _ coll.Component = (*Component)(nil)

@@ -20,10 +20,9 @@ func (m *module) gather(c coll.Comm, send, recv []byte, root int) error {
 		return wrap(gatherAlgs, alg, c, fmt.Errorf("receive buffer of %d bytes for %d ranks of %d bytes",
 			len(recv), c.Size(), len(send)))
 	}
-	if alg == auto {
-		alg = decideGather(len(send))
-	}
-	m.trace(c, gatherAlgs, alg, len(send))
+	ch := m.choose(c, gatherAlgs, alg, len(send), decideGather(len(send)))
+	m.trace(c, gatherAlgs, ch, len(send))
+	alg = ch.alg
 	var err error
 	switch alg {
 	case gatherLinear:
@@ -102,10 +101,9 @@ func (m *module) scatter(c coll.Comm, send, recv []byte, root int) error {
 		return wrap(scatterAlgs, alg, c, fmt.Errorf("send buffer of %d bytes for %d ranks of %d bytes",
 			len(send), c.Size(), len(recv)))
 	}
-	if alg == auto {
-		alg = decideScatter(len(recv))
-	}
-	m.trace(c, scatterAlgs, alg, len(recv))
+	ch := m.choose(c, scatterAlgs, alg, len(recv), decideScatter(len(recv)))
+	m.trace(c, scatterAlgs, ch, len(recv))
+	alg = ch.alg
 	var err error
 	switch alg {
 	case scatterLinear:

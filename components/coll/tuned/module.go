@@ -13,10 +13,12 @@ type module struct {
 	cfg  config
 	log  hclog.Logger
 	pool scratch
+	// rules are the communicator's rules by collective, nil without any.
+	rules map[string][]ruled
 }
 
-func newModule(cfg config, log hclog.Logger) *module {
-	return &module{cfg: cfg, log: log}
+func newModule(cfg config, log hclog.Logger, rules map[string][]ruled) *module {
+	return &module{cfg: cfg, log: log, rules: rules}
 }
 
 // collectives is the framework's view of the module: the collectives tuned
@@ -34,20 +36,23 @@ func (m *module) collectives() *coll.Module {
 	}
 }
 
-// trace logs the algorithm of one call, at no cost unless tracing.
-func (m *module) trace(c coll.Comm, k collective, alg, bytes int) {
+// trace logs the algorithm of one call and where the choice came from,
+// at no cost unless tracing.
+func (m *module) trace(c coll.Comm, k collective, ch choice, bytes int) {
 	if m.log.IsTrace() {
-		m.log.Trace("collective", "collective", k.name, "algorithm", k.algName(alg),
+		m.log.Trace("collective", "collective", k.name, "algorithm", k.algName(ch.alg), "decision", ch.from,
 			"bytes", bytes, "comm", c.Name(), "size", c.Size())
 	}
 }
 
-// fallback logs a forced algorithm that cannot run here.
-func (m *module) fallback(c coll.Comm, k collective, forced, alg int, why string) {
+// fallback logs that the algorithm a parameter or a rule asked for (named
+// wanted) cannot run here, and returns the built-in choice alg.
+func (m *module) fallback(c coll.Comm, k collective, asked choice, wanted string, alg int, why string) choice {
 	if m.log.IsDebug() {
-		m.log.Debug("forced algorithm cannot run; falling back", "collective", k.name,
-			"forced", k.algName(forced), "algorithm", k.algName(alg), "reason", why, "comm", c.Name())
+		m.log.Debug("the "+asked.from+" algorithm cannot run; falling back to the built-in decision", "collective", k.name,
+			asked.from, wanted, "algorithm", k.algName(alg), "reason", why, "comm", c.Name())
 	}
+	return choice{alg: alg, from: fromBuiltin}
 }
 
 func wrap(k collective, alg int, c coll.Comm, err error) error {

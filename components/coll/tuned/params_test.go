@@ -164,7 +164,7 @@ func TestTraceAndFallback(t *testing.T) {
 	w := colltest.NewWorld(3)
 	mods := make([]*coll.Module, 3)
 	for r := range mods {
-		_, mods[r], _ = c.CommQuery(w.Comm(r), 30)
+		_, mods[r], _ = c.CommQuery(w.Comm(r), coll.Query{Priority: 30})
 	}
 	w.Run(t, func(cm coll.Comm) error {
 		send, recv := make([]byte, 32), make([]byte, 32)
@@ -181,7 +181,7 @@ func TestTraceAndFallback(t *testing.T) {
 // TestBadArguments checks that buffers that cannot be right are errors
 // before any message moves (every rank passes the same, so none waits).
 func TestBadArguments(t *testing.T) {
-	m := newModule(testConfig(), hclog.NewNullLogger()).collectives()
+	m := newModule(testConfig(), hclog.NewNullLogger(), nil).collectives()
 	sum := colltest.SumInt64{}
 	for _, tc := range []struct {
 		name string

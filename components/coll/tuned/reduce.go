@@ -11,10 +11,9 @@ func (m *module) reduce(c coll.Comm, send, recv []byte, op coll.Op, root int) er
 	if err := checkReduce(c, send, recv, op, root); err != nil {
 		return wrap(reduceAlgs, alg, c, err)
 	}
-	if alg == auto {
-		alg = decideReduce(c.Size(), len(send), op.Commutative())
-	}
-	m.trace(c, reduceAlgs, alg, len(send))
+	ch := m.choose(c, reduceAlgs, alg, len(send), decideReduce(c.Size(), len(send), op.Commutative()))
+	m.trace(c, reduceAlgs, ch, len(send))
+	alg = ch.alg
 	if c.Size() == 1 {
 		copy(recv, send)
 		return nil
