@@ -69,7 +69,7 @@ func (j *jsonl) Start(_ context.Context, job profplugin.Job) error {
 	}
 	j.w = bufio.NewWriterSize(j.file, 64<<10)
 	j.enc = json.NewEncoder(j.w)
-	j.env.Logger.Debug("writing events", "path", j.path, "rank", job.Rank)
+	j.env.Logger.Debug("writing events", "path", j.path)
 	return nil
 }
 
