@@ -21,9 +21,9 @@ import (
 
 // profBins are the programs the prof tests run, built once.
 type profBins struct {
-	dir                           string // the build directory
-	plugins                       string // the component path: mca_prof_jsonl alone
-	jsonl                         string // the plugin's executable
+	dir                            string // the build directory
+	plugins                        string // the component path: mca_prof_jsonl alone
+	jsonl                          string // the plugin's executable
 	gompirun, gompiInfo, profcalls string
 }
 
