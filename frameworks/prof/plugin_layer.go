@@ -51,7 +51,8 @@ type recorder struct {
 
 	// on is set while the stream is open and the tool alive; a call that
 	// sees it clear passes through unrecorded.
-	on atomic.Bool
+	on   atomic.Bool
+	dead atomic.Bool // a call to the tool failed
 
 	mu     sync.Mutex // guards buf and closed, and orders sends on full
 	buf    []event
@@ -130,7 +131,7 @@ func (layer *recorder) send() {
 	msg := &profpb.EventBatch{}
 	var pool []profpb.Event // the messages' storage, reused batch after batch
 	for b := range layer.full {
-		if layer.plugin.Dead() == nil {
+		if !layer.dead.Load() {
 			if cap(pool) < len(b) {
 				pool = make([]profpb.Event, len(b))
 			}
@@ -159,6 +160,7 @@ func (layer *recorder) send() {
 // and last stderr lines) and stops recording: the job goes on without it.
 func (layer *recorder) fail(step string, err error) {
 	layer.on.Store(false)
+	layer.dead.Store(true)
 	_ = layer.plugin.Fail(step, err)
 }
 
@@ -239,7 +241,7 @@ func (layer *recorder) finish() {
 	close(layer.full)
 	layer.mu.Unlock()
 	<-layer.done
-	if layer.plugin.Dead() != nil {
+	if layer.dead.Load() {
 		return
 	}
 	layer.on.Store(false)
