@@ -27,7 +27,11 @@ func TestGeneratedFilesAreCurrent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for file, want := range map[string][]byte{"base_gen.go": base, "functions_gen.go": table} {
+	rec, err := apigen.Recorder(fns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for file, want := range map[string][]byte{"base_gen.go": base, "functions_gen.go": table, "record_gen.go": rec} {
 		got, err := os.ReadFile(file)
 		if err != nil {
 			t.Fatal(err)

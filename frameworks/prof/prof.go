@@ -18,6 +18,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/gompi/gompi/frameworks/prof/profpb"
 	"github.com/gompi/gompi/mca"
 	"github.com/gompi/gompi/pmpi"
 )
@@ -26,7 +27,10 @@ import (
 const Name = "prof"
 
 // APIVersion is the version of the prof component interface.
-func APIVersion() mca.Version { return mca.Version{Major: 1, Minor: 0, Patch: 0} }
+// It is kept in profpb, which out-of-process tools import without pmpi.
+func APIVersion() mca.Version {
+	return mca.Version{Major: profpb.APIMajor, Minor: profpb.APIMinor, Patch: profpb.APIPatch}
+}
 
 func init() {
 	mca.RegisterFramework(mca.FrameworkSpec{
@@ -35,6 +39,7 @@ func init() {
 		Description: "profiling tools that interpose on the PMPI layer",
 		Accepts:     mca.Implements[Component](),
 		OptIn:       true,
+		Plugin:      newPluginComponent,
 	})
 }
 

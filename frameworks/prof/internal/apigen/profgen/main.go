@@ -1,5 +1,6 @@
-// Command profgen writes frameworks/prof's base_gen.go and
-// functions_gen.go from pmpi/api.go (make generate).
+// Command profgen writes frameworks/prof's base_gen.go, functions_gen.go
+// and record_gen.go (the plugin layer's recorders) from pmpi/api.go
+// (make generate).
 package main
 
 import (
@@ -38,8 +39,14 @@ func run(api, out string) error {
 	if err != nil {
 		return fmt.Errorf("table: %w", err)
 	}
-	if err := os.WriteFile(filepath.Join(out, "base_gen.go"), base, 0o644); err != nil {
-		return err
+	rec, err := apigen.Recorder(fns)
+	if err != nil {
+		return fmt.Errorf("recorder: %w", err)
 	}
-	return os.WriteFile(filepath.Join(out, "functions_gen.go"), table, 0o644)
+	for name, src := range map[string][]byte{"base_gen.go": base, "functions_gen.go": table, "record_gen.go": rec} {
+		if err := os.WriteFile(filepath.Join(out, name), src, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
 }
