@@ -86,6 +86,8 @@ clean:
 generate: generate-prof
 	internal/protogen/protoc.sh internal/rte/rtepb runtime.proto
 	internal/protogen/protoc.sh mca/pluginpb component.proto
+	internal/protogen/protoc.sh frameworks/prof/profpb prof.proto
+	internal/protogen/protoc.sh frameworks/coll/collpb coll.proto
 
 # The prof part alone: it needs nothing but Go.
 generate-prof:
