@@ -198,6 +198,14 @@ func (l *library) start(ctx context.Context) (_ *library, err error) {
 	l.ctxs.used = map[uint32]bool{0: true, 2: true}
 	l.world = newComm(l, "world", 0, group)
 	l.self = newComm(l, "self", 2, []int{l.job.Rank})
+	cands, dropped, err := coll.AgreeDeciders(l.world.cc, l.collCands)
+	if err != nil {
+		return nil, err
+	}
+	if dropped {
+		l.collLog.Warn("the coll decision component does not run on every rank; every rank uses the built-in decisions")
+	}
+	l.collCands = cands
 	for _, c := range []*Comm{l.world, l.self} {
 		c.builtin = true
 		if err := l.attachColls(c); err != nil {

@@ -211,3 +211,40 @@ func TestBuildHandsTheDecidersRulesToEveryComponent(t *testing.T) {
 		})
 	}
 }
+
+func TestAgreeDecidersDropsADeciderMissingOnSomeRanks(t *testing.T) {
+	const n = 4
+	for _, tc := range []struct {
+		name     string
+		has      func(rank int) bool
+		wantKept bool
+	}{
+		{"everywhere", func(int) bool { return true }, true},
+		{"nowhere", func(int) bool { return false }, false},
+		{"missing on rank 3", func(r int) bool { return r != 3 }, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := colltest.NewWorld(n)
+			kept := make([][]coll.Candidate, n)
+			dropped := make([]bool, n)
+			w.Run(t, func(c coll.Comm) error {
+				cands := []coll.Candidate{{Name: "seen", Component: &rulesSeen{seen: make([]*coll.Rules, n)}, Priority: 10}}
+				if tc.has(c.Rank()) {
+					cands = append(cands, coll.Candidate{Name: "decider", Component: &decider{}, Priority: 50})
+				}
+				var err error
+				kept[c.Rank()], dropped[c.Rank()], err = coll.AgreeDeciders(c, cands)
+				return err
+			})
+			for r := range n {
+				hasDecider := len(kept[r]) == 2
+				if hasDecider != (tc.wantKept && tc.has(r)) {
+					t.Errorf("rank %d kept %d candidates", r, len(kept[r]))
+				}
+				if dropped[r] != (tc.has(r) && !tc.wantKept) {
+					t.Errorf("rank %d: dropped = %v", r, dropped[r])
+				}
+			}
+		})
+	}
+}

@@ -95,3 +95,34 @@ func agree(c Comm, fp uint64) (bool, error) {
 	}
 	return verdict[0] == 1, nil
 }
+
+// AgreeDeciders returns candidates without their deciders unless every
+// member of c (the world, at Init) has one: a decision plugin that failed to
+// start on some ranks only would leave those ranks out of the rules check
+// that every communicator's Build runs, and the others would wait for them
+// forever. dropped says whether this rank gave up its decider.
+func AgreeDeciders(c Comm, candidates []Candidate) (kept []Candidate, dropped bool, err error) {
+	has := false
+	for _, cand := range candidates {
+		if _, ok := cand.Component.(Decider); ok {
+			has = true
+		}
+	}
+	fp := uint64(1)
+	if has {
+		fp = 2
+	}
+	same, err := agree(c, fp)
+	if err != nil {
+		return nil, false, fmt.Errorf("coll: checking the decision components on every rank of %s: %w", c.Name(), err)
+	}
+	if same {
+		return candidates, false, nil
+	}
+	for _, cand := range candidates {
+		if _, ok := cand.Component.(Decider); !ok {
+			kept = append(kept, cand)
+		}
+	}
+	return kept, has, nil
+}
