@@ -110,6 +110,7 @@ func Run(ctx context.Context, cfg Config) (int, error) {
 		log:     cfg.Log,
 		term:    newTerminal(cfg.Stdout, cfg.Stderr),
 		pids:    make([]int, cfg.NP),
+		cause:   -1,
 		sent:    make([]map[syscall.Signal]bool, cfg.NP),
 		exits:   make(chan exitEvent, cfg.NP),
 		stopReq: make(chan struct{}),
@@ -300,7 +301,7 @@ type job struct {
 	mu       sync.Mutex
 	pids     []int                     // by rank; 0 until started
 	failures []failure                 // in the order gompirun learned of them
-	cause    *failure                  // the first failure that is not a consequence; printed when learned
+	cause    int                       // index of the first failure that is no consequence, printed when learned; -1 until then
 	sent     []map[syscall.Signal]bool // by rank: the signals gompirun sent it
 	stopReq  chan struct{}             // closed by the first failure
 }
@@ -313,8 +314,8 @@ func (j *job) fail(f failure) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	j.failures = append(j.failures, f)
-	if j.cause == nil && len(f.blames) == 0 {
-		j.cause = &j.failures[len(j.failures)-1]
+	if j.cause < 0 && len(f.blames) == 0 {
+		j.cause = len(j.failures) - 1
 		fmt.Fprintf(j.term.stderr(), "gompirun: %s\n", f.msg)
 	}
 	if len(j.failures) == 1 {
@@ -332,16 +333,16 @@ func (j *job) verdict() int {
 	if len(j.failures) == 0 {
 		return 0
 	}
-	if j.cause == nil {
-		j.cause = &j.failures[0]
-		fmt.Fprintf(j.term.stderr(), "gompirun: %s\n", j.cause.msg)
+	if j.cause < 0 {
+		j.cause = 0
+		fmt.Fprintf(j.term.stderr(), "gompirun: %s\n", j.failures[0].msg)
 	}
 	for i := range j.failures {
-		if f := &j.failures[i]; f != j.cause && f.rank >= 0 {
+		if f := &j.failures[i]; i != j.cause && f.rank >= 0 {
 			fmt.Fprintf(j.term.stderr(), "gompirun: then %s\n", f.follower())
 		}
 	}
-	return j.cause.code
+	return j.failures[j.cause].code
 }
 
 // onAbort runs in the job server while the rank's Abort call is pending,

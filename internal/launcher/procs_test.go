@@ -129,3 +129,63 @@ func TestRankCPUs(t *testing.T) {
 		}
 	}
 }
+
+// A rank that aborts because it saw peers fail is a follower: the cause is
+// the first failure that blames no one, even when gompirun learns of it
+// later, and the job exits with the cause's status.
+func TestVerdictNamesTheCauseFirst(t *testing.T) {
+	exited := func(code int) syscall.WaitStatus { return syscall.WaitStatus(code << 8) }
+	for _, tt := range []struct {
+		name  string
+		order []string // "abort2", "abort3" (blaming rank 1), "exit1", "timeout"
+		want  []string // stderr lines, in order
+		code  int
+	}{
+		{"cause first", []string{"exit1", "abort2", "abort3"}, []string{
+			"gompirun: rank 1 (pid 101) exited with status 5; stopping the job",
+			"gompirun: then rank 2 (pid 102) called Abort with code 75: peer gone (after it saw rank 1 fail)",
+			"gompirun: then rank 3 (pid 103) called Abort with code 75: peer gone (after it saw rank 1 fail)",
+		}, 5},
+		{"followers first", []string{"abort3", "abort2", "exit1"}, []string{
+			"gompirun: rank 1 (pid 101) exited with status 5; stopping the job",
+			"gompirun: then rank 3 (pid 103) called Abort with code 75: peer gone (after it saw rank 1 fail)",
+			"gompirun: then rank 2 (pid 102) called Abort with code 75: peer gone (after it saw rank 1 fail)",
+		}, 5},
+		{"only followers", []string{"abort2", "abort3"}, []string{
+			"gompirun: rank 2 (pid 102) called Abort with code 75: peer gone; stopping the job",
+			"gompirun: then rank 3 (pid 103) called Abort with code 75: peer gone (after it saw rank 1 fail)",
+		}, 75},
+		{"timeout then a follower", []string{"timeout", "abort2"}, []string{
+			"gompirun: job timed out after 5 seconds; killing ranks",
+			"gompirun: then rank 2 (pid 102) called Abort with code 75: peer gone (after it saw rank 1 fail)",
+		}, ExitTimeout},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var stderr strings.Builder
+			srv, err := NewServer(ServerConfig{JobID: "t", Size: 4, Secret: testSecret})
+			if err != nil {
+				t.Fatal(err)
+			}
+			j := &job{term: newTerminal(&strings.Builder{}, &stderr), srv: srv, pids: []int{100, 101, 102, 103},
+				cause: -1, sent: make([]map[syscall.Signal]bool, 4), stopReq: make(chan struct{})}
+			for _, ev := range tt.order {
+				switch ev {
+				case "abort2", "abort3":
+					rank := int(ev[5] - '0')
+					j.onAbort(AbortCall{Rank: rank, Code: 75, Message: "peer gone", FailedPeers: []int{1}})
+				case "exit1":
+					f, _ := classify(exitEvent{rank: 1, pid: 101, status: exited(5)}, true, false)
+					j.fail(f)
+				case "timeout":
+					j.fail(jobFailure("job timed out after 5 seconds; killing ranks", ExitTimeout))
+				}
+			}
+			if code := j.verdict(); code != tt.code {
+				t.Errorf("status %d, want %d", code, tt.code)
+			}
+			if got := strings.Split(strings.TrimSpace(stderr.String()), "\n"); !slices.Equal(got, tt.want) {
+				t.Errorf("stderr:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(tt.want, "\n"))
+			}
+		})
+	}
+}

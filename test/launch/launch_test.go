@@ -337,3 +337,43 @@ func TestVersionAndHelp(t *testing.T) {
 	r.wantCode(t, 1)
 	r.wantStderr(t, "no program given")
 }
+
+// The first failure gompirun names is the root cause, even when the ranks
+// that fail because of it (here within milliseconds, by aborting when their
+// receive from the dead rank fails) are seen first; they follow, and the
+// exit status is the cause's.
+func TestRootCauseIsNamedFirst(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		kind, what string
+		code       int
+	}{
+		{"nofinalize", "exited without calling Finalize", 1},
+		{"exit", "exited with status 5", 5},
+		{"kill", "killed by signal SIGKILL", 128 + int(syscall.SIGKILL)},
+	} {
+		t.Run(tt.kind, func(t *testing.T) {
+			t.Parallel()
+			r := run(t, "", nil, "-np", "4", "--oversubscribe", causeprog, tt.kind)
+			r.wantCode(t, tt.code)
+			ranks := pids(r.stdout, "pid")
+			var lines []string
+			for _, l := range strings.Split(r.stderr, "\n") {
+				if strings.HasPrefix(l, "gompirun: ") {
+					lines = append(lines, l)
+				}
+			}
+			want := fmt.Sprintf("gompirun: rank 1 (pid %d) %s; stopping the job", ranks[1], tt.what)
+			if len(lines) == 0 || lines[0] != want {
+				t.Fatalf("first gompirun line is not the cause %q; stderr:\n%s", want, r.stderr)
+			}
+			follower := regexp.MustCompile(`^gompirun: then rank [023] \(pid \d+\) .*\(after it saw rank 1 fail\)$`)
+			for _, l := range lines[1:] {
+				if !follower.MatchString(l) {
+					t.Errorf("not a follower of rank 1: %q", l)
+				}
+			}
+			waitGone(t, "process", ranks)
+		})
+	}
+}

@@ -20,9 +20,10 @@ import (
 )
 
 var (
-	binDir   string // holds gompirun and rankprog; its parent is the prefix
-	gompirun string
-	rankprog string
+	binDir    string // holds gompirun and the rank programs; its parent is the prefix
+	gompirun  string
+	rankprog  string
+	causeprog string
 )
 
 func TestMain(m *testing.M) {
@@ -36,7 +37,10 @@ func TestMain(m *testing.M) {
 		binDir = filepath.Join(dir, "bin")
 		gompirun = filepath.Join(binDir, "gompirun")
 		rankprog = filepath.Join(binDir, "rankprog")
-		for out, pkg := range map[string]string{gompirun: "../../cmd/gompirun", rankprog: "./testdata/rankprog"} {
+		causeprog = filepath.Join(binDir, "causeprog")
+		for out, pkg := range map[string]string{
+			gompirun: "../../cmd/gompirun", rankprog: "./testdata/rankprog", causeprog: "./testdata/causeprog",
+		} {
 			args := []string{"build", "-o", out}
 			if raceBuild {
 				args = append(args, "-race")

@@ -1,0 +1,43 @@
+// Command causeprog is the rank program of the root-cause tests: rank 1
+// fails in the way its argument names (nofinalize, exit, kill) once every
+// rank is past a barrier; the others then receive from it, fail, and
+// abort because of it (world's error handler is ErrorsAreFatal).
+package main
+
+import (
+	"fmt"
+	"os"
+	"syscall"
+
+	_ "github.com/gompi/gompi/components/all"
+	"github.com/gompi/gompi/mpi"
+)
+
+func main() {
+	if err := mpi.Init(); err != nil {
+		fmt.Fprintln(os.Stderr, "causeprog:", err)
+		os.Exit(2)
+	}
+	w := mpi.CommWorld()
+	rank := w.Rank()
+	fmt.Printf("rank %d pid %d\n", rank, os.Getpid())
+	if err := mpi.Barrier(w); err != nil {
+		fmt.Fprintln(os.Stderr, "causeprog:", err)
+		os.Exit(2)
+	}
+	if rank == 1 {
+		switch os.Args[1] {
+		case "nofinalize":
+			os.Exit(0)
+		case "exit":
+			os.Exit(5)
+		case "kill":
+			_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
+			select {}
+		}
+	}
+	buf := make([]byte, 8)
+	_, err := mpi.Recv(buf, 1, 7, w) // aborts the job: rank 1 is gone
+	fmt.Fprintf(os.Stderr, "causeprog: rank %d: receive from rank 1 returned %v\n", rank, err)
+	os.Exit(3)
+}
