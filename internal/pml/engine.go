@@ -51,6 +51,8 @@ type Engine struct {
 	outbox  []func() // sends decided while delivering, for the pollers
 	spare   []func()
 
+	waits waits // blocking calls that have waited a while, for State
+
 	transfers sync.WaitGroup // background sends of CTS and rendezvous data
 	inFlight  atomic.Int32   // how many of them run: waiters yield to them
 	hdrPool   sync.Pool
@@ -520,10 +522,11 @@ func (e *Engine) Iprobe(context uint32, src, tag int) (Status, bool, error) {
 
 // Probe waits for a message that a receive with these arguments would match.
 func (e *Engine) Probe(context uint32, src, tag int) (Status, error) {
-	w := waiter{e: e}
+	w := waiter{e: e, probe: &PendingOp{Kind: OpProbe, Context: context, Peer: src, Tag: tag}}
 	for {
 		st, ok, err := e.Iprobe(context, src, tag)
 		if ok || err != nil {
+			w.end()
 			return st, err
 		}
 		if w.sleepy() {
@@ -632,7 +635,7 @@ func (e *Engine) Wait(r *Request) Status {
 			p.Flush(r.peer)
 		}
 	}
-	w := waiter{e: e}
+	w := waiter{e: e, one: r}
 	for !r.Done() {
 		if w.sleepy() {
 			if c := r.wakeChan(); !r.Done() {
@@ -645,6 +648,7 @@ func (e *Engine) Wait(r *Request) Status {
 		}
 		w.step()
 	}
+	w.end()
 	return r.settled()
 }
 
@@ -682,10 +686,11 @@ func (e *Engine) progress() int {
 // WaitAny blocks until one of reqs (nil entries are skipped) completes and
 // returns its index, or -1 if every entry is nil.
 func (e *Engine) WaitAny(reqs []*Request) int {
-	w := waiter{e: e}
+	w := waiter{e: e, reqs: reqs}
 	for {
 		i, active := TestAny(reqs)
 		if i >= 0 || !active {
+			w.end()
 			return i
 		}
 		if w.sleepy() {

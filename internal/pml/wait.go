@@ -34,6 +34,21 @@ type waiter struct {
 	idle  int       // polls in a row that found nothing
 	since time.Time // when this idle spell began; zero until measured
 	stage int
+
+	// What the call waits on, and its record once it has waited past the
+	// busy stage (nil before: fast waits record nothing).
+	one   *Request
+	reqs  []*Request
+	probe *PendingOp
+	rec   *WaitRecord
+}
+
+// end unrecords the wait, if it was recorded.
+func (w *waiter) end() {
+	if w.rec != nil {
+		w.e.unrecord(w.rec)
+		w.rec = nil
+	}
 }
 
 const (
@@ -84,5 +99,12 @@ func (w *waiter) advance() {
 		w.stage = stageSleep
 	case idle >= w.e.cfg.BusyPoll:
 		w.stage = stageYield
+	}
+	if w.stage != stageBusy && w.rec == nil {
+		reqs := w.reqs
+		if w.one != nil {
+			reqs = []*Request{w.one}
+		}
+		w.rec = w.e.record(w.since, reqs, w.probe)
 	}
 }
