@@ -54,6 +54,7 @@ func newComm(l *library, name string, context uint32, group []int) *Comm {
 	}
 	c.name.Store(&name)
 	c.cc = collComm{c}
+	l.comms.Store(context, c)
 	return c
 }
 

@@ -116,6 +116,7 @@ func (l *library) derive(parent *Comm, op, name string, group []int, id uint32) 
 	c := newComm(l, name, id, group)
 	c.errh.Store(parent.errh.Load())
 	if err := l.attachColls(c); err != nil {
+		l.comms.CompareAndDelete(id, c)
 		l.ctxs.release(id)
 		return nil, errorf(ClassIntern, err, "%s on %v", op, parent)
 	}
@@ -287,6 +288,7 @@ func (realAPI) CommFree(comm *Comm) error {
 		return errorf(ClassComm, nil, "comm free: %v was already freed", comm)
 	}
 	err = comm.colls.Free()
+	l.comms.CompareAndDelete(comm.context, comm)
 	l.ctxs.release(comm.context)
 	if err != nil {
 		return errorf(ClassIntern, err, "comm free on %v", comm)

@@ -61,6 +61,7 @@ type library struct {
 	collCands []coll.Candidate
 	collLog   hclog.Logger
 	collReqs  sync.Pool // *collReq
+	comms     sync.Map  // user context id -> *Comm, for state reports
 }
 
 var (
@@ -212,6 +213,7 @@ func (l *library) start(ctx context.Context) (_ *library, err error) {
 			return nil, err
 		}
 	}
+	l.client.ServeState(context.Background(), l.state) // until the client closes
 	return l, nil
 }
 

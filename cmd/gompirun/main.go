@@ -38,10 +38,15 @@ func main() {
 	sigs := make(chan os.Signal, 4)
 	// SIGHUP (a closed terminal or ssh session) stops the job like SIGTERM.
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
-	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, sigs))
+	// SIGQUIT (Ctrl-\) asks for a report of what the ranks wait for, as it
+	// asks a JVM for its threads' stacks; mpirun forwards SIGUSR1 and SIGUSR2
+	// to the ranks, so those stay free for the program.
+	quits := make(chan os.Signal, 1)
+	signal.Notify(quits, syscall.SIGQUIT)
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, sigs, quits))
 }
 
-func run(args []string, stdin *os.File, stdout, stderr io.Writer, sigs <-chan os.Signal) int {
+func run(args []string, stdin *os.File, stdout, stderr io.Writer, sigs, quits <-chan os.Signal) int {
 	h := host{lookupEnv: os.LookupEnv, numCPU: runtime.NumCPU()}
 	opt, err := parseArgs(args, h, stdout)
 	if err != nil {
@@ -65,11 +70,15 @@ func run(args []string, stdin *os.File, stdout, stderr io.Writer, sigs <-chan os
 		BindExe:   exe,
 		ReaperExe: exe,
 		Timeout:   opt.timeout,
-		Output:    opt.output,
-		Stdin:     stdin,
-		Stdout:    stdout,
-		Stderr:    stderr,
-		Signals:   sigs,
+
+		ReportStateOnTimeout: opt.reportState,
+		StackTraces:          opt.stacks,
+		StateRequests:        quits,
+		Output:               opt.output,
+		Stdin:                stdin,
+		Stdout:               stdout,
+		Stderr:               stderr,
+		Signals:              sigs,
 		Log: hclog.New(&hclog.LoggerOptions{
 			Name:   "gompirun",
 			Level:  logLevel(opt.verbose),

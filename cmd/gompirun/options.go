@@ -42,7 +42,15 @@ the job's files and exits, wrapper scripts or not.
 
 A rank fails the job when it exits non-zero, is killed by a signal, calls
 Abort, or connects to the runtime and exits 0 without calling Finalize; the
-other ranks then get SIGTERM and, half a second later, SIGKILL.
+other ranks then get SIGTERM and, half a second later, SIGKILL. gompirun names
+the root cause first: a rank that failed because a peer had failed follows it.
+
+What is a job that seems hung waiting for? SIGQUIT to gompirun (Ctrl-\ in its
+terminal; the ranks do not get it) prints every rank's pending receives and
+sends, the MPI call and file:line waiting on them, its unexpected messages,
+and the deadlocks and mismatched tags they add up to; the job goes on.
+--report-state-on-timeout prints the same before --timeout stops the job;
+--get-stack-traces adds every goroutine's stack to both.
 
 --bind-to auto (the default) gives each rank its own share of the n CPUs
 gompirun may use when the ranks fit (2 ranks on 4 CPUs: 2 each; 1 rank: all
@@ -66,6 +74,8 @@ type options struct {
 	exports       []string // NAME=value, in order
 	output        launcher.OutputOptions
 	timeout       time.Duration
+	reportState   bool // --report-state-on-timeout
+	stacks        bool // --get-stack-traces
 	bind          launcher.Bind
 	verbose       int
 	program       string
@@ -122,6 +132,8 @@ func parseArgs(args []string, h host, stdout io.Writer) (*options, error) {
 	fl.BoolVar(&o.output.Timestamp, "timestamp-output", false, "prefix each output line with the time it was printed")
 	fl.StringVar(&o.output.Dir, "output-filename", "", "also write rank N's output to `DIR`/1/rank.N/stdout and stderr")
 	fl.IntVar(&timeout, "timeout", 0, "stop the job after `SECONDS` and exit with status 124 (default $MPIEXEC_TIMEOUT, else none)")
+	fl.BoolVar(&o.reportState, "report-state-on-timeout", false, "before --timeout stops the job, print what every rank waits for")
+	fl.BoolVar(&o.stacks, "get-stack-traces", false, "add every goroutine's stack of every rank to state reports")
 	fl.StringVar(&bindTo, "bind-to", "auto", "which CPUs each rank may use: `auto|core|none` (see above)")
 	fl.CountVarP(&o.verbose, "verbose", "v", "log what gompirun does to stderr (-vv for more)")
 	cmd.InitDefaultHelpFlag()

@@ -228,6 +228,18 @@ const (
 	TagRules
 )
 
+// TagName names the collective whose messages carry tag (TagBcast:
+// "bcast"), or returns "" for a tag that is not a collective's.
+func TagName(tag int) string {
+	if i := TagBarrier - tag; i >= 0 && i < len(Collectives) {
+		return Collectives[i]
+	}
+	if tag == TagRules {
+		return "communicator creation"
+	}
+	return ""
+}
+
 // ErrNoProvider marks a collective that no selected component provides.
 var ErrNoProvider = errors.New("no coll component provides this collective")
 

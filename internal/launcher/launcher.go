@@ -15,6 +15,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -56,7 +57,15 @@ type Config struct {
 	// removes the job's files if gompirun dies without removing them.
 	ReaperExe string
 	Timeout   time.Duration // stop the job with ExitTimeout after this long; 0: never
-	Output    OutputOptions
+	// ReportStateOnTimeout prints what every rank waits for before a
+	// timeout stops the job; StackTraces adds every goroutine's stack to
+	// such reports.
+	ReportStateOnTimeout bool
+	StackTraces          bool
+	// StateRequests asks for a state report of the running job (gompirun
+	// sends SIGQUIT here).
+	StateRequests <-chan os.Signal
+	Output        OutputOptions
 	// Stdin goes to rank 0 (the other ranks read /dev/null); nil gives rank
 	// 0 /dev/null too. A terminal is read by Run and copied through a pipe,
 	// since rank 0 is not in the terminal's foreground process group.
@@ -518,9 +527,14 @@ func (j *job) supervise(ctx context.Context, pids []int) int {
 		case <-kill:
 			kill = nil
 			signalAll(syscall.SIGKILL)
+		case <-j.cfg.StateRequests:
+			j.reportState(ctx, "asked for with SIGQUIT", alive)
 		case <-timeout:
 			timeout = nil
 			secs := strconv.FormatFloat(j.cfg.Timeout.Seconds(), 'f', -1, 64)
+			if j.cfg.ReportStateOnTimeout {
+				j.reportState(ctx, "at the timeout, after "+secs+" seconds", alive)
+			}
 			j.fail(jobFailure("job timed out after "+secs+" seconds; killing ranks", ExitTimeout))
 		case sig := <-j.cfg.Signals:
 			s, ok := sig.(syscall.Signal)
@@ -549,6 +563,30 @@ func (j *job) supervise(ctx context.Context, pids []int) int {
 	}
 
 	return j.verdict()
+}
+
+// reportState asks every rank what it is doing and prints the answers
+// with what they say together (see writeState). alive holds the ranks not
+// seen exiting.
+func (j *job) reportState(ctx context.Context, why string, alive map[int]int) {
+	reports := j.srv.CollectState(ctx, j.cfg.StackTraces, stateAnswerWait)
+	j.mu.Lock()
+	pids := slices.Clone(j.pids)
+	j.mu.Unlock()
+	gone := make([]string, len(pids))
+	for rank := range pids {
+		connected, finalized := j.srv.RankState(rank)
+		_, running := alive[rank]
+		switch {
+		case !running:
+			gone[rank] = "has exited"
+		case finalized:
+			gone[rank] = "has called Finalize"
+		case !connected:
+			gone[rank] = "has not reached Init's connection to gompirun yet"
+		}
+	}
+	writeState(j.term.stderr(), why, pids, gone, reports)
 }
 
 func (j *job) stopping() bool {

@@ -51,6 +51,10 @@ type Server struct {
 	arrived   []bool // ranks waiting in fence number fenceGen
 	nArrived  int
 	ending    string // why the job is ending; empty while it runs
+
+	watchers map[int]chan *rtepb.Directive // ranks listening for state requests
+	nextID   uint64
+	reports  chan *rtepb.StateReport // answers to the pending state request
 }
 
 // AbortCall is a rank's call to Abort.
@@ -91,9 +95,7 @@ func NewServer(cfg ServerConfig) (*Server, error) {
 	}
 	s.grpc = grpc.NewServer(
 		grpc.UnaryInterceptor(s.authenticate),
-		grpc.StreamInterceptor(func(any, grpc.ServerStream, *grpc.StreamServerInfo, grpc.StreamHandler) error {
-			return status.Error(codes.Unimplemented, "the job server has no streaming calls")
-		}),
+		grpc.StreamInterceptor(s.authenticateStream),
 	)
 	rtepb.RegisterRuntimeServer(s.grpc, s)
 	return s, nil
@@ -153,13 +155,27 @@ func (s *Server) broadcastLocked() {
 
 // authenticate refuses calls that do not carry the job secret.
 func (s *Server) authenticate(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+	if err := s.checkSecret(ctx, info.FullMethod); err != nil {
+		return nil, err
+	}
+	return handler(ctx, req)
+}
+
+func (s *Server) checkSecret(ctx context.Context, method string) error {
 	md, _ := metadata.FromIncomingContext(ctx)
 	vals := md.Get(rte.SecretMetadataKey)
 	if len(vals) != 1 || subtle.ConstantTimeCompare([]byte(vals[0]), s.secretHex) != 1 {
-		s.cfg.Log.Warn("refused a call without the job secret", "method", info.FullMethod)
-		return nil, status.Errorf(codes.Unauthenticated, "%s: missing or wrong job secret (metadata %q)", info.FullMethod, rte.SecretMetadataKey)
+		s.cfg.Log.Warn("refused a call without the job secret", "method", method)
+		return status.Errorf(codes.Unauthenticated, "%s: missing or wrong job secret (metadata %q)", method, rte.SecretMetadataKey)
 	}
-	return handler(ctx, req)
+	return nil
+}
+
+func (s *Server) authenticateStream(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
+	if err := s.checkSecret(ss.Context(), info.FullMethod); err != nil {
+		return err
+	}
+	return handler(srv, ss)
 }
 
 func (s *Server) rank(r int32, role string) (int, error) {

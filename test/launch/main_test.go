@@ -24,6 +24,7 @@ var (
 	gompirun  string
 	rankprog  string
 	causeprog string
+	hangprog  string
 )
 
 func TestMain(m *testing.M) {
@@ -38,8 +39,10 @@ func TestMain(m *testing.M) {
 		gompirun = filepath.Join(binDir, "gompirun")
 		rankprog = filepath.Join(binDir, "rankprog")
 		causeprog = filepath.Join(binDir, "causeprog")
+		hangprog = filepath.Join(binDir, "hangprog")
 		for out, pkg := range map[string]string{
 			gompirun: "../../cmd/gompirun", rankprog: "./testdata/rankprog", causeprog: "./testdata/causeprog",
+			hangprog: "./testdata/hangprog",
 		} {
 			args := []string{"build", "-o", out}
 			if raceBuild {

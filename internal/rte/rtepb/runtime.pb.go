@@ -601,6 +601,427 @@ func (*FinalizeResponse) Descriptor() ([]byte, []int) {
 	return file_runtime_proto_rawDescGZIP(), []int{11}
 }
 
+type WatchRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Rank          int32                  `protobuf:"varint,1,opt,name=rank,proto3" json:"rank,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *WatchRequest) Reset() {
+	*x = WatchRequest{}
+	mi := &file_runtime_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WatchRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WatchRequest) ProtoMessage() {}
+
+func (x *WatchRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_runtime_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WatchRequest.ProtoReflect.Descriptor instead.
+func (*WatchRequest) Descriptor() ([]byte, []int) {
+	return file_runtime_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *WatchRequest) GetRank() int32 {
+	if x != nil {
+		return x.Rank
+	}
+	return 0
+}
+
+// Directive asks a rank for its state.
+type Directive struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Id    uint64                 `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
+	// stacks: add every goroutine's stack.
+	Stacks        bool `protobuf:"varint,2,opt,name=stacks,proto3" json:"stacks,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Directive) Reset() {
+	*x = Directive{}
+	mi := &file_runtime_proto_msgTypes[13]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Directive) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Directive) ProtoMessage() {}
+
+func (x *Directive) ProtoReflect() protoreflect.Message {
+	mi := &file_runtime_proto_msgTypes[13]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Directive.ProtoReflect.Descriptor instead.
+func (*Directive) Descriptor() ([]byte, []int) {
+	return file_runtime_proto_rawDescGZIP(), []int{13}
+}
+
+func (x *Directive) GetId() uint64 {
+	if x != nil {
+		return x.Id
+	}
+	return 0
+}
+
+func (x *Directive) GetStacks() bool {
+	if x != nil {
+		return x.Stacks
+	}
+	return false
+}
+
+type StateReport struct {
+	state           protoimpl.MessageState `protogen:"open.v1"`
+	Rank            int32                  `protobuf:"varint,1,opt,name=rank,proto3" json:"rank,omitempty"`
+	Id              uint64                 `protobuf:"varint,2,opt,name=id,proto3" json:"id,omitempty"` // the Directive's
+	Ops             []*PendingOp           `protobuf:"bytes,3,rep,name=ops,proto3" json:"ops,omitempty"`
+	Unexpected      []*UnexpectedMessage   `protobuf:"bytes,4,rep,name=unexpected,proto3" json:"unexpected,omitempty"` // the first few
+	UnexpectedTotal int32                  `protobuf:"varint,5,opt,name=unexpected_total,json=unexpectedTotal,proto3" json:"unexpected_total,omitempty"`
+	Stacks          string                 `protobuf:"bytes,6,opt,name=stacks,proto3" json:"stacks,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
+}
+
+func (x *StateReport) Reset() {
+	*x = StateReport{}
+	mi := &file_runtime_proto_msgTypes[14]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *StateReport) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*StateReport) ProtoMessage() {}
+
+func (x *StateReport) ProtoReflect() protoreflect.Message {
+	mi := &file_runtime_proto_msgTypes[14]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use StateReport.ProtoReflect.Descriptor instead.
+func (*StateReport) Descriptor() ([]byte, []int) {
+	return file_runtime_proto_rawDescGZIP(), []int{14}
+}
+
+func (x *StateReport) GetRank() int32 {
+	if x != nil {
+		return x.Rank
+	}
+	return 0
+}
+
+func (x *StateReport) GetId() uint64 {
+	if x != nil {
+		return x.Id
+	}
+	return 0
+}
+
+func (x *StateReport) GetOps() []*PendingOp {
+	if x != nil {
+		return x.Ops
+	}
+	return nil
+}
+
+func (x *StateReport) GetUnexpected() []*UnexpectedMessage {
+	if x != nil {
+		return x.Unexpected
+	}
+	return nil
+}
+
+func (x *StateReport) GetUnexpectedTotal() int32 {
+	if x != nil {
+		return x.UnexpectedTotal
+	}
+	return 0
+}
+
+func (x *StateReport) GetStacks() string {
+	if x != nil {
+		return x.Stacks
+	}
+	return ""
+}
+
+// PendingOp is a receive, send or probe that has not completed.
+type PendingOp struct {
+	state      protoimpl.MessageState `protogen:"open.v1"`
+	Kind       string                 `protobuf:"bytes,1,opt,name=kind,proto3" json:"kind,omitempty"`                             // recv, send or probe
+	Peer       int32                  `protobuf:"varint,2,opt,name=peer,proto3" json:"peer,omitempty"`                            // in the communicator's ranks; -1: any
+	PeerWorld  int32                  `protobuf:"varint,3,opt,name=peer_world,json=peerWorld,proto3" json:"peer_world,omitempty"` // -1: any
+	Tag        int32                  `protobuf:"varint,4,opt,name=tag,proto3" json:"tag,omitempty"`                              // -1: any
+	Comm       string                 `protobuf:"bytes,5,opt,name=comm,proto3" json:"comm,omitempty"`
+	Bytes      int64                  `protobuf:"varint,6,opt,name=bytes,proto3" json:"bytes,omitempty"`
+	Collective string                 `protobuf:"bytes,7,opt,name=collective,proto3" json:"collective,omitempty"` // the collective it belongs to, if any
+	// The MPI call that waits on it, where, and for how long; empty when
+	// no call waits on it.
+	Call          string `protobuf:"bytes,8,opt,name=call,proto3" json:"call,omitempty"`
+	Site          string `protobuf:"bytes,9,opt,name=site,proto3" json:"site,omitempty"`
+	WaitedNs      int64  `protobuf:"varint,10,opt,name=waited_ns,json=waitedNs,proto3" json:"waited_ns,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PendingOp) Reset() {
+	*x = PendingOp{}
+	mi := &file_runtime_proto_msgTypes[15]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PendingOp) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PendingOp) ProtoMessage() {}
+
+func (x *PendingOp) ProtoReflect() protoreflect.Message {
+	mi := &file_runtime_proto_msgTypes[15]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PendingOp.ProtoReflect.Descriptor instead.
+func (*PendingOp) Descriptor() ([]byte, []int) {
+	return file_runtime_proto_rawDescGZIP(), []int{15}
+}
+
+func (x *PendingOp) GetKind() string {
+	if x != nil {
+		return x.Kind
+	}
+	return ""
+}
+
+func (x *PendingOp) GetPeer() int32 {
+	if x != nil {
+		return x.Peer
+	}
+	return 0
+}
+
+func (x *PendingOp) GetPeerWorld() int32 {
+	if x != nil {
+		return x.PeerWorld
+	}
+	return 0
+}
+
+func (x *PendingOp) GetTag() int32 {
+	if x != nil {
+		return x.Tag
+	}
+	return 0
+}
+
+func (x *PendingOp) GetComm() string {
+	if x != nil {
+		return x.Comm
+	}
+	return ""
+}
+
+func (x *PendingOp) GetBytes() int64 {
+	if x != nil {
+		return x.Bytes
+	}
+	return 0
+}
+
+func (x *PendingOp) GetCollective() string {
+	if x != nil {
+		return x.Collective
+	}
+	return ""
+}
+
+func (x *PendingOp) GetCall() string {
+	if x != nil {
+		return x.Call
+	}
+	return ""
+}
+
+func (x *PendingOp) GetSite() string {
+	if x != nil {
+		return x.Site
+	}
+	return ""
+}
+
+func (x *PendingOp) GetWaitedNs() int64 {
+	if x != nil {
+		return x.WaitedNs
+	}
+	return 0
+}
+
+type UnexpectedMessage struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	From          int32                  `protobuf:"varint,1,opt,name=from,proto3" json:"from,omitempty"` // in the communicator's ranks
+	FromWorld     int32                  `protobuf:"varint,2,opt,name=from_world,json=fromWorld,proto3" json:"from_world,omitempty"`
+	Tag           int32                  `protobuf:"varint,3,opt,name=tag,proto3" json:"tag,omitempty"`
+	Comm          string                 `protobuf:"bytes,4,opt,name=comm,proto3" json:"comm,omitempty"`
+	Bytes         int64                  `protobuf:"varint,5,opt,name=bytes,proto3" json:"bytes,omitempty"`
+	Collective    string                 `protobuf:"bytes,6,opt,name=collective,proto3" json:"collective,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *UnexpectedMessage) Reset() {
+	*x = UnexpectedMessage{}
+	mi := &file_runtime_proto_msgTypes[16]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UnexpectedMessage) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UnexpectedMessage) ProtoMessage() {}
+
+func (x *UnexpectedMessage) ProtoReflect() protoreflect.Message {
+	mi := &file_runtime_proto_msgTypes[16]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UnexpectedMessage.ProtoReflect.Descriptor instead.
+func (*UnexpectedMessage) Descriptor() ([]byte, []int) {
+	return file_runtime_proto_rawDescGZIP(), []int{16}
+}
+
+func (x *UnexpectedMessage) GetFrom() int32 {
+	if x != nil {
+		return x.From
+	}
+	return 0
+}
+
+func (x *UnexpectedMessage) GetFromWorld() int32 {
+	if x != nil {
+		return x.FromWorld
+	}
+	return 0
+}
+
+func (x *UnexpectedMessage) GetTag() int32 {
+	if x != nil {
+		return x.Tag
+	}
+	return 0
+}
+
+func (x *UnexpectedMessage) GetComm() string {
+	if x != nil {
+		return x.Comm
+	}
+	return ""
+}
+
+func (x *UnexpectedMessage) GetBytes() int64 {
+	if x != nil {
+		return x.Bytes
+	}
+	return 0
+}
+
+func (x *UnexpectedMessage) GetCollective() string {
+	if x != nil {
+		return x.Collective
+	}
+	return ""
+}
+
+type ReportStateResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ReportStateResponse) Reset() {
+	*x = ReportStateResponse{}
+	mi := &file_runtime_proto_msgTypes[17]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ReportStateResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ReportStateResponse) ProtoMessage() {}
+
+func (x *ReportStateResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_runtime_proto_msgTypes[17]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ReportStateResponse.ProtoReflect.Descriptor instead.
+func (*ReportStateResponse) Descriptor() ([]byte, []int) {
+	return file_runtime_proto_rawDescGZIP(), []int{17}
+}
+
 var File_runtime_proto protoreflect.FileDescriptor
 
 const file_runtime_proto_rawDesc = "" +
@@ -637,14 +1058,56 @@ const file_runtime_proto_rawDesc = "" +
 	"\rAbortResponse\"%\n" +
 	"\x0fFinalizeRequest\x12\x12\n" +
 	"\x04rank\x18\x01 \x01(\x05R\x04rank\"\x12\n" +
-	"\x10FinalizeResponse2\x92\x03\n" +
+	"\x10FinalizeResponse\"\"\n" +
+	"\fWatchRequest\x12\x12\n" +
+	"\x04rank\x18\x01 \x01(\x05R\x04rank\"3\n" +
+	"\tDirective\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\x04R\x02id\x12\x16\n" +
+	"\x06stacks\x18\x02 \x01(\bR\x06stacks\"\xe0\x01\n" +
+	"\vStateReport\x12\x12\n" +
+	"\x04rank\x18\x01 \x01(\x05R\x04rank\x12\x0e\n" +
+	"\x02id\x18\x02 \x01(\x04R\x02id\x12)\n" +
+	"\x03ops\x18\x03 \x03(\v2\x17.gompi.rte.v1.PendingOpR\x03ops\x12?\n" +
+	"\n" +
+	"unexpected\x18\x04 \x03(\v2\x1f.gompi.rte.v1.UnexpectedMessageR\n" +
+	"unexpected\x12)\n" +
+	"\x10unexpected_total\x18\x05 \x01(\x05R\x0funexpectedTotal\x12\x16\n" +
+	"\x06stacks\x18\x06 \x01(\tR\x06stacks\"\xf3\x01\n" +
+	"\tPendingOp\x12\x12\n" +
+	"\x04kind\x18\x01 \x01(\tR\x04kind\x12\x12\n" +
+	"\x04peer\x18\x02 \x01(\x05R\x04peer\x12\x1d\n" +
+	"\n" +
+	"peer_world\x18\x03 \x01(\x05R\tpeerWorld\x12\x10\n" +
+	"\x03tag\x18\x04 \x01(\x05R\x03tag\x12\x12\n" +
+	"\x04comm\x18\x05 \x01(\tR\x04comm\x12\x14\n" +
+	"\x05bytes\x18\x06 \x01(\x03R\x05bytes\x12\x1e\n" +
+	"\n" +
+	"collective\x18\a \x01(\tR\n" +
+	"collective\x12\x12\n" +
+	"\x04call\x18\b \x01(\tR\x04call\x12\x12\n" +
+	"\x04site\x18\t \x01(\tR\x04site\x12\x1b\n" +
+	"\twaited_ns\x18\n" +
+	" \x01(\x03R\bwaitedNs\"\xa2\x01\n" +
+	"\x11UnexpectedMessage\x12\x12\n" +
+	"\x04from\x18\x01 \x01(\x05R\x04from\x12\x1d\n" +
+	"\n" +
+	"from_world\x18\x02 \x01(\x05R\tfromWorld\x12\x10\n" +
+	"\x03tag\x18\x03 \x01(\x05R\x03tag\x12\x12\n" +
+	"\x04comm\x18\x04 \x01(\tR\x04comm\x12\x14\n" +
+	"\x05bytes\x18\x05 \x01(\x03R\x05bytes\x12\x1e\n" +
+	"\n" +
+	"collective\x18\x06 \x01(\tR\n" +
+	"collective\"\x15\n" +
+	"\x13ReportStateResponse2\x9f\x04\n" +
 	"\aRuntime\x12@\n" +
 	"\x05Hello\x12\x1a.gompi.rte.v1.HelloRequest\x1a\x1b.gompi.rte.v1.HelloResponse\x12:\n" +
 	"\x03Put\x12\x18.gompi.rte.v1.PutRequest\x1a\x19.gompi.rte.v1.PutResponse\x12@\n" +
 	"\x05Fence\x12\x1a.gompi.rte.v1.FenceRequest\x1a\x1b.gompi.rte.v1.FenceResponse\x12:\n" +
 	"\x03Get\x12\x18.gompi.rte.v1.GetRequest\x1a\x19.gompi.rte.v1.GetResponse\x12@\n" +
 	"\x05Abort\x12\x1a.gompi.rte.v1.AbortRequest\x1a\x1b.gompi.rte.v1.AbortResponse\x12I\n" +
-	"\bFinalize\x12\x1d.gompi.rte.v1.FinalizeRequest\x1a\x1e.gompi.rte.v1.FinalizeResponseB+Z)github.com/gompi/gompi/internal/rte/rtepbb\x06proto3"
+	"\bFinalize\x12\x1d.gompi.rte.v1.FinalizeRequest\x1a\x1e.gompi.rte.v1.FinalizeResponse\x12>\n" +
+	"\x05Watch\x12\x1a.gompi.rte.v1.WatchRequest\x1a\x17.gompi.rte.v1.Directive0\x01\x12K\n" +
+	"\vReportState\x12\x19.gompi.rte.v1.StateReport\x1a!.gompi.rte.v1.ReportStateResponseB+Z)github.com/gompi/gompi/internal/rte/rtepbb\x06proto3"
 
 var (
 	file_runtime_proto_rawDescOnce sync.Once
@@ -658,39 +1121,51 @@ func file_runtime_proto_rawDescGZIP() []byte {
 	return file_runtime_proto_rawDescData
 }
 
-var file_runtime_proto_msgTypes = make([]protoimpl.MessageInfo, 12)
+var file_runtime_proto_msgTypes = make([]protoimpl.MessageInfo, 18)
 var file_runtime_proto_goTypes = []any{
-	(*HelloRequest)(nil),     // 0: gompi.rte.v1.HelloRequest
-	(*HelloResponse)(nil),    // 1: gompi.rte.v1.HelloResponse
-	(*PutRequest)(nil),       // 2: gompi.rte.v1.PutRequest
-	(*PutResponse)(nil),      // 3: gompi.rte.v1.PutResponse
-	(*FenceRequest)(nil),     // 4: gompi.rte.v1.FenceRequest
-	(*FenceResponse)(nil),    // 5: gompi.rte.v1.FenceResponse
-	(*GetRequest)(nil),       // 6: gompi.rte.v1.GetRequest
-	(*GetResponse)(nil),      // 7: gompi.rte.v1.GetResponse
-	(*AbortRequest)(nil),     // 8: gompi.rte.v1.AbortRequest
-	(*AbortResponse)(nil),    // 9: gompi.rte.v1.AbortResponse
-	(*FinalizeRequest)(nil),  // 10: gompi.rte.v1.FinalizeRequest
-	(*FinalizeResponse)(nil), // 11: gompi.rte.v1.FinalizeResponse
+	(*HelloRequest)(nil),        // 0: gompi.rte.v1.HelloRequest
+	(*HelloResponse)(nil),       // 1: gompi.rte.v1.HelloResponse
+	(*PutRequest)(nil),          // 2: gompi.rte.v1.PutRequest
+	(*PutResponse)(nil),         // 3: gompi.rte.v1.PutResponse
+	(*FenceRequest)(nil),        // 4: gompi.rte.v1.FenceRequest
+	(*FenceResponse)(nil),       // 5: gompi.rte.v1.FenceResponse
+	(*GetRequest)(nil),          // 6: gompi.rte.v1.GetRequest
+	(*GetResponse)(nil),         // 7: gompi.rte.v1.GetResponse
+	(*AbortRequest)(nil),        // 8: gompi.rte.v1.AbortRequest
+	(*AbortResponse)(nil),       // 9: gompi.rte.v1.AbortResponse
+	(*FinalizeRequest)(nil),     // 10: gompi.rte.v1.FinalizeRequest
+	(*FinalizeResponse)(nil),    // 11: gompi.rte.v1.FinalizeResponse
+	(*WatchRequest)(nil),        // 12: gompi.rte.v1.WatchRequest
+	(*Directive)(nil),           // 13: gompi.rte.v1.Directive
+	(*StateReport)(nil),         // 14: gompi.rte.v1.StateReport
+	(*PendingOp)(nil),           // 15: gompi.rte.v1.PendingOp
+	(*UnexpectedMessage)(nil),   // 16: gompi.rte.v1.UnexpectedMessage
+	(*ReportStateResponse)(nil), // 17: gompi.rte.v1.ReportStateResponse
 }
 var file_runtime_proto_depIdxs = []int32{
-	0,  // 0: gompi.rte.v1.Runtime.Hello:input_type -> gompi.rte.v1.HelloRequest
-	2,  // 1: gompi.rte.v1.Runtime.Put:input_type -> gompi.rte.v1.PutRequest
-	4,  // 2: gompi.rte.v1.Runtime.Fence:input_type -> gompi.rte.v1.FenceRequest
-	6,  // 3: gompi.rte.v1.Runtime.Get:input_type -> gompi.rte.v1.GetRequest
-	8,  // 4: gompi.rte.v1.Runtime.Abort:input_type -> gompi.rte.v1.AbortRequest
-	10, // 5: gompi.rte.v1.Runtime.Finalize:input_type -> gompi.rte.v1.FinalizeRequest
-	1,  // 6: gompi.rte.v1.Runtime.Hello:output_type -> gompi.rte.v1.HelloResponse
-	3,  // 7: gompi.rte.v1.Runtime.Put:output_type -> gompi.rte.v1.PutResponse
-	5,  // 8: gompi.rte.v1.Runtime.Fence:output_type -> gompi.rte.v1.FenceResponse
-	7,  // 9: gompi.rte.v1.Runtime.Get:output_type -> gompi.rte.v1.GetResponse
-	9,  // 10: gompi.rte.v1.Runtime.Abort:output_type -> gompi.rte.v1.AbortResponse
-	11, // 11: gompi.rte.v1.Runtime.Finalize:output_type -> gompi.rte.v1.FinalizeResponse
-	6,  // [6:12] is the sub-list for method output_type
-	0,  // [0:6] is the sub-list for method input_type
-	0,  // [0:0] is the sub-list for extension type_name
-	0,  // [0:0] is the sub-list for extension extendee
-	0,  // [0:0] is the sub-list for field type_name
+	15, // 0: gompi.rte.v1.StateReport.ops:type_name -> gompi.rte.v1.PendingOp
+	16, // 1: gompi.rte.v1.StateReport.unexpected:type_name -> gompi.rte.v1.UnexpectedMessage
+	0,  // 2: gompi.rte.v1.Runtime.Hello:input_type -> gompi.rte.v1.HelloRequest
+	2,  // 3: gompi.rte.v1.Runtime.Put:input_type -> gompi.rte.v1.PutRequest
+	4,  // 4: gompi.rte.v1.Runtime.Fence:input_type -> gompi.rte.v1.FenceRequest
+	6,  // 5: gompi.rte.v1.Runtime.Get:input_type -> gompi.rte.v1.GetRequest
+	8,  // 6: gompi.rte.v1.Runtime.Abort:input_type -> gompi.rte.v1.AbortRequest
+	10, // 7: gompi.rte.v1.Runtime.Finalize:input_type -> gompi.rte.v1.FinalizeRequest
+	12, // 8: gompi.rte.v1.Runtime.Watch:input_type -> gompi.rte.v1.WatchRequest
+	14, // 9: gompi.rte.v1.Runtime.ReportState:input_type -> gompi.rte.v1.StateReport
+	1,  // 10: gompi.rte.v1.Runtime.Hello:output_type -> gompi.rte.v1.HelloResponse
+	3,  // 11: gompi.rte.v1.Runtime.Put:output_type -> gompi.rte.v1.PutResponse
+	5,  // 12: gompi.rte.v1.Runtime.Fence:output_type -> gompi.rte.v1.FenceResponse
+	7,  // 13: gompi.rte.v1.Runtime.Get:output_type -> gompi.rte.v1.GetResponse
+	9,  // 14: gompi.rte.v1.Runtime.Abort:output_type -> gompi.rte.v1.AbortResponse
+	11, // 15: gompi.rte.v1.Runtime.Finalize:output_type -> gompi.rte.v1.FinalizeResponse
+	13, // 16: gompi.rte.v1.Runtime.Watch:output_type -> gompi.rte.v1.Directive
+	17, // 17: gompi.rte.v1.Runtime.ReportState:output_type -> gompi.rte.v1.ReportStateResponse
+	10, // [10:18] is the sub-list for method output_type
+	2,  // [2:10] is the sub-list for method input_type
+	2,  // [2:2] is the sub-list for extension type_name
+	2,  // [2:2] is the sub-list for extension extendee
+	0,  // [0:2] is the sub-list for field type_name
 }
 
 func init() { file_runtime_proto_init() }
@@ -704,7 +1179,7 @@ func file_runtime_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_runtime_proto_rawDesc), len(file_runtime_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   12,
+			NumMessages:   18,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -19,12 +19,14 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	Runtime_Hello_FullMethodName    = "/gompi.rte.v1.Runtime/Hello"
-	Runtime_Put_FullMethodName      = "/gompi.rte.v1.Runtime/Put"
-	Runtime_Fence_FullMethodName    = "/gompi.rte.v1.Runtime/Fence"
-	Runtime_Get_FullMethodName      = "/gompi.rte.v1.Runtime/Get"
-	Runtime_Abort_FullMethodName    = "/gompi.rte.v1.Runtime/Abort"
-	Runtime_Finalize_FullMethodName = "/gompi.rte.v1.Runtime/Finalize"
+	Runtime_Hello_FullMethodName       = "/gompi.rte.v1.Runtime/Hello"
+	Runtime_Put_FullMethodName         = "/gompi.rte.v1.Runtime/Put"
+	Runtime_Fence_FullMethodName       = "/gompi.rte.v1.Runtime/Fence"
+	Runtime_Get_FullMethodName         = "/gompi.rte.v1.Runtime/Get"
+	Runtime_Abort_FullMethodName       = "/gompi.rte.v1.Runtime/Abort"
+	Runtime_Finalize_FullMethodName    = "/gompi.rte.v1.Runtime/Finalize"
+	Runtime_Watch_FullMethodName       = "/gompi.rte.v1.Runtime/Watch"
+	Runtime_ReportState_FullMethodName = "/gompi.rte.v1.Runtime/ReportState"
 )
 
 // RuntimeClient is the client API for Runtime service.
@@ -48,6 +50,11 @@ type RuntimeClient interface {
 	Abort(ctx context.Context, in *AbortRequest, opts ...grpc.CallOption) (*AbortResponse, error)
 	// Finalize records that the rank finished cleanly.
 	Finalize(ctx context.Context, in *FinalizeRequest, opts ...grpc.CallOption) (*FinalizeResponse, error)
+	// Watch carries the launcher's requests to a rank (today: report your
+	// state); the rank keeps it open while it runs.
+	Watch(ctx context.Context, in *WatchRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[Directive], error)
+	// ReportState answers a Directive: what the rank is doing.
+	ReportState(ctx context.Context, in *StateReport, opts ...grpc.CallOption) (*ReportStateResponse, error)
 }
 
 type runtimeClient struct {
@@ -118,6 +125,35 @@ func (c *runtimeClient) Finalize(ctx context.Context, in *FinalizeRequest, opts 
 	return out, nil
 }
 
+func (c *runtimeClient) Watch(ctx context.Context, in *WatchRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[Directive], error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	stream, err := c.cc.NewStream(ctx, &Runtime_ServiceDesc.Streams[0], Runtime_Watch_FullMethodName, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	x := &grpc.GenericClientStream[WatchRequest, Directive]{ClientStream: stream}
+	if err := x.ClientStream.SendMsg(in); err != nil {
+		return nil, err
+	}
+	if err := x.ClientStream.CloseSend(); err != nil {
+		return nil, err
+	}
+	return x, nil
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type Runtime_WatchClient = grpc.ServerStreamingClient[Directive]
+
+func (c *runtimeClient) ReportState(ctx context.Context, in *StateReport, opts ...grpc.CallOption) (*ReportStateResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ReportStateResponse)
+	err := c.cc.Invoke(ctx, Runtime_ReportState_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // RuntimeServer is the server API for Runtime service.
 // All implementations must embed UnimplementedRuntimeServer
 // for forward compatibility.
@@ -139,6 +175,11 @@ type RuntimeServer interface {
 	Abort(context.Context, *AbortRequest) (*AbortResponse, error)
 	// Finalize records that the rank finished cleanly.
 	Finalize(context.Context, *FinalizeRequest) (*FinalizeResponse, error)
+	// Watch carries the launcher's requests to a rank (today: report your
+	// state); the rank keeps it open while it runs.
+	Watch(*WatchRequest, grpc.ServerStreamingServer[Directive]) error
+	// ReportState answers a Directive: what the rank is doing.
+	ReportState(context.Context, *StateReport) (*ReportStateResponse, error)
 	mustEmbedUnimplementedRuntimeServer()
 }
 
@@ -166,6 +207,12 @@ func (UnimplementedRuntimeServer) Abort(context.Context, *AbortRequest) (*AbortR
 }
 func (UnimplementedRuntimeServer) Finalize(context.Context, *FinalizeRequest) (*FinalizeResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method Finalize not implemented")
+}
+func (UnimplementedRuntimeServer) Watch(*WatchRequest, grpc.ServerStreamingServer[Directive]) error {
+	return status.Error(codes.Unimplemented, "method Watch not implemented")
+}
+func (UnimplementedRuntimeServer) ReportState(context.Context, *StateReport) (*ReportStateResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ReportState not implemented")
 }
 func (UnimplementedRuntimeServer) mustEmbedUnimplementedRuntimeServer() {}
 func (UnimplementedRuntimeServer) testEmbeddedByValue()                 {}
@@ -296,6 +343,35 @@ func _Runtime_Finalize_Handler(srv interface{}, ctx context.Context, dec func(in
 	return interceptor(ctx, in, info, handler)
 }
 
+func _Runtime_Watch_Handler(srv interface{}, stream grpc.ServerStream) error {
+	m := new(WatchRequest)
+	if err := stream.RecvMsg(m); err != nil {
+		return err
+	}
+	return srv.(RuntimeServer).Watch(m, &grpc.GenericServerStream[WatchRequest, Directive]{ServerStream: stream})
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type Runtime_WatchServer = grpc.ServerStreamingServer[Directive]
+
+func _Runtime_ReportState_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(StateReport)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(RuntimeServer).ReportState(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Runtime_ReportState_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(RuntimeServer).ReportState(ctx, req.(*StateReport))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // Runtime_ServiceDesc is the grpc.ServiceDesc for Runtime service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -327,7 +403,17 @@ var Runtime_ServiceDesc = grpc.ServiceDesc{
 			MethodName: "Finalize",
 			Handler:    _Runtime_Finalize_Handler,
 		},
+		{
+			MethodName: "ReportState",
+			Handler:    _Runtime_ReportState_Handler,
+		},
 	},
-	Streams:  []grpc.StreamDesc{},
+	Streams: []grpc.StreamDesc{
+		{
+			StreamName:    "Watch",
+			Handler:       _Runtime_Watch_Handler,
+			ServerStreams: true,
+		},
+	},
 	Metadata: "runtime.proto",
 }

@@ -1,0 +1,59 @@
+package launcher
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/gompi/gompi/internal/rte/rtepb"
+)
+
+func recvOp(from, tag int32, site string) *rtepb.PendingOp {
+	return &rtepb.PendingOp{Kind: "recv", Peer: from, PeerWorld: from, Tag: tag, Comm: "world", Bytes: 8,
+		Call: "Recv", Site: site, WaitedNs: 1e9}
+}
+
+func TestAnalyzeFindsEachCycleOnce(t *testing.T) {
+	reports := []*rtepb.StateReport{
+		{Rank: 0, Ops: []*rtepb.PendingOp{recvOp(1, 7, "a.go:1")}},
+		{Rank: 1, Ops: []*rtepb.PendingOp{recvOp(2, 7, "a.go:2")}},
+		{Rank: 2, Ops: []*rtepb.PendingOp{recvOp(0, 7, "a.go:3")}},
+		{Rank: 3, Ops: []*rtepb.PendingOp{recvOp(-1, -1, "a.go:4")}}, // any source: no edge
+		nil, // did not answer
+	}
+	got := analyze(reports)
+	want := "deadlock: rank 0 waits to receive from 1 tag 7 on world at a.go:1; rank 1 waits to receive from 2 tag 7 on world at a.go:2; " +
+		"rank 2 waits to receive from 0 tag 7 on world at a.go:3"
+	if len(got) != 1 || got[0] != want {
+		t.Fatalf("analyze:\n%s\nwant:\n%s", strings.Join(got, "\n"), want)
+	}
+}
+
+func TestAnalyzeIgnoresWhatNobodyWaitsOn(t *testing.T) {
+	posted := recvOp(1, 7, "")
+	posted.Call = "" // an Irecv nobody waits on
+	reports := []*rtepb.StateReport{
+		{Rank: 0, Ops: []*rtepb.PendingOp{posted}},
+		{Rank: 1, Ops: []*rtepb.PendingOp{recvOp(0, 7, "b.go:9")}},
+	}
+	if got := analyze(reports); len(got) != 0 {
+		t.Fatalf("analyze: %q, want nothing: rank 0 waits on nothing", got)
+	}
+}
+
+func TestAnalyzeFindsAMismatchedSend(t *testing.T) {
+	// Rank 0's rendezvous send to 1 has tag 9; rank 1 waits for tag 7.
+	reports := []*rtepb.StateReport{
+		{Rank: 0, Ops: []*rtepb.PendingOp{{Kind: "send", Peer: 1, PeerWorld: 1, Tag: 9, Comm: "world", Bytes: 1 << 20}}},
+		{Rank: 1, Ops: []*rtepb.PendingOp{recvOp(0, 7, "c.go:5")}},
+	}
+	got := analyze(reports)
+	want := "no send matches: rank 1 waits to receive from 0 tag 7 on world at c.go:5, but what rank 0 sent it has tag 9 on world"
+	if len(got) != 1 || got[0] != want {
+		t.Fatalf("analyze: %q, want %q", got, want)
+	}
+	// A matching message already here means no mismatch.
+	reports[1].Unexpected = []*rtepb.UnexpectedMessage{{From: 0, FromWorld: 0, Tag: 7, Comm: "world", Bytes: 8}}
+	if got := analyze(reports); len(got) != 0 {
+		t.Fatalf("analyze with a matching message: %q", got)
+	}
+}

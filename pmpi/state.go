@@ -1,0 +1,141 @@
+package pmpi
+
+import (
+	"fmt"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/gompi/gompi/frameworks/coll"
+	"github.com/gompi/gompi/internal/pml"
+	"github.com/gompi/gompi/internal/rte"
+)
+
+// maxUnexpectedListed bounds the unexpected messages a state report lists.
+const maxUnexpectedListed = 20
+
+// state answers gompirun's question "what is this rank doing?": the
+// engine's pending operations in the terms of the program (communicator
+// names and ranks, the MPI call that waits and where it was called), and
+// its unexpected messages.
+func (l *library) state(stacks bool) rte.State {
+	es := l.engine.State(maxUnexpectedListed)
+	st := rte.State{UnexpectedTotal: es.UnexpectedTotal}
+	for _, op := range es.Pending {
+		comm, collective := l.describeContext(op.Context, op.Tag)
+		o := rte.Op{
+			Kind: op.Kind, PeerWorld: op.Peer, Peer: l.commRank(op.Context, op.Peer), Tag: op.Tag,
+			Comm: comm, Bytes: op.Bytes, Collective: collective,
+		}
+		if op.Wait != nil {
+			o.Call, o.Site = callSite(op.Wait.PCs)
+			o.Waited = time.Since(op.Wait.Since)
+		}
+		st.Ops = append(st.Ops, o)
+	}
+	for _, m := range es.Unexpected {
+		comm, collective := l.describeContext(m.Context, m.Tag)
+		st.Unexpected = append(st.Unexpected, rte.Message{
+			From: l.commRank(m.Context, m.From), FromWorld: m.From, Tag: m.Tag, Comm: comm,
+			Bytes: m.Size, Collective: collective,
+		})
+	}
+	if stacks {
+		st.Stacks = allStacks()
+	}
+	return st
+}
+
+// comm finds the communicator that owns a context id: each has two, the
+// even one for its point-to-point traffic and the next for its collectives.
+func (l *library) comm(context uint32) *Comm {
+	if c, ok := l.comms.Load(context &^ 1); ok {
+		return c.(*Comm)
+	}
+	return nil
+}
+
+// describeContext names the communicator of a context id and, for the
+// collective context, the collective the tag belongs to.
+func (l *library) describeContext(context uint32, tag int) (comm, collective string) {
+	c := l.comm(context)
+	if c == nil {
+		return fmt.Sprintf("context %d", context), ""
+	}
+	if context&1 == 1 {
+		collective = coll.TagName(tag)
+	}
+	return c.Name(), collective
+}
+
+// commRank translates a world rank to its rank in the context's
+// communicator; AnySource and unknown ranks stay as they are.
+func (l *library) commRank(context uint32, world int) int {
+	if world == pml.AnySource {
+		return world
+	}
+	if c := l.comm(context); c != nil {
+		if r, ok := c.ranks[world]; ok {
+			return r
+		}
+	}
+	return world
+}
+
+// libraryPrefixes are the packages whose frames are gompi's, not the
+// program's: the call site is the first frame outside them.
+var libraryPrefixes = []string{
+	"github.com/gompi/gompi/mpi.", "github.com/gompi/gompi/pmpi.", "github.com/gompi/gompi/internal/",
+	"github.com/gompi/gompi/frameworks/", "github.com/gompi/gompi/components/", "runtime.",
+}
+
+func inLibrary(fn string) bool {
+	for _, p := range libraryPrefixes {
+		if strings.HasPrefix(fn, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// callSite finds, in a waiting goroutine's stack, the MPI call the
+// program made (the outermost frame of package mpi, or of pmpi for a
+// program that calls it directly) and the program's file:line calling it.
+func callSite(pcs []uintptr) (call, site string) {
+	frames := runtime.CallersFrames(pcs)
+	fromMPI := false
+	for {
+		f, more := frames.Next()
+		if !inLibrary(f.Function) {
+			if call != "" {
+				site = fmt.Sprintf("%s:%d", filepath.Base(f.File), f.Line)
+			}
+			return call, site
+		}
+		if name, ok := strings.CutPrefix(f.Function, "github.com/gompi/gompi/mpi."); ok {
+			call, fromMPI = name, true
+		} else if name, ok := strings.CutPrefix(f.Function, "github.com/gompi/gompi/pmpi."); ok && !fromMPI {
+			call = strings.TrimPrefix(name, "realAPI.") // frames go outward: the last is the entry point
+		}
+		if i := strings.IndexByte(call, '['); i >= 0 {
+			call = call[:i] // a generic function's instantiation
+		}
+		if !more {
+			return call, site
+		}
+	}
+}
+
+// allStacks returns every goroutine's stack, as a Go traceback prints it,
+// up to 4 MiB.
+func allStacks() string {
+	buf := make([]byte, 64<<10)
+	for {
+		n := runtime.Stack(buf, true)
+		if n < len(buf) || len(buf) >= 4<<20 {
+			return string(buf[:n])
+		}
+		buf = make([]byte, 2*len(buf))
+	}
+}

@@ -1,0 +1,59 @@
+// Command hangprog is the rank program of the state-report tests: it hangs
+// in the way its argument names, after printing "rank R pid P" and, for
+// each rank that blocks, "rank R blocks at FILE:LINE" naming the line of
+// the call it blocks in.
+//
+//	both     ranks 0 and 1 each receive from the other first
+//	tag      rank 0 sends tag 8 and enters a barrier; rank 1 receives tag 7
+//	stopped  rank 1 stops itself (SIGSTOP); rank 0 receives from it
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"syscall"
+
+	_ "github.com/gompi/gompi/components/all"
+	"github.com/gompi/gompi/mpi"
+)
+
+// at prints the file:line of the line after its call.
+func at(rank int) {
+	_, file, line, _ := runtime.Caller(1)
+	fmt.Printf("rank %d blocks at %s:%d\n", rank, filepath.Base(file), line+1)
+}
+
+func main() {
+	if err := mpi.Init(); err != nil {
+		fmt.Fprintln(os.Stderr, "hangprog:", err)
+		os.Exit(2)
+	}
+	w := mpi.CommWorld()
+	rank := w.Rank()
+	fmt.Printf("rank %d pid %d\n", rank, os.Getpid())
+	buf := make([]byte, 8)
+	switch os.Args[1] {
+	case "both":
+		at(rank)
+		_, _ = mpi.Recv(buf, 1-rank, 7, w)
+	case "tag":
+		if rank == 0 {
+			_ = mpi.Send(buf, 1, 8, w)
+			at(rank)
+			_ = mpi.Barrier(w)
+		} else {
+			at(rank)
+			_, _ = mpi.Recv(buf, 0, 7, w)
+		}
+	case "stopped":
+		if rank == 1 {
+			_ = syscall.Kill(os.Getpid(), syscall.SIGSTOP)
+		} else {
+			at(rank)
+			_, _ = mpi.Recv(buf, 1, 7, w)
+		}
+	}
+	_ = mpi.Finalize()
+}
