@@ -26,12 +26,10 @@ type Component struct {
 	cfg    config
 }
 
-// info is the component's identity; tests build it with info.Instantiate.
+// info is the component's identity.
 var info = prof.Info("stats", mca.Version{Major: 1}, 50, func() mca.Component { return &Component{} })
 
 func init() { mca.Register(info) }
-
-func newComponent() *Component { return info.Instantiate().(*Component) }
 
 // RegisterParams registers the prof_stats_* parameters.
 func (c *Component) RegisterParams(r *params.Registrar) error {
