@@ -22,8 +22,9 @@ const (
 
 // launchSpec is the JSON carried by LaunchEnvVar.
 type launchSpec struct {
-	MCA  []launchSetting `json:"mca"`
-	Tune []string        `json:"tune"`
+	MCA     []launchSetting `json:"mca"`
+	Tune    []string        `json:"tune"`
+	Checked bool            `json:"checked,omitempty"`
 }
 
 type launchSetting struct {
@@ -35,16 +36,36 @@ type launchSetting struct {
 // and --tune (from the GOMPI_LAUNCH_MCA variable gompirun sets) and the
 // default file locations.
 func DefaultInputs() (Inputs, error) {
+	home, _ := os.UserHomeDir()
+	return inputs(os.Getenv, home, InstallPrefix())
+}
+
+// EnvInputs returns the inputs that DefaultInputs would return in a process
+// started with the environment env, as "NAME=value" entries: a launcher
+// uses it to read what its processes will read. With no GOMPI_PREFIX in
+// env there are no system files (the process's executable would decide).
+func EnvInputs(env []string) (Inputs, error) {
+	vars := map[string]string{}
+	for _, kv := range env {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			vars[k] = v // a later entry wins, as in exec
+		}
+	}
+	getenv := func(k string) string { return vars[k] }
+	return inputs(getenv, getenv("HOME"), getenv(PrefixEnvVar))
+}
+
+func inputs(getenv func(string) string, home, prefix string) (Inputs, error) {
 	var in Inputs
-	if home, err := os.UserHomeDir(); err == nil && home != "" {
+	if home != "" {
 		in.UserFile = filepath.Join(home, ".gompi", "mca-params.conf")
 	}
-	if prefix := InstallPrefix(); prefix != "" {
+	if prefix != "" {
 		in.SystemFile = filepath.Join(prefix, "etc", "gompi-mca-params.conf")
 		in.OverrideFile = filepath.Join(prefix, "etc", "gompi-mca-params-override.conf")
 	}
 	// An empty variable is treated as unset, so a launcher can clear it.
-	if s := os.Getenv(LaunchEnvVar); s != "" {
+	if s := getenv(LaunchEnvVar); s != "" {
 		spec, err := decodeLaunch(s)
 		if err != nil {
 			return Inputs{}, fmt.Errorf("environment variable %s: %w", LaunchEnvVar, err)
@@ -53,6 +74,7 @@ func DefaultInputs() (Inputs, error) {
 			in.CommandLine = append(in.CommandLine, Setting(m))
 		}
 		in.TuneFiles = spec.Tune
+		in.Checked = spec.Checked
 	}
 	return in, nil
 }
@@ -91,11 +113,26 @@ func decodeLaunch(s string) (launchSpec, error) {
 	return spec, nil
 }
 
+// Launch is what a launcher passes to the processes it starts, in
+// LaunchEnvVar.
+type Launch struct {
+	MCA  []Setting // --mca settings
+	Tune []string  // --tune files, absolute
+	// Checked says that the launcher resolved the parameters the processes
+	// will read and reported the warnings; they do not repeat them.
+	Checked bool
+}
+
 // LaunchEnv encodes --mca settings and --tune files as one NAME=VALUE
 // environment entry for the ranks a launcher starts.
 func LaunchEnv(cmdline []Setting, tune []string) string {
-	spec := launchSpec{MCA: make([]launchSetting, len(cmdline)), Tune: tune}
-	for i, s := range cmdline {
+	return Launch{MCA: cmdline, Tune: tune}.Env()
+}
+
+// Env encodes l as one NAME=VALUE environment entry.
+func (l Launch) Env() string {
+	spec := launchSpec{MCA: make([]launchSetting, len(l.MCA)), Tune: l.Tune, Checked: l.Checked}
+	for i, s := range l.MCA {
 		spec.MCA[i] = launchSetting(s)
 	}
 	if spec.Tune == nil {
