@@ -15,6 +15,11 @@ const (
 	// LaunchEnvVar carries a launcher's --mca settings and --tune files to
 	// the processes it starts, as JSON (see LaunchEnv). It is not a parameter.
 	LaunchEnvVar = "GOMPI_LAUNCH_MCA"
+	// LaunchCheckedEnvVar, set to 1 by a launcher, says that it resolved the
+	// parameters its processes will read and reported the warnings (see
+	// Inputs.Checked). A variable of its own, so that programs built before
+	// it still read LaunchEnvVar.
+	LaunchCheckedEnvVar = "GOMPI_LAUNCH_CHECKED"
 	// PrefixEnvVar, if set, is the installation prefix holding etc/; by
 	// default it is the parent of the directory of the executable.
 	PrefixEnvVar = "GOMPI_PREFIX"
@@ -22,9 +27,8 @@ const (
 
 // launchSpec is the JSON carried by LaunchEnvVar.
 type launchSpec struct {
-	MCA     []launchSetting `json:"mca"`
-	Tune    []string        `json:"tune"`
-	Checked bool            `json:"checked,omitempty"`
+	MCA  []launchSetting `json:"mca"`
+	Tune []string        `json:"tune"`
 }
 
 type launchSetting struct {
@@ -74,8 +78,8 @@ func inputs(getenv func(string) string, home, prefix string) (Inputs, error) {
 			in.CommandLine = append(in.CommandLine, Setting(m))
 		}
 		in.TuneFiles = spec.Tune
-		in.Checked = spec.Checked
 	}
+	in.Checked = getenv(LaunchCheckedEnvVar) == "1"
 	return in, nil
 }
 
@@ -114,7 +118,7 @@ func decodeLaunch(s string) (launchSpec, error) {
 }
 
 // Launch is what a launcher passes to the processes it starts, in
-// LaunchEnvVar.
+// LaunchEnvVar and LaunchCheckedEnvVar.
 type Launch struct {
 	MCA  []Setting // --mca settings
 	Tune []string  // --tune files, absolute
@@ -126,12 +130,13 @@ type Launch struct {
 // LaunchEnv encodes --mca settings and --tune files as one NAME=VALUE
 // environment entry for the ranks a launcher starts.
 func LaunchEnv(cmdline []Setting, tune []string) string {
-	return Launch{MCA: cmdline, Tune: tune}.Env()
+	return Launch{MCA: cmdline, Tune: tune}.Env()[0]
 }
 
-// Env encodes l as one NAME=VALUE environment entry.
-func (l Launch) Env() string {
-	spec := launchSpec{MCA: make([]launchSetting, len(l.MCA)), Tune: l.Tune, Checked: l.Checked}
+// Env encodes l as NAME=VALUE environment entries: LaunchEnvVar first,
+// then LaunchCheckedEnvVar if Checked.
+func (l Launch) Env() []string {
+	spec := launchSpec{MCA: make([]launchSetting, len(l.MCA)), Tune: l.Tune}
 	for i, s := range l.MCA {
 		spec.MCA[i] = launchSetting(s)
 	}
@@ -142,5 +147,9 @@ func (l Launch) Env() string {
 	if err != nil {
 		panic("params: encoding launch settings: " + err.Error()) // strings always encode
 	}
-	return LaunchEnvVar + "=" + string(b)
+	env := []string{LaunchEnvVar + "=" + string(b)}
+	if l.Checked {
+		env = append(env, LaunchCheckedEnvVar+"=1")
+	}
+	return env
 }

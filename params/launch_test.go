@@ -105,8 +105,8 @@ func TestEnvInputsChecked(t *testing.T) {
 	prefix, home := t.TempDir(), t.TempDir()
 	env := []string{
 		"HOME=/elsewhere", "HOME=" + home, PrefixEnvVar + "=" + prefix,
-		Launch{MCA: []Setting{{"btl_tcp_nosuch", "1"}}, Checked: true}.Env(),
 	}
+	env = append(env, Launch{MCA: []Setting{{"btl_tcp_nosuch", "1"}}, Checked: true}.Env()...)
 	in, err := EnvInputs(env)
 	if err != nil {
 		t.Fatal(err)
