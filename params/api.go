@@ -130,4 +130,8 @@ type Inputs struct {
 	UserFile     string    // usually ~/.gompi/mca-params.conf; skipped when missing
 	SystemFile   string    // <prefix>/etc/gompi-mca-params.conf; skipped when missing
 	OverrideFile string    // <prefix>/etc/gompi-mca-params-override.conf; locks values
+	// Checked says that a launcher already resolved these same inputs and
+	// reported their warnings: Resolve returns none, so that no rank repeats
+	// them. Errors are still returned.
+	Checked bool
 }

@@ -1,6 +1,7 @@
 package params
 
 import (
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -65,5 +66,34 @@ func TestResolveBadFileValue(t *testing.T) {
 	want := `parameter btl_tcp_eager_limit: value "1.5k" from file ` + user + `:2 is not a size`
 	if err == nil || !strings.Contains(err.Error(), want) {
 		t.Fatalf("err = %v, want %q", err, want)
+	}
+}
+
+// A line over MaxLineBytes is reported with its file, line, length and the
+// limit, and skipped; the lines around it still count, and a line of
+// exactly the limit is accepted.
+func TestParseParamFileLongLine(t *testing.T) {
+	long := "a = " + strings.Repeat("x", 1<<20)
+	limit := "b = " + strings.Repeat("y", MaxLineBytes-4)
+	text := "c = 1\n" + long + "\n" + limit + "\r\nd = 2"
+	got, err := parseParamFile("f.conf", strings.NewReader(text))
+	want := []fileEntry{{"c", "1", 1}, {"b", strings.Repeat("y", MaxLineBytes-4), 3}, {"d", "2", 4}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got %d entries, want c, b and d", len(got))
+	}
+	msg := fmt.Sprintf("f.conf:2: the line is %d bytes long; a parameter file line may have at most %d bytes", len(long), MaxLineBytes)
+	if err == nil || err.Error() != msg {
+		t.Fatalf("err = %v, want %q", err, msg)
+	}
+}
+
+// A long bad value is shortened in messages.
+func TestQuoteShort(t *testing.T) {
+	if got := quoteShort("abc"); got != `"abc"` {
+		t.Errorf("quoteShort(abc) = %s", got)
+	}
+	got := quoteShort(strings.Repeat("é", 100))
+	if want := fmt.Sprintf("%q... (200 bytes)", strings.Repeat("é", 30)); got != want {
+		t.Errorf("got %s, want %s", got, want)
 	}
 }

@@ -15,6 +15,11 @@ const (
 	// LaunchEnvVar carries a launcher's --mca settings and --tune files to
 	// the processes it starts, as JSON (see LaunchEnv). It is not a parameter.
 	LaunchEnvVar = "GOMPI_LAUNCH_MCA"
+	// LaunchCheckedEnvVar, set to 1 by a launcher, says that it resolved the
+	// parameters its processes will read and reported the warnings (see
+	// Inputs.Checked). A variable of its own, so that programs built before
+	// it still read LaunchEnvVar.
+	LaunchCheckedEnvVar = "GOMPI_LAUNCH_CHECKED"
 	// PrefixEnvVar, if set, is the installation prefix holding etc/; by
 	// default it is the parent of the directory of the executable.
 	PrefixEnvVar = "GOMPI_PREFIX"
@@ -35,16 +40,36 @@ type launchSetting struct {
 // and --tune (from the GOMPI_LAUNCH_MCA variable gompirun sets) and the
 // default file locations.
 func DefaultInputs() (Inputs, error) {
+	home, _ := os.UserHomeDir()
+	return inputs(os.Getenv, home, InstallPrefix())
+}
+
+// EnvInputs returns the inputs that DefaultInputs would return in a process
+// started with the environment env, as "NAME=value" entries: a launcher
+// uses it to read what its processes will read. With no GOMPI_PREFIX in
+// env there are no system files (the process's executable would decide).
+func EnvInputs(env []string) (Inputs, error) {
+	vars := map[string]string{}
+	for _, kv := range env {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			vars[k] = v // a later entry wins, as in exec
+		}
+	}
+	getenv := func(k string) string { return vars[k] }
+	return inputs(getenv, getenv("HOME"), getenv(PrefixEnvVar))
+}
+
+func inputs(getenv func(string) string, home, prefix string) (Inputs, error) {
 	var in Inputs
-	if home, err := os.UserHomeDir(); err == nil && home != "" {
+	if home != "" {
 		in.UserFile = filepath.Join(home, ".gompi", "mca-params.conf")
 	}
-	if prefix := InstallPrefix(); prefix != "" {
+	if prefix != "" {
 		in.SystemFile = filepath.Join(prefix, "etc", "gompi-mca-params.conf")
 		in.OverrideFile = filepath.Join(prefix, "etc", "gompi-mca-params-override.conf")
 	}
 	// An empty variable is treated as unset, so a launcher can clear it.
-	if s := os.Getenv(LaunchEnvVar); s != "" {
+	if s := getenv(LaunchEnvVar); s != "" {
 		spec, err := decodeLaunch(s)
 		if err != nil {
 			return Inputs{}, fmt.Errorf("environment variable %s: %w", LaunchEnvVar, err)
@@ -54,6 +79,7 @@ func DefaultInputs() (Inputs, error) {
 		}
 		in.TuneFiles = spec.Tune
 	}
+	in.Checked = getenv(LaunchCheckedEnvVar) == "1"
 	return in, nil
 }
 
@@ -91,11 +117,27 @@ func decodeLaunch(s string) (launchSpec, error) {
 	return spec, nil
 }
 
+// Launch is what a launcher passes to the processes it starts, in
+// LaunchEnvVar and LaunchCheckedEnvVar.
+type Launch struct {
+	MCA  []Setting // --mca settings
+	Tune []string  // --tune files, absolute
+	// Checked says that the launcher resolved the parameters the processes
+	// will read and reported the warnings; they do not repeat them.
+	Checked bool
+}
+
 // LaunchEnv encodes --mca settings and --tune files as one NAME=VALUE
 // environment entry for the ranks a launcher starts.
 func LaunchEnv(cmdline []Setting, tune []string) string {
-	spec := launchSpec{MCA: make([]launchSetting, len(cmdline)), Tune: tune}
-	for i, s := range cmdline {
+	return Launch{MCA: cmdline, Tune: tune}.Env()[0]
+}
+
+// Env encodes l as NAME=VALUE environment entries: LaunchEnvVar first,
+// then LaunchCheckedEnvVar if Checked.
+func (l Launch) Env() []string {
+	spec := launchSpec{MCA: make([]launchSetting, len(l.MCA)), Tune: l.Tune}
+	for i, s := range l.MCA {
 		spec.MCA[i] = launchSetting(s)
 	}
 	if spec.Tune == nil {
@@ -105,5 +147,9 @@ func LaunchEnv(cmdline []Setting, tune []string) string {
 	if err != nil {
 		panic("params: encoding launch settings: " + err.Error()) // strings always encode
 	}
-	return LaunchEnvVar + "=" + string(b)
+	env := []string{LaunchEnvVar + "=" + string(b)}
+	if l.Checked {
+		env = append(env, LaunchCheckedEnvVar+"=1")
+	}
+	return env
 }

@@ -1,6 +1,7 @@
 package params
 
 import (
+	"errors"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -94,5 +95,44 @@ func TestLaunchEnvResolves(t *testing.T) {
 	}
 	if v, _ := s.Lookup("btl_tcp_eager_limit"); v.Parsed != int64(1<<20) || v.Source.Path != tune {
 		t.Errorf("eager limit %v from %v", v.Parsed, v.Source)
+	}
+}
+
+// EnvInputs reads an environment list as DefaultInputs reads its own, and a
+// checked launch has Resolve return no warnings, but still its errors.
+func TestEnvInputsChecked(t *testing.T) {
+	clearEnv(t)
+	prefix, home := t.TempDir(), t.TempDir()
+	env := []string{
+		"HOME=/elsewhere", "HOME=" + home, PrefixEnvVar + "=" + prefix,
+	}
+	env = append(env, Launch{MCA: []Setting{{"btl_tcp_nosuch", "1"}}, Checked: true}.Env()...)
+	in, err := EnvInputs(env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Inputs{
+		CommandLine:  []Setting{{"btl_tcp_nosuch", "1"}},
+		TuneFiles:    []string{},
+		UserFile:     filepath.Join(home, ".gompi", "mca-params.conf"),
+		SystemFile:   filepath.Join(prefix, "etc", "gompi-mca-params.conf"),
+		OverrideFile: filepath.Join(prefix, "etc", "gompi-mca-params-override.conf"),
+		Checked:      true,
+	}
+	if !reflect.DeepEqual(in, want) {
+		t.Fatalf("EnvInputs = %+v, want %+v", in, want)
+	}
+	s := mustResolve(t, testRegistry(t), in)
+	if w := s.Warnings(); len(w) != 0 {
+		t.Errorf("warnings %q after a checked launch", w)
+	}
+	in.Checked = false
+	if w := mustResolve(t, testRegistry(t), in).Warnings(); len(w) != 1 {
+		t.Errorf("warnings %q, want the unknown name", w)
+	}
+	in.Checked = true
+	in.CommandLine = append(in.CommandLine, Setting{"btl_tcp_priority", "x"})
+	if _, err := testRegistry(t).Resolve(in); !errors.Is(err, ErrInvalidValue) {
+		t.Errorf("err = %v, want the bad value", err)
 	}
 }

@@ -71,6 +71,7 @@ type resolver struct {
 	notes      []note
 	errs       []error
 	deprecated map[string]bool // deprecated names already warned about
+	checked    bool            // a launcher reported the warnings already
 }
 
 func newResolver(v *view) *resolver {
@@ -81,6 +82,7 @@ func newResolver(v *view) *resolver {
 // It returns every error found, joined, and no snapshot if there is one.
 func (r *Registry) Resolve(in Inputs) (*Snapshot, error) {
 	res := newResolver(r.freeze())
+	res.checked = in.Checked
 	res.collect(in)
 	v, err := res.store()
 	if err != nil {
@@ -193,7 +195,7 @@ func (r *resolver) scanEnv() {
 func (r *resolver) accept(name string, src Source) (string, Source, bool) {
 	full, ok := r.full[name]
 	if !ok {
-		msg := fmt.Sprintf("unknown parameter %q %s", name, where(src))
+		msg := fmt.Sprintf("unknown parameter %s %s", quoteShort(name), where(src))
 		if s := suggest(name, r.names()); len(s) > 0 {
 			msg += "; did you mean " + orList(s) + "?"
 		}
@@ -324,6 +326,7 @@ func (r *resolver) finish(values []Value) (*Snapshot, error) {
 		switch {
 		case n.unknown && strict:
 			r.errs = append(r.errs, unknownError(n.msg+" ("+strictName+" is true)"))
+		case r.checked: // the launcher reported it
 		default:
 			snap.warnings = append(snap.warnings, n.msg)
 		}
@@ -348,7 +351,7 @@ type valueError struct {
 }
 
 func (e *valueError) Error() string {
-	return fmt.Sprintf("parameter %s: value %q from %s%s", e.name, e.raw, e.src, e.bad)
+	return fmt.Sprintf("parameter %s: value %s from %s%s", e.name, quoteShort(e.raw), e.src, e.bad)
 }
 
 func (e *valueError) Unwrap() []error {

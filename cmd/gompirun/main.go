@@ -16,7 +16,9 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/gompi/gompi/internal/launcher"
+	"github.com/gompi/gompi/mca"
 	"github.com/gompi/gompi/params"
+	"github.com/gompi/gompi/pmpi"
 )
 
 func main() {
@@ -47,7 +49,7 @@ func main() {
 }
 
 func run(args []string, stdin *os.File, stdout, stderr io.Writer, sigs, quits <-chan os.Signal) int {
-	h := host{lookupEnv: os.LookupEnv, numCPU: runtime.NumCPU()}
+	h := host{lookupEnv: os.LookupEnv, numCPU: runtime.NumCPU(), isParam: isParam}
 	opt, err := parseArgs(args, h, stdout)
 	if err != nil {
 		fmt.Fprintln(stderr, "gompirun:", err)
@@ -61,11 +63,25 @@ func run(args []string, stdin *os.File, stdout, stderr io.Writer, sigs, quits <-
 		fmt.Fprintln(stderr, "gompirun: finding gompirun's own executable:", err)
 		return 1
 	}
+	env := rankEnv(os.Environ(), opt, exe)
+	// Every parameter source is checked once, here, before any rank starts.
+	if err := exportToSelf(opt.exports); err != nil {
+		fmt.Fprintln(stderr, "gompirun:", err)
+		return 1
+	}
+	if err := checkParams(env, opt.program, paramLog(stderr)); err != nil {
+		printProblems(stderr, err)
+		return 1
+	}
+	if err := checkExecSize(append([]string{opt.program}, opt.args...), env, opt.mca, systemExecLimits()); err != nil {
+		fmt.Fprintf(stderr, "gompirun: %v; no rank was started\n", err)
+		return 1
+	}
 	cfg := launcher.Config{
 		NP:        opt.np,
 		Program:   opt.program,
 		Args:      opt.args,
-		Env:       rankEnv(os.Environ(), opt, exe),
+		Env:       env,
 		Bind:      opt.bind,
 		BindExe:   exe,
 		ReaperExe: exe,
@@ -93,10 +109,11 @@ func run(args []string, stdin *os.File, stdout, stderr io.Writer, sigs, quits <-
 }
 
 // rankEnv is the environment the ranks start from: gompirun's own, the -x
-// exports, the --mca/--tune settings and the installation prefix.
+// exports, the --mca/--tune settings and the installation prefix. The
+// settings are marked checked: gompirun reports their warnings, not the ranks.
 func rankEnv(environ []string, opt *options, exe string) []string {
 	env := append(append([]string(nil), environ...), opt.exports...)
-	env = append(env, params.LaunchEnv(opt.mca, opt.tune))
+	env = append(env, params.Launch{MCA: opt.mca, Tune: opt.tune, Checked: true}.Env()...)
 	if !hasVar(env, params.PrefixEnvVar) {
 		if real, err := filepath.EvalSymlinks(exe); err == nil {
 			exe = real
@@ -113,6 +130,20 @@ func hasVar(env []string, name string) bool {
 		}
 	}
 	return false
+}
+
+// paramLog is the logger of the parameter check: warnings, once.
+func paramLog(stderr io.Writer) hclog.Logger {
+	return hclog.New(&hclog.LoggerOptions{Name: "gompirun", Level: hclog.Warn, Output: stderr, DisableTime: true})
+}
+
+// isParam reports whether name is a parameter of gompi's built-in
+// components or its core.
+func isParam(name string) bool {
+	sys := mca.New(mca.Options{Logger: hclog.NewNullLogger(), Params: pmpi.RegisterParams})
+	defer sys.Close()
+	_, ok := sys.Params().Lookup(name)
+	return ok
 }
 
 func logLevel(verbose int) hclog.Level {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -87,6 +88,7 @@ type options struct {
 type host struct {
 	lookupEnv func(string) (string, bool)
 	numCPU    int
+	isParam   func(string) bool // whether a name is an MCA parameter; nil: not known
 }
 
 // parseArgs parses gompirun's command line. It returns nil options and no
@@ -158,6 +160,12 @@ func parseArgs(args []string, h host, stdout io.Writer) (*options, error) {
 		return nil, err
 	}
 	if len(remaining) == 0 {
+		if n := len(args); n >= 3 && len(pairs) > 0 {
+			// "--mca NAME prog": the program became the value.
+			if p := pairs[len(pairs)-1]; slices.Equal(args[n-3:], []string{p.Flag, p.Name, p.Value}) {
+				return nil, tookProgram(p, h.isParam)
+			}
+		}
 		return nil, errors.New("no program given; usage: " + usageLine)
 	}
 	o.program, o.args = remaining[0], remaining[1:]
@@ -199,6 +207,16 @@ func parseArgs(args []string, h host, stdout io.Writer) (*options, error) {
 		}
 	}
 	return &o, nil
+}
+
+// tookProgram explains a command line whose last --mca pair took the
+// program name as its value.
+func tookProgram(p cli.Pair, isParam func(string) bool) error {
+	msg := fmt.Sprintf("%s took %q as the value of %s, and no program is left to run", p.Flag, p.Value, p.Name)
+	if isParam != nil && isParam(p.Name) {
+		return fmt.Errorf("%s: the value of %s is missing; write %s %s VALUE %s", msg, p.Name, p.Flag, p.Name, p.Value)
+	}
+	return fmt.Errorf("%s: %s takes a name and a value, as in %s btl tcp,self", msg, p.Flag, p.Flag)
 }
 
 // rewriteSingleDash turns single-dash long options (-np, -tag-output) into

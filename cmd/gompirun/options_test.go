@@ -112,8 +112,11 @@ func TestParseMCAAndTune(t *testing.T) {
 		t.Fatalf("tune %q", o.tune)
 	}
 	env := rankEnv([]string{"PATH=/bin"}, o, "/opt/gompi/bin/gompirun")
-	if got := env[len(env)-2]; got != params.LaunchEnv(want, []string{a, b, a}) {
+	if got := env[len(env)-3]; got != params.LaunchEnv(want, []string{a, b, a}) {
 		t.Fatalf("launch env %q", got)
+	}
+	if got := env[len(env)-2]; got != params.LaunchCheckedEnvVar+"=1" {
+		t.Fatalf("env %q: the ranks are not told that gompirun checked the parameters", got)
 	}
 }
 

@@ -1,0 +1,141 @@
+package main
+
+import (
+	"bytes"
+	"debug/buildinfo"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"slices"
+	"strings"
+
+	"github.com/hashicorp/go-hclog"
+
+	_ "github.com/gompi/gompi/components/all" // the components a rank links
+	"github.com/gompi/gompi/mca"
+	"github.com/gompi/gompi/params"
+	"github.com/gompi/gompi/pmpi"
+)
+
+// checkParams resolves the parameters a rank started with env will read
+// (its --tune and parameter files, GOMPI_MCA_ variables and --mca values),
+// as a rank does: with the same component model, gompi's built-in
+// components and the plugins on the component path. Warnings are logged
+// once, here; a problem is returned and no rank need start. The process
+// environment must already hold env's GOMPI_MCA_ variables (see
+// exportToSelf): the parameter system reads them from there.
+//
+// A program may link components of its own, which gompirun cannot see.
+// So an include list naming a component gompirun does not know is left to
+// the ranks when the program could have it (see mayLink).
+func checkParams(env []string, program string, log hclog.Logger) error {
+	in, err := params.EnvInputs(env)
+	if err != nil {
+		return err
+	}
+	in.Checked = false // the ranks' mark: here the warnings are reported
+	sys := mca.New(mca.Options{Logger: log, Params: pmpi.RegisterParams})
+	defer sys.Close()
+	err = sys.Resolve(in)
+	if err == nil || !errors.Is(err, mca.ErrUnknownComponent) {
+		return err
+	}
+	// Resolve stops at the first bad value; with none, the errors are the
+	// frameworks' selections. Those naming unknown components are judged
+	// again here, each framework on its own.
+	snap, perr := sys.Params().Resolve(in)
+	if perr != nil {
+		return err
+	}
+	var errs []error
+	for _, e := range frameworkErrors(err) {
+		if !errors.Is(e, mca.ErrUnknownComponent) {
+			errs = append(errs, e)
+		}
+	}
+	linked := programText(program)
+	for _, f := range sys.Frameworks() {
+		v, _ := snap.Lookup(f.Name())
+		sel, serr := mca.ParseSelection(v.Raw)
+		if serr != nil {
+			continue // reported among errs
+		}
+		var known []string
+		for _, c := range f.Components() {
+			known = append(known, c.Name)
+		}
+		_, cerr := sel.Check(f.Name(), known)
+		if cerr == nil || slices.ContainsFunc(sel.Names, func(n string) bool {
+			return !slices.Contains(known, n) && linked.mayLink(n)
+		}) {
+			continue
+		}
+		errs = append(errs, cerr)
+	}
+	if len(errs) == 0 {
+		log.Debug("include lists name components that only the program may link; the ranks will check them")
+		return nil
+	}
+	return errors.Join(errs...)
+}
+
+// frameworkErrors splits the error of mca.System.Resolve, "mca: " and the
+// frameworks' errors joined, into those errors.
+func frameworkErrors(err error) []error {
+	if multi, ok := errors.Unwrap(err).(interface{ Unwrap() []error }); ok {
+		return multi.Unwrap()
+	}
+	return []error{err}
+}
+
+// linkedText is the content of the program, when it is a Go executable.
+type linkedText struct {
+	known bool   // the program is a Go executable and was read
+	data  []byte // its bytes
+}
+
+// programText reads the program if it is a Go executable; a script or
+// any other program might start anything, so it tells nothing.
+func programText(program string) linkedText {
+	path, err := exec.LookPath(program)
+	if err != nil {
+		return linkedText{}
+	}
+	if _, err := buildinfo.ReadFile(path); err != nil {
+		return linkedText{}
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return linkedText{}
+	}
+	return linkedText{known: true, data: data}
+}
+
+// mayLink reports whether the program could register a component of that
+// name: a Go program registers its components under names written in its
+// code, so a name absent from its executable is one it does not have.
+func (t linkedText) mayLink(name string) bool {
+	return !t.known || bytes.Contains(t.data, []byte(name))
+}
+
+// exportToSelf sets the -x exports in gompirun's own environment: the
+// ranks inherit them, and the parameter check must read what they will.
+func exportToSelf(exports []string) error {
+	for _, kv := range exports {
+		name, value, _ := strings.Cut(kv, "=")
+		if err := os.Setenv(name, value); err != nil {
+			return fmt.Errorf("-x %s: %w", name, err)
+		}
+	}
+	return nil
+}
+
+// printProblems writes a failed check, one problem a line.
+func printProblems(w io.Writer, err error) {
+	fmt.Fprintln(w, "gompirun: bad MCA parameters; no rank was started:")
+	for _, line := range strings.Split(strings.TrimPrefix(err.Error(), "mca: "), "\n") {
+		fmt.Fprintln(w, "  "+line)
+	}
+}

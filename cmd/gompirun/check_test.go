@@ -1,0 +1,119 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/gompi/gompi/params"
+)
+
+// "--mca NAME prog" is explained, more precisely when NAME is a parameter.
+func TestMCATookProgram(t *testing.T) {
+	h := testHost(nil)
+	h.isParam = func(name string) bool { return name == "btl_tcp_eager_limit" }
+	var out bytes.Buffer
+	_, err := parseArgs([]string{"-np", "2", "--mca", "btl_tcp_eager_limit", "prog"}, h, &out)
+	want := `--mca took "prog" as the value of btl_tcp_eager_limit, and no program is left to run: ` +
+		`the value of btl_tcp_eager_limit is missing; write --mca btl_tcp_eager_limit VALUE prog`
+	if err == nil || err.Error() != want {
+		t.Fatalf("err = %v, want %q", err, want)
+	}
+	_, err = parseArgs([]string{"-np", "2", "-mca", "nosuch", "prog"}, h, &out)
+	if err == nil || !strings.Contains(err.Error(), `-mca took "prog" as the value of nosuch`) ||
+		!strings.Contains(err.Error(), "takes a name and a value") {
+		t.Fatalf("err = %v", err)
+	}
+	// A complete pair and no program is still "no program given".
+	if _, err = parseArgs([]string{"-np", "2", "--mca", "btl", "tcp", "-v"}, h, &out); err == nil || !strings.Contains(err.Error(), "no program given") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestIsParam(t *testing.T) {
+	if !isParam("btl_tcp_eager_limit") || !isParam("mca_base_strict") || isParam("btl_tcp_eagr_limit") {
+		t.Fatal("isParam does not know gompi's parameters")
+	}
+}
+
+func TestCheckExecSize(t *testing.T) {
+	lim := execLimits{maxString: 1000, maxTotal: launcherReserve + 3000}
+	mca := []params.Setting{{Name: "a", Value: strings.Repeat("x", 600)}, {Name: "b", Value: strings.Repeat("y", 500)}, {Name: "c", Value: "1"}}
+	launch := params.LaunchEnv(mca, nil)
+	tests := []struct {
+		argv, env []string
+		want      string // "" for no error
+	}{
+		{[]string{"prog"}, []string{"A=1"}, ""},
+		{[]string{"prog", strings.Repeat("z", 1000)}, nil, "an argument of the program is 1000 bytes long; the system limits one argument to 999 bytes"},
+		{[]string{"prog"}, []string{"BIG=" + strings.Repeat("z", 996)}, "environment variable BIG has 1000 bytes; the system limits one environment string to 999 bytes"},
+		{[]string{"prog"}, []string{launch}, fmt.Sprintf("the --mca values a (600 bytes), b (500 bytes), c (1 bytes); "+
+			"gompirun passes them to the ranks together in the environment variable GOMPI_LAUNCH_MCA, which has %d bytes", len(launch))},
+		{[]string{"prog"}, []string{"A=" + strings.Repeat("1", 900), "B=" + strings.Repeat("1", 900), "C=" + strings.Repeat("1", 900), "D=" + strings.Repeat("1", 900)},
+			fmt.Sprintf("the ranks' arguments and environment would take %d bytes, over the system's limit of %d bytes", launcherReserve+13+4*911, launcherReserve+3000)},
+	}
+	for i, tt := range tests {
+		err := checkExecSize(tt.argv, tt.env, mca, lim)
+		if (err == nil) != (tt.want == "") || err != nil && !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%d: err = %v, want %q", i, err, tt.want)
+		}
+	}
+}
+
+func TestSystemExecLimits(t *testing.T) {
+	lim := systemExecLimits()
+	if lim.maxString != 131072 || lim.maxTotal < 131072 || lim.maxTotal > 6<<20 {
+		t.Fatalf("limits %+v", lim)
+	}
+}
+
+// The check reads files and values as a rank does and reports file:line.
+func TestCheckParams(t *testing.T) {
+	for _, kv := range os.Environ() {
+		if k, _, _ := strings.Cut(kv, "="); strings.HasPrefix(k, params.EnvPrefix) {
+			t.Setenv(k, "")
+			os.Unsetenv(k)
+		}
+	}
+	dir := t.TempDir()
+	tune := filepath.Join(dir, "t.conf")
+	if err := os.WriteFile(tune, []byte("# tuned\nbtl_tcp_eager_limit = lots\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var log bytes.Buffer
+	logger := hclog.New(&hclog.LoggerOptions{Output: &log, DisableTime: true})
+	env := func(mca []params.Setting, tune ...string) []string {
+		return append([]string{"HOME=" + dir, params.PrefixEnvVar + "=" + dir},
+			params.Launch{MCA: mca, Tune: tune, Checked: true}.Env()...)
+	}
+	err := checkParams(env(nil, tune), "/nonexistent/prog", logger)
+	if err == nil || !strings.Contains(err.Error(), `value "lots" from file `+tune+`:2 is not a size`) {
+		t.Errorf("err = %v", err)
+	}
+	err = checkParams(env([]params.Setting{{Name: "btl_tcp_eagr_limit", Value: "1"}}), "/nonexistent/prog", logger)
+	if err != nil || !strings.Contains(log.String(), `unknown parameter "btl_tcp_eagr_limit" on the command line; did you mean btl_tcp_eager_limit`) {
+		t.Errorf("err = %v, log %q", err, log.String())
+	}
+	// An unknown component: refused for a Go program that cannot have it
+	// (this test's executable), left to the ranks for one that might.
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	absent := fmt.Sprint("tcp", 9, 7, 3) // made at run time, so not in the executable
+	err = checkParams(env([]params.Setting{{Name: "btl", Value: "self," + absent}}), self, logger)
+	if err == nil || !strings.Contains(err.Error(), `btl: no component named "`+absent+`" (available: self, sm, tcp)`) {
+		t.Errorf("err = %v", err)
+	}
+	if err := checkParams(env([]params.Setting{{Name: "btl", Value: "self,tcp_in_this_test"}}), self, logger); err != nil {
+		t.Errorf("a name the program holds: err = %v", err)
+	}
+	if err := checkParams(env([]params.Setting{{Name: "btl", Value: "self," + absent}}), "/bin/sh", logger); err != nil {
+		t.Errorf("a program that is not Go: err = %v", err)
+	}
+}
