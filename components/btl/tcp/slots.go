@@ -25,7 +25,9 @@ import (
 // spared, and a real peer cut before its hello arrived dials again (see
 // dialAddr). Connections that have shown a hello are never evicted: when
 // only they hold slots, the accept loop waits for one to finish, which for
-// real peers takes a round trip.
+// real peers takes a round trip. A stranger that knows the protocol can
+// send a hello and stall until the handshake deadline; slots it holds so
+// delay real peers, but still cost no more than the limit.
 type slots struct {
 	mu       sync.Mutex
 	freed    sync.Cond // signalled when a slot frees or the slots close
