@@ -155,6 +155,8 @@ func newModule(cfg config, env btl.InitEnv, host string, log hclog.Logger) *Modu
 		pool:           newBufPool(max(cfg.maxSend, cfg.eagerLimit)),
 		dialer:         net.Dialer{Timeout: cfg.handshakeTimeout},
 		conns:          map[*conn]struct{}{},
+		slots:          newSlots(cfg.maxPendingHandshakes),
+		refused:        newRefusals(log, realClock{}),
 		kick:           make(chan struct{}, 1),
 		flushDelay:     flushDelay,
 		pollGrace:      pollGrace,

@@ -1,7 +1,6 @@
 package tcp
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"math/bits"
@@ -29,7 +28,6 @@ type conn struct {
 	peer *peer // set once authenticated
 	id   int32 // in the module's readers and its epoll set
 	nc   *net.TCPConn
-	br   *bufio.Reader // the handshake reads through it too, so no byte is lost
 
 	closeOnce sync.Once
 	deleted   atomic.Bool // DelProcs ended it: not a failure
@@ -62,7 +60,7 @@ type conn struct {
 }
 
 func newConn(m *Module, nc *net.TCPConn) *conn {
-	c := &conn{m: m, nc: nc, br: bufio.NewReaderSize(nc, readBufSize)}
+	c := &conn{m: m, nc: nc}
 	// A TCPConn's SyscallConn fails only once it is closed; then so do its uses.
 	c.rc, _ = nc.SyscallConn()
 	c.writeFn = func(fd uintptr) {
@@ -214,13 +212,9 @@ func (c *conn) read() error {
 		return net.ErrClosed
 	}
 	c.rmu.Lock()
+	// Allocated only now: the handshake read exact message sizes straight
+	// from the socket, so no frame byte is buffered anywhere else.
 	c.in.buf = make([]byte, readBufSize)
-	// Bytes the handshake's buffered reader already took belong to the first frames.
-	if n := c.br.Buffered(); n > 0 {
-		b, _ := c.br.Peek(n)
-		c.in.w = copy(c.in.buf, b)
-	}
-	c.br = nil
 	c.rmu.Unlock()
 	c.m.startReading(c)
 	for first := true; ; first = false {

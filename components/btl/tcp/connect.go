@@ -165,9 +165,33 @@ func (m *Module) dialAny(p *peer) (*conn, verdictCode, error) {
 	return nil, 0, errors.Join(errs...)
 }
 
+// dialAddr connects to p at a within the handshake timeout. A listener
+// that hangs up before its challenge is dialed again: under a flood of
+// strangers a rank evicts the connections that have not shown a hello yet
+// (see slots), and a real peer's may be one of them.
 func (m *Module) dialAddr(p *peer, a netip.AddrPort) (*conn, verdictCode, error) {
 	ctx, cancel := context.WithTimeout(m.ctx, m.cfg.handshakeTimeout)
 	defer cancel()
+	for pause := time.Millisecond; ; pause = min(2*pause, maxRedialPause) {
+		c, v, err := m.dialOnce(ctx, p, a)
+		if !errors.Is(err, errNoChallenge) {
+			return c, v, err
+		}
+		m.log.Debug("the listener hung up before its challenge; dialing again", "peer", p.rank, "address", a, "error", err)
+		t := time.NewTimer(pause)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil, 0, err
+		case <-t.C:
+		}
+	}
+}
+
+// maxRedialPause bounds the pause between dials of a listener that hangs up.
+const maxRedialPause = 100 * time.Millisecond
+
+func (m *Module) dialOnce(ctx context.Context, p *peer, a netip.AddrPort) (*conn, verdictCode, error) {
 	nc, err := m.dialer.DialContext(ctx, "tcp", a.String())
 	if err != nil {
 		return nil, 0, err
@@ -179,7 +203,7 @@ func (m *Module) dialAddr(p *peer, a netip.AddrPort) (*conn, verdictCode, error)
 	}
 	deadline, _ := ctx.Deadline()
 	c.nc.SetDeadline(deadline)
-	v, err := m.auth.dial(c.br, c.nc, p.rank)
+	v, err := m.auth.dial(c.nc, c.nc, p.rank)
 	if err != nil {
 		c.close()
 		if errors.Is(err, errHandshake) {
@@ -208,64 +232,6 @@ func (m *Module) establish(p *peer, c *conn) {
 	if !m.spawn(c.readLoop) {
 		c.close()
 	}
-}
-
-// acceptLoop hands each incoming connection to its own handshake goroutine,
-// so a silent stranger cannot hold up real peers.
-func (m *Module) acceptLoop(l net.Listener) {
-	for {
-		nc, err := l.Accept()
-		if err != nil {
-			if m.finalizing.Load() || errors.Is(err, net.ErrClosed) {
-				return
-			}
-			m.log.Warn("accept failed", "listener", l.Addr(), "error", err)
-			time.Sleep(10 * time.Millisecond) // e.g. out of file descriptors: do not spin
-			continue
-		}
-		c := newConn(m, nc.(*net.TCPConn))
-		if !m.track(c) || !m.spawn(func() { m.serve(c) }) {
-			c.close()
-			return
-		}
-	}
-}
-
-// serve authenticates an incoming connection, decides on it and, if
-// accepted, reads from it.
-func (m *Module) serve(c *conn) {
-	remote := c.nc.RemoteAddr()
-	c.nc.SetDeadline(time.Now().Add(m.cfg.handshakeTimeout))
-	s, err := m.auth.accept(c.br, c.nc)
-	if err != nil {
-		// Logged before the close: once the stranger sees the hang-up, the
-		// rank may finalize at once, and then the refusal would go unlogged.
-		if !m.finalizing.Load() {
-			m.log.Warn("refused a connection", "remote", remote, "error", err)
-		}
-		c.close()
-		return
-	}
-	p := &m.peers[s.dialer]
-	c.peer = p
-	// Hold the write lock across the verdict: once c is p's connection,
-	// Sends may use it, and their frames must follow the verdict.
-	c.wmu.Lock()
-	v := m.admit(p, c)
-	err = m.auth.verdict(c.nc, &s, v)
-	c.nc.SetDeadline(time.Time{})
-	c.wmu.Unlock()
-	if v != verdictAccept {
-		m.log.Debug("declined a duplicate connection", "peer", p.rank, "verdict", v)
-		c.close()
-		return
-	}
-	if err != nil {
-		m.log.Debug("sending the verdict failed", "peer", p.rank, "error", err)
-	}
-	m.setOptions(c.nc)
-	m.log.Debug("accepted", "peer", p.rank, "remote", remote)
-	c.readLoop()
 }
 
 // admit decides on an authenticated connection from p and, when it

@@ -95,7 +95,7 @@ func FuzzHandshake(f *testing.F) {
 			t.Fatalf("%x decodes to %+v, which encodes to %x", data, m, b)
 		}
 		// Neither side accepts a stranger's bytes: the MACs cover fresh nonces.
-		if _, err := a.accept(bytes.NewReader(data), io.Discard); err == nil {
+		if _, err := a.accept(nil, bytes.NewReader(data), io.Discard); err == nil {
 			t.Fatal("the acceptor authenticated a stranger")
 		}
 		if v, err := a.dial(bytes.NewReader(data), io.Discard, 0); err == nil {
@@ -115,7 +115,7 @@ func handshake(t *testing.T, d, acc *authority, peer int, v verdictCode) (verdic
 	c2.SetDeadline(deadline)
 	accErr := make(chan error, 1)
 	go func() {
-		s, err := acc.accept(c2, c2)
+		s, err := acc.accept(nil, c2, c2)
 		if err == nil {
 			err = acc.verdict(c2, &s, v)
 		}

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"syscall"
 )
 
 // Handshake: every connection is authenticated both ways before any frame
@@ -78,6 +79,40 @@ func (v verdictCode) String() string {
 // that failed authentication.
 var errHandshake = errors.New("btl tcp: handshake failed")
 
+// errNoChallenge marks a dial the listener hung up on before its challenge.
+var errNoChallenge = errors.New("the listener hung up before its challenge")
+
+// errForeign marks bytes that are not this protocol at all (wrong magic or
+// version), as opposed to a gompi handshake that fails; it comes with errHandshake.
+var errForeign = errors.New("not the gompi tcp protocol")
+
+// checkHelloPrefix checks that b, the first handshakePrefix bytes a dialer
+// sent, start a Hello: the proof that a connection speaks the protocol
+// before anything sizable is spent on it. Errors wrap errHandshake.
+func checkHelloPrefix(b []byte) error {
+	if err := checkPrefix(b); err != nil {
+		return err
+	}
+	if t := handshakeType(b[5]); t != msgHello || b[6] != 0 || b[7] != 0 {
+		return fmt.Errorf("%w: the first message is not a hello", errHandshake)
+	}
+	return nil
+}
+
+// checkPrefix checks the magic and version of a message prefix.
+func checkPrefix(b []byte) error {
+	if len(b) < handshakePrefix {
+		return fmt.Errorf("%w: %d-byte message", errHandshake, len(b))
+	}
+	if m := binary.LittleEndian.Uint32(b); m != handshakeMagic {
+		return fmt.Errorf("%w: %w: bad magic %#08x", errHandshake, errForeign, m)
+	}
+	if v := b[4]; v != handshakeVersion {
+		return fmt.Errorf("%w: %w: version %d, want %d", errHandshake, errForeign, v, handshakeVersion)
+	}
+	return nil
+}
+
 // handshakeMsg is a decoded handshake message. Fields a type does not carry
 // are zero.
 type handshakeMsg struct {
@@ -107,14 +142,8 @@ func handshakeSize(t handshakeType) int {
 // decodeHandshake decodes one handshake message, which must fill b exactly.
 // Errors wrap errHandshake.
 func decodeHandshake(b []byte) (handshakeMsg, error) {
-	if len(b) < handshakePrefix {
-		return handshakeMsg{}, fmt.Errorf("%w: %d-byte message", errHandshake, len(b))
-	}
-	if m := binary.LittleEndian.Uint32(b); m != handshakeMagic {
-		return handshakeMsg{}, fmt.Errorf("%w: bad magic %#08x", errHandshake, m)
-	}
-	if v := b[4]; v != handshakeVersion {
-		return handshakeMsg{}, fmt.Errorf("%w: version %d, want %d", errHandshake, v, handshakeVersion)
+	if err := checkPrefix(b); err != nil {
+		return handshakeMsg{}, err
 	}
 	m := handshakeMsg{Type: handshakeType(b[5])}
 	size := handshakeSize(m.Type)
@@ -217,10 +246,17 @@ func (a *authority) mac(role string, s *session, v verdictCode) [sha256.Size]byt
 func (a *authority) dial(r io.Reader, w io.Writer, peer int) (verdictCode, error) {
 	s := session{dialer: a.rank, acceptor: peer}
 	rand.Read(s.nd[:])
-	if err := writeMsg(w, handshakeMsg{Type: msgHello, From: a.rank, To: peer, Nonce: s.nd}); err != nil {
+	err := writeMsg(w, handshakeMsg{Type: msgHello, From: a.rank, To: peer, Nonce: s.nd})
+	if hungUp(err) {
+		return 0, fmt.Errorf("%w: %w", errNoChallenge, err)
+	}
+	if err != nil {
 		return 0, err
 	}
-	ch, err := readMsg(r, msgChallenge)
+	ch, err := readMsg(r, nil, msgChallenge)
+	if hungUp(err) {
+		return 0, fmt.Errorf("%w: %w", errNoChallenge, err)
+	}
 	if err != nil {
 		return 0, err
 	}
@@ -234,7 +270,7 @@ func (a *authority) dial(r io.Reader, w io.Writer, peer int) (verdictCode, error
 	if err := writeMsg(w, handshakeMsg{Type: msgProof, MAC: a.mac(roleDialer, &s, 0)}); err != nil {
 		return 0, err
 	}
-	vm, err := readMsg(r, msgVerdict)
+	vm, err := readMsg(r, nil, msgVerdict)
 	if err != nil {
 		return 0, err
 	}
@@ -245,9 +281,10 @@ func (a *authority) dial(r io.Reader, w io.Writer, peer int) (verdictCode, error
 }
 
 // accept runs the acceptor's side up to the verdict: it returns the session
-// of an authenticated dialer, whose rank is s.dialer.
-func (a *authority) accept(r io.Reader, w io.Writer) (session, error) {
-	h, err := readMsg(r, msgHello)
+// of an authenticated dialer, whose rank is s.dialer. prefix holds the bytes
+// of the hello already read, if any.
+func (a *authority) accept(prefix []byte, r io.Reader, w io.Writer) (session, error) {
+	h, err := readMsg(r, prefix, msgHello)
 	if err != nil {
 		return session{}, err
 	}
@@ -259,7 +296,7 @@ func (a *authority) accept(r io.Reader, w io.Writer) (session, error) {
 	if err := writeMsg(w, handshakeMsg{Type: msgChallenge, From: a.rank, To: h.From, Nonce: s.na, MAC: a.mac(roleAcceptor, &s, 0)}); err != nil {
 		return session{}, err
 	}
-	p, err := readMsg(r, msgProof)
+	p, err := readMsg(r, nil, msgProof)
 	if err != nil {
 		return session{}, err
 	}
@@ -274,6 +311,12 @@ func (a *authority) verdict(w io.Writer, s *session, v verdictCode) error {
 	return writeMsg(w, handshakeMsg{Type: msgVerdict, Verdict: v, MAC: a.mac(roleVerdict, s, v)})
 }
 
+// hungUp reports whether err says the other side closed or reset the connection.
+func hungUp(err error) bool {
+	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE)
+}
+
 func writeMsg(w io.Writer, m handshakeMsg) error {
 	var buf [maxHandshakeSize]byte
 	if _, err := w.Write(m.Append(buf[:0])); err != nil {
@@ -282,12 +325,14 @@ func writeMsg(w io.Writer, m handshakeMsg) error {
 	return nil
 }
 
-// readMsg reads exactly one message of type t: a stranger's junk costs at
-// most maxHandshakeSize bytes.
-func readMsg(r io.Reader, t handshakeType) (handshakeMsg, error) {
+// readMsg reads exactly one message of type t, whose first bytes, already
+// read, are prefix: a stranger's junk costs at most maxHandshakeSize bytes,
+// and nothing past the message leaves the socket.
+func readMsg(r io.Reader, prefix []byte, t handshakeType) (handshakeMsg, error) {
 	var buf [maxHandshakeSize]byte
 	b := buf[:handshakeSize(t)]
-	if _, err := io.ReadFull(r, b); err != nil {
+	n := copy(b, prefix)
+	if _, err := io.ReadFull(r, b[n:]); err != nil {
 		return handshakeMsg{}, fmt.Errorf("read handshake: %w", err)
 	}
 	m, err := decodeHandshake(b)

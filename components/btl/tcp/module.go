@@ -32,13 +32,16 @@ type Module struct {
 	pool   *bufPool
 	dialer net.Dialer
 
+	slots   *slots    // the handshakes in progress on accepted connections
+	refused *refusals // logs the connections the handshakes refused
+
 	ctx    context.Context // cancelled by Finalize: stops dials
 	cancel context.CancelFunc
 
 	mu             sync.Mutex // guards what follows; taken after a peer's mu, never before
 	finalizing     atomic.Bool
 	listeners      []net.Listener
-	conns          map[*conn]struct{}      // every open socket, handshaking or not
+	conns          map[*conn]struct{}      // every open socket but those of handshakes in slots
 	readers        atomic.Pointer[readers] // authenticated connections, copied on write
 	ready          readySet                // which of them have bytes, past pollAllMax
 	polls          atomic.Uint64           // Progress calls: the reader goroutines watch it
@@ -316,6 +319,8 @@ func (m *Module) shutdown(graceful bool) {
 		for _, l := range listeners {
 			l.Close()
 		}
+		m.slots.close()
+		m.refused.close()
 		for i := range m.peers {
 			p := &m.peers[i]
 			p.mu.Lock()

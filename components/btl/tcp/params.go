@@ -19,6 +19,7 @@ type paramSet struct {
 	exclusivity          params.Param[int]
 	bandwidth            params.Param[int]
 	handshakeTimeout     params.Param[float64]
+	maxPendingHandshakes params.Param[int]
 }
 
 // config is the component's resolved configuration.
@@ -30,6 +31,7 @@ type config struct {
 	exclusivity          int
 	bandwidth            int
 	handshakeTimeout     time.Duration
+	maxPendingHandshakes int
 }
 
 func register(r *params.Registrar) paramSet {
@@ -98,6 +100,18 @@ func register(r *params.Registrar) paramSet {
 				return nil
 			},
 		}),
+		maxPendingHandshakes: r.Int(params.Spec{
+			Name:    "max_pending_handshakes",
+			Default: "1024",
+			Level:   5,
+			Help: "Most incoming connections authenticating at once; each costs a socket and a small goroutine " +
+				"until it authenticates or is dropped. Past the limit, the connection silent the longest (one " +
+				"that has not begun the handshake) is dropped for the newcomer, and real peers, which begin at " +
+				"once, still get in; when every slot holds a peer that has begun, the newcomer waits, which takes " +
+				"a round trip. So the limit bounds a flood of strangers without refusing the peers of a job of " +
+				"any size: 1024 handshakes in flight accept thousands of peers a second.",
+			Validate: intIn(1, 1<<20),
+		}),
 		sndbuf: r.Size(params.Spec{
 			Name:     "sndbuf",
 			Default:  "0",
@@ -127,6 +141,8 @@ func (p *paramSet) resolve(s *params.Snapshot) config {
 		exclusivity:      p.exclusivity.Get(s),
 		bandwidth:        p.bandwidth.Get(s),
 		handshakeTimeout: time.Duration(p.handshakeTimeout.Get(s) * float64(time.Second)),
+
+		maxPendingHandshakes: p.maxPendingHandshakes.Get(s),
 	}
 }
 
