@@ -146,7 +146,7 @@ func prepare(ctx context.Context) (_ *library, err error) {
 	if err != nil {
 		return nil, err
 	}
-	l.sys, err = mca.Load(mca.Options{Logger: l.log, QuietWarnings: l.job.Rank != 0, Params: RegisterParams}, in)
+	l.sys, err = mca.Load(mca.Options{Logger: l.log, QuietWarnings: l.job.Rank != 0 || in.Checked, Params: RegisterParams}, in)
 	if err != nil {
 		return nil, err
 	}
