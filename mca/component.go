@@ -106,6 +106,21 @@ type Info struct {
 	New func() Component
 }
 
+// NewInfo returns the identity of a component built against this
+// component model and the given framework API version. Each framework
+// wraps it (btl.Info), so that a component names only itself.
+func NewInfo(framework string, frameworkVersion Version, name string, version Version, priority int, newComponent func() Component) Info {
+	return Info{
+		Framework:        framework,
+		Name:             name,
+		Version:          version,
+		ModelVersion:     ModelVersion(),
+		FrameworkVersion: frameworkVersion,
+		DefaultPriority:  priority,
+		New:              newComponent,
+	}
+}
+
 // OriginStatic is the Origin of a component linked into the program.
 const OriginStatic = "static"
 

@@ -30,15 +30,7 @@ type BaseComponent struct {
 // Info is the identity of a btl component built against this version of
 // the framework, with its constructor; pass it to mca.Register.
 func Info(name string, version mca.Version, priority int, newComponent func() mca.Component) mca.Info {
-	return mca.Info{
-		Framework:        Name,
-		Name:             name,
-		Version:          version,
-		ModelVersion:     mca.ModelVersion(),
-		FrameworkVersion: APIVersion(),
-		DefaultPriority:  priority,
-		New:              newComponent,
-	}
+	return mca.NewInfo(Name, APIVersion(), name, version, priority, newComponent)
 }
 
 // mcaComponent is the lifecycle part of Component, provided by embedding

@@ -43,15 +43,7 @@ type BaseComponent struct {
 // Info is the identity of a coll component built against this version of
 // the framework, with its constructor; pass it to mca.Register.
 func Info(name string, version mca.Version, priority int, newComponent func() mca.Component) mca.Info {
-	return mca.Info{
-		Framework:        Name,
-		Name:             name,
-		Version:          version,
-		ModelVersion:     mca.ModelVersion(),
-		FrameworkVersion: APIVersion(),
-		DefaultPriority:  priority,
-		New:              newComponent,
-	}
+	return mca.NewInfo(Name, APIVersion(), name, version, priority, newComponent)
 }
 
 // Component is what a coll component implements. After the MCA lifecycle
