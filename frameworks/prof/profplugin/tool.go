@@ -85,13 +85,6 @@ func (*Base) Finish(context.Context) (Report, error) { return Report{}, nil }
 // Info is the identity of a tool built against this version of the prof
 // framework, with its constructor; pass it to Serve.
 func Info(name string, version mca.Version, priority int, newTool func() Tool) mca.Info {
-	return mca.Info{
-		Framework:        "prof",
-		Name:             name,
-		Version:          version,
-		ModelVersion:     mca.ModelVersion(),
-		FrameworkVersion: mca.Version{Major: profpb.APIMajor, Minor: profpb.APIMinor, Patch: profpb.APIPatch},
-		DefaultPriority:  priority,
-		New:              func() mca.Component { return newTool() },
-	}
+	api := mca.Version{Major: profpb.APIMajor, Minor: profpb.APIMinor, Patch: profpb.APIPatch}
+	return mca.NewInfo("prof", api, name, version, priority, func() mca.Component { return newTool() })
 }
