@@ -170,11 +170,16 @@ func (m *module) count(f fn, t0, n int64) *shard {
 	if d < 0 { // a counter read on another core that runs behind
 		d = 0
 	}
-	var pcs [keyDepth]uintptr
-	callers(pcs[:])
-	st := m.sites.lookup(f, &pcs)
+	k := siteKey{f: f}
+	callers(k.pcs[:])
 	sh := m.shards.pick()
 	sh.mu.Lock()
+	r := &sh.recent[int(f)%len(sh.recent)]
+	st := r.st
+	if st == nil || !r.key.same(&k) {
+		st = m.sites.lookup(&k)
+		r.key, r.st = k, st
+	}
 	sh.fns[f].add(d, n)
 	if st.idx >= len(sh.sites) {
 		sh.sites = append(sh.sites, make([]tally, st.idx+1-len(sh.sites))...)

@@ -79,6 +79,20 @@ func newSiteTable(n int) *siteTable {
 	return &siteTable{mask: uint64(n - 1), slots: make([]siteSlot, n)}
 }
 
+// same compares two keys word by word: inline, where == on the struct
+// calls the runtime's memory comparison.
+func (k *siteKey) same(o *siteKey) bool {
+	if k.f != o.f {
+		return false
+	}
+	for i := range k.pcs {
+		if k.pcs[i] != o.pcs[i] {
+			return false
+		}
+	}
+	return true
+}
+
 // hash mixes the key's words with independent multiplies, which the
 // processor runs side by side, and one final mix.
 func (k *siteKey) hash() uint64 {
@@ -101,13 +115,13 @@ func (t *siteTable) find(k *siteKey) *siteSlot {
 	}
 }
 
-// lookup returns the site of the call whose stack above the layer is pcs.
-func (s *sites) lookup(f fn, pcs *[keyDepth]uintptr) *site {
-	k := siteKey{f: f, pcs: *pcs}
-	if st := s.table.Load().find(&k).st.Load(); st != nil {
+// lookup returns the site of the call k: its function and its stack above
+// the layer.
+func (s *sites) lookup(k *siteKey) *site {
+	if st := s.table.Load().find(k).st.Load(); st != nil {
 		return st
 	}
-	return s.resolve(k)
+	return s.resolve(*k)
 }
 
 // resolve finds the user's frame of a new stack, outside the hot path.
