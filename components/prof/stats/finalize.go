@@ -26,7 +26,7 @@ func (m *module) Finalize() error {
 func (m *module) report() error {
 	m.on.Store(false)
 	m.flush("finalize")
-	rate := clockRate(m.tick0, ticks(), time.Since(m.wall0))
+	rate := prof.TickRate(m.tick0, prof.Ticks(), time.Since(m.wall0))
 	host, _ := os.Hostname()
 	m.mu.Lock()
 	data, err := json.Marshal(part(m.rank, host, m.phases, rate))

@@ -59,7 +59,7 @@ type siteTally struct {
 func newModule(next pmpi.API, cfg config) *module {
 	m := &module{Base: prof.Base{Next: next}, cfg: cfg, sites: newSites(), shards: defaultShards()}
 	m.comms.Store(&map[*pmpi.Comm][]int{})
-	m.tick0, m.wall0 = ticks(), time.Now()
+	m.tick0, m.wall0 = prof.Ticks(), time.Now()
 	m.phaseStart = m.wall0
 	m.on.Store(true)
 	return m
@@ -159,14 +159,14 @@ func (m *module) begin() int64 {
 	if !m.on.Load() {
 		return -1
 	}
-	return ticks()
+	return prof.Ticks()
 }
 
 // count counts a call begun at t0 that moved n bytes, for its function
 // and its call site, and returns its shard still locked, for the caller
 // to add the call's peers.
 func (m *module) count(f fn, t0, n int64) *shard {
-	d := ticks() - t0
+	d := prof.Ticks() - t0
 	if d < 0 { // a counter read on another core that runs behind
 		d = 0
 	}

@@ -1,7 +1,5 @@
 package stats
 
-import "time"
-
 // rankPart is what one rank sends to rank 0 at Finalize, as JSON: its
 // phases with every time already in nanoseconds.
 type rankPart struct {
@@ -41,15 +39,6 @@ type sitePart struct {
 type row struct {
 	Msgs  []int64 `json:"msgs"`
 	Bytes []int64 `json:"bytes"`
-}
-
-// clockRate converts ticks to nanoseconds: the ticks since Wrap against
-// the wall clock since Wrap, which a long run measures best.
-func clockRate(tick0, tick1 int64, wall time.Duration) float64 {
-	if d := tick1 - tick0; d > 0 && wall > 0 {
-		return float64(wall) / float64(d)
-	}
-	return 1
 }
 
 // part converts a rank's phases to what it sends to rank 0.

@@ -186,15 +186,6 @@ func TestPackageOf(t *testing.T) {
 	}
 }
 
-func TestClockRate(t *testing.T) {
-	if got := clockRate(100, 300, 100); got != 0.5 {
-		t.Errorf("rate %v, want 0.5", got)
-	}
-	if got := clockRate(100, 100, 100); got != 1 {
-		t.Errorf("rate without ticks %v, want 1", got)
-	}
-}
-
 // TestWrite writes a report of one rank with the default prefix in a
 // directory, then without the SVG.
 func TestWrite(t *testing.T) {
