@@ -45,6 +45,9 @@ demo: build
 	rm -f $(BIN)/demo-stats.*
 	$(BIN)/gompirun -np 4 --oversubscribe --mca prof stats --mca prof_stats_output $(BIN)/demo-stats $(BIN)/pi -n 10000000
 	sed -n '/--- MPI time/,/--- Call sites/p' $(BIN)/demo-stats.*.txt
+	rm -rf $(BIN)/demo-jsonl && mkdir -p $(BIN)/demo-jsonl
+	$(BIN)/gompirun -np 2 --mca mca_base_component_path $(CURDIR)/$(BIN)/plugins --mca prof jsonl --mca prof_jsonl_dir $(BIN)/demo-jsonl $(BIN)/pi -n 1000000
+	head -4 $(BIN)/demo-jsonl/*.0.jsonl
 
 # gompi's own benchmarks, into bench/out/: the Go micro-benchmarks of the
 # hot paths (micro.txt, for benchstat) and gompi-bench's tables over gompi's
