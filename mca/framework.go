@@ -200,7 +200,8 @@ func (f *Framework) resolve(snap *params.Snapshot) (warnings []string, err error
 		f.log.Debug("registered component", "component", s.reg.Name, "version", s.reg.Version)
 	}
 	for _, s := range f.refused {
-		f.log.Warn("component refused", "component", s.reg.Name, "error", s.err)
+		// Returned, not logged: in a job only one rank (or gompirun) says it.
+		warnings = append(warnings, fmt.Sprintf("%s: component %s refused: %v", f.spec.Name, s.reg.Name, s.err))
 	}
 	sel, err := ParseSelection(f.selectParam.Get(snap))
 	if err != nil {
@@ -211,7 +212,8 @@ func (f *Framework) resolve(snap *params.Snapshot) (warnings []string, err error
 		all = append(all, s.reg.Name)
 	}
 	sort.Strings(all)
-	warnings, err = sel.Check(f.spec.Name, all)
+	checked, err := sel.Check(f.spec.Name, all)
+	warnings = append(warnings, checked...)
 	if err != nil {
 		return warnings, err
 	}
