@@ -116,7 +116,7 @@ func (s *System) loadPlugins(path string) (debug []string) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				descs[i], errs[i] = describePlugin(context.Background(), p.path, s.pluginLog(p))
+				descs[i], errs[i] = describePlugin(context.Background(), p.path, describeLog())
 			}()
 		}
 	}
@@ -149,16 +149,11 @@ func (s *System) loadPlugins(path string) (debug []string) {
 	return debug
 }
 
-// pluginLog is the logger of a plugin's describe step. It runs before the
-// log levels are resolved, so it says only what goes wrong: go-plugin's
-// start and stop messages are noise there.
-func (s *System) pluginLog(p found) hclog.Logger {
-	l := s.log.Named(p.framework).Named(p.name)
-	if l.GetLevel() < hclog.Warn {
-		l.SetLevel(hclog.Warn)
-	}
-	return l
-}
+// describeLog is the logger of a plugin's describe step: none. It runs
+// before the log levels are resolved, and what goes wrong comes back as an
+// error with the plugin's last stderr lines; go-plugin's own messages
+// about starting and stopping the process are noise there.
+func describeLog() hclog.Logger { return hclog.NewNullLogger() }
 
 func version(v *pluginpb.Version) Version {
 	return Version{Major: int(v.GetMajor()), Minor: int(v.GetMinor()), Patch: int(v.GetPatch())}

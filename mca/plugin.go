@@ -160,8 +160,13 @@ const PluginSocketDirEnv = "PLUGIN_UNIX_SOCKET_DIR"
 // its ranks and removes at the end of the job (rte.EnvSessionDir).
 const SessionDirEnv = "GOMPI_SESSION_DIR"
 
-// refusal rewrites go-plugin's version mismatch in the terms of gompi.
+// refusal rewrites go-plugin's start-up errors in the terms of gompi.
 func refusal(err error) error {
+	if first, _, long := strings.Cut(err.Error(), "\nThis usually means"); long {
+		// go-plugin's advice is about architectures and libraries; the
+		// usual cause here is another program, or a print on stdout.
+		return fmt.Errorf("%s: it is not a gompi plugin, or it wrote to stdout before its handshake", first)
+	}
 	if strings.Contains(err.Error(), "incompatible API version") {
 		return fmt.Errorf("%w: it speaks another component protocol than this program's %d "+
 			"(the component model's major version; rebuild the plugin against this gompi): %w",
