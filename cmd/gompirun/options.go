@@ -60,7 +60,7 @@ share or swap CPUs wait for each other's time slices. core pins rank r to the
 (r mod n)-th CPU; none leaves placement to the kernel. Go sizes GOMAXPROCS
 from the binding.
 
-Exit status: 0 when every rank succeeded; else that of the first failure:
+Exit status: 0 when every rank succeeded; else that of the root cause:
 the rank's exit status, 128+signal number if it was killed by a signal, its
 Abort code, or 1 if it exited without calling Finalize; 124 when --timeout
 expired; 128+signal number when gompirun itself got SIGINT, SIGTERM or
