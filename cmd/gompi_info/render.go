@@ -52,6 +52,9 @@ func renderComponents(w io.Writer, r report) {
 				origin = "plugin " + origin
 			}
 			val := fmt.Sprintf("%s (MCA v%s, API v%s, Component v%s, %s)", c.Name, c.Model, c.API, c.Version, origin)
+			if c.Model == (mca.Version{}).String() { // a plugin that could not say
+				val = fmt.Sprintf("%s (versions unknown, %s)", c.Name, origin)
+			}
 			switch c.Status {
 			case "excluded":
 				val += " excluded by the " + f.Name + " parameter"
