@@ -85,9 +85,13 @@ func (p *grpcPlugin) GRPCClient(_ context.Context, _ *goplugin.GRPCBroker, c *gr
 	return c, nil
 }
 
-// pluginStartTimeout bounds a plugin's start-up: a loaded machine may take
-// seconds to start a process, a broken plugin must not hang Init.
-const pluginStartTimeout = 30 * time.Second
+// pluginStartTimeout bounds a plugin's start-up, and pluginCallTimeout each
+// lifecycle call: a loaded machine may take seconds to start a process or
+// to answer, but a broken plugin must not hang Init.
+const (
+	pluginStartTimeout = 30 * time.Second
+	pluginCallTimeout  = 60 * time.Second
+)
 
 // process is one running plugin executable.
 type process struct {
@@ -214,6 +218,8 @@ func describePlugin(ctx context.Context, path string, log hclog.Logger) (*plugin
 		return nil, err
 	}
 	defer p.stop()
+	ctx, cancel := context.WithTimeout(ctx, pluginCallTimeout)
+	defer cancel()
 	d, err := pluginpb.NewComponentClient(p.conn).Describe(ctx, &pluginpb.DescribeRequest{})
 	if err != nil {
 		return nil, p.failure("describe", err)
@@ -267,6 +273,8 @@ func (p *Plugin) Open(ctx context.Context, env *Env) error {
 			values[d.GetName()] = v.Raw
 		}
 	}
+	ctx, cancel := context.WithTimeout(ctx, pluginCallTimeout)
+	defer cancel()
 	out, err := pluginpb.NewComponentClient(proc.conn).Open(ctx, &pluginpb.OpenRequest{
 		Params: values, Priority: int32(env.Priority), Requested: env.Requested,
 	})
@@ -282,6 +290,8 @@ func (p *Plugin) Query(ctx context.Context, env *Env) (int, error) {
 	if conn == nil {
 		return 0, fmt.Errorf("%w: %s: query before open", ErrPlugin, p.path)
 	}
+	ctx, cancel := context.WithTimeout(ctx, pluginCallTimeout)
+	defer cancel()
 	out, err := pluginpb.NewComponentClient(conn).Query(ctx, &pluginpb.QueryRequest{Priority: int32(env.Priority)})
 	if err != nil {
 		return 0, p.Fail("query", err)
@@ -306,7 +316,7 @@ func (p *Plugin) Close() error {
 	if dead != nil {
 		return nil // reported when it happened
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), pluginStartTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), pluginCallTimeout)
 	defer cancel()
 	if _, err := pluginpb.NewComponentClient(proc.conn).Close(ctx, &pluginpb.CloseRequest{}); err != nil {
 		return proc.failure("close", err)
