@@ -149,16 +149,22 @@ func TestStateReportFindsATagMismatch(t *testing.T) {
 	j := startJob(t, "-np", "2", hangprog, "tag")
 	out := j.await(t, "both ranks' block sites", func(out string) bool { return len(blockSites(out)) == 2 })
 	sites := blockSites(out)
-	want := fmt.Sprintf("gompirun: no send matches: rank 1 waits to receive from 0 tag 7 on world at %s, "+
-		"but what rank 0 sent it has tag 8 on world\n", sites[1])
-	report := j.stateUntil(t, func(r string) bool { return strings.Contains(r, want) })
-	if !strings.Contains(report, fmt.Sprintf("waits in Barrier at %s", sites[0])) {
-		t.Errorf("rank 0's barrier is not named; report:\n%s", report)
+	want := []string{
+		fmt.Sprintf("gompirun: no send matches: rank 1 waits to receive from 0 tag 7 on world at %s, "+
+			"but what rank 0 sent it has tag 8 on world\n", sites[1]),
+		fmt.Sprintf("waits in Barrier at %s", sites[0]),
+		"unexpected message(s): from rank 0, tag 8, comm world, 8 bytes",
 	}
-	if !strings.Contains(report, "has 1 unexpected message(s): from rank 0, tag 8, comm world, 8 bytes") &&
-		!strings.Contains(report, "unexpected message(s): from rank 0, tag 8, comm world, 8 bytes;") {
-		t.Errorf("rank 1's unexpected message is not listed; report:\n%s", report)
-	}
+	// Every report until one has all three: a loaded machine may keep a
+	// rank from answering one of them in time.
+	j.stateUntil(t, func(r string) bool {
+		for _, w := range want {
+			if !strings.Contains(r, w) {
+				return false
+			}
+		}
+		return true
+	})
 }
 
 func TestStateReportNamesAStoppedRank(t *testing.T) {
