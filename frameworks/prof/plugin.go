@@ -3,7 +3,6 @@ package prof
 import (
 	"context"
 	"errors"
-	"fmt"
 
 	"github.com/hashicorp/go-hclog"
 
@@ -44,23 +43,14 @@ func (c *pluginComponent) RegisterParams(r *params.Registrar) error {
 	c.batch = r.Int(params.Spec{
 		Name: "batch_events", Default: "1024", Level: 5,
 		Help:     "Events the host sends to this out-of-process tool in one batch (one round trip).",
-		Validate: intIn(1, 1<<20), Accepts: "1 to 1048576",
+		Validate: params.IntIn(1, 1<<20), Accepts: "1 to 1048576",
 	})
 	c.queue = r.Int(params.Spec{
 		Name: "batch_queue", Default: "4", Level: 6,
 		Help:     "Full batches that may wait for this out-of-process tool before MPI calls wait for it.",
-		Validate: intIn(1, 1024), Accepts: "1 to 1024",
+		Validate: params.IntIn(1, 1024), Accepts: "1 to 1024",
 	})
 	return nil
-}
-
-func intIn(lo, hi int) func(any) error {
-	return func(v any) error {
-		if n := v.(int); n < lo || n > hi {
-			return fmt.Errorf("must be %d to %d", lo, hi)
-		}
-		return nil
-	}
 }
 
 // Open reads the stream's parameters and opens the plugin.

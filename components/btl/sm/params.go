@@ -54,14 +54,14 @@ func register(r *params.Registrar) paramSet {
 			Name: "eager_limit", Default: "16k", Level: 4,
 			Help: "Largest message, in bytes, copied into the receiver's ring at once; a larger one waits " +
 				"for its receive (rendezvous). At most btl_sm_fragment_size.",
-			Validate: sizeIn(1, maxRingSize/4),
+			Validate: params.SizeIn(1, maxRingSize/4),
 		}),
 		fragmentSize: r.Size(params.Spec{
 			Name: "fragment_size", Default: "32k", Level: 4,
 			Help: "Largest payload, in bytes, of one fragment in a ring: a large message that is not read " +
 				"with a single copy streams through the ring in pieces of this size. At most a quarter of " +
 				"btl_sm_ring_size.",
-			Validate: sizeIn(64, maxRingSize/4),
+			Validate: params.SizeIn(64, maxRingSize/4),
 		}),
 		ringSize: r.Size(params.Spec{
 			Name: "ring_size", Default: "256k", Level: 4,
@@ -80,7 +80,7 @@ func register(r *params.Registrar) paramSet {
 			Name: "single_copy_threshold", Default: "32k", Level: 4,
 			Help: "Smallest message, in bytes, that the receiver copies straight out of the sender's memory " +
 				"(when a single-copy mechanism is available); smaller ones go through the ring. 0 disables single copy.",
-			Validate: sizeIn(0, math.MaxInt32),
+			Validate: params.SizeIn(0, math.MaxInt32),
 		}),
 		singleCopy: r.Enum(params.Spec{
 			Name: "single_copy_mechanism", Default: "auto", Level: 3,
@@ -160,13 +160,4 @@ func (c config) check(p *paramSet) error {
 func isSet(s *params.Snapshot, name string) bool {
 	v, ok := s.Lookup(name)
 	return ok && v.Source.Kind != params.SourceDefault
-}
-
-func sizeIn(lo, hi int64) func(any) error {
-	return func(v any) error {
-		if n := v.(int64); n < lo || n > hi {
-			return fmt.Errorf("must be %d to %d bytes", lo, hi)
-		}
-		return nil
-	}
 }

@@ -2,7 +2,6 @@ package tcp
 
 import (
 	"errors"
-	"fmt"
 	"math"
 	"time"
 
@@ -54,14 +53,14 @@ func register(r *params.Registrar) paramSet {
 			Default:  "64k",
 			Level:    4,
 			Help:     "Largest message, in bytes, sent in one fragment without a rendezvous.",
-			Validate: sizeIn(1, maxPayload),
+			Validate: params.SizeIn(1, maxPayload),
 		}),
 		maxSend: r.Size(params.Spec{
 			Name:     "max_send_size",
 			Default:  "1m",
 			Level:    4,
 			Help:     "Largest payload, in bytes, of one fragment of a long message.",
-			Validate: sizeIn(1, maxPayload),
+			Validate: params.SizeIn(1, maxPayload),
 		}),
 		coalesceLimit: r.Size(params.Spec{
 			Name:    "coalesce_limit",
@@ -71,7 +70,7 @@ func register(r *params.Registrar) paramSet {
 				"with the fragments that follow in one system call. Held fragments go out at the " +
 				"rank's next poll, wait or send to that peer, or from a flusher goroutine 100 microseconds later. " +
 				"0 writes every fragment at once.",
-			Validate: sizeIn(0, stageCap-frameHeaderSize-btl.MaxHeaderSize),
+			Validate: params.SizeIn(0, stageCap-frameHeaderSize-btl.MaxHeaderSize),
 		}),
 		exclusivity: r.Int(params.Spec{
 			Name:    "exclusivity",
@@ -85,7 +84,7 @@ func register(r *params.Registrar) paramSet {
 			Default:  "10000",
 			Level:    5,
 			Help:     "Bandwidth of the tcp transport in Mbit/s, used to choose between transports of equal exclusivity.",
-			Validate: intIn(0, math.MaxInt32),
+			Validate: params.IntIn(0, math.MaxInt32),
 		}),
 		handshakeTimeout: r.Float(params.Spec{
 			Name:    "handshake_timeout",
@@ -110,21 +109,21 @@ func register(r *params.Registrar) paramSet {
 				"once, still get in; when every slot holds a peer that has begun, the newcomer waits, which takes " +
 				"a round trip. So the limit bounds a flood of strangers without refusing the peers of a job of " +
 				"any size: 1024 handshakes in flight accept thousands of peers a second.",
-			Validate: intIn(1, 1<<20),
+			Validate: params.IntIn(1, 1<<20),
 		}),
 		sndbuf: r.Size(params.Spec{
 			Name:     "sndbuf",
 			Default:  "0",
 			Level:    5,
 			Help:     "Socket send buffer size in bytes; 0 keeps the operating system's default.",
-			Validate: sizeIn(0, math.MaxInt32),
+			Validate: params.SizeIn(0, math.MaxInt32),
 		}),
 		rcvbuf: r.Size(params.Spec{
 			Name:     "rcvbuf",
 			Default:  "0",
 			Level:    5,
 			Help:     "Socket receive buffer size in bytes; 0 keeps the operating system's default.",
-			Validate: sizeIn(0, math.MaxInt32),
+			Validate: params.SizeIn(0, math.MaxInt32),
 		}),
 	}
 }
@@ -143,23 +142,5 @@ func (p *paramSet) resolve(s *params.Snapshot) config {
 		handshakeTimeout: time.Duration(p.handshakeTimeout.Get(s) * float64(time.Second)),
 
 		maxPendingHandshakes: p.maxPendingHandshakes.Get(s),
-	}
-}
-
-func sizeIn(lo, hi int64) func(any) error {
-	return func(v any) error {
-		if n := v.(int64); n < lo || n > hi {
-			return fmt.Errorf("must be %d to %d bytes", lo, hi)
-		}
-		return nil
-	}
-}
-
-func intIn(lo, hi int) func(any) error {
-	return func(v any) error {
-		if n := v.(int); n < lo || n > hi {
-			return fmt.Errorf("must be %d to %d", lo, hi)
-		}
-		return nil
 	}
 }

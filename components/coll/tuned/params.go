@@ -57,23 +57,14 @@ func register(r *params.Registrar) paramSet {
 			Name: "bcast_segsize", Default: strconv.Itoa(defaultBcastSegsize), Level: 5,
 			Help: "Segment size in bytes of the pipelined bcast: each rank forwards a segment down the chain " +
 				"while it receives the next. Must be at least 1.",
-			Validate: sizeIn(1, maxSegsize),
+			Validate: params.SizeIn(1, maxSegsize),
 		}),
 		allreduceSegsize: r.Size(params.Spec{
 			Name: "allreduce_segsize", Default: strconv.Itoa(defaultAllreduceSegsize), Level: 5,
 			Help: "Segment size in bytes within each chunk of the ring allreduce, rounded down to whole elements: " +
 				"a rank reduces one segment while the next arrives. 0 sends each chunk as one message.",
-			Validate: sizeIn(0, maxSegsize),
+			Validate: params.SizeIn(0, maxSegsize),
 		}),
-	}
-}
-
-func sizeIn(lo, hi int64) func(any) error {
-	return func(v any) error {
-		if n := v.(int64); n < lo || n > hi {
-			return fmt.Errorf("must be %d to %d bytes", lo, hi)
-		}
-		return nil
 	}
 }
 
