@@ -64,24 +64,8 @@ func (b collBins) run(t *testing.T, rules, mode string, extra ...string) jobtest
 	if j.Code == 124 {
 		t.Fatalf("hung: gompirun's --timeout ended the job\n%v", j)
 	}
-	b.noStrays(t)
+	noStrayPlugins(t, b.pluginDir)
 	return j
-}
-
-// noStrays fails t if a process of the plugin's executable is running:
-// the job has ended, so every rank closed or lost its plugin.
-func (b collBins) noStrays(t *testing.T) {
-	t.Helper()
-	cmdlines, _ := filepath.Glob("/proc/[0-9]*/cmdline")
-	for _, path := range cmdlines {
-		cmd, err := os.ReadFile(path)
-		if err != nil {
-			continue
-		}
-		if argv0, _, _ := strings.Cut(string(cmd), "\x00"); argv0 == b.plugin {
-			t.Errorf("stray plugin process %s after the job", filepath.Dir(path))
-		}
-	}
 }
 
 var (
