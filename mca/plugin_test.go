@@ -17,6 +17,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/gompi/gompi/internal/jobtest"
 	"github.com/gompi/gompi/params"
 )
 
@@ -441,7 +442,7 @@ func TestPluginDoesNotOutliveItsHost(t *testing.T) {
 	// A hang guard, not a timing assertion: the plugin reads end of file on
 	// its lifeline at once, but a loaded machine may take a while to run it.
 	deadline := time.Now().Add(30 * time.Second)
-	for alive(pid) {
+	for jobtest.Alive(pid) {
 		if time.Now().After(deadline) {
 			_ = syscall.Kill(pid, syscall.SIGKILL)
 			t.Fatalf("plugin %d still runs 30 s after its host was killed", pid)
@@ -451,18 +452,6 @@ func TestPluginDoesNotOutliveItsHost(t *testing.T) {
 	if left, _ := os.ReadDir(tmp); len(left) > 0 {
 		t.Errorf("left behind in the temporary directory: %v", left)
 	}
-}
-
-// alive reports whether pid runs and is not a zombie.
-func alive(pid int) bool {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return false
-	}
-	// The state follows the command name in parentheses.
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	return i < 0 || i+2 >= len(s) || s[i+2] != 'Z'
 }
 
 // runPluginHost opens the echo plugin, prints its pid and waits to be killed.

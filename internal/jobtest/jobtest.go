@@ -83,3 +83,15 @@ func Run(t testing.TB, gompirun string, limit time.Duration, stdin io.Reader, ar
 	}
 	return j
 }
+
+// Alive reports whether process pid runs: it exists and is not a zombie.
+func Alive(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	// The state follows the command name in parentheses.
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	return i < 0 || i+2 >= len(s) || s[i+2] != 'Z'
+}

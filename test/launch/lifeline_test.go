@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/gompi/gompi/internal/jobtest"
 )
 
 // TestKilledLauncherLeavesNothing kills gompirun with SIGKILL, which it
@@ -94,7 +96,7 @@ func waitNoJobProcesses(t *testing.T, tmp string) {
 				continue
 			}
 			env, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
-			if err == nil && bytes.Contains(env, want) && alive(pid) {
+			if err == nil && bytes.Contains(env, want) && jobtest.Alive(pid) {
 				pids = append(pids, pid)
 			}
 		}

@@ -17,6 +17,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gompi/gompi/internal/jobtest"
 )
 
 var (
@@ -154,24 +156,13 @@ func waitGone(t *testing.T, what string, pids map[int]int) {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for rank, pid := range pids {
-		for alive(pid) {
+		for jobtest.Alive(pid) {
 			if time.Now().After(deadline) {
 				t.Fatalf("%s of rank %d (pid %d) is still running after gompirun exited", what, rank, pid)
 			}
 			time.Sleep(20 * time.Millisecond)
 		}
 	}
-}
-
-func alive(pid int) bool {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return false
-	}
-	// The state follows the command name in parentheses.
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	return i < 0 || i+2 >= len(s) || s[i+2] != 'Z'
 }
 
 // started runs gompirun in the background and returns once n "rank R pid P"
