@@ -50,6 +50,9 @@ with --param or --all, the MCA parameters with their current values and sources.
 Values come, highest precedence first, from the override file, --mca, the
 environment (GOMPI_MCA_<name>), parameter files (--tune, mca_base_param_files,
 ~/.gompi/mca-params.conf, <prefix>/etc/gompi-mca-params.conf) and the default.
+Out-of-process components found on mca_base_component_path are listed too,
+their origin being the executable's path: each is started to describe itself
+and stopped at once (docs/plugins.md).
 The --parsable format is described in docs/gompi_info.md.`,
 		Version:       version.Version,
 		SilenceUsage:  true,
