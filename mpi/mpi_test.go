@@ -79,6 +79,41 @@ func TestSingleton(t *testing.T) {
 		t.Fatalf("cancelled receive: %+v", st)
 	}
 
+	// The Wait that completes a request frees it, and every copy of it:
+	// a second Wait is one on MPI_REQUEST_NULL, even once the request has
+	// been recycled into a new operation, which it must leave alone.
+	first, _ := mpi.Irecv(make([]byte, 1), 0, 12, world)
+	copied := first
+	_ = mpi.Send([]byte{9}, 0, 12, world)
+	if st, err := first.Wait(); err != nil || st.Tag != 12 || st.Count != 1 {
+		t.Fatalf("first wait: %+v %v", st, err)
+	}
+	for i := range 4 { // new requests, some of them in the freed one
+		buf := make([]byte, 1)
+		next, _ := mpi.Irecv(buf, 0, 13, world)
+		for _, stale := range []mpi.Request{first, copied} {
+			if stale.Active() {
+				t.Fatal("a completed request is still active")
+			}
+			if st, done, err := stale.Test(); !done || err != nil || st.Source != mpi.AnySource || st.Tag != mpi.AnyTag {
+				t.Fatalf("test of a completed request: %+v %v %v", st, done, err)
+			}
+			if st, err := stale.Wait(); err != nil || st.Source != mpi.AnySource || st.Tag != mpi.AnyTag || st.Count != 0 {
+				t.Fatalf("second wait: %+v %v", st, err)
+			}
+			if err := stale.Cancel(); err != nil {
+				t.Fatalf("cancel of a completed request: %v", err)
+			}
+		}
+		if !next.Active() {
+			t.Fatal("the new request was taken by a stale handle")
+		}
+		_ = mpi.Send([]byte{byte(i)}, 0, 13, world)
+		if st, err := next.Wait(); err != nil || st.Tag != 13 || buf[0] != byte(i) {
+			t.Fatalf("new request after stale calls: %+v %v %d", st, err, buf[0])
+		}
+	}
+
 	if err := mpi.Finalize(); err != nil {
 		t.Fatal(err)
 	}

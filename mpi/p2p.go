@@ -21,19 +21,19 @@ func Recv[T Elem](buf []T, source, tag int, comm Comm) (Status, error) {
 // Isend starts a send; buf must not change until the request completes.
 func Isend[T Elem](buf []T, dest, tag int, comm Comm) (Request, error) {
 	r, err := api().Isend(pmpi.Bytes(buf), len(buf), pmpi.TypeOf[T](), dest, tag, comm.c)
-	return Request{r}, err
+	return request(r), err
 }
 
 // Issend starts a synchronous send.
 func Issend[T Elem](buf []T, dest, tag int, comm Comm) (Request, error) {
 	r, err := api().Issend(pmpi.Bytes(buf), len(buf), pmpi.TypeOf[T](), dest, tag, comm.c)
-	return Request{r}, err
+	return request(r), err
 }
 
 // Irecv starts a receive; buf must not be read until the request completes.
 func Irecv[T Elem](buf []T, source, tag int, comm Comm) (Request, error) {
 	r, err := api().Irecv(pmpi.Bytes(buf), len(buf), pmpi.TypeOf[T](), source, tag, comm.c)
-	return Request{r}, err
+	return request(r), err
 }
 
 // Sendrecv sends sendbuf to dest and receives into recvbuf from source at

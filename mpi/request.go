@@ -3,36 +3,64 @@ package mpi
 import "github.com/gompi/gompi/pmpi"
 
 // Request is a pending non-blocking operation. The zero Request is
-// inactive, like MPI_REQUEST_NULL: waiting on it returns at once.
-type Request struct{ r *pmpi.Request }
-
-// Wait blocks until the request completes. Waiting again returns the same result.
-func (r Request) Wait() (Status, error) {
-	if r.r == nil {
-		return Status{Source: AnySource, Tag: AnyTag}, nil
-	}
-	return api().Wait(r.r)
+// inactive, like MPI_REQUEST_NULL: waiting on it returns at once. As in
+// MPI, the Wait or Test that completes a request frees it: that Request,
+// and every copy of it, is inactive from then on, and waiting on it again
+// returns the empty status.
+type Request struct {
+	r   *pmpi.Request
+	gen uint32 // r's generation when this operation started
 }
 
-// Test reports whether the request has completed, with its status if so.
-func (r Request) Test() (Status, bool, error) {
-	if r.r == nil {
-		return Status{Source: AnySource, Tag: AnyTag}, true, nil
+func request(r *pmpi.Request) Request {
+	if r == nil {
+		return Request{}
 	}
-	return api().Test(r.r)
+	return Request{r, r.Gen()}
+}
+
+// live is the request if this operation has not completed yet, else nil.
+func (r Request) live() *pmpi.Request {
+	if r.r == nil || r.r.Gen() != r.gen {
+		return nil
+	}
+	return r.r
+}
+
+// emptyStatus is MPI's status of an inactive request.
+func emptyStatus() Status { return Status{Source: AnySource, Tag: AnyTag} }
+
+// Wait blocks until the request completes and frees it.
+func (r Request) Wait() (Status, error) {
+	p := r.live()
+	if p == nil {
+		return emptyStatus(), nil
+	}
+	return api().Wait(p)
+}
+
+// Test reports whether the request has completed, with its status if so;
+// a completed request is freed as by Wait.
+func (r Request) Test() (Status, bool, error) {
+	p := r.live()
+	if p == nil {
+		return emptyStatus(), true, nil
+	}
+	return api().Test(p)
 }
 
 // Cancel cancels a receive, or a send, that has not matched yet; its status
 // then says Cancelled. One that matched completes normally (see pmpi.Cancel).
 func (r Request) Cancel() error {
-	if r.r == nil {
+	p := r.live()
+	if p == nil {
 		return nil
 	}
-	return api().Cancel(r.r)
+	return api().Cancel(p)
 }
 
-// Active reports whether the request is not the zero Request.
-func (r Request) Active() bool { return r.r != nil }
+// Active reports whether the request has started and not completed yet.
+func (r Request) Active() bool { return r.live() != nil }
 
 // WaitAll waits for every request; failures give ErrInStatus, with each
 // status carrying its own error.
@@ -70,14 +98,16 @@ func WaitSome(reqs []Request) ([]int, []Status, error) {
 func unwrap(reqs []Request) []*pmpi.Request {
 	p := make([]*pmpi.Request, len(reqs))
 	for i, r := range reqs {
-		p[i] = r.r
+		p[i] = r.live()
 	}
 	return p
 }
 
-// rewrap copies back the entries that completed: pmpi set them to nil.
+// rewrap makes inactive the entries that completed: pmpi set them to nil.
 func rewrap(reqs []Request, p []*pmpi.Request) {
 	for i := range reqs {
-		reqs[i].r = p[i]
+		if p[i] == nil {
+			reqs[i] = Request{}
+		}
 	}
 }

@@ -61,6 +61,7 @@ type library struct {
 	collCands []coll.Candidate
 	collLog   hclog.Logger
 	collReqs  sync.Pool // *collReq
+	reqs      sync.Pool // *Request, recycled at completion
 	comms     sync.Map  // user context id -> *Comm, for state reports
 }
 
@@ -136,6 +137,7 @@ func prepare(ctx context.Context) (_ *library, err error) {
 		return nil, err
 	}
 	l := &library{client: client, job: client.Job()}
+	l.reqs.New = func() any { return new(Request) }
 	defer func() {
 		if err != nil {
 			err = errors.Join(err, l.close())

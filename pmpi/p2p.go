@@ -4,27 +4,56 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"sync/atomic"
 
 	"github.com/gompi/gompi/frameworks/btl"
 	"github.com/gompi/gompi/internal/pml"
 )
 
-// Request is a pending non-blocking operation. Wait and Test may be called
-// again after completion: they return the same status.
+// Request is a pending non-blocking operation. As MPI frees a request at
+// the Wait or Test that completes it, pmpi recycles it then: the pointer
+// names the operation until that call returns, and later calls on it are
+// as on MPI_REQUEST_NULL. Gen tells a reused request from the one it was.
 type Request struct {
-	// r is the engine's request, from its pool, until the first Wait
-	// settles this one: the status is kept and r goes back to the pool.
-	// nil for operations on ProcNull, complete at once.
-	r       *pml.Request
-	settled bool
-	st      pml.Status // the engine's status, once settled
-	eng     *pml.Engine
-	comm    *Comm
-	dt      Datatype
-	op      string // "send", "ssend", "isend", "issend" or "recv"
-	peer    int    // as the caller gave it: a rank, AnySource or ProcNull
-	tag     int
-	recv    bool
+	// gen is odd while the request is active, even once recycled: bumped at
+	// start and at completion, so that only one completion recycles it.
+	gen atomic.Uint32
+	// r is the engine's request, from its pool; nil for operations on
+	// ProcNull, complete at once.
+	r    *pml.Request
+	lib  *library
+	comm *Comm
+	dt   Datatype
+	op   string // "send", "ssend", "isend", "issend" or "recv"
+	peer int    // as the caller gave it: a rank, AnySource or ProcNull
+	tag  int
+	recv bool
+}
+
+// Gen counts the request's starts and completions; with the pointer it
+// names one operation. Tools that remember requests across a completing
+// call key them on both, read before the call: the request may be started
+// again by another goroutine as soon as it is recycled.
+func (r *Request) Gen() uint32 { return r.gen.Load() }
+
+// newRequest takes a request from l's pool and starts it.
+func (l *library) newRequest(comm *Comm, dt Datatype, op string, peer, tag int, recv bool) *Request {
+	r := l.reqs.Get().(*Request)
+	r.lib, r.comm, r.dt, r.op, r.peer, r.tag, r.recv = l, comm, dt, op, peer, tag, recv
+	r.gen.Add(1)
+	return r
+}
+
+// recycle ends r after its completion was taken (st), once: a second,
+// erroneous completion of the same request finds it recycled.
+func (r *Request) recycle(g uint32) bool {
+	if !r.gen.CompareAndSwap(g, g+1) {
+		return false
+	}
+	l := r.lib
+	r.r, r.lib, r.comm, r.dt, r.op = nil, nil, nil, Datatype{}, ""
+	l.reqs.Put(r)
+	return true
 }
 
 // desc describes the operation for an error message: "recv on comm world
@@ -79,7 +108,7 @@ func isend(op string, buf []byte, count int, dt Datatype, dest, tag int, comm *C
 	if err != nil {
 		return nil, err
 	}
-	req := &Request{eng: l.engine, comm: comm, dt: dt, op: op, peer: dest, tag: tag}
+	req := l.newRequest(comm, dt, op, dest, tag, false)
 	if dest != ProcNull {
 		req.r = l.engine.IsendPooled(comm.context, comm.group[dest], tag, data, sync)
 	}
@@ -125,7 +154,7 @@ func (realAPI) Irecv(buf []byte, count int, dt Datatype, source, tag int, comm *
 	if err != nil {
 		return nil, err
 	}
-	req := &Request{eng: l.engine, comm: comm, dt: dt, op: "recv", peer: source, tag: tag, recv: true}
+	req := l.newRequest(comm, dt, "recv", source, tag, true)
 	if source != ProcNull {
 		req.r = l.engine.IrecvPooled(comm.context, worldSource(comm, source), tag, data)
 	}

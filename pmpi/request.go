@@ -10,35 +10,36 @@ import (
 // Undefined is the index WaitAny and TestAny return when no request is active.
 const Undefined = -1
 
-// Wait blocks until the request completes and returns its status and error.
+// Wait blocks until the request completes and returns its status and
+// error. The request is then recycled: waiting on it again is waiting on
+// MPI_REQUEST_NULL, an empty status at once.
 func (realAPI) Wait(r *Request) (Status, error) {
 	if r == nil {
 		return Status{}, errorf(ClassRequest, nil, "wait: the request is nil")
 	}
-	if r.r == nil && !r.settled {
-		return nullStatus(), nil // an operation on ProcNull
+	g := r.gen.Load()
+	if g%2 == 0 {
+		return Status{Source: AnySource, Tag: AnyTag}, nil // completed before: MPI_REQUEST_NULL
 	}
-	return r.result(r.settle())
+	st, err := nullStatus(), error(nil) // an operation on ProcNull
+	if r.r != nil {
+		eng := r.lib.engine
+		ps := eng.Wait(r.r)
+		eng.Release(r.r)
+		st, err = r.result(ps)
+	}
+	r.recycle(g)
+	return st, err
 }
 
-// settle waits for the engine's request, keeps its status and gives the
-// request back to the engine's pool. Waiting again returns the kept status.
-func (r *Request) settle() pml.Status {
-	if !r.settled && r.r != nil {
-		r.st = r.eng.Wait(r.r)
-		r.eng.Release(r.r)
-		r.r, r.settled = nil, true
-	}
-	return r.st
-}
-
-// Test reports whether the request has completed, with its status if so.
+// Test reports whether the request has completed, with its status if so;
+// a completed request is recycled as by Wait.
 func (realAPI) Test(r *Request) (Status, bool, error) {
 	if r == nil {
 		return Status{}, false, errorf(ClassRequest, nil, "test: the request is nil")
 	}
-	if r.r != nil && !r.r.Done() {
-		r.eng.Progress()
+	if r.gen.Load()%2 != 0 && r.r != nil && !r.r.Done() {
+		r.lib.engine.Progress()
 		if !r.r.Done() {
 			return Status{}, false, nil
 		}
@@ -55,10 +56,10 @@ func (realAPI) Cancel(r *Request) error {
 	if r == nil {
 		return errorf(ClassRequest, nil, "cancel: the request is nil")
 	}
-	if r.r == nil {
+	if r.r == nil || r.gen.Load()%2 == 0 {
 		return nil
 	}
-	if _, err := r.eng.Cancel(r.r); err != nil {
+	if _, err := r.lib.engine.Cancel(r.r); err != nil {
 		return r.comm.handle(errorf(ClassRequest, err, "cancel of %s", r.desc()))
 	}
 	return nil
@@ -108,7 +109,7 @@ func (realAPI) TestAll(reqs []*Request) ([]Status, bool, error) {
 	progressed := false
 	for _, r := range reqs {
 		if r != nil && r.r != nil && !r.r.Done() && !progressed {
-			r.eng.Progress()
+			r.lib.engine.Progress()
 			progressed = true
 		}
 		if r != nil && r.r != nil && !r.r.Done() {
@@ -189,10 +190,10 @@ func engineRequests(op string, reqs []*Request) (eng *pml.Engine, pending []*pml
 		case r.r == nil:
 			return nil, nil, i, nil
 		default:
-			if eng != nil && eng != r.eng {
+			if eng != nil && eng != r.lib.engine {
 				return nil, nil, -1, errorf(ClassRequest, nil, "%s: requests from different initialisations", op)
 			}
-			pending[i], eng = r.r, r.eng
+			pending[i], eng = r.r, r.lib.engine
 		}
 	}
 	return eng, pending, -1, nil

@@ -1,10 +1,32 @@
 package trace
 
 import (
-	"slices"
-
 	"github.com/gompi/gompi/pmpi"
 )
+
+// reqID names one operation: pmpi recycles a request once a call completes
+// it, and another goroutine may start a new one in it before that call's
+// record is written, so the generation is read before the call.
+type reqID struct {
+	r   *pmpi.Request
+	gen uint32
+}
+
+func idOf(r *pmpi.Request) reqID {
+	if r == nil {
+		return reqID{}
+	}
+	return reqID{r, r.Gen()}
+}
+
+// idsOf names each of reqs, before a call that may complete them.
+func idsOf(reqs []*pmpi.Request) []reqID {
+	ids := make([]reqID, len(reqs))
+	for i, r := range reqs {
+		ids[i] = idOf(r)
+	}
+	return ids
+}
 
 // track remembers a started operation until it completes.
 func (t *Tracer) track(r *pmpi.Request, p pending) {
@@ -12,21 +34,20 @@ func (t *Tracer) track(r *pmpi.Request, p pending) {
 		return
 	}
 	t.mu.Lock()
-	t.reqs[r] = p
+	t.reqs[idOf(r)] = p
 	t.mu.Unlock()
 }
 
-// completed forgets r, which has completed with st and err, and returns
+// completed forgets id, which has completed with st and err, and returns
 // what it was and, for a receive, the end of its message's arrow. A
-// request completed before, or never seen, gives nothing: a second Wait
-// returns the same status but receives no second message.
-func (t *Tracer) completed(r *pmpi.Request, st pmpi.Status, err error) (pending, flowEnd) {
-	if r == nil {
+// request completed before, or never seen, gives nothing.
+func (t *Tracer) completed(id reqID, st pmpi.Status, err error) (pending, flowEnd) {
+	if id.r == nil {
 		return pending{}, 0
 	}
 	t.mu.Lock()
-	p, ok := t.reqs[r]
-	delete(t.reqs, r)
+	p, ok := t.reqs[id]
+	delete(t.reqs, id)
 	t.mu.Unlock()
 	if !ok || !p.recv {
 		return p, 0
@@ -48,9 +69,10 @@ func (t *Tracer) describe(p pending, st pmpi.Status, err error) args {
 // Wait records MPI_Wait; a receive's arrow ends here.
 func (t *Tracer) Wait(r *pmpi.Request) (pmpi.Status, error) {
 	sp := t.begin()
+	id := idOf(r)
 	st, err := t.Next.Wait(r)
 	sp = t.stop(sp)
-	p, f := t.completed(r, st, err)
+	p, f := t.completed(id, st, err)
 	t.end(sp, "MPI_Wait", t.describe(p, st, err).withFlow(f))
 	return st, err
 }
@@ -59,12 +81,13 @@ func (t *Tracer) Wait(r *pmpi.Request) (pmpi.Status, error) {
 // complete.
 func (t *Tracer) Test(r *pmpi.Request) (pmpi.Status, bool, error) {
 	sp := t.begin()
+	id := idOf(r)
 	st, done, err := t.Next.Test(r)
 	sp = t.stop(sp)
 	var p pending
 	var f flowEnd
 	if done {
-		p, f = t.completed(r, st, err)
+		p, f = t.completed(id, st, err)
 	}
 	t.end(sp, "MPI_Test", t.describe(p, st, err).withFlow(f))
 	return st, done, err
@@ -72,7 +95,7 @@ func (t *Tracer) Test(r *pmpi.Request) (pmpi.Status, bool, error) {
 
 // completedAll ends the arrows of every request in reqs (a copy taken
 // before the call), completed with sts; each status carries its error.
-func (t *Tracer) completedAll(a args, reqs []*pmpi.Request, sts []pmpi.Status) args {
+func (t *Tracer) completedAll(a args, reqs []reqID, sts []pmpi.Status) args {
 	for i, r := range reqs {
 		if i < len(sts) {
 			_, f := t.completed(r, sts[i], sts[i].Err)
@@ -85,7 +108,7 @@ func (t *Tracer) completedAll(a args, reqs []*pmpi.Request, sts []pmpi.Status) a
 // WaitAll records MPI_WaitAll; the arrows of all its receives end here.
 func (t *Tracer) WaitAll(reqs []*pmpi.Request) ([]pmpi.Status, error) {
 	sp := t.begin()
-	before := slices.Clone(reqs)
+	before := idsOf(reqs)
 	sts, err := t.Next.WaitAll(reqs)
 	sp = t.stop(sp)
 	t.end(sp, "MPI_WaitAll", t.completedAll(args{}.withCount(len(reqs)).withErr(err), before, sts))
@@ -95,7 +118,7 @@ func (t *Tracer) WaitAll(reqs []*pmpi.Request) ([]pmpi.Status, error) {
 // TestAll records MPI_TestAll; when all are complete, their arrows end here.
 func (t *Tracer) TestAll(reqs []*pmpi.Request) ([]pmpi.Status, bool, error) {
 	sp := t.begin()
-	before := slices.Clone(reqs)
+	before := idsOf(reqs)
 	sts, done, err := t.Next.TestAll(reqs)
 	sp = t.stop(sp)
 	a := args{}.withCount(len(reqs)).withErr(err)
@@ -107,7 +130,7 @@ func (t *Tracer) TestAll(reqs []*pmpi.Request) ([]pmpi.Status, bool, error) {
 }
 
 // completedOne handles the request at index i of before.
-func (t *Tracer) completedOne(before []*pmpi.Request, i int, st pmpi.Status, err error) args {
+func (t *Tracer) completedOne(before []reqID, i int, st pmpi.Status, err error) args {
 	if i < 0 || i >= len(before) {
 		return args{}.withErr(err)
 	}
@@ -118,7 +141,7 @@ func (t *Tracer) completedOne(before []*pmpi.Request, i int, st pmpi.Status, err
 // WaitAny records MPI_WaitAny.
 func (t *Tracer) WaitAny(reqs []*pmpi.Request) (int, pmpi.Status, error) {
 	sp := t.begin()
-	before := slices.Clone(reqs)
+	before := idsOf(reqs)
 	i, st, err := t.Next.WaitAny(reqs)
 	sp = t.stop(sp)
 	t.end(sp, "MPI_WaitAny", t.completedOne(before, i, st, err))
@@ -128,7 +151,7 @@ func (t *Tracer) WaitAny(reqs []*pmpi.Request) (int, pmpi.Status, error) {
 // TestAny records MPI_TestAny.
 func (t *Tracer) TestAny(reqs []*pmpi.Request) (int, pmpi.Status, bool, error) {
 	sp := t.begin()
-	before := slices.Clone(reqs)
+	before := idsOf(reqs)
 	i, st, found, err := t.Next.TestAny(reqs)
 	sp = t.stop(sp)
 	a := args{}.withErr(err)
@@ -143,7 +166,7 @@ func (t *Tracer) TestAny(reqs []*pmpi.Request) (int, pmpi.Status, bool, error) {
 // end here.
 func (t *Tracer) WaitSome(reqs []*pmpi.Request) ([]int, []pmpi.Status, error) {
 	sp := t.begin()
-	before := slices.Clone(reqs)
+	before := idsOf(reqs)
 	idx, sts, err := t.Next.WaitSome(reqs)
 	sp = t.stop(sp)
 	a := args{}.withCount(len(idx)).withErr(err)

@@ -25,7 +25,7 @@ type Tracer struct {
 	tids      map[uintptr]int32 // goroutine key -> thread id in the trace
 	goids     map[int32]uint64  // thread id -> id of the goroutine first seen on it
 	m         matcher
-	reqs      map[*pmpi.Request]pending
+	reqs      map[reqID]pending
 	phases    int
 
 	rank    int  // world rank, once Init has returned
@@ -45,7 +45,7 @@ func newTracer(next pmpi.API, cfg config) *Tracer {
 		tids:  map[uintptr]int32{},
 		goids: map[int32]uint64{},
 		m:     newMatcher(),
-		reqs:  map[*pmpi.Request]pending{},
+		reqs:  map[reqID]pending{},
 	}
 	t.recording.Store(true)
 	return t
