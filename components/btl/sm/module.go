@@ -40,6 +40,8 @@ type Module struct {
 	inbound atomic.Pointer[[]*consumer]
 
 	consuming atomic.Bool  // one poller drains the rings at a time
+	holding   atomic.Int32 // peers whose rings hold staged records (Post)
+	flusher   *time.Timer  // publishes what Post held, should nothing else
 	idle      atomic.Int32 // waiters that stopped polling (Idle minus Busy)
 	kick      chan struct{}
 	done      chan struct{}
@@ -56,6 +58,7 @@ type peer struct {
 	block       rankBlock
 	out         producer
 	sending     atomic.Bool // one sender writes the ring at a time
+	held        atomic.Bool // Post staged records that nobody published yet
 	added       atomic.Bool
 	failed      atomic.Bool
 	cma         atomic.Bool // the receiver may read this peer's memory
@@ -65,7 +68,7 @@ func newModule(cfg config, env btl.InitEnv, host string, log hclog.Logger) (*Mod
 	if env.JobID == "" || len(env.JobID) > maxJobID {
 		return nil, fmt.Errorf("btl sm: job id %q: want 1 to %d bytes", env.JobID, maxJobID)
 	}
-	return &Module{
+	m := &Module{
 		cfg: cfg, log: log, rank: env.Rank, size: env.Size, host: host, jobID: env.JobID,
 		localRank: env.LocalRank, localSize: env.LocalSize, modex: env.Modex, recv: env.Receiver,
 		oversubscribed: env.Oversubscribed,
@@ -73,7 +76,10 @@ func newModule(cfg config, env btl.InitEnv, host string, log hclog.Logger) (*Mod
 		peers:          make([]*peer, env.Size),
 		kick:           make(chan struct{}, 1),
 		done:           make(chan struct{}),
-	}, nil
+	}
+	m.flusher = time.AfterFunc(time.Hour, m.flush)
+	m.flusher.Stop() // armed by the first record Post holds
+	return m, nil
 }
 
 func (m *Module) probeAddr() uint64 { return uint64(uintptr(unsafe.Pointer(m.probe))) }
@@ -210,6 +216,7 @@ func (m *Module) DelProcs(_ context.Context, procs []btl.Proc) error {
 	defer m.setupMu.Unlock()
 	for _, p := range procs {
 		if p.Rank >= 0 && p.Rank < len(m.peers) && m.peers[p.Rank] != nil {
+			m.Flush(p.Rank)
 			m.peers[p.Rank].added.Store(false)
 		}
 	}
@@ -237,6 +244,22 @@ func (m *Module) peerFor(rank int) (*peer, error) {
 // waits, draining this rank's own rings meanwhile: two ranks that fill
 // each other's rings must not wait for each other.
 func (m *Module) Send(ctx context.Context, rank int, hdr, payload []byte) error {
+	return m.write(ctx, rank, hdr, payload, false)
+}
+
+// Post is Send that may leave the fragment unpublished, to be published
+// with the ones after it (btl.Poster): a window of non-blocking sends then
+// costs one wait for the line the receiver polls, not one per message. It
+// is published by the module's next Progress, a Send or Flush to the
+// peer, a full batch, or the flusher soon after.
+func (m *Module) Post(ctx context.Context, rank int, hdr, payload []byte) error {
+	return m.write(ctx, rank, hdr, payload, true)
+}
+
+// postBatch is how many records Post leaves unpublished at most.
+const postBatch = 32
+
+func (m *Module) write(ctx context.Context, rank int, hdr, payload []byte, hold bool) error {
 	if err := btl.CheckHeader(hdr); err != nil {
 		return err
 	}
@@ -250,25 +273,101 @@ func (m *Module) Send(ctx context.Context, rank int, hdr, payload []byte) error 
 	if err != nil {
 		return err
 	}
-	for !p.sending.CompareAndSwap(false, true) {
-		if m.closed.Load() { // Finalize holds the lock for good
-			return fmt.Errorf("btl sm: send to rank %d: the module is finalized", rank)
-		}
-		runtime.Gosched()
-	}
-	if m.closed.Load() {
-		p.sending.Store(false)
+	if !m.lock(p) {
 		return fmt.Errorf("btl sm: send to rank %d: the module is finalized", rank)
 	}
 	if !p.out.put(hdr, payload) {
 		err = m.waitRoom(ctx, p, hdr, payload)
 	}
-	p.sending.Store(false)
-	if err == nil && p.block.sleeping.Load() != 0 {
+	switch {
+	case hold && err == nil && p.out.nstaged < postBatch:
+		if !p.held.Load() {
+			p.held.Store(true)
+			if m.holding.Add(1) == 1 {
+				m.flusher.Reset(flushDelay) // a window faster than this never sees it fire
+			}
+		}
+		p.sending.Store(false)
+	default:
+		m.publish(p)
+		p.sending.Store(false)
+	}
+	return err
+}
+
+// lock takes p's ring for writing; false once the module is finalized.
+func (m *Module) lock(p *peer) bool {
+	for !p.sending.CompareAndSwap(false, true) {
+		if m.closed.Load() { // Finalize holds the lock for good
+			return false
+		}
+		runtime.Gosched()
+	}
+	if m.closed.Load() {
+		p.sending.Store(false)
+		return false
+	}
+	return true
+}
+
+// publish makes the records staged in p's ring visible and wakes the peer
+// if it sleeps. The caller holds p's ring.
+func (m *Module) publish(p *peer) {
+	if p.out.nstaged == 0 {
+		return
+	}
+	p.out.publish()
+	if p.held.Load() {
+		p.held.Store(false)
+		m.holding.Add(-1)
+	}
+	if p.block.sleeping.Load() != 0 {
 		p.block.wake.Add(1)
 		wakeAll(p.block.wake)
 	}
-	return err
+}
+
+// Flush publishes what Post left unpublished for rank (btl.Poster).
+func (m *Module) Flush(rank int) {
+	if rank < 0 || rank >= len(m.peers) {
+		return
+	}
+	if p := m.peers[rank]; p != nil && p.held.Load() && m.lock(p) {
+		m.publish(p)
+		p.sending.Store(false)
+	}
+}
+
+// flushAll publishes what Post left unpublished for every peer. A peer
+// whose ring another goroutine is writing is left to that writer or to
+// the next call.
+func (m *Module) flushAll() {
+	for _, p := range m.peers {
+		if p != nil && p.held.Load() && p.sending.CompareAndSwap(false, true) {
+			if !m.closed.Load() {
+				m.publish(p)
+			}
+			p.sending.Store(false)
+		}
+	}
+}
+
+// flushDelay is how long a record Post left unpublished waits for a poll,
+// a send or a wait of its rank before the flusher publishes it: long
+// enough for a loop of non-blocking sends to fill a batch, short against
+// a computation that leaves MPI alone.
+const flushDelay = 50 * time.Microsecond
+
+// flush is the flusher's work: it publishes what Post held, and looks
+// again later at a ring that a writer held meanwhile.
+func (m *Module) flush() {
+	if m.closed.Load() {
+		return
+	}
+	m.flushAll()
+	if m.holding.Load() > 0 {
+		m.flusher.Reset(flushDelay)
+	}
 }
 
 // waitRoom retries a fragment until the peer's ring has room, the peer
@@ -322,6 +421,9 @@ func (m *Module) checkPeer(p *peer) error {
 
 // Progress delivers what the local peers wrote into this rank's rings.
 func (m *Module) Progress() int {
+	if m.holding.Load() != 0 {
+		m.flushAll()
+	}
 	ins := m.consumers()
 	if !anyPending(ins) || !m.consuming.CompareAndSwap(false, true) {
 		return 0 // an empty poll is loads only: no locked instruction
@@ -469,6 +571,8 @@ func (m *Module) Finalize() error {
 			wakeAll(m.me.wake)
 		}
 		m.wg.Wait()
+		m.flusher.Stop()
+		m.flushAll() // what Post held back leaves before the rings are retired
 		// Take every lock for good: no sender or draining poller touches
 		// the segment once it is retired.
 		m.closed.Store(true)
@@ -494,4 +598,5 @@ var (
 	_ btl.Module       = (*Module)(nil)
 	_ btl.Idler        = (*Module)(nil)
 	_ btl.SingleCopier = (*Module)(nil)
+	_ btl.Poster       = (*Module)(nil)
 )

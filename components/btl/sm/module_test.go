@@ -375,3 +375,97 @@ func TestFallsBackToTheSessionDirectory(t *testing.T) {
 		t.Fatalf("no segment in the session directory: %v", err)
 	}
 }
+
+// Post may leave fragments unpublished, to go with the next ones: mixed
+// with Sends, from two peers at once, through rings that fill up, every
+// fragment still arrives once and in order.
+func TestPostKeepsOrderWithSend(t *testing.T) {
+	j := newTestJob(t, 3, "btl_sm_ring_size", "32k", "btl_sm_fragment_size", "4k", "btl_sm_eager_limit", "4k")
+	ctx := context.Background()
+	const n = 2000
+	payloadOf := func(i int) []byte { return bytes.Repeat([]byte{byte(i)}, (i*37)%(4<<10)) }
+	var want []string
+	for i := range n {
+		want = append(want, fmt.Sprintf("1:m%d:%d:%x", i, len(payloadOf(i)), sum(payloadOf(i))))
+	}
+	errs := make(chan error, 2)
+	for from := 1; from < 3; from++ {
+		go func() {
+			for i := range n {
+				write := j.mods[from].Post
+				if i%7 == 0 {
+					write = j.mods[from].Send
+				}
+				if err := write(ctx, 0, []byte(fmt.Sprintf("m%d", i)), payloadOf(i)); err != nil {
+					errs <- err
+					return
+				}
+			}
+			errs <- nil // and no further call: the flusher publishes the rest
+		}()
+	}
+	var got []string
+	for _, f := range j.await(t, 0, 2*n) {
+		if strings.HasPrefix(f, "1:") {
+			got = append(got, f)
+		}
+	}
+	for range 2 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("rank 1's fragments arrived out of order or changed")
+	}
+}
+
+// Two ranks that Post to each other through full rings, polling only
+// when a ring has no room, do not wait for each other: a full ring
+// publishes what it holds, so that its reader can free room.
+func TestPostFullRingsBothWays(t *testing.T) {
+	j := newTestJob(t, 2, "btl_sm_ring_size", "32k", "btl_sm_fragment_size", "4k", "btl_sm_eager_limit", "4k")
+	const n = 500
+	var wg sync.WaitGroup
+	errs := make(chan error, 2)
+	for r := range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range n {
+				if err := j.mods[r].Post(context.Background(), 1-r, []byte("h"), make([]byte, 1<<10)); err != nil {
+					errs <- fmt.Errorf("rank %d post %d: %w", r, i, err)
+					return
+				}
+			}
+			for len(j.boxes[r].snapshot()) < n {
+				j.mods[r].Progress()
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+}
+
+// Flush publishes what Post held for one peer; Finalize publishes the
+// rest, so nothing posted is lost to a rank that ends without waiting.
+func TestFlushAndFinalizePublishPosts(t *testing.T) {
+	j := newTestJob(t, 3)
+	ctx := context.Background()
+	for to := 1; to < 3; to++ {
+		if err := j.mods[0].Post(ctx, to, []byte("h"), []byte("posted")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	j.mods[0].Flush(1)
+	if got := j.await(t, 1, 1); got[0] != fmt.Sprintf("0:h:6:%x", sum([]byte("posted"))) {
+		t.Fatalf("rank 1 got %q", got)
+	}
+	if err := j.mods[0].Finalize(); err != nil {
+		t.Fatal(err)
+	}
+	j.await(t, 2, 1)
+}

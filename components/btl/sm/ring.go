@@ -64,7 +64,22 @@ type producer struct {
 	tail      uint64 // where the next record goes
 	headCache uint64 // head as last seen: reloaded only when the ring looks full
 	zeroed    uint64 // the first word of every line from the last record's end to here is zero
+
+	// Records written but not published yet, in ring order: put stages
+	// each record, publish makes them visible. A sender that holds records
+	// back (Post) publishes many at once: the consumer waits on the first
+	// one's line, so only that line moves between the caches while the
+	// sender waits, once for the batch instead of once per record.
+	staged  [maxStaged]staged
+	nstaged int
 }
+
+// staged is a record whose first word still reads zero.
+type staged struct{ pos, end uint64 }
+
+// maxStaged bounds the records held back: a put stages at most two (a pad
+// and its record), and publishes first when they would not fit.
+const maxStaged = 34
 
 // zeroChunk is how far ahead put zeroes lines' first words: in batches,
 // since each zeroed line is fetched from the consumer's cache, and a
@@ -83,8 +98,12 @@ func (p *producer) put(hdr, payload []byte) bool {
 	if p.tail+pad+need+recAlign-p.headCache > size {
 		p.headCache = p.head.Load()
 		if p.tail+pad+need+recAlign-p.headCache > size {
+			p.publish() // the consumer frees room only in what it sees
 			return false
 		}
+	}
+	if p.nstaged+2 > len(p.staged) {
+		p.publish()
 	}
 	// The consumer reads the first word where each record ends, and after a
 	// pad where the record starts: those must be zero until published.
@@ -102,7 +121,7 @@ func (p *producer) put(hdr, payload []byte) bool {
 	}
 	if pad > 0 {
 		binary.LittleEndian.PutUint16(p.data[pos+10:], kindPad)
-		p.publish(pos, pad)
+		p.stage(pos, pad)
 		pos = 0
 	}
 	rec := p.data[pos : pos+need]
@@ -111,7 +130,7 @@ func (p *producer) put(hdr, payload []byte) bool {
 	binary.LittleEndian.PutUint32(rec[12:], uint32(len(payload)))
 	n := copy(rec[recHeader:], hdr)
 	copy(rec[recHeader+n:], payload)
-	p.publish(pos, need)
+	p.stage(pos, need)
 	return true
 }
 
@@ -120,10 +139,23 @@ func (p *producer) clear(off uint64) {
 	*(*uint64)(unsafe.Pointer(&p.data[off&uint64(len(p.data)-1)])) = 0
 }
 
-// publish makes the record of length bytes at pos visible.
-func (p *producer) publish(pos, length uint64) {
+// stage ends the record of length bytes at pos, unpublished.
+func (p *producer) stage(pos, length uint64) {
 	p.tail += length
-	p.stamp(pos).Store(p.tail)
+	p.staged[p.nstaged] = staged{pos, p.tail}
+	p.nstaged++
+}
+
+// publish makes the staged records visible, the last first: the consumer,
+// which waits on the first, then finds all of them at once. Each store is
+// a full fence, so every record's bytes are in place before any first word
+// says so, and a sender that reads a sleeping flag after publishing reads
+// it after its records are visible.
+func (p *producer) publish() {
+	for i := p.nstaged - 1; i >= 0; i-- {
+		p.stamp(p.staged[i].pos).Store(p.staged[i].end)
+	}
+	p.nstaged = 0
 }
 
 // consumer is the receiving side's state of a ring.
@@ -142,16 +174,30 @@ func (c *consumer) pending() bool {
 	return c.stamp(head&uint64(len(c.data)-1)).Load() > head
 }
 
-// drain delivers every record published so far to recv, freeing each
-// one's space once Deliver returns. A malformed record stops it with an
-// error: the ring can no longer be trusted.
+// freeEvery is how many records drain delivers between stores of head.
+// Storing it is a full fence, which would keep the next record's line
+// from being fetched before the last one is delivered: once per record,
+// every line of a burst would cost a whole transfer from the producer.
+const freeEvery = 16
+
+// drain delivers every record published so far to recv, freeing their
+// space as it goes. A malformed record stops it with an error: the ring
+// can no longer be trusted.
 func (c *consumer) drain(recv btl.Receiver) (int, error) {
 	size := uint64(len(c.data))
 	n := 0
+	freed := c.head
 	for {
+		if n%freeEvery == 0 && c.head != freed {
+			freed = c.head
+			c.ring.head.Store(freed)
+		}
 		pos := c.head & (size - 1)
 		end := c.stamp(pos).Load()
 		if end <= c.head {
+			if c.head != freed {
+				c.ring.head.Store(c.head)
+			}
 			return n, nil
 		}
 		length := end - c.head
@@ -178,6 +224,5 @@ func (c *consumer) drain(recv btl.Receiver) (int, error) {
 			return n, fmt.Errorf("record at offset %d of unknown kind %d", pos, kind)
 		}
 		c.head = end
-		c.ring.head.Store(end)
 	}
 }

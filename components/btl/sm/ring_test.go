@@ -38,7 +38,7 @@ func TestRingWrapsWithPadding(t *testing.T) {
 		// as a record's end offset had put not zeroed them.
 		hdr := []byte(fmt.Sprintf("h%d", i))
 		payload := bytes.Repeat([]byte{'a' + byte(i%26)}, i%50)
-		if !p.put(hdr, payload) {
+		if !p.putNow(hdr, payload) {
 			t.Fatalf("put %d: no room in an empty ring", i)
 		}
 		want = append(want, fmt.Sprintf("7:%s:%s", hdr, payload))
@@ -51,11 +51,40 @@ func TestRingWrapsWithPadding(t *testing.T) {
 	}
 }
 
+// putNow puts a record and publishes it at once, as Send does.
+func (p *producer) putNow(hdr, payload []byte) bool {
+	ok := p.put(hdr, payload)
+	p.publish()
+	return ok
+}
+
+// TestRingStagedUntilPublished: records that put staged are invisible to
+// the consumer until publish, which shows them all, in order.
+func TestRingStagedUntilPublished(t *testing.T) {
+	p, c := newRing(4096)
+	var s sink
+	for i := range 3 {
+		if !p.put([]byte{'h'}, []byte{byte('a' + i)}) {
+			t.Fatalf("put %d", i)
+		}
+		if n, err := c.drain(&s); n != 0 || err != nil {
+			t.Fatalf("drained %d records (%v) before they were published", n, err)
+		}
+	}
+	p.publish()
+	if n, err := c.drain(&s); n != 3 || err != nil {
+		t.Fatalf("drained %d records (%v) after publishing 3", n, err)
+	}
+	if want := []string{"7:h:a", "7:h:b", "7:h:c"}; !slices.Equal(s.frags, want) {
+		t.Fatalf("delivered %q, want %q", s.frags, want)
+	}
+}
+
 func TestRingFullUntilDrained(t *testing.T) {
 	p, c := newRing(512)
 	payload := make([]byte, 48) // records of 16+1+48 -> 128 bytes
 	n := 0
-	for p.put([]byte{'x'}, payload) {
+	for p.putNow([]byte{'x'}, payload) {
 		n++
 	}
 	if n != 3 { // one line stays free
@@ -65,7 +94,7 @@ func TestRingFullUntilDrained(t *testing.T) {
 	if k, err := c.drain(&s); err != nil || k != 3 {
 		t.Fatalf("drained %d, %v", k, err)
 	}
-	if !p.put([]byte{'x'}, payload) {
+	if !p.putNow([]byte{'x'}, payload) {
 		t.Fatal("no room after draining")
 	}
 }
@@ -84,7 +113,7 @@ func TestRingRefusesMalformedRecords(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p, c := newRing(256)
-			if !p.put([]byte("hdr"), []byte("payload")) {
+			if !p.putNow([]byte("hdr"), []byte("payload")) {
 				t.Fatal("put")
 			}
 			tc.corrupt(p.data)
@@ -102,7 +131,7 @@ func TestRingRefusesMalformedRecords(t *testing.T) {
 
 func FuzzRingDrain(f *testing.F) {
 	p, _ := newRing(256)
-	p.put([]byte("h"), []byte("p"))
+	p.putNow([]byte("h"), []byte("p"))
 	f.Add(slices.Clone(p.data[:64]), uint16(48))
 	f.Fuzz(func(t *testing.T, data []byte, head uint16) {
 		_, c := newRing(256)
@@ -131,10 +160,16 @@ func TestRingNeverReadsStaleBytes(t *testing.T) {
 			}
 			hdr := []byte(fmt.Sprintf("h%d", i))
 			payload := bytes.Repeat([]byte{0xff}, rng.IntN(size/2-2*recAlign))
+			// Staged records stay unpublished for a random while, as
+			// Post leaves them: drains meanwhile must not see them.
 			if p.put(hdr, payload) {
 				want = append(want, fmt.Sprintf("7:%s:%s", hdr, payload))
 			}
+			if rng.IntN(4) == 0 {
+				p.publish()
+			}
 		}
+		p.publish()
 		if _, err := c.drain(&s); err != nil {
 			t.Fatalf("ring of %d, last drain: %v", size, err)
 		}
