@@ -113,6 +113,29 @@ func TestSingleton(t *testing.T) {
 			t.Fatalf("new request after stale calls: %+v %v %d", st, err, buf[0])
 		}
 	}
+	// So a non-blocking receive and a send in the steady state allocate
+	// nothing (the average over many rounds: a collection may empty a pool).
+	rbuf, sbuf := make([]byte, 8), make([]byte, 8)
+	round := func() {
+		q, err := mpi.Irecv(rbuf, 0, 14, world)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := mpi.Isend(sbuf, 0, 14, world)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Wait(); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := q.Wait(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	round()
+	if n := testing.AllocsPerRun(1000, round); n != 0 && !raceBuild {
+		t.Fatalf("Irecv, Isend and their Waits allocate %v times a round", n)
+	}
 
 	if err := mpi.Finalize(); err != nil {
 		t.Fatal(err)

@@ -215,8 +215,11 @@ func (e *Engine) Isend(context uint32, dest, tag int, buf []byte, sync bool) *Re
 
 // StartSend is Isend into r, a zero Request that the caller allocated,
 // perhaps inside its own request: one allocation per call instead of two.
+// Its eager fragment is written at once, never held back for the next
+// ones (btl.Poster): the collectives that use it wait on their few sends
+// at once, and a held fragment would cost them its publication later.
 func (e *Engine) StartSend(r *Request, context uint32, dest, tag int, buf []byte, sync bool) *Request {
-	return e.isend(r, context, dest, tag, buf, sync, false, false)
+	return e.isend(r, context, dest, tag, buf, sync, false, true)
 }
 
 // IsendPooled is Isend with a request from the engine's pool: the caller
@@ -249,10 +252,10 @@ func (e *Engine) Send(context uint32, dest, tag int, buf []byte, sync bool) Stat
 	return st
 }
 
-// isend starts a send; blocking says the caller waits for it at once, so
-// an eager fragment is written now instead of being held back to go with
-// the next ones.
-func (e *Engine) isend(r *Request, context uint32, dest, tag int, buf []byte, sync, pooled, blocking bool) *Request {
+// isend starts a send; now says the caller waits for it at once (a
+// blocking Send, a collective), so an eager fragment is written now instead
+// of being held back to go with the next ones.
+func (e *Engine) isend(r *Request, context uint32, dest, tag int, buf []byte, sync, pooled, now bool) *Request {
 	r = e.request(r, kindSend, context, dest, tag, buf, pooled)
 	r.sync = sync
 	m := e.module(dest)
@@ -262,12 +265,12 @@ func (e *Engine) isend(r *Request, context uint32, dest, tag int, buf []byte, sy
 	}
 	if len(buf) <= m.EagerLimit() && !sync {
 		h := header{typ: typeMatch, context: context, source: int32(e.me), tag: int32(tag), total: uint64(len(buf))}
-		send := e.post // a blocking Send writes at once: its caller waits for nothing else
-		if blocking {
+		send := e.post
+		if now {
 			send = e.send
 		}
 		err := send(m, dest, h, buf)
-		r.held.Store(!blocking && err == nil)
+		r.held.Store(!now && err == nil)
 		e.complete(r, Status{Err: err})
 		return r
 	}

@@ -42,6 +42,7 @@ type Module struct {
 	consuming atomic.Bool  // one poller drains the rings at a time
 	holding   atomic.Int32 // peers whose rings hold staged records (Post)
 	flusher   *time.Timer  // publishes what Post held, should nothing else
+	armed     atomic.Bool  // the flusher's timer runs: a Post need not touch it
 	idle      atomic.Int32 // waiters that stopped polling (Idle minus Busy)
 	kick      chan struct{}
 	done      chan struct{}
@@ -283,8 +284,9 @@ func (m *Module) write(ctx context.Context, rank int, hdr, payload []byte, hold 
 	case hold && err == nil && p.out.nstaged < postBatch:
 		if !p.held.Load() {
 			p.held.Store(true)
-			if m.holding.Add(1) == 1 {
-				m.flusher.Reset(flushDelay) // a window faster than this never sees it fire
+			m.holding.Add(1)
+			if !m.armed.Load() && m.armed.CompareAndSwap(false, true) {
+				m.flusher.Reset(flushDelay)
 			}
 		}
 		p.sending.Store(false)
@@ -352,20 +354,22 @@ func (m *Module) flushAll() {
 	}
 }
 
-// flushDelay is how long a record Post left unpublished waits for a poll,
-// a send or a wait of its rank before the flusher publishes it: long
-// enough for a loop of non-blocking sends to fill a batch, short against
-// a computation that leaves MPI alone.
-const flushDelay = 50 * time.Microsecond
+// flushDelay bounds how long a record Post left unpublished waits for a
+// poll, a send or a wait of its rank before the flusher publishes it. The
+// timer is armed once and runs out while Posts go on, so it costs a
+// wake-up per period, not per message: short against a computation that
+// leaves MPI alone, long against that wake-up.
+const flushDelay = 200 * time.Microsecond
 
 // flush is the flusher's work: it publishes what Post held, and looks
 // again later at a ring that a writer held meanwhile.
 func (m *Module) flush() {
+	m.armed.Store(false)
 	if m.closed.Load() {
 		return
 	}
 	m.flushAll()
-	if m.holding.Load() > 0 {
+	if m.holding.Load() > 0 && m.armed.CompareAndSwap(false, true) {
 		m.flusher.Reset(flushDelay)
 	}
 }
