@@ -113,6 +113,22 @@ func TestSingleton(t *testing.T) {
 			t.Fatalf("new request after stale calls: %+v %v %d", st, err, buf[0])
 		}
 	}
+	// WaitAllStatus fills the caller's statuses; too few is an error that
+	// leaves the requests alone.
+	two := []mpi.Request{}
+	for tag := 20; tag < 22; tag++ {
+		q, _ := mpi.Irecv(make([]byte, 4), 0, tag, world)
+		two = append(two, q)
+		_ = mpi.Send([]byte{1, 2, byte(tag)}, 0, tag, world)
+	}
+	if err := mpi.WaitAllStatus(two, make([]mpi.Status, 1)); !errors.Is(err, mpi.ErrArg) || !two[0].Active() || !two[1].Active() {
+		t.Fatalf("WaitAllStatus with one status for two requests: %v, active %v %v", err, two[0].Active(), two[1].Active())
+	}
+	sts := make([]mpi.Status, 2)
+	if err := mpi.WaitAllStatus(two, sts); err != nil || sts[0].Tag != 20 || sts[1].Tag != 21 || sts[1].Count != 3 {
+		t.Fatalf("WaitAllStatus: %v %+v", err, sts)
+	}
+
 	// So a non-blocking receive and a send in the steady state allocate
 	// nothing (the average over many rounds: a collection may empty a pool).
 	rbuf, sbuf := make([]byte, 8), make([]byte, 8)
@@ -131,10 +147,15 @@ func TestSingleton(t *testing.T) {
 		if _, err := q.Wait(); err != nil {
 			t.Fatal(err)
 		}
+		q, _ = mpi.Irecv(rbuf, 0, 15, world)
+		s, _ = mpi.Isend(sbuf, 0, 15, world)
+		if err := mpi.WaitAll(q, s); err != nil {
+			t.Fatal(err)
+		}
 	}
 	round()
 	if n := testing.AllocsPerRun(1000, round); n != 0 && !raceBuild {
-		t.Fatalf("Irecv, Isend and their Waits allocate %v times a round", n)
+		t.Fatalf("Irecv, Isend, Wait and WaitAll allocate %v times a round", n)
 	}
 
 	if err := mpi.Finalize(); err != nil {

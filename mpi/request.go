@@ -1,6 +1,10 @@
 package mpi
 
-import "github.com/gompi/gompi/pmpi"
+import (
+	"sync"
+
+	"github.com/gompi/gompi/pmpi"
+)
 
 // Request is a pending non-blocking operation. The zero Request is
 // inactive, like MPI_REQUEST_NULL: waiting on it returns at once. As in
@@ -62,18 +66,53 @@ func (r Request) Cancel() error {
 // Active reports whether the request has started and not completed yet.
 func (r Request) Active() bool { return r.live() != nil }
 
-// WaitAll waits for every request; failures give ErrInStatus, with each
-// status carrying its own error.
-func WaitAll(reqs ...Request) ([]Status, error) { return api().WaitAll(unwrap(reqs)) }
+// WaitAll waits for every request and frees it. Failures give
+// ErrInStatus, joining each request's error; WaitAllStatus also says which.
+func WaitAll(reqs ...Request) error {
+	p := unwrap(reqs)
+	err := api().WaitAll(*p, nil)
+	release(p)
+	return err
+}
 
-// TestAll reports whether every request has completed.
-func TestAll(reqs ...Request) ([]Status, bool, error) { return api().TestAll(unwrap(reqs)) }
+// WaitAllStatus is WaitAll that puts each request's status into sts at
+// its index; sts must be at least as long as reqs. Reusing sts, a loop of
+// non-blocking calls allocates nothing.
+func WaitAllStatus(reqs []Request, sts []Status) error {
+	if sts == nil {
+		sts = []Status{} // not MPI_STATUSES_IGNORE: the caller asked for them
+	}
+	p := unwrap(reqs)
+	err := api().WaitAll(*p, sts)
+	release(p)
+	return err
+}
+
+// TestAll reports whether every request has completed; if so they are
+// completed and freed as by WaitAll.
+func TestAll(reqs ...Request) (bool, error) {
+	p := unwrap(reqs)
+	done, err := api().TestAll(*p, nil)
+	release(p)
+	return done, err
+}
+
+// TestAllStatus is TestAll with each status put into sts, as WaitAllStatus.
+func TestAllStatus(reqs []Request, sts []Status) (bool, error) {
+	if sts == nil {
+		sts = []Status{}
+	}
+	p := unwrap(reqs)
+	done, err := api().TestAll(*p, sts)
+	release(p)
+	return done, err
+}
 
 // WaitAny waits until one request completes, makes it the zero Request and
 // returns its index, or Undefined when none is active.
 func WaitAny(reqs []Request) (int, Status, error) {
 	p := unwrap(reqs)
-	i, st, err := api().WaitAny(p)
+	i, st, err := api().WaitAny(*p)
 	rewrap(reqs, p)
 	return i, st, err
 }
@@ -81,7 +120,7 @@ func WaitAny(reqs []Request) (int, Status, error) {
 // TestAny is WaitAny without waiting; found is false when none has completed.
 func TestAny(reqs []Request) (int, Status, bool, error) {
 	p := unwrap(reqs)
-	i, st, found, err := api().TestAny(p)
+	i, st, found, err := api().TestAny(*p)
 	rewrap(reqs, p)
 	return i, st, found, err
 }
@@ -90,24 +129,40 @@ func TestAny(reqs []Request) (int, Status, bool, error) {
 // completed one, making each the zero Request.
 func WaitSome(reqs []Request) ([]int, []Status, error) {
 	p := unwrap(reqs)
-	idx, sts, err := api().WaitSome(p)
+	idx, sts, err := api().WaitSome(*p)
 	rewrap(reqs, p)
 	return idx, sts, err
 }
 
-func unwrap(reqs []Request) []*pmpi.Request {
-	p := make([]*pmpi.Request, len(reqs))
-	for i, r := range reqs {
-		p[i] = r.live()
+// scratch holds the slices that carry requests down to pmpi, so that a
+// call on several requests allocates none.
+var scratch = sync.Pool{New: func() any { return new([]*pmpi.Request) }}
+
+// unwrap lists reqs for pmpi, nil for the inactive ones, in a slice from
+// scratch: the caller gives it back.
+func unwrap(reqs []Request) *[]*pmpi.Request {
+	p := scratch.Get().(*[]*pmpi.Request)
+	s := (*p)[:0]
+	for _, r := range reqs {
+		s = append(s, r.live())
 	}
+	*p = s
 	return p
 }
 
 // rewrap makes inactive the entries that completed: pmpi set them to nil.
-func rewrap(reqs []Request, p []*pmpi.Request) {
-	for i := range reqs {
-		if p[i] == nil {
+// It gives p back to scratch.
+func rewrap(reqs []Request, p *[]*pmpi.Request) {
+	for i, q := range *p {
+		if q == nil {
 			reqs[i] = Request{}
 		}
 	}
+	release(p)
+}
+
+// release gives p back to scratch, holding no request.
+func release(p *[]*pmpi.Request) {
+	clear(*p)
+	scratch.Put(p)
 }

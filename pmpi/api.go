@@ -34,10 +34,10 @@ type API interface {
 	Wait(r *Request) (Status, error)
 	Test(r *Request) (Status, bool, error)
 	Cancel(r *Request) error
-	WaitAll(reqs []*Request) ([]Status, error)
+	WaitAll(reqs []*Request, sts []Status) error
 	WaitAny(reqs []*Request) (int, Status, error)
 	WaitSome(reqs []*Request) ([]int, []Status, error)
-	TestAll(reqs []*Request) ([]Status, bool, error)
+	TestAll(reqs []*Request, sts []Status) (bool, error)
 	TestAny(reqs []*Request) (int, Status, bool, error)
 
 	CommDup(comm *Comm) (*Comm, error)

@@ -84,28 +84,42 @@ func (r *Request) result(st pml.Status) (Status, error) {
 	return s, r.comm.handle(err)
 }
 
-// WaitAll waits for every request. If some fail, the error has class
-// ErrInStatus and each status carries its own error.
-func (realAPI) WaitAll(reqs []*Request) ([]Status, error) {
-	sts := make([]Status, len(reqs))
+// WaitAll waits for every request. sts, when not nil, receives each
+// request's status at its index (len(sts) >= len(reqs)); nil ignores
+// them, as MPI_STATUSES_IGNORE does, and spares the caller a slice per
+// call. If some fail, the error has class ErrInStatus and joins each one.
+func (realAPI) WaitAll(reqs []*Request, sts []Status) error {
+	if sts != nil && len(sts) < len(reqs) {
+		return errorf(ClassArg, nil, "waitall: %d statuses for %d requests", len(sts), len(reqs))
+	}
 	var errs []error
 	for i, r := range reqs {
 		if r == nil {
+			if sts != nil {
+				sts[i] = Status{}
+			}
 			continue
 		}
-		var err error
-		if sts[i], err = (realAPI{}).Wait(r); err != nil {
+		st, err := realAPI{}.Wait(r)
+		if sts != nil {
+			sts[i] = st
+		}
+		if err != nil {
 			errs = append(errs, err)
 		}
 	}
 	if len(errs) > 0 {
-		return sts, errorf(ClassInStatus, errors.Join(errs...), "waitall: %d of %d requests failed", len(errs), len(reqs))
+		return errorf(ClassInStatus, errors.Join(errs...), "waitall: %d of %d requests failed", len(errs), len(reqs))
 	}
-	return sts, nil
+	return nil
 }
 
-// TestAll reports whether every request has completed, with their statuses if so.
-func (realAPI) TestAll(reqs []*Request) ([]Status, bool, error) {
+// TestAll reports whether every request has completed; if so it completes
+// them as WaitAll does, statuses into sts when not nil.
+func (realAPI) TestAll(reqs []*Request, sts []Status) (bool, error) {
+	if sts != nil && len(sts) < len(reqs) {
+		return false, errorf(ClassArg, nil, "testall: %d statuses for %d requests", len(sts), len(reqs))
+	}
 	progressed := false
 	for _, r := range reqs {
 		if r != nil && r.r != nil && !r.r.Done() && !progressed {
@@ -113,11 +127,10 @@ func (realAPI) TestAll(reqs []*Request) ([]Status, bool, error) {
 			progressed = true
 		}
 		if r != nil && r.r != nil && !r.r.Done() {
-			return nil, false, nil
+			return false, nil
 		}
 	}
-	sts, err := realAPI{}.WaitAll(reqs)
-	return sts, true, err
+	return true, realAPI{}.WaitAll(reqs, sts)
 }
 
 // WaitAny waits until one of reqs completes, sets that entry to nil (MPI's

@@ -104,7 +104,7 @@ func oneWay(w mpi.Comm, s, r, ack []byte, peer int, sender bool, reqs []mpi.Requ
 		}
 		reqs = append(reqs, q)
 	}
-	if _, err := mpi.WaitAll(reqs...); err != nil {
+	if err := mpi.WaitAll(reqs...); err != nil {
 		return err
 	}
 	if sender {
@@ -131,9 +131,9 @@ func bothWays(w mpi.Comm, s, r []byte, peer int, reqs []mpi.Request) error {
 		}
 		reqs = append(reqs, q)
 	}
-	if _, err := mpi.WaitAll(reqs[window:]...); err != nil {
+	if err := mpi.WaitAll(reqs[window:]...); err != nil {
 		return err
 	}
-	_, err := mpi.WaitAll(reqs[:window]...)
+	err := mpi.WaitAll(reqs[:window]...)
 	return err
 }

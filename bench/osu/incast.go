@@ -40,6 +40,7 @@ func runIncast(w mpi.Comm, o Options) ([]Row, error) {
 		nreqs = senders * window
 	}
 	reqs := make([]mpi.Request, nreqs)
+	sts := make([]mpi.Status, nreqs) // reused: the loop allocates nothing
 	from := make([]int, n)
 	var out []Row
 	for _, size := range o.Sizes {
@@ -55,7 +56,7 @@ func runIncast(w mpi.Comm, o Options) ([]Row, error) {
 			}
 			var err error
 			if me == 0 {
-				err = gather(w, b, ack, reqs, from)
+				err = gather(w, b, ack, reqs, sts, from)
 			} else {
 				err = scatterTo0(w, b, ack, reqs)
 			}
@@ -73,7 +74,7 @@ func runIncast(w mpi.Comm, o Options) ([]Row, error) {
 }
 
 // gather is rank 0's part of one iteration.
-func gather(w mpi.Comm, b, ack []byte, reqs []mpi.Request, from []int) error {
+func gather(w mpi.Comm, b, ack []byte, reqs []mpi.Request, sts []mpi.Status, from []int) error {
 	for i := range reqs {
 		q, err := mpi.Irecv(b, mpi.AnySource, tagData, w)
 		if err != nil {
@@ -81,8 +82,7 @@ func gather(w mpi.Comm, b, ack []byte, reqs []mpi.Request, from []int) error {
 		}
 		reqs[i] = q
 	}
-	sts, err := mpi.WaitAll(reqs...)
-	if err != nil {
+	if err := mpi.WaitAllStatus(reqs, sts); err != nil {
 		return err
 	}
 	clear(from)
@@ -114,7 +114,7 @@ func scatterTo0(w mpi.Comm, b, ack []byte, reqs []mpi.Request) error {
 		}
 		reqs[i] = q
 	}
-	if _, err := mpi.WaitAll(reqs...); err != nil {
+	if err := mpi.WaitAll(reqs...); err != nil {
 		return err
 	}
 	_, err := mpi.Recv(ack, 0, tagAck, w)

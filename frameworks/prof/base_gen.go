@@ -138,8 +138,8 @@ func (layer Base) Cancel(r *pmpi.Request) error {
 }
 
 // WaitAll calls Next.WaitAll.
-func (layer Base) WaitAll(reqs []*pmpi.Request) ([]pmpi.Status, error) {
-	return layer.Next.WaitAll(reqs)
+func (layer Base) WaitAll(reqs []*pmpi.Request, sts []pmpi.Status) error {
+	return layer.Next.WaitAll(reqs, sts)
 }
 
 // WaitAny calls Next.WaitAny.
@@ -153,8 +153,8 @@ func (layer Base) WaitSome(reqs []*pmpi.Request) ([]int, []pmpi.Status, error) {
 }
 
 // TestAll calls Next.TestAll.
-func (layer Base) TestAll(reqs []*pmpi.Request) ([]pmpi.Status, bool, error) {
-	return layer.Next.TestAll(reqs)
+func (layer Base) TestAll(reqs []*pmpi.Request, sts []pmpi.Status) (bool, error) {
+	return layer.Next.TestAll(reqs, sts)
 }
 
 // TestAny calls Next.TestAny.

@@ -246,11 +246,11 @@ func (layer *recorder) Cancel(r *pmpi.Request) error {
 }
 
 // WaitAll records the call and passes it down.
-func (layer *recorder) WaitAll(reqs []*pmpi.Request) ([]pmpi.Status, error) {
+func (layer *recorder) WaitAll(reqs []*pmpi.Request, sts []pmpi.Status) error {
 	t0 := layer.begin()
-	res0, res1 := layer.Next.WaitAll(reqs)
-	layer.record(t0, fnWaitAll, -1, -1, 0, nil, res1)
-	return res0, res1
+	res0 := layer.Next.WaitAll(reqs, sts)
+	layer.record(t0, fnWaitAll, -1, -1, 0, nil, res0)
+	return res0
 }
 
 // WaitAny records the call and passes it down.
@@ -270,11 +270,11 @@ func (layer *recorder) WaitSome(reqs []*pmpi.Request) ([]int, []pmpi.Status, err
 }
 
 // TestAll records the call and passes it down.
-func (layer *recorder) TestAll(reqs []*pmpi.Request) ([]pmpi.Status, bool, error) {
+func (layer *recorder) TestAll(reqs []*pmpi.Request, sts []pmpi.Status) (bool, error) {
 	t0 := layer.begin()
-	res0, res1, res2 := layer.Next.TestAll(reqs)
-	layer.record(t0, fnTestAll, -1, -1, 0, nil, res2)
-	return res0, res1, res2
+	res0, res1 := layer.Next.TestAll(reqs, sts)
+	layer.record(t0, fnTestAll, -1, -1, 0, nil, res1)
+	return res0, res1
 }
 
 // TestAny records the call and passes it down.

@@ -121,13 +121,13 @@ func (m *module) Cancel(r *pmpi.Request) error {
 	return err
 }
 
-func (m *module) WaitAll(reqs []*pmpi.Request) ([]pmpi.Status, error) {
+func (m *module) WaitAll(reqs []*pmpi.Request, sts []pmpi.Status) error {
 	t0 := m.begin()
-	st, err := m.Next.WaitAll(reqs)
+	err := m.Next.WaitAll(reqs, sts)
 	if t0 >= 0 {
 		m.end(fnWaitall, t0, 0, nil, -1)
 	}
-	return st, err
+	return err
 }
 
 func (m *module) WaitAny(reqs []*pmpi.Request) (int, pmpi.Status, error) {
@@ -148,13 +148,13 @@ func (m *module) WaitSome(reqs []*pmpi.Request) ([]int, []pmpi.Status, error) {
 	return idx, st, err
 }
 
-func (m *module) TestAll(reqs []*pmpi.Request) ([]pmpi.Status, bool, error) {
+func (m *module) TestAll(reqs []*pmpi.Request, sts []pmpi.Status) (bool, error) {
 	t0 := m.begin()
-	st, ok, err := m.Next.TestAll(reqs)
+	ok, err := m.Next.TestAll(reqs, sts)
 	if t0 >= 0 {
 		m.end(fnTestall, t0, 0, nil, -1)
 	}
-	return st, ok, err
+	return ok, err
 }
 
 func (m *module) TestAny(reqs []*pmpi.Request) (int, pmpi.Status, bool, error) {

@@ -106,27 +106,37 @@ func (t *Tracer) completedAll(a args, reqs []reqID, sts []pmpi.Status) args {
 }
 
 // WaitAll records MPI_WaitAll; the arrows of all its receives end here.
-func (t *Tracer) WaitAll(reqs []*pmpi.Request) ([]pmpi.Status, error) {
+// A caller that ignores the statuses gets the tool's own slice passed
+// down: the arrows need the receives' sources and tags.
+func (t *Tracer) WaitAll(reqs []*pmpi.Request, sts []pmpi.Status) error {
 	sp := t.begin()
 	before := idsOf(reqs)
-	sts, err := t.Next.WaitAll(reqs)
+	own := sts
+	if own == nil {
+		own = make([]pmpi.Status, len(reqs))
+	}
+	err := t.Next.WaitAll(reqs, own)
 	sp = t.stop(sp)
-	t.end(sp, "MPI_WaitAll", t.completedAll(args{}.withCount(len(reqs)).withErr(err), before, sts))
-	return sts, err
+	t.end(sp, "MPI_WaitAll", t.completedAll(args{}.withCount(len(reqs)).withErr(err), before, own))
+	return err
 }
 
 // TestAll records MPI_TestAll; when all are complete, their arrows end here.
-func (t *Tracer) TestAll(reqs []*pmpi.Request) ([]pmpi.Status, bool, error) {
+func (t *Tracer) TestAll(reqs []*pmpi.Request, sts []pmpi.Status) (bool, error) {
 	sp := t.begin()
 	before := idsOf(reqs)
-	sts, done, err := t.Next.TestAll(reqs)
+	own := sts
+	if own == nil {
+		own = make([]pmpi.Status, len(reqs))
+	}
+	done, err := t.Next.TestAll(reqs, own)
 	sp = t.stop(sp)
 	a := args{}.withCount(len(reqs)).withErr(err)
 	if done {
-		a = t.completedAll(a, before, sts)
+		a = t.completedAll(a, before, own)
 	}
 	t.end(sp, "MPI_TestAll", a)
-	return sts, done, err
+	return done, err
 }
 
 // completedOne handles the request at index i of before.

@@ -87,7 +87,7 @@ func exchange(world mpi.Comm, g, rounds int) error {
 		if err != nil {
 			return err
 		}
-		if _, err := mpi.WaitAll(r, s); err != nil {
+		if err := mpi.WaitAll(r, s); err != nil {
 			return err
 		}
 		if err := mpi.Send([]int32{int32(i)}, 0, g, world); err != nil {

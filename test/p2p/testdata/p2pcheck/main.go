@@ -106,8 +106,7 @@ func order(w mpi.Comm) error {
 			}
 			reqs = append(reqs, r)
 		}
-		_, err := mpi.WaitAll(reqs...)
-		return err
+		return mpi.WaitAll(reqs...)
 	}
 	buf := make([]int64, 200_000/8+1)
 	for src := 1; src < w.Size(); src++ {
@@ -379,7 +378,7 @@ func random(w mpi.Comm) error {
 				reqs = append(reqs, r)
 			}
 		}
-		if _, err := mpi.WaitAll(reqs...); err != nil {
+		if err := mpi.WaitAll(reqs...); err != nil {
 			return err
 		}
 		for i, buf := range bufs {
@@ -615,7 +614,7 @@ func bidir(w mpi.Comm) error {
 			}
 			reqs = append(reqs, r)
 		}
-		if _, err := mpi.WaitAll(reqs...); err != nil {
+		if err := mpi.WaitAll(reqs...); err != nil {
 			return err
 		}
 		for i, b := range in {

@@ -113,7 +113,7 @@ func stress(w mpi.Comm) error {
 					}
 					reqs = append(reqs, s)
 				}
-				if _, err := mpi.WaitAll(reqs...); err != nil {
+				if err := mpi.WaitAll(reqs...); err != nil {
 					errs <- err
 					return
 				}
@@ -168,8 +168,7 @@ func gcDuringTransfers(w mpi.Comm) error {
 		if err := mpi.Send([]byte{1}, 1, 99, w); err != nil { // the receiver starts now
 			return err
 		}
-		_, err := mpi.WaitAll(reqs...)
-		return err
+		return mpi.WaitAll(reqs...)
 	}
 	if _, err := mpi.Recv(make([]byte, 1), 0, 99, w); err != nil {
 		return err

@@ -496,9 +496,9 @@ func (layer module) Cancel(r *pmpi.Request) (returnVal error) {
 }
 
 // WaitAll runs the wrappers of counter.w around Next.WaitAll.
-func (layer module) WaitAll(reqs []*pmpi.Request) (ret0 []pmpi.Status, returnVal error) {
+func (layer module) WaitAll(reqs []*pmpi.Request, sts []pmpi.Status) (returnVal error) {
 	callsWaitAll0.Add(1)
-	ret0, returnVal = layer.Next.WaitAll(reqs)
+	returnVal = layer.Next.WaitAll(reqs, sts)
 	return
 }
 
@@ -517,9 +517,9 @@ func (layer module) WaitSome(reqs []*pmpi.Request) (ret0 []int, ret1 []pmpi.Stat
 }
 
 // TestAll runs the wrappers of counter.w around Next.TestAll.
-func (layer module) TestAll(reqs []*pmpi.Request) (ret0 []pmpi.Status, ret1 bool, returnVal error) {
+func (layer module) TestAll(reqs []*pmpi.Request, sts []pmpi.Status) (ret0 bool, returnVal error) {
 	callsTestAll0.Add(1)
-	ret0, ret1, returnVal = layer.Next.TestAll(reqs)
+	ret0, returnVal = layer.Next.TestAll(reqs, sts)
 	return
 }
 

@@ -710,12 +710,12 @@ func (layer module) Cancel(r *pmpi.Request) (returnVal error) {
 }
 
 // WaitAll runs the wrappers of timing.w, counter.w around Next.WaitAll.
-func (layer module) WaitAll(reqs []*pmpi.Request) (ret0 []pmpi.Status, returnVal error) {
+func (layer module) WaitAll(reqs []*pmpi.Request, sts []pmpi.Status) (returnVal error) {
 	var start time.Time
 
 	start = time.Now()
 	callsWaitAll1.Add(1)
-	ret0, returnVal = layer.Next.WaitAll(reqs)
+	returnVal = layer.Next.WaitAll(reqs, sts)
 	timesMu0.Lock()
 	times0["WaitAll"] += time.Since(start)
 	counts0["WaitAll"]++
@@ -752,12 +752,12 @@ func (layer module) WaitSome(reqs []*pmpi.Request) (ret0 []int, ret1 []pmpi.Stat
 }
 
 // TestAll runs the wrappers of timing.w, counter.w around Next.TestAll.
-func (layer module) TestAll(reqs []*pmpi.Request) (ret0 []pmpi.Status, ret1 bool, returnVal error) {
+func (layer module) TestAll(reqs []*pmpi.Request, sts []pmpi.Status) (ret0 bool, returnVal error) {
 	var start time.Time
 
 	start = time.Now()
 	callsTestAll1.Add(1)
-	ret0, ret1, returnVal = layer.Next.TestAll(reqs)
+	ret0, returnVal = layer.Next.TestAll(reqs, sts)
 	timesMu0.Lock()
 	times0["TestAll"] += time.Since(start)
 	counts0["TestAll"]++
