@@ -28,13 +28,16 @@ func TestSingleton(t *testing.T) {
 	}
 	world := mpi.CommWorld()
 	const goroutines, rounds = 4, 5
+	// No goroutine ends before all have called MPI: one that started after
+	// another ended could take over its runtime descriptor, and its track.
 	var wg sync.WaitGroup
+	wg.Add(goroutines)
 	errs := make(chan error, goroutines)
 	for g := range goroutines {
-		wg.Add(1)
 		go func() {
-			defer wg.Done()
 			errs <- exchange(world, g, rounds)
+			wg.Done()
+			wg.Wait()
 		}()
 	}
 	wg.Wait()
