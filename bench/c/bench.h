@@ -131,12 +131,21 @@ static inline int parse_count(const struct measurement *m, const char *flag, con
     return (int)n;
 }
 
-/* warm_cpu keeps the CPU busy for 50 ms before measuring, as gompi-bench
- * does: a virtual CPU that idled runs its first milliseconds slowly. */
-static inline void warm_cpu(void) {
+/* warm_up has the ranks exchange barriers for 50 ms by rank 0's clock
+ * before measuring, as gompi-bench does: ranks reach their steady speed
+ * only after talking for a while. Rank 0 says when to stop, so every rank
+ * leaves after the same barrier. */
+static inline void warm_up(void) {
+    int rank, stop = 0;
     double start = MPI_Wtime();
-    while (MPI_Wtime() - start < 0.05)
-        ;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    while (!stop) {
+        for (int i = 0; i < 100; i++)
+            MPI_Barrier(MPI_COMM_WORLD);
+        if (rank == 0 && MPI_Wtime() - start >= 0.05)
+            stop = 1;
+        MPI_Bcast(&stop, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    }
 }
 
 /* parse_args reads the flags after MPI_Init. A given -i or -x scales the
@@ -172,7 +181,7 @@ static inline struct options parse_args(const struct measurement *m, int argc, c
     }
     if (optind < argc)
         usage_error(m->name, "unexpected argument", argv[optind]);
-    warm_cpu();
+    warm_up();
     if (m->no_sizes)
         return o;
     if (list)

@@ -70,7 +70,9 @@ func measure(m osu.Measurement, o osu.Options, profile string, stdout, stderr io
 	if err != nil {
 		return fail(err)
 	}
-	warmCPU()
+	if err := warmUp(w); err != nil {
+		return fail(err)
+	}
 	stop, err := startProfile(profile, w.Rank())
 	if err != nil {
 		return fail(err)
@@ -147,14 +149,33 @@ func startProfile(prefix string, rank int) (func() error, error) {
 	}, nil
 }
 
-// warmTime is how long a rank keeps its CPU busy before measuring. A
-// virtual CPU that idled through Init (gompi's fences sleep) runs the
-// first milliseconds of a ping-pong at half speed: the first sizes of a
-// table came out 2-3 times the later ones, and a 10-50 ms spin removed
-// that. The C twins spin as long, so both sides start warm.
+// warmTime is how long the ranks exchange barriers before measuring. A
+// virtual CPU that idled through Init (gompi's fences sleep) ran the first
+// milliseconds at half speed, and a 50 ms spin helped; but two ranks only
+// reach their steady speed after talking for a while: after the spin, the
+// first 1000 barriers of 2 ranks took 1.35-1.5 us each, decaying to 0.65
+// over 5 ms, while after 50,000 barriers they ran at 0.65-0.7 from the
+// first block on. Open MPI's Init polls shared memory and leaves warm; the
+// C twins warm the same way as this, so both sides start alike.
 const warmTime = 50 * time.Millisecond
 
-func warmCPU() {
-	for start := time.Now(); time.Since(start) < warmTime; {
+// warmUp has the ranks exchange barriers for warmTime by rank 0's clock;
+// rank 0 says when to stop, so that every rank leaves after the same one.
+func warmUp(w mpi.Comm) error {
+	start := time.Now()
+	stop := []int32{0}
+	for stop[0] == 0 {
+		for range 100 {
+			if err := mpi.Barrier(w); err != nil {
+				return fmt.Errorf("warm-up: %w", err)
+			}
+		}
+		if w.Rank() == 0 && time.Since(start) >= warmTime {
+			stop[0] = 1
+		}
+		if err := mpi.Bcast(stop, 0, w); err != nil {
+			return fmt.Errorf("warm-up: %w", err)
+		}
 	}
+	return nil
 }
