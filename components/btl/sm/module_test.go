@@ -122,6 +122,26 @@ func (j *testJob) await(t *testing.T, rank, n int) []string {
 	return j.boxes[rank].snapshot()
 }
 
+// checkFromRank1 waits until rank 0 holds total fragments and its two
+// senders are done, then checks that rank 1's arrived whole and in order.
+func (j *testJob) checkFromRank1(t *testing.T, total int, errs <-chan error, want []string) {
+	t.Helper()
+	var got []string
+	for _, f := range j.await(t, 0, total) {
+		if strings.HasPrefix(f, "1:") {
+			got = append(got, f)
+		}
+	}
+	for range 2 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("rank 1's fragments arrived out of order or changed")
+	}
+}
+
 func TestSegmentNameGoesOnceEveryRankMapsIt(t *testing.T) {
 	j := newTestJob(t, 3)
 	left, _ := filepath.Glob(filepath.Join(j.dir, "gompi.*"))
@@ -151,20 +171,7 @@ func TestDeliversInOrderPerPeer(t *testing.T) {
 			errs <- nil
 		}()
 	}
-	var got []string
-	for _, f := range j.await(t, 0, 1000) {
-		if strings.HasPrefix(f, "1:") {
-			got = append(got, f)
-		}
-	}
-	for range 2 {
-		if err := <-errs; err != nil {
-			t.Fatal(err)
-		}
-	}
-	if !slices.Equal(got, want) {
-		t.Fatalf("rank 1's fragments arrived out of order or changed")
-	}
+	j.checkFromRank1(t, 1000, errs, want)
 }
 
 func TestSendChecksArguments(t *testing.T) {
@@ -199,33 +206,42 @@ func TestSendChecksArguments(t *testing.T) {
 	}
 }
 
-// Two ranks that fill each other's rings and never call Progress
-// themselves must not deadlock: a sender waiting for room drains its own
-// rings.
+// Two ranks that fill each other's rings and call Progress only once done
+// writing must not deadlock: a sender waiting for room drains its own
+// rings, and with Post a full ring also publishes what it holds, so that
+// its reader can free room.
 func TestFullRingsBothWays(t *testing.T) {
-	j := newTestJob(t, 2, "btl_sm_ring_size", "32k", "btl_sm_fragment_size", "4k", "btl_sm_eager_limit", "4k")
-	const n = 200
-	var wg sync.WaitGroup
-	errs := make(chan error, 2)
-	for r := range 2 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range n {
-				if err := j.mods[r].Send(context.Background(), 1-r, []byte("h"), make([]byte, 4<<10)); err != nil {
-					errs <- fmt.Errorf("rank %d send %d: %w", r, i, err)
-					return
+	for _, post := range []bool{false, true} {
+		t.Run(map[bool]string{false: "Send", true: "Post"}[post], func(t *testing.T) {
+			j := newTestJob(t, 2, "btl_sm_ring_size", "32k", "btl_sm_fragment_size", "4k", "btl_sm_eager_limit", "4k")
+			const n = 300
+			var wg sync.WaitGroup
+			errs := make(chan error, 2)
+			for r := range 2 {
+				write := j.mods[r].Send
+				if post {
+					write = j.mods[r].Post
 				}
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for i := range n {
+						if err := write(context.Background(), 1-r, []byte("h"), make([]byte, 3<<10)); err != nil {
+							errs <- fmt.Errorf("rank %d write %d: %w", r, i, err)
+							return
+						}
+					}
+					for len(j.boxes[r].snapshot()) < n { // a rank keeps polling until it has everything
+						j.mods[r].Progress()
+					}
+				}()
 			}
-			for len(j.boxes[r].snapshot()) < n { // a rank keeps polling until it has everything
-				j.mods[r].Progress()
+			wg.Wait()
+			close(errs)
+			for err := range errs {
+				t.Fatal(err)
 			}
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Fatal(err)
+		})
 	}
 }
 
@@ -404,50 +420,7 @@ func TestPostKeepsOrderWithSend(t *testing.T) {
 			errs <- nil // and no further call: the flusher publishes the rest
 		}()
 	}
-	var got []string
-	for _, f := range j.await(t, 0, 2*n) {
-		if strings.HasPrefix(f, "1:") {
-			got = append(got, f)
-		}
-	}
-	for range 2 {
-		if err := <-errs; err != nil {
-			t.Fatal(err)
-		}
-	}
-	if !slices.Equal(got, want) {
-		t.Fatalf("rank 1's fragments arrived out of order or changed")
-	}
-}
-
-// Two ranks that Post to each other through full rings, polling only
-// when a ring has no room, do not wait for each other: a full ring
-// publishes what it holds, so that its reader can free room.
-func TestPostFullRingsBothWays(t *testing.T) {
-	j := newTestJob(t, 2, "btl_sm_ring_size", "32k", "btl_sm_fragment_size", "4k", "btl_sm_eager_limit", "4k")
-	const n = 500
-	var wg sync.WaitGroup
-	errs := make(chan error, 2)
-	for r := range 2 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range n {
-				if err := j.mods[r].Post(context.Background(), 1-r, []byte("h"), make([]byte, 1<<10)); err != nil {
-					errs <- fmt.Errorf("rank %d post %d: %w", r, i, err)
-					return
-				}
-			}
-			for len(j.boxes[r].snapshot()) < n {
-				j.mods[r].Progress()
-			}
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Fatal(err)
-	}
+	j.checkFromRank1(t, 2*n, errs, want)
 }
 
 // Flush publishes what Post held for one peer; Finalize publishes the
