@@ -315,14 +315,14 @@ func (m *Module) lock(p *peer) bool {
 // publish makes the records staged in p's ring visible and wakes the peer
 // if it sleeps. The caller holds p's ring.
 func (m *Module) publish(p *peer) {
+	if p.held.Load() { // even with nothing staged: a full ring may have published them
+		p.held.Store(false)
+		m.holding.Add(-1)
+	}
 	if p.out.nstaged == 0 {
 		return
 	}
 	p.out.publish()
-	if p.held.Load() {
-		p.held.Store(false)
-		m.holding.Add(-1)
-	}
 	if p.block.sleeping.Load() != 0 {
 		p.block.wake.Add(1)
 		wakeAll(p.block.wake)
