@@ -31,14 +31,11 @@ func (r Request) live() *pmpi.Request {
 	return r.r
 }
 
-// emptyStatus is MPI's status of an inactive request.
-func emptyStatus() Status { return Status{Source: AnySource, Tag: AnyTag} }
-
 // Wait blocks until the request completes and frees it.
 func (r Request) Wait() (Status, error) {
 	p := r.live()
 	if p == nil {
-		return emptyStatus(), nil
+		return pmpi.EmptyStatus(), nil
 	}
 	return api().Wait(p)
 }
@@ -48,7 +45,7 @@ func (r Request) Wait() (Status, error) {
 func (r Request) Test() (Status, bool, error) {
 	p := r.live()
 	if p == nil {
-		return emptyStatus(), true, nil
+		return pmpi.EmptyStatus(), true, nil
 	}
 	return api().Test(p)
 }
@@ -79,13 +76,19 @@ func WaitAll(reqs ...Request) error {
 // its index; sts must be at least as long as reqs. Reusing sts, a loop of
 // non-blocking calls allocates nothing.
 func WaitAllStatus(reqs []Request, sts []Status) error {
-	if sts == nil {
-		sts = []Status{} // not MPI_STATUSES_IGNORE: the caller asked for them
-	}
 	p := unwrap(reqs)
-	err := api().WaitAll(*p, sts)
+	err := api().WaitAll(*p, asked(sts))
 	release(p)
 	return err
+}
+
+// asked is sts as pmpi must see it: a nil slice from a caller who asked
+// for statuses is too short, not MPI_STATUSES_IGNORE.
+func asked(sts []Status) []Status {
+	if sts == nil {
+		return []Status{}
+	}
+	return sts
 }
 
 // TestAll reports whether every request has completed; if so they are
@@ -99,11 +102,8 @@ func TestAll(reqs ...Request) (bool, error) {
 
 // TestAllStatus is TestAll with each status put into sts, as WaitAllStatus.
 func TestAllStatus(reqs []Request, sts []Status) (bool, error) {
-	if sts == nil {
-		sts = []Status{}
-	}
 	p := unwrap(reqs)
-	done, err := api().TestAll(*p, sts)
+	done, err := api().TestAll(*p, asked(sts))
 	release(p)
 	return done, err
 }

@@ -44,16 +44,16 @@ func (l *library) newRequest(comm *Comm, dt Datatype, op string, peer, tag int, 
 	return r
 }
 
-// recycle ends r after its completion was taken (st), once: a second,
-// erroneous completion of the same request finds it recycled.
-func (r *Request) recycle(g uint32) bool {
+// recycle puts r, active in generation g and now completed, back in its
+// pool, once: a second, erroneous completion of the same request finds
+// the generation moved on and leaves it.
+func (r *Request) recycle(g uint32) {
 	if !r.gen.CompareAndSwap(g, g+1) {
-		return false
+		return
 	}
 	l := r.lib
 	r.r, r.lib, r.comm, r.dt, r.op = nil, nil, nil, Datatype{}, ""
 	l.reqs.Put(r)
-	return true
 }
 
 // desc describes the operation for an error message: "recv on comm world

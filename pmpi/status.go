@@ -25,3 +25,7 @@ func statusOf(c *Comm, st pml.Status, dt Datatype) Status {
 }
 
 func nullStatus() Status { return Status{Source: ProcNull, Tag: AnyTag} }
+
+// EmptyStatus is MPI's status of an inactive request (MPI_REQUEST_NULL, or
+// one already completed): any source, any tag, nothing received.
+func EmptyStatus() Status { return Status{Source: AnySource, Tag: AnyTag} }

@@ -134,6 +134,5 @@ func bothWays(w mpi.Comm, s, r []byte, peer int, reqs []mpi.Request) error {
 	if err := mpi.WaitAll(reqs[window:]...); err != nil {
 		return err
 	}
-	err := mpi.WaitAll(reqs[:window]...)
-	return err
+	return mpi.WaitAll(reqs[:window]...)
 }

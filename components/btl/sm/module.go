@@ -280,21 +280,26 @@ func (m *Module) write(ctx context.Context, rank int, hdr, payload []byte, hold 
 	if !p.out.put(hdr, payload) {
 		err = m.waitRoom(ctx, p, hdr, payload)
 	}
-	switch {
-	case hold && err == nil && p.out.nstaged < postBatch:
-		if !p.held.Load() {
-			p.held.Store(true)
-			m.holding.Add(1)
-			if !m.armed.Load() && m.armed.CompareAndSwap(false, true) {
-				m.flusher.Reset(flushDelay)
-			}
-		}
-		p.sending.Store(false)
-	default:
+	if hold && err == nil && p.out.nstaged < postBatch {
+		m.hold(p)
+	} else {
 		m.publish(p)
-		p.sending.Store(false)
 	}
+	p.sending.Store(false)
 	return err
+}
+
+// hold marks p as holding staged records, and arms the flusher unless it
+// runs already. The caller holds p's ring.
+func (m *Module) hold(p *peer) {
+	if p.held.Load() {
+		return
+	}
+	p.held.Store(true)
+	m.holding.Add(1)
+	if !m.armed.Load() && m.armed.CompareAndSwap(false, true) {
+		m.flusher.Reset(flushDelay)
+	}
 }
 
 // lock takes p's ring for writing; false once the module is finalized.

@@ -423,8 +423,10 @@ func TestPostKeepsOrderWithSend(t *testing.T) {
 	j.checkFromRank1(t, 2*n, errs, want)
 }
 
-// Flush publishes what Post held for one peer; Finalize publishes the
-// rest, so nothing posted is lost to a rank that ends without waiting.
+// Flush publishes what Post held for one peer, and Finalize the rest,
+// before they return: the record is visible in the reader's ring at once,
+// without the flusher's delay (which Finalize stops), so nothing posted is
+// lost to a rank that ends without waiting.
 func TestFlushAndFinalizePublishPosts(t *testing.T) {
 	j := newTestJob(t, 3)
 	ctx := context.Background()
@@ -433,12 +435,26 @@ func TestFlushAndFinalizePublishPosts(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	visible := func(rank int) bool {
+		for _, c := range j.mods[rank].consumers() {
+			if c.from == 0 {
+				return c.pending()
+			}
+		}
+		return false
+	}
 	j.mods[0].Flush(1)
+	if !visible(1) {
+		t.Fatal("Flush returned before publishing the posted record")
+	}
 	if got := j.await(t, 1, 1); got[0] != fmt.Sprintf("0:h:6:%x", sum([]byte("posted"))) {
 		t.Fatalf("rank 1 got %q", got)
 	}
 	if err := j.mods[0].Finalize(); err != nil {
 		t.Fatal(err)
+	}
+	if !visible(2) {
+		t.Fatal("Finalize returned before publishing the posted record")
 	}
 	j.await(t, 2, 1)
 }

@@ -77,9 +77,10 @@ type producer struct {
 // staged is a record whose first word still reads zero.
 type staged struct{ pos, end uint64 }
 
-// maxStaged bounds the records held back: a put stages at most two (a pad
-// and its record), and publishes first when they would not fit.
-const maxStaged = 34
+// maxStaged bounds the records held back: Post's batch, and one more put,
+// which stages at most two (a pad and its record); put publishes first
+// when they would not fit.
+const maxStaged = postBatch + 2
 
 // zeroChunk is how far ahead put zeroes lines' first words: in batches,
 // since each zeroed line is fetched from the consumer's cache, and a

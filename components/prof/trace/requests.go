@@ -93,28 +93,34 @@ func (t *Tracer) Test(r *pmpi.Request) (pmpi.Status, bool, error) {
 	return st, done, err
 }
 
-// completedAll ends the arrows of every request in reqs (a copy taken
-// before the call), completed with sts; each status carries its error.
+// completedAll ends the arrows of every request in reqs (named before the
+// call), completed with sts; each status carries its error. Too few
+// statuses means the call refused its arguments and completed nothing.
 func (t *Tracer) completedAll(a args, reqs []reqID, sts []pmpi.Status) args {
+	if len(sts) < len(reqs) {
+		return a
+	}
 	for i, r := range reqs {
-		if i < len(sts) {
-			_, f := t.completed(r, sts[i], sts[i].Err)
-			a = a.withFlow(f)
-		}
+		_, f := t.completed(r, sts[i], sts[i].Err)
+		a = a.withFlow(f)
 	}
 	return a
 }
 
+// statusesFor is sts, or the tool's own slice when the caller ignores
+// statuses: the arrows need the receives' sources and tags.
+func statusesFor(sts []pmpi.Status, n int) []pmpi.Status {
+	if sts == nil {
+		return make([]pmpi.Status, n)
+	}
+	return sts
+}
+
 // WaitAll records MPI_WaitAll; the arrows of all its receives end here.
-// A caller that ignores the statuses gets the tool's own slice passed
-// down: the arrows need the receives' sources and tags.
 func (t *Tracer) WaitAll(reqs []*pmpi.Request, sts []pmpi.Status) error {
 	sp := t.begin()
 	before := idsOf(reqs)
-	own := sts
-	if own == nil {
-		own = make([]pmpi.Status, len(reqs))
-	}
+	own := statusesFor(sts, len(reqs))
 	err := t.Next.WaitAll(reqs, own)
 	sp = t.stop(sp)
 	t.end(sp, "MPI_WaitAll", t.completedAll(args{}.withCount(len(reqs)).withErr(err), before, own))
@@ -125,10 +131,7 @@ func (t *Tracer) WaitAll(reqs []*pmpi.Request, sts []pmpi.Status) error {
 func (t *Tracer) TestAll(reqs []*pmpi.Request, sts []pmpi.Status) (bool, error) {
 	sp := t.begin()
 	before := idsOf(reqs)
-	own := sts
-	if own == nil {
-		own = make([]pmpi.Status, len(reqs))
-	}
+	own := statusesFor(sts, len(reqs))
 	done, err := t.Next.TestAll(reqs, own)
 	sp = t.stop(sp)
 	a := args{}.withCount(len(reqs)).withErr(err)
