@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"time"
 
 	"github.com/gompi/gompi/frameworks/prof"
 	"github.com/gompi/gompi/pmpi"
@@ -26,7 +25,7 @@ func (m *module) Finalize() error {
 func (m *module) report() error {
 	m.on.Store(false)
 	m.flush("finalize")
-	rate := prof.TickRate(m.tick0, prof.Ticks(), time.Since(m.wall0))
+	rate := m.clock.Rate()
 	host, _ := os.Hostname()
 	m.mu.Lock()
 	data, err := json.Marshal(part(m.rank, host, m.phases, rate))

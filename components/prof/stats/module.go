@@ -30,10 +30,9 @@ type module struct {
 	comms   atomic.Pointer[map[*pmpi.Comm][]int]
 	commsMu sync.Mutex
 
-	// The clock: ticks and wall time at Wrap, to convert ticks to
-	// seconds at the end with the rate over the whole run.
-	tick0 int64
-	wall0 time.Time
+	// Zeroed at Wrap: ticks convert to seconds at the end, at the rate
+	// over the whole run.
+	clock prof.Clock
 
 	mu         sync.Mutex // guards the phases
 	phaseStart time.Time
@@ -59,8 +58,8 @@ type siteTally struct {
 func newModule(next pmpi.API, cfg config) *module {
 	m := &module{Base: prof.Base{Next: next}, cfg: cfg, sites: newSites(), shards: defaultShards()}
 	m.comms.Store(&map[*pmpi.Comm][]int{})
-	m.tick0, m.wall0 = prof.Ticks(), time.Now()
-	m.phaseStart = m.wall0
+	m.clock = prof.NewClock()
+	m.phaseStart = m.clock.Zero()
 	m.on.Store(true)
 	return m
 }
