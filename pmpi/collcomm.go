@@ -65,6 +65,7 @@ func (x collComm) result(src, want int, st pml.Status) error {
 // collReq is a pending collective send or receive, with the engine's
 // request inside it: one allocation, and none once the pool is warm.
 type collReq struct {
+	x    collComm
 	pr   pml.Request
 	r    *pml.Request
 	src  int // for receives; -1 for sends
@@ -86,7 +87,7 @@ func (x collComm) Isend(buf []byte, dest, tag int) coll.Request {
 		return &collReq{err: err}
 	}
 	q := x.request()
-	q.src = -1
+	q.x, q.src = x, -1
 	q.r = x.engine().StartSend(&q.pr, x.c.context+1, x.c.group[dest], tag, buf, false)
 	return q
 }
@@ -96,7 +97,7 @@ func (x collComm) Irecv(buf []byte, src, tag int) coll.Request {
 		return &collReq{err: err}
 	}
 	q := x.request()
-	q.src, q.want = src, len(buf)
+	q.x, q.src, q.want = x, src, len(buf)
 	q.r = x.engine().StartRecv(&q.pr, x.c.context+1, x.c.group[src], tag, buf)
 	return q
 }
@@ -106,27 +107,34 @@ func (x collComm) Irecv(buf []byte, src, tag int) coll.Request {
 func (x collComm) Wait(reqs ...coll.Request) error {
 	var first error
 	for _, q := range reqs {
-		r, ok := q.(*collReq)
 		var err error
-		switch {
-		case !ok:
+		if r, ok := q.(*collReq); ok {
+			err = r.Wait()
+		} else {
 			err = errorf(ClassRequest, nil, "collective wait on %v: a request of type %T is not this communicator's", x.c, q)
-		case r.err != nil:
-			err = r.err
-		case r.src < 0:
-			if st := x.engine().Wait(r.r); st.Err != nil {
-				err = failure(fmt.Sprintf("collective send on %v", x.c), st.Err)
-			}
-		default:
-			err = x.result(r.src, r.want, x.engine().Wait(r.r))
-		}
-		if ok && r.err == nil {
-			*r = collReq{} // the engine is done with it: Wait returned its settled status
-			x.c.lib.collReqs.Put(r)
 		}
 		if first == nil {
 			first = err
 		}
 	}
 	return first
+}
+
+// Wait completes the request, then recycles it.
+func (r *collReq) Wait() error {
+	if r.err != nil {
+		return r.err
+	}
+	x := r.x
+	var err error
+	if r.src < 0 {
+		if st := x.engine().Wait(r.r); st.Err != nil {
+			err = failure(fmt.Sprintf("collective send on %v", x.c), st.Err)
+		}
+	} else {
+		err = x.result(r.src, r.want, x.engine().Wait(r.r))
+	}
+	*r = collReq{} // the engine is done with it: Wait returned its settled status
+	x.c.lib.collReqs.Put(r)
+	return err
 }

@@ -125,7 +125,7 @@ func (l *library) derive(parent *Comm, op, name string, group []int, id uint32) 
 
 // attachColls builds c's collectives from the selected coll components.
 func (l *library) attachColls(c *Comm) error {
-	t, err := coll.Build(c.cc, l.collCands)
+	t, err := coll.Build(c.cc, l.collCands, l.collHost)
 	if err != nil {
 		return err
 	}

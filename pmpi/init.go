@@ -59,6 +59,7 @@ type library struct {
 	hostIDs   []string // by world rank: the host each rank runs on
 	ctxs      contexts
 	collCands []coll.Candidate
+	collHost  coll.Host // agreed by every rank at Init
 	collLog   hclog.Logger
 	collReqs  sync.Pool // *collReq
 	reqs      sync.Pool // *Request, recycled at completion
@@ -209,6 +210,9 @@ func (l *library) start(ctx context.Context) (_ *library, err error) {
 		l.collLog.Warn("the coll decision component does not run on every rank; every rank uses the built-in decisions")
 	}
 	l.collCands = cands
+	if l.collHost, err = coll.AgreeHost(l.world.cc, coll.Host{Oversubscribed: cfg.YieldAtOnce}); err != nil {
+		return nil, err
+	}
 	for _, c := range []*Comm{l.world, l.self} {
 		c.builtin = true
 		if err := l.attachColls(c); err != nil {

@@ -71,6 +71,18 @@ type Query struct {
 	// their built-in decision. Every member of the communicator gets the
 	// same table (Build checks).
 	Rules *Rules
+	// Host is what Build was told of the ranks' host.
+	Host
+}
+
+// Host is what every member of a communicator knows alike about where the
+// ranks run, for decisions that depend on it.
+type Host struct {
+	// Oversubscribed: waiting ranks yield their CPU (the host's ranks
+	// outnumber its CPUs, or mpi_yield_when_idle says so), so a message
+	// may wait for a context switch: algorithms in which each rank waits
+	// fewer times win.
+	Oversubscribed bool
 }
 
 // Decider is a component that chooses algorithms rather than running them:
@@ -114,6 +126,9 @@ type Comm interface {
 type Request interface {
 	// Done reports whether the request completed, without waiting.
 	Done() bool
+	// Wait is Comm.Wait of this request alone, without the slice that a
+	// variadic call through an interface allocates.
+	Wait() error
 }
 
 // Sendrecv sends to dest and receives from src at once. The receive is
@@ -122,7 +137,7 @@ type Request interface {
 func Sendrecv(c Comm, send []byte, dest int, recv []byte, src, tag int) error {
 	r := c.Irecv(recv, src, tag)
 	err := c.Send(send, dest, tag)
-	return errors.Join(err, c.Wait(r))
+	return errors.Join(err, r.Wait())
 }
 
 // Op is a reduction bound to an element type.
@@ -255,8 +270,9 @@ type Table struct {
 // Build asks every candidate about c and stacks their modules, highest
 // priority first; ties go to the earlier candidate. A collective no module
 // provides is left nil and reported by Provider as "". If a candidate is a
-// Decider, the communicator's rules come from it first (see Decider).
-func Build(c Comm, candidates []Candidate) (*Table, error) {
+// Decider, the communicator's rules come from it first (see Decider). host
+// must be the same on every member.
+func Build(c Comm, candidates []Candidate, host Host) (*Table, error) {
 	type offer struct {
 		name string
 		prio int
@@ -270,7 +286,7 @@ func Build(c Comm, candidates []Candidate) (*Table, error) {
 	}
 	t.rules = rules
 	for _, cand := range candidates {
-		prio, mod, err := cand.Component.CommQuery(c, Query{Priority: cand.Priority, Rules: rules})
+		prio, mod, err := cand.Component.CommQuery(c, Query{Priority: cand.Priority, Rules: rules, Host: host})
 		if err != nil {
 			_ = t.Free()
 			return nil, fmt.Errorf("coll %s: query on %s: %w", cand.Name, c.Name(), err)

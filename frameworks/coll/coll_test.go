@@ -56,7 +56,7 @@ func TestBuildStacksPerCollective(t *testing.T) {
 		{Name: "low", Component: low, Priority: 10},
 		{Name: "none", Component: none, Priority: 90},
 		{Name: "high", Component: high, Priority: 50},
-	})
+	}, coll.Host{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +87,7 @@ func TestBuildReportsAFailingQuery(t *testing.T) {
 	bad := component("bad", func(coll.Comm) (*coll.Module, error) { return nil, context.DeadlineExceeded })
 	_, err := coll.Build(colltest.NewWorld(1).Comm(0), []coll.Candidate{
 		{Name: "ok", Component: ok, Priority: 20}, {Name: "bad", Component: bad, Priority: 10},
-	})
+	}, coll.Host{})
 	if !errors.Is(err, context.DeadlineExceeded) || freed != 1 {
 		t.Fatalf("Build: %v (%d modules freed), want the query's error and the built module freed", err, freed)
 	}
@@ -98,7 +98,7 @@ func TestEqualPrioritiesKeepCandidateOrder(t *testing.T) {
 	a := component("a", barrierOnly(&calls, "a"))
 	b := component("b", barrierOnly(&calls, "b"))
 	c := colltest.NewWorld(1).Comm(0)
-	tab, err := coll.Build(c, []coll.Candidate{{Name: "a", Component: a, Priority: 5}, {Name: "b", Component: b, Priority: 5}})
+	tab, err := coll.Build(c, []coll.Candidate{{Name: "a", Component: a, Priority: 5}, {Name: "b", Component: b, Priority: 5}}, coll.Host{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -194,7 +194,7 @@ func TestBuildHandsTheDecidersRulesToEveryComponent(t *testing.T) {
 					}}, Priority: 1},
 					{Name: "decider", Component: d, Priority: 50},
 					{Name: "seen", Component: seen, Priority: 10},
-				})
+				}, coll.Host{})
 				return err
 			})
 			for r := range n {

@@ -126,3 +126,19 @@ func AgreeDeciders(c Comm, candidates []Candidate) (kept []Candidate, dropped bo
 	}
 	return kept, has, nil
 }
+
+// AgreeHost returns what every member of c (the world, at Init) should
+// pass to Build: local, unless members on different hosts see it
+// differently; the host is then taken as oversubscribed wherever one rank's
+// is, since a collective's algorithm must be the same on every member.
+func AgreeHost(c Comm, local Host) (Host, error) {
+	fp := uint64(1)
+	if local.Oversubscribed {
+		fp = 2
+	}
+	same, err := agree(c, fp)
+	if err != nil {
+		return Host{}, fmt.Errorf("coll: comparing the hosts of the ranks of %s: %w", c.Name(), err)
+	}
+	return Host{Oversubscribed: local.Oversubscribed || !same}, nil
+}

@@ -56,6 +56,7 @@ type Engine struct {
 	transfers sync.WaitGroup // background sends of CTS and rendezvous data
 	inFlight  atomic.Int32   // how many of them run: waiters yield to them
 	hdrPool   sync.Pool
+	unexPool  sync.Pool // *unexpected, with the payload buffer it last held
 }
 
 // queues are one communicator context's posted receives and unexpected
@@ -73,6 +74,34 @@ type unexpected struct {
 	h    header
 	from int
 	data []byte
+}
+
+// maxKeptUnexpected bounds the payload buffer a pooled unexpected message
+// keeps: a rare large first fragment is not held for good.
+const maxKeptUnexpected = 64 << 10
+
+// newUnexpected records a message that no receive matched, with a copy of
+// payload (the transport's buffer). Entries and their buffers come from a
+// pool: when ranks run ahead of each other, as in a collective on more ranks
+// than CPUs, most messages arrive before their receive, and a fresh buffer
+// for each made the garbage collector run every few milliseconds.
+func (e *Engine) newUnexpected(from int, h header, payload []byte) *unexpected {
+	u, _ := e.unexPool.Get().(*unexpected)
+	if u == nil {
+		u = new(unexpected)
+	}
+	u.h, u.from = h, from
+	u.data = append(u.data[:0], payload...)
+	return u
+}
+
+// freeUnexpected returns u to the pool once nothing reads its payload.
+func (e *Engine) freeUnexpected(u *unexpected) {
+	if cap(u.data) > maxKeptUnexpected {
+		u.data = nil
+	}
+	u.h = header{}
+	e.unexPool.Put(u)
 }
 
 func (u *unexpected) size() int {
@@ -371,10 +400,13 @@ func (e *Engine) irecv(r *Request, context uint32, src, tag int, buf []byte, poo
 		if u.h.typ == typeMatch {
 			e.mu.Unlock()
 			n := copy(buf, u.data)
-			e.complete(r, Status{Source: u.from, Tag: int(u.h.tag), Bytes: n, Total: len(u.data)})
+			st := Status{Source: u.from, Tag: int(u.h.tag), Bytes: n, Total: len(u.data)}
+			e.freeUnexpected(u)
+			e.complete(r, st)
 			return r
 		}
-		e.matchRTS(r, u.from, u.h, u.data, true) // unlocks
+		e.matchRTS(r, u.from, u.h, u.data, true) // unlocks; done with u.data on return
+		e.freeUnexpected(u)
 		return r
 	}
 	if src != AnySource {
@@ -416,19 +448,22 @@ func (e *Engine) matchRTS(r *Request, from int, h header, first []byte, inline b
 	e.mu.Unlock()
 	cts := header{typ: typeCTS, context: h.context, source: int32(e.me), tag: h.tag,
 		total: uint64(r.accepted), sreq: h.sreq, rreq: r.id}
-	id := r.id // r may be recycled once complete: the send below must not touch it
-	send := func() {
-		if err := e.send(e.module(from), from, cts, nil); err != nil {
-			e.failRecv(id, from, err)
-		}
-	}
+	id := r.id             // r may be recycled once complete: the send below must not touch it
 	if got == r.accepted { // the first fragment held all it takes; the CTS still completes the send
 		e.complete(r, Status{Source: from, Tag: int(h.tag), Bytes: got, Total: r.total})
 	}
 	if inline {
-		send()
+		e.sendCTS(from, cts, id) // no closure: a posting receive allocates nothing here
 	} else {
-		e.later(send)
+		e.later(func() { e.sendCTS(from, cts, id) })
+	}
+}
+
+// sendCTS sends a receive's clear-to-send; a failure fails the receive
+// with id, if it still waits for data.
+func (e *Engine) sendCTS(from int, cts header, id uint64) {
+	if err := e.send(e.module(from), from, cts, nil); err != nil {
+		e.failRecv(id, from, err)
 	}
 }
 

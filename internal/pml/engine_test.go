@@ -276,3 +276,28 @@ func TestWaitAny(t *testing.T) {
 		t.Fatalf("WaitAny of nothing = %d", i)
 	}
 }
+
+// TestUnexpectedReused receives messages of changing sizes that all arrive
+// before their receive: their pooled buffers are reused, larger ones for
+// smaller messages, and each receive must still get exactly its own bytes.
+func TestUnexpectedReused(t *testing.T) {
+	nt := newNet(t, 2, 64, 100)
+	for i, size := range []int{60, 3, 0, 64, 1, 40, 64, 2, 200, 5} { // 200: a rendezvous's first fragment
+		msg := fill(size, byte(i+1))
+		s := nt.engines[0].Isend(world, 1, i, msg, false)
+		if _, err := nt.engines[1].Probe(world, 0, i); err != nil {
+			t.Fatal(err)
+		}
+		buf := make([]byte, size+8)
+		st := nt.engines[1].Wait(nt.engines[1].Irecv(world, 0, i, buf))
+		if st.Err != nil || st.Bytes != size || st.Total != size {
+			t.Fatalf("message %d of %d bytes: status %+v", i, size, st)
+		}
+		if !bytes.Equal(buf[:size], msg) || !bytes.Equal(buf[size:], make([]byte, 8)) {
+			t.Fatalf("message %d of %d bytes: got %v", i, size, buf)
+		}
+		if st := nt.engines[0].Wait(s); st.Err != nil {
+			t.Fatalf("send %d: %v", i, st.Err)
+		}
+	}
+}

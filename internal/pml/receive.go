@@ -65,7 +65,7 @@ func (e *Engine) deliverEager(from int, h header, payload []byte) {
 		return
 	}
 	// Unexpected: the payload must be kept, it is the transport's buffer.
-	q.unexpected = append(q.unexpected, &unexpected{h: h, from: from, data: slices.Clone(payload)})
+	q.unexpected = append(q.unexpected, e.newUnexpected(from, h, payload))
 	e.mu.Unlock()
 	e.notify()
 }
@@ -78,7 +78,7 @@ func (e *Engine) deliverRTS(from int, h header, first []byte) {
 		return
 	}
 	// The first fragment is at most an eager message: kept like one.
-	q.unexpected = append(q.unexpected, &unexpected{h: h, from: from, data: slices.Clone(first)})
+	q.unexpected = append(q.unexpected, e.newUnexpected(from, h, first))
 	e.mu.Unlock()
 	e.notify()
 }
@@ -116,6 +116,7 @@ func (e *Engine) deliverCancel(from int, h header) {
 	for i, u := range q.unexpected {
 		if u.from == from && u.h.typ == typeRTS && u.h.sreq == h.sreq {
 			q.unexpected = removeAt(q.unexpected, i)
+			e.freeUnexpected(u)
 			ack.flags |= flagCancelled
 			break
 		}

@@ -33,7 +33,7 @@ func TestProvidesEverything(t *testing.T) {
 		if err != nil || mod == nil || prio != 42 {
 			t.Fatalf("n=%d: CommQuery = %d, %v, %v; want 42, a module, nil", n, prio, mod, err)
 		}
-		table, err := coll.Build(c, []coll.Candidate{{Name: "basic", Component: newComponent(), Priority: 10}})
+		table, err := coll.Build(c, []coll.Candidate{{Name: "basic", Component: newComponent(), Priority: 10}}, coll.Host{})
 		if err != nil {
 			t.Fatal(err)
 		}

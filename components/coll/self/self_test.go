@@ -21,7 +21,8 @@ var errMessage = errors.New("self sent or received a message")
 
 type request struct{}
 
-func (request) Done() bool { return true }
+func (request) Done() bool  { return true }
+func (request) Wait() error { return errMessage }
 
 func (*silent) Rank() int                             { return 0 }
 func (*silent) Size() int                             { return 1 }
@@ -159,7 +160,7 @@ func TestCommQuery(t *testing.T) {
 		if (mod != nil) != (n == 1) || (n == 1 && prio != 75) {
 			t.Errorf("n=%d: CommQuery = %d, %v", n, prio, mod)
 		}
-		table, err := coll.Build(c, []coll.Candidate{{Name: "self", Component: newComponent(), Priority: 75}})
+		table, err := coll.Build(c, []coll.Candidate{{Name: "self", Component: newComponent(), Priority: 75}}, coll.Host{})
 		if err != nil {
 			t.Fatal(err)
 		}

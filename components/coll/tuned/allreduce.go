@@ -2,6 +2,7 @@ package tuned
 
 import (
 	"fmt"
+	"math/bits"
 
 	"github.com/gompi/gompi/frameworks/coll"
 )
@@ -98,7 +99,8 @@ func (m *module) allreduceRabenseifnerRun(c coll.Comm, recv []byte, op coll.Op) 
 		return err
 	}
 	if v >= 0 {
-		parents, w, err := halving(c, f, v, recv, tmp, op, tagAllreduce)
+		var steps [bits.UintSize]window
+		parents, w, err := halving(c, f, v, recv, tmp, op, tagAllreduce, steps[:0])
 		if err != nil {
 			return err
 		}
@@ -161,17 +163,18 @@ func ringReduceStep(c coll.Comm, out, in, tmp []byte, seg, left, right int, op c
 	for k, t := range tins {
 		recvs[k] = c.Irecv(t, left, tagAllreduce)
 	}
-	var sends []coll.Request
+	var sendsBuf [stackReqs]coll.Request
+	sends := sendsBuf[:0]
 	for _, o := range pieces(out) {
 		sends = append(sends, c.Isend(o, right, tagAllreduce))
 	}
 	for k := range recvs {
-		if err := c.Wait(recvs[k]); err != nil {
-			_ = waitAll(c, recvs[k+1:])
-			_ = waitAll(c, sends)
+		if err := recvs[k].Wait(); err != nil {
+			_ = waitAll(recvs[k+1:])
+			_ = waitAll(sends)
 			return err
 		}
 		op.Reduce(tins[k], ins[k])
 	}
-	return waitAll(c, sends)
+	return waitAll(sends)
 }

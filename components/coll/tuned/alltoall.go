@@ -36,7 +36,8 @@ func (m *module) alltoall(c coll.Comm, send, recv []byte) error {
 func alltoallLinearRun(c coll.Comm, send, recv []byte, bs int) error {
 	n, r := c.Size(), c.Rank()
 	copy(recv[r*bs:(r+1)*bs], send[r*bs:])
-	reqs := make([]coll.Request, 0, 2*(n-1))
+	var reqsBuf [stackReqs]coll.Request
+	reqs := reqsBuf[:0]
 	for i := 1; i < n; i++ {
 		src := (r - i + n) % n
 		reqs = append(reqs, c.Irecv(recv[src*bs:(src+1)*bs], src, tagAlltoall))
@@ -45,7 +46,7 @@ func alltoallLinearRun(c coll.Comm, send, recv []byte, bs int) error {
 		dst := (r + i) % n
 		reqs = append(reqs, c.Isend(send[dst*bs:(dst+1)*bs], dst, tagAlltoall))
 	}
-	return waitAll(c, reqs)
+	return waitAll(reqs)
 }
 
 // alltoallPairwiseRun: in step s a rank sends to r+s and receives from

@@ -7,7 +7,7 @@ import (
 const tagBarrier = coll.TagBarrier
 
 func (m *module) barrier(c coll.Comm) error {
-	ch := m.choose(c, barrierAlgs, m.cfg.barrier, 0, decideBarrier(c.Size()))
+	ch := m.choose(c, barrierAlgs, m.cfg.barrier, 0, decideBarrier(c.Size(), m.host.Oversubscribed))
 	m.trace(c, barrierAlgs, ch, 0)
 	alg := ch.alg
 	var err error
@@ -35,18 +35,19 @@ func barrierLinearRun(c coll.Comm) error {
 		}
 		return c.Recv(nil, 0, tagBarrier)
 	}
-	reqs := make([]coll.Request, 0, n-1)
+	var reqsBuf [stackReqs]coll.Request
+	reqs := reqsBuf[:0]
 	for i := 1; i < n; i++ {
 		reqs = append(reqs, c.Irecv(nil, i, tagBarrier))
 	}
-	if err := waitAll(c, reqs); err != nil {
+	if err := waitAll(reqs); err != nil {
 		return err
 	}
 	reqs = reqs[:0]
 	for i := 1; i < n; i++ {
 		reqs = append(reqs, c.Isend(nil, i, tagBarrier))
 	}
-	return waitAll(c, reqs)
+	return waitAll(reqs)
 }
 
 // barrierDisseminationRun: in round k every rank signals rank+2^k and

@@ -33,11 +33,12 @@ func bcastLinearRun(c coll.Comm, buf []byte, root, tag int) error {
 	if r != root {
 		return c.Recv(buf, root, tag)
 	}
-	reqs := make([]coll.Request, 0, n-1)
+	var reqsBuf [stackReqs]coll.Request
+	reqs := reqsBuf[:0]
 	for i := 1; i < n; i++ {
 		reqs = append(reqs, c.Isend(buf, (root+i)%n, tag))
 	}
-	return waitAll(c, reqs)
+	return waitAll(reqs)
 }
 
 // bcastBinomialRun: in virtual ranks rotated so that the root is 0, rank v
@@ -53,13 +54,14 @@ func bcastBinomialRun(c coll.Comm, buf []byte, root, tag int) error {
 			return err
 		}
 	}
-	var reqs []coll.Request
+	var reqsBuf [stackReqs]coll.Request
+	reqs := reqsBuf[:0]
 	for mask := top >> 1; mask > 0; mask >>= 1 {
 		if v+mask < n {
 			reqs = append(reqs, c.Isend(buf, (v+mask+root)%n, tag))
 		}
 	}
-	return waitAll(c, reqs)
+	return waitAll(reqs)
 }
 
 // bcastPipelineRun streams buf down a chain in virtual rank order, in
@@ -74,22 +76,18 @@ func bcastPipelineRun(c coll.Comm, buf []byte, root, segsize, tag int) error {
 	nseg := (len(buf) + segsize - 1) / segsize
 	seg := func(k int) []byte { return buf[k*segsize : min((k+1)*segsize, len(buf))] }
 
-	var recvs []coll.Request
+	var recvsBuf, sendsBuf [stackReqs]coll.Request
+	recvs, sends := recvsBuf[:0], sendsBuf[:0]
 	if v != 0 {
-		recvs = make([]coll.Request, nseg)
-		for k := range recvs {
-			recvs[k] = c.Irecv(seg(k), prev, tag)
+		for k := range nseg {
+			recvs = append(recvs, c.Irecv(seg(k), prev, tag))
 		}
 	}
-	var sends []coll.Request
-	if v != n-1 {
-		sends = make([]coll.Request, 0, nseg)
-	}
 	for k := 0; k < nseg; k++ {
-		if recvs != nil {
-			if err := c.Wait(recvs[k]); err != nil {
-				_ = waitAll(c, recvs[k+1:])
-				_ = waitAll(c, sends)
+		if v != 0 {
+			if err := recvs[k].Wait(); err != nil {
+				_ = waitAll(recvs[k+1:])
+				_ = waitAll(sends)
 				return err
 			}
 		}
@@ -97,7 +95,7 @@ func bcastPipelineRun(c coll.Comm, buf []byte, root, segsize, tag int) error {
 			sends = append(sends, c.Isend(seg(k), next, tag))
 		}
 	}
-	return waitAll(c, sends)
+	return waitAll(sends)
 }
 
 // bcastScatterAllgatherRun is van de Geijn's bcast: the root scatters n
@@ -119,13 +117,14 @@ func bcastScatterAllgatherRun(c coll.Comm, buf []byte, root, tag int) error {
 			return err
 		}
 	}
-	var reqs []coll.Request
+	var reqsBuf [stackReqs]coll.Request
+	reqs := reqsBuf[:0]
 	for mask := top >> 1; mask > 0; mask >>= 1 {
 		if child := v + mask; child < n {
 			reqs = append(reqs, c.Isend(blocks(child, min(child+mask, n)), real(child), tag))
 		}
 	}
-	if err := waitAll(c, reqs); err != nil {
+	if err := waitAll(reqs); err != nil {
 		return err
 	}
 	left, right := real((v-1+n)%n), real((v+1)%n)

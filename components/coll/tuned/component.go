@@ -63,7 +63,7 @@ func (c *Component) CommQuery(comm coll.Comm, q coll.Query) (int, *coll.Module, 
 		log = hclog.NewNullLogger()
 	}
 	rules := resolveRules(q.Rules, comm.Size(), comm.Name(), log)
-	return q.Priority, newModule(c.cfg, log, rules).collectives(), nil
+	return q.Priority, newModule(c.cfg, log, rules, q.Host).collectives(), nil
 }
 
 var _ coll.Component = (*Component)(nil)

@@ -9,6 +9,17 @@ package tuned
 // measurement on the 2-CPU development machine said otherwise (noted with
 // its figures; docs/performance.md has the commands).
 const (
+	// barrier: linear (every rank reports to rank 0, which releases them
+	// all) on up to barrierLinearMaxRanks ranks when waiting ranks yield
+	// their CPU, as Open MPI decides for 4 to 7 ranks: each rank then waits
+	// twice, where the log-round algorithms have it wait once a round for a
+	// peer that may not be running. Measured, ranks on 2 CPUs, us per
+	// barrier (linear / dissemination / recursive doubling): 4 ranks 27 /
+	// 30 / 25, 8 ranks 52 / 90 / 79, 16 ranks 126 / 259 / -; and OSU's
+	// bcast after it, which starts from the barrier's exit, 4 ranks 1.1 /
+	// 16 / 29.
+	barrierLinearMaxRanks = 16
+
 	// bcast: binomial below bcastSmallMsg or on few ranks; van de Geijn
 	// (scatter + ring allgather) for medium messages on at least
 	// bcastScatterMinRanks ranks; the pipelined chain from bcastLargeMsg,
@@ -58,7 +69,10 @@ const (
 	gatherBinomialMaxBlock = 32 << 10
 )
 
-func decideBarrier(n int) int {
+func decideBarrier(n int, oversubscribed bool) int {
+	if oversubscribed && n <= barrierLinearMaxRanks {
+		return barrierLinear
+	}
 	if isPow2(n) {
 		return barrierRecursiveDoubling
 	}

@@ -7,8 +7,10 @@ import "testing"
 func TestDecisionValid(t *testing.T) {
 	valid := func(k collective, alg int) bool { return alg >= 1 && alg <= len(k.algorithms) }
 	for n := 1; n <= 130; n++ {
-		if a := decideBarrier(n); !valid(barrierAlgs, a) {
-			t.Errorf("barrier n=%d: %d", n, a)
+		for _, over := range []bool{false, true} {
+			if a := decideBarrier(n, over); !valid(barrierAlgs, a) {
+				t.Errorf("barrier n=%d oversubscribed=%v: %d", n, over, a)
+			}
 		}
 		for b := 0; b <= 8<<20; b = b*2 + 8 {
 			if a := decideBcast(n, b, defaultBcastSegsize); !valid(bcastAlgs, a) {
@@ -45,8 +47,11 @@ func TestDecisionRegimes(t *testing.T) {
 		what      string
 		got, want int
 	}{
-		{"barrier 8", decideBarrier(8), barrierRecursiveDoubling},
-		{"barrier 6", decideBarrier(6), barrierDissemination},
+		{"barrier 8", decideBarrier(8, false), barrierRecursiveDoubling},
+		{"barrier 6", decideBarrier(6, false), barrierDissemination},
+		{"barrier 8 oversubscribed", decideBarrier(8, true), barrierLinear},
+		{"barrier 16 oversubscribed", decideBarrier(barrierLinearMaxRanks, true), barrierLinear},
+		{"barrier 17 oversubscribed", decideBarrier(barrierLinearMaxRanks+1, true), barrierDissemination},
 		{"bcast small", decideBcast(16, bcastSmallMsg-1, defaultBcastSegsize), bcastBinomial},
 		{"bcast large", decideBcast(16, bcastSmallMsg, defaultBcastSegsize), bcastPipeline},
 		{"bcast large, too few segments per rank", decideBcast(256, bcastSmallMsg, defaultBcastSegsize), bcastScatterAllgather},

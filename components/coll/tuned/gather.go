@@ -39,12 +39,13 @@ func gatherLinearRun(c coll.Comm, send, recv []byte, root int) error {
 		return c.Send(send, root, tagGather)
 	}
 	copy(recv[r*bs:], send)
-	reqs := make([]coll.Request, 0, n-1)
+	var reqsBuf [stackReqs]coll.Request
+	reqs := reqsBuf[:0]
 	for i := 1; i < n; i++ {
 		src := (root + i) % n
 		reqs = append(reqs, c.Irecv(recv[src*bs:(src+1)*bs], src, tagGather))
 	}
-	return waitAll(c, reqs)
+	return waitAll(reqs)
 }
 
 // subtree is the number of virtual ranks in v's binomial subtree.
@@ -73,13 +74,14 @@ func (m *module) gatherBinomialRun(c coll.Comm, send, recv []byte, root int) err
 		defer m.pool.put(tmp)
 	}
 	copy(tmp, send)
-	var reqs []coll.Request
+	var reqsBuf [stackReqs]coll.Request
+	reqs := reqsBuf[:0]
 	for mask := 1; mask < sub; mask <<= 1 {
 		child := v + mask
 		cs := subtree(child, n)
 		reqs = append(reqs, c.Irecv(tmp[mask*bs:(mask+cs)*bs], (child+root)%n, tagGather))
 	}
-	if err := waitAll(c, reqs); err != nil {
+	if err := waitAll(reqs); err != nil {
 		return err
 	}
 	if v != 0 {
@@ -119,13 +121,14 @@ func scatterLinearRun(c coll.Comm, send, recv []byte, root int) error {
 	if r != root {
 		return c.Recv(recv, root, tagScatter)
 	}
-	reqs := make([]coll.Request, 0, n-1)
+	var reqsBuf [stackReqs]coll.Request
+	reqs := reqsBuf[:0]
 	for i := 1; i < n; i++ {
 		dst := (root + i) % n
 		reqs = append(reqs, c.Isend(send[dst*bs:(dst+1)*bs], dst, tagScatter))
 	}
 	copy(recv, send[r*bs:])
-	return waitAll(c, reqs)
+	return waitAll(reqs)
 }
 
 // scatterBinomialRun is gatherBinomialRun reversed: rank v receives its
@@ -154,7 +157,8 @@ func (m *module) scatterBinomialRun(c coll.Comm, send, recv []byte, root int) er
 			return err
 		}
 	}
-	var reqs []coll.Request
+	var reqsBuf [stackReqs]coll.Request
+	reqs := reqsBuf[:0]
 	for mask := pof2Ceil(sub) >> 1; mask > 0; mask >>= 1 {
 		if child := v + mask; mask < sub {
 			cs := subtree(child, n)
@@ -162,5 +166,5 @@ func (m *module) scatterBinomialRun(c coll.Comm, send, recv []byte, root int) er
 		}
 	}
 	copy(recv, tmp[:bs])
-	return waitAll(c, reqs)
+	return waitAll(reqs)
 }

@@ -12,13 +12,14 @@ import (
 type module struct {
 	cfg  config
 	log  hclog.Logger
+	host coll.Host
 	pool scratch
 	// rules are the communicator's rules by collective, nil without any.
 	rules map[string][]ruled
 }
 
-func newModule(cfg config, log hclog.Logger, rules map[string][]ruled) *module {
-	return &module{cfg: cfg, log: log, rules: rules}
+func newModule(cfg config, log hclog.Logger, rules map[string][]ruled, host coll.Host) *module {
+	return &module{cfg: cfg, log: log, rules: rules, host: host}
 }
 
 // collectives is the framework's view of the module: the collectives tuned

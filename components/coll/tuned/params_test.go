@@ -136,7 +136,7 @@ func TestCommQuery(t *testing.T) {
 		t.Fatal(err)
 	}
 	w := colltest.NewWorld(4)
-	tab, err := coll.Build(w.Comm(0), []coll.Candidate{{Name: "tuned", Component: c, Priority: 30}})
+	tab, err := coll.Build(w.Comm(0), []coll.Candidate{{Name: "tuned", Component: c, Priority: 30}}, coll.Host{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,7 +181,7 @@ func TestTraceAndFallback(t *testing.T) {
 // TestBadArguments checks that buffers that cannot be right are errors
 // before any message moves (every rank passes the same, so none waits).
 func TestBadArguments(t *testing.T) {
-	m := newModule(testConfig(), hclog.NewNullLogger(), nil).collectives()
+	m := newModule(testConfig(), hclog.NewNullLogger(), nil, coll.Host{}).collectives()
 	sum := colltest.SumInt64{}
 	for _, tc := range []struct {
 		name string

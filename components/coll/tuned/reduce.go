@@ -2,6 +2,7 @@ package tuned
 
 import (
 	"fmt"
+	"math/bits"
 
 	"github.com/gompi/gompi/frameworks/coll"
 )
@@ -154,7 +155,8 @@ func (m *module) reduceRabenseifnerRun(c coll.Comm, send, recv []byte, op coll.O
 	if err != nil || v < 0 {
 		return err
 	}
-	parents, w, err := halving(c, f, v, acc, tmp, op, tag)
+	var steps [bits.UintSize]window
+	parents, w, err := halving(c, f, v, acc, tmp, op, tag, steps[:0])
 	if err != nil {
 		return err
 	}
@@ -217,12 +219,12 @@ func foldOut(c coll.Comm, f fold, acc []byte, tag int) error {
 // whose bit is clear keeping the lower half, and combine the half they
 // keep. Partners at each step hold adjacent, aligned groups of ranks, the
 // lower group being the lower operand, so rank order holds. It returns the
-// window before each step and the survivor's final window, whose elements
-// of acc hold the reduction over all ranks.
-func halving(c coll.Comm, f fold, v int, acc, tmp []byte, op coll.Op, tag int) ([]window, window, error) {
+// window before each step (appended to parents, which the caller may
+// keep on its stack) and the survivor's final window, whose elements of acc
+// hold the reduction over all ranks.
+func halving(c coll.Comm, f fold, v int, acc, tmp []byte, op coll.Op, tag int, parents []window) ([]window, window, error) {
 	es := op.ElemSize()
 	w := window{0, len(acc) / es}
-	var parents []window
 	for mask := 1; mask < f.pof2; mask <<= 1 {
 		p := f.rank(v ^ mask)
 		keep, give := w.halves()

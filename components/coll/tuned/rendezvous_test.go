@@ -37,6 +37,11 @@ type rvRequest struct {
 	err  error
 }
 
+func (q *rvRequest) Wait() error {
+	<-q.done
+	return q.err
+}
+
 func (q *rvRequest) Done() bool {
 	select {
 	case <-q.done:
@@ -87,10 +92,8 @@ func (c *rendezvous) Recv(buf []byte, src, tag int) error  { return c.Wait(c.Ire
 func (c *rendezvous) Wait(reqs ...coll.Request) error {
 	var first error
 	for _, r := range reqs {
-		q := r.(*rvRequest)
-		<-q.done
-		if q.err != nil && first == nil {
-			first = q.err
+		if err := r.Wait(); err != nil && first == nil {
+			first = err
 		}
 	}
 	return first

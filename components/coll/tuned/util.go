@@ -24,20 +24,32 @@ func pof2Ceil(n int) int {
 func lowBit(v int) int { return v & -v }
 
 // scratch hands out per-call buffers. A buffer goes back only once no
-// request can still touch it.
-type scratch struct{ pool sync.Pool }
+// request can still touch it. The pool holds *[]byte; the emptied holders
+// are pooled too, so that neither get nor put allocates once warm.
+type scratch struct{ pool, holders sync.Pool }
 
 func (s *scratch) get(n int) []byte {
-	if p, ok := s.pool.Get().(*[]byte); ok && cap(*p) >= n {
-		return (*p)[:n]
+	if p, ok := s.pool.Get().(*[]byte); ok {
+		b := *p
+		*p = nil
+		s.holders.Put(p)
+		if cap(b) >= n {
+			return b[:n]
+		}
 	}
 	return make([]byte, n)
 }
 
 func (s *scratch) put(b []byte) {
-	if cap(b) > 0 {
-		s.pool.Put(&b)
+	if cap(b) == 0 {
+		return
 	}
+	p, _ := s.holders.Get().(*[]byte)
+	if p == nil {
+		p = new([]byte)
+	}
+	*p = b
+	s.pool.Put(p)
 }
 
 // fold maps ranks onto a power of two for the recursive algorithms: of the
@@ -84,9 +96,20 @@ func (w window) halves() (lower, upper window) {
 func (w window) bytes(b []byte, es int) []byte { return b[w.lo*es : w.hi*es] }
 
 // waitAll completes reqs whatever happens, and returns the first error.
-func waitAll(c coll.Comm, reqs []coll.Request) error {
-	if len(reqs) == 0 {
-		return nil
+// It waits on each request itself: a slice handed to coll.Comm's Wait
+// escapes to the heap, and one kept off it lets the callers build theirs
+// on the stack (see stackReqs).
+func waitAll(reqs []coll.Request) error {
+	var first error
+	for _, r := range reqs {
+		if err := r.Wait(); err != nil && first == nil {
+			first = err
+		}
 	}
-	return c.Wait(reqs...)
+	return first
 }
+
+// stackReqs is the room for requests that a collective keeps on its stack
+// (var buf [stackReqs]coll.Request): communicators of up to 17 ranks then
+// allocate nothing for them.
+const stackReqs = 16

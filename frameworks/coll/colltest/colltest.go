@@ -112,36 +112,37 @@ func (c *comm) Recv(buf []byte, src, tag int) error {
 // request runs its operation when waited on: receives then match in
 // posting order per (source, tag), as MPI's non-overtaking rule asks.
 type request struct {
+	rank int
 	run  func() error
 	done bool
 }
 
 func (r *request) Done() bool { return r.done }
 
+func (r *request) Wait() error {
+	if r.done {
+		// The real Comm recycles a request once waited on.
+		return fmt.Errorf("colltest: rank %d: a request waited on twice", r.rank)
+	}
+	r.done = true
+	return r.run()
+}
+
 func (c *comm) Isend(buf []byte, dest, tag int) coll.Request {
 	err := c.Send(buf, dest, tag) // at once: the caller may reuse buf after Wait only, so copying now is fine
-	return &request{run: func() error { return err }}
+	return &request{rank: c.rank, run: func() error { return err }}
 }
 
 func (c *comm) Irecv(buf []byte, src, tag int) coll.Request {
-	return &request{run: func() error { return c.Recv(buf, src, tag) }}
+	return &request{rank: c.rank, run: func() error { return c.Recv(buf, src, tag) }}
 }
 
 func (c *comm) Wait(reqs ...coll.Request) error {
 	var first error
 	for _, q := range reqs {
-		r := q.(*request)
-		if r.done {
-			// The real Comm recycles a request once waited on.
-			if first == nil {
-				first = fmt.Errorf("colltest: rank %d: a request waited on twice", c.rank)
-			}
-			continue
-		}
-		if err := r.run(); err != nil && first == nil {
+		if err := q.Wait(); err != nil && first == nil {
 			first = err
 		}
-		r.done = true
 	}
 	return first
 }

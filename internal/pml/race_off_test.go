@@ -1,0 +1,5 @@
+//go:build !race
+
+package pml
+
+const raceBuild = false
