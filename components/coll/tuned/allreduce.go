@@ -32,9 +32,9 @@ func (m *module) allreduce(c coll.Comm, send, recv []byte, op coll.Op) error {
 	case allreduceReduceBcast:
 		err = m.allreduceReduceBcastRun(c, send, recv, op)
 	case allreduceRabenseifner:
-		err = m.allreduceRabenseifnerRun(c, recv, op)
+		err = m.allreduceRabenseifnerRun(c, send, recv, op)
 	case allreduceRing:
-		err = m.allreduceRingRun(c, recv, op, ch.segsizeOr(m.cfg.allreduceSegsize))
+		err = m.allreduceRingRun(c, send, recv, op, ch.segsizeOr(m.cfg.allreduceSegsize))
 	default:
 		err = m.allreduceRecursiveDoublingRun(c, recv, op)
 	}
@@ -90,7 +90,7 @@ func (m *module) allreduceRecursiveDoublingRun(c coll.Comm, recv []byte, op coll
 // allreduceRabenseifnerRun reduce-scatters by recursive halving and
 // allgathers by recursive doubling: about 2 vectors move per rank whatever
 // the size, in 2 log2 n steps. Rank order holds (see halving).
-func (m *module) allreduceRabenseifnerRun(c coll.Comm, recv []byte, op coll.Op) error {
+func (m *module) allreduceRabenseifnerRun(c coll.Comm, send, recv []byte, op coll.Op) error {
 	f := newFold(c.Size())
 	tmp := m.pool.get(len(recv))
 	defer m.pool.put(tmp)
@@ -100,7 +100,7 @@ func (m *module) allreduceRabenseifnerRun(c coll.Comm, recv []byte, op coll.Op) 
 	}
 	if v >= 0 {
 		var steps [bits.UintSize]window
-		parents, w, err := halving(c, f, v, recv, tmp, op, tagAllreduce, steps[:0])
+		parents, w, err := halving(c, f, v, recv, f.unfolded(c.Rank(), send), tmp, op, tagAllreduce, steps[:0])
 		if err != nil {
 			return err
 		}
@@ -117,11 +117,12 @@ func (m *module) allreduceRabenseifnerRun(c coll.Comm, recv []byte, op coll.Op) 
 // reducing one overlaps receiving the next. Chunk i is combined starting
 // from rank i around the ring, not in rank order: commutative operations
 // only.
-func (m *module) allreduceRingRun(c coll.Comm, recv []byte, op coll.Op, segsize int) error {
+func (m *module) allreduceRingRun(c coll.Comm, send, recv []byte, op coll.Op, segsize int) error {
 	n, r := c.Size(), c.Rank()
 	es := op.ElemSize()
 	count := len(recv) / es
-	chunk := func(i int) []byte { return recv[i*count/n*es : (i+1)*count/n*es] }
+	chunkOf := func(b []byte, i int) []byte { return b[i*count/n*es : (i+1)*count/n*es] }
+	chunk := func(i int) []byte { return chunkOf(recv, i) }
 	seg := segsize / es * es
 	tmp := m.pool.get((count + n - 1) / n * es)
 	defer m.pool.put(tmp)
@@ -129,6 +130,9 @@ func (m *module) allreduceRingRun(c coll.Comm, recv []byte, op coll.Op, segsize 
 
 	for s := 0; s < n-1; s++ {
 		out, in := chunk((r-s+n)%n), chunk((r-s-1+n)%n)
+		if s == 0 {
+			out = chunkOf(send, r) // see ownBlockFirst
+		}
 		if err := ringReduceStep(c, out, in, tmp[:len(in)], seg, left, right, op); err != nil {
 			return err
 		}

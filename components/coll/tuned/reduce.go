@@ -156,7 +156,7 @@ func (m *module) reduceRabenseifnerRun(c coll.Comm, send, recv []byte, op coll.O
 		return err
 	}
 	var steps [bits.UintSize]window
-	parents, w, err := halving(c, f, v, acc, tmp, op, tag, steps[:0])
+	parents, w, err := halving(c, f, v, acc, f.unfolded(r, send), tmp, op, tag, steps[:0])
 	if err != nil {
 		return err
 	}
@@ -221,8 +221,10 @@ func foldOut(c coll.Comm, f fold, acc []byte, tag int) error {
 // lower group being the lower operand, so rank order holds. It returns the
 // window before each step (appended to parents, which the caller may
 // keep on its stack) and the survivor's final window, whose elements of acc
-// hold the reduction over all ranks.
-func halving(c coll.Comm, f fold, v int, acc, tmp []byte, op coll.Op, tag int, parents []window) ([]window, window, error) {
+// hold the reduction over all ranks. src, if not nil, is the caller's
+// buffer that acc is a copy of: the first step sends from it, as
+// ownBlockFirst explains.
+func halving(c coll.Comm, f fold, v int, acc, src, tmp []byte, op coll.Op, tag int, parents []window) ([]window, window, error) {
 	es := op.ElemSize()
 	w := window{0, len(acc) / es}
 	for mask := 1; mask < f.pof2; mask <<= 1 {
@@ -233,7 +235,11 @@ func halving(c coll.Comm, f fold, v int, acc, tmp []byte, op coll.Op, tag int, p
 		}
 		parents = append(parents, w)
 		theirs, mine := keep.bytes(tmp, es), keep.bytes(acc, es)
-		if err := coll.Sendrecv(c, give.bytes(acc, es), p, theirs, p, tag); err != nil {
+		out := give.bytes(acc, es)
+		if mask == 1 && src != nil {
+			out = give.bytes(src, es)
+		}
+		if err := coll.Sendrecv(c, out, p, theirs, p, tag); err != nil {
 			return nil, w, err
 		}
 		if v&mask != 0 || op.Commutative() {

@@ -76,6 +76,15 @@ func (f fold) vrank(rank int) int {
 	return -1
 }
 
+// unfolded returns send if rank's data is still its own after the fold (it
+// took no one's), else nil.
+func (f fold) unfolded(rank int, send []byte) []byte {
+	if rank < 2*f.rem {
+		return nil
+	}
+	return send
+}
+
 // rank is the rank of survivor v.
 func (f fold) rank(v int) int {
 	if v < f.rem {
