@@ -164,7 +164,7 @@ func (k collective) allowed() string {
 func (k collective) help() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Algorithm of %s, by number or name: 0 or auto (the built-in decision by communicator "+
-		"and message size)", k.name)
+		"size, message size and whether the host's ranks outnumber its CPUs)", k.name)
 	for _, a := range k.algorithms {
 		fmt.Fprintf(&b, "; %d %s (%s)", a.num, a.name, a.help)
 	}

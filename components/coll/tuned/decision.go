@@ -9,16 +9,24 @@ package tuned
 // measurement on the 2-CPU development machine said otherwise (noted with
 // its figures; docs/performance.md has the commands).
 const (
-	// barrier: linear (every rank reports to rank 0, which releases them
-	// all) on up to barrierLinearMaxRanks ranks when waiting ranks yield
-	// their CPU, as Open MPI decides for 4 to 7 ranks: each rank then waits
-	// twice, where the log-round algorithms have it wait once a round for a
-	// peer that may not be running. Measured, ranks on 2 CPUs, us per
-	// barrier (linear / dissemination / recursive doubling): 4 ranks 27 /
-	// 30 / 25, 8 ranks 52 / 90 / 79, 16 ranks 126 / 259 / -; and OSU's
-	// bcast after it, which starts from the barrier's exit, 4 ranks 1.1 /
-	// 16 / 29.
-	barrierLinearMaxRanks = 16
+	// When waiting ranks yield their CPU (coll.Host.Oversubscribed), the
+	// linear algorithms win on up to linearMaxRanks ranks: each rank waits
+	// once or twice, where a log-round algorithm has it wait once a round
+	// for a peer that may not be running, and a message costs a context
+	// switch. Barrier is linear there (Open MPI decides the same for 4 to 7
+	// ranks), and so is bcast; reduce is linear below
+	// reduceLinearMaxMsg, binomial above. Measured, ranks on 2 CPUs, us
+	// per call:
+	//   barrier (linear / dissemination / recursive doubling): 4 ranks 27 /
+	//   30 / 25, 8 ranks 52 / 90 / 79, 16 ranks 126 / 259 / -;
+	//   bcast after a linear barrier (linear / binomial), 8 ranks: 8 B 1.2 /
+	//   12, 8 KiB 3.9 / 18.5, 256 KiB 54 / 137, 1 MiB 196 / 426; 4 ranks:
+	//   8 B 0.44 / 2.5, 256 KiB 40 / 51 (32 KiB: 21 / 18);
+	//   reduce (linear / binomial / Rabenseifner), 8 ranks: 4 B 10.5 / 21 /
+	//   86, 64 KiB 91 / 99 / 206, 256 KiB 210 / 205 / 481, 1 MiB 628 / 460 /
+	//   1038; 4 ranks: 64 KiB 32 / 39 / 61.
+	linearMaxRanks     = 16
+	reduceLinearMaxMsg = 256 << 10
 
 	// bcast: binomial below bcastSmallMsg or on few ranks; van de Geijn
 	// (scatter + ring allgather) for medium messages on at least
@@ -45,12 +53,25 @@ const (
 	// every rank gets at least one element of a chunk.
 	allreduceSmallMsg = 8 << 10
 	allreduceLargeMsg = 1 << 20
+	// When ranks outnumber CPUs, fewer rounds win over fewer bytes:
+	// recursive doubling below allreduceOverSmallMsg, reduce + bcast below
+	// allreduceOverLargeMsg, Rabenseifner above (never the ring's 2(n-1)
+	// rounds). Measured, 8 ranks on 2 CPUs, us (recursive doubling / reduce
+	// + bcast / Rabenseifner / ring): 16 KiB 133 / 125 / 172 / 330, 64 KiB
+	// 346 / 229 / 302 / 484, 256 KiB 827 / 515 / 697 / 1340, 1 MiB 2813 /
+	// 1653 / 1629 / 2345; 4 ranks: 16 KiB 33 / 44 / 51 / 72, 64 KiB 96 / 88
+	// / 105 / 101, 1 MiB 942 / 788 / 738 / 837.
+	allreduceOverSmallMsg = 16 << 10
+	allreduceOverLargeMsg = 256 << 10
 
 	// allgather (on the total gathered bytes): recursive doubling on powers
 	// of two below allgatherRecDoublingMax, Bruck below allgatherBruckMax,
 	// the ring above.
 	allgatherRecDoublingMax = 512 << 10
 	allgatherBruckMax       = 80 << 10
+	// When ranks outnumber CPUs recursive doubling's log2 n rounds win at
+	// every size. Measured, 8 ranks on 2 CPUs, us (ring / Bruck / recursive
+	// doubling): 64 KiB blocks 658 / 474 / 435, 1 MiB 7062 / 6591 / 4651.
 
 	// alltoall (on the block each pair exchanges): Bruck for blocks up to
 	// alltoallBruckMaxBlock on at least alltoallBruckMinRanks ranks, all
@@ -70,7 +91,7 @@ const (
 )
 
 func decideBarrier(n int, oversubscribed bool) int {
-	if oversubscribed && n <= barrierLinearMaxRanks {
+	if oversubscribed && n <= linearMaxRanks {
 		return barrierLinear
 	}
 	if isPow2(n) {
@@ -79,8 +100,10 @@ func decideBarrier(n int, oversubscribed bool) int {
 	return barrierDissemination
 }
 
-func decideBcast(n, bytes, segsize int) int {
+func decideBcast(n, bytes, segsize int, oversubscribed bool) int {
 	switch {
+	case oversubscribed && n <= linearMaxRanks:
+		return bcastLinear
 	case n <= 2 || bytes < bcastSmallMsg:
 		return bcastBinomial
 	case bytes >= bcastLargeMsg && segsize > 0 && bytes/segsize >= bcastPipelineSegsPerRank*n:
@@ -91,15 +114,29 @@ func decideBcast(n, bytes, segsize int) int {
 	return bcastBinomial
 }
 
-func decideReduce(n, bytes int, commutative bool) int {
+func decideReduce(n, bytes int, commutative, oversubscribed bool) int {
+	if oversubscribed && n <= linearMaxRanks {
+		if bytes < reduceLinearMaxMsg {
+			return reduceLinear
+		}
+		return reduceBinomial
+	}
 	if commutative && bytes >= reduceLargeMsg && n >= reduceRabenseifnerMinRanks {
 		return reduceRabenseifner
 	}
 	return reduceBinomial
 }
 
-func decideAllreduce(n, bytes, elems int, commutative bool) int {
+func decideAllreduce(n, bytes, elems int, commutative, oversubscribed bool) int {
 	switch {
+	case oversubscribed && n <= linearMaxRanks:
+		switch {
+		case bytes < allreduceOverSmallMsg:
+			return allreduceRecursiveDoubling
+		case bytes < allreduceOverLargeMsg:
+			return allreduceReduceBcast
+		}
+		return allreduceRabenseifner
 	case bytes < allreduceSmallMsg:
 		return allreduceRecursiveDoubling
 	case commutative && bytes >= allreduceLargeMsg && elems >= n:
@@ -108,9 +145,9 @@ func decideAllreduce(n, bytes, elems int, commutative bool) int {
 	return allreduceRabenseifner
 }
 
-func decideAllgather(n, total int) int {
+func decideAllgather(n, total int, oversubscribed bool) int {
 	switch {
-	case isPow2(n) && total < allgatherRecDoublingMax:
+	case isPow2(n) && (total < allgatherRecDoublingMax || oversubscribed):
 		return allgatherRecursiveDoubling
 	case total < allgatherBruckMax:
 		return allgatherBruck
