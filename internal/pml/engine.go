@@ -63,8 +63,8 @@ type Engine struct {
 // messages, each in arrival order: matching the first fit in order is what
 // keeps MPI's non-overtaking rule.
 type queues struct {
-	posted     []*Request
-	unexpected []*unexpected
+	posted     fifo[*Request]
+	unexpected fifo[*unexpected]
 }
 
 // unexpected is a message that arrived before a receive matched it: an
@@ -392,11 +392,11 @@ func (e *Engine) irecv(r *Request, context uint32, src, tag int, buf []byte, poo
 	r = e.request(r, kindRecv, context, src, tag, buf, pooled)
 	e.mu.Lock()
 	q := e.queue(context)
-	for i, u := range q.unexpected {
+	for i, u := range q.unexpected.all() {
 		if !r.matches(u.from, int(u.h.tag)) {
 			continue
 		}
-		q.unexpected = removeAt(q.unexpected, i)
+		q.unexpected.remove(i)
 		if u.h.typ == typeMatch {
 			e.mu.Unlock()
 			n := copy(buf, u.data)
@@ -416,7 +416,7 @@ func (e *Engine) irecv(r *Request, context uint32, src, tag int, buf []byte, poo
 			return r
 		}
 	}
-	q.posted = append(q.posted, r)
+	q.posted.push(r)
 	e.mu.Unlock()
 	return r
 }
@@ -545,7 +545,7 @@ func (e *Engine) Iprobe(context uint32, src, tag int) (Status, bool, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	probe := Request{peer: src, tag: tag}
-	for _, u := range e.queue(context).unexpected {
+	for _, u := range e.queue(context).unexpected.all() {
 		if probe.matches(u.from, int(u.h.tag)) {
 			return Status{Source: u.from, Tag: int(u.h.tag), Bytes: u.size(), Total: u.size()}, true, nil
 		}
@@ -616,12 +616,12 @@ func (e *Engine) Cancel(r *Request) (bool, error) {
 	}
 	e.mu.Lock()
 	q := e.queue(r.context)
-	i := slices.Index(q.posted, r)
+	i := slices.Index(q.posted.all(), r)
 	if i < 0 {
 		e.mu.Unlock()
 		return false, nil
 	}
-	q.posted = removeAt(q.posted, i)
+	q.posted.remove(i)
 	e.mu.Unlock()
 	e.complete(r, Status{Source: r.peer, Tag: r.tag, Cancelled: true})
 	return true, nil

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -299,5 +300,50 @@ func TestUnexpectedReused(t *testing.T) {
 		if st := nt.engines[0].Wait(s); st.Err != nil {
 			t.Fatalf("send %d: %v", i, st.Err)
 		}
+	}
+}
+
+// TestFifoKeepsOrderAndArray takes entries from the front and the middle
+// while pushing, and checks the order and that a steady queue stops
+// allocating.
+func TestFifoKeepsOrderAndArray(t *testing.T) {
+	var q fifo[int]
+	var want []int
+	next := 0
+	step := func(i int) {
+		q.push(next)
+		want = append(want, next)
+		next++
+		if len(want) > 40 {
+			j := 0
+			if i%5 == 0 {
+				j = len(want) / 2
+			}
+			q.remove(j)
+			want = slices.Delete(want, j, j+1)
+		}
+		if !slices.Equal(q.all(), want) {
+			t.Fatalf("step %d: queue %v, want %v", i, q.all(), want)
+		}
+	}
+	for i := range 1000 {
+		step(i)
+	}
+	q.removeFunc(func(v int) bool { return v%2 == 0 })
+	want = slices.DeleteFunc(want, func(v int) bool { return v%2 == 0 })
+	if !slices.Equal(q.all(), want) {
+		t.Fatalf("after removeFunc: %v, want %v", q.all(), want)
+	}
+	if raceBuild {
+		return
+	}
+	// A steady queue of hundreds, as in an incast: one in at the back, one
+	// out at the front.
+	for range 300 {
+		q.push(next)
+		next++
+	}
+	if n := testing.AllocsPerRun(10000, func() { q.push(next); next++; q.remove(0) }); n != 0 {
+		t.Fatalf("%v allocations per step in a steady queue", n)
 	}
 }

@@ -65,7 +65,7 @@ func (e *Engine) deliverEager(from int, h header, payload []byte) {
 		return
 	}
 	// Unexpected: the payload must be kept, it is the transport's buffer.
-	q.unexpected = append(q.unexpected, e.newUnexpected(from, h, payload))
+	q.unexpected.push(e.newUnexpected(from, h, payload))
 	e.mu.Unlock()
 	e.notify()
 }
@@ -78,7 +78,7 @@ func (e *Engine) deliverRTS(from int, h header, first []byte) {
 		return
 	}
 	// The first fragment is at most an eager message: kept like one.
-	q.unexpected = append(q.unexpected, e.newUnexpected(from, h, first))
+	q.unexpected.push(e.newUnexpected(from, h, first))
 	e.mu.Unlock()
 	e.notify()
 }
@@ -113,9 +113,9 @@ func (e *Engine) deliverCancel(from int, h header) {
 	e.mu.Lock()
 	q := e.queue(h.context)
 	ack := header{typ: typeCancelAck, context: h.context, source: int32(e.me), tag: h.tag, sreq: h.sreq}
-	for i, u := range q.unexpected {
+	for i, u := range q.unexpected.all() {
 		if u.from == from && u.h.typ == typeRTS && u.h.sreq == h.sreq {
-			q.unexpected = removeAt(q.unexpected, i)
+			q.unexpected.remove(i)
 			e.freeUnexpected(u)
 			ack.flags |= flagCancelled
 			break
@@ -203,9 +203,9 @@ func (e *Engine) deliverData(from int, h header, payload []byte, placed bool) {
 // takePosted removes and returns the first posted receive that accepts a
 // message from `from` with `tag`.
 func (q *queues) takePosted(from, tag int) *Request {
-	for i, r := range q.posted {
+	for i, r := range q.posted.all() {
 		if r.matches(from, tag) {
-			q.posted = removeAt(q.posted, i)
+			q.posted.remove(i)
 			return r
 		}
 	}
@@ -230,7 +230,7 @@ func (e *Engine) PeerFailed(peer int, err error) {
 	e.anyDead.Store(true)
 	var failed []*Request
 	e.eachQueue(func(q *queues) {
-		q.posted = slices.DeleteFunc(q.posted, func(r *Request) bool {
+		q.posted.removeFunc(func(r *Request) bool {
 			if r.peer == peer || r.peer == AnySource {
 				failed = append(failed, r)
 				return true
@@ -258,17 +258,55 @@ func (e *Engine) PeerFailed(peer int, err error) {
 	e.notify()
 }
 
-// removeAt removes s[i], keeping the order. Taking the first entry of a
-// long queue, the usual case in an incast with hundreds of receives
-// posted, moves nothing: shifting the queue on every match cost more than
-// the match, since moving pointers while the garbage collector marks goes
-// through its write barrier. Short queues shift, so that their array is
-// reused and a steady ping-pong allocates nothing.
-func removeAt[T any](s []T, i int) []T {
-	if i == 0 && len(s) > 32 {
-		var zero T
-		s[0] = zero // the dropped slot must not keep its request alive
-		return s[1:]
+// fifo is a queue in arrival order whose entries leave mostly from the
+// front: a matched receive in an incast with hundreds posted. Taking the
+// first entry moves nothing (shifting the queue on every match cost more
+// than the match, since moving pointers while the garbage collector marks
+// goes through its write barrier), and the backing array is kept: a queue
+// that only moved its start forward made the next window's appends
+// allocate a new one, and every rank of an incast collect garbage.
+type fifo[T any] struct {
+	s    []T // s[head:] are the entries
+	head int
+}
+
+// all returns the entries, oldest first; valid until the next change.
+func (q *fifo[T]) all() []T { return q.s[q.head:] }
+
+func (q *fifo[T]) push(v T) {
+	if q.head > 0 && len(q.s) == cap(q.s) { // full at the back
+		live := q.s[q.head:]
+		if q.head >= len(live) { // at least half of it free at the front: move back
+			n := copy(q.s, live)
+			clear(q.s[n:])
+			q.s = q.s[:n]
+		} else { // grow, so that moving back stays rare
+			grown := make([]T, len(live), 2*cap(q.s))
+			copy(grown, live)
+			q.s = grown
+		}
+		q.head = 0
 	}
-	return slices.Delete(s, i, i+1)
+	q.s = append(q.s, v)
+}
+
+// remove removes all()[i], keeping the order.
+func (q *fifo[T]) remove(i int) {
+	if i == 0 {
+		var zero T
+		q.s[q.head] = zero // the dropped slot must not keep its entry alive
+		q.head++
+		if q.head == len(q.s) {
+			q.s, q.head = q.s[:0], 0
+		}
+		return
+	}
+	q.s = slices.Delete(q.s, q.head+i, q.head+i+1)
+}
+
+// removeFunc removes every entry for which drop is true, keeping the order.
+func (q *fifo[T]) removeFunc(drop func(T) bool) {
+	q.s = append(q.s[:0], slices.DeleteFunc(q.all(), drop)...)
+	clear(q.s[len(q.s):cap(q.s)])
+	q.head = 0
 }

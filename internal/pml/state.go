@@ -123,10 +123,10 @@ func (e *Engine) State(maxUnexpected int) State {
 	}
 	e.mu.Lock()
 	e.eachQueue(func(q *queues) {
-		for _, r := range q.posted {
+		for _, r := range q.posted.all() {
 			add(r, OpRecv, r.peer)
 		}
-		for _, u := range q.unexpected {
+		for _, u := range q.unexpected.all() {
 			s.UnexpectedTotal++
 			if len(s.Unexpected) < maxUnexpected {
 				s.Unexpected = append(s.Unexpected, Message{
