@@ -131,7 +131,7 @@ static inline int parse_count(const struct measurement *m, const char *flag, con
     return (int)n;
 }
 
-/* warm_up has the ranks exchange barriers for 50 ms by rank 0's clock
+/* warm_up has the ranks exchange barriers for 300 ms by rank 0's clock
  * before measuring, as gompi-bench does: ranks reach their steady speed
  * only after talking for a while. Rank 0 says when to stop, so every rank
  * leaves after the same barrier. */
@@ -142,7 +142,7 @@ static inline void warm_up(void) {
     while (!stop) {
         for (int i = 0; i < 100; i++)
             MPI_Barrier(MPI_COMM_WORLD);
-        if (rank == 0 && MPI_Wtime() - start >= 0.05)
+        if (rank == 0 && MPI_Wtime() - start >= 0.3)
             stop = 1;
         MPI_Bcast(&stop, 1, MPI_INT, 0, MPI_COMM_WORLD);
     }

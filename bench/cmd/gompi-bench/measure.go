@@ -156,8 +156,11 @@ func startProfile(prefix string, rank int) (func() error, error) {
 // first 1000 barriers of 2 ranks took 1.35-1.5 us each, decaying to 0.65
 // over 5 ms, while after 50,000 barriers they ran at 0.65-0.7 from the
 // first block on. Open MPI's Init polls shared memory and leaves warm; the
-// C twins warm the same way as this, so both sides start alike.
-const warmTime = 50 * time.Millisecond
+// C twins warm the same way as this, so both sides start alike. Ranks that
+// outnumber CPUs need longer: the kernel settles where they run over about
+// 100 ms, and until then a 4-rank allreduce took 19-38 us a call (18-20
+// after 300 ms) and multi-lat's pairs 13 us a message (6.5 after).
+const warmTime = 300 * time.Millisecond
 
 // warmUp has the ranks exchange barriers for warmTime by rank 0's clock;
 // rank 0 says when to stop, so that every rank leaves after the same one.
