@@ -33,7 +33,8 @@ func RegisterParams(r *params.Registry) error {
 	return errors.Join(
 		r.Register(params.Def{
 			Name: paramYield, Framework: "mpi", Component: "base", Kind: params.KindEnum, Default: "auto", Level: 4,
-			Help: "Whether a waiting rank yields the CPU between polls from the start",
+			Help: "Whether a waiting rank yields the CPU between polls from the start; when ranks yield, " +
+				"tuned's built-in decisions take the collective algorithms in which each rank waits fewest times",
 			Values: []params.EnumValue{
 				{Name: "auto", Help: "yield at once when this host's ranks outnumber its CPUs, as Open MPI does"},
 				{Name: "yes", Help: "always yield between polls"},
