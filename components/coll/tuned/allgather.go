@@ -39,6 +39,7 @@ func (m *module) allgather(c coll.Comm, send, recv []byte) error {
 func allgatherRingRun(c coll.Comm, send, recv []byte) error {
 	n, r, bs := c.Size(), c.Rank(), len(send)
 	block := func(i int) []byte { return recv[i*bs : (i+1)*bs] }
+	copy(block(r), send)
 	left, right := (r-1+n)%n, (r+1)%n
 	for s := 0; s < n-1; s++ {
 		out := block((r - s + n) % n)
@@ -49,22 +50,21 @@ func allgatherRingRun(c coll.Comm, send, recv []byte) error {
 			return err
 		}
 	}
-	copy(block(r), send)
 	return nil
 }
 
 // ownBlockFirst: an allgather's first step sends the rank's own block
-// from the caller's send buffer, and the copy into the receive buffer
-// waits until that step is over. A peer reading a large block with single
-// copy then reads lines this rank has not just written; read straight
-// after the copy, each line came from this rank's cache, which made a
-// 2-rank allgather of 32 KiB-512 KiB 2 to 3 times slower (32 KiB: 17.8 us
-// against 8.8, 128 KiB: 47 against 13).
+// from the caller's send buffer, not from the copy in the receive buffer.
+// A peer reading a large block with single copy then reads lines this rank
+// has not just written; read from the fresh copy, each line came from this
+// rank's cache, which made a 2-rank allgather of 32 KiB-512 KiB 2 to 3
+// times slower (32 KiB: 17.8 us against 8.8, 128 KiB: 47 against 13).
 
 // allgatherRecursiveDoublingRun: partners at distance 1, 2, 4... swap the
 // aligned runs of blocks they hold, doubling them. Powers of two only.
 func allgatherRecursiveDoublingRun(c coll.Comm, send, recv []byte) error {
 	n, r, bs := c.Size(), c.Rank(), len(send)
+	copy(recv[r*bs:], send)
 	for mask := 1; mask < n; mask <<= 1 {
 		p := r ^ mask
 		mine, theirs := r&^(mask-1), p&^(mask-1)
@@ -75,12 +75,6 @@ func allgatherRecursiveDoublingRun(c coll.Comm, send, recv []byte) error {
 		if err := coll.Sendrecv(c, out, p, recv[theirs*bs:(theirs+mask)*bs], p, tagAllgather); err != nil {
 			return err
 		}
-		if mask == 1 {
-			copy(recv[r*bs:], send)
-		}
-	}
-	if n == 1 {
-		copy(recv, send)
 	}
 	return nil
 }
@@ -93,6 +87,7 @@ func (m *module) allgatherBruckRun(c coll.Comm, send, recv []byte) error {
 	n, r, bs := c.Size(), c.Rank(), len(send)
 	tmp := m.pool.get(n * bs)
 	defer m.pool.put(tmp)
+	copy(tmp, send)
 	for k := 1; k < n; k <<= 1 {
 		cnt := min(k, n-k)
 		out := tmp[:cnt*bs]
@@ -102,12 +97,6 @@ func (m *module) allgatherBruckRun(c coll.Comm, send, recv []byte) error {
 		if err := coll.Sendrecv(c, out, (r-k+n)%n, tmp[k*bs:(k+cnt)*bs], (r+k)%n, tagAllgather); err != nil {
 			return err
 		}
-		if k == 1 {
-			copy(tmp, send)
-		}
-	}
-	if n == 1 {
-		copy(tmp, send)
 	}
 	copy(recv[r*bs:], tmp[:(n-r)*bs])
 	copy(recv[:r*bs], tmp[(n-r)*bs:])
