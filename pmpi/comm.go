@@ -34,10 +34,13 @@ type Comm struct {
 	rank    int
 	group   []int       // communicator rank -> world rank
 	ranks   map[int]int // world rank -> communicator rank
-	errh    atomic.Int32
-	name    atomic.Pointer[string]
-	builtin bool // world and self: never freed
-	freed   atomic.Bool
+	// identity says rank i is world rank i (world and its duplicates):
+	// statusOf then skips the map, once per received message.
+	identity bool
+	errh     atomic.Int32
+	name     atomic.Pointer[string]
+	builtin  bool // world and self: never freed
+	freed    atomic.Bool
 
 	lib   *library
 	colls *coll.Table
@@ -45,17 +48,27 @@ type Comm struct {
 }
 
 func newComm(l *library, name string, context uint32, group []int) *Comm {
-	c := &Comm{context: context, group: group, ranks: make(map[int]int, len(group)), rank: -1, lib: l}
+	c := &Comm{context: context, group: group, ranks: make(map[int]int, len(group)), rank: -1, lib: l, identity: true}
 	for i, w := range group {
 		c.ranks[w] = i
 		if w == l.job.Rank {
 			c.rank = i
 		}
+		c.identity = c.identity && w == i
 	}
 	c.name.Store(&name)
 	c.cc = collComm{c}
 	l.comms.Store(context, c)
 	return c
+}
+
+// rankOf translates a world rank to this communicator's rank.
+func (c *Comm) rankOf(world int) (int, bool) {
+	if c.identity {
+		return world, world >= 0 && world < len(c.group)
+	}
+	r, ok := c.ranks[world]
+	return r, ok
 }
 
 // Name is the communicator's name: "world", "self", or what SetName set.

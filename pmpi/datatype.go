@@ -74,20 +74,37 @@ type Numeric interface {
 // TypeOf returns the datatype of T. Go's int and uint map to the 64-bit
 // types: gompi runs on 64-bit platforms only.
 func TypeOf[T Elem]() Datatype {
-	t := reflect.TypeFor[T]()
-	switch t {
-	case reflect.TypeFor[Pair[int16]]():
+	// Every point-to-point call asks, so Go's own types are told apart by
+	// a type switch (a pointer converts to an interface without
+	// allocating); named types such as time.Duration take reflection.
+	switch any((*T)(nil)).(type) {
+	case *uint8:
+		return Byte
+	case *float64:
+		return Float64
+	case *int, *int64:
+		return Int64
+	case *int32:
+		return Int32
+	case *float32:
+		return Float32
+	case *Pair[int16]:
 		return Int16Int
-	case reflect.TypeFor[Pair[int32]]():
+	case *Pair[int32]:
 		return Int32Int
-	case reflect.TypeFor[Pair[int64]]():
+	case *Pair[int64]:
 		return Int64Int
-	case reflect.TypeFor[Pair[float32]]():
+	case *Pair[float32]:
 		return Float32Int
-	case reflect.TypeFor[Pair[float64]]():
+	case *Pair[float64]:
 		return Float64Int
 	}
-	switch t.Kind() {
+	return typeOfKind(reflect.TypeFor[T]().Kind())
+}
+
+// typeOfKind is the datatype of a numeric type of kind k.
+func typeOfKind(k reflect.Kind) Datatype {
+	switch k {
 	case reflect.Uint8:
 		return Byte
 	case reflect.Int8:

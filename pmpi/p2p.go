@@ -18,9 +18,11 @@ type Request struct {
 	// gen is odd while the request is active, even once recycled: bumped at
 	// start and at completion, so that only one completion recycles it.
 	gen atomic.Uint32
-	// r is the engine's request, from its pool; nil for operations on
-	// ProcNull, complete at once.
+	// r is the engine's request, pr, while the operation runs; nil for
+	// operations on ProcNull, complete at once. Holding it here makes one
+	// pooled object per call, not two.
 	r    *pml.Request
+	pr   pml.Request
 	lib  *library
 	comm *Comm
 	dt   Datatype
@@ -53,6 +55,7 @@ func (r *Request) recycle(g uint32) {
 	}
 	l := r.lib
 	r.r, r.lib, r.comm, r.dt, r.op = nil, nil, nil, Datatype{}, ""
+	r.pr = pml.Request{} // the engine is done with it: its Wait returned the settled status
 	l.reqs.Put(r)
 }
 
@@ -110,7 +113,7 @@ func isend(op string, buf []byte, count int, dt Datatype, dest, tag int, comm *C
 	}
 	req := l.newRequest(comm, dt, op, dest, tag, false)
 	if dest != ProcNull {
-		req.r = l.engine.IsendPooled(comm.context, comm.group[dest], tag, data, sync)
+		req.r = l.engine.PostSend(&req.pr, comm.context, comm.group[dest], tag, data, sync)
 	}
 	return req, nil
 }
@@ -156,7 +159,7 @@ func (realAPI) Irecv(buf []byte, count int, dt Datatype, source, tag int, comm *
 	}
 	req := l.newRequest(comm, dt, "recv", source, tag, true)
 	if source != ProcNull {
-		req.r = l.engine.IrecvPooled(comm.context, worldSource(comm, source), tag, data)
+		req.r = l.engine.StartRecv(&req.pr, comm.context, worldSource(comm, source), tag, data)
 	}
 	return req, nil
 }

@@ -23,10 +23,7 @@ func (realAPI) Wait(r *Request) (Status, error) {
 	}
 	st, err := nullStatus(), error(nil) // an operation on ProcNull
 	if r.r != nil {
-		eng := r.lib.engine
-		ps := eng.Wait(r.r)
-		eng.Release(r.r)
-		st, err = r.result(ps)
+		st, err = r.result(r.lib.engine.Wait(r.r))
 	}
 	r.recycle(g)
 	return st, err

@@ -76,7 +76,7 @@ func (l *library) commRank(context uint32, world int) int {
 		return world
 	}
 	if c := l.comm(context); c != nil {
-		if r, ok := c.ranks[world]; ok {
+		if r, ok := c.rankOf(world); ok {
 			return r
 		}
 	}

@@ -17,7 +17,7 @@ func (s Status) CountOf(dt Datatype) int { return s.bytes / dt.size }
 
 // statusOf translates the engine's status to the communicator's ranks.
 func statusOf(c *Comm, st pml.Status, dt Datatype) Status {
-	src, ok := c.ranks[st.Source]
+	src, ok := c.rankOf(st.Source)
 	if !ok {
 		src = st.Source
 	}

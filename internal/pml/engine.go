@@ -251,17 +251,11 @@ func (e *Engine) StartSend(r *Request, context uint32, dest, tag int, buf []byte
 	return e.isend(r, context, dest, tag, buf, sync, false, true)
 }
 
-// IsendPooled is Isend with a request from the engine's pool: the caller
-// gives it back with Release once it has the status, and touches it no
-// more. A caller that keeps only the status spares an allocation per call.
-func (e *Engine) IsendPooled(context uint32, dest, tag int, buf []byte, sync bool) *Request {
-	return e.isend(nil, context, dest, tag, buf, sync, true, false)
-}
-
-// IrecvPooled is Irecv with a request from the engine's pool (see
-// IsendPooled).
-func (e *Engine) IrecvPooled(context uint32, src, tag int, buf []byte) *Request {
-	return e.irecv(nil, context, src, tag, buf, true)
+// PostSend is StartSend for a caller that may start more sends before it
+// waits: the module may hold the eager fragment back to write it with the
+// next ones (btl.Poster). MPI's Isend.
+func (e *Engine) PostSend(r *Request, context uint32, dest, tag int, buf []byte, sync bool) *Request {
+	return e.isend(r, context, dest, tag, buf, sync, false, false)
 }
 
 // Send is a blocking send. An eager one needs no request at all: it is
