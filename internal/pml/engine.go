@@ -45,11 +45,13 @@ type Engine struct {
 
 	reqPool sync.Pool
 
-	pollers atomic.Int32 // waiters inside progress: they run what deliveries queue
-	queued  atomic.Bool  // outbox may hold something: pollers look under outMu only then
-	outMu   sync.Mutex
-	outbox  []func() // sends decided while delivering, for the pollers
-	spare   []func()
+	pollers   atomic.Int32 // waiters inside progress: they run what deliveries queue
+	queued    atomic.Bool  // outbox may hold something: pollers look under outMu only then
+	outMu     sync.Mutex
+	outbox    []func() // sends decided while delivering, for the pollers
+	spare     []func()
+	gets      []get // single-copy reads decided while delivering, for the pollers
+	spareGets []get
 
 	waits waits // blocking calls that have waited a while, for State
 
@@ -428,7 +430,7 @@ func (e *Engine) matchRTS(r *Request, from int, h header, first []byte, inline b
 		if inline {
 			e.getData(r, from, h)
 		} else {
-			e.later(func() { e.getData(r, from, h) })
+			e.laterGet(get{r, from, h})
 		}
 		return
 	}
@@ -481,12 +483,72 @@ func (e *Engine) getData(r *Request, from int, h header) {
 		e.matchRTS(r, from, h, nil, true) // unlocks; we are off the delivery path already
 		return
 	}
+	e.gotData(m, r, from, h, false)
+}
+
+// gotData ends a single-copy receive whose payload is in place: a FIN
+// tells the sender its buffer is free. hold lets the module keep the FIN
+// back to go with the next ones (btl.Poster).
+func (e *Engine) gotData(m btl.Module, r *Request, from int, h header, hold bool) {
 	fin := header{typ: typeFin, context: h.context, source: int32(e.me), tag: h.tag, total: uint64(r.accepted), sreq: h.sreq}
 	st := Status{Source: from, Tag: int(h.tag), Bytes: r.accepted, Total: r.total}
-	if err := e.send(m, from, fin, nil); err != nil {
+	send := e.send
+	if hold {
+		send = e.post
+	}
+	if err := send(m, from, fin, nil); err != nil {
 		st.Err = err
 	}
 	e.complete(r, st)
+}
+
+// maxGetBatch bounds the bytes that one vectored read gathers: cross-memory
+// attach of 8 KiB-256 KiB in total runs at 20-24 GB/s here, one 32 KiB read
+// at 9, and beyond 256 KiB the copy leaves the cache.
+const maxGetBatch = 256 << 10
+
+// getAll makes the single-copy reads that one poll matched. Consecutive
+// reads from one peer go in one call of its module's ReadAll
+// (btl.VectorReader), and their FINs leave together.
+func (e *Engine) getAll(gets []get) {
+	for len(gets) > 0 {
+		g := gets[0]
+		vr, ok := e.module(g.from).(btl.VectorReader)
+		n, size := 1, g.r.accepted
+		for ok && n < len(gets) && n < stackReads && gets[n].from == g.from && size+gets[n].r.accepted <= maxGetBatch {
+			size += gets[n].r.accepted
+			n++
+		}
+		if n == 1 {
+			e.getData(g.r, g.from, g.h)
+		} else {
+			e.getBatch(vr, gets[:n])
+		}
+		gets = gets[n:]
+	}
+}
+
+// stackReads is the most reads one batch gathers.
+const stackReads = 32
+
+func (e *Engine) getBatch(vr btl.VectorReader, gets []get) {
+	var tokens [stackReads]uint64
+	var dsts [stackReads][]byte
+	for i, g := range gets {
+		tokens[i], dsts[i] = g.h.rreq, g.r.buf[:g.r.accepted]
+	}
+	from := gets[0].from
+	if err := vr.ReadAll(from, tokens[:len(gets)], dsts[:len(gets)]); err != nil {
+		e.log.Debug("vectored single copy failed; reading one by one", "from", from, "error", err)
+		for _, g := range gets {
+			e.getData(g.r, g.from, g.h)
+		}
+		return
+	}
+	m := e.module(from)
+	for i, g := range gets {
+		e.gotData(m, g.r, from, g.h, i < len(gets)-1)
+	}
 }
 
 // later runs a send that a delivery decided on. A transport may deliver
@@ -509,6 +571,28 @@ func (e *Engine) later(f func()) {
 	e.outbox = e.outbox[:len(e.outbox)-1]
 	e.outMu.Unlock()
 	e.background(f)
+}
+
+// get is a single-copy read that a delivery matched to a receive.
+type get struct {
+	r    *Request
+	from int
+	h    header
+}
+
+// laterGet is later for a single-copy read: the poller that runs it reads
+// it with the others of its peer that the same poll matched (getAll).
+func (e *Engine) laterGet(g get) {
+	e.outMu.Lock()
+	e.queued.Store(true)
+	e.gets = append(e.gets, g)
+	if e.pollers.Load() > 0 {
+		e.outMu.Unlock()
+		return
+	}
+	e.gets = e.gets[:len(e.gets)-1]
+	e.outMu.Unlock()
+	e.background(func() { e.getData(g.r, g.from, g.h) })
 }
 
 // background runs a transfer off the caller's goroutine: a transport's
@@ -699,20 +783,23 @@ func (e *Engine) progress() int {
 		return n
 	}
 	e.outMu.Lock()
-	todo := e.outbox
+	todo, gets := e.outbox, e.gets
 	e.outbox, e.spare = e.spare[:0], nil
+	e.gets, e.spareGets = e.spareGets[:0], nil
 	e.queued.Store(false)
 	e.outMu.Unlock()
+	e.getAll(gets)
 	for i, f := range todo {
 		f()
 		todo[i] = nil
 	}
-	if len(todo) > 0 {
+	clear(gets)
+	if len(todo)+len(gets) > 0 {
 		e.outMu.Lock()
-		e.spare = todo[:0] // reuse the slice: no allocation per poll
+		e.spare, e.spareGets = todo[:0], gets[:0] // reused: no allocation per poll
 		e.outMu.Unlock()
 	}
-	return n + len(todo)
+	return n + len(todo) + len(gets)
 }
 
 // WaitAny blocks until one of reqs (nil entries are skipped) completes and

@@ -82,6 +82,7 @@ func TestScenarios(t *testing.T) {
 		{"pairs", 4, nil},
 		{"pairs", 2, nil},
 		{"bidir", 2, nil},
+		{"window", 3, nil},
 		{"stress", 3, nil},
 		{"gc", 2, nil},
 		// With small eager limits most messages take the rendezvous path.

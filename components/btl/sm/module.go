@@ -553,19 +553,62 @@ func (m *Module) Read(rank int, token uint64, off int, dst []byte) error {
 	if len(dst) == 0 {
 		return nil
 	}
-	if rank < 0 || rank >= len(m.peers) || m.peers[rank] == nil {
-		return fmt.Errorf("btl sm: read from rank %d: not a local peer", rank)
+	p, err := m.singleCopyPeer(rank)
+	if err != nil {
+		return err
 	}
-	p := m.peers[rank]
-	err := readFrom(p.pid, uintptr(token)+uintptr(off), dst)
+	return m.readErr(p, rank, readFrom(p.pid, uintptr(token)+uintptr(off), dst))
+}
+
+// ReadAll reads several buffers that rank exposed, in as few system
+// calls as it can (btl.VectorReader).
+func (m *Module) ReadAll(rank int, tokens []uint64, dsts [][]byte) error {
+	if len(tokens) != len(dsts) {
+		return fmt.Errorf("btl sm: read from rank %d: %d tokens for %d buffers", rank, len(tokens), len(dsts))
+	}
+	p, err := m.singleCopyPeer(rank)
+	if err != nil {
+		return err
+	}
+	var addrs [maxVector]uintptr
+	var bufs [maxVector][]byte
+	for len(dsts) > 0 {
+		n := 0
+		for len(dsts) > 0 && n < maxVector {
+			if len(dsts[0]) > 0 {
+				addrs[n], bufs[n] = uintptr(tokens[0]), dsts[0]
+				n++
+			}
+			tokens, dsts = tokens[1:], dsts[1:]
+		}
+		if n == 0 {
+			break
+		}
+		if err := m.readErr(p, rank, readMany(p.pid, addrs[:n], bufs[:n])); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (m *Module) singleCopyPeer(rank int) (*peer, error) {
+	if rank < 0 || rank >= len(m.peers) || m.peers[rank] == nil {
+		return nil, fmt.Errorf("btl sm: read from rank %d: not a local peer", rank)
+	}
+	return m.peers[rank], nil
+}
+
+// readErr turns a failed read from rank into the module's error, and
+// stops single copy to a peer whose kernel refuses it.
+func (m *Module) readErr(p *peer, rank int, err error) error {
+	if err == nil {
+		return nil
+	}
 	if errors.Is(err, unix.EPERM) || errors.Is(err, unix.ENOSYS) {
 		p.cma.Store(false)
 		m.log.Debug("cross-memory attach refused; large messages go through the ring", "peer", rank, "error", err)
 	}
-	if err != nil {
-		return fmt.Errorf("btl sm: read from rank %d: %w", rank, err)
-	}
-	return nil
+	return fmt.Errorf("btl sm: read from rank %d: %w", rank, err)
 }
 
 // Finalize stops the listener and releases the segment, removing its name
@@ -607,5 +650,6 @@ var (
 	_ btl.Module       = (*Module)(nil)
 	_ btl.Idler        = (*Module)(nil)
 	_ btl.SingleCopier = (*Module)(nil)
+	_ btl.VectorReader = (*Module)(nil)
 	_ btl.Poster       = (*Module)(nil)
 )

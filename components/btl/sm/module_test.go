@@ -275,6 +275,37 @@ func TestSingleCopyReadsTheSendersBuffer(t *testing.T) {
 	}
 }
 
+// TestReadAll reads many exposed buffers at once: more than one system
+// call takes (maxVector), an empty one among them, each from its start.
+func TestReadAll(t *testing.T) {
+	j := newTestJob(t, 2)
+	if j.mods[1].SingleCopyMin(0) == 0 {
+		t.Skip("cross-memory attach is not allowed here")
+	}
+	const n = maxVector + 6
+	var tokens []uint64
+	var srcs, dsts [][]byte
+	for i := range n {
+		src := bytes.Repeat([]byte{byte(i), byte(i >> 8), 7}, i*1000%9001)
+		srcs, tokens = append(srcs, src), append(tokens, j.mods[0].Expose(1, src))
+		dsts = append(dsts, make([]byte, len(src)))
+	}
+	if err := j.mods[1].ReadAll(0, tokens, dsts); err != nil {
+		t.Fatal(err)
+	}
+	for i := range n {
+		if !bytes.Equal(dsts[i], srcs[i]) {
+			t.Fatalf("buffer %d of %d bytes read wrong", i, len(srcs[i]))
+		}
+	}
+	if err := j.mods[1].ReadAll(0, tokens[:2], dsts[:1]); err == nil {
+		t.Error("ReadAll with 2 tokens for 1 buffer succeeded")
+	}
+	if err := j.mods[1].ReadAll(5, tokens[:1], dsts[:1]); err == nil {
+		t.Error("ReadAll from rank 5 of 2 succeeded")
+	}
+}
+
 func TestSingleCopyOff(t *testing.T) {
 	j := newTestJob(t, 2, "btl_sm_single_copy_mechanism", "none")
 	if n := j.mods[1].SingleCopyMin(0); n != 0 {

@@ -36,6 +36,7 @@ var scenarios = map[string]func(mpi.Comm) error{
 	"fatal":     fatal,
 	"pairs":     pairs,
 	"bidir":     bidir,
+	"window":    window,
 }
 
 func main() {
@@ -620,6 +621,68 @@ func bidir(w mpi.Comm) error {
 		for i, b := range in {
 			if err := checkPattern(b, uint64(1000*round+100*peer+i)); err != nil {
 				return err
+			}
+		}
+	}
+	return nil
+}
+
+// window: every other rank sends rank 0 a window of messages of mixed
+// sizes, most above the single-copy threshold, into receives posted
+// before any arrives (a barrier waits for them), so that one poll
+// matches many: the reads of one sender that fit together are made in
+// one system call. Some receive buffers are larger than their message.
+func window(w mpi.Comm) error {
+	sizes := []int{40 << 10, 33 << 10, 100, 64 << 10, 200 << 10, 32 << 10, 0, 90 << 10, 300 << 10, 48 << 10}
+	const rounds = 3
+	me, n := w.Rank(), w.Size()
+	id := func(from, round, i int) uint64 { return uint64(10000*from + 100*round + i) }
+	for round := range rounds {
+		if me != 0 {
+			if err := mpi.Barrier(w); err != nil {
+				return err
+			}
+			var reqs []mpi.Request
+			for i, size := range sizes {
+				out := make([]byte, size)
+				pattern(out, id(me, round, i))
+				r, err := mpi.Isend(out, 0, i, w)
+				if err != nil {
+					return err
+				}
+				reqs = append(reqs, r)
+			}
+			if err := mpi.WaitAll(reqs...); err != nil {
+				return err
+			}
+			continue
+		}
+		in := make([][]byte, 0, (n-1)*len(sizes))
+		var reqs []mpi.Request
+		for from := 1; from < n; from++ {
+			for i, size := range sizes {
+				b := make([]byte, size+i%3*1000) // some buffers larger than the message
+				r, err := mpi.Irecv(b, from, i, w)
+				if err != nil {
+					return err
+				}
+				in, reqs = append(in, b), append(reqs, r)
+			}
+		}
+		if err := mpi.Barrier(w); err != nil {
+			return err
+		}
+		sts := make([]mpi.Status, len(reqs))
+		if err := mpi.WaitAllStatus(reqs, sts); err != nil {
+			return err
+		}
+		for k, b := range in {
+			from, i := 1+k/len(sizes), k%len(sizes)
+			if sts[k].Count != sizes[i] || sts[k].Source != from {
+				return fmt.Errorf("round %d, message %d from rank %d: count %d from rank %d", round, i, from, sts[k].Count, sts[k].Source)
+			}
+			if err := checkPattern(b[:sizes[i]], id(from, round, i)); err != nil {
+				return fmt.Errorf("round %d, from rank %d: %w", round, from, err)
 			}
 		}
 	}
