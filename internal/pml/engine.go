@@ -561,16 +561,23 @@ func (e *Engine) getBatch(vr btl.VectorReader, gets []get) {
 // order the two pairs run in, either this call sees no poller and takes f
 // back, or the leaving poller sees queued and runs f.
 func (e *Engine) later(f func()) {
-	e.outMu.Lock()
-	e.queued.Store(true)
-	e.outbox = append(e.outbox, f)
-	if e.pollers.Load() > 0 {
-		e.outMu.Unlock()
-		return
+	if !forPollers(e, &e.outbox, f) {
+		e.background(f)
 	}
-	e.outbox = e.outbox[:len(e.outbox)-1]
-	e.outMu.Unlock()
-	e.background(f)
+}
+
+// forPollers appends x to q, one of the pollers' queues (later); false
+// means that no poller will run it and x was taken back.
+func forPollers[T any](e *Engine, q *[]T, x T) bool {
+	e.outMu.Lock()
+	defer e.outMu.Unlock()
+	e.queued.Store(true)
+	*q = append(*q, x)
+	if e.pollers.Load() > 0 {
+		return true
+	}
+	*q = (*q)[:len(*q)-1]
+	return false
 }
 
 // get is a single-copy read that a delivery matched to a receive.
@@ -583,16 +590,9 @@ type get struct {
 // laterGet is later for a single-copy read: the poller that runs it reads
 // it with the others of its peer that the same poll matched (getAll).
 func (e *Engine) laterGet(g get) {
-	e.outMu.Lock()
-	e.queued.Store(true)
-	e.gets = append(e.gets, g)
-	if e.pollers.Load() > 0 {
-		e.outMu.Unlock()
-		return
+	if !forPollers(e, &e.gets, g) {
+		e.background(func() { e.getData(g.r, g.from, g.h) })
 	}
-	e.gets = e.gets[:len(e.gets)-1]
-	e.outMu.Unlock()
-	e.background(func() { e.getData(g.r, g.from, g.h) })
 }
 
 // background runs a transfer off the caller's goroutine: a transport's
