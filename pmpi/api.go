@@ -84,11 +84,15 @@ type API interface {
 // Real returns the API that does the work. The calls older than the
 // collectives forward to this package's functions; the newer ones are the
 // methods themselves.
-func Real() API { return realAPI{} }
+func Real() API { return theAPI }
 
+// realAPI's methods take a pointer: an interface holding a value would
+// reach each through a generated wrapper that copies every argument again.
 type realAPI struct{}
 
-func (realAPI) CommSetErrhandler(comm *Comm, h ErrorHandler) error {
+var theAPI = &realAPI{}
+
+func (*realAPI) CommSetErrhandler(comm *Comm, h ErrorHandler) error {
 	if err := checkComm("comm set errhandler", comm); err != nil {
 		return err
 	}
@@ -97,7 +101,7 @@ func (realAPI) CommSetErrhandler(comm *Comm, h ErrorHandler) error {
 }
 
 // CommRank returns this process's rank in comm.
-func (realAPI) CommRank(comm *Comm) (int, error) {
+func (*realAPI) CommRank(comm *Comm) (int, error) {
 	if err := checkComm("comm rank", comm); err != nil {
 		return -1, err
 	}
@@ -105,7 +109,7 @@ func (realAPI) CommRank(comm *Comm) (int, error) {
 }
 
 // CommSize returns the number of ranks in comm.
-func (realAPI) CommSize(comm *Comm) (int, error) {
+func (*realAPI) CommSize(comm *Comm) (int, error) {
 	if err := checkComm("comm size", comm); err != nil {
 		return 0, err
 	}
@@ -114,4 +118,4 @@ func (realAPI) CommSize(comm *Comm) (int, error) {
 
 // Pcontrol does nothing here: profiling tools above this layer read it
 // (level 0 off, 1 on, 2 flush) and pass it down.
-func (realAPI) Pcontrol(level int) error { return nil }
+func (*realAPI) Pcontrol(level int) error { return nil }

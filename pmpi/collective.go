@@ -134,7 +134,7 @@ func (k *collCall) onlyAtRoot(root int, what []byte) error {
 }
 
 // Barrier returns once every rank of comm has called it.
-func (realAPI) Barrier(comm *Comm) error {
+func (*realAPI) Barrier(comm *Comm) error {
 	k, err := startColl("barrier", comm)
 	if err != nil {
 		return err
@@ -146,7 +146,7 @@ func (realAPI) Barrier(comm *Comm) error {
 }
 
 // Bcast sends count elements of dt in buf from root to every rank.
-func (realAPI) Bcast(buf []byte, count int, dt Datatype, root int, comm *Comm) error {
+func (*realAPI) Bcast(buf []byte, count int, dt Datatype, root int, comm *Comm) error {
 	k, err := startColl("bcast", comm)
 	if err != nil {
 		return err
@@ -190,7 +190,7 @@ func (k *collCall) reduction(send, recv []byte, count int, dt Datatype, op Op, r
 
 // Reduce combines count elements of dt from every rank with op and leaves
 // the result in recv at root. At the root, send may be InPlace.
-func (realAPI) Reduce(send, recv []byte, count int, dt Datatype, op Op, root int, comm *Comm) error {
+func (*realAPI) Reduce(send, recv []byte, count int, dt Datatype, op Op, root int, comm *Comm) error {
 	k, err := startColl("reduce", comm)
 	if err != nil {
 		return err
@@ -209,7 +209,7 @@ func (realAPI) Reduce(send, recv []byte, count int, dt Datatype, op Op, root int
 }
 
 // Allreduce is Reduce with the result at every rank. send may be InPlace.
-func (realAPI) Allreduce(send, recv []byte, count int, dt Datatype, op Op, comm *Comm) error {
+func (*realAPI) Allreduce(send, recv []byte, count int, dt Datatype, op Op, comm *Comm) error {
 	k, err := startColl("allreduce", comm)
 	if err != nil {
 		return err
@@ -225,7 +225,7 @@ func (realAPI) Allreduce(send, recv []byte, count int, dt Datatype, op Op, comm 
 }
 
 // Scan leaves at rank i the reduction of ranks 0 to i. send may be InPlace.
-func (realAPI) Scan(send, recv []byte, count int, dt Datatype, op Op, comm *Comm) error {
+func (*realAPI) Scan(send, recv []byte, count int, dt Datatype, op Op, comm *Comm) error {
 	k, err := startColl("scan", comm)
 	if err != nil {
 		return err
@@ -242,7 +242,7 @@ func (realAPI) Scan(send, recv []byte, count int, dt Datatype, op Op, comm *Comm
 
 // Exscan leaves at rank i the reduction of ranks 0 to i-1; rank 0's recv
 // is left as it was. send may be InPlace.
-func (realAPI) Exscan(send, recv []byte, count int, dt Datatype, op Op, comm *Comm) error {
+func (*realAPI) Exscan(send, recv []byte, count int, dt Datatype, op Op, comm *Comm) error {
 	k, err := startColl("exscan", comm)
 	if err != nil {
 		return err
@@ -260,7 +260,7 @@ func (realAPI) Exscan(send, recv []byte, count int, dt Datatype, op Op, comm *Co
 // ReduceScatter reduces the sum of counts elements and leaves counts[i]
 // of them, in order, at rank i. send may be InPlace: recv then holds the
 // whole vector, and the rank's part is left at its start.
-func (realAPI) ReduceScatter(send, recv []byte, counts []int, dt Datatype, op Op, comm *Comm) error {
+func (*realAPI) ReduceScatter(send, recv []byte, counts []int, dt Datatype, op Op, comm *Comm) error {
 	k, err := startColl("reduce scatter", comm)
 	if err != nil {
 		return err
@@ -302,7 +302,7 @@ func (realAPI) ReduceScatter(send, recv []byte, counts []int, dt Datatype, op Op
 }
 
 // ReduceScatterBlock is ReduceScatter with count elements for every rank.
-func (realAPI) ReduceScatterBlock(send, recv []byte, count int, dt Datatype, op Op, comm *Comm) error {
+func (*realAPI) ReduceScatterBlock(send, recv []byte, count int, dt Datatype, op Op, comm *Comm) error {
 	k, err := startColl("reduce scatter block", comm)
 	if err != nil {
 		return err
@@ -339,7 +339,7 @@ func (realAPI) ReduceScatterBlock(send, recv []byte, count int, dt Datatype, op 
 // Gather collects scount elements of sdt from every rank into recv at
 // root, rcount elements of rdt per rank in rank order. At the root, send
 // may be InPlace: its own block is already in recv.
-func (realAPI) Gather(send []byte, scount int, sdt Datatype, recv []byte, rcount int, rdt Datatype, root int, comm *Comm) error {
+func (*realAPI) Gather(send []byte, scount int, sdt Datatype, recv []byte, rcount int, rdt Datatype, root int, comm *Comm) error {
 	k, err := startColl("gather", comm)
 	if err != nil {
 		return err
@@ -371,7 +371,7 @@ func (realAPI) Gather(send []byte, scount int, sdt Datatype, recv []byte, rcount
 
 // Gatherv is Gather with counts[i] elements of rdt from rank i, placed at
 // displs[i] elements into recv.
-func (realAPI) Gatherv(send []byte, scount int, sdt Datatype, recv []byte, counts, displs []int, rdt Datatype, root int, comm *Comm) error {
+func (*realAPI) Gatherv(send []byte, scount int, sdt Datatype, recv []byte, counts, displs []int, rdt Datatype, root int, comm *Comm) error {
 	k, err := startColl("gatherv", comm)
 	if err != nil {
 		return err
@@ -403,7 +403,7 @@ func (realAPI) Gatherv(send []byte, scount int, sdt Datatype, recv []byte, count
 
 // Scatter sends block i of send at root (scount elements of sdt) to rank
 // i's recv. At the root, recv may be InPlace: its block stays in send.
-func (realAPI) Scatter(send []byte, scount int, sdt Datatype, recv []byte, rcount int, rdt Datatype, root int, comm *Comm) error {
+func (*realAPI) Scatter(send []byte, scount int, sdt Datatype, recv []byte, rcount int, rdt Datatype, root int, comm *Comm) error {
 	k, err := startColl("scatter", comm)
 	if err != nil {
 		return err
@@ -435,7 +435,7 @@ func (realAPI) Scatter(send []byte, scount int, sdt Datatype, recv []byte, rcoun
 
 // Scatterv is Scatter with counts[i] elements of sdt, from displs[i]
 // elements into send, for rank i.
-func (realAPI) Scatterv(send []byte, counts, displs []int, sdt Datatype, recv []byte, rcount int, rdt Datatype, root int, comm *Comm) error {
+func (*realAPI) Scatterv(send []byte, counts, displs []int, sdt Datatype, recv []byte, rcount int, rdt Datatype, root int, comm *Comm) error {
 	k, err := startColl("scatterv", comm)
 	if err != nil {
 		return err
@@ -467,7 +467,7 @@ func (realAPI) Scatterv(send []byte, counts, displs []int, sdt Datatype, recv []
 
 // Allgather is Gather with the result at every rank. send may be InPlace:
 // each rank's block is then already in recv.
-func (realAPI) Allgather(send []byte, scount int, sdt Datatype, recv []byte, rcount int, rdt Datatype, comm *Comm) error {
+func (*realAPI) Allgather(send []byte, scount int, sdt Datatype, recv []byte, rcount int, rdt Datatype, comm *Comm) error {
 	k, err := startColl("allgather", comm)
 	if err != nil {
 		return err
@@ -492,7 +492,7 @@ func (realAPI) Allgather(send []byte, scount int, sdt Datatype, recv []byte, rco
 }
 
 // Allgatherv is Gatherv with the result at every rank. send may be InPlace.
-func (realAPI) Allgatherv(send []byte, scount int, sdt Datatype, recv []byte, counts, displs []int, rdt Datatype, comm *Comm) error {
+func (*realAPI) Allgatherv(send []byte, scount int, sdt Datatype, recv []byte, counts, displs []int, rdt Datatype, comm *Comm) error {
 	k, err := startColl("allgatherv", comm)
 	if err != nil {
 		return err
@@ -519,7 +519,7 @@ func (realAPI) Allgatherv(send []byte, scount int, sdt Datatype, recv []byte, co
 // Alltoall sends block i of send (scount elements of sdt) to rank i and
 // receives block j of recv from rank j. send may be InPlace: recv's
 // blocks are then sent and replaced.
-func (realAPI) Alltoall(send []byte, scount int, sdt Datatype, recv []byte, rcount int, rdt Datatype, comm *Comm) error {
+func (*realAPI) Alltoall(send []byte, scount int, sdt Datatype, recv []byte, rcount int, rdt Datatype, comm *Comm) error {
 	k, err := startColl("alltoall", comm)
 	if err != nil {
 		return err
@@ -545,7 +545,7 @@ func (realAPI) Alltoall(send []byte, scount int, sdt Datatype, recv []byte, rcou
 
 // Alltoallv is Alltoall with per-rank counts and displacements. send may
 // be InPlace: recv's counts and displacements then describe both.
-func (realAPI) Alltoallv(send []byte, scounts, sdispls []int, sdt Datatype, recv []byte, rcounts, rdispls []int, rdt Datatype, comm *Comm) error {
+func (*realAPI) Alltoallv(send []byte, scounts, sdispls []int, sdt Datatype, recv []byte, rcounts, rdispls []int, rdt Datatype, comm *Comm) error {
 	k, err := startColl("alltoallv", comm)
 	if err != nil {
 		return err

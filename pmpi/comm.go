@@ -91,6 +91,17 @@ func (c *Comm) ErrorHandler() ErrorHandler { return ErrorHandler(c.errh.Load()) 
 
 func (c *Comm) String() string { return "comm " + c.Name() }
 
+// validPeer reports whether rank may be a call's peer: checkRank's test
+// without its error, for the calls' fast path.
+func (c *Comm) validPeer(rank int, anyOK bool) bool {
+	return uint(rank) < uint(len(c.group)) || rank == ProcNull || (anyOK && rank == AnySource)
+}
+
+// validTag is checkTag's test without its error.
+func validTag(tag int, anyOK bool) bool {
+	return uint(tag) <= TagUB || (anyOK && tag == AnyTag)
+}
+
 // checkRank validates a peer rank; what is "send to" or "recv from".
 func (c *Comm) checkRank(op string, rank int, anyOK bool) error {
 	if rank == ProcNull || (anyOK && rank == AnySource) {

@@ -171,7 +171,7 @@ func collArgs(op string, comm *Comm) (*library, error) {
 }
 
 // CommDup makes a communicator of comm's group with a new context.
-func (realAPI) CommDup(comm *Comm) (*Comm, error) {
+func (*realAPI) CommDup(comm *Comm) (*Comm, error) {
 	l, err := collArgs("comm dup", comm)
 	if err != nil {
 		return nil, err
@@ -186,7 +186,7 @@ func (realAPI) CommDup(comm *Comm) (*Comm, error) {
 
 // CommSplit partitions comm by color, ordering each part by key, then by
 // rank in comm. A rank whose color is Undefined gets no communicator (nil).
-func (realAPI) CommSplit(comm *Comm, color, key int) (*Comm, error) {
+func (*realAPI) CommSplit(comm *Comm, color, key int) (*Comm, error) {
 	l, err := collArgs("comm split", comm)
 	if err != nil {
 		return nil, err
@@ -199,7 +199,7 @@ func (realAPI) CommSplit(comm *Comm, color, key int) (*Comm, error) {
 
 // CommSplitType partitions comm by type: CommTypeShared gives each host's
 // ranks a communicator of their own; Undefined gives no communicator.
-func (realAPI) CommSplitType(comm *Comm, splitType, key int) (*Comm, error) {
+func (*realAPI) CommSplitType(comm *Comm, splitType, key int) (*Comm, error) {
 	l, err := collArgs("comm split type", comm)
 	if err != nil {
 		return nil, err
@@ -253,7 +253,7 @@ func (l *library) split(comm *Comm, op, name string, color, key int) (*Comm, err
 
 // CommCreate makes a communicator of group, a subset of comm's group that
 // every rank of comm passes alike. Ranks outside group get nil.
-func (realAPI) CommCreate(comm *Comm, group *Group) (*Comm, error) {
+func (*realAPI) CommCreate(comm *Comm, group *Group) (*Comm, error) {
 	l, err := collArgs("comm create", comm)
 	if err != nil {
 		return nil, err
@@ -276,7 +276,7 @@ func (realAPI) CommCreate(comm *Comm, group *Group) (*Comm, error) {
 
 // CommFree releases a communicator made by Dup, Split, SplitType or
 // Create; calls on it then fail with ErrComm.
-func (realAPI) CommFree(comm *Comm) error {
+func (*realAPI) CommFree(comm *Comm) error {
 	l, err := collArgs("comm free", comm)
 	if err != nil {
 		return err
@@ -299,7 +299,7 @@ func (realAPI) CommFree(comm *Comm) error {
 // CommCompare compares two communicators: Ident for the same one,
 // Congruent for the same ranks in the same order, Similar for the same
 // ranks in another order, else Unequal.
-func (realAPI) CommCompare(a, b *Comm) (Comparison, error) {
+func (*realAPI) CommCompare(a, b *Comm) (Comparison, error) {
 	if err := errors.Join(checkComm("comm compare", a), checkComm("comm compare", b)); err != nil {
 		return Unequal, err
 	}
@@ -313,7 +313,7 @@ func (realAPI) CommCompare(a, b *Comm) (Comparison, error) {
 }
 
 // CommSetName names comm for tools and error messages.
-func (realAPI) CommSetName(comm *Comm, name string) error {
+func (*realAPI) CommSetName(comm *Comm, name string) error {
 	if err := checkComm("comm set name", comm); err != nil {
 		return err
 	}
@@ -325,7 +325,7 @@ func (realAPI) CommSetName(comm *Comm, name string) error {
 }
 
 // CommGetName returns comm's name.
-func (realAPI) CommGetName(comm *Comm) (string, error) {
+func (*realAPI) CommGetName(comm *Comm) (string, error) {
 	if err := checkComm("comm get name", comm); err != nil {
 		return "", err
 	}

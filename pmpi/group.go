@@ -74,7 +74,7 @@ func checkGroup(op string, groups ...*Group) error {
 }
 
 // CommGroup returns the group of comm.
-func (realAPI) CommGroup(comm *Comm) (*Group, error) {
+func (*realAPI) CommGroup(comm *Comm) (*Group, error) {
 	l, err := running("comm group")
 	if err != nil {
 		return nil, err
@@ -86,7 +86,7 @@ func (realAPI) CommGroup(comm *Comm) (*Group, error) {
 }
 
 // GroupSize returns the number of processes in g.
-func (realAPI) GroupSize(g *Group) (int, error) {
+func (*realAPI) GroupSize(g *Group) (int, error) {
 	if err := checkGroup("group size", g); err != nil {
 		return 0, err
 	}
@@ -94,7 +94,7 @@ func (realAPI) GroupSize(g *Group) (int, error) {
 }
 
 // GroupRank returns this process's rank in g, or Undefined.
-func (realAPI) GroupRank(g *Group) (int, error) {
+func (*realAPI) GroupRank(g *Group) (int, error) {
 	if err := checkGroup("group rank", g); err != nil {
 		return Undefined, err
 	}
@@ -117,7 +117,7 @@ func (g *Group) checkRanks(op string, ranks []int) error {
 }
 
 // GroupIncl returns the group of g's ranks listed, in that order.
-func (realAPI) GroupIncl(g *Group, ranks []int) (*Group, error) {
+func (*realAPI) GroupIncl(g *Group, ranks []int) (*Group, error) {
 	if err := checkGroup("group incl", g); err != nil {
 		return nil, err
 	}
@@ -132,7 +132,7 @@ func (realAPI) GroupIncl(g *Group, ranks []int) (*Group, error) {
 }
 
 // GroupExcl returns g without the ranks listed, in g's order.
-func (realAPI) GroupExcl(g *Group, ranks []int) (*Group, error) {
+func (*realAPI) GroupExcl(g *Group, ranks []int) (*Group, error) {
 	if err := checkGroup("group excl", g); err != nil {
 		return nil, err
 	}
@@ -149,7 +149,7 @@ func (realAPI) GroupExcl(g *Group, ranks []int) (*Group, error) {
 }
 
 // GroupUnion returns a's processes, then those of b not in a.
-func (realAPI) GroupUnion(a, b *Group) (*Group, error) {
+func (*realAPI) GroupUnion(a, b *Group) (*Group, error) {
 	if err := checkGroup("group union", a, b); err != nil {
 		return nil, err
 	}
@@ -163,7 +163,7 @@ func (realAPI) GroupUnion(a, b *Group) (*Group, error) {
 }
 
 // GroupIntersection returns a's processes that are also in b, in a's order.
-func (realAPI) GroupIntersection(a, b *Group) (*Group, error) {
+func (*realAPI) GroupIntersection(a, b *Group) (*Group, error) {
 	if err := checkGroup("group intersection", a, b); err != nil {
 		return nil, err
 	}
@@ -177,7 +177,7 @@ func (realAPI) GroupIntersection(a, b *Group) (*Group, error) {
 }
 
 // GroupDifference returns a's processes that are not in b, in a's order.
-func (realAPI) GroupDifference(a, b *Group) (*Group, error) {
+func (*realAPI) GroupDifference(a, b *Group) (*Group, error) {
 	if err := checkGroup("group difference", a, b); err != nil {
 		return nil, err
 	}
@@ -192,7 +192,7 @@ func (realAPI) GroupDifference(a, b *Group) (*Group, error) {
 
 // GroupTranslateRanks returns the rank in b of each of a's ranks listed:
 // Undefined for a process not in b, ProcNull for ProcNull.
-func (realAPI) GroupTranslateRanks(a *Group, ranks []int, b *Group) ([]int, error) {
+func (*realAPI) GroupTranslateRanks(a *Group, ranks []int, b *Group) ([]int, error) {
 	if err := checkGroup("group translate ranks", a, b); err != nil {
 		return nil, err
 	}
@@ -215,7 +215,7 @@ func (realAPI) GroupTranslateRanks(a *Group, ranks []int, b *Group) ([]int, erro
 
 // GroupCompare returns Ident for the same processes in the same order,
 // Similar for the same processes in another order, else Unequal.
-func (realAPI) GroupCompare(a, b *Group) (Comparison, error) {
+func (*realAPI) GroupCompare(a, b *Group) (Comparison, error) {
 	if err := checkGroup("group compare", a, b); err != nil {
 		return Unequal, err
 	}

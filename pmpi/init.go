@@ -77,14 +77,14 @@ var (
 // Init initialises MPI: it joins the job gompirun started (or runs as a
 // singleton), loads the components that parameters select, and wires the
 // transports to every rank. It may be called once per process.
-func (realAPI) Init() error {
-	_, err := realAPI{}.InitThread(ThreadMultiple)
+func (*realAPI) Init() error {
+	_, err := theAPI.InitThread(ThreadMultiple)
 	return err
 }
 
 // InitThread is Init with a requested thread level; it returns the level
 // provided, which is always ThreadMultiple.
-func (realAPI) InitThread(required ThreadLevel) (ThreadLevel, error) {
+func (*realAPI) InitThread(required ThreadLevel) (ThreadLevel, error) {
 	initMu.Lock()
 	defer initMu.Unlock()
 	if s := state.Load(); s != stateNew {
@@ -262,7 +262,7 @@ func (l *library) close() error {
 
 // Finalize waits for every rank to reach Finalize, then closes the
 // transports and leaves the job. Every request must be complete.
-func (realAPI) Finalize() error {
+func (*realAPI) Finalize() error {
 	initMu.Lock()
 	defer initMu.Unlock()
 	l, err := running("Finalize")
@@ -285,10 +285,10 @@ func (realAPI) Finalize() error {
 }
 
 // Initialized reports whether Init has completed (even if Finalize followed).
-func (realAPI) Initialized() bool { return state.Load() >= stateRunning }
+func (*realAPI) Initialized() bool { return state.Load() >= stateRunning }
 
 // Finalized reports whether Finalize has completed.
-func (realAPI) Finalized() bool { return state.Load() == stateFinalized }
+func (*realAPI) Finalized() bool { return state.Load() == stateFinalized }
 
 func running(op string) (*library, error) {
 	switch state.Load() {
@@ -301,7 +301,7 @@ func running(op string) (*library, error) {
 }
 
 // CommWorld is the communicator of every rank of the job; nil before Init.
-func (realAPI) CommWorld() *Comm {
+func (*realAPI) CommWorld() *Comm {
 	if l := current.Load(); l != nil {
 		return l.world
 	}
@@ -309,7 +309,7 @@ func (realAPI) CommWorld() *Comm {
 }
 
 // CommSelf is the communicator of this rank alone; nil before Init.
-func (realAPI) CommSelf() *Comm {
+func (*realAPI) CommSelf() *Comm {
 	if l := current.Load(); l != nil {
 		return l.self
 	}
@@ -318,7 +318,7 @@ func (realAPI) CommSelf() *Comm {
 
 // Abort stops every rank of the job with the given exit code. It returns
 // only if the launcher cannot be told, and then exits the process.
-func (realAPI) Abort(comm *Comm, code int) error {
+func (*realAPI) Abort(comm *Comm, code int) error {
 	return abort(code, fmt.Sprintf("MPI_Abort called on %v with code %d", comm, code))
 }
 
@@ -336,10 +336,10 @@ func abort(code int, msg string) error {
 
 // Wtime returns elapsed wall-clock time in seconds since an arbitrary
 // point in the past, fixed for the process.
-func (realAPI) Wtime() float64 { return time.Since(epoch).Seconds() }
+func (*realAPI) Wtime() float64 { return time.Since(epoch).Seconds() }
 
 // Wtick returns the resolution of Wtime in seconds.
-func (realAPI) Wtick() float64 { return 1e-9 }
+func (*realAPI) Wtick() float64 { return 1e-9 }
 
 // Transports describes which transport carries traffic to each world rank,
 // as "0:self 1:tcp"; empty before Init.

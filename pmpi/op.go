@@ -59,7 +59,7 @@ type UserFunc func(in, inout []byte, count int, dt Datatype)
 
 // OpCreate makes an operation from f. A non-commutative one is applied in
 // rank order.
-func (realAPI) OpCreate(f UserFunc, commutative bool) (Op, error) {
+func (*realAPI) OpCreate(f UserFunc, commutative bool) (Op, error) {
 	if f == nil {
 		return Op{}, errorf(ClassOp, nil, "op create: the function is nil")
 	}

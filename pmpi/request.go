@@ -13,7 +13,7 @@ const Undefined = -1
 // Wait blocks until the request completes and returns its status and
 // error. The request is then recycled: waiting on it again is waiting on
 // MPI_REQUEST_NULL, an empty status at once.
-func (realAPI) Wait(r *Request) (Status, error) {
+func (*realAPI) Wait(r *Request) (Status, error) {
 	if r == nil {
 		return Status{}, errorf(ClassRequest, nil, "wait: the request is nil")
 	}
@@ -31,7 +31,7 @@ func (realAPI) Wait(r *Request) (Status, error) {
 
 // Test reports whether the request has completed, with its status if so;
 // a completed request is recycled as by Wait.
-func (realAPI) Test(r *Request) (Status, bool, error) {
+func (*realAPI) Test(r *Request) (Status, bool, error) {
 	if r == nil {
 		return Status{}, false, errorf(ClassRequest, nil, "test: the request is nil")
 	}
@@ -41,7 +41,7 @@ func (realAPI) Test(r *Request) (Status, bool, error) {
 			return Status{}, false, nil
 		}
 	}
-	st, err := realAPI{}.Wait(r)
+	st, err := theAPI.Wait(r)
 	return st, true, err
 }
 
@@ -49,7 +49,7 @@ func (realAPI) Test(r *Request) (Status, bool, error) {
 // that no receive has matched yet; the request's status then says
 // Cancelled. A request that already matched completes normally, and so
 // does an eager send, which has left already. Wait tells which happened.
-func (realAPI) Cancel(r *Request) error {
+func (*realAPI) Cancel(r *Request) error {
 	if r == nil {
 		return errorf(ClassRequest, nil, "cancel: the request is nil")
 	}
@@ -65,6 +65,17 @@ func (realAPI) Cancel(r *Request) error {
 // result turns the engine's status into the caller's, with the error that
 // the communicator's handler lets through.
 func (r *Request) result(st pml.Status) (Status, error) {
+	if st.Err == nil && !st.Truncated() {
+		if r.recv {
+			return statusOf(r.comm, st, r.dt), nil
+		}
+		return Status{Cancelled: st.Cancelled}, nil
+	}
+	return r.failed(st)
+}
+
+// failed is result for a status with an error or a truncation.
+func (r *Request) failed(st pml.Status) (Status, error) {
 	s := Status{Cancelled: st.Cancelled}
 	if r.recv {
 		s = statusOf(r.comm, st, r.dt)
@@ -85,7 +96,7 @@ func (r *Request) result(st pml.Status) (Status, error) {
 // request's status at its index (len(sts) >= len(reqs)); nil ignores
 // them, as MPI_STATUSES_IGNORE does, and spares the caller a slice per
 // call. If some fail, the error has class ErrInStatus and joins each one.
-func (realAPI) WaitAll(reqs []*Request, sts []Status) error {
+func (*realAPI) WaitAll(reqs []*Request, sts []Status) error {
 	if sts != nil && len(sts) < len(reqs) {
 		return errorf(ClassArg, nil, "waitall: %d statuses for %d requests", len(sts), len(reqs))
 	}
@@ -97,7 +108,7 @@ func (realAPI) WaitAll(reqs []*Request, sts []Status) error {
 			}
 			continue
 		}
-		st, err := realAPI{}.Wait(r)
+		st, err := theAPI.Wait(r)
 		if sts != nil {
 			sts[i] = st
 		}
@@ -113,7 +124,7 @@ func (realAPI) WaitAll(reqs []*Request, sts []Status) error {
 
 // TestAll reports whether every request has completed; if so it completes
 // them as WaitAll does, statuses into sts when not nil.
-func (realAPI) TestAll(reqs []*Request, sts []Status) (bool, error) {
+func (*realAPI) TestAll(reqs []*Request, sts []Status) (bool, error) {
 	if sts != nil && len(sts) < len(reqs) {
 		return false, errorf(ClassArg, nil, "testall: %d statuses for %d requests", len(sts), len(reqs))
 	}
@@ -127,13 +138,13 @@ func (realAPI) TestAll(reqs []*Request, sts []Status) (bool, error) {
 			return false, nil
 		}
 	}
-	return true, realAPI{}.WaitAll(reqs, sts)
+	return true, theAPI.WaitAll(reqs, sts)
 }
 
 // WaitAny waits until one of reqs completes, sets that entry to nil (MPI's
 // MPI_REQUEST_NULL) and returns its index and status. With no non-nil
 // request it returns Undefined.
-func (realAPI) WaitAny(reqs []*Request) (int, Status, error) {
+func (*realAPI) WaitAny(reqs []*Request) (int, Status, error) {
 	eng, pending, done, err := engineRequests("waitany", reqs)
 	switch {
 	case err != nil:
@@ -147,7 +158,7 @@ func (realAPI) WaitAny(reqs []*Request) (int, Status, error) {
 }
 
 // TestAny is WaitAny without waiting: found is false when none has completed.
-func (realAPI) TestAny(reqs []*Request) (int, Status, bool, error) {
+func (*realAPI) TestAny(reqs []*Request) (int, Status, bool, error) {
 	eng, pending, done, err := engineRequests("testany", reqs)
 	if err != nil {
 		return Undefined, Status{}, false, err
@@ -171,14 +182,14 @@ func (realAPI) TestAny(reqs []*Request) (int, Status, bool, error) {
 
 // WaitSome waits until at least one of reqs completes and returns every
 // completed one, setting those entries to nil.
-func (realAPI) WaitSome(reqs []*Request) ([]int, []Status, error) {
-	i, st, err := realAPI{}.WaitAny(reqs)
+func (*realAPI) WaitSome(reqs []*Request) ([]int, []Status, error) {
+	i, st, err := theAPI.WaitAny(reqs)
 	if i == Undefined {
 		return nil, nil, err
 	}
 	idx, sts, errs := []int{i}, []Status{st}, []error{err}
 	for {
-		j, st, found, err := realAPI{}.TestAny(reqs)
+		j, st, found, err := theAPI.TestAny(reqs)
 		if !found || j == Undefined {
 			break
 		}
@@ -215,7 +226,7 @@ func finish(reqs []*Request, i int) (int, Status, error) {
 	}
 	r := reqs[i]
 	reqs[i] = nil
-	st, err := realAPI{}.Wait(r)
+	st, err := theAPI.Wait(r)
 	return i, st, err
 }
 

@@ -116,7 +116,7 @@ func callSite(pcs []uintptr) (call, site string) {
 		if name, ok := strings.CutPrefix(f.Function, "github.com/gompi/gompi/mpi."); ok {
 			call, fromMPI = name, true
 		} else if name, ok := strings.CutPrefix(f.Function, "github.com/gompi/gompi/pmpi."); ok && !fromMPI {
-			call = strings.TrimPrefix(name, "realAPI.") // frames go outward: the last is the entry point
+			call = strings.TrimPrefix(name, "(*realAPI).") // frames go outward: the last is the entry point
 		}
 		if i := strings.IndexByte(call, '['); i >= 0 {
 			call = call[:i] // a generic function's instantiation

@@ -13,7 +13,7 @@ type Status struct {
 }
 
 // CountOf returns how many elements of dt the message holds.
-func (s Status) CountOf(dt Datatype) int { return s.bytes / dt.size }
+func (s Status) CountOf(dt Datatype) int { return dt.count(s.bytes) }
 
 // statusOf translates the engine's status to the communicator's ranks.
 func statusOf(c *Comm, st pml.Status, dt Datatype) Status {
@@ -21,7 +21,7 @@ func statusOf(c *Comm, st pml.Status, dt Datatype) Status {
 	if !ok {
 		src = st.Source
 	}
-	return Status{Source: src, Tag: st.Tag, Count: st.Bytes / dt.size, Cancelled: st.Cancelled, bytes: st.Bytes}
+	return Status{Source: src, Tag: st.Tag, Count: dt.count(st.Bytes), Cancelled: st.Cancelled, bytes: st.Bytes}
 }
 
 func nullStatus() Status { return Status{Source: ProcNull, Tag: AnyTag} }
