@@ -12,6 +12,7 @@ type Datatype struct {
 	name string
 	size int
 	kind kind
+	id   uint8 // index into predefined, so that a reduction finds its operation without hashing
 }
 
 // kind is what reductions may do with a datatype's elements.
@@ -42,26 +43,30 @@ func (d Datatype) count(n int) int {
 
 // The predefined datatypes, one per Go numeric type.
 var (
-	Byte       = Datatype{"MPI_BYTE", 1, kindInt}
-	Int8       = Datatype{"MPI_INT8_T", 1, kindInt}
-	Int16      = Datatype{"MPI_INT16_T", 2, kindInt}
-	Int32      = Datatype{"MPI_INT32_T", 4, kindInt}
-	Int64      = Datatype{"MPI_INT64_T", 8, kindInt}
-	Uint16     = Datatype{"MPI_UINT16_T", 2, kindInt}
-	Uint32     = Datatype{"MPI_UINT32_T", 4, kindInt}
-	Uint64     = Datatype{"MPI_UINT64_T", 8, kindInt}
-	Float32    = Datatype{"MPI_FLOAT", 4, kindFloat}
-	Float64    = Datatype{"MPI_DOUBLE", 8, kindFloat}
-	Complex64  = Datatype{"MPI_C_FLOAT_COMPLEX", 8, kindComplex}
-	Complex128 = Datatype{"MPI_C_DOUBLE_COMPLEX", 16, kindComplex}
+	Byte       = Datatype{"MPI_BYTE", 1, kindInt, 1}
+	Int8       = Datatype{"MPI_INT8_T", 1, kindInt, 2}
+	Int16      = Datatype{"MPI_INT16_T", 2, kindInt, 3}
+	Int32      = Datatype{"MPI_INT32_T", 4, kindInt, 4}
+	Int64      = Datatype{"MPI_INT64_T", 8, kindInt, 5}
+	Uint16     = Datatype{"MPI_UINT16_T", 2, kindInt, 6}
+	Uint32     = Datatype{"MPI_UINT32_T", 4, kindInt, 7}
+	Uint64     = Datatype{"MPI_UINT64_T", 8, kindInt, 8}
+	Float32    = Datatype{"MPI_FLOAT", 4, kindFloat, 9}
+	Float64    = Datatype{"MPI_DOUBLE", 8, kindFloat, 10}
+	Complex64  = Datatype{"MPI_C_FLOAT_COMPLEX", 8, kindComplex, 11}
+	Complex128 = Datatype{"MPI_C_DOUBLE_COMPLEX", 16, kindComplex, 12}
 
 	// The value-index pairs of MinLoc and MaxLoc, laid out as C's structs.
-	Float32Int = Datatype{"MPI_FLOAT_INT", 8, kindPair}
-	Float64Int = Datatype{"MPI_DOUBLE_INT", 16, kindPair}
-	Int64Int   = Datatype{"MPI_LONG_INT", 16, kindPair}
-	Int32Int   = Datatype{"MPI_2INT", 8, kindPair}
-	Int16Int   = Datatype{"MPI_SHORT_INT", 8, kindPair}
+	Float32Int = Datatype{"MPI_FLOAT_INT", 8, kindPair, 13}
+	Float64Int = Datatype{"MPI_DOUBLE_INT", 16, kindPair, 14}
+	Int64Int   = Datatype{"MPI_LONG_INT", 16, kindPair, 15}
+	Int32Int   = Datatype{"MPI_2INT", 8, kindPair, 16}
+	Int16Int   = Datatype{"MPI_SHORT_INT", 8, kindPair, 17}
 )
+
+// predefined lists the predefined datatypes by id.
+var predefined = [...]Datatype{{}, Byte, Int8, Int16, Int32, Int64, Uint16, Uint32, Uint64, Float32, Float64,
+	Complex64, Complex128, Float32Int, Float64Int, Int64Int, Int32Int, Int16Int}
 
 // Pair is a value and its index, the element of MinLoc and MaxLoc
 // reductions (MPI_DOUBLE_INT and its kin).
