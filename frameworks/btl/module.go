@@ -136,7 +136,9 @@ type SingleCopier interface {
 	// Read copies len(dst) bytes at offset off of the buffer that peer
 	// exposed as token into dst. An error means the copy could not be
 	// made (the kernel refused it, or the peer is gone); the caller then
-	// falls back to having the payload sent.
+	// falls back to having the payload sent. The caller keeps off and
+	// len(dst) within the exposed buffer and reads only live tokens; a
+	// module need not detect otherwise (sm's tokens are addresses).
 	Read(peer int, token uint64, off int, dst []byte) error
 }
 

@@ -27,7 +27,10 @@
 // order), Headers (0 and MaxHeaderSize+1 bytes are refused), Concurrent
 // (several goroutines per rank keep their order per peer), Place (placed
 // payloads land in the Place buffer, never one of the wrong size), Idle
-// (a btl.Idler delivers unpolled between Idle and Busy), DelProcs (then
+// (a btl.Idler delivers unpolled between Idle and Busy), SingleCopy (a
+// btl.SingleCopier's exposed buffers read back exactly, whole and from an
+// offset, under distinct tokens), ReadAll (a btl.VectorReader's batch
+// equals the reads one by one), DelProcs (then
 // Send fails with btl.ErrUnreachable, nobody is reported failed),
 // Finalize (then Send fails, Progress does nothing, Finalize again is
 // harmless) and FailedPeer (with Kill: the survivor learns by PeerFailed

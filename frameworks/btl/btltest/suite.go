@@ -57,6 +57,8 @@ func Run(t *testing.T, s Suite) {
 	t.Run("Concurrent", s.testConcurrent)
 	t.Run("Place", s.testPlace)
 	t.Run("Idle", s.testIdle)
+	t.Run("SingleCopy", s.testSingleCopy)
+	t.Run("ReadAll", s.testReadAll)
 	t.Run("DelProcs", s.testDelProcs)
 	t.Run("Finalize", s.testFinalize)
 	t.Run("FailedPeer", s.testFailedPeer)
