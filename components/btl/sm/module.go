@@ -62,7 +62,7 @@ type peer struct {
 	held        atomic.Bool // Post staged records that nobody published yet
 	added       atomic.Bool
 	failed      atomic.Bool
-	cma         atomic.Bool // the receiver may read this peer's memory
+	readsMe     *atomic.Uint32 // in the segment: non-zero while the peer may read this rank's memory
 }
 
 func newModule(cfg config, env btl.InitEnv, host string, log hclog.Logger) (*Module, error) {
@@ -165,7 +165,8 @@ func (m *Module) AddProcs(ctx context.Context, procs []btl.Proc) ([]bool, error)
 		if pr == nil {
 			pr = &peer{rank: p.Rank, local: ep.localRank, pid: ep.pid, block: m.seg.rank(ep.localRank)}
 			pr.out = producer{ring: m.seg.ring(m.localRank, ep.localRank)}
-			pr.cma.Store(m.tryCMA(p.Rank, ep))
+			pr.readsMe = m.seg.readable(ep.localRank, m.localRank)
+			m.setReadable(pr, m.tryCMA(p.Rank, ep))
 			m.peers[p.Rank] = pr
 			inbound = append(inbound, &consumer{ring: m.seg.ring(ep.localRank, m.localRank), from: p.Rank})
 		}
@@ -201,6 +202,16 @@ func (m *Module) tryCMA(rank int, ep endpoint) bool {
 		m.log.Debug("cross-memory attach refused; large messages go through the ring", "peer", rank, "error", err)
 	}
 	return false
+}
+
+// setReadable records in the segment whether this rank may read p's
+// memory: p exposes its buffers to this rank only while it may.
+func (m *Module) setReadable(p *peer, ok bool) {
+	var v uint32
+	if ok {
+		v = 1
+	}
+	m.seg.readable(m.localRank, p.local).Store(v)
 }
 
 func (m *Module) consumers() []*consumer {
@@ -531,10 +542,14 @@ func (m *Module) checkPeers() {
 	}
 }
 
-// SingleCopyMin is btl_sm_single_copy_threshold for peers whose memory
-// this rank can read with cross-memory attach, else 0.
+// SingleCopyMin is btl_sm_single_copy_threshold for peers that can read
+// this rank's memory with cross-memory attach (they said so in the
+// segment), else 0.
 func (m *Module) SingleCopyMin(rank int) int {
-	if rank < 0 || rank >= len(m.peers) || m.peers[rank] == nil || !m.peers[rank].cma.Load() {
+	if rank < 0 || rank >= len(m.peers) || m.cfg.singleCopy == "none" {
+		return 0
+	}
+	if p := m.peers[rank]; p == nil || p.readsMe.Load() == 0 {
 		return 0
 	}
 	return m.cfg.singleCopyMin
@@ -605,7 +620,7 @@ func (m *Module) readErr(p *peer, rank int, err error) error {
 		return nil
 	}
 	if errors.Is(err, unix.EPERM) || errors.Is(err, unix.ENOSYS) {
-		p.cma.Store(false)
+		m.setReadable(p, false) // the peer stops exposing its buffers to this rank
 		m.log.Debug("cross-memory attach refused; large messages go through the ring", "peer", rank, "error", err)
 	}
 	return fmt.Errorf("btl sm: read from rank %d: %w", rank, err)

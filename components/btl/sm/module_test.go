@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/gompi/gompi/frameworks/btl"
 	"github.com/gompi/gompi/frameworks/btl/btltest"
 )
@@ -303,6 +305,26 @@ func TestReadAll(t *testing.T) {
 	}
 	if err := j.mods[1].ReadAll(5, tokens[:1], dsts[:1]); err == nil {
 		t.Error("ReadAll from rank 5 of 2 succeeded")
+	}
+}
+
+// TestSingleCopyAsksTheReader: a sender exposes its buffers only to a peer
+// that may read them. Once rank 1's kernel refuses it rank 0's memory,
+// rank 0 stops offering single copy to rank 1, and rank 1 still offers it
+// to rank 0, which can read rank 1.
+func TestSingleCopyAsksTheReader(t *testing.T) {
+	j := newTestJob(t, 2)
+	if j.mods[0].SingleCopyMin(1) == 0 || j.mods[1].SingleCopyMin(0) == 0 {
+		t.Skip("cross-memory attach is not allowed here")
+	}
+	if err := j.mods[1].readErr(j.mods[1].peers[0], 0, unix.EPERM); !errors.Is(err, unix.EPERM) {
+		t.Fatalf("readErr = %v, want EPERM wrapped", err)
+	}
+	if n := j.mods[0].SingleCopyMin(1); n != 0 {
+		t.Errorf("rank 0 offers single copy from %d bytes to rank 1, which may not read it", n)
+	}
+	if n := j.mods[1].SingleCopyMin(0); n == 0 {
+		t.Error("rank 1 stopped offering single copy to rank 0, which may still read it")
 	}
 }
 

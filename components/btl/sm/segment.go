@@ -19,6 +19,9 @@ import (
 //	                the count of ranks that mapped it
 //	rank blocks:    per local rank, three cache lines: its wake-up word,
 //	                its sleeping flag, its pid and state
+//	readable:       per local rank a row of words, one per local rank: 1
+//	                where the row's rank may read that rank's memory
+//	                (cross-memory attach), written by the row's rank only
 //	rings:          per ordered pair (sender, receiver) of local ranks, a
 //	                line with the consumer's head, then ring_size bytes
 //	                of records
@@ -27,7 +30,7 @@ import (
 // line of its own, so a producer's stores never evict the consumer's line.
 const (
 	segMagic      = "GOMPISM\x00"
-	layoutVersion = 2
+	layoutVersion = 3
 	lineSize      = 64
 	headerSize    = 4096
 	rankBlockSize = 3 * lineSize
@@ -56,16 +59,18 @@ const (
 // layout computes where everything lives for a number of local ranks and a
 // ring size.
 type layout struct {
-	localSize int
-	ringSize  int
-	ringsOff  int
-	stride    int
-	total     int
+	localSize   int
+	ringSize    int
+	readableOff int
+	ringsOff    int
+	stride      int
+	total       int
 }
 
 func newLayout(localSize, ringSize int) layout {
 	l := layout{localSize: localSize, ringSize: ringSize}
-	l.ringsOff = alignUp(headerSize+localSize*rankBlockSize, 4096)
+	l.readableOff = headerSize + localSize*rankBlockSize
+	l.ringsOff = alignUp(l.readableOff+alignUp(localSize*localSize*4, lineSize), 4096)
 	l.stride = ringCtlSize + ringSize
 	l.total = l.ringsOff + localSize*localSize*l.stride
 	return l
@@ -236,6 +241,14 @@ func (s *segment) rank(local int) rankBlock {
 		pid:      s.u32(off + 2*lineSize),
 		state:    s.u32(off + 2*lineSize + 4),
 	}
+}
+
+// readable is the word in which local rank reader says whether it may read
+// local rank target's memory. A sender asks its receiver's word before it
+// exposes a buffer: the kernel's permission need not be symmetric (Yama's
+// ptrace scope, differing credentials).
+func (s *segment) readable(reader, target int) *atomic.Uint32 {
+	return s.u32(s.lay.readableOff + (reader*s.lay.localSize+target)*4)
 }
 
 // ring returns the ring that carries fragments from local rank from to
