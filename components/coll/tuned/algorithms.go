@@ -147,7 +147,7 @@ func (k collective) parse(s string) (int, error) {
 			}
 		}
 	}
-	return 0, fmt.Errorf("%q is not a %s algorithm: want %s", s, k.name, k.allowed())
+	return 0, fmt.Errorf("%q is not one of the %s algorithms: want %s", s, k.name, k.allowed())
 }
 
 // allowed lists the accepted values, for errors.
