@@ -27,7 +27,8 @@ import (
 //	                of records
 //
 // Every field that two processes write or read concurrently has a cache
-// line of its own, so a producer's stores never evict the consumer's line.
+// line of its own, so a producer's stores never evict the consumer's line;
+// the readable table, written at AddProcs and on a refusal only, is packed.
 const (
 	segMagic      = "GOMPISM\x00"
 	layoutVersion = 3
