@@ -128,7 +128,8 @@ type Idler interface {
 // (cross-memory attach for shared memory).
 type SingleCopier interface {
 	// SingleCopyMin is the smallest payload worth a single copy to peer;
-	// 0 means none to that peer.
+	// 0 means none to that peer, as when peer may not read this rank's
+	// memory (it is the reader's permission that counts).
 	SingleCopyMin(peer int) int
 	// Expose returns a token by which peer's module can Read buf. buf must
 	// stay unchanged and reachable until peer reports that it has read it.
