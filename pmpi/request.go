@@ -14,19 +14,31 @@ const Undefined = -1
 // error. The request is then recycled: waiting on it again is waiting on
 // MPI_REQUEST_NULL, an empty status at once.
 func (*realAPI) Wait(r *Request) (Status, error) {
+	var st Status
+	err := waitInto(r, &st)
+	return st, err
+}
+
+// waitInto is Wait writing the status into dst: WaitAll's statuses are
+// written once, where the caller wants them, not copied at every return.
+func waitInto(r *Request, dst *Status) error {
 	if r == nil {
-		return Status{}, errorf(ClassRequest, nil, "wait: the request is nil")
+		*dst = Status{}
+		return errorf(ClassRequest, nil, "wait: the request is nil")
 	}
 	g := r.gen.Load()
 	if g%2 == 0 {
-		return EmptyStatus(), nil // completed before: MPI_REQUEST_NULL
+		*dst = EmptyStatus() // completed before: MPI_REQUEST_NULL
+		return nil
 	}
-	st, err := nullStatus(), error(nil) // an operation on ProcNull
+	var err error
 	if r.r != nil {
-		st, err = r.result(r.lib.engine.Wait(r.r))
+		err = r.resultInto(dst, r.lib.engine.WaitRef(r.r))
+	} else {
+		*dst = nullStatus() // an operation on ProcNull
 	}
 	r.recycle(g)
-	return st, err
+	return err
 }
 
 // Test reports whether the request has completed, with its status if so;
@@ -62,16 +74,20 @@ func (*realAPI) Cancel(r *Request) error {
 	return nil
 }
 
-// result turns the engine's status into the caller's, with the error that
-// the communicator's handler lets through.
-func (r *Request) result(st pml.Status) (Status, error) {
+// resultInto turns the engine's status into the caller's, in dst, and
+// returns the error that the communicator's handler lets through.
+func (r *Request) resultInto(dst *Status, st *pml.Status) error {
 	if st.Err == nil && !st.Truncated() {
 		if r.recv {
-			return statusOf(r.comm, st, r.dt), nil
+			*dst = statusOf(r.comm, *st, r.dt)
+		} else {
+			*dst = Status{Cancelled: st.Cancelled}
 		}
-		return Status{Cancelled: st.Cancelled}, nil
+		return nil
 	}
-	return r.failed(st)
+	var err error
+	*dst, err = r.failed(*st)
+	return err
 }
 
 // failed is result for a status with an error or a truncation.
@@ -108,9 +124,12 @@ func (*realAPI) WaitAll(reqs []*Request, sts []Status) error {
 			}
 			continue
 		}
-		st, err := theAPI.Wait(r)
+		var err error
 		if sts != nil {
-			sts[i] = st
+			err = waitInto(r, &sts[i])
+		} else {
+			var st Status
+			err = waitInto(r, &st)
 		}
 		if err != nil {
 			errs = append(errs, err)

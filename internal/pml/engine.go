@@ -745,12 +745,20 @@ func (e *Engine) signal() chan struct{} {
 
 // Wait blocks until r completes and returns its status, driving the
 // transports' progress meanwhile.
-func (e *Engine) Wait(r *Request) Status {
+func (e *Engine) Wait(r *Request) Status { return *e.WaitRef(r) }
+
+// WaitRef is Wait returning r's status where it lies, valid until r is
+// released or started again: a caller that translates the status copies
+// it once instead of at every return (WaitAll over hundreds of requests).
+func (e *Engine) WaitRef(r *Request) *Status {
 	if r.held.Load() && r.held.CompareAndSwap(true, false) {
 		// Waiting on a send means wanting it gone: write what the module holds back.
 		if p, ok := e.module(r.peer).(btl.Poster); ok {
 			p.Flush(r.peer)
 		}
+	}
+	if r.Done() {
+		return r.settledRef() // WaitAll's requests mostly are: no waiter to set up
 	}
 	w := waiter{e: e, one: r}
 	for !r.Done() {
@@ -766,7 +774,7 @@ func (e *Engine) Wait(r *Request) Status {
 		w.step()
 	}
 	w.end()
-	return r.settled()
+	return r.settledRef()
 }
 
 // Progress polls the transports once; Test-style calls use it so that a

@@ -103,12 +103,15 @@ func (r *Request) finish(st Status) {
 // settled returns r's status once it is done. After it, whoever completed
 // r has finished with it and nothing but the caller touches it: a waiter
 // that slept waits, through mu, for the completer's close to end.
-func (r *Request) settled() Status {
+func (r *Request) settled() Status { return *r.settledRef() }
+
+// settledRef is settled without the copy.
+func (r *Request) settledRef() *Status {
 	if r.slept {
 		r.mu.Lock()
 		defer r.mu.Unlock()
 	}
-	return r.status
+	return &r.status
 }
 
 // matches reports whether a posted receive accepts a message.
