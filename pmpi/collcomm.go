@@ -43,12 +43,13 @@ func (x collComm) Recv(buf []byte, src, tag int) error {
 	if err := x.check("collective recv", src); err != nil {
 		return err
 	}
-	return x.result(src, len(buf), x.engine().Recv(x.c.context+1, x.c.group[src], tag, buf))
+	st := x.engine().Recv(x.c.context+1, x.c.group[src], tag, buf)
+	return x.result(src, len(buf), &st)
 }
 
 // result turns a receive's status into an error: a message of another
 // length than expected is the mark of counts that disagree.
-func (x collComm) result(src, want int, st pml.Status) error {
+func (x collComm) result(src, want int, st *pml.Status) error {
 	switch {
 	case st.Err != nil:
 		return failure(fmt.Sprintf("collective recv on %v from rank %d", x.c, src), st.Err)
@@ -128,11 +129,11 @@ func (r *collReq) Wait() error {
 	x := r.x
 	var err error
 	if r.src < 0 {
-		if st := x.engine().Wait(r.r); st.Err != nil {
+		if st := x.engine().WaitRef(r.r); st.Err != nil {
 			err = failure(fmt.Sprintf("collective send on %v", x.c), st.Err)
 		}
 	} else {
-		err = x.result(r.src, r.want, x.engine().Wait(r.r))
+		err = x.result(r.src, r.want, x.engine().WaitRef(r.r))
 	}
 	*r = collReq{} // the engine is done with it: Wait returned its settled status
 	x.c.lib.collReqs.Put(r)
