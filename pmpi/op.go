@@ -113,10 +113,7 @@ func bind(o Op, dt Datatype) (coll.Op, string) {
 		}
 		return &bound{dt, o.def.commute, func(in, inout []byte) { f(in, inout, len(in)/dt.size, dt) }}, ""
 	}
-	var b *bound
-	if int(dt.id) < len(predefined) && predefined[dt.id] == dt {
-		b = builtins[o.def.code][dt.id]
-	}
+	b := builtins[o.def.code][dt.id] // only predefined datatypes exist; the zero one has id 0, no entry
 	if b == nil {
 		return nil, fmt.Sprintf("%s is not defined on %s (%s)", o.def.name, dt.name, allowedTypes(o.def.code))
 	}

@@ -30,8 +30,8 @@
 // (a btl.Idler delivers unpolled between Idle and Busy), SingleCopy (a
 // btl.SingleCopier's exposed buffers read back exactly, whole and from an
 // offset, under distinct tokens), ReadAll (a btl.VectorReader's batch
-// equals the reads one by one), DelProcs (then
-// Send fails with btl.ErrUnreachable, nobody is reported failed),
+// equals the reads one by one), DelProcs (then Send fails with
+// btl.ErrUnreachable, nobody is reported failed),
 // Finalize (then Send fails, Progress does nothing, Finalize again is
 // harmless) and FailedPeer (with Kill: the survivor learns by PeerFailed
 // or a failing Send, never hangs). The suite calls AddProcs itself,
