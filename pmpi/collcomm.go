@@ -13,13 +13,29 @@ import (
 // messages.
 type collComm struct{ c *Comm }
 
-var _ coll.Comm = collComm{}
+var (
+	_ coll.Comm   = collComm{}
+	_ coll.Poller = collComm{}
+)
 
 func (x collComm) Rank() int    { return x.c.rank }
 func (x collComm) Size() int    { return len(x.c.group) }
 func (x collComm) Name() string { return x.c.Name() }
 
 func (x collComm) engine() *pml.Engine { return x.c.lib.engine }
+
+// Poll progresses the engine once and names a member of the communicator
+// that failed (coll.Poller).
+func (x collComm) Poll() error {
+	e := x.engine()
+	e.Progress()
+	for _, w := range e.FailedPeers() {
+		if r, ok := x.c.ranks[w]; ok {
+			return failure(fmt.Sprintf("collective on %v: rank %d", x.c, r), e.PeerErr(w))
+		}
+	}
+	return nil
+}
 
 func (x collComm) check(op string, peer int) error {
 	if peer < 0 || peer >= len(x.c.group) {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -125,7 +126,14 @@ func (l *library) derive(parent *Comm, op, name string, group []int, id uint32) 
 
 // attachColls builds c's collectives from the selected coll components.
 func (l *library) attachColls(c *Comm) error {
-	t, err := coll.Build(c.cc, l.collCands, l.collHost)
+	host := l.collHost
+	// The communicators of one Split share a context id but no member.
+	host.ID = fmt.Sprintf("%s.%d.%d", l.job.JobID, c.context, c.group[0])
+	host.OneNode = true
+	for _, w := range c.group {
+		host.OneNode = host.OneNode && l.hostIDs[w] == l.hostIDs[c.group[0]]
+	}
+	t, err := coll.Build(c.cc, l.collCands, host)
 	if err != nil {
 		return err
 	}
@@ -338,8 +346,13 @@ const MaxObjectName = 127
 // classOf is the MPI class of err, ClassOther if it has none.
 func classOf(err error) ErrorClass {
 	var e *Error
-	if errors.As(err, &e) {
+	switch {
+	case errors.As(err, &e):
 		return e.Class
+	case errors.Is(err, coll.ErrTooLong):
+		return ClassTruncate
+	case errors.Is(err, coll.ErrTooShort):
+		return ClassCount
 	}
 	return ClassOther
 }

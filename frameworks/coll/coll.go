@@ -83,6 +83,13 @@ type Host struct {
 	// may wait for a context switch: algorithms in which each rank waits
 	// fewer times win.
 	Oversubscribed bool
+	// OneNode: every member of the communicator runs on this node, so
+	// its members may share memory.
+	OneNode bool
+	// ID names the communicator within the job, alike on every member
+	// and never the name of another live communicator: for naming what
+	// its members share ("<job>.<context>.<first member>").
+	ID string
 }
 
 // Decider is a component that chooses algorithms rather than running them:
@@ -120,6 +127,17 @@ type Comm interface {
 	// is recycled once waited on: wait on each exactly once, and do not
 	// touch it afterwards.
 	Wait(reqs ...Request) error
+}
+
+// Poller is a Comm whose members can be waited for without messages: a
+// component whose members share memory calls Poll while it waits, so that
+// the rank's point-to-point traffic keeps moving (MPI's progress rule) and
+// a member that died ends the wait.
+type Poller interface {
+	// Poll makes one round of progress on the rank's point-to-point
+	// traffic and returns an error naming a member of the communicator
+	// that is known to have failed.
+	Poll() error
 }
 
 // Request is a pending Isend or Irecv of a Comm.
@@ -192,6 +210,11 @@ type Module struct {
 	// Free, if set, releases what the module holds when the communicator
 	// is freed.
 	Free func() error
+	// Below, if set, is called once by Build, after stacking, with what
+	// the lower-priority modules provide for each collective: a module
+	// that serves some calls of a collective (small messages) passes the
+	// others down, as a CoreDNS plugin calls the next handler.
+	Below func(next *Module)
 }
 
 // Collective names, in the order tools list them.
@@ -233,6 +256,9 @@ const (
 	TagExscan
 	// TagRules carries Build's check that every member got the same rules.
 	TagRules
+	// TagShared carries a component's set-up of memory that the members
+	// of a communicator share.
+	TagShared
 )
 
 // TagName names the collective whose messages carry tag (TagBcast:
@@ -241,7 +267,7 @@ func TagName(tag int) string {
 	if i := TagBarrier - tag; i >= 0 && i < len(Collectives) {
 		return Collectives[i]
 	}
-	if tag == TagRules {
+	if tag == TagRules || tag == TagShared {
 		return "communicator creation"
 	}
 	return ""
@@ -249,6 +275,16 @@ func TagName(tag int) string {
 
 // ErrNoProvider marks a collective that no selected component provides.
 var ErrNoProvider = errors.New("no coll component provides this collective")
+
+// ErrTooLong and ErrTooShort mark a rank's contribution that is longer or
+// shorter than the one this rank expects, found by a component that moves
+// data without messages: the ranks' counts or datatypes disagree. pmpi
+// reports them as MPI_ERR_TRUNCATE and MPI_ERR_COUNT, as it does a
+// collective's message of the wrong length.
+var (
+	ErrTooLong  = errors.New("more data than expected: the ranks' counts or datatypes disagree")
+	ErrTooShort = errors.New("less data than expected: the ranks' counts or datatypes disagree")
+)
 
 // Candidate is a component selected for the process, as the communicator
 // set-up receives it from the MCA.
@@ -311,6 +347,20 @@ func Build(c Comm, candidates []Candidate, host Host) (*Table, error) {
 				break
 			}
 		}
+	}
+	for i, o := range offers {
+		if o.mod.Below == nil {
+			continue
+		}
+		next := new(Module)
+		for j, slot := range next.slots() {
+			for _, p := range offers[i+1:] {
+				if setIfPresent(slot, p.mod.slots()[j]) {
+					break
+				}
+			}
+		}
+		o.mod.Below(next)
 	}
 	return t, nil
 }

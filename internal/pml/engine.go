@@ -354,6 +354,9 @@ func (e *Engine) FailedPeers() []int {
 	return peers
 }
 
+// PeerErr is why world rank peer failed, or nil.
+func (e *Engine) PeerErr(peer int) error { return e.deadErr(peer) }
+
 // deadErr is why peer failed, or nil.
 func (e *Engine) deadErr(peer int) error {
 	if !e.anyDead.Load() {
