@@ -13,6 +13,7 @@ import (
 
 	_ "github.com/gompi/gompi/components/coll/basic"
 	_ "github.com/gompi/gompi/components/coll/self"
+	_ "github.com/gompi/gompi/components/coll/sm"
 	_ "github.com/gompi/gompi/components/coll/tuned"
 
 	_ "github.com/gompi/gompi/components/prof/stats"

@@ -1,0 +1,340 @@
+package sm
+
+import (
+	"bytes"
+	"fmt"
+	"sync/atomic"
+	"testing"
+
+	"github.com/gompi/gompi/frameworks/coll"
+)
+
+type kind int
+
+const (
+	kBarrier kind = iota
+	kBcast
+	kReduce
+	kAllreduce
+	kGather
+	kScatter
+	kAllgather
+	kAlltoall
+	nKinds
+)
+
+var kindNames = [...]string{"barrier", "bcast", "reduce", "allreduce", "gather", "scatter", "allgather", "alltoall"}
+
+func (k kind) String() string { return kindNames[k] }
+
+func (k kind) rooted() bool { return k == kBcast || k == kReduce || k == kGather || k == kScatter }
+
+// call is one collective call, alike on every rank. size is in bytes:
+// bcast's buffer, gather's and allgather's send, scatter's and
+// alltoall's block; in elements for the reductions.
+type call struct {
+	k    kind
+	root int
+	size int
+	op   testOp
+	seed int
+}
+
+func (x call) String() string {
+	s := fmt.Sprintf("%v/root%d/size%d", x.k, x.root, x.size)
+	if x.k == kReduce || x.k == kAllreduce {
+		s += "/" + x.op.name
+	}
+	return s
+}
+
+// contribution is the bytes a rank puts through the segment, which
+// decides whether sm serves the call.
+func (x call) contribution(n int) int {
+	switch x.k {
+	case kBarrier:
+		return 0
+	case kReduce, kAllreduce:
+		return x.size * x.op.op.ElemSize()
+	case kScatter, kAlltoall:
+		return n * x.size
+	}
+	return x.size
+}
+
+// do runs x on rank r through tab and checks the result against a
+// reference computed sequentially from every rank's input.
+func (x call) do(tab *coll.Table, c coll.Comm, r, n int) error {
+	switch x.k {
+	case kBarrier:
+		return tab.Barrier(c)
+	case kBcast:
+		want := data(x.seed, x.root, x.size)
+		buf := make([]byte, x.size)
+		if r == x.root {
+			copy(buf, want)
+		}
+		if err := tab.Bcast(c, buf, x.root); err != nil {
+			return err
+		}
+		return expectEqual(buf, want, x.String(), r)
+	case kReduce, kAllreduce:
+		in := inputs(n, func(q int) []byte { return x.op.input(x.seed, q, x.size) })
+		send := bytes.Clone(in[r])
+		var recv []byte // nil off the root
+		if x.k == kAllreduce || r == x.root {
+			recv = make([]byte, len(send))
+		}
+		var err error
+		if x.k == kReduce {
+			err = tab.Reduce(c, send, recv, x.op.op, x.root)
+		} else {
+			err = tab.Allreduce(c, send, recv, x.op.op)
+		}
+		if err != nil {
+			return err
+		}
+		if err := expectEqual(send, in[r], x.String()+" send buffer", r); err != nil {
+			return err
+		}
+		if recv != nil {
+			return expectEqual(recv, fold(x.op.op, in), x.String(), r)
+		}
+		return nil
+	case kGather, kAllgather:
+		send := data(x.seed, r, x.size)
+		var recv []byte
+		if x.k == kAllgather || r == x.root {
+			recv = make([]byte, n*x.size)
+		}
+		var err error
+		if x.k == kGather {
+			err = tab.Gather(c, send, recv, x.root)
+		} else {
+			err = tab.Allgather(c, send, recv)
+		}
+		if err != nil || recv == nil {
+			return err
+		}
+		return expectEqual(recv, bytes.Join(inputs(n, func(q int) []byte { return data(x.seed, q, x.size) }), nil), x.String(), r)
+	case kScatter:
+		all := data(x.seed, x.root, n*x.size)
+		var send []byte // nil off the root
+		if r == x.root {
+			send = bytes.Clone(all)
+		}
+		recv := make([]byte, x.size)
+		if err := tab.Scatter(c, send, recv, x.root); err != nil {
+			return err
+		}
+		return expectEqual(recv, all[r*x.size:(r+1)*x.size], x.String(), r)
+	case kAlltoall:
+		send := data(x.seed, r, n*x.size)
+		recv := make([]byte, n*x.size)
+		if err := tab.Alltoall(c, send, recv); err != nil {
+			return err
+		}
+		want := make([]byte, 0, n*x.size)
+		for q := range n {
+			want = append(want, data(x.seed, q, n*x.size)[r*x.size:(r+1)*x.size]...)
+		}
+		return expectEqual(recv, want, x.String(), r)
+	}
+	return fmt.Errorf("no collective %d", x.k)
+}
+
+// maxBytesFor is the segment's limit for an n-rank test world: small, so
+// that calls fall on both sides of it, and a multiple of n*16 so that an
+// alltoall or a reduction of 16-byte elements can fill it exactly.
+func maxBytesFor(n int) int { return 16 * n * ((4 + n - 1) / n) }
+
+// boundaryCalls are x's calls of every size of interest: empty, one
+// element, a few, exactly maxBytes, and one element more, which the next
+// module serves.
+func boundaryCalls(k kind, n, maxBytes int) []call {
+	var cs []call
+	rs := []int{0}
+	if k.rooted() {
+		rs = roots(n)
+	}
+	ops := []testOp{{}}
+	if k == kReduce || k == kAllreduce {
+		ops = testOps
+	}
+	for _, op := range ops {
+		for _, root := range rs {
+			var lens []int
+			switch k {
+			case kBarrier:
+				lens = []int{0}
+			case kReduce, kAllreduce:
+				es := op.op.ElemSize()
+				lens = []int{0, 1, 3, maxBytes / es, maxBytes/es + 1}
+			case kScatter, kAlltoall:
+				lens = []int{0, 1, 3, maxBytes / n, maxBytes/n + 1}
+			default:
+				lens = []int{0, 1, 7, maxBytes, maxBytes + 1}
+			}
+			for _, l := range lens {
+				cs = append(cs, call{k: k, root: root, size: l, op: op, seed: len(cs) + 1})
+			}
+		}
+	}
+	return cs
+}
+
+// TestCollectives runs every collective sm provides on every size, root
+// and length around the segment's limit, and checks that the calls that
+// fit go through the segment (no message) and the others through basic.
+func TestCollectives(t *testing.T) {
+	for _, n := range sizes {
+		t.Run(fmt.Sprintf("n%d", n), func(t *testing.T) {
+			maxBytes := maxBytesFor(n)
+			w := newWorld(t, n)
+			w.buildSm(t, maxBytes)
+			for k := range nKinds {
+				for _, x := range boundaryCalls(k, n, maxBytes) {
+					t.Run(x.String(), func(t *testing.T) {
+						before := w.sends()
+						w.run(t, func(r int, c *testComm) error { return x.do(w.tables[r], c, r, n) })
+						sent := w.sends() - before
+						if fits := x.contribution(n) <= maxBytes; fits && sent != 0 {
+							t.Errorf("%d bytes per rank fit in %d but %d messages were sent", x.contribution(n), maxBytes, sent)
+						} else if !fits && sent == 0 {
+							t.Errorf("%d bytes per rank exceed %d but no message was sent: the next module was not called", x.contribution(n), maxBytes)
+						}
+					})
+				}
+			}
+		})
+	}
+}
+
+// TestBarrierSynchronizes checks that no rank leaves a barrier before
+// every rank entered it, whatever the schedule.
+func TestBarrierSynchronizes(t *testing.T) {
+	for _, n := range []int{2, 5, 9} {
+		t.Run(fmt.Sprintf("n%d", n), func(t *testing.T) {
+			w := newWorld(t, n)
+			w.buildSm(t, 64)
+			var entered atomic.Int64
+			const rounds = 50
+			w.run(t, func(r int, c *testComm) error {
+				for i := 1; i <= rounds; i++ {
+					entered.Add(1)
+					if err := w.tables[r].Barrier(c); err != nil {
+						return err
+					}
+					if got := entered.Load(); got < int64(i*n) {
+						return fmt.Errorf("rank %d left barrier %d when %d ranks had entered, want %d", r, i, got, i*n)
+					}
+				}
+				return nil
+			})
+		})
+	}
+}
+
+// sequence is a deterministic mix of calls, the same on every rank:
+// collectives, roots, operations and sizes on both sides of maxBytes, so
+// that consecutive epochs differ in who writes, who reads and how much.
+func sequence(n, maxBytes, count int) []call {
+	x := uint32(12345 + n)
+	next := func(m int) int {
+		x = x*1664525 + 1013904223
+		return int(x>>8) % m
+	}
+	cs := make([]call, count)
+	for i := range cs {
+		k := kind(next(int(nKinds)))
+		op := testOps[next(len(testOps))]
+		// Sizes up to about twice the limit: mostly through the segment.
+		per := maxBytes + maxBytes/2
+		switch k {
+		case kReduce, kAllreduce:
+			per /= op.op.ElemSize()
+		case kScatter, kAlltoall:
+			per /= n
+		}
+		cs[i] = call{k: k, root: next(n), size: next(per + 1), op: op, seed: i}
+	}
+	return cs
+}
+
+// TestManyEpochs runs hundreds of calls in a row on one world, checking
+// each: a rank that reused a block of parity p before every member was
+// done with its previous content would show as a wrong result.
+func TestManyEpochs(t *testing.T) {
+	for _, tc := range []struct {
+		n              int
+		oversubscribed bool
+	}{{2, false}, {3, false}, {4, true}, {7, false}, {9, false}} {
+		t.Run(fmt.Sprintf("n%d/oversubscribed=%v", tc.n, tc.oversubscribed), func(t *testing.T) {
+			const maxBytes = 64
+			w := newWorld(t, tc.n)
+			host := w.host()
+			host.Oversubscribed = tc.oversubscribed
+			w.build(t, host, func(int) config { return config{maxBytes: maxBytes, maxRanks: 16, dir: w.dir} })
+			calls := sequence(tc.n, maxBytes, 300)
+			fit := 0
+			for _, x := range calls {
+				if x.contribution(tc.n) <= maxBytes {
+					fit++
+				}
+			}
+			if fit < 150 || fit == len(calls) {
+				t.Fatalf("%d of %d calls fit: the sequence should take both paths, mostly sm's", fit, len(calls))
+			}
+			w.runCalls(t, calls)
+		})
+	}
+}
+
+// TestManyEpochsSmallSegment repeats the epochs with a segment whose
+// limit is not a whole number of 8-byte words.
+func TestManyEpochsSmallSegment(t *testing.T) {
+	const n, maxBytes = 5, 61
+	w := newWorld(t, n)
+	w.buildSm(t, maxBytes)
+	w.runCalls(t, sequence(n, maxBytes, 200))
+}
+
+// TestNonCommutative checks that reduce and allreduce combine in rank
+// order, b0 ⊕ b1 ⊕ ... ⊕ b(n-1), with operations whose reversed order
+// gives another result.
+func TestNonCommutative(t *testing.T) {
+	for _, n := range sizes {
+		t.Run(fmt.Sprintf("n%d", n), func(t *testing.T) {
+			w := newWorld(t, n)
+			w.buildSm(t, maxBytesFor(n))
+			for _, top := range testOps[1:] {
+				for _, elems := range []int{1, 3} {
+					if elems*16 > maxBytesFor(n) {
+						continue
+					}
+					in := inputs(n, func(r int) []byte { return top.input(7, r, elems) })
+					rev := make([][]byte, n)
+					for r := range in {
+						rev[n-1-r] = in[r]
+					}
+					if bytes.Equal(fold(top.op, in), fold(top.op, rev)) {
+						t.Fatalf("%s: the inputs give the same result in either order: the test would show nothing", top.name)
+					}
+					calls := []call{{k: kAllreduce, size: elems, op: top, seed: 7}}
+					for _, root := range roots(n) {
+						calls = append(calls, call{k: kReduce, root: root, size: elems, op: top, seed: 7})
+					}
+					for _, x := range calls {
+						t.Run(x.String(), func(t *testing.T) {
+							before := w.sends()
+							w.run(t, func(r int, c *testComm) error { return x.do(w.tables[r], c, r, n) })
+							if w.sends() != before {
+								t.Error("the call went to basic, not through the segment")
+							}
+						})
+					}
+				}
+			}
+		})
+	}
+}

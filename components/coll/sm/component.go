@@ -1,0 +1,165 @@
+// Package sm is the coll component of collectives through memory that a
+// communicator's members share, for communicators whose ranks all run on
+// one node.
+//
+// Each rank owns two blocks of a segment mapped by every member. A
+// collective call is an epoch: a rank writes its contribution into its
+// block of the epoch's parity, then raises the block's epoch word; the
+// ranks that need the contribution wait for the word and read the block.
+// No message, no matching and no request: a small allreduce of two ranks
+// costs one cache-line transfer each way, where a message over btl sm
+// costs the pml's work at both ends on top of it.
+//
+// It provides barrier, bcast, reduce, allreduce, gather, scatter,
+// allgather and alltoall for calls of at most coll_sm_max_bytes per rank;
+// larger calls, and the collectives it does not provide, go to the next
+// component (tuned), as does every call of a collective whose tuned
+// algorithm the user forced. See docs/architecture.md for the protocol.
+package sm
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/gompi/gompi/frameworks/coll"
+	"github.com/gompi/gompi/mca"
+	"github.com/gompi/gompi/params"
+)
+
+// info is the component's identity: above tuned, below self (which serves
+// communicators of one rank, which sm declines).
+var info = coll.Info("sm", mca.Version{Major: 1}, 50, func() mca.Component { return &Component{} })
+
+func init() { mca.Register(info) }
+
+// Limits of the parameters.
+const (
+	defaultMaxBytes = 16 << 10
+	maxMaxBytes     = 1 << 20
+	defaultMaxRanks = 16
+	maxMaxRanks     = 256
+)
+
+// Component is the sm coll component.
+type Component struct {
+	coll.BaseComponent
+
+	maxBytes params.Param[int64]
+	maxRanks params.Param[int]
+	dir      params.Param[string]
+
+	cfg config
+	log hclog.Logger
+}
+
+type config struct {
+	maxBytes, maxRanks int
+	dir                string
+	// forced: collectives whose tuned algorithm the user forced.
+	forced map[string]bool
+}
+
+// stepAside clears, for each collective sm provides, its function in a
+// module: sm leaves a collective to tuned when the user forced tuned's
+// algorithm for it (coll_tuned_<collective>_algorithm, so that setting it
+// is enough, whatever the size) or a decider's rules speak of it.
+var stepAside = map[string]func(*coll.Module){
+	"barrier":   func(m *coll.Module) { m.Barrier = nil },
+	"bcast":     func(m *coll.Module) { m.Bcast = nil },
+	"reduce":    func(m *coll.Module) { m.Reduce = nil },
+	"allreduce": func(m *coll.Module) { m.Allreduce = nil },
+	"gather":    func(m *coll.Module) { m.Gather = nil },
+	"scatter":   func(m *coll.Module) { m.Scatter = nil },
+	"allgather": func(m *coll.Module) { m.Allgather = nil },
+	"alltoall":  func(m *coll.Module) { m.Alltoall = nil },
+}
+
+// tunedForced reads tuned's algorithm parameters, where tuned is built in.
+func tunedForced(s *params.Snapshot) map[string]bool {
+	forced := map[string]bool{}
+	for name := range stepAside {
+		if v, ok := s.Lookup("coll_tuned_" + name + "_algorithm"); ok {
+			if alg, _ := v.Parsed.(string); alg != "" && alg != "auto" {
+				forced[name] = true
+			}
+		}
+	}
+	return forced
+}
+
+// RegisterParams registers the coll_sm_* parameters.
+func (c *Component) RegisterParams(r *params.Registrar) error {
+	c.maxBytes = r.Size(params.Spec{
+		Name: "max_bytes", Default: strconv.Itoa(defaultMaxBytes), Level: 5,
+		Help: "Largest contribution in bytes of one rank (the whole send buffer of alltoall and of scatter's root) " +
+			"that a collective carries through the shared segment; larger calls go to the next component. " +
+			"The segment holds two blocks of this size per rank. 0 sends every call to the next component.",
+		Validate: params.SizeIn(0, maxMaxBytes),
+	})
+	c.maxRanks = r.Int(params.Spec{
+		Name: "max_ranks", Default: strconv.Itoa(defaultMaxRanks), Level: 5,
+		Help: "Largest communicator that the component serves: its algorithms are flat (every rank reads " +
+			"every block it needs), which stops paying beyond some tens of ranks.",
+		Accepts: fmt.Sprintf("2 to %d", maxMaxRanks),
+		Validate: func(v any) error {
+			if n := v.(int); n < 2 || n > maxMaxRanks {
+				return fmt.Errorf("%d ranks: want 2 to %d", n, maxMaxRanks)
+			}
+			return nil
+		},
+	})
+	c.dir = r.String(params.Spec{
+		Name: "backing_directory", Default: "/dev/shm", Level: 5,
+		Help: "Directory of the shared segments' files (a memory file system). A segment's file is removed as " +
+			"soon as every member has mapped it; the launcher removes what a killed job left in /dev/shm.",
+	})
+	return nil
+}
+
+// Open reads the parameters.
+func (c *Component) Open(_ context.Context, env *mca.Env) error {
+	c.log = env.Logger
+	if c.log == nil {
+		c.log = hclog.NewNullLogger()
+	}
+	c.cfg = config{
+		maxBytes: int(c.maxBytes.Get(env.Params)),
+		maxRanks: c.maxRanks.Get(env.Params),
+		dir:      c.dir.Get(env.Params),
+		forced:   tunedForced(env.Params),
+	}
+	return nil
+}
+
+// CommQuery offers a module for a communicator of 2 to coll_sm_max_ranks
+// ranks on one node, once every member has mapped the communicator's
+// segment; it declines on every member if any of them could not.
+func (c *Component) CommQuery(comm coll.Comm, q coll.Query) (int, *coll.Module, error) {
+	poller, ok := comm.(coll.Poller)
+	n := comm.Size()
+	if !ok || !q.OneNode || q.ID == "" || n < 2 || n > c.cfg.maxRanks || c.cfg.maxBytes == 0 {
+		return 0, nil, nil
+	}
+	log := c.log
+	if log == nil {
+		log = hclog.NewNullLogger()
+	}
+	seg, err := attach(comm, c.cfg.dir, q.ID, newLayout(n, c.cfg.maxBytes), log)
+	if err != nil || seg == nil {
+		return 0, nil, err
+	}
+	m := &module{seg: seg, comm: comm, poller: poller, me: comm.Rank(), n: n, yield: q.Oversubscribed,
+		seen: make([]uint64, n)}
+	mod := m.collectives()
+	for name, clear := range stepAside {
+		if c.cfg.forced[name] || len(q.Rules.For(name, n)) > 0 {
+			clear(mod)
+		}
+	}
+	return q.Priority, mod, nil
+}
+
+var _ coll.Component = (*Component)(nil)

@@ -1,0 +1,325 @@
+package sm
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	_ "github.com/gompi/gompi/components/coll/basic" // registers the component below sm
+	"github.com/gompi/gompi/frameworks/coll"
+	"github.com/gompi/gompi/frameworks/coll/colltest"
+	"github.com/gompi/gompi/mca"
+)
+
+// sizes are the communicator sizes the collectives run on.
+var sizes = []int{2, 3, 4, 5, 6, 7, 8, 9}
+
+// worldSeq makes every world's Host.ID unique in the process.
+var worldSeq atomic.Int64
+
+// errAborted ends the waits of the other ranks once one rank of a world
+// failed, so that a failing test reports instead of hanging.
+var errAborted = errors.New("another rank of the test world failed")
+
+// testComm is a rank's communicator: colltest's, with a Poll that yields
+// to the other ranks' goroutines (the module's own yield gives the CPU
+// to other processes only) and can be made to report a failed member.
+type testComm struct {
+	coll.Comm
+	w     *world
+	sends atomic.Int64 // messages sent: the next module's traffic
+	recvs atomic.Int64
+
+	polls     atomic.Int64
+	failAfter int64 // Poll fails from this call on, if > 0
+	failErr   error
+}
+
+var _ coll.Poller = (*testComm)(nil)
+
+func (c *testComm) Poll() error {
+	runtime.Gosched()
+	if n := c.polls.Add(1); c.failAfter > 0 && n >= c.failAfter {
+		return c.failErr
+	}
+	if c.w != nil && c.w.abort.Load() {
+		return errAborted
+	}
+	return nil
+}
+
+func (c *testComm) Send(buf []byte, dest, tag int) error {
+	c.sends.Add(1)
+	return c.Comm.Send(buf, dest, tag)
+}
+
+func (c *testComm) Isend(buf []byte, dest, tag int) coll.Request {
+	c.sends.Add(1)
+	return c.Comm.Isend(buf, dest, tag)
+}
+
+func (c *testComm) Recv(buf []byte, src, tag int) error {
+	c.recvs.Add(1)
+	return c.Comm.Recv(buf, src, tag)
+}
+
+func (c *testComm) Irecv(buf []byte, src, tag int) coll.Request {
+	c.recvs.Add(1)
+	return c.Comm.Irecv(buf, src, tag)
+}
+
+// world is a colltest world whose ranks each have their own table built
+// from sm over basic, as each process has its own.
+type world struct {
+	n      int
+	cw     *colltest.World
+	comms  []*testComm
+	tables []*coll.Table
+	dir    string
+	id     string
+	abort  atomic.Bool
+}
+
+func newWorld(t *testing.T, n int) *world {
+	t.Helper()
+	w := &world{n: n, cw: colltest.NewWorld(n), dir: t.TempDir(), id: fmt.Sprintf("test.%d", worldSeq.Add(1))}
+	for r := range n {
+		w.comms = append(w.comms, &testComm{Comm: w.cw.Comm(r), w: w})
+	}
+	return w
+}
+
+// host is what every rank is told: one node, the world's ID.
+func (w *world) host() coll.Host { return coll.Host{OneNode: true, ID: w.id} }
+
+// segPath is where the world's segment file lives while it is set up.
+func (w *world) segPath() string { return filepath.Join(w.dir, "gompi."+w.id+".coll") }
+
+// basicComponent is a fresh coll basic, as the MCA instantiates it.
+func basicComponent(t testing.TB) coll.Component {
+	t.Helper()
+	for _, reg := range mca.DefaultRegistry().Components(coll.Name) {
+		if reg.Name == "basic" {
+			return reg.Instantiate().(coll.Component)
+		}
+	}
+	t.Fatal("coll basic is not registered")
+	return nil
+}
+
+// build builds every rank's table from sm, configured by cfg(rank), over
+// basic, and frees them when the test ends.
+func (w *world) build(t *testing.T, host coll.Host, cfg func(rank int) config) {
+	t.Helper()
+	w.tables = make([]*coll.Table, w.n)
+	w.run(t, func(r int, c *testComm) error {
+		cands := []coll.Candidate{
+			{Name: "sm", Component: &Component{cfg: cfg(r)}, Priority: 50},
+			{Name: "basic", Component: basicComponent(t), Priority: 10},
+		}
+		tab, err := coll.Build(c, cands, host)
+		w.tables[r] = tab
+		return err
+	})
+	if t.Failed() {
+		t.FailNow()
+	}
+	t.Cleanup(func() {
+		for r, tab := range w.tables {
+			if tab != nil {
+				if err := tab.Free(); err != nil {
+					t.Errorf("rank %d: free: %v", r, err)
+				}
+			}
+		}
+	})
+}
+
+// buildSm builds the usual world: every rank alike, maxBytes per rank.
+func (w *world) buildSm(t *testing.T, maxBytes int) {
+	t.Helper()
+	w.build(t, w.host(), func(int) config { return config{maxBytes: maxBytes, maxRanks: 16, dir: w.dir} })
+	for r, tab := range w.tables {
+		if p := tab.Provider("allreduce"); p != "sm" {
+			t.Fatalf("rank %d: allreduce served by %q, want sm", r, p)
+		}
+	}
+}
+
+// run calls f on every rank at once; a rank that fails aborts the others'
+// waits.
+func (w *world) run(t testing.TB, f func(r int, c *testComm) error) {
+	t.Helper()
+	w.cw.Run(t, func(c coll.Comm) error {
+		err := f(c.Rank(), w.comms[c.Rank()])
+		if err != nil {
+			w.abort.Store(true)
+		}
+		return err
+	})
+}
+
+// runCalls makes every call on every rank and checks each. A rank that
+// fails goes on with the others' calls, so that basic's messages still
+// match and no rank waits forever; the abort ends the others' sm waits.
+func (w *world) runCalls(t testing.TB, calls []call) {
+	t.Helper()
+	w.run(t, func(r int, c *testComm) error {
+		var first error
+		for i, x := range calls {
+			if err := x.do(w.tables[r], c, r, w.n); err != nil && first == nil {
+				first = fmt.Errorf("call %d (%v): %w", i, x, err)
+				w.abort.Store(true)
+			}
+		}
+		return first
+	})
+}
+
+// sends counts the messages every rank has sent so far.
+func (w *world) sends() int64 {
+	var s int64
+	for _, c := range w.comms {
+		s += c.sends.Load()
+	}
+	return s
+}
+
+// roots are the first, middle and last ranks, without repeats.
+func roots(n int) []int {
+	rs := []int{0}
+	for _, r := range []int{n / 2, n - 1} {
+		if r != rs[len(rs)-1] {
+			rs = append(rs, r)
+		}
+	}
+	return rs
+}
+
+// data is rank's deterministic input of n bytes for a test named seed.
+func data(seed, rank, n int) []byte {
+	b := make([]byte, n)
+	x := uint32(seed*7919 + rank*104729 + 1)
+	for i := range b {
+		x = x*1664525 + 1013904223
+		b[i] = byte(x >> 24)
+	}
+	return b
+}
+
+// matMul multiplies 2x2 matrices of little-endian int32 (row-major, 16
+// bytes an element), wrapping: associative, not commutative. Reduce sets
+// inout = in × inout, the lower ranks' operand on the left.
+type matMul struct{}
+
+func (matMul) Reduce(in, inout []byte) {
+	for i := 0; i+16 <= len(in); i += 16 {
+		var a, b [4]int32
+		for j := range 4 {
+			a[j] = int32(binary.LittleEndian.Uint32(in[i+4*j:]))
+			b[j] = int32(binary.LittleEndian.Uint32(inout[i+4*j:]))
+		}
+		c := [4]int32{
+			a[0]*b[0] + a[1]*b[2], a[0]*b[1] + a[1]*b[3],
+			a[2]*b[0] + a[3]*b[2], a[2]*b[1] + a[3]*b[3],
+		}
+		for j := range 4 {
+			binary.LittleEndian.PutUint32(inout[i+4*j:], uint32(c[j]))
+		}
+	}
+}
+func (matMul) Commutative() bool { return false }
+func (matMul) ElemSize() int     { return 16 }
+
+// testOp is an operation and the inputs to reduce with it.
+type testOp struct {
+	name  string
+	op    coll.Op
+	input func(seed, rank, elems int) []byte
+}
+
+var testOps = []testOp{
+	{"sum", colltest.SumInt64{}, func(seed, rank, elems int) []byte { return data(seed, rank, elems*8) }},
+	{"affine", colltest.Affine{}, affineData},
+	{"matmul", matMul{}, func(seed, rank, elems int) []byte { return data(seed, rank, elems*16) }},
+}
+
+// affineData is rank's input of elems Affine pairs, with factors other
+// than 0 and 1 so that the order of composition shows.
+func affineData(seed, rank, elems int) []byte {
+	b := data(seed, rank, elems*16)
+	for i := range elems {
+		binary.LittleEndian.PutUint64(b[i*16:], binary.LittleEndian.Uint64(b[i*16:])%7+2)
+	}
+	return b
+}
+
+// inputs are every rank's input.
+func inputs(n int, f func(rank int) []byte) [][]byte {
+	out := make([][]byte, n)
+	for r := range out {
+		out[r] = f(r)
+	}
+	return out
+}
+
+// fold is x0 ⊕ x1 ⊕ ... ⊕ x(n-1), computed left to right.
+func fold(op coll.Op, xs [][]byte) []byte {
+	acc := bytes.Clone(xs[0])
+	for _, x := range xs[1:] {
+		next := bytes.Clone(x)
+		op.Reduce(acc, next)
+		acc = next
+	}
+	return acc
+}
+
+// expectEqual reports a rank's result that differs from want.
+func expectEqual(got, want []byte, what string, rank int) error {
+	if !bytes.Equal(got, want) {
+		i := 0
+		for i < len(got) && i < len(want) && got[i] == want[i] {
+			i++
+		}
+		return fmt.Errorf("%s at rank %d: %d bytes differ from the reference (%d expected), first at byte %d",
+			what, rank, len(got), len(want), i)
+	}
+	return nil
+}
+
+// dirEntries lists the names in dir.
+func dirEntries(t *testing.T, dir string) []string {
+	t.Helper()
+	es, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range es {
+		names = append(names, e.Name())
+	}
+	return names
+}
+
+// mappings counts this process's mappings of path (deleted or not).
+func mappings(t *testing.T, path string) int {
+	t.Helper()
+	maps, err := os.ReadFile("/proc/self/maps")
+	if err != nil {
+		t.Skipf("no /proc/self/maps: %v", err)
+	}
+	n := 0
+	for _, l := range strings.Split(string(maps), "\n") {
+		if strings.Contains(l, " "+path) {
+			n++
+		}
+	}
+	return n
+}

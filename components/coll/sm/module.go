@@ -1,0 +1,415 @@
+package sm
+
+import (
+	"fmt"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/gompi/gompi/frameworks/coll"
+)
+
+// module is one rank's view of a communicator's segment.
+//
+// Epochs: the n-th call that goes through the segment is epoch n on every
+// member (MPI has every member call a communicator's collectives in the
+// same order, and a call's size, which decides whether it goes through
+// the segment, is alike on every member). In epoch e a rank uses only its
+// blocks of parity e&1, and it raises its block's epoch word to e once it
+// has written its data, or, if it writes none, once it has read what it
+// needed: a rank's word at e-1 therefore says it is done with epoch e-2.
+// So before writing its block at epoch e, a rank waits until every member
+// has raised a word to e-1; when the last call gathered from every member
+// this is already known (seen) and costs nothing.
+type module struct {
+	seg    *segment
+	comm   coll.Comm
+	poller coll.Poller
+	me, n  int
+	yield  bool // the host is oversubscribed: waits give the CPU away at once
+
+	epoch uint64
+	seen  []uint64 // by rank: the highest epoch seen raised
+	next  *coll.Module
+}
+
+func (m *module) collectives() *coll.Module {
+	return &coll.Module{
+		Barrier:   m.barrier,
+		Bcast:     m.bcast,
+		Reduce:    m.reduce,
+		Allreduce: m.allreduce,
+		Gather:    m.gather,
+		Scatter:   m.scatter,
+		Allgather: m.allgather,
+		Alltoall:  m.alltoall,
+		Free:      m.seg.unmap,
+		Below:     m.below,
+	}
+}
+
+// below keeps what the next modules provide, for the calls too large for
+// the segment; a collective none of them provides fails those calls.
+func (m *module) below(next *coll.Module) {
+	none := func(name string) error {
+		return m.fail(name, fmt.Errorf("more than coll_sm_max_bytes (%d) per rank and %w", m.seg.lay.maxBytes, coll.ErrNoProvider))
+	}
+	if next.Bcast == nil {
+		next.Bcast = func(coll.Comm, []byte, int) error { return none("bcast") }
+	}
+	if next.Reduce == nil {
+		next.Reduce = func(coll.Comm, []byte, []byte, coll.Op, int) error { return none("reduce") }
+	}
+	if next.Allreduce == nil {
+		next.Allreduce = func(coll.Comm, []byte, []byte, coll.Op) error { return none("allreduce") }
+	}
+	if next.Gather == nil {
+		next.Gather = func(coll.Comm, []byte, []byte, int) error { return none("gather") }
+	}
+	if next.Scatter == nil {
+		next.Scatter = func(coll.Comm, []byte, []byte, int) error { return none("scatter") }
+	}
+	if next.Allgather == nil {
+		next.Allgather = func(coll.Comm, []byte, []byte) error { return none("allgather") }
+	}
+	if next.Alltoall == nil {
+		next.Alltoall = func(coll.Comm, []byte, []byte) error { return none("alltoall") }
+	}
+	m.next = next
+}
+
+// begin starts the next epoch and returns its parity.
+func (m *module) begin() uint64 {
+	m.epoch++
+	return m.epoch & 1
+}
+
+// raise publishes this rank's block of the epoch: its data, if any, was
+// written before.
+func (m *module) raise(p uint64) {
+	epochWord(m.seg.block(m.me, p)).Store(m.epoch)
+	m.seen[m.me] = m.epoch
+}
+
+// write copies data into this rank's block of parity p, once every member
+// is done with what the block held two epochs ago.
+func (m *module) write(p uint64, data []byte) error {
+	if m.epoch > 2 {
+		for r := range m.n {
+			if err := m.await(r, m.epoch-1); err != nil {
+				return err
+			}
+		}
+	}
+	b := m.seg.block(m.me, p)
+	*lenWord(b) = uint64(len(data))
+	copy(b[offData:], data)
+	return nil
+}
+
+// read waits for rank r's block of the current epoch and returns its data,
+// which must be want bytes long.
+func (m *module) read(r int, p uint64, want int) ([]byte, error) {
+	if err := m.await(r, m.epoch); err != nil {
+		return nil, err
+	}
+	b := m.seg.block(r, p)
+	switch n := *lenWord(b); {
+	case n > uint64(want):
+		return nil, fmt.Errorf("rank %d contributed %d bytes where this rank expects %d: %w", r, n, want, coll.ErrTooLong)
+	case n < uint64(want):
+		return nil, fmt.Errorf("rank %d contributed %d bytes where this rank expects %d: %w", r, n, want, coll.ErrTooShort)
+	}
+	return b[offData : offData+want], nil
+}
+
+// Waiting: spin on the word, and every pollEvery loads let the engine
+// progress (a peer may wait for this rank's point-to-point traffic) and
+// learn of failed members; give the CPU away at once when the host is
+// oversubscribed, after spinFor otherwise, and sleep between looks once
+// the wait has lasted sleepAfter (a rank that arrives seconds late).
+const (
+	pollEvery  = 64
+	spinFor    = 1 << 14
+	sleepAfter = 10 * time.Millisecond
+	sleepFor   = 50 * time.Microsecond
+)
+
+// await waits until rank r has raised a word to at least e. The word of
+// parity e&1 is the one to watch: words only grow, and r's other word
+// holds an epoch of the other parity.
+func (m *module) await(r int, e uint64) error {
+	if m.seen[r] >= e {
+		return nil
+	}
+	w := epochWord(m.seg.block(r, e&1))
+	var since time.Time
+	for i := 1; ; i++ {
+		if v := w.Load(); v >= e {
+			m.seen[r] = v
+			return nil
+		}
+		if i%pollEvery != 0 {
+			continue
+		}
+		if err := m.poller.Poll(); err != nil {
+			return err
+		}
+		if !m.yield && i < spinFor {
+			continue
+		}
+		if i%(pollEvery*64) == 0 {
+			if since.IsZero() {
+				since = time.Now()
+			} else if time.Since(since) > sleepAfter {
+				time.Sleep(sleepFor)
+				continue
+			}
+		}
+		yield()
+	}
+}
+
+// yield gives the CPU to another process; runtime.Gosched only yields to
+// this process's goroutines.
+func yield() { _, _, _ = unix.RawSyscall(unix.SYS_SCHED_YIELD, 0, 0, 0) }
+
+// fail wraps an error of collective name.
+func (m *module) fail(name string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("coll sm: %s on %s: %w", name, m.comm.Name(), err)
+}
+
+func (m *module) fits(n int) bool { return n <= m.seg.lay.maxBytes }
+
+// barrier: every rank raises its word and waits for every other's. When
+// the host is oversubscribed, rank 0 alone waits for every other rank and
+// then raises its word, which the others wait for: rank 0 leaves first, so
+// that what it does next (a bcast's write) is done before the others,
+// which a context switch may keep away for microseconds, come to need it.
+func (m *module) barrier(c coll.Comm) error {
+	p := m.begin()
+	fanIn := m.yield && m.me == 0
+	if m.yield && m.me != 0 {
+		m.raise(p)
+		return m.fail("barrier", m.await(0, m.epoch))
+	}
+	if !fanIn {
+		m.raise(p)
+	}
+	for r := range m.n {
+		if r == m.me {
+			continue
+		}
+		if err := m.await(r, m.epoch); err != nil {
+			return m.fail("barrier", err)
+		}
+	}
+	if fanIn {
+		m.raise(p)
+	}
+	return nil
+}
+
+func (m *module) bcast(c coll.Comm, buf []byte, root int) error {
+	if !m.fits(len(buf)) {
+		return m.next.Bcast(c, buf, root)
+	}
+	if err := coll.CheckRoot(c, root); err != nil {
+		return m.fail("bcast", err)
+	}
+	p := m.begin()
+	if m.me == root {
+		if err := m.write(p, buf); err != nil {
+			return m.fail("bcast", err)
+		}
+		m.raise(p)
+		return nil
+	}
+	data, err := m.read(root, p, len(buf))
+	if err == nil {
+		copy(buf, data)
+	}
+	m.raise(p) // even after a mismatch: the root's next write waits for it
+	return m.fail("bcast", err)
+}
+
+// contribute writes send as this rank's block of a new epoch and raises it.
+func (m *module) contribute(send []byte) (uint64, error) {
+	p := m.begin()
+	if err := m.write(p, send); err != nil {
+		return p, err
+	}
+	m.raise(p)
+	return p, nil
+}
+
+// combine reduces every rank's block into recv in rank order: recv
+// becomes b0 ⊕ b1 ⊕ ... ⊕ b(n-1), the same expression on every rank, so
+// that a non-commutative operation gets its operands in order.
+func (m *module) combine(p uint64, send, recv []byte, op coll.Op) error {
+	last, err := m.block(m.n-1, p, send)
+	if err != nil {
+		return err
+	}
+	copy(recv, last)
+	for r := m.n - 2; r >= 0; r-- {
+		in, err := m.block(r, p, send)
+		if err != nil {
+			return err
+		}
+		op.Reduce(in, recv)
+	}
+	return nil
+}
+
+// block is rank r's contribution to the current epoch: send for this rank.
+func (m *module) block(r int, p uint64, send []byte) ([]byte, error) {
+	if r == m.me {
+		return send, nil
+	}
+	return m.read(r, p, len(send))
+}
+
+func (m *module) reduce(c coll.Comm, send, recv []byte, op coll.Op, root int) error {
+	if !m.fits(len(send)) {
+		return m.next.Reduce(c, send, recv, op, root)
+	}
+	err := coll.CheckRoot(c, root)
+	if err == nil {
+		err = coll.CheckOp(op, len(send))
+	}
+	if err == nil && m.me == root {
+		err = coll.CheckLen("recv", len(recv), len(send), "the send buffer's length")
+	}
+	if err != nil {
+		return m.fail("reduce", err)
+	}
+	p, err := m.contribute(send)
+	if err == nil && m.me == root {
+		err = m.combine(p, send, recv, op)
+	}
+	return m.fail("reduce", err)
+}
+
+func (m *module) allreduce(c coll.Comm, send, recv []byte, op coll.Op) error {
+	if !m.fits(len(send)) {
+		return m.next.Allreduce(c, send, recv, op)
+	}
+	err := coll.CheckOp(op, len(send))
+	if err == nil {
+		err = coll.CheckLen("recv", len(recv), len(send), "the send buffer's length")
+	}
+	if err != nil {
+		return m.fail("allreduce", err)
+	}
+	p, err := m.contribute(send)
+	if err == nil {
+		err = m.combine(p, send, recv, op)
+	}
+	return m.fail("allreduce", err)
+}
+
+// gatherInto copies every rank's block of the current epoch into recv in
+// rank order.
+func (m *module) gatherInto(p uint64, send, recv []byte) error {
+	k := len(send)
+	for r := range m.n {
+		b, err := m.block(r, p, send)
+		if err != nil {
+			return err
+		}
+		copy(recv[r*k:(r+1)*k], b)
+	}
+	return nil
+}
+
+func (m *module) gather(c coll.Comm, send, recv []byte, root int) error {
+	if !m.fits(len(send)) {
+		return m.next.Gather(c, send, recv, root)
+	}
+	err := coll.CheckRoot(c, root)
+	if err == nil && m.me == root {
+		err = coll.CheckLen("recv", len(recv), m.n*len(send), "the communicator's size times the send buffer's length")
+	}
+	if err != nil {
+		return m.fail("gather", err)
+	}
+	p, err := m.contribute(send)
+	if err == nil && m.me == root {
+		err = m.gatherInto(p, send, recv)
+	}
+	return m.fail("gather", err)
+}
+
+func (m *module) allgather(c coll.Comm, send, recv []byte) error {
+	if !m.fits(len(send)) {
+		return m.next.Allgather(c, send, recv)
+	}
+	if err := coll.CheckLen("recv", len(recv), m.n*len(send), "the communicator's size times the send buffer's length"); err != nil {
+		return m.fail("allgather", err)
+	}
+	p, err := m.contribute(send)
+	if err == nil {
+		err = m.gatherInto(p, send, recv)
+	}
+	return m.fail("allgather", err)
+}
+
+// scatter: the root's whole send buffer is its contribution; each rank
+// reads its own block of it. Every rank's size is alike (the root's send
+// is n times each recv), so all take the same path.
+func (m *module) scatter(c coll.Comm, send, recv []byte, root int) error {
+	if !m.fits(m.n * len(recv)) {
+		return m.next.Scatter(c, send, recv, root)
+	}
+	err := coll.CheckRoot(c, root)
+	if err == nil && m.me == root {
+		err = coll.CheckLen("send", len(send), m.n*len(recv), "the communicator's size times the receive buffer's length")
+	}
+	if err != nil {
+		return m.fail("scatter", err)
+	}
+	p := m.begin()
+	k := len(recv)
+	if m.me == root {
+		if err := m.write(p, send); err != nil {
+			return m.fail("scatter", err)
+		}
+		m.raise(p)
+		copy(recv, send[root*k:(root+1)*k])
+		return nil
+	}
+	data, err := m.read(root, p, m.n*k)
+	if err == nil {
+		copy(recv, data[m.me*k:(m.me+1)*k])
+	}
+	m.raise(p)
+	return m.fail("scatter", err)
+}
+
+// alltoall: every rank's whole send buffer is its contribution; each rank
+// reads its block of every other's.
+func (m *module) alltoall(c coll.Comm, send, recv []byte) error {
+	if !m.fits(len(send)) {
+		return m.next.Alltoall(c, send, recv)
+	}
+	k := len(send) / m.n
+	err := coll.CheckLen("send", len(send), m.n*k, "a whole block per rank")
+	if err == nil {
+		err = coll.CheckLen("recv", len(recv), len(send), "the send buffer's length")
+	}
+	if err != nil {
+		return m.fail("alltoall", err)
+	}
+	p, err := m.contribute(send)
+	for r := 0; r < m.n && err == nil; r++ {
+		var b []byte
+		if b, err = m.block(r, p, send); err == nil {
+			copy(recv[r*k:(r+1)*k], b[m.me*k:(m.me+1)*k])
+		}
+	}
+	return m.fail("alltoall", err)
+}

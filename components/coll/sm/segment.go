@@ -1,0 +1,219 @@
+package sm
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/hashicorp/go-hclog"
+	"golang.org/x/sys/unix"
+
+	"github.com/gompi/gompi/frameworks/coll"
+)
+
+// The segment: a header line, then two blocks per rank (rank r's block of
+// parity p is block 2r+p). A block starts with its epoch word and the
+// length of its data, so that a contribution of up to 48 bytes travels in
+// the epoch's own cache line.
+const (
+	magic       = 0x6c6c6f6369706d67 // "gmpicoll", little-endian
+	version     = 1
+	line        = 64
+	headerBytes = line
+	offEpoch    = 0  // uint64: the epoch whose data the block holds
+	offLen      = 8  // uint64: its length in bytes
+	offData     = 16 // the data
+)
+
+// layout is the geometry of a communicator's segment.
+type layout struct {
+	ranks, maxBytes int
+	stride          int // bytes per block, whole cache lines
+}
+
+func newLayout(ranks, maxBytes int) layout {
+	return layout{ranks: ranks, maxBytes: maxBytes, stride: (offData + maxBytes + line - 1) &^ (line - 1)}
+}
+
+func (l layout) size() int { return headerBytes + 2*l.ranks*l.stride }
+
+// segment is one rank's mapping of a communicator's segment.
+type segment struct {
+	mem []byte
+	lay layout
+}
+
+// block returns the block of rank r and parity p.
+func (s *segment) block(r int, p uint64) []byte {
+	off := headerBytes + (2*r+int(p))*s.lay.stride
+	return s.mem[off : off+s.lay.stride : off+s.lay.stride]
+}
+
+func epochWord(b []byte) *atomic.Uint64 { return (*atomic.Uint64)(unsafe.Pointer(&b[offEpoch])) }
+
+// The length is a plain word: it is written before the epoch word is
+// raised and read after it is seen, which orders it.
+func lenWord(b []byte) *uint64 { return (*uint64)(unsafe.Pointer(&b[offLen])) }
+
+func (s *segment) unmap() error {
+	if s == nil || s.mem == nil {
+		return nil
+	}
+	err := unix.Munmap(s.mem)
+	s.mem = nil
+	return err
+}
+
+// segmentPath names a communicator's segment after its id, which begins
+// with the job's: the launcher's clean-up of a killed job removes
+// gompi.<job>.* from /dev/shm.
+func segmentPath(dir, id string) string { return filepath.Join(dir, "gompi."+id+".coll") }
+
+// attach maps the communicator's segment on every member: rank 0 creates
+// it and tells the others, each maps it and answers, rank 0 removes its
+// name and tells everyone whether all succeeded. It returns nil, with no
+// error, on every member if any could not map it (the component then
+// declines); an error is a message that failed.
+func attach(c coll.Comm, dir, id string, lay layout, log hclog.Logger) (*segment, error) {
+	path := segmentPath(dir, id)
+	if c.Rank() == 0 {
+		return attachRoot(c, path, lay, log)
+	}
+	var ok [1]byte
+	if err := c.Recv(ok[:], 0, coll.TagShared); err != nil {
+		return nil, wrapSetup(c, err)
+	}
+	if ok[0] == 0 {
+		return nil, nil // rank 0 could not create it and expects no answer
+	}
+	seg, err := openSegment(path, lay)
+	if err != nil {
+		log.Debug("cannot map the communicator's segment; the component declines it", "comm", c.Name(), "error", err)
+		ok[0] = 0
+	}
+	if err := c.Send(ok[:], 0, coll.TagShared); err != nil {
+		_ = seg.unmap()
+		return nil, wrapSetup(c, err)
+	}
+	err = c.Recv(ok[:], 0, coll.TagShared)
+	if err != nil || ok[0] == 0 {
+		_ = seg.unmap()
+		return nil, wrapSetup(c, err)
+	}
+	return seg, nil
+}
+
+func attachRoot(c coll.Comm, path string, lay layout, log hclog.Logger) (*segment, error) {
+	seg, err := createSegment(path, lay)
+	if err != nil {
+		log.Debug("cannot create the communicator's segment; the component declines it", "comm", c.Name(), "error", err)
+	}
+	created := []byte{0}
+	if seg != nil {
+		created[0] = 1
+	}
+	var errs []error
+	for r := 1; r < c.Size(); r++ {
+		errs = append(errs, c.Send(created, r, coll.TagShared))
+	}
+	if seg == nil {
+		return nil, wrapSetup(c, errors.Join(errs...))
+	}
+	verdict := []byte{1}
+	for r := 1; r < c.Size(); r++ {
+		var ok [1]byte // 1: mapped
+		if err := c.Recv(ok[:], r, coll.TagShared); err != nil {
+			errs = append(errs, err)
+		}
+		verdict[0] &= ok[0]
+	}
+	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+		log.Warn("cannot remove the communicator's segment file", "path", path, "error", err)
+	}
+	for r := 1; r < c.Size(); r++ {
+		errs = append(errs, c.Send(verdict, r, coll.TagShared))
+	}
+	if err := errors.Join(errs...); err != nil || verdict[0] == 0 {
+		_ = seg.unmap()
+		return nil, wrapSetup(c, err)
+	}
+	return seg, nil
+}
+
+func wrapSetup(c coll.Comm, err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("coll sm: segment of %s: %w", c.Name(), err)
+}
+
+// createSegment makes the segment's file, which must not exist (one that
+// does is a stale one or another job's), sizes it, maps it and writes the
+// header.
+func createSegment(path string, lay layout) (*segment, error) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	// Reserve the memory now: a tmpfs that runs out later would kill the
+	// rank with SIGBUS in a collective instead of making sm decline.
+	err = unix.Fallocate(int(f.Fd()), 0, 0, int64(lay.size()))
+	var seg *segment
+	if err == nil {
+		seg, err = mapFile(f, lay)
+	}
+	if err != nil {
+		os.Remove(path)
+		return nil, err
+	}
+	h := seg.mem[:headerBytes]
+	binary.LittleEndian.PutUint64(h[0:], magic)
+	binary.LittleEndian.PutUint32(h[8:], version)
+	binary.LittleEndian.PutUint32(h[12:], uint32(lay.ranks))
+	binary.LittleEndian.PutUint64(h[16:], uint64(lay.maxBytes))
+	return seg, nil
+}
+
+// openSegment maps a segment that rank 0 created and checks that its
+// header describes the layout this rank expects.
+func openSegment(path string, lay layout) (*segment, error) {
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || fi.Size() != int64(lay.size()) {
+		if err == nil {
+			err = fmt.Errorf("%s holds %d bytes, want %d", path, fi.Size(), lay.size())
+		}
+		return nil, err
+	}
+	seg, err := mapFile(f, lay)
+	if err != nil {
+		return nil, err
+	}
+	h := seg.mem[:headerBytes]
+	m, v := binary.LittleEndian.Uint64(h[0:]), binary.LittleEndian.Uint32(h[8:])
+	n, b := binary.LittleEndian.Uint32(h[12:]), binary.LittleEndian.Uint64(h[16:])
+	if m != magic || v != version || int(n) != lay.ranks || int(b) != lay.maxBytes {
+		_ = seg.unmap()
+		return nil, fmt.Errorf("%s is not this communicator's segment (magic %#x version %d, %d ranks, %d bytes per block; want %#x %d, %d, %d)",
+			path, m, v, n, b, uint64(magic), version, lay.ranks, lay.maxBytes)
+	}
+	return seg, nil
+}
+
+func mapFile(f *os.File, lay layout) (*segment, error) {
+	// Populated at once: a page first touched in a collective costs a
+	// fault, tens of microseconds on a virtual machine.
+	mem, err := unix.Mmap(int(f.Fd()), 0, lay.size(), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED|unix.MAP_POPULATE)
+	if err != nil {
+		return nil, fmt.Errorf("map %s: %w", f.Name(), err)
+	}
+	return &segment{mem: mem, lay: lay}, nil
+}
