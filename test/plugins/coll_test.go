@@ -54,9 +54,11 @@ func (b collBins) run(t *testing.T, rules, mode string, extra ...string) jobtest
 	t.Helper()
 	// Waiting ranks yield on every machine, 2 CPUs or 64, so the built-in
 	// decisions the tests expect are always those for ranks sharing CPUs.
+	// coll sm would take the small calls whose decisions they check.
 	args := []string{"--timeout", fmt.Sprint(int(collJobTimeout.Seconds())), "-np", "4", "--oversubscribe",
 		"--mca", "mca_base_component_path", b.pluginDir, "--mca", "coll_rules_file", rules,
-		"--mca", "coll_base_verbose", "trace", "--mca", "btl", "self,sm", "--mca", "mpi_yield_when_idle", "yes"}
+		"--mca", "coll_base_verbose", "trace", "--mca", "btl", "self,sm", "--mca", "mpi_yield_when_idle", "yes",
+		"--mca", "coll_sm_max_bytes", "0"}
 	args = append(args, extra...)
 	args = append(args, b.program)
 	if mode != "" {
