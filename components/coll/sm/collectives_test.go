@@ -3,6 +3,7 @@ package sm
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"sync/atomic"
 	"testing"
 
@@ -20,18 +21,35 @@ const (
 	kScatter
 	kAllgather
 	kAlltoall
+	kAllgatherv
+	kReduceScatter
+	kReduceScatterBlock
+	kScan
+	kExscan
 	nKinds
 )
 
-var kindNames = [...]string{"barrier", "bcast", "reduce", "allreduce", "gather", "scatter", "allgather", "alltoall"}
+var kindNames = [...]string{"barrier", "bcast", "reduce", "allreduce", "gather", "scatter", "allgather", "alltoall",
+	"allgatherv", "reduce_scatter", "reduce_scatter_block", "scan", "exscan"}
 
 func (k kind) String() string { return kindNames[k] }
 
 func (k kind) rooted() bool { return k == kBcast || k == kReduce || k == kGather || k == kScatter }
 
+// reduction: the call takes an operation, and its size is in elements.
+func (k kind) reduction() bool {
+	switch k {
+	case kReduce, kAllreduce, kReduceScatter, kReduceScatterBlock, kScan, kExscan:
+		return true
+	}
+	return false
+}
+
 // call is one collective call, alike on every rank. size is in bytes:
 // bcast's buffer, gather's and allgather's send, scatter's and
-// alltoall's block; in elements for the reductions.
+// alltoall's block, allgatherv's largest count (see vLayout); in elements
+// for the reductions: the whole vector, but reduce_scatter_block's block
+// (reduce_scatter's counts: see rsCounts).
 type call struct {
 	k    kind
 	root int
@@ -42,7 +60,7 @@ type call struct {
 
 func (x call) String() string {
 	s := fmt.Sprintf("%v/root%d/size%d", x.k, x.root, x.size)
-	if x.k == kReduce || x.k == kAllreduce {
+	if x.k.reduction() {
 		s += "/" + x.op.name
 	}
 	return s
@@ -54,12 +72,14 @@ func (x call) contribution(n int) int {
 	switch x.k {
 	case kBarrier:
 		return 0
-	case kReduce, kAllreduce:
+	case kReduce, kAllreduce, kReduceScatter, kScan, kExscan:
 		return x.size * x.op.op.ElemSize()
+	case kReduceScatterBlock:
+		return n * x.size * x.op.op.ElemSize()
 	case kScatter, kAlltoall:
 		return n * x.size
 	}
-	return x.size
+	return x.size // allgatherv: the largest count, which decides
 }
 
 // do runs x on rank r through tab and checks the result against a
@@ -139,8 +159,145 @@ func (x call) do(tab *coll.Table, c coll.Comm, r, n int) error {
 			want = append(want, data(x.seed, q, n*x.size)[r*x.size:(r+1)*x.size]...)
 		}
 		return expectEqual(recv, want, x.String(), r)
+	case kAllgatherv:
+		return x.allgatherv(tab, c, r, n)
+	case kReduceScatter, kReduceScatterBlock, kScan, kExscan:
+		return x.scatterOrScan(tab, c, r, n)
 	}
 	return fmt.Errorf("no collective %d", x.k)
+}
+
+// vLayout is allgatherv's blocks for n ranks whose largest count is most
+// bytes: uneven, rank seed%n's most, others most, empty or in between
+// (rank (seed+1)%n's empty but on 2 ranks with an even seed); laid out
+// in decreasing rank order, with a byte's gap after every other block,
+// and an empty block, if any, at the very end of recv (a displacement
+// equal to recv's length). size is recv's length.
+func vLayout(n, most, seed int) (counts, displs []int, size int) {
+	counts = make([]int, n)
+	for q := range counts {
+		switch (q + seed) % 3 {
+		case 0:
+			counts[q] = most
+		case 2:
+			counts[q] = most * (q + 1) / (n + 1)
+		}
+	}
+	if n > 2 || seed%2 == 1 {
+		counts[(seed+1)%n] = 0
+	}
+	counts[seed%n] = most
+	displs = make([]int, n)
+	for i := range n {
+		q := n - 1 - i
+		displs[q] = size
+		size += counts[q] + i%2
+	}
+	size++
+	for i := range n {
+		if q := (seed + 1 + i) % n; counts[q] == 0 {
+			displs[q] = size
+			break
+		}
+	}
+	return counts, displs, size
+}
+
+// rsCounts is reduce_scatter's counts in bytes for a vector of elems
+// elements of es bytes: the ranks with (rank+seed)%3 == 1 get nothing,
+// the others, from rank seed%n on, half of what is left (the last all of
+// it), so that the counts are uneven and some are zero.
+func rsCounts(n, elems, es, seed int) []int {
+	var takers []int
+	for i := range n {
+		if q := (seed + i) % n; (q+seed)%3 != 1 {
+			takers = append(takers, q)
+		}
+	}
+	counts := make([]int, n)
+	left := elems
+	for i, q := range takers {
+		k := left
+		if i < len(takers)-1 {
+			k = (left + 1) / 2
+		}
+		counts[q] = k * es
+		left -= k
+	}
+	return counts
+}
+
+// allgatherv checks the blocks against every rank's input and the gaps
+// between them against what recv held before.
+func (x call) allgatherv(tab *coll.Table, c coll.Comm, r, n int) error {
+	counts, displs, size := vLayout(n, x.size, x.seed)
+	send := data(x.seed, r, counts[r])
+	recv := data(x.seed+1000, n+r, size) // the gaps must keep it
+	want := bytes.Clone(recv)
+	for q := range n {
+		copy(want[displs[q]:], data(x.seed, q, counts[q]))
+	}
+	cs, ds := slices.Clone(counts), slices.Clone(displs)
+	if err := tab.Allgatherv(c, send, recv, counts, displs); err != nil {
+		return err
+	}
+	if !slices.Equal(cs, counts) || !slices.Equal(ds, displs) {
+		return fmt.Errorf("%v at rank %d: counts %v and displs %v changed to %v and %v", x, r, cs, ds, counts, displs)
+	}
+	if err := expectEqual(send, data(x.seed, r, counts[r]), x.String()+" send buffer", r); err != nil {
+		return err
+	}
+	return expectEqual(recv, want, x.String(), r)
+}
+
+// scatterOrScan runs reduce_scatter, reduce_scatter_block, scan or
+// exscan and checks the result against a sequential fold in rank order;
+// exscan's rank 0 must find its recv as it was.
+func (x call) scatterOrScan(tab *coll.Table, c coll.Comm, r, n int) error {
+	op, es := x.op.op, x.op.op.ElemSize()
+	elems := x.size
+	if x.k == kReduceScatterBlock {
+		elems = n * x.size
+	}
+	in := inputs(n, func(q int) []byte { return x.op.input(x.seed, q, elems) })
+	send := bytes.Clone(in[r])
+	var recv, want []byte
+	var err error
+	switch x.k {
+	case kReduceScatter:
+		counts := rsCounts(n, x.size, es, x.seed)
+		lo := 0
+		for _, k := range counts[:r] {
+			lo += k
+		}
+		recv = make([]byte, counts[r])
+		want = fold(op, in)[lo : lo+counts[r]]
+		err = tab.ReduceScatter(c, send, recv, counts, op)
+	case kReduceScatterBlock:
+		k := x.size * es
+		recv = make([]byte, k)
+		want = fold(op, in)[r*k : (r+1)*k]
+		err = tab.ReduceScatterBlock(c, send, recv, op)
+	case kScan:
+		recv = make([]byte, len(send))
+		want = fold(op, in[:r+1])
+		err = tab.Scan(c, send, recv, op)
+	case kExscan:
+		recv = data(x.seed+1000, n+r, len(send))
+		if r == 0 {
+			want = bytes.Clone(recv) // left as it was
+		} else {
+			want = fold(op, in[:r])
+		}
+		err = tab.Exscan(c, send, recv, op)
+	}
+	if err != nil {
+		return err
+	}
+	if err := expectEqual(send, in[r], x.String()+" send buffer", r); err != nil {
+		return err
+	}
+	return expectEqual(recv, want, x.String(), r)
 }
 
 // maxBytesFor is the segment's limit for an n-rank test world: small, so
@@ -158,7 +315,7 @@ func boundaryCalls(k kind, n, maxBytes int) []call {
 		rs = roots(n)
 	}
 	ops := []testOp{{}}
-	if k == kReduce || k == kAllreduce {
+	if k.reduction() {
 		ops = testOps
 	}
 	for _, op := range ops {
@@ -167,15 +324,19 @@ func boundaryCalls(k kind, n, maxBytes int) []call {
 			switch k {
 			case kBarrier:
 				lens = []int{0}
-			case kReduce, kAllreduce:
+			case kReduce, kAllreduce, kReduceScatter, kScan, kExscan:
 				es := op.op.ElemSize()
 				lens = []int{0, 1, 3, maxBytes / es, maxBytes/es + 1}
+			case kReduceScatterBlock:
+				// A block per rank: n*es more bytes past the limit.
+				k := maxBytes / (n * op.op.ElemSize())
+				lens = []int{0, 1, min(3, k), k, k + 1}
 			case kScatter, kAlltoall:
 				lens = []int{0, 1, 3, maxBytes / n, maxBytes/n + 1}
 			default:
 				lens = []int{0, 1, 7, maxBytes, maxBytes + 1}
 			}
-			for _, l := range lens {
+			for _, l := range slices.Compact(lens) {
 				cs = append(cs, call{k: k, root: root, size: l, op: op, seed: len(cs) + 1})
 			}
 		}
@@ -251,8 +412,10 @@ func sequence(n, maxBytes, count int) []call {
 		// Sizes up to about twice the limit: mostly through the segment.
 		per := maxBytes + maxBytes/2
 		switch k {
-		case kReduce, kAllreduce:
+		case kReduce, kAllreduce, kReduceScatter, kScan, kExscan:
 			per /= op.op.ElemSize()
+		case kReduceScatterBlock:
+			per = max(per/(n*op.op.ElemSize()), 2)
 		case kScatter, kAlltoall:
 			per /= n
 		}
@@ -285,6 +448,7 @@ func TestManyEpochs(t *testing.T) {
 			if fit < 150 || fit == len(calls) {
 				t.Fatalf("%d of %d calls fit: the sequence should take both paths, mostly sm's", fit, len(calls))
 			}
+			expectEveryKind(t, calls, tc.n, maxBytes)
 			w.runCalls(t, calls)
 		})
 	}
@@ -296,11 +460,30 @@ func TestManyEpochsSmallSegment(t *testing.T) {
 	const n, maxBytes = 5, 61
 	w := newWorld(t, n)
 	w.buildSm(t, maxBytes)
-	w.runCalls(t, sequence(n, maxBytes, 200))
+	calls := sequence(n, maxBytes, 200)
+	expectEveryKind(t, calls, n, maxBytes)
+	w.runCalls(t, calls)
 }
 
-// TestNonCommutative checks that reduce and allreduce combine in rank
-// order, b0 ⊕ b1 ⊕ ... ⊕ b(n-1), with operations whose reversed order
+// expectEveryKind fails unless calls have every collective go through the
+// segment at least once, between calls of the others.
+func expectEveryKind(t *testing.T, calls []call, n, maxBytes int) {
+	t.Helper()
+	var fit [nKinds]int
+	for _, x := range calls {
+		if x.contribution(n) <= maxBytes {
+			fit[x.k]++
+		}
+	}
+	for k, c := range fit {
+		if c == 0 {
+			t.Errorf("no %v call of the sequence goes through the segment", kind(k))
+		}
+	}
+}
+
+// TestNonCommutative checks that reduce, allreduce, scan, exscan and the
+// reduce-scatters combine in rank order, b0 ⊕ b1 ⊕ ... ⊕ b(n-1), with operations whose reversed order
 // gives another result.
 func TestNonCommutative(t *testing.T) {
 	for _, n := range sizes {
@@ -323,6 +506,18 @@ func TestNonCommutative(t *testing.T) {
 					calls := []call{{k: kAllreduce, size: elems, op: top, seed: 7}}
 					for _, root := range roots(n) {
 						calls = append(calls, call{k: kReduce, root: root, size: elems, op: top, seed: 7})
+					}
+					// The prefixes and the parts of the whole: rs's vector is
+					// n*elems, rsb's block elems, where they fit.
+					for _, x := range []call{
+						{k: kScan, size: elems, op: top, seed: 7},
+						{k: kExscan, size: elems, op: top, seed: 7},
+						{k: kReduceScatter, size: n * elems, op: top, seed: 7},
+						{k: kReduceScatterBlock, size: elems, op: top, seed: 7},
+					} {
+						if x.contribution(n) <= maxBytesFor(n) {
+							calls = append(calls, x)
+						}
 					}
 					for _, x := range calls {
 						t.Run(x.String(), func(t *testing.T) {

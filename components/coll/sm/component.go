@@ -11,7 +11,8 @@
 // costs the pml's work at both ends on top of it.
 //
 // It provides barrier, bcast, reduce, allreduce, gather, scatter,
-// allgather and alltoall for calls of at most coll_sm_max_bytes per rank;
+// allgather, allgatherv, alltoall, reduce_scatter, reduce_scatter_block,
+// scan and exscan for calls of at most coll_sm_max_bytes per rank;
 // larger calls, and the collectives it does not provide, go to the next
 // component (tuned), as does every call of a collective whose tuned
 // algorithm the user forced. See docs/architecture.md for the protocol.
@@ -75,6 +76,12 @@ var stepAside = map[string]func(*coll.Module){
 	"scatter":   func(m *coll.Module) { m.Scatter = nil },
 	"allgather": func(m *coll.Module) { m.Allgather = nil },
 	"alltoall":  func(m *coll.Module) { m.Alltoall = nil },
+
+	"allgatherv":           func(m *coll.Module) { m.Allgatherv = nil },
+	"reduce_scatter":       func(m *coll.Module) { m.ReduceScatter = nil },
+	"reduce_scatter_block": func(m *coll.Module) { m.ReduceScatterBlock = nil },
+	"scan":                 func(m *coll.Module) { m.Scan = nil },
+	"exscan":               func(m *coll.Module) { m.Exscan = nil },
 }
 
 // tunedForced reads tuned's algorithm parameters, where tuned is built in.

@@ -2,6 +2,7 @@ package sm
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -43,8 +44,15 @@ func (m *module) collectives() *coll.Module {
 		Scatter:   m.scatter,
 		Allgather: m.allgather,
 		Alltoall:  m.alltoall,
-		Free:      m.seg.unmap,
-		Below:     m.below,
+
+		Allgatherv:         m.allgatherv,
+		ReduceScatter:      m.reduceScatter,
+		ReduceScatterBlock: m.reduceScatterBlock,
+		Scan:               m.scan,
+		Exscan:             m.exscan,
+
+		Free:  m.seg.unmap,
+		Below: m.below,
 	}
 }
 
@@ -74,6 +82,21 @@ func (m *module) below(next *coll.Module) {
 	}
 	if next.Alltoall == nil {
 		next.Alltoall = func(coll.Comm, []byte, []byte) error { return none("alltoall") }
+	}
+	if next.Allgatherv == nil {
+		next.Allgatherv = func(coll.Comm, []byte, []byte, []int, []int) error { return none("allgatherv") }
+	}
+	if next.ReduceScatter == nil {
+		next.ReduceScatter = func(coll.Comm, []byte, []byte, []int, coll.Op) error { return none("reduce_scatter") }
+	}
+	if next.ReduceScatterBlock == nil {
+		next.ReduceScatterBlock = func(coll.Comm, []byte, []byte, coll.Op) error { return none("reduce_scatter_block") }
+	}
+	if next.Scan == nil {
+		next.Scan = func(coll.Comm, []byte, []byte, coll.Op) error { return none("scan") }
+	}
+	if next.Exscan == nil {
+		next.Exscan = func(coll.Comm, []byte, []byte, coll.Op) error { return none("exscan") }
 	}
 	m.next = next
 }
@@ -246,21 +269,22 @@ func (m *module) contribute(send []byte) (uint64, error) {
 	return p, nil
 }
 
-// combine reduces every rank's block into recv in rank order: recv
-// becomes b0 ⊕ b1 ⊕ ... ⊕ b(n-1), the same expression on every rank, so
-// that a non-commutative operation gets its operands in order.
-func (m *module) combine(p uint64, send, recv []byte, op coll.Op) error {
-	last, err := m.block(m.n-1, p, send)
+// combine reduces bytes lo to lo+len(recv) of the blocks of ranks 0 to
+// last into recv, in rank order: recv becomes b0 ⊕ b1 ⊕ ... ⊕ b(last),
+// the same expression on every rank, so that a non-commutative operation
+// gets its operands in order.
+func (m *module) combine(p uint64, send, recv []byte, op coll.Op, last, lo int) error {
+	hi := lo + len(recv)
+	b, err := m.block(last, p, send)
 	if err != nil {
 		return err
 	}
-	copy(recv, last)
-	for r := m.n - 2; r >= 0; r-- {
-		in, err := m.block(r, p, send)
-		if err != nil {
+	copy(recv, b[lo:hi])
+	for r := last - 1; r >= 0; r-- {
+		if b, err = m.block(r, p, send); err != nil {
 			return err
 		}
-		op.Reduce(in, recv)
+		op.Reduce(b[lo:hi], recv)
 	}
 	return nil
 }
@@ -289,7 +313,7 @@ func (m *module) reduce(c coll.Comm, send, recv []byte, op coll.Op, root int) er
 	}
 	p, err := m.contribute(send)
 	if err == nil && m.me == root {
-		err = m.combine(p, send, recv, op)
+		err = m.combine(p, send, recv, op, m.n-1, 0)
 	}
 	return m.fail("reduce", err)
 }
@@ -307,7 +331,7 @@ func (m *module) allreduce(c coll.Comm, send, recv []byte, op coll.Op) error {
 	}
 	p, err := m.contribute(send)
 	if err == nil {
-		err = m.combine(p, send, recv, op)
+		err = m.combine(p, send, recv, op, m.n-1, 0)
 	}
 	return m.fail("allreduce", err)
 }
@@ -412,4 +436,123 @@ func (m *module) alltoall(c coll.Comm, send, recv []byte) error {
 		}
 	}
 	return m.fail("alltoall", err)
+}
+
+// allgatherv: every rank knows every count, so the largest decides alike
+// everywhere whether the call fits.
+func (m *module) allgatherv(c coll.Comm, send, recv []byte, counts, displs []int) error {
+	err := coll.CheckBlocks(c, "recv", counts, displs, len(recv))
+	if err != nil {
+		return m.fail("allgatherv", err)
+	}
+	if !m.fits(slices.Max(counts)) {
+		return m.next.Allgatherv(c, send, recv, counts, displs)
+	}
+	if err := coll.CheckLen("send", len(send), counts[m.me], "this rank's count"); err != nil {
+		return m.fail("allgatherv", err)
+	}
+	p, err := m.contribute(send)
+	for r := 0; r < m.n && err == nil; r++ {
+		var b []byte
+		if r == m.me {
+			b = send
+		} else {
+			b, err = m.read(r, p, counts[r])
+		}
+		copy(recv[displs[r]:displs[r]+counts[r]], b)
+	}
+	return m.fail("allgatherv", err)
+}
+
+// reduceScatter: rank i's part of the result is counts[i] bytes from the
+// sum of the counts before it; each rank reduces its part of every block.
+func (m *module) reduceScatter(c coll.Comm, send, recv []byte, counts []int, op coll.Op) error {
+	if len(counts) != m.n {
+		return m.fail("reduce_scatter", fmt.Errorf("%d counts, want one per rank (%d)", len(counts), m.n))
+	}
+	if err := coll.CheckOp(op, 0); err != nil {
+		return m.fail("reduce_scatter", err)
+	}
+	total, lo := 0, 0
+	for r, k := range counts {
+		if k < 0 || k%op.ElemSize() != 0 {
+			return m.fail("reduce_scatter", fmt.Errorf("the count of rank %d is %d bytes, want a whole number of %d-byte elements", r, k, op.ElemSize()))
+		}
+		if r == m.me {
+			lo = total
+		}
+		total += k
+	}
+	if !m.fits(total) {
+		return m.next.ReduceScatter(c, send, recv, counts, op)
+	}
+	err := coll.CheckLen("send", len(send), total, "the sum of the counts")
+	if err == nil {
+		err = coll.CheckLen("recv", len(recv), counts[m.me], "this rank's count")
+	}
+	if err != nil {
+		return m.fail("reduce_scatter", err)
+	}
+	p, err := m.contribute(send)
+	if err == nil {
+		err = m.combine(p, send, recv, op, m.n-1, lo)
+	}
+	return m.fail("reduce_scatter", err)
+}
+
+func (m *module) reduceScatterBlock(c coll.Comm, send, recv []byte, op coll.Op) error {
+	if !m.fits(m.n * len(recv)) {
+		return m.next.ReduceScatterBlock(c, send, recv, op)
+	}
+	err := coll.CheckOp(op, len(recv))
+	if err == nil {
+		err = coll.CheckLen("send", len(send), m.n*len(recv), "the communicator's size times the receive buffer's length")
+	}
+	if err != nil {
+		return m.fail("reduce_scatter_block", err)
+	}
+	p, err := m.contribute(send)
+	if err == nil {
+		err = m.combine(p, send, recv, op, m.n-1, m.me*len(recv))
+	}
+	return m.fail("reduce_scatter_block", err)
+}
+
+// scan leaves at rank i the reduction of the blocks of ranks 0 to i.
+func (m *module) scan(c coll.Comm, send, recv []byte, op coll.Op) error {
+	if !m.fits(len(send)) {
+		return m.next.Scan(c, send, recv, op)
+	}
+	err := coll.CheckOp(op, len(send))
+	if err == nil {
+		err = coll.CheckLen("recv", len(recv), len(send), "the send buffer's length")
+	}
+	if err != nil {
+		return m.fail("scan", err)
+	}
+	p, err := m.contribute(send)
+	if err == nil {
+		err = m.combine(p, send, recv, op, m.me, 0)
+	}
+	return m.fail("scan", err)
+}
+
+// exscan leaves at rank i the reduction of ranks 0 to i-1; rank 0's recv
+// is left as it was.
+func (m *module) exscan(c coll.Comm, send, recv []byte, op coll.Op) error {
+	if !m.fits(len(send)) {
+		return m.next.Exscan(c, send, recv, op)
+	}
+	err := coll.CheckOp(op, len(send))
+	if err == nil && m.me > 0 {
+		err = coll.CheckLen("recv", len(recv), len(send), "the send buffer's length")
+	}
+	if err != nil {
+		return m.fail("exscan", err)
+	}
+	p, err := m.contribute(send)
+	if err == nil && m.me > 0 {
+		err = m.combine(p, send, recv, op, m.me-1, 0)
+	}
+	return m.fail("exscan", err)
 }
