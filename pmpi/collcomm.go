@@ -2,6 +2,8 @@ package pmpi
 
 import (
 	"fmt"
+	"runtime"
+	"time"
 
 	"github.com/gompi/gompi/frameworks/coll"
 	"github.com/gompi/gompi/internal/pml"
@@ -35,6 +37,26 @@ func (x collComm) Poll() error {
 		}
 	}
 	return nil
+}
+
+// Blocked records, for the state report, that this goroutine waits for
+// peer inside a collective that moves no message (coll.Poller).
+func (x collComm) Blocked(collective string, peer int) func() {
+	w := &collWait{comm: x.c, collective: collective, peer: peer, since: time.Now()}
+	var pcs [64]uintptr
+	w.pcs = append([]uintptr(nil), pcs[:runtime.Callers(2, pcs[:])]...)
+	x.c.lib.collWaits.Store(w, struct{}{})
+	return func() { x.c.lib.collWaits.Delete(w) }
+}
+
+// collWait is a goroutine waiting inside a collective for a member's part,
+// with no message pending that the engine could report.
+type collWait struct {
+	comm       *Comm
+	collective string
+	peer       int // in comm
+	since      time.Time
+	pcs        []uintptr
 }
 
 func (x collComm) check(op string, peer int) error {

@@ -62,6 +62,7 @@ type library struct {
 	collHost  coll.Host // agreed by every rank at Init
 	collLog   hclog.Logger
 	collReqs  sync.Pool // *collReq
+	collWaits sync.Map  // *collWait: collectives waiting on shared memory
 	reqs      sync.Pool // *Request, recycled at completion
 	comms     sync.Map  // user context id -> *Comm, for state reports
 }

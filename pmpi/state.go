@@ -34,6 +34,16 @@ func (l *library) state(stacks bool) rte.State {
 		}
 		st.Ops = append(st.Ops, o)
 	}
+	l.collWaits.Range(func(k, _ any) bool {
+		w := k.(*collWait)
+		o := rte.Op{
+			Kind: "coll", PeerWorld: w.comm.group[w.peer], Peer: w.peer, Tag: -1,
+			Comm: w.comm.Name(), Collective: w.collective, Waited: time.Since(w.since),
+		}
+		o.Call, o.Site = callSite(w.pcs)
+		st.Ops = append(st.Ops, o)
+		return true
+	})
 	for _, m := range es.Unexpected {
 		comm, collective := l.describeContext(m.Context, m.Tag)
 		st.Unexpected = append(st.Unexpected, rte.Message{

@@ -138,6 +138,12 @@ type Poller interface {
 	// traffic and returns an error naming a member of the communicator
 	// that is known to have failed.
 	Poll() error
+	// Blocked tells the rank's state report (what gompirun prints on
+	// SIGQUIT or a timeout) that the calling goroutine waits, inside
+	// collective (one of Collectives), for member peer; calling the
+	// function it returns ends that. It walks the stack: call it once a
+	// wait has lasted, not on every wait.
+	Blocked(collective string, peer int) (done func())
 }
 
 // Request is a pending Isend or Irecv of a Comm.

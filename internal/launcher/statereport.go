@@ -76,6 +76,8 @@ func describeOp(op *rtepb.PendingOp) string {
 		fmt.Fprintf(&b, "send to %s", peerName(op.Peer, op.PeerWorld))
 	case "probe":
 		fmt.Fprintf(&b, "probe for a message from %s", peerName(op.Peer, op.PeerWorld))
+	case "coll":
+		fmt.Fprintf(&b, "the part of %s in shared memory", peerName(op.Peer, op.PeerWorld))
 	default:
 		fmt.Fprintf(&b, "receive from %s", peerName(op.Peer, op.PeerWorld))
 	}
@@ -85,7 +87,7 @@ func describeOp(op *rtepb.PendingOp) string {
 		fmt.Fprintf(&b, ", %s", tagName(op.Tag))
 	}
 	fmt.Fprintf(&b, ", comm %s", op.Comm)
-	if op.Kind != "probe" {
+	if op.Kind != "probe" && op.Kind != "coll" {
 		fmt.Fprintf(&b, ", %d bytes", op.Bytes)
 	}
 	return b.String()

@@ -57,3 +57,23 @@ func TestAnalyzeFindsAMismatchedSend(t *testing.T) {
 		t.Fatalf("analyze with a matching message: %q", got)
 	}
 }
+
+// A collective waiting on shared memory (coll sm) is described as such
+// and is an edge of the wait-for graph like a receive.
+func TestSharedMemoryWait(t *testing.T) {
+	shared := &rtepb.PendingOp{Kind: "coll", Peer: 1, PeerWorld: 3, Tag: -1, Comm: "world.split.0", Collective: "barrier",
+		Call: "Barrier", Site: "d.go:7", WaitedNs: 2e9}
+	if got, want := describeOp(shared), "waits in Barrier at d.go:7 for 2s: the part of rank 1 (world rank 3) in shared memory inside barrier, comm world.split.0"; got != want {
+		t.Errorf("describeOp:\n%s\nwant:\n%s", got, want)
+	}
+	shared.PeerWorld, shared.Comm = 1, "world"
+	reports := []*rtepb.StateReport{
+		{Rank: 0, Ops: []*rtepb.PendingOp{shared}},
+		{Rank: 1, Ops: []*rtepb.PendingOp{recvOp(0, 7, "d.go:9")}},
+	}
+	got := analyze(reports)
+	want := "deadlock: rank 0 waits for 1 inside barrier on world at d.go:7; rank 1 waits to receive from 0 tag 7 on world at d.go:9"
+	if len(got) != 1 || got[0] != want {
+		t.Fatalf("analyze: %q, want %q", got, want)
+	}
+}

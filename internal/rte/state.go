@@ -19,7 +19,7 @@ type State struct {
 
 // Op is a pending receive, send or probe.
 type Op struct {
-	Kind            string // "recv", "send" or "probe"
+	Kind            string // "recv", "send", "probe" or "coll" (a collective's wait on shared memory)
 	Peer, PeerWorld int    // -1: any
 	Tag             int    // -1: any
 	Comm            string

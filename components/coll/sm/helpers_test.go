@@ -44,6 +44,8 @@ type testComm struct {
 
 var _ coll.Poller = (*testComm)(nil)
 
+func (c *testComm) Blocked(string, int) func() { return func() {} }
+
 func (c *testComm) Poll() error {
 	runtime.Gosched()
 	if n := c.polls.Add(1); c.failAfter > 0 && n >= c.failAfter {

@@ -30,6 +30,7 @@ type module struct {
 	yield  bool // the host is oversubscribed: waits give the CPU away at once
 
 	epoch uint64
+	call  string   // the collective of the current epoch, for the state report
 	seen  []uint64 // by rank: the highest epoch seen raised
 	next  *coll.Module
 }
@@ -101,8 +102,10 @@ func (m *module) below(next *coll.Module) {
 	m.next = next
 }
 
-// begin starts the next epoch and returns its parity.
-func (m *module) begin() uint64 {
+// begin starts the next epoch, a call of collective name, and returns its
+// parity.
+func (m *module) begin(name string) uint64 {
+	m.call = name
 	m.epoch++
 	return m.epoch & 1
 }
@@ -167,9 +170,13 @@ func (m *module) await(r int, e uint64) error {
 	}
 	w := epochWord(m.seg.block(r, e&1))
 	var since time.Time
+	var blocked func()
 	for i := 1; ; i++ {
 		if v := w.Load(); v >= e {
 			m.seen[r] = v
+			if blocked != nil {
+				blocked()
+			}
 			return nil
 		}
 		if i%pollEvery != 0 {
@@ -185,6 +192,9 @@ func (m *module) await(r int, e uint64) error {
 			if since.IsZero() {
 				since = time.Now()
 			} else if time.Since(since) > sleepAfter {
+				if blocked == nil {
+					blocked = m.poller.Blocked(m.call, r)
+				}
 				time.Sleep(sleepFor)
 				continue
 			}
@@ -213,7 +223,7 @@ func (m *module) fits(n int) bool { return n <= m.seg.lay.maxBytes }
 // that what it does next (a bcast's write) is done before the others,
 // which a context switch may keep away for microseconds, come to need it.
 func (m *module) barrier(c coll.Comm) error {
-	p := m.begin()
+	p := m.begin("barrier")
 	fanIn := m.yield && m.me == 0
 	if m.yield && m.me != 0 {
 		m.raise(p)
@@ -243,7 +253,7 @@ func (m *module) bcast(c coll.Comm, buf []byte, root int) error {
 	if err := coll.CheckRoot(c, root); err != nil {
 		return m.fail("bcast", err)
 	}
-	p := m.begin()
+	p := m.begin("bcast")
 	if m.me == root {
 		if err := m.write(p, buf); err != nil {
 			return m.fail("bcast", err)
@@ -259,9 +269,10 @@ func (m *module) bcast(c coll.Comm, buf []byte, root int) error {
 	return m.fail("bcast", err)
 }
 
-// contribute writes send as this rank's block of a new epoch and raises it.
-func (m *module) contribute(send []byte) (uint64, error) {
-	p := m.begin()
+// contribute writes send as this rank's block of a new epoch, a call of
+// collective name, and raises it.
+func (m *module) contribute(name string, send []byte) (uint64, error) {
+	p := m.begin(name)
 	if err := m.write(p, send); err != nil {
 		return p, err
 	}
@@ -311,7 +322,7 @@ func (m *module) reduce(c coll.Comm, send, recv []byte, op coll.Op, root int) er
 	if err != nil {
 		return m.fail("reduce", err)
 	}
-	p, err := m.contribute(send)
+	p, err := m.contribute("reduce", send)
 	if err == nil && m.me == root {
 		err = m.combine(p, send, recv, op, m.n-1, 0)
 	}
@@ -329,7 +340,7 @@ func (m *module) allreduce(c coll.Comm, send, recv []byte, op coll.Op) error {
 	if err != nil {
 		return m.fail("allreduce", err)
 	}
-	p, err := m.contribute(send)
+	p, err := m.contribute("allreduce", send)
 	if err == nil {
 		err = m.combine(p, send, recv, op, m.n-1, 0)
 	}
@@ -361,7 +372,7 @@ func (m *module) gather(c coll.Comm, send, recv []byte, root int) error {
 	if err != nil {
 		return m.fail("gather", err)
 	}
-	p, err := m.contribute(send)
+	p, err := m.contribute("gather", send)
 	if err == nil && m.me == root {
 		err = m.gatherInto(p, send, recv)
 	}
@@ -375,7 +386,7 @@ func (m *module) allgather(c coll.Comm, send, recv []byte) error {
 	if err := coll.CheckLen("recv", len(recv), m.n*len(send), "the communicator's size times the send buffer's length"); err != nil {
 		return m.fail("allgather", err)
 	}
-	p, err := m.contribute(send)
+	p, err := m.contribute("allgather", send)
 	if err == nil {
 		err = m.gatherInto(p, send, recv)
 	}
@@ -396,7 +407,7 @@ func (m *module) scatter(c coll.Comm, send, recv []byte, root int) error {
 	if err != nil {
 		return m.fail("scatter", err)
 	}
-	p := m.begin()
+	p := m.begin("scatter")
 	k := len(recv)
 	if m.me == root {
 		if err := m.write(p, send); err != nil {
@@ -428,7 +439,7 @@ func (m *module) alltoall(c coll.Comm, send, recv []byte) error {
 	if err != nil {
 		return m.fail("alltoall", err)
 	}
-	p, err := m.contribute(send)
+	p, err := m.contribute("alltoall", send)
 	for r := 0; r < m.n && err == nil; r++ {
 		var b []byte
 		if b, err = m.block(r, p, send); err == nil {
@@ -451,7 +462,7 @@ func (m *module) allgatherv(c coll.Comm, send, recv []byte, counts, displs []int
 	if err := coll.CheckLen("send", len(send), counts[m.me], "this rank's count"); err != nil {
 		return m.fail("allgatherv", err)
 	}
-	p, err := m.contribute(send)
+	p, err := m.contribute("allgatherv", send)
 	for r := 0; r < m.n && err == nil; r++ {
 		var b []byte
 		if r == m.me {
@@ -493,7 +504,7 @@ func (m *module) reduceScatter(c coll.Comm, send, recv []byte, counts []int, op 
 	if err != nil {
 		return m.fail("reduce_scatter", err)
 	}
-	p, err := m.contribute(send)
+	p, err := m.contribute("reduce_scatter", send)
 	if err == nil {
 		err = m.combine(p, send, recv, op, m.n-1, lo)
 	}
@@ -511,7 +522,7 @@ func (m *module) reduceScatterBlock(c coll.Comm, send, recv []byte, op coll.Op) 
 	if err != nil {
 		return m.fail("reduce_scatter_block", err)
 	}
-	p, err := m.contribute(send)
+	p, err := m.contribute("reduce_scatter_block", send)
 	if err == nil {
 		err = m.combine(p, send, recv, op, m.n-1, m.me*len(recv))
 	}
@@ -530,7 +541,7 @@ func (m *module) scan(c coll.Comm, send, recv []byte, op coll.Op) error {
 	if err != nil {
 		return m.fail("scan", err)
 	}
-	p, err := m.contribute(send)
+	p, err := m.contribute("scan", send)
 	if err == nil {
 		err = m.combine(p, send, recv, op, m.me, 0)
 	}
@@ -550,7 +561,7 @@ func (m *module) exscan(c coll.Comm, send, recv []byte, op coll.Op) error {
 	if err != nil {
 		return m.fail("exscan", err)
 	}
-	p, err := m.contribute(send)
+	p, err := m.contribute("exscan", send)
 	if err == nil && m.me > 0 {
 		err = m.combine(p, send, recv, op, m.me-1, 0)
 	}

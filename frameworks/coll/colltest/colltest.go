@@ -68,6 +68,9 @@ type comm struct {
 // Poll has nothing to progress: messages move when sent (coll.Poller).
 func (c *comm) Poll() error { return nil }
 
+// Blocked has no state report to tell (coll.Poller).
+func (c *comm) Blocked(string, int) func() { return func() {} }
+
 func (c *comm) Rank() int    { return c.rank }
 func (c *comm) Size() int    { return c.w.size }
 func (c *comm) Name() string { return fmt.Sprintf("colltest(%d)", c.w.size) }
