@@ -3,6 +3,7 @@ package sm
 import (
 	"fmt"
 	"slices"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -115,6 +116,13 @@ func (m *module) begin(name string) uint64 {
 func (m *module) raise(p uint64) {
 	epochWord(m.seg.block(m.me, p)).Store(m.epoch)
 	m.seen[m.me] = m.epoch
+	// The store above and a sleeper's count before its last look are a
+	// Dekker pair (both sequentially consistent): a rank that looked
+	// before the store is counted here.
+	if sleepers, wake := m.seg.wakeLine(m.me); sleepers.Load() != 0 {
+		wake.Add(1)
+		wakeAll(wake)
+	}
 }
 
 // write copies data into this rank's block of parity p, once every member
@@ -152,13 +160,18 @@ func (m *module) read(r int, p uint64, want int) ([]byte, error) {
 // Waiting: spin on the word, and every pollEvery loads let the engine
 // progress (a peer may wait for this rank's point-to-point traffic) and
 // learn of failed members; give the CPU away at once when the host is
-// oversubscribed, after spinFor otherwise, and sleep between looks once
-// the wait has lasted sleepAfter (a rank that arrives seconds late).
+// oversubscribed, after spinFor loads otherwise; once the wait has lasted
+// sleepAfter, sleep until the rank waited for raises a word, napFor at
+// most between polls. A rank asleep is one the scheduler runs as soon as
+// it is woken, where one that spins or yields waits for its turn behind
+// whatever else is running: under load, sleeping is what keeps a
+// collective from costing scheduler slices.
 const (
-	pollEvery  = 64
-	spinFor    = 1 << 14
-	sleepAfter = 10 * time.Millisecond
-	sleepFor   = 50 * time.Microsecond
+	pollEvery   = 64
+	spinFor     = 1 << 14
+	sleepAfter  = time.Millisecond
+	napFor      = time.Millisecond
+	reportAfter = 10 * time.Millisecond
 )
 
 // await waits until rank r has raised a word to at least e. The word of
@@ -169,8 +182,9 @@ func (m *module) await(r int, e uint64) error {
 		return nil
 	}
 	w := epochWord(m.seg.block(r, e&1))
-	var since time.Time
+	var start time.Time
 	var blocked func()
+	sleepy := false
 	for i := 1; ; i++ {
 		if v := w.Load(); v >= e {
 			m.seen[r] = v
@@ -183,24 +197,41 @@ func (m *module) await(r int, e uint64) error {
 			continue
 		}
 		if err := m.poller.Poll(); err != nil {
+			if blocked != nil {
+				blocked()
+			}
 			return err
 		}
-		if !m.yield && i < spinFor {
+		switch {
+		case sleepy:
+			m.sleep(r, w, e)
+			if blocked == nil && time.Since(start) > reportAfter {
+				blocked = m.poller.Blocked(m.call, r)
+			}
 			continue
-		}
-		if i%(pollEvery*64) == 0 {
-			if since.IsZero() {
-				since = time.Now()
-			} else if time.Since(since) > sleepAfter {
-				if blocked == nil {
-					blocked = m.poller.Blocked(m.call, r)
-				}
-				time.Sleep(sleepFor)
-				continue
+		case !m.yield && i < spinFor:
+			continue
+		case i%(pollEvery*16) == 0:
+			if start.IsZero() {
+				start = time.Now()
+			} else {
+				sleepy = time.Since(start) > sleepAfter
 			}
 		}
 		yield()
 	}
+}
+
+// sleep sleeps until rank r raises a word, napFor at most, unless w
+// already holds e.
+func (m *module) sleep(r int, w *atomic.Uint64, e uint64) {
+	sleepers, wake := m.seg.wakeLine(r)
+	sleepers.Add(1)
+	v := wake.Load()
+	if w.Load() < e {
+		sleepOn(wake, v, napFor)
+	}
+	sleepers.Add(^uint32(0)) // minus one
 }
 
 // yield gives the CPU to another process; runtime.Gosched only yields to

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync/atomic"
+	"time"
 	"unsafe"
 
 	"github.com/hashicorp/go-hclog"
@@ -15,13 +16,17 @@ import (
 	"github.com/gompi/gompi/frameworks/coll"
 )
 
-// The segment: a header line, then two blocks per rank (rank r's block of
-// parity p is block 2r+p). A block starts with its epoch word and the
-// length of its data, so that a contribution of up to 48 bytes travels in
-// the epoch's own cache line.
+// The segment: a header line, a wake-up line per rank, then two blocks per
+// rank (rank r's block of parity p is block 2r+p). A block starts with its
+// epoch word and the length of its data, so that a contribution of up to
+// 48 bytes travels in the epoch's own cache line. Rank r's wake-up line
+// holds the number of ranks asleep waiting for r's words (offSleepers)
+// and the futex word they sleep on (offWake).
 const (
 	magic       = 0x6c6c6f6369706d67 // "gmpicoll", little-endian
-	version     = 1
+	version     = 2
+	offSleepers = 0
+	offWake     = 4
 	line        = 64
 	headerBytes = line
 	offEpoch    = 0  // uint64: the epoch whose data the block holds
@@ -39,7 +44,9 @@ func newLayout(ranks, maxBytes int) layout {
 	return layout{ranks: ranks, maxBytes: maxBytes, stride: (offData + maxBytes + line - 1) &^ (line - 1)}
 }
 
-func (l layout) size() int { return headerBytes + 2*l.ranks*l.stride }
+func (l layout) blocks() int { return headerBytes + l.ranks*line }
+
+func (l layout) size() int { return l.blocks() + 2*l.ranks*l.stride }
 
 // segment is one rank's mapping of a communicator's segment.
 type segment struct {
@@ -49,8 +56,33 @@ type segment struct {
 
 // block returns the block of rank r and parity p.
 func (s *segment) block(r int, p uint64) []byte {
-	off := headerBytes + (2*r+int(p))*s.lay.stride
+	off := s.lay.blocks() + (2*r+int(p))*s.lay.stride
 	return s.mem[off : off+s.lay.stride : off+s.lay.stride]
+}
+
+// wakeLine returns rank r's sleeper count and futex word.
+func (s *segment) wakeLine(r int) (sleepers, wake *atomic.Uint32) {
+	off := headerBytes + r*line
+	return (*atomic.Uint32)(unsafe.Pointer(&s.mem[off+offSleepers])), (*atomic.Uint32)(unsafe.Pointer(&s.mem[off+offWake]))
+}
+
+// Futex operations on a word of the segment, a shared file mapping: the
+// process-shared (not private) forms.
+const (
+	futexWait = 0
+	futexWake = 1
+)
+
+// sleepOn blocks while *w == val, at most d; it may return early, and the
+// caller looks again.
+func sleepOn(w *atomic.Uint32, val uint32, d time.Duration) {
+	ts := unix.NsecToTimespec(d.Nanoseconds())
+	_, _, _ = unix.Syscall6(unix.SYS_FUTEX, uintptr(unsafe.Pointer(w)), futexWait, uintptr(val), uintptr(unsafe.Pointer(&ts)), 0, 0)
+}
+
+// wakeAll wakes every rank asleep on w.
+func wakeAll(w *atomic.Uint32) {
+	_, _, _ = unix.Syscall6(unix.SYS_FUTEX, uintptr(unsafe.Pointer(w)), futexWake, 1<<30, 0, 0, 0)
 }
 
 func epochWord(b []byte) *atomic.Uint64 { return (*atomic.Uint64)(unsafe.Pointer(&b[offEpoch])) }
