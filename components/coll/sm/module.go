@@ -2,6 +2,7 @@ package sm
 
 import (
 	"fmt"
+	"runtime"
 	"slices"
 	"sync/atomic"
 	"time"
@@ -202,6 +203,11 @@ func (m *module) await(r int, e uint64) error {
 			}
 			return err
 		}
+		// With one P (a rank bound to one CPU), the engine's background
+		// transfers and the transports' goroutines run only when the
+		// waiting goroutine yields, or when the runtime preempts it after
+		// 10 ms.
+		runtime.Gosched()
 		switch {
 		case sleepy:
 			m.sleep(r, w, e)
