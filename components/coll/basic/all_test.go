@@ -48,7 +48,7 @@ func TestAllreduce(t *testing.T) {
 						got[c.Rank()] = filled(len(xs[0]))
 						return m.Allreduce(c, xs[c.Rank()], got[c.Rank()], op)
 					})
-					want := fold(op, xs)
+					want := colltest.Fold(op, xs)
 					for r := range n {
 						check(t, fmt.Sprintf("rank %d", r), got[r], want)
 					}
@@ -194,7 +194,7 @@ func TestReduceScatter(t *testing.T) {
 						got[me] = filled(counts[me])
 						return m.ReduceScatter(c, xs[me], got[me], counts, op)
 					})
-					want := fold(op, xs)
+					want := colltest.Fold(op, xs)
 					off := 0
 					for r := range n {
 						check(t, fmt.Sprintf("rank %d", r), got[r], want[off:off+counts[r]])
@@ -219,7 +219,7 @@ func TestReduceScatterBlock(t *testing.T) {
 						got[c.Rank()] = filled(k)
 						return m.ReduceScatterBlock(c, xs[c.Rank()], got[c.Rank()], op)
 					})
-					want := fold(op, xs)
+					want := colltest.Fold(op, xs)
 					for r := range n {
 						check(t, fmt.Sprintf("rank %d", r), got[r], want[r*k:(r+1)*k])
 					}
@@ -242,7 +242,7 @@ func TestScan(t *testing.T) {
 						return m.Scan(c, xs[c.Rank()], got[c.Rank()], op)
 					})
 					for r := range n {
-						check(t, fmt.Sprintf("rank %d", r), got[r], fold(op, xs[:r+1]))
+						check(t, fmt.Sprintf("rank %d", r), got[r], colltest.Fold(op, xs[:r+1]))
 					}
 				})
 			}
@@ -264,7 +264,7 @@ func TestExscan(t *testing.T) {
 					})
 					check(t, "rank 0 (untouched)", got[0], filled(len(xs[0])))
 					for r := 1; r < n; r++ {
-						check(t, fmt.Sprintf("rank %d", r), got[r], fold(op, xs[:r]))
+						check(t, fmt.Sprintf("rank %d", r), got[r], colltest.Fold(op, xs[:r]))
 					}
 				})
 			}

@@ -73,17 +73,6 @@ func operands(op coll.Op, seed, n, elems int) [][]byte {
 	return xs
 }
 
-// fold is x0 ⊕ x1 ⊕ ... ⊕ x(len-1), left to right.
-func fold(op coll.Op, xs [][]byte) []byte {
-	acc := bytes.Clone(xs[0])
-	for _, x := range xs[1:] {
-		next := bytes.Clone(x)
-		op.Reduce(acc, next)
-		acc = next
-	}
-	return acc
-}
-
 // vlayout lays out blocks of counts in reverse rank order with gap bytes
 // before, between and after them: displacements are neither increasing
 // nor contiguous.

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/gompi/gompi/frameworks/coll"
+	"github.com/gompi/gompi/frameworks/coll/colltest"
 )
 
 func TestBcast(t *testing.T) {
@@ -49,7 +50,7 @@ func TestReduce(t *testing.T) {
 							}
 							return m.Reduce(c, xs[c.Rank()], recv, op, root)
 						})
-						check(t, "root's recv", got, fold(op, xs))
+						check(t, "root's recv", got, colltest.Fold(op, xs))
 					})
 				}
 			}
@@ -192,7 +193,7 @@ func TestLarge(t *testing.T) {
 					got[c.Rank()] = make([]byte, k)
 					return m.Allreduce(c, xs[c.Rank()], got[c.Rank()], op)
 				})
-				want := fold(op, xs)
+				want := colltest.Fold(op, xs)
 				for r := range n {
 					check(t, fmt.Sprintf("rank %d", r), got[r], want)
 				}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/gompi/gompi/frameworks/coll"
+	"github.com/gompi/gompi/frameworks/coll/colltest"
 )
 
 type kind int
@@ -89,7 +90,7 @@ func (x call) do(tab *coll.Table, c coll.Comm, r, n int) error {
 	case kBarrier:
 		return tab.Barrier(c)
 	case kBcast:
-		want := data(x.seed, x.root, x.size)
+		want := colltest.Data(x.seed, x.root, x.size)
 		buf := make([]byte, x.size)
 		if r == x.root {
 			copy(buf, want)
@@ -97,9 +98,9 @@ func (x call) do(tab *coll.Table, c coll.Comm, r, n int) error {
 		if err := tab.Bcast(c, buf, x.root); err != nil {
 			return err
 		}
-		return expectEqual(buf, want, x.String(), r)
+		return colltest.ExpectEqual(buf, want, x.String(), r)
 	case kReduce, kAllreduce:
-		in := inputs(n, func(q int) []byte { return x.op.input(x.seed, q, x.size) })
+		in := colltest.Inputs(n, func(q int) []byte { return x.op.input(x.seed, q, x.size) })
 		send := bytes.Clone(in[r])
 		var recv []byte // nil off the root
 		if x.k == kAllreduce || r == x.root {
@@ -114,15 +115,15 @@ func (x call) do(tab *coll.Table, c coll.Comm, r, n int) error {
 		if err != nil {
 			return err
 		}
-		if err := expectEqual(send, in[r], x.String()+" send buffer", r); err != nil {
+		if err := colltest.ExpectEqual(send, in[r], x.String()+" send buffer", r); err != nil {
 			return err
 		}
 		if recv != nil {
-			return expectEqual(recv, fold(x.op.op, in), x.String(), r)
+			return colltest.ExpectEqual(recv, colltest.Fold(x.op.op, in), x.String(), r)
 		}
 		return nil
 	case kGather, kAllgather:
-		send := data(x.seed, r, x.size)
+		send := colltest.Data(x.seed, r, x.size)
 		var recv []byte
 		if x.k == kAllgather || r == x.root {
 			recv = make([]byte, n*x.size)
@@ -136,9 +137,9 @@ func (x call) do(tab *coll.Table, c coll.Comm, r, n int) error {
 		if err != nil || recv == nil {
 			return err
 		}
-		return expectEqual(recv, bytes.Join(inputs(n, func(q int) []byte { return data(x.seed, q, x.size) }), nil), x.String(), r)
+		return colltest.ExpectEqual(recv, bytes.Join(colltest.Inputs(n, func(q int) []byte { return colltest.Data(x.seed, q, x.size) }), nil), x.String(), r)
 	case kScatter:
-		all := data(x.seed, x.root, n*x.size)
+		all := colltest.Data(x.seed, x.root, n*x.size)
 		var send []byte // nil off the root
 		if r == x.root {
 			send = bytes.Clone(all)
@@ -147,18 +148,18 @@ func (x call) do(tab *coll.Table, c coll.Comm, r, n int) error {
 		if err := tab.Scatter(c, send, recv, x.root); err != nil {
 			return err
 		}
-		return expectEqual(recv, all[r*x.size:(r+1)*x.size], x.String(), r)
+		return colltest.ExpectEqual(recv, all[r*x.size:(r+1)*x.size], x.String(), r)
 	case kAlltoall:
-		send := data(x.seed, r, n*x.size)
+		send := colltest.Data(x.seed, r, n*x.size)
 		recv := make([]byte, n*x.size)
 		if err := tab.Alltoall(c, send, recv); err != nil {
 			return err
 		}
 		want := make([]byte, 0, n*x.size)
 		for q := range n {
-			want = append(want, data(x.seed, q, n*x.size)[r*x.size:(r+1)*x.size]...)
+			want = append(want, colltest.Data(x.seed, q, n*x.size)[r*x.size:(r+1)*x.size]...)
 		}
-		return expectEqual(recv, want, x.String(), r)
+		return colltest.ExpectEqual(recv, want, x.String(), r)
 	case kAllgatherv:
 		return x.allgatherv(tab, c, r, n)
 	case kReduceScatter, kReduceScatterBlock, kScan, kExscan:
@@ -231,11 +232,11 @@ func rsCounts(n, elems, es, seed int) []int {
 // between them against what recv held before.
 func (x call) allgatherv(tab *coll.Table, c coll.Comm, r, n int) error {
 	counts, displs, size := vLayout(n, x.size, x.seed)
-	send := data(x.seed, r, counts[r])
-	recv := data(x.seed+1000, n+r, size) // the gaps must keep it
+	send := colltest.Data(x.seed, r, counts[r])
+	recv := colltest.Data(x.seed+1000, n+r, size) // the gaps must keep it
 	want := bytes.Clone(recv)
 	for q := range n {
-		copy(want[displs[q]:], data(x.seed, q, counts[q]))
+		copy(want[displs[q]:], colltest.Data(x.seed, q, counts[q]))
 	}
 	cs, ds := slices.Clone(counts), slices.Clone(displs)
 	if err := tab.Allgatherv(c, send, recv, counts, displs); err != nil {
@@ -244,10 +245,10 @@ func (x call) allgatherv(tab *coll.Table, c coll.Comm, r, n int) error {
 	if !slices.Equal(cs, counts) || !slices.Equal(ds, displs) {
 		return fmt.Errorf("%v at rank %d: counts %v and displs %v changed to %v and %v", x, r, cs, ds, counts, displs)
 	}
-	if err := expectEqual(send, data(x.seed, r, counts[r]), x.String()+" send buffer", r); err != nil {
+	if err := colltest.ExpectEqual(send, colltest.Data(x.seed, r, counts[r]), x.String()+" send buffer", r); err != nil {
 		return err
 	}
-	return expectEqual(recv, want, x.String(), r)
+	return colltest.ExpectEqual(recv, want, x.String(), r)
 }
 
 // scatterOrScan runs reduce_scatter, reduce_scatter_block, scan or
@@ -259,7 +260,7 @@ func (x call) scatterOrScan(tab *coll.Table, c coll.Comm, r, n int) error {
 	if x.k == kReduceScatterBlock {
 		elems = n * x.size
 	}
-	in := inputs(n, func(q int) []byte { return x.op.input(x.seed, q, elems) })
+	in := colltest.Inputs(n, func(q int) []byte { return x.op.input(x.seed, q, elems) })
 	send := bytes.Clone(in[r])
 	var recv, want []byte
 	var err error
@@ -271,33 +272,33 @@ func (x call) scatterOrScan(tab *coll.Table, c coll.Comm, r, n int) error {
 			lo += k
 		}
 		recv = make([]byte, counts[r])
-		want = fold(op, in)[lo : lo+counts[r]]
+		want = colltest.Fold(op, in)[lo : lo+counts[r]]
 		err = tab.ReduceScatter(c, send, recv, counts, op)
 	case kReduceScatterBlock:
 		k := x.size * es
 		recv = make([]byte, k)
-		want = fold(op, in)[r*k : (r+1)*k]
+		want = colltest.Fold(op, in)[r*k : (r+1)*k]
 		err = tab.ReduceScatterBlock(c, send, recv, op)
 	case kScan:
 		recv = make([]byte, len(send))
-		want = fold(op, in[:r+1])
+		want = colltest.Fold(op, in[:r+1])
 		err = tab.Scan(c, send, recv, op)
 	case kExscan:
-		recv = data(x.seed+1000, n+r, len(send))
+		recv = colltest.Data(x.seed+1000, n+r, len(send))
 		if r == 0 {
 			want = bytes.Clone(recv) // left as it was
 		} else {
-			want = fold(op, in[:r])
+			want = colltest.Fold(op, in[:r])
 		}
 		err = tab.Exscan(c, send, recv, op)
 	}
 	if err != nil {
 		return err
 	}
-	if err := expectEqual(send, in[r], x.String()+" send buffer", r); err != nil {
+	if err := colltest.ExpectEqual(send, in[r], x.String()+" send buffer", r); err != nil {
 		return err
 	}
-	return expectEqual(recv, want, x.String(), r)
+	return colltest.ExpectEqual(recv, want, x.String(), r)
 }
 
 // maxBytesFor is the segment's limit for an n-rank test world: small, so
@@ -312,7 +313,7 @@ func boundaryCalls(k kind, n, maxBytes int) []call {
 	var cs []call
 	rs := []int{0}
 	if k.rooted() {
-		rs = roots(n)
+		rs = colltest.Roots(n)
 	}
 	ops := []testOp{{}}
 	if k.reduction() {
@@ -495,16 +496,16 @@ func TestNonCommutative(t *testing.T) {
 					if elems*16 > maxBytesFor(n) {
 						continue
 					}
-					in := inputs(n, func(r int) []byte { return top.input(7, r, elems) })
+					in := colltest.Inputs(n, func(r int) []byte { return top.input(7, r, elems) })
 					rev := make([][]byte, n)
 					for r := range in {
 						rev[n-1-r] = in[r]
 					}
-					if bytes.Equal(fold(top.op, in), fold(top.op, rev)) {
+					if bytes.Equal(colltest.Fold(top.op, in), colltest.Fold(top.op, rev)) {
 						t.Fatalf("%s: the inputs give the same result in either order: the test would show nothing", top.name)
 					}
 					calls := []call{{k: kAllreduce, size: elems, op: top, seed: 7}}
-					for _, root := range roots(n) {
+					for _, root := range colltest.Roots(n) {
 						calls = append(calls, call{k: kReduce, root: root, size: elems, op: top, seed: 7})
 					}
 					// The prefixes and the parts of the whole: rs's vector is

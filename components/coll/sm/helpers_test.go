@@ -1,7 +1,6 @@
 package sm
 
 import (
-	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -194,28 +193,6 @@ func (w *world) sends() int64 {
 	return s
 }
 
-// roots are the first, middle and last ranks, without repeats.
-func roots(n int) []int {
-	rs := []int{0}
-	for _, r := range []int{n / 2, n - 1} {
-		if r != rs[len(rs)-1] {
-			rs = append(rs, r)
-		}
-	}
-	return rs
-}
-
-// data is rank's deterministic input of n bytes for a test named seed.
-func data(seed, rank, n int) []byte {
-	b := make([]byte, n)
-	x := uint32(seed*7919 + rank*104729 + 1)
-	for i := range b {
-		x = x*1664525 + 1013904223
-		b[i] = byte(x >> 24)
-	}
-	return b
-}
-
 // matMul multiplies 2x2 matrices of little-endian int32 (row-major, 16
 // bytes an element), wrapping: associative, not commutative. Reduce sets
 // inout = in × inout, the lower ranks' operand on the left.
@@ -248,52 +225,9 @@ type testOp struct {
 }
 
 var testOps = []testOp{
-	{"sum", colltest.SumInt64{}, func(seed, rank, elems int) []byte { return data(seed, rank, elems*8) }},
-	{"affine", colltest.Affine{}, affineData},
-	{"matmul", matMul{}, func(seed, rank, elems int) []byte { return data(seed, rank, elems*16) }},
-}
-
-// affineData is rank's input of elems Affine pairs, with factors other
-// than 0 and 1 so that the order of composition shows.
-func affineData(seed, rank, elems int) []byte {
-	b := data(seed, rank, elems*16)
-	for i := range elems {
-		binary.LittleEndian.PutUint64(b[i*16:], binary.LittleEndian.Uint64(b[i*16:])%7+2)
-	}
-	return b
-}
-
-// inputs are every rank's input.
-func inputs(n int, f func(rank int) []byte) [][]byte {
-	out := make([][]byte, n)
-	for r := range out {
-		out[r] = f(r)
-	}
-	return out
-}
-
-// fold is x0 ⊕ x1 ⊕ ... ⊕ x(n-1), computed left to right.
-func fold(op coll.Op, xs [][]byte) []byte {
-	acc := bytes.Clone(xs[0])
-	for _, x := range xs[1:] {
-		next := bytes.Clone(x)
-		op.Reduce(acc, next)
-		acc = next
-	}
-	return acc
-}
-
-// expectEqual reports a rank's result that differs from want.
-func expectEqual(got, want []byte, what string, rank int) error {
-	if !bytes.Equal(got, want) {
-		i := 0
-		for i < len(got) && i < len(want) && got[i] == want[i] {
-			i++
-		}
-		return fmt.Errorf("%s at rank %d: %d bytes differ from the reference (%d expected), first at byte %d",
-			what, rank, len(got), len(want), i)
-	}
-	return nil
+	{"sum", colltest.SumInt64{}, func(seed, rank, elems int) []byte { return colltest.Data(seed, rank, elems*8) }},
+	{"affine", colltest.Affine{}, colltest.AffineData},
+	{"matmul", matMul{}, func(seed, rank, elems int) []byte { return colltest.Data(seed, rank, elems*16) }},
 }
 
 // dirEntries lists the names in dir.

@@ -57,20 +57,20 @@ func TestCountsDisagree(t *testing.T) {
 	var cases []tcase
 	cases = append(cases, tcase{"allreduce", func(tab *coll.Table, c coll.Comm, r, n int) error {
 		l := length(r, 24, 8)
-		return tab.Allreduce(c, data(1, r, l), make([]byte, l), sum)
+		return tab.Allreduce(c, colltest.Data(1, r, l), make([]byte, l), sum)
 	}, readersOf1})
 	for _, root := range []int{0, 1} {
 		cases = append(cases, tcase{fmt.Sprintf("reduce/root%d", root), func(tab *coll.Table, c coll.Comm, r, n int) error {
 			l := length(r, 24, 8)
-			return tab.Reduce(c, data(1, r, l), make([]byte, l), sum, root)
+			return tab.Reduce(c, colltest.Data(1, r, l), make([]byte, l), sum, root)
 		}, rootReads(root)})
 		cases = append(cases, tcase{fmt.Sprintf("gather/root%d", root), func(tab *coll.Table, c coll.Comm, r, n int) error {
 			l := length(r, 9, 2)
-			return tab.Gather(c, data(1, r, l), make([]byte, n*l), root)
+			return tab.Gather(c, colltest.Data(1, r, l), make([]byte, n*l), root)
 		}, rootReads(root)})
 		// bcast and scatter: the non-roots read the root's block.
 		cases = append(cases, tcase{fmt.Sprintf("bcast/root%d", root), func(tab *coll.Table, c coll.Comm, r, n int) error {
-			return tab.Bcast(c, data(1, root, length(r, 20, 3)), root)
+			return tab.Bcast(c, colltest.Data(1, root, length(r, 20, 3)), root)
 		}, func(r, _ int) int {
 			switch {
 			case r == root:
@@ -84,7 +84,7 @@ func TestCountsDisagree(t *testing.T) {
 		}})
 		cases = append(cases, tcase{fmt.Sprintf("scatter/root%d", root), func(tab *coll.Table, c coll.Comm, r, n int) error {
 			l := length(r, 8, 4)
-			return tab.Scatter(c, data(1, root, n*l), make([]byte, l), root)
+			return tab.Scatter(c, colltest.Data(1, root, n*l), make([]byte, l), root)
 		}, func(r, _ int) int {
 			switch {
 			case r == root:
@@ -99,11 +99,11 @@ func TestCountsDisagree(t *testing.T) {
 	}
 	cases = append(cases, tcase{"allgather", func(tab *coll.Table, c coll.Comm, r, n int) error {
 		l := length(r, 11, 1)
-		return tab.Allgather(c, data(1, r, l), make([]byte, n*l))
+		return tab.Allgather(c, colltest.Data(1, r, l), make([]byte, n*l))
 	}, readersOf1})
 	cases = append(cases, tcase{"alltoall", func(tab *coll.Table, c coll.Comm, r, n int) error {
 		l := n * length(r, 8, 4)
-		return tab.Alltoall(c, data(1, r, l), make([]byte, l))
+		return tab.Alltoall(c, colltest.Data(1, r, l), make([]byte, l))
 	}, readersOf1})
 
 	// scan and exscan: rank i reads the blocks of the ranks below it (its
@@ -120,18 +120,18 @@ func TestCountsDisagree(t *testing.T) {
 	}
 	cases = append(cases, tcase{"scan", func(tab *coll.Table, c coll.Comm, r, n int) error {
 		l := length(r, 24, 8)
-		return tab.Scan(c, data(1, r, l), make([]byte, l), sum)
+		return tab.Scan(c, colltest.Data(1, r, l), make([]byte, l), sum)
 	}, prefixReads})
 	cases = append(cases, tcase{"exscan", func(tab *coll.Table, c coll.Comm, r, n int) error {
 		l := length(r, 24, 8)
-		return tab.Exscan(c, data(1, r, l), make([]byte, l), sum)
+		return tab.Exscan(c, colltest.Data(1, r, l), make([]byte, l), sum)
 	}, prefixReads})
 	// The reduce-scatters: every rank reads every block (its part of
 	// each); rank 1's whole vector is shorter. In bytes, so that n of
 	// them fit in the segment on 5 ranks.
 	cases = append(cases, tcase{"reduce_scatter_block", func(tab *coll.Table, c coll.Comm, r, n int) error {
 		l := length(r, 12, 4)
-		return tab.ReduceScatterBlock(c, data(1, r, n*l), make([]byte, l), byteSum{})
+		return tab.ReduceScatterBlock(c, colltest.Data(1, r, n*l), make([]byte, l), byteSum{})
 	}, readersOf1})
 	cases = append(cases, tcase{"reduce_scatter", func(tab *coll.Table, c coll.Comm, r, n int) error {
 		// Rank 1 counts its own part 4 bytes short; all agree on the others'.
@@ -144,7 +144,7 @@ func TestCountsDisagree(t *testing.T) {
 			}
 			total += counts[q]
 		}
-		return tab.ReduceScatter(c, data(1, r, total), make([]byte, counts[r]), counts, byteSum{})
+		return tab.ReduceScatter(c, colltest.Data(1, r, total), make([]byte, counts[r]), counts, byteSum{})
 	}, readersOf1})
 	// allgatherv: each rank reads every other's block at the length its
 	// own counts give. Rank 1 contributes less than the others' counts say.
@@ -164,7 +164,7 @@ func TestCountsDisagree(t *testing.T) {
 				displs[q] = size
 				size += counts[q]
 			}
-			return tab.Allgatherv(c, data(1, r, counts[r]), make([]byte, size), counts, displs)
+			return tab.Allgatherv(c, colltest.Data(1, r, counts[r]), make([]byte, size), counts, displs)
 		}
 	}
 	cases = append(cases, tcase{"allgatherv/own-count", allgatherv(false), func(r, _ int) int {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/gompi/gompi/frameworks/coll"
+	"github.com/gompi/gompi/frameworks/coll/colltest"
 )
 
 // byteCounts are the message sizes every algorithm runs with: empty, one
@@ -80,12 +81,12 @@ func TestBcast(t *testing.T) {
 	for _, alg := range algNums(bcastAlgs) {
 		for _, nb := range cases() {
 			n, nbytes := nb[0], nb[1]
-			for _, root := range roots(n) {
+			for _, root := range colltest.Roots(n) {
 				name := fmt.Sprintf("%s/n%d/b%d/root%d", bcastAlgs.algName(alg), n, nbytes, root)
 				t.Run(name, func(t *testing.T) {
 					cfg := testConfig()
 					cfg.bcast = alg
-					want := data(1, root, nbytes)
+					want := colltest.Data(1, root, nbytes)
 					run(t, n, cfg, func(m *coll.Module, c coll.Comm) error {
 						buf := make([]byte, nbytes)
 						if c.Rank() == root {
@@ -94,7 +95,7 @@ func TestBcast(t *testing.T) {
 						if err := m.Bcast(c, buf, root); err != nil {
 							return err
 						}
-						return expectEqual(buf, want, "bcast", c.Rank())
+						return colltest.ExpectEqual(buf, want, "bcast", c.Rank())
 					})
 				})
 			}
@@ -110,13 +111,13 @@ func TestReduce(t *testing.T) {
 				if top.op.ElemSize() == 16 && nb[1] == large {
 					continue // one large run per algorithm is enough
 				}
-				for _, root := range roots(n) {
+				for _, root := range colltest.Roots(n) {
 					name := fmt.Sprintf("%s/%s/n%d/e%d/root%d", reduceAlgs.algName(alg), top.name, n, elems, root)
 					t.Run(name, func(t *testing.T) {
 						cfg := testConfig()
 						cfg.reduce = alg
-						inputs := allRanks(n, func(r int) []byte { return top.input(2, r, elems) })
-						want := reference(top.op, inputs)
+						inputs := colltest.Inputs(n, func(r int) []byte { return top.input(2, r, elems) })
+						want := colltest.Fold(top.op, inputs)
 						run(t, n, cfg, func(m *coll.Module, c coll.Comm) error {
 							r := c.Rank()
 							send := bytes.Clone(inputs[r])
@@ -127,11 +128,11 @@ func TestReduce(t *testing.T) {
 							if err := m.Reduce(c, send, recv, top.op, root); err != nil {
 								return err
 							}
-							if err := expectEqual(send, inputs[r], "send buffer", r); err != nil {
+							if err := colltest.ExpectEqual(send, inputs[r], "send buffer", r); err != nil {
 								return err
 							}
 							if r == root {
-								return expectEqual(recv, want, "reduce", r)
+								return colltest.ExpectEqual(recv, want, "reduce", r)
 							}
 							return nil
 						})
@@ -162,8 +163,8 @@ func TestAllreduce(t *testing.T) {
 					t.Run(name, func(t *testing.T) {
 						cfg := testConfig()
 						cfg.allreduce, cfg.allreduceSegsize = alg, seg
-						inputs := allRanks(n, func(r int) []byte { return top.input(3, r, elems) })
-						want := reference(top.op, inputs)
+						inputs := colltest.Inputs(n, func(r int) []byte { return top.input(3, r, elems) })
+						want := colltest.Fold(top.op, inputs)
 						run(t, n, cfg, func(m *coll.Module, c coll.Comm) error {
 							r := c.Rank()
 							send := bytes.Clone(inputs[r])
@@ -171,10 +172,10 @@ func TestAllreduce(t *testing.T) {
 							if err := m.Allreduce(c, send, recv, top.op); err != nil {
 								return err
 							}
-							if err := expectEqual(send, inputs[r], "send buffer", r); err != nil {
+							if err := colltest.ExpectEqual(send, inputs[r], "send buffer", r); err != nil {
 								return err
 							}
-							return expectEqual(recv, want, "allreduce", r)
+							return colltest.ExpectEqual(recv, want, "allreduce", r)
 						})
 					})
 				}
@@ -196,7 +197,7 @@ func TestAllgather(t *testing.T) {
 			t.Run(fmt.Sprintf("%s/n%d/b%d", allgatherAlgs.algName(alg), n, bs), func(t *testing.T) {
 				cfg := testConfig()
 				cfg.allgather = alg
-				inputs := allRanks(n, func(r int) []byte { return data(4, r, bs) })
+				inputs := colltest.Inputs(n, func(r int) []byte { return colltest.Data(4, r, bs) })
 				want := gathered(inputs)
 				run(t, n, cfg, func(m *coll.Module, c coll.Comm) error {
 					r := c.Rank()
@@ -204,7 +205,7 @@ func TestAllgather(t *testing.T) {
 					if err := m.Allgather(c, inputs[r], recv); err != nil {
 						return err
 					}
-					return expectEqual(recv, want, "allgather", r)
+					return colltest.ExpectEqual(recv, want, "allgather", r)
 				})
 			})
 		}
@@ -221,7 +222,7 @@ func TestAlltoall(t *testing.T) {
 			t.Run(fmt.Sprintf("%s/n%d/b%d", alltoallAlgs.algName(alg), n, bs), func(t *testing.T) {
 				cfg := testConfig()
 				cfg.alltoall = alg
-				inputs := allRanks(n, func(r int) []byte { return data(5, r, n*bs) })
+				inputs := colltest.Inputs(n, func(r int) []byte { return colltest.Data(5, r, n*bs) })
 				run(t, n, cfg, func(m *coll.Module, c coll.Comm) error {
 					r := c.Rank()
 					recv := make([]byte, n*bs)
@@ -232,7 +233,7 @@ func TestAlltoall(t *testing.T) {
 					for src := 0; src < n; src++ {
 						want = append(want, inputs[src][r*bs:(r+1)*bs]...)
 					}
-					return expectEqual(recv, want, "alltoall", r)
+					return colltest.ExpectEqual(recv, want, "alltoall", r)
 				})
 			})
 		}
@@ -246,11 +247,11 @@ func TestGather(t *testing.T) {
 			if bs == large {
 				bs = large / n
 			}
-			for _, root := range roots(n) {
+			for _, root := range colltest.Roots(n) {
 				t.Run(fmt.Sprintf("%s/n%d/b%d/root%d", gatherAlgs.algName(alg), n, bs, root), func(t *testing.T) {
 					cfg := testConfig()
 					cfg.gather = alg
-					inputs := allRanks(n, func(r int) []byte { return data(6, r, bs) })
+					inputs := colltest.Inputs(n, func(r int) []byte { return colltest.Data(6, r, bs) })
 					want := gathered(inputs)
 					run(t, n, cfg, func(m *coll.Module, c coll.Comm) error {
 						r := c.Rank()
@@ -262,7 +263,7 @@ func TestGather(t *testing.T) {
 							return err
 						}
 						if r == root {
-							return expectEqual(recv, want, "gather", r)
+							return colltest.ExpectEqual(recv, want, "gather", r)
 						}
 						return nil
 					})
@@ -279,11 +280,11 @@ func TestScatter(t *testing.T) {
 			if bs == large {
 				bs = large / n
 			}
-			for _, root := range roots(n) {
+			for _, root := range colltest.Roots(n) {
 				t.Run(fmt.Sprintf("%s/n%d/b%d/root%d", scatterAlgs.algName(alg), n, bs, root), func(t *testing.T) {
 					cfg := testConfig()
 					cfg.scatter = alg
-					all := data(7, root, n*bs)
+					all := colltest.Data(7, root, n*bs)
 					run(t, n, cfg, func(m *coll.Module, c coll.Comm) error {
 						r := c.Rank()
 						var send []byte
@@ -295,11 +296,11 @@ func TestScatter(t *testing.T) {
 							return err
 						}
 						if r == root {
-							if err := expectEqual(send, all, "send buffer", r); err != nil {
+							if err := colltest.ExpectEqual(send, all, "send buffer", r); err != nil {
 								return err
 							}
 						}
-						return expectEqual(recv, all[r*bs:(r+1)*bs], "scatter", r)
+						return colltest.ExpectEqual(recv, all[r*bs:(r+1)*bs], "scatter", r)
 					})
 				})
 			}
