@@ -50,6 +50,7 @@ func runBandwidth(w mpi.Comm, o Options, both bool) ([]Row, error) {
 	rbuf := make([]byte, o.MaxSize())
 	ack := make([]byte, 4)
 	reqs := make([]mpi.Request, 0, 2*window)
+	settle()
 	var out []Row
 	for _, size := range o.Sizes {
 		if err := barrier(w); err != nil {

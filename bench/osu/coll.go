@@ -62,7 +62,9 @@ func (c collective) measurement() Measurement {
 		CheckRanks: atLeast(c.name, 1),
 		Transports: rankZeroTransports,
 		Run: func(w mpi.Comm, o Options) ([]Row, error) {
-			return timeCollective(w, o, c.buffers(w, o.MaxSize()))
+			call := c.buffers(w, o.MaxSize())
+			settle()
+			return timeCollective(w, o, call)
 		},
 	}
 }

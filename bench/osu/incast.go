@@ -42,6 +42,7 @@ func runIncast(w mpi.Comm, o Options) ([]Row, error) {
 	reqs := make([]mpi.Request, nreqs)
 	sts := make([]mpi.Status, nreqs) // reused: the loop allocates nothing
 	from := make([]int, n)
+	settle()
 	var out []Row
 	for _, size := range o.Sizes {
 		if err := barrier(w); err != nil {

@@ -44,6 +44,7 @@ func runLatency(w mpi.Comm, o Options) ([]Row, error) {
 func pingPong(w mpi.Comm, o Options, peer int, initiator bool) ([]float64, error) {
 	sbuf := make([]byte, o.MaxSize())
 	rbuf := make([]byte, o.MaxSize())
+	settle()
 	var out []float64
 	for _, size := range o.Sizes {
 		if err := barrier(w); err != nil {

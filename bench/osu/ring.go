@@ -42,6 +42,7 @@ func runRing(w mpi.Comm, o Options) ([]Row, error) {
 	me, n := w.Rank(), w.Size()
 	next, prev := (me+1)%n, (me+n-1)%n
 	token := make([]byte, o.MaxSize())
+	settle()
 	var out []Row
 	for _, size := range o.Sizes {
 		if err := barrier(w); err != nil {

@@ -2,6 +2,7 @@ package osu
 
 import (
 	"fmt"
+	"runtime"
 	"strconv"
 	"strings"
 
@@ -17,9 +18,17 @@ const (
 	tagGather = 4
 )
 
-// barrier holds every rank until all have reached it. The collectives
-// framework has no barrier yet, so it is a gather to rank 0 and a release;
-// it runs outside the timed loops.
+// settle runs a garbage collection once a measurement's buffers exist.
+// The collection that allocating them starts would otherwise run during
+// the first size: 5 ms of concurrent marking on a rank's one P made the
+// first size of a 2-rank allreduce 5-15 times slower than the next run of
+// it. The timed loops allocate nothing, so no collection follows.
+func settle() { runtime.GC() }
+
+// barrier holds every rank until all have reached it: a gather to rank 0
+// and a release over point-to-point, so that between sizes only the
+// transport under measurement carries traffic (mpi.Barrier may go through
+// coll sm's segment). It runs outside the timed loops.
 func barrier(w mpi.Comm) error {
 	var none []byte
 	if w.Rank() != 0 {
