@@ -46,8 +46,8 @@ func runBandwidth(w mpi.Comm, o Options, both bool) ([]Row, error) {
 	me := w.Rank()
 	// One buffer per direction for the whole window, as OSU has: the
 	// messages' contents do not matter, only their movement.
-	sbuf := make([]byte, o.MaxSize())
-	rbuf := make([]byte, o.MaxSize())
+	sbuf := filled(o.MaxSize())
+	rbuf := filled(o.MaxSize())
 	ack := make([]byte, 4)
 	reqs := make([]mpi.Request, 0, 2*window)
 	settle()

@@ -171,6 +171,9 @@ func alltoallCall(w mpi.Comm, largest int) func(int) error {
 
 // filled returns a buffer of n bytes, touched so that no page fault
 // lands in the timing.
+// filled returns n bytes of 1s, written once as the C twins' buffers are,
+// so that both copy the same kind of pages: a Go buffer never written maps
+// the kernel's zero page.
 func filled(n int) []byte {
 	b := make([]byte, n)
 	for i := range b {

@@ -33,7 +33,7 @@ func incast() Measurement {
 func runIncast(w mpi.Comm, o Options) ([]Row, error) {
 	me, n := w.Rank(), w.Size()
 	senders := n - 1
-	buf := make([]byte, o.MaxSize())
+	buf := filled(o.MaxSize())
 	ack := make([]byte, 4)
 	nreqs := window
 	if me == 0 {

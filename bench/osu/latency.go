@@ -42,8 +42,8 @@ func runLatency(w mpi.Comm, o Options) ([]Row, error) {
 // sending first, and returns each size's one-way time in microseconds. A
 // rank with no peer (-1) only takes part in the barriers.
 func pingPong(w mpi.Comm, o Options, peer int, initiator bool) ([]float64, error) {
-	sbuf := make([]byte, o.MaxSize())
-	rbuf := make([]byte, o.MaxSize())
+	sbuf := filled(o.MaxSize())
+	rbuf := filled(o.MaxSize())
 	settle()
 	var out []float64
 	for _, size := range o.Sizes {

@@ -41,7 +41,7 @@ func neighbours(n int) [][2]int {
 func runRing(w mpi.Comm, o Options) ([]Row, error) {
 	me, n := w.Rank(), w.Size()
 	next, prev := (me+1)%n, (me+n-1)%n
-	token := make([]byte, o.MaxSize())
+	token := filled(o.MaxSize())
 	settle()
 	var out []Row
 	for _, size := range o.Sizes {
