@@ -92,6 +92,7 @@ func (x call) do(tab *coll.Table, c coll.Comm, r, n int) error {
 	case kBcast:
 		want := colltest.Data(x.seed, x.root, x.size)
 		buf := make([]byte, x.size)
+		defer scribble(buf)
 		if r == x.root {
 			copy(buf, want)
 		}
@@ -106,6 +107,8 @@ func (x call) do(tab *coll.Table, c coll.Comm, r, n int) error {
 		if x.k == kAllreduce || r == x.root {
 			recv = make([]byte, len(send))
 		}
+		defer scribble(send)
+		defer scribble(recv)
 		var err error
 		if x.k == kReduce {
 			err = tab.Reduce(c, send, recv, x.op.op, x.root)
@@ -124,6 +127,7 @@ func (x call) do(tab *coll.Table, c coll.Comm, r, n int) error {
 		return nil
 	case kGather, kAllgather:
 		send := colltest.Data(x.seed, r, x.size)
+		defer scribble(send)
 		var recv []byte
 		if x.k == kAllgather || r == x.root {
 			recv = make([]byte, n*x.size)
@@ -144,6 +148,7 @@ func (x call) do(tab *coll.Table, c coll.Comm, r, n int) error {
 		if r == x.root {
 			send = bytes.Clone(all)
 		}
+		defer scribble(send)
 		recv := make([]byte, x.size)
 		if err := tab.Scatter(c, send, recv, x.root); err != nil {
 			return err
@@ -151,6 +156,7 @@ func (x call) do(tab *coll.Table, c coll.Comm, r, n int) error {
 		return colltest.ExpectEqual(recv, all[r*x.size:(r+1)*x.size], x.String(), r)
 	case kAlltoall:
 		send := colltest.Data(x.seed, r, n*x.size)
+		defer scribble(send)
 		recv := make([]byte, n*x.size)
 		if err := tab.Alltoall(c, send, recv); err != nil {
 			return err
@@ -166,6 +172,15 @@ func (x call) do(tab *coll.Table, c coll.Comm, r, n int) error {
 		return x.scatterOrScan(tab, c, r, n)
 	}
 	return fmt.Errorf("no collective %d", x.k)
+}
+
+// scribble overwrites a buffer once its call returned, as a program may:
+// a rank that left while others still read its buffer shows as a wrong
+// result on theirs.
+func scribble(b []byte) {
+	for i := range b {
+		b[i] ^= 0xa5
+	}
 }
 
 // vLayout is allgatherv's blocks for n ranks whose largest count is most

@@ -12,10 +12,14 @@
 //
 // It provides barrier, bcast, reduce, allreduce, gather, scatter,
 // allgather, allgatherv, alltoall, reduce_scatter, reduce_scatter_block,
-// scan and exscan for calls of at most coll_sm_max_bytes per rank;
-// larger calls, and the collectives it does not provide, go to the next
-// component (tuned), as does every call of a collective whose tuned
-// algorithm the user forced. See docs/architecture.md for the protocol.
+// scan and exscan for calls of at most coll_sm_max_bytes per rank. Larger
+// bcast, gather, scatter and allgather calls, and reduce, alltoall and
+// allreduce where it pays, go by single copy: the blocks carry addresses,
+// and each rank reads what it needs from the others' buffers with
+// cross-memory attach (single.go). The other calls, and the collectives it
+// does not provide, go to the next component (tuned), as does every call
+// of a collective whose tuned algorithm the user forced. See
+// docs/architecture.md for the protocol.
 package sm
 
 import (
@@ -48,9 +52,10 @@ const (
 type Component struct {
 	coll.BaseComponent
 
-	maxBytes params.Param[int64]
-	maxRanks params.Param[int]
-	dir      params.Param[string]
+	maxBytes   params.Param[int64]
+	maxRanks   params.Param[int]
+	dir        params.Param[string]
+	singleCopy params.Param[bool]
 
 	cfg config
 	log hclog.Logger
@@ -59,6 +64,8 @@ type Component struct {
 type config struct {
 	maxBytes, maxRanks int
 	dir                string
+	singleCopy         bool
+	singleAlways       bool // tests only: see module
 	// forced: collectives whose tuned algorithm the user forced.
 	forced map[string]bool
 }
@@ -118,6 +125,13 @@ func (c *Component) RegisterParams(r *params.Registrar) error {
 			return nil
 		},
 	})
+	c.singleCopy = r.Bool(params.Spec{
+		Name: "single_copy", Default: "true", Level: 5,
+		Help: "Carry bcast, reduce, allreduce, gather, scatter, allgather and alltoall calls larger than " +
+			"coll_sm_max_bytes through the segment too, as addresses that the ranks copy from with " +
+			"cross-memory attach (process_vm_readv), when every member may read every other's memory; " +
+			"false, or a kernel that refuses, sends them to the next component.",
+	})
 	c.dir = r.String(params.Spec{
 		Name: "backing_directory", Default: "/dev/shm", Level: 5,
 		Help: "Directory of the shared segments' files (a memory file system). A segment's file is removed as " +
@@ -133,10 +147,11 @@ func (c *Component) Open(_ context.Context, env *mca.Env) error {
 		c.log = hclog.NewNullLogger()
 	}
 	c.cfg = config{
-		maxBytes: int(c.maxBytes.Get(env.Params)),
-		maxRanks: c.maxRanks.Get(env.Params),
-		dir:      c.dir.Get(env.Params),
-		forced:   tunedForced(env.Params),
+		maxBytes:   int(c.maxBytes.Get(env.Params)),
+		maxRanks:   c.maxRanks.Get(env.Params),
+		dir:        c.dir.Get(env.Params),
+		singleCopy: c.singleCopy.Get(env.Params),
+		forced:     tunedForced(env.Params),
 	}
 	return nil
 }
@@ -159,7 +174,9 @@ func (c *Component) CommQuery(comm coll.Comm, q coll.Query) (int, *coll.Module, 
 		return 0, nil, err
 	}
 	m := &module{seg: seg, comm: comm, poller: poller, me: comm.Rank(), n: n, yield: q.Oversubscribed,
-		seen: make([]uint64, n)}
+		seen: make([]uint64, n), log: log, single: c.cfg.singleCopy, singleAlways: c.cfg.singleAlways,
+		probe: new([1]uint64), pids: make([]int, n), ds: make([]desc, n)}
+	m.publishProbe()
 	mod := m.collectives()
 	for name, clear := range stepAside {
 		if c.cfg.forced[name] || len(q.Rules.For(name, n)) > 0 {

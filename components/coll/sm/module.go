@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/hashicorp/go-hclog"
 	"golang.org/x/sys/unix"
 
 	"github.com/gompi/gompi/frameworks/coll"
@@ -35,6 +36,17 @@ type module struct {
 	call  string   // the collective of the current epoch, for the state report
 	seen  []uint64 // by rank: the highest epoch seen raised
 	next  *coll.Module
+	log   hclog.Logger
+
+	// Single copy (single.go): whether it may be used, and once the first
+	// large call settled it, whether every member can read every other.
+	single       bool
+	singleAlways bool // tests: single copy wherever it can serve, paying or not
+	verdict      uint32
+	probe        *[1]uint64 // read by the others to test cross-memory attach
+	pids         []int      // by rank
+	ds           []desc     // by rank: the current call's descriptors
+	tmp          []byte     // an operand read for a fold
 }
 
 func (m *module) collectives() *coll.Module {
@@ -254,6 +266,23 @@ func (m *module) fail(name string, err error) error {
 
 func (m *module) fits(n int) bool { return n <= m.seg.lay.maxBytes }
 
+// large serves a call too large for the blocks: by single copy where it
+// pays and every member can read every other's memory, else through the
+// next module.
+func (m *module) large(name string, size int, next, single func() error) error {
+	if !m.singleAlways && !singlePays(name, m.n, size) {
+		return next()
+	}
+	ok, err := m.singleCopy()
+	switch {
+	case err != nil:
+		return m.fail(name, err)
+	case !ok:
+		return next()
+	}
+	return m.fail(name, single())
+}
+
 // barrier: every rank raises its word and waits for every other's. When
 // the host is oversubscribed, rank 0 alone waits for every other rank and
 // then raises its word, which the others wait for: rank 0 leaves first, so
@@ -284,11 +313,12 @@ func (m *module) barrier(c coll.Comm) error {
 }
 
 func (m *module) bcast(c coll.Comm, buf []byte, root int) error {
-	if !m.fits(len(buf)) {
-		return m.next.Bcast(c, buf, root)
-	}
 	if err := coll.CheckRoot(c, root); err != nil {
 		return m.fail("bcast", err)
+	}
+	if !m.fits(len(buf)) {
+		return m.large("bcast", len(buf), func() error { return m.next.Bcast(c, buf, root) },
+			func() error { return m.bcastSingle(buf, root) })
 	}
 	p := m.begin("bcast")
 	if m.me == root {
@@ -346,9 +376,6 @@ func (m *module) block(r int, p uint64, send []byte) ([]byte, error) {
 }
 
 func (m *module) reduce(c coll.Comm, send, recv []byte, op coll.Op, root int) error {
-	if !m.fits(len(send)) {
-		return m.next.Reduce(c, send, recv, op, root)
-	}
 	err := coll.CheckRoot(c, root)
 	if err == nil {
 		err = coll.CheckOp(op, len(send))
@@ -359,6 +386,10 @@ func (m *module) reduce(c coll.Comm, send, recv []byte, op coll.Op, root int) er
 	if err != nil {
 		return m.fail("reduce", err)
 	}
+	if !m.fits(len(send)) {
+		return m.large("reduce", len(send), func() error { return m.next.Reduce(c, send, recv, op, root) },
+			func() error { return m.reduceSingle(send, recv, op, root) })
+	}
 	p, err := m.contribute("reduce", send)
 	if err == nil && m.me == root {
 		err = m.combine(p, send, recv, op, m.n-1, 0)
@@ -367,15 +398,16 @@ func (m *module) reduce(c coll.Comm, send, recv []byte, op coll.Op, root int) er
 }
 
 func (m *module) allreduce(c coll.Comm, send, recv []byte, op coll.Op) error {
-	if !m.fits(len(send)) {
-		return m.next.Allreduce(c, send, recv, op)
-	}
 	err := coll.CheckOp(op, len(send))
 	if err == nil {
 		err = coll.CheckLen("recv", len(recv), len(send), "the send buffer's length")
 	}
 	if err != nil {
 		return m.fail("allreduce", err)
+	}
+	if !m.fits(len(send)) {
+		return m.large("allreduce", len(send), func() error { return m.next.Allreduce(c, send, recv, op) },
+			func() error { return m.allreduceSingle(send, recv, op) })
 	}
 	p, err := m.contribute("allreduce", send)
 	if err == nil {
@@ -399,15 +431,16 @@ func (m *module) gatherInto(p uint64, send, recv []byte) error {
 }
 
 func (m *module) gather(c coll.Comm, send, recv []byte, root int) error {
-	if !m.fits(len(send)) {
-		return m.next.Gather(c, send, recv, root)
-	}
 	err := coll.CheckRoot(c, root)
 	if err == nil && m.me == root {
 		err = coll.CheckLen("recv", len(recv), m.n*len(send), "the communicator's size times the send buffer's length")
 	}
 	if err != nil {
 		return m.fail("gather", err)
+	}
+	if !m.fits(len(send)) {
+		return m.large("gather", len(send), func() error { return m.next.Gather(c, send, recv, root) },
+			func() error { return m.gatherSingle(send, recv, root) })
 	}
 	p, err := m.contribute("gather", send)
 	if err == nil && m.me == root {
@@ -417,11 +450,12 @@ func (m *module) gather(c coll.Comm, send, recv []byte, root int) error {
 }
 
 func (m *module) allgather(c coll.Comm, send, recv []byte) error {
-	if !m.fits(len(send)) {
-		return m.next.Allgather(c, send, recv)
-	}
 	if err := coll.CheckLen("recv", len(recv), m.n*len(send), "the communicator's size times the send buffer's length"); err != nil {
 		return m.fail("allgather", err)
+	}
+	if !m.fits(len(send)) {
+		return m.large("allgather", len(send), func() error { return m.next.Allgather(c, send, recv) },
+			func() error { return m.allgatherSingle(send, recv) })
 	}
 	p, err := m.contribute("allgather", send)
 	if err == nil {
@@ -434,15 +468,16 @@ func (m *module) allgather(c coll.Comm, send, recv []byte) error {
 // reads its own block of it. Every rank's size is alike (the root's send
 // is n times each recv), so all take the same path.
 func (m *module) scatter(c coll.Comm, send, recv []byte, root int) error {
-	if !m.fits(m.n * len(recv)) {
-		return m.next.Scatter(c, send, recv, root)
-	}
 	err := coll.CheckRoot(c, root)
 	if err == nil && m.me == root {
 		err = coll.CheckLen("send", len(send), m.n*len(recv), "the communicator's size times the receive buffer's length")
 	}
 	if err != nil {
 		return m.fail("scatter", err)
+	}
+	if !m.fits(m.n * len(recv)) {
+		return m.large("scatter", m.n*len(recv), func() error { return m.next.Scatter(c, send, recv, root) },
+			func() error { return m.scatterSingle(send, recv, root) })
 	}
 	p := m.begin("scatter")
 	k := len(recv)
@@ -465,9 +500,6 @@ func (m *module) scatter(c coll.Comm, send, recv []byte, root int) error {
 // alltoall: every rank's whole send buffer is its contribution; each rank
 // reads its block of every other's.
 func (m *module) alltoall(c coll.Comm, send, recv []byte) error {
-	if !m.fits(len(send)) {
-		return m.next.Alltoall(c, send, recv)
-	}
 	k := len(send) / m.n
 	err := coll.CheckLen("send", len(send), m.n*k, "a whole block per rank")
 	if err == nil {
@@ -475,6 +507,10 @@ func (m *module) alltoall(c coll.Comm, send, recv []byte) error {
 	}
 	if err != nil {
 		return m.fail("alltoall", err)
+	}
+	if !m.fits(len(send)) {
+		return m.large("alltoall", len(send), func() error { return m.next.Alltoall(c, send, recv) },
+			func() error { return m.alltoallSingle(send, recv) })
 	}
 	p, err := m.contribute("alltoall", send)
 	for r := 0; r < m.n && err == nil; r++ {

@@ -21,10 +21,11 @@ import (
 // epoch word and the length of its data, so that a contribution of up to
 // 48 bytes travels in the epoch's own cache line. Rank r's wake-up line
 // holds the number of ranks asleep waiting for r's words (offSleepers)
-// and the futex word they sleep on (offWake).
+// and the futex word they sleep on (offWake), then what single copy needs
+// (single.go): r's process id, probe word and verdict.
 const (
 	magic       = 0x6c6c6f6369706d67 // "gmpicoll", little-endian
-	version     = 2
+	version     = 3
 	offSleepers = 0
 	offWake     = 4
 	line        = 64

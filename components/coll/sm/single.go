@@ -1,0 +1,484 @@
+package sm
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"runtime"
+	"sync/atomic"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/gompi/gompi/frameworks/coll"
+)
+
+// Single copy. A call larger than coll_sm_max_bytes goes through the
+// segment too when every member may read every other's memory with
+// cross-memory attach (process_vm_readv): a rank's block then carries the
+// addresses and lengths of its buffers, and the ranks that need their
+// contents copy them straight into their own buffers. One copy and no
+// message, where the next module (tuned over btl sm) pays a request, a
+// match, a request-to-send and a finish message for each of its
+// messages, and folds a reduction's whole vector at one rank.
+//
+// A rank whose buffer others read stays in the call until they raised a
+// word that says they are done, and keeps the buffer alive until then
+// (runtime.KeepAlive): the Go runtime moves no heap object, but it may
+// free one whose last use has passed.
+//
+// Whether every member can read every other is learned at the first call
+// that needs it, the same call on every member: each rank reads each
+// other's probe word (published in its wake-up line when the module was
+// made) and posts its verdict; every rank then waits for all verdicts, so
+// that all choose the same path.
+
+// Fields of a rank's wake-up line beyond the sleeper count and futex word.
+const (
+	offPid        = 8  // uint32: the rank's process id
+	offProbeAddr  = 16 // uint64: where its probe word lives
+	offProbeValue = 24 // uint64: the probe word's value; non-zero once published
+	offVerdict    = 32 // uint32: whether it can read every member (verdict*)
+)
+
+const (
+	verdictUnknown = iota
+	verdictYes
+	verdictNo
+)
+
+// descBytes is the size of a single-copy descriptor: two buffers, each an
+// address and a length.
+const descBytes = 32
+
+// chunkBytes is how much of another rank's operand a fold reads at a
+// time: the scratch it is read into stays in the cache while it is folded
+// in, and a read costs about 2 us of system call before it copies a byte.
+const chunkBytes = 256 << 10
+
+// desc is what a rank publishes for a single-copy epoch.
+type desc struct {
+	addr [2]uintptr
+	n    [2]int
+}
+
+func encodeDesc(bufs ...[]byte) []byte {
+	var b [descBytes]byte
+	for i, buf := range bufs {
+		binary.LittleEndian.PutUint64(b[16*i:], uint64(uintptr(unsafe.Pointer(unsafe.SliceData(buf)))))
+		binary.LittleEndian.PutUint64(b[16*i+8:], uint64(len(buf)))
+	}
+	return b[:]
+}
+
+func decodeDesc(b []byte) desc {
+	var d desc
+	for i := range d.addr {
+		d.addr[i] = uintptr(binary.LittleEndian.Uint64(b[16*i:]))
+		d.n[i] = int(binary.LittleEndian.Uint64(b[16*i+8:]))
+	}
+	return d
+}
+
+func (s *segment) wakeWord32(r, off int) *atomic.Uint32 {
+	return (*atomic.Uint32)(unsafe.Pointer(&s.mem[headerBytes+r*line+off]))
+}
+
+func (s *segment) wakeWord64(r, off int) *atomic.Uint64 {
+	return (*atomic.Uint64)(unsafe.Pointer(&s.mem[headerBytes+r*line+off]))
+}
+
+// publishProbe makes this rank's probe word readable by the others.
+func (m *module) publishProbe() {
+	m.probe[0] = uint64(unix.Getpid())<<32 | uint64(m.me)<<1 | 1 // non-zero, its own per rank
+	m.seg.wakeWord32(m.me, offPid).Store(uint32(unix.Getpid()))
+	m.seg.wakeWord64(m.me, offProbeAddr).Store(uint64(uintptr(unsafe.Pointer(m.probe))))
+	m.seg.wakeWord64(m.me, offProbeValue).Store(m.probe[0])
+}
+
+// singlePays reports whether single copy beats the next module (tuned over
+// btl sm) for a call of collective name of size bytes per rank on n
+// ranks, as measured on 2, 4 and 8 ranks sharing 2 CPUs: bcast, gather,
+// scatter and allgather read each buffer once where tuned forwards it
+// along a tree or ring, and win everywhere (0.6-0.9 of tuned's time);
+// reduce and alltoall win on 2 ranks (0.7-0.95) but lose on more, where
+// their reads are serial at the root or many small ones per rank; and
+// allreduce's three phases cost more than tuned's below 256 KiB on more
+// than 2 ranks.
+func singlePays(name string, n, size int) bool {
+	switch name {
+	case "reduce", "alltoall":
+		return n == 2
+	case "allreduce":
+		return n == 2 || size >= 256<<10
+	}
+	return true
+}
+
+// singleCopy reports whether a call too large for the blocks goes by
+// single copy; the first such call settles it for every member. A rank
+// whose coll_sm_single_copy is false takes part, and says no.
+func (m *module) singleCopy() (bool, error) {
+	if m.verdict != verdictUnknown {
+		return m.verdict == verdictYes, nil
+	}
+	mine := uint32(verdictYes)
+	if !m.single {
+		mine = verdictNo
+	}
+	for r := 0; r < m.n && mine == verdictYes; r++ {
+		if r == m.me {
+			continue
+		}
+		value := m.seg.wakeWord64(r, offProbeValue)
+		if err := m.waitFor(func() bool { return value.Load() != 0 }); err != nil {
+			return false, err
+		}
+		pid := int(m.seg.wakeWord32(r, offPid).Load())
+		m.pids[r] = pid
+		var got [8]byte
+		err := readFrom(pid, uintptr(m.seg.wakeWord64(r, offProbeAddr).Load()), got[:])
+		if err == nil && binary.LittleEndian.Uint64(got[:]) != value.Load() {
+			err = errors.New("the probe word read back wrong")
+		}
+		if err != nil {
+			m.log.Debug("cross-memory attach refused; large collectives go to the next component",
+				"comm", m.comm.Name(), "peer", r, "error", err)
+			mine = verdictNo
+		}
+	}
+	m.seg.wakeWord32(m.me, offVerdict).Store(mine)
+	all := uint32(verdictYes)
+	for r := range m.n {
+		v := m.seg.wakeWord32(r, offVerdict)
+		if err := m.waitFor(func() bool { return v.Load() != verdictUnknown }); err != nil {
+			return false, err
+		}
+		if v.Load() != verdictYes {
+			all = verdictNo
+		}
+	}
+	m.verdict = all
+	return all == verdictYes, nil
+}
+
+// waitFor polls until ready, letting the engine progress and giving the
+// CPU away between looks: it runs once per communicator.
+func (m *module) waitFor(ready func() bool) error {
+	for !ready() {
+		if err := m.poller.Poll(); err != nil {
+			return err
+		}
+		runtime.Gosched()
+		yield()
+	}
+	return nil
+}
+
+// readFrom copies len(dst) bytes at addr in process pid into dst. A raw
+// system call, as btl sm's: the runtime does not hand this rank's
+// processor to another thread during the copy.
+func readFrom(pid int, addr uintptr, dst []byte) error {
+	for len(dst) > 0 {
+		local := unix.Iovec{Base: &dst[0]}
+		local.SetLen(len(dst))
+		remote := unix.RemoteIovec{Base: addr, Len: len(dst)}
+		n, _, errno := unix.RawSyscall6(unix.SYS_PROCESS_VM_READV, uintptr(pid),
+			uintptr(unsafe.Pointer(&local)), 1, uintptr(unsafe.Pointer(&remote)), 1, 0)
+		if errno != 0 {
+			return fmt.Errorf("process_vm_readv from pid %d: %w", pid, errno)
+		}
+		if n == 0 {
+			return fmt.Errorf("process_vm_readv from pid %d read nothing", pid)
+		}
+		dst, addr = dst[n:], addr+n
+	}
+	return nil
+}
+
+// expose publishes bufs as this rank's contribution to the current epoch.
+func (m *module) expose(p uint64, bufs ...[]byte) error {
+	if err := m.write(p, encodeDesc(bufs...)); err != nil {
+		return err
+	}
+	m.raise(p)
+	return nil
+}
+
+// peer waits for rank r's descriptor of the current epoch.
+func (m *module) peer(r int, p uint64) (desc, error) {
+	b, err := m.read(r, p, descBytes)
+	if err != nil {
+		return desc{}, err
+	}
+	return decodeDesc(b), nil
+}
+
+// pull copies rank r's buffer i, which must be want bytes long, from byte
+// off on, into dst.
+func (m *module) pull(r int, d desc, i, want, off int, dst []byte) error {
+	switch n := d.n[i]; {
+	case n > want:
+		return fmt.Errorf("rank %d contributed %d bytes where this rank expects %d: %w", r, n, want, coll.ErrTooLong)
+	case n < want:
+		return fmt.Errorf("rank %d contributed %d bytes where this rank expects %d: %w", r, n, want, coll.ErrTooShort)
+	}
+	if err := readFrom(m.pids[r], d.addr[i]+uintptr(off), dst); err != nil {
+		return fmt.Errorf("reading rank %d's buffer: %w", r, err)
+	}
+	return nil
+}
+
+// awaitAll waits until every other rank raised a word to the current
+// epoch.
+func (m *module) awaitAll() error {
+	for r := range m.n {
+		if r != m.me {
+			if err := m.await(r, m.epoch); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// done ends a single-copy call whose buffers others read: a new epoch in
+// which every rank says it has read all it needed, and waits until all
+// have.
+func (m *module) done(name string) error {
+	p := m.begin(name)
+	m.raise(p)
+	return m.awaitAll()
+}
+
+// scratch returns a buffer of n bytes that the module keeps.
+func scratch(b *[]byte, n int) []byte {
+	if cap(*b) < n {
+		*b = make([]byte, n)
+	}
+	return (*b)[:n]
+}
+
+func (m *module) bcastSingle(buf []byte, root int) error {
+	p := m.begin("bcast")
+	if m.me == root {
+		err := m.expose(p, buf)
+		if err == nil {
+			err = m.awaitAll()
+		}
+		runtime.KeepAlive(buf)
+		return err
+	}
+	d, err := m.peer(root, p)
+	if err == nil {
+		err = m.pull(root, d, 0, len(buf), 0, buf)
+	}
+	m.raise(p) // even after an error: the root waits for it
+	return err
+}
+
+// gatherSingle: the root reads every rank's send buffer into its place;
+// the others wait for the root's word, raised once it has read them all.
+func (m *module) gatherSingle(send, recv []byte, root int) error {
+	p := m.begin("gather")
+	k := len(send)
+	if m.me != root {
+		err := m.expose(p, send)
+		if err == nil {
+			err = m.await(root, m.epoch)
+		}
+		runtime.KeepAlive(send)
+		return err
+	}
+	var err error
+	for r := 0; r < m.n && err == nil; r++ {
+		if r == m.me {
+			copy(recv[r*k:(r+1)*k], send)
+			continue
+		}
+		var d desc
+		if d, err = m.peer(r, p); err == nil {
+			err = m.pull(r, d, 0, k, 0, recv[r*k:(r+1)*k])
+		}
+	}
+	m.raise(p)
+	return err
+}
+
+// scatterSingle: every rank reads its block of the root's send buffer.
+func (m *module) scatterSingle(send, recv []byte, root int) error {
+	p := m.begin("scatter")
+	k := len(recv)
+	if m.me == root {
+		err := m.expose(p, send)
+		copy(recv, send[root*k:(root+1)*k])
+		if err == nil {
+			err = m.awaitAll()
+		}
+		runtime.KeepAlive(send)
+		return err
+	}
+	d, err := m.peer(root, p)
+	if err == nil {
+		err = m.pull(root, d, 0, m.n*k, m.me*k, recv)
+	}
+	m.raise(p)
+	return err
+}
+
+// allgatherSingle: every rank reads every other's send buffer.
+func (m *module) allgatherSingle(send, recv []byte) error {
+	p := m.begin("allgather")
+	k := len(send)
+	err := m.expose(p, send)
+	for r := 0; r < m.n && err == nil; r++ {
+		if r == m.me {
+			copy(recv[r*k:(r+1)*k], send)
+			continue
+		}
+		var d desc
+		if d, err = m.peer(r, p); err == nil {
+			err = m.pull(r, d, 0, k, 0, recv[r*k:(r+1)*k])
+		}
+	}
+	if derr := m.done("allgather"); err == nil {
+		err = derr
+	}
+	runtime.KeepAlive(send)
+	return err
+}
+
+// alltoallSingle: every rank reads its block of every other's send buffer.
+func (m *module) alltoallSingle(send, recv []byte) error {
+	p := m.begin("alltoall")
+	k := len(send) / m.n
+	err := m.expose(p, send)
+	for r := 0; r < m.n && err == nil; r++ {
+		if r == m.me {
+			copy(recv[r*k:(r+1)*k], send[r*k:(r+1)*k])
+			continue
+		}
+		var d desc
+		if d, err = m.peer(r, p); err == nil {
+			err = m.pull(r, d, 0, len(send), m.me*k, recv[r*k:(r+1)*k])
+		}
+	}
+	if derr := m.done("alltoall"); err == nil {
+		err = derr
+	}
+	runtime.KeepAlive(send)
+	return err
+}
+
+// slice is rank i's part of a vector of size bytes, in whole elements of
+// es bytes: [lo, hi).
+func slice(i, n, size, es int) (lo, hi int) {
+	elems := size / es
+	return i * elems / n * es, (i + 1) * elems / n * es
+}
+
+// foldSlice reduces bytes [lo, lo+len(dst)) of every rank's send buffer,
+// whose descriptors are ds (this rank's own is send), into dst, in rank
+// order: dst = b0 ⊕ (b1 ⊕ (... ⊕ b(n-1))), as combine does. The last
+// rank's part is read straight into dst, in one system call; the others'
+// a chunk at a time into scratch, which stays in the cache while it is
+// folded in.
+func (m *module) foldSlice(ds []desc, send, dst []byte, op coll.Op, lo int) error {
+	last := m.n - 1
+	if last == m.me {
+		copy(dst, send[lo:])
+	} else if err := m.pull(last, ds[last], 0, len(send), lo, dst); err != nil {
+		return err
+	}
+	es := op.ElemSize()
+	step := max(chunkBytes/es*es, es)
+	for r := last - 1; r >= 0; r-- {
+		if r == m.me {
+			op.Reduce(send[lo:lo+len(dst)], dst)
+			continue
+		}
+		tmp := scratch(&m.tmp, min(step, len(dst)))
+		for c := 0; c < len(dst); c += step {
+			out := dst[c:min(c+step, len(dst))]
+			in := tmp[:len(out)]
+			if err := m.pull(r, ds[r], 0, len(send), lo+c, in); err != nil {
+				return err
+			}
+			op.Reduce(in, out)
+		}
+	}
+	return nil
+}
+
+// reduceSingle: the root reads every other send buffer and folds them
+// all; the others wait for its word, raised once it is done. Spreading
+// the folding over the ranks (each folds a slice, the root gathers the
+// slices) was slower on 2, 4 and 8 ranks at every size up to 1 MiB: one
+// more read and two more handshakes, on CPUs the ranks share.
+func (m *module) reduceSingle(send, recv []byte, op coll.Op, root int) error {
+	p := m.begin("reduce")
+	if m.me != root {
+		err := m.expose(p, send)
+		if err == nil {
+			err = m.await(root, m.epoch)
+		}
+		runtime.KeepAlive(send)
+		return err
+	}
+	var err error
+	for r := 0; r < m.n && err == nil; r++ {
+		if r != m.me {
+			m.ds[r], err = m.peer(r, p)
+		}
+	}
+	if err == nil {
+		err = m.foldSlice(m.ds, send, recv, op, 0)
+	}
+	m.raise(p)
+	return err
+}
+
+// allreduceSingle: each rank folds its slice of every send buffer into
+// its receive buffer, then reads every other rank's slice from theirs.
+func (m *module) allreduceSingle(send, recv []byte, op coll.Op) error {
+	p := m.begin("allreduce")
+	ds, err := m.descs(p, send, recv)
+	if err == nil {
+		lo, hi := slice(m.me, m.n, len(send), op.ElemSize())
+		err = m.foldSlice(ds, send, recv[lo:hi], op, lo)
+	}
+	p = m.begin("allreduce")
+	m.raise(p)
+	for r := 0; r < m.n && err == nil; r++ {
+		if r == m.me {
+			continue
+		}
+		rlo, rhi := slice(r, m.n, len(send), op.ElemSize())
+		if err = m.await(r, m.epoch); err == nil {
+			err = m.pull(r, ds[r], 1, len(recv), rlo, recv[rlo:rhi])
+		}
+	}
+	if derr := m.done("allreduce"); err == nil {
+		err = derr
+	}
+	runtime.KeepAlive(send)
+	return err
+}
+
+// descs exposes this rank's two buffers and collects every other rank's.
+func (m *module) descs(p uint64, mine ...[]byte) ([]desc, error) {
+	if err := m.expose(p, mine...); err != nil {
+		return nil, err
+	}
+	for r := range m.n {
+		if r == m.me {
+			continue
+		}
+		d, err := m.peer(r, p)
+		if err != nil {
+			return nil, err
+		}
+		m.ds[r] = d
+	}
+	return m.ds, nil
+}

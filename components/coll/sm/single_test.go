@@ -1,0 +1,385 @@
+package sm
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/gompi/gompi/frameworks/coll"
+	"github.com/gompi/gompi/frameworks/coll/colltest"
+)
+
+// singleKinds are the collectives that single copy serves past the limit.
+var singleKinds = map[kind]bool{kBcast: true, kReduce: true, kAllreduce: true, kGather: true, kScatter: true,
+	kAllgather: true, kAlltoall: true}
+
+// buildSingle builds a world whose ranks all have single copy on.
+func (w *world) buildSingle(t *testing.T, host coll.Host, maxBytes int) {
+	t.Helper()
+	w.build(t, host, func(int) config {
+		return config{maxBytes: maxBytes, maxRanks: 16, dir: w.dir, singleCopy: true, singleAlways: true}
+	})
+}
+
+// largeCalls are calls of k well past the limit: a few times it, and for
+// the reductions a vector whose slices (allreduce's) span more than one
+// fold chunk on small worlds, with uneven slices.
+func largeCalls(k kind, n, maxBytes int) []call {
+	var cs []call
+	rs := []int{0}
+	if k.rooted() {
+		rs = colltest.Roots(n)
+	}
+	ops := []testOp{{}}
+	if k.reduction() {
+		ops = testOps
+	}
+	for _, op := range ops {
+		for _, root := range rs {
+			var lens []int
+			switch k {
+			case kReduce, kAllreduce:
+				es := op.op.ElemSize()
+				lens = []int{3*maxBytes/es + 1, 5*maxBytes/es + n - 1}
+				if n <= 3 && op.name == "sum" {
+					lens = append(lens, (2*chunkBytes/es)*n+5)
+				}
+			case kScatter, kAlltoall:
+				lens = []int{maxBytes/n + 1, 3*maxBytes/n + 7}
+			default:
+				lens = []int{maxBytes + 1, 3*maxBytes + 5}
+			}
+			for _, l := range lens {
+				cs = append(cs, call{k: k, root: root, size: l, op: op, seed: len(cs) + 1})
+			}
+		}
+	}
+	return cs
+}
+
+// TestSingleCopy runs every collective past the limit with single copy on:
+// the seven it serves send no message and give the reference's results;
+// the others still go to the next module.
+func TestSingleCopy(t *testing.T) {
+	for _, n := range sizes {
+		t.Run(fmt.Sprintf("n%d", n), func(t *testing.T) {
+			maxBytes := maxBytesFor(n)
+			w := newWorld(t, n)
+			w.buildSingle(t, w.host(), maxBytes)
+			for k := range nKinds {
+				calls := boundaryCalls(k, n, maxBytes)
+				if singleKinds[k] {
+					calls = append(calls, largeCalls(k, n, maxBytes)...)
+				}
+				for _, x := range calls {
+					t.Run(x.String(), func(t *testing.T) {
+						before := w.sends()
+						w.run(t, func(r int, c *testComm) error { return x.do(w.tables[r], c, r, n) })
+						sent := w.sends() - before
+						bySm := x.contribution(n) <= maxBytes || singleKinds[k]
+						if bySm && sent != 0 {
+							t.Errorf("%d messages were sent: the call did not go through the segment", sent)
+						} else if !bySm && sent == 0 {
+							t.Error("no message was sent: the next module was not called")
+						}
+					})
+				}
+			}
+		})
+	}
+}
+
+// TestSingleCopyManyEpochs mixes calls through the blocks, by single copy
+// and through the next module, hundreds in a row: the epochs that single
+// copy adds stay in step with the others.
+func TestSingleCopyManyEpochs(t *testing.T) {
+	for _, tc := range []struct {
+		n              int
+		oversubscribed bool
+	}{{2, false}, {3, false}, {4, true}, {7, false}} {
+		t.Run(fmt.Sprintf("n%d/oversubscribed=%v", tc.n, tc.oversubscribed), func(t *testing.T) {
+			const maxBytes = 64
+			w := newWorld(t, tc.n)
+			host := w.host()
+			host.Oversubscribed = tc.oversubscribed
+			w.buildSingle(t, host, maxBytes)
+			calls := sequence(tc.n, maxBytes, 300)
+			single := 0
+			for _, x := range calls {
+				if x.contribution(tc.n) > maxBytes && singleKinds[x.k] {
+					single++
+				}
+			}
+			if single < 30 {
+				t.Fatalf("only %d of %d calls go by single copy", single, len(calls))
+			}
+			w.runCalls(t, calls)
+		})
+	}
+}
+
+// TestSingleCopyNonCommutative: reduce and allreduce by single copy fold
+// every slice in rank order.
+func TestSingleCopyNonCommutative(t *testing.T) {
+	for _, n := range []int{2, 3, 5, 8} {
+		t.Run(fmt.Sprintf("n%d", n), func(t *testing.T) {
+			const maxBytes = 64
+			w := newWorld(t, n)
+			w.buildSingle(t, w.host(), maxBytes)
+			for _, top := range testOps[1:] {
+				elems := 4*maxBytes/top.op.ElemSize() + n + 1
+				calls := []call{{k: kAllreduce, size: elems, op: top, seed: 9}}
+				for _, root := range colltest.Roots(n) {
+					calls = append(calls, call{k: kReduce, root: root, size: elems, op: top, seed: 9})
+				}
+				for _, x := range calls {
+					t.Run(x.String(), func(t *testing.T) {
+						before := w.sends()
+						w.run(t, func(r int, c *testComm) error { return x.do(w.tables[r], c, r, n) })
+						if w.sends() != before {
+							t.Error("the call went to basic, not by single copy")
+						}
+					})
+				}
+			}
+		})
+	}
+}
+
+// TestSinglePays: with the default rules, the calls for which single copy
+// was measured slower go to the next module.
+func TestSinglePays(t *testing.T) {
+	const n, maxBytes = 3, 64
+	w := newWorld(t, n)
+	w.build(t, w.host(), func(int) config { return config{maxBytes: maxBytes, maxRanks: 16, dir: w.dir, singleCopy: true} })
+	for _, tc := range []struct {
+		x      call
+		single bool
+	}{
+		{call{k: kBcast, size: 3 * maxBytes, seed: 1}, true},
+		{call{k: kAllgather, size: 3 * maxBytes, seed: 2}, true},
+		{call{k: kAlltoall, size: maxBytes, seed: 3}, false},
+		{call{k: kReduce, size: 3 * maxBytes, op: testOps[0], seed: 4}, false},
+		{call{k: kAllreduce, size: 3 * maxBytes, op: testOps[0], seed: 5}, false},
+		{call{k: kAllreduce, size: 256 << 7, op: testOps[0], seed: 6}, true}, // 256 KiB of 8-byte elements
+	} {
+		before := w.sends()
+		w.runCalls(t, []call{tc.x})
+		if sent := w.sends() != before; sent == tc.single {
+			t.Errorf("%v: messages sent %v, want single copy %v", tc.x, sent, tc.single)
+		}
+	}
+}
+
+// TestSingleCopyOneRankSaysNo: a rank whose coll_sm_single_copy is false
+// makes every rank send large calls to the next module, not hang.
+func TestSingleCopyOneRankSaysNo(t *testing.T) {
+	const n, maxBytes = 3, 64
+	w := newWorld(t, n)
+	w.build(t, w.host(), func(r int) config {
+		return config{maxBytes: maxBytes, maxRanks: 16, dir: w.dir, singleCopy: r != 2, singleAlways: true}
+	})
+	for _, x := range []call{
+		{k: kBcast, root: 1, size: 3 * maxBytes, seed: 1},
+		{k: kAllreduce, size: 3 * maxBytes, op: testOps[0], seed: 2},
+		{k: kAlltoall, size: maxBytes, seed: 3},
+	} {
+		before := w.sends()
+		w.runCalls(t, []call{x})
+		if w.sends() == before {
+			t.Errorf("%v: no message was sent: single copy was used though rank 2 said no", x)
+		}
+	}
+}
+
+// TestSingleCopyCountsDisagree: rank 1 passes shorter buffers than the
+// others, all past the limit. The ranks that read a buffer of the wrong
+// length fail with ErrTooLong or ErrTooShort, every rank returns, and
+// the next calls work.
+func TestSingleCopyCountsDisagree(t *testing.T) {
+	const short, maxBytes = 1, 64
+	sum := testOps[0].op
+	const (
+		none = iota
+		tooLong
+		tooShort
+	)
+	length := func(r, k, less int) int {
+		if r == short {
+			return k - less
+		}
+		return k
+	}
+	// Every rank reads every other's buffer.
+	everyone := func(r, _ int) int {
+		if r == short {
+			return tooLong
+		}
+		return tooShort
+	}
+	rootReads := func(root int) func(r, n int) int {
+		return func(r, _ int) int {
+			switch {
+			case r != root:
+				return none
+			case r == short:
+				return tooLong
+			}
+			return tooShort
+		}
+	}
+	readRoot := func(root int) func(r, n int) int {
+		return func(r, _ int) int {
+			switch {
+			case r == root:
+				return none
+			case r == short:
+				return tooLong
+			case root == short:
+				return tooShort
+			}
+			return none
+		}
+	}
+	type tcase struct {
+		name string
+		do   func(tab *coll.Table, c coll.Comm, r, n int) error
+		want func(r, n int) int
+	}
+	cases := []tcase{
+		{"allreduce", func(tab *coll.Table, c coll.Comm, r, n int) error {
+			l := length(r, 40*8, 8)
+			return tab.Allreduce(c, colltest.Data(1, r, l), make([]byte, l), sum)
+		}, everyone},
+		{"allgather", func(tab *coll.Table, c coll.Comm, r, n int) error {
+			l := length(r, 3*maxBytes, 1)
+			return tab.Allgather(c, colltest.Data(1, r, l), make([]byte, n*l))
+		}, everyone},
+		{"alltoall", func(tab *coll.Table, c coll.Comm, r, n int) error {
+			l := n * length(r, maxBytes, 4)
+			return tab.Alltoall(c, colltest.Data(1, r, l), make([]byte, l))
+		}, everyone},
+	}
+	for _, root := range []int{0, 1} {
+		cases = append(cases,
+			tcase{fmt.Sprintf("reduce/root%d", root), func(tab *coll.Table, c coll.Comm, r, n int) error {
+				l := length(r, 40*8, 8)
+				return tab.Reduce(c, colltest.Data(1, r, l), make([]byte, l), sum, root)
+			}, rootReads(root)},
+			tcase{fmt.Sprintf("gather/root%d", root), func(tab *coll.Table, c coll.Comm, r, n int) error {
+				l := length(r, 3*maxBytes, 2)
+				return tab.Gather(c, colltest.Data(1, r, l), make([]byte, n*l), root)
+			}, rootReads(root)},
+			tcase{fmt.Sprintf("bcast/root%d", root), func(tab *coll.Table, c coll.Comm, r, n int) error {
+				return tab.Bcast(c, colltest.Data(1, root, length(r, 3*maxBytes, 3)), root)
+			}, readRoot(root)},
+			tcase{fmt.Sprintf("scatter/root%d", root), func(tab *coll.Table, c coll.Comm, r, n int) error {
+				l := length(r, maxBytes, 4)
+				return tab.Scatter(c, colltest.Data(1, root, n*l), make([]byte, l), root)
+			}, readRoot(root)},
+		)
+	}
+	for _, n := range []int{2, 3, 5} {
+		for _, tc := range cases {
+			t.Run(fmt.Sprintf("n%d/%s", n, tc.name), func(t *testing.T) {
+				w := newWorld(t, n)
+				w.buildSingle(t, w.host(), maxBytes)
+				w.runCalls(t, []call{{k: kBarrier}, {k: kBcast, size: 2 * maxBytes, seed: 1}, {k: kBarrier}})
+				errs := make([]error, n)
+				before := w.sends()
+				w.run(t, func(r int, c *testComm) error {
+					errs[r] = tc.do(w.tables[r], c, r, n)
+					return nil
+				})
+				if w.sends() != before {
+					t.Fatal("the call went to basic: the test does not test single copy")
+				}
+				for r, err := range errs {
+					switch want := tc.want(r, n); {
+					case want == none && err != nil:
+						t.Errorf("rank %d: %v, want no error", r, err)
+					case want == tooLong && !errors.Is(err, coll.ErrTooLong):
+						t.Errorf("rank %d: %v, want ErrTooLong", r, err)
+					case want == tooShort && !errors.Is(err, coll.ErrTooShort):
+						t.Errorf("rank %d: %v, want ErrTooShort", r, err)
+					case want != none && !strings.Contains(err.Error(), "coll sm: "+strings.SplitN(tc.name, "/", 2)[0]+" on "):
+						t.Errorf("rank %d: %q does not name sm and the collective", r, err)
+					}
+				}
+				w.runCalls(t, sequence(n, maxBytes, 30))
+			})
+		}
+	}
+}
+
+// TestSingleCopyFailedMember: a rank waiting in a single-copy call for a
+// member that never arrives returns the error Poll reports.
+func TestSingleCopyFailedMember(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		rank1 []call
+		last  call
+	}{
+		{"verdict", nil, call{k: kBcast, size: 200}},
+		{"bcast-root", []call{{k: kBcast, size: 200}}, call{k: kBcast, size: 200}},
+		{"allgather", []call{{k: kBcast, size: 200}}, call{k: kAllgather, size: 200}},
+		{"reduce", []call{{k: kBcast, size: 200}}, call{k: kReduce, size: 50, op: testOps[0]}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := newWorld(t, 2)
+			w.buildSingle(t, w.host(), 64)
+			var got error
+			w.cw.Run(t, func(cc coll.Comm) error {
+				r := cc.Rank()
+				c, tab := w.comms[r], w.tables[r]
+				for _, x := range tc.rank1 {
+					if err := x.do(tab, c, r, 2); err != nil {
+						return err
+					}
+				}
+				if r == 1 {
+					return nil
+				}
+				c.failAfter, c.failErr = c.polls.Load()+3, errFailed
+				got = tc.last.do(tab, c, r, 2)
+				return nil
+			})
+			if !errors.Is(got, errFailed) {
+				t.Fatalf("rank 0's %v returned %v, want the failure Poll reported", tc.last.k, got)
+			}
+		})
+	}
+}
+
+// TestSingleCopyKeepsBuffersAlive: buffers that only the call references
+// stay valid while the other ranks read them, with collections forced
+// all the while (a buffer freed and reused under a reader would show as a
+// wrong result).
+func TestSingleCopyKeepsBuffersAlive(t *testing.T) {
+	const n, maxBytes = 3, 64
+	w := newWorld(t, n)
+	w.buildSingle(t, w.host(), maxBytes)
+	var stop atomic.Bool
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for !stop.Load() {
+			runtime.GC()
+		}
+	}()
+	defer func() { stop.Store(true); <-done }()
+	var calls []call
+	for i := range 60 {
+		for _, k := range []kind{kBcast, kAllgather, kAlltoall, kAllreduce, kGather, kScatter, kReduce} {
+			x := call{k: k, root: i % n, size: 4096 + i, op: testOps[0], seed: i}
+			if k == kAlltoall || k == kScatter {
+				x.size = 1024 + i
+			}
+			calls = append(calls, x)
+		}
+	}
+	w.runCalls(t, calls)
+}
