@@ -288,12 +288,15 @@ func (m *module) large(name string, size int, next, single func() error) error {
 // then raises its word, which the others wait for: rank 0 leaves first, so
 // that what it does next (a bcast's write) is done before the others,
 // which a context switch may keep away for microseconds, come to need it.
-func (m *module) barrier(c coll.Comm) error {
-	p := m.begin("barrier")
+func (m *module) barrier(c coll.Comm) error { return m.fail("barrier", m.sync("barrier")) }
+
+// sync is a barrier epoch of collective name.
+func (m *module) sync(name string) error {
+	p := m.begin(name)
 	fanIn := m.yield && m.me == 0
 	if m.yield && m.me != 0 {
 		m.raise(p)
-		return m.fail("barrier", m.await(0, m.epoch))
+		return m.await(0, m.epoch)
 	}
 	if !fanIn {
 		m.raise(p)
@@ -303,7 +306,7 @@ func (m *module) barrier(c coll.Comm) error {
 			continue
 		}
 		if err := m.await(r, m.epoch); err != nil {
-			return m.fail("barrier", err)
+			return err
 		}
 	}
 	if fanIn {

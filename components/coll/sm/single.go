@@ -98,19 +98,23 @@ func (m *module) publishProbe() {
 
 // singlePays reports whether single copy beats the next module (tuned over
 // btl sm) for a call of collective name of size bytes per rank on n
-// ranks, as measured on 2, 4 and 8 ranks sharing 2 CPUs: bcast, gather,
-// scatter and allgather read each buffer once where tuned forwards it
-// along a tree or ring, and win everywhere (0.6-0.9 of tuned's time);
-// reduce and alltoall win on 2 ranks (0.7-0.95) but lose on more, where
-// their reads are serial at the root or many small ones per rank; and
-// allreduce's three phases cost more than tuned's below 256 KiB on more
-// than 2 ranks.
+// ranks, as measured on 2, 4 and 8 ranks sharing 2 CPUs (32 KiB-1 MiB):
+// bcast, gather, scatter and allgather read each buffer once where tuned
+// forwards it along a tree or ring, and win everywhere (0.6-0.9 of
+// tuned's time). The others win on 2 ranks (0.7-0.95); on more, the
+// root's serial reads and folds make reduce lose above 128 KiB (1.2), an
+// alltoall's many reads and final barrier lose to tuned's pairwise
+// exchange but on 4 ranks from 256 KiB (8 ranks: 1.0-1.6), and
+// allreduce's three phases lose below 64 KiB on 4 ranks and below
+// 256 KiB on 8 (up to 2.0), winning above (0.64-0.96).
 func singlePays(name string, n, size int) bool {
 	switch name {
-	case "reduce", "alltoall":
-		return n == 2
+	case "reduce":
+		return n == 2 || size <= 128<<10
+	case "alltoall":
+		return n == 2 || n <= 4 && size >= 256<<10
 	case "allreduce":
-		return n == 2 || size >= 256<<10
+		return n == 2 || size >= 256<<10 || n <= 4 && size >= 64<<10
 	}
 	return true
 }
@@ -242,14 +246,9 @@ func (m *module) awaitAll() error {
 	return nil
 }
 
-// done ends a single-copy call whose buffers others read: a new epoch in
-// which every rank says it has read all it needed, and waits until all
-// have.
-func (m *module) done(name string) error {
-	p := m.begin(name)
-	m.raise(p)
-	return m.awaitAll()
-}
+// done ends a single-copy call whose buffers others read: a barrier
+// epoch, after which every rank has read all it needed.
+func (m *module) done(name string) error { return m.sync(name) }
 
 // scratch returns a buffer of n bytes that the module keeps.
 func scratch(b *[]byte, n int) []byte {
@@ -331,11 +330,9 @@ func (m *module) allgatherSingle(send, recv []byte) error {
 	p := m.begin("allgather")
 	k := len(send)
 	err := m.expose(p, send)
-	for r := 0; r < m.n && err == nil; r++ {
-		if r == m.me {
-			copy(recv[r*k:(r+1)*k], send)
-			continue
-		}
+	copy(recv[m.me*k:(m.me+1)*k], send)
+	for i := 1; i < m.n && err == nil; i++ {
+		r := (m.me + i) % m.n // each rank starts with a different one
 		var d desc
 		if d, err = m.peer(r, p); err == nil {
 			err = m.pull(r, d, 0, k, 0, recv[r*k:(r+1)*k])
@@ -353,11 +350,9 @@ func (m *module) alltoallSingle(send, recv []byte) error {
 	p := m.begin("alltoall")
 	k := len(send) / m.n
 	err := m.expose(p, send)
-	for r := 0; r < m.n && err == nil; r++ {
-		if r == m.me {
-			copy(recv[r*k:(r+1)*k], send[r*k:(r+1)*k])
-			continue
-		}
+	copy(recv[m.me*k:(m.me+1)*k], send[m.me*k:(m.me+1)*k])
+	for i := 1; i < m.n && err == nil; i++ {
+		r := (m.me + i) % m.n // each rank starts with a different one
 		var d desc
 		if d, err = m.peer(r, p); err == nil {
 			err = m.pull(r, d, 0, len(send), m.me*k, recv[r*k:(r+1)*k])
@@ -449,10 +444,8 @@ func (m *module) allreduceSingle(send, recv []byte, op coll.Op) error {
 	}
 	p = m.begin("allreduce")
 	m.raise(p)
-	for r := 0; r < m.n && err == nil; r++ {
-		if r == m.me {
-			continue
-		}
+	for i := 1; i < m.n && err == nil; i++ {
+		r := (m.me + i) % m.n
 		rlo, rhi := slice(r, m.n, len(send), op.ElemSize())
 		if err = m.await(r, m.epoch); err == nil {
 			err = m.pull(r, ds[r], 1, len(recv), rlo, recv[rlo:rhi])
@@ -462,6 +455,7 @@ func (m *module) allreduceSingle(send, recv []byte, op coll.Op) error {
 		err = derr
 	}
 	runtime.KeepAlive(send)
+	runtime.KeepAlive(recv)
 	return err
 }
 

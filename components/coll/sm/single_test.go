@@ -162,7 +162,9 @@ func TestSinglePays(t *testing.T) {
 		{call{k: kBcast, size: 3 * maxBytes, seed: 1}, true},
 		{call{k: kAllgather, size: 3 * maxBytes, seed: 2}, true},
 		{call{k: kAlltoall, size: maxBytes, seed: 3}, false},
-		{call{k: kReduce, size: 3 * maxBytes, op: testOps[0], seed: 4}, false},
+		{call{k: kReduce, size: 3 * maxBytes, op: testOps[0], seed: 4}, true},
+		{call{k: kReduce, size: 128<<7 + 1, op: testOps[0], seed: 7}, false}, // past 128 KiB of 8-byte elements
+		{call{k: kAlltoall, size: 256<<10/n + 1, seed: 8}, true},
 		{call{k: kAllreduce, size: 3 * maxBytes, op: testOps[0], seed: 5}, false},
 		{call{k: kAllreduce, size: 256 << 7, op: testOps[0], seed: 6}, true}, // 256 KiB of 8-byte elements
 	} {
