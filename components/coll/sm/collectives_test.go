@@ -325,6 +325,27 @@ func maxBytesFor(n int) int { return 16 * n * ((4 + n - 1) / n) }
 // element, a few, exactly maxBytes, and one element more, which the next
 // module serves.
 func boundaryCalls(k kind, n, maxBytes int) []call {
+	return callsOf(k, n, func(op testOp) []int {
+		switch k {
+		case kBarrier:
+			return []int{0}
+		case kReduce, kAllreduce, kReduceScatter, kScan, kExscan:
+			es := op.op.ElemSize()
+			return []int{0, 1, 3, maxBytes / es, maxBytes/es + 1}
+		case kReduceScatterBlock:
+			// A block per rank: n*es more bytes past the limit.
+			k := maxBytes / (n * op.op.ElemSize())
+			return []int{0, 1, min(3, k), k, k + 1}
+		case kScatter, kAlltoall:
+			return []int{0, 1, 3, maxBytes / n, maxBytes/n + 1}
+		}
+		return []int{0, 1, 7, maxBytes, maxBytes + 1}
+	})
+}
+
+// callsOf makes calls of k with every root (of a rooted collective) and
+// operation (of a reduction), and each length that lens gives for it.
+func callsOf(k kind, n int, lens func(op testOp) []int) []call {
 	var cs []call
 	rs := []int{0}
 	if k.rooted() {
@@ -336,28 +357,31 @@ func boundaryCalls(k kind, n, maxBytes int) []call {
 	}
 	for _, op := range ops {
 		for _, root := range rs {
-			var lens []int
-			switch k {
-			case kBarrier:
-				lens = []int{0}
-			case kReduce, kAllreduce, kReduceScatter, kScan, kExscan:
-				es := op.op.ElemSize()
-				lens = []int{0, 1, 3, maxBytes / es, maxBytes/es + 1}
-			case kReduceScatterBlock:
-				// A block per rank: n*es more bytes past the limit.
-				k := maxBytes / (n * op.op.ElemSize())
-				lens = []int{0, 1, min(3, k), k, k + 1}
-			case kScatter, kAlltoall:
-				lens = []int{0, 1, 3, maxBytes / n, maxBytes/n + 1}
-			default:
-				lens = []int{0, 1, 7, maxBytes, maxBytes + 1}
-			}
-			for _, l := range slices.Compact(lens) {
+			for _, l := range slices.Compact(lens(op)) {
 				cs = append(cs, call{k: k, root: root, size: l, op: op, seed: len(cs) + 1})
 			}
 		}
 	}
 	return cs
+}
+
+// runServed runs each call on every rank of w and checks its result and
+// where it went: through sm (no message) where bySm says so, to the next
+// module otherwise.
+func (w *world) runServed(t *testing.T, calls []call, bySm func(call) bool) {
+	t.Helper()
+	for _, x := range calls {
+		t.Run(x.String(), func(t *testing.T) {
+			before := w.sends()
+			w.run(t, func(r int, c *testComm) error { return x.do(w.tables[r], c, r, w.n) })
+			switch sent := w.sends() - before; {
+			case bySm(x) && sent != 0:
+				t.Errorf("%d messages were sent: the call did not go through sm", sent)
+			case !bySm(x) && sent == 0:
+				t.Error("no message was sent: the next module was not called")
+			}
+		})
+	}
 }
 
 // TestCollectives runs every collective sm provides on every size, root
@@ -370,18 +394,7 @@ func TestCollectives(t *testing.T) {
 			w := newWorld(t, n)
 			w.buildSm(t, maxBytes)
 			for k := range nKinds {
-				for _, x := range boundaryCalls(k, n, maxBytes) {
-					t.Run(x.String(), func(t *testing.T) {
-						before := w.sends()
-						w.run(t, func(r int, c *testComm) error { return x.do(w.tables[r], c, r, n) })
-						sent := w.sends() - before
-						if fits := x.contribution(n) <= maxBytes; fits && sent != 0 {
-							t.Errorf("%d bytes per rank fit in %d but %d messages were sent", x.contribution(n), maxBytes, sent)
-						} else if !fits && sent == 0 {
-							t.Errorf("%d bytes per rank exceed %d but no message was sent: the next module was not called", x.contribution(n), maxBytes)
-						}
-					})
-				}
+				w.runServed(t, boundaryCalls(k, n, maxBytes), func(x call) bool { return x.contribution(n) <= maxBytes })
 			}
 		})
 	}

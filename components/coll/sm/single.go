@@ -233,6 +233,17 @@ func (m *module) pull(r int, d desc, i, want, off int, dst []byte) error {
 	return nil
 }
 
+// offer exposes send to the root and waits for the root's word, which it
+// raises once it has read every rank's buffer.
+func (m *module) offer(p uint64, root int, send []byte) error {
+	err := m.expose(p, send)
+	if err == nil {
+		err = m.await(root, m.epoch)
+	}
+	runtime.KeepAlive(send)
+	return err
+}
+
 // awaitAll waits until every other rank raised a word to the current
 // epoch.
 func (m *module) awaitAll() error {
@@ -282,12 +293,7 @@ func (m *module) gatherSingle(send, recv []byte, root int) error {
 	p := m.begin("gather")
 	k := len(send)
 	if m.me != root {
-		err := m.expose(p, send)
-		if err == nil {
-			err = m.await(root, m.epoch)
-		}
-		runtime.KeepAlive(send)
-		return err
+		return m.offer(p, root, send)
 	}
 	var err error
 	for r := 0; r < m.n && err == nil; r++ {
@@ -413,12 +419,7 @@ func (m *module) foldSlice(ds []desc, send, dst []byte, op coll.Op, lo int) erro
 func (m *module) reduceSingle(send, recv []byte, op coll.Op, root int) error {
 	p := m.begin("reduce")
 	if m.me != root {
-		err := m.expose(p, send)
-		if err == nil {
-			err = m.await(root, m.epoch)
-		}
-		runtime.KeepAlive(send)
-		return err
+		return m.offer(p, root, send)
 	}
 	var err error
 	for r := 0; r < m.n && err == nil; r++ {
