@@ -42,7 +42,7 @@ func init() { mca.Register(info) }
 
 // Limits of the parameters.
 const (
-	defaultMaxBytes = 16 << 10
+	defaultMaxBytes = 256 << 10
 	maxMaxBytes     = 1 << 20
 	defaultMaxRanks = 16
 	maxMaxRanks     = 256
@@ -109,8 +109,10 @@ func (c *Component) RegisterParams(r *params.Registrar) error {
 	c.maxBytes = r.Size(params.Spec{
 		Name: "max_bytes", Default: strconv.Itoa(defaultMaxBytes), Level: 5,
 		Help: "Largest contribution in bytes of one rank (the whole send buffer of alltoall and of scatter's root) " +
-			"that a collective carries through the shared segment; larger calls go to the next component. " +
-			"The segment holds two blocks of this size per rank. 0 sends every call to the next component.",
+			"that a collective carries through the shared segment when ranks outnumber CPUs; with a CPU per rank " +
+			"the limit is 16 KiB (allreduce 64 KiB), where single copy or the next component was measured faster, " +
+			"or this if smaller. Larger calls go by single copy or to the next component. The segment holds two " +
+			"blocks per rank of the largest limit. 0 sends every call to the next component.",
 		Validate: params.SizeIn(0, maxMaxBytes),
 	})
 	c.maxRanks = r.Int(params.Spec{
@@ -169,11 +171,13 @@ func (c *Component) CommQuery(comm coll.Comm, q coll.Query) (int, *coll.Module, 
 	if log == nil {
 		log = hclog.NewNullLogger()
 	}
-	seg, err := attach(comm, c.cfg.dir, q.ID, newLayout(n, c.cfg.maxBytes), log)
+	block := segmentBlock(c.cfg.maxBytes, q.Oversubscribed)
+	seg, err := attach(comm, c.cfg.dir, q.ID, newLayout(n, block), log)
 	if err != nil || seg == nil {
 		return 0, nil, err
 	}
 	m := &module{seg: seg, comm: comm, poller: poller, me: comm.Rank(), n: n, yield: q.Oversubscribed,
+		lim:  segmentLimits(block, q.Oversubscribed),
 		seen: make([]uint64, n), log: log, single: c.cfg.singleCopy, singleAlways: c.cfg.singleAlways,
 		probe: new([1]uint64), pids: make([]int, n), ds: make([]desc, n)}
 	m.publishProbe()

@@ -32,6 +32,7 @@ type module struct {
 	me, n  int
 	yield  bool // the host is oversubscribed: waits give the CPU away at once
 
+	lim   limits
 	epoch uint64
 	call  string   // the collective of the current epoch, for the state report
 	seen  []uint64 // by rank: the highest epoch seen raised
@@ -75,7 +76,8 @@ func (m *module) collectives() *coll.Module {
 // the segment; a collective none of them provides fails those calls.
 func (m *module) below(next *coll.Module) {
 	none := func(name string) error {
-		return m.fail(name, fmt.Errorf("more than coll_sm_max_bytes (%d) per rank and %w", m.seg.lay.maxBytes, coll.ErrNoProvider))
+		return m.fail(name, fmt.Errorf("more than coll_sm's limit (%d bytes, coll_sm_max_bytes or less) per rank and %w",
+			m.lim.base, coll.ErrNoProvider))
 	}
 	if next.Bcast == nil {
 		next.Bcast = func(coll.Comm, []byte, int) error { return none("bcast") }
@@ -264,7 +266,36 @@ func (m *module) fail(name string, err error) error {
 	return fmt.Errorf("coll sm: %s on %s: %w", name, m.comm.Name(), err)
 }
 
-func (m *module) fits(n int) bool { return n <= m.seg.lay.maxBytes }
+func (m *module) fits(n int) bool { return n <= m.lim.base }
+
+// limits are the largest contributions, in bytes per rank, that go
+// through the blocks: coll_sm_max_bytes where ranks outnumber CPUs,
+// less where single copy or tuned was measured faster (segmentLimits).
+type limits struct{ base, bcast, allreduce, alltoall int }
+
+// segmentLimits are the limits for blocks of block bytes. Against single
+// copy and tuned, 32 KiB-256 KiB: with a CPU per rank (2 ranks) the
+// blocks' two copies lose from 32 KiB (1.3-2.1 of single copy's time)
+// but in allreduce (0.65-0.75 to 64 KiB); with ranks outnumbering CPUs (4
+// and 8 on 2) a writer that leaves at once, where single copy keeps it
+// until its readers are done, wins to 256 KiB (allgather 0.3-0.7, reduce
+// 0.1-0.6, allreduce 0.3-0.7), bcast to 128 KiB, and alltoall, whose
+// every rank copies all its blocks in, not past 16 KiB (1.2-1.4).
+func segmentLimits(block int, oversubscribed bool) limits {
+	if oversubscribed {
+		return limits{base: block, bcast: min(block, 128<<10), allreduce: block, alltoall: min(block, 16<<10)}
+	}
+	small := min(block, 16<<10)
+	return limits{base: small, bcast: small, allreduce: min(block, 64<<10), alltoall: small}
+}
+
+// segmentBlock is the size of a block: what the largest limit needs.
+func segmentBlock(maxBytes int, oversubscribed bool) int {
+	if oversubscribed {
+		return maxBytes
+	}
+	return min(maxBytes, 64<<10)
+}
 
 // large serves a call too large for the blocks: by single copy where it
 // pays and every member can read every other's memory, else through the
@@ -319,7 +350,7 @@ func (m *module) bcast(c coll.Comm, buf []byte, root int) error {
 	if err := coll.CheckRoot(c, root); err != nil {
 		return m.fail("bcast", err)
 	}
-	if !m.fits(len(buf)) {
+	if len(buf) > m.lim.bcast {
 		return m.large("bcast", len(buf), func() error { return m.next.Bcast(c, buf, root) },
 			func() error { return m.bcastSingle(buf, root) })
 	}
@@ -408,7 +439,7 @@ func (m *module) allreduce(c coll.Comm, send, recv []byte, op coll.Op) error {
 	if err != nil {
 		return m.fail("allreduce", err)
 	}
-	if !m.fits(len(send)) {
+	if len(send) > m.lim.allreduce {
 		return m.large("allreduce", len(send), func() error { return m.next.Allreduce(c, send, recv, op) },
 			func() error { return m.allreduceSingle(send, recv, op) })
 	}
@@ -511,7 +542,7 @@ func (m *module) alltoall(c coll.Comm, send, recv []byte) error {
 	if err != nil {
 		return m.fail("alltoall", err)
 	}
-	if !m.fits(len(send)) {
+	if len(send) > m.lim.alltoall {
 		return m.large("alltoall", len(send), func() error { return m.next.Alltoall(c, send, recv) },
 			func() error { return m.alltoallSingle(send, recv) })
 	}

@@ -282,3 +282,28 @@ func TestSingleCopyKeepsBuffersAlive(t *testing.T) {
 	}
 	w.runCalls(t, calls)
 }
+
+// TestSegmentLimits: with ranks outnumbering CPUs every collective but
+// bcast and alltoall may fill a block of coll_sm_max_bytes; with a CPU per
+// rank the blocks take 16 KiB (allreduce 64 KiB), and are no larger than
+// that needs; a smaller coll_sm_max_bytes caps them all.
+func TestSegmentLimits(t *testing.T) {
+	const k = 1 << 10
+	for _, tc := range []struct {
+		maxBytes       int
+		oversubscribed bool
+		block          int
+		want           limits
+	}{
+		{256 * k, true, 256 * k, limits{base: 256 * k, bcast: 128 * k, allreduce: 256 * k, alltoall: 16 * k}},
+		{256 * k, false, 64 * k, limits{base: 16 * k, bcast: 16 * k, allreduce: 64 * k, alltoall: 16 * k}},
+		{8 * k, true, 8 * k, limits{base: 8 * k, bcast: 8 * k, allreduce: 8 * k, alltoall: 8 * k}},
+		{32 * k, false, 32 * k, limits{base: 16 * k, bcast: 16 * k, allreduce: 32 * k, alltoall: 16 * k}},
+	} {
+		block := segmentBlock(tc.maxBytes, tc.oversubscribed)
+		if got := segmentLimits(block, tc.oversubscribed); block != tc.block || got != tc.want {
+			t.Errorf("max %d, oversubscribed %v: block %d and limits %+v, want %d and %+v",
+				tc.maxBytes, tc.oversubscribed, block, got, tc.block, tc.want)
+		}
+	}
+}
