@@ -55,10 +55,11 @@ and the deadlocks and mismatched tags they add up to; the job goes on.
 
 --bind-to auto (the default) gives each rank its own share of the n CPUs
 gompirun may use when the ranks fit (2 ranks on 4 CPUs: 2 each; 1 rank: all
-of them) and binds nothing when they do not: waiting ranks poll, and two that
-share or swap CPUs wait for each other's time slices. core pins rank r to the
-(r mod n)-th CPU; none leaves placement to the kernel. Go sizes GOMAXPROCS
-from the binding.
+of them) and pins rank r to the (r mod n)-th CPU when they do not, so that
+every CPU carries as many ranks: waiting ranks poll, and ranks that the
+kernel piles on one CPU or moves between CPUs wait for each other's time
+slices. core pins rank r to the (r mod n)-th CPU always; none leaves
+placement to the kernel. Go sizes GOMAXPROCS from the binding.
 
 Exit status: 0 when every rank succeeded; else that of the root cause:
 the rank's exit status, 128+signal number if it was killed by a signal, its

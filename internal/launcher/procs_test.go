@@ -113,7 +113,7 @@ func TestRankCPUs(t *testing.T) {
 		{BindAuto, 2, [][]int{{0, 2}, {4, 6}}},
 		{BindAuto, 3, [][]int{{0}, {2}, {4, 6}}},
 		{BindAuto, 4, [][]int{{0}, {2}, {4}, {6}}},
-		{BindAuto, 5, nil}, // oversubscribed: no binding
+		{BindAuto, 5, [][]int{{0}, {2}, {4}, {6}, {0}}}, // oversubscribed: one CPU each, in turn
 		{BindCore, 5, [][]int{{0}, {2}, {4}, {6}, {0}}},
 	}
 	for _, tt := range tests {
