@@ -3,21 +3,15 @@ package launcher
 import (
 	"errors"
 	"fmt"
-	"os"
-	"runtime"
-	"strconv"
-	"strings"
-	"syscall"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/gompi/gompi/internal/bindshim"
 )
 
-// BindEnvVar switches gompirun into its internal binding shim: gompirun
-// re-executes itself with BindEnvVar=<cpu>[,<cpu>...] and the arguments
-// "-- <path> <argv0> [args...]"; the shim pins itself to those CPUs and
-// execs the program, which keeps the pid and inherits the affinity mask.
-// Users never set it.
-const BindEnvVar = "GOMPI_INTERNAL_BIND"
+// BindEnvVar switches gompirun, or gompi-bind, into the binding shim
+// (see bindshim). Users never set it.
+const BindEnvVar = bindshim.EnvVar
 
 // Bind is a binding policy: which CPUs each rank may run on.
 type Bind int
@@ -57,37 +51,8 @@ func (b Bind) rankCPUs(np int, cpus []int) [][]int {
 	return out
 }
 
-// RunBindShim is the binding shim: it sets this thread's CPU affinity to
-// the comma-separated cpus and replaces the process with the program named
-// in args. It returns only on failure.
-func RunBindShim(cpus string, args []string) error {
-	var set unix.CPUSet
-	for _, f := range strings.Split(cpus, ",") {
-		n, err := strconv.Atoi(f)
-		if err != nil || n < 0 {
-			return fmt.Errorf("binding shim: %s=%q: want CPU numbers separated by commas", BindEnvVar, cpus)
-		}
-		set.Set(n)
-	}
-	if len(args) < 3 || args[0] != "--" {
-		return errors.New("binding shim: want arguments -- PATH ARGV0 [ARGS...]; this mode is internal to gompirun")
-	}
-	path, argv := args[1], args[2:]
-
-	// The mask is per thread; exec keeps the calling thread's mask, so
-	// stay on the thread that set it.
-	runtime.LockOSThread()
-	if err := unix.SchedSetaffinity(0, &set); err != nil {
-		return fmt.Errorf("binding shim: binding to CPUs %s: %w", cpus, err)
-	}
-	if err := os.Unsetenv(BindEnvVar); err != nil {
-		return fmt.Errorf("binding shim: %w", err)
-	}
-	if err := syscall.Exec(path, argv, os.Environ()); err != nil {
-		return fmt.Errorf("cannot run %q: %w", path, err)
-	}
-	return nil // not reached
-}
+// RunBindShim is the binding shim, gompirun's mode of it: see bindshim.Run.
+func RunBindShim(cpus string, args []string) error { return bindshim.Run(cpus, args) }
 
 // allowedCPUs lists the CPUs this process may run on, in order. Using the mask rather than 0..NumCPU-1
 // respects cpusets and taskset.

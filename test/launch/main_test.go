@@ -44,7 +44,7 @@ func TestMain(m *testing.M) {
 		hangprog = filepath.Join(binDir, "hangprog")
 		for out, pkg := range map[string]string{
 			gompirun: "../../cmd/gompirun", rankprog: "./testdata/rankprog", causeprog: "./testdata/causeprog",
-			hangprog: "./testdata/hangprog",
+			hangprog: "./testdata/hangprog", filepath.Join(binDir, "gompi-bind"): "../../cmd/gompi-bind",
 		} {
 			args := []string{"build", "-o", out}
 			if raceBuild {
