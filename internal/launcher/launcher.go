@@ -49,10 +49,10 @@ type Config struct {
 	// nil means os.Environ().
 	Env []string
 	// Bind chooses each rank's CPUs among those in gompirun's affinity
-	// mask; binding runs BindExe as the binding shim (RunBindShim). Go sizes
-	// GOMAXPROCS from the mask, so a rank gets as many threads as CPUs.
+	// mask; binding runs BindExe as the binding shim (package bindshim). Go
+	// sizes GOMAXPROCS from the mask, so a rank gets as many threads as CPUs.
 	Bind    Bind
-	BindExe string // gompirun's own executable; required unless Bind is BindNone
+	BindExe string // gompi-bind, or gompirun itself; required unless Bind is BindNone
 	// ReaperExe, when set, is run as the job's reaper (see RunReaper): it
 	// removes the job's files if gompirun dies without removing them.
 	ReaperExe string
@@ -173,7 +173,7 @@ func (cfg *Config) fill() error {
 		return errors.New("no program to run")
 	}
 	if cfg.Bind != BindNone && cfg.BindExe == "" {
-		return errors.New("binding ranks needs the path of gompirun itself (Config.BindExe)")
+		return errors.New("binding ranks needs the path of the binding shim, gompi-bind or gompirun (Config.BindExe)")
 	}
 	if cfg.Timeout < 0 {
 		return fmt.Errorf("timeout %s: must not be negative", cfg.Timeout)

@@ -163,13 +163,22 @@ func (m *module) read(r int, p uint64, want int) ([]byte, error) {
 		return nil, err
 	}
 	b := m.seg.block(r, p)
-	switch n := *lenWord(b); {
-	case n > uint64(want):
-		return nil, fmt.Errorf("rank %d contributed %d bytes where this rank expects %d: %w", r, n, want, coll.ErrTooLong)
-	case n < uint64(want):
-		return nil, fmt.Errorf("rank %d contributed %d bytes where this rank expects %d: %w", r, n, want, coll.ErrTooShort)
+	if err := sameLength(r, int(*lenWord(b)), want); err != nil {
+		return nil, err
 	}
 	return b[offData : offData+want], nil
+}
+
+// sameLength checks that rank r's contribution of n bytes is the want
+// bytes this rank expects.
+func sameLength(r, n, want int) error {
+	switch {
+	case n > want:
+		return fmt.Errorf("rank %d contributed %d bytes where this rank expects %d: %w", r, n, want, coll.ErrTooLong)
+	case n < want:
+		return fmt.Errorf("rank %d contributed %d bytes where this rank expects %d: %w", r, n, want, coll.ErrTooShort)
+	}
+	return nil
 }
 
 // Waiting: spin on the word, and every pollEvery loads let the engine

@@ -61,10 +61,19 @@ func (s *segment) block(r int, p uint64) []byte {
 	return s.mem[off : off+s.lay.stride : off+s.lay.stride]
 }
 
+// wakeWord32 and wakeWord64 are the words at byte off of rank r's wake-up
+// line.
+func (s *segment) wakeWord32(r, off int) *atomic.Uint32 {
+	return (*atomic.Uint32)(unsafe.Pointer(&s.mem[headerBytes+r*line+off]))
+}
+
+func (s *segment) wakeWord64(r, off int) *atomic.Uint64 {
+	return (*atomic.Uint64)(unsafe.Pointer(&s.mem[headerBytes+r*line+off]))
+}
+
 // wakeLine returns rank r's sleeper count and futex word.
 func (s *segment) wakeLine(r int) (sleepers, wake *atomic.Uint32) {
-	off := headerBytes + r*line
-	return (*atomic.Uint32)(unsafe.Pointer(&s.mem[off+offSleepers])), (*atomic.Uint32)(unsafe.Pointer(&s.mem[off+offWake]))
+	return s.wakeWord32(r, offSleepers), s.wakeWord32(r, offWake)
 }
 
 // Futex operations on a word of the segment, a shared file mapping: the

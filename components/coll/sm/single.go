@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
-	"sync/atomic"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -80,18 +79,11 @@ func decodeDesc(b []byte) desc {
 	return d
 }
 
-func (s *segment) wakeWord32(r, off int) *atomic.Uint32 {
-	return (*atomic.Uint32)(unsafe.Pointer(&s.mem[headerBytes+r*line+off]))
-}
-
-func (s *segment) wakeWord64(r, off int) *atomic.Uint64 {
-	return (*atomic.Uint64)(unsafe.Pointer(&s.mem[headerBytes+r*line+off]))
-}
-
 // publishProbe makes this rank's probe word readable by the others.
 func (m *module) publishProbe() {
-	m.probe[0] = uint64(unix.Getpid())<<32 | uint64(m.me)<<1 | 1 // non-zero, its own per rank
-	m.seg.wakeWord32(m.me, offPid).Store(uint32(unix.Getpid()))
+	pid := unix.Getpid()
+	m.probe[0] = uint64(pid)<<32 | uint64(m.me)<<1 | 1 // non-zero, its own per rank
+	m.seg.wakeWord32(m.me, offPid).Store(uint32(pid))
 	m.seg.wakeWord64(m.me, offProbeAddr).Store(uint64(uintptr(unsafe.Pointer(m.probe))))
 	m.seg.wakeWord64(m.me, offProbeValue).Store(m.probe[0])
 }
@@ -221,11 +213,8 @@ func (m *module) peer(r int, p uint64) (desc, error) {
 // pull copies rank r's buffer i, which must be want bytes long, from byte
 // off on, into dst.
 func (m *module) pull(r int, d desc, i, want, off int, dst []byte) error {
-	switch n := d.n[i]; {
-	case n > want:
-		return fmt.Errorf("rank %d contributed %d bytes where this rank expects %d: %w", r, n, want, coll.ErrTooLong)
-	case n < want:
-		return fmt.Errorf("rank %d contributed %d bytes where this rank expects %d: %w", r, n, want, coll.ErrTooShort)
+	if err := sameLength(r, d.n[i], want); err != nil {
+		return err
 	}
 	if err := readFrom(m.pids[r], d.addr[i]+uintptr(off), dst); err != nil {
 		return fmt.Errorf("reading rank %d's buffer: %w", r, err)
@@ -257,10 +246,6 @@ func (m *module) awaitAll() error {
 	return nil
 }
 
-// done ends a single-copy call whose buffers others read: a barrier
-// epoch, after which every rank has read all it needed.
-func (m *module) done(name string) error { return m.sync(name) }
-
 // scratch returns a buffer of n bytes that the module keeps.
 func scratch(b *[]byte, n int) []byte {
 	if cap(*b) < n {
@@ -269,22 +254,34 @@ func scratch(b *[]byte, n int) []byte {
 	return (*b)[:n]
 }
 
+// provide exposes buf, which the others read, and waits until all of
+// them raised their word: they are done with it.
+func (m *module) provide(p uint64, buf []byte) error {
+	err := m.expose(p, buf)
+	if err == nil {
+		err = m.awaitAll()
+	}
+	runtime.KeepAlive(buf)
+	return err
+}
+
+// take copies want bytes of root's buffer from byte off on into dst, and
+// raises this rank's word even after an error: the root waits for it.
+func (m *module) take(p uint64, root, want, off int, dst []byte) error {
+	d, err := m.peer(root, p)
+	if err == nil {
+		err = m.pull(root, d, 0, want, off, dst)
+	}
+	m.raise(p)
+	return err
+}
+
 func (m *module) bcastSingle(buf []byte, root int) error {
 	p := m.begin("bcast")
 	if m.me == root {
-		err := m.expose(p, buf)
-		if err == nil {
-			err = m.awaitAll()
-		}
-		runtime.KeepAlive(buf)
-		return err
+		return m.provide(p, buf)
 	}
-	d, err := m.peer(root, p)
-	if err == nil {
-		err = m.pull(root, d, 0, len(buf), 0, buf)
-	}
-	m.raise(p) // even after an error: the root waits for it
-	return err
+	return m.take(p, root, len(buf), 0, buf)
 }
 
 // gatherSingle: the root reads every rank's send buffer into its place;
@@ -295,17 +292,8 @@ func (m *module) gatherSingle(send, recv []byte, root int) error {
 	if m.me != root {
 		return m.offer(p, root, send)
 	}
-	var err error
-	for r := 0; r < m.n && err == nil; r++ {
-		if r == m.me {
-			copy(recv[r*k:(r+1)*k], send)
-			continue
-		}
-		var d desc
-		if d, err = m.peer(r, p); err == nil {
-			err = m.pull(r, d, 0, k, 0, recv[r*k:(r+1)*k])
-		}
-	}
+	copy(recv[root*k:(root+1)*k], send)
+	err := m.fromEach(p, func(r int, d desc) error { return m.pull(r, d, 0, k, 0, recv[r*k:(r+1)*k]) })
 	m.raise(p)
 	return err
 }
@@ -315,20 +303,27 @@ func (m *module) scatterSingle(send, recv []byte, root int) error {
 	p := m.begin("scatter")
 	k := len(recv)
 	if m.me == root {
-		err := m.expose(p, send)
 		copy(recv, send[root*k:(root+1)*k])
+		return m.provide(p, send)
+	}
+	return m.take(p, root, m.n*k, m.me*k, recv)
+}
+
+// fromEach waits for every other rank's descriptor of the current epoch,
+// starting with the next rank (each rank starts with a different one), and
+// calls f with it.
+func (m *module) fromEach(p uint64, f func(r int, d desc) error) error {
+	for i := 1; i < m.n; i++ {
+		r := (m.me + i) % m.n
+		d, err := m.peer(r, p)
 		if err == nil {
-			err = m.awaitAll()
+			err = f(r, d)
 		}
-		runtime.KeepAlive(send)
-		return err
+		if err != nil {
+			return err
+		}
 	}
-	d, err := m.peer(root, p)
-	if err == nil {
-		err = m.pull(root, d, 0, m.n*k, m.me*k, recv)
-	}
-	m.raise(p)
-	return err
+	return nil
 }
 
 // allgatherSingle: every rank reads every other's send buffer.
@@ -337,14 +332,11 @@ func (m *module) allgatherSingle(send, recv []byte) error {
 	k := len(send)
 	err := m.expose(p, send)
 	copy(recv[m.me*k:(m.me+1)*k], send)
-	for i := 1; i < m.n && err == nil; i++ {
-		r := (m.me + i) % m.n // each rank starts with a different one
-		var d desc
-		if d, err = m.peer(r, p); err == nil {
-			err = m.pull(r, d, 0, k, 0, recv[r*k:(r+1)*k])
-		}
+	if err == nil {
+		err = m.fromEach(p, func(r int, d desc) error { return m.pull(r, d, 0, k, 0, recv[r*k:(r+1)*k]) })
 	}
-	if derr := m.done("allgather"); err == nil {
+	// A barrier epoch: past it, every rank has read all it needed.
+	if derr := m.sync("allgather"); err == nil {
 		err = derr
 	}
 	runtime.KeepAlive(send)
@@ -357,14 +349,11 @@ func (m *module) alltoallSingle(send, recv []byte) error {
 	k := len(send) / m.n
 	err := m.expose(p, send)
 	copy(recv[m.me*k:(m.me+1)*k], send[m.me*k:(m.me+1)*k])
-	for i := 1; i < m.n && err == nil; i++ {
-		r := (m.me + i) % m.n // each rank starts with a different one
-		var d desc
-		if d, err = m.peer(r, p); err == nil {
-			err = m.pull(r, d, 0, len(send), m.me*k, recv[r*k:(r+1)*k])
-		}
+	if err == nil {
+		err = m.fromEach(p, func(r int, d desc) error { return m.pull(r, d, 0, len(send), m.me*k, recv[r*k:(r+1)*k]) })
 	}
-	if derr := m.done("alltoall"); err == nil {
+	// A barrier epoch: past it, every rank has read all it needed.
+	if derr := m.sync("alltoall"); err == nil {
 		err = derr
 	}
 	runtime.KeepAlive(send)
@@ -379,12 +368,13 @@ func slice(i, n, size, es int) (lo, hi int) {
 }
 
 // foldSlice reduces bytes [lo, lo+len(dst)) of every rank's send buffer,
-// whose descriptors are ds (this rank's own is send), into dst, in rank
+// whose descriptors are m.ds (this rank's own is send), into dst, in rank
 // order: dst = b0 ⊕ (b1 ⊕ (... ⊕ b(n-1))), as combine does. The last
 // rank's part is read straight into dst, in one system call; the others'
 // a chunk at a time into scratch, which stays in the cache while it is
 // folded in.
-func (m *module) foldSlice(ds []desc, send, dst []byte, op coll.Op, lo int) error {
+func (m *module) foldSlice(send, dst []byte, op coll.Op, lo int) error {
+	ds := m.ds
 	last := m.n - 1
 	if last == m.me {
 		copy(dst, send[lo:])
@@ -421,14 +411,9 @@ func (m *module) reduceSingle(send, recv []byte, op coll.Op, root int) error {
 	if m.me != root {
 		return m.offer(p, root, send)
 	}
-	var err error
-	for r := 0; r < m.n && err == nil; r++ {
-		if r != m.me {
-			m.ds[r], err = m.peer(r, p)
-		}
-	}
+	err := m.collectDescs(p)
 	if err == nil {
-		err = m.foldSlice(m.ds, send, recv, op, 0)
+		err = m.foldSlice(send, recv, op, 0)
 	}
 	m.raise(p)
 	return err
@@ -438,10 +423,13 @@ func (m *module) reduceSingle(send, recv []byte, op coll.Op, root int) error {
 // its receive buffer, then reads every other rank's slice from theirs.
 func (m *module) allreduceSingle(send, recv []byte, op coll.Op) error {
 	p := m.begin("allreduce")
-	ds, err := m.descs(p, send, recv)
+	err := m.expose(p, send, recv)
+	if err == nil {
+		err = m.collectDescs(p)
+	}
 	if err == nil {
 		lo, hi := slice(m.me, m.n, len(send), op.ElemSize())
-		err = m.foldSlice(ds, send, recv[lo:hi], op, lo)
+		err = m.foldSlice(send, recv[lo:hi], op, lo)
 	}
 	p = m.begin("allreduce")
 	m.raise(p)
@@ -449,10 +437,11 @@ func (m *module) allreduceSingle(send, recv []byte, op coll.Op) error {
 		r := (m.me + i) % m.n
 		rlo, rhi := slice(r, m.n, len(send), op.ElemSize())
 		if err = m.await(r, m.epoch); err == nil {
-			err = m.pull(r, ds[r], 1, len(recv), rlo, recv[rlo:rhi])
+			err = m.pull(r, m.ds[r], 1, len(recv), rlo, recv[rlo:rhi])
 		}
 	}
-	if derr := m.done("allreduce"); err == nil {
+	// A barrier epoch: past it, every rank has read all it needed.
+	if derr := m.sync("allreduce"); err == nil {
 		err = derr
 	}
 	runtime.KeepAlive(send)
@@ -460,20 +449,18 @@ func (m *module) allreduceSingle(send, recv []byte, op coll.Op) error {
 	return err
 }
 
-// descs exposes this rank's two buffers and collects every other rank's.
-func (m *module) descs(p uint64, mine ...[]byte) ([]desc, error) {
-	if err := m.expose(p, mine...); err != nil {
-		return nil, err
-	}
+// collectDescs waits for every other rank's descriptor of the current
+// epoch and keeps them in m.ds.
+func (m *module) collectDescs(p uint64) error {
 	for r := range m.n {
 		if r == m.me {
 			continue
 		}
 		d, err := m.peer(r, p)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		m.ds[r] = d
 	}
-	return m.ds, nil
+	return nil
 }
