@@ -295,8 +295,7 @@ func (e *Engine) isend(r *Request, context uint32, dest, tag int, buf []byte, sy
 			send = e.send
 		}
 		err := send(m, dest, h, buf)
-		r.held.Store(!now && err == nil)
-		e.complete(r, Status{Err: err})
+		r.finishNew(Status{Err: err}, !now && err == nil) // nobody waits on r before we return it
 		return r
 	}
 	e.mu.Lock()
@@ -754,7 +753,7 @@ func (e *Engine) Wait(r *Request) Status { return *e.WaitRef(r) }
 // released or started again: a caller that translates the status copies
 // it once instead of at every return (WaitAll over hundreds of requests).
 func (e *Engine) WaitRef(r *Request) *Status {
-	if r.held.Load() && r.held.CompareAndSwap(true, false) {
+	if r.takeHeld() {
 		// Waiting on a send means wanting it gone: write what the module holds back.
 		if p, ok := e.module(r.peer).(btl.Poster); ok {
 			p.Flush(r.peer)

@@ -57,11 +57,11 @@ type Request struct {
 	// do, and their requests complete without a lock.
 	mu     sync.Mutex
 	done   chan struct{}
-	slept  bool // the waiter made done (set and read by the waiter only)
-	state  atomic.Uint32
+	slept  bool   // the waiter made done (set and read by the waiter only)
+	state  uint32 // statePending, stateSleeper or stateDone: atomic once others may see r (finishNew)
 	status Status
-	pooled bool        // from the engine's pool: Release may recycle it
-	held   atomic.Bool // its eager fragment was posted: the module may hold it back
+	pooled bool   // from the engine's pool: Release may recycle it
+	held   uint32 // 1: its eager fragment was posted and the module may hold it back; atomic like state
 }
 
 // Request states.
@@ -82,7 +82,7 @@ func (r *Request) wakeChan() <-chan struct{} {
 		r.done = make(chan struct{})
 		r.slept = true
 	}
-	if !r.state.CompareAndSwap(statePending, stateSleeper) && r.state.Load() == stateDone {
+	if !atomic.CompareAndSwapUint32(&r.state, statePending, stateSleeper) && atomic.LoadUint32(&r.state) == stateDone {
 		return closed
 	}
 	return r.done
@@ -93,11 +93,32 @@ func (r *Request) wakeChan() <-chan struct{} {
 // sleeps: then the close under mu is.
 func (r *Request) finish(st Status) {
 	r.status = st
-	if r.state.Swap(stateDone) == stateSleeper {
+	if atomic.SwapUint32(&r.state, stateDone) == stateSleeper {
 		r.mu.Lock()
 		close(r.done)
 		r.mu.Unlock()
 	}
+}
+
+// finishNew is finish for a request that no other goroutine can see yet:
+// an eager send completed by the call that starts it. Plain stores do:
+// whatever hands r to another goroutine orders them first. finish's
+// atomic swap would wait, on amd64, for the fragment that the transport
+// has just written into lines the receiver reads, a cache-line transfer
+// per message in a window of sends. held says the module may hold the
+// fragment back for the next ones (btl.Poster).
+func (r *Request) finishNew(st Status, held bool) {
+	r.status = st
+	if held {
+		r.held = 1
+	}
+	r.state = stateDone
+}
+
+// takeHeld reports whether r's fragment may still be held back by the
+// module, and clears that: the first waiter flushes it.
+func (r *Request) takeHeld() bool {
+	return atomic.LoadUint32(&r.held) == 1 && atomic.CompareAndSwapUint32(&r.held, 1, 0)
 }
 
 // settled returns r's status once it is done. After it, whoever completed
@@ -120,4 +141,4 @@ func (r *Request) matches(from, tag int) bool {
 }
 
 // Done reports whether the request has completed.
-func (r *Request) Done() bool { return r.state.Load() == stateDone }
+func (r *Request) Done() bool { return atomic.LoadUint32(&r.state) == stateDone }

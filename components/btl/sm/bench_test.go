@@ -95,3 +95,38 @@ func BenchmarkStream(b *testing.B) {
 	}
 	<-done
 }
+
+// BenchmarkWindow is bw's pattern on the transport alone: a window of 64
+// held sends (Post), a Flush, then an acknowledgement back.
+func BenchmarkWindow(b *testing.B) {
+	j := newTestJob(b, 2)
+	var c [2]counter
+	for r := range 2 {
+		j.mods[r].recv = &c[r]
+	}
+	hdr, payload := make([]byte, 16), make([]byte, 8)
+	ctx := context.Background()
+	const window = 64
+	iters := b.N/window + 1
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := range iters {
+			for c[1].n < (i+1)*window {
+				j.mods[1].Progress()
+			}
+			_ = j.mods[1].Send(ctx, 0, hdr, nil)
+		}
+	}()
+	b.ResetTimer()
+	for i := range iters {
+		for range window {
+			_ = j.mods[0].Post(ctx, 1, hdr, payload)
+		}
+		j.mods[0].Flush(1)
+		for c[0].n <= i {
+			j.mods[0].Progress()
+		}
+	}
+	<-done
+}

@@ -94,8 +94,6 @@ func (m *Module) Exclusivity() int { return m.cfg.exclusivity }
 // Bandwidth in Mbit/s, for ties in exclusivity.
 func (m *Module) Bandwidth() int { return 40000 }
 
-// Latency in microseconds.
-
 // EagerLimit is btl_sm_eager_limit.
 func (m *Module) EagerLimit() int { return m.cfg.eagerLimit }
 
@@ -288,15 +286,18 @@ func (m *Module) write(ctx context.Context, rank int, hdr, payload []byte, hold 
 	if !m.lock(p) {
 		return fmt.Errorf("btl sm: send to rank %d: the module is finalized", rank)
 	}
+	if hold {
+		// Before the record: the locked instructions of hold would wait
+		// for the record's lines, which the receiver holds.
+		m.hold(p)
+	}
 	if !p.out.put(hdr, payload) {
 		err = m.waitRoom(ctx, p, hdr, payload)
 	}
-	if hold && err == nil && p.out.nstaged < postBatch {
-		m.hold(p)
-	} else {
+	if !hold || err != nil || p.out.nstaged >= postBatch {
 		m.publish(p)
 	}
-	p.sending.Store(false)
+	unlock(&p.sending)
 	return err
 }
 
@@ -352,7 +353,7 @@ func (m *Module) Flush(rank int) {
 	}
 	if p := m.peers[rank]; p != nil && p.held.Load() && m.lock(p) {
 		m.publish(p)
-		p.sending.Store(false)
+		unlock(&p.sending)
 	}
 }
 
@@ -365,7 +366,7 @@ func (m *Module) flushAll() {
 			if !m.closed.Load() {
 				m.publish(p)
 			}
-			p.sending.Store(false)
+			unlock(&p.sending)
 		}
 	}
 }
@@ -460,7 +461,7 @@ func (m *Module) Progress() int {
 			m.fail(c.from, fmt.Errorf("btl sm: ring from rank %d: %w", c.from, err))
 		}
 	}
-	m.consuming.Store(false)
+	unlock(&m.consuming)
 	return n
 }
 

@@ -26,8 +26,9 @@ import (
 // the next record: that word stays zero until the next record is
 // complete. One line always stays free for that zero. The consumer reads a
 // record, then stores head; the producer loads head before writing over
-// that space. Go's atomics are sequentially consistent, which is more than
-// the release/acquire pairs this needs.
+// that space. Those are release/acquire pairs: the stores that end a
+// record and free its space are release stores (release.go), and only the
+// store that publishes a batch is a full fence, for the wake-up protocol.
 //
 // The consumer only reads the records' lines. Had it zeroed them instead,
 // the producer would fetch each line back from the consumer's cache before
@@ -173,14 +174,19 @@ func (p *producer) stage(pos, length uint64) {
 }
 
 // publish makes the staged records visible, the last first: the consumer,
-// which waits on the first, then finds all of them at once. Each store is
-// a full fence, so every record's bytes are in place before any first word
-// says so, and a sender that reads a sleeping flag after publishing reads
-// it after its records are visible.
+// which waits on the first, then finds all of them at once. The others'
+// first words need only release stores (release.go): every record's bytes
+// are in place before any first word says so. The first one's store is a
+// full fence, so that a sender that reads a sleeping flag after
+// publishing reads it after its records are visible.
 func (p *producer) publish() {
-	for i := p.nstaged - 1; i >= 0; i-- {
-		p.stamp(p.staged[i].pos).Store(p.staged[i].end)
+	if p.nstaged == 0 {
+		return
 	}
+	for i := p.nstaged - 1; i > 0; i-- {
+		storeRelease(p.stamp(p.staged[i].pos), p.staged[i].end)
+	}
+	p.stamp(p.staged[0].pos).Store(p.staged[0].end)
 	p.nstaged = 0
 }
 
@@ -201,9 +207,10 @@ func (c *consumer) pending() bool {
 }
 
 // freeEvery is how many records drain delivers between stores of head.
-// Storing it is a full fence, which would keep the next record's line
-// from being fetched before the last one is delivered: once per record,
-// every line of a burst would cost a whole transfer from the producer.
+// When it was a full fence, a store per record kept the next record's
+// line from being fetched before the last one was delivered; it is a
+// release store now, but each store still takes head's line away from a
+// producer that reads it.
 const freeEvery = 16
 
 // drain delivers every record published so far to recv, freeing their
@@ -219,13 +226,13 @@ func (c *consumer) drain(recv btl.Receiver) (int, error) {
 	for {
 		if n%freeEvery == 0 && c.head != freed {
 			freed = c.head
-			c.ring.head.Store(freed)
+			storeRelease(c.ring.head, freed)
 		}
 		pos := c.head & (size - 1)
 		end := c.stamp(pos).Load()
 		if end <= c.head {
 			if c.head != freed {
-				c.ring.head.Store(c.head)
+				storeRelease(c.ring.head, c.head)
 			}
 			return n, nil
 		}
