@@ -95,38 +95,47 @@ func fmtv(v any) string { return fmt.Sprint(v) }
 
 // TestVectorFormsMatchTheLoops checks every operation that has a vector
 // form against the element-by-element loop, bit for bit, on lengths around
-// the 64-byte blocks, with wrapping integers and fractional floats.
+// the 64-byte blocks, with wrapping integers and fractional floats: in
+// SSE2 and, where the processor has it, in AVX2.
 func TestVectorFormsMatchTheLoops(t *testing.T) {
-	checked := 0
-	for c := opSum; c <= opMaxLoc; c++ {
-		for _, dt := range []Datatype{Byte, Int8, Int16, Int32, Int64, Uint16, Uint32, Uint64, Float32, Float64, Complex64, Complex128} {
-			scalar := scalarOp(c, dt)
-			vector := vectorOp(c, dt, scalar)
-			if vector == nil {
-				continue
-			}
-			checked++
-			for _, n := range []int{0, 1, 7, 63, 64, 65, 130, 1000} {
-				size := n * dt.size
-				in, want, got := make([]byte, size), make([]byte, size), make([]byte, size)
-				for i := range in {
-					in[i] = byte(i*37 + 11)
-					want[i] = byte(i*101 + 200)
+	for _, avx2 := range []bool{false, true} {
+		if avx2 && !hasAVX2() {
+			t.Log("this processor has no AVX2: its forms are not checked")
+			continue
+		}
+		checked := 0
+		for c := opSum; c <= opMaxLoc; c++ {
+			for _, dt := range []Datatype{Byte, Int8, Int16, Int32, Int64, Uint16, Uint32, Uint64, Float32, Float64, Complex64, Complex128} {
+				scalar := scalarOp(c, dt)
+				vector := vectorOpIn(c, dt, scalar, avx2)
+				if vector == nil {
+					continue
 				}
-				finite(dt, in)
-				finite(dt, want)
-				copy(got, want)
-				scalar(in, want)
-				vector(in, got)
-				if !bytes.Equal(got, want) {
-					t.Errorf("op %d on %s, %d elements: the vector form differs from the loop", c, dt.name, n)
+				checked++
+				for _, n := range []int{0, 1, 7, 63, 64, 65, 130, 1000} {
+					size := n * dt.size
+					in, want, got := make([]byte, size), make([]byte, size), make([]byte, size)
+					for i := range in {
+						in[i] = byte(i*37 + 11)
+						want[i] = byte(i*101 + 200)
+					}
+					finite(dt, in)
+					finite(dt, want)
+					copy(got, want)
+					scalar(in, want)
+					vector(in, got)
+					if !bytes.Equal(got, want) {
+						t.Errorf("op %d on %s, %d elements, AVX2 %v: the vector form differs from the loop", c, dt.name, n, avx2)
+					}
 				}
 			}
 		}
-	}
-	// amd64 has sums of 12 types and products of 2 in SSE2.
-	if want := map[string]int{"amd64": 14}[runtime.GOARCH]; checked != want {
-		t.Errorf("%d operations have a vector form on %s, want %d", checked, runtime.GOARCH, want)
+		// amd64 has sums of 12 types, products of 2 and the three bitwise
+		// operations of 8 in SSE2; AVX2 adds minimum and maximum of 6.
+		want := map[bool]map[string]int{false: {"amd64": 38}, true: {"amd64": 50}}[avx2][runtime.GOARCH]
+		if checked != want {
+			t.Errorf("%d operations have a vector form on %s (AVX2 %v), want %d", checked, runtime.GOARCH, avx2, want)
+		}
 	}
 }
 
