@@ -178,3 +178,40 @@ func TestRingNeverReadsStaleBytes(t *testing.T) {
 		}
 	}
 }
+
+// TestRingPrefetchesWhatTheLastRecordFilled checks what the consumer
+// prefetches while it polls: the lines after the first that the last
+// record filled, none after a record of one line or of more than
+// maxAhead more.
+func TestRingPrefetchesWhatTheLastRecordFilled(t *testing.T) {
+	p, c := newRing(1 << 16)
+	var s sink
+	hdr := []byte("hdr")
+	for _, tc := range []struct{ payload, ahead int }{
+		{0, 0},
+		{recAlign - recHeader - len(hdr), 0}, // one line, full
+		{recAlign, 1},
+		{3 * recAlign, 3},
+		{maxAhead * recAlign, maxAhead},
+		{(maxAhead + 1) * recAlign, 0},
+		{8, 0},
+	} {
+		if !p.put(hdr, make([]byte, tc.payload)) {
+			t.Fatal("the ring is full")
+		}
+		p.publish()
+		if !c.pending() {
+			t.Fatalf("payload %d: no record pending", tc.payload)
+		}
+		if _, err := c.drain(&s); err != nil {
+			t.Fatal(err)
+		}
+		if got := c.ahead.Load(); int(got) != tc.ahead {
+			t.Errorf("after a record of %d payload bytes (%d lines), ahead = %d, want %d",
+				tc.payload, recordSize(len(hdr), tc.payload)/recAlign, got, tc.ahead)
+		}
+		if c.pending() {
+			t.Fatalf("payload %d: a record pending after the drain", tc.payload)
+		}
+	}
+}
