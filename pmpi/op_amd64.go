@@ -182,38 +182,32 @@ func blockKernels(c opCode, dt Datatype) kernels {
 		default:
 			return kernels{xor, xor2}
 		}
-	case opMin:
-		switch dt {
-		case Byte:
-			return kernels{avx2: minUB2}
-		case Int8:
-			return kernels{avx2: minSB2}
-		case Int16:
-			return kernels{avx2: minSW2}
-		case Uint16:
-			return kernels{avx2: minUW2}
-		case Int32:
-			return kernels{avx2: minSL2}
-		case Uint32:
-			return kernels{avx2: minUL2}
-		}
-	case opMax:
-		switch dt {
-		case Byte:
-			return kernels{avx2: maxUB2}
-		case Int8:
-			return kernels{avx2: maxSB2}
-		case Int16:
-			return kernels{avx2: maxSW2}
-		case Uint16:
-			return kernels{avx2: maxUW2}
-		case Int32:
-			return kernels{avx2: maxSL2}
-		case Uint32:
-			return kernels{avx2: maxUL2}
+	case opMin, opMax:
+		for _, k := range intOrder {
+			switch {
+			case k.dt != dt:
+			case c == opMin:
+				return kernels{avx2: k.min}
+			default:
+				return kernels{avx2: k.max}
+			}
 		}
 	}
 	return kernels{}
 }
 
 func hasAVX2() bool { return cpu.X86.HasAVX2 }
+
+// intOrder are AVX2's integer minimum and maximum by datatype (signed and
+// unsigned compare differently; 64-bit ones need AVX-512).
+var intOrder = [...]struct {
+	dt       Datatype
+	min, max func(in, inout *byte, n int)
+}{
+	{Byte, minUB2, maxUB2},
+	{Int8, minSB2, maxSB2},
+	{Int16, minSW2, maxSW2},
+	{Uint16, minUW2, maxUW2},
+	{Int32, minSL2, maxSL2},
+	{Uint32, minUL2, maxUL2},
+}
