@@ -150,7 +150,7 @@ func (e *Engine) Release(r *Request) {
 	if !r.pooled || !r.Done() {
 		return
 	}
-	r.settled()
+	r.settledRef() // whoever completed r is done with it
 	*r = Request{} // no buffer stays reachable from the pool
 	e.reqPool.Put(r)
 }
@@ -216,22 +216,33 @@ func (e *Engine) eachQueue(f func(*queues)) {
 
 // send transmits one fragment with a pooled header buffer.
 func (e *Engine) send(m btl.Module, peer int, h header, payload []byte) error {
-	return e.transmit(m.Send, peer, h, payload)
+	return e.transmit(m, peer, h, payload, false)
 }
 
 // post transmits the fragment of a send nobody waits on yet: a module that
 // can hold it back and write it with the next ones may.
 func (e *Engine) post(m btl.Module, peer int, h header, payload []byte) error {
-	if p, ok := m.(btl.Poster); ok {
-		return e.transmit(p.Post, peer, h, payload)
-	}
-	return e.transmit(m.Send, peer, h, payload)
+	return e.transmit(m, peer, h, payload, true)
 }
 
-func (e *Engine) transmit(send func(context.Context, int, []byte, []byte) error, peer int, h header, payload []byte) error {
+func (e *Engine) transmit(m btl.Module, peer int, h header, payload []byte, hold bool) error {
 	hb := e.hdrPool.Get().(*[HeaderSize]byte)
-	defer e.hdrPool.Put(hb)
-	if err := send(context.Background(), peer, h.encode(hb[:]), payload); err != nil {
+	err := transmitIn(m, peer, hb[:], h, payload, hold)
+	e.hdrPool.Put(hb)
+	return err
+}
+
+// transmitIn sends one fragment with its header encoded into hb, which
+// the module is done with when it returns; with hold, a module that can
+// (btl.Poster) may hold the fragment back to write it with the next ones.
+func transmitIn(m btl.Module, peer int, hb []byte, h header, payload []byte, hold bool) error {
+	var err error
+	if p, ok := m.(btl.Poster); hold && ok {
+		err = p.Post(context.Background(), peer, h.encode(hb), payload)
+	} else {
+		err = m.Send(context.Background(), peer, h.encode(hb), payload)
+	}
+	if err != nil {
 		return fmt.Errorf("to rank %d: %w", peer, err)
 	}
 	return nil
@@ -290,11 +301,9 @@ func (e *Engine) isend(r *Request, context uint32, dest, tag int, buf []byte, sy
 	}
 	if len(buf) <= m.EagerLimit() && !sync {
 		h := header{typ: typeMatch, context: context, source: int32(e.me), tag: int32(tag), total: uint64(len(buf))}
-		send := e.post
-		if now {
-			send = e.send
-		}
-		err := send(m, dest, h, buf)
+		// The header goes in r's own buffer: the header pool's pinning cost
+		// more than a request's 16 bytes.
+		err := transmitIn(m, dest, r.hdr[:], h, buf, !now)
 		r.finishNew(Status{Err: err}, !now && err == nil) // nobody waits on r before we return it
 		return r
 	}
@@ -400,7 +409,7 @@ func (e *Engine) irecv(r *Request, context uint32, src, tag int, buf []byte, poo
 			n := copy(buf, u.data)
 			st := Status{Source: u.from, Tag: int(u.h.tag), Bytes: n, Total: len(u.data)}
 			e.freeUnexpected(u)
-			e.complete(r, st)
+			r.finishNew(st, false) // r is in no queue: nobody else can see it yet
 			return r
 		}
 		e.matchRTS(r, u.from, u.h, u.data, true) // unlocks; done with u.data on return

@@ -63,8 +63,10 @@ const (
 	flagCancelled
 )
 
+// encode writes h into b, which has room for it (MatchHeaderSize bytes
+// for an eager fragment, HeaderSize for the others), and returns its bytes.
 func (h *header) encode(b []byte) []byte {
-	b = b[:HeaderSize]
+	b = b[:MatchHeaderSize]
 	b[0] = headerVersion
 	b[1] = h.typ
 	binary.LittleEndian.PutUint16(b[2:], h.flags)
@@ -72,8 +74,9 @@ func (h *header) encode(b []byte) []byte {
 	binary.LittleEndian.PutUint32(b[8:], uint32(h.source))
 	binary.LittleEndian.PutUint32(b[12:], uint32(h.tag))
 	if h.typ == typeMatch {
-		return b[:MatchHeaderSize]
+		return b
 	}
+	b = b[:HeaderSize]
 	binary.LittleEndian.PutUint64(b[16:], h.total)
 	binary.LittleEndian.PutUint64(b[24:], h.sreq)
 	binary.LittleEndian.PutUint64(b[32:], h.rreq)
@@ -83,6 +86,16 @@ func (h *header) encode(b []byte) []byte {
 // decodeHeader decodes a fragment's header. An eager fragment's total is
 // left zero: its payload's length is the message's.
 func decodeHeader(b []byte) (header, error) {
+	if len(b) == MatchHeaderSize && b[0] == headerVersion && b[1] == typeMatch {
+		// Most fragments: one bounds check, no error path.
+		return header{
+			typ:     typeMatch,
+			flags:   binary.LittleEndian.Uint16(b[2:4]),
+			context: binary.LittleEndian.Uint32(b[4:8]),
+			source:  int32(binary.LittleEndian.Uint32(b[8:12])),
+			tag:     int32(binary.LittleEndian.Uint32(b[12:16])),
+		}, nil
+	}
 	if len(b) < 2 {
 		return header{}, fmt.Errorf("pml: header of %d bytes, want %d or %d", len(b), MatchHeaderSize, HeaderSize)
 	}

@@ -60,8 +60,9 @@ type Request struct {
 	slept  bool   // the waiter made done (set and read by the waiter only)
 	state  uint32 // statePending, stateSleeper or stateDone: atomic once others may see r (finishNew)
 	status Status
-	pooled bool   // from the engine's pool: Release may recycle it
-	held   uint32 // 1: its eager fragment was posted and the module may hold it back; atomic like state
+	pooled bool                  // from the engine's pool: Release may recycle it
+	hdr    [MatchHeaderSize]byte // an eager send's header, while the module copies it
+	held   uint32                // 1: its eager fragment was posted and the module may hold it back; atomic like state
 }
 
 // Request states.
@@ -121,12 +122,10 @@ func (r *Request) takeHeld() bool {
 	return atomic.LoadUint32(&r.held) == 1 && atomic.CompareAndSwapUint32(&r.held, 1, 0)
 }
 
-// settled returns r's status once it is done. After it, whoever completed
-// r has finished with it and nothing but the caller touches it: a waiter
-// that slept waits, through mu, for the completer's close to end.
-func (r *Request) settled() Status { return *r.settledRef() }
-
-// settledRef is settled without the copy.
+// settledRef returns where r's status is, once r is done. After it,
+// whoever completed r has finished with it and nothing but the caller
+// touches it: a waiter that slept waits, through mu, for the completer's
+// close to end.
 func (r *Request) settledRef() *Status {
 	if r.slept {
 		r.mu.Lock()
