@@ -102,12 +102,13 @@ func (r *Request) finish(st Status) {
 }
 
 // finishNew is finish for a request that no other goroutine can see yet:
-// an eager send completed by the call that starts it. Plain stores do:
-// whatever hands r to another goroutine orders them first. finish's
-// atomic swap would wait, on amd64, for the fragment that the transport
-// has just written into lines the receiver reads, a cache-line transfer
-// per message in a window of sends. held says the module may hold the
-// fragment back for the next ones (btl.Poster).
+// an eager send, or a receive whose message was waiting, completed by the
+// call that starts it. Plain stores do: whatever hands r to another
+// goroutine orders them first. finish's atomic swap would wait, on amd64,
+// for the fragment that the transport has just written into lines the
+// receiver reads, a cache-line transfer per message in a window of sends.
+// held says the module may hold the fragment back for the next ones
+// (btl.Poster).
 func (r *Request) finishNew(st Status, held bool) {
 	r.status = st
 	if held {
