@@ -89,8 +89,9 @@ type Module interface {
 	// added again. Peers see their link end as at Finalize, not as a failure.
 	DelProcs(ctx context.Context, procs []Proc) error
 	// Send transmits hdr and payload to peer as one fragment. It may block
-	// until the fragment is handed to the transport; payload may be reused
-	// once it returns. It must not be called from inside Receiver methods.
+	// until the fragment is handed to the transport; hdr and payload may be
+	// reused once it returns. It must not be called from inside Receiver
+	// methods.
 	Send(ctx context.Context, peer int, hdr, payload []byte) error
 	// Progress polls the transport; it returns how many events it handled.
 	// Modules that receive from their own goroutines return 0.
@@ -108,7 +109,8 @@ type Poster interface {
 	// it back, to be written after the fragments already held and before
 	// any later one to the same peer. A held fragment goes out no later
 	// than the module's next Progress or its next Send to that peer, or
-	// shortly after polling stops. payload may be reused once Post returns.
+	// shortly after polling stops. hdr and payload may be reused once Post
+	// returns.
 	Post(ctx context.Context, peer int, hdr, payload []byte) error
 	// Flush writes the fragments held back for peer now.
 	Flush(peer int)

@@ -24,7 +24,9 @@
 // Each subtest builds a new job with the Factory: AddProcs (the reach
 // matches Reaches), Sizes (payloads of 0, 1, EagerLimit and MaxSendSize
 // bytes with headers of 1 and btl.MaxHeaderSize bytes arrive whole and in
-// order), Headers (0 and MaxHeaderSize+1 bytes are refused), Concurrent
+// order), Headers (0 and MaxHeaderSize+1 bytes are refused), Reuse (a
+// fragment arrives as it was sent, though the caller wrote over its
+// header and payload once Send or a btl.Poster's Post returned), Concurrent
 // (several goroutines per rank keep their order per peer), Place (placed
 // payloads land in the Place buffer, never one of the wrong size), Idle
 // (a btl.Idler delivers unpolled between Idle and Busy), SingleCopy (a

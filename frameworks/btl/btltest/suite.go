@@ -54,6 +54,7 @@ func Run(t *testing.T, s Suite) {
 	t.Run("AddProcs", func(t *testing.T) { s.start(t) }) // start checks the reach
 	t.Run("Sizes", s.testSizes)
 	t.Run("Headers", s.testHeaders)
+	t.Run("Reuse", s.testReuse)
 	t.Run("Concurrent", s.testConcurrent)
 	t.Run("Place", s.testPlace)
 	t.Run("Idle", s.testIdle)
@@ -204,6 +205,52 @@ func (s Suite) testHeaders(t *testing.T) {
 	for rank, r := range j.recvs {
 		if n := r.Count(); n != 0 {
 			t.Errorf("rank %d: %d refused fragments were delivered", rank, n)
+		}
+	}
+}
+
+// testReuse: the caller may write over hdr and payload once Send returns,
+// and once Post returns for a module that holds fragments back
+// (btl.Poster): each fragment arrives as it was when sent.
+func (s Suite) testReuse(t *testing.T) {
+	const count = 8
+	j := s.start(t)
+	ctx := context.Background()
+	for _, p := range j.pairs() {
+		from, to := p[0], p[1]
+		m := j.mods[from]
+		n := min(64, m.EagerLimit(), m.MaxSendSize())
+		hdr, pl := make([]byte, 16), make([]byte, n)
+		poster, posts := m.(btl.Poster)
+		for seq := range count {
+			copy(hdr, header(from, 1, seq, len(hdr)))
+			copy(pl, payload(from, 1, seq, n))
+			send, how := m.Send, "Send"
+			if posts && seq%4 != 3 {
+				send, how = poster.Post, "Post"
+			}
+			if err := send(ctx, to, hdr, pl); err != nil {
+				t.Fatalf("rank %d: %s to rank %d: %v", from, how, to, err)
+			}
+			for i := range hdr {
+				hdr[i] = 0xee
+			}
+			for i := range pl {
+				pl[i] = 0xee
+			}
+		}
+		if posts {
+			poster.Flush(to)
+		}
+	}
+	for _, p := range j.pairs() {
+		from, to := p[0], p[1]
+		r := j.recvs[to]
+		r.WaitFor(t, fmt.Sprintf("rank %d: fragments from rank %d", to, from), j.poll,
+			func() bool { return len(r.From(from)) >= count })
+		n := min(64, j.mods[from].EagerLimit(), j.mods[from].MaxSendSize())
+		for seq, f := range r.From(from) {
+			check(t, f, header(from, 1, seq, 16), n, from, 1, seq)
 		}
 	}
 }
