@@ -236,13 +236,13 @@ func (e *Engine) transmit(m btl.Module, peer int, h header, payload []byte, hold
 // the module is done with when it returns; with hold, a module that can
 // (btl.Poster) may hold the fragment back to write it with the next ones.
 func transmitIn(m btl.Module, peer int, hb []byte, h header, payload []byte, hold bool) error {
-	var err error
-	if p, ok := m.(btl.Poster); hold && ok {
-		err = p.Post(context.Background(), peer, h.encode(hb), payload)
-	} else {
-		err = m.Send(context.Background(), peer, h.encode(hb), payload)
+	send := m.Send
+	if hold {
+		if p, ok := m.(btl.Poster); ok {
+			send = p.Post
+		}
 	}
-	if err != nil {
+	if err := send(context.Background(), peer, h.encode(hb), payload); err != nil {
 		return fmt.Errorf("to rank %d: %w", peer, err)
 	}
 	return nil
