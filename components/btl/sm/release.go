@@ -10,7 +10,7 @@ import (
 // has reached the cache. A sender's earlier stores are the record it just
 // wrote into lines that the receiver read last, so that wait is a
 // cache-line transfer per message; a window of 64 small sends spent half
-// its time there (BenchmarkWindow: 123-160 ns a message, 39-84 with the
+// its time there (BenchmarkWindow: 119-160 ns a message, 39-87 with the
 // stores below). Where the protocol needs only release ordering (the
 // writes before the store are seen before it: the end of a lock, a
 // record's stamp, the consumer's head) a plain store gives it on amd64,

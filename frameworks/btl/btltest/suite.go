@@ -213,18 +213,18 @@ func (s Suite) testHeaders(t *testing.T) {
 // and once Post returns for a module that holds fragments back
 // (btl.Poster): each fragment arrives as it was when sent.
 func (s Suite) testReuse(t *testing.T) {
-	const count = 8
+	const count, hlen = 8, 16
 	j := s.start(t)
 	ctx := context.Background()
+	size := func(from int) int { return min(64, j.mods[from].EagerLimit(), j.mods[from].MaxSendSize()) }
 	for _, p := range j.pairs() {
 		from, to := p[0], p[1]
 		m := j.mods[from]
-		n := min(64, m.EagerLimit(), m.MaxSendSize())
-		hdr, pl := make([]byte, 16), make([]byte, n)
+		hdr, pl := make([]byte, hlen), make([]byte, size(from))
 		poster, posts := m.(btl.Poster)
 		for seq := range count {
-			copy(hdr, header(from, 1, seq, len(hdr)))
-			copy(pl, payload(from, 1, seq, n))
+			copy(hdr, header(from, 1, seq, hlen))
+			copy(pl, payload(from, 1, seq, len(pl)))
 			send, how := m.Send, "Send"
 			if posts && seq%4 != 3 {
 				send, how = poster.Post, "Post"
@@ -232,11 +232,10 @@ func (s Suite) testReuse(t *testing.T) {
 			if err := send(ctx, to, hdr, pl); err != nil {
 				t.Fatalf("rank %d: %s to rank %d: %v", from, how, to, err)
 			}
-			for i := range hdr {
-				hdr[i] = 0xee
-			}
-			for i := range pl {
-				pl[i] = 0xee
+			for _, b := range [][]byte{hdr, pl} {
+				for i := range b {
+					b[i] = 0xee
+				}
 			}
 		}
 		if posts {
@@ -248,9 +247,12 @@ func (s Suite) testReuse(t *testing.T) {
 		r := j.recvs[to]
 		r.WaitFor(t, fmt.Sprintf("rank %d: fragments from rank %d", to, from), j.poll,
 			func() bool { return len(r.From(from)) >= count })
-		n := min(64, j.mods[from].EagerLimit(), j.mods[from].MaxSendSize())
-		for seq, f := range r.From(from) {
-			check(t, f, header(from, 1, seq, 16), n, from, 1, seq)
+		fs := r.From(from)
+		if len(fs) != count {
+			t.Fatalf("rank %d: %d fragments from rank %d, sent %d", to, len(fs), from, count)
+		}
+		for seq, f := range fs {
+			check(t, f, header(from, 1, seq, hlen), size(from), from, 1, seq)
 		}
 	}
 }
