@@ -2,5 +2,9 @@
 
 package sm
 
-// prefetch does nothing where there is no prefetch instruction to call.
-func prefetch(*byte) {}
+// Where there is no prefetch instruction to call, the prefetches do
+// nothing.
+
+func prefetch(*byte)            {}
+func prefetchLines(*byte, int)  {}
+func prefetchwLines(*byte, int) {}

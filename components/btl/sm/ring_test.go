@@ -215,3 +215,58 @@ func TestRingPrefetchesWhatTheLastRecordFilled(t *testing.T) {
 		}
 	}
 }
+
+// TestStreamPayloadCopiesExactly: the streaming copy, at every alignment
+// of its destination, writes src and nothing past it.
+func TestStreamPayloadCopiesExactly(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	buf := make([]byte, 3*streamMin)
+	for _, n := range []int{0, 1, recAlign - 1, recAlign, recAlign + 1, streamMin - 1, streamMin, streamMin + 65, 2 * streamMin} {
+		src := make([]byte, n)
+		for i := range src {
+			src[i] = byte(rng.Uint32())
+		}
+		for off := range recAlign + 1 {
+			for i := range buf {
+				buf[i] = 0xa5
+			}
+			streamPayload(buf[off:off+n+recAlign], src)
+			if !bytes.Equal(buf[off:off+n], src) {
+				t.Fatalf("%d bytes at offset %d: copy differs", n, off)
+			}
+			if i := slices.IndexFunc(buf[off+n:], func(b byte) bool { return b != 0xa5 }); i >= 0 {
+				t.Fatalf("%d bytes at offset %d: byte %d past the end written", n, off, i)
+			}
+			if i := slices.IndexFunc(buf[:off], func(b byte) bool { return b != 0xa5 }); i >= 0 {
+				t.Fatalf("%d bytes at offset %d: byte %d before the start written", n, off, i)
+			}
+		}
+	}
+}
+
+// TestRingCarriesStreamedRecords: records large enough to be written
+// around the caches, behind headers of every length (so their payloads
+// start anywhere in a line), arrive intact.
+func TestRingCarriesStreamedRecords(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	p, c := newRing(1 << 17)
+	var s sink
+	var want []string
+	for i := range 200 {
+		hdr := bytes.Repeat([]byte{'h'}, 1+i%maxHeader)
+		payload := make([]byte, streamMin-recAlign+rng.IntN(3*recAlign+streamMin/2))
+		for j := range payload {
+			payload[j] = 'a' + byte(rng.IntN(26))
+		}
+		if !p.putNow(hdr, payload) {
+			t.Fatalf("put %d: no room in a drained ring", i)
+		}
+		want = append(want, fmt.Sprintf("7:%s:%s", hdr, payload))
+		if n, err := c.drain(&s); err != nil || n != 1 {
+			t.Fatalf("drain after put %d: %d records, %v", i, n, err)
+		}
+	}
+	if !slices.Equal(s.frags, want) {
+		t.Fatal("delivered records differ from those put")
+	}
+}
