@@ -125,14 +125,16 @@ func TestProtocolBoundaries(t *testing.T) {
 		mca   []string
 		sizes []string
 	}{
-		// sm's defaults: eager limit 16 KiB, fragments and single copy from 32 KiB.
-		{"sm", []string{"--mca", "btl", "self,sm"}, boundaries(16<<10, 32<<10, 64<<10)},
-		// Through the ring only: fragment boundaries of a streamed message.
+		// sm's defaults: payloads written around the caches from 8 KiB, sent
+		// at once below 32 KiB, read by single copy from there, in fragments
+		// of 32 KiB without it.
+		{"sm", []string{"--mca", "btl", "self,sm"}, boundaries(8<<10, 32<<10, 64<<10)},
+		// Through the ring only: eager to 32 KiB, then fragments.
 		{"sm-ring", []string{"--mca", "btl", "self,sm", "--mca", "btl_sm_single_copy_mechanism", "none"},
-			boundaries(16<<10, 32<<10, 64<<10)},
-		// Single copy above a threshold of its own.
+			boundaries(8<<10, 32<<10, 64<<10)},
+		// Single copy above a threshold of its own; eager to 32 KiB below it.
 		{"sm-single-copy", []string{"--mca", "btl", "self,sm", "--mca", "btl_sm_single_copy_threshold", "100000"},
-			boundaries(16<<10, 100000)},
+			boundaries(32<<10, 100000)},
 		// tcp's defaults: eager limit 64 KiB, fragments of 1 MiB.
 		{"tcp", []string{"--mca", "btl", "self,tcp"}, boundaries(64<<10, 1<<20, 2<<20)},
 	}

@@ -21,6 +21,7 @@ import (
 // concurrent use.
 type Module struct {
 	cfg            config
+	eagerLimit     int // config.eager, read per message
 	log            hclog.Logger
 	rank, size     int
 	host           string
@@ -70,7 +71,7 @@ func newModule(cfg config, env btl.InitEnv, host string, log hclog.Logger) (*Mod
 		return nil, fmt.Errorf("btl sm: job id %q: want 1 to %d bytes", env.JobID, maxJobID)
 	}
 	m := &Module{
-		cfg: cfg, log: log, rank: env.Rank, size: env.Size, host: host, jobID: env.JobID,
+		cfg: cfg, eagerLimit: cfg.eager(), log: log, rank: env.Rank, size: env.Size, host: host, jobID: env.JobID,
 		localRank: env.LocalRank, localSize: env.LocalSize, modex: env.Modex, recv: env.Receiver,
 		oversubscribed: env.Oversubscribed,
 		probe:          &[1]uint64{randomWord()},
@@ -94,8 +95,9 @@ func (m *Module) Exclusivity() int { return m.cfg.exclusivity }
 // Bandwidth in Mbit/s, for ties in exclusivity.
 func (m *Module) Bandwidth() int { return 40000 }
 
-// EagerLimit is btl_sm_eager_limit.
-func (m *Module) EagerLimit() int { return m.cfg.eagerLimit }
+// EagerLimit is btl_sm_eager_limit, below the single-copy threshold
+// while single copy may be used (config.eager).
+func (m *Module) EagerLimit() int { return m.eagerLimit }
 
 // MaxSendSize is btl_sm_fragment_size.
 func (m *Module) MaxSendSize() int { return m.cfg.fragmentSize }
