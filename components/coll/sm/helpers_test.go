@@ -39,7 +39,14 @@ type testComm struct {
 	polls     atomic.Int64
 	failAfter int64 // Poll fails from this call on, if > 0
 	failErr   error
+	dropTo    int // a rank that left the call: sends to it are dropped, if >= 0
 }
+
+// dropped is a send to a rank that left: complete, and never delivered.
+type dropped struct{}
+
+func (dropped) Done() bool  { return true }
+func (dropped) Wait() error { return nil }
 
 var _ coll.Poller = (*testComm)(nil)
 
@@ -58,11 +65,17 @@ func (c *testComm) Poll() error {
 
 func (c *testComm) Send(buf []byte, dest, tag int) error {
 	c.sends.Add(1)
+	if dest == c.dropTo {
+		return nil
+	}
 	return c.Comm.Send(buf, dest, tag)
 }
 
 func (c *testComm) Isend(buf []byte, dest, tag int) coll.Request {
 	c.sends.Add(1)
+	if dest == c.dropTo {
+		return dropped{}
+	}
 	return c.Comm.Isend(buf, dest, tag)
 }
 
@@ -92,7 +105,7 @@ func newWorld(t *testing.T, n int) *world {
 	t.Helper()
 	w := &world{n: n, cw: colltest.NewWorld(n), dir: t.TempDir(), id: fmt.Sprintf("test.%d", worldSeq.Add(1))}
 	for r := range n {
-		w.comms = append(w.comms, &testComm{Comm: w.cw.Comm(r), w: w})
+		w.comms = append(w.comms, &testComm{Comm: w.cw.Comm(r), w: w, dropTo: -1})
 	}
 	return w
 }

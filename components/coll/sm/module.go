@@ -48,6 +48,14 @@ type module struct {
 	pids         []int      // by rank
 	ds           []desc     // by rank: the current call's descriptors
 	tmp          []byte     // an operand read for a fold
+
+	// Announcements (announce.go): the collective calls on the
+	// communicator, the current one, whether it is published, and by
+	// parity the call each of the last two epochs belongs to.
+	calls uint64
+	cur   callInfo
+	told  bool
+	mine  [2]callInfo
 }
 
 func (m *module) collectives() *coll.Module {
@@ -123,6 +131,7 @@ func (m *module) below(next *coll.Module) {
 func (m *module) begin(name string) uint64 {
 	m.call = name
 	m.epoch++
+	m.mine[m.epoch&1] = m.cur
 	return m.epoch & 1
 }
 
@@ -164,6 +173,10 @@ func (m *module) read(r int, p uint64, want int) ([]byte, error) {
 	}
 	b := m.seg.block(r, p)
 	if err := sameLength(r, int(*lenWord(b)), want); err != nil {
+		// A block from another path (single copy's addresses) says less.
+		if mine, theirs := m.mine[p], m.announcedBy(r); theirs.since(mine.seq) == 0 && theirs.path != mine.path {
+			return nil, disagree(r, theirs, mine)
+		}
 		return nil, err
 	}
 	return b[offData : offData+want], nil
@@ -225,6 +238,15 @@ func (m *module) await(r int, e uint64) error {
 				blocked()
 			}
 			return err
+		}
+		if i%(pollEvery*16) == 0 {
+			m.tell()
+			if err := m.mismatch(r, m.mine[e&1], func() bool { return w.Load() >= e }); err != nil {
+				if blocked != nil {
+					blocked()
+				}
+				return err
+			}
 		}
 		// With one P (a rank bound to one CPU), the engine's background
 		// transfers and the transports' goroutines run only when the
@@ -311,13 +333,16 @@ func segmentBlock(maxBytes int, oversubscribed bool) int {
 // next module.
 func (m *module) large(name string, size int, next, single func() error) error {
 	if !m.singleAlways && !singlePays(name, m.n, size) {
+		m.announce(name, size, pathNext)
 		return next()
 	}
+	m.announce(name, size, pathSingle)
 	ok, err := m.singleCopy()
 	switch {
 	case err != nil:
 		return m.fail(name, err)
 	case !ok:
+		m.reroute(pathNext)
 		return next()
 	}
 	return m.fail(name, single())
@@ -328,7 +353,10 @@ func (m *module) large(name string, size int, next, single func() error) error {
 // then raises its word, which the others wait for: rank 0 leaves first, so
 // that what it does next (a bcast's write) is done before the others,
 // which a context switch may keep away for microseconds, come to need it.
-func (m *module) barrier(c coll.Comm) error { return m.fail("barrier", m.sync("barrier")) }
+func (m *module) barrier(c coll.Comm) error {
+	m.announce("barrier", 0, pathSegment)
+	return m.fail("barrier", m.sync("barrier"))
+}
 
 // sync is a barrier epoch of collective name.
 func (m *module) sync(name string) error {
@@ -363,6 +391,7 @@ func (m *module) bcast(c coll.Comm, buf []byte, root int) error {
 		return m.large("bcast", len(buf), func() error { return m.next.Bcast(c, buf, root) },
 			func() error { return m.bcastSingle(buf, root) })
 	}
+	m.announce("bcast", len(buf), pathSegment)
 	p := m.begin("bcast")
 	if m.me == root {
 		if err := m.write(p, buf); err != nil {
@@ -433,6 +462,7 @@ func (m *module) reduce(c coll.Comm, send, recv []byte, op coll.Op, root int) er
 		return m.large("reduce", len(send), func() error { return m.next.Reduce(c, send, recv, op, root) },
 			func() error { return m.reduceSingle(send, recv, op, root) })
 	}
+	m.announce("reduce", len(send), pathSegment)
 	p, err := m.contribute("reduce", send)
 	if err == nil && m.me == root {
 		err = m.combine(p, send, recv, op, m.n-1, 0)
@@ -452,6 +482,7 @@ func (m *module) allreduce(c coll.Comm, send, recv []byte, op coll.Op) error {
 		return m.large("allreduce", len(send), func() error { return m.next.Allreduce(c, send, recv, op) },
 			func() error { return m.allreduceSingle(send, recv, op) })
 	}
+	m.announce("allreduce", len(send), pathSegment)
 	p, err := m.contribute("allreduce", send)
 	if err == nil {
 		err = m.combine(p, send, recv, op, m.n-1, 0)
@@ -485,6 +516,7 @@ func (m *module) gather(c coll.Comm, send, recv []byte, root int) error {
 		return m.large("gather", len(send), func() error { return m.next.Gather(c, send, recv, root) },
 			func() error { return m.gatherSingle(send, recv, root) })
 	}
+	m.announce("gather", len(send), pathSegment)
 	p, err := m.contribute("gather", send)
 	if err == nil && m.me == root {
 		err = m.gatherInto(p, send, recv)
@@ -500,6 +532,7 @@ func (m *module) allgather(c coll.Comm, send, recv []byte) error {
 		return m.large("allgather", len(send), func() error { return m.next.Allgather(c, send, recv) },
 			func() error { return m.allgatherSingle(send, recv) })
 	}
+	m.announce("allgather", len(send), pathSegment)
 	p, err := m.contribute("allgather", send)
 	if err == nil {
 		err = m.gatherInto(p, send, recv)
@@ -522,6 +555,7 @@ func (m *module) scatter(c coll.Comm, send, recv []byte, root int) error {
 		return m.large("scatter", m.n*len(recv), func() error { return m.next.Scatter(c, send, recv, root) },
 			func() error { return m.scatterSingle(send, recv, root) })
 	}
+	m.announce("scatter", m.n*len(recv), pathSegment)
 	p := m.begin("scatter")
 	k := len(recv)
 	if m.me == root {
@@ -555,6 +589,7 @@ func (m *module) alltoall(c coll.Comm, send, recv []byte) error {
 		return m.large("alltoall", len(send), func() error { return m.next.Alltoall(c, send, recv) },
 			func() error { return m.alltoallSingle(send, recv) })
 	}
+	m.announce("alltoall", len(send), pathSegment)
 	p, err := m.contribute("alltoall", send)
 	for r := 0; r < m.n && err == nil; r++ {
 		var b []byte
@@ -573,11 +608,13 @@ func (m *module) allgatherv(c coll.Comm, send, recv []byte, counts, displs []int
 		return m.fail("allgatherv", err)
 	}
 	if !m.fits(slices.Max(counts)) {
+		m.announce("allgatherv", slices.Max(counts), pathNext)
 		return m.next.Allgatherv(c, send, recv, counts, displs)
 	}
 	if err := coll.CheckLen("send", len(send), counts[m.me], "this rank's count"); err != nil {
 		return m.fail("allgatherv", err)
 	}
+	m.announce("allgatherv", slices.Max(counts), pathSegment)
 	p, err := m.contribute("allgatherv", send)
 	for r := 0; r < m.n && err == nil; r++ {
 		var b []byte
@@ -611,6 +648,7 @@ func (m *module) reduceScatter(c coll.Comm, send, recv []byte, counts []int, op 
 		total += k
 	}
 	if !m.fits(total) {
+		m.announce("reduce_scatter", total, pathNext)
 		return m.next.ReduceScatter(c, send, recv, counts, op)
 	}
 	err := coll.CheckLen("send", len(send), total, "the sum of the counts")
@@ -620,6 +658,7 @@ func (m *module) reduceScatter(c coll.Comm, send, recv []byte, counts []int, op 
 	if err != nil {
 		return m.fail("reduce_scatter", err)
 	}
+	m.announce("reduce_scatter", total, pathSegment)
 	p, err := m.contribute("reduce_scatter", send)
 	if err == nil {
 		err = m.combine(p, send, recv, op, m.n-1, lo)
@@ -629,6 +668,7 @@ func (m *module) reduceScatter(c coll.Comm, send, recv []byte, counts []int, op 
 
 func (m *module) reduceScatterBlock(c coll.Comm, send, recv []byte, op coll.Op) error {
 	if !m.fits(m.n * len(recv)) {
+		m.announce("reduce_scatter_block", m.n*len(recv), pathNext)
 		return m.next.ReduceScatterBlock(c, send, recv, op)
 	}
 	err := coll.CheckOp(op, len(recv))
@@ -638,6 +678,7 @@ func (m *module) reduceScatterBlock(c coll.Comm, send, recv []byte, op coll.Op) 
 	if err != nil {
 		return m.fail("reduce_scatter_block", err)
 	}
+	m.announce("reduce_scatter_block", m.n*len(recv), pathSegment)
 	p, err := m.contribute("reduce_scatter_block", send)
 	if err == nil {
 		err = m.combine(p, send, recv, op, m.n-1, m.me*len(recv))
@@ -648,6 +689,7 @@ func (m *module) reduceScatterBlock(c coll.Comm, send, recv []byte, op coll.Op) 
 // scan leaves at rank i the reduction of the blocks of ranks 0 to i.
 func (m *module) scan(c coll.Comm, send, recv []byte, op coll.Op) error {
 	if !m.fits(len(send)) {
+		m.announce("scan", len(send), pathNext)
 		return m.next.Scan(c, send, recv, op)
 	}
 	err := coll.CheckOp(op, len(send))
@@ -657,6 +699,7 @@ func (m *module) scan(c coll.Comm, send, recv []byte, op coll.Op) error {
 	if err != nil {
 		return m.fail("scan", err)
 	}
+	m.announce("scan", len(send), pathSegment)
 	p, err := m.contribute("scan", send)
 	if err == nil {
 		err = m.combine(p, send, recv, op, m.me, 0)
@@ -668,6 +711,7 @@ func (m *module) scan(c coll.Comm, send, recv []byte, op coll.Op) error {
 // is left as it was.
 func (m *module) exscan(c coll.Comm, send, recv []byte, op coll.Op) error {
 	if !m.fits(len(send)) {
+		m.announce("exscan", len(send), pathNext)
 		return m.next.Exscan(c, send, recv, op)
 	}
 	err := coll.CheckOp(op, len(send))
@@ -677,6 +721,7 @@ func (m *module) exscan(c coll.Comm, send, recv []byte, op coll.Op) error {
 	if err != nil {
 		return m.fail("exscan", err)
 	}
+	m.announce("exscan", len(send), pathSegment)
 	p, err := m.contribute("exscan", send)
 	if err == nil && m.me > 0 {
 		err = m.combine(p, send, recv, op, m.me-1, 0)

@@ -22,10 +22,11 @@ import (
 // 48 bytes travels in the epoch's own cache line. Rank r's wake-up line
 // holds the number of ranks asleep waiting for r's words (offSleepers)
 // and the futex word they sleep on (offWake), then what single copy needs
-// (single.go): r's process id, probe word and verdict.
+// (single.go): r's process id, probe word and verdict, and r's latest call
+// (announce.go).
 const (
 	magic       = 0x6c6c6f6369706d67 // "gmpicoll", little-endian
-	version     = 3
+	version     = 4
 	offSleepers = 0
 	offWake     = 4
 	line        = 64

@@ -127,7 +127,7 @@ func (m *module) singleCopy() (bool, error) {
 			continue
 		}
 		value := m.seg.wakeWord64(r, offProbeValue)
-		if err := m.waitFor(func() bool { return value.Load() != 0 }); err != nil {
+		if err := m.waitFor(r, func() bool { return value.Load() != 0 }); err != nil {
 			return false, err
 		}
 		pid := int(m.seg.wakeWord32(r, offPid).Load())
@@ -147,7 +147,7 @@ func (m *module) singleCopy() (bool, error) {
 	all := uint32(verdictYes)
 	for r := range m.n {
 		v := m.seg.wakeWord32(r, offVerdict)
-		if err := m.waitFor(func() bool { return v.Load() != verdictUnknown }); err != nil {
+		if err := m.waitFor(r, func() bool { return v.Load() != verdictUnknown }); err != nil {
 			return false, err
 		}
 		if v.Load() != verdictYes {
@@ -158,12 +158,19 @@ func (m *module) singleCopy() (bool, error) {
 	return all == verdictYes, nil
 }
 
-// waitFor polls until ready, letting the engine progress and giving the
-// CPU away between looks: it runs once per communicator.
-func (m *module) waitFor(ready func() bool) error {
-	for !ready() {
+// waitFor polls until rank r is ready, letting the engine progress and
+// giving the CPU away between looks: it runs once per communicator. A
+// rank that is not in this call the way this one is never gets ready.
+func (m *module) waitFor(r int, ready func() bool) error {
+	for i := 1; !ready(); i++ {
 		if err := m.poller.Poll(); err != nil {
 			return err
+		}
+		if i%16 == 0 {
+			m.tell()
+			if err := m.mismatch(r, m.cur, ready); err != nil {
+				return err
+			}
 		}
 		runtime.Gosched()
 		yield()

@@ -1,0 +1,156 @@
+package sm
+
+import (
+	"fmt"
+
+	"github.com/gompi/gompi/frameworks/coll"
+)
+
+// Calls that take different paths. A call's size decides whether it goes
+// through the blocks, by single copy or to the next module, so ranks whose
+// counts disagree across a limit (an erroneous program) would each wait
+// for what the others never do. Each rank therefore announces its calls
+// in its wake-up line: the call's number on the communicator, the
+// collective, the path and the size (a call through the blocks only once
+// it waits long). A rank that has waited a while for a member's word
+// compares the member's announcement with the call the word belongs to,
+// and fails with an error that names both sizes instead of waiting for
+// ever. A rank that went to the next module waits there for messages
+// that will not come; the error of the rank that found the mismatch ends
+// the job (MPI's default handler), or its caller decides.
+
+// offCall is the word of a rank's wake-up line that holds its latest call.
+const offCall = 40
+
+// Paths of a call.
+const (
+	pathSegment = 1 + iota // the blocks carry the data
+	pathSingle             // the blocks carry addresses: single copy
+	pathNext               // the next module's messages
+)
+
+var pathNames = [...]string{pathSegment: "through the shared segment", pathSingle: "by single copy",
+	pathNext: "to the next component"}
+
+// callNames are the collectives by the index an announcement carries.
+var callNames = [...]string{"barrier", "bcast", "reduce", "allreduce", "gather", "allgather", "scatter",
+	"alltoall", "allgatherv", "reduce_scatter", "reduce_scatter_block", "scan", "exscan"}
+
+func callIndex(name string) int {
+	for i, n := range callNames[:] {
+		if n == name {
+			return i
+		}
+	}
+	panic("coll sm: no announcement index for " + name)
+}
+
+// callInfo is a rank's announcement of a call. Its word holds the call's
+// number modulo 2^24 (ranks are never that far apart), the collective, the
+// path and the size, saturated at 16 GiB.
+type callInfo struct {
+	seq  uint64
+	name string // one of callNames
+	path int
+	size int
+}
+
+const (
+	seqBits  = 24
+	seqMask  = 1<<seqBits - 1
+	sizeBits = 34
+	sizeMax  = 1<<sizeBits - 1
+)
+
+func (c callInfo) word() uint64 {
+	return c.seq&seqMask | uint64(callIndex(c.name))<<seqBits | uint64(c.path)<<(seqBits+4) |
+		min(uint64(c.size), sizeMax)<<(seqBits+6)
+}
+
+func callOf(w uint64) callInfo {
+	return callInfo{seq: w & seqMask, name: callNames[w>>seqBits&15], path: int(w >> (seqBits + 4) & 3),
+		size: int(w >> (seqBits + 6))}
+}
+
+// since is how many calls c is ahead of the call numbered seq (negative:
+// behind), from the low bits that c carries.
+func (c callInfo) since(seq uint64) int {
+	d := int((c.seq - seq) & seqMask)
+	if d >= 1<<(seqBits-1) {
+		d -= 1 << seqBits
+	}
+	return d
+}
+
+func (c callInfo) describe() string {
+	size := fmt.Sprintf("%d bytes", c.size)
+	if c.size == sizeMax {
+		size = "at least 16 GiB"
+	}
+	return fmt.Sprintf("%s of %s goes %s", c.name, size, pathNames[c.path])
+}
+
+// announce starts call name of size bytes, which takes path. A call
+// through the blocks is published only once this rank waits long (tell):
+// an atomic store at every call cost a small collective 4 %, and such a
+// call that does not wait finishes what others wait for.
+func (m *module) announce(name string, size, path int) {
+	m.calls++
+	m.cur = callInfo{seq: m.calls, name: name, path: path, size: size}
+	m.told = false
+	if path != pathSegment {
+		m.tell()
+	}
+}
+
+// reroute says that the current call takes path after all.
+func (m *module) reroute(path int) {
+	m.cur.path = path
+	m.told = false
+	m.tell()
+}
+
+// tell publishes the current call, once.
+func (m *module) tell() {
+	if !m.told {
+		m.seg.wakeWord64(m.me, offCall).Store(m.cur.word())
+		m.told = true
+	}
+}
+
+// mismatch reports rank r's call as an error if r cannot be in call c the
+// way this rank is, which done says r has not finished: r took another
+// path in it, is in another collective, or went past it.
+func (m *module) mismatch(r int, c callInfo, done func() bool) error {
+	theirs := m.announcedBy(r)
+	d := theirs.since(c.seq)
+	if d < 0 || d == 0 && theirs.name == c.name && theirs.path == c.path {
+		return nil // not there yet, or there as this rank is
+	}
+	if done() {
+		return nil // it finished meanwhile: its announcement is of a later call
+	}
+	if d > 0 {
+		return fmt.Errorf("rank %d went past collective call %d on this communicator without taking part "+
+			"as this rank does (this rank's %s): the ranks' counts disagree: %w", r, c.seq, c.describe(), coll.ErrTooShort)
+	}
+	return disagree(r, theirs, c)
+}
+
+// announcedBy is rank r's latest call.
+func (m *module) announcedBy(r int) callInfo { return callOf(m.seg.wakeWord64(r, offCall).Load()) }
+
+// disagree is the error of rank r's call theirs, the same call as this
+// rank's mine, that differs from it.
+func disagree(r int, theirs, mine callInfo) error {
+	if theirs.name != mine.name {
+		return fmt.Errorf("rank %d is in %s where this rank is in %s (collective call %d on this communicator): "+
+			"the ranks call different collectives", r, theirs.name, mine.name, mine.seq)
+	}
+	class := coll.ErrTooShort
+	if theirs.size > mine.size {
+		class = coll.ErrTooLong
+	}
+	return fmt.Errorf("rank %d's %s, where this rank's %s: the ranks' counts disagree: %w",
+		r, theirs.describe(), mine.describe(), class)
+}
