@@ -53,8 +53,9 @@ func register(r *params.Registrar) paramSet {
 		eagerLimit: r.Size(params.Spec{
 			Name: "eager_limit", Default: "32k", Level: 4,
 			Help: "Largest message, in bytes, copied into the receiver's ring at once; a larger one waits " +
-				"for its receive (rendezvous). At most btl_sm_fragment_size. Where single copy is available, " +
-				"messages of btl_sm_single_copy_threshold bytes or more go by single copy even below this limit.",
+				"for its receive (rendezvous). At most btl_sm_fragment_size. Unless btl_sm_single_copy_mechanism " +
+				"is none, a message of btl_sm_single_copy_threshold bytes or more waits for its receive even " +
+				"below this limit, to be read by single copy where the kernel allows it.",
 			Validate: params.SizeIn(1, maxRingSize/4),
 		}),
 		fragmentSize: r.Size(params.Spec{

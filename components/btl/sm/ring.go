@@ -178,7 +178,7 @@ func (p *producer) put(hdr, payload []byte) bool {
 // longer wait for the stores to land. Measured in ping-pongs between two
 // ranks (gompi-bench latency), the streaming copy loses below 6-8 KiB
 // (2 KiB 1.2 -> 1.6 us) and wins above (8 KiB 2.6 -> 2.0 us, 16 KiB 4.7 ->
-// 2.7 us; bw of 16 KiB 4.2 -> 7.7-8.6 GB/s).
+// 2.6 us; bw of 16 KiB 3.9-4.4 -> 6.8-7.1 GB/s).
 const streamMin = 8 << 10
 
 // streamPayload copies src to dst, the whole lines in between with
