@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"sync/atomic"
+	"time"
 	"unsafe"
 
 	"github.com/gompi/gompi/frameworks/btl"
@@ -95,6 +96,12 @@ type producer struct {
 	// sender waits, once for the batch instead of once per record.
 	staged  [maxStaged]staged
 	nstaged int
+
+	// Whether large payloads go around the caches (streamPayload): large
+	// counts them, and far says that the last one timed went slowly
+	// through the caches.
+	large uint64
+	far   bool
 }
 
 // staged is a record whose first word still reads zero.
@@ -152,7 +159,12 @@ func (p *producer) put(hdr, payload []byte) bool {
 		pos = 0
 	}
 	rec := p.data[pos : pos+need]
-	stream := streaming && len(payload) >= streamMin
+	probe, stream := false, false
+	if streaming && len(payload) >= streamMin {
+		p.large++
+		probe = p.large%streamProbe == 1
+		stream = p.far && !probe
+	}
 	if !stream && need > 2*recAlign {
 		// The receiver read these lines a lap ago: ask for all of them at
 		// once rather than one store miss after another.
@@ -162,24 +174,40 @@ func (p *producer) put(hdr, payload []byte) bool {
 	binary.LittleEndian.PutUint16(rec[10:], kindFrag)
 	binary.LittleEndian.PutUint32(rec[12:], uint32(len(payload)))
 	n := copy(rec[recHeader:], hdr)
-	if stream {
+	switch {
+	case stream:
 		streamPayload(rec[recHeader+n:], payload)
-	} else {
+	case probe:
+		t0 := time.Now()
+		copy(rec[recHeader+n:], payload)
+		p.far = time.Since(t0) > time.Duration(len(payload)/streamRate)
+	default:
 		copy(rec[recHeader+n:], payload)
 	}
 	p.stage(pos, need)
 	return true
 }
 
-// streamMin is the smallest payload that put writes around the caches
+// streamMin is the smallest payload that put may write around the caches
 // (non-temporal stores, where the processor has them). A cached copy makes
 // the receiver fetch every line from the sender's cache, a few at a time;
 // written to memory, the lines come from there many at a time, after a
-// longer wait for the stores to land. Measured in ping-pongs between two
-// ranks (gompi-bench latency), the streaming copy loses below 6-8 KiB
-// (2 KiB 1.2 -> 1.6 us) and wins above (8 KiB 2.6 -> 2.0 us, 16 KiB 4.7 ->
-// 2.6 us; bw of 16 KiB 3.9-4.4 -> 6.8-7.1 GB/s).
-const streamMin = 8 << 10
+// longer wait for the stores to land. Which wins depends on how far apart
+// the two processors are, and on this project's virtual machines that
+// changes from one minute to the next. Measured in ping-pongs between two
+// ranks (gompi-bench latency) when a line takes 0.3-0.4 us to cross, the
+// streaming copy loses below 6-8 KiB (2 KiB 1.2 -> 1.6 us) and wins above
+// (8 KiB 2.6 -> 2.0 us, 16 KiB 4.7 -> 2.6 us; bw of 16 KiB 3.9-4.4 ->
+// 6.8-7.1 GB/s); when a line takes 0.1 us, it loses everywhere (8 KiB 0.9
+// -> 1.55 us, bw 14 -> 8.6 GB/s). So put times a cached copy of every
+// streamProbe-th large payload and streams the next ones only if that
+// copy went slower than streamRate bytes a nanosecond: 21-27 when lines
+// are near, 6-8 when they are far.
+const (
+	streamMin   = 8 << 10
+	streamProbe = 16
+	streamRate  = 12
+)
 
 // streamPayload copies src to dst, the whole lines in between with
 // copyStreaming, whose fence orders them before the record's stamp.
