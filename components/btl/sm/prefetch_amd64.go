@@ -1,12 +1,7 @@
 package sm
 
-// prefetch asks the processor to bring the line at p into its cache,
-// without waiting for it.
-//
-//go:noescape
-func prefetch(p *byte)
-
-// prefetchLines prefetches the lines from p to p+n, to read them.
+// prefetchLines asks the processor to bring the lines from p to p+n into
+// its cache, without waiting for them.
 //
 //go:noescape
 func prefetchLines(p *byte, n int)

@@ -1,11 +1,5 @@
 #include "textflag.h"
 
-// func prefetch(p *byte)
-TEXT ·prefetch(SB),NOSPLIT,$0-8
-	MOVQ	p+0(FP), AX
-	PREFETCHT0	(AX)
-	RET
-
 // func prefetchLines(p *byte, n int)
 TEXT ·prefetchLines(SB),NOSPLIT,$0-16
 	MOVQ	p+0(FP), AX

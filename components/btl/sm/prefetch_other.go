@@ -5,6 +5,5 @@ package sm
 // Where there is no prefetch instruction to call, the prefetches do
 // nothing.
 
-func prefetch(*byte)            {}
 func prefetchLines(*byte, int)  {}
 func prefetchwLines(*byte, int) {}

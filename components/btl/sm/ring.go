@@ -276,10 +276,9 @@ type consumer struct {
 func (c *consumer) pending() bool {
 	head := c.ring.head.Load()
 	pos := head & uint64(len(c.data)-1)
-	if n := uint64(c.ahead.Load()); n > 0 {
-		for next := pos + recAlign; next <= pos+n*recAlign && next < uint64(len(c.data)); next += recAlign {
-			prefetch(&c.data[next])
-		}
+	if n := uint64(c.ahead.Load()); n > 0 && pos+recAlign < uint64(len(c.data)) {
+		end := min(pos+(n+1)*recAlign, uint64(len(c.data)))
+		prefetchLines(&c.data[pos+recAlign], int(end-pos-recAlign))
 	}
 	return c.stamp(pos).Load() > head
 }

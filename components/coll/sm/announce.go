@@ -2,6 +2,7 @@ package sm
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/gompi/gompi/frameworks/coll"
 )
@@ -37,12 +38,11 @@ var callNames = [...]string{"barrier", "bcast", "reduce", "allreduce", "gather",
 	"alltoall", "allgatherv", "reduce_scatter", "reduce_scatter_block", "scan", "exscan"}
 
 func callIndex(name string) int {
-	for i, n := range callNames[:] {
-		if n == name {
-			return i
-		}
+	i := slices.Index(callNames[:], name)
+	if i < 0 {
+		panic("coll sm: no announcement index for " + name)
 	}
-	panic("coll sm: no announcement index for " + name)
+	return i
 }
 
 // callInfo is a rank's announcement of a call. Its word holds the call's
