@@ -299,7 +299,7 @@ func (m *module) gatherSingle(send, recv []byte, root int) error {
 	if m.me != root {
 		return m.offer(p, root, send)
 	}
-	copy(recv[root*k:(root+1)*k], send)
+	coll.Copy(recv[root*k:(root+1)*k], send)
 	err := m.fromEach(p, func(r int, d desc) error { return m.pull(r, d, 0, k, 0, recv[r*k:(r+1)*k]) })
 	m.raise(p)
 	return err
@@ -310,7 +310,7 @@ func (m *module) scatterSingle(send, recv []byte, root int) error {
 	p := m.begin("scatter")
 	k := len(recv)
 	if m.me == root {
-		copy(recv, send[root*k:(root+1)*k])
+		coll.Copy(recv, send[root*k:(root+1)*k])
 		return m.provide(p, send)
 	}
 	return m.take(p, root, m.n*k, m.me*k, recv)
@@ -338,7 +338,7 @@ func (m *module) allgatherSingle(send, recv []byte) error {
 	p := m.begin("allgather")
 	k := len(send)
 	err := m.expose(p, send)
-	copy(recv[m.me*k:(m.me+1)*k], send)
+	coll.Copy(recv[m.me*k:(m.me+1)*k], send)
 	if err == nil {
 		err = m.fromEach(p, func(r int, d desc) error { return m.pull(r, d, 0, k, 0, recv[r*k:(r+1)*k]) })
 	}
@@ -355,7 +355,7 @@ func (m *module) alltoallSingle(send, recv []byte) error {
 	p := m.begin("alltoall")
 	k := len(send) / m.n
 	err := m.expose(p, send)
-	copy(recv[m.me*k:(m.me+1)*k], send[m.me*k:(m.me+1)*k])
+	coll.Copy(recv[m.me*k:(m.me+1)*k], send[m.me*k:(m.me+1)*k])
 	if err == nil {
 		err = m.fromEach(p, func(r int, d desc) error { return m.pull(r, d, 0, len(send), m.me*k, recv[r*k:(r+1)*k]) })
 	}
@@ -384,7 +384,7 @@ func (m *module) foldSlice(send, dst []byte, op coll.Op, lo int) error {
 	ds := m.ds
 	last := m.n - 1
 	if last == m.me {
-		copy(dst, send[lo:])
+		coll.Copy(dst, send[lo:])
 	} else if err := m.pull(last, ds[last], 0, len(send), lo, dst); err != nil {
 		return err
 	}
