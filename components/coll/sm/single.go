@@ -95,8 +95,9 @@ func (m *module) publishProbe() {
 // forwards it along a tree or ring, and win everywhere (0.6-0.9 of
 // tuned's time). The others win on 2 ranks (0.7-0.95); on more, the
 // root's serial reads and folds make reduce lose above 128 KiB (1.2), an
-// alltoall's many reads and final barrier lose to tuned's pairwise
-// exchange but on 4 ranks from 256 KiB (8 ranks: 1.0-1.6), and
+// alltoall's many reads and final barrier lose to tuned's exchange but
+// on 4 ranks from 2 MiB a rank (8 ranks: 1.0-1.6; 4 ranks, blocks of
+// 64 KiB: 68-73 us against tuned's 64-67, 512 KiB-1 MiB: 0.9-1.0), and
 // allreduce's three phases lose below 64 KiB on 4 ranks and below
 // 256 KiB on 8 (up to 2.0), winning above (0.64-0.96).
 func singlePays(name string, n, size int) bool {
@@ -104,7 +105,7 @@ func singlePays(name string, n, size int) bool {
 	case "reduce":
 		return n == 2 || size <= 128<<10
 	case "alltoall":
-		return n == 2 || n <= 4 && size >= 256<<10
+		return n == 2 || n <= 4 && size >= 2<<20
 	case "allreduce":
 		return n == 2 || size >= 256<<10 || n <= 4 && size >= 64<<10
 	}

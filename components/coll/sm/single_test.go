@@ -135,7 +135,8 @@ func TestSinglePays(t *testing.T) {
 		{call{k: kAlltoall, size: maxBytes, seed: 3}, false},
 		{call{k: kReduce, size: 3 * maxBytes, op: testOps[0], seed: 4}, true},
 		{call{k: kReduce, size: 128<<7 + 1, op: testOps[0], seed: 7}, false}, // past 128 KiB of 8-byte elements
-		{call{k: kAlltoall, size: 256<<10/n + 1, seed: 8}, true},
+		{call{k: kAlltoall, size: 256<<10/n + 1, seed: 8}, false},
+		{call{k: kAlltoall, size: 2<<20/n + 1, seed: 9}, true},
 		{call{k: kAllreduce, size: 3 * maxBytes, op: testOps[0], seed: 5}, false},
 		{call{k: kAllreduce, size: 256 << 7, op: testOps[0], seed: 6}, true}, // 256 KiB of 8-byte elements
 	} {
