@@ -23,7 +23,7 @@ func (c *counter) PeerFailed(int, error) {}
 // goroutines of one process: a Send, then polling until the answer,
 // which the receiver copies out as the engine would.
 func BenchmarkPingPong(b *testing.B) {
-	for _, size := range []int{8, 1024, 2 << 10, 4 << 10, 6 << 10, 8 << 10, 12 << 10, 16 << 10} {
+	for _, size := range []int{8, 256, 512, 1024, 2 << 10, 4 << 10, 6 << 10, 8 << 10, 12 << 10, 16 << 10} {
 		b.Run(byteSize(size), func(b *testing.B) {
 			j := newTestJob(b, 2)
 			var c [2]counter

@@ -293,8 +293,8 @@ func (m *Module) write(ctx context.Context, rank int, hdr, payload []byte, hold 
 		// for the record's lines, which the receiver holds.
 		m.hold(p)
 	}
-	if !p.out.put(hdr, payload) {
-		err = m.waitRoom(ctx, p, hdr, payload)
+	if !p.out.put(hdr, payload, hold) {
+		err = m.waitRoom(ctx, p, hdr, payload, hold)
 	}
 	if !hold || err != nil || p.out.nstaged >= postBatch {
 		m.publish(p)
@@ -395,13 +395,13 @@ func (m *Module) flush() {
 
 // waitRoom retries a fragment until the peer's ring has room, the peer
 // dies or ctx ends.
-func (m *Module) waitRoom(ctx context.Context, p *peer, hdr, payload []byte) error {
+func (m *Module) waitRoom(ctx context.Context, p *peer, hdr, payload []byte, hold bool) error {
 	if p.block.sleeping.Load() != 0 { // its ring is full of what it sleeps on
 		p.block.wake.Add(1)
 		wakeAll(p.block.wake)
 	}
 	var since time.Time
-	for spins := 1; !p.out.put(hdr, payload); spins++ {
+	for spins := 1; !p.out.put(hdr, payload, hold); spins++ {
 		m.Progress()
 		switch {
 		case m.oversubscribed || spins > m.cfg.pollSpins:

@@ -97,9 +97,8 @@ type producer struct {
 	staged  [maxStaged]staged
 	nstaged int
 
-	// Whether large payloads go around the caches (streamPayload): large
-	// counts them, and far says that the last one timed went slowly
-	// through the caches.
+	// How large payloads are written (farMin): large counts them, and far
+	// says that the last one timed went slowly through the caches.
 	large uint64
 	far   bool
 }
@@ -112,13 +111,27 @@ type staged struct{ pos, end uint64 }
 // when they would not fit.
 const maxStaged = postBatch + 2
 
-// zeroChunk is how far ahead put zeroes lines' first words: in batches,
-// since each zeroed line is fetched from the consumer's cache, and a
-// record waits for the fetch of the line after it.
-const zeroChunk = 4096
+// zeroChunk is how far ahead put zeroes lines' first words after a record
+// of at most zeroAheadMax bytes, or zeroAheadHeld in a batch that Post
+// holds back: in batches, since each zeroed line is fetched from the
+// consumer's cache, and a small record would wait for the fetch of the
+// line after it (8 bytes: 1,000 ns a round trip with a zero per record,
+// 570 in batches). A larger record zeroes only the line after it: the
+// batch's fetches then cost more than the one line, which is fetched along
+// with the record's own lines, and most of the lines zeroed would be
+// written over by the next record anyway (a transport round trip of 4 KiB
+// 3.7 -> 2.9 us, 1 KiB 1.9 -> 1.6, 512 bytes 1.4 -> 1.2 when lines cross
+// slowly; 256 bytes, five lines, lost a tenth without the batch). Windows
+// of 512 bytes-1 KiB (bw) lost 10-20 % without it.
+const (
+	zeroChunk     = 4096
+	zeroAheadMax  = 8 * recAlign
+	zeroAheadHeld = 20 * recAlign
+)
 
 // put writes one record, or returns false when the ring has no room now.
-func (p *producer) put(hdr, payload []byte) bool {
+// more says that the sender holds the record back for more (Post).
+func (p *producer) put(hdr, payload []byte, more bool) bool {
 	if p.tail == 0 {
 		p.prefault()
 	}
@@ -147,7 +160,10 @@ func (p *producer) put(hdr, payload []byte) bool {
 		p.clear(start)
 	}
 	if end := start + need; end+recAlign > p.zeroed {
-		to := min(end+recAlign+zeroChunk, p.headCache+size)
+		to := end + recAlign
+		if need <= zeroAheadMax || more && need <= zeroAheadHeld {
+			to = min(to+zeroChunk, p.headCache+size)
+		}
 		for off := max(p.zeroed, end); off < to; off += recAlign {
 			p.clear(off)
 		}
@@ -159,13 +175,13 @@ func (p *producer) put(hdr, payload []byte) bool {
 		pos = 0
 	}
 	rec := p.data[pos : pos+need]
-	probe, stream := false, false
-	if streaming && len(payload) >= streamMin {
+	probe, far := false, false
+	if len(payload) >= farMin {
 		p.large++
-		probe = p.large%streamProbe == 1
-		stream = p.far && !probe
+		probe = p.large%farProbe == 1
+		far = p.far && !probe
 	}
-	if !stream && need > 2*recAlign {
+	if !far && need > 2*recAlign {
 		// The receiver read these lines a lap ago: ask for all of them at
 		// once rather than one store miss after another.
 		prefetchwLines(&rec[recAlign], int(need)-recAlign)
@@ -175,12 +191,12 @@ func (p *producer) put(hdr, payload []byte) bool {
 	binary.LittleEndian.PutUint32(rec[12:], uint32(len(payload)))
 	n := copy(rec[recHeader:], hdr)
 	switch {
-	case stream:
-		streamPayload(rec[recHeader+n:], payload)
+	case far:
+		copyString(&rec[recHeader+n], &payload[0], len(payload))
 	case probe:
 		t0 := time.Now()
 		copy(rec[recHeader+n:], payload)
-		p.far = time.Since(t0) > time.Duration(len(payload)/streamRate)
+		p.far = time.Since(t0) > time.Duration(len(payload)/farRate)
 	default:
 		copy(rec[recHeader+n:], payload)
 	}
@@ -188,38 +204,27 @@ func (p *producer) put(hdr, payload []byte) bool {
 	return true
 }
 
-// streamMin is the smallest payload that put may write around the caches
-// (non-temporal stores, where the processor has them). A cached copy makes
-// the receiver fetch every line from the sender's cache, a few at a time;
-// written to memory, the lines come from there many at a time, after a
-// longer wait for the stores to land. Which wins depends on how far apart
+// farMin is the smallest payload that put may write with a string copy
+// (REP MOVSB, copyString) instead of Go's copy. Go's copy writes a line
+// 32 bytes at a time, and each line the receiver read a lap ago is fetched
+// back from its cache before the store completes; a string copy writes
+// whole lines without fetching them. Which wins depends on how far apart
 // the two processors are, and on this project's virtual machines that
-// changes from one minute to the next. Measured in ping-pongs between two
-// ranks (gompi-bench latency) when a line takes 0.3-0.4 us to cross, the
-// streaming copy loses below 6-8 KiB (2 KiB 1.2 -> 1.6 us) and wins above
-// (8 KiB 2.6 -> 2.0 us, 16 KiB 4.7 -> 2.6 us; bw of 16 KiB 3.9-4.4 ->
-// 6.8-7.1 GB/s); when a line takes 0.1 us, it loses everywhere (8 KiB 0.9
-// -> 1.55 us, bw 14 -> 8.6 GB/s). So put times a cached copy of every
-// streamProbe-th large payload and streams the next ones only if that
-// copy went slower than streamRate bytes a nanosecond: 21-27 when lines
-// are near, 6-8 when they are far.
+// changes from one minute to the next. When a line takes 0.3-0.4 us to
+// cross the string copy wins from 4 KiB (transport round trip of 4 KiB
+// 2.9 -> 2.6 us, 8 KiB 3.9 -> 3.5, 16 KiB 5.0 -> 4.5; bw of 4-16 KiB
+// 1.2-1.6 times; at 2 KiB it loses 10 %); when a line takes 0.1 us it
+// loses (4 KiB 0.8-0.95 -> 1.1 us, 8 KiB 1.3 -> 1.5). So put times a
+// cached copy of every farProbe-th large payload and uses the string copy
+// for the next ones only if that copy went slower than farRate bytes a
+// nanosecond: 21-27 when lines are near, 6-8 when they are far. (Non-
+// temporal stores, which an earlier version used from 8 KiB, did as well
+// as the string copy at 8-16 KiB in ping-pongs and worse in bw.)
 const (
-	streamMin   = 8 << 10
-	streamProbe = 16
-	streamRate  = 12
+	farMin   = 4 << 10
+	farProbe = 16
+	farRate  = 12
 )
-
-// streamPayload copies src to dst, the whole lines in between with
-// copyStreaming, whose fence orders them before the record's stamp.
-func streamPayload(dst, src []byte) {
-	head := min(len(src), int(-uintptr(unsafe.Pointer(&dst[0]))&(recAlign-1)))
-	copy(dst, src[:head])
-	whole := (len(src) - head) &^ (recAlign - 1)
-	if whole > 0 {
-		copyStreaming(&dst[head], &src[head], whole)
-	}
-	copy(dst[head+whole:], src[head+whole:])
-}
 
 // clear zeroes the first word of the line at offset off.
 func (p *producer) clear(off uint64) {

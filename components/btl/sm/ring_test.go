@@ -53,7 +53,7 @@ func TestRingWrapsWithPadding(t *testing.T) {
 
 // putNow puts a record and publishes it at once, as Send does.
 func (p *producer) putNow(hdr, payload []byte) bool {
-	ok := p.put(hdr, payload)
+	ok := p.put(hdr, payload, false)
 	p.publish()
 	return ok
 }
@@ -64,7 +64,7 @@ func TestRingStagedUntilPublished(t *testing.T) {
 	p, c := newRing(4096)
 	var s sink
 	for i := range 3 {
-		if !p.put([]byte{'h'}, []byte{byte('a' + i)}) {
+		if !p.put([]byte{'h'}, []byte{byte('a' + i)}, true) {
 			t.Fatalf("put %d", i)
 		}
 		if n, err := c.drain(&s); n != 0 || err != nil {
@@ -162,7 +162,7 @@ func TestRingNeverReadsStaleBytes(t *testing.T) {
 			payload := bytes.Repeat([]byte{0xff}, rng.IntN(size/2-2*recAlign))
 			// Staged records stay unpublished for a random while, as
 			// Post leaves them: drains meanwhile must not see them.
-			if p.put(hdr, payload) {
+			if p.put(hdr, payload, rng.IntN(2) == 0) {
 				want = append(want, fmt.Sprintf("7:%s:%s", hdr, payload))
 			}
 			if rng.IntN(4) == 0 {
@@ -196,7 +196,7 @@ func TestRingPrefetchesWhatTheLastRecordFilled(t *testing.T) {
 		{(maxAhead + 1) * recAlign, 0},
 		{8, 0},
 	} {
-		if !p.put(hdr, make([]byte, tc.payload)) {
+		if !p.put(hdr, make([]byte, tc.payload), false) {
 			t.Fatal("the ring is full")
 		}
 		p.publish()
@@ -216,12 +216,12 @@ func TestRingPrefetchesWhatTheLastRecordFilled(t *testing.T) {
 	}
 }
 
-// TestStreamPayloadCopiesExactly: the streaming copy, at every alignment
-// of its destination, writes src and nothing past it.
-func TestStreamPayloadCopiesExactly(t *testing.T) {
+// TestCopyStringCopiesExactly: the string copy, at every alignment of its
+// destination, writes src and nothing outside it.
+func TestCopyStringCopiesExactly(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
-	buf := make([]byte, 3*streamMin)
-	for _, n := range []int{0, 1, recAlign - 1, recAlign, recAlign + 1, streamMin - 1, streamMin, streamMin + 65, 2 * streamMin} {
+	buf := make([]byte, 3*farMin)
+	for _, n := range []int{1, recAlign - 1, recAlign, recAlign + 1, farMin - 1, farMin, farMin + 65, 2 * farMin} {
 		src := make([]byte, n)
 		for i := range src {
 			src[i] = byte(rng.Uint32())
@@ -230,7 +230,7 @@ func TestStreamPayloadCopiesExactly(t *testing.T) {
 			for i := range buf {
 				buf[i] = 0xa5
 			}
-			streamPayload(buf[off:off+n+recAlign], src)
+			copyString(&buf[off], &src[0], n)
 			if !bytes.Equal(buf[off:off+n], src) {
 				t.Fatalf("%d bytes at offset %d: copy differs", n, off)
 			}
@@ -244,22 +244,22 @@ func TestStreamPayloadCopiesExactly(t *testing.T) {
 	}
 }
 
-// TestRingCarriesStreamedRecords: records large enough to be written
-// around the caches, behind headers of every length (so their payloads
-// start anywhere in a line), arrive intact, streamed or, every
-// streamProbe-th, copied through the caches and timed.
-func TestRingCarriesStreamedRecords(t *testing.T) {
+// TestRingCarriesFarRecords: records large enough for the string copy,
+// behind headers of every length (so their payloads start anywhere in a
+// line), arrive intact, copied with it or, every farProbe-th, with Go's
+// copy and timed.
+func TestRingCarriesFarRecords(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	p, c := newRing(1 << 17)
 	var s sink
 	var want []string
 	for i := range 200 {
 		hdr := bytes.Repeat([]byte{'h'}, 1+i%maxHeader)
-		payload := make([]byte, streamMin-recAlign+rng.IntN(3*recAlign+streamMin/2))
+		payload := make([]byte, farMin-recAlign+rng.IntN(3*recAlign+farMin/2))
 		for j := range payload {
 			payload[j] = 'a' + byte(rng.IntN(26))
 		}
-		p.far = true // stream all but every streamProbe-th, whatever the timed copies found
+		p.far = true // the string copy for all but every farProbe-th, whatever the timed copies found
 		if !p.putNow(hdr, payload) {
 			t.Fatalf("put %d: no room in a drained ring", i)
 		}

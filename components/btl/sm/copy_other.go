@@ -4,8 +4,6 @@ package sm
 
 import "unsafe"
 
-func copyStreaming(dst, src *byte, n int) {
+func copyString(dst, src *byte, n int) {
 	copy(unsafe.Slice(dst, n), unsafe.Slice(src, n))
 }
-
-const streaming = false
