@@ -98,10 +98,13 @@ type producer struct {
 	staged  [maxStaged]staged
 	nstaged int
 
-	// How large payloads are written (farMin): large counts them, and far
-	// says that the last one timed went slowly through the caches.
+	// How large payloads are written (farMin): large counts them, cost
+	// holds the last timed copy's picoseconds a byte each way (Go's copy,
+	// the string copy), and far says that the string copy was faster.
 	large uint64
+	cost  [2]int64
 	far   bool
+	fence atomic.Uint32 // a locked instruction: waits for the timed copy's stores
 }
 
 // staged is a record whose first word still reads zero.
@@ -200,25 +203,29 @@ func (p *producer) put(hdr, payload []byte, more bool) bool {
 		probe = p.large%farProbe == 1
 		far = p.far && !probe
 	}
-	if !far && need > 2*recAlign {
-		// The receiver read these lines a lap ago: ask for all of them at
-		// once rather than one store miss after another.
-		prefetchwLines(&rec[recAlign], int(need)-recAlign)
+	// The record's first line last: the consumer polls it, and each of its
+	// loads takes the line away from a writer that is not done with it.
+	off := recHeader + len(hdr)
+	first := min(len(payload), max(recAlign-off, 0)) // payload bytes in the first line
+	rest := rec[off+first:]
+	switch {
+	case probe:
+		p.probeCopy(rest, payload[first:])
+	case far:
+		copyString(&rest[0], &payload[first], len(payload)-first)
+	default:
+		if len(rest) > recAlign {
+			// The receiver read these lines a lap ago: ask for all of them at
+			// once rather than one store miss after another.
+			prefetchwLines(&rest[0], len(rest))
+		}
+		copy(rest, payload[first:])
 	}
 	binary.LittleEndian.PutUint16(rec[8:], uint16(len(hdr)))
 	binary.LittleEndian.PutUint16(rec[10:], kindFrag)
 	binary.LittleEndian.PutUint32(rec[12:], uint32(len(payload)))
-	n := copy(rec[recHeader:], hdr)
-	switch {
-	case far:
-		copyString(&rec[recHeader+n], &payload[0], len(payload))
-	case probe:
-		t0 := time.Now()
-		copy(rec[recHeader+n:], payload)
-		p.far = time.Since(t0) > time.Duration(len(payload)/farRate)
-	default:
-		copy(rec[recHeader+n:], payload)
-	}
+	copy(rec[recHeader:], hdr)
+	copy(rec[off:], payload[:first])
 	p.stage(pos, need)
 	return true
 }
@@ -231,19 +238,36 @@ func (p *producer) put(hdr, payload []byte, more bool) bool {
 // the two processors are, and on this project's virtual machines that
 // changes from one minute to the next. When a line takes 0.3-0.4 us to
 // cross the string copy wins from 4 KiB (transport round trip of 4 KiB
-// 2.9 -> 2.6 us, 8 KiB 3.9 -> 3.5, 16 KiB 5.0 -> 4.5; bw of 4-16 KiB
+// 2.9 -> 2.3 us, 8 KiB 3.9 -> 3.0, 16 KiB 5.0 -> 3.9; bw of 4-16 KiB
 // 1.2-1.6 times; at 2 KiB it loses 10 %); when a line takes 0.1 us it
-// loses (4 KiB 0.8-0.95 -> 1.1 us, 8 KiB 1.3 -> 1.5). So put times a
-// cached copy of every farProbe-th large payload and uses the string copy
-// for the next ones only if that copy went slower than farRate bytes a
-// nanosecond: 21-27 when lines are near, 6-8 when they are far. (Non-
-// temporal stores, which an earlier version used from 8 KiB, did as well
-// as the string copy at 8-16 KiB in ping-pongs and worse in bw.)
+// loses (4 KiB 0.8-0.95 -> 1.1 us, 8 KiB 1.3 -> 1.5). So every
+// farProbe-th large payload is copied one way or the other, alternately,
+// and timed with the wait for its stores (probeCopy), and the payloads in
+// between go the way that was faster a byte.
 const (
 	farMin   = 4 << 10
 	farProbe = 16
-	farRate  = 12
 )
+
+// probeCopy copies src into dst, the ring's lines after a record's first,
+// the one way or the other, and times the copy and the wait for its
+// stores. (Timing only Go's copy against a fixed rate misjudged: its
+// prefetches made it look fast where the string copy was faster.)
+func (p *producer) probeCopy(dst, src []byte) {
+	way := int(p.large/farProbe) % 2
+	t0 := time.Now()
+	if way == 1 {
+		copyString(&dst[0], &src[0], len(src))
+	} else {
+		prefetchwLines(&dst[0], len(dst))
+		copy(dst, src)
+	}
+	p.fence.Add(1)
+	p.cost[way] = time.Since(t0).Nanoseconds() * 1000 / int64(len(src))
+	if p.cost[0] > 0 && p.cost[1] > 0 {
+		p.far = p.cost[1] < p.cost[0]
+	}
+}
 
 // prefetchw prefetches the ring's lines from offset from to offset to for
 // writing.
