@@ -20,7 +20,8 @@ import (
 // message thus costs one cache-line transfer, where a shared tail counter
 // cost two (the counter's line, then the record's).
 //
-// Memory ordering: the producer writes a record with plain stores, makes
+// Memory ordering: the producer writes a record with plain stores (or a
+// string copy, whose own stores it fences: copy_amd64.s), makes
 // sure the first word where the record ends is zero, then stores the
 // record's first word atomically; the consumer loads that word before
 // reading the rest. So the consumer never takes an earlier lap's bytes for
