@@ -145,9 +145,9 @@ const (
 )
 
 // put writes one record, or returns false when the ring has no room now.
-// more says that the sender holds the record back for more (Post); the
+// held says that the sender holds the record back for a batch (Post); the
 // lines ahead are prepared accordingly (zeroChunk).
-func (p *producer) put(hdr, payload []byte, more bool) bool {
+func (p *producer) put(hdr, payload []byte, held bool) bool {
 	if p.tail == 0 {
 		p.prefault()
 	}
@@ -178,7 +178,7 @@ func (p *producer) put(hdr, payload []byte, more bool) bool {
 	end := start + need
 	if end+recAlign > p.zeroed {
 		to := end + recAlign
-		if !more && need <= zeroAheadMax {
+		if !held && need <= zeroAheadMax {
 			to = min(to+zeroChunk, p.headCache+size)
 		}
 		for off := max(p.zeroed, end); off < to; off += recAlign {
@@ -186,7 +186,7 @@ func (p *producer) put(hdr, payload []byte, more bool) bool {
 		}
 		p.zeroed = to
 	}
-	if more {
+	if held {
 		if to := min(end+recAlign+writeAhead, p.headCache+size); to > p.ahead {
 			p.prefetchw(max(p.ahead, end+recAlign), to)
 			p.ahead = to
