@@ -4,9 +4,9 @@ import (
 	"encoding/binary"
 	"fmt"
 	"sync/atomic"
-	"time"
 	"unsafe"
 
+	"github.com/gompi/gompi/components/common/shm"
 	"github.com/gompi/gompi/frameworks/btl"
 )
 
@@ -21,7 +21,7 @@ import (
 // cost two (the counter's line, then the record's).
 //
 // Memory ordering: the producer writes a record with plain stores (or a
-// string copy, whose own stores it fences: copy_amd64.s), makes
+// string copy, whose own stores shm.Writer fences), makes
 // sure the first word where the record ends is zero, then stores the
 // record's first word atomically; the consumer loads that word before
 // reading the rest. So the consumer never takes an earlier lap's bytes for
@@ -99,13 +99,8 @@ type producer struct {
 	staged  [maxStaged]staged
 	nstaged int
 
-	// How large payloads are written (farMin): large counts them, cost
-	// holds the last timed copy's picoseconds a byte each way (Go's copy,
-	// the string copy), and far says that the string copy was faster.
-	large uint64
-	cost  [2]int64
-	far   bool
-	fence atomic.Uint32 // a locked instruction: waits for the timed copy's stores
+	// w copies payloads in, the faster way for large ones.
+	w shm.Writer
 }
 
 // staged is a record whose first word still reads zero.
@@ -198,30 +193,18 @@ func (p *producer) put(hdr, payload []byte, held bool) bool {
 		pos = 0
 	}
 	rec := p.data[pos : pos+need]
-	probe, far := false, false
-	if len(payload) >= farMin {
-		p.large++
-		probe = p.large%farProbe == 1
-		far = p.far && !probe
-	}
 	// The record's first line last: the consumer polls it, and each of its
 	// loads takes the line away from a writer that is not done with it.
 	off := recHeader + len(hdr)
 	first := min(len(payload), max(recAlign-off, 0)) // payload bytes in the first line
 	rest := rec[off+first:]
-	switch {
-	case probe:
-		p.probeCopy(rest, payload[first:])
-	case far:
-		copyString(&rest[0], &payload[first], len(payload)-first)
-	default:
-		if len(rest) > recAlign {
-			// The receiver read these lines a lap ago: ask for all of them at
-			// once rather than one store miss after another.
-			prefetchwLines(&rest[0], len(rest))
-		}
-		copy(rest, payload[first:])
+	if len(payload) < shm.WriterMin && len(rest) > recAlign {
+		// The receiver read these lines a lap ago: ask for all of them at
+		// once rather than one store miss after another. (A Writer does so
+		// for larger payloads, or copies whole lines.)
+		shm.PrefetchW(rest)
 	}
+	p.w.Copy(rest, payload[first:])
 	binary.LittleEndian.PutUint16(rec[8:], uint16(len(hdr)))
 	binary.LittleEndian.PutUint16(rec[10:], kindFrag)
 	binary.LittleEndian.PutUint32(rec[12:], uint32(len(payload)))
@@ -231,45 +214,6 @@ func (p *producer) put(hdr, payload []byte, held bool) bool {
 	return true
 }
 
-// farMin is the smallest payload that put may write with a string copy
-// (REP MOVSB, copyString) instead of Go's copy. Go's copy writes a line
-// 32 bytes at a time, and each line the receiver read a lap ago is fetched
-// back from its cache before the store completes; a string copy writes
-// whole lines without fetching them. Which wins depends on how far apart
-// the two processors are, and on this project's virtual machines that
-// changes from one minute to the next. When a line takes 0.3-0.4 us to
-// cross the string copy wins from 4 KiB (transport round trip of 4 KiB
-// 2.9 -> 2.3 us, 8 KiB 3.9 -> 3.0, 16 KiB 5.0 -> 3.9; bw of 4-16 KiB
-// 1.2-1.6 times; at 2 KiB it loses 10 %); when a line takes 0.1 us it
-// loses (4 KiB 0.8-0.95 -> 1.1 us, 8 KiB 1.3 -> 1.5). So every
-// farProbe-th large payload is copied one way or the other, alternately,
-// and timed with the wait for its stores (probeCopy), and the payloads in
-// between go the way that was faster a byte.
-const (
-	farMin   = 4 << 10
-	farProbe = 16
-)
-
-// probeCopy copies src into dst, the ring's lines after a record's first,
-// the one way or the other, and times the copy and the wait for its
-// stores. (Timing only Go's copy against a fixed rate misjudged: its
-// prefetches made it look fast where the string copy was faster.)
-func (p *producer) probeCopy(dst, src []byte) {
-	way := int(p.large/farProbe) % 2
-	t0 := time.Now()
-	if way == 1 {
-		copyString(&dst[0], &src[0], len(src))
-	} else {
-		prefetchwLines(&dst[0], len(dst))
-		copy(dst, src)
-	}
-	p.fence.Add(1)
-	p.cost[way] = time.Since(t0).Nanoseconds() * 1000 / int64(len(src))
-	if p.cost[0] > 0 && p.cost[1] > 0 {
-		p.far = p.cost[1] < p.cost[0]
-	}
-}
-
 // prefetchw prefetches the ring's lines from offset from to offset to for
 // writing.
 func (p *producer) prefetchw(from, to uint64) {
@@ -277,7 +221,7 @@ func (p *producer) prefetchw(from, to uint64) {
 	for from < to {
 		pos := from & (size - 1)
 		n := min(to-from, size-pos)
-		prefetchwLines(&p.data[pos], int(n))
+		shm.PrefetchW(p.data[pos : pos+n])
 		from += n
 	}
 }
@@ -339,7 +283,7 @@ func (c *consumer) pending() bool {
 	pos := head & uint64(len(c.data)-1)
 	if n := uint64(c.ahead.Load()); n > 0 && pos+recAlign < uint64(len(c.data)) {
 		end := min(pos+(n+1)*recAlign, uint64(len(c.data)))
-		prefetchLines(&c.data[pos+recAlign], int(end-pos-recAlign))
+		shm.Prefetch(c.data[pos+recAlign : end])
 	}
 	return c.stamp(pos).Load() > head
 }
@@ -392,7 +336,7 @@ func (c *consumer) drain(recv btl.Receiver) (int, error) {
 				// More lines than pending prefetched: ask for all of them now,
 				// not as the receiver's copy reaches each (4 KiB 1.96 ->
 				// 1.8 us with the sender's prefetches).
-				prefetchLines(&rec[recAlign], int(length)-recAlign)
+				shm.Prefetch(rec[recAlign:length])
 			}
 			recv.Deliver(c.from, body[:h:h], body[h:], false)
 			n++

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	"github.com/gompi/gompi/components/common/shm"
 )
 
 // newRing makes a ring in ordinary memory.
@@ -216,50 +218,21 @@ func TestRingPrefetchesWhatTheLastRecordFilled(t *testing.T) {
 	}
 }
 
-// TestCopyStringCopiesExactly: the string copy, at every alignment of its
-// destination, writes src and nothing outside it.
-func TestCopyStringCopiesExactly(t *testing.T) {
-	rng := rand.New(rand.NewPCG(3, 4))
-	buf := make([]byte, 3*farMin)
-	for _, n := range []int{1, recAlign - 1, recAlign, recAlign + 1, farMin - 1, farMin, farMin + 65, 2 * farMin} {
-		src := make([]byte, n)
-		for i := range src {
-			src[i] = byte(rng.Uint32())
-		}
-		for off := range recAlign + 1 {
-			for i := range buf {
-				buf[i] = 0xa5
-			}
-			copyString(&buf[off], &src[0], n)
-			if !bytes.Equal(buf[off:off+n], src) {
-				t.Fatalf("%d bytes at offset %d: copy differs", n, off)
-			}
-			if i := slices.IndexFunc(buf[off+n:], func(b byte) bool { return b != 0xa5 }); i >= 0 {
-				t.Fatalf("%d bytes at offset %d: byte %d past the end written", n, off, i)
-			}
-			if i := slices.IndexFunc(buf[:off], func(b byte) bool { return b != 0xa5 }); i >= 0 {
-				t.Fatalf("%d bytes at offset %d: byte %d before the start written", n, off, i)
-			}
-		}
-	}
-}
-
-// TestRingCarriesFarRecords: records large enough for the string copy,
-// behind headers of every length (so their payloads start anywhere in a
-// line), arrive intact, copied with it or, every farProbe-th, with Go's
-// copy and timed.
-func TestRingCarriesFarRecords(t *testing.T) {
+// TestRingCarriesLargeRecords: records large enough for the producer's
+// shm.Writer to choose its copy, behind headers of every length (so their
+// payloads start anywhere in a line), arrive intact, whichever copy it
+// took (shm's tests cover each).
+func TestRingCarriesLargeRecords(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	p, c := newRing(1 << 17)
 	var s sink
 	var want []string
 	for i := range 200 {
 		hdr := bytes.Repeat([]byte{'h'}, 1+i%maxHeader)
-		payload := make([]byte, farMin-recAlign+rng.IntN(3*recAlign+farMin/2))
+		payload := make([]byte, shm.WriterMin-recAlign+rng.IntN(3*recAlign+shm.WriterMin/2))
 		for j := range payload {
 			payload[j] = 'a' + byte(rng.IntN(26))
 		}
-		p.far = true // the string copy for all but every farProbe-th, whatever the timed copies found
 		if !p.putNow(hdr, payload) {
 			t.Fatalf("put %d: no room in a drained ring", i)
 		}

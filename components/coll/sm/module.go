@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"golang.org/x/sys/unix"
 
+	"github.com/gompi/gompi/components/common/shm"
 	"github.com/gompi/gompi/frameworks/coll"
 )
 
@@ -33,6 +34,7 @@ type module struct {
 	yield  bool // the host is oversubscribed: waits give the CPU away at once
 
 	lim   limits
+	w     shm.Writer // copies this rank's contributions into its blocks
 	epoch uint64
 	call  string   // the collective of the current epoch, for the state report
 	seen  []uint64 // by rank: the highest epoch seen raised
@@ -161,7 +163,7 @@ func (m *module) write(p uint64, data []byte) error {
 	}
 	b := m.seg.block(m.me, p)
 	*lenWord(b) = uint64(len(data))
-	copy(b[offData:], data)
+	m.w.Copy(b[offData:], data) // lines the others read last time: the faster copy
 	return nil
 }
 

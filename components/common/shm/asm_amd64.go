@@ -1,0 +1,10 @@
+package shm
+
+//go:noescape
+func prefetchLines(p *byte, n int)
+
+//go:noescape
+func prefetchwLines(p *byte, n int)
+
+//go:noescape
+func copyString(dst, src *byte, n int)

@@ -1,0 +1,75 @@
+package shm
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+const line = 64
+
+// TestCopyStringCopiesExactly: the string copy, at every alignment of its
+// destination, writes src and nothing outside it.
+func TestCopyStringCopiesExactly(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	buf := make([]byte, 3*WriterMin)
+	for _, n := range []int{1, line - 1, line, line + 1, WriterMin - 1, WriterMin, WriterMin + 65, 2 * WriterMin} {
+		src := make([]byte, n)
+		for i := range src {
+			src[i] = byte(rng.Uint32())
+		}
+		for off := range line + 1 {
+			for i := range buf {
+				buf[i] = 0xa5
+			}
+			copyString(&buf[off], &src[0], n)
+			checkCopied(t, buf, off, src)
+		}
+	}
+}
+
+// TestWriterCopiesEveryWay: a Writer's copy is exact whichever way it
+// goes: below WriterMin, timed either way, or between probes either way.
+func TestWriterCopiesEveryWay(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	buf := make([]byte, 3*WriterMin)
+	for _, far := range []bool{false, true} {
+		var w Writer
+		for i := range 4 * probeEvery {
+			n := rng.IntN(2 * WriterMin)
+			if i%3 != 0 {
+				n += WriterMin
+			}
+			src := make([]byte, n)
+			for j := range src {
+				src[j] = byte(rng.Uint32())
+			}
+			off := rng.IntN(line + 1)
+			for j := range buf {
+				buf[j] = 0xa5
+			}
+			w.far = far // between probes, this way; a probe goes its own
+			w.Copy(buf[off:off+n+rng.IntN(line)], src)
+			checkCopied(t, buf, off, src)
+		}
+		if w.cost[0] == 0 || w.cost[1] == 0 {
+			t.Errorf("far %v: after %d copies, costs %v: a way was never timed", far, 4*probeEvery, w.cost)
+		}
+	}
+}
+
+// checkCopied fails unless buf holds src at off and 0xa5 everywhere else.
+func checkCopied(t *testing.T, buf []byte, off int, src []byte) {
+	t.Helper()
+	n := len(src)
+	if !bytes.Equal(buf[off:off+n], src) {
+		t.Fatalf("%d bytes at offset %d: copy differs", n, off)
+	}
+	if i := slices.IndexFunc(buf[off+n:], func(b byte) bool { return b != 0xa5 }); i >= 0 {
+		t.Fatalf("%d bytes at offset %d: byte %d past the end written", n, off, i)
+	}
+	if i := slices.IndexFunc(buf[:off], func(b byte) bool { return b != 0xa5 }); i >= 0 {
+		t.Fatalf("%d bytes at offset %d: byte %d before the start written", n, off, i)
+	}
+}
