@@ -308,18 +308,20 @@ type limits struct{ base, bcast, allreduce, alltoall int }
 
 // segmentLimits are the limits for blocks of block bytes. Against single
 // copy and tuned, 32 KiB-256 KiB: with a CPU per rank (2 ranks) the
-// blocks' two copies lose from 32 KiB (1.3-2.1 of single copy's time)
-// but in allreduce (0.65-0.75 to 64 KiB); with ranks outnumbering CPUs (4
-// and 8 on 2) a writer that leaves at once, where single copy keeps it
-// until its readers are done, wins to 256 KiB (allgather 0.3-0.7, reduce
-// 0.1-0.6, allreduce 0.3-0.7), bcast to 128 KiB, and alltoall, whose
-// every rank copies all its blocks in, not past 16 KiB (1.2-1.4).
+// blocks win to 64 KiB (bcast, reduce and allgather of 32 KiB 0.5-0.7 of
+// single copy's time, alltoall of 16 KiB blocks 0.5) and lose from 128
+// KiB; with ranks outnumbering CPUs (4 and 8 on 2) a writer that leaves
+// at once, where single copy keeps it until its readers are done, wins to
+// 256 KiB (allgather 0.3-0.7, reduce 0.1-0.6, allreduce 0.3-0.7, alltoall
+// of 32 KiB blocks on 8 ranks 0.4 of tuned's time), bcast to 128 KiB.
+// (Before the blocks were written with shm.Writer, their copy lost from
+// 32 KiB with a CPU per rank, and alltoall's from 16 KiB.)
 func segmentLimits(block int, oversubscribed bool) limits {
 	if oversubscribed {
-		return limits{base: block, bcast: min(block, 128<<10), allreduce: block, alltoall: min(block, 16<<10)}
+		return limits{base: block, bcast: min(block, 128<<10), allreduce: block, alltoall: block}
 	}
-	small := min(block, 16<<10)
-	return limits{base: small, bcast: small, allreduce: min(block, 64<<10), alltoall: small}
+	all := min(block, 64<<10)
+	return limits{base: all, bcast: all, allreduce: all, alltoall: all}
 }
 
 // segmentBlock is the size of a block: what the largest limit needs.
