@@ -110,7 +110,7 @@ func (c *Component) RegisterParams(r *params.Registrar) error {
 		Name: "max_bytes", Default: strconv.Itoa(defaultMaxBytes), Level: 5,
 		Help: "Largest contribution in bytes of one rank (the whole send buffer of alltoall and of scatter's root) " +
 			"that a collective carries through the shared segment when ranks outnumber CPUs; with a CPU per rank " +
-			"the limit is 16 KiB (allreduce 64 KiB), where single copy or the next component was measured faster, " +
+			"the limit is 64 KiB, where single copy or the next component was measured faster, " +
 			"or this if smaller. Larger calls go by single copy or to the next component. The segment holds two " +
 			"blocks per rank of the largest limit. 0 sends every call to the next component.",
 		Validate: params.SizeIn(0, maxMaxBytes),
