@@ -228,7 +228,11 @@ func (c *conn) read() error {
 				return true // a rank polls: leave the socket to it
 			}
 			if !c.rmu.TryLock() {
-				return false
+				// A poller has the socket. Waiting for the next readiness
+				// here could wait for ever: the poller may stop short of the
+				// bytes that woke this reader, and no new edge comes for
+				// them. Nap and look again instead.
+				return true
 			}
 			if c.rend == nil {
 				c.fd = int(fd)
