@@ -302,26 +302,25 @@ func (m *module) fail(name string, err error) error {
 func (m *module) fits(n int) bool { return n <= m.lim.base }
 
 // limits are the largest contributions, in bytes per rank, that go
-// through the blocks: coll_sm_max_bytes where ranks outnumber CPUs,
-// less where single copy or tuned was measured faster (segmentLimits).
-type limits struct{ base, bcast, allreduce, alltoall int }
+// through the blocks: a whole block, and for bcast less where ranks
+// outnumber CPUs (segmentLimits).
+type limits struct{ base, bcast int }
 
-// segmentLimits are the limits for blocks of block bytes. Against single
-// copy and tuned, 32 KiB-256 KiB: with a CPU per rank (2 ranks) the
-// blocks win to 64 KiB (bcast, reduce and allgather of 32 KiB 0.5-0.7 of
-// single copy's time, alltoall of 16 KiB blocks 0.5) and lose from 128
-// KiB; with ranks outnumbering CPUs (4 and 8 on 2) a writer that leaves
-// at once, where single copy keeps it until its readers are done, wins to
-// 256 KiB (allgather 0.3-0.7, reduce 0.1-0.6, allreduce 0.3-0.7, alltoall
-// of 32 KiB blocks on 8 ranks 0.4 of tuned's time), bcast to 128 KiB.
-// (Before the blocks were written with shm.Writer, their copy lost from
-// 32 KiB with a CPU per rank, and alltoall's from 16 KiB.)
+// segmentLimits are the limits for blocks of block bytes (segmentBlock).
+// Against single copy and tuned, 32 KiB-256 KiB: with a CPU per rank (2
+// ranks) the blocks win to 64 KiB (bcast, reduce and allgather of 32 KiB
+// 0.5-0.7 of single copy's time, alltoall of 16 KiB blocks 0.5) and lose
+// from 128 KiB; with ranks outnumbering CPUs (4 and 8 on 2) a writer that
+// leaves at once, where single copy keeps it until its readers are done,
+// wins to 256 KiB (allgather 0.3-0.7, reduce 0.1-0.6, allreduce 0.3-0.7,
+// alltoall of 32 KiB blocks on 8 ranks 0.4 of tuned's time), bcast to 128
+// KiB. (Before the blocks were written with shm.Writer, their copy lost
+// from 32 KiB with a CPU per rank, and alltoall's from 16 KiB.)
 func segmentLimits(block int, oversubscribed bool) limits {
 	if oversubscribed {
-		return limits{base: block, bcast: min(block, 128<<10), allreduce: block, alltoall: block}
+		return limits{base: block, bcast: min(block, 128<<10)}
 	}
-	all := min(block, 64<<10)
-	return limits{base: all, bcast: all, allreduce: all, alltoall: all}
+	return limits{base: block, bcast: block}
 }
 
 // segmentBlock is the size of a block: what the largest limit needs.
@@ -482,7 +481,7 @@ func (m *module) allreduce(c coll.Comm, send, recv []byte, op coll.Op) error {
 	if err != nil {
 		return m.fail("allreduce", err)
 	}
-	if len(send) > m.lim.allreduce {
+	if !m.fits(len(send)) {
 		return m.large("allreduce", len(send), func() error { return m.next.Allreduce(c, send, recv, op) },
 			func() error { return m.allreduceSingle(send, recv, op) })
 	}
@@ -589,7 +588,7 @@ func (m *module) alltoall(c coll.Comm, send, recv []byte) error {
 	if err != nil {
 		return m.fail("alltoall", err)
 	}
-	if len(send) > m.lim.alltoall {
+	if !m.fits(len(send)) {
 		return m.large("alltoall", len(send), func() error { return m.next.Alltoall(c, send, recv) },
 			func() error { return m.alltoallSingle(send, recv) })
 	}

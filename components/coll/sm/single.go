@@ -9,6 +9,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/gompi/gompi/components/common/shm"
 	"github.com/gompi/gompi/frameworks/coll"
 )
 
@@ -300,7 +301,7 @@ func (m *module) gatherSingle(send, recv []byte, root int) error {
 	if m.me != root {
 		return m.offer(p, root, send)
 	}
-	coll.Copy(recv[root*k:(root+1)*k], send)
+	shm.CopyCached(recv[root*k:(root+1)*k], send)
 	err := m.fromEach(p, func(r int, d desc) error { return m.pull(r, d, 0, k, 0, recv[r*k:(r+1)*k]) })
 	m.raise(p)
 	return err
@@ -311,7 +312,7 @@ func (m *module) scatterSingle(send, recv []byte, root int) error {
 	p := m.begin("scatter")
 	k := len(recv)
 	if m.me == root {
-		coll.Copy(recv, send[root*k:(root+1)*k])
+		shm.CopyCached(recv, send[root*k:(root+1)*k])
 		return m.provide(p, send)
 	}
 	return m.take(p, root, m.n*k, m.me*k, recv)
@@ -339,7 +340,7 @@ func (m *module) allgatherSingle(send, recv []byte) error {
 	p := m.begin("allgather")
 	k := len(send)
 	err := m.expose(p, send)
-	coll.Copy(recv[m.me*k:(m.me+1)*k], send)
+	shm.CopyCached(recv[m.me*k:(m.me+1)*k], send)
 	if err == nil {
 		err = m.fromEach(p, func(r int, d desc) error { return m.pull(r, d, 0, k, 0, recv[r*k:(r+1)*k]) })
 	}
@@ -356,7 +357,7 @@ func (m *module) alltoallSingle(send, recv []byte) error {
 	p := m.begin("alltoall")
 	k := len(send) / m.n
 	err := m.expose(p, send)
-	coll.Copy(recv[m.me*k:(m.me+1)*k], send[m.me*k:(m.me+1)*k])
+	shm.CopyCached(recv[m.me*k:(m.me+1)*k], send[m.me*k:(m.me+1)*k])
 	if err == nil {
 		err = m.fromEach(p, func(r int, d desc) error { return m.pull(r, d, 0, len(send), m.me*k, recv[r*k:(r+1)*k]) })
 	}
@@ -385,7 +386,7 @@ func (m *module) foldSlice(send, dst []byte, op coll.Op, lo int) error {
 	ds := m.ds
 	last := m.n - 1
 	if last == m.me {
-		coll.Copy(dst, send[lo:])
+		shm.CopyCached(dst, send[lo:])
 	} else if err := m.pull(last, ds[last], 0, len(send), lo, dst); err != nil {
 		return err
 	}

@@ -296,10 +296,10 @@ func TestSegmentLimits(t *testing.T) {
 		block          int
 		want           limits
 	}{
-		{256 * k, true, 256 * k, limits{base: 256 * k, bcast: 128 * k, allreduce: 256 * k, alltoall: 256 * k}},
-		{256 * k, false, 64 * k, limits{base: 64 * k, bcast: 64 * k, allreduce: 64 * k, alltoall: 64 * k}},
-		{8 * k, true, 8 * k, limits{base: 8 * k, bcast: 8 * k, allreduce: 8 * k, alltoall: 8 * k}},
-		{32 * k, false, 32 * k, limits{base: 32 * k, bcast: 32 * k, allreduce: 32 * k, alltoall: 32 * k}},
+		{256 * k, true, 256 * k, limits{base: 256 * k, bcast: 128 * k}},
+		{256 * k, false, 64 * k, limits{base: 64 * k, bcast: 64 * k}},
+		{8 * k, true, 8 * k, limits{base: 8 * k, bcast: 8 * k}},
+		{32 * k, false, 32 * k, limits{base: 32 * k, bcast: 32 * k}},
 	} {
 		block := segmentBlock(tc.maxBytes, tc.oversubscribed)
 		if got := segmentLimits(block, tc.oversubscribed); block != tc.block || got != tc.want {
