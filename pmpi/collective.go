@@ -63,16 +63,16 @@ func (k *collCall) root(root int) error {
 
 // data returns the first count elements of dt in buf.
 func (k *collCall) data(what string, buf []byte, count int, dt Datatype) ([]byte, error) {
-	if dt.size <= 0 {
+	if dt.Size() <= 0 {
 		return nil, k.fail(ClassType, "the %s datatype is invalid", what)
 	}
 	if count < 0 {
 		return nil, k.fail(ClassCount, "the %s count %d is negative", what, count)
 	}
-	if count > len(buf)/dt.size {
-		return nil, k.fail(ClassBuffer, "the %s buffer of %d bytes is too small for %d elements of %s", what, len(buf), count, dt.name)
+	if count > len(buf)/dt.Size() {
+		return nil, k.fail(ClassBuffer, "the %s buffer of %d bytes is too small for %d elements of %s", what, len(buf), count, dt.Name())
 	}
-	return buf[:count*dt.size], nil
+	return buf[:count*dt.Size()], nil
 }
 
 // vector turns per-rank counts and displacements in elements of dt into
@@ -82,7 +82,7 @@ func (k *collCall) vector(what string, counts, displs []int, dt Datatype, n int)
 	if len(counts) != size || (displs != nil && len(displs) != size) {
 		return nil, nil, k.fail(ClassArg, "%d %s counts and %d displacements for %d ranks (want one per rank)", len(counts), what, len(displs), size)
 	}
-	if dt.size <= 0 {
+	if dt.Size() <= 0 {
 		return nil, nil, k.fail(ClassType, "the %s datatype is invalid", what)
 	}
 	bc, bd := make([]int, size), make([]int, size)
@@ -95,11 +95,11 @@ func (k *collCall) vector(what string, counts, displs []int, dt Datatype, n int)
 		switch {
 		case counts[i] < 0:
 			return nil, nil, k.fail(ClassCount, "%s count %d for rank %d is negative", what, counts[i], i)
-		case d < 0 || (d+counts[i])*dt.size > n:
+		case d < 0 || (d+counts[i])*dt.Size() > n:
 			return nil, nil, k.fail(ClassBuffer, "%s block of rank %d (%d elements at %d) lies outside the buffer of %d elements",
-				what, i, counts[i], d, n/dt.size)
+				what, i, counts[i], d, n/dt.Size())
 		}
-		bc[i], bd[i] = counts[i]*dt.size, d*dt.size
+		bc[i], bd[i] = counts[i]*dt.Size(), d*dt.Size()
 		off += counts[i]
 	}
 	return bc, bd, nil
@@ -273,7 +273,7 @@ func (*realAPI) ReduceScatter(send, recv []byte, counts []int, dt Datatype, op O
 	for _, c := range counts {
 		total += max(c, 0)
 	}
-	bc, _, err := k.vector("receive", counts, nil, dt, total*dt.size)
+	bc, _, err := k.vector("receive", counts, nil, dt, total*dt.Size())
 	if err != nil {
 		return err
 	}
@@ -318,7 +318,7 @@ func (*realAPI) ReduceScatterBlock(send, recv []byte, count int, dt Datatype, op
 		if err != nil {
 			return err
 		}
-		sd, rd = slices.Clone(whole), whole[:count*dt.size]
+		sd, rd = slices.Clone(whole), whole[:count*dt.Size()]
 	} else {
 		if sd, err = k.data("send", send, count*n, dt); err != nil {
 			return err
@@ -352,7 +352,7 @@ func (*realAPI) Gather(send []byte, scount int, sdt Datatype, recv []byte, rcoun
 		if rd, err = k.data("receive", recv, rcount*comm.Size(), rdt); err != nil {
 			return err
 		}
-		block := rcount * rdt.size
+		block := rcount * rdt.Size()
 		if IsInPlace(send) {
 			sd = slices.Clone(rd[root*block : (root+1)*block])
 		} else if sd, err = k.data("send", send, scount, sdt); err != nil {
@@ -416,7 +416,7 @@ func (*realAPI) Scatter(send []byte, scount int, sdt Datatype, recv []byte, rcou
 		if sd, err = k.data("send", send, scount*comm.Size(), sdt); err != nil {
 			return err
 		}
-		block := scount * sdt.size
+		block := scount * sdt.Size()
 		if IsInPlace(recv) {
 			rd = make([]byte, block) // the root's block is already where it belongs
 		} else if rd, err = k.data("receive", recv, rcount, rdt); err != nil {
@@ -476,7 +476,7 @@ func (*realAPI) Allgather(send []byte, scount int, sdt Datatype, recv []byte, rc
 	if err != nil {
 		return err
 	}
-	block := rcount * rdt.size
+	block := rcount * rdt.Size()
 	var sd []byte
 	if IsInPlace(send) {
 		sd = slices.Clone(rd[comm.rank*block : (comm.rank+1)*block])
@@ -534,7 +534,7 @@ func (*realAPI) Alltoall(send []byte, scount int, sdt Datatype, recv []byte, rco
 		sd = slices.Clone(rd)
 	} else if sd, err = k.data("send", send, scount*n, sdt); err != nil {
 		return err
-	} else if err := errorsFirst(k.match(scount*sdt.size, rcount*rdt.size), k.apart(sd, rd)); err != nil {
+	} else if err := errorsFirst(k.match(scount*sdt.Size(), rcount*rdt.Size()), k.apart(sd, rd)); err != nil {
 		return err
 	}
 	if k.t.Alltoall == nil {

@@ -7,12 +7,19 @@ import (
 )
 
 // Datatype describes the elements of a buffer: the core sees every buffer
-// as (bytes, count, datatype), as MPI's C interface does.
+// as (bytes, count, datatype), as MPI's C interface does. It is a one-byte
+// handle into a table, as C's integer handles are: every point-to-point
+// call passes one through several layers, and a handle travels in a
+// register where a descriptor of four words went through the stack.
 type Datatype struct {
+	id uint8 // index into predefined; 0 is the zero, invalid, datatype
+}
+
+// typeDesc is what a Datatype stands for.
+type typeDesc struct {
 	name string
 	size int
 	kind kind
-	id   uint8 // index into predefined, so that a reduction finds its operation without hashing
 }
 
 // kind is what reductions may do with a datatype's elements.
@@ -26,47 +33,75 @@ const (
 )
 
 // Name is the datatype's MPI-style name.
-func (d Datatype) Name() string { return d.name }
+func (d Datatype) Name() string { return d.desc().name }
 
 // Size is the size of one element in bytes.
-func (d Datatype) Size() int { return d.size }
+func (d Datatype) Size() int { return d.desc().size }
+
+func (d Datatype) kind() kind { return d.desc().kind }
+
+func (d Datatype) desc() *typeDesc {
+	if int(d.id) < len(predefined) {
+		return &predefined[d.id]
+	}
+	return &predefined[0]
+}
 
 // count is how many whole elements n bytes hold: a shift for the
 // power-of-two sizes of the predefined types, since a division costs
 // more than the rest of a receive's status.
 func (d Datatype) count(n int) int {
-	if d.size&(d.size-1) == 0 {
-		return n >> bits.TrailingZeros(uint(d.size))
+	size := d.Size()
+	if size&(size-1) == 0 {
+		return n >> bits.TrailingZeros(uint(size))
 	}
-	return n / d.size
+	return n / size
 }
 
 // The predefined datatypes, one per Go numeric type.
 var (
-	Byte       = Datatype{"MPI_BYTE", 1, kindInt, 1}
-	Int8       = Datatype{"MPI_INT8_T", 1, kindInt, 2}
-	Int16      = Datatype{"MPI_INT16_T", 2, kindInt, 3}
-	Int32      = Datatype{"MPI_INT32_T", 4, kindInt, 4}
-	Int64      = Datatype{"MPI_INT64_T", 8, kindInt, 5}
-	Uint16     = Datatype{"MPI_UINT16_T", 2, kindInt, 6}
-	Uint32     = Datatype{"MPI_UINT32_T", 4, kindInt, 7}
-	Uint64     = Datatype{"MPI_UINT64_T", 8, kindInt, 8}
-	Float32    = Datatype{"MPI_FLOAT", 4, kindFloat, 9}
-	Float64    = Datatype{"MPI_DOUBLE", 8, kindFloat, 10}
-	Complex64  = Datatype{"MPI_C_FLOAT_COMPLEX", 8, kindComplex, 11}
-	Complex128 = Datatype{"MPI_C_DOUBLE_COMPLEX", 16, kindComplex, 12}
+	Byte       = Datatype{1}
+	Int8       = Datatype{2}
+	Int16      = Datatype{3}
+	Int32      = Datatype{4}
+	Int64      = Datatype{5}
+	Uint16     = Datatype{6}
+	Uint32     = Datatype{7}
+	Uint64     = Datatype{8}
+	Float32    = Datatype{9}
+	Float64    = Datatype{10}
+	Complex64  = Datatype{11}
+	Complex128 = Datatype{12}
 
 	// The value-index pairs of MinLoc and MaxLoc, laid out as C's structs.
-	Float32Int = Datatype{"MPI_FLOAT_INT", 8, kindPair, 13}
-	Float64Int = Datatype{"MPI_DOUBLE_INT", 16, kindPair, 14}
-	Int64Int   = Datatype{"MPI_LONG_INT", 16, kindPair, 15}
-	Int32Int   = Datatype{"MPI_2INT", 8, kindPair, 16}
-	Int16Int   = Datatype{"MPI_SHORT_INT", 8, kindPair, 17}
+	Float32Int = Datatype{13}
+	Float64Int = Datatype{14}
+	Int64Int   = Datatype{15}
+	Int32Int   = Datatype{16}
+	Int16Int   = Datatype{17}
 )
 
-// predefined lists the predefined datatypes by id.
-var predefined = [...]Datatype{{}, Byte, Int8, Int16, Int32, Int64, Uint16, Uint32, Uint64, Float32, Float64,
-	Complex64, Complex128, Float32Int, Float64Int, Int64Int, Int32Int, Int16Int}
+// predefined describes the predefined datatypes by id.
+var predefined = [...]typeDesc{
+	{},
+	{"MPI_BYTE", 1, kindInt},
+	{"MPI_INT8_T", 1, kindInt},
+	{"MPI_INT16_T", 2, kindInt},
+	{"MPI_INT32_T", 4, kindInt},
+	{"MPI_INT64_T", 8, kindInt},
+	{"MPI_UINT16_T", 2, kindInt},
+	{"MPI_UINT32_T", 4, kindInt},
+	{"MPI_UINT64_T", 8, kindInt},
+	{"MPI_FLOAT", 4, kindFloat},
+	{"MPI_DOUBLE", 8, kindFloat},
+	{"MPI_C_FLOAT_COMPLEX", 8, kindComplex},
+	{"MPI_C_DOUBLE_COMPLEX", 16, kindComplex},
+	{"MPI_FLOAT_INT", 8, kindPair},
+	{"MPI_DOUBLE_INT", 16, kindPair},
+	{"MPI_LONG_INT", 16, kindPair},
+	{"MPI_2INT", 8, kindPair},
+	{"MPI_SHORT_INT", 8, kindPair},
+}
 
 // Pair is a value and its index, the element of MinLoc and MaxLoc
 // reductions (MPI_DOUBLE_INT and its kin).

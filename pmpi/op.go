@@ -98,7 +98,7 @@ type bound struct {
 
 func (b *bound) Reduce(in, inout []byte) { b.fn(in, inout) }
 func (b *bound) Commutative() bool       { return b.commute }
-func (b *bound) ElemSize() int           { return b.dt.size }
+func (b *bound) ElemSize() int           { return b.dt.Size() }
 
 // bind checks that MPI defines o on dt and returns the two joined, or why
 // not. A predefined pair is looked up, not built: a small reduction
@@ -109,13 +109,13 @@ func bind(o Op, dt Datatype) (coll.Op, string) {
 	}
 	if f := o.def.user; f != nil {
 		if o.def.only != nil && *o.def.only != dt {
-			return nil, fmt.Sprintf("the operation was made for %s, not %s", o.def.only.name, dt.name)
+			return nil, fmt.Sprintf("the operation was made for %s, not %s", o.def.only.Name(), dt.Name())
 		}
-		return &bound{dt, o.def.commute, func(in, inout []byte) { f(in, inout, len(in)/dt.size, dt) }}, ""
+		return &bound{dt, o.def.commute, func(in, inout []byte) { f(in, inout, len(in)/dt.Size(), dt) }}, ""
 	}
 	b := builtins[o.def.code][dt.id] // only predefined datatypes exist; the zero one has id 0, no entry
 	if b == nil {
-		return nil, fmt.Sprintf("%s is not defined on %s (%s)", o.def.name, dt.name, allowedTypes(o.def.code))
+		return nil, fmt.Sprintf("%s is not defined on %s (%s)", o.def.name, dt.Name(), allowedTypes(o.def.code))
 	}
 	return b, ""
 }
@@ -126,7 +126,8 @@ func bind(o Op, dt Datatype) (coll.Op, string) {
 // small Allreduce.
 var builtins = func() (t [opMaxLoc + 1][len(predefined)]*bound) {
 	for c := opSum; c <= opMaxLoc; c++ {
-		for _, dt := range predefined[1:] {
+		for id := 1; id < len(predefined); id++ {
+			dt := Datatype{uint8(id)}
 			if fn := builtin(c, dt); fn != nil {
 				t[c][dt.id] = &bound{dt, true, fn}
 			}

@@ -171,7 +171,7 @@ func blockKernels(c opCode, dt Datatype) kernels {
 			return kernels{mulPD, mulPD2}
 		}
 	case opBand, opBor, opBxor:
-		if dt.kind != kindInt {
+		if dt.kind() != kindInt {
 			return kernels{}
 		}
 		switch c {

@@ -113,7 +113,7 @@ func TestVectorFormsMatchTheLoops(t *testing.T) {
 				}
 				checked++
 				for _, n := range []int{0, 1, 7, 63, 64, 65, 130, 1000} {
-					size := n * dt.size
+					size := n * dt.Size()
 					in, want, got := make([]byte, size), make([]byte, size), make([]byte, size)
 					for i := range in {
 						in[i] = byte(i*37 + 11)
@@ -125,7 +125,7 @@ func TestVectorFormsMatchTheLoops(t *testing.T) {
 					scalar(in, want)
 					vector(in, got)
 					if !bytes.Equal(got, want) {
-						t.Errorf("op %d on %s, %d elements, AVX2 %v: the vector form differs from the loop", c, dt.name, n, avx2)
+						t.Errorf("op %d on %s, %d elements, AVX2 %v: the vector form differs from the loop", c, dt.Name(), n, avx2)
 					}
 				}
 			}

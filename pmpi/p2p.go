@@ -271,18 +271,18 @@ func checkArgs(op string, comm *Comm, buf []byte, count int, dt Datatype, peer, 
 			return nil, err
 		}
 	}
-	if dt.size <= 0 {
+	if dt.Size() <= 0 {
 		return nil, errorf(ClassType, nil, "%s on %v: invalid datatype", op, comm)
 	}
 	if count < 0 {
 		return nil, errorf(ClassCount, nil, "%s on %v: count %d is negative", op, comm, count)
 	}
-	// A product instead of len(buf)/dt.size: a division costs more than
+	// A product instead of len(buf)/dt.Size(): a division costs more than
 	// the rest of these checks.
-	hi, n := bits.Mul64(uint64(count), uint64(dt.size))
+	hi, n := bits.Mul64(uint64(count), uint64(dt.Size()))
 	if hi != 0 || n > uint64(len(buf)) {
 		return nil, errorf(ClassBuffer, nil, "%s on %v: buffer of %d bytes is too small for %d elements of %s",
-			op, comm, len(buf), count, dt.name)
+			op, comm, len(buf), count, dt.Name())
 	}
 	return buf[:n], nil
 }
