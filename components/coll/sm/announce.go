@@ -7,10 +7,11 @@ import (
 	"github.com/gompi/gompi/frameworks/coll"
 )
 
-// Calls that take different paths. A call's size decides whether it goes
-// through the blocks, by single copy or to the next module, so ranks whose
-// counts disagree across a limit (an erroneous program) would each wait
-// for what the others never do. Each rank therefore announces its calls
+// Calls that take different paths. Where the blocks are too small for
+// rounds (roundsPay), a call's size decides whether it goes through the
+// blocks or to the next module, so ranks whose counts disagree across the
+// limit (an erroneous program) would each wait for what the others never
+// do. Each rank therefore announces its calls
 // in its wake-up line: the call's number on the communicator, the
 // collective, the path and the size (a call through the blocks only once
 // it waits long). A rank that has waited a while for a member's word
@@ -21,17 +22,15 @@ import (
 // the job (MPI's default handler), or its caller decides.
 
 // offCall is the word of a rank's wake-up line that holds its latest call.
-const offCall = 40
+const offCall = 8
 
 // Paths of a call.
 const (
 	pathSegment = 1 + iota // the blocks carry the data
-	pathSingle             // the blocks carry addresses: single copy
 	pathNext               // the next module's messages
 )
 
-var pathNames = [...]string{pathSegment: "through the shared segment", pathSingle: "by single copy",
-	pathNext: "to the next component"}
+var pathNames = [...]string{pathSegment: "through the shared segment", pathNext: "to the next component"}
 
 // callNames are the collectives by the index an announcement carries.
 var callNames = [...]string{"barrier", "bcast", "reduce", "allreduce", "gather", "allgather", "scatter",
@@ -101,13 +100,6 @@ func (m *module) announce(name string, size, path int) {
 	if path != pathSegment {
 		m.tell()
 	}
-}
-
-// reroute says that the current call takes path after all.
-func (m *module) reroute(path int) {
-	m.cur.path = path
-	m.told = false
-	m.tell()
 }
 
 // tell publishes the current call, once.

@@ -12,14 +12,12 @@
 //
 // It provides barrier, bcast, reduce, allreduce, gather, scatter,
 // allgather, allgatherv, alltoall, reduce_scatter, reduce_scatter_block,
-// scan and exscan for calls of at most coll_sm_max_bytes per rank. Larger
-// bcast, gather, scatter and allgather calls, and reduce, alltoall and
-// allreduce where it pays, go by single copy: the blocks carry addresses,
-// and each rank reads what it needs from the others' buffers with
-// cross-memory attach (single.go). The other calls, and the collectives it
-// does not provide, go to the next component (tuned), as does every call
-// of a collective whose tuned algorithm the user forced. See
-// docs/architecture.md for the protocol.
+// scan and exscan at every size: a call larger than a block
+// (coll_sm_max_bytes) goes in rounds, a block's worth of every
+// contribution at a time (rounds.go). The collectives it does not provide
+// go to the next component (tuned), as does every call of a collective
+// whose tuned algorithm the user forced. See docs/architecture.md for the
+// protocol.
 package sm
 
 import (
@@ -52,10 +50,9 @@ const (
 type Component struct {
 	coll.BaseComponent
 
-	maxBytes   params.Param[int64]
-	maxRanks   params.Param[int]
-	dir        params.Param[string]
-	singleCopy params.Param[bool]
+	maxBytes params.Param[int64]
+	maxRanks params.Param[int]
+	dir      params.Param[string]
 
 	cfg config
 	log hclog.Logger
@@ -64,8 +61,6 @@ type Component struct {
 type config struct {
 	maxBytes, maxRanks int
 	dir                string
-	singleCopy         bool
-	singleAlways       bool // tests only: see module
 	// forced: collectives whose tuned algorithm the user forced.
 	forced map[string]bool
 }
@@ -108,11 +103,10 @@ func tunedForced(s *params.Snapshot) map[string]bool {
 func (c *Component) RegisterParams(r *params.Registrar) error {
 	c.maxBytes = r.Size(params.Spec{
 		Name: "max_bytes", Default: strconv.Itoa(defaultMaxBytes), Level: 5,
-		Help: "Largest contribution in bytes of one rank (the whole send buffer of alltoall and of scatter's root) " +
-			"that a collective carries through the shared segment when ranks outnumber CPUs; with a CPU per rank " +
-			"the limit is 64 KiB, where single copy or the next component was measured faster, " +
-			"or this if smaller. Larger calls go by single copy or to the next component. The segment holds two " +
-			"blocks per rank of the largest limit. 0 sends every call to the next component.",
+		Help: "Size in bytes of a rank's blocks in the shared segment (the segment holds two per rank): the " +
+			"largest contribution of one rank (the whole send buffer of alltoall and of scatter's root) that " +
+			"one round of a collective carries. Larger calls go in rounds of a block each, or, when a block " +
+			"holds less than 64 bytes per rank, to the next component. 0 sends every call to the next component.",
 		Validate: params.SizeIn(0, maxMaxBytes),
 	})
 	c.maxRanks = r.Int(params.Spec{
@@ -126,13 +120,6 @@ func (c *Component) RegisterParams(r *params.Registrar) error {
 			}
 			return nil
 		},
-	})
-	c.singleCopy = r.Bool(params.Spec{
-		Name: "single_copy", Default: "true", Level: 5,
-		Help: "Carry bcast, reduce, allreduce, gather, scatter, allgather and alltoall calls larger than " +
-			"coll_sm_max_bytes through the segment too, as addresses that the ranks copy from with " +
-			"cross-memory attach (process_vm_readv), when every member may read every other's memory; " +
-			"false, or a kernel that refuses, sends them to the next component.",
 	})
 	c.dir = r.String(params.Spec{
 		Name: "backing_directory", Default: "/dev/shm", Level: 5,
@@ -149,11 +136,10 @@ func (c *Component) Open(_ context.Context, env *mca.Env) error {
 		c.log = hclog.NewNullLogger()
 	}
 	c.cfg = config{
-		maxBytes:   int(c.maxBytes.Get(env.Params)),
-		maxRanks:   c.maxRanks.Get(env.Params),
-		dir:        c.dir.Get(env.Params),
-		singleCopy: c.singleCopy.Get(env.Params),
-		forced:     tunedForced(env.Params),
+		maxBytes: int(c.maxBytes.Get(env.Params)),
+		maxRanks: c.maxRanks.Get(env.Params),
+		dir:      c.dir.Get(env.Params),
+		forced:   tunedForced(env.Params),
 	}
 	return nil
 }
@@ -171,16 +157,12 @@ func (c *Component) CommQuery(comm coll.Comm, q coll.Query) (int, *coll.Module, 
 	if log == nil {
 		log = hclog.NewNullLogger()
 	}
-	block := segmentBlock(c.cfg.maxBytes, q.Oversubscribed)
-	seg, err := attach(comm, c.cfg.dir, q.ID, newLayout(n, block), log)
+	seg, err := attach(comm, c.cfg.dir, q.ID, newLayout(n, c.cfg.maxBytes), log)
 	if err != nil || seg == nil {
 		return 0, nil, err
 	}
 	m := &module{seg: seg, comm: comm, poller: poller, me: comm.Rank(), n: n, yield: q.Oversubscribed,
-		lim:  segmentLimits(block, q.Oversubscribed),
-		seen: make([]uint64, n), log: log, single: c.cfg.singleCopy, singleAlways: c.cfg.singleAlways,
-		probe: new([1]uint64), pids: make([]int, n), ds: make([]desc, n)}
-	m.publishProbe()
+		limit: c.cfg.maxBytes, seen: make([]uint64, n), log: log}
 	mod := m.collectives()
 	for name, clear := range stepAside {
 		if c.cfg.forced[name] || len(q.Rules.For(name, n)) > 0 {

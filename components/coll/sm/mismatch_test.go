@@ -256,15 +256,13 @@ func TestReduceScatterPartialElements(t *testing.T) {
 }
 
 // TestPathsDisagree: rank 1's count fits the blocks where the others'
-// do not (counts that disagree across the limit). With single copy on, the
-// others first wait for every member's single-copy verdict, which rank 1,
-// in the blocks, never gives; without it (settled by a first large call)
-// they go to the next module,
-// whose messages rank 1 never sees, while rank 1 waits for a block that
-// never comes. Both used to hang. Every rank must now return, and those
-// that fail say that the counts disagree; with the next module, rank 1
-// names the member that went there. The cases are those where the ranks
-// that went to the next module wait for no message from rank 1.
+// do not (counts that disagree across the limit), in blocks too small for
+// rounds. The others go to the next module, whose messages rank 1 never
+// sees, while rank 1 waits for a block that never comes. This used to
+// hang. Every rank must now return, and those that fail say that the
+// counts disagree; rank 1 names the member that went to the next module.
+// The cases are those where the ranks that went there wait for no message
+// from rank 1.
 func TestPathsDisagree(t *testing.T) {
 	const maxBytes = 64
 	sum := testOps[0].op
@@ -285,57 +283,48 @@ func TestPathsDisagree(t *testing.T) {
 			return tab.Scatter(c, colltest.Data(1, 0, n*k), make([]byte, k), 0)
 		}},
 	}
-	for _, single := range []bool{false, true} {
-		for _, n := range []int{2, 3} {
-			for _, tc := range cases {
-				t.Run(fmt.Sprintf("single=%v/n%d/%s", single, n, tc.name), func(t *testing.T) {
-					w := newWorld(t, n)
-					if single {
-						w.buildSingle(t, w.host(), maxBytes)
-					} else {
-						w.buildSm(t, maxBytes)
-						// A large call first settles that there is no single
-						// copy: the next ones go to the next module at once.
-						w.runCalls(t, []call{{k: kBcast, size: 4 * maxBytes}})
-						// What they send rank 1 in the call that goes wrong,
-						// rank 1, gone with its error, never receives.
-						for _, c := range w.comms {
-							c.dropTo = short
-						}
+	for _, n := range []int{2, 3} {
+		for _, tc := range cases {
+			t.Run(fmt.Sprintf("n%d/%s", n, tc.name), func(t *testing.T) {
+				w := newWorld(t, n)
+				w.buildSm(t, maxBytes)
+				// What they send rank 1 in the call that goes wrong,
+				// rank 1, gone with its error, never receives.
+				for _, c := range w.comms {
+					c.dropTo = short
+				}
+				// 8-byte elements: the small count fits the blocks (scatter's
+				// n of it too), the large does not.
+				small, large := 8, 4*maxBytes
+				errs := make([]error, n)
+				w.run(t, func(r int, c *testComm) error {
+					k := large
+					if r == short {
+						k = small
 					}
-					// 8-byte elements: the small count fits the blocks (scatter's
-					// n of it too), the large does not.
-					small, large := 8, 4*maxBytes
-					errs := make([]error, n)
-					w.run(t, func(r int, c *testComm) error {
-						k := large
-						if r == short {
-							k = small
-						}
-						errs[r] = tc.do(w.tables[r], c, r, n, k)
-						return nil
-					})
-					failed := 0
-					for r, err := range errs {
-						if err == nil {
-							continue
-						}
-						failed++
-						if !errors.Is(err, coll.ErrTooLong) && !errors.Is(err, coll.ErrTooShort) {
-							t.Errorf("rank %d: %v, want ErrTooLong or ErrTooShort", r, err)
-						}
-						if !strings.Contains(err.Error(), "disagree") {
-							t.Errorf("rank %d: %q does not say that the counts disagree", r, err)
-						}
-					}
-					if failed == 0 {
-						t.Error("no rank failed")
-					}
-					if err := errs[short]; !single && (err == nil || !strings.Contains(err.Error(), "goes to the next component")) {
-						t.Errorf("rank %d: %v, want an error that names the member that went to the next component", short, err)
-					}
+					errs[r] = tc.do(w.tables[r], c, r, n, k)
+					return nil
 				})
-			}
+				failed := 0
+				for r, err := range errs {
+					if err == nil {
+						continue
+					}
+					failed++
+					if !errors.Is(err, coll.ErrTooLong) && !errors.Is(err, coll.ErrTooShort) {
+						t.Errorf("rank %d: %v, want ErrTooLong or ErrTooShort", r, err)
+					}
+					if !strings.Contains(err.Error(), "disagree") {
+						t.Errorf("rank %d: %q does not say that the counts disagree", r, err)
+					}
+				}
+				if failed == 0 {
+					t.Error("no rank failed")
+				}
+				if err := errs[short]; err == nil || !strings.Contains(err.Error(), "goes to the next component") {
+					t.Errorf("rank %d: %v, want an error that names the member that went to the next component", short, err)
+				}
+			})
 		}
 	}
 }
@@ -344,7 +333,7 @@ func TestPathsDisagree(t *testing.T) {
 // and sizes past 16 GiB saturate; call numbers compare across their wrap.
 func TestAnnouncementWord(t *testing.T) {
 	for _, name := range callNames {
-		for _, path := range []int{pathSegment, pathSingle, pathNext} {
+		for _, path := range []int{pathSegment, pathNext} {
 			for _, size := range []int{0, 1, 1 << 20, sizeMax} {
 				c := callInfo{seq: 77, name: name, path: path, size: size}
 				if got := callOf(c.word()); got != c {

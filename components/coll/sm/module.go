@@ -33,23 +33,13 @@ type module struct {
 	me, n  int
 	yield  bool // the host is oversubscribed: waits give the CPU away at once
 
-	lim   limits
+	limit int        // a block: the most one epoch carries of a rank's contribution
 	w     shm.Writer // copies this rank's contributions into its blocks
 	epoch uint64
 	call  string   // the collective of the current epoch, for the state report
 	seen  []uint64 // by rank: the highest epoch seen raised
 	next  *coll.Module
 	log   hclog.Logger
-
-	// Single copy (single.go): whether it may be used, and once the first
-	// large call settled it, whether every member can read every other.
-	single       bool
-	singleAlways bool // tests: single copy wherever it can serve, paying or not
-	verdict      uint32
-	probe        *[1]uint64 // read by the others to test cross-memory attach
-	pids         []int      // by rank
-	ds           []desc     // by rank: the current call's descriptors
-	tmp          []byte     // an operand read for a fold
 
 	// Announcements (announce.go): the collective calls on the
 	// communicator, the current one, whether it is published, and by
@@ -87,7 +77,7 @@ func (m *module) collectives() *coll.Module {
 func (m *module) below(next *coll.Module) {
 	none := func(name string) error {
 		return m.fail(name, fmt.Errorf("more than coll_sm's limit (%d bytes, coll_sm_max_bytes or less) per rank and %w",
-			m.lim.base, coll.ErrNoProvider))
+			m.limit, coll.ErrNoProvider))
 	}
 	if next.Bcast == nil {
 		next.Bcast = func(coll.Comm, []byte, int) error { return none("bcast") }
@@ -152,36 +142,69 @@ func (m *module) raise(p uint64) {
 }
 
 // write copies data into this rank's block of parity p, once every member
-// is done with what the block held two epochs ago.
-func (m *module) write(p uint64, data []byte) error {
+// is done with what the block held two epochs ago. total is the size of
+// the contribution data belongs to: data itself, or a piece of it when
+// the call goes in rounds (rounds.go).
+func (m *module) write(p uint64, total int, data []byte) error {
+	b, err := m.claim(p, total)
+	if err == nil {
+		m.w.Copy(b, data) // lines the others read last time: the faster copy
+	}
+	return err
+}
+
+// claim waits until every member is done with what this rank's block of
+// parity p held two epochs ago, and returns the block's data for this
+// rank to fill; its length word says total.
+func (m *module) claim(p uint64, total int) ([]byte, error) {
 	if m.epoch > 2 {
 		for r := range m.n {
 			if err := m.await(r, m.epoch-1); err != nil {
-				return err
+				return nil, err
 			}
 		}
 	}
 	b := m.seg.block(m.me, p)
-	*lenWord(b) = uint64(len(data))
-	m.w.Copy(b[offData:], data) // lines the others read last time: the faster copy
-	return nil
+	*lenWord(b) = m.lengthWord(total)
+	return b[offData:], nil
 }
 
-// read waits for rank r's block of the current epoch and returns its data,
-// which must be want bytes long.
-func (m *module) read(r int, p uint64, want int) ([]byte, error) {
+// lengthWord is a block's length word for a contribution of total bytes
+// to the current call: the length, and the call's number on the
+// communicator (announce.go), so that a block left from an earlier call is
+// never taken for this one's.
+func (m *module) lengthWord(total int) uint64 {
+	return uint64(total)&lenMask | (m.calls&seqMask)<<lenBits
+}
+
+const (
+	lenBits = 64 - seqBits
+	lenMask = 1<<lenBits - 1
+)
+
+// read waits for rank r's block of the current epoch and returns its
+// first n bytes; the block must be of a contribution of total bytes (n
+// of them when the call goes in rounds).
+func (m *module) read(r int, p uint64, total, n int) ([]byte, error) {
 	if err := m.await(r, m.epoch); err != nil {
 		return nil, err
 	}
 	b := m.seg.block(r, p)
-	if err := sameLength(r, int(*lenWord(b)), want); err != nil {
-		// A block from another path (single copy's addresses) says less.
+	if w := *lenWord(b); w != m.lengthWord(total) {
+		// A member that went to the next component wrote no block.
 		if mine, theirs := m.mine[p], m.announcedBy(r); theirs.since(mine.seq) == 0 && theirs.path != mine.path {
 			return nil, disagree(r, theirs, mine)
 		}
-		return nil, err
+		if w>>lenBits != m.calls&seqMask {
+			// r raised its word without writing a block: it is in this call
+			// with a count small enough for one round, where this rank's
+			// took several (rounds.go).
+			return nil, fmt.Errorf("rank %d takes part in call %d on this communicator with a smaller count "+
+				"than this rank's %d bytes: the ranks' counts disagree: %w", r, m.calls, total, coll.ErrTooShort)
+		}
+		return nil, sameLength(r, int(w&lenMask), total)
 	}
-	return b[offData : offData+want], nil
+	return b[offData : offData+n], nil
 }
 
 // sameLength checks that rank r's contribution of n bytes is the want
@@ -299,56 +322,14 @@ func (m *module) fail(name string, err error) error {
 	return fmt.Errorf("coll sm: %s on %s: %w", name, m.comm.Name(), err)
 }
 
-func (m *module) fits(n int) bool { return n <= m.lim.base }
+func (m *module) fits(n int) bool { return n <= m.limit }
 
-// limits are the largest contributions, in bytes per rank, that go
-// through the blocks: a whole block, and for bcast less where ranks
-// outnumber CPUs (segmentLimits).
-type limits struct{ base, bcast int }
-
-// segmentLimits are the limits for blocks of block bytes (segmentBlock).
-// Against single copy and tuned, 32 KiB-256 KiB: with a CPU per rank (2
-// ranks) the blocks win to 64 KiB (bcast, reduce and allgather of 32 KiB
-// 0.5-0.7 of single copy's time, alltoall of 16 KiB blocks 0.5) and lose
-// from 128 KiB; with ranks outnumbering CPUs (4 and 8 on 2) a writer that
-// leaves at once, where single copy keeps it until its readers are done,
-// wins to 256 KiB (allgather 0.3-0.7, reduce 0.1-0.6, allreduce 0.3-0.7,
-// alltoall of 32 KiB blocks on 8 ranks 0.4 of tuned's time), bcast to 128
-// KiB. (Before the blocks were written with shm.Writer, their copy lost
-// from 32 KiB with a CPU per rank, and alltoall's from 16 KiB.)
-func segmentLimits(block int, oversubscribed bool) limits {
-	if oversubscribed {
-		return limits{base: block, bcast: min(block, 128<<10)}
-	}
-	return limits{base: block, bcast: block}
-}
-
-// segmentBlock is the size of a block: what the largest limit needs.
-func segmentBlock(maxBytes int, oversubscribed bool) int {
-	if oversubscribed {
-		return maxBytes
-	}
-	return min(maxBytes, 64<<10)
-}
-
-// large serves a call too large for the blocks: by single copy where it
-// pays and every member can read every other's memory, else through the
-// next module.
-func (m *module) large(name string, size int, next, single func() error) error {
-	if !m.singleAlways && !singlePays(name, m.n, size) {
-		m.announce(name, size, pathNext)
-		return next()
-	}
-	m.announce(name, size, pathSingle)
-	ok, err := m.singleCopy()
-	switch {
-	case err != nil:
-		return m.fail(name, err)
-	case !ok:
-		m.reroute(pathNext)
-		return next()
-	}
-	return m.fail(name, single())
+// toNext sends a call of collective name of size bytes to the next
+// component: a call too large for the blocks when they are too small for
+// rounds (roundsPay).
+func (m *module) toNext(name string, size int, next func() error) error {
+	m.announce(name, size, pathNext)
+	return next()
 }
 
 // barrier: every rank raises its word and waits for every other's. When
@@ -390,64 +371,82 @@ func (m *module) bcast(c coll.Comm, buf []byte, root int) error {
 	if err := coll.CheckRoot(c, root); err != nil {
 		return m.fail("bcast", err)
 	}
-	if len(buf) > m.lim.bcast {
-		return m.large("bcast", len(buf), func() error { return m.next.Bcast(c, buf, root) },
-			func() error { return m.bcastSingle(buf, root) })
+	total := len(buf)
+	multi := !m.fits(total)
+	if multi && !m.roundsPay() {
+		return m.toNext("bcast", total, func() error { return m.next.Bcast(c, buf, root) })
 	}
-	m.announce("bcast", len(buf), pathSegment)
-	p := m.begin("bcast")
-	if m.me == root {
-		if err := m.write(p, buf); err != nil {
-			return m.fail("bcast", err)
+	m.announce("bcast", total, pathSegment)
+	return m.fail("bcast", inRounds(total, piece(m.limit, multi, total, 1), multi, func(lo, hi int, first bool) error {
+		p := m.begin("bcast")
+		if m.me == root {
+			if err := m.write(p, total, buf[lo:hi]); err != nil {
+				return err
+			}
+			m.raise(p)
+			return m.agree(p, total, nil, first)
 		}
-		m.raise(p)
-		return nil
-	}
-	data, err := m.read(root, p, len(buf))
-	if err == nil {
-		copy(buf, data)
-	}
-	m.raise(p) // even after a mismatch: the root's next write waits for it
-	return m.fail("bcast", err)
+		if first { // only to say its count (agree)
+			if _, err := m.claim(p, total); err != nil {
+				return err
+			}
+			m.raise(p)
+			if err := m.agree(p, total, nil, first); err != nil {
+				return err
+			}
+		}
+		data, err := m.read(root, p, total, hi-lo)
+		if err == nil {
+			copy(buf[lo:hi], data)
+		}
+		if !first {
+			m.raise(p) // even after a mismatch: the root's next write waits for it
+		}
+		return err
+	}))
 }
 
-// contribute writes send as this rank's block of a new epoch, a call of
-// collective name, and raises it.
-func (m *module) contribute(name string, send []byte) (uint64, error) {
+// contribute writes data, bytes of a contribution of total bytes, as this
+// rank's block of a new epoch, a call of collective name, and raises it;
+// in a call's first round of several it then checks that every member's
+// count is alike (agree).
+func (m *module) contribute(name string, total int, data []byte, first bool) (uint64, error) {
 	p := m.begin(name)
-	if err := m.write(p, send); err != nil {
+	if err := m.write(p, total, data); err != nil {
 		return p, err
 	}
 	m.raise(p)
-	return p, nil
+	return p, m.agree(p, total, nil, first)
 }
 
-// combine reduces bytes lo to lo+len(recv) of the blocks of ranks 0 to
+// combine reduces bytes off to off+len(recv) of the blocks of ranks 0 to
 // last into recv, in rank order: recv becomes b0 ⊕ b1 ⊕ ... ⊕ b(last),
 // the same expression on every rank, so that a non-commutative operation
-// gets its operands in order.
-func (m *module) combine(p uint64, send, recv []byte, op coll.Op, last, lo int) error {
-	hi := lo + len(recv)
-	b, err := m.block(last, p, send)
+// gets its operands in order. mine is this rank's block, a contribution of
+// total bytes or a piece of it.
+func (m *module) combine(p uint64, total int, mine, recv []byte, op coll.Op, last, off int) error {
+	hi := off + len(recv)
+	b, err := m.block(last, p, total, mine)
 	if err != nil {
 		return err
 	}
-	copy(recv, b[lo:hi])
+	copy(recv, b[off:hi])
 	for r := last - 1; r >= 0; r-- {
-		if b, err = m.block(r, p, send); err != nil {
+		if b, err = m.block(r, p, total, mine); err != nil {
 			return err
 		}
-		op.Reduce(b[lo:hi], recv)
+		op.Reduce(b[off:hi], recv)
 	}
 	return nil
 }
 
-// block is rank r's contribution to the current epoch: send for this rank.
-func (m *module) block(r int, p uint64, send []byte) ([]byte, error) {
+// block is rank r's block of the current epoch, as long as mine, this
+// rank's: a contribution of total bytes or a piece of it.
+func (m *module) block(r int, p uint64, total int, mine []byte) ([]byte, error) {
 	if r == m.me {
-		return send, nil
+		return mine, nil
 	}
-	return m.read(r, p, len(send))
+	return m.read(r, p, total, len(mine))
 }
 
 func (m *module) reduce(c coll.Comm, send, recv []byte, op coll.Op, root int) error {
@@ -461,16 +460,19 @@ func (m *module) reduce(c coll.Comm, send, recv []byte, op coll.Op, root int) er
 	if err != nil {
 		return m.fail("reduce", err)
 	}
-	if !m.fits(len(send)) {
-		return m.large("reduce", len(send), func() error { return m.next.Reduce(c, send, recv, op, root) },
-			func() error { return m.reduceSingle(send, recv, op, root) })
+	total := len(send)
+	multi := !m.fits(total)
+	if multi && !m.roundsPay() {
+		return m.toNext("reduce", total, func() error { return m.next.Reduce(c, send, recv, op, root) })
 	}
-	m.announce("reduce", len(send), pathSegment)
-	p, err := m.contribute("reduce", send)
-	if err == nil && m.me == root {
-		err = m.combine(p, send, recv, op, m.n-1, 0)
-	}
-	return m.fail("reduce", err)
+	m.announce("reduce", total, pathSegment)
+	return m.fail("reduce", inRounds(total, piece(m.limit, multi, total, op.ElemSize()), multi, func(lo, hi int, first bool) error {
+		p, err := m.contribute("reduce", total, send[lo:hi], first)
+		if err == nil && m.me == root {
+			err = m.combine(p, total, send[lo:hi], recv[lo:hi], op, m.n-1, 0)
+		}
+		return err
+	}))
 }
 
 func (m *module) allreduce(c coll.Comm, send, recv []byte, op coll.Op) error {
@@ -481,28 +483,31 @@ func (m *module) allreduce(c coll.Comm, send, recv []byte, op coll.Op) error {
 	if err != nil {
 		return m.fail("allreduce", err)
 	}
-	if !m.fits(len(send)) {
-		return m.large("allreduce", len(send), func() error { return m.next.Allreduce(c, send, recv, op) },
-			func() error { return m.allreduceSingle(send, recv, op) })
+	total := len(send)
+	multi := !m.fits(total)
+	if multi && !m.roundsPay() {
+		return m.toNext("allreduce", total, func() error { return m.next.Allreduce(c, send, recv, op) })
 	}
-	m.announce("allreduce", len(send), pathSegment)
-	p, err := m.contribute("allreduce", send)
-	if err == nil {
-		err = m.combine(p, send, recv, op, m.n-1, 0)
-	}
-	return m.fail("allreduce", err)
+	m.announce("allreduce", total, pathSegment)
+	return m.fail("allreduce", inRounds(total, piece(m.limit, multi, total, op.ElemSize()), multi, func(lo, hi int, first bool) error {
+		p, err := m.contribute("allreduce", total, send[lo:hi], first)
+		if err == nil {
+			err = m.combine(p, total, send[lo:hi], recv[lo:hi], op, m.n-1, 0)
+		}
+		return err
+	}))
 }
 
-// gatherInto copies every rank's block of the current epoch into recv in
-// rank order.
-func (m *module) gatherInto(p uint64, send, recv []byte) error {
-	k := len(send)
+// gatherInto copies bytes lo to hi of every rank's contribution of total
+// bytes, its block of the current epoch, into recv in rank order; mine is
+// this rank's.
+func (m *module) gatherInto(p uint64, total, lo, hi int, mine, recv []byte) error {
 	for r := range m.n {
-		b, err := m.block(r, p, send)
+		b, err := m.block(r, p, total, mine)
 		if err != nil {
 			return err
 		}
-		copy(recv[r*k:(r+1)*k], b)
+		copy(recv[r*total+lo:r*total+hi], b)
 	}
 	return nil
 }
@@ -515,37 +520,44 @@ func (m *module) gather(c coll.Comm, send, recv []byte, root int) error {
 	if err != nil {
 		return m.fail("gather", err)
 	}
-	if !m.fits(len(send)) {
-		return m.large("gather", len(send), func() error { return m.next.Gather(c, send, recv, root) },
-			func() error { return m.gatherSingle(send, recv, root) })
+	total := len(send)
+	multi := !m.fits(total)
+	if multi && !m.roundsPay() {
+		return m.toNext("gather", total, func() error { return m.next.Gather(c, send, recv, root) })
 	}
-	m.announce("gather", len(send), pathSegment)
-	p, err := m.contribute("gather", send)
-	if err == nil && m.me == root {
-		err = m.gatherInto(p, send, recv)
-	}
-	return m.fail("gather", err)
+	m.announce("gather", total, pathSegment)
+	return m.fail("gather", inRounds(total, piece(m.limit, multi, total, 1), multi, func(lo, hi int, first bool) error {
+		p, err := m.contribute("gather", total, send[lo:hi], first)
+		if err == nil && m.me == root {
+			err = m.gatherInto(p, total, lo, hi, send[lo:hi], recv)
+		}
+		return err
+	}))
 }
 
 func (m *module) allgather(c coll.Comm, send, recv []byte) error {
 	if err := coll.CheckLen("recv", len(recv), m.n*len(send), "the communicator's size times the send buffer's length"); err != nil {
 		return m.fail("allgather", err)
 	}
-	if !m.fits(len(send)) {
-		return m.large("allgather", len(send), func() error { return m.next.Allgather(c, send, recv) },
-			func() error { return m.allgatherSingle(send, recv) })
+	total := len(send)
+	multi := !m.fits(total)
+	if multi && !m.roundsPay() {
+		return m.toNext("allgather", total, func() error { return m.next.Allgather(c, send, recv) })
 	}
-	m.announce("allgather", len(send), pathSegment)
-	p, err := m.contribute("allgather", send)
-	if err == nil {
-		err = m.gatherInto(p, send, recv)
-	}
-	return m.fail("allgather", err)
+	m.announce("allgather", total, pathSegment)
+	return m.fail("allgather", inRounds(total, piece(m.limit, multi, total, 1), multi, func(lo, hi int, first bool) error {
+		p, err := m.contribute("allgather", total, send[lo:hi], first)
+		if err == nil {
+			err = m.gatherInto(p, total, lo, hi, send[lo:hi], recv)
+		}
+		return err
+	}))
 }
 
 // scatter: the root's whole send buffer is its contribution; each rank
 // reads its own block of it. Every rank's size is alike (the root's send
-// is n times each recv), so all take the same path.
+// is n times each recv), so all take the same path. In rounds, the root
+// writes the next piece of every rank's block.
 func (m *module) scatter(c coll.Comm, send, recv []byte, root int) error {
 	err := coll.CheckRoot(c, root)
 	if err == nil && m.me == root {
@@ -554,31 +566,48 @@ func (m *module) scatter(c coll.Comm, send, recv []byte, root int) error {
 	if err != nil {
 		return m.fail("scatter", err)
 	}
-	if !m.fits(m.n * len(recv)) {
-		return m.large("scatter", m.n*len(recv), func() error { return m.next.Scatter(c, send, recv, root) },
-			func() error { return m.scatterSingle(send, recv, root) })
-	}
-	m.announce("scatter", m.n*len(recv), pathSegment)
-	p := m.begin("scatter")
 	k := len(recv)
+	total := m.n * k
+	multi := !m.fits(total)
+	if multi && !m.roundsPay() {
+		return m.toNext("scatter", total, func() error { return m.next.Scatter(c, send, recv, root) })
+	}
+	m.announce("scatter", total, pathSegment)
 	if m.me == root {
-		if err := m.write(p, send); err != nil {
-			return m.fail("scatter", err)
-		}
-		m.raise(p)
 		copy(recv, send[root*k:(root+1)*k])
-		return nil
 	}
-	data, err := m.read(root, p, m.n*k)
-	if err == nil {
-		copy(recv, data[m.me*k:(m.me+1)*k])
-	}
-	m.raise(p)
-	return m.fail("scatter", err)
+	return m.fail("scatter", inRounds(k, m.share(multi, k), multi, func(lo, hi int, first bool) error {
+		p := m.begin("scatter")
+		w := hi - lo
+		if m.me == root || first {
+			b, err := m.claim(p, total)
+			if err != nil {
+				return err
+			}
+			for r := 0; r < m.n && m.me == root; r++ {
+				if r != root {
+					m.w.Copy(b[r*w:(r+1)*w], send[r*k+lo:r*k+hi])
+				}
+			}
+			m.raise(p)
+			if err := m.agree(p, total, nil, first); err != nil || m.me == root {
+				return err
+			}
+		}
+		data, err := m.read(root, p, total, m.n*w)
+		if err == nil {
+			copy(recv[lo:hi], data[m.me*w:(m.me+1)*w])
+		}
+		if !first {
+			m.raise(p)
+		}
+		return err
+	}))
 }
 
 // alltoall: every rank's whole send buffer is its contribution; each rank
-// reads its block of every other's.
+// reads its block of every other's. In rounds, each rank writes the next
+// piece of its block for every rank.
 func (m *module) alltoall(c coll.Comm, send, recv []byte) error {
 	k := len(send) / m.n
 	err := coll.CheckLen("send", len(send), m.n*k, "a whole block per rank")
@@ -588,47 +617,75 @@ func (m *module) alltoall(c coll.Comm, send, recv []byte) error {
 	if err != nil {
 		return m.fail("alltoall", err)
 	}
-	if !m.fits(len(send)) {
-		return m.large("alltoall", len(send), func() error { return m.next.Alltoall(c, send, recv) },
-			func() error { return m.alltoallSingle(send, recv) })
+	total := len(send)
+	multi := !m.fits(total)
+	if multi && !m.roundsPay() {
+		return m.toNext("alltoall", total, func() error { return m.next.Alltoall(c, send, recv) })
 	}
-	m.announce("alltoall", len(send), pathSegment)
-	p, err := m.contribute("alltoall", send)
-	for r := 0; r < m.n && err == nil; r++ {
-		var b []byte
-		if b, err = m.block(r, p, send); err == nil {
-			copy(recv[r*k:(r+1)*k], b[m.me*k:(m.me+1)*k])
+	m.announce("alltoall", total, pathSegment)
+	shm.CopyCached(recv[m.me*k:(m.me+1)*k], send[m.me*k:(m.me+1)*k])
+	return m.fail("alltoall", inRounds(k, m.share(multi, k), multi, func(lo, hi int, first bool) error {
+		p := m.begin("alltoall")
+		w := hi - lo
+		b, err := m.claim(p, total)
+		if err != nil {
+			return err
 		}
-	}
-	return m.fail("alltoall", err)
+		for r := range m.n {
+			if r != m.me {
+				m.w.Copy(b[r*w:(r+1)*w], send[r*k+lo:r*k+hi])
+			}
+		}
+		m.raise(p)
+		err = m.agree(p, total, nil, first)
+		for r := 0; r < m.n && err == nil; r++ {
+			var data []byte
+			if r != m.me {
+				if data, err = m.read(r, p, total, m.n*w); err == nil {
+					copy(recv[r*k+lo:r*k+hi], data[m.me*w:(m.me+1)*w])
+				}
+			}
+		}
+		return err
+	}))
 }
 
 // allgatherv: every rank knows every count, so the largest decides alike
-// everywhere whether the call fits.
+// everywhere whether the call fits, and how many rounds it takes.
 func (m *module) allgatherv(c coll.Comm, send, recv []byte, counts, displs []int) error {
 	err := coll.CheckBlocks(c, "recv", counts, displs, len(recv))
 	if err != nil {
 		return m.fail("allgatherv", err)
 	}
-	if !m.fits(slices.Max(counts)) {
-		m.announce("allgatherv", slices.Max(counts), pathNext)
+	most := slices.Max(counts)
+	multi := !m.fits(most)
+	if multi && !m.roundsPay() {
+		m.announce("allgatherv", most, pathNext)
 		return m.next.Allgatherv(c, send, recv, counts, displs)
 	}
 	if err := coll.CheckLen("send", len(send), counts[m.me], "this rank's count"); err != nil {
 		return m.fail("allgatherv", err)
 	}
-	m.announce("allgatherv", slices.Max(counts), pathSegment)
-	p, err := m.contribute("allgatherv", send)
-	for r := 0; r < m.n && err == nil; r++ {
-		var b []byte
-		if r == m.me {
-			b = send
-		} else {
-			b, err = m.read(r, p, counts[r])
+	m.announce("allgatherv", most, pathSegment)
+	return m.fail("allgatherv", inRounds(most, piece(m.limit, multi, most, 1), multi, func(lo, hi int, first bool) error {
+		p := m.begin("allgatherv")
+		if err := m.write(p, len(send), send[min(lo, len(send)):min(hi, len(send))]); err != nil {
+			return err
 		}
-		copy(recv[displs[r]:displs[r]+counts[r]], b)
-	}
-	return m.fail("allgatherv", err)
+		m.raise(p)
+		err := m.agree(p, 0, counts, first)
+		for r := 0; r < m.n && err == nil; r++ {
+			a, b := min(lo, counts[r]), min(hi, counts[r])
+			var data []byte
+			if r == m.me {
+				data = send[a:b] // this rank's count is len(send)
+			} else {
+				data, err = m.read(r, p, counts[r], b-a)
+			}
+			copy(recv[displs[r]+a:displs[r]+b], data)
+		}
+		return err
+	}))
 }
 
 // reduceScatter: rank i's part of the result is counts[i] bytes from the
@@ -640,17 +697,17 @@ func (m *module) reduceScatter(c coll.Comm, send, recv []byte, counts []int, op 
 	if err := coll.CheckOp(op, 0); err != nil {
 		return m.fail("reduce_scatter", err)
 	}
-	total, lo := 0, 0
+	total, off := 0, 0
 	for r, k := range counts {
 		if k < 0 || k%op.ElemSize() != 0 {
 			return m.fail("reduce_scatter", fmt.Errorf("the count of rank %d is %d bytes, want a whole number of %d-byte elements", r, k, op.ElemSize()))
 		}
 		if r == m.me {
-			lo = total
+			off = total
 		}
 		total += k
 	}
-	if !m.fits(total) {
+	if !m.fits(total) && !m.roundsPay() {
 		m.announce("reduce_scatter", total, pathNext)
 		return m.next.ReduceScatter(c, send, recv, counts, op)
 	}
@@ -662,15 +719,11 @@ func (m *module) reduceScatter(c coll.Comm, send, recv []byte, counts []int, op 
 		return m.fail("reduce_scatter", err)
 	}
 	m.announce("reduce_scatter", total, pathSegment)
-	p, err := m.contribute("reduce_scatter", send)
-	if err == nil {
-		err = m.combine(p, send, recv, op, m.n-1, lo)
-	}
-	return m.fail("reduce_scatter", err)
+	return m.fail("reduce_scatter", m.reduceParts("reduce_scatter", send, recv, op, off))
 }
 
 func (m *module) reduceScatterBlock(c coll.Comm, send, recv []byte, op coll.Op) error {
-	if !m.fits(m.n * len(recv)) {
+	if !m.fits(m.n*len(recv)) && !m.roundsPay() {
 		m.announce("reduce_scatter_block", m.n*len(recv), pathNext)
 		return m.next.ReduceScatterBlock(c, send, recv, op)
 	}
@@ -682,16 +735,28 @@ func (m *module) reduceScatterBlock(c coll.Comm, send, recv []byte, op coll.Op) 
 		return m.fail("reduce_scatter_block", err)
 	}
 	m.announce("reduce_scatter_block", m.n*len(recv), pathSegment)
-	p, err := m.contribute("reduce_scatter_block", send)
-	if err == nil {
-		err = m.combine(p, send, recv, op, m.n-1, m.me*len(recv))
-	}
-	return m.fail("reduce_scatter_block", err)
+	return m.fail("reduce_scatter_block", m.reduceParts("reduce_scatter_block", send, recv, op, m.me*len(recv)))
+}
+
+// reduceParts is the reduce-scatters: every rank contributes its whole
+// vector send, and reduces into recv its part, which starts at byte off,
+// of everyone's.
+func (m *module) reduceParts(name string, send, recv []byte, op coll.Op, off int) error {
+	total := len(send)
+	multi := !m.fits(total)
+	return inRounds(total, piece(m.limit, multi, total, op.ElemSize()), multi, func(lo, hi int, first bool) error {
+		p, err := m.contribute(name, total, send[lo:hi], first)
+		if a, b := max(lo, off), min(hi, off+len(recv)); err == nil && a < b {
+			err = m.combine(p, total, send[lo:hi], recv[a-off:b-off], op, m.n-1, a-lo)
+		}
+		return err
+	})
 }
 
 // scan leaves at rank i the reduction of the blocks of ranks 0 to i.
 func (m *module) scan(c coll.Comm, send, recv []byte, op coll.Op) error {
-	if !m.fits(len(send)) {
+	multi := !m.fits(len(send))
+	if multi && !m.roundsPay() {
 		m.announce("scan", len(send), pathNext)
 		return m.next.Scan(c, send, recv, op)
 	}
@@ -703,17 +768,21 @@ func (m *module) scan(c coll.Comm, send, recv []byte, op coll.Op) error {
 		return m.fail("scan", err)
 	}
 	m.announce("scan", len(send), pathSegment)
-	p, err := m.contribute("scan", send)
-	if err == nil {
-		err = m.combine(p, send, recv, op, m.me, 0)
-	}
-	return m.fail("scan", err)
+	total := len(send)
+	return m.fail("scan", inRounds(total, piece(m.limit, multi, total, op.ElemSize()), multi, func(lo, hi int, first bool) error {
+		p, err := m.contribute("scan", total, send[lo:hi], first)
+		if err == nil {
+			err = m.combine(p, total, send[lo:hi], recv[lo:hi], op, m.me, 0)
+		}
+		return err
+	}))
 }
 
 // exscan leaves at rank i the reduction of ranks 0 to i-1; rank 0's recv
 // is left as it was.
 func (m *module) exscan(c coll.Comm, send, recv []byte, op coll.Op) error {
-	if !m.fits(len(send)) {
+	multi := !m.fits(len(send))
+	if multi && !m.roundsPay() {
 		m.announce("exscan", len(send), pathNext)
 		return m.next.Exscan(c, send, recv, op)
 	}
@@ -725,9 +794,12 @@ func (m *module) exscan(c coll.Comm, send, recv []byte, op coll.Op) error {
 		return m.fail("exscan", err)
 	}
 	m.announce("exscan", len(send), pathSegment)
-	p, err := m.contribute("exscan", send)
-	if err == nil && m.me > 0 {
-		err = m.combine(p, send, recv, op, m.me-1, 0)
-	}
-	return m.fail("exscan", err)
+	total := len(send)
+	return m.fail("exscan", inRounds(total, piece(m.limit, multi, total, op.ElemSize()), multi, func(lo, hi int, first bool) error {
+		p, err := m.contribute("exscan", total, send[lo:hi], first)
+		if err == nil && m.me > 0 {
+			err = m.combine(p, total, send[lo:hi], recv[lo:hi], op, m.me-1, 0)
+		}
+		return err
+	}))
 }

@@ -21,18 +21,17 @@ import (
 // epoch word and the length of its data, so that a contribution of up to
 // 48 bytes travels in the epoch's own cache line. Rank r's wake-up line
 // holds the number of ranks asleep waiting for r's words (offSleepers)
-// and the futex word they sleep on (offWake), then what single copy needs
-// (single.go): r's process id, probe word and verdict, and r's latest call
+// and the futex word they sleep on (offWake), and r's latest call
 // (announce.go).
 const (
 	magic       = 0x6c6c6f6369706d67 // "gmpicoll", little-endian
-	version     = 4
+	version     = 5
 	offSleepers = 0
 	offWake     = 4
 	line        = 64
 	headerBytes = line
 	offEpoch    = 0  // uint64: the epoch whose data the block holds
-	offLen      = 8  // uint64: its length in bytes
+	offLen      = 8  // uint64: the contribution's length and its call (lengthWord)
 	offData     = 16 // the data
 )
 

@@ -62,15 +62,14 @@ func TestParams(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := (config{maxBytes: defaultMaxBytes, maxRanks: defaultMaxRanks, dir: "/dev/shm", singleCopy: true,
+	if want := (config{maxBytes: defaultMaxBytes, maxRanks: defaultMaxRanks, dir: "/dev/shm",
 		forced: map[string]bool{}}); !reflect.DeepEqual(c.cfg, want) {
 		t.Errorf("default config %+v, want %+v", c.cfg, want)
 	}
 	if c.log == nil {
 		t.Error("Open left no logger")
 	}
-	c, err = open(t, "coll_sm_max_bytes", "2k", "coll_sm_max_ranks", "4", "coll_sm_backing_directory", "/tmp/x",
-		"coll_sm_single_copy", "false")
+	c, err = open(t, "coll_sm_max_bytes", "2k", "coll_sm_max_ranks", "4", "coll_sm_backing_directory", "/tmp/x")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -159,8 +159,8 @@ func mismatch(x *checker, w mpi.Comm) {
 		count = n + 1
 	}
 	// The straddles: rank 1's count fits coll sm's blocks, the others' go
-	// by single copy or to the next component, after a large call that
-	// agrees and settles which.
+	// in rounds (or to the next component, where the blocks are too small
+	// for rounds), after a large call that agrees.
 	if strings.HasSuffix(kind, "-straddle") {
 		x.ok(mpi.Bcast(make([]int32, 200_000), 0, w), "large bcast")
 		count = 200_000

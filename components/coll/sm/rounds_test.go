@@ -1,0 +1,173 @@
+package sm
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/gompi/gompi/frameworks/coll"
+	"github.com/gompi/gompi/frameworks/coll/colltest"
+)
+
+// roundsBytes is a test world's block: two lines a rank, so that calls of
+// a few hundred bytes take several rounds.
+func roundsBytes(n int) int { return 2 * n * line }
+
+// roundsCalls are k's calls past the block: one element more, and a few
+// rounds and a part.
+func roundsCalls(k kind, n, maxBytes int) []call {
+	return callsOf(k, n, func(op testOp) []int {
+		switch k {
+		case kBarrier:
+			return []int{0}
+		case kReduce, kAllreduce, kReduceScatter, kScan, kExscan:
+			es := op.op.ElemSize()
+			return []int{maxBytes/es + 1, (7*maxBytes/2)/es + 3}
+		case kReduceScatterBlock:
+			return []int{maxBytes/(n*op.op.ElemSize()) + 1}
+		case kScatter, kAlltoall:
+			return []int{maxBytes/n + 1, 7*maxBytes/(2*n) + 5}
+		}
+		return []int{maxBytes + 1, 7*maxBytes/2 + 3}
+	})
+}
+
+// TestRounds runs every collective past the block: each must go in
+// rounds, giving the right result without a message.
+func TestRounds(t *testing.T) {
+	for _, n := range sizes {
+		for _, over := range []bool{false, true} {
+			t.Run(fmt.Sprintf("n%d/oversubscribed=%v", n, over), func(t *testing.T) {
+				maxBytes := roundsBytes(n)
+				w := newWorld(t, n)
+				host := w.host()
+				host.Oversubscribed = over
+				w.build(t, host, func(int) config { return config{maxBytes: maxBytes, maxRanks: 16, dir: w.dir} })
+				for k := range nKinds {
+					w.runServed(t, roundsCalls(k, n, maxBytes), func(call) bool { return true })
+				}
+			})
+		}
+	}
+}
+
+// TestRoundsManyEpochs mixes calls of one round and of several with the
+// others: a round that wrote over a block before every member had read it
+// would show as a wrong result.
+func TestRoundsManyEpochs(t *testing.T) {
+	for _, n := range []int{2, 3, 5, 8} {
+		t.Run(fmt.Sprintf("n%d", n), func(t *testing.T) {
+			maxBytes := roundsBytes(n)
+			w := newWorld(t, n)
+			w.buildSm(t, maxBytes)
+			calls := sequence(n, 3*maxBytes, 200) // sizes to about four blocks
+			several := 0
+			for _, x := range calls {
+				if x.contribution(n) > maxBytes {
+					several++
+				}
+			}
+			if several < 40 {
+				t.Fatalf("only %d of %d calls go in several rounds", several, len(calls))
+			}
+			w.runCalls(t, calls)
+		})
+	}
+}
+
+// TestRoundsCountsDisagree: rank 1 passes a shorter buffer than the
+// others, in calls of several rounds. The first round is an agreement, so
+// every rank returns an error, ErrTooLong on rank 1, which reads the
+// others' longer counts, ErrTooShort on the others, and the ranks stay in
+// step: the next calls work. When rank 1's count fits a block, it takes
+// one round: it finds the error only where it reads another rank's
+// block, and the others find its length word left from an earlier call.
+func TestRoundsCountsDisagree(t *testing.T) {
+	const maxBytes = 5 * 2 * line // two lines a rank on the largest world
+	sum := testOps[0].op
+	every := func(r, _ int) int {
+		if r == short {
+			return wantTooLong
+		}
+		return wantTooShort
+	}
+	var cases []disagreement
+	for _, tc := range []struct {
+		name    string
+		k, less int
+		// scatter's per-rank block: rank 1's root buffer (n of them) must
+		// fit a block on 5 ranks, or not, as the others' counts do
+		sk, sless int
+	}{
+		{"several", 3 * maxBytes, maxBytes, 3 * maxBytes / 2, maxBytes / 2},
+		{"one", 3 * maxBytes, 3*maxBytes - maxBytes/2, 3 * maxBytes / 2, 3*maxBytes/2 - maxBytes/5},
+	} {
+		k, less, sk, sless := tc.k, tc.less, tc.sk, tc.sless
+		one := tc.name == "one"
+		// wantOr is every's want, except rank 1's when its single round
+		// reads nothing.
+		wantOr := func(reads func(r, n int) int) func(r, n int) int {
+			if !one {
+				return every
+			}
+			return func(r, n int) int {
+				if r == short {
+					return reads(r, n)
+				}
+				return wantTooShort
+			}
+		}
+		cases = append(cases, disagreement{"allreduce/" + tc.name, func(tab *coll.Table, c coll.Comm, r, n int) error {
+			l := shortLength(r, k, less)
+			return tab.Allreduce(c, colltest.Data(1, r, l), make([]byte, l), sum)
+		}, wantOr(everyReads)})
+		cases = append(cases, disagreement{"allgather/" + tc.name, func(tab *coll.Table, c coll.Comm, r, n int) error {
+			l := shortLength(r, k, less)
+			return tab.Allgather(c, colltest.Data(1, r, l), make([]byte, n*l))
+		}, wantOr(everyReads)})
+		cases = append(cases, disagreement{"alltoall/" + tc.name, func(tab *coll.Table, c coll.Comm, r, n int) error {
+			l := n * shortLength(r, k/n, less/n)
+			return tab.Alltoall(c, colltest.Data(1, r, l), make([]byte, l))
+		}, wantOr(everyReads)})
+		cases = append(cases, disagreement{"scan/" + tc.name, func(tab *coll.Table, c coll.Comm, r, n int) error {
+			l := shortLength(r, k, less)
+			return tab.Scan(c, colltest.Data(1, r, l), make([]byte, l), sum)
+		}, wantOr(func(r, _ int) int { return wantTooLong })})
+		cases = append(cases, disagreement{"allgatherv/" + tc.name, func(tab *coll.Table, c coll.Comm, r, n int) error {
+			// Rank 1's counts are all short: its datatype differs.
+			l := shortLength(r, k, less)
+			counts, displs := make([]int, n), make([]int, n)
+			for q := range counts {
+				counts[q], displs[q] = l, q*l
+			}
+			return tab.Allgatherv(c, colltest.Data(1, r, l), make([]byte, n*l), counts, displs)
+		}, wantOr(everyReads)})
+		cases = append(cases, disagreement{"reduce_scatter_block/" + tc.name, func(tab *coll.Table, c coll.Comm, r, n int) error {
+			l := shortLength(r, sk, sless)
+			return tab.ReduceScatterBlock(c, colltest.Data(1, r, n*l), make([]byte, l), byteSum{})
+		}, wantOr(everyReads)})
+		for _, root := range []int{0, 1} {
+			cases = append(cases, disagreement{fmt.Sprintf("reduce/root%d/%s", root, tc.name), func(tab *coll.Table, c coll.Comm, r, n int) error {
+				l := shortLength(r, k, less)
+				return tab.Reduce(c, colltest.Data(1, r, l), make([]byte, l), sum, root)
+			}, wantOr(rootReads(root))})
+			cases = append(cases, disagreement{fmt.Sprintf("gather/root%d/%s", root, tc.name), func(tab *coll.Table, c coll.Comm, r, n int) error {
+				l := shortLength(r, k, less)
+				return tab.Gather(c, colltest.Data(1, r, l), make([]byte, n*l), root)
+			}, wantOr(rootReads(root))})
+			cases = append(cases, disagreement{fmt.Sprintf("bcast/root%d/%s", root, tc.name), func(tab *coll.Table, c coll.Comm, r, n int) error {
+				return tab.Bcast(c, colltest.Data(1, root, shortLength(r, k, less)), root)
+			}, wantOr(readRoot(root))})
+			cases = append(cases, disagreement{fmt.Sprintf("scatter/root%d/%s", root, tc.name), func(tab *coll.Table, c coll.Comm, r, n int) error {
+				l := shortLength(r, sk, sless)
+				return tab.Scatter(c, colltest.Data(1, root, n*l), make([]byte, l), root)
+			}, wantOr(readRoot(root))})
+		}
+	}
+	// The warm calls fill every block with a call of this size, so that the
+	// words rank 1 leaves are of another call of the very counts.
+	var warm []call
+	for range 2 {
+		warm = append(warm, call{k: kBcast, size: 3 * maxBytes, seed: 1}, call{k: kAllgather, size: 3 * maxBytes, seed: 2})
+	}
+	runDisagreements(t, cases, func(t *testing.T, w *world) { w.buildSm(t, maxBytes) }, warm, maxBytes)
+}
