@@ -12,11 +12,11 @@
 //
 // It provides barrier, bcast, reduce, allreduce, gather, scatter,
 // allgather, allgatherv, alltoall, reduce_scatter, reduce_scatter_block,
-// scan and exscan at every size: a call larger than a block
-// (coll_sm_max_bytes) goes in rounds, a block's worth of every
-// contribution at a time (rounds.go). The collectives it does not provide
-// go to the next component (tuned), as does every call of a collective
-// whose tuned algorithm the user forced. See docs/architecture.md for the
+// scan and exscan: a call larger than a block (coll_sm_max_bytes) goes
+// in rounds, a block's worth of every contribution at a time, except
+// where tuned was measured faster (rounds.go). Those calls, the
+// collectives it does not provide, and every call of a collective whose
+// tuned algorithm the user forced go to the next component (tuned). See docs/architecture.md for the
 // protocol.
 package sm
 

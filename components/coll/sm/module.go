@@ -373,7 +373,7 @@ func (m *module) bcast(c coll.Comm, buf []byte, root int) error {
 	}
 	total := len(buf)
 	multi := !m.fits(total)
-	if multi && !m.roundsPay() {
+	if multi && !m.roundsPay("bcast", total) {
 		return m.toNext("bcast", total, func() error { return m.next.Bcast(c, buf, root) })
 	}
 	m.announce("bcast", total, pathSegment)
@@ -462,7 +462,7 @@ func (m *module) reduce(c coll.Comm, send, recv []byte, op coll.Op, root int) er
 	}
 	total := len(send)
 	multi := !m.fits(total)
-	if multi && !m.roundsPay() {
+	if multi && !m.roundsPay("reduce", total) {
 		return m.toNext("reduce", total, func() error { return m.next.Reduce(c, send, recv, op, root) })
 	}
 	m.announce("reduce", total, pathSegment)
@@ -485,7 +485,7 @@ func (m *module) allreduce(c coll.Comm, send, recv []byte, op coll.Op) error {
 	}
 	total := len(send)
 	multi := !m.fits(total)
-	if multi && !m.roundsPay() {
+	if multi && !m.roundsPay("allreduce", total) {
 		return m.toNext("allreduce", total, func() error { return m.next.Allreduce(c, send, recv, op) })
 	}
 	m.announce("allreduce", total, pathSegment)
@@ -522,7 +522,7 @@ func (m *module) gather(c coll.Comm, send, recv []byte, root int) error {
 	}
 	total := len(send)
 	multi := !m.fits(total)
-	if multi && !m.roundsPay() {
+	if multi && !m.roundsPay("gather", total) {
 		return m.toNext("gather", total, func() error { return m.next.Gather(c, send, recv, root) })
 	}
 	m.announce("gather", total, pathSegment)
@@ -541,7 +541,7 @@ func (m *module) allgather(c coll.Comm, send, recv []byte) error {
 	}
 	total := len(send)
 	multi := !m.fits(total)
-	if multi && !m.roundsPay() {
+	if multi && !m.roundsPay("allgather", total) {
 		return m.toNext("allgather", total, func() error { return m.next.Allgather(c, send, recv) })
 	}
 	m.announce("allgather", total, pathSegment)
@@ -569,7 +569,7 @@ func (m *module) scatter(c coll.Comm, send, recv []byte, root int) error {
 	k := len(recv)
 	total := m.n * k
 	multi := !m.fits(total)
-	if multi && !m.roundsPay() {
+	if multi && !m.roundsPay("scatter", total) {
 		return m.toNext("scatter", total, func() error { return m.next.Scatter(c, send, recv, root) })
 	}
 	m.announce("scatter", total, pathSegment)
@@ -619,7 +619,7 @@ func (m *module) alltoall(c coll.Comm, send, recv []byte) error {
 	}
 	total := len(send)
 	multi := !m.fits(total)
-	if multi && !m.roundsPay() {
+	if multi && !m.roundsPay("alltoall", total) {
 		return m.toNext("alltoall", total, func() error { return m.next.Alltoall(c, send, recv) })
 	}
 	m.announce("alltoall", total, pathSegment)
@@ -659,7 +659,7 @@ func (m *module) allgatherv(c coll.Comm, send, recv []byte, counts, displs []int
 	}
 	most := slices.Max(counts)
 	multi := !m.fits(most)
-	if multi && !m.roundsPay() {
+	if multi && !m.roundsPay("allgatherv", most) {
 		m.announce("allgatherv", most, pathNext)
 		return m.next.Allgatherv(c, send, recv, counts, displs)
 	}
@@ -707,7 +707,7 @@ func (m *module) reduceScatter(c coll.Comm, send, recv []byte, counts []int, op 
 		}
 		total += k
 	}
-	if !m.fits(total) && !m.roundsPay() {
+	if !m.fits(total) && !m.roundsPay("reduce_scatter", total) {
 		m.announce("reduce_scatter", total, pathNext)
 		return m.next.ReduceScatter(c, send, recv, counts, op)
 	}
@@ -723,7 +723,7 @@ func (m *module) reduceScatter(c coll.Comm, send, recv []byte, counts []int, op 
 }
 
 func (m *module) reduceScatterBlock(c coll.Comm, send, recv []byte, op coll.Op) error {
-	if !m.fits(m.n*len(recv)) && !m.roundsPay() {
+	if !m.fits(m.n*len(recv)) && !m.roundsPay("reduce_scatter_block", m.n*len(recv)) {
 		m.announce("reduce_scatter_block", m.n*len(recv), pathNext)
 		return m.next.ReduceScatterBlock(c, send, recv, op)
 	}
@@ -756,7 +756,7 @@ func (m *module) reduceParts(name string, send, recv []byte, op coll.Op, off int
 // scan leaves at rank i the reduction of the blocks of ranks 0 to i.
 func (m *module) scan(c coll.Comm, send, recv []byte, op coll.Op) error {
 	multi := !m.fits(len(send))
-	if multi && !m.roundsPay() {
+	if multi && !m.roundsPay("scan", len(send)) {
 		m.announce("scan", len(send), pathNext)
 		return m.next.Scan(c, send, recv, op)
 	}
@@ -782,7 +782,7 @@ func (m *module) scan(c coll.Comm, send, recv []byte, op coll.Op) error {
 // is left as it was.
 func (m *module) exscan(c coll.Comm, send, recv []byte, op coll.Op) error {
 	multi := !m.fits(len(send))
-	if multi && !m.roundsPay() {
+	if multi && !m.roundsPay("exscan", len(send)) {
 		m.announce("exscan", len(send), pathNext)
 		return m.next.Exscan(c, send, recv, op)
 	}

@@ -5,10 +5,11 @@ package sm
 // The epochs' double buffering pipelines them: a rank writes round j+1's
 // piece while the others still read round j's, and the pieces stay in the
 // caches. Against the single copy (cross-memory attach) that served large
-// calls before, and tuned's messages, rounds took 0.04-0.6 of the time
-// on 2, 4 and 8 ranks from 128 KiB to 4 MiB, and never more
-// (docs/performance.md), so single copy was removed.
-//
+// calls before and tuned's messages, at 128 KiB-1 MiB (docs/performance.md):
+// on 2 ranks 0.3-0.9 of the time (alltoall about the same), on 4 and 8
+// 0.4-0.9 for reduce, allreduce and allgather, alltoall on 4 about the
+// same; single copy was removed. roundsPay leaves the two cases where
+// tuned was faster to it.//
 // Ranks whose counts disagree would do different numbers of rounds and
 // fall out of step for good, so the first round of a call of several is
 // also an agreement: every member writes its length word in it, whether
@@ -31,10 +32,28 @@ func inRounds(size, piece int, multi bool, f func(lo, hi int, first bool) error)
 	}
 }
 
-// roundsPay reports whether calls too large for a block go in rounds: when
-// a round's piece holds at least a line for every rank. Smaller blocks
-// (coll_sm_max_bytes set very low) leave them to the next component.
-func (m *module) roundsPay() bool { return m.limit >= m.n*line }
+// roundsPay reports whether a call of collective name of size bytes a
+// rank, too large for a block, goes in rounds: when a round's piece holds
+// at least a line for every rank (smaller blocks, coll_sm_max_bytes set
+// very low, leave large calls to the next component), except where
+// tuned's messages were measured faster. On 8 ranks sharing 2 CPUs,
+// alltoall in rounds took 1.1-1.5 times tuned's pairwise exchange at
+// 256 KiB-1 MiB, and bcast 1.5-1.6 times tuned's at 1 MiB (about the same
+// at 512 KiB): every rank waits for the others at every round, and each
+// wait is a context switch. On 2 and 4 ranks rounds were as fast or
+// faster everywhere, and so were the other collectives on 8.
+func (m *module) roundsPay(name string, size int) bool {
+	if m.limit < m.n*line {
+		return false
+	}
+	switch name {
+	case "alltoall":
+		return m.n <= 4
+	case "bcast":
+		return m.n <= 4 || size <= 512<<10
+	}
+	return true
+}
 
 // piece is the size of a round's piece of a contribution of total bytes
 // of elem-byte elements: the whole contribution in a call of one round,
