@@ -37,18 +37,19 @@ func inRounds(size, piece int, multi bool, f func(lo, hi int, first bool) error)
 // at least a line for every rank (smaller blocks, coll_sm_max_bytes set
 // very low, leave large calls to the next component), except where
 // tuned's messages were measured faster. On 8 ranks sharing 2 CPUs,
-// alltoall in rounds took 1.1-1.5 times tuned's pairwise exchange at
-// 256 KiB-1 MiB, and bcast 1.5-1.6 times tuned's at 1 MiB (about the same
-// at 512 KiB): every rank waits for the others at every round, and each
-// wait is a context switch. On 2 and 4 ranks rounds were as fast or
-// faster everywhere, and so were the other collectives on 8.
+// alltoall in rounds took 1.1-1.5 times tuned's pairwise exchange from
+// blocks of 256 KiB a rank (about the same at 128 KiB, 0.6 at 64 KiB, a
+// send buffer of 512 KiB), and bcast 1.5-1.6 times tuned's at 1 MiB
+// (about the same at 512 KiB): every rank waits for the others at every
+// round, and each wait is a context switch. On 2 and 4 ranks rounds were
+// as fast or faster everywhere, and so were the other collectives on 8.
 func (m *module) roundsPay(name string, size int) bool {
 	if m.limit < m.n*line {
 		return false
 	}
 	switch name {
 	case "alltoall":
-		return m.n <= 4
+		return m.n <= 4 || size <= 512<<10
 	case "bcast":
 		return m.n <= 4 || size <= 512<<10
 	}

@@ -36,7 +36,7 @@ func roundsCalls(k kind, n, maxBytes int) []call {
 func inRoundsCall(x call, n int) bool {
 	switch x.k {
 	case kAlltoall:
-		return n <= 4
+		return n <= 4 || n*x.size <= 512<<10
 	case kBcast:
 		return n <= 4 || x.size <= 512<<10
 	}
@@ -139,10 +139,6 @@ func TestRoundsCountsDisagree(t *testing.T) {
 		}, wantOr(everyReads)})
 		cases = append(cases, disagreement{"alltoall/" + tc.name, func(tab *coll.Table, c coll.Comm, r, n int) error {
 			l := n * shortLength(r, k/n, less/n)
-			if !inRoundsCall(call{k: kAlltoall}, n) {
-				// Larger calls go to the next module: one round.
-				l = n * shortLength(r, maxBytes/n, maxBytes/(2*n))
-			}
 			return tab.Alltoall(c, colltest.Data(1, r, l), make([]byte, l))
 		}, wantOr(everyReads)})
 		cases = append(cases, disagreement{"scan/" + tc.name, func(tab *coll.Table, c coll.Comm, r, n int) error {
