@@ -325,21 +325,26 @@ func maxBytesFor(n int) int { return 16 * n * ((4 + n - 1) / n) }
 // element, a few, exactly maxBytes, and one element more, which the next
 // module serves.
 func boundaryCalls(k kind, n, maxBytes int) []call {
+	return limitCalls(k, n, maxBytes, func(l int) []int { return []int{0, 1, min(3, l), l, l + 1} })
+}
+
+// limitCalls makes k's calls of the sizes that lens gives for l, the
+// largest size that fits maxBytes in k's unit: elements for a reduction,
+// a rank's block for scatter, alltoall and reduce_scatter_block, bytes
+// otherwise.
+func limitCalls(k kind, n, maxBytes int, lens func(l int) []int) []call {
 	return callsOf(k, n, func(op testOp) []int {
 		switch k {
 		case kBarrier:
 			return []int{0}
 		case kReduce, kAllreduce, kReduceScatter, kScan, kExscan:
-			es := op.op.ElemSize()
-			return []int{0, 1, 3, maxBytes / es, maxBytes/es + 1}
+			return lens(maxBytes / op.op.ElemSize())
 		case kReduceScatterBlock:
-			// A block per rank: n*es more bytes past the limit.
-			k := maxBytes / (n * op.op.ElemSize())
-			return []int{0, 1, min(3, k), k, k + 1}
+			return lens(maxBytes / (n * op.op.ElemSize()))
 		case kScatter, kAlltoall:
-			return []int{0, 1, 3, maxBytes / n, maxBytes/n + 1}
+			return lens(maxBytes / n)
 		}
-		return []int{0, 1, 7, maxBytes, maxBytes + 1}
+		return lens(maxBytes)
 	})
 }
 

@@ -15,20 +15,7 @@ func roundsBytes(n int) int { return 2 * n * line }
 // roundsCalls are k's calls past the block: one element more, and a few
 // rounds and a part.
 func roundsCalls(k kind, n, maxBytes int) []call {
-	return callsOf(k, n, func(op testOp) []int {
-		switch k {
-		case kBarrier:
-			return []int{0}
-		case kReduce, kAllreduce, kReduceScatter, kScan, kExscan:
-			es := op.op.ElemSize()
-			return []int{maxBytes/es + 1, (7*maxBytes/2)/es + 3}
-		case kReduceScatterBlock:
-			return []int{maxBytes/(n*op.op.ElemSize()) + 1}
-		case kScatter, kAlltoall:
-			return []int{maxBytes/n + 1, 7*maxBytes/(2*n) + 5}
-		}
-		return []int{maxBytes + 1, 7*maxBytes/2 + 3}
-	})
+	return limitCalls(k, n, maxBytes, func(l int) []int { return []int{l + 1, 7*l/2 + 3} })
 }
 
 // inRoundsCall says whether sm serves call x of n ranks, past the block, in
