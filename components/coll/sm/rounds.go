@@ -9,7 +9,8 @@ package sm
 // on 2 ranks 0.3-0.9 of the time (alltoall about the same), on 4 and 8
 // 0.4-0.9 for reduce, allreduce and allgather, alltoall on 4 about the
 // same; single copy was removed. roundsPay leaves the two cases where
-// tuned was faster to it.//
+// tuned was faster to it.
+//
 // Ranks whose counts disagree would do different numbers of rounds and
 // fall out of step for good, so the first round of a call of several is
 // also an agreement: every member writes its length word in it, whether
@@ -47,10 +48,7 @@ func (m *module) roundsPay(name string, size int) bool {
 	if m.limit < m.n*line {
 		return false
 	}
-	switch name {
-	case "alltoall":
-		return m.n <= 4 || size <= 512<<10
-	case "bcast":
+	if name == "alltoall" || name == "bcast" {
 		return m.n <= 4 || size <= 512<<10
 	}
 	return true
