@@ -16,10 +16,11 @@ import (
 
 // module is one rank's view of a communicator's segment.
 //
-// Epochs: the n-th call that goes through the segment is epoch n on every
-// member (MPI has every member call a communicator's collectives in the
-// same order, and a call's size, which decides whether it goes through
-// the segment, is alike on every member). In epoch e a rank uses only its
+// Epochs: the calls that go through the segment are numbered epochs alike
+// on every member, one per call or per round of a call that goes in
+// rounds (MPI has every member call a communicator's collectives in the
+// same order, and a call's size, which decides its path and its rounds,
+// is alike on every member). In epoch e a rank uses only its
 // blocks of parity e&1, and it raises its block's epoch word to e once it
 // has written its data, or, if it writes none, once it has read what it
 // needed: a rank's word at e-1 therefore says it is done with epoch e-2.
