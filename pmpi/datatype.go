@@ -40,12 +40,9 @@ func (d Datatype) Size() int { return d.desc().size }
 
 func (d Datatype) kind() kind { return d.desc().kind }
 
-func (d Datatype) desc() *typeDesc {
-	if int(d.id) < len(predefined) {
-		return &predefined[d.id]
-	}
-	return &predefined[0]
-}
+// desc is d's descriptor; only this package makes ids, all of them in
+// predefined.
+func (d Datatype) desc() *typeDesc { return &predefined[d.id] }
 
 // count is how many whole elements n bytes hold: a shift for the
 // power-of-two sizes of the predefined types, since a division costs

@@ -326,8 +326,8 @@ func (m *module) fail(name string, err error) error {
 func (m *module) fits(n int) bool { return n <= m.limit }
 
 // toNext sends a call of collective name of size bytes to the next
-// component: a call too large for the blocks when they are too small for
-// rounds (roundsPay).
+// component: a call too large for a block where rounds do not pay
+// (roundsPay).
 func (m *module) toNext(name string, size int, next func() error) error {
 	m.announce(name, size, pathNext)
 	return next()
@@ -585,9 +585,11 @@ func (m *module) scatter(c coll.Comm, send, recv []byte, root int) error {
 			if err != nil {
 				return err
 			}
-			for r := 0; r < m.n && m.me == root; r++ {
-				if r != root {
-					m.w.Copy(b[r*w:(r+1)*w], send[r*k+lo:r*k+hi])
+			if m.me == root {
+				for r := range m.n {
+					if r != root {
+						m.w.Copy(b[r*w:(r+1)*w], send[r*k+lo:r*k+hi])
+					}
 				}
 			}
 			m.raise(p)
@@ -661,20 +663,18 @@ func (m *module) allgatherv(c coll.Comm, send, recv []byte, counts, displs []int
 	most := slices.Max(counts)
 	multi := !m.fits(most)
 	if multi && !m.roundsPay("allgatherv", most) {
-		m.announce("allgatherv", most, pathNext)
-		return m.next.Allgatherv(c, send, recv, counts, displs)
+		return m.toNext("allgatherv", most, func() error { return m.next.Allgatherv(c, send, recv, counts, displs) })
 	}
 	if err := coll.CheckLen("send", len(send), counts[m.me], "this rank's count"); err != nil {
 		return m.fail("allgatherv", err)
 	}
 	m.announce("allgatherv", most, pathSegment)
 	return m.fail("allgatherv", inRounds(most, piece(m.limit, multi, most, 1), multi, func(lo, hi int, first bool) error {
-		p := m.begin("allgatherv")
-		if err := m.write(p, len(send), send[min(lo, len(send)):min(hi, len(send))]); err != nil {
-			return err
+		// Every member's count is its own: agree with counts, not len(send).
+		p, err := m.contribute("allgatherv", len(send), send[min(lo, len(send)):min(hi, len(send))], false)
+		if err == nil {
+			err = m.agree(p, 0, counts, first)
 		}
-		m.raise(p)
-		err := m.agree(p, 0, counts, first)
 		for r := 0; r < m.n && err == nil; r++ {
 			a, b := min(lo, counts[r]), min(hi, counts[r])
 			var data []byte
@@ -709,8 +709,7 @@ func (m *module) reduceScatter(c coll.Comm, send, recv []byte, counts []int, op 
 		total += k
 	}
 	if !m.fits(total) && !m.roundsPay("reduce_scatter", total) {
-		m.announce("reduce_scatter", total, pathNext)
-		return m.next.ReduceScatter(c, send, recv, counts, op)
+		return m.toNext("reduce_scatter", total, func() error { return m.next.ReduceScatter(c, send, recv, counts, op) })
 	}
 	err := coll.CheckLen("send", len(send), total, "the sum of the counts")
 	if err == nil {
@@ -725,8 +724,7 @@ func (m *module) reduceScatter(c coll.Comm, send, recv []byte, counts []int, op 
 
 func (m *module) reduceScatterBlock(c coll.Comm, send, recv []byte, op coll.Op) error {
 	if !m.fits(m.n*len(recv)) && !m.roundsPay("reduce_scatter_block", m.n*len(recv)) {
-		m.announce("reduce_scatter_block", m.n*len(recv), pathNext)
-		return m.next.ReduceScatterBlock(c, send, recv, op)
+		return m.toNext("reduce_scatter_block", m.n*len(recv), func() error { return m.next.ReduceScatterBlock(c, send, recv, op) })
 	}
 	err := coll.CheckOp(op, len(recv))
 	if err == nil {
@@ -758,8 +756,7 @@ func (m *module) reduceParts(name string, send, recv []byte, op coll.Op, off int
 func (m *module) scan(c coll.Comm, send, recv []byte, op coll.Op) error {
 	multi := !m.fits(len(send))
 	if multi && !m.roundsPay("scan", len(send)) {
-		m.announce("scan", len(send), pathNext)
-		return m.next.Scan(c, send, recv, op)
+		return m.toNext("scan", len(send), func() error { return m.next.Scan(c, send, recv, op) })
 	}
 	err := coll.CheckOp(op, len(send))
 	if err == nil {
@@ -784,8 +781,7 @@ func (m *module) scan(c coll.Comm, send, recv []byte, op coll.Op) error {
 func (m *module) exscan(c coll.Comm, send, recv []byte, op coll.Op) error {
 	multi := !m.fits(len(send))
 	if multi && !m.roundsPay("exscan", len(send)) {
-		m.announce("exscan", len(send), pathNext)
-		return m.next.Exscan(c, send, recv, op)
+		return m.toNext("exscan", len(send), func() error { return m.next.Exscan(c, send, recv, op) })
 	}
 	err := coll.CheckOp(op, len(send))
 	if err == nil && m.me > 0 {
