@@ -135,8 +135,8 @@ func TestProtocolBoundaries(t *testing.T) {
 		// Single copy above a threshold of its own; eager to 32 KiB below it.
 		{"sm-single-copy", []string{"--mca", "btl", "self,sm", "--mca", "btl_sm_single_copy_threshold", "100000"},
 			boundaries(32<<10, 100000)},
-		// tcp's defaults: eager limit 64 KiB, fragments of 1 MiB.
-		{"tcp", []string{"--mca", "btl", "self,tcp"}, boundaries(64<<10, 1<<20, 2<<20)},
+		// tcp's defaults: eager limit 128 KiB, fragments of 4 MiB.
+		{"tcp", []string{"--mca", "btl", "self,tcp"}, boundaries(128<<10, 4<<20, 8<<20)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -62,6 +62,7 @@ func (m *Module) serve(sl *slot) {
 	}
 	p := &m.peers[s.dialer]
 	c.peer = p
+	m.setOptions(c.nc) // before c can carry a frame, as on the dialer's side
 	// Hold the write lock across the verdict: once c is p's connection,
 	// Sends may use it, and their frames must follow the verdict.
 	c.wmu.Lock()
@@ -77,7 +78,6 @@ func (m *Module) serve(sl *slot) {
 	if err != nil {
 		m.log.Debug("sending the verdict failed", "peer", p.rank, "error", err)
 	}
-	m.setOptions(c.nc)
 	m.log.Debug("accepted", "peer", p.rank, "remote", remote)
 	c.readLoop()
 }

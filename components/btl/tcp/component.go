@@ -68,6 +68,11 @@ func (c *Component) Open(_ context.Context, env *mca.Env) error {
 			return fmt.Errorf("%w: btl tcp: %w", mca.ErrFatal, err)
 		}
 	}
+	if a := cfg.congestion; a != congestionAuto && a != congestionSystem {
+		if err := checkCongestion(c.params.congestion.Name(), a); err != nil {
+			return fmt.Errorf("%w: btl tcp: %w", mca.ErrFatal, err)
+		}
+	}
 	c.cfg = cfg
 	c.opened = true
 	return nil

@@ -291,6 +291,13 @@ func (m *Module) untrack(c *conn) {
 
 func (m *Module) setOptions(nc *net.TCPConn) {
 	nc.SetNoDelay(true)
+	if algo := m.cfg.congestionFor(nc.LocalAddr(), nc.RemoteAddr()); algo != "" {
+		if err := setCongestion(nc, algo); err != nil {
+			// Open checked a chosen algorithm; auto's reno may only be missing.
+			m.log.Warn("cannot set the congestion control; the connection keeps the system's",
+				"algorithm", algo, "remote", nc.RemoteAddr(), "error", err)
+		}
+	}
 	if m.cfg.sndbuf > 0 {
 		nc.SetWriteBuffer(m.cfg.sndbuf)
 	}

@@ -41,7 +41,7 @@ func TestFramesOfEverySizeArriveInOrder(t *testing.T) {
 
 func TestConcurrentSendsBothWays(t *testing.T) {
 	const ranks, streams, perStream = 3, 4, 10
-	j := newJob(t, ranks)
+	j := newJob(t, ranks, append(loopbackOnly, "btl_tcp_max_send_size", "1m")...)
 	ctx := context.Background()
 	var wg sync.WaitGroup
 	errs := make(chan error, ranks*streams)
@@ -315,7 +315,7 @@ func TestModuleProperties(t *testing.T) {
 	j := newJob(t, 1, "btl_tcp_if_include", "127.0.0.0/8", "btl_tcp_exclusivity", "7", "btl_tcp_max_send_size", "256k")
 	m := j.mods[0]
 	got := fmt.Sprint(m.Name(), m.Exclusivity(), m.Bandwidth(), m.EagerLimit(), m.MaxSendSize(), m.Progress())
-	if want := fmt.Sprint("tcp", 7, 10000, 64<<10, 256<<10, 0); got != want {
+	if want := fmt.Sprint("tcp", 7, 10000, 128<<10, 256<<10, 0); got != want {
 		t.Fatalf("properties %s, want %s", got, want)
 	}
 }

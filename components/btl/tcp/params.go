@@ -15,6 +15,7 @@ type paramSet struct {
 	eagerLimit, maxSend  params.Param[int64]
 	coalesceLimit        params.Param[int64]
 	sndbuf, rcvbuf       params.Param[int64]
+	congestion           params.Param[string]
 	exclusivity          params.Param[int]
 	bandwidth            params.Param[int]
 	handshakeTimeout     params.Param[float64]
@@ -27,6 +28,7 @@ type config struct {
 	eagerLimit, maxSend  int
 	coalesceLimit        int
 	sndbuf, rcvbuf       int
+	congestion           string
 	exclusivity          int
 	bandwidth            int
 	handshakeTimeout     time.Duration
@@ -50,14 +52,14 @@ func register(r *params.Registrar) paramSet {
 		}),
 		eagerLimit: r.Size(params.Spec{
 			Name:     "eager_limit",
-			Default:  "64k",
+			Default:  "128k",
 			Level:    4,
 			Help:     "Largest message, in bytes, sent in one fragment without a rendezvous.",
 			Validate: params.SizeIn(1, maxPayload),
 		}),
 		maxSend: r.Size(params.Spec{
 			Name:     "max_send_size",
-			Default:  "1m",
+			Default:  "4m",
 			Level:    4,
 			Help:     "Largest payload, in bytes, of one fragment of a long message.",
 			Validate: params.SizeIn(1, maxPayload),
@@ -118,6 +120,18 @@ func register(r *params.Registrar) paramSet {
 			Help:     "Socket send buffer size in bytes; 0 keeps the operating system's default.",
 			Validate: params.SizeIn(0, math.MaxInt32),
 		}),
+		congestion: r.String(params.Spec{
+			Name:    "congestion",
+			Default: congestionAuto,
+			Level:   5,
+			Help: "TCP congestion control of the connections: auto gives connections between two ranks of one " +
+				"host reno, whose window is not paced (on one host nothing queues, and pacing algorithms such as " +
+				"bbr halved loopback bandwidth), and leaves connections between hosts the system's algorithm; " +
+				"system leaves every connection the system's (net.ipv4.tcp_congestion_control); any other " +
+				"value names the algorithm for every connection, which the kernel must let this process choose " +
+				"(net.ipv4.tcp_allowed_congestion_control).",
+			Validate: validCongestion,
+		}),
 		rcvbuf: r.Size(params.Spec{
 			Name:     "rcvbuf",
 			Default:  "0",
@@ -137,6 +151,7 @@ func (p *paramSet) resolve(s *params.Snapshot) config {
 		coalesceLimit:    int(p.coalesceLimit.Get(s)),
 		sndbuf:           int(p.sndbuf.Get(s)),
 		rcvbuf:           int(p.rcvbuf.Get(s)),
+		congestion:       p.congestion.Get(s),
 		exclusivity:      p.exclusivity.Get(s),
 		bandwidth:        p.bandwidth.Get(s),
 		handshakeTimeout: time.Duration(p.handshakeTimeout.Get(s) * float64(time.Second)),
