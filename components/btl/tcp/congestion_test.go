@@ -72,7 +72,7 @@ func TestCongestionFor(t *testing.T) {
 		{congestionAuto, "127.0.0.1", "127.0.0.1", sameHostAlgo},
 		{congestionAuto, "::1", "::1", sameHostAlgo},
 		{congestionAuto, "192.0.2.2", "192.0.2.2", sameHostAlgo}, // routed locally: one host
-		{congestionAuto, "192.0.2.2", "192.0.2.3", ""},          // another host
+		{congestionAuto, "192.0.2.2", "192.0.2.3", ""},           // another host
 		{congestionSystem, "127.0.0.1", "127.0.0.1", ""},
 		{"cubic", "192.0.2.2", "192.0.2.3", "cubic"},
 	} {

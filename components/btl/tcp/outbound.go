@@ -46,11 +46,7 @@ func (o *outbound) done() bool { return o.first == o.n }
 
 // writeOnce makes one non-blocking write and advances past what it took.
 func (o *outbound) writeOnce(fd int) {
-	size := 0
-	for _, v := range o.iov[o.first:o.n] {
-		size += int(v.Len)
-	}
-	k, err := sendNow(fd, o.iov[o.first:o.n], size)
+	k, err := sendNow(fd, o.iov[o.first:o.n])
 	if err != nil {
 		o.err = err
 		return
