@@ -68,33 +68,32 @@ func sameHost(local, remote net.Addr) bool {
 
 // setCongestion sets the congestion control algorithm of nc's socket.
 func setCongestion(nc *net.TCPConn, algo string) error {
-	rc, err := nc.SyscallConn()
-	if err != nil {
-		return err
-	}
-	var serr error
-	if err := rc.Control(func(fd uintptr) {
-		serr = unix.SetsockoptString(int(fd), unix.IPPROTO_TCP, unix.TCP_CONGESTION, algo)
-	}); err != nil {
-		return err
-	}
-	return serr
+	return onSocket(nc, func(fd int) error {
+		return unix.SetsockoptString(fd, unix.IPPROTO_TCP, unix.TCP_CONGESTION, algo)
+	})
 }
 
 // congestionOf is the congestion control algorithm of nc's socket.
-func congestionOf(nc *net.TCPConn) (string, error) {
+func congestionOf(nc *net.TCPConn) (algo string, err error) {
+	err = onSocket(nc, func(fd int) (err error) {
+		algo, err = unix.GetsockoptString(fd, unix.IPPROTO_TCP, unix.TCP_CONGESTION)
+		return err
+	})
+	return strings.TrimRight(algo, "\x00"), err
+}
+
+// onSocket runs f on nc's descriptor and returns what f or the descriptor's
+// access failed with.
+func onSocket(nc *net.TCPConn, f func(fd int) error) error {
 	rc, err := nc.SyscallConn()
 	if err != nil {
-		return "", err
+		return err
 	}
-	var algo string
-	var gerr error
-	if err := rc.Control(func(fd uintptr) {
-		algo, gerr = unix.GetsockoptString(int(fd), unix.IPPROTO_TCP, unix.TCP_CONGESTION)
-	}); err != nil {
-		return "", err
+	var ferr error
+	if err := rc.Control(func(fd uintptr) { ferr = f(int(fd)) }); err != nil {
+		return err
 	}
-	return strings.TrimRight(algo, "\x00"), gerr
+	return ferr
 }
 
 // checkCongestion asks the kernel, on a socket of its own, whether this
