@@ -456,6 +456,9 @@ func (m *Module) Progress() int {
 		if c.broken || !c.pending() {
 			continue
 		}
+		if p := m.peers[c.from]; p != nil {
+			p.out.reserve()
+		}
 		k, err := c.drain(m.recv)
 		n += k
 		if err != nil {

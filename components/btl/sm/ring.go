@@ -101,7 +101,18 @@ type producer struct {
 
 	// w copies payloads in, the faster way for large ones.
 	w shm.Writer
+
+	// next is where the next record starts, or'ed with the line count of
+	// the last record if it was small (at most reserveLines), else 0: a
+	// poller of this rank reads it to take those lines ahead of time
+	// (reserve). Written with release stores, read by any poller.
+	next atomic.Uint64
 }
+
+// reserveLines bounds the lines reserve takes: as many as pending
+// prefetches for the receiver, which takes a small record's lines with
+// its first.
+const reserveLines = maxAhead + 1
 
 // staged is a record whose first word still reads zero.
 type staged struct{ pos, end uint64 }
@@ -211,7 +222,38 @@ func (p *producer) put(hdr, payload []byte, held bool) bool {
 	copy(rec[recHeader:], hdr)
 	copy(rec[off:], payload[:first])
 	p.stage(pos, need)
+	hint := uint64(0)
+	if lines := need / recAlign; lines <= reserveLines {
+		hint = p.tail&(size-1) | lines
+	}
+	if p.next.Load() != hint {
+		storeRelease(&p.next, hint)
+	}
 	return true
+}
+
+// reserve takes the lines where the next record will go, if the last one
+// was small, into this processor's cache for writing, without waiting. A
+// poller calls it when a record arrives from the ring's receiver: in a
+// ping-pong the answer goes there next, and the receiver polls the line it
+// will start on. Without it the answer's first store waits for that line
+// to come back from the receiver's cache and the receiver then fetches it
+// again, two transfers between the caches on every hop; reserved while the
+// message that arrived is delivered, the line is here when the answer is
+// written, and only the receiver's fetch is left (8-byte latency 0.52 ->
+// 0.36 us). The receiver may poll the line back in the meantime: then
+// this rank's store waits for it, as it did without the reservation. A
+// hint read while the producer writes is at worst stale: a prefetch
+// changes no data.
+func (p *producer) reserve() {
+	h := p.next.Load()
+	lines := h & (recAlign - 1)
+	if lines == 0 {
+		return
+	}
+	off := h &^ (recAlign - 1)
+	end := min(off+lines*recAlign, uint64(len(p.data)))
+	shm.PrefetchW(p.data[off:end])
 }
 
 // prefetchw prefetches the ring's lines from offset from to offset to for

@@ -218,6 +218,41 @@ func TestRingPrefetchesWhatTheLastRecordFilled(t *testing.T) {
 	}
 }
 
+// TestRingReservesWhereTheNextRecordGoes: after each record the producer's
+// hint names the offset of the next one and, if the record was small, its
+// line count; reserve then prefetches exactly those lines of the ring.
+func TestRingReservesWhereTheNextRecordGoes(t *testing.T) {
+	p, _ := newRing(1024)
+	hdr := []byte("hdr")
+	for i, tc := range []struct{ payload, lines int }{
+		{0, 1},
+		{recAlign, 2},
+		{(reserveLines - 1) * recAlign, reserveLines},
+		{reserveLines * recAlign, 0}, // more lines than reserve takes
+		{8, 1},
+		{400, 0}, // pads to the ring's start: the hint follows the wrap
+		{8, 1},
+	} {
+		if !p.putNow(hdr, make([]byte, tc.payload)) {
+			t.Fatalf("record %d: the ring is full", i)
+		}
+		h := p.next.Load()
+		if got := int(h & (recAlign - 1)); got != tc.lines {
+			t.Errorf("record %d (%d payload bytes): hint of %d lines, want %d", i, tc.payload, got, tc.lines)
+		}
+		want := p.tail & uint64(len(p.data)-1)
+		if tc.lines == 0 {
+			want = 0 // no hint at all
+		}
+		if got := h &^ (recAlign - 1); got != want {
+			t.Errorf("record %d: hint offset %d, want %d", i, got, want)
+		}
+		p.reserve() // prefetches only: must stay inside the ring
+		p.head.Store(p.tail)
+		p.headCache = p.tail
+	}
+}
+
 // TestRingCarriesLargeRecords: records large enough for the producer's
 // shm.Writer to choose its copy, behind headers of every length (so their
 // payloads start anywhere in a line), arrive intact, whichever copy it
