@@ -138,6 +138,7 @@ func (e *Engine) request(r *Request, k kind, context uint32, peer, tag int, buf 
 	switch {
 	case pooled:
 		r = e.reqPool.Get().(*Request)
+		*r = Request{} // here, not in Release: a blocking Recv's caller waits for Release, not for this
 	case r == nil:
 		r = new(Request)
 	}
@@ -150,8 +151,8 @@ func (e *Engine) Release(r *Request) {
 	if !r.pooled || !r.Done() {
 		return
 	}
-	r.settledRef() // whoever completed r is done with it
-	*r = Request{} // no buffer stays reachable from the pool
+	r.settledRef()                              // whoever completed r is done with it
+	r.buf, r.done, r.status.Err = nil, nil, nil // nothing stays reachable from the pool
 	e.reqPool.Put(r)
 }
 
@@ -242,7 +243,12 @@ func transmitIn(m btl.Module, peer int, hb []byte, h header, payload []byte, hol
 			send = p.Post
 		}
 	}
-	if err := send(context.Background(), peer, h.encode(hb), payload); err != nil {
+	return toPeer(peer, send(context.Background(), peer, h.encode(hb), payload))
+}
+
+// toPeer says which peer a transport's error concerns.
+func toPeer(peer int, err error) error {
+	if err != nil {
 		return fmt.Errorf("to rank %d: %w", peer, err)
 	}
 	return nil
@@ -279,6 +285,11 @@ func (e *Engine) Send(context uint32, dest, tag int, buf []byte, sync bool) Stat
 		m := e.module(dest)
 		if len(buf) <= m.EagerLimit() && !e.anyDead.Load() {
 			h := header{typ: typeMatch, context: context, source: int32(e.me), tag: int32(tag), total: uint64(len(buf))}
+			if ss, ok := m.(btl.SmallSender); ok {
+				var hb [btl.SmallHeaderSize]byte // on the stack: no pool
+				h.encode(hb[:])
+				return Status{Err: toPeer(dest, ss.SendSmall(dest, hb, buf))}
+			}
 			return Status{Err: e.send(m, dest, h, buf)}
 		}
 	}

@@ -8,6 +8,8 @@ package pml
 import (
 	"encoding/binary"
 	"fmt"
+
+	"github.com/gompi/gompi/frameworks/btl"
 )
 
 // Fragment types.
@@ -31,6 +33,10 @@ const (
 	HeaderSize      = 40
 	MatchHeaderSize = 16
 )
+
+// An eager header fits btl.SmallHeaderSize exactly: a negative constant
+// below would not compile.
+const _ = uint(MatchHeaderSize-btl.SmallHeaderSize) + uint(btl.SmallHeaderSize-MatchHeaderSize)
 
 // header is the engine's fixed binary header, little-endian:
 //

@@ -259,6 +259,11 @@ func (m *Module) Send(ctx context.Context, rank int, hdr, payload []byte) error 
 	return m.write(ctx, rank, hdr, payload, false)
 }
 
+// SendSmall is Send with the header by value (btl.SmallSender).
+func (m *Module) SendSmall(rank int, hdr [btl.SmallHeaderSize]byte, payload []byte) error {
+	return m.write(context.Background(), rank, hdr[:], payload, false)
+}
+
 // Post is Send that may leave the fragment unpublished, to be published
 // with the ones after it (btl.Poster): a window of non-blocking sends then
 // costs one wait for the line the receiver polls, not one per message. It

@@ -211,9 +211,11 @@ func (s Suite) testHeaders(t *testing.T) {
 
 // testReuse: the caller may write over hdr and payload once Send returns,
 // and once Post returns for a module that holds fragments back
-// (btl.Poster): each fragment arrives as it was when sent.
+// (btl.Poster): each fragment arrives as it was when sent. A module that
+// takes small headers by value (btl.SmallSender) sends some fragments
+// that way, between the others, which must keep their order.
 func (s Suite) testReuse(t *testing.T) {
-	const count, hlen = 8, 16
+	const count, hlen = 8, btl.SmallHeaderSize
 	j := s.start(t)
 	ctx := context.Background()
 	size := func(from int) int { return min(64, j.mods[from].EagerLimit(), j.mods[from].MaxSendSize()) }
@@ -222,11 +224,17 @@ func (s Suite) testReuse(t *testing.T) {
 		m := j.mods[from]
 		hdr, pl := make([]byte, hlen), make([]byte, size(from))
 		poster, posts := m.(btl.Poster)
+		small, smalls := m.(btl.SmallSender)
 		for seq := range count {
 			copy(hdr, header(from, 1, seq, hlen))
 			copy(pl, payload(from, 1, seq, len(pl)))
 			send, how := m.Send, "Send"
-			if posts && seq%4 != 3 {
+			switch {
+			case smalls && seq%4 == 1:
+				send, how = func(_ context.Context, to int, hdr, pl []byte) error {
+					return small.SendSmall(to, [btl.SmallHeaderSize]byte(hdr), pl)
+				}, "SendSmall"
+			case posts && seq%4 != 3:
 				send, how = poster.Post, "Post"
 			}
 			if err := send(ctx, to, hdr, pl); err != nil {
