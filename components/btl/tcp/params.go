@@ -2,6 +2,7 @@ package tcp
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"time"
 
@@ -131,6 +132,8 @@ func register(r *params.Registrar) paramSet {
 				"value names the algorithm for every connection, which the kernel must let this process choose " +
 				"(net.ipv4.tcp_allowed_congestion_control).",
 			Validate: validCongestion,
+			Accepts: fmt.Sprintf("%s, %s, or an algorithm's name (lower-case letters, digits and _, at most %d)",
+				congestionAuto, congestionSystem, maxAlgoName),
 		}),
 		rcvbuf: r.Size(params.Spec{
 			Name:     "rcvbuf",
