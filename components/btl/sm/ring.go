@@ -209,10 +209,10 @@ func (p *producer) put(hdr, payload []byte, held bool) bool {
 	off := recHeader + len(hdr)
 	first := min(len(payload), max(recAlign-off, 0)) // payload bytes in the first line
 	rest := rec[off+first:]
-	if len(payload) < shm.WriterMin && len(rest) > recAlign {
+	if len(payload)-first < shm.WriterMin && len(rest) > recAlign {
 		// The receiver read these lines a lap ago: ask for all of them at
 		// once rather than one store miss after another. (A Writer does so
-		// for larger payloads, or copies whole lines.)
+		// for larger copies, or copies whole lines.)
 		shm.PrefetchW(rest)
 	}
 	p.w.Copy(rest, payload[first:])

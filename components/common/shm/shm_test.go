@@ -33,7 +33,7 @@ func TestCopyStringCopiesExactly(t *testing.T) {
 // goes: below WriterMin, timed either way, or between probes either way.
 func TestWriterCopiesEveryWay(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
-	buf := make([]byte, 3*WriterMin)
+	buf := make([]byte, 3*WriterMin+2*line) // the largest n, offset and slack below
 	for _, far := range []bool{false, true} {
 		var w Writer
 		for i := range 4 * probeEvery {
