@@ -79,9 +79,9 @@ func (*realAPI) Cancel(r *Request) error {
 func (r *Request) resultInto(dst *Status, st *pml.Status) error {
 	if st.Err == nil && !st.Truncated() {
 		if r.recv {
-			*dst = statusOf(r.comm, *st, r.dt)
+			statusInto(dst, r.comm, st, r.dt)
 		} else {
-			*dst = Status{Cancelled: st.Cancelled}
+			dst.Source, dst.Tag, dst.Count, dst.Cancelled, dst.Err, dst.bytes = 0, 0, 0, st.Cancelled, nil, 0
 		}
 		return nil
 	}
