@@ -61,7 +61,8 @@ func (e *Engine) deliverEager(from int, h header, payload []byte) {
 	if r := q.takePosted(from, int(h.tag)); r != nil {
 		e.mu.Unlock()
 		n := copy(r.buf, payload)
-		e.complete(r, Status{Source: from, Tag: int(h.tag), Bytes: n, Total: len(payload)})
+		r.finishMatch(from, int(h.tag), n, len(payload))
+		e.notify()
 		return
 	}
 	// Unexpected: the payload must be kept, it is the transport's buffer.

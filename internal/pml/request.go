@@ -94,11 +94,26 @@ func (r *Request) wakeChan() <-chan struct{} {
 // sleeps: then the close under mu is.
 func (r *Request) finish(st Status) {
 	r.status = st
+	r.publish()
+}
+
+// publish is finish for a request whose status is written already.
+func (r *Request) publish() {
 	if atomic.SwapUint32(&r.state, stateDone) == stateSleeper {
 		r.mu.Lock()
 		close(r.done)
 		r.mu.Unlock()
 	}
+}
+
+// finishMatch is finish for a receive that matched a message, its
+// status written field by field: a Status built on the stack and copied
+// in was read back 16 bytes at a time from 8-byte stores still on their
+// way to the cache, which the processor cannot forward to the loads.
+func (r *Request) finishMatch(from, tag, n, total int) {
+	st := &r.status
+	st.Source, st.Tag, st.Bytes, st.Total, st.Cancelled, st.Err = from, tag, n, total, false, nil
+	r.publish()
 }
 
 // finishNew is finish for a request that no other goroutine can see yet:
