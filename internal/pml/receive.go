@@ -1,6 +1,7 @@
 package pml
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"slices"
@@ -32,14 +33,20 @@ func (e *Engine) Place(from int, hb []byte, size int) []byte {
 
 // Deliver takes one fragment from a transport.
 func (e *Engine) Deliver(from int, hb, payload []byte, placed bool) {
+	if len(hb) == MatchHeaderSize && hb[0] == headerVersion && hb[1] == typeMatch {
+		// Most fragments. The header's two fields go as scalars: a header
+		// built on the stack and passed on was copied 16 bytes at a time
+		// from the narrower stores that had just built it, which the
+		// processor cannot forward.
+		e.deliverEager(from, binary.LittleEndian.Uint32(hb[4:8]), int32(binary.LittleEndian.Uint32(hb[12:16])), hb, payload)
+		return
+	}
 	h, err := decodeHeader(hb)
 	if err != nil {
 		e.log.Error("dropping a fragment with a bad header", "from", from, "error", err)
 		return
 	}
-	switch h.typ {
-	case typeMatch:
-		e.deliverEager(from, h, payload)
+	switch h.typ { // an eager fragment that decodes took the path above
 	case typeRTS:
 		e.deliverRTS(from, h, payload)
 	case typeCTS:
@@ -55,17 +62,20 @@ func (e *Engine) Deliver(from int, hb, payload []byte, placed bool) {
 	}
 }
 
-func (e *Engine) deliverEager(from int, h header, payload []byte) {
+// deliverEager takes an eager message, the fragment's header hb, of tag
+// on context.
+func (e *Engine) deliverEager(from int, context uint32, tag int32, hb, payload []byte) {
 	e.mu.Lock()
-	q := e.queue(h.context)
-	if r := q.takePosted(from, int(h.tag)); r != nil {
+	q := e.queue(context)
+	if r := q.takePosted(from, int(tag)); r != nil {
 		e.mu.Unlock()
 		n := copy(r.buf, payload)
-		r.finishMatch(from, int(h.tag), n, len(payload))
+		r.finishMatch(from, int(tag), n, len(payload))
 		e.notify()
 		return
 	}
 	// Unexpected: the payload must be kept, it is the transport's buffer.
+	h, _ := decodeHeader(hb) // Deliver decoded it once already
 	q.unexpected.push(e.newUnexpected(from, h, payload))
 	e.mu.Unlock()
 	e.notify()
