@@ -228,22 +228,22 @@ func (e *Engine) post(m btl.Module, peer int, h header, payload []byte) error {
 
 func (e *Engine) transmit(m btl.Module, peer int, h header, payload []byte, hold bool) error {
 	hb := e.hdrPool.Get().(*[HeaderSize]byte)
-	err := transmitIn(m, peer, hb[:], h, payload, hold)
+	err := transmitIn(m, peer, h.encode(hb[:]), payload, hold)
 	e.hdrPool.Put(hb)
 	return err
 }
 
-// transmitIn sends one fragment with its header encoded into hb, which
-// the module is done with when it returns; with hold, a module that can
+// transmitIn sends one fragment with its encoded header hb, which the
+// module is done with when it returns; with hold, a module that can
 // (btl.Poster) may hold the fragment back to write it with the next ones.
-func transmitIn(m btl.Module, peer int, hb []byte, h header, payload []byte, hold bool) error {
+func transmitIn(m btl.Module, peer int, hb []byte, payload []byte, hold bool) error {
 	send := m.Send
 	if hold {
 		if p, ok := m.(btl.Poster); ok {
 			send = p.Post
 		}
 	}
-	return toPeer(peer, send(context.Background(), peer, h.encode(hb), payload))
+	return toPeer(peer, send(context.Background(), peer, hb, payload))
 }
 
 // toPeer says which peer a transport's error concerns.
@@ -284,12 +284,12 @@ func (e *Engine) Send(context uint32, dest, tag int, buf []byte, sync bool) Stat
 	if !sync {
 		m := e.module(dest)
 		if len(buf) <= m.EagerLimit() && !e.anyDead.Load() {
-			h := header{typ: typeMatch, context: context, source: int32(e.me), tag: int32(tag), total: uint64(len(buf))}
 			if ss, ok := m.(btl.SmallSender); ok {
 				var hb [btl.SmallHeaderSize]byte // on the stack: no pool
-				h.encode(hb[:])
+				encodeMatch(hb[:], context, int32(e.me), int32(tag))
 				return Status{Err: toPeer(dest, ss.SendSmall(dest, hb, buf))}
 			}
+			h := header{typ: typeMatch, context: context, source: int32(e.me), tag: int32(tag), total: uint64(len(buf))}
 			return Status{Err: e.send(m, dest, h, buf)}
 		}
 	}
@@ -311,10 +311,9 @@ func (e *Engine) isend(r *Request, context uint32, dest, tag int, buf []byte, sy
 		return r
 	}
 	if len(buf) <= m.EagerLimit() && !sync {
-		h := header{typ: typeMatch, context: context, source: int32(e.me), tag: int32(tag), total: uint64(len(buf))}
 		// The header goes in r's own buffer: the header pool's pinning cost
 		// more than a request's 16 bytes.
-		err := transmitIn(m, dest, r.hdr[:], h, buf, !now)
+		err := transmitIn(m, dest, encodeMatch(r.hdr[:], context, int32(e.me), int32(tag)), buf, !now)
 		r.finishNew(Status{Err: err}, !now && err == nil) // nobody waits on r before we return it
 		return r
 	}

@@ -89,6 +89,18 @@ func (h *header) encode(b []byte) []byte {
 	return b
 }
 
+// encodeMatch writes an eager fragment's header, encode's first
+// MatchHeaderSize bytes with no flags, into b in two words, and returns
+// it: a header struct built and passed on was copied 16 bytes at a time
+// from the narrow stores that had just built it, which the processor
+// cannot forward.
+func encodeMatch(b []byte, context uint32, source, tag int32) []byte {
+	b = b[:MatchHeaderSize]
+	binary.LittleEndian.PutUint64(b, uint64(headerVersion)|uint64(typeMatch)<<8|uint64(context)<<32)
+	binary.LittleEndian.PutUint64(b[8:], uint64(uint32(source))|uint64(uint32(tag))<<32)
+	return b
+}
+
 // decodeHeader decodes a fragment's header. An eager fragment's total is
 // left zero: its payload's length is the message's.
 func decodeHeader(b []byte) (header, error) {

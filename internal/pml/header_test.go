@@ -1,6 +1,7 @@
 package pml
 
 import (
+	"bytes"
 	"strings"
 	"testing"
 )
@@ -18,6 +19,20 @@ func TestHeaderRoundTrip(t *testing.T) {
 		got, err := decodeHeader(b)
 		if err != nil || got != h {
 			t.Fatalf("type %d: decoded %+v, %v; want %+v", typ, got, err, h)
+		}
+	}
+}
+
+// TestEncodeMatchIsEncode: the eager header's two-word form is encode's.
+func TestEncodeMatchIsEncode(t *testing.T) {
+	for _, h := range []header{
+		{typ: typeMatch},
+		{typ: typeMatch, context: 1<<32 - 1, source: -1, tag: -1},
+		{typ: typeMatch, context: 7, source: 12345, tag: 1<<31 - 1},
+	} {
+		want := h.encode(make([]byte, HeaderSize))
+		if got := encodeMatch(make([]byte, HeaderSize), h.context, h.source, h.tag); !bytes.Equal(got, want) {
+			t.Errorf("%+v: encodeMatch % x, encode % x", h, got, want)
 		}
 	}
 }
