@@ -70,9 +70,8 @@ func (x collComm) Send(buf []byte, dest, tag int) error {
 	if err := x.check("collective send", dest); err != nil {
 		return err
 	}
-	st := x.engine().Send(x.c.context+1, x.c.group[dest], tag, buf, false)
-	if st.Err != nil {
-		return failure(fmt.Sprintf("collective send on %v to rank %d", x.c, dest), st.Err)
+	if err := x.engine().Send(x.c.context+1, x.c.group[dest], tag, buf, false); err != nil {
+		return failure(fmt.Sprintf("collective send on %v to rank %d", x.c, dest), err)
 	}
 	return nil
 }
@@ -81,7 +80,8 @@ func (x collComm) Recv(buf []byte, src, tag int) error {
 	if err := x.check("collective recv", src); err != nil {
 		return err
 	}
-	st := x.engine().Recv(x.c.context+1, x.c.group[src], tag, buf)
+	var st pml.Status
+	x.engine().Recv(x.c.context+1, x.c.group[src], tag, buf, &st)
 	return x.result(src, len(buf), &st)
 }
 

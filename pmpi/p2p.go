@@ -89,10 +89,9 @@ func send(op string, buf []byte, count int, dt Datatype, dest, tag int, comm *Co
 	if err != nil || dest == ProcNull {
 		return err
 	}
-	st := l.engine.Send(comm.context, comm.group[dest], tag, data, sync)
-	if st.Err != nil {
+	if err := l.engine.Send(comm.context, comm.group[dest], tag, data, sync); err != nil {
 		r := Request{comm: comm, op: op, peer: dest, tag: tag}
-		return comm.handle(failure(r.desc(), st.Err))
+		return comm.handle(failure(r.desc(), err))
 	}
 	return nil
 }
@@ -148,7 +147,8 @@ func (*realAPI) Recv(buf []byte, count int, dt Datatype, source, tag int, comm *
 	if source == ProcNull {
 		return nullStatus(), nil
 	}
-	st := l.engine.Recv(comm.context, worldSource(comm, source), tag, data)
+	var st pml.Status
+	l.engine.Recv(comm.context, worldSource(comm, source), tag, data, &st)
 	if st.Err == nil && !st.Truncated() {
 		// Into the result, field by field (see statusInto), and without
 		// the request below: zeroing it cost a tenth of a hop.

@@ -49,8 +49,8 @@ func exchangeAllocs(t *testing.T, size int, unexpected bool) float64 {
 		if !unexpected {
 			r = b.irecv(nil, 0, 0, 7, buf, true)
 		}
-		if st := a.Send(0, 1, 7, msg, false); st.Err != nil {
-			t.Fatal(st.Err)
+		if err := a.Send(0, 1, 7, msg, false); err != nil {
+			t.Fatal(err)
 		}
 		if unexpected {
 			r = b.irecv(nil, 0, 0, 7, buf, true)

@@ -193,8 +193,8 @@ func BenchmarkBlockingEager(b *testing.B) {
 		msg := fill(8, 1)
 		b.ReportAllocs()
 		for b.Loop() {
-			if st := e.Send(world, 1, 7, msg, false); st.Err != nil {
-				b.Fatal(st.Err)
+			if err := e.Send(world, 1, 7, msg, false); err != nil {
+				b.Fatal(err)
 			}
 		}
 	})

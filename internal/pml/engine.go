@@ -279,24 +279,26 @@ func (e *Engine) PostSend(r *Request, context uint32, dest, tag int, buf []byte,
 
 // Send is a blocking send. An eager one needs no request at all: it is
 // complete once the transport has the bytes, as Open MPI's sendi path
-// does it. Others use a pooled request.
-func (e *Engine) Send(context uint32, dest, tag int, buf []byte, sync bool) Status {
+// does it. Others use a pooled request. It returns the send's error: a
+// Status would only carry it, and returning one cost a copy of narrow
+// stores the processor cannot forward.
+func (e *Engine) Send(context uint32, dest, tag int, buf []byte, sync bool) error {
 	if !sync {
 		m := e.module(dest)
 		if len(buf) <= m.EagerLimit() && !e.anyDead.Load() {
 			if ss, ok := m.(btl.SmallSender); ok {
 				var hb [btl.SmallHeaderSize]byte // on the stack: no pool
 				encodeMatch(hb[:], context, int32(e.me), int32(tag))
-				return Status{Err: toPeer(dest, ss.SendSmall(dest, hb, buf))}
+				return toPeer(dest, ss.SendSmall(dest, hb, buf))
 			}
 			h := header{typ: typeMatch, context: context, source: int32(e.me), tag: int32(tag), total: uint64(len(buf))}
-			return Status{Err: e.send(m, dest, h, buf)}
+			return e.send(m, dest, h, buf)
 		}
 	}
 	r := e.isend(nil, context, dest, tag, buf, sync, true, true)
-	st := e.Wait(r)
+	err := e.WaitRef(r).Err
 	e.Release(r)
-	return st
+	return err
 }
 
 // isend starts a send; now says the caller waits for it at once (a
@@ -397,12 +399,13 @@ func (e *Engine) StartRecv(r *Request, context uint32, src, tag int, buf []byte)
 	return e.irecv(r, context, src, tag, buf, false)
 }
 
-// Recv is a blocking receive with a pooled request.
-func (e *Engine) Recv(context uint32, src, tag int, buf []byte) Status {
+// Recv is a blocking receive with a pooled request; it writes the
+// receive's status into st, where the caller reads it (a Status returned
+// was copied twice more on its way).
+func (e *Engine) Recv(context uint32, src, tag int, buf []byte, st *Status) {
 	r := e.irecv(nil, context, src, tag, buf, true)
-	st := e.Wait(r)
+	*st = *e.WaitRef(r)
 	e.Release(r)
-	return st
 }
 
 func (e *Engine) irecv(r *Request, context uint32, src, tag int, buf []byte, pooled bool) *Request {

@@ -40,7 +40,9 @@ func TestNonBlockingSendsArePosted(t *testing.T) {
 	}
 	e.Wait(r)
 	e.Wait(r) // a second wait has nothing left to flush
-	e.Send(world, 1, 7, make([]byte, 8), false)
+	if err := e.Send(world, 1, 7, make([]byte, 8), false); err != nil {
+		t.Fatal(err)
+	}
 	e.Isend(world, 1, 7, make([]byte, 8), true) // synchronous: an RTS
 	if want := []string{"post", "flush", "send", "send"}; !slices.Equal(tr.calls, want) {
 		t.Fatalf("transport calls %v, want %v", tr.calls, want)
