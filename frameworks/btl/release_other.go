@@ -1,6 +1,6 @@
 //go:build !amd64 || race
 
-package sm
+package btl
 
 import "sync/atomic"
 

@@ -1,6 +1,6 @@
 //go:build !race
 
-package sm
+package btl
 
 // A plain MOV: the Go compiler does not move memory accesses across a
 // call to assembly, and the processor keeps stores in order.
