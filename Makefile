@@ -14,12 +14,12 @@ build:
 	$(GO) build -o $(BIN)/ ./cmd/... $$($(GO) list ./examples/... | grep -v /examples/plugins/) ./bench/cmd/...
 	$(GO) build -o $(BIN)/plugins/ ./examples/plugins/...
 
-# The whole suite, with the race detector, as CI runs it; then btl sm's
-# own tests again without it, since its release stores (release_amd64.s)
-# build only then.
+# The whole suite, with the race detector, as CI runs it; then the tests
+# of the release stores' users again without it, since those stores
+# (frameworks/btl/release_amd64.s) build only then.
 test:
 	$(GO) test -race -count=1 -timeout 15m ./...
-	$(GO) test -count=1 ./components/btl/sm
+	$(GO) test -count=1 ./frameworks/btl ./components/btl/sm ./pmpi
 
 # Unit tests only: skips the multi-process suites.
 test-short:

@@ -61,10 +61,10 @@ type library struct {
 	collCands []coll.Candidate
 	collHost  coll.Host // agreed by every rank at Init
 	collLog   hclog.Logger
-	collReqs  sync.Pool // *collReq
-	collWaits sync.Map  // *collWait: collectives waiting on shared memory
-	reqs      sync.Pool // *Request, recycled at completion
-	comms     sync.Map  // user context id -> *Comm, for state reports
+	collReqs  sync.Pool    // *collReq
+	collWaits sync.Map     // *collWait: collectives waiting on shared memory
+	cache     requestCache // *Request, recycled at completion
+	comms     sync.Map     // user context id -> *Comm, for state reports
 }
 
 var (
@@ -139,7 +139,6 @@ func prepare(ctx context.Context) (_ *library, err error) {
 		return nil, err
 	}
 	l := &library{client: client, job: client.Job()}
-	l.reqs.New = func() any { return new(Request) }
 	defer func() {
 		if err != nil {
 			err = errors.Join(err, l.close())

@@ -18,7 +18,8 @@ import (
 type Request struct {
 	// gen is odd while the request is active, even once recycled: bumped at
 	// start and at completion, so that only one completion recycles it.
-	gen atomic.Uint32
+	// Atomic: sync/atomic's functions, and btl.StoreRelease32 at start.
+	gen uint32
 	// r is the engine's request, pr, while the operation runs; nil for
 	// operations on ProcNull, complete at once. Holding it here makes one
 	// pooled object per call, not two.
@@ -37,27 +38,38 @@ type Request struct {
 // names one operation. Tools that remember requests across a completing
 // call key them on both, read before the call: the request may be started
 // again by another goroutine as soon as it is recycled.
-func (r *Request) Gen() uint32 { return r.gen.Load() }
+func (r *Request) Gen() uint32 { return atomic.LoadUint32(&r.gen) }
 
-// newRequest takes a request from l's pool and starts it.
+// newRequest takes a request from l's cache and starts it. Until it
+// returns r, no other goroutine writes r.gen (a stale handle's completion
+// finds it even and leaves it), so a release store makes it odd: an
+// atomic add would wait for the stores above.
 func (l *library) newRequest(comm *Comm, dt Datatype, op string, peer, tag int, recv bool) *Request {
-	r := l.reqs.Get().(*Request)
+	r := l.cache.get()
 	r.lib, r.comm, r.dt, r.op, r.peer, r.tag, r.recv = l, comm, dt, op, peer, tag, recv
-	r.gen.Add(1)
+	btl.StoreRelease32(&r.gen, atomic.LoadUint32(&r.gen)+1)
 	return r
 }
 
 // recycle puts r, active in generation g and now completed, back in its
-// pool, once: a second, erroneous completion of the same request finds
-// the generation moved on and leaves it.
+// library's cache, once: a second, erroneous completion of the same
+// request finds the generation moved on and leaves it.
 func (r *Request) recycle(g uint32) {
-	if !r.gen.CompareAndSwap(g, g+1) {
-		return
+	if c := r.retire(g); c != nil {
+		c.put(r)
 	}
-	l := r.lib
+}
+
+// retire ends r's generation g and clears r for reuse, unless another
+// completion did so first; it returns the cache r goes back to, or nil.
+func (r *Request) retire(g uint32) *requestCache {
+	if !atomic.CompareAndSwapUint32(&r.gen, g, g+1) {
+		return nil
+	}
+	c := &r.lib.cache
 	r.r, r.lib, r.comm, r.dt, r.op = nil, nil, nil, Datatype{}, ""
 	r.pr = pml.Request{} // the engine is done with it: its Wait returned the settled status
-	l.reqs.Put(r)
+	return c
 }
 
 // desc describes the operation for an error message: "recv on comm world

@@ -3,6 +3,7 @@ package pmpi
 import (
 	"errors"
 	"fmt"
+	"sync/atomic"
 
 	"github.com/gompi/gompi/internal/pml"
 )
@@ -22,14 +23,25 @@ func (*realAPI) Wait(r *Request) (Status, error) {
 // waitInto is Wait writing the status into dst: WaitAll's statuses are
 // written once, where the caller wants them, not copied at every return.
 func waitInto(r *Request, dst *Status) error {
+	g, err := settleInto(r, dst)
+	if g%2 != 0 {
+		r.recycle(g)
+	}
+	return err
+}
+
+// settleInto is waitInto without the recycling: it returns the generation
+// in which r was active, for the caller to retire, or an even one when r
+// was not.
+func settleInto(r *Request, dst *Status) (uint32, error) {
 	if r == nil {
 		*dst = Status{}
-		return errorf(ClassRequest, nil, "wait: the request is nil")
+		return 0, errorf(ClassRequest, nil, "wait: the request is nil")
 	}
-	g := r.gen.Load()
+	g := atomic.LoadUint32(&r.gen)
 	if g%2 == 0 {
 		*dst = EmptyStatus() // completed before: MPI_REQUEST_NULL
-		return nil
+		return g, nil
 	}
 	var err error
 	if r.r != nil {
@@ -37,8 +49,7 @@ func waitInto(r *Request, dst *Status) error {
 	} else {
 		*dst = nullStatus() // an operation on ProcNull
 	}
-	r.recycle(g)
-	return err
+	return g, err
 }
 
 // Test reports whether the request has completed, with its status if so;
@@ -47,7 +58,7 @@ func (*realAPI) Test(r *Request) (Status, bool, error) {
 	if r == nil {
 		return Status{}, false, errorf(ClassRequest, nil, "test: the request is nil")
 	}
-	if r.gen.Load()%2 != 0 && r.r != nil && !r.r.Done() {
+	if atomic.LoadUint32(&r.gen)%2 != 0 && r.r != nil && !r.r.Done() {
 		r.lib.engine.Progress()
 		if !r.r.Done() {
 			return Status{}, false, nil
@@ -65,7 +76,7 @@ func (*realAPI) Cancel(r *Request) error {
 	if r == nil {
 		return errorf(ClassRequest, nil, "cancel: the request is nil")
 	}
-	if r.r == nil || r.gen.Load()%2 == 0 {
+	if r.r == nil || atomic.LoadUint32(&r.gen)%2 == 0 {
 		return nil
 	}
 	if _, err := r.lib.engine.Cancel(r.r); err != nil {
@@ -117,6 +128,7 @@ func (*realAPI) WaitAll(reqs []*Request, sts []Status) error {
 		return errorf(ClassArg, nil, "waitall: %d statuses for %d requests", len(sts), len(reqs))
 	}
 	var errs []error
+	var done retired // the requests go back to the cache together
 	for i, r := range reqs {
 		if r == nil {
 			if sts != nil {
@@ -124,17 +136,22 @@ func (*realAPI) WaitAll(reqs []*Request, sts []Status) error {
 			}
 			continue
 		}
+		var g uint32
 		var err error
 		if sts != nil {
-			err = waitInto(r, &sts[i])
+			g, err = settleInto(r, &sts[i])
 		} else {
 			var st Status
-			err = waitInto(r, &st)
+			g, err = settleInto(r, &st)
+		}
+		if g%2 != 0 {
+			done.add(r, g)
 		}
 		if err != nil {
 			errs = append(errs, err)
 		}
 	}
+	done.flush()
 	if len(errs) > 0 {
 		return errorf(ClassInStatus, errors.Join(errs...), "waitall: %d of %d requests failed", len(errs), len(reqs))
 	}
