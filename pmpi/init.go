@@ -63,7 +63,7 @@ type library struct {
 	collLog   hclog.Logger
 	collReqs  sync.Pool    // *collReq
 	collWaits sync.Map     // *collWait: collectives waiting on shared memory
-	cache     requestCache // *Request, recycled at completion
+	cache     requestCache // requests recycled at completion
 	comms     sync.Map     // user context id -> *Comm, for state reports
 }
 

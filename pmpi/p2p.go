@@ -22,7 +22,7 @@ type Request struct {
 	gen uint32
 	// r is the engine's request, pr, while the operation runs; nil for
 	// operations on ProcNull, complete at once. Holding it here makes one
-	// pooled object per call, not two.
+	// cached object per call, not two.
 	r    *pml.Request
 	pr   pml.Request
 	lib  *library
