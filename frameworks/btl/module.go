@@ -121,7 +121,9 @@ type SmallSender interface {
 type Poster interface {
 	// Post is Send, except that the module may copy the fragment and hold
 	// it back, to be written after the fragments already held and before
-	// any later one to the same peer. A held fragment goes out no later
+	// any later one to the same peer. A module may write the first Post
+	// after a Flush at once: the sender of a lone fragment waits on it
+	// next. A held fragment goes out no later
 	// than the module's next Progress or its next Send to that peer, or
 	// shortly after polling stops. hdr and payload may be reused once Post
 	// returns.

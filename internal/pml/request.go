@@ -3,6 +3,8 @@ package pml
 import (
 	"sync"
 	"sync/atomic"
+
+	"github.com/gompi/gompi/frameworks/btl"
 )
 
 // AnySource and AnyTag match any sender and any tag in a receive or probe.
@@ -133,9 +135,16 @@ func (r *Request) finishNew(st Status, held bool) {
 }
 
 // takeHeld reports whether r's fragment may still be held back by the
-// module, and clears that: the first waiter flushes it.
+// module, and clears that. A release store, not a compare-and-swap: the
+// module has most often published the fragment already, and a locked
+// instruction would wait for its lines, which the receiver is reading;
+// two waiters that both flush cost a second look at the ring.
 func (r *Request) takeHeld() bool {
-	return atomic.LoadUint32(&r.held) == 1 && atomic.CompareAndSwapUint32(&r.held, 1, 0)
+	if atomic.LoadUint32(&r.held) == 0 {
+		return false
+	}
+	btl.StoreRelease32(&r.held, 0)
+	return true
 }
 
 // settledRef returns where r's status is, once r is done. After it,

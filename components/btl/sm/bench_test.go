@@ -21,39 +21,52 @@ func (c *counter) PeerFailed(int, error) {}
 
 // BenchmarkPingPong is the transport's own round trip between two
 // goroutines of one process: a Send, then polling until the answer,
-// which the receiver copies out as the engine would.
+// which the receiver copies out as the engine would. Post is the same
+// with a Post and a Flush, as a non-blocking send and its wait.
 func BenchmarkPingPong(b *testing.B) {
 	for _, size := range []int{8, 256, 512, 1024, 2 << 10, 4 << 10, 6 << 10, 8 << 10, 12 << 10, 16 << 10} {
-		b.Run(byteSize(size), func(b *testing.B) {
-			j := newTestJob(b, 2)
-			var c [2]counter
-			for r := range 2 {
-				c[r].buf = make([]byte, size)
-				j.mods[r].recv = &c[r]
-			}
-			hdr, payload := make([]byte, 40), make([]byte, size)
-			ctx := context.Background()
-			done := make(chan struct{})
-			go func() {
-				defer close(done)
-				for i := range b.N {
-					for c[1].n <= i {
-						j.mods[1].Progress()
-					}
-					_ = j.mods[1].Send(ctx, 0, hdr, payload)
-				}
-			}()
-			b.SetBytes(int64(size))
-			b.ResetTimer()
-			for i := range b.N {
-				_ = j.mods[0].Send(ctx, 1, hdr, payload)
-				for c[0].n <= i {
-					j.mods[0].Progress()
-				}
-			}
-			<-done
-		})
+		b.Run(byteSize(size), func(b *testing.B) { pingPong(b, size, false) })
 	}
+	b.Run("Post-8B", func(b *testing.B) { pingPong(b, 8, true) })
+}
+
+func pingPong(b *testing.B, size int, post bool) {
+	j := newTestJob(b, 2)
+	var c [2]counter
+	for r := range 2 {
+		c[r].buf = make([]byte, size)
+		j.mods[r].recv = &c[r]
+	}
+	hdr, payload := make([]byte, 40), make([]byte, size)
+	ctx := context.Background()
+	send := func(from int) {
+		to := 1 - from
+		if !post {
+			_ = j.mods[from].Send(ctx, to, hdr, payload)
+			return
+		}
+		_ = j.mods[from].Post(ctx, to, hdr, payload)
+		j.mods[from].Flush(to)
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := range b.N {
+			for c[1].n <= i {
+				j.mods[1].Progress()
+			}
+			send(1)
+		}
+	}()
+	b.SetBytes(int64(size))
+	b.ResetTimer()
+	for i := range b.N {
+		send(0)
+		for c[0].n <= i {
+			j.mods[0].Progress()
+		}
+	}
+	<-done
 }
 
 // BenchmarkProgressIdle is a poll that finds nothing, with seven peers.

@@ -476,18 +476,15 @@ func TestPostKeepsOrderWithSend(t *testing.T) {
 	j.checkFromRank1(t, 2*n, errs, want)
 }
 
-// Flush publishes what Post held for one peer, and Finalize the rest,
-// before they return: the record is visible in the reader's ring at once,
-// without the flusher's delay (which Finalize stops), so nothing posted is
-// lost to a rank that ends without waiting.
+// The first Post after a Flush is published at once, as Send is: a single
+// non-blocking send and its wait gain nothing from holding it. The next
+// may be held, and Flush publishes what Post held for one peer, and
+// Finalize the rest, before they return: one poll of the reader then
+// delivers both, without the flusher's delay (which Finalize stops), so
+// nothing posted is lost to a rank that ends without waiting.
 func TestFlushAndFinalizePublishPosts(t *testing.T) {
 	j := newTestJob(t, 3)
 	ctx := context.Background()
-	for to := 1; to < 3; to++ {
-		if err := j.mods[0].Post(ctx, to, []byte("h"), []byte("posted")); err != nil {
-			t.Fatal(err)
-		}
-	}
 	visible := func(rank int) bool {
 		for _, c := range j.mods[rank].consumers() {
 			if c.from == 0 {
@@ -496,18 +493,31 @@ func TestFlushAndFinalizePublishPosts(t *testing.T) {
 		}
 		return false
 	}
-	j.mods[0].Flush(1)
-	if !visible(1) {
-		t.Fatal("Flush returned before publishing the posted record")
+	for to := 1; to < 3; to++ {
+		for _, s := range []string{"first", "posted"} {
+			if err := j.mods[0].Post(ctx, to, []byte("h"), []byte(s)); err != nil {
+				t.Fatal(err)
+			}
+			if s == "first" && !visible(to) {
+				t.Fatalf("the first Post to rank %d was not published at once", to)
+			}
+		}
 	}
-	if got := j.await(t, 1, 1); got[0] != fmt.Sprintf("0:h:6:%x", sum([]byte("posted"))) {
-		t.Fatalf("rank 1 got %q", got)
+	want := []string{fmt.Sprintf("0:h:5:%x", sum([]byte("first"))), fmt.Sprintf("0:h:6:%x", sum([]byte("posted")))}
+	j.mods[0].Flush(1)
+	if n := j.mods[1].Progress(); n != 2 {
+		t.Fatalf("a poll of rank 1 after Flush delivered %d records, want 2: Flush returned before publishing", n)
+	}
+	if got := j.boxes[1].snapshot(); !slices.Equal(got, want) {
+		t.Fatalf("rank 1 got %q, want %q", got, want)
 	}
 	if err := j.mods[0].Finalize(); err != nil {
 		t.Fatal(err)
 	}
-	if !visible(2) {
-		t.Fatal("Finalize returned before publishing the posted record")
+	if n := j.mods[2].Progress(); n != 2 {
+		t.Fatalf("a poll of rank 2 after Finalize delivered %d records, want 2: Finalize returned before publishing", n)
 	}
-	j.await(t, 2, 1)
+	if got := j.boxes[2].snapshot(); !slices.Equal(got, want) {
+		t.Fatalf("rank 2 got %q, want %q", got, want)
+	}
 }
