@@ -67,18 +67,17 @@ func pingpong(world mpi.Comm, buf []byte, n, warm int, nonblocking bool) (float6
 		return 0, nil
 	}
 	peer := 1 - rank
-	send, recv := blocking(world, buf, peer)
+	first, second := blocking(world, buf, peer) // rank 0 sends first
 	if nonblocking {
-		send, recv = waited(world, buf, peer)
+		first, second = waited(world, buf, peer)
+	}
+	if rank == 1 {
+		first, second = second, first
 	}
 	var start float64
 	for i := range n + warm {
 		if i == warm {
 			start = mpi.Wtime()
-		}
-		first, second := send, recv
-		if rank == 1 {
-			first, second = recv, send
 		}
 		if err := first(); err != nil {
 			return 0, err
