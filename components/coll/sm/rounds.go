@@ -42,13 +42,19 @@ func inRounds(size, piece int, multi bool, f func(lo, hi int, first bool) error)
 // blocks of 256 KiB a rank (about the same at 128 KiB, 0.6 at 64 KiB, a
 // send buffer of 512 KiB), and bcast 1.5-1.6 times tuned's at 1 MiB
 // (about the same at 512 KiB): every rank waits for the others at every
-// round, and each wait is a context switch. On 2 and 4 ranks rounds were
-// as fast or faster everywhere, and so were the other collectives on 8.
+// round, and each wait is a context switch. The same holds for alltoall
+// on 4 ranks sharing 2 CPUs against tuned's exchange with every message
+// posted at once: send buffers of 2-4 MiB took 1.3-1.45 times as long in
+// rounds (1.0-1.1 at 1 MiB). On 2 ranks with a CPU each, and for the
+// other collectives on 8, rounds were as fast or faster everywhere.
 func (m *module) roundsPay(name string, size int) bool {
 	if m.limit < m.n*line {
 		return false
 	}
-	if name == "alltoall" || name == "bcast" {
+	switch name {
+	case "alltoall":
+		return size <= 512<<10 || m.n <= 4 && !m.yield
+	case "bcast":
 		return m.n <= 4 || size <= 512<<10
 	}
 	return true

@@ -20,10 +20,10 @@ func roundsCalls(k kind, n, maxBytes int) []call {
 
 // inRoundsCall says whether sm serves call x of n ranks, past the block, in
 // rounds (roundsPay), or leaves it to the next module.
-func inRoundsCall(x call, n int) bool {
+func inRoundsCall(x call, n int, oversubscribed bool) bool {
 	switch x.k {
 	case kAlltoall:
-		return n <= 4 || n*x.size <= 512<<10
+		return n*x.size <= 512<<10 || n <= 4 && !oversubscribed
 	case kBcast:
 		return n <= 4 || x.size <= 512<<10
 	}
@@ -43,7 +43,7 @@ func TestRounds(t *testing.T) {
 				host.Oversubscribed = over
 				w.build(t, host, func(int) config { return config{maxBytes: maxBytes, maxRanks: 16, dir: w.dir} })
 				for k := range nKinds {
-					w.runServed(t, roundsCalls(k, n, maxBytes), func(x call) bool { return inRoundsCall(x, n) })
+					w.runServed(t, roundsCalls(k, n, maxBytes), func(x call) bool { return inRoundsCall(x, n, over) })
 				}
 			})
 		}
@@ -62,7 +62,7 @@ func TestRoundsManyEpochs(t *testing.T) {
 			calls := sequence(n, 3*maxBytes, 200) // sizes to about four blocks
 			several := 0
 			for _, x := range calls {
-				if x.contribution(n) > maxBytes && inRoundsCall(x, n) {
+				if x.contribution(n) > maxBytes && inRoundsCall(x, n, false) {
 					several++
 				}
 			}
