@@ -187,10 +187,14 @@ const (
 // first n bytes; the block must be of a contribution of total bytes (n
 // of them when the call goes in rounds).
 func (m *module) read(r int, p uint64, total, n int) ([]byte, error) {
-	if err := m.await(r, m.epoch); err != nil {
+	b := m.seg.block(r, p)
+	var ahead []byte
+	if !m.yield { // where ranks share CPUs, a look is followed by a context switch
+		ahead = aheadOf(b, n)
+	}
+	if err := m.awaitLines(r, m.epoch, ahead); err != nil {
 		return nil, err
 	}
-	b := m.seg.block(r, p)
 	if w := *lenWord(b); w != m.lengthWord(total) {
 		// A member that went to the next component wrote no block.
 		if mine, theirs := m.mine[p], m.announcedBy(r); theirs.since(mine.seq) == 0 && theirs.path != mine.path {
@@ -238,10 +242,32 @@ const (
 	reportAfter  = 10 * time.Millisecond
 )
 
+// prefetchMax is the largest contribution whose lines past the first a
+// reader prefetches while it waits for the epoch word: data written
+// before the word then comes over while the word does, instead of after
+// it. Two ranks with a CPU each, 4 alternating rounds, 64-256 B: bcast
+// a third less time a call, reduce a quarter, allreduce, allgather and
+// alltoall 3-13 %; with 1 KiB prefetched too (16 more lines at every
+// look), allreduce of 1 KiB took 11 % more, the prefetches taking the
+// lines away from the writer while it fills them.
+const prefetchMax = 512
+
+// aheadOf is what read prefetches of block b, which holds n bytes of
+// data: the lines after the epoch word's own, or nil.
+func aheadOf(b []byte, n int) []byte {
+	if n <= line-offData || n > prefetchMax {
+		return nil
+	}
+	return b[line : offData+n]
+}
+
 // await waits until rank r has raised a word to at least e. The word of
 // parity e&1 is the one to watch: words only grow, and r's other word
 // holds an epoch of the other parity.
-func (m *module) await(r int, e uint64) error {
+func (m *module) await(r int, e uint64) error { return m.awaitLines(r, e, nil) }
+
+// awaitLines is await that prefetches ahead at every look at the word.
+func (m *module) awaitLines(r int, e uint64, ahead []byte) error {
 	if m.seen[r] >= e {
 		return nil
 	}
@@ -256,6 +282,9 @@ func (m *module) await(r int, e uint64) error {
 				blocked()
 			}
 			return nil
+		}
+		if ahead != nil {
+			shm.Prefetch(ahead)
 		}
 		if i%pollEvery != 0 {
 			continue
