@@ -247,7 +247,7 @@ const (
 // before the word then comes over while the word does, instead of after
 // it. Two ranks with a CPU each, 4 alternating rounds, 64-256 B: bcast
 // a third less time a call, reduce a quarter, allreduce, allgather and
-// alltoall 3-13 %; with 1 KiB prefetched too (16 more lines at every
+// alltoall 3-14 %; with 1 KiB prefetched too (16 more lines at every
 // look), allreduce of 1 KiB took 11 % more, the prefetches taking the
 // lines away from the writer while it fills them.
 const prefetchMax = 512

@@ -44,8 +44,8 @@ func inRounds(size, piece int, multi bool, f func(lo, hi int, first bool) error)
 // (about the same at 512 KiB): every rank waits for the others at every
 // round, and each wait is a context switch. The same holds for alltoall
 // on 4 ranks sharing 2 CPUs against tuned's exchange with every message
-// posted at once: send buffers of 2-4 MiB took 1.3-1.45 times as long in
-// rounds (1.0-1.1 at 1 MiB). On 2 ranks with a CPU each, and for the
+// posted at once: send buffers of 2-4 MiB took 1.3-1.6 times as long in
+// rounds (1.0-1.3 at 1 MiB). On 2 ranks with a CPU each, and for the
 // other collectives on 8, rounds were as fast or faster everywhere.
 func (m *module) roundsPay(name string, size int) bool {
 	if m.limit < m.n*line {
