@@ -135,6 +135,10 @@ func TestProtocolBoundaries(t *testing.T) {
 		// Single copy above a threshold of its own; eager to 32 KiB below it.
 		{"sm-single-copy", []string{"--mca", "btl", "self,sm", "--mca", "btl_sm_single_copy_threshold", "100000"},
 			boundaries(32<<10, 100000)},
+		// Copies shared with the sender from 200,000 bytes, in pieces of 64
+		// KiB, where each rank has a CPU.
+		{"sm-shared-copy", []string{"--mca", "btl", "self,sm", "--mca", "btl_sm_shared_copy_threshold", "200000"},
+			boundaries(200000, 1<<20)},
 		// tcp's defaults: eager limit 128 KiB, fragments of 4 MiB.
 		{"tcp", []string{"--mca", "btl", "self,tcp"}, boundaries(128<<10, 4<<20, 8<<20)},
 	}

@@ -68,6 +68,10 @@ type peer struct {
 	// a Flush is published at once (see write). Release stores, as a
 	// Flush that finds nothing held takes no lock.
 	posting uint32
+
+	copying  atomic.Bool // this rank shares a copy with the peer (shared.go)
+	copySeq  uint64      // the last shared copy's number; the holder of copying owns it
+	helpless bool        // writing into the peer's memory failed: it is not helped; the draining poller owns it
 }
 
 func newModule(cfg config, env btl.InitEnv, host string, log hclog.Logger) (*Module, error) {
@@ -172,7 +176,8 @@ func (m *Module) AddProcs(ctx context.Context, procs []btl.Proc) ([]bool, error)
 			pr.readsMe = m.seg.readable(ep.localRank, m.localRank)
 			m.setReadable(pr, m.tryCMA(p.Rank, ep))
 			m.peers[p.Rank] = pr
-			inbound = append(inbound, &consumer{ring: m.seg.ring(ep.localRank, m.localRank), from: p.Rank})
+			inbound = append(inbound, &consumer{ring: m.seg.ring(ep.localRank, m.localRank), from: p.Rank,
+				help: func(seq uint64) { m.help(pr, seq) }})
 		}
 		pr.added.Store(true)
 		reach[i] = true
@@ -604,7 +609,11 @@ func (m *Module) Read(rank int, token uint64, off int, dst []byte) error {
 	if err != nil {
 		return err
 	}
-	return m.readErr(p, rank, readFrom(p.pid, uintptr(token)+uintptr(off), dst))
+	src := uintptr(token) + uintptr(off)
+	if m.shares(p, len(dst)) {
+		return m.readErr(p, rank, m.readShared(p, src, dst))
+	}
+	return m.readErr(p, rank, readFrom(p.pid, src, dst))
 }
 
 // ReadAll reads several buffers that rank exposed, in as few system

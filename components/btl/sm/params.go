@@ -16,6 +16,7 @@ type paramSet struct {
 	fragmentSize     params.Param[int64]
 	ringSize         params.Param[int64]
 	singleCopyMin    params.Param[int64]
+	sharedCopyMin    params.Param[int64]
 	singleCopy       params.Param[string]
 	exclusivity      params.Param[int]
 	pollSpins        params.Param[int]
@@ -29,6 +30,7 @@ type config struct {
 	fragmentSize  int
 	ringSize      int
 	singleCopyMin int
+	sharedCopyMin int
 	singleCopy    string // auto, cma or none
 	exclusivity   int
 	pollSpins     int
@@ -84,6 +86,13 @@ func register(r *params.Registrar) paramSet {
 				"(when a single-copy mechanism is available); smaller ones go through the ring. 0 disables single copy.",
 			Validate: params.SizeIn(0, math.MaxInt32),
 		}),
+		sharedCopyMin: r.Size(params.Spec{
+			Name: "shared_copy_threshold", Default: "512k", Level: 5,
+			Help: "Smallest single-copy message whose sender copies part of it while the receiver copies the " +
+				"rest, when each rank on the host has a CPU: the sender writes pieces from the end of the " +
+				"message into the receiver's buffer as long as it polls. 0 lets the receiver copy alone.",
+			Validate: params.SizeIn(0, math.MaxInt32),
+		}),
 		singleCopy: r.Enum(params.Spec{
 			Name: "single_copy_mechanism", Default: "auto", Level: 3,
 			Help: "How large messages move between local ranks in one copy.",
@@ -137,6 +146,7 @@ func (p *paramSet) resolve(s *params.Snapshot) config {
 		fragmentSize:  int(p.fragmentSize.Get(s)),
 		ringSize:      int(p.ringSize.Get(s)),
 		singleCopyMin: int(p.singleCopyMin.Get(s)),
+		sharedCopyMin: int(p.sharedCopyMin.Get(s)),
 		singleCopy:    p.singleCopy.Get(s),
 		exclusivity:   p.exclusivity.Get(s),
 		pollSpins:     p.pollSpins.Get(s),

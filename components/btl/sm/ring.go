@@ -51,6 +51,7 @@ const (
 	recAlign  = lineSize
 	kindFrag  = 1
 	kindPad   = 2
+	kindHelp  = 3 // the receiver asks for help with a copy (shared.go): an 8-byte header, the copy's number
 	maxHeader = btl.MaxHeaderSize
 )
 
@@ -154,6 +155,11 @@ const (
 // held says that the sender holds the record back for a batch (Post); the
 // lines ahead are prepared accordingly (zeroChunk).
 func (p *producer) put(hdr, payload []byte, held bool) bool {
+	return p.putKind(kindFrag, hdr, payload, held)
+}
+
+// putKind is put for a record of any kind.
+func (p *producer) putKind(kind uint16, hdr, payload []byte, held bool) bool {
 	if p.tail == 0 {
 		p.prefault()
 	}
@@ -217,7 +223,7 @@ func (p *producer) put(hdr, payload []byte, held bool) bool {
 	}
 	p.w.Copy(rest, payload[first:])
 	binary.LittleEndian.PutUint16(rec[8:], uint16(len(hdr)))
-	binary.LittleEndian.PutUint16(rec[10:], kindFrag)
+	binary.LittleEndian.PutUint16(rec[10:], kind)
 	binary.LittleEndian.PutUint32(rec[12:], uint32(len(payload)))
 	copy(rec[recHeader:], hdr)
 	copy(rec[off:], payload[:first])
@@ -306,6 +312,8 @@ type consumer struct {
 	// ahead is how many lines after its first the last record filled, if
 	// at most maxAhead, else 0: pending prefetches that many.
 	ahead atomic.Uint32
+	// help answers a help record (shared.go) with the copy's number.
+	help func(seq uint64)
 }
 
 // pending reports whether a record waits to be read. It reads the shared
@@ -383,6 +391,13 @@ func (c *consumer) drain(recv btl.Receiver) (int, error) {
 			recv.Deliver(c.from, body[:h:h], body[h:], false)
 			n++
 			c.expect(length)
+		case kindHelp:
+			if length != recAlign || binary.LittleEndian.Uint16(rec[8:]) != 8 || binary.LittleEndian.Uint32(rec[12:]) != 0 {
+				return n, fmt.Errorf("help record at offset %d is malformed", pos)
+			}
+			if c.help != nil {
+				c.help(binary.LittleEndian.Uint64(rec[recHeader:]))
+			}
 		case kindPad:
 			if pos+length != size {
 				return n, fmt.Errorf("pad record at offset %d does not reach the end of the ring", pos)

@@ -22,6 +22,9 @@ import (
 //	readable:       per local rank a row of words, one per local rank: 1
 //	                where the row's rank may read that rank's memory
 //	                (cross-memory attach), written by the row's rank only
+//	copy slots:     per ordered pair (receiver, sender) of local ranks, a
+//	                line in which the two share out the copy of one large
+//	                message (shared.go)
 //	rings:          per ordered pair (sender, receiver) of local ranks, a
 //	                line with the consumer's head, then ring_size bytes
 //	                of records
@@ -31,7 +34,7 @@ import (
 // the readable table, written at AddProcs and on a refusal only, is packed.
 const (
 	segMagic      = "GOMPISM\x00"
-	layoutVersion = 3
+	layoutVersion = 4
 	lineSize      = 64
 	headerSize    = 4096
 	rankBlockSize = 3 * lineSize
@@ -63,6 +66,7 @@ type layout struct {
 	localSize   int
 	ringSize    int
 	readableOff int
+	slotsOff    int
 	ringsOff    int
 	stride      int
 	total       int
@@ -71,7 +75,8 @@ type layout struct {
 func newLayout(localSize, ringSize int) layout {
 	l := layout{localSize: localSize, ringSize: ringSize}
 	l.readableOff = headerSize + localSize*rankBlockSize
-	l.ringsOff = alignUp(l.readableOff+alignUp(localSize*localSize*4, lineSize), 4096)
+	l.slotsOff = l.readableOff + alignUp(localSize*localSize*4, lineSize)
+	l.ringsOff = alignUp(l.slotsOff+localSize*localSize*lineSize, 4096)
 	l.stride = ringCtlSize + ringSize
 	l.total = l.ringsOff + localSize*localSize*l.stride
 	return l
@@ -250,6 +255,12 @@ func (s *segment) rank(local int) rankBlock {
 // ptrace scope, differing credentials).
 func (s *segment) readable(reader, target int) *atomic.Uint32 {
 	return s.u32(s.lay.readableOff + (reader*s.lay.localSize+target)*4)
+}
+
+// copySlot is the line in which local rank receiver and local rank
+// sender share out the copy of a message (shared.go).
+func (s *segment) copySlot(receiver, sender int) *copySlot {
+	return (*copySlot)(unsafe.Pointer(&s.mem[s.lay.slotsOff+(receiver*s.lay.localSize+sender)*lineSize]))
 }
 
 // ring returns the ring that carries fragments from local rank from to
