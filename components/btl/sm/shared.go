@@ -12,7 +12,7 @@ import (
 )
 
 // A large message read with a single copy keeps one CPU copying while the
-// sender's polls for the FIN. From btl_sm_shared_copy_threshold on, when
+// sender's CPU polls for the FIN. From btl_sm_shared_copy_threshold on, when
 // each rank has a CPU, the receiver asks its sender to copy part of it:
 // it describes the copy in the pair's slot, sends a help record, and both
 // claim pieces from the slot, the receiver from the front
