@@ -446,14 +446,23 @@ func (m *Module) waitRoom(ctx context.Context, p *peer, hdr, payload []byte, hol
 		if err := ctx.Err(); err != nil {
 			return fmt.Errorf("btl sm: send to rank %d: waiting for room: %w", p.rank, err)
 		}
-		if now := time.Now(); since.IsZero() {
-			since = now
-		} else if now.Sub(since) >= m.cfg.liveness {
-			since = now
-			if err := m.checkPeer(p); err != nil {
-				return err
-			}
+		if err := m.watch(p, &since); err != nil {
+			return err
 		}
+	}
+	return nil
+}
+
+// watch checks p once a liveness interval while the caller waits on it;
+// since is when the wait began or p was last checked, zero at first.
+func (m *Module) watch(p *peer, since *time.Time) error {
+	now := time.Now()
+	switch {
+	case since.IsZero():
+		*since = now
+	case now.Sub(*since) >= m.cfg.liveness:
+		*since = now
+		return m.checkPeer(p)
 	}
 	return nil
 }

@@ -148,13 +148,8 @@ func (m *Module) awaitHelper(p *peer, slot *copySlot, units uint64) error {
 		if spins%1024 != 0 {
 			continue
 		}
-		if now := time.Now(); since.IsZero() {
-			since = now
-		} else if now.Sub(since) >= m.cfg.liveness {
-			since = now
-			if err := m.checkPeer(p); err != nil {
-				return err
-			}
+		if err := m.watch(p, &since); err != nil {
+			return err
 		}
 	}
 	return nil
