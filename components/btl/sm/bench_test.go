@@ -149,3 +149,54 @@ func BenchmarkWindow(b *testing.B) {
 	}
 	<-done
 }
+
+// BenchmarkSingleCopy reads a large buffer that rank 0 exposed into rank
+// 1, alone and shared with rank 0, which polls in another goroutine (so
+// give the test two CPUs: -cpu 2).
+func BenchmarkSingleCopy(b *testing.B) {
+	for _, size := range []int{256 << 10, 1 << 20, 4 << 20} {
+		for _, shared := range []bool{false, true} {
+			name := byteSize(size) + "-alone"
+			if shared {
+				name = byteSize(size) + "-shared"
+			}
+			b.Run(name, func(b *testing.B) { singleCopy(b, size, shared) })
+		}
+	}
+}
+
+func singleCopy(b *testing.B, size int, shared bool) {
+	threshold := "0"
+	if shared {
+		threshold = "64k"
+	}
+	j := newTestJob(b, 2, "btl_sm_shared_copy_threshold", threshold)
+	if j.mods[1].SingleCopyMin(0) == 0 {
+		b.Skip("cross-memory attach is not allowed here")
+	}
+	src, dst := make([]byte, size), make([]byte, size)
+	tok := j.mods[0].Expose(1, src)
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() { // the sender waits as in a Wait: polling
+		defer close(done)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+				j.mods[0].Progress()
+			}
+		}
+	}()
+	b.SetBytes(int64(size))
+	b.ResetTimer()
+	for range b.N {
+		if err := j.mods[1].Read(0, tok, 0, dst); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	close(stop)
+	<-done
+}
