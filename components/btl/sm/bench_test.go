@@ -176,19 +176,7 @@ func singleCopy(b *testing.B, size int, shared bool) {
 	}
 	src, dst := make([]byte, size), make([]byte, size)
 	tok := j.mods[0].Expose(1, src)
-	stop := make(chan struct{})
-	done := make(chan struct{})
-	go func() { // the sender waits as in a Wait: polling
-		defer close(done)
-		for {
-			select {
-			case <-stop:
-				return
-			default:
-				j.mods[0].Progress()
-			}
-		}
-	}()
+	stop := j.poll(0) // the sender waits as in a Wait: polling
 	b.SetBytes(int64(size))
 	b.ResetTimer()
 	for range b.N {
@@ -197,6 +185,5 @@ func singleCopy(b *testing.B, size int, shared bool) {
 		}
 	}
 	b.StopTimer()
-	close(stop)
-	<-done
+	stop()
 }

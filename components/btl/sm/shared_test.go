@@ -52,6 +52,24 @@ func TestSharedCopyWithoutHelper(t *testing.T) {
 	}
 }
 
+// poll polls rank's module from another goroutine, as a rank that waits
+// in a call does, until the returned function is called.
+func (j *testJob) poll(rank int) (stop func()) {
+	quit := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for {
+			select {
+			case <-quit:
+				return
+			default:
+				j.mods[rank].Progress()
+			}
+		}
+	})
+	return func() { close(quit); wg.Wait() }
+}
+
 // TestSharedCopyWhileTheSenderPolls copies while rank 0 polls, so that it
 // may take pieces from the back: whichever side copies which piece, the
 // bytes must arrive whole.
@@ -60,21 +78,9 @@ func TestSharedCopyWhileTheSenderPolls(t *testing.T) {
 	src := pattern(4<<20 + 12345)
 	for range 8 {
 		dst := make([]byte, len(src))
-		stop := make(chan struct{})
-		var wg sync.WaitGroup
-		wg.Go(func() {
-			for {
-				select {
-				case <-stop:
-					return
-				default:
-					j.mods[0].Progress()
-				}
-			}
-		})
+		stop := j.poll(0)
 		err := j.mods[1].Read(0, j.mods[0].Expose(1, src), 0, dst)
-		close(stop)
-		wg.Wait()
+		stop()
 		if err != nil {
 			t.Fatal(err)
 		}
