@@ -53,6 +53,12 @@ type Verdict struct {
 	Worst  string // the figure furthest from it, and where
 	Met    bool
 	Absent string // why it was not measured; then Worst and Met mean nothing
+	// Runs is the worst figure's repetitions, each against the reference's
+	// run of the same turn: their range, and how many fall short. The
+	// machine's state moves single figures by a fifth or more between
+	// minutes, and the runs of one turn share it, so a goal missed in
+	// every turn is missed, and one missed in some is within that noise.
+	Runs string
 }
 
 // Check measures every goal whose plan ran; copyMBs is the machine's
@@ -128,12 +134,46 @@ func (r *Result) check(g Goal, p Plan, copyMBs float64) Verdict {
 		return v
 	}
 	v.Met = (p.Higher && worst >= 1) || (!p.Higher && worst <= 1)
+	v.Runs = r.turns(p, s, against, at, copyMBs, g.Copy)
 	what := "ratio"
 	if g.Copy {
 		what = "of half the copy bandwidth"
 	}
 	v.Worst = fmt.Sprintf("%.2f %s at %s", worst, what, p.FormatKey(at))
 	return v
+}
+
+// turns describes side s's figure at key k run by run: each repetition
+// divided by the reference's of the same turn (or by half the copy
+// bandwidth), their range and how many miss 1.
+func (r *Result) turns(p Plan, s, against *Side, k int, copyMBs float64, copyGoal bool) string {
+	mine := r.runs(p, s, k)
+	var ref []float64
+	if !copyGoal {
+		ref = r.runs(p, against, k)
+	}
+	var ratios []float64
+	for i, x := range mine {
+		switch {
+		case copyGoal:
+			ratios = append(ratios, x/(copyMBs/2))
+		case i < len(ref) && ref[i] > 0:
+			ratios = append(ratios, x/ref[i])
+		}
+	}
+	if len(ratios) == 0 {
+		return ""
+	}
+	short, side := 0, "above"
+	if p.Higher {
+		side = "below"
+	}
+	for _, x := range ratios {
+		if (p.Higher && x < 1) || (!p.Higher && x > 1) {
+			short++
+		}
+	}
+	return fmt.Sprintf("%.2f-%.2f, %d of %d %s 1", slices.Min(ratios), slices.Max(ratios), short, len(ratios), side)
 }
 
 func (g Goal) describe(p Plan, s, against *Side, copyMBs float64) string {

@@ -41,6 +41,14 @@ func (v Verdict) detail() string {
 	return "worst " + v.Worst
 }
 
+// runs is the worst figure run by run, or "-".
+func (v Verdict) runs() string {
+	if v.Absent != "" || v.Runs == "" {
+		return "-"
+	}
+	return v.Runs
+}
+
 // column is one column of a plan's table: a side's medians, or a ratio.
 type column struct {
 	head string
@@ -118,7 +126,7 @@ func (r *Report) WriteText(w io.Writer) error {
 		fmt.Fprintf(w, "\nGoals, on the medians above\n")
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 		for _, v := range r.Verdicts {
-			fmt.Fprintf(tw, "%s\t%s\t%s\n", v.status(), v.Goal, v.detail())
+			fmt.Fprintf(tw, "%s\t%s\t%s\t(run by run %s)\n", v.status(), v.Goal, v.detail(), v.runs())
 		}
 		return tw.Flush()
 	}
@@ -189,9 +197,9 @@ func (r *Report) Markdown() string {
 	}
 	b.WriteString("\n")
 	if len(r.Verdicts) > 0 {
-		b.WriteString("| goal | worst figure, of the medians below | verdict |\n|---|---|---|\n")
+		b.WriteString("| goal | worst figure, of the medians below | that figure run by run, against the reference's run of the same turn | verdict |\n|---|---|---|---|\n")
 		for _, v := range r.Verdicts {
-			fmt.Fprintf(&b, "| %s | %s | %s |\n", v.Goal, v.detail(), v.status())
+			fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", v.Goal, v.detail(), v.runs(), v.status())
 		}
 		b.WriteString("\n")
 	}

@@ -133,6 +133,18 @@ func (s *Side) verify(p Plan, t, first *table.Table) error {
 	return errors.Join(errs...)
 }
 
+// runs returns a side's figure at key k in each repetition, in the order
+// they ran; a repetition without that key gives nothing.
+func (r *Result) runs(p Plan, s *Side, k int) []float64 {
+	var out []float64
+	for _, t := range r.tables[[2]string{p.Key(), s.Label}] {
+		if i := slices.Index(t.Keys(), k); i >= 0 {
+			out = append(out, t.Rows[i].Value)
+		}
+	}
+	return out
+}
+
 // Medians returns a side's keys and, per key, the median over the repetitions.
 func (r *Result) Medians(p Plan, s *Side) ([]int, []float64) {
 	ts := r.tables[[2]string{p.Key(), s.Label}]
