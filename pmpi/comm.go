@@ -47,8 +47,8 @@ type Comm struct {
 	cc    collComm
 }
 
-func newComm(l *library, name string, context uint32, group []int) *Comm {
-	c := &Comm{context: context, group: group, ranks: make(map[int]int, len(group)), rank: -1, lib: l, identity: true}
+func newComm(l *library, name string, cid uint32, group []int) *Comm {
+	c := &Comm{context: cid, group: group, ranks: make(map[int]int, len(group)), rank: -1, lib: l, identity: true}
 	for i, w := range group {
 		c.ranks[w] = i
 		if w == l.job.Rank {
@@ -58,7 +58,7 @@ func newComm(l *library, name string, context uint32, group []int) *Comm {
 	}
 	c.name.Store(&name)
 	c.cc = collComm{c}
-	l.comms.Store(context, c)
+	l.comms.Store(cid, c)
 	return c
 }
 

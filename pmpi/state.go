@@ -59,8 +59,8 @@ func (l *library) state(stacks bool) rte.State {
 
 // comm finds the communicator that owns a context id: each has two, the
 // even one for its point-to-point traffic and the next for its collectives.
-func (l *library) comm(context uint32) *Comm {
-	if c, ok := l.comms.Load(context &^ 1); ok {
+func (l *library) comm(cid uint32) *Comm {
+	if c, ok := l.comms.Load(cid &^ 1); ok {
 		return c.(*Comm)
 	}
 	return nil
@@ -68,12 +68,12 @@ func (l *library) comm(context uint32) *Comm {
 
 // describeContext names the communicator of a context id and, for the
 // collective context, the collective the tag belongs to.
-func (l *library) describeContext(context uint32, tag int) (comm, collective string) {
-	c := l.comm(context)
+func (l *library) describeContext(cid uint32, tag int) (comm, collective string) {
+	c := l.comm(cid)
 	if c == nil {
-		return fmt.Sprintf("context %d", context), ""
+		return fmt.Sprintf("context %d", cid), ""
 	}
-	if context&1 == 1 {
+	if cid&1 == 1 {
 		collective = coll.TagName(tag)
 	}
 	return c.Name(), collective
@@ -81,11 +81,11 @@ func (l *library) describeContext(context uint32, tag int) (comm, collective str
 
 // commRank translates a world rank to its rank in the context's
 // communicator; AnySource and unknown ranks stay as they are.
-func (l *library) commRank(context uint32, world int) int {
+func (l *library) commRank(cid uint32, world int) int {
 	if world == pml.AnySource {
 		return world
 	}
-	if c := l.comm(context); c != nil {
+	if c := l.comm(cid); c != nil {
 		if r, ok := c.rankOf(world); ok {
 			return r
 		}

@@ -134,7 +134,7 @@ func New(me int, log hclog.Logger, cfg Config) *Engine {
 // request fills in r, or a fresh request when r is nil. Internal ones
 // come from a pool and go back with Release; a request handed to the user
 // is never recycled, since the user may wait on it again.
-func (e *Engine) request(r *Request, k kind, context uint32, peer, tag int, buf []byte, pooled bool) *Request {
+func (e *Engine) request(r *Request, k kind, cid uint32, peer, tag int, buf []byte, pooled bool) *Request {
 	switch {
 	case pooled:
 		r = e.reqPool.Get().(*Request)
@@ -142,7 +142,7 @@ func (e *Engine) request(r *Request, k kind, context uint32, peer, tag int, buf 
 	case r == nil:
 		r = new(Request)
 	}
-	r.kind, r.context, r.peer, r.tag, r.buf, r.pooled = k, context, peer, tag, buf, pooled
+	r.kind, r.context, r.peer, r.tag, r.buf, r.pooled = k, cid, peer, tag, buf, pooled
 	return r
 }
 
@@ -185,20 +185,20 @@ func (e *Engine) module(peer int) btl.Module {
 // indexed without hashing; pmpi hands out the lowest free ids.
 const nearContexts = 1024
 
-func (e *Engine) queue(context uint32) *queues {
-	if context < nearContexts {
-		if int(context) >= len(e.queues) {
-			e.queues = append(e.queues, make([]*queues, int(context)+1-len(e.queues))...)
+func (e *Engine) queue(cid uint32) *queues {
+	if cid < nearContexts {
+		if int(cid) >= len(e.queues) {
+			e.queues = append(e.queues, make([]*queues, int(cid)+1-len(e.queues))...)
 		}
-		if e.queues[context] == nil {
-			e.queues[context] = &queues{}
+		if e.queues[cid] == nil {
+			e.queues[cid] = &queues{}
 		}
-		return e.queues[context]
+		return e.queues[cid]
 	}
-	q := e.farQueues[context]
+	q := e.farQueues[cid]
 	if q == nil {
 		q = &queues{}
-		e.farQueues[context] = q
+		e.farQueues[cid] = q
 	}
 	return q
 }
@@ -254,11 +254,13 @@ func toPeer(peer int, err error) error {
 	return nil
 }
 
-// Isend starts a send of buf to world rank dest. Messages up to the
+// Isend starts a send of buf to world rank dest, on the communicator
+// whose context id is cid (the id that keeps communicators' and the
+// library's own traffic apart). Messages up to the
 // transport's eager limit go at once; larger ones and synchronous sends
 // announce themselves and move their payload once the receiver matched.
-func (e *Engine) Isend(context uint32, dest, tag int, buf []byte, sync bool) *Request {
-	return e.isend(nil, context, dest, tag, buf, sync, false, false)
+func (e *Engine) Isend(cid uint32, dest, tag int, buf []byte, sync bool) *Request {
+	return e.isend(nil, cid, dest, tag, buf, sync, false, false)
 }
 
 // StartSend is Isend into r, a zero Request that the caller allocated,
@@ -266,15 +268,15 @@ func (e *Engine) Isend(context uint32, dest, tag int, buf []byte, sync bool) *Re
 // Its eager fragment is written at once, never held back for the next
 // ones (btl.Poster): the collectives that use it wait on their few sends
 // at once, and a held fragment would cost them its publication later.
-func (e *Engine) StartSend(r *Request, context uint32, dest, tag int, buf []byte, sync bool) *Request {
-	return e.isend(r, context, dest, tag, buf, sync, false, true)
+func (e *Engine) StartSend(r *Request, cid uint32, dest, tag int, buf []byte, sync bool) *Request {
+	return e.isend(r, cid, dest, tag, buf, sync, false, true)
 }
 
 // PostSend is StartSend for a caller that may start more sends before it
 // waits: the module may hold the eager fragment back to write it with the
 // next ones (btl.Poster). MPI's Isend.
-func (e *Engine) PostSend(r *Request, context uint32, dest, tag int, buf []byte, sync bool) *Request {
-	return e.isend(r, context, dest, tag, buf, sync, false, false)
+func (e *Engine) PostSend(r *Request, cid uint32, dest, tag int, buf []byte, sync bool) *Request {
+	return e.isend(r, cid, dest, tag, buf, sync, false, false)
 }
 
 // Send is a blocking send. An eager one needs no request at all: it is
@@ -282,20 +284,20 @@ func (e *Engine) PostSend(r *Request, context uint32, dest, tag int, buf []byte,
 // does it. Others use a pooled request. It returns the send's error: a
 // Status would only carry it, and returning one cost a copy of narrow
 // stores the processor cannot forward.
-func (e *Engine) Send(context uint32, dest, tag int, buf []byte, sync bool) error {
+func (e *Engine) Send(cid uint32, dest, tag int, buf []byte, sync bool) error {
 	if !sync {
 		m := e.module(dest)
 		if len(buf) <= m.EagerLimit() && !e.anyDead.Load() {
 			if ss, ok := m.(btl.SmallSender); ok {
 				var hb [btl.SmallHeaderSize]byte // on the stack: no pool
-				encodeMatch(hb[:], context, int32(e.me), int32(tag))
+				encodeMatch(hb[:], cid, int32(e.me), int32(tag))
 				return toPeer(dest, ss.SendSmall(dest, hb, buf))
 			}
-			h := header{typ: typeMatch, context: context, source: int32(e.me), tag: int32(tag), total: uint64(len(buf))}
+			h := header{typ: typeMatch, context: cid, source: int32(e.me), tag: int32(tag), total: uint64(len(buf))}
 			return e.send(m, dest, h, buf)
 		}
 	}
-	r := e.isend(nil, context, dest, tag, buf, sync, true, true)
+	r := e.isend(nil, cid, dest, tag, buf, sync, true, true)
 	err := e.WaitRef(r).Err
 	e.Release(r)
 	return err
@@ -304,8 +306,8 @@ func (e *Engine) Send(context uint32, dest, tag int, buf []byte, sync bool) erro
 // isend starts a send; now says the caller waits for it at once (a
 // blocking Send, a collective), so an eager fragment is written now instead
 // of being held back to go with the next ones.
-func (e *Engine) isend(r *Request, context uint32, dest, tag int, buf []byte, sync, pooled, now bool) *Request {
-	r = e.request(r, kindSend, context, dest, tag, buf, pooled)
+func (e *Engine) isend(r *Request, cid uint32, dest, tag int, buf []byte, sync, pooled, now bool) *Request {
+	r = e.request(r, kindSend, cid, dest, tag, buf, pooled)
 	r.sync = sync
 	m := e.module(dest)
 	if err := e.deadErr(dest); err != nil {
@@ -315,7 +317,7 @@ func (e *Engine) isend(r *Request, context uint32, dest, tag int, buf []byte, sy
 	if len(buf) <= m.EagerLimit() && !sync {
 		// The header goes in r's own buffer: the header pool's pinning cost
 		// more than a request's 16 bytes.
-		err := transmitIn(m, dest, encodeMatch(r.hdr[:], context, int32(e.me), int32(tag)), buf, !now)
+		err := transmitIn(m, dest, encodeMatch(r.hdr[:], cid, int32(e.me), int32(tag)), buf, !now)
 		r.finishNew(Status{Err: err}, !now && err == nil) // nobody waits on r before we return it
 		return r
 	}
@@ -329,7 +331,7 @@ func (e *Engine) isend(r *Request, context uint32, dest, tag int, buf []byte, sy
 	r.id = e.nextID
 	e.sends[r.id] = r // before the RTS: the CTS may come back at once
 	e.mu.Unlock()
-	h := header{typ: typeRTS, context: context, source: int32(e.me), tag: int32(tag), total: uint64(len(buf)), sreq: r.id}
+	h := header{typ: typeRTS, context: cid, source: int32(e.me), tag: int32(tag), total: uint64(len(buf)), sreq: r.id}
 	if sync {
 		h.flags |= flagSync
 	}
@@ -388,30 +390,30 @@ func (e *Engine) deadErr(peer int) error {
 }
 
 // Irecv posts a receive into buf from world rank src (or AnySource) with
-// tag (or AnyTag). A message already waiting in the unexpected queue
+// tag (or AnyTag) on context id cid. A message already waiting in the unexpected queue
 // matches at once.
-func (e *Engine) Irecv(context uint32, src, tag int, buf []byte) *Request {
-	return e.irecv(nil, context, src, tag, buf, false)
+func (e *Engine) Irecv(cid uint32, src, tag int, buf []byte) *Request {
+	return e.irecv(nil, cid, src, tag, buf, false)
 }
 
 // StartRecv is Irecv into r, a zero Request that the caller allocated.
-func (e *Engine) StartRecv(r *Request, context uint32, src, tag int, buf []byte) *Request {
-	return e.irecv(r, context, src, tag, buf, false)
+func (e *Engine) StartRecv(r *Request, cid uint32, src, tag int, buf []byte) *Request {
+	return e.irecv(r, cid, src, tag, buf, false)
 }
 
 // Recv is a blocking receive with a pooled request; it writes the
 // receive's status into st, where the caller reads it (a Status returned
 // was copied twice more on its way).
-func (e *Engine) Recv(context uint32, src, tag int, buf []byte, st *Status) {
-	r := e.irecv(nil, context, src, tag, buf, true)
+func (e *Engine) Recv(cid uint32, src, tag int, buf []byte, st *Status) {
+	r := e.irecv(nil, cid, src, tag, buf, true)
 	*st = *e.WaitRef(r)
 	e.Release(r)
 }
 
-func (e *Engine) irecv(r *Request, context uint32, src, tag int, buf []byte, pooled bool) *Request {
-	r = e.request(r, kindRecv, context, src, tag, buf, pooled)
+func (e *Engine) irecv(r *Request, cid uint32, src, tag int, buf []byte, pooled bool) *Request {
+	r = e.request(r, kindRecv, cid, src, tag, buf, pooled)
 	e.mu.Lock()
-	q := e.queue(context)
+	q := e.queue(cid)
 	for i, u := range q.unexpected.all() {
 		if !r.matches(u.from, int(u.h.tag)) {
 			continue
@@ -644,11 +646,11 @@ func (e *Engine) failRecv(id uint64, from int, err error) {
 
 // Iprobe looks for a waiting message that a receive with these arguments
 // would match, without receiving it.
-func (e *Engine) Iprobe(context uint32, src, tag int) (Status, bool, error) {
+func (e *Engine) Iprobe(cid uint32, src, tag int) (Status, bool, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	probe := Request{peer: src, tag: tag}
-	for _, u := range e.queue(context).unexpected.all() {
+	for _, u := range e.queue(cid).unexpected.all() {
 		if probe.matches(u.from, int(u.h.tag)) {
 			return Status{Source: u.from, Tag: int(u.h.tag), Bytes: u.size(), Total: u.size()}, true, nil
 		}
@@ -662,16 +664,16 @@ func (e *Engine) Iprobe(context uint32, src, tag int) (Status, bool, error) {
 }
 
 // Probe waits for a message that a receive with these arguments would match.
-func (e *Engine) Probe(context uint32, src, tag int) (Status, error) {
-	w := waiter{e: e, probe: &PendingOp{Kind: OpProbe, Context: context, Peer: src, Tag: tag}}
+func (e *Engine) Probe(cid uint32, src, tag int) (Status, error) {
+	w := waiter{e: e, probe: &PendingOp{Kind: OpProbe, Context: cid, Peer: src, Tag: tag}}
 	for {
-		st, ok, err := e.Iprobe(context, src, tag)
+		st, ok, err := e.Iprobe(cid, src, tag)
 		if ok || err != nil {
 			w.end()
 			return st, err
 		}
 		if w.sleepy() {
-			e.sleep(func() bool { _, ok, err := e.Iprobe(context, src, tag); return ok || err != nil })
+			e.sleep(func() bool { _, ok, err := e.Iprobe(cid, src, tag); return ok || err != nil })
 			w.reset()
 			continue
 		}

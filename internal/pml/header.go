@@ -94,9 +94,9 @@ func (h *header) encode(b []byte) []byte {
 // it: a header struct built and passed on was copied 16 bytes at a time
 // from the narrow stores that had just built it, which the processor
 // cannot forward.
-func encodeMatch(b []byte, context uint32, source, tag int32) []byte {
+func encodeMatch(b []byte, cid uint32, source, tag int32) []byte {
 	b = b[:MatchHeaderSize]
-	binary.LittleEndian.PutUint64(b, uint64(headerVersion)|uint64(typeMatch)<<8|uint64(context)<<32)
+	binary.LittleEndian.PutUint64(b, uint64(headerVersion)|uint64(typeMatch)<<8|uint64(cid)<<32)
 	binary.LittleEndian.PutUint64(b[8:], uint64(uint32(source))|uint64(uint32(tag))<<32)
 	return b
 }

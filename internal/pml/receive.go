@@ -64,9 +64,9 @@ func (e *Engine) Deliver(from int, hb, payload []byte, placed bool) {
 
 // deliverEager takes an eager message, the fragment's header hb, of tag
 // on context.
-func (e *Engine) deliverEager(from int, context uint32, tag int32, hb, payload []byte) {
+func (e *Engine) deliverEager(from int, cid uint32, tag int32, hb, payload []byte) {
 	e.mu.Lock()
-	q := e.queue(context)
+	q := e.queue(cid)
 	if r := q.takePosted(from, int(tag)); r != nil {
 		e.mu.Unlock()
 		n := copy(r.buf, payload)
