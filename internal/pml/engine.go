@@ -256,9 +256,9 @@ func toPeer(peer int, err error) error {
 
 // Isend starts a send of buf to world rank dest, on the communicator
 // whose context id is cid (the id that keeps communicators' and the
-// library's own traffic apart). Messages up to the
-// transport's eager limit go at once; larger ones and synchronous sends
-// announce themselves and move their payload once the receiver matched.
+// library's own traffic apart). Messages up to the transport's eager
+// limit go at once; larger ones and synchronous sends announce
+// themselves and move their payload once the receiver matched.
 func (e *Engine) Isend(cid uint32, dest, tag int, buf []byte, sync bool) *Request {
 	return e.isend(nil, cid, dest, tag, buf, sync, false, false)
 }
