@@ -91,7 +91,8 @@ type Module interface {
 	// Send transmits hdr and payload to peer as one fragment. It may block
 	// until the fragment is handed to the transport; hdr and payload may be
 	// reused once it returns. It must not be called from inside Receiver
-	// methods.
+	// methods. Its error names peer's rank: the layers above add nothing
+	// of theirs about the peer.
 	Send(ctx context.Context, peer int, hdr, payload []byte) error
 	// Progress polls the transport; it returns how many events it handled.
 	// Modules that receive from their own goroutines return 0.

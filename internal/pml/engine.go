@@ -243,15 +243,7 @@ func transmitIn(m btl.Module, peer int, hb []byte, payload []byte, hold bool) er
 			send = p.Post
 		}
 	}
-	return toPeer(peer, send(context.Background(), peer, hb, payload))
-}
-
-// toPeer says which peer a transport's error concerns.
-func toPeer(peer int, err error) error {
-	if err != nil {
-		return fmt.Errorf("to rank %d: %w", peer, err)
-	}
-	return nil
+	return send(context.Background(), peer, hb, payload) // its error names the peer (btl.Module)
 }
 
 // Isend starts a send of buf to world rank dest, on the communicator
@@ -291,7 +283,7 @@ func (e *Engine) Send(cid uint32, dest, tag int, buf []byte, sync bool) error {
 			if ss, ok := m.(btl.SmallSender); ok {
 				var hb [btl.SmallHeaderSize]byte // on the stack: no pool
 				encodeMatch(hb[:], cid, int32(e.me), int32(tag))
-				return toPeer(dest, ss.SendSmall(dest, hb, buf))
+				return ss.SendSmall(dest, hb, buf)
 			}
 			h := header{typ: typeMatch, context: cid, source: int32(e.me), tag: int32(tag), total: uint64(len(buf))}
 			return e.send(m, dest, h, buf)

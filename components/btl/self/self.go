@@ -119,7 +119,7 @@ func (m *module) Send(_ context.Context, peer int, hdr, payload []byte) error {
 		return fmt.Errorf("btl self: send to rank %d: %w: not added", peer, btl.ErrUnreachable)
 	}
 	if err := btl.CheckHeader(hdr); err != nil {
-		return err
+		return fmt.Errorf("btl self: send to rank %d: %w", peer, err)
 	}
 	m.recv.Deliver(m.rank, hdr, payload, false)
 	return nil

@@ -287,7 +287,7 @@ const postBatch = 32
 
 func (m *Module) write(ctx context.Context, rank int, hdr, payload []byte, hold bool) error {
 	if err := btl.CheckHeader(hdr); err != nil {
-		return err
+		return fmt.Errorf("btl sm: send to rank %d: %w", rank, err)
 	}
 	if len(payload) > m.cfg.fragmentSize {
 		return fmt.Errorf("btl sm: send to rank %d: payload of %d bytes exceeds the fragment size %d", rank, len(payload), m.cfg.fragmentSize)

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"strings"
 	"sync"
 	"testing"
 
@@ -197,9 +198,11 @@ func (s Suite) testHeaders(t *testing.T) {
 	for _, p := range j.pairs() {
 		from, to := p[0], p[1]
 		for _, n := range []int{0, btl.MaxHeaderSize + 1} {
-			if err := j.mods[from].Send(ctx, to, make([]byte, n), []byte("x")); err == nil {
+			err := j.mods[from].Send(ctx, to, make([]byte, n), []byte("x"))
+			if err == nil {
 				t.Errorf("rank %d: Send to rank %d with a %d-byte header succeeded; headers are 1-%d bytes", from, to, n, btl.MaxHeaderSize)
 			}
+			namesPeer(t, from, to, err)
 		}
 	}
 	for rank, r := range j.recvs {
@@ -440,9 +443,11 @@ func (s Suite) testDelProcs(t *testing.T) {
 	if err := j.mods[0].DelProcs(ctx, []btl.Proc{j.procs[last]}); err != nil {
 		t.Fatalf("rank 0: DelProcs of rank %d: %v", last, err)
 	}
-	if err := j.mods[0].Send(ctx, last, header(0, 0, 1, 12), nil); !errors.Is(err, btl.ErrUnreachable) {
+	err := j.mods[0].Send(ctx, last, header(0, 0, 1, 12), nil)
+	if !errors.Is(err, btl.ErrUnreachable) {
 		t.Fatalf("rank 0: Send to rank %d after DelProcs: %v; want an error wrapping btl.ErrUnreachable", last, err)
 	}
+	namesPeer(t, 0, last, err)
 	for to := range last {
 		if !s.Reaches(0, to) {
 			continue
@@ -486,9 +491,11 @@ func (s Suite) testFinalize(t *testing.T) {
 		}
 	}
 	for _, p := range j.pairs() {
-		if err := j.mods[p[0]].Send(ctx, p[1], header(p[0], 0, 1, 12), nil); err == nil {
+		err := j.mods[p[0]].Send(ctx, p[1], header(p[0], 0, 1, 12), nil)
+		if err == nil {
 			t.Errorf("rank %d: Send to rank %d after Finalize succeeded", p[0], p[1])
 		}
+		namesPeer(t, p[0], p[1], err)
 	}
 	for rank, m := range j.mods {
 		if n := m.Progress(); n != 0 {
@@ -539,6 +546,7 @@ func (s Suite) testFailedPeer(t *testing.T) {
 	if sendErr != nil && !errors.Is(sendErr, btl.ErrPeerFailed) && !errors.Is(sendErr, btl.ErrUnreachable) {
 		t.Errorf("rank 0: Send to the dead rank 1: %v; want an error wrapping btl.ErrPeerFailed", sendErr)
 	}
+	namesPeer(t, 0, 1, sendErr)
 	for _, m := range j.mods[2:] {
 		m.Finalize()
 	}
@@ -556,5 +564,15 @@ func (s Suite) testFailedPeer(t *testing.T) {
 		if p != 1 {
 			t.Errorf("rank 0: rank %d reported failed; only rank 1 died", p)
 		}
+	}
+}
+
+// namesPeer checks that a send's error names the peer's rank: the module
+// is the one layer that adds it (btl.Module's Send), so the engine and
+// the library above it say nothing more of the peer. A nil error passes.
+func namesPeer(t *testing.T, from, to int, err error) {
+	t.Helper()
+	if err != nil && !strings.Contains(err.Error(), fmt.Sprintf("rank %d", to)) {
+		t.Errorf("rank %d: the error of a Send to rank %d does not name it: %v", from, to, err)
 	}
 }
