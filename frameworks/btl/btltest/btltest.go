@@ -36,7 +36,8 @@
 // btl.ErrUnreachable, nobody is reported failed),
 // Finalize (then Send fails, Progress does nothing, Finalize again is
 // harmless) and FailedPeer (with Kill: the survivor learns by PeerFailed
-// or a failing Send, never hangs). The suite calls AddProcs itself,
+// or a failing Send, never hangs). Every refused Send's error names the
+// peer's rank. The suite calls AddProcs itself,
 // finalizes every module when a subtest ends, and drives Progress on
 // every module while it waits, so a module that delivers only when
 // polled passes. Waits end on a condition; their deadline only guards
