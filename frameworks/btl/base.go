@@ -41,7 +41,7 @@ func Open(ctx context.Context, fw *mca.Framework, env InitEnv, procs []Proc, fen
 	for _, s := range selected {
 		mods, err := s.Component.(Component).Init(ctx, env)
 		if err != nil {
-			return fail(fmt.Errorf("btl %s: init: %w", s.Name, err))
+			return fail(named(s.Name, "init", err))
 		}
 		t.modules = append(t.modules, mods...)
 	}
@@ -60,7 +60,7 @@ func Open(ctx context.Context, fw *mca.Framework, env InitEnv, procs []Proc, fen
 	for _, m := range t.modules {
 		reach, err := m.AddProcs(ctx, procs)
 		if err != nil {
-			return fail(fmt.Errorf("btl %s: add procs: %w", m.Name(), err))
+			return fail(named(m.Name(), "add procs", err))
 		}
 		for i, ok := range reach {
 			if !ok {
@@ -170,10 +170,10 @@ func (t *Transports) Finalize() error {
 	var errs []error
 	for _, m := range t.modules {
 		if err := m.DelProcs(context.Background(), t.reached[m]); err != nil {
-			errs = append(errs, fmt.Errorf("btl %s: del procs: %w", m.Name(), err))
+			errs = append(errs, named(m.Name(), "del procs", err))
 		}
 		if err := m.Finalize(); err != nil {
-			errs = append(errs, fmt.Errorf("btl %s: finalize: %w", m.Name(), err))
+			errs = append(errs, named(m.Name(), "finalize", err))
 		}
 	}
 	t.modules = nil
@@ -182,3 +182,13 @@ func (t *Transports) Finalize() error {
 
 // Transports passes Idle and Busy on to the modules that need them.
 var _ Idler = (*Transports)(nil)
+
+// named says which component failed, and in what, unless its error says
+// so already: gompi's components start theirs with "btl <name>:", and
+// wrapping those gave "btl tcp: init: btl tcp: ...".
+func named(component, what string, err error) error {
+	if strings.HasPrefix(err.Error(), "btl "+component+":") {
+		return err
+	}
+	return fmt.Errorf("btl %s: %s: %w", component, what, err)
+}
