@@ -134,7 +134,7 @@ func (r *Result) check(g Goal, p Plan, copyMBs float64) Verdict {
 		return v
 	}
 	v.Met = (p.Higher && worst >= 1) || (!p.Higher && worst <= 1)
-	v.Runs = r.turns(p, s, against, at, copyMBs, g.Copy)
+	v.Runs = r.turns(g, p, s, against, at, copyMBs)
 	what := "ratio"
 	if g.Copy {
 		what = "of half the copy bandwidth"
@@ -144,18 +144,18 @@ func (r *Result) check(g Goal, p Plan, copyMBs float64) Verdict {
 }
 
 // turns describes side s's figure at key k run by run: each repetition
-// divided by the reference's of the same turn (or by half the copy
-// bandwidth), their range and how many miss 1.
-func (r *Result) turns(p Plan, s, against *Side, k int, copyMBs float64, copyGoal bool) string {
+// divided by the reference's of the same turn (or, for a Copy goal, by
+// half the copy bandwidth), their range and how many miss 1.
+func (r *Result) turns(g Goal, p Plan, s, against *Side, k int, copyMBs float64) string {
 	mine := r.runs(p, s, k)
 	var ref []float64
-	if !copyGoal {
+	if !g.Copy {
 		ref = r.runs(p, against, k)
 	}
 	var ratios []float64
 	for i, x := range mine {
 		switch {
-		case copyGoal:
+		case g.Copy:
 			ratios = append(ratios, x/(copyMBs/2))
 		case i < len(ref) && ref[i] > 0:
 			ratios = append(ratios, x/ref[i])

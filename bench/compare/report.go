@@ -41,8 +41,8 @@ func (v Verdict) detail() string {
 	return "worst " + v.Worst
 }
 
-// runs is the worst figure run by run, or "-".
-func (v Verdict) runs() string {
+// byTurn is the worst figure run by run, or "-".
+func (v Verdict) byTurn() string {
 	if v.Absent != "" || v.Runs == "" {
 		return "-"
 	}
@@ -126,7 +126,7 @@ func (r *Report) WriteText(w io.Writer) error {
 		fmt.Fprintf(w, "\nGoals, on the medians above\n")
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 		for _, v := range r.Verdicts {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t(run by run %s)\n", v.status(), v.Goal, v.detail(), v.runs())
+			fmt.Fprintf(tw, "%s\t%s\t%s\t(run by run %s)\n", v.status(), v.Goal, v.detail(), v.byTurn())
 		}
 		return tw.Flush()
 	}
@@ -199,7 +199,7 @@ func (r *Report) Markdown() string {
 	if len(r.Verdicts) > 0 {
 		b.WriteString("| goal | worst figure, of the medians below | that figure run by run, against the reference's run of the same turn | verdict |\n|---|---|---|---|\n")
 		for _, v := range r.Verdicts {
-			fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", v.Goal, v.detail(), v.runs(), v.status())
+			fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", v.Goal, v.detail(), v.byTurn(), v.status())
 		}
 		b.WriteString("\n")
 	}

@@ -215,8 +215,8 @@ func TestGoals(t *testing.T) {
 		t.Fatalf("verdicts %+v", got)
 	}
 	for i, w := range want {
-		if g := got[i]; g.status() != w.status || g.Goal != w.goal || g.detail() != w.detail || g.runs() != w.runs {
-			t.Errorf("verdict %d: %s | %s | %s | %s\nwant %s | %s | %s | %s", i, g.status(), g.Goal, g.detail(), g.runs(),
+		if g := got[i]; g.status() != w.status || g.Goal != w.goal || g.detail() != w.detail || g.byTurn() != w.runs {
+			t.Errorf("verdict %d: %s | %s | %s | %s\nwant %s | %s | %s | %s", i, g.status(), g.Goal, g.detail(), g.byTurn(),
 				w.status, w.goal, w.detail, w.runs)
 		}
 	}
@@ -321,15 +321,15 @@ func TestTurns(t *testing.T) {
 	if gsm.Label != "gompi sm" || osm.Label != "Open MPI sm" {
 		t.Fatalf("sides %s, %s", gsm.Label, osm.Label)
 	}
-	if got := r.turns(lat, gsm, osm, 0, 0, false); got != "0.40-0.80, 0 of 3 above 1" {
+	if got := r.turns(Goal{}, lat, gsm, osm, 0, 0); got != "0.40-0.80, 0 of 3 above 1" {
 		t.Errorf("three turns: %q", got)
 	}
 	key := [2]string{lat.Name, osm.Label}
 	r.tables[key] = r.tables[key][:2] // Open MPI's third run failed
-	if got := r.turns(lat, gsm, osm, 1024, 0, false); got != "0.50-3.00, 1 of 2 above 1" {
+	if got := r.turns(Goal{}, lat, gsm, osm, 1024, 0); got != "0.50-3.00, 1 of 2 above 1" {
 		t.Errorf("two turns: %q", got)
 	}
-	if got := r.turns(lat, gsm, osm, 7, 0, false); got != "" {
+	if got := r.turns(Goal{}, lat, gsm, osm, 7, 0); got != "" {
 		t.Errorf("a size no run measured: %q", got)
 	}
 }
