@@ -17,8 +17,8 @@ import (
 var benchSizes = []int{8, 1024}
 
 // eagerFrom encodes the header of an eager message from rank `from`.
-func eagerFrom(from, tag, size int) []byte {
-	h := header{typ: typeMatch, context: world, source: int32(from), tag: int32(tag), total: uint64(size)}
+func eagerFrom(from, tag int) []byte {
+	h := header{typ: typeMatch, context: world, source: int32(from), tag: int32(tag)}
 	return h.encode(make([]byte, HeaderSize))
 }
 
@@ -33,7 +33,7 @@ func BenchmarkPostedEager(b *testing.B) {
 				for i := range depth {
 					e.Irecv(world, 0, 1000+i, nil)
 				}
-				hdr, payload, buf := eagerFrom(0, 7, size), fill(size, 1), make([]byte, size)
+				hdr, payload, buf := eagerFrom(0, 7), fill(size, 1), make([]byte, size)
 				b.SetBytes(int64(size))
 				b.ReportAllocs()
 				for b.Loop() {
@@ -54,7 +54,7 @@ func BenchmarkUnexpectedEager(b *testing.B) {
 	for _, size := range benchSizes {
 		b.Run(fmt.Sprintf("size=%d", size), func(b *testing.B) {
 			e := newNet(b, 2, 1<<20, 1<<20).engines[1]
-			hdr, payload, buf := eagerFrom(0, 7, size), fill(size, 1), make([]byte, size)
+			hdr, payload, buf := eagerFrom(0, 7), fill(size, 1), make([]byte, size)
 			b.SetBytes(int64(size))
 			b.ReportAllocs()
 			for b.Loop() {
@@ -123,7 +123,7 @@ func BenchmarkPingPongInProcess(b *testing.B) {
 }
 
 func BenchmarkHeaderEncode(b *testing.B) {
-	h := header{typ: typeRTS, context: 3, source: 1, tag: 99, total: 1 << 20, sreq: 12345}
+	h := header{typ: typeRTS, context: 3, source: 1, tag: 99, size: 1 << 20, sreq: 12345}
 	buf := make([]byte, HeaderSize)
 	b.ReportAllocs()
 	for b.Loop() {
@@ -132,7 +132,7 @@ func BenchmarkHeaderEncode(b *testing.B) {
 }
 
 func BenchmarkHeaderDecode(b *testing.B) {
-	h := header{typ: typeRTS, context: 3, source: 1, tag: 99, total: 1 << 20, sreq: 12345}
+	h := header{typ: typeRTS, context: 3, source: 1, tag: 99, size: 1 << 20, sreq: 12345}
 	buf := h.encode(make([]byte, HeaderSize))
 	b.ReportAllocs()
 	for b.Loop() {
@@ -165,7 +165,7 @@ func (discard) Send(context.Context, int, []byte, []byte) error { return nil }
 func BenchmarkWindowEager(b *testing.B) {
 	const window = 64
 	e := newNet(b, 2, 1<<20, 1<<20).engines[1]
-	hdr, payload, buf := eagerFrom(0, 7, 8), fill(8, 1), make([]byte, 8)
+	hdr, payload, buf := eagerFrom(0, 7), fill(8, 1), make([]byte, 8)
 	reqs := make([]*Request, window)
 	b.ReportAllocs()
 	for b.Loop() {
@@ -200,7 +200,7 @@ func BenchmarkBlockingEager(b *testing.B) {
 	})
 	b.Run("recv", func(b *testing.B) {
 		e := newNet(b, 2, 1<<20, 1<<20).engines[1]
-		hdr, payload, buf := eagerFrom(0, 7, 8), fill(8, 1), make([]byte, 8)
+		hdr, payload, buf := eagerFrom(0, 7), fill(8, 1), make([]byte, 8)
 		b.ReportAllocs()
 		for b.Loop() {
 			r := e.irecv(nil, world, 0, 7, buf, true)

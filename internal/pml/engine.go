@@ -110,7 +110,7 @@ func (u *unexpected) size() int {
 	if u.h.typ == typeMatch {
 		return len(u.data)
 	}
-	return int(u.h.total)
+	return int(u.h.size)
 }
 
 // New returns an engine for world rank me. Messages may arrive before Start;
@@ -285,7 +285,7 @@ func (e *Engine) Send(cid uint32, dest, tag int, buf []byte, sync bool) error {
 				encodeMatch(hb[:], cid, int32(e.me), int32(tag))
 				return ss.SendSmall(dest, hb, buf)
 			}
-			h := header{typ: typeMatch, context: cid, source: int32(e.me), tag: int32(tag), total: uint64(len(buf))}
+			h := header{typ: typeMatch, context: cid, source: int32(e.me), tag: int32(tag)}
 			return e.send(m, dest, h, buf)
 		}
 	}
@@ -323,7 +323,7 @@ func (e *Engine) isend(r *Request, cid uint32, dest, tag int, buf []byte, sync, 
 	r.id = e.nextID
 	e.sends[r.id] = r // before the RTS: the CTS may come back at once
 	e.mu.Unlock()
-	h := header{typ: typeRTS, context: cid, source: int32(e.me), tag: int32(tag), total: uint64(len(buf)), sreq: r.id}
+	h := header{typ: typeRTS, context: cid, source: int32(e.me), tag: int32(tag), size: uint64(len(buf)), sreq: r.id}
 	if sync {
 		h.flags |= flagSync
 	}
@@ -331,7 +331,7 @@ func (e *Engine) isend(r *Request, cid uint32, dest, tag int, buf []byte, sync, 
 		if least := sc.SingleCopyMin(dest); least > 0 && len(buf) >= least {
 			// The receiver reads buf itself; r keeps it reachable until the FIN.
 			h.flags |= flagGet
-			h.rreq = sc.Expose(dest, buf)
+			h.token = sc.Expose(dest, buf)
 		}
 	}
 	var first []byte
@@ -441,7 +441,7 @@ func (e *Engine) irecv(r *Request, cid uint32, src, tag int, buf []byte, pooled 
 // receive), else from a poller or a goroutine. Called with e.mu held; it
 // unlocks.
 func (e *Engine) matchRTS(r *Request, from int, h header, first []byte, inline bool) {
-	r.from, r.total = from, int(h.total)
+	r.from, r.total = from, int(h.size)
 	r.accepted = min(r.total, len(r.buf))
 	if h.flags&flagGet != 0 {
 		e.mu.Unlock()
@@ -461,7 +461,7 @@ func (e *Engine) matchRTS(r *Request, from int, h header, first []byte, inline b
 	}
 	e.mu.Unlock()
 	cts := header{typ: typeCTS, context: h.context, source: int32(e.me), tag: h.tag,
-		total: uint64(r.accepted), sreq: h.sreq, rreq: r.id}
+		accepted: uint64(r.accepted), sreq: h.sreq, rreq: r.id}
 	id := r.id             // r may be recycled once complete: the send below must not touch it
 	if got == r.accepted { // the first fragment held all it takes; the CTS still completes the send
 		e.complete(r, Status{Source: from, Tag: int(h.tag), Bytes: got, Total: r.total})
@@ -489,7 +489,7 @@ func (e *Engine) getData(r *Request, from int, h header) {
 	var err error
 	if r.accepted > 0 {
 		if sc, ok := m.(btl.SingleCopier); ok {
-			err = sc.Read(from, h.rreq, 0, r.buf[:r.accepted])
+			err = sc.Read(from, h.token, 0, r.buf[:r.accepted])
 		} else {
 			err = fmt.Errorf("btl %s cannot read another rank's memory", m.Name())
 		}
@@ -508,7 +508,7 @@ func (e *Engine) getData(r *Request, from int, h header) {
 // tells the sender its buffer is free. hold lets the module keep the FIN
 // back to go with the next ones (btl.Poster).
 func (e *Engine) gotData(m btl.Module, r *Request, from int, h header, hold bool) {
-	fin := header{typ: typeFin, context: h.context, source: int32(e.me), tag: h.tag, total: uint64(r.accepted), sreq: h.sreq}
+	fin := header{typ: typeFin, context: h.context, source: int32(e.me), tag: h.tag, accepted: uint64(r.accepted), sreq: h.sreq}
 	st := Status{Source: from, Tag: int(h.tag), Bytes: r.accepted, Total: r.total}
 	send := e.send
 	if hold {
@@ -554,7 +554,7 @@ func (e *Engine) getBatch(vr btl.VectorReader, gets []get) {
 	var tokens [stackReads]uint64
 	var dsts [stackReads][]byte
 	for i, g := range gets {
-		tokens[i], dsts[i] = g.h.rreq, g.r.buf[:g.r.accepted]
+		tokens[i], dsts[i] = g.h.token, g.r.buf[:g.r.accepted]
 	}
 	from := gets[0].from
 	if err := vr.ReadAll(from, tokens[:len(gets)], dsts[:len(gets)]); err != nil {

@@ -74,7 +74,7 @@ func TestGetAllBatchesByPeer(t *testing.T) {
 			v.bufs[tok] = bytes.Repeat([]byte{byte(i)}, size)
 			r := e.request(nil, kindRecv, 0, from, 5, make([]byte, size), false)
 			r.from, r.total, r.accepted = from, size, size
-			gets = append(gets, get{r: r, from: from, h: header{typ: typeRTS, tag: 5, total: size, flags: flagGet, rreq: tok}})
+			gets = append(gets, get{r: r, from: from, h: header{typ: typeRTS, tag: 5, size: size, flags: flagGet, token: tok}})
 		}
 		e.getAll(gets)
 

@@ -16,9 +16,9 @@ import (
 const (
 	typeMatch     uint8 = iota + 1 // eager: the whole message follows the header
 	typeRTS                        // rendezvous request to send: header only
-	typeCTS                        // clear to send: the receiver matched, send `total` bytes
-	typeData                       // rendezvous payload at offset `total`
-	typeFin                        // the receiver read `total` bytes itself (single copy): the send is done
+	typeCTS                        // clear to send: the receiver matched, send `accepted` bytes
+	typeData                       // rendezvous payload at `offset`
+	typeFin                        // the receiver read `accepted` bytes itself (single copy): the send is done
 	typeCancel                     // the sender asks the receiver to drop its unmatched RTS
 	typeCancelAck                  // the receiver's answer: flagCancelled if it dropped the RTS
 )
@@ -26,7 +26,7 @@ const (
 const headerVersion = 3
 
 // HeaderSize is the size of the engine's header in every fragment but
-// eager ones, whose header stops before total: their size is the
+// eager ones, whose header stops before its fourth field: their size is the
 // payload's, and the other fields are unused. 24 bytes spared let a
 // message of up to 32 bytes travel in one cache line of btl sm.
 const (
@@ -41,20 +41,53 @@ const _ = uint(MatchHeaderSize-btl.SmallHeaderSize) + uint(btl.SmallHeaderSize-M
 // header is the engine's fixed binary header, little-endian:
 //
 //	0 version u8 | 1 type u8 | 2 flags u16 | 4 context u32 | 8 source i32 |
-//	12 tag i32 | 16 total u64 | 24 send request u64 | 32 receive request u64
+//	12 tag i32 | 16 size, accepted or offset u64 | 24 send request u64 |
+//	32 receive request or token u64
 //
-// total is the message size (match, RTS), the accepted size (CTS, FIN) or
-// the payload offset (data). An eager (match) fragment carries the first
-// MatchHeaderSize bytes only.
+// The words at 16 and 32 mean one thing per fragment type, and the struct
+// gives each meaning its own field; encode and decode map them. An eager
+// (match) fragment carries the first MatchHeaderSize bytes only.
 type header struct {
-	typ     uint8
-	flags   uint16
-	context uint32
-	source  int32
-	tag     int32
-	total   uint64
-	sreq    uint64
-	rreq    uint64
+	typ      uint8
+	flags    uint16
+	context  uint32
+	source   int32
+	tag      int32
+	size     uint64 // RTS: the message's size (an eager message's is its payload's)
+	accepted uint64 // CTS, FIN: how many of its bytes the receiver takes
+	offset   uint64 // data: where the payload goes in the message
+	sreq     uint64 // RTS, CTS, FIN, cancel and its answer: the send request
+	rreq     uint64 // CTS, data: the receive request
+	token    uint64 // RTS with flagGet: the transport's token for the sender's buffer
+}
+
+// words returns the values of the wire's words at 16 and 32 for h's type.
+func (h *header) words() (n, req uint64) {
+	switch h.typ {
+	case typeRTS:
+		return h.size, h.token
+	case typeCTS:
+		return h.accepted, h.rreq
+	case typeData:
+		return h.offset, h.rreq
+	case typeFin:
+		return h.accepted, 0
+	}
+	return 0, 0
+}
+
+// setWords stores the wire's words at 16 and 32 in the fields of h's type.
+func (h *header) setWords(n, req uint64) {
+	switch h.typ {
+	case typeRTS:
+		h.size, h.token = n, req
+	case typeCTS:
+		h.accepted, h.rreq = n, req
+	case typeData:
+		h.offset, h.rreq = n, req
+	case typeFin:
+		h.accepted = n
+	}
 }
 
 // RTS flags.
@@ -62,8 +95,7 @@ const (
 	// flagSync marks an RTS from a synchronous send: the CTS proves the match.
 	flagSync uint16 = 1 << iota
 	// flagGet marks an RTS whose payload the receiver may read itself from
-	// the sender's memory; the receive request field carries the
-	// transport's token for it (btl.SingleCopier).
+	// the sender's memory with the transport's token (btl.SingleCopier).
 	flagGet
 	// flagCancelled marks a cancel's answer: the RTS was dropped unmatched.
 	flagCancelled
@@ -83,9 +115,10 @@ func (h *header) encode(b []byte) []byte {
 		return b
 	}
 	b = b[:HeaderSize]
-	binary.LittleEndian.PutUint64(b[16:], h.total)
+	n, req := h.words()
+	binary.LittleEndian.PutUint64(b[16:], n)
 	binary.LittleEndian.PutUint64(b[24:], h.sreq)
-	binary.LittleEndian.PutUint64(b[32:], h.rreq)
+	binary.LittleEndian.PutUint64(b[32:], req)
 	return b
 }
 
@@ -101,7 +134,7 @@ func encodeMatch(b []byte, cid uint32, source, tag int32) []byte {
 	return b
 }
 
-// decodeHeader decodes a fragment's header. An eager fragment's total is
+// decodeHeader decodes a fragment's header. An eager fragment's size is
 // left zero: its payload's length is the message's.
 func decodeHeader(b []byte) (header, error) {
 	if len(b) == MatchHeaderSize && b[0] == headerVersion && b[1] == typeMatch {
@@ -139,9 +172,8 @@ func decodeHeader(b []byte) (header, error) {
 		tag:     int32(binary.LittleEndian.Uint32(b[12:])),
 	}
 	if typ != typeMatch {
-		h.total = binary.LittleEndian.Uint64(b[16:])
 		h.sreq = binary.LittleEndian.Uint64(b[24:])
-		h.rreq = binary.LittleEndian.Uint64(b[32:])
+		h.setWords(binary.LittleEndian.Uint64(b[16:]), binary.LittleEndian.Uint64(b[32:]))
 	}
 	return h, nil
 }

@@ -6,19 +6,38 @@ import (
 	"testing"
 )
 
+// TestHeaderRoundTrip: every type carries its own fields and none of the
+// others', whose words on the wire it shares.
 func TestHeaderRoundTrip(t *testing.T) {
-	for typ := typeMatch; typ <= typeCancelAck; typ++ {
-		h := header{typ: typ, flags: flagSync, context: 9, source: 3, tag: -4, total: 1 << 33, sreq: 5, rreq: 6}
+	all := header{flags: flagSync, context: 9, source: 3, tag: -4,
+		size: 1 << 33, accepted: 1<<33 + 1, offset: 1<<33 + 2, sreq: 5, rreq: 6, token: 7}
+	for _, tc := range []struct {
+		typ  uint8
+		want func(h *header) // keeps the fields the type carries
+	}{
+		{typeMatch, func(h *header) {}}, // the payload's length is the size
+		{typeRTS, func(h *header) { h.size, h.sreq, h.token = all.size, all.sreq, all.token }},
+		{typeCTS, func(h *header) { h.accepted, h.sreq, h.rreq = all.accepted, all.sreq, all.rreq }},
+		{typeData, func(h *header) { h.offset, h.sreq, h.rreq = all.offset, all.sreq, all.rreq }},
+		{typeFin, func(h *header) { h.accepted, h.sreq = all.accepted, all.sreq }},
+		{typeCancel, func(h *header) { h.sreq = all.sreq }},
+		{typeCancelAck, func(h *header) { h.sreq = all.sreq }},
+	} {
+		h := all
+		h.typ = tc.typ
 		b := h.encode(make([]byte, HeaderSize))
-		if typ == typeMatch {
-			if len(b) != MatchHeaderSize {
-				t.Fatalf("an eager header is %d bytes, want %d", len(b), MatchHeaderSize)
-			}
-			h.total, h.sreq, h.rreq = 0, 0, 0 // not carried: the payload's length is the size
+		size := HeaderSize
+		if tc.typ == typeMatch {
+			size = MatchHeaderSize
 		}
+		if len(b) != size {
+			t.Fatalf("type %d: a header of %d bytes, want %d", tc.typ, len(b), size)
+		}
+		want := header{typ: tc.typ, flags: all.flags, context: all.context, source: all.source, tag: all.tag}
+		tc.want(&want)
 		got, err := decodeHeader(b)
-		if err != nil || got != h {
-			t.Fatalf("type %d: decoded %+v, %v; want %+v", typ, got, err, h)
+		if err != nil || got != want {
+			t.Fatalf("type %d: decoded %+v, %v; want %+v", tc.typ, got, err, want)
 		}
 	}
 }

@@ -25,10 +25,10 @@ func (e *Engine) Place(from int, hb []byte, size int) []byte {
 	e.mu.Lock()
 	r := e.recvs[h.rreq]
 	e.mu.Unlock()
-	if r == nil || r.from != from || h.total > uint64(r.accepted) || uint64(size) > uint64(r.accepted)-h.total {
+	if r == nil || r.from != from || h.offset > uint64(r.accepted) || uint64(size) > uint64(r.accepted)-h.offset {
 		return nil // Deliver reports it
 	}
-	return r.buf[h.total : h.total+uint64(size)]
+	return r.buf[h.offset : h.offset+uint64(size)]
 }
 
 // Deliver takes one fragment from a transport.
@@ -109,11 +109,11 @@ func (e *Engine) deliverCTS(from int, h header) {
 	case s == nil:
 		e.log.Error("dropping a CTS for an unknown send", "from", from, "send", h.sreq)
 		return
-	case s.peer != from || h.total > uint64(len(s.buf)):
-		e.complete(s, Status{Err: fmt.Errorf("rank %d accepted %d bytes of a %d-byte message", from, h.total, len(s.buf))})
+	case s.peer != from || h.accepted > uint64(len(s.buf)):
+		e.complete(s, Status{Err: fmt.Errorf("rank %d accepted %d bytes of a %d-byte message", from, h.accepted, len(s.buf))})
 		return
 	}
-	accepted := int(h.total)
+	accepted := int(h.accepted)
 	e.later(func() { e.sendData(s, h.rreq, accepted) })
 }
 
@@ -167,8 +167,8 @@ func (e *Engine) deliverFin(from int, h header) {
 	switch {
 	case s == nil:
 		e.log.Error("dropping a FIN for an unknown send", "from", from, "send", h.sreq)
-	case s.peer != from || h.total > uint64(len(s.buf)):
-		e.complete(s, Status{Err: fmt.Errorf("rank %d read %d bytes of a %d-byte message", from, h.total, len(s.buf))})
+	case s.peer != from || h.accepted > uint64(len(s.buf)):
+		e.complete(s, Status{Err: fmt.Errorf("rank %d read %d bytes of a %d-byte message", from, h.accepted, len(s.buf))})
 	default:
 		e.complete(s, Status{})
 	}
@@ -181,7 +181,7 @@ func (e *Engine) sendData(s *Request, rreq uint64, accepted int) {
 	chunk := max(m.MaxSendSize(), 1)
 	for off := s.first; off < accepted; off += chunk {
 		end := min(off+chunk, accepted)
-		h := header{typ: typeData, context: s.context, source: int32(e.me), tag: int32(s.tag), total: uint64(off), rreq: rreq}
+		h := header{typ: typeData, context: s.context, source: int32(e.me), tag: int32(s.tag), offset: uint64(off), rreq: rreq}
 		if err := e.send(m, s.peer, h, s.buf[off:end]); err != nil {
 			e.complete(s, Status{Err: err})
 			return
@@ -194,13 +194,13 @@ func (e *Engine) deliverData(from int, h header, payload []byte, placed bool) {
 	e.mu.Lock()
 	r := e.recvs[h.rreq]
 	e.mu.Unlock()
-	if r == nil || r.from != from || h.total > uint64(r.accepted) || uint64(len(payload)) > uint64(r.accepted)-h.total {
+	if r == nil || r.from != from || h.offset > uint64(r.accepted) || uint64(len(payload)) > uint64(r.accepted)-h.offset {
 		e.log.Error("dropping a data fragment that fits no receive", "from", from, "receive", h.rreq,
-			"offset", h.total, "size", len(payload))
+			"offset", h.offset, "size", len(payload))
 		return
 	}
 	if !placed {
-		copy(r.buf[h.total:], payload)
+		copy(r.buf[h.offset:], payload)
 	}
 	if r.received.Add(int64(len(payload))) < int64(r.accepted) {
 		return
