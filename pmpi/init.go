@@ -52,7 +52,7 @@ type library struct {
 	sys    *mca.System
 	log    hclog.Logger
 	engine *pml.Engine
-	tr     *btl.Transports
+	routes *btl.Routes
 	world  *Comm
 	self   *Comm
 
@@ -178,7 +178,7 @@ func (l *library) start(ctx context.Context) (_ *library, err error) {
 		return nil, err
 	}
 	l.engine = pml.New(l.job.Rank, l.log.Named("pml"), cfg)
-	l.tr, err = btl.Open(ctx, fw, btl.InitEnv{
+	l.routes, err = btl.Open(ctx, fw, btl.InitEnv{
 		Rank: l.job.Rank, Size: l.job.Size, Hostname: l.job.Hostname, JobID: l.job.JobID,
 		Secret: l.job.Secret, Modex: l.client, Receiver: l.engine, Oversubscribed: cfg.YieldAtOnce,
 		LocalRank: l.job.LocalRank, LocalSize: l.job.LocalSize, SessionDir: l.job.SessionDir,
@@ -186,7 +186,7 @@ func (l *library) start(ctx context.Context) (_ *library, err error) {
 	if err != nil {
 		return nil, err
 	}
-	l.engine.Start(l.tr)
+	l.engine.Start(l.routes)
 	l.hostIDs = make([]string, len(procs))
 	for i, p := range procs {
 		l.hostIDs[i] = p.Hostname
@@ -251,8 +251,8 @@ func (l *library) close() error {
 			errs = append(errs, c.colls.Free())
 		}
 	}
-	if l.tr != nil {
-		errs = append(errs, l.tr.Finalize())
+	if l.routes != nil {
+		errs = append(errs, l.routes.Finalize())
 	}
 	if l.sys != nil {
 		errs = append(errs, l.sys.Close()) // every framework opened, coll's among them
@@ -345,7 +345,7 @@ func (*realAPI) Wtick() float64 { return 1e-9 }
 // as "0:self 1:tcp"; empty before Init.
 func Transports() string {
 	if l := current.Load(); l != nil {
-		return l.tr.Describe()
+		return l.routes.Describe()
 	}
 	return ""
 }

@@ -11,10 +11,10 @@ import (
 	"github.com/gompi/gompi/mca"
 )
 
-// Transports is the framework's choice, for every peer, of the module that
+// Routes is the framework's choice, for every peer, of the module that
 // carries its traffic: the reachable module with the highest exclusivity,
 // equal ones by bandwidth. It is the Go form of Open MPI's BML.
-type Transports struct {
+type Routes struct {
 	fw      *mca.Framework
 	modules []Module
 	polled  []Module // the modules Progress polls
@@ -26,13 +26,13 @@ type Transports struct {
 // waits at fence for every rank to publish its addresses, and chooses a
 // module per peer. A peer no module reaches is an error naming the
 // modules tried.
-func Open(ctx context.Context, fw *mca.Framework, env InitEnv, procs []Proc, fence func(context.Context) error) (*Transports, error) {
+func Open(ctx context.Context, fw *mca.Framework, env InitEnv, procs []Proc, fence func(context.Context) error) (*Routes, error) {
 	if err := fw.Open(ctx); err != nil {
 		return nil, err
 	}
-	t := &Transports{fw: fw, reached: map[Module][]Proc{}}
-	fail := func(err error) (*Transports, error) {
-		return nil, errors.Join(err, t.Finalize())
+	rt := &Routes{fw: fw, reached: map[Module][]Proc{}}
+	fail := func(err error) (*Routes, error) {
+		return nil, errors.Join(err, rt.Finalize())
 	}
 	selected, err := fw.Select(ctx)
 	if err != nil {
@@ -43,11 +43,11 @@ func Open(ctx context.Context, fw *mca.Framework, env InitEnv, procs []Proc, fen
 		if err != nil {
 			return fail(named(s.Name, "init", err))
 		}
-		t.modules = append(t.modules, mods...)
+		rt.modules = append(rt.modules, mods...)
 	}
 	// Highest exclusivity first, then bandwidth: the first that reaches a peer wins.
-	sort.SliceStable(t.modules, func(i, j int) bool {
-		a, b := t.modules[i], t.modules[j]
+	sort.SliceStable(rt.modules, func(i, j int) bool {
+		a, b := rt.modules[i], rt.modules[j]
 		if a.Exclusivity() != b.Exclusivity() {
 			return a.Exclusivity() > b.Exclusivity()
 		}
@@ -56,8 +56,8 @@ func Open(ctx context.Context, fw *mca.Framework, env InitEnv, procs []Proc, fen
 	if err := fence(ctx); err != nil {
 		return fail(fmt.Errorf("btl: fence after publishing addresses: %w", err))
 	}
-	t.byPeer = make([]Module, len(procs))
-	for _, m := range t.modules {
+	rt.byPeer = make([]Module, len(procs))
+	for _, m := range rt.modules {
 		reach, err := m.AddProcs(ctx, procs)
 		if err != nil {
 			return fail(named(m.Name(), "add procs", err))
@@ -66,45 +66,45 @@ func Open(ctx context.Context, fw *mca.Framework, env InitEnv, procs []Proc, fen
 			if !ok {
 				continue
 			}
-			t.reached[m] = append(t.reached[m], procs[i])
-			if t.byPeer[i] == nil {
-				t.byPeer[i] = m
+			rt.reached[m] = append(rt.reached[m], procs[i])
+			if rt.byPeer[i] == nil {
+				rt.byPeer[i] = m
 			}
 		}
 	}
-	for i, m := range t.byPeer {
+	for i, m := range rt.byPeer {
 		if m == nil {
-			return fail(t.unreachable(env.Rank, procs[i]))
+			return fail(rt.unreachable(env.Rank, procs[i]))
 		}
 		fw.Logger().Debug("transport chosen", "peer", procs[i].Rank, "btl", m.Name())
 	}
-	t.polled = t.toPoll()
-	return t, nil
+	rt.polled = rt.toPoll()
+	return rt, nil
 }
 
 // toPoll lists the modules worth polling: those that carry traffic to
 // some peer, and those that deliver only when polled (a peer that chose
 // differently may still write to them). A module that carries nothing
 // and delivers on its own, tcp on one node, would only slow every poll.
-func (t *Transports) toPoll() []Module {
+func (rt *Routes) toPoll() []Module {
 	var ms []Module
-	for _, m := range t.modules {
+	for _, m := range rt.modules {
 		_, idler := m.(Idler)
-		if idler || slices.Contains(t.byPeer, m) {
+		if idler || slices.Contains(rt.byPeer, m) {
 			ms = append(ms, m)
 		}
 	}
 	return ms
 }
 
-func (t *Transports) unreachable(me int, p Proc) error {
+func (rt *Routes) unreachable(me int, p Proc) error {
 	var tried []string
-	for _, m := range t.modules {
+	for _, m := range rt.modules {
 		tried = append(tried, m.Name())
 	}
 	hint := ""
 	switch {
-	case t.fw != nil && len(t.fw.Components()) == 0:
+	case rt.fw != nil && len(rt.fw.Components()) == 0:
 		hint = `; no btl component is linked into this program: import _ "github.com/gompi/gompi/components/all"`
 	case p.Rank == me:
 		hint = "; sending to oneself needs the self component: add self to the btl parameter"
@@ -121,25 +121,25 @@ func orNone(s []string) []string {
 }
 
 // For returns the module that carries traffic to peer.
-func (t *Transports) For(peer int) Module { return t.byPeer[peer] }
+func (rt *Routes) For(peer int) Module { return rt.byPeer[peer] }
 
 // Modules returns every module, highest exclusivity first.
-func (t *Transports) Modules() []Module { return t.modules }
+func (rt *Routes) Modules() []Module { return rt.modules }
 
 // Describe names the transport per peer, for reports such as the
 // benchmarks' headers: "0:self 1:tcp 2:tcp".
-func (t *Transports) Describe() string {
-	parts := make([]string, len(t.byPeer))
-	for i, m := range t.byPeer {
+func (rt *Routes) Describe() string {
+	parts := make([]string, len(rt.byPeer))
+	for i, m := range rt.byPeer {
 		parts[i] = fmt.Sprintf("%d:%s", i, m.Name())
 	}
 	return strings.Join(parts, " ")
 }
 
 // Progress polls once every module that may have something to deliver.
-func (t *Transports) Progress() int {
+func (rt *Routes) Progress() int {
 	n := 0
-	for _, m := range t.polled {
+	for _, m := range rt.polled {
 		n += m.Progress()
 	}
 	return n
@@ -147,8 +147,8 @@ func (t *Transports) Progress() int {
 
 // Idle tells the modules that deliver only when polled that polling
 // stops (see Idler); Busy that it resumes.
-func (t *Transports) Idle() {
-	for _, m := range t.modules {
+func (rt *Routes) Idle() {
+	for _, m := range rt.modules {
 		if i, ok := m.(Idler); ok {
 			i.Idle()
 		}
@@ -156,8 +156,8 @@ func (t *Transports) Idle() {
 }
 
 // Busy undoes one Idle.
-func (t *Transports) Busy() {
-	for _, m := range t.modules {
+func (rt *Routes) Busy() {
+	for _, m := range rt.modules {
 		if i, ok := m.(Idler); ok {
 			i.Busy()
 		}
@@ -166,22 +166,22 @@ func (t *Transports) Busy() {
 
 // Finalize releases every module's peers, finalizes the modules and
 // closes the framework.
-func (t *Transports) Finalize() error {
+func (rt *Routes) Finalize() error {
 	var errs []error
-	for _, m := range t.modules {
-		if err := m.DelProcs(context.Background(), t.reached[m]); err != nil {
+	for _, m := range rt.modules {
+		if err := m.DelProcs(context.Background(), rt.reached[m]); err != nil {
 			errs = append(errs, named(m.Name(), "del procs", err))
 		}
 		if err := m.Finalize(); err != nil {
 			errs = append(errs, named(m.Name(), "finalize", err))
 		}
 	}
-	t.modules = nil
-	return errors.Join(append(errs, t.fw.Close())...)
+	rt.modules = nil
+	return errors.Join(append(errs, rt.fw.Close())...)
 }
 
-// Transports passes Idle and Busy on to the modules that need them.
-var _ Idler = (*Transports)(nil)
+// Routes passes Idle and Busy on to the modules that need them.
+var _ Idler = (*Routes)(nil)
 
 // named says which component failed, and in what, unless its error says
 // so already: gompi's components start theirs with "btl <name>:", and

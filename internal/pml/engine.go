@@ -12,8 +12,9 @@ import (
 	"github.com/gompi/gompi/frameworks/btl"
 )
 
-// Transports gives the module that carries traffic to each peer.
-type Transports interface {
+// Routes gives the module that carries traffic to each peer: the
+// engine's view of btl.Routes.
+type Routes interface {
 	For(peer int) btl.Module
 	Progress() int
 }
@@ -27,7 +28,7 @@ type Engine struct {
 
 	ready   chan struct{} // closed by Start
 	started atomic.Bool   // set by Start: the hot paths check it instead of the channel
-	tr      Transports
+	routes  Routes
 
 	mu         sync.Mutex
 	queues     []*queues           // by context id, for the small ids communicators take
@@ -157,8 +158,8 @@ func (e *Engine) Release(r *Request) {
 }
 
 // Start gives the engine its transports.
-func (e *Engine) Start(tr Transports) {
-	e.tr = tr
+func (e *Engine) Start(routes Routes) {
+	e.routes = routes
 	e.started.Store(true)
 	close(e.ready)
 }
@@ -178,7 +179,7 @@ func (e *Engine) module(peer int) btl.Module {
 	if !e.started.Load() {
 		<-e.ready
 	}
-	return e.tr.For(peer)
+	return e.routes.For(peer)
 }
 
 // nearContexts bounds the context ids whose queues sit in a slice,
@@ -687,15 +688,15 @@ func (e *Engine) sleep(ready func() bool) {
 
 // idle tells the transports that this waiter stops polling, so that
 // modules that deliver only when polled wake on their own (btl.Idler, which
-// btl.Transports passes on); busy that it polls again.
+// btl.Routes passes on); busy that it polls again.
 func (e *Engine) idle() {
-	if i, ok := e.tr.(btl.Idler); ok {
+	if i, ok := e.routes.(btl.Idler); ok {
 		i.Idle()
 	}
 }
 
 func (e *Engine) busy() {
-	if i, ok := e.tr.(btl.Idler); ok {
+	if i, ok := e.routes.(btl.Idler); ok {
 		i.Busy()
 	}
 }
@@ -804,7 +805,7 @@ func (e *Engine) progress() int {
 		return 0
 	}
 	e.pollers.Add(1)
-	n := e.tr.Progress()
+	n := e.routes.Progress()
 	e.pollers.Add(-1)
 	if !e.queued.Load() {
 		return n

@@ -14,8 +14,8 @@ import (
 	"github.com/gompi/gompi/params"
 )
 
-// openTransports runs the btl framework for one rank as a program would.
-func openTransports(ctx context.Context, rank, size int, mx *btltest.Modex, rec btl.Receiver, fence func(context.Context) error, settings ...params.Setting) (*btl.Transports, error) {
+// openRoutes runs the btl framework for one rank as a program would.
+func openRoutes(ctx context.Context, rank, size int, mx *btltest.Modex, rec btl.Receiver, fence func(context.Context) error, settings ...params.Setting) (*btl.Routes, error) {
 	sys, err := mca.Load(mca.Options{Logger: hclog.NewNullLogger()}, params.Inputs{CommandLine: settings})
 	if err != nil {
 		return nil, err
@@ -40,13 +40,13 @@ func TestThroughTheFramework(t *testing.T) {
 	arrived.Add(size)
 	fence := func(context.Context) error { arrived.Done(); arrived.Wait(); return nil }
 	recs := make([]*btltest.Receiver, size)
-	ts := make([]*btl.Transports, size)
+	ts := make([]*btl.Routes, size)
 	errs := make([]error, size)
 	var wg sync.WaitGroup
 	for rank := range size {
 		recs[rank] = btltest.NewReceiver()
 		wg.Go(func() {
-			ts[rank], errs[rank] = openTransports(ctx, rank, size, mx, recs[rank], fence,
+			ts[rank], errs[rank] = openRoutes(ctx, rank, size, mx, recs[rank], fence,
 				params.Setting{Name: "btl", Value: "tcp"},
 				params.Setting{Name: "btl_tcp_if_include", Value: "127.0.0.0/8"})
 		})
@@ -69,7 +69,7 @@ func TestThroughTheFramework(t *testing.T) {
 }
 
 func TestFrameworkStopsOnBothInterfaceLists(t *testing.T) {
-	_, err := openTransports(context.Background(), 0, 1, btltest.NewModex(), btltest.NewReceiver(),
+	_, err := openRoutes(context.Background(), 0, 1, btltest.NewModex(), btltest.NewReceiver(),
 		func(context.Context) error { return nil },
 		params.Setting{Name: "btl_tcp_if_include", Value: "lo"},
 		params.Setting{Name: "btl_tcp_if_exclude", Value: "lo"})
