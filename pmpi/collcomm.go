@@ -104,15 +104,15 @@ func (x collComm) result(src, want int, st *pml.Status) error {
 // collReq is a pending collective send or receive, with the engine's
 // request inside it: one allocation, and none once the pool is warm.
 type collReq struct {
-	x    collComm
-	pr   pml.Request
-	r    *pml.Request
-	src  int // for receives; -1 for sends
-	want int
-	err  error // an argument error: the request never started
+	x        collComm
+	pmlStore pml.Request
+	pml      *pml.Request // the engine's request: &pmlStore, once started
+	src      int          // for receives; -1 for sends
+	want     int
+	err      error // an argument error: the request never started
 }
 
-func (q *collReq) Done() bool { return q.err != nil || q.r.Done() }
+func (q *collReq) Done() bool { return q.err != nil || q.pml.Done() }
 
 func (x collComm) request() *collReq {
 	if q, ok := x.c.lib.collReqs.Get().(*collReq); ok {
@@ -127,7 +127,7 @@ func (x collComm) Isend(buf []byte, dest, tag int) coll.Request {
 	}
 	q := x.request()
 	q.x, q.src = x, -1
-	q.r = x.engine().StartSend(&q.pr, x.c.context+1, x.c.group[dest], tag, buf, false)
+	q.pml = x.engine().StartSend(&q.pmlStore, x.c.context+1, x.c.group[dest], tag, buf, false)
 	return q
 }
 
@@ -137,7 +137,7 @@ func (x collComm) Irecv(buf []byte, src, tag int) coll.Request {
 	}
 	q := x.request()
 	q.x, q.src, q.want = x, src, len(buf)
-	q.r = x.engine().StartRecv(&q.pr, x.c.context+1, x.c.group[src], tag, buf)
+	q.pml = x.engine().StartRecv(&q.pmlStore, x.c.context+1, x.c.group[src], tag, buf)
 	return q
 }
 
@@ -160,20 +160,20 @@ func (x collComm) Wait(reqs ...coll.Request) error {
 }
 
 // Wait completes the request, then recycles it.
-func (r *collReq) Wait() error {
-	if r.err != nil {
-		return r.err
+func (q *collReq) Wait() error {
+	if q.err != nil {
+		return q.err
 	}
-	x := r.x
+	x := q.x
 	var err error
-	if r.src < 0 {
-		if st := x.engine().WaitRef(r.r); st.Err != nil {
+	if q.src < 0 {
+		if st := x.engine().WaitRef(q.pml); st.Err != nil {
 			err = failure(fmt.Sprintf("collective send on %v", x.c), st.Err)
 		}
 	} else {
-		err = x.result(r.src, r.want, x.engine().WaitRef(r.r))
+		err = x.result(q.src, q.want, x.engine().WaitRef(q.pml))
 	}
-	*r = collReq{} // the engine is done with it: Wait returned its settled status
-	x.c.lib.collReqs.Put(r)
+	*q = collReq{} // the engine is done with it: Wait returned its settled status
+	x.c.lib.collReqs.Put(q)
 	return err
 }

@@ -20,18 +20,18 @@ type Request struct {
 	// start and at completion, so that only one completion recycles it.
 	// Atomic: sync/atomic's functions, and btl.StoreRelease32 at start.
 	gen uint32
-	// r is the engine's request, pr, while the operation runs; nil for
-	// operations on ProcNull, complete at once. Holding it here makes one
-	// cached object per call, not two.
-	r    *pml.Request
-	pr   pml.Request
-	lib  *library
-	comm *Comm
-	dt   Datatype
-	op   string // "send", "ssend", "isend", "issend" or "recv"
-	peer int    // as the caller gave it: a rank, AnySource or ProcNull
-	tag  int
-	recv bool
+	// pml is the engine's request, &pmlStore, while the operation runs;
+	// nil for operations on ProcNull, complete at once. Holding it here
+	// makes one cached object per call, not two.
+	pml      *pml.Request
+	pmlStore pml.Request
+	lib      *library
+	comm     *Comm
+	dt       Datatype
+	op       string // "send", "ssend", "isend", "issend" or "recv"
+	peer     int    // as the caller gave it: a rank, AnySource or ProcNull
+	tag      int
+	recv     bool
 }
 
 // Gen counts the request's starts and completions; with the pointer it
@@ -67,8 +67,8 @@ func (r *Request) retire(g uint32) *requestCache {
 		return nil
 	}
 	c := &r.lib.cache
-	r.r, r.lib, r.comm, r.dt, r.op = nil, nil, nil, Datatype{}, ""
-	r.pr = pml.Request{} // the engine is done with it: its Wait returned the settled status
+	r.pml, r.lib, r.comm, r.dt, r.op = nil, nil, nil, Datatype{}, ""
+	r.pmlStore = pml.Request{} // the engine is done with it: its Wait returned the settled status
 	return c
 }
 
@@ -125,7 +125,7 @@ func isend(op string, buf []byte, count int, dt Datatype, dest, tag int, comm *C
 	}
 	req := l.newRequest(comm, dt, op, dest, tag, false)
 	if dest != ProcNull {
-		req.r = l.engine.PostSend(&req.pr, comm.context, comm.group[dest], tag, data, sync)
+		req.pml = l.engine.PostSend(&req.pmlStore, comm.context, comm.group[dest], tag, data, sync)
 	}
 	return req, nil
 }
@@ -184,7 +184,7 @@ func (*realAPI) Irecv(buf []byte, count int, dt Datatype, source, tag int, comm 
 	}
 	req := l.newRequest(comm, dt, "recv", source, tag, true)
 	if source != ProcNull {
-		req.r = l.engine.StartRecv(&req.pr, comm.context, worldSource(comm, source), tag, data)
+		req.pml = l.engine.StartRecv(&req.pmlStore, comm.context, worldSource(comm, source), tag, data)
 	}
 	return req, nil
 }

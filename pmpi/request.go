@@ -44,8 +44,8 @@ func settleInto(r *Request, dst *Status) (uint32, error) {
 		return g, nil
 	}
 	var err error
-	if r.r != nil {
-		err = r.resultInto(dst, r.lib.engine.WaitRef(r.r))
+	if r.pml != nil {
+		err = r.resultInto(dst, r.lib.engine.WaitRef(r.pml))
 	} else {
 		*dst = nullStatus() // an operation on ProcNull
 	}
@@ -58,9 +58,9 @@ func (*realAPI) Test(r *Request) (Status, bool, error) {
 	if r == nil {
 		return Status{}, false, errorf(ClassRequest, nil, "test: the request is nil")
 	}
-	if atomic.LoadUint32(&r.gen)%2 != 0 && r.r != nil && !r.r.Done() {
+	if atomic.LoadUint32(&r.gen)%2 != 0 && r.pml != nil && !r.pml.Done() {
 		r.lib.engine.Progress()
-		if !r.r.Done() {
+		if !r.pml.Done() {
 			return Status{}, false, nil
 		}
 	}
@@ -76,10 +76,10 @@ func (*realAPI) Cancel(r *Request) error {
 	if r == nil {
 		return errorf(ClassRequest, nil, "cancel: the request is nil")
 	}
-	if r.r == nil || atomic.LoadUint32(&r.gen)%2 == 0 {
+	if r.pml == nil || atomic.LoadUint32(&r.gen)%2 == 0 {
 		return nil
 	}
-	if _, err := r.lib.engine.Cancel(r.r); err != nil {
+	if _, err := r.lib.engine.Cancel(r.pml); err != nil {
 		return r.comm.handle(errorf(ClassRequest, err, "cancel of %s", r.desc()))
 	}
 	return nil
@@ -166,11 +166,11 @@ func (*realAPI) TestAll(reqs []*Request, sts []Status) (bool, error) {
 	}
 	progressed := false
 	for _, r := range reqs {
-		if r != nil && r.r != nil && !r.r.Done() && !progressed {
+		if r != nil && r.pml != nil && !r.pml.Done() && !progressed {
 			r.lib.engine.Progress()
 			progressed = true
 		}
-		if r != nil && r.r != nil && !r.r.Done() {
+		if r != nil && r.pml != nil && !r.pml.Done() {
 			return false, nil
 		}
 	}
@@ -244,13 +244,13 @@ func engineRequests(op string, reqs []*Request) (eng *pml.Engine, pending []*pml
 	for i, r := range reqs {
 		switch {
 		case r == nil:
-		case r.r == nil:
+		case r.pml == nil:
 			return nil, nil, i, nil
 		default:
 			if eng != nil && eng != r.lib.engine {
 				return nil, nil, -1, errorf(ClassRequest, nil, "%s: requests from different initialisations", op)
 			}
-			pending[i], eng = r.r, r.lib.engine
+			pending[i], eng = r.pml, r.lib.engine
 		}
 	}
 	return eng, pending, -1, nil
