@@ -85,6 +85,7 @@ func TestScenarios(t *testing.T) {
 		{"window", 3, nil},
 		{"stress", 3, nil},
 		{"gc", 2, nil},
+		{"complete", 2, nil},
 		// With small eager limits most messages take the rendezvous path.
 		{"random", 3, []string{"--mca", "btl_tcp_eager_limit", "128", "--mca", "btl_sm_eager_limit", "128",
 			"--mca", "btl_self_eager_limit", "0"}},
@@ -212,6 +213,19 @@ func TestErrorsAreFatalAbortsTheJob(t *testing.T) {
 		if !strings.Contains(j.Stderr, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, j.Stderr)
 		}
+	}
+}
+
+func TestAbortStopsTheJob(t *testing.T) {
+	j := run(t, time.Minute, nil, "-np", "2", p2pcheck, "abort")
+	if j.Code != 7 {
+		t.Fatalf("exit status %d, want Abort's 7\nstderr:\n%s", j.Code, j.Stderr)
+	}
+	if want := "rank 1 (pid "; !strings.Contains(j.Stderr, want) || !strings.Contains(j.Stderr, "MPI_Abort called on comm world with code 7") {
+		t.Errorf("stderr does not say that rank 1 called MPI_Abort with code 7:\n%s", j.Stderr)
+	}
+	if strings.Contains(j.Stdout, "ok abort") {
+		t.Errorf("a rank finished normally:\n%s", j.Stdout)
 	}
 }
 

@@ -37,6 +37,8 @@ var scenarios = map[string]func(mpi.Comm) error{
 	"pairs":     pairs,
 	"bidir":     bidir,
 	"window":    window,
+	"complete":  complete,
+	"abort":     abort,
 }
 
 func main() {
@@ -687,4 +689,154 @@ func window(w mpi.Comm) error {
 		}
 	}
 	return nil
+}
+
+// complete: the calls that complete several requests (WaitSome, TestAny,
+// TestAll, TestAllStatus) on receives of messages that rank 1 sends with
+// Ssend, one round per call. Rank 1 sends only when rank 0 says so, so
+// that rank 0's tests before then must find nothing done.
+func complete(w mpi.Comm) error {
+	if tick := mpi.Wtick(); !(tick > 0 && tick <= 1e-6) {
+		return fmt.Errorf("Wtick = %g s, want a resolution above 0 and at most 1 us", tick)
+	}
+	const n = 6
+	rounds := []string{"waitsome", "testany", "testall", "testallstatus"}
+	value := func(round, i int) int32 { return int32(100*round + i) }
+	for round, how := range rounds {
+		if w.Rank() == 1 {
+			if _, err := mpi.Recv(make([]byte, 1), 0, 100+round, w); err != nil {
+				return err
+			}
+			for i := n - 1; i >= 0; i-- { // against the order of the receives
+				if err := mpi.Ssend([]int32{value(round, i)}, 0, i, w); err != nil {
+					return fmt.Errorf("%s: ssend %d: %w", how, i, err)
+				}
+			}
+			continue
+		}
+		if w.Rank() != 0 {
+			continue
+		}
+		bufs, reqs := make([][]int32, n), make([]mpi.Request, n)
+		for i := range n {
+			bufs[i] = make([]int32, 1)
+			r, err := mpi.Irecv(bufs[i], 1, i, w)
+			if err != nil {
+				return err
+			}
+			reqs[i] = r
+		}
+		// Nothing was sent yet: nothing may be complete.
+		if i, _, found, err := mpi.TestAny(reqs); err != nil || found {
+			return fmt.Errorf("%s: TestAny before any send: index %d, found %v, %v", how, i, found, err)
+		}
+		if done, err := mpi.TestAll(reqs...); err != nil || done {
+			return fmt.Errorf("%s: TestAll before any send: %v, %v", how, done, err)
+		}
+		if done, err := mpi.TestAllStatus(reqs, make([]mpi.Status, n)); err != nil || done {
+			return fmt.Errorf("%s: TestAllStatus before any send: %v, %v", how, done, err)
+		}
+		if err := mpi.Send([]byte{1}, 1, 100+round, w); err != nil {
+			return err
+		}
+		sts := make([]mpi.Status, n)
+		seen := make([]bool, n)
+		take := func(i int, st mpi.Status) error {
+			if i < 0 || i >= n || seen[i] {
+				return fmt.Errorf("%s: index %d completed again or out of range", how, i)
+			}
+			if reqs[i].Active() {
+				return fmt.Errorf("%s: request %d still active after it completed", how, i)
+			}
+			seen[i], sts[i] = true, st
+			return nil
+		}
+		switch how {
+		case "waitsome":
+			for {
+				idx, got, err := mpi.WaitSome(reqs)
+				if err != nil {
+					return fmt.Errorf("%s: %w", how, err)
+				}
+				if len(idx) == 0 {
+					break // no active request left
+				}
+				for k, i := range idx {
+					if err := take(i, got[k]); err != nil {
+						return err
+					}
+				}
+			}
+		case "testany":
+			for {
+				i, st, found, err := mpi.TestAny(reqs)
+				if err != nil {
+					return fmt.Errorf("%s: %w", how, err)
+				}
+				if !found {
+					continue
+				}
+				if i == mpi.Undefined {
+					break // no active request left
+				}
+				if err := take(i, st); err != nil {
+					return err
+				}
+			}
+		case "testall":
+			for done := false; !done; {
+				var err error
+				if done, err = mpi.TestAll(reqs...); err != nil {
+					return fmt.Errorf("%s: %w", how, err)
+				}
+			}
+			for i := range n {
+				if err := take(i, mpi.Status{Source: 1, Tag: i, Count: 1}); err != nil { // TestAll gives no status
+					return err
+				}
+			}
+		case "testallstatus":
+			got := make([]mpi.Status, n)
+			for done := false; !done; {
+				var err error
+				if done, err = mpi.TestAllStatus(reqs, got); err != nil {
+					return fmt.Errorf("%s: %w", how, err)
+				}
+			}
+			for i := range n {
+				if err := take(i, got[i]); err != nil {
+					return err
+				}
+			}
+		}
+		for i := range n {
+			st := sts[i]
+			if !seen[i] || st.Source != 1 || st.Tag != i || st.Count != 1 || bufs[i][0] != value(round, i) {
+				return fmt.Errorf("%s: receive %d: seen %v, source %d, tag %d, count %d, value %d; want source 1, tag %d, count 1, value %d",
+					how, i, seen[i], st.Source, st.Tag, st.Count, bufs[i][0], i, value(round, i))
+			}
+		}
+		// Every request is inactive now: the calls say so.
+		if idx, _, err := mpi.WaitSome(reqs); len(idx) != 0 || err != nil {
+			return fmt.Errorf("%s: WaitSome on inactive requests: %v, %v", how, idx, err)
+		}
+		if i, _, found, err := mpi.TestAny(reqs); i != mpi.Undefined || !found || err != nil {
+			return fmt.Errorf("%s: TestAny on inactive requests: index %d, found %v, %v", how, i, found, err)
+		}
+		if done, err := mpi.TestAll(reqs...); !done || err != nil {
+			return fmt.Errorf("%s: TestAll on inactive requests: %v, %v", how, done, err)
+		}
+	}
+	return nil
+}
+
+// abort: rank 1 calls Abort with code 7 while rank 0 waits for a message
+// that never comes; the job must end with that code.
+func abort(w mpi.Comm) error {
+	if w.Rank() == 1 {
+		err := mpi.Abort(w, 7)
+		return fmt.Errorf("Abort returned: %v", err)
+	}
+	_, err := mpi.Recv(make([]byte, 1), 1, 0, w)
+	return fmt.Errorf("recv returned: %v", err)
 }
