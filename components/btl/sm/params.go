@@ -87,7 +87,7 @@ func register(r *params.Registrar) paramSet {
 			Validate: params.SizeIn(0, math.MaxInt32),
 		}),
 		sharedCopyMin: r.Size(params.Spec{
-			Name: "shared_copy_threshold", Default: "512k", Level: 5,
+			Name: "shared_copy_threshold", Default: "256k", Level: 5,
 			Help: "Smallest single-copy message whose sender copies part of it while the receiver copies the " +
 				"rest, when each rank on the host has a CPU: the sender writes pieces from the end of the " +
 				"message into the receiver's buffer as long as it polls. 0 lets the receiver copy alone.",
