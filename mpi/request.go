@@ -10,7 +10,9 @@ import (
 // inactive, like MPI_REQUEST_NULL: waiting on it returns at once. As in
 // MPI, the Wait or Test that completes a request frees it: that Request,
 // and every copy of it, is inactive from then on, and waiting on it again
-// returns the empty status.
+// returns the empty status. A small send that completed as Isend returned
+// is inactive from the start; waiting on it returns the empty status
+// too (a send's status says nothing but whether it was cancelled).
 type Request struct {
 	r   *pmpi.Request
 	gen uint32 // r's generation when this operation started
@@ -61,7 +63,9 @@ func (r Request) Cancel() error {
 }
 
 // Active reports whether the request has started and not completed yet.
-func (r Request) Active() bool { return r.live() != nil }
+// An eager send that completed as it started is not: its request stands
+// for every such send to the peer.
+func (r Request) Active() bool { return r.gen%2 != 0 && r.live() != nil }
 
 // WaitAll waits for every request and frees it. Failures give
 // ErrInStatus, joining each request's error; WaitAllStatus also says which.

@@ -32,12 +32,20 @@ type Request struct {
 	peer     int    // as the caller gave it: a rank, AnySource or ProcNull
 	tag      int
 	recv     bool
+	// sent marks the request that stands for every eager send to world
+	// rank peer that completed as it started (library.sentTo). Set at
+	// its making, never changed, and false in every other request.
+	sent bool
 }
 
-// Gen counts the request's starts and completions; with the pointer it
-// names one operation. Tools that remember requests across a completing
-// call key them on both, read before the call: the request may be started
-// again by another goroutine as soon as it is recycled.
+// Gen counts the request's starts and completions, odd while it is
+// active; with the pointer it names one operation. Tools that remember
+// requests across a completing call key them on both, read before the
+// call: the request may be started again by another goroutine as soon as
+// it is recycled. Isend returns a request that is not active for an eager
+// send that completed as it started: one request stands for all of them
+// to the peer, as Open MPI's empty request does, and there is nothing to
+// remember.
 func (r *Request) Gen() uint32 { return atomic.LoadUint32(&r.gen) }
 
 // newRequest takes a request from l's cache and starts it. Until it
@@ -109,6 +117,10 @@ func send(op string, buf []byte, count int, dt Datatype, dest, tag int, comm *Co
 }
 
 // Isend starts a send; buf must not change until the request completes.
+// An eager message that the transport takes at once completes as it
+// starts: the request returned is then not active (see Request.Gen), and
+// waiting on it only makes sure the transport does not hold the message
+// back.
 func (*realAPI) Isend(buf []byte, count int, dt Datatype, dest, tag int, comm *Comm) (*Request, error) {
 	return isend("isend", buf, count, dt, dest, tag, comm, false)
 }
@@ -123,11 +135,37 @@ func isend(op string, buf []byte, count int, dt Datatype, dest, tag int, comm *C
 	if err != nil {
 		return nil, err
 	}
+	if !sync && dest != ProcNull {
+		w := comm.group[dest]
+		if sent, err := l.engine.PostEager(comm.context, w, tag, data); sent {
+			if err != nil {
+				r := Request{comm: comm, op: op, peer: dest, tag: tag}
+				return nil, comm.handle(failure(r.desc(), err))
+			}
+			return l.sentTo(w), nil
+		}
+	}
 	req := l.newRequest(comm, dt, op, dest, tag, false)
 	if dest != ProcNull {
 		req.pml = l.engine.PostSend(&req.pmlStore, comm.context, comm.group[dest], tag, data, sync)
 	}
 	return req, nil
+}
+
+// sentTo returns the request of the eager sends to world rank w that
+// completed as they started, as Open MPI's ob1 returns one empty request
+// for them: no request to take from the cache and retire for each, and
+// nothing to wait for but the module's holding back (settleInto). It is
+// never active, so waiting on it is waiting on MPI_REQUEST_NULL.
+func (l *library) sentTo(w int) *Request {
+	if r := l.sent[w].Load(); r != nil {
+		return r
+	}
+	r := &Request{lib: l, peer: w, op: "isend", sent: true}
+	if !l.sent[w].CompareAndSwap(nil, r) {
+		r = l.sent[w].Load()
+	}
+	return r
 }
 
 // p2pArgs checks that MPI runs and validates a point-to-point call's

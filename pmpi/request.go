@@ -40,6 +40,10 @@ func settleInto(r *Request, dst *Status) (uint32, error) {
 	}
 	g := atomic.LoadUint32(&r.gen)
 	if g%2 == 0 {
+		if r.sent {
+			// Waiting on a send means wanting it gone: the module may hold it back.
+			r.lib.engine.Flush(r.peer)
+		}
 		*dst = EmptyStatus() // completed before: MPI_REQUEST_NULL
 		return g, nil
 	}

@@ -116,6 +116,15 @@ type SmallSender interface {
 	SendSmall(peer int, hdr [SmallHeaderSize]byte, payload []byte) error
 }
 
+// SmallPoster is SmallSender for a Poster's Post: a non-blocking eager
+// send then needs no request to keep its header in while the module
+// copies it.
+type SmallPoster interface {
+	// PostSmall is Post with a header of SmallHeaderSize bytes and no
+	// context.
+	PostSmall(peer int, hdr [SmallHeaderSize]byte, payload []byte) error
+}
+
 // Poster is implemented by modules that can write several small
 // fragments to a peer in one system call. The upper layer posts the
 // fragments of sends it does not wait on; a blocking send uses Send.

@@ -272,6 +272,32 @@ func (e *Engine) PostSend(r *Request, cid uint32, dest, tag int, buf []byte, syn
 	return e.isend(r, cid, dest, tag, buf, sync, false, false)
 }
 
+// PostEager sends buf to world rank dest at once, as an eager message
+// with no request, when it is one and the module that reaches dest takes
+// a short header by value for Post (btl.SmallPoster); the module may hold
+// it back to go with the next ones until Flush. It reports whether it
+// sent, with the module's error: when it did not, the caller starts a
+// request. Open MPI's ob1 does the same for a send its transport takes
+// whole at once.
+func (e *Engine) PostEager(cid uint32, dest, tag int, buf []byte) (bool, error) {
+	m := e.module(dest)
+	sp, ok := m.(btl.SmallPoster)
+	if !ok || len(buf) > m.EagerLimit() || e.anyDead.Load() {
+		return false, nil
+	}
+	var hb [btl.SmallHeaderSize]byte // on the stack: passed by value
+	encodeMatch(hb[:], cid, int32(e.me), int32(tag))
+	return true, sp.PostSmall(dest, hb, buf)
+}
+
+// Flush writes what the module that reaches world rank peer holds back
+// for it (btl.Poster).
+func (e *Engine) Flush(peer int) {
+	if p, ok := e.module(peer).(btl.Poster); ok {
+		p.Flush(peer)
+	}
+}
+
 // Send is a blocking send. An eager one needs no request at all: it is
 // complete once the transport has the bytes, as Open MPI's sendi path
 // does it. Others use a pooled request. It returns the send's error: a

@@ -2,6 +2,7 @@ package pml
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"testing"
 
@@ -46,5 +47,60 @@ func TestNonBlockingSendsArePosted(t *testing.T) {
 	e.Isend(world, 1, 7, make([]byte, 8), true) // synchronous: an RTS
 	if want := []string{"post", "flush", "send", "send"}; !slices.Equal(tr.calls, want) {
 		t.Fatalf("transport calls %v, want %v", tr.calls, want)
+	}
+}
+
+// smallPoster also takes a posted header by value, recording each post.
+type smallPoster struct {
+	poster
+	posts []posted
+	limit int
+}
+
+type posted struct {
+	peer     int
+	hdr      header
+	payload  string
+	decodeOK bool
+}
+
+func (p *smallPoster) For(int) btl.Module { return p }
+func (p *smallPoster) EagerLimit() int    { return p.limit }
+func (p *smallPoster) PostSmall(peer int, hdr [btl.SmallHeaderSize]byte, payload []byte) error {
+	h, err := decodeHeader(hdr[:])
+	p.posts = append(p.posts, posted{peer, h, string(payload), err == nil})
+	return nil
+}
+
+// PostEager posts an eager message with its header by value, and leaves
+// to a request what it cannot: a message above the eager limit, a module
+// without PostSmall, a job in which a peer has died.
+func TestPostEager(t *testing.T) {
+	tr := &smallPoster{limit: 8}
+	e := New(3, hclog.NewNullLogger(), DefaultConfig())
+	e.Start(tr)
+	if sent, err := e.PostEager(5, 1, 7, []byte("eight by")); !sent || err != nil {
+		t.Fatalf("PostEager of 8 bytes, eager limit 8: sent %v, %v", sent, err)
+	}
+	want := posted{1, header{typ: typeMatch, context: 5, source: 3, tag: 7}, "eight by", true}
+	if len(tr.posts) != 1 || tr.posts[0] != want {
+		t.Fatalf("posts %+v, want %+v", tr.posts, want)
+	}
+	if sent, err := e.PostEager(5, 1, 7, []byte("nine byte")); sent || err != nil {
+		t.Fatalf("PostEager of 9 bytes, eager limit 8: sent %v, %v", sent, err)
+	}
+	e.Flush(1)
+	if len(tr.posts) != 1 || !slices.Equal(tr.calls, []string{"flush"}) {
+		t.Fatalf("after a refused PostEager and a Flush: posts %+v, calls %v", tr.posts, tr.calls)
+	}
+	e.PeerFailed(2, errors.New("gone"))
+	if sent, _ := e.PostEager(5, 1, 7, []byte("x")); sent {
+		t.Fatal("PostEager sent with a dead peer in the job: the request path checks the peer")
+	}
+
+	plain := New(0, hclog.NewNullLogger(), DefaultConfig())
+	plain.Start(&poster{})
+	if sent, _ := plain.PostEager(0, 1, 7, []byte("x")); sent {
+		t.Fatal("PostEager sent through a module without PostSmall")
 	}
 }

@@ -86,6 +86,7 @@ func TestScenarios(t *testing.T) {
 		{"stress", 3, nil},
 		{"gc", 2, nil},
 		{"complete", 2, nil},
+		{"eager", 2, nil},
 		// With small eager limits most messages take the rendezvous path.
 		{"random", 3, []string{"--mca", "btl_tcp_eager_limit", "128", "--mca", "btl_sm_eager_limit", "128",
 			"--mca", "btl_self_eager_limit", "0"}},

@@ -273,6 +273,11 @@ func (m *Module) SendSmall(rank int, hdr [btl.SmallHeaderSize]byte, payload []by
 	return m.write(context.Background(), rank, hdr[:], payload, false)
 }
 
+// PostSmall is Post with the header by value (btl.SmallPoster).
+func (m *Module) PostSmall(rank int, hdr [btl.SmallHeaderSize]byte, payload []byte) error {
+	return m.write(context.Background(), rank, hdr[:], payload, true)
+}
+
 // Post is Send that may leave the fragment unpublished, to be published
 // with the ones after it (btl.Poster): a window of non-blocking sends then
 // costs one wait for the line the receiver polls, not one per message. It

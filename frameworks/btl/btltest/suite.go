@@ -215,8 +215,9 @@ func (s Suite) testHeaders(t *testing.T) {
 // testReuse: the caller may write over hdr and payload once Send returns,
 // and once Post returns for a module that holds fragments back
 // (btl.Poster): each fragment arrives as it was when sent. A module that
-// takes small headers by value (btl.SmallSender) sends some fragments
-// that way, between the others, which must keep their order.
+// takes small headers by value (btl.SmallSender, btl.SmallPoster) sends
+// and posts some fragments that way, between the others, which must keep
+// their order.
 func (s Suite) testReuse(t *testing.T) {
 	const count, hlen = 8, btl.SmallHeaderSize
 	j := s.start(t)
@@ -228,6 +229,7 @@ func (s Suite) testReuse(t *testing.T) {
 		hdr, pl := make([]byte, hlen), make([]byte, size(from))
 		poster, posts := m.(btl.Poster)
 		small, smalls := m.(btl.SmallSender)
+		smallPost, smallPosts := m.(btl.SmallPoster)
 		for seq := range count {
 			copy(hdr, header(from, 1, seq, hlen))
 			copy(pl, payload(from, 1, seq, len(pl)))
@@ -237,6 +239,10 @@ func (s Suite) testReuse(t *testing.T) {
 				send, how = func(_ context.Context, to int, hdr, pl []byte) error {
 					return small.SendSmall(to, [btl.SmallHeaderSize]byte(hdr), pl)
 				}, "SendSmall"
+			case smallPosts && seq%4 == 2:
+				send, how = func(_ context.Context, to int, hdr, pl []byte) error {
+					return smallPost.PostSmall(to, [btl.SmallHeaderSize]byte(hdr), pl)
+				}, "PostSmall"
 			case posts && seq%4 != 3:
 				send, how = poster.Post, "Post"
 			}

@@ -16,6 +16,7 @@ import (
 
 	_ "github.com/gompi/gompi/components/all"
 	"github.com/gompi/gompi/mpi"
+	"github.com/gompi/gompi/pmpi"
 )
 
 var scenarios = map[string]func(mpi.Comm) error{
@@ -38,6 +39,7 @@ var scenarios = map[string]func(mpi.Comm) error{
 	"bidir":     bidir,
 	"window":    window,
 	"complete":  complete,
+	"eager":     eager,
 	"abort":     abort,
 }
 
@@ -839,4 +841,78 @@ func abort(w mpi.Comm) error {
 	}
 	_, err := mpi.Recv(make([]byte, 1), 1, 0, w)
 	return fmt.Errorf("recv returned: %v", err)
+}
+
+// eager: rank 0 sends windows of small messages with Isend to rank 1.
+// Over sm each completes as Isend returns, so its Request is not active
+// from the start; waiting on it, twice, and cancelling it are harmless,
+// and every message arrives whole and in order, the last ones of a window
+// too, which the transport may have held back until rank 0's next call.
+func eager(w mpi.Comm) error {
+	const window, rounds = 64, 3
+	overSM := strings.Contains(" "+pmpi.Transports()+" ", " 1:sm ")
+	for round := range rounds {
+		switch w.Rank() {
+		case 0:
+			reqs := make([]mpi.Request, window)
+			for i := range window {
+				out := make([]byte, i)
+				pattern(out, uint64(round*window+i))
+				r, err := mpi.Isend(out, 1, i, w)
+				if err != nil {
+					return err
+				}
+				if overSM && r.Active() {
+					return fmt.Errorf("round %d: the Isend of %d bytes over sm is still active", round, i)
+				}
+				reqs[i] = r
+			}
+			first := reqs[0]
+			if err := first.Cancel(); err != nil {
+				return fmt.Errorf("cancel of a completed eager send: %w", err)
+			}
+			for range 2 {
+				if st, err := first.Wait(); err != nil || st.Cancelled {
+					return fmt.Errorf("wait on a completed eager send: %+v, %v", st, err)
+				}
+			}
+			if err := mpi.WaitAll(reqs...); err != nil {
+				return err
+			}
+			for i, r := range reqs {
+				if r.Active() {
+					return fmt.Errorf("round %d: send %d active after WaitAll", round, i)
+				}
+			}
+			if _, err := mpi.Recv(make([]byte, 1), 1, 1000, w); err != nil {
+				return err
+			}
+		case 1:
+			bufs, reqs := make([][]byte, window), make([]mpi.Request, window)
+			for i := range window {
+				bufs[i] = make([]byte, window)
+				r, err := mpi.Irecv(bufs[i], 0, i, w)
+				if err != nil {
+					return err
+				}
+				reqs[i] = r
+			}
+			sts := make([]mpi.Status, window)
+			if err := mpi.WaitAllStatus(reqs, sts); err != nil {
+				return err
+			}
+			for i, st := range sts {
+				if st.Source != 0 || st.Tag != i || st.Count != i {
+					return fmt.Errorf("round %d, message %d: source %d, tag %d, count %d", round, i, st.Source, st.Tag, st.Count)
+				}
+				if err := checkPattern(bufs[i][:i], uint64(round*window+i)); err != nil {
+					return fmt.Errorf("round %d: %w", round, err)
+				}
+			}
+			if err := mpi.Send([]byte{1}, 0, 1000, w); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
