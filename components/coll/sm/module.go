@@ -362,7 +362,8 @@ func (m *module) fits(n int) bool { return n <= m.limit }
 
 // toNext sends a call of collective name of size bytes to the next
 // component: a call too large for a block where rounds do not pay
-// (roundsPay).
+// (roundsPay), or a 2-rank bcast that one message serves better
+// (pairCopies).
 func (m *module) toNext(name string, size int, next func() error) error {
 	m.announce(name, size, pathNext)
 	return next()
@@ -409,7 +410,7 @@ func (m *module) bcast(c coll.Comm, buf []byte, root int) error {
 	}
 	total := len(buf)
 	multi := !m.fits(total)
-	if multi && !m.roundsPay("bcast", total) {
+	if multi && !m.roundsPay("bcast", total) || m.pairCopies(total) {
 		return m.toNext("bcast", total, func() error { return m.next.Bcast(c, buf, root) })
 	}
 	m.announce("bcast", total, pathSegment)
