@@ -113,7 +113,9 @@ func TestAllStatus(reqs []Request, sts []Status) (bool, error) {
 }
 
 // WaitAny waits until one request completes, makes it the zero Request and
-// returns its index, or Undefined when none is active.
+// returns its index, or Undefined when every entry is the zero Request or
+// one that a call completed before. A small send that completed as Isend
+// returned (not Active) is returned at once, as complete.
 func WaitAny(reqs []Request) (int, Status, error) {
 	p := unwrap(reqs)
 	i, st, err := api().WaitAny(*p)
