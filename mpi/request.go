@@ -11,8 +11,9 @@ import (
 // MPI, the Wait or Test that completes a request frees it: that Request,
 // and every copy of it, is inactive from then on, and waiting on it again
 // returns the empty status. A small send that completed as Isend returned
-// is inactive from the start; waiting on it returns the empty status
-// too (a send's status says nothing but whether it was cancelled).
+// is inactive from the start, and every copy of it stays complete:
+// waiting on any of them, once or again, returns the empty status (a
+// send's status says nothing but whether it was cancelled).
 type Request struct {
 	r   *pmpi.Request
 	gen uint32 // r's generation when this operation started
