@@ -84,6 +84,9 @@ func (r *Request) retire(g uint32) *requestCache {
 // from rank 3 tag 7". It is built only when needed: formatting on every
 // call would cost more than sending a small message.
 func (r *Request) desc() string {
+	if r.sent {
+		return fmt.Sprintf("the eager sends to world rank %d, complete as they started", r.peer)
+	}
 	if r.recv {
 		return fmt.Sprintf("recv on %v from %s %s", r.comm, rankDesc(r.peer), tagDesc(r.tag))
 	}
