@@ -285,9 +285,7 @@ func (e *Engine) PostEager(cid uint32, dest, tag int, buf []byte) (bool, error) 
 	if !ok || len(buf) > m.EagerLimit() || e.anyDead.Load() {
 		return false, nil
 	}
-	var hb [btl.SmallHeaderSize]byte // on the stack: passed by value
-	encodeMatch(hb[:], cid, int32(e.me), int32(tag))
-	return true, sp.PostSmall(dest, hb, buf)
+	return true, sp.PostSmall(dest, matchHeader(cid, int32(e.me), int32(tag)), buf)
 }
 
 // Flush writes what the module that reaches world rank peer holds back
@@ -308,9 +306,7 @@ func (e *Engine) Send(cid uint32, dest, tag int, buf []byte, sync bool) error {
 		m := e.module(dest)
 		if len(buf) <= m.EagerLimit() && !e.anyDead.Load() {
 			if ss, ok := m.(btl.SmallSender); ok {
-				var hb [btl.SmallHeaderSize]byte // on the stack: no pool
-				encodeMatch(hb[:], cid, int32(e.me), int32(tag))
-				return ss.SendSmall(dest, hb, buf)
+				return ss.SendSmall(dest, matchHeader(cid, int32(e.me), int32(tag)), buf) // in registers: no pool
 			}
 			h := header{typ: typeMatch, context: cid, source: int32(e.me), tag: int32(tag)}
 			return e.send(m, dest, h, buf)

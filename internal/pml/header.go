@@ -129,9 +129,17 @@ func (h *header) encode(b []byte) []byte {
 // cannot forward.
 func encodeMatch(b []byte, cid uint32, source, tag int32) []byte {
 	b = b[:MatchHeaderSize]
-	binary.LittleEndian.PutUint64(b, uint64(headerVersion)|uint64(typeMatch)<<8|uint64(cid)<<32)
-	binary.LittleEndian.PutUint64(b[8:], uint64(uint32(source))|uint64(uint32(tag))<<32)
+	matchHeader(cid, source, tag).Put(b)
 	return b
+}
+
+// matchHeader is encodeMatch's header as the two words a btl.SmallSender
+// takes in registers.
+func matchHeader(cid uint32, source, tag int32) btl.SmallHeader {
+	return btl.SmallHeader{
+		Lo: uint64(headerVersion) | uint64(typeMatch)<<8 | uint64(cid)<<32,
+		Hi: uint64(uint32(source)) | uint64(uint32(tag))<<32,
+	}
 }
 
 // decodeHeader decodes a fragment's header. An eager fragment's size is

@@ -66,8 +66,10 @@ type posted struct {
 
 func (p *smallPoster) For(int) btl.Module { return p }
 func (p *smallPoster) EagerLimit() int    { return p.limit }
-func (p *smallPoster) PostSmall(peer int, hdr [btl.SmallHeaderSize]byte, payload []byte) error {
-	h, err := decodeHeader(hdr[:])
+func (p *smallPoster) PostSmall(peer int, hdr btl.SmallHeader, payload []byte) error {
+	var b [btl.SmallHeaderSize]byte
+	hdr.Put(b[:])
+	h, err := decodeHeader(b[:])
 	p.posts = append(p.posts, posted{peer, h, string(payload), err == nil})
 	return nil
 }

@@ -269,13 +269,17 @@ func (m *Module) Send(ctx context.Context, rank int, hdr, payload []byte) error 
 }
 
 // SendSmall is Send with the header by value (btl.SmallSender).
-func (m *Module) SendSmall(rank int, hdr [btl.SmallHeaderSize]byte, payload []byte) error {
-	return m.write(context.Background(), rank, hdr[:], payload, false)
+func (m *Module) SendSmall(rank int, hdr btl.SmallHeader, payload []byte) error {
+	var b [btl.SmallHeaderSize]byte // on the stack: write keeps no reference
+	hdr.Put(b[:])
+	return m.write(context.Background(), rank, b[:], payload, false)
 }
 
 // PostSmall is Post with the header by value (btl.SmallPoster).
-func (m *Module) PostSmall(rank int, hdr [btl.SmallHeaderSize]byte, payload []byte) error {
-	return m.write(context.Background(), rank, hdr[:], payload, true)
+func (m *Module) PostSmall(rank int, hdr btl.SmallHeader, payload []byte) error {
+	var b [btl.SmallHeaderSize]byte
+	hdr.Put(b[:])
+	return m.write(context.Background(), rank, b[:], payload, true)
 }
 
 // Post is Send that may leave the fragment unpublished, to be published

@@ -225,7 +225,15 @@ func (p *producer) putKind(kind uint16, hdr, payload []byte, held bool) bool {
 	binary.LittleEndian.PutUint16(rec[8:], uint16(len(hdr)))
 	binary.LittleEndian.PutUint16(rec[10:], kind)
 	binary.LittleEndian.PutUint32(rec[12:], uint32(len(payload)))
-	copy(rec[recHeader:], hdr)
+	if len(hdr) == btl.SmallHeaderSize {
+		// 8 bytes at a time: a small header was just written so
+		// (btl.SmallHeader.Put), and copy's 16-byte load would wait for
+		// both stores instead of taking them from the store buffer.
+		binary.LittleEndian.PutUint64(rec[recHeader:], binary.LittleEndian.Uint64(hdr))
+		binary.LittleEndian.PutUint64(rec[recHeader+8:], binary.LittleEndian.Uint64(hdr[8:]))
+	} else {
+		copy(rec[recHeader:], hdr)
+	}
 	copy(rec[off:], payload[:first])
 	p.stage(pos, need)
 	hint := uint64(0)

@@ -237,11 +237,11 @@ func (s Suite) testReuse(t *testing.T) {
 			switch {
 			case smalls && seq%4 == 1:
 				send, how = func(_ context.Context, to int, hdr, pl []byte) error {
-					return small.SendSmall(to, [btl.SmallHeaderSize]byte(hdr), pl)
+					return small.SendSmall(to, smallHeader(hdr), pl)
 				}, "SendSmall"
 			case smallPosts && seq%4 == 2:
 				send, how = func(_ context.Context, to int, hdr, pl []byte) error {
-					return smallPost.PostSmall(to, [btl.SmallHeaderSize]byte(hdr), pl)
+					return smallPost.PostSmall(to, smallHeader(hdr), pl)
 				}, "PostSmall"
 			case posts && seq%4 != 3:
 				send, how = poster.Post, "Post"
@@ -272,6 +272,11 @@ func (s Suite) testReuse(t *testing.T) {
 			check(t, f, header(from, 1, seq, hlen), size(from), from, 1, seq)
 		}
 	}
+}
+
+// smallHeader is hdr, of btl.SmallHeaderSize bytes, as a btl.SmallHeader.
+func smallHeader(hdr []byte) btl.SmallHeader {
+	return btl.SmallHeader{Lo: binary.LittleEndian.Uint64(hdr), Hi: binary.LittleEndian.Uint64(hdr[8:])}
 }
 
 // testConcurrent: several goroutines per rank send to every reached peer
