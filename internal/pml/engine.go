@@ -405,8 +405,8 @@ func (e *Engine) deadErr(peer int) error {
 }
 
 // Irecv posts a receive into buf from world rank src (or AnySource) with
-// tag (or AnyTag) on context id cid. A message already waiting in the unexpected queue
-// matches at once.
+// tag (or AnyTag) on context id cid. A message already waiting in the
+// unexpected queue matches at once.
 func (e *Engine) Irecv(cid uint32, src, tag int, buf []byte) *Request {
 	return e.irecv(nil, cid, src, tag, buf, false)
 }
@@ -793,10 +793,7 @@ func (e *Engine) Wait(r *Request) Status { return *e.WaitRef(r) }
 // it once instead of at every return (WaitAll over hundreds of requests).
 func (e *Engine) WaitRef(r *Request) *Status {
 	if r.takeHeld() {
-		// Waiting on a send means wanting it gone: write what the module holds back.
-		if p, ok := e.module(r.peer).(btl.Poster); ok {
-			p.Flush(r.peer)
-		}
+		e.Flush(r.peer) // waiting on a send means wanting it gone
 	}
 	if r.Done() {
 		return r.settledRef() // WaitAll's requests mostly are: no waiter to set up

@@ -270,16 +270,20 @@ func (m *Module) Send(ctx context.Context, rank int, hdr, payload []byte) error 
 
 // SendSmall is Send with the header by value (btl.SmallSender).
 func (m *Module) SendSmall(rank int, hdr btl.SmallHeader, payload []byte) error {
-	var b [btl.SmallHeaderSize]byte // on the stack: write keeps no reference
-	hdr.Put(b[:])
-	return m.write(context.Background(), rank, b[:], payload, false)
+	return m.writeSmall(rank, hdr, payload, false)
 }
 
 // PostSmall is Post with the header by value (btl.SmallPoster).
 func (m *Module) PostSmall(rank int, hdr btl.SmallHeader, payload []byte) error {
+	return m.writeSmall(rank, hdr, payload, true)
+}
+
+// writeSmall is write with a small header, laid out on the stack: write
+// keeps no reference to it.
+func (m *Module) writeSmall(rank int, hdr btl.SmallHeader, payload []byte, hold bool) error {
 	var b [btl.SmallHeaderSize]byte
 	hdr.Put(b[:])
-	return m.write(context.Background(), rank, b[:], payload, true)
+	return m.write(context.Background(), rank, b[:], payload, hold)
 }
 
 // Post is Send that may leave the fragment unpublished, to be published
