@@ -159,7 +159,8 @@ func isend(op string, buf []byte, count int, dt Datatype, dest, tag int, comm *C
 // completed as they started, as Open MPI's ob1 returns one empty request
 // for them: no request to take from the cache and retire for each, and
 // nothing to wait for but the module's holding back (settleInto). It is
-// never active, so waiting on it is waiting on MPI_REQUEST_NULL.
+// never active: waiting on it returns the empty status, as waiting on
+// MPI_REQUEST_NULL does.
 func (l *library) sentTo(w int) *Request {
 	if r := l.sent[w].Load(); r != nil {
 		return r
