@@ -14,7 +14,8 @@
 // allgather, allgatherv, alltoall, reduce_scatter, reduce_scatter_block,
 // scan and exscan: a call larger than a block (coll_sm_max_bytes) goes
 // in rounds, a block's worth of every contribution at a time, except
-// where tuned was measured faster (rounds.go). Those calls, the
+// where tuned was measured faster (rounds.go); on 2 ranks with a CPU each,
+// large calls time both ways and take the faster (pair.go). Those calls, the
 // collectives it does not provide, and every call of a collective whose
 // tuned algorithm the user forced go to the next component (tuned). See docs/architecture.md for the
 // protocol.
@@ -53,6 +54,7 @@ type Component struct {
 	maxBytes params.Param[int64]
 	maxRanks params.Param[int]
 	dir      params.Param[string]
+	pairPath params.Param[string]
 
 	cfg config
 	log hclog.Logger
@@ -61,6 +63,7 @@ type Component struct {
 type config struct {
 	maxBytes, maxRanks int
 	dir                string
+	pairPath           string // coll_sm_pair_path
 	// forced: collectives whose tuned algorithm the user forced.
 	forced map[string]bool
 }
@@ -126,6 +129,18 @@ func (c *Component) RegisterParams(r *params.Registrar) error {
 		Help: "Directory of the shared segments' files (a memory file system). A segment's file is removed as " +
 			"soon as every member has mapped it; the launcher removes what a killed job left in /dev/shm.",
 	})
+	c.pairPath = r.Enum(params.Spec{
+		Name: "pair_path", Default: pairTimed, Level: 5,
+		Help: "How a bcast, reduce (to rank 0, or of a non-commutative operation), allgather or alltoall of " +
+			"64 KiB or more goes on a communicator of 2 ranks with a CPU each: through the shared segment " +
+			"(a copy in and a copy out) or to the next component (tuned's messages, which btl sm moves in one " +
+			"cross-memory copy). Which is faster depends on the machine's state.",
+		Values: []params.EnumValue{
+			{Name: pairTimed, Help: "time both on the first calls of each collective and size class (and every 1024 calls of it), then take the faster, alike on both ranks"},
+			{Name: pairSegment, Help: "always through the segment"},
+			{Name: pairNext, Help: "always to the next component"},
+		},
+	})
 	return nil
 }
 
@@ -139,6 +154,7 @@ func (c *Component) Open(_ context.Context, env *mca.Env) error {
 		maxBytes: int(c.maxBytes.Get(env.Params)),
 		maxRanks: c.maxRanks.Get(env.Params),
 		dir:      c.dir.Get(env.Params),
+		pairPath: c.pairPath.Get(env.Params),
 		forced:   tunedForced(env.Params),
 	}
 	return nil
@@ -162,7 +178,7 @@ func (c *Component) CommQuery(comm coll.Comm, q coll.Query) (int, *coll.Module, 
 		return 0, nil, err
 	}
 	m := &module{seg: seg, comm: comm, poller: poller, me: comm.Rank(), n: n, yield: q.Oversubscribed,
-		limit: c.cfg.maxBytes, seen: make([]uint64, n), log: log}
+		limit: c.cfg.maxBytes, seen: make([]uint64, n), log: log, pairMode: c.cfg.pairPath}
 	mod := m.collectives()
 	for name, clear := range stepAside {
 		if c.cfg.forced[name] || len(q.Rules.For(name, n)) > 0 {

@@ -49,6 +49,11 @@ type module struct {
 	cur   callInfo
 	told  bool
 	mine  [2]callInfo
+
+	// The pair rule (pair.go): coll_sm_pair_path, and the timing of its
+	// calls by collective and size class.
+	pairMode   string
+	pairTimers [len(pairCalls)][pairClasses]pairTimer
 }
 
 func (m *module) collectives() *coll.Module {
@@ -362,8 +367,7 @@ func (m *module) fits(n int) bool { return n <= m.limit }
 
 // toNext sends a call of collective name of size bytes to the next
 // component: a call too large for a block where rounds do not pay
-// (roundsPay), or a 2-rank bcast that one message serves better
-// (pairCopies).
+// (roundsPay), or a 2-rank call that the pair rule sends there (pair.go).
 func (m *module) toNext(name string, size int, next func() error) error {
 	m.announce(name, size, pathNext)
 	return next()
@@ -410,11 +414,15 @@ func (m *module) bcast(c coll.Comm, buf []byte, root int) error {
 	}
 	total := len(buf)
 	multi := !m.fits(total)
-	if multi && !m.roundsPay("bcast", total) || m.pairCopies(total) {
-		return m.toNext("bcast", total, func() error { return m.next.Bcast(c, buf, root) })
+	pc, err := m.pairPath("bcast", total)
+	if err != nil {
+		return err
+	}
+	if pc.next(multi && !m.roundsPay("bcast", total)) {
+		return pc.done(m.toNext("bcast", total, func() error { return m.next.Bcast(c, buf, root) }))
 	}
 	m.announce("bcast", total, pathSegment)
-	return m.fail("bcast", inRounds(total, piece(m.limit, multi, total, 1), multi, func(lo, hi int, first bool) error {
+	return pc.done(m.fail("bcast", inRounds(total, piece(m.limit, multi, total, 1), multi, func(lo, hi int, first bool) error {
 		p := m.begin("bcast")
 		if m.me == root {
 			if err := m.write(p, total, buf[lo:hi]); err != nil {
@@ -440,7 +448,7 @@ func (m *module) bcast(c coll.Comm, buf []byte, root int) error {
 			m.raise(p) // even after a mismatch: the root's next write waits for it
 		}
 		return err
-	}))
+	})))
 }
 
 // contribute writes data, bytes of a contribution of total bytes, as this
@@ -499,17 +507,23 @@ func (m *module) reduce(c coll.Comm, send, recv []byte, op coll.Op, root int) er
 	}
 	total := len(send)
 	multi := !m.fits(total)
-	if multi && !m.roundsPay("reduce", total) {
-		return m.toNext("reduce", total, func() error { return m.next.Reduce(c, send, recv, op, root) })
+	var pc pairCall
+	if root == 0 || !op.Commutative() { // tuned then combines in rank order too: the same result
+		if pc, err = m.pairPath("reduce", total); err != nil {
+			return err
+		}
+	}
+	if pc.next(multi && !m.roundsPay("reduce", total)) {
+		return pc.done(m.toNext("reduce", total, func() error { return m.next.Reduce(c, send, recv, op, root) }))
 	}
 	m.announce("reduce", total, pathSegment)
-	return m.fail("reduce", inRounds(total, piece(m.limit, multi, total, op.ElemSize()), multi, func(lo, hi int, first bool) error {
+	return pc.done(m.fail("reduce", inRounds(total, piece(m.limit, multi, total, op.ElemSize()), multi, func(lo, hi int, first bool) error {
 		p, err := m.contribute("reduce", total, send[lo:hi], first)
 		if err == nil && m.me == root {
 			err = m.combine(p, total, send[lo:hi], recv[lo:hi], op, m.n-1, 0)
 		}
 		return err
-	}))
+	})))
 }
 
 func (m *module) allreduce(c coll.Comm, send, recv []byte, op coll.Op) error {
@@ -578,17 +592,21 @@ func (m *module) allgather(c coll.Comm, send, recv []byte) error {
 	}
 	total := len(send)
 	multi := !m.fits(total)
-	if multi && !m.roundsPay("allgather", total) {
-		return m.toNext("allgather", total, func() error { return m.next.Allgather(c, send, recv) })
+	pc, err := m.pairPath("allgather", total)
+	if err != nil {
+		return err
+	}
+	if pc.next(multi && !m.roundsPay("allgather", total)) {
+		return pc.done(m.toNext("allgather", total, func() error { return m.next.Allgather(c, send, recv) }))
 	}
 	m.announce("allgather", total, pathSegment)
-	return m.fail("allgather", inRounds(total, piece(m.limit, multi, total, 1), multi, func(lo, hi int, first bool) error {
+	return pc.done(m.fail("allgather", inRounds(total, piece(m.limit, multi, total, 1), multi, func(lo, hi int, first bool) error {
 		p, err := m.contribute("allgather", total, send[lo:hi], first)
 		if err == nil {
 			err = m.gatherInto(p, total, lo, hi, send[lo:hi], recv)
 		}
 		return err
-	}))
+	})))
 }
 
 // scatter: the root's whole send buffer is its contribution; each rank
@@ -658,12 +676,16 @@ func (m *module) alltoall(c coll.Comm, send, recv []byte) error {
 	}
 	total := len(send)
 	multi := !m.fits(total)
-	if multi && !m.roundsPay("alltoall", total) {
-		return m.toNext("alltoall", total, func() error { return m.next.Alltoall(c, send, recv) })
+	pc, err := m.pairPath("alltoall", total)
+	if err != nil {
+		return err
+	}
+	if pc.next(multi && !m.roundsPay("alltoall", total)) {
+		return pc.done(m.toNext("alltoall", total, func() error { return m.next.Alltoall(c, send, recv) }))
 	}
 	m.announce("alltoall", total, pathSegment)
 	shm.CopyCached(recv[m.me*k:(m.me+1)*k], send[m.me*k:(m.me+1)*k])
-	return m.fail("alltoall", inRounds(k, m.share(multi, k), multi, func(lo, hi int, first bool) error {
+	return pc.done(m.fail("alltoall", inRounds(k, m.share(multi, k), multi, func(lo, hi int, first bool) error {
 		p := m.begin("alltoall")
 		w := hi - lo
 		b, err := m.claim(p, total)
@@ -686,7 +708,7 @@ func (m *module) alltoall(c coll.Comm, send, recv []byte) error {
 			}
 		}
 		return err
-	}))
+	})))
 }
 
 // allgatherv: every rank knows every count, so the largest decides alike

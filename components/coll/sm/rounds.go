@@ -60,25 +60,6 @@ func (m *module) roundsPay(name string, size int) bool {
 	return true
 }
 
-// pairCopyMin is the smallest bcast that a communicator of 2 ranks with a
-// CPU each leaves to the next component, whether it fits a block or not:
-// tuned sends it as one message, which btl sm copies once, with both
-// ranks' CPUs from its btl_sm_shared_copy_threshold (256 KiB) on, where the
-// segment costs a copy in and a copy out. Measured (twenty-fourth session,
-// medians of 5 alternating runs, 256 KiB-4 MiB): 0.35-0.45 of the
-// segment's time when its copies ran at full speed, 0.1-0.2 in runs where
-// they did not, and 0.51-0.60 of Open MPI's. Over tcp between ranks of one
-// host (a test setting) the message is slower than the segment.
-const pairCopyMin = 256 << 10
-
-// pairCopies reports whether a bcast of size bytes goes to the next
-// component as one message that both ranks copy (pairCopyMin). Every
-// member decides alike: the size, the member count and yield are the same
-// on all.
-func (m *module) pairCopies(size int) bool {
-	return m.n == 2 && !m.yield && size >= pairCopyMin
-}
-
 // piece is the size of a round's piece of a contribution of total bytes
 // of elem-byte elements: the whole contribution in a call of one round,
 // else the whole lines of limit bytes, which hold whole elements.

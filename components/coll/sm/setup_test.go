@@ -62,18 +62,19 @@ func TestParams(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := (config{maxBytes: defaultMaxBytes, maxRanks: defaultMaxRanks, dir: "/dev/shm",
+	if want := (config{maxBytes: defaultMaxBytes, maxRanks: defaultMaxRanks, dir: "/dev/shm", pairPath: pairTimed,
 		forced: map[string]bool{}}); !reflect.DeepEqual(c.cfg, want) {
 		t.Errorf("default config %+v, want %+v", c.cfg, want)
 	}
 	if c.log == nil {
 		t.Error("Open left no logger")
 	}
-	c, err = open(t, "coll_sm_max_bytes", "2k", "coll_sm_max_ranks", "4", "coll_sm_backing_directory", "/tmp/x")
+	c, err = open(t, "coll_sm_max_bytes", "2k", "coll_sm_max_ranks", "4", "coll_sm_backing_directory", "/tmp/x",
+		"coll_sm_pair_path", "next")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := (config{maxBytes: 2048, maxRanks: 4, dir: "/tmp/x", forced: map[string]bool{}}); !reflect.DeepEqual(c.cfg, want) {
+	if want := (config{maxBytes: 2048, maxRanks: 4, dir: "/tmp/x", pairPath: pairNext, forced: map[string]bool{}}); !reflect.DeepEqual(c.cfg, want) {
 		t.Errorf("config %+v, want %+v", c.cfg, want)
 	}
 	for _, bad := range [][2]string{
@@ -81,6 +82,7 @@ func TestParams(t *testing.T) {
 		{"coll_sm_max_ranks", "257"},
 		{"coll_sm_max_bytes", "2m"},
 		{"coll_sm_max_bytes", "-1"},
+		{"coll_sm_pair_path", "fastest"},
 	} {
 		if _, err := open(t, bad[0], bad[1]); err == nil {
 			t.Errorf("%s=%s accepted", bad[0], bad[1])

@@ -1,0 +1,196 @@
+package sm
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"math/bits"
+	"slices"
+	"time"
+)
+
+// Large calls on two ranks with a CPU each. Through the segment, rank
+// 0's data crosses to rank 1's cache in a copy in and a copy out; as
+// tuned's messages, btl sm reads it with one cross-memory copy (two CPUs
+// copying from 256 KiB on). Which is faster at 64 KiB and up depends on
+// the machine's state, not on the code: the same builds, minutes apart,
+// had the segment at 0.3-0.9 of the messages' time (sixteenth session)
+// and at 1.2-1.6 (twenty-fifth; docs/performance.md). So such a call
+// times both paths and takes the faster, per collective and size class:
+// a trial makes a run of calls on each path (not alternating: a call
+// after one on the other path finds the caches as that path left them,
+// which made the segment look faster and the messages slower than either
+// is call after call), both ranks then swap their median call on
+// each through the segment, and both take the path whose two medians add
+// up to less (OSU's figure is the mean of the ranks' times: a bcast's
+// root, which only writes, counts as much as the rank that waits). Both
+// ranks make their trials at the same calls and decide from the same
+// figures, so they always take the same path. coll_sm_pair_path fixes the
+// path instead.
+
+// Pair path modes (coll_sm_pair_path).
+const (
+	pairTimed   = "timed"
+	pairSegment = "segment"
+	pairNext    = "next"
+)
+
+const (
+	// pairMin is the smallest call that the pair rule serves: below it
+	// the segment was the faster in every state measured.
+	pairMin = 64 << 10
+	// pairClasses are the size classes timed apart, each a power of two
+	// wide: 64 KiB, 128 KiB, ..., 8 MiB and above.
+	pairClasses = 8
+	// pairTrial is how many calls in a row a trial makes on each path; the
+	// first of each run is not counted (it finds the other path's state).
+	// Five fit OSU's ten warm-up calls of a large size.
+	pairTrial = 5
+	// pairPeriod is how many calls of a class pass between trials, so
+	// that a run whose machine changes state follows it: a trial's slower
+	// calls cost a run 1/256 of the difference.
+	pairPeriod = 1024
+)
+
+// pairCalls are the collectives that the pair rule serves, by index.
+// allreduce is not among them: the segment was the faster at every size
+// in every state measured. A reduce is, when its result does not depend
+// on the path (pairReduce).
+var pairCalls = [...]string{"bcast", "reduce", "allgather", "alltoall"}
+
+// pairTimer is the timing of one collective's calls of one size class.
+type pairTimer struct {
+	calls int                             // calls of the class since the period began
+	took  [2][pairTrial - 1]time.Duration // this rank's counted calls by path (segment, next)
+	use   int                             // the path taken after the trial; 0 during it
+}
+
+// pairCall is one call under the pair rule: its path and, during a
+// trial, the timer that counts it.
+type pairCall struct {
+	path  int
+	timer *pairTimer
+	start time.Time
+}
+
+// pairPath returns the path of a call of collective name of size bytes,
+// with the timer of a counted trial call; path 0 where the rule does not
+// apply: more ranks, shared CPUs, a small call, blocks too small for
+// rounds. At the end of a trial it swaps this rank's figures with the
+// other's through the segment.
+func (m *module) pairPath(name string, size int) (pairCall, error) {
+	if m.n != 2 || m.yield || size < pairMin || m.limit < m.n*line {
+		return pairCall{}, nil
+	}
+	switch m.pairMode {
+	case pairSegment:
+		return pairCall{path: pathSegment}, nil
+	case pairNext:
+		return pairCall{path: pathNext}, nil
+	}
+	t := &m.pairTimers[pairIndex(name)][pairClass(size)]
+	if t.calls%pairPeriod == 0 {
+		t.calls, t.use = 0, 0
+	}
+	k := t.calls
+	t.calls++
+	switch {
+	case t.use != 0:
+		return pairCall{path: t.use}, nil
+	case k < 2*pairTrial:
+		c := pairCall{path: pathSegment + k/pairTrial}
+		if k%pairTrial != 0 {
+			c.timer, c.start = t, time.Now()
+		}
+		return c, nil
+	}
+	// The call after the trial: swap, decide, go.
+	mine := [2]time.Duration{median(t.took[0]), median(t.took[1])}
+	theirs, err := m.swapMedians(mine)
+	if err != nil {
+		return pairCall{}, err
+	}
+	seg, next := addSat(mine[0], theirs[0]), addSat(mine[1], theirs[1])
+	t.use = pathSegment
+	if next < seg {
+		t.use = pathNext
+	}
+	m.log.Debug("timed both paths of a 2-rank collective", "collective", name, "from_bytes", pairClassMin(size),
+		"segment", seg, "next", next, "path", pathNames[t.use])
+	return pairCall{path: t.use}, nil
+}
+
+// next reports whether the call goes to the next component: as the pair
+// rule says, or, where the rule does not apply, as fallback says.
+func (c pairCall) next(fallback bool) bool {
+	return c.path == pathNext || c.path == 0 && fallback
+}
+
+// done counts a trial call, which took path c.path, and returns its
+// error. A failed call counts as the slowest.
+func (c pairCall) done(err error) error {
+	if t := c.timer; t != nil {
+		d := time.Duration(math.MaxInt64)
+		if err == nil {
+			d = time.Since(c.start)
+		}
+		t.took[c.path-pathSegment][(t.calls-1)%pairTrial-1] = d
+	}
+	return err
+}
+
+// median is the median of a trial's counted calls on one path.
+func median(took [pairTrial - 1]time.Duration) time.Duration {
+	slices.Sort(took[:])
+	n := len(took)
+	if n%2 == 1 {
+		return took[n/2]
+	}
+	return took[n/2-1] + (took[n/2]-took[n/2-1])/2
+}
+
+// swapMedians gives the other rank this rank's median call on each path
+// and returns the other's: a call of its own through the segment, which
+// both ranks make at the same point of their calls.
+func (m *module) swapMedians(mine [2]time.Duration) ([2]time.Duration, error) {
+	const name, size = "path timing", 16
+	var b [size]byte
+	binary.LittleEndian.PutUint64(b[:8], uint64(mine[0]))
+	binary.LittleEndian.PutUint64(b[8:], uint64(mine[1]))
+	m.announce(name, size, pathSegment)
+	p, err := m.contribute(name, size, b[:], false)
+	if err != nil {
+		return mine, m.fail(name, err)
+	}
+	data, err := m.read(1-m.me, p, size, size)
+	if err != nil {
+		return mine, m.fail(name, err)
+	}
+	return [2]time.Duration{time.Duration(binary.LittleEndian.Uint64(data[:8])),
+		time.Duration(binary.LittleEndian.Uint64(data[8:]))}, nil
+}
+
+// addSat adds two durations, an untimed path's maximum staying the maximum.
+func addSat(a, b time.Duration) time.Duration {
+	if a > math.MaxInt64-b {
+		return math.MaxInt64
+	}
+	return a + b
+}
+
+func pairIndex(name string) int {
+	for i, n := range pairCalls {
+		if n == name {
+			return i
+		}
+	}
+	panic(fmt.Sprintf("coll sm: %s is not served by the pair rule", name))
+}
+
+// pairClass is the size class of a call of size bytes, at least pairMin.
+func pairClass(size int) int {
+	return min(bits.Len(uint(size))-bits.Len(uint(pairMin)), pairClasses-1)
+}
+
+// pairClassMin is the smallest size of size's class.
+func pairClassMin(size int) int { return pairMin << pairClass(size) }

@@ -1,0 +1,54 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/gompi/gompi/mpi"
+)
+
+// pairCalls is how often pair repeats each call: more than coll sm's
+// trial of a size class (5 calls on each path) and its choice after it.
+const pairCalls = 14
+
+// pair repeats the collectives that coll sm's pair rule serves on 2 ranks
+// with a CPU each (bcast, reduce to rank 0 or of a non-commutative
+// operation, allgather, alltoall, from 64 KiB) at 64 and 256 KiB, often
+// enough for the trial and the choice after it: every result must be
+// right on whichever path each call took. coll_sm_pair_path fixes the path.
+func pair(x *checker, w mpi.Comm) {
+	me, size := w.Rank(), w.Size()
+	u := newUserOps(x)
+	sum := float64Reductions()[0]
+	affine := u.affineReduction()
+	for _, kib := range []int{64, 256} {
+		n := kib << 10 / 4 // int32 elements
+		for i := range pairCalls {
+			what := func(coll string) string { return fmt.Sprintf("pair %s %d KiB call %d", coll, kib, i) }
+			bcast(x, w, int32s, n, i%size, what("bcast"))
+
+			from := make([][]int32, size)
+			for r := range from {
+				from[r] = int32s.block(r, 0, n)
+			}
+			recv := int32s.holes(size * n)
+			x.ok(mpi.Allgather(from[me], recv, w), "%s", what("allgather"))
+			same(x, recv, concat(from), "%s", what("allgather"))
+
+			alltoall(x, w, int32s, n/size, what("alltoall"))
+			pairReduce(x, w, sum, n/2, 0, what("reduce sum"))
+			pairReduce(x, w, affine, n/2, size-1, what("reduce affine"))
+		}
+	}
+}
+
+// pairReduce reduces n elements of d to root and checks the result there.
+func pairReduce[T mpi.Elem](x *checker, w mpi.Comm, d reduction[T], n, root int, what string) {
+	var recv []T
+	if w.Rank() == root {
+		recv = make([]T, n)
+	}
+	x.ok(mpi.Reduce(d.input(w.Rank(), n), recv, d.op, root, w), "%s root %d", what, root)
+	if w.Rank() == root {
+		same(x, recv, d.fold(0, w.Size()-1, n), "%s root %d", what, root)
+	}
+}
