@@ -132,9 +132,9 @@ func (c *Component) RegisterParams(r *params.Registrar) error {
 	c.pairPath = r.Enum(params.Spec{
 		Name: "pair_path", Default: pairTimed, Level: 5,
 		Help: "How a bcast, reduce (to rank 0, or of a non-commutative operation), allgather or alltoall of " +
-			"64 KiB or more goes on a communicator of 2 ranks with a CPU each: through the shared segment " +
-			"(a copy in and a copy out) or to the next component (tuned's messages, which btl sm moves in one " +
-			"cross-memory copy). Which is faster depends on the machine's state.",
+			"2 KiB or more goes on a communicator of 2 ranks with a CPU each: through the shared segment " +
+			"(a copy in and a copy out) or to the next component (tuned's messages, which btl sm copies inline " +
+			"or, when large, in one cross-memory copy). Which is faster depends on the machine's state.",
 		Values: []params.EnumValue{
 			{Name: pairTimed, Help: "time both on the first calls of each collective and size class (and every 1024 calls of it), then take the faster, alike on both ranks"},
 			{Name: pairSegment, Help: "always through the segment"},

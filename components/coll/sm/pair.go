@@ -9,13 +9,19 @@ import (
 	"time"
 )
 
-// Large calls on two ranks with a CPU each. Through the segment, rank
-// 0's data crosses to rank 1's cache in a copy in and a copy out; as
-// tuned's messages, btl sm reads it with one cross-memory copy (two CPUs
-// copying from 256 KiB on). Which is faster at 64 KiB and up depends on
-// the machine's state, not on the code: the same builds, minutes apart,
-// had the segment at 0.3-0.9 of the messages' time (sixteenth session)
-// and at 1.2-1.6 (twenty-fifth; docs/performance.md). So such a call
+// Calls of 2 KiB or more on two ranks with a CPU each. Through the
+// segment, every line of a contribution is written anew and crosses to
+// the other CPU's cache; as tuned's messages, btl sm copies it inline or,
+// from its single-copy threshold, reads the send buffer with one
+// cross-memory copy (two CPUs copying from 256 KiB on), which finds a
+// buffer unchanged since the call before still in the reader's cache.
+// Which is faster depends on the machine's state, not on the code: the
+// same builds, minutes apart, had the segment at 0.3-0.9 of the
+// messages' time at 128 KiB-1 MiB (sixteenth session) and at 1.2-1.6 at
+// 64-256 KiB (twenty-fifth; docs/performance.md), and when the two CPUs
+// are far apart (an 8-byte ping-pong at 0.38 us instead of 0.17) an
+// allgather of 8-32 KiB through the segment took 1.4-3.1 times Open MPI's
+// time where near CPUs had it at 0.7-1.0. So such a call
 // times both paths and takes the faster, per collective and size class:
 // a trial makes a run of calls on each path (not alternating: a call
 // after one on the other path finds the caches as that path left them,
@@ -38,10 +44,10 @@ const (
 const (
 	// pairMin is the smallest call that the pair rule serves: below it
 	// the segment was the faster in every state measured.
-	pairMin = 64 << 10
+	pairMin = 2 << 10
 	// pairClasses are the size classes timed apart, each a power of two
-	// wide: 64 KiB, 128 KiB, ..., 8 MiB and above.
-	pairClasses = 8
+	// wide: 2 KiB, 4 KiB, ..., 8 MiB and above.
+	pairClasses = 13
 	// pairTrial is how many calls in a row a trial makes on each path; the
 	// first of each run is not counted (it finds the other path's state).
 	// Five fit OSU's ten warm-up calls of a large size.

@@ -18,7 +18,7 @@ func pairRuleCalls() (served, segment []call) {
 		{k: kReduce, root: 0, size: pairMin / 8, op: sum},
 		{k: kReduce, root: 1, size: 2 * pairMin / 16, op: matmul}, // not commutative: rank order on both paths
 		{k: kAllgather, size: pairMin},
-		{k: kAlltoall, size: pairMin / 2}, // a block a rank: 64 KiB in all
+		{k: kAlltoall, size: pairMin / 2}, // a block a rank: pairMin in all
 	}
 	segment = []call{
 		{k: kReduce, root: 1, size: pairMin / 8, op: sum},
@@ -28,7 +28,7 @@ func pairRuleCalls() (served, segment []call) {
 }
 
 // TestPairPath: on 2 ranks with a CPU each, bcast, reduce, allgather and
-// alltoall of 64 KiB or more go where coll_sm_pair_path says: timed makes
+// alltoall of pairMin bytes or more go where coll_sm_pair_path says: timed makes
 // a run of calls through the segment, then one to the next module, then
 // both ranks take one path, the same; every result is right whichever
 // the path. Which path timed takes depends on the machine, so the test
@@ -37,9 +37,9 @@ func TestPairPath(t *testing.T) {
 	for _, mode := range []string{pairTimed, pairSegment, pairNext} {
 		t.Run(mode, func(t *testing.T) {
 			w := newWorld(t, 2)
-			// Blocks of 16 KiB: every call goes in rounds when in the segment.
+			// Blocks of twice pairMin: the calls of 3*pairMin go in rounds.
 			w.build(t, w.host(), func(int) config {
-				return config{maxBytes: 16 << 10, maxRanks: 16, dir: w.dir, pairPath: mode}
+				return config{maxBytes: 2 * pairMin, maxRanks: 16, dir: w.dir, pairPath: mode}
 			})
 			served, segment := pairRuleCalls()
 			for _, x := range served {

@@ -12,7 +12,7 @@ const pairCalls = 14
 
 // pair repeats the collectives that coll sm's pair rule serves on 2 ranks
 // with a CPU each (bcast, reduce to rank 0 or of a non-commutative
-// operation, allgather, alltoall, from 64 KiB) at 64 and 256 KiB, often
+// operation, allgather, alltoall, from 2 KiB) at 4, 64 and 256 KiB, often
 // enough for the trial and the choice after it: every result must be
 // right on whichever path each call took. coll_sm_pair_path fixes the path.
 func pair(x *checker, w mpi.Comm) {
@@ -20,7 +20,7 @@ func pair(x *checker, w mpi.Comm) {
 	u := newUserOps(x)
 	sum := float64Reductions()[0]
 	affine := u.affineReduction()
-	for _, kib := range []int{64, 256} {
+	for _, kib := range []int{4, 64, 256} {
 		n := kib << 10 / 4 // int32 elements
 		for i := range pairCalls {
 			what := func(coll string) string { return fmt.Sprintf("pair %s %d KiB call %d", coll, kib, i) }
