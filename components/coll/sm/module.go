@@ -451,6 +451,45 @@ func (m *module) bcast(c coll.Comm, buf []byte, root int) error {
 	})))
 }
 
+// allreduceSplit is a round of an allreduce that splits the reduction:
+// every rank reduces its share (an n-th of the piece's elements) of
+// every block, in rank order, into recv and into its block of a second
+// epoch, then copies every other rank's share out of theirs. The flat
+// round has every rank reduce the whole piece from every block: n times
+// the reads and the operations, which ranks that share CPUs pay in full.
+// The result is the same expression, element by element.
+func (m *module) allreduceSplit(total int, mine, recv []byte, op coll.Op, first bool) error {
+	p, err := m.contribute("allreduce", total, mine, first)
+	if err != nil {
+		return err
+	}
+	es, elems := op.ElemSize(), len(mine)/op.ElemSize()
+	share := func(r int) (lo, hi int) { return r * elems / m.n * es, (r + 1) * elems / m.n * es }
+	lo, hi := share(m.me)
+	if err := m.combine(p, total, mine, recv[lo:hi], op, m.n-1, lo); err != nil {
+		return err
+	}
+	q := m.begin("allreduce")
+	b, err := m.claim(q, total)
+	if err != nil {
+		return err
+	}
+	copy(b[lo:hi], recv[lo:hi])
+	m.raise(q)
+	for r := range m.n {
+		if r == m.me {
+			continue
+		}
+		lo, hi := share(r)
+		data, err := m.read(r, q, total, hi)
+		if err != nil {
+			return err
+		}
+		copy(recv[lo:hi], data[lo:hi])
+	}
+	return nil
+}
+
 // contribute writes data, bytes of a contribution of total bytes, as this
 // rank's block of a new epoch, a call of collective name, and raises it;
 // in a call's first round of several it then checks that every member's
@@ -540,6 +579,11 @@ func (m *module) allreduce(c coll.Comm, send, recv []byte, op coll.Op) error {
 		return m.toNext("allreduce", total, func() error { return m.next.Allreduce(c, send, recv, op) })
 	}
 	m.announce("allreduce", total, pathSegment)
+	if m.splitPays(total) {
+		return m.fail("allreduce", inRounds(total, piece(m.limit, multi, total, op.ElemSize()), multi, func(lo, hi int, first bool) error {
+			return m.allreduceSplit(total, send[lo:hi], recv[lo:hi], op, first)
+		}))
+	}
 	return m.fail("allreduce", inRounds(total, piece(m.limit, multi, total, op.ElemSize()), multi, func(lo, hi int, first bool) error {
 		p, err := m.contribute("allreduce", total, send[lo:hi], first)
 		if err == nil {

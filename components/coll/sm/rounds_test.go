@@ -171,3 +171,32 @@ func TestRoundsCountsDisagree(t *testing.T) {
 	}
 	runDisagreements(t, cases, func(t *testing.T, w *world) { w.buildSm(t, maxBytes) }, warm, maxBytes)
 }
+
+// TestAllreduceSplit runs allreduces large enough to split their
+// reduction (splitPays), in one round and in several with a last round of
+// elements that do not divide among the ranks, with a non-commutative
+// operation among them: every rank must get the flat round's result.
+func TestAllreduceSplit(t *testing.T) {
+	const maxBytes = 128 << 10
+	for _, n := range []int{3, 4, 8} {
+		t.Run(fmt.Sprintf("n%d", n), func(t *testing.T) {
+			w := newWorld(t, n)
+			w.buildSm(t, maxBytes)
+			m := &module{n: n}
+			var calls []call
+			for _, op := range testOps {
+				es := op.op.ElemSize()
+				for _, elems := range []int{(splitMin/n + es - 1) / es, maxBytes / es, 3*maxBytes/es + 5} {
+					if !m.splitPays(elems * es) {
+						t.Fatalf("%d bytes on %d ranks do not split", elems*es, n)
+					}
+					calls = append(calls, call{k: kAllreduce, size: elems, op: op, seed: len(calls)})
+				}
+			}
+			w.runServed(t, calls, func(call) bool { return true })
+		})
+	}
+	if (&module{n: 2}).splitPays(1 << 30) {
+		t.Error("an allreduce on 2 ranks splits")
+	}
+}
