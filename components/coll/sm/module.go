@@ -474,7 +474,7 @@ func (m *module) allreduceSplit(total int, mine, recv []byte, op coll.Op, first 
 	if err != nil {
 		return err
 	}
-	copy(b[lo:hi], recv[lo:hi])
+	m.w.Copy(b[lo:hi], recv[lo:hi]) // lines the others read two epochs ago
 	m.raise(q)
 	for r := range m.n {
 		if r == m.me {

@@ -61,7 +61,7 @@ const (
 // pairCalls are the collectives that the pair rule serves, by index.
 // allreduce is not among them: the segment was the faster at every size
 // in every state measured. A reduce is, when its result does not depend
-// on the path (pairReduce).
+// on the path (see module.reduce).
 var pairCalls = [...]string{"bcast", "reduce", "allgather", "alltoall"}
 
 // pairTimer is the timing of one collective's calls of one size class.
