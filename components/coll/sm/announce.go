@@ -8,10 +8,10 @@ import (
 )
 
 // Calls that take different paths. Where the blocks are too small for
-// rounds (roundsPay), a call's size decides whether it goes through the
-// blocks or to the next module, so ranks whose counts disagree across the
-// limit (an erroneous program) would each wait for what the others never
-// do. Each rank therefore announces its calls
+// rounds (roundsPay), and on 2 ranks from the pair rule's smallest size
+// (pair.go), a call's size decides whether it goes through the blocks or
+// to the next module, so ranks whose counts disagree across the limit (an
+// erroneous program) would each wait for what the others never do. Each rank therefore announces its calls
 // in its wake-up line: the call's number on the communicator, the
 // collective, the path and the size (a call through the blocks only once
 // it waits long). A rank that has waited a while for a member's word
