@@ -17,12 +17,12 @@ import (
 // module is one rank's view of a communicator's segment.
 //
 // Epochs: the calls that go through the segment are numbered epochs alike
-// on every member, one per call or per round of a call that goes in
-// rounds (two per round of a split allreduce, one for a pair rule's swap
-// of timings) (MPI has every member call a communicator's collectives in
-// the same order, and a call's size, which decides its path and its
-// rounds with the pair rule's choice that both ranks make alike, is alike
-// on every member). In epoch e a rank uses only its
+// on every member: one per call, or per round of a call that goes in
+// rounds, two per round of a split allreduce, one for the pair rule's
+// swap of timings. MPI has every member call a communicator's collectives
+// in the same order, and what decides a call's path and rounds (its size,
+// and on 2 ranks the pair rule's choice, made from the same figures on
+// both) is alike on every member. In epoch e a rank uses only its
 // blocks of parity e&1, and it raises its block's epoch word to e once it
 // has written its data, or, if it writes none, once it has read what it
 // needed: a rank's word at e-1 therefore says it is done with epoch e-2.
