@@ -11,15 +11,16 @@ import (
 // rounds (roundsPay), and on 2 ranks from the pair rule's smallest size
 // (pair.go), a call's size decides whether it goes through the blocks or
 // to the next module, so ranks whose counts disagree across the limit (an
-// erroneous program) would each wait for what the others never do. Each rank therefore announces its calls
-// in its wake-up line: the call's number on the communicator, the
-// collective, the path and the size (a call through the blocks only once
-// it waits long). A rank that has waited a while for a member's word
-// compares the member's announcement with the call the word belongs to,
-// and fails with an error that names both sizes instead of waiting for
-// ever. A rank that went to the next module waits there for messages
-// that will not come; the error of the rank that found the mismatch ends
-// the job (MPI's default handler), or its caller decides.
+// erroneous program) would each wait for what the others never do. Each
+// rank therefore announces its calls in its wake-up line: the call's
+// number on the communicator, the collective, the path and the size (a
+// call through the blocks only once it waits long). A rank that has
+// waited a while for a member's word compares the member's announcement
+// with the call the word belongs to, and fails with an error that names
+// both sizes instead of waiting for ever. A rank that went to the next
+// module waits there for messages that will not come; the error of the
+// rank that found the mismatch ends the job (MPI's default handler), or
+// its caller decides.
 
 // offCall is the word of a rank's wake-up line that holds its latest call.
 const offCall = 8

@@ -15,7 +15,8 @@
 // scan and exscan: a call larger than a block (coll_sm_max_bytes) goes
 // in rounds, a block's worth of every contribution at a time, except
 // where tuned was measured faster (rounds.go); on 2 ranks with a CPU each,
-// large calls time both ways and take the faster (pair.go). Those calls, the
+// calls of 2 KiB or more time both ways and take the faster (pair.go).
+// Those calls, the
 // collectives it does not provide, and every call of a collective whose
 // tuned algorithm the user forced go to the next component (tuned). See docs/architecture.md for the
 // protocol.
