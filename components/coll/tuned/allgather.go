@@ -39,7 +39,7 @@ func (m *module) allgather(c coll.Comm, send, recv []byte) error {
 func allgatherRingRun(c coll.Comm, send, recv []byte) error {
 	n, r, bs := c.Size(), c.Rank(), len(send)
 	block := func(i int) []byte { return recv[i*bs : (i+1)*bs] }
-	copy(block(r), send)
+	copyOwn(block(r), send)
 	left, right := (r-1+n)%n, (r+1)%n
 	for s := 0; s < n-1; s++ {
 		out := block((r - s + n) % n)
@@ -64,7 +64,7 @@ func allgatherRingRun(c coll.Comm, send, recv []byte) error {
 // aligned runs of blocks they hold, doubling them. Powers of two only.
 func allgatherRecursiveDoublingRun(c coll.Comm, send, recv []byte) error {
 	n, r, bs := c.Size(), c.Rank(), len(send)
-	copy(recv[r*bs:], send)
+	copyOwn(recv[r*bs:(r+1)*bs], send)
 	for mask := 1; mask < n; mask <<= 1 {
 		p := r ^ mask
 		mine, theirs := r&^(mask-1), p&^(mask-1)

@@ -35,7 +35,7 @@ func (m *module) alltoall(c coll.Comm, send, recv []byte) error {
 // the neighbours so that ranks do not all send to the same one first.
 func alltoallLinearRun(c coll.Comm, send, recv []byte, bs int) error {
 	n, r := c.Size(), c.Rank()
-	copy(recv[r*bs:(r+1)*bs], send[r*bs:])
+	copyOwn(recv[r*bs:(r+1)*bs], send[r*bs:(r+1)*bs])
 	var reqsBuf [stackReqs]coll.Request
 	reqs := reqsBuf[:0]
 	for i := 1; i < n; i++ {
@@ -53,7 +53,7 @@ func alltoallLinearRun(c coll.Comm, send, recv []byte, bs int) error {
 // r-s, one exchange in flight at a time.
 func alltoallPairwiseRun(c coll.Comm, send, recv []byte, bs int) error {
 	n, r := c.Size(), c.Rank()
-	copy(recv[r*bs:(r+1)*bs], send[r*bs:])
+	copyOwn(recv[r*bs:(r+1)*bs], send[r*bs:(r+1)*bs])
 	for s := 1; s < n; s++ {
 		dst, src := (r+s)%n, (r-s+n)%n
 		if err := coll.Sendrecv(c, send[dst*bs:(dst+1)*bs], dst, recv[src*bs:(src+1)*bs], src, tagAlltoall); err != nil {

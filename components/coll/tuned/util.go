@@ -4,6 +4,7 @@ import (
 	"math/bits"
 	"sync"
 
+	"github.com/gompi/gompi/components/common/shm"
 	"github.com/gompi/gompi/frameworks/coll"
 )
 
@@ -22,6 +23,23 @@ func pof2Ceil(n int) int {
 
 // lowBit is the lowest set bit of v > 0.
 func lowBit(v int) int { return v & -v }
+
+// ownCachedMax is the largest own block that allgather and alltoall copy
+// through the caches. Go's copy writes around them from 1 MiB, where the
+// copy competes with the peer's single-copy read of the same buffers: a
+// 2-rank alltoall of 1-2 MiB blocks took 0.70-0.79 of the time through
+// them, allgather 0.72-0.76; at 4 MiB, 1.06-1.11 times as long.
+const ownCachedMax = 2 << 20
+
+// copyOwn copies a rank's own block of an allgather or an alltoall into
+// its receive buffer.
+func copyOwn(dst, src []byte) {
+	if len(src) <= ownCachedMax {
+		shm.CopyCached(dst, src)
+		return
+	}
+	copy(dst, src)
+}
 
 // scratch hands out per-call buffers. A buffer goes back only once no
 // request can still touch it. The pool holds *[]byte; the emptied holders
