@@ -14,9 +14,9 @@
 // allgather, allgatherv, alltoall, reduce_scatter, reduce_scatter_block,
 // scan and exscan: a call larger than a block (coll_sm_max_bytes) goes
 // in rounds, a block's worth of every contribution at a time, except
-// where tuned was measured faster (rounds.go); on 2 ranks with a CPU each,
-// calls of 2 KiB or more time both ways and take the faster (pair.go).
-// Those calls, the
+// where tuned was measured faster (rounds.go); large bcast, allgather,
+// alltoall and (on 2 ranks) reduce calls time both ways and take the
+// faster (pair.go). Those calls, the
 // collectives it does not provide, and every call of a collective whose
 // tuned algorithm the user forced go to the next component (tuned). See docs/architecture.md for the
 // protocol.
@@ -64,7 +64,7 @@ type Component struct {
 type config struct {
 	maxBytes, maxRanks int
 	dir                string
-	pairPath           string // coll_sm_pair_path
+	pairPath           string // coll_sm_path
 	// forced: collectives whose tuned algorithm the user forced.
 	forced map[string]bool
 }
@@ -131,13 +131,13 @@ func (c *Component) RegisterParams(r *params.Registrar) error {
 			"soon as every member has mapped it; the launcher removes what a killed job left in /dev/shm.",
 	})
 	c.pairPath = r.Enum(params.Spec{
-		Name: "pair_path", Default: pairTimed, Level: 5,
-		Help: "How a bcast, reduce (to rank 0, or of a non-commutative operation), allgather or alltoall of " +
-			"2 KiB or more goes on a communicator of 2 ranks with a CPU each: through the shared segment " +
-			"(a copy in and a copy out) or to the next component (tuned's messages, which btl sm copies inline " +
-			"or, when large, in one cross-memory copy). Which is faster depends on the machine's state.",
+		Name: "path", Default: pairTimed, Level: 5,
+		Help: "How a bcast, allgather or alltoall of 2 KiB or more on 2 ranks, 16 KiB or more on more, and a " +
+			"reduce of 2 KiB or more on 2 ranks (to rank 0, or of a non-commutative operation) go: through the " +
+			"shared segment (a copy in and a copy out) or to the next component (tuned's messages, which btl sm " +
+			"copies inline or, when large, in one cross-memory copy). Which is faster depends on the machine's state.",
 		Values: []params.EnumValue{
-			{Name: pairTimed, Help: "time both on the first calls of each collective and size class (and every 1024 calls of it), then take the faster, alike on both ranks"},
+			{Name: pairTimed, Help: "time both on the first calls of each collective and size class (and every 1024 calls of it), then take the faster, alike on every rank"},
 			{Name: pairSegment, Help: "always through the segment"},
 			{Name: pairNext, Help: "always to the next component"},
 		},

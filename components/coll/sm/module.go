@@ -52,7 +52,7 @@ type module struct {
 	told  bool
 	mine  [2]callInfo
 
-	// The pair rule (pair.go): coll_sm_pair_path, and the timing of its
+	// The pair rule (pair.go): coll_sm_path, and the timing of its
 	// calls by collective and size class.
 	pairMode   string
 	pairTimers [len(pairCalls)][pairClasses]pairTimer
@@ -416,11 +416,12 @@ func (m *module) bcast(c coll.Comm, buf []byte, root int) error {
 	}
 	total := len(buf)
 	multi := !m.fits(total)
-	pc, err := m.pairPath("bcast", total)
+	toNext := multi && !m.roundsPay("bcast", total)
+	pc, err := m.pairPath("bcast", total, !toNext)
 	if err != nil {
 		return err
 	}
-	if pc.next(multi && !m.roundsPay("bcast", total)) {
+	if pc.next(toNext) {
 		return pc.done(m.toNext("bcast", total, func() error { return m.next.Bcast(c, buf, root) }))
 	}
 	m.announce("bcast", total, pathSegment)
@@ -548,13 +549,14 @@ func (m *module) reduce(c coll.Comm, send, recv []byte, op coll.Op, root int) er
 	}
 	total := len(send)
 	multi := !m.fits(total)
+	toNext := multi && !m.roundsPay("reduce", total)
 	var pc pairCall
 	if root == 0 || !op.Commutative() { // tuned then combines in rank order too: the same result
-		if pc, err = m.pairPath("reduce", total); err != nil {
+		if pc, err = m.pairPath("reduce", total, !toNext); err != nil {
 			return err
 		}
 	}
-	if pc.next(multi && !m.roundsPay("reduce", total)) {
+	if pc.next(toNext) {
 		return pc.done(m.toNext("reduce", total, func() error { return m.next.Reduce(c, send, recv, op, root) }))
 	}
 	m.announce("reduce", total, pathSegment)
@@ -638,11 +640,12 @@ func (m *module) allgather(c coll.Comm, send, recv []byte) error {
 	}
 	total := len(send)
 	multi := !m.fits(total)
-	pc, err := m.pairPath("allgather", total)
+	toNext := multi && !m.roundsPay("allgather", total)
+	pc, err := m.pairPath("allgather", total, !toNext)
 	if err != nil {
 		return err
 	}
-	if pc.next(multi && !m.roundsPay("allgather", total)) {
+	if pc.next(toNext) {
 		return pc.done(m.toNext("allgather", total, func() error { return m.next.Allgather(c, send, recv) }))
 	}
 	m.announce("allgather", total, pathSegment)
@@ -722,11 +725,12 @@ func (m *module) alltoall(c coll.Comm, send, recv []byte) error {
 	}
 	total := len(send)
 	multi := !m.fits(total)
-	pc, err := m.pairPath("alltoall", total)
+	toNext := multi && !m.roundsPay("alltoall", total)
+	pc, err := m.pairPath("alltoall", total, !toNext)
 	if err != nil {
 		return err
 	}
-	if pc.next(multi && !m.roundsPay("alltoall", total)) {
+	if pc.next(toNext) {
 		return pc.done(m.toNext("alltoall", total, func() error { return m.next.Alltoall(c, send, recv) }))
 	}
 	m.announce("alltoall", total, pathSegment)

@@ -9,32 +9,35 @@ import (
 	"time"
 )
 
-// Calls of 2 KiB or more on two ranks with a CPU each. Through the
-// segment, every line of a contribution is written anew and crosses to
-// the other CPU's cache; as tuned's messages, btl sm copies it inline or,
-// from its single-copy threshold, reads the send buffer with one
-// cross-memory copy (two CPUs copying from 256 KiB on), which finds a
-// buffer unchanged since the call before still in the reader's cache.
-// Which is faster depends on the machine's state, not on the code: the
-// same builds, minutes apart, had the segment at 0.3-0.9 of the
-// messages' time at 128 KiB-1 MiB (sixteenth session) and at 1.2-1.6 at
-// 64-256 KiB (twenty-fifth; docs/performance.md), and when the two CPUs
-// are far apart (an 8-byte ping-pong at 0.38 us instead of 0.17) an
-// allgather of 8-32 KiB through the segment took 1.4-3.1 times Open MPI's
-// time where near CPUs had it at 0.7-1.0. So such a call
-// times both paths and takes the faster, per collective and size class:
-// a trial makes a run of calls on each path (not alternating: a call
-// after one on the other path finds the caches as that path left them,
-// which made the segment look faster and the messages slower than either
-// is call after call), both ranks then swap their median call on
-// each through the segment, and both take the path whose two medians add
-// up to less (OSU's figure is the mean of the ranks' times: a bcast's
-// root, which only writes, counts as much as the rank that waits). Both
-// ranks make their trials at the same calls and decide from the same
-// figures, so they always take the same path. coll_sm_pair_path fixes the
-// path instead.
+// The timed path of large calls ("the pair rule": it began with 2 ranks).
+// Through the segment, every line of a contribution is written anew and
+// crosses to the other CPUs' caches; as tuned's messages, btl sm copies
+// it inline or, from its single-copy threshold, reads the send buffer
+// with one cross-memory copy (two CPUs copying from 256 KiB on), which
+// finds a buffer unchanged since the call before still in the reader's
+// cache. Which is faster depends on the machine's state, not on the code:
+// the same builds, minutes apart, had the segment at 0.3-0.9 of the
+// messages' time at 128 KiB-1 MiB on 2 ranks (sixteenth session) and at
+// 1.2-1.6 at 64-256 KiB (twenty-fifth; docs/performance.md), and when the
+// two CPUs are far apart (an 8-byte ping-pong at 0.38 us instead of 0.17)
+// an allgather of 8-32 KiB through the segment took 1.4-3.1 times Open
+// MPI's time where near CPUs had it at 0.7-1.0, and alltoall on 4 ranks
+// at 32-128 KiB 1.6-2.6 where near CPUs had it at 0.6-0.7. So a bcast,
+// allgather or alltoall (a reduce only on 2 ranks: on more, tuned's tree
+// associates the operands otherwise than the segment's fold, and the
+// result could change with the path) times both paths and takes the
+// faster, per collective and size class: a trial makes a run of calls on
+// each path (not alternating: a call after one on the other path finds
+// the caches as that path left them, which made the segment look faster
+// and the messages slower than either is call after call), every rank
+// then gives the others its median call on each through the segment,
+// and all take the path whose medians add up to less (OSU's figure is
+// the mean of the ranks' times: a bcast's root, which only writes,
+// counts as much as a rank that waits). All ranks make their trials at
+// the same calls and decide from the same figures, so they always take
+// the same path. coll_sm_path fixes the path instead.
 
-// Pair path modes (coll_sm_pair_path).
+// Path modes (coll_sm_path).
 const (
 	pairTimed   = "timed"
 	pairSegment = "segment"
@@ -42,26 +45,30 @@ const (
 )
 
 const (
-	// pairMin is the smallest call that the pair rule serves: below it
-	// the segment was the faster in every state measured.
+	// pairMin is the smallest call that the rule serves on 2 ranks, and
+	// manyMin on more: below them the segment was the faster in every
+	// state measured (on more ranks, which share CPUs here, a trial's calls
+	// through tuned took 3-6 times the segment's at 2-8 KiB).
 	pairMin = 2 << 10
+	manyMin = 16 << 10
 	// pairClasses are the size classes timed apart, each a power of two
 	// wide: 2 KiB, 4 KiB, ..., 8 MiB and above.
 	pairClasses = 13
 	// pairTrial is how many calls in a row a trial makes on each path; the
 	// first of each run is not counted (it finds the other path's state).
-	// Five fit OSU's ten warm-up calls of a large size.
-	pairTrial = 5
+	// Four, and the swap after them, fit OSU's ten warm-up calls of a large
+	// size: a swap on ranks that share CPUs costs a barrier.
+	pairTrial = 4
 	// pairPeriod is how many calls of a class pass between trials, so
 	// that a run whose machine changes state follows it: a trial's slower
 	// calls cost a run 1/256 of the difference.
 	pairPeriod = 1024
 )
 
-// pairCalls are the collectives that the pair rule serves, by index.
+// pairCalls are the collectives that the rule serves, by index.
 // allreduce is not among them: the segment was the faster at every size
-// in every state measured. A reduce is, when its result does not depend
-// on the path (see module.reduce).
+// in every state measured. A reduce is, on 2 ranks, when its result does
+// not depend on the path (see module.reduce).
 var pairCalls = [...]string{"bcast", "reduce", "allgather", "alltoall"}
 
 // pairTimer is the timing of one collective's calls of one size class.
@@ -81,11 +88,16 @@ type pairCall struct {
 
 // pairPath returns the path of a call of collective name of size bytes,
 // with the timer of a counted trial call; path 0 where the rule does not
-// apply: more ranks, shared CPUs, a small call, blocks too small for
-// rounds. At the end of a trial it swaps this rank's figures with the
-// other's through the segment.
-func (m *module) pairPath(name string, size int) (pairCall, error) {
-	if m.n != 2 || m.yield || size < pairMin || m.limit < m.n*line {
+// apply: a call that cannot go through the segment (segmentOK false), a
+// small call, a reduce on more than 2 ranks, blocks too small for rounds.
+// At the end of a trial it swaps this rank's figures with the others'
+// through the segment.
+func (m *module) pairPath(name string, size int, segmentOK bool) (pairCall, error) {
+	least := pairMin
+	if m.n > 2 {
+		least = manyMin
+	}
+	if !segmentOK || name == "reduce" && m.n != 2 || size < least || m.limit < m.n*line {
 		return pairCall{}, nil
 	}
 	switch m.pairMode {
@@ -111,17 +123,16 @@ func (m *module) pairPath(name string, size int) (pairCall, error) {
 		return c, nil
 	}
 	// The call after the trial: swap, decide, go.
-	mine := [2]time.Duration{median(t.took[0]), median(t.took[1])}
-	theirs, err := m.swapMedians(mine)
+	mine := [2]time.Duration{median(t.took[0][:]), median(t.took[1][:])}
+	seg, next, err := m.swapMedians(mine)
 	if err != nil {
 		return pairCall{}, err
 	}
-	seg, next := addSat(mine[0], theirs[0]), addSat(mine[1], theirs[1])
 	t.use = pathSegment
 	if next < seg {
 		t.use = pathNext
 	}
-	m.log.Debug("timed both paths of a 2-rank collective", "collective", name, "from_bytes", pairClassMin(size),
+	m.log.Debug("timed both paths of a collective", "collective", name, "from_bytes", pairClassMin(size),
 		"segment", seg, "next", next, "path", pathNames[t.use])
 	return pairCall{path: t.use}, nil
 }
@@ -145,9 +156,10 @@ func (c pairCall) done(err error) error {
 	return err
 }
 
-// median is the median of a trial's counted calls on one path.
-func median(took [pairTrial - 1]time.Duration) time.Duration {
-	slices.Sort(took[:])
+// median is the median of a trial's counted calls on one path; it sorts
+// them.
+func median(took []time.Duration) time.Duration {
+	slices.Sort(took)
 	n := len(took)
 	if n%2 == 1 {
 		return took[n/2]
@@ -155,10 +167,10 @@ func median(took [pairTrial - 1]time.Duration) time.Duration {
 	return took[n/2-1] + (took[n/2]-took[n/2-1])/2
 }
 
-// swapMedians gives the other rank this rank's median call on each path
-// and returns the other's: a call of its own through the segment, which
-// both ranks make at the same point of their calls.
-func (m *module) swapMedians(mine [2]time.Duration) ([2]time.Duration, error) {
+// swapMedians gives the other ranks this rank's median call on each path
+// and returns every rank's added up: a call of its own through the
+// segment, which all ranks make at the same point of their calls.
+func (m *module) swapMedians(mine [2]time.Duration) (seg, next time.Duration, err error) {
 	const name, size = "path timing", 16
 	var b [size]byte
 	binary.LittleEndian.PutUint64(b[:8], uint64(mine[0]))
@@ -166,14 +178,20 @@ func (m *module) swapMedians(mine [2]time.Duration) ([2]time.Duration, error) {
 	m.announce(name, size, pathSegment)
 	p, err := m.contribute(name, size, b[:], false)
 	if err != nil {
-		return mine, m.fail(name, err)
+		return 0, 0, m.fail(name, err)
 	}
-	data, err := m.read(1-m.me, p, size, size)
-	if err != nil {
-		return mine, m.fail(name, err)
+	// Every rank adds the same figures in the same order.
+	for r := range m.n {
+		data := b[:]
+		if r != m.me {
+			if data, err = m.read(r, p, size, size); err != nil {
+				return 0, 0, m.fail(name, err)
+			}
+		}
+		seg = addSat(seg, time.Duration(binary.LittleEndian.Uint64(data[:8])))
+		next = addSat(next, time.Duration(binary.LittleEndian.Uint64(data[8:])))
 	}
-	return [2]time.Duration{time.Duration(binary.LittleEndian.Uint64(data[:8])),
-		time.Duration(binary.LittleEndian.Uint64(data[8:]))}, nil
+	return seg, next, nil
 }
 
 // addSat adds two durations, an untimed path's maximum staying the maximum.

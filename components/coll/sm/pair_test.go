@@ -1,79 +1,96 @@
 package sm
 
 import (
+	"fmt"
 	"math"
+	"slices"
 	"testing"
 	"time"
 )
 
-// pairRuleCalls are calls of 2 ranks that the pair rule serves, each in a
-// size class of its own for its collective (a class's trial counts its
-// calls), and two that it leaves to the segment: a reduce whose result
-// could depend on the path, and allreduce.
-func pairRuleCalls() (served, segment []call) {
+// pairRuleCalls are calls of n ranks that the rule serves, from its
+// smallest size least on, each in a size class of its own for its
+// collective (a class's trial counts its calls), and those that it leaves
+// to the segment: reduces whose result could depend on the path, and
+// allreduce.
+func pairRuleCalls(n, least int) (served, segment []call) {
 	sum, matmul := testOps[0], testOps[2]
 	served = []call{
-		{k: kBcast, root: 0, size: pairMin},
-		{k: kBcast, root: 1, size: 3 * pairMin},
-		{k: kReduce, root: 0, size: pairMin / 8, op: sum},
-		{k: kReduce, root: 1, size: 2 * pairMin / 16, op: matmul}, // not commutative: rank order on both paths
-		{k: kAllgather, size: pairMin},
-		{k: kAlltoall, size: pairMin / 2}, // a block a rank: pairMin in all
+		{k: kBcast, root: 0, size: least},
+		{k: kBcast, root: n - 1, size: 3 * least},
+		{k: kAllgather, size: least},
+		{k: kAlltoall, size: least / n}, // a block a rank: least in all
+	}
+	reduces := []call{
+		{k: kReduce, root: 0, size: least / 8, op: sum},
+		{k: kReduce, root: 1, size: 2 * least / 16, op: matmul}, // not commutative: rank order on both paths
 	}
 	segment = []call{
-		{k: kReduce, root: 1, size: pairMin / 8, op: sum},
-		{k: kAllreduce, size: pairMin / 8, op: sum},
+		{k: kReduce, root: 1, size: least / 8, op: sum},
+		{k: kAllreduce, size: least / 8, op: sum},
 	}
-	return served, segment
+	if n == 2 {
+		return append(served, reduces...), segment
+	}
+	return served, append(segment, reduces...)
 }
 
-// TestPairPath: on 2 ranks with a CPU each, bcast, reduce, allgather and
-// alltoall of pairMin bytes or more go where coll_sm_pair_path says: timed makes
-// a run of calls through the segment, then one to the next module, then
-// both ranks take one path, the same; every result is right whichever
-// the path. Which path timed takes depends on the machine, so the test
-// checks only that both ranks take the same one and keep it.
+// TestPairPath: bcast, allgather and alltoall of pairMin bytes or more on
+// 2 ranks and manyMin on more, and reduce on 2 ranks, go where
+// coll_sm_path says: timed makes a run of calls through the segment, then
+// one to the next module, then every rank takes one path, the same; every
+// result is right whichever the path. Which path timed takes depends on
+// the machine, so the test checks only that the ranks take the same one
+// and keep it.
 func TestPairPath(t *testing.T) {
-	for _, mode := range []string{pairTimed, pairSegment, pairNext} {
-		t.Run(mode, func(t *testing.T) {
-			w := newWorld(t, 2)
-			// Blocks of twice pairMin: the calls of 3*pairMin go in rounds.
-			w.build(t, w.host(), func(int) config {
-				return config{maxBytes: 2 * pairMin, maxRanks: 16, dir: w.dir, pairPath: mode}
-			})
-			served, segment := pairRuleCalls()
-			for _, x := range served {
-				t.Run(x.String(), func(t *testing.T) {
-					decided := -1
-					for i := range 2*pairTrial + 3 {
-						next := w.pairCall(t, x)
-						var want bool
-						switch {
-						case mode == pairSegment:
-						case mode == pairNext:
-							want = true
-						case i < 2*pairTrial:
-							want = i >= pairTrial
-						case decided < 0:
-							want = next // the first call after the trial: either path
-							decided = map[bool]int{false: pathSegment, true: pathNext}[next]
-						default:
-							want = decided == pathNext
-						}
-						if next != want {
-							t.Fatalf("call %d went %s, want %s", i, pathWord(next), pathWord(want))
-						}
-					}
-				})
+	for _, n := range []int{2, 4} {
+		least := pairMin
+		if n > 2 {
+			least = manyMin
+		}
+		for _, mode := range []string{pairTimed, pairSegment, pairNext} {
+			t.Run(fmt.Sprintf("n%d/%s", n, mode), func(t *testing.T) { testPairPath(t, n, least, mode) })
+		}
+	}
+}
+
+func testPairPath(t *testing.T, n, least int, mode string) {
+	w := newWorld(t, n)
+	// Blocks of twice least: the calls of 3*least go in rounds.
+	w.build(t, w.host(), func(int) config {
+		return config{maxBytes: 2 * least, maxRanks: 16, dir: w.dir, pairPath: mode}
+	})
+	served, segment := pairRuleCalls(n, least)
+	for _, x := range served {
+		t.Run(x.String(), func(t *testing.T) {
+			decided := -1
+			for i := range 2*pairTrial + 3 {
+				next := w.pairCall(t, x)
+				var want bool
+				switch {
+				case mode == pairSegment:
+				case mode == pairNext:
+					want = true
+				case i < 2*pairTrial:
+					want = i >= pairTrial
+				case decided < 0:
+					want = next // the first call after the trial: either path
+					decided = map[bool]int{false: pathSegment, true: pathNext}[next]
+				default:
+					want = decided == pathNext
+				}
+				if next != want {
+					t.Fatalf("call %d went %s, want %s", i, pathWord(next), pathWord(want))
+				}
 			}
-			for _, x := range segment {
-				t.Run(x.String(), func(t *testing.T) {
-					for i := range 2*pairTrial + 3 {
-						if w.pairCall(t, x) {
-							t.Fatalf("call %d went to the next module, want the segment", i)
-						}
-					}
-				})
+		})
+	}
+	for _, x := range segment {
+		t.Run(x.String(), func(t *testing.T) {
+			for i := range 2*pairTrial + 3 {
+				if w.pairCall(t, x) {
+					t.Fatalf("call %d went to the next module, want the segment", i)
+				}
 			}
 		})
 	}
@@ -86,11 +103,11 @@ func pathWord(next bool) string {
 	return pathNames[pathSegment]
 }
 
-// pairCall runs x on both ranks and reports whether it went to the next
-// module: both ranks must have sent or received messages, or neither.
+// pairCall runs x on every rank and reports whether it went to the next
+// module: every rank must have sent or received messages, or none.
 func (w *world) pairCall(t *testing.T, x call) bool {
 	t.Helper()
-	var before [2]int64
+	before := make([]int64, w.n)
 	for r, c := range w.comms {
 		before[r] = c.sends.Load() + c.recvs.Load()
 	}
@@ -98,12 +115,14 @@ func (w *world) pairCall(t *testing.T, x call) bool {
 	if t.Failed() {
 		t.FailNow()
 	}
-	var used [2]bool
+	used := make([]bool, w.n)
 	for r, c := range w.comms {
 		used[r] = c.sends.Load()+c.recvs.Load() > before[r]
 	}
-	if used[0] != used[1] {
-		t.Fatalf("rank 0 used messages: %v, rank 1: %v: the ranks took different paths", used[0], used[1])
+	for r := range used {
+		if used[r] != used[0] {
+			t.Fatalf("rank 0 used messages: %v, rank %d: %v: the ranks took different paths", used[0], r, used[r])
+		}
 	}
 	return used[0]
 }
@@ -118,14 +137,23 @@ func TestPairPathNotServed(t *testing.T) {
 		size     int
 	}{
 		{"small", 2, 1 << 20, false, pairMin - 1},
-		{"three ranks", 3, 1 << 20, false, pairMin},
-		{"shared CPUs", 2, 1 << 20, true, pairMin},
+		{"small on three ranks", 3, 1 << 20, true, manyMin - 1},
 		{"blocks too small for rounds", 2, 2*line - 1, false, pairMin},
 	} {
 		m := &module{n: tc.n, limit: tc.limit, yield: tc.yield, pairMode: pairNext}
-		if c, err := m.pairPath("bcast", tc.size); err != nil || c.path != 0 {
+		if c, err := m.pairPath("bcast", tc.size, true); err != nil || c.path != 0 {
 			t.Errorf("%s: path %d, %v; want 0 (the rule does not apply)", tc.name, c.path, err)
 		}
+	}
+	m := &module{n: 3, limit: 1 << 20, yield: true, pairMode: pairNext}
+	if c, _ := m.pairPath("reduce", 1<<20, true); c.path != 0 {
+		t.Error("a reduce on three ranks is timed: its result could change with the path")
+	}
+	if c, _ := m.pairPath("bcast", 1<<20, false); c.path != 0 {
+		t.Error("a call that cannot go through the segment is timed")
+	}
+	if c, _ := m.pairPath("bcast", manyMin, true); c.path != pathNext {
+		t.Errorf("a bcast of %d bytes on three ranks sharing CPUs: path %d, want the next component's", manyMin, c.path)
 	}
 }
 
@@ -146,15 +174,16 @@ func TestPairClass(t *testing.T) {
 func TestMedian(t *testing.T) {
 	slow := time.Duration(math.MaxInt64)
 	for _, tc := range []struct {
-		took [pairTrial - 1]time.Duration
+		took []time.Duration
 		want time.Duration
 	}{
-		{[pairTrial - 1]time.Duration{4, 1, 3, 2}, 2},
-		{[pairTrial - 1]time.Duration{9, 9, 1, 1}, 5},
-		{[pairTrial - 1]time.Duration{slow, 2, 2, 7}, 4},
-		{[pairTrial - 1]time.Duration{slow, slow, 1, 1}, 1 + (slow-1)/2},
+		{[]time.Duration{4, 1, 3}, 3},
+		{[]time.Duration{4, 1, 3, 2}, 2},
+		{[]time.Duration{9, 9, 1, 1}, 5},
+		{[]time.Duration{slow, 2, 7}, 7},
+		{[]time.Duration{slow, slow, 1, 1}, 1 + (slow-1)/2},
 	} {
-		if got := median(tc.took); got != tc.want {
+		if got := median(slices.Clone(tc.took)); got != tc.want {
 			t.Errorf("median(%v) = %d, want %d", tc.took, got, tc.want)
 		}
 	}

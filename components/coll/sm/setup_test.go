@@ -70,7 +70,7 @@ func TestParams(t *testing.T) {
 		t.Error("Open left no logger")
 	}
 	c, err = open(t, "coll_sm_max_bytes", "2k", "coll_sm_max_ranks", "4", "coll_sm_backing_directory", "/tmp/x",
-		"coll_sm_pair_path", "next")
+		"coll_sm_path", "next")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +82,7 @@ func TestParams(t *testing.T) {
 		{"coll_sm_max_ranks", "257"},
 		{"coll_sm_max_bytes", "2m"},
 		{"coll_sm_max_bytes", "-1"},
-		{"coll_sm_pair_path", "fastest"},
+		{"coll_sm_path", "fastest"},
 	} {
 		if _, err := open(t, bad[0], bad[1]); err == nil {
 			t.Errorf("%s=%s accepted", bad[0], bad[1])

@@ -7,14 +7,14 @@ import (
 )
 
 // pairCalls is how often pair repeats each call: more than coll sm's
-// trial of a size class (5 calls on each path) and its choice after it.
+// trial of a size class (4 calls on each path) and its choice after it.
 const pairCalls = 14
 
-// pair repeats the collectives that coll sm's pair rule serves on 2 ranks
-// with a CPU each (bcast, reduce to rank 0 or of a non-commutative
-// operation, allgather, alltoall, from 2 KiB) at 4, 64 and 256 KiB, often
-// enough for the trial and the choice after it: every result must be
-// right on whichever path each call took. coll_sm_pair_path fixes the path.
+// pair repeats the collectives whose path coll sm times (bcast, allgather
+// and alltoall from 2 KiB on 2 ranks and 16 KiB on more; reduce to rank 0
+// or of a non-commutative operation on 2 ranks) at 4, 64 and 256 KiB,
+// often enough for the trial and the choice after it: every result must
+// be right on whichever path each call took. coll_sm_path fixes the path.
 func pair(x *checker, w mpi.Comm) {
 	me, size := w.Rank(), w.Size()
 	u := newUserOps(x)
