@@ -415,13 +415,11 @@ func (m *module) bcast(c coll.Comm, buf []byte, root int) error {
 		return m.fail("bcast", err)
 	}
 	total := len(buf)
-	multi := !m.fits(total)
-	toNext := multi && !m.roundsPay("bcast", total)
-	pc, err := m.pairPath("bcast", total, !toNext)
+	multi, pc, err := m.route("bcast", total, true)
 	if err != nil {
 		return err
 	}
-	if pc.next(toNext) {
+	if pc.path == pathNext {
 		return pc.done(m.toNext("bcast", total, func() error { return m.next.Bcast(c, buf, root) }))
 	}
 	m.announce("bcast", total, pathSegment)
@@ -548,15 +546,12 @@ func (m *module) reduce(c coll.Comm, send, recv []byte, op coll.Op, root int) er
 		return m.fail("reduce", err)
 	}
 	total := len(send)
-	multi := !m.fits(total)
-	toNext := multi && !m.roundsPay("reduce", total)
-	var pc pairCall
-	if root == 0 || !op.Commutative() { // tuned then combines in rank order too: the same result
-		if pc, err = m.pairPath("reduce", total, !toNext); err != nil {
-			return err
-		}
+	// Timed only where tuned combines in rank order too: the same result.
+	multi, pc, err := m.route("reduce", total, root == 0 || !op.Commutative())
+	if err != nil {
+		return err
 	}
-	if pc.next(toNext) {
+	if pc.path == pathNext {
 		return pc.done(m.toNext("reduce", total, func() error { return m.next.Reduce(c, send, recv, op, root) }))
 	}
 	m.announce("reduce", total, pathSegment)
@@ -639,13 +634,11 @@ func (m *module) allgather(c coll.Comm, send, recv []byte) error {
 		return m.fail("allgather", err)
 	}
 	total := len(send)
-	multi := !m.fits(total)
-	toNext := multi && !m.roundsPay("allgather", total)
-	pc, err := m.pairPath("allgather", total, !toNext)
+	multi, pc, err := m.route("allgather", total, true)
 	if err != nil {
 		return err
 	}
-	if pc.next(toNext) {
+	if pc.path == pathNext {
 		return pc.done(m.toNext("allgather", total, func() error { return m.next.Allgather(c, send, recv) }))
 	}
 	m.announce("allgather", total, pathSegment)
@@ -724,13 +717,11 @@ func (m *module) alltoall(c coll.Comm, send, recv []byte) error {
 		return m.fail("alltoall", err)
 	}
 	total := len(send)
-	multi := !m.fits(total)
-	toNext := multi && !m.roundsPay("alltoall", total)
-	pc, err := m.pairPath("alltoall", total, !toNext)
+	multi, pc, err := m.route("alltoall", total, true)
 	if err != nil {
 		return err
 	}
-	if pc.next(toNext) {
+	if pc.path == pathNext {
 		return pc.done(m.toNext("alltoall", total, func() error { return m.next.Alltoall(c, send, recv) }))
 	}
 	m.announce("alltoall", total, pathSegment)

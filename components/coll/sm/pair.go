@@ -137,10 +137,25 @@ func (m *module) pairPath(name string, size int, segmentOK bool) (pairCall, erro
 	return pairCall{path: t.use}, nil
 }
 
-// next reports whether the call goes to the next component: as the pair
-// rule says, or, where the rule does not apply, as fallback says.
-func (c pairCall) next(fallback bool) bool {
-	return c.path == pathNext || c.path == 0 && fallback
+// route decides where a call of collective name of total bytes a rank
+// goes: whether it takes several rounds, and its path, timed (pairPath)
+// where timed allows it, else the next component's when the blocks are
+// too small for rounds that pay (roundsPay), else the segment's.
+func (m *module) route(name string, total int, timed bool) (multi bool, c pairCall, err error) {
+	multi = !m.fits(total)
+	toNext := multi && !m.roundsPay(name, total)
+	if timed {
+		if c, err = m.pairPath(name, total, !toNext); err != nil {
+			return multi, c, err
+		}
+	}
+	if c.path == 0 {
+		c.path = pathSegment
+		if toNext {
+			c.path = pathNext
+		}
+	}
+	return multi, c, nil
 }
 
 // done counts a trial call, which took path c.path, and returns its
