@@ -170,17 +170,17 @@ func expectOK(t *testing.T, j job, scenario string, np int) {
 	}
 }
 
-// TestPairPath runs, on 2 and 4 ranks over btl sm, the calls whose path
+// TestTimedPath runs, on 2 and 4 ranks over btl sm, the calls whose path
 // coll sm times often enough for its trial and its choice, and with each
 // path forced: every result must be right whichever path a call took (the
 // component's own tests check that the ranks always take the same).
-func TestPairPath(t *testing.T) {
+func TestTimedPath(t *testing.T) {
 	for _, np := range []int{2, 4} {
 		for _, mode := range []string{"timed", "segment", "next"} {
 			t.Run(fmt.Sprintf("np%d/%s", np, mode), func(t *testing.T) {
 				j := run(t, "-np", fmt.Sprint(np), "--oversubscribe", "--mca", "btl", "self,sm",
-					"--mca", "coll_sm_path", mode, collcheck, "pair")
-				expectOK(t, j, "pair", np)
+					"--mca", "coll_sm_path", mode, collcheck, "timed")
+				expectOK(t, j, "timed", np)
 			})
 		}
 	}

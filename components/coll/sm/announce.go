@@ -8,8 +8,8 @@ import (
 )
 
 // Calls that take different paths. Where the blocks are too small for
-// rounds (roundsPay), and on 2 ranks from the pair rule's smallest size
-// (pair.go), a call's size decides whether it goes through the blocks or
+// rounds (roundsPay), and from the timed path's smallest size (timed.go),
+// a call's size decides whether it goes through the blocks or
 // to the next module, so ranks whose counts disagree across the limit (an
 // erroneous program) would each wait for what the others never do. Each
 // rank therefore announces its calls in its wake-up line: the call's

@@ -16,7 +16,7 @@
 // in rounds, a block's worth of every contribution at a time, except
 // where tuned was measured faster (rounds.go); large bcast, allgather,
 // alltoall and (on 2 ranks) reduce calls time both ways and take the
-// faster (pair.go). Those calls, the
+// faster (timed.go). Those calls, the
 // collectives it does not provide, and every call of a collective whose
 // tuned algorithm the user forced go to the next component (tuned). See docs/architecture.md for the
 // protocol.
@@ -55,7 +55,7 @@ type Component struct {
 	maxBytes params.Param[int64]
 	maxRanks params.Param[int]
 	dir      params.Param[string]
-	pairPath params.Param[string]
+	path     params.Param[string]
 
 	cfg config
 	log hclog.Logger
@@ -64,7 +64,7 @@ type Component struct {
 type config struct {
 	maxBytes, maxRanks int
 	dir                string
-	pairPath           string // coll_sm_path
+	path               string // coll_sm_path
 	// forced: collectives whose tuned algorithm the user forced.
 	forced map[string]bool
 }
@@ -130,16 +130,16 @@ func (c *Component) RegisterParams(r *params.Registrar) error {
 		Help: "Directory of the shared segments' files (a memory file system). A segment's file is removed as " +
 			"soon as every member has mapped it; the launcher removes what a killed job left in /dev/shm.",
 	})
-	c.pairPath = r.Enum(params.Spec{
-		Name: "path", Default: pairTimed, Level: 5,
+	c.path = r.Enum(params.Spec{
+		Name: "path", Default: modeTimed, Level: 5,
 		Help: "How a bcast, allgather or alltoall of 2 KiB or more on 2 ranks, 16 KiB or more on more, and a " +
 			"reduce of 2 KiB or more on 2 ranks (to rank 0, or of a non-commutative operation) go: through the " +
 			"shared segment (a copy in and a copy out) or to the next component (tuned's messages, which btl sm " +
 			"copies inline or, when large, in one cross-memory copy). Which is faster depends on the machine's state.",
 		Values: []params.EnumValue{
-			{Name: pairTimed, Help: "time both on the first calls of each collective and size class (and every 1024 calls of it), then take the faster, alike on every rank"},
-			{Name: pairSegment, Help: "always through the segment"},
-			{Name: pairNext, Help: "always to the next component"},
+			{Name: modeTimed, Help: "time both on the first calls of each collective and size class (and every 1024 calls of it), then take the faster, alike on every rank"},
+			{Name: modeSegment, Help: "always through the segment"},
+			{Name: modeNext, Help: "always to the next component"},
 		},
 	})
 	return nil
@@ -155,7 +155,7 @@ func (c *Component) Open(_ context.Context, env *mca.Env) error {
 		maxBytes: int(c.maxBytes.Get(env.Params)),
 		maxRanks: c.maxRanks.Get(env.Params),
 		dir:      c.dir.Get(env.Params),
-		pairPath: c.pairPath.Get(env.Params),
+		path:     c.path.Get(env.Params),
 		forced:   tunedForced(env.Params),
 	}
 	return nil
@@ -179,7 +179,7 @@ func (c *Component) CommQuery(comm coll.Comm, q coll.Query) (int, *coll.Module, 
 		return 0, nil, err
 	}
 	m := &module{seg: seg, comm: comm, poller: poller, me: comm.Rank(), n: n, yield: q.Oversubscribed,
-		limit: c.cfg.maxBytes, seen: make([]uint64, n), log: log, pairMode: c.cfg.pairPath}
+		limit: c.cfg.maxBytes, seen: make([]uint64, n), log: log, pathMode: c.cfg.path}
 	mod := m.collectives()
 	for name, clear := range stepAside {
 		if c.cfg.forced[name] || len(q.Rules.For(name, n)) > 0 {

@@ -18,11 +18,11 @@ import (
 //
 // Epochs: the calls that go through the segment are numbered epochs alike
 // on every member: one per call, or per round of a call that goes in
-// rounds, two per round of a split allreduce, one for the pair rule's
+// rounds, two per round of a split allreduce, one for the timed path's
 // swap of timings. MPI has every member call a communicator's collectives
 // in the same order, and what decides a call's path and rounds (its size,
-// and on 2 ranks the pair rule's choice, made from the same figures on
-// both) is alike on every member. In epoch e a rank uses only its
+// and the timed path's choice, made from the same figures on every
+// member) is alike on every member. In epoch e a rank uses only its
 // blocks of parity e&1, and it raises its block's epoch word to e once it
 // has written its data, or, if it writes none, once it has read what it
 // needed: a rank's word at e-1 therefore says it is done with epoch e-2.
@@ -52,10 +52,10 @@ type module struct {
 	told  bool
 	mine  [2]callInfo
 
-	// The pair rule (pair.go): coll_sm_path, and the timing of its
+	// The timed path (timed.go): coll_sm_path, and the timing of its
 	// calls by collective and size class.
-	pairMode   string
-	pairTimers [len(pairCalls)][pairClasses]pairTimer
+	pathMode   string
+	pathTimers [len(timedCalls)][sizeClasses]pathTimer
 }
 
 func (m *module) collectives() *coll.Module {
@@ -369,7 +369,7 @@ func (m *module) fits(n int) bool { return n <= m.limit }
 
 // toNext sends a call of collective name of size bytes to the next
 // component: a call too large for a block where rounds do not pay
-// (roundsPay), or a 2-rank call that the pair rule sends there (pair.go).
+// (roundsPay), or a call that its timed path sends there (timed.go).
 func (m *module) toNext(name string, size int, next func() error) error {
 	m.announce(name, size, pathNext)
 	return next()

@@ -62,7 +62,7 @@ func TestParams(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := (config{maxBytes: defaultMaxBytes, maxRanks: defaultMaxRanks, dir: "/dev/shm", pairPath: pairTimed,
+	if want := (config{maxBytes: defaultMaxBytes, maxRanks: defaultMaxRanks, dir: "/dev/shm", path: modeTimed,
 		forced: map[string]bool{}}); !reflect.DeepEqual(c.cfg, want) {
 		t.Errorf("default config %+v, want %+v", c.cfg, want)
 	}
@@ -74,7 +74,7 @@ func TestParams(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := (config{maxBytes: 2048, maxRanks: 4, dir: "/tmp/x", pairPath: pairNext, forced: map[string]bool{}}); !reflect.DeepEqual(c.cfg, want) {
+	if want := (config{maxBytes: 2048, maxRanks: 4, dir: "/tmp/x", path: modeNext, forced: map[string]bool{}}); !reflect.DeepEqual(c.cfg, want) {
 		t.Errorf("config %+v, want %+v", c.cfg, want)
 	}
 	for _, bad := range [][2]string{

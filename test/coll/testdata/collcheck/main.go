@@ -23,7 +23,7 @@ var scenarios = map[string]func(*checker, mpi.Comm){
 	"algorithms": algorithms,
 	"mismatch":   mismatch,
 	"fatal":      fatal,
-	"pair":       pair,
+	"timed":      timed,
 }
 
 func main() {

@@ -8,12 +8,12 @@ import (
 	"time"
 )
 
-// pairRuleCalls are calls of n ranks that the rule serves, from its
+// timedRuleCalls are calls of n ranks that the rule serves, from its
 // smallest size least on, each in a size class of its own for its
 // collective (a class's trial counts its calls), and those that it leaves
 // to the segment: reduces whose result could depend on the path, and
 // allreduce.
-func pairRuleCalls(n, least int) (served, segment []call) {
+func timedRuleCalls(n, least int) (served, segment []call) {
 	sum, matmul := testOps[0], testOps[2]
 	served = []call{
 		{k: kBcast, root: 0, size: least},
@@ -35,44 +35,44 @@ func pairRuleCalls(n, least int) (served, segment []call) {
 	return served, append(segment, reduces...)
 }
 
-// TestPairPath: bcast, allgather and alltoall of pairMin bytes or more on
+// TestTimedPath: bcast, allgather and alltoall of pairMin bytes or more on
 // 2 ranks and manyMin on more, and reduce on 2 ranks, go where
 // coll_sm_path says: timed makes a run of calls through the segment, then
 // one to the next module, then every rank takes one path, the same; every
 // result is right whichever the path. Which path timed takes depends on
 // the machine, so the test checks only that the ranks take the same one
 // and keep it.
-func TestPairPath(t *testing.T) {
+func TestTimedPath(t *testing.T) {
 	for _, n := range []int{2, 4} {
 		least := pairMin
 		if n > 2 {
 			least = manyMin
 		}
-		for _, mode := range []string{pairTimed, pairSegment, pairNext} {
-			t.Run(fmt.Sprintf("n%d/%s", n, mode), func(t *testing.T) { testPairPath(t, n, least, mode) })
+		for _, mode := range []string{modeTimed, modeSegment, modeNext} {
+			t.Run(fmt.Sprintf("n%d/%s", n, mode), func(t *testing.T) { testTimedPath(t, n, least, mode) })
 		}
 	}
 }
 
-func testPairPath(t *testing.T, n, least int, mode string) {
+func testTimedPath(t *testing.T, n, least int, mode string) {
 	w := newWorld(t, n)
 	// Blocks of twice least: the calls of 3*least go in rounds.
 	w.build(t, w.host(), func(int) config {
-		return config{maxBytes: 2 * least, maxRanks: 16, dir: w.dir, pairPath: mode}
+		return config{maxBytes: 2 * least, maxRanks: 16, dir: w.dir, path: mode}
 	})
-	served, segment := pairRuleCalls(n, least)
+	served, segment := timedRuleCalls(n, least)
 	for _, x := range served {
 		t.Run(x.String(), func(t *testing.T) {
 			decided := -1
-			for i := range 2*pairTrial + 3 {
-				next := w.pairCall(t, x)
+			for i := range 2*trialCalls + 3 {
+				next := w.timedCall(t, x)
 				var want bool
 				switch {
-				case mode == pairSegment:
-				case mode == pairNext:
+				case mode == modeSegment:
+				case mode == modeNext:
 					want = true
-				case i < 2*pairTrial:
-					want = i >= pairTrial
+				case i < 2*trialCalls:
+					want = i >= trialCalls
 				case decided < 0:
 					want = next // the first call after the trial: either path
 					decided = map[bool]int{false: pathSegment, true: pathNext}[next]
@@ -87,8 +87,8 @@ func testPairPath(t *testing.T, n, least int, mode string) {
 	}
 	for _, x := range segment {
 		t.Run(x.String(), func(t *testing.T) {
-			for i := range 2*pairTrial + 3 {
-				if w.pairCall(t, x) {
+			for i := range 2*trialCalls + 3 {
+				if w.timedCall(t, x) {
 					t.Fatalf("call %d went to the next module, want the segment", i)
 				}
 			}
@@ -103,9 +103,9 @@ func pathWord(next bool) string {
 	return pathNames[pathSegment]
 }
 
-// pairCall runs x on every rank and reports whether it went to the next
+// timedCall runs x on every rank and reports whether it went to the next
 // module: every rank must have sent or received messages, or none.
-func (w *world) pairCall(t *testing.T, x call) bool {
+func (w *world) timedCall(t *testing.T, x call) bool {
 	t.Helper()
 	before := make([]int64, w.n)
 	for r, c := range w.comms {
@@ -127,9 +127,9 @@ func (w *world) pairCall(t *testing.T, x call) bool {
 	return used[0]
 }
 
-// TestPairPathNotServed: the rule leaves small calls, more ranks and
+// TestTimedPathNotServed: the rule leaves small calls, more ranks and
 // shared CPUs alone.
-func TestPairPathNotServed(t *testing.T) {
+func TestTimedPathNotServed(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
 		n, limit int
@@ -140,32 +140,32 @@ func TestPairPathNotServed(t *testing.T) {
 		{"small on three ranks", 3, 1 << 20, true, manyMin - 1},
 		{"blocks too small for rounds", 2, 2*line - 1, false, pairMin},
 	} {
-		m := &module{n: tc.n, limit: tc.limit, yield: tc.yield, pairMode: pairNext}
-		if c, err := m.pairPath("bcast", tc.size, true); err != nil || c.path != 0 {
+		m := &module{n: tc.n, limit: tc.limit, yield: tc.yield, pathMode: modeNext}
+		if c, err := m.timedPath("bcast", tc.size, true); err != nil || c.path != 0 {
 			t.Errorf("%s: path %d, %v; want 0 (the rule does not apply)", tc.name, c.path, err)
 		}
 	}
-	m := &module{n: 3, limit: 1 << 20, yield: true, pairMode: pairNext}
-	if c, _ := m.pairPath("reduce", 1<<20, true); c.path != 0 {
+	m := &module{n: 3, limit: 1 << 20, yield: true, pathMode: modeNext}
+	if c, _ := m.timedPath("reduce", 1<<20, true); c.path != 0 {
 		t.Error("a reduce on three ranks is timed: its result could change with the path")
 	}
-	if c, _ := m.pairPath("bcast", 1<<20, false); c.path != 0 {
+	if c, _ := m.timedPath("bcast", 1<<20, false); c.path != 0 {
 		t.Error("a call that cannot go through the segment is timed")
 	}
-	if c, _ := m.pairPath("bcast", manyMin, true); c.path != pathNext {
+	if c, _ := m.timedPath("bcast", manyMin, true); c.path != pathNext {
 		t.Errorf("a bcast of %d bytes on three ranks sharing CPUs: path %d, want the next component's", manyMin, c.path)
 	}
 }
 
-func TestPairClass(t *testing.T) {
+func TestSizeClass(t *testing.T) {
 	for _, tc := range []struct{ size, class, min int }{
 		{pairMin, 0, pairMin},
 		{2*pairMin - 1, 0, pairMin},
 		{2 * pairMin, 1, 2 * pairMin},
 		{5 * pairMin, 2, 4 * pairMin},
-		{math.MaxInt32, pairClasses - 1, pairMin << (pairClasses - 1)},
+		{math.MaxInt32, sizeClasses - 1, pairMin << (sizeClasses - 1)},
 	} {
-		if c, m := pairClass(tc.size), pairClassMin(tc.size); c != tc.class || m != tc.min {
+		if c, m := sizeClass(tc.size), sizeClassMin(tc.size); c != tc.class || m != tc.min {
 			t.Errorf("size %d: class %d from %d, want %d from %d", tc.size, c, m, tc.class, tc.min)
 		}
 	}

@@ -6,24 +6,24 @@ import (
 	"github.com/gompi/gompi/mpi"
 )
 
-// pairCalls is how often pair repeats each call: more than coll sm's
+// timedRepeats is how often timed repeats each call: more than coll sm's
 // trial of a size class (4 calls on each path) and its choice after it.
-const pairCalls = 14
+const timedRepeats = 14
 
-// pair repeats the collectives whose path coll sm times (bcast, allgather
+// timed repeats the collectives whose path coll sm times (bcast, allgather
 // and alltoall from 2 KiB on 2 ranks and 16 KiB on more; reduce to rank 0
 // or of a non-commutative operation on 2 ranks) at 4, 64 and 256 KiB,
 // often enough for the trial and the choice after it: every result must
 // be right on whichever path each call took. coll_sm_path fixes the path.
-func pair(x *checker, w mpi.Comm) {
+func timed(x *checker, w mpi.Comm) {
 	me, size := w.Rank(), w.Size()
 	u := newUserOps(x)
 	sum := float64Reductions()[0]
 	affine := u.affineReduction()
 	for _, kib := range []int{4, 64, 256} {
 		n := kib << 10 / 4 // int32 elements
-		for i := range pairCalls {
-			what := func(coll string) string { return fmt.Sprintf("pair %s %d KiB call %d", coll, kib, i) }
+		for i := range timedRepeats {
+			what := func(coll string) string { return fmt.Sprintf("timed %s %d KiB call %d", coll, kib, i) }
 			bcast(x, w, int32s, n, i%size, what("bcast"))
 
 			from := make([][]int32, size)
@@ -35,14 +35,14 @@ func pair(x *checker, w mpi.Comm) {
 			same(x, recv, concat(from), "%s", what("allgather"))
 
 			alltoall(x, w, int32s, n/size, what("alltoall"))
-			pairReduce(x, w, sum, n/2, 0, what("reduce sum"))
-			pairReduce(x, w, affine, n/2, size-1, what("reduce affine"))
+			timedReduce(x, w, sum, n/2, 0, what("reduce sum"))
+			timedReduce(x, w, affine, n/2, size-1, what("reduce affine"))
 		}
 	}
 }
 
-// pairReduce reduces n elements of d to root and checks the result there.
-func pairReduce[T mpi.Elem](x *checker, w mpi.Comm, d reduction[T], n, root int, what string) {
+// timedReduce reduces n elements of d to root and checks the result there.
+func timedReduce[T mpi.Elem](x *checker, w mpi.Comm, d reduction[T], n, root int, what string) {
 	var recv []T
 	if w.Rank() == root {
 		recv = make([]T, n)

@@ -9,7 +9,7 @@ import (
 	"time"
 )
 
-// The timed path of large calls ("the pair rule": it began with 2 ranks).
+// The timed path of large calls.
 // Through the segment, every line of a contribution is written anew and
 // crosses to the other CPUs' caches; as tuned's messages, btl sm copies
 // it inline or, from its single-copy threshold, reads the send buffer
@@ -39,9 +39,9 @@ import (
 
 // Path modes (coll_sm_path).
 const (
-	pairTimed   = "timed"
-	pairSegment = "segment"
-	pairNext    = "next"
+	modeTimed   = "timed"
+	modeSegment = "segment"
+	modeNext    = "next"
 )
 
 const (
@@ -51,73 +51,73 @@ const (
 	// through tuned took 3-6 times the segment's at 2-8 KiB).
 	pairMin = 2 << 10
 	manyMin = 16 << 10
-	// pairClasses are the size classes timed apart, each a power of two
+	// sizeClasses are the size classes timed apart, each a power of two
 	// wide: 2 KiB, 4 KiB, ..., 8 MiB and above.
-	pairClasses = 13
-	// pairTrial is how many calls in a row a trial makes on each path; the
+	sizeClasses = 13
+	// trialCalls is how many calls in a row a trial makes on each path; the
 	// first of each run is not counted (it finds the other path's state).
 	// Four, and the swap after them, fit OSU's ten warm-up calls of a large
 	// size: a swap on ranks that share CPUs costs a barrier.
-	pairTrial = 4
-	// pairPeriod is how many calls of a class pass between trials, so
+	trialCalls = 4
+	// trialPeriod is how many calls of a class pass between trials, so
 	// that a run whose machine changes state follows it: a trial's slower
 	// calls cost a run 1/256 of the difference.
-	pairPeriod = 1024
+	trialPeriod = 1024
 )
 
-// pairCalls are the collectives that the rule serves, by index.
+// timedCalls are the collectives that the rule serves, by index.
 // allreduce is not among them: the segment was the faster at every size
 // in every state measured. A reduce is, on 2 ranks, when its result does
 // not depend on the path (see module.reduce).
-var pairCalls = [...]string{"bcast", "reduce", "allgather", "alltoall"}
+var timedCalls = [...]string{"bcast", "reduce", "allgather", "alltoall"}
 
-// pairTimer is the timing of one collective's calls of one size class.
-type pairTimer struct {
-	calls int                             // calls of the class since the period began
-	took  [2][pairTrial - 1]time.Duration // this rank's counted calls by path (segment, next)
-	use   int                             // the path taken after the trial; 0 during it
+// pathTimer is the timing of one collective's calls of one size class.
+type pathTimer struct {
+	calls int                              // calls of the class since the period began
+	took  [2][trialCalls - 1]time.Duration // this rank's counted calls by path (segment, next)
+	use   int                              // the path taken after the trial; 0 during it
 }
 
-// pairCall is one call under the pair rule: its path and, during a
+// timedCall is one call on a timed path: its path and, during a
 // trial, the timer that counts it.
-type pairCall struct {
+type timedCall struct {
 	path  int
-	timer *pairTimer
+	timer *pathTimer
 	start time.Time
 }
 
-// pairPath returns the path of a call of collective name of size bytes,
+// path returns the path of a call of collective name of size bytes,
 // with the timer of a counted trial call; path 0 where the rule does not
 // apply: a call that cannot go through the segment (segmentOK false), a
 // small call, a reduce on more than 2 ranks, blocks too small for rounds.
 // At the end of a trial it swaps this rank's figures with the others'
 // through the segment.
-func (m *module) pairPath(name string, size int, segmentOK bool) (pairCall, error) {
+func (m *module) timedPath(name string, size int, segmentOK bool) (timedCall, error) {
 	least := pairMin
 	if m.n > 2 {
 		least = manyMin
 	}
 	if !segmentOK || name == "reduce" && m.n != 2 || size < least || m.limit < m.n*line {
-		return pairCall{}, nil
+		return timedCall{}, nil
 	}
-	switch m.pairMode {
-	case pairSegment:
-		return pairCall{path: pathSegment}, nil
-	case pairNext:
-		return pairCall{path: pathNext}, nil
+	switch m.pathMode {
+	case modeSegment:
+		return timedCall{path: pathSegment}, nil
+	case modeNext:
+		return timedCall{path: pathNext}, nil
 	}
-	t := &m.pairTimers[pairIndex(name)][pairClass(size)]
-	if t.calls%pairPeriod == 0 {
+	t := &m.pathTimers[timedIndex(name)][sizeClass(size)]
+	if t.calls%trialPeriod == 0 {
 		t.calls, t.use = 0, 0
 	}
 	k := t.calls
 	t.calls++
 	switch {
 	case t.use != 0:
-		return pairCall{path: t.use}, nil
-	case k < 2*pairTrial:
-		c := pairCall{path: pathSegment + k/pairTrial}
-		if k%pairTrial != 0 {
+		return timedCall{path: t.use}, nil
+	case k < 2*trialCalls:
+		c := timedCall{path: pathSegment + k/trialCalls}
+		if k%trialCalls != 0 {
 			c.timer, c.start = t, time.Now()
 		}
 		return c, nil
@@ -126,26 +126,26 @@ func (m *module) pairPath(name string, size int, segmentOK bool) (pairCall, erro
 	mine := [2]time.Duration{median(t.took[0][:]), median(t.took[1][:])}
 	seg, next, err := m.swapMedians(mine)
 	if err != nil {
-		return pairCall{}, err
+		return timedCall{}, err
 	}
 	t.use = pathSegment
 	if next < seg {
 		t.use = pathNext
 	}
-	m.log.Debug("timed both paths of a collective", "collective", name, "from_bytes", pairClassMin(size),
+	m.log.Debug("timed both paths of a collective", "collective", name, "from_bytes", sizeClassMin(size),
 		"segment", seg, "next", next, "path", pathNames[t.use])
-	return pairCall{path: t.use}, nil
+	return timedCall{path: t.use}, nil
 }
 
 // route decides where a call of collective name of total bytes a rank
-// goes: whether it takes several rounds, and its path, timed (pairPath)
+// goes: whether it takes several rounds, and its path, timed (path)
 // where timed allows it, else the next component's when the blocks are
 // too small for rounds that pay (roundsPay), else the segment's.
-func (m *module) route(name string, total int, timed bool) (multi bool, c pairCall, err error) {
+func (m *module) route(name string, total int, timed bool) (multi bool, c timedCall, err error) {
 	multi = !m.fits(total)
 	toNext := multi && !m.roundsPay(name, total)
 	if timed {
-		if c, err = m.pairPath(name, total, !toNext); err != nil {
+		if c, err = m.timedPath(name, total, !toNext); err != nil {
 			return multi, c, err
 		}
 	}
@@ -160,13 +160,13 @@ func (m *module) route(name string, total int, timed bool) (multi bool, c pairCa
 
 // done counts a trial call, which took path c.path, and returns its
 // error. A failed call counts as the slowest.
-func (c pairCall) done(err error) error {
+func (c timedCall) done(err error) error {
 	if t := c.timer; t != nil {
 		d := time.Duration(math.MaxInt64)
 		if err == nil {
 			d = time.Since(c.start)
 		}
-		t.took[c.path-pathSegment][(t.calls-1)%pairTrial-1] = d
+		t.took[c.path-pathSegment][(t.calls-1)%trialCalls-1] = d
 	}
 	return err
 }
@@ -217,19 +217,19 @@ func addSat(a, b time.Duration) time.Duration {
 	return a + b
 }
 
-func pairIndex(name string) int {
-	for i, n := range pairCalls {
+func timedIndex(name string) int {
+	for i, n := range timedCalls {
 		if n == name {
 			return i
 		}
 	}
-	panic(fmt.Sprintf("coll sm: %s is not served by the pair rule", name))
+	panic(fmt.Sprintf("coll sm: %s has no timed path", name))
 }
 
-// pairClass is the size class of a call of size bytes, at least pairMin.
-func pairClass(size int) int {
-	return min(bits.Len(uint(size))-bits.Len(uint(pairMin)), pairClasses-1)
+// sizeClass is the size class of a call of size bytes, at least pairMin.
+func sizeClass(size int) int {
+	return min(bits.Len(uint(size))-bits.Len(uint(pairMin)), sizeClasses-1)
 }
 
-// pairClassMin is the smallest size of size's class.
-func pairClassMin(size int) int { return pairMin << pairClass(size) }
+// sizeClassMin is the smallest size of size's class.
+func sizeClassMin(size int) int { return pairMin << sizeClass(size) }
