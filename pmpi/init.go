@@ -179,11 +179,15 @@ func (l *library) start(ctx context.Context) (_ *library, err error) {
 		return nil, err
 	}
 	l.engine = pml.New(l.job.Rank, l.log.Named("pml"), cfg)
-	l.routes, err = btl.Open(ctx, fw, btl.InitEnv{
+	env := btl.InitEnv{
 		Rank: l.job.Rank, Size: l.job.Size, Hostname: l.job.Hostname, JobID: l.job.JobID,
 		Secret: l.job.Secret, Modex: l.client, Receiver: l.engine, Oversubscribed: cfg.YieldAtOnce,
 		LocalRank: l.job.LocalRank, LocalSize: l.job.LocalSize, SessionDir: l.job.SessionDir,
-	}, procs, l.client.Fence)
+	}
+	if dir, job := l.job.SessionDir, l.job.JobID; dir != "" {
+		env.KeepJobFile = func(path string) error { return rte.LinkJobFile(job, dir, path) }
+	}
+	l.routes, err = btl.Open(ctx, fw, env, procs, l.client.Fence)
 	if err != nil {
 		return nil, err
 	}

@@ -64,6 +64,12 @@ type InitEnv struct {
 	// SessionDir is the job's private directory on this host, removed when
 	// the job ends; "" when the process runs without gompirun.
 	SessionDir string
+	// KeepJobFile records a file that the module made for the job outside
+	// the session directory (a segment in a backing directory), so that it
+	// is removed however the job ends, even when all of its processes are
+	// killed at once. Its name must start with "gompi.<JobID>.". Nil
+	// without a session directory.
+	KeepJobFile func(path string) error
 	// Oversubscribed: this host's ranks outnumber its CPUs, so a module's
 	// own waiting loops must give the CPU away rather than spin (see Yield).
 	Oversubscribed bool

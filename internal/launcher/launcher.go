@@ -108,6 +108,7 @@ func Run(ctx context.Context, cfg Config) (int, error) {
 		defer closeOutputFiles(files)
 	}
 
+	sweepStale(cfg.TempDir, cfg.Log)
 	sess, err := newSession(cfg.TempDir)
 	if err != nil {
 		return 1, err
@@ -234,6 +235,14 @@ func newSession(tempDir string) (*session, error) {
 		}
 		if err != nil {
 			return nil, fmt.Errorf("creating the session directory: %w", err)
+		}
+		// Without /proc there is no owner to record; the directory is then
+		// never swept, only removed by this job.
+		if o, err := selfOwner(); err == nil {
+			if err := os.WriteFile(filepath.Join(s.dir, ownerFile), []byte(o.String()), 0o600); err != nil {
+				_ = os.Remove(s.dir)
+				return nil, fmt.Errorf("creating the session directory: %w", err)
+			}
 		}
 		return s, nil
 	}

@@ -140,3 +140,49 @@ func TestRemoveJobFiles(t *testing.T) {
 		t.Errorf("removing again: %v", err)
 	}
 }
+
+// TestRemoveJobFilesFollowsLinks: a job file kept outside /dev/shm and the
+// session directory goes with the job once linked there, and a link that
+// leads to a file of another name, or of another job, removes nothing.
+func TestRemoveJobFilesFollowsLinks(t *testing.T) {
+	backing, dir := t.TempDir(), filepath.Join(t.TempDir(), "gompi.linkjob")
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	seg := filepath.Join(backing, "gompi.linkjob.sm")
+	keep := filepath.Join(backing, "precious")
+	otherJob := filepath.Join(backing, "gompi.otherjob.sm")
+	for _, f := range []string{seg, keep, otherJob} {
+		if err := os.WriteFile(f, nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := LinkJobFile("linkjob", dir, seg); err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range []string{keep, otherJob} {
+		if err := LinkJobFile("linkjob", dir, bad); err == nil || !strings.Contains(err.Error(), "must start with gompi.linkjob.") {
+			t.Errorf("LinkJobFile(%s) = %v, want a refusal naming the rule", bad, err)
+		}
+	}
+	// Links made by hand that a careless or hostile writer could leave.
+	if err := os.Symlink(keep, filepath.Join(dir, "gompi.linkjob.x")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(otherJob, filepath.Join(dir, "gompi.otherjob.sm")); err != nil {
+		t.Fatal(err)
+	}
+	if err := RemoveJobFiles("linkjob", dir); err != nil {
+		t.Fatal(err)
+	}
+	for _, gone := range []string{dir, seg} {
+		if _, err := os.Lstat(gone); !os.IsNotExist(err) {
+			t.Errorf("%s is still there", gone)
+		}
+	}
+	for _, kept := range []string{keep, otherJob} {
+		if _, err := os.Stat(kept); err != nil {
+			t.Errorf("%s went too: %v", kept, err)
+		}
+	}
+}

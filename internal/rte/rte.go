@@ -12,6 +12,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"golang.org/x/sys/unix"
 )
@@ -62,12 +63,15 @@ type Job struct {
 }
 
 // RemoveJobFiles removes what a job leaves on its host: its session
-// directory and the shared-memory segments named after it in /dev/shm.
-// gompirun calls it when a job ends; a rank calls it when gompirun died
-// before it could. Files already gone are not an error.
+// directory, the shared-memory segments named after it in /dev/shm, and
+// the files elsewhere that a symbolic link in the session directory
+// points to under the same name (see LinkJobFile). gompirun calls it when
+// a job ends; a rank calls it when gompirun died before it could. Files
+// already gone are not an error.
 func RemoveJobFiles(jobID, sessionDir string) error {
 	var errs []error
 	if sessionDir != "" {
+		errs = append(errs, removeLinked(jobID, sessionDir))
 		errs = append(errs, os.RemoveAll(sessionDir))
 	}
 	if jobIDPattern.MatchString(jobID) { // never a pattern that reaches other jobs' files
@@ -76,6 +80,55 @@ func RemoveJobFiles(jobID, sessionDir string) error {
 			if err := os.Remove(f); err != nil && !errors.Is(err, os.ErrNotExist) {
 				errs = append(errs, err)
 			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// LinkJobFile records, in the job's session directory, a file of the job
+// kept elsewhere (a segment in a backing directory that is not /dev/shm),
+// so that RemoveJobFiles finds it however the job ends. The file's name
+// must start with "gompi.<job id>.": only such names are ever removed.
+func LinkJobFile(jobID, sessionDir, path string) error {
+	name := filepath.Base(path)
+	if !jobIDPattern.MatchString(jobID) || !strings.HasPrefix(name, "gompi."+jobID+".") {
+		return fmt.Errorf("job file %s: its name must start with gompi.%s.", path, jobID)
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return err
+	}
+	link := filepath.Join(sessionDir, name)
+	if abs == link {
+		return nil // in the session directory already
+	}
+	return os.Symlink(abs, link)
+}
+
+// removeLinked removes the targets of LinkJobFile's links in sessionDir.
+func removeLinked(jobID, sessionDir string) error {
+	if !jobIDPattern.MatchString(jobID) {
+		return nil
+	}
+	entries, err := os.ReadDir(sessionDir)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil
+		}
+		return err
+	}
+	var errs []error
+	for _, e := range entries {
+		if e.Type()&os.ModeSymlink == 0 || !strings.HasPrefix(e.Name(), "gompi."+jobID+".") {
+			continue
+		}
+		target, err := os.Readlink(filepath.Join(sessionDir, e.Name()))
+		// A link whose target has another name is not one of ours.
+		if err != nil || filepath.Base(target) != e.Name() {
+			continue
+		}
+		if err := os.Remove(target); err != nil && !errors.Is(err, os.ErrNotExist) {
+			errs = append(errs, err)
 		}
 	}
 	return errors.Join(errs...)

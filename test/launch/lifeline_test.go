@@ -86,27 +86,83 @@ func waitEmpty(t *testing.T, dir string) {
 // printed their pids.
 func waitNoJobProcesses(t *testing.T, tmp string) {
 	t.Helper()
-	want := []byte("GOMPI_SESSION_DIR=" + tmp + "/")
-	left := func() []int {
-		var pids []int
-		entries, _ := os.ReadDir("/proc")
-		for _, e := range entries {
-			pid, err := strconv.Atoi(e.Name())
-			if err != nil {
-				continue
-			}
-			env, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
-			if err == nil && bytes.Contains(env, want) && jobtest.Alive(pid) {
-				pids = append(pids, pid)
-			}
-		}
-		return pids
-	}
 	deadline := time.Now().Add(10 * time.Second) // a hang guard, not a measurement
-	for len(left()) > 0 {
+	for left := withEnv("GOMPI_SESSION_DIR=" + tmp + "/"); len(left) > 0; left = withEnv("GOMPI_SESSION_DIR=" + tmp + "/") {
 		if time.Now().After(deadline) {
-			t.Fatalf("processes of the job still running: %v", left())
+			t.Fatalf("processes of the job still running: %v", left)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// TestEverythingKilledIsSweptByTheNextJob kills gompirun, its ranks and
+// its reaper at once, so that nobody of the job is left to remove its
+// files, and checks that the next gompirun with the same temporary
+// directory removes them, while another user's or a live job's stay.
+func TestEverythingKilledIsSweptByTheNextJob(t *testing.T) {
+	t.Parallel()
+	tmp := t.TempDir()
+	cmd, ranks, _ := startedWith(t, 2, testEnv("TMPDIR="+tmp), "-np", "2", "--oversubscribe", rankprog, "connected")
+	procs := []int{cmd.Process.Pid}
+	for _, p := range ranks {
+		procs = append(procs, p)
+	}
+	// The reaper's variable holds JOB:SESSION-DIR, under tmp.
+	procs = append(procs, withEnv("GOMPI_REAPER=", ":"+tmp+"/gompi.")...)
+	// Stopped first, so that none sees another die and cleans up.
+	for _, sig := range []syscall.Signal{syscall.SIGSTOP, syscall.SIGKILL} {
+		for _, p := range procs {
+			_ = syscall.Kill(p, sig)
+		}
+	}
+	_ = cmd.Wait()
+	waitGone(t, "process", ranks)
+	waitNoJobProcesses(t, tmp)
+	left, _ := filepath.Glob(filepath.Join(tmp, "gompi.*"))
+	if len(left) != 1 {
+		t.Fatalf("after killing everything, %v is in %s, want the job's session directory: the sweep is not exercised", left, tmp)
+	}
+	// A directory with no owner file, as one being made, is not touched.
+	young := filepath.Join(tmp, "gompi.0badc0de")
+	if err := os.Mkdir(young, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	r := run(t, "", []string{"TMPDIR=" + tmp}, "-v", "-np", "1", rankprog, "exchange")
+	if r.code != 0 {
+		t.Fatalf("the next job exited with %d:\n%s", r.code, r.stderr)
+	}
+	if !strings.Contains(r.stderr, "removed the files of a job whose gompirun is gone") {
+		t.Errorf("the next job does not say what it removed:\n%s", r.stderr)
+	}
+	if _, err := os.Stat(left[0]); !os.IsNotExist(err) {
+		t.Errorf("%s is still there after the next job", left[0])
+	}
+	if _, err := os.Stat(young); err != nil {
+		t.Errorf("a session directory without an owner went: %v", err)
+	}
+}
+
+// withEnv returns the live processes whose environment holds each of
+// parts.
+func withEnv(parts ...string) []int {
+	var pids []int
+	entries, _ := os.ReadDir("/proc")
+next:
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		env, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
+		if err != nil || !jobtest.Alive(pid) {
+			continue
+		}
+		for _, p := range parts {
+			if !bytes.Contains(env, []byte(p)) {
+				continue next
+			}
+		}
+		pids = append(pids, pid)
+	}
+	return pids
 }

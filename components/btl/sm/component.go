@@ -118,6 +118,11 @@ func (m *Module) create(env btl.InitEnv) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	if env.KeepJobFile != nil {
+		if err := env.KeepJobFile(path); err != nil {
+			return "", errors.Join(fmt.Errorf("recording the segment %s for removal: %w", path, err), seg.unlink(), seg.retire())
+		}
+	}
 	m.seg = seg
 	m.log.Debug("segment created", "path", path, "bytes", lay.total, "local ranks", env.LocalSize)
 	return path, nil
