@@ -19,13 +19,7 @@ import (
 // are not gompirun's children.
 func TestKilledLauncherLeavesNothing(t *testing.T) {
 	t.Parallel()
-	for _, tc := range []struct {
-		name string
-		args []string
-	}{
-		{"direct", []string{rankprog, "connected"}},
-		{"wrapper script", []string{"sh", "-c", rankprog + " connected; echo done"}},
-	} {
+	for _, tc := range waitingRanks() {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			tmp := t.TempDir()
@@ -42,25 +36,46 @@ func TestKilledLauncherLeavesNothing(t *testing.T) {
 	}
 }
 
-// TestSIGHUPStopsRanks: a closed terminal stops the job as SIGTERM does.
+// TestSIGHUPStopsRanks: a closed terminal stops the job as SIGTERM does,
+// ranks started directly and under a wrapper script alike.
 func TestSIGHUPStopsRanks(t *testing.T) {
 	t.Parallel()
-	tmp := t.TempDir()
-	cmd, ranks, stderr := startedWith(t, 2, testEnv("TMPDIR="+tmp), "-np", "2", "--oversubscribe",
-		"sh", "-c", rankprog+" connected; echo done")
-	if err := cmd.Process.Signal(syscall.SIGHUP); err != nil {
-		t.Fatal(err)
+	for _, tc := range waitingRanks() {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			tmp := t.TempDir()
+			cmd, ranks, stderr := startedWith(t, 2, testEnv("TMPDIR="+tmp), append([]string{"-np", "2", "--oversubscribe"}, tc.args...)...)
+			if err := cmd.Process.Signal(syscall.SIGHUP); err != nil {
+				t.Fatal(err)
+			}
+			_ = cmd.Wait()
+			if code := cmd.ProcessState.ExitCode(); code != 128+int(syscall.SIGHUP) {
+				t.Fatalf("gompirun exited with %d, want 129; stderr:\n%s", code, stderr)
+			}
+			if !strings.Contains(stderr.String(), "gompirun: received SIGHUP") {
+				t.Errorf("stderr does not mention SIGHUP:\n%s", stderr)
+			}
+			waitGone(t, "process", ranks)
+			waitNoJobProcesses(t, tmp)
+			waitEmpty(t, tmp)
+		})
 	}
-	_ = cmd.Wait()
-	if code := cmd.ProcessState.ExitCode(); code != 128+int(syscall.SIGHUP) {
-		t.Fatalf("gompirun exited with %d, want 129; stderr:\n%s", code, stderr)
+}
+
+// waitingRanks are the two ways ranks that wait for a minute are started:
+// as gompirun's children, and under a wrapper script, which makes them
+// its grandchildren.
+func waitingRanks() []struct {
+	name string
+	args []string
+} {
+	return []struct {
+		name string
+		args []string
+	}{
+		{"direct", []string{rankprog, "connected"}},
+		{"wrapper script", []string{"sh", "-c", rankprog + " connected; echo done"}},
 	}
-	if !strings.Contains(stderr.String(), "gompirun: received SIGHUP") {
-		t.Errorf("stderr does not mention SIGHUP:\n%s", stderr)
-	}
-	waitGone(t, "process", ranks)
-	waitNoJobProcesses(t, tmp)
-	waitEmpty(t, tmp)
 }
 
 // waitEmpty fails unless dir holds no gompi session directory within a
