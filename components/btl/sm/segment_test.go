@@ -2,7 +2,9 @@ package sm
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -44,5 +46,21 @@ func TestSegmentIsKeptForTheJobsCleanup(t *testing.T) {
 	}
 	if _, err := os.Stat(segmentPath(backing, "jobrefused")); !os.IsNotExist(err) {
 		t.Errorf("the refused segment is still there: %v", err)
+	}
+}
+
+// A segment of another layout version, as a gompi of another build would
+// make it, is refused by name rather than misread.
+func TestSegmentOfAnotherLayoutRefused(t *testing.T) {
+	path := segmentPath(t.TempDir(), "jobv")
+	seg, err := createSegment(path, "jobv", newLayout(2, minRingSize))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer seg.retire()
+	binary.LittleEndian.PutUint32(seg.mem[offVersion:], layoutVersion+1)
+	want := fmt.Sprintf("layout version %d; this gompi uses version %d", layoutVersion+1, layoutVersion)
+	if _, err := openSegment(path, "jobv", 2); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("openSegment of another layout: %v, want %q", err, want)
 	}
 }
