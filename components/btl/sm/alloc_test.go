@@ -1,0 +1,50 @@
+package sm
+
+import (
+	"context"
+	"testing"
+)
+
+// TestFastPathDoesNotAllocate: in the steady state a fragment up to the
+// eager limit goes through the ring, sent or posted and flushed, and is
+// delivered by a poll, without one allocation on either side.
+func TestFastPathDoesNotAllocate(t *testing.T) {
+	if raceBuild {
+		t.Skip("the race detector allocates on its own")
+	}
+	j := newTestJob(t, 2)
+	var c [2]counter
+	for r := range 2 {
+		j.mods[r].recv = &c[r]
+	}
+	ctx := context.Background()
+	hdr := make([]byte, 40)
+	for _, size := range []int{0, 8, 1 << 10, j.mods[0].EagerLimit()} {
+		for _, post := range []bool{false, true} {
+			payload := make([]byte, size)
+			for r := range 2 {
+				c[r].buf = make([]byte, size)
+			}
+			hop := func(from int) {
+				to := 1 - from
+				want := c[to].n + 1
+				if post {
+					if err := j.mods[from].Post(ctx, to, hdr, payload); err != nil {
+						t.Fatal(err)
+					}
+					j.mods[from].Flush(to)
+				} else if err := j.mods[from].Send(ctx, to, hdr, payload); err != nil {
+					t.Fatal(err)
+				}
+				for c[to].n < want {
+					j.mods[to].Progress()
+				}
+			}
+			round := func() { hop(0); hop(1) }
+			round()
+			if n := testing.AllocsPerRun(1000, round); n != 0 {
+				t.Errorf("%d bytes (post %v): %v allocations a round trip", size, post, n)
+			}
+		}
+	}
+}

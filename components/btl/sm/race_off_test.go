@@ -1,0 +1,5 @@
+//go:build !race
+
+package sm
+
+const raceBuild = false
