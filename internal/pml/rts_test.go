@@ -1,0 +1,94 @@
+package pml
+
+import (
+	"bytes"
+	"context"
+	"sync"
+	"testing"
+
+	"github.com/gompi/gompi/frameworks/btl"
+)
+
+// sentLog is a module that records what its rank transmits: each
+// fragment's type and payload length, in order.
+type sentLog struct {
+	btl.Module
+	mu    sync.Mutex
+	frags []sentFrag
+}
+
+type sentFrag struct {
+	typ uint8
+	n   int
+}
+
+func (s *sentLog) Send(ctx context.Context, peer int, hdr, payload []byte) error {
+	h, err := decodeHeader(hdr)
+	if err != nil {
+		panic(err)
+	}
+	s.mu.Lock()
+	s.frags = append(s.frags, sentFrag{h.typ, len(payload)})
+	s.mu.Unlock()
+	return s.Module.Send(ctx, peer, hdr, payload)
+}
+
+// TestRTSCarriesTheFirstFragment: a rendezvous message's request to send
+// carries as much of it as the eager limit and the fragment size allow,
+// as Open MPI's ob1 does, and the data fragments after the CTS carry the
+// rest once, whether the receive was posted before or after the RTS.
+func TestRTSCarriesTheFirstFragment(t *testing.T) {
+	const eager, maxSend = 4 << 10, 16 << 10
+	for _, tc := range []struct {
+		eager, maxSend, size int
+	}{
+		{eager, maxSend, eager + 1},
+		{eager, maxSend, 3*maxSend + 7},
+		{maxSend * 2, maxSend, 5 * maxSend}, // a fragment smaller than the eager limit bounds the first
+	} {
+		for _, posted := range []bool{true, false} {
+			var log *sentLog
+			nt := newNetWith(t, 2, tc.eager, tc.maxSend, func(m btl.Module) btl.Module {
+				if log == nil { // rank 0's, the sender's
+					log = &sentLog{Module: m}
+					return log
+				}
+				return m
+			})
+			msg := bytes.Repeat([]byte("0123456789abcdef"), tc.size/16+1)[:tc.size]
+			buf := make([]byte, tc.size)
+			var r *Request
+			if posted {
+				r = nt.engines[1].StartRecv(new(Request), 0, 0, 9, buf)
+			}
+			sent := make(chan error, 1)
+			go func() { sent <- nt.engines[0].Send(0, 1, 9, msg, false) }()
+			if !posted {
+				r = nt.engines[1].StartRecv(new(Request), 0, 0, 9, buf)
+			}
+			if st := nt.engines[1].Wait(r); st.Err != nil || st.Bytes != tc.size || !bytes.Equal(buf, msg) {
+				t.Fatalf("size %d posted %v: status %+v, data intact %v", tc.size, posted, st, bytes.Equal(buf, msg))
+			}
+			if err := <-sent; err != nil {
+				t.Fatal(err)
+			}
+			log.mu.Lock()
+			frags := log.frags
+			log.mu.Unlock()
+			want := min(tc.size, tc.eager, tc.maxSend)
+			if len(frags) == 0 || frags[0] != (sentFrag{typeRTS, want}) {
+				t.Fatalf("size %d posted %v: first fragment %+v, want an RTS with %d bytes", tc.size, posted, frags, want)
+			}
+			total := 0
+			for _, f := range frags[1:] {
+				if f.typ != typeData || f.n > tc.maxSend {
+					t.Fatalf("size %d posted %v: after the RTS %+v, want data fragments of at most %d bytes", tc.size, posted, frags, tc.maxSend)
+				}
+				total += f.n
+			}
+			if total != tc.size-want {
+				t.Errorf("size %d posted %v: data fragments carried %d bytes, want the %d after the first", tc.size, posted, total, tc.size-want)
+			}
+		}
+	}
+}
