@@ -18,6 +18,14 @@ type fake struct {
 
 func (*fake) Send([]byte, int, pmpi.Datatype, int, int, *pmpi.Comm) error             { return nil }
 func (*fake) Allreduce([]byte, []byte, int, pmpi.Datatype, pmpi.Op, *pmpi.Comm) error { return nil }
+func (*fake) Wait(*pmpi.Request) (pmpi.Status, error)                                 { return pmpi.Status{}, nil }
+func (*fake) Isend([]byte, int, pmpi.Datatype, int, int, *pmpi.Comm) (*pmpi.Request, error) {
+	return fakeRequest, nil
+}
+
+// fakeRequest is every Isend's request.
+var fakeRequest = new(pmpi.Request)
+
 func (f *fake) Pcontrol(level int) error {
 	f.levels = append(f.levels, level)
 	return nil
@@ -173,6 +181,47 @@ func BenchmarkAllreduceStats(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		_ = l.Allreduce(buf, buf, 8, pmpi.Float64, pmpi.OpSum, world)
+	}
+}
+
+// BenchmarkLayer is what the stats layer adds to the calls of
+// frameworks/prof's BenchmarkStack, an Isend and its Wait and an
+// Allreduce of 8 bytes, over fake, whose calls return at once: fake alone
+// (base), under the layer counting (stats), and under the layer stopped
+// by Pcontrol(0) (off). As in BenchmarkAllreduceStats, the Allreduce is on
+// the empty test world: its loop over the members costs nothing here.
+func BenchmarkLayer(b *testing.B) {
+	dt := pmpi.TypeOf[int64]()
+	send, recv := make([]byte, 8), make([]byte, 8)
+	for _, mode := range []string{"base", "stats", "off"} {
+		l, f := newLayer()
+		var api pmpi.API = l
+		switch mode {
+		case "base":
+			api = f
+		case "off":
+			_ = l.Pcontrol(0)
+		}
+		b.Run(mode+"/isend-wait", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				r, err := api.Isend(send, 1, dt, 1, 0, world)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := api.Wait(r); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(mode+"/allreduce-8B", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := api.Allreduce(send, recv, 1, dt, pmpi.OpSum, world); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -87,22 +88,22 @@ func readTrace(t *testing.T, path string) []event {
 type track struct{ pid, tid int }
 
 // TestJob runs known traffic and checks what a viewer relies on: ranks
-// named, time in order, calls nested, one arrow per message.
+// named, each rank's calls in the order it made them, calls nested, one
+// arrow per message, from inside its send to inside its receive.
 func TestJob(t *testing.T) {
 	evs := runJob(t)
 	named := map[int]string{}
-	lastTs := map[int]float64{}
 	open := map[track][]event{} // enclosing calls still open, per track
 	byTrack := map[track][]event{}
+	program := map[int][]string{} // each rank's main goroutine's own calls and marks
 	for _, e := range evs {
 		pid, ts := *e.Pid, *e.Ts
 		if e.Ph == "M" && e.Name == "process_name" {
 			named[pid] = fmt.Sprint(e.Args["name"])
 		}
-		if ts < lastTs[pid] {
-			t.Errorf("rank %d: %s at %v after %v", pid, e.Name, ts, lastTs[pid])
+		if *e.Tid == 1 && (e.Ph == "X" || e.Ph == "i") && !madeByMPI[e.Name] {
+			program[pid] = append(program[pid], e.Name)
 		}
-		lastTs[pid] = ts
 		if e.Ph != "X" {
 			continue
 		}
@@ -124,6 +125,14 @@ func TestJob(t *testing.T) {
 	for r := range 3 {
 		if named[r] != fmt.Sprintf("rank %d", r) {
 			t.Errorf("rank %d is named %q", r, named[r])
+		}
+	}
+	// The file is sorted by time, so time is always in order in it: what
+	// can go wrong is a rank's clock, and then its calls in time order are
+	// not the order in which tracejob made them.
+	for r, want := range programOrder {
+		if got := program[r]; !slices.Equal(got, want) {
+			t.Errorf("rank %d's main goroutine in time order:\n%q\nwant the program's order:\n%q", r, got, want)
 		}
 	}
 
@@ -154,10 +163,26 @@ func TestJob(t *testing.T) {
 			t.Errorf("arrow %d from rank %d has no end", id, *s.Pid)
 			continue
 		}
-		call := enclosing(byTrack, s)
-		sendsWithArrow[fmt.Sprintf("%s %d->%d", call.Name, *s.Pid, *f.Pid)]++
-		if recv := enclosing(byTrack, f); !strings.Contains("MPI_Recv MPI_Wait MPI_Sendrecv", recv.Name) || recv.Name == "" {
-			t.Errorf("arrow %d ends in %q", id, recv.Name)
+		send, recv := enclosing(byTrack, s), enclosing(byTrack, f)
+		sendsWithArrow[fmt.Sprintf("%s %d->%d", send.Name, *s.Pid, *f.Pid)]++
+		if *f.Ts < *s.Ts {
+			t.Errorf("arrow %d goes back in time: leaves rank %d at %v, arrives on rank %d at %v",
+				id, *s.Pid, *s.Ts, *f.Pid, *f.Ts)
+		}
+		checkArrowEnd(t, id, "leaves", s, send, "MPI_Send", "MPI_Isend", "MPI_Sendrecv")
+		checkArrowEnd(t, id, "arrives", f, recv, "MPI_Recv", "MPI_Wait", "MPI_Sendrecv")
+		if send.Ts == nil || recv.Ts == nil {
+			continue
+		}
+		// The send names the receiving rank and the receive the sending
+		// one, in their communicator's ranks, with the same tag.
+		sent := message{comm: fmt.Sprint(send.Args["comm_id"]), src: *s.Pid, dst: worldRank(send, "peer"), tag: intArg(send, "tag")}
+		if send.Name == "MPI_Sendrecv" {
+			sent.dst, sent.tag = worldRank(send, "dest"), intArg(send, "send_tag")
+		}
+		got := message{comm: fmt.Sprint(recv.Args["comm_id"]), src: worldRank(recv, "peer"), dst: *f.Pid, tag: intArg(recv, "tag")}
+		if sent != got {
+			t.Errorf("arrow %d: %s %+v arrives in %s %+v", id, send.Name, sent, recv.Name, got)
 		}
 	}
 	if len(ends) != len(starts) {
@@ -234,6 +259,62 @@ func TestJobTruncated(t *testing.T) {
 }
 
 func end(e event) float64 { return *e.Ts + *e.Dur }
+
+// madeByMPI are the calls the mpi package makes on its own (CommWorld,
+// Rank, Size): not in tracejob's program.
+var madeByMPI = map[string]bool{"MPI_CommWorld": true, "MPI_CommRank": true, "MPI_CommSize": true}
+
+// programOrder is what each rank's main goroutine does in tracejob; the
+// Pcontrol(1) of rank 0 is not recorded, since recording was paused when
+// it began.
+var programOrder = map[int][]string{
+	0: {"MPI_Init", "MPI_Pcontrol", "phase 1", "MPI_Send", "MPI_Send", "MPI_Irecv", "MPI_Wait", "MPI_Sendrecv",
+		"MPI_Allreduce", "MPI_Pcontrol", "phase 2", "MPI_Pcontrol", "MPI_Send", "MPI_CommSplit", "MPI_Send",
+		"MPI_Barrier", "MPI_Finalize"},
+	1: {"MPI_Init", "MPI_Pcontrol", "phase 1", "MPI_Recv", "MPI_Recv", "MPI_Recv", "MPI_Isend", "MPI_Wait", "MPI_Sendrecv",
+		"MPI_Allreduce", "MPI_Pcontrol", "phase 2", "MPI_CommSplit", "MPI_Barrier", "MPI_Finalize"},
+	2: {"MPI_Init", "MPI_Pcontrol", "phase 1", "MPI_Send", "MPI_Sendrecv", "MPI_Allreduce", "MPI_Pcontrol", "phase 2",
+		"MPI_Recv", "MPI_Recv", "MPI_CommSplit", "MPI_Recv", "MPI_Barrier", "MPI_Finalize"},
+}
+
+// checkArrowEnd checks that an arrow's end e lies inside call, its
+// innermost enclosing slice, which must be one of names: from its start to
+// before its end, where a viewer binds the arrow to it.
+func checkArrowEnd(t *testing.T, id uint64, what string, e, call event, names ...string) {
+	t.Helper()
+	if call.Ts == nil || !slices.Contains(names, call.Name) {
+		t.Errorf("arrow %d %s rank %d at %v in %q, want one of %q", id, what, *e.Pid, *e.Ts, call.Name, names)
+		return
+	}
+	if *e.Ts < *call.Ts || *e.Ts >= end(call) {
+		t.Errorf("arrow %d %s rank %d at %v, not inside %s [%v, %v)", id, what, *e.Pid, *e.Ts, call.Name, *call.Ts, end(call))
+	}
+}
+
+// message is one message as a call describes it, in world ranks.
+type message struct {
+	comm          string
+	src, dst, tag int
+}
+
+func intArg(e event, key string) int {
+	v, ok := e.Args[key].(float64)
+	if !ok {
+		return -100
+	}
+	return int(v)
+}
+
+// worldRank translates a call's rank argument to a world rank: tracejob's
+// only other communicator with traffic is ranks 0 and 2's half of the
+// split.
+func worldRank(call event, key string) int {
+	r := intArg(call, key)
+	if call.Args["comm_id"] == "world.0" && r >= 0 && r < 2 {
+		return []int{0, 2}[r]
+	}
+	return r
+}
 
 // enclosing returns the innermost call on f's track whose slice holds f.
 func enclosing(byTrack map[track][]event, f event) event {

@@ -68,6 +68,10 @@ func TestMerge(t *testing.T) {
 			t.Errorf("arrow end without bp e: %+v", e)
 		case e.Name == "MPI_Send" && argOf(e, "peer") != 1:
 			t.Errorf("send args %v", e.Args)
+		case e.Name == "message" && e.Ph == "s" && e.Ts != 1:
+			t.Errorf("arrow leaves at %v, want 1 ns into the send", e.Ts)
+		case e.Name == "message" && e.Ph == "f" && e.Ts != 7999:
+			t.Errorf("arrow arrives at %v, want 1 ns before the receive's end", e.Ts)
 		}
 	}
 	var b bytes.Buffer
@@ -85,6 +89,86 @@ func TestMerge(t *testing.T) {
 	}
 	if len(file.TraceEvents) != len(evs) || file.OtherData["job"] != "job1" {
 		t.Errorf("%d events, other data %v", len(file.TraceEvents), file.OtherData)
+	}
+}
+
+// TestArrowEnds: every arrow leaves from inside its send's slice and
+// arrives inside its receive's, never before it left when the clocks allow
+// it, whatever the calls' lengths: a receive that waited long (whose middle
+// is before the send's), a Sendrecv holding both ends of two arrows, and
+// calls too short to hold an end one tick inside. A receive that ends
+// before its send began (a clock offset measured wrong) keeps its ends in
+// their slices, and is counted.
+func TestArrowEnds(t *testing.T) {
+	const base = int64(1_700_000_000_000_000_000)
+	type call struct {
+		rank    int
+		name    string
+		ts, dur int64
+		flows   []wireFlow
+	}
+	calls := []call{
+		// 1: a long receive posted before a short send.
+		{0, "MPI_Send", 90_000, 2_000, []wireFlow{{ID: 1}}},
+		{1, "MPI_Recv", 10_000, 82_500, []wireFlow{{ID: 1, In: true}}},
+		// 2, 3: a ring of two Sendrecvs, each with a start and an end.
+		{0, "MPI_Sendrecv", 100_000, 5_000, []wireFlow{{ID: 2}, {ID: 3, In: true}}},
+		{1, "MPI_Sendrecv", 99_000, 7_000, []wireFlow{{ID: 3}, {ID: 2, In: true}}},
+		// 4: a send of 1 ns received by a Wait of 0 ns.
+		{0, "MPI_Isend", 110_000, 1, []wireFlow{{ID: 4}}},
+		{1, "MPI_Wait", 110_500, 0, []wireFlow{{ID: 4, In: true}}},
+		// 5: the receive ends before its send began: the clocks are wrong.
+		{0, "MPI_Send", 130_000, 1_000, []wireFlow{{ID: 5}}},
+		{1, "MPI_Recv", 120_000, 3_000, []wireFlow{{ID: 5, In: true}}},
+	}
+	ranks := []rankTrace{{Rank: 0}, {Rank: 1}}
+	for _, c := range calls {
+		ranks[c.rank].Events = append(ranks[c.rank].Events, wireEvent{Name: c.name, Ts: base + c.ts, Dur: c.dur, Tid: 1, Flows: c.flows})
+	}
+	var evs []traceEvent
+	st, err := merge(ranks, func(e traceEvent) error { evs = append(evs, e); return nil })
+	must(t, err)
+	if st.flows != 5 || st.unmatched != 0 || st.backward != 1 {
+		t.Errorf("stats %+v: want 5 arrows, 1 backward", st)
+	}
+	const origin = 10_000 // the earliest call, from base
+	// inside says whether ts lies in a slice of one of the calls on rank,
+	// one tick inside its edges when it is long enough to hold that.
+	inside := func(rank int, ts int64, names ...string) bool {
+		for _, c := range calls {
+			if c.rank != rank || !slices.Contains(names, c.name) {
+				continue
+			}
+			lo, hi := c.ts-origin, c.ts-origin+c.dur
+			if c.dur >= 2 {
+				lo, hi = lo+1, hi-1
+			}
+			if lo <= ts && ts <= hi {
+				return true
+			}
+		}
+		return false
+	}
+	starts, ends := map[uint64]traceEvent{}, map[uint64]traceEvent{}
+	for _, e := range evs {
+		switch e.Ph {
+		case "s":
+			starts[e.ID] = e
+		case "f":
+			ends[e.ID] = e
+		}
+	}
+	for id := uint64(1); id <= 5; id++ {
+		s, f := starts[id], ends[id]
+		if s.Pid == f.Pid || !inside(s.Pid, s.Ts, "MPI_Send", "MPI_Isend", "MPI_Sendrecv") {
+			t.Errorf("arrow %d leaves rank %d at %v: not inside a send", id, s.Pid, s.Ts)
+		}
+		if !inside(f.Pid, f.Ts, "MPI_Recv", "MPI_Wait", "MPI_Sendrecv") {
+			t.Errorf("arrow %d arrives on rank %d at %v: not inside a receive", id, f.Pid, f.Ts)
+		}
+		if backward := f.Ts < s.Ts; backward != (id == 5) {
+			t.Errorf("arrow %d goes from %v to %v", id, s.Ts, f.Ts)
+		}
 	}
 }
 

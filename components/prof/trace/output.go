@@ -40,6 +40,7 @@ type mergeStats struct {
 	events    int   // written, metadata included
 	flows     int   // arrows, each a pair of events
 	unmatched int   // arrow ends without their other end, left out
+	backward  int   // arrows whose receive ended before their send began
 	truncated []int // ranks that reached prof_trace_max_events
 }
 
@@ -56,7 +57,7 @@ const (
 // that had stopped recording. Only one rank's events are converted at a
 // time, so that rank 0 does not hold the whole trace twice.
 func merge(ranks []rankTrace, emit func(traceEvent) error) (mergeStats, error) {
-	outs, ins := map[uint64]int{}, map[uint64]int{}
+	outs, ins := map[uint64]sends{}, map[uint64]int{}
 	origin := int64(math.MaxInt64)
 	for _, rt := range ranks {
 		for _, e := range rt.Events {
@@ -65,7 +66,7 @@ func merge(ranks []rankTrace, emit func(traceEvent) error) (mergeStats, error) {
 				if f.In {
 					ins[f.ID]++
 				} else {
-					outs[f.ID]++
+					outs[f.ID] = sends{n: outs[f.ID].n + 1, at: arrowStart(e)}
 				}
 			}
 		}
@@ -89,15 +90,17 @@ func merge(ranks []rankTrace, emit func(traceEvent) error) (mergeStats, error) {
 				te.Ph, te.Dur = "X", e.Dur
 			}
 			body = append(body, te)
-			mid := e.Ts - origin + e.Dur/2 // inside the call's slice, which the arrow binds to
 			for _, f := range e.Flows {
-				if outs[f.ID] != 1 || ins[f.ID] != 1 {
+				if outs[f.ID].n != 1 || ins[f.ID] != 1 {
 					st.unmatched++
 					continue
 				}
-				fe := traceEvent{Name: flowName, Cat: flowCat, Ph: "s", Ts: mid, Pid: rt.Rank, Tid: e.Tid, ID: f.ID}
+				fe := traceEvent{Name: flowName, Cat: flowCat, Ph: "s", Ts: arrowStart(e) - origin, Pid: rt.Rank, Tid: e.Tid, ID: f.ID}
 				if f.In {
-					fe.Ph, fe.Bp = "f", "e"
+					fe.Ph, fe.Bp, fe.Ts = "f", "e", arrowEnd(e)-origin
+					if arrowEnd(e) < outs[f.ID].at {
+						st.backward++
+					}
 				} else {
 					st.flows++
 				}
@@ -119,6 +122,30 @@ func merge(ranks []rankTrace, emit func(traceEvent) error) (mergeStats, error) {
 	}
 	return st, nil
 }
+
+// sends are the sends that carry one arrow's id, and where the last leaves.
+type sends struct {
+	n  int
+	at int64
+}
+
+// An arrow leaves as early in its send's slice and arrives as late in its
+// receive's slice as the slice allows, so that it points forward in time
+// whenever the clocks let it: the receive completes after the send began.
+// Each end is one tick (ns) inside its slice, not on its edge: a viewer
+// binds an arrow end to the slice that encloses its timestamp (for the
+// start always, for the end with bp "e"), and a slice's edge may be shared
+// with the call before or after it, or read as outside it (Perfetto closes
+// a slice at its end). A slice shorter than two ticks has both ends at its
+// start.
+//
+// When the clock correction leaves a receive ending before its send began
+// (ranks on different hosts, an offset measured wrong by more than the
+// messages' latency), the arrow still joins its two calls and points
+// backward: moving an end out of its slice would bind it to another call,
+// or to none. merge counts such arrows, and the file says how many.
+func arrowStart(e wireEvent) int64 { return e.Ts + min(1, e.Dur/2) }
+func arrowEnd(e wireEvent) int64   { return e.Ts + e.Dur - min(1, e.Dur) }
 
 func durOf(e traceEvent) int64 {
 	if e.Ph != "X" {
@@ -213,8 +240,8 @@ func encode(w *bufio.Writer, job string, ranks []rankTrace) (mergeStats, error) 
 	}
 	other, err := json.Marshal(map[string]any{
 		"tool": "gompi prof trace", "job": job, "message_arrows": st.flows, "unmatched_arrow_ends": st.unmatched,
-		"truncated_ranks": st.truncated,
-		"clock":           "every rank's timestamps are on rank 0's clock, offsets measured by ping-pong at Init",
+		"backward_arrows": st.backward, "truncated_ranks": st.truncated,
+		"clock": "every rank's timestamps are on rank 0's clock, offsets measured by ping-pong at Init",
 	})
 	if err != nil {
 		return st, err

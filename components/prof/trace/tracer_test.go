@@ -127,6 +127,92 @@ func TestGoroutines(t *testing.T) {
 	}
 }
 
+// fake is a layer below the tracer whose calls return at once, for the
+// benchmarks and the tests that need only the tracer's own work.
+type fake struct{ pmpi.API }
+
+// fakeRequest is every Isend's request: complete as it started, like an
+// eager send's, so the tracer does not track it.
+var fakeRequest = new(pmpi.Request)
+
+func (fake) Isend([]byte, int, pmpi.Datatype, int, int, *pmpi.Comm) (*pmpi.Request, error) {
+	return fakeRequest, nil
+}
+func (fake) Wait(*pmpi.Request) (pmpi.Status, error)                                 { return pmpi.Status{}, nil }
+func (fake) Allreduce([]byte, []byte, int, pmpi.Datatype, pmpi.Op, *pmpi.Comm) error { return nil }
+
+// fakeWorld returns a tracer over fake and a communicator it knows as the
+// world, as after Init. The communicator has no members: only its name is
+// read, and fake ignores it.
+func fakeWorld(tb testing.TB, cfg config) (*Tracer, *pmpi.Comm) {
+	tb.Helper()
+	world := new(pmpi.Comm)
+	if err := pmpi.Real().CommSetName(world, "world"); err != nil {
+		tb.Fatal(err)
+	}
+	tr := newTracer(fake{}, cfg)
+	tr.m.name(world, "world")
+	return tr, world
+}
+
+// TestRecordedInOrder checks each goroutine's records as the recorder
+// keeps them, before Finalize sorts them by time: one goroutine's calls
+// follow each other, so each begins after the one before it ended, on
+// the clock of the rank, which the snapshot moves by the offset alone.
+// (The merged file is sorted, so that a clock going back would show there
+// only as calls out of the program's order: TestJob checks that.)
+func TestRecordedInOrder(t *testing.T) {
+	tr, world := fakeWorld(t, config{maxEvents: 100_000})
+	tr.sync = clockSync{offset: -3_000_000_000}
+	const goroutines, calls = 4, 500
+	buf := make([]byte, 8)
+	var wg sync.WaitGroup
+	for range goroutines {
+		wg.Go(func() {
+			for range calls {
+				r, err := tr.Isend(buf, 1, pmpi.Int64, 1, 0, world)
+				if err == nil {
+					_, err = tr.Wait(r)
+				}
+				if err == nil {
+					err = tr.Allreduce(buf, buf, 1, pmpi.Int64, pmpi.OpSum, world)
+				}
+				if err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	var raw []record
+	for r := range tr.events.all {
+		raw = append(raw, r)
+	}
+	rt := tr.snapshot()
+	if len(rt.Events) != goroutines*calls*3 || len(raw) != len(rt.Events) {
+		t.Fatalf("%d events, %d records; want %d", len(rt.Events), len(raw), goroutines*calls*3)
+	}
+	last := map[int32]wireEvent{}
+	for i, e := range rt.Events {
+		if e.Ts != raw[i].start+tr.sync.offset || e.Dur != raw[i].dur {
+			t.Fatalf("event %d at %d for %d ns, recorded at %d for %d: want the start moved by %d only",
+				i, e.Ts, e.Dur, raw[i].start, raw[i].dur, tr.sync.offset)
+		}
+		if e.Dur < 0 {
+			t.Errorf("tid %d: %s lasts %d ns", e.Tid, e.Name, e.Dur)
+		}
+		if prev, ok := last[e.Tid]; ok && e.Ts < prev.Ts+prev.Dur {
+			t.Errorf("tid %d: %s begins at %d, before %s, recorded before it, ended at %d",
+				e.Tid, e.Name, e.Ts, prev.Name, prev.Ts+prev.Dur)
+		}
+		last[e.Tid] = e
+	}
+	if len(last) != goroutines {
+		t.Errorf("%d tracks, want %d", len(last), goroutines)
+	}
+}
+
 func TestGoid(t *testing.T) {
 	a := goid()
 	ch := make(chan uint64)
