@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -154,32 +155,87 @@ func TestProtocolBoundaries(t *testing.T) {
 }
 
 // TestKilledRankOverSharedMemory kills a rank with SIGKILL in the middle of
-// a stream over sm: the job must end, naming the rank, and leave no
-// segment behind.
+// a stream over sm (p2pcheck killmid): the job must end, naming the rank,
+// and leave nothing behind. Under the defaults its 256 KiB messages are
+// read by single copy; the other cases force every byte through the
+// rings, so that the rank dies holding part of one.
 func TestKilledRankOverSharedMemory(t *testing.T) {
-	before := shmFiles(t)
-	j := run(t, time.Minute, nil, "-np", "3", "--oversubscribe", "--mca", "btl", "self,sm", p2pcheck, "killmid")
-	if j.Code != 128+9 {
-		t.Fatalf("exit status %d, want 137 (SIGKILL)\nstderr:\n%s", j.Code, j.Stderr)
+	ring := []string{"--mca", "btl_sm_single_copy_mechanism", "none"}
+	tests := []struct {
+		name       string
+		mca, sizes []string
+	}{
+		{"single-copy", nil, nil},
+		// At most the eager limit (32 KiB): each message whole in the
+		// ring at once.
+		{"ring-eager", ring, []string{"1", "8192", "32768"}},
+		// Above it: a request to send with the first 32 KiB, the rest in
+		// fragments of 32 KiB; 1 MiB is four times what the ring holds.
+		{"ring-fragments", ring, []string{"32769", "262144", "1048576"}},
+		// Between a small eager limit and the fragment size: a request to
+		// send with the first 4 KiB, the rest in one fragment.
+		{"ring-one-fragment", slices.Concat(ring, []string{"--mca", "btl_sm_eager_limit", "4096"}),
+			[]string{"4096", "4097", "32768"}},
 	}
-	if !regexp.MustCompile(`rank 1 \(pid \d+\) killed by signal SIGKILL`).MatchString(j.Stderr) {
-		t.Errorf("gompirun did not name the killed rank:\n%s", j.Stderr)
-	}
-	for _, f := range shmFiles(t) {
-		if !slices.Contains(before, f) {
-			t.Errorf("segment %s left behind", f)
-		}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) { expectKilledOverSM(t, tt.mca, tt.sizes) })
 	}
 }
 
-// shmFiles lists gompi's files in /dev/shm.
-func shmFiles(t *testing.T) []string {
+// killmidLine is the line each rank of p2pcheck killmid prints first.
+var killmidLine = regexp.MustCompile(`(?m)^killmid rank (\d+) pid (\d+) job (\S+) session (\S+)$`)
+
+// expectKilledOverSM runs p2pcheck killmid on three ranks over sm, with
+// mca added to gompirun's arguments and sizes to the scenario's, and
+// checks that the job ends with rank 1's SIGKILL as its cause, named, that
+// no rank outlives it, and that nothing of the job is left in /dev/shm or
+// where its session directory was.
+func expectKilledOverSM(t *testing.T, mca, sizes []string) {
 	t.Helper()
-	m, err := filepath.Glob("/dev/shm/gompi.*")
+	// A short parent: the session directory holds the job's socket.
+	tmp, err := os.MkdirTemp("", "killmid")
 	if err != nil {
 		t.Fatal(err)
 	}
-	return m
+	t.Cleanup(func() { os.RemoveAll(tmp) })
+	t.Setenv("TMPDIR", tmp) // gompirun's session directory goes there
+	args := slices.Concat([]string{"-np", "3", "--oversubscribe", "--mca", "btl", "self,sm"}, mca,
+		[]string{p2pcheck, "killmid"}, sizes)
+	j := run(t, time.Minute, nil, args...)
+	if j.Code != 128+9 {
+		t.Fatalf("exit status %d, want 137 (SIGKILL)\n%v", j.Code, j)
+	}
+	pids := map[int]int{}
+	var jobID string
+	for _, m := range killmidLine.FindAllStringSubmatch(j.Stdout, -1) {
+		rank, _ := strconv.Atoi(m[1])
+		pids[rank], _ = strconv.Atoi(m[2])
+		if want := filepath.Join(tmp, "gompi."+m[3]); m[4] != want || jobID != "" && m[3] != jobID {
+			t.Fatalf("rank %d: job %s, session directory %s; want one job, its session directory in %s\n%v", rank, m[3], m[4], tmp, j)
+		}
+		jobID = m[3]
+	}
+	if len(pids) != 3 {
+		t.Fatalf("%d ranks said who they are, want 3 (each does before a barrier)\n%v", len(pids), j)
+	}
+	if !regexp.MustCompile(fmt.Sprintf(`rank 1 \(pid %d\) killed by signal SIGKILL`, pids[1])).MatchString(j.Stderr) {
+		t.Errorf("gompirun did not name the killed rank 1 (pid %d):\n%s", pids[1], j.Stderr)
+	}
+	for rank, pid := range pids {
+		if jobtest.Alive(pid) {
+			t.Errorf("rank %d (pid %d) still runs after gompirun returned", rank, pid)
+		}
+	}
+	// Any file that names the job, not only those the launcher removes.
+	for _, pattern := range []string{"/dev/shm/*" + jobID + "*", filepath.Join(tmp, "gompi.*")} {
+		left, err := filepath.Glob(pattern)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range left {
+			t.Errorf("%s left behind", f)
+		}
+	}
 }
 
 func TestSingletonHugeSelfSend(t *testing.T) {

@@ -544,16 +544,23 @@ func (s Suite) testFailedPeer(t *testing.T) {
 	}
 	s.Kill(1, j.mods[1])
 	r := j.recvs[0]
+	// A module that never sees the death may wait for room in a Send for
+	// good: the deadline, a hang guard, makes that a failure.
+	sendCtx, cancel := context.WithTimeout(ctx, hangGuard)
+	defer cancel()
 	var sendErr error
 	seq := 1
 	r.WaitFor(t, "rank 0 to see rank 1 fail", func() { j.mods[0].Progress() }, func() bool {
 		if len(r.Failures(1)) > 0 {
 			return true
 		}
-		sendErr = j.mods[0].Send(ctx, 1, header(0, 0, seq, 12), nil)
+		sendErr = j.mods[0].Send(sendCtx, 1, header(0, 0, seq, 12), nil)
 		seq++
 		return sendErr != nil
 	})
+	if errors.Is(sendErr, context.DeadlineExceeded) {
+		t.Fatalf("rank 0: Send to the dead rank 1 still waited after %v: the module does not see it die: %v", hangGuard, sendErr)
+	}
 	if sendErr != nil && !errors.Is(sendErr, btl.ErrPeerFailed) && !errors.Is(sendErr, btl.ErrUnreachable) {
 		t.Errorf("rank 0: Send to the dead rank 1: %v; want an error wrapping btl.ErrPeerFailed", sendErr)
 	}
