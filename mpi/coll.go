@@ -17,9 +17,10 @@ func typed[T Elem](buf []T) ([]byte, int, pmpi.Datatype) {
 }
 
 // blocks is n elements cut into one block per rank of comm: an error if
-// they do not divide evenly.
+// they do not divide evenly. It reads comm's size below the profiling
+// stack (Comm.size), so the call that uses it is all tools see.
 func blocks(op string, n int, comm Comm) (int, error) {
-	size := comm.Size()
+	size := comm.size()
 	if size == 0 {
 		return 0, nil // the call itself reports the invalid communicator
 	}
@@ -50,7 +51,7 @@ func Reduce[T Elem](send, recv []T, op Op, root int, comm Comm) error {
 // also receives the result.
 func ReduceInPlace[T Elem](buf []T, op Op, root int, comm Comm) error {
 	b, n, dt := typed(buf)
-	if comm.Rank() == root {
+	if comm.rank() == root {
 		return api().Reduce(pmpi.InPlace, b, n, dt, op, root, comm.c)
 	}
 	return api().Reduce(b, nil, n, dt, op, root, comm.c)
@@ -135,7 +136,7 @@ func Gather[T Elem](send, recv []T, root int, comm Comm) error {
 // sends.
 func GatherInPlace[T Elem](buf []T, root int, comm Comm) error {
 	b, n, dt := typed(buf)
-	if comm.Rank() == root {
+	if comm.rank() == root {
 		per, err := blocks("gather", n, comm)
 		if err != nil {
 			return err
@@ -157,7 +158,7 @@ func Gatherv[T Elem](send, recv []T, counts, displs []int, root int, comm Comm) 
 // with root's own block in place; elsewhere buf is what the rank sends.
 func GathervInPlace[T Elem](buf []T, counts, displs []int, root int, comm Comm) error {
 	b, n, dt := typed(buf)
-	if comm.Rank() == root {
+	if comm.rank() == root {
 		return api().Gatherv(pmpi.InPlace, 0, dt, b, counts, displs, dt, root, comm.c)
 	}
 	return api().Gatherv(b, n, dt, nil, nil, nil, dt, root, comm.c)
@@ -174,7 +175,7 @@ func Scatter[T Elem](send, recv []T, root int, comm Comm) error {
 // and root's block stays where it is; elsewhere buf receives.
 func ScatterInPlace[T Elem](buf []T, root int, comm Comm) error {
 	b, n, dt := typed(buf)
-	if comm.Rank() == root {
+	if comm.rank() == root {
 		per, err := blocks("scatter", n, comm)
 		if err != nil {
 			return err
@@ -195,7 +196,7 @@ func Scatterv[T Elem](send []T, counts, displs []int, recv []T, root int, comm C
 // root's block stays in it; elsewhere buf receives.
 func ScattervInPlace[T Elem](buf []T, counts, displs []int, root int, comm Comm) error {
 	b, n, dt := typed(buf)
-	if comm.Rank() == root {
+	if comm.rank() == root {
 		return api().Scatterv(b, counts, displs, dt, pmpi.InPlace, 0, dt, root, comm.c)
 	}
 	return api().Scatterv(nil, nil, nil, dt, b, n, dt, root, comm.c)

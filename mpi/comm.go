@@ -30,6 +30,25 @@ func (c Comm) Size() int {
 	return n
 }
 
+// rank and size are what a call needs to know of comm to shape its
+// arguments, read from pmpi's communicator itself: they are no MPI call,
+// and go through no profiling layer, so that the user's call reaches the
+// tools as itself alone. An invalid (nil) comm gives -1 and 0, as Rank
+// and Size do; the call made with it then reports ErrComm.
+func (c Comm) rank() int {
+	if c.c == nil {
+		return -1
+	}
+	return c.c.Rank()
+}
+
+func (c Comm) size() int {
+	if c.c == nil {
+		return 0
+	}
+	return c.c.Size()
+}
+
 // SetErrorHandler sets what a failing call on the communicator does:
 // return the error (ErrorsReturn, the default) or abort the job.
 func (c Comm) SetErrorHandler(h ErrorHandler) error { return api().CommSetErrhandler(c.c, h) }

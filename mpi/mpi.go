@@ -17,6 +17,7 @@ package mpi
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"sync/atomic"
 
@@ -25,10 +26,16 @@ import (
 )
 
 // calls holds the API every call goes through: pmpi's real one, or a stack
-// of profiling tools above it, built once by Init.
+// of profiling tools above it, built once by Init. Until it is built,
+// early holds the last level given to Pcontrol, which install delivers to
+// the stack it builds; installMu guards both.
 var (
 	calls     atomic.Pointer[pmpi.API]
 	installMu sync.Mutex
+	early     struct {
+		level int
+		set   bool
+	}
 )
 
 func api() pmpi.API {
@@ -143,6 +150,14 @@ func install() error {
 		return &pmpi.Error{Class: pmpi.ClassOther, Msg: "Init: profiling tools", Err: err}
 	}
 	calls.Store(&st.API)
+	// The tools see a Pcontrol made before Init now, before Init itself:
+	// the user's call, late, and once.
+	if early.set {
+		early.set = false
+		if err := st.API.Pcontrol(early.level); err != nil {
+			return &pmpi.Error{Class: pmpi.ClassOther, Msg: fmt.Sprintf("Init: Pcontrol(%d), called before Init", early.level), Err: err}
+		}
+	}
 	return nil
 }
 
@@ -165,5 +180,20 @@ func Wtime() float64 { return api().Wtime() }
 func Wtick() float64 { return api().Wtick() }
 
 // Pcontrol tells profiling tools to stop (0), resume (1) or flush (2); it
-// does nothing without tools.
-func Pcontrol(level int) error { return api().Pcontrol(level) }
+// does nothing without tools. It may be called before Init and after
+// Finalize: the last level given before Init reaches the tools as Init
+// stacks them, before Init itself passes through them, so that
+// Pcontrol(0) first keeps a whole run out of the collection.
+func Pcontrol(level int) error {
+	if calls.Load() == nil {
+		// Hold installMu through the call: install cannot build the stack
+		// between noting the level and calling pmpi below, so the level
+		// reaches the tools once, from install or from here.
+		installMu.Lock()
+		defer installMu.Unlock()
+		if calls.Load() == nil {
+			early.level, early.set = level, true
+		}
+	}
+	return api().Pcontrol(level)
+}

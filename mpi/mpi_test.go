@@ -2,7 +2,9 @@ package mpi_test
 
 import (
 	"errors"
+	"runtime"
 	"strings"
+	"sync"
 	"testing"
 
 	_ "github.com/gompi/gompi/components/all"
@@ -19,7 +21,33 @@ func TestSingleton(t *testing.T) {
 	if err := mpi.Send([]int{1}, 0, 0, mpi.CommWorld()); !errors.Is(err, mpi.ErrOther) || !strings.Contains(err.Error(), "call Init first") {
 		t.Fatalf("send before Init: %v", err)
 	}
+	// Pcontrol without tools does nothing, from any goroutine, before,
+	// during and after Init (with -race, it is checked for races with
+	// the Init that builds the stack).
+	if err := mpi.Pcontrol(0); err != nil {
+		t.Fatalf("Pcontrol before Init: %v", err)
+	}
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for range 2 {
+		wg.Go(func() {
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				if err := mpi.Pcontrol(1); err != nil {
+					t.Errorf("Pcontrol during Init: %v", err)
+					return
+				}
+				runtime.Gosched()
+			}
+		})
+	}
 	level, err := mpi.InitThread(mpi.ThreadSingle)
+	close(stop)
+	wg.Wait()
 	if err != nil || level != mpi.ThreadMultiple {
 		t.Fatalf("InitThread = %v, %v", level, err)
 	}
@@ -163,6 +191,9 @@ func TestSingleton(t *testing.T) {
 	}
 	if !mpi.Finalized() || !mpi.Initialized() {
 		t.Fatal("state after Finalize")
+	}
+	if err := mpi.Pcontrol(2); err != nil {
+		t.Fatalf("Pcontrol after Finalize: %v", err)
 	}
 	if err := mpi.Init(); err == nil || !strings.Contains(err.Error(), "once per process") {
 		t.Fatalf("Init after Finalize: %v", err)

@@ -81,9 +81,10 @@ type API interface {
 	Exscan(send, recv []byte, count int, dt Datatype, op Op, comm *Comm) error
 }
 
-// Real returns the API that does the work. The calls older than the
-// collectives forward to this package's functions; the newer ones are the
-// methods themselves.
+// Real returns the API that does the work: the implementation of each
+// call is the method of that name of *realAPI. A profiling tool that
+// needs MPI for itself calls Real()'s methods, below every tool, so that
+// no tool counts them.
 func Real() API { return theAPI }
 
 // realAPI's methods take a pointer: an interface holding a value would

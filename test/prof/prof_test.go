@@ -1,6 +1,9 @@
 // Package prof_test runs profiling stacks in real jobs: a program that
-// links two recording tools is launched under gompirun with different
-// prof selections, and what the tools saw is checked call by call.
+// links recording tools (two that note the order of their code around a
+// few calls, and every, which notes each call of the API that reaches it)
+// is launched under gompirun with different prof selections, and what
+// the tools saw is checked call by call. It also builds and runs the
+// example tool of docs/profiling.md.
 package prof_test
 
 import (
@@ -30,9 +33,10 @@ func TestMain(m *testing.M) {
 }
 
 // rank0Calls are the calls rank 0 of stackcheck makes that the recorders
-// override, in order. Pcontrol(7) before Init reaches no tool: there is
-// none yet. Pcontrol(2) after Finalize does.
-var rank0Calls = []string{"Init", "Pcontrol(0)", "Send", "Allreduce", "Finalize", "Pcontrol(2)"}
+// override, in order. Pcontrol(7), called before Init, reaches the tools
+// as Init stacks them, before Init itself; Pcontrol(2) after Finalize
+// reaches them too.
+var rank0Calls = []string{"Pcontrol(7)", "Init", "Pcontrol(0)", "Send", "Allreduce", "Finalize", "Pcontrol(2)"}
 
 // nested is what tools listed outermost first record around calls:
 // before-code in list order, after-code in reverse.

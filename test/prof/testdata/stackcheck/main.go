@@ -1,6 +1,13 @@
 // Command stackcheck is a job for test/prof: it links two recording prof
 // tools, rec1 and rec2, makes a known sequence of MPI calls, and prints
 // on rank 0 what the tools saw, one line per event, after Finalize.
+//
+// It also links every (testdata/every), which records each call of the
+// API that reaches it, and runs, when named by its argument, one of two
+// other sequences for it: "onecall" makes calls that need the
+// communicator's rank or size and prints on rank 0 what every saw of
+// each, one line per user call; "pcontrol" stops the collection before
+// Init, resumes it later, and prints everything every saw.
 package main
 
 import (
@@ -14,6 +21,7 @@ import (
 	"github.com/gompi/gompi/mca"
 	"github.com/gompi/gompi/mpi"
 	"github.com/gompi/gompi/pmpi"
+	"github.com/gompi/gompi/test/prof/testdata/every"
 )
 
 // journal is what the tools saw, in order.
@@ -84,6 +92,14 @@ func init() {
 }
 
 func main() {
+	run := run
+	if len(os.Args) > 1 {
+		run = map[string]func() error{"onecall": oneCall, "pcontrol": pcontrol}[os.Args[1]]
+	}
+	if run == nil {
+		fmt.Fprintln(os.Stderr, "stackcheck: unknown sequence", os.Args[1:])
+		os.Exit(2)
+	}
 	if err := run(); err != nil {
 		fmt.Fprintln(os.Stderr, "stackcheck:", err)
 		os.Exit(1)
@@ -125,6 +141,110 @@ func run() error {
 	}
 	if me == 0 {
 		fmt.Println(strings.Join(seen.events, "\n"))
+	}
+	return nil
+}
+
+// oneCall makes, on every rank with rank 0 as the root, the calls whose
+// arguments depend on the communicator's size or on whether the rank is
+// the root, and prints on rank 0, for each, "Name: " and the calls every
+// saw while it ran, which should be the one call the user made.
+func oneCall() error {
+	if err := mpi.Init(); err != nil {
+		return err
+	}
+	w := mpi.CommWorld()
+	me, n := w.Rank(), w.Size()
+	var lines []string
+	do := func(name string, call func() error) error {
+		mark := every.Len()
+		if err := call(); err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		lines = append(lines, name+": "+strings.Join(every.Since(mark), " "))
+		return nil
+	}
+	buf := func() []int32 { return make([]int32, 2*n) }
+	for _, c := range []struct {
+		name string
+		call func() error
+	}{
+		{"Alltoall", func() error { return mpi.Alltoall(buf(), buf(), w) }},
+		{"AlltoallInPlace", func() error { return mpi.AlltoallInPlace(buf(), w) }},
+		{"AllgatherInPlace", func() error { return mpi.AllgatherInPlace(buf(), w) }},
+		{"GatherInPlace", func() error {
+			if me == 0 {
+				return mpi.GatherInPlace(buf(), 0, w)
+			}
+			return mpi.GatherInPlace(make([]int32, 2), 0, w)
+		}},
+		{"GathervInPlace", func() error {
+			counts, displs := make([]int, n), make([]int, n)
+			for i := range n {
+				counts[i], displs[i] = 2, 2*i
+			}
+			if me == 0 {
+				return mpi.GathervInPlace(buf(), counts, displs, 0, w)
+			}
+			return mpi.GathervInPlace(make([]int32, 2), nil, nil, 0, w)
+		}},
+		{"ScatterInPlace", func() error {
+			if me == 0 {
+				return mpi.ScatterInPlace(buf(), 0, w)
+			}
+			return mpi.ScatterInPlace(make([]int32, 2), 0, w)
+		}},
+		{"ReduceInPlace", func() error { return mpi.ReduceInPlace(buf(), mpi.Sum, 0, w) }},
+		{"ReduceScatterBlockInPlace", func() error { return mpi.ReduceScatterBlockInPlace(buf(), mpi.Sum, w) }},
+	} {
+		if err := do(c.name, c.call); err != nil {
+			return err
+		}
+	}
+	if err := mpi.Finalize(); err != nil {
+		return err
+	}
+	if me == 0 {
+		fmt.Println(strings.Join(lines, "\n"))
+	}
+	return nil
+}
+
+// pcontrol stops the collection before Init, makes a first batch of
+// calls, resumes it and makes a second; rank 0 prints what every saw, one
+// call a line, the first batch's marked "(stopped)".
+func pcontrol() error {
+	if err := mpi.Pcontrol(0); err != nil {
+		return fmt.Errorf("Pcontrol before Init: %w", err)
+	}
+	if err := mpi.Init(); err != nil {
+		return err
+	}
+	w := mpi.CommWorld()
+	me := w.Rank()
+	sum := make([]int64, 1)
+	// The first batch: not counted.
+	if err := mpi.Barrier(w); err != nil {
+		return err
+	}
+	if err := mpi.Allreduce([]int64{1}, sum, mpi.Sum, w); err != nil {
+		return err
+	}
+	if err := mpi.Pcontrol(1); err != nil {
+		return err
+	}
+	// The second batch: counted.
+	if err := mpi.Bcast(sum, 0, w); err != nil {
+		return err
+	}
+	if err := mpi.Barrier(w); err != nil {
+		return err
+	}
+	if err := mpi.Finalize(); err != nil {
+		return err
+	}
+	if me == 0 {
+		fmt.Println(strings.Join(every.Since(0), "\n"))
 	}
 	return nil
 }
