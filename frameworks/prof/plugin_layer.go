@@ -63,6 +63,9 @@ type recorder struct {
 
 	started  atomic.Bool // the stream was opened: Finalize closes it
 	finished sync.Once
+	// early is the last level given to Pcontrol before the stream opened
+	// (mpi hands the stack one made before Init); start sends it first.
+	early atomic.Pointer[int32]
 }
 
 func newRecorder(next pmpi.API, p *mca.Plugin, tool profpb.ToolClient, cfg streamConfig, log hclog.Logger) *recorder {
@@ -210,12 +213,21 @@ func (layer *recorder) start(t0 int64) {
 	go layer.send()
 	layer.started.Store(true)
 	layer.on.Store(true)
+	if lv := layer.early.Swap(nil); lv != nil {
+		layer.add(event{fn: fnPcontrol, peer: -1, tag: -1, level: *lv, start: t0, end: t0})
+	}
 	layer.record(t0, fnInit, -1, -1, 0, nil, nil)
 }
 
-// Pcontrol takes its place in the stream, then passes down.
+// Pcontrol takes its place in the stream, then passes down. A level
+// given before the stream opens is kept for it: the tool sees it just
+// before Init.
 func (layer *recorder) Pcontrol(level int) error {
 	t0 := layer.begin()
+	if t0 < 0 && !layer.started.Load() {
+		lv := int32(level)
+		layer.early.Store(&lv)
+	}
 	err := layer.Next.Pcontrol(level)
 	if t0 >= 0 {
 		layer.add(event{fn: fnPcontrol, peer: -1, tag: -1, level: int32(level), err: err != nil, start: t0, end: layer.now()})

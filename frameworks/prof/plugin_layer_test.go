@@ -142,6 +142,29 @@ func TestRecorderStreamsEveryCallInOrder(t *testing.T) {
 	}
 }
 
+// A Pcontrol before Init, when the stream is not open yet, reaches the
+// tool first, the last level given, with Init's start.
+func TestRecorderSendsAnEarlyPcontrol(t *testing.T) {
+	tool := &fakeTool{}
+	layer := newTestRecorder(tool, 4, 2)
+	for _, level := range []int{2, 0} {
+		if err := layer.Pcontrol(level); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := layer.Init(); err != nil {
+		t.Fatal(err)
+	}
+	if err := layer.Finalize(); err != nil {
+		t.Fatal(err)
+	}
+	evs := tool.events()
+	if len(evs) != 3 || evs[0].GetFn() != uint32(fnPcontrol) || evs[0].GetLevel() != 0 ||
+		evs[1].GetFn() != uint32(fnInit) || evs[0].GetStartNs() != evs[1].GetStartNs() {
+		t.Fatalf("events %v, want Pcontrol(0) at Init's start, Init, Finalize", evs)
+	}
+}
+
 func TestRecorderGoesOnWithoutAFailedTool(t *testing.T) {
 	tool := &fakeTool{failAt: 2}
 	layer := newTestRecorder(tool, 2, 1)

@@ -260,8 +260,8 @@ func TestJobTruncated(t *testing.T) {
 
 func end(e event) float64 { return *e.Ts + *e.Dur }
 
-// madeByMPI are the calls the mpi package makes on its own (CommWorld,
-// Rank, Size): not in tracejob's program.
+// madeByMPI are the calls tracejob makes to learn its world (CommWorld,
+// Rank, Size), left out of programOrder.
 var madeByMPI = map[string]bool{"MPI_CommWorld": true, "MPI_CommRank": true, "MPI_CommSize": true}
 
 // programOrder is what each rank's main goroutine does in tracejob; the
