@@ -248,41 +248,56 @@ func TestSingletonHugeSelfSend(t *testing.T) {
 	}
 }
 
+// TestCrashingRankStopsTheJob, TestErrorsAreFatalAbortsTheJob and
+// TestAbortStopsTheJob run over each transport: how the others learn
+// that a rank is gone differs between them.
 func TestCrashingRankStopsTheJob(t *testing.T) {
-	j := run(t, time.Minute, nil, "-np", "3", "--oversubscribe", p2pcheck, "crash")
-	if j.Code != 3 {
-		t.Fatalf("exit status %d, want the crashed rank's 3\nstderr:\n%s", j.Code, j.Stderr)
-	}
-	if !regexp.MustCompile(`rank 1 \(pid \d+\) exited with status 3`).MatchString(j.Stderr) {
-		t.Errorf("gompirun did not say which rank failed:\n%s", j.Stderr)
-	}
-	if strings.Contains(j.Stdout, "ok crash") {
-		t.Errorf("a rank finished normally:\n%s", j.Stdout)
+	for _, btl := range transports {
+		t.Run(btl, func(t *testing.T) {
+			j := run(t, time.Minute, nil, "-np", "3", "--oversubscribe", "--mca", "btl", btl, p2pcheck, "crash")
+			if j.Code != 3 {
+				t.Fatalf("exit status %d, want the crashed rank's 3\nstderr:\n%s", j.Code, j.Stderr)
+			}
+			if !regexp.MustCompile(`rank 1 \(pid \d+\) exited with status 3`).MatchString(j.Stderr) {
+				t.Errorf("gompirun did not say which rank failed:\n%s", j.Stderr)
+			}
+			if strings.Contains(j.Stdout, "ok crash") {
+				t.Errorf("a rank finished normally:\n%s", j.Stdout)
+			}
+		})
 	}
 }
 
 func TestErrorsAreFatalAbortsTheJob(t *testing.T) {
-	j := run(t, time.Minute, nil, "-np", "2", p2pcheck, "fatal")
-	if j.Code != 6 { // MPI_ERR_RANK's class number
-		t.Fatalf("exit status %d, want 6\nstderr:\n%s", j.Code, j.Stderr)
-	}
-	for _, want := range []string{"ErrorsAreFatal", "rank 7 is out of range", "called Abort with code 6"} {
-		if !strings.Contains(j.Stderr, want) {
-			t.Errorf("stderr lacks %q:\n%s", want, j.Stderr)
-		}
+	for _, btl := range transports {
+		t.Run(btl, func(t *testing.T) {
+			j := run(t, time.Minute, nil, "-np", "2", "--mca", "btl", btl, p2pcheck, "fatal")
+			if j.Code != 6 { // MPI_ERR_RANK's class number
+				t.Fatalf("exit status %d, want 6\nstderr:\n%s", j.Code, j.Stderr)
+			}
+			for _, want := range []string{"ErrorsAreFatal", "rank 7 is out of range", "called Abort with code 6"} {
+				if !strings.Contains(j.Stderr, want) {
+					t.Errorf("stderr lacks %q:\n%s", want, j.Stderr)
+				}
+			}
+		})
 	}
 }
 
 func TestAbortStopsTheJob(t *testing.T) {
-	j := run(t, time.Minute, nil, "-np", "2", p2pcheck, "abort")
-	if j.Code != 7 {
-		t.Fatalf("exit status %d, want Abort's 7\nstderr:\n%s", j.Code, j.Stderr)
-	}
-	if want := "rank 1 (pid "; !strings.Contains(j.Stderr, want) || !strings.Contains(j.Stderr, "MPI_Abort called on comm world with code 7") {
-		t.Errorf("stderr does not say that rank 1 called MPI_Abort with code 7:\n%s", j.Stderr)
-	}
-	if strings.Contains(j.Stdout, "ok abort") {
-		t.Errorf("a rank finished normally:\n%s", j.Stdout)
+	for _, btl := range transports {
+		t.Run(btl, func(t *testing.T) {
+			j := run(t, time.Minute, nil, "-np", "2", "--mca", "btl", btl, p2pcheck, "abort")
+			if j.Code != 7 {
+				t.Fatalf("exit status %d, want Abort's 7\nstderr:\n%s", j.Code, j.Stderr)
+			}
+			if want := "rank 1 (pid "; !strings.Contains(j.Stderr, want) || !strings.Contains(j.Stderr, "MPI_Abort called on comm world with code 7") {
+				t.Errorf("stderr does not say that rank 1 called MPI_Abort with code 7:\n%s", j.Stderr)
+			}
+			if strings.Contains(j.Stdout, "ok abort") {
+				t.Errorf("a rank finished normally:\n%s", j.Stdout)
+			}
+		})
 	}
 }
 
