@@ -353,6 +353,8 @@ func classOf(err error) ErrorClass {
 		return ClassTruncate
 	case errors.Is(err, coll.ErrTooShort):
 		return ClassCount
+	case errors.Is(err, coll.ErrRootsDisagree):
+		return ClassRoot
 	}
 	return ClassOther
 }

@@ -292,6 +292,11 @@ var (
 	ErrTooShort = errors.New("less data than expected: the ranks' counts or datatypes disagree")
 )
 
+// ErrRootsDisagree marks a rooted collective whose ranks passed different
+// roots, found by a component that moves data without messages. pmpi
+// reports it as MPI_ERR_ROOT.
+var ErrRootsDisagree = errors.New("the ranks' roots disagree")
+
 // Candidate is a component selected for the process, as the communicator
 // set-up receives it from the MCA.
 type Candidate struct {

@@ -71,19 +71,23 @@ var (
 	// tcp is slower under oversubscription: powers of two and not,
 	// and the edge cases 1 and 2.
 	tcpSizes = []int{1, 2, 3, 4, 7, 8}
-	// Each forced algorithm on powers of two and not; the scenario's split
-	// by rank%3 adds communicators of 1 to 3 ranks. The components' own
-	// tests run every algorithm on 1 to 9 ranks in one process.
-	tunedSizes = []int{2, 3, 5, 8}
+	// everySize: collcheck's algorithms scenario on 9 ranks runs every
+	// collective, the large vectors too, on communicators of 1 to 9 ranks
+	// (world and Splits of it) in one job, in about 60 % of the time that
+	// jobs of 1 to 9 ranks take (9-13 s against 18-20 s for a tuned row).
+	// The components' own tests run every algorithm on 1 to 9 ranks in
+	// one process.
+	everySize = []int{9}
 )
 
 // settings are the component selections the matrix runs under: basic
 // alone, the default stack, and tuned with each algorithm forced. Rows
-// whose parameter or component this build lacks are skipped, saying so.
+// whose parameter or component this build lacks are skipped, saying so,
+// unless every build links it (linked).
 var settings = []setting{
 	{name: "basic", args: []string{"--mca", "coll", "basic"}, sizes: allSizes, btls: []string{"sm"}},
 	{name: "basic", args: []string{"--mca", "coll", "basic"}, sizes: tcpSizes, btls: []string{"tcp"}},
-	{name: "default", sizes: []int{4}, btls: []string{"sm"}},
+	{name: "default", sizes: allSizes, btls: []string{"sm"}},
 	// coll sm over basic, and with a 64-byte limit so that the matrix's
 	// counts fall on both sides of it (larger calls go to tuned); the
 	// default stack above runs it too. Its own tests run 2 to 9 ranks in
@@ -101,8 +105,9 @@ var tunedAlgorithms = map[string]int{
 }
 
 // tunedAll forces algorithm n of every tuned collective that has one (the
-// others keep tuned's decision): four jobs per size cover them all. They
-// run the part of the matrix that an algorithm changes.
+// others keep tuned's decision): four jobs cover them all, each on
+// communicators of 1 to 9 ranks. They run the part of the matrix that an
+// algorithm changes.
 func tunedAll(n int) setting {
 	args := []string{"--mca", "coll", "tuned,basic"}
 	for _, c := range slices.Sorted(maps.Keys(tunedAlgorithms)) {
@@ -110,23 +115,39 @@ func tunedAll(n int) setting {
 			args = append(args, "--mca", fmt.Sprintf("coll_tuned_%s_algorithm", c), fmt.Sprint(n))
 		}
 	}
-	return setting{name: fmt.Sprintf("tuned-all-%d", n), args: args, sizes: tunedSizes, btls: []string{"sm"}, scenario: "algorithms"}
+	return setting{name: fmt.Sprintf("tuned-all-%d", n), args: args, sizes: everySize, btls: []string{"sm"}, scenario: "algorithms"}
 }
 
 // unknown finds, in a job that failed at Init, the parameter or component
-// of its own arguments that this build does not know; "" if none.
+// of its own arguments that this build does not know: what the job said,
+// and the name; "" if none.
 var unknownRE = regexp.MustCompile(`unknown parameter "([^"]+)"|no component named "([^"]+)"`)
 
-func unknown(j job, args []string) string {
+func unknown(j job, args []string) (what, name string) {
 	for _, m := range unknownRE.FindAllStringSubmatch(j.Stderr, -1) {
 		name := m[1] + m[2]
 		for _, a := range args {
 			if a == name || slices.Contains(strings.Split(a, ","), name) {
-				return m[0]
+				return m[0], name
 			}
 		}
 	}
-	return ""
+	return "", ""
+}
+
+// alwaysLinked are the components that every build of gompi links
+// (components/all): a setting that needs one of them, or a parameter of
+// one, never skips.
+var alwaysLinked = []string{"basic", "self", "sm", "tuned"}
+
+// linked reports whether name, a component or a parameter
+// (<framework>_<component>_<name>), is of a component every build links.
+func linked(name string) bool {
+	if slices.Contains(alwaysLinked, name) {
+		return true
+	}
+	parts := strings.SplitN(name, "_", 3)
+	return len(parts) == 3 && slices.Contains(alwaysLinked, parts[1])
 }
 
 // TestMatrix runs every collective, in place and not, with counts 0, 1,
@@ -146,7 +167,9 @@ func TestMatrix(t *testing.T) {
 					scenario := cmp.Or(s.scenario, "matrix")
 					j := run(t, append(args, collcheck, scenario)...)
 					if j.Code != 0 {
-						if what := unknown(j, s.args); what != "" {
+						if what, name := unknown(j, s.args); linked(name) {
+							t.Fatalf("setting %s needs %s, of a component every build links: %s\n%v", s.name, name, what, j)
+						} else if what != "" {
 							t.Skipf("this build lacks what setting %s needs: %s", s.name, what)
 						}
 					}
@@ -189,10 +212,16 @@ func TestTimedPath(t *testing.T) {
 // TestMismatchedCounts runs collectives where ranks pass counts that
 // disagree: the job must end, not hang, with some rank reporting
 // ErrTruncate or ErrCount. In the straddles one rank's count fits coll
-// sm's blocks and the others' do not.
+// sm's blocks and the others' do not. The kinds root-* are rooted
+// collectives where the ranks' roots disagree (collcheck's rootMismatch),
+// in the ways coll sm detects (docs/programming.md, Errors): some rank
+// must report ErrRoot.
 func TestMismatchedCounts(t *testing.T) {
 	kinds := []string{"bcast", "bcast-large", "reduce", "allreduce", "scan", "gather", "scatter", "allgather", "alltoall",
-		"bcast-straddle", "allreduce-straddle"}
+		"bcast-straddle", "allreduce-straddle",
+		"root-bcast", "root-reduce", "root-gather", "root-scatter",
+		"root-reduce-second", "root-gather-second", "root-bcast-cycle", "root-scatter-cycle",
+		"root-bcast-second-large", "root-scatter-second-large"}
 	for _, btl := range []string{"sm", "tcp"} {
 		for _, kind := range kinds {
 			t.Run(btl+"/"+kind, func(t *testing.T) {

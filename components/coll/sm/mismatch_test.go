@@ -3,6 +3,8 @@ package sm
 import (
 	"errors"
 	"fmt"
+	"regexp"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -19,6 +21,7 @@ const (
 	wantNone     = iota
 	wantTooLong  // it read a buffer longer than its own
 	wantTooShort // it read rank short's
+	wantRoot     // it found that the ranks' roots disagree
 )
 
 // disagreement is one call of such a test.
@@ -26,6 +29,8 @@ type disagreement struct {
 	name string
 	do   func(tab *coll.Table, c coll.Comm, r, n int) error
 	want func(r, n int) int
+	// roots, where they disagree: rank r passes roots(r, n).
+	roots func(r, n int) int
 }
 
 // everyReads: every rank reads every other's contribution.
@@ -100,6 +105,8 @@ func runDisagreements(t *testing.T, cases []disagreement, build func(*testing.T,
 						t.Errorf("rank %d: %v, want ErrTooLong", r, err)
 					case want == wantTooShort && !errors.Is(err, coll.ErrTooShort):
 						t.Errorf("rank %d: %v, want ErrTooShort", r, err)
+					case want == wantRoot:
+						checkRootError(t, r, n, err, tc.roots)
 					case want != wantNone && !strings.Contains(err.Error(), "coll sm: "+strings.SplitN(tc.name, "/", 2)[0]+" on "):
 						t.Errorf("rank %d: %q does not name sm and the collective", r, err)
 					}
@@ -120,33 +127,33 @@ func TestCountsDisagree(t *testing.T) {
 	cases = append(cases, disagreement{"allreduce", func(tab *coll.Table, c coll.Comm, r, n int) error {
 		l := shortLength(r, 24, 8)
 		return tab.Allreduce(c, colltest.Data(1, r, l), make([]byte, l), sum)
-	}, everyReads})
+	}, everyReads, nil})
 	for _, root := range []int{0, 1} {
 		cases = append(cases, disagreement{fmt.Sprintf("reduce/root%d", root), func(tab *coll.Table, c coll.Comm, r, n int) error {
 			l := shortLength(r, 24, 8)
 			return tab.Reduce(c, colltest.Data(1, r, l), make([]byte, l), sum, root)
-		}, rootReads(root)})
+		}, rootReads(root), nil})
 		cases = append(cases, disagreement{fmt.Sprintf("gather/root%d", root), func(tab *coll.Table, c coll.Comm, r, n int) error {
 			l := shortLength(r, 9, 2)
 			return tab.Gather(c, colltest.Data(1, r, l), make([]byte, n*l), root)
-		}, rootReads(root)})
+		}, rootReads(root), nil})
 		// bcast and scatter: the non-roots read the root's block.
 		cases = append(cases, disagreement{fmt.Sprintf("bcast/root%d", root), func(tab *coll.Table, c coll.Comm, r, n int) error {
 			return tab.Bcast(c, colltest.Data(1, root, shortLength(r, 20, 3)), root)
-		}, readRoot(root)})
+		}, readRoot(root), nil})
 		cases = append(cases, disagreement{fmt.Sprintf("scatter/root%d", root), func(tab *coll.Table, c coll.Comm, r, n int) error {
 			l := shortLength(r, 8, 4)
 			return tab.Scatter(c, colltest.Data(1, root, n*l), make([]byte, l), root)
-		}, readRoot(root)})
+		}, readRoot(root), nil})
 	}
 	cases = append(cases, disagreement{"allgather", func(tab *coll.Table, c coll.Comm, r, n int) error {
 		l := shortLength(r, 11, 1)
 		return tab.Allgather(c, colltest.Data(1, r, l), make([]byte, n*l))
-	}, everyReads})
+	}, everyReads, nil})
 	cases = append(cases, disagreement{"alltoall", func(tab *coll.Table, c coll.Comm, r, n int) error {
 		l := n * shortLength(r, 8, 4)
 		return tab.Alltoall(c, colltest.Data(1, r, l), make([]byte, l))
-	}, everyReads})
+	}, everyReads, nil})
 
 	// scan and exscan: rank i reads the blocks of the ranks below it (its
 	// own included for scan, which is send): rank 0 reads none, rank 1
@@ -163,18 +170,18 @@ func TestCountsDisagree(t *testing.T) {
 	cases = append(cases, disagreement{"scan", func(tab *coll.Table, c coll.Comm, r, n int) error {
 		l := shortLength(r, 24, 8)
 		return tab.Scan(c, colltest.Data(1, r, l), make([]byte, l), sum)
-	}, prefixReads})
+	}, prefixReads, nil})
 	cases = append(cases, disagreement{"exscan", func(tab *coll.Table, c coll.Comm, r, n int) error {
 		l := shortLength(r, 24, 8)
 		return tab.Exscan(c, colltest.Data(1, r, l), make([]byte, l), sum)
-	}, prefixReads})
+	}, prefixReads, nil})
 	// The reduce-scatters: every rank reads every block (its part of
 	// each); rank 1's whole vector is shorter. In bytes, so that n of
 	// them fit in the segment on 5 ranks.
 	cases = append(cases, disagreement{"reduce_scatter_block", func(tab *coll.Table, c coll.Comm, r, n int) error {
 		l := shortLength(r, 12, 4)
 		return tab.ReduceScatterBlock(c, colltest.Data(1, r, n*l), make([]byte, l), byteSum{})
-	}, everyReads})
+	}, everyReads, nil})
 	cases = append(cases, disagreement{"reduce_scatter", func(tab *coll.Table, c coll.Comm, r, n int) error {
 		// Rank 1 counts its own part 4 bytes short; all agree on the others'.
 		counts := make([]int, n)
@@ -187,7 +194,7 @@ func TestCountsDisagree(t *testing.T) {
 			total += counts[q]
 		}
 		return tab.ReduceScatter(c, colltest.Data(1, r, total), make([]byte, counts[r]), counts, byteSum{})
-	}, everyReads})
+	}, everyReads, nil})
 	// allgatherv: each rank reads every other's block at the length its
 	// own counts give. Rank 1 contributes less than the others' counts say.
 	// When only its own count is short (its counts of the others agree
@@ -214,8 +221,8 @@ func TestCountsDisagree(t *testing.T) {
 			return wantNone
 		}
 		return wantTooShort
-	}})
-	cases = append(cases, disagreement{"allgatherv/all-counts", allgatherv(true), everyReads})
+	}, nil})
+	cases = append(cases, disagreement{"allgatherv/all-counts", allgatherv(true), everyReads, nil})
 
 	// Past the first two epochs, whose writes wait for no one.
 	runDisagreements(t, cases, func(t *testing.T, w *world) { w.buildSm(t, 64) },
@@ -252,6 +259,166 @@ func TestReduceScatterPartialElements(t *testing.T) {
 	})
 	if failed.Load() != 2 {
 		t.Errorf("%d ranks failed, want 2", failed.Load())
+	}
+}
+
+// rootErrorRE finds the ranks and roots that a root error names.
+var rootErrorRE = regexp.MustCompile(`rank (\d+) passed root (\d+) where this rank passed root (\d+) to `)
+
+// checkRootError checks that rank r's err says that the roots disagree
+// and names a member's root and r's, as roots gives them.
+func checkRootError(t *testing.T, r, n int, err error, roots func(r, n int) int) {
+	t.Helper()
+	if !errors.Is(err, errRootsDisagree) {
+		t.Errorf("rank %d: %v, want errRootsDisagree", r, err)
+		return
+	}
+	m := rootErrorRE.FindStringSubmatch(err.Error())
+	if m == nil {
+		t.Errorf("rank %d: %q does not name both roots", r, err)
+		return
+	}
+	other, theirs, mine := atoi(m[1]), atoi(m[2]), atoi(m[3])
+	if other >= n || theirs != roots(other, n) || mine != roots(r, n) || theirs == mine {
+		t.Errorf("rank %d: %q, but rank %d passed root %d and this rank root %d", r, err, other, roots(other, n), roots(r, n))
+	}
+}
+
+func atoi(s string) int {
+	i, err := strconv.Atoi(s)
+	if err != nil {
+		panic(err)
+	}
+	return i
+}
+
+// Patterns of roots that disagree, rank r passing root(r, n), and what
+// each rank of a call of one round then returns: its reads find a root
+// that is not its own, or nothing (announce.go).
+type rootPattern struct {
+	name string
+	root func(r, n int) int
+	// readRoot: a bcast's or scatter's, each non-root reading the block of
+	// the rank it takes for the root; rootReads: a reduce's or gather's,
+	// each rank that takes itself for the root reading every block.
+	readRoot, rootReads func(r, n int) int
+}
+
+var rootPatterns = []rootPattern{
+	// The audit's: rank 1 takes itself for the root. A bcast's ranks 0 and
+	// 1 each write and read nothing, the others read rank 0's block, as
+	// they should: nothing tells that rank 1 did not get rank 0's data. A
+	// reduce's ranks 0 and 1 each read the other's block.
+	{"second-root", func(r, _ int) int {
+		if r == 1 {
+			return 1
+		}
+		return 0
+	}, func(int, int) int { return wantNone },
+		func(r, _ int) int {
+			if r <= 1 {
+				return wantRoot
+			}
+			return wantNone
+		}},
+	// Rank 2 takes rank 1, a non-root, for the root: it reads the length
+	// word that rank 1 wrote when it raised its word (pass). Rank 0, the
+	// reduce's root, reads rank 2's block.
+	{"follows-non-root", func(r, _ int) int {
+		if r == 2 {
+			return 1
+		}
+		return 0
+	}, func(r, _ int) int {
+		if r == 2 {
+			return wantRoot
+		}
+		return wantNone
+	}, func(r, _ int) int {
+		if r == 0 {
+			return wantRoot
+		}
+		return wantNone
+	}},
+	// Rank 0 takes rank 1 for the root, the others rank 0: ranks 0 and 1
+	// each wait for the other (this used to hang) until one finds the
+	// other's announcement; the others read rank 0's word, raised after
+	// its error, and its announcement. No reduce's rank takes itself for
+	// the root: no rank reads anything.
+	{"cycle", func(r, _ int) int {
+		if r == 0 {
+			return 1
+		}
+		return 0
+	}, func(int, int) int { return wantRoot }, func(int, int) int { return wantNone }},
+}
+
+// rootsDiffer reports whether the ranks of a world of n pass different
+// roots.
+func rootsDiffer(root func(r, n int) int, n int) bool {
+	for r := 1; r < n; r++ {
+		if root(r, n) != root(0, n) {
+			return true
+		}
+	}
+	return false
+}
+
+// TestRootsDisagree: ranks pass different roots to a bcast, reduce,
+// gather or scatter. In a call of one round each rank returns what its
+// reads find (rootPatterns); in a call of several, whose first round has
+// every rank read every member's length word, every rank fails. No rank
+// hangs, and the epochs stay in step: the next calls work.
+func TestRootsDisagree(t *testing.T) {
+	sum := testOps[0].op
+	calls := []struct {
+		name     string
+		rootRead bool // the root reads (reduce, gather), not the others
+		do       func(tab *coll.Table, c coll.Comm, r, n, k, root int) error
+	}{
+		{"bcast", false, func(tab *coll.Table, c coll.Comm, r, n, k, root int) error {
+			return tab.Bcast(c, colltest.Data(1, root, k), root)
+		}},
+		{"reduce", true, func(tab *coll.Table, c coll.Comm, r, n, k, root int) error {
+			return tab.Reduce(c, colltest.Data(1, r, k), make([]byte, k), sum, root)
+		}},
+		{"gather", true, func(tab *coll.Table, c coll.Comm, r, n, k, root int) error {
+			return tab.Gather(c, colltest.Data(1, r, k), make([]byte, n*k), root)
+		}},
+		{"scatter", false, func(tab *coll.Table, c coll.Comm, r, n, k, root int) error {
+			return tab.Scatter(c, colltest.Data(1, root, n*k), make([]byte, k), root)
+		}},
+	}
+	for _, rounds := range []struct {
+		name     string
+		maxBytes int
+		k        int // bytes a rank (scatter: a rank's part), 8-byte elements
+	}{{"one-round", 64, 8}, {"rounds", 512, 1200}} {
+		t.Run(rounds.name, func(t *testing.T) {
+			var cases []disagreement
+			for _, pat := range rootPatterns {
+				for _, call := range calls {
+					reads := pat.readRoot
+					if call.rootRead {
+						reads = pat.rootReads
+					}
+					want := func(r, n int) int {
+						switch {
+						case !rootsDiffer(pat.root, n): // follows-non-root on 2 ranks
+							return wantNone
+						case rounds.maxBytes > 64:
+							return wantRoot
+						}
+						return reads(r, n)
+					}
+					cases = append(cases, disagreement{call.name + "/" + pat.name, func(tab *coll.Table, c coll.Comm, r, n int) error {
+						return call.do(tab, c, r, n, rounds.k, pat.root(r, n))
+					}, want, pat.root})
+				}
+			}
+			runDisagreements(t, cases, func(t *testing.T, w *world) { w.buildSm(t, rounds.maxBytes) },
+				[]call{{k: kBarrier}, {k: kBarrier}, {k: kBarrier}}, rounds.maxBytes)
+		})
 	}
 }
 
@@ -335,9 +502,16 @@ func TestAnnouncementWord(t *testing.T) {
 	for _, name := range callNames {
 		for _, path := range []int{pathSegment, pathNext} {
 			for _, size := range []int{0, 1, 1 << 20, sizeMax} {
-				c := callInfo{seq: 77, name: name, path: path, size: size}
-				if got := callOf(c.word()); got != c {
-					t.Errorf("%+v came back as %+v", c, got)
+				for _, root := range []int{noRoot, 0, 3, maxMaxRanks - 1} {
+					c := callInfo{seq: 77, name: name, path: path, size: size, root: root}
+					if got := callOf(c.word()).withRoot(c.rootWord()); got != c {
+						t.Errorf("%+v came back as %+v", c, got)
+					}
+					later := c
+					later.seq++
+					if got := callOf(c.word()).withRoot(later.rootWord()); got.root != unknownRoot {
+						t.Errorf("%+v with the root word of the next call: root %d, want unknown", c, got.root)
+					}
 				}
 			}
 		}

@@ -149,6 +149,23 @@ func (m *module) raise(p uint64) {
 	}
 }
 
+// pass raises this rank's word of parity p in a call where it read the
+// root's block, a contribution of total bytes, and wrote none of its own
+// (a bcast's or scatter's non-root); err is the read's. Its length word
+// then says this rank's call and root, so that a rank that takes it for
+// the root finds that the roots disagree: written only after a read that
+// succeeded, which says that the root's write of this epoch waited until
+// every member was done with the block's previous one. After an error
+// this rank announces its call instead.
+func (m *module) pass(p uint64, total int, err error) {
+	if err == nil {
+		*lenWord(m.seg.block(m.me, p)) = m.lengthWord(total)
+	} else {
+		m.tell()
+	}
+	m.raise(p)
+}
+
 // write copies data into this rank's block of parity p, once every member
 // is done with what the block held two epochs ago. total is the size of
 // the contribution data belongs to: data itself, or a piece of it when
@@ -178,17 +195,30 @@ func (m *module) claim(p uint64, total int) ([]byte, error) {
 }
 
 // lengthWord is a block's length word for a contribution of total bytes
-// to the current call: the length, and the call's number on the
-// communicator (announce.go), so that a block left from an earlier call is
-// never taken for this one's.
+// to the current call: the length modulo 2 GiB, the call's root plus one
+// (0: no root), and the call's number on the communicator (announce.go),
+// so that a block left from an earlier call is never taken for this
+// one's, nor a block written under another root for this root's.
 func (m *module) lengthWord(total int) uint64 {
-	return uint64(total)&lenMask | (m.calls&seqMask)<<lenBits
+	return uint64(total)&lenMask | uint64(m.cur.root+1)<<lenBits | (m.calls&seqMask)<<(lenBits+rootBits)
 }
 
 const (
-	lenBits = 64 - seqBits
-	lenMask = 1<<lenBits - 1
+	lenBits  = 31
+	lenMask  = 1<<lenBits - 1
+	rootBits = 64 - seqBits - lenBits
+	rootMask = 1<<rootBits - 1
 )
+
+// Every root plus one fits in the length word.
+const _ uint = rootMask - maxMaxRanks
+
+// lengthOf is the length that length word w gives, for a contribution of
+// total bytes expected: the nearest to total of those that agree with
+// w's bits.
+func lengthOf(w uint64, total int) int {
+	return total + int(int64((w-uint64(total))<<(64-lenBits))>>(64-lenBits))
+}
 
 // read waits for rank r's block of the current epoch and returns its
 // first n bytes; the block must be of a contribution of total bytes (n
@@ -204,17 +234,25 @@ func (m *module) read(r int, p uint64, total, n int) ([]byte, error) {
 	}
 	if w := *lenWord(b); w != m.lengthWord(total) {
 		// A member that went to the next component wrote no block.
-		if mine, theirs := m.mine[p], m.announcedBy(r); theirs.since(mine.seq) == 0 && theirs.path != mine.path {
+		mine, theirs := m.mine[p], m.announcedBy(r)
+		if theirs.since(mine.seq) == 0 && theirs.path != mine.path {
 			return nil, disagree(r, theirs, mine)
 		}
-		if w>>lenBits != m.calls&seqMask {
-			// r raised its word without writing a block: it is in this call
-			// with a count small enough for one round, where this rank's
-			// took several (rounds.go).
+		if w>>(lenBits+rootBits) != m.calls&seqMask {
+			// r raised its word without writing a block: after an error,
+			// which it announced (pass), or in this call with a count
+			// small enough for one round, where this rank's took several
+			// (rounds.go).
+			if theirs.since(mine.seq) == 0 && theirs.name == mine.name && theirs.otherRoot(mine) {
+				return nil, rootsDisagree(r, theirs.root, mine)
+			}
 			return nil, fmt.Errorf("rank %d takes part in call %d on this communicator with a smaller count "+
 				"than this rank's %d bytes: the ranks' counts disagree: %w", r, m.calls, total, coll.ErrTooShort)
 		}
-		return nil, sameLength(r, int(w&lenMask), total)
+		if root := int(w>>lenBits&rootMask) - 1; root != mine.root {
+			return nil, rootsDisagree(r, root, mine)
+		}
+		return nil, sameLength(r, lengthOf(w, total), total)
 	}
 	return b[offData : offData+n], nil
 }
@@ -370,8 +408,8 @@ func (m *module) fits(n int) bool { return n <= m.limit }
 // toNext sends a call of collective name of size bytes to the next
 // component: a call too large for a block where rounds do not pay
 // (roundsPay), or a call that its timed path sends there (timed.go).
-func (m *module) toNext(name string, size int, next func() error) error {
-	m.announce(name, size, pathNext)
+func (m *module) toNext(name string, root, size int, next func() error) error {
+	m.announce(name, root, size, pathNext)
 	return next()
 }
 
@@ -381,7 +419,7 @@ func (m *module) toNext(name string, size int, next func() error) error {
 // that what it does next (a bcast's write) is done before the others,
 // which a context switch may keep away for microseconds, come to need it.
 func (m *module) barrier(c coll.Comm) error {
-	m.announce("barrier", 0, pathSegment)
+	m.announce("barrier", noRoot, 0, pathSegment)
 	return m.fail("barrier", m.sync("barrier"))
 }
 
@@ -420,9 +458,9 @@ func (m *module) bcast(c coll.Comm, buf []byte, root int) error {
 		return err
 	}
 	if pc.path == pathNext {
-		return pc.done(m.toNext("bcast", total, func() error { return m.next.Bcast(c, buf, root) }))
+		return pc.done(m.toNext("bcast", root, total, func() error { return m.next.Bcast(c, buf, root) }))
 	}
-	m.announce("bcast", total, pathSegment)
+	m.announce("bcast", root, total, pathSegment)
 	return pc.done(m.fail("bcast", inRounds(total, piece(m.limit, multi, total, 1), multi, func(lo, hi int, first bool) error {
 		p := m.begin("bcast")
 		if m.me == root {
@@ -446,7 +484,7 @@ func (m *module) bcast(c coll.Comm, buf []byte, root int) error {
 			copy(buf[lo:hi], data)
 		}
 		if !first {
-			m.raise(p) // even after a mismatch: the root's next write waits for it
+			m.pass(p, total, err) // even after a mismatch: the root's next write waits for it
 		}
 		return err
 	})))
@@ -552,9 +590,9 @@ func (m *module) reduce(c coll.Comm, send, recv []byte, op coll.Op, root int) er
 		return err
 	}
 	if pc.path == pathNext {
-		return pc.done(m.toNext("reduce", total, func() error { return m.next.Reduce(c, send, recv, op, root) }))
+		return pc.done(m.toNext("reduce", root, total, func() error { return m.next.Reduce(c, send, recv, op, root) }))
 	}
-	m.announce("reduce", total, pathSegment)
+	m.announce("reduce", root, total, pathSegment)
 	return pc.done(m.fail("reduce", inRounds(total, piece(m.limit, multi, total, op.ElemSize()), multi, func(lo, hi int, first bool) error {
 		p, err := m.contribute("reduce", total, send[lo:hi], first)
 		if err == nil && m.me == root {
@@ -575,9 +613,9 @@ func (m *module) allreduce(c coll.Comm, send, recv []byte, op coll.Op) error {
 	total := len(send)
 	multi := !m.fits(total)
 	if multi && !m.roundsPay("allreduce", total) {
-		return m.toNext("allreduce", total, func() error { return m.next.Allreduce(c, send, recv, op) })
+		return m.toNext("allreduce", noRoot, total, func() error { return m.next.Allreduce(c, send, recv, op) })
 	}
-	m.announce("allreduce", total, pathSegment)
+	m.announce("allreduce", noRoot, total, pathSegment)
 	if m.splitPays(total) {
 		return m.fail("allreduce", inRounds(total, piece(m.limit, multi, total, op.ElemSize()), multi, func(lo, hi int, first bool) error {
 			return m.allreduceSplit(total, send[lo:hi], recv[lo:hi], op, first)
@@ -617,9 +655,9 @@ func (m *module) gather(c coll.Comm, send, recv []byte, root int) error {
 	total := len(send)
 	multi := !m.fits(total)
 	if multi && !m.roundsPay("gather", total) {
-		return m.toNext("gather", total, func() error { return m.next.Gather(c, send, recv, root) })
+		return m.toNext("gather", root, total, func() error { return m.next.Gather(c, send, recv, root) })
 	}
-	m.announce("gather", total, pathSegment)
+	m.announce("gather", root, total, pathSegment)
 	return m.fail("gather", inRounds(total, piece(m.limit, multi, total, 1), multi, func(lo, hi int, first bool) error {
 		p, err := m.contribute("gather", total, send[lo:hi], first)
 		if err == nil && m.me == root {
@@ -639,9 +677,9 @@ func (m *module) allgather(c coll.Comm, send, recv []byte) error {
 		return err
 	}
 	if pc.path == pathNext {
-		return pc.done(m.toNext("allgather", total, func() error { return m.next.Allgather(c, send, recv) }))
+		return pc.done(m.toNext("allgather", noRoot, total, func() error { return m.next.Allgather(c, send, recv) }))
 	}
-	m.announce("allgather", total, pathSegment)
+	m.announce("allgather", noRoot, total, pathSegment)
 	return pc.done(m.fail("allgather", inRounds(total, piece(m.limit, multi, total, 1), multi, func(lo, hi int, first bool) error {
 		p, err := m.contribute("allgather", total, send[lo:hi], first)
 		if err == nil {
@@ -667,9 +705,9 @@ func (m *module) scatter(c coll.Comm, send, recv []byte, root int) error {
 	total := m.n * k
 	multi := !m.fits(total)
 	if multi && !m.roundsPay("scatter", total) {
-		return m.toNext("scatter", total, func() error { return m.next.Scatter(c, send, recv, root) })
+		return m.toNext("scatter", root, total, func() error { return m.next.Scatter(c, send, recv, root) })
 	}
-	m.announce("scatter", total, pathSegment)
+	m.announce("scatter", root, total, pathSegment)
 	if m.me == root {
 		copy(recv, send[root*k:(root+1)*k])
 	}
@@ -698,7 +736,7 @@ func (m *module) scatter(c coll.Comm, send, recv []byte, root int) error {
 			copy(recv[lo:hi], data[m.me*w:(m.me+1)*w])
 		}
 		if !first {
-			m.raise(p)
+			m.pass(p, total, err)
 		}
 		return err
 	}))
@@ -722,9 +760,9 @@ func (m *module) alltoall(c coll.Comm, send, recv []byte) error {
 		return err
 	}
 	if pc.path == pathNext {
-		return pc.done(m.toNext("alltoall", total, func() error { return m.next.Alltoall(c, send, recv) }))
+		return pc.done(m.toNext("alltoall", noRoot, total, func() error { return m.next.Alltoall(c, send, recv) }))
 	}
-	m.announce("alltoall", total, pathSegment)
+	m.announce("alltoall", noRoot, total, pathSegment)
 	shm.CopyCached(recv[m.me*k:(m.me+1)*k], send[m.me*k:(m.me+1)*k])
 	return pc.done(m.fail("alltoall", inRounds(k, m.share(multi, k), multi, func(lo, hi int, first bool) error {
 		p := m.begin("alltoall")
@@ -762,12 +800,12 @@ func (m *module) allgatherv(c coll.Comm, send, recv []byte, counts, displs []int
 	most := slices.Max(counts)
 	multi := !m.fits(most)
 	if multi && !m.roundsPay("allgatherv", most) {
-		return m.toNext("allgatherv", most, func() error { return m.next.Allgatherv(c, send, recv, counts, displs) })
+		return m.toNext("allgatherv", noRoot, most, func() error { return m.next.Allgatherv(c, send, recv, counts, displs) })
 	}
 	if err := coll.CheckLen("send", len(send), counts[m.me], "this rank's count"); err != nil {
 		return m.fail("allgatherv", err)
 	}
-	m.announce("allgatherv", most, pathSegment)
+	m.announce("allgatherv", noRoot, most, pathSegment)
 	return m.fail("allgatherv", inRounds(most, piece(m.limit, multi, most, 1), multi, func(lo, hi int, first bool) error {
 		// Every member's count is its own: agree with counts, not len(send).
 		p, err := m.contribute("allgatherv", len(send), send[min(lo, len(send)):min(hi, len(send))], false)
@@ -808,7 +846,7 @@ func (m *module) reduceScatter(c coll.Comm, send, recv []byte, counts []int, op 
 		total += k
 	}
 	if !m.fits(total) && !m.roundsPay("reduce_scatter", total) {
-		return m.toNext("reduce_scatter", total, func() error { return m.next.ReduceScatter(c, send, recv, counts, op) })
+		return m.toNext("reduce_scatter", noRoot, total, func() error { return m.next.ReduceScatter(c, send, recv, counts, op) })
 	}
 	err := coll.CheckLen("send", len(send), total, "the sum of the counts")
 	if err == nil {
@@ -817,13 +855,13 @@ func (m *module) reduceScatter(c coll.Comm, send, recv []byte, counts []int, op 
 	if err != nil {
 		return m.fail("reduce_scatter", err)
 	}
-	m.announce("reduce_scatter", total, pathSegment)
+	m.announce("reduce_scatter", noRoot, total, pathSegment)
 	return m.fail("reduce_scatter", m.reduceParts("reduce_scatter", send, recv, op, off))
 }
 
 func (m *module) reduceScatterBlock(c coll.Comm, send, recv []byte, op coll.Op) error {
 	if !m.fits(m.n*len(recv)) && !m.roundsPay("reduce_scatter_block", m.n*len(recv)) {
-		return m.toNext("reduce_scatter_block", m.n*len(recv), func() error { return m.next.ReduceScatterBlock(c, send, recv, op) })
+		return m.toNext("reduce_scatter_block", noRoot, m.n*len(recv), func() error { return m.next.ReduceScatterBlock(c, send, recv, op) })
 	}
 	err := coll.CheckOp(op, len(recv))
 	if err == nil {
@@ -832,7 +870,7 @@ func (m *module) reduceScatterBlock(c coll.Comm, send, recv []byte, op coll.Op) 
 	if err != nil {
 		return m.fail("reduce_scatter_block", err)
 	}
-	m.announce("reduce_scatter_block", m.n*len(recv), pathSegment)
+	m.announce("reduce_scatter_block", noRoot, m.n*len(recv), pathSegment)
 	return m.fail("reduce_scatter_block", m.reduceParts("reduce_scatter_block", send, recv, op, m.me*len(recv)))
 }
 
@@ -855,7 +893,7 @@ func (m *module) reduceParts(name string, send, recv []byte, op coll.Op, off int
 func (m *module) scan(c coll.Comm, send, recv []byte, op coll.Op) error {
 	multi := !m.fits(len(send))
 	if multi && !m.roundsPay("scan", len(send)) {
-		return m.toNext("scan", len(send), func() error { return m.next.Scan(c, send, recv, op) })
+		return m.toNext("scan", noRoot, len(send), func() error { return m.next.Scan(c, send, recv, op) })
 	}
 	err := coll.CheckOp(op, len(send))
 	if err == nil {
@@ -864,7 +902,7 @@ func (m *module) scan(c coll.Comm, send, recv []byte, op coll.Op) error {
 	if err != nil {
 		return m.fail("scan", err)
 	}
-	m.announce("scan", len(send), pathSegment)
+	m.announce("scan", noRoot, len(send), pathSegment)
 	total := len(send)
 	return m.fail("scan", inRounds(total, piece(m.limit, multi, total, op.ElemSize()), multi, func(lo, hi int, first bool) error {
 		p, err := m.contribute("scan", total, send[lo:hi], first)
@@ -880,7 +918,7 @@ func (m *module) scan(c coll.Comm, send, recv []byte, op coll.Op) error {
 func (m *module) exscan(c coll.Comm, send, recv []byte, op coll.Op) error {
 	multi := !m.fits(len(send))
 	if multi && !m.roundsPay("exscan", len(send)) {
-		return m.toNext("exscan", len(send), func() error { return m.next.Exscan(c, send, recv, op) })
+		return m.toNext("exscan", noRoot, len(send), func() error { return m.next.Exscan(c, send, recv, op) })
 	}
 	err := coll.CheckOp(op, len(send))
 	if err == nil && m.me > 0 {
@@ -889,7 +927,7 @@ func (m *module) exscan(c coll.Comm, send, recv []byte, op coll.Op) error {
 	if err != nil {
 		return m.fail("exscan", err)
 	}
-	m.announce("exscan", len(send), pathSegment)
+	m.announce("exscan", noRoot, len(send), pathSegment)
 	total := len(send)
 	return m.fail("exscan", inRounds(total, piece(m.limit, multi, total, op.ElemSize()), multi, func(lo, hi int, first bool) error {
 		p, err := m.contribute("exscan", total, send[lo:hi], first)

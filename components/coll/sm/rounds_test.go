@@ -119,19 +119,19 @@ func TestRoundsCountsDisagree(t *testing.T) {
 		cases = append(cases, disagreement{"allreduce/" + tc.name, func(tab *coll.Table, c coll.Comm, r, n int) error {
 			l := shortLength(r, k, less)
 			return tab.Allreduce(c, colltest.Data(1, r, l), make([]byte, l), sum)
-		}, wantOr(everyReads)})
+		}, wantOr(everyReads), nil})
 		cases = append(cases, disagreement{"allgather/" + tc.name, func(tab *coll.Table, c coll.Comm, r, n int) error {
 			l := shortLength(r, k, less)
 			return tab.Allgather(c, colltest.Data(1, r, l), make([]byte, n*l))
-		}, wantOr(everyReads)})
+		}, wantOr(everyReads), nil})
 		cases = append(cases, disagreement{"alltoall/" + tc.name, func(tab *coll.Table, c coll.Comm, r, n int) error {
 			l := n * shortLength(r, k/n, less/n)
 			return tab.Alltoall(c, colltest.Data(1, r, l), make([]byte, l))
-		}, wantOr(everyReads)})
+		}, wantOr(everyReads), nil})
 		cases = append(cases, disagreement{"scan/" + tc.name, func(tab *coll.Table, c coll.Comm, r, n int) error {
 			l := shortLength(r, k, less)
 			return tab.Scan(c, colltest.Data(1, r, l), make([]byte, l), sum)
-		}, wantOr(func(r, _ int) int { return wantTooLong })})
+		}, wantOr(func(r, _ int) int { return wantTooLong }), nil})
 		cases = append(cases, disagreement{"allgatherv/" + tc.name, func(tab *coll.Table, c coll.Comm, r, n int) error {
 			// Rank 1's counts are all short: its datatype differs.
 			l := shortLength(r, k, less)
@@ -140,27 +140,27 @@ func TestRoundsCountsDisagree(t *testing.T) {
 				counts[q], displs[q] = l, q*l
 			}
 			return tab.Allgatherv(c, colltest.Data(1, r, l), make([]byte, n*l), counts, displs)
-		}, wantOr(everyReads)})
+		}, wantOr(everyReads), nil})
 		cases = append(cases, disagreement{"reduce_scatter_block/" + tc.name, func(tab *coll.Table, c coll.Comm, r, n int) error {
 			l := shortLength(r, sk, sless)
 			return tab.ReduceScatterBlock(c, colltest.Data(1, r, n*l), make([]byte, l), byteSum{})
-		}, wantOr(everyReads)})
+		}, wantOr(everyReads), nil})
 		for _, root := range []int{0, 1} {
 			cases = append(cases, disagreement{fmt.Sprintf("reduce/root%d/%s", root, tc.name), func(tab *coll.Table, c coll.Comm, r, n int) error {
 				l := shortLength(r, k, less)
 				return tab.Reduce(c, colltest.Data(1, r, l), make([]byte, l), sum, root)
-			}, wantOr(rootReads(root))})
+			}, wantOr(rootReads(root)), nil})
 			cases = append(cases, disagreement{fmt.Sprintf("gather/root%d/%s", root, tc.name), func(tab *coll.Table, c coll.Comm, r, n int) error {
 				l := shortLength(r, k, less)
 				return tab.Gather(c, colltest.Data(1, r, l), make([]byte, n*l), root)
-			}, wantOr(rootReads(root))})
+			}, wantOr(rootReads(root)), nil})
 			cases = append(cases, disagreement{fmt.Sprintf("bcast/root%d/%s", root, tc.name), func(tab *coll.Table, c coll.Comm, r, n int) error {
 				return tab.Bcast(c, colltest.Data(1, root, shortLength(r, k, less)), root)
-			}, wantOr(readRoot(root))})
+			}, wantOr(readRoot(root)), nil})
 			cases = append(cases, disagreement{fmt.Sprintf("scatter/root%d/%s", root, tc.name), func(tab *coll.Table, c coll.Comm, r, n int) error {
 				l := shortLength(r, sk, sless)
 				return tab.Scatter(c, colltest.Data(1, root, n*l), make([]byte, l), root)
-			}, wantOr(readRoot(root))})
+			}, wantOr(readRoot(root)), nil})
 		}
 	}
 	// The warm calls fill every block with a call of this size, so that the

@@ -21,17 +21,17 @@ import (
 // epoch word and the length of its data, so that a contribution of up to
 // 48 bytes travels in the epoch's own cache line. Rank r's wake-up line
 // holds the number of ranks asleep waiting for r's words (offSleepers)
-// and the futex word they sleep on (offWake), and r's latest call
-// (announce.go).
+// and the futex word they sleep on (offWake), and r's latest call and
+// its root (announce.go).
 const (
 	magic       = 0x6c6c6f6369706d67 // "gmpicoll", little-endian
-	version     = 5
+	version     = 6
 	offSleepers = 0
 	offWake     = 4
 	line        = 64
 	headerBytes = line
 	offEpoch    = 0  // uint64: the epoch whose data the block holds
-	offLen      = 8  // uint64: the contribution's length and its call (lengthWord)
+	offLen      = 8  // uint64: the contribution's length, its call and root (lengthWord)
 	offData     = 16 // the data
 )
 

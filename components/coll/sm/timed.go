@@ -190,7 +190,7 @@ func (m *module) swapMedians(mine [2]time.Duration) (seg, next time.Duration, er
 	var b [size]byte
 	binary.LittleEndian.PutUint64(b[:8], uint64(mine[0]))
 	binary.LittleEndian.PutUint64(b[8:], uint64(mine[1]))
-	m.announce(name, size, pathSegment)
+	m.announce(name, noRoot, size, pathSegment)
 	p, err := m.contribute(name, size, b[:], false)
 	if err != nil {
 		return 0, 0, m.fail(name, err)

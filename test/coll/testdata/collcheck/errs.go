@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/gompi/gompi/mpi"
@@ -136,14 +137,19 @@ func inPlaceAtNonRoot(x *checker) {
 }
 
 // mismatch runs one collective where some ranks' counts disagree with
-// the others' (collcheck mismatch KIND). A rank that sees the error says
-// "detected" and leaves without Finalize, which ends the job; the job
-// must not hang, and some rank must detect the mismatch.
+// the others' (collcheck mismatch KIND), or, for the kinds root-*, their
+// roots. A rank that sees the error says "detected" and leaves without
+// Finalize, which ends the job; the job must not hang, and some rank must
+// detect the mismatch.
 func mismatch(x *checker, w mpi.Comm) {
 	if len(x.args) != 1 {
 		x.fatalf("usage: collcheck mismatch KIND")
 	}
 	kind := x.args[0]
+	if strings.HasPrefix(kind, "root-") {
+		rootMismatch(x, w, kind)
+		return
+	}
 	me, size := w.Rank(), w.Size()
 	n := 4
 	if kind == "bcast-large" {
@@ -189,6 +195,51 @@ func mismatch(x *checker, w mpi.Comm) {
 	default:
 		x.fatalf("mismatch: unknown kind %q", kind)
 	}
+	detected(x, kind, err, mpi.ErrTruncate, mpi.ErrCount)
+}
+
+// rootMismatch runs one rooted collective where the ranks' roots
+// disagree (root-COLLECTIVE[-second|-cycle][-large]): rank 2 passes root
+// 1 and the others root 0; with -second rank 1 passes root 1 (a second
+// rank takes itself for the root); with -cycle rank 0 passes root 1 (ranks
+// 0 and 1 each take the other for the root). -large takes several rounds
+// in coll sm. Some rank must report MPI_ERR_ROOT.
+func rootMismatch(x *checker, w mpi.Comm, kind string) {
+	me, size := w.Rank(), w.Size()
+	if size < 3 {
+		x.fatalf("mismatch %s: wants 3 ranks or more, not %d", kind, size)
+	}
+	words := strings.Split(kind, "-")
+	second, cycle := slices.Contains(words, "second"), slices.Contains(words, "cycle")
+	root := 0
+	if second && me == 1 || cycle && me == 0 || !second && !cycle && me == 2 {
+		root = 1
+	}
+	n := 4
+	if slices.Contains(words, "large") {
+		n = 100_000
+	}
+	var err error
+	switch words[1] {
+	case "bcast":
+		err = mpi.Bcast(make([]int32, n), root, w)
+	case "reduce":
+		err = mpi.Reduce(make([]int32, n), make([]int32, n), mpi.Sum, root, w)
+	case "gather":
+		err = mpi.Gather(make([]int32, n), make([]int32, size*n), root, w)
+	case "scatter":
+		err = mpi.Scatter(make([]int32, size*n), make([]int32, n), root, w)
+	default:
+		x.fatalf("mismatch: unknown kind %q", kind)
+	}
+	detected(x, kind, err, mpi.ErrRoot)
+}
+
+// detected reports the error of a mismatch of kind, which must be of one
+// of the classes want: the rank says so and leaves without Finalize. A
+// rank without an error returns.
+func detected(x *checker, kind string, err error, want ...error) {
+	me := x.rank
 	if err == nil {
 		return
 	}
@@ -199,8 +250,8 @@ func mismatch(x *checker, w mpi.Comm) {
 		fmt.Printf("peer left after mismatch %s rank %d: %v\n", kind, me, err)
 		os.Exit(3)
 	}
-	if !errors.Is(err, mpi.ErrTruncate) && !errors.Is(err, mpi.ErrCount) {
-		x.fatalf("mismatch %s with %d elements: error %q, want class ErrTruncate or ErrCount", kind, count, err)
+	if !slices.ContainsFunc(want, func(class error) bool { return errors.Is(err, class) }) {
+		x.fatalf("mismatch %s: error %q, want class %v", kind, err, want)
 	}
 	fmt.Printf("detected mismatch %s rank %d: %v\n", kind, me, err)
 	os.Exit(3)

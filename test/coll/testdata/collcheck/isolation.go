@@ -35,3 +35,56 @@ func isolation(x *checker, c mpi.Comm) {
 }
 
 var int64Kind = kind[int64]{"int64", func(v int) int64 { return int64(v) << 20 }, -3}
+
+// contexts posts a receive from any source with any tag on world, then
+// receives from the same rank with the same tag on a Dup and on a Split
+// of world; each rank then sends to the next on the Dup, on the Split
+// and, last, on world. Only the context tells the messages apart: each
+// receive must get its own communicator's message, world's receive never
+// the others' (they come first from the same sender).
+func contexts(x *checker, w mpi.Comm) {
+	me, size := w.Rank(), w.Size()
+	dup, err := w.Dup()
+	x.ok(err, "dup for the contexts check")
+	split, err := w.Split(me%2, me)
+	x.ok(err, "split for the contexts check")
+	const tag = 4
+	comms := []mpi.Comm{w, dup, split}
+	names := []string{"world", "a dup of world", "a split of world"}
+	got := make([][]int64, len(comms))
+	var reqs []mpi.Request
+	for i, c := range comms {
+		got[i] = []int64{-1, -1}
+		src := (c.Rank() + c.Size() - 1) % c.Size()
+		if i == 0 {
+			src = mpi.AnySource
+		}
+		req, err := mpi.Irecv(got[i], src, tag, c)
+		x.ok(err, "irecv on %s", names[i])
+		reqs = append(reqs, req)
+	}
+	for _, i := range []int{1, 2, 0} { // world's message last
+		c := comms[i]
+		req, err := mpi.Isend([]int64{int64(me), int64(i)}, (c.Rank()+1)%c.Size(), tag, c)
+		x.ok(err, "isend on %s", names[i])
+		reqs = append(reqs, req)
+	}
+	x.ok(mpi.WaitAll(reqs...), "wait for the contexts check's messages")
+	for i, c := range comms {
+		from := (c.Rank() + c.Size() - 1) % c.Size()
+		same(x, got[i], []int64{int64(worldRank(x, c, from, w)), int64(i)}, "the message received on %s (%d ranks)", names[i], size)
+	}
+	x.ok(dup.Free(), "free the dup")
+	x.ok(split.Free(), "free the split")
+}
+
+// worldRank is the world rank of rank r of c.
+func worldRank(x *checker, c mpi.Comm, r int, w mpi.Comm) int {
+	g, err := c.Group()
+	x.ok(err, "group of %s", c.Name())
+	wg, err := w.Group()
+	x.ok(err, "world group")
+	ranks, err := g.TranslateRanks([]int{r}, wg)
+	x.ok(err, "translate a rank of %s", c.Name())
+	return ranks[0]
+}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"slices"
 
 	"github.com/gompi/gompi/mpi"
@@ -21,6 +22,7 @@ func matrix(x *checker, w mpi.Comm) {
 		collectives(x, d.comm, u)
 		isolation(x, d.comm)
 	}
+	contexts(x, w)
 	large(x, w, u)
 	concurrent(x, w, u)
 	communicators(x, w)
@@ -51,19 +53,19 @@ func collectives(x *checker, c mpi.Comm, u userOps) {
 
 // large runs a few collectives on vectors of about 100k elements.
 func large(x *checker, w mpi.Comm, u userOps) {
-	size := w.Size()
+	size, name := w.Size(), w.Name()
 	const n = 100_000
-	bcast(x, w, int32s, n, size/2, "world large bcast int32")
-	gather(x, w, float64s, n/size, size-1, "world large gather float64")
-	scatterv(x, w, int32s, 2*n/size, 0, "world large scatterv int32")
+	bcast(x, w, int32s, n, size/2, name+" large bcast int32")
+	gather(x, w, float64s, n/size, size-1, name+" large gather float64")
+	scatterv(x, w, int32s, 2*n/size, 0, name+" large scatterv int32")
 	recv := make([]int32, size*(n/size))
 	from := make([][]int32, size)
 	for i := range from {
 		from[i] = int32s.block(i, 0, n/size)
 	}
-	x.ok(mpi.Allgather(from[w.Rank()], recv, w), "world large allgather")
-	same(x, recv, concat(from), "world large allgather int32 n=%d", n/size)
-	alltoall(x, w, float64s, 20_000/size, "world large alltoall float64")
+	x.ok(mpi.Allgather(from[w.Rank()], recv, w), "%s large allgather", name)
+	same(x, recv, concat(from), "%s large allgather int32 n=%d", name, n/size)
+	alltoall(x, w, float64s, 20_000/size, name+" large alltoall float64")
 
 	sum := float64Reductions()[0]
 	reduce(x, w, sum, n)
@@ -156,18 +158,33 @@ func checkMembers(x *checker, d derived) {
 	same(x, all, want, "%s members by an allgather", d.name)
 }
 
-// algorithms is the part of the matrix that an algorithm changes: every
-// collective on world and on communicators of other sizes made by Split,
-// and the large vectors. The tuned rows of the test run it once per
-// forced algorithm; the calls that no algorithm touches run in matrix.
+// algorithms is the part of the matrix that an algorithm changes, every
+// collective and the large vectors, on communicators of every size from
+// 1 to the world's: world, then, for k from 1 to half the world, a Split
+// into the first k ranks and the others, both halves at once (a job of 9
+// ranks covers 1 to 9). The tuned rows of the test run it once per forced
+// algorithm; the calls that no algorithm touches run in matrix.
 func algorithms(x *checker, w mpi.Comm) {
 	u := newUserOps(x)
-	me := w.Rank()
+	me, size := w.Rank(), w.Size()
 	collectives(x, w, u)
-	split, err := w.Split(me%3, -me)
-	x.ok(err, "split by rank%%3")
-	collectives(x, split, u)
 	large(x, w, u)
-	x.ok(split.Free(), "free the split")
+	for k := 1; k <= size/2; k++ {
+		color := 0
+		if me >= k {
+			color = 1
+		}
+		split, err := w.Split(color, me)
+		x.ok(err, "split into %d ranks and %d", k, size-k)
+		want := k
+		if color == 1 {
+			want = size - k
+		}
+		equal(x, split.Size(), want, "size of a split into %d ranks and %d", k, size-k)
+		x.ok(split.SetName(fmt.Sprintf("split-%d-of-%d", split.Size(), size)), "set name")
+		collectives(x, split, u)
+		large(x, split, u)
+		x.ok(split.Free(), "free the split")
+	}
 	x.ok(mpi.Barrier(w), "final barrier")
 }
