@@ -15,6 +15,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/gompi/gompi/frameworks/prof"
 	"github.com/gompi/gompi/internal/launcher"
 	"github.com/gompi/gompi/mca"
 	"github.com/gompi/gompi/params"
@@ -95,6 +96,7 @@ func run(args []string, stdin *os.File, stdout, stderr io.Writer, sigs, quits <-
 		Stdout:               stdout,
 		Stderr:               stderr,
 		Signals:              sigs,
+		Mergers:              mergerFor,
 		Log: hclog.New(&hclog.LoggerOptions{
 			Name:   "gompirun",
 			Level:  logLevel(opt.verbose),
@@ -106,6 +108,16 @@ func run(args []string, stdin *os.File, stdout, stderr io.Writer, sigs, quits <-
 		fmt.Fprintln(stderr, "gompirun:", err)
 	}
 	return code
+}
+
+// mergerFor is the merger of a profiling tool's parts: those of the tools
+// gompirun links (components/all, imported in check.go, brings stats and
+// trace), which registered them at init.
+func mergerFor(tool string) launcher.MergeFunc {
+	if m := prof.MergerFor(tool); m != nil {
+		return launcher.MergeFunc(m)
+	}
+	return nil
 }
 
 // rankEnv is the environment the ranks start from: gompirun's own, the -x

@@ -77,6 +77,11 @@ type Config struct {
 	Log     hclog.Logger  // nil: discard
 	TempDir string        // parent of the session directory; "": os.TempDir()
 	Grace   time.Duration // between SIGTERM and SIGKILL; 0: DefaultGrace
+	// Mergers finds the merger of a profiling tool's parts (see
+	// MergeFunc), nil when it has none; gompirun passes prof.MergerFor.
+	// When the job has ended, the parts the ranks submitted are merged in
+	// the working directory, and the reports listed with those announced.
+	Mergers func(tool string) MergeFunc
 }
 
 // Run runs the job described by cfg and returns the status gompirun should
@@ -117,6 +122,8 @@ func Run(ctx context.Context, cfg Config) (int, error) {
 
 	j := &job{
 		cfg:     cfg,
+		jobID:   sess.jobID,
+		sessDir: sess.dir,
 		log:     cfg.Log,
 		term:    newTerminal(cfg.Stdout, cfg.Stderr),
 		pids:    make([]int, cfg.NP),
@@ -304,14 +311,16 @@ func rankEnv(base []string, s *session, rank, np int) []string {
 
 // job is one running job.
 type job struct {
-	cfg   Config
-	log   hclog.Logger
-	term  *terminal
-	fwd   *forwarder
-	srv   *Server
-	exits chan exitEvent
-	pumps sync.WaitGroup
-	pipes []*os.File // read ends of the ranks' stdout and stderr
+	cfg     Config
+	jobID   string
+	sessDir string // where the ranks leave their profiling parts
+	log     hclog.Logger
+	term    *terminal
+	fwd     *forwarder
+	srv     *Server
+	exits   chan exitEvent
+	pumps   sync.WaitGroup
+	pipes   []*os.File // read ends of the ranks' stdout and stderr
 	// lifeline is the read end of the pipe whose write end only gompirun
 	// holds; every rank inherits it as lifelineFD.
 	lifeline *os.File
@@ -567,7 +576,7 @@ func (j *job) supervise(ctx context.Context, pids []int) int {
 		_ = signalGroup(pid, syscall.SIGKILL)
 	}
 	j.drainOutput()
-	for _, path := range j.srv.Reports() {
+	for _, path := range append(j.srv.Reports(), j.mergeParts()...) {
 		fmt.Fprintf(j.term.stderr(), "gompirun: report written: %s\n", path)
 	}
 

@@ -92,7 +92,7 @@ func RemoveJobFiles(jobID, sessionDir string) error {
 func LinkJobFile(jobID, sessionDir, path string) error {
 	name := filepath.Base(path)
 	if !jobIDPattern.MatchString(jobID) || !strings.HasPrefix(name, "gompi."+jobID+".") {
-		return fmt.Errorf("job file %s: its name must start with gompi.%s.", path, jobID)
+		return fmt.Errorf("job file %s: its name must start with gompi.%s. as the job's files do", path, jobID)
 	}
 	abs, err := filepath.Abs(path)
 	if err != nil {

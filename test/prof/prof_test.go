@@ -15,18 +15,19 @@ import (
 	"github.com/gompi/gompi/internal/jobtest"
 )
 
-var gompirun, stackcheck string
+var gompirun, stackcheck, partsjob string
 
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "prof_test")
 	if err != nil {
 		panic(err)
 	}
-	bins, err := jobtest.Build(dir, map[string]string{"gompirun": "../../cmd/gompirun", "stackcheck": "./testdata/stackcheck"})
+	bins, err := jobtest.Build(dir, map[string]string{"gompirun": "../../cmd/gompirun", "stackcheck": "./testdata/stackcheck",
+		"partsjob": "./testdata/partsjob"})
 	if err != nil {
 		panic(err)
 	}
-	gompirun, stackcheck = bins["gompirun"], bins["stackcheck"]
+	gompirun, stackcheck, partsjob = bins["gompirun"], bins["stackcheck"], bins["partsjob"]
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)

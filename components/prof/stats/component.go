@@ -2,9 +2,10 @@
 // its application time, MPI time and MPI %, per MPI function and per call
 // site in the user's code the calls, time and bytes, with their spread
 // across ranks, and the sender-by-receiver matrices of messages and
-// bytes, point-to-point and collective apart. Rank 0 writes the report
-// at Finalize, as text, JSON and an SVG heatmap. docs/prof-stats.md
-// describes it.
+// bytes, point-to-point and collective apart. At Finalize each rank
+// submits its part, and gompirun merges the parts into one report, as
+// text, JSON and an SVG heatmap, when the job ends (a program started
+// alone writes its own). docs/prof-stats.md describes it.
 //
 // Run it with gompirun --mca prof stats, or GOMPI_MCA_prof=stats.
 package stats
@@ -29,7 +30,10 @@ type Component struct {
 // info is the component's identity.
 var info = prof.Info("stats", mca.Version{Major: 1}, 50, func() mca.Component { return &Component{} })
 
-func init() { mca.Register(info) }
+func init() {
+	mca.Register(info)
+	prof.RegisterMerger(toolName, merge)
+}
 
 // RegisterParams registers the prof_stats_* parameters.
 func (c *Component) RegisterParams(r *params.Registrar) error {

@@ -17,7 +17,7 @@ func NewLayer(next pmpi.API, world *pmpi.Comm, size int) *Layer {
 // Flush ends the phase and returns it as rank 0 would send it.
 func (m *module) Flush() PhasePart {
 	m.flush("pcontrol")
-	return part(0, "", m.phases[len(m.phases)-1:], 1).Phases[0]
+	return part(0, 1, "", m.cfg, m.phases[len(m.phases)-1:], 1).Phases[0]
 }
 
 // PhasePart is one phase of one rank.

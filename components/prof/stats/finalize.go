@@ -6,12 +6,12 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/gompi/gompi/frameworks/prof"
 	"github.com/gompi/gompi/pmpi"
 )
 
-// Finalize ends the last phase, gathers every rank's part at rank 0,
-// which writes the report, and then passes down.
+// Finalize ends the last phase, submits this rank's part of the report
+// for gompirun to merge (or, without gompirun, writes the report), and
+// then passes down.
 func (m *module) Finalize() error {
 	var err error
 	if m.world != nil {
@@ -28,25 +28,18 @@ func (m *module) report() error {
 	rate := m.clock.Rate()
 	host, _ := os.Hostname()
 	m.mu.Lock()
-	data, err := json.Marshal(part(m.rank, host, m.phases, rate))
+	data, err := json.Marshal(part(m.rank, m.size, host, m.cfg, m.phases, rate))
 	m.mu.Unlock()
 	if err != nil {
 		return err
 	}
-	parts, err := prof.GatherParts(m.world, data)
-	if err != nil || parts == nil {
+	if submitted, err := pmpi.SubmitPart(toolName, data); submitted || err != nil {
 		return err
 	}
-	rep, err := build(pmpi.JobID(), parts)
-	if err != nil {
-		return err
-	}
-	paths, err := write(m.cfg, rep)
+	// No gompirun: a singleton, whose part is the whole job's.
+	paths, err := merge(pmpi.JobID(), map[int][]byte{m.rank: data})
 	for _, p := range paths {
-		// gompirun lists the reports when the job ends; alone, say it here.
-		if told, aerr := pmpi.Announce(p); !told || aerr != nil {
-			fmt.Fprintf(os.Stderr, "gompi prof stats: wrote %s\n", p)
-		}
+		fmt.Fprintf(os.Stderr, "gompi prof stats: wrote %s\n", p)
 	}
 	return err
 }

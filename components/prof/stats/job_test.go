@@ -19,7 +19,7 @@ import (
 )
 
 // TestJob runs statsprog, whose traffic is known exactly, on 3 ranks
-// under gompirun --mca prof stats and checks the report rank 0 writes:
+// under gompirun --mca prof stats and checks the report gompirun writes:
 // counts and bytes per function, per call site (by the program's line
 // numbers) and per pair of ranks, in each phase and in the whole run.
 func TestJob(t *testing.T) {

@@ -24,8 +24,9 @@ func register(r *params.Registrar) paramSet {
 	return paramSet{
 		output: r.String(params.Spec{
 			Name: "output", Default: "gompi-stats", Level: 2,
-			Help: "Path prefix of the report: rank 0 writes <prefix>.<job id>.txt and .json (and .svg), " +
-				"relative to its working directory unless the prefix is absolute.",
+			Help: "Path prefix of the report: gompirun writes <prefix>.<job id>.txt and .json (and .svg) " +
+				"when the job ends, relative to its working directory unless the prefix is absolute " +
+				"(a program started alone: relative to its own).",
 			Validate: func(v any) error {
 				if v.(string) == "" {
 					return errors.New("must not be empty")

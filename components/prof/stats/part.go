@@ -1,11 +1,22 @@
 package stats
 
-// rankPart is what one rank sends to rank 0 at Finalize, as JSON: its
-// phases with every time already in nanoseconds.
+// rankPart is what one rank submits at Finalize, as JSON, for gompirun
+// to merge (see merge): its phases with every time already in
+// nanoseconds, and what only the ranks know, the world's size and the
+// report's parameters as this rank resolved them.
 type rankPart struct {
 	Rank   int         `json:"rank"`
+	Size   int         `json:"size"`
 	Host   string      `json:"host"`
+	Config partConfig  `json:"config"`
 	Phases []phasePart `json:"phases"`
+}
+
+// partConfig is config, in a part.
+type partConfig struct {
+	Output string `json:"output"`
+	Top    int    `json:"top"`
+	SVG    bool   `json:"svg"`
 }
 
 type phasePart struct {
@@ -41,13 +52,13 @@ type row struct {
 	Bytes []int64 `json:"bytes"`
 }
 
-// part converts a rank's phases to what it sends to rank 0.
-func part(rank int, host string, phases []phase, rate float64) rankPart {
+// part converts a rank's phases to its part of the report.
+func part(rank, size int, host string, cfg config, phases []phase, rate float64) rankPart {
 	ns := func(t int64) int64 { return int64(float64(t) * rate) }
 	conv := func(name string, t tally) callPart {
 		return callPart{Name: name, Calls: t.Calls, Ns: ns(t.Ticks), MinNs: ns(t.Min), MaxNs: ns(t.Max), Bytes: t.Bytes}
 	}
-	rp := rankPart{Rank: rank, Host: host}
+	rp := rankPart{Rank: rank, Size: size, Host: host, Config: partConfig{Output: cfg.output, Top: cfg.top, SVG: cfg.svg}}
 	for _, ph := range phases {
 		pp := phasePart{EndedBy: ph.endedBy, AppNs: int64(ph.app), MPINs: ns(ph.mpiTicks)}
 		for f, t := range ph.fns {

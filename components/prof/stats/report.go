@@ -2,18 +2,19 @@ package stats
 
 import (
 	"cmp"
-	"encoding/json"
-	"fmt"
 	"math"
 	"slices"
 )
 
-// Report is the whole job's report, as rank 0 writes it in JSON.
+// Report is the whole job's report, as it is written in JSON.
 type Report struct {
-	Job    string        `json:"job"`
-	Ranks  int           `json:"ranks"`
-	Phases []PhaseReport `json:"phases"` // in order; Pcontrol(2) ends one
-	Total  PhaseReport   `json:"total"`  // the phases together
+	Job   string `json:"job"`
+	Ranks int    `json:"ranks"` // the world's size
+	// Missing are the ranks without a part, which did not reach Finalize
+	// (or whose part did not decode): their figures are not in the report.
+	Missing []int         `json:"missing_ranks"`
+	Phases  []PhaseReport `json:"phases"` // in order; Pcontrol(2) ends one
+	Total   PhaseReport   `json:"total"`  // the phases together
 }
 
 // PhaseReport is one phase across every rank.
@@ -109,27 +110,28 @@ func spread(xs []float64) Spread {
 	return s
 }
 
-// build decodes the ranks' parts and aggregates them: phase i of the
-// report merges phase i of every rank that has it.
-func build(job string, raw [][]byte) (*Report, error) {
-	parts := make([]rankPart, len(raw))
-	for i, b := range raw {
-		if err := json.Unmarshal(b, &parts[i]); err != nil {
-			return nil, fmt.Errorf("rank %d's part: %w", i, err)
+// aggregate merges the parts of the ranks present, in rank order, of a
+// world of size ranks: phase i of the report merges phase i of every rank
+// that has it. The ranks without a part are Missing: their tasks are left
+// out of the times and their rows of the matrices are zero.
+func aggregate(job string, size int, parts []rankPart) *Report {
+	n := size
+	r := &Report{Job: job, Ranks: n, Missing: []int{}}
+	have := map[int]bool{}
+	for _, p := range parts {
+		have[p.Rank] = true
+	}
+	for rank := range n {
+		if !have[rank] {
+			r.Missing = append(r.Missing, rank)
 		}
 	}
-	return aggregate(job, parts), nil
-}
-
-func aggregate(job string, parts []rankPart) *Report {
-	n := len(parts)
-	r := &Report{Job: job, Ranks: n}
 	nph := 0
 	for _, p := range parts {
 		nph = max(nph, len(p.Phases))
 	}
 	ids := siteIDs(parts)
-	totals := make([]*phasePart, n)
+	totals := make([]*phasePart, len(parts))
 	for i, p := range parts {
 		t := phasePart{EndedBy: "finalize", P2P: zeroRow(n), Coll: zeroRow(n)}
 		for _, ph := range p.Phases {
@@ -138,17 +140,17 @@ func aggregate(job string, parts []rankPart) *Report {
 		totals[i] = &t
 	}
 	for k := range nph {
-		phs := make([]*phasePart, n)
+		phs := make([]*phasePart, len(parts))
 		for i, p := range parts {
 			if k < len(p.Phases) {
 				phs[i] = &p.Phases[k]
 			}
 		}
-		pr := phaseReport(parts, phs, ids)
+		pr := phaseReport(n, parts, phs, ids)
 		pr.Phase = k + 1
 		r.Phases = append(r.Phases, pr)
 	}
-	r.Total = phaseReport(parts, totals, ids)
+	r.Total = phaseReport(n, parts, totals, ids)
 	r.Total.EndedBy = ""
 	return r
 }
@@ -250,10 +252,9 @@ func percent(a, b float64) float64 {
 	return 100 * a / b
 }
 
-// phaseReport aggregates one phase of every rank; phs[i] is nil for a
-// rank without it.
-func phaseReport(parts []rankPart, phs []*phasePart, ids map[key]int) PhaseReport {
-	n := len(parts)
+// phaseReport aggregates one phase of the ranks present, of a world of n;
+// phs[i] is nil for a rank without it.
+func phaseReport(n int, parts []rankPart, phs []*phasePart, ids map[key]int) PhaseReport {
 	pr := PhaseReport{Aggregate: TaskTime{Rank: -1},
 		P2P: Matrix{Messages: square(n), Bytes: square(n)}, Coll: Matrix{Messages: square(n), Bytes: square(n)}}
 	var mpiSecs, mpiPcts []float64

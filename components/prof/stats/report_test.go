@@ -1,8 +1,13 @@
 package stats
 
 import (
+	"encoding/json"
+	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -74,7 +79,7 @@ func TestAggregate(t *testing.T) {
 			},
 			P2P: row{Msgs: []int64{1, 0}, Bytes: []int64{50, 0}}, Coll: row{Msgs: []int64{1, 0}, Bytes: []int64{8, 0}}},
 	}}
-	r := aggregate("j", []rankPart{r0, r1})
+	r := aggregate("j", 2, []rankPart{r0, r1})
 	if r.Ranks != 2 || len(r.Phases) != 2 {
 		t.Fatalf("%d ranks, %d phases", r.Ranks, len(r.Phases))
 	}
@@ -190,7 +195,7 @@ func TestPackageOf(t *testing.T) {
 // directory, then without the SVG.
 func TestWrite(t *testing.T) {
 	t.Chdir(t.TempDir())
-	r := aggregate("j1", []rankPart{{Rank: 0, Phases: []phasePart{{EndedBy: "finalize", AppNs: 1e9,
+	r := aggregate("j1", 1, []rankPart{{Rank: 0, Phases: []phasePart{{EndedBy: "finalize", AppNs: 1e9,
 		P2P: row{Msgs: []int64{0}, Bytes: []int64{0}}, Coll: row{Msgs: []int64{0}, Bytes: []int64{0}}}}}})
 	paths, err := write(config{output: "gompi-stats", top: 20, svg: true}, r)
 	if err != nil || !slices.Equal(paths, []string{"gompi-stats.j1.txt", "gompi-stats.j1.json", "gompi-stats.j1.svg"}) {
@@ -199,5 +204,48 @@ func TestWrite(t *testing.T) {
 	paths, err = write(config{output: "p", top: 1, svg: false}, r)
 	if err != nil || len(paths) != 2 {
 		t.Fatalf("write without SVG: %v, %v", paths, err)
+	}
+}
+
+// TestMergeMissing: gompirun's merge of the parts of ranks 0 and 3 of 4,
+// with rank 1's unreadable, writes the report with rank 0's parameters,
+// names ranks 1 and 2 as missing and keeps rank 3's row, and says which
+// part it could not read.
+func TestMergeMissing(t *testing.T) {
+	dir := t.TempDir()
+	part := func(rank int, output string, svg bool) []byte {
+		b, err := json.Marshal(rankPart{Rank: rank, Size: 4, Config: partConfig{Output: output, Top: 3, SVG: svg},
+			Phases: []phasePart{{EndedBy: "finalize", AppNs: 2e9, MPINs: 1e9, Funcs: []callPart{call("Send", 1, 1e9, 1e9, 1e9, 8)},
+				P2P:  row{Msgs: []int64{0, 0, 0, 0}, Bytes: []int64{0, 0, 0, 0}},
+				Coll: row{Msgs: []int64{1, 1, 1, 1}, Bytes: []int64{8, 8, 8, 8}}}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	prefix := filepath.Join(dir, "s")
+	paths, err := merge("j2", map[int][]byte{0: part(0, prefix, false), 1: []byte("{junk"), 3: part(3, "elsewhere", true)})
+	if err == nil || !strings.Contains(err.Error(), "rank 1's part") {
+		t.Errorf("error %v, want one naming rank 1's part", err)
+	}
+	if !slices.Equal(paths, []string{prefix + ".j2.txt", prefix + ".j2.json"}) {
+		t.Fatalf("paths %q, want rank 0's prefix, without the SVG", paths)
+	}
+	var r Report
+	b, _ := os.ReadFile(prefix + ".j2.json")
+	if err := json.Unmarshal(b, &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.Ranks != 4 || !slices.Equal(r.Missing, []int{1, 2}) || len(r.Total.Tasks) != 2 || r.Total.Tasks[1].Rank != 3 {
+		t.Errorf("ranks %d, missing %v, tasks %+v", r.Ranks, r.Missing, r.Total.Tasks)
+	}
+	if got := fmt.Sprint(r.Total.Coll.Messages); got != "[[1 1 1 1] [0 0 0 0] [0 0 0 0] [1 1 1 1]]" {
+		t.Errorf("collective messages %s", got)
+	}
+	if f := r.Total.Functions; len(f) != 1 || f[0].Calls != 2 || !near(f[0].AppPercent, 50) || !near(r.Total.Aggregate.MPIPercent, 50) {
+		t.Errorf("functions %+v, aggregate %+v: want 2 Sends, half the 4 s of the two ranks present", f, r.Total.Aggregate)
+	}
+	if txt, _ := os.ReadFile(prefix + ".j2.txt"); !strings.Contains(string(txt), "@ Missing : ranks 1 and 2:") {
+		t.Errorf("text report:\n%s", txt)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 )
@@ -16,6 +17,11 @@ const maxMatrixRanks = 32
 // phase when there are several, then the whole run.
 func writeText(w io.Writer, r *Report, top int) {
 	fmt.Fprintf(w, "@ gompi prof stats\n@ Job     : %s\n@ Ranks   : %d\n@ Phases  : %d\n", r.Job, r.Ranks, len(r.Phases))
+	if len(r.Missing) > 0 {
+		fmt.Fprintf(w, "@ Missing : %s %s: no part (it did not reach Finalize, or its part was unreadable);\n"+
+			"@           its times and its rows of the matrices (what it sent) are not in this report\n",
+			plural(len(r.Missing), "rank", "ranks"), intList(r.Missing))
+	}
 	fmt.Fprintf(w, "@ Times are seconds; bytes are those each rank sends (see docs/prof-stats.md).\n")
 	if len(r.Phases) > 1 {
 		for _, ph := range r.Phases {
@@ -99,6 +105,25 @@ func writeMatrix(w io.Writer, title string, m [][]int64) {
 		fmt.Fprintln(tw)
 	}
 	tw.Flush()
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// intList writes 1, 2 and 3.
+func intList(xs []int) string {
+	s := make([]string, len(xs))
+	for i, x := range xs {
+		s[i] = strconv.Itoa(x)
+	}
+	if len(s) < 2 {
+		return strings.Join(s, "")
+	}
+	return strings.Join(s[:len(s)-1], ", ") + " and " + s[len(s)-1]
 }
 
 // shortFunc drops the import path of a function's package.

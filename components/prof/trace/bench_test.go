@@ -102,7 +102,7 @@ func BenchmarkFinalize(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, err := writeFile(path, "bench", []rankTrace{rt}); err != nil {
+		if _, err := writeFile(path, "bench", []rankTrace{rt}, nil); err != nil {
 			b.Fatal(err)
 		}
 		b.ReportMetric(float64(len(blob))/n, "wire-B/event")

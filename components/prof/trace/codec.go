@@ -8,12 +8,12 @@ import (
 	"slices"
 )
 
-// The events travel to rank 0 in a compact binary form: varints, each
+// The events travel to gompirun in a compact binary form: varints, each
 // timestamp as the difference from the one before, and each distinct
 // string once (later uses name it by number). It is a few times smaller
 // and faster than encoding/gob for the same events.
 
-const codecMagic = "gompi-trace/1"
+const codecMagic = "gompi-trace/2"
 
 // encoder appends a rank's trace.
 type encoder struct {
@@ -42,6 +42,8 @@ func encodeRank(rt rankTrace) []byte {
 	e := encoder{b: make([]byte, 0, 32*len(rt.Events)+64), strings: map[string]uint64{}}
 	e.b = append(e.b, codecMagic...)
 	e.int(int64(rt.Rank))
+	e.int(int64(rt.Size))
+	e.str(rt.Output)
 	e.int(rt.Offset)
 	e.int(rt.Measured)
 	e.int(rt.RTT)
@@ -167,7 +169,9 @@ func decodeRank(b []byte) (rankTrace, error) {
 		return rankTrace{}, errors.New("not a gompi trace")
 	}
 	d := decoder{b: b[len(codecMagic):]}
-	rt := rankTrace{Rank: int(d.int()), Offset: d.int(), Measured: d.int(), RTT: d.int()}
+	rt := rankTrace{Rank: int(d.int()), Size: int(d.int())}
+	rt.Output = d.str()
+	rt.Offset, rt.Measured, rt.RTT = d.int(), d.int(), d.int()
 	nt := d.count()
 	rt.Threads = make(map[int32]uint64, nt)
 	for range nt {

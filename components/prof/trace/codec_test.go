@@ -19,7 +19,7 @@ func sampleRank() rankTrace {
 		}}
 }
 
-// TestCodecRoundTrip: a rank's trace survives the trip to rank 0.
+// TestCodecRoundTrip: a rank's trace survives the trip to gompirun.
 func TestCodecRoundTrip(t *testing.T) {
 	rt := sampleRank()
 	got, err := decodeRank(encodeRank(rt))

@@ -6,7 +6,8 @@
 //
 //	gompirun --mca prof trace ...
 //
-// At Finalize rank 0 gathers every rank's events and writes one file. The
+// At Finalize every rank submits its events, and gompirun merges them into
+// one file when the job ends (a program started alone writes its own). The
 // format and the meaning of the events are in docs/prof-trace.md.
 package trace
 
@@ -32,7 +33,10 @@ type Component struct {
 // info is the component's identity.
 var info = prof.Info("trace", mca.Version{Major: 1}, 10, func() mca.Component { return &Component{} })
 
-func init() { mca.Register(info) }
+func init() {
+	mca.Register(info)
+	prof.RegisterMerger(toolName, mergeParts)
+}
 
 // RegisterParams registers the prof_trace_* parameters.
 func (c *Component) RegisterParams(r *params.Registrar) error {

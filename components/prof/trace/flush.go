@@ -3,14 +3,18 @@ package trace
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"os"
+	"slices"
 
-	"github.com/gompi/gompi/frameworks/prof"
 	"github.com/gompi/gompi/pmpi"
 )
 
-// flush gathers every rank's events to rank 0 through pmpi's real calls
-// (so no tool records them), and rank 0 writes the merged trace.
+// toolName names the tool's parts and its merger.
+const toolName = "trace"
+
+// flush submits this rank's events for gompirun to merge. Without
+// gompirun (a singleton) the rank writes the trace itself.
 func (t *Tracer) flush() error {
 	t.mu.Lock()
 	run := t.started && !t.flushed
@@ -20,49 +24,78 @@ func (t *Tracer) flush() error {
 		return nil
 	}
 	t.recording.Store(false)
-	world := pmpi.Real().CommWorld()
-	if world == nil {
-		return errors.New("prof trace: no world communicator at Finalize")
-	}
-	parts, err := prof.GatherParts(world, encodeRank(t.snapshot()))
+	part := encodeRank(t.snapshot())
+	submitted, err := pmpi.SubmitPart(toolName, part)
 	if err != nil {
-		return fmt.Errorf("prof trace: gather events: %w", err)
+		return fmt.Errorf("prof trace: submit this rank's events: %w", err)
 	}
-	if parts == nil { // not rank 0
+	if submitted {
 		return nil
 	}
-	ranks := make([]rankTrace, 0, len(parts))
+	job := pmpi.JobID()
+	if job == "" {
+		job = fmt.Sprintf("singleton-%d", os.Getpid())
+	}
+	path, st, n, err := mergeTrace(job, map[int][]byte{t.rank: part})
+	if path != "" {
+		fmt.Fprintf(os.Stderr, "gompi: prof trace: wrote %s (%d events from %d ranks, %d message arrows)\n",
+			path, st.events, n, st.flows)
+	}
+	return err
+}
+
+// mergeParts is the tool's prof.Merger: gompirun calls it with the parts the
+// ranks submitted at Finalize, and it writes the trace.
+func mergeParts(job string, parts map[int][]byte) ([]string, error) {
+	path, _, _, err := mergeTrace(job, parts)
+	if path == "" {
+		return nil, err
+	}
+	return []string{path}, err
+}
+
+// mergeTrace decodes the parts, by world rank, and writes the trace where
+// the lowest rank's prof_trace_output says (rank 0's unless it is
+// missing), else as gompi-trace.<job>.json. A part that does not decode is
+// left out, as a missing rank, and named in the error. It returns the
+// file's path ("" when none was written), what the merge kept and the
+// ranks in it.
+func mergeTrace(job string, parts map[int][]byte) (string, mergeStats, int, error) {
+	var ranks []rankTrace
 	var errs []error
-	for i, part := range parts {
-		rt, err := decodeRank(part)
+	size := 0
+	for _, rank := range slices.Sorted(maps.Keys(parts)) {
+		rt, err := decodeRank(parts[rank])
+		if err == nil && rt.Rank != rank {
+			err = fmt.Errorf("the part says it is rank %d's", rt.Rank)
+		}
 		if err != nil {
-			errs = append(errs, fmt.Errorf("prof trace: decode rank %d's events: %w", i, err))
+			errs = append(errs, fmt.Errorf("prof trace: decode rank %d's events: %w", rank, err))
 			continue
 		}
 		ranks = append(ranks, rt)
+		size = max(size, rt.Size, rank+1)
 	}
-	path := t.outputPath()
-	st, err := writeFile(path, pmpi.JobID(), ranks)
+	if len(ranks) == 0 {
+		return "", mergeStats{}, 0, errors.Join(append(errs, errors.New("prof trace: no rank's events to merge"))...)
+	}
+	have := map[int]bool{}
+	for _, rt := range ranks {
+		have[rt.Rank] = true
+	}
+	missing := []int{}
+	for r := range size {
+		if !have[r] {
+			missing = append(missing, r)
+		}
+	}
+	path := ranks[0].Output
+	if path == "" {
+		path = "gompi-trace." + job + ".json"
+	}
+	st, err := writeFile(path, job, ranks, missing)
 	if err != nil {
-		return errors.Join(append(errs, fmt.Errorf("prof trace: write %s: %w", path, err))...)
+		return "", st, len(ranks), errors.Join(append(errs, fmt.Errorf("prof trace: write %s: %w", path, err))...)
 	}
-	// gompirun lists the reports when the job ends; alone, name the file here.
-	if told, aerr := pmpi.Announce(path); told && aerr == nil {
-		fmt.Fprintf(os.Stderr, "gompi: prof trace: %d events from %d ranks, %d message arrows\n",
-			st.events, len(ranks), st.flows)
-	} else {
-		fmt.Fprintf(os.Stderr, "gompi: prof trace: wrote %s (%d events from %d ranks, %d message arrows)\n",
-			path, st.events, len(ranks), st.flows)
-	}
-	return errors.Join(errs...)
-}
-
-func (t *Tracer) outputPath() string {
-	if t.cfg.output != "" {
-		return t.cfg.output
-	}
-	if id := pmpi.JobID(); id != "" {
-		return "gompi-trace." + id + ".json"
-	}
-	return fmt.Sprintf("gompi-trace.singleton-%d.json", os.Getpid())
+	return path, st, len(ranks), errors.Join(errs...)
 }

@@ -45,12 +45,13 @@ func (t *Tracer) start() error {
 	defer t.mu.Unlock()
 	t.m.name(world, "world")
 	t.m.name(self, "self")
-	t.rank, t.sync, t.started = world.Rank(), s, true
+	t.rank, t.size, t.sync, t.started = world.Rank(), world.Size(), s, true
 	return nil
 }
 
-// Finalize marks MPI_Finalize, gathers every rank's events to rank 0,
-// which writes the trace, and then finalizes the layers below.
+// Finalize marks MPI_Finalize, submits this rank's events for gompirun to
+// merge (without gompirun, writes the trace), and then finalizes the
+// layers below.
 func (t *Tracer) Finalize() error {
 	t.mark("MPI_Finalize", threadMark, args{})
 	err := t.flush()

@@ -7,10 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
-
-	"github.com/gompi/gompi/pmpi"
 )
 
 // TestMerge: the merged trace starts at 0, names the ranks, keeps the
@@ -76,7 +76,7 @@ func TestMerge(t *testing.T) {
 	}
 	var b bytes.Buffer
 	w := bufio.NewWriter(&b)
-	if _, err := encode(w, "job1", ranks); err != nil {
+	if _, err := encode(w, "job1", ranks, nil); err != nil {
 		t.Fatal(err)
 	}
 	must(t, w.Flush())
@@ -172,7 +172,7 @@ func TestArrowEnds(t *testing.T) {
 	}
 }
 
-// TestWireRoundTrip: a rank's events survive the trip to rank 0.
+// TestWireRoundTrip: a rank's events survive the trip to gompirun.
 func TestWireRoundTrip(t *testing.T) {
 	tr := newTracer(nil, config{maxEvents: 10})
 	tr.sync = clockSync{offset: 1000}
@@ -186,16 +186,64 @@ func TestWireRoundTrip(t *testing.T) {
 	}
 }
 
-func TestOutputPath(t *testing.T) {
-	if p := newTracer(nil, config{output: "x.json"}).outputPath(); p != "x.json" {
-		t.Errorf("path %q, want the parameter's x.json", p)
+// TestMergeParts: gompirun's merge writes the parts it has where the
+// lowest rank's parameter says, names the missing ranks in otherData and
+// as processes labelled missing, and leaves out a part that does not
+// decode, naming its rank.
+func TestMergeParts(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	part := func(rank int, output string) []byte {
+		return encodeRank(rankTrace{Rank: rank, Size: 4, Output: output, Offset: int64(rank) * 1000, Threads: map[int32]uint64{1: 1},
+			Events: []wireEvent{{Name: "MPI_Barrier", Ts: 10_000, Dur: 500, Tid: 1}}})
 	}
-	want := fmt.Sprintf("gompi-trace.singleton-%d.json", os.Getpid()) // before Init
-	if id := pmpi.JobID(); id != "" {
-		want = "gompi-trace." + id + ".json"
+	paths, err := mergeParts("j7", map[int][]byte{1: part(1, "one.json"), 3: part(3, "three.json"), 2: []byte("junk")})
+	if err == nil || !strings.Contains(err.Error(), "rank 2's events") {
+		t.Errorf("error %v, want one naming rank 2's part", err)
 	}
-	if p := newTracer(nil, config{}).outputPath(); p != want {
-		t.Errorf("path %q, want %s", p, want)
+	if !slices.Equal(paths, []string{"one.json"}) {
+		t.Fatalf("paths %q, want rank 1's one.json", paths)
+	}
+	var file struct {
+		TraceEvents []struct {
+			Name string         `json:"name"`
+			Ph   string         `json:"ph"`
+			Pid  int            `json:"pid"`
+			Args map[string]any `json:"args"`
+		} `json:"traceEvents"`
+		OtherData map[string]any `json:"otherData"`
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "one.json"))
+	must(t, err)
+	must(t, json.Unmarshal(b, &file))
+	if got := fmt.Sprint(file.OtherData["missing_ranks"]); got != "[0 2]" {
+		t.Errorf("otherData missing_ranks %s, want [0 2]", got)
+	}
+	labels, calls := map[int]string{}, map[int]int{}
+	for _, e := range file.TraceEvents {
+		if e.Name == "process_labels" {
+			labels[e.Pid] = fmt.Sprint(e.Args["labels"])
+		}
+		if e.Ph == "X" {
+			calls[e.Pid]++
+		}
+	}
+	for _, r := range []int{0, 2} {
+		if labels[r] != missingNote {
+			t.Errorf("rank %d labelled %q, want %q", r, labels[r], missingNote)
+		}
+	}
+	if labels[1] == missingNote || labels[3] == missingNote || fmt.Sprint(calls) != "map[1:1 3:1]" {
+		t.Errorf("labels %v, calls by rank %v: want ranks 1 and 3 present with a call each", labels, calls)
+	}
+
+	paths, err = mergeParts("j8", map[int][]byte{0: part(0, "")})
+	must(t, err)
+	if !slices.Equal(paths, []string{"gompi-trace.j8.json"}) {
+		t.Errorf("paths %q, want the default gompi-trace.j8.json", paths)
+	}
+	if paths, err := mergeParts("j9", map[int][]byte{0: []byte("junk")}); err == nil || paths != nil {
+		t.Errorf("only junk: paths %q, error %v; want none and an error", paths, err)
 	}
 }
 

@@ -55,7 +55,7 @@ const (
 // first, then its events in time order. An arrow is kept only when exactly
 // one send and one receive carry its id: the other end may be on a rank
 // that had stopped recording. Only one rank's events are converted at a
-// time, so that rank 0 does not hold the whole trace twice.
+// time, so that the merge does not hold the whole trace twice.
 func merge(ranks []rankTrace, emit func(traceEvent) error) (mergeStats, error) {
 	outs, ins := map[uint64]sends{}, map[uint64]int{}
 	origin := int64(math.MaxInt64)
@@ -173,6 +173,21 @@ func metadata(rt rankTrace) []traceEvent {
 	return evs
 }
 
+// missingNote labels a rank that has no events in the trace.
+const missingNote = "missing: no events from this rank (it did not reach Finalize, or its part was unreadable)"
+
+// missingMetadata names a rank without events, and says why it has none.
+func missingMetadata(rank int) []traceEvent {
+	m := func(name string, arg kv) traceEvent {
+		return traceEvent{Name: name, Ph: "M", Pid: rank, Args: []kv{arg}}
+	}
+	return []traceEvent{
+		m("process_name", str("name", fmt.Sprintf("rank %d", rank))),
+		m("process_sort_index", num("sort_index", rank)),
+		m("process_labels", str("labels", missingNote)),
+	}
+}
+
 // kvs is the args object of a call's event, in a fixed order.
 func (a wireArgs) kvs() []kv {
 	var m []kv
@@ -207,14 +222,15 @@ func (a wireArgs) kvs() []kv {
 	return m
 }
 
-// writeFile merges ranks into the trace file at path.
-func writeFile(path, job string, ranks []rankTrace) (mergeStats, error) {
+// writeFile merges ranks into the trace file at path; missing are the
+// ranks of the job without events.
+func writeFile(path, job string, ranks []rankTrace, missing []int) (mergeStats, error) {
 	f, err := os.Create(path)
 	if err != nil {
 		return mergeStats{}, err
 	}
 	w := bufio.NewWriterSize(f, 1<<20)
-	st, err := encode(w, job, ranks)
+	st, err := encode(w, job, ranks, missing)
 	if ferr := w.Flush(); err == nil {
 		err = ferr
 	}
@@ -224,23 +240,37 @@ func writeFile(path, job string, ranks []rankTrace) (mergeStats, error) {
 	return st, err
 }
 
-// encode writes the merged trace's JSON, one event a line.
-func encode(w *bufio.Writer, job string, ranks []rankTrace) (mergeStats, error) {
+// encode writes the merged trace's JSON, one event a line, and names
+// each missing rank as a process of no events whose label says it is
+// missing.
+func encode(w *bufio.Writer, job string, ranks []rankTrace, missing []int) (mergeStats, error) {
 	w.WriteString("{\"traceEvents\":[")
 	sep := "\n"
 	var buf []byte
-	st, err := merge(ranks, func(e traceEvent) error {
+	emit := func(e traceEvent) error {
 		buf = appendJSON(append(buf[:0], sep...), e)
 		sep = ",\n"
 		_, err := w.Write(buf)
 		return err
-	})
+	}
+	st, err := merge(ranks, emit)
 	if err != nil {
 		return st, err
 	}
+	for _, r := range missing {
+		for _, e := range missingMetadata(r) {
+			if err := emit(e); err != nil {
+				return st, err
+			}
+			st.events++
+		}
+	}
+	if missing == nil {
+		missing = []int{}
+	}
 	other, err := json.Marshal(map[string]any{
 		"tool": "gompi prof trace", "job": job, "message_arrows": st.flows, "unmatched_arrow_ends": st.unmatched,
-		"backward_arrows": st.backward, "truncated_ranks": st.truncated,
+		"backward_arrows": st.backward, "truncated_ranks": st.truncated, "missing_ranks": missing,
 		"clock": "every rank's timestamps are on rank 0's clock, offsets measured by ping-pong at Init",
 	})
 	if err != nil {

@@ -35,8 +35,8 @@ func register(r *params.Registrar) paramSet {
 		}),
 		output: r.String(params.Spec{
 			Name: "output", Default: "", Level: 2,
-			Help: "Path of the trace file rank 0 writes at Finalize; empty for gompi-trace.<job id>.json " +
-				"in the working directory.",
+			Help: "Path of the trace file gompirun writes when the job ends, relative to its working " +
+				"directory (a program started alone: its own); empty for gompi-trace.<job id>.json there.",
 		}),
 	}
 }

@@ -29,6 +29,7 @@ type Tracer struct {
 	phases    int
 
 	rank    int  // world rank, once Init has returned
+	size    int  // the world's size, once Init has returned
 	started bool // Init succeeded: Finalize writes the trace
 	flushed bool
 	sync    clockSync

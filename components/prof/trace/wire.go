@@ -2,19 +2,22 @@ package trace
 
 import "maps"
 
-// rankTrace is what each rank sends rank 0 at Finalize: its events, on
-// rank 0's clock.
+// rankTrace is what each rank submits at Finalize for gompirun to merge:
+// its events, on rank 0's clock, and what only the ranks know, the
+// world's size and the output parameter as this rank resolved it.
 type rankTrace struct {
 	Rank      int
-	Offset    int64 // ns added to this rank's clock
-	Measured  int64 // ns, the offset measured (Offset is 0 when it is within the error)
-	RTT       int64 // ns, of the exchange that measured it
+	Size      int    // the world's
+	Output    string // prof_trace_output
+	Offset    int64  // ns added to this rank's clock
+	Measured  int64  // ns, the offset measured (Offset is 0 when it is within the error)
+	RTT       int64  // ns, of the exchange that measured it
 	Truncated bool
 	Threads   map[int32]uint64 // trace thread id -> goroutine id
 	Events    []wireEvent
 }
 
-// wireEvent is a record on the way to rank 0.
+// wireEvent is a record on the way to gompirun.
 type wireEvent struct {
 	Name    string
 	Kind    kind
@@ -43,7 +46,7 @@ type wireArgs struct {
 func (t *Tracer) snapshot() rankTrace {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	rt := rankTrace{Rank: t.rank, Offset: t.sync.offset, Measured: t.sync.measured, RTT: t.sync.rtt, Truncated: t.truncated,
+	rt := rankTrace{Rank: t.rank, Size: t.size, Output: t.cfg.output, Offset: t.sync.offset, Measured: t.sync.measured, RTT: t.sync.rtt, Truncated: t.truncated,
 		Threads: maps.Clone(t.goids), Events: make([]wireEvent, 0, t.events.len())}
 	for r := range t.events.all {
 		e := wireEvent{Name: r.name, Kind: r.kind, Ts: r.start + t.sync.offset, Dur: r.dur, Tid: r.tid,

@@ -1,0 +1,44 @@
+package prof
+
+import (
+	"fmt"
+	"sync"
+)
+
+// Merger merges the parts of a tool's job-wide report that the ranks
+// submitted with pmpi.SubmitPart, by world rank, and writes the report,
+// returning the paths of the files written. gompirun calls it when the
+// job has ended, in its own working directory: a relative path is
+// relative to it. Ranks that did not reach Finalize (a rank died, the job
+// was stopped) have no part: the report says they are missing. An error
+// does not void the paths returned with it: a part that does not decode
+// is named in the error and left out of the report of the others.
+type Merger func(job string, parts map[int][]byte) (paths []string, err error)
+
+var mergers struct {
+	sync.Mutex
+	m map[string]Merger
+}
+
+// RegisterMerger registers the merger of the tool's parts, from the
+// tool's init, as mca.Register registers its component. A program that
+// links the tool, gompirun among them, can then merge its parts. It
+// panics when tool already has one.
+func RegisterMerger(tool string, m Merger) {
+	mergers.Lock()
+	defer mergers.Unlock()
+	if _, dup := mergers.m[tool]; dup {
+		panic(fmt.Sprintf("prof: a merger for %q is already registered", tool))
+	}
+	if mergers.m == nil {
+		mergers.m = map[string]Merger{}
+	}
+	mergers.m[tool] = m
+}
+
+// MergerFor returns the merger registered for tool, nil if none is.
+func MergerFor(tool string) Merger {
+	mergers.Lock()
+	defer mergers.Unlock()
+	return mergers.m[tool]
+}
