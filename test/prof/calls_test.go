@@ -2,7 +2,6 @@ package prof_test
 
 import (
 	"bytes"
-	"encoding/json"
 	"flag"
 	"os"
 	"path/filepath"
@@ -10,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gompi/gompi/components/prof/stats"
 	"github.com/gompi/gompi/internal/jobtest"
 	"github.com/gompi/gompi/internal/wrappergen"
 )
@@ -96,18 +94,7 @@ func TestPcontrolBeforeInit(t *testing.T) {
 		t.Errorf("rank 0's tool saw:\n%s\nwant:\n%s", got, want)
 	}
 
-	files, _ := filepath.Glob(prefix + ".*.json")
-	if len(files) != 1 {
-		t.Fatalf("stats reports %v, want one JSON\n%v", files, j)
-	}
-	data, err := os.ReadFile(files[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	var rep stats.Report
-	if err := json.Unmarshal(data, &rep); err != nil {
-		t.Fatal(err)
-	}
+	rep := readStats(t, filepath.Dir(prefix), filepath.Base(prefix))
 	counted := map[string]int64{}
 	for _, f := range rep.Total.Functions {
 		if f.Calls > 0 {
