@@ -254,3 +254,50 @@ func TestErrorsAreFatalIsInherited(t *testing.T) {
 		}
 	}
 }
+
+// TestProvidersAreLoggedAndAsked: which component serves each collective
+// of each communicator is logged under coll_base_verbose (world, a split
+// of one and of two ranks, its dup) and is what a tool gets from
+// CollProviders, under the default selection and under another.
+func TestProvidersAreLoggedAndAsked(t *testing.T) {
+	chosen := regexp.MustCompile(`collectives chosen: rank=(\d) comm=(\S+) size=(\d) providers="([^"]*)"`)
+	asked := regexp.MustCompile(`rank (\d) world providers (.*)`)
+	for _, tc := range []struct {
+		args       []string
+		many, self string // what serves bcast on communicators of several ranks and of one
+	}{
+		{nil, "bcast=sm", "bcast=self"},
+		{[]string{"--mca", "coll", "tuned,basic"}, "bcast=tuned", "bcast=tuned"},
+	} {
+		args := append([]string{"-np", "3", "--oversubscribe", "--mca", "coll_base_verbose", "debug"}, tc.args...)
+		j := run(t, append(args, collcheck, "providers")...)
+		if j.Code != 0 {
+			t.Fatalf("%v: job failed\n%v", tc.args, j)
+		}
+		logged := map[string]string{} // "rank comm size" -> providers
+		for _, m := range chosen.FindAllStringSubmatch(j.Stderr, -1) {
+			logged[m[1]+" "+m[2]+" "+m[3]] = m[4]
+		}
+		for rank := range 3 {
+			half := map[bool]string{true: "2", false: "1"}[rank%2 == 0]
+			for _, key := range []string{"world 3", "world.split " + half, "world.split.dup " + half} {
+				p, ok := logged[fmt.Sprint(rank)+" "+key]
+				want := tc.many
+				if strings.HasSuffix(key, " 1") {
+					want = tc.self
+				}
+				if !ok || !slices.Contains(strings.Fields(p), want) {
+					t.Errorf("%v: rank %d, %s: logged %q (found %v), want %s among them", tc.args, rank, key, p, ok, want)
+				}
+			}
+		}
+		for _, m := range asked.FindAllStringSubmatch(j.Stdout, -1) {
+			if got, want := strings.TrimSpace(m[2]), logged[m[1]+" world 3"]; got != want {
+				t.Errorf("%v: rank %s's tool asked and got %q, the log says %q", tc.args, m[1], got, want)
+			}
+		}
+		if n := len(asked.FindAllString(j.Stdout, -1)); n != 3 {
+			t.Errorf("%v: %d ranks said what CollProviders gives, want 3\n%v", tc.args, n, j)
+		}
+	}
+}

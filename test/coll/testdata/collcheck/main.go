@@ -24,6 +24,7 @@ var scenarios = map[string]func(*checker, mpi.Comm){
 	"mismatch":   mismatch,
 	"fatal":      fatal,
 	"timed":      timed,
+	"providers":  providers,
 }
 
 func main() {
