@@ -140,9 +140,10 @@ func (a args) label() string {
 	return a.more.label
 }
 
-// commArgs names comm in a call's arguments.
-func (t *Tracer) commArgs(comm *pmpi.Comm) args {
-	if comm == nil {
+// commArgs names comm in the arguments of the call sp, if sp is
+// recorded: a paused tracer takes no lock and looks nothing up.
+func (t *Tracer) commArgs(sp span, comm *pmpi.Comm) args {
+	if comm == nil || !sp.on {
 		return args{}
 	}
 	t.mu.Lock()

@@ -29,7 +29,7 @@ func (t *Tracer) Abort(comm *pmpi.Comm, code int) error {
 	sp := t.begin()
 	res0 := t.Next.Abort(comm, code)
 	sp = t.stop(sp)
-	t.end(sp, "MPI_Abort", t.commArgs(comm).withErr(res0))
+	t.end(sp, "MPI_Abort", t.commArgs(sp, comm).withErr(res0))
 	return res0
 }
 
@@ -74,7 +74,7 @@ func (t *Tracer) CommRank(comm *pmpi.Comm) (int, error) {
 	sp := t.begin()
 	res0, res1 := t.Next.CommRank(comm)
 	sp = t.stop(sp)
-	t.end(sp, "MPI_CommRank", t.commArgs(comm).withErr(res1))
+	t.end(sp, "MPI_CommRank", t.commArgs(sp, comm).withErr(res1))
 	return res0, res1
 }
 
@@ -83,7 +83,7 @@ func (t *Tracer) CommSize(comm *pmpi.Comm) (int, error) {
 	sp := t.begin()
 	res0, res1 := t.Next.CommSize(comm)
 	sp = t.stop(sp)
-	t.end(sp, "MPI_CommSize", t.commArgs(comm).withErr(res1))
+	t.end(sp, "MPI_CommSize", t.commArgs(sp, comm).withErr(res1))
 	return res0, res1
 }
 
@@ -110,7 +110,7 @@ func (t *Tracer) CommGroup(comm *pmpi.Comm) (*pmpi.Group, error) {
 	sp := t.begin()
 	res0, res1 := t.Next.CommGroup(comm)
 	sp = t.stop(sp)
-	t.end(sp, "MPI_CommGroup", t.commArgs(comm).withErr(res1))
+	t.end(sp, "MPI_CommGroup", t.commArgs(sp, comm).withErr(res1))
 	return res0, res1
 }
 
@@ -119,7 +119,7 @@ func (t *Tracer) CommSetName(comm *pmpi.Comm, name string) error {
 	sp := t.begin()
 	res0 := t.Next.CommSetName(comm, name)
 	sp = t.stop(sp)
-	t.end(sp, "MPI_CommSetName", t.commArgs(comm).withErr(res0))
+	t.end(sp, "MPI_CommSetName", t.commArgs(sp, comm).withErr(res0))
 	return res0
 }
 
@@ -128,7 +128,7 @@ func (t *Tracer) CommGetName(comm *pmpi.Comm) (string, error) {
 	sp := t.begin()
 	res0, res1 := t.Next.CommGetName(comm)
 	sp = t.stop(sp)
-	t.end(sp, "MPI_CommGetName", t.commArgs(comm).withErr(res1))
+	t.end(sp, "MPI_CommGetName", t.commArgs(sp, comm).withErr(res1))
 	return res0, res1
 }
 
@@ -137,7 +137,7 @@ func (t *Tracer) CommSetErrhandler(comm *pmpi.Comm, h pmpi.ErrorHandler) error {
 	sp := t.begin()
 	res0 := t.Next.CommSetErrhandler(comm, h)
 	sp = t.stop(sp)
-	t.end(sp, "MPI_CommSetErrhandler", t.commArgs(comm).withErr(res0))
+	t.end(sp, "MPI_CommSetErrhandler", t.commArgs(sp, comm).withErr(res0))
 	return res0
 }
 
@@ -236,7 +236,7 @@ func (t *Tracer) Barrier(comm *pmpi.Comm) error {
 	sp := t.begin()
 	res0 := t.Next.Barrier(comm)
 	sp = t.stop(sp)
-	t.end(sp, "MPI_Barrier", t.commArgs(comm).withErr(res0))
+	t.end(sp, "MPI_Barrier", t.commArgs(sp, comm).withErr(res0))
 	return res0
 }
 
@@ -245,7 +245,7 @@ func (t *Tracer) Bcast(buf []byte, count int, dt pmpi.Datatype, root int, comm *
 	sp := t.begin()
 	res0 := t.Next.Bcast(buf, count, dt, root, comm)
 	sp = t.stop(sp)
-	t.end(sp, "MPI_Bcast", t.commArgs(comm).withRoot(root).withBytes(size(count, dt)).withErr(res0))
+	t.end(sp, "MPI_Bcast", t.commArgs(sp, comm).withRoot(root).withBytes(size(count, dt)).withErr(res0))
 	return res0
 }
 
@@ -254,7 +254,7 @@ func (t *Tracer) Reduce(send []byte, recv []byte, count int, dt pmpi.Datatype, o
 	sp := t.begin()
 	res0 := t.Next.Reduce(send, recv, count, dt, op, root, comm)
 	sp = t.stop(sp)
-	t.end(sp, "MPI_Reduce", t.commArgs(comm).withRoot(root).withBytes(size(count, dt)).withErr(res0))
+	t.end(sp, "MPI_Reduce", t.commArgs(sp, comm).withRoot(root).withBytes(size(count, dt)).withErr(res0))
 	return res0
 }
 
@@ -263,7 +263,7 @@ func (t *Tracer) Allreduce(send []byte, recv []byte, count int, dt pmpi.Datatype
 	sp := t.begin()
 	res0 := t.Next.Allreduce(send, recv, count, dt, op, comm)
 	sp = t.stop(sp)
-	t.end(sp, "MPI_Allreduce", t.commArgs(comm).withBytes(size(count, dt)).withErr(res0))
+	t.end(sp, "MPI_Allreduce", t.commArgs(sp, comm).withBytes(size(count, dt)).withErr(res0))
 	return res0
 }
 
@@ -272,7 +272,7 @@ func (t *Tracer) Gather(send []byte, scount int, sdt pmpi.Datatype, recv []byte,
 	sp := t.begin()
 	res0 := t.Next.Gather(send, scount, sdt, recv, rcount, rdt, root, comm)
 	sp = t.stop(sp)
-	t.end(sp, "MPI_Gather", t.commArgs(comm).withRoot(root).withBytes(size(scount, sdt)).withErr(res0))
+	t.end(sp, "MPI_Gather", t.commArgs(sp, comm).withRoot(root).withBytes(size(scount, sdt)).withErr(res0))
 	return res0
 }
 
@@ -281,7 +281,7 @@ func (t *Tracer) Gatherv(send []byte, scount int, sdt pmpi.Datatype, recv []byte
 	sp := t.begin()
 	res0 := t.Next.Gatherv(send, scount, sdt, recv, counts, displs, rdt, root, comm)
 	sp = t.stop(sp)
-	t.end(sp, "MPI_Gatherv", t.commArgs(comm).withRoot(root).withBytes(size(scount, sdt)).withErr(res0))
+	t.end(sp, "MPI_Gatherv", t.commArgs(sp, comm).withRoot(root).withBytes(size(scount, sdt)).withErr(res0))
 	return res0
 }
 
@@ -290,7 +290,7 @@ func (t *Tracer) Scatter(send []byte, scount int, sdt pmpi.Datatype, recv []byte
 	sp := t.begin()
 	res0 := t.Next.Scatter(send, scount, sdt, recv, rcount, rdt, root, comm)
 	sp = t.stop(sp)
-	t.end(sp, "MPI_Scatter", t.commArgs(comm).withRoot(root).withBytes(size(scount, sdt)).withErr(res0))
+	t.end(sp, "MPI_Scatter", t.commArgs(sp, comm).withRoot(root).withBytes(size(scount, sdt)).withErr(res0))
 	return res0
 }
 
@@ -299,7 +299,7 @@ func (t *Tracer) Scatterv(send []byte, counts []int, displs []int, sdt pmpi.Data
 	sp := t.begin()
 	res0 := t.Next.Scatterv(send, counts, displs, sdt, recv, rcount, rdt, root, comm)
 	sp = t.stop(sp)
-	t.end(sp, "MPI_Scatterv", t.commArgs(comm).withRoot(root).withBytes(size(rcount, rdt)).withErr(res0))
+	t.end(sp, "MPI_Scatterv", t.commArgs(sp, comm).withRoot(root).withBytes(size(rcount, rdt)).withErr(res0))
 	return res0
 }
 
@@ -308,7 +308,7 @@ func (t *Tracer) Allgather(send []byte, scount int, sdt pmpi.Datatype, recv []by
 	sp := t.begin()
 	res0 := t.Next.Allgather(send, scount, sdt, recv, rcount, rdt, comm)
 	sp = t.stop(sp)
-	t.end(sp, "MPI_Allgather", t.commArgs(comm).withBytes(size(scount, sdt)).withErr(res0))
+	t.end(sp, "MPI_Allgather", t.commArgs(sp, comm).withBytes(size(scount, sdt)).withErr(res0))
 	return res0
 }
 
@@ -317,7 +317,7 @@ func (t *Tracer) Allgatherv(send []byte, scount int, sdt pmpi.Datatype, recv []b
 	sp := t.begin()
 	res0 := t.Next.Allgatherv(send, scount, sdt, recv, counts, displs, rdt, comm)
 	sp = t.stop(sp)
-	t.end(sp, "MPI_Allgatherv", t.commArgs(comm).withBytes(size(scount, sdt)).withErr(res0))
+	t.end(sp, "MPI_Allgatherv", t.commArgs(sp, comm).withBytes(size(scount, sdt)).withErr(res0))
 	return res0
 }
 
@@ -326,7 +326,7 @@ func (t *Tracer) Alltoall(send []byte, scount int, sdt pmpi.Datatype, recv []byt
 	sp := t.begin()
 	res0 := t.Next.Alltoall(send, scount, sdt, recv, rcount, rdt, comm)
 	sp = t.stop(sp)
-	t.end(sp, "MPI_Alltoall", t.commArgs(comm).withBytes(size(scount, sdt)).withErr(res0))
+	t.end(sp, "MPI_Alltoall", t.commArgs(sp, comm).withBytes(size(scount, sdt)).withErr(res0))
 	return res0
 }
 
@@ -335,7 +335,7 @@ func (t *Tracer) Alltoallv(send []byte, scounts []int, sdispls []int, sdt pmpi.D
 	sp := t.begin()
 	res0 := t.Next.Alltoallv(send, scounts, sdispls, sdt, recv, rcounts, rdispls, rdt, comm)
 	sp = t.stop(sp)
-	t.end(sp, "MPI_Alltoallv", t.commArgs(comm).withBytes(size(sum(scounts), sdt)).withErr(res0))
+	t.end(sp, "MPI_Alltoallv", t.commArgs(sp, comm).withBytes(size(sum(scounts), sdt)).withErr(res0))
 	return res0
 }
 
@@ -344,7 +344,7 @@ func (t *Tracer) ReduceScatter(send []byte, recv []byte, counts []int, dt pmpi.D
 	sp := t.begin()
 	res0 := t.Next.ReduceScatter(send, recv, counts, dt, op, comm)
 	sp = t.stop(sp)
-	t.end(sp, "MPI_ReduceScatter", t.commArgs(comm).withBytes(size(sum(counts), dt)).withErr(res0))
+	t.end(sp, "MPI_ReduceScatter", t.commArgs(sp, comm).withBytes(size(sum(counts), dt)).withErr(res0))
 	return res0
 }
 
@@ -353,7 +353,7 @@ func (t *Tracer) ReduceScatterBlock(send []byte, recv []byte, count int, dt pmpi
 	sp := t.begin()
 	res0 := t.Next.ReduceScatterBlock(send, recv, count, dt, op, comm)
 	sp = t.stop(sp)
-	t.end(sp, "MPI_ReduceScatterBlock", t.commArgs(comm).withBytes(size(count, dt)).withErr(res0))
+	t.end(sp, "MPI_ReduceScatterBlock", t.commArgs(sp, comm).withBytes(size(count, dt)).withErr(res0))
 	return res0
 }
 
@@ -362,7 +362,7 @@ func (t *Tracer) Scan(send []byte, recv []byte, count int, dt pmpi.Datatype, op 
 	sp := t.begin()
 	res0 := t.Next.Scan(send, recv, count, dt, op, comm)
 	sp = t.stop(sp)
-	t.end(sp, "MPI_Scan", t.commArgs(comm).withBytes(size(count, dt)).withErr(res0))
+	t.end(sp, "MPI_Scan", t.commArgs(sp, comm).withBytes(size(count, dt)).withErr(res0))
 	return res0
 }
 
@@ -371,6 +371,6 @@ func (t *Tracer) Exscan(send []byte, recv []byte, count int, dt pmpi.Datatype, o
 	sp := t.begin()
 	res0 := t.Next.Exscan(send, recv, count, dt, op, comm)
 	sp = t.stop(sp)
-	t.end(sp, "MPI_Exscan", t.commArgs(comm).withBytes(size(count, dt)).withErr(res0))
+	t.end(sp, "MPI_Exscan", t.commArgs(sp, comm).withBytes(size(count, dt)).withErr(res0))
 	return res0
 }

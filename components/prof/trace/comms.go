@@ -5,7 +5,7 @@ import "github.com/gompi/gompi/pmpi"
 // made records a call that makes a communicator from parent: it takes the
 // next id derived from parent, whether or not this rank is in the result.
 func (t *Tracer) made(sp span, name string, parent, c *pmpi.Comm, err error) {
-	a := t.commArgs(parent).withErr(err)
+	a := t.commArgs(sp, parent).withErr(err)
 	if parent != nil {
 		t.mu.Lock()
 		id := t.m.derive(parent)
@@ -57,7 +57,7 @@ func (t *Tracer) CommCreate(comm *pmpi.Comm, group *pmpi.Group) (*pmpi.Comm, err
 // CommFree records MPI_CommFree and forgets the communicator.
 func (t *Tracer) CommFree(comm *pmpi.Comm) error {
 	sp := t.begin()
-	a := t.commArgs(comm)
+	a := t.commArgs(sp, comm)
 	err := t.Next.CommFree(comm)
 	sp = t.stop(sp)
 	if err == nil {

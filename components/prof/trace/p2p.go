@@ -41,7 +41,7 @@ func (t *Tracer) blockingSend(name string, buf []byte, count int, dt pmpi.Dataty
 	sp := t.begin()
 	err := call(buf, count, dt, dest, tag, comm)
 	sp = t.stop(sp)
-	a := t.commArgs(comm).withPeer(dest, tag).withBytes(size(count, dt)).withErr(err)
+	a := t.commArgs(sp, comm).withPeer(dest, tag).withBytes(size(count, dt)).withErr(err)
 	if err == nil {
 		a = a.withFlow(t.sendFlow(comm, dest, tag))
 	}
@@ -64,14 +64,14 @@ func (t *Tracer) Recv(buf []byte, count int, dt pmpi.Datatype, source, tag int, 
 	sp := t.begin()
 	st, err := t.Next.Recv(buf, count, dt, source, tag, comm)
 	sp = t.stop(sp)
-	t.end(sp, "MPI_Recv", t.received(comm, source, tag, st, err).withFlow(t.recvFlow(comm, st, err)))
+	t.end(sp, "MPI_Recv", t.received(sp, comm, source, tag, st, err).withFlow(t.recvFlow(comm, st, err)))
 	return st, err
 }
 
 // received describes a completed receive: the peer and tag it matched,
 // the bytes it got.
-func (t *Tracer) received(comm *pmpi.Comm, source, tag int, st pmpi.Status, err error) args {
-	a := t.commArgs(comm).withErr(err)
+func (t *Tracer) received(sp span, comm *pmpi.Comm, source, tag int, st pmpi.Status, err error) args {
+	a := t.commArgs(sp, comm).withErr(err)
 	if st.Source >= 0 {
 		source, tag = st.Source, st.Tag
 	}
@@ -83,7 +83,7 @@ func (t *Tracer) startSend(name string, buf []byte, count int, dt pmpi.Datatype,
 	sp := t.begin()
 	r, err := call(buf, count, dt, dest, tag, comm)
 	sp = t.stop(sp)
-	a := t.commArgs(comm).withPeer(dest, tag).withBytes(size(count, dt)).withErr(err)
+	a := t.commArgs(sp, comm).withPeer(dest, tag).withBytes(size(count, dt)).withErr(err)
 	if err == nil {
 		a = a.withFlow(t.sendFlow(comm, dest, tag))
 		t.track(r, pending{comm: comm, peer: dest, tag: tag, bytes: size(count, dt)})
@@ -112,7 +112,7 @@ func (t *Tracer) Irecv(buf []byte, count int, dt pmpi.Datatype, source, tag int,
 	if err == nil {
 		t.track(r, pending{comm: comm, recv: true, peer: source, tag: tag, bytes: size(count, dt)})
 	}
-	t.end(sp, "MPI_Irecv", t.commArgs(comm).withPeer(source, tag).withBytes(size(count, dt)).withErr(err))
+	t.end(sp, "MPI_Irecv", t.commArgs(sp, comm).withPeer(source, tag).withBytes(size(count, dt)).withErr(err))
 	return r, err
 }
 
@@ -122,7 +122,7 @@ func (t *Tracer) Sendrecv(sendbuf []byte, sendcount int, sendtype pmpi.Datatype,
 	sp := t.begin()
 	st, err := t.Next.Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm)
 	sp = t.stop(sp)
-	a := t.received(comm, source, recvtag, st, err).withSend(dest, sendtag, size(sendcount, sendtype))
+	a := t.received(sp, comm, source, recvtag, st, err).withSend(dest, sendtag, size(sendcount, sendtype))
 	if err == nil {
 		a = a.withFlow(t.sendFlow(comm, dest, sendtag))
 	}
@@ -135,7 +135,7 @@ func (t *Tracer) Probe(source, tag int, comm *pmpi.Comm) (pmpi.Status, error) {
 	sp := t.begin()
 	st, err := t.Next.Probe(source, tag, comm)
 	sp = t.stop(sp)
-	t.end(sp, "MPI_Probe", t.received(comm, source, tag, st, err))
+	t.end(sp, "MPI_Probe", t.received(sp, comm, source, tag, st, err))
 	return st, err
 }
 
@@ -144,9 +144,9 @@ func (t *Tracer) Iprobe(source, tag int, comm *pmpi.Comm) (pmpi.Status, bool, er
 	sp := t.begin()
 	st, found, err := t.Next.Iprobe(source, tag, comm)
 	sp = t.stop(sp)
-	a := t.commArgs(comm).withPeer(source, tag).withErr(err)
+	a := t.commArgs(sp, comm).withPeer(source, tag).withErr(err)
 	if found {
-		a = t.received(comm, source, tag, st, err)
+		a = t.received(sp, comm, source, tag, st, err)
 	}
 	t.end(sp, "MPI_Iprobe", a)
 	return st, found, err

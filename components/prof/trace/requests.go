@@ -59,14 +59,14 @@ func (t *Tracer) completed(id reqID, st pmpi.Status, err error) (pending, flowEn
 }
 
 // describe is the arguments of a call that completed one request.
-func (t *Tracer) describe(p pending, st pmpi.Status, err error) args {
+func (t *Tracer) describe(sp span, p pending, st pmpi.Status, err error) args {
 	if p.comm == nil {
 		return args{}.withErr(err)
 	}
 	if p.recv {
-		return t.received(p.comm, p.peer, p.tag, st, err)
+		return t.received(sp, p.comm, p.peer, p.tag, st, err)
 	}
-	return t.commArgs(p.comm).withPeer(p.peer, p.tag).withBytes(p.bytes).withErr(err)
+	return t.commArgs(sp, p.comm).withPeer(p.peer, p.tag).withBytes(p.bytes).withErr(err)
 }
 
 // Wait records MPI_Wait; a receive's arrow ends here.
@@ -76,7 +76,7 @@ func (t *Tracer) Wait(r *pmpi.Request) (pmpi.Status, error) {
 	st, err := t.Next.Wait(r)
 	sp = t.stop(sp)
 	p, f := t.completed(id, st, err)
-	t.end(sp, "MPI_Wait", t.describe(p, st, err).withFlow(f))
+	t.end(sp, "MPI_Wait", t.describe(sp, p, st, err).withFlow(f))
 	return st, err
 }
 
@@ -92,7 +92,7 @@ func (t *Tracer) Test(r *pmpi.Request) (pmpi.Status, bool, error) {
 	if done {
 		p, f = t.completed(id, st, err)
 	}
-	t.end(sp, "MPI_Test", t.describe(p, st, err).withFlow(f))
+	t.end(sp, "MPI_Test", t.describe(sp, p, st, err).withFlow(f))
 	return st, done, err
 }
 
@@ -146,12 +146,12 @@ func (t *Tracer) TestAll(reqs []*pmpi.Request, sts []pmpi.Status) (bool, error) 
 }
 
 // completedOne handles the request at index i of before.
-func (t *Tracer) completedOne(before []reqID, i int, st pmpi.Status, err error) args {
+func (t *Tracer) completedOne(sp span, before []reqID, i int, st pmpi.Status, err error) args {
 	if i < 0 || i >= len(before) {
 		return args{}.withErr(err)
 	}
 	p, f := t.completed(before[i], st, err)
-	return t.describe(p, st, err).withIndex(i).withFlow(f)
+	return t.describe(sp, p, st, err).withIndex(i).withFlow(f)
 }
 
 // WaitAny records MPI_WaitAny.
@@ -160,7 +160,7 @@ func (t *Tracer) WaitAny(reqs []*pmpi.Request) (int, pmpi.Status, error) {
 	before := idsOf(reqs)
 	i, st, err := t.Next.WaitAny(reqs)
 	sp = t.stop(sp)
-	t.end(sp, "MPI_WaitAny", t.completedOne(before, i, st, err))
+	t.end(sp, "MPI_WaitAny", t.completedOne(sp, before, i, st, err))
 	return i, st, err
 }
 
@@ -172,7 +172,7 @@ func (t *Tracer) TestAny(reqs []*pmpi.Request) (int, pmpi.Status, bool, error) {
 	sp = t.stop(sp)
 	a := args{}.withErr(err)
 	if found {
-		a = t.completedOne(before, i, st, err)
+		a = t.completedOne(sp, before, i, st, err)
 	}
 	t.end(sp, "MPI_TestAny", a)
 	return i, st, found, err

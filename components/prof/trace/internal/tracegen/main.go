@@ -110,7 +110,7 @@ func method(b *bytes.Buffer, fn prof.Function) error {
 	}
 	a := "args{}"
 	if has["comm"] == "*pmpi.Comm" {
-		a = "t.commArgs(comm)"
+		a = "t.commArgs(sp, comm)"
 	}
 	if has["root"] == "int" {
 		a += ".withRoot(root)"
