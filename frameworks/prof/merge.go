@@ -1,7 +1,10 @@
 package prof
 
 import (
+	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sync"
 )
 
@@ -41,4 +44,38 @@ func MergerFor(tool string) Merger {
 	mergers.Lock()
 	defer mergers.Unlock()
 	return mergers.m[tool]
+}
+
+// DecodeParts decodes, in rank order, the parts a Merger is handed, with
+// decode, which returns a part's value, the rank it says it is from and
+// the world's size as that rank knew it. A part that does not decode, or
+// that names another rank, is left out and named in the error, as
+// "rank R's WHAT". It returns the parts decoded, the world's size, and the
+// ranks without a usable part; no part decoded is an error too.
+func DecodeParts[T any](parts map[int][]byte, what string, decode func([]byte) (v T, rank, size int, err error)) (got []T, size int, missing []int, err error) {
+	var errs []error
+	have := map[int]bool{}
+	for _, rank := range slices.Sorted(maps.Keys(parts)) {
+		v, r, n, err := decode(parts[rank])
+		if err == nil && r != rank {
+			err = fmt.Errorf("it says it is rank %d's", r)
+		}
+		if err != nil {
+			errs = append(errs, fmt.Errorf("rank %d's %s: %w", rank, what, err))
+			continue
+		}
+		got = append(got, v)
+		have[rank] = true
+		size = max(size, n, rank+1)
+	}
+	if len(got) == 0 {
+		errs = append(errs, fmt.Errorf("no rank's %s to merge", what))
+	}
+	missing = []int{}
+	for r := range size {
+		if !have[r] {
+			missing = append(missing, r)
+		}
+	}
+	return got, size, missing, errors.Join(errs...)
 }

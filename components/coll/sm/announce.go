@@ -26,7 +26,7 @@ import (
 // word of every block written in the call (lengthWord), so a rank that
 // reads a block written under another root, or waits long for a member
 // that announced another root, fails with an error that names both
-// roots (errRootsDisagree). A bcast's or scatter's non-root, which
+// roots (coll.ErrRootsDisagree). A bcast's or scatter's non-root, which
 // writes no block, writes the length word of its call when it raises
 // its word after reading the root's block, and announces its call when
 // it raises it after an error: a rank that took it for the root then
@@ -203,14 +203,11 @@ func disagree(r int, theirs, mine callInfo) error {
 		r, theirs.describe(), mine.describe(), class)
 }
 
-// errRootsDisagree marks a call whose ranks passed different roots.
-var errRootsDisagree = coll.ErrRootsDisagree
-
 // rootsDisagree is the error of rank r, which passed root theirs (noRoot:
 // it is in a collective without one) to this rank's call mine.
 func rootsDisagree(r, theirs int, mine callInfo) error {
 	return fmt.Errorf("rank %d passed %s where this rank passed %s to %s (collective call %d on this communicator): %w",
-		r, rootText(theirs), rootText(mine.root), mine.name, mine.seq, errRootsDisagree)
+		r, rootText(theirs), rootText(mine.root), mine.name, mine.seq, coll.ErrRootsDisagree)
 }
 
 func rootText(root int) string {

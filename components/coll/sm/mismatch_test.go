@@ -269,8 +269,8 @@ var rootErrorRE = regexp.MustCompile(`rank (\d+) passed root (\d+) where this ra
 // and names a member's root and r's, as roots gives them.
 func checkRootError(t *testing.T, r, n int, err error, roots func(r, n int) int) {
 	t.Helper()
-	if !errors.Is(err, errRootsDisagree) {
-		t.Errorf("rank %d: %v, want errRootsDisagree", r, err)
+	if !errors.Is(err, coll.ErrRootsDisagree) {
+		t.Errorf("rank %d: %v, want coll.ErrRootsDisagree", r, err)
 		return
 	}
 	m := rootErrorRE.FindStringSubmatch(err.Error())

@@ -3,9 +3,8 @@ package stats
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
-	"maps"
-	"slices"
+
+	"github.com/gompi/gompi/frameworks/prof"
 )
 
 // toolName names the tool's parts and its merger.
@@ -28,24 +27,13 @@ func merge(job string, raw map[int][]byte) ([]string, error) {
 // build decodes the ranks' parts, by world rank, and aggregates them;
 // it returns no report when no part decodes.
 func build(job string, raw map[int][]byte) (*Report, config, error) {
-	var parts []rankPart
-	var errs []error
-	size := 0
-	for _, rank := range slices.Sorted(maps.Keys(raw)) {
+	parts, size, missing, err := prof.DecodeParts(raw, "part", func(b []byte) (rankPart, int, int, error) {
 		var p rankPart
-		if err := json.Unmarshal(raw[rank], &p); err != nil {
-			errs = append(errs, fmt.Errorf("rank %d's part: %w", rank, err))
-			continue
-		}
-		if p.Rank != rank {
-			errs = append(errs, fmt.Errorf("rank %d's part: it says it is rank %d's", rank, p.Rank))
-			continue
-		}
-		parts = append(parts, p)
-		size = max(size, p.Size, rank+1)
-	}
+		err := json.Unmarshal(b, &p)
+		return p, p.Rank, p.Size, err
+	})
 	if len(parts) == 0 {
-		return nil, config{}, errors.Join(append(errs, errors.New("no part to merge"))...)
+		return nil, config{}, err
 	}
 	pc := parts[0].Config
 	cfg := config{output: pc.Output, top: pc.Top, svg: pc.SVG}
@@ -55,5 +43,5 @@ func build(job string, raw map[int][]byte) (*Report, config, error) {
 	if cfg.top < 1 {
 		cfg.top = 20
 	}
-	return aggregate(job, size, parts), cfg, errors.Join(errs...)
+	return aggregate(job, size, missing, parts), cfg, err
 }

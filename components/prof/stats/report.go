@@ -114,18 +114,9 @@ func spread(xs []float64) Spread {
 // world of size ranks: phase i of the report merges phase i of every rank
 // that has it. The ranks without a part are Missing: their tasks are left
 // out of the times and their rows of the matrices are zero.
-func aggregate(job string, size int, parts []rankPart) *Report {
+func aggregate(job string, size int, missing []int, parts []rankPart) *Report {
 	n := size
-	r := &Report{Job: job, Ranks: n, Missing: []int{}}
-	have := map[int]bool{}
-	for _, p := range parts {
-		have[p.Rank] = true
-	}
-	for rank := range n {
-		if !have[rank] {
-			r.Missing = append(r.Missing, rank)
-		}
-	}
+	r := &Report{Job: job, Ranks: n, Missing: missing}
 	nph := 0
 	for _, p := range parts {
 		nph = max(nph, len(p.Phases))

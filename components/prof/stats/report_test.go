@@ -79,7 +79,7 @@ func TestAggregate(t *testing.T) {
 			},
 			P2P: row{Msgs: []int64{1, 0}, Bytes: []int64{50, 0}}, Coll: row{Msgs: []int64{1, 0}, Bytes: []int64{8, 0}}},
 	}}
-	r := aggregate("j", 2, []rankPart{r0, r1})
+	r := aggregate("j", 2, []int{}, []rankPart{r0, r1})
 	if r.Ranks != 2 || len(r.Phases) != 2 {
 		t.Fatalf("%d ranks, %d phases", r.Ranks, len(r.Phases))
 	}
@@ -195,7 +195,7 @@ func TestPackageOf(t *testing.T) {
 // directory, then without the SVG.
 func TestWrite(t *testing.T) {
 	t.Chdir(t.TempDir())
-	r := aggregate("j1", 1, []rankPart{{Rank: 0, Phases: []phasePart{{EndedBy: "finalize", AppNs: 1e9,
+	r := aggregate("j1", 1, []int{}, []rankPart{{Rank: 0, Phases: []phasePart{{EndedBy: "finalize", AppNs: 1e9,
 		P2P: row{Msgs: []int64{0}, Bytes: []int64{0}}, Coll: row{Msgs: []int64{0}, Bytes: []int64{0}}}}}})
 	paths, err := write(config{output: "gompi-stats", top: 20, svg: true}, r)
 	if err != nil || !slices.Equal(paths, []string{"gompi-stats.j1.txt", "gompi-stats.j1.json", "gompi-stats.j1.svg"}) {

@@ -3,10 +3,9 @@ package trace
 import (
 	"errors"
 	"fmt"
-	"maps"
 	"os"
-	"slices"
 
+	"github.com/gompi/gompi/frameworks/prof"
 	"github.com/gompi/gompi/pmpi"
 )
 
@@ -61,41 +60,23 @@ func mergeParts(job string, parts map[int][]byte) ([]string, error) {
 // file's path ("" when none was written), what the merge kept and the
 // ranks in it.
 func mergeTrace(job string, parts map[int][]byte) (string, mergeStats, int, error) {
-	var ranks []rankTrace
-	var errs []error
-	size := 0
-	for _, rank := range slices.Sorted(maps.Keys(parts)) {
-		rt, err := decodeRank(parts[rank])
-		if err == nil && rt.Rank != rank {
-			err = fmt.Errorf("the part says it is rank %d's", rt.Rank)
-		}
-		if err != nil {
-			errs = append(errs, fmt.Errorf("prof trace: decode rank %d's events: %w", rank, err))
-			continue
-		}
-		ranks = append(ranks, rt)
-		size = max(size, rt.Size, rank+1)
+	ranks, _, missing, err := prof.DecodeParts(parts, "events", func(b []byte) (rankTrace, int, int, error) {
+		rt, err := decodeRank(b)
+		return rt, rt.Rank, rt.Size, err
+	})
+	if err != nil {
+		err = fmt.Errorf("prof trace: %w", err)
 	}
 	if len(ranks) == 0 {
-		return "", mergeStats{}, 0, errors.Join(append(errs, errors.New("prof trace: no rank's events to merge"))...)
-	}
-	have := map[int]bool{}
-	for _, rt := range ranks {
-		have[rt.Rank] = true
-	}
-	missing := []int{}
-	for r := range size {
-		if !have[r] {
-			missing = append(missing, r)
-		}
+		return "", mergeStats{}, 0, err
 	}
 	path := ranks[0].Output
 	if path == "" {
 		path = "gompi-trace." + job + ".json"
 	}
-	st, err := writeFile(path, job, ranks, missing)
-	if err != nil {
-		return "", st, len(ranks), errors.Join(append(errs, fmt.Errorf("prof trace: write %s: %w", path, err))...)
+	st, werr := writeFile(path, job, ranks, missing)
+	if werr != nil {
+		return "", st, len(ranks), errors.Join(err, fmt.Errorf("prof trace: write %s: %w", path, werr))
 	}
-	return path, st, len(ranks), errors.Join(errs...)
+	return path, st, len(ranks), err
 }
