@@ -480,6 +480,10 @@ func crash(w mpi.Comm) error {
 		os.Exit(3)
 	}
 	_, err := mpi.Recv(make([]byte, 1), 1, 0, w)
+	// Exiting now would race rank 1's exit to gompirun, which reports
+	// the first failure it sees: wait to be stopped instead.
+	fmt.Printf("crash rank %d: recv from a crashed rank returned: %v\n", w.Rank(), err)
+	time.Sleep(time.Hour)
 	return fmt.Errorf("recv from a crashed rank returned: %v", err)
 }
 
