@@ -18,6 +18,7 @@ const (
 	paramYield = "mpi_yield_when_idle"
 	paramBusy  = "mpi_poll_busy_us"
 	paramSleep = "mpi_poll_sleep_ms"
+	paramDoze  = "mpi_poll_doze_us"
 	paramProcs = "mpi_gomaxprocs"
 )
 
@@ -50,6 +51,14 @@ func RegisterParams(r *params.Registry) error {
 			Name: paramSleep, Framework: "mpi", Component: "base", Kind: params.KindInt, Default: "20", Level: 5,
 			Help: "Milliseconds a waiting rank that finds nothing keeps polling (yielding between polls) " +
 				"before it sleeps until a message wakes it; sleeping saves CPU, waking costs latency",
+			Validate: nonNegative,
+		}),
+		r.Register(params.Def{
+			Name: paramDoze, Framework: "mpi", Component: "base", Kind: params.KindInt, Default: "300", Level: 5,
+			Help: "Microseconds a waiting rank that yields at once (mpi_yield_when_idle) finds nothing before it " +
+				"dozes between polls instead: its thread sleeps, at most 2 ms at a time, until a rank on this host " +
+				"writes to it, so that the one rank with work is not kept waiting by ranks that yield to each other. " +
+				"Only where shared memory carries every peer; 0 never dozes",
 			Validate: nonNegative,
 		}),
 		r.Register(params.Def{
@@ -127,12 +136,14 @@ func engineConfig(snap *params.Snapshot, localSize int) (pml.Config, error) {
 	yield, err1 := get(paramYield)
 	busy, err2 := get(paramBusy)
 	sleep, err3 := get(paramSleep)
-	if err := errors.Join(err1, err2, err3); err != nil {
+	doze, err4 := get(paramDoze)
+	if err := errors.Join(err1, err2, err3, err4); err != nil {
 		return pml.Config{}, err
 	}
 	cfg := pml.Config{
 		BusyPoll:   time.Duration(busy.Parsed.(int)) * time.Microsecond,
 		SleepAfter: time.Duration(sleep.Parsed.(int)) * time.Millisecond,
+		DozeAfter:  time.Duration(doze.Parsed.(int)) * time.Microsecond,
 	}
 	switch yield.Parsed.(string) {
 	case "yes":

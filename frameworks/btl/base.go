@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/gompi/gompi/mca"
 )
@@ -18,6 +19,7 @@ type Routes struct {
 	fw      *mca.Framework
 	modules []Module
 	polled  []Module // the modules Progress polls
+	dozer   Dozer    // the only polled module, if it dozes
 	byPeer  []Module
 	reached map[Module][]Proc // what each module's AddProcs reached, for DelProcs
 }
@@ -79,18 +81,23 @@ func Open(ctx context.Context, fw *mca.Framework, env InitEnv, procs []Proc, fen
 		fw.Logger().Debug("transport chosen", "peer", procs[i].Rank, "btl", m.Name())
 	}
 	rt.polled = rt.toPoll()
+	if len(rt.polled) == 1 {
+		rt.dozer, _ = rt.polled[0].(Dozer)
+	}
 	return rt, nil
 }
 
 // toPoll lists the modules worth polling: those that carry traffic to
 // some peer, and those that deliver only when polled (a peer that chose
 // differently may still write to them). A module that carries nothing
-// and delivers on its own, tcp on one node, would only slow every poll.
+// and delivers on its own, tcp on one node, would only slow every poll,
+// as would one that delivers inline.
 func (rt *Routes) toPoll() []Module {
 	var ms []Module
 	for _, m := range rt.modules {
 		_, idler := m.(Idler)
-		if idler || slices.Contains(rt.byPeer, m) {
+		_, inline := m.(Inline)
+		if idler || !inline && slices.Contains(rt.byPeer, m) {
 			ms = append(ms, m)
 		}
 	}
@@ -161,6 +168,25 @@ func (rt *Routes) Busy() {
 		if i, ok := m.(Idler); ok {
 			i.Busy()
 		}
+	}
+}
+
+// Doze sleeps in the only polled module, if it is a Dozer, and reports
+// whether it could. A module that delivers from its own goroutines, tcp,
+// needs the processor that a doze holds: with it among the polled, or
+// more than one module to sleep in, a rank yields instead.
+func (rt *Routes) Doze(d time.Duration, ready func() bool) bool {
+	if rt.dozer == nil {
+		return false
+	}
+	rt.dozer.Doze(d, ready)
+	return true
+}
+
+// Wake ends the Dozes of this rank's threads.
+func (rt *Routes) Wake() {
+	if rt.dozer != nil {
+		rt.dozer.Wake()
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"time"
 )
 
 // Exclusivity levels, as Open MPI ranks transports: for a peer, the
@@ -172,6 +173,32 @@ type Poster interface {
 type Idler interface {
 	Idle()
 	Busy()
+}
+
+// Dozer is implemented by modules that can put the calling thread to sleep
+// until a peer writes to this rank, for ranks that outnumber their host's
+// CPUs: there, a waiting rank that yields is soon given the CPU back, by
+// ranks that have nothing to do either, and the one rank with work waits
+// for all of them. The thread keeps its Go processor while it sleeps (a
+// raw system call): told of the call, the runtime would hand the processor
+// to another thread and take it back after, a thread wake-up each way.
+type Dozer interface {
+	// Doze announces that this rank may sleep, looks once more whether a
+	// peer wrote to it (delivering is left to the caller's next poll),
+	// calls ready, and sleeps unless either found something. It returns
+	// when a peer writes to this rank, Wake is called or d passes; early
+	// returns are allowed. What ready reads must be written before the
+	// Wake that follows it.
+	Doze(d time.Duration, ready func() bool)
+	// Wake ends the Dozes of this rank's threads, from another goroutine.
+	Wake()
+}
+
+// Inline is implemented by modules whose Send hands the fragment to the
+// receiver before it returns, in the sender's goroutine (self): polling
+// them finds nothing, and a rank waiting on them has nothing to poll.
+type Inline interface {
+	DeliversInline()
 }
 
 // SingleCopier is implemented by modules that can move a large payload

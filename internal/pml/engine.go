@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/hashicorp/go-hclog"
 
@@ -17,6 +18,13 @@ import (
 type Routes interface {
 	For(peer int) btl.Module
 	Progress() int
+}
+
+// dozer is what Routes offers a rank whose host's CPUs are outnumbered
+// (btl.Routes): Doze reports false when its transports cannot doze.
+type dozer interface {
+	Doze(d time.Duration, ready func() bool) bool
+	Wake()
 }
 
 // Engine matches and moves messages for one process. It implements
@@ -43,6 +51,10 @@ type Engine struct {
 	sigMu    sync.Mutex
 	sig      chan struct{} // closed and replaced when something completes or arrives, if anyone sleeps on it
 	sleepers atomic.Int32
+	dozers   atomic.Int32  // waiters in dozer.Doze: notify wakes them
+	notes    atomic.Uint32 // notifies seen by dozers
+	dozer    dozer         // set by Start if Routes may doze
+	cantDoze atomic.Bool   // its Doze said it cannot
 
 	reqPool sync.Pool
 
@@ -160,6 +172,7 @@ func (e *Engine) Release(r *Request) {
 // Start gives the engine its transports.
 func (e *Engine) Start(routes Routes) {
 	e.routes = routes
+	e.dozer, _ = routes.(dozer)
 	e.started.Store(true)
 	close(e.ready)
 }
@@ -642,6 +655,9 @@ func (e *Engine) laterGet(g get) {
 func (e *Engine) background(f func()) {
 	e.transfers.Add(1)
 	e.inFlight.Add(1)
+	if e.dozers.Load() != 0 {
+		e.dozer.Wake() // the transfer needs a processor that a doze may hold
+	}
 	go func() {
 		defer e.transfers.Done()
 		defer e.inFlight.Add(-1)
@@ -708,6 +724,20 @@ func (e *Engine) sleep(ready func() bool) {
 	}
 }
 
+// doze sleeps w's thread in the transports until a peer writes to this
+// rank, something completes or arrives (notify), or dozeLimit passes.
+// After announcing itself, w looks at what it waits on once more: a
+// notify before the announcement did not wake it.
+func (e *Engine) doze(w *waiter) {
+	e.dozers.Add(1)
+	seen := e.notes.Load()
+	if !w.ready() && !e.dozer.Doze(dozeLimit, func() bool { return e.notes.Load() != seen }) {
+		e.cantDoze.Store(true)
+		w.stage = stageYield
+	}
+	e.dozers.Add(-1)
+}
+
 // idle tells the transports that this waiter stops polling, so that
 // modules that deliver only when polled wake on their own (btl.Idler, which
 // btl.Routes passes on); busy that it polls again.
@@ -767,8 +797,13 @@ func (e *Engine) complete(r *Request, st Status) {
 	e.notify()
 }
 
-// notify wakes the waiters of WaitAny, WaitSome and Probe that sleep.
+// notify wakes the waiters of WaitAny, WaitSome and Probe that sleep, and
+// every waiter that dozes.
 func (e *Engine) notify() {
+	if e.dozers.Load() != 0 {
+		e.notes.Add(1)
+		e.dozer.Wake()
+	}
 	if e.sleepers.Load() == 0 {
 		return
 	}

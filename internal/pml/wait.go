@@ -18,6 +18,11 @@ type Config struct {
 	// YieldAtOnce skips the busy stage: for when this host's ranks
 	// outnumber its CPUs and a spinning rank would hold up the others.
 	YieldAtOnce bool
+	// DozeAfter, with YieldAtOnce, is how long a rank polls, yielding
+	// between polls, before it dozes between them instead: its thread
+	// sleeps until a peer writes to it (btl.Dozer), at most dozeLimit at a
+	// time. Zero never dozes.
+	DozeAfter time.Duration
 }
 
 // DefaultConfig suits a rank with a CPU of its own.
@@ -54,8 +59,14 @@ func (w *waiter) end() {
 const (
 	stageBusy = iota
 	stageYield
+	stageDoze
 	stageSleep
 )
+
+// dozeLimit bounds one doze. A doze holds the rank's Go processor, so
+// the rank's other goroutines wait for its end (a garbage collection's
+// stop too); the waiter lets them run between dozes.
+const dozeLimit = 2 * time.Millisecond
 
 // checkEvery is how many idle polls pass between looks at the clock and
 // between yields to the Go scheduler (which background transfers need).
@@ -75,9 +86,30 @@ func (w *waiter) step() {
 	if w.idle%checkEvery == 0 {
 		runtime.Gosched()
 		w.advance()
+	} else if w.e.cfg.YieldAtOnce {
+		w.advance() // each poll yields: a look at the clock costs little beside it
+	}
+	if w.stage == stageDoze && w.e.inFlight.Load() == 0 {
+		runtime.Gosched() // what else of the rank can run does, before the doze holds its processor
+		w.e.doze(w)
+		return
 	}
 	if w.stage == stageYield || w.e.cfg.YieldAtOnce {
 		btl.Yield()
+	}
+}
+
+// ready reports whether what the call waits on has happened.
+func (w *waiter) ready() bool {
+	switch {
+	case w.one != nil:
+		return w.one.Done()
+	case w.probe != nil:
+		_, ok, err := w.e.Iprobe(w.probe.Context, w.probe.Peer, w.probe.Tag)
+		return ok || err != nil
+	default:
+		i, active := TestAny(w.reqs)
+		return i >= 0 || !active
 	}
 }
 
@@ -94,10 +126,13 @@ func (w *waiter) advance() {
 		w.since = now
 		return
 	}
+	cfg := &w.e.cfg
 	switch idle := now.Sub(w.since); {
-	case idle >= w.e.cfg.SleepAfter:
+	case idle >= cfg.SleepAfter:
 		w.stage = stageSleep
-	case idle >= w.e.cfg.BusyPoll:
+	case cfg.YieldAtOnce && cfg.DozeAfter > 0 && idle >= cfg.DozeAfter && w.e.dozer != nil && !w.e.cantDoze.Load():
+		w.stage = stageDoze
+	case idle >= cfg.BusyPoll:
 		w.stage = stageYield
 	}
 	if w.stage != stageBusy && w.rec == nil {

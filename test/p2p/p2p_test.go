@@ -93,6 +93,13 @@ func TestScenarios(t *testing.T) {
 			"--mca", "btl_self_eager_limit", "0"}},
 		{"order", 2, []string{"--mca", "btl_tcp_max_send_size", "4k", "--mca", "btl_sm_fragment_size", "4k",
 			"--mca", "btl_sm_eager_limit", "4k"}},
+		// Waiters that doze between polls almost at once (over sm; tcp's
+		// cannot), with one processor a rank and with two.
+		{"doze", 4, dozing("1")},
+		{"doze", 3, dozing("2")},
+		{"random", 4, dozing("1")},
+		{"stress", 3, dozing("1")},
+		{"gc", 2, dozing("2")},
 	}
 	for _, btl := range transports {
 		for _, tt := range tests {
@@ -109,6 +116,12 @@ func TestScenarios(t *testing.T) {
 		j := run(t, 3*time.Minute, nil, "-np", "2", "--timeout", "120", "--mca", "btl", "tcp", p2pcheck, "self")
 		expectOK(t, j, "self", 2)
 	})
+}
+
+// dozing makes waiting ranks doze after a microsecond, with procs as
+// each rank's GOMAXPROCS.
+func dozing(procs string) []string {
+	return []string{"--mca", "mpi_yield_when_idle", "yes", "--mca", "mpi_poll_doze_us", "1", "--mca", "mpi_gomaxprocs", procs}
 }
 
 // boundaries lists sizes one below, at and one above each limit.

@@ -77,6 +77,9 @@ func (m *module) EagerLimit() int  { return m.eagerLimit }
 func (m *module) MaxSendSize() int { return m.maxSendSize }
 func (m *module) Progress() int    { return 0 }
 
+// DeliversInline says that Send delivers before it returns (btl.Inline).
+func (m *module) DeliversInline() {}
+
 // Finalize makes later sends fail.
 func (m *module) Finalize() error {
 	m.finalized.Store(true)

@@ -558,6 +558,35 @@ func (m *Module) Busy() {
 	}
 }
 
+// Doze sleeps the calling thread on the rank's wake-up word, which a peer
+// that publishes to a sleeping rank bumps (btl.Dozer). It looks at the
+// rings without draining them: the waiter polls when Doze returns.
+func (m *Module) Doze(d time.Duration, ready func() bool) {
+	if m.me.wake == nil || m.closed.Load() {
+		return
+	}
+	if m.holding.Load() != 0 {
+		m.flushAll() // what Post held back leaves before the rank sleeps
+	}
+	m.me.sleeping.Add(1)
+	v := m.me.wake.Load()
+	if !anyPending(m.consumers()) && !ready() {
+		doze(m.me.wake, v, d)
+	}
+	m.me.sleeping.Add(^uint32(0)) // -1
+}
+
+// Wake ends the rank's Dozes (btl.Dozer).
+func (m *Module) Wake() {
+	if m.me.wake == nil {
+		return
+	}
+	m.me.wake.Add(1)
+	if m.me.sleeping.Load() != 0 {
+		wakeAll(m.me.wake)
+	}
+}
+
 // listen delivers while the rank's waiters sleep: it announces that it
 // sleeps, checks the rings once more, then sleeps on its wake-up word
 // until a peer bumps it. Every liveness interval it checks the peers.
@@ -570,8 +599,8 @@ func (m *Module) listen() {
 			return
 		case <-m.kick:
 		}
+		m.me.sleeping.Add(1) // a count: the rank's dozing threads announce themselves too
 		for m.idle.Load() > 0 && !m.closed.Load() {
-			m.me.sleeping.Store(1)
 			v := m.me.wake.Load()
 			if m.Progress() > 0 {
 				continue
@@ -582,7 +611,7 @@ func (m *Module) listen() {
 				m.checkPeers()
 			}
 		}
-		m.me.sleeping.Store(0)
+		m.me.sleeping.Add(^uint32(0)) // -1
 		// A Busy and an Idle may both have come while we slept.
 		if m.idle.Load() > 0 {
 			select {

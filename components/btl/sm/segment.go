@@ -18,7 +18,7 @@ import (
 //	header (4 KiB): magic, layout version, local size, ring size, job id,
 //	                the count of ranks that mapped it
 //	rank blocks:    per local rank, three cache lines: its wake-up word,
-//	                its sleeping flag, its pid and state
+//	                its count of sleeping threads, its pid and state
 //	readable:       per local rank a row of words, one per local rank: 1
 //	                where the row's rank may read that rank's memory
 //	                (cross-memory attach), written by the row's rank only
@@ -234,7 +234,7 @@ func (s *segment) attached() *atomic.Uint32 { return s.u32(offAttached) }
 // rankBlock is a local rank's shared words.
 type rankBlock struct {
 	wake     *atomic.Uint32 // futex word: bumped to wake the rank
-	sleeping *atomic.Uint32 // non-zero while the rank may sleep on wake
+	sleeping *atomic.Uint32 // threads of the rank that may sleep on wake
 	pid      *atomic.Uint32
 	state    *atomic.Uint32
 }

@@ -25,6 +25,14 @@ func sleepOn(w *atomic.Uint32, val uint32, d time.Duration) {
 		uintptr(unsafe.Pointer(&ts)), 0, 0)
 }
 
+// doze is sleepOn as a raw system call, for btl.Dozer: the thread keeps
+// the rank's Go processor while it sleeps.
+func doze(w *atomic.Uint32, val uint32, d time.Duration) {
+	ts := unix.NsecToTimespec(d.Nanoseconds())
+	_, _, _ = unix.RawSyscall6(unix.SYS_FUTEX, uintptr(unsafe.Pointer(w)), futexWait, uintptr(val),
+		uintptr(unsafe.Pointer(&ts)), 0, 0)
+}
+
 // wakeAll wakes whatever sleeps on w.
 func wakeAll(w *atomic.Uint32) {
 	_, _, _ = unix.Syscall6(unix.SYS_FUTEX, uintptr(unsafe.Pointer(w)), futexWake, 1<<30, 0, 0, 0)
