@@ -68,6 +68,11 @@ const (
 // stop too); the waiter lets them run between dozes.
 const dozeLimit = 2 * time.Millisecond
 
+// othersRan is how long a Gosched takes when it ran other goroutines of
+// the rank for long enough that the waiter yields instead of dozing: an
+// empty one takes well under a microsecond.
+const othersRan = 100 * time.Microsecond
+
 // checkEvery is how many idle polls pass between looks at the clock and
 // between yields to the Go scheduler (which background transfers need).
 const checkEvery = 64
@@ -90,9 +95,14 @@ func (w *waiter) step() {
 		w.advance() // each poll yields: a look at the clock costs little beside it
 	}
 	if w.stage == stageDoze && w.e.inFlight.Load() == 0 {
-		runtime.Gosched() // what else of the rank can run does, before the doze holds its processor
-		w.e.doze(w)
-		return
+		// What else of the rank can run does first; if that took a
+		// while, it may want the processor again, which a doze would hold.
+		t := time.Now()
+		runtime.Gosched()
+		if time.Since(t) < othersRan {
+			w.e.doze(w)
+			return
+		}
 	}
 	if w.stage == stageYield || w.e.cfg.YieldAtOnce {
 		btl.Yield()
