@@ -74,18 +74,25 @@ func dozingPair(t *testing.T, mk func(btl.Module) *fakeDozer) ([2]*Engine, *fake
 	return es, f
 }
 
-// A waiter that dozes is woken by a message that another goroutine (the
-// Loopback's) delivers.
-func TestDozingWaiterWokenByDelivery(t *testing.T) {
-	es, f := dozingPair(t, func(m btl.Module) *fakeDozer { return newFakeDozer(m, true) })
-	buf := make([]byte, 4)
+// receiveWhileDozing starts a receive on rank 1, waits for its first
+// Doze, then sends msg from rank 0; it returns the receive's status and
+// buffer, and rank 1.
+func receiveWhileDozing(t *testing.T, can bool, msg []byte) (Status, []byte, *Engine) {
+	es, f := dozingPair(t, func(m btl.Module) *fakeDozer { return newFakeDozer(m, can) })
+	buf := make([]byte, len(msg))
 	done := make(chan Status, 1)
 	go func() { done <- es[1].Wait(es[1].Irecv(world, 0, 7, buf)) }()
 	<-f.entered
-	if err := es[0].Send(world, 1, 7, []byte("doze"), false); err != nil {
+	if err := es[0].Send(world, 1, 7, msg, false); err != nil {
 		t.Fatal(err)
 	}
-	if st := <-done; st.Err != nil || st.Bytes != 4 || string(buf) != "doze" {
+	return <-done, buf, es[1]
+}
+
+// A waiter that dozes is woken by a message that another goroutine (the
+// Loopback's) delivers.
+func TestDozingWaiterWokenByDelivery(t *testing.T) {
+	if st, buf, _ := receiveWhileDozing(t, true, []byte("doze")); st.Err != nil || st.Bytes != 4 || string(buf) != "doze" {
 		t.Fatalf("status %+v, buffer %q", st, buf)
 	}
 }
@@ -118,18 +125,11 @@ func TestDozeLooksAgainAfterAnnouncing(t *testing.T) {
 
 // Routes that cannot doze leave the waiter yielding.
 func TestWaiterYieldsWhenRoutesCannotDoze(t *testing.T) {
-	es, f := dozingPair(t, func(m btl.Module) *fakeDozer { return newFakeDozer(m, false) })
-	buf := make([]byte, 1)
-	done := make(chan Status, 1)
-	go func() { done <- es[1].Wait(es[1].Irecv(world, 0, 7, buf)) }()
-	<-f.entered
-	if err := es[0].Send(world, 1, 7, []byte{9}, false); err != nil {
-		t.Fatal(err)
-	}
-	if st := <-done; st.Err != nil || buf[0] != 9 {
+	st, buf, e := receiveWhileDozing(t, false, []byte{9})
+	if st.Err != nil || buf[0] != 9 {
 		t.Fatalf("status %+v, buffer %v", st, buf)
 	}
-	if !es[1].cantDoze.Load() {
+	if !e.cantDoze.Load() {
 		t.Fatal("the engine did not note that its routes cannot doze")
 	}
 }
