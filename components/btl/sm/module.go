@@ -563,6 +563,7 @@ func (m *Module) Busy() {
 // rings without draining them: the waiter polls when Doze returns.
 func (m *Module) Doze(d time.Duration, ready func() bool) {
 	if m.me.wake == nil || m.closed.Load() {
+		btl.Yield() // nothing to sleep on: the caller's loop must not spin
 		return
 	}
 	if m.holding.Load() != 0 {
