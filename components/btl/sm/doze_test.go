@@ -48,28 +48,13 @@ func awaitReturn(t *testing.T, returned <-chan struct{}, what string) {
 
 func never() bool { return false }
 
-func TestDozeEndsWhenAPeerWrites(t *testing.T) {
-	j := newTestJob(t, 2)
-	returned := dozing(t, j.mods[1], never)
-	if err := j.mods[0].Send(context.Background(), 1, []byte("h"), []byte{1}); err != nil {
-		t.Fatal(err)
-	}
-	awaitReturn(t, returned, "a peer's send")
-	if got := j.await(t, 1, 1); len(got) != 1 {
-		t.Fatalf("rank 1 got %v", got)
-	}
-}
+// The contract suite (TestContract/Doze) checks that a doze ends on a
+// peer's send, on Wake and when ready; these check what is sm's own.
 
-func TestDozeEndsOnWake(t *testing.T) {
+// A doze only looks: a fragment already waiting ends it undelivered, and
+// the waiter's next poll delivers it.
+func TestDozeLooksWithoutDraining(t *testing.T) {
 	j := newTestJob(t, 2)
-	returned := dozing(t, j.mods[1], never)
-	j.mods[1].Wake()
-	awaitReturn(t, returned, "Wake")
-}
-
-func TestDozeDoesNotSleepWhenReadyOrPending(t *testing.T) {
-	j := newTestJob(t, 2)
-	awaitReturn(t, dozing(t, j.mods[1], func() bool { return true }), "ready said true")
 	if err := j.mods[0].Send(context.Background(), 1, []byte("h"), []byte{1}); err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +68,10 @@ func TestDozeDoesNotSleepWhenReadyOrPending(t *testing.T) {
 }
 
 // A doze beside the listener of a rank whose other waiter sleeps: both
-// announce themselves, and a peer's send wakes both.
+// count themselves as sleeping, the listener still delivers, and the
+// count is the listener's alone after the doze. The listener may take
+// the fragment before the doze looks: the engine's Wake then ends the
+// doze, as here.
 func TestDozeBesideTheListener(t *testing.T) {
 	j := newTestJob(t, 2)
 	j.mods[1].Idle()
@@ -93,7 +81,17 @@ func TestDozeBesideTheListener(t *testing.T) {
 		t.Fatal(err)
 	}
 	<-j.boxes[1].got // the listener delivered
-	awaitReturn(t, returned, "a peer's send with the listener running")
+	guard := time.After(time.Minute)
+	for done := false; !done; {
+		j.mods[1].Wake()
+		select {
+		case <-returned:
+			done = true
+		case <-guard:
+			t.Fatal("Doze did not return after Wake with the listener running")
+		case <-time.After(time.Millisecond):
+		}
+	}
 	if n := j.mods[1].me.sleeping.Load(); n > 1 {
 		t.Fatalf("%d sleepers announced with only the listener left", n)
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/gompi/gompi/frameworks/btl"
 )
@@ -59,6 +60,7 @@ func Run(t *testing.T, s Suite) {
 	t.Run("Concurrent", s.testConcurrent)
 	t.Run("Place", s.testPlace)
 	t.Run("Idle", s.testIdle)
+	t.Run("Doze", s.testDoze)
 	t.Run("SingleCopy", s.testSingleCopy)
 	t.Run("ReadAll", s.testReadAll)
 	t.Run("DelProcs", s.testDelProcs)
@@ -428,6 +430,64 @@ func (s Suite) testIdle(t *testing.T) {
 	}
 	for _, m := range j.mods {
 		m.(btl.Idler).Busy()
+	}
+}
+
+// testDoze: a Doze (btl.Dozer) of a rank ends when a peer sends to it,
+// when Wake is called, and at once when ready says so; its time-out is
+// long enough that only a lost wake-up hangs the test.
+func (s Suite) testDoze(t *testing.T) {
+	j := s.start(t)
+	if _, ok := j.mods[0].(btl.Dozer); !ok {
+		t.Skip("the module is no btl.Dozer")
+	}
+	if prev := runtime.GOMAXPROCS(0); prev < 2 {
+		runtime.GOMAXPROCS(2) // a doze holds its processor
+		t.Cleanup(func() { runtime.GOMAXPROCS(prev) })
+	}
+	never := func() bool { return false }
+	// doze runs rank to's Doze and wake beside it; a wake that can be
+	// repeated is, until the Doze returns, since the first may come
+	// before the Doze sleeps (the caller's ready covers that case).
+	doze := func(to int, ready func() bool, what string, wake func(), repeat bool) {
+		t.Helper()
+		returned := make(chan struct{})
+		go func() {
+			j.mods[to].(btl.Dozer).Doze(time.Hour, ready)
+			close(returned)
+		}()
+		wake()
+		guard := time.After(hangGuard)
+		for {
+			select {
+			case <-returned:
+				return
+			case <-guard:
+				t.Fatalf("rank %d: Doze did not return after %s", to, what)
+			case <-time.After(time.Millisecond):
+				if repeat {
+					wake()
+				}
+			}
+		}
+	}
+	ctx := context.Background()
+	for _, p := range j.pairs() {
+		from, to := p[0], p[1]
+		if from == to {
+			continue
+		}
+		doze(to, never, fmt.Sprintf("a send from rank %d", from), func() {
+			if err := j.mods[from].Send(ctx, to, header(from, 0, 0, 12), payload(from, 0, 0, 1)); err != nil {
+				t.Errorf("rank %d: Send to rank %d: %v", from, to, err)
+			}
+		}, false)
+		r := j.recvs[to]
+		r.WaitFor(t, fmt.Sprintf("rank %d: a fragment from rank %d after a doze", to, from), j.poll, func() bool { return len(r.From(from)) == 1 })
+	}
+	for to, m := range j.mods {
+		doze(to, never, "Wake", m.(btl.Dozer).Wake, true)
+		doze(to, func() bool { return true }, "ready said true", func() {}, false)
 	}
 }
 
