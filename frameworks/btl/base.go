@@ -171,16 +171,18 @@ func (rt *Routes) Busy() {
 	}
 }
 
-// Doze sleeps in the only polled module, if it is a Dozer, and reports
-// whether it could. A module that delivers from its own goroutines, tcp,
-// needs the processor that a doze holds: with it among the polled, or
-// more than one module to sleep in, a rank yields instead.
-func (rt *Routes) Doze(d time.Duration, ready func() bool) bool {
-	if rt.dozer == nil {
-		return false
+// CanDoze reports whether the only polled module is a Dozer. A module
+// that delivers from its own goroutines, tcp, needs the processor that a
+// doze holds: with it among the polled, or more than one module to sleep
+// in, a rank yields instead.
+func (rt *Routes) CanDoze() bool { return rt.dozer != nil }
+
+// Doze sleeps in the only polled module (btl.Dozer); without CanDoze it
+// returns at once.
+func (rt *Routes) Doze(d time.Duration, ready func() bool) {
+	if rt.dozer != nil {
+		rt.dozer.Doze(d, ready)
 	}
-	rt.dozer.Doze(d, ready)
-	return true
 }
 
 // Wake ends the Dozes of this rank's threads.

@@ -21,9 +21,10 @@ type Routes interface {
 }
 
 // dozer is what Routes offers a rank whose host's CPUs are outnumbered
-// (btl.Routes): Doze reports false when its transports cannot doze.
+// (btl.Routes), if its transports CanDoze.
 type dozer interface {
-	Doze(d time.Duration, ready func() bool) bool
+	CanDoze() bool
+	Doze(d time.Duration, ready func() bool)
 	Wake()
 }
 
@@ -53,8 +54,7 @@ type Engine struct {
 	sleepers atomic.Int32
 	dozers   atomic.Int32  // waiters in dozer.Doze: notify wakes them
 	notes    atomic.Uint32 // notifies seen by dozers
-	dozer    dozer         // set by Start if Routes may doze
-	cantDoze atomic.Bool   // its Doze said it cannot
+	dozer    dozer         // set by Start if Routes can doze
 
 	reqPool sync.Pool
 
@@ -172,7 +172,9 @@ func (e *Engine) Release(r *Request) {
 // Start gives the engine its transports.
 func (e *Engine) Start(routes Routes) {
 	e.routes = routes
-	e.dozer, _ = routes.(dozer)
+	if d, ok := routes.(dozer); ok && d.CanDoze() {
+		e.dozer = d
+	}
 	e.started.Store(true)
 	close(e.ready)
 }
@@ -704,7 +706,7 @@ func (e *Engine) Probe(cid uint32, src, tag int) (Status, error) {
 			return st, err
 		}
 		if w.sleepy() {
-			e.sleep(func() bool { _, ok, err := e.Iprobe(cid, src, tag); return ok || err != nil })
+			e.sleep(w.ready)
 			w.reset()
 			continue
 		}
@@ -731,9 +733,8 @@ func (e *Engine) sleep(ready func() bool) {
 func (e *Engine) doze(w *waiter) {
 	e.dozers.Add(1)
 	seen := e.notes.Load()
-	if !w.ready() && !e.dozer.Doze(dozeLimit, func() bool { return e.notes.Load() != seen }) {
-		e.cantDoze.Store(true)
-		w.stage = stageYield
+	if !w.ready() {
+		e.dozer.Doze(dozeLimit, func() bool { return e.notes.Load() != seen })
 	}
 	e.dozers.Add(-1)
 }
@@ -895,7 +896,7 @@ func (e *Engine) WaitAny(reqs []*Request) int {
 			return i
 		}
 		if w.sleepy() {
-			e.sleep(func() bool { i, active := TestAny(reqs); return i >= 0 || !active })
+			e.sleep(w.ready)
 			w.reset()
 			continue
 		}

@@ -140,7 +140,7 @@ func (w *waiter) advance() {
 	switch idle := now.Sub(w.since); {
 	case idle >= cfg.SleepAfter:
 		w.stage = stageSleep
-	case cfg.YieldAtOnce && cfg.DozeAfter > 0 && idle >= cfg.DozeAfter && w.e.dozer != nil && !w.e.cantDoze.Load():
+	case cfg.YieldAtOnce && cfg.DozeAfter > 0 && idle >= cfg.DozeAfter && w.e.dozer != nil:
 		w.stage = stageDoze
 	case idle >= cfg.BusyPoll:
 		w.stage = stageYield
