@@ -97,22 +97,29 @@ func TestTruncation(t *testing.T) {
 	}
 }
 
-// TestGoroutines: calls from several goroutines at once each get their
-// goroutine's thread id, and none is lost.
+// TestGoroutines: calls from several live goroutines each get their
+// goroutine's thread id, and none is lost. No goroutine ends before all have
+// called: one that started after another ended may take over its track.
 func TestGoroutines(t *testing.T) {
 	tr := newTracer(pmpi.Real(), config{maxEvents: 10000})
 	const goroutines, calls = 8, 50
-	var wg sync.WaitGroup
+	var called, ended sync.WaitGroup
+	release := make(chan struct{})
 	for range goroutines {
-		wg.Add(1)
+		called.Add(1)
+		ended.Add(1)
 		go func() {
-			defer wg.Done()
+			defer ended.Done()
 			for range calls {
 				tr.Wtime()
 			}
+			called.Done()
+			<-release
 		}()
 	}
-	wg.Wait()
+	called.Wait()
+	close(release)
+	ended.Wait()
 	perTid := map[int32]int{}
 	for r := range tr.events.all {
 		perTid[r.tid]++
