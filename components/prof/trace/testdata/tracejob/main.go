@@ -59,15 +59,23 @@ func main() {
 	}
 
 	ring(world, 3)
-	var wg sync.WaitGroup
+	// Neither goroutine ends before both have rung: one that started after
+	// the other ended could reuse its descriptor, and so its track.
+	var rung, ended sync.WaitGroup
+	release := make(chan struct{})
 	for g := range 2 {
-		wg.Add(1)
+		rung.Add(1)
+		ended.Add(1)
 		go func() {
-			defer wg.Done()
+			defer ended.Done()
 			ring(world, 10+g)
+			rung.Done()
+			<-release
 		}()
 	}
-	wg.Wait()
+	rung.Wait()
+	close(release)
+	ended.Wait()
 
 	sum := make([]int64, 1)
 	check("allreduce", mpi.Allreduce([]int64{int64(rank)}, sum, mpi.Sum, world))
