@@ -59,7 +59,7 @@ type waits struct {
 	all map[*WaitRecord]struct{}
 }
 
-// record registers a wait that has polled past its busy stage.
+// record registers a wait that has lasted recordAfter, or sleeps.
 func (e *Engine) record(since time.Time, reqs []*Request, probe *PendingOp) *WaitRecord {
 	pcs := make([]uintptr, 32)
 	n := runtime.Callers(3, pcs) // above record, advance's caller and step

@@ -73,6 +73,12 @@ const dozeLimit = 2 * time.Millisecond
 // empty one takes well under a microsecond.
 const othersRan = 100 * time.Microsecond
 
+// recordAfter is how long a wait lasts before it is recorded for the
+// state report, which is about hangs. Recording costs a stack walk and an
+// allocation: a rank of an oversubscribed incast that recorded every wait
+// past the busy stage spent a twentieth of its CPU on it.
+const recordAfter = 10 * time.Millisecond
+
 // checkEvery is how many idle polls pass between looks at the clock and
 // between yields to the Go scheduler (which background transfers need).
 const checkEvery = 64
@@ -137,7 +143,8 @@ func (w *waiter) advance() {
 		return
 	}
 	cfg := &w.e.cfg
-	switch idle := now.Sub(w.since); {
+	idle := now.Sub(w.since)
+	switch {
 	case idle >= cfg.SleepAfter:
 		w.stage = stageSleep
 	case cfg.YieldAtOnce && cfg.DozeAfter > 0 && idle >= cfg.DozeAfter && w.e.dozer != nil:
@@ -145,7 +152,7 @@ func (w *waiter) advance() {
 	case idle >= cfg.BusyPoll:
 		w.stage = stageYield
 	}
-	if w.stage != stageBusy && w.rec == nil {
+	if w.rec == nil && (idle >= recordAfter || w.stage == stageSleep) {
 		reqs := w.reqs
 		if w.one != nil {
 			reqs = []*Request{w.one}
