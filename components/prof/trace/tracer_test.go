@@ -98,28 +98,15 @@ func TestTruncation(t *testing.T) {
 }
 
 // TestGoroutines: calls from several live goroutines each get their
-// goroutine's thread id, and none is lost. No goroutine ends before all have
-// called: one that started after another ended may take over its track.
+// goroutine's thread id, and none is lost.
 func TestGoroutines(t *testing.T) {
 	tr := newTracer(pmpi.Real(), config{maxEvents: 10000})
 	const goroutines, calls = 8, 50
-	var called, ended sync.WaitGroup
-	release := make(chan struct{})
-	for range goroutines {
-		called.Add(1)
-		ended.Add(1)
-		go func() {
-			defer ended.Done()
-			for range calls {
-				tr.Wtime()
-			}
-			called.Done()
-			<-release
-		}()
-	}
-	called.Wait()
-	close(release)
-	ended.Wait()
+	runAlive(goroutines, func() {
+		for range calls {
+			tr.Wtime()
+		}
+	})
 	perTid := map[int32]int{}
 	for r := range tr.events.all {
 		perTid[r.tid]++
@@ -173,25 +160,21 @@ func TestRecordedInOrder(t *testing.T) {
 	tr.sync = clockSync{offset: -3_000_000_000}
 	const goroutines, calls = 4, 500
 	buf := make([]byte, 8)
-	var wg sync.WaitGroup
-	for range goroutines {
-		wg.Go(func() {
-			for range calls {
-				r, err := tr.Isend(buf, 1, pmpi.Int64, 1, 0, world)
-				if err == nil {
-					_, err = tr.Wait(r)
-				}
-				if err == nil {
-					err = tr.Allreduce(buf, buf, 1, pmpi.Int64, pmpi.OpSum, world)
-				}
-				if err != nil {
-					t.Error(err)
-					return
-				}
+	runAlive(goroutines, func() {
+		for range calls {
+			r, err := tr.Isend(buf, 1, pmpi.Int64, 1, 0, world)
+			if err == nil {
+				_, err = tr.Wait(r)
 			}
-		})
-	}
-	wg.Wait()
+			if err == nil {
+				err = tr.Allreduce(buf, buf, 1, pmpi.Int64, pmpi.OpSum, world)
+			}
+			if err != nil {
+				t.Error(err)
+				return
+			}
+		}
+	})
 	var raw []record
 	for r := range tr.events.all {
 		raw = append(raw, r)
@@ -238,4 +221,26 @@ func must(t *testing.T, err error) {
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+// runAlive runs f in n goroutines, none of which ends before all have run
+// it: a goroutine that starts after another has ended may reuse its
+// runtime descriptor, and so its track, which a test counting tracks must
+// not see.
+func runAlive(n int, f func()) {
+	var ran, ended sync.WaitGroup
+	release := make(chan struct{})
+	for range n {
+		ran.Add(1)
+		ended.Add(1)
+		go func() {
+			defer ended.Done()
+			f()
+			ran.Done()
+			<-release
+		}()
+	}
+	ran.Wait()
+	close(release)
+	ended.Wait()
 }
