@@ -234,6 +234,12 @@ func (c *conn) read() error {
 				// them. Nap and look again instead.
 				return true
 			}
+			if c.m.polls.Load() != seen {
+				// A rank began polling while we took the lock: whoever
+				// takes it after that rank's poll must leave the bytes to it.
+				c.rmu.Unlock()
+				return true
+			}
 			if c.rend == nil {
 				c.fd = int(fd)
 				if _, err := c.pump(c.readFD, true); !isWouldBlock(err) {
