@@ -514,14 +514,19 @@ func (j *job) supervise(ctx context.Context, pids []int) int {
 	done := ctx.Done()
 	signalAll := func(sig syscall.Signal) {
 		j.mu.Lock()
-		for rank := range alive {
+		for rank, pid := range alive {
+			// A rank that died before this, whose exit is not read yet,
+			// did not die of this signal: its own death is the failure.
+			if exited(pid) {
+				continue
+			}
 			if j.sent[rank] == nil {
 				j.sent[rank] = map[syscall.Signal]bool{}
 			}
 			j.sent[rank][sig] = true
 		}
 		j.mu.Unlock()
-		for rank, pid := range alive {
+		for rank, pid := range alive { // the group still: a dead rank's children may linger
 			if err := signalGroup(pid, sig); err != nil {
 				j.log.Warn("cannot signal rank", "rank", rank, "error", err)
 			}

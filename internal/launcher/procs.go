@@ -170,6 +170,15 @@ func signalName(sig syscall.Signal) string {
 	return "signal " + strconv.Itoa(int(sig))
 }
 
+// exited reports whether the child pid has ended, reaped or not: then a
+// signal gompirun sends it now is not what ends it. WNOWAIT leaves the
+// reaping to the rank's own waiting goroutine.
+func exited(pid int) bool {
+	var info unix.Siginfo
+	err := unix.Waitid(unix.P_PID, pid, &info, unix.WEXITED|unix.WNOHANG|unix.WNOWAIT, nil)
+	return err != nil || info.Signo != 0 // ECHILD: reaped already
+}
+
 // signalGroup sends sig to the process group of a rank (its pid: ranks are
 // started with Setpgid), reaching any children it left in the group.
 // ESRCH means the group is already gone.
