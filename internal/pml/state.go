@@ -41,8 +41,8 @@ type Message struct {
 	From, Tag, Size int
 }
 
-// WaitRecord is a blocking call that has polled for a while without
-// result. Only such calls are recorded: a fast wait costs nothing extra.
+// WaitRecord is a blocking call that has waited recordAfter without
+// result. Only such calls are recorded: a short wait costs nothing extra.
 type WaitRecord struct {
 	Since time.Time
 	// PCs is the waiting goroutine's stack, innermost first, for finding

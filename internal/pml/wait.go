@@ -40,8 +40,8 @@ type waiter struct {
 	since time.Time // when this idle spell began; zero until measured
 	stage int
 
-	// What the call waits on, and its record once it has waited past the
-	// busy stage (nil before: fast waits record nothing).
+	// What the call waits on, and its record once it has waited
+	// recordAfter (nil before: short waits record nothing).
 	one   *Request
 	reqs  []*Request
 	probe *PendingOp
@@ -75,8 +75,8 @@ const othersRan = 100 * time.Microsecond
 
 // recordAfter is how long a wait lasts before it is recorded for the
 // state report, which is about hangs. Recording costs a stack walk and an
-// allocation: a rank of an oversubscribed incast that recorded every wait
-// past the busy stage spent a twentieth of its CPU on it.
+// allocation: the senders of an oversubscribed incast, which recorded
+// every wait past the busy stage, spent 3-10 % of their CPU on it.
 const recordAfter = 10 * time.Millisecond
 
 // checkEvery is how many idle polls pass between looks at the clock and
