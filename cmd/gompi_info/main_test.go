@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -237,6 +238,26 @@ func TestLevelsAndFormats(t *testing.T) {
 		if p.Source == "" || p.Type == "" || p.Help == "" || p.Allowed == "" {
 			t.Errorf("parameter %s lacks a field: %+v", p.Name, p)
 		}
+	}
+}
+
+// TestHiddenByLevel: a --param query whose parameters all lie above the
+// level says so, instead of printing nothing.
+func TestHiddenByLevel(t *testing.T) {
+	low := runInfo(t, nil, nil, "--param", "prof", "all")
+	if low.code != 0 || strings.Contains(low.stdout, "parameter \"prof_stats_output\"") {
+		t.Fatalf("level 1 listed prof_stats_output (exit %d):\n%s", low.code, low.stdout)
+	}
+	m := regexp.MustCompile(`\((\d+) more matching parameters above level 1: add --level (\d) to list them\)`).FindStringSubmatch(low.stdout)
+	if m == nil {
+		t.Fatalf("no note on the hidden parameters:\n%s", low.stdout)
+	}
+	high := runInfo(t, nil, nil, "--param", "prof", "all", "--level", m[2])
+	if n := strings.Count(high.stdout, "MCA prof "); strconv.Itoa(n) != m[1] {
+		t.Errorf("--level %s lists %d parameters, the note said %s:\n%s", m[2], n, m[1], high.stdout)
+	}
+	if strings.Contains(high.stdout, "more matching") {
+		t.Errorf("a note at the level that shows everything:\n%s", high.stdout)
 	}
 }
 

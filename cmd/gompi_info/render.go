@@ -30,6 +30,10 @@ func renderPretty(w io.Writer, r report, paramsOnly bool) {
 		fmt.Fprintf(w, "%s%s\n", indent, p.Help)
 		fmt.Fprintf(w, "%sDefault: %q. Valid values: %s\n", indent, p.Default, p.Allowed)
 	}
+	if r.Hidden > 0 {
+		fmt.Fprintf(w, "(%d more matching parameters above level %d: add --level %d to list them)\n",
+			r.Hidden, r.Level, r.HiddenLevel)
+	}
 }
 
 func renderComponents(w io.Writer, r report) {

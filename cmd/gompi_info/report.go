@@ -17,6 +17,13 @@ type report struct {
 	ModelVersion string      `json:"model_version"`
 	Frameworks   []framework `json:"frameworks"`
 	Parameters   []parameter `json:"parameters,omitempty"`
+
+	// Hidden counts the parameters that matched but lie above Level, and
+	// HiddenLevel is the highest of their levels: ompi_info answers such a
+	// query with nothing, and its users take the parameter for missing.
+	Level       int `json:"-"`
+	Hidden      int `json:"-"`
+	HiddenLevel int `json:"-"`
 }
 
 type framework struct {
@@ -94,6 +101,7 @@ func buildReport(sys *mca.System, f filter) (report, error) {
 	if f.framework == "" {
 		return r, nil
 	}
+	r.Level = f.level
 	// Parameters that belong to no framework (the MPI layer's mpi_*) name
 	// their own owner.
 	for _, d := range sys.Params().Defs() {
@@ -106,7 +114,12 @@ func buildReport(sys *mca.System, f filter) (report, error) {
 	}
 	for _, v := range sys.Snapshot().Values() {
 		d := v.Def
-		if d.Level > f.level || !matches(f.framework, d.Framework) || !matches(f.component, d.Component) {
+		if !matches(f.framework, d.Framework) || !matches(f.component, d.Component) {
+			continue
+		}
+		if d.Level > f.level {
+			r.Hidden++
+			r.HiddenLevel = max(r.HiddenLevel, d.Level)
 			continue
 		}
 		p := parameter{Name: d.Name, Framework: d.Framework, Component: d.Component, Type: d.Kind.String(),
