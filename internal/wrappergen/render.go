@@ -91,7 +91,8 @@ func (g *gen) expand(n node, s *scope) (string, error) {
 			return p.Name, nil
 		}
 	}
-	return "", fmt.Errorf("unknown argument name {{%s}}: %s has no such argument (it has %s)", w, s.fn.Name, argList(params))
+	return "", fmt.Errorf("unknown macro or argument name {{%s}}: no wrappergen macro has that name, and %s has no such argument (it has %s)",
+		w, s.fn.Name, argList(params))
 }
 
 func argList(params []prof.Param) string {
