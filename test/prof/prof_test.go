@@ -8,6 +8,7 @@ package prof_test
 
 import (
 	"os"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -59,21 +60,36 @@ func TestStackOrder(t *testing.T) {
 		name  string
 		args  []string
 		tools []string
+		stack string // as logged: the recorders and the tools that record nothing
 	}{
-		{"listed order", []string{"--mca", "prof", "rec1,rec2"}, []string{"rec1", "rec2"}},
-		{"reversed", []string{"--mca", "prof", "rec2,rec1"}, []string{"rec2", "rec1"}},
-		{"one", []string{"--mca", "prof", "rec1"}, []string{"rec1"}},
-		{"exclude list, by priority", []string{"--mca", "prof", "^rec1,stats,trace"}, []string{"rec2"}},
-		{"none named, none runs", nil, nil},
+		{"listed order", []string{"--mca", "prof", "rec1,rec2"}, []string{"rec1", "rec2"}, "rec1,rec2"},
+		{"reversed", []string{"--mca", "prof", "rec2,rec1"}, []string{"rec2", "rec1"}, "rec2,rec1"},
+		{"one", []string{"--mca", "prof", "rec1"}, []string{"rec1"}, "rec1"},
+		{"exclude list, by priority", []string{"--mca", "prof", "^rec1,stats,trace"}, []string{"rec2"}, "rec2,every"},
+		{"none named, none runs", nil, nil, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			args := append([]string{"--timeout", "60", "-np", "2"}, tc.args...)
+			args := append([]string{"--timeout", "60", "-np", "2", "--mca", "prof_base_verbose", "100"}, tc.args...)
 			j := jobtest.Run(t, gompirun, 90*time.Second, nil, append(args, stackcheck)...)
 			if j.Code != 0 {
 				t.Fatalf("job failed\n%v", j)
 			}
 			if got, want := strings.TrimSpace(j.Stdout), nested(tc.tools, rank0Calls); got != want {
 				t.Fatalf("the tools saw:\n%s\nwant:\n%s", got, want)
+			}
+			// Each rank logs its stack once, outermost first; no stack, no line.
+			built := regexp.MustCompile(`profiling stack built: rank=(\d) outermost first="?([^"\s]*)`).FindAllStringSubmatch(j.Stderr, -1)
+			want := 2
+			if tc.stack == "" {
+				want = 0
+			}
+			if len(built) != want {
+				t.Fatalf("%d lines say the stack was built, want %d\n%v", len(built), want, j)
+			}
+			for _, m := range built {
+				if m[2] != tc.stack {
+					t.Errorf("rank %s logged the stack %q, want %q", m[1], m[2], tc.stack)
+				}
 			}
 		})
 	}

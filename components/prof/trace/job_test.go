@@ -95,13 +95,21 @@ func TestJob(t *testing.T) {
 	named := map[int]string{}
 	open := map[track][]event{} // enclosing calls still open, per track
 	byTrack := map[track][]event{}
+	nestedIn := map[string]int{}  // "outer > inner" call names
 	program := map[int][]string{} // each rank's main goroutine's own calls and marks
 	for _, e := range evs {
 		pid, ts := *e.Pid, *e.Ts
 		if e.Ph == "M" && e.Name == "process_name" {
 			named[pid] = fmt.Sprint(e.Args["name"])
 		}
-		if *e.Tid == 1 && (e.Ph == "X" || e.Ph == "i") && !madeByMPI[e.Name] {
+		k := track{pid, *e.Tid}
+		stack := open[k]
+		for len(stack) > 0 && end(stack[len(stack)-1]) <= ts {
+			stack = stack[:len(stack)-1]
+		}
+		open[k] = stack
+		// A phase's mark falls inside the Pcontrol that ends the phase.
+		if k.tid == 1 && (e.Ph == "X" && len(stack) == 0 || e.Ph == "i") && !madeByMPI[e.Name] {
 			program[pid] = append(program[pid], e.Name)
 		}
 		if e.Ph != "X" {
@@ -110,17 +118,21 @@ func TestJob(t *testing.T) {
 		if e.Dur == nil || *e.Dur < 0 {
 			t.Fatalf("X event without a duration: %+v", e)
 		}
-		k := track{pid, *e.Tid}
-		stack := open[k]
-		for len(stack) > 0 && end(stack[len(stack)-1]) <= ts {
-			stack = stack[:len(stack)-1]
-		}
-		if len(stack) > 0 && end(e) > end(stack[len(stack)-1]) {
-			t.Errorf("rank %d tid %d: %s [%v, %v] overlaps %s [%v, %v] without nesting", pid, k.tid,
-				e.Name, ts, end(e), stack[len(stack)-1].Name, *stack[len(stack)-1].Ts, end(stack[len(stack)-1]))
+		if len(stack) > 0 {
+			outer := stack[len(stack)-1]
+			if end(e) > end(outer) {
+				t.Errorf("rank %d tid %d: %s [%v, %v] overlaps %s [%v, %v] without nesting", pid, k.tid,
+					e.Name, ts, end(e), outer.Name, *outer.Ts, end(outer))
+			}
+			nestedIn[outer.Name+" > "+e.Name]++
 		}
 		open[k] = append(stack, e)
 		byTrack[k] = append(byTrack[k], e)
+	}
+	// The only calls made inside others are the user's operation's
+	// Iprobes; at least one rank applies the operation.
+	if len(nestedIn) != 1 || nestedIn["MPI_Allreduce > MPI_Iprobe"] == 0 {
+		t.Errorf("calls nested in others: %v, want MPI_Iprobe in MPI_Allreduce only", nestedIn)
 	}
 	for r := range 3 {
 		if named[r] != fmt.Sprintf("rank %d", r) {
@@ -264,17 +276,17 @@ func end(e event) float64 { return *e.Ts + *e.Dur }
 // Rank, Size), left out of programOrder.
 var madeByMPI = map[string]bool{"MPI_CommWorld": true, "MPI_CommRank": true, "MPI_CommSize": true}
 
-// programOrder is what each rank's main goroutine does in tracejob; the
-// Pcontrol(1) of rank 0 is not recorded, since recording was paused when
-// it began.
+// programOrder is what each rank's main goroutine calls in tracejob,
+// calls made inside others left out; the Pcontrol(1) of rank 0 is not
+// recorded, since recording was paused when it began.
 var programOrder = map[int][]string{
 	0: {"MPI_Init", "MPI_Pcontrol", "phase 1", "MPI_Send", "MPI_Send", "MPI_Irecv", "MPI_Wait", "MPI_Sendrecv",
-		"MPI_Allreduce", "MPI_Pcontrol", "phase 2", "MPI_Pcontrol", "MPI_Send", "MPI_CommSplit", "MPI_Send",
+		"MPI_Allreduce", "MPI_OpCreate", "MPI_Allreduce", "MPI_Pcontrol", "phase 2", "MPI_Pcontrol", "MPI_Send", "MPI_CommSplit", "MPI_Send",
 		"MPI_Barrier", "MPI_Finalize"},
 	1: {"MPI_Init", "MPI_Pcontrol", "phase 1", "MPI_Recv", "MPI_Recv", "MPI_Recv", "MPI_Isend", "MPI_Wait", "MPI_Sendrecv",
-		"MPI_Allreduce", "MPI_Pcontrol", "phase 2", "MPI_CommSplit", "MPI_Barrier", "MPI_Finalize"},
-	2: {"MPI_Init", "MPI_Pcontrol", "phase 1", "MPI_Send", "MPI_Sendrecv", "MPI_Allreduce", "MPI_Pcontrol", "phase 2",
-		"MPI_Recv", "MPI_Recv", "MPI_CommSplit", "MPI_Recv", "MPI_Barrier", "MPI_Finalize"},
+		"MPI_Allreduce", "MPI_OpCreate", "MPI_Allreduce", "MPI_Pcontrol", "phase 2", "MPI_CommSplit", "MPI_Barrier", "MPI_Finalize"},
+	2: {"MPI_Init", "MPI_Pcontrol", "phase 1", "MPI_Send", "MPI_Sendrecv", "MPI_Allreduce", "MPI_OpCreate", "MPI_Allreduce",
+		"MPI_Pcontrol", "phase 2", "MPI_Recv", "MPI_Recv", "MPI_CommSplit", "MPI_Recv", "MPI_Barrier", "MPI_Finalize"},
 }
 
 // checkArrowEnd checks that an arrow's end e lies inside call, its

@@ -1,7 +1,8 @@
 // Command tracejob sends known traffic between 3 ranks for the trace
 // component's tests: blocking sends to AnySource receives, an Isend with
-// its Wait, Sendrecv rings (two of them from two goroutines at once), a
-// collective, a split communicator, phases and a pause in recording.
+// its Wait, Sendrecv rings (two of them from two goroutines at once),
+// collectives (one with a user's operation that calls MPI), a split
+// communicator, phases and a pause in recording.
 package main
 
 import (
@@ -81,6 +82,20 @@ func main() {
 	check("allreduce", mpi.Allreduce([]int64{int64(rank)}, sum, mpi.Sum, world))
 	if sum[0] != 3 {
 		fail("allreduce", fmt.Errorf("sum %d, want 3", sum[0]))
+	}
+	// A user's operation that calls MPI: its Iprobe nests inside the
+	// Allreduce on whichever ranks apply the operation (at least one).
+	sumProbing, err := mpi.NewOp(func(in, inout []int64) {
+		_, _, err := mpi.Iprobe(mpi.AnySource, 99, world)
+		check("iprobe in an operation", err)
+		for i := range in {
+			inout[i] += in[i]
+		}
+	}, true)
+	check("new op", err)
+	check("allreduce with a user op", mpi.Allreduce([]int64{int64(rank)}, sum, sumProbing, world))
+	if sum[0] != 3 {
+		fail("allreduce with a user op", fmt.Errorf("sum %d, want 3", sum[0]))
 	}
 	check("pcontrol 2", mpi.Pcontrol(2))
 
