@@ -90,8 +90,9 @@ func newFramework(spec FrameworkSpec, regs []*Registration, preg *params.Registr
 		Name:    "verbose",
 		Default: "warn",
 		Level:   3,
-		Help: fmt.Sprintf("Log level of the %s framework and its components; debug shows every "+
-			"register, open, query, select and close step", spec.Name),
+		Help: fmt.Sprintf("Log level of the %s framework and its components; debug (60) shows every "+
+			"register, open, query, select and close step. Numbers: 0 errors only, 1-39 warnings, "+
+			"40 info, 60 debug, 80 trace", spec.Name),
 	})
 	sel, err := params.Define[string](preg, params.Def{
 		Name:      spec.Name,

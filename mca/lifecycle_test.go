@@ -378,7 +378,7 @@ func TestLogLevel(t *testing.T) {
 		v    params.Verbosity
 		want hclog.Level
 	}{
-		{-1, hclog.Off}, {0, hclog.Error}, {19, hclog.Error}, {20, hclog.Warn}, {40, hclog.Info},
+		{-1, hclog.Off}, {0, hclog.Error}, {1, hclog.Warn}, {19, hclog.Warn}, {20, hclog.Warn}, {40, hclog.Info},
 		{60, hclog.Debug}, {79, hclog.Debug}, {80, hclog.Trace}, {100, hclog.Trace},
 	}
 	for _, tt := range tests {

@@ -9,12 +9,14 @@ import (
 )
 
 // LogLevel maps a verbosity (Open MPI's -1..100 scale) to an hclog level:
-// below 0 off, then error, warn (20), info (40), debug (60) and trace (80).
+// below 0 off, 0 error, then warn (1-39), info (40), debug (60) and trace
+// (80). A positive number below warn's 20 still means warn: whoever asks
+// for some verbosity must not see less than the default.
 func LogLevel(v params.Verbosity) hclog.Level {
 	switch {
 	case v < 0:
 		return hclog.Off
-	case v < params.VerboseWarn:
+	case v == params.VerboseError:
 		return hclog.Error
 	case v < params.VerboseInfo:
 		return hclog.Warn
