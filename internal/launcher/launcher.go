@@ -53,8 +53,9 @@ type Config struct {
 	// sizes GOMAXPROCS from the mask, so a rank gets as many threads as CPUs.
 	Bind    Bind
 	BindExe string // gompi-bind, or gompirun itself; required unless Bind is BindNone
-	// ReaperExe, when set, is run as the job's reaper (see RunReaper): it
-	// removes the job's files if gompirun dies without removing them.
+	// ReaperExe, when set, is run as the job's reaper (see RunReaper): if
+	// gompirun is killed, it kills what is left of the job and removes the
+	// job's files.
 	ReaperExe string
 	Timeout   time.Duration // stop the job with ExitTimeout after this long; 0: never
 	// ReportStateOnTimeout prints what every rank waits for before a
@@ -163,9 +164,11 @@ func Run(ctx context.Context, cfg Config) (int, error) {
 	defer lifeW.Close()
 	j.lifeline = lifeR
 	if cfg.ReaperExe != "" {
-		if err := startReaper(cfg.ReaperExe, sess, lifeR); err != nil {
-			j.log.Warn("no reaper: a killed gompirun may leave the job's files", "error", err)
+		r, err := startReaper(cfg.ReaperExe, sess)
+		if err != nil {
+			j.log.Warn("no reaper: a killed gompirun may leave the job's files and processes", "error", err)
 		}
+		defer r.release() // past supervise: the ranks are stopped
 	}
 	env := rankEnvBase(cfg.Env)
 	started := j.startAll(prog, env, sess, rankCPUs, files)

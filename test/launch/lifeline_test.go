@@ -62,9 +62,9 @@ func TestSIGHUPStopsRanks(t *testing.T) {
 	}
 }
 
-// waitingRanks are the two ways ranks that wait for a minute are started:
-// as gompirun's children, and under a wrapper script, which makes them
-// its grandchildren.
+// waitingRanks are the ways ranks that wait for a minute are started: as
+// gompirun's children, under a wrapper script, which makes them its
+// grandchildren, and beside a process the script runs in the background.
 func waitingRanks() []struct {
 	name string
 	args []string
@@ -75,6 +75,8 @@ func waitingRanks() []struct {
 	}{
 		{"direct", []string{rankprog, "connected"}},
 		{"wrapper script", []string{"sh", "-c", rankprog + " connected; echo done"}},
+		// Not a rank: the reaper (or gompirun's signal to the group) ends it.
+		{"background child", []string{"sh", "-c", "sleep 600 & " + rankprog + " connected; echo done"}},
 	}
 }
 

@@ -1,0 +1,75 @@
+package launcher
+
+import (
+	"os"
+	"os/exec"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/gompi/gompi/internal/rte"
+)
+
+// TestKillJob: the reaper kills the processes whose environment names
+// both the job and its session directory, and no other.
+func TestKillJob(t *testing.T) {
+	const job, dir = "0123abcd", "/tmp/gompi.0123abcd"
+	start := func(env ...string) *exec.Cmd {
+		cmd := exec.Command("sleep", "600")
+		cmd.Env = append(os.Environ(), env...)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+		return cmd
+	}
+	ofJob := start(rte.EnvJobID+"="+job, rte.EnvSessionDir+"="+dir)
+	otherDir := start(rte.EnvJobID+"="+job, rte.EnvSessionDir+"="+dir+"x")
+	otherJob := start(rte.EnvJobID+"="+job+"0", rte.EnvSessionDir+"="+dir)
+	if err := killJob(job, dir); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- ofJob.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second): // a hang guard, not a measurement
+		t.Fatal("the job's process still runs")
+	}
+	for _, c := range []*exec.Cmd{otherDir, otherJob} {
+		if !processAlive(c.Process.Pid) {
+			t.Errorf("pid %d, not of the job, was killed", c.Process.Pid)
+		}
+	}
+}
+
+func processAlive(pid int) bool {
+	_, err := os.Stat("/proc/" + strconv.Itoa(pid))
+	return err == nil
+}
+
+// TestWaitRelease: a byte before the end means an orderly end.
+func TestWaitRelease(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		write   bool
+		orderly bool
+	}{{"released", true, true}, {"killed", false, false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			r, w, err := os.Pipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			if tc.write {
+				(&reaper{w: w}).release()
+			} else {
+				w.Close()
+			}
+			got, err := waitRelease(r)
+			if err != nil || got != tc.orderly {
+				t.Fatalf("waitRelease = %v, %v; want %v", got, err, tc.orderly)
+			}
+		})
+	}
+}
