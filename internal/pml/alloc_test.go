@@ -1,48 +1,21 @@
 package pml
 
 import (
-	"context"
-	"errors"
 	"testing"
 
 	"github.com/hashicorp/go-hclog"
 
-	"github.com/gompi/gompi/frameworks/btl"
+	"github.com/gompi/gompi/frameworks/btl/btltest"
 )
 
-// direct hands a fragment to the peer engine at once, without copying or
-// allocating, as btl self does within a process.
-type direct struct {
-	peer  *Engine
-	from  int
-	eager int
-}
-
-func (d *direct) Name() string                               { return "direct" }
-func (d *direct) Exclusivity() int                           { return 1 }
-func (d *direct) Bandwidth() int                             { return 1 }
-func (d *direct) EagerLimit() int                            { return d.eager }
-func (d *direct) MaxSendSize() int                           { return 1 << 20 }
-func (d *direct) Progress() int                              { return 0 }
-func (d *direct) Finalize() error                            { return nil }
-func (d *direct) DelProcs(context.Context, []btl.Proc) error { return nil }
-func (d *direct) AddProcs(context.Context, []btl.Proc) ([]bool, error) {
-	return nil, errors.New("unused")
-}
-func (d *direct) Send(_ context.Context, _ int, hdr, payload []byte) error {
-	d.peer.Deliver(d.from, hdr, payload, false)
-	return nil
-}
-func (d *direct) For(int) btl.Module { return d }
-
 // exchangeAllocs returns the allocations of one steady-state eager
-// message of size bytes between two engines joined by direct, the receive
-// posted before the message arrives or after it (unexpected).
+// message of size bytes between two engines joined by btltest.Direct,
+// the receive posted before the message arrives or after it (unexpected).
 func exchangeAllocs(t *testing.T, size int, unexpected bool) float64 {
 	a := New(0, hclog.NewNullLogger(), DefaultConfig())
 	b := New(1, hclog.NewNullLogger(), DefaultConfig())
-	a.Start(&direct{peer: b, from: 0, eager: 4096})
-	b.Start(&direct{peer: a, from: 1, eager: 4096})
+	a.Start(&btltest.Direct{To: b, From: 0, Eager: 4096})
+	b.Start(&btltest.Direct{To: a, From: 1, Eager: 4096})
 	msg, buf := make([]byte, size), make([]byte, size)
 	exchange := func() {
 		var r *Request

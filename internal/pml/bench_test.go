@@ -1,13 +1,12 @@
 package pml
 
 import (
-	"context"
 	"fmt"
 	"testing"
 
 	"github.com/hashicorp/go-hclog"
 
-	"github.com/gompi/gompi/frameworks/btl"
+	"github.com/gompi/gompi/frameworks/btl/btltest"
 )
 
 // Benchmarks of the engine's hot paths in one process, no transport
@@ -74,7 +73,7 @@ func BenchmarkIsendEager(b *testing.B) {
 	for _, size := range benchSizes {
 		b.Run(fmt.Sprintf("size=%d", size), func(b *testing.B) {
 			e := New(0, hclog.NewNullLogger(), DefaultConfig())
-			e.Start(discard{})
+			e.Start(btltest.Discard{})
 			msg := fill(size, 1)
 			b.SetBytes(int64(size))
 			b.ReportAllocs()
@@ -142,23 +141,6 @@ func BenchmarkHeaderDecode(b *testing.B) {
 	}
 }
 
-// discard is a transport to every peer that drops what it is sent.
-type discard struct{}
-
-func (discard) For(int) btl.Module                         { return discard{} }
-func (discard) Progress() int                              { return 0 }
-func (discard) Name() string                               { return "discard" }
-func (discard) Exclusivity() int                           { return 1 }
-func (discard) Bandwidth() int                             { return 1 }
-func (discard) EagerLimit() int                            { return 1 << 20 }
-func (discard) MaxSendSize() int                           { return 1 << 20 }
-func (discard) Finalize() error                            { return nil }
-func (discard) DelProcs(context.Context, []btl.Proc) error { return nil }
-func (discard) AddProcs(context.Context, []btl.Proc) ([]bool, error) {
-	return nil, nil
-}
-func (discard) Send(context.Context, int, []byte, []byte) error { return nil }
-
 // BenchmarkWindowEager posts a window of 64 receives, as a bandwidth
 // test does, then delivers 64 matching fragments: each match takes the
 // oldest of the posted receives, with the rest of the window behind it.
@@ -189,7 +171,7 @@ func BenchmarkWindowEager(b *testing.B) {
 func BenchmarkBlockingEager(b *testing.B) {
 	b.Run("send", func(b *testing.B) {
 		e := New(0, hclog.NewNullLogger(), DefaultConfig())
-		e.Start(discard{})
+		e.Start(btltest.Discard{})
 		msg := fill(8, 1)
 		b.ReportAllocs()
 		for b.Loop() {

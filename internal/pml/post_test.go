@@ -9,12 +9,13 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/gompi/gompi/frameworks/btl"
+	"github.com/gompi/gompi/frameworks/btl/btltest"
 )
 
 // poster is a transport that can hold fragments back, recording how the
 // engine hands them over.
 type poster struct {
-	discard
+	btltest.Discard
 	calls []string
 }
 

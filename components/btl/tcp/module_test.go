@@ -322,30 +322,11 @@ func TestModuleProperties(t *testing.T) {
 	}
 }
 
-// countingReceiver allocates nothing, so AllocsPerRun sees only the sender.
-type countingReceiver struct {
-	mu sync.Mutex
-	n  int
-}
-
-func (r *countingReceiver) Place(int, []byte, int) []byte { return nil }
-func (r *countingReceiver) Deliver(int, []byte, []byte, bool) {
-	r.mu.Lock()
-	r.n++
-	r.mu.Unlock()
-}
-func (r *countingReceiver) PeerFailed(int, error) {}
-func (r *countingReceiver) count() int {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.n
-}
-
-// pair starts two ranks, rank 1's receiver only counting, and returns
-// their modules.
-func pair(t testing.TB) ([]*Module, *countingReceiver) {
+// pair starts two ranks, rank 1's receiver only counting (it allocates
+// nothing, so AllocsPerRun sees only the sender), and returns their modules.
+func pair(t testing.TB) ([]*Module, *btltest.Counter) {
 	t.Helper()
-	rc := &countingReceiver{}
+	rc := &btltest.Counter{}
 	j := newJobWith(t, 2, func(rank int) btl.Receiver {
 		if rank == 1 {
 			return rc
@@ -365,7 +346,7 @@ func TestSendDoesNotAllocate(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	waitFor(t, "warm-up frames", func() bool { return rc.count() == 100 })
+	waitFor(t, "warm-up frames", func() bool { return rc.Count() == 100 })
 	allocs := testing.AllocsPerRun(1000, func() {
 		if err := m.Send(ctx, 1, hdr, payload); err != nil {
 			t.Fatal(err)
@@ -386,7 +367,7 @@ func BenchmarkSend(b *testing.B) {
 			if err := m.Send(ctx, 1, hdr, payload); err != nil {
 				b.Fatal(err)
 			}
-			waitFor(b, "the first frame", func() bool { return rc.count() == 1 })
+			waitFor(b, "the first frame", func() bool { return rc.Count() == 1 })
 			b.SetBytes(int64(n))
 			b.ReportAllocs()
 			b.ResetTimer()
@@ -395,7 +376,7 @@ func BenchmarkSend(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
-			waitFor(b, "every frame", func() bool { return rc.count() == b.N+1 })
+			waitFor(b, "every frame", func() bool { return rc.Count() == b.N+1 })
 		})
 	}
 }
@@ -408,7 +389,7 @@ func BenchmarkProgressIdle(b *testing.B) {
 	if err := mods[0].Send(context.Background(), 1, make([]byte, 32), nil); err != nil {
 		b.Fatal(err)
 	}
-	waitFor(b, "the first frame", func() bool { return rc.count() == 1 })
+	waitFor(b, "the first frame", func() bool { return rc.Count() == 1 })
 	b.ReportAllocs()
 	for b.Loop() {
 		if n := mods[1].Progress(); n != 0 {

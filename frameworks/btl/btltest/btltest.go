@@ -1,7 +1,11 @@
 // Package btltest checks that a btl module keeps the contract of
 // btl.Module, as testing/fstest does for file systems, and offers the
-// pieces a transport's own tests need: a recording Receiver and an
-// in-memory Modex shared by the ranks of a job in one process.
+// pieces a transport's own tests need: a recording Receiver, a Counter
+// that keeps nothing, and an in-memory Modex shared by the ranks of a job
+// in one process; and, for the tests of the layers above a transport,
+// modules that stand in for one: Loopback (goroutines between ranks,
+// failures included), Direct (synchronous, allocating nothing) and
+// Discard.
 //
 // A component runs the suite from its tests with a Factory that builds
 // one module per rank from the environments the suite prepares:
