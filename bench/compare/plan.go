@@ -46,7 +46,7 @@ func Plans(quick bool) []Plan {
 			Title: "Latency: one-way time, half the round trip between ranks 0 and 1 (us)"},
 		{Name: "bw", Prog: "bw", NP: 2, Args: bw, Higher: true, Plot: "bandwidth",
 			Title: "Bandwidth: rank 0 to rank 1, windows of 64 non-blocking sends (MB/s)"},
-		{Name: "bibw", Prog: "bibw", NP: 2, Args: bw, Higher: true,
+		{Name: "bibw", Prog: "bibw", NP: 2, Args: bw, Higher: true, Plot: "bibw",
 			Title: "Bidirectional bandwidth: both directions at once, added (MB/s)"},
 		{Name: "multi-lat", Prog: "multi_lat", NP: 4, Args: multi,
 			Title: "Multi-pair latency: ranks i and i+2 of 4 (two per core) ping-pong at once, average one-way time (us)", Plot: "multi-lat"},

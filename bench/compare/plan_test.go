@@ -98,7 +98,7 @@ func TestCollectivePlans(t *testing.T) {
 			}
 		}
 	}
-	if want := []string{"latency", "bandwidth", "multi-lat", "incast", "bcast", "reduce", "allreduce", "allgather", "alltoall"}; !slices.Equal(plots, want) {
+	if want := []string{"latency", "bandwidth", "bibw", "multi-lat", "incast", "bcast", "reduce", "allreduce", "allgather", "alltoall"}; !slices.Equal(plots, want) {
 		t.Errorf("plots %v, want %v", plots, want)
 	}
 	plans := Plans(false)
