@@ -213,6 +213,31 @@ func TestTimedPath(t *testing.T) {
 	}
 }
 
+// TestDeterministic: sums of float64 values whose result depends on the
+// order of the additions give the same bits on every rank and in every
+// repetition (collcheck determinism), under the default stack and under
+// tuned with each allreduce algorithm forced.
+func TestDeterministic(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		np   int
+		args []string
+	}{
+		{"default/np3", 3, nil},
+		{"default/np8", 8, nil},
+		{"tuned-1/np5", 5, []string{"--mca", "coll", "tuned,basic", "--mca", "coll_tuned_allreduce_algorithm", "1"}},
+		{"tuned-2/np5", 5, []string{"--mca", "coll", "tuned,basic", "--mca", "coll_tuned_allreduce_algorithm", "2"}},
+		{"tuned-3/np6", 6, []string{"--mca", "coll", "tuned,basic", "--mca", "coll_tuned_allreduce_algorithm", "3"}},
+		{"tuned-4/np5", 5, []string{"--mca", "coll", "tuned,basic", "--mca", "coll_tuned_allreduce_algorithm", "4"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			args := append([]string{"-np", fmt.Sprint(tc.np), "--oversubscribe"}, tc.args...)
+			j := run(t, append(args, collcheck, "determinism")...)
+			expectOK(t, j, "determinism", tc.np)
+		})
+	}
+}
+
 // TestMismatchedCounts runs collectives where ranks pass counts that
 // disagree: the job must end, not hang, with some rank reporting
 // ErrTruncate or ErrCount. In the straddles one rank's count fits coll

@@ -19,12 +19,13 @@ import (
 )
 
 var scenarios = map[string]func(*checker, mpi.Comm){
-	"matrix":     matrix,
-	"algorithms": algorithms,
-	"mismatch":   mismatch,
-	"fatal":      fatal,
-	"timed":      timed,
-	"providers":  providers,
+	"matrix":      matrix,
+	"algorithms":  algorithms,
+	"mismatch":    mismatch,
+	"fatal":       fatal,
+	"timed":       timed,
+	"providers":   providers,
+	"determinism": determinism,
 }
 
 func main() {
