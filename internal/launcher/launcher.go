@@ -163,17 +163,20 @@ func Run(ctx context.Context, cfg Config) (int, error) {
 	}
 	defer lifeW.Close()
 	j.lifeline = lifeR
+	var reap *reaper
 	if cfg.ReaperExe != "" {
-		r, err := startReaper(cfg.ReaperExe, sess)
-		if err != nil {
+		if reap, err = startReaper(cfg.ReaperExe, sess); err != nil {
 			j.log.Warn("no reaper: a killed gompirun may leave the job's files and processes", "error", err)
 		}
-		defer r.release() // past supervise: the ranks are stopped
 	}
 	env := rankEnvBase(cfg.Env)
 	started := j.startAll(prog, env, sess, rankCPUs, files)
 	lifeR.Close() // the ranks hold their copies
-	return j.supervise(ctx, started), nil
+	code := j.supervise(ctx, started)
+	// Not deferred: a gompirun that panics has not stopped its ranks, and
+	// its reaper must end them.
+	reap.release()
+	return code, nil
 }
 
 func (cfg *Config) fill() error {
