@@ -71,6 +71,8 @@ type peer struct {
 
 	copying  atomic.Bool // this rank shares a copy with the peer (shared.go)
 	copySeq  uint64      // the last shared copy's number; the holder of copying owns it
+	unhelped int         // shared copies in a row the peer took no part in; the holder of copying owns it
+	alone    int         // copies to make without asking the peer first; likewise
 	helpless bool        // writing into the peer's memory failed: it is not helped; the draining poller owns it
 }
 

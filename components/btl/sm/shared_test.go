@@ -47,8 +47,44 @@ func TestSharedCopyWithoutHelper(t *testing.T) {
 			t.Fatal("a help record reached the upper layer")
 		}
 	}
-	if seq := j.mods[1].peers[0].copySeq; seq != 4 {
-		t.Errorf("rank 1 numbered %d shared copies, want 4", seq)
+	// After unhelpedLimit copies that rank 0 took no part in, rank 1 stops
+	// asking for aloneCopies copies: of the four, two were shared.
+	p := j.mods[1].peers[0]
+	if p.copySeq != unhelpedLimit || p.alone != aloneCopies-2 {
+		t.Errorf("rank 1 numbered %d shared copies and has %d to make alone, want %d and %d",
+			p.copySeq, p.alone, unhelpedLimit, aloneCopies-2)
+	}
+}
+
+// TestBusySenderIsNotAsked: a sender that takes no part in unhelpedLimit
+// shared copies in a row is not asked for the next aloneCopies, then is
+// again; one that takes part keeps being asked.
+func TestBusySenderIsNotAsked(t *testing.T) {
+	j := sharedJob(t)
+	p := j.mods[1].peers[0]
+	const units = 4
+	for range unhelpedLimit {
+		if !j.mods[1].shares(p, 64<<10) {
+			t.Fatal("a copy is not shared before the sender missed any")
+		}
+		p.copying.Store(false)
+		p.tally(units, units) // the back cursor never moved: no help
+	}
+	for i := range aloneCopies {
+		if j.mods[1].shares(p, 64<<10) {
+			t.Fatalf("copy %d after the sender missed %d is shared", i, unhelpedLimit)
+		}
+	}
+	if !j.mods[1].shares(p, 64<<10) {
+		t.Fatalf("the copy after %d alone is not shared", aloneCopies)
+	}
+	p.copying.Store(false)
+	for range 3 * unhelpedLimit {
+		p.tally(units, units)
+		p.tally(units-1, units) // helped: the count starts again
+	}
+	if p.alone != 0 {
+		t.Errorf("a sender that helped every other copy is skipped for %d copies", p.alone)
 	}
 }
 
