@@ -142,17 +142,15 @@ func jobProcesses(marks [][]byte) []int {
 // hasEntries reports whether the NUL-separated environment env holds each
 // of marks as an entry.
 func hasEntries(env []byte, marks [][]byte) bool {
-	for _, m := range marks {
-		found := false
-		for e := range bytes.SplitSeq(env, []byte{0}) {
-			if bytes.Equal(e, m) {
-				found = true
-				break
+	found := make([]bool, len(marks))
+	left := len(marks)
+	for e := range bytes.SplitSeq(env, []byte{0}) {
+		for i, m := range marks {
+			if !found[i] && bytes.Equal(e, m) {
+				found[i] = true
+				left--
 			}
 		}
-		if !found {
-			return false
-		}
 	}
-	return true
+	return left == 0
 }

@@ -3,10 +3,10 @@ package launcher
 import (
 	"os"
 	"os/exec"
-	"strconv"
 	"testing"
 	"time"
 
+	"github.com/gompi/gompi/internal/jobtest"
 	"github.com/gompi/gompi/internal/rte"
 )
 
@@ -37,15 +37,10 @@ func TestKillJob(t *testing.T) {
 		t.Fatal("the job's process still runs")
 	}
 	for _, c := range []*exec.Cmd{otherDir, otherJob} {
-		if !processAlive(c.Process.Pid) {
+		if !jobtest.Alive(c.Process.Pid) {
 			t.Errorf("pid %d, not of the job, was killed", c.Process.Pid)
 		}
 	}
-}
-
-func processAlive(pid int) bool {
-	_, err := os.Stat("/proc/" + strconv.Itoa(pid))
-	return err == nil
 }
 
 // TestWaitRelease: a byte before the end means an orderly end.
