@@ -90,7 +90,8 @@ func register(r *params.Registrar) paramSet {
 			Name: "shared_copy_threshold", Default: "256k", Level: 5,
 			Help: "Smallest single-copy message whose sender copies part of it while the receiver copies the " +
 				"rest, when each rank on the host has a CPU: the sender writes pieces from the end of the " +
-				"message into the receiver's buffer as long as it polls. 0 lets the receiver copy alone.",
+				"message into the receiver's buffer as long as it polls. A sender that took no part in two such " +
+				"copies in a row (busy with its own) is not asked for the next 16. 0 lets the receiver copy alone.",
 			Validate: params.SizeIn(0, math.MaxInt32),
 		}),
 		singleCopy: r.Enum(params.Spec{
