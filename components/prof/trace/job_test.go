@@ -281,10 +281,11 @@ var madeByMPI = map[string]bool{"MPI_CommWorld": true, "MPI_CommRank": true, "MP
 // recorded, since recording was paused when it began.
 var programOrder = map[int][]string{
 	0: {"MPI_Init", "MPI_Pcontrol", "phase 1", "MPI_Send", "MPI_Send", "MPI_Irecv", "MPI_Wait", "MPI_Sendrecv",
-		"MPI_Allreduce", "MPI_OpCreate", "MPI_Allreduce", "MPI_Pcontrol", "phase 2", "MPI_Pcontrol", "MPI_Send", "MPI_CommSplit", "MPI_Send",
-		"MPI_Barrier", "MPI_Finalize"},
+		"MPI_Allreduce", "MPI_OpCreate", "MPI_Allreduce", "MPI_Pcontrol", "phase 2", "MPI_Pcontrol", "MPI_Send",
+		"MPI_CommSplit", "MPI_Send", "MPI_Barrier", "MPI_Finalize"},
 	1: {"MPI_Init", "MPI_Pcontrol", "phase 1", "MPI_Recv", "MPI_Recv", "MPI_Recv", "MPI_Isend", "MPI_Wait", "MPI_Sendrecv",
-		"MPI_Allreduce", "MPI_OpCreate", "MPI_Allreduce", "MPI_Pcontrol", "phase 2", "MPI_CommSplit", "MPI_Barrier", "MPI_Finalize"},
+		"MPI_Allreduce", "MPI_OpCreate", "MPI_Allreduce", "MPI_Pcontrol", "phase 2", "MPI_CommSplit", "MPI_Barrier",
+		"MPI_Finalize"},
 	2: {"MPI_Init", "MPI_Pcontrol", "phase 1", "MPI_Send", "MPI_Sendrecv", "MPI_Allreduce", "MPI_OpCreate", "MPI_Allreduce",
 		"MPI_Pcontrol", "phase 2", "MPI_Recv", "MPI_Recv", "MPI_CommSplit", "MPI_Recv", "MPI_Barrier", "MPI_Finalize"},
 }
