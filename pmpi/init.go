@@ -61,11 +61,10 @@ type library struct {
 	collCands []coll.Candidate
 	collHost  coll.Host // agreed by every rank at Init
 	collLog   hclog.Logger
-	collReqs  sync.Pool                 // *collReq
-	collWaits sync.Map                  // *collWait: collectives waiting on shared memory
-	cache     requestCache              // requests recycled at completion
-	sent      []atomic.Pointer[Request] // by world rank: sentTo's requests
-	comms     sync.Map                  // user context id -> *Comm, for state reports
+	collReqs  sync.Pool    // *collReq
+	collWaits sync.Map     // *collWait: collectives waiting on shared memory
+	cache     requestCache // requests recycled at completion
+	comms     sync.Map     // user context id -> *Comm, for state reports
 }
 
 var (
@@ -192,7 +191,6 @@ func (l *library) start(ctx context.Context) (_ *library, err error) {
 		return nil, err
 	}
 	l.engine.Start(l.routes)
-	l.sent = make([]atomic.Pointer[Request], len(procs))
 	l.hostIDs = make([]string, len(procs))
 	for i, p := range procs {
 		l.hostIDs[i] = p.Hostname

@@ -29,9 +29,7 @@ func idsOf(reqs []*pmpi.Request) []reqID {
 }
 
 // track remembers a started operation until it completes. A request that
-// is not active (an eager send complete as it started, whose request
-// stands for every such send to the peer) has nothing to remember: the
-// Wait on it shows no peer.
+// is not active has nothing to remember: the Wait on it shows no peer.
 func (t *Tracer) track(r *pmpi.Request, p pending) {
 	if r == nil || r.Gen()%2 == 0 {
 		return
