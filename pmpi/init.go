@@ -274,7 +274,7 @@ func (*realAPI) Finalize() error {
 		return err
 	}
 	ctx := context.Background()
-	if err := l.client.Fence(ctx); err != nil {
+	if err := l.fenceServing(ctx); err != nil {
 		return errorf(ClassOther, err, "Finalize: waiting for the other ranks")
 	}
 	l.engine.Finalizing() // peers disconnecting from now on is expected
@@ -286,6 +286,36 @@ func (*realAPI) Finalize() error {
 		return errorf(ClassOther, err, "Finalize")
 	}
 	return nil
+}
+
+// fenceServing waits in the job's fence while the engine goes on
+// answering peers: a peer that cancelled a send waits for this rank's
+// answer, and MPI promises that its Wait returns whatever this rank
+// does. The fence waits on the job server, not on the transports, which
+// over sm deliver only when polled; so they are polled meanwhile, less
+// often the longer nothing comes.
+func (l *library) fenceServing(ctx context.Context) error {
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		pause := time.Microsecond
+		for {
+			select {
+			case <-done:
+				return
+			case <-time.After(pause):
+			}
+			if l.engine.Progress() > 0 {
+				pause = time.Microsecond
+			} else {
+				pause = min(2*pause, time.Millisecond)
+			}
+		}
+	})
+	err := l.client.Fence(ctx)
+	close(done)
+	wg.Wait()
+	return err
 }
 
 // Initialized reports whether Init has completed (even if Finalize followed).

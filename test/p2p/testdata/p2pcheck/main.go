@@ -307,8 +307,9 @@ func cancel(w mpi.Comm) error {
 // cancelEagerSender is rank 0's half of cancel's eager part. Of two small
 // messages with the same envelope, both unmatched at rank 1, it cancels the
 // second: that one never arrives, the first does. It then cancels a small
-// message that rank 1 had posted a receive for: that one completes
-// normally. And it cancels a small message to itself.
+// message that rank 1 has received, once rank 1 makes no call but
+// Finalize: that one completes normally, with the answer from rank 1's
+// Finalize. And it cancels a small message to itself.
 func cancelEagerSender(w mpi.Comm) error {
 	a, err := mpi.Isend([]byte("a"), 1, 97, w)
 	if err != nil {
@@ -340,6 +341,11 @@ func cancelEagerSender(w mpi.Comm) error {
 	}
 	d, err := mpi.Isend([]byte("d"), 1, 96, w)
 	if err != nil {
+		return err
+	}
+	// Rank 1 says it has d, then goes on to Finalize: the answer to the
+	// cancel comes from there.
+	if _, err := mpi.Recv(make([]byte, 1), 1, 5, w); err != nil {
 		return err
 	}
 	if err := d.Cancel(); err != nil {
@@ -386,7 +392,7 @@ func cancelEagerReceiver(w mpi.Comm) error {
 	if _, err := d.Wait(); err != nil || string(buf) != "d" {
 		return fmt.Errorf("receive of the matched eager send: %v, got %q", err, buf)
 	}
-	return nil
+	return mpi.Send([]byte{1}, 0, 5, w)
 }
 
 // ssend: a synchronous send must not complete while its receiver has not
