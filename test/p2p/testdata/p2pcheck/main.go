@@ -319,12 +319,9 @@ func cancelEagerSender(w mpi.Comm) error {
 	if err != nil {
 		return err
 	}
-	if err := b.Cancel(); err != nil {
-		return err
-	}
 	// Rank 1 answers from its Recv of tag 3, which waits for the word below.
-	if st, err := b.Wait(); err != nil || !st.Cancelled {
-		return fmt.Errorf("cancelled eager send: status %+v err %v", st, err)
+	if err := cancelled(b, true, "an unmatched eager send"); err != nil {
+		return err
 	}
 	if st, err := a.Wait(); err != nil || st.Cancelled {
 		return fmt.Errorf("the eager send beside the cancelled one: status %+v err %v", st, err)
@@ -348,24 +345,30 @@ func cancelEagerSender(w mpi.Comm) error {
 	if _, err := mpi.Recv(make([]byte, 1), 1, 5, w); err != nil {
 		return err
 	}
-	if err := d.Cancel(); err != nil {
+	if err := cancelled(d, false, "an eager send already matched"); err != nil {
 		return err
-	}
-	if st, err := d.Wait(); err != nil || st.Cancelled {
-		return fmt.Errorf("cancel of an eager send already matched: status %+v err %v", st, err)
 	}
 	s, err := mpi.Isend([]byte("s"), 0, 95, w)
 	if err != nil {
 		return err
 	}
-	if err := s.Cancel(); err != nil {
+	if err := cancelled(s, true, "an eager send to itself"); err != nil {
 		return err
-	}
-	if st, err := s.Wait(); err != nil || !st.Cancelled {
-		return fmt.Errorf("cancelled eager send to itself: status %+v err %v", st, err)
 	}
 	if _, found, err := mpi.Iprobe(0, 95, w); err != nil || found {
 		return fmt.Errorf("the cancelled message to itself is still there (%v)", err)
+	}
+	return nil
+}
+
+// cancelled cancels r, waits for it, and checks that its status says
+// cancelled as want does.
+func cancelled(r mpi.Request, want bool, what string) error {
+	if err := r.Cancel(); err != nil {
+		return fmt.Errorf("cancel of %s: %w", what, err)
+	}
+	if st, err := r.Wait(); err != nil || st.Cancelled != want {
+		return fmt.Errorf("%s: status %+v err %v, want cancelled %v", what, st, err, want)
 	}
 	return nil
 }
