@@ -77,8 +77,8 @@ func (*realAPI) Test(r *Request) (Status, bool, error) {
 // that no receive has matched yet; the request's status then says
 // Cancelled. A request that already matched completes normally. Wait
 // tells which happened: for a send, once the receiver has answered, which
-// it does from its own progress (any of its MPI calls), as for the
-// send's message itself.
+// it does from its own progress (any of its MPI calls, Finalize
+// included), as for the send's message itself.
 func (*realAPI) Cancel(r *Request) error {
 	if r == nil {
 		return errorf(ClassRequest, nil, "cancel: the request is nil")
