@@ -299,17 +299,20 @@ func (l *library) fenceServing(ctx context.Context) error {
 	var wg sync.WaitGroup
 	wg.Go(func() {
 		pause := time.Microsecond
+		t := time.NewTimer(pause)
+		defer t.Stop()
 		for {
 			select {
 			case <-done:
 				return
-			case <-time.After(pause):
+			case <-t.C:
 			}
 			if l.engine.Progress() > 0 {
 				pause = time.Microsecond
 			} else {
 				pause = min(2*pause, time.Millisecond)
 			}
+			t.Reset(pause)
 		}
 	})
 	err := l.client.Fence(ctx)
