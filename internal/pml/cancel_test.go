@@ -171,3 +171,31 @@ func (d *cancelDropper) Send(ctx context.Context, peer int, hdr, payload []byte)
 	}
 	return d.Module.Send(ctx, peer, hdr, payload)
 }
+
+// Cancel racing a receive: either outcome is allowed, but the two sides
+// must agree. A cancelled send never reaches the receiver; one that was not
+// cancelled arrives whole.
+func TestCancelRacingAMatch(t *testing.T) {
+	for i := range 50 {
+		nt := newNet(t, 2, 64, 100)
+		msg := bytes.Repeat([]byte{byte(i)}, 400)
+		s := nt.engines[0].Isend(world, 1, 9, msg, false)
+		buf := make([]byte, 400)
+		r := nt.engines[1].Irecv(world, 0, 9, buf)
+		if _, err := nt.engines[0].Cancel(s); err != nil {
+			t.Fatal(err)
+		}
+		sst := nt.engines[0].Wait(s)
+		if sst.Cancelled {
+			// The receive matched nothing: it can still be cancelled.
+			if ok, _ := nt.engines[1].Cancel(r); !ok {
+				st := nt.engines[1].Wait(r)
+				t.Fatalf("send cancelled but the receive completed with %+v", st)
+			}
+			continue
+		}
+		if st := nt.engines[1].Wait(r); st.Err != nil || !bytes.Equal(buf, msg) {
+			t.Fatalf("send not cancelled but the receive got %+v", st)
+		}
+	}
+}
