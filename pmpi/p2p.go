@@ -143,9 +143,9 @@ func isend(op string, buf []byte, count int, dt Datatype, dest, tag int, comm *C
 	w := comm.group[dest]
 	if !sync {
 		// An eager message that the transport takes whole at once needs no
-		// engine request (Open MPI's ob1 returns its empty request then):
-		// the request completes as it starts, and its mark lets Cancel
-		// name the message.
+		// engine request: the request completes as it starts. Open MPI's
+		// ob1 returns its empty request then; gompi keeps one per send, whose
+		// mark lets Cancel name the message.
 		if sent, err := l.engine.PostEager(comm.context, w, tag, data, req.mark); sent {
 			if err != nil {
 				err = comm.handle(failure(req.desc(), err))
