@@ -1,0 +1,159 @@
+// Package pml is the point-to-point messaging engine: matching of incoming
+// messages to posted receives on (context, source, tag) in MPI's
+// non-overtaking order, the unexpected queue, and the eager and rendezvous
+// protocols over the btl modules. It knows world ranks only; communicators
+// translate above it and give each message its context id, which keeps
+// communicators' traffic apart.
+//
+// # Header
+//
+// Every fragment starts with the engine's 40-byte little-endian header:
+// version, type, flags, context, source, tag, a byte count, a send request
+// id, and a receive request id or transport token. The byte count and the
+// last word mean one thing per type; the header struct names each meaning
+// as a field of its own (size, accepted, offset; rreq, token), mapped to
+// the shared words only when encoded and decoded. An eager fragment carries
+// only the first MatchHeaderSize (16) bytes, through the tag: its size is
+// its payload's and it needs no request ids, and the 24 bytes spared put a
+// message of up to 32 bytes in one cache line of btl sm.
+//
+//	type        payload                                   byte count                 last word
+//	match       the whole message (eager)                 (not carried)              (not carried)
+//	RTS         the first fragment, up to the eager       the message size           with single copy, the
+//	            limit (none with single copy)                                        token of the sender's buffer
+//	CTS         none                                      bytes the receiver takes   the receive request
+//	DATA        a piece of a rendezvous message           the piece's offset         the receive request
+//	FIN         none                                      bytes the receiver read    unused
+//	                                                      itself (single copy)
+//	CANCEL      none: the sender asks the receiver to drop its unmatched message
+//	CANCEL-ACK  none: the answer; a flag says whether the message was dropped
+//
+// # Matching
+//
+// A receive may use AnySource and AnyTag. Each context has two queues, both
+// in arrival order: posted receives and unexpected messages. An incoming
+// match or RTS fragment takes the first posted receive that fits, else
+// joins the unexpected queue; a new receive takes the first unexpected
+// message that fits, else joins the posted queue. One sender's fragments
+// reach a receiver in order, so taking the first fit gives MPI's
+// non-overtaking rule. Probe scans the unexpected queue without removing
+// anything. A queue is a slice with a head index: taking the first entry,
+// the usual match, moves nothing, and the array is kept (moved back when
+// its front half is free), so a rank that posts hundreds of receives per
+// window allocates none.
+//
+// # Eager and rendezvous
+//
+// A send of at most the eager limit of the module that reaches the peer,
+// not synchronous, goes as one match fragment from the caller's goroutine
+// and completes when the transport has taken the bytes. An eager message
+// that arrives before its receive is copied into the unexpected queue,
+// since the transport reuses its buffer; the queue's entries and buffers
+// are pooled, because when ranks outnumber CPUs most messages of a
+// collective arrive before their receive, and a fresh buffer for each made
+// every rank collect garbage every few tens of milliseconds.
+//
+// A larger send, or any synchronous send (Ssend, Issend, whose completion
+// must prove a match), sends an RTS with the size and, as Open MPI's ob1
+// does, the first fragment, and keeps its buffer. An unexpected RTS is kept
+// with its first fragment only: large unexpected messages are never
+// buffered. On a match the receiver accepts min(size, len(buffer)) bytes,
+// copies what came with the RTS and answers CTS; the sender sends the rest
+// of the accepted bytes as DATA fragments of at most the module's
+// MaxSendSize, and completes. The receiver places each piece at its offset
+// and completes when all accepted bytes have arrived.
+//
+// A receive never writes past its buffer: an eager payload is copied up to
+// the buffer's length, a rendezvous accepts only what fits, and DATA
+// outside the accepted range is dropped and logged. The receive reports
+// the message's full size, which pmpi turns into ErrTruncate; the sender
+// is not told.
+//
+// # Single copy
+//
+// When the module that reaches the peer implements btl.SingleCopier (sm
+// with cross-memory attach) and the message is at least its SingleCopyMin,
+// the RTS carries a flag and the module's token for the sender's buffer.
+// On a match the receiver reads the accepted bytes straight into the
+// receive buffer with the module's Read and answers FIN; the sender's
+// request keeps its buffer referenced until then. If the read fails the
+// receiver answers with an ordinary CTS: single copy never makes a message
+// fail. The reads one poll matches are made after it, and when the module
+// implements btl.VectorReader the consecutive ones from one peer, up to
+// 256 KiB together, go in one ReadAll with their FINs leaving together:
+// each process_vm_readv costs about 2 us before it copies anything, and a
+// window of 32 KiB messages moves about twice the bytes batched.
+//
+// # Receivers never block
+//
+// Transports deliver fragments through btl.Receiver (Place, Deliver,
+// PeerFailed), from a polling waiter or from their reader goroutines.
+// These methods take the engine's lock briefly and never send: a CTS, or
+// the DATA of a rendezvous, goes from a background goroutine, since a
+// reader that wrote to its peer could block while that peer's reader
+// blocks writing back. Drain waits for the background goroutines. Before
+// reading a DATA payload a transport calls Place, which returns the slice
+// of the receive buffer where the payload belongs, and reads it there.
+//
+// # Waiting drives progress
+//
+// Wait, WaitAny and Probe poll the transports themselves, as Open MPI's
+// opal_progress does, instead of parking until another goroutine wakes
+// them: a thread wake-up costs about 28 us on this machine kind, more than
+// a tcp round trip. A waiter that finds nothing polls without yielding for
+// mpi_poll_busy_us, then yields the CPU between polls until
+// mpi_poll_sleep_ms, then sleeps until a request completes or a message
+// arrives, and lets the transports progress on their own (tcp's readers
+// deliver; modules that deliver only when polled are told through
+// btl.Idler to wake on their own). The yield (btl.Yield) is a raw
+// sched_yield: through
+// the Go scheduler the runtime hands the rank's P to another thread, and
+// taking it back costs a thread wake-up. When a host's ranks outnumber its
+// CPUs (mpi_yield_when_idle=auto) a waiter yields from its first poll, since
+// a spinning rank would hold up the one it waits for. While background
+// transfers run, the waiter also yields to the Go scheduler every poll so
+// that with one P they are not starved. Test and Iprobe poll once.
+//
+// A waiter that yields at once and has found nothing for mpi_poll_doze_us
+// dozes between polls instead (btl.Routes.Doze, when sm is the only polled
+// module): with 16 ranks on 2 CPUs a rank that yields gets the CPU back
+// only after every other rank on its CPU has polled and yielded for
+// nothing. The doze holds the rank's P, so it is bounded: before each doze
+// the waiter calls runtime.Gosched, and if that took more than 100 us it
+// yields instead this time; a doze lasts 2 ms at most; a rank with
+// background transfers in flight does not doze; and the engine wakes a
+// dozing thread (btl.Dozer.Wake) whenever a request completes or a message
+// arrives through another goroutine, or a background transfer starts.
+// Shorter thresholds woke ranks whose wait was about to end, and a futex
+// wake-up costs more than the yields it saves; ranks that each have a CPU
+// never doze.
+//
+// # Requests
+//
+// The engine's Request lives inside pmpi's (PostSend and StartRecv fill
+// it), one cached object per call rather than two. A send that starts and
+// completes in one call completes with plain stores: nobody can wait on it
+// before the call returns. When the module takes a posted fragment's header
+// by value (btl.SmallPoster), PostEager hands it an eager message with no
+// engine request at all; Flush writes what a btl.Poster holds back.
+//
+// # Peer failure and cancel
+//
+// When a transport reports a peer failed, the engine fails every pending
+// request that involves it, in every context: posted receives from the
+// peer and from AnySource, matched rendezvous receives from it, and
+// rendezvous sends to it that wait for a CTS. Later sends, receives and
+// probes naming the peer fail at once. The error wraps btl.ErrPeerFailed.
+// After Finalizing, peers disconnecting is not a failure.
+//
+// A receive still in the posted queue is cancelled at once and completes
+// with Cancelled set. A rendezvous send that waits for its CTS or FIN sends
+// CANCEL; the receiver removes the matching RTS from its unexpected queue
+// if it is still there and answers whether it did. Fragments of one pair
+// arrive in order, so the RTS is there before the CANCEL: unmatched (then
+// dropped, and the send completes with Cancelled set) or matched (then the
+// send goes on and completes normally). The receiver answers from its
+// progress, so the Wait on a cancelled send returns once the receiver
+// makes an MPI call, or at once over tcp, whose readers deliver. A send to
+// a peer that has failed has nothing to drop.
+package pml
