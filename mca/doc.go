@@ -12,7 +12,8 @@
 // plugins. A component registers an Info from init with Register, under
 // the full name mca_<framework>_<component>:
 //
-//	var info = btl.Info("tcp", mca.Version{Major: 1}, 20, func() mca.Component { return &Component{} })
+//	var info = btl.Info("tcp", mca.Version{Major: 1}, 20,
+//		func() mca.Component { return &Component{} })
 //
 //	func init() { mca.Register(info) }
 //

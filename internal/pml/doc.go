@@ -17,14 +17,15 @@
 // its payload's and it needs no request ids, and the 24 bytes spared put a
 // message of up to 32 bytes in one cache line of btl sm.
 //
-//	type        payload                                   byte count                 last word
-//	match       the whole message (eager)                 (not carried)              (not carried)
-//	RTS         the first fragment, up to the eager       the message size           with single copy, the
-//	            limit (none with single copy)                                        token of the sender's buffer
-//	CTS         none                                      bytes the receiver takes   the receive request
-//	DATA        a piece of a rendezvous message           the piece's offset         the receive request
-//	FIN         none                                      bytes the receiver read    unused
-//	                                                      itself (single copy)
+//	type        payload                      byte count                last word
+//	match       the whole message (eager)    (not carried)             (not carried)
+//	RTS         the first fragment, up to    the message's size        with single copy, the
+//	            the eager limit (none with                             token of the sender's
+//	            single copy)                                           buffer
+//	CTS         none                         bytes the receiver takes  the receive request
+//	DATA        a piece of the message       the piece's offset        the receive request
+//	FIN         none                         bytes the receiver read   unused
+//	                                         itself (single copy)
 //	CANCEL      none: the sender asks the receiver to drop its unmatched message
 //	CANCEL-ACK  none: the answer; a flag says whether the message was dropped
 //

@@ -21,6 +21,6 @@
 // twice), the linear reduce below 256 KiB and binomial above it, for
 // allreduce recursive doubling, then reduce + bcast, then Rabenseifner
 // (never the ring's 2(n-1) rounds), and recursive doubling for allgather at
-// every size on a power-of-two number of ranks. Open MPI decides the linear barrier for 4 to 7 ranks whatever
-// the load.
+// every size on a power-of-two number of ranks. Open MPI decides the linear
+// barrier for 4 to 7 ranks whatever the load.
 package tuned
