@@ -3,10 +3,7 @@ package stats_test
 import (
 	"bufio"
 	"encoding/json"
-	"encoding/xml"
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -232,33 +229,12 @@ func checkMatrix(t *testing.T, name string, m stats.Matrix, msgs, bytes [][]int6
 	}
 }
 
-// checkSVG parses the heatmap as XML to its end and counts its cells.
+// checkSVG checks the heatmap's structure: 3 ranks, both panels with
+// bytes.
 func checkSVG(t *testing.T, path string) {
-	f, err := os.Open(path)
+	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	d := xml.NewDecoder(f)
-	rects, root := 0, ""
-	for {
-		tok, err := d.Token()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			t.Fatalf("%s: not well-formed XML: %v", path, err)
-		}
-		if se, ok := tok.(xml.StartElement); ok {
-			if root == "" {
-				root = se.Name.Local
-			}
-			if se.Name.Local == "rect" {
-				rects++
-			}
-		}
-	}
-	if root != "svg" || rects != 2*3*3 {
-		t.Errorf("%s: root <%s>, %d cells; want <svg>, 18", path, root, rects)
-	}
+	checkSVGLayout(t, data, 3, 2)
 }
