@@ -49,6 +49,13 @@ func (c Comm) size() int {
 	return c.c.Size()
 }
 
+// Transport names the transport that carries this process's messages to
+// rank of c: "self" for itself, "sm" for a rank on the same host, "tcp"
+// for one on another (unless the btl parameter chose otherwise). It reads
+// what Init chose for each peer and is no MPI call: profiling tools do not
+// see it, and it costs no message.
+func (c Comm) Transport(rank int) (string, error) { return c.c.Transport(rank) }
+
 // SetErrorHandler sets what a failing call on the communicator does:
 // return the error (ErrorsReturn, the default) or abort the job.
 func (c Comm) SetErrorHandler(h ErrorHandler) error { return api().CommSetErrhandler(c.c, h) }

@@ -125,6 +125,20 @@ func (c *Comm) checkTag(op string, tag int, anyOK bool) error {
 		map[bool]string{true: " or AnyTag"}[anyOK])
 }
 
+// Transport names the btl module that carries this process's messages
+// to rank of c: "self", "sm", "tcp", or another btl component's. It reads
+// the choice Init made for the peer, and is no MPI call: the profiling
+// layers do not see it.
+func (c *Comm) Transport(rank int) (string, error) {
+	if err := checkComm("comm transport", c); err != nil {
+		return "", err
+	}
+	if rank < 0 || rank >= len(c.group) {
+		return "", c.handle(errorf(ClassRank, nil, "comm transport on %v: rank %d is out of range (0 to %d)", c, rank, len(c.group)-1))
+	}
+	return c.lib.routes.For(c.group[rank]).Name(), nil
+}
+
 // CollProviders lists, for tools, which coll component serves each
 // collective on c, as "collective=component" in a fixed order.
 func (c *Comm) CollProviders() []string {
