@@ -2,8 +2,9 @@ package mpi
 
 import "github.com/gompi/gompi/pmpi"
 
-// Comm is a communicator. The zero Comm is invalid: calls on it fail with
-// ErrComm, Rank returns -1 and Size 0.
+// Comm is a communicator. The zero Comm is the null communicator
+// (MPI_COMM_NULL): calls on it fail with ErrComm, Rank returns -1, Size 0
+// and Name "MPI_COMM_NULL".
 type Comm struct{ c *pmpi.Comm }
 
 // CommWorld is the communicator of every rank of the job.
@@ -63,7 +64,7 @@ func (c Comm) SetErrorHandler(h ErrorHandler) error { return api().CommSetErrhan
 // String names the communicator.
 func (c Comm) String() string {
 	if c.c == nil {
-		return "comm (invalid)"
+		return "comm " + pmpi.CommNullName
 	}
 	return c.c.String()
 }
@@ -125,8 +126,10 @@ func (c Comm) Group() (Group, error) {
 // SetName names c, for tools and error messages.
 func (c Comm) SetName(name string) error { return api().CommSetName(c.c, name) }
 
-// Name returns c's name: "world", "self", a derived name such as
-// "world.split", or what SetName set; "" for an invalid communicator.
+// Name returns c's name: "MPI_COMM_WORLD", "MPI_COMM_SELF",
+// "MPI_COMM_NULL" for the zero Comm, a derived name such as
+// "MPI_COMM_WORLD.split", or what SetName set; "" for a communicator
+// freed through another copy of c.
 func (c Comm) Name() string {
 	n, err := api().CommGetName(c.c)
 	if err != nil {
