@@ -51,8 +51,9 @@ func (c Comm) size() int {
 }
 
 // Transport names the transport that carries this process's messages to
-// rank of c: "self" for itself, "sm" for a rank on the same host, "tcp"
-// for one on another (unless the btl parameter chose otherwise). It reads
+// the given rank of c: "self" for itself, "sm" for a rank on the same
+// host, "tcp" for one on another (unless the btl parameter chose
+// otherwise); a rank out of range is an ErrRank. It reads
 // what Init chose for each peer and is no MPI call: profiling tools do not
 // see it, and it costs no message.
 func (c Comm) Transport(rank int) (string, error) { return c.c.Transport(rank) }

@@ -138,7 +138,7 @@ func (c *Comm) checkTag(op string, tag int, anyOK bool) error {
 }
 
 // Transport names the btl module that carries this process's messages
-// to rank of c: "self", "sm", "tcp", or another btl component's. It reads
+// to the given rank of c: "self", "sm", "tcp", or another btl component's. It reads
 // the choice Init made for the peer, and is no MPI call: the profiling
 // layers do not see it.
 func (c *Comm) Transport(rank int) (string, error) {
