@@ -16,6 +16,17 @@ const (
 	TagUB = 1<<31 - 1
 )
 
+// The predefined communicators' names, as MPI spells them: Name and
+// CommGetName return them unless CommSetName changed them, and
+// CommGetName names a nil communicator CommNullName (as MPI 4.1 names
+// MPI_COMM_NULL). A communicator derived from another is named after it:
+// "MPI_COMM_WORLD.dup", "MPI_COMM_WORLD.split".
+const (
+	CommWorldName = "MPI_COMM_WORLD"
+	CommSelfName  = "MPI_COMM_SELF"
+	CommNullName  = "MPI_COMM_NULL"
+)
+
 // ErrorHandler says what happens when a call on a communicator fails.
 type ErrorHandler int
 
@@ -71,7 +82,8 @@ func (c *Comm) rankOf(world int) (int, bool) {
 	return r, ok
 }
 
-// Name is the communicator's name: "world", "self", or what SetName set.
+// Name is the communicator's name: CommWorldName, CommSelfName, a
+// derived name such as "MPI_COMM_WORLD.dup", or what SetName set.
 func (c *Comm) Name() string { return *c.name.Load() }
 
 // Rank is this process's rank in the communicator.
@@ -123,6 +135,20 @@ func (c *Comm) checkTag(op string, tag int, anyOK bool) error {
 	}
 	return errorf(ClassTag, nil, "%s on %s: tag %d is out of range (0 to %d%s)", op, c, tag, TagUB,
 		map[bool]string{true: " or AnyTag"}[anyOK])
+}
+
+// Transport names the btl module that carries this process's messages
+// to the given rank of c: "self", "sm", "tcp", or another btl component's. It reads
+// the choice Init made for the peer, and is no MPI call: the profiling
+// layers do not see it.
+func (c *Comm) Transport(rank int) (string, error) {
+	if err := checkComm("comm transport", c); err != nil {
+		return "", err
+	}
+	if rank < 0 || rank >= len(c.group) {
+		return "", c.handle(errorf(ClassRank, nil, "comm transport on %v: rank %d is out of range (0 to %d)", c, rank, len(c.group)-1))
+	}
+	return c.lib.routes.For(c.group[rank]).Name(), nil
 }
 
 // CollProviders lists, for tools, which coll component serves each

@@ -332,8 +332,12 @@ func (*realAPI) CommSetName(comm *Comm, name string) error {
 	return nil
 }
 
-// CommGetName returns comm's name.
+// CommGetName returns comm's name; a nil comm is the null communicator,
+// CommNullName.
 func (*realAPI) CommGetName(comm *Comm) (string, error) {
+	if comm == nil {
+		return CommNullName, nil
+	}
 	if err := checkComm("comm get name", comm); err != nil {
 		return "", err
 	}

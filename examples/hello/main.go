@@ -8,10 +8,10 @@ import (
 	"fmt"
 	"log"
 	"os"
+	"strings"
 
 	_ "github.com/gompi/gompi/components/all"
 	"github.com/gompi/gompi/mpi"
-	"github.com/gompi/gompi/pmpi"
 )
 
 func main() {
@@ -20,7 +20,15 @@ func main() {
 	}
 	world := mpi.CommWorld()
 	host, _ := os.Hostname()
-	fmt.Printf("hello from rank %d of %d on %s (transports: %s)\n", world.Rank(), world.Size(), host, pmpi.Transports())
+	var via []string // "rank:transport" per peer
+	for r := range world.Size() {
+		t, err := world.Transport(r)
+		if err != nil {
+			log.Fatal(err)
+		}
+		via = append(via, fmt.Sprintf("%d:%s", r, t))
+	}
+	fmt.Printf("hello from rank %d of %d on %s (transports: %s)\n", world.Rank(), world.Size(), host, strings.Join(via, " "))
 	if err := mpi.Finalize(); err != nil {
 		log.Fatal(err)
 	}

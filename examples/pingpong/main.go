@@ -16,7 +16,6 @@ import (
 
 	_ "github.com/gompi/gompi/components/all"
 	"github.com/gompi/gompi/mpi"
-	"github.com/gompi/gompi/pmpi"
 )
 
 func main() {
@@ -37,7 +36,11 @@ func main() {
 		log.Fatal("pingpong needs at least 2 ranks")
 	}
 	if world.Rank() == 0 {
-		fmt.Printf("# gompi pingpong: ranks 0 and 1, transports %s\n", pmpi.Transports())
+		via, err := world.Transport(1)
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Printf("# gompi pingpong: ranks 0 and 1, transport %s\n", via)
 		fmt.Printf("# %-10s %14s %14s\n", "Size", "Latency (us)", "MB/s")
 	}
 	buf := make([]byte, max(hi, 1))

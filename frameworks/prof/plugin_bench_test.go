@@ -144,7 +144,7 @@ func BenchmarkPluginBatch(b *testing.B) {
 				batch := &profpb.EventBatch{}
 				for i := range n {
 					batch.Events = append(batch.Events, &profpb.Event{Fn: uint32(fnSend), Peer: 1, Tag: 7, Bytes: 80,
-						Comm: "world", StartNs: int64(i) * 1000, EndNs: int64(i)*1000 + 500})
+						Comm: "MPI_COMM_WORLD", StartNs: int64(i) * 1000, EndNs: int64(i)*1000 + 500})
 				}
 				for b.Loop() {
 					if _, err := tool.Record(ctx, batch); err != nil {

@@ -122,7 +122,7 @@ func TestRecorderStreamsEveryCallInOrder(t *testing.T) {
 	if evs[0].GetFn() != uint32(fnInit) || evs[1].GetFn() != uint32(fnCommSelf) || evs[len(evs)-1].GetFn() != uint32(fnFinalize) {
 		t.Errorf("first and last events %v %v %v", evs[0], evs[1], evs[len(evs)-1])
 	}
-	if bc := evs[len(evs)-2]; bc.GetFn() != uint32(fnBcast) || bc.GetBytes() != 16 || bc.GetPeer() != 0 || bc.GetTag() != -1 || bc.GetComm() != "self" {
+	if bc := evs[len(evs)-2]; bc.GetFn() != uint32(fnBcast) || bc.GetBytes() != 16 || bc.GetPeer() != 0 || bc.GetTag() != -1 || bc.GetComm() != "MPI_COMM_SELF" {
 		t.Errorf("Bcast recorded as %v", bc)
 	}
 	next := make([]int32, goroutines)
@@ -212,8 +212,8 @@ func TestRecorderEventsNameTheirCall(t *testing.T) {
 	}
 	got := tool.events()[2:5]
 	want := []*profpb.Event{
-		{Fn: uint32(fnSendrecv), Peer: 0, Tag: 5, Bytes: 12, Comm: "self"},
-		{Fn: uint32(fnAllgather), Peer: -1, Tag: -1, Bytes: 12, Comm: "self"},
+		{Fn: uint32(fnSendrecv), Peer: 0, Tag: 5, Bytes: 12, Comm: "MPI_COMM_SELF"},
+		{Fn: uint32(fnAllgather), Peer: -1, Tag: -1, Bytes: 12, Comm: "MPI_COMM_SELF"},
 		{Fn: uint32(fnCommRank), Peer: -1, Tag: -1, Error: true},
 	}
 	for i := range want {

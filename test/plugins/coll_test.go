@@ -136,12 +136,12 @@ func TestCollRulesPlugin(t *testing.T) {
 		j := b.run(t, rules, "")
 		wantAllOK(t, j)
 		out := j.Stdout + j.Stderr
-		for _, comm := range []string{"world", "world.dup", "world.dup.dup"} {
+		for _, comm := range []string{"MPI_COMM_WORLD", "MPI_COMM_WORLD.dup", "MPI_COMM_WORLD.dup.dup"} {
 			wantChoices(t, out, comm, "linear rules", "ring rules", "binomial built-in")
 		}
 		asked := rulesAsked(out)
 		for r := range 4 {
-			for _, comm := range []string{"world", "self", "world.dup", "world.dup.dup"} {
+			for _, comm := range []string{"MPI_COMM_WORLD", "MPI_COMM_SELF", "MPI_COMM_WORLD.dup", "MPI_COMM_WORLD.dup.dup"} {
 				if n := asked[fmt.Sprintf("%d %s", r, comm)]; n != 1 {
 					t.Errorf("rank %d asked the plugin for the rules of %s %d times, want once", r, comm, n)
 				}
@@ -170,9 +170,9 @@ func TestCollRulesPlugin(t *testing.T) {
 		j := b.run(t, rules, "kill")
 		wantAllOK(t, j)
 		out := j.Stdout + j.Stderr
-		wantChoices(t, out, "world.dup", "linear rules", "ring rules", "binomial built-in")
-		wantChoices(t, out, "world.dup.dup", "linear built-in", "reduce_bcast built-in", "binomial built-in")
-		if n := strings.Count(out, "out-of-process component failed: "+b.plugin+": rules for world.dup.dup"); n != 4 {
+		wantChoices(t, out, "MPI_COMM_WORLD.dup", "linear rules", "ring rules", "binomial built-in")
+		wantChoices(t, out, "MPI_COMM_WORLD.dup.dup", "linear built-in", "reduce_bcast built-in", "binomial built-in")
+		if n := strings.Count(out, "out-of-process component failed: "+b.plugin+": rules for MPI_COMM_WORLD.dup.dup"); n != 4 {
 			t.Errorf("%d ranks reported their dead plugin with its path, want 4\n%v", n, j)
 		}
 	})
@@ -181,7 +181,7 @@ func TestCollRulesPlugin(t *testing.T) {
 		j := b.run(t, rules, "kill-one")
 		wantAllOK(t, j)
 		out := j.Stdout + j.Stderr
-		wantChoices(t, out, "world.dup.dup", "linear built-in", "reduce_bcast built-in", "binomial built-in")
+		wantChoices(t, out, "MPI_COMM_WORLD.dup.dup", "linear built-in", "reduce_bcast built-in", "binomial built-in")
 		if n := strings.Count(out, "out-of-process component failed: "+b.plugin); n != 1 {
 			t.Errorf("%d reports of a dead plugin, want 1 (rank 1's)\n%v", n, j)
 		}

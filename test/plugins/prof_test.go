@@ -249,11 +249,11 @@ func TestProfJSONLRecordsEveryCall(t *testing.T) {
 		fn   string
 		want line
 	}{
-		{0, "Send", line{Fn: "Send", Peer: 1, Tag: 7, Bytes: 80, Comm: "world"}},
-		{0, "Recv", line{Fn: "Recv", Peer: 1, Tag: 9, Bytes: 24, Comm: "world"}},
-		{1, "Recv", line{Fn: "Recv", Peer: 0, Tag: 7, Bytes: 80, Comm: "world"}},
-		{1, "Send", line{Fn: "Send", Peer: 0, Tag: 9, Bytes: 24, Comm: "world"}},
-		{2, "Allreduce", line{Fn: "Allreduce", Peer: -1, Tag: -1, Bytes: 16, Comm: "world"}},
+		{0, "Send", line{Fn: "Send", Peer: 1, Tag: 7, Bytes: 80, Comm: "MPI_COMM_WORLD"}},
+		{0, "Recv", line{Fn: "Recv", Peer: 1, Tag: 9, Bytes: 24, Comm: "MPI_COMM_WORLD"}},
+		{1, "Recv", line{Fn: "Recv", Peer: 0, Tag: 7, Bytes: 80, Comm: "MPI_COMM_WORLD"}},
+		{1, "Send", line{Fn: "Send", Peer: 0, Tag: 9, Bytes: 24, Comm: "MPI_COMM_WORLD"}},
+		{2, "Allreduce", line{Fn: "Allreduce", Peer: -1, Tag: -1, Bytes: 16, Comm: "MPI_COMM_WORLD"}},
 		{2, "Init", line{Fn: "Init", Peer: -1, Tag: -1}},
 	} {
 		got := find(t, ranks[tc.rank], tc.fn)

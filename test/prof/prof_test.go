@@ -16,7 +16,7 @@ import (
 	"github.com/gompi/gompi/internal/jobtest"
 )
 
-var gompirun, stackcheck, partsjob string
+var gompirun, stackcheck, partsjob, names string
 
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "prof_test")
@@ -24,11 +24,11 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	bins, err := jobtest.Build(dir, map[string]string{"gompirun": "../../cmd/gompirun", "stackcheck": "./testdata/stackcheck",
-		"partsjob": "./testdata/partsjob"})
+		"partsjob": "./testdata/partsjob", "names": "./testdata/names"})
 	if err != nil {
 		panic(err)
 	}
-	gompirun, stackcheck, partsjob = bins["gompirun"], bins["stackcheck"], bins["partsjob"]
+	gompirun, stackcheck, partsjob, names = bins["gompirun"], bins["stackcheck"], bins["partsjob"], bins["names"]
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)

@@ -22,3 +22,6 @@ func (m *module) Flush() PhasePart {
 
 // PhasePart is one phase of one rank.
 type PhasePart = phasePart
+
+// WriteSVG draws the report's heatmaps.
+var WriteSVG = writeSVG

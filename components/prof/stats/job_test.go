@@ -3,10 +3,7 @@ package stats_test
 import (
 	"bufio"
 	"encoding/json"
-	"encoding/xml"
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -23,11 +20,54 @@ import (
 // counts and bytes per function, per call site (by the program's line
 // numbers) and per pair of ranks, in each phase and in the whole run.
 func TestJob(t *testing.T) {
+	base, rep := runJob(t, "statsprog")
+	lines := siteLines(t, "testdata/statsprog/main.go")
+	checkReport(t, rep, lines)
+	checkSVG(t, base+".svg")
+	if txt, err := os.ReadFile(base + ".txt"); err != nil || !strings.Contains(string(txt), "Whole run") {
+		t.Errorf("text report: %v\n%s", err, txt)
+	}
+}
+
+// TestJobProcNull runs haloprog, a halo exchange on a line of 3 ranks
+// whose ends send to and receive from ProcNull, and checks that those
+// calls count as calls but move no bytes: in the functions, the call
+// sites and the p2p matrix.
+func TestJobProcNull(t *testing.T) {
+	_, rep := runJob(t, "haloprog")
+	ph := rep.Total
+	// Every rank makes 2 Sendrecv, 2 Isend, 2 Irecv, 1 Send and 1 Recv;
+	// of the Sendrecv's and the Isend's, 4 reach a rank (0 to 1, 1 to 0,
+	// 1 to 2, 2 to 1).
+	checkFuncs(t, "total", ph, map[string]expect{
+		"Sendrecv": {"", 6, 4 * 80, 0}, "Isend": {"", 6, 4 * 16, 0}, "Irecv": {"", 6, 4 * 16, 0},
+		"Waitall": {"", 3, 0, 0}, "Send": {"", 3, 0, 0}, "Recv": {"", 3, 0, 0},
+	})
+	var siteBytes int64
+	var bySite []string
+	for _, s := range ph.Sites {
+		siteBytes += s.Bytes
+		bySite = append(bySite, fmt.Sprintf("%s at line %d: %d", s.Name, s.Line, s.Bytes))
+	}
+	if want := int64(4*80 + 2*4*16); siteBytes != want {
+		t.Errorf("call sites: %d bytes in all, want %d: %v", siteBytes, want, bySite)
+	}
+	msgs := [][]int64{{0, 2, 0}, {2, 0, 2}, {0, 2, 0}}
+	bytes := [][]int64{{0, 96, 0}, {96, 0, 96}, {0, 96, 0}}
+	checkMatrix(t, "total p2p", ph.P2P, msgs, bytes)
+}
+
+// runJob builds prog (a directory of testdata) and gompirun, runs prog on
+// 3 ranks under --mca prof stats, checks that gompirun wrote and named
+// the three report files, and returns their path without the extension,
+// and the JSON report.
+func runJob(t *testing.T, prog string) (string, *stats.Report) {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("builds and runs a job")
 	}
 	dir := t.TempDir()
-	bins, err := jobtest.Build(dir, map[string]string{"gompirun": "../../../cmd/gompirun", "statsprog": "./testdata/statsprog"})
+	bins, err := jobtest.Build(dir, map[string]string{"gompirun": "../../../cmd/gompirun", prog: "./testdata/" + prog})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,7 +76,7 @@ func TestJob(t *testing.T) {
 		t.Fatal(err)
 	}
 	j := jobtest.Run(t, bins["gompirun"], 150*time.Second, nil, "--timeout", "120", "-np", "3", "--oversubscribe",
-		"--mca", "prof", "stats", "--mca", "prof_stats_output", prefix, bins["statsprog"])
+		"--mca", "prof", "stats", "--mca", "prof_stats_output", prefix, bins[prog])
 	if j.Code != 0 {
 		t.Fatalf("job failed\n%v", j)
 	}
@@ -62,12 +102,7 @@ func TestJob(t *testing.T) {
 	if rep.Job == "" || base != prefix+"."+rep.Job {
 		t.Errorf("job %q, files named %s.*", rep.Job, base)
 	}
-	lines := siteLines(t, "testdata/statsprog/main.go")
-	checkReport(t, &rep, lines)
-	checkSVG(t, base+".svg")
-	if txt, err := os.ReadFile(base + ".txt"); err != nil || !strings.Contains(string(txt), "Whole run") {
-		t.Errorf("text report: %v\n%s", err, txt)
-	}
+	return base, &rep
 }
 
 // siteLines finds the lines of the "site:" marks in the program.
@@ -194,33 +229,12 @@ func checkMatrix(t *testing.T, name string, m stats.Matrix, msgs, bytes [][]int6
 	}
 }
 
-// checkSVG parses the heatmap as XML to its end and counts its cells.
+// checkSVG checks the heatmap's structure: 3 ranks, both panels with
+// bytes.
 func checkSVG(t *testing.T, path string) {
-	f, err := os.Open(path)
+	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	d := xml.NewDecoder(f)
-	rects, root := 0, ""
-	for {
-		tok, err := d.Token()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			t.Fatalf("%s: not well-formed XML: %v", path, err)
-		}
-		if se, ok := tok.(xml.StartElement); ok {
-			if root == "" {
-				root = se.Name.Local
-			}
-			if se.Name.Local == "rect" {
-				rects++
-			}
-		}
-	}
-	if root != "svg" || rects != 2*3*3 {
-		t.Errorf("%s: root <%s>, %d cells; want <svg>, 18", path, root, rects)
-	}
+	checkSVGLayout(t, data, 3, 2)
 }

@@ -5,12 +5,22 @@ import "github.com/gompi/gompi/pmpi"
 // The point-to-point calls count the message's bytes: a send's, a
 // receive's as received (Recv) or as posted (Irecv, whose length is known
 // only at its Wait). Sends also count in the p2p matrix, at the sender.
+// A call whose peer is ProcNull moves nothing: it counts as a call of
+// 0 bytes, so that a halo exchange's edges add no traffic.
+
+// moved is the bytes a call of count elements of dt moves with peer.
+func moved(count int, dt pmpi.Datatype, peer int) int64 {
+	if peer == pmpi.ProcNull {
+		return 0
+	}
+	return int64(count * dt.Size())
+}
 
 func (m *module) Send(buf []byte, count int, dt pmpi.Datatype, dest, tag int, comm *pmpi.Comm) error {
 	t0 := m.begin()
 	err := m.Next.Send(buf, count, dt, dest, tag, comm)
 	if t0 >= 0 {
-		n := int64(count * dt.Size())
+		n := moved(count, dt, dest)
 		m.end(fnSend, t0, n, comm, dest)
 	}
 	return err
@@ -20,7 +30,7 @@ func (m *module) Ssend(buf []byte, count int, dt pmpi.Datatype, dest, tag int, c
 	t0 := m.begin()
 	err := m.Next.Ssend(buf, count, dt, dest, tag, comm)
 	if t0 >= 0 {
-		n := int64(count * dt.Size())
+		n := moved(count, dt, dest)
 		m.end(fnSsend, t0, n, comm, dest)
 	}
 	return err
@@ -30,7 +40,7 @@ func (m *module) Isend(buf []byte, count int, dt pmpi.Datatype, dest, tag int, c
 	t0 := m.begin()
 	r, err := m.Next.Isend(buf, count, dt, dest, tag, comm)
 	if t0 >= 0 {
-		n := int64(count * dt.Size())
+		n := moved(count, dt, dest)
 		m.end(fnIsend, t0, n, comm, dest)
 	}
 	return r, err
@@ -40,7 +50,7 @@ func (m *module) Issend(buf []byte, count int, dt pmpi.Datatype, dest, tag int, 
 	t0 := m.begin()
 	r, err := m.Next.Issend(buf, count, dt, dest, tag, comm)
 	if t0 >= 0 {
-		n := int64(count * dt.Size())
+		n := moved(count, dt, dest)
 		m.end(fnIssend, t0, n, comm, dest)
 	}
 	return r, err
@@ -59,18 +69,18 @@ func (m *module) Irecv(buf []byte, count int, dt pmpi.Datatype, source, tag int,
 	t0 := m.begin()
 	r, err := m.Next.Irecv(buf, count, dt, source, tag, comm)
 	if t0 >= 0 {
-		m.end(fnIrecv, t0, int64(count*dt.Size()), nil, -1)
+		m.end(fnIrecv, t0, moved(count, dt, source), nil, -1)
 	}
 	return r, err
 }
 
-// Sendrecv counts the bytes it sends.
+// Sendrecv counts the bytes it sends (none to ProcNull).
 func (m *module) Sendrecv(sendbuf []byte, sendcount int, sendtype pmpi.Datatype, dest, sendtag int,
 	recvbuf []byte, recvcount int, recvtype pmpi.Datatype, source, recvtag int, comm *pmpi.Comm) (pmpi.Status, error) {
 	t0 := m.begin()
 	st, err := m.Next.Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm)
 	if t0 >= 0 {
-		n := int64(sendcount * sendtype.Size())
+		n := moved(sendcount, sendtype, dest)
 		m.end(fnSendrecv, t0, n, comm, dest)
 	}
 	return st, err
