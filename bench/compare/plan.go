@@ -29,7 +29,7 @@ type Plan struct {
 // collectives, a quick one about four (a minute of it the collectives);
 // quick runs incast at three sizes, the ring at 8 ranks only and the
 // collectives at five sizes. The cold collectives, 36 short jobs a side
-// and repetition, add a few minutes to either.
+// and repetition, add about seven minutes to a quick run.
 func Plans(quick bool) []Plan {
 	lat := []string{"-m", "0:4M", "-i", "2000", "-x", "200"}
 	bw := []string{"-m", "1:4M", "-i", "100", "-x", "10"}
