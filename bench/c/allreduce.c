@@ -28,8 +28,8 @@ static void setup(long max, int nranks) {
     recv = (float *)alloc_buffer(max);
 }
 
-static void call(long size) {
-    MPI_Allreduce(send, recv, (int)(size / sizeof(float)), MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+static void call(long size, MPI_Comm comm) {
+    MPI_Allreduce(send, recv, (int)(size / sizeof(float)), MPI_FLOAT, MPI_SUM, comm);
 }
 
 int main(int argc, char **argv) { return coll_main(&allreduce, argc, argv, setup, call); }

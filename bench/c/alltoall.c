@@ -27,6 +27,6 @@ static void setup(long max, int nranks) {
     recv = alloc_buffer(max * nranks);
 }
 
-static void call(long size) { MPI_Alltoall(send, (int)size, MPI_BYTE, recv, (int)size, MPI_BYTE, MPI_COMM_WORLD); }
+static void call(long size, MPI_Comm comm) { MPI_Alltoall(send, (int)size, MPI_BYTE, recv, (int)size, MPI_BYTE, comm); }
 
 int main(int argc, char **argv) { return coll_main(&alltoall, argc, argv, setup, call); }

@@ -4,6 +4,7 @@
  * flags, defaults and output as gompi-bench (see bench.h and coll.h).
  *
  *   mpirun -np 8 --oversubscribe ./barrier -i 1000 -x 200 -f
+ *   mpirun -np 8 --oversubscribe ./barrier -i 20 -c   (the first 20 on a fresh communicator)
  */
 #include "coll.h"
 
@@ -24,13 +25,15 @@ int main(int argc, char **argv) {
     int iters, warm;
     counts_for(&o, 0, &iters, &warm);
     MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Comm comm = size_comm(&o);
     double start = 0;
     for (int i = 0; i < iters + warm; i++) {
         if (i == warm)
             start = MPI_Wtime();
-        MPI_Barrier(MPI_COMM_WORLD);
+        MPI_Barrier(comm);
     }
     double t = (MPI_Wtime() - start) / iters * 1e6;
+    free_size_comm(&o, &comm);
     long ranks = world_size();
     coll_report(&barrier, &o, &ranks, &t, 1);
     MPI_Finalize();

@@ -26,6 +26,6 @@ static void setup(long max, int nranks) {
     buf = alloc_buffer(max);
 }
 
-static void call(long size) { MPI_Bcast(buf, (int)size, MPI_BYTE, 0, MPI_COMM_WORLD); }
+static void call(long size, MPI_Comm comm) { MPI_Bcast(buf, (int)size, MPI_BYTE, 0, comm); }
 
 int main(int argc, char **argv) { return coll_main(&bcast, argc, argv, setup, call); }

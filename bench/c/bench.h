@@ -31,6 +31,7 @@ struct options {
     struct counts c;
     long large; /* the size above which the large-message counts apply */
     int full;   /* -f: the minimum and maximum over the ranks too */
+    int cold;   /* -c: each size on a fresh communicator, from its first call */
 };
 
 /* A measurement's identity and defaults, as in gompi's bench/osu. */
@@ -41,7 +42,7 @@ struct measurement {
     struct counts defaults;
     long large_size; /* above it the large-message counts apply; 0: LARGE_SIZE */
     int no_sizes;    /* no -m or -s (barrier): one row, keyed by the rank count */
-    int stats;       /* an average over the ranks: -f adds their min and max */
+    int stats;       /* an average over the ranks (a collective): -f adds their min and max, -c runs it cold */
 };
 
 static inline int bench_rank(void) {
@@ -149,18 +150,20 @@ static inline void warm_up(void) {
 }
 
 /* parse_args reads the flags after MPI_Init. A given -i or -x scales the
- * large-message count in OSU's proportion, as gompi-bench does. */
+ * large-message count in OSU's proportion, as gompi-bench does; with -c
+ * (cold) the counts are the same at every size and -x is 0 unless given. */
 static inline struct options parse_args(const struct measurement *m, int argc, char **argv) {
     struct options o = {.nsizes = 0, .c = m->defaults, .large = m->large_size > 0 ? m->large_size : LARGE_SIZE};
     const char *range = NULL, *list = NULL;
     const struct counts *d = &m->defaults;
-    int opt;
+    int opt, warmup_given = 0;
     opterr = 0;
-    while ((opt = getopt(argc, argv, m->no_sizes ? (m->stats ? "i:x:f" : "i:x:") : (m->stats ? "m:s:i:x:f" : "m:s:i:x:"))) != -1) {
+    while ((opt = getopt(argc, argv, m->no_sizes ? (m->stats ? "i:x:fc" : "i:x:") : (m->stats ? "m:s:i:x:fc" : "m:s:i:x:"))) != -1) {
         switch (opt) {
         case 'm': range = optarg; break;
         case 's': list = optarg; break;
         case 'f': o.full = 1; break;
+        case 'c': o.cold = 1; break;
         case 'i':
             o.c.iters = parse_count(m, "-i wants 1 or more iterations", optarg, 1);
             o.c.large_iters = (int)((long)o.c.iters * d->large_iters / d->iters);
@@ -170,17 +173,25 @@ static inline struct options parse_args(const struct measurement *m, int argc, c
         case 'x':
             o.c.warmup = parse_count(m, "-x wants 0 or more warm-up iterations", optarg, 0);
             o.c.large_warmup = (int)((long)o.c.warmup * d->large_warmup / (d->warmup > 0 ? d->warmup : 1));
+            warmup_given = 1;
             break;
         default:
             usage_error(m->name,
-                        m->no_sizes ? "unknown flag or missing value (flags: -i N, -x N, -f)"
-                        : m->stats  ? "unknown flag or missing value (flags: -m [MIN:]MAX, -s LIST, -i N, -x N, -f)"
+                        m->no_sizes && m->stats ? "unknown flag or missing value (flags: -i N, -x N, -f, -c)"
+                        : m->no_sizes ? "unknown flag or missing value (flags: -i N, -x N)"
+                        : m->stats  ? "unknown flag or missing value (flags: -m [MIN:]MAX, -s LIST, -i N, -x N, -f, -c)"
                                     : "unknown flag or missing value (flags: -m [MIN:]MAX, -s LIST, -i N, -x N)",
                         NULL);
         }
     }
     if (optind < argc)
         usage_error(m->name, "unexpected argument", argv[optind]);
+    if (o.cold) {
+        if (!warmup_given)
+            o.c.warmup = 0;
+        o.c.large_iters = o.c.iters;
+        o.c.large_warmup = o.c.warmup;
+    }
     warm_up();
     if (m->no_sizes)
         return o;
@@ -241,7 +252,7 @@ static inline void print_row(long key, double v) {
  * minimum and maximum columns. MPI has no call that says which transport a
  * peer uses, so the transports line says so; the btl line is Open MPI's btl
  * parameter as the launcher passed it. */
-static inline void print_header_full(const struct measurement *m, int full) {
+static inline void print_header_full(const struct measurement *m, int full, int cold) {
     char lib[MPI_MAX_LIBRARY_VERSION_STRING];
     int len;
     MPI_Get_library_version(lib, &len);
@@ -252,7 +263,10 @@ static inline void print_header_full(const struct measurement *m, int full) {
     const char *btl = getenv("OMPI_MCA_btl");
     printf("# bench/c %s (%s)\n", m->name, lib);
     printf("# btl: %s\n", btl && *btl ? btl : "the library's default");
-    printf("# unit: %s: %s\n", m->unit, m->about);
+    printf("# unit: %s: %s%s\n", m->unit, m->about,
+           cold ? "; cold: each size on a fresh communicator (a Dup of the world) timed from its first call, the same count "
+                  "at every size"
+                : "");
     printf("# transports: not reported by this MPI library\n");
     printf("# %-10s %16s", m->no_sizes ? "Ranks" : "Size", m->column);
     if (full)
@@ -260,6 +274,6 @@ static inline void print_header_full(const struct measurement *m, int full) {
     printf("\n");
 }
 
-static inline void print_header(const struct measurement *m) { print_header_full(m, 0); }
+static inline void print_header(const struct measurement *m) { print_header_full(m, 0, 0); }
 
 #endif

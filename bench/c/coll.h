@@ -36,7 +36,7 @@ static inline void coll_report(const struct measurement *m, const struct options
     MPI_Gather(times, nkeys, MPI_DOUBLE, all, nkeys, MPI_DOUBLE, 0, MPI_COMM_WORLD);
     if (rank != 0)
         return;
-    print_header_full(m, o->full);
+    print_header_full(m, o->full, o->cold);
     for (int k = 0; k < nkeys; k++) {
         double lo = all[k], hi = all[k], sum = 0;
         for (int r = 0; r < n; r++) {
@@ -56,11 +56,26 @@ static inline void coll_report(const struct measurement *m, const struct options
     free(all);
 }
 
+/* size_comm is the communicator a size runs on: the world, or with -c a
+ * fresh one, a Dup of it, which free_size_comm frees. */
+static inline MPI_Comm size_comm(const struct options *o) {
+    MPI_Comm c = MPI_COMM_WORLD;
+    if (o->cold)
+        MPI_Comm_dup(MPI_COMM_WORLD, &c);
+    return c;
+}
+
+static inline void free_size_comm(const struct options *o, MPI_Comm *c) {
+    if (o->cold)
+        MPI_Comm_free(c);
+}
+
 /* coll_main runs a collective over every size: setup allocates its
  * buffers for the largest size and the job's rank count, call runs it once
- * on size bytes. */
+ * on size bytes over comm. With -c each size runs on a fresh communicator,
+ * calls and barriers alike. */
 static inline int coll_main(const struct measurement *m, int argc, char **argv, void (*setup)(long max_size, int nranks),
-                     void (*call)(long size)) {
+                     void (*call)(long size, MPI_Comm comm)) {
     MPI_Init(&argc, &argv);
     struct options o = parse_args(m, argc, argv);
     setup(max_size(&o), world_size());
@@ -70,14 +85,16 @@ static inline int coll_main(const struct measurement *m, int argc, char **argv, 
         int iters, warm;
         counts_for(&o, size, &iters, &warm);
         MPI_Barrier(MPI_COMM_WORLD);
+        MPI_Comm comm = size_comm(&o);
         double total = 0;
         for (int i = 0; i < iters + warm; i++) {
             double start = MPI_Wtime();
-            call(size);
+            call(size, comm);
             if (i >= warm)
                 total += MPI_Wtime() - start;
-            MPI_Barrier(MPI_COMM_WORLD);
+            MPI_Barrier(comm);
         }
+        free_size_comm(&o, &comm);
         times[k] = total / iters * 1e6;
     }
     coll_report(m, &o, o.sizes, times, o.nsizes);

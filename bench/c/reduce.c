@@ -28,8 +28,8 @@ static void setup(long max, int nranks) {
     recv = (float *)alloc_buffer(max);
 }
 
-static void call(long size) {
-    MPI_Reduce(send, recv, (int)(size / sizeof(float)), MPI_FLOAT, MPI_SUM, 0, MPI_COMM_WORLD);
+static void call(long size, MPI_Comm comm) {
+    MPI_Reduce(send, recv, (int)(size / sizeof(float)), MPI_FLOAT, MPI_SUM, 0, comm);
 }
 
 int main(int argc, char **argv) { return coll_main(&reduce, argc, argv, setup, call); }

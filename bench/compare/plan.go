@@ -19,13 +19,17 @@ type Plan struct {
 	// SMOnly: only the sides over shared memory run it (the collectives,
 	// whose algorithms, not transports, are compared).
 	SMOnly bool
+	// Cold is how many first calls on a fresh communicator a cold plan
+	// times (gompi-bench -c); 0 for the others.
+	Cold int
 }
 
 // Plans returns the measurements of a full or a quick run. A full run
 // takes about twenty minutes on a 2-core machine, half of it the
 // collectives, a quick one about four (a minute of it the collectives);
 // quick runs incast at three sizes, the ring at 8 ranks only and the
-// collectives at five sizes.
+// collectives at five sizes. The cold collectives, 36 short jobs a side
+// and repetition, add about seven minutes to a quick run.
 func Plans(quick bool) []Plan {
 	lat := []string{"-m", "0:4M", "-i", "2000", "-x", "200"}
 	bw := []string{"-m", "1:4M", "-i", "100", "-x", "10"}
@@ -60,6 +64,7 @@ func Plans(quick bool) []Plan {
 			Title: "Token ring: one token passed round 16 ranks, time per lap (us; 10,000 laps take 10,000 times this)"})
 	}
 	plans = append(plans, collectivePlans(quick)...)
+	plans = append(plans, coldPlans(quick)...)
 	return append(plans, Plan{Name: "launch", Prog: "init_finalize", Args: []string{"-n", ranks, "-r", "1", "-x", "1"},
 		Title: "Launch: a job that calls Init and Finalize, from start to exit (ms)"})
 }

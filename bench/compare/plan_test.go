@@ -22,7 +22,15 @@ import (
 func sizeFlags(t *testing.T, args []string) osu.Flags {
 	t.Helper()
 	var f osu.Flags
-	for i := 0; i+1 < len(args); i += 2 {
+	for i := 0; i < len(args); i += 2 {
+		if args[i] == "-c" {
+			f.Cold = true
+			i--
+			continue
+		}
+		if i+1 == len(args) {
+			t.Fatalf("flag %s without its value", args[i])
+		}
 		n, _ := strconv.Atoi(args[i+1])
 		switch args[i] {
 		case "-m":
@@ -74,6 +82,11 @@ func TestPlans(t *testing.T) {
 		for _, c := range []string{"barrier", "bcast", "reduce", "allreduce", "allgather", "alltoall"} {
 			want = append(want, c+"-2", c+"-4", c+"-8")
 		}
+		for _, c := range []string{"barrier", "bcast", "reduce", "allreduce", "allgather", "alltoall"} {
+			for _, np := range []string{"2", "4", "8"} {
+				want = append(want, c+"-"+np+"-cold20", c+"-"+np+"-cold100")
+			}
+		}
 		want = append(want, "launch")
 		if !slices.Equal(names, want) {
 			t.Errorf("quick=%v: plans %v, want %v", quick, names, want)
@@ -88,7 +101,11 @@ func TestCollectivePlans(t *testing.T) {
 	var plots []string
 	for _, p := range Plans(true) {
 		coll := slices.Contains([]string{"barrier", "bcast", "reduce", "allreduce", "allgather", "alltoall"}, p.Name)
-		if p.SMOnly != coll || coll && (p.Prog != p.Name || p.ID != fmt.Sprintf("%s-%d", p.Name, p.NP)) {
+		id := fmt.Sprintf("%s-%d", p.Name, p.NP)
+		if p.Cold > 0 {
+			id = fmt.Sprintf("%s-%d-cold%d", p.Name, p.NP, p.Cold)
+		}
+		if p.SMOnly != coll || coll && (p.Prog != p.Name || p.ID != id) {
 			t.Errorf("%s: SMOnly %v, program %s", p.Key(), p.SMOnly, p.Prog)
 		}
 		if p.Plot != "" {
@@ -118,8 +135,50 @@ func TestCollectivePlans(t *testing.T) {
 			}
 		}
 	}
-	if len(goals) != 18 || goals[0] != "barrier-2" || goals[17] != "alltoall-8" {
+	if len(goals) != 54 || goals[0] != "barrier-2" || goals[17] != "alltoall-8" || goals[18] != "barrier-2-cold20" ||
+		goals[53] != "alltoall-8-cold100" {
 		t.Errorf("collective goals %v", goals)
+	}
+}
+
+// TestColdPlans: the first 20 and the first 100 calls of every collective
+// on 2, 4 and 8 ranks, each size on a fresh communicator (-c), the same
+// count at every size, no plot; gompi-bench takes their flags as cold.
+func TestColdPlans(t *testing.T) {
+	for _, quick := range []bool{false, true} {
+		n := 0
+		for _, p := range Plans(quick) {
+			if p.Cold == 0 {
+				continue
+			}
+			n++
+			if !p.SMOnly || p.Plot != "" || !slices.Contains(ColdCalls, p.Cold) {
+				t.Errorf("%s: SMOnly %v, plot %q, cold %d", p.Key(), p.SMOnly, p.Plot, p.Cold)
+			}
+			m, err := osu.Lookup(p.Name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			o, err := m.Options(sizeFlags(t, p.Args))
+			if err != nil || !o.Cold {
+				t.Fatalf("quick=%v %s: %v: cold %v, %v", quick, p.Key(), p.Args, o.Cold, err)
+			}
+			for _, size := range append(o.Sizes, 0) {
+				if iters, warm := o.For(size); iters != p.Cold || warm != 0 {
+					t.Errorf("%s at %d bytes: %d calls after %d, want the first %d", p.Key(), size, iters, warm, p.Cold)
+				}
+			}
+			if quick && p.Name != "barrier" && o.MaxSize() != 256<<10 || !quick && p.Name != "barrier" && o.MaxSize() != 1<<20 {
+				t.Errorf("quick=%v %s: sizes %v", quick, p.Key(), o.Sizes)
+			}
+		}
+		if n != 36 {
+			t.Errorf("quick=%v: %d cold plans, want 36", quick, n)
+		}
+	}
+	p := plan(t, Plans(true), "allgather-4-cold20")
+	if want := []string{"-s", "1,64,1K,16K,256K", "-i", "20", "-c"}; !slices.Equal(p.Args, want) || p.NP != 4 || p.Prog != "allgather" {
+		t.Errorf("allgather-4-cold20: %v on %d ranks, program %s", p.Args, p.NP, p.Prog)
 	}
 }
 

@@ -24,8 +24,10 @@ const (
 type collective struct {
 	name, summary, about string
 	minSize              int // OSU's: 1 byte, 4 for the float32 reductions
-	// buffers returns the call for messages up to largest bytes: call(size) runs the collective once on size bytes.
-	buffers func(w mpi.Comm, largest int) (call func(size int) error)
+	// buffers returns the call for messages up to largest bytes on
+	// communicators of n ranks: call(c, size) runs the collective once on
+	// c over size bytes.
+	buffers func(n, largest int) (call func(c mpi.Comm, size int) error)
 }
 
 func collectives() []Measurement {
@@ -58,11 +60,12 @@ func (c collective) measurement() Measurement {
 		DefaultMax: collMax,
 		Large:      collLarge,
 		Stats:      true,
+		Cold:       true,
 		Counts:     collCounts,
 		CheckRanks: atLeast(c.name, 1),
 		Transports: rankZeroTransports,
 		Run: func(w mpi.Comm, o Options) ([]Row, error) {
-			call := c.buffers(w, o.MaxSize())
+			call := c.buffers(w.Size(), o.MaxSize())
 			settle()
 			return timeCollective(w, o, call)
 		},
@@ -85,30 +88,57 @@ func (m Measurement) Headings(o Options) (key string, more []string) {
 // timeCollective runs OSU's loop for every size: each rank times each
 // call on its own clock, a barrier after it (untimed) starting the ranks
 // together again; rank 0 then reports each size's average over the
-// ranks of their mean times.
-func timeCollective(w mpi.Comm, o Options, call func(size int) error) ([]Row, error) {
+// ranks of their mean times. With o.Cold each size runs on a fresh
+// communicator, a Dup of w freed after it, calls and barriers alike: its
+// figure is what a program's first calls on a communicator take.
+func timeCollective(w mpi.Comm, o Options, call func(c mpi.Comm, size int) error) ([]Row, error) {
 	times := make([]float64, len(o.Sizes))
 	for k, size := range o.Sizes {
 		if err := mpi.Barrier(w); err != nil {
 			return nil, fmt.Errorf("barrier before size %d: %w", size, err)
 		}
+		c, free, err := sizeComm(w, o.Cold)
+		if err != nil {
+			return nil, fmt.Errorf("size %d: %w", size, err)
+		}
 		iters, warm := o.For(size)
 		var total float64
 		for i := range iters + warm {
 			start := mpi.Wtime()
-			if err := call(size); err != nil {
+			if err := call(c, size); err != nil {
 				return nil, fmt.Errorf("size %d: %w", size, err)
 			}
 			if i >= warm {
 				total += mpi.Wtime() - start
 			}
-			if err := mpi.Barrier(w); err != nil {
+			if err := mpi.Barrier(c); err != nil {
 				return nil, fmt.Errorf("size %d: barrier: %w", size, err)
 			}
+		}
+		if err := free(); err != nil {
+			return nil, fmt.Errorf("size %d: %w", size, err)
 		}
 		times[k] = total / float64(iters) * 1e6
 	}
 	return overRanks(w, o, o.Sizes, times)
+}
+
+// sizeComm is the communicator one size runs on: w, or with cold a Dup
+// of it, with the function that frees it.
+func sizeComm(w mpi.Comm, cold bool) (mpi.Comm, func() error, error) {
+	if !cold {
+		return w, func() error { return nil }, nil
+	}
+	c, err := w.Dup()
+	if err != nil {
+		return mpi.Comm{}, nil, fmt.Errorf("a fresh communicator: %w", err)
+	}
+	return c, func() error {
+		if err := c.Free(); err != nil {
+			return fmt.Errorf("freeing the fresh communicator: %w", err)
+		}
+		return nil
+	}, nil
 }
 
 // overRanks gathers every rank's times to rank 0, which returns a row
@@ -140,37 +170,37 @@ func overRanks(w mpi.Comm, o Options, keys []int, times []float64) ([]Row, error
 	return out, nil
 }
 
-func bcastCall(w mpi.Comm, largest int) func(int) error {
+func bcastCall(_, largest int) func(mpi.Comm, int) error {
 	buf := filled(largest)
-	return func(size int) error { return mpi.Bcast(buf[:size], 0, w) }
+	return func(c mpi.Comm, size int) error { return mpi.Bcast(buf[:size], 0, c) }
 }
 
-func reduceCall(w mpi.Comm, largest int) func(int) error {
+func reduceCall(_, largest int) func(mpi.Comm, int) error {
 	send, recv := floats(largest), floats(largest)
-	return func(size int) error { return mpi.Reduce(send[:size/floatSize], recv[:size/floatSize], mpi.Sum, 0, w) }
+	return func(c mpi.Comm, size int) error {
+		return mpi.Reduce(send[:size/floatSize], recv[:size/floatSize], mpi.Sum, 0, c)
+	}
 }
 
-func allreduceCall(w mpi.Comm, largest int) func(int) error {
+func allreduceCall(_, largest int) func(mpi.Comm, int) error {
 	send, recv := floats(largest), floats(largest)
-	return func(size int) error { return mpi.Allreduce(send[:size/floatSize], recv[:size/floatSize], mpi.Sum, w) }
+	return func(c mpi.Comm, size int) error {
+		return mpi.Allreduce(send[:size/floatSize], recv[:size/floatSize], mpi.Sum, c)
+	}
 }
 
 // allgatherCall: size bytes from every rank, n*size at every rank.
-func allgatherCall(w mpi.Comm, largest int) func(int) error {
-	n := w.Size()
+func allgatherCall(n, largest int) func(mpi.Comm, int) error {
 	send, recv := filled(largest), filled(n*largest)
-	return func(size int) error { return mpi.Allgather(send[:size], recv[:n*size], w) }
+	return func(c mpi.Comm, size int) error { return mpi.Allgather(send[:size], recv[:n*size], c) }
 }
 
 // alltoallCall: size bytes from every rank to every rank, as OSU counts.
-func alltoallCall(w mpi.Comm, largest int) func(int) error {
-	n := w.Size()
+func alltoallCall(n, largest int) func(mpi.Comm, int) error {
 	send, recv := filled(n*largest), filled(n*largest)
-	return func(size int) error { return mpi.Alltoall(send[:n*size], recv[:n*size], w) }
+	return func(c mpi.Comm, size int) error { return mpi.Alltoall(send[:n*size], recv[:n*size], c) }
 }
 
-// filled returns a buffer of n bytes, touched so that no page fault
-// lands in the timing.
 // filled returns n bytes of 1s, written once as the C twins' buffers are,
 // so that both copy the same kind of pages: a Go buffer never written maps
 // the kernel's zero page.

@@ -2,6 +2,7 @@ package osu
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -51,5 +52,36 @@ func TestCollectiveOptions(t *testing.T) {
 	// A latency measurement keeps its own threshold, 64 KiB.
 	if o, _ := latency().Options(Flags{}); o.Large != LargeSize || latency().Stats || latency().NoSizes {
 		t.Errorf("latency: %+v", o)
+	}
+}
+
+// TestColdOptions: -c times the first -i calls at every size (the large
+// sizes' counts are not scaled down), from the first call unless -x says
+// otherwise; a measurement without a communicator of its own refuses it.
+func TestColdOptions(t *testing.T) {
+	for _, m := range collectives() {
+		if !m.Cold {
+			t.Errorf("%s has no cold measurement", m.Name)
+		}
+		o, err := m.Options(Flags{Cold: true, Iters: ptr(20)})
+		if err != nil || !o.Cold {
+			t.Fatalf("%s -c -i 20: %+v, %v", m.Name, o, err)
+		}
+		for _, size := range []int{0, 4, 8 << 10, 16 << 10, 1 << 20} {
+			if i, w := o.For(size); i != 20 || w != 0 {
+				t.Errorf("%s -c -i 20 at %d bytes: %d calls after %d warm-up ones, want 20 after none", m.Name, size, i, w)
+			}
+		}
+		if !strings.Contains(m.AboutFor(o), "cold: each size on a fresh communicator") || strings.Contains(m.AboutFor(Options{}), "cold") {
+			t.Errorf("%s: about %q", m.Name, m.AboutFor(o))
+		}
+	}
+	bcast, _ := Lookup("bcast")
+	o, err := bcast.Options(Flags{Cold: true, Iters: ptr(100), Warmup: ptr(3)})
+	if i, w := o.For(1 << 20); err != nil || i != 100 || w != 3 {
+		t.Errorf("bcast -c -i 100 -x 3 at 1 MiB: %d after %d, %v", i, w, err)
+	}
+	if _, err := latency().Options(Flags{Cold: true}); err == nil || !strings.Contains(err.Error(), "-c: latency has no cold measurement") {
+		t.Errorf("latency -c: %v", err)
 	}
 }

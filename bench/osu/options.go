@@ -24,6 +24,7 @@ type Flags struct {
 	Iters  *int   // -i
 	Warmup *int   // -x
 	Full   bool   // -f: minimum and maximum over the ranks too
+	Cold   bool   // -c: each size on a fresh communicator, from its first call
 }
 
 // Options are what a run measures: the sizes and how many iterations each.
@@ -32,11 +33,18 @@ type Options struct {
 	Counts
 	Large int  // the size above which the large-message counts apply; 0 means LargeSize
 	Full  bool // report the minimum and maximum over the ranks beside the average
+	// Cold: each size runs on a fresh communicator, timed from its first
+	// call unless -x says otherwise, with the same counts at every size:
+	// what a program that calls a collective a few dozen times sees.
+	Cold bool
 }
 
 // Options checks the flags against the measurement and fills in its defaults.
 func (m Measurement) Options(f Flags) (Options, error) {
-	o := Options{Counts: m.Counts, Large: m.LargeSize(), Full: f.Full}
+	o := Options{Counts: m.Counts, Large: m.LargeSize(), Full: f.Full, Cold: f.Cold}
+	if f.Cold && !m.Cold {
+		return Options{}, fmt.Errorf("-c: %s has no cold measurement (the collectives have)", m.Name)
+	}
 	var err error
 	switch {
 	case m.NoSizes:
@@ -62,6 +70,13 @@ func (m Measurement) Options(f Flags) (Options, error) {
 		}
 		o.Warmup = *f.Warmup
 		o.LargeWarmup = *f.Warmup * m.Counts.LargeWarmup / max(m.Counts.Warmup, 1)
+	}
+	if o.Cold {
+		o.Warmup = 0
+		if f.Warmup != nil {
+			o.Warmup = *f.Warmup
+		}
+		o.LargeIters, o.LargeWarmup = o.Iters, o.Warmup
 	}
 	return o, nil
 }

@@ -48,7 +48,10 @@ type Measurement struct {
 	Large int
 	// Stats: the value is an average over the ranks, and -f adds their
 	// minimum and maximum as two more columns.
-	Stats  bool
+	Stats bool
+	// Cold: -c runs each size on a fresh communicator and times its
+	// first calls (a collective).
+	Cold   bool
 	Counts Counts // OSU's defaults
 	// CheckRanks rejects a job size the measurement cannot use.
 	CheckRanks func(n int) error
@@ -62,6 +65,15 @@ type Measurement struct {
 // All lists the measurements in the order --help shows them.
 func All() []Measurement {
 	return append([]Measurement{latency(), bandwidth(), biBandwidth(), multiLatency(), incast(), ring()}, collectives()...)
+}
+
+// AboutFor is how the value is obtained under o, for the header.
+func (m Measurement) AboutFor(o Options) string {
+	if o.Cold {
+		return m.About + "; cold: each size on a fresh communicator (a Dup of the world) timed from its first call, " +
+			"the same count at every size"
+	}
+	return m.About
 }
 
 // Lookup finds a measurement by name.

@@ -58,7 +58,7 @@ func main() {
 func parseFlags(args []string) (options, error) {
 	var o options
 	fs := flag.NewFlagSet("gompi-bench-compare", flag.ContinueOnError)
-	fs.BoolVar(&o.quick, "quick", false, "fewer sizes, iterations and repetitions: about four minutes")
+	fs.BoolVar(&o.quick, "quick", false, "fewer sizes, iterations and repetitions: about twelve minutes, seven of them the cold collectives")
 	fs.IntVar(&o.reps, "reps", 0, "repetitions of every measurement on every side (default 5, quick 3)")
 	fs.StringVar(&o.bin, "bin", "bin", "directory of gompirun and gompi-bench (make build)")
 	fs.StringVar(&o.src, "src", "bench/c", "directory of the C programs")
@@ -70,7 +70,8 @@ func parseFlags(args []string) (options, error) {
 	fs.BoolVar(&o.noMPICH, "no-mpich", false, "leave MPICH out")
 	fs.DurationVar(&o.timeout, "timeout", 0, "limit for one run of one measurement (default 3m, quick 1m)")
 	fs.StringVar(&o.only, "only", "", "run only these measurements, comma-separated (latency,bw,bibw,multi-lat,incast,ring,ring-8,ring-16,launch; "+
-		"barrier,bcast,reduce,allreduce,allgather,alltoall, or one rank count of them: allreduce-8)")
+		"barrier,bcast,reduce,allreduce,allgather,alltoall, or one rank count of them: allreduce-8; "+
+		"cold: every collective's first calls, or one: allreduce-8-cold20)")
 	fs.StringVar(&o.command, "command", "", "how the run was started, for the page (default: this command line)")
 	if err := fs.Parse(args); err != nil {
 		return o, err
@@ -196,13 +197,14 @@ func checkInputs(o options, p compare.Paths) error {
 }
 
 // selectPlans picks -only's plans in the run's order; a name picks every
-// plan of that measurement (ring: ring-8 and ring-16), a key just one.
+// plan of that measurement (ring: ring-8 and ring-16), a key just one,
+// "cold" every cold plan.
 func selectPlans(o options) ([]compare.Plan, error) {
 	all := compare.Plans(o.quick)
 	if o.only == "" {
 		return all, nil
 	}
-	var known []string
+	known := []string{"cold"}
 	for _, p := range all {
 		if !slices.Contains(known, p.Name) {
 			known = append(known, p.Name)
@@ -221,7 +223,7 @@ func selectPlans(o options) ([]compare.Plan, error) {
 	}
 	var out []compare.Plan
 	for _, p := range all {
-		if want[p.Name] || want[p.Key()] {
+		if want[p.Name] || want[p.Key()] || want["cold"] && p.Cold > 0 {
 			out = append(out, p)
 		}
 	}

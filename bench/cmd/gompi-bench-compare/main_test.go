@@ -33,13 +33,23 @@ func TestParseFlags(t *testing.T) {
 	if _, err := selectPlans(options{only: "gather"}); err == nil || !strings.Contains(err.Error(), `no measurement "gather"`) {
 		t.Errorf("unknown measurement: %v", err)
 	}
-	// A name picks every plan of a measurement, a key one; the run's order holds.
+	// A name picks every plan of a measurement, a key one, cold every cold
+	// plan; the run's order holds.
+	var cold []string
+	for _, c := range []string{"barrier", "bcast", "reduce", "allreduce", "allgather", "alltoall"} {
+		for _, np := range []string{"2", "4", "8"} {
+			cold = append(cold, c+"-"+np+"-cold20", c+"-"+np+"-cold100")
+		}
+	}
 	for only, want := range map[string][]string{
 		"ring":           {"ring-8", "ring-16"},
 		"ring-16,incast": {"incast", "ring-16"},
 		"launch,ring-8":  {"ring-8", "launch"},
-		"allreduce":      {"allreduce-2", "allreduce-4", "allreduce-8"},
-		"launch,bcast-8": {"bcast-8", "launch"},
+		"allreduce": {"allreduce-2", "allreduce-4", "allreduce-8", "allreduce-2-cold20", "allreduce-2-cold100",
+			"allreduce-4-cold20", "allreduce-4-cold100", "allreduce-8-cold20", "allreduce-8-cold100"},
+		"launch,bcast-8":            {"bcast-8", "launch"},
+		"alltoall-4-cold20,bcast-8": {"bcast-8", "alltoall-4-cold20"},
+		"cold":                      cold,
 	} {
 		plans, err := selectPlans(options{only: only})
 		var keys []string

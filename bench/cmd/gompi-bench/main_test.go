@@ -164,6 +164,24 @@ func TestCollectives(t *testing.T) {
 			}
 		})
 	}
+	// -c runs each size on a fresh communicator from its first call: its
+	// header says so, and every size and the barrier give a row.
+	for _, c := range []struct {
+		name string
+		args []string
+		keys []int
+	}{
+		{"allgather", []string{"-s", "1,16K", "-i", "2", "-c"}, []int{1, 16 << 10}},
+		{"reduce", []string{"-s", "4,64K", "-i", "2", "-c"}, []int{4, 64 << 10}},
+		{"barrier", []string{"-i", "2", "-c"}, []int{3}},
+	} {
+		t.Run(c.name+" cold", func(t *testing.T) {
+			tb := tableOf(t, append(append(launch, bench, c.name), c.args...)...)
+			if !slices.Equal(tb.Keys(), c.keys) || !strings.Contains(tb.Fields["unit"], "cold: each size on a fresh communicator") {
+				t.Errorf("keys %v, fields %v", tb.Keys(), tb.Fields)
+			}
+		})
+	}
 	// -f adds the minimum and maximum over the ranks, around the average.
 	out, errs, err := job(t, append(launch, bench, "allgather", "-s", "1,64", "-i", "3", "-x", "0", "-f")...)
 	if err != nil {
@@ -276,6 +294,7 @@ func TestUsage(t *testing.T) {
 		{[]string{"barrier", "-m", "8"}, "unknown shorthand flag: 'm'"}, // a barrier has no size
 		{[]string{"allreduce", "-s", "1,4"}, "size 1 is below this measurement's smallest, 4"},
 		{[]string{"latency", "-f"}, "unknown shorthand flag: 'f'"}, // one pair: no spread over ranks
+		{[]string{"latency", "-c"}, "unknown shorthand flag: 'c'"}, // no communicator of its own to start cold
 		{[]string{"launch", "-n", "0"}, "-n 0: rank counts must be 1 or more"},
 	} {
 		out.Reset()

@@ -89,7 +89,7 @@ func measure(m osu.Measurement, o osu.Options, profile string, stdout, stderr io
 		h := osu.Header{
 			Title:      fmt.Sprintf("gompi-bench %s (gompi %s)", m.Name, version.Version),
 			BTL:        btl,
-			Unit:       m.Unit + ": " + m.About,
+			Unit:       m.Unit + ": " + m.AboutFor(o),
 			Transports: transports,
 			Key:        key,
 			Column:     m.Column,

@@ -49,7 +49,7 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 type sizeFlags struct {
 	rng, list     string
 	iters, warmup int
-	full          bool
+	full, cold    bool
 	cmd           *cobra.Command
 }
 
@@ -73,13 +73,17 @@ func addSizeFlags(cmd *cobra.Command, m osu.Measurement) *sizeFlags {
 	if m.Stats {
 		fl.BoolVarP(&f.full, "full", "f", false, "also the minimum and maximum latency over the ranks")
 	}
+	if m.Cold {
+		fl.BoolVarP(&f.cold, "cold", "c", false,
+			"cold: each size on a fresh communicator, timed from its first call (-x 0 unless given), -i calls at every size")
+	}
 	return f
 }
 
 // flags returns what was given, for Measurement.Options.
 func (f *sizeFlags) flags() osu.Flags {
 	fl := f.cmd.Flags()
-	out := osu.Flags{Range: f.rng, List: f.list, Full: f.full}
+	out := osu.Flags{Range: f.rng, List: f.list, Full: f.full, Cold: f.cold}
 	if fl.Changed("iterations") {
 		out.Iters = &f.iters
 	}

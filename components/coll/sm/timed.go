@@ -17,25 +17,33 @@ import (
 // finds a buffer unchanged since the call before still in the reader's
 // cache. Which is faster depends on the machine's state, not on the code:
 // the same builds, minutes apart, had the segment at 0.3-0.9 of the
-// messages' time at 128 KiB-1 MiB on 2 ranks (sixteenth session) and at
-// 1.2-1.6 at 64-256 KiB (twenty-fifth; docs/performance.md), and when the
-// two CPUs are far apart (an 8-byte ping-pong at 0.38 us instead of 0.17)
-// an allgather of 8-32 KiB through the segment took 1.4-3.1 times Open
-// MPI's time where near CPUs had it at 0.7-1.0, and alltoall on 4 ranks
-// at 32-128 KiB 1.6-2.6 where near CPUs had it at 0.6-0.7. So a bcast,
-// allgather or alltoall (a reduce only on 2 ranks: on more, tuned's tree
-// associates the operands otherwise than the segment's fold, and the
-// result could change with the path) times both paths and takes the
-// faster, per collective and size class: a trial makes a run of calls on
-// each path (not alternating: a call after one on the other path finds
-// the caches as that path left them, which made the segment look faster
-// and the messages slower than either is call after call), every rank
-// then gives the others its median call on each through the segment,
-// and all take the path whose medians add up to less (OSU's figure is
-// the mean of the ranks' times: a bcast's root, which only writes,
-// counts as much as a rank that waits). All ranks make their trials at
-// the same calls and decide from the same figures, so they always take
-// the same path. coll_sm_path fixes the path instead.
+// messages' time at 128 KiB-1 MiB on 2 ranks and at 1.2-1.6 at 64-256
+// KiB (docs/performance.md), and when the two CPUs are far apart (an
+// 8-byte ping-pong at 0.38 us instead of 0.17) an allgather of 8-32 KiB
+// through the segment took 1.4-3.1 times Open MPI's time where near CPUs
+// had it at 0.7-1.0, and alltoall on 4 ranks at 32-128 KiB 1.6-2.6 where
+// near CPUs had it at 0.6-0.7. So a bcast, allgather or alltoall (a
+// reduce only on 2 ranks: on more, tuned's tree associates the operands
+// otherwise than the segment's fold, and the result could change with
+// the path) times both paths and takes the faster, per collective and
+// size class: a trial makes a run of calls on each path (not
+// alternating: a call after one on the other path finds the caches as
+// that path left them, which made the segment look faster and the
+// messages slower than either is call after call), every rank then gives
+// the others its median call on each through the segment, and all take
+// the path whose medians add up to less (OSU's figure is the mean of the
+// ranks' times: a bcast's root, which only writes, counts as much as a
+// rank that waits). All ranks make their trials at the same calls and
+// decide from the same figures, so they always take the same path.
+// coll_sm_path fixes the path instead.
+//
+// A trial costs its slower path's calls and a swap, which a program
+// that makes a few dozen calls of a class pays on every one of them: at
+// the first calls, 4 ranks' allgather of 16 KiB took 60-300 us a call
+// through tuned against 25-50 through the segment, and 20 calls with a
+// trial among them 2.4-2.7 times Open MPI's time. A class's first calls
+// therefore take the path that firstPath names, and its first trial
+// comes after trialFrom calls.
 
 // Path modes (coll_sm_path).
 const (
@@ -56,13 +64,26 @@ const (
 	sizeClasses = 13
 	// trialCalls is how many calls in a row a trial makes on each path; the
 	// first of each run is not counted (it finds the other path's state).
-	// Four, and the swap after them, fit OSU's ten warm-up calls of a large
-	// size: a swap on ranks that share CPUs costs a barrier.
 	trialCalls = 4
+	// trialFrom is the call of a class at which its first trial begins:
+	// past the first 100 calls, which a program that calls a collective a
+	// few dozen times makes all on firstPath's path, and before OSU's 200
+	// warm-up calls of a small size end (its 110 calls of a size above 8
+	// KiB all take firstPath's path).
+	trialFrom = 128
 	// trialPeriod is how many calls of a class pass between trials, so
 	// that a run whose machine changes state follows it: a trial's slower
 	// calls cost a run 1/256 of the difference.
 	trialPeriod = 1024
+	// pairNextMin is the smallest call that goes to the next component
+	// before the first trial on 2 ranks. From 32 KiB tuned's messages
+	// (single copy) took 0.9-1.2 of the segment's time with near CPUs,
+	// less from 64 KiB, and a third of it with far ones; below, the
+	// segment was the faster with near CPUs and the two alike with far
+	// ones. On more ranks, which share CPUs here, tuned's first calls
+	// took 3-10 times the segment's; where far CPUs make the segment the
+	// slower (alltoall on 4 ranks from 32 KiB), the trials find it.
+	pairNextMin = 32 << 10
 )
 
 // timedCalls are the collectives that the rule serves, by index.
@@ -73,20 +94,21 @@ var timedCalls = [...]string{"bcast", "reduce", "allgather", "alltoall"}
 
 // pathTimer is the timing of one collective's calls of one size class.
 type pathTimer struct {
-	calls int                              // calls of the class since the period began
+	calls int                              // calls of the class so far
 	took  [2][trialCalls - 1]time.Duration // this rank's counted calls by path (segment, next)
-	use   int                              // the path taken after the trial; 0 during it
+	use   int                              // the path the last trial chose; 0 before the first
 }
 
 // timedCall is one call on a timed path: its path and, during a
-// trial, the timer that counts it.
+// trial, the timer that counts it in its slot.
 type timedCall struct {
 	path  int
 	timer *pathTimer
+	slot  int
 	start time.Time
 }
 
-// path returns the path of a call of collective name of size bytes,
+// timedPath returns the path of a call of collective name of size bytes,
 // with the timer of a counted trial call; path 0 where the rule does not
 // apply: a call that cannot go through the segment (segmentOK false), a
 // small call, a reduce on more than 2 ranks, blocks too small for rounds.
@@ -107,20 +129,20 @@ func (m *module) timedPath(name string, size int, segmentOK bool) (timedCall, er
 		return timedCall{path: pathNext}, nil
 	}
 	t := &m.pathTimers[timedIndex(name)][sizeClass(size)]
-	if t.calls%trialPeriod == 0 {
-		t.calls, t.use = 0, 0
-	}
 	k := t.calls
 	t.calls++
+	j := (k - trialFrom) % trialPeriod
 	switch {
-	case t.use != 0:
-		return timedCall{path: t.use}, nil
-	case k < 2*trialCalls:
-		c := timedCall{path: pathSegment + k/trialCalls}
-		if k%trialCalls != 0 {
-			c.timer, c.start = t, time.Now()
+	case k < trialFrom:
+		return timedCall{path: firstPath(m.n, size)}, nil
+	case j < 2*trialCalls:
+		c := timedCall{path: pathSegment + j/trialCalls}
+		if j%trialCalls != 0 {
+			c.timer, c.slot, c.start = t, j%trialCalls-1, time.Now()
 		}
 		return c, nil
+	case j > 2*trialCalls:
+		return timedCall{path: t.use}, nil
 	}
 	// The call after the trial: swap, decide, go.
 	mine := [2]time.Duration{median(t.took[0][:]), median(t.took[1][:])}
@@ -135,6 +157,15 @@ func (m *module) timedPath(name string, size int, segmentOK bool) (timedCall, er
 	m.log.Debug("timed both paths of a collective", "collective", name, "from_bytes", sizeClassMin(size),
 		"segment", seg, "next", next, "path", pathNames[t.use])
 	return timedCall{path: t.use}, nil
+}
+
+// firstPath is the path of a class's calls before its first trial, by
+// the rank count and the call's size (see pairNextMin).
+func firstPath(n, size int) int {
+	if n == 2 && size >= pairNextMin {
+		return pathNext
+	}
+	return pathSegment
 }
 
 // route decides where a call of collective name of total bytes a rank
@@ -166,7 +197,7 @@ func (c timedCall) done(err error) error {
 		if err == nil {
 			d = time.Since(c.start)
 		}
-		t.took[c.path-pathSegment][(t.calls-1)%trialCalls-1] = d
+		t.took[c.path-pathSegment][c.slot] = d
 	}
 	return err
 }

@@ -37,11 +37,12 @@ func timedRuleCalls(n, least int) (served, segment []call) {
 
 // TestTimedPath: bcast, allgather and alltoall of pairMin bytes or more on
 // 2 ranks and manyMin on more, and reduce on 2 ranks, go where
-// coll_sm_path says: timed makes a run of calls through the segment, then
-// one to the next module, then every rank takes one path, the same; every
-// result is right whichever the path. Which path timed takes depends on
-// the machine, so the test checks only that the ranks take the same one
-// and keep it.
+// coll_sm_path says: timed takes the segment for a class's first
+// trialFrom calls (these sizes are below pairNextMin), then makes a run
+// of calls through the segment, then one to the next module, then every
+// rank takes one path, the same; every result is right whichever the
+// path. Which path timed takes after its trial depends on the machine, so
+// the test checks only that the ranks take the same one and keep it.
 func TestTimedPath(t *testing.T) {
 	for _, n := range []int{2, 4} {
 		least := pairMin
@@ -64,15 +65,16 @@ func testTimedPath(t *testing.T, n, least int, mode string) {
 	for _, x := range served {
 		t.Run(x.String(), func(t *testing.T) {
 			decided := -1
-			for i := range 2*trialCalls + 3 {
+			for i := range trialFrom + 2*trialCalls + 3 {
 				next := w.timedCall(t, x)
 				var want bool
 				switch {
 				case mode == modeSegment:
 				case mode == modeNext:
 					want = true
-				case i < 2*trialCalls:
-					want = i >= trialCalls
+				case i < trialFrom:
+				case i < trialFrom+2*trialCalls:
+					want = i >= trialFrom+trialCalls
 				case decided < 0:
 					want = next // the first call after the trial: either path
 					decided = map[bool]int{false: pathSegment, true: pathNext}[next]
@@ -87,12 +89,55 @@ func testTimedPath(t *testing.T, n, least int, mode string) {
 	}
 	for _, x := range segment {
 		t.Run(x.String(), func(t *testing.T) {
-			for i := range 2*trialCalls + 3 {
+			for i := range trialFrom + 2*trialCalls + 3 {
 				if w.timedCall(t, x) {
 					t.Fatalf("call %d went to the next module, want the segment", i)
 				}
 			}
 		})
+	}
+}
+
+// TestFirstPath: before its first trial a class takes firstPath's path,
+// no trial among a program's first hundred calls: on 2 ranks the next
+// module's messages from pairNextMin, the segment below; on more ranks
+// the segment. A trial there cost the first calls of a class 2-3 times
+// Open MPI's time.
+func TestFirstPath(t *testing.T) {
+	for _, tc := range []struct {
+		n    int
+		x    call
+		next bool
+	}{
+		{2, call{k: kBcast, root: 0, size: pairNextMin}, true},
+		{2, call{k: kAllgather, size: 4 * pairNextMin}, true},
+		{2, call{k: kAlltoall, size: pairNextMin / 2}, true}, // a block a rank: pairNextMin in all
+		{2, call{k: kAllgather, size: pairNextMin / 2}, false},
+		{2, call{k: kReduce, root: 0, size: pairNextMin / 8, op: testOps[0]}, true}, // int64s: pairNextMin bytes
+		{4, call{k: kBcast, root: 0, size: pairNextMin}, false},
+		{4, call{k: kAlltoall, size: pairNextMin}, false},
+	} {
+		t.Run(fmt.Sprintf("n%d/%s", tc.n, tc.x), func(t *testing.T) {
+			w := newWorld(t, tc.n)
+			w.build(t, w.host(), func(int) config {
+				return config{maxBytes: 1 << 20, maxRanks: 16, dir: w.dir, path: modeTimed}
+			})
+			for i := range 100 {
+				if next := w.timedCall(t, tc.x); next != tc.next {
+					t.Fatalf("call %d went %s, want %s", i, pathWord(next), pathWord(tc.next))
+				}
+			}
+		})
+	}
+	for _, tc := range []struct{ n, size, want int }{
+		{2, pairNextMin - 1, pathSegment},
+		{2, pairNextMin, pathNext},
+		{3, 1 << 20, pathSegment},
+		{8, pairNextMin, pathSegment},
+	} {
+		if got := firstPath(tc.n, tc.size); got != tc.want {
+			t.Errorf("firstPath(%d, %d) = %s, want %s", tc.n, tc.size, pathNames[got], pathNames[tc.want])
+		}
 	}
 }
 
