@@ -268,7 +268,7 @@ func transmitIn(m btl.Module, peer int, hb []byte, payload []byte, hold bool) er
 // limit go at once; larger ones and synchronous sends announce
 // themselves and move their payload once the receiver matched.
 func (e *Engine) Isend(cid uint32, dest, tag int, buf []byte, sync bool) *Request {
-	return e.isend(nil, cid, dest, tag, buf, sync, 0, false, false)
+	return e.isend(nil, cid, dest, tag, buf, sync, false, false)
 }
 
 // StartSend is Isend into r, a zero Request that the caller allocated,
@@ -277,16 +277,14 @@ func (e *Engine) Isend(cid uint32, dest, tag int, buf []byte, sync bool) *Reques
 // ones (btl.Poster): the collectives that use it wait on their few sends
 // at once, and a held fragment would cost them its publication later.
 func (e *Engine) StartSend(r *Request, cid uint32, dest, tag int, buf []byte, sync bool) *Request {
-	return e.isend(r, cid, dest, tag, buf, sync, 0, false, true)
+	return e.isend(r, cid, dest, tag, buf, sync, false, true)
 }
 
 // PostSend is StartSend for a caller that may start more sends before it
 // waits: the module may hold the eager fragment back to write it with the
-// next ones (btl.Poster). MPI's Isend. mark, when not 0, names an eager
-// message for Cancel: the caller keeps it unique among its sends to dest
-// that may still wait unmatched there.
-func (e *Engine) PostSend(r *Request, cid uint32, dest, tag int, buf []byte, sync bool, mark uint32) *Request {
-	return e.isend(r, cid, dest, tag, buf, sync, mark, false, false)
+// next ones (btl.Poster). MPI's Isend.
+func (e *Engine) PostSend(r *Request, cid uint32, dest, tag int, buf []byte, sync bool) *Request {
+	return e.isend(r, cid, dest, tag, buf, sync, false, false)
 }
 
 // PostEager sends buf to world rank dest at once, as an eager message
@@ -295,14 +293,14 @@ func (e *Engine) PostSend(r *Request, cid uint32, dest, tag int, buf []byte, syn
 // it back to go with the next ones until Flush. It reports whether it
 // sent, with the module's error: when it did not, the caller starts a
 // request. Open MPI's ob1 does the same for a send its transport takes
-// whole at once. mark is PostSend's: CancelPosted cancels the message by it.
-func (e *Engine) PostEager(cid uint32, dest, tag int, buf []byte, mark uint32) (bool, error) {
+// whole at once.
+func (e *Engine) PostEager(cid uint32, dest, tag int, buf []byte) (bool, error) {
 	m := e.module(dest)
 	sp, ok := m.(btl.SmallPoster)
 	if !ok || len(buf) > m.EagerLimit() || e.anyDead.Load() {
 		return false, nil
 	}
-	return true, sp.PostSmall(dest, matchHeader(cid, mark, int32(tag)), buf)
+	return true, sp.PostSmall(dest, matchHeader(cid, int32(e.me), int32(tag)), buf)
 }
 
 // Flush writes what the module that reaches world rank peer holds back
@@ -323,13 +321,13 @@ func (e *Engine) Send(cid uint32, dest, tag int, buf []byte, sync bool) error {
 		m := e.module(dest)
 		if len(buf) <= m.EagerLimit() && !e.anyDead.Load() {
 			if ss, ok := m.(btl.SmallSender); ok {
-				return ss.SendSmall(dest, matchHeader(cid, 0, int32(tag)), buf) // in registers: no pool
+				return ss.SendSmall(dest, matchHeader(cid, int32(e.me), int32(tag)), buf) // in registers: no pool
 			}
-			h := header{typ: typeMatch, context: cid, tag: int32(tag)}
+			h := header{typ: typeMatch, context: cid, source: int32(e.me), tag: int32(tag)}
 			return e.send(m, dest, h, buf)
 		}
 	}
-	r := e.isend(nil, cid, dest, tag, buf, sync, 0, true, true)
+	r := e.isend(nil, cid, dest, tag, buf, sync, true, true)
 	err := e.WaitRef(r).Err
 	e.Release(r)
 	return err
@@ -338,9 +336,9 @@ func (e *Engine) Send(cid uint32, dest, tag int, buf []byte, sync bool) error {
 // isend starts a send; now says the caller waits for it at once (a
 // blocking Send, a collective), so an eager fragment is written now instead
 // of being held back to go with the next ones.
-func (e *Engine) isend(r *Request, cid uint32, dest, tag int, buf []byte, sync bool, mark uint32, pooled, now bool) *Request {
+func (e *Engine) isend(r *Request, cid uint32, dest, tag int, buf []byte, sync, pooled, now bool) *Request {
 	r = e.request(r, kindSend, cid, dest, tag, buf, pooled)
-	r.sync, r.mark = sync, mark
+	r.sync = sync
 	m := e.module(dest)
 	if err := e.deadErr(dest); err != nil {
 		e.complete(r, Status{Err: err})
@@ -349,7 +347,7 @@ func (e *Engine) isend(r *Request, cid uint32, dest, tag int, buf []byte, sync b
 	if len(buf) <= m.EagerLimit() && !sync {
 		// The header goes in r's own buffer: the header pool's pinning cost
 		// more than a request's 16 bytes.
-		err := transmitIn(m, dest, encodeMatch(r.hdr[:], cid, mark, int32(tag)), buf, !now)
+		err := transmitIn(m, dest, encodeMatch(r.hdr[:], cid, int32(e.me), int32(tag)), buf, !now)
 		r.finishNew(Status{Err: err}, !now && err == nil) // nobody waits on r before we return it
 		return r
 	}
@@ -760,16 +758,11 @@ func (e *Engine) busy() {
 // false when the receive already matched: it then completes normally.
 //
 // For a send it returns false at once and asks the receiver to drop the
-// message: a send that no receive has matched then completes with
-// Cancelled set, one that was matched completes normally. Wait tells
-// which. An eager send, complete since it started, is pending again until
-// the receiver answers; one without a mark (PostSend) cannot be named
-// and stays complete.
+// message: a rendezvous send that no receive has matched then completes
+// with Cancelled set; one that was matched, or an eager send (it has left
+// already), completes normally. Wait tells which.
 func (e *Engine) Cancel(r *Request) (bool, error) {
 	if r.kind == kindSend {
-		if r.mark != 0 && r.id == 0 && r.Done() {
-			return false, e.cancelEager(r)
-		}
 		return false, e.cancelSend(r)
 	}
 	e.mu.Lock()
@@ -785,18 +778,6 @@ func (e *Engine) Cancel(r *Request) (bool, error) {
 	return true, nil
 }
 
-// CancelPosted cancels the eager message that PostEager sent to world
-// rank dest with mark, on context cid and with tag: r, a zero Request
-// that the caller allocated, stands for that send from now on, pending
-// until the receiver answers, and Wait on it tells whether the message
-// was dropped (as Cancel).
-func (e *Engine) CancelPosted(r *Request, cid uint32, dest, tag int, mark uint32) (*Request, error) {
-	r = e.request(r, kindSend, cid, dest, tag, nil, false)
-	r.mark = mark
-	r.state = stateDone // as PostSend would have left it; nobody sees r yet
-	return r, e.cancelEager(r)
-}
-
 func (e *Engine) cancelSend(r *Request) error {
 	e.mu.Lock()
 	if r.Done() || r.id == 0 || e.sends[r.id] != r || r.cancelling {
@@ -807,35 +788,6 @@ func (e *Engine) cancelSend(r *Request) error {
 	e.mu.Unlock()
 	h := header{typ: typeCancel, context: r.context, source: int32(e.me), tag: int32(r.tag), sreq: r.id}
 	if err := e.send(e.module(r.peer), r.peer, h, nil); err != nil {
-		return fmt.Errorf("cancel of a send: %w", err)
-	}
-	return nil
-}
-
-// cancelEager asks the receiver of r, an eager send complete since it
-// started, to drop its message if no receive has matched it. r is pending
-// again until the answer, under an id of its own as a rendezvous send
-// is: the answer, and the peer's failure, find it there. A send that
-// failed, or whose peer is gone, has nothing left to drop.
-func (e *Engine) cancelEager(r *Request) error {
-	e.mu.Lock()
-	if r.status.Err != nil || e.dead[r.peer] != nil {
-		e.mu.Unlock()
-		return nil
-	}
-	e.nextID++
-	r.id = e.nextID
-	r.cancelling = true
-	r.status = Status{}
-	atomic.StoreUint32(&r.state, statePending)
-	e.sends[r.id] = r
-	e.mu.Unlock()
-	h := header{typ: typeCancel, flags: flagEager, context: r.context, source: int32(e.me), tag: int32(r.tag), sreq: r.id, mark: r.mark}
-	if err := e.send(e.module(r.peer), r.peer, h, nil); err != nil {
-		// The message went; whether it arrives is the peer's failure's to tell.
-		if s := e.takeSend(r.id); s != nil {
-			e.complete(s, Status{})
-		}
 		return fmt.Errorf("cancel of a send: %w", err)
 	}
 	return nil

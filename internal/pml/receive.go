@@ -117,22 +117,15 @@ func (e *Engine) deliverCTS(from int, h header) {
 	e.later(func() { e.sendData(s, h.rreq, accepted) })
 }
 
-// deliverCancel drops the sender's message if no receive has matched it
-// yet, and answers whether it did: an RTS named by its send request, or
-// with flagEager an eager message named by its mark. Fragments from one
-// sender arrive in order, so the message is here already: in the
-// unexpected queue, or matched.
+// deliverCancel drops the sender's RTS if no receive has matched it yet,
+// and answers whether it did. Fragments from one sender arrive in order,
+// so the RTS is here already: in the unexpected queue, or matched.
 func (e *Engine) deliverCancel(from int, h header) {
-	eager := h.flags&flagEager != 0
 	e.mu.Lock()
 	q := e.queue(h.context)
-	ack := header{typ: typeCancelAck, flags: h.flags & flagEager, context: h.context, source: int32(e.me), tag: h.tag, sreq: h.sreq}
+	ack := header{typ: typeCancelAck, context: h.context, source: int32(e.me), tag: h.tag, sreq: h.sreq}
 	for i, u := range q.unexpected.all() {
-		if u.from != from {
-			continue
-		}
-		if (eager && u.h.typ == typeMatch && u.h.mark == h.mark && u.h.tag == h.tag) ||
-			(!eager && u.h.typ == typeRTS && u.h.sreq == h.sreq) {
+		if u.from == from && u.h.typ == typeRTS && u.h.sreq == h.sreq {
 			q.unexpected.remove(i)
 			e.freeUnexpected(u)
 			ack.flags |= flagCancelled
@@ -147,12 +140,10 @@ func (e *Engine) deliverCancel(from int, h header) {
 	})
 }
 
-// deliverCancelAck completes a cancelled send. A rendezvous send whose
-// receiver had matched it goes on and completes normally; an eager one,
-// whose message left long ago, completes at the answer either way.
+// deliverCancelAck completes a cancelled send. A send whose receiver had
+// matched it goes on and completes normally.
 func (e *Engine) deliverCancelAck(from int, h header) {
-	cancelled := h.flags&flagCancelled != 0
-	if !cancelled && h.flags&flagEager == 0 {
+	if h.flags&flagCancelled == 0 {
 		return
 	}
 	e.mu.Lock()
@@ -165,10 +156,6 @@ func (e *Engine) deliverCancelAck(from int, h header) {
 	e.mu.Unlock()
 	if s == nil {
 		e.log.Error("dropping a cancel's answer for an unknown send", "from", from, "send", h.sreq)
-		return
-	}
-	if !cancelled {
-		e.complete(s, Status{})
 		return
 	}
 	e.complete(s, Status{Tag: s.tag, Cancelled: true})
