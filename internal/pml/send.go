@@ -43,7 +43,7 @@ func transmitIn(m btl.Module, peer int, hb []byte, payload []byte, hold bool) er
 // limit go at once; larger ones and synchronous sends announce
 // themselves and move their payload once the receiver matched.
 func (e *Engine) Isend(cid uint32, dest, tag int, buf []byte, sync bool) *Request {
-	return e.isend(nil, cid, dest, tag, buf, sync, false, false)
+	return e.isend(nil, cid, dest, tag, buf, sendPosted.withSync(sync))
 }
 
 // StartSend is Isend into r, a zero Request that the caller allocated,
@@ -52,14 +52,14 @@ func (e *Engine) Isend(cid uint32, dest, tag int, buf []byte, sync bool) *Reques
 // ones (btl.Poster): the collectives that use it wait on their few sends
 // at once, and a held fragment would cost them its publication later.
 func (e *Engine) StartSend(r *Request, cid uint32, dest, tag int, buf []byte, sync bool) *Request {
-	return e.isend(r, cid, dest, tag, buf, sync, false, true)
+	return e.isend(r, cid, dest, tag, buf, sendWaitedSoon.withSync(sync))
 }
 
 // PostSend is StartSend for a caller that may start more sends before it
 // waits: the module may hold the eager fragment back to write it with the
 // next ones (btl.Poster). MPI's Isend.
 func (e *Engine) PostSend(r *Request, cid uint32, dest, tag int, buf []byte, sync bool) *Request {
-	return e.isend(r, cid, dest, tag, buf, sync, false, false)
+	return e.isend(r, cid, dest, tag, buf, sendPosted.withSync(sync))
 }
 
 // PostEager sends buf to world rank dest at once, as an eager message
@@ -102,16 +102,44 @@ func (e *Engine) Send(cid uint32, dest, tag int, buf []byte, sync bool) error {
 			return e.send(m, dest, h, buf)
 		}
 	}
-	r := e.isend(nil, cid, dest, tag, buf, sync, true, true)
+	r := e.isend(nil, cid, dest, tag, buf, sendBlocking.withSync(sync))
 	err := e.WaitRef(r).Err
 	e.Release(r)
 	return err
 }
 
-// isend starts a send; now says the caller waits for it at once (a
-// blocking Send, a collective), so an eager fragment is written now instead
-// of being held back to go with the next ones.
-func (e *Engine) isend(r *Request, cid uint32, dest, tag int, buf []byte, sync, pooled, now bool) *Request {
+// sendMode says how isend starts a send: who owns the request, whether
+// the caller waits at once, and whether the send is synchronous.
+type sendMode uint8
+
+const (
+	// sendPosted: the caller may start more sends before it waits (MPI's
+	// Isend), so the module may hold an eager fragment back to write it
+	// with the next ones.
+	sendPosted sendMode = 0
+	// sendWaitedSoon: the caller waits for the send at once (a
+	// collective), so an eager fragment is written now.
+	sendWaitedSoon sendMode = 1
+	// sendBlocking: a blocking Send, waited for at once, in a request from
+	// the engine's pool.
+	sendBlocking sendMode = 2
+	// sendSync, added to any of the above: the send completes only once a
+	// receive has matched it.
+	sendSync sendMode = 4
+)
+
+// withSync returns m, made synchronous if sync is set.
+func (m sendMode) withSync(sync bool) sendMode {
+	if sync {
+		return m | sendSync
+	}
+	return m
+}
+
+// isend starts a send in mode.
+func (e *Engine) isend(r *Request, cid uint32, dest, tag int, buf []byte, mode sendMode) *Request {
+	sync, pooled := mode&sendSync != 0, mode&sendBlocking != 0
+	now := mode&(sendWaitedSoon|sendBlocking) != 0
 	r = e.request(r, kindSend, cid, dest, tag, buf, pooled)
 	r.sync = sync
 	m := e.module(dest)
