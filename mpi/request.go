@@ -10,10 +10,7 @@ import (
 // inactive, like MPI_REQUEST_NULL: waiting on it returns at once. As in
 // MPI, the Wait or Test that completes a request frees it: that Request,
 // and every copy of it, is inactive from then on, and waiting on it again
-// returns the empty status. A small send that completed as Isend returned
-// is inactive from the start, and every copy of it stays complete:
-// waiting on any of them, once or again, returns the empty status (a
-// send's status says nothing but whether it was cancelled).
+// returns the empty status.
 type Request struct {
 	r   *pmpi.Request
 	gen uint32 // r's generation when this operation started
@@ -53,9 +50,8 @@ func (r Request) Test() (Status, bool, error) {
 	return api().Test(p)
 }
 
-// Cancel cancels a receive, or a rendezvous send, that has not matched
-// yet; its status then says Cancelled. One that matched completes
-// normally, and so does an eager send, which has left (see pmpi.Cancel).
+// Cancel cancels a receive, or a send, that has not matched yet; its status
+// then says Cancelled. One that matched completes normally (see pmpi.Cancel).
 func (r Request) Cancel() error {
 	p := r.live()
 	if p == nil {
@@ -64,9 +60,8 @@ func (r Request) Cancel() error {
 	return api().Cancel(p)
 }
 
-// Active reports whether the request has started and not completed yet.
-// An eager send that completed as it started is not: its request stands
-// for every such send to the peer.
+// Active reports whether the request has started and not been freed yet
+// by the Wait or Test that completes it.
 func (r Request) Active() bool { return r.gen%2 != 0 && r.live() != nil }
 
 // WaitAll waits for every request and frees it. Failures give

@@ -21,31 +21,34 @@ type Request struct {
 	// Atomic: sync/atomic's functions, and btl.StoreRelease32 at start.
 	gen uint32
 	// pml is the engine's request, &pmlStore, while the operation runs;
-	// nil for operations on ProcNull, complete at once. Holding it here
-	// makes one cached object per call, not two.
-	pml      *pml.Request
+	// nil for operations on ProcNull and for posted eager sends, complete
+	// at once. Holding it here makes one cached object per call, not two.
+	pml  *pml.Request
+	lib  *library
+	comm *Comm
+	dt   Datatype
+	op   string // "send", "ssend", "isend", "issend" or "recv"
+	peer int    // as the caller gave it: a rank, AnySource or ProcNull
+	tag  int
+	recv bool
+	// mark names the send's eager message to a Cancel (pml.PostSend): the
+	// cache's count of the requests it handed out, unique among the
+	// messages that may wait unmatched.
+	mark uint32
+	// posted is set for an eager send that the engine posted with no
+	// request of its own (pml.PostEager): complete, with pml nil until a
+	// Cancel asks the receiver to drop the message.
+	posted bool
+	// pmlStore is last: what every call reads and writes above it fits two
+	// cache lines, and an eager send that goes without it never touches it.
 	pmlStore pml.Request
-	lib      *library
-	comm     *Comm
-	dt       Datatype
-	op       string // "send", "ssend", "isend", "issend" or "recv"
-	peer     int    // as the caller gave it: a rank, AnySource or ProcNull
-	tag      int
-	recv     bool
-	// sent marks the request that stands for every eager send to world
-	// rank peer that completed as it started (library.sentTo). Set at
-	// its making, never changed, and false in every other request.
-	sent bool
 }
 
 // Gen counts the request's starts and completions, odd while it is
 // active; with the pointer it names one operation. Tools that remember
 // requests across a completing call key them on both, read before the
 // call: the request may be started again by another goroutine as soon as
-// it is recycled. Isend returns a request that is not active for an eager
-// send that completed as it started: one request stands for all of them
-// to the peer, as Open MPI's empty request does, and there is nothing to
-// remember.
+// it is recycled.
 func (r *Request) Gen() uint32 { return atomic.LoadUint32(&r.gen) }
 
 // newRequest takes a request from l's cache and starts it. Until it
@@ -75,8 +78,10 @@ func (r *Request) retire(g uint32) *requestCache {
 		return nil
 	}
 	c := &r.lib.cache
-	r.pml, r.lib, r.comm, r.dt, r.op = nil, nil, nil, Datatype{}, ""
-	r.pmlStore = pml.Request{} // the engine is done with it: its Wait returned the settled status
+	if r.pml != nil {
+		r.pmlStore = pml.Request{} // the engine is done with it: its Wait returned the settled status
+	}
+	r.pml, r.lib, r.comm, r.dt, r.op, r.posted = nil, nil, nil, Datatype{}, "", false
 	return c
 }
 
@@ -84,9 +89,6 @@ func (r *Request) retire(g uint32) *requestCache {
 // from rank 3 tag 7". It is built only when needed: formatting on every
 // call would cost more than sending a small message.
 func (r *Request) desc() string {
-	if r.sent {
-		return fmt.Sprintf("the eager sends to world rank %d, complete as they started", r.peer)
-	}
 	if r.recv {
 		return fmt.Sprintf("recv on %v from %s %s", r.comm, rankDesc(r.peer), tagDesc(r.tag))
 	}
@@ -120,10 +122,6 @@ func send(op string, buf []byte, count int, dt Datatype, dest, tag int, comm *Co
 }
 
 // Isend starts a send; buf must not change until the request completes.
-// An eager message that the transport takes at once completes as it
-// starts: the request returned is then not active (see Request.Gen), and
-// waiting on it only makes sure the transport does not hold the message
-// back.
 func (*realAPI) Isend(buf []byte, count int, dt Datatype, dest, tag int, comm *Comm) (*Request, error) {
 	return isend("isend", buf, count, dt, dest, tag, comm, false)
 }
@@ -138,49 +136,28 @@ func isend(op string, buf []byte, count int, dt Datatype, dest, tag int, comm *C
 	if err != nil {
 		return nil, err
 	}
-	if !sync && dest != ProcNull {
-		w := comm.group[dest]
-		if sent, err := l.engine.PostEager(comm.context, w, tag, data); sent {
-			if err != nil {
-				r := Request{comm: comm, op: op, peer: dest, tag: tag}
-				return nil, comm.handle(failure(r.desc(), err))
-			}
-			return l.sentTo(w), nil
-		}
-	}
 	req := l.newRequest(comm, dt, op, dest, tag, false)
-	if dest != ProcNull {
-		req.pml = l.engine.PostSend(&req.pmlStore, comm.context, comm.group[dest], tag, data, sync)
+	if dest == ProcNull {
+		return req, nil
 	}
-	return req, nil
-}
-
-// sentTo returns the request of the eager sends to world rank w that
-// completed as they started, as Open MPI's ob1 returns one empty request
-// for them: no request to take from the cache and retire for each, and
-// nothing to wait for but the module's holding back (settleInto). It is
-// never active: waiting on it returns the empty status, as waiting on
-// MPI_REQUEST_NULL does, and cancelling it does nothing (MPI lets a
-// cancel fail, and MPI 4 deprecates cancelling sends).
-func (l *library) sentTo(w int) *Request {
-	table := l.cache.sent.Load()
-	if table == nil {
-		fresh := make([]atomic.Pointer[Request], len(l.hostIDs))
-		if !l.cache.sent.CompareAndSwap(nil, &fresh) {
-			table = l.cache.sent.Load()
-		} else {
-			table = &fresh
+	w := comm.group[dest]
+	if !sync {
+		// An eager message that the transport takes whole at once needs no
+		// engine request: the request completes as it starts. Open MPI's
+		// ob1 returns its empty request then; gompi keeps one per send, whose
+		// mark lets Cancel name the message.
+		if sent, err := l.engine.PostEager(comm.context, w, tag, data, req.mark); sent {
+			if err != nil {
+				err = comm.handle(failure(req.desc(), err))
+				req.recycle(atomic.LoadUint32(&req.gen))
+				return nil, err
+			}
+			req.posted = true
+			return req, nil
 		}
 	}
-	slot := &(*table)[w]
-	if r := slot.Load(); r != nil {
-		return r
-	}
-	r := &Request{lib: l, peer: w, op: "isend", sent: true}
-	if !slot.CompareAndSwap(nil, r) {
-		r = slot.Load()
-	}
-	return r
+	req.pml = l.engine.PostSend(&req.pmlStore, comm.context, w, tag, data, sync, req.mark)
+	return req, nil
 }
 
 // p2pArgs checks that MPI runs and validates a point-to-point call's

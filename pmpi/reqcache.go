@@ -1,10 +1,6 @@
 package pmpi
 
-import (
-	"sync/atomic"
-
-	"github.com/gompi/gompi/frameworks/btl"
-)
+import "github.com/gompi/gompi/frameworks/btl"
 
 // requestCache holds a library's recycled requests, last in first out, so
 // that a window of non-blocking calls reuses the requests (and the cache
@@ -14,11 +10,9 @@ import (
 // incast. Here a request costs one compare-and-swap to get, and WaitAll
 // puts its requests back together under one.
 type requestCache struct {
-	mu   btl.SpinLock
-	free []*Request
-	// sent holds, by world rank, the requests that stand for the eager
-	// sends complete as they started (library.sentTo), made at the first.
-	sent atomic.Pointer[[]atomic.Pointer[Request]]
+	mu     btl.SpinLock
+	free   []*Request
+	handed uint32 // requests handed out, under mu: each one's mark
 }
 
 // maxCachedRequests bounds the cache: a program that once had many
@@ -26,17 +20,27 @@ type requestCache struct {
 const maxCachedRequests = 4096
 
 // get returns a recycled request, or a new one.
+// Its mark is a count taken under the lock that get holds anyway, so
+// naming a send for Cancel costs no instruction of its own. It skips 0,
+// which names no message, and comes round again only after 2^32
+// requests.
 func (c *requestCache) get() *Request {
 	c.mu.Lock()
+	c.handed++
+	if c.handed == 0 {
+		c.handed = 1
+	}
+	mark := c.handed
 	n := len(c.free)
 	if n == 0 {
 		c.mu.Unlock()
-		return new(Request)
+		return &Request{mark: mark}
 	}
 	r := c.free[n-1]
 	c.free[n-1] = nil
 	c.free = c.free[:n-1]
 	c.mu.Unlock()
+	r.mark = mark
 	return r
 }
 

@@ -141,12 +141,3 @@ func TestRequestCacheConcurrent(t *testing.T) {
 		t.Fatalf("cache holds %d requests after 8 goroutines, want 1 to 8", n)
 	}
 }
-
-// The request that stands for a peer's eager sends says so in messages:
-// it has no communicator to name.
-func TestSentRequestString(t *testing.T) {
-	r := &Request{sent: true, peer: 3}
-	if got, want := r.String(), "request(the eager sends to world rank 3, complete as they started)"; got != want {
-		t.Fatalf("String = %q, want %q", got, want)
-	}
-}

@@ -40,17 +40,18 @@ func settleInto(r *Request, dst *Status) (uint32, error) {
 	}
 	g := atomic.LoadUint32(&r.gen)
 	if g%2 == 0 {
-		if r.sent {
-			// Waiting on a send means wanting it gone: the module may hold it back.
-			r.lib.engine.Flush(r.peer)
-		}
 		*dst = EmptyStatus() // completed before: MPI_REQUEST_NULL
 		return g, nil
 	}
 	var err error
-	if r.pml != nil {
+	switch {
+	case r.pml != nil:
 		err = r.resultInto(dst, r.lib.engine.WaitRef(r.pml))
-	} else {
+	case r.posted:
+		// Waiting on a send means wanting it gone: the module may hold it back.
+		r.lib.engine.Flush(r.comm.group[r.peer])
+		*dst = Status{}
+	default:
 		*dst = nullStatus() // an operation on ProcNull
 	}
 	return g, err
@@ -72,24 +73,27 @@ func (*realAPI) Test(r *Request) (Status, bool, error) {
 	return st, true, err
 }
 
-// Cancel cancels a receive that has not matched a message yet, or a
-// rendezvous send (above the eager limit, or synchronous) that no receive
-// has matched yet; the request's status then says Cancelled. A request
-// that already matched completes normally, and so does an eager send,
-// which left as it started: MPI lets a cancel fail, MPI 4 deprecates
-// cancelling sends, and naming each eager message for a cancel cost every
-// small Isend a request of its own (Open MPI's ob1 does not cancel them
-// either). Wait tells which happened: for a send, once the receiver has
-// answered, which it does from its own progress (any of its MPI calls,
-// Finalize included).
+// Cancel cancels a receive that has not matched a message yet, or a send
+// that no receive has matched yet; the request's status then says
+// Cancelled. A request that already matched completes normally. Wait
+// tells which happened: for a send, once the receiver has answered, which
+// it does from its own progress (any of its MPI calls, Finalize
+// included), as for the send's message itself.
 func (*realAPI) Cancel(r *Request) error {
 	if r == nil {
 		return errorf(ClassRequest, nil, "cancel: the request is nil")
 	}
-	if r.pml == nil || atomic.LoadUint32(&r.gen)%2 == 0 {
+	if atomic.LoadUint32(&r.gen)%2 == 0 {
 		return nil
 	}
-	if _, err := r.lib.engine.Cancel(r.pml); err != nil {
+	var err error
+	switch {
+	case r.pml != nil:
+		_, err = r.lib.engine.Cancel(r.pml)
+	case r.posted:
+		r.pml, err = r.lib.engine.CancelPosted(&r.pmlStore, r.comm.context, r.comm.group[r.peer], r.tag, r.mark)
+	}
+	if err != nil {
 		return r.comm.handle(errorf(ClassRequest, err, "cancel of %s", r.desc()))
 	}
 	return nil

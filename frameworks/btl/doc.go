@@ -20,8 +20,8 @@
 //     in one system call; Flush writes them. Without it every fragment,
 //     posted or not, goes through Send, and Flush does nothing.
 //   - SmallPoster: PostSmall is Post with the header by value. With it,
-//     pmpi's Isend of an eager message needs no request: it completes as
-//     it starts. Without it every Isend takes a request.
+//     pmpi's Isend of an eager message needs no engine request: its
+//     request completes as it starts. Without it every Isend takes one.
 //   - Idler: the module delivers only when polled (shared memory), and
 //     Idle and Busy tell it when the rank stops and resumes polling, so
 //     that it delivers on its own meanwhile. Without it the module is

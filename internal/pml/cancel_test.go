@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"sync/atomic"
 	"testing"
 
 	"github.com/gompi/gompi/frameworks/btl"
@@ -34,7 +33,8 @@ func TestCancelUnmatchedSend(t *testing.T) {
 	}
 }
 
-// A send that the receiver matched completes normally.
+// A send that the receiver matched completes normally, and so does an
+// eager send without a mark, which no cancel can name.
 func TestCancelMatchedSendCompletes(t *testing.T) {
 	nt := newNet(t, 2, 64, 100)
 	buf := make([]byte, 500)
@@ -49,6 +49,13 @@ func TestCancelMatchedSendCompletes(t *testing.T) {
 	if st := nt.engines[0].Wait(s); st.Cancelled || st.Err != nil {
 		t.Fatalf("matched send's status %+v", st)
 	}
+	e := nt.engines[0].Isend(world, 1, 5, []byte{1}, false)
+	if _, err := nt.engines[0].Cancel(e); err != nil {
+		t.Fatal(err)
+	}
+	if st := nt.engines[0].Wait(e); st.Cancelled {
+		t.Fatal("an eager send without a mark says cancelled")
+	}
 }
 
 // unexpectedCount is how many messages wait unmatched at e on context cid.
@@ -58,52 +65,86 @@ func unexpectedCount(e *Engine, cid uint32) int {
 	return len(e.queue(cid).unexpected.all())
 }
 
-// A cancel of an eager send, even one that waits unmatched at the
-// receiver, fails as MPI allows: the send completes normally, and the
-// message arrives. No cancel goes to the receiver.
-func TestCancelUnmatchedEagerCompletes(t *testing.T) {
-	var droppers []*cancelDropper
-	nt := newNetWith(t, 2, 64, 100, func(m btl.Module) btl.Module {
-		d := &cancelDropper{Module: m}
-		droppers = append(droppers, d)
-		return d
-	})
-	e0, e1 := nt.engines[0], nt.engines[1]
-	first := e0.PostSend(new(Request), world, 1, 4, []byte("first"), false)
-	second := e0.PostSend(new(Request), world, 1, 4, []byte("second"), false)
-	e0.Flush(1)
-	for unexpectedCount(e1, world) < 2 {
-		e1.Progress()
-	}
-	if ok, err := e0.Cancel(second); ok || err != nil {
-		t.Fatalf("Cancel of an eager send: %v, %v; want false, nil", ok, err)
-	}
-	for _, s := range []*Request{first, second} {
-		if st := e0.Wait(s); st.Cancelled || st.Err != nil {
-			t.Fatalf("eager send's status %+v, want complete and not cancelled", st)
+// An unmatched eager send is cancelled by its mark: of two messages with
+// the same envelope, the one cancelled never arrives and the other does,
+// and the next message on the tag takes its place. Through PostSend's
+// request and through CancelPosted, as pmpi cancels what PostEager sent.
+func TestCancelUnmatchedEager(t *testing.T) {
+	for _, posted := range []bool{false, true} {
+		nt := newNet(t, 2, 64, 100)
+		e0, e1 := nt.engines[0], nt.engines[1]
+		first := e0.PostSend(new(Request), world, 1, 4, []byte("first"), false, 7)
+		second := e0.PostSend(new(Request), world, 1, 4, []byte("second"), false, 8)
+		e0.Wait(first)
+		e0.Flush(1)
+		for unexpectedCount(e1, world) < 2 {
+			e1.Progress()
 		}
-	}
-	for _, want := range []string{"first", "second"} {
-		buf := make([]byte, 16)
-		if st := e1.Wait(e1.Irecv(world, 0, 4, buf)); st.Err != nil || string(buf[:st.Bytes]) != want {
-			t.Fatalf("received %q (%+v), want %q", buf[:st.Bytes], st, want)
+		if posted {
+			var err error
+			if second, err = e0.CancelPosted(new(Request), world, 1, 4, 8); err != nil {
+				t.Fatal(err)
+			}
+		} else if ok, err := e0.Cancel(second); ok || err != nil {
+			t.Fatalf("Cancel of an eager send: %v, %v; want false, nil (the answer comes later)", ok, err)
 		}
-	}
-	for _, d := range droppers {
-		if n := d.dropped.Load(); n != 0 {
-			t.Fatalf("%d cancels sent for eager sends", n)
+		if _, err := e0.Cancel(second); err != nil { // a second cancel changes nothing
+			t.Fatal(err)
+		}
+		for !second.Done() {
+			e1.Progress()
+			e0.Progress()
+		}
+		if st := e0.Wait(second); !st.Cancelled || st.Err != nil {
+			t.Fatalf("posted %v: cancelled eager send's status %+v", posted, st)
+		}
+		if st := e0.Wait(first); st.Cancelled || st.Err != nil {
+			t.Fatalf("posted %v: the other send's status %+v", posted, st)
+		}
+		e0.Wait(e0.Isend(world, 1, 4, []byte("third"), false))
+		for _, want := range []string{"first", "third"} {
+			buf := make([]byte, 16)
+			if st := e1.Wait(e1.Irecv(world, 0, 4, buf)); st.Err != nil || string(buf[:st.Bytes]) != want {
+				t.Fatalf("posted %v: received %q (%+v), want %q", posted, buf[:st.Bytes], st, want)
+			}
+		}
+		if n := unexpectedCount(e1, world); n != 0 {
+			t.Fatalf("posted %v: %d messages left unmatched", posted, n)
 		}
 	}
 }
 
-// A peer that fails before it answers a cancel fails the rendezvous send
-// that waits for the answer, as it fails every request that waits on it.
-// The cancel never reaches it here: until the failure the send stays
-// pending.
-func TestCancelPeerFails(t *testing.T) {
+// An eager send that a receive matched completes normally when cancelled,
+// once the receiver says so.
+func TestCancelMatchedEager(t *testing.T) {
+	nt := newNet(t, 2, 64, 100)
+	e0, e1 := nt.engines[0], nt.engines[1]
+	buf := make([]byte, 8)
+	r := e1.Irecv(world, 0, 5, buf)
+	s := e0.PostSend(new(Request), world, 1, 5, []byte("matched"), false, 9)
+	if st := e1.Wait(r); st.Err != nil || string(buf[:st.Bytes]) != "matched" {
+		t.Fatalf("receive %+v", st)
+	}
+	if _, err := e0.Cancel(s); err != nil {
+		t.Fatal(err)
+	}
+	for !s.Done() {
+		e1.Progress()
+		e0.Progress()
+	}
+	if st := e0.Wait(s); st.Cancelled || st.Err != nil {
+		t.Fatalf("matched eager send's status %+v", st)
+	}
+}
+
+// A peer that fails before it answers a cancel fails the send that waits
+// for the answer, as it fails every request that waits on it. The cancel
+// never reaches it here: until the failure the send stays pending.
+func TestCancelEagerPeerFails(t *testing.T) {
 	nt := newNetWith(t, 2, 64, 100, func(m btl.Module) btl.Module { return &cancelDropper{Module: m} })
 	e0 := nt.engines[0]
-	s := e0.Isend(world, 1, 6, bytes.Repeat([]byte{4}, 500), false)
+	s := e0.PostSend(new(Request), world, 1, 6, []byte("lost"), false, 10)
+	e0.Wait(s)
 	if _, err := e0.Cancel(s); err != nil {
 		t.Fatal(err)
 	}
@@ -114,18 +155,18 @@ func TestCancelPeerFails(t *testing.T) {
 	if st := e0.Wait(s); !errors.Is(st.Err, btl.ErrPeerFailed) || st.Cancelled {
 		t.Fatalf("status %+v, want the peer's failure", st)
 	}
+	// Nothing is left to drop once the peer is gone: the send stays as it was.
+	c, err := e0.CancelPosted(new(Request), world, 1, 6, 11)
+	if err != nil || !c.Done() {
+		t.Fatalf("CancelPosted to a failed peer: done %v, %v", c.Done(), err)
+	}
 }
 
-// cancelDropper is a module that loses, and counts, every cancel it is
-// given.
-type cancelDropper struct {
-	btl.Module
-	dropped atomic.Int32
-}
+// cancelDropper is a module that loses every cancel it is given.
+type cancelDropper struct{ btl.Module }
 
 func (d *cancelDropper) Send(ctx context.Context, peer int, hdr, payload []byte) error {
 	if len(hdr) > 1 && hdr[1] == typeCancel {
-		d.dropped.Add(1)
 		return nil
 	}
 	return d.Module.Send(ctx, peer, hdr, payload)

@@ -19,11 +19,13 @@ const (
 	typeCTS                        // clear to send: the receiver matched, send `accepted` bytes
 	typeData                       // rendezvous payload at `offset`
 	typeFin                        // the receiver read `accepted` bytes itself (single copy): the send is done
-	typeCancel                     // the sender asks the receiver to drop its unmatched RTS
-	typeCancelAck                  // the receiver's answer: flagCancelled if it dropped the RTS
+	typeCancel                     // the sender asks the receiver to drop its unmatched message
+	typeCancelAck                  // the receiver's answer: flagCancelled if it dropped the message
 )
 
-const headerVersion = 3
+// headerVersion 4: an eager header's third word is the send's mark, not
+// its source (the transport names the sender).
+const headerVersion = 4
 
 // HeaderSize is the size of the engine's header in every fragment but
 // eager ones, whose header stops before its fourth field: their size is the
@@ -40,19 +42,24 @@ const _ = uint(MatchHeaderSize-btl.SmallHeaderSize) + uint(btl.SmallHeaderSize-M
 
 // header is the engine's fixed binary header, little-endian:
 //
-//	0 version u8 | 1 type u8 | 2 flags u16 | 4 context u32 | 8 source i32 |
-//	12 tag i32 | 16 size, accepted or offset u64 | 24 send request u64 |
+//	0 version u8 | 1 type u8 | 2 flags u16 | 4 context u32 |
+//	8 source i32, or an eager send's mark u32 | 12 tag i32 |
+//	16 size, accepted, offset or mark u64 | 24 send request u64 |
 //	32 receive request or token u64
 //
 // The words at 16 and 32 mean one thing per fragment type, and the struct
 // gives each meaning its own field; encode and decode map them. An eager
-// (match) fragment carries the first MatchHeaderSize bytes only.
+// (match) fragment carries the first MatchHeaderSize bytes only, and its
+// word at 8 is the send's mark: the sender's name for a message that it
+// may cancel, or 0 for one it never will (a blocking send). Receivers
+// take the source from the transport, which knows it.
 type header struct {
 	typ      uint8
 	flags    uint16
 	context  uint32
 	source   int32
 	tag      int32
+	mark     uint32 // eager: the send's mark; cancel with flagEager: the mark of the message to drop
 	size     uint64 // RTS: the message's size (an eager message's is its payload's)
 	accepted uint64 // CTS, FIN: how many of its bytes the receiver takes
 	offset   uint64 // data: where the payload goes in the message
@@ -72,6 +79,8 @@ func (h *header) words() (n, req uint64) {
 		return h.offset, h.rreq
 	case typeFin:
 		return h.accepted, 0
+	case typeCancel:
+		return uint64(h.mark), 0
 	}
 	return 0, 0
 }
@@ -87,6 +96,8 @@ func (h *header) setWords(n, req uint64) {
 		h.offset, h.rreq = n, req
 	case typeFin:
 		h.accepted = n
+	case typeCancel:
+		h.mark = uint32(n)
 	}
 }
 
@@ -97,8 +108,11 @@ const (
 	// flagGet marks an RTS whose payload the receiver may read itself from
 	// the sender's memory with the transport's token (btl.SingleCopier).
 	flagGet
-	// flagCancelled marks a cancel's answer: the RTS was dropped unmatched.
+	// flagCancelled marks a cancel's answer: the message was dropped unmatched.
 	flagCancelled
+	// flagEager marks a cancel, and its answer, of an eager message, named
+	// by its mark; without it a cancel names an RTS by its send request.
+	flagEager
 )
 
 // encode writes h into b, which has room for it (MatchHeaderSize bytes
@@ -109,11 +123,12 @@ func (h *header) encode(b []byte) []byte {
 	b[1] = h.typ
 	binary.LittleEndian.PutUint16(b[2:], h.flags)
 	binary.LittleEndian.PutUint32(b[4:], h.context)
-	binary.LittleEndian.PutUint32(b[8:], uint32(h.source))
 	binary.LittleEndian.PutUint32(b[12:], uint32(h.tag))
 	if h.typ == typeMatch {
+		binary.LittleEndian.PutUint32(b[8:], h.mark)
 		return b
 	}
+	binary.LittleEndian.PutUint32(b[8:], uint32(h.source))
 	b = b[:HeaderSize]
 	n, req := h.words()
 	binary.LittleEndian.PutUint64(b[16:], n)
@@ -127,18 +142,18 @@ func (h *header) encode(b []byte) []byte {
 // it: a header struct built and passed on was copied 16 bytes at a time
 // from the narrow stores that had just built it, which the processor
 // cannot forward.
-func encodeMatch(b []byte, cid uint32, source, tag int32) []byte {
+func encodeMatch(b []byte, cid, mark uint32, tag int32) []byte {
 	b = b[:MatchHeaderSize]
-	matchHeader(cid, source, tag).Put(b)
+	matchHeader(cid, mark, tag).Put(b)
 	return b
 }
 
 // matchHeader is encodeMatch's header as the two words a btl.SmallSender
 // takes in registers.
-func matchHeader(cid uint32, source, tag int32) btl.SmallHeader {
+func matchHeader(cid, mark uint32, tag int32) btl.SmallHeader {
 	return btl.SmallHeader{
 		Lo: uint64(headerVersion) | uint64(typeMatch)<<8 | uint64(cid)<<32,
-		Hi: uint64(uint32(source)) | uint64(uint32(tag))<<32,
+		Hi: uint64(mark) | uint64(uint32(tag))<<32,
 	}
 }
 
@@ -151,7 +166,7 @@ func decodeHeader(b []byte) (header, error) {
 			typ:     typeMatch,
 			flags:   binary.LittleEndian.Uint16(b[2:4]),
 			context: binary.LittleEndian.Uint32(b[4:8]),
-			source:  int32(binary.LittleEndian.Uint32(b[8:12])),
+			mark:    binary.LittleEndian.Uint32(b[8:12]),
 			tag:     int32(binary.LittleEndian.Uint32(b[12:16])),
 		}, nil
 	}
@@ -176,10 +191,12 @@ func decodeHeader(b []byte) (header, error) {
 		typ:     typ,
 		flags:   binary.LittleEndian.Uint16(b[2:]),
 		context: binary.LittleEndian.Uint32(b[4:]),
-		source:  int32(binary.LittleEndian.Uint32(b[8:])),
 		tag:     int32(binary.LittleEndian.Uint32(b[12:])),
 	}
-	if typ != typeMatch {
+	if typ == typeMatch {
+		h.mark = binary.LittleEndian.Uint32(b[8:])
+	} else {
+		h.source = int32(binary.LittleEndian.Uint32(b[8:]))
 		h.sreq = binary.LittleEndian.Uint64(b[24:])
 		h.setWords(binary.LittleEndian.Uint64(b[16:]), binary.LittleEndian.Uint64(b[32:]))
 	}

@@ -9,18 +9,18 @@ import (
 // TestHeaderRoundTrip: every type carries its own fields and none of the
 // others', whose words on the wire it shares.
 func TestHeaderRoundTrip(t *testing.T) {
-	all := header{flags: flagSync, context: 9, source: 3, tag: -4,
+	all := header{flags: flagSync, context: 9, source: 3, tag: -4, mark: 8,
 		size: 1 << 33, accepted: 1<<33 + 1, offset: 1<<33 + 2, sreq: 5, rreq: 6, token: 7}
 	for _, tc := range []struct {
 		typ  uint8
 		want func(h *header) // keeps the fields the type carries
 	}{
-		{typeMatch, func(h *header) {}}, // the payload's length is the size
+		{typeMatch, func(h *header) { h.source, h.mark = 0, all.mark }}, // the transport names the source; the payload's length is the size
 		{typeRTS, func(h *header) { h.size, h.sreq, h.token = all.size, all.sreq, all.token }},
 		{typeCTS, func(h *header) { h.accepted, h.sreq, h.rreq = all.accepted, all.sreq, all.rreq }},
 		{typeData, func(h *header) { h.offset, h.sreq, h.rreq = all.offset, all.sreq, all.rreq }},
 		{typeFin, func(h *header) { h.accepted, h.sreq = all.accepted, all.sreq }},
-		{typeCancel, func(h *header) { h.sreq = all.sreq }},
+		{typeCancel, func(h *header) { h.sreq, h.mark = all.sreq, all.mark }},
 		{typeCancelAck, func(h *header) { h.sreq = all.sreq }},
 	} {
 		h := all
@@ -46,11 +46,11 @@ func TestHeaderRoundTrip(t *testing.T) {
 func TestEncodeMatchIsEncode(t *testing.T) {
 	for _, h := range []header{
 		{typ: typeMatch},
-		{typ: typeMatch, context: 1<<32 - 1, source: -1, tag: -1},
-		{typ: typeMatch, context: 7, source: 12345, tag: 1<<31 - 1},
+		{typ: typeMatch, context: 1<<32 - 1, mark: 1<<32 - 1, tag: -1},
+		{typ: typeMatch, context: 7, mark: 12345, tag: 1<<31 - 1},
 	} {
 		want := h.encode(make([]byte, HeaderSize))
-		if got := encodeMatch(make([]byte, HeaderSize), h.context, h.source, h.tag); !bytes.Equal(got, want) {
+		if got := encodeMatch(make([]byte, HeaderSize), h.context, h.mark, h.tag); !bytes.Equal(got, want) {
 			t.Errorf("%+v: encodeMatch % x, encode % x", h, got, want)
 		}
 	}

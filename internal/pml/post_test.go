@@ -82,14 +82,14 @@ func TestPostEager(t *testing.T) {
 	tr := &smallPoster{limit: 8}
 	e := New(3, hclog.NewNullLogger(), DefaultConfig())
 	e.Start(tr)
-	if sent, err := e.PostEager(5, 1, 7, []byte("eight by")); !sent || err != nil {
+	if sent, err := e.PostEager(5, 1, 7, []byte("eight by"), 42); !sent || err != nil {
 		t.Fatalf("PostEager of 8 bytes, eager limit 8: sent %v, %v", sent, err)
 	}
-	want := posted{1, header{typ: typeMatch, context: 5, source: 3, tag: 7}, "eight by", true}
+	want := posted{1, header{typ: typeMatch, context: 5, mark: 42, tag: 7}, "eight by", true}
 	if len(tr.posts) != 1 || tr.posts[0] != want {
 		t.Fatalf("posts %+v, want %+v", tr.posts, want)
 	}
-	if sent, err := e.PostEager(5, 1, 7, []byte("nine byte")); sent || err != nil {
+	if sent, err := e.PostEager(5, 1, 7, []byte("nine byte"), 43); sent || err != nil {
 		t.Fatalf("PostEager of 9 bytes, eager limit 8: sent %v, %v", sent, err)
 	}
 	e.Flush(1)
@@ -97,13 +97,13 @@ func TestPostEager(t *testing.T) {
 		t.Fatalf("after a refused PostEager and a Flush: posts %+v, calls %v", tr.posts, tr.calls)
 	}
 	e.PeerFailed(2, errors.New("gone"))
-	if sent, _ := e.PostEager(5, 1, 7, []byte("x")); sent {
+	if sent, _ := e.PostEager(5, 1, 7, []byte("x"), 44); sent {
 		t.Fatal("PostEager sent with a dead peer in the job: the request path checks the peer")
 	}
 
 	plain := New(0, hclog.NewNullLogger(), DefaultConfig())
 	plain.Start(&poster{})
-	if sent, _ := plain.PostEager(0, 1, 7, []byte("x")); sent {
+	if sent, _ := plain.PostEager(0, 1, 7, []byte("x"), 45); sent {
 		t.Fatal("PostEager sent through a module without PostSmall")
 	}
 }

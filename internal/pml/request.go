@@ -42,7 +42,8 @@ type Request struct {
 	tag     int
 	buf     []byte
 	sync    bool
-	id      uint64 // rendezvous sends and matched rendezvous receives
+	id      uint64 // rendezvous sends, matched rendezvous receives, and cancels of eager sends
+	mark    uint32 // an eager send's mark, which a cancel names it by; 0 if it cannot be cancelled
 	// cancelling: a send whose receiver was asked to drop it (under the engine's lock)
 	cancelling bool
 	first      int // a rendezvous send: bytes that went with the RTS

@@ -43,7 +43,7 @@ func transmitIn(m btl.Module, peer int, hb []byte, payload []byte, hold bool) er
 // limit go at once; larger ones and synchronous sends announce
 // themselves and move their payload once the receiver matched.
 func (e *Engine) Isend(cid uint32, dest, tag int, buf []byte, sync bool) *Request {
-	return e.isend(nil, cid, dest, tag, buf, sendPosted.withSync(sync))
+	return e.isend(nil, cid, dest, tag, buf, sendPosted.withSync(sync), 0)
 }
 
 // StartSend is Isend into r, a zero Request that the caller allocated,
@@ -52,14 +52,16 @@ func (e *Engine) Isend(cid uint32, dest, tag int, buf []byte, sync bool) *Reques
 // ones (btl.Poster): the collectives that use it wait on their few sends
 // at once, and a held fragment would cost them its publication later.
 func (e *Engine) StartSend(r *Request, cid uint32, dest, tag int, buf []byte, sync bool) *Request {
-	return e.isend(r, cid, dest, tag, buf, sendWaitedSoon.withSync(sync))
+	return e.isend(r, cid, dest, tag, buf, sendWaitedSoon.withSync(sync), 0)
 }
 
 // PostSend is StartSend for a caller that may start more sends before it
 // waits: the module may hold the eager fragment back to write it with the
-// next ones (btl.Poster). MPI's Isend.
-func (e *Engine) PostSend(r *Request, cid uint32, dest, tag int, buf []byte, sync bool) *Request {
-	return e.isend(r, cid, dest, tag, buf, sendPosted.withSync(sync))
+// next ones (btl.Poster). MPI's Isend. mark, when not 0, names an eager
+// message for Cancel: the caller keeps it unique among its sends to dest
+// that may still wait unmatched there.
+func (e *Engine) PostSend(r *Request, cid uint32, dest, tag int, buf []byte, sync bool, mark uint32) *Request {
+	return e.isend(r, cid, dest, tag, buf, sendPosted.withSync(sync), mark)
 }
 
 // PostEager sends buf to world rank dest at once, as an eager message
@@ -68,14 +70,14 @@ func (e *Engine) PostSend(r *Request, cid uint32, dest, tag int, buf []byte, syn
 // it back to go with the next ones until Flush. It reports whether it
 // sent, with the module's error: when it did not, the caller starts a
 // request. Open MPI's ob1 does the same for a send its transport takes
-// whole at once.
-func (e *Engine) PostEager(cid uint32, dest, tag int, buf []byte) (bool, error) {
+// whole at once. mark is PostSend's: CancelPosted cancels the message by it.
+func (e *Engine) PostEager(cid uint32, dest, tag int, buf []byte, mark uint32) (bool, error) {
 	m := e.module(dest)
 	sp, ok := m.(btl.SmallPoster)
 	if !ok || len(buf) > m.EagerLimit() || e.anyDead.Load() {
 		return false, nil
 	}
-	return true, sp.PostSmall(dest, matchHeader(cid, int32(e.me), int32(tag)), buf)
+	return true, sp.PostSmall(dest, matchHeader(cid, mark, int32(tag)), buf)
 }
 
 // Flush writes what the module that reaches world rank peer holds back
@@ -96,13 +98,13 @@ func (e *Engine) Send(cid uint32, dest, tag int, buf []byte, sync bool) error {
 		m := e.module(dest)
 		if len(buf) <= m.EagerLimit() && !e.anyDead.Load() {
 			if ss, ok := m.(btl.SmallSender); ok {
-				return ss.SendSmall(dest, matchHeader(cid, int32(e.me), int32(tag)), buf) // in registers: no pool
+				return ss.SendSmall(dest, matchHeader(cid, 0, int32(tag)), buf) // in registers: no pool
 			}
-			h := header{typ: typeMatch, context: cid, source: int32(e.me), tag: int32(tag)}
+			h := header{typ: typeMatch, context: cid, tag: int32(tag)}
 			return e.send(m, dest, h, buf)
 		}
 	}
-	r := e.isend(nil, cid, dest, tag, buf, sendBlocking.withSync(sync))
+	r := e.isend(nil, cid, dest, tag, buf, sendBlocking.withSync(sync), 0)
 	err := e.WaitRef(r).Err
 	e.Release(r)
 	return err
@@ -136,12 +138,12 @@ func (m sendMode) withSync(sync bool) sendMode {
 	return m
 }
 
-// isend starts a send in mode.
-func (e *Engine) isend(r *Request, cid uint32, dest, tag int, buf []byte, mode sendMode) *Request {
+// isend starts a send in mode; mark names an eager one for Cancel (PostSend).
+func (e *Engine) isend(r *Request, cid uint32, dest, tag int, buf []byte, mode sendMode, mark uint32) *Request {
 	sync, pooled := mode&sendSync != 0, mode&sendBlocking != 0
 	now := mode&(sendWaitedSoon|sendBlocking) != 0
 	r = e.request(r, kindSend, cid, dest, tag, buf, pooled)
-	r.sync = sync
+	r.sync, r.mark = sync, mark
 	m := e.module(dest)
 	if err := e.deadErr(dest); err != nil {
 		e.complete(r, Status{Err: err})
@@ -150,7 +152,7 @@ func (e *Engine) isend(r *Request, cid uint32, dest, tag int, buf []byte, mode s
 	if len(buf) <= m.EagerLimit() && !sync {
 		// The header goes in r's own buffer: the header pool's pinning cost
 		// more than a request's 16 bytes.
-		err := transmitIn(m, dest, encodeMatch(r.hdr[:], cid, int32(e.me), int32(tag)), buf, !now)
+		err := transmitIn(m, dest, encodeMatch(r.hdr[:], cid, mark, int32(tag)), buf, !now)
 		r.finishNew(Status{Err: err}, !now && err == nil) // nobody waits on r before we return it
 		return r
 	}
