@@ -47,7 +47,8 @@ func Sendrecv[S, R Elem](sendbuf []S, dest, sendtag int, recvbuf []R, source, re
 }
 
 // Probe waits for a message that Recv with these arguments would receive
-// and describes it. Use GetCount for its length in elements.
+// and describes it. Its Count is Undefined, as it receives nothing: use
+// GetCount for its length in elements.
 func Probe(source, tag int, comm Comm) (Status, error) { return api().Probe(source, tag, comm.c) }
 
 // Iprobe is Probe without waiting; found is false when no such message has arrived.
@@ -55,5 +56,6 @@ func Iprobe(source, tag int, comm Comm) (st Status, found bool, err error) {
 	return api().Iprobe(source, tag, comm.c)
 }
 
-// GetCount returns how many elements of T the described message holds.
+// GetCount returns how many elements of T the described message holds,
+// after a receive or a probe alike.
 func GetCount[T Elem](st Status) int { return st.CountOf(pmpi.TypeOf[T]()) }

@@ -250,8 +250,9 @@ func (*realAPI) Sendrecv(sendbuf []byte, sendcount int, sendtype Datatype, dest,
 }
 
 // Probe waits for a message that Recv with these arguments would receive
-// and describes it without receiving it. Status.Count is in bytes; use
-// Status.CountOf for elements.
+// and describes it without receiving it. Status.Count is Undefined, as
+// a probe receives nothing and knows no datatype; Status.CountOf gives
+// the message's length in any.
 func (*realAPI) Probe(source, tag int, comm *Comm) (Status, error) {
 	st, _, err := probe(source, tag, comm, true)
 	return st, err
@@ -295,7 +296,9 @@ func probe(source, tag int, comm *Comm, wait bool) (Status, bool, error) {
 	if !found {
 		return Status{}, false, nil
 	}
-	return statusOf(comm, st, Byte), true, nil
+	s := statusOf(comm, st, Byte)
+	s.Count = Undefined // received nothing, in no datatype: CountOf gives the length
+	return s, true, nil
 }
 
 func checkComm(op string, comm *Comm) error {

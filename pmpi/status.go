@@ -6,13 +6,14 @@ import "github.com/gompi/gompi/internal/pml"
 type Status struct {
 	Source    int   // the sender's rank in the communicator
 	Tag       int   //
-	Count     int   // elements received, in the receive's datatype; bytes for a probe
+	Count     int   // elements received, in the receive's datatype; Undefined for a probe (see CountOf)
 	Cancelled bool  // the receive was cancelled
 	Err       error // the receive's error, as returned
 	bytes     int
 }
 
-// CountOf returns how many elements of dt the message holds.
+// CountOf returns how many elements of dt the message holds, after a
+// receive or a probe alike.
 func (s Status) CountOf(dt Datatype) int { return dt.count(s.bytes) }
 
 // statusOf translates the engine's status to the communicator's ranks.

@@ -1,7 +1,3 @@
-// Package btl is the byte transfer layer framework: it moves bytes between
-// two ranks. Its components (self, sm, tcp) each reach some peers; the
-// framework chooses, per peer, the reachable one with the highest
-// exclusivity.
 package btl
 
 import "github.com/gompi/gompi/mca"

@@ -198,7 +198,8 @@ func truncate(w mpi.Comm) error {
 }
 
 // probe: rank 0 sends messages of sizes rank 1 does not know; rank 1
-// probes, sizes its buffer with GetCount and receives.
+// probes (Probe and Iprobe in turn), sizes its buffer with GetCount and
+// receives.
 func probe(w mpi.Comm) error {
 	sizes := []int{0, 3, 5000, 300_000}
 	for i, size := range sizes {
@@ -212,17 +213,22 @@ func probe(w mpi.Comm) error {
 				return err
 			}
 		case 1:
-			st, err := mpi.Probe(0, mpi.AnyTag, w)
+			st, err := probeOrIprobe(w, i%2 == 1)
 			if err != nil {
 				return err
 			}
 			if st.Tag != 100+i || mpi.GetCount[float64](st) != size {
 				return fmt.Errorf("probe: tag %d count %d, want tag %d count %d", st.Tag, mpi.GetCount[float64](st), 100+i, size)
 			}
+			// Count is what a call received, in its datatype: a probe, which
+			// receives nothing and has no datatype, has none.
+			if st.Count != mpi.Undefined {
+				return fmt.Errorf("probe of %d float64s: Count %d, want Undefined", size, st.Count)
+			}
 			buf := make([]float64, mpi.GetCount[float64](st))
 			st, err = mpi.Recv(buf, st.Source, st.Tag, w)
-			if err != nil || st.Count != size {
-				return fmt.Errorf("recv after probe: %v, count %d", err, st.Count)
+			if err != nil || st.Count != size || mpi.GetCount[float64](st) != size {
+				return fmt.Errorf("recv after probe: %v, Count %d, GetCount %d, want %d", err, st.Count, mpi.GetCount[float64](st), size)
 			}
 			for j := range buf {
 				if buf[j] != float64(i*j)+0.5 {
@@ -396,6 +402,20 @@ func cancelEagerReceiver(w mpi.Comm) error {
 		return fmt.Errorf("receive of the matched eager send: %v, got %q", err, buf)
 	}
 	return mpi.Send([]byte{1}, 0, 5, w)
+}
+
+// probeOrIprobe waits for a message from rank 0 with any tag, with Probe
+// or by calling Iprobe until it finds one.
+func probeOrIprobe(w mpi.Comm, iprobe bool) (mpi.Status, error) {
+	if !iprobe {
+		return mpi.Probe(0, mpi.AnyTag, w)
+	}
+	for {
+		st, found, err := mpi.Iprobe(0, mpi.AnyTag, w)
+		if err != nil || found {
+			return st, err
+		}
+	}
 }
 
 // ssend: a synchronous send must not complete while its receiver has not

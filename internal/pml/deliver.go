@@ -117,63 +117,6 @@ func (e *Engine) deliverCTS(from int, h header) {
 	e.later(func() { e.sendData(s, h.rreq, accepted) })
 }
 
-// deliverCancel drops the sender's message if no receive has matched it
-// yet, and answers whether it did: an RTS named by its send request, or
-// with flagEager an eager message named by its mark. Fragments from one
-// sender arrive in order, so the message is here already: in the
-// unexpected queue, or matched.
-func (e *Engine) deliverCancel(from int, h header) {
-	eager := h.flags&flagEager != 0
-	e.mu.Lock()
-	q := e.queue(h.context)
-	ack := header{typ: typeCancelAck, flags: h.flags & flagEager, context: h.context, source: int32(e.me), tag: h.tag, sreq: h.sreq}
-	for i, u := range q.unexpected.all() {
-		if u.from != from {
-			continue
-		}
-		if (eager && u.h.typ == typeMatch && u.h.mark == h.mark && u.h.tag == h.tag) ||
-			(!eager && u.h.typ == typeRTS && u.h.sreq == h.sreq) {
-			q.unexpected.remove(i)
-			e.freeUnexpected(u)
-			ack.flags |= flagCancelled
-			break
-		}
-	}
-	e.mu.Unlock()
-	e.later(func() {
-		if err := e.send(e.module(from), from, ack, nil); err != nil {
-			e.log.Warn("cannot answer a cancel", "to", from, "error", err)
-		}
-	})
-}
-
-// deliverCancelAck completes a cancelled send. A rendezvous send whose
-// receiver had matched it goes on and completes normally; an eager one,
-// whose message left long ago, completes at the answer either way.
-func (e *Engine) deliverCancelAck(from int, h header) {
-	cancelled := h.flags&flagCancelled != 0
-	if !cancelled && h.flags&flagEager == 0 {
-		return
-	}
-	e.mu.Lock()
-	s := e.sends[h.sreq]
-	if s != nil && s.peer == from {
-		delete(e.sends, h.sreq)
-	} else {
-		s = nil
-	}
-	e.mu.Unlock()
-	if s == nil {
-		e.log.Error("dropping a cancel's answer for an unknown send", "from", from, "send", h.sreq)
-		return
-	}
-	if !cancelled {
-		e.complete(s, Status{})
-		return
-	}
-	e.complete(s, Status{Tag: s.tag, Cancelled: true})
-}
-
 // deliverFin completes a send whose payload the receiver read itself.
 func (e *Engine) deliverFin(from int, h header) {
 	s := e.takeSend(h.sreq)
@@ -224,18 +167,6 @@ func (e *Engine) deliverData(from int, h header, payload []byte, placed bool) {
 	e.complete(r, Status{Source: from, Tag: int(h.tag), Bytes: r.accepted, Total: r.total})
 }
 
-// takePosted removes and returns the first posted receive that accepts a
-// message from `from` with `tag`.
-func (q *queues) takePosted(from, tag int) *Request {
-	for i, r := range q.posted.all() {
-		if r.matches(from, tag) {
-			q.posted.remove(i)
-			return r
-		}
-	}
-	return nil
-}
-
 // PeerFailed fails every request that waits on the peer: receives from it
 // (and receives from any source, which it could have satisfied), sends to
 // it and rendezvous transfers with it. Later requests involving it fail at
@@ -280,18 +211,6 @@ func (e *Engine) PeerFailed(peer int, err error) {
 		e.complete(r, Status{Source: peer, Err: err})
 	}
 	e.notify()
-}
-
-// fifo is a queue in arrival order whose entries leave mostly from the
-// front: a matched receive in an incast with hundreds posted. Taking the
-// first entry moves nothing (shifting the queue on every match cost more
-// than the match, since moving pointers while the garbage collector marks
-// goes through its write barrier), and the backing array is kept: a queue
-// that only moved its start forward made the next window's appends
-// allocate a new one, and every rank of an incast collect garbage.
-type fifo[T any] struct {
-	s    []T // s[head:] are the entries
-	head int
 }
 
 // all returns the entries, oldest first; valid until the next change.

@@ -1,0 +1,51 @@
+package sm
+
+import (
+	"fmt"
+
+	"github.com/gompi/gompi/frameworks/btl"
+)
+
+// Progress delivers what the local peers wrote into this rank's rings.
+func (m *Module) Progress() int {
+	if m.holding.Load() != 0 {
+		m.flushAll()
+	}
+	ins := m.consumers()
+	if !anyPending(ins) || !m.consuming.CompareAndSwap(false, true) {
+		return 0 // an empty poll is loads only: no locked instruction
+	}
+	n := 0
+	for _, c := range ins {
+		if c.broken || !c.pending() {
+			continue
+		}
+		if p := m.peers[c.from]; p != nil {
+			p.out.reserve()
+		}
+		k, err := c.drain(m.recv)
+		n += k
+		if err != nil {
+			c.broken = true
+			m.fail(c.from, fmt.Errorf("btl sm: ring from rank %d: %w", c.from, err))
+		}
+	}
+	unlock(&m.consuming)
+	return n
+}
+
+func anyPending(ins []*consumer) bool {
+	for _, c := range ins {
+		if c.pending() {
+			return true
+		}
+	}
+	return false
+}
+
+func (m *Module) fail(rank int, err error) {
+	if p := m.peers[rank]; p != nil && p.failed.CompareAndSwap(false, true) {
+		m.log.Error("peer failed", "peer", rank, "error", err)
+		m.recv.PeerFailed(rank, fmt.Errorf("%w: %w", btl.ErrPeerFailed, err))
+	}
+}

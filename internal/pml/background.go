@@ -1,0 +1,45 @@
+package pml
+
+// later runs a send that a delivery decided on. A transport may deliver
+// from its reader goroutine, which must never block on a write, or from a
+// waiter's poll: then the waiter runs it right after the poll, sparing a
+// goroutine that, with one P, would run only when the waiter yields.
+//
+// A poller leaves progress without a lock: it counts itself out, then
+// looks at queued. Here queued is set before pollers is read. Whichever
+// order the two pairs run in, either this call sees no poller and takes f
+// back, or the leaving poller sees queued and runs f.
+func (e *Engine) later(f func()) {
+	if !forPollers(e, &e.outbox, f) {
+		e.background(f)
+	}
+}
+
+// forPollers appends x to q, one of the pollers' queues (later); false
+// means that no poller will run it and x was taken back.
+func forPollers[T any](e *Engine, q *[]T, x T) bool {
+	e.outMu.Lock()
+	defer e.outMu.Unlock()
+	e.queued.Store(true)
+	*q = append(*q, x)
+	if e.pollers.Load() > 0 {
+		return true
+	}
+	*q = (*q)[:len(*q)-1]
+	return false
+}
+
+// background runs a transfer off the caller's goroutine: a transport's
+// reader delivering to us must never block on a write.
+func (e *Engine) background(f func()) {
+	e.transfers.Add(1)
+	e.inFlight.Add(1)
+	if e.dozers.Load() != 0 {
+		e.dozer.Wake() // the transfer needs a processor that a doze may hold
+	}
+	go func() {
+		defer e.transfers.Done()
+		defer e.inFlight.Add(-1)
+		f()
+	}()
+}

@@ -1,0 +1,171 @@
+package pml
+
+import (
+	"github.com/gompi/gompi/frameworks/btl"
+)
+
+// sleep sleeps until something completes or arrives, unless ready.
+func (e *Engine) sleep(ready func() bool) {
+	e.sleepers.Add(1)
+	defer e.sleepers.Add(-1)
+	sig := e.signal()
+	if !ready() { // re-checked after registering: a notify since then closes sig
+		e.idle()
+		<-sig
+		e.busy()
+	}
+}
+
+// doze sleeps w's thread in the transports until a peer writes to this
+// rank, something completes or arrives (notify), or dozeLimit passes.
+// After announcing itself, w looks at what it waits on once more: a
+// notify before the announcement did not wake it.
+func (e *Engine) doze(w *waiter) {
+	e.dozers.Add(1)
+	seen := e.notes.Load()
+	if !w.ready() {
+		e.dozer.Doze(dozeLimit, func() bool { return e.notes.Load() != seen })
+	}
+	e.dozers.Add(-1)
+}
+
+// idle tells the transports that this waiter stops polling, so that
+// modules that deliver only when polled wake on their own (btl.Idler, which
+// btl.Routes passes on); busy that it polls again.
+func (e *Engine) idle() {
+	if i, ok := e.routes.(btl.Idler); ok {
+		i.Idle()
+	}
+}
+
+func (e *Engine) busy() {
+	if i, ok := e.routes.(btl.Idler); ok {
+		i.Busy()
+	}
+}
+
+func (e *Engine) complete(r *Request, st Status) {
+	r.finish(st)
+	e.notify()
+}
+
+// notify wakes the waiters of WaitAny, WaitSome and Probe that sleep, and
+// every waiter that dozes.
+func (e *Engine) notify() {
+	if e.dozers.Load() != 0 {
+		e.notes.Add(1)
+		e.dozer.Wake()
+	}
+	if e.sleepers.Load() == 0 {
+		return
+	}
+	e.sigMu.Lock()
+	close(e.sig)
+	e.sig = make(chan struct{})
+	e.sigMu.Unlock()
+}
+
+func (e *Engine) signal() chan struct{} {
+	e.sigMu.Lock()
+	defer e.sigMu.Unlock()
+	return e.sig
+}
+
+// Wait blocks until r completes and returns its status, driving the
+// transports' progress meanwhile.
+func (e *Engine) Wait(r *Request) Status { return *e.WaitRef(r) }
+
+// WaitRef is Wait returning r's status where it lies, valid until r is
+// released or started again: a caller that translates the status copies
+// it once instead of at every return (WaitAll over hundreds of requests).
+func (e *Engine) WaitRef(r *Request) *Status {
+	if r.takeHeld() {
+		e.Flush(r.peer) // waiting on a send means wanting it gone
+	}
+	if r.Done() {
+		return r.settledRef() // WaitAll's requests mostly are: no waiter to set up
+	}
+	w := waiter{e: e, one: r}
+	for !r.Done() {
+		if w.sleepy() {
+			if c := r.wakeChan(); !r.Done() {
+				e.idle()
+				<-c
+				e.busy()
+			}
+			w.reset()
+			continue
+		}
+		w.step()
+	}
+	w.end()
+	return r.settledRef()
+}
+
+// Progress polls the transports once; Test-style calls use it so that a
+// rank testing in a loop makes progress.
+func (e *Engine) Progress() int { return e.progress() }
+
+func (e *Engine) progress() int {
+	if !e.started.Load() {
+		return 0
+	}
+	e.pollers.Add(1)
+	n := e.routes.Progress()
+	e.pollers.Add(-1)
+	if !e.queued.Load() {
+		return n
+	}
+	e.outMu.Lock()
+	todo, gets := e.outbox, e.gets
+	e.outbox, e.spare = e.spare[:0], nil
+	e.gets, e.spareGets = e.spareGets[:0], nil
+	e.queued.Store(false)
+	e.outMu.Unlock()
+	e.getAll(gets)
+	for i, f := range todo {
+		f()
+		todo[i] = nil
+	}
+	clear(gets)
+	if len(todo)+len(gets) > 0 {
+		e.outMu.Lock()
+		e.spare, e.spareGets = todo[:0], gets[:0] // reused: no allocation per poll
+		e.outMu.Unlock()
+	}
+	return n + len(todo) + len(gets)
+}
+
+// WaitAny blocks until one of reqs (nil entries are skipped) completes and
+// returns its index, or -1 if every entry is nil.
+func (e *Engine) WaitAny(reqs []*Request) int {
+	w := waiter{e: e, reqs: reqs}
+	for {
+		i, active := TestAny(reqs)
+		if i >= 0 || !active {
+			w.end()
+			return i
+		}
+		if w.sleepy() {
+			e.sleep(w.ready)
+			w.reset()
+			continue
+		}
+		w.step()
+	}
+}
+
+// TestAny returns the index of a completed request in reqs, or -1; active
+// is false when every entry is nil.
+func TestAny(reqs []*Request) (i int, active bool) {
+	for i, r := range reqs {
+		if r == nil {
+			continue
+		}
+		active = true
+		if r.Done() {
+			return i, true
+		}
+	}
+	return -1, active
+}

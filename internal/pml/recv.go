@@ -1,0 +1,92 @@
+package pml
+
+// Irecv posts a receive into buf from world rank src (or AnySource) with
+// tag (or AnyTag) on context id cid. A message already waiting in the
+// unexpected queue matches at once.
+func (e *Engine) Irecv(cid uint32, src, tag int, buf []byte) *Request {
+	return e.irecv(nil, cid, src, tag, buf, false)
+}
+
+// StartRecv is Irecv into r, a zero Request that the caller allocated.
+func (e *Engine) StartRecv(r *Request, cid uint32, src, tag int, buf []byte) *Request {
+	return e.irecv(r, cid, src, tag, buf, false)
+}
+
+// Recv is a blocking receive with a pooled request; it writes the
+// receive's status into st, where the caller reads it (a Status returned
+// was copied twice more on its way).
+func (e *Engine) Recv(cid uint32, src, tag int, buf []byte, st *Status) {
+	r := e.irecv(nil, cid, src, tag, buf, true)
+	*st = *e.WaitRef(r)
+	e.Release(r)
+}
+
+func (e *Engine) irecv(r *Request, cid uint32, src, tag int, buf []byte, pooled bool) *Request {
+	r = e.request(r, kindRecv, cid, src, tag, buf, pooled)
+	e.mu.Lock()
+	q := e.queue(cid)
+	for i, u := range q.unexpected.all() {
+		if !r.matches(u.from, int(u.h.tag)) {
+			continue
+		}
+		q.unexpected.remove(i)
+		if u.h.typ == typeMatch {
+			e.mu.Unlock()
+			n := copy(buf, u.data)
+			st := Status{Source: u.from, Tag: int(u.h.tag), Bytes: n, Total: len(u.data)}
+			e.freeUnexpected(u)
+			r.finishNew(st, false) // r is in no queue: nobody else can see it yet
+			return r
+		}
+		e.matchRTS(r, u.from, u.h, u.data, true) // unlocks; done with u.data on return
+		e.freeUnexpected(u)
+		return r
+	}
+	if src != AnySource {
+		if err := e.dead[src]; err != nil {
+			e.mu.Unlock()
+			e.complete(r, Status{Source: src, Err: err})
+			return r
+		}
+	}
+	q.posted.push(r)
+	e.mu.Unlock()
+	return r
+}
+
+// Iprobe looks for a waiting message that a receive with these arguments
+// would match, without receiving it.
+func (e *Engine) Iprobe(cid uint32, src, tag int) (Status, bool, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	probe := Request{peer: src, tag: tag}
+	for _, u := range e.queue(cid).unexpected.all() {
+		if probe.matches(u.from, int(u.h.tag)) {
+			return Status{Source: u.from, Tag: int(u.h.tag), Bytes: u.size(), Total: u.size()}, true, nil
+		}
+	}
+	if src != AnySource {
+		if err := e.dead[src]; err != nil {
+			return Status{Source: src}, false, err
+		}
+	}
+	return Status{}, false, nil
+}
+
+// Probe waits for a message that a receive with these arguments would match.
+func (e *Engine) Probe(cid uint32, src, tag int) (Status, error) {
+	w := waiter{e: e, probe: &PendingOp{Kind: OpProbe, Context: cid, Peer: src, Tag: tag}}
+	for {
+		st, ok, err := e.Iprobe(cid, src, tag)
+		if ok || err != nil {
+			w.end()
+			return st, err
+		}
+		if w.sleepy() {
+			e.sleep(w.ready)
+			w.reset()
+			continue
+		}
+		w.step()
+	}
+}

@@ -1,0 +1,197 @@
+package pml
+
+import (
+	"context"
+
+	"github.com/gompi/gompi/frameworks/btl"
+)
+
+// send transmits one fragment with a pooled header buffer.
+func (e *Engine) send(m btl.Module, peer int, h header, payload []byte) error {
+	return e.transmit(m, peer, h, payload, false)
+}
+
+// post transmits the fragment of a send nobody waits on yet: a module that
+// can hold it back and write it with the next ones may.
+func (e *Engine) post(m btl.Module, peer int, h header, payload []byte) error {
+	return e.transmit(m, peer, h, payload, true)
+}
+
+func (e *Engine) transmit(m btl.Module, peer int, h header, payload []byte, hold bool) error {
+	hb := e.hdrPool.Get().(*[HeaderSize]byte)
+	err := transmitIn(m, peer, h.encode(hb[:]), payload, hold)
+	e.hdrPool.Put(hb)
+	return err
+}
+
+// transmitIn sends one fragment with its encoded header hb, which the
+// module is done with when it returns; with hold, a module that can
+// (btl.Poster) may hold the fragment back to write it with the next ones.
+func transmitIn(m btl.Module, peer int, hb []byte, payload []byte, hold bool) error {
+	send := m.Send
+	if hold {
+		if p, ok := m.(btl.Poster); ok {
+			send = p.Post
+		}
+	}
+	return send(context.Background(), peer, hb, payload) // its error names the peer (btl.Module)
+}
+
+// Isend starts a send of buf to world rank dest, on the communicator
+// whose context id is cid (the id that keeps communicators' and the
+// library's own traffic apart). Messages up to the transport's eager
+// limit go at once; larger ones and synchronous sends announce
+// themselves and move their payload once the receiver matched.
+func (e *Engine) Isend(cid uint32, dest, tag int, buf []byte, sync bool) *Request {
+	return e.isend(nil, cid, dest, tag, buf, sendPosted.withSync(sync), 0)
+}
+
+// StartSend is Isend into r, a zero Request that the caller allocated,
+// perhaps inside its own request: one allocation per call instead of two.
+// Its eager fragment is written at once, never held back for the next
+// ones (btl.Poster): the collectives that use it wait on their few sends
+// at once, and a held fragment would cost them its publication later.
+func (e *Engine) StartSend(r *Request, cid uint32, dest, tag int, buf []byte, sync bool) *Request {
+	return e.isend(r, cid, dest, tag, buf, sendWaitedSoon.withSync(sync), 0)
+}
+
+// PostSend is StartSend for a caller that may start more sends before it
+// waits: the module may hold the eager fragment back to write it with the
+// next ones (btl.Poster). MPI's Isend. mark, when not 0, names an eager
+// message for Cancel: the caller keeps it unique among its sends to dest
+// that may still wait unmatched there.
+func (e *Engine) PostSend(r *Request, cid uint32, dest, tag int, buf []byte, sync bool, mark uint32) *Request {
+	return e.isend(r, cid, dest, tag, buf, sendPosted.withSync(sync), mark)
+}
+
+// PostEager sends buf to world rank dest at once, as an eager message
+// with no request, when it is one and the module that reaches dest takes
+// a short header by value for Post (btl.SmallPoster); the module may hold
+// it back to go with the next ones until Flush. It reports whether it
+// sent, with the module's error: when it did not, the caller starts a
+// request. Open MPI's ob1 does the same for a send its transport takes
+// whole at once. mark is PostSend's: CancelPosted cancels the message by it.
+func (e *Engine) PostEager(cid uint32, dest, tag int, buf []byte, mark uint32) (bool, error) {
+	m := e.module(dest)
+	sp, ok := m.(btl.SmallPoster)
+	if !ok || len(buf) > m.EagerLimit() || e.anyDead.Load() {
+		return false, nil
+	}
+	return true, sp.PostSmall(dest, matchHeader(cid, mark, int32(tag)), buf)
+}
+
+// Flush writes what the module that reaches world rank peer holds back
+// for it (btl.Poster).
+func (e *Engine) Flush(peer int) {
+	if p, ok := e.module(peer).(btl.Poster); ok {
+		p.Flush(peer)
+	}
+}
+
+// Send is a blocking send. An eager one needs no request at all: it is
+// complete once the transport has the bytes, as Open MPI's sendi path
+// does it. Others use a pooled request. It returns the send's error: a
+// Status would only carry it, and returning one cost a copy of narrow
+// stores the processor cannot forward.
+func (e *Engine) Send(cid uint32, dest, tag int, buf []byte, sync bool) error {
+	if !sync {
+		m := e.module(dest)
+		if len(buf) <= m.EagerLimit() && !e.anyDead.Load() {
+			if ss, ok := m.(btl.SmallSender); ok {
+				return ss.SendSmall(dest, matchHeader(cid, 0, int32(tag)), buf) // in registers: no pool
+			}
+			h := header{typ: typeMatch, context: cid, tag: int32(tag)}
+			return e.send(m, dest, h, buf)
+		}
+	}
+	r := e.isend(nil, cid, dest, tag, buf, sendBlocking.withSync(sync), 0)
+	err := e.WaitRef(r).Err
+	e.Release(r)
+	return err
+}
+
+// sendMode says how isend starts a send: who owns the request, whether
+// the caller waits at once, and whether the send is synchronous.
+type sendMode uint8
+
+const (
+	// sendPosted: the caller may start more sends before it waits (MPI's
+	// Isend), so the module may hold an eager fragment back to write it
+	// with the next ones.
+	sendPosted sendMode = 0
+	// sendWaitedSoon: the caller waits for the send at once (a
+	// collective), so an eager fragment is written now.
+	sendWaitedSoon sendMode = 1
+	// sendBlocking: a blocking Send, waited for at once, in a request from
+	// the engine's pool.
+	sendBlocking sendMode = 2
+	// sendSync, added to any of the above: the send completes only once a
+	// receive has matched it.
+	sendSync sendMode = 4
+)
+
+// withSync returns m, made synchronous if sync is set.
+func (m sendMode) withSync(sync bool) sendMode {
+	if sync {
+		return m | sendSync
+	}
+	return m
+}
+
+// isend starts a send in mode; mark names an eager one for Cancel (PostSend).
+func (e *Engine) isend(r *Request, cid uint32, dest, tag int, buf []byte, mode sendMode, mark uint32) *Request {
+	sync, pooled := mode&sendSync != 0, mode&sendBlocking != 0
+	now := mode&(sendWaitedSoon|sendBlocking) != 0
+	r = e.request(r, kindSend, cid, dest, tag, buf, pooled)
+	r.sync, r.mark = sync, mark
+	m := e.module(dest)
+	if err := e.deadErr(dest); err != nil {
+		e.complete(r, Status{Err: err})
+		return r
+	}
+	if len(buf) <= m.EagerLimit() && !sync {
+		// The header goes in r's own buffer: the header pool's pinning cost
+		// more than a request's 16 bytes.
+		err := transmitIn(m, dest, encodeMatch(r.hdr[:], cid, mark, int32(tag)), buf, !now)
+		r.finishNew(Status{Err: err}, !now && err == nil) // nobody waits on r before we return it
+		return r
+	}
+	e.mu.Lock()
+	if err := e.dead[dest]; err != nil { // it may have died since deadErr
+		e.mu.Unlock()
+		e.complete(r, Status{Err: err})
+		return r
+	}
+	e.nextID++
+	r.id = e.nextID
+	e.sends[r.id] = r // before the RTS: the CTS may come back at once
+	e.mu.Unlock()
+	h := header{typ: typeRTS, context: cid, source: int32(e.me), tag: int32(tag), size: uint64(len(buf)), sreq: r.id}
+	if sync {
+		h.flags |= flagSync
+	}
+	if sc, ok := m.(btl.SingleCopier); ok {
+		if least := sc.SingleCopyMin(dest); least > 0 && len(buf) >= least {
+			// The receiver reads buf itself; r keeps it reachable until the FIN.
+			h.flags |= flagGet
+			h.token = sc.Expose(dest, buf)
+		}
+	}
+	var first []byte
+	if h.flags&flagGet == 0 {
+		// The first fragment goes with the RTS, as Open MPI's ob1 does: it
+		// moves while the CTS comes back. The CTS then asks for the rest.
+		first = buf[:min(len(buf), m.EagerLimit(), m.MaxSendSize())]
+		r.first = len(first)
+	}
+	if err := e.send(m, dest, h, first); err != nil {
+		e.mu.Lock()
+		_, pending := e.sends[r.id]
+		delete(e.sends, r.id)
+		e.mu.Unlock()
+		if pending {
+			e.complete(r, Status{Err: err})
+		}
+	}
+	return r
+}
