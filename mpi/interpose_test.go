@@ -29,6 +29,7 @@ var pure = []string{
 	"Comm.String",    // fmt.Stringer
 	"Comm.IsNull",    // whether a communicator is the zero Comm
 	"Group.String",   // fmt.Stringer
+	"Comm.Transport", // reads the transport Init chose for a peer, no MPI call
 }
 
 // pmpiPure are the methods of pmpi's types that package mpi may call on
@@ -45,6 +46,7 @@ var pmpiPure = map[string]string{
 	"Request.Gen":    "the request's generation: which operation a Request stands for, not whether it completed",
 	"Op.For":         "binds a user operation to its element type, as NewOp returns it; no MPI call",
 	"Status.CountOf": "MPI_Get_count, a computation on the status the caller holds (GetCount)",
+	"Comm.Transport": "reads the transport Init chose for a peer; no MPI call",
 }
 
 // pmpiFuncs are the functions of package pmpi that mpi may call, and
