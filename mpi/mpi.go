@@ -170,7 +170,14 @@ func Initialized() bool { return api().Initialized() }
 // Finalized reports whether Finalize has completed.
 func Finalized() bool { return api().Finalized() }
 
-// Abort stops every rank of the job with the given exit code.
+// AppNum returns the index of this process's app context on gompirun's
+// MPMD command line (MPI_APPNUM): gompirun -np 1 ./a : -np 3 ./b gives
+// ./a's rank 0 and ./b's ranks 1. It is 0 in a job of one app context and
+// in a singleton, and Undefined before Init.
+func AppNum() int { return pmpi.AppNum() }
+
+// Abort stops every rank of the job with the given exit code; it does not
+// return.
 func Abort(comm Comm, code int) error { return api().Abort(comm.c, code) }
 
 // Wtime returns wall-clock seconds since a fixed point in the past.

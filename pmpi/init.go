@@ -353,8 +353,10 @@ func (*realAPI) CommSelf() *Comm {
 	return nil
 }
 
-// Abort stops every rank of the job with the given exit code. It returns
-// only if the launcher cannot be told, and then exits the process.
+// Abort stops every rank of the job with the given exit code and never
+// returns: it tells the launcher, which stops the other ranks, then exits
+// the process (also when the launcher cannot be told). The error result
+// is MPI's signature.
 func (*realAPI) Abort(comm *Comm, code int) error {
 	return abort(code, fmt.Sprintf("MPI_Abort called on %v with code %d", comm, code))
 }
@@ -394,6 +396,17 @@ func JobID() string {
 		return l.job.JobID
 	}
 	return ""
+}
+
+// AppNum is the index of this process's app context on gompirun's command
+// line, MPI_APPNUM: with gompirun -np 1 a : -np 2 b, a's rank is in app 0
+// and b's in app 1. It is 0 in a job of one app context and in a
+// singleton, and Undefined before Init.
+func AppNum() int {
+	if l := current.Load(); l != nil {
+		return l.job.AppNum
+	}
+	return Undefined
 }
 
 // Announce tells gompirun of a file this process wrote for the user, a

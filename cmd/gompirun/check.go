@@ -81,6 +81,24 @@ func checkParams(env []string, program string, log hclog.Logger) error {
 	return errors.Join(errs...)
 }
 
+// onceWriter drops lines written before: the parameter check runs once
+// per app context, and what they share is said once.
+type onceWriter struct {
+	w    io.Writer
+	seen map[string]bool
+}
+
+func (o *onceWriter) Write(p []byte) (int, error) {
+	if o.seen == nil {
+		o.seen = map[string]bool{}
+	}
+	if o.seen[string(p)] {
+		return len(p), nil
+	}
+	o.seen[string(p)] = true
+	return o.w.Write(p)
+}
+
 // frameworkErrors splits the error of mca.System.Resolve, "mca: " and the
 // frameworks' errors joined, into those errors.
 func frameworkErrors(err error) []error {
@@ -120,21 +138,39 @@ func (t linkedText) mayLink(name string) bool {
 	return !t.known || bytes.Contains(t.data, []byte(name))
 }
 
-// exportToSelf sets the -x exports in gompirun's own environment: the
-// ranks inherit them, and the parameter check must read what they will.
-func exportToSelf(exports []string) error {
+// withExports runs check with an app context's -x exports set in
+// gompirun's own environment, where the parameter system reads
+// GOMPI_MCA_ variables, and restores the environment afterwards.
+func withExports(exports []string, check func() error) error {
+	type saved struct {
+		name, value string
+		set         bool
+	}
+	var undo []saved
+	defer func() {
+		for _, s := range slices.Backward(undo) {
+			if s.set {
+				os.Setenv(s.name, s.value)
+			} else {
+				os.Unsetenv(s.name)
+			}
+		}
+	}()
 	for _, kv := range exports {
 		name, value, _ := strings.Cut(kv, "=")
+		old, set := os.LookupEnv(name)
+		undo = append(undo, saved{name, old, set})
 		if err := os.Setenv(name, value); err != nil {
 			return fmt.Errorf("-x %s: %w", name, err)
 		}
 	}
-	return nil
+	return check()
 }
 
-// printProblems writes a failed check, one problem a line.
-func printProblems(w io.Writer, err error) {
-	fmt.Fprintln(w, "gompirun: bad MCA parameters; no rank was started:")
+// printProblems writes a failed check, one problem a line; where names
+// the app context of an MPMD job.
+func printProblems(w io.Writer, where string, err error) {
+	fmt.Fprintf(w, "gompirun: bad MCA parameters%s; no rank was started:\n", where)
 	for _, line := range strings.Split(strings.TrimPrefix(err.Error(), "mca: "), "\n") {
 		fmt.Fprintln(w, "  "+line)
 	}

@@ -22,7 +22,7 @@ import (
 	"github.com/gompi/gompi/params"
 )
 
-const usageLine = "gompirun -np N [options] program [args...]"
+const usageLine = "gompirun -np N [options] program [args...] [: -np N [-x VAR]... program [args...]]..."
 
 const longHelp = `gompirun starts N copies of program on this host as the ranks of one gompi
 job, serves their runtime (identity, key exchange, fences, abort), forwards
@@ -69,20 +69,38 @@ SIGHUP; 1 when the job could not be started.`
 
 // options is a parsed command line.
 type options struct {
-	np            int
+	apps          []appOptions // one per app context, in order
 	oversubscribe bool
 	mca           []params.Setting
 	tune          []string // absolute paths
-	exports       []string // NAME=value, in order
 	output        launcher.OutputOptions
 	timeout       time.Duration
 	reportState   bool // --report-state-on-timeout
 	stacks        bool // --get-stack-traces
 	bind          launcher.Bind
 	verbose       int
-	program       string
-	args          []string
 }
+
+// appOptions is one app context: "-np N [-x VAR]... program args".
+type appOptions struct {
+	np      int
+	program string
+	args    []string
+	exports []string // NAME=value, in order
+}
+
+// np is the number of ranks of the job, over every app context.
+func (o *options) np() int {
+	n := 0
+	for _, a := range o.apps {
+		n += a.np
+	}
+	return n
+}
+
+// contextSep separates the app contexts of an MPMD command line, as in
+// Open MPI: gompirun -np 1 ./a : -np 3 ./b.
+const contextSep = ":"
 
 // host is what option checking needs to know about the machine and the
 // environment, so tests can supply their own.
@@ -95,8 +113,10 @@ type host struct {
 // parseArgs parses gompirun's command line. It returns nil options and no
 // error when --help or --version was answered on stdout.
 func parseArgs(args []string, h host, stdout io.Writer) (*options, error) {
+	segs := splitContexts(args)
 	var (
 		o         options
+		first     appOptions
 		tune      []string
 		exports   []string
 		bindTo    string
@@ -124,13 +144,13 @@ func parseArgs(args []string, h host, stdout io.Writer) (*options, error) {
 	fl := cmd.Flags()
 	fl.SetInterspersed(false) // the program's own flags are not ours
 	fl.SortFlags = false
-	fl.IntVarP(&o.np, "np", "n", 0, "start `N` ranks (required, 1 or more)")
-	fl.IntVar(&o.np, "n", 0, "same as --np")
+	fl.IntVarP(&first.np, "np", "n", 0, "start `N` ranks of the program (required, 1 or more)")
+	fl.IntVar(&first.np, "n", 0, "same as --np")
 	_ = fl.MarkHidden("n")
+	fl.StringArrayVarP(&exports, "export", "x", nil, "export `VAR[=VALUE]` to the program's ranks; VAR alone copies gompirun's value (repeatable)")
 	fl.BoolVar(&o.oversubscribe, "oversubscribe", false, "allow more ranks than CPUs")
 	fl.String("mca", "", "set an MCA parameter for every rank: `NAME VALUE` (repeatable)")
 	fl.StringArrayVar(&tune, "tune", nil, "read MCA parameters from `FILE` in every rank (repeatable; FILE,FILE also works)")
-	fl.StringArrayVarP(&exports, "export", "x", nil, "export `VAR[=VALUE]` to the ranks; VAR alone copies gompirun's value (repeatable)")
 	fl.BoolVar(&o.output.Tag, "tag-output", false, "prefix each output line with [jobid,rank]<stdout>: or <stderr>:")
 	fl.BoolVar(&o.output.Timestamp, "timestamp-output", false, "prefix each output line with the time it was printed")
 	fl.StringVar(&o.output.Dir, "output-filename", "", "also write rank N's output to `DIR`/1/rank.N/stdout and stderr")
@@ -142,13 +162,19 @@ func parseArgs(args []string, h host, stdout io.Writer) (*options, error) {
 	cmd.InitDefaultHelpFlag()
 	cmd.InitDefaultVersionFlag()
 
-	pairs, rest, err := cli.ExtractPairs(fl, args, "--mca", "-mca")
+	inContext := func(n int, err error) error {
+		if len(segs) > 1 {
+			return fmt.Errorf("app context %d: %w", n, err)
+		}
+		return err
+	}
+	pairs, rest, err := cli.ExtractPairs(fl, segs[0], "--mca", "-mca")
 	if err != nil {
-		return nil, err
+		return nil, inContext(1, err)
 	}
 	cmd.SetArgs(append([]string{}, rewriteSingleDash(fl, rest)...)) // non-nil: cobra reads os.Args for nil
 	if err := cmd.Execute(); err != nil {
-		return nil, fmt.Errorf("%w (see gompirun --help)", err)
+		return nil, inContext(1, fmt.Errorf("%w (see gompirun --help)", err))
 	}
 	if !ran { // --help or --version
 		return nil, nil
@@ -161,29 +187,44 @@ func parseArgs(args []string, h host, stdout io.Writer) (*options, error) {
 		return nil, err
 	}
 	if len(remaining) == 0 {
-		if n := len(args); n >= 3 && len(pairs) > 0 {
+		if n := len(segs[0]); n >= 3 && len(pairs) > 0 {
 			// "--mca NAME prog": the program became the value.
-			if p := pairs[len(pairs)-1]; slices.Equal(args[n-3:], []string{p.Flag, p.Name, p.Value}) {
-				return nil, tookProgram(p, h.isParam)
+			if p := pairs[len(pairs)-1]; slices.Equal(segs[0][n-3:], []string{p.Flag, p.Name, p.Value}) {
+				return nil, inContext(1, tookProgram(p, h.isParam))
 			}
+		}
+		if len(segs) > 1 {
+			return nil, inContext(1, emptyContext(segs[0]))
 		}
 		return nil, errors.New("no program given; usage: " + usageLine)
 	}
-	o.program, o.args = remaining[0], remaining[1:]
-
+	first.program, first.args = remaining[0], remaining[1:]
 	if !fl.Changed("np") && !fl.Changed("n") {
-		return nil, errors.New("-np N is required: the number of ranks to start (1 or more)")
+		return nil, inContext(1, errors.New("-np N is required: the number of ranks to start (1 or more)"))
 	}
-	if o.np < 1 {
-		return nil, fmt.Errorf("-np %d: the number of ranks must be 1 or more", o.np)
+	if first.np < 1 {
+		return nil, inContext(1, fmt.Errorf("-np %d: the number of ranks must be 1 or more", first.np))
 	}
-	if o.np > h.numCPU && !o.oversubscribe {
-		return nil, fmt.Errorf("-np %d: this host has only %d CPUs available; add --oversubscribe to run more ranks than CPUs", o.np, h.numCPU)
+	if first.exports, err = resolveExports(exports, h.lookupEnv); err != nil {
+		return nil, inContext(1, err)
+	}
+	o.apps = append(o.apps, first)
+	for i, seg := range segs[1:] {
+		app, err := parseContext(seg, fl, h.lookupEnv)
+		if err != nil {
+			return nil, inContext(i+2, err)
+		}
+		o.apps = append(o.apps, app)
+	}
+
+	if np := o.np(); np > h.numCPU && !o.oversubscribe {
+		what := fmt.Sprintf("-np %d", np)
+		if len(o.apps) > 1 {
+			what = fmt.Sprintf("%d ranks in all", np)
+		}
+		return nil, fmt.Errorf("%s: this host has only %d CPUs available; add --oversubscribe to run more ranks than CPUs", what, h.numCPU)
 	}
 	if o.tune, err = checkTuneFiles(tune); err != nil {
-		return nil, err
-	}
-	if o.exports, err = resolveExports(exports, h.lookupEnv); err != nil {
 		return nil, err
 	}
 	switch strings.ToLower(bindTo) {
@@ -208,6 +249,95 @@ func parseArgs(args []string, h host, stdout io.Writer) (*options, error) {
 		}
 	}
 	return &o, nil
+}
+
+// splitContexts splits a command line at every lone ":", as Open MPI
+// does: a program cannot be given ":" as an argument.
+func splitContexts(args []string) [][]string {
+	segs := [][]string{{}}
+	for _, a := range args {
+		if a == contextSep {
+			segs = append(segs, []string{})
+			continue
+		}
+		segs[len(segs)-1] = append(segs[len(segs)-1], a)
+	}
+	return segs
+}
+
+// emptyContext explains an app context without a program.
+func emptyContext(seg []string) error {
+	if len(seg) == 0 {
+		return errors.New("empty: each \":\" must be followed by -np N and a program")
+	}
+	return fmt.Errorf("no program after %q: an app context is \"-np N [-x VAR]... program [args]\"", strings.Join(seg, " "))
+}
+
+// parseContext parses an app context after the first: -np, -x, the
+// program and its arguments. The job's options (those of the whole
+// command line) belong before the first program; one given here is
+// refused rather than applied to the whole job or to this context.
+func parseContext(seg []string, job *pflag.FlagSet, lookupEnv func(string) (string, bool)) (appOptions, error) {
+	var (
+		app     appOptions
+		exports []string
+	)
+	fs := pflag.NewFlagSet("app context", pflag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.SetInterspersed(false)
+	fs.IntVarP(&app.np, "np", "n", 0, "")
+	fs.IntVar(&app.np, "n", 0, "")
+	fs.StringArrayVarP(&exports, "export", "x", nil, "")
+	args := rewriteSingleDash(job, seg)
+	if err := refuseJobOptions(args, fs, job); err != nil {
+		return appOptions{}, err
+	}
+	if err := fs.Parse(args); err != nil {
+		return appOptions{}, err
+	}
+	if fs.NArg() == 0 {
+		return appOptions{}, emptyContext(seg)
+	}
+	app.program, app.args = fs.Arg(0), fs.Args()[1:]
+	if !fs.Changed("np") && !fs.Changed("n") {
+		return appOptions{}, fmt.Errorf("-np N is required before %s: the number of its ranks (1 or more)", app.program)
+	}
+	if app.np < 1 {
+		return appOptions{}, fmt.Errorf("-np %d: the number of ranks must be 1 or more", app.np)
+	}
+	var err error
+	if app.exports, err = resolveExports(exports, lookupEnv); err != nil {
+		return appOptions{}, err
+	}
+	return app, nil
+}
+
+// refuseJobOptions fails on the first option of args, up to the program,
+// that is one of the job's (in job) rather than an app context's (in fs).
+func refuseJobOptions(args []string, fs, job *pflag.FlagSet) error {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" || a == "-" || !strings.HasPrefix(a, "-") {
+			return nil
+		}
+		var ours, jobs bool
+		if name, ok := strings.CutPrefix(a, "--"); ok {
+			name, _, _ = strings.Cut(name, "=")
+			ours, jobs = fs.Lookup(name) != nil, job.Lookup(name) != nil
+		} else {
+			ours, jobs = fs.ShorthandLookup(a[1:2]) != nil, job.ShorthandLookup(a[1:2]) != nil
+		}
+		if !ours && jobs {
+			return fmt.Errorf("%s applies to the whole job: give it before the first program (after \":\" an app context takes only -np and -x)", a)
+		}
+		if !ours {
+			return nil // pflag names the unknown flag
+		}
+		if takesValue(fs, a) {
+			i++
+		}
+	}
+	return nil
 }
 
 // tookProgram explains a command line whose last --mca pair took the

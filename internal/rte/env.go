@@ -26,7 +26,7 @@ var jobIDPattern = regexp.MustCompile(`^[0-9A-Za-z][0-9A-Za-z._-]{0,63}$`)
 func parseEnv(getenv func(string) string) (config, error) {
 	sizeStr := getenv(EnvSize)
 	if sizeStr == "" {
-		for _, name := range []string{EnvRank, EnvLocalRank, EnvLocalSize, EnvServer, EnvSessionDir, EnvLifeline} {
+		for _, name := range []string{EnvRank, EnvLocalRank, EnvLocalSize, EnvAppNum, EnvServer, EnvSessionDir, EnvLifeline} {
 			if v := getenv(name); v != "" {
 				return config{}, fmt.Errorf("environment variable %s=%q is set but %s is not; set both, or neither to run as a singleton", name, v, EnvSize)
 			}
@@ -65,6 +65,15 @@ func parseEnv(getenv func(string) string) (config, error) {
 		}
 	} else if c.job.LocalRank >= c.job.LocalSize {
 		return config{}, fmt.Errorf("environment variable %s is not set and %s=%d cannot stand in for it with %s=%d", EnvLocalRank, EnvRank, c.job.Rank, EnvLocalSize, c.job.LocalSize)
+	}
+
+	// Unset: the launcher knows no app contexts, so there is one, app 0.
+	if s := getenv(EnvAppNum); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 0 {
+			return config{}, fmt.Errorf("environment variable %s=%q: want a non-negative integer", EnvAppNum, s)
+		}
+		c.job.AppNum = n
 	}
 
 	c.job.JobID = getenv(EnvJobID)

@@ -23,7 +23,10 @@ const (
 	EnvSize      = "GOMPI_COMM_WORLD_SIZE"
 	EnvLocalRank = "GOMPI_COMM_WORLD_LOCAL_RANK"
 	EnvLocalSize = "GOMPI_COMM_WORLD_LOCAL_SIZE"
-	EnvJobID     = "GOMPI_JOB_ID"
+	// EnvAppNum is the index of the rank's app context on an MPMD command
+	// line (gompirun -np 1 a : -np 2 b gives a 0 and b 1): MPI_APPNUM.
+	EnvAppNum = "GOMPI_APPNUM"
+	EnvJobID  = "GOMPI_JOB_ID"
 	// EnvServer is the job server's gRPC target, as in unix:///tmp/gompi.<job>/rt.sock.
 	EnvServer = "GOMPI_SERVER"
 	// EnvSecret is the job secret in hex.
@@ -55,6 +58,7 @@ const maxValueSize = 1 << 20
 // Job is a rank's identity within its job.
 type Job struct {
 	Rank, Size, LocalRank, LocalSize int
+	AppNum                           int // index of the rank's app context (MPI_APPNUM); 0 for a singleton
 	JobID                            string
 	Secret                           []byte // per-job random secret (>= 32 bytes); also authenticates btl tcp connections
 	Hostname                         string
