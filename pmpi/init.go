@@ -132,8 +132,17 @@ func Prepare() (*mca.System, error) {
 	return l.sys, nil
 }
 
-// prepare joins the job and loads parameters and frameworks.
+// prepare joins the job and loads parameters and frameworks. Asked which
+// components the program registers (mca.LinkedQueryEnvVar), it answers
+// and exits instead.
 func prepare(ctx context.Context) (_ *library, err error) {
+	if path := os.Getenv(mca.LinkedQueryEnvVar); path != "" {
+		if err := mca.DefaultRegistry().Linked().WriteFile(path); err != nil {
+			fmt.Fprintln(os.Stderr, "gompi:", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
 	client, err := rte.Connect(ctx)
 	if err != nil {
 		return nil, err

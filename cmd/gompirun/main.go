@@ -116,7 +116,7 @@ func checkApps(opt *options, env []string, stderr io.Writer) bool {
 			where = fmt.Sprintf(" (app context %d, %s)", i+1, app.program)
 		}
 		appEnv := append(slices.Clip(env), app.exports...)
-		err := withExports(app.exports, func() error { return checkParams(appEnv, app.program, log) })
+		err := withExports(app.exports, func() error { return checkParams(appEnv, append([]string{app.program}, app.args...), log) })
 		if err != nil {
 			printProblems(stderr, where, err)
 			return false
