@@ -24,48 +24,47 @@ import (
 
 const usageLine = "gompirun -np N [options] program [args...] [: -np N [-x VAR]... program [args...]]..."
 
-const longHelp = `gompirun starts N copies of program on this host as the ranks of one gompi
-job, serves their runtime (identity, key exchange, fences, abort), forwards
-their output and stops every rank as soon as one fails.
+// usageTemplate and helpTemplate put the usage line and the options
+// first, the explanations (longHelp) after them.
+const (
+	usageTemplate = `Usage:
+  {{.UseLine}}
 
-gompirun's options end at the program name (or at "--"); everything after it
-belongs to the program. Single-dash long options as Open MPI users type them
-(-np 4, -mca btl tcp) work as well.
+Options:
+{{.LocalFlags.FlagUsages | trimTrailingWhitespaces}}
+`
+	helpTemplate = `{{.UsageString}}
+{{.Long}}
+`
+)
 
-The ranks inherit gompirun's environment plus -x variables, --mca settings and
---tune files (in GOMPI_LAUNCH_MCA), GOMPI_PREFIX (unless set) and their identity
-(GOMPI_COMM_WORLD_RANK, _SIZE, _LOCAL_RANK, _LOCAL_SIZE, GOMPI_JOB_ID,
-GOMPI_SERVER, GOMPI_JOB_SECRET, GOMPI_SESSION_DIR, GOMPI_LIFELINE_FD). Rank 0
-reads gompirun's stdin; the others read /dev/null. SIGINT, SIGTERM and SIGHUP
-are forwarded to the ranks, then the job is stopped. If gompirun itself dies
-(even by SIGKILL), every rank notices at once through descriptor 3, removes
-the job's files and exits, wrapper scripts or not.
+const longHelp = `gompirun starts the ranks of one gompi job on this host, serves their
+runtime, forwards their output and stops every rank as soon as one fails.
+Options end at the program name (or at "--"); what follows belongs to the
+program. Single-dash long options (-np 4, -mca btl tcp) work as well.
 
-A rank fails the job when it exits non-zero, is killed by a signal, calls
-Abort, or connects to the runtime and exits 0 without calling Finalize; the
-other ranks then get SIGTERM and, half a second later, SIGKILL. gompirun names
-the root cause first: a rank that failed because a peer had failed follows it.
+MPMD: "gompirun -np 1 ./a : -np 3 ./b x" runs one rank of ./a and three of
+./b with argument x in one job. Each app context between ":" has its own
+-np, -x, program and arguments; ranks are numbered in order (./a is rank
+0, ./b ranks 1 to 3), and each rank's context is its MPI_APPNUM
+(mpi.AppNum). The other options concern the whole job and go before the
+first program. A lone ":" always separates contexts.
 
-What is a job that seems hung waiting for? SIGQUIT to gompirun (Ctrl-\ in its
-terminal; the ranks do not get it) prints every rank's pending receives and
-sends, the MPI call and file:line waiting on them, its unexpected messages,
-and the deadlocks and mismatched tags they add up to; the job goes on.
---report-state-on-timeout prints the same before --timeout stops the job;
---get-stack-traces adds every goroutine's stack to both.
+--bind-to: auto (the default) gives each rank its share of the CPUs
+gompirun may use when the ranks fit, and pins rank r to the (r mod n)-th
+CPU when they do not; core always pins; none leaves placement to the kernel.
 
---bind-to auto (the default) gives each rank its own share of the n CPUs
-gompirun may use when the ranks fit (2 ranks on 4 CPUs: 2 each; 1 rank: all
-of them) and pins rank r to the (r mod n)-th CPU when they do not, so that
-every CPU carries as many ranks: waiting ranks poll, and ranks that the
-kernel piles on one CPU or moves between CPUs wait for each other's time
-slices. core pins rank r to the (r mod n)-th CPU always; none leaves
-placement to the kernel. Go sizes GOMAXPROCS from the binding.
+SIGINT, SIGTERM and SIGHUP are forwarded to the ranks and stop the job;
+SIGQUIT prints what every rank waits for and the job goes on.
 
-Exit status: 0 when every rank succeeded; else that of the root cause:
-the rank's exit status, 128+signal number if it was killed by a signal, its
-Abort code, or 1 if it exited without calling Finalize; 124 when --timeout
-expired; 128+signal number when gompirun itself got SIGINT, SIGTERM or
-SIGHUP; 1 when the job could not be started.`
+Exit status: 0 when every rank succeeded; else that of the root cause (the
+rank's exit status, 128+signal if it was killed, its Abort code, or 1 if it
+exited without calling Finalize); 124 when --timeout expired; 128+signal
+when gompirun itself got SIGINT, SIGTERM or SIGHUP; 1 when the job could
+not be started.
+
+The ranks' environment, failures, state reports and binding are explained
+in docs/gompirun.md.`
 
 // options is a parsed command line.
 type options struct {
@@ -119,7 +118,7 @@ func parseArgs(args []string, h host, stdout io.Writer) (*options, error) {
 		first     appOptions
 		tune      []string
 		exports   []string
-		bindTo    string
+		bindTo    = choice{value: "auto", values: "auto|core|none"}
 		timeout   int
 		ran       bool
 		remaining []string
@@ -141,6 +140,8 @@ func parseArgs(args []string, h host, stdout io.Writer) (*options, error) {
 	}
 	cmd.SetOut(stdout)
 	cmd.SetErr(stdout)
+	cmd.SetUsageTemplate(usageTemplate)
+	cmd.SetHelpTemplate(helpTemplate)
 	fl := cmd.Flags()
 	fl.SetInterspersed(false) // the program's own flags are not ours
 	fl.SortFlags = false
@@ -157,7 +158,7 @@ func parseArgs(args []string, h host, stdout io.Writer) (*options, error) {
 	fl.IntVar(&timeout, "timeout", 0, "stop the job after `SECONDS` and exit with status 124 (default $MPIEXEC_TIMEOUT, else none)")
 	fl.BoolVar(&o.reportState, "report-state-on-timeout", false, "before --timeout stops the job, print what every rank waits for")
 	fl.BoolVar(&o.stacks, "get-stack-traces", false, "add every goroutine's stack of every rank to state reports")
-	fl.StringVar(&bindTo, "bind-to", "auto", "which CPUs each rank may use: `auto|core|none` (see above)")
+	fl.Var(&bindTo, "bind-to", "which CPUs each rank may use (see below)")
 	fl.CountVarP(&o.verbose, "verbose", "v", "log what gompirun does to stderr (-vv for more)")
 	cmd.InitDefaultHelpFlag()
 	cmd.InitDefaultVersionFlag()
@@ -227,7 +228,7 @@ func parseArgs(args []string, h host, stdout io.Writer) (*options, error) {
 	if o.tune, err = checkTuneFiles(tune); err != nil {
 		return nil, err
 	}
-	switch strings.ToLower(bindTo) {
+	switch strings.ToLower(bindTo.value) {
 	case "auto":
 		o.bind = launcher.BindAuto
 	case "core":
@@ -235,7 +236,7 @@ func parseArgs(args []string, h host, stdout io.Writer) (*options, error) {
 	case "none":
 		o.bind = launcher.BindNone
 	default:
-		return nil, fmt.Errorf("--bind-to %q: allowed values are auto, core and none", bindTo)
+		return nil, fmt.Errorf("--bind-to %q: allowed values are auto, core and none", bindTo.value)
 	}
 	if o.timeout, err = timeoutOption(fl.Changed("timeout"), timeout, h.lookupEnv); err != nil {
 		return nil, err
@@ -250,6 +251,14 @@ func parseArgs(args []string, h host, stdout io.Writer) (*options, error) {
 	}
 	return &o, nil
 }
+
+// choice is a string option whose help shows its allowed values once, as
+// the value's name (--bind-to auto|core|none); parseArgs checks the value.
+type choice struct{ value, values string }
+
+func (c *choice) String() string     { return c.value }
+func (c *choice) Set(v string) error { c.value = v; return nil }
+func (c *choice) Type() string       { return c.values }
 
 // splitContexts splits a command line at every lone ":", as Open MPI
 // does: a program cannot be given ":" as an argument.

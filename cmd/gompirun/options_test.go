@@ -192,10 +192,19 @@ func TestHelpAndVersion(t *testing.T) {
 			t.Fatalf("%q: %+v, %v", args, o, err)
 		}
 		for _, want := range []string{"--np N", "--oversubscribe", "--mca NAME VALUE", "--tune FILE", "-x, --export", "--tag-output",
-			"--timestamp-output", "--output-filename DIR", "--timeout SECONDS", "--bind-to auto|core|none", "--version", "Exit status"} {
+			"--timestamp-output", "--output-filename DIR", "--timeout SECONDS", "--bind-to auto|core|none", "--version", "Exit status",
+			"MPMD", "docs/gompirun.md"} {
 			if !strings.Contains(out.String(), want) {
 				t.Errorf("%q output lacks %q", args, want)
 			}
+		}
+		// Usage and the options first, the explanations after them.
+		if help := out.String(); !strings.HasPrefix(help, "Usage:\n  gompirun -np N") ||
+			strings.Index(help, "--bind-to") > strings.Index(help, "Exit status") {
+			t.Errorf("%q: the help does not start with the usage and the options:\n%s", args, help)
+		}
+		if n := strings.Count(out.String(), "auto|core|none"); n != 1 {
+			t.Errorf("%q: the values of --bind-to are listed %d times, want once", args, n)
 		}
 	}
 	var out bytes.Buffer
