@@ -24,13 +24,7 @@ import (
 )
 
 func main() {
-	// gompirun re-executes itself as the --bind-to shim; see launcher.BindEnvVar.
-	if cpu, ok := os.LookupEnv(launcher.BindEnvVar); ok {
-		err := launcher.RunBindShim(cpu, os.Args[1:])
-		fmt.Fprintln(os.Stderr, "gompirun:", err)
-		os.Exit(127)
-	}
-	// ... and as the job's reaper; see launcher.RunReaper.
+	// gompirun re-executes itself as the job's reaper; see launcher.RunReaper.
 	if spec, ok := os.LookupEnv(launcher.ReaperEnvVar); ok {
 		if err := launcher.RunReaper(spec); err != nil {
 			fmt.Fprintln(os.Stderr, "gompirun:", err)
@@ -78,7 +72,6 @@ func run(args []string, stdin *os.File, stdout, stderr io.Writer, sigs, quits <-
 		Apps:      apps,
 		Env:       env,
 		Bind:      opt.bind,
-		BindExe:   bindExe(exe),
 		ReaperExe: exe,
 		Timeout:   opt.timeout,
 
@@ -186,15 +179,4 @@ func logLevel(verbose int) hclog.Level {
 		return hclog.Debug
 	}
 	return hclog.Warn
-}
-
-// bindExe is the binding shim to start bound ranks through: gompi-bind
-// beside gompirun if it is there (it starts in a few milliseconds),
-// else gompirun itself (tens of milliseconds, once per rank).
-func bindExe(exe string) string {
-	shim := filepath.Join(filepath.Dir(exe), "gompi-bind")
-	if fi, err := os.Stat(shim); err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0 {
-		return shim
-	}
-	return exe
 }

@@ -60,10 +60,9 @@ type Config struct {
 	// are added. nil means os.Environ().
 	Env []string
 	// Bind chooses each rank's CPUs among those in gompirun's affinity
-	// mask; binding runs BindExe as the binding shim (package bindshim). Go
-	// sizes GOMAXPROCS from the mask, so a rank gets as many threads as CPUs.
-	Bind    Bind
-	BindExe string // gompi-bind, or gompirun itself; required unless Bind is BindNone
+	// mask (see startRank). Go sizes GOMAXPROCS from the mask, so a rank
+	// gets as many threads as CPUs.
+	Bind Bind
 	// ReaperExe, when set, is run as the job's reaper (see RunReaper): if
 	// gompirun is killed, it kills what is left of the job and removes the
 	// job's files.
@@ -215,9 +214,6 @@ func (cfg *Config) fill() (np int, err error) {
 		}
 		np += app.NP
 	}
-	if cfg.Bind != BindNone && cfg.BindExe == "" {
-		return 0, errors.New("binding ranks needs the path of the binding shim, gompi-bind or gompirun (Config.BindExe)")
-	}
 	if cfg.Timeout < 0 {
 		return 0, fmt.Errorf("timeout %s: must not be negative", cfg.Timeout)
 	}
@@ -300,10 +296,10 @@ func (s *session) remove() { _ = rte.RemoveJobFiles(s.jobID, s.dir) }
 const lifelineFD = 3
 
 // identityVars are set by the launcher for each rank and so dropped from the
-// inherited environment, together with the binding shim's switch.
+// inherited environment, together with the reaper's switch.
 var identityVars = []string{
 	rte.EnvRank, rte.EnvSize, rte.EnvLocalRank, rte.EnvLocalSize, rte.EnvAppNum,
-	rte.EnvJobID, rte.EnvServer, rte.EnvSecret, rte.EnvSessionDir, rte.EnvLifeline, BindEnvVar, ReaperEnvVar,
+	rte.EnvJobID, rte.EnvServer, rte.EnvSecret, rte.EnvSessionDir, rte.EnvLifeline, ReaperEnvVar,
 }
 
 // rankEnvBase drops from env what each rank gets set for itself, and
@@ -474,9 +470,9 @@ func (j *job) startAll(progs []program, env []string, s *session, rankCPUs [][]i
 		if rankCPUs != nil {
 			cpus = rankCPUs[rank]
 		}
-		cmd := prog.command(rankEnv(env, app, appNum, s, rank, j.np), rio, j.cfg.BindExe, cpus)
+		cmd := prog.command(rankEnv(env, app, appNum, s, rank, j.np), rio)
 		cmd.ExtraFiles = []*os.File{j.lifeline} // descriptor 3: lifelineFD
-		pid, err := startRank(cmd, rank, j.exits)
+		pid, err := startRank(cmd, rank, cpus, j.exits)
 		j.closeFiles(childEnds) // the child has its copies; EOF comes when it is gone
 		if err != nil {
 			j.fail(jobFailure(fmt.Sprintf("cannot start rank %d (program %q): %v; stopping the job", rank, prog.path, err), 1))

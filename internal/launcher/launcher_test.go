@@ -196,7 +196,6 @@ func TestRunSetupErrors(t *testing.T) {
 		{Config{Apps: []App{{NP: 1, Program: "true"}, {NP: 0, Program: "true"}}}, "app context 2: 0 ranks requested"},
 		{Config{Apps: []App{{NP: 1, Program: "gompi-no-such-program"}}}, `"gompi-no-such-program" not found`},
 		{Config{Apps: []App{{NP: 1, Program: "true"}, {NP: 1, Program: "gompi-no-such-program"}}}, `app context 2: program "gompi-no-such-program" not found`},
-		{Config{Apps: []App{{NP: 1, Program: "true"}}, Bind: BindCore}, "BindExe"},
 		{Config{Apps: []App{{NP: 1, Program: "true"}}, TempDir: "/" + strings.Repeat("d", 120)}, "set TMPDIR to a shorter directory"},
 	}
 	for _, tt := range tests {

@@ -46,7 +46,7 @@ func TestMain(m *testing.M) {
 		appprog = filepath.Join(binDir, "appprog")
 		for out, pkg := range map[string]string{
 			gompirun: "../../cmd/gompirun", rankprog: "./testdata/rankprog", causeprog: "./testdata/causeprog",
-			hangprog: "./testdata/hangprog", appprog: "./testdata/appprog", filepath.Join(binDir, "gompi-bind"): "../../cmd/gompi-bind",
+			hangprog: "./testdata/hangprog", appprog: "./testdata/appprog",
 		} {
 			args := []string{"build", "-o", out}
 			if raceBuild {
