@@ -171,9 +171,9 @@ func Initialized() bool { return api().Initialized() }
 func Finalized() bool { return api().Finalized() }
 
 // AppNum returns the index of this process's app context on gompirun's
-// MPMD command line (MPI_APPNUM): gompirun -np 1 ./a : -np 3 ./b gives
-// ./a's rank 0 and ./b's ranks 1. It is 0 in a job of one app context and
-// in a singleton, and Undefined before Init.
+// MPMD command line (MPI_APPNUM): under gompirun -np 1 ./a : -np 3 ./b it
+// is 0 in ./a's rank and 1 in each of ./b's three. It is 0 in a job of one
+// app context and in a singleton, and Undefined before Init.
 func AppNum() int { return pmpi.AppNum() }
 
 // Abort stops every rank of the job with the given exit code; it does not
