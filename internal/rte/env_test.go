@@ -188,3 +188,15 @@ func TestRemoveJobFilesFollowsLinks(t *testing.T) {
 		}
 	}
 }
+
+func TestValidJobID(t *testing.T) {
+	for id, want := range map[string]bool{
+		"c0ffee12": true, "a": true, "A.b_c-9": true, strings.Repeat("x", 64): true,
+		"": false, strings.Repeat("x", 65): false, ".a": false, "_a": false, "-a": false,
+		"a/b": false, "a*": false, "a b": false, "a\n": false, "é": false,
+	} {
+		if got := validJobID(id); got != want {
+			t.Errorf("validJobID(%q) = %v, want %v", id, got, want)
+		}
+	}
+}

@@ -78,7 +78,7 @@ func RemoveJobFiles(jobID, sessionDir string) error {
 		errs = append(errs, removeLinked(jobID, sessionDir))
 		errs = append(errs, os.RemoveAll(sessionDir))
 	}
-	if jobIDPattern.MatchString(jobID) { // never a pattern that reaches other jobs' files
+	if validJobID(jobID) { // never a pattern that reaches other jobs' files
 		m, _ := filepath.Glob(filepath.Join(shmDir, "gompi."+jobID+".*"))
 		for _, f := range m {
 			if err := os.Remove(f); err != nil && !errors.Is(err, os.ErrNotExist) {
@@ -95,7 +95,7 @@ func RemoveJobFiles(jobID, sessionDir string) error {
 // must start with "gompi.<job id>.": only such names are ever removed.
 func LinkJobFile(jobID, sessionDir, path string) error {
 	name := filepath.Base(path)
-	if !jobIDPattern.MatchString(jobID) || !strings.HasPrefix(name, "gompi."+jobID+".") {
+	if !validJobID(jobID) || !strings.HasPrefix(name, "gompi."+jobID+".") {
 		return fmt.Errorf("job file %s: its name must start with gompi.%s. as the job's files do", path, jobID)
 	}
 	abs, err := filepath.Abs(path)
@@ -111,7 +111,7 @@ func LinkJobFile(jobID, sessionDir, path string) error {
 
 // removeLinked removes the targets of LinkJobFile's links in sessionDir.
 func removeLinked(jobID, sessionDir string) error {
-	if !jobIDPattern.MatchString(jobID) {
+	if !validJobID(jobID) {
 		return nil
 	}
 	entries, err := os.ReadDir(sessionDir)
