@@ -246,13 +246,22 @@ func (l *library) exchangeHosts(ctx context.Context) ([]btl.Proc, error) {
 	if err := l.client.Fence(ctx); err != nil {
 		return nil, err
 	}
+	// The Gets go out together: one round trip to gompirun's server rather
+	// than one per rank.
 	procs := make([]btl.Proc, l.job.Size)
+	errs := make([]error, l.job.Size)
+	var wg sync.WaitGroup
 	for i := range procs {
-		host, err := l.client.Get(ctx, i, hostKey)
+		wg.Go(func() {
+			host, err := l.client.Get(ctx, i, hostKey)
+			procs[i], errs[i] = btl.Proc{Rank: i, Hostname: string(host)}, err
+		})
+	}
+	wg.Wait()
+	for _, err := range errs {
 		if err != nil {
-			return nil, err
+			return nil, err // the first: when the job ends, all say so
 		}
-		procs[i] = btl.Proc{Rank: i, Hostname: string(host)}
 	}
 	return procs, nil
 }
