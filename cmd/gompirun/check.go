@@ -74,11 +74,13 @@ func checkParams(env, argv []string, log hclog.Logger) error {
 			errs = append(errs, cerr)
 		}
 	}
-	if len(errs) == 0 {
-		log.Debug("selections name components gompirun could not ask the program about; the ranks will check them")
-		return nil
+	if len(errs) > 0 {
+		return errors.Join(errs...)
 	}
-	return errors.Join(errs...)
+	if !prog.known {
+		log.Debug("selections name components gompirun could not ask the program about; the ranks will check them")
+	}
+	return nil
 }
 
 // onceWriter drops lines written before: the parameter check runs once
