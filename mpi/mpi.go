@@ -170,12 +170,6 @@ func Initialized() bool { return api().Initialized() }
 // Finalized reports whether Finalize has completed.
 func Finalized() bool { return api().Finalized() }
 
-// AppNum returns the index of this process's app context on gompirun's
-// MPMD command line (MPI_APPNUM): under gompirun -np 1 ./a : -np 3 ./b it
-// is 0 in ./a's rank and 1 in each of ./b's three. It is 0 in a job of one
-// app context and in a singleton, and Undefined before Init.
-func AppNum() int { return pmpi.AppNum() }
-
 // Abort stops every rank of the job with the given exit code; it does not
 // return.
 func Abort(comm Comm, code int) error { return api().Abort(comm.c, code) }

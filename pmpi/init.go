@@ -416,10 +416,11 @@ func JobID() string {
 	return ""
 }
 
-// AppNum is the index of this process's app context on gompirun's command
-// line, MPI_APPNUM: with gompirun -np 1 a : -np 2 b, a's rank is in app 0
-// and b's in app 1. It is 0 in a job of one app context and in a
-// singleton, and Undefined before Init.
+// AppNum is the index of this process's app context on gompirun's MPMD
+// command line, MPI_APPNUM: under gompirun -np 1 ./a : -np 3 ./b it is 0
+// in ./a's rank and 1 in each of ./b's three. It is 0 in a job of one app
+// context and in a singleton, and Undefined before Init. Like JobID it is
+// an attribute of the process, read around the profiling stack.
 func AppNum() int {
 	if l := current.Load(); l != nil {
 		return l.job.AppNum

@@ -11,6 +11,7 @@ import (
 
 	_ "github.com/gompi/gompi/components/all"
 	"github.com/gompi/gompi/mpi"
+	"github.com/gompi/gompi/pmpi"
 )
 
 func main() {
@@ -18,7 +19,7 @@ func main() {
 		log.Fatal(err)
 	}
 	world := mpi.CommWorld()
-	app := mpi.AppNum()
+	app := pmpi.AppNum()
 	fmt.Printf("rank %d of %d app %d args %q COLOR=%s\n", world.Rank(), world.Size(), app, os.Args[1:], os.Getenv("COLOR"))
 	apps := make([]int32, world.Size())
 	if err := mpi.Allgather([]int32{int32(app)}, apps, world); err != nil {
