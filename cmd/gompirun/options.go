@@ -197,7 +197,7 @@ func parseArgs(args []string, h host, stdout io.Writer) (*options, error) {
 		if len(segs) > 1 {
 			return nil, inContext(1, emptyContext(segs[0]))
 		}
-		return nil, errors.New("no program given; usage: " + usageLine)
+		return nil, fmt.Errorf("no program given; usage: %s", usageLine)
 	}
 	first.program, first.args = remaining[0], remaining[1:]
 	if !fl.Changed("np") && !fl.Changed("n") {
