@@ -170,7 +170,8 @@ func Initialized() bool { return api().Initialized() }
 // Finalized reports whether Finalize has completed.
 func Finalized() bool { return api().Finalized() }
 
-// Abort stops every rank of the job with the given exit code.
+// Abort stops every rank of the job with the given exit code; it does not
+// return.
 func Abort(comm Comm, code int) error { return api().Abort(comm.c, code) }
 
 // Wtime returns wall-clock seconds since a fixed point in the past.

@@ -132,8 +132,17 @@ func Prepare() (*mca.System, error) {
 	return l.sys, nil
 }
 
-// prepare joins the job and loads parameters and frameworks.
+// prepare joins the job and loads parameters and frameworks. Asked which
+// components the program registers (mca.LinkedQueryEnvVar), it answers
+// and exits instead.
 func prepare(ctx context.Context) (_ *library, err error) {
+	if path := os.Getenv(mca.LinkedQueryEnvVar); path != "" {
+		if err := mca.DefaultRegistry().Linked().WriteFile(path); err != nil {
+			fmt.Fprintln(os.Stderr, "gompi:", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
 	client, err := rte.Connect(ctx)
 	if err != nil {
 		return nil, err
@@ -237,13 +246,22 @@ func (l *library) exchangeHosts(ctx context.Context) ([]btl.Proc, error) {
 	if err := l.client.Fence(ctx); err != nil {
 		return nil, err
 	}
+	// The Gets go out together: one round trip to gompirun's server rather
+	// than one per rank.
 	procs := make([]btl.Proc, l.job.Size)
+	errs := make([]error, l.job.Size)
+	var wg sync.WaitGroup
 	for i := range procs {
-		host, err := l.client.Get(ctx, i, hostKey)
+		wg.Go(func() {
+			host, err := l.client.Get(ctx, i, hostKey)
+			procs[i], errs[i] = btl.Proc{Rank: i, Hostname: string(host)}, err
+		})
+	}
+	wg.Wait()
+	for _, err := range errs {
 		if err != nil {
-			return nil, err
+			return nil, err // the first: when the job ends, all say so
 		}
-		procs[i] = btl.Proc{Rank: i, Hostname: string(host)}
 	}
 	return procs, nil
 }
@@ -353,8 +371,10 @@ func (*realAPI) CommSelf() *Comm {
 	return nil
 }
 
-// Abort stops every rank of the job with the given exit code. It returns
-// only if the launcher cannot be told, and then exits the process.
+// Abort stops every rank of the job with the given exit code and never
+// returns: it tells the launcher, which stops the other ranks, then exits
+// the process (also when the launcher cannot be told). The error result
+// is MPI's signature.
 func (*realAPI) Abort(comm *Comm, code int) error {
 	return abort(code, fmt.Sprintf("MPI_Abort called on %v with code %d", comm, code))
 }
@@ -394,6 +414,18 @@ func JobID() string {
 		return l.job.JobID
 	}
 	return ""
+}
+
+// AppNum is the index of this process's app context on gompirun's MPMD
+// command line, MPI_APPNUM: under gompirun -np 1 ./a : -np 3 ./b it is 0
+// in ./a's rank and 1 in each of ./b's three. It is 0 in a job of one app
+// context and in a singleton, and Undefined before Init. Like JobID it is
+// an attribute of the process, read around the profiling stack.
+func AppNum() int {
+	if l := current.Load(); l != nil {
+		return l.job.AppNum
+	}
+	return Undefined
 }
 
 // Announce tells gompirun of a file this process wrote for the user, a

@@ -88,12 +88,54 @@ func parsed(t *testing.T, out, prefix string) string {
 	return ""
 }
 
+// A component that does not run says why, under the same label as those
+// that do: not selected (an include list, or the empty list of the opt-in
+// prof) or excluded (a ^ list).
+func TestComponentStatus(t *testing.T) {
+	tests := []struct {
+		args  []string
+		want  []string
+		field string // the parsable status record of prof stats
+	}{
+		{nil, []string{
+			"MCA btl: sm (MCA v1.0.0, API v1.0.0, Component v1.0.0, static)\n",
+			"MCA prof: stats (MCA v1.0.0, API v1.1.0, Component v1.0.0, static) not selected: --mca prof stats runs it\n",
+		}, "mca:prof:stats:status:unselected"},
+		{[]string{"--mca", "btl", "^sm", "--mca", "prof", "trace"}, []string{
+			`MCA btl: sm (MCA v1.0.0, API v1.0.0, Component v1.0.0, static) excluded: the btl parameter is "^sm"` + "\n",
+			`MCA prof: stats (MCA v1.0.0, API v1.1.0, Component v1.0.0, static) not selected: the prof parameter is "trace"` + "\n",
+			"MCA prof: trace (MCA v1.0.0, API v1.1.0, Component v1.0.0, static)\n",
+		}, "mca:prof:stats:status:unselected"},
+		{[]string{"--mca", "prof", "^trace"}, []string{
+			`MCA prof: trace (MCA v1.0.0, API v1.1.0, Component v1.0.0, static) excluded: the prof parameter is "^trace"` + "\n",
+		}, "mca:prof:stats:status:available"},
+	}
+	for _, tt := range tests {
+		r := runInfo(t, nil, nil, tt.args...)
+		if r.code != 0 {
+			t.Fatalf("%q: exit %d: %s", tt.args, r.code, r.stderr)
+		}
+		if strings.Contains(r.stdout, "(-)") {
+			t.Errorf("%q: a label with (-):\n%s", tt.args, r.stdout)
+		}
+		for _, want := range tt.want {
+			if !strings.Contains(r.stdout, want) {
+				t.Errorf("%q: output lacks %q:\n%s", tt.args, want, r.stdout)
+			}
+		}
+		p := runInfo(t, nil, nil, append([]string{"--parsable"}, tt.args...)...)
+		if !strings.Contains(p.stdout, tt.field+"\n") {
+			t.Errorf("%q --parsable lacks %q:\n%s", tt.args, tt.field, p.stdout)
+		}
+	}
+}
+
 func TestListsFrameworks(t *testing.T) {
 	r := runInfo(t, nil, nil)
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
-	for _, want := range []string{"Package: gompi", "Component model: v1.0.0", "MCA framework: btl (API v1.0.0)",
+	for _, want := range []string{"Package: gompi", "MCA version: v1.0.0", "MCA framework: btl (API v1.0.0)",
 		"MCA framework: coll", "MCA framework: prof"} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("output lacks %q:\n%s", want, r.stdout)

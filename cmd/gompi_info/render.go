@@ -40,7 +40,7 @@ func renderComponents(w io.Writer, r report) {
 	row := func(key, val string) { fmt.Fprintf(w, "%22s: %s\n", key, val) }
 	row("Package", "gompi "+r.Version)
 	row("Go version", r.GoVersion)
-	row("Component model", "v"+r.ModelVersion)
+	row("MCA version", "v"+r.ModelVersion)
 	for _, f := range r.Frameworks {
 		row("MCA framework", fmt.Sprintf("%s (API v%s): %s", f.Name, f.API, f.Description))
 		if len(f.Components) == 0 {
@@ -48,9 +48,6 @@ func renderComponents(w io.Writer, r report) {
 		}
 		for _, c := range f.Components {
 			key := "MCA " + f.Name
-			if c.Status != "available" {
-				key = "MCA (-) " + f.Name
-			}
 			origin := c.Origin
 			if origin != mca.OriginStatic {
 				origin = "plugin " + origin
@@ -61,7 +58,13 @@ func renderComponents(w io.Writer, r report) {
 			}
 			switch c.Status {
 			case "excluded":
-				val += " excluded by the " + f.Name + " parameter"
+				val += fmt.Sprintf(" excluded: the %s parameter is %q", f.Name, f.Selection)
+			case "unselected":
+				if f.Selection == "" { // an opt-in framework runs none by default
+					val += fmt.Sprintf(" not selected: --mca %s %s runs it", f.Name, c.Name)
+				} else {
+					val += fmt.Sprintf(" not selected: the %s parameter is %q", f.Name, f.Selection)
+				}
 			case "refused":
 				val += " refused: " + c.RefusedBy
 			}

@@ -27,22 +27,29 @@ type report struct {
 }
 
 type framework struct {
-	Name        string      `json:"name"`
-	API         string      `json:"api_version"`
-	Description string      `json:"description"`
-	Components  []component `json:"components"`
+	Name        string `json:"name"`
+	API         string `json:"api_version"`
+	Description string `json:"description"`
+	// Selection is the framework's selection parameter's value: "a,b" (only
+	// these), "^a,b" (all but these) or "" (all, or none when OptIn).
+	Selection  string      `json:"selection"`
+	OptIn      bool        `json:"opt_in"`
+	Components []component `json:"components"`
 	// Stack is set for frameworks whose selection is also an order (prof):
 	// the components that would run, outermost first.
 	Stack *[]string `json:"stack,omitempty"`
 }
 
 type component struct {
-	Name      string `json:"name"`
-	Version   string `json:"version"`
-	Model     string `json:"model_version"`
-	API       string `json:"api_version"`
-	Origin    string `json:"origin"`
-	Status    string `json:"status"` // available, excluded or refused
+	Name    string `json:"name"`
+	Version string `json:"version"`
+	Model   string `json:"model_version"`
+	API     string `json:"api_version"`
+	Origin  string `json:"origin"`
+	// Status is available; excluded (named by a "^a,b" list); unselected
+	// (not named by an "a,b" list, or by the empty list of an opt-in
+	// framework, which runs none); or refused.
+	Status    string `json:"status"`
 	RefusedBy string `json:"refused_because,omitempty"`
 }
 
@@ -77,12 +84,20 @@ func buildReport(sys *mca.System, f filter) (report, error) {
 	r := report{Version: version.Version, GoVersion: runtime.Version(), ModelVersion: mca.ModelVersion().String()}
 	names := map[string][]string{"mca": {"base"}}
 	for _, fw := range sys.Frameworks() {
-		out := framework{Name: fw.Name(), API: fw.Spec().Version.String(), Description: fw.Spec().Description}
+		sel := fw.Selection()
+		out := framework{Name: fw.Name(), API: fw.Spec().Version.String(), Description: fw.Spec().Description,
+			Selection: strings.Join(sel.Names, ","), OptIn: fw.Spec().OptIn}
+		if sel.Exclude {
+			out.Selection = "^" + out.Selection
+		}
 		names[fw.Name()] = []string{"base"}
 		for _, c := range fw.Components() {
 			st := "available"
-			if c.Excluded {
+			switch {
+			case c.Excluded && sel.Exclude:
 				st = "excluded"
+			case c.Excluded:
+				st = "unselected"
 			}
 			rc := component{Name: c.Name, Version: c.Version.String(), Model: c.ModelVersion.String(),
 				API: c.FrameworkVersion.String(), Origin: c.Origin, Status: st}

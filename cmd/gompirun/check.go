@@ -1,13 +1,10 @@
 package main
 
 import (
-	"bytes"
-	"debug/buildinfo"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"slices"
 	"strings"
 
@@ -19,18 +16,20 @@ import (
 	"github.com/gompi/gompi/pmpi"
 )
 
-// checkParams resolves the parameters a rank started with env will read
-// (its --tune and parameter files, GOMPI_MCA_ variables and --mca values),
-// as a rank does: with the same component model, gompi's built-in
-// components and the plugins on the component path. Warnings are logged
-// once, here; a problem is returned and no rank need start. The process
-// environment must already hold env's GOMPI_MCA_ variables (see
-// exportToSelf): the parameter system reads them from there.
+// checkParams resolves the parameters a rank of the program argv started
+// with env will read (its --tune and parameter files, GOMPI_MCA_
+// variables and --mca values), as a rank does: with the same component
+// model, gompi's built-in components and the plugins on the component
+// path. Warnings are logged once, here; a problem is returned and no rank
+// need start. The process environment must already hold env's GOMPI_MCA_
+// variables (see withExports): the parameter system reads them from there.
 //
-// A program may link components of its own, which gompirun cannot see.
-// So an include list naming a component gompirun does not know is left to
-// the ranks when the program could have it (see mayLink).
-func checkParams(env []string, program string, log hclog.Logger) error {
+// A program may link components gompirun does not, and lack some it
+// has. So when a selection names a component gompirun does not know, the
+// program itself is asked what it registers (see askProgram), and the
+// names are judged by its answer and the plugins on the component path.
+// A program that cannot be asked leaves such names to its ranks.
+func checkParams(env, argv []string, log hclog.Logger) error {
 	in, err := params.EnvInputs(env)
 	if err != nil {
 		return err
@@ -55,30 +54,51 @@ func checkParams(env []string, program string, log hclog.Logger) error {
 			errs = append(errs, e)
 		}
 	}
-	linked := programText(program)
+	prog := askProgram(argv, env, log)
 	for _, f := range sys.Frameworks() {
 		v, _ := snap.Lookup(f.Name())
 		sel, serr := mca.ParseSelection(v.Raw)
 		if serr != nil {
 			continue // reported among errs
 		}
-		var known []string
+		// The program's own components, and the plugins.
+		known := slices.Clone(prog.linked[f.Name()])
 		for _, c := range f.Components() {
-			known = append(known, c.Name)
+			if c.Origin != mca.OriginStatic || prog.own {
+				known = append(known, c.Name)
+			}
 		}
-		_, cerr := sel.Check(f.Name(), known)
-		if cerr == nil || slices.ContainsFunc(sel.Names, func(n string) bool {
-			return !slices.Contains(known, n) && linked.mayLink(n)
-		}) {
-			continue
+		slices.Sort(known)
+		known = slices.Compact(known)
+		if _, cerr := sel.Check(f.Name(), known); cerr != nil && prog.known {
+			errs = append(errs, cerr)
 		}
-		errs = append(errs, cerr)
 	}
-	if len(errs) == 0 {
-		log.Debug("include lists name components that only the program may link; the ranks will check them")
-		return nil
+	if len(errs) > 0 {
+		return errors.Join(errs...)
 	}
-	return errors.Join(errs...)
+	if !prog.known {
+		log.Debug("selections name components gompirun could not ask the program about; the ranks will check them")
+	}
+	return nil
+}
+
+// onceWriter drops lines written before: the parameter check runs once
+// per app context, and what they share is said once.
+type onceWriter struct {
+	w    io.Writer
+	seen map[string]bool
+}
+
+func (o *onceWriter) Write(p []byte) (int, error) {
+	if o.seen == nil {
+		o.seen = map[string]bool{}
+	}
+	if o.seen[string(p)] {
+		return len(p), nil
+	}
+	o.seen[string(p)] = true
+	return o.w.Write(p)
 }
 
 // frameworkErrors splits the error of mca.System.Resolve, "mca: " and the
@@ -90,51 +110,39 @@ func frameworkErrors(err error) []error {
 	return []error{err}
 }
 
-// linkedText is the content of the program, when it is a Go executable.
-type linkedText struct {
-	known bool   // the program is a Go executable and was read
-	data  []byte // its bytes
-}
-
-// programText reads the program if it is a Go executable; a script or
-// any other program might start anything, so it tells nothing.
-func programText(program string) linkedText {
-	path, err := exec.LookPath(program)
-	if err != nil {
-		return linkedText{}
+// withExports runs check with an app context's -x exports set in
+// gompirun's own environment, where the parameter system reads
+// GOMPI_MCA_ variables, and restores the environment afterwards.
+func withExports(exports []string, check func() error) error {
+	type saved struct {
+		name, value string
+		set         bool
 	}
-	if _, err := buildinfo.ReadFile(path); err != nil {
-		return linkedText{}
-	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return linkedText{}
-	}
-	return linkedText{known: true, data: data}
-}
-
-// mayLink reports whether the program could register a component of that
-// name: a Go program registers its components under names written in its
-// code, so a name absent from its executable is one it does not have.
-func (t linkedText) mayLink(name string) bool {
-	return !t.known || bytes.Contains(t.data, []byte(name))
-}
-
-// exportToSelf sets the -x exports in gompirun's own environment: the
-// ranks inherit them, and the parameter check must read what they will.
-func exportToSelf(exports []string) error {
+	var undo []saved
+	defer func() {
+		for _, s := range slices.Backward(undo) {
+			if s.set {
+				os.Setenv(s.name, s.value)
+			} else {
+				os.Unsetenv(s.name)
+			}
+		}
+	}()
 	for _, kv := range exports {
 		name, value, _ := strings.Cut(kv, "=")
+		old, set := os.LookupEnv(name)
+		undo = append(undo, saved{name, old, set})
 		if err := os.Setenv(name, value); err != nil {
 			return fmt.Errorf("-x %s: %w", name, err)
 		}
 	}
-	return nil
+	return check()
 }
 
-// printProblems writes a failed check, one problem a line.
-func printProblems(w io.Writer, err error) {
-	fmt.Fprintln(w, "gompirun: bad MCA parameters; no rank was started:")
+// printProblems writes a failed check, one problem a line; where names
+// the app context of an MPMD job.
+func printProblems(w io.Writer, where string, err error) {
+	fmt.Fprintf(w, "gompirun: bad MCA parameters%s; no rank was started:\n", where)
 	for _, line := range strings.Split(strings.TrimPrefix(err.Error(), "mca: "), "\n") {
 		fmt.Fprintln(w, "  "+line)
 	}

@@ -10,7 +10,9 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/gompi/gompi/mca"
 	"github.com/gompi/gompi/params"
+	"github.com/gompi/gompi/pmpi"
 )
 
 // "--mca NAME prog" is explained, more precisely when NAME is a parameter.
@@ -91,29 +93,58 @@ func TestCheckParams(t *testing.T) {
 		return append([]string{"HOME=" + dir, params.PrefixEnvVar + "=" + dir},
 			params.Launch{MCA: mca, Tune: tune, Checked: true}.Env()...)
 	}
-	err := checkParams(env(nil, tune), "/nonexistent/prog", logger)
+	err := checkParams(env(nil, tune), []string{"/nonexistent/prog"}, logger)
 	if err == nil || !strings.Contains(err.Error(), `value "lots" from file `+tune+`:2 is not a size`) {
 		t.Errorf("err = %v", err)
 	}
-	err = checkParams(env([]params.Setting{{Name: "btl_tcp_eagr_limit", Value: "1"}}), "/nonexistent/prog", logger)
+	err = checkParams(env([]params.Setting{{Name: "btl_tcp_eagr_limit", Value: "1"}}), []string{"/nonexistent/prog"}, logger)
 	if err != nil || !strings.Contains(log.String(), `unknown parameter "btl_tcp_eagr_limit" on the command line; did you mean btl_tcp_eager_limit`) {
 		t.Errorf("err = %v, log %q", err, log.String())
 	}
-	// An unknown component: refused for a Go program that cannot have it
-	// (this test's executable), left to the ranks for one that might.
+}
+
+// Component names gompirun does not know are judged by what the program
+// registers, which it is asked for: this test's executable, which answers
+// as a gompi program's Init does (see TestMain) and registers btl "mine"
+// only when asked. That "tpc" is written in the executable changes nothing.
+func TestCheckParamsAsksTheProgram(t *testing.T) {
+	cache := t.TempDir()
+	t.Setenv("XDG_CACHE_HOME", cache)
 	self, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	absent := fmt.Sprint("tcp", 9, 7, 3) // made at run time, so not in the executable
-	err = checkParams(env([]params.Setting{{Name: "btl", Value: "self," + absent}}), self, logger)
-	if err == nil || !strings.Contains(err.Error(), `btl: no component named "`+absent+`" (available: self, sm, tcp)`) {
-		t.Errorf("err = %v", err)
+	dir := t.TempDir()
+	env := func(btl string) []string {
+		return append([]string{"HOME=" + dir, params.PrefixEnvVar + "=" + dir},
+			params.Launch{MCA: []params.Setting{{Name: "btl", Value: btl}}, Checked: true}.Env()...)
 	}
-	if err := checkParams(env([]params.Setting{{Name: "btl", Value: "self,tcp_in_this_test"}}), self, logger); err != nil {
-		t.Errorf("a name the program holds: err = %v", err)
+	var log bytes.Buffer
+	logger := hclog.New(&hclog.LoggerOptions{Output: &log, DisableTime: true})
+	err = checkParams(env("self,tpc"), []string{self}, logger)
+	if err == nil || !strings.Contains(err.Error(), `btl: no component named "tpc" (available: mine, self, sm, tcp)`) {
+		t.Errorf("tpc: err = %v, log %q", err, log.String())
 	}
-	if err := checkParams(env([]params.Setting{{Name: "btl", Value: "self," + absent}}), "/bin/sh", logger); err != nil {
+	if cached, _ := filepath.Glob(filepath.Join(cache, "gompi", "linked", "*.json")); len(cached) != 1 {
+		t.Errorf("cached answers: %q, want one", cached)
+	}
+	if err := checkParams(env("self,mine"), []string{self}, logger); err != nil {
+		t.Errorf("a component the program registers: err = %v, log %q", err, log.String())
+	}
+	// A program that is not a gompi one cannot be asked: its ranks judge.
+	if err := checkParams(env("self,tpc"), []string{"/bin/sh", "-c", "exit 3"}, logger); err != nil {
 		t.Errorf("a program that is not Go: err = %v", err)
 	}
+}
+
+// TestMain answers mca.LinkedQueryEnvVar as a gompi program's Init does,
+// with one component more than the test itself links.
+func TestMain(m *testing.M) {
+	if os.Getenv(mca.LinkedQueryEnvVar) != "" {
+		mca.Register(mca.Info{Framework: "btl", Name: "mine", New: func() mca.Component { return nil }})
+		err := pmpi.Real().Init() // answers and exits
+		fmt.Fprintln(os.Stderr, "Init returned:", err)
+		os.Exit(2)
+	}
+	os.Exit(m.Run())
 }

@@ -34,8 +34,8 @@ func systemExecLimits() execLimits {
 }
 
 // launcherReserve is room left for what the launcher adds to each rank's
-// environment and arguments (identity, server, secret, session directory,
-// the binding shim's own arguments).
+// environment (identity, app context, server, secret, session directory,
+// lifeline).
 const launcherReserve = 8 << 10
 
 // checkExecSize checks that a rank can be started with argv and env before

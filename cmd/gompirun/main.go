@@ -11,6 +11,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"syscall"
 
 	"github.com/hashicorp/go-hclog"
@@ -23,13 +24,7 @@ import (
 )
 
 func main() {
-	// gompirun re-executes itself as the --bind-to shim; see launcher.BindEnvVar.
-	if cpu, ok := os.LookupEnv(launcher.BindEnvVar); ok {
-		err := launcher.RunBindShim(cpu, os.Args[1:])
-		fmt.Fprintln(os.Stderr, "gompirun:", err)
-		os.Exit(127)
-	}
-	// ... and as the job's reaper; see launcher.RunReaper.
+	// gompirun re-executes itself as the job's reaper; see launcher.RunReaper.
 	if spec, ok := os.LookupEnv(launcher.ReaperEnvVar); ok {
 		if err := launcher.RunReaper(spec); err != nil {
 			fmt.Fprintln(os.Stderr, "gompirun:", err)
@@ -66,25 +61,17 @@ func run(args []string, stdin *os.File, stdout, stderr io.Writer, sigs, quits <-
 	}
 	env := rankEnv(os.Environ(), opt, exe)
 	// Every parameter source is checked once, here, before any rank starts.
-	if err := exportToSelf(opt.exports); err != nil {
-		fmt.Fprintln(stderr, "gompirun:", err)
+	if !checkApps(opt, env, stderr) {
 		return 1
 	}
-	if err := checkParams(env, opt.program, paramLog(stderr)); err != nil {
-		printProblems(stderr, err)
-		return 1
-	}
-	if err := checkExecSize(append([]string{opt.program}, opt.args...), env, opt.mca, systemExecLimits()); err != nil {
-		fmt.Fprintf(stderr, "gompirun: %v; no rank was started\n", err)
-		return 1
+	apps := make([]launcher.App, len(opt.apps))
+	for i, a := range opt.apps {
+		apps[i] = launcher.App{NP: a.np, Program: a.program, Args: a.args, Env: a.exports}
 	}
 	cfg := launcher.Config{
-		NP:        opt.np,
-		Program:   opt.program,
-		Args:      opt.args,
+		Apps:      apps,
 		Env:       env,
 		Bind:      opt.bind,
-		BindExe:   bindExe(exe),
 		ReaperExe: exe,
 		Timeout:   opt.timeout,
 
@@ -110,6 +97,31 @@ func run(args []string, stdin *os.File, stdout, stderr io.Writer, sigs, quits <-
 	return code
 }
 
+// checkApps checks, before any rank starts, the parameters each app
+// context's ranks will read and the size of what they are started with,
+// and reports the problems on stderr. A warning the contexts share is
+// printed once.
+func checkApps(opt *options, env []string, stderr io.Writer) bool {
+	log := paramLog(&onceWriter{w: stderr})
+	for i, app := range opt.apps {
+		where := ""
+		if len(opt.apps) > 1 {
+			where = fmt.Sprintf(" (app context %d, %s)", i+1, app.program)
+		}
+		appEnv := append(slices.Clip(env), app.exports...)
+		err := withExports(app.exports, func() error { return checkParams(appEnv, append([]string{app.program}, app.args...), log) })
+		if err != nil {
+			printProblems(stderr, where, err)
+			return false
+		}
+		if err := checkExecSize(append([]string{app.program}, app.args...), appEnv, opt.mca, systemExecLimits()); err != nil {
+			fmt.Fprintf(stderr, "gompirun: %v%s; no rank was started\n", err, where)
+			return false
+		}
+	}
+	return true
+}
+
 // mergerFor is the merger of a profiling tool's parts: those of the tools
 // gompirun links (components/all, imported in check.go, brings stats and
 // trace), which registered them at init.
@@ -120,11 +132,12 @@ func mergerFor(tool string) launcher.MergeFunc {
 	return nil
 }
 
-// rankEnv is the environment the ranks start from: gompirun's own, the -x
-// exports, the --mca/--tune settings and the installation prefix. The
-// settings are marked checked: gompirun reports their warnings, not the ranks.
+// rankEnv is the environment the ranks start from, before their app
+// context's -x exports: gompirun's own, the --mca/--tune settings and the
+// installation prefix. The settings are marked checked: gompirun reports
+// their warnings, not the ranks.
 func rankEnv(environ []string, opt *options, exe string) []string {
-	env := append(append([]string(nil), environ...), opt.exports...)
+	env := append([]string(nil), environ...)
 	env = append(env, params.Launch{MCA: opt.mca, Tune: opt.tune, Checked: true}.Env()...)
 	if !hasVar(env, params.PrefixEnvVar) {
 		if real, err := filepath.EvalSymlinks(exe); err == nil {
@@ -166,15 +179,4 @@ func logLevel(verbose int) hclog.Level {
 		return hclog.Debug
 	}
 	return hclog.Warn
-}
-
-// bindExe is the binding shim to start bound ranks through: gompi-bind
-// beside gompirun if it is there (it starts in a few milliseconds),
-// else gompirun itself (tens of milliseconds, once per rank).
-func bindExe(exe string) string {
-	shim := filepath.Join(filepath.Dir(exe), "gompi-bind")
-	if fi, err := os.Stat(shim); err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0 {
-		return shim
-	}
-	return exe
 }

@@ -22,67 +22,84 @@ import (
 	"github.com/gompi/gompi/params"
 )
 
-const usageLine = "gompirun -np N [options] program [args...]"
+const usageLine = "gompirun -np N [options] program [args...] [: -np N [-x VAR]... program [args...]]..."
 
-const longHelp = `gompirun starts N copies of program on this host as the ranks of one gompi
-job, serves their runtime (identity, key exchange, fences, abort), forwards
-their output and stops every rank as soon as one fails.
+// usageTemplate and helpTemplate put the usage line and the options
+// first, the explanations (longHelp) after them.
+const (
+	usageTemplate = `Usage:
+  {{.UseLine}}
 
-gompirun's options end at the program name (or at "--"); everything after it
-belongs to the program. Single-dash long options as Open MPI users type them
-(-np 4, -mca btl tcp) work as well.
+Options:
+{{.LocalFlags.FlagUsages | trimTrailingWhitespaces}}
+`
+	helpTemplate = `{{.UsageString}}
+{{.Long}}
+`
+)
 
-The ranks inherit gompirun's environment plus -x variables, --mca settings and
---tune files (in GOMPI_LAUNCH_MCA), GOMPI_PREFIX (unless set) and their identity
-(GOMPI_COMM_WORLD_RANK, _SIZE, _LOCAL_RANK, _LOCAL_SIZE, GOMPI_JOB_ID,
-GOMPI_SERVER, GOMPI_JOB_SECRET, GOMPI_SESSION_DIR, GOMPI_LIFELINE_FD). Rank 0
-reads gompirun's stdin; the others read /dev/null. SIGINT, SIGTERM and SIGHUP
-are forwarded to the ranks, then the job is stopped. If gompirun itself dies
-(even by SIGKILL), every rank notices at once through descriptor 3, removes
-the job's files and exits, wrapper scripts or not.
+const longHelp = `gompirun starts the ranks of one gompi job on this host, serves their
+runtime, forwards their output and stops every rank as soon as one fails.
+Options end at the program name (or at "--"); what follows belongs to the
+program. Single-dash long options (-np 4, -mca btl tcp) work as well.
 
-A rank fails the job when it exits non-zero, is killed by a signal, calls
-Abort, or connects to the runtime and exits 0 without calling Finalize; the
-other ranks then get SIGTERM and, half a second later, SIGKILL. gompirun names
-the root cause first: a rank that failed because a peer had failed follows it.
+MPMD: "gompirun -np 1 ./a : -np 3 ./b x" runs one rank of ./a and three of
+./b with argument x in one job. Each app context between ":" has its own
+-np, -x, program and arguments; ranks are numbered in order (./a is rank
+0, ./b ranks 1 to 3), and each rank's context is its MPI_APPNUM
+(pmpi.AppNum). The other options concern the whole job and go before the
+first program. A lone ":" always separates contexts.
 
-What is a job that seems hung waiting for? SIGQUIT to gompirun (Ctrl-\ in its
-terminal; the ranks do not get it) prints every rank's pending receives and
-sends, the MPI call and file:line waiting on them, its unexpected messages,
-and the deadlocks and mismatched tags they add up to; the job goes on.
---report-state-on-timeout prints the same before --timeout stops the job;
---get-stack-traces adds every goroutine's stack to both.
+--bind-to: auto (the default) gives each rank its share of the CPUs
+gompirun may use when the ranks fit, and pins rank r to the (r mod n)-th
+CPU when they do not; core always pins; none leaves placement to the kernel.
 
---bind-to auto (the default) gives each rank its own share of the n CPUs
-gompirun may use when the ranks fit (2 ranks on 4 CPUs: 2 each; 1 rank: all
-of them) and pins rank r to the (r mod n)-th CPU when they do not, so that
-every CPU carries as many ranks: waiting ranks poll, and ranks that the
-kernel piles on one CPU or moves between CPUs wait for each other's time
-slices. core pins rank r to the (r mod n)-th CPU always; none leaves
-placement to the kernel. Go sizes GOMAXPROCS from the binding.
+SIGINT, SIGTERM and SIGHUP are forwarded to the ranks and stop the job;
+SIGQUIT prints what every rank waits for and the job goes on.
 
-Exit status: 0 when every rank succeeded; else that of the root cause:
-the rank's exit status, 128+signal number if it was killed by a signal, its
-Abort code, or 1 if it exited without calling Finalize; 124 when --timeout
-expired; 128+signal number when gompirun itself got SIGINT, SIGTERM or
-SIGHUP; 1 when the job could not be started.`
+Exit status: 0 when every rank succeeded; else that of the root cause (the
+rank's exit status, 128+signal if it was killed, its Abort code, or 1 if it
+exited without calling Finalize); 124 when --timeout expired; 128+signal
+when gompirun itself got SIGINT, SIGTERM or SIGHUP; 1 when the job could
+not be started.
+
+The ranks' environment, failures, state reports and binding are explained
+in docs/gompirun.md.`
 
 // options is a parsed command line.
 type options struct {
-	np            int
+	apps          []appOptions // one per app context, in order
 	oversubscribe bool
 	mca           []params.Setting
 	tune          []string // absolute paths
-	exports       []string // NAME=value, in order
 	output        launcher.OutputOptions
 	timeout       time.Duration
 	reportState   bool // --report-state-on-timeout
 	stacks        bool // --get-stack-traces
 	bind          launcher.Bind
 	verbose       int
-	program       string
-	args          []string
 }
+
+// appOptions is one app context: "-np N [-x VAR]... program args".
+type appOptions struct {
+	np      int
+	program string
+	args    []string
+	exports []string // NAME=value, in order
+}
+
+// np is the number of ranks of the job, over every app context.
+func (o *options) np() int {
+	n := 0
+	for _, a := range o.apps {
+		n += a.np
+	}
+	return n
+}
+
+// contextSep separates the app contexts of an MPMD command line, as in
+// Open MPI: gompirun -np 1 ./a : -np 3 ./b.
+const contextSep = ":"
 
 // host is what option checking needs to know about the machine and the
 // environment, so tests can supply their own.
@@ -95,11 +112,13 @@ type host struct {
 // parseArgs parses gompirun's command line. It returns nil options and no
 // error when --help or --version was answered on stdout.
 func parseArgs(args []string, h host, stdout io.Writer) (*options, error) {
+	segs := splitContexts(args)
 	var (
 		o         options
+		first     appOptions
 		tune      []string
 		exports   []string
-		bindTo    string
+		bindTo    = choice{value: "auto", values: "auto|core|none"}
 		timeout   int
 		ran       bool
 		remaining []string
@@ -121,34 +140,42 @@ func parseArgs(args []string, h host, stdout io.Writer) (*options, error) {
 	}
 	cmd.SetOut(stdout)
 	cmd.SetErr(stdout)
+	cmd.SetUsageTemplate(usageTemplate)
+	cmd.SetHelpTemplate(helpTemplate)
 	fl := cmd.Flags()
 	fl.SetInterspersed(false) // the program's own flags are not ours
 	fl.SortFlags = false
-	fl.IntVarP(&o.np, "np", "n", 0, "start `N` ranks (required, 1 or more)")
-	fl.IntVar(&o.np, "n", 0, "same as --np")
+	fl.IntVarP(&first.np, "np", "n", 0, "start `N` ranks of the program (required, 1 or more)")
+	fl.IntVar(&first.np, "n", 0, "same as --np")
 	_ = fl.MarkHidden("n")
+	fl.StringArrayVarP(&exports, "export", "x", nil, "export `VAR[=VALUE]` to the program's ranks; VAR alone copies gompirun's value (repeatable)")
 	fl.BoolVar(&o.oversubscribe, "oversubscribe", false, "allow more ranks than CPUs")
 	fl.String("mca", "", "set an MCA parameter for every rank: `NAME VALUE` (repeatable)")
 	fl.StringArrayVar(&tune, "tune", nil, "read MCA parameters from `FILE` in every rank (repeatable; FILE,FILE also works)")
-	fl.StringArrayVarP(&exports, "export", "x", nil, "export `VAR[=VALUE]` to the ranks; VAR alone copies gompirun's value (repeatable)")
 	fl.BoolVar(&o.output.Tag, "tag-output", false, "prefix each output line with [jobid,rank]<stdout>: or <stderr>:")
 	fl.BoolVar(&o.output.Timestamp, "timestamp-output", false, "prefix each output line with the time it was printed")
 	fl.StringVar(&o.output.Dir, "output-filename", "", "also write rank N's output to `DIR`/1/rank.N/stdout and stderr")
 	fl.IntVar(&timeout, "timeout", 0, "stop the job after `SECONDS` and exit with status 124 (default $MPIEXEC_TIMEOUT, else none)")
 	fl.BoolVar(&o.reportState, "report-state-on-timeout", false, "before --timeout stops the job, print what every rank waits for")
 	fl.BoolVar(&o.stacks, "get-stack-traces", false, "add every goroutine's stack of every rank to state reports")
-	fl.StringVar(&bindTo, "bind-to", "auto", "which CPUs each rank may use: `auto|core|none` (see above)")
+	fl.Var(&bindTo, "bind-to", "which CPUs each rank may use (see below)")
 	fl.CountVarP(&o.verbose, "verbose", "v", "log what gompirun does to stderr (-vv for more)")
 	cmd.InitDefaultHelpFlag()
 	cmd.InitDefaultVersionFlag()
 
-	pairs, rest, err := cli.ExtractPairs(fl, args, "--mca", "-mca")
+	inContext := func(n int, err error) error {
+		if len(segs) > 1 {
+			return fmt.Errorf("app context %d: %w", n, err)
+		}
+		return err
+	}
+	pairs, rest, err := cli.ExtractPairs(fl, segs[0], "--mca", "-mca")
 	if err != nil {
-		return nil, err
+		return nil, inContext(1, err)
 	}
 	cmd.SetArgs(append([]string{}, rewriteSingleDash(fl, rest)...)) // non-nil: cobra reads os.Args for nil
 	if err := cmd.Execute(); err != nil {
-		return nil, fmt.Errorf("%w (see gompirun --help)", err)
+		return nil, inContext(1, fmt.Errorf("%w (see gompirun --help)", err))
 	}
 	if !ran { // --help or --version
 		return nil, nil
@@ -161,32 +188,47 @@ func parseArgs(args []string, h host, stdout io.Writer) (*options, error) {
 		return nil, err
 	}
 	if len(remaining) == 0 {
-		if n := len(args); n >= 3 && len(pairs) > 0 {
+		if n := len(segs[0]); n >= 3 && len(pairs) > 0 {
 			// "--mca NAME prog": the program became the value.
-			if p := pairs[len(pairs)-1]; slices.Equal(args[n-3:], []string{p.Flag, p.Name, p.Value}) {
-				return nil, tookProgram(p, h.isParam)
+			if p := pairs[len(pairs)-1]; slices.Equal(segs[0][n-3:], []string{p.Flag, p.Name, p.Value}) {
+				return nil, inContext(1, tookProgram(p, h.isParam))
 			}
 		}
-		return nil, errors.New("no program given; usage: " + usageLine)
+		if len(segs) > 1 {
+			return nil, inContext(1, emptyContext(segs[0]))
+		}
+		return nil, fmt.Errorf("no program given; usage: %s", usageLine)
 	}
-	o.program, o.args = remaining[0], remaining[1:]
-
+	first.program, first.args = remaining[0], remaining[1:]
 	if !fl.Changed("np") && !fl.Changed("n") {
-		return nil, errors.New("-np N is required: the number of ranks to start (1 or more)")
+		return nil, inContext(1, errors.New("-np N is required: the number of ranks to start (1 or more)"))
 	}
-	if o.np < 1 {
-		return nil, fmt.Errorf("-np %d: the number of ranks must be 1 or more", o.np)
+	if first.np < 1 {
+		return nil, inContext(1, fmt.Errorf("-np %d: the number of ranks must be 1 or more", first.np))
 	}
-	if o.np > h.numCPU && !o.oversubscribe {
-		return nil, fmt.Errorf("-np %d: this host has only %d CPUs available; add --oversubscribe to run more ranks than CPUs", o.np, h.numCPU)
+	if first.exports, err = resolveExports(exports, h.lookupEnv); err != nil {
+		return nil, inContext(1, err)
+	}
+	o.apps = append(o.apps, first)
+	for i, seg := range segs[1:] {
+		app, err := parseContext(seg, fl, h.lookupEnv)
+		if err != nil {
+			return nil, inContext(i+2, err)
+		}
+		o.apps = append(o.apps, app)
+	}
+
+	if np := o.np(); np > h.numCPU && !o.oversubscribe {
+		what := fmt.Sprintf("-np %d", np)
+		if len(o.apps) > 1 {
+			what = fmt.Sprintf("%d ranks in all", np)
+		}
+		return nil, fmt.Errorf("%s: this host has only %d CPUs available; add --oversubscribe to run more ranks than CPUs", what, h.numCPU)
 	}
 	if o.tune, err = checkTuneFiles(tune); err != nil {
 		return nil, err
 	}
-	if o.exports, err = resolveExports(exports, h.lookupEnv); err != nil {
-		return nil, err
-	}
-	switch strings.ToLower(bindTo) {
+	switch strings.ToLower(bindTo.value) {
 	case "auto":
 		o.bind = launcher.BindAuto
 	case "core":
@@ -194,7 +236,7 @@ func parseArgs(args []string, h host, stdout io.Writer) (*options, error) {
 	case "none":
 		o.bind = launcher.BindNone
 	default:
-		return nil, fmt.Errorf("--bind-to %q: allowed values are auto, core and none", bindTo)
+		return nil, fmt.Errorf("--bind-to %q: allowed values are auto, core and none", bindTo.value)
 	}
 	if o.timeout, err = timeoutOption(fl.Changed("timeout"), timeout, h.lookupEnv); err != nil {
 		return nil, err
@@ -208,6 +250,103 @@ func parseArgs(args []string, h host, stdout io.Writer) (*options, error) {
 		}
 	}
 	return &o, nil
+}
+
+// choice is a string option whose help shows its allowed values once, as
+// the value's name (--bind-to auto|core|none); parseArgs checks the value.
+type choice struct{ value, values string }
+
+func (c *choice) String() string     { return c.value }
+func (c *choice) Set(v string) error { c.value = v; return nil }
+func (c *choice) Type() string       { return c.values }
+
+// splitContexts splits a command line at every lone ":", as Open MPI
+// does: a program cannot be given ":" as an argument.
+func splitContexts(args []string) [][]string {
+	segs := [][]string{{}}
+	for _, a := range args {
+		if a == contextSep {
+			segs = append(segs, []string{})
+			continue
+		}
+		segs[len(segs)-1] = append(segs[len(segs)-1], a)
+	}
+	return segs
+}
+
+// emptyContext explains an app context without a program.
+func emptyContext(seg []string) error {
+	if len(seg) == 0 {
+		return errors.New("empty: each \":\" must be followed by -np N and a program")
+	}
+	return fmt.Errorf("no program after %q: an app context is \"-np N [-x VAR]... program [args]\"", strings.Join(seg, " "))
+}
+
+// parseContext parses an app context after the first: -np, -x, the
+// program and its arguments. The job's options (those of the whole
+// command line) belong before the first program; one given here is
+// refused rather than applied to the whole job or to this context.
+func parseContext(seg []string, job *pflag.FlagSet, lookupEnv func(string) (string, bool)) (appOptions, error) {
+	var (
+		app     appOptions
+		exports []string
+	)
+	fs := pflag.NewFlagSet("app context", pflag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.SetInterspersed(false)
+	fs.IntVarP(&app.np, "np", "n", 0, "")
+	fs.IntVar(&app.np, "n", 0, "")
+	fs.StringArrayVarP(&exports, "export", "x", nil, "")
+	args := rewriteSingleDash(job, seg)
+	if err := refuseJobOptions(args, fs, job); err != nil {
+		return appOptions{}, err
+	}
+	if err := fs.Parse(args); err != nil {
+		return appOptions{}, err
+	}
+	if fs.NArg() == 0 {
+		return appOptions{}, emptyContext(seg)
+	}
+	app.program, app.args = fs.Arg(0), fs.Args()[1:]
+	if !fs.Changed("np") && !fs.Changed("n") {
+		return appOptions{}, fmt.Errorf("-np N is required before %s: the number of its ranks (1 or more)", app.program)
+	}
+	if app.np < 1 {
+		return appOptions{}, fmt.Errorf("-np %d: the number of ranks must be 1 or more", app.np)
+	}
+	var err error
+	if app.exports, err = resolveExports(exports, lookupEnv); err != nil {
+		return appOptions{}, err
+	}
+	return app, nil
+}
+
+// refuseJobOptions fails on the first option of args, up to the program,
+// that is one of the job's (in job) rather than an app context's (in fs).
+func refuseJobOptions(args []string, fs, job *pflag.FlagSet) error {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" || a == "-" || !strings.HasPrefix(a, "-") {
+			return nil
+		}
+		var ours, jobs bool
+		if name, ok := strings.CutPrefix(a, "--"); ok {
+			name, _, _ = strings.Cut(name, "=")
+			ours, jobs = fs.Lookup(name) != nil, job.Lookup(name) != nil
+		} else {
+			ours, jobs = fs.ShorthandLookup(a[1:2]) != nil, job.ShorthandLookup(a[1:2]) != nil
+		}
+		if !ours && jobs {
+			return fmt.Errorf("%s applies to the whole job: give it before the first program (after \":\" an app context takes only -np and -x)", a)
+		}
+		if !ours {
+			return nil // pflag names the unknown flag
+		}
+		if takesValue(fs, a) {
+			i++
+		}
+	}
+	return nil
 }
 
 // tookProgram explains a command line whose last --mca pair took the

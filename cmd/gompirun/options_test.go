@@ -43,23 +43,44 @@ func TestParseNP(t *testing.T) {
 		{"-np", "3", "prog"}, {"--np", "3", "prog"}, {"-n", "3", "prog"}, {"--n", "3", "prog"},
 		{"-np=3", "prog"}, {"--np=3", "prog"}, {"-n3", "prog"},
 	} {
-		if o := mustParse(t, args...); o.np != 3 || o.program != "prog" {
-			t.Errorf("%q: np %d program %q", args, o.np, o.program)
+		if a := mustParse(t, args...).apps[0]; a.np != 3 || a.program != "prog" {
+			t.Errorf("%q: np %d program %q", args, a.np, a.program)
 		}
 	}
 }
 
 func TestProgramFlagsAreNotOurs(t *testing.T) {
 	o := mustParse(t, "-np", "2", "-tag-output", "prog", "-np", "9", "--mca", "x", "y", "-x")
-	if !o.output.Tag || o.np != 2 || o.program != "prog" || len(o.mca) != 0 {
+	if a := o.apps[0]; !o.output.Tag || a.np != 2 || a.program != "prog" || len(o.mca) != 0 {
 		t.Fatalf("options %+v", o)
 	}
-	if want := []string{"-np", "9", "--mca", "x", "y", "-x"}; !slices.Equal(o.args, want) {
-		t.Fatalf("program args %q, want %q", o.args, want)
+	if want := []string{"-np", "9", "--mca", "x", "y", "-x"}; !slices.Equal(o.apps[0].args, want) {
+		t.Fatalf("program args %q, want %q", o.apps[0].args, want)
 	}
-	o = mustParse(t, "-np", "1", "--", "-prog-with-dash", "a")
-	if o.program != "-prog-with-dash" || !slices.Equal(o.args, []string{"a"}) {
-		t.Fatalf("after --: program %q args %q", o.program, o.args)
+	a := mustParse(t, "-np", "1", "--", "-prog-with-dash", "a").apps[0]
+	if a.program != "-prog-with-dash" || !slices.Equal(a.args, []string{"a"}) {
+		t.Fatalf("after --: program %q args %q", a.program, a.args)
+	}
+}
+
+// MPMD: each app context has its own -np, -x, program and arguments; the
+// job's options come before the first program.
+func TestParseAppContexts(t *testing.T) {
+	o := mustParse(t, "--tag-output", "-np", "1", "-x", "A=1", "a", "--flag", ":", "-n", "2", "b", ":",
+		"-np=1", "--export", "HOME", "-x", "B=2", "--", "-c", "x", ":y")
+	want := []appOptions{
+		{np: 1, program: "a", args: []string{"--flag"}, exports: []string{"A=1"}},
+		{np: 2, program: "b", args: []string{}},
+		{np: 1, program: "-c", args: []string{"x", ":y"}, exports: []string{"HOME=/home/u", "B=2"}},
+	}
+	if !o.output.Tag || len(o.apps) != len(want) || o.np() != 4 {
+		t.Fatalf("options %+v", o)
+	}
+	for i, w := range want {
+		a := o.apps[i]
+		if a.np != w.np || a.program != w.program || !slices.Equal(a.args, w.args) || !slices.Equal(a.exports, w.exports) {
+			t.Errorf("app context %d: %+v, want %+v", i+1, a, w)
+		}
 	}
 }
 
@@ -85,6 +106,15 @@ func TestParseErrors(t *testing.T) {
 		{[]string{"-np", "2", "--timeout", "-1", "prog"}, "--timeout -1"},
 		{[]string{"-np", "2", "--output-filename", "", "prog"}, "--output-filename: the directory name is empty"},
 		{[]string{"-np", "2", "--frobnicate", "prog"}, "unknown flag: --frobnicate"},
+		{[]string{"-np", "1", "a", ":"}, `app context 2: empty: each ":" must be followed by -np N and a program`},
+		{[]string{":", "-np", "1", "a"}, `app context 1: empty`},
+		{[]string{"-np", "1", "a", ":", "-np", "1"}, `app context 2: no program after "-np 1"`},
+		{[]string{"-np", "1", "a", ":", "b"}, "app context 2: -np N is required before b"},
+		{[]string{"-np", "1", "a", ":", "-np", "1", "-v", "b"}, "app context 2: -v applies to the whole job: give it before the first program"},
+		{[]string{"-np", "1", "a", ":", "-np", "1", "-bind-to", "core", "b"}, "app context 2: --bind-to applies to the whole job"},
+		{[]string{"-np", "1", "a", ":", "-np", "1", "-x", "UNSET_VAR", "b"}, "app context 2: -x UNSET_VAR: UNSET_VAR is not set"},
+		{[]string{"-np", "1", "a", ":", "-np", "2", "b", ":", "-np", "2", "c"}, "5 ranks in all: this host has only 4 CPUs available"},
+		{[]string{"-np", "1", "--mca", "btl", ":", "-np", "1", "b"}, "app context 1: --mca needs a name and a value"},
 	}
 	for _, tt := range tests {
 		_, err := parse(t, tt.args...)
@@ -127,8 +157,8 @@ func TestParseExport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []string{"FOO=bar=baz", "HOME=/home/u", "EMPTY="}; !slices.Equal(o.exports, want) {
-		t.Fatalf("exports %q, want %q", o.exports, want)
+	if want := []string{"FOO=bar=baz", "HOME=/home/u", "EMPTY="}; !slices.Equal(o.apps[0].exports, want) {
+		t.Fatalf("exports %q, want %q", o.apps[0].exports, want)
 	}
 }
 
@@ -162,10 +192,19 @@ func TestHelpAndVersion(t *testing.T) {
 			t.Fatalf("%q: %+v, %v", args, o, err)
 		}
 		for _, want := range []string{"--np N", "--oversubscribe", "--mca NAME VALUE", "--tune FILE", "-x, --export", "--tag-output",
-			"--timestamp-output", "--output-filename DIR", "--timeout SECONDS", "--bind-to auto|core|none", "--version", "Exit status"} {
+			"--timestamp-output", "--output-filename DIR", "--timeout SECONDS", "--bind-to auto|core|none", "--version", "Exit status",
+			"MPMD", "docs/gompirun.md"} {
 			if !strings.Contains(out.String(), want) {
 				t.Errorf("%q output lacks %q", args, want)
 			}
+		}
+		// Usage and the options first, the explanations after them.
+		if help := out.String(); !strings.HasPrefix(help, "Usage:\n  gompirun -np N") ||
+			strings.Index(help, "--bind-to") > strings.Index(help, "Exit status") {
+			t.Errorf("%q: the help does not start with the usage and the options:\n%s", args, help)
+		}
+		if n := strings.Count(out.String(), "auto|core|none"); n != 1 {
+			t.Errorf("%q: the values of --bind-to are listed %d times, want once", args, n)
 		}
 	}
 	var out bytes.Buffer

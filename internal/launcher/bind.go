@@ -5,13 +5,7 @@ import (
 	"fmt"
 
 	"golang.org/x/sys/unix"
-
-	"github.com/gompi/gompi/internal/bindshim"
 )
-
-// BindEnvVar switches gompirun, or gompi-bind, into the binding shim
-// (see bindshim). Users never set it.
-const BindEnvVar = bindshim.EnvVar
 
 // Bind is a binding policy: which CPUs each rank may run on.
 type Bind int
@@ -51,8 +45,14 @@ func (b Bind) rankCPUs(np int, cpus []int) [][]int {
 	return out
 }
 
-// RunBindShim is the binding shim, gompirun's mode of it: see bindshim.Run.
-func RunBindShim(cpus string, args []string) error { return bindshim.Run(cpus, args) }
+// cpuSet is the affinity mask of cpus.
+func cpuSet(cpus []int) unix.CPUSet {
+	var set unix.CPUSet
+	for _, c := range cpus {
+		set.Set(c)
+	}
+	return set
+}
 
 // allowedCPUs lists the CPUs this process may run on, in order. Using the mask rather than 0..NumCPU-1
 // respects cpusets and taskset.

@@ -39,20 +39,30 @@ const DefaultGrace = 500 * time.Millisecond
 // holds 108 bytes including the terminating NUL).
 const maxSocketPath = 107
 
-// Config describes one job.
-type Config struct {
+// App is one app context of a job: NP ranks running one program with
+// the same arguments and exports, as one "-np N program args" of an MPMD
+// command line.
+type App struct {
 	NP      int      // number of ranks, >= 1
 	Program string   // executable, looked up in $PATH unless it contains a slash
 	Args    []string // its arguments
+	Env     []string // NAME=value entries added for these ranks only (-x)
+}
+
+// Config describes one job.
+type Config struct {
+	// Apps are the job's app contexts. Ranks are numbered across them in
+	// order (the first app's ranks come first), and each rank learns its
+	// app's index as GOMPI_APPNUM (MPI_APPNUM).
+	Apps []App
 	// Env is the environment every rank starts from (gompirun passes its own
-	// plus -x, --mca and GOMPI_PREFIX); each rank's identity is added.
-	// nil means os.Environ().
+	// plus --mca and GOMPI_PREFIX); each rank's app exports and identity
+	// are added. nil means os.Environ().
 	Env []string
 	// Bind chooses each rank's CPUs among those in gompirun's affinity
-	// mask; binding runs BindExe as the binding shim (package bindshim). Go
-	// sizes GOMAXPROCS from the mask, so a rank gets as many threads as CPUs.
-	Bind    Bind
-	BindExe string // gompi-bind, or gompirun itself; required unless Bind is BindNone
+	// mask (see startRank). Go sizes GOMAXPROCS from the mask, so a rank
+	// gets as many threads as CPUs.
+	Bind Bind
 	// ReaperExe, when set, is run as the job's reaper (see RunReaper): if
 	// gompirun is killed, it kills what is left of the job and removes the
 	// job's files.
@@ -91,12 +101,18 @@ type Config struct {
 // are reported as "gompirun: ..." lines on cfg.Stderr. An error means the
 // job could not be set up; then no rank is left running.
 func Run(ctx context.Context, cfg Config) (int, error) {
-	if err := cfg.fill(); err != nil {
-		return 1, err
-	}
-	prog, err := resolveProgram(cfg.Program, cfg.Args)
+	np, err := cfg.fill()
 	if err != nil {
 		return 1, err
+	}
+	progs := make([]program, len(cfg.Apps))
+	for i, app := range cfg.Apps {
+		if progs[i], err = resolveProgram(app.Program, app.Args); err != nil {
+			if len(cfg.Apps) > 1 {
+				err = fmt.Errorf("app context %d: %w", i+1, err)
+			}
+			return 1, err
+		}
 	}
 	var rankCPUs [][]int
 	if cfg.Bind != BindNone {
@@ -104,11 +120,11 @@ func Run(ctx context.Context, cfg Config) (int, error) {
 		if err != nil {
 			return 1, fmt.Errorf("--bind-to: %w", err)
 		}
-		rankCPUs = cfg.Bind.rankCPUs(cfg.NP, cpus)
+		rankCPUs = cfg.Bind.rankCPUs(np, cpus)
 	}
 	var files [][2]*os.File
 	if cfg.Output.Dir != "" {
-		if files, err = openOutputFiles(cfg.Output.Dir, cfg.NP); err != nil {
+		if files, err = openOutputFiles(cfg.Output.Dir, np); err != nil {
 			return 1, err
 		}
 		defer closeOutputFiles(files)
@@ -123,19 +139,20 @@ func Run(ctx context.Context, cfg Config) (int, error) {
 
 	j := &job{
 		cfg:     cfg,
+		np:      np,
 		jobID:   sess.jobID,
 		sessDir: sess.dir,
 		log:     cfg.Log,
 		term:    newTerminal(cfg.Stdout, cfg.Stderr),
-		pids:    make([]int, cfg.NP),
+		pids:    make([]int, np),
 		cause:   -1,
-		sent:    make([]map[syscall.Signal]bool, cfg.NP),
-		exits:   make(chan exitEvent, cfg.NP),
+		sent:    make([]map[syscall.Signal]bool, np),
+		exits:   make(chan exitEvent, np),
 		stopReq: make(chan struct{}),
 	}
 	j.fwd = &forwarder{jobID: sess.jobID, opts: cfg.Output, term: j.term, now: time.Now}
 	j.srv, err = NewServer(ServerConfig{
-		JobID: sess.jobID, Size: cfg.NP, Secret: sess.secret,
+		JobID: sess.jobID, Size: np, Secret: sess.secret,
 		OnAbort: j.onAbort, Log: cfg.Log.Named("server"),
 	})
 	if err != nil {
@@ -170,7 +187,7 @@ func Run(ctx context.Context, cfg Config) (int, error) {
 		}
 	}
 	env := rankEnvBase(cfg.Env)
-	started := j.startAll(prog, env, sess, rankCPUs, files)
+	started := j.startAll(progs, env, sess, rankCPUs, files)
 	lifeR.Close() // the ranks hold their copies
 	code := j.supervise(ctx, started)
 	// Not deferred: a gompirun that panics has not stopped its ranks, and
@@ -179,18 +196,26 @@ func Run(ctx context.Context, cfg Config) (int, error) {
 	return code, nil
 }
 
-func (cfg *Config) fill() error {
-	if cfg.NP < 1 {
-		return fmt.Errorf("%d ranks requested: at least 1 is needed", cfg.NP)
+// fill checks cfg, fills in the defaults and returns the job's size.
+func (cfg *Config) fill() (np int, err error) {
+	if len(cfg.Apps) == 0 {
+		return 0, errors.New("no program to run")
 	}
-	if cfg.Program == "" {
-		return errors.New("no program to run")
-	}
-	if cfg.Bind != BindNone && cfg.BindExe == "" {
-		return errors.New("binding ranks needs the path of the binding shim, gompi-bind or gompirun (Config.BindExe)")
+	for i, app := range cfg.Apps {
+		what := ""
+		if len(cfg.Apps) > 1 {
+			what = fmt.Sprintf("app context %d: ", i+1)
+		}
+		if app.NP < 1 {
+			return 0, fmt.Errorf("%s%d ranks requested: at least 1 is needed", what, app.NP)
+		}
+		if app.Program == "" {
+			return 0, fmt.Errorf("%sno program to run", what)
+		}
+		np += app.NP
 	}
 	if cfg.Timeout < 0 {
-		return fmt.Errorf("timeout %s: must not be negative", cfg.Timeout)
+		return 0, fmt.Errorf("timeout %s: must not be negative", cfg.Timeout)
 	}
 	if cfg.Env == nil {
 		cfg.Env = os.Environ()
@@ -210,7 +235,7 @@ func (cfg *Config) fill() error {
 	if cfg.TempDir == "" {
 		cfg.TempDir = os.TempDir()
 	}
-	return nil
+	return np, nil
 }
 
 // session is a job's identity and its private directory holding the
@@ -271,10 +296,10 @@ func (s *session) remove() { _ = rte.RemoveJobFiles(s.jobID, s.dir) }
 const lifelineFD = 3
 
 // identityVars are set by the launcher for each rank and so dropped from the
-// inherited environment, together with the binding shim's switch.
+// inherited environment, together with the reaper's switch.
 var identityVars = []string{
-	rte.EnvRank, rte.EnvSize, rte.EnvLocalRank, rte.EnvLocalSize,
-	rte.EnvJobID, rte.EnvServer, rte.EnvSecret, rte.EnvSessionDir, rte.EnvLifeline, BindEnvVar, ReaperEnvVar,
+	rte.EnvRank, rte.EnvSize, rte.EnvLocalRank, rte.EnvLocalSize, rte.EnvAppNum,
+	rte.EnvJobID, rte.EnvServer, rte.EnvSecret, rte.EnvSessionDir, rte.EnvLifeline, ReaperEnvVar,
 }
 
 // rankEnvBase drops from env what each rank gets set for itself, and
@@ -299,10 +324,12 @@ func rankEnvBase(env []string) []string {
 	return out
 }
 
-// rankEnv is the environment of one rank.
-func rankEnv(base []string, s *session, rank, np int) []string {
-	env := append([]string(nil), base...)
+// rankEnv is the environment of one rank of app context appNum: the base,
+// the app's exports, then the rank's identity.
+func rankEnv(base []string, app App, appNum int, s *session, rank, np int) []string {
+	env := append(append([]string(nil), base...), app.Env...)
 	return append(env,
+		rte.EnvAppNum+"="+strconv.Itoa(appNum),
 		rte.EnvRank+"="+strconv.Itoa(rank),
 		rte.EnvSize+"="+strconv.Itoa(np),
 		rte.EnvLocalRank+"="+strconv.Itoa(rank), // one host: local is global
@@ -318,6 +345,7 @@ func rankEnv(base []string, s *session, rank, np int) []string {
 // job is one running job.
 type job struct {
 	cfg     Config
+	np      int // ranks in all, over every app context
 	jobID   string
 	sessDir string // where the ranks leave their profiling parts
 	log     hclog.Logger
@@ -395,13 +423,20 @@ func (j *job) onAbort(a AbortCall) {
 	})
 }
 
-// startAll starts every rank in order and returns the pids of those
-// started. If one cannot be started the job fails and no more are started.
-func (j *job) startAll(prog program, env []string, s *session, rankCPUs [][]int, files [][2]*os.File) []int {
+// startAll starts every rank in order, app context by app context (progs
+// holds each context's program), and returns the pids of those started.
+// If one cannot be started the job fails and no more are started.
+func (j *job) startAll(progs []program, env []string, s *session, rankCPUs [][]int, files [][2]*os.File) []int {
 	var started []int
 	stdin, closeStdin := j.stdinForRank0()
 	defer closeStdin()
-	for rank := range j.cfg.NP {
+	appNum, appEnd := 0, j.cfg.Apps[0].NP
+	for rank := range j.np {
+		if rank == appEnd {
+			appNum++
+			appEnd += j.cfg.Apps[appNum].NP
+		}
+		prog, app := progs[appNum], j.cfg.Apps[appNum]
 		var rio rankIO
 		if rank == 0 {
 			rio.stdin = stdin
@@ -435,9 +470,9 @@ func (j *job) startAll(prog program, env []string, s *session, rankCPUs [][]int,
 		if rankCPUs != nil {
 			cpus = rankCPUs[rank]
 		}
-		cmd := prog.command(rankEnv(env, s, rank, j.cfg.NP), rio, j.cfg.BindExe, cpus)
+		cmd := prog.command(rankEnv(env, app, appNum, s, rank, j.np), rio)
 		cmd.ExtraFiles = []*os.File{j.lifeline} // descriptor 3: lifelineFD
-		pid, err := startRank(cmd, rank, j.exits)
+		pid, err := startRank(cmd, rank, cpus, j.exits)
 		j.closeFiles(childEnds) // the child has its copies; EOF comes when it is gone
 		if err != nil {
 			j.fail(jobFailure(fmt.Sprintf("cannot start rank %d (program %q): %v; stopping the job", rank, prog.path, err), 1))

@@ -15,10 +15,10 @@ import (
 // runSh runs a job whose ranks run the shell script, with the rank's
 // number in $GOMPI_COMM_WORLD_RANK, and checks the session directory is
 // gone afterwards.
-func runSh(t *testing.T, cfg Config, script string) (code int, stdout, stderr string) {
+func runSh(t *testing.T, np int, cfg Config, script string) (code int, stdout, stderr string) {
 	t.Helper()
 	var out, errOut bytes.Buffer
-	cfg.Program, cfg.Args = "sh", []string{"-c", script}
+	cfg.Apps = []App{{NP: np, Program: "sh", Args: []string{"-c", script}}}
 	cfg.Env = append(os.Environ(), cfg.Env...)
 	cfg.Stdout, cfg.Stderr = &out, &errOut
 	cfg.TempDir = t.TempDir()
@@ -41,9 +41,42 @@ func runSh(t *testing.T, cfg Config, script string) (code int, stdout, stderr st
 	return code, out.String(), errOut.String()
 }
 
+// Ranks are numbered across the app contexts in order; each learns its
+// app's index and gets its app's exports only.
+func TestRunAppContexts(t *testing.T) {
+	t.Parallel()
+	var out, errOut bytes.Buffer
+	script := `echo "rank $GOMPI_COMM_WORLD_RANK of $GOMPI_COMM_WORLD_SIZE app $GOMPI_APPNUM arg $0 color=$COLOR"`
+	cfg := Config{
+		Apps: []App{
+			{NP: 1, Program: "sh", Args: []string{"-c", script, "first"}, Env: []string{"COLOR=red"}},
+			{NP: 2, Program: "sh", Args: []string{"-c", script, "second"}},
+			{NP: 1, Program: "sh", Args: []string{"-c", script, "third"}, Env: []string{"COLOR=blue"}},
+		},
+		Env:     append(os.Environ(), "COLOR=none"),
+		Stdout:  &out,
+		Stderr:  &errOut,
+		TempDir: t.TempDir(),
+	}
+	code, err := Run(context.Background(), cfg)
+	if err != nil || code != 0 {
+		t.Fatalf("Run = %d, %v; stderr:\n%s", code, err, errOut.String())
+	}
+	for _, want := range []string{
+		"rank 0 of 4 app 0 arg first color=red\n",
+		"rank 1 of 4 app 1 arg second color=none\n",
+		"rank 2 of 4 app 1 arg second color=none\n",
+		"rank 3 of 4 app 2 arg third color=blue\n",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("stdout lacks %q:\n%s", want, out.String())
+		}
+	}
+}
+
 func TestRunSuccessTagged(t *testing.T) {
 	t.Parallel()
-	code, out, _ := runSh(t, Config{NP: 3, Output: OutputOptions{Tag: true}},
+	code, out, _ := runSh(t, 3, Config{Output: OutputOptions{Tag: true}},
 		`echo "hello from $GOMPI_COMM_WORLD_RANK of $GOMPI_COMM_WORLD_SIZE"; case "$GOMPI_SERVER" in unix://*/rt.sock) echo ok-server;; esac`)
 	if code != 0 {
 		t.Fatalf("exit %d, want 0", code)
@@ -61,7 +94,7 @@ func TestRunSuccessTagged(t *testing.T) {
 
 func TestRunRankFailureStopsOthers(t *testing.T) {
 	t.Parallel()
-	code, _, errOut := runSh(t, Config{NP: 3},
+	code, _, errOut := runSh(t, 3, Config{},
 		`if [ "$GOMPI_COMM_WORLD_RANK" = 1 ]; then exit 3; fi; exec sleep 30`)
 	if code != 3 {
 		t.Fatalf("exit %d, want 3", code)
@@ -73,7 +106,7 @@ func TestRunRankFailureStopsOthers(t *testing.T) {
 
 func TestRunSignaledRank(t *testing.T) {
 	t.Parallel()
-	code, _, errOut := runSh(t, Config{NP: 2}, `if [ "$GOMPI_COMM_WORLD_RANK" = 0 ]; then kill -SEGV $$; fi; exec sleep 30`)
+	code, _, errOut := runSh(t, 2, Config{}, `if [ "$GOMPI_COMM_WORLD_RANK" = 0 ]; then kill -SEGV $$; fi; exec sleep 30`)
 	if code != 128+int(syscall.SIGSEGV) || !strings.Contains(errOut, "rank 0 (pid") || !strings.Contains(errOut, "killed by signal SIGSEGV") {
 		t.Fatalf("exit %d, stderr %q; want %d and SIGSEGV", code, errOut, 128+int(syscall.SIGSEGV))
 	}
@@ -81,7 +114,7 @@ func TestRunSignaledRank(t *testing.T) {
 
 func TestRunTimeout(t *testing.T) {
 	t.Parallel()
-	code, _, errOut := runSh(t, Config{NP: 2, Timeout: time.Second}, `exec sleep 30`)
+	code, _, errOut := runSh(t, 2, Config{Timeout: time.Second}, `exec sleep 30`)
 	if code != ExitTimeout || !strings.Contains(errOut, "gompirun: job timed out after 1 seconds; killing ranks") {
 		t.Fatalf("exit %d, stderr %q", code, errOut)
 	}
@@ -90,7 +123,7 @@ func TestRunTimeout(t *testing.T) {
 func TestRunTermIgnoringRankIsKilled(t *testing.T) {
 	t.Parallel()
 	// Rank 1 ignores SIGTERM, so only SIGKILL after the grace period stops it.
-	code, _, _ := runSh(t, Config{NP: 2, Grace: 100 * time.Millisecond},
+	code, _, _ := runSh(t, 2, Config{Grace: 100 * time.Millisecond},
 		`if [ "$GOMPI_COMM_WORLD_RANK" = 0 ]; then sleep 0.2; exit 5; fi; trap "" TERM; sleep 30 & wait; wait`)
 	if code != 5 {
 		t.Fatalf("exit %d, want 5", code)
@@ -104,7 +137,7 @@ func TestRunForwardsSignal(t *testing.T) {
 		time.Sleep(200 * time.Millisecond)
 		sigs <- syscall.SIGINT
 	}()
-	code, _, errOut := runSh(t, Config{NP: 2, Signals: sigs}, `exec sleep 30`)
+	code, _, errOut := runSh(t, 2, Config{Signals: sigs}, `exec sleep 30`)
 	if code != 130 || !strings.Contains(errOut, "received SIGINT") {
 		t.Fatalf("exit %d, stderr %q; want 130 and SIGINT", code, errOut)
 	}
@@ -115,7 +148,7 @@ func TestRunContextCanceled(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
 	var errOut bytes.Buffer
-	code, err := Run(ctx, Config{NP: 1, Program: "sleep", Args: []string{"30"}, Stderr: &errOut, TempDir: t.TempDir()})
+	code, err := Run(ctx, Config{Apps: []App{{NP: 1, Program: "sleep", Args: []string{"30"}}}, Stderr: &errOut, TempDir: t.TempDir()})
 	if err != nil || code != 1 || !strings.Contains(errOut.String(), "context deadline exceeded") {
 		t.Fatalf("Run = %d, %v, stderr %q", code, err, errOut.String())
 	}
@@ -131,7 +164,7 @@ func TestRunStdinAndOutputDir(t *testing.T) {
 	w.Close()
 	defer r.Close()
 	dir := t.TempDir()
-	code, out, _ := runSh(t, Config{NP: 2, Stdin: r, Output: OutputOptions{Dir: dir}},
+	code, out, _ := runSh(t, 2, Config{Stdin: r, Output: OutputOptions{Dir: dir}},
 		`echo "$GOMPI_COMM_WORLD_RANK read: $(cat)"; echo "err $GOMPI_COMM_WORLD_RANK" >&2`)
 	if code != 0 {
 		t.Fatalf("exit %d", code)
@@ -157,11 +190,13 @@ func TestRunSetupErrors(t *testing.T) {
 		cfg  Config
 		want string
 	}{
-		{Config{NP: 0, Program: "true"}, "0 ranks requested"},
-		{Config{NP: 1}, "no program"},
-		{Config{NP: 1, Program: "gompi-no-such-program"}, `"gompi-no-such-program" not found`},
-		{Config{NP: 1, Program: "true", Bind: BindCore}, "BindExe"},
-		{Config{NP: 1, Program: "true", TempDir: "/" + strings.Repeat("d", 120)}, "set TMPDIR to a shorter directory"},
+		{Config{}, "no program"},
+		{Config{Apps: []App{{NP: 0, Program: "true"}}}, "0 ranks requested"},
+		{Config{Apps: []App{{NP: 1}}}, "no program"},
+		{Config{Apps: []App{{NP: 1, Program: "true"}, {NP: 0, Program: "true"}}}, "app context 2: 0 ranks requested"},
+		{Config{Apps: []App{{NP: 1, Program: "gompi-no-such-program"}}}, `"gompi-no-such-program" not found`},
+		{Config{Apps: []App{{NP: 1, Program: "true"}, {NP: 1, Program: "gompi-no-such-program"}}}, `app context 2: program "gompi-no-such-program" not found`},
+		{Config{Apps: []App{{NP: 1, Program: "true"}}, TempDir: "/" + strings.Repeat("d", 120)}, "set TMPDIR to a shorter directory"},
 	}
 	for _, tt := range tests {
 		if _, err := Run(context.Background(), tt.cfg); err == nil || !strings.Contains(err.Error(), tt.want) {

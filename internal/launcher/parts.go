@@ -22,7 +22,7 @@ type MergeFunc func(job string, parts map[int][]byte) (paths []string, err error
 // stderr naming the tool and the ranks or file, and loses nothing else.
 func (j *job) mergeParts() []string {
 	w := j.term.stderr()
-	parts, bad := rte.ReadParts(j.sessDir, j.cfg.NP)
+	parts, bad := rte.ReadParts(j.sessDir, j.np)
 	for _, err := range bad {
 		fmt.Fprintf(w, "gompirun: warning: profiling parts: %v; ignored\n", err)
 	}
@@ -40,7 +40,7 @@ func (j *job) mergeParts() []string {
 			continue
 		}
 		var missing []int
-		for r := range j.cfg.NP {
+		for r := range j.np {
 			if _, ok := byRank[r]; !ok {
 				missing = append(missing, r)
 			}

@@ -36,8 +36,8 @@ esac`
 		},
 		"gamma": func(string, map[int][]byte) ([]string, error) { panic("boom") },
 	}
-	cfg := Config{NP: 3, Mergers: func(tool string) MergeFunc { return mergers[tool] }}
-	code, _, stderr := runSh(t, cfg, script)
+	cfg := Config{Mergers: func(tool string) MergeFunc { return mergers[tool] }}
+	code, _, stderr := runSh(t, 3, cfg, script)
 	if code != 0 {
 		t.Fatalf("exit status %d\n%s", code, stderr)
 	}

@@ -47,10 +47,8 @@ type rankIO struct {
 	stdout, stderr *os.File
 }
 
-// command builds the exec.Cmd of one rank. With cpus it runs bindExe as
-// the binding shim (see RunBindShim), which sets the affinity and then
-// execs the program in place, keeping the pid.
-func (p program) command(env []string, io rankIO, bindExe string, cpus []int) *exec.Cmd {
+// command builds the exec.Cmd of one rank.
+func (p program) command(env []string, io rankIO) *exec.Cmd {
 	cmd := &exec.Cmd{
 		Path:   p.path,
 		Args:   p.argv,
@@ -65,15 +63,6 @@ func (p program) command(env []string, io rankIO, bindExe string, cpus []int) *e
 	if io.stdin != nil { // a nil *os.File in the interface would not mean /dev/null
 		cmd.Stdin = io.stdin
 	}
-	if len(cpus) > 0 {
-		list := make([]string, len(cpus))
-		for i, c := range cpus {
-			list[i] = strconv.Itoa(c)
-		}
-		cmd.Path = bindExe
-		cmd.Args = append([]string{bindExe, "--", p.path}, p.argv...)
-		cmd.Env = append(append([]string(nil), env...), BindEnvVar+"="+strings.Join(list, ","))
-	}
 	return cmd
 }
 
@@ -87,11 +76,26 @@ type exitEvent struct {
 // Start and Wait run on one goroutine locked to its OS thread: Pdeathsig
 // fires when the thread that forked the child exits, not the process
 // (golang/go#27505), so that thread must outlive the child.
-func startRank(cmd *exec.Cmd, rank int, exits chan<- exitEvent) (pid int, err error) {
+//
+// With cpus the rank starts bound to them: a child inherits the affinity
+// mask of the thread that forks it and keeps it across exec, so the
+// thread takes the rank's mask before the fork. It keeps it until the
+// rank has exited, and then ends with its goroutine (still locked) rather
+// than return to the runtime's pool with the rank's mask. No shim process
+// is started on the way, and Go sizes the rank's GOMAXPROCS from the mask.
+func startRank(cmd *exec.Cmd, rank int, cpus []int, exits chan<- exitEvent) (pid int, err error) {
 	started := make(chan error, 1)
 	go func() {
 		runtime.LockOSThread()
-		defer runtime.UnlockOSThread()
+		if len(cpus) > 0 {
+			set := cpuSet(cpus)
+			if err := unix.SchedSetaffinity(0, &set); err != nil {
+				started <- fmt.Errorf("binding to CPUs %v: %w", cpus, err)
+				return // ends the locked thread with its mask
+			}
+		} else {
+			defer runtime.UnlockOSThread()
+		}
 		if err := cmd.Start(); err != nil {
 			started <- err
 			return

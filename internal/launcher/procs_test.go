@@ -1,6 +1,8 @@
 package launcher
 
 import (
+	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -69,37 +71,44 @@ func TestResolveProgram(t *testing.T) {
 }
 
 func TestRankEnvBase(t *testing.T) {
-	in := []string{"A=1", "GOMPI_COMM_WORLD_RANK=5", "B=2", "A=3", BindEnvVar + "=0", "GOMPI_JOB_SECRET=00"}
+	in := []string{"A=1", "GOMPI_COMM_WORLD_RANK=5", "B=2", "A=3", ReaperEnvVar + "=0", "GOMPI_JOB_SECRET=00"}
 	got := rankEnvBase(in)
 	if want := []string{"B=2", "A=3"}; !slices.Equal(got, want) {
 		t.Fatalf("rankEnvBase = %q, want %q", got, want)
 	}
 }
 
-func TestCommandUsesBindShim(t *testing.T) {
+func TestCommand(t *testing.T) {
 	p := program{path: "/bin/prog", argv: []string{"prog", "-a"}}
-	cmd := p.command([]string{"A=1"}, rankIO{}, "/usr/bin/gompirun", []int{3, 5})
-	if cmd.Path != "/usr/bin/gompirun" || !slices.Equal(cmd.Args, []string{"/usr/bin/gompirun", "--", "/bin/prog", "prog", "-a"}) {
-		t.Fatalf("shim command: %s %q", cmd.Path, cmd.Args)
-	}
-	if !slices.Contains(cmd.Env, BindEnvVar+"=3,5") || cmd.Stdin != nil {
-		t.Fatalf("shim env %q, stdin %v", cmd.Env, cmd.Stdin)
+	cmd := p.command([]string{"A=1"}, rankIO{})
+	if cmd.Path != "/bin/prog" || !slices.Equal(cmd.Args, p.argv) || cmd.Stdin != nil {
+		t.Fatalf("command: %s %q, stdin %v", cmd.Path, cmd.Args, cmd.Stdin)
 	}
 	if !cmd.SysProcAttr.Setpgid || cmd.SysProcAttr.Pdeathsig != syscall.SIGKILL {
 		t.Fatalf("SysProcAttr %+v: want Setpgid and Pdeathsig SIGKILL", cmd.SysProcAttr)
 	}
-	plain := p.command(nil, rankIO{}, "", nil)
-	if plain.Path != "/bin/prog" || !slices.Equal(plain.Args, p.argv) {
-		t.Fatalf("plain command: %s %q", plain.Path, plain.Args)
-	}
 }
 
-func TestRunBindShimRejectsBadInput(t *testing.T) {
-	if err := RunBindShim("x", []string{"--", "/bin/true", "true"}); err == nil || !strings.Contains(err.Error(), `"x"`) {
-		t.Errorf("bad cpu: %v", err)
+// A bound rank inherits the mask of the thread that forked it.
+func TestStartRankBinds(t *testing.T) {
+	cpus, err := allowedCPUs()
+	if err != nil {
+		t.Fatal(err)
 	}
-	if err := RunBindShim("0", []string{"/bin/true"}); err == nil || !strings.Contains(err.Error(), "internal") {
-		t.Errorf("bad args: %v", err)
+	last := cpus[len(cpus)-1]
+	var out bytes.Buffer
+	cmd := exec.Command("sh", "-c", "grep Cpus_allowed_list /proc/self/status")
+	cmd.Stdout = &out
+	exits := make(chan exitEvent, 1)
+	if _, err := startRank(cmd, 0, []int{last}, exits); err != nil {
+		t.Fatal(err)
+	}
+	<-exits
+	if want := fmt.Sprintf("Cpus_allowed_list:\t%d\n", last); out.String() != want {
+		t.Errorf("the rank's mask: %q, want %q", out.String(), want)
+	}
+	if got, err := allowedCPUs(); err != nil || !slices.Equal(got, cpus) {
+		t.Errorf("gompirun's own mask after binding a rank: %v, %v; want %v", got, err, cpus)
 	}
 }
 

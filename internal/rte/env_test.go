@@ -16,7 +16,7 @@ var goodSecretHex = strings.Repeat("ab", MinSecretLen)
 func launched(overrides map[string]string) map[string]string {
 	m := map[string]string{
 		EnvRank: "2", EnvSize: "4", EnvLocalRank: "2", EnvLocalSize: "4",
-		EnvJobID: "c0ffee12", EnvServer: "unix:///tmp/gompi.c0ffee12/rt.sock", EnvSecret: goodSecretHex,
+		EnvAppNum: "1", EnvJobID: "c0ffee12", EnvServer: "unix:///tmp/gompi.c0ffee12/rt.sock", EnvSecret: goodSecretHex,
 	}
 	for k, v := range overrides {
 		m[k] = v
@@ -30,7 +30,7 @@ func TestParseEnvLaunched(t *testing.T) {
 		t.Fatal(err)
 	}
 	j := c.job
-	if j.Rank != 2 || j.Size != 4 || j.LocalRank != 2 || j.LocalSize != 4 || j.JobID != "c0ffee12" || j.Singleton || len(j.Secret) != MinSecretLen {
+	if j.Rank != 2 || j.Size != 4 || j.LocalRank != 2 || j.LocalSize != 4 || j.AppNum != 1 || j.JobID != "c0ffee12" || j.Singleton || len(j.Secret) != MinSecretLen {
 		t.Fatalf("job %+v", j)
 	}
 	if c.server != "unix:///tmp/gompi.c0ffee12/rt.sock" {
@@ -55,6 +55,8 @@ func TestParseEnvErrors(t *testing.T) {
 		want []string // every part must be in the message
 	}{
 		{"rank without size", map[string]string{EnvRank: "1"}, []string{EnvRank, `"1"`, EnvSize + " is not"}},
+		{"appnum without size", map[string]string{EnvAppNum: "0"}, []string{EnvAppNum, `"0"`, EnvSize + " is not"}},
+		{"appnum negative", launched(map[string]string{EnvAppNum: "-1"}), []string{EnvAppNum, `"-1"`, "non-negative integer"}},
 		{"size not a number", launched(map[string]string{EnvSize: "four"}), []string{EnvSize, `"four"`, "positive integer"}},
 		{"size zero", launched(map[string]string{EnvSize: "0"}), []string{EnvSize, `"0"`}},
 		{"rank >= size", launched(map[string]string{EnvRank: "4"}), []string{EnvRank, `"4"`, "less than " + EnvSize + "=4"}},
@@ -183,6 +185,18 @@ func TestRemoveJobFilesFollowsLinks(t *testing.T) {
 	for _, kept := range []string{keep, otherJob} {
 		if _, err := os.Stat(kept); err != nil {
 			t.Errorf("%s went too: %v", kept, err)
+		}
+	}
+}
+
+func TestValidJobID(t *testing.T) {
+	for id, want := range map[string]bool{
+		"c0ffee12": true, "a": true, "A.b_c-9": true, strings.Repeat("x", 64): true,
+		"": false, strings.Repeat("x", 65): false, ".a": false, "_a": false, "-a": false,
+		"a/b": false, "a*": false, "a b": false, "a\n": false, "é": false,
+	} {
+		if got := validJobID(id); got != want {
+			t.Errorf("validJobID(%q) = %v, want %v", id, got, want)
 		}
 	}
 }

@@ -23,7 +23,10 @@ const (
 	EnvSize      = "GOMPI_COMM_WORLD_SIZE"
 	EnvLocalRank = "GOMPI_COMM_WORLD_LOCAL_RANK"
 	EnvLocalSize = "GOMPI_COMM_WORLD_LOCAL_SIZE"
-	EnvJobID     = "GOMPI_JOB_ID"
+	// EnvAppNum is the index of the rank's app context on an MPMD command
+	// line (gompirun -np 1 a : -np 2 b gives a 0 and b 1): MPI_APPNUM.
+	EnvAppNum = "GOMPI_APPNUM"
+	EnvJobID  = "GOMPI_JOB_ID"
 	// EnvServer is the job server's gRPC target, as in unix:///tmp/gompi.<job>/rt.sock.
 	EnvServer = "GOMPI_SERVER"
 	// EnvSecret is the job secret in hex.
@@ -55,6 +58,7 @@ const maxValueSize = 1 << 20
 // Job is a rank's identity within its job.
 type Job struct {
 	Rank, Size, LocalRank, LocalSize int
+	AppNum                           int // index of the rank's app context (MPI_APPNUM); 0 for a singleton
 	JobID                            string
 	Secret                           []byte // per-job random secret (>= 32 bytes); also authenticates btl tcp connections
 	Hostname                         string
@@ -74,7 +78,7 @@ func RemoveJobFiles(jobID, sessionDir string) error {
 		errs = append(errs, removeLinked(jobID, sessionDir))
 		errs = append(errs, os.RemoveAll(sessionDir))
 	}
-	if jobIDPattern.MatchString(jobID) { // never a pattern that reaches other jobs' files
+	if validJobID(jobID) { // never a pattern that reaches other jobs' files
 		m, _ := filepath.Glob(filepath.Join(shmDir, "gompi."+jobID+".*"))
 		for _, f := range m {
 			if err := os.Remove(f); err != nil && !errors.Is(err, os.ErrNotExist) {
@@ -91,7 +95,7 @@ func RemoveJobFiles(jobID, sessionDir string) error {
 // must start with "gompi.<job id>.": only such names are ever removed.
 func LinkJobFile(jobID, sessionDir, path string) error {
 	name := filepath.Base(path)
-	if !jobIDPattern.MatchString(jobID) || !strings.HasPrefix(name, "gompi."+jobID+".") {
+	if !validJobID(jobID) || !strings.HasPrefix(name, "gompi."+jobID+".") {
 		return fmt.Errorf("job file %s: its name must start with gompi.%s. as the job's files do", path, jobID)
 	}
 	abs, err := filepath.Abs(path)
@@ -107,7 +111,7 @@ func LinkJobFile(jobID, sessionDir, path string) error {
 
 // removeLinked removes the targets of LinkJobFile's links in sessionDir.
 func removeLinked(jobID, sessionDir string) error {
-	if !jobIDPattern.MatchString(jobID) {
+	if !validJobID(jobID) {
 		return nil
 	}
 	entries, err := os.ReadDir(sessionDir)

@@ -140,3 +140,18 @@ func TestExecLimits(t *testing.T) {
 		t.Fatalf("status %d, output:\n%.2000s", code, out)
 	}
 }
+
+// A misspelt component is refused once, by gompirun, before any rank
+// starts, although "tpc" occurs in the program's executable: gompirun
+// asks the program what it registers.
+func TestMisspeltComponentOfAGompiProgram(t *testing.T) {
+	t.Parallel()
+	cache := t.TempDir()
+	for range 2 { // asked, then answered from the cache
+		r := run(t, "", []string{"XDG_CACHE_HOME=" + cache}, "-np", "2", "--timeout", "60", "--mca", "btl", "self,tpc", appprog)
+		r.refused(t, `btl: no component named "tpc" \(available: self, sm, tcp\)`)
+	}
+	if cached, _ := filepath.Glob(filepath.Join(cache, "gompi", "linked", "*.json")); len(cached) != 1 {
+		t.Errorf("cached answers: %q, want one", cached)
+	}
+}

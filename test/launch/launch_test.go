@@ -1,10 +1,8 @@
 package launch
 
 import (
-	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"runtime"
@@ -254,19 +252,6 @@ func TestMCAReachesRanks(t *testing.T) {
 	r = run(t, "", nil, "-np", "1", "--tune", "/nonexistent/x.conf", "/bin/true")
 	r.wantCode(t, 1)
 	r.wantStderr(t, `--tune /nonexistent/x.conf: the file does not exist`)
-}
-
-// TestBindShimAlone: gompi-bind run by hand says that it is gompirun's
-// and exits 2, starting nothing.
-func TestBindShimAlone(t *testing.T) {
-	t.Parallel()
-	cmd := exec.Command(filepath.Join(binDir, "gompi-bind"), "--", "/bin/true", "true")
-	cmd.Env = testEnv()
-	out, err := cmd.CombinedOutput()
-	var exit *exec.ExitError
-	if !errors.As(err, &exit) || exit.ExitCode() != 2 || !strings.Contains(string(out), "gompirun's binding shim") {
-		t.Errorf("gompi-bind alone: %v, output %q; want exit 2 naming gompirun's binding shim", err, out)
-	}
 }
 
 func TestBindToCore(t *testing.T) {

@@ -1,5 +1,5 @@
 // Package launch holds gompirun's integration tests: they build gompirun
-// and a rank program (testdata/rankprog) once, then run real jobs.
+// and the rank programs of testdata once, then run real jobs.
 package launch
 
 import (
@@ -27,6 +27,7 @@ var (
 	rankprog  string
 	causeprog string
 	hangprog  string
+	appprog   string // an MPI program linking every component
 )
 
 func TestMain(m *testing.M) {
@@ -42,9 +43,10 @@ func TestMain(m *testing.M) {
 		rankprog = filepath.Join(binDir, "rankprog")
 		causeprog = filepath.Join(binDir, "causeprog")
 		hangprog = filepath.Join(binDir, "hangprog")
+		appprog = filepath.Join(binDir, "appprog")
 		for out, pkg := range map[string]string{
 			gompirun: "../../cmd/gompirun", rankprog: "./testdata/rankprog", causeprog: "./testdata/causeprog",
-			hangprog: "./testdata/hangprog", filepath.Join(binDir, "gompi-bind"): "../../cmd/gompi-bind",
+			hangprog: "./testdata/hangprog", appprog: "./testdata/appprog",
 		} {
 			args := []string{"build", "-o", out}
 			if raceBuild {
