@@ -30,6 +30,7 @@ var pure = []string{
 	"Comm.IsNull",    // whether a communicator is the zero Comm
 	"Group.String",   // fmt.Stringer
 	"Comm.Transport", // reads the transport Init chose for a peer, no MPI call
+	"AppNum",         // reads the app context the launcher gave the process
 }
 
 // pmpiPure are the methods of pmpi's types that package mpi may call on
@@ -55,6 +56,7 @@ var pmpiFuncs = map[string][]string{
 	"Bytes":       nil, // a slice's bytes, no copy
 	"TypeOf":      nil, // the datatype of an element type
 	"EmptyStatus": nil, // the status of a call on an inactive request
+	"AppNum":      {"AppNum"},
 	"Real":        {"api", "install"},
 	"Prepare":     {"install"},
 }

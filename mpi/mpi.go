@@ -174,6 +174,13 @@ func Finalized() bool { return api().Finalized() }
 // return.
 func Abort(comm Comm, code int) error { return api().Abort(comm.c, code) }
 
+// AppNum is the index of this process's app context on gompirun's MPMD
+// command line (MPI_APPNUM): under gompirun -np 1 ./a : -np 3 ./b it is 0
+// in ./a's rank and 1 in each of ./b's. It is 0 in a job of one app context
+// and in a singleton, and Undefined before Init. It reads what the launcher
+// told the process, so no profiling tool sees it.
+func AppNum() int { return pmpi.AppNum() }
+
 // Wtime returns wall-clock seconds since a fixed point in the past.
 func Wtime() float64 { return api().Wtime() }
 

@@ -47,7 +47,7 @@ MPMD: "gompirun -np 1 ./a : -np 3 ./b x" runs one rank of ./a and three of
 ./b with argument x in one job. Each app context between ":" has its own
 -np, -x, program and arguments; ranks are numbered in order (./a is rank
 0, ./b ranks 1 to 3), and each rank's context is its MPI_APPNUM
-(pmpi.AppNum). The other options concern the whole job and go before the
+(mpi.AppNum). The other options concern the whole job and go before the
 first program. A lone ":" always separates contexts.
 
 --bind-to: auto (the default) gives each rank its share of the CPUs

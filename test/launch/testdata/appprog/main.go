@@ -11,7 +11,6 @@ import (
 
 	_ "github.com/gompi/gompi/components/all"
 	"github.com/gompi/gompi/mpi"
-	"github.com/gompi/gompi/pmpi"
 )
 
 func main() {
@@ -19,7 +18,7 @@ func main() {
 		log.Fatal(err)
 	}
 	world := mpi.CommWorld()
-	app := pmpi.AppNum()
+	app := mpi.AppNum()
 	fmt.Printf("rank %d of %d app %d args %q COLOR=%s\n", world.Rank(), world.Size(), app, os.Args[1:], os.Getenv("COLOR"))
 	apps := make([]int32, world.Size())
 	if err := mpi.Allgather([]int32{int32(app)}, apps, world); err != nil {
