@@ -19,8 +19,8 @@ type Goal struct {
 	Copy     bool
 }
 
-// Goals are issue 9's targets, and for every collective plan, warm and
-// cold, gompi sm at most as slow as Open MPI sm, with its tuned
+// Goals are the point-to-point targets, and for every collective plan,
+// warm and cold, gompi sm at most as slow as Open MPI sm, with its tuned
 // algorithms, at every size.
 func Goals() []Goal {
 	const all = math.MaxInt
@@ -188,7 +188,7 @@ func (g Goal) describe(p Plan, s, against *Side, copyMBs float64) string {
 		sizes = p.FormatKey(g.From) + " to " + p.FormatKey(g.To)
 	}
 	if g.Copy {
-		return fmt.Sprintf("%s %s %s: at least half the machine's copy bandwidth (%.0f MB/s)", p.Key(), g.Side, sizes, copyMBs/2)
+		return fmt.Sprintf("%s %s / half the copy bandwidth (%.0f MB/s) %s: >= 1.0", p.Key(), g.Side, copyMBs/2, sizes)
 	}
 	ref, cmp := "its reference", "<= 1.0"
 	switch {

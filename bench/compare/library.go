@@ -1,7 +1,8 @@
 // Package compare runs gompi-bench and its C twins in bench/c against Open
 // MPI and MPICH on this machine, alternately and several times, and
-// reports the medians side by side: as text, as Markdown in
-// docs/performance.md and as SVG plots. cmd/gompi-bench-compare drives it.
+// reports the medians side by side: as text, as Markdown (a summary in
+// docs/performance.md, every plan's table in docs/performance-tables.md)
+// and as SVG plots. cmd/gompi-bench-compare drives it.
 package compare
 
 import (

@@ -5,9 +5,11 @@ import (
 	"io"
 	"math"
 	"os"
+	"path"
 	"strings"
 	"text/tabwriter"
 	"time"
+	"unicode"
 )
 
 // Report is what a comparison says besides its figures.
@@ -19,7 +21,7 @@ type Report struct {
 	Machine   Machine
 	Versions  []string // "gompi 0.1.0 (go1.26.8)", "Open MPI: mpirun (Open MPI) 4.1.4", ...
 	Notes     []string // e.g. why MPICH is missing
-	PlotFiles []string // the SVG files, relative to the Markdown document
+	PlotFiles []string // the SVG files, relative to the performance page
 	Verdicts  []Verdict
 }
 
@@ -157,13 +159,19 @@ func formatFigure(v float64) string {
 	return fmt.Sprintf("%.3g", v)
 }
 
-// Markdown is the section that goes between the markers in docs/performance.md.
-func (r *Report) Markdown() string {
+// summaryHeading heads the section of the performance page; the tables'
+// page links back to it.
+const summaryHeading = "Side by side with Open MPI and MPICH (generated)"
+
+// Summary is the section that goes between the markers of the performance
+// page: how the run was made, the sides, the goals and the plots. tables
+// is the path of the page Tables writes, relative to the performance page.
+func (r *Report) Summary(tables string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "## Side by side with Open MPI and MPICH (generated)\n\n")
+	fmt.Fprintf(&b, "## %s\n\n", summaryHeading)
 	fmt.Fprintf(&b, "This section is rewritten by every run of `make bench-compare` (bench/compare); do not edit it by hand.\n\n")
 	fmt.Fprintf(&b, "- Command: `%s`, %d repetitions, %s in all\n", r.Command, r.Reps, r.Took.Round(time.Second))
-	fmt.Fprintf(&b, "- Date: %s\n", r.Started.UTC().Format("2006-01-02 15:04 MST"))
+	fmt.Fprintf(&b, "- Date: %s\n", r.date())
 	fmt.Fprintf(&b, "- Machine: %s\n", r.Machine)
 	fmt.Fprintf(&b, "- Versions: %s\n", strings.Join(r.Versions, "; "))
 	for _, n := range r.Notes {
@@ -190,14 +198,16 @@ func (r *Report) Markdown() string {
 			"collective algorithms; their figure is OSU's, the average over the ranks of each rank's mean time per call, "+
 			"an untimed barrier after every call.", strings.Join(sm, ", "))
 	}
-	b.WriteString("\n\n")
+	fmt.Fprintf(&b, " Every plan's medians, size by size, and the commands that measured them are in [%s](%s).\n\n", path.Base(tables), tables)
 	b.WriteString("| side | what it is |\n|---|---|\n")
 	for _, s := range r.Sides {
 		fmt.Fprintf(&b, "| %s | %s |\n", s.Label, s.About)
 	}
 	b.WriteString("\n")
 	if len(r.Verdicts) > 0 {
-		b.WriteString("| goal | worst figure, of the medians below | that figure run by run, against the reference's run of the same turn | verdict |\n|---|---|---|---|\n")
+		b.WriteString("A goal's worst figure is the median, over its sizes, furthest from it; \"by turn\" is that figure " +
+			"run by run, each against the reference's run of the same turn: their range, and how many fall short.\n\n")
+		b.WriteString("| goal | worst figure | by turn | verdict |\n|---|---|---|---|\n")
 		for _, v := range r.Verdicts {
 			fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", v.Goal, v.detail(), v.byTurn(), v.status())
 		}
@@ -206,15 +216,43 @@ func (r *Report) Markdown() string {
 	for _, f := range r.PlotFiles {
 		fmt.Fprintf(&b, "![%s](%s)\n", strings.TrimSuffix(strings.TrimPrefix(f, "perf-"), ".svg"), f)
 	}
+	return b.String()
+}
+
+// Tables is the whole of the tables' page: every plan's title, flags,
+// medians size by size and commands. summary is the path of the
+// performance page, relative to the tables' page.
+func (r *Report) Tables(summary string) string {
+	var b strings.Builder
+	b.WriteString("# Performance tables (generated)\n\n")
+	fmt.Fprintf(&b, "Written by `make bench-compare` (bench/compare) on %s with [its summary](%s#%s); do not edit this page by hand.\n",
+		r.date(), summary, anchor(summaryHeading))
 	for _, p := range r.Plans {
 		r.markdownPlan(&b, p)
 	}
 	return b.String()
 }
 
+func (r *Report) date() string { return r.Started.UTC().Format("2006-01-02 15:04 MST") }
+
+// anchor is the fragment GitHub gives a heading: lower case, spaces as
+// hyphens, punctuation other than hyphens and underscores dropped.
+func anchor(heading string) string {
+	var b strings.Builder
+	for _, c := range strings.ToLower(heading) {
+		switch {
+		case c == ' ':
+			b.WriteByte('-')
+		case c == '-' || c == '_' || unicode.IsLetter(c) || unicode.IsDigit(c):
+			b.WriteRune(c)
+		}
+	}
+	return b.String()
+}
+
 func (r *Report) markdownPlan(b *strings.Builder, p Plan) {
 	keys, cols := r.columns(p)
-	fmt.Fprintf(b, "\n### %s\n\n%s. Flags `%s`", p.Key(), p.Title, strings.Join(p.Args, " "))
+	fmt.Fprintf(b, "\n## %s\n\n%s. Flags `%s`", p.Key(), p.Title, strings.Join(p.Args, " "))
 	if p.NP > 0 {
 		fmt.Fprintf(b, ", %d ranks", p.NP)
 	}

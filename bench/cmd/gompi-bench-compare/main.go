@@ -6,8 +6,9 @@
 //
 // It installs Open MPI (and MPICH, where it installs beside it) from
 // Debian's packages if missing, builds bench/c into bench/build, runs the
-// sides in turn, prints the medians, rewrites the generated section of
-// docs/performance.md and draws docs/perf-*.svg.
+// sides in turn, prints the medians, rewrites the generated summary in
+// docs/performance.md and the per-plan tables in
+// docs/performance-tables.md, and draws docs/perf-*.svg.
 package main
 
 import (
@@ -34,6 +35,7 @@ type options struct {
 	src       string
 	build     string
 	doc       string
+	tables    string
 	plots     string
 	install   bool
 	timeout   time.Duration
@@ -63,9 +65,10 @@ func parseFlags(args []string) (options, error) {
 	fs.StringVar(&o.bin, "bin", "bin", "directory of gompirun and gompi-bench (make build)")
 	fs.StringVar(&o.src, "src", "bench/c", "directory of the C programs")
 	fs.StringVar(&o.build, "build", "bench/build", "where the C programs are built")
-	fs.StringVar(&o.doc, "doc", "docs/performance.md", "the page whose generated section is rewritten")
+	fs.StringVar(&o.doc, "doc", "docs/performance.md", "the page whose generated section, the summary, is rewritten")
+	fs.StringVar(&o.tables, "tables", "docs/performance-tables.md", "the page of every plan's table, rewritten whole")
 	fs.StringVar(&o.plots, "plots", "docs", "where the SVG plots go")
-	fs.BoolVar(&o.writeDocs, "write", true, "rewrite the page's section and the plots (false: print only)")
+	fs.BoolVar(&o.writeDocs, "write", true, "rewrite the summary, the tables and the plots (false: print only)")
 	fs.BoolVar(&o.install, "install", true, "install missing libraries with apt-get")
 	fs.BoolVar(&o.noMPICH, "no-mpich", false, "leave MPICH out")
 	fs.DurationVar(&o.timeout, "timeout", 0, "limit for one run of one measurement (default 3m, quick 1m)")
@@ -84,6 +87,9 @@ func parseFlags(args []string) (options, error) {
 	}
 	if o.timeout == 0 {
 		o.timeout = map[bool]time.Duration{false: 3 * time.Minute, true: time.Minute}[o.quick]
+	}
+	if filepath.Clean(o.tables) == filepath.Clean(o.doc) {
+		return o, fmt.Errorf("-tables %s: the same page as -doc; the tables want a page of their own", o.tables)
 	}
 	if o.reps < 1 {
 		return o, fmt.Errorf("-reps %d: want 1 or more", o.reps)
@@ -167,11 +173,37 @@ func run(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	if !o.writeDocs {
 		return nil
 	}
-	if err := compare.UpdateDoc(o.doc, rep.Markdown()); err != nil {
+	if err := writePages(o, rep); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "Wrote %s and %s.\n", o.doc, strings.Join(prefix(o.plots, rep.PlotFiles), ", "))
+	fmt.Fprintf(stdout, "Wrote %s, %s and %s.\n", o.doc, o.tables, strings.Join(prefix(o.plots, rep.PlotFiles), ", "))
 	return nil
+}
+
+// writePages writes the tables' page and the summary in the performance
+// page, each linking to the other.
+func writePages(o options, rep *compare.Report) error {
+	toTables, err := relLink(o.doc, o.tables)
+	if err != nil {
+		return err
+	}
+	toDoc, err := relLink(o.tables, o.doc)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(o.tables, []byte(rep.Tables(toDoc)), 0o644); err != nil {
+		return fmt.Errorf("writing the tables: %w", err)
+	}
+	return compare.UpdateDoc(o.doc, rep.Summary(toTables))
+}
+
+// relLink is the link from the page from to the page to.
+func relLink(from, to string) (string, error) {
+	rel, err := filepath.Rel(filepath.Dir(from), to)
+	if err != nil {
+		return "", fmt.Errorf("linking %s to %s: %w", from, to, err)
+	}
+	return filepath.ToSlash(rel), nil
 }
 
 // checkInputs fails early, naming what is missing.
@@ -191,6 +223,9 @@ func checkInputs(o options, p compare.Paths) error {
 	if o.writeDocs {
 		if _, err := os.Stat(o.doc); err != nil {
 			errs = append(errs, fmt.Errorf("the performance page: %w", err))
+		}
+		if _, err := os.Stat(filepath.Dir(o.tables)); err != nil {
+			errs = append(errs, fmt.Errorf("the tables' page: %w", err))
 		}
 	}
 	return errors.Join(errs...)

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -24,6 +26,12 @@ func TestParseFlags(t *testing.T) {
 	plans, err := selectPlans(o)
 	if err != nil || len(plans) != 2 || plans[0].Name != "latency" || plans[1].Name != "launch" {
 		t.Errorf("-only: %v %v", plans, err)
+	}
+	if o.doc != "docs/performance.md" || o.tables != "docs/performance-tables.md" {
+		t.Errorf("pages %q, %q", o.doc, o.tables)
+	}
+	if _, err := parseFlags([]string{"-tables", "./docs/performance.md"}); err == nil || !strings.Contains(err.Error(), "the same page as -doc") {
+		t.Errorf("-tables on -doc's page: %v", err)
 	}
 	for _, bad := range [][]string{{"-reps", "-1"}, {"extra"}, {"-nope"}} {
 		if _, err := parseFlags(bad); err == nil {
@@ -67,11 +75,54 @@ func TestParseFlags(t *testing.T) {
 
 func TestCheckInputs(t *testing.T) {
 	dir := t.TempDir()
-	o := options{src: dir, doc: dir + "/none.md", writeDocs: true}
+	o := options{src: dir, doc: dir + "/none.md", tables: dir + "/nodir/tables.md", writeDocs: true}
 	err := checkInputs(o, compare.Paths{Gompirun: dir + "/gompirun", Bench: dir + "/gompi-bench"})
-	for _, want := range []string{"gompirun not found: run make build first", "gompi-bench not found", "latency.c", "none.md"} {
+	for _, want := range []string{"gompirun not found: run make build first", "gompi-bench not found", "latency.c", "none.md", "the tables' page", "nodir"} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("error %v lacks %q", err, want)
+		}
+	}
+}
+
+// TestWritePages writes the summary into the performance page between its
+// markers and the tables into their own page, each linking to the other
+// by a path relative to itself, wherever the pages are.
+func TestWritePages(t *testing.T) {
+	plans, err := selectPlans(options{only: "latency,bw"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := &compare.Report{Result: &compare.Result{Plans: plans, Reps: 1}, Started: time.Date(2026, 11, 22, 1, 2, 0, 0, time.UTC)}
+	for name, c := range map[string]struct{ doc, tables, toTables, toDoc string }{
+		"side by side": {"docs/performance.md", "docs/performance-tables.md", "performance-tables.md", "performance.md"},
+		"apart":        {"docs/performance.md", "out/tables.md", "../out/tables.md", "../docs/performance.md"},
+	} {
+		dir := t.TempDir()
+		o := options{doc: filepath.Join(dir, c.doc), tables: filepath.Join(dir, c.tables)}
+		for _, f := range []string{o.doc, o.tables} {
+			if err := os.MkdirAll(filepath.Dir(f), 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+		page := "# Performance\n\nBy hand.\n\n" + compare.BeginMarker + "\nold\n" + compare.EndMarker + "\n"
+		if err := os.WriteFile(o.doc, []byte(page), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := writePages(o, rep); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		doc, _ := os.ReadFile(o.doc)
+		tables, _ := os.ReadFile(o.tables)
+		if !strings.HasPrefix(string(doc), "# Performance\n\nBy hand.\n\n"+compare.BeginMarker+"\n## Side by side") ||
+			strings.Contains(string(doc), "old") || strings.Contains(string(doc), "## latency") {
+			t.Errorf("%s: performance page\n%s", name, doc)
+		}
+		if !strings.Contains(string(doc), "]("+c.toTables+").") {
+			t.Errorf("%s: no link to %s in\n%s", name, c.toTables, doc)
+		}
+		if !strings.Contains(string(tables), "]("+c.toDoc+"#side-by-side-with-open-mpi-and-mpich-generated)") ||
+			!strings.Contains(string(tables), "\n## latency\n") || !strings.Contains(string(tables), "\n## bw\n") {
+			t.Errorf("%s: tables' page\n%s", name, tables)
 		}
 	}
 }
