@@ -1,10 +1,3 @@
-// Package pmpi holds gompi's real MPI entry points, the PMPI layer. Package
-// mpi calls them through one indirection that profiling tools wrap; tools
-// and collective components call pmpi directly so nothing is counted twice.
-//
-// MPI is initialised once per process, so the library's state is a
-// process-wide value set by Init: the one deliberate exception to gompi's
-// rule of no package-level mutable state.
 package pmpi
 
 import (

@@ -1,8 +1,3 @@
-// Package pml is the point-to-point messaging engine: matching of incoming
-// messages to posted receives on (context, source, tag) in MPI's
-// non-overtaking order, the unexpected queue, and the eager and rendezvous
-// protocols over the btl modules. It knows world ranks only; communicators
-// translate above it.
 package pml
 
 import (

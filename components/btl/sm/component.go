@@ -1,14 +1,3 @@
-// Package sm is the btl component that moves bytes between ranks on the
-// same host through shared memory.
-//
-// The job's ranks on a host share one segment: a file under
-// btl_sm_backing_directory (/dev/shm) that the host's first local rank
-// creates and every local rank maps, whose name is removed as soon as all
-// have mapped it. Each ordered pair of local ranks has a lock-free ring in
-// it; a fragment is copied into the receiver's ring and out of it again
-// when the receiver polls. Large messages skip the rings: the receiver
-// reads them straight from the sender's memory with cross-memory attach.
-// See docs/architecture.md for the layout and the memory ordering.
 package sm
 
 import (

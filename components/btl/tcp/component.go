@@ -1,13 +1,3 @@
-// Package tcp is the btl component that moves bytes between ranks over TCP.
-//
-// Each rank listens on an ephemeral port on every chosen interface address
-// and publishes the addresses through the modex. A pair of ranks shares one
-// connection, opened on the first send and authenticated both ways with the
-// job's secret. Frames are written with one writev. A rank that polls
-// (Progress) reads its connections itself: each one directly, or past two
-// those that a module-wide epoll set reports ready. A reader goroutine per
-// connection reads only once nobody has polled for a millisecond, so that
-// messages still move while the rank computes.
 package tcp
 
 import (
