@@ -17,7 +17,7 @@ import (
 // and nothing is lost, and the pacing only holds the sender back: a C
 // program streaming 128-512 KiB messages over loopback moved 2.2-3.9 GB/s
 // with bbr and 5.4-9.6 with reno, and a 4 MiB ping-pong took 1,000 us one
-// way instead of 500 (docs/performance.md, seventeenth session). So by
+// way instead of 500 (docs/performance.md, tcp). So by
 // default a connection between two ranks of one host uses reno, which
 // every kernel builds in and lets every process choose; connections
 // between hosts keep the system's algorithm.

@@ -14,7 +14,7 @@ import (
 // than 10% of an empty poll, and a large transfer through them let the
 // scheduler hand the rank's only P to another thread while the kernel
 // copied, to be taken back at the end: streaming 128 KiB-4 MiB messages
-// went 1.1-1.45 times faster raw (seventeenth session). Raw calls are safe
+// went 1.1-1.45 times faster raw (gompi-bench bw; docs/performance.md, tcp). Raw calls are safe
 // because the socket never blocks (it is non-blocking and the flags say so
 // again), and short because no call moves more than maxCall bytes, the
 // largest fragment by default: a garbage collection that must stop this
