@@ -81,10 +81,10 @@
 // access must not straddle cache lines (a bus lock on amd64, a fault on
 // arm64), and mapped memory gets its alignment from the segment's layout,
 // not from Go's types, so the views check it and panic on a misaligned
-// offset, at the cost of an AND and a branch; they stay inlinable (cost 26
-// of the inliner's 80), so a one-line accessor over them does too. They
-// rely on the garbage collector ignoring pointers outside its heap, which
-// mapped memory is.
+// offset, at the cost of an AND and a branch; they stay cheap to inline
+// (19 of the inliner's budget of 80), so that an accessor over one or two
+// of them inlines too. They rely on the garbage collector ignoring
+// pointers outside its heap, which mapped memory is.
 //
 // # GoroutineKey, GoroutineID
 //

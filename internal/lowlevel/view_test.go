@@ -70,9 +70,9 @@ func TestViewsRefuseBadWords(t *testing.T) {
 		view func()
 		want string
 	}{
-		{"Uint64At misaligned", func() { lowlevel.Uint64At(b, 4) }, "8-byte word at offset 4"},
-		{"Word64At misaligned", func() { lowlevel.Word64At(b, 12) }, "8-byte word at offset 12"},
-		{"Uint32At misaligned", func() { lowlevel.Uint32At(b, 2) }, "4-byte word at offset 2"},
+		{"Uint64At misaligned", func() { lowlevel.Uint64At(b, 4) }, "8-byte word at offset 4 is misaligned"},
+		{"Word64At misaligned", func() { lowlevel.Word64At(b, 12) }, "8-byte word at offset 12 is misaligned"},
+		{"Uint32At misaligned", func() { lowlevel.Uint32At(b, 2) }, "4-byte word at offset 2 is misaligned"},
 		{"Uint64At past the end", func() { lowlevel.Uint64At(b, 60) }, "length 4 to array or pointer to array with length 8"},
 		{"Uint32At past the end", func() { lowlevel.Uint32At(b, 64) }, "length 0 to array or pointer to array with length 4"},
 		{"Uint64At beyond", func() { lowlevel.Uint64At(b, 72) }, "out of range"},
