@@ -56,7 +56,9 @@
 // goroutines. It relies on the runtime not being told of a raw call: told
 // of a system call that lasts, as a yield does while other processes run,
 // the runtime hands the thread's P to another thread, and getting it back
-// costs a thread wake-up (about 28 us here, two hundred sm round trips).
+// costs a thread wake-up (about 28 us here, two hundred sm round trips):
+// a ring of 8 ranks on 2 CPUs, 2000 laps over sm, took 2.2-2.7 s with the
+// yield told to the runtime and 0.33-0.70 s with it raw.
 //
 // # Futexes: FutexWait, FutexWaitRaw, FutexWake
 //
