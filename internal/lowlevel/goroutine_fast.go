@@ -8,7 +8,8 @@ package lowlevel
 func getg() uintptr
 
 // GoroutineKey identifies the calling goroutine among the live ones, in
-// about a nanosecond: the address of its runtime descriptor. The runtime
-// never moves a descriptor, but a goroutine that starts after another
-// ended may reuse it, and so its key: their lives never overlap.
+// nanoseconds where GoroutineID takes microseconds: the address of its
+// runtime descriptor. The runtime never moves a descriptor, but a
+// goroutine that starts after another ended may reuse it, and so its key:
+// their lives never overlap.
 func GoroutineKey() uintptr { return getg() }
