@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -17,11 +18,14 @@ import (
 	"github.com/gompi/gompi/internal/lowlevel"
 )
 
-// The two waits, told apart by how the runtime hears of them.
-var waits = []struct {
+// waitCase is one of the two waits, told apart by how the runtime hears
+// of them.
+type waitCase struct {
 	name string
 	wait func(*atomic.Uint32, uint32, time.Duration) error
-}{
+}
+
+var waits = []waitCase{
 	{"FutexWait", lowlevel.FutexWait},
 	{"FutexWaitRaw", lowlevel.FutexWaitRaw},
 }
@@ -64,8 +68,12 @@ func TestFutexWaitTimesOut(t *testing.T) {
 
 // A wake finds the waiter asleep (it wakes one thread only once the
 // waiter is in the kernel) and the waiter returns woken, with the word
-// unchanged.
+// unchanged. A raw wait keeps its P, so with a single P no goroutine of
+// the process could run to wake it: the test gives the process two.
 func TestFutexWakeWakes(t *testing.T) {
+	if runtime.GOMAXPROCS(0) < 2 {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	}
 	for _, c := range waits {
 		t.Run(c.name, func(t *testing.T) {
 			var w atomic.Uint32
@@ -91,37 +99,44 @@ func TestFutexWakeNobody(t *testing.T) {
 
 // The futexes are process-shared: a process asleep on a word of a shared
 // file mapping is woken by another process's wake on its own mapping of
-// the word. A private futex (FUTEX_PRIVATE_FLAG) would not be found, and
-// the test would time out.
+// the word, as a rank is by another. A private futex (FUTEX_PRIVATE_FLAG)
+// would not be found, and the test would time out.
 func TestFutexWakesAnotherProcess(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "futex")
-	w, unmap := mapWord(t, path)
-	defer unmap()
-	cmd := exec.Command(os.Args[0], "-test.run=^TestFutexChild$")
-	cmd.Env = append(os.Environ(), futexChildEnv+"="+path)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL} // not left asleep if this test dies
-	out := make(chan []byte, 1)
-	go func() {
-		b, err := cmd.CombinedOutput()
-		if err != nil {
-			b = fmt.Appendf(b, "%v", err)
-		}
-		out <- b
-	}()
-	for lowlevel.FutexWake(w) != 1 {
-		select {
-		case b := <-out:
-			t.Fatalf("the child ended before it was woken: %s", b)
-		default:
-			runtime.Gosched()
-		}
-	}
-	if b := <-out; cmd.ProcessState == nil || !cmd.ProcessState.Success() {
-		t.Fatalf("child: %s", b)
+	for _, c := range waits {
+		t.Run(c.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "futex")
+			w, unmap := mapWord(t, path)
+			defer unmap()
+			cmd := exec.Command(os.Args[0], "-test.run=^TestFutexChild$")
+			cmd.Env = append(os.Environ(), futexChildEnv+"="+path, futexChildWaitEnv+"="+c.name)
+			cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL} // not left asleep if this test dies
+			out := make(chan []byte, 1)
+			go func() {
+				b, err := cmd.CombinedOutput()
+				if err != nil {
+					b = fmt.Appendf(b, "%v", err)
+				}
+				out <- b
+			}()
+			for lowlevel.FutexWake(w) != 1 {
+				select {
+				case b := <-out:
+					t.Fatalf("the child ended before it was woken: %s", b)
+				default:
+					runtime.Gosched()
+				}
+			}
+			if b := <-out; cmd.ProcessState == nil || !cmd.ProcessState.Success() {
+				t.Fatalf("child: %s", b)
+			}
+		})
 	}
 }
 
-const futexChildEnv = "LOWLEVEL_FUTEX_CHILD"
+const (
+	futexChildEnv     = "LOWLEVEL_FUTEX_CHILD"      // the mapped file
+	futexChildWaitEnv = "LOWLEVEL_FUTEX_CHILD_WAIT" // the name of the wait to use
+)
 
 // TestFutexChild is TestFutexWakesAnotherProcess's other process: it
 // sleeps on the word until woken.
@@ -130,9 +145,13 @@ func TestFutexChild(t *testing.T) {
 	if path == "" {
 		t.Skip("run by TestFutexWakesAnotherProcess")
 	}
+	i := slices.IndexFunc(waits, func(c waitCase) bool { return c.name == os.Getenv(futexChildWaitEnv) })
+	if i < 0 {
+		t.Fatalf("%s=%q names no wait", futexChildWaitEnv, os.Getenv(futexChildWaitEnv))
+	}
 	w, unmap := mapWord(t, path)
 	defer unmap()
-	if err := waitOut(lowlevel.FutexWait, w, 0, time.Hour); err != nil {
+	if err := waitOut(waits[i].wait, w, 0, time.Hour); err != nil {
 		t.Fatalf("child's wait: %v, want woken", err)
 	}
 }

@@ -1,6 +1,7 @@
 package lowlevel_test
 
 import (
+	"runtime"
 	"sync/atomic"
 	"testing"
 
@@ -36,7 +37,7 @@ func TestStoreReleasePublishes(t *testing.T) {
 				c.store()
 			}()
 			for !c.seen() {
-				lowlevel.Yield()
+				runtime.Gosched()
 			}
 			if data != [4]int{1, 2, 3, 4} {
 				t.Fatalf("after the release store, data is %v", data)
