@@ -31,9 +31,10 @@ func FutexWait(w *atomic.Uint32, val uint32, d time.Duration) error {
 // FutexWaitRaw is FutexWait as a raw system call: the runtime is not told,
 // so the thread keeps its P while it sleeps, and the goroutine runs again
 // at once when woken, without waiting for a P. For a rank whose only work
-// is the wait. The runtime counts the goroutine as running, so a
-// stop-the-world interrupts the wait with a signal (EINTR) and waits until
-// it has returned: keep d short.
+// is the wait, woken by another process: with GOMAXPROCS 1 no goroutine of
+// its own process runs until the wait ends. The runtime counts the
+// goroutine as running, so a stop-the-world interrupts the wait with a
+// signal (EINTR) and waits until it has returned: keep d short.
 func FutexWaitRaw(w *atomic.Uint32, val uint32, d time.Duration) error {
 	ts := unix.NsecToTimespec(d.Nanoseconds())
 	_, _, errno := unix.RawSyscall6(unix.SYS_FUTEX, uintptr(unsafe.Pointer(w)), futexWait, uintptr(val),
