@@ -164,15 +164,36 @@ func (*realAPI) Bcast(buf []byte, count int, dt Datatype, root int, comm *Comm) 
 	return k.done(k.t.Bcast(comm.cc, data, root))
 }
 
+// bind joins op to dt, or fails saying why MPI does not define op on dt.
+func (k *collCall) bind(op Op, dt Datatype) (coll.Op, error) {
+	o, why := bind(op, dt)
+	if why != "" {
+		return nil, k.fail(ClassOp, "%s", why)
+	}
+	return o, nil
+}
+
+// records fails unless count elements of dt are whole records of op; what
+// names the count.
+func (k *collCall) records(what string, count int, dt Datatype, op Op) error {
+	if rec := op.Record(); count%rec != 0 {
+		return k.fail(ClassCount, "the %s %d is not a whole number of the operation's records of %d elements of %s",
+			what, count, rec, dt.Name())
+	}
+	return nil
+}
+
 // reduction checks the arguments every reduction shares and resolves
 // InPlace: the send data is then a copy of recv's.
 func (k *collCall) reduction(send, recv []byte, count int, dt Datatype, op Op, recvHere bool) (coll.Op, []byte, []byte, error) {
-	o, why := bind(op, dt)
-	if why != "" {
-		return nil, nil, nil, k.fail(ClassOp, "%s", why)
+	o, err := k.bind(op, dt)
+	if err == nil {
+		err = k.records("count", count, dt, op)
+	}
+	if err != nil {
+		return nil, nil, nil, err
 	}
 	var rd []byte
-	var err error
 	if recvHere {
 		if rd, err = k.data("receive", recv, count, dt); err != nil {
 			return nil, nil, nil, err
@@ -265,9 +286,9 @@ func (*realAPI) ReduceScatter(send, recv []byte, counts []int, dt Datatype, op O
 	if err != nil {
 		return err
 	}
-	o, why := bind(op, dt)
-	if why != "" {
-		return k.fail(ClassOp, "%s", why)
+	o, err := k.bind(op, dt)
+	if err != nil {
+		return err
 	}
 	total := 0
 	for _, c := range counts {
@@ -276,6 +297,11 @@ func (*realAPI) ReduceScatter(send, recv []byte, counts []int, dt Datatype, op O
 	bc, _, err := k.vector("receive", counts, nil, dt, total*dt.Size())
 	if err != nil {
 		return err
+	}
+	for r, c := range counts {
+		if err := k.records(fmt.Sprintf("count of rank %d", r), c, dt, op); err != nil {
+			return err
+		}
 	}
 	var sd, rd []byte
 	if IsInPlace(send) {
@@ -307,9 +333,12 @@ func (*realAPI) ReduceScatterBlock(send, recv []byte, count int, dt Datatype, op
 	if err != nil {
 		return err
 	}
-	o, why := bind(op, dt)
-	if why != "" {
-		return k.fail(ClassOp, "%s", why)
+	o, err := k.bind(op, dt)
+	if err == nil {
+		err = k.records("count", count, dt, op)
+	}
+	if err != nil {
+		return err
 	}
 	n := comm.Size()
 	var sd, rd []byte

@@ -174,8 +174,12 @@ type Op interface {
 	// Commutative reports whether the operands may be combined in any
 	// order. A non-commutative operation must be applied in rank order.
 	Commutative() bool
-	// ElemSize is the size of one element in bytes: where a vector may be
-	// cut into segments.
+	// ElemSize is the size in bytes of the unit the operation combines:
+	// one element of a datatype, or a record of several that the user's
+	// operation reads together (mpi.Record). Every algorithm cuts a
+	// vector only at its multiples, in rounds, segments and per-rank
+	// shares alike, and hands Reduce whole units: the result must not
+	// depend on the algorithm.
 	ElemSize() int
 }
 

@@ -238,6 +238,43 @@ func TestDeterministic(t *testing.T) {
 	}
 }
 
+// TestRecords runs user operations whose unit is a record of several
+// elements (an affine pair, a Welford triple; collcheck records) on 3
+// and 4 ranks under every component stack and every forced tuned
+// reduce and allreduce algorithm, with counts that cross coll sm's rounds
+// (also with blocks of 4 KiB) and split allreduce and tuned's segments:
+// the results must be exactly the serial fold's, whatever the algorithm.
+func TestRecords(t *testing.T) {
+	stacks := []struct {
+		name string
+		args []string
+	}{
+		{"default", nil},
+		{"basic", []string{"--mca", "coll", "basic"}},
+		{"sm", []string{"--mca", "coll", "sm,self,basic"}},
+		{"sm-4k", []string{"--mca", "coll", "sm,self,tuned,basic", "--mca", "coll_sm_max_bytes", "4096"}},
+	}
+	for alg := 1; alg <= tunedAlgorithms["allreduce"]; alg++ {
+		args := []string{"--mca", "coll", "tuned,basic", "--mca", "coll_tuned_allreduce_algorithm", fmt.Sprint(alg)}
+		if alg <= tunedAlgorithms["reduce"] {
+			args = append(args, "--mca", "coll_tuned_reduce_algorithm", fmt.Sprint(alg))
+		}
+		stacks = append(stacks, struct {
+			name string
+			args []string
+		}{fmt.Sprintf("tuned-%d", alg), args})
+	}
+	for _, s := range stacks {
+		for _, np := range []int{3, 4} {
+			t.Run(fmt.Sprintf("%s/np%d", s.name, np), func(t *testing.T) {
+				args := append([]string{"-np", fmt.Sprint(np), "--oversubscribe", "--mca", "mca_base_strict", "true"}, s.args...)
+				j := run(t, append(args, collcheck, "records")...)
+				expectOK(t, j, "records", np)
+			})
+		}
+	}
+}
+
 // TestMismatchedCounts runs collectives where ranks pass counts that
 // disagree: the job must end, not hang, with some rank reporting
 // ErrTruncate or ErrCount. In the straddles one rank's count fits coll

@@ -26,6 +26,7 @@ var scenarios = map[string]func(*checker, mpi.Comm){
 	"timed":       timed,
 	"providers":   providers,
 	"determinism": determinism,
+	"records":     records,
 }
 
 func main() {
