@@ -182,6 +182,12 @@ func (m *module) write(p uint64, total int, data []byte) error {
 // parity p held two epochs ago, and returns the block's data for this
 // rank to fill; its length word says total.
 func (m *module) claim(p uint64, total int) ([]byte, error) {
+	return m.claimAs(p, m.lengthWord(total))
+}
+
+// claimAs is claim that writes length word w: a lengthWord, or a
+// markWord in a call that carries no data.
+func (m *module) claimAs(p uint64, w uint64) ([]byte, error) {
 	if m.epoch > 2 {
 		for r := range m.n {
 			if err := m.await(r, m.epoch-1); err != nil {
@@ -190,7 +196,7 @@ func (m *module) claim(p uint64, total int) ([]byte, error) {
 		}
 	}
 	b := m.seg.block(m.me, p)
-	*lenWord(b) = m.lengthWord(total)
+	*lenWord(b) = w
 	return b[offData:], nil
 }
 
@@ -210,8 +216,32 @@ const (
 	rootMask = 1<<rootBits - 1
 )
 
-// Every root plus one fits in the length word.
-const _ uint = rootMask - maxMaxRanks
+// noData, in the root bits of a length word, marks the word of a call
+// that carries no data (a barrier): its length bits hold the collective
+// (callIndex), so that a rank in another collective in the same epoch
+// can name it (markWord).
+const noData = rootMask
+
+// Every root plus one fits in the length word, below noData.
+const _ uint = noData - 1 - maxMaxRanks
+
+// markWord is a block's length word in a call of collective name that
+// carries no data.
+func (m *module) markWord(name string) uint64 {
+	return uint64(callIndex(name)) | noData<<lenBits | (m.calls&seqMask)<<(lenBits+rootBits)
+}
+
+// otherCall is the error of rank r, whose length word w in this epoch is
+// not the one this rank's call of collective mine expects, if w is the
+// word of a call that carries no data (markWord) with this call's number,
+// which it names; nil otherwise. (A word of another number is one left
+// from an earlier call: it says nothing of where r is.)
+func (m *module) otherCall(r int, w uint64, mine string) error {
+	if int(w>>lenBits&rootMask) != noData || int(w&lenMask) >= len(callNames) || w>>(lenBits+rootBits) != m.calls&seqMask {
+		return nil
+	}
+	return differentCalls(r, callNames[w&lenMask], mine, m.calls)
+}
 
 // lengthOf is the length that length word w gives, for a contribution of
 // total bytes expected: the nearest to total of those that agree with
@@ -237,6 +267,9 @@ func (m *module) read(r int, p uint64, total, n int) ([]byte, error) {
 		mine, theirs := m.mine[p], m.announcedBy(r)
 		if theirs.since(mine.seq) == 0 && theirs.path != mine.path {
 			return nil, disagree(r, theirs, mine)
+		}
+		if err := m.otherCall(r, w, mine.name); err != nil {
+			return nil, err
 		}
 		if w>>(lenBits+rootBits) != m.calls&seqMask {
 			// r raised its word without writing a block: after an error,
@@ -423,13 +456,19 @@ func (m *module) barrier(c coll.Comm) error {
 	return m.fail("barrier", m.sync("barrier"))
 }
 
-// sync is a barrier epoch of collective name.
+// sync is a barrier epoch of collective name. Its length word says the
+// collective (markWord), and it checks every word it waited for the same
+// way: a rank in another collective in this epoch fails the call on both
+// sides instead of passing for a member of the barrier.
 func (m *module) sync(name string) error {
 	p := m.begin(name)
+	if _, err := m.claimAs(p, m.markWord(name)); err != nil {
+		return err
+	}
 	fanIn := m.yield && m.me == 0
 	if m.yield && m.me != 0 {
 		m.raise(p)
-		return m.await(0, m.epoch)
+		return m.sameCall(0, p, name)
 	}
 	if !fanIn {
 		m.raise(p)
@@ -438,7 +477,7 @@ func (m *module) sync(name string) error {
 		if r == m.me {
 			continue
 		}
-		if err := m.await(r, m.epoch); err != nil {
+		if err := m.sameCall(r, p, name); err != nil {
 			return err
 		}
 	}
@@ -446,6 +485,27 @@ func (m *module) sync(name string) error {
 		m.raise(p)
 	}
 	return nil
+}
+
+// sameCall waits for rank r's word of this epoch, of parity p, and checks
+// that r is in the same call of collective name, which carries no data.
+func (m *module) sameCall(r int, p uint64, name string) error {
+	if err := m.await(r, m.epoch); err != nil {
+		return err
+	}
+	w := *lenWord(m.seg.block(r, p))
+	if w == m.markWord(name) {
+		return nil
+	}
+	if err := m.otherCall(r, w, name); err != nil {
+		return err
+	}
+	if w>>(lenBits+rootBits) == m.calls&seqMask {
+		return fmt.Errorf("rank %d is in a collective that carries data (%d bytes from it) where this rank is in %s "+
+			"(collective call %d on this communicator): the ranks call different collectives", r, w&lenMask, name, m.calls)
+	}
+	return fmt.Errorf("rank %d raised its word of this rank's %s, collective call %d on this communicator, in another call: "+
+		"the ranks call different collectives", r, name, m.calls)
 }
 
 func (m *module) bcast(c coll.Comm, buf []byte, root int) error {

@@ -27,6 +27,7 @@ var scenarios = map[string]func(*checker, mpi.Comm){
 	"providers":   providers,
 	"determinism": determinism,
 	"records":     records,
+	"skip":        skip,
 }
 
 func main() {
