@@ -306,6 +306,51 @@ func TestMismatchedCounts(t *testing.T) {
 	}
 }
 
+// TestSkippedCollective: rank 0 skips a Barrier that the others call,
+// then every rank calls Allreduce (collcheck skip allreduce). Each rank's
+// call fails saying that the ranks call different collectives, which
+// ones, and the call's number: rank 0 in its Allreduce, the others in
+// their Barrier.
+func TestSkippedCollective(t *testing.T) {
+	j := run(t, "-np", "3", "--oversubscribe", "--mca", "btl", "self,sm", collcheck, "skip", "allreduce")
+	zero := regexp.MustCompile(`skip allreduce rank 0: .*rank [12] is in barrier where this rank is in allreduce ` +
+		`\(collective call 1 on this communicator\): the ranks call different collectives`)
+	other := regexp.MustCompile(`skip allreduce rank [12]: .*rank 0 is in (allreduce|a collective that carries data \(4 bytes from it\)) ` +
+		`where this rank is in barrier \(collective call 1 on this communicator\): the ranks call different collectives`)
+	if !zero.MatchString(j.Stdout) || len(other.FindAllString(j.Stdout, -1)) != 2 {
+		t.Errorf("every rank should say that the ranks call different collectives, naming them\n%v", j)
+	}
+	if strings.Contains(j.Stdout, "count") {
+		t.Errorf("a rank reported a count mismatch\n%v", j)
+	}
+}
+
+// TestSkippedCollectiveBeforeFinalize: rank 0 skips a Barrier and calls
+// Finalize while the others wait in the Barrier (collcheck skip
+// finalize); the job hangs, and gompirun's report at its timeout says that
+// rank 0 waits in Finalize and that the others wait for it in a call it
+// left without.
+func TestSkippedCollectiveBeforeFinalize(t *testing.T) {
+	j := jobtest.Run(t, gompirun, hangLimit, nil, "-np", "3", "--oversubscribe", "--mca", "btl", "self,sm",
+		"--timeout", "5", "--report-state-on-timeout", collcheck, "skip", "finalize")
+	if j.Code != 124 {
+		t.Fatalf("exit status %d, want 124 (the job hangs until gompirun's timeout)\n%v", j.Code, j)
+	}
+	for _, want := range []string{
+		"rank 0 (pid ", ") waits in Finalize at skip.go:",
+		"gompirun: rank 1 waits for 0 inside barrier on world at skip.go:",
+		"gompirun: rank 2 waits for 0 inside barrier on world at skip.go:",
+		"but rank 0 waits in Finalize at skip.go:",
+	} {
+		if !strings.Contains(j.Stderr, want) {
+			t.Errorf("the report lacks %q\n%v", want, j)
+		}
+	}
+	if strings.Contains(j.Stderr, "has no pending MPI operation") {
+		t.Errorf("a rank reported as having nothing pending\n%v", j)
+	}
+}
+
 // TestErrorsAreFatalIsInherited: a Dup of world takes world's
 // ErrorsAreFatal, so a bad root on it aborts the job with the error's
 // class.
