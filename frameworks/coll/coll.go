@@ -267,7 +267,7 @@ const (
 	// TagRules carries Build's check that every member got the same rules.
 	TagRules
 	// TagShared carries a component's set-up of memory that the members
-	// of a communicator share.
+	// of a communicator share (coll sm's, at the first call it serves).
 	TagShared
 )
 
@@ -277,8 +277,11 @@ func TagName(tag int) string {
 	if i := TagBarrier - tag; i >= 0 && i < len(Collectives) {
 		return Collectives[i]
 	}
-	if tag == TagRules || tag == TagShared {
+	switch tag {
+	case TagRules:
 		return "communicator creation"
+	case TagShared:
+		return "shared memory set-up"
 	}
 	return ""
 }

@@ -25,7 +25,11 @@ import (
 // has raised a word to e-1; when the last call gathered from every member
 // this is already known (seen) and costs nothing.
 type module struct {
-	seg    *segment
+	seg    *segment  // nil until the first call maps it (lazy.go)
+	place  placement // where the segment is made
+	lazy   lazyState
+	pool   *pool // where Free leaves the segment for reuse
+	broken bool  // a call failed: the segment is not reused
 	comm   coll.Comm
 	poller coll.Poller
 	me, n  int
@@ -53,34 +57,108 @@ type module struct {
 	pathTimers [len(timedCalls)][sizeClasses]pathTimer
 }
 
+// collectives is the module's table: each collective maps the segment
+// first if no call has (lazy.go), or, where it could not be mapped, goes
+// to the next module.
 func (m *module) collectives() *coll.Module {
 	return &coll.Module{
-		Barrier:   m.barrier,
-		Bcast:     m.bcast,
-		Reduce:    m.reduce,
-		Allreduce: m.allreduce,
-		Gather:    m.gather,
-		Scatter:   m.scatter,
-		Allgather: m.allgather,
-		Alltoall:  m.alltoall,
+		Barrier: func(c coll.Comm) error {
+			if err := m.ready("barrier"); err != nil {
+				return m.unready(err, func() error { return m.next.Barrier(c) })
+			}
+			return m.barrier(c)
+		},
+		Bcast: func(c coll.Comm, buf []byte, root int) error {
+			if err := m.ready("bcast"); err != nil {
+				return m.unready(err, func() error { return m.next.Bcast(c, buf, root) })
+			}
+			return m.bcast(c, buf, root)
+		},
+		Reduce: func(c coll.Comm, send, recv []byte, op coll.Op, root int) error {
+			if err := m.ready("reduce"); err != nil {
+				return m.unready(err, func() error { return m.next.Reduce(c, send, recv, op, root) })
+			}
+			return m.reduce(c, send, recv, op, root)
+		},
+		Allreduce: func(c coll.Comm, send, recv []byte, op coll.Op) error {
+			if err := m.ready("allreduce"); err != nil {
+				return m.unready(err, func() error { return m.next.Allreduce(c, send, recv, op) })
+			}
+			return m.allreduce(c, send, recv, op)
+		},
+		Gather: func(c coll.Comm, send, recv []byte, root int) error {
+			if err := m.ready("gather"); err != nil {
+				return m.unready(err, func() error { return m.next.Gather(c, send, recv, root) })
+			}
+			return m.gather(c, send, recv, root)
+		},
+		Scatter: func(c coll.Comm, send, recv []byte, root int) error {
+			if err := m.ready("scatter"); err != nil {
+				return m.unready(err, func() error { return m.next.Scatter(c, send, recv, root) })
+			}
+			return m.scatter(c, send, recv, root)
+		},
+		Allgather: func(c coll.Comm, send, recv []byte) error {
+			if err := m.ready("allgather"); err != nil {
+				return m.unready(err, func() error { return m.next.Allgather(c, send, recv) })
+			}
+			return m.allgather(c, send, recv)
+		},
+		Alltoall: func(c coll.Comm, send, recv []byte) error {
+			if err := m.ready("alltoall"); err != nil {
+				return m.unready(err, func() error { return m.next.Alltoall(c, send, recv) })
+			}
+			return m.alltoall(c, send, recv)
+		},
+		Allgatherv: func(c coll.Comm, send, recv []byte, counts, displs []int) error {
+			if err := m.ready("allgatherv"); err != nil {
+				return m.unready(err, func() error { return m.next.Allgatherv(c, send, recv, counts, displs) })
+			}
+			return m.allgatherv(c, send, recv, counts, displs)
+		},
+		ReduceScatter: func(c coll.Comm, send, recv []byte, counts []int, op coll.Op) error {
+			if err := m.ready("reduce_scatter"); err != nil {
+				return m.unready(err, func() error { return m.next.ReduceScatter(c, send, recv, counts, op) })
+			}
+			return m.reduceScatter(c, send, recv, counts, op)
+		},
+		ReduceScatterBlock: func(c coll.Comm, send, recv []byte, op coll.Op) error {
+			if err := m.ready("reduce_scatter_block"); err != nil {
+				return m.unready(err, func() error { return m.next.ReduceScatterBlock(c, send, recv, op) })
+			}
+			return m.reduceScatterBlock(c, send, recv, op)
+		},
+		Scan: func(c coll.Comm, send, recv []byte, op coll.Op) error {
+			if err := m.ready("scan"); err != nil {
+				return m.unready(err, func() error { return m.next.Scan(c, send, recv, op) })
+			}
+			return m.scan(c, send, recv, op)
+		},
+		Exscan: func(c coll.Comm, send, recv []byte, op coll.Op) error {
+			if err := m.ready("exscan"); err != nil {
+				return m.unready(err, func() error { return m.next.Exscan(c, send, recv, op) })
+			}
+			return m.exscan(c, send, recv, op)
+		},
 
-		Allgatherv:         m.allgatherv,
-		ReduceScatter:      m.reduceScatter,
-		ReduceScatterBlock: m.reduceScatterBlock,
-		Scan:               m.scan,
-		Exscan:             m.exscan,
-
-		Free:  m.seg.unmap,
+		Free:  m.free,
 		Below: m.below,
 	}
 }
 
 // below keeps what the next modules provide, for the calls too large for
-// the segment; a collective none of them provides fails those calls.
+// the segment and for every call where the segment could not be made; a
+// collective none of them provides fails those calls.
 func (m *module) below(next *coll.Module) {
 	none := func(name string) error {
+		if m.seg == nil {
+			return m.fail(name, fmt.Errorf("%w and %w", errNoSegment, coll.ErrNoProvider))
+		}
 		return m.fail(name, fmt.Errorf("more than coll_sm's limit (%d bytes, coll_sm_max_bytes or less) per rank and %w",
 			m.limit, coll.ErrNoProvider))
+	}
+	if next.Barrier == nil {
+		next.Barrier = func(coll.Comm) error { return none("barrier") }
 	}
 	if next.Bcast == nil {
 		next.Bcast = func(coll.Comm, []byte, int) error { return none("bcast") }
@@ -126,6 +204,7 @@ func (m *module) fail(name string, err error) error {
 	if err == nil {
 		return nil
 	}
+	m.broken = true
 	return fmt.Errorf("coll sm: %s on %s: %w", name, m.comm.Name(), err)
 }
 

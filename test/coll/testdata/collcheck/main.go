@@ -28,6 +28,7 @@ var scenarios = map[string]func(*checker, mpi.Comm){
 	"determinism": determinism,
 	"records":     records,
 	"skip":        skip,
+	"churn":       churn,
 }
 
 func main() {
