@@ -31,12 +31,40 @@ var (
 // inout[i] = in[i] ⊕ inout[i], in holding the operand of the lower ranks.
 // A non-commutative operation is applied in rank order. Using it on
 // another element type fails with ErrOp.
-func NewOp[T Elem](f func(in, inout []T), commutative bool) (Op, error) {
+//
+// f is handed any whole number of the operation's units, whatever the
+// algorithm: large reductions go in rounds and pieces, so a unit of
+// several elements (an affine map as a pair, a running mean and variance
+// as a triple) must be declared with Record, or f may be handed a slice
+// that starts or ends inside one.
+func NewOp[T Elem](f func(in, inout []T), commutative bool, opts ...OpOption) (Op, error) {
+	cfg := opConfig{record: 1}
+	for _, o := range opts {
+		o.applyOp(&cfg)
+	}
 	op, err := api().OpCreate(func(in, inout []byte, count int, _ pmpi.Datatype) {
 		f(elems[T](in, count), elems[T](inout, count))
 	}, commutative)
-	return op.For(pmpi.TypeOf[T]()), err
+	if err != nil {
+		return op, err
+	}
+	return op.For(pmpi.TypeOf[T](), cfg.record)
 }
+
+// An OpOption changes how NewOp makes an operation: Record is one.
+type OpOption interface{ applyOp(*opConfig) }
+
+type opConfig struct {
+	record int
+}
+
+// Record, passed to NewOp, says that the operation combines records of
+// that many consecutive elements: the function is handed whole records
+// only, and a reduction whose count is not a whole number of records
+// fails with ErrCount. It must be at least 1.
+type Record int
+
+func (n Record) applyOp(c *opConfig) { c.record = int(n) }
 
 func elems[T Elem](b []byte, n int) []T {
 	if n == 0 {

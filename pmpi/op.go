@@ -17,6 +17,7 @@ type opDef struct {
 	commute bool
 	user    UserFunc
 	only    *Datatype // a user operation made for one datatype
+	record  int       // elements of only in the unit user combines; 0 for one
 }
 
 type opCode uint8
@@ -54,7 +55,8 @@ var (
 
 // UserFunc is a user-defined reduction, MPI_User_function's Go form: it
 // sets inout[i] = in[i] ⊕ inout[i] for count elements of dt, where in
-// holds the operand of the lower ranks.
+// holds the operand of the lower ranks. count is a whole number of the
+// operation's records (Op.For).
 type UserFunc func(in, inout []byte, count int, dt Datatype)
 
 // OpCreate makes an operation from f. A non-commutative one is applied in
@@ -66,16 +68,36 @@ func (*realAPI) OpCreate(f UserFunc, commutative bool) (Op, error) {
 	return Op{&opDef{name: "user-defined", commute: commutative, user: f}}, nil
 }
 
-// For returns o restricted to elements of dt: using it on another
-// datatype fails with ErrOp instead of calling o's function with elements
-// it cannot read. Package mpi's NewOp uses it.
-func (o Op) For(dt Datatype) Op {
-	if o.def == nil || o.def.user == nil {
-		return o
+// For returns o restricted to records of record elements of dt (1: single
+// elements): using it on another datatype fails with ErrOp instead of
+// calling o's function with elements it cannot read, and every algorithm
+// hands the function whole records, so that a vector is never cut inside
+// one; a count that is not a whole number of records fails with ErrCount.
+// Package mpi's NewOp uses it. A record of fewer than one element is an
+// error, and so is a predefined operation, which takes single elements.
+func (o Op) For(dt Datatype, record int) (Op, error) {
+	switch {
+	case o.def == nil:
+		return o, errorf(ClassOp, nil, "op for %s: the operation is invalid (MPI_OP_NULL)", dt.Name())
+	case record < 1:
+		return Op{}, errorf(ClassArg, nil, "op for %s: a record of %d elements (want 1 or more)", dt.Name(), record)
+	case o.def.user == nil && record != 1:
+		return Op{}, errorf(ClassOp, nil, "op for %s: %s combines single elements, not records of %d", dt.Name(), o.def.name, record)
+	case o.def.user == nil:
+		return o, nil
 	}
 	d := *o.def
-	d.only = &dt
-	return Op{&d}
+	d.only, d.record = &dt, record
+	return Op{&d}, nil
+}
+
+// Record is the number of elements in the unit that o combines: 1 unless
+// For made o for records of several.
+func (o Op) Record() int {
+	if o.def == nil || o.def.record == 0 {
+		return 1
+	}
+	return o.def.record
 }
 
 // Name is the operation's MPI name, or "user-defined".
@@ -90,15 +112,18 @@ func (o Op) Name() string {
 func (o Op) Commutative() bool { return o.def != nil && o.def.commute }
 
 // bound is an operation applied to one datatype: what coll components see.
+// Its unit is a record of record elements of dt, the size at whose
+// multiples every algorithm cuts a vector.
 type bound struct {
 	dt      Datatype
+	record  int
 	commute bool
 	fn      func(in, inout []byte)
 }
 
 func (b *bound) Reduce(in, inout []byte) { b.fn(in, inout) }
 func (b *bound) Commutative() bool       { return b.commute }
-func (b *bound) ElemSize() int           { return b.dt.Size() }
+func (b *bound) ElemSize() int           { return b.record * b.dt.Size() }
 
 // bind checks that MPI defines o on dt and returns the two joined, or why
 // not. A predefined pair is looked up, not built: a small reduction
@@ -111,7 +136,7 @@ func bind(o Op, dt Datatype) (coll.Op, string) {
 		if o.def.only != nil && *o.def.only != dt {
 			return nil, fmt.Sprintf("the operation was made for %s, not %s", o.def.only.Name(), dt.Name())
 		}
-		return &bound{dt, o.def.commute, func(in, inout []byte) { f(in, inout, len(in)/dt.Size(), dt) }}, ""
+		return &bound{dt, o.Record(), o.def.commute, func(in, inout []byte) { f(in, inout, len(in)/dt.Size(), dt) }}, ""
 	}
 	b := builtins[o.def.code][dt.id] // only predefined datatypes exist; the zero one has id 0, no entry
 	if b == nil {
@@ -129,7 +154,7 @@ var builtins = func() (t [opMaxLoc + 1][len(predefined)]*bound) {
 		for id := 1; id < len(predefined); id++ {
 			dt := Datatype{uint8(id)}
 			if fn := builtin(c, dt); fn != nil {
-				t[c][dt.id] = &bound{dt, true, fn}
+				t[c][dt.id] = &bound{dt, 1, true, fn}
 			}
 		}
 	}

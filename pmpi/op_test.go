@@ -64,7 +64,11 @@ func TestUserOperationBoundToItsType(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, why := bind(op.For(Int32), Int32)
+	int32Op, err := op.For(Int32, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, why := bind(int32Op, Int32)
 	if why != "" || b.Commutative() {
 		t.Fatalf("bind: %s, commutative %v", why, b.Commutative())
 	}
@@ -72,11 +76,39 @@ func TestUserOperationBoundToItsType(t *testing.T) {
 	if calls != 3 {
 		t.Fatalf("the function saw %d elements, want 3", calls)
 	}
-	if _, why := bind(op.For(Int32), Float64); !strings.Contains(why, "made for MPI_INT32_T") {
+	if _, why := bind(int32Op, Float64); !strings.Contains(why, "made for MPI_INT32_T") {
 		t.Fatalf("an operation made for int32 applied to float64: %q, want a refusal naming the type", why)
 	}
 	if _, err := theAPI.OpCreate(nil, true); !errors.Is(err, ErrOp) {
 		t.Fatalf("OpCreate(nil): %v, want ErrOp", err)
+	}
+}
+
+// TestRecordIsTheUnit: an operation made for records of several elements
+// is bound with the record as its unit, which every algorithm cuts at; a
+// record of no elements and a record for a predefined operation are
+// refused.
+func TestRecordIsTheUnit(t *testing.T) {
+	op, err := theAPI.OpCreate(func(in, inout []byte, count int, dt Datatype) {}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	triple, err := op.For(Float64, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, why := bind(triple, Float64)
+	if why != "" || b.ElemSize() != 24 || triple.Record() != 3 {
+		t.Fatalf("bind: %q, unit %d bytes, record %d: want a 24-byte unit, records of 3", why, b.ElemSize(), triple.Record())
+	}
+	if op.Record() != 1 || OpSum.Record() != 1 {
+		t.Fatalf("records of %d and %d elements where none was given, want 1", op.Record(), OpSum.Record())
+	}
+	if _, err := op.For(Float64, 0); !errors.Is(err, ErrArg) || !strings.Contains(err.Error(), "record of 0 elements") {
+		t.Fatalf("a record of 0 elements: %v, want ErrArg naming it", err)
+	}
+	if _, err := OpSum.For(Float64, 2); !errors.Is(err, ErrOp) || !strings.Contains(err.Error(), "MPI_SUM") {
+		t.Fatalf("MPI_SUM on records of 2: %v, want ErrOp naming it", err)
 	}
 }
 

@@ -44,6 +44,10 @@ func (l *library) state(stacks bool) rte.State {
 		st.Ops = append(st.Ops, o)
 		return true
 	})
+	for _, site := range finalizeSites() {
+		st.Ops = append(st.Ops, rte.Op{Kind: "finalize", PeerWorld: -1, Peer: -1, Tag: -1, Comm: "world",
+			Call: "Finalize", Site: site})
+	}
 	for _, m := range es.Unexpected {
 		comm, collective := l.describeContext(m.Context, m.Tag)
 		st.Unexpected = append(st.Unexpected, rte.Message{
@@ -91,6 +95,36 @@ func (l *library) commRank(cid uint32, world int) int {
 		}
 	}
 	return world
+}
+
+// finalizeSites finds the goroutines that are inside Finalize, which waits
+// there for every rank to call it, and returns the program's call site of
+// each ("" where the stack does not show it): without them a rank that
+// waits in Finalize while the others wait for it in a call it skipped
+// would report nothing pending. It reads the goroutines' tracebacks:
+// runtime.GoroutineProfile keeps 32 frames, fewer than a wait in the job
+// server's client takes.
+func finalizeSites() []string {
+	const finalize = "\ngithub.com/gompi/gompi/pmpi.(*realAPI).Finalize("
+	var sites []string
+	for _, g := range strings.Split(allStacks(), "\n\n") {
+		_, after, ok := strings.Cut(g, finalize)
+		if !ok {
+			continue
+		}
+		// Frames are a function's line, then a tab and file:line.
+		lines := strings.Split(after, "\n")
+		site := ""
+		for i := 2; i+1 < len(lines) && site == ""; i += 2 {
+			fn := lines[i][:max(strings.LastIndexByte(lines[i], '('), 0)]
+			if fn != "" && !inLibrary(fn) {
+				file, _, _ := strings.Cut(strings.TrimSpace(lines[i+1]), " ")
+				site = filepath.Base(file)
+			}
+		}
+		sites = append(sites, site)
+	}
+	return sites
 }
 
 // libraryPrefixes are the packages whose frames are gompi's, not the

@@ -174,8 +174,12 @@ type Op interface {
 	// Commutative reports whether the operands may be combined in any
 	// order. A non-commutative operation must be applied in rank order.
 	Commutative() bool
-	// ElemSize is the size of one element in bytes: where a vector may be
-	// cut into segments.
+	// ElemSize is the size in bytes of the unit the operation combines:
+	// one element of a datatype, or a record of several that the user's
+	// operation reads together (mpi.Record). Every algorithm cuts a
+	// vector only at its multiples, in rounds, segments and per-rank
+	// shares alike, and hands Reduce whole units: the result must not
+	// depend on the algorithm.
 	ElemSize() int
 }
 
@@ -263,7 +267,7 @@ const (
 	// TagRules carries Build's check that every member got the same rules.
 	TagRules
 	// TagShared carries a component's set-up of memory that the members
-	// of a communicator share.
+	// of a communicator share (coll sm's, at the first call it serves).
 	TagShared
 )
 
@@ -273,8 +277,11 @@ func TagName(tag int) string {
 	if i := TagBarrier - tag; i >= 0 && i < len(Collectives) {
 		return Collectives[i]
 	}
-	if tag == TagRules || tag == TagShared {
+	switch tag {
+	case TagRules:
 		return "communicator creation"
+	case TagShared:
+		return "shared memory set-up"
 	}
 	return ""
 }

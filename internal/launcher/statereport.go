@@ -62,6 +62,16 @@ func writeState(w io.Writer, why string, pids []int, gone []string, reports []*r
 // describeOp says what a pending operation is and who waits on it.
 func describeOp(op *rtepb.PendingOp) string {
 	var b strings.Builder
+	if op.Kind == "finalize" {
+		// Finalize's wait is for every rank, not a peer; the report
+		// gives its call site only.
+		b.WriteString("waits in Finalize")
+		if op.Site != "" {
+			fmt.Fprintf(&b, " at %s", op.Site)
+		}
+		b.WriteString(" for every rank to call Finalize")
+		return b.String()
+	}
 	if op.Call != "" {
 		fmt.Fprintf(&b, "waits in %s", op.Call)
 		if op.Site != "" {
@@ -160,7 +170,32 @@ func analyze(reports []*rtepb.StateReport) []string {
 			}
 		}
 	}
+	for rank := range waits {
+		for _, e := range waits[rank] {
+			if site, ok := inFinalize(reports[e.to]); ok {
+				out = append(out, fmt.Sprintf("rank %d %s, but rank %d waits in Finalize%s: it left without the call rank %d waits in",
+					rank, waitPhrase(waits[rank], e.to), e.to, site, rank))
+			}
+		}
+	}
 	return out
+}
+
+// inFinalize reports whether rep is of a rank that waits in Finalize, and
+// " at" its call site, if known.
+func inFinalize(rep *rtepb.StateReport) (string, bool) {
+	if rep == nil {
+		return "", false
+	}
+	for _, op := range rep.Ops {
+		if op.Kind == "finalize" {
+			if op.Site != "" {
+				return " at " + op.Site, true
+			}
+			return "", true
+		}
+	}
+	return "", false
 }
 
 // waitPhrase says how rank waits for next: "waits to receive from 1 tag 7

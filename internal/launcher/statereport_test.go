@@ -77,3 +77,28 @@ func TestSharedMemoryWait(t *testing.T) {
 		t.Fatalf("analyze: %q, want %q", got, want)
 	}
 }
+
+// TestAFinalizingRankIsReported: a rank in Finalize is said to wait
+// there, not to have nothing pending, and a rank that waits for it in a
+// collective is told that it left without that call.
+func TestAFinalizingRankIsReported(t *testing.T) {
+	reports := []*rtepb.StateReport{
+		{Rank: 0, Ops: []*rtepb.PendingOp{{Kind: "finalize", Peer: -1, PeerWorld: -1, Tag: -1, Comm: "world", Call: "Finalize", Site: "main.go:9"}}},
+		{Rank: 1, Ops: []*rtepb.PendingOp{{Kind: "coll", Peer: 0, PeerWorld: 0, Tag: -1, Comm: "world", Collective: "barrier",
+			Call: "Barrier", Site: "main.go:7", WaitedNs: 2e9}}},
+	}
+	var b strings.Builder
+	writeState(&b, "test", []int{10, 11}, make([]string, 2), reports)
+	for _, want := range []string{
+		"rank 0 (pid 10) waits in Finalize at main.go:9 for every rank to call Finalize\n",
+		"gompirun: rank 1 waits for 0 inside barrier on world at main.go:7, but rank 0 waits in Finalize at main.go:9: " +
+			"it left without the call rank 1 waits in\n",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("the report lacks %q:\n%s", want, b.String())
+		}
+	}
+	if strings.Contains(b.String(), "no pending MPI operation") {
+		t.Errorf("a rank in Finalize reported as having nothing pending:\n%s", b.String())
+	}
+}

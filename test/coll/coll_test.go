@@ -238,6 +238,43 @@ func TestDeterministic(t *testing.T) {
 	}
 }
 
+// TestRecords runs user operations whose unit is a record of several
+// elements (an affine pair, a Welford triple; collcheck records) on 3
+// and 4 ranks under every component stack and every forced tuned
+// reduce and allreduce algorithm, with counts that cross coll sm's rounds
+// (also with blocks of 4 KiB) and split allreduce and tuned's segments:
+// the results must be exactly the serial fold's, whatever the algorithm.
+func TestRecords(t *testing.T) {
+	stacks := []struct {
+		name string
+		args []string
+	}{
+		{"default", nil},
+		{"basic", []string{"--mca", "coll", "basic"}},
+		{"sm", []string{"--mca", "coll", "sm,self,basic"}},
+		{"sm-4k", []string{"--mca", "coll", "sm,self,tuned,basic", "--mca", "coll_sm_max_bytes", "4096"}},
+	}
+	for alg := 1; alg <= tunedAlgorithms["allreduce"]; alg++ {
+		args := []string{"--mca", "coll", "tuned,basic", "--mca", "coll_tuned_allreduce_algorithm", fmt.Sprint(alg)}
+		if alg <= tunedAlgorithms["reduce"] {
+			args = append(args, "--mca", "coll_tuned_reduce_algorithm", fmt.Sprint(alg))
+		}
+		stacks = append(stacks, struct {
+			name string
+			args []string
+		}{fmt.Sprintf("tuned-%d", alg), args})
+	}
+	for _, s := range stacks {
+		for _, np := range []int{3, 4} {
+			t.Run(fmt.Sprintf("%s/np%d", s.name, np), func(t *testing.T) {
+				args := append([]string{"-np", fmt.Sprint(np), "--oversubscribe", "--mca", "mca_base_strict", "true"}, s.args...)
+				j := run(t, append(args, collcheck, "records")...)
+				expectOK(t, j, "records", np)
+			})
+		}
+	}
+}
+
 // TestMismatchedCounts runs collectives where ranks pass counts that
 // disagree: the job must end, not hang, with some rank reporting
 // ErrTruncate or ErrCount. In the straddles one rank's count fits coll
@@ -266,6 +303,64 @@ func TestMismatchedCounts(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestSkippedCollective: after a Barrier of every rank, rank 0 skips a
+// Barrier that the others call, then every rank calls Allreduce
+// (collcheck skip allreduce). Each rank's call fails saying that the
+// ranks call different collectives, which ones, and the call's number
+// (2): rank 0 in its Allreduce, the others in their Barrier.
+func TestSkippedCollective(t *testing.T) {
+	j := run(t, "-np", "3", "--oversubscribe", "--mca", "btl", "self,sm", collcheck, "skip", "allreduce")
+	zero := regexp.MustCompile(`skip allreduce rank 0: .*rank [12] is in barrier where this rank is in allreduce ` +
+		`\(collective call 2 on this communicator\): the ranks call different collectives`)
+	other := regexp.MustCompile(`skip allreduce rank [12]: .*rank 0 is in (allreduce|a collective that carries data \(4 bytes from it\)) ` +
+		`where this rank is in barrier \(collective call 2 on this communicator\): the ranks call different collectives`)
+	if !zero.MatchString(j.Stdout) || len(other.FindAllString(j.Stdout, -1)) != 2 {
+		t.Errorf("every rank should say that the ranks call different collectives, naming them\n%v", j)
+	}
+	if strings.Contains(j.Stdout, "count") {
+		t.Errorf("a rank reported a count mismatch\n%v", j)
+	}
+}
+
+// TestSkippedCollectiveBeforeFinalize: rank 0 skips a Barrier and calls
+// Finalize while the others wait in the Barrier (collcheck skip
+// finalize); the job hangs, and gompirun's report at its timeout says that
+// rank 0 waits in Finalize and that the others wait for it in a call it
+// left without.
+func TestSkippedCollectiveBeforeFinalize(t *testing.T) {
+	j := jobtest.Run(t, gompirun, hangLimit, nil, "-np", "3", "--oversubscribe", "--mca", "btl", "self,sm",
+		"--timeout", "5", "--report-state-on-timeout", collcheck, "skip", "finalize")
+	if j.Code != 124 {
+		t.Fatalf("exit status %d, want 124 (the job hangs until gompirun's timeout)\n%v", j.Code, j)
+	}
+	for _, want := range []string{
+		"rank 0 (pid ", ") waits in Finalize at skip.go:",
+		"gompirun: rank 1 waits for 0 inside barrier on world at skip.go:",
+		"gompirun: rank 2 waits for 0 inside barrier on world at skip.go:",
+		"but rank 0 waits in Finalize at skip.go:",
+	} {
+		if !strings.Contains(j.Stderr, want) {
+			t.Errorf("the report lacks %q\n%v", want, j)
+		}
+	}
+	if strings.Contains(j.Stderr, "has no pending MPI operation") {
+		t.Errorf("a rank reported as having nothing pending\n%v", j)
+	}
+}
+
+// TestCommChurn makes and frees 2000 communicators with collectives on
+// some, and holds 200 idle ones (collcheck churn), on 2 and 4 ranks: the
+// results are right, idle communicators map no coll sm segment, and the
+// segments of freed ones stay bounded.
+func TestCommChurn(t *testing.T) {
+	for _, np := range []int{2, 4} {
+		t.Run(fmt.Sprintf("np%d", np), func(t *testing.T) {
+			j := run(t, "-np", fmt.Sprint(np), "--oversubscribe", "--mca", "btl", "self,sm", collcheck, "churn")
+			expectOK(t, j, "churn", np)
+		})
 	}
 }
 

@@ -189,8 +189,7 @@ func (m *module) announcedBy(r int) callInfo {
 // rank's mine, that differs from it.
 func disagree(r int, theirs, mine callInfo) error {
 	if theirs.name != mine.name {
-		return fmt.Errorf("rank %d is in %s where this rank is in %s (collective call %d on this communicator): "+
-			"the ranks call different collectives", r, theirs.name, mine.name, mine.seq)
+		return differentCalls(r, theirs.name, mine.name, mine.seq)
 	}
 	if theirs.otherRoot(mine) {
 		return rootsDisagree(r, theirs.root, mine)
@@ -201,6 +200,13 @@ func disagree(r int, theirs, mine callInfo) error {
 	}
 	return fmt.Errorf("rank %d's %s, where this rank's %s: the ranks' counts disagree: %w",
 		r, theirs.describe(), mine.describe(), class)
+}
+
+// differentCalls is the error of rank r, in collective theirs where this
+// rank is in mine, both collective call seq on the communicator.
+func differentCalls(r int, theirs, mine string, seq uint64) error {
+	return fmt.Errorf("rank %d is in %s where this rank is in %s (collective call %d on this communicator): "+
+		"the ranks call different collectives", r, theirs, mine, seq)
 }
 
 // rootsDisagree is the error of rank r, which passed root theirs (noRoot:

@@ -57,8 +57,9 @@ type Component struct {
 	dir      params.Param[string]
 	path     params.Param[string]
 
-	cfg config
-	log hclog.Logger
+	cfg  config
+	log  hclog.Logger
+	pool pool // freed communicators' segments, for reuse
 }
 
 type config struct {
@@ -162,8 +163,9 @@ func (c *Component) Open(_ context.Context, env *mca.Env) error {
 }
 
 // CommQuery offers a module for a communicator of 2 to coll_sm_max_ranks
-// ranks on one node, once every member has mapped the communicator's
-// segment; it declines on every member if any of them could not.
+// ranks on one node. The module maps the communicator's segment at the
+// first call that needs it (lazy.go): a communicator that makes no
+// collective call costs no memory and no set-up.
 func (c *Component) CommQuery(comm coll.Comm, q coll.Query) (int, *coll.Module, error) {
 	poller, ok := comm.(coll.Poller)
 	n := comm.Size()
@@ -174,12 +176,9 @@ func (c *Component) CommQuery(comm coll.Comm, q coll.Query) (int, *coll.Module, 
 	if log == nil {
 		log = hclog.NewNullLogger()
 	}
-	seg, err := attach(comm, c.cfg.dir, q.ID, newLayout(n, c.cfg.maxBytes), log)
-	if err != nil || seg == nil {
-		return 0, nil, err
-	}
-	m := &module{seg: seg, comm: comm, poller: poller, me: comm.Rank(), n: n, yield: q.Oversubscribed,
-		limit: c.cfg.maxBytes, seen: make([]uint64, n), log: log, pathMode: c.cfg.path}
+	m := &module{comm: comm, poller: poller, me: comm.Rank(), n: n, yield: q.Oversubscribed,
+		limit: c.cfg.maxBytes, seen: make([]uint64, n), log: log, pathMode: c.cfg.path,
+		place: placement{dir: c.cfg.dir, id: q.ID, lay: newLayout(n, c.cfg.maxBytes)}, pool: &c.pool}
 	mod := m.collectives()
 	for name, clear := range stepAside {
 		if c.cfg.forced[name] || len(q.Rules.For(name, n)) > 0 {
@@ -188,5 +187,8 @@ func (c *Component) CommQuery(comm coll.Comm, q coll.Query) (int, *coll.Module, 
 	}
 	return q.Priority, mod, nil
 }
+
+// Close unmaps the segments kept for reuse.
+func (c *Component) Close() error { return c.pool.drain() }
 
 var _ coll.Component = (*Component)(nil)

@@ -96,6 +96,7 @@ type world struct {
 	cw     *colltest.World
 	comms  []*testComm
 	tables []*coll.Table
+	comps  []*Component // sm's, by rank, from build
 	dir    string
 	id     string
 	abort  atomic.Bool
@@ -133,13 +134,22 @@ func basicComponent(t testing.TB) coll.Component {
 func (w *world) build(t *testing.T, host coll.Host, cfg func(rank int) config) {
 	t.Helper()
 	w.tables = make([]*coll.Table, w.n)
+	w.comps = make([]*Component, w.n)
+	for r := range w.comps {
+		w.comps[r] = &Component{cfg: cfg(r)}
+	}
 	w.run(t, func(r int, c *testComm) error {
 		cands := []coll.Candidate{
-			{Name: "sm", Component: &Component{cfg: cfg(r)}, Priority: 50},
+			{Name: "sm", Component: w.comps[r], Priority: 50},
 			{Name: "basic", Component: basicComponent(t), Priority: 10},
 		}
 		tab, err := coll.Build(c, cands, host)
 		w.tables[r] = tab
+		if err == nil && tab.Provider("barrier") == "sm" {
+			// sm maps the segment at the first call it serves (lazy.go):
+			// a barrier now leaves the tests' calls only their own work.
+			err = tab.Barrier(c)
+		}
 		return err
 	})
 	if t.Failed() {
@@ -151,6 +161,11 @@ func (w *world) build(t *testing.T, host coll.Host, cfg func(rank int) config) {
 				if err := tab.Free(); err != nil {
 					t.Errorf("rank %d: free: %v", r, err)
 				}
+			}
+		}
+		for r, comp := range w.comps {
+			if err := comp.Close(); err != nil {
+				t.Errorf("rank %d: close: %v", r, err)
 			}
 		}
 	})

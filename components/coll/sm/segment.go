@@ -1,6 +1,7 @@
 package sm
 
 import (
+	"crypto/rand"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -25,7 +26,7 @@ import (
 // its root (announce.go).
 const (
 	magic       = 0x6c6c6f6369706d67 // "gmpicoll", little-endian
-	version     = 6
+	version     = 7
 	offSleepers = 0
 	offWake     = 4
 	line        = 64
@@ -53,6 +54,21 @@ func (l layout) size() int { return l.blocks() + 2*l.ranks*l.stride }
 type segment struct {
 	mem []byte
 	lay layout
+}
+
+// offToken is the header's word that names the segment among those a
+// process has mapped (a random number its creator drew), for the reuse of
+// pooled segments (pool.go).
+const offToken = 24
+
+// token is the segment's name among those a process has mapped.
+func (s *segment) token() uint64 { return binary.LittleEndian.Uint64(s.mem[offToken:]) }
+
+// newToken draws a segment's token: never 0, which names none.
+func newToken() uint64 {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return max(binary.LittleEndian.Uint64(b[:]), 1)
 }
 
 // block returns the block of rank r and parity p.
@@ -218,6 +234,7 @@ func createSegment(path string, lay layout) (*segment, error) {
 	binary.LittleEndian.PutUint32(h[8:], version)
 	binary.LittleEndian.PutUint32(h[12:], uint32(lay.ranks))
 	binary.LittleEndian.PutUint64(h[16:], uint64(lay.maxBytes))
+	binary.LittleEndian.PutUint64(h[offToken:], newToken())
 	return seg, nil
 }
 

@@ -107,16 +107,17 @@ func TestSegmentNameRemoved(t *testing.T) {
 	}
 }
 
-// expectDeclined checks that sm serves nothing on any rank and that
-// basic serves every collective.
+// expectDeclined checks that no rank mapped sm's segment at the first
+// call (build's barrier), and that the calls go to basic on every rank.
 func expectDeclined(t *testing.T, w *world) {
 	t.Helper()
-	for r, tab := range w.tables {
-		for _, name := range coll.Collectives {
-			if p := tab.Provider(name); p != "basic" {
-				t.Errorf("rank %d: %s served by %q, want basic", r, name, p)
-			}
-		}
+	if got := mappings(t, w.segPath()); got != 0 {
+		t.Errorf("%d mappings of the segment, want none", got)
+	}
+	before := w.sends()
+	w.runCalls(t, []call{{k: kAllreduce, size: 3, op: testOps[0], seed: 1}})
+	if w.sends() == before {
+		t.Error("an allreduce sent no message: it did not go to basic")
 	}
 }
 
@@ -345,8 +346,9 @@ func TestFailedMember(t *testing.T) {
 	}
 }
 
-// TestFree: freeing the table unmaps every rank's segment; freeing again
-// is harmless.
+// TestFree: freeing the table leaves every rank's segment in the
+// component's pool, and closing the component unmaps it; freeing again is
+// harmless.
 func TestFree(t *testing.T) {
 	const n = 3
 	w := newWorld(t, n)
@@ -360,12 +362,67 @@ func TestFree(t *testing.T) {
 			t.Errorf("rank %d: %v", r, err)
 		}
 	}
+	if got := mappings(t, w.segPath()); got != n {
+		t.Errorf("%d mappings after Free, want %d (pooled)", got, n)
+	}
+	for r, comp := range w.comps {
+		if err := comp.Close(); err != nil {
+			t.Errorf("rank %d: close: %v", r, err)
+		}
+	}
 	if got := mappings(t, w.segPath()); got != 0 {
-		t.Errorf("%d mappings after Free, want 0", got)
+		t.Errorf("%d mappings after Close, want 0", got)
 	}
 	for r, tab := range w.tables {
 		if err := tab.Free(); err != nil {
 			t.Errorf("rank %d: second free: %v", r, err)
+		}
+	}
+}
+
+// TestPooledSegmentIsReused: a communicator made after another was freed
+// takes over its segment at its first call, without a new file, and its
+// calls go on right; a segment of a communicator whose call failed is not
+// pooled.
+func TestPooledSegmentIsReused(t *testing.T) {
+	const n = 3
+	w := newWorld(t, n)
+	w.buildSm(t, 64)
+	expectWorks(t, w)
+	first := w.segPath()
+	comps := w.comps
+	for r, tab := range w.tables {
+		if err := tab.Free(); err != nil {
+			t.Fatalf("rank %d: %v", r, err)
+		}
+	}
+	// A second communicator of the same ranks, on the same components.
+	w.id = w.id + ".second"
+	w.tables = make([]*coll.Table, n)
+	w.run(t, func(r int, c *testComm) error {
+		tab, err := coll.Build(c, []coll.Candidate{{Name: "sm", Component: comps[r], Priority: 50},
+			{Name: "basic", Component: basicComponent(t), Priority: 10}}, w.host())
+		w.tables[r] = tab
+		if err == nil {
+			err = tab.Barrier(c)
+		}
+		return err
+	})
+	if got := mappings(t, w.segPath()); got != 0 {
+		t.Errorf("%d mappings of a new segment, want none: the pooled one is reused", got)
+	}
+	if got := mappings(t, first); got != n {
+		t.Errorf("%d mappings of the pooled segment, want %d", got, n)
+	}
+	expectWorks(t, w)
+	before := w.sends()
+	w.runCalls(t, []call{{k: kAllreduce, size: 3, op: testOps[0], seed: 4}})
+	if w.sends() != before {
+		t.Error("an allreduce on the reused segment sent messages")
+	}
+	for r, comp := range comps {
+		for _, e := range comp.pool.entries {
+			t.Errorf("rank %d: the pool holds %v while its segment is in use", r, e)
 		}
 	}
 }

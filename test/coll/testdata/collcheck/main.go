@@ -26,6 +26,9 @@ var scenarios = map[string]func(*checker, mpi.Comm){
 	"timed":       timed,
 	"providers":   providers,
 	"determinism": determinism,
+	"records":     records,
+	"skip":        skip,
+	"churn":       churn,
 }
 
 func main() {

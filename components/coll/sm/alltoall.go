@@ -1,0 +1,54 @@
+package sm
+
+import (
+	"github.com/gompi/gompi/components/common/shm"
+	"github.com/gompi/gompi/frameworks/coll"
+)
+
+// alltoall: every rank's whole send buffer is its contribution; each rank
+// reads its block of every other's. In rounds, each rank writes the next
+// piece of its block for every rank.
+func (m *module) alltoall(c coll.Comm, send, recv []byte) error {
+	k := len(send) / m.n
+	err := coll.CheckLen("send", len(send), m.n*k, "a whole block per rank")
+	if err == nil {
+		err = coll.CheckLen("recv", len(recv), len(send), "the send buffer's length")
+	}
+	if err != nil {
+		return m.fail("alltoall", err)
+	}
+	total := len(send)
+	multi, pc, err := m.route("alltoall", total, true)
+	if err != nil {
+		return err
+	}
+	if pc.path == pathNext {
+		return pc.done(m.toNext("alltoall", noRoot, total, func() error { return m.next.Alltoall(c, send, recv) }))
+	}
+	m.announce("alltoall", noRoot, total, pathSegment)
+	shm.CopyCached(recv[m.me*k:(m.me+1)*k], send[m.me*k:(m.me+1)*k])
+	return pc.done(m.fail("alltoall", inRounds(k, m.share(multi, k), multi, func(lo, hi int, first bool) error {
+		p := m.begin("alltoall")
+		w := hi - lo
+		b, err := m.claim(p, total)
+		if err != nil {
+			return err
+		}
+		for r := range m.n {
+			if r != m.me {
+				m.w.Copy(b[r*w:(r+1)*w], send[r*k+lo:r*k+hi])
+			}
+		}
+		m.raise(p)
+		err = m.agree(p, total, nil, first)
+		for r := 0; r < m.n && err == nil; r++ {
+			var data []byte
+			if r != m.me {
+				if data, err = m.read(r, p, total, m.n*w); err == nil {
+					copy(recv[r*k+lo:r*k+hi], data[m.me*w:(m.me+1)*w])
+				}
+			}
+		}
+		return err
+	})))
+}

@@ -1,0 +1,209 @@
+package pmpi
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/gompi/gompi/frameworks/coll"
+)
+
+// bind joins op to dt, or fails saying why MPI does not define op on dt.
+func (k *collCall) bind(op Op, dt Datatype) (coll.Op, error) {
+	o, why := bind(op, dt)
+	if why != "" {
+		return nil, k.fail(ClassOp, "%s", why)
+	}
+	return o, nil
+}
+
+// records fails unless count elements of dt are whole records of op; what
+// names the count.
+func (k *collCall) records(what string, count int, dt Datatype, op Op) error {
+	if rec := op.Record(); count%rec != 0 {
+		return k.fail(ClassCount, "the %s %d is not a whole number of the operation's records of %d elements of %s",
+			what, count, rec, dt.Name())
+	}
+	return nil
+}
+
+// reduction checks the arguments every reduction shares and resolves
+// InPlace: the send data is then a copy of recv's.
+func (k *collCall) reduction(send, recv []byte, count int, dt Datatype, op Op, recvHere bool) (coll.Op, []byte, []byte, error) {
+	o, err := k.bind(op, dt)
+	if err == nil {
+		err = k.records("count", count, dt, op)
+	}
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	var rd []byte
+	if recvHere {
+		if rd, err = k.data("receive", recv, count, dt); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	if IsInPlace(send) {
+		return o, slices.Clone(rd), rd, nil
+	}
+	sd, err := k.data("send", send, count, dt)
+	if err == nil {
+		err = k.apart(sd, rd)
+	}
+	return o, sd, rd, err
+}
+
+// Reduce combines count elements of dt from every rank with op and leaves
+// the result in recv at root. At the root, send may be InPlace.
+func (*realAPI) Reduce(send, recv []byte, count int, dt Datatype, op Op, root int, comm *Comm) error {
+	k, err := startColl("reduce", comm)
+	if err != nil {
+		return err
+	}
+	if err := errorsFirst(k.root(root), k.onlyAtRoot(root, send)); err != nil {
+		return err
+	}
+	o, sd, rd, err := k.reduction(send, recv, count, dt, op, comm.rank == root)
+	if err != nil {
+		return err
+	}
+	if k.t.Reduce == nil {
+		return k.missing()
+	}
+	return k.done(k.t.Reduce(comm.cc, sd, rd, o, root))
+}
+
+// Allreduce is Reduce with the result at every rank. send may be InPlace.
+func (*realAPI) Allreduce(send, recv []byte, count int, dt Datatype, op Op, comm *Comm) error {
+	k, err := startColl("allreduce", comm)
+	if err != nil {
+		return err
+	}
+	o, sd, rd, err := k.reduction(send, recv, count, dt, op, true)
+	if err != nil {
+		return err
+	}
+	if k.t.Allreduce == nil {
+		return k.missing()
+	}
+	return k.done(k.t.Allreduce(comm.cc, sd, rd, o))
+}
+
+// Scan leaves at rank i the reduction of ranks 0 to i. send may be InPlace.
+func (*realAPI) Scan(send, recv []byte, count int, dt Datatype, op Op, comm *Comm) error {
+	k, err := startColl("scan", comm)
+	if err != nil {
+		return err
+	}
+	o, sd, rd, err := k.reduction(send, recv, count, dt, op, true)
+	if err != nil {
+		return err
+	}
+	if k.t.Scan == nil {
+		return k.missing()
+	}
+	return k.done(k.t.Scan(comm.cc, sd, rd, o))
+}
+
+// Exscan leaves at rank i the reduction of ranks 0 to i-1; rank 0's recv
+// is left as it was. send may be InPlace.
+func (*realAPI) Exscan(send, recv []byte, count int, dt Datatype, op Op, comm *Comm) error {
+	k, err := startColl("exscan", comm)
+	if err != nil {
+		return err
+	}
+	o, sd, rd, err := k.reduction(send, recv, count, dt, op, true)
+	if err != nil {
+		return err
+	}
+	if k.t.Exscan == nil {
+		return k.missing()
+	}
+	return k.done(k.t.Exscan(comm.cc, sd, rd, o))
+}
+
+// ReduceScatter reduces the sum of counts elements and leaves counts[i]
+// of them, in order, at rank i. send may be InPlace: recv then holds the
+// whole vector, and the rank's part is left at its start.
+func (*realAPI) ReduceScatter(send, recv []byte, counts []int, dt Datatype, op Op, comm *Comm) error {
+	k, err := startColl("reduce scatter", comm)
+	if err != nil {
+		return err
+	}
+	o, err := k.bind(op, dt)
+	if err != nil {
+		return err
+	}
+	total := 0
+	for _, c := range counts {
+		total += max(c, 0)
+	}
+	bc, _, err := k.vector("receive", counts, nil, dt, total*dt.Size())
+	if err != nil {
+		return err
+	}
+	for r, c := range counts {
+		if err := k.records(fmt.Sprintf("count of rank %d", r), c, dt, op); err != nil {
+			return err
+		}
+	}
+	var sd, rd []byte
+	if IsInPlace(send) {
+		whole, err := k.data("receive", recv, total, dt)
+		if err != nil {
+			return err
+		}
+		sd, rd = slices.Clone(whole), whole[:bc[comm.rank]]
+	} else {
+		if sd, err = k.data("send", send, total, dt); err != nil {
+			return err
+		}
+		if rd, err = k.data("receive", recv, counts[comm.rank], dt); err != nil {
+			return err
+		}
+		if err := k.apart(sd, rd); err != nil {
+			return err
+		}
+	}
+	if k.t.ReduceScatter == nil {
+		return k.missing()
+	}
+	return k.done(k.t.ReduceScatter(comm.cc, sd, rd, bc, o))
+}
+
+// ReduceScatterBlock is ReduceScatter with count elements for every rank.
+func (*realAPI) ReduceScatterBlock(send, recv []byte, count int, dt Datatype, op Op, comm *Comm) error {
+	k, err := startColl("reduce scatter block", comm)
+	if err != nil {
+		return err
+	}
+	o, err := k.bind(op, dt)
+	if err == nil {
+		err = k.records("count", count, dt, op)
+	}
+	if err != nil {
+		return err
+	}
+	n := comm.Size()
+	var sd, rd []byte
+	if IsInPlace(send) {
+		whole, err := k.data("receive", recv, count*n, dt)
+		if err != nil {
+			return err
+		}
+		sd, rd = slices.Clone(whole), whole[:count*dt.Size()]
+	} else {
+		if sd, err = k.data("send", send, count*n, dt); err != nil {
+			return err
+		}
+		if rd, err = k.data("receive", recv, count, dt); err != nil {
+			return err
+		}
+		if err := k.apart(sd, rd); err != nil {
+			return err
+		}
+	}
+	if k.t.ReduceScatterBlock == nil {
+		return k.missing()
+	}
+	return k.done(k.t.ReduceScatterBlock(comm.cc, sd, rd, o))
+}
