@@ -1,25 +1,3 @@
-// Package sm is the coll component of collectives through memory that a
-// communicator's members share, for communicators whose ranks all run on
-// one node.
-//
-// Each rank owns two blocks of a segment mapped by every member. A
-// collective call is an epoch: a rank writes its contribution into its
-// block of the epoch's parity, then raises the block's epoch word; the
-// ranks that need the contribution wait for the word and read the block.
-// No message, no matching and no request: a small allreduce of two ranks
-// costs one cache-line transfer each way, where a message over btl sm
-// costs the pml's work at both ends on top of it.
-//
-// It provides barrier, bcast, reduce, allreduce, gather, scatter,
-// allgather, allgatherv, alltoall, reduce_scatter, reduce_scatter_block,
-// scan and exscan: a call larger than a block (coll_sm_max_bytes) goes
-// in rounds, a block's worth of every contribution at a time, except
-// where tuned was measured faster (rounds.go); large bcast, allgather,
-// alltoall and (on 2 ranks) reduce calls time both ways and take the
-// faster (timed.go). Those calls, the
-// collectives it does not provide, and every call of a collective whose
-// tuned algorithm the user forced go to the next component (tuned). See docs/architecture.md for the
-// protocol.
 package sm
 
 import (
@@ -138,7 +116,7 @@ func (c *Component) RegisterParams(r *params.Registrar) error {
 			"shared segment (a copy in and a copy out) or to the next component (tuned's messages, which btl sm " +
 			"copies inline or, when large, in one cross-memory copy). Which is faster depends on the machine's state.",
 		Values: []params.EnumValue{
-			{Name: modeTimed, Help: "time both on the first calls of each collective and size class (and every 1024 calls of it), then take the faster, alike on every rank"},
+			{Name: modeTimed, Help: "a class's first 128 calls take a fixed path (2 ranks: the next component from 32 KiB, the segment below; more ranks: the segment), then both are timed (again every 1024 calls) and the faster taken, alike on every rank"},
 			{Name: modeSegment, Help: "always through the segment"},
 			{Name: modeNext, Help: "always to the next component"},
 		},

@@ -29,6 +29,20 @@
 // contribution of up to 48 bytes travels in the epoch word's own line). A
 // block smaller than 64 bytes a rank leaves the larger calls to tuned.
 //
+// A communicator's segment is made at the first call sm serves on it
+// (lazy.go), not when the communicator is made: a Dup, Split or Create
+// costs no set-up and no memory until it does a collective. At that call
+// rank 0 first offers a segment from the pool of freed communicators'
+// segments (pool.go: at most 4, each with a random token in its header),
+// which is taken when every member holds the same one, in the same rank, at
+// the same epoch and call count, so that nothing in it needs clearing;
+// otherwise rank 0 creates a new one, every member maps it and answers. A
+// member that cannot map it sends every call to the next component, and so
+// do all the others. The segment of a communicator one of whose calls
+// failed is unmapped, not pooled. A first call that finds the pool empty
+// pays the set-up (1.7-10 ms on 2-4 ranks here, most of it touching the
+// pages); a loop of Dup, collective and Free pays it once.
+//
 // # Epochs
 //
 // The calls that go through the segment are numbered epochs alike on every
@@ -137,9 +151,12 @@
 // when the two CPUs are far apart a 2-rank allgather of 32-64 KiB through
 // the segment takes three to four times the messages' time. So these calls
 // time both paths, per collective and size class (powers of two)
-// (timed.go): a trial of four calls in a row through the segment and four
-// to tuned, the first of each run not counted (it finds the caches as the
-// other path left them); then every rank gives the others its median call
+// (timed.go): a class's first 128 calls take a fixed path (on 2 ranks
+// tuned from 32 KiB and the segment below, on more the segment), since a
+// trial's slower path is what a program of a few dozen calls would pay on
+// every call; then a trial of four calls in a row through the segment and
+// four to tuned, the first of each run not counted (it finds the caches as
+// the other path left them); then every rank gives the others its median call
 // on each path through the segment, all add them up (OSU's figure is the
 // mean of the ranks' times, so a bcast's root, which only writes, counts
 // as much as a rank that waits) and take the smaller. All make their

@@ -102,7 +102,7 @@ func (m *module) agree(p uint64, total int, counts []int, first bool) error {
 // its reduction (allreduceSplit): a flat round has each of n ranks read
 // and reduce every block, n-1 pieces more than its share, which costs
 // more than the split's second epoch once they add up to this many bytes.
-// On 2 CPUs (twenty-fifth session, 3 alternating rounds against the flat
+// On 2 CPUs (gompi-bench allreduce, 3 alternating rounds against the flat
 // rounds): 8 ranks 0.58-0.85 of the time from 32 KiB, 4 ranks 0.89 at 64
 // KiB, 0.64-0.70 from 128 KiB and alike at 32 KiB; on 2 ranks it was
 // slower at 512 KiB-1 MiB (1.13-1.41) and alike below, so 2 ranks stay

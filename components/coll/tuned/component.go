@@ -1,13 +1,3 @@
-// Package tuned is the coll component of the algorithms that matter at each
-// size: for every communicator and message size a built-in decision picks a
-// latency-optimal algorithm for small messages and a bandwidth-optimal one
-// for large, and coll_tuned_<collective>_algorithm forces one. A decider
-// component's rules (coll.Query.Rules) replace the built-in decision where
-// they match; a forced parameter still wins over them.
-//
-// It provides barrier, bcast, reduce, allreduce, gather, scatter, allgather
-// and alltoall; the other collectives are left to lower-priority
-// components. The thresholds of the decision are in decision.go.
 package tuned
 
 import (
