@@ -372,7 +372,7 @@ func TestErrorsAreFatalIsInherited(t *testing.T) {
 	if j.Code != 15 { // MPI_ERR_ROOT's class number
 		t.Fatalf("exit status %d, want 15\n%v", j.Code, j)
 	}
-	for _, want := range []string{"ErrorsAreFatal", "root 3 is out of range", "world.dup"} {
+	for _, want := range []string{"ErrorsAreFatal", "root 3 is out of range", "MPI_COMM_WORLD.dup"} {
 		if !strings.Contains(j.Stderr, want) {
 			t.Errorf("stderr lacks %q\n%v", want, j)
 		}
@@ -404,7 +404,7 @@ func TestProvidersAreLoggedAndAsked(t *testing.T) {
 		}
 		for rank := range 3 {
 			half := map[bool]string{true: "2", false: "1"}[rank%2 == 0]
-			for _, key := range []string{"world 3", "world.split " + half, "world.split.dup " + half} {
+			for _, key := range []string{"MPI_COMM_WORLD 3", "MPI_COMM_WORLD.split " + half, "MPI_COMM_WORLD.split.dup " + half} {
 				p, ok := logged[fmt.Sprint(rank)+" "+key]
 				want := tc.many
 				if strings.HasSuffix(key, " 1") {
@@ -416,7 +416,7 @@ func TestProvidersAreLoggedAndAsked(t *testing.T) {
 			}
 		}
 		for _, m := range asked.FindAllStringSubmatch(j.Stdout, -1) {
-			if got, want := strings.TrimSpace(m[2]), logged[m[1]+" world 3"]; got != want {
+			if got, want := strings.TrimSpace(m[2]), logged[m[1]+" MPI_COMM_WORLD 3"]; got != want {
 				t.Errorf("%v: rank %s's tool asked and got %q, the log says %q", tc.args, m[1], got, want)
 			}
 		}

@@ -102,8 +102,8 @@ func communicators(x *checker, w mpi.Comm) {
 	_, err = w.Compare(mpi.Comm{})
 	x.wantErr(err, mpi.ErrComm, "compare with a null communicator")
 
-	equal(x, w.Name(), "world", "world's name")
-	equal(x, mpi.CommSelf().Name(), "self", "self's name")
+	equal(x, w.Name(), "MPI_COMM_WORLD", "world's name")
+	equal(x, mpi.CommSelf().Name(), "MPI_COMM_SELF", "self's name")
 	x.ok(dup.SetName("renamed"), "set name")
 	equal(x, dup.Name(), "renamed", "name after SetName")
 	x.wantErr(dup.SetName(""), mpi.ErrArg, "set an empty name")

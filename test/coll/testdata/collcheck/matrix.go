@@ -103,13 +103,13 @@ func derive(x *checker, w mpi.Comm) []derived {
 
 	split, err := w.Split(me%3, -me)
 	x.ok(err, "split by rank%%3")
-	equal(x, split.Name(), "world.split", "name of a split")
+	equal(x, split.Name(), "MPI_COMM_WORLD.split", "name of a split")
 	x.ok(split.SetName("split-mod3"), "set name")
 	out = append(out, derived{"split-mod3", split, mod3})
 
 	dup, err := w.Dup()
 	x.ok(err, "dup")
-	equal(x, dup.Name(), "world.dup", "name of a dup")
+	equal(x, dup.Name(), "MPI_COMM_WORLD.dup", "name of a dup")
 	out = append(out, derived{"world.dup", dup, all})
 
 	g, err := w.Group()
@@ -121,13 +121,13 @@ func derive(x *checker, w mpi.Comm) []derived {
 	if me%2 == 1 {
 		equal(x, created.IsNull(), true, "create: an odd rank's communicator is null")
 	} else {
-		equal(x, created.Name(), "world.create", "name of a created communicator")
+		equal(x, created.Name(), "MPI_COMM_WORLD.create", "name of a created communicator")
 		out = append(out, derived{"world.create", created, evens})
 	}
 
 	shared, err := w.SplitType(mpi.CommTypeShared, 0)
 	x.ok(err, "split type shared")
-	equal(x, shared.Name(), "world.shared", "name of a shared split")
+	equal(x, shared.Name(), "MPI_COMM_WORLD.shared", "name of a shared split")
 	out = append(out, derived{"world.shared", shared, all})
 	return out
 }

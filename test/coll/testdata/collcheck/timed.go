@@ -6,15 +6,20 @@ import (
 	"github.com/gompi/gompi/mpi"
 )
 
-// timedRepeats is how often timed repeats each call: more than coll sm's
-// trial of a size class (4 calls on each path) and its choice after it.
-const timedRepeats = 14
+// timedRepeats is how often timed repeats each call at the smallest size:
+// past the calls coll sm makes on a fixed path (128), its trial of the
+// size class (4 calls on each path) and its choice after it. The larger
+// sizes repeat fewer times, still through the fixed path's calls.
+const timedRepeats = 137
+
+// timedLargeRepeats is how often the larger sizes repeat each call.
+const timedLargeRepeats = 14
 
 // timed repeats the collectives whose path coll sm times (bcast, allgather
 // and alltoall from 2 KiB on 2 ranks and 16 KiB on more; reduce to rank 0
 // or of a non-commutative operation on 2 ranks) at 4, 64 and 256 KiB,
-// often enough for the trial and the choice after it: every result must
-// be right on whichever path each call took. coll_sm_path fixes the path.
+// at 4 KiB often enough for the trial and the choice after it: every
+// result must be right on whichever path each call took. coll_sm_path fixes the path.
 func timed(x *checker, w mpi.Comm) {
 	me, size := w.Rank(), w.Size()
 	u := newUserOps(x)
@@ -22,7 +27,11 @@ func timed(x *checker, w mpi.Comm) {
 	affine := u.affineReduction()
 	for _, kib := range []int{4, 64, 256} {
 		n := kib << 10 / 4 // int32 elements
-		for i := range timedRepeats {
+		repeats := timedLargeRepeats
+		if kib == 4 {
+			repeats = timedRepeats
+		}
+		for i := range repeats {
 			what := func(coll string) string { return fmt.Sprintf("timed %s %d KiB call %d", coll, kib, i) }
 			bcast(x, w, int32s, n, i%size, what("bcast"))
 
