@@ -3,7 +3,7 @@ GO          ?= go
 BIN         := bin
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: all build test test-short lint check-generated deadcode docs demo generate generate-prof clean bench bench-compare
+.PHONY: all build test test-short test-programs lint check-generated deadcode docs demo generate generate-prof clean bench bench-compare
 
 all: build
 
@@ -14,14 +14,42 @@ build:
 	$(GO) build -o $(BIN)/ ./cmd/... $$($(GO) list ./examples/... | grep -v /examples/plugins/) ./bench/cmd/...
 	$(GO) build -o $(BIN)/plugins/ ./examples/plugins/...
 
-# The whole suite, with the race detector, as CI runs it; then the tests
-# of the release stores' users again without it, since those stores
-# (frameworks/btl/release_amd64.s) build only then.
-test:
-	$(GO) test -race -count=1 -timeout 15m ./...
-	$(GO) test -count=1 ./frameworks/btl ./components/btl/sm ./pmpi
+# Two tiers. make test-short is the unit tier: every package's own tests,
+# no gompirun job (the multi-process suites skip themselves under -short).
+# make test is the whole suite, as CI runs it, in three steps:
+#  - every program a suite runs is built once, into $(TESTBIN), where
+#    internal/jobtest takes them from (GOMPI_TEST_BIN): one compilation
+#    and one link per program instead of one per suite;
+#  - the packages' own tests and test/launch with the race detector
+#    (test/launch builds gompirun with it too, so the launcher is checked
+#    in real jobs);
+#  - without it, the suites whose test process only starts jobs of
+#    programs built without it (test/coll, test/p2p, test/prof,
+#    test/plugins), and the tests of the release stores' users, since
+#    those stores (frameworks/btl/release_amd64.s) build only then.
+MODULE        := github.com/gompi/gompi
+TESTBIN       := $(CURDIR)/$(BIN)/test
+JOB_SUITES    := coll p2p prof plugins
+PLAIN_PKGS    := $(JOB_SUITES:%=./test/%) ./frameworks/btl ./components/btl/sm ./pmpi
+RACE_PKGS      = $$($(GO) list ./... $(JOB_SUITES:%=| grep -v -x $(MODULE)/test/%))
+# The programs under testdata/ (which ./... does not match) in directory $(1).
+testdata_mains = $$(find $(1) -path ./bin -prune -o -path '*/testdata/*' -name '*.go' -exec grep -l '^package main' {} + | xargs -n1 dirname | sort -u)
+TEST_PROGRAMS  = ./cmd/... ./bench/cmd/gompi-bench ./examples/plugins/... $(call testdata_mains,.)
+RACE_PROGRAMS  = ./cmd/... $(call testdata_mains,./test/launch)
 
-# Unit tests only: skips the multi-process suites.
+test: test-programs
+	GOMPI_TEST_BIN=$(TESTBIN) $(GO) test -race -count=1 -timeout 15m $(RACE_PKGS)
+	GOMPI_TEST_BIN=$(TESTBIN) $(GO) test -count=1 -timeout 15m $(PLAIN_PKGS)
+
+# The suites' programs, by name (a program's directory's last element).
+test-programs:
+	@rm -rf $(TESTBIN) && mkdir -p $(TESTBIN)/race
+	@dup=$$($(GO) list -f '{{if eq .Name "main"}}{{.ImportPath}}{{end}}' $(TEST_PROGRAMS) | xargs -n1 basename | sort | uniq -d); \
+	if [ -n "$$dup" ]; then echo "test programs share a name: $$dup"; exit 1; fi
+	$(GO) build -o $(TESTBIN)/ $(TEST_PROGRAMS)
+	$(GO) build -race -o $(TESTBIN)/race/ $(RACE_PROGRAMS)
+
+# The unit tier.
 test-short:
 	$(GO) test -short -count=1 ./...
 

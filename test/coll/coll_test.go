@@ -21,6 +21,7 @@ import (
 var gompirun, collcheck string
 
 func TestMain(m *testing.M) {
+	jobtest.SkipUnderShort()
 	dir, err := os.MkdirTemp("", "coll_test")
 	if err != nil {
 		panic(err)
