@@ -3,7 +3,7 @@ GO          ?= go
 BIN         := bin
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: all build test test-short test-programs lint check-generated deadcode docs demo generate generate-prof clean bench bench-compare
+.PHONY: all build test test-short test-long test-programs lint check-generated deadcode docs demo generate generate-prof clean bench bench-compare
 
 all: build
 
@@ -48,6 +48,11 @@ test-programs:
 	if [ -n "$$dup" ]; then echo "test programs share a name: $$dup"; exit 1; fi
 	$(GO) build -o $(TESTBIN)/ $(TEST_PROGRAMS)
 	$(GO) build -race -o $(TESTBIN)/race/ $(RACE_PROGRAMS)
+
+# make test, then the collective matrix again with the sizes that only
+# -long runs.
+test-long: test
+	GOMPI_TEST_BIN=$(TESTBIN) $(GO) test -count=1 -timeout 30m -run TestMatrix ./test/coll -long
 
 # The unit tier.
 test-short:
