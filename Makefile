@@ -3,7 +3,7 @@ GO          ?= go
 BIN         := bin
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: all build test test-short lint deadcode docs demo generate generate-prof clean bench bench-compare
+.PHONY: all build test test-short test-long test-programs lint check-generated deadcode docs demo generate generate-prof clean bench bench-compare
 
 all: build
 
@@ -14,21 +14,70 @@ build:
 	$(GO) build -o $(BIN)/ ./cmd/... $$($(GO) list ./examples/... | grep -v /examples/plugins/) ./bench/cmd/...
 	$(GO) build -o $(BIN)/plugins/ ./examples/plugins/...
 
-# The whole suite, with the race detector, as CI runs it; then the tests
-# of the release stores' users again without it, since those stores
-# (frameworks/btl/release_amd64.s) build only then.
-test:
-	$(GO) test -race -count=1 -timeout 15m ./...
-	$(GO) test -count=1 ./frameworks/btl ./components/btl/sm ./pmpi
+# Two tiers. make test-short is the unit tier: every package's own tests,
+# no gompirun job (the multi-process suites skip themselves under -short).
+# make test is the whole suite, as CI runs it, in three steps:
+#  - every program a suite runs is built once, into $(TESTBIN), where
+#    internal/jobtest takes them from (GOMPI_TEST_BIN): one compilation
+#    and one link per program instead of one per suite;
+#  - the packages' own tests and test/launch with the race detector
+#    (test/launch builds gompirun with it too, so the launcher is checked
+#    in real jobs);
+#  - without it, the suites whose test process only starts jobs of
+#    programs built without it (test/coll, test/p2p, test/prof,
+#    test/plugins), and the tests of the release stores' users, since
+#    those stores (frameworks/btl/release_amd64.s) build only then.
+MODULE        := github.com/gompi/gompi
+TESTBIN       := $(CURDIR)/$(BIN)/test
+JOB_SUITES    := coll p2p prof plugins
+PLAIN_PKGS    := $(JOB_SUITES:%=./test/%) ./frameworks/btl ./components/btl/sm ./pmpi
+RACE_PKGS      = $$($(GO) list ./... $(JOB_SUITES:%=| grep -v -x $(MODULE)/test/%))
+# The programs under testdata/ (which ./... does not match) in directory $(1).
+testdata_mains = $$(find $(1) -path ./bin -prune -o -path '*/testdata/*' -name '*.go' -exec grep -l '^package main' {} + | xargs -n1 dirname | sort -u)
+TEST_PROGRAMS  = ./cmd/... ./bench/cmd/gompi-bench ./examples/plugins/... $(call testdata_mains,.)
+RACE_PROGRAMS  = ./cmd/... $(call testdata_mains,./test/launch)
 
-# Unit tests only: skips the multi-process suites.
+test: test-programs
+	GOMPI_TEST_BIN=$(TESTBIN) $(GO) test -race -count=1 -timeout 15m $(RACE_PKGS)
+	GOMPI_TEST_BIN=$(TESTBIN) $(GO) test -count=1 -timeout 15m $(PLAIN_PKGS)
+
+# The suites' programs, by name (a program's directory's last element).
+test-programs:
+	@rm -rf $(TESTBIN) && mkdir -p $(TESTBIN)/race
+	@dup=$$($(GO) list -f '{{if eq .Name "main"}}{{.ImportPath}}{{end}}' $(TEST_PROGRAMS) | xargs -n1 basename | sort | uniq -d); \
+	if [ -n "$$dup" ]; then echo "test programs share a name: $$dup"; exit 1; fi
+	$(GO) build -o $(TESTBIN)/ $(TEST_PROGRAMS)
+	$(GO) build -race -o $(TESTBIN)/race/ $(RACE_PROGRAMS)
+
+# make test, then the collective matrix again with the sizes that only
+# -long runs.
+test-long: test
+	GOMPI_TEST_BIN=$(TESTBIN) $(GO) test -count=1 -timeout 30m -run TestMatrix ./test/coll -long
+
+# The unit tier.
 test-short:
 	$(GO) test -short -count=1 ./...
 
-lint: deadcode
+# What CI checks besides the tests: formatting, go vet, staticcheck,
+# go.mod and go.sum as go mod tidy leaves them, no unreachable code, and
+# the committed generated code as its generators write it.
+lint: deadcode check-generated
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 	$(GO) run $(STATICCHECK) ./...
+	$(GO) mod tidy -diff
+
+# Fails when make generate or make docs would change a file: they run in
+# a copy of the tree (its tracked and new files, as they are now), whose
+# own git index then tells what they changed. Needs what make generate
+# needs (protoc 3.21.12).
+check-generated:
+	@tmp=$$(mktemp -d); trap 'rm -rf $$tmp' EXIT; \
+	for f in $$(git ls-files --cached --others --exclude-standard); do [ -e "$$f" ] && echo "$$f"; done | tar -cf - -T - | tar -C $$tmp -xf - && \
+	cd $$tmp && git init -q && git add -A && \
+	$(MAKE) --no-print-directory -s generate docs >gen.log 2>&1 || { cat gen.log; exit 1; }; rm gen.log; \
+	out=$$(git status --porcelain --untracked-files=all | grep -v '^A  '); \
+	if [ -n "$$out" ]; then echo "generated code is stale (make generate docs changes it):"; echo "$$out"; git --no-pager diff --stat; exit 1; fi
 
 # Functions that no program and no test reaches, the test programs under
 # testdata/ included: a public call that nothing runs is untested. The
@@ -107,5 +156,5 @@ generate: generate-prof
 
 # The prof part alone: it needs nothing but Go.
 generate-prof:
-	go run ./frameworks/prof/internal/apigen/profgen -api pmpi/api.go -out frameworks/prof
+	$(GO) run ./frameworks/prof/internal/apigen/profgen -api pmpi/api.go -out frameworks/prof
 	go generate ./components/prof/trace

@@ -1,11 +1,12 @@
 // Package jobtest builds gompi programs and runs them as gompirun jobs, as
-// a user would: the multi-process test suites (test/p2p, test/coll) share
-// it.
+// a user would: the multi-process test suites (test/*) and the components'
+// job tests share it.
 package jobtest
 
 import (
 	"bytes"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -16,20 +17,82 @@ import (
 	"time"
 )
 
+// SkipUnderShort ends the test binary at once, with success, under go test
+// -short: the unit tier (make test-short) runs no job, and a suite whose
+// every test runs one builds nothing either. Such a suite's TestMain calls
+// it first.
+func SkipUnderShort() {
+	flag.Parse()
+	if testing.Short() {
+		fmt.Println("skipped under -short: this suite runs gompirun jobs")
+		os.Exit(0)
+	}
+}
+
+// BinEnv names the directory of prebuilt test programs. make test builds
+// every program the suites run there in one go build, so that they share
+// one compilation and link each program once; Build then takes them from
+// there instead of building.
+const BinEnv = "GOMPI_TEST_BIN"
+
 // Build compiles each package (a path relative to the caller's directory)
 // into dir under the name given, without -race even under go test -race:
 // the ranks of a job share few CPUs. It returns the binaries' paths by
-// name.
+// name. Under BinEnv it links each from there, found by the package's last
+// path element.
 func Build(dir string, pkgs map[string]string) (map[string]string, error) {
+	return build(dir, pkgs, os.Getenv(BinEnv), nil)
+}
+
+// BuildRace is Build with the race detector, for a suite that checks the
+// programs it runs for races; the prebuilt ones are in race/ under BinEnv.
+func BuildRace(dir string, pkgs map[string]string) (map[string]string, error) {
+	shared := os.Getenv(BinEnv)
+	if shared != "" {
+		shared = filepath.Join(shared, "race")
+	}
+	return build(dir, pkgs, shared, []string{"-race"})
+}
+
+func build(dir string, pkgs map[string]string, shared string, flags []string) (map[string]string, error) {
 	out := map[string]string{}
 	for name, pkg := range pkgs {
 		bin := filepath.Join(dir, name)
-		if b, err := exec.Command("go", "build", "-o", bin, pkg).CombinedOutput(); err != nil {
-			return nil, fmt.Errorf("go build %s: %v\n%s", pkg, err, b)
+		if shared != "" {
+			if err := linkOrCopy(filepath.Join(shared, filepath.Base(pkg)), bin); err != nil {
+				return nil, fmt.Errorf("prebuilt %s (%s=%s, which make test fills): %w", pkg, BinEnv, os.Getenv(BinEnv), err)
+			}
+		} else {
+			args := append(append([]string{"build", "-o", bin}, flags...), pkg)
+			if b, err := exec.Command("go", args...).CombinedOutput(); err != nil {
+				return nil, fmt.Errorf("go build %s: %v\n%s", pkg, err, b)
+			}
 		}
 		out[name] = bin
 	}
 	return out, nil
+}
+
+// linkOrCopy makes dst a hard link to src, or a copy where a link cannot
+// be made (another file system).
+func linkOrCopy(src, dst string) error {
+	if err := os.Link(src, dst); err == nil {
+		return nil
+	}
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	o, err := os.OpenFile(dst, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o755)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(o, in); err != nil {
+		o.Close()
+		return err
+	}
+	return o.Close()
 }
 
 // Job is a finished gompirun job.

@@ -6,6 +6,7 @@ package coll_test
 
 import (
 	"cmp"
+	"flag"
 	"fmt"
 	"maps"
 	"os"
@@ -21,6 +22,7 @@ import (
 var gompirun, collcheck string
 
 func TestMain(m *testing.M) {
+	jobtest.SkipUnderShort()
 	dir, err := os.MkdirTemp("", "coll_test")
 	if err != nil {
 		panic(err)
@@ -64,13 +66,20 @@ type setting struct {
 	sizes    []int
 	btls     []string
 	scenario string // collcheck's scenario; "" for the whole matrix
+	long     []int  // more sizes, which only -long runs
 }
 
+// long runs the sizes of the matrix that repeat a kind of size the
+// others cover (make test-long).
+var long = flag.Bool("long", false, "run every size of the collective matrix")
+
 var (
-	allSizes = []int{1, 2, 3, 4, 5, 6, 7, 8, 9}
-	// tcp is slower under oversubscription: powers of two and not,
-	// and the edge cases 1 and 2.
-	tcpSizes = []int{1, 2, 3, 4, 7, 8}
+	// 1 and 2, powers of two and not, and 9, the largest; -long adds 6
+	// and 7.
+	allSizes = []int{1, 2, 3, 4, 5, 8, 9}
+	// tcp is slower under oversubscription: the edge cases 1 and 2, a
+	// power of two and not; -long adds 7 and 8.
+	tcpSizes = []int{1, 2, 3, 4}
 	// everySize: collcheck's algorithms scenario on 9 ranks runs every
 	// collective, the large vectors too, on communicators of 1 to 9 ranks
 	// (world and Splits of it) in one job, in about 60 % of the time that
@@ -85,8 +94,8 @@ var (
 // whose parameter or component this build lacks are skipped, saying so,
 // unless every build links it (linked).
 var settings = []setting{
-	{name: "basic", args: []string{"--mca", "coll", "basic"}, sizes: allSizes, btls: []string{"sm"}},
-	{name: "basic", args: []string{"--mca", "coll", "basic"}, sizes: tcpSizes, btls: []string{"tcp"}},
+	{name: "basic", args: []string{"--mca", "coll", "basic"}, sizes: allSizes, long: []int{6, 7}, btls: []string{"sm"}},
+	{name: "basic", args: []string{"--mca", "coll", "basic"}, sizes: tcpSizes, long: []int{7, 8}, btls: []string{"tcp"}},
 	// The default stack (coll sm first) and coll sm over basic take the
 	// sizes of 1 to 9 between them, 2 in both (coll sm's timed path): a
 	// job of 9 ranks on 2 CPUs is slow, and the suite must stay well
@@ -162,8 +171,11 @@ func linked(name string) bool {
 func TestMatrix(t *testing.T) {
 	for _, s := range settings {
 		for _, btl := range s.btls {
-			for _, np := range s.sizes {
+			for _, np := range slices.Concat(s.sizes, s.long) {
 				t.Run(fmt.Sprintf("%s/%s/np%d", s.name, btl, np), func(t *testing.T) {
+					if !*long && slices.Contains(s.long, np) {
+						t.Skip("a size that only -long runs (make test-long)")
+					}
 					// Strict: an unknown parameter fails Init instead of
 					// being ignored with a warning.
 					args := append([]string{"-np", fmt.Sprint(np), "--oversubscribe", "--mca", "mca_base_strict", "true",

@@ -31,6 +31,7 @@ var (
 )
 
 func TestMain(m *testing.M) {
+	jobtest.SkipUnderShort()
 	os.Exit(func() int {
 		dir, err := os.MkdirTemp("", "gompi-launch-test-")
 		if err != nil {
@@ -39,26 +40,23 @@ func TestMain(m *testing.M) {
 		}
 		defer os.RemoveAll(dir)
 		binDir = filepath.Join(dir, "bin")
-		gompirun = filepath.Join(binDir, "gompirun")
-		rankprog = filepath.Join(binDir, "rankprog")
-		causeprog = filepath.Join(binDir, "causeprog")
-		hangprog = filepath.Join(binDir, "hangprog")
-		appprog = filepath.Join(binDir, "appprog")
-		for out, pkg := range map[string]string{
-			gompirun: "../../cmd/gompirun", rankprog: "./testdata/rankprog", causeprog: "./testdata/causeprog",
-			hangprog: "./testdata/hangprog", appprog: "./testdata/appprog",
-		} {
-			args := []string{"build", "-o", out}
-			if raceBuild {
-				args = append(args, "-race")
-			}
-			cmd := exec.Command("go", append(args, pkg)...)
-			cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
-			if err := cmd.Run(); err != nil {
-				fmt.Fprintf(os.Stderr, "building %s: %v\n", pkg, err)
-				return 1
-			}
+		if err := os.Mkdir(binDir, 0o755); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
 		}
+		build := jobtest.Build
+		if raceBuild {
+			build = jobtest.BuildRace
+		}
+		bins, err := build(binDir, map[string]string{
+			"gompirun": "../../cmd/gompirun", "rankprog": "./testdata/rankprog",
+			"causeprog": "./testdata/causeprog", "hangprog": "./testdata/hangprog", "appprog": "./testdata/appprog",
+		})
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		gompirun, rankprog, causeprog, hangprog, appprog = bins["gompirun"], bins["rankprog"], bins["causeprog"], bins["hangprog"], bins["appprog"]
 		return m.Run()
 	}())
 }

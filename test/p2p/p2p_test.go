@@ -25,6 +25,7 @@ import (
 var gompirun, p2pcheck string
 
 func TestMain(m *testing.M) {
+	jobtest.SkipUnderShort()
 	dir, err := os.MkdirTemp("", "p2p_test")
 	if err != nil {
 		panic(err)

@@ -19,6 +19,7 @@ import (
 var gompirun, stackcheck, partsjob, names string
 
 func TestMain(m *testing.M) {
+	jobtest.SkipUnderShort()
 	dir, err := os.MkdirTemp("", "prof_test")
 	if err != nil {
 		panic(err)

@@ -2,6 +2,7 @@ package trace_test
 
 import (
 	"encoding/json"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -16,6 +17,10 @@ import (
 var gompirun, tracejob string
 
 func TestMain(m *testing.M) {
+	flag.Parse()
+	if testing.Short() { // the job tests skip themselves (runJob)
+		os.Exit(m.Run())
+	}
 	dir, err := os.MkdirTemp("", "prof_trace_test")
 	if err != nil {
 		panic(err)
@@ -49,6 +54,9 @@ type event struct {
 // trace's events.
 func runJob(t *testing.T, extra ...string) []event {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("runs a gompirun job")
+	}
 	out := filepath.Join(t.TempDir(), "trace.json")
 	args := append([]string{"--timeout", "120", "-np", "3", "--oversubscribe", "--mca", "prof", "trace",
 		"--mca", "prof_trace_output", out}, extra...)
