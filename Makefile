@@ -26,11 +26,12 @@ build:
 #  - without it, the suites whose test process only starts jobs of
 #    programs built without it (test/coll, test/p2p, test/prof,
 #    test/plugins), and the tests of the release stores' users, since
-#    those stores (frameworks/btl/release_amd64.s) build only then.
+#    those stores (internal/lowlevel/release_amd64.s) build only then;
+#  - internal/lowlevel with -tags purego, its portable versions.
 MODULE        := github.com/gompi/gompi
 TESTBIN       := $(CURDIR)/$(BIN)/test
 JOB_SUITES    := coll p2p prof plugins
-PLAIN_PKGS    := $(JOB_SUITES:%=./test/%) ./frameworks/btl ./components/btl/sm ./pmpi
+PLAIN_PKGS    := $(JOB_SUITES:%=./test/%) ./internal/lowlevel ./components/btl/sm ./pmpi
 RACE_PKGS      = $$($(GO) list ./... $(JOB_SUITES:%=| grep -v -x $(MODULE)/test/%))
 # The programs under testdata/ (which ./... does not match) in directory $(1).
 testdata_mains = $$(find $(1) -path ./bin -prune -o -path '*/testdata/*' -name '*.go' -exec grep -l '^package main' {} + | xargs -n1 dirname | sort -u)
@@ -40,6 +41,7 @@ RACE_PROGRAMS  = ./cmd/... $(call testdata_mains,./test/launch)
 test: test-programs
 	GOMPI_TEST_BIN=$(TESTBIN) $(GO) test -race -count=1 -timeout 15m $(RACE_PKGS)
 	GOMPI_TEST_BIN=$(TESTBIN) $(GO) test -count=1 -timeout 15m $(PLAIN_PKGS)
+	$(GO) test -count=1 -tags purego ./internal/lowlevel
 
 # The suites' programs, by name (a program's directory's last element).
 test-programs:

@@ -15,7 +15,7 @@
 // As in MPI, the Wait or Test that completes a request frees it: pmpi takes
 // its requests from its library's cache and puts each back when a call
 // completes it, so a non-blocking call allocates nothing. The cache is a
-// last-in-first-out stack under a btl.SpinLock (a compare-and-swap to take,
+// last-in-first-out stack under a lowlevel.SpinLock (a compare-and-swap to take,
 // a release store to let go), bounded at 4096 requests, and WaitAll puts
 // back what it completes in batches of 64: a sync.Pool took a locked
 // instruction to pop and another to push each request beyond its private

@@ -7,6 +7,8 @@ import (
 	"os"
 	"sync/atomic"
 
+	"github.com/gompi/gompi/internal/lowlevel"
+
 	"github.com/gompi/gompi/frameworks/btl"
 	"github.com/gompi/gompi/internal/pml"
 )
@@ -18,7 +20,7 @@ import (
 type Request struct {
 	// gen is odd while the request is active, even once recycled: bumped at
 	// start and at completion, so that only one completion recycles it.
-	// Atomic: sync/atomic's functions, and btl.StoreRelease32 at start.
+	// Atomic: sync/atomic's functions, and lowlevel.StoreRelease32 at start.
 	gen uint32
 	// pml is the engine's request, &pmlStore, while the operation runs;
 	// nil for operations on ProcNull and for posted eager sends, complete
@@ -58,7 +60,7 @@ func (r *Request) Gen() uint32 { return atomic.LoadUint32(&r.gen) }
 func (l *library) newRequest(comm *Comm, dt Datatype, op string, peer, tag int, recv bool) *Request {
 	r := l.cache.get()
 	r.lib, r.comm, r.dt, r.op, r.peer, r.tag, r.recv = l, comm, dt, op, peer, tag, recv
-	btl.StoreRelease32(&r.gen, atomic.LoadUint32(&r.gen)+1)
+	lowlevel.StoreRelease32(&r.gen, atomic.LoadUint32(&r.gen)+1)
 	return r
 }
 

@@ -1,6 +1,6 @@
 package pmpi
 
-import "github.com/gompi/gompi/frameworks/btl"
+import "github.com/gompi/gompi/internal/lowlevel"
 
 // requestCache holds a library's recycled requests, last in first out, so
 // that a window of non-blocking calls reuses the requests (and the cache
@@ -10,7 +10,7 @@ import "github.com/gompi/gompi/frameworks/btl"
 // incast. Here a request costs one compare-and-swap to get, and WaitAll
 // puts its requests back together under one.
 type requestCache struct {
-	mu     btl.SpinLock
+	mu     lowlevel.SpinLock
 	free   []*Request
 	handed uint32 // requests handed out, under mu: each one's mark
 }

@@ -72,7 +72,7 @@ type InitEnv struct {
 	// without a session directory.
 	KeepJobFile func(path string) error
 	// Oversubscribed: this host's ranks outnumber its CPUs, so a module's
-	// own waiting loops must give the CPU away rather than spin (see Yield).
+	// own waiting loops must give the CPU away rather than spin (a sched_yield, not runtime.Gosched).
 	Oversubscribed bool
 }
 

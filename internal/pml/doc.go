@@ -106,7 +106,7 @@
 // mpi_poll_sleep_ms, then sleeps until a request completes or a message
 // arrives, and lets the transports progress on their own (tcp's readers
 // deliver; modules that deliver only when polled are told through
-// btl.Idler to wake on their own). The yield (btl.Yield) is a raw
+// btl.Idler to wake on their own). The yield (lowlevel.Yield) is a raw
 // sched_yield: through
 // the Go scheduler the runtime hands the rank's P to another thread, and
 // taking it back costs a thread wake-up. When a host's ranks outnumber its

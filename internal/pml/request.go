@@ -4,7 +4,7 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/gompi/gompi/frameworks/btl"
+	"github.com/gompi/gompi/internal/lowlevel"
 )
 
 // AnySource and AnyTag match any sender and any tag in a receive or probe.
@@ -144,7 +144,7 @@ func (r *Request) takeHeld() bool {
 	if atomic.LoadUint32(&r.held) == 0 {
 		return false
 	}
-	btl.StoreRelease32(&r.held, 0)
+	lowlevel.StoreRelease32(&r.held, 0)
 	return true
 }
 

@@ -4,7 +4,7 @@ import (
 	"runtime"
 	"time"
 
-	"github.com/gompi/gompi/frameworks/btl"
+	"github.com/gompi/gompi/internal/lowlevel"
 )
 
 // Config tunes how a waiting rank drives progress.
@@ -111,7 +111,7 @@ func (w *waiter) step() {
 		}
 	}
 	if w.stage == stageYield || w.e.cfg.YieldAtOnce {
-		btl.Yield()
+		lowlevel.Yield()
 	}
 }
 

@@ -5,6 +5,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/gompi/gompi/internal/lowlevel"
+
 	"github.com/gompi/gompi/frameworks/btl"
 	"github.com/gompi/gompi/frameworks/btl/btltest"
 )
@@ -84,7 +86,7 @@ func (j *contractJob) killRank(rank int) {
 		// put stages it; the module's hold, which would arm the flusher,
 		// is left out, so nothing publishes it.
 		staged := p.out.put(make([]byte, btl.MaxHeaderSize), make([]byte, dead.MaxSendSize()), true)
-		unlock(&p.sending)
+		lowlevel.UnlockFlag(&p.sending)
 		if !staged {
 			t.Fatalf("rank %d: no room for a last fragment to rank %d", rank, p.rank)
 		}

@@ -129,7 +129,7 @@
 // waits until every earlier store of the processor has reached its cache,
 // here the record's lines, which the receiver read last. The stores that
 // need only release ordering are plain stores on amd64
-// (btl.StoreRelease64: x86 keeps a processor's stores in order, and the
+// (lowlevel.StoreRelease64: x86 keeps a processor's stores in order, and the
 // compiler moves no memory access across a call to assembly): the end of
 // the ring's send and drain flags, head, and the first words of a batch's
 // records but the one the consumer waits on, which is published last.

@@ -3,7 +3,7 @@ package sm
 import (
 	"time"
 
-	"github.com/gompi/gompi/frameworks/btl"
+	"github.com/gompi/gompi/internal/lowlevel"
 )
 
 // Idle is called when a waiter stops polling: the listener then delivers,
@@ -21,7 +21,7 @@ func (m *Module) Idle() {
 func (m *Module) Busy() {
 	if m.idle.Add(-1) == 0 && m.me.wake != nil && m.me.sleeping.Load() != 0 {
 		m.me.wake.Add(1)
-		wakeAll(m.me.wake) // the listener may sleep: let it see that it can stop
+		lowlevel.FutexWake(m.me.wake) // the listener may sleep: let it see that it can stop
 	}
 }
 
@@ -30,7 +30,7 @@ func (m *Module) Busy() {
 // rings without draining them: the waiter polls when Doze returns.
 func (m *Module) Doze(d time.Duration, ready func() bool) {
 	if m.me.wake == nil || m.closed.Load() {
-		btl.Yield() // nothing to sleep on: the caller's loop must not spin
+		lowlevel.Yield() // nothing to sleep on: the caller's loop must not spin
 		return
 	}
 	if m.holding.Load() != 0 {
@@ -39,7 +39,7 @@ func (m *Module) Doze(d time.Duration, ready func() bool) {
 	m.me.sleeping.Add(1)
 	v := m.me.wake.Load()
 	if !anyPending(m.consumers()) && !ready() {
-		doze(m.me.wake, v, d)
+		lowlevel.FutexWaitRaw(m.me.wake, v, d)
 	}
 	m.me.sleeping.Add(^uint32(0)) // -1
 }
@@ -51,7 +51,7 @@ func (m *Module) Wake() {
 	}
 	m.me.wake.Add(1)
 	if m.me.sleeping.Load() != 0 {
-		wakeAll(m.me.wake)
+		lowlevel.FutexWake(m.me.wake)
 	}
 }
 
@@ -73,7 +73,7 @@ func (m *Module) listen() {
 			if m.Progress() > 0 {
 				continue
 			}
-			sleepOn(m.me.wake, v, m.cfg.liveness)
+			lowlevel.FutexWait(m.me.wake, v, m.cfg.liveness)
 			if now := time.Now(); now.Sub(checked) >= m.cfg.liveness {
 				checked = now
 				m.checkPeers()

@@ -15,6 +15,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/gompi/gompi/frameworks/btl"
+	"github.com/gompi/gompi/internal/lowlevel"
 )
 
 // Module is the sm transport of one rank. Its methods are safe for
@@ -240,7 +241,7 @@ func (m *Module) Finalize() error {
 		if m.me.wake != nil {
 			m.me.state.Store(stateFinalized)
 			m.me.wake.Add(1)
-			wakeAll(m.me.wake)
+			lowlevel.FutexWake(m.me.wake)
 		}
 		m.wg.Wait()
 		m.flusher.Stop()

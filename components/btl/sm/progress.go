@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/gompi/gompi/frameworks/btl"
+	"github.com/gompi/gompi/internal/lowlevel"
 )
 
 // Progress delivers what the local peers wrote into this rank's rings.
@@ -30,7 +31,7 @@ func (m *Module) Progress() int {
 			m.fail(c.from, fmt.Errorf("btl sm: ring from rank %d: %w", c.from, err))
 		}
 	}
-	unlock(&m.consuming)
+	lowlevel.UnlockFlag(&m.consuming)
 	return n
 }
 

@@ -4,7 +4,8 @@ import (
 	"encoding/binary"
 	"fmt"
 	"sync/atomic"
-	"unsafe"
+
+	"github.com/gompi/gompi/internal/lowlevel"
 
 	"github.com/gompi/gompi/components/common/shm"
 	"github.com/gompi/gompi/frameworks/btl"
@@ -29,7 +30,7 @@ import (
 // complete. One line always stays free for that zero. The consumer reads a
 // record, then stores head; the producer loads head before writing over
 // that space. Those are release/acquire pairs: the stores that end a
-// record and free its space are release stores (release.go), and only the
+// record and free its space are release stores (lowlevel.StoreReleaseUint64), and only the
 // store that publishes a batch is a full fence, for the wake-up protocol.
 //
 // The consumer only reads the records' lines. Had it zeroed them instead,
@@ -81,7 +82,7 @@ func recordSize(hdr, payload int) int { return alignUp(recHeader+hdr+payload, re
 
 // stamp is the first word of the record at pos.
 func (r *ring) stamp(pos uint64) *atomic.Uint64 {
-	return (*atomic.Uint64)(unsafe.Pointer(&r.data[pos]))
+	return lowlevel.Uint64At(r.data, int(pos))
 }
 
 // producer is the sending side's state of a ring.
@@ -241,7 +242,7 @@ func (p *producer) putKind(kind uint16, hdr, payload []byte, held bool) bool {
 		hint = p.tail&(size-1) | lines
 	}
 	if p.next.Load() != hint {
-		storeRelease(&p.next, hint)
+		lowlevel.StoreReleaseUint64(&p.next, hint)
 	}
 	return true
 }
@@ -284,7 +285,7 @@ func (p *producer) prefetchw(from, to uint64) {
 
 // clear zeroes the first word of the line at offset off.
 func (p *producer) clear(off uint64) {
-	*(*uint64)(unsafe.Pointer(&p.data[off&uint64(len(p.data)-1)])) = 0
+	*lowlevel.Word64At(p.data, int(off&uint64(len(p.data)-1))) = 0
 }
 
 // stage ends the record of length bytes at pos, unpublished.
@@ -296,7 +297,7 @@ func (p *producer) stage(pos, length uint64) {
 
 // publish makes the staged records visible, the last first: the consumer,
 // which waits on the first, then finds all of them at once. The others'
-// first words need only release stores (release.go): every record's bytes
+// first words need only release stores (lowlevel.StoreReleaseUint64): every record's bytes
 // are in place before any first word says so. The first one's store is a
 // full fence, so that a sender that reads a sleeping flag after
 // publishing reads it after its records are visible.
@@ -305,7 +306,7 @@ func (p *producer) publish() {
 		return
 	}
 	for i := p.nstaged - 1; i > 0; i-- {
-		storeRelease(p.stamp(p.staged[i].pos), p.staged[i].end)
+		lowlevel.StoreReleaseUint64(p.stamp(p.staged[i].pos), p.staged[i].end)
 	}
 	p.stamp(p.staged[0].pos).Store(p.staged[0].end)
 	p.nstaged = 0
@@ -366,13 +367,13 @@ func (c *consumer) drain(recv btl.Receiver) (int, error) {
 	for {
 		if n%freeEvery == 0 && c.head != freed {
 			freed = c.head
-			storeRelease(c.ring.head, freed)
+			lowlevel.StoreReleaseUint64(c.ring.head, freed)
 		}
 		pos := c.head & (size - 1)
 		end := c.stamp(pos).Load()
 		if end <= c.head {
 			if c.head != freed {
-				storeRelease(c.ring.head, c.head)
+				lowlevel.StoreReleaseUint64(c.ring.head, c.head)
 			}
 			return n, nil
 		}

@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"unsafe"
 
+	"github.com/gompi/gompi/internal/lowlevel"
+
 	"golang.org/x/sys/unix"
 )
 
@@ -133,7 +135,7 @@ func createSegment(path, jobID string, lay layout) (*segment, error) {
 	binary.LittleEndian.PutUint32(mem[offJobIDLen:], uint32(len(jobID)))
 	copy(mem[offJobID:offJobID+maxJobID], jobID)
 	// The magic last: a segment with it is complete.
-	atomic.StoreUint64((*uint64)(unsafe.Pointer(&mem[offMagic])), binary.LittleEndian.Uint64([]byte(segMagic)))
+	lowlevel.Uint64At(mem, offMagic).Store(binary.LittleEndian.Uint64([]byte(segMagic)))
 	return s, nil
 }
 
@@ -221,11 +223,11 @@ func (s *segment) unlink() error {
 }
 
 func (s *segment) u32(off int) *atomic.Uint32 {
-	return (*atomic.Uint32)(unsafe.Pointer(&s.mem[off]))
+	return lowlevel.Uint32At(s.mem, off)
 }
 
 func (s *segment) u64(off int) *atomic.Uint64 {
-	return (*atomic.Uint64)(unsafe.Pointer(&s.mem[off]))
+	return lowlevel.Uint64At(s.mem, off)
 }
 
 // attached counts the local ranks that mapped the segment.

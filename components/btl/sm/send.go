@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/gompi/gompi/frameworks/btl"
+	"github.com/gompi/gompi/internal/lowlevel"
 )
 
 // Send copies the fragment into the peer's ring. When the ring is full it
@@ -71,7 +72,7 @@ func (m *Module) write(ctx context.Context, rank int, hdr, payload []byte, hold 
 		// twice, once written while the receiver polls it and again when
 		// Flush stamps it (8-byte Isend-Wait ping-pong 0.81 us one way,
 		// Send 0.37). A window's later Posts are held.
-		btl.StoreRelease32(&p.posting, 1)
+		lowlevel.StoreRelease32(&p.posting, 1)
 		hold = false
 	}
 	if hold {
@@ -85,7 +86,7 @@ func (m *Module) write(ctx context.Context, rank int, hdr, payload []byte, hold 
 	if !hold || err != nil || p.out.nstaged >= postBatch {
 		m.publish(p)
 	}
-	unlock(&p.sending)
+	lowlevel.UnlockFlag(&p.sending)
 	return err
 }
 
@@ -130,7 +131,7 @@ func (m *Module) publish(p *peer) {
 	p.out.publish()
 	if p.block.sleeping.Load() != 0 {
 		p.block.wake.Add(1)
-		wakeAll(p.block.wake)
+		lowlevel.FutexWake(p.block.wake)
 	}
 }
 
@@ -144,11 +145,11 @@ func (m *Module) Flush(rank int) {
 		return
 	}
 	if atomic.LoadUint32(&p.posting) != 0 {
-		btl.StoreRelease32(&p.posting, 0)
+		lowlevel.StoreRelease32(&p.posting, 0)
 	}
 	if p.held.Load() && m.lock(p) {
 		m.publish(p)
-		unlock(&p.sending)
+		lowlevel.UnlockFlag(&p.sending)
 	}
 }
 
@@ -161,7 +162,7 @@ func (m *Module) flushAll() {
 			if !m.closed.Load() {
 				m.publish(p)
 			}
-			unlock(&p.sending)
+			lowlevel.UnlockFlag(&p.sending)
 		}
 	}
 }
@@ -191,14 +192,14 @@ func (m *Module) flush() {
 func (m *Module) waitRoom(ctx context.Context, p *peer, hdr, payload []byte, hold bool) error {
 	if p.block.sleeping.Load() != 0 { // its ring is full of what it sleeps on
 		p.block.wake.Add(1)
-		wakeAll(p.block.wake)
+		lowlevel.FutexWake(p.block.wake)
 	}
 	var since time.Time
 	for spins := 1; !p.out.put(hdr, payload, hold); spins++ {
 		m.Progress()
 		switch {
 		case m.oversubscribed || spins > m.cfg.pollSpins:
-			btl.Yield()
+			lowlevel.Yield()
 		case spins%64 == 0:
 			runtime.Gosched()
 		}

@@ -8,6 +8,8 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/gompi/gompi/internal/lowlevel"
+
 	"golang.org/x/sys/unix"
 )
 
@@ -155,7 +157,7 @@ func (m *Module) askHelp(p *peer, seq uint64) bool {
 	if !p.sending.CompareAndSwap(false, true) {
 		return false
 	}
-	defer unlock(&p.sending)
+	defer lowlevel.UnlockFlag(&p.sending)
 	if m.closed.Load() {
 		return false
 	}

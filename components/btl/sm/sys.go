@@ -3,40 +3,10 @@ package sm
 import (
 	"errors"
 	"fmt"
-	"sync/atomic"
-	"time"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
-
-// Futex operations on a word in the shared segment. The segment is a
-// shared file mapping, so the process-shared (not private) forms are used.
-const (
-	futexWait = 0
-	futexWake = 1
-)
-
-// sleepOn blocks while *w == val, at most d. Spurious returns are fine:
-// the caller checks its condition again.
-func sleepOn(w *atomic.Uint32, val uint32, d time.Duration) {
-	ts := unix.NsecToTimespec(d.Nanoseconds())
-	_, _, _ = unix.Syscall6(unix.SYS_FUTEX, uintptr(unsafe.Pointer(w)), futexWait, uintptr(val),
-		uintptr(unsafe.Pointer(&ts)), 0, 0)
-}
-
-// doze is sleepOn as a raw system call, for btl.Dozer: the thread keeps
-// the rank's Go processor while it sleeps.
-func doze(w *atomic.Uint32, val uint32, d time.Duration) {
-	ts := unix.NsecToTimespec(d.Nanoseconds())
-	_, _, _ = unix.RawSyscall6(unix.SYS_FUTEX, uintptr(unsafe.Pointer(w)), futexWait, uintptr(val),
-		uintptr(unsafe.Pointer(&ts)), 0, 0)
-}
-
-// wakeAll wakes whatever sleeps on w.
-func wakeAll(w *atomic.Uint32) {
-	_, _, _ = unix.Syscall6(unix.SYS_FUTEX, uintptr(unsafe.Pointer(w)), futexWake, 1<<30, 0, 0, 0)
-}
 
 // alive reports whether process pid still exists.
 func alive(pid int) bool {

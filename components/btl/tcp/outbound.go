@@ -5,9 +5,9 @@ import (
 	"time"
 	"unsafe"
 
-	"golang.org/x/sys/unix"
+	"github.com/gompi/gompi/internal/lowlevel"
 
-	"github.com/gompi/gompi/frameworks/btl"
+	"golang.org/x/sys/unix"
 )
 
 // outbound is a frame being written: up to four pieces (held-back
@@ -92,7 +92,7 @@ func (c *conn) write() error {
 		c.m.Progress()
 		runtime.Gosched()
 		if c.m.oversubscribed {
-			btl.Yield() // the peer may be waiting for this CPU to drain the socket
+			lowlevel.Yield() // the peer may be waiting for this CPU to drain the socket
 		}
 	}
 	// The peer is not reading: wait for room where waiting costs nothing.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/gompi/gompi/frameworks/coll"
+	"github.com/gompi/gompi/internal/lowlevel"
 )
 
 // begin starts the next epoch, a call of collective name, and returns its
@@ -25,7 +26,7 @@ func (m *module) raise(p uint64) {
 	// before the store is counted here.
 	if sleepers, wake := m.seg.wakeLine(m.me); sleepers.Load() != 0 {
 		wake.Add(1)
-		wakeAll(wake)
+		lowlevel.FutexWake(wake)
 	}
 }
 

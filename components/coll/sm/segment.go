@@ -8,8 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"sync/atomic"
-	"time"
-	"unsafe"
+
+	"github.com/gompi/gompi/internal/lowlevel"
 
 	"github.com/hashicorp/go-hclog"
 	"golang.org/x/sys/unix"
@@ -80,11 +80,11 @@ func (s *segment) block(r int, p uint64) []byte {
 // wakeWord32 and wakeWord64 are the words at byte off of rank r's wake-up
 // line.
 func (s *segment) wakeWord32(r, off int) *atomic.Uint32 {
-	return (*atomic.Uint32)(unsafe.Pointer(&s.mem[headerBytes+r*line+off]))
+	return lowlevel.Uint32At(s.mem, headerBytes+r*line+off)
 }
 
 func (s *segment) wakeWord64(r, off int) *atomic.Uint64 {
-	return (*atomic.Uint64)(unsafe.Pointer(&s.mem[headerBytes+r*line+off]))
+	return lowlevel.Uint64At(s.mem, headerBytes+r*line+off)
 }
 
 // wakeLine returns rank r's sleeper count and futex word.
@@ -92,30 +92,11 @@ func (s *segment) wakeLine(r int) (sleepers, wake *atomic.Uint32) {
 	return s.wakeWord32(r, offSleepers), s.wakeWord32(r, offWake)
 }
 
-// Futex operations on a word of the segment, a shared file mapping: the
-// process-shared (not private) forms.
-const (
-	futexWait = 0
-	futexWake = 1
-)
-
-// sleepOn blocks while *w == val, at most d; it may return early, and the
-// caller looks again.
-func sleepOn(w *atomic.Uint32, val uint32, d time.Duration) {
-	ts := unix.NsecToTimespec(d.Nanoseconds())
-	_, _, _ = unix.Syscall6(unix.SYS_FUTEX, uintptr(unsafe.Pointer(w)), futexWait, uintptr(val), uintptr(unsafe.Pointer(&ts)), 0, 0)
-}
-
-// wakeAll wakes every rank asleep on w.
-func wakeAll(w *atomic.Uint32) {
-	_, _, _ = unix.Syscall6(unix.SYS_FUTEX, uintptr(unsafe.Pointer(w)), futexWake, 1<<30, 0, 0, 0)
-}
-
-func epochWord(b []byte) *atomic.Uint64 { return (*atomic.Uint64)(unsafe.Pointer(&b[offEpoch])) }
+func epochWord(b []byte) *atomic.Uint64 { return lowlevel.Uint64At(b, offEpoch) }
 
 // The length is a plain word: it is written before the epoch word is
 // raised and read after it is seen, which orders it.
-func lenWord(b []byte) *uint64 { return (*uint64)(unsafe.Pointer(&b[offLen])) }
+func lenWord(b []byte) *uint64 { return lowlevel.Word64At(b, offLen) }
 
 func (s *segment) unmap() error {
 	if s == nil || s.mem == nil {
@@ -278,7 +259,7 @@ func mapFile(f *os.File, lay layout) (*segment, error) {
 		return nil, fmt.Errorf("map %s: %w", f.Name(), err)
 	}
 	for off := 0; off < len(mem); off += pageBytes {
-		(*atomic.Uint64)(unsafe.Pointer(&mem[off])).Load()
+		lowlevel.Uint64At(mem, off).Load()
 	}
 	return &segment{mem: mem, lay: lay}, nil
 }

@@ -5,9 +5,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/gompi/gompi/components/common/shm"
+	"github.com/gompi/gompi/internal/lowlevel"
 )
 
 // Waiting: spin on the word, and every pollEvery loads let the engine
@@ -116,7 +115,7 @@ func (m *module) awaitLines(r int, e uint64, ahead []byte) error {
 				sleepy = time.Since(start) > sleepAfter
 			}
 		}
-		yield()
+		lowlevel.Yield()
 	}
 }
 
@@ -127,11 +126,7 @@ func (m *module) sleep(r int, w *atomic.Uint64, e uint64) {
 	sleepers.Add(1)
 	v := wake.Load()
 	if w.Load() < e {
-		sleepOn(wake, v, napFor)
+		lowlevel.FutexWait(wake, v, napFor)
 	}
 	sleepers.Add(^uint32(0)) // minus one
 }
-
-// yield gives the CPU to another process; runtime.Gosched only yields to
-// this process's goroutines.
-func yield() { _, _, _ = unix.RawSyscall(unix.SYS_SCHED_YIELD, 0, 0, 0) }

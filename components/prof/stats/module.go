@@ -6,6 +6,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/gompi/gompi/internal/lowlevel"
+
 	"github.com/gompi/gompi/frameworks/prof"
 	"github.com/gompi/gompi/pmpi"
 )
@@ -170,7 +172,7 @@ func (m *module) count(f fn, t0, n int64) *shard {
 		d = 0
 	}
 	k := siteKey{f: f}
-	callers(k.pcs[:])
+	lowlevel.Callers(k.pcs[:])
 	sh := m.shards.pick()
 	sh.mu.Lock()
 	r := &sh.recent[int(f)%len(sh.recent)]

@@ -3,6 +3,8 @@ package trace
 import (
 	"testing"
 
+	"github.com/gompi/gompi/internal/lowlevel"
+
 	"github.com/gompi/gompi/pmpi"
 )
 
@@ -30,7 +32,7 @@ func BenchmarkCall(b *testing.B) {
 	})
 	b.Run("goid", func(b *testing.B) {
 		for b.Loop() {
-			goid()
+			lowlevel.GoroutineID()
 		}
 	})
 }

@@ -1,10 +1,11 @@
 package trace
 
 import (
-	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/gompi/gompi/internal/lowlevel"
 
 	"github.com/gompi/gompi/frameworks/prof"
 	"github.com/gompi/gompi/pmpi"
@@ -150,39 +151,19 @@ func (t *Tracer) add(r record) {
 // tid returns the trace's thread id of the calling goroutine: 1, 2, ... in
 // the order goroutines first call MPI.
 func (t *Tracer) tid() int32 {
-	g := goroutineKey()
+	g := lowlevel.GoroutineKey()
 	t.mu.Lock()
 	id, ok := t.tids[g]
 	t.mu.Unlock()
 	if ok {
 		return id
 	}
-	gid := goid() // slow, once per goroutine: to name its track
+	gid := lowlevel.GoroutineID() // slow, once per goroutine: to name its track
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if id, ok = t.tids[g]; !ok {
 		id = int32(len(t.tids) + 1)
 		t.tids[g], t.goids[id] = id, gid
-	}
-	return id
-}
-
-// goid returns the calling goroutine's id, read from the first line of its
-// stack trace ("goroutine 18 [running]:"): Go offers no cheaper way, and
-// it costs microseconds.
-func goid() uint64 {
-	var buf [64]byte
-	b := buf[:runtime.Stack(buf[:], false)]
-	const prefix = "goroutine "
-	if len(b) < len(prefix) {
-		return 0
-	}
-	var id uint64
-	for _, c := range b[len(prefix):] {
-		if c < '0' || c > '9' {
-			break
-		}
-		id = id*10 + uint64(c-'0')
 	}
 	return id
 }

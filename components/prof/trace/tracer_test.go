@@ -6,6 +6,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/gompi/gompi/internal/lowlevel"
+
 	"github.com/gompi/gompi/frameworks/prof"
 	"github.com/gompi/gompi/pmpi"
 )
@@ -204,14 +206,14 @@ func TestRecordedInOrder(t *testing.T) {
 }
 
 func TestGoid(t *testing.T) {
-	a := goid()
+	a := lowlevel.GoroutineID()
 	ch := make(chan uint64)
-	go func() { ch <- goid() }()
+	go func() { ch <- lowlevel.GoroutineID() }()
 	b := <-ch
 	if a == 0 || b == 0 || a == b {
 		t.Errorf("goroutine ids %d and %d: want two different non-zero ids", a, b)
 	}
-	if goid() != a {
+	if lowlevel.GoroutineID() != a {
 		t.Error("goroutine id changed")
 	}
 }
