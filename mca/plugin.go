@@ -199,7 +199,7 @@ func (p *process) failure(step string, err error) error {
 		case codes.Unavailable:
 			err = fmt.Errorf("the plugin process is gone (%s)", s.Message())
 		case codes.FailedPrecondition: // the plugin's error wrapped ErrFatal
-			err = fmt.Errorf("%w: %s", ErrFatal, s.Message())
+			err = Fatal(errors.New(s.Message()))
 		case codes.Unknown, codes.Internal, codes.InvalidArgument:
 			err = errors.New(s.Message())
 		}
