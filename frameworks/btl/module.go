@@ -47,7 +47,9 @@ type Receiver interface {
 	// written into the slice Place returned. Neither hdr nor payload may be
 	// retained after Deliver returns.
 	Deliver(from int, hdr, payload []byte, placed bool)
-	// PeerFailed reports that the module can no longer reach a peer.
+	// PeerFailed reports that the module can no longer reach a peer. err
+	// names the peer as Send's does ("world rank N"), and not the module,
+	// which the receiver names.
 	PeerFailed(peer int, err error)
 }
 

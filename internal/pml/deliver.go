@@ -179,10 +179,9 @@ func (e *Engine) PeerFailed(peer int, err error) {
 	}
 	if e.started.Load() {
 		// The module that carries the peer's traffic is the one that saw it
-		// fail; its error names the peer but not itself (btl.Module).
+		// fail; its error names the peer but not itself (btl.Receiver).
 		err = moduleErr(e.routes.For(peer), err)
 	}
-	err = fmt.Errorf("world rank %d failed: %w", peer, err)
 	if !errors.Is(err, btl.ErrPeerFailed) {
 		err = fmt.Errorf("%w: %w", btl.ErrPeerFailed, err)
 	}
