@@ -43,14 +43,16 @@ func Fatal(err error) error {
 	if err == nil {
 		return nil
 	}
-	return fatalError{err}
+	return marked{err, ErrFatal}
 }
 
-type fatalError struct{ err error }
+// marked is err, matching sentinel with errors.Is but without its text:
+// the message says what went wrong, the sentinel only classifies it.
+type marked struct{ err, sentinel error }
 
-func (e fatalError) Error() string        { return e.err.Error() }
-func (e fatalError) Unwrap() error        { return e.err }
-func (e fatalError) Is(target error) bool { return target == ErrFatal }
+func (e marked) Error() string        { return e.err.Error() }
+func (e marked) Unwrap() error        { return e.err }
+func (e marked) Is(target error) bool { return target == e.sentinel }
 
 // BaseComponent is the part every component shares: its identity and the
 // lifecycle hooks' defaults. Each framework's base component embeds it, and

@@ -258,6 +258,12 @@ func TestSelectionErrors(t *testing.T) {
 			if !errors.Is(err, tt.is) || !strings.Contains(err.Error(), tt.say) {
 				t.Fatalf("Load = %v, want %v saying %q", err, tt.is, tt.say)
 			}
+			// The sentinels classify; the message says what is wrong, once.
+			for _, sentinel := range []error{ErrUnknownComponent, ErrSelection} {
+				if strings.Contains(err.Error(), sentinel.Error()) {
+					t.Errorf("Load = %v: says %q", err, sentinel)
+				}
+			}
 		})
 	}
 }
