@@ -67,9 +67,9 @@ func (c *Component) Open(_ context.Context, env *mca.Env) error {
 func (c *Component) Init(ctx context.Context, env btl.InitEnv) ([]btl.Module, error) {
 	switch {
 	case !c.opened:
-		return nil, errors.New("init before open")
+		return nil, errors.New("called before Open")
 	case env.Modex == nil || env.Receiver == nil:
-		return nil, errors.New("init without a modex or a receiver")
+		return nil, errors.New("no modex or receiver in the environment")
 	case env.LocalSize < 2:
 		c.log.Debug("no other rank on this host; sm is disabled")
 		return nil, nil

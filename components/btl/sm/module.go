@@ -260,10 +260,7 @@ func (m *Module) Finalize() error {
 			err = errors.Join(m.seg.unlink(), m.seg.retire())
 		}
 	})
-	if err != nil {
-		return fmt.Errorf("finalize: %w", err)
-	}
-	return nil
+	return err // Routes names the module and the step
 }
 
 var (

@@ -86,11 +86,11 @@ func (c *Component) Open(_ context.Context, env *mca.Env) error {
 func (c *Component) Init(ctx context.Context, env btl.InitEnv) ([]btl.Module, error) {
 	switch {
 	case !c.opened:
-		return nil, errors.New("init before open")
+		return nil, errors.New("called before Open")
 	case env.Size < 1 || env.Rank < 0 || env.Rank >= env.Size:
 		return nil, fmt.Errorf("world rank %d of a job of size %d", env.Rank, env.Size)
 	case env.Modex == nil || env.Receiver == nil:
-		return nil, errors.New("init without a modex or a receiver")
+		return nil, errors.New("no modex or receiver in the environment")
 	case len(env.Secret) == 0 && env.Size > 1:
 		return nil, errors.New("the job has no secret, so connections could not be authenticated")
 	}
