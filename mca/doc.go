@@ -125,7 +125,7 @@
 // in a component of the framework: Plugin runs the lifecycle over the
 // generic Component service, starting the process at Open and stopping it
 // at Close, and the adapter speaks the framework's own service over
-// Plugin.Conn. Every failure of a plugin wraps ErrPlugin and names its
+// Plugin.Conn. Every failure of a plugin matches ErrPlugin and names its
 // executable, the step and its last lines on stderr; one that fails after
 // Open is marked dead (Plugin.Fail, Plugin.Dead), and its framework goes
 // on without it where it can.
