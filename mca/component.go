@@ -24,15 +24,35 @@ var (
 	ErrVersion = errors.New("incompatible component version")
 	// ErrSelection marks a malformed framework selection list.
 	ErrSelection = errors.New("bad component selection")
-	// ErrComponentFailed marks a component the user asked for by name that
-	// failed to open or query.
-	ErrComponentFailed = errors.New("requested component failed")
-	// ErrFatal, wrapped by a component's Open or Query error, stops the
-	// framework even when the user did not ask for the component by name:
-	// the user's configuration of it is wrong and running without it would
-	// hide that (for example btl_tcp_if_include and _if_exclude both set).
+	// ErrComponentFailed marks a component's failure in a lifecycle step:
+	// every ComponentError matches it. Its text never shows in a message;
+	// the ComponentError says which component failed, and in what.
+	ErrComponentFailed = errors.New("component failed")
+	// ErrFatal marks an Open or Query error that stops the framework even
+	// when the user did not ask for the component by name: the user's
+	// configuration of it is wrong and running without it would hide that
+	// (for example btl_tcp_if_include and _if_exclude both set). Mark an
+	// error with Fatal, which keeps this text out of the message.
 	ErrFatal = errors.New("fatal component error")
 )
+
+// Fatal marks err as fatal (ErrFatal) without changing its message. A
+// component returns its errors without its own name; the framework adds
+// the component and the step.
+func Fatal(err error) error {
+	if err == nil {
+		return nil
+	}
+	return marked{err, ErrFatal}
+}
+
+// marked is err, matching sentinel with errors.Is but without its text:
+// the message says what went wrong, the sentinel only classifies it.
+type marked struct{ err, sentinel error }
+
+func (e marked) Error() string        { return e.err.Error() }
+func (e marked) Unwrap() error        { return e.err }
+func (e marked) Is(target error) bool { return target == e.sentinel }
 
 // BaseComponent is the part every component shares: its identity and the
 // lifecycle hooks' defaults. Each framework's base component embeds it, and

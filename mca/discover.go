@@ -134,7 +134,7 @@ func (s *System) loadPlugins(path string) (debug []string) {
 				version(d.GetModelVersion()), version(d.GetFrameworkVersion())
 			info.DefaultPriority = int(d.GetDefaultPriority())
 			if d.GetFramework() != p.framework || d.GetName() != p.name {
-				err = fmt.Errorf("%w: %s: describes itself as %s", ErrPlugin, p.path, FullName(d.GetFramework(), d.GetName()))
+				err = pluginError(p.path, fmt.Errorf("describes itself as %s", FullName(d.GetFramework(), d.GetName())))
 			}
 			adapt := f.spec.Plugin
 			info.New = func() Component { return adapt(&Plugin{path: p.path, desc: d}) }

@@ -66,8 +66,8 @@
 //     framework's Accepts check rejects, or one whose RegisterParams fails
 //     is refused: it is listed by Framework.Components with the reason,
 //     reported as a warning by Resolve, and never opened. Resolve fails
-//     with ErrComponentFailed if the user asked for a refused component by
-//     name.
+//     with a ComponentError of step "load" if the user asked for a refused
+//     component by name.
 //   - Open. Every loaded component the selection allows is opened: the
 //     linked components in name order, then the plugins.
 //   - Query. Select queries every open component and returns those that
@@ -85,12 +85,16 @@
 //
 // An Open or Query that returns any other error fails: the component is
 // closed at once and the failure is kept (Framework.Failures). If the user
-// asked for it by name, or the error wraps ErrFatal (the user's
+// asked for it by name, or the error is marked with Fatal (the user's
 // configuration of the component is wrong, and running without it would
-// hide that), the step fails with ErrComponentFailed wrapping a
-// ComponentError, after every other component has had its turn, and every
-// component still open is closed in reverse open order. Otherwise the
-// failure is a warning and the framework goes on without the component.
+// hide that), the step fails with a ComponentError, after every other
+// component has had its turn, and every component still open is closed in
+// reverse open order. Otherwise the failure is a warning and the framework
+// goes on without the component. The ComponentError is the one place that
+// names the component and the step ("btl tcp: open: ..."): components
+// return their errors without their own name, and the sentinels
+// (ErrComponentFailed, ErrFatal) match with errors.Is without adding
+// their text to the message.
 //
 // So Close runs exactly once for every component whose Open was called,
 // whether Open or Query then failed or declined or the component ran to
@@ -121,7 +125,7 @@
 // in a component of the framework: Plugin runs the lifecycle over the
 // generic Component service, starting the process at Open and stopping it
 // at Close, and the adapter speaks the framework's own service over
-// Plugin.Conn. Every failure of a plugin wraps ErrPlugin and names its
+// Plugin.Conn. Every failure of a plugin matches ErrPlugin and names its
 // executable, the step and its last lines on stderr; one that fails after
 // Open is marked dead (Plugin.Fail, Plugin.Dead), and its framework goes
 // on without it where it can.

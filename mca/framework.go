@@ -51,7 +51,9 @@ type slot struct {
 	err      error // why it was refused
 }
 
-// ComponentError is a component's failure in one lifecycle step.
+// ComponentError is a component's failure in one lifecycle step: the one
+// place that names the component, "btl tcp: open: ...", for the component
+// returns its errors without its own name. It matches ErrComponentFailed.
 type ComponentError struct {
 	Framework, Component, Step string
 	Err                        error
@@ -62,6 +64,9 @@ func (e ComponentError) Error() string {
 }
 
 func (e ComponentError) Unwrap() error { return e.Err }
+
+// Is reports that every ComponentError is a component failure.
+func (e ComponentError) Is(target error) bool { return target == ErrComponentFailed }
 
 // Selected is a component that opened and accepted its query.
 type Selected struct {
@@ -220,8 +225,7 @@ func (f *Framework) resolve(snap *params.Snapshot) (warnings []string, err error
 	}
 	for _, s := range f.refused {
 		if sel.Requested(s.reg.Name) {
-			return warnings, fmt.Errorf("%w: %s: requested component %s could not be loaded: %w",
-				ErrComponentFailed, f.spec.Name, s.reg.Name, s.err)
+			return warnings, ComponentError{Framework: f.spec.Name, Component: s.reg.Name, Step: "load", Err: s.err}
 		}
 	}
 	f.sel = sel
@@ -411,8 +415,9 @@ func (f *Framework) report(s *slot, step string, err error) error {
 	ce := ComponentError{Framework: f.spec.Name, Component: name, Step: step, Err: err}
 	f.failed = append(f.failed, ce)
 	if s.env.Requested || errors.Is(err, ErrFatal) {
-		f.log.Error("component failed", "component", name, "step", step, "error", err)
-		return fmt.Errorf("%w: %w", ErrComponentFailed, ce)
+		// Returned, not logged: the caller reports it, once.
+		f.log.Debug("component failed", "component", name, "step", step, "error", err)
+		return ce
 	}
 	f.log.Warn("component failed; continuing without it", "component", name, "step", step, "error", err)
 	return nil

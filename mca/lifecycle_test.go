@@ -170,8 +170,8 @@ func TestRequestedFailureIsAnErrorAndClosesPartialOpen(t *testing.T) {
 	var logs bytes.Buffer
 	_, f := loadTest(t, reg, &logs)
 	err := f.Open(context.Background())
-	if !errors.Is(err, ErrComponentFailed) || !strings.Contains(err.Error(), "bind: address in use") {
-		t.Fatalf("Open = %v, want ErrComponentFailed naming the cause", err)
+	if !errors.Is(err, ErrComponentFailed) || err.Error() != "test gamma: open: bind: address in use" {
+		t.Fatalf("Open = %v, want ErrComponentFailed naming the component, the step and the cause once", err)
 	}
 	want := []string{"register alpha", "register beta", "register gamma",
 		"open alpha", "open beta", "open gamma", "close gamma", "close beta", "close alpha"}
@@ -184,13 +184,15 @@ func TestFatalFailureStopsOpen(t *testing.T) {
 	rec := &recorder{}
 	reg := testRegistry(rec, map[string]behaviour{
 		"alpha": {},
-		"beta":  {openErr: fmt.Errorf("if_include and if_exclude are both set: %w", ErrFatal)},
+		"beta":  {openErr: Fatal(errors.New("if_include and if_exclude are both set"))},
 	})
 	var logs bytes.Buffer
 	_, f := loadTest(t, reg, &logs)
 	err := f.Open(context.Background())
-	if !errors.Is(err, ErrComponentFailed) || !strings.Contains(err.Error(), "both set") {
-		t.Fatalf("Open = %v, want the fatal error", err)
+	// The sentinels match but add no text: the component and step once, then the cause.
+	if !errors.Is(err, ErrComponentFailed) || !errors.Is(err, ErrFatal) ||
+		err.Error() != "test beta: open: if_include and if_exclude are both set" {
+		t.Fatalf("Open = %v, want the fatal error, naming beta and the step once", err)
 	}
 	want := []string{"register alpha", "register beta", "open alpha", "open beta", "close beta", "close alpha"}
 	if ev := rec.get(); !slices.Equal(ev, want) {
@@ -255,6 +257,12 @@ func TestSelectionErrors(t *testing.T) {
 			_, err := Load(Options{Registry: reg, Logger: quietLogger(&logs)}, params.Inputs{})
 			if !errors.Is(err, tt.is) || !strings.Contains(err.Error(), tt.say) {
 				t.Fatalf("Load = %v, want %v saying %q", err, tt.is, tt.say)
+			}
+			// The sentinels classify; the message says what is wrong, once.
+			for _, sentinel := range []error{ErrUnknownComponent, ErrSelection} {
+				if strings.Contains(err.Error(), sentinel.Error()) {
+					t.Errorf("Load = %v: says %q", err, sentinel)
+				}
 			}
 		})
 	}

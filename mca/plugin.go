@@ -46,8 +46,14 @@ const (
 
 // ErrPlugin marks the failure of an out-of-process component: it did not
 // start, answered nonsense or died. The message names its executable and
-// ends with its last lines on stderr.
+// ends with its last lines on stderr; like the other sentinels, ErrPlugin
+// matches with errors.Is without adding its text.
 var ErrPlugin = errors.New("out-of-process component failed")
+
+// pluginError is err, from the plugin at path, marked ErrPlugin.
+func pluginError(path string, err error) error {
+	return marked{fmt.Errorf("%s: %w", path, err), ErrPlugin}
+}
 
 // PluginHandshake is the handshake both sides use.
 func PluginHandshake() goplugin.HandshakeConfig {
@@ -114,12 +120,12 @@ func startPlugin(path string, log hclog.Logger) (*process, error) {
 	// ends); stop removes it, and so does the plugin when its host dies.
 	sockets, err := os.MkdirTemp(os.Getenv(SessionDirEnv), "gompi-plugin-")
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s: socket directory: %w", ErrPlugin, path, err)
+		return nil, pluginError(path, fmt.Errorf("socket directory: %w", err))
 	}
 	r, w, err := os.Pipe()
 	if err != nil {
 		_ = os.RemoveAll(sockets)
-		return nil, fmt.Errorf("%w: %s: %w", ErrPlugin, path, err)
+		return nil, pluginError(path, err)
 	}
 	cmd := exec.Command(path)
 	// go-plugin gives the child the host's stdin, so the lifeline is an
@@ -199,16 +205,15 @@ func (p *process) failure(step string, err error) error {
 		case codes.Unavailable:
 			err = fmt.Errorf("the plugin process is gone (%s)", s.Message())
 		case codes.FailedPrecondition: // the plugin's error wrapped ErrFatal
-			err = fmt.Errorf("%w: %s", ErrFatal, s.Message())
+			err = Fatal(errors.New(s.Message()))
 		case codes.Unknown, codes.Internal, codes.InvalidArgument:
 			err = errors.New(s.Message())
 		}
 	}
-	msg := fmt.Sprintf("%s: %s", p.path, step)
 	if lines := p.stderr.Lines(); len(lines) > 0 {
-		return fmt.Errorf("%w: %s: %w; its last lines on stderr:\n  %s", ErrPlugin, msg, err, strings.Join(lines, "\n  "))
+		return pluginError(p.path, fmt.Errorf("%s: %w; its last lines on stderr:\n  %s", step, err, strings.Join(lines, "\n  ")))
 	}
-	return fmt.Errorf("%w: %s: %w", ErrPlugin, msg, err)
+	return pluginError(p.path, fmt.Errorf("%s: %w", step, err))
 }
 
 // describePlugin starts the executable, asks for its description and stops it.
@@ -249,7 +254,7 @@ func (p *Plugin) RegisterParams(r *params.Registrar) error {
 	for _, d := range p.desc.GetParams() {
 		def, err := paramDef(d)
 		if err != nil {
-			return fmt.Errorf("%w: %s: describe: %w", ErrPlugin, p.path, err)
+			return pluginError(p.path, fmt.Errorf("describe: %w", err))
 		}
 		if err := r.Define(def); err != nil {
 			return err
@@ -288,7 +293,7 @@ func (p *Plugin) Open(ctx context.Context, env *Env) error {
 func (p *Plugin) Query(ctx context.Context, env *Env) (int, error) {
 	conn := p.Conn()
 	if conn == nil {
-		return 0, fmt.Errorf("%w: %s: query before open", ErrPlugin, p.path)
+		return 0, pluginError(p.path, errors.New("query before open"))
 	}
 	ctx, cancel := context.WithTimeout(ctx, pluginCallTimeout)
 	defer cancel()
@@ -342,7 +347,7 @@ func (p *Plugin) Fail(step string, err error) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.proc == nil {
-		return fmt.Errorf("%w: %s: %s: %w", ErrPlugin, p.path, step, err)
+		return pluginError(p.path, fmt.Errorf("%s: %w", step, err))
 	}
 	if status.Code(err) == codes.Unavailable {
 		// The process is gone or going: stopping it waits until its last

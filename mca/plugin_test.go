@@ -223,6 +223,11 @@ func TestPluginFailuresNameThePluginAndItsStderr(t *testing.T) {
 						t.Fatalf("error %v, want ErrComponentFailed and ErrPlugin", err)
 					}
 					got = err.Error()
+					// Named once, by the framework; the sentinels add no text.
+					if !strings.HasPrefix(got, testFW+" echo: ") || strings.Count(got, testFW+" echo") != 1 ||
+						strings.Contains(got, ErrPlugin.Error()) || strings.Contains(got, ErrFatal.Error()) {
+						t.Errorf("error %q, want it to start with %q, naming the component once, with no sentinel text", got, testFW+" echo: ")
+					}
 				} else if err != nil {
 					t.Fatalf("an unrequested plugin's failure stopped the framework: %v", err)
 				}

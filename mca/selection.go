@@ -1,6 +1,7 @@
 package mca
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -26,12 +27,12 @@ func ParseSelection(s string) (Selection, error) {
 		s = strings.TrimSpace(s[1:])
 	}
 	if strings.Contains(s, "^") {
-		return Selection{}, fmt.Errorf("%w: '^' may only start the list: write \"a,b\" to use only a and b, or \"^a,b\" to use all but a and b", ErrSelection)
+		return Selection{}, marked{errors.New(`'^' may only start the list: write "a,b" to use only a and b, or "^a,b" to use all but a and b`), ErrSelection}
 	}
 	for _, name := range strings.Split(s, ",") {
 		name = strings.TrimSpace(name)
 		if name == "" {
-			return Selection{}, fmt.Errorf("%w: empty component name in the list", ErrSelection)
+			return Selection{}, marked{errors.New("empty component name in the list"), ErrSelection}
 		}
 		if !slices.Contains(sel.Names, name) {
 			sel.Names = append(sel.Names, name)
@@ -66,7 +67,7 @@ func (s Selection) Check(framework string, available []string) (warnings []strin
 			warnings = append(warnings, "excluded "+msg)
 			continue
 		}
-		return warnings, fmt.Errorf("%w: %s", ErrUnknownComponent, msg)
+		return warnings, marked{errors.New(msg), ErrUnknownComponent}
 	}
 	return warnings, nil
 }

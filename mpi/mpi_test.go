@@ -91,7 +91,7 @@ func TestSingleton(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = mpi.Recv(make([]byte, 2), 0, 5, world)
-	if !errors.Is(err, mpi.ErrTruncate) || err.Error() != "recv on comm MPI_COMM_WORLD from rank 0 tag 5: message of 5 bytes truncated to 2" {
+	if !errors.Is(err, mpi.ErrTruncate) || err.Error() != "recv from rank 0 of comm MPI_COMM_WORLD, tag 5: message of 5 bytes truncated to 2" {
 		t.Fatalf("truncation: %v", err)
 	}
 

@@ -33,7 +33,7 @@ func (x collComm) Poll() error {
 	e.Progress()
 	for _, w := range e.FailedPeers() {
 		if r, ok := x.c.ranks[w]; ok {
-			return failure(fmt.Sprintf("collective on %v: rank %d", x.c, r), e.PeerErr(w))
+			return failure(fmt.Sprintf("collective: rank %d of %v", r, x.c), e.PeerErr(w))
 		}
 	}
 	return nil
@@ -71,7 +71,7 @@ func (x collComm) Send(buf []byte, dest, tag int) error {
 		return err
 	}
 	if err := x.engine().Send(x.c.context+1, x.c.group[dest], tag, buf, false); err != nil {
-		return failure(fmt.Sprintf("collective send on %v to rank %d", x.c, dest), err)
+		return failure(fmt.Sprintf("collective send to rank %d of %v", dest, x.c), err)
 	}
 	return nil
 }
@@ -90,13 +90,13 @@ func (x collComm) Recv(buf []byte, src, tag int) error {
 func (x collComm) result(src, want int, st *pml.Status) error {
 	switch {
 	case st.Err != nil:
-		return failure(fmt.Sprintf("collective recv on %v from rank %d", x.c, src), st.Err)
+		return failure(fmt.Sprintf("collective recv from rank %d of %v", src, x.c), st.Err)
 	case st.Total > want:
-		return errorf(ClassTruncate, nil, "collective on %v: rank %d sent %d bytes where %d were expected: the ranks' counts or datatypes disagree",
-			x.c, src, st.Total, want)
+		return errorf(ClassTruncate, nil, "collective: rank %d of %v sent %d bytes where %d were expected: the ranks' counts or datatypes disagree",
+			src, x.c, st.Total, want)
 	case st.Total < want:
-		return errorf(ClassCount, nil, "collective on %v: rank %d sent %d bytes where %d were expected: the ranks' counts or datatypes disagree",
-			x.c, src, st.Total, want)
+		return errorf(ClassCount, nil, "collective: rank %d of %v sent %d bytes where %d were expected: the ranks' counts or datatypes disagree",
+			src, x.c, st.Total, want)
 	}
 	return nil
 }

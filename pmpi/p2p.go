@@ -87,14 +87,15 @@ func (r *Request) retire(g uint32) *requestCache {
 	return c
 }
 
-// desc describes the operation for an error message: "recv on comm world
-// from rank 3 tag 7". It is built only when needed: formatting on every
-// call would cost more than sending a small message.
+// desc describes the operation for an error message: "recv from rank 3 of
+// comm world, tag 7", a rank of the communicator (the layers below speak
+// of world ranks, and say so). It is built only when needed: formatting
+// on every call would cost more than sending a small message.
 func (r *Request) desc() string {
 	if r.recv {
-		return fmt.Sprintf("recv on %v from %s %s", r.comm, rankDesc(r.peer), tagDesc(r.tag))
+		return fmt.Sprintf("recv from %s of %v, %s", rankDesc(r.peer), r.comm, tagDesc(r.tag))
 	}
-	return fmt.Sprintf("%s on %v to rank %d tag %d", r.op, r.comm, r.peer, r.tag)
+	return fmt.Sprintf("%s to rank %d of %v, tag %d", r.op, r.peer, r.comm, r.tag)
 }
 
 // Send sends count elements of dt from buf to rank dest of comm. It
@@ -293,7 +294,7 @@ func probe(source, tag int, comm *Comm, wait bool) (Status, bool, error) {
 		st, found, err = l.engine.Iprobe(comm.context, src, tag)
 	}
 	if err != nil {
-		return Status{}, false, comm.handle(failure(fmt.Sprintf("probe on %v from %s %s", comm, rankDesc(source), tagDesc(tag)), err))
+		return Status{}, false, comm.handle(failure(fmt.Sprintf("probe from %s of %v, %s", rankDesc(source), comm, tagDesc(tag)), err))
 	}
 	if !found {
 		return Status{}, false, nil

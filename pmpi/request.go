@@ -126,8 +126,8 @@ func (r *Request) failed(st pml.Status) (Status, error) {
 	case st.Err != nil:
 		err = failure(r.desc(), st.Err)
 	case r.recv && st.Truncated():
-		err = errorf(ClassTruncate, nil, "recv on %v from rank %d tag %d: message of %d bytes truncated to %d",
-			r.comm, s.Source, s.Tag, st.Total, st.Bytes)
+		err = errorf(ClassTruncate, nil, "recv from rank %d of %v, tag %d: message of %d bytes truncated to %d",
+			s.Source, r.comm, s.Tag, st.Total, st.Bytes)
 	}
 	s.Err = err
 	return s, r.comm.handle(err)

@@ -116,7 +116,7 @@ func (rt *Routes) unreachable(me int, p Proc) error {
 	case p.Rank == me:
 		hint = "; sending to oneself needs the self component: add self to the btl parameter"
 	}
-	return fmt.Errorf("%w: no btl module reaches rank %d on %s (modules tried: %s)%s",
+	return fmt.Errorf("%w: no btl module reaches world rank %d on %s (modules tried: %s)%s",
 		ErrUnreachable, p.Rank, p.Hostname, strings.Join(orNone(tried), ", "), hint)
 }
 
@@ -211,12 +211,9 @@ func (rt *Routes) Finalize() error {
 // Routes passes Idle and Busy on to the modules that need them.
 var _ Idler = (*Routes)(nil)
 
-// named says which component failed, and in what, unless its error says
-// so already: gompi's components start theirs with "btl <name>:", and
-// wrapping those gave "btl tcp: init: btl tcp: ...".
+// named says which component failed, and in what: components return
+// their errors without their own name, so this is the one place that
+// adds it, as mca.ComponentError does for the lifecycle steps.
 func named(component, what string, err error) error {
-	if strings.HasPrefix(err.Error(), "btl "+component+":") {
-		return err
-	}
 	return fmt.Errorf("btl %s: %s: %w", component, what, err)
 }

@@ -47,7 +47,9 @@ type Receiver interface {
 	// written into the slice Place returned. Neither hdr nor payload may be
 	// retained after Deliver returns.
 	Deliver(from int, hdr, payload []byte, placed bool)
-	// PeerFailed reports that the module can no longer reach a peer.
+	// PeerFailed reports that the module can no longer reach a peer. err
+	// names the peer as Send's does ("world rank N"), and not the module,
+	// which the receiver names.
 	PeerFailed(peer int, err error)
 }
 
@@ -99,8 +101,9 @@ type Module interface {
 	// Send transmits hdr and payload to peer as one fragment. It may block
 	// until the fragment is handed to the transport; hdr and payload may be
 	// reused once it returns. It must not be called from inside Receiver
-	// methods. Its error names peer's rank: the layers above add nothing
-	// of theirs about the peer.
+	// methods. Its error names peer as "world rank N", and the layers
+	// above add nothing of theirs about the peer; like every error of a
+	// module, it leaves out the component's name, which the caller adds.
 	Send(ctx context.Context, peer int, hdr, payload []byte) error
 	// Progress polls the transport; it returns how many events it handled.
 	// Modules that receive from their own goroutines return 0.

@@ -58,10 +58,10 @@ func DecodeParts[T any](parts map[int][]byte, what string, decode func([]byte) (
 	for _, rank := range slices.Sorted(maps.Keys(parts)) {
 		v, r, n, err := decode(parts[rank])
 		if err == nil && r != rank {
-			err = fmt.Errorf("it says it is rank %d's", r)
+			err = fmt.Errorf("it says it is world rank %d's", r)
 		}
 		if err != nil {
-			errs = append(errs, fmt.Errorf("rank %d's %s: %w", rank, what, err))
+			errs = append(errs, fmt.Errorf("world rank %d's %s: %w", rank, what, err))
 			continue
 		}
 		got = append(got, v)

@@ -110,7 +110,7 @@ func (e *Engine) deliverCTS(from int, h header) {
 		e.log.Error("dropping a CTS for an unknown send", "from", from, "send", h.sreq)
 		return
 	case s.peer != from || h.accepted > uint64(len(s.buf)):
-		e.complete(s, Status{Err: fmt.Errorf("rank %d accepted %d bytes of a %d-byte message", from, h.accepted, len(s.buf))})
+		e.complete(s, Status{Err: fmt.Errorf("world rank %d accepted %d bytes of a %d-byte message", from, h.accepted, len(s.buf))})
 		return
 	}
 	accepted := int(h.accepted)
@@ -124,7 +124,7 @@ func (e *Engine) deliverFin(from int, h header) {
 	case s == nil:
 		e.log.Error("dropping a FIN for an unknown send", "from", from, "send", h.sreq)
 	case s.peer != from || h.accepted > uint64(len(s.buf)):
-		e.complete(s, Status{Err: fmt.Errorf("rank %d read %d bytes of a %d-byte message", from, h.accepted, len(s.buf))})
+		e.complete(s, Status{Err: fmt.Errorf("world rank %d read %d bytes of a %d-byte message", from, h.accepted, len(s.buf))})
 	default:
 		e.complete(s, Status{})
 	}
@@ -177,7 +177,11 @@ func (e *Engine) PeerFailed(peer int, err error) {
 		e.mu.Unlock()
 		return
 	}
-	err = fmt.Errorf("rank %d failed: %w", peer, err)
+	if e.started.Load() {
+		// The module that carries the peer's traffic is the one that saw it
+		// fail; its error names the peer but not itself (btl.Receiver).
+		err = moduleErr(e.routes.For(peer), err)
+	}
 	if !errors.Is(err, btl.ErrPeerFailed) {
 		err = fmt.Errorf("%w: %w", btl.ErrPeerFailed, err)
 	}

@@ -2,6 +2,7 @@ package pml
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/gompi/gompi/frameworks/btl"
 )
@@ -34,7 +35,19 @@ func transmitIn(m btl.Module, peer int, hb []byte, payload []byte, hold bool) er
 			send = p.Post
 		}
 	}
-	return send(context.Background(), peer, hb, payload) // its error names the peer (btl.Module)
+	if err := send(context.Background(), peer, hb, payload); err != nil {
+		return moduleErr(m, err)
+	}
+	return nil
+}
+
+// moduleErr names the module that failed: a module's error names the peer
+// but not itself (btl.Module's Send). Out of line, so that the send paths
+// pay nothing for it until a send fails.
+//
+//go:noinline
+func moduleErr(m btl.Module, err error) error {
+	return fmt.Errorf("btl %s: %w", m.Name(), err)
 }
 
 // Isend starts a send of buf to world rank dest, on the communicator
@@ -77,7 +90,10 @@ func (e *Engine) PostEager(cid uint32, dest, tag int, buf []byte, mark uint32) (
 	if !ok || len(buf) > m.EagerLimit() || e.anyDead.Load() {
 		return false, nil
 	}
-	return true, sp.PostSmall(dest, matchHeader(cid, mark, int32(tag)), buf)
+	if err := sp.PostSmall(dest, matchHeader(cid, mark, int32(tag)), buf); err != nil {
+		return true, moduleErr(m, err)
+	}
+	return true, nil
 }
 
 // Flush writes what the module that reaches world rank peer holds back
@@ -98,7 +114,10 @@ func (e *Engine) Send(cid uint32, dest, tag int, buf []byte, sync bool) error {
 		m := e.module(dest)
 		if len(buf) <= m.EagerLimit() && !e.anyDead.Load() {
 			if ss, ok := m.(btl.SmallSender); ok {
-				return ss.SendSmall(dest, matchHeader(cid, 0, int32(tag)), buf) // in registers: no pool
+				if err := ss.SendSmall(dest, matchHeader(cid, 0, int32(tag)), buf); err != nil { // in registers: no pool
+					return moduleErr(m, err)
+				}
+				return nil
 			}
 			h := header{typ: typeMatch, context: cid, tag: int32(tag)}
 			return e.send(m, dest, h, buf)

@@ -155,3 +155,37 @@ func TestMisspeltComponentOfAGompiProgram(t *testing.T) {
 		t.Errorf("cached answers: %q, want one", cached)
 	}
 }
+
+// A component's fatal configuration error reaches the user as one line per
+// rank that names the component once, with the step, the parameter, the
+// bad value and what is allowed, and none of the framework's sentinel
+// texts: each layer adds its context once.
+func TestComponentErrorNamesTheComponentOnce(t *testing.T) {
+	t.Parallel()
+	r := run(t, "", nil, "-np", "2", "--timeout", "60",
+		"--mca", "btl", "self,tcp", "--mca", "btl_tcp_if_include", "nosuch", appprog)
+	r.wantCode(t, 1)
+	var lines []string
+	for _, l := range strings.Split(r.stderr, "\n") {
+		if strings.Contains(l, "btl_tcp_if_include") {
+			lines = append(lines, l)
+		}
+	}
+	if len(lines) == 0 {
+		t.Fatalf("no rank reported the bad btl_tcp_if_include:\n%s", r.stderr)
+	}
+	want := regexp.MustCompile(`Init: btl tcp: open: btl_tcp_if_include: no interface is named "nosuch"; this machine has lo \(`)
+	for _, l := range lines {
+		if !want.MatchString(l) {
+			t.Errorf("line %q does not match %s", l, want)
+		}
+		if n := strings.Count(l, "btl tcp"); n != 1 {
+			t.Errorf("line %q names btl tcp %d times, want once", l, n)
+		}
+	}
+	for _, sentinel := range []string{"requested component failed", "fatal component error", "component failed"} {
+		if strings.Contains(r.stderr, sentinel) {
+			t.Errorf("stderr says %q:\n%s", sentinel, r.stderr)
+		}
+	}
+}

@@ -121,13 +121,13 @@ func TestStateReportFindsADeadlock(t *testing.T) {
 	j := startJob(t, "-np", "2", "--get-stack-traces", hangprog, "both")
 	out := j.await(t, "both ranks' block sites", func(out string) bool { return len(blockSites(out)) == 2 })
 	sites := blockSites(out)
-	want := fmt.Sprintf("gompirun: deadlock: rank 0 waits to receive from 1 tag 7 on world at %s; "+
-		"rank 1 waits to receive from 0 tag 7 on world at %s\n", sites[0], sites[1])
+	want := fmt.Sprintf("gompirun: deadlock: rank 0 waits to receive from 1 tag 7 on MPI_COMM_WORLD at %s; "+
+		"rank 1 waits to receive from 0 tag 7 on MPI_COMM_WORLD at %s\n", sites[0], sites[1])
 	report := j.stateUntil(t, func(r string) bool { return strings.Contains(r, want) })
 	for rank := range 2 {
 		line := fmt.Sprintf("rank %d (pid ", rank)
 		waits := fmt.Sprintf("waits in Recv at %s for ", sites[rank])
-		if !regexp.MustCompile(regexp.QuoteMeta(line) + `\d+\) ` + regexp.QuoteMeta(waits) + `.*: receive from rank \d, tag 7, comm world, 8 bytes`).MatchString(report) {
+		if !regexp.MustCompile(regexp.QuoteMeta(line) + `\d+\) ` + regexp.QuoteMeta(waits) + `.*: receive from rank \d, tag 7, comm MPI_COMM_WORLD, 8 bytes`).MatchString(report) {
 			t.Errorf("rank %d's wait is not described; report:\n%s", rank, report)
 		}
 	}
@@ -150,10 +150,10 @@ func TestStateReportFindsATagMismatch(t *testing.T) {
 	out := j.await(t, "both ranks' block sites", func(out string) bool { return len(blockSites(out)) == 2 })
 	sites := blockSites(out)
 	want := []string{
-		fmt.Sprintf("gompirun: no send matches: rank 1 waits to receive from 0 tag 7 on world at %s, "+
-			"but what rank 0 sent it has tag 8 on world\n", sites[1]),
+		fmt.Sprintf("gompirun: no send matches: rank 1 waits to receive from 0 tag 7 on MPI_COMM_WORLD at %s, "+
+			"but what rank 0 sent it has tag 8 on MPI_COMM_WORLD\n", sites[1]),
 		fmt.Sprintf("waits in Barrier at %s", sites[0]),
-		"unexpected message(s): from rank 0, tag 8, comm world, 8 bytes",
+		"unexpected message(s): from rank 0, tag 8, comm MPI_COMM_WORLD, 8 bytes",
 	}
 	// Every report until one has all three: a loaded machine may keep a
 	// rank from answering one of them in time.
@@ -175,7 +175,7 @@ func TestStateReportNamesAStoppedRank(t *testing.T) {
 	j.stateUntil(t, func(r string) bool {
 		return regexp.MustCompile(`rank 1 \(pid \d+\) did not answer within 1s: it is stopped`).MatchString(r) &&
 			strings.Contains(r, "rank 0 (pid ") && strings.Contains(r, "waits in Recv at "+site) &&
-			strings.Contains(r, "receive from rank 1, tag 7, comm world")
+			strings.Contains(r, "receive from rank 1, tag 7, comm MPI_COMM_WORLD")
 	})
 }
 

@@ -306,7 +306,7 @@ func TestAbortStopsTheJob(t *testing.T) {
 			if j.Code != 7 {
 				t.Fatalf("exit status %d, want Abort's 7\nstderr:\n%s", j.Code, j.Stderr)
 			}
-			if want := "rank 1 (pid "; !strings.Contains(j.Stderr, want) || !strings.Contains(j.Stderr, "MPI_Abort called on comm world with code 7") {
+			if want := "rank 1 (pid "; !strings.Contains(j.Stderr, want) || !strings.Contains(j.Stderr, "MPI_Abort called on comm MPI_COMM_WORLD with code 7") {
 				t.Errorf("stderr does not say that rank 1 called MPI_Abort with code 7:\n%s", j.Stderr)
 			}
 			if strings.Contains(j.Stdout, "ok abort") {

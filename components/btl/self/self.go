@@ -113,16 +113,16 @@ func (m *module) DelProcs(_ context.Context, procs []btl.Proc) error {
 // into the receive buffer or, if no receive is posted, keeps a copy.
 func (m *module) Send(_ context.Context, peer int, hdr, payload []byte) error {
 	if peer != m.rank {
-		return fmt.Errorf("btl self: rank %d cannot send to rank %d", m.rank, peer)
+		return fmt.Errorf("world rank %d cannot send to world rank %d", m.rank, peer)
 	}
 	if m.finalized.Load() {
-		return fmt.Errorf("btl self: send to rank %d: the module is finalized", peer)
+		return fmt.Errorf("send to world rank %d: the module is finalized", peer)
 	}
 	if !m.added.Load() {
-		return fmt.Errorf("btl self: send to rank %d: %w: not added", peer, btl.ErrUnreachable)
+		return fmt.Errorf("send to world rank %d: %w: not added", peer, btl.ErrUnreachable)
 	}
 	if err := btl.CheckHeader(hdr); err != nil {
-		return fmt.Errorf("btl self: send to rank %d: %w", peer, err)
+		return fmt.Errorf("send to world rank %d: %w", peer, err)
 	}
 	m.recv.Deliver(m.rank, hdr, payload, false)
 	return nil

@@ -45,7 +45,7 @@ func (c *Component) Open(_ context.Context, env *mca.Env) error {
 	}
 	c.cfg = c.params.resolve(env.Params)
 	if err := c.cfg.check(&c.params); err != nil {
-		return fmt.Errorf("%w: btl sm: %w", mca.ErrFatal, err)
+		return mca.Fatal(err)
 	}
 	c.opened = true
 	return nil
@@ -56,20 +56,20 @@ func (c *Component) Open(_ context.Context, env *mca.Env) error {
 func (c *Component) Init(ctx context.Context, env btl.InitEnv) ([]btl.Module, error) {
 	switch {
 	case !c.opened:
-		return nil, errors.New("btl sm: init before open")
+		return nil, errors.New("called before Open")
 	case env.Modex == nil || env.Receiver == nil:
-		return nil, errors.New("btl sm: init without a modex or a receiver")
+		return nil, errors.New("no modex or receiver in the environment")
 	case env.LocalSize < 2:
 		c.log.Debug("no other rank on this host; sm is disabled")
 		return nil, nil
 	case env.LocalRank < 0 || env.LocalRank >= env.LocalSize:
-		return nil, fmt.Errorf("btl sm: local rank %d of %d", env.LocalRank, env.LocalSize)
+		return nil, fmt.Errorf("local rank %d of %d", env.LocalRank, env.LocalSize)
 	}
 	host := env.Hostname
 	if host == "" {
 		var err error
 		if host, err = os.Hostname(); err != nil {
-			return nil, fmt.Errorf("btl sm: hostname: %w", err)
+			return nil, fmt.Errorf("hostname: %w", err)
 		}
 	}
 	m, err := newModule(c.cfg, env, host, c.log.With("rank", env.Rank))
@@ -79,12 +79,12 @@ func (c *Component) Init(ctx context.Context, env btl.InitEnv) ([]btl.Module, er
 	ep := endpoint{localRank: env.LocalRank, pid: os.Getpid(), probeAddr: m.probeAddr(), probeValue: m.probe[0]}
 	if env.LocalRank == 0 {
 		if ep.path, err = m.create(env); err != nil {
-			return nil, fmt.Errorf("btl sm: %w", err)
+			return nil, err
 		}
 	}
 	if err := env.Modex.Put(ctx, modexKey, ep.encode()); err != nil {
 		err = errors.Join(err, m.Finalize())
-		return nil, fmt.Errorf("btl sm: publish the endpoint: %w", err)
+		return nil, fmt.Errorf("publish the endpoint: %w", err)
 	}
 	return []btl.Module{m}, nil
 }

@@ -79,7 +79,7 @@ type peer struct {
 
 func newModule(cfg config, env btl.InitEnv, host string, log hclog.Logger) (*Module, error) {
 	if env.JobID == "" || len(env.JobID) > maxJobID {
-		return nil, fmt.Errorf("btl sm: job id %q: want 1 to %d bytes", env.JobID, maxJobID)
+		return nil, fmt.Errorf("job id %q: want 1 to %d bytes", env.JobID, maxJobID)
 	}
 	m := &Module{
 		cfg: cfg, eagerLimit: cfg.eager(), log: log, rank: env.Rank, size: env.Size, host: host, jobID: env.JobID,
@@ -133,10 +133,10 @@ func (m *Module) AddProcs(ctx context.Context, procs []btl.Proc) ([]bool, error)
 		}
 		ep, err := decodeEndpoint(b)
 		if err != nil {
-			return nil, fmt.Errorf("btl sm: rank %d's endpoint: %w", p.Rank, err)
+			return nil, fmt.Errorf("world rank %d's endpoint: %w", p.Rank, err)
 		}
 		if ep.localRank >= m.localSize {
-			return nil, fmt.Errorf("btl sm: rank %d says it is local rank %d of a host with %d", p.Rank, ep.localRank, m.localSize)
+			return nil, fmt.Errorf("world rank %d says it is local rank %d of a host with %d", p.Rank, ep.localRank, m.localSize)
 		}
 		eps[p.Rank] = ep
 		if ep.localRank == 0 {
@@ -150,7 +150,7 @@ func (m *Module) AddProcs(ctx context.Context, procs []btl.Proc) ([]bool, error)
 		}
 		seg, err := openSegment(eps[creator].path, m.jobID, m.localSize)
 		if err != nil {
-			return nil, fmt.Errorf("btl sm: %w", err)
+			return nil, err
 		}
 		m.seg = seg
 	}
@@ -220,14 +220,14 @@ func (m *Module) DelProcs(_ context.Context, procs []btl.Proc) error {
 
 func (m *Module) peerFor(rank int) (*peer, error) {
 	if rank < 0 || rank >= len(m.peers) {
-		return nil, fmt.Errorf("btl sm: rank %d out of range (job of %d)", rank, m.size)
+		return nil, fmt.Errorf("world rank %d out of range (job of %d)", rank, m.size)
 	}
 	p := m.peers[rank]
 	if p == nil || !p.added.Load() {
-		return nil, fmt.Errorf("btl sm: rank %d: %w: not added", rank, btl.ErrUnreachable)
+		return nil, fmt.Errorf("world rank %d: %w: not added", rank, btl.ErrUnreachable)
 	}
 	if p.failed.Load() {
-		return nil, fmt.Errorf("btl sm: rank %d: %w", rank, btl.ErrPeerFailed)
+		return nil, fmt.Errorf("world rank %d: %w", rank, btl.ErrPeerFailed)
 	}
 	return p, nil
 }
@@ -261,10 +261,7 @@ func (m *Module) Finalize() error {
 			err = errors.Join(m.seg.unlink(), m.seg.retire())
 		}
 	})
-	if err != nil {
-		return fmt.Errorf("btl sm: finalize: %w", err)
-	}
-	return nil
+	return err // Routes names the module and the step
 }
 
 var (

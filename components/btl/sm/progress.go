@@ -28,7 +28,7 @@ func (m *Module) Progress() int {
 		n += k
 		if err != nil {
 			c.broken = true
-			m.fail(c.from, fmt.Errorf("btl sm: ring from rank %d: %w", c.from, err))
+			m.fail(c.from, fmt.Errorf("ring from world rank %d: %w", c.from, err))
 		}
 	}
 	lowlevel.UnlockFlag(&m.consuming)

@@ -50,20 +50,20 @@ const postBatch = 32
 
 func (m *Module) write(ctx context.Context, rank int, hdr, payload []byte, hold bool) error {
 	if err := btl.CheckHeader(hdr); err != nil {
-		return fmt.Errorf("btl sm: send to rank %d: %w", rank, err)
+		return fmt.Errorf("send to world rank %d: %w", rank, err)
 	}
 	if len(payload) > m.cfg.fragmentSize {
-		return fmt.Errorf("btl sm: send to rank %d: payload of %d bytes exceeds the fragment size %d", rank, len(payload), m.cfg.fragmentSize)
+		return fmt.Errorf("send to world rank %d: payload of %d bytes exceeds the fragment size %d", rank, len(payload), m.cfg.fragmentSize)
 	}
 	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("btl sm: send to rank %d: %w", rank, err)
+		return fmt.Errorf("send to world rank %d: %w", rank, err)
 	}
 	p, err := m.peerFor(rank)
 	if err != nil {
 		return err
 	}
 	if !m.lock(p) {
-		return fmt.Errorf("btl sm: send to rank %d: the module is finalized", rank)
+		return fmt.Errorf("send to world rank %d: the module is finalized", rank)
 	}
 	if hold && atomic.LoadUint32(&p.posting) == 0 {
 		// The first Post since the last Flush goes at once, as Send does:
@@ -207,7 +207,7 @@ func (m *Module) waitRoom(ctx context.Context, p *peer, hdr, payload []byte, hol
 			continue
 		}
 		if err := ctx.Err(); err != nil {
-			return fmt.Errorf("btl sm: send to rank %d: waiting for room: %w", p.rank, err)
+			return fmt.Errorf("send to world rank %d: waiting for room: %w", p.rank, err)
 		}
 		if err := m.watch(p, &since); err != nil {
 			return err
@@ -233,12 +233,12 @@ func (m *Module) watch(p *peer, since *time.Time) error {
 // checkPeer reports a peer whose process is gone without finalizing.
 func (m *Module) checkPeer(p *peer) error {
 	if p.failed.Load() {
-		return fmt.Errorf("btl sm: rank %d: %w", p.rank, btl.ErrPeerFailed)
+		return fmt.Errorf("world rank %d: %w", p.rank, btl.ErrPeerFailed)
 	}
 	if p.block.state.Load() == stateFinalized || alive(p.pid) {
 		return nil
 	}
-	err := fmt.Errorf("btl sm: rank %d (pid %d) is gone: %w", p.rank, p.pid, btl.ErrPeerFailed)
+	err := fmt.Errorf("world rank %d (pid %d) is gone: %w", p.rank, p.pid, btl.ErrPeerFailed)
 	if p.failed.CompareAndSwap(false, true) {
 		m.recv.PeerFailed(p.rank, err)
 	}

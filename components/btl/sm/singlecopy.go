@@ -81,7 +81,7 @@ func (m *Module) Read(rank int, token uint64, off int, dst []byte) error {
 // calls as it can (btl.VectorReader).
 func (m *Module) ReadAll(rank int, tokens []uint64, dsts [][]byte) error {
 	if len(tokens) != len(dsts) {
-		return fmt.Errorf("btl sm: read from rank %d: %d tokens for %d buffers", rank, len(tokens), len(dsts))
+		return fmt.Errorf("read from world rank %d: %d tokens for %d buffers", rank, len(tokens), len(dsts))
 	}
 	p, err := m.singleCopyPeer(rank)
 	if err != nil {
@@ -110,7 +110,7 @@ func (m *Module) ReadAll(rank int, tokens []uint64, dsts [][]byte) error {
 
 func (m *Module) singleCopyPeer(rank int) (*peer, error) {
 	if rank < 0 || rank >= len(m.peers) || m.peers[rank] == nil {
-		return nil, fmt.Errorf("btl sm: read from rank %d: not a local peer", rank)
+		return nil, fmt.Errorf("read from world rank %d: not a local peer", rank)
 	}
 	return m.peers[rank], nil
 }
@@ -125,5 +125,5 @@ func (m *Module) readErr(p *peer, rank int, err error) error {
 		m.setReadable(p, false) // the peer stops exposing its buffers to this rank
 		m.log.Debug("cross-memory attach refused; large messages go through the ring", "peer", rank, "error", err)
 	}
-	return fmt.Errorf("btl sm: read from rank %d: %w", rank, err)
+	return fmt.Errorf("read from world rank %d: %w", rank, err)
 }

@@ -46,8 +46,8 @@ func (c *Component) Open(_ context.Context, env *mca.Env) error {
 	}
 	cfg := c.params.resolve(env.Params)
 	if len(cfg.ifInclude) > 0 && len(cfg.ifExclude) > 0 {
-		return fmt.Errorf("%w: btl tcp: %s and %s are both set; set only one of them",
-			mca.ErrFatal, c.params.ifInclude.Name(), c.params.ifExclude.Name())
+		return mca.Fatal(fmt.Errorf("%s and %s are both set; set only one of them",
+			c.params.ifInclude.Name(), c.params.ifExclude.Name()))
 	}
 	if len(cfg.ifInclude) > 0 || len(cfg.ifExclude) > 0 {
 		ifaces, err := systemIfaces()
@@ -55,15 +55,15 @@ func (c *Component) Open(_ context.Context, env *mca.Env) error {
 			return err
 		}
 		if c.include, err = parseFilter(c.params.ifInclude.Name(), cfg.ifInclude, ifaces); err != nil {
-			return fmt.Errorf("%w: btl tcp: %w", mca.ErrFatal, err)
+			return mca.Fatal(err)
 		}
 		if c.exclude, err = parseFilter(c.params.ifExclude.Name(), cfg.ifExclude, ifaces); err != nil {
-			return fmt.Errorf("%w: btl tcp: %w", mca.ErrFatal, err)
+			return mca.Fatal(err)
 		}
 	}
 	if a := cfg.congestion; a != congestionAuto && a != congestionSystem {
 		if err := checkCongestion(c.params.congestion.Name(), a); err != nil {
-			return fmt.Errorf("%w: btl tcp: %w", mca.ErrFatal, err)
+			return mca.Fatal(err)
 		}
 	}
 	c.cfg = cfg
@@ -76,13 +76,13 @@ func (c *Component) Open(_ context.Context, env *mca.Env) error {
 func (c *Component) Init(ctx context.Context, env btl.InitEnv) ([]btl.Module, error) {
 	switch {
 	case !c.opened:
-		return nil, errors.New("btl tcp: init before open")
+		return nil, errors.New("called before Open")
 	case env.Size < 1 || env.Rank < 0 || env.Rank >= env.Size:
-		return nil, fmt.Errorf("btl tcp: rank %d of a job of size %d", env.Rank, env.Size)
+		return nil, fmt.Errorf("world rank %d of a job of size %d", env.Rank, env.Size)
 	case env.Modex == nil || env.Receiver == nil:
-		return nil, errors.New("btl tcp: init without a modex or a receiver")
+		return nil, errors.New("no modex or receiver in the environment")
 	case len(env.Secret) == 0 && env.Size > 1:
-		return nil, errors.New("btl tcp: the job has no secret, so connections could not be authenticated")
+		return nil, errors.New("the job has no secret, so connections could not be authenticated")
 	}
 	ifaces, err := systemIfaces()
 	if err != nil {
@@ -97,7 +97,7 @@ func (c *Component) Init(ctx context.Context, env btl.InitEnv) ([]btl.Module, er
 	host := env.Hostname
 	if host == "" {
 		if host, err = os.Hostname(); err != nil {
-			return nil, fmt.Errorf("btl tcp: hostname: %w", err)
+			return nil, fmt.Errorf("hostname: %w", err)
 		}
 	}
 	m := newModule(c.cfg, env, host, c.log.With("rank", env.Rank))
@@ -120,7 +120,7 @@ func (c *Component) Init(ctx context.Context, env btl.InitEnv) ([]btl.Module, er
 	}
 	if len(m.listeners) == 0 {
 		m.shutdown(false)
-		return nil, fmt.Errorf("btl tcp: cannot listen on any chosen address: %w", errors.Join(errs...))
+		return nil, fmt.Errorf("cannot listen on any chosen address: %w", errors.Join(errs...))
 	}
 	for _, l := range m.listeners {
 		m.spawn(func() { m.acceptLoop(l) })
@@ -134,7 +134,7 @@ func (c *Component) Init(ctx context.Context, env btl.InitEnv) ([]btl.Module, er
 	}
 	if err != nil {
 		m.shutdown(false)
-		return nil, fmt.Errorf("btl tcp: publish addresses: %w", err)
+		return nil, fmt.Errorf("publish addresses: %w", err)
 	}
 	return []btl.Module{m}, nil
 }

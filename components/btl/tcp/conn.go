@@ -163,7 +163,7 @@ func (c *conn) flush(wait bool) int {
 	err := c.written(c.write())
 	c.wmu.Unlock()
 	if err != nil {
-		c.m.failPeer(c.peer, fmt.Errorf("btl tcp: send to rank %d: %w: %w", c.peer.rank, btl.ErrPeerFailed, err))
+		c.m.failPeer(c.peer, fmt.Errorf("send to world rank %d: %w: %w", c.peer.rank, btl.ErrPeerFailed, err))
 	}
 	return 1
 }

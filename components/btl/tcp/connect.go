@@ -78,7 +78,7 @@ func (m *Module) connect(ctx context.Context, p *peer) (*conn, error) {
 		case peerIdle:
 			if p.addrs == nil {
 				p.mu.Unlock()
-				return nil, fmt.Errorf("btl tcp: send to rank %d: %w: not added or no usable address", p.rank, btl.ErrUnreachable)
+				return nil, fmt.Errorf("send to world rank %d: %w: not added or no usable address", p.rank, btl.ErrUnreachable)
 			}
 			ready := make(chan struct{})
 			p.state, p.ready = peerDialing, ready
@@ -93,13 +93,13 @@ func (m *Module) connect(ctx context.Context, p *peer) (*conn, error) {
 		select {
 		case <-ready:
 		case <-ctx.Done():
-			return nil, fmt.Errorf("btl tcp: connect to rank %d: %w", p.rank, context.Cause(ctx))
+			return nil, fmt.Errorf("connect to world rank %d: %w", p.rank, context.Cause(ctx))
 		}
 	}
 }
 
 func (m *Module) finalizedErr(rank int) error {
-	return fmt.Errorf("btl tcp: rank %d: the tcp module is finalized", rank)
+	return fmt.Errorf("world rank %d: the module is finalized", rank)
 }
 
 // dial connects to p until it is connected, yielding to p's own dial when
@@ -119,7 +119,7 @@ func (m *Module) dial(p *peer, ready chan struct{}) {
 		}
 		c.close()
 		if v == verdictRefuse {
-			err = fmt.Errorf("rank %d refused the connection: it is finalizing or takes this rank for failed", p.rank)
+			err = fmt.Errorf("world rank %d refused the connection: it is finalizing or takes this rank for failed", p.rank)
 			break
 		}
 		// Yield: the peer's connection wins; it may already be here.
@@ -134,14 +134,14 @@ func (m *Module) dial(p *peer, ready chan struct{}) {
 			return
 		case <-t.C:
 		}
-		err = fmt.Errorf("rank %d yielded %d times but its own connection never came", p.rank, maxYields)
+		err = fmt.Errorf("world rank %d yielded %d times but its own connection never came", p.rank, maxYields)
 	}
 	select {
 	case <-ready:
 		return // the peer's connection arrived meanwhile: this dial does not matter
 	default:
 	}
-	m.failPeer(p, fmt.Errorf("btl tcp: connect to rank %d: %w: %w", p.rank, btl.ErrPeerFailed, err))
+	m.failPeer(p, fmt.Errorf("connect to world rank %d: %w: %w", p.rank, btl.ErrPeerFailed, err))
 }
 
 // dialAny tries p's addresses in order and returns the first authenticated

@@ -31,7 +31,7 @@ const (
 const flagBye = 1
 
 // errCorruptFrame marks a frame header that does not decode.
-var errCorruptFrame = errors.New("btl tcp: corrupt frame")
+var errCorruptFrame = errors.New("corrupt frame")
 
 // frameHeader is a decoded frame header.
 type frameHeader struct {

@@ -77,7 +77,7 @@ func (v verdictCode) String() string {
 
 // errHandshake marks a handshake message that does not decode or a peer
 // that failed authentication.
-var errHandshake = errors.New("btl tcp: handshake failed")
+var errHandshake = errors.New("handshake failed")
 
 // errNoChallenge marks a dial the listener hung up on before its challenge.
 var errNoChallenge = errors.New("the listener hung up before its challenge")
@@ -261,11 +261,11 @@ func (a *authority) dial(r io.Reader, w io.Writer, peer int) (verdictCode, error
 		return 0, err
 	}
 	if ch.From != peer || ch.To != a.rank {
-		return 0, fmt.Errorf("%w: challenge from rank %d to rank %d, want %d to %d", errHandshake, ch.From, ch.To, peer, a.rank)
+		return 0, fmt.Errorf("%w: challenge from world rank %d to world rank %d, want %d to %d", errHandshake, ch.From, ch.To, peer, a.rank)
 	}
 	s.na = ch.Nonce
 	if want := a.mac(roleAcceptor, &s, 0); !hmac.Equal(ch.MAC[:], want[:]) {
-		return 0, fmt.Errorf("%w: rank %d's proof does not match this job's secret", errHandshake, peer)
+		return 0, fmt.Errorf("%w: world rank %d's proof does not match this job's secret", errHandshake, peer)
 	}
 	if err := writeMsg(w, handshakeMsg{Type: msgProof, MAC: a.mac(roleDialer, &s, 0)}); err != nil {
 		return 0, err
@@ -275,7 +275,7 @@ func (a *authority) dial(r io.Reader, w io.Writer, peer int) (verdictCode, error
 		return 0, err
 	}
 	if want := a.mac(roleVerdict, &s, vm.Verdict); !hmac.Equal(vm.MAC[:], want[:]) {
-		return 0, fmt.Errorf("%w: rank %d's verdict is not authentic", errHandshake, peer)
+		return 0, fmt.Errorf("%w: world rank %d's verdict is not authentic", errHandshake, peer)
 	}
 	return vm.Verdict, nil
 }
@@ -289,7 +289,7 @@ func (a *authority) accept(prefix []byte, r io.Reader, w io.Writer) (session, er
 		return session{}, err
 	}
 	if h.To != a.rank || h.From >= a.size {
-		return session{}, fmt.Errorf("%w: hello from rank %d to rank %d, but this is rank %d of %d", errHandshake, h.From, h.To, a.rank, a.size)
+		return session{}, fmt.Errorf("%w: hello from world rank %d to world rank %d, but this is world rank %d of %d", errHandshake, h.From, h.To, a.rank, a.size)
 	}
 	s := session{dialer: h.From, acceptor: a.rank, nd: h.Nonce}
 	rand.Read(s.na[:])
@@ -301,7 +301,7 @@ func (a *authority) accept(prefix []byte, r io.Reader, w io.Writer) (session, er
 		return session{}, err
 	}
 	if want := a.mac(roleDialer, &s, 0); !hmac.Equal(p.MAC[:], want[:]) {
-		return session{}, fmt.Errorf("%w: the dialer claiming rank %d does not know this job's secret", errHandshake, h.From)
+		return session{}, fmt.Errorf("%w: the dialer claiming world rank %d does not know this job's secret", errHandshake, h.From)
 	}
 	return s, nil
 }

@@ -26,13 +26,13 @@ type localAddr struct {
 func systemIfaces() ([]netIface, error) {
 	ifs, err := net.Interfaces()
 	if err != nil {
-		return nil, fmt.Errorf("btl tcp: list network interfaces: %w", err)
+		return nil, fmt.Errorf("list network interfaces: %w", err)
 	}
 	out := make([]netIface, 0, len(ifs))
 	for _, ifc := range ifs {
 		addrs, err := ifc.Addrs()
 		if err != nil {
-			return nil, fmt.Errorf("btl tcp: addresses of interface %s: %w", ifc.Name, err)
+			return nil, fmt.Errorf("addresses of interface %s: %w", ifc.Name, err)
 		}
 		ni := netIface{Name: ifc.Name, Up: ifc.Flags&net.FlagUp != 0, Loopback: ifc.Flags&net.FlagLoopback != 0}
 		for _, a := range addrs {

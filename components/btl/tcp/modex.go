@@ -26,7 +26,7 @@ var errModex = errors.New("malformed tcp endpoint")
 
 func (e *endpoint) encode() ([]byte, error) {
 	if len(e.host) > 255 || len(e.addrs) > 255 {
-		return nil, fmt.Errorf("btl tcp: endpoint too large: %d-byte hostname, %d addresses (at most 255 each)", len(e.host), len(e.addrs))
+		return nil, fmt.Errorf("endpoint too large: %d-byte hostname, %d addresses (at most 255 each)", len(e.host), len(e.addrs))
 	}
 	b := []byte{modexVersion, byte(len(e.host))}
 	b = append(b, e.host...)

@@ -69,15 +69,15 @@ func (m *Module) AddProcs(ctx context.Context, procs []btl.Proc) ([]bool, error)
 	reach := make([]bool, len(procs))
 	for i, pr := range procs {
 		if pr.Rank < 0 || pr.Rank >= m.size {
-			return nil, fmt.Errorf("btl tcp: add procs: rank %d out of range 0-%d", pr.Rank, m.size-1)
+			return nil, fmt.Errorf("world rank %d out of range 0-%d", pr.Rank, m.size-1)
 		}
 		if ctx.Err() != nil {
-			return nil, fmt.Errorf("btl tcp: add procs: %w", context.Cause(ctx))
+			return nil, context.Cause(ctx)
 		}
 		b, err := m.modex.Get(ctx, pr.Rank, modexKey)
 		if err != nil {
 			if ctx.Err() != nil {
-				return nil, fmt.Errorf("btl tcp: read rank %d's addresses: %w", pr.Rank, err)
+				return nil, fmt.Errorf("read world rank %d's addresses: %w", pr.Rank, err)
 			}
 			m.log.Debug("peer published no tcp endpoint", "peer", pr.Rank, "error", err)
 			continue
@@ -146,7 +146,7 @@ func (m *Module) onLink(a netip.Addr) bool {
 func (m *Module) DelProcs(_ context.Context, procs []btl.Proc) error {
 	for _, pr := range procs {
 		if pr.Rank < 0 || pr.Rank >= m.size {
-			return fmt.Errorf("btl tcp: del procs: rank %d out of range 0-%d", pr.Rank, m.size-1)
+			return fmt.Errorf("world rank %d out of range 0-%d", pr.Rank, m.size-1)
 		}
 		p := &m.peers[pr.Rank]
 		p.mu.Lock()
@@ -190,18 +190,18 @@ func (m *Module) Flush(peer int) {
 
 func (m *Module) send(ctx context.Context, peer int, hdr, payload []byte, post bool) error {
 	if peer < 0 || peer >= m.size {
-		return fmt.Errorf("btl tcp: send to rank %d: out of range 0-%d", peer, m.size-1)
+		return fmt.Errorf("send to world rank %d: out of range 0-%d", peer, m.size-1)
 	}
 	if err := btl.CheckHeader(hdr); err != nil {
-		return fmt.Errorf("btl tcp: send to rank %d: %w", peer, err)
+		return fmt.Errorf("send to world rank %d: %w", peer, err)
 	}
 	if len(payload) > maxPayload {
-		return fmt.Errorf("btl tcp: send to rank %d: payload of %d bytes exceeds the %d-byte cap", peer, len(payload), maxPayload)
+		return fmt.Errorf("send to world rank %d: payload of %d bytes exceeds the %d-byte cap", peer, len(payload), maxPayload)
 	}
 	// Checked before the fast path: a connected peer or a dial that wins
 	// the race with the wait must not make a cancelled Send succeed.
 	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("btl tcp: send to rank %d: %w", peer, context.Cause(ctx))
+		return fmt.Errorf("send to world rank %d: %w", peer, context.Cause(ctx))
 	}
 	p := &m.peers[peer]
 	c := p.conn.Load()
@@ -212,7 +212,7 @@ func (m *Module) send(ctx context.Context, peer int, hdr, payload []byte, post b
 		}
 	}
 	if err := c.send(hdr, payload, post); err != nil {
-		m.failPeer(p, fmt.Errorf("btl tcp: send to rank %d: %w: %w", peer, btl.ErrPeerFailed, err))
+		m.failPeer(p, fmt.Errorf("send to world rank %d: %w: %w", peer, btl.ErrPeerFailed, err))
 		p.mu.Lock()
 		defer p.mu.Unlock()
 		return p.err
@@ -229,14 +229,14 @@ func (m *Module) connEnded(c *conn, err error) {
 		m.log.Debug("peer finalized", "peer", p.rank)
 		p.mu.Lock()
 		if p.state != peerFailed && p.state != peerClosed {
-			p.setLocked(peerClosed, nil, fmt.Errorf("btl tcp: rank %d: %w: it has finalized", p.rank, btl.ErrPeerFailed))
+			p.setLocked(peerClosed, nil, fmt.Errorf("world rank %d: %w: it has finalized", p.rank, btl.ErrPeerFailed))
 		}
 		p.mu.Unlock()
 	default:
 		if errors.Is(err, errCorruptFrame) {
 			m.log.Error("corrupt frame; closing the connection", "peer", p.rank, "error", err)
 		}
-		m.failPeer(p, fmt.Errorf("btl tcp: connection to rank %d: %w: %w", p.rank, btl.ErrPeerFailed, err))
+		m.failPeer(p, fmt.Errorf("connection to world rank %d: %w: %w", p.rank, btl.ErrPeerFailed, err))
 	}
 }
 

@@ -15,7 +15,7 @@ package trace
 
 import (
 	"context"
-	"fmt"
+	"errors"
 
 	"github.com/gompi/gompi/frameworks/prof"
 	"github.com/gompi/gompi/mca"
@@ -53,7 +53,7 @@ func (c *Component) Open(_ context.Context, env *mca.Env) error {
 // Wrap returns a tracer over next.
 func (c *Component) Wrap(next pmpi.API) (pmpi.API, error) {
 	if next == nil {
-		return nil, fmt.Errorf("prof trace: no layer below")
+		return nil, errors.New("no layer below")
 	}
 	return newTracer(next, c.cfg), nil
 }

@@ -40,7 +40,12 @@ func (t *Tracer) flush() error {
 		fmt.Fprintf(os.Stderr, "gompi: prof trace: wrote %s (%d events from %d ranks, %d message arrows)\n",
 			path, st.events, n, st.flows)
 	}
-	return err
+	if err != nil {
+		// Finalize runs down the profiling chain, where no framework code
+		// names the layer: this is the one place that knows it.
+		return fmt.Errorf("prof trace: %w", err)
+	}
+	return nil
 }
 
 // mergeParts is the tool's prof.Merger: gompirun calls it with the parts the
@@ -64,9 +69,6 @@ func mergeTrace(job string, parts map[int][]byte) (string, mergeStats, int, erro
 		rt, err := decodeRank(b)
 		return rt, rt.Rank, rt.Size, err
 	})
-	if err != nil {
-		err = fmt.Errorf("prof trace: %w", err)
-	}
 	if len(ranks) == 0 {
 		return "", mergeStats{}, 0, err
 	}
@@ -76,7 +78,7 @@ func mergeTrace(job string, parts map[int][]byte) (string, mergeStats, int, erro
 	}
 	st, werr := writeFile(path, job, ranks, missing)
 	if werr != nil {
-		return "", st, len(ranks), errors.Join(err, fmt.Errorf("prof trace: write %s: %w", path, werr))
+		return "", st, len(ranks), errors.Join(err, fmt.Errorf("write %s: %w", path, werr))
 	}
 	return path, st, len(ranks), err
 }

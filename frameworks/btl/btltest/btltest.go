@@ -243,7 +243,7 @@ func (m rankModex) Get(_ context.Context, rank int, key string) ([]byte, error) 
 	defer m.mu.Unlock()
 	v, ok := m.kv[fmt.Sprint(rank, "/", key)]
 	if !ok {
-		return nil, fmt.Errorf("btltest modex: rank %d published no %q", rank, key)
+		return nil, fmt.Errorf("btltest modex: world rank %d published no %q", rank, key)
 	}
 	return slices.Clone(v), nil
 }

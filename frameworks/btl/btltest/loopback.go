@@ -106,7 +106,7 @@ func (l *Loopback) Kill(rank int) {
 	}
 	for i, r := range l.recvs {
 		if i != rank {
-			r.PeerFailed(rank, fmt.Errorf("btltest loopback: rank %d: %w: killed", rank, btl.ErrPeerFailed))
+			r.PeerFailed(rank, fmt.Errorf("world rank %d: %w: killed", rank, btl.ErrPeerFailed))
 		}
 	}
 }
@@ -153,7 +153,7 @@ func (m *loopModule) mark(procs []btl.Proc, added bool) ([]bool, error) {
 	reach := make([]bool, len(procs))
 	for i, p := range procs {
 		if p.Rank < 0 || p.Rank >= len(m.added) {
-			return nil, fmt.Errorf("btltest loopback: rank %d out of range 0-%d", p.Rank, len(m.added)-1)
+			return nil, fmt.Errorf("world rank %d out of range 0-%d", p.Rank, len(m.added)-1)
 		}
 		m.added[p.Rank].Store(added)
 		reach[i] = true
@@ -165,19 +165,19 @@ func (m *loopModule) mark(procs []btl.Proc, added bool) ([]bool, error) {
 func (m *loopModule) Send(_ context.Context, peer int, hdr, payload []byte) error {
 	switch {
 	case peer < 0 || peer >= len(m.added):
-		return fmt.Errorf("btltest loopback: send to rank %d: out of range 0-%d", peer, len(m.added)-1)
+		return fmt.Errorf("send to world rank %d: out of range 0-%d", peer, len(m.added)-1)
 	case m.finalized.Load():
-		return fmt.Errorf("btltest loopback: send to rank %d: the module is finalized", peer)
+		return fmt.Errorf("send to world rank %d: the module is finalized", peer)
 	case !m.added[peer].Load():
-		return fmt.Errorf("btltest loopback: send to rank %d: %w: not added", peer, btl.ErrUnreachable)
+		return fmt.Errorf("send to world rank %d: %w: not added", peer, btl.ErrUnreachable)
 	case len(payload) > m.l.maxSend:
-		return fmt.Errorf("btltest loopback: send to rank %d: payload of %d bytes exceeds MaxSendSize %d", peer, len(payload), m.l.maxSend)
+		return fmt.Errorf("send to world rank %d: payload of %d bytes exceeds MaxSendSize %d", peer, len(payload), m.l.maxSend)
 	}
 	if err := btl.CheckHeader(hdr); err != nil {
-		return fmt.Errorf("btltest loopback: send to rank %d: %w", peer, err)
+		return fmt.Errorf("send to world rank %d: %w", peer, err)
 	}
 	if !m.l.links[[2]int{m.rank, peer}].push(queued{slices.Clone(hdr), slices.Clone(payload)}) {
-		return fmt.Errorf("btltest loopback: send to rank %d: %w", peer, btl.ErrPeerFailed)
+		return fmt.Errorf("send to world rank %d: %w", peer, btl.ErrPeerFailed)
 	}
 	return nil
 }

@@ -637,6 +637,7 @@ func (s Suite) testFailedPeer(t *testing.T) {
 		if !errors.Is(err, btl.ErrPeerFailed) {
 			t.Errorf("rank 0: PeerFailed(1, %v): want an error wrapping btl.ErrPeerFailed", err)
 		}
+		namesPeer(t, 0, 1, err)
 	}
 	for _, p := range r.FailedPeers() {
 		if p != 1 {
@@ -645,12 +646,19 @@ func (s Suite) testFailedPeer(t *testing.T) {
 	}
 }
 
-// namesPeer checks that a send's error names the peer's rank: the module
-// is the one layer that adds it (btl.Module's Send), so the engine and
-// the library above it say nothing more of the peer. A nil error passes.
+// namesPeer checks that a send's or a peer failure's error names the
+// peer's world rank and not the component: the module is the one layer
+// that adds the peer (btl.Module's Send, btl.Receiver's PeerFailed), and
+// its caller the one that adds "btl <name>:". A nil error passes.
 func namesPeer(t *testing.T, from, to int, err error) {
 	t.Helper()
-	if err != nil && !strings.Contains(err.Error(), fmt.Sprintf("rank %d", to)) {
-		t.Errorf("rank %d: the error of a Send to rank %d does not name it: %v", from, to, err)
+	if err == nil {
+		return
+	}
+	if !strings.Contains(err.Error(), fmt.Sprintf("world rank %d", to)) {
+		t.Errorf("rank %d: the error of a Send to or failure of rank %d does not name it as a world rank: %v", from, to, err)
+	}
+	if strings.HasPrefix(err.Error(), "btl ") {
+		t.Errorf("rank %d: the error of a Send to or failure of rank %d names the component, which its caller does: %v", from, to, err)
 	}
 }

@@ -178,7 +178,7 @@ func truncate(w mpi.Comm) error {
 			if !errors.Is(err, mpi.ErrTruncate) {
 				return fmt.Errorf("size %d: err %v, want ErrTruncate", size, err)
 			}
-			want := fmt.Sprintf("recv on comm world from rank 0 tag 7: message of %d bytes truncated to 1024", size)
+			want := fmt.Sprintf("recv from rank 0 of comm MPI_COMM_WORLD, tag 7: message of %d bytes truncated to 1024", size)
 			if err.Error() != want || !errors.Is(st.Err, mpi.ErrTruncate) {
 				return fmt.Errorf("error %q, want %q", err, want)
 			}
