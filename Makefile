@@ -35,7 +35,7 @@ PLAIN_PKGS    := $(JOB_SUITES:%=./test/%) ./internal/lowlevel ./components/btl/s
 RACE_PKGS      = $$($(GO) list ./... $(JOB_SUITES:%=| grep -v -x $(MODULE)/test/%))
 # The programs under testdata/ (which ./... does not match) in directory $(1).
 testdata_mains = $$(find $(1) -path ./bin -prune -o -path '*/testdata/*' -name '*.go' -exec grep -l '^package main' {} + | xargs -n1 dirname | sort -u)
-TEST_PROGRAMS  = ./cmd/... ./bench/cmd/gompi-bench ./examples/plugins/... $(call testdata_mains,.)
+TEST_PROGRAMS  = ./cmd/... ./bench/cmd/gompi-bench ./examples/... $(call testdata_mains,.)
 RACE_PROGRAMS  = ./cmd/... $(call testdata_mains,./test/launch)
 
 test: test-programs

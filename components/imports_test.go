@@ -62,9 +62,10 @@ func within(path string, roots ...string) bool {
 
 // TestComponentImports: a component builds on its own framework, the MCA
 // core, the parameters, the common libraries components share
-// (components/common, as Open MPI's mca/common) and outside libraries,
-// and on nothing else of gompi; a prof component also on pmpi, the API
-// its layers wrap. Their tests are not checked.
+// (components/common, as Open MPI's mca/common), the CPU and runtime
+// tricks of internal/lowlevel, and outside libraries, and on nothing else
+// of gompi; a prof component also on pmpi, the API its layers wrap. Their
+// tests are not checked.
 func TestComponentImports(t *testing.T) {
 	imports, _ := listed(t, module+"components/...")
 	checked := 0
@@ -74,7 +75,7 @@ func TestComponentImports(t *testing.T) {
 			continue // the list every program links, and the shared libraries
 		}
 		fw, self := parts[1], strings.Join(parts[:3], "/")
-		allowed := []string{"frameworks/" + fw, "mca", "params", "components/common", self}
+		allowed := []string{"frameworks/" + fw, "mca", "params", "components/common", "internal/lowlevel", self}
 		if fw == "prof" {
 			allowed = append(allowed, "pmpi")
 		}

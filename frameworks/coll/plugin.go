@@ -2,6 +2,7 @@ package coll
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -42,7 +43,7 @@ func (p *pluginComponent) CommRules(c Comm) (*Rules, error) {
 	}
 	conn := p.Conn()
 	if conn == nil {
-		return nil, fmt.Errorf("%w: %s: rules for %s asked before open or after close", mca.ErrPlugin, p.Path(), c.Name())
+		return nil, p.Fail("rules for "+c.Name(), errors.New("asked before open or after close"))
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), rulesTimeout)
 	defer cancel()

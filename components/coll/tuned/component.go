@@ -2,7 +2,6 @@ package tuned
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/hashicorp/go-hclog"
 
@@ -39,7 +38,7 @@ func (c *Component) Open(_ context.Context, env *mca.Env) error {
 	}
 	cfg, err := c.params.resolve(env.Params)
 	if err != nil {
-		return fmt.Errorf("%w: coll tuned: %w", mca.ErrFatal, err)
+		return mca.Fatal(err)
 	}
 	c.cfg = cfg
 	return nil
