@@ -350,8 +350,8 @@ func TestSkippedCollectiveBeforeFinalize(t *testing.T) {
 	}
 	for _, want := range []string{
 		"rank 0 (pid ", ") waits in Finalize at skip.go:",
-		"gompirun: rank 1 waits for 0 inside barrier on world at skip.go:",
-		"gompirun: rank 2 waits for 0 inside barrier on world at skip.go:",
+		"gompirun: rank 1 waits for 0 inside barrier on MPI_COMM_WORLD at skip.go:",
+		"gompirun: rank 2 waits for 0 inside barrier on MPI_COMM_WORLD at skip.go:",
 		"but rank 0 waits in Finalize at skip.go:",
 	} {
 		if !strings.Contains(j.Stderr, want) {
