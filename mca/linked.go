@@ -8,8 +8,8 @@ import (
 )
 
 // LinkedQueryEnvVar, set to a file path, asks a gompi program for the
-// components it registered: Init writes them there (see WriteLinked) and
-// exits 0 instead of joining a job (see Linked.WriteFile). gompirun asks before it starts the
+// components it registered: Init writes them there (Linked.WriteFile) and
+// exits 0 instead of joining a job. gompirun asks before it starts the
 // ranks, so that it judges the component names of --mca btl self,tcp by
 // what the program registers rather than by what gompirun itself links.
 const LinkedQueryEnvVar = "GOMPI_LINKED_QUERY"
