@@ -3,24 +3,22 @@ package basic
 import "github.com/gompi/gompi/frameworks/coll"
 
 func allgather(c coll.Comm, send, recv []byte) error {
-	const name = "allgather"
 	n := c.Size()
-	if err := checkLen(name, c, "recv", len(recv), n*len(send), "one send-sized block per rank"); err != nil {
+	if err := coll.CheckLen("recv", len(recv), n*len(send), "one send-sized block per rank"); err != nil {
 		return err
 	}
 	counts, displs := even(n, len(send))
-	return wrap(name, c, allgathervLinear(c, send, recv, counts, displs, coll.TagAllgather))
+	return allgathervLinear(c, send, recv, counts, displs, coll.TagAllgather)
 }
 
 func allgatherv(c coll.Comm, send, recv []byte, counts, displs []int) error {
-	const name = "allgatherv"
-	if err := checkBlocks(name, c, "recv", counts, displs, len(recv)); err != nil {
+	if err := coll.CheckBlocks(c, "recv", counts, displs, len(recv)); err != nil {
 		return err
 	}
-	if err := checkLen(name, c, "send", len(send), counts[c.Rank()], "this rank's count"); err != nil {
+	if err := coll.CheckLen("send", len(send), counts[c.Rank()], "this rank's count"); err != nil {
 		return err
 	}
-	return wrap(name, c, allgathervLinear(c, send, recv, counts, displs, coll.TagAllgatherv))
+	return allgathervLinear(c, send, recv, counts, displs, coll.TagAllgatherv)
 }
 
 // allgathervLinear sends every rank's block straight to every other rank.

@@ -1,32 +1,34 @@
 package basic
 
-import "github.com/gompi/gompi/frameworks/coll"
+import (
+	"fmt"
+
+	"github.com/gompi/gompi/frameworks/coll"
+)
 
 func alltoall(c coll.Comm, send, recv []byte) error {
-	const name = "alltoall"
 	n := c.Size()
 	if len(send)%n != 0 {
-		return errorf(name, c, "send holds %d bytes, not a whole block for each of %d ranks", len(send), n)
+		return fmt.Errorf("send holds %d bytes, not a whole block for each of %d ranks", len(send), n)
 	}
-	if err := checkLen(name, c, "recv", len(recv), len(send), "as long as send"); err != nil {
+	if err := coll.CheckLen("recv", len(recv), len(send), "as long as send"); err != nil {
 		return err
 	}
 	counts, displs := even(n, len(send)/n)
-	return wrap(name, c, alltoallvLinear(c, send, counts, displs, recv, counts, displs, coll.TagAlltoall))
+	return alltoallvLinear(c, send, counts, displs, recv, counts, displs, coll.TagAlltoall)
 }
 
 func alltoallv(c coll.Comm, send []byte, scounts, sdispls []int, recv []byte, rcounts, rdispls []int) error {
-	const name = "alltoallv"
-	if err := checkBlocks(name, c, "send", scounts, sdispls, len(send)); err != nil {
+	if err := coll.CheckBlocks(c, "send", scounts, sdispls, len(send)); err != nil {
 		return err
 	}
-	if err := checkBlocks(name, c, "recv", rcounts, rdispls, len(recv)); err != nil {
+	if err := coll.CheckBlocks(c, "recv", rcounts, rdispls, len(recv)); err != nil {
 		return err
 	}
 	if me := c.Rank(); scounts[me] != rcounts[me] {
-		return errorf(name, c, "rank %d sends itself %d bytes but expects %d", me, scounts[me], rcounts[me])
+		return fmt.Errorf("rank %d sends itself %d bytes but expects %d", me, scounts[me], rcounts[me])
 	}
-	return wrap(name, c, alltoallvLinear(c, send, scounts, sdispls, recv, rcounts, rdispls, coll.TagAlltoallv))
+	return alltoallvLinear(c, send, scounts, sdispls, recv, rcounts, rdispls, coll.TagAlltoallv)
 }
 
 // alltoallvLinear posts every receive, then every send, then waits for all:

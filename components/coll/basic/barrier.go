@@ -13,7 +13,7 @@ func barrier(c coll.Comm) error {
 		var fe firstErr
 		fe.keep(c.Send(nil, 0, coll.TagBarrier))
 		fe.keep(c.Recv(nil, 0, coll.TagBarrier))
-		return wrap("barrier", c, fe.err)
+		return fe.err
 	}
 	reqs := make([]coll.Request, 0, n-1)
 	for r := 1; r < n; r++ {
@@ -26,5 +26,5 @@ func barrier(c coll.Comm) error {
 		reqs = append(reqs, c.Isend(nil, r, coll.TagBarrier))
 	}
 	fe.keep(c.Wait(reqs...))
-	return wrap("barrier", c, fe.err)
+	return fe.err
 }

@@ -3,10 +3,10 @@ package basic
 import "github.com/gompi/gompi/frameworks/coll"
 
 func bcast(c coll.Comm, buf []byte, root int) error {
-	if err := checkRoot("bcast", c, root); err != nil {
+	if err := coll.CheckRoot(c, root); err != nil {
 		return err
 	}
-	return wrap("bcast", c, bcastLinear(c, buf, root, coll.TagBcast))
+	return bcastLinear(c, buf, root, coll.TagBcast)
 }
 
 // bcastLinear sends buf from root to every other rank, one message each.

@@ -3,35 +3,33 @@ package basic
 import "github.com/gompi/gompi/frameworks/coll"
 
 func gather(c coll.Comm, send, recv []byte, root int) error {
-	const name = "gather"
-	if err := checkRoot(name, c, root); err != nil {
+	if err := coll.CheckRoot(c, root); err != nil {
 		return err
 	}
 	n := c.Size()
 	var counts, displs []int
 	if c.Rank() == root {
-		if err := checkLen(name, c, "the root's recv", len(recv), n*len(send), "one send-sized block per rank"); err != nil {
+		if err := coll.CheckLen("the root's recv", len(recv), n*len(send), "one send-sized block per rank"); err != nil {
 			return err
 		}
 		counts, displs = even(n, len(send))
 	}
-	return wrap(name, c, gathervLinear(c, send, recv, counts, displs, root, coll.TagGather))
+	return gathervLinear(c, send, recv, counts, displs, root, coll.TagGather)
 }
 
 func gatherv(c coll.Comm, send, recv []byte, counts, displs []int, root int) error {
-	const name = "gatherv"
-	if err := checkRoot(name, c, root); err != nil {
+	if err := coll.CheckRoot(c, root); err != nil {
 		return err
 	}
 	if c.Rank() == root {
-		if err := checkBlocks(name, c, "recv", counts, displs, len(recv)); err != nil {
+		if err := coll.CheckBlocks(c, "recv", counts, displs, len(recv)); err != nil {
 			return err
 		}
-		if err := checkLen(name, c, "the root's send", len(send), counts[root], "the root's own count"); err != nil {
+		if err := coll.CheckLen("the root's send", len(send), counts[root], "the root's own count"); err != nil {
 			return err
 		}
 	}
-	return wrap(name, c, gathervLinear(c, send, recv, counts, displs, root, coll.TagGatherv))
+	return gathervLinear(c, send, recv, counts, displs, root, coll.TagGatherv)
 }
 
 // gathervLinear receives every rank's block at the root, one message each;

@@ -3,33 +3,31 @@ package basic
 import "github.com/gompi/gompi/frameworks/coll"
 
 func reduce(c coll.Comm, send, recv []byte, op coll.Op, root int) error {
-	const name = "reduce"
-	if err := checkRoot(name, c, root); err != nil {
+	if err := coll.CheckRoot(c, root); err != nil {
 		return err
 	}
-	if err := checkOp(name, c, op, len(send)); err != nil {
+	if err := coll.CheckOp(op, len(send)); err != nil {
 		return err
 	}
 	if c.Rank() == root {
-		if err := checkLen(name, c, "the root's recv", len(recv), len(send), "as long as send"); err != nil {
+		if err := coll.CheckLen("the root's recv", len(recv), len(send), "as long as send"); err != nil {
 			return err
 		}
 	}
-	return wrap(name, c, reduceLinear(c, send, recv, op, root, coll.TagReduce))
+	return reduceLinear(c, send, recv, op, root, coll.TagReduce)
 }
 
 func allreduce(c coll.Comm, send, recv []byte, op coll.Op) error {
-	const name = "allreduce"
-	if err := checkOp(name, c, op, len(send)); err != nil {
+	if err := coll.CheckOp(op, len(send)); err != nil {
 		return err
 	}
-	if err := checkLen(name, c, "recv", len(recv), len(send), "as long as send"); err != nil {
+	if err := coll.CheckLen("recv", len(recv), len(send), "as long as send"); err != nil {
 		return err
 	}
 	var fe firstErr
 	fe.keep(reduceLinear(c, send, recv, op, 0, coll.TagAllreduce))
 	fe.keep(bcastLinear(c, recv, 0, coll.TagAllreduce))
-	return wrap(name, c, fe.err)
+	return fe.err
 }
 
 // reduceLinear leaves x0 ⊕ x1 ⊕ ... ⊕ x(n-1) in the root's recv. The root

@@ -1,45 +1,47 @@
 package basic
 
-import "github.com/gompi/gompi/frameworks/coll"
+import (
+	"fmt"
+
+	"github.com/gompi/gompi/frameworks/coll"
+)
 
 func reduceScatter(c coll.Comm, send, recv []byte, counts []int, op coll.Op) error {
-	const name = "reduce_scatter"
 	n, me := c.Size(), c.Rank()
-	if err := checkOp(name, c, op, len(send)); err != nil {
+	if err := coll.CheckOp(op, len(send)); err != nil {
 		return err
 	}
 	if len(counts) != n {
-		return errorf(name, c, "%d counts, want one per rank (%d)", len(counts), n)
+		return fmt.Errorf("%d counts, want one per rank (%d)", len(counts), n)
 	}
 	displs := make([]int, n)
 	total := 0
 	for i, k := range counts {
 		if k < 0 || k%op.ElemSize() != 0 {
-			return errorf(name, c, "the count of rank %d is %d bytes, want a whole number of %d-byte elements", i, k, op.ElemSize())
+			return fmt.Errorf("the count of rank %d is %d bytes, want a whole number of %d-byte elements", i, k, op.ElemSize())
 		}
 		displs[i] = total
 		total += k
 	}
-	if err := checkLen(name, c, "send", len(send), total, "the sum of the counts"); err != nil {
+	if err := coll.CheckLen("send", len(send), total, "the sum of the counts"); err != nil {
 		return err
 	}
-	if err := checkLen(name, c, "recv", len(recv), counts[me], "this rank's count"); err != nil {
+	if err := coll.CheckLen("recv", len(recv), counts[me], "this rank's count"); err != nil {
 		return err
 	}
-	return wrap(name, c, reduceThenScatter(c, send, recv, counts, displs, op, coll.TagReduceScatter))
+	return reduceThenScatter(c, send, recv, counts, displs, op, coll.TagReduceScatter)
 }
 
 func reduceScatterBlock(c coll.Comm, send, recv []byte, op coll.Op) error {
-	const name = "reduce_scatter_block"
 	n := c.Size()
-	if err := checkOp(name, c, op, len(recv)); err != nil {
+	if err := coll.CheckOp(op, len(recv)); err != nil {
 		return err
 	}
-	if err := checkLen(name, c, "send", len(send), n*len(recv), "one recv-sized block per rank"); err != nil {
+	if err := coll.CheckLen("send", len(send), n*len(recv), "one recv-sized block per rank"); err != nil {
 		return err
 	}
 	counts, displs := even(n, len(recv))
-	return wrap(name, c, reduceThenScatter(c, send, recv, counts, displs, op, coll.TagReduceScatterBlock))
+	return reduceThenScatter(c, send, recv, counts, displs, op, coll.TagReduceScatterBlock)
 }
 
 // reduceThenScatter reduces the whole vector to rank 0, which then hands

@@ -6,12 +6,11 @@ import "github.com/gompi/gompi/frameworks/coll"
 // from i-1, combines its own operand on the right, and passes the result
 // on to i+1.
 func scan(c coll.Comm, send, recv []byte, op coll.Op) error {
-	const name = "scan"
 	n, me := c.Size(), c.Rank()
-	if err := checkOp(name, c, op, len(send)); err != nil {
+	if err := coll.CheckOp(op, len(send)); err != nil {
 		return err
 	}
-	if err := checkLen(name, c, "recv", len(recv), len(send), "as long as send"); err != nil {
+	if err := coll.CheckLen("recv", len(recv), len(send), "as long as send"); err != nil {
 		return err
 	}
 	var fe firstErr
@@ -24,20 +23,19 @@ func scan(c coll.Comm, send, recv []byte, op coll.Op) error {
 	if me < n-1 {
 		fe.keep(c.Send(recv, me+1, coll.TagScan))
 	}
-	return wrap(name, c, fe.err)
+	return fe.err
 }
 
 // exscan is scan shifted by one: rank i receives x0 ⊕ ... ⊕ x(i-1) into
 // recv and passes that ⊕ x(i) on. Rank 0's recv is neither read nor
 // written, and may be of any length.
 func exscan(c coll.Comm, send, recv []byte, op coll.Op) error {
-	const name = "exscan"
 	n, me := c.Size(), c.Rank()
-	if err := checkOp(name, c, op, len(send)); err != nil {
+	if err := coll.CheckOp(op, len(send)); err != nil {
 		return err
 	}
 	if me > 0 {
-		if err := checkLen(name, c, "recv", len(recv), len(send), "as long as send"); err != nil {
+		if err := coll.CheckLen("recv", len(recv), len(send), "as long as send"); err != nil {
 			return err
 		}
 	}
@@ -53,5 +51,5 @@ func exscan(c coll.Comm, send, recv []byte, op coll.Op) error {
 	if me < n-1 {
 		fe.keep(c.Send(next, me+1, coll.TagExscan))
 	}
-	return wrap(name, c, fe.err)
+	return fe.err
 }

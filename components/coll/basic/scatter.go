@@ -3,35 +3,33 @@ package basic
 import "github.com/gompi/gompi/frameworks/coll"
 
 func scatter(c coll.Comm, send, recv []byte, root int) error {
-	const name = "scatter"
-	if err := checkRoot(name, c, root); err != nil {
+	if err := coll.CheckRoot(c, root); err != nil {
 		return err
 	}
 	n := c.Size()
 	var counts, displs []int
 	if c.Rank() == root {
-		if err := checkLen(name, c, "the root's send", len(send), n*len(recv), "one recv-sized block per rank"); err != nil {
+		if err := coll.CheckLen("the root's send", len(send), n*len(recv), "one recv-sized block per rank"); err != nil {
 			return err
 		}
 		counts, displs = even(n, len(recv))
 	}
-	return wrap(name, c, scattervLinear(c, send, counts, displs, recv, root, coll.TagScatter))
+	return scattervLinear(c, send, counts, displs, recv, root, coll.TagScatter)
 }
 
 func scatterv(c coll.Comm, send []byte, counts, displs []int, recv []byte, root int) error {
-	const name = "scatterv"
-	if err := checkRoot(name, c, root); err != nil {
+	if err := coll.CheckRoot(c, root); err != nil {
 		return err
 	}
 	if c.Rank() == root {
-		if err := checkBlocks(name, c, "send", counts, displs, len(send)); err != nil {
+		if err := coll.CheckBlocks(c, "send", counts, displs, len(send)); err != nil {
 			return err
 		}
-		if err := checkLen(name, c, "the root's recv", len(recv), counts[root], "the root's own count"); err != nil {
+		if err := coll.CheckLen("the root's recv", len(recv), counts[root], "the root's own count"); err != nil {
 			return err
 		}
 	}
-	return wrap(name, c, scattervLinear(c, send, counts, displs, recv, root, coll.TagScatterv))
+	return scattervLinear(c, send, counts, displs, recv, root, coll.TagScatterv)
 }
 
 // scattervLinear sends every rank its block from the root, one message

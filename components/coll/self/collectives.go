@@ -1,51 +1,54 @@
 package self
 
-import "github.com/gompi/gompi/frameworks/coll"
+import (
+	"fmt"
+
+	"github.com/gompi/gompi/frameworks/coll"
+)
 
 // With one rank, the root is that rank and its buffers hold the whole
 // result: each collective checks its arguments as the larger algorithms
 // would, then copies send to recv or does nothing.
 
 func bcast(c coll.Comm, _ []byte, root int) error {
-	return checkRoot("bcast", c, root)
+	return coll.CheckRoot(c, root)
 }
 
 func reduce(c coll.Comm, send, recv []byte, op coll.Op, root int) error {
-	if err := checkRoot("reduce", c, root); err != nil {
+	if err := coll.CheckRoot(c, root); err != nil {
 		return err
 	}
-	return copyReduced("reduce", c, send, recv, op)
+	return copyReduced(send, recv, op)
 }
 
 func allreduce(c coll.Comm, send, recv []byte, op coll.Op) error {
-	return copyReduced("allreduce", c, send, recv, op)
+	return copyReduced(send, recv, op)
 }
 
 func scan(c coll.Comm, send, recv []byte, op coll.Op) error {
-	return copyReduced("scan", c, send, recv, op)
+	return copyReduced(send, recv, op)
 }
 
 func reduceScatterBlock(c coll.Comm, send, recv []byte, op coll.Op) error {
-	return copyReduced("reduce_scatter_block", c, send, recv, op)
+	return copyReduced(send, recv, op)
 }
 
 func reduceScatter(c coll.Comm, send, recv []byte, counts []int, op coll.Op) error {
-	const name = "reduce_scatter"
 	if len(counts) != 1 {
-		return errorf(name, c, "%d counts, want one per rank (1)", len(counts))
+		return fmt.Errorf("%d counts, want one per rank (1)", len(counts))
 	}
-	if err := checkLen(name, c, "send", len(send), counts[0], "the sum of the counts"); err != nil {
+	if err := coll.CheckLen("send", len(send), counts[0], "the sum of the counts"); err != nil {
 		return err
 	}
-	return copyReduced(name, c, send, recv, op)
+	return copyReduced(send, recv, op)
 }
 
 // copyReduced is a reduction over one operand: the operand itself.
-func copyReduced(name string, c coll.Comm, send, recv []byte, op coll.Op) error {
-	if err := checkOp(name, c, op, len(send)); err != nil {
+func copyReduced(send, recv []byte, op coll.Op) error {
+	if err := coll.CheckOp(op, len(send)); err != nil {
 		return err
 	}
-	if err := checkLen(name, c, "recv", len(recv), len(send), "as long as send"); err != nil {
+	if err := coll.CheckLen("recv", len(recv), len(send), "as long as send"); err != nil {
 		return err
 	}
 	copy(recv, send)
@@ -55,35 +58,35 @@ func copyReduced(name string, c coll.Comm, send, recv []byte, op coll.Op) error 
 // exscan leaves rank 0's recv as it was: with one rank there is nothing
 // else.
 func exscan(c coll.Comm, send, _ []byte, op coll.Op) error {
-	return checkOp("exscan", c, op, len(send))
+	return coll.CheckOp(op, len(send))
 }
 
 func gather(c coll.Comm, send, recv []byte, root int) error {
-	if err := checkRoot("gather", c, root); err != nil {
+	if err := coll.CheckRoot(c, root); err != nil {
 		return err
 	}
-	return copySame("gather", c, send, recv)
+	return copySame(send, recv)
 }
 
 func scatter(c coll.Comm, send, recv []byte, root int) error {
-	if err := checkRoot("scatter", c, root); err != nil {
+	if err := coll.CheckRoot(c, root); err != nil {
 		return err
 	}
-	return copySame("scatter", c, send, recv)
+	return copySame(send, recv)
 }
 
 func allgather(c coll.Comm, send, recv []byte) error {
-	return copySame("allgather", c, send, recv)
+	return copySame(send, recv)
 }
 
 func alltoall(c coll.Comm, send, recv []byte) error {
-	return copySame("alltoall", c, send, recv)
+	return copySame(send, recv)
 }
 
 // copySame copies send to recv, which must be as long: one rank's block is
 // the whole buffer.
-func copySame(name string, c coll.Comm, send, recv []byte) error {
-	if err := checkLen(name, c, "recv", len(recv), len(send), "one send-sized block for the one rank"); err != nil {
+func copySame(send, recv []byte) error {
+	if err := coll.CheckLen("recv", len(recv), len(send), "one send-sized block for the one rank"); err != nil {
 		return err
 	}
 	copy(recv, send)
@@ -91,24 +94,24 @@ func copySame(name string, c coll.Comm, send, recv []byte) error {
 }
 
 func gatherv(c coll.Comm, send, recv []byte, counts, displs []int, root int) error {
-	if err := checkRoot("gatherv", c, root); err != nil {
+	if err := coll.CheckRoot(c, root); err != nil {
 		return err
 	}
-	return copyToBlock("gatherv", c, send, recv, counts, displs)
+	return copyToBlock(c, send, recv, counts, displs)
 }
 
 func allgatherv(c coll.Comm, send, recv []byte, counts, displs []int) error {
-	return copyToBlock("allgatherv", c, send, recv, counts, displs)
+	return copyToBlock(c, send, recv, counts, displs)
 }
 
 // copyToBlock copies send into the one block of recv; the rest of recv is
 // left alone.
-func copyToBlock(name string, c coll.Comm, send, recv []byte, counts, displs []int) error {
-	dst, err := block(name, c, "recv", recv, counts, displs)
+func copyToBlock(c coll.Comm, send, recv []byte, counts, displs []int) error {
+	dst, err := block(c, "recv", recv, counts, displs)
 	if err != nil {
 		return err
 	}
-	if err := checkLen(name, c, "send", len(send), len(dst), "the one count"); err != nil {
+	if err := coll.CheckLen("send", len(send), len(dst), "the one count"); err != nil {
 		return err
 	}
 	copy(dst, send)
@@ -116,15 +119,14 @@ func copyToBlock(name string, c coll.Comm, send, recv []byte, counts, displs []i
 }
 
 func scatterv(c coll.Comm, send []byte, counts, displs []int, recv []byte, root int) error {
-	const name = "scatterv"
-	if err := checkRoot(name, c, root); err != nil {
+	if err := coll.CheckRoot(c, root); err != nil {
 		return err
 	}
-	src, err := block(name, c, "send", send, counts, displs)
+	src, err := block(c, "send", send, counts, displs)
 	if err != nil {
 		return err
 	}
-	if err := checkLen(name, c, "recv", len(recv), len(src), "the one count"); err != nil {
+	if err := coll.CheckLen("recv", len(recv), len(src), "the one count"); err != nil {
 		return err
 	}
 	copy(recv, src)
@@ -132,17 +134,16 @@ func scatterv(c coll.Comm, send []byte, counts, displs []int, recv []byte, root 
 }
 
 func alltoallv(c coll.Comm, send []byte, scounts, sdispls []int, recv []byte, rcounts, rdispls []int) error {
-	const name = "alltoallv"
-	src, err := block(name, c, "send", send, scounts, sdispls)
+	src, err := block(c, "send", send, scounts, sdispls)
 	if err != nil {
 		return err
 	}
-	dst, err := block(name, c, "recv", recv, rcounts, rdispls)
+	dst, err := block(c, "recv", recv, rcounts, rdispls)
 	if err != nil {
 		return err
 	}
 	if len(src) != len(dst) {
-		return errorf(name, c, "rank 0 sends itself %d bytes but expects %d", len(src), len(dst))
+		return fmt.Errorf("rank 0 sends itself %d bytes but expects %d", len(src), len(dst))
 	}
 	copy(dst, src)
 	return nil
