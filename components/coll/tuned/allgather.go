@@ -12,7 +12,7 @@ func (m *module) allgather(c coll.Comm, send, recv []byte) error {
 	n := c.Size()
 	forced := m.cfg.allgather
 	if len(recv) != n*len(send) {
-		return wrap(allgatherAlgs, forced, c, fmt.Errorf("receive buffer of %d bytes for %d ranks of %d bytes",
+		return wrap(allgatherAlgs, forced, fmt.Errorf("receive buffer of %d bytes for %d ranks of %d bytes",
 			len(recv), n, len(send)))
 	}
 	builtin := decideAllgather(n, len(recv), m.host.Oversubscribed)
@@ -31,7 +31,7 @@ func (m *module) allgather(c coll.Comm, send, recv []byte) error {
 	default:
 		err = allgatherRingRun(c, send, recv)
 	}
-	return wrap(allgatherAlgs, alg, c, err)
+	return wrap(allgatherAlgs, alg, err)
 }
 
 // allgatherRingRun passes blocks to the right: in step s a rank forwards

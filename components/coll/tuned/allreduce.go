@@ -13,7 +13,7 @@ func (m *module) allreduce(c coll.Comm, send, recv []byte, op coll.Op) error {
 	forced := m.cfg.allreduce
 	es := op.ElemSize()
 	if es <= 0 || len(send)%es != 0 || len(recv) != len(send) {
-		return wrap(allreduceAlgs, forced, c, fmt.Errorf("%d bytes sent, %d received: want the same whole elements of %d bytes",
+		return wrap(allreduceAlgs, forced, fmt.Errorf("%d bytes sent, %d received: want the same whole elements of %d bytes",
 			len(send), len(recv), es))
 	}
 	builtin := decideAllreduce(c.Size(), len(send), len(send)/es, op.Commutative(), m.host.Oversubscribed)
@@ -38,7 +38,7 @@ func (m *module) allreduce(c coll.Comm, send, recv []byte, op coll.Op) error {
 	default:
 		err = m.allreduceRecursiveDoublingRun(c, recv, op)
 	}
-	return wrap(allreduceAlgs, alg, c, err)
+	return wrap(allreduceAlgs, alg, err)
 }
 
 // allreduceReduceBcastRun is a binomial reduce to rank 0 and a binomial

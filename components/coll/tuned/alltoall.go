@@ -12,7 +12,7 @@ func (m *module) alltoall(c coll.Comm, send, recv []byte) error {
 	n := c.Size()
 	alg := m.cfg.alltoall
 	if len(send)%n != 0 || len(recv) != len(send) {
-		return wrap(alltoallAlgs, alg, c, fmt.Errorf("%d bytes sent, %d received: want the same, a multiple of %d ranks",
+		return wrap(alltoallAlgs, alg, fmt.Errorf("%d bytes sent, %d received: want the same, a multiple of %d ranks",
 			len(send), len(recv), n))
 	}
 	bs := len(send) / n
@@ -28,7 +28,7 @@ func (m *module) alltoall(c coll.Comm, send, recv []byte) error {
 	default:
 		err = alltoallLinearRun(c, send, recv, bs)
 	}
-	return wrap(alltoallAlgs, alg, c, err)
+	return wrap(alltoallAlgs, alg, err)
 }
 
 // alltoallLinearRun posts every receive, then every send, starting with

@@ -19,7 +19,7 @@ func (m *module) barrier(c coll.Comm) error {
 	default:
 		err = barrierRecursiveDoublingRun(c)
 	}
-	return wrap(barrierAlgs, alg, c, err)
+	return wrap(barrierAlgs, alg, err)
 }
 
 // barrierLinearRun: every rank tells rank 0 it arrived; rank 0 answers all

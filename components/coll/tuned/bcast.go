@@ -6,7 +6,7 @@ import (
 
 func (m *module) bcast(c coll.Comm, buf []byte, root int) error {
 	if err := checkRoot(c, root); err != nil {
-		return wrap(bcastAlgs, m.cfg.bcast, c, err)
+		return wrap(bcastAlgs, m.cfg.bcast, err)
 	}
 	ch := m.choose(c, bcastAlgs, m.cfg.bcast, len(buf), decideBcast(c.Size(), len(buf), m.cfg.bcastSegsize, m.host.Oversubscribed))
 	m.trace(c, bcastAlgs, ch, len(buf))
@@ -25,7 +25,7 @@ func (m *module) bcast(c coll.Comm, buf []byte, root int) error {
 	default:
 		err = bcastBinomialRun(c, buf, root, coll.TagBcast)
 	}
-	return wrap(bcastAlgs, alg, c, err)
+	return wrap(bcastAlgs, alg, err)
 }
 
 func bcastLinearRun(c coll.Comm, buf []byte, root, tag int) error {

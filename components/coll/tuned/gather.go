@@ -14,10 +14,10 @@ const (
 func (m *module) gather(c coll.Comm, send, recv []byte, root int) error {
 	alg := m.cfg.gather
 	if err := checkRoot(c, root); err != nil {
-		return wrap(gatherAlgs, alg, c, err)
+		return wrap(gatherAlgs, alg, err)
 	}
 	if c.Rank() == root && len(recv) != c.Size()*len(send) {
-		return wrap(gatherAlgs, alg, c, fmt.Errorf("receive buffer of %d bytes for %d ranks of %d bytes",
+		return wrap(gatherAlgs, alg, fmt.Errorf("receive buffer of %d bytes for %d ranks of %d bytes",
 			len(recv), c.Size(), len(send)))
 	}
 	ch := m.choose(c, gatherAlgs, alg, len(send), decideGather(len(send)))
@@ -30,7 +30,7 @@ func (m *module) gather(c coll.Comm, send, recv []byte, root int) error {
 	default:
 		err = m.gatherBinomialRun(c, send, recv, root)
 	}
-	return wrap(gatherAlgs, alg, c, err)
+	return wrap(gatherAlgs, alg, err)
 }
 
 func gatherLinearRun(c coll.Comm, send, recv []byte, root int) error {
@@ -97,10 +97,10 @@ func (m *module) gatherBinomialRun(c coll.Comm, send, recv []byte, root int) err
 func (m *module) scatter(c coll.Comm, send, recv []byte, root int) error {
 	alg := m.cfg.scatter
 	if err := checkRoot(c, root); err != nil {
-		return wrap(scatterAlgs, alg, c, err)
+		return wrap(scatterAlgs, alg, err)
 	}
 	if c.Rank() == root && len(send) != c.Size()*len(recv) {
-		return wrap(scatterAlgs, alg, c, fmt.Errorf("send buffer of %d bytes for %d ranks of %d bytes",
+		return wrap(scatterAlgs, alg, fmt.Errorf("send buffer of %d bytes for %d ranks of %d bytes",
 			len(send), c.Size(), len(recv)))
 	}
 	ch := m.choose(c, scatterAlgs, alg, len(recv), decideScatter(len(recv)))
@@ -113,7 +113,7 @@ func (m *module) scatter(c coll.Comm, send, recv []byte, root int) error {
 	default:
 		err = m.scatterBinomialRun(c, send, recv, root)
 	}
-	return wrap(scatterAlgs, alg, c, err)
+	return wrap(scatterAlgs, alg, err)
 }
 
 func scatterLinearRun(c coll.Comm, send, recv []byte, root int) error {

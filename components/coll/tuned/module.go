@@ -56,11 +56,15 @@ func (m *module) fallback(c coll.Comm, k collective, asked choice, wanted string
 	return choice{alg: alg, from: fromBuiltin}
 }
 
-func wrap(k collective, alg int, c coll.Comm, err error) error {
-	if err == nil {
-		return nil
+// wrap names the algorithm that returned err, what only tuned knows; the
+// caller names the component, the collective and the communicator. An
+// argument error found before an algorithm was chosen (alg auto) is
+// returned as it is.
+func wrap(k collective, alg int, err error) error {
+	if err == nil || alg == auto {
+		return err
 	}
-	return fmt.Errorf("coll tuned: %s %s on %s: %w", k.name, k.algName(alg), c.Name(), err)
+	return fmt.Errorf("%s algorithm: %w", k.algName(alg), err)
 }
 
 func checkRoot(c coll.Comm, root int) error { return coll.CheckRoot(c, root) }

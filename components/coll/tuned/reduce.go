@@ -10,7 +10,7 @@ import (
 func (m *module) reduce(c coll.Comm, send, recv []byte, op coll.Op, root int) error {
 	alg := m.cfg.reduce
 	if err := checkReduce(c, send, recv, op, root); err != nil {
-		return wrap(reduceAlgs, alg, c, err)
+		return wrap(reduceAlgs, alg, err)
 	}
 	ch := m.choose(c, reduceAlgs, alg, len(send), decideReduce(c.Size(), len(send), op.Commutative(), m.host.Oversubscribed))
 	m.trace(c, reduceAlgs, ch, len(send))
@@ -28,7 +28,7 @@ func (m *module) reduce(c coll.Comm, send, recv []byte, op coll.Op, root int) er
 	default:
 		err = m.reduceBinomialRun(c, send, recv, op, root, coll.TagReduce)
 	}
-	return wrap(reduceAlgs, alg, c, err)
+	return wrap(reduceAlgs, alg, err)
 }
 
 func checkReduce(c coll.Comm, send, recv []byte, op coll.Op, root int) error {
