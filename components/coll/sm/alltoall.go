@@ -15,7 +15,7 @@ func (m *module) alltoall(c coll.Comm, send, recv []byte) error {
 		err = coll.CheckLen("recv", len(recv), len(send), "the send buffer's length")
 	}
 	if err != nil {
-		return m.fail("alltoall", err)
+		return m.fail(err)
 	}
 	total := len(send)
 	multi, pc, err := m.route("alltoall", total, true)
@@ -27,7 +27,7 @@ func (m *module) alltoall(c coll.Comm, send, recv []byte) error {
 	}
 	m.announce("alltoall", noRoot, total, pathSegment)
 	shm.CopyCached(recv[m.me*k:(m.me+1)*k], send[m.me*k:(m.me+1)*k])
-	return pc.done(m.fail("alltoall", inRounds(k, m.share(multi, k), multi, func(lo, hi int, first bool) error {
+	return pc.done(m.fail(inRounds(k, m.share(multi, k), multi, func(lo, hi int, first bool) error {
 		p := m.begin("alltoall")
 		w := hi - lo
 		b, err := m.claim(p, total)

@@ -13,7 +13,7 @@ import (
 // which a context switch may keep away for microseconds, come to need it.
 func (m *module) barrier(c coll.Comm) error {
 	m.announce("barrier", noRoot, 0, pathSegment)
-	return m.fail("barrier", m.sync("barrier"))
+	return m.fail(m.sync("barrier"))
 }
 
 // sync is a barrier epoch of collective name. Its length word says the

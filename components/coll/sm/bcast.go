@@ -6,7 +6,7 @@ import (
 
 func (m *module) bcast(c coll.Comm, buf []byte, root int) error {
 	if err := coll.CheckRoot(c, root); err != nil {
-		return m.fail("bcast", err)
+		return m.fail(err)
 	}
 	total := len(buf)
 	multi, pc, err := m.route("bcast", total, true)
@@ -17,7 +17,7 @@ func (m *module) bcast(c coll.Comm, buf []byte, root int) error {
 		return pc.done(m.toNext("bcast", root, total, func() error { return m.next.Bcast(c, buf, root) }))
 	}
 	m.announce("bcast", root, total, pathSegment)
-	return pc.done(m.fail("bcast", inRounds(total, piece(m.limit, multi, total, 1), multi, func(lo, hi int, first bool) error {
+	return pc.done(m.fail(inRounds(total, piece(m.limit, multi, total, 1), multi, func(lo, hi int, first bool) error {
 		p := m.begin("bcast")
 		if m.me == root {
 			if err := m.write(p, total, buf[lo:hi]); err != nil {

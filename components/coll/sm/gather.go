@@ -26,7 +26,7 @@ func (m *module) gather(c coll.Comm, send, recv []byte, root int) error {
 		err = coll.CheckLen("recv", len(recv), m.n*len(send), "the communicator's size times the send buffer's length")
 	}
 	if err != nil {
-		return m.fail("gather", err)
+		return m.fail(err)
 	}
 	total := len(send)
 	multi := !m.fits(total)
@@ -34,7 +34,7 @@ func (m *module) gather(c coll.Comm, send, recv []byte, root int) error {
 		return m.toNext("gather", root, total, func() error { return m.next.Gather(c, send, recv, root) })
 	}
 	m.announce("gather", root, total, pathSegment)
-	return m.fail("gather", inRounds(total, piece(m.limit, multi, total, 1), multi, func(lo, hi int, first bool) error {
+	return m.fail(inRounds(total, piece(m.limit, multi, total, 1), multi, func(lo, hi int, first bool) error {
 		p, err := m.contribute("gather", total, send[lo:hi], first)
 		if err == nil && m.me == root {
 			err = m.gatherInto(p, total, lo, hi, send[lo:hi], recv)
@@ -45,7 +45,7 @@ func (m *module) gather(c coll.Comm, send, recv []byte, root int) error {
 
 func (m *module) allgather(c coll.Comm, send, recv []byte) error {
 	if err := coll.CheckLen("recv", len(recv), m.n*len(send), "the communicator's size times the send buffer's length"); err != nil {
-		return m.fail("allgather", err)
+		return m.fail(err)
 	}
 	total := len(send)
 	multi, pc, err := m.route("allgather", total, true)
@@ -56,7 +56,7 @@ func (m *module) allgather(c coll.Comm, send, recv []byte) error {
 		return pc.done(m.toNext("allgather", noRoot, total, func() error { return m.next.Allgather(c, send, recv) }))
 	}
 	m.announce("allgather", noRoot, total, pathSegment)
-	return pc.done(m.fail("allgather", inRounds(total, piece(m.limit, multi, total, 1), multi, func(lo, hi int, first bool) error {
+	return pc.done(m.fail(inRounds(total, piece(m.limit, multi, total, 1), multi, func(lo, hi int, first bool) error {
 		p, err := m.contribute("allgather", total, send[lo:hi], first)
 		if err == nil {
 			err = m.gatherInto(p, total, lo, hi, send[lo:hi], recv)
@@ -70,7 +70,7 @@ func (m *module) allgather(c coll.Comm, send, recv []byte) error {
 func (m *module) allgatherv(c coll.Comm, send, recv []byte, counts, displs []int) error {
 	err := coll.CheckBlocks(c, "recv", counts, displs, len(recv))
 	if err != nil {
-		return m.fail("allgatherv", err)
+		return m.fail(err)
 	}
 	most := slices.Max(counts)
 	multi := !m.fits(most)
@@ -78,10 +78,10 @@ func (m *module) allgatherv(c coll.Comm, send, recv []byte, counts, displs []int
 		return m.toNext("allgatherv", noRoot, most, func() error { return m.next.Allgatherv(c, send, recv, counts, displs) })
 	}
 	if err := coll.CheckLen("send", len(send), counts[m.me], "this rank's count"); err != nil {
-		return m.fail("allgatherv", err)
+		return m.fail(err)
 	}
 	m.announce("allgatherv", noRoot, most, pathSegment)
-	return m.fail("allgatherv", inRounds(most, piece(m.limit, multi, most, 1), multi, func(lo, hi int, first bool) error {
+	return m.fail(inRounds(most, piece(m.limit, multi, most, 1), multi, func(lo, hi int, first bool) error {
 		// Every member's count is its own: agree with counts, not len(send).
 		p, err := m.contribute("allgatherv", len(send), send[min(lo, len(send)):min(hi, len(send))], false)
 		if err == nil {

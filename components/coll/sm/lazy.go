@@ -32,8 +32,8 @@ var errNoSegment = errors.New("the communicator's shared segment could not be ma
 
 // ready maps the segment if no call has tried yet. It returns nil once
 // the segment is mapped, errNoSegment if some member could not map it,
-// or the error of the set-up's messages, wrapped for collective name.
-func (m *module) ready(name string) error {
+// or the error of the set-up's messages.
+func (m *module) ready() error {
 	if m.seg != nil {
 		return nil
 	}
@@ -61,7 +61,7 @@ func (m *module) ready(name string) error {
 	if errors.Is(m.lazy.err, errNoSegment) {
 		return errNoSegment
 	}
-	return m.fail(name, m.lazy.err)
+	return m.fail(m.lazy.err)
 }
 
 // unready serves a call that ready refused: the next module's, where the
@@ -70,7 +70,7 @@ func (m *module) unready(err error, next func() error) error {
 	if !errors.Is(err, errNoSegment) {
 		return err
 	}
-	return next() // below's fallbacks say when no module is below
+	return m.passed(next()) // below's fallbacks say when no module is below
 }
 
 // free gives the segment, if a call mapped it, to the pool (pool.go),

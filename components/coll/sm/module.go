@@ -1,6 +1,7 @@
 package sm
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/hashicorp/go-hclog"
@@ -63,79 +64,79 @@ type module struct {
 func (m *module) collectives() *coll.Module {
 	return &coll.Module{
 		Barrier: func(c coll.Comm) error {
-			if err := m.ready("barrier"); err != nil {
+			if err := m.ready(); err != nil {
 				return m.unready(err, func() error { return m.next.Barrier(c) })
 			}
 			return m.barrier(c)
 		},
 		Bcast: func(c coll.Comm, buf []byte, root int) error {
-			if err := m.ready("bcast"); err != nil {
+			if err := m.ready(); err != nil {
 				return m.unready(err, func() error { return m.next.Bcast(c, buf, root) })
 			}
 			return m.bcast(c, buf, root)
 		},
 		Reduce: func(c coll.Comm, send, recv []byte, op coll.Op, root int) error {
-			if err := m.ready("reduce"); err != nil {
+			if err := m.ready(); err != nil {
 				return m.unready(err, func() error { return m.next.Reduce(c, send, recv, op, root) })
 			}
 			return m.reduce(c, send, recv, op, root)
 		},
 		Allreduce: func(c coll.Comm, send, recv []byte, op coll.Op) error {
-			if err := m.ready("allreduce"); err != nil {
+			if err := m.ready(); err != nil {
 				return m.unready(err, func() error { return m.next.Allreduce(c, send, recv, op) })
 			}
 			return m.allreduce(c, send, recv, op)
 		},
 		Gather: func(c coll.Comm, send, recv []byte, root int) error {
-			if err := m.ready("gather"); err != nil {
+			if err := m.ready(); err != nil {
 				return m.unready(err, func() error { return m.next.Gather(c, send, recv, root) })
 			}
 			return m.gather(c, send, recv, root)
 		},
 		Scatter: func(c coll.Comm, send, recv []byte, root int) error {
-			if err := m.ready("scatter"); err != nil {
+			if err := m.ready(); err != nil {
 				return m.unready(err, func() error { return m.next.Scatter(c, send, recv, root) })
 			}
 			return m.scatter(c, send, recv, root)
 		},
 		Allgather: func(c coll.Comm, send, recv []byte) error {
-			if err := m.ready("allgather"); err != nil {
+			if err := m.ready(); err != nil {
 				return m.unready(err, func() error { return m.next.Allgather(c, send, recv) })
 			}
 			return m.allgather(c, send, recv)
 		},
 		Alltoall: func(c coll.Comm, send, recv []byte) error {
-			if err := m.ready("alltoall"); err != nil {
+			if err := m.ready(); err != nil {
 				return m.unready(err, func() error { return m.next.Alltoall(c, send, recv) })
 			}
 			return m.alltoall(c, send, recv)
 		},
 		Allgatherv: func(c coll.Comm, send, recv []byte, counts, displs []int) error {
-			if err := m.ready("allgatherv"); err != nil {
+			if err := m.ready(); err != nil {
 				return m.unready(err, func() error { return m.next.Allgatherv(c, send, recv, counts, displs) })
 			}
 			return m.allgatherv(c, send, recv, counts, displs)
 		},
 		ReduceScatter: func(c coll.Comm, send, recv []byte, counts []int, op coll.Op) error {
-			if err := m.ready("reduce_scatter"); err != nil {
+			if err := m.ready(); err != nil {
 				return m.unready(err, func() error { return m.next.ReduceScatter(c, send, recv, counts, op) })
 			}
 			return m.reduceScatter(c, send, recv, counts, op)
 		},
 		ReduceScatterBlock: func(c coll.Comm, send, recv []byte, op coll.Op) error {
-			if err := m.ready("reduce_scatter_block"); err != nil {
+			if err := m.ready(); err != nil {
 				return m.unready(err, func() error { return m.next.ReduceScatterBlock(c, send, recv, op) })
 			}
 			return m.reduceScatterBlock(c, send, recv, op)
 		},
 		Scan: func(c coll.Comm, send, recv []byte, op coll.Op) error {
-			if err := m.ready("scan"); err != nil {
+			if err := m.ready(); err != nil {
 				return m.unready(err, func() error { return m.next.Scan(c, send, recv, op) })
 			}
 			return m.scan(c, send, recv, op)
 		},
 		Exscan: func(c coll.Comm, send, recv []byte, op coll.Op) error {
-			if err := m.ready("exscan"); err != nil {
+			if err := m.ready(); err != nil {
 				return m.unready(err, func() error { return m.next.Exscan(c, send, recv, op) })
 			}
 			return m.exscan(c, send, recv, op)
@@ -150,62 +151,64 @@ func (m *module) collectives() *coll.Module {
 // the segment and for every call where the segment could not be made; a
 // collective none of them provides fails those calls.
 func (m *module) below(next *coll.Module) {
-	none := func(name string) error {
+	none := func() error {
 		if m.seg == nil {
-			return m.fail(name, fmt.Errorf("%w and %w", errNoSegment, coll.ErrNoProvider))
+			return m.fail(fmt.Errorf("%w and %w", errNoSegment, coll.ErrNoProvider))
 		}
-		return m.fail(name, fmt.Errorf("more than coll_sm's limit (%d bytes, coll_sm_max_bytes or less) per rank and %w",
+		return m.fail(fmt.Errorf("more than coll_sm's limit (%d bytes, coll_sm_max_bytes or less) per rank and %w",
 			m.limit, coll.ErrNoProvider))
 	}
 	if next.Barrier == nil {
-		next.Barrier = func(coll.Comm) error { return none("barrier") }
+		next.Barrier = func(coll.Comm) error { return none() }
 	}
 	if next.Bcast == nil {
-		next.Bcast = func(coll.Comm, []byte, int) error { return none("bcast") }
+		next.Bcast = func(coll.Comm, []byte, int) error { return none() }
 	}
 	if next.Reduce == nil {
-		next.Reduce = func(coll.Comm, []byte, []byte, coll.Op, int) error { return none("reduce") }
+		next.Reduce = func(coll.Comm, []byte, []byte, coll.Op, int) error { return none() }
 	}
 	if next.Allreduce == nil {
-		next.Allreduce = func(coll.Comm, []byte, []byte, coll.Op) error { return none("allreduce") }
+		next.Allreduce = func(coll.Comm, []byte, []byte, coll.Op) error { return none() }
 	}
 	if next.Gather == nil {
-		next.Gather = func(coll.Comm, []byte, []byte, int) error { return none("gather") }
+		next.Gather = func(coll.Comm, []byte, []byte, int) error { return none() }
 	}
 	if next.Scatter == nil {
-		next.Scatter = func(coll.Comm, []byte, []byte, int) error { return none("scatter") }
+		next.Scatter = func(coll.Comm, []byte, []byte, int) error { return none() }
 	}
 	if next.Allgather == nil {
-		next.Allgather = func(coll.Comm, []byte, []byte) error { return none("allgather") }
+		next.Allgather = func(coll.Comm, []byte, []byte) error { return none() }
 	}
 	if next.Alltoall == nil {
-		next.Alltoall = func(coll.Comm, []byte, []byte) error { return none("alltoall") }
+		next.Alltoall = func(coll.Comm, []byte, []byte) error { return none() }
 	}
 	if next.Allgatherv == nil {
-		next.Allgatherv = func(coll.Comm, []byte, []byte, []int, []int) error { return none("allgatherv") }
+		next.Allgatherv = func(coll.Comm, []byte, []byte, []int, []int) error { return none() }
 	}
 	if next.ReduceScatter == nil {
-		next.ReduceScatter = func(coll.Comm, []byte, []byte, []int, coll.Op) error { return none("reduce_scatter") }
+		next.ReduceScatter = func(coll.Comm, []byte, []byte, []int, coll.Op) error { return none() }
 	}
 	if next.ReduceScatterBlock == nil {
-		next.ReduceScatterBlock = func(coll.Comm, []byte, []byte, coll.Op) error { return none("reduce_scatter_block") }
+		next.ReduceScatterBlock = func(coll.Comm, []byte, []byte, coll.Op) error { return none() }
 	}
 	if next.Scan == nil {
-		next.Scan = func(coll.Comm, []byte, []byte, coll.Op) error { return none("scan") }
+		next.Scan = func(coll.Comm, []byte, []byte, coll.Op) error { return none() }
 	}
 	if next.Exscan == nil {
-		next.Exscan = func(coll.Comm, []byte, []byte, coll.Op) error { return none("exscan") }
+		next.Exscan = func(coll.Comm, []byte, []byte, coll.Op) error { return none() }
 	}
 	m.next = next
 }
 
-// fail wraps an error of collective name.
-func (m *module) fail(name string, err error) error {
-	if err == nil {
-		return nil
+// fail marks the module broken if err is not nil, and returns err: a
+// failed call may leave the members' epochs apart, so Free does not keep
+// the segment for reuse. The caller names the component, the collective
+// and the communicator.
+func (m *module) fail(err error) error {
+	if err != nil {
+		m.broken = true
 	}
-	m.broken = true
-	return fmt.Errorf("coll sm: %s on %s: %w", name, m.comm.Name(), err)
+	return err
 }
 
 func (m *module) fits(n int) bool { return n <= m.limit }
@@ -215,5 +218,18 @@ func (m *module) fits(n int) bool { return n <= m.limit }
 // (roundsPay), or a call that its timed path sends there (timed.go).
 func (m *module) toNext(name string, root, size int, next func() error) error {
 	m.announce(name, root, size, pathNext)
-	return next()
+	return m.passed(next())
+}
+
+// passed says that err came from the next component, not from sm: pmpi
+// names the component its table chose for the collective, which is sm,
+// and sm does not know which component is below it (Below hands it the
+// functions only). Without this, a failure of tuned's ring would read as
+// sm's. below's fallbacks are sm's own errors (ErrNoProvider, which no
+// component below returns) and are returned as they are.
+func (m *module) passed(err error) error {
+	if err == nil || errors.Is(err, coll.ErrNoProvider) {
+		return err
+	}
+	return fmt.Errorf("passed to the next component: %w", err)
 }

@@ -95,7 +95,7 @@ func (m *module) reduce(c coll.Comm, send, recv []byte, op coll.Op, root int) er
 		err = coll.CheckLen("recv", len(recv), len(send), "the send buffer's length")
 	}
 	if err != nil {
-		return m.fail("reduce", err)
+		return m.fail(err)
 	}
 	total := len(send)
 	// Timed only where tuned combines in rank order too: the same result.
@@ -107,7 +107,7 @@ func (m *module) reduce(c coll.Comm, send, recv []byte, op coll.Op, root int) er
 		return pc.done(m.toNext("reduce", root, total, func() error { return m.next.Reduce(c, send, recv, op, root) }))
 	}
 	m.announce("reduce", root, total, pathSegment)
-	return pc.done(m.fail("reduce", inRounds(total, piece(m.limit, multi, total, op.ElemSize()), multi, func(lo, hi int, first bool) error {
+	return pc.done(m.fail(inRounds(total, piece(m.limit, multi, total, op.ElemSize()), multi, func(lo, hi int, first bool) error {
 		p, err := m.contribute("reduce", total, send[lo:hi], first)
 		if err == nil && m.me == root {
 			err = m.combine(p, total, send[lo:hi], recv[lo:hi], op, m.n-1, 0)
@@ -122,7 +122,7 @@ func (m *module) allreduce(c coll.Comm, send, recv []byte, op coll.Op) error {
 		err = coll.CheckLen("recv", len(recv), len(send), "the send buffer's length")
 	}
 	if err != nil {
-		return m.fail("allreduce", err)
+		return m.fail(err)
 	}
 	total := len(send)
 	multi := !m.fits(total)
@@ -131,11 +131,11 @@ func (m *module) allreduce(c coll.Comm, send, recv []byte, op coll.Op) error {
 	}
 	m.announce("allreduce", noRoot, total, pathSegment)
 	if m.splitPays(total) {
-		return m.fail("allreduce", inRounds(total, piece(m.limit, multi, total, op.ElemSize()), multi, func(lo, hi int, first bool) error {
+		return m.fail(inRounds(total, piece(m.limit, multi, total, op.ElemSize()), multi, func(lo, hi int, first bool) error {
 			return m.allreduceSplit(total, send[lo:hi], recv[lo:hi], op, first)
 		}))
 	}
-	return m.fail("allreduce", inRounds(total, piece(m.limit, multi, total, op.ElemSize()), multi, func(lo, hi int, first bool) error {
+	return m.fail(inRounds(total, piece(m.limit, multi, total, op.ElemSize()), multi, func(lo, hi int, first bool) error {
 		p, err := m.contribute("allreduce", total, send[lo:hi], first)
 		if err == nil {
 			err = m.combine(p, total, send[lo:hi], recv[lo:hi], op, m.n-1, 0)

@@ -10,15 +10,15 @@ import (
 // sum of the counts before it; each rank reduces its part of every block.
 func (m *module) reduceScatter(c coll.Comm, send, recv []byte, counts []int, op coll.Op) error {
 	if len(counts) != m.n {
-		return m.fail("reduce_scatter", fmt.Errorf("%d counts, want one per rank (%d)", len(counts), m.n))
+		return m.fail(fmt.Errorf("%d counts, want one per rank (%d)", len(counts), m.n))
 	}
 	if err := coll.CheckOp(op, 0); err != nil {
-		return m.fail("reduce_scatter", err)
+		return m.fail(err)
 	}
 	total, off := 0, 0
 	for r, k := range counts {
 		if k < 0 || k%op.ElemSize() != 0 {
-			return m.fail("reduce_scatter", fmt.Errorf("the count of rank %d is %d bytes, want a whole number of %d-byte elements", r, k, op.ElemSize()))
+			return m.fail(fmt.Errorf("the count of rank %d is %d bytes, want a whole number of %d-byte elements", r, k, op.ElemSize()))
 		}
 		if r == m.me {
 			off = total
@@ -33,10 +33,10 @@ func (m *module) reduceScatter(c coll.Comm, send, recv []byte, counts []int, op 
 		err = coll.CheckLen("recv", len(recv), counts[m.me], "this rank's count")
 	}
 	if err != nil {
-		return m.fail("reduce_scatter", err)
+		return m.fail(err)
 	}
 	m.announce("reduce_scatter", noRoot, total, pathSegment)
-	return m.fail("reduce_scatter", m.reduceParts("reduce_scatter", send, recv, op, off))
+	return m.fail(m.reduceParts("reduce_scatter", send, recv, op, off))
 }
 
 func (m *module) reduceScatterBlock(c coll.Comm, send, recv []byte, op coll.Op) error {
@@ -48,10 +48,10 @@ func (m *module) reduceScatterBlock(c coll.Comm, send, recv []byte, op coll.Op) 
 		err = coll.CheckLen("send", len(send), m.n*len(recv), "the communicator's size times the receive buffer's length")
 	}
 	if err != nil {
-		return m.fail("reduce_scatter_block", err)
+		return m.fail(err)
 	}
 	m.announce("reduce_scatter_block", noRoot, m.n*len(recv), pathSegment)
-	return m.fail("reduce_scatter_block", m.reduceParts("reduce_scatter_block", send, recv, op, m.me*len(recv)))
+	return m.fail(m.reduceParts("reduce_scatter_block", send, recv, op, m.me*len(recv)))
 }
 
 // reduceParts is the reduce-scatters: every rank contributes its whole

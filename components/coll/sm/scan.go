@@ -15,11 +15,11 @@ func (m *module) scan(c coll.Comm, send, recv []byte, op coll.Op) error {
 		err = coll.CheckLen("recv", len(recv), len(send), "the send buffer's length")
 	}
 	if err != nil {
-		return m.fail("scan", err)
+		return m.fail(err)
 	}
 	m.announce("scan", noRoot, len(send), pathSegment)
 	total := len(send)
-	return m.fail("scan", inRounds(total, piece(m.limit, multi, total, op.ElemSize()), multi, func(lo, hi int, first bool) error {
+	return m.fail(inRounds(total, piece(m.limit, multi, total, op.ElemSize()), multi, func(lo, hi int, first bool) error {
 		p, err := m.contribute("scan", total, send[lo:hi], first)
 		if err == nil {
 			err = m.combine(p, total, send[lo:hi], recv[lo:hi], op, m.me, 0)
@@ -40,11 +40,11 @@ func (m *module) exscan(c coll.Comm, send, recv []byte, op coll.Op) error {
 		err = coll.CheckLen("recv", len(recv), len(send), "the send buffer's length")
 	}
 	if err != nil {
-		return m.fail("exscan", err)
+		return m.fail(err)
 	}
 	m.announce("exscan", noRoot, len(send), pathSegment)
 	total := len(send)
-	return m.fail("exscan", inRounds(total, piece(m.limit, multi, total, op.ElemSize()), multi, func(lo, hi int, first bool) error {
+	return m.fail(inRounds(total, piece(m.limit, multi, total, op.ElemSize()), multi, func(lo, hi int, first bool) error {
 		p, err := m.contribute("exscan", total, send[lo:hi], first)
 		if err == nil && m.me > 0 {
 			err = m.combine(p, total, send[lo:hi], recv[lo:hi], op, m.me-1, 0)

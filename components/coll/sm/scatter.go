@@ -14,7 +14,7 @@ func (m *module) scatter(c coll.Comm, send, recv []byte, root int) error {
 		err = coll.CheckLen("send", len(send), m.n*len(recv), "the communicator's size times the receive buffer's length")
 	}
 	if err != nil {
-		return m.fail("scatter", err)
+		return m.fail(err)
 	}
 	k := len(recv)
 	total := m.n * k
@@ -26,7 +26,7 @@ func (m *module) scatter(c coll.Comm, send, recv []byte, root int) error {
 	if m.me == root {
 		copy(recv, send[root*k:(root+1)*k])
 	}
-	return m.fail("scatter", inRounds(k, m.share(multi, k), multi, func(lo, hi int, first bool) error {
+	return m.fail(inRounds(k, m.share(multi, k), multi, func(lo, hi int, first bool) error {
 		p := m.begin("scatter")
 		w := hi - lo
 		if m.me == root || first {

@@ -124,7 +124,7 @@ func attach(c coll.Comm, dir, id string, lay layout, log hclog.Logger) (*segment
 	}
 	var ok [1]byte
 	if err := c.Recv(ok[:], 0, coll.TagShared); err != nil {
-		return nil, wrapSetup(c, err)
+		return nil, setupErr(err)
 	}
 	if ok[0] == 0 {
 		return nil, nil // rank 0 could not create it and expects no answer
@@ -136,12 +136,12 @@ func attach(c coll.Comm, dir, id string, lay layout, log hclog.Logger) (*segment
 	}
 	if err := c.Send(ok[:], 0, coll.TagShared); err != nil {
 		_ = seg.unmap()
-		return nil, wrapSetup(c, err)
+		return nil, setupErr(err)
 	}
 	err = c.Recv(ok[:], 0, coll.TagShared)
 	if err != nil || ok[0] == 0 {
 		_ = seg.unmap()
-		return nil, wrapSetup(c, err)
+		return nil, setupErr(err)
 	}
 	return seg, nil
 }
@@ -160,7 +160,7 @@ func attachRoot(c coll.Comm, path string, lay layout, log hclog.Logger) (*segmen
 		errs = append(errs, c.Send(created, r, coll.TagShared))
 	}
 	if seg == nil {
-		return nil, wrapSetup(c, errors.Join(errs...))
+		return nil, setupErr(errors.Join(errs...))
 	}
 	verdict := []byte{1}
 	for r := 1; r < c.Size(); r++ {
@@ -178,16 +178,18 @@ func attachRoot(c coll.Comm, path string, lay layout, log hclog.Logger) (*segmen
 	}
 	if err := errors.Join(errs...); err != nil || verdict[0] == 0 {
 		_ = seg.unmap()
-		return nil, wrapSetup(c, err)
+		return nil, setupErr(err)
 	}
 	return seg, nil
 }
 
-func wrapSetup(c coll.Comm, err error) error {
+// setupErr says that err came from the segment's set-up, a step of the
+// call that only sm knows of.
+func setupErr(err error) error {
 	if err == nil {
 		return nil
 	}
-	return fmt.Errorf("coll sm: segment of %s: %w", c.Name(), err)
+	return fmt.Errorf("segment set-up: %w", err)
 }
 
 // createSegment makes the segment's file, which must not exist (one that

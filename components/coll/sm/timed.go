@@ -224,14 +224,14 @@ func (m *module) swapMedians(mine [2]time.Duration) (seg, next time.Duration, er
 	m.announce(name, noRoot, size, pathSegment)
 	p, err := m.contribute(name, size, b[:], false)
 	if err != nil {
-		return 0, 0, m.fail(name, err)
+		return 0, 0, m.fail(fmt.Errorf("%s: %w", name, err))
 	}
 	// Every rank adds the same figures in the same order.
 	for r := range m.n {
 		data := b[:]
 		if r != m.me {
 			if data, err = m.read(r, p, size, size); err != nil {
-				return 0, 0, m.fail(name, err)
+				return 0, 0, m.fail(fmt.Errorf("%s: %w", name, err))
 			}
 		}
 		seg = addSat(seg, time.Duration(binary.LittleEndian.Uint64(data[:8])))
