@@ -2,6 +2,7 @@ package pmpi
 
 import (
 	"fmt"
+	"strings"
 	"unsafe"
 
 	"github.com/gompi/gompi/frameworks/coll"
@@ -25,7 +26,7 @@ func IsInPlace(b []byte) bool {
 
 // collCall is one collective call's checked state.
 type collCall struct {
-	op   string
+	op   string // the collective as messages name it: "reduce scatter"
 	comm *Comm
 	t    *coll.Table
 }
@@ -37,16 +38,28 @@ func startColl(op string, comm *Comm) (collCall, error) {
 	return collCall{op: op, comm: comm, t: comm.colls}, nil
 }
 
+// collective is the call's name in coll.Collectives, which writes with
+// underscores what messages write with spaces.
+func (k *collCall) collective() string { return strings.ReplaceAll(k.op, " ", "_") }
+
 func (k *collCall) fail(class ErrorClass, format string, args ...any) error {
 	return k.comm.handle(errorf(class, nil, "%s on %v: %s", k.op, k.comm, fmt.Sprintf(format, args...)))
 }
 
-// done wraps what the algorithm returned.
+// done wraps what the component serving the call returned with the call,
+// the communicator and the component: components leave all three out,
+// since only the table knows which of them served the call.
 func (k *collCall) done(err error) error {
 	if err == nil {
 		return nil
 	}
-	return k.comm.handle(errorf(classOf(err), err, "%s on %v", k.op, k.comm))
+	return k.comm.handle(errorf(classOf(err), served(k.t, k.collective(), err), "%s on %v", k.op, k.comm))
+}
+
+// served names the component of t that serves collective ahead of err, a
+// non-nil error it returned.
+func served(t *coll.Table, collective string, err error) error {
+	return fmt.Errorf("coll %s: %w", t.Provider(collective), err)
 }
 
 func (k *collCall) missing() error {
