@@ -313,7 +313,48 @@ func TestMismatchedCounts(t *testing.T) {
 				if strings.Contains(j.Stderr, "FAIL rank") {
 					t.Errorf("a rank failed otherwise\n%v", j)
 				}
+				words := strings.Split(kind, "-")
+				op := words[0]
+				if op == "root" {
+					op = words[1]
+				}
+				checkErrorContext(t, j, "detected mismatch "+kind+" rank ", op, "sm")
 			})
+		}
+	}
+}
+
+// TestErrorContext: a collective's error names the call, the
+// communicator and the component that served it once each, whichever
+// component that is.
+func TestErrorContext(t *testing.T) {
+	for _, component := range []string{"sm", "tuned", "basic"} {
+		t.Run(component, func(t *testing.T) {
+			j := run(t, "-np", "3", "--oversubscribe", "--mca", "coll", component+",self", collcheck, "mismatch", "allreduce")
+			if !strings.Contains(j.Stdout, "detected mismatch allreduce rank ") {
+				t.Fatalf("no rank reported the mismatch\n%v", j)
+			}
+			checkErrorContext(t, j, "detected mismatch allreduce rank ", "allreduce", component)
+		})
+	}
+}
+
+// checkErrorContext checks the errors that j's ranks print on the lines
+// that begin with prefix: each names the call op on MPI_COMM_WORLD once,
+// and once the component, which must be component. A peer is named with
+// its communicator ("rank 1 of comm MPI_COMM_WORLD"), apart from the call.
+func checkErrorContext(t *testing.T, j job, prefix, op, component string) {
+	t.Helper()
+	components := regexp.MustCompile(`coll (basic|self|sm|tuned):`)
+	peers := regexp.MustCompile(`rank \d+ of comm MPI_COMM_WORLD`)
+	for line := range strings.Lines(j.Stdout) {
+		if !strings.HasPrefix(line, prefix) {
+			continue
+		}
+		named := components.FindAllStringSubmatch(line, -1)
+		comms := strings.Count(line, "MPI_COMM_WORLD") - len(peers.FindAllString(line, -1))
+		if strings.Count(line, op+" on ") != 1 || comms != 1 || len(named) != 1 || named[0][1] != component {
+			t.Errorf("the error does not name %s on comm MPI_COMM_WORLD and coll %s once each: %s", op, component, line)
 		}
 	}
 }
