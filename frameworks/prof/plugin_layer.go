@@ -87,10 +87,15 @@ func (layer *recorder) begin() int64 {
 	return layer.now()
 }
 
-// record adds the call begun at t0 to the current batch.
+// record adds the call begun at t0 to the current batch. A call whose peer
+// is ProcNull moves nothing: it is recorded with 0 bytes, as stats counts
+// it (the generated recorders pass the buffer's size).
 func (layer *recorder) record(t0 int64, fn fnIndex, peer, tag int, bytes int, comm *pmpi.Comm, err error) {
 	if t0 < 0 {
 		return
+	}
+	if peer == pmpi.ProcNull {
+		bytes = 0
 	}
 	e := event{fn: fn, peer: int32(peer), tag: int32(tag), bytes: int64(bytes), err: err != nil, start: t0, end: layer.now()}
 	if comm != nil {

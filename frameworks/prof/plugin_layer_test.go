@@ -224,3 +224,61 @@ func TestRecorderEventsNameTheirCall(t *testing.T) {
 		}
 	}
 }
+
+// TestRecorderProcNullMovesNothing: a call whose peer is ProcNull reaches
+// the tool with that peer and 0 bytes, as stats counts it.
+func TestRecorderProcNullMovesNothing(t *testing.T) {
+	tool := &fakeTool{}
+	layer := newTestRecorder(tool, 100, 1)
+	if err := layer.Init(); err != nil {
+		t.Fatal(err)
+	}
+	self := layer.CommSelf()
+	dt := pmpi.TypeOf[int32]()
+	buf := make([]byte, 12)
+	const null = pmpi.ProcNull
+	var reqs []*pmpi.Request
+	for _, start := range []func() (*pmpi.Request, error){
+		func() (*pmpi.Request, error) { return layer.Isend(buf, 3, dt, null, 5, self) },
+		func() (*pmpi.Request, error) { return layer.Issend(buf, 3, dt, null, 5, self) },
+		func() (*pmpi.Request, error) { return layer.Irecv(buf, 3, dt, null, 5, self) },
+	} {
+		r, err := start()
+		if err != nil {
+			t.Fatal(err)
+		}
+		reqs = append(reqs, r)
+	}
+	if err := layer.Send(buf, 3, dt, null, 5, self); err != nil {
+		t.Fatal(err)
+	}
+	if err := layer.Ssend(buf, 3, dt, null, 5, self); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := layer.Recv(buf, 3, dt, null, 5, self); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := layer.Sendrecv(buf, 3, dt, null, 5, buf, 3, dt, null, 5, self); err != nil {
+		t.Fatal(err)
+	}
+	if err := layer.WaitAll(reqs, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := layer.Finalize(); err != nil {
+		t.Fatal(err)
+	}
+	p2p := map[fnIndex]bool{fnIsend: true, fnIssend: true, fnIrecv: true, fnSend: true, fnSsend: true, fnRecv: true, fnSendrecv: true}
+	seen := 0
+	for _, e := range tool.events() {
+		if !p2p[fnIndex(e.GetFn())] {
+			continue
+		}
+		seen++
+		if e.GetPeer() != null || e.GetBytes() != 0 {
+			t.Errorf("%s on ProcNull: peer %d, %d bytes; want peer %d, 0 bytes", Functions[e.GetFn()].Name, e.GetPeer(), e.GetBytes(), null)
+		}
+	}
+	if seen != len(p2p) {
+		t.Errorf("%d point-to-point events, want %d", seen, len(p2p))
+	}
+}

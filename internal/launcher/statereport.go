@@ -1,6 +1,7 @@
 package launcher
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"slices"
@@ -13,6 +14,30 @@ import (
 // stateAnswerWait is how long gompirun waits for the ranks' state reports:
 // a rank that has not answered by then is stopped, or starved of CPU.
 const stateAnswerWait = time.Second
+
+// reportState asks every rank what it is doing and prints the answers
+// with what they say together (see writeState). alive holds the ranks not
+// seen exiting.
+func (j *job) reportState(ctx context.Context, why string, alive map[int]int) {
+	reports := j.srv.CollectState(ctx, j.cfg.StackTraces, stateAnswerWait)
+	j.mu.Lock()
+	pids := slices.Clone(j.pids)
+	j.mu.Unlock()
+	gone := make([]string, len(pids))
+	for rank := range pids {
+		connected, finalized := j.srv.RankState(rank)
+		_, running := alive[rank]
+		switch {
+		case !running:
+			gone[rank] = "has exited"
+		case finalized:
+			gone[rank] = "has called Finalize"
+		case !connected:
+			gone[rank] = "has not reached Init's connection to gompirun yet"
+		}
+	}
+	writeState(j.term.stderr(), why, pids, gone, reports)
+}
 
 // writeState prints the ranks' reports: what each waits for, then what
 // they say together: cycles of ranks waiting for each other (a deadlock)

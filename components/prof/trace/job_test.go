@@ -97,7 +97,8 @@ type track struct{ pid, tid int }
 
 // TestJob runs known traffic and checks what a viewer relies on: ranks
 // named, each rank's calls in the order it made them, calls nested, one
-// arrow per message, from inside its send to inside its receive.
+// arrow per message, from inside its send to inside its receive, and
+// calls on ProcNull with no bytes and no arrow.
 func TestJob(t *testing.T) {
 	evs := runJob(t)
 	named := map[int]string{}
@@ -219,9 +220,18 @@ func TestJob(t *testing.T) {
 	if fmt.Sprint(sendsWithArrow) != fmt.Sprint(want) {
 		t.Errorf("arrows %v, want %v", sendsWithArrow, want)
 	}
-	// Every recorded send has exactly one arrow.
+	// Every recorded send has exactly one arrow, but for those to ProcNull,
+	// which have none and move no bytes, as the receives from it.
+	nullCalls := map[string]int{}
 	for k, calls := range byTrack {
 		for _, c := range calls {
+			if intArg(c, "peer") == -2 && (c.Name == "MPI_Send" || c.Name == "MPI_Recv") {
+				nullCalls[c.Name]++
+				if b := intArg(c, "bytes"); b != 0 {
+					t.Errorf("rank %d: %s on ProcNull with %d bytes, want 0", k.pid, c.Name, b)
+				}
+				continue
+			}
 			if c.Name != "MPI_Send" && c.Name != "MPI_Isend" && c.Name != "MPI_Sendrecv" {
 				continue
 			}
@@ -235,6 +245,9 @@ func TestJob(t *testing.T) {
 				t.Errorf("rank %d: %s at %v has %d arrows", k.pid, c.Name, *c.Ts, n)
 			}
 		}
+	}
+	if fmt.Sprint(nullCalls) != "map[MPI_Recv:3 MPI_Send:3]" {
+		t.Errorf("calls on ProcNull %v, want a Send and a Recv on each rank", nullCalls)
 	}
 	// The goroutines' rings ran on tracks of their own.
 	for r := range 3 {
@@ -290,12 +303,13 @@ var madeByMPI = map[string]bool{"MPI_CommWorld": true, "MPI_CommRank": true, "MP
 var programOrder = map[int][]string{
 	0: {"MPI_Init", "MPI_Pcontrol", "phase 1", "MPI_Send", "MPI_Send", "MPI_Irecv", "MPI_Wait", "MPI_Sendrecv",
 		"MPI_Allreduce", "MPI_OpCreate", "MPI_Allreduce", "MPI_Pcontrol", "phase 2", "MPI_Pcontrol", "MPI_Send",
-		"MPI_CommSplit", "MPI_Send", "MPI_Barrier", "MPI_Finalize"},
+		"MPI_CommSplit", "MPI_Send", "MPI_Send", "MPI_Recv", "MPI_Barrier", "MPI_Finalize"},
 	1: {"MPI_Init", "MPI_Pcontrol", "phase 1", "MPI_Recv", "MPI_Recv", "MPI_Recv", "MPI_Isend", "MPI_Wait", "MPI_Sendrecv",
-		"MPI_Allreduce", "MPI_OpCreate", "MPI_Allreduce", "MPI_Pcontrol", "phase 2", "MPI_CommSplit", "MPI_Barrier",
-		"MPI_Finalize"},
+		"MPI_Allreduce", "MPI_OpCreate", "MPI_Allreduce", "MPI_Pcontrol", "phase 2", "MPI_CommSplit", "MPI_Send", "MPI_Recv",
+		"MPI_Barrier", "MPI_Finalize"},
 	2: {"MPI_Init", "MPI_Pcontrol", "phase 1", "MPI_Send", "MPI_Sendrecv", "MPI_Allreduce", "MPI_OpCreate", "MPI_Allreduce",
-		"MPI_Pcontrol", "phase 2", "MPI_Recv", "MPI_Recv", "MPI_CommSplit", "MPI_Recv", "MPI_Barrier", "MPI_Finalize"},
+		"MPI_Pcontrol", "phase 2", "MPI_Recv", "MPI_Recv", "MPI_CommSplit", "MPI_Recv", "MPI_Send", "MPI_Recv", "MPI_Barrier",
+		"MPI_Finalize"},
 }
 
 // checkArrowEnd checks that an arrow's end e lies inside call, its

@@ -15,6 +15,16 @@ type pending struct {
 	bytes     int
 }
 
+// moved is the bytes a call of count elements of dt moves with peer: none
+// with ProcNull, so that a halo exchange's edges record calls of 0 bytes,
+// as stats counts them.
+func moved(count int, dt pmpi.Datatype, peer int) int {
+	if peer == pmpi.ProcNull {
+		return 0
+	}
+	return size(count, dt)
+}
+
 // sendFlow counts a send and returns the start of its arrow.
 func (t *Tracer) sendFlow(comm *pmpi.Comm, dest, tag int) flowEnd {
 	t.mu.Lock()
@@ -41,7 +51,7 @@ func (t *Tracer) blockingSend(name string, buf []byte, count int, dt pmpi.Dataty
 	sp := t.begin()
 	err := call(buf, count, dt, dest, tag, comm)
 	sp = t.stop(sp)
-	a := t.commArgs(sp, comm).withPeer(dest, tag).withBytes(size(count, dt)).withErr(err)
+	a := t.commArgs(sp, comm).withPeer(dest, tag).withBytes(moved(count, dt, dest)).withErr(err)
 	if err == nil {
 		a = a.withFlow(t.sendFlow(comm, dest, tag))
 	}
@@ -83,10 +93,10 @@ func (t *Tracer) startSend(name string, buf []byte, count int, dt pmpi.Datatype,
 	sp := t.begin()
 	r, err := call(buf, count, dt, dest, tag, comm)
 	sp = t.stop(sp)
-	a := t.commArgs(sp, comm).withPeer(dest, tag).withBytes(size(count, dt)).withErr(err)
+	a := t.commArgs(sp, comm).withPeer(dest, tag).withBytes(moved(count, dt, dest)).withErr(err)
 	if err == nil {
 		a = a.withFlow(t.sendFlow(comm, dest, tag))
-		t.track(r, pending{comm: comm, peer: dest, tag: tag, bytes: size(count, dt)})
+		t.track(r, pending{comm: comm, peer: dest, tag: tag, bytes: moved(count, dt, dest)})
 	}
 	t.end(sp, name, a)
 	return r, err
@@ -110,9 +120,9 @@ func (t *Tracer) Irecv(buf []byte, count int, dt pmpi.Datatype, source, tag int,
 	r, err := t.Next.Irecv(buf, count, dt, source, tag, comm)
 	sp = t.stop(sp)
 	if err == nil {
-		t.track(r, pending{comm: comm, recv: true, peer: source, tag: tag, bytes: size(count, dt)})
+		t.track(r, pending{comm: comm, recv: true, peer: source, tag: tag, bytes: moved(count, dt, source)})
 	}
-	t.end(sp, "MPI_Irecv", t.commArgs(sp, comm).withPeer(source, tag).withBytes(size(count, dt)).withErr(err))
+	t.end(sp, "MPI_Irecv", t.commArgs(sp, comm).withPeer(source, tag).withBytes(moved(count, dt, source)).withErr(err))
 	return r, err
 }
 
@@ -122,7 +132,7 @@ func (t *Tracer) Sendrecv(sendbuf []byte, sendcount int, sendtype pmpi.Datatype,
 	sp := t.begin()
 	st, err := t.Next.Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm)
 	sp = t.stop(sp)
-	a := t.received(sp, comm, source, recvtag, st, err).withSend(dest, sendtag, size(sendcount, sendtype))
+	a := t.received(sp, comm, source, recvtag, st, err).withSend(dest, sendtag, moved(sendcount, sendtype, dest))
 	if err == nil {
 		a = a.withFlow(t.sendFlow(comm, dest, sendtag))
 	}

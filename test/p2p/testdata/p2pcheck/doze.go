@@ -6,8 +6,6 @@ import (
 	"github.com/gompi/gompi/mpi"
 )
 
-func init() { scenarios["doze"] = doze }
-
 // doze: the waiting calls of a rank whose thread dozes between polls (the
 // tests run it with mpi_poll_doze_us 1): a token ring, where each rank
 // waits in Recv for its left neighbour; a receive that another goroutine

@@ -2,7 +2,8 @@
 // component's tests: blocking sends to AnySource receives, an Isend with
 // its Wait, Sendrecv rings (two of them from two goroutines at once),
 // collectives (one with a user's operation that calls MPI), a split
-// communicator, phases and a pause in recording.
+// communicator, phases, a pause in recording, and a send to and a
+// receive from ProcNull.
 package main
 
 import (
@@ -128,6 +129,11 @@ func main() {
 		_, err := mpi.Recv(make([]int16, 1), 0, 1, sub)
 		check("recv on split", err)
 	}
+
+	// 8 bytes to and from ProcNull, which move nothing.
+	check("send to ProcNull", mpi.Send([]int32{8, 9}, mpi.ProcNull, 6, world))
+	_, err = mpi.Recv(make([]int32, 2), mpi.ProcNull, 6, world)
+	check("recv from ProcNull", err)
 	check("barrier", mpi.Barrier(world))
 	check("finalize", mpi.Finalize())
 	fmt.Printf("ok rank %d\n", rank)

@@ -1,0 +1,112 @@
+package launcher
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+)
+
+// App is one app context of a job: NP ranks running one program with
+// the same arguments and exports, as one "-np N program args" of an MPMD
+// command line.
+type App struct {
+	NP      int      // number of ranks, >= 1
+	Program string   // executable, looked up in $PATH unless it contains a slash
+	Args    []string // its arguments
+	Env     []string // NAME=value entries added for these ranks only (-x)
+}
+
+// Config describes one job.
+type Config struct {
+	// Apps are the job's app contexts. Ranks are numbered across them in
+	// order (the first app's ranks come first), and each rank learns its
+	// app's index as GOMPI_APPNUM (MPI_APPNUM).
+	Apps []App
+	// Env is the environment every rank starts from (gompirun passes its own
+	// plus --mca and GOMPI_PREFIX); each rank's app exports and identity
+	// are added. nil means os.Environ().
+	Env []string
+	// Bind chooses each rank's CPUs among those in gompirun's affinity
+	// mask (see startRank). Go sizes GOMAXPROCS from the mask, so a rank
+	// gets as many threads as CPUs.
+	Bind Bind
+	// ReaperExe, when set, is run as the job's reaper (see RunReaper): if
+	// gompirun is killed, it kills what is left of the job and removes the
+	// job's files.
+	ReaperExe string
+	Timeout   time.Duration // stop the job with ExitTimeout after this long; 0: never
+	// ReportStateOnTimeout prints what every rank waits for before a
+	// timeout stops the job; StackTraces adds every goroutine's stack to
+	// such reports.
+	ReportStateOnTimeout bool
+	StackTraces          bool
+	// StateRequests asks for a state report of the running job (gompirun
+	// sends SIGQUIT here).
+	StateRequests <-chan os.Signal
+	Output        OutputOptions
+	// Stdin goes to rank 0 (the other ranks read /dev/null); nil gives rank
+	// 0 /dev/null too. A terminal is read by Run and copied through a pipe,
+	// since rank 0 is not in the terminal's foreground process group.
+	Stdin          *os.File
+	Stdout, Stderr io.Writer // nil: discard
+	// Signals received here are forwarded to every rank, then the job is
+	// stopped and Run returns 128+signo. A second signal kills at once.
+	Signals <-chan os.Signal
+	Log     hclog.Logger  // nil: discard
+	TempDir string        // parent of the session directory; "": os.TempDir()
+	Grace   time.Duration // between SIGTERM and SIGKILL; 0: DefaultGrace
+	// Mergers finds the merger of a profiling tool's parts (see
+	// MergeFunc), nil when it has none; gompirun passes prof.MergerFor.
+	// When the job has ended, the parts the ranks submitted are merged in
+	// the working directory, and the reports listed with those announced.
+	Mergers func(tool string) MergeFunc
+}
+
+// DefaultGrace is how long stopped ranks get between SIGTERM and SIGKILL.
+const DefaultGrace = 500 * time.Millisecond
+
+// fill checks cfg, fills in the defaults and returns the job's size.
+func (cfg *Config) fill() (np int, err error) {
+	if len(cfg.Apps) == 0 {
+		return 0, errors.New("no program to run")
+	}
+	for i, app := range cfg.Apps {
+		what := ""
+		if len(cfg.Apps) > 1 {
+			what = fmt.Sprintf("app context %d: ", i+1)
+		}
+		if app.NP < 1 {
+			return 0, fmt.Errorf("%s%d ranks requested: at least 1 is needed", what, app.NP)
+		}
+		if app.Program == "" {
+			return 0, fmt.Errorf("%sno program to run", what)
+		}
+		np += app.NP
+	}
+	if cfg.Timeout < 0 {
+		return 0, fmt.Errorf("timeout %s: must not be negative", cfg.Timeout)
+	}
+	if cfg.Env == nil {
+		cfg.Env = os.Environ()
+	}
+	if cfg.Stdout == nil {
+		cfg.Stdout = io.Discard
+	}
+	if cfg.Stderr == nil {
+		cfg.Stderr = io.Discard
+	}
+	if cfg.Log == nil {
+		cfg.Log = hclog.NewNullLogger()
+	}
+	if cfg.Grace <= 0 {
+		cfg.Grace = DefaultGrace
+	}
+	if cfg.TempDir == "" {
+		cfg.TempDir = os.TempDir()
+	}
+	return np, nil
+}

@@ -1,0 +1,60 @@
+package launcher
+
+import (
+	"encoding/hex"
+	"strconv"
+	"strings"
+
+	"github.com/gompi/gompi/internal/rte"
+)
+
+// lifelineFD is the descriptor number of the lifeline in every rank: the
+// first of exec.Cmd.ExtraFiles.
+const lifelineFD = 3
+
+// identityVars are set by the launcher for each rank and so dropped from the
+// inherited environment, together with the reaper's switch.
+var identityVars = []string{
+	rte.EnvRank, rte.EnvSize, rte.EnvLocalRank, rte.EnvLocalSize, rte.EnvAppNum,
+	rte.EnvJobID, rte.EnvServer, rte.EnvSecret, rte.EnvSessionDir, rte.EnvLifeline, ReaperEnvVar,
+}
+
+// rankEnvBase drops from env what each rank gets set for itself, and
+// repeated names (the last one wins, as in exec.Cmd).
+func rankEnvBase(env []string) []string {
+	drop := map[string]bool{}
+	for _, name := range identityVars {
+		drop[name] = true
+	}
+	last := map[string]int{}
+	for i, kv := range env {
+		name, _, _ := strings.Cut(kv, "=")
+		last[name] = i
+	}
+	var out []string
+	for i, kv := range env {
+		name, _, _ := strings.Cut(kv, "=")
+		if !drop[name] && last[name] == i {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
+// rankEnv is the environment of one rank of app context appNum: the base,
+// the app's exports, then the rank's identity.
+func rankEnv(base []string, app App, appNum int, s *session, rank, np int) []string {
+	env := append(append([]string(nil), base...), app.Env...)
+	return append(env,
+		rte.EnvAppNum+"="+strconv.Itoa(appNum),
+		rte.EnvRank+"="+strconv.Itoa(rank),
+		rte.EnvSize+"="+strconv.Itoa(np),
+		rte.EnvLocalRank+"="+strconv.Itoa(rank), // one host: local is global
+		rte.EnvLocalSize+"="+strconv.Itoa(np),
+		rte.EnvJobID+"="+s.jobID,
+		rte.EnvServer+"=unix://"+s.socket,
+		rte.EnvSecret+"="+hex.EncodeToString(s.secret),
+		rte.EnvSessionDir+"="+s.dir,
+		rte.EnvLifeline+"="+strconv.Itoa(lifelineFD),
+	)
+}

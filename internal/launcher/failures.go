@@ -1,0 +1,150 @@
+package launcher
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/gompi/gompi/internal/rte"
+)
+
+// failure is why the job stops and the status gompirun exits with.
+type failure struct {
+	msg  string // the line to print, without "gompirun: "
+	code int
+	// A rank's failure: the rank (-1 for the job's own: a timeout, a
+	// signal), its pid, what it did, and the peers it saw fail first, when
+	// it failed because of them.
+	rank, pid int
+	what      string
+	blames    []int
+}
+
+// follower describes a failure that came after the cause.
+func (f *failure) follower() string {
+	s := fmt.Sprintf("rank %d (pid %d) %s", f.rank, f.pid, f.what)
+	if len(f.blames) > 0 {
+		peers := make([]string, len(f.blames))
+		for i, p := range f.blames {
+			peers[i] = strconv.Itoa(p)
+		}
+		s += fmt.Sprintf(" (after it saw rank %s fail)", strings.Join(peers, ", "))
+	}
+	return s
+}
+
+// classify decides whether a rank's exit fails the job: a non-zero status,
+// a signal, or exit 0 after connecting to the job server but without
+// calling Finalize. A rank that never connected and exits 0 is fine.
+func classify(ev exitEvent, connected, finalized bool) (failure, bool) {
+	ws := ev.status
+	switch {
+	case ws.Signaled():
+		core := ""
+		if ws.CoreDump() {
+			core = " (core dumped)"
+		}
+		return rankFailure(ev, fmt.Sprintf("killed by signal %s%s", signalName(ws.Signal()), core), 128+int(ws.Signal())), true
+	case ws.ExitStatus() != 0:
+		return rankFailure(ev, fmt.Sprintf("exited with status %d", ws.ExitStatus()), ws.ExitStatus()), true
+	case connected && !finalized:
+		return rankFailure(ev, "exited without calling Finalize", 1), true
+	}
+	return failure{}, false
+}
+
+// jobFailure is a failure of the job as a whole: a timeout, a signal, a
+// rank that could not start.
+func jobFailure(msg string, code int) failure { return failure{msg: msg, code: code, rank: -1} }
+
+func rankFailure(ev exitEvent, what string, code int) failure {
+	return failure{
+		msg:  fmt.Sprintf("rank %d (pid %d) %s; stopping the job", ev.rank, ev.pid, what),
+		code: code, rank: ev.rank, pid: ev.pid, what: what,
+	}
+}
+
+// fail records a failure and, at the first one, asks the supervisor to stop
+// the job. The root cause is printed as soon as it is known: the first
+// failure that is not a consequence of another (a rank that aborted
+// because peers failed is one). The followers are listed when the job ends.
+func (j *job) fail(f failure) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.failures = append(j.failures, f)
+	if j.cause < 0 && len(f.blames) == 0 {
+		j.cause = len(j.failures) - 1
+		fmt.Fprintf(j.term.stderr(), "gompirun: %s\n", f.msg)
+	}
+	if len(j.failures) == 1 {
+		j.srv.End(f.msg)
+		close(j.stopReq)
+	}
+}
+
+// onAbort runs in the job server while the rank's Abort call is pending,
+// so the abort is recorded before the rank can be seen exiting.
+func (j *job) onAbort(a AbortCall) {
+	j.mu.Lock()
+	pid := j.pids[a.Rank]
+	j.mu.Unlock()
+	what := fmt.Sprintf("called Abort with code %d: %s", a.Code, a.Message)
+	j.fail(failure{
+		msg:    fmt.Sprintf("rank %d (pid %d) %s; stopping the job", a.Rank, pid, what),
+		what:   what,
+		code:   rte.AbortStatus(a.Code),
+		rank:   a.Rank,
+		pid:    pid,
+		blames: a.FailedPeers,
+	})
+}
+
+// killedByUs reports whether a rank died of a signal gompirun sent it: a
+// consequence of the stop, not a failure of its own. A rank that exited
+// with a status, or of another signal, failed on its own, even if it did
+// so while gompirun was stopping the job.
+func (j *job) killedByUs(ev exitEvent) bool {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return ev.status.Signaled() && j.sent[ev.rank][ev.status.Signal()]
+}
+
+// aborted reports whether rank's failure is already recorded as its Abort,
+// whose exit status follows from it.
+func (j *job) aborted(rank int) bool {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	for _, f := range j.failures {
+		if f.rank == rank {
+			return true
+		}
+	}
+	return false
+}
+
+func (j *job) stopping() bool {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return len(j.failures) > 0
+}
+
+// verdict settles the cause once every rank is gone, prints it if it was
+// not printed yet (every failure blamed a peer whose own end was no
+// failure), then the failures that followed, and returns the exit status.
+func (j *job) verdict() int {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if len(j.failures) == 0 {
+		return 0
+	}
+	if j.cause < 0 {
+		j.cause = 0
+		fmt.Fprintf(j.term.stderr(), "gompirun: %s\n", j.failures[0].msg)
+	}
+	for i := range j.failures {
+		if f := &j.failures[i]; i != j.cause && f.rank >= 0 {
+			fmt.Fprintf(j.term.stderr(), "gompirun: then %s\n", f.follower())
+		}
+	}
+	return j.failures[j.cause].code
+}

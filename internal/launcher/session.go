@@ -1,0 +1,70 @@
+package launcher
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/gompi/gompi/internal/rte"
+)
+
+// maxSocketPath is the longest unix socket path Linux accepts (sun_path
+// holds 108 bytes including the terminating NUL).
+const maxSocketPath = 107
+
+// session is a job's identity and its private directory, which holds the
+// server's socket, the owner record stale sweeps read (see sweepStale) and
+// the profiling parts the ranks submit.
+type session struct {
+	jobID  string
+	secret []byte
+	dir    string
+	socket string
+}
+
+func newSession(tempDir string) (*session, error) {
+	tempDir, err := filepath.Abs(tempDir)
+	if err != nil {
+		return nil, fmt.Errorf("session directory: %w", err)
+	}
+	secret := make([]byte, rte.MinSecretLen)
+	if _, err := rand.Read(secret); err != nil {
+		return nil, fmt.Errorf("creating the job secret: %w", err)
+	}
+	for range 10 { // a clash of random ids with a live job is rare; retry
+		id := make([]byte, 4)
+		if _, err := rand.Read(id); err != nil {
+			return nil, fmt.Errorf("creating the job id: %w", err)
+		}
+		s := &session{jobID: hex.EncodeToString(id), secret: secret}
+		s.dir = filepath.Join(tempDir, "gompi."+s.jobID)
+		s.socket = filepath.Join(s.dir, "rt.sock")
+		if len(s.socket) > maxSocketPath {
+			return nil, fmt.Errorf("session directory %s: the socket path %s is %d bytes, longer than the %d a unix socket allows; set TMPDIR to a shorter directory", s.dir, s.socket, len(s.socket), maxSocketPath)
+		}
+		err := os.Mkdir(s.dir, 0o700)
+		if errors.Is(err, os.ErrExist) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("creating the session directory: %w", err)
+		}
+		// Without /proc there is no owner to record; the directory is then
+		// never swept, only removed by this job.
+		if o, err := selfOwner(); err == nil {
+			if err := os.WriteFile(filepath.Join(s.dir, ownerFile), []byte(o.String()), 0o600); err != nil {
+				_ = os.Remove(s.dir)
+				return nil, fmt.Errorf("creating the session directory: %w", err)
+			}
+		}
+		return s, nil
+	}
+	return nil, fmt.Errorf("creating the session directory in %s: every job id tried was taken", tempDir)
+}
+
+// remove removes the session directory and the job's shared-memory
+// segments, if a rank left any.
+func (s *session) remove() { _ = rte.RemoveJobFiles(s.jobID, s.dir) }

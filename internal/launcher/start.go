@@ -1,0 +1,225 @@
+package launcher
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"runtime"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// program is the resolved command the ranks of one app context run.
+type program struct {
+	path string   // absolute or relative path to the executable
+	argv []string // argv[0] as the user typed it, then the arguments
+}
+
+// resolveProgram finds name the way a shell would and explains failures.
+func resolveProgram(name string, args []string) (program, error) {
+	path, err := exec.LookPath(name)
+	if err != nil {
+		switch {
+		case errors.Is(err, exec.ErrDot):
+			return program{}, fmt.Errorf("program %q was found only in the current directory through a relative $PATH entry; run it as ./%s", name, name)
+		case errors.Is(err, exec.ErrNotFound):
+			return program{}, fmt.Errorf("program %q not found in $PATH", name)
+		case errors.Is(err, fs.ErrNotExist):
+			return program{}, fmt.Errorf("program %q does not exist", name)
+		case errors.Is(err, syscall.EISDIR):
+			return program{}, fmt.Errorf("program %q is a directory", name)
+		case errors.Is(err, fs.ErrPermission):
+			return program{}, fmt.Errorf("program %q is not executable", name)
+		}
+		return program{}, fmt.Errorf("cannot run program %q: %w", name, err)
+	}
+	return program{path: path, argv: append([]string{name}, args...)}, nil
+}
+
+// startAll starts every rank in order, app context by app context (progs
+// holds each context's program), and returns the pids of those started.
+// If one cannot be started the job fails and no more are started.
+func (j *job) startAll(progs []program, env []string, s *session, rankCPUs [][]int, files [][2]*os.File) []int {
+	var started []int
+	stdin, closeStdin := j.stdinForRank0()
+	defer closeStdin()
+	appNum, appEnd := 0, j.cfg.Apps[0].NP
+	for rank := range j.np {
+		if rank == appEnd {
+			appNum++
+			appEnd += j.cfg.Apps[appNum].NP
+		}
+		prog, app := progs[appNum], j.cfg.Apps[appNum]
+		var rio rankIO
+		if rank == 0 {
+			rio.stdin = stdin
+		}
+		var childEnds []*os.File
+		for _, kind := range []streamKind{stdoutStream, stderrStream} {
+			r, w, err := os.Pipe()
+			if err != nil {
+				j.closeFiles(childEnds)
+				j.fail(jobFailure(fmt.Sprintf("cannot start rank %d: %v; stopping the job", rank, err), 1))
+				return started
+			}
+			if kind == stdoutStream {
+				rio.stdout = w
+			} else {
+				rio.stderr = w
+			}
+			childEnds = append(childEnds, w)
+			var file *os.File
+			if files != nil {
+				file = files[rank][kind]
+			}
+			j.pipes = append(j.pipes, r)
+			j.pumps.Add(1)
+			go func() {
+				defer j.pumps.Done()
+				j.fwd.pump(r, rank, kind, fileWriter(file))
+			}()
+		}
+		var cpus []int
+		if rankCPUs != nil {
+			cpus = rankCPUs[rank]
+		}
+		cmd := prog.command(rankEnv(env, app, appNum, s, rank, j.np), rio)
+		cmd.ExtraFiles = []*os.File{j.lifeline} // descriptor 3: lifelineFD
+		pid, err := startRank(cmd, rank, cpus, j.exits)
+		j.closeFiles(childEnds) // the child has its copies; EOF comes when it is gone
+		if err != nil {
+			j.fail(jobFailure(fmt.Sprintf("cannot start rank %d (program %q): %v; stopping the job", rank, prog.path, err), 1))
+			return started
+		}
+		j.mu.Lock()
+		j.pids[rank] = pid
+		j.mu.Unlock()
+		started = append(started, pid)
+		j.log.Debug("rank started", "rank", rank, "pid", pid, "cpus", cpus)
+	}
+	return started
+}
+
+// stdinForRank0 returns the file rank 0 reads and a cleanup to run once
+// every rank has been started.
+func (j *job) stdinForRank0() (*os.File, func()) {
+	in := j.cfg.Stdin
+	if in == nil {
+		return nil, func() {}
+	}
+	if _, err := in.Stat(); err != nil {
+		j.log.Debug("stdin is not usable; rank 0 reads /dev/null", "error", err)
+		return nil, func() {}
+	}
+	fd := int(in.Fd())
+	if _, err := unix.IoctlGetTermios(fd, unix.TCGETS); err != nil {
+		return in, func() {} // not a terminal: rank 0 reads it directly
+	}
+	// A terminal: rank 0, in its own process group, would be stopped by
+	// SIGTTIN if it read it, so gompirun copies it through a pipe, but
+	// only when it is itself in the foreground (else reading would stop
+	// gompirun). The copy ends when rank 0 closes the pipe or the terminal
+	// reports EOF.
+	if pgrp, err := unix.IoctlGetInt(fd, unix.TIOCGPGRP); err != nil || pgrp != unix.Getpgrp() {
+		j.log.Debug("gompirun runs in the background; rank 0 reads /dev/null")
+		return nil, func() {}
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		j.log.Warn("cannot forward the terminal to rank 0; it reads /dev/null", "error", err)
+		return nil, func() {}
+	}
+	go func() {
+		_, _ = io.Copy(w, in)
+		w.Close()
+	}()
+	return r, func() { r.Close() }
+}
+
+// rankIO is the standard files of one rank; a nil stdin means /dev/null.
+type rankIO struct {
+	stdin          *os.File
+	stdout, stderr *os.File
+}
+
+// command builds the exec.Cmd of one rank.
+func (p program) command(env []string, io rankIO) *exec.Cmd {
+	cmd := &exec.Cmd{
+		Path:   p.path,
+		Args:   p.argv,
+		Env:    env,
+		Stdout: io.stdout,
+		Stderr: io.stderr,
+		SysProcAttr: &syscall.SysProcAttr{
+			Setpgid:   true, // own group: stopped as a whole, and no terminal signals
+			Pdeathsig: syscall.SIGKILL,
+		},
+	}
+	if io.stdin != nil { // a nil *os.File in the interface would not mean /dev/null
+		cmd.Stdin = io.stdin
+	}
+	return cmd
+}
+
+// exitEvent reports that a rank's process ended.
+type exitEvent struct {
+	rank, pid int
+	status    syscall.WaitStatus
+}
+
+// startRank starts cmd and, once it is running, reports its exit on exits.
+// Start and Wait run on one goroutine locked to its OS thread: Pdeathsig
+// fires when the thread that forked the child exits, not the process
+// (golang/go#27505), so that thread must outlive the child.
+//
+// With cpus the rank starts bound to them: a child inherits the affinity
+// mask of the thread that forks it and keeps it across exec, so the
+// thread takes the rank's mask before the fork. It keeps it until the
+// rank has exited, and then ends with its goroutine (still locked) rather
+// than return to the runtime's pool with the rank's mask. No shim process
+// is started on the way, and Go sizes the rank's GOMAXPROCS from the mask.
+func startRank(cmd *exec.Cmd, rank int, cpus []int, exits chan<- exitEvent) (pid int, err error) {
+	started := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread()
+		if len(cpus) > 0 {
+			set := cpuSet(cpus)
+			if err := unix.SchedSetaffinity(0, &set); err != nil {
+				started <- fmt.Errorf("binding to CPUs %v: %w", cpus, err)
+				return // ends the locked thread with its mask
+			}
+		} else {
+			defer runtime.UnlockOSThread()
+		}
+		if err := cmd.Start(); err != nil {
+			started <- err
+			return
+		}
+		started <- nil
+		_ = cmd.Wait() // the status is in ProcessState; the files are ours, so no copy errors
+		ws, _ := cmd.ProcessState.Sys().(syscall.WaitStatus)
+		exits <- exitEvent{rank: rank, pid: cmd.Process.Pid, status: ws}
+	}()
+	if err := <-started; err != nil {
+		return 0, err
+	}
+	return cmd.Process.Pid, nil
+}
+
+// fileWriter keeps a nil *os.File from becoming a non-nil io.Writer.
+func fileWriter(f *os.File) io.Writer {
+	if f == nil {
+		return nil
+	}
+	return f
+}
+
+func (j *job) closeFiles(files []*os.File) {
+	for _, f := range files {
+		f.Close()
+	}
+}

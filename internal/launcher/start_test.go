@@ -1,0 +1,74 @@
+package launcher
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+func TestResolveProgram(t *testing.T) {
+	dir := t.TempDir()
+	plain := filepath.Join(dir, "plain")
+	if err := os.WriteFile(plain, []byte("data"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct{ name, want string }{
+		{"gompi-no-such-program", `program "gompi-no-such-program" not found in $PATH`},
+		{filepath.Join(dir, "missing"), "does not exist"},
+		{plain, "is not executable"},
+		{dir, "is a directory"},
+	}
+	for _, tt := range tests {
+		_, err := resolveProgram(tt.name, nil)
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("resolveProgram(%q) = %v, want an error with %q", tt.name, err, tt.want)
+		}
+	}
+	p, err := resolveProgram("sh", []string{"-c", "true"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !filepath.IsAbs(p.path) || !slices.Equal(p.argv, []string{"sh", "-c", "true"}) {
+		t.Fatalf("resolveProgram(sh) = %+v", p)
+	}
+}
+
+func TestCommand(t *testing.T) {
+	p := program{path: "/bin/prog", argv: []string{"prog", "-a"}}
+	cmd := p.command([]string{"A=1"}, rankIO{})
+	if cmd.Path != "/bin/prog" || !slices.Equal(cmd.Args, p.argv) || cmd.Stdin != nil {
+		t.Fatalf("command: %s %q, stdin %v", cmd.Path, cmd.Args, cmd.Stdin)
+	}
+	if !cmd.SysProcAttr.Setpgid || cmd.SysProcAttr.Pdeathsig != syscall.SIGKILL {
+		t.Fatalf("SysProcAttr %+v: want Setpgid and Pdeathsig SIGKILL", cmd.SysProcAttr)
+	}
+}
+
+// A bound rank inherits the mask of the thread that forked it.
+func TestStartRankBinds(t *testing.T) {
+	cpus, err := allowedCPUs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := cpus[len(cpus)-1]
+	var out bytes.Buffer
+	cmd := exec.Command("sh", "-c", "grep Cpus_allowed_list /proc/self/status")
+	cmd.Stdout = &out
+	exits := make(chan exitEvent, 1)
+	if _, err := startRank(cmd, 0, []int{last}, exits); err != nil {
+		t.Fatal(err)
+	}
+	<-exits
+	if want := fmt.Sprintf("Cpus_allowed_list:\t%d\n", last); out.String() != want {
+		t.Errorf("the rank's mask: %q, want %q", out.String(), want)
+	}
+	if got, err := allowedCPUs(); err != nil || !slices.Equal(got, cpus) {
+		t.Errorf("gompirun's own mask after binding a rank: %v, %v; want %v", got, err, cpus)
+	}
+}

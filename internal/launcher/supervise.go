@@ -1,0 +1,150 @@
+package launcher
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// supervise waits for every started rank to exit, stopping the job on the
+// first failure, timeout, signal or cancellation; then it merges the
+// profiling parts, lists the reports written and returns the status.
+func (j *job) supervise(ctx context.Context, pids []int) int {
+	alive := map[int]int{} // rank -> pid
+	for rank, pid := range pids {
+		alive[rank] = pid
+	}
+	var timeout <-chan time.Time
+	if j.cfg.Timeout > 0 {
+		t := time.NewTimer(j.cfg.Timeout)
+		defer t.Stop()
+		timeout = t.C
+	}
+	stopReq := j.stopReq
+	var kill <-chan time.Time
+	done := ctx.Done()
+	signalAll := func(sig syscall.Signal) {
+		j.mu.Lock()
+		for rank, pid := range alive {
+			// A rank that died before this, whose exit is not read yet,
+			// did not die of this signal: its own death is the failure.
+			if exited(pid) {
+				continue
+			}
+			if j.sent[rank] == nil {
+				j.sent[rank] = map[syscall.Signal]bool{}
+			}
+			j.sent[rank][sig] = true
+		}
+		j.mu.Unlock()
+		for rank, pid := range alive { // the group still: a dead rank's children may linger
+			if err := signalGroup(pid, sig); err != nil {
+				j.log.Warn("cannot signal rank", "rank", rank, "error", err)
+			}
+		}
+	}
+
+	for len(alive) > 0 {
+		select {
+		case ev := <-j.exits:
+			delete(alive, ev.rank)
+			j.srv.RankExited(ev.rank)
+			connected, finalized := j.srv.RankState(ev.rank)
+			j.log.Debug("rank exited", "rank", ev.rank, "pid", ev.pid, "status", ev.status.ExitStatus(), "signaled", ev.status.Signaled())
+			if f, bad := classify(ev, connected, finalized); bad && !j.killedByUs(ev) && !j.aborted(ev.rank) {
+				j.fail(f)
+			}
+		case <-stopReq:
+			stopReq = nil
+			signalAll(syscall.SIGTERM)
+			kill = time.After(j.cfg.Grace)
+		case <-kill:
+			kill = nil
+			signalAll(syscall.SIGKILL)
+		case <-j.cfg.StateRequests:
+			j.reportState(ctx, "asked for with SIGQUIT", alive)
+		case <-timeout:
+			timeout = nil
+			secs := strconv.FormatFloat(j.cfg.Timeout.Seconds(), 'f', -1, 64)
+			if j.cfg.ReportStateOnTimeout {
+				j.reportState(ctx, "at the timeout, after "+secs+" seconds", alive)
+			}
+			j.fail(jobFailure("job timed out after "+secs+" seconds; killing ranks", ExitTimeout))
+		case sig := <-j.cfg.Signals:
+			s, ok := sig.(syscall.Signal)
+			if !ok {
+				continue
+			}
+			if j.stopping() {
+				signalAll(syscall.SIGKILL) // asked twice: do not wait for the grace period
+				continue
+			}
+			signalAll(s)
+			j.fail(jobFailure("received "+signalName(s)+"; forwarded it to the ranks and stopping the job", 128+int(s)))
+		case <-done:
+			done = nil
+			j.fail(jobFailure("stopping the job: "+context.Cause(ctx).Error(), 1))
+		}
+	}
+
+	// Children the ranks left in their process groups go too.
+	for _, pid := range pids {
+		_ = signalGroup(pid, syscall.SIGKILL)
+	}
+	j.drainOutput()
+	for _, path := range append(j.srv.Reports(), j.mergeParts()...) {
+		fmt.Fprintf(j.term.stderr(), "gompirun: report written: %s\n", path)
+	}
+
+	return j.verdict()
+}
+
+// drainOutput waits for the output pumps to reach EOF. A process that
+// escaped its rank's process group may still hold a pipe open; after a
+// while the pipes are closed so gompirun can exit.
+func (j *job) drainOutput() {
+	done := make(chan struct{})
+	go func() {
+		j.pumps.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(2 * time.Second):
+		j.log.Warn("output still open after every rank exited; closing it")
+		j.closeFiles(j.pipes)
+		<-done
+	}
+	j.closeFiles(j.pipes)
+}
+
+func signalName(sig syscall.Signal) string {
+	if name := unix.SignalName(sig); name != "" {
+		return name
+	}
+	return "signal " + strconv.Itoa(int(sig))
+}
+
+// exited reports whether the child pid has ended, reaped or not: then a
+// signal gompirun sends it now is not what ends it. WNOWAIT leaves the
+// reaping to the rank's own waiting goroutine.
+func exited(pid int) bool {
+	var info unix.Siginfo
+	err := unix.Waitid(unix.P_PID, pid, &info, unix.WEXITED|unix.WNOHANG|unix.WNOWAIT, nil)
+	return err != nil || info.Signo != 0 // ECHILD: reaped already
+}
+
+// signalGroup sends sig to the process group of a rank (its pid: ranks are
+// started with Setpgid), reaching any children it left in the group.
+// ESRCH means the group is already gone.
+func signalGroup(pid int, sig syscall.Signal) error {
+	if err := syscall.Kill(-pid, sig); err != nil && !errors.Is(err, syscall.ESRCH) {
+		return fmt.Errorf("sending %s to process group %d: %w", signalName(sig), pid, err)
+	}
+	return nil
+}
