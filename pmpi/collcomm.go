@@ -33,7 +33,7 @@ func (x collComm) Poll() error {
 	e.Progress()
 	for _, w := range e.FailedPeers() {
 		if r, ok := x.c.ranks[w]; ok {
-			return failure(fmt.Sprintf("collective: rank %d of %v", r, x.c), e.PeerErr(w))
+			return failure(fmt.Sprintf("rank %d of %v", r, x.c), e.PeerErr(w))
 		}
 	}
 	return nil
@@ -90,12 +90,12 @@ func (x collComm) Recv(buf []byte, src, tag int) error {
 func (x collComm) result(src, want int, st *pml.Status) error {
 	switch {
 	case st.Err != nil:
-		return failure(fmt.Sprintf("collective recv from rank %d of %v", src, x.c), st.Err)
+		return failure(fmt.Sprintf("recv from rank %d of %v", src, x.c), st.Err)
 	case st.Total > want:
-		return errorf(ClassTruncate, nil, "collective: rank %d of %v sent %d bytes where %d were expected: the ranks' counts or datatypes disagree",
+		return errorf(ClassTruncate, nil, "rank %d of %v sent %d bytes where %d were expected: the ranks' counts or datatypes disagree",
 			src, x.c, st.Total, want)
 	case st.Total < want:
-		return errorf(ClassCount, nil, "collective: rank %d of %v sent %d bytes where %d were expected: the ranks' counts or datatypes disagree",
+		return errorf(ClassCount, nil, "rank %d of %v sent %d bytes where %d were expected: the ranks' counts or datatypes disagree",
 			src, x.c, st.Total, want)
 	}
 	return nil

@@ -101,7 +101,7 @@ func (c *Comm) allreduceUint32(v uint32, op coll.Op) (uint32, error) {
 	var in, out [4]byte
 	binary.LittleEndian.PutUint32(in[:], v)
 	if err := c.colls.Allreduce(c.cc, in[:], out[:], op); err != nil {
-		return 0, err
+		return 0, served(c.colls, "allreduce", err)
 	}
 	return binary.LittleEndian.Uint32(out[:]), nil
 }
@@ -233,7 +233,7 @@ func (l *library) split(comm *Comm, op, name string, color, key int) (*Comm, err
 	binary.LittleEndian.PutUint64(mine[8:], uint64(int64(key)))
 	all := make([]byte, 16*n)
 	if err := comm.colls.Allgather(comm.cc, mine, all); err != nil {
-		return nil, comm.handle(errorf(classOf(err), err, "%s on %v", op, comm))
+		return nil, comm.handle(errorf(classOf(err), served(comm.colls, "allgather", err), "%s on %v: allgather", op, comm))
 	}
 	id, err := l.agreeContext(comm)
 	if err != nil {
