@@ -48,11 +48,11 @@ func (c *rulesComponent) Open(_ context.Context, env *mca.Env) error {
 	}
 	f, err := os.Open(name)
 	if err != nil {
-		return fmt.Errorf("coll rules: %w", err)
+		return err
 	}
 	defer f.Close()
 	if c.rules, err = parseRules(f, name); err != nil {
-		return fmt.Errorf("coll rules: %w", err)
+		return err
 	}
 	c.log.Debug("rules read", "file", name, "rules", c.rules.Len())
 	return nil
@@ -61,7 +61,7 @@ func (c *rulesComponent) Open(_ context.Context, env *mca.Env) error {
 // Rules serves the rules that apply to the communicator's size.
 func (c *rulesComponent) Rules(_ context.Context, in collplugin.CommInfo) (*coll.Rules, error) {
 	if c.rules == nil {
-		return nil, errors.New("coll rules: rules asked before open")
+		return nil, errors.New("rules asked before open")
 	}
 	var mine []coll.Rule
 	for _, r := range c.rules.All() {
