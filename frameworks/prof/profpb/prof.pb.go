@@ -164,7 +164,7 @@ type Event struct {
 	// tag is the call's tag, -1 when it has none.
 	Tag int32 `protobuf:"varint,3,opt,name=tag,proto3" json:"tag,omitempty"`
 	// bytes is count * datatype size where the call has a buffer (the send
-	// side's where it has two), else 0.
+	// side's where it has two), else 0; 0 when peer is ProcNull.
 	Bytes int64 `protobuf:"varint,4,opt,name=bytes,proto3" json:"bytes,omitempty"`
 	// comm is the communicator's name, empty when the call has none.
 	Comm string `protobuf:"bytes,5,opt,name=comm,proto3" json:"comm,omitempty"`

@@ -50,7 +50,7 @@ type Event struct {
 	// of Comm; -1 when the call has none. Sendrecv's is its dest.
 	Peer  int
 	Tag   int   // -1 when the call has none; Sendrecv's is its send tag
-	Bytes int64 // count * datatype size of the call's (send) buffer, else 0
+	Bytes int64 // count * datatype size of the call's (send) buffer, else 0; 0 on ProcNull
 	// Comm is the communicator's name, empty when the call has none.
 	Comm       string
 	Start, End time.Duration // since Job.Zero
