@@ -145,7 +145,7 @@ func eager(w mpi.Comm) error {
 // first checks Wtick's resolution: above 0 and at most 1 us.
 func complete(w mpi.Comm) error {
 	if tick := mpi.Wtick(); !(tick > 0 && tick <= 1e-6) {
-		return fmt.Errorf("Wtick = %g s, want a resolution above 0 and at most 1 us", tick)
+		return fmt.Errorf("wtick is %g s, want a resolution above 0 and at most 1 us", tick)
 	}
 	const n = 6
 	rounds := []string{"waitsome", "testany", "testall", "testallstatus"}

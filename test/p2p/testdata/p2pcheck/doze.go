@@ -139,10 +139,9 @@ func busyWork(seed int) int64 {
 	for i := range 3_000_000 {
 		sum += int64(i%(seed+7)) * int64(seed+1)
 		if i%200_000 == 0 {
-			sink = make([]byte, 1<<20)
+			garbage := make([]byte, 1<<20)
+			sum += int64(garbage[i%len(garbage)])
 		}
 	}
 	return sum
 }
-
-var sink []byte

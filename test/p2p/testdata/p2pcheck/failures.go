@@ -47,7 +47,7 @@ func fatal(w mpi.Comm) error {
 func abort(w mpi.Comm) error {
 	if w.Rank() == 1 {
 		err := mpi.Abort(w, 7)
-		return fmt.Errorf("Abort returned: %v", err)
+		return fmt.Errorf("mpi.Abort returned: %v", err)
 	}
 	_, err := mpi.Recv(make([]byte, 1), 1, 0, w)
 	return fmt.Errorf("recv returned: %v", err)
