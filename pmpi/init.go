@@ -175,6 +175,10 @@ func (l *library) start(ctx context.Context) (_ *library, err error) {
 		return nil, err
 	}
 	setGOMAXPROCS(l.sys.Snapshot(), l.job.LocalSize)
+	if err := applySchedSlice(l.sys.Snapshot()); err != nil {
+		// A rank runs as well without it, only later after a wait.
+		l.log.Debug("the scheduler kept its default slice", "error", err)
+	}
 	cfg, err := engineConfig(l.sys.Snapshot(), l.job.LocalSize)
 	if err != nil {
 		return nil, err

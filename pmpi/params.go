@@ -20,7 +20,11 @@ const (
 	paramSleep = "mpi_poll_sleep_ms"
 	paramDoze  = "mpi_poll_doze_us"
 	paramProcs = "mpi_gomaxprocs"
+	paramSlice = "mpi_sched_slice_us"
 )
+
+// The kernel's bounds of a requested slice.
+const minSliceUs, maxSliceUs = 100, 100_000
 
 // RegisterParams registers the MPI layer's parameters. Init does it;
 // gompi_info and the documentation generator call it to list them.
@@ -74,6 +78,19 @@ func RegisterParams(r *params.Registry) error {
 				return nil
 			},
 		}),
+		r.Register(params.Def{
+			Name: paramSlice, Framework: "mpi", Component: "base", Kind: params.KindInt, Default: "100", Level: 5,
+			Help: "Microseconds of the time slice a rank's threads ask of the kernel (Linux 6.12 and later): a rank " +
+				"that a message wakes while another process holds its CPU runs when that process's slice ends, " +
+				"and a short slice brings it back sooner without changing its share of the CPU. " +
+				"0 keeps the kernel's default",
+			Validate: func(v any) error {
+				if n := v.(int); n != 0 && (n < minSliceUs || n > maxSliceUs) {
+					return fmt.Errorf("must be 0 or from %d to %d", minSliceUs, maxSliceUs)
+				}
+				return nil
+			},
+		}),
 	)
 }
 
@@ -97,6 +114,18 @@ func setGOMAXPROCS(snap *params.Snapshot, localSize int) {
 	if n > 0 {
 		runtime.GOMAXPROCS(n)
 	}
+}
+
+// applySchedSlice applies mpi_sched_slice_us.
+func applySchedSlice(snap *params.Snapshot) error {
+	v, ok := snap.Lookup(paramSlice)
+	if !ok {
+		return nil
+	}
+	if err := setSchedSlice(v.Parsed.(int)); err != nil {
+		return fmt.Errorf("%s: %w", paramSlice, err)
+	}
+	return nil
 }
 
 // hostCPUs counts the CPUs online on this host. runtime.NumCPU counts
