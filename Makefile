@@ -36,7 +36,7 @@ RACE_PKGS      = $$($(GO) list ./... $(JOB_SUITES:%=| grep -v -x $(MODULE)/test/
 # The programs under testdata/ (which ./... does not match) in directory $(1).
 testdata_mains = $$(find $(1) -path ./bin -prune -o -path '*/testdata/*' -name '*.go' -exec grep -l '^package main' {} + | xargs -n1 dirname | sort -u)
 TEST_PROGRAMS  = ./cmd/... ./bench/cmd/gompi-bench ./examples/... $(call testdata_mains,.)
-RACE_PROGRAMS  = ./cmd/... $(call testdata_mains,./test/launch)
+RACE_PROGRAMS  = ./cmd/gompirun $(call testdata_mains,./test/launch)
 # Test binaries and the suites' programs without DWARF: a quarter less
 # linking, and stack traces come from the symbol table, which stays.
 TEST_LDFLAGS   = -ldflags=-w
