@@ -173,6 +173,7 @@ func TestMatrix(t *testing.T) {
 		for _, btl := range s.btls {
 			for _, np := range slices.Concat(s.sizes, s.long) {
 				t.Run(fmt.Sprintf("%s/%s/np%d", s.name, btl, np), func(t *testing.T) {
+					t.Parallel()
 					if !*long && slices.Contains(s.long, np) {
 						t.Skip("a size that only -long runs (make test-long)")
 					}
@@ -217,6 +218,7 @@ func TestTimedPath(t *testing.T) {
 	for _, np := range []int{2, 4} {
 		for _, mode := range []string{"timed", "segment", "next"} {
 			t.Run(fmt.Sprintf("np%d/%s", np, mode), func(t *testing.T) {
+				t.Parallel()
 				j := run(t, "-np", fmt.Sprint(np), "--oversubscribe", "--mca", "btl", "self,sm",
 					"--mca", "coll_sm_path", mode, collcheck, "timed")
 				expectOK(t, j, "timed", np)
@@ -244,6 +246,7 @@ func TestDeterministic(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			args := append([]string{"-np", fmt.Sprint(tc.np), "--oversubscribe"}, tc.args...)
+			t.Parallel()
 			j := run(t, append(args, collcheck, "determinism")...)
 			expectOK(t, j, "determinism", tc.np)
 		})
@@ -279,6 +282,7 @@ func TestRecords(t *testing.T) {
 	for _, s := range stacks {
 		for _, np := range []int{3, 4} {
 			t.Run(fmt.Sprintf("%s/np%d", s.name, np), func(t *testing.T) {
+				t.Parallel()
 				args := append([]string{"-np", fmt.Sprint(np), "--oversubscribe", "--mca", "mca_base_strict", "true"}, s.args...)
 				j := run(t, append(args, collcheck, "records")...)
 				expectOK(t, j, "records", np)
@@ -303,6 +307,7 @@ func TestMismatchedCounts(t *testing.T) {
 	for _, btl := range []string{"sm", "tcp"} {
 		for _, kind := range kinds {
 			t.Run(btl+"/"+kind, func(t *testing.T) {
+				t.Parallel()
 				j := run(t, "-np", "3", "--oversubscribe", "--mca", "btl", "self,"+btl, collcheck, "mismatch", kind)
 				if j.Code == 0 {
 					t.Fatalf("the job succeeded\n%v", j)
@@ -330,6 +335,7 @@ func TestMismatchedCounts(t *testing.T) {
 func TestErrorContext(t *testing.T) {
 	for _, component := range []string{"sm", "tuned", "basic"} {
 		t.Run(component, func(t *testing.T) {
+			t.Parallel()
 			j := run(t, "-np", "3", "--oversubscribe", "--mca", "coll", component+",self", collcheck, "mismatch", "allreduce")
 			if !strings.Contains(j.Stdout, "detected mismatch allreduce rank ") {
 				t.Fatalf("no rank reported the mismatch\n%v", j)
@@ -384,8 +390,11 @@ func TestSkippedCollective(t *testing.T) {
 // rank 0 waits in Finalize and that the others wait for it in a call it
 // left without.
 func TestSkippedCollectiveBeforeFinalize(t *testing.T) {
+	t.Parallel()
+	// Long enough for the ranks to reach where they hang on a loaded
+	// machine; the test waits for it, in parallel with the others.
 	j := jobtest.Run(t, gompirun, hangLimit, nil, "-np", "3", "--oversubscribe", "--mca", "btl", "self,sm",
-		"--timeout", "5", "--report-state-on-timeout", collcheck, "skip", "finalize")
+		"--timeout", "10", "--report-state-on-timeout", collcheck, "skip", "finalize")
 	if j.Code != 124 {
 		t.Fatalf("exit status %d, want 124 (the job hangs until gompirun's timeout)\n%v", j.Code, j)
 	}
@@ -411,6 +420,7 @@ func TestSkippedCollectiveBeforeFinalize(t *testing.T) {
 func TestCommChurn(t *testing.T) {
 	for _, np := range []int{2, 4} {
 		t.Run(fmt.Sprintf("np%d", np), func(t *testing.T) {
+			t.Parallel()
 			j := run(t, "-np", fmt.Sprint(np), "--oversubscribe", "--mca", "btl", "self,sm", collcheck, "churn")
 			expectOK(t, j, "churn", np)
 		})

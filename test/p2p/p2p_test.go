@@ -106,6 +106,7 @@ func TestScenarios(t *testing.T) {
 		for _, tt := range tests {
 			name := fmt.Sprintf("%s/%s-np%d-%s", btl, tt.scenario, tt.np, strings.Join(tt.mca, "_"))
 			t.Run(name, func(t *testing.T) {
+				t.Parallel()
 				args := append([]string{"-np", fmt.Sprint(tt.np), "--oversubscribe", "--timeout", "120", "--mca", "btl", btl}, tt.mca...)
 				j := run(t, 3*time.Minute, nil, append(args, p2pcheck, tt.scenario)...)
 				expectOK(t, j, tt.scenario, tt.np)
@@ -114,6 +115,7 @@ func TestScenarios(t *testing.T) {
 	}
 	// Only tcp: a rank reaches itself through its own listener.
 	t.Run("tcp/self-np2", func(t *testing.T) {
+		t.Parallel()
 		j := run(t, 3*time.Minute, nil, "-np", "2", "--timeout", "120", "--mca", "btl", "tcp", p2pcheck, "self")
 		expectOK(t, j, "self", 2)
 	})
