@@ -1,7 +1,6 @@
 package mca
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/gompi/gompi/internal/testlog"
 	"github.com/gompi/gompi/params"
 )
 
@@ -86,30 +86,11 @@ func testRegistry(rec *recorder, hows map[string]behaviour) *Registry {
 	return reg
 }
 
-// logBuffer holds what a test's logger writes. go-plugin logs from its
-// own goroutines (a plugin's stdio), so a test reads it under a lock.
-type logBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *logBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *logBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
-func quietLogger(buf *logBuffer) hclog.Logger {
+func quietLogger(buf *testlog.Buffer) hclog.Logger {
 	return hclog.New(&hclog.LoggerOptions{Name: "gompi", Output: buf, IndependentLevels: true})
 }
 
-func loadTest(t *testing.T, reg *Registry, buf *logBuffer) (*System, *Framework) {
+func loadTest(t *testing.T, reg *Registry, buf *testlog.Buffer) (*System, *Framework) {
 	t.Helper()
 	sys, err := Load(Options{Registry: reg, Logger: quietLogger(buf)}, params.Inputs{})
 	if err != nil {
@@ -132,7 +113,7 @@ func TestLifecycleOrder(t *testing.T) {
 		"delta":   {priority: 30},
 		"epsilon": {priority: 20, openErr: declined},
 	})
-	var logs logBuffer
+	var logs testlog.Buffer
 	sys, f := loadTest(t, reg, &logs)
 	if err := f.Open(context.Background()); err != nil {
 		t.Fatalf("Open: %v", err)
@@ -186,7 +167,7 @@ func TestRequestedFailureIsAnErrorAndClosesPartialOpen(t *testing.T) {
 		"gamma": {openErr: errors.New("bind: address in use")},
 	})
 	t.Setenv("GOMPI_MCA_test", "alpha, beta,gamma")
-	var logs logBuffer
+	var logs testlog.Buffer
 	_, f := loadTest(t, reg, &logs)
 	err := f.Open(context.Background())
 	if !errors.Is(err, ErrComponentFailed) || err.Error() != "test gamma: open: bind: address in use" {
@@ -205,7 +186,7 @@ func TestFatalFailureStopsOpen(t *testing.T) {
 		"alpha": {},
 		"beta":  {openErr: Fatal(errors.New("if_include and if_exclude are both set"))},
 	})
-	var logs logBuffer
+	var logs testlog.Buffer
 	_, f := loadTest(t, reg, &logs)
 	err := f.Open(context.Background())
 	// The sentinels match but add no text: the component and step once, then the cause.
@@ -237,7 +218,7 @@ func TestSelectionFiltersAndPriorityParameter(t *testing.T) {
 			}
 			rec := &recorder{}
 			reg := testRegistry(rec, map[string]behaviour{"alpha": {priority: 1}, "beta": {priority: 2}, "gamma": {priority: 3}})
-			var logs logBuffer
+			var logs testlog.Buffer
 			sys, f := loadTest(t, reg, &logs)
 			defer sys.Close()
 			if err := f.Open(context.Background()); err != nil {
@@ -272,7 +253,7 @@ func TestSelectionErrors(t *testing.T) {
 		t.Run(tt.value, func(t *testing.T) {
 			t.Setenv("GOMPI_MCA_test", tt.value)
 			reg := testRegistry(&recorder{}, map[string]behaviour{"alpha": {}, "beta": {}})
-			var logs logBuffer
+			var logs testlog.Buffer
 			_, err := Load(Options{Registry: reg, Logger: quietLogger(&logs)}, params.Inputs{})
 			if !errors.Is(err, tt.is) || !strings.Contains(err.Error(), tt.say) {
 				t.Fatalf("Load = %v, want %v saying %q", err, tt.is, tt.say)
@@ -337,7 +318,7 @@ func TestVersionMismatchIsRefused(t *testing.T) {
 			info := testInfo(testFW, "old", func() Component { return &recComponent{rec: rec} })
 			info.FrameworkVersion, info.ModelVersion = tt.framework, tt.model
 			reg.Register(info)
-			var logs logBuffer
+			var logs testlog.Buffer
 			sys, f := loadTest(t, reg, &logs)
 			defer sys.Close()
 			var old ComponentInfo
@@ -375,7 +356,7 @@ func TestVerboseLogsEveryStep(t *testing.T) {
 	t.Setenv("GOMPI_MCA_test_base_verbose", "debug")
 	rec := &recorder{}
 	reg := testRegistry(rec, map[string]behaviour{"alpha": {priority: 5}})
-	var logs logBuffer
+	var logs testlog.Buffer
 	sys, f := loadTest(t, reg, &logs)
 	if err := f.Open(context.Background()); err != nil {
 		t.Fatal(err)
@@ -417,7 +398,7 @@ func TestLogLevel(t *testing.T) {
 
 func TestLifecycleStateErrors(t *testing.T) {
 	reg := testRegistry(&recorder{}, map[string]behaviour{"alpha": {}})
-	var logs logBuffer
+	var logs testlog.Buffer
 	sys := New(Options{Registry: reg, Logger: quietLogger(&logs)})
 	f, _ := sys.Framework(testFW)
 	if err := f.Open(context.Background()); err == nil || !strings.Contains(err.Error(), "must be resolved") {

@@ -17,6 +17,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/gompi/gompi/internal/jobtest"
+	"github.com/gompi/gompi/internal/testlog"
 	"github.com/gompi/gompi/params"
 )
 
@@ -88,7 +89,7 @@ func pathDir(t *testing.T, names ...string) string {
 	return dir
 }
 
-func loadPlugins(t *testing.T, reg *Registry, logs *logBuffer, settings ...params.Setting) (*System, *Framework, error) {
+func loadPlugins(t *testing.T, reg *Registry, logs *testlog.Buffer, settings ...params.Setting) (*System, *Framework, error) {
 	t.Helper()
 	sys, err := Load(Options{Registry: reg, Logger: quietLogger(logs)}, params.Inputs{CommandLine: settings})
 	if err != nil {
@@ -112,7 +113,7 @@ func info(f *Framework, name string) (ComponentInfo, bool) {
 
 func TestPluginIsListedWithItsParameters(t *testing.T) {
 	dir := pathDir(t, "mca_test_echo")
-	var logs logBuffer
+	var logs testlog.Buffer
 	sys, f, err := loadPlugins(t, pluginRegistry(), &logs, params.Setting{Name: "mca_base_component_path", Value: dir})
 	if err != nil {
 		t.Fatal(err)
@@ -151,7 +152,7 @@ func TestPluginRunsTheLifecycleWithItsParameters(t *testing.T) {
 			if tt.env != "" {
 				t.Setenv("GOMPI_MCA_test_echo_answer", tt.env)
 			}
-			var logs logBuffer
+			var logs testlog.Buffer
 			settings := append([]params.Setting{{Name: "mca_base_component_path", Value: dir}}, tt.settings...)
 			sys, f, err := loadPlugins(t, pluginRegistry(), &logs, settings...)
 			if err != nil {
@@ -202,7 +203,7 @@ func TestPluginFailuresNameThePluginAndItsStderr(t *testing.T) {
 				name += ", requested"
 			}
 			t.Run(name, func(t *testing.T) {
-				var logs logBuffer
+				var logs testlog.Buffer
 				settings := append([]params.Setting{{Name: "mca_base_component_path", Value: dir}}, tt.settings...)
 				if requested {
 					settings = append(settings, params.Setting{Name: testFW, Value: "echo"})
@@ -242,7 +243,7 @@ func TestPluginFailuresNameThePluginAndItsStderr(t *testing.T) {
 
 func TestPluginDeclines(t *testing.T) {
 	dir := pathDir(t, "mca_test_echo")
-	var logs logBuffer
+	var logs testlog.Buffer
 	sys, f, err := loadPlugins(t, pluginRegistry(), &logs,
 		params.Setting{Name: "mca_base_component_path", Value: dir},
 		params.Setting{Name: "test_echo_decline", Value: "yes"},
@@ -266,7 +267,7 @@ func TestPluginDeclines(t *testing.T) {
 
 func TestPluginOfAnotherVersionIsRefused(t *testing.T) {
 	dir := pathDir(t, "mca_test_future")
-	var logs logBuffer
+	var logs testlog.Buffer
 	sys, f, err := loadPlugins(t, pluginRegistry(), &logs, params.Setting{Name: "mca_base_component_path", Value: dir})
 	if err != nil {
 		t.Fatal(err)
@@ -307,7 +308,7 @@ func TestComponentPathSkipsWhatIsNotAPlugin(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(first, "mca_test_plain"), []byte("data"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	var logs logBuffer
+	var logs testlog.Buffer
 	reg := pluginRegistry()
 	sys, f, err := loadPlugins(t, reg, &logs,
 		params.Setting{Name: "mca_base_component_path", Value: first + ":" + second},
@@ -340,7 +341,7 @@ func TestBuiltInComponentBeatsPlugin(t *testing.T) {
 	rec := &recorder{}
 	reg := pluginRegistry()
 	reg.Register(testInfo(testFW, "echo", func() Component { return &recComponent{rec: rec} }))
-	var logs logBuffer
+	var logs testlog.Buffer
 	sys, f, err := loadPlugins(t, reg, &logs,
 		params.Setting{Name: "mca_base_component_path", Value: dir},
 		params.Setting{Name: "mca_base_verbose", Value: "debug"})
@@ -363,7 +364,7 @@ func TestJunkExecutableIsRefusedWithItsOutput(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "mca_test_junk"), []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	var logs logBuffer
+	var logs testlog.Buffer
 	sys, f, err := loadPlugins(t, pluginRegistry(), &logs, params.Setting{Name: "mca_base_component_path", Value: dir})
 	if err != nil {
 		t.Fatal(err)
@@ -384,7 +385,7 @@ func TestPluginLogsReachTheHostWithTheirLevels(t *testing.T) {
 	dir := pathDir(t, "mca_test_echo")
 	tmp := t.TempDir()
 	t.Setenv("TMPDIR", tmp) // where the plugin's socket directory goes
-	var logs logBuffer
+	var logs testlog.Buffer
 	sys, f, err := loadPlugins(t, pluginRegistry(), &logs,
 		params.Setting{Name: "mca_base_component_path", Value: dir},
 		params.Setting{Name: "test_base_verbose", Value: "debug"})

@@ -1,7 +1,6 @@
 package tcp
 
 import (
-	"bytes"
 	"net"
 	"regexp"
 	"strconv"
@@ -11,6 +10,8 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-hclog"
+
+	"github.com/gompi/gompi/internal/testlog"
 )
 
 // fakeClock is a clock that moves only when a test advances it.
@@ -66,23 +67,12 @@ func (c *fakeClock) Advance(d time.Duration) {
 }
 
 // logBuffer collects a logger's lines.
-type logBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *logBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
+type logBuffer struct{ testlog.Buffer }
 
 // lines returns the lines logged that contain substr.
 func (b *logBuffer) lines(substr string) []string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
 	var out []string
-	for _, l := range strings.Split(b.buf.String(), "\n") {
+	for _, l := range strings.Split(b.String(), "\n") {
 		if strings.Contains(l, substr) {
 			out = append(out, l)
 		}

@@ -1,34 +1,15 @@
 package tuned
 
 import (
-	"bytes"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/gompi/gompi/frameworks/coll"
 	"github.com/gompi/gompi/frameworks/coll/colltest"
+	"github.com/gompi/gompi/internal/testlog"
 )
-
-// syncBuffer is a log sink the ranks' goroutines share.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // TestRulesChooseTheAlgorithm runs bcast and allreduce on 3 ranks with rules
 // and checks each call's trace line: the rule's algorithm where one
@@ -79,7 +60,7 @@ func TestRulesChooseTheAlgorithm(t *testing.T) {
 			[]string{"collective=barrier algorithm=dissemination decision=built-in"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			var out syncBuffer
+			var out testlog.Buffer
 			log := hclog.New(&hclog.LoggerOptions{Level: hclog.Trace, Output: &out})
 			comp, err := open(t, log, tc.forced...)
 			if err != nil {
