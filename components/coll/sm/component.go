@@ -24,6 +24,11 @@ const (
 	maxMaxBytes     = 1 << 20
 	defaultMaxRanks = 16
 	maxMaxRanks     = 256
+	// defaultSegmentAfter is how many collective calls a communicator
+	// makes through the next component before sm makes its segment (see
+	// lazy.go for why).
+	defaultSegmentAfter = 256
+	maxSegmentAfter     = 1 << 30
 )
 
 // Component is the sm coll component.
@@ -34,6 +39,7 @@ type Component struct {
 	maxRanks params.Param[int]
 	dir      params.Param[string]
 	path     params.Param[string]
+	after    params.Param[int]
 
 	cfg  config
 	log  hclog.Logger
@@ -44,6 +50,7 @@ type config struct {
 	maxBytes, maxRanks int
 	dir                string
 	path               string // coll_sm_path
+	segmentAfter       int    // coll_sm_segment_after
 	// forced: collectives whose tuned algorithm the user forced.
 	forced map[string]bool
 }
@@ -121,6 +128,20 @@ func (c *Component) RegisterParams(r *params.Registrar) error {
 			{Name: modeNext, Help: "always to the next component"},
 		},
 	})
+	c.after = r.Int(params.Spec{
+		Name: "segment_after", Default: strconv.Itoa(defaultSegmentAfter), Level: 5,
+		Help: "How many collective calls a communicator makes through the next component before sm makes its " +
+			"shared segment and serves the calls after them. The set-up takes milliseconds (more with more " +
+			"ranks), which a communicator that makes a few dozen calls would not win back. 0 makes the segment " +
+			"at the first call. Where no component below provides every collective, the segment is made at the first call.",
+		Accepts: fmt.Sprintf("0 to %d", maxSegmentAfter),
+		Validate: func(v any) error {
+			if n := v.(int); n < 0 || n > maxSegmentAfter {
+				return fmt.Errorf("%d calls: want 0 to %d", n, maxSegmentAfter)
+			}
+			return nil
+		},
+	})
 	return nil
 }
 
@@ -131,19 +152,20 @@ func (c *Component) Open(_ context.Context, env *mca.Env) error {
 		c.log = hclog.NewNullLogger()
 	}
 	c.cfg = config{
-		maxBytes: int(c.maxBytes.Get(env.Params)),
-		maxRanks: c.maxRanks.Get(env.Params),
-		dir:      c.dir.Get(env.Params),
-		path:     c.path.Get(env.Params),
-		forced:   tunedForced(env.Params),
+		maxBytes:     int(c.maxBytes.Get(env.Params)),
+		maxRanks:     c.maxRanks.Get(env.Params),
+		dir:          c.dir.Get(env.Params),
+		path:         c.path.Get(env.Params),
+		segmentAfter: c.after.Get(env.Params),
+		forced:       tunedForced(env.Params),
 	}
 	return nil
 }
 
 // CommQuery offers a module for a communicator of 2 to coll_sm_max_ranks
-// ranks on one node. The module maps the communicator's segment at the
-// first call that needs it (lazy.go): a communicator that makes no
-// collective call costs no memory and no set-up.
+// ranks on one node. The module maps the communicator's segment once the
+// communicator has made coll_sm_segment_after collective calls (lazy.go):
+// a communicator that makes fewer costs no memory and no set-up.
 func (c *Component) CommQuery(comm coll.Comm, q coll.Query) (int, *coll.Module, error) {
 	poller, ok := comm.(coll.Poller)
 	n := comm.Size()
@@ -155,7 +177,7 @@ func (c *Component) CommQuery(comm coll.Comm, q coll.Query) (int, *coll.Module, 
 		log = hclog.NewNullLogger()
 	}
 	m := &module{comm: comm, poller: poller, me: comm.Rank(), n: n, yield: q.Oversubscribed,
-		limit: c.cfg.maxBytes, seen: make([]uint64, n), log: log, pathMode: c.cfg.path,
+		limit: c.cfg.maxBytes, seen: make([]uint64, n), log: log, pathMode: c.cfg.path, lazy: lazyState{early: c.cfg.segmentAfter},
 		place: placement{dir: c.cfg.dir, id: q.ID, lay: newLayout(n, c.cfg.maxBytes)}, pool: &c.pool}
 	mod := m.collectives()
 	for name, clear := range stepAside {

@@ -29,19 +29,21 @@
 // contribution of up to 48 bytes travels in the epoch word's own line). A
 // block smaller than 64 bytes a rank leaves the larger calls to tuned.
 //
-// A communicator's segment is made at the first call sm serves on it
-// (lazy.go), not when the communicator is made: a Dup, Split or Create
-// costs no set-up and no memory until it does a collective. At that call
-// rank 0 first offers a segment from the pool of freed communicators'
+// A communicator's segment is made at the call after its first
+// coll_sm_segment_after (lazy.go), which go to the next component, not
+// when the communicator is made: a Dup, Split or Create costs no set-up
+// and no memory until it has made that many collective calls. At that
+// call rank 0 first offers a segment from the pool of freed communicators'
 // segments (pool.go: at most 4, each with a random token in its header),
 // which is taken when every member holds the same one, in the same rank, at
 // the same epoch and call count, so that nothing in it needs clearing;
 // otherwise rank 0 creates a new one, every member maps it and answers. A
 // member that cannot map it sends every call to the next component, and so
 // do all the others. The segment of a communicator one of whose calls
-// failed is unmapped, not pooled. A first call that finds the pool empty
-// pays the set-up (1.7-10 ms on 2-4 ranks here, most of it touching the
-// pages); a loop of Dup, collective and Free pays it once.
+// failed is unmapped, not pooled. A set-up that finds the pool empty takes
+// 0.5-4 ms on 2-8 ranks here (most of it reserving the file's memory and
+// the messages); the pages are faulted in by the calls that use them. A
+// loop of Dup, collectives and Free pays it once.
 //
 // # Epochs
 //

@@ -146,7 +146,8 @@ func (w *world) build(t *testing.T, host coll.Host, cfg func(rank int) config) {
 		tab, err := coll.Build(c, cands, host)
 		w.tables[r] = tab
 		if err == nil && tab.Provider("barrier") == "sm" {
-			// sm maps the segment at the first call it serves (lazy.go):
+			// sm maps the segment at the first call it serves (lazy.go; the
+			// tests' config has no early calls):
 			// a barrier now leaves the tests' calls only their own work.
 			err = tab.Barrier(c)
 		}

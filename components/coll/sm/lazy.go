@@ -2,17 +2,21 @@ package sm
 
 import "errors"
 
-// A communicator's segment is made at its first collective call that sm
-// serves, not when the communicator is: making and mapping it (every page
-// touched, see mapFile) made a Dup+Free take 2-10 ms on 2 ranks and 6-17
-// on 4, against 0.02-0.07 without it, and held 2 x ranks x
-// coll_sm_max_bytes of memory for communicators that may never make a
-// collective call. Every member makes that first call in the same order
-// (MPI's rule for collectives), so every member takes part in the set-up
-// at the same point and gets the same verdict: a segment (a pooled one,
+// A communicator's segment is made at a collective call, not when the
+// communicator is: making and mapping it made a Dup+Free take 2-10 ms on
+// 2 ranks and 6-17 on 4, against 0.02-0.07 without it, and held 2 x
+// ranks x coll_sm_max_bytes of memory for communicators that may never
+// make a collective call. Nor is it made at the first call: the set-up
+// (0.5-1 ms here on 2 ranks, 3-4 on 8) spread over a program's first 20
+// calls of a 1-byte bcast made each take 30-60 times Open MPI's, where
+// the next component's messages are as fast as Open MPI's from the first
+// call. So a communicator's first coll_sm_segment_after calls go to the
+// next component, and the call after them sets the segment up. Every
+// member makes the same calls in the same order (MPI's rule for
+// collectives), so every member counts alike, takes part in the set-up
+// at the same call and gets the same verdict: a segment (a pooled one,
 // pool.go, or a new one, attach), or the next module for every call on
-// every member. A first call that finds no pooled segment pays the set-up
-// (1.7-10 ms here).
+// every member.
 
 // placement is where a module's segment is made.
 type placement struct {
@@ -22,20 +26,30 @@ type placement struct {
 
 // lazyState says whether the set-up ran, and its failure.
 type lazyState struct {
-	done bool
-	err  error // the set-up's messages failed: every later call fails with it
+	early int // calls still to go to the next module before the set-up
+	done  bool
+	err   error // the set-up's messages failed: every later call fails with it
 }
 
 // errNoSegment marks a module whose members could not all map the
 // segment: its calls go to the next module.
 var errNoSegment = errors.New("the communicator's shared segment could not be made")
 
-// ready maps the segment if no call has tried yet. It returns nil once
-// the segment is mapped, errNoSegment if some member could not map it,
-// or the error of the set-up's messages.
+// errNotYet marks a call made before the set-up: it goes to the next
+// module.
+var errNotYet = errors.New("the communicator's shared segment is not made yet")
+
+// ready maps the segment if no call has tried yet and the communicator's
+// early calls are made. It returns nil once the segment is mapped,
+// errNotYet for an early call, errNoSegment if some member could not map
+// it, or the error of the set-up's messages.
 func (m *module) ready() error {
 	if m.seg != nil {
 		return nil
+	}
+	if m.lazy.early > 0 {
+		m.lazy.early--
+		return errNotYet
 	}
 	if !m.lazy.done {
 		m.lazy.done = true
@@ -64,10 +78,10 @@ func (m *module) ready() error {
 	return m.fail(m.lazy.err)
 }
 
-// unready serves a call that ready refused: the next module's, where the
-// segment could not be made, else err.
+// unready serves a call that ready refused: the next module's, before
+// the set-up or where the segment could not be made, else err.
 func (m *module) unready(err error, next func() error) error {
-	if !errors.Is(err, errNoSegment) {
+	if err != errNotYet && !errors.Is(err, errNoSegment) {
 		return err
 	}
 	return m.passed(next()) // below's fallbacks say when no module is below

@@ -26,7 +26,7 @@ import (
 // has raised a word to e-1; when the last call gathered from every member
 // this is already known (seen) and costs nothing.
 type module struct {
-	seg    *segment  // nil until the first call maps it (lazy.go)
+	seg    *segment  // nil until a call maps it (lazy.go)
 	place  placement // where the segment is made
 	lazy   lazyState
 	pool   *pool // where Free leaves the segment for reuse
@@ -59,8 +59,8 @@ type module struct {
 }
 
 // collectives is the module's table: each collective maps the segment
-// first if no call has (lazy.go), or, where it could not be mapped, goes
-// to the next module.
+// first if no call has and the early calls are made (lazy.go), or, before
+// that or where it could not be mapped, goes to the next module.
 func (m *module) collectives() *coll.Module {
 	return &coll.Module{
 		Barrier: func(c coll.Comm) error {
@@ -147,10 +147,18 @@ func (m *module) collectives() *coll.Module {
 	}
 }
 
-// below keeps what the next modules provide, for the calls too large for
-// the segment and for every call where the segment could not be made; a
-// collective none of them provides fails those calls.
+// below keeps what the next modules provide, for the calls before the
+// set-up, the calls too large for the segment and every call where the
+// segment could not be made; a collective none of them provides fails
+// those calls, and makes the segment at the first call.
 func (m *module) below(next *coll.Module) {
+	complete := next.Barrier != nil && next.Bcast != nil && next.Reduce != nil && next.Allreduce != nil &&
+		next.Gather != nil && next.Scatter != nil && next.Allgather != nil && next.Alltoall != nil &&
+		next.Allgatherv != nil && next.ReduceScatter != nil && next.ReduceScatterBlock != nil &&
+		next.Scan != nil && next.Exscan != nil
+	if !complete {
+		m.lazy.early = 0
+	}
 	none := func() error {
 		if m.seg == nil {
 			return m.fail(fmt.Errorf("%w and %w", errNoSegment, coll.ErrNoProvider))

@@ -9,10 +9,10 @@ import (
 )
 
 // Freed communicators' segments are kept, poolMax at most, and a new
-// communicator's first call takes one over when every member still holds
+// communicator's set-up (lazy.go) takes one over when every member still holds
 // the same one in the same rank: a program that makes and frees
 // communicators (a Dup per phase) then maps a segment once, not at every
-// communicator's first call, and the memory that sm holds stays bounded.
+// communicator's set-up, and the memory that sm holds stays bounded.
 // A reused segment's epochs and call numbers go on from where its last
 // communicator left them, alike on every member (checked), so nothing in
 // it needs clearing: to the protocol, the new communicator's calls are

@@ -63,18 +63,18 @@ func TestParams(t *testing.T) {
 		t.Fatal(err)
 	}
 	if want := (config{maxBytes: defaultMaxBytes, maxRanks: defaultMaxRanks, dir: "/dev/shm", path: modeTimed,
-		forced: map[string]bool{}}); !reflect.DeepEqual(c.cfg, want) {
+		segmentAfter: defaultSegmentAfter, forced: map[string]bool{}}); !reflect.DeepEqual(c.cfg, want) {
 		t.Errorf("default config %+v, want %+v", c.cfg, want)
 	}
 	if c.log == nil {
 		t.Error("Open left no logger")
 	}
 	c, err = open(t, "coll_sm_max_bytes", "2k", "coll_sm_max_ranks", "4", "coll_sm_backing_directory", "/tmp/x",
-		"coll_sm_path", "next")
+		"coll_sm_path", "next", "coll_sm_segment_after", "5")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := (config{maxBytes: 2048, maxRanks: 4, dir: "/tmp/x", path: modeNext, forced: map[string]bool{}}); !reflect.DeepEqual(c.cfg, want) {
+	if want := (config{maxBytes: 2048, maxRanks: 4, dir: "/tmp/x", path: modeNext, segmentAfter: 5, forced: map[string]bool{}}); !reflect.DeepEqual(c.cfg, want) {
 		t.Errorf("config %+v, want %+v", c.cfg, want)
 	}
 	for _, bad := range [][2]string{
@@ -83,6 +83,8 @@ func TestParams(t *testing.T) {
 		{"coll_sm_max_bytes", "2m"},
 		{"coll_sm_max_bytes", "-1"},
 		{"coll_sm_path", "fastest"},
+		{"coll_sm_segment_after", "-1"},
+		{"coll_sm_segment_after", "1073741825"},
 	} {
 		if _, err := open(t, bad[0], bad[1]); err == nil {
 			t.Errorf("%s=%s accepted", bad[0], bad[1])
@@ -306,6 +308,64 @@ func TestNoNextModule(t *testing.T) {
 		}
 		return call{k: kAllreduce, size: 2, op: testOps[0], seed: 9}.do(w.tables[r], c, r, n)
 	})
+}
+
+// TestSegmentAfter: a communicator's first coll_sm_segment_after calls
+// go to the next component, on every rank, with no segment mapped; the
+// call after them makes the segment, and the calls after it use it.
+func TestSegmentAfter(t *testing.T) {
+	const n, after = 3, 4
+	w := newWorld(t, n)
+	w.build(t, w.host(), func(int) config { return config{maxBytes: 64, maxRanks: 16, dir: w.dir, segmentAfter: after} })
+	// build's barrier was the first early call.
+	for i := 1; i < after; i++ {
+		before := w.sends()
+		w.runCalls(t, []call{{k: kAllreduce, size: 3, op: testOps[0], seed: i}})
+		if got := mappings(t, w.segPath()); got != 0 {
+			t.Fatalf("after %d calls: %d mappings of the segment, want none before call %d", i+1, got, after+1)
+		}
+		if w.sends() == before {
+			t.Fatalf("call %d sent no message: it did not go to the next component", i+1)
+		}
+	}
+	w.runCalls(t, []call{{k: kAllreduce, size: 3, op: testOps[0], seed: after}})
+	if got := mappings(t, w.segPath()); got != n {
+		t.Fatalf("after %d calls: %d mappings of the segment, want one per rank (%d)", after+1, got, n)
+	}
+	before := w.sends()
+	w.runCalls(t, []call{{k: kAllreduce, size: 3, op: testOps[0], seed: 9}, {k: kBcast, root: 1, size: 5, seed: 10}})
+	if w.sends() != before {
+		t.Errorf("calls after the set-up sent %d messages, want none: they go through the segment", w.sends()-before)
+	}
+}
+
+// TestSegmentAfterWithoutNext: with no component below to serve the early
+// calls, the first call makes the segment.
+func TestSegmentAfterWithoutNext(t *testing.T) {
+	const n = 2
+	w := newWorld(t, n)
+	w.tables = make([]*coll.Table, n)
+	w.run(t, func(r int, c *testComm) error {
+		comp := &Component{cfg: config{maxBytes: 64, maxRanks: 16, dir: w.dir, segmentAfter: 100}}
+		tab, err := coll.Build(c, []coll.Candidate{{Name: "sm", Component: comp, Priority: 50}}, w.host())
+		w.tables[r] = tab
+		if err == nil {
+			err = call{k: kAllreduce, size: 3, op: testOps[0], seed: 1}.do(tab, c, r, n)
+		}
+		return err
+	})
+	defer func() {
+		for _, tab := range w.tables {
+			if tab != nil {
+				if err := tab.Free(); err != nil {
+					t.Error(err)
+				}
+			}
+		}
+	}()
+	if got := mappings(t, w.segPath()); got != n {
+		t.Errorf("after the first call: %d mappings of the segment, want one per rank (%d)", got, n)
+	}
 }
 
 var errFailed = errors.New("rank 1 failed")
