@@ -2,8 +2,6 @@ package launcher
 
 import (
 	"context"
-	"crypto/subtle"
-	"encoding/hex"
 	"fmt"
 	"net"
 	"slices"
@@ -13,9 +11,9 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 
+	"github.com/gompi/gompi/internal/jobauth"
 	"github.com/gompi/gompi/internal/rte"
 	"github.com/gompi/gompi/internal/rte/rtepb"
 )
@@ -24,7 +22,7 @@ import (
 type ServerConfig struct {
 	JobID  string
 	Size   int    // number of ranks, >= 1
-	Secret []byte // callers must present it in hex (rte.SecretMetadataKey)
+	Secret []byte // callers prove they hold it (jobauth) before any call
 	// OnAbort is called when a rank calls Abort, before the call returns, so
 	// the launcher learns of the abort before it can see the rank exit.
 	OnAbort func(AbortCall)
@@ -37,9 +35,8 @@ type ServerConfig struct {
 type Server struct {
 	rtepb.UnimplementedRuntimeServer
 
-	cfg       ServerConfig
-	secretHex []byte
-	grpc      *grpc.Server
+	cfg  ServerConfig
+	grpc *grpc.Server
 
 	mu        sync.Mutex
 	changed   chan struct{} // closed and replaced on every change waiters care about
@@ -82,7 +79,6 @@ func NewServer(cfg ServerConfig) (*Server, error) {
 	}
 	s := &Server{
 		cfg:       cfg,
-		secretHex: []byte(hex.EncodeToString(cfg.Secret)),
 		changed:   make(chan struct{}),
 		kv:        make([]map[string][]byte, cfg.Size),
 		connected: make([]bool, cfg.Size),
@@ -93,10 +89,10 @@ func NewServer(cfg ServerConfig) (*Server, error) {
 	for i := range s.kv {
 		s.kv[i] = map[string][]byte{}
 	}
-	s.grpc = grpc.NewServer(
-		grpc.UnaryInterceptor(s.authenticate),
-		grpc.StreamInterceptor(s.authenticateStream),
-	)
+	refused := func(remote net.Addr, err error) {
+		cfg.Log.Warn("refused a connection that did not prove it belongs to the job", "from", remote, "error", err)
+	}
+	s.grpc = grpc.NewServer(grpc.Creds(jobauth.Credentials(cfg.JobID, cfg.Secret, refused)))
 	rtepb.RegisterRuntimeServer(s.grpc, s)
 	return s, nil
 }
@@ -151,31 +147,6 @@ func (s *Server) RankState(rank int) (connected, finalized bool) {
 func (s *Server) broadcastLocked() {
 	close(s.changed)
 	s.changed = make(chan struct{})
-}
-
-// authenticate refuses calls that do not carry the job secret.
-func (s *Server) authenticate(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
-	if err := s.checkSecret(ctx, info.FullMethod); err != nil {
-		return nil, err
-	}
-	return handler(ctx, req)
-}
-
-func (s *Server) checkSecret(ctx context.Context, method string) error {
-	md, _ := metadata.FromIncomingContext(ctx)
-	vals := md.Get(rte.SecretMetadataKey)
-	if len(vals) != 1 || subtle.ConstantTimeCompare([]byte(vals[0]), s.secretHex) != 1 {
-		s.cfg.Log.Warn("refused a call without the job secret", "method", method)
-		return status.Errorf(codes.Unauthenticated, "%s: missing or wrong job secret (metadata %q)", method, rte.SecretMetadataKey)
-	}
-	return nil
-}
-
-func (s *Server) authenticateStream(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
-	if err := s.checkSecret(ss.Context(), info.FullMethod); err != nil {
-		return err
-	}
-	return handler(srv, ss)
 }
 
 func (s *Server) rank(r int32, role string) (int, error) {

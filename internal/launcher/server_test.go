@@ -15,9 +15,9 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
-	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 
+	"github.com/gompi/gompi/internal/jobauth"
 	"github.com/gompi/gompi/internal/rte"
 	"github.com/gompi/gompi/internal/rte/rtepb"
 )
@@ -30,7 +30,7 @@ type abortCall struct {
 }
 
 // startServer serves a job of size ranks on a unix socket and returns a
-// client factory; secret "" sends no secret at all.
+// client factory; secret "" skips the handshake altogether.
 func startServer(t *testing.T, size int) (*Server, func(secret string) rtepb.RuntimeClient, <-chan abortCall) {
 	t.Helper()
 	aborts := make(chan abortCall, 8)
@@ -49,14 +49,15 @@ func startServer(t *testing.T, size int) (*Server, func(secret string) rtepb.Run
 	go srv.Serve(l)
 	t.Cleanup(srv.Stop)
 	dial := func(secret string) rtepb.RuntimeClient {
-		opts := []grpc.DialOption{grpc.WithTransportCredentials(insecure.NewCredentials())}
+		creds := insecure.NewCredentials()
 		if secret != "" {
-			opts = append(opts, grpc.WithUnaryInterceptor(func(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, opts ...grpc.CallOption) error {
-				ctx = metadata.AppendToOutgoingContext(ctx, rte.SecretMetadataKey, secret)
-				return invoker(ctx, method, req, reply, cc, opts...)
-			}))
+			b, err := hex.DecodeString(secret)
+			if err != nil {
+				t.Fatal(err)
+			}
+			creds = jobauth.Credentials("test", b, nil)
 		}
-		conn, err := grpc.NewClient("unix://"+sock, opts...)
+		conn, err := grpc.NewClient("unix://"+sock, grpc.WithTransportCredentials(creds))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -258,8 +259,8 @@ func TestUnauthenticatedCallsRefused(t *testing.T) {
 	ctx := testCtx(t)
 	for name, secret := range map[string]string{"none": "", "wrong": hex.EncodeToString([]byte(strings.Repeat("x", rte.MinSecretLen)))} {
 		_, err := dial(secret).Put(ctx, &rtepb.PutRequest{Rank: 0, Key: "k"})
-		if status.Code(err) != codes.Unauthenticated {
-			t.Errorf("%s secret: %v, want Unauthenticated", name, err)
+		if status.Code(err) != codes.Unavailable {
+			t.Errorf("%s secret: %v, want Unavailable: the connection is refused before any call", name, err)
 		}
 	}
 }

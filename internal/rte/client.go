@@ -12,9 +12,9 @@ import (
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/status"
 
+	"github.com/gompi/gompi/internal/jobauth"
 	"github.com/gompi/gompi/internal/rte/rtepb"
 )
 
@@ -73,10 +73,7 @@ func connect(ctx context.Context, cfg config, stderr io.Writer, exit func(int)) 
 		return c, nil
 	}
 
-	conn, err := grpc.NewClient(cfg.server,
-		grpc.WithTransportCredentials(insecure.NewCredentials()), // unix socket in a 0700 directory
-		grpc.WithPerRPCCredentials(secretCreds(hex.EncodeToString(c.job.Secret))),
-	)
+	conn, err := grpc.NewClient(cfg.server, grpc.WithTransportCredentials(jobauth.Credentials(c.job.JobID, c.job.Secret, nil)))
 	if err != nil {
 		return nil, fmt.Errorf("rte: job server %s=%q: %w", EnvServer, cfg.server, err)
 	}
@@ -283,17 +280,6 @@ func rpcError(ctx context.Context, err error) error {
 	}
 	return errors.New(st.Message())
 }
-
-// secretCreds attaches the job secret to every call.
-type secretCreds string
-
-func (s secretCreds) GetRequestMetadata(context.Context, ...string) (map[string]string, error) {
-	return map[string]string{SecretMetadataKey: string(s)}, nil
-}
-
-// RequireTransportSecurity is false: the socket lives in a 0700 directory
-// and the secret only proves membership in the job.
-func (secretCreds) RequireTransportSecurity() bool { return false }
 
 // localStore is the key-value store of a rank without a job server.
 type localStore struct {

@@ -136,7 +136,7 @@ func TestConnectErrors(t *testing.T) {
 	defer cancel()
 
 	t.Setenv(rte.EnvSecret, strings.Repeat("00", rte.MinSecretLen))
-	if _, err := rte.Connect(ctx); err == nil || !strings.Contains(err.Error(), "missing or wrong job secret") {
+	if _, err := rte.Connect(ctx); err == nil || !strings.Contains(err.Error(), "the server's challenge does not carry job feed01's MAC") {
 		t.Errorf("wrong secret: %v", err)
 	}
 	t.Setenv(rte.EnvSecret, hex.EncodeToString([]byte(strings.Repeat("s", rte.MinSecretLen))))

@@ -1,6 +1,7 @@
 // Package rte is a rank's view of the job runtime: who it is (rank, size,
 // job id, secret) and a small key-value store with a barrier, served by
-// gompirun's job server over gRPC on a unix socket.
+// gompirun's job server over gRPC (on a unix socket, or TCP from other
+// hosts), on connections authenticated with the job secret (jobauth).
 //
 // A process started without gompirun (GOMPI_COMM_WORLD_SIZE unset) is a
 // singleton: rank 0 of 1, with the store kept in memory.
@@ -44,10 +45,6 @@ const (
 // wrote for the user (a profiling tool's report): gompirun lists their
 // values, the files' paths, when the job ends.
 const ReportKeyPrefix = "gompi.report/"
-
-// SecretMetadataKey is the gRPC metadata entry carrying the job secret (hex)
-// on every call to the job server.
-const SecretMetadataKey = "gompi-job-secret"
 
 // MinSecretLen is the shortest job secret accepted, in bytes.
 const MinSecretLen = 32
