@@ -13,6 +13,7 @@ import (
 
 	"github.com/gompi/gompi/frameworks/btl"
 	"github.com/gompi/gompi/frameworks/coll"
+	"github.com/gompi/gompi/frameworks/ess"
 	"github.com/gompi/gompi/internal/pml"
 	"github.com/gompi/gompi/internal/rte"
 	"github.com/gompi/gompi/mca"
@@ -40,8 +41,8 @@ const (
 
 // library is the state of an initialised process.
 type library struct {
-	client *rte.Client
-	job    rte.Job
+	client ess.Runtime
+	job    ess.Job
 	sys    *mca.System
 	log    hclog.Logger
 	engine *pml.Engine
@@ -136,25 +137,32 @@ func prepare(ctx context.Context) (_ *library, err error) {
 		}
 		os.Exit(0)
 	}
-	client, err := rte.Connect(ctx)
-	if err != nil {
-		return nil, err
-	}
-	l := &library{client: client, job: client.Job()}
+	// Only rank 0 prints the parameters' warnings: the rank that the
+	// launcher's variables name, since the parameters (the ess selection
+	// among them) are loaded before the job is joined.
+	rank := ess.LaunchRank(os.Getenv)
+	l := &library{log: mca.NewLogger().With("rank", rank)}
 	defer func() {
 		if err != nil {
 			err = errors.Join(err, l.close())
 		}
 	}()
-	l.log = mca.NewLogger().With("rank", l.job.Rank)
 	in, err := params.DefaultInputs()
 	if err != nil {
 		return nil, err
 	}
-	l.sys, err = mca.Load(mca.Options{Logger: l.log, QuietWarnings: l.job.Rank != 0 || in.Checked, Params: RegisterParams}, in)
+	l.sys, err = mca.Load(mca.Options{Logger: l.log, QuietWarnings: rank != 0 || in.Checked, Params: RegisterParams}, in)
 	if err != nil {
 		return nil, err
 	}
+	fw, err := l.sys.Framework(ess.Name)
+	if err != nil {
+		return nil, err
+	}
+	if l.client, err = ess.Join(ctx, fw); err != nil {
+		return nil, err
+	}
+	l.job = l.client.Job()
 	return l, nil
 }
 
@@ -229,7 +237,9 @@ func (l *library) start(ctx context.Context) (_ *library, err error) {
 			return nil, err
 		}
 	}
-	l.client.ServeState(context.Background(), l.state) // until the client closes
+	if s, ok := l.client.(ess.StateServer); ok {
+		s.ServeState(context.Background(), l.state) // until the client closes
+	}
 	return l, nil
 }
 
@@ -276,7 +286,10 @@ func (l *library) close() error {
 	if l.sys != nil {
 		errs = append(errs, l.sys.Close()) // every framework opened, coll's among them
 	}
-	return errors.Join(append(errs, l.client.Close())...)
+	if l.client != nil {
+		errs = append(errs, l.client.Close())
+	}
+	return errors.Join(errs...)
 }
 
 // Finalize waits for every rank to reach Finalize, then closes the
@@ -434,5 +447,9 @@ func Announce(path string) (bool, error) {
 	if l == nil {
 		return false, nil
 	}
-	return l.client.Announce(context.Background(), path)
+	a, ok := l.client.(ess.Announcer)
+	if !ok {
+		return false, nil
+	}
+	return a.Announce(context.Background(), path)
 }

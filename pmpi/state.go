@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/gompi/gompi/frameworks/coll"
+	"github.com/gompi/gompi/frameworks/ess"
 	"github.com/gompi/gompi/internal/pml"
-	"github.com/gompi/gompi/internal/rte"
 )
 
 // maxUnexpectedListed bounds the unexpected messages a state report lists.
@@ -19,12 +19,12 @@ const maxUnexpectedListed = 20
 // engine's pending operations in the terms of the program (communicator
 // names and ranks, the MPI call that waits and where it was called), and
 // its unexpected messages.
-func (l *library) state(stacks bool) rte.State {
+func (l *library) state(stacks bool) ess.State {
 	es := l.engine.State(maxUnexpectedListed)
-	st := rte.State{UnexpectedTotal: es.UnexpectedTotal}
+	st := ess.State{UnexpectedTotal: es.UnexpectedTotal}
 	for _, op := range es.Pending {
 		comm, collective := l.describeContext(op.Context, op.Tag)
-		o := rte.Op{
+		o := ess.Op{
 			Kind: op.Kind, PeerWorld: op.Peer, Peer: l.commRank(op.Context, op.Peer), Tag: op.Tag,
 			Comm: comm, Bytes: op.Bytes, Collective: collective,
 		}
@@ -36,7 +36,7 @@ func (l *library) state(stacks bool) rte.State {
 	}
 	l.collWaits.Range(func(k, _ any) bool {
 		w := k.(*collWait)
-		o := rte.Op{
+		o := ess.Op{
 			Kind: "coll", PeerWorld: w.comm.group[w.peer], Peer: w.peer, Tag: -1,
 			Comm: w.comm.Name(), Collective: w.collective, Waited: time.Since(w.since),
 		}
@@ -45,12 +45,12 @@ func (l *library) state(stacks bool) rte.State {
 		return true
 	})
 	for _, site := range finalizeSites() {
-		st.Ops = append(st.Ops, rte.Op{Kind: "finalize", PeerWorld: -1, Peer: -1, Tag: -1, Comm: "world",
+		st.Ops = append(st.Ops, ess.Op{Kind: "finalize", PeerWorld: -1, Peer: -1, Tag: -1, Comm: "world",
 			Call: "Finalize", Site: site})
 	}
 	for _, m := range es.Unexpected {
 		comm, collective := l.describeContext(m.Context, m.Tag)
-		st.Unexpected = append(st.Unexpected, rte.Message{
+		st.Unexpected = append(st.Unexpected, ess.Message{
 			From: l.commRank(m.Context, m.From), FromWorld: m.From, Tag: m.Tag, Comm: comm,
 			Bytes: m.Size, Collective: collective,
 		})

@@ -5,6 +5,7 @@ package all
 import (
 	_ "github.com/gompi/gompi/frameworks/btl"
 	_ "github.com/gompi/gompi/frameworks/coll"
+	_ "github.com/gompi/gompi/frameworks/ess"
 	_ "github.com/gompi/gompi/frameworks/prof"
 
 	_ "github.com/gompi/gompi/components/btl/self"
@@ -15,6 +16,9 @@ import (
 	_ "github.com/gompi/gompi/components/coll/self"
 	_ "github.com/gompi/gompi/components/coll/sm"
 	_ "github.com/gompi/gompi/components/coll/tuned"
+
+	_ "github.com/gompi/gompi/components/ess/gompirun"
+	_ "github.com/gompi/gompi/components/ess/singleton"
 
 	_ "github.com/gompi/gompi/components/prof/stats"
 	_ "github.com/gompi/gompi/components/prof/trace"

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/gompi/gompi/frameworks/ess"
 	"io"
 	"os"
 	"sync"
@@ -21,7 +22,7 @@ import (
 // Client is a rank's connection to the job runtime. It is safe for
 // concurrent use, except that one rank must not run two Fences at once.
 type Client struct {
-	job Job
+	job ess.Job
 
 	conn *grpc.ClientConn    // nil without a job server
 	rpc  rtepb.RuntimeClient // nil without a job server
@@ -46,6 +47,23 @@ func Connect(ctx context.Context) (*Client, error) {
 		return nil, fmt.Errorf("rte: %w", err)
 	}
 	return connect(ctx, cfg, os.Stderr, os.Exit)
+}
+
+// Launched reports whether gompirun's variables say that it started this
+// process; variables that are set but inconsistent are an error naming
+// them.
+func Launched(getenv func(string) string) (bool, error) {
+	cfg, err := parseEnv(getenv)
+	if err != nil {
+		return false, err
+	}
+	return !cfg.job.Singleton, nil
+}
+
+// Singleton makes the runtime of a process started without a launcher:
+// rank 0 of 1, with the store kept in memory.
+func Singleton(ctx context.Context) (*Client, error) {
+	return connect(ctx, config{job: ess.Job{Size: 1, LocalSize: 1, Singleton: true}}, os.Stderr, os.Exit)
 }
 
 func connect(ctx context.Context, cfg config, stderr io.Writer, exit func(int)) (*Client, error) {
@@ -112,7 +130,7 @@ func randomBytes(n int) ([]byte, error) {
 }
 
 // Job returns this rank's identity.
-func (c *Client) Job() Job {
+func (c *Client) Job() ess.Job {
 	j := c.job
 	j.Secret = append([]byte(nil), c.job.Secret...) // callers must not change ours
 	return j

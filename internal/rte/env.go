@@ -3,6 +3,7 @@ package rte
 import (
 	"encoding/hex"
 	"fmt"
+	"github.com/gompi/gompi/frameworks/ess"
 	"net"
 	"path/filepath"
 	"strconv"
@@ -11,7 +12,7 @@ import (
 
 // config is what the environment says about this process.
 type config struct {
-	job      Job
+	job      ess.Job
 	server   string // gRPC target of the job server; empty: keep the store locally
 	lifeline int    // descriptor whose end of file means gompirun is gone; 0: none
 }
@@ -46,7 +47,7 @@ func parseEnv(getenv func(string) string) (config, error) {
 				return config{}, fmt.Errorf("environment variable %s=%q is set but %s is not; set both, or neither to run as a singleton", name, v, EnvSize)
 			}
 		}
-		return config{job: Job{Size: 1, LocalSize: 1, Singleton: true}}, nil
+		return config{job: ess.Job{Size: 1, LocalSize: 1, Singleton: true}}, nil
 	}
 
 	var c config

@@ -3,6 +3,7 @@ package rte
 import (
 	"bytes"
 	"context"
+	"github.com/gompi/gompi/frameworks/ess"
 	"os"
 	"path/filepath"
 	"strings"
@@ -50,7 +51,7 @@ func TestLifelineEOFAborts(t *testing.T) {
 	if err := os.Mkdir(sess, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	cfg := config{job: Job{Rank: 1, Size: 2, LocalSize: 2, LocalRank: 1, JobID: "feed01", SessionDir: sess}, lifeline: fd}
+	cfg := config{job: ess.Job{Rank: 1, Size: 2, LocalSize: 2, LocalRank: 1, JobID: "feed01", SessionDir: sess}, lifeline: fd}
 	var stderr syncBuffer
 	exited := make(chan int, 1)
 	c, err := connect(context.Background(), cfg, &stderr, func(code int) { exited <- code })

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"github.com/gompi/gompi/frameworks/ess"
 	"strings"
 	"testing"
 	"time"
@@ -13,7 +14,7 @@ func singleton(t *testing.T) (*Client, *bytes.Buffer, *int) {
 	t.Helper()
 	var stderr bytes.Buffer
 	exitCode := -1
-	c, err := connect(context.Background(), config{job: Job{Size: 1, LocalSize: 1, Singleton: true}}, &stderr, func(code int) { exitCode = code })
+	c, err := connect(context.Background(), config{job: ess.Job{Size: 1, LocalSize: 1, Singleton: true}}, &stderr, func(code int) { exitCode = code })
 	if err != nil {
 		t.Fatal(err)
 	}

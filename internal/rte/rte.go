@@ -52,17 +52,6 @@ const MinSecretLen = 32
 // maxValueSize bounds a Put value, well below gRPC's default 4 MiB message limit.
 const maxValueSize = 1 << 20
 
-// Job is a rank's identity within its job.
-type Job struct {
-	Rank, Size, LocalRank, LocalSize int
-	AppNum                           int // index of the rank's app context (MPI_APPNUM); 0 for a singleton
-	JobID                            string
-	Secret                           []byte // per-job random secret (>= 32 bytes); also authenticates btl tcp connections
-	Hostname                         string
-	SessionDir                       string // the job's private directory on this host; "" for a singleton
-	Singleton                        bool   // started without gompirun: rank 0 of 1
-}
-
 // RemoveJobFiles removes what a job leaves on its host: its session
 // directory, the shared-memory segments named after it in /dev/shm, and
 // the files elsewhere that a symbolic link in the session directory

@@ -2,47 +2,15 @@ package rte
 
 import (
 	"context"
-	"time"
 
+	"github.com/gompi/gompi/frameworks/ess"
 	"github.com/gompi/gompi/internal/rte/rtepb"
 )
-
-// State is what a rank reports when gompirun asks what it is doing: its
-// pending operations, with the calls that wait on them, and its
-// unexpected messages.
-type State struct {
-	Ops             []Op
-	Unexpected      []Message // the first few
-	UnexpectedTotal int
-	Stacks          string // every goroutine's stack, when asked for
-}
-
-// Op is a pending receive, send or probe.
-type Op struct {
-	Kind            string // "recv", "send", "probe" or "coll" (a collective's wait on shared memory)
-	Peer, PeerWorld int    // -1: any
-	Tag             int    // -1: any
-	Comm            string
-	Bytes           int
-	Collective      string // the collective it belongs to, if any
-	// The MPI call that waits on it, its call site (file:line) and for how
-	// long; Call is empty when no call waits on it.
-	Call, Site string
-	Waited     time.Duration
-}
-
-// Message is an unexpected message: no receive has matched it yet.
-type Message struct {
-	From, FromWorld, Tag int
-	Comm                 string
-	Bytes                int
-	Collective           string
-}
 
 // ServeState answers gompirun's requests for this rank's state with
 // report, from a goroutine of its own, until ctx ends. A singleton has no
 // gompirun to ask and serves nothing.
-func (c *Client) ServeState(ctx context.Context, report func(stacks bool) State) {
+func (c *Client) ServeState(ctx context.Context, report func(stacks bool) ess.State) {
 	if c.kv != nil {
 		return
 	}
@@ -62,7 +30,7 @@ func (c *Client) ServeState(ctx context.Context, report func(stacks bool) State)
 	}()
 }
 
-func stateReport(rank int, id uint64, st State) *rtepb.StateReport {
+func stateReport(rank int, id uint64, st ess.State) *rtepb.StateReport {
 	r := &rtepb.StateReport{Rank: int32(rank), Id: id, UnexpectedTotal: int32(st.UnexpectedTotal), Stacks: st.Stacks}
 	for _, o := range st.Ops {
 		r.Ops = append(r.Ops, &rtepb.PendingOp{
