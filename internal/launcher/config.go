@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -59,6 +60,14 @@ type Config struct {
 	Log     hclog.Logger  // nil: discard
 	TempDir string        // parent of the session directory; "": os.TempDir()
 	Grace   time.Duration // between SIGTERM and SIGKILL; 0: DefaultGrace
+	// Hosts names each rank's host, by rank; nil runs every rank on this
+	// host, as does a rank whose host is LocalHost. The ranks of another
+	// host are started by a daemon (RunDaemon) that Agent starts there,
+	// running DaemonExe; they reach the job server over TCP.
+	Hosts     []string
+	LocalHost string
+	Agent     func(host string, argv []string) (*exec.Cmd, error)
+	DaemonExe string
 	// Mergers finds the merger of a profiling tool's parts (see
 	// MergeFunc), nil when it has none; gompirun passes prof.MergerFor.
 	// When the job has ended, the parts the ranks submitted are merged in
@@ -108,5 +117,53 @@ func (cfg *Config) fill() (np int, err error) {
 	if cfg.TempDir == "" {
 		cfg.TempDir = os.TempDir()
 	}
+	if cfg.Hosts != nil {
+		if len(cfg.Hosts) != np {
+			return 0, fmt.Errorf("%d hosts given for %d ranks", len(cfg.Hosts), np)
+		}
+		for _, h := range cfg.Hosts {
+			if h != cfg.LocalHost && (cfg.Agent == nil || cfg.DaemonExe == "") {
+				return 0, fmt.Errorf("rank on host %s: no launch agent to start it there", h)
+			}
+		}
+	}
 	return np, nil
+}
+
+// place splits the ranks into this host's, in order, and each other
+// host's, numbered on their host in rank order.
+func (cfg *Config) place(np int) (local []int, byHost map[string][]DaemonRank) {
+	byHost = map[string][]DaemonRank{}
+	apps := make([]int, 0, np)
+	for i, app := range cfg.Apps {
+		for range app.NP {
+			apps = append(apps, i)
+		}
+	}
+	for rank := range np {
+		if cfg.Hosts == nil || cfg.Hosts[rank] == cfg.LocalHost {
+			local = append(local, rank)
+			continue
+		}
+		h := cfg.Hosts[rank]
+		byHost[h] = append(byHost[h], DaemonRank{Rank: rank, Local: len(byHost[h]), App: apps[rank]})
+	}
+	return local, byHost
+}
+
+// runsHere reports whether app context i has a rank on this host.
+func (cfg *Config) runsHere(i, np int) bool {
+	if cfg.Hosts == nil {
+		return true
+	}
+	first := 0
+	for k := range i {
+		first += cfg.Apps[k].NP
+	}
+	for rank := first; rank < first+cfg.Apps[i].NP && rank < np; rank++ {
+		if cfg.Hosts[rank] == cfg.LocalHost {
+			return true
+		}
+	}
+	return false
 }

@@ -41,20 +41,27 @@ func rankEnvBase(env []string) []string {
 	return out
 }
 
+// rankIdent is what a rank learns of itself and its job.
+type rankIdent struct {
+	rank, size, local, localSize int
+	jobID, server, sessDir       string
+	secret                       []byte
+}
+
 // rankEnv is the environment of one rank of app context appNum: the base,
 // the app's exports, then the rank's identity.
-func rankEnv(base []string, app App, appNum int, s *session, rank, np int) []string {
+func rankEnv(base []string, app App, appNum int, id rankIdent) []string {
 	env := append(append([]string(nil), base...), app.Env...)
 	return append(env,
 		rte.EnvAppNum+"="+strconv.Itoa(appNum),
-		rte.EnvRank+"="+strconv.Itoa(rank),
-		rte.EnvSize+"="+strconv.Itoa(np),
-		rte.EnvLocalRank+"="+strconv.Itoa(rank), // one host: local is global
-		rte.EnvLocalSize+"="+strconv.Itoa(np),
-		rte.EnvJobID+"="+s.jobID,
-		rte.EnvServer+"=unix://"+s.socket,
-		rte.EnvSecret+"="+hex.EncodeToString(s.secret),
-		rte.EnvSessionDir+"="+s.dir,
+		rte.EnvRank+"="+strconv.Itoa(id.rank),
+		rte.EnvSize+"="+strconv.Itoa(id.size),
+		rte.EnvLocalRank+"="+strconv.Itoa(id.local),
+		rte.EnvLocalSize+"="+strconv.Itoa(id.localSize),
+		rte.EnvJobID+"="+id.jobID,
+		rte.EnvServer+"="+id.server,
+		rte.EnvSecret+"="+hex.EncodeToString(id.secret),
+		rte.EnvSessionDir+"="+id.sessDir,
 		rte.EnvLifeline+"="+strconv.Itoa(lifelineFD),
 	)
 }

@@ -59,7 +59,7 @@ func jobFailure(msg string, code int) failure { return failure{msg: msg, code: c
 
 func rankFailure(ev exitEvent, what string, code int) failure {
 	return failure{
-		msg:  fmt.Sprintf("rank %d (pid %d) %s; stopping the job", ev.rank, ev.pid, what),
+		msg:  fmt.Sprintf("rank %d (%s) %s; stopping the job", ev.rank, pidOn(ev.pid, ev.host), what),
 		code: code, rank: ev.rank, pid: ev.pid, what: what,
 	}
 }
@@ -86,11 +86,14 @@ func (j *job) fail(f failure) {
 // so the abort is recorded before the rank can be seen exiting.
 func (j *job) onAbort(a AbortCall) {
 	j.mu.Lock()
-	pid := j.pids[a.Rank]
+	pid, host := j.pids[a.Rank], ""
+	if h := j.remote[a.Rank]; h != nil {
+		host = h.name
+	}
 	j.mu.Unlock()
 	what := fmt.Sprintf("called Abort with code %d: %s", a.Code, a.Message)
 	j.fail(failure{
-		msg:    fmt.Sprintf("rank %d (pid %d) %s; stopping the job", a.Rank, pid, what),
+		msg:    fmt.Sprintf("rank %d (%s) %s; stopping the job", a.Rank, pidOn(pid, host), what),
 		what:   what,
 		code:   rte.AbortStatus(a.Code),
 		rank:   a.Rank,
@@ -147,4 +150,12 @@ func (j *job) verdict() int {
 		}
 	}
 	return j.failures[j.cause].code
+}
+
+// pidOn names a rank's process: its pid, and its host if not this one.
+func pidOn(pid int, host string) string {
+	if host == "" {
+		return fmt.Sprintf("pid %d", pid)
+	}
+	return fmt.Sprintf("pid %d on host %s", pid, host)
 }

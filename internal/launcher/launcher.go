@@ -32,8 +32,12 @@ func Run(ctx context.Context, cfg Config) (int, error) {
 	if err != nil {
 		return 1, err
 	}
+	local, byHost := cfg.place(np)
 	progs := make([]program, len(cfg.Apps))
 	for i, app := range cfg.Apps {
+		if !cfg.runsHere(i, np) {
+			continue // the daemons find it on their hosts
+		}
 		if progs[i], err = resolveProgram(app.Program, app.Args); err != nil {
 			if len(cfg.Apps) > 1 {
 				err = fmt.Errorf("app context %d: %w", i+1, err)
@@ -47,7 +51,7 @@ func Run(ctx context.Context, cfg Config) (int, error) {
 		if err != nil {
 			return 1, fmt.Errorf("--bind-to: %w", err)
 		}
-		rankCPUs = cfg.Bind.rankCPUs(np, cpus)
+		rankCPUs = cfg.Bind.rankCPUs(len(local), cpus)
 	}
 	var files [][2]*os.File
 	if cfg.Output.Dir != "" {
@@ -72,6 +76,8 @@ func Run(ctx context.Context, cfg Config) (int, error) {
 		log:     cfg.Log,
 		term:    newTerminal(cfg.Stdout, cfg.Stderr),
 		pids:    make([]int, np),
+		files:   files,
+		remote:  map[int]*remoteHost{},
 		cause:   -1,
 		sent:    make([]map[syscall.Signal]bool, np),
 		exits:   make(chan exitEvent, np),
@@ -98,6 +104,22 @@ func Run(ctx context.Context, cfg Config) (int, error) {
 		}
 	}()
 	j.log.Debug("job server listening", "job", sess.jobID, "socket", sess.socket)
+	var advertise func(string) (string, error)
+	if len(byHost) > 0 {
+		// Other hosts reach the server over TCP, on every interface: each
+		// is told the address of the one that routes to it.
+		tl, err := net.Listen("tcp", ":0")
+		if err != nil {
+			return 1, fmt.Errorf("job server: listening for other hosts: %w", err)
+		}
+		go func() {
+			if err := j.srv.Serve(tl); err != nil {
+				j.log.Debug("job server stopped serving other hosts", "error", err)
+			}
+		}()
+		advertise = advertiser(tl)
+		j.log.Debug("job server listening for other hosts", "address", tl.Addr())
+	}
 
 	// The ranks' lifeline: they inherit the read end; the write end stays
 	// here (close-on-exec) and closes when gompirun exits, however it exits.
@@ -114,9 +136,19 @@ func Run(ctx context.Context, cfg Config) (int, error) {
 		}
 	}
 	env := rankEnvBase(cfg.Env)
-	started := j.startAll(progs, env, sess, rankCPUs, files)
+	started := j.startAll(progs, env, sess, rankCPUs, local)
 	lifeR.Close() // the ranks hold their copies
-	code := j.supervise(ctx, started)
+	var remote []int
+	if len(byHost) > 0 {
+		spec := DaemonSpec{JobID: sess.jobID, Secret: sess.secret, Size: np, Env: env, Apps: cfg.Apps, Grace: int64(cfg.Grace)}
+		j.startRemote(byHost, spec, advertise)
+		for _, ranks := range byHost {
+			for _, r := range ranks {
+				remote = append(remote, r.Rank)
+			}
+		}
+	}
+	code := j.supervise(ctx, started, remote)
 	// Not deferred: a gompirun that panics has not stopped its ranks, and
 	// its reaper must end them.
 	reap.release()
@@ -139,9 +171,11 @@ type job struct {
 	// lifeline is the read end of the pipe whose write end only gompirun
 	// holds; every rank inherits it as lifelineFD.
 	lifeline *os.File
+	files    [][2]*os.File // by rank: where --output-filename copies the output; nil: nowhere
 
 	mu       sync.Mutex
-	pids     []int                     // by rank; 0 until started
+	pids     []int                     // by rank; 0 until started (another host's pid for a remote rank)
+	remote   map[int]*remoteHost       // the daemon of each rank on another host
 	failures []failure                 // in the order gompirun learned of them
 	cause    int                       // index of the first failure that is no consequence, printed when learned; -1 until then
 	sent     []map[syscall.Signal]bool // by rank: the signals gompirun sent it

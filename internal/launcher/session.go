@@ -45,24 +45,51 @@ func newSession(tempDir string) (*session, error) {
 		if len(s.socket) > maxSocketPath {
 			return nil, fmt.Errorf("session directory %s: the socket path %s is %d bytes, longer than the %d a unix socket allows; set TMPDIR to a shorter directory", s.dir, s.socket, len(s.socket), maxSocketPath)
 		}
-		err := os.Mkdir(s.dir, 0o700)
+		err := s.makeDir()
 		if errors.Is(err, os.ErrExist) {
 			continue
 		}
 		if err != nil {
-			return nil, fmt.Errorf("creating the session directory: %w", err)
-		}
-		// Without /proc there is no owner to record; the directory is then
-		// never swept, only removed by this job.
-		if o, err := selfOwner(); err == nil {
-			if err := os.WriteFile(filepath.Join(s.dir, ownerFile), []byte(o.String()), 0o600); err != nil {
-				_ = os.Remove(s.dir)
-				return nil, fmt.Errorf("creating the session directory: %w", err)
-			}
+			return nil, err
 		}
 		return s, nil
 	}
 	return nil, fmt.Errorf("creating the session directory in %s: every job id tried was taken", tempDir)
+}
+
+// joinSession makes this host's session directory of a job that another
+// gompirun serves (a daemon's): the job's id is given, and no server
+// listens in it.
+func joinSession(tempDir, jobID string, secret []byte) (*session, error) {
+	tempDir, err := filepath.Abs(tempDir)
+	if err != nil {
+		return nil, fmt.Errorf("session directory: %w", err)
+	}
+	s := &session{jobID: jobID, secret: secret, dir: filepath.Join(tempDir, "gompi."+jobID)}
+	if err := s.makeDir(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// makeDir creates the session directory with its owner record.
+func (s *session) makeDir() error {
+	err := os.Mkdir(s.dir, 0o700)
+	if errors.Is(err, os.ErrExist) {
+		return err
+	}
+	if err != nil {
+		return fmt.Errorf("creating the session directory: %w", err)
+	}
+	// Without /proc there is no owner to record; the directory is then
+	// never swept, only removed by this job.
+	if o, err := selfOwner(); err == nil {
+		if err := os.WriteFile(filepath.Join(s.dir, ownerFile), []byte(o.String()), 0o600); err != nil {
+			_ = os.Remove(s.dir)
+			return fmt.Errorf("creating the session directory: %w", err)
+		}
+	}
+	return nil
 }
 
 // remove removes the session directory and the job's shared-memory

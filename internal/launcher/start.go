@@ -40,19 +40,27 @@ func resolveProgram(name string, args []string) (program, error) {
 	return program{path: path, argv: append([]string{name}, args...)}, nil
 }
 
-// startAll starts every rank in order, app context by app context (progs
-// holds each context's program), and returns the pids of those started.
-// If one cannot be started the job fails and no more are started.
-func (j *job) startAll(progs []program, env []string, s *session, rankCPUs [][]int, files [][2]*os.File) []int {
-	var started []int
+// appOf returns the index of rank's app context.
+func (j *job) appOf(rank int) int {
+	for i, app := range j.cfg.Apps {
+		if rank < app.NP {
+			return i
+		}
+		rank -= app.NP
+	}
+	return len(j.cfg.Apps) - 1
+}
+
+// startAll starts this host's ranks, local, in order (progs holds each
+// app context's program, rankCPUs each local rank's CPUs), and returns
+// the pids of those started by rank. If one cannot be started the job
+// fails and no more are started.
+func (j *job) startAll(progs []program, env []string, s *session, rankCPUs [][]int, local []int) map[int]int {
+	started := map[int]int{}
 	stdin, closeStdin := j.stdinForRank0()
 	defer closeStdin()
-	appNum, appEnd := 0, j.cfg.Apps[0].NP
-	for rank := range j.np {
-		if rank == appEnd {
-			appNum++
-			appEnd += j.cfg.Apps[appNum].NP
-		}
+	for li, rank := range local {
+		appNum := j.appOf(rank)
 		prog, app := progs[appNum], j.cfg.Apps[appNum]
 		var rio rankIO
 		if rank == 0 {
@@ -73,8 +81,8 @@ func (j *job) startAll(progs []program, env []string, s *session, rankCPUs [][]i
 			}
 			childEnds = append(childEnds, w)
 			var file *os.File
-			if files != nil {
-				file = files[rank][kind]
+			if j.files != nil {
+				file = j.files[rank][kind]
 			}
 			j.pipes = append(j.pipes, r)
 			j.pumps.Add(1)
@@ -85,9 +93,11 @@ func (j *job) startAll(progs []program, env []string, s *session, rankCPUs [][]i
 		}
 		var cpus []int
 		if rankCPUs != nil {
-			cpus = rankCPUs[rank]
+			cpus = rankCPUs[li]
 		}
-		cmd := prog.command(rankEnv(env, app, appNum, s, rank, j.np), rio)
+		id := rankIdent{rank: rank, size: j.np, local: li, localSize: len(local),
+			jobID: s.jobID, server: "unix://" + s.socket, sessDir: s.dir, secret: s.secret}
+		cmd := prog.command(rankEnv(env, app, appNum, id), rio)
 		cmd.ExtraFiles = []*os.File{j.lifeline} // descriptor 3: lifelineFD
 		pid, err := startRank(cmd, rank, cpus, j.exits)
 		j.closeFiles(childEnds) // the child has its copies; EOF comes when it is gone
@@ -98,7 +108,7 @@ func (j *job) startAll(progs []program, env []string, s *session, rankCPUs [][]i
 		j.mu.Lock()
 		j.pids[rank] = pid
 		j.mu.Unlock()
-		started = append(started, pid)
+		started[rank] = pid
 		j.log.Debug("rank started", "rank", rank, "pid", pid, "cpus", cpus)
 	}
 	return started
@@ -169,6 +179,8 @@ func (p program) command(env []string, io rankIO) *exec.Cmd {
 type exitEvent struct {
 	rank, pid int
 	status    syscall.WaitStatus
+	host      string // another host's name, for a rank a daemon ran; "" here
+	lost      bool   // never started, or its daemon is gone: its failure is recorded already
 }
 
 // startRank starts cmd and, once it is running, reports its exit on exits.

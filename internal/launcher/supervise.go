@@ -14,10 +14,17 @@ import (
 // supervise waits for every started rank to exit, stopping the job on the
 // first failure, timeout, signal or cancellation; then it merges the
 // profiling parts, lists the reports written and returns the status.
-func (j *job) supervise(ctx context.Context, pids []int) int {
-	alive := map[int]int{} // rank -> pid
-	for rank, pid := range pids {
+//
+// started are this host's ranks (rank -> pid), remote the ranks that
+// daemons run on other hosts: their exits come from the daemons, and
+// signals go to them through the daemons.
+func (j *job) supervise(ctx context.Context, started map[int]int, remote []int) int {
+	alive := map[int]int{} // rank -> pid (0: another host's, not known yet)
+	for rank, pid := range started {
 		alive[rank] = pid
+	}
+	for _, rank := range remote {
+		alive[rank] = 0
 	}
 	var timeout <-chan time.Time
 	if j.cfg.Timeout > 0 {
@@ -33,7 +40,8 @@ func (j *job) supervise(ctx context.Context, pids []int) int {
 		for rank, pid := range alive {
 			// A rank that died before this, whose exit is not read yet,
 			// did not die of this signal: its own death is the failure.
-			if exited(pid) {
+			// (Another host's daemon reports an exit before its signal.)
+			if j.remote[rank] == nil && exited(pid) {
 				continue
 			}
 			if j.sent[rank] == nil {
@@ -43,7 +51,13 @@ func (j *job) supervise(ctx context.Context, pids []int) int {
 		}
 		j.mu.Unlock()
 		for rank, pid := range alive { // the group still: a dead rank's children may linger
-			if err := signalGroup(pid, sig); err != nil {
+			var err error
+			if h := j.remote[rank]; h != nil {
+				err = h.signal(rank, sig)
+			} else {
+				err = signalGroup(pid, sig)
+			}
+			if err != nil {
 				j.log.Warn("cannot signal rank", "rank", rank, "error", err)
 			}
 		}
@@ -54,6 +68,9 @@ func (j *job) supervise(ctx context.Context, pids []int) int {
 		case ev := <-j.exits:
 			delete(alive, ev.rank)
 			j.srv.RankExited(ev.rank)
+			if ev.lost {
+				continue
+			}
 			connected, finalized := j.srv.RankState(ev.rank)
 			j.log.Debug("rank exited", "rank", ev.rank, "pid", ev.pid, "status", ev.status.ExitStatus(), "signaled", ev.status.Signaled())
 			if f, bad := classify(ev, connected, finalized); bad && !j.killedByUs(ev) && !j.aborted(ev.rank) {
@@ -92,10 +109,12 @@ func (j *job) supervise(ctx context.Context, pids []int) int {
 		}
 	}
 
-	// Children the ranks left in their process groups go too.
-	for _, pid := range pids {
+	// Children the ranks left in their process groups go too; the daemons
+	// do the same on their hosts, and clean them.
+	for _, pid := range started {
 		_ = signalGroup(pid, syscall.SIGKILL)
 	}
+	j.endRemote()
 	j.drainOutput()
 	for _, path := range append(j.srv.Reports(), j.mergeParts()...) {
 		fmt.Fprintf(j.term.stderr(), "gompirun: report written: %s\n", path)

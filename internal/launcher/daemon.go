@@ -1,0 +1,250 @@
+package launcher
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// RunDaemon is gompirun's daemon mode, which gompirun starts on every
+// other host of a job through the launch agent (ssh, or what
+// plm_rsh_agent names): it reads the job's spec on in, starts this host's
+// ranks with their identity, and reports on out their output and their
+// exits; gompirun, which serves the job, decides what they mean. Signals
+// that gompirun forwards come on in; end of file on in (gompirun or the
+// agent's connection is gone) stops the ranks. It removes what the job
+// left on this host, and returns the daemon's exit status. errOut gets
+// the daemon's own complaints, which the agent carries to gompirun.
+func RunDaemon(in io.Reader, out, errOut io.Writer, tempDir, reaperExe string) int {
+	fail := func(err error) int {
+		fmt.Fprintln(errOut, "gompirun daemon:", err)
+		return 1
+	}
+	br := bufio.NewReader(in)
+	f, err := readFrame(br)
+	if err == nil && f.kind != frameSpec {
+		err = fmt.Errorf("the first frame is of kind %d, not the job's spec", f.kind)
+	}
+	if err != nil {
+		return fail(fmt.Errorf("reading the job's spec: %w", err))
+	}
+	spec, err := decodeSpec(f.payload)
+	if err != nil {
+		return fail(err)
+	}
+	if tempDir == "" {
+		tempDir = os.TempDir()
+	}
+	sess, err := joinSession(tempDir, spec.JobID, spec.Secret)
+	if err != nil {
+		return fail(err)
+	}
+	defer sess.remove()
+	var reap *reaper
+	if reaperExe != "" {
+		if reap, err = startReaper(reaperExe, sess); err != nil {
+			fmt.Fprintln(errOut, "gompirun daemon: no reaper: a killed daemon may leave the job's files and processes:", err)
+		}
+	}
+	d := &daemon{spec: spec, sess: sess, out: &frameWriter{w: out}, pids: map[int]int{}, exits: make(chan exitEvent, len(spec.Ranks))}
+	d.run(br)
+	reap.release()
+	return 0
+}
+
+// daemon runs one host's ranks of a job.
+type daemon struct {
+	spec  *DaemonSpec
+	sess  *session
+	out   *frameWriter
+	exits chan exitEvent
+
+	mu   sync.Mutex
+	pids map[int]int // job rank -> pid, of the ranks running
+}
+
+// run starts the ranks, serves gompirun's frames and reports the ranks'
+// exits until every rank has exited.
+func (d *daemon) run(in *bufio.Reader) {
+	lifeR, lifeW, err := os.Pipe()
+	if err != nil {
+		d.failAll(fmt.Sprintf("creating the ranks' lifeline: %v", err))
+		return
+	}
+	defer lifeW.Close()
+	progs := make([]program, len(d.spec.Apps))
+	progErrs := make([]error, len(d.spec.Apps))
+	for i, app := range d.spec.Apps {
+		progs[i], progErrs[i] = resolveProgram(app.Program, app.Args)
+	}
+	base := rankEnvBase(d.spec.Env)
+	var pumps []*sync.WaitGroup
+	byRank := map[int]*sync.WaitGroup{}
+	for _, r := range d.spec.Ranks {
+		if progErrs[r.App] != nil {
+			d.report(frame{kind: frameFailed, rank: int32(r.Rank), payload: []byte(progErrs[r.App].Error())})
+			continue
+		}
+		wg, err := d.start(progs[r.App], base, r, lifeR)
+		if err != nil {
+			d.report(frame{kind: frameFailed, rank: int32(r.Rank), payload: []byte(err.Error())})
+			continue
+		}
+		pumps = append(pumps, wg)
+		byRank[r.Rank] = wg
+	}
+	lifeR.Close()
+
+	stop := make(chan struct{})
+	go d.serve(in, stop)
+	var kill <-chan time.Time
+	for {
+		d.mu.Lock()
+		left := len(d.pids)
+		d.mu.Unlock()
+		if left == 0 {
+			break
+		}
+		select {
+		case ev := <-d.exits:
+			waitBounded(byRank[ev.rank], 2*time.Second) // its output first
+			d.mu.Lock()
+			delete(d.pids, ev.rank)
+			d.mu.Unlock()
+			_ = signalGroup(ev.pid, syscall.SIGKILL) // what it left in its group
+			d.report(frame{kind: frameExited, rank: int32(ev.rank), arg: uint32(ev.status), payload: []byte(strconv.Itoa(ev.pid))})
+		case <-stop:
+			stop = nil
+			d.signal(-1, syscall.SIGTERM)
+			kill = time.After(time.Duration(d.spec.Grace))
+		case <-kill:
+			kill = nil
+			d.signal(-1, syscall.SIGKILL)
+		}
+	}
+	for _, wg := range pumps {
+		waitBounded(wg, 2*time.Second)
+	}
+}
+
+// start starts one rank and the pumps of its output.
+func (d *daemon) start(prog program, base []string, r DaemonRank, lifeline *os.File) (*sync.WaitGroup, error) {
+	var rio rankIO
+	var childEnds []*os.File
+	wg := &sync.WaitGroup{}
+	for _, kind := range []streamKind{stdoutStream, stderrStream} {
+		pr, pw, err := os.Pipe()
+		if err != nil {
+			closeAll(childEnds)
+			return nil, fmt.Errorf("cannot start rank %d: %w", r.Rank, err)
+		}
+		if kind == stdoutStream {
+			rio.stdout = pw
+		} else {
+			rio.stderr = pw
+		}
+		childEnds = append(childEnds, pw)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer pr.Close()
+			d.pump(pr, r.Rank, kind)
+		}()
+	}
+	id := rankIdent{rank: r.Rank, size: d.spec.Size, local: r.Local, localSize: len(d.spec.Ranks),
+		jobID: d.spec.JobID, server: d.spec.Server, sessDir: d.sess.dir, secret: d.spec.Secret}
+	cmd := prog.command(rankEnv(base, d.spec.Apps[r.App], r.App, id), rio)
+	cmd.ExtraFiles = []*os.File{lifeline} // descriptor 3: lifelineFD
+	d.mu.Lock()
+	defer d.mu.Unlock() // an exit is not counted before the rank is
+	pid, err := startRank(cmd, r.Rank, nil, d.exits)
+	closeAll(childEnds)
+	if err != nil {
+		return nil, fmt.Errorf("cannot start rank %d (program %q): %w", r.Rank, prog.path, err)
+	}
+	d.pids[r.Rank] = pid
+	d.report(frame{kind: frameStarted, rank: int32(r.Rank), arg: uint32(pid)})
+	return wg, nil
+}
+
+// pump sends a rank's output to gompirun as it comes.
+func (d *daemon) pump(r io.Reader, rank int, kind streamKind) {
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := r.Read(buf)
+		if n > 0 {
+			d.report(frame{kind: frameOutput, rank: int32(rank), arg: uint32(kind), payload: append([]byte(nil), buf[:n]...)})
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// serve applies gompirun's frames; end of file, or anything that is not
+// a frame, closes stop.
+func (d *daemon) serve(in *bufio.Reader, stop chan<- struct{}) {
+	defer close(stop)
+	for {
+		f, err := readFrame(in)
+		if err != nil {
+			return
+		}
+		if f.kind == frameSignal {
+			d.signal(int(f.rank), syscall.Signal(f.arg))
+		}
+	}
+}
+
+// signal sends sig to a rank's process group, or every rank's for -1.
+func (d *daemon) signal(rank int, sig syscall.Signal) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for r, pid := range d.pids {
+		if rank < 0 || r == rank {
+			_ = signalGroup(pid, sig)
+		}
+	}
+}
+
+// report sends a frame to gompirun; once gompirun is gone nobody reads,
+// and the ranks are stopped by the end of the daemon's input.
+func (d *daemon) report(f frame) { _ = d.out.write(f) }
+
+// failAll reports every rank as not started.
+func (d *daemon) failAll(why string) {
+	for _, r := range d.spec.Ranks {
+		d.report(frame{kind: frameFailed, rank: int32(r.Rank), payload: []byte(why)})
+	}
+}
+
+// waitBounded waits for wg, at most d: a process that escaped its rank's
+// group may hold the rank's output open.
+func waitBounded(wg *sync.WaitGroup, d time.Duration) {
+	if wg == nil {
+		return
+	}
+	done := make(chan struct{})
+	go func() {
+		wg.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(d):
+	}
+}
+
+func closeAll(files []*os.File) {
+	for _, f := range files {
+		f.Close()
+	}
+}
+
+// DaemonFlag is the argument that starts gompirun in daemon mode.
+const DaemonFlag = "--daemon"

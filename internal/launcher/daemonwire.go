@@ -1,0 +1,148 @@
+package launcher
+
+import (
+	"bufio"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+)
+
+// The daemon's wire: gompirun and the daemon it started on another host
+// (through ssh or another agent) talk over the daemon's standard input
+// and output, the only channel an agent is sure to carry, and one that
+// closes when either end dies. Every message is a frame: a 1-byte kind,
+// a 4-byte rank, a 4-byte argument and a 4-byte payload length, little
+// endian, then the payload.
+//
+//	gompirun → daemon   spec      payload: the DaemonSpec as JSON (first, once)
+//	                    signal    rank, signal number (rank -1: every rank)
+//	daemon → gompirun   started   rank, pid
+//	                    output    rank, stream (0 stdout, 1 stderr), the bytes
+//	                    exited    rank, wait status; payload: the pid as text
+//	                    failed    rank; payload: why the rank could not start
+//
+// End of file on the daemon's input stops its ranks; end of file on its
+// output means the daemon is gone.
+const (
+	frameSpec byte = iota + 1
+	frameSignal
+	frameStarted
+	frameOutput
+	frameExited
+	frameFailed
+)
+
+const (
+	frameHeader = 13
+	// maxFrame bounds a payload: a spec or a chunk of output.
+	maxFrame = 16 << 20
+)
+
+// frame is one message of the daemon's wire.
+type frame struct {
+	kind    byte
+	rank    int32
+	arg     uint32
+	payload []byte
+}
+
+// frameWriter writes frames; it is safe for concurrent use, since the
+// output pumps and the exit reports of a daemon's ranks share its output.
+type frameWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (fw *frameWriter) write(f frame) error {
+	var h [frameHeader]byte
+	h[0] = f.kind
+	binary.LittleEndian.PutUint32(h[1:], uint32(f.rank))
+	binary.LittleEndian.PutUint32(h[5:], f.arg)
+	binary.LittleEndian.PutUint32(h[9:], uint32(len(f.payload)))
+	fw.mu.Lock()
+	defer fw.mu.Unlock()
+	if _, err := fw.w.Write(h[:]); err != nil {
+		return err
+	}
+	_, err := fw.w.Write(f.payload)
+	return err
+}
+
+// readFrame reads one frame. A frame of an unknown kind or too large a
+// payload is an error: the peer is not a gompi daemon or gompirun of this
+// version (ssh may print a banner, a remote shell its own complaints).
+func readFrame(r *bufio.Reader) (frame, error) {
+	var h [frameHeader]byte
+	if _, err := io.ReadFull(r, h[:]); err != nil {
+		return frame{}, err
+	}
+	f := frame{kind: h[0], rank: int32(binary.LittleEndian.Uint32(h[1:])), arg: binary.LittleEndian.Uint32(h[5:])}
+	n := binary.LittleEndian.Uint32(h[9:])
+	if f.kind < frameSpec || f.kind > frameFailed || n > maxFrame {
+		return frame{}, fmt.Errorf("not a gompi daemon frame (kind %d, %d bytes): the other end wrote %q", f.kind, n, printable(h[:]))
+	}
+	f.payload = make([]byte, n)
+	if _, err := io.ReadFull(r, f.payload); err != nil {
+		return frame{}, fmt.Errorf("a frame of %d bytes cut short: %w", n, err)
+	}
+	return f, nil
+}
+
+// printable shows bytes that were not a frame as the text they may be.
+func printable(b []byte) string {
+	out := make([]byte, 0, len(b))
+	for _, c := range b {
+		if c < ' ' || c > '~' {
+			c = '.'
+		}
+		out = append(out, c)
+	}
+	return string(out)
+}
+
+// DaemonSpec is what a daemon needs to start its host's ranks of a job
+// that another gompirun serves.
+type DaemonSpec struct {
+	Host   string   // this host's name as gompirun calls it, for messages
+	Server string   // the job server, host:port
+	JobID  string   // the job's id
+	Secret []byte   // the job's secret (JSON: base64); it travels inside the agent's channel
+	Size   int      // ranks in the whole job
+	Env    []string // the environment every rank starts from
+	Apps   []App    // the job's app contexts (their NP is ignored: Ranks say which run here)
+	Ranks  []DaemonRank
+	Grace  int64 // nanoseconds between SIGTERM and SIGKILL when the daemon stops its ranks
+}
+
+// DaemonRank is one rank a daemon starts.
+type DaemonRank struct {
+	Rank, Local, App int
+}
+
+func (s *DaemonSpec) check() error {
+	if s.Size < 1 || s.JobID == "" || s.Server == "" || len(s.Secret) == 0 || len(s.Ranks) == 0 {
+		return errors.New("the spec lacks the job's size, id, server, secret or ranks")
+	}
+	for _, r := range s.Ranks {
+		if r.Rank < 0 || r.Rank >= s.Size || r.Local < 0 || r.Local >= len(s.Ranks) || r.App < 0 || r.App >= len(s.Apps) {
+			return fmt.Errorf("rank %+v is outside the job (%d ranks, %d here, %d app contexts)", r, s.Size, len(s.Ranks), len(s.Apps))
+		}
+	}
+	return nil
+}
+
+func encodeSpec(s *DaemonSpec) ([]byte, error) { return json.Marshal(s) }
+
+func decodeSpec(b []byte) (*DaemonSpec, error) {
+	var s DaemonSpec
+	if err := json.Unmarshal(b, &s); err != nil {
+		return nil, fmt.Errorf("decoding the daemon's spec: %w", err)
+	}
+	if err := s.check(); err != nil {
+		return nil, fmt.Errorf("the daemon's spec: %w", err)
+	}
+	return &s, nil
+}

@@ -1,0 +1,137 @@
+package launcher
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// daemonEnv makes the test binary a daemon (see TestMain): the tests'
+// agent starts it in place of gompirun on "another host", this one.
+const daemonEnv = "GOMPI_LAUNCHER_TEST_DAEMON"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(daemonEnv) != "" {
+		os.Exit(RunDaemon(os.Stdin, os.Stdout, os.Stderr, "", ""))
+	}
+	os.Exit(m.Run())
+}
+
+// localAgent starts the daemon on this host under the name of another:
+// "localhost", which resolves here, so that the ranks reach the server.
+func localAgent(tmp string) func(string, []string) (*exec.Cmd, error) {
+	return func(host string, argv []string) (*exec.Cmd, error) {
+		if argv[len(argv)-1] != DaemonFlag {
+			panic("the agent runs gompirun's daemon mode")
+		}
+		cmd := exec.Command(os.Args[0])
+		cmd.Env = append(os.Environ(), daemonEnv+"=1", "TMPDIR="+tmp)
+		return cmd, nil
+	}
+}
+
+// remoteCfg puts rank 0 here and the others on "localhost", whose daemon
+// keeps its session directory in tmp.
+func remoteCfg(np int, tmp string) Config {
+	hosts := make([]string, np)
+	for r := 1; r < np; r++ {
+		hosts[r] = "localhost"
+	}
+	hosts[0] = "here"
+	return Config{Hosts: hosts, LocalHost: "here", Agent: localAgent(tmp), DaemonExe: "/path/to/gompirun"}
+}
+
+// TestRemoteRanks: the ranks of another host get their identity from the
+// daemon (local rank and size on their host), reach the job server over
+// TCP, and their output comes back through gompirun, tagged as usual.
+func TestRemoteRanks(t *testing.T) {
+	t.Parallel()
+	tmp := t.TempDir()
+	cfg := remoteCfg(3, tmp)
+	cfg.Output.Tag = true
+	code, out, errOut := runSh(t, 3, cfg,
+		`echo "rank $GOMPI_COMM_WORLD_RANK of $GOMPI_COMM_WORLD_SIZE local $GOMPI_COMM_WORLD_LOCAL_RANK of $GOMPI_COMM_WORLD_LOCAL_SIZE server $GOMPI_SERVER"; echo "err $GOMPI_COMM_WORLD_RANK" >&2`)
+	if code != 0 {
+		t.Fatalf("exit %d; stderr:\n%s", code, errOut)
+	}
+	for _, want := range []string{
+		`(?m)^\[[0-9a-f]{8},0\]<stdout>:rank 0 of 3 local 0 of 1 server unix://.*/rt.sock$`,
+		`(?m)^\[[0-9a-f]{8},1\]<stdout>:rank 1 of 3 local 0 of 2 server 127\.0\.0\.1:\d+$`,
+		`(?m)^\[[0-9a-f]{8},2\]<stdout>:rank 2 of 3 local 1 of 2 server 127\.0\.0\.1:\d+$`,
+	} {
+		if !regexp.MustCompile(want).MatchString(out) {
+			t.Errorf("stdout does not match %s:\n%s", want, out)
+		}
+	}
+	if !regexp.MustCompile(`(?m)^\[[0-9a-f]{8},2\]<stderr>:err 2$`).MatchString(errOut) {
+		t.Errorf("stderr lacks rank 2's line:\n%s", errOut)
+	}
+	if left, _ := filepath.Glob(filepath.Join(tmp, "gompi.*")); len(left) > 0 {
+		t.Errorf("the daemon left its session directory: %v", left)
+	}
+}
+
+// TestRemoteRankFailure: a failing rank on another host stops the job,
+// named with its host, and the ranks of every host are stopped.
+func TestRemoteRankFailure(t *testing.T) {
+	t.Parallel()
+	tmp := t.TempDir()
+	code, _, errOut := runSh(t, 3, remoteCfg(3, tmp),
+		`if [ "$GOMPI_COMM_WORLD_RANK" = 2 ]; then exit 3; fi; exec sleep 30`)
+	if code != 3 {
+		t.Fatalf("exit %d, want 3; stderr:\n%s", code, errOut)
+	}
+	first, _, _ := strings.Cut(errOut, "\n")
+	if !regexp.MustCompile(`^gompirun: rank 2 \(pid \d+ on host localhost\) exited with status 3; stopping the job$`).MatchString(first) {
+		t.Errorf("the first line does not name rank 2 and its host:\n%s", errOut)
+	}
+	if left, _ := filepath.Glob(filepath.Join(tmp, "gompi.*")); len(left) > 0 {
+		t.Errorf("the daemon left its session directory: %v", left)
+	}
+}
+
+// TestRemoteStoppedFromHere: a failure here stops the ranks that another
+// host's daemon runs.
+func TestRemoteStoppedFromHere(t *testing.T) {
+	t.Parallel()
+	code, _, errOut := runSh(t, 3, remoteCfg(3, t.TempDir()),
+		`if [ "$GOMPI_COMM_WORLD_RANK" = 0 ]; then exit 4; fi; exec sleep 30`)
+	if code != 4 || !regexp.MustCompile(`^gompirun: rank 0 \(pid \d+\) exited with status 4`).MatchString(errOut) {
+		t.Fatalf("exit %d, want 4, and rank 0 named first; stderr:\n%s", code, errOut)
+	}
+}
+
+// TestUnreachableHost: an agent that cannot reach its host fails the
+// launch, naming the host and what the agent said, and the job ends.
+func TestUnreachableHost(t *testing.T) {
+	t.Parallel()
+	cfg := remoteCfg(2, t.TempDir())
+	cfg.Agent = func(host string, argv []string) (*exec.Cmd, error) {
+		return exec.Command("sh", "-c", `echo "ssh: Could not resolve hostname `+host+`: Name or service not known" >&2; exit 255`), nil
+	}
+	code, _, errOut := runSh(t, 2, cfg, `exec sleep 30`)
+	if code == 0 {
+		t.Fatalf("exit 0; stderr:\n%s", errOut)
+	}
+	for _, want := range []string{
+		"gompirun: host localhost: ssh: Could not resolve hostname localhost: Name or service not known",
+		"gompirun: lost the connection to host localhost: exit status 255: ranks 1 on it are unaccounted for; stopping the job",
+	} {
+		if !strings.Contains(errOut, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, errOut)
+		}
+	}
+}
+
+// TestDaemonRefusesJunk: a daemon whose input is not gompirun's spec
+// says so and exits, starting nothing.
+func TestDaemonRefusesJunk(t *testing.T) {
+	var errOut strings.Builder
+	code := RunDaemon(strings.NewReader("Welcome to host h2\nLast login: ...\n"), &strings.Builder{}, &errOut, t.TempDir(), "")
+	if code == 0 || !strings.Contains(errOut.String(), "gompirun daemon: reading the job's spec: not a gompi daemon frame") {
+		t.Errorf("exit %d, stderr %q", code, errOut.String())
+	}
+}
