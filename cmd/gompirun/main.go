@@ -32,6 +32,11 @@ func main() {
 		}
 		os.Exit(0)
 	}
+	// On the other hosts of a job, gompirun runs as the daemon that starts
+	// that host's ranks; see launcher.RunDaemon.
+	if len(os.Args) == 2 && os.Args[1] == launcher.DaemonFlag {
+		os.Exit(runDaemon())
+	}
 	// Catch signals from the start: until the job runs they only end gompirun.
 	sigs := make(chan os.Signal, 4)
 	// SIGHUP (a closed terminal or ssh session) stops the job like SIGTERM.
@@ -179,4 +184,17 @@ func logLevel(verbose int) hclog.Level {
 		return hclog.Debug
 	}
 	return hclog.Warn
+}
+
+// runDaemon runs gompirun's daemon mode. Its lifeline is its input, which
+// the agent's connection to the launching gompirun carries; SIGINT,
+// SIGTERM and SIGHUP stop its ranks as the end of that input does.
+func runDaemon() int {
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	exe, err := os.Executable()
+	if err != nil {
+		exe = "" // no reaper: the daemon still cleans up when it ends in order
+	}
+	return launcher.RunDaemon(os.Stdin, os.Stdout, os.Stderr, "", exe, sigs)
 }

@@ -6,6 +6,7 @@ import (
 	_ "github.com/gompi/gompi/frameworks/btl"
 	_ "github.com/gompi/gompi/frameworks/coll"
 	_ "github.com/gompi/gompi/frameworks/ess"
+	_ "github.com/gompi/gompi/frameworks/plm"
 	_ "github.com/gompi/gompi/frameworks/prof"
 
 	_ "github.com/gompi/gompi/components/btl/self"
@@ -19,6 +20,8 @@ import (
 
 	_ "github.com/gompi/gompi/components/ess/gompirun"
 	_ "github.com/gompi/gompi/components/ess/singleton"
+
+	_ "github.com/gompi/gompi/components/plm/rsh"
 
 	_ "github.com/gompi/gompi/components/prof/stats"
 	_ "github.com/gompi/gompi/components/prof/trace"

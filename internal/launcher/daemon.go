@@ -19,8 +19,9 @@ import (
 // that gompirun forwards come on in; end of file on in (gompirun or the
 // agent's connection is gone) stops the ranks. It removes what the job
 // left on this host, and returns the daemon's exit status. errOut gets
-// the daemon's own complaints, which the agent carries to gompirun.
-func RunDaemon(in io.Reader, out, errOut io.Writer, tempDir, reaperExe string) int {
+// the daemon's own complaints, which the agent carries to gompirun. A
+// signal on sigs stops the ranks as the end of in does.
+func RunDaemon(in io.Reader, out, errOut io.Writer, tempDir, reaperExe string, sigs <-chan os.Signal) int {
 	fail := func(err error) int {
 		fmt.Fprintln(errOut, "gompirun daemon:", err)
 		return 1
@@ -52,7 +53,7 @@ func RunDaemon(in io.Reader, out, errOut io.Writer, tempDir, reaperExe string) i
 		}
 	}
 	d := &daemon{spec: spec, sess: sess, out: &frameWriter{w: out}, pids: map[int]int{}, exits: make(chan exitEvent, len(spec.Ranks))}
-	d.run(br)
+	d.run(br, sigs)
 	reap.release()
 	return 0
 }
@@ -70,7 +71,7 @@ type daemon struct {
 
 // run starts the ranks, serves gompirun's frames and reports the ranks'
 // exits until every rank has exited.
-func (d *daemon) run(in *bufio.Reader) {
+func (d *daemon) run(in *bufio.Reader, sigs <-chan os.Signal) {
 	lifeR, lifeW, err := os.Pipe()
 	if err != nil {
 		d.failAll(fmt.Sprintf("creating the ranks' lifeline: %v", err))
@@ -122,6 +123,12 @@ func (d *daemon) run(in *bufio.Reader) {
 			stop = nil
 			d.signal(-1, syscall.SIGTERM)
 			kill = time.After(time.Duration(d.spec.Grace))
+		case <-sigs:
+			sigs = nil
+			if stop != nil { // else the ranks are being stopped already
+				d.signal(-1, syscall.SIGTERM)
+				kill = time.After(time.Duration(d.spec.Grace))
+			}
 		case <-kill:
 			kill = nil
 			d.signal(-1, syscall.SIGKILL)

@@ -15,7 +15,7 @@ const daemonEnv = "GOMPI_LAUNCHER_TEST_DAEMON"
 
 func TestMain(m *testing.M) {
 	if os.Getenv(daemonEnv) != "" {
-		os.Exit(RunDaemon(os.Stdin, os.Stdout, os.Stderr, "", ""))
+		os.Exit(RunDaemon(os.Stdin, os.Stdout, os.Stderr, "", "", nil))
 	}
 	os.Exit(m.Run())
 }
@@ -130,7 +130,7 @@ func TestUnreachableHost(t *testing.T) {
 // says so and exits, starting nothing.
 func TestDaemonRefusesJunk(t *testing.T) {
 	var errOut strings.Builder
-	code := RunDaemon(strings.NewReader("Welcome to host h2\nLast login: ...\n"), &strings.Builder{}, &errOut, t.TempDir(), "")
+	code := RunDaemon(strings.NewReader("Welcome to host h2\nLast login: ...\n"), &strings.Builder{}, &errOut, t.TempDir(), "", nil)
 	if code == 0 || !strings.Contains(errOut.String(), "gompirun daemon: reading the job's spec: not a gompi daemon frame") {
 		t.Errorf("exit %d, stderr %q", code, errOut.String())
 	}
