@@ -232,7 +232,7 @@ func pprCounts(hosts []Host, np int, m MapBy, oversubscribe bool) ([]int, error)
 		case h.MaxSlots > 0 && counts[i] > h.MaxSlots:
 			return nil, fmt.Errorf("%s puts %d ranks on host %s, more than its max_slots=%d, which even --oversubscribe respects: lower N", m, counts[i], h.Name, h.MaxSlots)
 		case counts[i] > h.Slots && !oversubscribe:
-			return nil, fmt.Errorf("%s puts %d ranks on host %s, which has %d slots%s: lower N, give the host more slots, or allow it with --oversubscribe", m, counts[i], h.Name, h.Slots, unknownNote(h))
+			return nil, fmt.Errorf("%s puts %d ranks on host %s, which has %s%s: lower N, give the host more slots, or allow it with --oversubscribe", m, counts[i], h.Name, plural(h.Slots, "slot"), unknownNote(h))
 		}
 	}
 	return counts, nil
@@ -245,8 +245,8 @@ func notEnoughSlots(hosts []Host, np int) error {
 	for _, h := range hosts {
 		total += h.Slots
 	}
-	return fmt.Errorf("%d ranks do not fit the %d slots of %s: use fewer ranks, give more slots (host:N in --host, slots=N in a hostfile), or allow more ranks than slots with --oversubscribe",
-		np, total, describeHosts(hosts, func(h Host) string { return fmt.Sprintf("%d%s", h.Slots, unknownNote(h)) }))
+	return fmt.Errorf("%d ranks do not fit the %s of %s: use fewer ranks, give more slots (host:N in --host, slots=N in a hostfile), or allow more ranks than slots with --oversubscribe",
+		np, plural(total, "slot"), describeHosts(hosts, func(h Host) string { return fmt.Sprintf("%d%s", h.Slots, unknownNote(h)) }))
 }
 
 // overMaxSlots is the error when even --oversubscribe cannot place the job.
@@ -271,11 +271,15 @@ func describeHosts(hosts []Host, detail func(Host) string) string {
 	if len(hosts) > most {
 		parts = append(parts, fmt.Sprintf("and %d more", len(hosts)-most))
 	}
-	noun := "hosts"
-	if len(hosts) == 1 {
-		noun = "host"
+	return plural(len(hosts), "host") + ": " + strings.Join(parts, ", ")
+}
+
+// plural counts things: "1 slot", "2 slots".
+func plural(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
 	}
-	return fmt.Sprintf("%d %s: %s", len(hosts), noun, strings.Join(parts, ", "))
+	return fmt.Sprintf("%d %ss", n, thing)
 }
 
 // unknownNote marks a slot count that stands in for an unknown one.
