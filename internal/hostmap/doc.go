@@ -4,7 +4,8 @@
 // launcher asks it where each rank goes and starts the ranks there.
 //
 // Hosts come from ParseHosts (--host), ParseHostfile (--hostfile) or
-// SlurmHosts (SLURM_JOB_NODELIST with SLURM_TASKS_PER_NODE). Place maps a
+// SlurmHosts (SLURM_JOB_NODELIST with SLURM_TASKS_PER_NODE); Restrict
+// narrows a hostfile's or Slurm's hosts to those --host names. Place maps a
 // number of ranks onto them under Options; WriteMap prints the result for
 // --display-map.
 //
