@@ -2,6 +2,7 @@ package hostmap
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -46,6 +47,7 @@ func Place(hosts []Host, o Options) (*Map, error) {
 	if len(hosts) == 0 {
 		hosts = []Host{o.Local}
 	}
+	hosts = slices.Clone(hosts) // the Map owns its hosts
 	if err := checkHosts(hosts); err != nil {
 		return nil, err
 	}
@@ -177,7 +179,8 @@ func mapCounts(hosts []Host, np int, m MapBy, oversubscribe bool) ([]int, error)
 // rounds deals n ranks one per host per round, in host order, on top of
 // base, never taking a host past its limit (0: none). It returns the counts
 // and how many ranks found no room. Rather than deal one at a time it finds
-// the number of full rounds, so a million ranks cost a few passes.
+// the number of full rounds by bisection, so a million ranks cost about
+// twenty passes over the hosts.
 func rounds(base, limit []int, n int) ([]int, int) {
 	after := func(k int) (counts []int, placed int) {
 		counts = make([]int, len(base))
@@ -316,12 +319,24 @@ func rank(counts []int, r RankBy) []Proc {
 		}
 		return procs
 	}
-	for round := 0; len(procs) < total; round++ {
-		for node, c := range counts {
-			if round < c {
-				procs = append(procs, Proc{Node: node, LocalRank: round, LocalSize: c})
+	// One rank per host per round; hosts drop out of active when they
+	// have no more, so the work is the number of ranks, whatever the
+	// spread of the counts.
+	active := make([]int, 0, len(counts))
+	for node, c := range counts {
+		if c > 0 {
+			active = append(active, node)
+		}
+	}
+	for round := 0; len(active) > 0; round++ {
+		next := active[:0]
+		for _, node := range active {
+			procs = append(procs, Proc{Node: node, LocalRank: round, LocalSize: counts[node]})
+			if round+1 < counts[node] {
+				next = append(next, node)
 			}
 		}
+		active = next
 	}
 	return procs
 }

@@ -47,6 +47,8 @@ func TestPlace(t *testing.T) {
 		{"default fills slots in host order (ompi)", "a:3,b:1", Options{NP: 4}, "a a a b"},
 		{"--host a,b:4,a (ompi)", "a,b:4,a", Options{NP: 6}, "a a b b b b"},
 		{"no -np fills every slot", "a:2,b:3", Options{}, "a a b b b"},
+		{"Open MPI's --host a,b:2,c:3 example", "a,b:2,c:3", Options{}, "a b b c c c"},
+		{"Open MPI's hostfile example", "# example\nfoo.example.com\nbar.example.com slots=2\n", Options{NP: 3}, "foo.example.com bar.example.com bar.example.com"},
 		{"fewer ranks than slots", "a:2,b:2", Options{NP: 3}, "a a b"},
 		{"map-by node (ompi)", "a:2,b:2", Options{NP: 4, MapBy: MapBy{Mapping: MapNode}}, "a b a b"},
 		{"map-by node, odd count (ompi)", "a:2,b:2", Options{NP: 3, MapBy: MapBy{Mapping: MapNode}}, "a b a"},
@@ -223,6 +225,23 @@ func TestPlaceLongHostListInError(t *testing.T) {
 	}
 	_, err := Place(hosts, Options{NP: 21})
 	checkErr(t, "Place(20 hosts)", err, []string{"20 slots", "20 hosts: n00 (1)", "n07 (1), and 12 more"})
+}
+
+func TestPlaceLopsided(t *testing.T) {
+	hosts := []Host{{Name: "big", Slots: 1 << 19}}
+	for i := range 1000 {
+		hosts = append(hosts, Host{Name: fmt.Sprintf("n%d", i), Slots: 1})
+	}
+	for _, r := range []RankBy{RankSlot, RankNode} {
+		m, err := Place(hosts, Options{RankBy: r})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(m.Procs) != 1<<19+1000 {
+			t.Fatalf("rank-by %s: %d ranks, want %d", r, len(m.Procs), 1<<19+1000)
+		}
+		checkLocal(t, m)
+	}
 }
 
 // TestRoundsMatchesOneByOne checks the shortcut in rounds against dealing
