@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Host is one host a job may run on.
@@ -89,10 +91,19 @@ func checkName(name string) error {
 	if name == "" {
 		return fmt.Errorf("empty host name")
 	}
-	if i := strings.IndexAny(name, " \t=,@[]"); i >= 0 {
-		return fmt.Errorf("host name %q contains %q: want a host name or address", name, name[i])
+	if !utf8.ValidString(name) {
+		return fmt.Errorf("host name %q is not valid UTF-8: want a host name or address", name)
+	}
+	if i := strings.IndexFunc(name, badInName); i >= 0 {
+		return fmt.Errorf("host name %q contains %q: want a host name or address", name, []rune(name[i:])[0])
 	}
 	return nil
+}
+
+// badInName reports the characters no host name or address has, and that
+// the option syntaxes here use as separators.
+func badInName(r rune) bool {
+	return unicode.IsSpace(r) || unicode.IsControl(r) || strings.ContainsRune("=,@[]#", r)
 }
 
 // maxCount bounds every count this package reads (slots, ranks per node,

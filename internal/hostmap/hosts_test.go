@@ -49,6 +49,9 @@ func TestParseHostsErrors(t *testing.T) {
 		{"[fe80::1]x", []string{`"x" after ]`, "[address]:slots"}},
 		{"a b", []string{`"a b"`, "want a host name"}},
 		{"u@a", []string{`contains '@'`}},
+		{"a\x01b", []string{`contains '\x01'`}},
+		{"a\xffb", []string{"not valid UTF-8"}},
+		{"a\u00a0b", []string{`contains '\u00a0'`}},
 	}
 	for _, tt := range tests {
 		_, err := ParseHosts(tt.in)
