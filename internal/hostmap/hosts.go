@@ -22,9 +22,9 @@ type Host struct {
 	MaxSlots int
 	// SlotsUnknown marks a hostfile host whose lines gave neither slots= nor
 	// max_slots=. Open MPI then counts the host's processor cores, which
-	// only a visit to the host can tell; Slots holds 1 in their place, and
-	// Place refuses to fill such hosts when no rank count is given rather
-	// than start fewer ranks than Open MPI would.
+	// only a visit to the host can tell; Slots holds one per line in their
+	// place, and Place refuses to fill such hosts when no rank count is
+	// given rather than start fewer ranks than Open MPI would.
 	SlotsUnknown bool
 }
 

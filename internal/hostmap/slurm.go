@@ -39,8 +39,9 @@ func SlurmHosts(nodeList, perNode string) ([]Host, error) {
 const maxNodes = 1 << 16
 
 // ExpandNodeList expands a Slurm host list, as "scontrol show hostnames"
-// does: "h[1-3],gpu[01-02,7],login" is h1 h2 h3 gpu01 gpu02 gpu07 login.
-// A range keeps the width of its lower bound ([08-10] is 08 09 10), and
+// does: "h[1-3],gpu[01-02,7],login" is h1 h2 h3 gpu01 gpu02 gpu7 login.
+// Each range keeps the width of its own lower bound ([08-10] is 08 09 10;
+// the 7 above stays 7, as in Slurm), and
 // several bracket groups in one name give every combination, the leftmost
 // group varying slowest ("r[1-2]n[1-2]" is r1n1 r1n2 r2n1 r2n2).
 func ExpandNodeList(s string) ([]string, error) {
