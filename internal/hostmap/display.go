@@ -10,7 +10,7 @@ import (
 
 // WriteMap prints m for --display-map: a line with the policies, a table of
 // the hosts (slots, limit, how many ranks and which), then one line per rank
-// with its host, local rank and binding. binding[r] describes rank r's
+// with its app context (in MPMD jobs only), host, local rank and binding. binding[r] describes rank r's
 // binding, which the launcher decides ("" or a nil binding shows as "-").
 // The format is gompi's own and stable: tests compare it.
 func WriteMap(w io.Writer, m *Map, binding []string) error {
@@ -34,13 +34,26 @@ func WriteMap(w io.Writer, m *Map, binding []string) error {
 		fmt.Fprintf(tw, "%s\t%d\t%s\t%d\t%s\n", hostLabel(h), h.Slots, dash(h.MaxSlots), len(byHost[i]), rankList(byHost[i]))
 	}
 	fmt.Fprintln(tw)
-	fmt.Fprintln(tw, "rank\thost\tlocal_rank\tlocal_size\tbinding")
+	// The app column only appears for MPMD jobs, to keep the common table
+	// narrow.
+	mpmd := len(m.Procs) > 0 && m.Procs[len(m.Procs)-1].App > 0
+	app := func(p Proc) string {
+		if mpmd {
+			return strconv.Itoa(p.App) + "\t"
+		}
+		return ""
+	}
+	appHead := ""
+	if mpmd {
+		appHead = "app\t"
+	}
+	fmt.Fprintf(tw, "rank\t%shost\tlocal_rank\tlocal_size\tbinding\n", appHead)
 	for r, p := range m.Procs {
 		b := "-"
 		if binding != nil && binding[r] != "" {
 			b = binding[r]
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%d\t%d\t%s\n", r, m.Hosts[p.Node].Name, p.LocalRank, p.LocalSize, b)
+		fmt.Fprintf(tw, "%d\t%s%s\t%d\t%d\t%s\n", r, app(p), m.Hosts[p.Node].Name, p.LocalRank, p.LocalSize, b)
 	}
 	return tw.Flush()
 }

@@ -7,7 +7,7 @@ import (
 
 func TestWriteMap(t *testing.T) {
 	hosts := mustHostfile(t, "alice@node0 slots=2 max_slots=4\nnode1 slots=2\nnode2 slots=1\n")
-	m, err := Place(hosts, Options{NP: 4, MapBy: MapBy{Mapping: MapNode}})
+	m, err := Place(hosts, Options{NP: []int{4}, MapBy: MapBy{Mapping: MapNode}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,7 +33,7 @@ rank  host   local_rank  local_size  binding
 }
 
 func TestWriteMapRunsAndIdleHosts(t *testing.T) {
-	m, err := Place(mustHosts(t, "a:4,b:2,c:2"), Options{NP: 5})
+	m, err := Place(mustHosts(t, "a:4,b:2,c:2"), Options{NP: []int{5}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,6 +53,31 @@ rank  host  local_rank  local_size  binding
 2     a     2           4           -
 3     a     3           4           -
 4     b     0           1           -
+`
+	if b.String() != want {
+		t.Errorf("WriteMap printed\n%s\nwant\n%s", b.String(), want)
+	}
+}
+
+func TestWriteMapAppContexts(t *testing.T) {
+	m, err := Place(mustHosts(t, "a:2,b:2"), Options{NP: []int{1, 3}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := WriteMap(&b, m, nil); err != nil {
+		t.Fatal(err)
+	}
+	want := `job map: 4 ranks on 2 of 2 hosts, map-by slot, rank-by slot
+host  slots  max_slots  procs  ranks
+a     2      -          2      0-1
+b     2      -          2      2-3
+
+rank  app  host  local_rank  local_size  binding
+0     0    a     0           2           -
+1     1    a     1           2           -
+2     1    b     0           2           -
+3     1    b     1           2           -
 `
 	if b.String() != want {
 		t.Errorf("WriteMap printed\n%s\nwant\n%s", b.String(), want)

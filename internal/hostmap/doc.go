@@ -12,5 +12,7 @@
 // Mapping follows Open MPI in two steps: the mapping policy decides how many
 // ranks each host gets, and the ranking policy then numbers them. So
 // --map-by slot --rank-by node on hosts a:2,b:2 puts two ranks on each host
-// and numbers them a: 0,2 and b: 1,3.
+// and numbers them a: 0,2 and b: 1,3. The app contexts of an MPMD job are
+// mapped one after the other, each onto the slots the ones before it left,
+// and numbered in that order, as Open MPI does.
 package hostmap

@@ -21,7 +21,7 @@ func Example() {
 		fmt.Println(err)
 		return
 	}
-	m, err := hostmap.Place(hosts, hostmap.Options{NP: 5, MapBy: mapBy})
+	m, err := hostmap.Place(hosts, hostmap.Options{NP: []int{5}, MapBy: mapBy})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -63,7 +63,7 @@ func ExampleSlurmHosts() {
 // The error mpirun users know as "not enough slots".
 func ExamplePlace_notEnoughSlots() {
 	hosts, _ := hostmap.ParseHosts("a,b")
-	_, err := hostmap.Place(hosts, hostmap.Options{NP: 4})
+	_, err := hostmap.Place(hosts, hostmap.Options{NP: []int{4}})
 	fmt.Println(err)
 	// Output:
 	// 4 ranks do not fit the 2 slots of 2 hosts: a (1), b (1): use fewer ranks, give more slots (host:N in --host, slots=N in a hostfile), or allow more ranks than slots with --oversubscribe

@@ -48,7 +48,7 @@ func FuzzParsers(f *testing.F) {
 // usable fails unless parsed hosts can be mapped and displayed.
 func usable(t *testing.T, hosts []Host) {
 	t.Helper()
-	for _, o := range []Options{{NP: 5, Oversubscribe: true}, {NP: 3, MapBy: MapBy{Mapping: MapNode}, Oversubscribe: true}} {
+	for _, o := range []Options{{NP: []int{5}, Oversubscribe: true}, {NP: []int{3}, MapBy: MapBy{Mapping: MapNode}, Oversubscribe: true}} {
 		m, err := Place(hosts, o)
 		if err != nil {
 			if strings.Contains(err.Error(), "max_slots") {
@@ -56,7 +56,7 @@ func usable(t *testing.T, hosts []Host) {
 			}
 			t.Fatalf("Place(%+v): %v", hosts, err)
 		}
-		if len(m.Procs) != o.NP {
+		if len(m.Procs) != o.NP[0] {
 			t.Fatalf("Place(%+v) placed %d ranks, want %d", hosts, len(m.Procs), o.NP)
 		}
 		if err := WriteMap(io.Discard, m, nil); err != nil {

@@ -8,9 +8,13 @@ import (
 
 // Options are the mapping options of one job.
 type Options struct {
-	// NP is the number of ranks (-np); 0 fills every slot, as mpirun does
-	// without -np, or puts PerNode ranks on every host under ppr and -N.
-	NP     int
+	// NP holds the number of ranks (-np) of each app context, in order:
+	// gompirun -np 1 ./a : -np 3 ./b is {1, 3}. Open MPI maps the contexts
+	// one after the other onto the slots the earlier ones left, and numbers
+	// their ranks in that order. A 0 fills the slots still free, as mpirun
+	// does without -np, or puts PerNode ranks on every host under ppr and
+	// -N; an empty NP is one context that does so.
+	NP     []int
 	MapBy  MapBy
 	RankBy RankBy
 	// PerNode is -N / --npernode: that many ranks on each host, the same
@@ -35,14 +39,16 @@ type Map struct {
 
 // Proc is where one rank runs.
 type Proc struct {
+	App       int // index of its app context in Options.NP
 	Node      int // index of its host in Map.Hosts
 	LocalRank int // its place among its host's ranks, in rank order
-	LocalSize int // how many ranks its host runs
+	LocalSize int // how many ranks of the job its host runs
 }
 
-// Place maps o.NP ranks onto hosts (o.Local when hosts is empty) and numbers
-// them. It fails, saying what would allow the job, when the ranks do not fit
-// the hosts' slots without --oversubscribe, or their max_slots with it.
+// Place maps the ranks of o.NP onto hosts (o.Local when hosts is empty) and
+// numbers them. It fails, saying what would allow the job, when the ranks do
+// not fit the hosts' slots without --oversubscribe, or their max_slots with
+// it.
 func Place(hosts []Host, o Options) (*Map, error) {
 	if len(hosts) == 0 {
 		hosts = []Host{o.Local}
@@ -55,10 +61,6 @@ func Place(hosts []Host, o Options) (*Map, error) {
 	if err != nil {
 		return nil, err
 	}
-	counts, err := mapCounts(hosts, o.NP, m, o.Oversubscribe || m.Oversubscribe)
-	if err != nil {
-		return nil, err
-	}
 	r := o.RankBy
 	if r == RankDefault {
 		r = RankSlot
@@ -66,15 +68,53 @@ func Place(hosts []Host, o Options) (*Map, error) {
 			r = RankNode
 		}
 	}
-	return &Map{Hosts: hosts, Procs: rank(counts, r), MapBy: m, RankBy: r}, nil
+	nps := o.NP
+	if len(nps) == 0 {
+		nps = []int{0}
+	}
+	var (
+		used  = make([]int, len(hosts)) // ranks per host so far
+		nodes []int                     // each rank's host
+		apps  []int                     // each rank's app context
+	)
+	for app, np := range nps {
+		counts, err := mapApp(hosts, used, np, len(nodes), m, o.Oversubscribe || m.Oversubscribe)
+		if err != nil {
+			if len(nps) > 1 {
+				return nil, fmt.Errorf("app context %d: %w", app+1, err)
+			}
+			return nil, err
+		}
+		for i, c := range counts {
+			used[i] += c
+		}
+		appNodes := rank(counts, r)
+		nodes = append(nodes, appNodes...)
+		for range appNodes {
+			apps = append(apps, app)
+		}
+	}
+	procs := make([]Proc, len(nodes))
+	local := make([]int, len(hosts))
+	for rank, node := range nodes {
+		procs[rank] = Proc{App: apps[rank], Node: node, LocalRank: local[node], LocalSize: used[node]}
+		local[node]++
+	}
+	return &Map{Hosts: hosts, Procs: procs, MapBy: m, RankBy: r}, nil
 }
 
 // resolve checks o's values and folds -N into the mapping.
 func resolve(o Options) (MapBy, error) {
 	m := o.MapBy
+	for i, np := range o.NP {
+		if np < 0 {
+			if len(o.NP) > 1 {
+				return m, fmt.Errorf("app context %d: -np %d: want 0 (one rank per free slot) or more", i+1, np)
+			}
+			return m, fmt.Errorf("-np %d: want 0 (one rank per slot) or more", np)
+		}
+	}
 	switch {
-	case o.NP < 0:
-		return m, fmt.Errorf("-np %d: want 0 (one rank per slot) or more", o.NP)
 	case o.PerNode < 0:
 		return m, fmt.Errorf("-N %d: want a positive number of ranks per node", o.PerNode)
 	case m.Mapping == MapPPR && m.PerNode < 1:
@@ -122,56 +162,72 @@ func checkHosts(hosts []Host) error {
 // than an attempt to allocate a billion ranks.
 const maxRanks = 1 << 20
 
-// mapCounts decides how many ranks each host gets.
-func mapCounts(hosts []Host, np int, m MapBy, oversubscribe bool) ([]int, error) {
-	if np > maxRanks {
-		return nil, fmt.Errorf("-np %d: want at most %d ranks", np, maxRanks)
+// mapApp decides how many ranks of one app context each host gets, on top
+// of the used ranks of the contexts before it; before is their number.
+func mapApp(hosts []Host, used []int, np, before int, m MapBy, oversubscribe bool) ([]int, error) {
+	if before+np > maxRanks {
+		return nil, fmt.Errorf("-np %d: want at most %d ranks in the job", np, maxRanks-before)
 	}
 	if m.Mapping == MapPPR {
-		return pprCounts(hosts, np, m, oversubscribe)
+		return pprCounts(hosts, used, np, before, m, oversubscribe)
 	}
+	free := make([]int, len(hosts))
 	slots := make([]int, len(hosts))
-	total := 0
+	total, freeTotal := 0, 0
 	for i, h := range hosts {
 		slots[i] = h.Slots
+		free[i] = max(h.Slots-used[i], 0)
 		total += h.Slots
+		freeTotal += free[i]
 	}
 	if np == 0 {
 		if unknown := unknownSlots(hosts); unknown != "" {
 			return nil, fmt.Errorf("no rank count given, and the hostfile gives no slots= for %s (Open MPI would count their cores, which gompi cannot see from here): give -np, or slots=N", unknown)
 		}
-		if total > maxRanks {
-			return nil, fmt.Errorf("the hosts' %d slots make more than %d ranks: give -np", total, maxRanks)
+		if freeTotal == 0 {
+			return nil, fmt.Errorf("no rank count given, and every slot is taken (%s): give -np", describeHosts(hosts, func(h Host) string { return plural(h.Slots, "slot") }))
 		}
-		return slots, nil
+		if before+freeTotal > maxRanks {
+			return nil, fmt.Errorf("the hosts' %d free slots make more than %d ranks: give -np", freeTotal, maxRanks-before)
+		}
+		return free, nil
 	}
 	var counts []int
 	if m.Mapping == MapNode {
-		counts, _ = rounds(make([]int, len(hosts)), slots, np)
+		filled, _ := rounds(used, slots, np)
+		counts = make([]int, len(hosts))
+		for i := range counts {
+			counts[i] = filled[i] - used[i]
+		}
 	} else {
 		counts = make([]int, len(hosts))
 		left := np
 		for i := range hosts {
-			counts[i] = min(slots[i], left)
+			counts[i] = min(free[i], left)
 			left -= counts[i]
 		}
 	}
-	if np <= total {
+	if np <= freeTotal {
 		return counts, nil
 	}
 	if !oversubscribe {
-		return nil, notEnoughSlots(hosts, np)
+		return nil, notEnoughSlots(hosts, before+np)
 	}
 	// Every slot is taken: the ranks left over go one per host per round,
 	// in host order, as Open MPI's documentation describes, skipping hosts
 	// at their max_slots.
 	limits := make([]int, len(hosts))
+	now := make([]int, len(hosts))
 	for i, h := range hosts {
 		limits[i] = h.MaxSlots
+		now[i] = used[i] + counts[i]
 	}
-	counts, unplaced := rounds(counts, limits, np-total)
+	filled, unplaced := rounds(now, limits, np-freeTotal)
 	if unplaced > 0 {
-		return nil, overMaxSlots(hosts, np)
+		return nil, overMaxSlots(hosts, before+np)
+	}
+	for i := range counts {
+		counts[i] = filled[i] - used[i]
 	}
 	return counts, nil
 }
@@ -214,12 +270,13 @@ func rounds(base, limit []int, n int) ([]int, int) {
 	return counts, left
 }
 
-// pprCounts puts m.PerNode ranks on each host in order until np are placed.
-func pprCounts(hosts []Host, np int, m MapBy, oversubscribe bool) ([]int, error) {
+// pprCounts puts m.PerNode ranks of one app context on each host in order
+// until np are placed, on top of the ranks already used.
+func pprCounts(hosts []Host, used []int, np, before int, m MapBy, oversubscribe bool) ([]int, error) {
 	most := m.PerNode * len(hosts)
 	if np == 0 {
-		if most > maxRanks {
-			return nil, fmt.Errorf("%s on %d hosts makes more than %d ranks: give -np", m, len(hosts), maxRanks)
+		if before+most > maxRanks {
+			return nil, fmt.Errorf("%s on %d hosts makes more than %d ranks: give -np", m, len(hosts), maxRanks-before)
 		}
 		np = most
 	}
@@ -231,11 +288,12 @@ func pprCounts(hosts []Host, np int, m MapBy, oversubscribe bool) ([]int, error)
 	for i, h := range hosts {
 		counts[i] = min(m.PerNode, left)
 		left -= counts[i]
+		total := used[i] + counts[i]
 		switch {
-		case h.MaxSlots > 0 && counts[i] > h.MaxSlots:
-			return nil, fmt.Errorf("%s puts %d ranks on host %s, more than its max_slots=%d, which even --oversubscribe respects: lower N", m, counts[i], h.Name, h.MaxSlots)
-		case counts[i] > h.Slots && !oversubscribe:
-			return nil, fmt.Errorf("%s puts %d ranks on host %s, which has %s%s: lower N, give the host more slots, or allow it with --oversubscribe", m, counts[i], h.Name, plural(h.Slots, "slot"), unknownNote(h))
+		case h.MaxSlots > 0 && total > h.MaxSlots:
+			return nil, fmt.Errorf("%s puts %s on host %s, more than its max_slots=%d, which even --oversubscribe respects: lower N", m, plural(total, "rank"), h.Name, h.MaxSlots)
+		case total > h.Slots && !oversubscribe:
+			return nil, fmt.Errorf("%s puts %s on host %s, which has %s%s: lower N, give the host more slots, or allow it with --oversubscribe", m, plural(total, "rank"), h.Name, plural(h.Slots, "slot"), unknownNote(h))
 		}
 	}
 	return counts, nil
@@ -304,20 +362,21 @@ func unknownSlots(hosts []Host) string {
 	return strings.Join(names, ", ")
 }
 
-// rank numbers the ranks given each host's count.
-func rank(counts []int, r RankBy) []Proc {
+// rank numbers one app context's ranks given each host's count: it returns
+// each rank's host, in rank order.
+func rank(counts []int, r RankBy) []int {
 	total := 0
 	for _, c := range counts {
 		total += c
 	}
-	procs := make([]Proc, 0, total)
+	nodes := make([]int, 0, total)
 	if r == RankSlot {
 		for node, c := range counts {
-			for local := range c {
-				procs = append(procs, Proc{Node: node, LocalRank: local, LocalSize: c})
+			for range c {
+				nodes = append(nodes, node)
 			}
 		}
-		return procs
+		return nodes
 	}
 	// One rank per host per round; hosts drop out of active when they
 	// have no more, so the work is the number of ranks, whatever the
@@ -331,12 +390,12 @@ func rank(counts []int, r RankBy) []Proc {
 	for round := 0; len(active) > 0; round++ {
 		next := active[:0]
 		for _, node := range active {
-			procs = append(procs, Proc{Node: node, LocalRank: round, LocalSize: counts[node]})
+			nodes = append(nodes, node)
 			if round+1 < counts[node] {
 				next = append(next, node)
 			}
 		}
 		active = next
 	}
-	return procs
+	return nodes
 }

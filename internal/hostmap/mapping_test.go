@@ -44,41 +44,41 @@ func TestPlace(t *testing.T) {
 		o     Options
 		want  string // each rank's host
 	}{
-		{"default fills slots in host order (ompi)", "a:3,b:1", Options{NP: 4}, "a a a b"},
-		{"--host a,b:4,a (ompi)", "a,b:4,a", Options{NP: 6}, "a a b b b b"},
+		{"default fills slots in host order (ompi)", "a:3,b:1", Options{NP: []int{4}}, "a a a b"},
+		{"--host a,b:4,a (ompi)", "a,b:4,a", Options{NP: []int{6}}, "a a b b b b"},
 		{"no -np fills every slot", "a:2,b:3", Options{}, "a a b b b"},
 		{"Open MPI's --host a,b:2,c:3 example", "a,b:2,c:3", Options{}, "a b b c c c"},
-		{"Open MPI's hostfile example", "# example\nfoo.example.com\nbar.example.com slots=2\n", Options{NP: 3}, "foo.example.com bar.example.com bar.example.com"},
-		{"fewer ranks than slots", "a:2,b:2", Options{NP: 3}, "a a b"},
-		{"map-by node (ompi)", "a:2,b:2", Options{NP: 4, MapBy: MapBy{Mapping: MapNode}}, "a b a b"},
-		{"map-by node, odd count (ompi)", "a:2,b:2", Options{NP: 3, MapBy: MapBy{Mapping: MapNode}}, "a b a"},
-		{"map-by node skips full hosts (ompi)", "a:3,b:1", Options{NP: 4, MapBy: MapBy{Mapping: MapNode}}, "a b a a"},
-		{"map-by node, three hosts (ompi)", "a:3,b:1,c:1", Options{NP: 5, MapBy: MapBy{Mapping: MapNode}}, "a b c a a"},
+		{"Open MPI's hostfile example", "# example\nfoo.example.com\nbar.example.com slots=2\n", Options{NP: []int{3}}, "foo.example.com bar.example.com bar.example.com"},
+		{"fewer ranks than slots", "a:2,b:2", Options{NP: []int{3}}, "a a b"},
+		{"map-by node (ompi)", "a:2,b:2", Options{NP: []int{4}, MapBy: MapBy{Mapping: MapNode}}, "a b a b"},
+		{"map-by node, odd count (ompi)", "a:2,b:2", Options{NP: []int{3}, MapBy: MapBy{Mapping: MapNode}}, "a b a"},
+		{"map-by node skips full hosts (ompi)", "a:3,b:1", Options{NP: []int{4}, MapBy: MapBy{Mapping: MapNode}}, "a b a a"},
+		{"map-by node, three hosts (ompi)", "a:3,b:1,c:1", Options{NP: []int{5}, MapBy: MapBy{Mapping: MapNode}}, "a b c a a"},
 		{"map-by node, no -np (ompi)", "a:2,b:2", Options{MapBy: MapBy{Mapping: MapNode}}, "a b a b"},
-		{"rank-by node after map-by slot (ompi)", "a:2,b:2", Options{NP: 4, RankBy: RankNode}, "a b a b"},
-		{"rank-by node, uneven (ompi)", "a:3,b:1,c:2", Options{NP: 5, RankBy: RankNode}, "a b c a a"},
-		{"rank-by slot after map-by node (ompi)", "a:2,b:2", Options{NP: 4, MapBy: MapBy{Mapping: MapNode}, RankBy: RankSlot}, "a a b b"},
+		{"rank-by node after map-by slot (ompi)", "a:2,b:2", Options{NP: []int{4}, RankBy: RankNode}, "a b a b"},
+		{"rank-by node, uneven (ompi)", "a:3,b:1,c:2", Options{NP: []int{5}, RankBy: RankNode}, "a b c a a"},
+		{"rank-by slot after map-by node (ompi)", "a:2,b:2", Options{NP: []int{4}, MapBy: MapBy{Mapping: MapNode}, RankBy: RankSlot}, "a a b b"},
 		{"ppr:2:node on 3 hosts (ompi)", "a:2,b:2,c:2", Options{MapBy: MapBy{Mapping: MapPPR, PerNode: 2}}, "a a b b c c"},
-		{"ppr with fewer ranks (ompi)", "a:2,b:2,c:2", Options{NP: 4, MapBy: MapBy{Mapping: MapPPR, PerNode: 2}}, "a a b b"},
-		{"ppr:1:node -np 2 (ompi)", "a:2,b:2,c:2", Options{NP: 2, MapBy: MapBy{Mapping: MapPPR, PerNode: 1}}, "a b"},
+		{"ppr with fewer ranks (ompi)", "a:2,b:2,c:2", Options{NP: []int{4}, MapBy: MapBy{Mapping: MapPPR, PerNode: 2}}, "a a b b"},
+		{"ppr:1:node -np 2 (ompi)", "a:2,b:2,c:2", Options{NP: []int{2}, MapBy: MapBy{Mapping: MapPPR, PerNode: 1}}, "a b"},
 		{"ppr rank-by node (ompi)", "a:2,b:2,c:2", Options{MapBy: MapBy{Mapping: MapPPR, PerNode: 2}, RankBy: RankNode}, "a b c a b c"},
 		{"-N 1 (ompi)", "a:2,b:2,c:2", Options{PerNode: 1}, "a b c"},
-		{"-N 2 -np 4 rank-by node (ompi)", "a:2,b:2,c:2", Options{NP: 4, PerNode: 2, RankBy: RankNode}, "a b a b"},
+		{"-N 2 -np 4 rank-by node (ompi)", "a:2,b:2,c:2", Options{NP: []int{4}, PerNode: 2, RankBy: RankNode}, "a b a b"},
 		{"ppr over slots with --oversubscribe (ompi)", "a,b,c", Options{MapBy: MapBy{Mapping: MapPPR, PerNode: 2}, Oversubscribe: true}, "a a b b c c"},
-		{"oversubscribed by slot: leftovers spread evenly (ompi)", "a:3,b:1", Options{NP: 7, Oversubscribe: true}, "a a a a a b b"},
-		{"oversubscribed hostfile by slot (ompi)", "node0 slots=2 max_slots=20\nnode1 slots=2 max_slots=20\n", Options{NP: 8, Oversubscribe: true}, "node0 node0 node0 node0 node1 node1 node1 node1"},
-		{"oversubscribed by node", "a:2,b:2", Options{NP: 8, MapBy: MapBy{Mapping: MapNode}, Oversubscribe: true}, "a b a b a b a b"},
+		{"oversubscribed by slot: leftovers spread evenly (ompi)", "a:3,b:1", Options{NP: []int{7}, Oversubscribe: true}, "a a a a a b b"},
+		{"oversubscribed hostfile by slot (ompi)", "node0 slots=2 max_slots=20\nnode1 slots=2 max_slots=20\n", Options{NP: []int{8}, Oversubscribe: true}, "node0 node0 node0 node0 node1 node1 node1 node1"},
+		{"oversubscribed by node", "a:2,b:2", Options{NP: []int{8}, MapBy: MapBy{Mapping: MapNode}, Oversubscribe: true}, "a b a b a b a b"},
 		// Open MPI 4.1.4 gives a 4 and b 3 here, ignoring the slots once
 		// oversubscribed; the documented rule (fill, then one more per host
 		// per round) gives a 5 and b 2, then ranked by node.
-		{"oversubscribed by node, uneven", "a:3,b:1", Options{NP: 7, MapBy: MapBy{Mapping: MapNode}, Oversubscribe: true}, "a b a b a a a"},
-		{":OVERSUBSCRIBE modifier", "a,b", Options{NP: 4, MapBy: MapBy{Mapping: MapNode, Oversubscribe: true}}, "a b a b"},
+		{"oversubscribed by node, uneven", "a:3,b:1", Options{NP: []int{7}, MapBy: MapBy{Mapping: MapNode}, Oversubscribe: true}, "a b a b a a a"},
+		{":OVERSUBSCRIBE modifier", "a,b", Options{NP: []int{4}, MapBy: MapBy{Mapping: MapNode, Oversubscribe: true}}, "a b a b"},
 		// max_slots is a hard limit: the rounds skip a at 3 (Open MPI
 		// 4.1.4 puts 5 on a, ignoring it).
-		{"max_slots caps oversubscription", "a slots=2 max_slots=3\nb slots=2 max_slots=10\n", Options{NP: 9, Oversubscribe: true}, "a a a b b b b b b"},
-		{"max_slots with map-by node", "a slots=1 max_slots=2\nb slots=1\n", Options{NP: 5, MapBy: MapBy{Mapping: MapNode}, Oversubscribe: true}, "a b a b b"},
-		{"unknown slots with -np", "a\nb\n", Options{NP: 2}, "a b"},
-		{"local host", "", Options{NP: 2, Local: Host{Name: "here", Slots: 4}}, "here here"},
+		{"max_slots caps oversubscription", "a slots=2 max_slots=3\nb slots=2 max_slots=10\n", Options{NP: []int{9}, Oversubscribe: true}, "a a a b b b b b b"},
+		{"max_slots with map-by node", "a slots=1 max_slots=2\nb slots=1\n", Options{NP: []int{5}, MapBy: MapBy{Mapping: MapNode}, Oversubscribe: true}, "a b a b b"},
+		{"unknown slots with -np", "a\nb\n", Options{NP: []int{2}}, "a b"},
+		{"local host", "", Options{NP: []int{2}, Local: Host{Name: "here", Slots: 4}}, "here here"},
 		{"local host fills its slots", "", Options{Local: Host{Name: "here", Slots: 3}}, "here here here"},
 	}
 	for _, tt := range tests {
@@ -119,12 +119,69 @@ func checkLocal(t *testing.T, m *Map) {
 	}
 }
 
+func TestPlaceAppContexts(t *testing.T) {
+	// Each context is mapped onto the slots the ones before it left; all
+	// marked "ompi" are what mpirun.openmpi 4.1.4 prints for
+	// "-np N1 prog : -np N2 prog".
+	tests := []struct {
+		name  string
+		hosts string
+		o     Options
+		want  string // each rank's host and app context
+	}{
+		{"by slot (ompi)", "a:3,b:3", Options{NP: []int{1, 4}}, "a/0 a/1 a/1 b/1 b/1"},
+		{"by node (ompi)", "a:3,b:3", Options{NP: []int{1, 4}, MapBy: MapBy{Mapping: MapNode}}, "a/0 a/1 b/1 a/1 b/1"},
+		{"by node, first context fills a host (ompi)", "a:2,b:2", Options{NP: []int{3, 1}, MapBy: MapBy{Mapping: MapNode}}, "a/0 b/0 a/0 b/1"},
+		{"by node, even (ompi)", "a:3,b:3", Options{NP: []int{3, 3}, MapBy: MapBy{Mapping: MapNode}}, "a/0 b/0 a/0 a/1 b/1 b/1"},
+		{"by node, rank-by slot (ompi)", "a:2,b:2", Options{NP: []int{1, 3}, MapBy: MapBy{Mapping: MapNode}, RankBy: RankSlot}, "a/0 a/1 b/1 b/1"},
+		{"ppr per context (ompi)", "a:2,b:2", Options{NP: []int{2, 2}, MapBy: MapBy{Mapping: MapPPR, PerNode: 1}}, "a/0 b/0 a/1 b/1"},
+		// Open MPI asks for every slot again here and fails; the free ones
+		// are what such a command line can mean.
+		{"no -np fills the free slots", "a:2,b:2", Options{NP: []int{1, 0}}, "a/0 a/1 b/1 b/1"},
+		{"oversubscribed across contexts", "a:1,b:1", Options{NP: []int{2, 2}, Oversubscribe: true}, "a/0 b/0 a/1 b/1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m, err := Place(mustHosts(t, tt.hosts), tt.o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, p := range m.Procs {
+				got = append(got, fmt.Sprintf("%s/%d", m.Hosts[p.Node].Name, p.App))
+			}
+			if strings.Join(got, " ") != tt.want {
+				t.Errorf("placement %q, want %q", strings.Join(got, " "), tt.want)
+			}
+			checkLocal(t, m)
+		})
+	}
+
+	errs := []struct {
+		name  string
+		hosts string
+		o     Options
+		want  []string
+	}{
+		{"second context over the slots", "a:2", Options{NP: []int{1, 2}}, []string{"app context 2:", "3 ranks do not fit the 2 slots", "--oversubscribe"}},
+		{"no -np with every slot taken", "a:2,b:2", Options{NP: []int{4, 0}}, []string{"app context 2:", "every slot is taken", "a (2 slots)", "give -np"}},
+		{"ppr over slots in the second context", "a:1,b:1", Options{NP: []int{2, 2}, PerNode: 1}, []string{"app context 2:", "ppr:1:node puts 2 ranks on host a, which has 1 slot"}},
+		{"negative -np in a context", "a", Options{NP: []int{1, -1}}, []string{"app context 2:", "-np -1"}},
+	}
+	for _, tt := range errs {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Place(mustHosts(t, tt.hosts), tt.o)
+			checkErr(t, "Place", err, tt.want)
+		})
+	}
+}
+
 func TestPlaceLocalRanks(t *testing.T) {
-	m, err := Place(mustHosts(t, "a:2,b:2"), Options{NP: 4, RankBy: RankNode})
+	m, err := Place(mustHosts(t, "a:2,b:2"), Options{NP: []int{4}, RankBy: RankNode})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []Proc{{0, 0, 2}, {1, 0, 2}, {0, 1, 2}, {1, 1, 2}}
+	want := []Proc{{0, 0, 0, 2}, {0, 1, 0, 2}, {0, 0, 1, 2}, {0, 1, 1, 2}}
 	for r, p := range m.Procs {
 		if p != want[r] {
 			t.Errorf("rank %d: %+v, want %+v", r, p, want[r])
@@ -140,10 +197,10 @@ func TestPlaceResolvesPolicies(t *testing.T) {
 		o             Options
 		mapBy, rankBy string
 	}{
-		{Options{NP: 1}, "slot", "slot"},
-		{Options{NP: 1, MapBy: MapBy{Mapping: MapNode}}, "node", "node"},
-		{Options{NP: 1, PerNode: 2}, "ppr:2:node", "slot"},
-		{Options{NP: 1, MapBy: MapBy{Mapping: MapNode}, RankBy: RankSlot}, "node", "slot"},
+		{Options{NP: []int{1}}, "slot", "slot"},
+		{Options{NP: []int{1}, MapBy: MapBy{Mapping: MapNode}}, "node", "node"},
+		{Options{NP: []int{1}, PerNode: 2}, "ppr:2:node", "slot"},
+		{Options{NP: []int{1}, MapBy: MapBy{Mapping: MapNode}, RankBy: RankSlot}, "node", "slot"},
 	}
 	for _, tt := range tests {
 		m, err := Place(mustHosts(t, "a:2,b:2"), tt.o)
@@ -163,27 +220,27 @@ func TestPlaceErrors(t *testing.T) {
 		o     Options
 		want  []string
 	}{
-		{"not enough slots", "a,b", Options{NP: 4, MapBy: MapBy{Mapping: MapNode}},
+		{"not enough slots", "a,b", Options{NP: []int{4}, MapBy: MapBy{Mapping: MapNode}},
 			[]string{"4 ranks", "2 slots", "2 hosts: a (1), b (1)", "--oversubscribe", "slots=N"}},
-		{"not enough slots by slot", "a:2,b:4", Options{NP: 7}, []string{"7 ranks", "6 slots", "a (2), b (4)", "--oversubscribe"}},
-		{"not enough local slots", "", Options{NP: 3, Local: Host{Name: "here", Slots: 2}}, []string{"3 ranks do not fit the 2 slots of 1 host: here (2)"}},
-		{"unknown slots named", "a\nb slots=1\n", Options{NP: 3}, []string{"a (1, no slots= in the hostfile)", "b (1)"}},
-		{"max_slots stops --oversubscribe", "a slots=1 max_slots=2\nb slots=2 max_slots=2\n", Options{NP: 5, Oversubscribe: true},
+		{"not enough slots by slot", "a:2,b:4", Options{NP: []int{7}}, []string{"7 ranks", "6 slots", "a (2), b (4)", "--oversubscribe"}},
+		{"not enough local slots", "", Options{NP: []int{3}, Local: Host{Name: "here", Slots: 2}}, []string{"3 ranks do not fit the 2 slots of 1 host: here (2)"}},
+		{"unknown slots named", "a\nb slots=1\n", Options{NP: []int{3}}, []string{"a (1, no slots= in the hostfile)", "b (1)"}},
+		{"max_slots stops --oversubscribe", "a slots=1 max_slots=2\nb slots=2 max_slots=2\n", Options{NP: []int{5}, Oversubscribe: true},
 			[]string{"5 ranks", "even with --oversubscribe", "max_slots allows 4", "a (max_slots=2), b (max_slots=2)", "raise max_slots="}},
-		{"ppr does not fit -np", "a:2,b:2,c:2", Options{NP: 8, MapBy: MapBy{Mapping: MapPPR, PerNode: 2}},
+		{"ppr does not fit -np", "a:2,b:2,c:2", Options{NP: []int{8}, MapBy: MapBy{Mapping: MapPPR, PerNode: 2}},
 			[]string{"-np 8", "ppr:2:node", "at most 6 ranks on 3 hosts"}},
-		{"npernode does not fit -np", "a:2,b:2", Options{NP: 5, PerNode: 2}, []string{"-np 5", "ppr:2:node", "at most 4 ranks on 2 hosts"}},
+		{"npernode does not fit -np", "a:2,b:2", Options{NP: []int{5}, PerNode: 2}, []string{"-np 5", "ppr:2:node", "at most 4 ranks on 2 hosts"}},
 		{"ppr over slots", "a,b,c", Options{MapBy: MapBy{Mapping: MapPPR, PerNode: 2}},
 			[]string{"ppr:2:node puts 2 ranks on host a, which has 1 slot:", "--oversubscribe"}},
 		{"ppr over max_slots", "a slots=1 max_slots=1\n", Options{PerNode: 2, Oversubscribe: true},
 			[]string{"puts 2 ranks on host a", "max_slots=1", "even --oversubscribe"}},
 		{"-N with --map-by", "a:2", Options{PerNode: 2, MapBy: MapBy{Mapping: MapNode}}, []string{"-N 2 and --map-by node conflict", "ppr:2:node"}},
-		{"negative -np", "a", Options{NP: -1}, []string{"-np -1", "want 0"}},
+		{"negative -np", "a", Options{NP: []int{-1}}, []string{"-np -1", "want 0"}},
 		{"negative -N", "a", Options{PerNode: -2}, []string{"-N -2", "positive"}},
 		{"ppr without count", "a", Options{MapBy: MapBy{Mapping: MapPPR}}, []string{"ppr:0:node", "positive"}},
 		{"bad rank-by value", "a", Options{RankBy: 7}, []string{"rank-by policy 7", "slot or node"}},
 		{"bad map-by value", "a", Options{MapBy: MapBy{Mapping: 9}}, []string{"map-by policy 9", "ppr:N:node"}},
-		{"huge -np", "a", Options{NP: 1 << 30, Oversubscribe: true}, []string{"-np 1073741824", "at most 1048576"}},
+		{"huge -np", "a", Options{NP: []int{1 << 30}, Oversubscribe: true}, []string{"-np 1073741824", "at most 1048576"}},
 		{"no -np with unknown slots", "a\nb slots=2\n", Options{}, []string{"no rank count", "no slots= for a", "give -np"}},
 		{"no local slots", "", Options{Local: Host{Name: "here"}}, []string{"host here has 0 slots", "want 1 or more"}},
 		{"no local name", "", Options{Local: Host{Slots: 1}}, []string{"empty host name"}},
@@ -213,7 +270,7 @@ func TestPlaceRefusesBadHostLists(t *testing.T) {
 		{[]Host{{Name: "a b", Slots: 1}}, []string{`"a b"`}},
 	}
 	for _, tt := range tests {
-		_, err := Place(tt.hosts, Options{NP: 1})
+		_, err := Place(tt.hosts, Options{NP: []int{1}})
 		checkErr(t, fmt.Sprintf("Place(%+v)", tt.hosts), err, tt.want)
 	}
 }
@@ -223,7 +280,7 @@ func TestPlaceLongHostListInError(t *testing.T) {
 	for i := range 20 {
 		hosts = append(hosts, Host{Name: fmt.Sprintf("n%02d", i), Slots: 1})
 	}
-	_, err := Place(hosts, Options{NP: 21})
+	_, err := Place(hosts, Options{NP: []int{21}})
 	checkErr(t, "Place(20 hosts)", err, []string{"20 slots", "20 hosts: n00 (1)", "n07 (1), and 12 more"})
 }
 

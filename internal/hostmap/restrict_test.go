@@ -37,7 +37,7 @@ func TestRestrict(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := Place(hosts, Options{NP: 1})
+	m, err := Place(hosts, Options{NP: []int{1}})
 	if err != nil {
 		t.Fatal(err)
 	}
