@@ -173,11 +173,10 @@ func mapApp(hosts []Host, used []int, np, before int, m MapBy, oversubscribe boo
 	}
 	free := make([]int, len(hosts))
 	slots := make([]int, len(hosts))
-	total, freeTotal := 0, 0
+	freeTotal := 0
 	for i, h := range hosts {
 		slots[i] = h.Slots
 		free[i] = max(h.Slots-used[i], 0)
-		total += h.Slots
 		freeTotal += free[i]
 	}
 	if np == 0 {
