@@ -48,7 +48,11 @@ func FuzzParsers(f *testing.F) {
 // usable fails unless parsed hosts can be mapped and displayed.
 func usable(t *testing.T, hosts []Host) {
 	t.Helper()
-	for _, o := range []Options{{NP: []int{5}, Oversubscribe: true}, {NP: []int{3}, MapBy: MapBy{Mapping: MapNode}, Oversubscribe: true}} {
+	for _, o := range []Options{
+		{NP: []int{5}, Oversubscribe: true},
+		{NP: []int{3}, MapBy: MapBy{Mapping: MapNode}, Oversubscribe: true},
+		{NP: []int{2, 3}, RankBy: RankNode, Oversubscribe: true},
+	} {
 		m, err := Place(hosts, o)
 		if err != nil {
 			if strings.Contains(err.Error(), "max_slots") {
@@ -56,8 +60,12 @@ func usable(t *testing.T, hosts []Host) {
 			}
 			t.Fatalf("Place(%+v): %v", hosts, err)
 		}
-		if len(m.Procs) != o.NP[0] {
-			t.Fatalf("Place(%+v) placed %d ranks, want %d", hosts, len(m.Procs), o.NP)
+		want := 0
+		for _, n := range o.NP {
+			want += n
+		}
+		if len(m.Procs) != want {
+			t.Fatalf("Place(%+v, %+v) placed %d ranks, want %d", hosts, o, len(m.Procs), want)
 		}
 		if err := WriteMap(io.Discard, m, nil); err != nil {
 			t.Fatal(err)
