@@ -17,6 +17,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/gompi/gompi/frameworks/prof"
+	"github.com/gompi/gompi/internal/hostmap"
 	"github.com/gompi/gompi/internal/launcher"
 	"github.com/gompi/gompi/mca"
 	"github.com/gompi/gompi/params"
@@ -65,9 +66,31 @@ func run(args []string, stdin *os.File, stdout, stderr io.Writer, sigs, quits <-
 		return 1
 	}
 	env := rankEnv(os.Environ(), opt, exe)
+	log := hclog.New(&hclog.LoggerOptions{
+		Name:   "gompirun",
+		Level:  logLevel(opt.verbose),
+		Output: stderr,
+	})
+	self, _ := os.Hostname()
+	m, err := placement(opt, hostmap.Host{Name: self, Slots: h.numCPU})
+	if err != nil {
+		fmt.Fprintln(stderr, "gompirun:", err)
+		return 1
+	}
+	hosts, here, err := applyPlacement(opt, m, isLocalHost)
+	if err != nil {
+		fmt.Fprintln(stderr, "gompirun:", err)
+		return 1
+	}
 	// Every parameter source is checked once, here, before any rank starts.
 	if !checkApps(opt, env, stderr) {
 		return 1
+	}
+	if opt.hostOpts.displayMap {
+		if err := displayMap(stdout, m, hosts, here, opt.bind); err != nil {
+			fmt.Fprintln(stderr, "gompirun:", err)
+			return 1
+		}
 	}
 	apps := make([]launcher.App, len(opt.apps))
 	for i, a := range opt.apps {
@@ -89,11 +112,23 @@ func run(args []string, stdin *os.File, stdout, stderr io.Writer, sigs, quits <-
 		Stderr:               stderr,
 		Signals:              sigs,
 		Mergers:              mergerFor,
-		Log: hclog.New(&hclog.LoggerOptions{
-			Name:   "gompirun",
-			Level:  logLevel(opt.verbose),
-			Output: stderr,
-		}),
+		Log:                  log,
+	}
+	if opt.hostOpts.given() {
+		cfg.Hosts, cfg.LocalHost = hosts, here
+		if slices.ContainsFunc(hosts, func(h string) bool { return h != here }) {
+			users := map[string]string{}
+			for _, h := range m.Hosts {
+				users[h.Name] = h.User
+			}
+			agent, closeAgent, err := launchAgent(env, users, log)
+			if err != nil {
+				fmt.Fprintln(stderr, "gompirun: launching on other hosts:", err)
+				return 1
+			}
+			defer closeAgent()
+			cfg.Agent, cfg.DaemonExe = agent, daemonExe(opt.hostOpts.prefix, exe)
+		}
 	}
 	code, err := launcher.Run(context.Background(), cfg)
 	if err != nil {

@@ -78,6 +78,7 @@ type options struct {
 	stacks        bool // --get-stack-traces
 	bind          launcher.Bind
 	verbose       int
+	hostOpts      hostOptions
 }
 
 // appOptions is one app context: "-np N [-x VAR]... program args".
@@ -149,7 +150,16 @@ func parseArgs(args []string, h host, stdout io.Writer) (*options, error) {
 	fl.IntVar(&first.np, "n", 0, "same as --np")
 	_ = fl.MarkHidden("n")
 	fl.StringArrayVarP(&exports, "export", "x", nil, "export `VAR[=VALUE]` to the program's ranks; VAR alone copies gompirun's value (repeatable)")
-	fl.BoolVar(&o.oversubscribe, "oversubscribe", false, "allow more ranks than CPUs")
+	fl.BoolVar(&o.oversubscribe, "oversubscribe", false, "allow more ranks than CPUs (than slots, on a host list)")
+	fl.StringVarP(&o.hostOpts.hosts, "host", "H", "", "run on `HOST[:SLOTS],...` (this host's name runs ranks here; a host named twice adds its slots)")
+	fl.StringVar(&o.hostOpts.hostfile, "hostfile", "", "run on the hosts of `FILE` (\"host slots=N max_slots=M\" lines, user@host, # comments)")
+	fl.StringVar(&o.hostOpts.hostfile, "machinefile", "", "same as --hostfile")
+	_ = fl.MarkHidden("machinefile")
+	fl.StringVar(&o.hostOpts.mapBy, "map-by", "", "place ranks by `slot|node|ppr:N:node` (default slot: fill each host in turn)")
+	fl.StringVar(&o.hostOpts.rankBy, "rank-by", "", "number the placed ranks by `slot|node` (default: as mapped)")
+	fl.IntVarP(&o.hostOpts.perNode, "npernode", "N", 0, "start `N` ranks on every host (as --map-by ppr:N:node)")
+	fl.BoolVar(&o.hostOpts.displayMap, "display-map", false, "print each rank's host, local rank and CPUs before starting")
+	fl.StringVar(&o.hostOpts.prefix, "prefix", "", "gompirun is `DIR`/bin/gompirun on the other hosts (default: the path it has here)")
 	fl.String("mca", "", "set an MCA parameter for every rank: `NAME VALUE` (repeatable)")
 	fl.StringArrayVar(&tune, "tune", nil, "read MCA parameters from `FILE` in every rank (repeatable; FILE,FILE also works)")
 	fl.BoolVar(&o.output.Tag, "tag-output", false, "prefix each output line with [jobid,rank]<stdout>: or <stderr>:")
@@ -200,11 +210,16 @@ func parseArgs(args []string, h host, stdout io.Writer) (*options, error) {
 		return nil, fmt.Errorf("no program given; usage: %s", usageLine)
 	}
 	first.program, first.args = remaining[0], remaining[1:]
-	if !fl.Changed("np") && !fl.Changed("n") {
+	// On a host list, no -np fills its slots (or -N's count per host), as
+	// mpirun does.
+	fill := o.hostOpts.given() || fl.Changed("npernode") || strings.HasPrefix(o.hostOpts.mapBy, "ppr:")
+	if !fl.Changed("np") && !fl.Changed("n") && !fill {
 		return nil, inContext(1, errors.New("-np N is required: the number of ranks to start (1 or more)"))
 	}
-	if first.np < 1 {
-		return nil, inContext(1, fmt.Errorf("-np %d: the number of ranks must be 1 or more", first.np))
+	if fl.Changed("np") || fl.Changed("n") || !fill {
+		if first.np < 1 {
+			return nil, inContext(1, fmt.Errorf("-np %d: the number of ranks must be 1 or more", first.np))
+		}
 	}
 	if first.exports, err = resolveExports(exports, h.lookupEnv); err != nil {
 		return nil, inContext(1, err)
@@ -218,7 +233,7 @@ func parseArgs(args []string, h host, stdout io.Writer) (*options, error) {
 		o.apps = append(o.apps, app)
 	}
 
-	if np := o.np(); np > h.numCPU && !o.oversubscribe {
+	if np := o.np(); np > h.numCPU && !o.oversubscribe && !o.hostOpts.given() {
 		what := fmt.Sprintf("-np %d", np)
 		if len(o.apps) > 1 {
 			what = fmt.Sprintf("%d ranks in all", np)
@@ -240,6 +255,11 @@ func parseArgs(args []string, h host, stdout io.Writer) (*options, error) {
 	}
 	if o.timeout, err = timeoutOption(fl.Changed("timeout"), timeout, h.lookupEnv); err != nil {
 		return nil, err
+	}
+	if o.hostOpts.hostfile != "" {
+		if o.hostOpts.hostfile, err = filepath.Abs(o.hostOpts.hostfile); err != nil {
+			return nil, fmt.Errorf("--hostfile: %w", err)
+		}
 	}
 	if fl.Changed("output-filename") {
 		if o.output.Dir == "" {

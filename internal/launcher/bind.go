@@ -72,3 +72,16 @@ func allowedCPUs() ([]int, error) {
 	}
 	return cpus, nil
 }
+
+// LocalCPUs returns the CPUs each of n ranks of this host is bound to
+// under b, by local rank, as Run binds them; nil for no binding.
+func LocalCPUs(b Bind, n int) ([][]int, error) {
+	if b == BindNone || n == 0 {
+		return nil, nil
+	}
+	cpus, err := allowedCPUs()
+	if err != nil {
+		return nil, fmt.Errorf("--bind-to: %w", err)
+	}
+	return b.rankCPUs(n, cpus), nil
+}

@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -78,12 +80,21 @@ func (d *daemon) run(in *bufio.Reader, sigs <-chan os.Signal) {
 		return
 	}
 	defer lifeW.Close()
+	if st, err := os.Stat(d.spec.Dir); err != nil || !st.IsDir() {
+		d.spec.Dir = "" // as Open MPI: the ranks start in the daemon's directory (the login's home)
+	}
 	progs := make([]program, len(d.spec.Apps))
 	progErrs := make([]error, len(d.spec.Apps))
 	for i, app := range d.spec.Apps {
-		progs[i], progErrs[i] = resolveProgram(app.Program, app.Args)
+		name := app.Program // a relative path is gompirun's, as the ranks' directory is
+		if d.spec.Dir != "" && strings.Contains(name, "/") && !filepath.IsAbs(name) {
+			name = filepath.Join(d.spec.Dir, name)
+		}
+		if progs[i], progErrs[i] = resolveProgram(name, app.Args); progErrs[i] == nil {
+			progs[i].argv[0] = app.Program
+		}
 	}
-	base := rankEnvBase(d.spec.Env)
+	base := rankEnvBase(append(os.Environ(), d.spec.Env...))
 	var pumps []*sync.WaitGroup
 	byRank := map[int]*sync.WaitGroup{}
 	for _, r := range d.spec.Ranks {
@@ -166,6 +177,7 @@ func (d *daemon) start(prog program, base []string, r DaemonRank, lifeline *os.F
 	id := rankIdent{rank: r.Rank, size: d.spec.Size, local: r.Local, localSize: len(d.spec.Ranks),
 		jobID: d.spec.JobID, server: d.spec.Server, sessDir: d.sess.dir, secret: d.spec.Secret}
 	cmd := prog.command(rankEnv(base, d.spec.Apps[r.App], r.App, id), rio)
+	cmd.Dir = d.spec.Dir
 	cmd.ExtraFiles = []*os.File{lifeline} // descriptor 3: lifelineFD
 	d.mu.Lock()
 	defer d.mu.Unlock() // an exit is not counted before the rank is

@@ -65,3 +65,18 @@ func rankEnv(base []string, app App, appNum int, id rankIdent) []string {
 		rte.EnvLifeline+"="+strconv.Itoa(lifelineFD),
 	)
 }
+
+// remoteEnv is what of the ranks' environment here goes to the ranks of
+// other hosts: gompi's own variables (the --mca and --tune settings among
+// them). The rest (PATH, HOME, TMPDIR...) is the other host's, from the
+// daemon's login there, as Open MPI's ranks get theirs; -x exports go
+// with their app context.
+func remoteEnv(env []string) []string {
+	var out []string
+	for _, kv := range env {
+		if strings.HasPrefix(kv, "GOMPI_") {
+			out = append(out, kv)
+		}
+	}
+	return out
+}

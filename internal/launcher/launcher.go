@@ -45,13 +45,9 @@ func Run(ctx context.Context, cfg Config) (int, error) {
 			return 1, err
 		}
 	}
-	var rankCPUs [][]int
-	if cfg.Bind != BindNone {
-		cpus, err := allowedCPUs()
-		if err != nil {
-			return 1, fmt.Errorf("--bind-to: %w", err)
-		}
-		rankCPUs = cfg.Bind.rankCPUs(len(local), cpus)
+	rankCPUs, err := LocalCPUs(cfg.Bind, len(local))
+	if err != nil {
+		return 1, err
 	}
 	var files [][2]*os.File
 	if cfg.Output.Dir != "" {
@@ -140,7 +136,9 @@ func Run(ctx context.Context, cfg Config) (int, error) {
 	lifeR.Close() // the ranks hold their copies
 	var remote []int
 	if len(byHost) > 0 {
-		spec := DaemonSpec{JobID: sess.jobID, Secret: sess.secret, Size: np, Env: env, Apps: cfg.Apps, Grace: int64(cfg.Grace)}
+		wd, _ := os.Getwd()
+		spec := DaemonSpec{JobID: sess.jobID, Secret: sess.secret, Size: np, Env: remoteEnv(env), Apps: cfg.Apps,
+			Dir: wd, Grace: int64(cfg.Grace)}
 		j.startRemote(byHost, spec, advertise)
 		for _, ranks := range byHost {
 			for _, r := range ranks {

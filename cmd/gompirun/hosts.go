@@ -1,0 +1,199 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/gompi/gompi/frameworks/plm"
+	"github.com/gompi/gompi/internal/hostmap"
+	"github.com/gompi/gompi/internal/launcher"
+	"github.com/gompi/gompi/mca"
+	"github.com/gompi/gompi/params"
+	"github.com/gompi/gompi/pmpi"
+)
+
+// hostOptions are the options that place the ranks on hosts.
+type hostOptions struct {
+	hosts      string // --host
+	hostfile   string
+	mapBy      string
+	rankBy     string
+	perNode    int
+	displayMap bool
+	prefix     string // where gompirun is installed on the other hosts
+}
+
+// given reports whether the ranks may go to other hosts.
+func (h *hostOptions) given() bool { return h.hosts != "" || h.hostfile != "" }
+
+// placement maps the job's ranks onto the hosts the options name, or onto
+// this host alone (local, with its usable CPUs as slots).
+func placement(o *options, local hostmap.Host) (*hostmap.Map, error) {
+	var hosts []hostmap.Host
+	if o.hostOpts.hostfile != "" {
+		f, err := os.Open(o.hostOpts.hostfile)
+		if err != nil {
+			return nil, fmt.Errorf("--hostfile: %w", err)
+		}
+		defer f.Close()
+		if hosts, err = hostmap.ParseHostfile(o.hostOpts.hostfile, f); err != nil {
+			return nil, fmt.Errorf("--hostfile: %w", err)
+		}
+	}
+	if o.hostOpts.hosts != "" {
+		sel, err := hostmap.ParseHosts(o.hostOpts.hosts)
+		if err != nil {
+			return nil, fmt.Errorf("--host: %w", err)
+		}
+		if hosts == nil {
+			hosts = sel
+		} else if hosts, err = hostmap.Restrict(hosts, "the hostfile's hosts", sel); err != nil {
+			return nil, fmt.Errorf("--host: %w", err)
+		}
+	}
+	mo := hostmap.Options{PerNode: o.hostOpts.perNode, Oversubscribe: o.oversubscribe, Local: local}
+	var err error
+	if o.hostOpts.mapBy != "" {
+		if mo.MapBy, err = hostmap.ParseMapBy(o.hostOpts.mapBy); err != nil {
+			return nil, fmt.Errorf("--map-by: %w", err)
+		}
+	}
+	if o.hostOpts.rankBy != "" {
+		if mo.RankBy, err = hostmap.ParseRankBy(o.hostOpts.rankBy); err != nil {
+			return nil, fmt.Errorf("--rank-by: %w", err)
+		}
+	}
+	for _, a := range o.apps {
+		mo.NP = append(mo.NP, a.np)
+	}
+	return hostmap.Place(hosts, mo)
+}
+
+// applyPlacement sets each app context's rank count from the map (a
+// context without -np filled the free slots) and returns each rank's
+// host, and which of the map's hosts is this one ("" if none is).
+func applyPlacement(o *options, m *hostmap.Map, isLocal func(string) bool) (hosts []string, here string, err error) {
+	for i := range o.apps {
+		o.apps[i].np = 0
+	}
+	for _, p := range m.Procs {
+		o.apps[p.App].np++
+	}
+	for _, h := range m.Hosts {
+		if !isLocal(h.Name) {
+			continue
+		}
+		if here != "" && here != h.Name {
+			return nil, "", fmt.Errorf("hosts %s and %s are both this host: name it once", here, h.Name)
+		}
+		here = h.Name
+	}
+	for _, p := range m.Procs {
+		hosts = append(hosts, m.Hosts[p.Node].Name)
+	}
+	return hosts, here, nil
+}
+
+// isLocalHost reports whether name is this host: its host name (or the
+// first label of it), localhost, or a name whose addresses include one of
+// this host's.
+func isLocalHost(name string) bool {
+	self, _ := os.Hostname()
+	short, _, _ := strings.Cut(self, ".")
+	if name == "localhost" || name == self || name == short {
+		return true
+	}
+	ips, err := net.LookupHost(name)
+	if err != nil {
+		return false
+	}
+	addrs, err := net.InterfaceAddrs()
+	if err != nil {
+		return false
+	}
+	for _, a := range addrs {
+		ipn, ok := a.(*net.IPNet)
+		if !ok {
+			continue
+		}
+		for _, ip := range ips {
+			if parsed := net.ParseIP(ip); parsed != nil && parsed.Equal(ipn.IP) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// launchAgent selects the plm component that starts gompirun's daemon on
+// the other hosts, with the parameters the job's env sets; users is each
+// host's login from the hostfile (user@host).
+func launchAgent(env []string, users map[string]string, log hclog.Logger) (func(string, []string) (*exec.Cmd, error), func() error, error) {
+	in, err := params.EnvInputs(env)
+	if err != nil {
+		return nil, nil, err
+	}
+	sys, err := mca.Load(mca.Options{Logger: log, QuietWarnings: true, Params: pmpi.RegisterParams}, in)
+	if err != nil {
+		return nil, nil, err
+	}
+	fw, err := sys.Framework(plm.Name)
+	if err != nil {
+		return nil, nil, errors.Join(err, sys.Close())
+	}
+	c, name, err := plm.Select(context.Background(), fw)
+	if err != nil {
+		return nil, nil, errors.Join(err, sys.Close())
+	}
+	log.Debug("launching on other hosts", "plm", name)
+	return func(host string, argv []string) (*exec.Cmd, error) {
+		if u := users[host]; u != "" {
+			host = u + "@" + host
+		}
+		cmd, err := c.Command(host, argv)
+		if err != nil {
+			return nil, fmt.Errorf("plm %s: %w", name, err)
+		}
+		return cmd, nil
+	}, sys.Close, nil
+}
+
+// daemonExe is gompirun's path on the other hosts: under --prefix, else
+// the same as here (an installation every host shares, or mirrors).
+func daemonExe(prefix, exe string) string {
+	if prefix != "" {
+		return filepath.Join(prefix, "bin", "gompirun")
+	}
+	return exe
+}
+
+// displayMap prints the job's map, with this host's ranks' CPUs.
+func displayMap(w io.Writer, m *hostmap.Map, hosts []string, here string, bind launcher.Bind) error {
+	binding := make([]string, len(m.Procs))
+	var local []int
+	for r, h := range hosts {
+		if h == here {
+			local = append(local, r)
+		}
+		binding[r] = "-"
+	}
+	cpus, err := launcher.LocalCPUs(bind, len(local))
+	if err != nil {
+		return err
+	}
+	for i, r := range local {
+		if cpus != nil {
+			binding[r] = "cpus " + strings.Trim(strings.Join(strings.Fields(fmt.Sprint(cpus[i])), ","), "[]")
+		}
+	}
+	return hostmap.WriteMap(w, m, binding)
+}
