@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -26,6 +27,7 @@ type Cluster struct {
 	bridge  *anchor
 	hosts   []*host
 	agent   string
+	isDown  atomic.Bool
 }
 
 type host struct {
@@ -55,6 +57,7 @@ func Up(tb testing.TB, n int, opts Options) *Cluster {
 	c := &Cluster{tb: tb}
 	tb.Cleanup(func() {
 		start := time.Now()
+		c.isDown.Store(true)
 		if err := c.down(); err != nil {
 			tb.Errorf("cluster: teardown: %v", err)
 			return
@@ -190,6 +193,9 @@ func (c *Cluster) Addr(host string) string {
 
 // host finds a host by name or address.
 func (c *Cluster) host(name string) (*host, error) {
+	if c.isDown.Load() {
+		return nil, errors.New("cluster: used after the test that built it ended")
+	}
 	for _, h := range c.hosts {
 		if name == h.name || name == h.addr {
 			return h, nil
