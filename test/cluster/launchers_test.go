@@ -1,0 +1,49 @@
+package cluster
+
+import (
+	"os"
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestAgentLaunchesOtherMPIs runs hostname on every host through Open
+// MPI's and MPICH's launchers with the agent as their ssh, from h1, as
+// gompirun's multi-host tests will.
+func TestAgentLaunchesOtherMPIs(t *testing.T) {
+	launchers := []struct {
+		name string
+		argv func(c *Cluster) []string
+	}{
+		{"mpirun.openmpi", func(c *Cluster) []string {
+			return []string{"--hostfile", c.WriteHostfile(1), "-np", "3", "--mca", "plm_rsh_agent", c.Agent(), "hostname"}
+		}},
+		// Hydra's -launcher-exec takes one executable and no arguments.
+		{"mpiexec.mpich", func(c *Cluster) []string {
+			return []string{"-hosts", strings.Join(c.Hosts(), ","), "-n", "3", "-launcher", "rsh", "-launcher-exec", c.Agent(), "hostname"}
+		}},
+	}
+	c := Up(t, 3, Options{})
+	for _, l := range launchers {
+		t.Run(l.name, func(t *testing.T) {
+			if _, err := exec.LookPath(l.name); err != nil {
+				t.Skipf("%s is not installed: %v", l.name, err)
+			}
+			cmd := c.Command("h1", l.name, l.argv(c)...)
+			cmd.Env = append(os.Environ(), "OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1")
+			out, err := cmd.CombinedOutput()
+			if err != nil {
+				t.Fatalf("%s: %v: %s", cmd, err, out)
+			}
+			names := strings.Fields(string(out))
+			slices.Sort(names)
+			if !slices.Equal(names, c.Hosts()) {
+				t.Errorf("%s printed %q, want one line per host %v", l.name, out, c.Hosts())
+			}
+			if left := c.Leftovers(); len(left) != 0 {
+				t.Errorf("after %s: Leftovers() = %q", l.name, left)
+			}
+		})
+	}
+}

@@ -1,0 +1,91 @@
+package cluster
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// netOf returns pid's network namespace, "" for a process that is gone or
+// a zombie (an exited process leaves its namespaces before it is reaped).
+func netOf(pid int) string {
+	ns, err := os.Readlink("/proc/" + strconv.Itoa(pid) + "/ns/net")
+	if err != nil {
+		return ""
+	}
+	return ns
+}
+
+// procsIn returns, for each network namespace in nets, the processes in
+// it, in PID order: what ip netns pids reports for a named namespace.
+func procsIn(nets map[string]bool) (map[string][]int, error) {
+	d, err := os.Open("/proc")
+	if err != nil {
+		return nil, err
+	}
+	defer d.Close()
+	names, err := d.Readdirnames(-1)
+	if err != nil {
+		return nil, err
+	}
+	in := make(map[string][]int)
+	for _, name := range names {
+		pid, err := strconv.Atoi(name)
+		if err != nil {
+			continue
+		}
+		if ns := netOf(pid); nets[ns] {
+			in[ns] = append(in[ns], pid)
+		}
+	}
+	for _, pids := range in {
+		sort.Ints(pids)
+	}
+	return in, nil
+}
+
+// cmdline describes pid by its command line.
+func cmdline(pid int) string {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
+	if err != nil || len(b) == 0 {
+		return "(exited)"
+	}
+	return string(bytes.TrimSpace(bytes.ReplaceAll(b, []byte{0}, []byte{' '})))
+}
+
+// Leftovers lists what runs or lies on the hosts beyond the hosts
+// themselves: every process in a host's network namespace other than its
+// anchor ("h2: process 1234: sleep 60") and every file in a host's
+// /dev/shm ("h1: /dev/shm/gompi.7.sm"). A test asserts it is empty once a
+// job is over, to show that nothing of the job survived on any host.
+func (c *Cluster) Leftovers() []string {
+	nets := make(map[string]bool)
+	for _, h := range c.hosts {
+		nets[h.anchor.net] = true
+	}
+	var left []string
+	in, err := procsIn(nets)
+	if err != nil {
+		left = append(left, fmt.Sprintf("cannot list processes: %v", err))
+	}
+	for _, h := range c.hosts {
+		for _, pid := range in[h.anchor.net] {
+			if pid != h.anchor.pid {
+				left = append(left, fmt.Sprintf("%s: process %d: %s", h.name, pid, cmdline(pid)))
+			}
+		}
+		// /proc/PID/root resolves paths in the anchor's mount namespace.
+		shm := "/proc/" + strconv.Itoa(h.anchor.pid) + "/root/dev/shm"
+		entries, err := os.ReadDir(shm)
+		if err != nil {
+			left = append(left, fmt.Sprintf("%s: cannot read /dev/shm: %v", h.name, strings.TrimPrefix(err.Error(), "open ")))
+		}
+		for _, e := range entries {
+			left = append(left, fmt.Sprintf("%s: /dev/shm/%s", h.name, e.Name()))
+		}
+	}
+	return left
+}
