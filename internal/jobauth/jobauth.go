@@ -27,6 +27,7 @@ package jobauth
 
 import (
 	"context"
+	"errors"
 	"net"
 	"time"
 
@@ -42,7 +43,10 @@ const serverHandshakeTimeout = 10 * time.Second
 
 // Credentials returns gRPC transport credentials that run the handshake
 // for the job jobID with secret, on either side. refused, if not nil, is
-// told of every connection the server side refused, with the reason.
+// told of every connection the server side refused because its peer did
+// not speak the handshake or did not prove it holds the secret, with the
+// reason; a peer that closed or reset the connection is not reported (a
+// rank killed while it connects, when a job stops).
 func Credentials(jobID string, secret []byte, refused func(remote net.Addr, err error)) credentials.TransportCredentials {
 	if refused == nil {
 		refused = func(net.Addr, error) {}
@@ -92,7 +96,9 @@ func (c *creds) ServerHandshake(conn net.Conn) (net.Conn, credentials.AuthInfo, 
 		return nil, nil, err
 	}
 	if err := serverHandshake(conn, c.jobID, c.secret); err != nil {
-		c.refused(conn.RemoteAddr(), err)
+		if errors.Is(err, errBadPeer) {
+			c.refused(conn.RemoteAddr(), err)
+		}
 		conn.Close()
 		return nil, nil, err
 	}

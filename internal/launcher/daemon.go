@@ -43,7 +43,7 @@ func RunDaemon(in io.Reader, out, errOut io.Writer, tempDir, reaperExe string, s
 	if tempDir == "" {
 		tempDir = os.TempDir()
 	}
-	sess, err := joinSession(tempDir, spec.JobID, spec.Secret)
+	sess, err := joinSession(tempDir, spec.JobID, spec.Host, spec.Secret)
 	if err != nil {
 		return fail(err)
 	}

@@ -34,10 +34,18 @@ type remoteHost struct {
 func (h *remoteHost) signal(rank int, sig syscall.Signal) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	select {
+	case <-h.done:
+		return nil // gone: its ranks are lost already
+	default:
+	}
 	if h.closed {
 		return nil
 	}
-	return h.wire.write(frame{kind: frameSignal, rank: int32(rank), arg: uint32(sig)})
+	if err := h.wire.write(frame{kind: frameSignal, rank: int32(rank), arg: uint32(sig)}); err != nil {
+		return fmt.Errorf("host %s: %w", h.name, err)
+	}
+	return nil
 }
 
 // release closes the daemon's input: it stops whatever of its ranks is

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/gompi/gompi/internal/rte"
 )
@@ -59,13 +60,20 @@ func newSession(tempDir string) (*session, error) {
 
 // joinSession makes this host's session directory of a job that another
 // gompirun serves (a daemon's): the job's id is given, and no server
-// listens in it.
-func joinSession(tempDir, jobID string, secret []byte) (*session, error) {
+// listens in it. Its name carries the host's, since hosts may share a
+// temporary directory (and the simulated hosts of the tests do).
+func joinSession(tempDir, jobID, host string, secret []byte) (*session, error) {
 	tempDir, err := filepath.Abs(tempDir)
 	if err != nil {
 		return nil, fmt.Errorf("session directory: %w", err)
 	}
-	s := &session{jobID: jobID, secret: secret, dir: filepath.Join(tempDir, "gompi."+jobID)}
+	safe := strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' {
+			return r
+		}
+		return '_'
+	}, host)
+	s := &session{jobID: jobID, secret: secret, dir: filepath.Join(tempDir, "gompi."+jobID+"."+safe)}
 	if err := s.makeDir(); err != nil {
 		return nil, err
 	}

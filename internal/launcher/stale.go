@@ -92,7 +92,7 @@ func startTime(pid int) (uint64, error) {
 }
 
 // sessionName matches the session directories gompirun makes.
-var sessionName = regexp.MustCompile(`^gompi\.([0-9a-f]{8})$`)
+var sessionName = regexp.MustCompile(`^gompi\.([0-9a-f]{8})(\.[A-Za-z0-9_-]+)?$`)
 
 // sweepStale removes the session directories under tempDir, and the job
 // files they lead to, whose gompirun is gone. Only directories of this
