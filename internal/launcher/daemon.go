@@ -5,9 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strconv"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -55,53 +53,77 @@ func RunDaemon(in io.Reader, out, errOut io.Writer, tempDir, reaperExe string, s
 		}
 	}
 	d := &daemon{spec: spec, sess: sess, out: &frameWriter{w: out}, pids: map[int]int{}, exits: make(chan exitEvent, len(spec.Ranks))}
-	d.run(br, sigs)
-	reap.release()
+	defer reap.release()
+	server, err := spec.server()
+	if err != nil {
+		return fail(err)
+	}
+	progs, ok := d.prepare()
+	if !ok {
+		return 1
+	}
+	d.server = server
+	d.report(frame{kind: frameReady})
+	for {
+		f, err := readFrame(br)
+		if err != nil {
+			return 0 // gompirun called the launch off: nothing was started
+		}
+		if f.kind == frameGo {
+			break
+		}
+	}
+	d.run(progs, br, sigs)
 	return 0
 }
 
 // daemon runs one host's ranks of a job.
 type daemon struct {
-	spec  *DaemonSpec
-	sess  *session
-	out   *frameWriter
-	exits chan exitEvent
+	spec   *DaemonSpec
+	server string // the job server's address from this host
+	sess   *session
+	out    *frameWriter
+	exits  chan exitEvent
 
 	mu   sync.Mutex
 	pids map[int]int // job rank -> pid, of the ranks running
 }
 
-// run starts the ranks, serves gompirun's frames and reports the ranks'
-// exits until every rank has exited.
-func (d *daemon) run(in *bufio.Reader, sigs <-chan os.Signal) {
-	lifeR, lifeW, err := os.Pipe()
-	if err != nil {
-		d.failAll(fmt.Sprintf("creating the ranks' lifeline: %v", err))
-		return
-	}
-	defer lifeW.Close()
+// prepare finds the programs of this host's ranks, and reports each rank
+// whose program cannot run here.
+func (d *daemon) prepare() ([]program, bool) {
 	if st, err := os.Stat(d.spec.Dir); err != nil || !st.IsDir() {
 		d.spec.Dir = "" // as Open MPI: the ranks start in the daemon's directory (the login's home)
 	}
 	progs := make([]program, len(d.spec.Apps))
 	progErrs := make([]error, len(d.spec.Apps))
 	for i, app := range d.spec.Apps {
-		name := app.Program // a relative path is gompirun's, as the ranks' directory is
-		if d.spec.Dir != "" && strings.Contains(name, "/") && !filepath.IsAbs(name) {
-			name = filepath.Join(d.spec.Dir, name)
-		}
-		if progs[i], progErrs[i] = resolveProgram(name, app.Args); progErrs[i] == nil {
-			progs[i].argv[0] = app.Program
+		// A relative path is gompirun's, as the ranks' directory is.
+		progs[i], progErrs[i] = resolveProgram(d.spec.Dir, app.Program, app.Args)
+	}
+	ok := true
+	for _, r := range d.spec.Ranks {
+		if err := progErrs[r.App]; err != nil {
+			d.report(frame{kind: frameFailed, rank: int32(r.Rank), payload: []byte(err.Error())})
+			ok = false
 		}
 	}
+	return progs, ok
+}
+
+// run starts the ranks, serves gompirun's frames and reports the ranks'
+// exits until every rank has exited.
+func (d *daemon) run(progs []program, in *bufio.Reader, sigs <-chan os.Signal) {
+	lifeR, lifeW, err := os.Pipe()
+	if err != nil {
+		d.failAll(fmt.Sprintf("creating the ranks' lifeline: %v", err))
+		return
+	}
+	defer lifeW.Close()
 	base := rankEnvBase(append(os.Environ(), d.spec.Env...))
 	var pumps []*sync.WaitGroup
 	byRank := map[int]*sync.WaitGroup{}
 	for _, r := range d.spec.Ranks {
-		if progErrs[r.App] != nil {
-			d.report(frame{kind: frameFailed, rank: int32(r.Rank), payload: []byte(progErrs[r.App].Error())})
-			continue
-		}
 		wg, err := d.start(progs[r.App], base, r, lifeR)
 		if err != nil {
 			d.report(frame{kind: frameFailed, rank: int32(r.Rank), payload: []byte(err.Error())})
@@ -175,7 +197,7 @@ func (d *daemon) start(prog program, base []string, r DaemonRank, lifeline *os.F
 		}()
 	}
 	id := rankIdent{rank: r.Rank, size: d.spec.Size, local: r.Local, localSize: len(d.spec.Ranks),
-		jobID: d.spec.JobID, server: d.spec.Server, sessDir: d.sess.dir, secret: d.spec.Secret}
+		jobID: d.spec.JobID, server: d.server, sessDir: d.sess.dir, secret: d.spec.Secret}
 	cmd := prog.command(rankEnv(base, d.spec.Apps[r.App], r.App, id), rio)
 	cmd.Dir = d.spec.Dir
 	cmd.ExtraFiles = []*os.File{lifeline} // descriptor 3: lifelineFD

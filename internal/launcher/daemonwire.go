@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
+	"strings"
 	"sync"
 )
 
@@ -18,14 +20,20 @@ import (
 // endian, then the payload.
 //
 //	gompirun → daemon   spec      payload: the DaemonSpec as JSON (first, once)
+//	                    go        start the ranks (once every host is ready)
 //	                    signal    rank, signal number (rank -1: every rank)
-//	daemon → gompirun   started   rank, pid
+//	daemon → gompirun   ready     the host can start its ranks
+//	                    started   rank, pid
 //	                    output    rank, stream (0 stdout, 1 stderr), the bytes
 //	                    exited    rank, wait status; payload: the pid as text
 //	                    failed    rank; payload: why the rank could not start
 //
-// End of file on the daemon's input stops its ranks; end of file on its
-// output means the daemon is gone.
+// A launch is in two steps, so that a host that cannot run its ranks ends
+// it before any rank starts anywhere: each daemon reads its spec, checks
+// that it can start its ranks (their programs exist there) and says ready
+// or why not; gompirun then sends go to every one. End of file on the
+// daemon's input stops its ranks (or ends it before go); end of file on
+// its output means the daemon is gone.
 const (
 	frameSpec byte = iota + 1
 	frameSignal
@@ -33,6 +41,8 @@ const (
 	frameOutput
 	frameExited
 	frameFailed
+	frameReady
+	frameGo
 )
 
 const (
@@ -81,7 +91,7 @@ func readFrame(r *bufio.Reader) (frame, error) {
 	}
 	f := frame{kind: h[0], rank: int32(binary.LittleEndian.Uint32(h[1:])), arg: binary.LittleEndian.Uint32(h[5:])}
 	n := binary.LittleEndian.Uint32(h[9:])
-	if f.kind < frameSpec || f.kind > frameFailed || n > maxFrame {
+	if f.kind < frameSpec || f.kind > frameGo || n > maxFrame {
 		return frame{}, fmt.Errorf("not a gompi daemon frame (kind %d, %d bytes): the other end wrote %q", f.kind, n, printable(h[:]))
 	}
 	f.payload = make([]byte, n)
@@ -106,16 +116,16 @@ func printable(b []byte) string {
 // DaemonSpec is what a daemon needs to start its host's ranks of a job
 // that another gompirun serves.
 type DaemonSpec struct {
-	Host   string   // this host's name as gompirun calls it, for messages
-	Server string   // the job server, host:port
-	JobID  string   // the job's id
-	Secret []byte   // the job's secret (JSON: base64); it travels inside the agent's channel
-	Size   int      // ranks in the whole job
-	Env    []string // added to the daemon's own environment for every rank (see remoteEnv)
-	Apps   []App    // the job's app contexts (their NP is ignored: Ranks say which run here)
-	Dir    string   // gompirun's working directory: the ranks' where it exists, else the daemon's
-	Ranks  []DaemonRank
-	Grace  int64 // nanoseconds between SIGTERM and SIGKILL when the daemon stops its ranks
+	Host    string   // this host's name as gompirun calls it, for messages
+	Servers []string // the job server's addresses, host:port, one per interface of gompirun's host
+	JobID   string   // the job's id
+	Secret  []byte   // the job's secret (JSON: base64); it travels inside the agent's channel
+	Size    int      // ranks in the whole job
+	Env     []string // added to the daemon's own environment for every rank (see remoteEnv)
+	Apps    []App    // the job's app contexts (their NP is ignored: Ranks say which run here)
+	Dir     string   // gompirun's working directory: the ranks' where it exists, else the daemon's
+	Ranks   []DaemonRank
+	Grace   int64 // nanoseconds between SIGTERM and SIGKILL when the daemon stops its ranks
 }
 
 // DaemonRank is one rank a daemon starts.
@@ -124,7 +134,7 @@ type DaemonRank struct {
 }
 
 func (s *DaemonSpec) check() error {
-	if s.Size < 1 || s.JobID == "" || s.Server == "" || len(s.Secret) == 0 || len(s.Ranks) == 0 {
+	if s.Size < 1 || s.JobID == "" || len(s.Servers) == 0 || len(s.Secret) == 0 || len(s.Ranks) == 0 {
 		return errors.New("the spec lacks the job's size, id, server, secret or ranks")
 	}
 	for _, r := range s.Ranks {
@@ -146,4 +156,33 @@ func decodeSpec(b []byte) (*DaemonSpec, error) {
 		return nil, fmt.Errorf("the daemon's spec: %w", err)
 	}
 	return &s, nil
+}
+
+// server is the job server's address that this host reaches: one on a
+// network this host is on, else the first that this host has a route to.
+func (s *DaemonSpec) server() (string, error) {
+	var nets []*net.IPNet
+	if addrs, err := net.InterfaceAddrs(); err == nil {
+		for _, a := range addrs {
+			if ipn, ok := a.(*net.IPNet); ok && !ipn.IP.IsLoopback() {
+				nets = append(nets, ipn)
+			}
+		}
+	}
+	for _, addr := range s.Servers {
+		host, _, _ := net.SplitHostPort(addr)
+		ip := net.ParseIP(host)
+		for _, n := range nets {
+			if ip != nil && n.Contains(ip) {
+				return addr, nil
+			}
+		}
+	}
+	for _, addr := range s.Servers {
+		if c, err := net.Dial("udp", addr); err == nil { // finds a route; sends nothing
+			c.Close()
+			return addr, nil
+		}
+	}
+	return "", fmt.Errorf("no route from this host to gompirun's job server at %s", strings.Join(s.Servers, ", "))
 }

@@ -38,7 +38,7 @@ func Run(ctx context.Context, cfg Config) (int, error) {
 		if !cfg.runsHere(i, np) {
 			continue // the daemons find it on their hosts
 		}
-		if progs[i], err = resolveProgram(app.Program, app.Args); err != nil {
+		if progs[i], err = resolveProgram("", app.Program, app.Args); err != nil {
 			if len(cfg.Apps) > 1 {
 				err = fmt.Errorf("app context %d: %w", i+1, err)
 			}
@@ -100,7 +100,6 @@ func Run(ctx context.Context, cfg Config) (int, error) {
 		}
 	}()
 	j.log.Debug("job server listening", "job", sess.jobID, "socket", sess.socket)
-	var advertise func(string) (string, error)
 	if len(byHost) > 0 {
 		// Other hosts reach the server over TCP, on every interface: each
 		// is told the address of the one that routes to it.
@@ -113,8 +112,18 @@ func Run(ctx context.Context, cfg Config) (int, error) {
 				j.log.Debug("job server stopped serving other hosts", "error", err)
 			}
 		}()
-		advertise = advertiser(tl)
 		j.log.Debug("job server listening for other hosts", "address", tl.Addr())
+		addrs, err := serverAddrs(tl)
+		if err != nil {
+			return 1, fmt.Errorf("job server: %w", err)
+		}
+		wd, _ := os.Getwd()
+		spec := DaemonSpec{JobID: sess.jobID, Secret: sess.secret, Size: np, Env: remoteEnv(rankEnvBase(cfg.Env)),
+			Apps: cfg.Apps, Dir: wd, Grace: int64(cfg.Grace), Servers: addrs}
+		// Every host must be ready before any rank starts anywhere.
+		if err := j.launchRemote(byHost, spec); err != nil {
+			return 1, err
+		}
 	}
 
 	// The ranks' lifeline: they inherit the read end; the write end stays
@@ -136,10 +145,7 @@ func Run(ctx context.Context, cfg Config) (int, error) {
 	lifeR.Close() // the ranks hold their copies
 	var remote []int
 	if len(byHost) > 0 {
-		wd, _ := os.Getwd()
-		spec := DaemonSpec{JobID: sess.jobID, Secret: sess.secret, Size: np, Env: remoteEnv(env), Apps: cfg.Apps,
-			Dir: wd, Grace: int64(cfg.Grace)}
-		j.startRemote(byHost, spec, advertise)
+		j.goRemote()
 		for _, ranks := range byHost {
 			for _, r := range ranks {
 				remote = append(remote, r.Rank)

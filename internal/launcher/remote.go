@@ -2,6 +2,7 @@ package launcher
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -23,11 +24,15 @@ type remoteHost struct {
 	wire  *frameWriter
 	ranks []DaemonRank
 	done  chan struct{} // closed once the daemon's output ended
+	ready chan error    // the daemon's answer to its spec: nil, or why it cannot start its ranks
 
-	mu     sync.Mutex
-	closed bool
-	exited map[int]bool // ranks whose exit the daemon reported
-	outs   map[int][2]*io.PipeWriter
+	mu       sync.Mutex
+	closed   bool
+	isReady  bool
+	early    []string     // what the agent and the daemon said before ready
+	notReady []string     // the ranks the daemon cannot start, and why
+	exited   map[int]bool // ranks whose exit the daemon reported
+	outs     map[int][2]*io.PipeWriter
 }
 
 // signal asks the daemon to send sig to rank (-1: all its ranks).
@@ -59,56 +64,85 @@ func (h *remoteHost) release() {
 	}
 }
 
-// startRemote starts a daemon on every host of byHost through the agent,
-// hands each its spec and starts reading its reports. A host whose daemon
-// cannot be started fails the job, naming the host and the agent's error.
-func (j *job) startRemote(byHost map[string][]DaemonRank, spec DaemonSpec, advertise func(host string) (string, error)) {
+// launchRemote starts a daemon on every host of byHost through the agent
+// and hands each its spec; it returns once every daemon is ready to start
+// its ranks, or, if one is not (its host cannot be reached, the program
+// is missing there), with an error naming the hosts and what they said,
+// once every daemon has ended without starting anything. A signal on
+// cfg.Signals calls the launch off.
+func (j *job) launchRemote(byHost map[string][]DaemonRank, spec DaemonSpec) error {
 	hosts := make([]string, 0, len(byHost))
 	for h := range byHost {
 		hosts = append(hosts, h)
 	}
 	sort.Strings(hosts)
+	var errs []error
+	var started []*remoteHost
 	for _, name := range hosts {
-		ranks := byHost[name]
-		server, err := advertise(name)
-		if err == nil {
-			err = j.startDaemon(name, ranks, spec, server)
-		}
+		h, err := j.startDaemon(name, byHost[name], spec)
 		if err != nil {
-			nums := make([]string, len(ranks))
-			for i, r := range ranks {
-				nums[i] = strconv.Itoa(r.Rank)
+			errs = append(errs, fmt.Errorf("cannot launch on host %s: %w", name, err))
+			continue
+		}
+		started = append(started, h)
+	}
+	for _, h := range started {
+		select {
+		case err := <-h.ready:
+			if err != nil {
+				errs = append(errs, fmt.Errorf("cannot launch on host %s: %w", h.name, err))
 			}
-			j.fail(jobFailure(fmt.Sprintf("cannot launch ranks %s on host %s: %v; stopping the job", strings.Join(nums, ", "), name, err), 1))
-			for _, r := range ranks {
-				j.exits <- exitEvent{rank: r.Rank, host: name, lost: true}
-			}
+		case sig := <-j.cfg.Signals:
+			errs = append(errs, fmt.Errorf("received %v while launching on the other hosts", sig))
+		}
+		if len(errs) > 0 {
+			break
+		}
+	}
+	if len(errs) > 0 {
+		j.endRemote()
+		return errors.Join(errs...)
+	}
+	return nil
+}
+
+// goRemote tells every daemon to start its ranks.
+func (j *job) goRemote() {
+	j.mu.Lock()
+	hosts := map[*remoteHost]bool{}
+	for _, h := range j.remote {
+		hosts[h] = true
+	}
+	j.mu.Unlock()
+	for h := range hosts {
+		if err := h.wire.write(frame{kind: frameGo}); err != nil {
+			j.log.Debug("cannot tell the daemon to start", "host", h.name, "error", err) // readDaemon reports the loss
 		}
 	}
 }
 
-func (j *job) startDaemon(name string, ranks []DaemonRank, spec DaemonSpec, server string) error {
+func (j *job) startDaemon(name string, ranks []DaemonRank, spec DaemonSpec) (*remoteHost, error) {
 	cmd, err := j.cfg.Agent(name, []string{j.cfg.DaemonExe, DaemonFlag})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	in, err := cmd.StdinPipe()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	out, err := cmd.StdoutPipe()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	errOut, err := cmd.StderrPipe()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("starting the launch agent %s: %w", cmd.Path, err)
+		return nil, fmt.Errorf("starting the launch agent %s: %w", cmd.Path, err)
 	}
 	h := &remoteHost{name: name, cmd: cmd, in: in, wire: &frameWriter{w: in}, ranks: ranks,
-		done: make(chan struct{}), exited: map[int]bool{}, outs: map[int][2]*io.PipeWriter{}}
+		done: make(chan struct{}), ready: make(chan error, 1), exited: map[int]bool{}, outs: map[int][2]*io.PipeWriter{}}
 	for _, r := range ranks {
 		var ws [2]*io.PipeWriter
 		for _, kind := range []streamKind{stdoutStream, stderrStream} {
@@ -135,26 +169,55 @@ func (j *job) startDaemon(name string, ranks []DaemonRank, spec DaemonSpec, serv
 		j.relayDaemonErrors(h, errOut)
 	}()
 	go j.readDaemon(h, out, relayed)
-	spec.Host, spec.Server, spec.Ranks = name, server, ranks
+	spec.Host, spec.Ranks = name, ranks
 	b, err := encodeSpec(&spec)
 	if err != nil {
-		return err
+		return h, err // h is in j.remote: endRemote ends it
 	}
 	if err := h.wire.write(frame{kind: frameSpec, payload: b}); err != nil {
 		// The agent is gone already: readDaemon reports it, with what it said.
 		j.log.Debug("cannot send the daemon its spec", "host", name, "error", err)
 	}
-	return nil
+	return h, nil
 }
 
 // relayDaemonErrors copies what the daemon or the agent print (ssh's own
 // complaints among them) to gompirun's stderr, a line at a time, naming
-// the host.
+// the host; before the daemon is ready they are kept for the launch's
+// error instead.
 func (j *job) relayDaemonErrors(h *remoteHost, r io.Reader) {
 	sc := bufio.NewScanner(r)
 	for sc.Scan() {
+		h.mu.Lock()
+		if !h.isReady {
+			h.early = append(h.early, sc.Text())
+			h.mu.Unlock()
+			continue
+		}
+		h.mu.Unlock()
 		j.term.write(stderrStream, fmt.Appendf(nil, "gompirun: host %s: %s\n", h.name, sc.Text()))
 	}
+}
+
+// setReady records the daemon's answer to its spec, once; on a yes it
+// prints what the agent said before.
+func (j *job) setReady(h *remoteHost, err error) {
+	h.mu.Lock()
+	if h.isReady || len(h.ready) > 0 {
+		h.mu.Unlock()
+		return
+	}
+	early := h.early
+	if err == nil {
+		h.isReady, h.early = true, nil
+	}
+	h.mu.Unlock()
+	if err == nil {
+		for _, l := range early {
+			j.term.write(stderrStream, fmt.Appendf(nil, "gompirun: host %s: %s\n", h.name, l))
+		}
+	}
+	h.ready <- err
 }
 
 // readDaemon turns the daemon's reports into the job's events until its
@@ -189,7 +252,18 @@ func (j *job) readDaemon(h *remoteHost, out io.Reader, relayed <-chan struct{}) 
 			pid, _ := strconv.Atoi(string(f.payload))
 			h.finish(rank)
 			j.exits <- exitEvent{rank: rank, pid: pid, host: h.name, status: syscall.WaitStatus(f.arg)}
+		case frameReady:
+			j.setReady(h, nil)
 		case frameFailed:
+			h.mu.Lock()
+			ready := h.isReady
+			if !ready {
+				h.notReady = append(h.notReady, fmt.Sprintf("rank %d: %s", rank, f.payload))
+			}
+			h.mu.Unlock()
+			if !ready {
+				continue
+			}
 			h.finish(rank)
 			j.fail(jobFailure(fmt.Sprintf("cannot start rank %d on host %s: %s; stopping the job", rank, h.name, f.payload), 1))
 			j.exits <- exitEvent{rank: rank, host: h.name, lost: true}
@@ -205,6 +279,23 @@ func (j *job) readDaemon(h *remoteHost, out io.Reader, relayed <-chan struct{}) 
 	}
 	if lostWhy != "" {
 		status += " (" + lostWhy + ")"
+	}
+	h.mu.Lock()
+	ready, said, released := h.isReady, append(h.notReady, h.early...), h.closed
+	h.mu.Unlock()
+	if !ready {
+		for _, r := range h.ranks {
+			h.finish(r.Rank) // their output pumps end
+		}
+		why := "the daemon ended before it could start the ranks" + status
+		if len(said) > 0 {
+			why += ": " + strings.Join(said, "; ")
+		}
+		j.setReady(h, errors.New(why))
+		return
+	}
+	if released {
+		return // gompirun ended it: the job is over, or its launch was called off
 	}
 	var lost []string
 	for _, r := range h.ranks {
@@ -258,18 +349,33 @@ func (j *job) endRemote() {
 	}
 }
 
-// advertiser returns, for a host, the job server's address as that host
-// reaches it: the address of this host's interface that routes there
-// (found without sending a packet), with the port of l.
-func advertiser(l net.Listener) func(host string) (string, error) {
+// serverAddrs are the addresses of the job server's listener l that other
+// hosts may reach: one per address of this host's interfaces that are up,
+// loopback excepted. The daemon on each host picks the one it can reach
+// (DaemonSpec.server), since only it sees its host's routes.
+func serverAddrs(l net.Listener) ([]string, error) {
 	_, port, _ := net.SplitHostPort(l.Addr().String())
-	return func(host string) (string, error) {
-		c, err := net.Dial("udp", net.JoinHostPort(host, port))
-		if err != nil {
-			return "", fmt.Errorf("finding this host's address on the way to %s: %w", host, err)
-		}
-		defer c.Close()
-		ip := c.LocalAddr().(*net.UDPAddr).IP
-		return net.JoinHostPort(ip.String(), port), nil
+	ifs, err := net.Interfaces()
+	if err != nil {
+		return nil, fmt.Errorf("listing this host's interfaces: %w", err)
 	}
+	var out []string
+	for _, ifc := range ifs {
+		if ifc.Flags&net.FlagUp == 0 || ifc.Flags&net.FlagLoopback != 0 {
+			continue
+		}
+		addrs, err := ifc.Addrs()
+		if err != nil {
+			continue
+		}
+		for _, a := range addrs {
+			if ipn, ok := a.(*net.IPNet); ok && !ipn.IP.IsLinkLocalUnicast() {
+				out = append(out, net.JoinHostPort(ipn.IP.String(), port))
+			}
+		}
+	}
+	if len(out) == 0 {
+		return nil, errors.New("this host has no network interface up but loopback: other hosts cannot reach it")
+	}
+	return out, nil
 }

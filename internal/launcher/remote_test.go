@@ -1,6 +1,8 @@
 package launcher
 
 import (
+	"context"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -59,8 +61,8 @@ func TestRemoteRanks(t *testing.T) {
 	}
 	for _, want := range []string{
 		`(?m)^\[[0-9a-f]{8},0\]<stdout>:rank 0 of 3 local 0 of 1 server unix://.*/rt.sock$`,
-		`(?m)^\[[0-9a-f]{8},1\]<stdout>:rank 1 of 3 local 0 of 2 server 127\.0\.0\.1:\d+$`,
-		`(?m)^\[[0-9a-f]{8},2\]<stdout>:rank 2 of 3 local 1 of 2 server 127\.0\.0\.1:\d+$`,
+		`(?m)^\[[0-9a-f]{8},1\]<stdout>:rank 1 of 3 local 0 of 2 server \S+:\d+$`,
+		`(?m)^\[[0-9a-f]{8},2\]<stdout>:rank 2 of 3 local 1 of 2 server \S+:\d+$`,
 	} {
 		if !regexp.MustCompile(want).MatchString(out) {
 			t.Errorf("stdout does not match %s:\n%s", want, out)
@@ -104,25 +106,50 @@ func TestRemoteStoppedFromHere(t *testing.T) {
 	}
 }
 
-// TestUnreachableHost: an agent that cannot reach its host fails the
-// launch, naming the host and what the agent said, and the job ends.
+// TestUnreachableHost: an agent that cannot reach its host, or a host
+// without the program, ends the launch before any rank starts anywhere,
+// naming the host and what went wrong there.
 func TestUnreachableHost(t *testing.T) {
 	t.Parallel()
-	cfg := remoteCfg(2, t.TempDir())
-	cfg.Agent = func(host string, argv []string) (*exec.Cmd, error) {
-		return exec.Command("sh", "-c", `echo "ssh: Could not resolve hostname `+host+`: Name or service not known" >&2; exit 255`), nil
-	}
-	code, _, errOut := runSh(t, 2, cfg, `exec sleep 30`)
-	if code == 0 {
-		t.Fatalf("exit 0; stderr:\n%s", errOut)
-	}
-	for _, want := range []string{
-		"gompirun: host localhost: ssh: Could not resolve hostname localhost: Name or service not known",
-		"gompirun: lost the connection to host localhost: exit status 255: ranks 1 on it are unaccounted for; stopping the job",
+	for name, tc := range map[string]struct {
+		agent   func(string, []string) (*exec.Cmd, error)
+		program string
+		want    string
+	}{
+		"agent": {
+			agent: func(host string, argv []string) (*exec.Cmd, error) {
+				return exec.Command("sh", "-c", `echo "ssh: Could not resolve hostname `+host+`: Name or service not known" >&2; exit 255`), nil
+			},
+			program: "sh",
+			want: "cannot launch on host localhost: the daemon ended before it could start the ranks: exit status 255: " +
+				"ssh: Could not resolve hostname localhost: Name or service not known",
+		},
+		"program": {
+			program: "./no-such-program",
+			want:    `cannot launch on host localhost: the daemon ended before it could start the ranks: exit status 1: rank 1: program "./no-such-program" does not exist`,
+		},
 	} {
-		if !strings.Contains(errOut, want) {
-			t.Errorf("stderr lacks %q:\n%s", want, errOut)
-		}
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			marker := filepath.Join(dir, "started")
+			cfg := remoteCfg(2, t.TempDir())
+			if tc.agent != nil {
+				cfg.Agent = tc.agent
+			}
+			cfg.Apps = []App{{NP: 2, Program: tc.program, Args: []string{"-c", "touch " + marker}}}
+			if tc.program != "sh" {
+				// Rank 0 runs here, where the program is sh; rank 1 looks for the missing one.
+				cfg.Apps = []App{{NP: 1, Program: "sh", Args: []string{"-c", "touch " + marker}}, {NP: 1, Program: tc.program}}
+			}
+			cfg.Stderr, cfg.TempDir = io.Discard, t.TempDir()
+			code, err := Run(context.Background(), cfg)
+			if err == nil || err.Error() != tc.want || code == 0 {
+				t.Errorf("Run = %d, %v; want an error %q", code, err, tc.want)
+			}
+			if _, err := os.Stat(marker); err == nil {
+				t.Error("a rank started")
+			}
+		})
 	}
 }
 

@@ -7,7 +7,9 @@ import (
 	"io/fs"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
+	"strings"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -20,8 +22,14 @@ type program struct {
 }
 
 // resolveProgram finds name the way a shell would and explains failures.
-func resolveProgram(name string, args []string) (program, error) {
-	path, err := exec.LookPath(name)
+// A relative path with a slash is taken from dir, if dir is not empty
+// (the ranks' working directory on another host).
+func resolveProgram(dir, name string, args []string) (program, error) {
+	look := name
+	if dir != "" && strings.Contains(name, "/") && !filepath.IsAbs(name) {
+		look = filepath.Join(dir, name)
+	}
+	path, err := exec.LookPath(look)
 	if err != nil {
 		switch {
 		case errors.Is(err, exec.ErrDot):

@@ -25,12 +25,12 @@ func TestResolveProgram(t *testing.T) {
 		{dir, "is a directory"},
 	}
 	for _, tt := range tests {
-		_, err := resolveProgram(tt.name, nil)
+		_, err := resolveProgram("", tt.name, nil)
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("resolveProgram(%q) = %v, want an error with %q", tt.name, err, tt.want)
 		}
 	}
-	p, err := resolveProgram("sh", []string{"-c", "true"})
+	p, err := resolveProgram("", "sh", []string{"-c", "true"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,5 +70,24 @@ func TestStartRankBinds(t *testing.T) {
 	}
 	if got, err := allowedCPUs(); err != nil || !slices.Equal(got, cpus) {
 		t.Errorf("gompirun's own mask after binding a rank: %v, %v; want %v", got, err, cpus)
+	}
+}
+
+// A relative program path is looked up in the ranks' directory on another
+// host, and keeps the name the user gave as argv[0].
+func TestResolveProgramInDir(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "bin"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "bin", "x"), []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	p, err := resolveProgram(dir, "bin/x", []string{"a"})
+	if err != nil || p.path != filepath.Join(dir, "bin", "x") || p.argv[0] != "bin/x" || p.argv[1] != "a" {
+		t.Errorf("resolveProgram = %+v, %v", p, err)
+	}
+	if _, err := resolveProgram(dir, "bin/y", nil); err == nil || !strings.Contains(err.Error(), `program "bin/y" does not exist`) {
+		t.Errorf("a missing program: %v", err)
 	}
 }

@@ -4,11 +4,16 @@
 package multihost
 
 import (
+	"bufio"
 	"fmt"
 	"os"
+	"os/exec"
 	"regexp"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/gompi/gompi/internal/jobtest"
 	"github.com/gompi/gompi/test/cluster"
@@ -66,12 +71,30 @@ func runOn(t *testing.T, c *cluster.Cluster, host string, args ...string) result
 	return result{code, out.String(), errOut.String()}
 }
 
-// checkClean fails t if a host holds anything of a job.
+// checkClean fails t if a host still holds anything of a job once the
+// reapers, which outlive gompirun and its daemons by design, are done:
+// it waits for them, within a bound that only a hang reaches.
 func checkClean(t *testing.T, c *cluster.Cluster) {
 	t.Helper()
-	if left := c.Leftovers(); len(left) > 0 {
+	left := c.Leftovers()
+	for deadline := time.Now().Add(30 * time.Second); len(left) > 0 && time.Now().Before(deadline); left = c.Leftovers() {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if len(left) > 0 {
 		t.Errorf("left on the hosts after the job: %v", left)
 	}
+}
+
+// cause is the first line in which gompirun reports a failure of its own:
+// the ranks' own logs, and what an agent said (relayed as "host H: ..."),
+// may come before it.
+func cause(stderr string) string {
+	for line := range strings.Lines(stderr) {
+		if strings.HasPrefix(line, "gompirun: ") && !strings.HasPrefix(line, "gompirun: host ") {
+			return strings.TrimSuffix(line, "\n")
+		}
+	}
+	return ""
 }
 
 // TestAcrossHosts: 3 hosts x 2 ranks from h1: every rank runs on its
@@ -109,4 +132,148 @@ func TestAcrossHosts(t *testing.T) {
 		}
 	}
 	checkClean(t, c)
+}
+
+// TestHostfileMapByNode: a hostfile of 2 slots a host, ranks placed
+// round robin (--map-by node), and the map printed before the job.
+func TestHostfileMapByNode(t *testing.T) {
+	c := cluster.Up(t, 3, cluster.Options{})
+	r := runOn(t, c, "h1", "--hostfile", c.WriteHostfile(2), "--map-by", "node", "--display-map", hostcheck)
+	if r.code != 0 {
+		t.Fatalf("the job failed\n%v", r)
+	}
+	for rank := range 6 {
+		host := fmt.Sprintf("h%d", rank%3+1)
+		if !regexp.MustCompile(fmt.Sprintf(`(?m)^rank %d on %s transports `, rank, host)).MatchString(r.stdout) {
+			t.Errorf("rank %d is not on %s\n%v", rank, host, r)
+		}
+		// The map's line of the rank: its host and local rank.
+		if !regexp.MustCompile(fmt.Sprintf(`(?m)^\s*%d\s+%s\s+%d\s`, rank, host, rank/3)).MatchString(r.stdout) {
+			t.Errorf("the map lacks rank %d on %s as local rank %d\n%v", rank, host, rank/3, r)
+		}
+	}
+	checkClean(t, c)
+}
+
+// TestUnreachableHost: a host the agent cannot reach ends the launch
+// before any rank starts, naming the host and the agent's error, and
+// leaves nothing on any host.
+func TestUnreachableHost(t *testing.T) {
+	c := cluster.Up(t, 2, cluster.Options{})
+	r := runOn(t, c, "h1", "--host", "h1,h2,h9", hostcheck)
+	if r.code == 0 || !strings.HasPrefix(cause(r.stderr), "gompirun: cannot launch on host h9: the daemon ended before it could start the ranks: exit status 255: ") ||
+		!strings.Contains(cause(r.stderr), "no host 'h9'") {
+		t.Errorf("want the launch refused, naming h9 and the agent's error\n%v", r)
+	}
+	if strings.Contains(r.stdout, "transports") {
+		t.Errorf("a rank started\n%v", r)
+	}
+	checkClean(t, c)
+}
+
+// running is a gompirun started on a host whose ranks print a line each.
+type running struct {
+	cmd    *exec.Cmd
+	lines  *bufio.Scanner
+	stdout strings.Builder
+	stderr strings.Builder
+}
+
+// startOn starts gompirun on host of c and reads, for each of n ranks,
+// its "rank R on H pid P ppid Q" line (hostcheck wait); it returns the
+// pids and parent pids by rank.
+func startOn(t *testing.T, c *cluster.Cluster, host string, n int, args ...string) (*running, map[int][2]int) {
+	t.Helper()
+	args = append([]string{"--timeout", "120", "--mca", "plm_rsh_agent", c.Agent()}, args...)
+	r := &running{cmd: c.Command(host, gompirun, args...)}
+	out, err := r.cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.cmd.Stderr = &r.stderr
+	if err := r.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.cmd.Process.Kill(); r.cmd.Wait() })
+	r.lines = bufio.NewScanner(out)
+	line := regexp.MustCompile(`^rank (\d+) on \S+ pid (\d+) ppid (\d+)$`)
+	procs := map[int][2]int{}
+	for len(procs) < n && r.lines.Scan() {
+		r.stdout.WriteString(r.lines.Text() + "\n")
+		if m := line.FindStringSubmatch(r.lines.Text()); m != nil {
+			rank, _ := strconv.Atoi(m[1])
+			pid, _ := strconv.Atoi(m[2])
+			ppid, _ := strconv.Atoi(m[3])
+			procs[rank] = [2]int{pid, ppid}
+		}
+	}
+	if len(procs) < n {
+		r.cmd.Process.Kill()
+		r.cmd.Wait()
+		t.Fatalf("%d of %d ranks started\nstdout:\n%s\nstderr:\n%s", len(procs), n, r.stdout.String(), r.stderr.String())
+	}
+	return r, procs
+}
+
+// wait waits for gompirun to end and returns how.
+func (r *running) wait() result {
+	for r.lines.Scan() {
+		r.stdout.WriteString(r.lines.Text() + "\n")
+	}
+	err := r.cmd.Wait()
+	code := 0
+	if err != nil {
+		code = r.cmd.ProcessState.ExitCode()
+	}
+	return result{code, r.stdout.String(), r.stderr.String()}
+}
+
+// TestFailuresAcrossHosts: a rank killed on another host, that host's
+// daemon killed, gompirun interrupted: the job ends, the first line of
+// gompirun's stderr names what happened where, and nothing of the job is
+// left on any host.
+func TestFailuresAcrossHosts(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		args  []string
+		act   func(t *testing.T, r *running, procs map[int][2]int)
+		code  int
+		first string // a pattern
+	}{
+		{
+			name: "rank killed", args: []string{"die", "3"},
+			code: 128 + int(syscall.SIGKILL), first: `^gompirun: rank 3 \(pid \d+ on host h2\) killed by signal SIGKILL`,
+		},
+		{
+			name: "daemon killed", args: []string{"wait"},
+			act: func(t *testing.T, r *running, procs map[int][2]int) {
+				if err := syscall.Kill(procs[3][1], syscall.SIGKILL); err != nil {
+					t.Fatal(err)
+				}
+			},
+			code: 1, first: `^gompirun: lost the connection to host h2: .*ranks 2, 3 on it are unaccounted for; stopping the job$`,
+		},
+		{
+			name: "interrupted", args: []string{"wait"},
+			act: func(t *testing.T, r *running, _ map[int][2]int) {
+				if err := r.cmd.Process.Signal(syscall.SIGINT); err != nil {
+					t.Fatal(err)
+				}
+			},
+			code: 128 + int(syscall.SIGINT), first: `^gompirun: received SIGINT; forwarded it to the ranks and stopping the job$`,
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := cluster.Up(t, 3, cluster.Options{})
+			r, procs := startOn(t, c, "h1", 6, append([]string{"--host", "h1:2,h2:2,h3:2", hostcheck}, tc.args...)...)
+			if tc.act != nil {
+				tc.act(t, r, procs)
+			}
+			res := r.wait()
+			if first := cause(res.stderr); res.code != tc.code || !regexp.MustCompile(tc.first).MatchString(first) {
+				t.Errorf("exit %d, cause %q; want %d and %s\n%v", res.code, first, tc.code, tc.first, res)
+			}
+			checkClean(t, c)
+		})
+	}
 }

@@ -3,13 +3,20 @@
 // peer, then a ring, an allreduce, an alltoall and a 64 MiB message from
 // rank 0 to the last rank, each checked here; "ok" ends a rank's output
 // when all passed.
+//
+// "hostcheck wait" instead prints each rank's host, pid and parent (the
+// daemon on its host) and waits to be stopped: the tests kill something
+// of the job then. "hostcheck die R" has rank R kill itself with SIGKILL
+// once every rank has joined.
 package main
 
 import (
 	"fmt"
 	"log"
 	"os"
+	"strconv"
 	"strings"
+	"syscall"
 
 	_ "github.com/gompi/gompi/components/all"
 	"github.com/gompi/gompi/mpi"
@@ -20,6 +27,9 @@ func main() {
 		log.Fatal(err)
 	}
 	w := mpi.CommWorld()
+	if len(os.Args) > 1 {
+		wait(w, os.Args[1:])
+	}
 	if err := check(w); err != nil {
 		log.Fatalf("rank %d: %v", w.Rank(), err)
 	}
@@ -106,4 +116,19 @@ func check(w mpi.Comm) error {
 	}
 	fmt.Printf("rank %d ok\n", rank)
 	return nil
+}
+
+// wait serves the modes in which the tests stop the job.
+func wait(w mpi.Comm, args []string) {
+	host, _ := os.Hostname()
+	fmt.Printf("rank %d on %s pid %d ppid %d\n", w.Rank(), host, os.Getpid(), os.Getppid())
+	if err := mpi.Barrier(w); err != nil {
+		log.Fatalf("rank %d: barrier: %v", w.Rank(), err)
+	}
+	if args[0] == "die" && len(args) > 1 {
+		if r, _ := strconv.Atoi(args[1]); r == w.Rank() {
+			syscall.Kill(os.Getpid(), syscall.SIGKILL)
+		}
+	}
+	select {}
 }
