@@ -38,8 +38,10 @@ Options:
 `
 )
 
-const longHelp = `gompirun starts the ranks of one gompi job on this host, serves their
-runtime, forwards their output and stops every rank as soon as one fails.
+const longHelp = `gompirun starts the ranks of one gompi job, on this host or on the hosts
+--host or --hostfile name (reached over ssh, or --mca plm_rsh_agent),
+serves their runtime, forwards their output and stops every rank as soon
+as one fails.
 Options end at the program name (or at "--"); what follows belongs to the
 program. Single-dash long options (-np 4, -mca btl tcp) work as well.
 
@@ -126,7 +128,7 @@ func parseArgs(args []string, h host, stdout io.Writer) (*options, error) {
 	)
 	cmd := &cobra.Command{
 		Use:           usageLine,
-		Short:         "Run a gompi job of N ranks on this host",
+		Short:         "Run a gompi job of N ranks on this host or on several",
 		Long:          longHelp,
 		Version:       version.Version,
 		Args:          cobra.ArbitraryArgs,
@@ -146,7 +148,7 @@ func parseArgs(args []string, h host, stdout io.Writer) (*options, error) {
 	fl := cmd.Flags()
 	fl.SetInterspersed(false) // the program's own flags are not ours
 	fl.SortFlags = false
-	fl.IntVarP(&first.np, "np", "n", 0, "start `N` ranks of the program (required, 1 or more)")
+	fl.IntVarP(&first.np, "np", "n", 0, "start `N` ranks of the program (1 or more; required unless a host list or -N fills the slots)")
 	fl.IntVar(&first.np, "n", 0, "same as --np")
 	_ = fl.MarkHidden("n")
 	fl.StringArrayVarP(&exports, "export", "x", nil, "export `VAR[=VALUE]` to the program's ranks; VAR alone copies gompirun's value (repeatable)")

@@ -1,0 +1,102 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/gompi/gompi/internal/hostmap"
+)
+
+var here = hostmap.Host{Name: "here", Slots: 4}
+
+func place(t *testing.T, args ...string) ([]string, string, *options, error) {
+	t.Helper()
+	o, err := parse(t, args...)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	m, err := placement(o, here)
+	if err != nil {
+		return nil, "", o, err
+	}
+	hosts, local, err := applyPlacement(o, m, func(h string) bool { return h == "here" || h == "alias" })
+	return hosts, local, o, err
+}
+
+// TestHostOptions: a host list without -np fills its slots, -N puts as
+// many on every host, --map-by node goes round robin, and this host's
+// name runs ranks here.
+func TestHostOptions(t *testing.T) {
+	for _, tc := range []struct {
+		args  []string
+		hosts []string
+		np    []int
+	}{
+		{[]string{"--host", "here:2,h2:2", "prog"}, []string{"here", "here", "h2", "h2"}, []int{4}},
+		{[]string{"-H", "here,h2", "--map-by", "node", "-np", "4", "--oversubscribe", "prog"}, []string{"here", "h2", "here", "h2"}, []int{4}},
+		{[]string{"--host", "here:4,h2:4", "-N", "1", "prog"}, []string{"here", "h2"}, []int{2}},
+		{[]string{"-host", "h2:2,h3", "-np", "1", "a", ":", "-np", "2", "b"}, []string{"h2", "h2", "h3"}, []int{1, 2}},
+		{[]string{"-np", "2", "prog"}, []string{"here", "here"}, []int{2}},
+	} {
+		hosts, _, o, err := place(t, tc.args...)
+		if err != nil {
+			t.Errorf("%q: %v", tc.args, err)
+			continue
+		}
+		var np []int
+		for _, a := range o.apps {
+			np = append(np, a.np)
+		}
+		if !slices.Equal(hosts, tc.hosts) || !slices.Equal(np, tc.np) {
+			t.Errorf("%q: hosts %q, ranks %v; want %q, %v", tc.args, hosts, np, tc.hosts, tc.np)
+		}
+	}
+}
+
+func TestHostOptionErrors(t *testing.T) {
+	hostfile := filepath.Join(t.TempDir(), "hosts")
+	if err := os.WriteFile(hostfile, []byte("h2 slots=2\nh3 slots=x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"prog"}, "-np N is required"},
+		{[]string{"--host", "h2:2", "-np", "3", "prog"}, "--oversubscribe"},
+		{[]string{"--host", "h2", "--map-by", "core", "prog"}, "--map-by: "},
+		{[]string{"--host", "h2", "--rank-by", "socket", "prog"}, "--rank-by: "},
+		{[]string{"--hostfile", hostfile, "prog"}, "--hostfile: " + hostfile + ":2: slots=x"},
+		{[]string{"--hostfile", filepath.Join(t.TempDir(), "none"), "prog"}, "--hostfile: open "},
+		{[]string{"--host", "here,alias", "prog"}, "hosts here and alias are both this host"},
+	} {
+		_, _, _, err := place(t, tc.args...)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: %v, want an error with %q", tc.args, err, tc.want)
+		}
+	}
+}
+
+func TestDaemonExe(t *testing.T) {
+	if got := daemonExe("/opt/gompi", "/home/u/bin/gompirun"); got != "/opt/gompi/bin/gompirun" {
+		t.Errorf("--prefix: %s", got)
+	}
+	if got := daemonExe("", "/home/u/bin/gompirun"); got != "/home/u/bin/gompirun" {
+		t.Errorf("no prefix: %s", got)
+	}
+}
+
+func TestIsLocalHost(t *testing.T) {
+	self, err := os.Hostname()
+	if err != nil {
+		t.Skip(err)
+	}
+	for name, want := range map[string]bool{"localhost": true, self: true, "no-such-host.invalid": false} {
+		if got := isLocalHost(name); got != want {
+			t.Errorf("isLocalHost(%q) = %v, want %v", name, got, want)
+		}
+	}
+}
