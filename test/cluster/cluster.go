@@ -15,7 +15,14 @@ import (
 )
 
 // Options tunes a cluster. The zero value is what most tests want.
-type Options struct{}
+type Options struct {
+	// SSH runs a real sshd in every host and makes Agent a real ssh
+	// client configured to reach them (keys and known hosts generated,
+	// no prompts). The client works inside the hosts only. Up skips the
+	// test when /usr/sbin/sshd (Debian package openssh-server) is
+	// missing.
+	SSH bool
+}
 
 // Cluster is a set of simulated hosts h1..hN. Its methods are safe for
 // concurrent use.
@@ -27,6 +34,7 @@ type Cluster struct {
 	bridge  *anchor
 	hosts   []*host
 	agent   string
+	daemons []*daemon // set while Up builds the cluster
 	isDown  atomic.Bool
 }
 
@@ -53,6 +61,11 @@ func Up(tb testing.TB, n int, opts Options) *Cluster {
 	if err := Available(); err != nil {
 		tb.Skip(err)
 	}
+	if opts.SSH {
+		if err := sshAvailable(); err != nil {
+			tb.Skip(err)
+		}
+	}
 	start := time.Now()
 	c := &Cluster{tb: tb}
 	tb.Cleanup(func() {
@@ -64,7 +77,7 @@ func Up(tb testing.TB, n int, opts Options) *Cluster {
 		}
 		tb.Logf("cluster: %d hosts down in %v", len(c.hosts), time.Since(start).Round(time.Millisecond))
 	})
-	if err := c.build(n); err != nil {
+	if err := c.build(n, opts); err != nil {
 		tb.Fatalf("cluster: building %d hosts: %v", n, err)
 	}
 	pids := make([]string, len(c.hosts))
@@ -76,7 +89,7 @@ func Up(tb testing.TB, n int, opts Options) *Cluster {
 	return c
 }
 
-func (c *Cluster) build(n int) error {
+func (c *Cluster) build(n int, opts Options) error {
 	var err error
 	if c.nsenter, err = exec.LookPath("nsenter"); err != nil {
 		return err
@@ -102,7 +115,13 @@ func (c *Cluster) build(n int) error {
 	if err := c.cable(); err != nil {
 		return err
 	}
-	return c.writeAgent()
+	if err := c.writeAgent(); err != nil {
+		return err
+	}
+	if opts.SSH {
+		return c.startSSH()
+	}
+	return nil
 }
 
 // startAnchors starts the bridge's anchor and every host's, then waits for

@@ -18,7 +18,14 @@
 // chosen per cluster, under a lock file in /run/lock, so that addresses
 // in logs name one cluster.
 //
+// Launchers reach the hosts through Agent, an ssh stand-in that enters a
+// host directly; with Options.SSH every host runs a real sshd and Agent
+// is a real ssh client for them. WriteHostfile, LinkDown and Leftovers serve
+// the tests of a job across hosts: where it ran, how it copes with a lost
+// host, and that nothing of it survives on any host.
+//
 // Building hosts needs root (CAP_SYS_ADMIN and CAP_NET_ADMIN), iproute2
-// and util-linux; Up skips the test when they are missing and Available
-// says why.
+// and util-linux (and openssh-server and openssh-client for
+// Options.SSH); Up skips the test when they are missing and says why, as
+// Available does.
 package cluster

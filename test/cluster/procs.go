@@ -58,7 +58,7 @@ func cmdline(pid int) string {
 
 // Leftovers lists what runs or lies on the hosts beyond the hosts
 // themselves: every process in a host's network namespace other than its
-// anchor ("h2: process 1234: sleep 60") and every file in a host's
+// anchor and its sshd ("h2: process 1234: sleep 60") and every file in a host's
 // /dev/shm ("h1: /dev/shm/gompi.7.sm"). A test asserts it is empty once a
 // job is over, to show that nothing of the job survived on any host.
 func (c *Cluster) Leftovers() []string {
@@ -73,7 +73,7 @@ func (c *Cluster) Leftovers() []string {
 	}
 	for _, h := range c.hosts {
 		for _, pid := range in[h.anchor.net] {
-			if pid != h.anchor.pid {
+			if pid != h.anchor.pid && !c.isDaemon(pid) {
 				left = append(left, fmt.Sprintf("%s: process %d: %s", h.name, pid, cmdline(pid)))
 			}
 		}
