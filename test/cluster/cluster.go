@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -97,7 +98,8 @@ func (c *Cluster) build(n int, opts Options) error {
 	if c.subnet, err = claimSubnet(); err != nil {
 		return err
 	}
-	if c.state, err = os.MkdirTemp("", "gompi-cluster-"); err != nil {
+	removeStaleStates()
+	if c.state, err = os.MkdirTemp("", statePrefix+strconv.Itoa(os.Getpid())+"-"); err != nil {
 		return err
 	}
 	etcHosts := "127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n"
@@ -122,6 +124,24 @@ func (c *Cluster) build(n int, opts Options) error {
 		return c.startSSH()
 	}
 	return nil
+}
+
+// statePrefix starts the name of a state directory, followed by the PID
+// of the test process that owns it.
+const statePrefix = "gompi-cluster-"
+
+// removeStaleStates removes the state directories of test processes that
+// died without tearing their clusters down (killed at a timeout): a
+// process's anchors die with it, its directory would stay. It is a best
+// effort: a directory it cannot remove harms no cluster.
+func removeStaleStates() {
+	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), statePrefix+"*-*"))
+	for _, dir := range dirs {
+		pid, err := strconv.Atoi(strings.SplitN(strings.TrimPrefix(filepath.Base(dir), statePrefix), "-", 2)[0])
+		if err == nil && pid > 0 && syscall.Kill(pid, 0) == syscall.ESRCH {
+			os.RemoveAll(dir)
+		}
+	}
 }
 
 // startAnchors starts the bridge's anchor and every host's, then waits for

@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strconv"
@@ -15,6 +16,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // roleEnv makes the test binary a tiny TCP server or client on a host.
@@ -384,5 +387,118 @@ func TestAvailableAsNonRoot(t *testing.T) {
 	}
 	if err := Available(); err != nil {
 		t.Logf("this machine cannot build clusters: %v", err)
+	}
+}
+
+// holdEnv makes TestKilledTestLeavesNoHost, in a child test process,
+// build a cluster, print its anchors and wait to be killed.
+const holdEnv = "GOMPI_CLUSTER_TEST_HOLD"
+
+func TestKilledTestLeavesNoHost(t *testing.T) {
+	if os.Getenv(holdEnv) != "" {
+		c := Up(t, 2, Options{})
+		fmt.Printf("anchors %d %d %d %s\n", c.bridge.pid, c.hosts[0].anchor.pid, c.hosts[1].anchor.pid, c.subnet.path)
+		io.Copy(io.Discard, os.Stdin) // until killed: the parent never closes it
+		return
+	}
+	if err := Available(); err != nil {
+		t.Skip(err)
+	}
+	cmd := exec.Command(self(t), "-test.run=^TestKilledTestLeavesNoHost$")
+	cmd.Env = append(os.Environ(), holdEnv+"=1")
+	cmd.Stderr = os.Stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stdin.Close()
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var said []string
+	var fds []int
+	var lock string
+	for r := bufio.NewReader(out); len(fds) == 0; {
+		line, err := r.ReadString('\n')
+		if err != nil {
+			cmd.Process.Kill()
+			cmd.Wait()
+			t.Fatalf("the child test ended without a cluster: %q", said)
+		}
+		said = append(said, line)
+		if f := strings.Fields(line); len(f) == 5 && f[0] == "anchors" {
+			lock = f[4]
+			for _, s := range f[1:4] {
+				pid, _ := strconv.Atoi(s)
+				fd, err := unix.PidfdOpen(pid, 0)
+				if err != nil {
+					t.Fatalf("anchor %d: %v", pid, err)
+				}
+				defer unix.Close(fd)
+				fds = append(fds, fd)
+			}
+		}
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
+	if err := waitExited(fds, time.Now().Add(killTimeout)); err != nil {
+		t.Errorf("the anchors of a killed test process still run (%v): %s", err, said)
+		for _, fd := range fds {
+			unix.PidfdSendSignal(fd, unix.SIGKILL, nil, 0)
+		}
+	}
+	// What the killed process leaves, the next Up or claim clears.
+	removeStaleStates()
+	if l, err := tryLock(lock); err == nil && l != nil {
+		l.release()
+	}
+	if dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), statePrefix+strconv.Itoa(cmd.Process.Pid)+"-*")); len(dirs) != 0 {
+		t.Errorf("the killed test process's state %v is left after removeStaleStates", dirs)
+	}
+}
+
+// BenchmarkUpDown measures Up and the teardown of 3 hosts, with the ssh
+// stand-in and with a real sshd per host.
+func BenchmarkUpDown(b *testing.B) {
+	for _, bc := range []struct {
+		name string
+		opts Options
+	}{{"agent", Options{}}, {"ssh", Options{SSH: true}}} {
+		b.Run(bc.name, func(b *testing.B) {
+			if err := Available(); err != nil {
+				b.Skip(err)
+			}
+			if bc.opts.SSH {
+				if err := sshAvailable(); err != nil {
+					b.Skip(err)
+				}
+			}
+			var up, down time.Duration
+			n := 0
+			for b.Loop() {
+				start := time.Now()
+				c := &Cluster{tb: b}
+				err := Available()
+				if err == nil {
+					err = c.build(3, bc.opts)
+				}
+				up += time.Since(start)
+				start = time.Now()
+				if derr := c.down(); derr != nil {
+					b.Fatal(derr)
+				}
+				down += time.Since(start)
+				if err != nil {
+					b.Fatal(err)
+				}
+				n++
+			}
+			b.ReportMetric(float64(up.Microseconds())/1000/float64(n), "up-ms/op")
+			b.ReportMetric(float64(down.Microseconds())/1000/float64(n), "down-ms/op")
+		})
 	}
 }
