@@ -263,8 +263,9 @@ func (c *Cluster) Command(host, name string, args ...string) *exec.Cmd {
 }
 
 // WriteHostfile writes a hostfile in Open MPI's format ("h1 slots=2", one
-// line per host) into the cluster's state directory and returns its path.
-// A bad slot count fails the test, so call it from the test's goroutine.
+// line per host) into the cluster's state directory and returns its path,
+// one per slot count. A bad slot count fails the test, so call it from the
+// test's goroutine.
 func (c *Cluster) WriteHostfile(slots int) string {
 	c.tb.Helper()
 	if slots < 1 {
@@ -274,9 +275,21 @@ func (c *Cluster) WriteHostfile(slots int) string {
 	for _, h := range c.hosts {
 		fmt.Fprintf(&b, "%s slots=%d\n", h.name, slots)
 	}
-	path := filepath.Join(c.state, "hostfile")
-	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
-		c.tb.Fatalf("cluster: %v", err)
+	// Written aside and renamed, so that a job started by a parallel
+	// test never reads a half-written file.
+	f, err := os.CreateTemp(c.state, "hostfile-*")
+	if err == nil {
+		_, err = f.WriteString(b.String())
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}
+	path := filepath.Join(c.state, "hostfile-"+strconv.Itoa(slots))
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		c.tb.Fatalf("cluster: writing the hostfile: %v", err)
 	}
 	return path
 }

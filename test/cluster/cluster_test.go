@@ -28,9 +28,9 @@ func TestMain(m *testing.M) {
 	case role == "serve":
 		serve()
 	case strings.HasPrefix(role, "dial "):
-		dial(strings.TrimPrefix(role, "dial "))
+		dial(strings.Fields(role)[1:])
 	case role != "":
-		fmt.Fprintf(os.Stderr, "%s=%q: serve or dial ADDR\n", roleEnv, role)
+		fmt.Fprintf(os.Stderr, "%s=%q: serve, or dial ADDR TIMEOUT\n", roleEnv, role)
 		os.Exit(2)
 	}
 	os.Exit(m.Run())
@@ -56,10 +56,15 @@ func serve() {
 	}
 }
 
-// dial prints what the server at addr answers; it exits 1 if it cannot
-// connect within a second.
-func dial(addr string) {
-	conn, err := net.DialTimeout("tcp", addr, time.Second)
+// dial prints what the server at args[0] answers; it exits 1 if it cannot
+// connect within args[1], a duration.
+func dial(args []string) {
+	timeout, err := time.ParseDuration(args[len(args)-1])
+	if err != nil || len(args) != 2 {
+		fmt.Fprintln(os.Stderr, "dial ADDR TIMEOUT:", args, err)
+		os.Exit(2)
+	}
+	conn, err := net.DialTimeout("tcp", args[0], timeout)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
@@ -104,10 +109,15 @@ func startServer(t *testing.T, c *Cluster, host string) string {
 	return strings.TrimSpace(port)
 }
 
-// dialFrom connects from host to addr and returns the answer.
+// dialFrom connects from host to addr and returns the answer. The
+// timeout is generous: only a dial that must fail is given a short one.
 func dialFrom(t *testing.T, c *Cluster, host, addr string) (string, error) {
+	return dialWithin(t, c, host, addr, time.Minute)
+}
+
+func dialWithin(t *testing.T, c *Cluster, host, addr string, timeout time.Duration) (string, error) {
 	cmd := c.Command(host, self(t))
-	cmd.Env = append(os.Environ(), roleEnv+"=dial "+addr)
+	cmd.Env = append(os.Environ(), roleEnv+"=dial "+addr+" "+timeout.String())
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -167,6 +177,15 @@ func TestCluster(t *testing.T) {
 		}
 		if got, _ := os.Hostname(); got != realName {
 			t.Errorf("the machine's hostname changed from %q to %q", realName, got)
+		}
+	})
+
+	t.Run("no way out", func(t *testing.T) {
+		// No default route: an address outside the cluster is unreachable
+		// before any packet is sent.
+		out, err := c.Command("h1", "ip", "route", "get", "192.0.2.1").CombinedOutput()
+		if err == nil || !strings.Contains(string(out), "unreachable") {
+			t.Errorf("h1 has a route out of the cluster: %s (%v)", out, err)
 		}
 	})
 
@@ -239,16 +258,21 @@ func TestCluster(t *testing.T) {
 	})
 
 	t.Run("link down", func(t *testing.T) {
-		port := startServer(t, c, "h2")
-		addr := net.JoinHostPort("h2", port)
+		addr := net.JoinHostPort("h2", startServer(t, c, "h2"))
+		other := net.JoinHostPort("h3", startServer(t, c, "h3"))
 		if got, err := dialFrom(t, c, "h1", addr); err != nil || got != "h2" {
 			t.Fatalf("h1 dialling %s with the link up: %q, %v", addr, got, err)
 		}
 		if err := c.LinkDown("h2"); err != nil {
 			t.Fatal(err)
 		}
-		if got, err := dialFrom(t, c, "h1", addr); err == nil {
+		// The dial fails whatever its deadline: the deadline only keeps
+		// the test short.
+		if got, err := dialWithin(t, c, "h1", addr, 200*time.Millisecond); err == nil {
 			t.Errorf("h1 reached %s (%q) with h2's link down", addr, got)
+		}
+		if got, err := dialFrom(t, c, "h1", other); err != nil || got != "h3" {
+			t.Errorf("h1 dialling %s with h2's link down: %q, %v; only h2 is cut off", other, got, err)
 		}
 		if err := c.LinkUp("h2"); err != nil {
 			t.Fatal(err)
