@@ -402,7 +402,7 @@ func TestSubnetClaims(t *testing.T) {
 	}
 }
 
-func TestAvailableAsNonRoot(t *testing.T) {
+func TestAvailable(t *testing.T) {
 	if os.Geteuid() != 0 {
 		if err := Available(); err == nil || !strings.Contains(err.Error(), "needs root") {
 			t.Errorf("Available() as uid %d = %v, want an error that says root is needed", os.Geteuid(), err)
