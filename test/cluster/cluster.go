@@ -23,6 +23,15 @@ type Options struct {
 	// test when /usr/sbin/sshd (Debian package openssh-server) is
 	// missing.
 	SSH bool
+
+	// PrivateTmp gives every host its own empty /tmp, as real hosts
+	// have, so that files and unix sockets a job puts in os.TempDir()
+	// on one host are not found on another. The cluster's state
+	// directory and the test binary's directory (go test builds it
+	// under /tmp) stay shared; other programs a job runs must be on a
+	// path every host sees, such as the repository. Leftovers then
+	// lists what is left in each host's /tmp too.
+	PrivateTmp bool
 }
 
 // Cluster is a set of simulated hosts h1..hN. Its methods are safe for
@@ -36,6 +45,8 @@ type Cluster struct {
 	hosts   []*host
 	agent   string
 	daemons []*daemon // set while Up builds the cluster
+	private bool      // each host has its own /tmp
+	kept    []string  // then the directories under /tmp that stay shared
 	isDown  atomic.Bool
 }
 
@@ -111,7 +122,12 @@ func (c *Cluster) build(n int, opts Options) error {
 	if err := os.WriteFile(filepath.Join(c.state, "hosts"), []byte(etcHosts), 0o644); err != nil {
 		return err
 	}
-	if err := c.startAnchors(); err != nil {
+	if c.private = opts.PrivateTmp; c.private {
+		if err := c.keepShared(); err != nil {
+			return err
+		}
+	}
+	if err := c.startAnchors(opts); err != nil {
 		return err
 	}
 	if err := c.cable(); err != nil {
@@ -144,9 +160,29 @@ func removeStaleStates() {
 	}
 }
 
+// keepShared lists the directories that stay shared under the hosts'
+// private /tmp: the state directory, which holds the agent and the
+// hostfiles, and the test binary's, so that a test can run itself on a
+// host. The root of the private /tmp keeps what lies under it.
+func (c *Cluster) keepShared() error {
+	exe, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	for _, dir := range []string{c.state, filepath.Dir(exe)} {
+		if dir, err = filepath.EvalSymlinks(dir); err != nil {
+			return err
+		}
+		if strings.HasPrefix(dir, "/tmp/") {
+			c.kept = append(c.kept, dir)
+		}
+	}
+	return nil
+}
+
 // startAnchors starts the bridge's anchor and every host's, then waits for
 // all of them: their setups run in parallel.
-func (c *Cluster) startAnchors() error {
+func (c *Cluster) startAnchors(opts Options) error {
 	type started struct {
 		a       *anchor
 		name    string
@@ -167,7 +203,11 @@ func (c *Cluster) startAnchors() error {
 	if err == nil {
 		c.bridge = all[0].a
 		for _, h := range c.hosts {
-			if err = start(h.name, hostNS, hostScript, h.name, c.state); err != nil {
+			args := []string{h.name, c.state, "shared"}
+			if opts.PrivateTmp {
+				args = append([]string{h.name, c.state, "private"}, c.kept...)
+			}
+			if err = start(h.name, hostNS, hostScript, args...); err != nil {
 				break
 			}
 			h.anchor = all[len(all)-1].a

@@ -526,3 +526,28 @@ func BenchmarkUpDown(b *testing.B) {
 		})
 	}
 }
+
+func TestPrivateTmp(t *testing.T) {
+	c := Up(t, 2, Options{PrivateTmp: true})
+	name := "/tmp/gompi-cluster-private-" + strconv.Itoa(os.Getpid())
+	output(t, c, "h1", "touch", name)
+	if err := c.Command("h2", "test", "-e", name).Run(); exitCode(t, err) != 1 {
+		t.Errorf("h1's %s is visible on h2 (test -e: %v)", name, err)
+	}
+	if _, err := os.Stat(name); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("h1's %s is visible in the root namespace (stat: %v)", name, err)
+	}
+	if left := c.Leftovers(); !slices.Equal(left, []string{"h1: " + name}) {
+		t.Errorf("Leftovers() = %q, want h1's %s only", left, name)
+	}
+	// The test binary and the agent, both under the shared /tmp, still
+	// run on the hosts.
+	port := startServer(t, c, "h2")
+	if got, err := dialFrom(t, c, "h1", net.JoinHostPort("h2", port)); err != nil || got != "h2" {
+		t.Errorf("h1 dialling h2: %q, %v", got, err)
+	}
+	if got := output(t, c, "h1", c.Agent(), "h2", "hostname"); got != "h2" {
+		t.Errorf("the agent run on h1 for h2 printed %q", got)
+	}
+	output(t, c, "h1", "rm", name)
+}
