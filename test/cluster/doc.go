@@ -6,8 +6,9 @@
 // own hostname (UTS namespace), SysV IPC, mount namespace with a private
 // /dev/shm (tmpfs), a /sys that shows only its own interfaces, and an
 // /etc/hosts that resolves h1..hN. Files elsewhere (the repository, /tmp
-// and go test's binaries under it) and the PID namespace are shared, so
-// the test process sees and can kill everything that runs on a host.
+// and go test's binaries under it; Options.PrivateTmp gives each host its
+// own /tmp) and the PID namespace are shared, so the test process sees and
+// can kill everything that runs on a host.
 //
 // A host is held by an anchor process (sleep, started through unshare);
 // commands enter it with nsenter. The namespaces have no names: nothing
