@@ -67,7 +67,9 @@ exec sleep infinity >/dev/null`
 // startAnchor starts an anchor in new namespaces of the kinds in nsFlags
 // and returns once it runs; wait for its setup with ready. Its stderr goes
 // to logPath. It gets SIGKILL when the test process dies, so a killed test
-// leaves no host behind.
+// leaves no host behind. (The kernel ties that signal to the thread that
+// forked the anchor; Go ends a thread only when a goroutine exits locked
+// to it, which the callers here never do.)
 func startAnchor(nsFlags []string, script, logPath string, args ...string) (*anchor, *bufio.Reader, error) {
 	argv := append(append([]string{}, nsFlags...), "sh", "-c", script, "anchor")
 	cmd := exec.Command("unshare", append(argv, args...)...)
