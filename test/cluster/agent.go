@@ -11,7 +11,9 @@ import (
 // accepted and ignored, [user@]HOST picks the host (user is ignored: the
 // command runs as the caller), and the remaining words are joined with
 // spaces and run by sh -c in $HOME inside the host, as sshd runs them.
-// Agent errors exit 255, as ssh's do. %s is the host table, a case list.
+// Agent errors exit 255, as ssh's do. %[1]s is the state directory, %[2]s
+// the host table (a case list), %[3]s the hosts for messages, %[4]s
+// nsenter.
 const agentScript = `#!/bin/sh
 # ssh stand-in for the gompi test cluster in %[1]s
 while [ $# -gt 0 ]; do
@@ -74,5 +76,10 @@ func (c *Cluster) writeAgent() error {
 //
 // runs sh -c "COMMAND..." inside HOST (a name or an address) in $HOME and
 // exits with its status, 255 for its own errors. Unlike ssh, the command
-// inherits the caller's environment, and user is ignored.
+// inherits the caller's environment, and user is ignored. It works from
+// the hosts and from the test process.
+//
+// With Options.SSH it is a real ssh client instead, configured for the
+// hosts' sshd: it works inside the hosts only, and forwards no
+// environment, as ssh does.
 func (c *Cluster) Agent() string { return c.agent }

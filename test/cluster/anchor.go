@@ -20,11 +20,13 @@ type anchor struct {
 }
 
 // hostScript sets a host up inside its new namespaces; $1 is the host's
-// name, $2 the state directory. /sys is mounted again so that it shows the
-// host's own interfaces; the machine's cgroups are carried over to it, as
-// daemons that use cgroups (slurmd) need them.
+// name, $2 the state directory, $3 "private" for a private /tmp, then the
+// directories under /tmp that such a /tmp keeps shared. /sys is mounted again so that it shows the host's own
+// interfaces; the machine's cgroups are carried over to it, as daemons
+// that use cgroups (slurmd) need them.
 const hostScript = `set -e
-host=$1 state=$2
+host=$1 state=$2 tmp=$3
+shift 3
 echo "$host" >/proc/sys/kernel/hostname
 mount -t tmpfs -o mode=1777 "shm-$host" /dev/shm
 mount --bind "$state/hosts" /etc/hosts
@@ -36,6 +38,20 @@ if [ -d /sys/fs/cgroup ]; then
 	rmdir "$state/cgroup-$host"
 else
 	mount -t sysfs sysfs /sys
+fi
+if [ "$tmp" = private ]; then
+	# The shared /tmp is seen a moment through the private /dev/shm, to
+	# mount the directories to keep from it onto the private /tmp.
+	shared=/dev/shm/.shared-tmp
+	mkdir "$shared"
+	mount --rbind /tmp "$shared"
+	mount -t tmpfs -o mode=1777 "tmp-$host" /tmp
+	for dir; do
+		mkdir -p "$dir"
+		mount --rbind "$shared${dir#/tmp}" "$dir"
+	done
+	umount -R "$shared"
+	rmdir "$shared"
 fi
 ip link set lo up
 echo ready
@@ -51,7 +67,9 @@ exec sleep infinity >/dev/null`
 // startAnchor starts an anchor in new namespaces of the kinds in nsFlags
 // and returns once it runs; wait for its setup with ready. Its stderr goes
 // to logPath. It gets SIGKILL when the test process dies, so a killed test
-// leaves no host behind.
+// leaves no host behind. (The kernel ties that signal to the thread that
+// forked the anchor; Go ends a thread only when a goroutine exits locked
+// to it, which the callers here never do.)
 func startAnchor(nsFlags []string, script, logPath string, args ...string) (*anchor, *bufio.Reader, error) {
 	argv := append(append([]string{}, nsFlags...), "sh", "-c", script, "anchor")
 	cmd := exec.Command("unshare", append(argv, args...)...)

@@ -10,12 +10,29 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 )
 
 // Options tunes a cluster. The zero value is what most tests want.
-type Options struct{}
+type Options struct {
+	// SSH runs a real sshd in every host and makes Agent a real ssh
+	// client configured to reach them (keys and known hosts generated,
+	// no prompts). The client works inside the hosts only. Up skips the
+	// test when /usr/sbin/sshd (Debian package openssh-server) is
+	// missing.
+	SSH bool
+
+	// PrivateTmp gives every host its own empty /tmp, as real hosts
+	// have, so that files and unix sockets a job puts in os.TempDir()
+	// on one host are not found on another. The cluster's state
+	// directory and the test binary's directory (go test builds it
+	// under /tmp) stay shared; other programs a job runs must be on a
+	// path every host sees, such as the repository. Leftovers then
+	// lists what is left in each host's /tmp too.
+	PrivateTmp bool
+}
 
 // Cluster is a set of simulated hosts h1..hN. Its methods are safe for
 // concurrent use.
@@ -27,6 +44,9 @@ type Cluster struct {
 	bridge  *anchor
 	hosts   []*host
 	agent   string
+	daemons []*daemon // set while Up builds the cluster
+	private bool      // each host has its own /tmp
+	kept    []string  // then the directories under /tmp that stay shared
 	isDown  atomic.Bool
 }
 
@@ -53,6 +73,11 @@ func Up(tb testing.TB, n int, opts Options) *Cluster {
 	if err := Available(); err != nil {
 		tb.Skip(err)
 	}
+	if opts.SSH {
+		if err := sshAvailable(); err != nil {
+			tb.Skip(err)
+		}
+	}
 	start := time.Now()
 	c := &Cluster{tb: tb}
 	tb.Cleanup(func() {
@@ -64,7 +89,7 @@ func Up(tb testing.TB, n int, opts Options) *Cluster {
 		}
 		tb.Logf("cluster: %d hosts down in %v", len(c.hosts), time.Since(start).Round(time.Millisecond))
 	})
-	if err := c.build(n); err != nil {
+	if err := c.build(n, opts); err != nil {
 		tb.Fatalf("cluster: building %d hosts: %v", n, err)
 	}
 	pids := make([]string, len(c.hosts))
@@ -76,7 +101,7 @@ func Up(tb testing.TB, n int, opts Options) *Cluster {
 	return c
 }
 
-func (c *Cluster) build(n int) error {
+func (c *Cluster) build(n int, opts Options) error {
 	var err error
 	if c.nsenter, err = exec.LookPath("nsenter"); err != nil {
 		return err
@@ -84,7 +109,8 @@ func (c *Cluster) build(n int) error {
 	if c.subnet, err = claimSubnet(); err != nil {
 		return err
 	}
-	if c.state, err = os.MkdirTemp("", "gompi-cluster-"); err != nil {
+	removeStaleStates()
+	if c.state, err = os.MkdirTemp("", statePrefix+strconv.Itoa(os.Getpid())+"-"); err != nil {
 		return err
 	}
 	etcHosts := "127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n"
@@ -96,18 +122,67 @@ func (c *Cluster) build(n int) error {
 	if err := os.WriteFile(filepath.Join(c.state, "hosts"), []byte(etcHosts), 0o644); err != nil {
 		return err
 	}
-	if err := c.startAnchors(); err != nil {
+	if c.private = opts.PrivateTmp; c.private {
+		if err := c.keepShared(); err != nil {
+			return err
+		}
+	}
+	if err := c.startAnchors(opts); err != nil {
 		return err
 	}
 	if err := c.cable(); err != nil {
 		return err
 	}
-	return c.writeAgent()
+	if err := c.writeAgent(); err != nil {
+		return err
+	}
+	if opts.SSH {
+		return c.startSSH()
+	}
+	return nil
+}
+
+// statePrefix starts the name of a state directory, followed by the PID
+// of the test process that owns it.
+const statePrefix = "gompi-cluster-"
+
+// removeStaleStates removes the state directories of test processes that
+// died without tearing their clusters down (killed at a timeout): a
+// process's anchors die with it, its directory would stay. It is a best
+// effort: a directory it cannot remove harms no cluster.
+func removeStaleStates() {
+	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), statePrefix+"*-*"))
+	for _, dir := range dirs {
+		pid, err := strconv.Atoi(strings.SplitN(strings.TrimPrefix(filepath.Base(dir), statePrefix), "-", 2)[0])
+		if err == nil && pid > 0 && syscall.Kill(pid, 0) == syscall.ESRCH {
+			os.RemoveAll(dir)
+		}
+	}
+}
+
+// keepShared lists the directories that stay shared under the hosts'
+// private /tmp: the state directory, which holds the agent and the
+// hostfiles, and the test binary's, so that a test can run itself on a
+// host. The root of the private /tmp keeps what lies under it.
+func (c *Cluster) keepShared() error {
+	exe, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	for _, dir := range []string{c.state, filepath.Dir(exe)} {
+		if dir, err = filepath.EvalSymlinks(dir); err != nil {
+			return err
+		}
+		if strings.HasPrefix(dir, "/tmp/") {
+			c.kept = append(c.kept, dir)
+		}
+	}
+	return nil
 }
 
 // startAnchors starts the bridge's anchor and every host's, then waits for
 // all of them: their setups run in parallel.
-func (c *Cluster) startAnchors() error {
+func (c *Cluster) startAnchors(opts Options) error {
 	type started struct {
 		a       *anchor
 		name    string
@@ -128,7 +203,11 @@ func (c *Cluster) startAnchors() error {
 	if err == nil {
 		c.bridge = all[0].a
 		for _, h := range c.hosts {
-			if err = start(h.name, hostNS, hostScript, h.name, c.state); err != nil {
+			args := []string{h.name, c.state, "shared"}
+			if opts.PrivateTmp {
+				args = append([]string{h.name, c.state, "private"}, c.kept...)
+			}
+			if err = start(h.name, hostNS, hostScript, args...); err != nil {
 				break
 			}
 			h.anchor = all[len(all)-1].a
@@ -224,8 +303,9 @@ func (c *Cluster) Command(host, name string, args ...string) *exec.Cmd {
 }
 
 // WriteHostfile writes a hostfile in Open MPI's format ("h1 slots=2", one
-// line per host) into the cluster's state directory and returns its path.
-// A bad slot count fails the test, so call it from the test's goroutine.
+// line per host) into the cluster's state directory and returns its path,
+// one per slot count. A bad slot count fails the test, so call it from the
+// test's goroutine.
 func (c *Cluster) WriteHostfile(slots int) string {
 	c.tb.Helper()
 	if slots < 1 {
@@ -235,9 +315,21 @@ func (c *Cluster) WriteHostfile(slots int) string {
 	for _, h := range c.hosts {
 		fmt.Fprintf(&b, "%s slots=%d\n", h.name, slots)
 	}
-	path := filepath.Join(c.state, "hostfile")
-	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
-		c.tb.Fatalf("cluster: %v", err)
+	// Written aside and renamed, so that a job started by a parallel
+	// test never reads a half-written file.
+	f, err := os.CreateTemp(c.state, "hostfile-*")
+	if err == nil {
+		_, err = f.WriteString(b.String())
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}
+	path := filepath.Join(c.state, "hostfile-"+strconv.Itoa(slots))
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		c.tb.Fatalf("cluster: writing the hostfile: %v", err)
 	}
 	return path
 }

@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strconv"
@@ -15,6 +16,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // roleEnv makes the test binary a tiny TCP server or client on a host.
@@ -25,9 +28,9 @@ func TestMain(m *testing.M) {
 	case role == "serve":
 		serve()
 	case strings.HasPrefix(role, "dial "):
-		dial(strings.TrimPrefix(role, "dial "))
+		dial(strings.Fields(role)[1:])
 	case role != "":
-		fmt.Fprintf(os.Stderr, "%s=%q: serve or dial ADDR\n", roleEnv, role)
+		fmt.Fprintf(os.Stderr, "%s=%q: serve, or dial ADDR TIMEOUT\n", roleEnv, role)
 		os.Exit(2)
 	}
 	os.Exit(m.Run())
@@ -53,10 +56,15 @@ func serve() {
 	}
 }
 
-// dial prints what the server at addr answers; it exits 1 if it cannot
-// connect within a second.
-func dial(addr string) {
-	conn, err := net.DialTimeout("tcp", addr, time.Second)
+// dial prints what the server at args[0] answers; it exits 1 if it cannot
+// connect within args[1], a duration.
+func dial(args []string) {
+	timeout, err := time.ParseDuration(args[len(args)-1])
+	if err != nil || len(args) != 2 {
+		fmt.Fprintln(os.Stderr, "dial ADDR TIMEOUT:", args, err)
+		os.Exit(2)
+	}
+	conn, err := net.DialTimeout("tcp", args[0], timeout)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
@@ -101,10 +109,15 @@ func startServer(t *testing.T, c *Cluster, host string) string {
 	return strings.TrimSpace(port)
 }
 
-// dialFrom connects from host to addr and returns the answer.
+// dialFrom connects from host to addr and returns the answer. The
+// timeout is generous: only a dial that must fail is given a short one.
 func dialFrom(t *testing.T, c *Cluster, host, addr string) (string, error) {
+	return dialWithin(t, c, host, addr, time.Minute)
+}
+
+func dialWithin(t *testing.T, c *Cluster, host, addr string, timeout time.Duration) (string, error) {
 	cmd := c.Command(host, self(t))
-	cmd.Env = append(os.Environ(), roleEnv+"=dial "+addr)
+	cmd.Env = append(os.Environ(), roleEnv+"=dial "+addr+" "+timeout.String())
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -164,6 +177,15 @@ func TestCluster(t *testing.T) {
 		}
 		if got, _ := os.Hostname(); got != realName {
 			t.Errorf("the machine's hostname changed from %q to %q", realName, got)
+		}
+	})
+
+	t.Run("no way out", func(t *testing.T) {
+		// No default route: an address outside the cluster is unreachable
+		// before any packet is sent.
+		out, err := c.Command("h1", "ip", "route", "get", "192.0.2.1").CombinedOutput()
+		if err == nil || !strings.Contains(string(out), "unreachable") {
+			t.Errorf("h1 has a route out of the cluster: %s (%v)", out, err)
 		}
 	})
 
@@ -236,16 +258,21 @@ func TestCluster(t *testing.T) {
 	})
 
 	t.Run("link down", func(t *testing.T) {
-		port := startServer(t, c, "h2")
-		addr := net.JoinHostPort("h2", port)
+		addr := net.JoinHostPort("h2", startServer(t, c, "h2"))
+		other := net.JoinHostPort("h3", startServer(t, c, "h3"))
 		if got, err := dialFrom(t, c, "h1", addr); err != nil || got != "h2" {
 			t.Fatalf("h1 dialling %s with the link up: %q, %v", addr, got, err)
 		}
 		if err := c.LinkDown("h2"); err != nil {
 			t.Fatal(err)
 		}
-		if got, err := dialFrom(t, c, "h1", addr); err == nil {
+		// The dial fails whatever its deadline: the deadline only keeps
+		// the test short.
+		if got, err := dialWithin(t, c, "h1", addr, 200*time.Millisecond); err == nil {
 			t.Errorf("h1 reached %s (%q) with h2's link down", addr, got)
+		}
+		if got, err := dialFrom(t, c, "h1", other); err != nil || got != "h3" {
+			t.Errorf("h1 dialling %s with h2's link down: %q, %v; only h2 is cut off", other, got, err)
 		}
 		if err := c.LinkUp("h2"); err != nil {
 			t.Fatal(err)
@@ -375,7 +402,7 @@ func TestSubnetClaims(t *testing.T) {
 	}
 }
 
-func TestAvailableAsNonRoot(t *testing.T) {
+func TestAvailable(t *testing.T) {
 	if os.Geteuid() != 0 {
 		if err := Available(); err == nil || !strings.Contains(err.Error(), "needs root") {
 			t.Errorf("Available() as uid %d = %v, want an error that says root is needed", os.Geteuid(), err)
@@ -385,4 +412,142 @@ func TestAvailableAsNonRoot(t *testing.T) {
 	if err := Available(); err != nil {
 		t.Logf("this machine cannot build clusters: %v", err)
 	}
+}
+
+// holdEnv makes TestKilledTestLeavesNoHost, in a child test process,
+// build a cluster, print its anchors and wait to be killed.
+const holdEnv = "GOMPI_CLUSTER_TEST_HOLD"
+
+func TestKilledTestLeavesNoHost(t *testing.T) {
+	if os.Getenv(holdEnv) != "" {
+		c := Up(t, 2, Options{})
+		fmt.Printf("anchors %d %d %d %s\n", c.bridge.pid, c.hosts[0].anchor.pid, c.hosts[1].anchor.pid, c.subnet.path)
+		io.Copy(io.Discard, os.Stdin) // until killed: the parent never closes it
+		return
+	}
+	if err := Available(); err != nil {
+		t.Skip(err)
+	}
+	cmd := exec.Command(self(t), "-test.run=^TestKilledTestLeavesNoHost$")
+	cmd.Env = append(os.Environ(), holdEnv+"=1")
+	cmd.Stderr = os.Stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stdin.Close()
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var said []string
+	var fds []int
+	var lock string
+	for r := bufio.NewReader(out); len(fds) == 0; {
+		line, err := r.ReadString('\n')
+		if err != nil {
+			cmd.Process.Kill()
+			cmd.Wait()
+			t.Fatalf("the child test ended without a cluster: %q", said)
+		}
+		said = append(said, line)
+		if f := strings.Fields(line); len(f) == 5 && f[0] == "anchors" {
+			lock = f[4]
+			for _, s := range f[1:4] {
+				pid, _ := strconv.Atoi(s)
+				fd, err := unix.PidfdOpen(pid, 0)
+				if err != nil {
+					t.Fatalf("anchor %d: %v", pid, err)
+				}
+				defer unix.Close(fd)
+				fds = append(fds, fd)
+			}
+		}
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
+	if err := waitExited(fds, time.Now().Add(killTimeout)); err != nil {
+		t.Errorf("the anchors of a killed test process still run (%v): %s", err, said)
+		for _, fd := range fds {
+			unix.PidfdSendSignal(fd, unix.SIGKILL, nil, 0)
+		}
+	}
+	// What the killed process leaves, the next Up or claim clears.
+	removeStaleStates()
+	if l, err := tryLock(lock); err == nil && l != nil {
+		l.release()
+	}
+	if dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), statePrefix+strconv.Itoa(cmd.Process.Pid)+"-*")); len(dirs) != 0 {
+		t.Errorf("the killed test process's state %v is left after removeStaleStates", dirs)
+	}
+}
+
+// BenchmarkUpDown measures Up and the teardown of 3 hosts, with the ssh
+// stand-in and with a real sshd per host.
+func BenchmarkUpDown(b *testing.B) {
+	for _, bc := range []struct {
+		name string
+		opts Options
+	}{{"agent", Options{}}, {"ssh", Options{SSH: true}}} {
+		b.Run(bc.name, func(b *testing.B) {
+			if err := Available(); err != nil {
+				b.Skip(err)
+			}
+			if bc.opts.SSH {
+				if err := sshAvailable(); err != nil {
+					b.Skip(err)
+				}
+			}
+			var up, down time.Duration
+			n := 0
+			for b.Loop() {
+				start := time.Now()
+				c := &Cluster{tb: b}
+				err := Available()
+				if err == nil {
+					err = c.build(3, bc.opts)
+				}
+				up += time.Since(start)
+				start = time.Now()
+				if derr := c.down(); derr != nil {
+					b.Fatal(derr)
+				}
+				down += time.Since(start)
+				if err != nil {
+					b.Fatal(err)
+				}
+				n++
+			}
+			b.ReportMetric(float64(up.Microseconds())/1000/float64(n), "up-ms/op")
+			b.ReportMetric(float64(down.Microseconds())/1000/float64(n), "down-ms/op")
+		})
+	}
+}
+
+func TestPrivateTmp(t *testing.T) {
+	c := Up(t, 2, Options{PrivateTmp: true})
+	name := "/tmp/gompi-cluster-private-" + strconv.Itoa(os.Getpid())
+	output(t, c, "h1", "touch", name)
+	if err := c.Command("h2", "test", "-e", name).Run(); exitCode(t, err) != 1 {
+		t.Errorf("h1's %s is visible on h2 (test -e: %v)", name, err)
+	}
+	if _, err := os.Stat(name); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("h1's %s is visible in the root namespace (stat: %v)", name, err)
+	}
+	if left := c.Leftovers(); !slices.Equal(left, []string{"h1: " + name}) {
+		t.Errorf("Leftovers() = %q, want h1's %s only", left, name)
+	}
+	// The test binary and the agent, both under the shared /tmp, still
+	// run on the hosts.
+	port := startServer(t, c, "h2")
+	if got, err := dialFrom(t, c, "h1", net.JoinHostPort("h2", port)); err != nil || got != "h2" {
+		t.Errorf("h1 dialling h2: %q, %v", got, err)
+	}
+	if got := output(t, c, "h1", c.Agent(), "h2", "hostname"); got != "h2" {
+		t.Errorf("the agent run on h1 for h2 printed %q", got)
+	}
+	output(t, c, "h1", "rm", name)
 }

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -58,9 +60,10 @@ func cmdline(pid int) string {
 
 // Leftovers lists what runs or lies on the hosts beyond the hosts
 // themselves: every process in a host's network namespace other than its
-// anchor ("h2: process 1234: sleep 60") and every file in a host's
-// /dev/shm ("h1: /dev/shm/gompi.7.sm"). A test asserts it is empty once a
-// job is over, to show that nothing of the job survived on any host.
+// anchor and its sshd ("h2: process 1234: sleep 60"), and every file in a
+// host's /dev/shm ("h1: /dev/shm/gompi.7.sm") and, with PrivateTmp, in
+// its /tmp. A test asserts it is empty once a job is over, to show that
+// nothing of the job survived on any host.
 func (c *Cluster) Leftovers() []string {
 	nets := make(map[string]bool)
 	for _, h := range c.hosts {
@@ -73,18 +76,31 @@ func (c *Cluster) Leftovers() []string {
 	}
 	for _, h := range c.hosts {
 		for _, pid := range in[h.anchor.net] {
-			if pid != h.anchor.pid {
+			if pid != h.anchor.pid && !c.isDaemon(pid) {
 				left = append(left, fmt.Sprintf("%s: process %d: %s", h.name, pid, cmdline(pid)))
 			}
 		}
-		// /proc/PID/root resolves paths in the anchor's mount namespace.
-		shm := "/proc/" + strconv.Itoa(h.anchor.pid) + "/root/dev/shm"
-		entries, err := os.ReadDir(shm)
-		if err != nil {
-			left = append(left, fmt.Sprintf("%s: cannot read /dev/shm: %v", h.name, strings.TrimPrefix(err.Error(), "open ")))
+		left = append(left, c.filesIn(h, "/dev/shm")...)
+		if c.private {
+			left = append(left, c.filesIn(h, "/tmp")...)
 		}
-		for _, e := range entries {
-			left = append(left, fmt.Sprintf("%s: /dev/shm/%s", h.name, e.Name()))
+	}
+	return left
+}
+
+// filesIn lists the entries of dir on h, but for the shared directories
+// a private /tmp keeps.
+func (c *Cluster) filesIn(h *host, dir string) []string {
+	// /proc/PID/root resolves paths in the anchor's mount namespace.
+	entries, err := os.ReadDir("/proc/" + strconv.Itoa(h.anchor.pid) + "/root" + dir)
+	if err != nil {
+		return []string{fmt.Sprintf("%s: cannot read %s: %v", h.name, dir, err)}
+	}
+	var left []string
+	for _, e := range entries {
+		path := filepath.Join(dir, e.Name())
+		if !slices.ContainsFunc(c.kept, func(k string) bool { return k == path || strings.HasPrefix(k, path+"/") }) {
+			left = append(left, fmt.Sprintf("%s: %s", h.name, path))
 		}
 	}
 	return left

@@ -34,8 +34,16 @@ func (c *Cluster) down() error {
 		}
 	}
 	var errs []error
-	if err := killAll(nets); err != nil {
-		errs = append(errs, err)
+	killErr := killAll(nets)
+	if killErr != nil {
+		errs = append(errs, killErr)
+	}
+	for _, d := range c.daemons {
+		d.cmd.Process.Kill()
+		if killErr == nil {
+			<-d.copied // the pipe closes when the daemon and all it forked are gone
+		}
+		d.cmd.Wait()
 	}
 	for _, a := range anchors {
 		// killAll has killed the anchors unless it failed or an anchor's

@@ -1,0 +1,64 @@
+package cluster
+
+import (
+	"os"
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestSSH(t *testing.T) {
+	c := Up(t, 3, Options{SSH: true})
+	agent := c.Agent()
+
+	t.Run("commands", func(t *testing.T) {
+		if got := output(t, c, "h1", agent, "h2", "hostname"); got != "h2" {
+			t.Errorf("ssh h2 hostname printed %q", got)
+		}
+		cmd := c.Command("h1", agent, "root@"+c.Addr("h3"), "echo", "a  b", "c;", "exit", "4")
+		out, err := cmd.Output()
+		if got := strings.TrimSpace(string(out)); exitCode(t, err) != 4 || got != "a b c" {
+			t.Errorf("ssh to h3's address: %q, %v; want %q and exit status 4", got, err, "a b c")
+		}
+	})
+
+	t.Run("environment not forwarded", func(t *testing.T) {
+		cmd := c.Command("h1", agent, "h2", "echo ${GOMPI_CLUSTER_MARK-unset}")
+		cmd.Env = append(os.Environ(), "GOMPI_CLUSTER_MARK=set")
+		out, err := cmd.Output()
+		if got := strings.TrimSpace(string(out)); err != nil || got != "unset" {
+			t.Errorf("the variable on h2: %q, %v; want it unset, as ssh does not forward it", got, exitDetail(err))
+		}
+	})
+
+	t.Run("refused outside the hosts", func(t *testing.T) {
+		var stderr strings.Builder
+		cmd := exec.Command(agent, "h2", "true")
+		cmd.Stderr = &stderr
+		if err := cmd.Run(); exitCode(t, err) != 255 || !strings.Contains(stderr.String(), "inside") {
+			t.Errorf("ssh from the root namespace: %v, %q; want exit 255 and a message", err, stderr.String())
+		}
+	})
+
+	t.Run("mpirun.openmpi", func(t *testing.T) {
+		if _, err := exec.LookPath("mpirun.openmpi"); err != nil {
+			t.Skipf("mpirun.openmpi is not installed: %v", err)
+		}
+		cmd := c.Command("h1", "mpirun.openmpi", "--hostfile", c.WriteHostfile(1), "-np", "3", "--mca", "plm_rsh_agent", agent, "hostname")
+		cmd.Env = append(os.Environ(), "OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("%s: %v: %s", cmd, err, out)
+		}
+		names := strings.Fields(string(out))
+		slices.Sort(names)
+		if !slices.Equal(names, c.Hosts()) {
+			t.Errorf("mpirun printed %q, want one line per host", out)
+		}
+	})
+
+	if left := c.Leftovers(); len(left) != 0 {
+		t.Errorf("Leftovers() = %q, want none (sshd is part of the hosts)", left)
+	}
+}
