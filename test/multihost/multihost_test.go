@@ -29,7 +29,8 @@ func TestMain(m *testing.M) {
 		fmt.Println("skipped: no hosts can be built here:", err)
 		os.Exit(0)
 	}
-	dir, err := os.MkdirTemp("", "multihost_test")
+	// Not under /tmp: hosts built with PrivateTmp have their own.
+	dir, err := os.MkdirTemp("/var/tmp", "multihost_test")
 	if err != nil {
 		panic(err)
 	}
@@ -129,6 +130,23 @@ func TestAcrossHosts(t *testing.T) {
 		}
 		if !strings.Contains(r.stdout, fmt.Sprintf("rank %d ok\n", rank)) {
 			t.Errorf("rank %d did not pass its checks\n%v", rank, r)
+		}
+	}
+	checkClean(t, c)
+}
+
+// TestOverSSH: the same job through real ssh to a real sshd on every
+// host, each host with its own /tmp, as on a cluster.
+func TestOverSSH(t *testing.T) {
+	c := cluster.Up(t, 3, cluster.Options{SSH: true, PrivateTmp: true})
+	r := runOn(t, c, "h1", "--host", "h1:2,h2:2,h3:2", hostcheck)
+	if r.code != 0 {
+		t.Fatalf("the job failed\n%v", r)
+	}
+	for rank := range 6 {
+		if !regexp.MustCompile(fmt.Sprintf(`(?m)^rank %d on h%d transports `, rank, rank/2+1)).MatchString(r.stdout) ||
+			!strings.Contains(r.stdout, fmt.Sprintf("rank %d ok\n", rank)) {
+			t.Errorf("rank %d did not run its checks on h%d\n%v", rank, rank/2+1, r)
 		}
 	}
 	checkClean(t, c)
