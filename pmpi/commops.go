@@ -130,8 +130,16 @@ func (l *library) attachColls(c *Comm) error {
 	// The communicators of one Split share a context id but no member.
 	host.ID = fmt.Sprintf("%s.%d.%d", l.job.JobID, c.context, c.group[0])
 	host.OneNode = true
-	for _, w := range c.group {
+	host.Nodes = make([]int, len(c.group))
+	index := map[string]int{}
+	for r, w := range c.group {
 		host.OneNode = host.OneNode && l.hostIDs[w] == l.hostIDs[c.group[0]]
+		n, ok := index[l.hostIDs[w]]
+		if !ok {
+			n = len(index)
+			index[l.hostIDs[w]] = n
+		}
+		host.Nodes[r] = n
 	}
 	t, err := coll.Build(c.cc, l.collCands, host)
 	if err != nil {

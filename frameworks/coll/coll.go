@@ -86,6 +86,10 @@ type Host struct {
 	// OneNode: every member of the communicator runs on this node, so
 	// its members may share memory.
 	OneNode bool
+	// Nodes gives, by rank in the communicator, the index of the node it
+	// runs on: nodes are numbered 0, 1, ... in the order of their first
+	// rank. Alike on every member; nil where the caller does not know.
+	Nodes []int
 	// ID names the communicator within the job, alike on every member
 	// and never the name of another live communicator: for naming what
 	// its members share ("<job>.<context>.<first member>").
