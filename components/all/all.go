@@ -19,6 +19,7 @@ import (
 	_ "github.com/gompi/gompi/components/coll/tuned"
 
 	_ "github.com/gompi/gompi/components/ess/gompirun"
+	_ "github.com/gompi/gompi/components/ess/pmi"
 	_ "github.com/gompi/gompi/components/ess/singleton"
 
 	_ "github.com/gompi/gompi/components/plm/rsh"
