@@ -262,6 +262,18 @@ func TestForeignValue(t *testing.T) {
 	if _, err := c.Get("raw"); err == nil || !strings.Contains(err.Error(), `"hello"`) {
 		t.Errorf("Get(raw) = %v, want an error quoting the value", err)
 	}
+	j.kvs["bad"] = "1,@@@"
+	if _, err := c.Get("bad"); err == nil || !strings.Contains(err.Error(), "not base64url") {
+		t.Errorf("Get(bad) = %v, want an error about the encoding", err)
+	}
+	j.kvs["short"] = "3,AAAA"
+	j.kvs["short.1"] = "AAAA"
+	if _, err := c.Get("short"); !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), "piece 2 of 3 of short") {
+		t.Errorf("Get(short) = %v, want the missing piece named", err)
+	}
+	if err := c.Put("after", []byte("v")); err != nil {
+		t.Errorf("Put after foreign values: %v", err)
+	}
 }
 
 // TestServerErrors: an rc != 0 names the command, rc and message, and the
@@ -272,9 +284,9 @@ func TestServerErrors(t *testing.T) {
 		cmd, answer string
 		want        []string
 	}{
-		{V1, "put", "cmd=put_result rc=-1 msg=kvs_full\n", []string{"put:", "rc=-1", `msg="kvs_full"`}},
+		{V1, "put", "cmd=put_result rc=-1 msg=kvs_full\n", []string{"put k:", "rc=-1", `msg="kvs_full"`}},
 		{V1, "barrier_in", "cmd=barrier_out rc=3 msg=tree_failed\n", []string{"barrier_in:", "rc=3", "tree_failed"}},
-		{V2, "kvs-put", "000045cmd=kvs-put-response;rc=7;errmsg=no room;", []string{"kvs-put:", "rc=7", `msg="no room"`}},
+		{V2, "kvs-put", "000045cmd=kvs-put-response;rc=7;errmsg=no room;", []string{"kvs-put k:", "rc=7", `msg="no room"`}},
 		{V2, "kvs-fence", "000047cmd=kvs-fence-response;rc=1;errmsg=tree;;down;", []string{"kvs-fence:", "rc=1", `"tree;down"`}},
 	}
 	for _, tc := range cases {

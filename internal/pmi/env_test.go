@@ -2,7 +2,10 @@ package pmi
 
 import (
 	"errors"
+	"os"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -77,9 +80,23 @@ func TestReadEnvChoices(t *testing.T) {
 }
 
 func TestOpenNotASocket(t *testing.T) {
-	// Descriptor 0 of a test binary is not a socket from a launcher, or
-	// is closed; either way Open must say PMI_FD is unusable.
-	_, err := Open(envOf(map[string]string{"PMI_FD": "987", "PMI_RANK": "0", "PMI_SIZE": "1"}), V1)
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	// Open closes the descriptor it is given, so give it a copy.
+	fd, err := syscall.Dup(int(r.Fd()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Open(envOf(map[string]string{"PMI_FD": strconv.Itoa(fd), "PMI_RANK": "0", "PMI_SIZE": "1"}), V1)
+	if err == nil || !strings.Contains(err.Error(), "PMI_FD="+strconv.Itoa(fd)+": not a socket") {
+		t.Errorf("Open with a pipe as PMI_FD = %v", err)
+	}
+
+	_, err = Open(envOf(map[string]string{"PMI_FD": "987", "PMI_RANK": "0", "PMI_SIZE": "1"}), V1)
 	if err == nil || !strings.Contains(err.Error(), "PMI_FD=987") {
 		t.Errorf("Open with a closed PMI_FD = %v", err)
 	}
