@@ -156,8 +156,11 @@ func (c *Client) do(what string, f func() error) error {
 	if err == nil {
 		return nil
 	}
+	// A refusal, a missing key or a foreign value leave the stream in
+	// step; anything else (a short read, junk) does not.
 	var se *serverError
-	if !errors.As(err, &se) && !isNotFound(err) {
+	var ve valueError
+	if !errors.As(err, &se) && !isNotFound(err) && !errors.As(err, &ve) {
 		c.broken = err
 	}
 	return fmt.Errorf("pmi: %v %w", c.version, err)

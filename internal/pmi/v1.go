@@ -111,17 +111,22 @@ func (p *v1) greet(pmiID int) (ident, error) {
 	return id, nil
 }
 
-// call sends a request without arguments and checks the reply's command.
 func (p *v1) call(cmd, want string, pairs ...string) (reply, error) {
+	return p.callAs(cmd, cmd, want, pairs...)
+}
+
+// callAs sends cmd and checks that the reply is want; errors start with
+// label, which names what the request was about.
+func (p *v1) callAs(label, cmd, want string, pairs ...string) (reply, error) {
 	if err := p.c.writeLine(cmd, pairs...); err != nil {
-		return reply{}, fmt.Errorf("%s: %w", cmd, err)
+		return reply{}, fmt.Errorf("%s: %w", label, err)
 	}
 	rep, err := p.c.readLine()
 	if err == nil {
 		err = expect(rep, want, false)
 	}
 	if err != nil {
-		return rep, fmt.Errorf("%s: %w", cmd, err)
+		return rep, fmt.Errorf("%s: %w", label, err)
 	}
 	return rep, nil
 }
@@ -133,7 +138,7 @@ func (p *v1) limits() (keyMax, valMax int) {
 }
 
 func (p *v1) put(key, val string) error {
-	_, err := p.call("put", "put_result", "kvsname", p.kvs, "key", key, "value", val)
+	_, err := p.callAs("put "+key, "put", "put_result", "kvsname", p.kvs, "key", key, "value", val)
 	return err
 }
 

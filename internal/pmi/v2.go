@@ -86,15 +86,21 @@ func handshakeV2(c *conn, e launchEnv) (*v2, ident, error) {
 }
 
 func (p *v2) call(cmd, want string, pairs ...string) (reply, error) {
+	return p.callAs(cmd, cmd, want, pairs...)
+}
+
+// callAs sends cmd and checks that the reply is want; errors start with
+// label, which names what the request was about.
+func (p *v2) callAs(label, cmd, want string, pairs ...string) (reply, error) {
 	if err := p.c.writeMessage(cmd, pairs...); err != nil {
-		return reply{}, fmt.Errorf("%s: %w", cmd, err)
+		return reply{}, fmt.Errorf("%s: %w", label, err)
 	}
 	rep, err := p.c.readMessage()
 	if err == nil {
 		err = expect(rep, want, true)
 	}
 	if err != nil {
-		return rep, fmt.Errorf("%s: %w", cmd, err)
+		return rep, fmt.Errorf("%s: %w", label, err)
 	}
 	return rep, nil
 }
@@ -102,7 +108,7 @@ func (p *v2) call(cmd, want string, pairs ...string) (reply, error) {
 func (p *v2) limits() (keyMax, valMax int) { return pmi2KeyMax, pmi2ValMax }
 
 func (p *v2) put(key, val string) error {
-	_, err := p.call("kvs-put", "kvs-put-response", "key", key, "value", val)
+	_, err := p.callAs("kvs-put "+key, "kvs-put", "kvs-put-response", "key", key, "value", val)
 	return err
 }
 
@@ -113,7 +119,7 @@ func (p *v2) fence() error {
 }
 
 func (p *v2) get(key string) (string, error) {
-	rep, err := p.call("kvs-get", "kvs-get-response", "jobid", p.jobID, "srcid", "-1", "key", key)
+	rep, err := p.callAs("kvs-get "+key, "kvs-get", "kvs-get-response", "jobid", p.jobID, "srcid", "-1", "key", key)
 	if err != nil {
 		return "", err
 	}
@@ -132,7 +138,7 @@ func (p *v2) get(key string) (string, error) {
 }
 
 func (p *v2) jobAttr(key string) (string, bool, error) {
-	rep, err := p.call("info-getjobattr", "info-getjobattr-response", "key", key)
+	rep, err := p.callAs("info-getjobattr "+key, "info-getjobattr", "info-getjobattr-response", "key", key)
 	if err != nil {
 		return "", false, err
 	}

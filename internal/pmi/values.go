@@ -99,21 +99,27 @@ func (c *Client) Get(key string) ([]byte, error) {
 		head, text, ok := strings.Cut(first, ",")
 		n, nerr := strconv.Atoi(head)
 		if !ok || nerr != nil || n < 1 || n > maxPieces {
-			return fmt.Errorf("get %s: value %s was not stored by Put: it lacks the \"N,\" piece count (N from 1 to %d)", key, quoteRaw(first), maxPieces)
+			return valueError{fmt.Errorf("get %s: value %s was not stored by Put: it lacks the \"N,\" piece count (N from 1 to %d)", key, quoteRaw(first), maxPieces)}
 		}
 		var b strings.Builder
 		b.WriteString(text)
 		for i := 1; i < n; i++ {
 			p, err := c.proto.get(pieceKey(key, i))
 			if err != nil {
-				return fmt.Errorf("piece %d of %d: %w", i, n, err)
+				return fmt.Errorf("piece %d of %d of %s: %w", i, n, key, err)
 			}
 			b.WriteString(p)
 		}
 		if value, err = enc.DecodeString(b.String()); err != nil {
-			return fmt.Errorf("get %s: the value is not base64url: %w", key, err)
+			return valueError{fmt.Errorf("get %s: the value is not base64url: %w", key, err)}
 		}
 		return nil
 	})
 	return value, err
 }
+
+// valueError is a value that came back intact over the wire but is not
+// one Put wrote; the connection stays usable.
+type valueError struct{ error }
+
+func (e valueError) Unwrap() error { return e.error }

@@ -10,10 +10,11 @@ import (
 )
 
 const (
-	// maxLine bounds a PMI-1 reply line and maxMessage a PMI-2 message, so
-	// that a server sending junk gets an error instead of unbounded memory.
+	// maxLine bounds a PMI-1 reply line and maxMessage a PMI-2 message
+	// (replies hold one value of at most 1 KiB), so that a server sending
+	// junk gets an error instead of a wait for bytes that never come.
 	maxLine    = 64 << 10
-	maxMessage = 1 << 20
+	maxMessage = 64 << 10
 	// lenPrefix is the width of PMI-2's decimal length field.
 	lenPrefix = 6
 )
