@@ -21,10 +21,17 @@ const stateAnswerWait = time.Second
 func (j *job) reportState(ctx context.Context, why string, alive map[int]int) {
 	reports := j.srv.CollectState(ctx, j.cfg.StackTraces, stateAnswerWait)
 	j.mu.Lock()
-	pids := slices.Clone(j.pids)
+	procs := make([]string, len(j.pids)) // each rank's process, named as in failures
+	for rank, pid := range j.pids {
+		host := ""
+		if h := j.remote[rank]; h != nil {
+			host = h.name
+		}
+		procs[rank] = pidOn(pid, host)
+	}
 	j.mu.Unlock()
-	gone := make([]string, len(pids))
-	for rank := range pids {
+	gone := make([]string, len(procs))
+	for rank := range procs {
 		connected, finalized := j.srv.RankState(rank)
 		_, running := alive[rank]
 		switch {
@@ -36,7 +43,7 @@ func (j *job) reportState(ctx context.Context, why string, alive map[int]int) {
 			gone[rank] = "has not reached Init's connection to gompirun yet"
 		}
 	}
-	writeState(j.term.stderr(), why, pids, gone, reports)
+	writeState(j.term.stderr(), why, procs, gone, reports)
 }
 
 // writeState prints the ranks' reports: what each waits for, then what
@@ -44,10 +51,10 @@ func (j *job) reportState(ctx context.Context, why string, alive map[int]int) {
 // and receives whose sender sent something else.
 // gone[rank], when not empty, says why a rank could not answer: it
 // exited, or never connected.
-func writeState(w io.Writer, why string, pids []int, gone []string, reports []*rtepb.StateReport) {
+func writeState(w io.Writer, why string, procs, gone []string, reports []*rtepb.StateReport) {
 	fmt.Fprintf(w, "gompirun: job state (%s):\n", why)
 	for rank, rep := range reports {
-		who := fmt.Sprintf("  rank %d (pid %d)", rank, pids[rank])
+		who := fmt.Sprintf("  rank %d (%s)", rank, procs[rank])
 		switch {
 		case rep == nil && gone[rank] != "":
 			fmt.Fprintf(w, "%s %s\n", who, gone[rank])

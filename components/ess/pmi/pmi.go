@@ -193,7 +193,10 @@ func (rt *runtime) Get(_ context.Context, rank int, key string) ([]byte, error) 
 	return v, nil
 }
 
+// Abort prints why, since a PMI launcher does not (PMI-1 carries no
+// message), then asks the launcher to end the job.
 func (rt *runtime) Abort(_ context.Context, code int, msg string, _ []int) error {
+	fmt.Fprintf(os.Stderr, "gompi: rank %d: %s\n", rt.job.Rank, msg)
 	return rt.client.Abort(code, msg)
 }
 
