@@ -30,15 +30,27 @@ type hostOptions struct {
 	perNode    int
 	displayMap bool
 	prefix     string // where gompirun is installed on the other hosts
+	// The Slurm allocation gompirun runs in, if any: SLURM_JOB_NODELIST
+	// and SLURM_TASKS_PER_NODE.
+	slurmNodes, slurmTasks string
 }
 
 // given reports whether the ranks may go to other hosts.
-func (h *hostOptions) given() bool { return h.hosts != "" || h.hostfile != "" }
+func (h *hostOptions) given() bool { return h.hosts != "" || h.hostfile != "" || h.slurmNodes != "" }
 
 // placement maps the job's ranks onto the hosts the options name, or onto
 // this host alone (local, with its usable CPUs as slots).
 func placement(o *options, local hostmap.Host) (*hostmap.Map, error) {
 	var hosts []hostmap.Host
+	source := "the hostfile's hosts"
+	if o.hostOpts.slurmNodes != "" && o.hostOpts.hostfile == "" {
+		var err error
+		if hosts, err = hostmap.SlurmHosts(o.hostOpts.slurmNodes, o.hostOpts.slurmTasks); err != nil {
+			return nil, fmt.Errorf("the Slurm allocation (SLURM_JOB_NODELIST=%s, SLURM_TASKS_PER_NODE=%s): %w",
+				o.hostOpts.slurmNodes, o.hostOpts.slurmTasks, err)
+		}
+		source = "the Slurm allocation"
+	}
 	if o.hostOpts.hostfile != "" {
 		f, err := os.Open(o.hostOpts.hostfile)
 		if err != nil {
@@ -56,7 +68,7 @@ func placement(o *options, local hostmap.Host) (*hostmap.Map, error) {
 		}
 		if hosts == nil {
 			hosts = sel
-		} else if hosts, err = hostmap.Restrict(hosts, "the hostfile's hosts", sel); err != nil {
+		} else if hosts, err = hostmap.Restrict(hosts, source, sel); err != nil {
 			return nil, fmt.Errorf("--host: %w", err)
 		}
 	}

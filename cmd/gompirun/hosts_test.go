@@ -100,3 +100,38 @@ func TestIsLocalHost(t *testing.T) {
 		}
 	}
 }
+
+// TestSlurmAllocation: inside an allocation the ranks go to its nodes,
+// its tasks per node being their slots; --host picks nodes of it.
+func TestSlurmAllocation(t *testing.T) {
+	env := map[string]string{"SLURM_JOB_NODELIST": "n[1-2]", "SLURM_TASKS_PER_NODE": "2(x2)"}
+	for _, tc := range []struct {
+		args  []string
+		hosts []string
+		err   string
+	}{
+		{[]string{"prog"}, []string{"n1", "n1", "n2", "n2"}, ""},
+		{[]string{"--map-by", "node", "-np", "2", "prog"}, []string{"n1", "n2"}, ""},
+		{[]string{"--host", "n2", "prog"}, []string{"n2"}, ""},
+		{[]string{"--host", "n3", "prog"}, nil, "--host: "},
+	} {
+		o, err := parseArgs(tc.args, testHost(env), &strings.Builder{})
+		if err != nil {
+			t.Fatalf("%q: %v", tc.args, err)
+		}
+		m, err := placement(o, here)
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("%q: %v, want an error with %q", tc.args, err, tc.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%q: %v", tc.args, err)
+		}
+		hosts, _, err := applyPlacement(o, m, func(string) bool { return false })
+		if err != nil || !slices.Equal(hosts, tc.hosts) {
+			t.Errorf("%q: hosts %q, %v; want %q", tc.args, hosts, err, tc.hosts)
+		}
+	}
+}

@@ -212,6 +212,11 @@ func parseArgs(args []string, h host, stdout io.Writer) (*options, error) {
 		return nil, fmt.Errorf("no program given; usage: %s", usageLine)
 	}
 	first.program, first.args = remaining[0], remaining[1:]
+	// Inside a Slurm allocation the ranks go to its nodes, as with mpirun.
+	if nodes, ok := h.lookupEnv("SLURM_JOB_NODELIST"); ok && nodes != "" {
+		o.hostOpts.slurmNodes = nodes
+		o.hostOpts.slurmTasks, _ = h.lookupEnv("SLURM_TASKS_PER_NODE")
+	}
 	// On a host list, no -np fills its slots (or -N's count per host), as
 	// mpirun does.
 	fill := o.hostOpts.given() || fl.Changed("npernode") || strings.HasPrefix(o.hostOpts.mapBy, "ppr:")

@@ -23,6 +23,7 @@ import (
 	_ "github.com/gompi/gompi/components/ess/singleton"
 
 	_ "github.com/gompi/gompi/components/plm/rsh"
+	_ "github.com/gompi/gompi/components/plm/slurm"
 
 	_ "github.com/gompi/gompi/components/prof/stats"
 	_ "github.com/gompi/gompi/components/prof/trace"
