@@ -295,3 +295,87 @@ func TestFailuresAcrossHosts(t *testing.T) {
 		})
 	}
 }
+
+// TestStateReportAcrossHosts: SIGQUIT to gompirun prints every rank's
+// state, those of other hosts named with their host, and the job goes on
+// until it is interrupted.
+func TestStateReportAcrossHosts(t *testing.T) {
+	c := cluster.Up(t, 3, cluster.Options{})
+	args := []string{"--timeout", "120", "--mca", "plm_rsh_agent", c.Agent(), "--host", "h1:2,h2:2,h3:2", hostcheck, "wait"}
+	cmd := c.Command("h1", gompirun, args...)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	errOut, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	lines := bufio.NewScanner(out)
+	for n := 0; n < 6 && lines.Scan(); {
+		if strings.HasPrefix(lines.Text(), "rank ") {
+			n++
+		}
+	}
+	go func() {
+		for lines.Scan() {
+		}
+	}()
+	if err := cmd.Process.Signal(syscall.SIGQUIT); err != nil {
+		t.Fatal(err)
+	}
+	// Read the report up to its last rank, then end the job.
+	report := regexp.MustCompile(`^  rank (\d) \((pid \d+(?: on host (h\d))?)\) (.*)$`)
+	var stderr strings.Builder
+	errLines := bufio.NewScanner(errOut)
+	seen := map[string]string{}
+	for len(seen) < 6 && errLines.Scan() {
+		stderr.WriteString(errLines.Text() + "\n")
+		if m := report.FindStringSubmatch(errLines.Text()); m != nil {
+			seen[m[1]] = m[3]
+		}
+	}
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	for errLines.Scan() {
+		stderr.WriteString(errLines.Text() + "\n")
+	}
+	cmd.Wait()
+	for rank := range 6 {
+		want := fmt.Sprintf("h%d", rank/2+1)
+		if rank < 2 {
+			want = "" // gompirun's own host: no host named
+		}
+		if got, ok := seen[fmt.Sprint(rank)]; !ok || got != want {
+			t.Errorf("rank %d: reported %v with host %q, want %q\n%s", rank, ok, got, want, stderr.String())
+		}
+	}
+	checkClean(t, c)
+}
+
+// TestMPMDAcrossHosts: the app contexts of an MPMD job are placed one
+// after the other over the hosts, each rank running its own program
+// with its own exports.
+func TestMPMDAcrossHosts(t *testing.T) {
+	c := cluster.Up(t, 3, cluster.Options{})
+	r := runOn(t, c, "h1", "--host", "h1:2,h2:2,h3:2", "-np", "1", "-x", "ROLE=first", "sh", "-c", `echo "app $GOMPI_APPNUM rank $GOMPI_COMM_WORLD_RANK on $(hostname) $ROLE"`,
+		":", "-np", "5", "-x", "ROLE=second", "sh", "-c", `echo "app $GOMPI_APPNUM rank $GOMPI_COMM_WORLD_RANK on $(hostname) $ROLE"`)
+	if r.code != 0 {
+		t.Fatalf("the job failed\n%v", r)
+	}
+	for rank := range 6 {
+		app, role := 1, "second"
+		if rank == 0 {
+			app, role = 0, "first"
+		}
+		if want := fmt.Sprintf("app %d rank %d on h%d %s\n", app, rank, rank/2+1, role); !strings.Contains(r.stdout, want) {
+			t.Errorf("stdout lacks %q\n%v", want, r)
+		}
+	}
+	checkClean(t, c)
+}
