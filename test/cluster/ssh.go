@@ -2,7 +2,6 @@ package cluster
 
 import (
 	"bufio"
-	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -243,15 +242,6 @@ func (c *Cluster) isDaemon(pid int) bool {
 
 // parent returns pid's parent, 0 if it is gone.
 func parent(pid int) int {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return 0
-	}
-	// The command name, in parentheses, may hold spaces: fields follow the last ')'.
-	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
-	if len(f) < 2 {
-		return 0
-	}
-	ppid, _ := strconv.Atoi(f[1])
+	ppid, _ := stat(pid)
 	return ppid
 }
