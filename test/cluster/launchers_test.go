@@ -12,6 +12,9 @@ import (
 // MPI's and MPICH's launchers with the agent as their ssh, from h1, as
 // gompirun's multi-host tests will.
 func TestAgentLaunchesOtherMPIs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: jobs of other MPIs' launchers")
+	}
 	launchers := []struct {
 		name string
 		argv func(c *Cluster) []string

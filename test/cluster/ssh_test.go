@@ -9,6 +9,9 @@ import (
 )
 
 func TestSSH(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: a real sshd per host and ssh sessions")
+	}
 	c := Up(t, 3, Options{SSH: true})
 	agent := c.Agent()
 
