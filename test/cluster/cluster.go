@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -44,7 +45,8 @@ type Cluster struct {
 	bridge  *anchor
 	hosts   []*host
 	agent   string
-	daemons []*daemon // set while Up builds the cluster
+	mu      sync.Mutex
+	daemons []*daemon // guarded by mu: a daemon may be started after Up
 	private bool      // each host has its own /tmp
 	kept    []string  // then the directories under /tmp that stay shared
 	isDown  atomic.Bool

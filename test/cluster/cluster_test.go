@@ -287,7 +287,16 @@ func TestCluster(t *testing.T) {
 	}
 }
 
+// skipUnlessAvailable skips a test that checks its clusters after their
+// subtests end, when those subtests would skip.
+func skipUnlessAvailable(t *testing.T) {
+	if err := Available(); err != nil {
+		t.Skip(err)
+	}
+}
+
 func TestLeftoversAndTeardown(t *testing.T) {
+	skipUnlessAvailable(t)
 	var (
 		c     *Cluster
 		sleep int
@@ -346,6 +355,7 @@ func TestLeftoversAndTeardown(t *testing.T) {
 }
 
 func TestParallelClusters(t *testing.T) {
+	skipUnlessAvailable(t)
 	var mu sync.Mutex
 	subnets := make(map[string]string)
 	t.Run("group", func(t *testing.T) {
@@ -374,6 +384,7 @@ func TestParallelClusters(t *testing.T) {
 }
 
 func TestSubnetClaims(t *testing.T) {
+	skipUnlessAvailable(t) // the lock files of root's clusters are root's
 	a, err := claimSubnet()
 	if err != nil {
 		t.Fatal(err)
@@ -425,9 +436,7 @@ func TestKilledTestLeavesNoHost(t *testing.T) {
 		io.Copy(io.Discard, os.Stdin) // until killed: the parent never closes it
 		return
 	}
-	if err := Available(); err != nil {
-		t.Skip(err)
-	}
+	skipUnlessAvailable(t)
 	cmd := exec.Command(self(t), "-test.run=^TestKilledTestLeavesNoHost$")
 	cmd.Env = append(os.Environ(), holdEnv+"=1")
 	cmd.Stderr = os.Stderr

@@ -49,6 +49,29 @@ func procsIn(nets map[string]bool) (map[string][]int, error) {
 	return in, nil
 }
 
+// pfExiting is the kernel's PF_EXITING: the process has begun to exit.
+const pfExiting = 0x4
+
+// stat returns pid's parent and whether it has begun to exit: such a
+// process is past return, though its namespaces still show it for a
+// moment (and, once it has let go of its memory, without a command line).
+// A process that is gone has parent 0.
+func stat(pid int) (ppid int, exiting bool) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0, false
+	}
+	// The command name, in parentheses, may hold spaces: fields follow
+	// the last ')', from the third (state) on.
+	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+	if len(f) < 7 {
+		return 0, false
+	}
+	ppid, _ = strconv.Atoi(f[1])
+	flags, _ := strconv.ParseUint(f[6], 10, 64)
+	return ppid, flags&pfExiting != 0
+}
+
 // cmdline describes pid by its command line.
 func cmdline(pid int) string {
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
@@ -60,10 +83,12 @@ func cmdline(pid int) string {
 
 // Leftovers lists what runs or lies on the hosts beyond the hosts
 // themselves: every process in a host's network namespace other than its
-// anchor and its sshd ("h2: process 1234: sleep 60"), and every file in a
-// host's /dev/shm ("h1: /dev/shm/gompi.7.sm") and, with PrivateTmp, in
-// its /tmp. A test asserts it is empty once a job is over, to show that
-// nothing of the job survived on any host.
+// anchor, its sshd and those already exiting ("h2: process 1234: sleep
+// 60"), and every file in a host's /dev/shm ("h1: /dev/shm/gompi.7.sm")
+// and, with PrivateTmp, in its /tmp. A test asserts it is empty once a
+// job is over, to show that nothing of the job survived on any host.
+// A process counts until it exits: a launcher that returns before its
+// remote processes have begun to exit leaves them listed.
 func (c *Cluster) Leftovers() []string {
 	nets := make(map[string]bool)
 	for _, h := range c.hosts {
@@ -76,7 +101,12 @@ func (c *Cluster) Leftovers() []string {
 	}
 	for _, h := range c.hosts {
 		for _, pid := range in[h.anchor.net] {
-			if pid != h.anchor.pid && !c.isDaemon(pid) {
+			if pid == h.anchor.pid || c.isDaemon(pid) {
+				continue
+			}
+			// Checked after isDaemon, which fails to recognise an exiting
+			// sshd: such a process is already marked exiting.
+			if _, exiting := stat(pid); !exiting {
 				left = append(left, fmt.Sprintf("%s: process %d: %s", h.name, pid, cmdline(pid)))
 			}
 		}

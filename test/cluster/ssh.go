@@ -2,12 +2,12 @@ package cluster
 
 import (
 	"bufio"
-	"bytes"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -150,7 +150,7 @@ func (c *Cluster) startSSH() error {
 			break
 		}
 	}
-	for _, d := range c.daemons {
+	for _, d := range c.daemonList() {
 		if err := <-d.ready; err != nil {
 			errs = append(errs, err)
 		}
@@ -192,7 +192,9 @@ func (c *Cluster) startDaemon(h *host, readyLine, exe string, args ...string) er
 		return fmt.Errorf("%s: starting %s: %w", h.name, exe, err)
 	}
 	d := &daemon{host: h.name, exe: exe, cmd: cmd, ready: make(chan error, 1), copied: make(chan struct{})}
+	c.mu.Lock()
 	c.daemons = append(c.daemons, d)
+	c.mu.Unlock()
 	go func() {
 		defer close(d.copied)
 		defer log.Close()
@@ -222,13 +224,14 @@ func (c *Cluster) startDaemon(h *host, readyLine, exe string, args ...string) er
 // a daemon's own program forked by one (sshd's per-connection processes,
 // which outlive their client by a moment).
 func (c *Cluster) isDaemon(pid int) bool {
+	daemons := c.daemonList()
 	for p := pid; p > 1; p = parent(p) {
 		exe, err := os.Readlink("/proc/" + strconv.Itoa(p) + "/exe")
 		if err != nil {
 			return false
 		}
 		ours := false
-		for _, d := range c.daemons {
+		for _, d := range daemons {
 			if d.cmd.Process.Pid == p {
 				return true
 			}
@@ -241,17 +244,15 @@ func (c *Cluster) isDaemon(pid int) bool {
 	return false
 }
 
+// daemonList returns the daemons started so far.
+func (c *Cluster) daemonList() []*daemon {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return slices.Clone(c.daemons)
+}
+
 // parent returns pid's parent, 0 if it is gone.
 func parent(pid int) int {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return 0
-	}
-	// The command name, in parentheses, may hold spaces: fields follow the last ')'.
-	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
-	if len(f) < 2 {
-		return 0
-	}
-	ppid, _ := strconv.Atoi(f[1])
+	ppid, _ := stat(pid)
 	return ppid
 }

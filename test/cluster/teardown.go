@@ -38,7 +38,7 @@ func (c *Cluster) down() error {
 	if killErr != nil {
 		errs = append(errs, killErr)
 	}
-	for _, d := range c.daemons {
+	for _, d := range c.daemonList() {
 		d.cmd.Process.Kill()
 		if killErr == nil {
 			<-d.copied // the pipe closes when the daemon and all it forked are gone
