@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/gompi/gompi/internal/rte"
 )
@@ -158,4 +159,30 @@ func pidOn(pid int, host string) string {
 		return fmt.Sprintf("pid %d", pid)
 	}
 	return fmt.Sprintf("pid %d on host %s", pid, host)
+}
+
+// lostGrace is how long a rank whose connection to the job server ended
+// has for its exit to be reported: a rank that died closes its connection
+// before gompirun, or the daemon of its host, sees its exit.
+const lostGrace = 2 * time.Second
+
+// onLost runs when a rank's connection to the job server ends before it
+// finalized or exited: unless its exit comes within lostGrace, the link
+// to its host broke, or its host is gone, and the job stops.
+func (j *job) onLost(rank int) {
+	go func() {
+		time.Sleep(lostGrace)
+		if j.srv.exitedOrDone(rank) || j.stopping() {
+			return
+		}
+		j.mu.Lock()
+		pid, host := j.pids[rank], ""
+		if h := j.remote[rank]; h != nil {
+			host = h.name
+		}
+		j.mu.Unlock()
+		what := "lost contact: its connection to gompirun broke and it was not seen exiting (a broken link, or its host is down)"
+		j.fail(failure{msg: fmt.Sprintf("rank %d (%s) %s; stopping the job", rank, pidOn(pid, host), what),
+			what: what, code: 1, rank: rank, pid: pid})
+	}()
 }

@@ -82,7 +82,7 @@ func Run(ctx context.Context, cfg Config) (int, error) {
 	j.fwd = &forwarder{jobID: sess.jobID, opts: cfg.Output, term: j.term, now: time.Now}
 	j.srv, err = NewServer(ServerConfig{
 		JobID: sess.jobID, Size: np, Secret: sess.secret,
-		OnAbort: j.onAbort, Log: cfg.Log.Named("server"),
+		OnAbort: j.onAbort, OnLost: j.onLost, Log: cfg.Log.Named("server"),
 	})
 	if err != nil {
 		return 1, err

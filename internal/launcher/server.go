@@ -7,10 +7,12 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/hashicorp/go-hclog"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/keepalive"
 	"google.golang.org/grpc/status"
 
 	"github.com/gompi/gompi/internal/jobauth"
@@ -26,6 +28,10 @@ type ServerConfig struct {
 	// OnAbort is called when a rank calls Abort, before the call returns, so
 	// the launcher learns of the abort before it can see the rank exit.
 	OnAbort func(AbortCall)
+	// OnLost is called when the connection of a rank that neither
+	// finalized nor exited ends: the rank died, or the link to its host
+	// broke (the server's keepalive pings find that out).
+	OnLost func(rank int)
 	Log     hclog.Logger // nil: discard
 }
 
@@ -63,6 +69,14 @@ type AbortCall struct {
 	FailedPeers []int
 }
 
+// The job server's keepalive: a connection idle for keepaliveTime is
+// pinged, and closed when the ping is not answered within
+// keepaliveTimeout, long enough for a rank starved of CPU to answer.
+const (
+	keepaliveTime    = 2 * time.Second
+	keepaliveTimeout = 4 * time.Second
+)
+
 // NewServer returns a job server for a job of cfg.Size ranks.
 func NewServer(cfg ServerConfig) (*Server, error) {
 	if cfg.Size < 1 {
@@ -76,6 +90,9 @@ func NewServer(cfg ServerConfig) (*Server, error) {
 	}
 	if cfg.OnAbort == nil {
 		cfg.OnAbort = func(AbortCall) {}
+	}
+	if cfg.OnLost == nil {
+		cfg.OnLost = func(int) {}
 	}
 	s := &Server{
 		cfg:       cfg,
@@ -92,7 +109,11 @@ func NewServer(cfg ServerConfig) (*Server, error) {
 	refused := func(remote net.Addr, err error) {
 		cfg.Log.Warn("refused a connection that did not prove it belongs to the job", "from", remote, "error", err)
 	}
-	s.grpc = grpc.NewServer(grpc.Creds(jobauth.Credentials(cfg.JobID, cfg.Secret, refused)))
+	s.grpc = grpc.NewServer(grpc.Creds(jobauth.Credentials(cfg.JobID, cfg.Secret, refused)),
+		// A host whose link breaks sends no FIN: pings that go
+		// unanswered end its ranks' connections.
+		grpc.KeepaliveParams(keepalive.ServerParameters{Time: keepaliveTime, Timeout: keepaliveTimeout}),
+		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: keepaliveTime / 2, PermitWithoutStream: true}))
 	rtepb.RegisterRuntimeServer(s.grpc, s)
 	return s, nil
 }
@@ -132,6 +153,13 @@ func (s *Server) RankExited(rank int) {
 		s.exited[rank] = true
 		s.broadcastLocked()
 	}
+}
+
+// exitedOrDone reports whether rank's exit is recorded, or it finalized.
+func (s *Server) exitedOrDone(rank int) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return rank >= 0 && rank < s.cfg.Size && (s.exited[rank] || s.finalized[rank])
 }
 
 // RankState reports whether rank said Hello and whether it called Finalize.

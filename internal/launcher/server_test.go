@@ -336,3 +336,57 @@ func TestReports(t *testing.T) {
 		t.Fatalf("reports %q, want %q", got, want)
 	}
 }
+
+// TestOnLost: a rank whose connection ends before it finalized is
+// reported lost; one that finalized first is not.
+func TestOnLost(t *testing.T) {
+	lost := make(chan int, 2)
+	srv, err := NewServer(ServerConfig{JobID: "test", Size: 2, Secret: testSecret, OnLost: func(r int) { lost <- r }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sock := filepath.Join(t.TempDir(), "rt.sock")
+	l, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	go srv.Serve(l)
+	defer srv.Stop()
+	for _, finalize := range []bool{true, false} {
+		conn, err := grpc.NewClient("unix://"+sock, grpc.WithTransportCredentials(jobauth.Credentials("test", testSecret, nil)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := rtepb.NewRuntimeClient(conn)
+		rank := int32(0)
+		if !finalize {
+			rank = 1
+		}
+		stream, err := c.Watch(testCtx(t), &rtepb.WatchRequest{Rank: rank})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := stream.Header(); err != nil { // the server has the stream
+			t.Fatal(err)
+		}
+		if finalize {
+			if _, err := c.Finalize(testCtx(t), &rtepb.FinalizeRequest{Rank: rank}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		conn.Close()
+	}
+	select {
+	case r := <-lost:
+		if r != 1 {
+			t.Errorf("rank %d reported lost, want rank 1 (rank 0 finalized)", r)
+		}
+	case <-time.After(time.Minute): // a hang guard: the report follows the close at once
+		t.Fatal("rank 1's closed connection was not reported")
+	}
+	select {
+	case r := <-lost:
+		t.Errorf("rank %d reported lost too", r)
+	default:
+	}
+}

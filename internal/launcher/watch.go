@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 
 	"github.com/gompi/gompi/internal/rte/rtepb"
@@ -31,6 +32,10 @@ func (s *Server) Watch(req *rtepb.WatchRequest, stream rtepb.Runtime_WatchServer
 		}
 		s.mu.Unlock()
 	}()
+	// The headers tell the rank that its watch is registered.
+	if err := stream.SendHeader(metadata.MD{}); err != nil {
+		return err
+	}
 	for {
 		select {
 		case d := <-ch:
@@ -38,6 +43,12 @@ func (s *Server) Watch(req *rtepb.WatchRequest, stream rtepb.Runtime_WatchServer
 				return err
 			}
 		case <-stream.Context().Done():
+			s.mu.Lock()
+			lost := !s.finalized[r] && !s.exited[r] && s.ending == ""
+			s.mu.Unlock()
+			if lost {
+				s.cfg.OnLost(r)
+			}
 			return nil
 		}
 	}

@@ -191,6 +191,7 @@ func TestUnreachableHost(t *testing.T) {
 
 // running is a gompirun started on a host whose ranks print a line each.
 type running struct {
+	c      *cluster.Cluster
 	cmd    *exec.Cmd
 	lines  *bufio.Scanner
 	stdout strings.Builder
@@ -203,7 +204,7 @@ type running struct {
 func startOn(t *testing.T, c *cluster.Cluster, host string, n int, args ...string) (*running, map[int][2]int) {
 	t.Helper()
 	args = append([]string{"--timeout", "120", "--mca", "plm_rsh_agent", c.Agent()}, args...)
-	r := &running{cmd: c.Command(host, gompirun, args...)}
+	r := &running{c: c, cmd: c.Command(host, gompirun, args...)}
 	out, err := r.cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -270,6 +271,15 @@ func TestFailuresAcrossHosts(t *testing.T) {
 				}
 			},
 			code: 1, first: `^gompirun: lost the connection to host h2: .*ranks 2, 3 on it are unaccounted for; stopping the job$`,
+		},
+		{
+			name: "link down", args: []string{"wait"},
+			act: func(t *testing.T, r *running, _ map[int][2]int) {
+				if err := r.c.LinkDown("h2"); err != nil {
+					t.Fatal(err)
+				}
+			},
+			code: 1, first: `^gompirun: rank [23] \(pid \d+ on host h2\) lost contact: its connection to gompirun broke`,
 		},
 		{
 			name: "interrupted", args: []string{"wait"},

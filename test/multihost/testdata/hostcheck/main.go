@@ -4,10 +4,10 @@
 // rank 0 to the last rank, each checked here; "ok" ends a rank's output
 // when all passed.
 //
-// "hostcheck wait" instead prints each rank's host, pid and parent (the
-// daemon on its host) and waits to be stopped: the tests kill something
-// of the job then. "hostcheck die R" has rank R kill itself with SIGKILL
-// once every rank has joined.
+// "hostcheck wait" instead joins a barrier, prints each rank's host, pid
+// and parent (the daemon on its host) and waits to be stopped: the tests
+// kill something of the job then. "hostcheck die R" has rank R kill
+// itself with SIGKILL after the barrier.
 package main
 
 import (
@@ -120,11 +120,12 @@ func check(w mpi.Comm) error {
 
 // wait serves the modes in which the tests stop the job.
 func wait(w mpi.Comm, args []string) {
-	host, _ := os.Hostname()
-	fmt.Printf("rank %d on %s pid %d ppid %d\n", w.Rank(), host, os.Getpid(), os.Getppid())
+	// The barrier first: once every rank has printed, none is in MPI.
 	if err := mpi.Barrier(w); err != nil {
 		log.Fatalf("rank %d: barrier: %v", w.Rank(), err)
 	}
+	host, _ := os.Hostname()
+	fmt.Printf("rank %d on %s pid %d ppid %d\n", w.Rank(), host, os.Getpid(), os.Getppid())
 	if args[0] == "die" && len(args) > 1 {
 		if r, _ := strconv.Atoi(args[1]); r == w.Rank() {
 			syscall.Kill(os.Getpid(), syscall.SIGKILL)
