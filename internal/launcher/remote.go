@@ -93,7 +93,11 @@ func (j *job) launchRemote(byHost map[string][]DaemonRank, spec DaemonSpec) erro
 				errs = append(errs, fmt.Errorf("cannot launch on host %s: %w", h.name, err))
 			}
 		case sig := <-j.cfg.Signals:
-			errs = append(errs, fmt.Errorf("received %v while launching on the other hosts", sig))
+			name := sig.String()
+			if s, ok := sig.(syscall.Signal); ok {
+				name = signalName(s)
+			}
+			errs = append(errs, fmt.Errorf("received %s while launching on the other hosts; no rank was started", name))
 		}
 		if len(errs) > 0 {
 			break
