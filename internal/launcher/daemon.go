@@ -9,6 +9,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // RunDaemon is gompirun's daemon mode, which gompirun starts on every
@@ -203,7 +205,7 @@ func (d *daemon) start(prog program, base []string, r DaemonRank, lifeline *os.F
 	cmd.ExtraFiles = []*os.File{lifeline} // descriptor 3: lifelineFD
 	d.mu.Lock()
 	defer d.mu.Unlock() // an exit is not counted before the rank is
-	pid, err := startRank(cmd, r.Rank, nil, d.exits)
+	pid, err := startRank(cmd, r.Rank, everyCPU(), d.exits)
 	closeAll(childEnds)
 	if err != nil {
 		return nil, fmt.Errorf("cannot start rank %d (program %q): %w", r.Rank, prog.path, err)
@@ -289,3 +291,15 @@ func closeAll(files []*os.File) {
 
 // DaemonFlag is the argument that starts gompirun in daemon mode.
 const DaemonFlag = "--daemon"
+
+// everyCPU lists every CPU a mask can name. A rank started with it runs
+// on every CPU its host allows (the kernel keeps a mask within the
+// cpuset), not on the daemon's: a launcher that binds its one task (a
+// Slurm step) to one CPU would otherwise put every rank there.
+func everyCPU() []int {
+	cpus := make([]int, len(unix.CPUSet{})*64)
+	for i := range cpus {
+		cpus[i] = i
+	}
+	return cpus
+}

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -160,5 +161,34 @@ func TestDaemonRefusesJunk(t *testing.T) {
 	code := RunDaemon(strings.NewReader("Welcome to host h2\nLast login: ...\n"), &strings.Builder{}, &errOut, t.TempDir(), "", nil)
 	if code == 0 || !strings.Contains(errOut.String(), "gompirun daemon: reading the job's spec: not a gompi daemon frame") {
 		t.Errorf("exit %d, stderr %q", code, errOut.String())
+	}
+}
+
+// TestDaemonWidensCPUs: the ranks of a daemon that its launcher bound to
+// one CPU (a Slurm step) run on every CPU the host allows.
+func TestDaemonWidensCPUs(t *testing.T) {
+	t.Parallel()
+	if runtime.NumCPU() < 2 {
+		t.Skip("one CPU: nothing to widen")
+	}
+	taskset, err := exec.LookPath("taskset")
+	if err != nil {
+		t.Skip("no taskset")
+	}
+	cfg := remoteCfg(2, t.TempDir())
+	agent := cfg.Agent
+	cfg.Agent = func(host string, argv []string) (*exec.Cmd, error) {
+		cmd, err := agent(host, argv)
+		if err == nil {
+			cmd.Args = append([]string{taskset, "-c", "0", cmd.Path}, cmd.Args[1:]...)
+			cmd.Path = taskset
+		}
+		return cmd, err
+	}
+	code, out, errOut := runSh(t, 2, cfg, `[ "$GOMPI_COMM_WORLD_RANK" = 1 ] && grep Cpus_allowed_list /proc/self/status; true`)
+	want, _ := os.ReadFile("/proc/self/status")
+	line := regexp.MustCompile(`Cpus_allowed_list:\s*(\S+)`).FindSubmatch(want)
+	if code != 0 || line == nil || !strings.Contains(out, string(line[1])) {
+		t.Errorf("exit %d; rank 1's CPUs %q, want the test's %q\n%s", code, out, line, errOut)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -74,11 +75,17 @@ func runOn(t *testing.T, c *cluster.Cluster, host string, args ...string) result
 
 // checkClean fails t if a host still holds anything of a job once the
 // reapers, which outlive gompirun and its daemons by design, are done:
-// it waits for them, within a bound that only a hang reaches.
-func checkClean(t *testing.T, c *cluster.Cluster) {
+// it waits for them, within a bound that only a hang reaches. What
+// services match is not the job's.
+func checkClean(t *testing.T, c *cluster.Cluster, services ...*regexp.Regexp) {
 	t.Helper()
-	left := c.Leftovers()
-	for deadline := time.Now().Add(30 * time.Second); len(left) > 0 && time.Now().Before(deadline); left = c.Leftovers() {
+	leftovers := func() []string {
+		return slices.DeleteFunc(c.Leftovers(), func(l string) bool {
+			return slices.ContainsFunc(services, func(re *regexp.Regexp) bool { return re.MatchString(l) })
+		})
+	}
+	left := leftovers()
+	for deadline := time.Now().Add(30 * time.Second); len(left) > 0 && time.Now().Before(deadline); left = leftovers() {
 		time.Sleep(50 * time.Millisecond)
 	}
 	if len(left) > 0 {

@@ -46,7 +46,9 @@ func (c *Component) Command(host string, argv []string) (*exec.Cmd, error) {
 	if host == "" || host[0] == '-' {
 		return nil, fmt.Errorf("host %q: not a node name", host)
 	}
+	// No --cpu-bind=none: srun complains of it where Slurm binds nothing;
+	// the daemon widens its own CPU mask instead (launcher.RunDaemon).
 	args := []string{"--nodes=1", "--ntasks=1", "--nodelist=" + host, "--overlap", "--unbuffered",
-		"--kill-on-bad-exit=1", "--quiet", "--cpu-bind=none", "--mpi=none", "--job-name=gompirun-daemon"}
+		"--kill-on-bad-exit=1", "--quiet", "--mpi=none", "--job-name=gompirun-daemon"}
 	return exec.Command(c.srun, append(args, argv...)...), nil
 }

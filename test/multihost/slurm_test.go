@@ -1,0 +1,53 @@
+package multihost
+
+import (
+	"fmt"
+	"regexp"
+	"testing"
+
+	"github.com/gompi/gompi/test/cluster"
+)
+
+// slurm builds 3 hosts with a real Slurm on them, or skips.
+func slurm(t *testing.T) (*cluster.Cluster, *cluster.Slurm) {
+	t.Helper()
+	if err := cluster.SlurmAvailable(); err != nil {
+		t.Skip(err)
+	}
+	c := cluster.Up(t, 3, cluster.Options{})
+	return c, c.StartSlurm(t, cluster.SlurmOptions{})
+}
+
+// TestSrunPMI2: srun --mpi=pmi2 starts a gompi program on 3 nodes with
+// no gompirun; the ranks take their layout from Slurm through PMI-2.
+func TestSrunPMI2(t *testing.T) {
+	c, s := slurm(t)
+	out, err := s.Command("h1", "srun", "--mpi=pmi2", "-N3", "-n6", hostcheck).CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	checkRanks(t, string(out), 6, func(r int) string { return fmt.Sprintf("h%d", r/2+1) })
+	checkClean(t, c, slurmDaemons)
+}
+
+// slurmDaemons matches Slurm's own daemons, which outlive the jobs; its
+// job steps (slurmstepd) do not, and are leftovers.
+var slurmDaemons = regexp.MustCompile(`: (/usr/sbin/)?(slurmctld|slurmd|munged)( |$)|slurmctld: slurmscriptd`)
+
+// TestGompirunInAllocation: gompirun inside salloc places the ranks on
+// the allocation's nodes, its tasks per node as slots, and starts its
+// daemons as job steps (plm slurm).
+func TestGompirunInAllocation(t *testing.T) {
+	c, s := slurm(t)
+	cmd := s.Command("h1", "salloc", "-N3", "-n6", gompirun, "--timeout", "120", hostcheck)
+	cmd.Env = append(cmd.Env, "GOMPI_MCA_plm=slurm") // no other way to launch: the test fails if slurm declines
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	checkRanks(t, string(out), 6, func(r int) string { return fmt.Sprintf("h%d", r/2+1) })
+	if regexp.MustCompile(`(?m)^gompirun: host`).Match(out) {
+		t.Errorf("srun or the daemons complained\n%s", out)
+	}
+	checkClean(t, c, slurmDaemons)
+}
