@@ -32,7 +32,7 @@ type ServerConfig struct {
 	// finalized nor exited ends: the rank died, or the link to its host
 	// broke (the server's keepalive pings find that out).
 	OnLost func(rank int)
-	Log     hclog.Logger // nil: discard
+	Log    hclog.Logger // nil: discard
 }
 
 // Server is the job server: the ranks' key-value store and fence, and the
