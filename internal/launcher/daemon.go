@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/gompi/gompi/internal/rte"
 )
 
 // RunDaemon is gompirun's daemon mode, which gompirun starts on every
@@ -54,7 +56,7 @@ func RunDaemon(in io.Reader, out, errOut io.Writer, tempDir, reaperExe string, s
 			fmt.Fprintln(errOut, "gompirun daemon: no reaper: a killed daemon may leave the job's files and processes:", err)
 		}
 	}
-	d := &daemon{spec: spec, sess: sess, out: &frameWriter{w: out}, pids: map[int]int{}, exits: make(chan exitEvent, len(spec.Ranks))}
+	d := &daemon{spec: spec, sess: sess, out: &frameWriter{w: out}, errOut: errOut, pids: map[int]int{}, exits: make(chan exitEvent, len(spec.Ranks))}
 	defer reap.release()
 	server, err := spec.server()
 	if err != nil {
@@ -85,6 +87,7 @@ type daemon struct {
 	server string // the job server's address from this host
 	sess   *session
 	out    *frameWriter
+	errOut io.Writer // the daemon's own complaints
 	exits  chan exitEvent
 
 	mu   sync.Mutex
@@ -171,6 +174,22 @@ func (d *daemon) run(progs []program, in *bufio.Reader, sigs <-chan os.Signal) {
 	}
 	for _, wg := range pumps {
 		waitBounded(wg, 2*time.Second)
+	}
+	d.sendParts()
+}
+
+// sendParts sends gompirun the profiling parts the ranks left in this
+// host's session directory: gompirun merges every host's.
+func (d *daemon) sendParts() {
+	parts, bad := rte.ReadParts(d.sess.dir, d.spec.Size)
+	for _, err := range bad {
+		fmt.Fprintf(d.errOut, "profiling parts: %v; ignored\n", err)
+	}
+	for tool, byRank := range parts {
+		for rank, part := range byRank {
+			payload := append([]byte(tool+"\x00"), part...)
+			d.report(frame{kind: framePart, rank: int32(rank), payload: payload})
+		}
 	}
 }
 

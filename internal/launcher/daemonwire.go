@@ -27,6 +27,8 @@ import (
 //	                    output    rank, stream (0 stdout, 1 stderr), the bytes
 //	                    exited    rank, wait status; payload: the pid as text
 //	                    failed    rank; payload: why the rank could not start
+//	                    part      rank; payload: a profiling tool's name, a NUL, and
+//	                              the rank's part of its report (sent once the ranks exited)
 //
 // A launch is in two steps, so that a host that cannot run its ranks ends
 // it before any rank starts anywhere: each daemon reads its spec, checks
@@ -43,6 +45,7 @@ const (
 	frameFailed
 	frameReady
 	frameGo
+	framePart
 )
 
 const (
@@ -91,7 +94,7 @@ func readFrame(r *bufio.Reader) (frame, error) {
 	}
 	f := frame{kind: h[0], rank: int32(binary.LittleEndian.Uint32(h[1:])), arg: binary.LittleEndian.Uint32(h[5:])}
 	n := binary.LittleEndian.Uint32(h[9:])
-	if f.kind < frameSpec || f.kind > frameGo || n > maxFrame {
+	if f.kind < frameSpec || f.kind > framePart || n > maxFrame {
 		return frame{}, fmt.Errorf("not a gompi daemon frame (kind %d, %d bytes): the other end wrote %q", f.kind, n, printable(h[:]))
 	}
 	f.payload = make([]byte, n)

@@ -2,6 +2,7 @@ package launcher
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -13,6 +14,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/gompi/gompi/internal/rte"
 )
 
 // remoteHost is a daemon that gompirun started on another host through the
@@ -258,6 +261,15 @@ func (j *job) readDaemon(h *remoteHost, out io.Reader, relayed <-chan struct{}) 
 			j.exits <- exitEvent{rank: rank, pid: pid, host: h.name, status: syscall.WaitStatus(f.arg)}
 		case frameReady:
 			j.setReady(h, nil)
+		case framePart:
+			tool, part, ok := bytes.Cut(f.payload, []byte{0})
+			if !ok {
+				j.log.Warn("a profiling part without a tool's name", "host", h.name, "rank", rank)
+				continue
+			}
+			if err := rte.WritePart(j.sessDir, string(tool), rank, part); err != nil {
+				fmt.Fprintf(j.term.stderr(), "gompirun: warning: profiling part of rank %d from host %s: %v; ignored\n", rank, h.name, err)
+			}
 		case frameFailed:
 			h.mu.Lock()
 			ready := h.isReady

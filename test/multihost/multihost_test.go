@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -392,6 +393,35 @@ func TestMPMDAcrossHosts(t *testing.T) {
 		}
 		if want := fmt.Sprintf("app %d rank %d on h%d %s\n", app, rank, rank/2+1, role); !strings.Contains(r.stdout, want) {
 			t.Errorf("stdout lacks %q\n%v", want, r)
+		}
+	}
+	checkClean(t, c)
+}
+
+// TestProfilingAcrossHosts: the stats tool's report covers every rank:
+// the daemons send their hosts' parts to gompirun, which merges them.
+func TestProfilingAcrossHosts(t *testing.T) {
+	c := cluster.Up(t, 3, cluster.Options{})
+	prefix := filepath.Join(t.TempDir(), "stats")
+	r := runOn(t, c, "h1", "--host", "h1:2,h2:2,h3:2", "--mca", "prof", "stats", "--mca", "prof_stats_output", prefix, hostcheck)
+	if r.code != 0 {
+		t.Fatalf("the job failed\n%v", r)
+	}
+	if strings.Contains(r.stderr, "no part from") || !strings.Contains(r.stderr, "gompirun: report written: "+prefix) {
+		t.Fatalf("want a report with every rank's part\n%v", r)
+	}
+	reports, _ := filepath.Glob(prefix + ".*.txt")
+	if len(reports) != 1 {
+		t.Fatalf("reports %v, want one", reports)
+	}
+	text, err := os.ReadFile(reports[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Every rank's line in the table of MPI time.
+	for rank := range 6 {
+		if !regexp.MustCompile(fmt.Sprintf(`(?m)^\s+%d\s+[0-9.]+\s+[0-9.]+\s+[0-9.]+$`, rank)).Match(text) {
+			t.Errorf("the report lacks rank %d's MPI time\n%s", rank, text)
 		}
 	}
 	checkClean(t, c)
