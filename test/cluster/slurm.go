@@ -395,7 +395,7 @@ func writeMungeKey(dir string) error {
 // slurmscriptd, a slurmd fork about to become a slurmstepd). A step's
 // slurmstepd is listed: it belongs to a job.
 func (s *Slurm) Leftovers() []string {
-	exes := s.daemonExes()
+	exes := daemonExes()
 	return slices.DeleteFunc(s.c.Leftovers(), func(entry string) bool {
 		// "h2: process 1234: command line"
 		f := strings.SplitN(entry, ": ", 3)

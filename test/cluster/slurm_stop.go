@@ -34,7 +34,7 @@ func (s *Slurm) stop() ([]string, error) {
 		errs = append(errs, fmt.Errorf("stopping slurmctld and slurmd: %w", err))
 	}
 	// What the daemons leave: slurmscriptd, a step launched meanwhile.
-	more, err := s.killJobProcs(true)
+	more, err := s.killJobProcs(slurmExes())
 	if err != nil {
 		errs = append(errs, err)
 	}
@@ -92,7 +92,7 @@ func (s *Slurm) endJobs() ([]string, error) {
 	if err != nil || strings.TrimSpace(out) == "" {
 		return nil, err
 	}
-	killed, err := s.killJobProcs(false)
+	killed, err := s.killJobProcs(nil)
 	if err != nil {
 		return killed, err
 	}
@@ -110,7 +110,7 @@ func (s *Slurm) endJobs() ([]string, error) {
 			return killed, nil
 		}
 	}
-	more, err := s.killJobProcs(true)
+	more, err := s.killJobProcs(exesOf("slurmstepd"))
 	return append(killed, more...), err
 }
 
@@ -168,7 +168,7 @@ func terminate(pids []int) error {
 func slurmExes() map[string]bool { return exesOf("slurmctld", "slurmd", "slurmstepd") }
 
 // daemonExes are the daemons' own programs, without slurmstepd.
-func (s *Slurm) daemonExes() map[string]bool { return exesOf("slurmctld", "slurmd") }
+func daemonExes() map[string]bool { return exesOf("slurmctld", "slurmd") }
 
 // exesOf maps the executables of the named programs, as /proc/PID/exe
 // reads them.
@@ -208,11 +208,10 @@ func (s *Slurm) slurmProcs(exes map[string]bool) ([]int, error) {
 }
 
 // killJobProcs sends SIGKILL to every process under a slurmstepd (the
-// jobs' tasks), and withSlurm to every process of a Slurm program too
-// (slurmstepds, the daemons' forks, the daemons). It picks them all
-// before it kills one, so that no task is orphaned first, then waits
-// for them and returns what it killed.
-func (s *Slurm) killJobProcs(withSlurm bool) ([]string, error) {
+// jobs' tasks) and to every process that runs one of exes. It picks
+// them all before it kills one, so that no task is orphaned first, then
+// waits for them and returns what it killed.
+func (s *Slurm) killJobProcs(exes map[string]bool) ([]string, error) {
 	nets := make(map[string]bool)
 	for _, h := range s.c.hosts {
 		nets[h.anchor.net] = true
@@ -222,10 +221,6 @@ func (s *Slurm) killJobProcs(withSlurm bool) ([]string, error) {
 		return nil, err
 	}
 	stepd := exesOf("slurmstepd")
-	exes := map[string]bool{}
-	if withSlurm {
-		exes = slurmExes()
-	}
 	exeOf := func(pid int) string {
 		exe, _ := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid))
 		return exe
