@@ -1,14 +1,12 @@
 package cluster
 
 import (
-	"fmt"
 	"io/fs"
 	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -229,6 +227,11 @@ func TestSlurmTeardown(t *testing.T) {
 }
 
 func TestParallelSlurms(t *testing.T) {
+	for _, err := range []error{Available(), SlurmAvailable()} {
+		if err != nil {
+			t.Skip(err)
+		}
+	}
 	var mu sync.Mutex
 	names := make(map[string]bool)
 	t.Run("group", func(t *testing.T) {
@@ -256,37 +259,13 @@ func TestParallelSlurms(t *testing.T) {
 }
 
 func TestStartSlurmTwice(t *testing.T) {
-	if err := SlurmAvailable(); err != nil {
-		t.Skip(err)
-	}
 	c := Up(t, 1, Options{})
 	c.StartSlurm(t, SlurmOptions{})
 	// A second Slurm would share the first's ports and files: refused.
-	ft := &fatalRecorder{TB: t}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		c.StartSlurm(ft, SlurmOptions{})
-	}()
-	<-done
-	if !strings.Contains(ft.msg, "twice") {
-		t.Errorf("a second StartSlurm: %q, want a failure that says it was called twice", ft.msg)
+	if s, err := c.newSlurm(); err == nil || !strings.Contains(err.Error(), "twice") {
+		t.Errorf("a second Slurm on one cluster: %v, %v; want an error that says StartSlurm was called twice", s, err)
 	}
 }
-
-// fatalRecorder records a Fatal instead of failing the test; Fatal's
-// runtime.Goexit ends the goroutine that called it.
-type fatalRecorder struct {
-	testing.TB
-	msg string
-}
-
-func (f *fatalRecorder) Fatal(args ...any) {
-	f.msg = fmt.Sprint(args...)
-	runtime.Goexit()
-}
-
-func (f *fatalRecorder) Fatalf(format string, args ...any) { f.Fatal(fmt.Sprintf(format, args...)) }
 
 // BenchmarkSlurmStartStop measures StartSlurm and the Slurm teardown on
 // 3 hosts, from writing the configuration to idle nodes and back to no
