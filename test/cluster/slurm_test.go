@@ -128,7 +128,9 @@ func systemFiles(t *testing.T) []string {
 
 func TestSlurmTeardown(t *testing.T) {
 	before := systemFiles(t)
-	c := Up(t, 3, Options{})
+	// With private /tmp, Leftovers also shows what Slurm would leave in
+	// the hosts' /tmp.
+	c := Up(t, 3, Options{PrivateTmp: true})
 	var s *Slurm
 	var clients []*exec.Cmd
 	ended := make(chan string, 2)
