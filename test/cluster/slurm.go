@@ -78,7 +78,7 @@ func SlurmAvailable() error {
 const (
 	slurmStartTimeout = 60 * time.Second // until every node is idle
 	slurmClientLimit  = 30 * time.Second // one squeue, scancel or sinfo
-	slurmDrainTimeout = 30 * time.Second // until cancelled jobs are gone
+	slurmDrainTimeout = 30 * time.Second // until the ended jobs are gone
 	slurmStopTimeout  = 10 * time.Second // after SIGTERM, before SIGKILL
 )
 
@@ -91,6 +91,13 @@ const (
 // plugins (pmi2, pmix) work across hosts; TmpFS is private per node.
 // A job that follows one with steps may wait a second or two for its
 // nodes: slurmd pauses while the last step's slurmstepds exit.
+//
+// The teardown kills the jobs' tasks (SIGKILL: it does not wait for
+// tasks that ignore SIGTERM), so that their sruns exit, cancels what is
+// left, stops the daemons and munged, and fails the test if a Slurm
+// process survives. What runs outside the steps is the test's: the
+// command of an salloc outlives its revoked allocation unless salloc
+// has --kill-command, and Cluster.Leftovers lists it.
 //
 // It skips the test when Slurm or munge is missing (see SlurmAvailable)
 // and fails it when Slurm does not start. Call it from the test's
@@ -110,23 +117,19 @@ func (c *Cluster) StartSlurm(tb testing.TB, opts SlurmOptions) *Slurm {
 	if c.isDown.Load() {
 		tb.Fatal("cluster: StartSlurm after the test that built the cluster ended")
 	}
-	s := &Slurm{
-		c:    c,
-		dir:  filepath.Join(c.state, "slurm"),
-		name: fmt.Sprintf("gompi%d", c.subnet.x),
-	}
-	s.conf = filepath.Join(s.dir, "slurm.conf")
-	if err := os.Mkdir(s.dir, 0o755); err != nil {
-		if errors.Is(err, os.ErrExist) {
-			tb.Fatal("cluster: StartSlurm called twice on one cluster")
-		}
-		tb.Fatalf("cluster: Slurm: %v", err)
+	s, err := c.newSlurm()
+	if err != nil {
+		tb.Fatal(err)
 	}
 	start := time.Now()
 	tb.Cleanup(func() {
 		start := time.Now()
 		s.isDown.Store(true)
-		if err := s.stop(); err != nil {
+		killed, err := s.stop()
+		if len(killed) > 0 {
+			tb.Logf("cluster: Slurm teardown killed the jobs' processes: %s", strings.Join(killed, "; "))
+		}
+		if err != nil {
 			tb.Errorf("cluster: Slurm teardown: %v", err)
 			return
 		}
@@ -138,6 +141,24 @@ func (c *Cluster) StartSlurm(tb testing.TB, opts SlurmOptions) *Slurm {
 	tb.Logf("cluster: Slurm cluster %s up in %v: %d nodes idle, SLURM_CONF=%s",
 		s.name, time.Since(start).Round(time.Millisecond), len(c.hosts), s.conf)
 	return s
+}
+
+// newSlurm claims the cluster's Slurm directory: a second Slurm on the
+// same hosts would collide with the first on its ports and files.
+func (c *Cluster) newSlurm() (*Slurm, error) {
+	s := &Slurm{
+		c:    c,
+		dir:  filepath.Join(c.state, "slurm"),
+		name: fmt.Sprintf("gompi%d", c.subnet.x),
+	}
+	s.conf = filepath.Join(s.dir, "slurm.conf")
+	if err := os.Mkdir(s.dir, 0o755); err != nil {
+		if errors.Is(err, os.ErrExist) {
+			return nil, errors.New("cluster: StartSlurm called twice on one cluster: the cluster runs one Slurm")
+		}
+		return nil, fmt.Errorf("cluster: Slurm: %w", err)
+	}
+	return s, nil
 }
 
 // Env returns the environment variables Slurm's commands need to find
@@ -317,6 +338,9 @@ KillWait=2
 Waittime=0
 `
 
+// slurmPartition is the one partition, which holds every node.
+const slurmPartition = "debug"
+
 // cgroupConf keeps slurmd away from systemd, which the hosts do not run.
 const cgroupConf = "CgroupPlugin=autodetect\nIgnoreSystemd=yes\n"
 
@@ -330,7 +354,7 @@ func (s *Slurm) writeFiles(opts SlurmOptions) error {
 		fmt.Fprintf(&b, "NodeName=%s NodeAddr=%s NodeHostname=%s CPUs=%d RealMemory=1000 State=UNKNOWN\n",
 			h.name, h.addr, h.name, opts.CPUs)
 	}
-	b.WriteString("PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP\n")
+	fmt.Fprintf(&b, "PartitionName=%s Nodes=ALL Default=YES MaxTime=INFINITE State=UP\n", slurmPartition)
 	files := []struct {
 		name, text string
 	}{{"slurm.conf", b.String()}, {"cgroup.conf", cgroupConf}, {"plugstack.conf", ""}}
@@ -371,7 +395,7 @@ func writeMungeKey(dir string) error {
 // slurmscriptd, a slurmd fork about to become a slurmstepd). A step's
 // slurmstepd is listed: it belongs to a job.
 func (s *Slurm) Leftovers() []string {
-	exes := s.daemonExes()
+	exes := daemonExes()
 	return slices.DeleteFunc(s.c.Leftovers(), func(entry string) bool {
 		// "h2: process 1234: command line"
 		f := strings.SplitN(entry, ": ", 3)

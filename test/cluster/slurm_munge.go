@@ -13,7 +13,6 @@ import (
 // rootProc is a daemon of the root namespace, such as munged: it belongs
 // to no host, so the hosts' teardown does not stop it.
 type rootProc struct {
-	name   string
 	cmd    *exec.Cmd
 	copied chan struct{} // closed once its stderr is all in its log
 }
@@ -56,7 +55,7 @@ func startRootProc(exe, logPath, readyLine string, args ...string) (*rootProc, e
 		log.Close()
 		return nil, fmt.Errorf("starting %s: %w", exe, err)
 	}
-	p := &rootProc{name: filepath.Base(exe), cmd: cmd, copied: make(chan struct{})}
+	p := &rootProc{cmd: cmd, copied: make(chan struct{})}
 	ready := make(chan error, 1)
 	go func() {
 		defer close(p.copied)

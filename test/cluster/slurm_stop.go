@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -12,14 +13,16 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// stop cancels the jobs, stops the slurmds and slurmctld, kills the
-// slurmstepds they leave (they ignore SIGTERM), stops munged and removes
-// the Slurm directory and logs. It copes with a Slurm that only partly
-// started, and fails if a Slurm or munge process survives.
-func (s *Slurm) stop() error {
+// stop ends the jobs, stops the slurmds and slurmctld, kills what they
+// leave, stops munged and removes the Slurm directory and logs. It
+// copes with a Slurm that only partly started, fails if a Slurm or
+// munge process survives, and returns what it had to kill.
+func (s *Slurm) stop() ([]string, error) {
 	var errs []error
-	if len(s.daemons) > 0 && s.daemons[0].cmd.ProcessState == nil {
-		if err := s.cancelJobs(); err != nil {
+	var killed []string
+	if len(s.daemons) > 0 && running(s.daemons[0].cmd.Process.Pid) {
+		var err error
+		if killed, err = s.endJobs(); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -30,13 +33,12 @@ func (s *Slurm) stop() error {
 	if err := terminate(procs); err != nil {
 		errs = append(errs, fmt.Errorf("stopping slurmctld and slurmd: %w", err))
 	}
-	strays, err := s.killStrays()
+	// What the daemons leave: slurmscriptd, a step launched meanwhile.
+	more, err := s.killJobProcs(slurmExes())
 	if err != nil {
 		errs = append(errs, err)
 	}
-	if len(strays) > 0 {
-		s.c.tb.Logf("cluster: Slurm teardown killed what its daemons left: %s", strings.Join(strays, "; "))
-	}
+	killed = append(killed, more...)
 	for _, d := range s.daemons {
 		select {
 		case <-d.copied:
@@ -52,11 +54,15 @@ func (s *Slurm) stop() error {
 		<-s.munged.copied
 		s.munged.cmd.Wait()
 	}
-	if left, err := s.survivors(); err != nil || len(left) > 0 {
-		errs = append(errs, errors.Join(err, fmt.Errorf("Slurm processes survive: %s", strings.Join(left, "; "))))
+	left, err := s.survivors()
+	if err != nil {
+		errs = append(errs, err)
+	}
+	if len(left) > 0 {
+		errs = append(errs, fmt.Errorf("processes of Slurm survive: %s", strings.Join(left, "; ")))
 	}
 	if err := errors.Join(errs...); err != nil {
-		return fmt.Errorf("%w\n%s", err, s.logTails())
+		return killed, fmt.Errorf("%w\n%s", err, s.logTails())
 	}
 	// The daemons are gone: the cluster's own teardown has nothing to do
 	// with them, and Leftovers must not take a reused PID for one.
@@ -70,41 +76,53 @@ func (s *Slurm) stop() error {
 			errs = append(errs, err)
 		}
 	}
-	return errors.Join(errs...)
+	return killed, errors.Join(errs...)
 }
 
-// cancelJobs cancels every job and waits until squeue lists none, not
-// even completing ones, so that no step is cut off from its slurmd.
-func (s *Slurm) cancelJobs() error {
-	deadline := time.Now().Add(slurmDrainTimeout)
-	cancelled := false
-	for {
-		out, err := s.client("squeue", "--noheader", "--format=%A %T")
-		if err != nil {
-			return err
-		}
-		var ids []string
-		for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
-			if f := strings.Fields(line); len(f) > 0 {
-				ids = append(ids, f[0])
-			}
-		}
-		if len(ids) == 0 {
-			return nil
-		}
-		if !cancelled {
-			if _, err := s.client("scancel", ids...); err != nil {
-				return err
-			}
-			cancelled = true
-		}
-		if time.Now().After(deadline) {
-			// What is left is killed with the daemons.
-			s.c.tb.Logf("cluster: Slurm teardown: jobs still listed %v after scancel: %q", slurmDrainTimeout, strings.TrimSpace(out))
-			return nil
-		}
-		time.Sleep(50 * time.Millisecond)
+// endJobs ends every job and waits until squeue lists none, not even a
+// completing one, so that slurmd stops with nothing to wait for. It
+// kills the steps' tasks itself: slurmstepd then reports their end to
+// srun, which exits, and ends the step at once, where scancel would
+// wait KillWait for tasks that ignore SIGTERM and slurmd then seconds
+// more. scancel ends the rest (allocations without steps). After
+// slurmDrainTimeout it kills the slurmstepds too. It returns what it
+// killed.
+func (s *Slurm) endJobs() ([]string, error) {
+	out, err := s.client("squeue", "--noheader", "--format=%A")
+	if err != nil || strings.TrimSpace(out) == "" {
+		return nil, err
 	}
+	killed, err := s.killJobProcs(nil)
+	if err != nil {
+		return killed, err
+	}
+	// Every job is in the one partition; a filter, unlike job ids,
+	// is no error for the jobs that ended meanwhile.
+	if _, err := s.client("scancel", "--partition="+slurmPartition); err != nil {
+		return killed, err
+	}
+	for deadline := time.Now().Add(slurmDrainTimeout); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		out, err := s.client("squeue", "--noheader", "--format=%A")
+		if err != nil {
+			return killed, err
+		}
+		if strings.TrimSpace(out) == "" {
+			return killed, nil
+		}
+	}
+	more, err := s.killJobProcs(exesOf("slurmstepd"))
+	return append(killed, more...), err
+}
+
+// running says whether pid, a child of the test process that it has not
+// reaped, still runs: a zombie does not.
+func running(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+	return len(f) > 0 && f[0] != "Z"
 }
 
 // terminate sends SIGTERM to pids, children of the test process that it
@@ -150,7 +168,7 @@ func terminate(pids []int) error {
 func slurmExes() map[string]bool { return exesOf("slurmctld", "slurmd", "slurmstepd") }
 
 // daemonExes are the daemons' own programs, without slurmstepd.
-func (s *Slurm) daemonExes() map[string]bool { return exesOf("slurmctld", "slurmd") }
+func daemonExes() map[string]bool { return exesOf("slurmctld", "slurmd") }
 
 // exesOf maps the executables of the named programs, as /proc/PID/exe
 // reads them.
@@ -167,9 +185,8 @@ func exesOf(names ...string) map[string]bool {
 	return exes
 }
 
-// slurmProcs lists the hosts' processes that run a Slurm daemon's
-// program.
-func (s *Slurm) slurmProcs() ([]int, error) {
+// slurmProcs lists the hosts' processes that run one of exes.
+func (s *Slurm) slurmProcs(exes map[string]bool) ([]int, error) {
 	nets := make(map[string]bool)
 	for _, h := range s.c.hosts {
 		nets[h.anchor.net] = true
@@ -178,7 +195,6 @@ func (s *Slurm) slurmProcs() ([]int, error) {
 	if err != nil {
 		return nil, err
 	}
-	exes := slurmExes()
 	var pids []int
 	for _, ps := range in {
 		for _, pid := range ps {
@@ -191,48 +207,73 @@ func (s *Slurm) slurmProcs() ([]int, error) {
 	return pids, nil
 }
 
-// killStrays sends SIGKILL to the hosts' Slurm processes, once the
-// daemons are gone, and waits for them; it returns what it killed.
-func (s *Slurm) killStrays() ([]string, error) {
-	pids, err := s.slurmProcs()
+// killJobProcs sends SIGKILL to every process under a slurmstepd (the
+// jobs' tasks) and to every process that runs one of exes. It picks
+// them all before it kills one, so that no task is orphaned first, then
+// waits for them and returns what it killed.
+func (s *Slurm) killJobProcs(exes map[string]bool) ([]string, error) {
+	nets := make(map[string]bool)
+	for _, h := range s.c.hosts {
+		nets[h.anchor.net] = true
+	}
+	in, err := procsIn(nets)
 	if err != nil {
 		return nil, err
 	}
-	var killed []string
-	var fds []int
+	stepd := exesOf("slurmstepd")
+	exeOf := func(pid int) string {
+		exe, _ := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid))
+		return exe
+	}
+	underStepd := func(pid int) bool {
+		for p := parent(pid); p > 1; p = parent(p) {
+			if stepd[exeOf(p)] {
+				return true
+			}
+		}
+		return false
+	}
+	var fds, pids []int
 	defer func() {
 		for _, fd := range fds {
 			unix.Close(fd)
 		}
 	}()
-	exes := slurmExes()
-	for _, pid := range pids {
-		fd, err := unix.PidfdOpen(pid, 0)
-		if err != nil {
-			continue // gone
+	for _, ps := range in {
+		for _, pid := range ps {
+			if !exes[exeOf(pid)] && !underStepd(pid) {
+				continue
+			}
+			fd, err := unix.PidfdOpen(pid, 0)
+			if err != nil {
+				continue // gone
+			}
+			fds = append(fds, fd)
+			pids = append(pids, pid)
 		}
-		// The pidfd pins the process: check it is still the one listed.
-		if exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid)); err != nil || !exes[exe] {
-			unix.Close(fd)
+	}
+	var killed []string
+	for i, fd := range fds {
+		// The pidfd pins the process: check it is still on a host.
+		if !nets[netOf(pids[i])] {
 			continue
 		}
-		desc := fmt.Sprintf("process %d: %s", pid, cmdline(pid))
+		desc := fmt.Sprintf("process %d: %s", pids[i], cmdline(pids[i]))
 		if err := unix.PidfdSendSignal(fd, unix.SIGKILL, nil, 0); err != nil && err != unix.ESRCH {
-			unix.Close(fd)
 			return killed, fmt.Errorf("killing %s: %w", desc, err)
 		}
-		fds = append(fds, fd)
 		killed = append(killed, desc)
 	}
 	if err := waitExited(slices.Clone(fds), time.Now().Add(killTimeout)); err != nil {
-		return killed, fmt.Errorf("Slurm processes still run after SIGKILL: %w", err)
+		return killed, fmt.Errorf("processes of Slurm and its jobs still run after SIGKILL: %w", err)
 	}
+	slices.Sort(killed)
 	return killed, nil
 }
 
 // survivors lists the Slurm and munge processes still alive.
 func (s *Slurm) survivors() ([]string, error) {
-	pids, err := s.slurmProcs()
+	pids, err := s.slurmProcs(slurmExes())
 	var left []string
 	for _, pid := range pids {
 		left = append(left, fmt.Sprintf("process %d: %s", pid, cmdline(pid)))
