@@ -1,0 +1,54 @@
+package han
+
+import (
+	"errors"
+
+	"github.com/gompi/gompi/frameworks/coll"
+)
+
+// barrier: every rank of a node reports to its leader, the leaders run a
+// dissemination barrier, and each leader releases its node. No leader
+// leaves the barrier among the nodes before every leader entered it, and
+// a leader enters it only once its whole node has.
+func (m *module) barrier(c coll.Comm) error {
+	t := m.topo
+	tag := coll.TagBarrier
+	if !t.isLeader() {
+		if err := c.Send(nil, t.leader(), tag); err != nil {
+			return m.inNode(err)
+		}
+		return m.inNode(c.Recv(nil, t.leader(), tag))
+	}
+	local := t.local()[1:]
+	reqs := make([]coll.Request, len(local))
+	for i, r := range local {
+		reqs[i] = c.Irecv(nil, r, tag)
+	}
+	if err := c.Wait(reqs...); err != nil {
+		return m.inNode(err)
+	}
+	if err := amongNodes(dissemination(c, t.leaders, t.node, tag)); err != nil {
+		return err
+	}
+	for i, r := range local {
+		reqs[i] = c.Isend(nil, r, tag)
+	}
+	return m.inNode(c.Wait(reqs...))
+}
+
+// dissemination is the barrier of ranks, where this rank is ranks[v]: in
+// round k each sends to the one 2^k after it and hears from the one 2^k
+// before, so after ceil(log2 n) rounds each has heard, through some chain,
+// from all. The rounds' distances differ modulo n, so no two messages of
+// one call go between the same two ranks.
+func dissemination(c coll.Comm, ranks []int, v, tag int) error {
+	n := len(ranks)
+	for d := 1; d < n; d <<= 1 {
+		s := c.Isend(nil, ranks[(v+d)%n], tag)
+		err := c.Recv(nil, ranks[(v-d+n)%n], tag)
+		if err := errors.Join(err, s.Wait()); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,88 @@
+package han
+
+import (
+	"github.com/gompi/gompi/frameworks/coll"
+)
+
+// reduce: a binomial reduce in each node, then one among the nodes. A
+// commutative operation reduces straight to the root, which stands for
+// its node; a non-commutative one keeps rank order: ascending trees in
+// each node to its leader, then among the leaders in node order to the
+// first, which sends the result to the root. That order is the rank
+// order only where every node's ranks are consecutive; elsewhere the call
+// goes to the next component.
+func (m *module) reduce(c coll.Comm, send, recv []byte, op coll.Op, root int) error {
+	if err := coll.CheckRoot(c, root); err != nil {
+		return err
+	}
+	if err := coll.CheckOp(op, len(send)); err != nil {
+		return err
+	}
+	if c.Rank() == root {
+		if err := coll.CheckLen("recv", len(recv), len(send), "the root receives one send buffer's worth"); err != nil {
+			return err
+		}
+	}
+	if !m.ordered(op) {
+		if m.next == nil || m.next.Reduce == nil {
+			return errNoNext("a non-commutative operation on nodes whose ranks are not consecutive keeps rank order only flat")
+		}
+		return passed(m.next.Reduce(c, send, recv, op, root))
+	}
+	return m.reduceTo(c, send, recv, op, root, coll.TagReduce)
+}
+
+// ordered reports whether the two levels combine op's operands in an
+// order it allows.
+func (m *module) ordered(op coll.Op) bool { return op.Commutative() || m.topo.contiguous }
+
+// reduceTo leaves the reduction of send in recv at root, which the caller
+// checked; recv is used nowhere else.
+func (m *module) reduceTo(c coll.Comm, send, recv []byte, op coll.Op, root, tag int) error {
+	t := m.topo
+	local, reps, holder := t.localFrom(root), t.reps(root), root
+	if !op.Commutative() {
+		local, reps, holder = t.local(), t.leaders, t.leaders[0]
+	}
+	res, err := reduceTree(c, local, send, op, tag)
+	if err != nil {
+		return m.inNode(err)
+	}
+	if res != nil { // this rank heads its node: its node's share is here
+		if res, err = reduceTree(c, reps, res, op, tag); err != nil {
+			return amongNodes(err)
+		}
+	}
+	switch me := c.Rank(); {
+	case me == root && me == holder:
+		copy(recv, res)
+		return nil
+	case me == root:
+		return amongNodes(c.Recv(recv, holder, tag))
+	case me == holder:
+		return amongNodes(c.Send(res, root, tag))
+	}
+	return nil
+}
+
+// allreduce: han's reduce to the first node's leader, then han's bcast
+// from it, both on allreduce's tag.
+func (m *module) allreduce(c coll.Comm, send, recv []byte, op coll.Op) error {
+	if err := coll.CheckOp(op, len(send)); err != nil {
+		return err
+	}
+	if err := coll.CheckLen("recv", len(recv), len(send), "every rank receives one send buffer's worth"); err != nil {
+		return err
+	}
+	if !m.ordered(op) {
+		if m.next == nil || m.next.Allreduce == nil {
+			return errNoNext("a non-commutative operation on nodes whose ranks are not consecutive keeps rank order only flat")
+		}
+		return passed(m.next.Allreduce(c, send, recv, op))
+	}
+	first := m.topo.leaders[0]
+	if err := m.reduceTo(c, send, recv, op, first, coll.TagAllreduce); err != nil {
+		return err
+	}
+	return m.bcastFrom(c, recv, first, coll.TagAllreduce)
+}
