@@ -1,39 +1,33 @@
 package han
 
-import (
-	"errors"
-
-	"github.com/gompi/gompi/frameworks/coll"
-)
+import "github.com/gompi/gompi/frameworks/coll"
 
 // barrier: every rank of a node reports to its leader, the leaders run a
 // dissemination barrier, and each leader releases its node. No leader
 // leaves the barrier among the nodes before every leader entered it, and
-// a leader enters it only once its whole node has.
+// a leader enters it only once its whole node has. A leader that fails
+// goes on with its part, sending poison (tree.go).
 func (m *module) barrier(c coll.Comm) error {
 	t := m.topo
 	tag := coll.TagBarrier
 	if !t.isLeader() {
-		if err := c.Send(nil, t.leader(), tag); err != nil {
-			return m.inNode(err)
-		}
-		return m.inNode(c.Recv(nil, t.leader(), tag))
+		err := c.Send(nil, t.leader(), tag)
+		return m.inNode(first(err, c.Recv(nil, t.leader(), tag)))
 	}
 	local := t.local()[1:]
 	reqs := make([]coll.Request, len(local))
 	for i, r := range local {
 		reqs[i] = c.Irecv(nil, r, tag)
 	}
-	if err := c.Wait(reqs...); err != nil {
-		return m.inNode(err)
+	err := m.inNode(c.Wait(reqs...))
+	if e := dissemination(c, t.leaders, t.node, tag, err); err == nil {
+		err = amongNodes(e)
 	}
-	if err := amongNodes(dissemination(c, t.leaders, t.node, tag)); err != nil {
-		return err
-	}
+	out := payload(nil, err)
 	for i, r := range local {
-		reqs[i] = c.Isend(nil, r, tag)
+		reqs[i] = c.Isend(out, r, tag)
 	}
-	return m.inNode(c.Wait(reqs...))
+	return first(err, m.inNode(c.Wait(reqs...)))
 }
 
 // dissemination is the barrier of ranks, where this rank is ranks[v]: in
@@ -41,14 +35,12 @@ func (m *module) barrier(c coll.Comm) error {
 // before, so after ceil(log2 n) rounds each has heard, through some chain,
 // from all. The rounds' distances differ modulo n, so no two messages of
 // one call go between the same two ranks.
-func dissemination(c coll.Comm, ranks []int, v, tag int) error {
+func dissemination(c coll.Comm, ranks []int, v, tag int, err error) error {
 	n := len(ranks)
 	for d := 1; d < n; d <<= 1 {
-		s := c.Isend(nil, ranks[(v+d)%n], tag)
-		err := c.Recv(nil, ranks[(v-d+n)%n], tag)
-		if err := errors.Join(err, s.Wait()); err != nil {
-			return err
-		}
+		s := c.Isend(payload(nil, err), ranks[(v+d)%n], tag)
+		err = first(err, c.Recv(nil, ranks[(v-d+n)%n], tag))
+		err = first(err, s.Wait())
 	}
-	return nil
+	return err
 }

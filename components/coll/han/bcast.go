@@ -9,12 +9,17 @@ func (m *module) bcast(c coll.Comm, buf []byte, root int) error {
 	if err := coll.CheckRoot(c, root); err != nil {
 		return err
 	}
-	return m.bcastFrom(c, buf, root, coll.TagBcast)
+	return m.bcastFrom(c, buf, root, coll.TagBcast, nil)
 }
 
-func (m *module) bcastFrom(c coll.Comm, buf []byte, root, tag int) error {
-	if err := amongNodes(bcastTree(c, m.topo.reps(root), buf, tag)); err != nil {
-		return err
+// bcastFrom is bcast on tag, for a rank that met err earlier in the call
+// (nil if none): it takes its part all the same, passing poison on.
+func (m *module) bcastFrom(c coll.Comm, buf []byte, root, tag int, err error) error {
+	if e := bcastTree(c, m.topo.reps(root), buf, tag, err); err == nil {
+		err = amongNodes(e)
 	}
-	return m.inNode(bcastTree(c, m.topo.localFrom(root), buf, tag))
+	if e := bcastTree(c, m.topo.localFrom(root), buf, tag, err); err == nil {
+		err = m.inNode(e)
+	}
+	return err
 }

@@ -76,4 +76,14 @@
 // the communicator, and the point-to-point layer the peer. A call han
 // passes down is marked as passed, so that tuned's failure does not read
 // as han's.
+//
+// In two levels a rank waits on ranks that wait on others: a node's ranks
+// on their leader, which waits on the other leaders. The point-to-point
+// layer reports a dead peer only to those that talk to it, so a rank that
+// meets an error goes on with every receive and send of its part, and
+// sends poison in place of data: a message one byte longer than the peer
+// receives, which fails the peer's receive as a length mismatch. The
+// failure so reaches every rank that depends on it as an error instead of
+// a wait that never ends, and every message sent is received, so that
+// nothing of the failed call is left to be matched by the next.
 package han

@@ -27,7 +27,7 @@ func unpack(all, buf []byte, ranks []int, bs int) {
 
 // gather: each node's head (the root on its node, the leader elsewhere)
 // gathers its node's blocks; the leaders send theirs to the root in one
-// message each.
+// message each, poison if a block failed to arrive.
 func (m *module) gather(c coll.Comm, send, recv []byte, root int) error {
 	if err := coll.CheckRoot(c, root); err != nil {
 		return err
@@ -51,10 +51,8 @@ func (m *module) gather(c coll.Comm, send, recv []byte, root int) error {
 		for i, r := range local[1:] {
 			reqs = append(reqs, c.Irecv(buf[(i+1)*bs:(i+2)*bs], r, coll.TagGather))
 		}
-		if err := c.Wait(reqs...); err != nil {
-			return m.inNode(err)
-		}
-		return amongNodes(c.Send(buf, root, coll.TagGather))
+		err := m.inNode(c.Wait(reqs...))
+		return first(err, amongNodes(c.Send(payload(buf, err), root, coll.TagGather)))
 	}
 	// The root: its node's blocks straight into recv, the other nodes'
 	// packed; every receive posted at once.
@@ -83,7 +81,8 @@ func (m *module) gather(c coll.Comm, send, recv []byte, root int) error {
 }
 
 // scatter: the root sends its own node's blocks straight to their ranks
-// and each other node's, packed, to its leader, which hands them out.
+// and each other node's, packed, to its leader, which hands them out, or
+// poison if they failed to arrive.
 func (m *module) scatter(c coll.Comm, send, recv []byte, root int) error {
 	if err := coll.CheckRoot(c, root); err != nil {
 		return err
@@ -96,15 +95,13 @@ func (m *module) scatter(c coll.Comm, send, recv []byte, root int) error {
 	}
 	if me != root {
 		buf := make([]byte, len(local)*bs)
-		if err := c.Recv(buf, root, coll.TagScatter); err != nil {
-			return amongNodes(err)
-		}
+		err := amongNodes(c.Recv(buf, root, coll.TagScatter))
 		copy(recv, buf[:bs])
 		reqs := make([]coll.Request, 0, len(local)-1)
 		for i, r := range local[1:] {
-			reqs = append(reqs, c.Isend(buf[(i+1)*bs:(i+2)*bs], r, coll.TagScatter))
+			reqs = append(reqs, c.Isend(payload(buf[(i+1)*bs:(i+2)*bs], err), r, coll.TagScatter))
 		}
-		return m.inNode(c.Wait(reqs...))
+		return first(err, m.inNode(c.Wait(reqs...)))
 	}
 	if err := coll.CheckLen("send", len(send), n*bs, "the root sends one block per rank"); err != nil {
 		return err
@@ -128,7 +125,8 @@ func (m *module) scatter(c coll.Comm, send, recv []byte, root int) error {
 
 // allgather: each leader gathers its node's blocks into recv, the leaders
 // exchange their nodes' blocks packed, one message from each leader to
-// each other, and each leader bcasts the whole result in its node.
+// each other, and each leader bcasts the whole result in its node. A rank
+// that fails goes on with its part, sending poison (tree.go).
 func (m *module) allgather(c coll.Comm, send, recv []byte) error {
 	t, me, bs, n := m.topo, c.Rank(), len(send), c.Size()
 	if err := coll.CheckLen("recv", len(recv), n*bs, "every rank receives one block per rank"); err != nil {
@@ -136,21 +134,18 @@ func (m *module) allgather(c coll.Comm, send, recv []byte) error {
 	}
 	local := t.local()
 	if me != local[0] {
-		if err := c.Send(send, local[0], coll.TagAllgather); err != nil {
-			return m.inNode(err)
-		}
-		return m.inNode(bcastTree(c, local, recv, coll.TagAllgather))
+		err := m.inNode(c.Send(send, local[0], coll.TagAllgather))
+		return first(err, m.inNode(bcastTree(c, local, recv, coll.TagAllgather, err)))
 	}
 	reqs := make([]coll.Request, 0, len(local)-1+2*(len(t.leaders)-1))
 	for _, r := range local[1:] {
 		reqs = append(reqs, c.Irecv(recv[r*bs:(r+1)*bs], r, coll.TagAllgather))
 	}
 	copy(recv[me*bs:(me+1)*bs], send)
-	if err := c.Wait(reqs...); err != nil {
-		return m.inNode(err)
-	}
+	err := m.inNode(c.Wait(reqs...))
 	mine := make([]byte, len(local)*bs)
 	pack(mine, recv, local, bs)
+	mine = payload(mine, err)
 	bufs := make([][]byte, len(t.leaders))
 	reqs = reqs[:0]
 	for k, l := range t.leaders {
@@ -164,13 +159,13 @@ func (m *module) allgather(c coll.Comm, send, recv []byte) error {
 			reqs = append(reqs, c.Isend(mine, l, coll.TagAllgather))
 		}
 	}
-	if err := c.Wait(reqs...); err != nil {
-		return amongNodes(err)
+	if e := c.Wait(reqs...); err == nil {
+		err = amongNodes(e)
 	}
 	for k, buf := range bufs {
 		if k != t.node {
 			unpack(recv, buf, t.ranks[k], bs)
 		}
 	}
-	return m.inNode(bcastTree(c, local, recv, coll.TagAllgather))
+	return first(err, m.inNode(bcastTree(c, local, recv, coll.TagAllgather, err)))
 }

@@ -37,32 +37,33 @@ func (m *module) reduce(c coll.Comm, send, recv []byte, op coll.Op, root int) er
 func (m *module) ordered(op coll.Op) bool { return op.Commutative() || m.topo.contiguous }
 
 // reduceTo leaves the reduction of send in recv at root, which the caller
-// checked; recv is used nowhere else.
+// checked; recv is used nowhere else. A rank that fails goes on with its
+// part, sending poison (tree.go).
 func (m *module) reduceTo(c coll.Comm, send, recv []byte, op coll.Op, root, tag int) error {
 	t := m.topo
 	local, reps, holder := t.localFrom(root), t.reps(root), root
 	if !op.Commutative() {
 		local, reps, holder = t.local(), t.leaders, t.leaders[0]
 	}
-	res, err := reduceTree(c, local, send, op, tag)
-	if err != nil {
-		return m.inNode(err)
-	}
-	if res != nil { // this rank heads its node: its node's share is here
-		if res, err = reduceTree(c, reps, res, op, tag); err != nil {
-			return amongNodes(err)
+	res, err := reduceTree(c, local, send, op, tag, nil)
+	err = m.inNode(err)
+	if c.Rank() == local[0] { // this rank heads its node: its node's share is here
+		var e error
+		if res, e = reduceTree(c, reps, res, op, tag, err); err == nil {
+			err = amongNodes(e)
 		}
 	}
 	switch me := c.Rank(); {
 	case me == root && me == holder:
-		copy(recv, res)
-		return nil
+		if err == nil {
+			copy(recv, res)
+		}
 	case me == root:
-		return amongNodes(c.Recv(recv, holder, tag))
+		err = first(err, amongNodes(c.Recv(recv, holder, tag)))
 	case me == holder:
-		return amongNodes(c.Send(res, root, tag))
+		err = first(err, amongNodes(c.Send(payload(res, err), root, tag)))
 	}
-	return nil
+	return err
 }
 
 // allreduce: han's reduce to the first node's leader, then han's bcast
@@ -80,9 +81,7 @@ func (m *module) allreduce(c coll.Comm, send, recv []byte, op coll.Op) error {
 		}
 		return passed(m.next.Allreduce(c, send, recv, op))
 	}
-	first := m.topo.leaders[0]
-	if err := m.reduceTo(c, send, recv, op, first, coll.TagAllreduce); err != nil {
-		return err
-	}
-	return m.bcastFrom(c, recv, first, coll.TagAllreduce)
+	leader := m.topo.leaders[0]
+	err := m.reduceTo(c, send, recv, op, leader, coll.TagAllreduce)
+	return m.bcastFrom(c, recv, leader, coll.TagAllreduce, err)
 }
