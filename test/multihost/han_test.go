@@ -6,7 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-		"testing"
+	"testing"
 
 	"github.com/gompi/gompi/internal/jobtest"
 	"github.com/gompi/gompi/test/cluster"
@@ -77,10 +77,25 @@ func TestHanAcrossHosts(t *testing.T) {
 // BenchmarkHanVsFlat times hancheck's collectives on 3 hosts of 2 ranks,
 // with han and with every collective passed to tuned's flat algorithms,
 // in alternating runs; it reports each collective's microseconds a call
-// under both and their ratio (flat/han).
+// under both and their ratio (flat/han). The hosts' links add no delay of
+// their own (every host is this machine), so a second run gives each
+// host's link a delay (tc netem) as a network between hosts has.
 func BenchmarkHanVsFlat(b *testing.B) {
+	for _, delay := range []string{"0", "100us"} {
+		b.Run("delay="+delay, func(b *testing.B) { benchHanVsFlat(b, delay) })
+	}
+}
+
+func benchHanVsFlat(b *testing.B, delay string) {
 	bin := buildHancheck(b)
 	c := cluster.Up(b, 3, cluster.Options{})
+	if delay != "0" {
+		for _, h := range c.Hosts() {
+			if out, err := c.Command(h, "tc", "qdisc", "add", "dev", "eth0", "root", "netem", "delay", delay).CombinedOutput(); err != nil {
+				b.Skipf("no link delay on %s: %v: %s", h, err, out)
+			}
+		}
+	}
 	var flat []string
 	for _, name := range hanCollectives {
 		flat = append(flat, "--mca", "coll_han_"+name+"_algorithm", "next")
@@ -89,10 +104,8 @@ func BenchmarkHanVsFlat(b *testing.B) {
 	sums := map[string]*[2]float64{}
 	for range b.N {
 		for i, extra := range [][]string{nil, flat} {
-			args := append([]string{"--host", "h1:2,h2:2,h3:2"}, extra...)
-			args = append(args, bin, "time", "2000")
-			cmd := c.Command("h1", gompirun, append([]string{"--timeout", "300", "--mca", "plm_rsh_agent", c.Agent()}, args...)...)
-			out, err := cmd.CombinedOutput()
+			args := append([]string{"--timeout", "300", "--mca", "plm_rsh_agent", c.Agent(), "--host", "h1:2,h2:2,h3:2"}, extra...)
+			out, err := c.Command("h1", gompirun, append(args, bin, "time", "500")...).CombinedOutput()
 			if err != nil {
 				b.Fatalf("%v\n%s", err, out)
 			}
