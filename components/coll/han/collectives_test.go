@@ -17,7 +17,7 @@ import (
 var (
 	byteSizes  = []int{0, 1, 1000, 300 << 10}
 	blockSizes = []int{0, 1, 1000, 32 << 10}
-	elemSizes  = []int{0, 1, 100, 16 << 10}
+	elemSizes  = []int{0, 1, 100, 2000, 16 << 10}
 )
 
 // upTo is sizes without the last unless big.

@@ -40,8 +40,13 @@
 //     first, which sends the result to the root. That is the rank order
 //     only when every node's ranks are consecutive; on other layouts the
 //     call goes to the next component.
-//   - allreduce: han's reduce to the first leader, then han's bcast from
-//     it: 2(nodes-1) messages between nodes.
+//   - allreduce: a reduce in each node to its leader, then among the
+//     leaders either han's reduce to the first and han's bcast from it
+//     (2(nodes-1) messages between nodes), or, for up to 8 KiB on up to 8
+//     nodes, an exchange: each leader sends its node's partial result to
+//     every other and folds them all in node order (nodes(nodes-1)
+//     messages, but one message's latency instead of two trees'); then a
+//     bcast in each node.
 //   - barrier: each node's ranks report to their leader, the leaders run
 //     a dissemination barrier, and each leader releases its node.
 //   - gather: each node's head (the root on its own node, the leader on

@@ -100,6 +100,10 @@ func deadCalls(n, dead int) []deadCall {
 		deadCall{"allreduce", func(tab *coll.Table, c coll.Comm) error {
 			return tab.Allreduce(c, make([]byte, 80), make([]byte, 80), colltest.SumInt64{})
 		}, all},
+		deadCall{"large allreduce", func(tab *coll.Table, c coll.Comm) error {
+			big := exchangeMaxBytes + 8
+			return tab.Allreduce(c, make([]byte, big), make([]byte, big), colltest.SumInt64{})
+		}, all},
 		deadCall{"allgather", func(tab *coll.Table, c coll.Comm) error {
 			return tab.Allgather(c, make([]byte, 10), make([]byte, 10*n))
 		}, all},

@@ -52,8 +52,12 @@ func TestMessagesBetweenNodes(t *testing.T) {
 						return tab.Scatter(c, make([]byte, 10*n), make([]byte, 10), root)
 					})
 				}
-				expect("allreduce", 2*(L-1), func(tab *coll.Table, c coll.Comm) error {
-					return tab.Allreduce(c, make([]byte, 800), make([]byte, 800), colltest.SumInt64{})
+				expect("small allreduce", L*(L-1), func(tab *coll.Table, c coll.Comm) error {
+					return tab.Allreduce(c, make([]byte, exchangeMaxBytes), make([]byte, exchangeMaxBytes), colltest.SumInt64{})
+				})
+				big := exchangeMaxBytes + 8
+				expect("large allreduce", 2*(L-1), func(tab *coll.Table, c coll.Comm) error {
+					return tab.Allreduce(c, make([]byte, big), make([]byte, big), colltest.SumInt64{})
 				})
 				expect("allgather", L*(L-1), func(tab *coll.Table, c coll.Comm) error {
 					return tab.Allgather(c, make([]byte, 10), make([]byte, 10*n))

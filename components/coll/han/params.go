@@ -35,7 +35,9 @@ var collectives = [...]collective{
 	{"reduce", "a binomial reduce in each node to its leader, then among the leaders, the result sent to the root; " +
 		"a non-commutative operation stays hierarchical only where every node's ranks are consecutive",
 		func(m *coll.Module) { m.Reduce = nil }},
-	{"allreduce", "han's reduce to the first node's leader, then han's bcast from it",
+	{"allreduce", "a reduce in each node to its leader; among the leaders, up to 8 KiB and 8 nodes, an exchange of the " +
+		"nodes' partial results that each leader folds in node order, above that han's reduce to the first leader " +
+		"and han's bcast from it; then a bcast in each node",
 		func(m *coll.Module) { m.Allreduce = nil }},
 	{"gather", "each node's leader gathers its node's blocks and sends them to the root in one message",
 		func(m *coll.Module) { m.Gather = nil }},
