@@ -3,7 +3,9 @@ package han
 import "github.com/gompi/gompi/frameworks/coll"
 
 // barrier: every rank of a node reports to its leader, the leaders run a
-// dissemination barrier, and each leader releases its node. No leader
+// barrier among themselves (each tells every other at once where the
+// nodes are few, a dissemination barrier where they are many), and each
+// leader releases its node. No leader
 // leaves the barrier among the nodes before every leader entered it, and
 // a leader enters it only once its whole node has. A leader that fails
 // goes on with its part, sending poison (tree.go).
@@ -20,7 +22,11 @@ func (m *module) barrier(c coll.Comm) error {
 		reqs[i] = c.Irecv(nil, r, tag)
 	}
 	err := m.inNode(c.Wait(reqs...))
-	if e := dissemination(c, t.leaders, t.node, tag, err); err == nil {
+	among := dissemination
+	if len(t.leaders) <= exchangeMaxNodes {
+		among = allToAll
+	}
+	if e := among(c, t.leaders, t.node, tag, err); err == nil {
 		err = amongNodes(e)
 	}
 	out := payload(nil, err)
@@ -43,4 +49,23 @@ func dissemination(c coll.Comm, ranks []int, v, tag int, err error) error {
 		err = first(err, s.Wait())
 	}
 	return err
+}
+
+// allToAll is the barrier of ranks in one round: each sends to every
+// other and hears from every other, n(n-1) messages for one message's
+// latency, where dissemination takes ceil(log2 n) in a row.
+func allToAll(c coll.Comm, ranks []int, v, tag int, err error) error {
+	reqs := make([]coll.Request, 0, 2*(len(ranks)-1))
+	for i, r := range ranks {
+		if i != v {
+			reqs = append(reqs, c.Irecv(nil, r, tag))
+		}
+	}
+	out := payload(nil, err)
+	for i, r := range ranks {
+		if i != v {
+			reqs = append(reqs, c.Isend(out, r, tag))
+		}
+	}
+	return first(err, c.Wait(reqs...))
 }

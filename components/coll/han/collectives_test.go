@@ -3,6 +3,7 @@ package han
 import (
 	"bytes"
 	"fmt"
+	"sync/atomic"
 	"testing"
 
 	"github.com/gompi/gompi/frameworks/coll"
@@ -53,7 +54,17 @@ func TestCollectives(t *testing.T) {
 func checkAll(t *testing.T, w *world, big bool) {
 	t.Helper()
 	n := w.n
-	w.run(t, func(tab *coll.Table, c coll.Comm) error { return tab.Barrier(c) })
+	var entered atomic.Int64
+	w.run(t, func(tab *coll.Table, c coll.Comm) error {
+		entered.Add(1)
+		if err := tab.Barrier(c); err != nil {
+			return err
+		}
+		if got := entered.Load(); got != int64(n) {
+			return fmt.Errorf("rank %d left the barrier when %d of %d ranks had entered", c.Rank(), got, n)
+		}
+		return nil
+	})
 	seed := 0
 	for _, size := range upTo(byteSizes, big) {
 		for _, root := range colltest.Roots(n) {

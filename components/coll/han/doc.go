@@ -48,7 +48,9 @@
 //     messages, but one message's latency instead of two trees'); then a
 //     bcast in each node.
 //   - barrier: each node's ranks report to their leader, the leaders run
-//     a dissemination barrier, and each leader releases its node.
+//     a barrier (on up to 8 nodes one round in which each tells every
+//     other, on more a dissemination barrier of ceil(log2 nodes) rounds),
+//     and each leader releases its node.
 //   - gather: each node's head (the root on its own node, the leader on
 //     the others) collects its node's blocks; each leader sends its node's
 //     blocks to the root in one message.

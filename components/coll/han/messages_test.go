@@ -3,6 +3,7 @@ package han
 import (
 	"fmt"
 	"math/bits"
+	"sync/atomic"
 	"testing"
 
 	"github.com/gompi/gompi/frameworks/coll"
@@ -27,7 +28,11 @@ func TestMessagesBetweenNodes(t *testing.T) {
 						t.Errorf("%s: %d messages between nodes, want %d", what, got, want)
 					}
 				}
-				expect("barrier", L*int64(bits.Len(uint(L-1))), func(tab *coll.Table, c coll.Comm) error { return tab.Barrier(c) })
+				barrier := L * (L - 1) // one round, each leader to every other
+				if L > exchangeMaxNodes {
+					barrier = L * int64(bits.Len(uint(L-1))) // dissemination
+				}
+				expect("barrier", barrier, func(tab *coll.Table, c coll.Comm) error { return tab.Barrier(c) })
 				for _, root := range colltest.Roots(n) {
 					expect(fmt.Sprintf("bcast from %d", root), L-1, func(tab *coll.Table, c coll.Comm) error {
 						return tab.Bcast(c, make([]byte, 1000), root)
@@ -64,5 +69,46 @@ func TestMessagesBetweenNodes(t *testing.T) {
 				})
 			})
 		}
+	}
+}
+
+// TestManyNodes: on more than exchangeMaxNodes nodes the leaders' steps
+// go by trees (dissemination, reduce and bcast) rather than exchanges:
+// every collective still gives the serial result, with the messages
+// between nodes those trees send, and no rank leaves a barrier before
+// every rank entered it.
+func TestManyNodes(t *testing.T) {
+	nodes := []int{0, 0}
+	for k := 1; k <= exchangeMaxNodes+2; k++ {
+		nodes = append(nodes, k)
+	}
+	lay := layout{"many", nodes}
+	n, L := len(nodes), int64(exchangeMaxNodes+3)
+	for _, rv := range []bool{false, true} {
+		w := newWorld(t, lay, autoConfig(), rv)
+		checkAll(t, w, false)
+	}
+	w := newWorld(t, lay, autoConfig(), false)
+	var entered atomic.Int64
+	before := w.cross.Load()
+	w.run(t, func(tab *coll.Table, c coll.Comm) error {
+		entered.Add(1)
+		if err := tab.Barrier(c); err != nil {
+			return err
+		}
+		if got := entered.Load(); got != int64(n) {
+			return fmt.Errorf("rank %d left the barrier when %d of %d ranks had entered", c.Rank(), got, n)
+		}
+		return nil
+	})
+	if got, want := w.cross.Load()-before, L*int64(bits.Len(uint(L-1))); got != want {
+		t.Errorf("barrier: %d messages between nodes, want %d", got, want)
+	}
+	before = w.cross.Load()
+	w.run(t, func(tab *coll.Table, c coll.Comm) error {
+		return tab.Allreduce(c, make([]byte, 8), make([]byte, 8), colltest.SumInt64{})
+	})
+	if got, want := w.cross.Load()-before, 2*(L-1); got != want {
+		t.Errorf("allreduce: %d messages between nodes, want %d", got, want)
 	}
 }

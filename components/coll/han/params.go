@@ -28,7 +28,8 @@ type collective struct {
 
 // collectives are the collectives han provides, each with its parameter.
 var collectives = [...]collective{
-	{"barrier", "fan-in to each node's leader, a dissemination barrier among the leaders, fan-out",
+	{"barrier", "fan-in to each node's leader, a barrier among the leaders (one round in which each tells every " +
+		"other on up to 8 nodes, a dissemination barrier on more), fan-out",
 		func(m *coll.Module) { m.Barrier = nil }},
 	{"bcast", "a binomial tree among the root and the other nodes' leaders, then one in each node",
 		func(m *coll.Module) { m.Bcast = nil }},
