@@ -47,6 +47,16 @@ func amongNodes(err error) error {
 	return fmt.Errorf("among the nodes: %w", err)
 }
 
+// traceNext logs, when tracing, that a call of collective goes to the
+// next component because its operation is not commutative and the nodes'
+// ranks are not consecutive.
+func (m *module) traceNext(c coll.Comm, collective string) {
+	if m.log.IsTrace() {
+		m.log.Trace("non-commutative operation on nodes whose ranks are not consecutive: passed to the next component",
+			"collective", collective, "comm", c.Name())
+	}
+}
+
 // passed says that err came from the next component, which han called
 // for a call it cannot run in two levels.
 func passed(err error) error {

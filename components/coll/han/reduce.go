@@ -27,6 +27,7 @@ func (m *module) reduce(c coll.Comm, send, recv []byte, op coll.Op, root int) er
 		if m.next == nil || m.next.Reduce == nil {
 			return errNoNext("a non-commutative operation on nodes whose ranks are not consecutive keeps rank order only flat")
 		}
+		m.traceNext(c, "reduce")
 		return passed(m.next.Reduce(c, send, recv, op, root))
 	}
 	return m.reduceTo(c, send, recv, op, root, coll.TagReduce)
@@ -92,6 +93,7 @@ func (m *module) allreduce(c coll.Comm, send, recv []byte, op coll.Op) error {
 		if m.next == nil || m.next.Allreduce == nil {
 			return errNoNext("a non-commutative operation on nodes whose ranks are not consecutive keeps rank order only flat")
 		}
+		m.traceNext(c, "allreduce")
 		return passed(m.next.Allreduce(c, send, recv, op))
 	}
 	if len(send) <= exchangeMaxBytes && len(m.topo.leaders) <= exchangeMaxNodes {
