@@ -14,6 +14,7 @@ import (
 	_ "github.com/gompi/gompi/components/btl/tcp"
 
 	_ "github.com/gompi/gompi/components/coll/basic"
+	_ "github.com/gompi/gompi/components/coll/han"
 	_ "github.com/gompi/gompi/components/coll/self"
 	_ "github.com/gompi/gompi/components/coll/sm"
 	_ "github.com/gompi/gompi/components/coll/tuned"
