@@ -64,8 +64,11 @@ func within(path string, roots ...string) bool {
 // core, the parameters, the common libraries components share
 // (components/common, as Open MPI's mca/common), the CPU and runtime
 // tricks of internal/lowlevel, and outside libraries, and on nothing else
-// of gompi; a prof component also on pmpi, the API its layers wrap. Their
-// tests are not checked.
+// of gompi; a prof component also on pmpi, the API its layers wrap, and
+// an ess component on the client of its launcher's runtime (internal/rte,
+// which gompirun's launcher shares, and internal/pmi), as Open MPI's ess
+// components build on its runtime's libraries. Their tests are not
+// checked.
 func TestComponentImports(t *testing.T) {
 	imports, _ := listed(t, module+"components/...")
 	checked := 0
@@ -76,8 +79,11 @@ func TestComponentImports(t *testing.T) {
 		}
 		fw, self := parts[1], strings.Join(parts[:3], "/")
 		allowed := []string{"frameworks/" + fw, "mca", "params", "components/common", "internal/lowlevel", self}
-		if fw == "prof" {
+		switch fw {
+		case "prof":
 			allowed = append(allowed, "pmpi")
+		case "ess":
+			allowed = append(allowed, "internal/rte", "internal/pmi")
 		}
 		for _, imp := range imps {
 			if !within(imp, allowed...) {

@@ -209,7 +209,7 @@ func TestBadInputs(t *testing.T) {
 			[]string{"mca_base_strict", `"maybe"`, "GOMPI_MCA_mca_base_strict", "true, false"}},
 		{"unknown include", nil, []string{"--mca", "btl", "nosuch"}, []string{`no component named "nosuch"`, "available"}},
 		{"bad selection", nil, []string{"--mca", "coll", "a,^b"}, []string{"'^' may only start the list"}},
-		{"unknown framework", nil, []string{"--param", "nope", "all"}, []string{`unknown framework "nope"`, "btl, coll, ess, mca, mpi, prof"}},
+		{"unknown framework", nil, []string{"--param", "nope", "all"}, []string{`unknown framework "nope"`, "btl, coll, ess, mca, mpi, plm, prof"}},
 		{"unknown component", nil, []string{"--param", "btl", "nope"}, []string{`unknown component "nope"`, "all, base"}},
 		{"level", nil, []string{"--level", "12"}, []string{"from 1 to 9"}},
 		{"duplicate mca", nil, []string{"--mca", "btl", "a", "--mca", "btl", "b"}, []string{"given twice"}},
@@ -273,7 +273,7 @@ func TestLevelsAndFormats(t *testing.T) {
 	if err := json.Unmarshal([]byte(j.stdout), &rep); err != nil {
 		t.Fatalf("--json output does not parse: %v\n%s", err, j.stdout)
 	}
-	if len(rep.Frameworks) != 4 || len(rep.Parameters) == 0 {
+	if len(rep.Frameworks) != 5 || len(rep.Parameters) == 0 {
 		t.Errorf("json report has %d frameworks and %d parameters", len(rep.Frameworks), len(rep.Parameters))
 	}
 	for _, p := range rep.Parameters {
