@@ -164,7 +164,7 @@ func unknown(j job, args []string) (what, name string) {
 // alwaysLinked are the components that every build of gompi links
 // (components/all): a setting that needs one of them, or a parameter of
 // one, never skips.
-var alwaysLinked = []string{"basic", "self", "sm", "tuned"}
+var alwaysLinked = []string{"basic", "han", "self", "sm", "tuned"}
 
 // linked reports whether name, a component or a parameter
 // (<framework>_<component>_<name>), is of a component every build links.
