@@ -45,6 +45,7 @@ type BaseComponent struct {
 	mca.BaseComponent
 }
 
+//lint:ignore U1000 never called: it makes embedding BaseComponent the only way to implement Component
 func (b *BaseComponent) essBase() *BaseComponent { return b }
 
 // Info is the identity of an ess component built against this version of

@@ -36,6 +36,7 @@ type BaseComponent struct {
 	mca.BaseComponent
 }
 
+//lint:ignore U1000 never called: it makes embedding BaseComponent the only way to implement Component
 func (b *BaseComponent) plmBase() *BaseComponent { return b }
 
 // Info is the identity of a plm component built against this version of
