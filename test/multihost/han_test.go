@@ -37,6 +37,7 @@ var hanCollectives = []string{"barrier", "bcast", "reduce", "allreduce", "gather
 // result equals the serial one, for a commutative and a non-commutative
 // operation (which, on the round robin placement, han passes to tuned).
 func TestHanAcrossHosts(t *testing.T) {
+	t.Parallel()
 	bin := buildHancheck(t)
 	for _, tc := range []struct {
 		name string
@@ -46,6 +47,7 @@ func TestHanAcrossHosts(t *testing.T) {
 		{"map by node", []string{"--host", "h1:2,h2:2,h3:2", "--map-by", "node"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			c := cluster.Up(t, 3, cluster.Options{})
 			args := append(tc.args, "--mca", "coll_base_verbose", "debug", bin)
 			r := runOn(t, c, "h1", args...)

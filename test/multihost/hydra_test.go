@@ -47,6 +47,7 @@ func checkRanks(t *testing.T, out string, n int, hostOf func(int) string) {
 // TestHydraOneHost: mpiexec.mpich starts a gompi program on one host over
 // PMI-1 (Hydra's default) and over PMI-2.
 func TestHydraOneHost(t *testing.T) {
+	t.Parallel()
 	mpiexec := hydra(t)
 	c := cluster.Up(t, 1, cluster.Options{})
 	for _, version := range []string{"1", "2"} {
@@ -63,6 +64,7 @@ func TestHydraOneHost(t *testing.T) {
 // TestHydraAcrossHosts: Hydra on h1 starts 2 ranks on each of 3 hosts
 // through the cluster's ssh stand-in; gompi takes the layout from PMI.
 func TestHydraAcrossHosts(t *testing.T) {
+	t.Parallel()
 	mpiexec := hydra(t)
 	c := cluster.Up(t, 3, cluster.Options{})
 	cmd := c.Command("h1", mpiexec, "-hosts", "h1,h2,h3", "-n", "6", "-ppn", "2",

@@ -110,6 +110,7 @@ func cause(stderr string) string {
 // host, sm joins the ranks of a host and tcp the hosts, and a ring, an
 // allreduce, an alltoall and a 64 MiB message between hosts are right.
 func TestAcrossHosts(t *testing.T) {
+	t.Parallel()
 	c := cluster.Up(t, 3, cluster.Options{})
 	r := runOn(t, c, "h1", "--host", "h1:2,h2:2,h3:2", hostcheck)
 	if r.code != 0 {
@@ -146,6 +147,7 @@ func TestAcrossHosts(t *testing.T) {
 // TestOverSSH: the same job through real ssh to a real sshd on every
 // host, each host with its own /tmp, as on a cluster.
 func TestOverSSH(t *testing.T) {
+	t.Parallel()
 	c := cluster.Up(t, 3, cluster.Options{SSH: true, PrivateTmp: true})
 	r := runOn(t, c, "h1", "--host", "h1:2,h2:2,h3:2", hostcheck)
 	if r.code != 0 {
@@ -163,6 +165,7 @@ func TestOverSSH(t *testing.T) {
 // TestHostfileMapByNode: a hostfile of 2 slots a host, ranks placed
 // round robin (--map-by node), and the map printed before the job.
 func TestHostfileMapByNode(t *testing.T) {
+	t.Parallel()
 	c := cluster.Up(t, 3, cluster.Options{})
 	r := runOn(t, c, "h1", "--hostfile", c.WriteHostfile(2), "--map-by", "node", "--display-map", hostcheck)
 	if r.code != 0 {
@@ -185,6 +188,7 @@ func TestHostfileMapByNode(t *testing.T) {
 // before any rank starts, naming the host and the agent's error, and
 // leaves nothing on any host.
 func TestUnreachableHost(t *testing.T) {
+	t.Parallel()
 	c := cluster.Up(t, 2, cluster.Options{})
 	r := runOn(t, c, "h1", "--host", "h1,h2,h9", hostcheck)
 	if r.code == 0 || !strings.HasPrefix(cause(r.stderr), "gompirun: cannot launch on host h9: the daemon ended before it could start the ranks: exit status 255: ") ||
@@ -260,6 +264,7 @@ func (r *running) wait() result {
 // gompirun's stderr names what happened where, and nothing of the job is
 // left on any host.
 func TestFailuresAcrossHosts(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name  string
 		args  []string
@@ -300,6 +305,7 @@ func TestFailuresAcrossHosts(t *testing.T) {
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			c := cluster.Up(t, 3, cluster.Options{})
 			r, procs := startOn(t, c, "h1", 6, append([]string{"--host", "h1:2,h2:2,h3:2", hostcheck}, tc.args...)...)
 			if tc.act != nil {
@@ -318,6 +324,7 @@ func TestFailuresAcrossHosts(t *testing.T) {
 // state, those of other hosts named with their host, and the job goes on
 // until it is interrupted.
 func TestStateReportAcrossHosts(t *testing.T) {
+	t.Parallel()
 	c := cluster.Up(t, 3, cluster.Options{})
 	args := []string{"--timeout", "120", "--mca", "plm_rsh_agent", c.Agent(), "--host", "h1:2,h2:2,h3:2", hostcheck, "wait"}
 	cmd := c.Command("h1", gompirun, args...)
@@ -380,6 +387,7 @@ func TestStateReportAcrossHosts(t *testing.T) {
 // after the other over the hosts, each rank running its own program
 // with its own exports.
 func TestMPMDAcrossHosts(t *testing.T) {
+	t.Parallel()
 	c := cluster.Up(t, 3, cluster.Options{})
 	r := runOn(t, c, "h1", "--host", "h1:2,h2:2,h3:2", "-np", "1", "-x", "ROLE=first", "sh", "-c", `echo "app $GOMPI_APPNUM rank $GOMPI_COMM_WORLD_RANK on $(hostname) $ROLE"`,
 		":", "-np", "5", "-x", "ROLE=second", "sh", "-c", `echo "app $GOMPI_APPNUM rank $GOMPI_COMM_WORLD_RANK on $(hostname) $ROLE"`)
@@ -401,6 +409,7 @@ func TestMPMDAcrossHosts(t *testing.T) {
 // TestProfilingAcrossHosts: the stats tool's report covers every rank:
 // the daemons send their hosts' parts to gompirun, which merges them.
 func TestProfilingAcrossHosts(t *testing.T) {
+	t.Parallel()
 	c := cluster.Up(t, 3, cluster.Options{})
 	prefix := filepath.Join(t.TempDir(), "stats")
 	r := runOn(t, c, "h1", "--host", "h1:2,h2:2,h3:2", "--mca", "prof", "stats", "--mca", "prof_stats_output", prefix, hostcheck)

@@ -21,6 +21,7 @@ func slurm(t *testing.T) (*cluster.Cluster, *cluster.Slurm) {
 // TestSrunPMI2: srun --mpi=pmi2 starts a gompi program on 3 nodes with
 // no gompirun; the ranks take their layout from Slurm through PMI-2.
 func TestSrunPMI2(t *testing.T) {
+	t.Parallel()
 	c, s := slurm(t)
 	out, err := s.Command("h1", "srun", "--mpi=pmi2", "-N3", "-n6", hostcheck).CombinedOutput()
 	if err != nil {
@@ -38,6 +39,7 @@ var slurmDaemons = regexp.MustCompile(`: (/usr/sbin/)?(slurmctld|slurmd|munged)(
 // the allocation's nodes, its tasks per node as slots, and starts its
 // daemons as job steps (plm slurm).
 func TestGompirunInAllocation(t *testing.T) {
+	t.Parallel()
 	c, s := slurm(t)
 	cmd := s.Command("h1", "salloc", "-N3", "-n6", gompirun, "--timeout", "120", hostcheck)
 	cmd.Env = append(cmd.Env, "GOMPI_MCA_plm=slurm") // no other way to launch: the test fails if slurm declines

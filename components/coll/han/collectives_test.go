@@ -34,9 +34,17 @@ func upTo(sizes []int, big bool) []int {
 // block and once with sends that wait for their receives.
 func TestCollectives(t *testing.T) {
 	for _, n := range sizes {
-		for _, lay := range layouts(n) {
-			for _, rv := range []bool{false, true} {
+		for i, lay := range layouts(n) {
+			// Sends that wait for their receive change the order of the
+			// waits, not what a layout does: one layout of each size is
+			// enough to run both ways.
+			modes := []bool{false}
+			if i == 0 {
+				modes = append(modes, true)
+			}
+			for _, rv := range modes {
 				t.Run(fmt.Sprintf("n%d/%s/rendezvous=%v", n, lay.name, rv), func(t *testing.T) {
+					t.Parallel()
 					w := newWorld(t, lay, autoConfig(), rv)
 					for _, name := range []string{"barrier", "bcast", "reduce", "allreduce", "gather", "scatter", "allgather"} {
 						if p := w.tables[0].Provider(name); p != "han" {
