@@ -9,8 +9,12 @@ import (
 )
 
 // TestAgentLaunchesOtherMPIs runs hostname on every host through Open
-// MPI's and MPICH's launchers with the agent as their ssh, from h1, as
-// gompirun's multi-host tests will.
+// MPI's launcher with the agent as its ssh, from h1, as gompirun's
+// multi-host tests do. MPICH's Hydra is checked with real MPI programs
+// in test/multihost (TestHydraAcrossHosts): with a command as short as
+// hostname, Hydra writes to a proxy whose process has exited and fails
+// with "write error (Broken pipe)" in about a quarter of the runs on a
+// loaded machine.
 func TestAgentLaunchesOtherMPIs(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: jobs of other MPIs' launchers")
@@ -21,10 +25,6 @@ func TestAgentLaunchesOtherMPIs(t *testing.T) {
 	}{
 		{"mpirun.openmpi", func(c *Cluster) []string {
 			return []string{"--hostfile", c.WriteHostfile(1), "-np", "3", "--mca", "plm_rsh_agent", c.Agent(), "hostname"}
-		}},
-		// Hydra's -launcher-exec takes one executable and no arguments.
-		{"mpiexec.mpich", func(c *Cluster) []string {
-			return []string{"-hosts", strings.Join(c.Hosts(), ","), "-n", "3", "-launcher", "rsh", "-launcher-exec", c.Agent(), "hostname"}
 		}},
 	}
 	c := Up(t, 3, Options{})
