@@ -25,12 +25,14 @@ build:
 #    in real jobs);
 #  - without it, the suites whose test process only starts jobs of
 #    programs built without it (test/coll, test/p2p, test/prof,
-#    test/plugins), and the tests of the release stores' users, since
-#    those stores (internal/lowlevel/release_amd64.s) build only then;
+#    test/plugins, test/multihost, and test/cluster, which builds the
+#    hosts test/multihost runs on), and the tests of the release stores'
+#    users, since those stores (internal/lowlevel/release_amd64.s) build
+#    only then;
 #  - internal/lowlevel with -tags purego, its portable versions.
 MODULE        := github.com/gompi/gompi
 TESTBIN       := $(CURDIR)/$(BIN)/test
-JOB_SUITES    := coll p2p prof plugins
+JOB_SUITES    := coll p2p prof plugins multihost cluster
 PLAIN_PKGS    := $(JOB_SUITES:%=./test/%) ./internal/lowlevel ./components/btl/sm ./pmpi
 RACE_PKGS      = $$($(GO) list ./... $(JOB_SUITES:%=| grep -v -x $(MODULE)/test/%))
 # The programs under testdata/ (which ./... does not match) in directory $(1).
