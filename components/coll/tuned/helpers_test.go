@@ -32,7 +32,7 @@ func run(t *testing.T, n int, cfg config, f func(m *coll.Module, c coll.Comm) er
 	if !t.Failed() {
 		// Again with sends that wait for their receives.
 		w = colltest.NewWorld(n)
-		w.Run(t, func(c coll.Comm) error { return f(mods[c.Rank()], newRendezvous(c)) })
+		w.Run(t, func(c coll.Comm) error { return f(mods[c.Rank()], colltest.NewRendezvous(c)) })
 	}
 }
 

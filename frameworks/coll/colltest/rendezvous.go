@@ -1,4 +1,4 @@
-package tuned
+package colltest
 
 import (
 	"sync"
@@ -6,7 +6,7 @@ import (
 	"github.com/gompi/gompi/frameworks/coll"
 )
 
-// rendezvous wraps a colltest rank so that a send completes only once its
+// Rendezvous wraps a colltest rank so that a send completes only once its
 // receive took it, as the real engine does with messages above its eager
 // limit, and so that posted requests progress in the background. An
 // algorithm that relies on sends finishing on their own deadlocks here
@@ -28,7 +28,9 @@ type chainKey struct {
 // collective's tags.
 func ackTag(tag int) int { return tag - 1_000_000 }
 
-func newRendezvous(c coll.Comm) *rendezvous {
+// NewRendezvous wraps c; tests of algorithms run their ranks through it
+// to check that no algorithm relies on sends that finish on their own.
+func NewRendezvous(c coll.Comm) coll.Comm {
 	return &rendezvous{Comm: c, last: map[chainKey]chan struct{}{}}
 }
 
