@@ -47,7 +47,7 @@ func TestMessagesBetweenNodes(t *testing.T) {
 							want++
 						}
 						expect(fmt.Sprintf("reduce matmul to %d", root), want, func(tab *coll.Table, c coll.Comm) error {
-							return tab.Reduce(c, make([]byte, 160), make([]byte, 160), matMul{}, root)
+							return tab.Reduce(c, make([]byte, 160), make([]byte, 160), colltest.MatMul{}, root)
 						})
 					}
 					expect(fmt.Sprintf("gather to %d", root), L-1, func(tab *coll.Table, c coll.Comm) error {

@@ -87,11 +87,11 @@ func TestNonCommutativeScattered(t *testing.T) {
 		t.Run(lay.name, func(t *testing.T) {
 			w := newWorld(t, lay, autoConfig(), false)
 			in := colltest.Inputs(6, func(r int) []byte { return colltest.Data(1, r, 16*10) })
-			want := colltest.Fold(matMul{}, in)
+			want := colltest.Fold(colltest.MatMul{}, in)
 			before := w.cross.Load()
 			w.run(t, func(tab *coll.Table, c coll.Comm) error {
 				recv := make([]byte, len(want))
-				if err := tab.Allreduce(c, in[c.Rank()], recv, matMul{}); err != nil {
+				if err := tab.Allreduce(c, in[c.Rank()], recv, colltest.MatMul{}); err != nil {
 					return err
 				}
 				return colltest.ExpectEqual(recv, want, "allreduce matmul", c.Rank())

@@ -1,7 +1,6 @@
 package sm
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"os"
@@ -222,30 +221,6 @@ func (w *world) sends() int64 {
 	return s
 }
 
-// matMul multiplies 2x2 matrices of little-endian int32 (row-major, 16
-// bytes an element), wrapping: associative, not commutative. Reduce sets
-// inout = in × inout, the lower ranks' operand on the left.
-type matMul struct{}
-
-func (matMul) Reduce(in, inout []byte) {
-	for i := 0; i+16 <= len(in); i += 16 {
-		var a, b [4]int32
-		for j := range 4 {
-			a[j] = int32(binary.LittleEndian.Uint32(in[i+4*j:]))
-			b[j] = int32(binary.LittleEndian.Uint32(inout[i+4*j:]))
-		}
-		c := [4]int32{
-			a[0]*b[0] + a[1]*b[2], a[0]*b[1] + a[1]*b[3],
-			a[2]*b[0] + a[3]*b[2], a[2]*b[1] + a[3]*b[3],
-		}
-		for j := range 4 {
-			binary.LittleEndian.PutUint32(inout[i+4*j:], uint32(c[j]))
-		}
-	}
-}
-func (matMul) Commutative() bool { return false }
-func (matMul) ElemSize() int     { return 16 }
-
 // testOp is an operation and the inputs to reduce with it.
 type testOp struct {
 	name  string
@@ -256,7 +231,7 @@ type testOp struct {
 var testOps = []testOp{
 	{"sum", colltest.SumInt64{}, func(seed, rank, elems int) []byte { return colltest.Data(seed, rank, elems*8) }},
 	{"affine", colltest.Affine{}, colltest.AffineData},
-	{"matmul", matMul{}, func(seed, rank, elems int) []byte { return colltest.Data(seed, rank, elems*16) }},
+	{"matmul", colltest.MatMul{}, func(seed, rank, elems int) []byte { return colltest.Data(seed, rank, elems*16) }},
 }
 
 // dirEntries lists the names in dir.

@@ -31,3 +31,27 @@ func (Affine) Reduce(in, inout []byte) {
 }
 func (Affine) Commutative() bool { return false }
 func (Affine) ElemSize() int     { return 16 }
+
+// MatMul multiplies 2x2 matrices of little-endian int32 (row-major, 16
+// bytes an element), wrapping: associative, not commutative. Reduce sets
+// inout = in × inout, the lower ranks' operand on the left.
+type MatMul struct{}
+
+func (MatMul) Reduce(in, inout []byte) {
+	for i := 0; i+16 <= len(in); i += 16 {
+		var a, b [4]int32
+		for j := range 4 {
+			a[j] = int32(binary.LittleEndian.Uint32(in[i+4*j:]))
+			b[j] = int32(binary.LittleEndian.Uint32(inout[i+4*j:]))
+		}
+		c := [4]int32{
+			a[0]*b[0] + a[1]*b[2], a[0]*b[1] + a[1]*b[3],
+			a[2]*b[0] + a[3]*b[2], a[2]*b[1] + a[3]*b[3],
+		}
+		for j := range 4 {
+			binary.LittleEndian.PutUint32(inout[i+4*j:], uint32(c[j]))
+		}
+	}
+}
+func (MatMul) Commutative() bool { return false }
+func (MatMul) ElemSize() int     { return 16 }
