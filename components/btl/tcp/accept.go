@@ -69,6 +69,11 @@ func (m *Module) serve(sl *slot) {
 	v := m.admit(p, c)
 	err = m.auth.verdict(c.nc, &s, v)
 	c.nc.SetDeadline(time.Time{})
+	if v == verdictAccept && err == nil {
+		if err = c.detach(); err != nil {
+			c.close() // its reader, started below, reports the end
+		}
+	}
 	c.wmu.Unlock()
 	if v != verdictAccept {
 		m.log.Debug("declined a duplicate connection", "peer", p.rank, "verdict", v)
@@ -76,7 +81,7 @@ func (m *Module) serve(sl *slot) {
 		return
 	}
 	if err != nil {
-		m.log.Debug("sending the verdict failed", "peer", p.rank, "error", err)
+		m.log.Debug("accepting failed", "peer", p.rank, "error", err)
 	}
 	m.log.Debug("accepted", "peer", p.rank, "remote", remote)
 	c.readLoop()

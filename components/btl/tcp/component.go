@@ -164,6 +164,11 @@ func newModule(cfg config, env btl.InitEnv, host string, log hclog.Logger) *Modu
 	for i := range m.peers {
 		m.peers[i].rank = i
 	}
+	if w, err := newWakers(); err != nil {
+		log.Debug("sockets stay in Go's netpoller", "error", err)
+	} else {
+		m.wakers = w
+	}
 	m.ctx, m.cancel = context.WithCancel(context.Background())
 	return m
 }

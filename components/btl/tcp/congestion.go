@@ -6,6 +6,7 @@ import (
 	"net"
 	"os"
 	"strings"
+	"syscall"
 
 	"golang.org/x/sys/unix"
 )
@@ -73,9 +74,9 @@ func setCongestion(nc *net.TCPConn, algo string) error {
 	})
 }
 
-// congestionOf is the congestion control algorithm of nc's socket.
-func congestionOf(nc *net.TCPConn) (algo string, err error) {
-	err = onSocket(nc, func(fd int) (err error) {
+// congestionOf is the congestion control algorithm of rc's socket.
+func congestionOf(rc syscall.RawConn) (algo string, err error) {
+	err = onRaw(rc, func(fd int) (err error) {
 		algo, err = unix.GetsockoptString(fd, unix.IPPROTO_TCP, unix.TCP_CONGESTION)
 		return err
 	})
@@ -89,6 +90,10 @@ func onSocket(nc *net.TCPConn, f func(fd int) error) error {
 	if err != nil {
 		return err
 	}
+	return onRaw(rc, f)
+}
+
+func onRaw(rc syscall.RawConn, f func(fd int) error) error {
 	var ferr error
 	if err := rc.Control(func(fd uintptr) { ferr = f(int(fd)) }); err != nil {
 		return err

@@ -25,7 +25,7 @@ func connectedAlgos(t *testing.T, settings ...string) (dialer, acceptor string) 
 		if c == nil {
 			t.Fatalf("rank %d has no connection to rank %d", r, 1-r)
 		}
-		algo, err := congestionOf(c.nc)
+		algo, err := congestionOf(c.rc)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -30,7 +30,9 @@ type conn struct {
 	nc   *net.TCPConn
 
 	closeOnce sync.Once
-	deleted   atomic.Bool // DelProcs ended it: not a failure
+	closing   atomic.Bool          // close has begun
+	sock      atomic.Pointer[sock] // the socket once out of the netpoller (detach)
+	deleted   atomic.Bool          // DelProcs ended it: not a failure
 
 	// The write side: wmu keeps frames whole; the scratch avoids allocating per send.
 	wmu         sync.Mutex
@@ -171,14 +173,14 @@ func (c *conn) flush(wait bool) int {
 // bye tells the peer this side is finalizing, so it does not take the EOF
 // that follows for a failure. A peer that does not read gets no goodbye.
 func (c *conn) bye(timeout time.Duration) {
-	c.nc.SetWriteDeadline(time.Now().Add(timeout))
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
-	if c.werr != nil {
+	s := c.sock.Load()
+	if c.werr != nil || s == nil {
 		return
 	}
 	frameHeader{Bye: true}.Put(c.wfh[:])
-	_, err := c.nc.Write(append(c.stage, c.wfh[:]...)) // held-back frames first
+	err := s.writeWithin(append(c.stage, c.wfh[:]...), timeout) // held-back frames first
 	c.stage = c.stage[:0]
 	c.held.Store(0)
 	if err != nil {
@@ -188,15 +190,47 @@ func (c *conn) bye(timeout time.Duration) {
 
 func (c *conn) close() {
 	c.closeOnce.Do(func() {
+		c.closing.Store(true)
 		c.nc.Close()
+		if s := c.sock.Load(); s != nil {
+			s.close()
+		}
 		c.m.untrack(c)
 	})
+}
+
+// detach takes c's socket, authenticated and with its options set, out of
+// Go's netpoller (see sock), before anything else can use c: a duplicate
+// descriptor the runtime does not know replaces nc's, which is closed.
+// Without wakers (no epoll) c stays in the netpoller.
+func (c *conn) detach() error {
+	w := c.m.wakers
+	if w == nil {
+		return nil
+	}
+	fd := -1
+	var derr error
+	if err := c.rc.Control(func(nfd uintptr) { fd, derr = unix.FcntlInt(nfd, unix.F_DUPFD_CLOEXEC, 0) }); err != nil {
+		return err
+	}
+	if derr != nil {
+		return fmt.Errorf("duplicating the socket's descriptor: %w", derr)
+	}
+	c.nc.Close()
+	s := w.attach(fd)
+	c.rc = s
+	c.sock.Store(s)
+	if c.closing.Load() { // closed meanwhile, before it saw s
+		s.close()
+		return net.ErrClosed
+	}
+	return nil
 }
 
 // readLoop reads the connection until it ends, then reports why. It reads
 // only while nobody polls: a waiting rank polls every connection itself
 // (Module.Progress), which is faster than being woken, and this goroutine
-// steps out of the netpoller meanwhile so that it is not woken per message.
+// naps meanwhile so that it is not woken per message.
 // When polling stops it resumes, so messages still progress while the
 // rank computes.
 func (c *conn) readLoop() {

@@ -213,6 +213,10 @@ func (m *Module) dialOnce(ctx context.Context, p *peer, a netip.AddrPort) (*conn
 	}
 	c.nc.SetDeadline(time.Time{})
 	m.setOptions(c.nc)
+	if err := c.detach(); err != nil {
+		c.close()
+		return nil, 0, err
+	}
 	return c, v, nil
 }
 

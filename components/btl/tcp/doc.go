@@ -46,7 +46,7 @@
 // Finalize, not a failure. A writer whose socket is full polls the
 // module's reads and yields, asking poll(2) for room before it writes
 // again (it answers once a third of the buffer is free, so large messages
-// move in large pieces), and after 2 ms waits in the netpoller.
+// move in large pieces), and after 2 ms waits in poll(2).
 //
 // # Coalescing
 //
@@ -88,15 +88,20 @@
 //
 // Frames are reassembled from non-blocking reads by whoever holds the
 // connection's read lock (a try-lock): a rank polling through Progress, or
-// the connection's reader goroutine. The reader steps out of the
-// netpoller while ranks poll (it would be woken by every message for
-// nothing) and takes over 1 ms after polling stops, so messages progress
-// while a rank computes; a reader that finds a poller holding the lock
-// also steps out and looks again after its nap, since the netpoller
-// signals only new bytes and the poller may have stopped short of the ones
-// that woke the reader. Pollers read through RawConn.Control, not Read: a
-// reader parked in Read holds the descriptor's read lock until data
-// arrives. For a payload the reader first asks the engine's Place, so
+// the connection's reader goroutine. The reader naps while ranks poll and
+// takes over 1 ms after polling stops, so messages progress while a rank
+// computes; a reader that finds a poller holding the lock naps and looks
+// again, since the poller may have stopped short of the bytes that woke
+// the reader.
+//
+// Once authenticated a socket leaves Go's netpoller: its descriptor is
+// duplicated and the net.TCPConn closed. The runtime watches its sockets
+// whether or not a goroutine waits on them, and a rank's idle thread
+// blocked in the netpoller was woken by every segment that arrived while
+// the rank polled (a thread wake-up per message, on a CPU that may be
+// another rank's). A module-wide epoll set, one shot per wait, wakes only
+// the reader goroutines that wait, from one goroutine blocked in
+// epoll_wait; a writer waiting for room waits in poll(2). For a payload the reader first asks the engine's Place, so
 // rendezvous DATA is read straight into the receive buffer; other payloads
 // go into pooled buffers (power-of-two classes from 4 KiB up to the larger
 // of the eager limit and the largest fragment, at most 64 MiB) or, when

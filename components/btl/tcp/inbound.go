@@ -44,7 +44,7 @@ var errWouldBlock = errors.New("would block")
 // With drain false it also stops after a read that left room in the
 // buffer: the socket was then all but certainly empty, and a poller, who
 // polls again soon, need not pay a system call to hear EAGAIN. The reader
-// goroutine drains: the netpoller signals only new data.
+// goroutine drains before it waits.
 func (c *conn) pump(read func([]byte) (int, error), drain bool) (int, error) {
 	in := &c.in
 	delivered := 0

@@ -44,6 +44,7 @@ type Module struct {
 	conns          map[*conn]struct{}      // every open socket but those of handshakes in slots
 	readers        atomic.Pointer[readers] // authenticated connections, copied on write
 	ready          readySet                // which of them have bytes, past pollAllMax
+	wakers         *wakers                 // wake their waiters; nil without epoll: they stay in the netpoller
 	polls          atomic.Uint64           // Progress calls: the reader goroutines watch it
 	kick           chan struct{}           // wakes the flusher: a connection holds frames back
 	heldMu         sync.Mutex              // guards heldConns
@@ -349,6 +350,9 @@ func (m *Module) shutdown(graceful bool) {
 		}
 		m.wg.Wait()
 		m.ready.close()
+		if m.wakers != nil {
+			m.wakers.stop()
+		}
 	})
 }
 

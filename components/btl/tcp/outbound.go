@@ -21,10 +21,9 @@ type outbound struct {
 	err   error
 }
 
-// writeSpin is how long a writer whose socket is full yields to the Go
-// scheduler before it parks in the netpoller. A rank that polls keeps its
-// P busy, and with one P the netpoller then runs only every 10 ms: parked
-// writers would wait that long for a peer that is reading all along.
+// writeSpin is how long a writer whose socket is full polls and yields to
+// the Go scheduler before it waits in poll(2): a peer that reads all along
+// drains the socket sooner than a thread is woken.
 const writeSpin = 2 * time.Millisecond
 
 func (o *outbound) set(pieces ...[]byte) {
@@ -66,7 +65,7 @@ func (o *outbound) writeOnce(fd int) {
 
 // write writes the outbound frame fully: non-blocking writes, polling the
 // module's reads and yielding to the Go scheduler while the socket is
-// full, then waiting in the netpoller if that lasts.
+// full, then waiting in poll(2) if that lasts.
 func (c *conn) write() error {
 	o := &c.out
 	var start time.Time

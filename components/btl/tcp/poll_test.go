@@ -11,8 +11,8 @@ import (
 )
 
 // TestPollingPingPong waits the way a rank does: by polling Progress, with
-// pauses long enough for the reader goroutines to go back to waiting in
-// the netpoller. Polling and reader goroutine must share the socket: a
+// pauses long enough for the reader goroutines to go back to waiting for
+// their sockets. Polling and reader goroutine must share the socket: a
 // poll must never block behind a parked reader, and every frame must
 // arrive exactly once and in order.
 func TestPollingPingPong(t *testing.T) {
