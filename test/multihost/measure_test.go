@@ -20,7 +20,11 @@ import (
 // measure runs TestMeasureAcrossHosts: gompi beside Open MPI and MPICH on
 // the simulated hosts. It prints figures and checks nothing: go test
 // ./test/multihost -run Measure -measure -v.
-var measure = flag.Bool("measure", false, "measure gompi, Open MPI and MPICH across simulated hosts (prints a table)")
+var (
+	measure       = flag.Bool("measure", false, "measure gompi, Open MPI and MPICH across simulated hosts (prints a table)")
+	measureOnly   = flag.String("measure-only", "", "with -measure, only the runs whose library and measure (as in \"MPICH latency 8 B, us\") match this regular expression")
+	measureRounds = flag.Int("measure-rounds", 3, "with -measure, how many rounds the libraries take in turn")
+)
 
 // library is one MPI's way of running the benchmarks on the cluster.
 type library struct {
@@ -96,7 +100,14 @@ func TestMeasureAcrossHosts(t *testing.T) {
 	results := map[key][]float64{}
 	row := regexp.MustCompile(`(?m)^(\d+)\s+([0-9.]+)`)
 	failed := map[key]bool{}
+	only, err := regexp.Compile(*measureOnly)
+	if err != nil {
+		t.Fatalf("-measure-only: %v", err)
+	}
 	run := func(what string, lib library, cmd *exec.Cmd, size string) {
+		if !only.MatchString(lib.name + " " + what) {
+			return
+		}
 		if failed[key{what, lib.name}] {
 			return // it failed in an earlier round
 		}
@@ -123,7 +134,7 @@ func TestMeasureAcrossHosts(t *testing.T) {
 			}
 		}
 	}
-	for range 3 {
+	for range *measureRounds {
 		for _, lib := range libs {
 			run("latency 8 B, us", lib, lib.cmd(c, "h1,h2", 2, "latency", "-s", "8"), "8")
 			run("latency 64 KiB, us", lib, lib.cmd(c, "h1,h2", 2, "latency", "-s", "65536"), "65536")
@@ -168,5 +179,8 @@ func TestMeasureAcrossHosts(t *testing.T) {
 			}
 		}
 		fmt.Printf("| %s | %.2f | %.2f | %.2f | %.2f |\n", w, g, o, m, ratio)
+		for _, lib := range libs {
+			t.Logf("%s, %s: %v", w, lib.name, results[key{w, lib.name}])
+		}
 	}
 }
