@@ -146,28 +146,43 @@ func isLocalHost(name string) bool {
 	return false
 }
 
+// treeSpawner is a plm component whose agent works from every host of a
+// job, so that daemons can start each other's (a tree launch).
+type treeSpawner interface{ TreeFanout() int }
+
+// agent is how gompirun starts its daemons on the other hosts.
+type agent struct {
+	command func(host string, argv []string) (*exec.Cmd, error)
+	fanout  int // see launcher.Config.Fanout; 0 for a component that is no treeSpawner
+	close   func() error
+}
+
 // launchAgent selects the plm component that starts gompirun's daemon on
 // the other hosts, with the parameters the job's env sets; users is each
 // host's login from the hostfile (user@host).
-func launchAgent(env []string, users map[string]string, log hclog.Logger) (func(string, []string) (*exec.Cmd, error), func() error, error) {
+func launchAgent(env []string, users map[string]string, log hclog.Logger) (*agent, error) {
 	in, err := params.EnvInputs(env)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	sys, err := mca.Load(mca.Options{Logger: log, QuietWarnings: true, Params: pmpi.RegisterParams}, in)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	fw, err := sys.Framework(plm.Name)
 	if err != nil {
-		return nil, nil, errors.Join(err, sys.Close())
+		return nil, errors.Join(err, sys.Close())
 	}
 	c, name, err := plm.Select(context.Background(), fw)
 	if err != nil {
-		return nil, nil, errors.Join(err, sys.Close())
+		return nil, errors.Join(err, sys.Close())
 	}
-	log.Debug("launching on other hosts", "plm", name)
-	return func(host string, argv []string) (*exec.Cmd, error) {
+	a := &agent{close: sys.Close}
+	if t, ok := c.(treeSpawner); ok {
+		a.fanout = t.TreeFanout()
+	}
+	log.Debug("launching on other hosts", "plm", name, "fanout", a.fanout)
+	a.command = func(host string, argv []string) (*exec.Cmd, error) {
 		if u := users[host]; u != "" {
 			host = u + "@" + host
 		}
@@ -176,7 +191,8 @@ func launchAgent(env []string, users map[string]string, log hclog.Logger) (func(
 			return nil, fmt.Errorf("plm %s: %w", name, err)
 		}
 		return cmd, nil
-	}, sys.Close, nil
+	}
+	return a, nil
 }
 
 // daemonExe is gompirun's path on the other hosts: under --prefix, else

@@ -121,13 +121,13 @@ func run(args []string, stdin *os.File, stdout, stderr io.Writer, sigs, quits <-
 			for _, h := range m.Hosts {
 				users[h.Name] = h.User
 			}
-			agent, closeAgent, err := launchAgent(env, users, log)
+			a, err := launchAgent(env, users, log)
 			if err != nil {
 				fmt.Fprintln(stderr, "gompirun: launching on other hosts:", err)
 				return 1
 			}
-			defer closeAgent()
-			cfg.Agent, cfg.DaemonExe = agent, daemonExe(opt.hostOpts.prefix, exe)
+			defer a.close()
+			cfg.Agent, cfg.Fanout, cfg.DaemonExe = a.command, a.fanout, daemonExe(opt.hostOpts.prefix, exe)
 		}
 	}
 	code, err := launcher.Run(context.Background(), cfg)

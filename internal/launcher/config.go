@@ -68,6 +68,9 @@ type Config struct {
 	LocalHost string
 	Agent     func(host string, argv []string) (*exec.Cmd, error)
 	DaemonExe string
+	// Fanout, when positive, bounds the daemons gompirun starts itself:
+	// with more other hosts, those daemons start the rest (see tree.go).
+	Fanout int
 	// Mergers finds the merger of a profiling tool's parts (see
 	// MergeFunc), nil when it has none; gompirun passes prof.MergerFor.
 	// When the job has ended, the parts the ranks submitted are merged in

@@ -21,7 +21,9 @@ import (
 // ranks with their identity, and reports on out their output and their
 // exits; gompirun, which serves the job, decides what they mean. Signals
 // that gompirun forwards come on in; end of file on in (gompirun or the
-// agent's connection is gone) stops the ranks. It removes what the job
+// agent's connection is gone) stops the ranks. In a tree launch it also
+// starts the daemons of the spec's children and relays their wires, and
+// returns only once they have ended. It removes what the job
 // left on this host, and returns the daemon's exit status. errOut gets
 // the daemon's own complaints, which the agent carries to gompirun. A
 // signal on sigs stops the ranks as the end of in does.
@@ -42,6 +44,13 @@ func RunDaemon(in io.Reader, out, errOut io.Writer, tempDir, reaperExe string, s
 	if err != nil {
 		return fail(err)
 	}
+	d := &daemon{spec: spec, out: &frameWriter{w: out}, errOut: errOut, pids: map[int]int{}, exits: make(chan exitEvent, len(spec.Ranks))}
+	// The children start first, at the same time as this host's ranks get
+	// ready; the daemon ends once they have, whatever ends it.
+	ks := startKids(spec.Children, d.out)
+	goCh, eof := make(chan struct{}), make(chan struct{})
+	go d.route(br, ks, goCh, eof)
+	defer ks.wait(eof, time.Duration(spec.Grace)+5*time.Second)
 	if tempDir == "" {
 		tempDir = os.TempDir()
 	}
@@ -49,6 +58,7 @@ func RunDaemon(in io.Reader, out, errOut io.Writer, tempDir, reaperExe string, s
 	if err != nil {
 		return fail(err)
 	}
+	d.sess = sess
 	defer sess.remove()
 	var reap *reaper
 	if reaperExe != "" {
@@ -56,7 +66,6 @@ func RunDaemon(in io.Reader, out, errOut io.Writer, tempDir, reaperExe string, s
 			fmt.Fprintln(errOut, "gompirun daemon: no reaper: a killed daemon may leave the job's files and processes:", err)
 		}
 	}
-	d := &daemon{spec: spec, sess: sess, out: &frameWriter{w: out}, errOut: errOut, pids: map[int]int{}, exits: make(chan exitEvent, len(spec.Ranks))}
 	defer reap.release()
 	server, err := spec.server()
 	if err != nil {
@@ -68,17 +77,39 @@ func RunDaemon(in io.Reader, out, errOut io.Writer, tempDir, reaperExe string, s
 	}
 	d.server = server
 	d.report(frame{kind: frameReady})
+	select {
+	case <-goCh:
+	case <-eof:
+		return 0 // gompirun called the launch off: nothing was started
+	}
+	d.run(progs, eof, sigs)
+	return 0
+}
+
+// route applies gompirun's frames until its end of file (or anything that
+// is not a frame), which closes eof and ends the children's input: go
+// closes goCh, signals go to the ranks, relay frames to the children.
+func (d *daemon) route(in *bufio.Reader, ks *kids, goCh, eof chan<- struct{}) {
+	defer close(eof)
+	defer ks.closeInputs()
+	started := false
 	for {
-		f, err := readFrame(br)
+		f, err := readFrame(in)
 		if err != nil {
-			return 0 // gompirun called the launch off: nothing was started
+			return
 		}
-		if f.kind == frameGo {
-			break
+		switch f.kind {
+		case frameGo:
+			if !started {
+				started = true
+				close(goCh)
+			}
+		case frameSignal:
+			d.signal(int(f.rank), syscall.Signal(f.arg))
+		case frameRelay:
+			ks.route(f)
 		}
 	}
-	d.run(progs, br, sigs)
-	return 0
 }
 
 // daemon runs one host's ranks of a job.
@@ -118,7 +149,7 @@ func (d *daemon) prepare() ([]program, bool) {
 
 // run starts the ranks, serves gompirun's frames and reports the ranks'
 // exits until every rank has exited.
-func (d *daemon) run(progs []program, in *bufio.Reader, sigs <-chan os.Signal) {
+func (d *daemon) run(progs []program, eof <-chan struct{}, sigs <-chan os.Signal) {
 	lifeR, lifeW, err := os.Pipe()
 	if err != nil {
 		d.failAll(fmt.Sprintf("creating the ranks' lifeline: %v", err))
@@ -139,8 +170,7 @@ func (d *daemon) run(progs []program, in *bufio.Reader, sigs <-chan os.Signal) {
 	}
 	lifeR.Close()
 
-	stop := make(chan struct{})
-	go d.serve(in, stop)
+	stop := eof
 	var kill <-chan time.Time
 	for {
 		d.mu.Lock()
@@ -244,21 +274,6 @@ func (d *daemon) pump(r io.Reader, rank int, kind streamKind) {
 		}
 		if err != nil {
 			return
-		}
-	}
-}
-
-// serve applies gompirun's frames; end of file, or anything that is not
-// a frame, closes stop.
-func (d *daemon) serve(in *bufio.Reader, stop chan<- struct{}) {
-	defer close(stop)
-	for {
-		f, err := readFrame(in)
-		if err != nil {
-			return
-		}
-		if f.kind == frameSignal {
-			d.signal(int(f.rank), syscall.Signal(f.arg))
 		}
 	}
 }

@@ -29,6 +29,7 @@ import (
 //	                    failed    rank; payload: why the rank could not start
 //	                    part      rank; payload: a profiling tool's name, a NUL, and
 //	                              the rank's part of its report (sent once the ranks exited)
+//	both ways           relay     a child's index, a stream: its wire, relayed (see tree.go)
 //
 // A launch is in two steps, so that a host that cannot run its ranks ends
 // it before any rank starts anywhere: each daemon reads its spec, checks
@@ -46,6 +47,7 @@ const (
 	frameReady
 	frameGo
 	framePart
+	frameRelay
 )
 
 const (
@@ -94,7 +96,7 @@ func readFrame(r *bufio.Reader) (frame, error) {
 	}
 	f := frame{kind: h[0], rank: int32(binary.LittleEndian.Uint32(h[1:])), arg: binary.LittleEndian.Uint32(h[5:])}
 	n := binary.LittleEndian.Uint32(h[9:])
-	if f.kind < frameSpec || f.kind > framePart || n > maxFrame {
+	if f.kind < frameSpec || f.kind > frameRelay || n > maxFrame {
 		return frame{}, fmt.Errorf("not a gompi daemon frame (kind %d, %d bytes): the other end wrote %q", f.kind, n, printable(h[:]))
 	}
 	f.payload = make([]byte, n)
@@ -129,6 +131,10 @@ type DaemonSpec struct {
 	Dir     string   // gompirun's working directory: the ranks' where it exists, else the daemon's
 	Ranks   []DaemonRank
 	Grace   int64 // nanoseconds between SIGTERM and SIGKILL when the daemon stops its ranks
+
+	// Children are the hosts whose daemons this one starts and relays (a
+	// tree launch); their specs come relayed.
+	Children []ChildAgent `json:",omitempty"`
 }
 
 // DaemonRank is one rank a daemon starts.
@@ -139,6 +145,11 @@ type DaemonRank struct {
 func (s *DaemonSpec) check() error {
 	if s.Size < 1 || s.JobID == "" || len(s.Servers) == 0 || len(s.Secret) == 0 || len(s.Ranks) == 0 {
 		return errors.New("the spec lacks the job's size, id, server, secret or ranks")
+	}
+	for _, c := range s.Children {
+		if c.Host == "" || len(c.Argv) == 0 {
+			return fmt.Errorf("child host %+v: a child needs a host and the agent's command line", c)
+		}
 	}
 	for _, r := range s.Ranks {
 		if r.Rank < 0 || r.Rank >= s.Size || r.Local < 0 || r.Local >= len(s.Ranks) || r.App < 0 || r.App >= len(s.Apps) {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os"
 	"os/exec"
 	"sort"
 	"strconv"
@@ -22,7 +23,7 @@ import (
 // launch agent, and the ranks it runs.
 type remoteHost struct {
 	name  string
-	cmd   *exec.Cmd
+	proc  agentProc // the agent's process, or the relaying daemon's stand-in for it
 	in    io.WriteCloser
 	wire  *frameWriter
 	ranks []DaemonRank
@@ -36,7 +37,23 @@ type remoteHost struct {
 	notReady []string     // the ranks the daemon cannot start, and why
 	exited   map[int]bool // ranks whose exit the daemon reported
 	outs     map[int][2]*io.PipeWriter
+
+	kids []*relayedHost // the hosts whose daemons this daemon started (tree launch)
 }
+
+// agentProc is the process that carries a daemon's wire: the launch
+// agent gompirun ran, or, for a daemon another daemon started, that
+// daemon's stand-in (relayedHost).
+type agentProc interface {
+	Wait() error
+	Kill() error
+}
+
+// execProc is an agent gompirun ran itself.
+type execProc struct{ cmd *exec.Cmd }
+
+func (p execProc) Wait() error { return p.cmd.Wait() }
+func (p execProc) Kill() error { return p.cmd.Process.Kill() }
 
 // signal asks the daemon to send sig to rank (-1: all its ranks).
 func (h *remoteHost) signal(rank int, sig syscall.Signal) error {
@@ -51,6 +68,9 @@ func (h *remoteHost) signal(rank int, sig syscall.Signal) error {
 		return nil
 	}
 	if err := h.wire.write(frame{kind: frameSignal, rank: int32(rank), arg: uint32(sig)}); err != nil {
+		if errors.Is(err, os.ErrClosed) || errors.Is(err, syscall.EPIPE) {
+			return nil // the daemon, or the one that relays it, is gone: readDaemon reports its ranks lost
+		}
 		return fmt.Errorf("host %s: %w", h.name, err)
 	}
 	return nil
@@ -81,13 +101,28 @@ func (j *job) launchRemote(byHost map[string][]DaemonRank, spec DaemonSpec) erro
 	sort.Strings(hosts)
 	var errs []error
 	var started []*remoteHost
-	for _, name := range hosts {
-		h, err := j.startDaemon(name, byHost[name], spec)
+	leaders, kids := treeOf(hosts, j.cfg.Fanout)
+	for i, name := range leaders {
+		lspec := spec
+		var kidNames []string
+		for _, kid := range kids[i] {
+			argv, err := j.agentArgv(kid)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("cannot launch on host %s: %w", kid, err))
+				continue
+			}
+			lspec.Children = append(lspec.Children, ChildAgent{Host: kid, Argv: argv})
+			kidNames = append(kidNames, kid)
+		}
+		h, err := j.startDaemon(name, byHost[name], lspec)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("cannot launch on host %s: %w", name, err))
 			continue
 		}
 		started = append(started, h)
+		for k, kid := range kidNames {
+			started = append(started, j.startRelayed(h, k, kid, byHost[kid], spec))
+		}
 	}
 	for _, h := range started {
 		select {
@@ -128,6 +163,7 @@ func (j *job) goRemote() {
 	}
 }
 
+// startDaemon starts the daemon of host name through the agent.
 func (j *job) startDaemon(name string, ranks []DaemonRank, spec DaemonSpec) (*remoteHost, error) {
 	cmd, err := j.cfg.Agent(name, []string{j.cfg.DaemonExe, DaemonFlag})
 	if err != nil {
@@ -148,7 +184,14 @@ func (j *job) startDaemon(name string, ranks []DaemonRank, spec DaemonSpec) (*re
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("starting the launch agent %s: %w", cmd.Path, err)
 	}
-	h := &remoteHost{name: name, cmd: cmd, in: in, wire: &frameWriter{w: in}, ranks: ranks,
+	return j.attachDaemon(name, ranks, spec, execProc{cmd}, in, out, errOut), nil
+}
+
+// attachDaemon serves the daemon of host name whose wire proc carries (in
+// to it, out and errOut from it): its ranks' output, its reports, and its
+// spec, sent first.
+func (j *job) attachDaemon(name string, ranks []DaemonRank, spec DaemonSpec, proc agentProc, in io.WriteCloser, out, errOut io.Reader) *remoteHost {
+	h := &remoteHost{name: name, proc: proc, in: in, wire: &frameWriter{w: in}, ranks: ranks,
 		done: make(chan struct{}), ready: make(chan error, 1), exited: map[int]bool{}, outs: map[int][2]*io.PipeWriter{}}
 	for _, r := range ranks {
 		var ws [2]*io.PipeWriter
@@ -178,14 +221,14 @@ func (j *job) startDaemon(name string, ranks []DaemonRank, spec DaemonSpec) (*re
 	go j.readDaemon(h, out, relayed)
 	spec.Host, spec.Ranks = name, ranks
 	b, err := encodeSpec(&spec)
-	if err != nil {
-		return h, err // h is in j.remote: endRemote ends it
+	if err == nil {
+		err = h.wire.write(frame{kind: frameSpec, payload: b})
 	}
-	if err := h.wire.write(frame{kind: frameSpec, payload: b}); err != nil {
+	if err != nil {
 		// The agent is gone already: readDaemon reports it, with what it said.
 		j.log.Debug("cannot send the daemon its spec", "host", name, "error", err)
 	}
-	return h, nil
+	return h
 }
 
 // relayDaemonErrors copies what the daemon or the agent print (ssh's own
@@ -270,6 +313,8 @@ func (j *job) readDaemon(h *remoteHost, out io.Reader, relayed <-chan struct{}) 
 			if err := rte.WritePart(j.sessDir, string(tool), rank, part); err != nil {
 				fmt.Fprintf(j.term.stderr(), "gompirun: warning: profiling part of rank %d from host %s: %v; ignored\n", rank, h.name, err)
 			}
+		case frameRelay:
+			h.relay(f)
 		case frameFailed:
 			h.mu.Lock()
 			ready := h.isReady
@@ -286,11 +331,12 @@ func (j *job) readDaemon(h *remoteHost, out io.Reader, relayed <-chan struct{}) 
 		}
 	}
 	if lostWhy != "" {
-		_ = h.cmd.Process.Kill() // not a daemon: nobody reads it any more
+		_ = h.proc.Kill() // not a daemon: nobody reads it any more
 	}
 	<-relayed // what the agent said comes first, and Wait closes its pipes
+	defer h.loseKids()
 	status := ""
-	if err := h.cmd.Wait(); err != nil {
+	if err := h.proc.Wait(); err != nil {
 		status = ": " + err.Error()
 	}
 	if lostWhy != "" {
@@ -357,11 +403,18 @@ func (j *job) endRemote() {
 	for h := range hosts {
 		select {
 		case <-h.done:
+			continue
 		case <-deadline:
-			deadline = nil
-			_ = h.cmd.Process.Kill()
-			<-h.done
 		}
+		// Every agent left is killed, not this one alone: a daemon that
+		// relays others' may be the one that does not end.
+		for h := range hosts {
+			_ = h.proc.Kill()
+		}
+		break
+	}
+	for h := range hosts {
+		<-h.done
 	}
 }
 

@@ -22,11 +22,13 @@ func init() { mca.Register(info) }
 // Component is the rsh plm component.
 type Component struct {
 	plm.BaseComponent
-	agentParam params.Param[string]
-	agent      []string // the agent's program and its own arguments
+	agentParam  params.Param[string]
+	fanoutParam params.Param[int]
+	agent       []string // the agent's program and its own arguments
+	fanout      int
 }
 
-// RegisterParams registers plm_rsh_agent.
+// RegisterParams registers plm_rsh_agent and plm_rsh_tree_fanout.
 func (c *Component) RegisterParams(r *params.Registrar) error {
 	c.agentParam = r.String(params.Spec{
 		Name: "agent", Default: "ssh", Level: 2,
@@ -40,14 +42,32 @@ func (c *Component) RegisterParams(r *params.Registrar) error {
 			return nil
 		},
 	})
+	c.fanoutParam = r.Int(params.Spec{
+		Name: "tree_fanout", Default: "8", Level: 4,
+		Help: "The most daemons gompirun starts itself. With more other hosts, it starts the daemons of the first " +
+			"this many, and each of those starts its share of the rest through the same agent, so that a launch on " +
+			"many hosts is not as many connections from this one; every host must then reach its share with the agent. " +
+			"0 starts every daemon from gompirun.",
+		Validate: func(v any) error {
+			if n := v.(int); n < 0 || n > 4096 {
+				return fmt.Errorf("%d: want 0 (no tree) to 4096", n)
+			}
+			return nil
+		},
+	})
 	return nil
 }
 
-// Open reads the agent.
+// Open reads the agent and the fanout.
 func (c *Component) Open(_ context.Context, env *mca.Env) error {
 	c.agent = strings.Fields(c.agentParam.Get(env.Params))
+	c.fanout = c.fanoutParam.Get(env.Params)
 	return nil
 }
+
+// TreeFanout is plm_rsh_tree_fanout: the agent runs from any host of the
+// job, so daemons can start each other's.
+func (c *Component) TreeFanout() int { return c.fanout }
 
 // Query declines where the agent's program cannot be found.
 func (c *Component) Query(_ context.Context, env *mca.Env) (int, error) {

@@ -1,0 +1,167 @@
+package launcher
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+)
+
+// Launch as a tree: beyond Config.Fanout other hosts, gompirun starts the
+// daemons of the first Fanout hosts only (the leaders), and each leader
+// starts the daemons of its share of the rest through the same agent
+// command, so that gompirun's host makes Fanout connections, not one per
+// host, and the leaders make theirs at the same time. A leader relays
+// its children's wires in frames of kind relay, whose rank is the child's
+// index in the leader's spec (DaemonSpec.Children) and whose argument one
+// of the streams below; gompirun serves each child as it serves a daemon
+// it started itself (relayedHost stands in for the agent's process). A
+// child whose leader is lost is lost too: its daemon sees the end of its
+// input, stops its ranks and cleans its host.
+
+// What a relay frame carries.
+const (
+	relayIn    uint32 = iota // gompirun → leader: bytes of the child's input
+	relayClose               // gompirun → leader: end of the child's input
+	relayKill                // gompirun → leader: kill the child's agent
+	relayOut                 // leader → gompirun: bytes of the child's output
+	relayErr                 // leader → gompirun: what the child's daemon or agent printed on stderr
+	relayEnded               // leader → gompirun: the child's agent ended; payload: how, "" for success
+)
+
+// ChildAgent is a host whose daemon a leader starts: the agent's command
+// line as gompirun would run it.
+type ChildAgent struct {
+	Host string
+	Argv []string
+}
+
+// treeOf splits hosts into leaders and each leader's children: every host
+// a leader when there are at most fanout of them (or fanout is 0), else
+// fanout leaders whose children are the rest, dealt in turn.
+func treeOf(hosts []string, fanout int) (leaders []string, kids [][]string) {
+	if fanout <= 0 || len(hosts) <= fanout {
+		return hosts, make([][]string, len(hosts))
+	}
+	leaders = hosts[:fanout]
+	kids = make([][]string, fanout)
+	for i, h := range hosts[fanout:] {
+		kids[i%fanout] = append(kids[i%fanout], h)
+	}
+	return leaders, kids
+}
+
+// agentArgv is the command line that starts host's daemon through the
+// agent, for a leader to run.
+func (j *job) agentArgv(host string) ([]string, error) {
+	cmd, err := j.cfg.Agent(host, []string{j.cfg.DaemonExe, DaemonFlag})
+	if err != nil {
+		return nil, err
+	}
+	if cmd.Env != nil {
+		return nil, errors.New("the launch agent's command sets its own environment, which a tree launch cannot carry; set plm_rsh_tree_fanout to 0")
+	}
+	return cmd.Args, nil
+}
+
+// relayedHost is gompirun's side of a child's wire, which its leader
+// carries: it stands in for the child's agent process.
+type relayedHost struct {
+	leader   *remoteHost
+	index    int32
+	out, err *io.PipeWriter // the child's output and stderr, as the leader relays them
+	ended    chan struct{}
+	once     sync.Once
+	why      error // how the agent ended; set before ended is closed
+}
+
+// startRelayed serves the daemon that leader starts, as its index-th
+// child, on host name.
+func (j *job) startRelayed(leader *remoteHost, index int, name string, ranks []DaemonRank, spec DaemonSpec) *remoteHost {
+	outR, outW := io.Pipe()
+	errR, errW := io.Pipe()
+	k := &relayedHost{leader: leader, index: int32(index), out: outW, err: errW, ended: make(chan struct{})}
+	leader.mu.Lock()
+	leader.kids = append(leader.kids, k)
+	leader.mu.Unlock()
+	return j.attachDaemon(name, ranks, spec, k, relayInput{k}, outR, errR)
+}
+
+// end records how the child's agent ended and closes its streams, once:
+// they ended first, as a process's pipes do before its Wait returns.
+func (k *relayedHost) end(why error) {
+	k.once.Do(func() {
+		k.why = why
+		k.out.Close()
+		k.err.Close()
+		close(k.ended)
+	})
+}
+
+func (k *relayedHost) Wait() error {
+	<-k.ended
+	return k.why
+}
+
+func (k *relayedHost) Kill() error {
+	return k.leader.wire.write(frame{kind: frameRelay, rank: k.index, arg: relayKill})
+}
+
+// relayInput writes a child's input through its leader.
+type relayInput struct{ k *relayedHost }
+
+func (r relayInput) Write(b []byte) (int, error) {
+	for n := 0; n < len(b); {
+		c := min(len(b)-n, maxFrame)
+		if err := r.k.leader.wire.write(frame{kind: frameRelay, rank: r.k.index, arg: relayIn, payload: b[n : n+c]}); err != nil {
+			return n, fmt.Errorf("through host %s: %w", r.k.leader.name, err)
+		}
+		n += c
+	}
+	return len(b), nil
+}
+
+func (r relayInput) Close() error {
+	return r.k.leader.wire.write(frame{kind: frameRelay, rank: r.k.index, arg: relayClose})
+}
+
+// relay hands a relay frame from h, a leader, to its child.
+func (h *remoteHost) relay(f frame) {
+	h.mu.Lock()
+	var k *relayedHost
+	if f.rank >= 0 && int(f.rank) < len(h.kids) {
+		k = h.kids[f.rank]
+	}
+	h.mu.Unlock()
+	if k == nil {
+		return // a child gompirun no longer serves
+	}
+	switch f.arg {
+	case relayOut:
+		_, _ = k.out.Write(f.payload)
+	case relayErr:
+		_, _ = k.err.Write(f.payload)
+	case relayEnded:
+		var why error
+		if len(f.payload) > 0 {
+			why = errors.New(string(f.payload))
+		}
+		k.end(why)
+	}
+}
+
+// loseKids ends the wires of h's children once h, their leader, is gone:
+// reading them fails with why, and their agents' ends are unknown.
+func (h *remoteHost) loseKids() {
+	h.mu.Lock()
+	kids := h.kids
+	h.mu.Unlock()
+	why := fmt.Errorf("host %s, which started its daemon, is gone", h.name)
+	for _, k := range kids {
+		k.once.Do(func() {
+			k.out.CloseWithError(why)
+			k.err.CloseWithError(why)
+			close(k.ended)
+		})
+	}
+}
