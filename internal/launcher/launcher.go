@@ -79,7 +79,7 @@ func Run(ctx context.Context, cfg Config) (int, error) {
 		exits:   make(chan exitEvent, np),
 		stopReq: make(chan struct{}),
 	}
-	j.fwd = &forwarder{jobID: sess.jobID, opts: cfg.Output, term: j.term, now: time.Now}
+	j.fwd = &forwarder{jobID: sess.jobID, hosts: tagHosts(cfg), opts: cfg.Output, term: j.term, now: time.Now}
 	j.srv, err = NewServer(ServerConfig{
 		JobID: sess.jobID, Size: np, Secret: sess.secret,
 		OnAbort: j.onAbort, OnLost: j.onLost, Log: cfg.Log.Named("server"),

@@ -14,7 +14,8 @@ import (
 
 // OutputOptions says how the ranks' output is forwarded.
 type OutputOptions struct {
-	// Tag prefixes every line with [jobid,rank]<stdout>: or <stderr>:.
+	// Tag prefixes every line with [jobid,rank]<stdout>: or <stderr>:;
+	// in a job across hosts, [jobid,rank][host]<stdout>:.
 	Tag bool
 	// Timestamp prefixes every line with the local time it was read.
 	Timestamp bool
@@ -93,6 +94,7 @@ func (w terminalWriter) Write(b []byte) (int, error) {
 // forwarder copies the ranks' output to the terminal and to files.
 type forwarder struct {
 	jobID string
+	hosts []string // each rank's host, for the tags of a job across hosts; nil on one host
 	opts  OutputOptions
 	term  *terminal
 	now   func() time.Time
@@ -145,6 +147,10 @@ func (f *forwarder) format(dst []byte, rank int, kind streamKind, line []byte) [
 		dst = append(dst, f.jobID...)
 		dst = append(dst, ',')
 		dst = strconv.AppendInt(dst, int64(rank), 10)
+		if rank < len(f.hosts) {
+			dst = append(dst, "]["...)
+			dst = append(dst, f.hosts[rank]...)
+		}
 		dst = append(dst, "]<"...)
 		dst = append(dst, kind.String()...)
 		dst = append(dst, ">:"...)
@@ -158,6 +164,27 @@ func (f *forwarder) format(dst []byte, rank int, kind streamKind, line []byte) [
 		dst = append(dst, '\n')
 	}
 	return dst
+}
+
+// tagHosts is each rank's host for the output's tags when the job spans
+// several hosts, else nil.
+func tagHosts(cfg Config) []string {
+	if len(cfg.Hosts) == 0 {
+		return nil
+	}
+	hosts := make([]string, len(cfg.Hosts))
+	for r, h := range cfg.Hosts {
+		if h == "" {
+			h = cfg.LocalHost
+		}
+		hosts[r] = h
+	}
+	for _, h := range hosts {
+		if h != hosts[0] {
+			return hosts
+		}
+	}
+	return nil
 }
 
 // openOutputFiles creates dir/1/rank.N/{stdout,stderr} for every rank.

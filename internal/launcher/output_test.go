@@ -32,6 +32,16 @@ func TestFormat(t *testing.T) {
 			t.Errorf("format(%+v, %q) = %q, want %q", tt.opts, tt.line, got, tt.want)
 		}
 	}
+	// Across hosts the tag names the rank's host.
+	f := &forwarder{jobID: "ab12", hosts: tagHosts(Config{Hosts: []string{"", "", "", "n2"}, LocalHost: "n1"}), opts: OutputOptions{Tag: true}}
+	for rank, want := range []string{"[ab12,0][n1]<stdout>:hi\n", "[ab12,3][n2]<stdout>:hi\n"} {
+		if got := string(f.format(nil, rank*3, stdoutStream, []byte("hi\n"))); got != want {
+			t.Errorf("across hosts, rank %d: %q, want %q", rank*3, got, want)
+		}
+	}
+	if h := tagHosts(Config{Hosts: []string{"n1", "", "n1"}, LocalHost: "n1"}); h != nil {
+		t.Errorf("a job on one host tags hosts %v, want none", h)
+	}
 }
 
 func TestPumpKeepsLinesWhole(t *testing.T) {
