@@ -10,9 +10,10 @@ all: build
 # Every command and example into ./bin/; the example out-of-process
 # components (examples/plugins/mca_*) into ./bin/plugins/, a directory to
 # put on mca_base_component_path.
+# TAGS=pmix adds the pmix ess component, which links OpenPMIx (cgo).
 build:
-	$(GO) build -o $(BIN)/ ./cmd/... $$($(GO) list ./examples/... | grep -v /examples/plugins/) ./bench/cmd/...
-	$(GO) build -o $(BIN)/plugins/ ./examples/plugins/...
+	$(GO) build $(if $(TAGS),-tags $(TAGS)) -o $(BIN)/ ./cmd/... $$($(GO) list ./examples/... | grep -v /examples/plugins/) ./bench/cmd/...
+	$(GO) build $(if $(TAGS),-tags $(TAGS)) -o $(BIN)/plugins/ ./examples/plugins/...
 
 # Two tiers. make test-short is the unit tier: every package's own tests,
 # no gompirun job (the multi-process suites skip themselves under -short).
@@ -71,7 +72,9 @@ test-short:
 lint: deadcode check-generated
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
+	$(GO) vet -tags pmix ./components/ess/pmix ./components/all
 	$(GO) run $(STATICCHECK) ./...
+	$(GO) run $(STATICCHECK) -tags pmix ./components/ess/pmix
 	$(GO) mod tidy -diff
 
 # Fails when make generate or make docs would change a file: they run in

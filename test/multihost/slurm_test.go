@@ -2,6 +2,8 @@ package multihost
 
 import (
 	"fmt"
+	"os/exec"
+	"path/filepath"
 	"regexp"
 	"testing"
 
@@ -24,6 +26,24 @@ func TestSrunPMI2(t *testing.T) {
 	t.Parallel()
 	c, s := slurm(t)
 	out, err := s.Command("h1", "srun", "--mpi=pmi2", "-N3", "-n6", hostcheck).CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	checkRanks(t, string(out), 6, func(r int) string { return fmt.Sprintf("h%d", r/2+1) })
+	checkClean(t, c, slurmDaemons)
+}
+
+// TestSrunPMIx: srun --mpi=pmix starts a gompi program built with the
+// pmix tag on 3 nodes with no gompirun; the ranks take their identity and
+// layout from Slurm's PMIx server.
+func TestSrunPMIx(t *testing.T) {
+	t.Parallel()
+	prog := filepath.Join(t.TempDir(), "hostcheck-pmix")
+	if out, err := exec.Command("go", "build", "-tags", "pmix", "-o", prog, "./testdata/hostcheck").CombinedOutput(); err != nil {
+		t.Skipf("no pmix build here (Debian's libpmix-dev and cgo): %v\n%s", err, out)
+	}
+	c, s := slurm(t)
+	out, err := s.Command("h1", "srun", "--mpi=pmix", "-N3", "-n6", prog).CombinedOutput()
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
