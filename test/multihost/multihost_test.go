@@ -435,3 +435,24 @@ func TestProfilingAcrossHosts(t *testing.T) {
 	}
 	checkClean(t, c)
 }
+
+// TestDeadlockAcrossHosts: the state report at --timeout names the cycle
+// of ranks, on three hosts, that wait for each other.
+func TestDeadlockAcrossHosts(t *testing.T) {
+	t.Parallel()
+	c := cluster.Up(t, 3, cluster.Options{})
+	r := runOn(t, c, "h1", "--timeout", "5", "--report-state-on-timeout", "--host", "h1,h2,h3", hostcheck, "cycle")
+	if r.code != 124 {
+		t.Errorf("exit %d, want 124 (timed out)\n%v", r.code, r)
+	}
+	for rank := 1; rank < 3; rank++ {
+		if !regexp.MustCompile(fmt.Sprintf(`(?m)^  rank %d \(pid \d+ on host h%d\) waits in Recv`, rank, rank+1)).MatchString(r.stderr) {
+			t.Errorf("the report lacks rank %d waiting on h%d\n%v", rank, rank+1, r)
+		}
+	}
+	cycle := regexp.MustCompile(`(?m)^gompirun: deadlock: rank 0 waits to receive from 1 tag 7 on MPI_COMM_WORLD at \S+; rank 1 waits to receive from 2 tag 7 on MPI_COMM_WORLD at \S+; rank 2 waits to receive from 0 tag 7 on MPI_COMM_WORLD at \S+$`)
+	if !cycle.MatchString(r.stderr) {
+		t.Errorf("no deadlock of ranks 0, 1, 2 reported\n%v", r)
+	}
+	checkClean(t, c)
+}

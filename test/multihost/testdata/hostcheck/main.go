@@ -7,7 +7,8 @@
 // "hostcheck wait" instead joins a barrier, prints each rank's host, pid
 // and parent (the daemon on its host) and waits to be stopped: the tests
 // kill something of the job then. "hostcheck die R" has rank R kill
-// itself with SIGKILL after the barrier.
+// itself with SIGKILL after the barrier. "hostcheck cycle" has every rank
+// receive from the next after it, a deadlock for the state report.
 package main
 
 import (
@@ -126,6 +127,12 @@ func wait(w mpi.Comm, args []string) {
 	}
 	host, _ := os.Hostname()
 	fmt.Printf("rank %d on %s pid %d ppid %d\n", w.Rank(), host, os.Getpid(), os.Getppid())
+	if args[0] == "cycle" {
+		buf := make([]byte, 8)
+		if _, err := mpi.Recv(buf, (w.Rank()+1)%w.Size(), 7, w); err != nil {
+			log.Fatalf("rank %d: %v", w.Rank(), err)
+		}
+	}
 	if args[0] == "die" && len(args) > 1 {
 		if r, _ := strconv.Atoi(args[1]); r == w.Rank() {
 			syscall.Kill(os.Getpid(), syscall.SIGKILL)
