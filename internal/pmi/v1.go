@@ -115,20 +115,8 @@ func (p *v1) call(cmd, want string, pairs ...string) (reply, error) {
 	return p.callAs(cmd, cmd, want, pairs...)
 }
 
-// callAs sends cmd and checks that the reply is want; errors start with
-// label, which names what the request was about.
 func (p *v1) callAs(label, cmd, want string, pairs ...string) (reply, error) {
-	if err := p.c.writeLine(cmd, pairs...); err != nil {
-		return reply{}, fmt.Errorf("%s: %w", label, err)
-	}
-	rep, err := p.c.readLine()
-	if err == nil {
-		err = expect(rep, want, false)
-	}
-	if err != nil {
-		return rep, fmt.Errorf("%s: %w", label, err)
-	}
-	return rep, nil
+	return p.c.exchange(false, label, cmd, want, pairs...)
 }
 
 // limits leaves room for C's terminating nul, which get_maxes counts.

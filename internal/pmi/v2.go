@@ -89,20 +89,8 @@ func (p *v2) call(cmd, want string, pairs ...string) (reply, error) {
 	return p.callAs(cmd, cmd, want, pairs...)
 }
 
-// callAs sends cmd and checks that the reply is want; errors start with
-// label, which names what the request was about.
 func (p *v2) callAs(label, cmd, want string, pairs ...string) (reply, error) {
-	if err := p.c.writeMessage(cmd, pairs...); err != nil {
-		return reply{}, fmt.Errorf("%s: %w", label, err)
-	}
-	rep, err := p.c.readMessage()
-	if err == nil {
-		err = expect(rep, want, true)
-	}
-	if err != nil {
-		return rep, fmt.Errorf("%s: %w", label, err)
-	}
-	return rep, nil
+	return p.c.exchange(true, label, cmd, want, pairs...)
 }
 
 func (p *v2) limits() (keyMax, valMax int) { return pmi2KeyMax, pmi2ValMax }

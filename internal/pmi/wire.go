@@ -232,3 +232,24 @@ func (e *serverError) Error() string {
 	}
 	return fmt.Sprintf("the server answered cmd=%s rc=%s msg=%q", e.cmd, e.rc, e.msg)
 }
+
+// exchange sends cmd, in PMI-2's framing or else PMI-1's, and checks that
+// the reply is want; errors start with label, which names what the
+// request was about.
+func (c *conn) exchange(v2 bool, label, cmd, want string, pairs ...string) (reply, error) {
+	write, read := c.writeLine, c.readLine
+	if v2 {
+		write, read = c.writeMessage, c.readMessage
+	}
+	if err := write(cmd, pairs...); err != nil {
+		return reply{}, fmt.Errorf("%s: %w", label, err)
+	}
+	rep, err := read()
+	if err == nil {
+		err = expect(rep, want, v2)
+	}
+	if err != nil {
+		return rep, fmt.Errorf("%s: %w", label, err)
+	}
+	return rep, nil
+}
