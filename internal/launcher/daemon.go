@@ -2,6 +2,7 @@ package launcher
 
 import (
 	"bufio"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -9,8 +10,6 @@ import (
 	"sync"
 	"syscall"
 	"time"
-
-	"golang.org/x/sys/unix"
 
 	"github.com/gompi/gompi/internal/rte"
 )
@@ -67,7 +66,11 @@ func RunDaemon(in io.Reader, out, errOut io.Writer, tempDir, reaperExe string, s
 		return 1
 	}
 	d.server = server
-	d.report(frame{kind: frameReady})
+	ready, err := json.Marshal(d.cpus)
+	if err != nil {
+		return fail(err)
+	}
+	d.report(frame{kind: frameReady, payload: ready})
 	for {
 		f, err := readFrame(br)
 		if err != nil {
@@ -90,13 +93,23 @@ type daemon struct {
 	errOut io.Writer // the daemon's own complaints
 	exits  chan exitEvent
 
+	cpus [][]int // by local rank: the CPUs the rank is bound to; nil: every CPU the host allows
+
 	mu   sync.Mutex
 	pids map[int]int // job rank -> pid, of the ranks running
 }
 
-// prepare finds the programs of this host's ranks, and reports each rank
-// whose program cannot run here.
+// prepare finds the programs of this host's ranks and their CPUs, and
+// reports each rank that cannot run here.
 func (d *daemon) prepare() ([]program, bool) {
+	if bind, _ := parseBind(d.spec.Bind); bind != BindNone { // the spec was checked
+		cpus, err := hostCPUs()
+		if err != nil {
+			d.failAll(fmt.Sprintf("binding the ranks (--bind-to %s): %v", bind, err))
+			return nil, false
+		}
+		d.cpus = bind.rankCPUs(len(d.spec.Ranks), cpus)
+	}
 	if st, err := os.Stat(d.spec.Dir); err != nil || !st.IsDir() {
 		d.spec.Dir = "" // as Open MPI: the ranks start in the daemon's directory (the login's home)
 	}
@@ -224,7 +237,14 @@ func (d *daemon) start(prog program, base []string, r DaemonRank, lifeline *os.F
 	cmd.ExtraFiles = []*os.File{lifeline} // descriptor 3: lifelineFD
 	d.mu.Lock()
 	defer d.mu.Unlock() // an exit is not counted before the rank is
-	pid, err := startRank(cmd, r.Rank, everyCPU(), d.exits)
+	// Unbound, a rank gets every CPU, not the daemon's mask: a launcher
+	// that binds its one task (a Slurm step) to one CPU would otherwise
+	// put every rank there.
+	cpus := everyCPU()
+	if d.cpus != nil {
+		cpus = d.cpus[r.Local]
+	}
+	pid, err := startRank(cmd, r.Rank, cpus, d.exits)
 	closeAll(childEnds)
 	if err != nil {
 		return nil, fmt.Errorf("cannot start rank %d (program %q): %w", r.Rank, prog.path, err)
@@ -310,15 +330,3 @@ func closeAll(files []*os.File) {
 
 // DaemonFlag is the argument that starts gompirun in daemon mode.
 const DaemonFlag = "--daemon"
-
-// everyCPU lists every CPU a mask can name. A rank started with it runs
-// on every CPU its host allows (the kernel keeps a mask within the
-// cpuset), not on the daemon's: a launcher that binds its one task (a
-// Slurm step) to one CPU would otherwise put every rank there.
-func everyCPU() []int {
-	cpus := make([]int, len(unix.CPUSet{})*64)
-	for i := range cpus {
-		cpus[i] = i
-	}
-	return cpus
-}

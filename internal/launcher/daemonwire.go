@@ -22,7 +22,8 @@ import (
 //	gompirun → daemon   spec      payload: the DaemonSpec as JSON (first, once)
 //	                    go        start the ranks (once every host is ready)
 //	                    signal    rank, signal number (rank -1: every rank)
-//	daemon → gompirun   ready     the host can start its ranks
+//	daemon → gompirun   ready     the host can start its ranks; payload: each local
+//	                              rank's CPUs as JSON ([][]int by local rank; null: unbound)
 //	                    started   rank, pid
 //	                    output    rank, stream (0 stdout, 1 stderr), the bytes
 //	                    exited    rank, wait status; payload: the pid as text
@@ -129,6 +130,9 @@ type DaemonSpec struct {
 	Dir     string   // gompirun's working directory: the ranks' where it exists, else the daemon's
 	Ranks   []DaemonRank
 	Grace   int64 // nanoseconds between SIGTERM and SIGKILL when the daemon stops its ranks
+	// Bind is the job's binding policy by name (none, auto, core), which
+	// the daemon applies over the CPUs its host allows (see hostCPUs).
+	Bind string
 }
 
 // DaemonRank is one rank a daemon starts.
@@ -144,6 +148,9 @@ func (s *DaemonSpec) check() error {
 		if r.Rank < 0 || r.Rank >= s.Size || r.Local < 0 || r.Local >= len(s.Ranks) || r.App < 0 || r.App >= len(s.Apps) {
 			return fmt.Errorf("rank %+v is outside the job (%d ranks, %d here, %d app contexts)", r, s.Size, len(s.Ranks), len(s.Apps))
 		}
+	}
+	if _, err := parseBind(s.Bind); err != nil {
+		return err
 	}
 	return nil
 }

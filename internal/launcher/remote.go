@@ -74,6 +74,7 @@ func (h *remoteHost) release() {
 // once every daemon has ended without starting anything. A signal on
 // cfg.Signals calls the launch off.
 func (j *job) launchRemote(byHost map[string][]DaemonRank, spec DaemonSpec) error {
+	spec.Bind = j.cfg.Bind.String()
 	hosts := make([]string, 0, len(byHost))
 	for h := range byHost {
 		hosts = append(hosts, h)
@@ -260,6 +261,7 @@ func (j *job) readDaemon(h *remoteHost, out io.Reader, relayed <-chan struct{}) 
 			h.finish(rank)
 			j.exits <- exitEvent{rank: rank, pid: pid, host: h.name, status: syscall.WaitStatus(f.arg)}
 		case frameReady:
+			j.logBinding(h, f.payload)
 			j.setReady(h, nil)
 		case framePart:
 			tool, part, ok := bytes.Cut(f.payload, []byte{0})
