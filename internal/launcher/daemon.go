@@ -93,7 +93,8 @@ type daemon struct {
 	errOut io.Writer // the daemon's own complaints
 	exits  chan exitEvent
 
-	cpus [][]int // by local rank: the CPUs the rank is bound to; nil: every CPU the host allows
+	cpus  [][]int    // by local rank: the CPUs the rank is bound to; nil: every CPU the host allows
+	stdin *stdinSink // rank 0's stdin, when it runs here and gompirun forwards its own
 
 	mu   sync.Mutex
 	pids map[int]int // job rank -> pid, of the ranks running
@@ -230,6 +231,16 @@ func (d *daemon) start(prog program, base []string, r DaemonRank, lifeline *os.F
 			d.pump(pr, r.Rank, kind)
 		}()
 	}
+	var stdinW *os.File
+	if r.Rank == 0 && d.spec.Stdin {
+		pr, pw, err := os.Pipe()
+		if err != nil {
+			closeAll(childEnds)
+			return nil, fmt.Errorf("cannot start rank %d: its stdin: %w", r.Rank, err)
+		}
+		rio.stdin, stdinW = pr, pw
+		childEnds = append(childEnds, pr)
+	}
 	id := rankIdent{rank: r.Rank, size: d.spec.Size, local: r.Local, localSize: len(d.spec.Ranks),
 		jobID: d.spec.JobID, server: d.server, sessDir: d.sess.dir, secret: d.spec.Secret}
 	cmd := prog.command(rankEnv(base, d.spec.Apps[r.App], r.App, id), rio)
@@ -247,7 +258,13 @@ func (d *daemon) start(prog program, base []string, r DaemonRank, lifeline *os.F
 	pid, err := startRank(cmd, r.Rank, cpus, d.exits)
 	closeAll(childEnds)
 	if err != nil {
+		if stdinW != nil {
+			stdinW.Close()
+		}
 		return nil, fmt.Errorf("cannot start rank %d (program %q): %w", r.Rank, prog.path, err)
+	}
+	if stdinW != nil {
+		d.stdin = newStdinSink(stdinW, d.ackStdin)
 	}
 	d.pids[r.Rank] = pid
 	d.report(frame{kind: frameStarted, rank: int32(r.Rank), arg: uint32(pid)})
@@ -269,7 +286,8 @@ func (d *daemon) pump(r io.Reader, rank int, kind streamKind) {
 }
 
 // serve applies gompirun's frames; end of file, or anything that is not
-// a frame, closes stop.
+// a frame, closes stop. It never waits for a rank: rank 0's stdin is
+// queued (within gompirun's credit) and written by the sink.
 func (d *daemon) serve(in *bufio.Reader, stop chan<- struct{}) {
 	defer close(stop)
 	for {
@@ -277,8 +295,13 @@ func (d *daemon) serve(in *bufio.Reader, stop chan<- struct{}) {
 		if err != nil {
 			return
 		}
-		if f.kind == frameSignal {
+		switch f.kind {
+		case frameSignal:
 			d.signal(int(f.rank), syscall.Signal(f.arg))
+		case frameStdin:
+			d.stdinSink().push(f.payload)
+		case frameStdinEOF:
+			d.stdinSink().push(nil)
 		}
 	}
 }

@@ -22,6 +22,8 @@ import (
 //	gompirun → daemon   spec      payload: the DaemonSpec as JSON (first, once)
 //	                    go        start the ranks (once every host is ready)
 //	                    signal    rank, signal number (rank -1: every rank)
+//	                    stdin     payload: the next bytes of gompirun's stdin, for rank 0
+//	                    stdin-eof gompirun's stdin ended: rank 0's ends too
 //	daemon → gompirun   ready     the host can start its ranks; payload: each local
 //	                              rank's CPUs as JSON ([][]int by local rank; null: unbound)
 //	                    started   rank, pid
@@ -30,6 +32,8 @@ import (
 //	                    failed    rank; payload: why the rank could not start
 //	                    part      rank; payload: a profiling tool's name, a NUL, and
 //	                              the rank's part of its report (sent once the ranks exited)
+//	                    stdin-ack a stdin frame was written to rank 0 (arg 0), or
+//	                              thrown away since rank 0's stdin is closed (arg 1)
 //
 // A launch is in two steps, so that a host that cannot run its ranks ends
 // it before any rank starts anywhere: each daemon reads its spec, checks
@@ -37,6 +41,11 @@ import (
 // or why not; gompirun then sends go to every one. End of file on the
 // daemon's input stops its ranks (or ends it before go); end of file on
 // its output means the daemon is gone.
+//
+// Stdin flows under credit: gompirun has at most stdinWindow stdin frames
+// not yet acknowledged, so a rank 0 that reads slowly holds gompirun's
+// reading back instead of filling the daemon's memory, and the daemon
+// never blocks on rank 0 while signals wait behind the data.
 const (
 	frameSpec byte = iota + 1
 	frameSignal
@@ -47,6 +56,9 @@ const (
 	frameReady
 	frameGo
 	framePart
+	frameStdin
+	frameStdinEOF
+	frameStdinAck
 )
 
 const (
@@ -95,7 +107,7 @@ func readFrame(r *bufio.Reader) (frame, error) {
 	}
 	f := frame{kind: h[0], rank: int32(binary.LittleEndian.Uint32(h[1:])), arg: binary.LittleEndian.Uint32(h[5:])}
 	n := binary.LittleEndian.Uint32(h[9:])
-	if f.kind < frameSpec || f.kind > framePart || n > maxFrame {
+	if f.kind < frameSpec || f.kind > frameStdinAck || n > maxFrame {
 		return frame{}, fmt.Errorf("not a gompi daemon frame (kind %d, %d bytes): the other end wrote %q", f.kind, n, printable(h[:]))
 	}
 	f.payload = make([]byte, n)
@@ -133,6 +145,10 @@ type DaemonSpec struct {
 	// Bind is the job's binding policy by name (none, auto, core), which
 	// the daemon applies over the CPUs its host allows (see hostCPUs).
 	Bind string
+	// Stdin says that gompirun forwards its stdin to rank 0 in stdin
+	// frames; without it rank 0 reads /dev/null. A daemon without rank 0
+	// ignores it.
+	Stdin bool
 }
 
 // DaemonRank is one rank a daemon starts.
