@@ -19,7 +19,7 @@ import (
 func TestStdinToRemoteRank0(t *testing.T) {
 	t.Parallel()
 	c := cluster.Up(t, 2, cluster.Options{})
-	payload := make([]byte, 1<<20+12345)
+	payload := make([]byte, 4<<20+12345) // well beyond a pipe and the credit
 	rng := rand.New(rand.NewPCG(1, 2))
 	for i := range payload {
 		payload[i] = byte(rng.Uint32())
