@@ -204,15 +204,21 @@ func daemonExe(prefix, exe string) string {
 	return exe
 }
 
-// displayMap prints the job's map, with this host's ranks' CPUs.
+// displayMap prints the job's map, with this host's ranks' CPUs. The
+// CPUs of another host's ranks are chosen there, by its daemon, over the
+// CPUs that host allows once the launch reached it; the map, printed
+// before, names the policy and the host (gompirun -v logs the CPUs as
+// each daemon reports them).
 func displayMap(w io.Writer, m *hostmap.Map, hosts []string, here string, bind launcher.Bind) error {
 	binding := make([]string, len(m.Procs))
 	var local []int
 	for r, h := range hosts {
-		if h == here {
+		switch {
+		case h == here:
 			local = append(local, r)
+		case bind != launcher.BindNone:
+			binding[r] = fmt.Sprintf("%s, chosen on %s", bind, h)
 		}
-		binding[r] = "-"
 	}
 	cpus, err := launcher.LocalCPUs(bind, len(local))
 	if err != nil {

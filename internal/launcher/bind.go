@@ -3,6 +3,7 @@ package launcher
 import (
 	"errors"
 	"fmt"
+	"runtime"
 
 	"golang.org/x/sys/unix"
 )
@@ -54,7 +55,7 @@ func cpuSet(cpus []int) unix.CPUSet {
 	return set
 }
 
-// allowedCPUs lists the CPUs this process may run on, in order. Using the mask rather than 0..NumCPU-1
+// allowedCPUs lists the CPUs the calling thread may run on, in order. Using the mask rather than 0..NumCPU-1
 // respects cpusets and taskset.
 func allowedCPUs() ([]int, error) {
 	var set unix.CPUSet
@@ -84,4 +85,61 @@ func LocalCPUs(b Bind, n int) ([][]int, error) {
 		return nil, fmt.Errorf("--bind-to: %w", err)
 	}
 	return b.rankCPUs(n, cpus), nil
+}
+
+// bindNames are the policies' names, as --bind-to spells them.
+var bindNames = map[Bind]string{BindNone: "none", BindAuto: "auto", BindCore: "core"}
+
+// String is the policy's name, as --bind-to spells it.
+func (b Bind) String() string {
+	if s, ok := bindNames[b]; ok {
+		return s
+	}
+	return fmt.Sprintf("Bind(%d)", int(b))
+}
+
+// parseBind reads a policy's name.
+func parseBind(s string) (Bind, error) {
+	for b, name := range bindNames {
+		if s == name {
+			return b, nil
+		}
+	}
+	return 0, fmt.Errorf("binding policy %q: allowed values are auto, core and none", s)
+}
+
+// hostCPUs lists the CPUs this host allows the ranks a daemon starts, in
+// order: not the daemon's own mask, which a launcher may have narrowed
+// (a Slurm step bound to one CPU), but what the kernel grants when a
+// thread asks for every CPU: all the host's CPUs within the cpuset the
+// daemon runs in. The asking thread keeps that mask, so its goroutine
+// ends locked and the thread exits with it.
+func hostCPUs() ([]int, error) {
+	type answer struct {
+		cpus []int
+		err  error
+	}
+	ch := make(chan answer, 1)
+	go func() {
+		runtime.LockOSThread() // never unlocked: the thread ends with its widened mask
+		set := cpuSet(everyCPU())
+		if err := unix.SchedSetaffinity(0, &set); err != nil {
+			ch <- answer{err: fmt.Errorf("widening the CPU affinity mask: %w", err)}
+			return
+		}
+		cpus, err := allowedCPUs()
+		ch <- answer{cpus, err}
+	}()
+	a := <-ch
+	return a.cpus, a.err
+}
+
+// everyCPU lists every CPU a mask can name. A mask of them all is
+// clamped by the kernel to the CPUs the cpuset allows.
+func everyCPU() []int {
+	cpus := make([]int, len(unix.CPUSet{})*64)
+	for i := range cpus {
+		cpus[i] = i
+	}
+	return cpus
 }

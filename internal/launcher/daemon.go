@@ -2,6 +2,7 @@ package launcher
 
 import (
 	"bufio"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -9,8 +10,6 @@ import (
 	"sync"
 	"syscall"
 	"time"
-
-	"golang.org/x/sys/unix"
 
 	"github.com/gompi/gompi/internal/rte"
 )
@@ -44,7 +43,8 @@ func RunDaemon(in io.Reader, out, errOut io.Writer, tempDir, reaperExe string, s
 	if err != nil {
 		return fail(err)
 	}
-	d := &daemon{spec: spec, out: &frameWriter{w: out}, errOut: errOut, pids: map[int]int{}, exits: make(chan exitEvent, len(spec.Ranks))}
+	d := &daemon{spec: spec, out: &frameWriter{w: out}, errOut: errOut, pids: map[int]int{},
+		exits: make(chan exitEvent, len(spec.Ranks)), ranksUp: make(chan struct{})}
 	// The children start first, at the same time as this host's ranks get
 	// ready; the daemon ends once they have, whatever ends it.
 	ks := startKids(spec.Children, d.out)
@@ -76,7 +76,11 @@ func RunDaemon(in io.Reader, out, errOut io.Writer, tempDir, reaperExe string, s
 		return 1
 	}
 	d.server = server
-	d.report(frame{kind: frameReady})
+	ready, err := json.Marshal(d.cpus)
+	if err != nil {
+		return fail(err)
+	}
+	d.report(frame{kind: frameReady, payload: ready})
 	select {
 	case <-goCh:
 	case <-eof:
@@ -108,6 +112,15 @@ func (d *daemon) route(in *bufio.Reader, ks *kids, goCh, eof chan<- struct{}) {
 			d.signal(int(f.rank), syscall.Signal(f.arg))
 		case frameRelay:
 			ks.route(f)
+		case frameStdin, frameStdinEOF:
+			// gompirun forwards stdin once it said go; it goes to rank 0
+			// once the ranks are started. The sink never waits for a rank.
+			<-d.ranksUp
+			if f.kind == frameStdin {
+				d.stdinSink().push(f.payload)
+			} else {
+				d.stdinSink().push(nil)
+			}
 		}
 	}
 }
@@ -121,13 +134,25 @@ type daemon struct {
 	errOut io.Writer // the daemon's own complaints
 	exits  chan exitEvent
 
+	cpus    [][]int       // by local rank: the CPUs the rank is bound to; nil: every CPU the host allows
+	stdin   *stdinSink    // rank 0's stdin, when it runs here and gompirun forwards its own; set before ranksUp closes
+	ranksUp chan struct{} // closed once run has started the ranks (or failed to)
+
 	mu   sync.Mutex
 	pids map[int]int // job rank -> pid, of the ranks running
 }
 
-// prepare finds the programs of this host's ranks, and reports each rank
-// whose program cannot run here.
+// prepare finds the programs of this host's ranks and their CPUs, and
+// reports each rank that cannot run here.
 func (d *daemon) prepare() ([]program, bool) {
+	if bind, _ := parseBind(d.spec.Bind); bind != BindNone { // the spec was checked
+		cpus, err := hostCPUs()
+		if err != nil {
+			d.failAll(fmt.Sprintf("binding the ranks (--bind-to %s): %v", bind, err))
+			return nil, false
+		}
+		d.cpus = bind.rankCPUs(len(d.spec.Ranks), cpus)
+	}
 	if st, err := os.Stat(d.spec.Dir); err != nil || !st.IsDir() {
 		d.spec.Dir = "" // as Open MPI: the ranks start in the daemon's directory (the login's home)
 	}
@@ -152,6 +177,7 @@ func (d *daemon) prepare() ([]program, bool) {
 func (d *daemon) run(progs []program, eof <-chan struct{}, sigs <-chan os.Signal) {
 	lifeR, lifeW, err := os.Pipe()
 	if err != nil {
+		close(d.ranksUp)
 		d.failAll(fmt.Sprintf("creating the ranks' lifeline: %v", err))
 		return
 	}
@@ -169,6 +195,7 @@ func (d *daemon) run(progs []program, eof <-chan struct{}, sigs <-chan os.Signal
 		byRank[r.Rank] = wg
 	}
 	lifeR.Close()
+	close(d.ranksUp)
 
 	stop := eof
 	var kill <-chan time.Time
@@ -247,6 +274,16 @@ func (d *daemon) start(prog program, base []string, r DaemonRank, lifeline *os.F
 			d.pump(pr, r.Rank, kind)
 		}()
 	}
+	var stdinW *os.File
+	if r.Rank == 0 && d.spec.Stdin {
+		pr, pw, err := os.Pipe()
+		if err != nil {
+			closeAll(childEnds)
+			return nil, fmt.Errorf("cannot start rank %d: its stdin: %w", r.Rank, err)
+		}
+		rio.stdin, stdinW = pr, pw
+		childEnds = append(childEnds, pr)
+	}
 	id := rankIdent{rank: r.Rank, size: d.spec.Size, local: r.Local, localSize: len(d.spec.Ranks),
 		jobID: d.spec.JobID, server: d.server, sessDir: d.sess.dir, secret: d.spec.Secret}
 	cmd := prog.command(rankEnv(base, d.spec.Apps[r.App], r.App, id), rio)
@@ -254,10 +291,23 @@ func (d *daemon) start(prog program, base []string, r DaemonRank, lifeline *os.F
 	cmd.ExtraFiles = []*os.File{lifeline} // descriptor 3: lifelineFD
 	d.mu.Lock()
 	defer d.mu.Unlock() // an exit is not counted before the rank is
-	pid, err := startRank(cmd, r.Rank, everyCPU(), d.exits)
+	// Unbound, a rank gets every CPU, not the daemon's mask: a launcher
+	// that binds its one task (a Slurm step) to one CPU would otherwise
+	// put every rank there.
+	cpus := everyCPU()
+	if d.cpus != nil {
+		cpus = d.cpus[r.Local]
+	}
+	pid, err := startRank(cmd, r.Rank, cpus, d.exits)
 	closeAll(childEnds)
 	if err != nil {
+		if stdinW != nil {
+			stdinW.Close()
+		}
 		return nil, fmt.Errorf("cannot start rank %d (program %q): %w", r.Rank, prog.path, err)
+	}
+	if stdinW != nil {
+		d.stdin = newStdinSink(stdinW, d.ackStdin)
 	}
 	d.pids[r.Rank] = pid
 	d.report(frame{kind: frameStarted, rank: int32(r.Rank), arg: uint32(pid)})
@@ -325,15 +375,3 @@ func closeAll(files []*os.File) {
 
 // DaemonFlag is the argument that starts gompirun in daemon mode.
 const DaemonFlag = "--daemon"
-
-// everyCPU lists every CPU a mask can name. A rank started with it runs
-// on every CPU its host allows (the kernel keeps a mask within the
-// cpuset), not on the daemon's: a launcher that binds its one task (a
-// Slurm step) to one CPU would otherwise put every rank there.
-func everyCPU() []int {
-	cpus := make([]int, len(unix.CPUSet{})*64)
-	for i := range cpus {
-		cpus[i] = i
-	}
-	return cpus
-}

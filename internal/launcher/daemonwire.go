@@ -22,13 +22,18 @@ import (
 //	gompirun → daemon   spec      payload: the DaemonSpec as JSON (first, once)
 //	                    go        start the ranks (once every host is ready)
 //	                    signal    rank, signal number (rank -1: every rank)
-//	daemon → gompirun   ready     the host can start its ranks
+//	                    stdin     payload: the next bytes of gompirun's stdin, for rank 0
+//	                    stdin-eof gompirun's stdin ended: rank 0's ends too
+//	daemon → gompirun   ready     the host can start its ranks; payload: each local
+//	                              rank's CPUs as JSON ([][]int by local rank; null: unbound)
 //	                    started   rank, pid
 //	                    output    rank, stream (0 stdout, 1 stderr), the bytes
 //	                    exited    rank, wait status; payload: the pid as text
 //	                    failed    rank; payload: why the rank could not start
 //	                    part      rank; payload: a profiling tool's name, a NUL, and
 //	                              the rank's part of its report (sent once the ranks exited)
+//	                    stdin-ack a stdin frame was written to rank 0 (arg 0), or
+//	                              thrown away since rank 0's stdin is closed (arg 1)
 //	both ways           relay     a child's index, a stream: its wire, relayed (see tree.go)
 //
 // A launch is in two steps, so that a host that cannot run its ranks ends
@@ -37,6 +42,11 @@ import (
 // or why not; gompirun then sends go to every one. End of file on the
 // daemon's input stops its ranks (or ends it before go); end of file on
 // its output means the daemon is gone.
+//
+// Stdin flows under credit: gompirun has at most stdinWindow stdin frames
+// not yet acknowledged, so a rank 0 that reads slowly holds gompirun's
+// reading back instead of filling the daemon's memory, and the daemon
+// never blocks on rank 0 while signals wait behind the data.
 const (
 	frameSpec byte = iota + 1
 	frameSignal
@@ -47,6 +57,9 @@ const (
 	frameReady
 	frameGo
 	framePart
+	frameStdin
+	frameStdinEOF
+	frameStdinAck
 	frameRelay
 )
 
@@ -131,6 +144,13 @@ type DaemonSpec struct {
 	Dir     string   // gompirun's working directory: the ranks' where it exists, else the daemon's
 	Ranks   []DaemonRank
 	Grace   int64 // nanoseconds between SIGTERM and SIGKILL when the daemon stops its ranks
+	// Bind is the job's binding policy by name (none, auto, core), which
+	// the daemon applies over the CPUs its host allows (see hostCPUs).
+	Bind string
+	// Stdin says that gompirun forwards its stdin to rank 0 in stdin
+	// frames; without it rank 0 reads /dev/null. A daemon without rank 0
+	// ignores it.
+	Stdin bool
 
 	// Children are the hosts whose daemons this one starts and relays (a
 	// tree launch); their specs come relayed.
@@ -155,6 +175,9 @@ func (s *DaemonSpec) check() error {
 		if r.Rank < 0 || r.Rank >= s.Size || r.Local < 0 || r.Local >= len(s.Ranks) || r.App < 0 || r.App >= len(s.Apps) {
 			return fmt.Errorf("rank %+v is outside the job (%d ranks, %d here, %d app contexts)", r, s.Size, len(s.Ranks), len(s.Apps))
 		}
+	}
+	if _, err := parseBind(s.Bind); err != nil {
+		return err
 	}
 	return nil
 }

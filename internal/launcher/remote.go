@@ -37,6 +37,7 @@ type remoteHost struct {
 	notReady []string     // the ranks the daemon cannot start, and why
 	exited   map[int]bool // ranks whose exit the daemon reported
 	outs     map[int][2]*io.PipeWriter
+	stdin    *stdinFeed // the credit of the stdin forwarded to rank 0, when it runs there
 
 	kids []*relayedHost // the hosts whose daemons this daemon started (tree launch)
 }
@@ -94,6 +95,7 @@ func (h *remoteHost) release() {
 // once every daemon has ended without starting anything. A signal on
 // cfg.Signals calls the launch off.
 func (j *job) launchRemote(byHost map[string][]DaemonRank, spec DaemonSpec) error {
+	spec.Bind, spec.Stdin = j.cfg.Bind.String(), j.forwardsStdin()
 	hosts := make([]string, 0, len(byHost))
 	for h := range byHost {
 		hosts = append(hosts, h)
@@ -148,8 +150,10 @@ func (j *job) launchRemote(byHost map[string][]DaemonRank, spec DaemonSpec) erro
 	return nil
 }
 
-// goRemote tells every daemon to start its ranks.
+// goRemote tells every daemon to start its ranks, then forwards stdin to
+// rank 0's if it runs on another host.
 func (j *job) goRemote() {
+	defer j.startStdin()
 	j.mu.Lock()
 	hosts := map[*remoteHost]bool{}
 	for _, h := range j.remote {
@@ -193,6 +197,7 @@ func (j *job) startDaemon(name string, ranks []DaemonRank, spec DaemonSpec) (*re
 func (j *job) attachDaemon(name string, ranks []DaemonRank, spec DaemonSpec, proc agentProc, in io.WriteCloser, out, errOut io.Reader) *remoteHost {
 	h := &remoteHost{name: name, proc: proc, in: in, wire: &frameWriter{w: in}, ranks: ranks,
 		done: make(chan struct{}), ready: make(chan error, 1), exited: map[int]bool{}, outs: map[int][2]*io.PipeWriter{}}
+	h.stdin = stdinFeedFor(spec.Stdin, ranks)
 	for _, r := range ranks {
 		var ws [2]*io.PipeWriter
 		for _, kind := range []streamKind{stdoutStream, stderrStream} {
@@ -303,7 +308,10 @@ func (j *job) readDaemon(h *remoteHost, out io.Reader, relayed <-chan struct{}) 
 			h.finish(rank)
 			j.exits <- exitEvent{rank: rank, pid: pid, host: h.name, status: syscall.WaitStatus(f.arg)}
 		case frameReady:
+			j.logBinding(h, f.payload)
 			j.setReady(h, nil)
+		case frameStdinAck:
+			h.stdinAcked(f)
 		case framePart:
 			tool, part, ok := bytes.Cut(f.payload, []byte{0})
 			if !ok {

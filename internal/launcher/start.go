@@ -65,8 +65,12 @@ func (j *job) appOf(rank int) int {
 // fails and no more are started.
 func (j *job) startAll(progs []program, env []string, s *session, rankCPUs [][]int, local []int) map[int]int {
 	started := map[int]int{}
-	stdin, closeStdin := j.stdinForRank0()
-	defer closeStdin()
+	var stdin *os.File
+	if len(local) > 0 && local[0] == 0 { // else rank 0's daemon gets it (startStdin)
+		var closeStdin func()
+		stdin, closeStdin = j.stdinForRank0()
+		defer closeStdin()
+	}
 	for li, rank := range local {
 		appNum := j.appOf(rank)
 		prog, app := progs[appNum], j.cfg.Apps[appNum]
@@ -122,30 +126,17 @@ func (j *job) startAll(progs []program, env []string, s *session, rankCPUs [][]i
 	return started
 }
 
-// stdinForRank0 returns the file rank 0 reads and a cleanup to run once
-// every rank has been started.
+// stdinForRank0 returns the file rank 0 reads on this host and a cleanup
+// to run once every rank has been started.
 func (j *job) stdinForRank0() (*os.File, func()) {
-	in := j.cfg.Stdin
-	if in == nil {
-		return nil, func() {}
-	}
-	if _, err := in.Stat(); err != nil {
-		j.log.Debug("stdin is not usable; rank 0 reads /dev/null", "error", err)
-		return nil, func() {}
-	}
-	fd := int(in.Fd())
-	if _, err := unix.IoctlGetTermios(fd, unix.TCGETS); err != nil {
-		return in, func() {} // not a terminal: rank 0 reads it directly
+	in, terminal := j.rank0Stdin()
+	if !terminal {
+		return in, func() {} // rank 0 reads it directly (nil: /dev/null)
 	}
 	// A terminal: rank 0, in its own process group, would be stopped by
-	// SIGTTIN if it read it, so gompirun copies it through a pipe, but
-	// only when it is itself in the foreground (else reading would stop
-	// gompirun). The copy ends when rank 0 closes the pipe or the terminal
-	// reports EOF.
-	if pgrp, err := unix.IoctlGetInt(fd, unix.TIOCGPGRP); err != nil || pgrp != unix.Getpgrp() {
-		j.log.Debug("gompirun runs in the background; rank 0 reads /dev/null")
-		return nil, func() {}
-	}
+	// SIGTTIN if it read it, so gompirun, in the foreground, copies it
+	// through a pipe. The copy ends when rank 0 closes the pipe or the
+	// terminal reports EOF.
 	r, w, err := os.Pipe()
 	if err != nil {
 		j.log.Warn("cannot forward the terminal to rank 0; it reads /dev/null", "error", err)
