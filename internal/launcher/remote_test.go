@@ -61,15 +61,16 @@ func TestRemoteRanks(t *testing.T) {
 		t.Fatalf("exit %d; stderr:\n%s", code, errOut)
 	}
 	for _, want := range []string{
-		`(?m)^\[[0-9a-f]{8},0\]<stdout>:rank 0 of 3 local 0 of 1 server unix://.*/rt.sock$`,
-		`(?m)^\[[0-9a-f]{8},1\]<stdout>:rank 1 of 3 local 0 of 2 server \S+:\d+$`,
-		`(?m)^\[[0-9a-f]{8},2\]<stdout>:rank 2 of 3 local 1 of 2 server \S+:\d+$`,
+		// The tags name the hosts: the job runs on two.
+		`(?m)^\[[0-9a-f]{8},0\]\[here\]<stdout>:rank 0 of 3 local 0 of 1 server unix://.*/rt.sock$`,
+		`(?m)^\[[0-9a-f]{8},1\]\[localhost\]<stdout>:rank 1 of 3 local 0 of 2 server \S+:\d+$`,
+		`(?m)^\[[0-9a-f]{8},2\]\[localhost\]<stdout>:rank 2 of 3 local 1 of 2 server \S+:\d+$`,
 	} {
 		if !regexp.MustCompile(want).MatchString(out) {
 			t.Errorf("stdout does not match %s:\n%s", want, out)
 		}
 	}
-	if !regexp.MustCompile(`(?m)^\[[0-9a-f]{8},2\]<stderr>:err 2$`).MatchString(errOut) {
+	if !regexp.MustCompile(`(?m)^\[[0-9a-f]{8},2\]\[localhost\]<stderr>:err 2$`).MatchString(errOut) {
 		t.Errorf("stderr lacks rank 2's line:\n%s", errOut)
 	}
 	if left, _ := filepath.Glob(filepath.Join(tmp, "gompi.*")); len(left) > 0 {
