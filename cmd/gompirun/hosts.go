@@ -15,7 +15,6 @@ import (
 
 	"github.com/gompi/gompi/frameworks/plm"
 	"github.com/gompi/gompi/internal/hostmap"
-	"github.com/gompi/gompi/internal/launcher"
 	"github.com/gompi/gompi/mca"
 	"github.com/gompi/gompi/params"
 	"github.com/gompi/gompi/pmpi"
@@ -204,30 +203,16 @@ func daemonExe(prefix, exe string) string {
 	return exe
 }
 
-// displayMap prints the job's map, with this host's ranks' CPUs. The
-// CPUs of another host's ranks are chosen there, by its daemon, over the
-// CPUs that host allows once the launch reached it; the map, printed
-// before, names the policy and the host (gompirun -v logs the CPUs as
-// each daemon reports them).
-func displayMap(w io.Writer, m *hostmap.Map, hosts []string, here string, bind launcher.Bind) error {
-	binding := make([]string, len(m.Procs))
-	var local []int
-	for r, h := range hosts {
-		switch {
-		case h == here:
-			local = append(local, r)
-		case bind != launcher.BindNone:
-			binding[r] = fmt.Sprintf("%s, chosen on %s", bind, h)
+// mapPrinter prints the job's map with each rank's CPUs, as the launcher
+// reports them once every host is ready (launcher.Config.ShowMap).
+func mapPrinter(w io.Writer, m *hostmap.Map) func(cpus [][]int) error {
+	return func(cpus [][]int) error {
+		binding := make([]string, len(m.Procs))
+		for r := range binding {
+			if r < len(cpus) && cpus[r] != nil {
+				binding[r] = "cpus " + strings.Trim(strings.Join(strings.Fields(fmt.Sprint(cpus[r])), ","), "[]")
+			}
 		}
+		return hostmap.WriteMap(w, m, binding)
 	}
-	cpus, err := launcher.LocalCPUs(bind, len(local))
-	if err != nil {
-		return err
-	}
-	for i, r := range local {
-		if cpus != nil {
-			binding[r] = "cpus " + strings.Trim(strings.Join(strings.Fields(fmt.Sprint(cpus[i])), ","), "[]")
-		}
-	}
-	return hostmap.WriteMap(w, m, binding)
 }

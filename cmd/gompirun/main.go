@@ -86,12 +86,6 @@ func run(args []string, stdin *os.File, stdout, stderr io.Writer, sigs, quits <-
 	if !checkApps(opt, env, stderr) {
 		return 1
 	}
-	if opt.hostOpts.displayMap {
-		if err := displayMap(stdout, m, hosts, here, opt.bind); err != nil {
-			fmt.Fprintln(stderr, "gompirun:", err)
-			return 1
-		}
-	}
 	apps := make([]launcher.App, len(opt.apps))
 	for i, a := range opt.apps {
 		apps[i] = launcher.App{NP: a.np, Program: a.program, Args: a.args, Env: a.exports}
@@ -113,6 +107,9 @@ func run(args []string, stdin *os.File, stdout, stderr io.Writer, sigs, quits <-
 		Signals:              sigs,
 		Mergers:              mergerFor,
 		Log:                  log,
+	}
+	if opt.hostOpts.displayMap {
+		cfg.ShowMap = mapPrinter(stdout, m)
 	}
 	if opt.hostOpts.given() {
 		cfg.Hosts, cfg.LocalHost = hosts, here

@@ -68,6 +68,11 @@ type Config struct {
 	LocalHost string
 	Agent     func(host string, argv []string) (*exec.Cmd, error)
 	DaemonExe string
+	// ShowMap, if set, is called once every host is ready and before any
+	// rank starts, with each rank's CPUs by rank (nil: not bound): for
+	// --display-map, which shows the other hosts' bindings only once
+	// their daemons have chosen them. Its error ends the launch.
+	ShowMap func(cpus [][]int) error
 	// Fanout, when positive, bounds the daemons gompirun starts itself:
 	// with more other hosts, those daemons start the rest (see tree.go).
 	Fanout int

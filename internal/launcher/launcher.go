@@ -126,6 +126,13 @@ func Run(ctx context.Context, cfg Config) (int, error) {
 		}
 	}
 
+	if cfg.ShowMap != nil {
+		if err := cfg.ShowMap(j.rankCPUs(local, rankCPUs)); err != nil {
+			j.endRemote()
+			return 1, err
+		}
+	}
+
 	// The ranks' lifeline: they inherit the read end; the write end stays
 	// here (close-on-exec) and closes when gompirun exits, however it exits.
 	lifeR, lifeW, err := os.Pipe()

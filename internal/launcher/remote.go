@@ -38,6 +38,7 @@ type remoteHost struct {
 	exited   map[int]bool // ranks whose exit the daemon reported
 	outs     map[int][2]*io.PipeWriter
 	stdin    *stdinFeed // the credit of the stdin forwarded to rank 0, when it runs there
+	cpus     [][]int    // by local rank, the CPUs the daemon bound its ranks to (nil: every CPU), once ready
 
 	kids []*relayedHost // the hosts whose daemons this daemon started (tree launch)
 }
@@ -308,7 +309,7 @@ func (j *job) readDaemon(h *remoteHost, out io.Reader, relayed <-chan struct{}) 
 			h.finish(rank)
 			j.exits <- exitEvent{rank: rank, pid: pid, host: h.name, status: syscall.WaitStatus(f.arg)}
 		case frameReady:
-			j.logBinding(h, f.payload)
+			j.noteBinding(h, f.payload)
 			j.setReady(h, nil)
 		case frameStdinAck:
 			h.stdinAcked(f)
