@@ -203,7 +203,8 @@ func run(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	if err := writePages(o, rep); err != nil {
 		return errors.Join(err, acrossErr)
 	}
-	fmt.Fprintf(stdout, "Wrote %s, %s and %s.\n", o.doc, o.tables, strings.Join(prefix(o.plots, rep.PlotFiles), ", "))
+	wrote := append([]string{o.doc, o.tables}, prefix(o.plots, rep.PlotFiles)...)
+	fmt.Fprintf(stdout, "Wrote %s and %s.\n", strings.Join(wrote[:len(wrote)-1], ", "), wrote[len(wrote)-1])
 	return acrossErr
 }
 
