@@ -2,7 +2,9 @@
 // MPI and MPICH on this machine, alternately and several times, and
 // reports the medians side by side: as text, as Markdown (a summary in
 // docs/performance.md, every plan's table in docs/performance-tables.md)
-// and as SVG plots. cmd/gompi-bench-compare drives it.
+// and as SVG plots. It also has the three measured across simulated hosts
+// (MeasureAcross) and reports that in a subsection of the summary.
+// cmd/gompi-bench-compare drives it.
 package compare
 
 import (

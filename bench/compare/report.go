@@ -23,6 +23,7 @@ type Report struct {
 	Notes     []string // e.g. why MPICH is missing
 	PlotFiles []string // the SVG files, relative to the performance page
 	Verdicts  []Verdict
+	Across    *AcrossHosts // nil if the run left the hosts out
 }
 
 // status is a verdict in one word.
@@ -130,7 +131,12 @@ func (r *Report) WriteText(w io.Writer) error {
 		for _, v := range r.Verdicts {
 			fmt.Fprintf(tw, "%s\t%s\t%s\t(run by run %s)\n", v.status(), v.Goal, v.detail(), v.byTurn())
 		}
-		return tw.Flush()
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+	}
+	if r.Across != nil {
+		return r.Across.writeAcrossText(w)
 	}
 	return nil
 }
@@ -164,27 +170,44 @@ func formatFigure(v float64) string {
 const summaryHeading = "Side by side with Open MPI and MPICH (generated)"
 
 // Summary is the section that goes between the markers of the performance
-// page: how the run was made, the sides, the goals and the plots. tables
-// is the path of the page Tables writes, relative to the performance page.
+// page: how the run was made, the sides, the goals and the plots, then the
+// comparison across hosts. tables is the path of the page Tables writes,
+// relative to the performance page.
 func (r *Report) Summary(tables string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "## %s\n\n", summaryHeading)
 	fmt.Fprintf(&b, "This section is rewritten by every run of `make bench-compare` (bench/compare); do not edit it by hand.\n\n")
-	fmt.Fprintf(&b, "- Command: `%s`, %d repetitions, %s in all\n", r.Command, r.Reps, r.Took.Round(time.Second))
+	if len(r.Plans) > 0 {
+		fmt.Fprintf(&b, "- Command: `%s`, %d repetitions, %s in all\n", r.Command, r.Reps, r.Took.Round(time.Second))
+	} else {
+		fmt.Fprintf(&b, "- Command: `%s`, %s in all\n", r.Command, r.Took.Round(time.Second))
+	}
 	fmt.Fprintf(&b, "- Date: %s\n", r.date())
 	fmt.Fprintf(&b, "- Machine: %s\n", r.Machine)
 	fmt.Fprintf(&b, "- Versions: %s\n", strings.Join(r.Versions, "; "))
 	for _, n := range r.Notes {
 		fmt.Fprintf(&b, "- Note: %s\n", n)
 	}
-	fmt.Fprintf(&b, "\nEvery side ran each of its measurements %d times, the sides taking turns (", r.Reps)
+	if len(r.Plans) > 0 {
+		r.writeSides(&b, tables)
+	}
+	if r.Across != nil {
+		r.Across.writeAcross(&b, tables)
+	}
+	return b.String()
+}
+
+// writeSides writes the one-host part of the summary: the sides, the
+// goals and the plots.
+func (r *Report) writeSides(b *strings.Builder, tables string) {
+	fmt.Fprintf(b, "\nEvery side ran each of its measurements %d times, the sides taking turns (", r.Reps)
 	for i, s := range r.Sides {
 		if i > 0 {
 			b.WriteString(", ")
 		}
 		b.WriteString(s.Label)
 	}
-	fmt.Fprintf(&b, ", then again); each figure is the median of its %d runs. gompi runs `bin/gompi-bench`, the others "+
+	fmt.Fprintf(b, ", then again); each figure is the median of its %d runs. gompi runs `bin/gompi-bench`, the others "+
 		"`bench/c`'s C programs, which share its flags, loops and output. A ratio above 1 for a time, or below 1 for a "+
 		"bandwidth, means gompi is slower.", r.Reps)
 	if r.hasSMOnly() {
@@ -194,14 +217,14 @@ func (r *Report) Summary(tables string) string {
 				sm = append(sm, s.Label)
 			}
 		}
-		fmt.Fprintf(&b, " The collectives ran on the shared-memory sides only (%s), each library with its own "+
+		fmt.Fprintf(b, " The collectives ran on the shared-memory sides only (%s), each library with its own "+
 			"collective algorithms; their figure is OSU's, the average over the ranks of each rank's mean time per call, "+
 			"an untimed barrier after every call.", strings.Join(sm, ", "))
 	}
-	fmt.Fprintf(&b, " Every plan's medians, size by size, and the commands that measured them are in [%s](%s).\n\n", path.Base(tables), tables)
+	fmt.Fprintf(b, " Every plan's medians, size by size, and the commands that measured them are in [%s](%s).\n\n", path.Base(tables), tables)
 	b.WriteString("| side | what it is |\n|---|---|\n")
 	for _, s := range r.Sides {
-		fmt.Fprintf(&b, "| %s | %s |\n", s.Label, s.About)
+		fmt.Fprintf(b, "| %s | %s |\n", s.Label, s.About)
 	}
 	b.WriteString("\n")
 	if len(r.Verdicts) > 0 {
@@ -209,18 +232,17 @@ func (r *Report) Summary(tables string) string {
 			"run by run, each against the reference's run of the same turn: their range, and how many fall short.\n\n")
 		b.WriteString("| goal | worst figure | by turn | verdict |\n|---|---|---|---|\n")
 		for _, v := range r.Verdicts {
-			fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", v.Goal, v.detail(), v.byTurn(), v.status())
+			fmt.Fprintf(b, "| %s | %s | %s | %s |\n", v.Goal, v.detail(), v.byTurn(), v.status())
 		}
 		b.WriteString("\n")
 	}
 	for _, f := range r.PlotFiles {
-		fmt.Fprintf(&b, "![%s](%s)\n", strings.TrimSuffix(strings.TrimPrefix(f, "perf-"), ".svg"), f)
+		fmt.Fprintf(b, "![%s](%s)\n", strings.TrimSuffix(strings.TrimPrefix(f, "perf-"), ".svg"), f)
 	}
-	return b.String()
 }
 
 // Tables is the whole of the tables' page: every plan's title, flags,
-// medians size by size and commands. summary is the path of the
+// medians size by size and commands, then every run across hosts. summary is the path of the
 // performance page, relative to the tables' page.
 func (r *Report) Tables(summary string) string {
 	var b strings.Builder
@@ -230,10 +252,16 @@ func (r *Report) Tables(summary string) string {
 	for _, p := range r.Plans {
 		r.markdownPlan(&b, p)
 	}
+	if r.Across != nil {
+		r.Across.writeAcrossRuns(&b, summary)
+	}
 	return b.String()
 }
 
-func (r *Report) date() string { return r.Started.UTC().Format("2006-01-02 15:04 MST") }
+func (r *Report) date() string { return r.Started.UTC().Format(dateFormat) }
+
+// dateFormat is how the pages give a run's start.
+const dateFormat = "2006-01-02 15:04 MST"
 
 // anchor is the fragment GitHub gives a heading: lower case, spaces as
 // hyphens, punctuation other than hyphens and underscores dropped.

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gompi/gompi/bench/compare/across"
 	"github.com/gompi/gompi/bench/table"
 )
 
@@ -403,5 +404,100 @@ func TestTurns(t *testing.T) {
 	}
 	if got := r.turns(Goal{}, lat, gsm, osm, 7, 0); got != "" {
 		t.Errorf("a size no run measured: %q", got)
+	}
+}
+
+// acrossHosts is a measurement across hosts of two rounds: gompi beats
+// Open MPI's latency in one round and MPICH's in none; MPICH's bandwidth
+// failed.
+func acrossHosts() *AcrossHosts {
+	res := &across.Results{Rounds: 2, Hosts: 8,
+		Libraries: []across.Library{{Name: "gompi", About: "gompirun"}, {Name: "Open MPI", About: "mpirun"}, {Name: "MPICH", About: "Hydra"}},
+		Measures: []across.Measure{{Name: "latency 8 B", Unit: "us", Setup: "h1 and h2: latency -s 8"},
+			{Name: "bandwidth 1 MiB", Unit: "MB/s", Higher: true, Setup: "h1 and h2: bw -s 1048576"}},
+		Runs: []across.Run{
+			{Measure: "latency 8 B", Library: "gompi", Round: 1, Value: 12.7}, {Measure: "latency 8 B", Library: "Open MPI", Round: 1, Value: 12.9},
+			{Measure: "latency 8 B", Library: "MPICH", Round: 1, Value: 12.3}, {Measure: "latency 8 B", Library: "gompi", Round: 2, Value: 13.1},
+			{Measure: "latency 8 B", Library: "Open MPI", Round: 2, Value: 13.3}, {Measure: "latency 8 B", Library: "MPICH", Round: 2, Value: 12.5},
+			{Measure: "bandwidth 1 MiB", Library: "gompi", Round: 1, Value: 1500}, {Measure: "bandwidth 1 MiB", Library: "Open MPI", Round: 1, Value: 1200},
+			{Measure: "bandwidth 1 MiB", Library: "MPICH", Round: 1, Error: "did not finish within 1m0s\nmore"},
+			{Measure: "bandwidth 1 MiB", Library: "gompi", Round: 2, Value: 1400}, {Measure: "bandwidth 1 MiB", Library: "Open MPI", Round: 2, Value: 1450},
+			{Measure: "launch 8 hosts", Library: "gompi", Round: 1, Error: "exit status 1"}, {Measure: "launch 8 hosts", Library: "MPICH", Round: 1, Value: 350},
+		}}
+	res.Measures = append(res.Measures, across.Measure{Name: "launch 8 hosts", Unit: "ms", Setup: "h1 to h8"})
+	return &AcrossHosts{Command: "go test ./test/multihost -args -measure-json FILE", Started: time.Date(2026, 11, 22, 2, 3, 0, 0, time.UTC),
+		Took: 125 * time.Second, Results: res}
+}
+
+// TestAcrossSummary: the summary ends with the subsection across hosts:
+// its command and rounds, each measure's medians, gompi's ratio to the
+// better other and the verdict on its goal, round by round too; the
+// tables' page has every run.
+func TestAcrossSummary(t *testing.T) {
+	rep := &Report{Result: fakeResult(t), Command: "make bench-compare", Started: time.Date(2026, 11, 22, 1, 2, 0, 0, time.UTC),
+		Verdicts: nil, Across: acrossHosts()}
+	summary := rep.Summary("performance-tables.md")
+	for _, want := range []string{
+		"\n### Across simulated hosts\n\n- Command: `go test ./test/multihost -args -measure-json FILE` (run by bench/compare from the repository's root; FILE is where the runs go, as JSON), 2 rounds, 2m5s\n- Date: 2026-11-22 02:03 UTC\n",
+		"builds 8 simulated hosts",
+		"Every run's figure is in [performance-tables.md](performance-tables.md#across-hosts).",
+		"In each of 2 rounds the libraries took turns at each measure (gompi, Open MPI, MPICH)",
+		"| library | how it runs |\n|---|---|\n| gompi | gompirun |\n",
+		"| measure | where | gompi | Open MPI | MPICH | gompi / better | goal | by turn | verdict |\n|---|---|---|---|---|---|---|---|---|\n",
+		// Medians 12.9, 13.1, 12.4: MPICH is the better, in both rounds.
+		"| latency 8 B (us) | h1 and h2: latency -s 8 | 12.9 | 13.1 | 12.4 | 1.04 (MPICH) | <= 1.0 | 1.03-1.05, 2 of 2 above 1 | missed |\n",
+		// MPICH has no figure: Open MPI is the better, 1450 against 1325.
+		"| bandwidth 1 MiB (MB/s) | h1 and h2: bw -s 1048576 | 1450 | 1325 | - | 1.09 (Open MPI) | >= 1.0 | 0.97-1.25, 1 of 2 below 1 | met |\n",
+		"- MPICH, bandwidth 1 MiB: round 1: did not finish within 1m0s\n",
+		// A gompi that failed misses its goal.
+		"| launch 8 hosts (ms) | h1 to h8 | - | - | 350 | - | <= 1.0 | - | missed (gompi failed) |\n",
+		"- gompi, launch 8 hosts: round 1: exit status 1\n",
+	} {
+		if !strings.Contains(summary, want) {
+			t.Errorf("summary lacks %q:\n%s", want, summary)
+		}
+	}
+	if i, j := strings.Index(summary, "| side | what it is |"), strings.Index(summary, "### Across"); i < 0 || j < i {
+		t.Errorf("the one-host part does not come first:\n%s", summary)
+	}
+	tables := rep.Tables("performance.md")
+	for _, want := range []string{
+		"\n## across hosts\n\nEvery run of the comparison [across simulated hosts](performance.md#across-simulated-hosts)",
+		"| measure | library | 1 | 2 |\n|---|---|---|---|\n| latency 8 B (us) | gompi | 12.7 | 13.1 |\n",
+		"| bandwidth 1 MiB (MB/s) | MPICH | - | - |\n",
+	} {
+		if !strings.Contains(tables, want) {
+			t.Errorf("tables lack %q:\n%s", want, tables)
+		}
+	}
+	var text bytes.Buffer
+	if err := rep.WriteText(&text); err != nil || !strings.Contains(text.String(), "1.04 (MPICH)") ||
+		!strings.Contains(text.String(), "failed: MPICH, bandwidth 1 MiB: round 1: did not finish within 1m0s\n") {
+		t.Errorf("text: %v\n%s", err, text.String())
+	}
+}
+
+// TestAcrossAlone: a run of the hosts alone has no one-host part; one
+// where no hosts could be built says why.
+func TestAcrossAlone(t *testing.T) {
+	rep := &Report{Result: &Result{Reps: 5}, Command: "bin/gompi-bench-compare -only across", Across: acrossHosts()}
+	summary := rep.Summary("performance-tables.md")
+	if strings.Contains(summary, "| side |") || strings.Contains(summary, "Every side ran") || !strings.Contains(summary, "### Across simulated hosts") ||
+		!strings.Contains(summary, "- Command: `bin/gompi-bench-compare -only across`, 0s in all\n") {
+		t.Errorf("summary of the hosts alone:\n%s", summary)
+	}
+	rep.Across = &AcrossHosts{Command: "go test", Started: time.Date(2026, 11, 22, 2, 3, 0, 0, time.UTC), Took: time.Second,
+		Absent: "no hosts can be built here: not root"}
+	summary, tables := rep.Summary("performance-tables.md"), rep.Tables("performance.md")
+	if !strings.Contains(summary, "- Command: `go test` (run by bench/compare from the repository's root; FILE is where the runs go, as JSON), 1s\n"+
+		"- Date: 2026-11-22 02:03 UTC\n- Not measured: no hosts can be built here: not root\n") || strings.Contains(summary, "| measure |") {
+		t.Errorf("summary without hosts:\n%s", summary)
+	}
+	if !strings.Contains(tables, "Not measured: no hosts can be built here: not root.\n") {
+		t.Errorf("tables without hosts:\n%s", tables)
+	}
+	var text bytes.Buffer
+	if err := rep.WriteText(&text); err != nil || !strings.Contains(text.String(), "Not measured: no hosts can be built here: not root\n") {
+		t.Errorf("text: %v\n%s", err, text.String())
 	}
 }

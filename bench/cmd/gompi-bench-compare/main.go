@@ -2,12 +2,14 @@
 // MPI and MPICH on this machine and reports them side by side; make
 // bench-compare runs it from the repository's root after make build.
 //
-//	gompi-bench-compare [-quick] [-reps N] [-only latency,bw]
+//	gompi-bench-compare [-quick] [-reps N] [-only latency,bw,across] [-across-rounds N]
 //
 // It installs Open MPI (and MPICH, where it installs beside it) from
 // Debian's packages if missing, builds bench/c into bench/build, runs the
-// sides in turn, prints the medians, rewrites the generated summary in
-// docs/performance.md and the per-plan tables in
+// sides in turn, then measures the three across simulated hosts
+// (TestMeasureAcrossHosts, run with go test; where no hosts can be built,
+// the report says so), prints the medians, rewrites the generated summary
+// in docs/performance.md and the per-plan tables in
 // docs/performance-tables.md, and draws docs/perf-*.svg.
 package main
 
@@ -43,6 +45,10 @@ type options struct {
 	command   string
 	noMPICH   bool
 	writeDocs bool
+	// The comparison across simulated hosts: its rounds, and the go
+	// command that runs it.
+	acrossRounds int
+	goCmd        string
 }
 
 func main() {
@@ -74,7 +80,9 @@ func parseFlags(args []string) (options, error) {
 	fs.DurationVar(&o.timeout, "timeout", 0, "limit for one run of one measurement (default 3m, quick 1m)")
 	fs.StringVar(&o.only, "only", "", "run only these measurements, comma-separated (latency,bw,bibw,multi-lat,incast,ring,ring-8,ring-16,launch; "+
 		"barrier,bcast,reduce,allreduce,allgather,alltoall, or one rank count of them: allreduce-8; "+
-		"cold: every collective's first calls, or one: allreduce-8-cold20)")
+		"cold: every collective's first calls, or one: allreduce-8-cold20; across: the comparison across simulated hosts)")
+	fs.IntVar(&o.acrossRounds, "across-rounds", 0, "rounds of the comparison across simulated hosts (default 7, quick 3)")
+	fs.StringVar(&o.goCmd, "go", "go", "the go command, which runs the comparison across hosts (go test ./test/multihost)")
 	fs.StringVar(&o.command, "command", "", "how the run was started, for the page (default: this command line)")
 	if err := fs.Parse(args); err != nil {
 		return o, err
@@ -84,6 +92,12 @@ func parseFlags(args []string) (options, error) {
 	}
 	if o.reps == 0 {
 		o.reps = map[bool]int{false: 5, true: 3}[o.quick]
+	}
+	if o.acrossRounds == 0 {
+		o.acrossRounds = map[bool]int{false: 7, true: 3}[o.quick]
+	}
+	if o.acrossRounds < 1 {
+		return o, fmt.Errorf("-across-rounds %d: want 1 or more", o.acrossRounds)
 	}
 	if o.timeout == 0 {
 		o.timeout = map[bool]time.Duration{false: 3 * time.Minute, true: time.Minute}[o.quick]
@@ -111,7 +125,7 @@ func run(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	if err := checkInputs(o, paths); err != nil {
 		return err
 	}
-	plans, err := selectPlans(o)
+	plans, across, err := selectPlans(o)
 	if err != nil {
 		return err
 	}
@@ -160,6 +174,19 @@ func run(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	}
 	rep := &compare.Report{Result: res, Command: o.command, Started: started, Machine: machine,
 		Versions: versions, Notes: notes, Verdicts: res.Check(compare.Goals(), machine.Copy)}
+	// A failed measurement across hosts is reported, with what was
+	// measured on this host, before the run fails.
+	var acrossErr error
+	if across {
+		rep.Across, acrossErr = compare.MeasureAcross(ctx, compare.AcrossConfig{
+			Go: o.goCmd, Rounds: o.acrossRounds, Timeout: compare.AcrossTimeout(o.acrossRounds), Env: env, Log: stderr})
+		if rep.Across == nil {
+			return acrossErr
+		}
+		if rep.Across.Results == nil {
+			fmt.Fprintf(stderr, "across simulated hosts: not measured: %s\n", rep.Across.Absent)
+		}
+	}
 	if o.writeDocs {
 		if rep.PlotFiles, err = res.Plot(o.plots); err != nil {
 			return err
@@ -171,13 +198,14 @@ func run(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "\n%s in all.\n", rep.Took.Round(time.Second))
 	if !o.writeDocs {
-		return nil
+		return acrossErr
 	}
 	if err := writePages(o, rep); err != nil {
-		return err
+		return errors.Join(err, acrossErr)
 	}
-	fmt.Fprintf(stdout, "Wrote %s, %s and %s.\n", o.doc, o.tables, strings.Join(prefix(o.plots, rep.PlotFiles), ", "))
-	return nil
+	wrote := append([]string{o.doc, o.tables}, prefix(o.plots, rep.PlotFiles)...)
+	fmt.Fprintf(stdout, "Wrote %s and %s.\n", strings.Join(wrote[:len(wrote)-1], ", "), wrote[len(wrote)-1])
+	return acrossErr
 }
 
 // writePages writes the tables' page and the summary in the performance
@@ -231,15 +259,17 @@ func checkInputs(o options, p compare.Paths) error {
 	return errors.Join(errs...)
 }
 
-// selectPlans picks -only's plans in the run's order; a name picks every
-// plan of that measurement (ring: ring-8 and ring-16), a key just one,
-// "cold" every cold plan.
-func selectPlans(o options) ([]compare.Plan, error) {
+// selectPlans picks -only's plans in the run's order, and says whether
+// the comparison across hosts runs; a name picks every plan of that
+// measurement (ring: ring-8 and ring-16), a key just one, "cold" every
+// cold plan, "across" the comparison across hosts. Without -only,
+// everything runs.
+func selectPlans(o options) ([]compare.Plan, bool, error) {
 	all := compare.Plans(o.quick)
 	if o.only == "" {
-		return all, nil
+		return all, true, nil
 	}
-	known := []string{"cold"}
+	known := []string{"cold", "across"}
 	for _, p := range all {
 		if !slices.Contains(known, p.Name) {
 			known = append(known, p.Name)
@@ -252,7 +282,7 @@ func selectPlans(o options) ([]compare.Plan, error) {
 	for _, name := range strings.Split(o.only, ",") {
 		name = strings.TrimSpace(name)
 		if !slices.Contains(known, name) {
-			return nil, fmt.Errorf("-only: no measurement %q in this run (%s)", name, strings.Join(known, ", "))
+			return nil, false, fmt.Errorf("-only: no measurement %q in this run (%s)", name, strings.Join(known, ", "))
 		}
 		want[name] = true
 	}
@@ -262,7 +292,7 @@ func selectPlans(o options) ([]compare.Plan, error) {
 			out = append(out, p)
 		}
 	}
-	return out, nil
+	return out, want["across"], nil
 }
 
 // setUp installs a library if needed, builds the C programs against it

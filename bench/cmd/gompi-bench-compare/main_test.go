@@ -13,19 +13,29 @@ import (
 
 func TestParseFlags(t *testing.T) {
 	o, err := parseFlags(nil)
-	if err != nil || o.reps != 5 || o.timeout != 3*time.Minute || o.quick || !o.writeDocs || !o.install {
+	if err != nil || o.reps != 5 || o.timeout != 3*time.Minute || o.quick || !o.writeDocs || !o.install || o.acrossRounds != 7 || o.goCmd != "go" {
 		t.Errorf("defaults: %+v %v", o, err)
 	}
 	if o.command != "bin/gompi-bench-compare" {
 		t.Errorf("command %q", o.command)
 	}
 	o, err = parseFlags([]string{"-quick", "-only", "latency,launch"})
-	if err != nil || o.reps != 3 || o.timeout != time.Minute || o.command != "bin/gompi-bench-compare -quick -only latency,launch" {
+	if err != nil || o.reps != 3 || o.timeout != time.Minute || o.acrossRounds != 3 || o.command != "bin/gompi-bench-compare -quick -only latency,launch" {
 		t.Errorf("quick: %+v %v", o, err)
 	}
-	plans, err := selectPlans(o)
-	if err != nil || len(plans) != 2 || plans[0].Name != "latency" || plans[1].Name != "launch" {
-		t.Errorf("-only: %v %v", plans, err)
+	plans, across, err := selectPlans(o)
+	if err != nil || len(plans) != 2 || plans[0].Name != "latency" || plans[1].Name != "launch" || across {
+		t.Errorf("-only: %v %v %v", plans, across, err)
+	}
+	// The comparison across hosts runs in a whole run, or when -only
+	// names it, alone or with plans.
+	if plans, across, err := selectPlans(options{}); err != nil || !across || len(plans) != len(compare.Plans(false)) {
+		t.Errorf("everything: %d plans, across %v, %v", len(plans), across, err)
+	}
+	for only, n := range map[string]int{"across": 0, "across,latency": 1} {
+		if plans, across, err := selectPlans(options{only: only}); err != nil || !across || len(plans) != n {
+			t.Errorf("-only %s: %v, across %v, %v", only, plans, across, err)
+		}
 	}
 	if o.doc != "docs/performance.md" || o.tables != "docs/performance-tables.md" {
 		t.Errorf("pages %q, %q", o.doc, o.tables)
@@ -33,12 +43,12 @@ func TestParseFlags(t *testing.T) {
 	if _, err := parseFlags([]string{"-tables", "./docs/performance.md"}); err == nil || !strings.Contains(err.Error(), "the same page as -doc") {
 		t.Errorf("-tables on -doc's page: %v", err)
 	}
-	for _, bad := range [][]string{{"-reps", "-1"}, {"extra"}, {"-nope"}} {
+	for _, bad := range [][]string{{"-reps", "-1"}, {"-across-rounds", "-2"}, {"extra"}, {"-nope"}} {
 		if _, err := parseFlags(bad); err == nil {
 			t.Errorf("%v accepted", bad)
 		}
 	}
-	if _, err := selectPlans(options{only: "gather"}); err == nil || !strings.Contains(err.Error(), `no measurement "gather"`) {
+	if _, _, err := selectPlans(options{only: "gather"}); err == nil || !strings.Contains(err.Error(), `no measurement "gather"`) {
 		t.Errorf("unknown measurement: %v", err)
 	}
 	// A name picks every plan of a measurement, a key one, cold every cold
@@ -59,7 +69,7 @@ func TestParseFlags(t *testing.T) {
 		"alltoall-4-cold20,bcast-8": {"bcast-8", "alltoall-4-cold20"},
 		"cold":                      cold,
 	} {
-		plans, err := selectPlans(options{only: only})
+		plans, _, err := selectPlans(options{only: only})
 		var keys []string
 		for _, p := range plans {
 			keys = append(keys, p.Key())
@@ -68,7 +78,7 @@ func TestParseFlags(t *testing.T) {
 			t.Errorf("-only %s: %v %v, want %v", only, keys, err, want)
 		}
 	}
-	if _, err := selectPlans(options{only: "ring-16", quick: true}); err == nil || !strings.Contains(err.Error(), `no measurement "ring-16" in this run`) {
+	if _, _, err := selectPlans(options{only: "ring-16", quick: true}); err == nil || !strings.Contains(err.Error(), `no measurement "ring-16" in this run`) {
 		t.Errorf("ring-16 in a quick run: %v", err)
 	}
 }
@@ -88,7 +98,7 @@ func TestCheckInputs(t *testing.T) {
 // markers and the tables into their own page, each linking to the other
 // by a path relative to itself, wherever the pages are.
 func TestWritePages(t *testing.T) {
-	plans, err := selectPlans(options{only: "latency,bw"})
+	plans, _, err := selectPlans(options{only: "latency,bw"})
 	if err != nil {
 		t.Fatal(err)
 	}
