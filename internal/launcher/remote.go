@@ -416,9 +416,18 @@ func (j *job) endRemote() {
 		case <-deadline:
 		}
 		// Every agent left is killed, not this one alone: a daemon that
-		// relays others' may be the one that does not end.
+		// relays others' may be the one that does not end. The agents
+		// gompirun ran go first: killing a relayed one writes to its
+		// leader, which may not read.
 		for h := range hosts {
-			_ = h.proc.Kill()
+			if _, ok := h.proc.(execProc); ok {
+				_ = h.proc.Kill()
+			}
+		}
+		for h := range hosts {
+			if _, ok := h.proc.(execProc); !ok {
+				_ = h.proc.Kill()
+			}
 		}
 		break
 	}

@@ -309,6 +309,35 @@ func TestFailuresAcrossHosts(t *testing.T) {
 			},
 			code: 128 + int(syscall.SIGINT), first: `^gompirun: received SIGINT; forwarded it to the ranks and stopping the job$`,
 		},
+		{
+			name: "terminated", args: []string{"wait"},
+			act: func(t *testing.T, r *running, _ map[int][2]int) {
+				if err := r.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+					t.Fatal(err)
+				}
+			},
+			code: 128 + int(syscall.SIGTERM), first: `^gompirun: received SIGTERM; forwarded it to the ranks and stopping the job$`,
+		},
+		{
+			name: "hung up", args: []string{"wait"},
+			act: func(t *testing.T, r *running, _ map[int][2]int) {
+				if err := r.cmd.Process.Signal(syscall.SIGHUP); err != nil {
+					t.Fatal(err)
+				}
+			},
+			code: 128 + int(syscall.SIGHUP), first: `^gompirun: received SIGHUP; forwarded it to the ranks and stopping the job$`,
+		},
+		{
+			// gompirun cannot say anything: the daemons see their input
+			// end, the ranks here their lifeline, and the reapers clean.
+			name: "gompirun killed", args: []string{"wait"},
+			act: func(t *testing.T, r *running, _ map[int][2]int) {
+				if err := r.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+					t.Fatal(err)
+				}
+			},
+			code: -1, first: `^$`,
+		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
