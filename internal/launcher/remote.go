@@ -155,13 +155,7 @@ func (j *job) launchRemote(byHost map[string][]DaemonRank, spec DaemonSpec) erro
 // rank 0's if it runs on another host.
 func (j *job) goRemote() {
 	defer j.startStdin()
-	j.mu.Lock()
-	hosts := map[*remoteHost]bool{}
-	for _, h := range j.remote {
-		hosts[h] = true
-	}
-	j.mu.Unlock()
-	for h := range hosts {
+	for h := range j.remoteHosts() {
 		if err := h.wire.write(frame{kind: frameGo}); err != nil {
 			j.log.Debug("cannot tell the daemon to start", "host", h.name, "error", err) // readDaemon reports the loss
 		}
@@ -396,15 +390,21 @@ func (h *remoteHost) finish(rank int) bool {
 	return true
 }
 
-// endRemote releases every daemon and waits for them to clean their
-// hosts; an agent that outlives the grace period is killed.
-func (j *job) endRemote() {
+// remoteHosts is the set of the job's daemons.
+func (j *job) remoteHosts() map[*remoteHost]bool {
 	hosts := map[*remoteHost]bool{}
 	j.mu.Lock()
+	defer j.mu.Unlock()
 	for _, h := range j.remote {
 		hosts[h] = true
 	}
-	j.mu.Unlock()
+	return hosts
+}
+
+// endRemote releases every daemon and waits for them to clean their
+// hosts; an agent that outlives the grace period is killed.
+func (j *job) endRemote() {
+	hosts := j.remoteHosts()
 	for h := range hosts {
 		h.release()
 	}

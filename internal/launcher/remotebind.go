@@ -30,13 +30,7 @@ func (j *job) rankCPUs(local []int, localCPUs [][]int) [][]int {
 			cpus[r] = localCPUs[i]
 		}
 	}
-	hosts := map[*remoteHost]bool{}
-	j.mu.Lock()
-	for _, h := range j.remote {
-		hosts[h] = true
-	}
-	j.mu.Unlock()
-	for h := range hosts {
+	for h := range j.remoteHosts() {
 		h.mu.Lock()
 		for _, r := range h.ranks {
 			if r.Local < len(h.cpus) {

@@ -60,7 +60,12 @@ func (r result) String() string {
 func runOn(t *testing.T, c *cluster.Cluster, host string, args ...string) result {
 	t.Helper()
 	args = append([]string{"--timeout", "120", "--mca", "plm_rsh_agent", c.Agent()}, args...)
-	cmd := c.Command(host, gompirun, args...)
+	return runCmd(t, host, c.Command(host, gompirun, args...))
+}
+
+// runCmd runs cmd, a gompirun on host, and returns how it ended.
+func runCmd(t *testing.T, host string, cmd *exec.Cmd) result {
+	t.Helper()
 	var out, errOut strings.Builder
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	err := cmd.Run()

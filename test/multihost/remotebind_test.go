@@ -5,7 +5,6 @@ import (
 	"io"
 	"os"
 	"regexp"
-	"strings"
 	"testing"
 
 	"github.com/gompi/gompi/test/cluster"
@@ -19,17 +18,7 @@ func runPinned(t *testing.T, c *cluster.Cluster, host string, stdin io.Reader, a
 	args = append([]string{"-c", "0", gompirun, "--timeout", "120", "--mca", "plm_rsh_agent", c.Agent()}, args...)
 	cmd := c.Command(host, "taskset", args...)
 	cmd.Stdin = stdin
-	var out, errOut strings.Builder
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	err := cmd.Run()
-	code := 0
-	if err != nil {
-		code = cmd.ProcessState.ExitCode()
-		if code < 0 {
-			t.Fatalf("gompirun on %s: %v", host, err)
-		}
-	}
-	return result{code, out.String(), errOut.String()}
+	return runCmd(t, host, cmd)
 }
 
 // cpusAllowed is this process's Cpus_allowed_list: the CPUs of the
