@@ -28,21 +28,11 @@ func handshakeV1(c *conn, e launchEnv) (*v1, ident, error) {
 			return nil, id, err
 		}
 	}
-	if err := c.writeLine("init", "pmi_version", "1", "pmi_subversion", "1"); err != nil {
-		return nil, id, fmt.Errorf("init: %w", err)
-	}
-	rep, err := c.readLine()
-	if err == nil {
-		err = expect(rep, "response_to_init", false)
-	}
-	if err != nil {
-		return nil, id, fmt.Errorf("init: %w", err)
-	}
-	if v := rep.kv["pmi_version"]; v != "1" {
-		return nil, id, fmt.Errorf("init: the server speaks pmi_version=%s, this client 1", v)
+	if err := c.init("1", "1"); err != nil {
+		return nil, id, err
 	}
 
-	rep, err = p.call("get_maxes", "maxes")
+	rep, err := p.call("get_maxes", "maxes")
 	if err != nil {
 		return nil, id, err
 	}

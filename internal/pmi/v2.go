@@ -25,18 +25,8 @@ type v2 struct {
 func handshakeV2(c *conn, e launchEnv) (*v2, ident, error) {
 	p := &v2{c: c}
 	var id ident
-	if err := c.writeLine("init", "pmi_version", "2", "pmi_subversion", "0"); err != nil {
-		return nil, id, fmt.Errorf("init: %w", err)
-	}
-	rep, err := c.readLine()
-	if err == nil {
-		err = expect(rep, "response_to_init", false)
-	}
-	if err != nil {
-		return nil, id, fmt.Errorf("init: %w", err)
-	}
-	if v := rep.kv["pmi_version"]; v != "2" {
-		return nil, id, fmt.Errorf("init: the server speaks pmi_version=%s, this client 2", v)
+	if err := c.init("2", "0"); err != nil {
+		return nil, id, err
 	}
 
 	// Slurm requires pmijobid, pmirank and threaded; Hydra needs none of
@@ -54,7 +44,8 @@ func handshakeV2(c *conn, e launchEnv) (*v2, ident, error) {
 		pairs = append(pairs, "pmirank", strconv.Itoa(self))
 	}
 	pairs = append(pairs, "threaded", "FALSE")
-	if rep, err = p.call("fullinit", "fullinit-response", pairs...); err != nil {
+	rep, err := p.call("fullinit", "fullinit-response", pairs...)
+	if err != nil {
 		return nil, id, err
 	}
 	for _, f := range []struct {

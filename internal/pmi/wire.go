@@ -253,3 +253,16 @@ func (c *conn) exchange(v2 bool, label, cmd, want string, pairs ...string) (repl
 	}
 	return rep, nil
 }
+
+// init asks the server for PMI version.subversion, in PMI-1's framing,
+// which both versions start with.
+func (c *conn) init(version, subversion string) error {
+	rep, err := c.exchange(false, "init", "init", "response_to_init", "pmi_version", version, "pmi_subversion", subversion)
+	if err != nil {
+		return err
+	}
+	if v := rep.kv["pmi_version"]; v != version {
+		return fmt.Errorf("init: the server speaks pmi_version=%s, this client %s", v, version)
+	}
+	return nil
+}
