@@ -87,13 +87,14 @@ func (j *job) startRelayed(leader *remoteHost, index int, name string, ranks []D
 	return j.attachDaemon(name, ranks, spec, k, relayInput{k}, outR, errR)
 }
 
-// end records how the child's agent ended and closes its streams, once:
-// they ended first, as a process's pipes do before its Wait returns.
-func (k *relayedHost) end(why error) {
+// end records how the child's agent ended (why, for Wait) and ends its
+// streams, once: reading them then fails with readErr, or sees their end
+// for nil, as a process's pipes end before its Wait returns.
+func (k *relayedHost) end(why, readErr error) {
 	k.once.Do(func() {
 		k.why = why
-		k.out.Close()
-		k.err.Close()
+		k.out.CloseWithError(readErr)
+		k.err.CloseWithError(readErr)
 		close(k.ended)
 	})
 }
@@ -146,7 +147,7 @@ func (h *remoteHost) relay(f frame) {
 		if len(f.payload) > 0 {
 			why = errors.New(string(f.payload))
 		}
-		k.end(why)
+		k.end(why, nil)
 	}
 }
 
@@ -156,12 +157,8 @@ func (h *remoteHost) loseKids() {
 	h.mu.Lock()
 	kids := h.kids
 	h.mu.Unlock()
-	why := fmt.Errorf("host %s, which started its daemon, is gone", h.name)
+	lost := fmt.Errorf("host %s, which started its daemon, is gone", h.name)
 	for _, k := range kids {
-		k.once.Do(func() {
-			k.out.CloseWithError(why)
-			k.err.CloseWithError(why)
-			close(k.ended)
-		})
+		k.end(nil, lost)
 	}
 }

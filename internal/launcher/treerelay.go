@@ -1,7 +1,6 @@
 package launcher
 
 import (
-	"bufio"
 	"fmt"
 	"io"
 	"os/exec"
@@ -103,10 +102,9 @@ func (k *kid) closeInput() {
 
 // pump relays what the child's agent writes on one stream.
 func (ks *kids) pump(i int32, stream uint32, r io.Reader) {
-	br := bufio.NewReaderSize(r, 32<<10)
 	buf := make([]byte, 32<<10)
 	for {
-		n, err := br.Read(buf)
+		n, err := r.Read(buf)
 		if n > 0 {
 			_ = ks.out.write(frame{kind: frameRelay, rank: i, arg: stream, payload: append([]byte(nil), buf[:n]...)})
 		}
