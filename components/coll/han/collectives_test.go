@@ -119,10 +119,10 @@ func checkBcast(t *testing.T, w *world, size, root, seed int) {
 	})
 }
 
-func checkReduce(t *testing.T, w *world, op testOp, elems, root, seed int) {
+func checkReduce(t *testing.T, w *world, op colltest.OpCase, elems, root, seed int) {
 	t.Helper()
-	in := colltest.Inputs(w.n, func(r int) []byte { return op.input(seed, r, elems) })
-	want := colltest.Fold(op.op, in)
+	in := colltest.Inputs(w.n, func(r int) []byte { return op.Input(seed, r, elems) })
+	want := colltest.Fold(op.Op, in)
 	w.run(t, func(tab *coll.Table, c coll.Comm) error {
 		var recv []byte
 		if c.Rank() == root {
@@ -132,7 +132,7 @@ func checkReduce(t *testing.T, w *world, op testOp, elems, root, seed int) {
 		if elems == 0 {
 			send = nil // a zero count may come with no buffer at all
 		}
-		if err := tab.Reduce(c, send, recv, op.op, root); err != nil {
+		if err := tab.Reduce(c, send, recv, op.Op, root); err != nil {
 			return err
 		}
 		if !bytes.Equal(send, in[c.Rank()]) {
@@ -141,24 +141,24 @@ func checkReduce(t *testing.T, w *world, op testOp, elems, root, seed int) {
 		if c.Rank() != root {
 			return nil
 		}
-		return colltest.ExpectEqual(recv, want, fmt.Sprintf("reduce %s of %d elements to %d", op.name, elems, root), c.Rank())
+		return colltest.ExpectEqual(recv, want, fmt.Sprintf("reduce %s of %d elements to %d", op.Name, elems, root), c.Rank())
 	})
 }
 
-func checkAllreduce(t *testing.T, w *world, op testOp, elems, seed int) {
+func checkAllreduce(t *testing.T, w *world, op colltest.OpCase, elems, seed int) {
 	t.Helper()
-	in := colltest.Inputs(w.n, func(r int) []byte { return op.input(seed, r, elems) })
-	want := colltest.Fold(op.op, in)
+	in := colltest.Inputs(w.n, func(r int) []byte { return op.Input(seed, r, elems) })
+	want := colltest.Fold(op.Op, in)
 	w.run(t, func(tab *coll.Table, c coll.Comm) error {
 		recv := make([]byte, len(want))
 		send := bytes.Clone(in[c.Rank()])
-		if err := tab.Allreduce(c, send, recv, op.op); err != nil {
+		if err := tab.Allreduce(c, send, recv, op.Op); err != nil {
 			return err
 		}
 		if !bytes.Equal(send, in[c.Rank()]) {
 			return fmt.Errorf("allreduce wrote the send buffer of rank %d", c.Rank())
 		}
-		return colltest.ExpectEqual(recv, want, fmt.Sprintf("allreduce %s of %d elements", op.name, elems), c.Rank())
+		return colltest.ExpectEqual(recv, want, fmt.Sprintf("allreduce %s of %d elements", op.Name, elems), c.Rank())
 	})
 }
 

@@ -193,14 +193,4 @@ func basicComponent(t testing.TB) coll.Component {
 	return nil
 }
 
-// testOp is an operation and the inputs to reduce with it.
-type testOp struct {
-	name  string
-	op    coll.Op
-	input func(seed, rank, elems int) []byte
-}
-
-var testOps = []testOp{
-	{"sum", colltest.SumInt64{}, func(seed, rank, elems int) []byte { return colltest.Data(seed, rank, elems*8) }},
-	{"matmul", colltest.MatMul{}, func(seed, rank, elems int) []byte { return colltest.Data(seed, rank, elems*16) }},
-}
+var testOps = []colltest.OpCase{colltest.SumCase, colltest.MatMulCase}

@@ -55,14 +55,14 @@ type call struct {
 	k    kind
 	root int
 	size int
-	op   testOp
+	op   colltest.OpCase
 	seed int
 }
 
 func (x call) String() string {
 	s := fmt.Sprintf("%v/root%d/size%d", x.k, x.root, x.size)
 	if x.k.reduction() {
-		s += "/" + x.op.name
+		s += "/" + x.op.Name
 	}
 	return s
 }
@@ -74,9 +74,9 @@ func (x call) contribution(n int) int {
 	case kBarrier:
 		return 0
 	case kReduce, kAllreduce, kReduceScatter, kScan, kExscan:
-		return x.size * x.op.op.ElemSize()
+		return x.size * x.op.Op.ElemSize()
 	case kReduceScatterBlock:
-		return n * x.size * x.op.op.ElemSize()
+		return n * x.size * x.op.Op.ElemSize()
 	case kScatter, kAlltoall:
 		return n * x.size
 	}
@@ -101,7 +101,7 @@ func (x call) do(tab *coll.Table, c coll.Comm, r, n int) error {
 		}
 		return colltest.ExpectEqual(buf, want, x.String(), r)
 	case kReduce, kAllreduce:
-		in := colltest.Inputs(n, func(q int) []byte { return x.op.input(x.seed, q, x.size) })
+		in := colltest.Inputs(n, func(q int) []byte { return x.op.Input(x.seed, q, x.size) })
 		send := bytes.Clone(in[r])
 		var recv []byte // nil off the root
 		if x.k == kAllreduce || r == x.root {
@@ -111,9 +111,9 @@ func (x call) do(tab *coll.Table, c coll.Comm, r, n int) error {
 		defer scribble(recv)
 		var err error
 		if x.k == kReduce {
-			err = tab.Reduce(c, send, recv, x.op.op, x.root)
+			err = tab.Reduce(c, send, recv, x.op.Op, x.root)
 		} else {
-			err = tab.Allreduce(c, send, recv, x.op.op)
+			err = tab.Allreduce(c, send, recv, x.op.Op)
 		}
 		if err != nil {
 			return err
@@ -122,7 +122,7 @@ func (x call) do(tab *coll.Table, c coll.Comm, r, n int) error {
 			return err
 		}
 		if recv != nil {
-			return colltest.ExpectEqual(recv, colltest.Fold(x.op.op, in), x.String(), r)
+			return colltest.ExpectEqual(recv, colltest.Fold(x.op.Op, in), x.String(), r)
 		}
 		return nil
 	case kGather, kAllgather:
@@ -270,12 +270,12 @@ func (x call) allgatherv(tab *coll.Table, c coll.Comm, r, n int) error {
 // exscan and checks the result against a sequential fold in rank order;
 // exscan's rank 0 must find its recv as it was.
 func (x call) scatterOrScan(tab *coll.Table, c coll.Comm, r, n int) error {
-	op, es := x.op.op, x.op.op.ElemSize()
+	op, es := x.op.Op, x.op.Op.ElemSize()
 	elems := x.size
 	if x.k == kReduceScatterBlock {
 		elems = n * x.size
 	}
-	in := colltest.Inputs(n, func(q int) []byte { return x.op.input(x.seed, q, elems) })
+	in := colltest.Inputs(n, func(q int) []byte { return x.op.Input(x.seed, q, elems) })
 	send := bytes.Clone(in[r])
 	var recv, want []byte
 	var err error
@@ -333,14 +333,14 @@ func boundaryCalls(k kind, n, maxBytes int) []call {
 // a rank's block for scatter, alltoall and reduce_scatter_block, bytes
 // otherwise.
 func limitCalls(k kind, n, maxBytes int, lens func(l int) []int) []call {
-	return callsOf(k, n, func(op testOp) []int {
+	return callsOf(k, n, func(op colltest.OpCase) []int {
 		switch k {
 		case kBarrier:
 			return []int{0}
 		case kReduce, kAllreduce, kReduceScatter, kScan, kExscan:
-			return lens(maxBytes / op.op.ElemSize())
+			return lens(maxBytes / op.Op.ElemSize())
 		case kReduceScatterBlock:
-			return lens(maxBytes / (n * op.op.ElemSize()))
+			return lens(maxBytes / (n * op.Op.ElemSize()))
 		case kScatter, kAlltoall:
 			return lens(maxBytes / n)
 		}
@@ -350,13 +350,13 @@ func limitCalls(k kind, n, maxBytes int, lens func(l int) []int) []call {
 
 // callsOf makes calls of k with every root (of a rooted collective) and
 // operation (of a reduction), and each length that lens gives for it.
-func callsOf(k kind, n int, lens func(op testOp) []int) []call {
+func callsOf(k kind, n int, lens func(op colltest.OpCase) []int) []call {
 	var cs []call
 	rs := []int{0}
 	if k.rooted() {
 		rs = colltest.Roots(n)
 	}
-	ops := []testOp{{}}
+	ops := []colltest.OpCase{{}}
 	if k.reduction() {
 		ops = testOps
 	}
@@ -447,9 +447,9 @@ func sequence(n, maxBytes, count int) []call {
 		per := maxBytes + maxBytes/2
 		switch k {
 		case kReduce, kAllreduce, kReduceScatter, kScan, kExscan:
-			per /= op.op.ElemSize()
+			per /= op.Op.ElemSize()
 		case kReduceScatterBlock:
-			per = max(per/(n*op.op.ElemSize()), 2)
+			per = max(per/(n*op.Op.ElemSize()), 2)
 		case kScatter, kAlltoall:
 			per /= n
 		}
@@ -529,13 +529,13 @@ func TestNonCommutative(t *testing.T) {
 					if elems*16 > maxBytesFor(n) {
 						continue
 					}
-					in := colltest.Inputs(n, func(r int) []byte { return top.input(7, r, elems) })
+					in := colltest.Inputs(n, func(r int) []byte { return top.Input(7, r, elems) })
 					rev := make([][]byte, n)
 					for r := range in {
 						rev[n-1-r] = in[r]
 					}
-					if bytes.Equal(colltest.Fold(top.op, in), colltest.Fold(top.op, rev)) {
-						t.Fatalf("%s: the inputs give the same result in either order: the test would show nothing", top.name)
+					if bytes.Equal(colltest.Fold(top.Op, in), colltest.Fold(top.Op, rev)) {
+						t.Fatalf("%s: the inputs give the same result in either order: the test would show nothing", top.Name)
 					}
 					calls := []call{{k: kAllreduce, size: elems, op: top, seed: 7}}
 					for _, root := range colltest.Roots(n) {

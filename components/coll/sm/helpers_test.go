@@ -221,18 +221,7 @@ func (w *world) sends() int64 {
 	return s
 }
 
-// testOp is an operation and the inputs to reduce with it.
-type testOp struct {
-	name  string
-	op    coll.Op
-	input func(seed, rank, elems int) []byte
-}
-
-var testOps = []testOp{
-	{"sum", colltest.SumInt64{}, func(seed, rank, elems int) []byte { return colltest.Data(seed, rank, elems*8) }},
-	{"affine", colltest.Affine{}, colltest.AffineData},
-	{"matmul", colltest.MatMul{}, func(seed, rank, elems int) []byte { return colltest.Data(seed, rank, elems*16) }},
-}
+var testOps = []colltest.OpCase{colltest.SumCase, colltest.AffineCase, colltest.MatMulCase}
 
 // dirEntries lists the names in dir.
 func dirEntries(t *testing.T, dir string) []string {

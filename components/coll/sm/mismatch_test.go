@@ -123,7 +123,7 @@ func runDisagreements(t *testing.T, cases []disagreement, build func(*testing.T,
 // return ErrTooLong (theirs is shorter) or ErrTooShort, every rank
 // returns, and the epochs stay in step: the next calls work.
 func TestCountsDisagree(t *testing.T) {
-	sum := testOps[0].op
+	sum := testOps[0].Op
 	var cases []disagreement
 	cases = append(cases, disagreement{"allreduce", func(tab *coll.Table, c coll.Comm, r, n int) error {
 		l := shortLength(r, 24, 8)
@@ -371,7 +371,7 @@ func rootsDiffer(root func(r, n int) int, n int) bool {
 // every rank read every member's length word, every rank fails. No rank
 // hangs, and the epochs stay in step: the next calls work.
 func TestRootsDisagree(t *testing.T) {
-	sum := testOps[0].op
+	sum := testOps[0].Op
 	calls := []struct {
 		name     string
 		rootRead bool // the root reads (reduce, gather), not the others
@@ -433,7 +433,7 @@ func TestRootsDisagree(t *testing.T) {
 // from rank 1.
 func TestPathsDisagree(t *testing.T) {
 	const maxBytes = 64
-	sum := testOps[0].op
+	sum := testOps[0].Op
 	cases := []struct {
 		name string
 		do   func(tab *coll.Table, c coll.Comm, r, n, k int) error

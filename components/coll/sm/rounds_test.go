@@ -83,7 +83,7 @@ func TestRoundsManyEpochs(t *testing.T) {
 // block, and the others find its length word left from an earlier call.
 func TestRoundsCountsDisagree(t *testing.T) {
 	const maxBytes = 5 * 2 * line // two lines a rank on the largest world
-	sum := testOps[0].op
+	sum := testOps[0].Op
 	every := func(r, _ int) int {
 		if r == short {
 			return wantTooLong
@@ -185,7 +185,7 @@ func TestAllreduceSplit(t *testing.T) {
 			m := &module{n: n}
 			var calls []call
 			for _, op := range testOps {
-				es := op.op.ElemSize()
+				es := op.Op.ElemSize()
 				for _, elems := range []int{(splitMin/n + es - 1) / es, maxBytes / es, 3*maxBytes/es + 5} {
 					if !m.splitPays(elems * es) {
 						t.Fatalf("%d bytes on %d ranks do not split", elems*es, n)

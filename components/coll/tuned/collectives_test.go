@@ -108,16 +108,16 @@ func TestReduce(t *testing.T) {
 		for _, top := range testOps {
 			for _, nb := range cases() {
 				n, elems := nb[0], nb[1]/8
-				if top.op.ElemSize() == 16 && nb[1] == large {
+				if top.Op.ElemSize() == 16 && nb[1] == large {
 					continue // one large run per algorithm is enough
 				}
 				for _, root := range colltest.Roots(n) {
-					name := fmt.Sprintf("%s/%s/n%d/e%d/root%d", reduceAlgs.algName(alg), top.name, n, elems, root)
+					name := fmt.Sprintf("%s/%s/n%d/e%d/root%d", reduceAlgs.algName(alg), top.Name, n, elems, root)
 					t.Run(name, func(t *testing.T) {
 						cfg := testConfig()
 						cfg.reduce = alg
-						inputs := colltest.Inputs(n, func(r int) []byte { return top.input(2, r, elems) })
-						want := colltest.Fold(top.op, inputs)
+						inputs := colltest.Inputs(n, func(r int) []byte { return top.Input(2, r, elems) })
+						want := colltest.Fold(top.Op, inputs)
 						run(t, n, cfg, func(m *coll.Module, c coll.Comm) error {
 							r := c.Rank()
 							send := bytes.Clone(inputs[r])
@@ -125,7 +125,7 @@ func TestReduce(t *testing.T) {
 							if r == root {
 								recv = make([]byte, len(send))
 							}
-							if err := m.Reduce(c, send, recv, top.op, root); err != nil {
+							if err := m.Reduce(c, send, recv, top.Op, root); err != nil {
 								return err
 							}
 							if err := colltest.ExpectEqual(send, inputs[r], "send buffer", r); err != nil {
@@ -149,7 +149,7 @@ func TestAllreduce(t *testing.T) {
 		for _, top := range testOps {
 			for _, nb := range cases() {
 				n, elems := nb[0], nb[1]/8
-				if top.op.ElemSize() == 16 && nb[1] == large {
+				if top.Op.ElemSize() == 16 && nb[1] == large {
 					continue
 				}
 				for segName, seg := range segsizes {
@@ -159,17 +159,17 @@ func TestAllreduce(t *testing.T) {
 					if nb[1] == large && seg != 0 {
 						seg, segName = 4096, "seg4096" // not hundreds of tiny segments
 					}
-					name := fmt.Sprintf("%s/%s/n%d/e%d/%s", allreduceAlgs.algName(alg), top.name, n, elems, segName)
+					name := fmt.Sprintf("%s/%s/n%d/e%d/%s", allreduceAlgs.algName(alg), top.Name, n, elems, segName)
 					t.Run(name, func(t *testing.T) {
 						cfg := testConfig()
 						cfg.allreduce, cfg.allreduceSegsize = alg, seg
-						inputs := colltest.Inputs(n, func(r int) []byte { return top.input(3, r, elems) })
-						want := colltest.Fold(top.op, inputs)
+						inputs := colltest.Inputs(n, func(r int) []byte { return top.Input(3, r, elems) })
+						want := colltest.Fold(top.Op, inputs)
 						run(t, n, cfg, func(m *coll.Module, c coll.Comm) error {
 							r := c.Rank()
 							send := bytes.Clone(inputs[r])
 							recv := make([]byte, len(send))
-							if err := m.Allreduce(c, send, recv, top.op); err != nil {
+							if err := m.Allreduce(c, send, recv, top.Op); err != nil {
 								return err
 							}
 							if err := colltest.ExpectEqual(send, inputs[r], "send buffer", r); err != nil {

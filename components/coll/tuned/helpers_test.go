@@ -36,17 +36,7 @@ func run(t *testing.T, n int, cfg config, f func(m *coll.Module, c coll.Comm) er
 	}
 }
 
-// testOp is an operation and the inputs to reduce with it.
-type testOp struct {
-	name  string
-	op    coll.Op
-	input func(seed, rank, elems int) []byte
-}
-
-var testOps = []testOp{
-	{"sum", colltest.SumInt64{}, func(seed, rank, elems int) []byte { return colltest.Data(seed, rank, elems*8) }},
-	{"affine", colltest.Affine{}, colltest.AffineData},
-}
+var testOps = []colltest.OpCase{colltest.SumCase, colltest.AffineCase}
 
 // algNums lists every algorithm of k, then auto.
 func algNums(k collective) []int {

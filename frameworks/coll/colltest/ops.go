@@ -1,6 +1,10 @@
 package colltest
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+
+	"github.com/gompi/gompi/frameworks/coll"
+)
 
 // SumInt64 adds little-endian int64 elements.
 type SumInt64 struct{}
@@ -55,3 +59,19 @@ func (MatMul) Reduce(in, inout []byte) {
 }
 func (MatMul) Commutative() bool { return false }
 func (MatMul) ElemSize() int     { return 16 }
+
+// OpCase is a reduction operation with the inputs to reduce with it, for
+// tables of reduction tests.
+type OpCase struct {
+	Name  string
+	Op    coll.Op
+	Input func(seed, rank, elems int) []byte // rank's input of elems elements
+}
+
+// The reduction cases the coll components' tests draw on: a commutative
+// sum, and two operations whose results show the operands' order.
+var (
+	SumCase    = OpCase{"sum", SumInt64{}, func(seed, rank, elems int) []byte { return Data(seed, rank, elems*8) }}
+	AffineCase = OpCase{"affine", Affine{}, AffineData}
+	MatMulCase = OpCase{"matmul", MatMul{}, func(seed, rank, elems int) []byte { return Data(seed, rank, elems*16) }}
+)
