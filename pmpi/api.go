@@ -30,6 +30,10 @@ type API interface {
 		recvbuf []byte, recvcount int, recvtype Datatype, source, recvtag int, comm *Comm) (Status, error)
 	Probe(source, tag int, comm *Comm) (Status, error)
 	Iprobe(source, tag int, comm *Comm) (Status, bool, error)
+	Mprobe(source, tag int, comm *Comm) (Message, Status, error)
+	Improbe(source, tag int, comm *Comm) (Message, Status, bool, error)
+	Mrecv(buf []byte, count int, dt Datatype, msg *Message) (Status, error)
+	Imrecv(buf []byte, count int, dt Datatype, msg *Message) (*Request, error)
 
 	Wait(r *Request) (Status, error)
 	Test(r *Request) (Status, bool, error)

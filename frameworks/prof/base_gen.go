@@ -122,6 +122,26 @@ func (layer Base) Iprobe(source int, tag int, comm *pmpi.Comm) (pmpi.Status, boo
 	return layer.Next.Iprobe(source, tag, comm)
 }
 
+// Mprobe calls Next.Mprobe.
+func (layer Base) Mprobe(source int, tag int, comm *pmpi.Comm) (pmpi.Message, pmpi.Status, error) {
+	return layer.Next.Mprobe(source, tag, comm)
+}
+
+// Improbe calls Next.Improbe.
+func (layer Base) Improbe(source int, tag int, comm *pmpi.Comm) (pmpi.Message, pmpi.Status, bool, error) {
+	return layer.Next.Improbe(source, tag, comm)
+}
+
+// Mrecv calls Next.Mrecv.
+func (layer Base) Mrecv(buf []byte, count int, dt pmpi.Datatype, msg *pmpi.Message) (pmpi.Status, error) {
+	return layer.Next.Mrecv(buf, count, dt, msg)
+}
+
+// Imrecv calls Next.Imrecv.
+func (layer Base) Imrecv(buf []byte, count int, dt pmpi.Datatype, msg *pmpi.Message) (*pmpi.Request, error) {
+	return layer.Next.Imrecv(buf, count, dt, msg)
+}
+
 // Wait calls Next.Wait.
 func (layer Base) Wait(r *pmpi.Request) (pmpi.Status, error) {
 	return layer.Next.Wait(r)

@@ -29,6 +29,10 @@ const (
 	fnSendrecv
 	fnProbe
 	fnIprobe
+	fnMprobe
+	fnImprobe
+	fnMrecv
+	fnImrecv
 	fnWait
 	fnTest
 	fnCancel
@@ -219,6 +223,38 @@ func (layer *recorder) Iprobe(source int, tag int, comm *pmpi.Comm) (pmpi.Status
 	res0, res1, res2 := layer.Next.Iprobe(source, tag, comm)
 	layer.record(t0, fnIprobe, source, tag, 0, comm, res2)
 	return res0, res1, res2
+}
+
+// Mprobe records the call and passes it down.
+func (layer *recorder) Mprobe(source int, tag int, comm *pmpi.Comm) (pmpi.Message, pmpi.Status, error) {
+	t0 := layer.begin()
+	res0, res1, res2 := layer.Next.Mprobe(source, tag, comm)
+	layer.record(t0, fnMprobe, source, tag, 0, comm, res2)
+	return res0, res1, res2
+}
+
+// Improbe records the call and passes it down.
+func (layer *recorder) Improbe(source int, tag int, comm *pmpi.Comm) (pmpi.Message, pmpi.Status, bool, error) {
+	t0 := layer.begin()
+	res0, res1, res2, res3 := layer.Next.Improbe(source, tag, comm)
+	layer.record(t0, fnImprobe, source, tag, 0, comm, res3)
+	return res0, res1, res2, res3
+}
+
+// Mrecv records the call and passes it down.
+func (layer *recorder) Mrecv(buf []byte, count int, dt pmpi.Datatype, msg *pmpi.Message) (pmpi.Status, error) {
+	t0 := layer.begin()
+	res0, res1 := layer.Next.Mrecv(buf, count, dt, msg)
+	layer.record(t0, fnMrecv, -1, -1, bytesOf(count, dt), nil, res1)
+	return res0, res1
+}
+
+// Imrecv records the call and passes it down.
+func (layer *recorder) Imrecv(buf []byte, count int, dt pmpi.Datatype, msg *pmpi.Message) (*pmpi.Request, error) {
+	t0 := layer.begin()
+	res0, res1 := layer.Next.Imrecv(buf, count, dt, msg)
+	layer.record(t0, fnImrecv, -1, -1, bytesOf(count, dt), nil, res1)
+	return res0, res1
 }
 
 // Wait records the call and passes it down.

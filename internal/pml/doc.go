@@ -38,7 +38,10 @@
 // message that fits, else joins the posted queue. One sender's fragments
 // reach a receiver in order, so taking the first fit gives MPI's
 // non-overtaking rule. Probe scans the unexpected queue without removing
-// anything. A queue is a slice with a head index: taking the first entry,
+// anything. A matched probe (Mprobe, Improbe) removes the message it finds
+// and hands it back as a Matched, which only its own receive (Mrecv,
+// StartMrecv) takes: no other receive or probe sees it, and a sender's
+// cancel finds it matched. A queue is a slice with a head index: taking the first entry,
 // the usual match, moves nothing, and the array is kept (moved back when
 // its front half is free), so a rank that posts hundreds of receives per
 // window allocates none.

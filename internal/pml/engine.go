@@ -70,6 +70,10 @@ type Engine struct {
 	inFlight  atomic.Int32   // how many of them run: waiters yield to them
 	hdrPool   sync.Pool
 	unexPool  sync.Pool // *unexpected, with the payload buffer it last held
+
+	// Under mu: messages a matched probe took that no receive has taken
+	// yet. Last, so that the hot fields keep their places.
+	probed map[*Matched]struct{}
 }
 
 // New returns an engine for world rank me. Messages may arrive before Start;

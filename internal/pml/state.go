@@ -11,21 +11,23 @@ import (
 type State struct {
 	Pending []PendingOp
 	// Unexpected lists up to the limit State was given, in arrival order
-	// per context; UnexpectedTotal counts them all.
+	// per context, then those a matched probe took and no receive has
+	// taken yet; UnexpectedTotal counts them all.
 	Unexpected      []Message
 	UnexpectedTotal int
 }
 
 // Op kinds.
 const (
-	OpRecv  = "recv"
-	OpSend  = "send"
-	OpProbe = "probe"
+	OpRecv   = "recv"
+	OpSend   = "send"
+	OpProbe  = "probe"
+	OpMprobe = "mprobe"
 )
 
 // PendingOp is a receive, send or probe that has not completed.
 type PendingOp struct {
-	Kind    string // OpRecv, OpSend or OpProbe
+	Kind    string // OpRecv, OpSend, OpProbe or OpMprobe
 	Context uint32
 	Peer    int // world rank: destination, or source (maybe AnySource)
 	Tag     int // maybe AnyTag
@@ -39,6 +41,9 @@ type PendingOp struct {
 type Message struct {
 	Context         uint32
 	From, Tag, Size int
+	// Probed: a matched probe took it out of matching (Mprobe), and only
+	// the receive of its Matched takes it.
+	Probed bool
 }
 
 // WaitRecord is a blocking call that has waited recordAfter without
@@ -135,6 +140,14 @@ func (e *Engine) State(maxUnexpected int) State {
 			}
 		}
 	})
+	for m := range e.probed {
+		s.UnexpectedTotal++
+		if len(s.Unexpected) < maxUnexpected {
+			s.Unexpected = append(s.Unexpected, Message{
+				Context: m.cid, From: m.u.from, Tag: int(m.u.h.tag), Size: m.u.size(), Probed: true,
+			})
+		}
+	}
 	for _, r := range e.recvs {
 		add(r, OpRecv, r.from) // matched: its data is on the way from r.from
 	}

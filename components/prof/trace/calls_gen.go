@@ -87,6 +87,42 @@ func (t *Tracer) CommSize(comm *pmpi.Comm) (int, error) {
 	return res0, res1
 }
 
+// Mprobe records MPI_Mprobe.
+func (t *Tracer) Mprobe(source int, tag int, comm *pmpi.Comm) (pmpi.Message, pmpi.Status, error) {
+	sp := t.begin()
+	res0, res1, res2 := t.Next.Mprobe(source, tag, comm)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_Mprobe", t.commArgs(sp, comm).withErr(res2))
+	return res0, res1, res2
+}
+
+// Improbe records MPI_Improbe.
+func (t *Tracer) Improbe(source int, tag int, comm *pmpi.Comm) (pmpi.Message, pmpi.Status, bool, error) {
+	sp := t.begin()
+	res0, res1, res2, res3 := t.Next.Improbe(source, tag, comm)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_Improbe", t.commArgs(sp, comm).withErr(res3))
+	return res0, res1, res2, res3
+}
+
+// Mrecv records MPI_Mrecv.
+func (t *Tracer) Mrecv(buf []byte, count int, dt pmpi.Datatype, msg *pmpi.Message) (pmpi.Status, error) {
+	sp := t.begin()
+	res0, res1 := t.Next.Mrecv(buf, count, dt, msg)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_Mrecv", args{}.withBytes(size(count, dt)).withErr(res1))
+	return res0, res1
+}
+
+// Imrecv records MPI_Imrecv.
+func (t *Tracer) Imrecv(buf []byte, count int, dt pmpi.Datatype, msg *pmpi.Message) (*pmpi.Request, error) {
+	sp := t.begin()
+	res0, res1 := t.Next.Imrecv(buf, count, dt, msg)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_Imrecv", args{}.withBytes(size(count, dt)).withErr(res1))
+	return res0, res1
+}
+
 // Cancel records MPI_Cancel.
 func (t *Tracer) Cancel(r *pmpi.Request) error {
 	sp := t.begin()

@@ -1,0 +1,118 @@
+package pml
+
+import "errors"
+
+// Matched is a message that a matched probe (Mprobe, Improbe) took out of
+// matching: no receive or probe sees it any more, and only a receive of
+// this handle (Mrecv, StartMrecv) takes it, once. Without it a probe
+// followed by a receive races: another goroutine's receive may take the
+// probed message in between.
+type Matched struct {
+	cid uint32
+	// u is the message, as the unexpected queue held it; nil once a
+	// receive took it. Under the engine's lock.
+	u *unexpected
+}
+
+// ErrReceived is the error of a receive of a Matched that was received
+// already.
+var ErrReceived = errors.New("the matched message was received already")
+
+// Improbe looks for a waiting message that a receive with these arguments
+// would match and takes it out of matching, returning it and its status;
+// nil when there is none.
+func (e *Engine) Improbe(cid uint32, src, tag int) (*Matched, Status, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	q := e.queue(cid)
+	probe := Request{peer: src, tag: tag}
+	for i, u := range q.unexpected.all() {
+		if !probe.matches(u.from, int(u.h.tag)) {
+			continue
+		}
+		q.unexpected.remove(i)
+		m := &Matched{cid: cid, u: u}
+		if e.probed == nil {
+			e.probed = map[*Matched]struct{}{}
+		}
+		e.probed[m] = struct{}{}
+		return m, Status{Source: u.from, Tag: int(u.h.tag), Bytes: u.size(), Total: u.size()}, nil
+	}
+	if src != AnySource {
+		if err := e.dead[src]; err != nil {
+			return nil, Status{Source: src}, err
+		}
+	}
+	return nil, Status{}, nil
+}
+
+// Mprobe waits for a message that a receive with these arguments would
+// match and takes it out of matching, as Improbe.
+func (e *Engine) Mprobe(cid uint32, src, tag int) (*Matched, Status, error) {
+	w := waiter{e: e, probe: &PendingOp{Kind: OpMprobe, Context: cid, Peer: src, Tag: tag}}
+	for {
+		m, st, err := e.Improbe(cid, src, tag)
+		if m != nil || err != nil {
+			w.end()
+			return m, st, err
+		}
+		if w.sleepy() {
+			e.sleep(w.ready) // wakes when a match is there, which another goroutine may take first
+			w.reset()
+			continue
+		}
+		w.step()
+	}
+}
+
+// Mrecv receives the matched message m into buf, as Recv would have had it
+// matched m, and writes the receive's status into st. A message received
+// already gives ErrReceived.
+func (e *Engine) Mrecv(m *Matched, buf []byte, st *Status) error {
+	r, err := e.mrecv(nil, m, buf, true)
+	if err != nil {
+		return err
+	}
+	*st = *e.WaitRef(r)
+	e.Release(r)
+	return nil
+}
+
+// StartMrecv starts the receive of the matched message m into r, a zero
+// Request that the caller allocated; Wait completes it as a receive
+// started by StartRecv. A message received already gives ErrReceived.
+func (e *Engine) StartMrecv(r *Request, m *Matched, buf []byte) (*Request, error) {
+	return e.mrecv(r, m, buf, false)
+}
+
+func (e *Engine) mrecv(r *Request, m *Matched, buf []byte, pooled bool) (*Request, error) {
+	e.mu.Lock()
+	u := m.u
+	if u == nil {
+		e.mu.Unlock()
+		return nil, ErrReceived
+	}
+	m.u = nil
+	delete(e.probed, m)
+	e.mu.Unlock()
+	// u is in no queue now and m no longer names it: it is ours alone.
+	r = e.request(r, kindRecv, m.cid, u.from, int(u.h.tag), buf, pooled)
+	if u.h.typ == typeMatch {
+		n := copy(buf, u.data)
+		st := Status{Source: u.from, Tag: int(u.h.tag), Bytes: n, Total: len(u.data)}
+		e.freeUnexpected(u)
+		r.finishNew(st, false) // nobody else can see r yet
+		return r, nil
+	}
+	e.mu.Lock()
+	if err := e.dead[u.from]; err != nil {
+		// A rendezvous message's payload is still with its sender.
+		e.mu.Unlock()
+		r.finishNew(Status{Source: u.from, Tag: int(u.h.tag), Err: err}, false)
+		e.freeUnexpected(u)
+		return r, nil
+	}
+	e.matchRTS(r, u.from, u.h, u.data, true) // unlocks; done with u.data on return
+	e.freeUnexpected(u)
+	return r, nil
+}

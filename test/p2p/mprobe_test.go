@@ -1,0 +1,63 @@
+package p2p_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestMatchedProbe runs the matched probe's scenarios over every
+// transport: messages of unknown size taken by Mprobe and Improbe and
+// received by Mrecv and Imrecv, MessageNoProc and the errors (mprobe),
+// and a goroutine's Mprobe and Mrecv racing another's Recv (mproberace).
+func TestMatchedProbe(t *testing.T) {
+	tests := []struct {
+		scenario string
+		np       int
+		mca      []string
+	}{
+		{"mprobe", 2, nil},
+		{"mprobe", 3, nil},
+		{"mproberace", 2, nil},
+		{"mproberace", 3, nil},
+		// With small eager limits most messages take the rendezvous path.
+		{"mproberace", 2, []string{"--mca", "btl_tcp_eager_limit", "128", "--mca", "btl_sm_eager_limit", "128",
+			"--mca", "btl_self_eager_limit", "0"}},
+	}
+	for _, btl := range transports {
+		for _, tt := range tests {
+			name := fmt.Sprintf("%s/%s-np%d-%s", btl, tt.scenario, tt.np, strings.Join(tt.mca, "_"))
+			t.Run(name, func(t *testing.T) {
+				t.Parallel()
+				args := append([]string{"-np", fmt.Sprint(tt.np), "--oversubscribe", "--timeout", "120", "--mca", "btl", btl}, tt.mca...)
+				j := run(t, 3*time.Minute, nil, append(args, p2pcheck, tt.scenario)...)
+				expectOK(t, j, tt.scenario, tt.np)
+			})
+		}
+	}
+}
+
+// TestMatchedProbeSingleCopy receives Mprobe'd messages around the sizes
+// where sm changes how it moves them: eager to 32 KiB, read by single
+// copy from there (by default and from a threshold of its own), or
+// through the rings in fragments without it.
+func TestMatchedProbeSingleCopy(t *testing.T) {
+	tests := []struct {
+		name  string
+		mca   []string
+		sizes []string
+	}{
+		{"sm", nil, boundaries(32<<10, 64<<10)},
+		{"sm-single-copy", []string{"--mca", "btl_sm_single_copy_threshold", "100000"}, boundaries(32<<10, 100000)},
+		{"sm-ring", []string{"--mca", "btl_sm_single_copy_mechanism", "none"}, boundaries(32<<10, 64<<10)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			args := append([]string{"-np", "3", "--oversubscribe", "--timeout", "120", "--mca", "btl", "self,sm"}, tt.mca...)
+			j := run(t, 3*time.Minute, nil, append(append(args, p2pcheck, "mprobe"), tt.sizes...)...)
+			expectOK(t, j, "mprobe", 3)
+		})
+	}
+}
