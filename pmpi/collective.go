@@ -35,6 +35,9 @@ func startColl(op string, comm *Comm) (collCall, error) {
 	if _, err := collArgs(op, comm); err != nil {
 		return collCall{}, err
 	}
+	if comm.inter != nil {
+		return collCall{}, comm.handle(errorf(ClassComm, nil, "%s on %v: collectives on an intercommunicator are not supported by gompi; merge it with IntercommMerge", op, comm))
+	}
 	return collCall{op: op, comm: comm, t: comm.colls}, nil
 }
 
