@@ -54,3 +54,14 @@ func (c Comm) RemoteGroup() (Group, error) {
 	g, err := api().CommRemoteGroup(c.c)
 	return Group{g}, err
 }
+
+// CreateGroup makes a communicator of g, a group of c's ranks, in g's
+// order. Only the members of g call it: the other ranks of c go on with
+// their own work meanwhile. The members agree among themselves with
+// messages on c tagged with tag, which never meet the user's; calls that
+// run at once on c among the same ranks need different tags. A rank
+// outside g that calls it gets ErrRank.
+func (c Comm) CreateGroup(g Group, tag int) (Comm, error) {
+	d, err := api().CommCreateGroup(c.c, g.g, tag)
+	return Comm{d}, err
+}

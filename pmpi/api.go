@@ -55,6 +55,7 @@ type API interface {
 	CommTestInter(comm *Comm) (bool, error)
 	CommRemoteSize(comm *Comm) (int, error)
 	CommRemoteGroup(comm *Comm) (*Group, error)
+	CommCreateGroup(comm *Comm, group *Group, tag int) (*Comm, error)
 
 	GroupSize(g *Group) (int, error)
 	GroupRank(g *Group) (int, error)

@@ -237,6 +237,11 @@ func (layer Base) CommRemoteGroup(comm *pmpi.Comm) (*pmpi.Group, error) {
 	return layer.Next.CommRemoteGroup(comm)
 }
 
+// CommCreateGroup calls Next.CommCreateGroup.
+func (layer Base) CommCreateGroup(comm *pmpi.Comm, group *pmpi.Group, tag int) (*pmpi.Comm, error) {
+	return layer.Next.CommCreateGroup(comm, group, tag)
+}
+
 // GroupSize calls Next.GroupSize.
 func (layer Base) GroupSize(g *pmpi.Group) (int, error) {
 	return layer.Next.GroupSize(g)

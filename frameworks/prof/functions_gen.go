@@ -50,6 +50,7 @@ var Functions = []Function{
 	{Name: "CommTestInter", Params: []Param{{"comm", "*pmpi.Comm"}}, Results: []string{"bool", "error"}},
 	{Name: "CommRemoteSize", Params: []Param{{"comm", "*pmpi.Comm"}}, Results: []string{"int", "error"}},
 	{Name: "CommRemoteGroup", Params: []Param{{"comm", "*pmpi.Comm"}}, Results: []string{"*pmpi.Group", "error"}},
+	{Name: "CommCreateGroup", Params: []Param{{"comm", "*pmpi.Comm"}, {"group", "*pmpi.Group"}, {"tag", "int"}}, Results: []string{"*pmpi.Comm", "error"}},
 	{Name: "GroupSize", Params: []Param{{"g", "*pmpi.Group"}}, Results: []string{"int", "error"}},
 	{Name: "GroupRank", Params: []Param{{"g", "*pmpi.Group"}}, Results: []string{"int", "error"}},
 	{Name: "GroupIncl", Params: []Param{{"g", "*pmpi.Group"}, {"ranks", "[]int"}}, Results: []string{"*pmpi.Group", "error"}},

@@ -52,6 +52,7 @@ const (
 	fnCommTestInter
 	fnCommRemoteSize
 	fnCommRemoteGroup
+	fnCommCreateGroup
 	fnGroupSize
 	fnGroupRank
 	fnGroupIncl
@@ -407,6 +408,14 @@ func (layer *recorder) CommRemoteGroup(comm *pmpi.Comm) (*pmpi.Group, error) {
 	t0 := layer.begin()
 	res0, res1 := layer.Next.CommRemoteGroup(comm)
 	layer.record(t0, fnCommRemoteGroup, -1, -1, 0, comm, res1)
+	return res0, res1
+}
+
+// CommCreateGroup records the call and passes it down.
+func (layer *recorder) CommCreateGroup(comm *pmpi.Comm, group *pmpi.Group, tag int) (*pmpi.Comm, error) {
+	t0 := layer.begin()
+	res0, res1 := layer.Next.CommCreateGroup(comm, group, tag)
+	layer.record(t0, fnCommCreateGroup, -1, tag, 0, comm, res1)
 	return res0, res1
 }
 

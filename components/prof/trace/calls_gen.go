@@ -186,6 +186,15 @@ func (t *Tracer) CommRemoteGroup(comm *pmpi.Comm) (*pmpi.Group, error) {
 	return res0, res1
 }
 
+// CommCreateGroup records MPI_CommCreateGroup.
+func (t *Tracer) CommCreateGroup(comm *pmpi.Comm, group *pmpi.Group, tag int) (*pmpi.Comm, error) {
+	sp := t.begin()
+	res0, res1 := t.Next.CommCreateGroup(comm, group, tag)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_CommCreateGroup", t.commArgs(sp, comm).withErr(res1))
+	return res0, res1
+}
+
 // GroupSize records MPI_GroupSize.
 func (t *Tracer) GroupSize(g *pmpi.Group) (int, error) {
 	sp := t.begin()
