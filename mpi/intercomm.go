@@ -1,11 +1,21 @@
 package mpi
 
+import "github.com/gompi/gompi/pmpi"
+
 // An intercommunicator joins two disjoint groups of ranks. Its
 // point-to-point calls name ranks of the other (remote) group: Send's
 // dest, Recv's source and Status.Source are remote ranks, and AnySource
 // matches any of them. Rank and Size are the local group's; RemoteSize
-// and RemoteGroup describe the other. Collectives run on the
-// intracommunicator that IntercommMerge makes of both groups.
+// and RemoteGroup describe the other. Barrier, Bcast and Allreduce run on
+// it as MPI defines them between the two groups; the other collectives
+// fail with ErrComm: they run on the intracommunicator that Merge makes
+// of both groups.
+
+// Root is the root of Bcast on an intercommunicator, at the root itself
+// (MPI_ROOT): the other ranks of its group pass ProcNull, and the ranks of
+// the other group pass the root's rank in its group. They receive; the
+// root's group does not.
+const Root = pmpi.Root
 
 // IntercommCreate makes an intercommunicator of this rank's group (the
 // ranks of local) and another, disjoint group. Every rank of both groups

@@ -36,7 +36,7 @@ func startColl(op string, comm *Comm) (collCall, error) {
 		return collCall{}, err
 	}
 	if comm.inter != nil {
-		return collCall{}, comm.handle(errorf(ClassComm, nil, "%s on %v: collectives on an intercommunicator are not supported by gompi; merge it with IntercommMerge", op, comm))
+		return collCall{}, errInterColl(op, comm)
 	}
 	return collCall{op: op, comm: comm, t: comm.colls}, nil
 }
@@ -148,8 +148,12 @@ func (k *collCall) onlyAtRoot(root int, what []byte) error {
 	return nil
 }
 
-// Barrier returns once every rank of comm has called it.
+// Barrier returns once every rank of comm has called it: of both groups,
+// on an intercommunicator.
 func (*realAPI) Barrier(comm *Comm) error {
+	if comm != nil && comm.inter != nil {
+		return interBarrier(comm)
+	}
 	k, err := startColl("barrier", comm)
 	if err != nil {
 		return err

@@ -26,6 +26,9 @@ type interPart struct {
 const (
 	// tagInterLeaders carries what an intercommunicator's two rank 0s swap.
 	tagInterLeaders = -64
+	// tagInterBcast carries an intercommunicator Bcast from its root to
+	// the remote group's rank 0.
+	tagInterBcast = -65
 	// tagUserBase is where the tags of IntercommCreate and CommCreateGroup
 	// start: the caller's tag t goes as tagUserBase - t, wrapping below.
 	tagUserBase = -128
