@@ -101,11 +101,8 @@ func checkInter(w mpi.Comm, s side, ic mpi.Comm) error {
 	if !errors.Is(err, mpi.ErrRank) || !strings.Contains(fmt.Sprint(err), "remote group") {
 		return fmt.Errorf("send to remote rank %d: %v, want ErrRank naming the remote group", len(s.theirs), err)
 	}
-	if err := mpi.Barrier(ic); !errors.Is(err, mpi.ErrComm) || !strings.Contains(fmt.Sprint(err), "IntercommMerge") {
-		return fmt.Errorf("barrier on an intercommunicator: %v, want ErrComm pointing to IntercommMerge", err)
-	}
-	if err := mpi.Allreduce([]int{1}, make([]int, 1), mpi.Sum, ic); !errors.Is(err, mpi.ErrComm) {
-		return fmt.Errorf("allreduce on an intercommunicator: %v, want ErrComm", err)
+	if err := checkInterColl(s, ic); err != nil {
+		return err
 	}
 	if err := checkMerges(s, ic); err != nil {
 		return err
@@ -241,6 +238,61 @@ func ringAcross(s side, ic mpi.Comm) error {
 	}
 	_, err = req.Wait()
 	return err
+}
+
+// checkInterColl: Barrier, a Bcast from every rank of both groups,
+// Allreduce (each group gets the other's sum), and the calls that fail.
+func checkInterColl(s side, ic mpi.Comm) error {
+	if err := mpi.Barrier(ic); err != nil {
+		return fmt.Errorf("barrier: %w", err)
+	}
+	me := s.mine[ic.Rank()]
+	var groups [2][]int // by color: the same order at both sides
+	groups[s.color], groups[1-s.color] = s.mine, s.theirs
+	for color, group := range groups {
+		for r, root := range group {
+			buf := []int{-1, -1}
+			arg := r // the other group names the root by its rank
+			switch {
+			case color == s.color && root == me:
+				buf, arg = []int{root, 7}, mpi.Root
+			case color == s.color:
+				arg = mpi.ProcNull
+			}
+			if err := mpi.Bcast(buf, arg, ic); err != nil {
+				return fmt.Errorf("bcast from world rank %d: %w", root, err)
+			}
+			want := []int{root, 7}
+			if arg == mpi.ProcNull {
+				want = []int{-1, -1}
+			}
+			if !slices.Equal(buf, want) {
+				return fmt.Errorf("bcast from world rank %d (root argument %d): %v, want %v", root, arg, buf, want)
+			}
+		}
+	}
+	got := make([]int, 2)
+	if err := mpi.Allreduce([]int{me, 1}, got, mpi.Sum, ic); err != nil {
+		return fmt.Errorf("allreduce: %w", err)
+	}
+	want := []int{0, len(s.theirs)}
+	for _, w := range s.theirs {
+		want[0] += w
+	}
+	if !slices.Equal(got, want) {
+		return fmt.Errorf("allreduce: %v, want the remote group's sum %v", got, want)
+	}
+	if err := mpi.AllreduceInPlace([]int{1}, mpi.Sum, ic); !errors.Is(err, mpi.ErrBuffer) {
+		return fmt.Errorf("allreduce in place: %v, want ErrBuffer", err)
+	}
+	if err := mpi.Bcast([]int{1}, len(s.theirs), ic); !errors.Is(err, mpi.ErrRoot) {
+		return fmt.Errorf("bcast from remote rank %d: %v, want ErrRoot", len(s.theirs), err)
+	}
+	err := mpi.Gather([]int{1}, make([]int, 8), 0, ic)
+	if !errors.Is(err, mpi.ErrComm) || !strings.Contains(fmt.Sprint(err), "IntercommMerge") {
+		return fmt.Errorf("gather on an intercommunicator: %v, want ErrComm pointing to IntercommMerge", err)
+	}
+	return nil
 }
 
 // checkMerges merges with group 0 low, with group 0 high, and with both
