@@ -193,7 +193,8 @@ func collArgs(op string, comm *Comm) (*library, error) {
 	return l, nil
 }
 
-// CommDup makes a communicator of comm's group with a new context.
+// CommDup makes a communicator of comm's group with a new context; of
+// both its groups, for an intercommunicator.
 func (*realAPI) CommDup(comm *Comm) (*Comm, error) {
 	l, err := collArgs("comm dup", comm)
 	if err != nil {
@@ -339,6 +340,8 @@ func (*realAPI) CommFree(comm *Comm) error {
 // CommCompare compares two communicators: Ident for the same one,
 // Congruent for the same ranks in the same order, Similar for the same
 // ranks in another order, else Unequal.
+// Intercommunicators compare by both groups; an intercommunicator and an
+// intracommunicator are Unequal.
 func (*realAPI) CommCompare(a, b *Comm) (Comparison, error) {
 	if err := errors.Join(checkComm("comm compare", a), checkComm("comm compare", b)); err != nil {
 		return Unequal, err
