@@ -62,6 +62,38 @@ func newSide(w mpi.Comm, colorOf func(int) int) (side, error) {
 // ProcNull, Dup, Merge in both orders with collectives on the result, and
 // the error of a collective on the intercommunicator.
 func interScenario(w mpi.Comm) error {
+	return underWildcard(w, true, func() error { return interShapes(w) })
+}
+
+// underWildcard runs f with, if wild, a receive from AnySource with
+// AnyTag posted on world, which the library's own messages on world must
+// not satisfy; then a ring of messages on world completes it, each
+// checked.
+func underWildcard(w mpi.Comm, wild bool, f func() error) error {
+	me, n := w.Rank(), w.Size()
+	got := make([]int, 1)
+	source, tag := (me+n-1)%n, 77
+	if wild {
+		source, tag = mpi.AnySource, mpi.AnyTag
+	}
+	req, err := mpi.Irecv(got, source, tag, w)
+	if err != nil {
+		return err
+	}
+	if err := f(); err != nil {
+		return err
+	}
+	if err := mpi.Send([]int{me}, (me+1)%n, 77, w); err != nil {
+		return err
+	}
+	st, err := req.Wait()
+	if prev := (me + n - 1) % n; err != nil || st.Source != prev || st.Tag != 77 || got[0] != prev {
+		return fmt.Errorf("the wildcard receive posted on world got %v from %d tag %d (%v), want %d from %d tag 77", got, st.Source, st.Tag, err, prev, prev)
+	}
+	return nil
+}
+
+func interShapes(w mpi.Comm) error {
 	splits := map[string]func(int) int{
 		"parity":  func(r int) int { return r % 2 },
 		"one+all": func(r int) int { return min(r, 1) },
@@ -372,11 +404,20 @@ func interConcurrent(w mpi.Comm) error {
 	return errors.Join(errs...)
 }
 
-// createGroup: ranks 3, 2 and 0 (in that order) make a communicator with
-// CreateGroup and reduce over it while rank 1 waits in a Recv from rank
-// 0 that rank 0 sends afterwards; rank 1 then calls CreateGroup as a
-// non-member and must be refused.
+// createGroup: ranks 3, 2 and 0 make two communicators at once, from two
+// goroutines with different tags, one in that order and one in the
+// reverse, and reduce over each, while rank 1 waits in a Recv from rank 0
+// that rank 0 sends afterwards; rank 1 then calls CreateGroup as a
+// non-member and must be refused. At the members, a wildcard receive on
+// world stays posted throughout.
 func createGroup(w mpi.Comm) error {
+	if w.Size() != 4 {
+		return fmt.Errorf("createGroup runs on 4 ranks, not %d", w.Size())
+	}
+	return underWildcard(w, w.Rank() != 1, func() error { return createGroups(w) })
+}
+
+func createGroups(w mpi.Comm) error {
 	wg, err := w.Group()
 	if err != nil {
 		return err
@@ -397,17 +438,26 @@ func createGroup(w mpi.Comm) error {
 		}
 		return nil
 	}
-	c, err := w.CreateGroup(g, 7)
+	reversed := slices.Clone(members)
+	slices.Reverse(reversed)
+	rg, err := wg.Incl(reversed)
 	if err != nil {
-		return fmt.Errorf("create group: %w", err)
+		return err
 	}
-	want := slices.Index(members, me)
-	if c.Rank() != want || c.Size() != len(members) {
-		return fmt.Errorf("rank %d of %d, want %d of %d", c.Rank(), c.Size(), want, len(members))
+	orders := [][]int{members, reversed}
+	groups := []mpi.Group{g, rg}
+	errs := make([]error, len(groups))
+	var wait sync.WaitGroup
+	for i := range groups {
+		wait.Add(1)
+		go func() {
+			defer wait.Done()
+			errs[i] = useGroup(w, groups[i], orders[i], 7+i)
+		}()
 	}
-	sum := make([]int, 1)
-	if err := mpi.Allreduce([]int{me}, sum, mpi.Sum, c); err != nil || sum[0] != 5 {
-		return fmt.Errorf("allreduce on the new communicator: %v %v", sum, err)
+	wait.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return err
 	}
 	if me == 0 {
 		if err := mpi.Send([]int{42}, 1, 5, w); err != nil {
@@ -416,6 +466,24 @@ func createGroup(w mpi.Comm) error {
 	}
 	if _, err := w.CreateGroup(mpi.Group{}, 7); !errors.Is(err, mpi.ErrGroup) {
 		return fmt.Errorf("create group of a null group: %v, want ErrGroup", err)
+	}
+	return nil
+}
+
+// useGroup makes the communicator of g (world ranks order) with tag and
+// checks its ranks and a reduction over it.
+func useGroup(w mpi.Comm, g mpi.Group, order []int, tag int) error {
+	c, err := w.CreateGroup(g, tag)
+	if err != nil {
+		return fmt.Errorf("create group %v: %w", order, err)
+	}
+	want := slices.Index(order, w.Rank())
+	if c.Rank() != want || c.Size() != len(order) {
+		return fmt.Errorf("group %v: rank %d of %d, want %d of %d", order, c.Rank(), c.Size(), want, len(order))
+	}
+	got := make([]int, 2)
+	if err := mpi.Allreduce([]int{w.Rank(), want}, got, mpi.Sum, c); err != nil || got[0] != 5 || got[1] != 3 {
+		return fmt.Errorf("group %v: allreduce on the new communicator: %v %v, want [5 3]", order, got, err)
 	}
 	return c.Free()
 }
