@@ -495,6 +495,14 @@ func interErrors(w mpi.Comm) error {
 		return err
 	}
 	other := 1 - w.Rank()%2
+	freed, err := w.Dup()
+	if err != nil {
+		return err
+	}
+	freedCopy := freed // Free nulls freed; its copy still names the communicator
+	if err := freed.Free(); err != nil {
+		return err
+	}
 	checks := []struct {
 		what string
 		call func() error
@@ -513,6 +521,14 @@ func interErrors(w mpi.Comm) error {
 			_, err := mpi.IntercommCreate(half, 0, mpi.Comm{}, other, 1)
 			return err
 		}, mpi.ErrComm, "peer communicator is nil"},
+		{"freed peer at the leaders", func() error {
+			_, err := mpi.IntercommCreate(half, 0, freedCopy, other, 1)
+			return err
+		}, mpi.ErrComm, "was freed"},
+		{"freed local", func() error {
+			_, err := mpi.IntercommCreate(freedCopy, 0, w, other, 1)
+			return err
+		}, mpi.ErrComm, "was freed"},
 		{"nil local", func() error {
 			_, err := mpi.IntercommCreate(mpi.Comm{}, 0, w, other, 1)
 			return err
