@@ -13,7 +13,8 @@ func CommWorld() Comm { return Comm{api().CommWorld()} }
 // CommSelf is the communicator of this rank alone.
 func CommSelf() Comm { return Comm{api().CommSelf()} }
 
-// Rank is this process's rank in the communicator, or -1 for an invalid one.
+// Rank is this process's rank in the communicator (in the local group of
+// an intercommunicator), or -1 for an invalid one.
 func (c Comm) Rank() int {
 	r, err := api().CommRank(c.c)
 	if err != nil {
@@ -22,7 +23,8 @@ func (c Comm) Rank() int {
 	return r
 }
 
-// Size is the number of ranks in the communicator, or 0 for an invalid one.
+// Size is the number of ranks in the communicator (in the local group of
+// an intercommunicator), or 0 for an invalid one.
 func (c Comm) Size() int {
 	n, err := api().CommSize(c.c)
 	if err != nil {
@@ -51,7 +53,7 @@ func (c Comm) size() int {
 }
 
 // Transport names the transport that carries this process's messages to
-// the given rank of c: "self" for itself, "sm" for a rank on the same
+// the given rank of c (of the remote group, for an intercommunicator): "self" for itself, "sm" for a rank on the same
 // host, "tcp" for one on another (unless the btl parameter chose
 // otherwise); a rank out of range is an ErrRank. It reads
 // what Init chose for each peer and is no MPI call: profiling tools do not
@@ -104,8 +106,8 @@ func (c Comm) Create(g Group) (Comm, error) {
 	return Comm{d}, err
 }
 
-// Free releases a communicator made by Dup, Split, SplitType or Create
-// and makes c null.
+// Free releases a communicator made by Dup, Split, SplitType, Create,
+// CreateGroup, IntercommCreate or Merge and makes c null.
 func (c *Comm) Free() error {
 	err := api().CommFree(c.c)
 	if err == nil {
@@ -116,9 +118,12 @@ func (c *Comm) Free() error {
 
 // Compare returns Ident (the same communicator), Congruent (the same ranks
 // in the same order), Similar (the same ranks in another order) or Unequal.
+// Two intercommunicators compare by both groups; an intercommunicator and
+// an intracommunicator are Unequal.
 func (c Comm) Compare(o Comm) (Comparison, error) { return api().CommCompare(c.c, o.c) }
 
-// Group returns the group of c's ranks.
+// Group returns the group of c's ranks: the local group of an
+// intercommunicator.
 func (c Comm) Group() (Group, error) {
 	g, err := api().CommGroup(c.c)
 	return Group{g}, err

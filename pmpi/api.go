@@ -54,6 +54,12 @@ type API interface {
 	CommSetName(comm *Comm, name string) error
 	CommGetName(comm *Comm) (string, error)
 	CommSetErrhandler(comm *Comm, h ErrorHandler) error
+	IntercommCreate(local *Comm, localLeader int, peer *Comm, remoteLeader, tag int) (*Comm, error)
+	IntercommMerge(inter *Comm, high bool) (*Comm, error)
+	CommTestInter(comm *Comm) (bool, error)
+	CommRemoteSize(comm *Comm) (int, error)
+	CommRemoteGroup(comm *Comm) (*Group, error)
+	CommCreateGroup(comm *Comm, group *Group, tag int) (*Comm, error)
 
 	GroupSize(g *Group) (int, error)
 	GroupRank(g *Group) (int, error)

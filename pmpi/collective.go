@@ -35,6 +35,9 @@ func startColl(op string, comm *Comm) (collCall, error) {
 	if _, err := collArgs(op, comm); err != nil {
 		return collCall{}, err
 	}
+	if comm.inter != nil {
+		return collCall{}, errInterColl(op, comm)
+	}
 	return collCall{op: op, comm: comm, t: comm.colls}, nil
 }
 
@@ -145,8 +148,12 @@ func (k *collCall) onlyAtRoot(root int, what []byte) error {
 	return nil
 }
 
-// Barrier returns once every rank of comm has called it.
+// Barrier returns once every rank of comm has called it: of both groups,
+// on an intercommunicator.
 func (*realAPI) Barrier(comm *Comm) error {
+	if comm != nil && comm.inter != nil {
+		return interBarrier(comm)
+	}
 	k, err := startColl("barrier", comm)
 	if err != nil {
 		return err

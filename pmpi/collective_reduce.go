@@ -73,7 +73,12 @@ func (*realAPI) Reduce(send, recv []byte, count int, dt Datatype, op Op, root in
 }
 
 // Allreduce is Reduce with the result at every rank. send may be InPlace.
+// On an intercommunicator each group receives the reduction of the
+// other's send data, and InPlace is not allowed.
 func (*realAPI) Allreduce(send, recv []byte, count int, dt Datatype, op Op, comm *Comm) error {
+	if comm != nil && comm.inter != nil {
+		return interAllreduce(send, recv, count, dt, op, comm)
+	}
 	k, err := startColl("allreduce", comm)
 	if err != nil {
 		return err

@@ -43,8 +43,8 @@ const (
 type Comm struct {
 	context uint32
 	rank    int
-	group   []int       // communicator rank -> world rank
-	ranks   map[int]int // world rank -> communicator rank
+	group   []int       // communicator rank -> world rank; an intercommunicator's remote group
+	ranks   map[int]int // world rank -> communicator rank, of group
 	// identity says rank i is world rank i (world and its duplicates):
 	// statusOf then skips the map, once per received message.
 	identity bool
@@ -54,8 +54,9 @@ type Comm struct {
 	freed    atomic.Bool
 
 	lib   *library
-	colls *coll.Table
+	colls *coll.Table // nil for an intercommunicator
 	cc    collComm
+	inter *interPart // set for an intercommunicator
 }
 
 func newComm(l *library, name string, cid uint32, group []int) *Comm {
@@ -89,10 +90,13 @@ func (c *Comm) Name() string { return *c.name.Load() }
 // Rank is this process's rank in the communicator.
 func (c *Comm) Rank() int { return c.rank }
 
-// Size is the number of ranks in the communicator.
-func (c *Comm) Size() int { return len(c.group) }
+// Size is the number of ranks in the communicator: of the local group,
+// for an intercommunicator (RemoteSize gives the other's).
+func (c *Comm) Size() int { return len(c.localGroup()) }
 
-// WorldRank translates a rank of the communicator to a world rank.
+// WorldRank translates a rank of the communicator to a world rank: a rank
+// of the remote group for an intercommunicator, the ranks its
+// point-to-point calls name.
 func (c *Comm) WorldRank(rank int) int { return c.group[rank] }
 
 // SetErrorHandler sets what happens when a call on the communicator fails.
@@ -121,6 +125,9 @@ func (c *Comm) checkRank(op string, rank int, anyOK bool) error {
 	}
 	if rank < 0 || rank >= len(c.group) {
 		allowed := fmt.Sprintf("0 to %d or ProcNull", len(c.group)-1)
+		if c.inter != nil {
+			allowed = "a rank of the remote group, " + allowed
+		}
 		if anyOK {
 			allowed += " or AnySource"
 		}
@@ -138,7 +145,8 @@ func (c *Comm) checkTag(op string, tag int, anyOK bool) error {
 }
 
 // Transport names the btl module that carries this process's messages
-// to the given rank of c: "self", "sm", "tcp", or another btl component's. It reads
+// to the given rank of c (of the remote group, for an intercommunicator):
+// "self", "sm", "tcp", or another btl component's. It reads
 // the choice Init made for the peer, and is no MPI call: the profiling
 // layers do not see it.
 func (c *Comm) Transport(rank int) (string, error) {

@@ -62,12 +62,19 @@ func (x *contexts) release(id uint32) {
 // may be creating a communicator at the same time; reservations keep
 // the two apart.
 func (l *library) agreeContext(parent *Comm) (uint32, error) {
+	return l.agreeContextOver(parent.allreduceUint32)
+}
+
+// agreeContextOver is agreeContext among the processes that allreduce
+// spans: those of a communicator, or of both groups of an
+// intercommunicator, or of a group (CommCreateGroup).
+func (l *library) agreeContextOver(allreduce func(uint32, coll.Op) (uint32, error)) (uint32, error) {
 	maxOp, _ := bind(OpMax, Uint32)
 	minOp, _ := bind(OpMin, Uint32)
 	var from uint32
 	for {
 		mine := l.ctxs.reserve(from)
-		agreed, err := parent.allreduceUint32(mine, maxOp)
+		agreed, err := allreduce(mine, maxOp)
 		if err != nil {
 			l.ctxs.release(mine)
 			return 0, err
@@ -80,7 +87,7 @@ func (l *library) agreeContext(parent *Comm) (uint32, error) {
 		if ok {
 			flag = 1
 		}
-		all, err := parent.allreduceUint32(flag, minOp)
+		all, err := allreduce(flag, minOp)
 		if err == nil && all == 1 {
 			return agreed, nil
 		}
@@ -186,11 +193,15 @@ func collArgs(op string, comm *Comm) (*library, error) {
 	return l, nil
 }
 
-// CommDup makes a communicator of comm's group with a new context.
+// CommDup makes a communicator of comm's group with a new context; of
+// both its groups, for an intercommunicator.
 func (*realAPI) CommDup(comm *Comm) (*Comm, error) {
 	l, err := collArgs("comm dup", comm)
 	if err != nil {
 		return nil, err
+	}
+	if comm.inter != nil {
+		return l.interDup(comm)
 	}
 	id, err := l.agreeContext(comm)
 	if err != nil {
@@ -207,6 +218,9 @@ func (*realAPI) CommSplit(comm *Comm, color, key int) (*Comm, error) {
 	if err != nil {
 		return nil, err
 	}
+	if comm.inter != nil {
+		return nil, errNotIntra("comm split", comm)
+	}
 	if color < 0 && color != Undefined {
 		return nil, comm.handle(errorf(ClassArg, nil, "comm split on %v: color %d is negative (want >= 0 or Undefined)", comm, color))
 	}
@@ -219,6 +233,9 @@ func (*realAPI) CommSplitType(comm *Comm, splitType, key int) (*Comm, error) {
 	l, err := collArgs("comm split type", comm)
 	if err != nil {
 		return nil, err
+	}
+	if comm.inter != nil {
+		return nil, errNotIntra("comm split type", comm)
 	}
 	color := Undefined
 	switch splitType {
@@ -274,6 +291,9 @@ func (*realAPI) CommCreate(comm *Comm, group *Group) (*Comm, error) {
 	if err != nil {
 		return nil, err
 	}
+	if comm.inter != nil {
+		return nil, errNotIntra("comm create", comm)
+	}
 	if err := checkGroup("comm create", group); err != nil {
 		return nil, comm.handle(err)
 	}
@@ -290,8 +310,9 @@ func (*realAPI) CommCreate(comm *Comm, group *Group) (*Comm, error) {
 	return c, comm.handle(err)
 }
 
-// CommFree releases a communicator made by Dup, Split, SplitType or
-// Create; calls on it then fail with ErrComm.
+// CommFree releases a communicator made by Dup, Split, SplitType,
+// Create, CreateGroup, IntercommCreate or IntercommMerge; calls on it
+// then fail with ErrComm.
 func (*realAPI) CommFree(comm *Comm) error {
 	l, err := collArgs("comm free", comm)
 	if err != nil {
@@ -303,7 +324,11 @@ func (*realAPI) CommFree(comm *Comm) error {
 	if !comm.freed.CompareAndSwap(false, true) {
 		return errorf(ClassComm, nil, "comm free: %v was already freed", comm)
 	}
-	err = comm.colls.Free()
+	if comm.inter != nil {
+		err = l.freeInter(comm)
+	} else {
+		err = comm.colls.Free()
+	}
 	l.comms.CompareAndDelete(comm.context, comm)
 	l.ctxs.release(comm.context)
 	if err != nil {
@@ -315,12 +340,17 @@ func (*realAPI) CommFree(comm *Comm) error {
 // CommCompare compares two communicators: Ident for the same one,
 // Congruent for the same ranks in the same order, Similar for the same
 // ranks in another order, else Unequal.
+// Intercommunicators compare by both groups; an intercommunicator and an
+// intracommunicator are Unequal.
 func (*realAPI) CommCompare(a, b *Comm) (Comparison, error) {
 	if err := errors.Join(checkComm("comm compare", a), checkComm("comm compare", b)); err != nil {
 		return Unequal, err
 	}
 	if a == b {
 		return Ident, nil
+	}
+	if a.inter != nil || b.inter != nil {
+		return compareInter(a, b), nil
 	}
 	if r := compareRanks(a.group, b.group); r != Ident {
 		return r, nil

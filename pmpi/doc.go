@@ -61,6 +61,24 @@
 // adapter (coll.Comm) that calls the engine directly on the communicator's
 // collective context.
 //
+// # Intercommunicators and context ids
+//
+// Every communicator takes two context ids, its own and its collectives',
+// agreed among its members (agreeContext): each proposes its lowest free
+// id, reserved meanwhile so that another goroutine's agreement cannot
+// take it, and all retry above the largest until one is free everywhere.
+// An intercommunicator's is agreed the same way over both groups at once:
+// each group reduces within itself, its leader swaps the result with the
+// other group's leader, and broadcasts what it got. An intercommunicator
+// keeps its remote group where an intracommunicator keeps its group, so
+// point-to-point calls translate ranks on the same path; its local group
+// gets a hidden intracommunicator (the bridge) for the collectives it
+// serves (Barrier, Bcast, Allreduce) and for later agreements, whose
+// exchanges between the groups go on its collective context with tags
+// below the coll framework's. CommCreateGroup, called by a group's members
+// alone, agrees over a binomial tree of them on the parent's collective
+// context, tagged after the caller's tag.
+//
 // # Reductions
 //
 // An Op is a predefined operation or a user function; binding it to a

@@ -73,7 +73,8 @@ func checkGroup(op string, groups ...*Group) error {
 	return nil
 }
 
-// CommGroup returns the group of comm.
+// CommGroup returns the group of comm: the local group of an
+// intercommunicator.
 func (*realAPI) CommGroup(comm *Comm) (*Group, error) {
 	l, err := running("comm group")
 	if err != nil {
@@ -82,7 +83,7 @@ func (*realAPI) CommGroup(comm *Comm) (*Group, error) {
 	if err := checkComm("comm group", comm); err != nil {
 		return nil, err
 	}
-	return &Group{ranks: slices.Clone(comm.group), me: l.job.Rank}, nil
+	return &Group{ranks: slices.Clone(comm.localGroup()), me: l.job.Rank}, nil
 }
 
 // GroupSize returns the number of processes in g.

@@ -232,6 +232,36 @@ func (layer Base) CommSetErrhandler(comm *pmpi.Comm, h pmpi.ErrorHandler) error 
 	return layer.Next.CommSetErrhandler(comm, h)
 }
 
+// IntercommCreate calls Next.IntercommCreate.
+func (layer Base) IntercommCreate(local *pmpi.Comm, localLeader int, peer *pmpi.Comm, remoteLeader int, tag int) (*pmpi.Comm, error) {
+	return layer.Next.IntercommCreate(local, localLeader, peer, remoteLeader, tag)
+}
+
+// IntercommMerge calls Next.IntercommMerge.
+func (layer Base) IntercommMerge(inter *pmpi.Comm, high bool) (*pmpi.Comm, error) {
+	return layer.Next.IntercommMerge(inter, high)
+}
+
+// CommTestInter calls Next.CommTestInter.
+func (layer Base) CommTestInter(comm *pmpi.Comm) (bool, error) {
+	return layer.Next.CommTestInter(comm)
+}
+
+// CommRemoteSize calls Next.CommRemoteSize.
+func (layer Base) CommRemoteSize(comm *pmpi.Comm) (int, error) {
+	return layer.Next.CommRemoteSize(comm)
+}
+
+// CommRemoteGroup calls Next.CommRemoteGroup.
+func (layer Base) CommRemoteGroup(comm *pmpi.Comm) (*pmpi.Group, error) {
+	return layer.Next.CommRemoteGroup(comm)
+}
+
+// CommCreateGroup calls Next.CommCreateGroup.
+func (layer Base) CommCreateGroup(comm *pmpi.Comm, group *pmpi.Group, tag int) (*pmpi.Comm, error) {
+	return layer.Next.CommCreateGroup(comm, group, tag)
+}
+
 // GroupSize calls Next.GroupSize.
 func (layer Base) GroupSize(g *pmpi.Group) (int, error) {
 	return layer.Next.GroupSize(g)

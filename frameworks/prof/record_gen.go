@@ -51,6 +51,12 @@ const (
 	fnCommSetName
 	fnCommGetName
 	fnCommSetErrhandler
+	fnIntercommCreate
+	fnIntercommMerge
+	fnCommTestInter
+	fnCommRemoteSize
+	fnCommRemoteGroup
+	fnCommCreateGroup
 	fnGroupSize
 	fnGroupRank
 	fnGroupIncl
@@ -399,6 +405,54 @@ func (layer *recorder) CommSetErrhandler(comm *pmpi.Comm, h pmpi.ErrorHandler) e
 	res0 := layer.Next.CommSetErrhandler(comm, h)
 	layer.record(t0, fnCommSetErrhandler, -1, -1, 0, comm, res0)
 	return res0
+}
+
+// IntercommCreate records the call and passes it down.
+func (layer *recorder) IntercommCreate(local *pmpi.Comm, localLeader int, peer *pmpi.Comm, remoteLeader int, tag int) (*pmpi.Comm, error) {
+	t0 := layer.begin()
+	res0, res1 := layer.Next.IntercommCreate(local, localLeader, peer, remoteLeader, tag)
+	layer.record(t0, fnIntercommCreate, -1, tag, 0, nil, res1)
+	return res0, res1
+}
+
+// IntercommMerge records the call and passes it down.
+func (layer *recorder) IntercommMerge(inter *pmpi.Comm, high bool) (*pmpi.Comm, error) {
+	t0 := layer.begin()
+	res0, res1 := layer.Next.IntercommMerge(inter, high)
+	layer.record(t0, fnIntercommMerge, -1, -1, 0, nil, res1)
+	return res0, res1
+}
+
+// CommTestInter records the call and passes it down.
+func (layer *recorder) CommTestInter(comm *pmpi.Comm) (bool, error) {
+	t0 := layer.begin()
+	res0, res1 := layer.Next.CommTestInter(comm)
+	layer.record(t0, fnCommTestInter, -1, -1, 0, comm, res1)
+	return res0, res1
+}
+
+// CommRemoteSize records the call and passes it down.
+func (layer *recorder) CommRemoteSize(comm *pmpi.Comm) (int, error) {
+	t0 := layer.begin()
+	res0, res1 := layer.Next.CommRemoteSize(comm)
+	layer.record(t0, fnCommRemoteSize, -1, -1, 0, comm, res1)
+	return res0, res1
+}
+
+// CommRemoteGroup records the call and passes it down.
+func (layer *recorder) CommRemoteGroup(comm *pmpi.Comm) (*pmpi.Group, error) {
+	t0 := layer.begin()
+	res0, res1 := layer.Next.CommRemoteGroup(comm)
+	layer.record(t0, fnCommRemoteGroup, -1, -1, 0, comm, res1)
+	return res0, res1
+}
+
+// CommCreateGroup records the call and passes it down.
+func (layer *recorder) CommCreateGroup(comm *pmpi.Comm, group *pmpi.Group, tag int) (*pmpi.Comm, error) {
+	t0 := layer.begin()
+	res0, res1 := layer.Next.CommCreateGroup(comm, group, tag)
+	layer.record(t0, fnCommCreateGroup, -1, tag, 0, comm, res1)
+	return res0, res1
 }
 
 // GroupSize records the call and passes it down.

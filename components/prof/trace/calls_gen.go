@@ -177,6 +177,60 @@ func (t *Tracer) CommSetErrhandler(comm *pmpi.Comm, h pmpi.ErrorHandler) error {
 	return res0
 }
 
+// IntercommCreate records MPI_IntercommCreate.
+func (t *Tracer) IntercommCreate(local *pmpi.Comm, localLeader int, peer *pmpi.Comm, remoteLeader int, tag int) (*pmpi.Comm, error) {
+	sp := t.begin()
+	res0, res1 := t.Next.IntercommCreate(local, localLeader, peer, remoteLeader, tag)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_IntercommCreate", args{}.withErr(res1))
+	return res0, res1
+}
+
+// IntercommMerge records MPI_IntercommMerge.
+func (t *Tracer) IntercommMerge(inter *pmpi.Comm, high bool) (*pmpi.Comm, error) {
+	sp := t.begin()
+	res0, res1 := t.Next.IntercommMerge(inter, high)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_IntercommMerge", args{}.withErr(res1))
+	return res0, res1
+}
+
+// CommTestInter records MPI_CommTestInter.
+func (t *Tracer) CommTestInter(comm *pmpi.Comm) (bool, error) {
+	sp := t.begin()
+	res0, res1 := t.Next.CommTestInter(comm)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_CommTestInter", t.commArgs(sp, comm).withErr(res1))
+	return res0, res1
+}
+
+// CommRemoteSize records MPI_CommRemoteSize.
+func (t *Tracer) CommRemoteSize(comm *pmpi.Comm) (int, error) {
+	sp := t.begin()
+	res0, res1 := t.Next.CommRemoteSize(comm)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_CommRemoteSize", t.commArgs(sp, comm).withErr(res1))
+	return res0, res1
+}
+
+// CommRemoteGroup records MPI_CommRemoteGroup.
+func (t *Tracer) CommRemoteGroup(comm *pmpi.Comm) (*pmpi.Group, error) {
+	sp := t.begin()
+	res0, res1 := t.Next.CommRemoteGroup(comm)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_CommRemoteGroup", t.commArgs(sp, comm).withErr(res1))
+	return res0, res1
+}
+
+// CommCreateGroup records MPI_CommCreateGroup.
+func (t *Tracer) CommCreateGroup(comm *pmpi.Comm, group *pmpi.Group, tag int) (*pmpi.Comm, error) {
+	sp := t.begin()
+	res0, res1 := t.Next.CommCreateGroup(comm, group, tag)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_CommCreateGroup", t.commArgs(sp, comm).withErr(res1))
+	return res0, res1
+}
+
 // GroupSize records MPI_GroupSize.
 func (t *Tracer) GroupSize(g *pmpi.Group) (int, error) {
 	sp := t.begin()

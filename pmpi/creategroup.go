@@ -1,0 +1,117 @@
+package pmpi
+
+import (
+	"encoding/binary"
+	"fmt"
+	"slices"
+
+	"github.com/gompi/gompi/frameworks/coll"
+	"github.com/gompi/gompi/internal/pml"
+)
+
+// CommCreateGroup makes a communicator of group, a subset of comm's
+// ranks, in group's order. Only the members of group call it: the others
+// go on with their own work. The members agree on a context id among
+// themselves with messages on comm's hidden context, tagged after tag:
+// they never meet the user's messages, and calls with different tags may
+// run at once on comm.
+func (*realAPI) CommCreateGroup(comm *Comm, group *Group, tag int) (*Comm, error) {
+	const op = "comm create group"
+	l, err := collArgs(op, comm)
+	if err != nil {
+		return nil, err
+	}
+	if comm.inter != nil {
+		return nil, errNotIntra(op, comm)
+	}
+	if err := checkGroup(op, group); err != nil {
+		return nil, comm.handle(err)
+	}
+	if err := comm.checkTag(op, tag, false); err != nil {
+		return nil, comm.handle(err)
+	}
+	for _, w := range group.ranks {
+		if _, ok := comm.ranks[w]; !ok {
+			return nil, comm.handle(errorf(ClassGroup, nil, "%s on %v: world rank %d of the group is not in the communicator", op, comm, w))
+		}
+	}
+	me := slices.Index(group.ranks, l.job.Rank)
+	if me < 0 {
+		return nil, comm.handle(errorf(ClassRank, nil, "%s on %v: this process (rank %d) is not in the %v (only the group's members call it)",
+			op, comm, comm.rank, group))
+	}
+	m := members{l: l, cid: comm.context + 1, tag: hiddenTag(tag), ranks: group.ranks, me: me}
+	id, err := l.agreeContextOver(m.allreduceUint32)
+	if err != nil {
+		return nil, comm.handle(errorf(classOf(err), err, "%s on %v", op, comm))
+	}
+	c, err := l.derive(comm, op, comm.Name()+".create_group", slices.Clone(group.ranks), id)
+	return c, comm.handle(err)
+}
+
+// members are the processes of a group that is no communicator yet,
+// talking on context cid with tag.
+type members struct {
+	l     *library
+	cid   uint32
+	tag   int
+	ranks []int // world ranks
+	me    int   // index in ranks
+}
+
+// allreduceUint32 reduces v over the members: up a binomial tree to
+// member 0 and back down it. A member receives only from its children on
+// the way up and from its parent on the way down, so that the two phases,
+// and successive calls, never take each other's messages.
+func (m members) allreduceUint32(v uint32, op coll.Op) (uint32, error) {
+	var mine, in [4]byte
+	binary.LittleEndian.PutUint32(mine[:], v)
+	n := len(m.ranks)
+	mask := 1
+	for ; mask < n; mask <<= 1 {
+		if m.me&mask != 0 {
+			if err := m.send(mine[:], m.me-mask); err != nil {
+				return 0, err
+			}
+			if err := m.recv(mine[:], m.me-mask); err != nil {
+				return 0, err
+			}
+			break
+		}
+		if m.me+mask < n {
+			if err := m.recv(in[:], m.me+mask); err != nil {
+				return 0, err
+			}
+			op.Reduce(in[:], mine[:])
+		}
+	}
+	// Down: to each child, in the reverse order of the way up.
+	for mask >>= 1; mask > 0; mask >>= 1 {
+		if m.me+mask < n && m.me&mask == 0 {
+			if err := m.send(mine[:], m.me+mask); err != nil {
+				return 0, err
+			}
+		}
+	}
+	return binary.LittleEndian.Uint32(mine[:]), nil
+}
+
+func (m members) send(buf []byte, to int) error {
+	if err := m.l.engine.Send(m.cid, m.ranks[to], m.tag, buf, false); err != nil {
+		return failure(fmt.Sprintf("send to member %d (world rank %d) of the group", to, m.ranks[to]), err)
+	}
+	return nil
+}
+
+func (m members) recv(buf []byte, from int) error {
+	var st pml.Status
+	m.l.engine.Recv(m.cid, m.ranks[from], m.tag, buf, &st)
+	switch {
+	case st.Err != nil:
+		return failure(fmt.Sprintf("recv from member %d (world rank %d) of the group", from, m.ranks[from]), st.Err)
+	case st.Total != len(buf):
+		return errorf(ClassIntern, nil, "member %d (world rank %d) of the group sent %d bytes where %d were expected",
+			from, m.ranks[from], st.Total, len(buf))
+	}
+	return nil
+}

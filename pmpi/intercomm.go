@@ -1,0 +1,420 @@
+package pmpi
+
+import (
+	"encoding/binary"
+	"fmt"
+	"slices"
+
+	"github.com/gompi/gompi/frameworks/coll"
+	"github.com/gompi/gompi/internal/pml"
+)
+
+// An intercommunicator joins two disjoint groups: its point-to-point
+// calls name ranks of the remote group, so Comm.group and Comm.ranks hold
+// that group (the paths of Send and Recv read them as for any
+// communicator) and inter holds the local one. Its own agreements (a
+// context id for Dup and Merge, the collectives it serves) go over
+// bridge, a hidden intracommunicator of the local group, and between the
+// two groups' rank 0 on the intercommunicator's collective context.
+type interPart struct {
+	local  []int // local rank -> world rank
+	bridge *Comm // the local group, with a context and collectives of its own
+}
+
+// The library's own messages on a communicator's collective context use
+// tags below the coll framework's (coll.TagBarrier and down, a few dozen).
+const (
+	// tagInterLeaders carries what an intercommunicator's two rank 0s swap.
+	tagInterLeaders = -64
+	// tagInterBcast carries an intercommunicator Bcast from its root to
+	// the remote group's rank 0.
+	tagInterBcast = -65
+	// tagUserBase is where the tags of IntercommCreate and CommCreateGroup
+	// start: the caller's tag t goes as tagUserBase - t, wrapping below.
+	tagUserBase = -128
+)
+
+// hiddenTag maps a caller's tag (0 to TagUB) to a tag of the collective
+// context, apart from the coll framework's and the library's own. The
+// negative tags are fewer than the user's by 127: tags within 127 of
+// TagUB share a hidden tag with tags 0 to 126.
+func hiddenTag(tag int) int {
+	const span = TagUB + 1 + tagUserBase // tagUserBase - t stays in int32 for t below span
+	return tagUserBase - tag%span
+}
+
+// localGroup is the group this process belongs to in c, by rank.
+func (c *Comm) localGroup() []int {
+	if c.inter != nil {
+		return c.inter.local
+	}
+	return c.group
+}
+
+// side is one group's part in an agreement that spans both groups of an
+// intercommunicator (being made, or made): every rank of local calls
+// across alike; the leaders meet through swap.
+type side struct {
+	local  *Comm // an intracommunicator of this group
+	leader int   // rank in local of this group's leader
+	// swap, called by the leader alone, sends its bytes to the other
+	// group's leader and returns what that leader sent.
+	swap func(mine []byte) ([]byte, error)
+}
+
+// across gives every rank of this group what the other group's leader
+// passed to across, in exchange for what this group's leader passed. An
+// error at the leader reaches every rank of the group, so that none waits
+// for the leader's broadcast.
+func (s side) across(mine []byte) ([]byte, error) {
+	var (
+		theirs []byte
+		err    error
+	)
+	if s.local.rank == s.leader {
+		theirs, err = s.swap(mine)
+	}
+	return s.local.fromLeader(s.leader, theirs, err)
+}
+
+// allreduceUint32 reduces v with op over both groups: within this group,
+// between the leaders, and back within this group.
+func (s side) allreduceUint32(v uint32, op coll.Op) (uint32, error) {
+	mine, err := s.local.allreduceUint32(v, op)
+	if err != nil {
+		return 0, err
+	}
+	var out [4]byte
+	binary.LittleEndian.PutUint32(out[:], mine)
+	theirs, err := s.across(out[:])
+	if err != nil {
+		return 0, err
+	}
+	if len(theirs) != 4 {
+		return 0, errorf(ClassIntern, nil, "the remote group's leader sent %d bytes where 4 were expected", len(theirs))
+	}
+	op.Reduce(theirs, out[:])
+	return binary.LittleEndian.Uint32(out[:]), nil
+}
+
+// fromLeader broadcasts data, or the error err, from rank leader of c to
+// every rank of c, which returns them.
+func (c *Comm) fromLeader(leader int, data []byte, err error) ([]byte, error) {
+	if c.colls.Bcast == nil {
+		return nil, errorf(ClassIntern, coll.ErrNoProvider, "%v: bcast", c)
+	}
+	var head [8]byte
+	me := c.rank == leader
+	if me {
+		payload, class := data, ErrorClass(0)
+		if err != nil {
+			payload, class = []byte(err.Error()), classOf(err)
+		}
+		binary.LittleEndian.PutUint32(head[:], uint32(class))
+		binary.LittleEndian.PutUint32(head[4:], uint32(len(payload)))
+		data = payload
+	}
+	if e := c.colls.Bcast(c.cc, head[:], leader); e != nil {
+		return nil, served(c.colls, "bcast", e)
+	}
+	class, n := ErrorClass(binary.LittleEndian.Uint32(head[:])), int(binary.LittleEndian.Uint32(head[4:]))
+	if !me {
+		data = make([]byte, n)
+	}
+	if n > 0 {
+		if e := c.colls.Bcast(c.cc, data, leader); e != nil {
+			return nil, served(c.colls, "bcast", e)
+		}
+	}
+	switch {
+	case me && err != nil:
+		return nil, err
+	case class != 0:
+		return nil, errorf(class, nil, "the group's leader, rank %d of %v, failed: %s", leader, c, data)
+	}
+	return data, nil
+}
+
+// swapWith exchanges mine with world rank peer on context cid and tag:
+// the send goes first without waiting, so that both leaders may call it
+// at once, whatever the lengths.
+func (l *library) swapWith(cid uint32, peer, tag int, mine []byte) ([]byte, error) {
+	sr := l.engine.Isend(cid, peer, tag, mine, false)
+	st, err := l.engine.Probe(cid, peer, tag)
+	var theirs []byte
+	if err == nil {
+		theirs = make([]byte, st.Total)
+		var rst pml.Status
+		l.engine.Recv(cid, peer, tag, theirs, &rst)
+		err = rst.Err
+	}
+	if serr := l.engine.Wait(sr).Err; err == nil {
+		err = serr
+	}
+	if err != nil {
+		return nil, failure(fmt.Sprintf("exchange with world rank %d", peer), err)
+	}
+	return theirs, nil
+}
+
+// IntercommCreate makes an intercommunicator of two disjoint groups, each
+// with an intracommunicator of its own (local). Every rank of both groups
+// calls it; the leaders (rank localLeader of local, on each side) swap
+// their groups over peer, a communicator that holds both, where the other
+// leader is rank remoteLeader, with tag. peer, remoteLeader and tag are
+// read at the leaders only. The messages go on peer's hidden context:
+// they never meet the user's on peer.
+func (*realAPI) IntercommCreate(local *Comm, localLeader int, peer *Comm, remoteLeader, tag int) (*Comm, error) {
+	const op = "intercomm create"
+	l, err := collArgs(op, local)
+	if err != nil {
+		return nil, err
+	}
+	if local.inter != nil {
+		return nil, local.handle(errorf(ClassComm, nil, "%s: the local communicator %v is an intercommunicator (want an intracommunicator of this side's ranks)", op, local))
+	}
+	if localLeader < 0 || localLeader >= local.Size() {
+		return nil, local.handle(errorf(ClassRank, nil, "%s on %v: local leader %d is out of range (0 to %d)", op, local, localLeader, local.Size()-1))
+	}
+	s := side{local: local, leader: localLeader, swap: func(mine []byte) ([]byte, error) {
+		if err := checkPeer(op, peer, remoteLeader, tag); err != nil {
+			return nil, err
+		}
+		return l.swapWith(peer.context+1, peer.group[remoteLeader], hiddenTag(tag), mine)
+	}}
+	theirs, err := s.across(encodeRanks(local.group))
+	if err != nil {
+		return nil, local.handle(errorf(classOf(err), err, "%s on %v", op, local))
+	}
+	remote := decodeRanks(theirs)
+	if both := shared(local.group, remote); len(both) > 0 {
+		return nil, local.handle(errorf(ClassArg, nil, "%s on %v: world ranks %v are in both the local and the remote group (an intercommunicator's groups must be disjoint)",
+			op, local, both))
+	}
+	// Later agreements on the intercommunicator go over its own channels;
+	// this one still needs peer.
+	s.swap = func(mine []byte) ([]byte, error) {
+		return l.swapWith(peer.context+1, peer.group[remoteLeader], hiddenTag(tag), mine)
+	}
+	c, err := l.newInter(local, s, local.Name()+".inter", slices.Clone(local.group), remote)
+	if err != nil {
+		return nil, local.handle(errorf(classOf(err), err, "%s on %v", op, local))
+	}
+	return c, nil
+}
+
+// checkPeer validates what the leader of IntercommCreate alone reads.
+func checkPeer(op string, peer *Comm, remoteLeader, tag int) error {
+	if peer == nil {
+		return errorf(ClassComm, nil, "%s: the peer communicator is nil (the leaders pass one that holds both)", op)
+	}
+	if peer.freed.Load() {
+		return errorf(ClassComm, nil, "%s: the peer communicator %v was freed", op, peer)
+	}
+	if remoteLeader < 0 || remoteLeader >= len(peer.group) {
+		return errorf(ClassRank, nil, "%s: remote leader %d is out of range for the peer communicator %v (0 to %d)", op, remoteLeader, peer, len(peer.group)-1)
+	}
+	return peer.checkTag(op, tag, false)
+}
+
+// newInter agrees with the other group on a context id free in every
+// member of both, makes this group's bridge, and returns the
+// intercommunicator of local and remote (world ranks). parent (an
+// intracommunicator of this group) carries the agreements within it.
+func (l *library) newInter(parent *Comm, s side, name string, local, remote []int) (*Comm, error) {
+	id, err := l.agreeContextOver(s.allreduceUint32)
+	if err != nil {
+		return nil, err
+	}
+	bid, err := l.agreeContext(parent)
+	if err != nil {
+		l.ctxs.release(id)
+		return nil, err
+	}
+	bridge, err := l.derive(parent, "intercomm bridge", name+".local", local, bid)
+	if err != nil {
+		l.ctxs.release(id)
+		return nil, err
+	}
+	c := &Comm{context: id, group: remote, ranks: make(map[int]int, len(remote)), rank: bridge.rank, lib: l,
+		inter: &interPart{local: local, bridge: bridge}}
+	for i, w := range remote {
+		c.ranks[w] = i
+	}
+	c.name.Store(&name)
+	c.errh.Store(parent.errh.Load())
+	l.comms.Store(id, c)
+	return c, nil
+}
+
+// side returns this group's part in agreements over both groups of the
+// intercommunicator c: the bridge within, rank 0s between.
+func (c *Comm) side() side {
+	l := c.lib
+	return side{local: c.inter.bridge, leader: 0, swap: func(mine []byte) ([]byte, error) {
+		return l.swapWith(c.context+1, c.group[0], tagInterLeaders, mine)
+	}}
+}
+
+// interDup is CommDup of an intercommunicator: the same groups, a new
+// context and bridge.
+func (l *library) interDup(c *Comm) (*Comm, error) {
+	d, err := l.newInter(c.inter.bridge, c.side(), c.Name()+".dup", slices.Clone(c.inter.local), slices.Clone(c.group))
+	if err != nil {
+		return nil, c.handle(errorf(classOf(err), err, "comm dup on %v", c))
+	}
+	return d, nil
+}
+
+// freeInter releases an intercommunicator's bridge; the caller releases c.
+func (l *library) freeInter(c *Comm) error {
+	b := c.inter.bridge
+	b.freed.Store(true)
+	err := b.colls.Free()
+	l.comms.CompareAndDelete(b.context, b)
+	l.ctxs.release(b.context)
+	return err
+}
+
+// IntercommMerge makes the intracommunicator of both groups of inter:
+// the group whose ranks pass high false first; if both groups pass the
+// same, the group whose rank 0 has the lower world rank. Every rank of a
+// group passes the same high. The result has a new context and its own
+// collectives, as any intracommunicator.
+func (*realAPI) IntercommMerge(inter *Comm, high bool) (*Comm, error) {
+	const op = "intercomm merge"
+	l, err := interArgs(op, inter)
+	if err != nil {
+		return nil, err
+	}
+	b := inter.inter.bridge
+	var h uint32
+	if high {
+		h = 1
+	}
+	maxOp, _ := bind(OpMax, Uint32)
+	minOp, _ := bind(OpMin, Uint32)
+	hi, err := b.allreduceUint32(h, maxOp)
+	if err != nil {
+		return nil, inter.handle(errorf(classOf(err), err, "%s on %v", op, inter))
+	}
+	lo, err := b.allreduceUint32(h, minOp)
+	if err != nil {
+		return nil, inter.handle(errorf(classOf(err), err, "%s on %v", op, inter))
+	}
+	// Each group tells the other its high and whether its ranks agreed
+	// on it, so that both fail alike rather than one waiting.
+	mine := []byte{byte(hi), byte(hi ^ lo ^ 1)}
+	theirs, err := inter.side().across(mine)
+	if err == nil && len(theirs) != 2 {
+		err = errorf(ClassIntern, nil, "the remote group's leader sent %d bytes where 2 were expected", len(theirs))
+	}
+	if err != nil {
+		return nil, inter.handle(errorf(classOf(err), err, "%s on %v", op, inter))
+	}
+	if mine[1] == 0 || theirs[1] == 0 {
+		return nil, inter.handle(errorf(ClassArg, nil, "%s on %v: the ranks of one group passed different values of high (every rank of a group passes the same)", op, inter))
+	}
+	local, remote := inter.inter.local, inter.group
+	first := mine[0] < theirs[0] || (mine[0] == theirs[0] && local[0] < remote[0])
+	group := slices.Concat(remote, local)
+	if first {
+		group = slices.Concat(local, remote)
+	}
+	id, err := l.agreeContextOver(inter.side().allreduceUint32)
+	if err != nil {
+		return nil, inter.handle(errorf(classOf(err), err, "%s on %v", op, inter))
+	}
+	c, err := l.derive(b, op, inter.Name()+".merge", group, id)
+	if err != nil {
+		return nil, inter.handle(err)
+	}
+	c.errh.Store(inter.errh.Load())
+	return c, nil
+}
+
+// interArgs checks what every call on an intercommunicator needs.
+func interArgs(op string, comm *Comm) (*library, error) {
+	l, err := collArgs(op, comm)
+	if err != nil {
+		return nil, err
+	}
+	if comm.inter == nil {
+		return nil, comm.handle(errorf(ClassComm, nil, "%s: %v is an intracommunicator (want an intercommunicator)", op, comm))
+	}
+	return l, nil
+}
+
+// errNotIntra is the error of a call that gompi offers on
+// intracommunicators only.
+func errNotIntra(op string, comm *Comm) error {
+	return comm.handle(errorf(ClassComm, nil, "%s on %v: an intercommunicator is not supported here by gompi (merge it with IntercommMerge)", op, comm))
+}
+
+// CommTestInter reports whether comm is an intercommunicator.
+func (*realAPI) CommTestInter(comm *Comm) (bool, error) {
+	if err := checkComm("comm test inter", comm); err != nil {
+		return false, err
+	}
+	return comm.inter != nil, nil
+}
+
+// CommRemoteSize returns the size of an intercommunicator's remote group.
+func (*realAPI) CommRemoteSize(comm *Comm) (int, error) {
+	if _, err := interArgs("comm remote size", comm); err != nil {
+		return 0, err
+	}
+	return len(comm.group), nil
+}
+
+// CommRemoteGroup returns an intercommunicator's remote group.
+func (*realAPI) CommRemoteGroup(comm *Comm) (*Group, error) {
+	l, err := interArgs("comm remote group", comm)
+	if err != nil {
+		return nil, err
+	}
+	return &Group{ranks: slices.Clone(comm.group), me: l.job.Rank}, nil
+}
+
+// compareInter is CommCompare when a or b is an intercommunicator:
+// Congruent if both groups match in order, Similar if both hold the same
+// members, else Unequal (as between an inter- and an intracommunicator).
+func compareInter(a, b *Comm) Comparison {
+	if a.inter == nil || b.inter == nil {
+		return Unequal
+	}
+	switch l, r := compareRanks(a.inter.local, b.inter.local), compareRanks(a.group, b.group); {
+	case l == Ident && r == Ident:
+		return Congruent
+	case l != Unequal && r != Unequal:
+		return Similar
+	}
+	return Unequal
+}
+
+func encodeRanks(ranks []int) []byte {
+	b := make([]byte, 4*len(ranks))
+	for i, r := range ranks {
+		binary.LittleEndian.PutUint32(b[4*i:], uint32(r))
+	}
+	return b
+}
+
+func decodeRanks(b []byte) []int {
+	ranks := make([]int, len(b)/4)
+	for i := range ranks {
+		ranks[i] = int(binary.LittleEndian.Uint32(b[4*i:]))
+	}
+	return ranks
+}
+
+// shared lists the members of a that are also in b.
+func shared(a, b []int) []int {
+	var both []int
+	for _, w := range a {
+		if slices.Contains(b, w) {
+			both = append(both, w)
+		}
+	}
+	return both
+}

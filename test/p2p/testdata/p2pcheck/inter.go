@@ -1,0 +1,568 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/gompi/gompi/mpi"
+)
+
+func init() {
+	scenarios["inter"] = interScenario
+	scenarios["interconcurrent"] = interConcurrent
+	scenarios["creategroup"] = createGroup
+	scenarios["intererrors"] = interErrors
+}
+
+// side is one group of an intercommunicator split off the world by color.
+type side struct {
+	color        int
+	local        mpi.Comm
+	mine, theirs []int // world ranks, by rank in each group
+	remoteLeader int   // the other group's leader, in world
+}
+
+// split makes this rank's side of the two groups colorOf draws (0 or 1)
+// and creates the intercommunicator over world with tag.
+func split(w mpi.Comm, colorOf func(int) int, tag int) (side, mpi.Comm, error) {
+	s, err := newSide(w, colorOf)
+	if err != nil {
+		return s, mpi.Comm{}, err
+	}
+	ic, err := mpi.IntercommCreate(s.local, 0, w, s.remoteLeader, tag)
+	if err != nil {
+		return s, mpi.Comm{}, fmt.Errorf("intercomm create: %w", err)
+	}
+	return s, ic, nil
+}
+
+// newSide splits world by colorOf and describes this rank's side.
+func newSide(w mpi.Comm, colorOf func(int) int) (side, error) {
+	s := side{color: colorOf(w.Rank())}
+	for r := range w.Size() {
+		if colorOf(r) == s.color {
+			s.mine = append(s.mine, r)
+		} else {
+			s.theirs = append(s.theirs, r)
+		}
+	}
+	s.remoteLeader = s.theirs[0]
+	var err error
+	if s.local, err = w.Split(s.color, w.Rank()); err != nil {
+		return s, fmt.Errorf("split: %w", err)
+	}
+	return s, nil
+}
+
+// interScenario: over even and odd halves, then over ranks 0 and 1..n-1,
+// the intercommunicator's shape, a ping-pong, a ring with AnySource,
+// ProcNull, Dup, Merge in both orders with collectives on the result, and
+// the error of a collective on the intercommunicator.
+func interScenario(w mpi.Comm) error {
+	return underWildcard(w, true, func() error { return interShapes(w) })
+}
+
+// underWildcard runs f with, if wild, a receive from AnySource with
+// AnyTag posted on world, which the library's own messages on world must
+// not satisfy; then a ring of messages on world completes it, each
+// checked.
+func underWildcard(w mpi.Comm, wild bool, f func() error) error {
+	me, n := w.Rank(), w.Size()
+	got := make([]int, 1)
+	source, tag := (me+n-1)%n, 77
+	if wild {
+		source, tag = mpi.AnySource, mpi.AnyTag
+	}
+	req, err := mpi.Irecv(got, source, tag, w)
+	if err != nil {
+		return err
+	}
+	if err := f(); err != nil {
+		return err
+	}
+	if err := mpi.Send([]int{me}, (me+1)%n, 77, w); err != nil {
+		return err
+	}
+	st, err := req.Wait()
+	if prev := (me + n - 1) % n; err != nil || st.Source != prev || st.Tag != 77 || got[0] != prev {
+		return fmt.Errorf("the wildcard receive posted on world got %v from %d tag %d (%v), want %d from %d tag 77", got, st.Source, st.Tag, err, prev, prev)
+	}
+	return nil
+}
+
+func interShapes(w mpi.Comm) error {
+	splits := map[string]func(int) int{
+		"parity":  func(r int) int { return r % 2 },
+		"one+all": func(r int) int { return min(r, 1) },
+	}
+	for _, name := range []string{"parity", "one+all"} {
+		s, ic, err := split(w, splits[name], 10)
+		if err == nil {
+			err = checkInter(w, s, ic)
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		if err := s.local.Free(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func checkInter(w mpi.Comm, s side, ic mpi.Comm) error {
+	if err := checkShape(w, s, ic); err != nil {
+		return err
+	}
+	if err := pingPongAcross(s, ic); err != nil {
+		return err
+	}
+	if err := ringAcross(s, ic); err != nil {
+		return err
+	}
+	if err := mpi.Send([]byte{1}, mpi.ProcNull, 0, ic); err != nil {
+		return fmt.Errorf("send to ProcNull: %w", err)
+	}
+	if st, err := mpi.Recv(make([]byte, 1), mpi.ProcNull, 0, ic); err != nil || st.Source != mpi.ProcNull {
+		return fmt.Errorf("recv from ProcNull: %+v %v", st, err)
+	}
+	err := mpi.Send([]byte{1}, len(s.theirs), 0, ic)
+	if !errors.Is(err, mpi.ErrRank) || !strings.Contains(fmt.Sprint(err), "remote group") {
+		return fmt.Errorf("send to remote rank %d: %v, want ErrRank naming the remote group", len(s.theirs), err)
+	}
+	if err := checkInterColl(s, ic); err != nil {
+		return err
+	}
+	if err := checkMerges(s, ic); err != nil {
+		return err
+	}
+	d, err := ic.Dup()
+	if err != nil {
+		return fmt.Errorf("dup: %w", err)
+	}
+	if !d.TestInter() || d.RemoteSize() != len(s.theirs) {
+		return fmt.Errorf("dup: TestInter %v, RemoteSize %d", d.TestInter(), d.RemoteSize())
+	}
+	if cmp, err := ic.Compare(d); err != nil || cmp != mpi.Congruent {
+		return fmt.Errorf("compare with its dup: %v %v, want Congruent", cmp, err)
+	}
+	if cmp, _ := ic.Compare(w); cmp != mpi.Unequal {
+		return fmt.Errorf("compare with world: %v, want Unequal", cmp)
+	}
+	if err := pingPongAcross(s, d); err != nil {
+		return fmt.Errorf("on the dup: %w", err)
+	}
+	if err := d.Free(); err != nil {
+		return err
+	}
+	return ic.Free()
+}
+
+func checkShape(w mpi.Comm, s side, ic mpi.Comm) error {
+	me := slices.Index(s.mine, w.Rank())
+	if !ic.TestInter() || w.TestInter() {
+		return fmt.Errorf("TestInter: %v on the intercommunicator, %v on world", ic.TestInter(), w.TestInter())
+	}
+	if ic.Rank() != me || ic.Size() != len(s.mine) || ic.RemoteSize() != len(s.theirs) {
+		return fmt.Errorf("rank %d size %d remote size %d, want %d %d %d", ic.Rank(), ic.Size(), ic.RemoteSize(), me, len(s.mine), len(s.theirs))
+	}
+	if w.RemoteSize() != 0 {
+		return fmt.Errorf("world's RemoteSize %d, want 0", w.RemoteSize())
+	}
+	wg, err := w.Group()
+	if err != nil {
+		return err
+	}
+	for _, g := range []struct {
+		what string
+		get  func() (mpi.Group, error)
+		want []int
+	}{{"group", ic.Group, s.mine}, {"remote group", ic.RemoteGroup, s.theirs}} {
+		grp, err := g.get()
+		if err != nil {
+			return fmt.Errorf("%s: %w", g.what, err)
+		}
+		ranks := make([]int, grp.Size())
+		for i := range ranks {
+			ranks[i] = i
+		}
+		got, err := grp.TranslateRanks(ranks, wg)
+		if err != nil || !slices.Equal(got, g.want) {
+			return fmt.Errorf("%s: world ranks %v %v, want %v", g.what, got, err, g.want)
+		}
+	}
+	if _, err := w.RemoteGroup(); !errors.Is(err, mpi.ErrComm) {
+		return fmt.Errorf("world's remote group: %v, want ErrComm", err)
+	}
+	return nil
+}
+
+// pingPongAcross: local rank i of group 0 and remote rank i exchange
+// messages of eager and rendezvous sizes; the reply carries the payload
+// back.
+func pingPongAcross(s side, ic mpi.Comm) error {
+	me := ic.Rank()
+	if me >= len(s.theirs) {
+		return nil
+	}
+	for i, size := range []int{0, 1, 1000, 100 << 10, 1 << 20} {
+		buf := make([]byte, size)
+		if s.color == 0 {
+			pattern(buf, uint64(1000*me+i))
+			if err := mpi.Send(buf, me, i, ic); err != nil {
+				return fmt.Errorf("ping %d bytes: %w", size, err)
+			}
+			back := make([]byte, size)
+			st, err := mpi.Recv(back, me, i, ic)
+			if err != nil || st.Source != me || st.Tag != i {
+				return fmt.Errorf("pong %d bytes: %+v %v", size, st, err)
+			}
+			if err := checkPattern(back, uint64(1000*me+i)); err != nil {
+				return err
+			}
+			continue
+		}
+		st, err := mpi.Recv(buf, me, i, ic)
+		if err != nil || st.Source != me || mpi.GetCount[byte](st) != size {
+			return fmt.Errorf("ping %d bytes: %+v %v", size, st, err)
+		}
+		if err := mpi.Send(buf, me, i, ic); err != nil {
+			return fmt.Errorf("pong %d bytes: %w", size, err)
+		}
+	}
+	return nil
+}
+
+// ringAcross: every rank sends its world rank to remote rank (its rank
+// mod the remote size) and receives, from AnySource, one message from
+// each remote rank that maps to it; each status names the remote rank,
+// whose world rank the payload carries.
+func ringAcross(s side, ic mpi.Comm) error {
+	me, n := ic.Rank(), ic.Size()
+	req, err := mpi.Isend([]int{s.mine[me]}, me%len(s.theirs), 3, ic)
+	if err != nil {
+		return err
+	}
+	var want []int
+	for r := range s.theirs {
+		if r%n == me {
+			want = append(want, r)
+		}
+	}
+	var got []int
+	for range want {
+		buf := make([]int, 1)
+		st, err := mpi.Recv(buf, mpi.AnySource, 3, ic)
+		if err != nil {
+			return fmt.Errorf("ring recv: %w", err)
+		}
+		if st.Source < 0 || st.Source >= len(s.theirs) || buf[0] != s.theirs[st.Source] {
+			return fmt.Errorf("ring: status source %d with payload %d (remote world ranks %v)", st.Source, buf[0], s.theirs)
+		}
+		got = append(got, st.Source)
+	}
+	slices.Sort(got)
+	if !slices.Equal(got, want) {
+		return fmt.Errorf("ring: messages from remote ranks %v, want %v", got, want)
+	}
+	_, err = req.Wait()
+	return err
+}
+
+// checkInterColl: Barrier, a Bcast from every rank of both groups,
+// Allreduce (each group gets the other's sum), and the calls that fail.
+func checkInterColl(s side, ic mpi.Comm) error {
+	if err := mpi.Barrier(ic); err != nil {
+		return fmt.Errorf("barrier: %w", err)
+	}
+	me := s.mine[ic.Rank()]
+	var groups [2][]int // by color: the same order at both sides
+	groups[s.color], groups[1-s.color] = s.mine, s.theirs
+	for color, group := range groups {
+		for r, root := range group {
+			buf := []int{-1, -1}
+			arg := r // the other group names the root by its rank
+			switch {
+			case color == s.color && root == me:
+				buf, arg = []int{root, 7}, mpi.Root
+			case color == s.color:
+				arg = mpi.ProcNull
+			}
+			if err := mpi.Bcast(buf, arg, ic); err != nil {
+				return fmt.Errorf("bcast from world rank %d: %w", root, err)
+			}
+			want := []int{root, 7}
+			if arg == mpi.ProcNull {
+				want = []int{-1, -1}
+			}
+			if !slices.Equal(buf, want) {
+				return fmt.Errorf("bcast from world rank %d (root argument %d): %v, want %v", root, arg, buf, want)
+			}
+		}
+	}
+	got := make([]int, 2)
+	if err := mpi.Allreduce([]int{me, 1}, got, mpi.Sum, ic); err != nil {
+		return fmt.Errorf("allreduce: %w", err)
+	}
+	want := []int{0, len(s.theirs)}
+	for _, w := range s.theirs {
+		want[0] += w
+	}
+	if !slices.Equal(got, want) {
+		return fmt.Errorf("allreduce: %v, want the remote group's sum %v", got, want)
+	}
+	if err := mpi.AllreduceInPlace([]int{1}, mpi.Sum, ic); !errors.Is(err, mpi.ErrBuffer) {
+		return fmt.Errorf("allreduce in place: %v, want ErrBuffer", err)
+	}
+	if err := mpi.Bcast([]int{1}, len(s.theirs), ic); !errors.Is(err, mpi.ErrRoot) {
+		return fmt.Errorf("bcast from remote rank %d: %v, want ErrRoot", len(s.theirs), err)
+	}
+	err := mpi.Gather([]int{1}, make([]int, 8), 0, ic)
+	if !errors.Is(err, mpi.ErrComm) || !strings.Contains(fmt.Sprint(err), "IntercommMerge") {
+		return fmt.Errorf("gather on an intercommunicator: %v, want ErrComm pointing to IntercommMerge", err)
+	}
+	return nil
+}
+
+// checkMerges merges with group 0 low, with group 0 high, and with both
+// alike (group 0 holds world rank 0, so it comes first), and runs
+// collectives on each result.
+func checkMerges(s side, ic mpi.Comm) error {
+	for _, highOf := range [][2]bool{{false, true}, {true, false}, {false, false}} {
+		m, err := ic.Merge(highOf[s.color])
+		if err != nil {
+			return fmt.Errorf("merge %v: %w", highOf, err)
+		}
+		order := slices.Concat(s.mine, s.theirs)
+		if highOf[s.color] && !highOf[1-s.color] || highOf[0] == highOf[1] && s.color == 1 {
+			order = slices.Concat(s.theirs, s.mine)
+		}
+		me := slices.Index(order, s.mine[ic.Rank()])
+		if m.Rank() != me || m.Size() != len(order) || m.TestInter() {
+			return fmt.Errorf("merge %v: rank %d of %d (inter %v), want %d of %d", highOf, m.Rank(), m.Size(), m.TestInter(), me, len(order))
+		}
+		sum := make([]int, 2)
+		if err := mpi.Allreduce([]int{order[me], me}, sum, mpi.Sum, m); err != nil {
+			return fmt.Errorf("merge %v: allreduce: %w", highOf, err)
+		}
+		n := len(order)
+		if sum[0] != n*(n-1)/2 || sum[1] != n*(n-1)/2 {
+			return fmt.Errorf("merge %v: allreduce gave %v", highOf, sum)
+		}
+		last := []int{-1}
+		if me == n-1 {
+			last[0] = order[me]
+		}
+		if err := mpi.Bcast(last, n-1, m); err != nil || last[0] != order[n-1] {
+			return fmt.Errorf("merge %v: bcast from the last rank gave %d (%v), want %d", highOf, last[0], err, order[n-1])
+		}
+		if err := m.Free(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// interConcurrent: two goroutines of every rank create at once two
+// intercommunicators of different groups (even/odd, lower/upper half),
+// with different tags over world, then ping-pong on both at once. The
+// splits that make the local communicators are collectives on world,
+// made one after the other.
+func interConcurrent(w mpi.Comm) error {
+	n := w.Size()
+	colors := []func(int) int{func(r int) int { return r % 2 }, func(r int) int { return r * 2 / n }}
+	sides := make([]side, len(colors))
+	for i, colorOf := range colors {
+		var err error
+		if sides[i], err = newSide(w, colorOf); err != nil {
+			return err
+		}
+	}
+	errs := make([]error, len(colors))
+	var wg sync.WaitGroup
+	for i, s := range sides {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ic, err := mpi.IntercommCreate(s.local, 0, w, s.remoteLeader, 100+i)
+			if err == nil {
+				err = pingPongAcross(s, ic)
+			}
+			if err == nil {
+				err = ringAcross(s, ic)
+			}
+			if err == nil {
+				err = errors.Join(ic.Free(), s.local.Free())
+			}
+			errs[i] = err
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// createGroup: ranks 3, 2 and 0 make two communicators at once, from two
+// goroutines with different tags, one in that order and one in the
+// reverse, and reduce over each, while rank 1 waits in a Recv from rank 0
+// that rank 0 sends afterwards; rank 1 then calls CreateGroup as a
+// non-member and must be refused. At the members, a wildcard receive on
+// world stays posted throughout.
+func createGroup(w mpi.Comm) error {
+	if w.Size() != 4 {
+		return fmt.Errorf("createGroup runs on 4 ranks, not %d", w.Size())
+	}
+	return underWildcard(w, w.Rank() != 1, func() error { return createGroups(w) })
+}
+
+func createGroups(w mpi.Comm) error {
+	wg, err := w.Group()
+	if err != nil {
+		return err
+	}
+	members := []int{3, 2, 0}
+	g, err := wg.Incl(members)
+	if err != nil {
+		return err
+	}
+	me := w.Rank()
+	if me == 1 {
+		buf := make([]int, 1)
+		if _, err := mpi.Recv(buf, 0, 5, w); err != nil || buf[0] != 42 {
+			return fmt.Errorf("recv while the others create: %v %v", buf, err)
+		}
+		if _, err := w.CreateGroup(g, 7); !errors.Is(err, mpi.ErrRank) {
+			return fmt.Errorf("create group by a non-member: %v, want ErrRank", err)
+		}
+		return nil
+	}
+	reversed := slices.Clone(members)
+	slices.Reverse(reversed)
+	rg, err := wg.Incl(reversed)
+	if err != nil {
+		return err
+	}
+	orders := [][]int{members, reversed}
+	groups := []mpi.Group{g, rg}
+	errs := make([]error, len(groups))
+	var wait sync.WaitGroup
+	for i := range groups {
+		wait.Add(1)
+		go func() {
+			defer wait.Done()
+			errs[i] = useGroup(w, groups[i], orders[i], 7+i)
+		}()
+	}
+	wait.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	if me == 0 {
+		if err := mpi.Send([]int{42}, 1, 5, w); err != nil {
+			return err
+		}
+	}
+	if _, err := w.CreateGroup(mpi.Group{}, 7); !errors.Is(err, mpi.ErrGroup) {
+		return fmt.Errorf("create group of a null group: %v, want ErrGroup", err)
+	}
+	return nil
+}
+
+// useGroup makes the communicator of g (world ranks order) with tag and
+// checks its ranks and a reduction over it.
+func useGroup(w mpi.Comm, g mpi.Group, order []int, tag int) error {
+	c, err := w.CreateGroup(g, tag)
+	if err != nil {
+		return fmt.Errorf("create group %v: %w", order, err)
+	}
+	want := slices.Index(order, w.Rank())
+	if c.Rank() != want || c.Size() != len(order) {
+		return fmt.Errorf("group %v: rank %d of %d, want %d of %d", order, c.Rank(), c.Size(), want, len(order))
+	}
+	got := make([]int, 2)
+	if err := mpi.Allreduce([]int{w.Rank(), want}, got, mpi.Sum, c); err != nil || got[0] != 5 || got[1] != 3 {
+		return fmt.Errorf("group %v: allreduce on the new communicator: %v %v, want [5 3]", order, got, err)
+	}
+	return c.Free()
+}
+
+// interErrors: bad calls fail at every rank that makes them, none waits.
+func interErrors(w mpi.Comm) error {
+	half, err := w.Split(w.Rank()%2, 0)
+	if err != nil {
+		return err
+	}
+	other := 1 - w.Rank()%2
+	freed, err := w.Dup()
+	if err != nil {
+		return err
+	}
+	freedCopy := freed // Free nulls freed; its copy still names the communicator
+	if err := freed.Free(); err != nil {
+		return err
+	}
+	checks := []struct {
+		what string
+		call func() error
+		is   error
+		text string
+	}{
+		{"local leader out of range", func() error {
+			_, err := mpi.IntercommCreate(half, half.Size(), w, other, 1)
+			return err
+		}, mpi.ErrRank, fmt.Sprintf("local leader %d is out of range", half.Size())},
+		{"remote leader out of range", func() error {
+			_, err := mpi.IntercommCreate(half, 0, w, w.Size(), 1)
+			return err
+		}, mpi.ErrRank, fmt.Sprintf("remote leader %d is out of range", w.Size())},
+		{"nil peer at the leaders", func() error {
+			_, err := mpi.IntercommCreate(half, 0, mpi.Comm{}, other, 1)
+			return err
+		}, mpi.ErrComm, "peer communicator is nil"},
+		{"freed peer at the leaders", func() error {
+			_, err := mpi.IntercommCreate(half, 0, freedCopy, other, 1)
+			return err
+		}, mpi.ErrComm, "was freed"},
+		{"freed local", func() error {
+			_, err := mpi.IntercommCreate(freedCopy, 0, w, other, 1)
+			return err
+		}, mpi.ErrComm, "was freed"},
+		{"nil local", func() error {
+			_, err := mpi.IntercommCreate(mpi.Comm{}, 0, w, other, 1)
+			return err
+		}, mpi.ErrComm, "communicator is nil"},
+		// Both groups are world: every rank is in both.
+		{"overlapping groups", func() error {
+			_, err := mpi.IntercommCreate(w, 0, w, 0, 2)
+			return err
+		}, mpi.ErrArg, fmt.Sprintf("world ranks %v are in both", seq(w.Size()))},
+		{"merge of an intracommunicator", func() error {
+			_, err := w.Merge(false)
+			return err
+		}, mpi.ErrComm, "is an intracommunicator"},
+	}
+	for _, c := range checks {
+		if err := c.call(); !errors.Is(err, c.is) || !strings.Contains(fmt.Sprint(err), c.text) {
+			return fmt.Errorf("%s: %v, want %v saying %q", c.what, err, c.is, c.text)
+		}
+	}
+	// The world still works after the failed calls.
+	ic, err := mpi.IntercommCreate(half, 0, w, other, 3)
+	if err != nil {
+		return fmt.Errorf("create after the failures: %w", err)
+	}
+	if _, err := ic.Split(0, 0); !errors.Is(err, mpi.ErrComm) {
+		return fmt.Errorf("split of an intercommunicator: %v, want ErrComm", err)
+	}
+	return errors.Join(ic.Free(), half.Free())
+}
+
+func seq(n int) []int {
+	s := make([]int, n)
+	for i := range s {
+		s[i] = i
+	}
+	return s
+}
