@@ -63,17 +63,24 @@ func (m *module) collective(f fn, t0 int64, comm *pmpi.Comm, fl flow) {
 		m.count(f, t0, 0).mu.Unlock()
 		return
 	}
+	isWorld := comm == m.world
+	var worlds []int
+	if !isWorld {
+		t := m.table(comm)
+		if t.inter {
+			// Its flows run between two groups, which the local group's
+			// flow does not describe: the call counts, its bytes do not.
+			m.count(f, t0, 0).mu.Unlock()
+			return
+		}
+		worlds = t.worlds
+	}
 	me, n := comm.Rank(), comm.Size()
 	var total int64
 	for i := range n {
 		if i != me {
 			total += fl.to(me, i)
 		}
-	}
-	isWorld := comm == m.world
-	var worlds []int
-	if !isWorld {
-		worlds = m.table(comm)
 	}
 	sh := m.count(f, t0, total)
 	defer sh.mu.Unlock()

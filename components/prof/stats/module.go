@@ -29,7 +29,7 @@ type module struct {
 	wgroup  *pmpi.Group
 	rank    int
 	size    int
-	comms   atomic.Pointer[map[*pmpi.Comm][]int]
+	comms   atomic.Pointer[map[*pmpi.Comm]peers]
 	commsMu sync.Mutex
 
 	// Zeroed at Wrap: ticks convert to seconds at the end, at the rate
@@ -59,7 +59,7 @@ type siteTally struct {
 
 func newModule(next pmpi.API, cfg config) *module {
 	m := &module{Base: prof.Base{Next: next}, cfg: cfg, sites: newSites(), shards: defaultShards()}
-	m.comms.Store(&map[*pmpi.Comm][]int{})
+	m.comms.Store(&map[*pmpi.Comm]peers{})
 	m.clock = prof.NewClock()
 	m.phaseStart = m.clock.Zero()
 	m.on.Store(true)
@@ -214,37 +214,51 @@ func (m *module) worldRank(c *pmpi.Comm, r int) int {
 	if c == m.world {
 		return r
 	}
-	t := m.table(c)
+	t := m.table(c).worlds
 	if r >= len(t) {
 		return -1
 	}
 	return t[r]
 }
 
-// table returns the world ranks of c's members, by rank in c.
-func (m *module) table(c *pmpi.Comm) []int {
+// peers is what the layer knows of a communicator's peers: the world
+// ranks of the ranks a point-to-point call names (an intercommunicator's
+// remote group), and whether it is an intercommunicator.
+type peers struct {
+	worlds []int
+	inter  bool
+}
+
+// table returns c's peers, translated once.
+func (m *module) table(c *pmpi.Comm) peers {
 	if t, ok := (*m.comms.Load())[c]; ok {
 		return t
 	}
 	return m.translate(c)
 }
 
-func (m *module) translate(c *pmpi.Comm) []int {
+func (m *module) translate(c *pmpi.Comm) peers {
 	m.commsMu.Lock()
 	defer m.commsMu.Unlock()
 	old := *m.comms.Load()
 	if t, ok := old[c]; ok {
 		return t
 	}
-	var t []int
-	if g, err := pmpi.Real().CommGroup(c); err == nil && m.wgroup != nil {
-		if n, err := pmpi.Real().GroupSize(g); err == nil {
+	var t peers
+	api := pmpi.Real()
+	g, err := api.CommGroup(c)
+	if inter, ierr := api.CommTestInter(c); ierr == nil && inter {
+		t.inter = true
+		g, err = api.CommRemoteGroup(c)
+	}
+	if err == nil && m.wgroup != nil {
+		if n, err := api.GroupSize(g); err == nil {
 			ranks := make([]int, n)
 			for i := range ranks {
 				ranks[i] = i
 			}
-			if w, err := pmpi.Real().GroupTranslateRanks(g, ranks, m.wgroup); err == nil {
-				t = w
+			if w, err := api.GroupTranslateRanks(g, ranks, m.wgroup); err == nil {
+				t.worlds = w
 			}
 		}
 	}
@@ -257,7 +271,8 @@ func (m *module) translate(c *pmpi.Comm) []int {
 // CommFree forgets the communicator's translation table.
 func (m *module) CommFree(comm *pmpi.Comm) error {
 	m.commsMu.Lock()
-	if old := *m.comms.Load(); old[comm] != nil {
+	old := *m.comms.Load()
+	if _, ok := old[comm]; ok {
 		nw := maps.Clone(old)
 		delete(nw, comm)
 		m.comms.Store(&nw)
