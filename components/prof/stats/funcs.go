@@ -13,6 +13,10 @@ const (
 	fnSendrecv
 	fnProbe
 	fnIprobe
+	fnMprobe
+	fnImprobe
+	fnMrecv
+	fnImrecv
 	fnWait
 	fnTest
 	fnCancel
@@ -25,6 +29,9 @@ const (
 	fnCommSplit
 	fnCommSplitType
 	fnCommCreate
+	fnIntercommCreate
+	fnIntercommMerge
+	fnCommCreateGroup
 	fnBarrier
 	fnBcast
 	fnReduce
@@ -46,8 +53,10 @@ const (
 
 var fnNames = [numFns]string{
 	"Send", "Ssend", "Recv", "Isend", "Issend", "Irecv", "Sendrecv", "Probe", "Iprobe",
+	"Mprobe", "Improbe", "Mrecv", "Imrecv",
 	"Wait", "Test", "Cancel", "Waitall", "Waitany", "Waitsome", "Testall", "Testany",
 	"Comm_dup", "Comm_split", "Comm_split_type", "Comm_create",
+	"Intercomm_create", "Intercomm_merge", "Comm_create_group",
 	"Barrier", "Bcast", "Reduce", "Allreduce", "Gather", "Gatherv", "Scatter", "Scatterv",
 	"Allgather", "Allgatherv", "Alltoall", "Alltoallv", "Reduce_scatter", "Reduce_scatter_block",
 	"Scan", "Exscan",

@@ -211,3 +211,30 @@ func (m *module) CommCreate(comm *pmpi.Comm, group *pmpi.Group) (*pmpi.Comm, err
 	}
 	return c, err
 }
+
+func (m *module) IntercommCreate(local *pmpi.Comm, localLeader int, peer *pmpi.Comm, remoteLeader, tag int) (*pmpi.Comm, error) {
+	t0 := m.begin()
+	c, err := m.Next.IntercommCreate(local, localLeader, peer, remoteLeader, tag)
+	if t0 >= 0 {
+		m.end(fnIntercommCreate, t0, 0, nil, -1)
+	}
+	return c, err
+}
+
+func (m *module) IntercommMerge(inter *pmpi.Comm, high bool) (*pmpi.Comm, error) {
+	t0 := m.begin()
+	c, err := m.Next.IntercommMerge(inter, high)
+	if t0 >= 0 {
+		m.end(fnIntercommMerge, t0, 0, nil, -1)
+	}
+	return c, err
+}
+
+func (m *module) CommCreateGroup(comm *pmpi.Comm, group *pmpi.Group, tag int) (*pmpi.Comm, error) {
+	t0 := m.begin()
+	c, err := m.Next.CommCreateGroup(comm, group, tag)
+	if t0 >= 0 {
+		m.end(fnCommCreateGroup, t0, 0, nil, -1)
+	}
+	return c, err
+}
