@@ -41,6 +41,9 @@ type Request struct {
 	// request of its own (pml.PostEager): complete, with pml nil until a
 	// Cancel asks the receiver to drop the message.
 	posted bool
+	// conv is the packed copy of a non-contiguous derived datatype's
+	// buffer, released when the request is recycled; nil otherwise.
+	conv *conversion
 	// pmlStore is last: what every call reads and writes above it fits two
 	// cache lines, and an eager send that goes without it never touches it.
 	pmlStore pml.Request
@@ -83,6 +86,10 @@ func (r *Request) retire(g uint32) *requestCache {
 	if r.pml != nil {
 		r.pmlStore = pml.Request{} // the engine is done with it: its Wait returned the settled status
 	}
+	if r.conv != nil {
+		r.conv.release()
+		r.conv = nil
+	}
 	r.pml, r.lib, r.comm, r.dt, r.op, r.posted = nil, nil, nil, Datatype{}, "", false
 	return c
 }
@@ -117,6 +124,9 @@ func send(op string, buf []byte, count int, dt Datatype, dest, tag int, comm *Co
 	if err != nil || dest == ProcNull {
 		return err
 	}
+	if dt.t.packs {
+		return sendPacked(op, l, data, count, dt, dest, tag, comm, sync)
+	}
 	if err := l.engine.Send(comm.context, comm.group[dest], tag, data, sync); err != nil {
 		r := Request{comm: comm, op: op, peer: dest, tag: tag}
 		return comm.handle(failure(r.desc(), err))
@@ -142,6 +152,10 @@ func isend(op string, buf []byte, count int, dt Datatype, dest, tag int, comm *C
 	req := l.newRequest(comm, dt, op, dest, tag, false)
 	if dest == ProcNull {
 		return req, nil
+	}
+	if dt.t.packs {
+		req.conv = packFor(dt.t, data, count)
+		data = *req.conv.packed
 	}
 	w := comm.group[dest]
 	if !sync {
@@ -192,6 +206,9 @@ func (*realAPI) Recv(buf []byte, count int, dt Datatype, source, tag int, comm *
 	if source == ProcNull {
 		return nullStatus(), nil
 	}
+	if dt.t.derived {
+		return recvDerived(l, data, count, dt, source, tag, comm)
+	}
 	var st pml.Status
 	l.engine.Recv(comm.context, worldSource(comm, source), tag, data, &st)
 	if st.Err == nil && !st.Truncated() {
@@ -217,6 +234,10 @@ func (*realAPI) Irecv(buf []byte, count int, dt Datatype, source, tag int, comm 
 	}
 	req := l.newRequest(comm, dt, "recv", source, tag, true)
 	if source != ProcNull {
+		if dt.t.packs {
+			req.conv = recvFor(dt.t, data, count)
+			data = *req.conv.packed
+		}
 		req.pml = l.engine.StartRecv(&req.pmlStore, comm.context, worldSource(comm, source), tag, data)
 	}
 	return req, nil
@@ -322,8 +343,8 @@ func checkArgs(op string, comm *Comm, buf []byte, count int, dt Datatype, peer, 
 			return nil, err
 		}
 	}
-	if dt.Size() <= 0 {
-		return nil, errorf(ClassType, nil, "%s on %v: invalid datatype", op, comm)
+	if dt.t == nil || dt.t.derived {
+		return derivedArgs(op, comm, buf, count, dt)
 	}
 	if count < 0 {
 		return nil, errorf(ClassCount, nil, "%s on %v: count %d is negative", op, comm, count)

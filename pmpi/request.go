@@ -105,6 +105,9 @@ func (r *Request) resultInto(dst *Status, st *pml.Status) error {
 	if st.Err == nil && !st.Truncated() {
 		if r.recv {
 			statusInto(dst, r.comm, st, r.dt)
+			if r.dt.t.derived {
+				return r.received(dst, st)
+			}
 		} else {
 			dst.Source, dst.Tag, dst.Count, dst.Cancelled, dst.Err, dst.bytes = 0, 0, 0, st.Cancelled, nil, 0
 		}
@@ -120,6 +123,9 @@ func (r *Request) failed(st pml.Status) (Status, error) {
 	s := Status{Cancelled: st.Cancelled}
 	if r.recv {
 		s = statusOf(r.comm, st, r.dt)
+		if r.conv != nil {
+			r.conv.unpack(st.Bytes) // a truncated message fills what it reaches
+		}
 	}
 	var err error
 	switch {
