@@ -48,15 +48,35 @@ func (k *collCall) unpackAll(ok bool) {
 }
 
 // derivedVector checks a derived datatype of a collective with per-rank
-// counts and displacements (Gatherv and its kin), whose displacements
-// count elements of the type's extent in the user's buffer.
+// counts (Gatherv and its kin, ReduceScatter).
 func (k *collCall) derivedVector(what string, dt Datatype) error {
-	t, err := usable("the "+what+" datatype", dt)
-	if err != nil {
+	if _, err := usable("the "+what+" datatype", dt); err != nil {
 		return k.comm.handle(errorf(ClassType, nil, "%s on %v: %s", k.op, k.comm, err.(*Error).Msg))
 	}
-	if t.packs {
-		return k.fail(ClassType, "the %s datatype %s is not contiguous: the collectives with per-rank counts and displacements take contiguous datatypes (predefined types, Go structs without padding, contiguous layouts)", what, t.describe())
-	}
 	return nil
+}
+
+// vectorIn is vector for the buffer *buf, whose displacements count
+// elements of dt. A non-contiguous dt has *buf replaced by a packed copy
+// of its elements up to the end of the last block: element e of the
+// user's buffer, at e times the extent, is at e times the size in the
+// copy, so the blocks keep their places in packed units, and a buffer
+// that receives is unpacked when the call succeeds.
+func (k *collCall) vectorIn(what string, buf *[]byte, counts, displs []int, dt Datatype) ([]int, []int, error) {
+	if dt.t != nil && dt.t.packs && len(counts) == k.comm.Size() && (displs == nil || len(displs) == len(counts)) {
+		end, off := 0, 0
+		for i, c := range counts {
+			d := off
+			if displs != nil {
+				d = displs[i]
+			}
+			end, off = max(end, d+max(c, 0)), off+max(c, 0)
+		}
+		packed, err := k.derivedData(what, *buf, end, dt)
+		if err != nil {
+			return nil, nil, err
+		}
+		*buf = packed
+	}
+	return k.vector(what, counts, displs, dt, len(*buf))
 }

@@ -361,8 +361,8 @@ func ddtReduce(w mpi.Comm) error {
 
 // ddtColl uses layouts in collectives: each rank's block of columns
 // gathered into its place in the root's array by a subarray layout, the
-// same scattered back, a column broadcast, structs allgathered, and
-// alltoall of columns.
+// same scattered back, a column broadcast, structs allgathered (and
+// gathered with per-rank counts, packed), and alltoall of columns.
 func ddtColl(w mpi.Comm) error {
 	me, n := w.Rank(), w.Size()
 	const rows, width = 6, 3
@@ -454,6 +454,35 @@ func ddtColl(w mpi.Comm) error {
 	for r := range n {
 		if !slices.Equal(recs[2*r:2*r+2], recordsOf(r, 2)) {
 			return fmt.Errorf("allgather of records: rank %d's %+v", r, recs[2*r:2*r+2])
+		}
+	}
+
+	// Allgatherv and Gatherv of padded records, rank r's r+1 records
+	// after a gap of one that stays untouched.
+	counts, displs := make([]int, n), make([]int, n)
+	end := 0
+	for r := range n {
+		counts[r], displs[r] = r+1, end+1
+		end += r + 2
+	}
+	gapped := make([]record, end)
+	if err := mpi.Allgatherv(recordsOf(me, me+1), gapped, counts, displs, w); err != nil {
+		return fmt.Errorf("allgatherv of records: %w", err)
+	}
+	var rooted []record
+	if me == 0 {
+		rooted = make([]record, end)
+	}
+	if err := mpi.Gatherv(recordsOf(me, me+1), rooted, counts, displs, 0, w); err != nil {
+		return fmt.Errorf("gatherv of records: %w", err)
+	}
+	for r := range n {
+		got := gapped[displs[r] : displs[r]+counts[r]]
+		if gapped[displs[r]-1] != (record{}) || !slices.Equal(got, recordsOf(r, r+1)) {
+			return fmt.Errorf("allgatherv of records: rank %d's block %+v after %+v", r, got, gapped[displs[r]-1])
+		}
+		if me == 0 && !slices.Equal(rooted[displs[r]:displs[r]+counts[r]], got) {
+			return fmt.Errorf("gatherv of records: rank %d's block %+v", r, rooted[displs[r]:displs[r]+counts[r]])
 		}
 	}
 
