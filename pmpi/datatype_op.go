@@ -23,7 +23,7 @@ func userOnPacked(f UserFunc, dt Datatype, o Op) (coll.Op, string) {
 		return nil, "a user operation needs a datatype whose data lies at or after its origin, with a positive extent; " + t.describe() + " does not"
 	}
 	return &bound{dt, o.Record(), o.def.commute, func(in, inout []byte) {
-		n := len(in) / t.size
+		n := min(len(in), len(inout)) / t.size
 		if n == 0 {
 			return
 		}
