@@ -63,17 +63,23 @@ func (d Datatype) kind() kind { return d.t.kind }
 
 // count is how many whole elements n bytes hold: a shift for the
 // power-of-two sizes of the predefined types, since a division costs
-// more than the rest of a receive's status. For a derived type it is
-// Undefined unless n is a whole number of elements, as MPI_Get_count says.
+// more than the rest of a receive's status. d must be valid and
+// predefined: countOf takes any type.
 func (d Datatype) count(n int) int {
-	size := d.Size()
-	if d.t != nil && d.t.derived {
-		return d.t.wholeCount(n)
-	}
+	size := d.t.size
 	if size&(size-1) == 0 {
 		return n >> bits.TrailingZeros(uint(size))
 	}
 	return n / size
+}
+
+// countOf is count for any valid type: for a derived one, Undefined
+// unless n is a whole number of elements, as MPI_Get_count says.
+func (d Datatype) countOf(n int) int {
+	if d.t.derived {
+		return d.t.wholeCount(n)
+	}
+	return d.count(n)
 }
 
 // The predefined datatypes, one per Go numeric type.

@@ -290,10 +290,10 @@ func TestElementsOfPartialData(t *testing.T) {
 			t.Errorf("elements in %d bytes: %d, want %d", c.n, got, c.want)
 		}
 	}
-	if got := dt.count(24); got != 2 {
+	if got := dt.countOf(24); got != 2 {
 		t.Errorf("count of 24 bytes: %d, want 2", got)
 	}
-	if got := dt.count(20); got != Undefined {
+	if got := dt.countOf(20); got != Undefined {
 		t.Errorf("count of 20 bytes: %d, want Undefined", got)
 	}
 	vec := mk(TypeVector(2, 1, 3, Float32))

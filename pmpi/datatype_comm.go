@@ -66,6 +66,12 @@ func (c *conversion) unpack(n int) {
 	c.t.unpack(c.user, (*c.packed)[:n], c.count)
 }
 
+// releaseConv gives r's packed copy back.
+func (r *Request) releaseConv() {
+	r.conv.release()
+	r.conv = nil
+}
+
 func (c *conversion) release() {
 	putPacked(c.packed)
 	*c = conversion{}
@@ -106,12 +112,19 @@ func recvDerived(l *library, buf []byte, count int, dt Datatype, source, tag int
 	return s, r.checkSignature(&s, &st)
 }
 
-// received finishes a receive with a derived datatype that the engine
-// completed without error: the data is unpacked and its signature checked.
-func (r *Request) received(dst *Status, st *pml.Status) error {
-	if r.conv != nil {
+// finishConv ends r's packed copy as the engine completes r: a receive
+// unpacks what arrived (a truncated message fills what it reaches), and
+// the copy goes back to the pool.
+func (r *Request) finishConv(st *pml.Status) {
+	if r.recv {
 		r.conv.unpack(st.Bytes)
 	}
+	r.releaseConv()
+}
+
+// received finishes a receive with a derived datatype that the engine
+// completed without error: its signature is checked.
+func (r *Request) received(dst *Status, st *pml.Status) error {
 	return r.checkSignature(dst, st)
 }
 

@@ -42,7 +42,7 @@ type Request struct {
 	// Cancel asks the receiver to drop the message.
 	posted bool
 	// conv is the packed copy of a non-contiguous derived datatype's
-	// buffer, released when the request is recycled; nil otherwise.
+	// buffer until the request completes; nil otherwise.
 	conv *conversion
 	// pmlStore is last: what every call reads and writes above it fits two
 	// cache lines, and an eager send that goes without it never touches it.
@@ -85,10 +85,6 @@ func (r *Request) retire(g uint32) *requestCache {
 	c := &r.lib.cache
 	if r.pml != nil {
 		r.pmlStore = pml.Request{} // the engine is done with it: its Wait returned the settled status
-	}
-	if r.conv != nil {
-		r.conv.release()
-		r.conv = nil
 	}
 	r.pml, r.lib, r.comm, r.dt, r.op, r.posted = nil, nil, nil, Datatype{}, "", false
 	return c
@@ -164,6 +160,9 @@ func isend(op string, buf []byte, count int, dt Datatype, dest, tag int, comm *C
 		// ob1 returns its empty request then; gompi keeps one per send, whose
 		// mark lets Cancel name the message.
 		if sent, err := l.engine.PostEager(comm.context, w, tag, data, req.mark); sent {
+			if req.conv != nil {
+				req.releaseConv() // the transport took the data whole
+			}
 			if err != nil {
 				err = comm.handle(failure(req.desc(), err))
 				req.recycle(atomic.LoadUint32(&req.gen))

@@ -102,6 +102,9 @@ func (*realAPI) Cancel(r *Request) error {
 // resultInto turns the engine's status into the caller's, in dst, and
 // returns the error that the communicator's handler lets through.
 func (r *Request) resultInto(dst *Status, st *pml.Status) error {
+	if r.conv != nil {
+		r.finishConv(st)
+	}
 	if st.Err == nil && !st.Truncated() {
 		if r.recv {
 			statusInto(dst, r.comm, st, r.dt)
@@ -123,9 +126,6 @@ func (r *Request) failed(st pml.Status) (Status, error) {
 	s := Status{Cancelled: st.Cancelled}
 	if r.recv {
 		s = statusOf(r.comm, st, r.dt)
-		if r.conv != nil {
-			r.conv.unpack(st.Bytes) // a truncated message fills what it reaches
-		}
 	}
 	var err error
 	switch {
