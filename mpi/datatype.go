@@ -37,18 +37,18 @@ const External32 = pmpi.External32
 // TypeOf returns the datatype of elements of T: a predefined type for a
 // number, a committed derived one for a struct or array of numbers, and
 // an invalid one (every call with it fails saying why) for anything else.
-func TypeOf[T any]() Datatype { return pmpi.TypeOf[T]() }
+func TypeOf[T Elem]() Datatype { return pmpi.TypeOf[T]() }
 
 // Layout is a committed derived datatype over elements of T: which
 // elements of a []T, in which order, make one element of the layout. The
 // zero Layout is invalid. Copies share the datatype, which Free ends.
-type Layout[T any] struct {
+type Layout[T Elem] struct {
 	dt pmpi.Datatype
 }
 
 // LayoutOf is the layout of one T: what Send uses for a []T. The other
 // layouts are built from it.
-func LayoutOf[T any]() Layout[T] { return Layout[T]{pmpi.TypeOf[T]()} }
+func LayoutOf[T Elem]() Layout[T] { return Layout[T]{pmpi.TypeOf[T]()} }
 
 // Datatype returns the layout's datatype, for TypeStruct or for pmpi.
 func (l Layout[T]) Datatype() Datatype { return l.dt }
@@ -81,7 +81,7 @@ func (l Layout[T]) Elements(st Status) int { return st.GetElements(l.dt) }
 func (l Layout[T]) String() string { return l.dt.Name() }
 
 // committed commits a constructor's datatype into a layout.
-func committed[T any](dt pmpi.Datatype, err error) (Layout[T], error) {
+func committed[T Elem](dt pmpi.Datatype, err error) (Layout[T], error) {
 	if err == nil {
 		err = dt.Commit()
 	}
@@ -149,44 +149,44 @@ func (l Layout[T]) Resized(lb, extent int) (Layout[T], error) {
 }
 
 // Contiguous is count elements of T back to back.
-func Contiguous[T any](count int) (Layout[T], error) { return LayoutOf[T]().Contiguous(count) }
+func Contiguous[T Elem](count int) (Layout[T], error) { return LayoutOf[T]().Contiguous(count) }
 
 // Vector is count blocks of blocklen elements of T, stride elements
 // apart: the column of a rows×cols row-major matrix is
 // Vector[float64](rows, 1, cols).
-func Vector[T any](count, blocklen, stride int) (Layout[T], error) {
+func Vector[T Elem](count, blocklen, stride int) (Layout[T], error) {
 	return LayoutOf[T]().Vector(count, blocklen, stride)
 }
 
 // Hvector is Vector with the stride in bytes.
-func Hvector[T any](count, blocklen, strideBytes int) (Layout[T], error) {
+func Hvector[T Elem](count, blocklen, strideBytes int) (Layout[T], error) {
 	return LayoutOf[T]().Hvector(count, blocklen, strideBytes)
 }
 
 // Indexed is blocks of blocklens[i] elements of T at element displs[i].
-func Indexed[T any](blocklens, displs []int) (Layout[T], error) {
+func Indexed[T Elem](blocklens, displs []int) (Layout[T], error) {
 	return LayoutOf[T]().Indexed(blocklens, displs)
 }
 
 // Hindexed is Indexed with the displacements in bytes.
-func Hindexed[T any](blocklens, byteDispls []int) (Layout[T], error) {
+func Hindexed[T Elem](blocklens, byteDispls []int) (Layout[T], error) {
 	return LayoutOf[T]().Hindexed(blocklens, byteDispls)
 }
 
 // IndexedBlock is blocks of blocklen elements of T at element displs[i].
-func IndexedBlock[T any](blocklen int, displs []int) (Layout[T], error) {
+func IndexedBlock[T Elem](blocklen int, displs []int) (Layout[T], error) {
 	return LayoutOf[T]().IndexedBlock(blocklen, displs)
 }
 
 // HindexedBlock is IndexedBlock with the displacements in bytes.
-func HindexedBlock[T any](blocklen int, byteDispls []int) (Layout[T], error) {
+func HindexedBlock[T Elem](blocklen int, byteDispls []int) (Layout[T], error) {
 	return LayoutOf[T]().HindexedBlock(blocklen, byteDispls)
 }
 
 // Subarray is a block of an n-dimensional array of T (see Layout.Subarray):
 // the 2×2 block at (1, 1) of a 4×5 row-major grid is
 // Subarray[float64]([]int{4, 5}, []int{2, 2}, []int{1, 1}, OrderC).
-func Subarray[T any](sizes, subsizes, starts []int, order Order) (Layout[T], error) {
+func Subarray[T Elem](sizes, subsizes, starts []int, order Order) (Layout[T], error) {
 	return LayoutOf[T]().Subarray(sizes, subsizes, starts, order)
 }
 
@@ -203,7 +203,7 @@ type StructBlock struct {
 // describes, or some of the fields of a []T. Its extent runs from the
 // lowest to the highest bound of its blocks, with no padding added; use
 // Resized to step over whole records.
-func TypeStruct[T any](blocks ...StructBlock) (Layout[T], error) {
+func TypeStruct[T Elem](blocks ...StructBlock) (Layout[T], error) {
 	lens, displs, types := make([]int, len(blocks)), make([]int, len(blocks)), make([]pmpi.Datatype, len(blocks))
 	for i, b := range blocks {
 		lens[i], displs[i], types[i] = b.Count, b.Disp, b.Type
@@ -213,13 +213,13 @@ func TypeStruct[T any](blocks ...StructBlock) (Layout[T], error) {
 
 // SendLayout sends count elements of l from buf (its origin at buf[0])
 // to rank dest of comm; it returns once buf may be reused.
-func SendLayout[T any](buf []T, count int, l Layout[T], dest, tag int, comm Comm) error {
+func SendLayout[T Elem](buf []T, count int, l Layout[T], dest, tag int, comm Comm) error {
 	return api().Send(pmpi.Bytes(buf), count, l.dt, dest, tag, comm.c)
 }
 
 // SsendLayout is SendLayout that returns once the receiver has matched
 // the message.
-func SsendLayout[T any](buf []T, count int, l Layout[T], dest, tag int, comm Comm) error {
+func SsendLayout[T Elem](buf []T, count int, l Layout[T], dest, tag int, comm Comm) error {
 	return api().Ssend(pmpi.Bytes(buf), count, l.dt, dest, tag, comm.c)
 }
 
@@ -227,32 +227,32 @@ func SsendLayout[T any](buf []T, count int, l Layout[T], dest, tag int, comm Com
 // source (or AnySource) with tag (or AnyTag). A longer message fills
 // what it reaches and fails with ErrTruncate; one that ends inside a
 // number fails with ErrType, as the sender's layout cannot match.
-func RecvLayout[T any](buf []T, count int, l Layout[T], source, tag int, comm Comm) (Status, error) {
+func RecvLayout[T Elem](buf []T, count int, l Layout[T], source, tag int, comm Comm) (Status, error) {
 	return api().Recv(pmpi.Bytes(buf), count, l.dt, source, tag, comm.c)
 }
 
 // IsendLayout starts SendLayout; buf must not change until the request
 // completes.
-func IsendLayout[T any](buf []T, count int, l Layout[T], dest, tag int, comm Comm) (Request, error) {
+func IsendLayout[T Elem](buf []T, count int, l Layout[T], dest, tag int, comm Comm) (Request, error) {
 	r, err := api().Isend(pmpi.Bytes(buf), count, l.dt, dest, tag, comm.c)
 	return request(r), err
 }
 
 // IssendLayout starts SsendLayout.
-func IssendLayout[T any](buf []T, count int, l Layout[T], dest, tag int, comm Comm) (Request, error) {
+func IssendLayout[T Elem](buf []T, count int, l Layout[T], dest, tag int, comm Comm) (Request, error) {
 	r, err := api().Issend(pmpi.Bytes(buf), count, l.dt, dest, tag, comm.c)
 	return request(r), err
 }
 
 // IrecvLayout starts RecvLayout; buf must not be read until the request
 // completes, when the data lands in it.
-func IrecvLayout[T any](buf []T, count int, l Layout[T], source, tag int, comm Comm) (Request, error) {
+func IrecvLayout[T Elem](buf []T, count int, l Layout[T], source, tag int, comm Comm) (Request, error) {
 	r, err := api().Irecv(pmpi.Bytes(buf), count, l.dt, source, tag, comm.c)
 	return request(r), err
 }
 
 // SendrecvLayout sends and receives at once with layouts on both sides.
-func SendrecvLayout[S, R any](sendbuf []S, sendcount int, sl Layout[S], dest, sendtag int,
+func SendrecvLayout[S, R Elem](sendbuf []S, sendcount int, sl Layout[S], dest, sendtag int,
 	recvbuf []R, recvcount int, rl Layout[R], source, recvtag int, comm Comm) (Status, error) {
 	return api().Sendrecv(pmpi.Bytes(sendbuf), sendcount, sl.dt, dest, sendtag,
 		pmpi.Bytes(recvbuf), recvcount, rl.dt, source, recvtag, comm.c)
@@ -260,7 +260,7 @@ func SendrecvLayout[S, R any](sendbuf []S, sendcount int, sl Layout[S], dest, se
 
 // BcastLayout copies count elements of l in buf at root into buf at
 // every other rank.
-func BcastLayout[T any](buf []T, count int, l Layout[T], root int, comm Comm) error {
+func BcastLayout[T Elem](buf []T, count int, l Layout[T], root int, comm Comm) error {
 	return api().Bcast(pmpi.Bytes(buf), count, l.dt, root, comm.c)
 }
 
@@ -269,55 +269,55 @@ func BcastLayout[T any](buf []T, count int, l Layout[T], root int, comm Comm) er
 // i*rcount of rl (its extent apart): a subarray layout resized to one
 // element puts each rank's block in its place in the root's array. Both
 // sides must move the same numbers.
-func GatherLayout[S, R any](send []S, scount int, sl Layout[S], recv []R, rcount int, rl Layout[R], root int, comm Comm) error {
+func GatherLayout[S, R Elem](send []S, scount int, sl Layout[S], recv []R, rcount int, rl Layout[R], root int, comm Comm) error {
 	return api().Gather(pmpi.Bytes(send), scount, sl.dt, pmpi.Bytes(recv), rcount, rl.dt, root, comm.c)
 }
 
 // ScatterLayout sends scount elements of sl, block i of send at root, to
 // rank i's recv as rcount elements of rl.
-func ScatterLayout[S, R any](send []S, scount int, sl Layout[S], recv []R, rcount int, rl Layout[R], root int, comm Comm) error {
+func ScatterLayout[S, R Elem](send []S, scount int, sl Layout[S], recv []R, rcount int, rl Layout[R], root int, comm Comm) error {
 	return api().Scatter(pmpi.Bytes(send), scount, sl.dt, pmpi.Bytes(recv), rcount, rl.dt, root, comm.c)
 }
 
 // AllgatherLayout is GatherLayout with the result at every rank.
-func AllgatherLayout[S, R any](send []S, scount int, sl Layout[S], recv []R, rcount int, rl Layout[R], comm Comm) error {
+func AllgatherLayout[S, R Elem](send []S, scount int, sl Layout[S], recv []R, rcount int, rl Layout[R], comm Comm) error {
 	return api().Allgather(pmpi.Bytes(send), scount, sl.dt, pmpi.Bytes(recv), rcount, rl.dt, comm.c)
 }
 
 // AlltoallLayout sends block i of send (scount elements of sl) to rank i
 // and receives block j of recv (rcount elements of rl) from rank j.
-func AlltoallLayout[S, R any](send []S, scount int, sl Layout[S], recv []R, rcount int, rl Layout[R], comm Comm) error {
+func AlltoallLayout[S, R Elem](send []S, scount int, sl Layout[S], recv []R, rcount int, rl Layout[R], comm Comm) error {
 	return api().Alltoall(pmpi.Bytes(send), scount, sl.dt, pmpi.Bytes(recv), rcount, rl.dt, comm.c)
 }
 
 // Pack packs count elements of l from in into out at pos and returns
 // the position after them (MPI_Pack): the bytes a receiver unpacks with
 // Unpack and any layout of the same numbers.
-func Pack[T any](in []T, count int, l Layout[T], out []byte, pos int) (int, error) {
+func Pack[T Elem](in []T, count int, l Layout[T], out []byte, pos int) (int, error) {
 	return pmpi.Pack(pmpi.Bytes(in), count, l.dt, out, pos)
 }
 
 // Unpack unpacks count elements of l from in at pos into out and returns
 // the position after them (MPI_Unpack).
-func Unpack[T any](in []byte, pos int, out []T, count int, l Layout[T]) (int, error) {
+func Unpack[T Elem](in []byte, pos int, out []T, count int, l Layout[T]) (int, error) {
 	return pmpi.Unpack(in, pos, pmpi.Bytes(out), count, l.dt)
 }
 
 // PackSize is the bytes Pack takes for count elements of l.
-func PackSize[T any](count int, l Layout[T]) (int, error) { return pmpi.PackSize(count, l.dt) }
+func PackSize[T Elem](count int, l Layout[T]) (int, error) { return pmpi.PackSize(count, l.dt) }
 
 // PackExternal is Pack into MPI's portable representation External32:
 // every number big-endian, no padding (MPI_Pack_external).
-func PackExternal[T any](in []T, count int, l Layout[T], out []byte, pos int) (int, error) {
+func PackExternal[T Elem](in []T, count int, l Layout[T], out []byte, pos int) (int, error) {
 	return pmpi.PackExternal(External32, pmpi.Bytes(in), count, l.dt, out, pos)
 }
 
 // UnpackExternal is Unpack from External32 (MPI_Unpack_external).
-func UnpackExternal[T any](in []byte, pos int, out []T, count int, l Layout[T]) (int, error) {
+func UnpackExternal[T Elem](in []byte, pos int, out []T, count int, l Layout[T]) (int, error) {
 	return pmpi.UnpackExternal(External32, in, pos, pmpi.Bytes(out), count, l.dt)
 }
 
 // PackExternalSize is the bytes PackExternal takes for count elements of l.
-func PackExternalSize[T any](count int, l Layout[T]) (int, error) {
+func PackExternalSize[T Elem](count int, l Layout[T]) (int, error) {
 	return pmpi.PackExternalSize(External32, count, l.dt)
 }

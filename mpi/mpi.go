@@ -58,10 +58,10 @@ type (
 	ThreadLevel = pmpi.ThreadLevel
 	// Numeric is Go's numeric types.
 	Numeric = pmpi.Numeric
-	// Elem is the element types a buffer may have: any type, checked
-	// when used. Numbers, Pairs, and structs and arrays of fixed-size
-	// numbers can be sent; a call with any other type fails with ErrType
-	// naming the field at fault.
+	// Elem is the element types a buffer may have: any comparable
+	// type, checked when used. Numbers, Pairs, and structs and arrays of
+	// fixed-size numbers can be sent; a call with any other type fails
+	// with ErrType naming the field at fault.
 	Elem = pmpi.Elem
 	// Comparison is the result of comparing communicators or groups.
 	Comparison = pmpi.Comparison

@@ -142,11 +142,13 @@ type Pair[T int16 | int32 | int64 | float32 | float64] struct {
 	Index int32
 }
 
-// Elem is the element types a buffer may have: any Go type, checked when
-// used. TypeOf takes the numeric types, the pairs of MinLoc and MaxLoc,
-// and structs and arrays of fixed-size numbers; for any other type it
-// returns an invalid datatype, with which every call fails saying why.
-type Elem = any
+// Elem is the element types a buffer may have: any comparable Go type,
+// checked when used (comparable, so that generic code may compare
+// elements, as it could when Elem listed the numbers). TypeOf takes the
+// numeric types, the pairs of MinLoc and MaxLoc, and structs and arrays
+// of fixed-size numbers; for any other type it returns an invalid
+// datatype, with which every call fails saying why.
+type Elem interface{ comparable }
 
 // Numeric is the element types a typed buffer may have.
 type Numeric interface {

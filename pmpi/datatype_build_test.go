@@ -218,7 +218,8 @@ func TestGoTypeRefused(t *testing.T) {
 		{TypeOf[rec](), "element type pmpi.rec: field Name is a string; allowed: fixed-size numbers, arrays and structs of them"},
 		{TypeOf[outer](), "field In: field P is a pointer"},
 		{TypeOf[bool](), "element type bool: is a bool"},
-		{TypeOf[[]int](), "is a slice"},
+		{TypeOf[*int](), "element type *int: is a pointer"},
+		{TypeOf[any](), "element type interface {}: is an interface"},
 	} {
 		if c.dt.Committed() || c.dt.Size() != 0 {
 			t.Errorf("%s is usable", c.dt.Name())

@@ -35,7 +35,7 @@ func TestCheckArgsDerived(t *testing.T) {
 		{"freed", 64, 1, freed, ErrType, "was freed"},
 		{"negative count", 64, -1, vec, ErrCount, "count -1 is negative"},
 		{"short buffer", 16, 2, vec, ErrBuffer, "buffer of 16 bytes is too small for 2 elements of vector(2,1,2,MPI_INT32_T) (8 bytes of data, extent 12): they need 24 bytes"},
-		{"Go type", 64, 1, TypeOf[map[int]int](), ErrType, "element type map[int]int: is a map"},
+		{"Go type", 64, 1, TypeOf[[2]*int](), ErrType, "element type [2]*int: is a pointer"},
 	} {
 		_, err := checkArgs("send", comm, make([]byte, c.buf), c.count, c.dt, 1, 0, false)
 		if !errors.Is(err, c.class) || !strings.Contains(err.Error(), c.want) || !strings.HasPrefix(err.Error(), "send on comm MPI_COMM_WORLD: ") {

@@ -77,7 +77,11 @@ func goLayout(t reflect.Type) (Datatype, string) {
 		dt.t.finish()
 		return dt, ""
 	}
-	return Datatype{}, fmt.Sprintf("is a %s", kindName(t))
+	k := kindName(t)
+	if k == "interface" {
+		return Datatype{}, "is an interface"
+	}
+	return Datatype{}, "is a " + k
 }
 
 func kindName(t reflect.Type) string {
