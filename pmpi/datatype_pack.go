@@ -1,6 +1,9 @@
 package pmpi
 
-import "sync"
+import (
+	"encoding/binary"
+	"sync"
+)
 
 // span checks that count elements of d lie inside a buffer of n bytes
 // whose first byte is the origin, and says how many bytes they need.
@@ -54,8 +57,26 @@ func (t *typeDesc) pack(dst, src []byte, count int) {
 	for e := range count {
 		base := e * t.extent
 		for _, b := range t.blocks {
-			n += copy(dst[n:n+b.len], src[base+b.off:])
+			copyBlock(dst[n:n+b.len], src[base+b.off:base+b.off+b.len])
+			n += b.len
 		}
+	}
+}
+
+// copyBlock copies a block: a word at a time for the blocks of a single
+// number (a column's), where calling memmove cost as much as the copy.
+func copyBlock(dst, src []byte) {
+	switch len(dst) {
+	case 8:
+		binary.LittleEndian.PutUint64(dst, binary.LittleEndian.Uint64(src))
+	case 4:
+		binary.LittleEndian.PutUint32(dst, binary.LittleEndian.Uint32(src))
+	case 2:
+		binary.LittleEndian.PutUint16(dst, binary.LittleEndian.Uint16(src))
+	case 1:
+		dst[0] = src[0]
+	default:
+		copy(dst, src)
 	}
 }
 
@@ -70,10 +91,11 @@ func (t *typeDesc) unpack(dst, src []byte, count int) int {
 	for e := range count {
 		base := e * t.extent
 		for _, b := range t.blocks {
-			if n == len(src) {
-				return n
+			if len(src)-n < b.len {
+				return n + copy(dst[base+b.off:base+b.off+b.len], src[n:])
 			}
-			n += copy(dst[base+b.off:base+b.off+b.len], src[n:])
+			copyBlock(dst[base+b.off:base+b.off+b.len], src[n:n+b.len])
+			n += b.len
 		}
 	}
 	return n
