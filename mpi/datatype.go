@@ -290,6 +290,20 @@ func AlltoallLayout[S, R Elem](send []S, scount int, sl Layout[S], recv []R, rco
 	return api().Alltoall(pmpi.Bytes(send), scount, sl.dt, pmpi.Bytes(recv), rcount, rl.dt, comm.c)
 }
 
+// ReduceLayout combines count elements of l from every rank's send with
+// op and leaves the result in recv at root (nil elsewhere), both laid out
+// by l: a predefined op applies number by number, so Sum over a column
+// layout sums columns. A user operation made by NewOp for T takes only
+// T's own layout (LayoutOf).
+func ReduceLayout[T Elem](send, recv []T, count int, l Layout[T], op Op, root int, comm Comm) error {
+	return api().Reduce(pmpi.Bytes(send), pmpi.Bytes(recv), count, l.dt, op, root, comm.c)
+}
+
+// AllreduceLayout is ReduceLayout with the result in recv at every rank.
+func AllreduceLayout[T Elem](send, recv []T, count int, l Layout[T], op Op, comm Comm) error {
+	return api().Allreduce(pmpi.Bytes(send), pmpi.Bytes(recv), count, l.dt, op, comm.c)
+}
+
 // Pack packs count elements of l from in into out at pos and returns
 // the position after them (MPI_Pack): the bytes a receiver unpacks with
 // Unpack and any layout of the same numbers.

@@ -353,6 +353,24 @@ func ddtReduce(w mpi.Comm) error {
 	if want := []vec3{{float64(n), [2]float64{float64(n * (n - 1) / 2), float64(2 * n)}}, {float64(3 * n), [2]float64{float64(4 * n), float64(5 * n)}}}; !slices.Equal(sum, want) {
 		return fmt.Errorf("sum of vec3: %v, want %v", sum, want)
 	}
+	// Max over column 1 of a 5×3 grid: only that column changes.
+	col, err := mpi.Vector[float64](5, 1, 3)
+	if err != nil {
+		return err
+	}
+	g, out := grid(5, 3, float64(10*me)), make([]float64, 15)
+	if err := mpi.AllreduceLayout(g[1:], out[1:], 1, col, mpi.Max, w); err != nil {
+		return fmt.Errorf("max over a column: %w", err)
+	}
+	for i := range out {
+		want := 0.0
+		if i%3 == 1 {
+			want = float64(10*(n-1) + i)
+		}
+		if out[i] != want {
+			return fmt.Errorf("max over a column: element %d = %v, want %v", i, out[i], want)
+		}
+	}
 	if err := mpi.Allreduce(fs, make([]affine, 2), mpi.Sum, w); !errors.Is(err, mpi.ErrOp) || !strings.Contains(err.Error(), "mix basic types") {
 		return fmt.Errorf("sum over a mixed struct: %v, want ErrOp", err)
 	}
