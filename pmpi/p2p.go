@@ -335,7 +335,8 @@ func checkComm(op string, comm *Comm) error {
 }
 
 // checkArgs validates a point-to-point call's arguments and returns the
-// part of buf that count elements occupy.
+// part of buf that count elements occupy (all of buf for a datatype that
+// is packed: see derivedArgs).
 func checkArgs(op string, comm *Comm, buf []byte, count int, dt Datatype, peer, tag int, recv bool) ([]byte, error) {
 	if !comm.validPeer(peer, recv) || !validTag(tag, recv) {
 		if err := errors.Join(comm.checkRank(op, peer, recv), comm.checkTag(op, tag, recv)); err != nil {

@@ -6,7 +6,7 @@ import "github.com/gompi/gompi/internal/pml"
 type Status struct {
 	Source    int   // the sender's rank in the communicator
 	Tag       int   //
-	Count     int   // elements received, in the receive's datatype; Undefined for a probe (see CountOf)
+	Count     int   // elements received, in the receive's datatype; Undefined for a probe (see CountOf) or a partial element of a derived type (see GetElements)
 	Cancelled bool  // the receive was cancelled
 	Err       error // the receive's error, as returned
 	bytes     int
