@@ -91,3 +91,36 @@ func TestNewOpOverStruct(t *testing.T) {
 		t.Fatalf("NewOp over a struct: %v, %v", op, err)
 	}
 }
+
+// TestLayoutBounds builds each byte-displacement constructor and reads
+// its bounds and name back.
+func TestLayoutBounds(t *testing.T) {
+	h, err := mpi.Hindexed[int32]([]int{2, 1}, []int{16, 0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lb, ext := h.Extent(); lb != 0 || ext != 24 {
+		t.Errorf("hindexed: lb %d extent %d, want 0 24", lb, ext)
+	}
+	hb, err := mpi.HindexedBlock[int32](2, []int{12, 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lb, ext := hb.TrueExtent(); lb != 4 || ext != 16 {
+		t.Errorf("hindexed block: true lb %d extent %d, want 4 16", lb, ext)
+	}
+	nested, err := hb.HindexedBlock(1, []int{40, 0})
+	if err != nil || nested.Size() != 32 {
+		t.Fatalf("hindexed block of hindexed blocks: size %d, %v", nested.Size(), err)
+	}
+	if got := h.String(); got != "hindexed(2,1;16,0;MPI_INT32_T)" {
+		t.Errorf("name %q", got)
+	}
+	if dt := h.Datatype(); !dt.Committed() || dt == mpi.TypeOf[int32]() || dt.Size() != h.Size() {
+		t.Error("a layout's datatype is not its own")
+	}
+	n, err := mpi.PackExternalSize(3, mpi.LayoutOf[mpi.Pair[float64]]())
+	if err != nil || n != 36 {
+		t.Errorf("external32 of three Pair[float64]: %d bytes, %v; want 36", n, err)
+	}
+}

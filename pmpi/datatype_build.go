@@ -151,7 +151,7 @@ func indexed(op, name string, blocklens, displs []int, old Datatype, bytes bool)
 		}
 		entries[i] = placed{displs[i] * unit, t, n}
 	}
-	return buildType(fmt.Sprintf("%s(%s;%s)", name, ints(blocklens), ints(displs))+","+t.name, entries)
+	return buildType(fmt.Sprintf("%s(%s;%s;%s)", name, ints(blocklens), ints(displs), t.name), entries)
 }
 
 // TypeStruct is blocks of blocklens[i] elements of types[i] at byte

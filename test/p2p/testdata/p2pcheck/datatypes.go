@@ -113,7 +113,7 @@ func ddtP2P(w mpi.Comm) error {
 			want = append(want, float64(left*100000+off+i))
 		}
 		tag := ci * 4
-		// Blocking send, received with the layout.
+		// Non-blocking send, received with the layout.
 		dst := make([]float64, rows*cols)
 		r, err := mpi.IsendLayout(src[off:], c.count, c.l, right, tag, w)
 		if err != nil {
@@ -138,7 +138,11 @@ func ddtP2P(w mpi.Comm) error {
 		if err != nil {
 			return err
 		}
-		if err := mpi.SendLayout(src[off:], c.count, c.l, right, tag+1, w); err != nil {
+		send := mpi.SendLayout[float64]
+		if ci%2 == 1 {
+			send = mpi.SsendLayout[float64]
+		}
+		if err := send(src[off:], c.count, c.l, right, tag+1, w); err != nil {
 			return fmt.Errorf("%s: send: %w", c.name, err)
 		}
 		if _, err := rr.Wait(); err != nil {
@@ -361,6 +365,16 @@ func ddtReduce(w mpi.Comm) error {
 	g, out := grid(5, 3, float64(10*me)), make([]float64, 15)
 	if err := mpi.AllreduceLayout(g[1:], out[1:], 1, col, mpi.Max, w); err != nil {
 		return fmt.Errorf("max over a column: %w", err)
+	}
+	var atRoot []float64
+	if me == 0 {
+		atRoot = make([]float64, 15)
+	}
+	if err := mpi.ReduceLayout(g[1:], atRoot[min(1, len(atRoot)):], 1, col, mpi.Max, 0, w); err != nil {
+		return fmt.Errorf("reduce max over a column: %w", err)
+	}
+	if me == 0 && !slices.Equal(atRoot, out) {
+		return fmt.Errorf("reduce max over a column: %v, want %v", atRoot, out)
 	}
 	for i := range out {
 		want := 0.0
