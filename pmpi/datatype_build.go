@@ -23,15 +23,21 @@ const (
 
 // oldType checks a constructor's old type.
 func oldType(op string, old Datatype) (*typeDesc, error) {
+	return validType(op, "the old datatype", old)
+}
+
+// validType checks that d is a valid datatype that was not freed; what
+// names it in the error.
+func validType(op, what string, d Datatype) (*typeDesc, error) {
 	switch {
-	case old.t == nil:
-		return nil, errorf(ClassType, nil, "%s: the old datatype is invalid (MPI_DATATYPE_NULL)", op)
-	case old.t.bad != "":
-		return nil, errorf(ClassType, nil, "%s: %s", op, old.t.bad)
-	case old.t.state != nil && old.t.state.freed.Load():
-		return nil, errorf(ClassType, nil, "%s: the old datatype %s was freed", op, old.t.name)
+	case d.t == nil:
+		return nil, errorf(ClassType, nil, "%s: %s is invalid (MPI_DATATYPE_NULL)", op, what)
+	case d.t.bad != "":
+		return nil, errorf(ClassType, nil, "%s: %s", op, d.t.bad)
+	case d.t.state != nil && d.t.state.freed.Load():
+		return nil, errorf(ClassType, nil, "%s: %s %s was freed", op, what, d.t.name)
 	}
-	return old.t, nil
+	return d.t, nil
 }
 
 func checkCount(op, what string, n int) error {
@@ -297,7 +303,7 @@ func ints(v []int) string {
 // Commit makes d usable in communication (MPI_Type_commit). Committing
 // again does nothing; a predefined type needs no commit.
 func (d Datatype) Commit() error {
-	t, err := oldType("type commit", d)
+	t, err := validType("type commit", "the datatype", d)
 	if err != nil {
 		return err
 	}
@@ -311,7 +317,7 @@ func (d Datatype) Commit() error {
 // ErrType. Operations already started with it, and types built from it,
 // go on using it. Predefined types cannot be freed.
 func (d Datatype) Free() error {
-	t, err := oldType("type free", d)
+	t, err := validType("type free", "the datatype", d)
 	if err != nil {
 		return err
 	}

@@ -333,6 +333,8 @@ func TestConstructorErrors(t *testing.T) {
 		{"pack below origin", second(Pack(make([]byte, 64), 1, mk(TypeVector(2, 1, -2, Int32)), make([]byte, 8), 0)), ErrBuffer, "8 bytes below the buffer's first byte"},
 		{"pack short output", second(Pack(make([]byte, 8), 2, Int32, make([]byte, 6), 0)), ErrTruncate, "take 8 bytes"},
 		{"free predefined", Float64.Free(), ErrType, "predefined"},
+		{"free twice", freed.Free(), ErrType, "type free: the datatype contiguous(2,MPI_INT32_T) was freed"},
+		{"commit freed", freed.Commit(), ErrType, "type commit: the datatype contiguous(2,MPI_INT32_T) was freed"},
 		{"free Go type", TypeOf[padded]().Free(), ErrType, "Go type"},
 	} {
 		if !errors.Is(c.err, c.class) || !strings.Contains(c.err.Error(), c.want) {
