@@ -76,3 +76,32 @@ func TestHelloTransports(t *testing.T) {
 		}
 	}
 }
+
+// TestHeat runs heat on a 2x2 grid of ranks over sm and over tcp, and on
+// one rank: rank 0 compares the gathered plate with a serial run, cell
+// by cell, and the job fails on a mismatch.
+func TestHeat(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs jobs")
+	}
+	bins, err := jobtest.Build(t.TempDir(), map[string]string{"gompirun": "../cmd/gompirun", "heat": "./heat"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	line := regexp.MustCompile(`(?m)^heat: 48x40 plate on (\dx\d) ranks, 100 steps in \S+: checksum (\S+), serial (\S+): match$`)
+	for _, tc := range []struct {
+		np        int
+		btl, grid string
+	}{{4, "self,sm", "2x2"}, {4, "self,tcp", "2x2"}, {1, "self", "1x1"}} {
+		args := []string{"--timeout", "60", "-np", strconv.Itoa(tc.np), "--oversubscribe", "--mca", "btl", tc.btl,
+			bins["heat"], "-nx", "48", "-ny", "40", "-steps", "100"}
+		j := jobtest.Run(t, bins["gompirun"], 90*time.Second, nil, args...)
+		if j.Code != 0 {
+			t.Fatalf("np %d btl %s: job failed\n%v", tc.np, tc.btl, j)
+		}
+		m := line.FindStringSubmatch(j.Stdout)
+		if m == nil || m[1] != tc.grid || m[2] != m[3] {
+			t.Errorf("np %d btl %s: want a matching checksum on a %s grid\n%v", tc.np, tc.btl, tc.grid, j)
+		}
+	}
+}

@@ -31,6 +31,15 @@ var pure = []string{
 	"Group.String",   // fmt.Stringer
 	"Comm.Transport", // reads the transport Init chose for a peer, no MPI call
 	"AppNum",         // reads the app context the launcher gave the process
+	// Derived datatypes: building, reading, freeing and packing a layout
+	// is local work on the caller's memory, no communication, so pmpi.API
+	// leaves them out and no profiling tool sees them.
+	"TypeOf", "LayoutOf", "Layout.Datatype", "Layout.Size", "Layout.Extent", "Layout.TrueExtent",
+	"Layout.Free", "Layout.Count", "Layout.Elements", "Layout.String",
+	"Layout.Contiguous", "Layout.Vector", "Layout.Hvector", "Layout.Indexed", "Layout.Hindexed",
+	"Layout.IndexedBlock", "Layout.HindexedBlock", "Layout.Subarray", "Layout.Resized",
+	"Contiguous", "Vector", "Hvector", "Indexed", "Hindexed", "IndexedBlock", "HindexedBlock", "Subarray",
+	"TypeStruct", "Pack", "Unpack", "PackSize", "PackExternal", "UnpackExternal", "PackExternalSize",
 }
 
 // pmpiPure are the methods of pmpi's types that package mpi may call on
@@ -48,6 +57,14 @@ var pmpiPure = map[string]string{
 	"Op.For":         "binds a user operation to its element type, as NewOp returns it; no MPI call",
 	"Status.CountOf": "MPI_Get_count, a computation on the status the caller holds (GetCount)",
 	"Comm.Transport": "reads the transport Init chose for a peer; no MPI call",
+	// A datatype's methods build, read or free the local descriptor.
+	"Datatype.Size":       "MPI_Type_size: reads the datatype",
+	"Datatype.Extent":     "MPI_Type_get_extent: reads the datatype",
+	"Datatype.TrueExtent": "MPI_Type_get_true_extent: reads the datatype",
+	"Datatype.Name":       "formats the datatype for Layout.String",
+	"Datatype.Commit":     "MPI_Type_commit: marks the local descriptor usable",
+	"Datatype.Free":       "MPI_Type_free: marks the local descriptor freed",
+	"Status.GetElements":  "MPI_Get_elements, a computation on the status the caller holds",
 }
 
 // pmpiFuncs are the functions of package pmpi that mpi may call, and
@@ -56,9 +73,13 @@ var pmpiFuncs = map[string][]string{
 	"Bytes":       nil, // a slice's bytes, no copy
 	"TypeOf":      nil, // the datatype of an element type
 	"EmptyStatus": nil, // the status of a call on an inactive request
-	"AppNum":      {"AppNum"},
-	"Real":        {"api", "install"},
-	"Prepare":     {"install"},
+	// The type constructors and packing: local work, no communication.
+	"TypeContiguous": nil, "TypeVector": nil, "TypeHvector": nil, "TypeIndexed": nil, "TypeHindexed": nil,
+	"TypeIndexedBlock": nil, "TypeHindexedBlock": nil, "TypeSubarray": nil, "TypeResized": nil, "TypeStruct": nil,
+	"Pack": nil, "Unpack": nil, "PackSize": nil, "PackExternal": nil, "UnpackExternal": nil, "PackExternalSize": nil,
+	"AppNum":  {"AppNum"},
+	"Real":    {"api", "install"},
+	"Prepare": {"install"},
 }
 
 // builders build the stack, and are no MPI call of the user's: they alone

@@ -9,8 +9,9 @@
 //		err = mpi.Send([]float64{1, 2, 3}, 1, 0, world)
 //	}
 //
-// Buffers are typed slices of Go's numeric types; counts are the slices'
-// lengths. Every call goes through one indirection to package pmpi, the
+// Buffers are typed slices of Go's numeric types, or of structs and
+// arrays of them (see Layout for the parts of a slice); counts are the
+// slices' lengths. Every call goes through one indirection to package pmpi, the
 // layer profiling tools wrap. Errors carry MPI error classes: use
 // errors.Is(err, mpi.ErrTruncate). The library is goroutine-safe.
 package mpi
@@ -57,7 +58,10 @@ type (
 	ThreadLevel = pmpi.ThreadLevel
 	// Numeric is Go's numeric types.
 	Numeric = pmpi.Numeric
-	// Elem is the element types a buffer may have: Numeric and the Pairs.
+	// Elem is the element types a buffer may have: any comparable
+	// type, checked when used. Numbers, Pairs, and structs and arrays of
+	// fixed-size numbers can be sent; a call with any other type fails
+	// with ErrType naming the field at fault.
 	Elem = pmpi.Elem
 	// Comparison is the result of comparing communicators or groups.
 	Comparison = pmpi.Comparison

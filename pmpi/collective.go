@@ -29,6 +29,9 @@ type collCall struct {
 	op   string // the collective as messages name it: "reduce scatter"
 	comm *Comm
 	t    *coll.Table
+	// convs are the packed copies of non-contiguous buffers (data says
+	// which), released by done, which unpacks those that receive.
+	convs []*conversion
 }
 
 func startColl(op string, comm *Comm) (collCall, error) {
@@ -53,6 +56,9 @@ func (k *collCall) fail(class ErrorClass, format string, args ...any) error {
 // the communicator and the component: components leave all three out,
 // since only the table knows which of them served the call.
 func (k *collCall) done(err error) error {
+	if k.convs != nil {
+		k.unpackAll(err == nil)
+	}
 	if err == nil {
 		return nil
 	}
@@ -78,6 +84,9 @@ func (k *collCall) root(root int) error {
 
 // data returns the first count elements of dt in buf.
 func (k *collCall) data(what string, buf []byte, count int, dt Datatype) ([]byte, error) {
+	if dt.t == nil || dt.t.derived {
+		return k.derivedData(what, buf, count, dt)
+	}
 	if dt.Size() <= 0 {
 		return nil, k.fail(ClassType, "the %s datatype is invalid", what)
 	}
@@ -97,8 +106,10 @@ func (k *collCall) vector(what string, counts, displs []int, dt Datatype, n int)
 	if len(counts) != size || (displs != nil && len(displs) != size) {
 		return nil, nil, k.fail(ClassArg, "%d %s counts and %d displacements for %d ranks (want one per rank)", len(counts), what, len(displs), size)
 	}
-	if dt.Size() <= 0 {
-		return nil, nil, k.fail(ClassType, "the %s datatype is invalid", what)
+	if dt.t == nil || dt.t.derived {
+		if err := k.derivedVector(what, dt); err != nil {
+			return nil, nil, err
+		}
 	}
 	bc, bd := make([]int, size), make([]int, size)
 	off := 0

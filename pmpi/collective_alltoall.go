@@ -38,14 +38,14 @@ func (*realAPI) Alltoallv(send []byte, scounts, sdispls []int, sdt Datatype, rec
 	if err != nil {
 		return err
 	}
-	rc, rdp, err := k.vector("receive", rcounts, rdispls, rdt, len(recv))
+	rc, rdp, err := k.vectorIn("receive", &recv, rcounts, rdispls, rdt)
 	if err != nil {
 		return err
 	}
 	var sc, sdp []int
 	if IsInPlace(send) {
 		send, sc, sdp = slices.Clone(recv), rc, rdp
-	} else if sc, sdp, err = k.vector("send", scounts, sdispls, sdt, len(send)); err != nil {
+	} else if sc, sdp, err = k.vectorIn("send", &send, scounts, sdispls, sdt); err != nil {
 		return err
 	} else if err := k.apart(send, recv); err != nil {
 		return err

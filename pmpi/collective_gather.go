@@ -50,7 +50,7 @@ func (*realAPI) Gatherv(send []byte, scount int, sdt Datatype, recv []byte, coun
 	var sd []byte
 	var bc, bd []int
 	if comm.rank == root {
-		if bc, bd, err = k.vector("receive", counts, displs, rdt, len(recv)); err != nil {
+		if bc, bd, err = k.vectorIn("receive", &recv, counts, displs, rdt); err != nil {
 			return err
 		}
 		if IsInPlace(send) {
@@ -101,7 +101,7 @@ func (*realAPI) Allgatherv(send []byte, scount int, sdt Datatype, recv []byte, c
 	if err != nil {
 		return err
 	}
-	bc, bd, err := k.vector("receive", counts, displs, rdt, len(recv))
+	bc, bd, err := k.vectorIn("receive", &recv, counts, displs, rdt)
 	if err != nil {
 		return err
 	}

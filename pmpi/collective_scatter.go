@@ -45,7 +45,7 @@ func (*realAPI) Scatterv(send []byte, counts, displs []int, sdt Datatype, recv [
 	var rd []byte
 	var bc, bd []int
 	if comm.rank == root {
-		if bc, bd, err = k.vector("send", counts, displs, sdt, len(send)); err != nil {
+		if bc, bd, err = k.vectorIn("send", &send, counts, displs, sdt); err != nil {
 			return err
 		}
 		if IsInPlace(recv) {

@@ -7,19 +7,28 @@ import (
 )
 
 // Datatype describes the elements of a buffer: the core sees every buffer
-// as (bytes, count, datatype), as MPI's C interface does. It is a one-byte
-// handle into a table, as C's integer handles are: every point-to-point
-// call passes one through several layers, and a handle travels in a
-// register where a descriptor of four words went through the stack.
+// as (bytes, count, datatype), as MPI's C interface does. It is one
+// pointer, so that it travels in a register through the layers every
+// point-to-point call passes: a predefined type points into a static
+// table, a derived one (Vector, Struct, a Go struct...) to its own
+// descriptor, which the garbage collector keeps while any request uses
+// it. The zero Datatype is invalid.
 type Datatype struct {
-	id uint8 // index into predefined; 0 is the zero, invalid, datatype
+	t *typeDesc
 }
 
-// typeDesc is what a Datatype stands for.
+// typeDesc is what a Datatype stands for. The fields every call reads
+// come first; the layout of a derived type follows.
 type typeDesc struct {
-	name string
-	size int
-	kind kind
+	size int // bytes of data in one element, padding and gaps left out
+	// derived is set for every type outside the predefined table: a call
+	// checks it (committed, not freed, valid) and packs it if packs is set.
+	derived bool
+	packs   bool // not contiguous: sent packed, received through a buffer
+	kind    kind
+	id      uint8 // index in predefined; 0 for a derived type
+	name    string
+	layout
 }
 
 // kind is what reductions may do with a datatype's elements.
@@ -32,72 +41,98 @@ const (
 	kindPair                    // a value and an int32 index: MinLoc and MaxLoc
 )
 
-// Name is the datatype's MPI-style name.
-func (d Datatype) Name() string { return d.desc().name }
+// Name is the datatype's MPI-style name, or a description of a derived
+// one: "vector(4,1,8,MPI_DOUBLE)", a Go struct's type name.
+func (d Datatype) Name() string {
+	if d.t == nil {
+		return "MPI_DATATYPE_NULL"
+	}
+	return d.t.name
+}
 
-// Size is the size of one element in bytes.
-func (d Datatype) Size() int { return d.desc().size }
+// Size is the number of bytes of data in one element: for a derived
+// type, without its gaps (MPI_Type_size).
+func (d Datatype) Size() int {
+	if d.t == nil {
+		return 0
+	}
+	return d.t.size
+}
 
-func (d Datatype) kind() kind { return d.desc().kind }
-
-// desc is d's descriptor; only this package makes ids, all of them in
-// predefined.
-func (d Datatype) desc() *typeDesc { return &predefined[d.id] }
+func (d Datatype) kind() kind { return d.t.kind }
 
 // count is how many whole elements n bytes hold: a shift for the
 // power-of-two sizes of the predefined types, since a division costs
-// more than the rest of a receive's status.
+// more than the rest of a receive's status. d must be valid and
+// predefined: countOf takes any type.
 func (d Datatype) count(n int) int {
-	size := d.Size()
+	size := d.t.size
 	if size&(size-1) == 0 {
 		return n >> bits.TrailingZeros(uint(size))
 	}
 	return n / size
 }
 
+// countOf is count for any valid type: for a derived one, Undefined
+// unless n is a whole number of elements, as MPI_Get_count says.
+func (d Datatype) countOf(n int) int {
+	if d.t.derived {
+		return d.t.wholeCount(n)
+	}
+	return d.count(n)
+}
+
 // The predefined datatypes, one per Go numeric type.
 var (
-	Byte       = Datatype{1}
-	Int8       = Datatype{2}
-	Int16      = Datatype{3}
-	Int32      = Datatype{4}
-	Int64      = Datatype{5}
-	Uint16     = Datatype{6}
-	Uint32     = Datatype{7}
-	Uint64     = Datatype{8}
-	Float32    = Datatype{9}
-	Float64    = Datatype{10}
-	Complex64  = Datatype{11}
-	Complex128 = Datatype{12}
+	Byte       = Datatype{&predefined[1]}
+	Int8       = Datatype{&predefined[2]}
+	Int16      = Datatype{&predefined[3]}
+	Int32      = Datatype{&predefined[4]}
+	Int64      = Datatype{&predefined[5]}
+	Uint16     = Datatype{&predefined[6]}
+	Uint32     = Datatype{&predefined[7]}
+	Uint64     = Datatype{&predefined[8]}
+	Float32    = Datatype{&predefined[9]}
+	Float64    = Datatype{&predefined[10]}
+	Complex64  = Datatype{&predefined[11]}
+	Complex128 = Datatype{&predefined[12]}
 
 	// The value-index pairs of MinLoc and MaxLoc, laid out as C's structs.
-	Float32Int = Datatype{13}
-	Float64Int = Datatype{14}
-	Int64Int   = Datatype{15}
-	Int32Int   = Datatype{16}
-	Int16Int   = Datatype{17}
+	Float32Int = Datatype{&predefined[13]}
+	Float64Int = Datatype{&predefined[14]}
+	Int64Int   = Datatype{&predefined[15]}
+	Int32Int   = Datatype{&predefined[16]}
+	Int16Int   = Datatype{&predefined[17]}
 )
 
 // predefined describes the predefined datatypes by id.
 var predefined = [...]typeDesc{
 	{},
-	{"MPI_BYTE", 1, kindInt},
-	{"MPI_INT8_T", 1, kindInt},
-	{"MPI_INT16_T", 2, kindInt},
-	{"MPI_INT32_T", 4, kindInt},
-	{"MPI_INT64_T", 8, kindInt},
-	{"MPI_UINT16_T", 2, kindInt},
-	{"MPI_UINT32_T", 4, kindInt},
-	{"MPI_UINT64_T", 8, kindInt},
-	{"MPI_FLOAT", 4, kindFloat},
-	{"MPI_DOUBLE", 8, kindFloat},
-	{"MPI_C_FLOAT_COMPLEX", 8, kindComplex},
-	{"MPI_C_DOUBLE_COMPLEX", 16, kindComplex},
-	{"MPI_FLOAT_INT", 8, kindPair},
-	{"MPI_DOUBLE_INT", 16, kindPair},
-	{"MPI_LONG_INT", 16, kindPair},
-	{"MPI_2INT", 8, kindPair},
-	{"MPI_SHORT_INT", 8, kindPair},
+	basicDesc(1, "MPI_BYTE", 1, kindInt),
+	basicDesc(2, "MPI_INT8_T", 1, kindInt),
+	basicDesc(3, "MPI_INT16_T", 2, kindInt),
+	basicDesc(4, "MPI_INT32_T", 4, kindInt),
+	basicDesc(5, "MPI_INT64_T", 8, kindInt),
+	basicDesc(6, "MPI_UINT16_T", 2, kindInt),
+	basicDesc(7, "MPI_UINT32_T", 4, kindInt),
+	basicDesc(8, "MPI_UINT64_T", 8, kindInt),
+	basicDesc(9, "MPI_FLOAT", 4, kindFloat),
+	basicDesc(10, "MPI_DOUBLE", 8, kindFloat),
+	basicDesc(11, "MPI_C_FLOAT_COMPLEX", 8, kindComplex),
+	basicDesc(12, "MPI_C_DOUBLE_COMPLEX", 16, kindComplex),
+	basicDesc(13, "MPI_FLOAT_INT", 8, kindPair),
+	basicDesc(14, "MPI_DOUBLE_INT", 16, kindPair),
+	basicDesc(15, "MPI_LONG_INT", 16, kindPair),
+	basicDesc(16, "MPI_2INT", 8, kindPair),
+	basicDesc(17, "MPI_SHORT_INT", 8, kindPair),
+}
+
+// basicDesc describes predefined type id: one basic element, contiguous.
+func basicDesc(id uint8, name string, size int, k kind) typeDesc {
+	return typeDesc{size: size, kind: k, id: id, name: name, layout: layout{
+		extent: size, trueUB: size, basic: id, nbasic: 1,
+		segs: []seg{{0, id, 1}}, blocks: []block{{0, size}},
+	}}
 }
 
 // Pair is a value and its index, the element of MinLoc and MaxLoc
@@ -107,11 +142,13 @@ type Pair[T int16 | int32 | int64 | float32 | float64] struct {
 	Index int32
 }
 
-// Elem is the element types a buffer may have: the numeric types and the
-// pairs of MinLoc and MaxLoc.
-type Elem interface {
-	Numeric | Pair[int16] | Pair[int32] | Pair[int64] | Pair[float32] | Pair[float64]
-}
+// Elem is the element types a buffer may have: any comparable Go type,
+// checked when used (comparable, so that generic code may compare
+// elements, as it could when Elem listed the numbers). TypeOf takes the
+// numeric types, the pairs of MinLoc and MaxLoc, and structs and arrays
+// of fixed-size numbers; for any other type it returns an invalid
+// datatype, with which every call fails saying why.
+type Elem interface{ comparable }
 
 // Numeric is the element types a typed buffer may have.
 type Numeric interface {
@@ -120,7 +157,9 @@ type Numeric interface {
 }
 
 // TypeOf returns the datatype of T. Go's int and uint map to the 64-bit
-// types: gompi runs on 64-bit platforms only.
+// types: gompi runs on 64-bit platforms only. A struct or array of
+// fixed-size numbers maps to a committed derived type (see GoType); any
+// other T to an invalid type that names what is wrong.
 func TypeOf[T Elem]() Datatype {
 	// Every point-to-point call asks, so Go's own types are told apart by
 	// a type switch (a pointer converts to an interface without
@@ -147,37 +186,38 @@ func TypeOf[T Elem]() Datatype {
 	case *Pair[float64]:
 		return Float64Int
 	}
-	return typeOfKind(reflect.TypeFor[T]().Kind())
+	return GoType(reflect.TypeFor[T]())
 }
 
-// typeOfKind is the datatype of a numeric type of kind k.
-func typeOfKind(k reflect.Kind) Datatype {
+// typeOfKind is the datatype of a numeric type of kind k, if it is one.
+func typeOfKind(k reflect.Kind) (Datatype, bool) {
 	switch k {
 	case reflect.Uint8:
-		return Byte
+		return Byte, true
 	case reflect.Int8:
-		return Int8
+		return Int8, true
 	case reflect.Int16:
-		return Int16
+		return Int16, true
 	case reflect.Int32:
-		return Int32
+		return Int32, true
 	case reflect.Int64, reflect.Int:
-		return Int64
+		return Int64, true
 	case reflect.Uint16:
-		return Uint16
+		return Uint16, true
 	case reflect.Uint32:
-		return Uint32
-	case reflect.Uint64, reflect.Uint:
-		return Uint64
+		return Uint32, true
+	case reflect.Uint64, reflect.Uint, reflect.Uintptr:
+		return Uint64, true
 	case reflect.Float32:
-		return Float32
+		return Float32, true
 	case reflect.Float64:
-		return Float64
+		return Float64, true
 	case reflect.Complex64:
-		return Complex64
-	default:
-		return Complex128
+		return Complex64, true
+	case reflect.Complex128:
+		return Complex128, true
 	}
+	return Datatype{}, false
 }
 
 // Bytes views a typed buffer as its bytes, without copying.

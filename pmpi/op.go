@@ -136,10 +136,16 @@ func bind(o Op, dt Datatype) (coll.Op, string) {
 		if o.def.only != nil && *o.def.only != dt {
 			return nil, fmt.Sprintf("the operation was made for %s, not %s", o.def.only.Name(), dt.Name())
 		}
+		if dt.t != nil && dt.t.packs {
+			return userOnPacked(f, dt, o)
+		}
 		return &bound{dt, o.Record(), o.def.commute, func(in, inout []byte) { f(in, inout, len(in)/dt.Size(), dt) }}, ""
 	}
-	b := builtins[o.def.code][dt.id] // only predefined datatypes exist; the zero one has id 0, no entry
+	b := builtins[o.def.code][builtinID(dt)]
 	if b == nil {
+		if dt.t != nil && dt.t.derived && dt.t.basic == 0 {
+			return nil, fmt.Sprintf("%s is not defined on %s, whose elements mix basic types (a predefined operation applies element-wise to a type of one basic type; use a user operation)", o.def.name, dt.Name())
+		}
 		return nil, fmt.Sprintf("%s is not defined on %s (%s)", o.def.name, dt.Name(), allowedTypes(o.def.code))
 	}
 	return b, ""
@@ -152,9 +158,9 @@ func bind(o Op, dt Datatype) (coll.Op, string) {
 var builtins = func() (t [opMaxLoc + 1][len(predefined)]*bound) {
 	for c := opSum; c <= opMaxLoc; c++ {
 		for id := 1; id < len(predefined); id++ {
-			dt := Datatype{uint8(id)}
+			dt := Datatype{&predefined[id]}
 			if fn := builtin(c, dt); fn != nil {
-				t[c][dt.id] = &bound{dt, 1, true, fn}
+				t[c][id] = &bound{dt, 1, true, fn}
 			}
 		}
 	}

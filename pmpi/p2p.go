@@ -41,6 +41,9 @@ type Request struct {
 	// request of its own (pml.PostEager): complete, with pml nil until a
 	// Cancel asks the receiver to drop the message.
 	posted bool
+	// conv is the packed copy of a non-contiguous derived datatype's
+	// buffer until the request completes; nil otherwise.
+	conv *conversion
 	// pmlStore is last: what every call reads and writes above it fits two
 	// cache lines, and an eager send that goes without it never touches it.
 	pmlStore pml.Request
@@ -117,6 +120,9 @@ func send(op string, buf []byte, count int, dt Datatype, dest, tag int, comm *Co
 	if err != nil || dest == ProcNull {
 		return err
 	}
+	if dt.t.packs {
+		return sendPacked(op, l, data, count, dt, dest, tag, comm, sync)
+	}
 	if err := l.engine.Send(comm.context, comm.group[dest], tag, data, sync); err != nil {
 		r := Request{comm: comm, op: op, peer: dest, tag: tag}
 		return comm.handle(failure(r.desc(), err))
@@ -143,6 +149,10 @@ func isend(op string, buf []byte, count int, dt Datatype, dest, tag int, comm *C
 	if dest == ProcNull {
 		return req, nil
 	}
+	if dt.t.packs {
+		req.conv = packFor(dt.t, data, count)
+		data = *req.conv.packed
+	}
 	w := comm.group[dest]
 	if !sync {
 		// An eager message that the transport takes whole at once needs no
@@ -150,6 +160,9 @@ func isend(op string, buf []byte, count int, dt Datatype, dest, tag int, comm *C
 		// ob1 returns its empty request then; gompi keeps one per send, whose
 		// mark lets Cancel name the message.
 		if sent, err := l.engine.PostEager(comm.context, w, tag, data, req.mark); sent {
+			if req.conv != nil {
+				req.releaseConv() // the transport took the data whole
+			}
 			if err != nil {
 				err = comm.handle(failure(req.desc(), err))
 				req.recycle(atomic.LoadUint32(&req.gen))
@@ -192,6 +205,9 @@ func (*realAPI) Recv(buf []byte, count int, dt Datatype, source, tag int, comm *
 	if source == ProcNull {
 		return nullStatus(), nil
 	}
+	if dt.t.derived {
+		return recvDerived(l, data, count, dt, source, tag, comm)
+	}
 	var st pml.Status
 	l.engine.Recv(comm.context, worldSource(comm, source), tag, data, &st)
 	if st.Err == nil && !st.Truncated() {
@@ -217,6 +233,10 @@ func (*realAPI) Irecv(buf []byte, count int, dt Datatype, source, tag int, comm 
 	}
 	req := l.newRequest(comm, dt, "recv", source, tag, true)
 	if source != ProcNull {
+		if dt.t.packs {
+			req.conv = recvFor(dt.t, data, count)
+			data = *req.conv.packed
+		}
 		req.pml = l.engine.StartRecv(&req.pmlStore, comm.context, worldSource(comm, source), tag, data)
 	}
 	return req, nil
@@ -315,15 +335,16 @@ func checkComm(op string, comm *Comm) error {
 }
 
 // checkArgs validates a point-to-point call's arguments and returns the
-// part of buf that count elements occupy.
+// part of buf that count elements occupy (all of buf for a datatype that
+// is packed: see derivedArgs).
 func checkArgs(op string, comm *Comm, buf []byte, count int, dt Datatype, peer, tag int, recv bool) ([]byte, error) {
 	if !comm.validPeer(peer, recv) || !validTag(tag, recv) {
 		if err := errors.Join(comm.checkRank(op, peer, recv), comm.checkTag(op, tag, recv)); err != nil {
 			return nil, err
 		}
 	}
-	if dt.Size() <= 0 {
-		return nil, errorf(ClassType, nil, "%s on %v: invalid datatype", op, comm)
+	if dt.t == nil || dt.t.derived {
+		return derivedArgs(op, comm, buf, count, dt)
 	}
 	if count < 0 {
 		return nil, errorf(ClassCount, nil, "%s on %v: count %d is negative", op, comm, count)

@@ -102,9 +102,15 @@ func (*realAPI) Cancel(r *Request) error {
 // resultInto turns the engine's status into the caller's, in dst, and
 // returns the error that the communicator's handler lets through.
 func (r *Request) resultInto(dst *Status, st *pml.Status) error {
+	if r.conv != nil {
+		r.finishConv(st)
+	}
 	if st.Err == nil && !st.Truncated() {
 		if r.recv {
 			statusInto(dst, r.comm, st, r.dt)
+			if r.dt.t.derived {
+				return r.received(dst, st)
+			}
 		} else {
 			dst.Source, dst.Tag, dst.Count, dst.Cancelled, dst.Err, dst.bytes = 0, 0, 0, st.Cancelled, nil, 0
 		}

@@ -6,7 +6,7 @@ import "github.com/gompi/gompi/internal/pml"
 type Status struct {
 	Source    int   // the sender's rank in the communicator
 	Tag       int   //
-	Count     int   // elements received, in the receive's datatype; Undefined for a probe (see CountOf)
+	Count     int   // elements received, in the receive's datatype; Undefined for a probe (see CountOf) or a partial element of a derived type (see GetElements)
 	Cancelled bool  // the receive was cancelled
 	Err       error // the receive's error, as returned
 	bytes     int
@@ -14,7 +14,12 @@ type Status struct {
 
 // CountOf returns how many elements of dt the message holds, after a
 // receive or a probe alike.
-func (s Status) CountOf(dt Datatype) int { return dt.count(s.bytes) }
+func (s Status) CountOf(dt Datatype) int {
+	if dt.t == nil {
+		return Undefined
+	}
+	return dt.countOf(s.bytes)
+}
 
 // statusOf translates the engine's status to the communicator's ranks.
 func statusOf(c *Comm, st pml.Status, dt Datatype) Status {
@@ -31,7 +36,7 @@ func statusInto(dst *Status, c *Comm, st *pml.Status, dt Datatype) {
 	if !ok {
 		src = st.Source
 	}
-	dst.Source, dst.Tag, dst.Count, dst.Cancelled, dst.Err, dst.bytes = src, st.Tag, dt.count(st.Bytes), st.Cancelled, nil, st.Bytes
+	dst.Source, dst.Tag, dst.Count, dst.Cancelled, dst.Err, dst.bytes = src, st.Tag, dt.countOf(st.Bytes), st.Cancelled, nil, st.Bytes
 }
 
 func nullStatus() Status { return Status{Source: ProcNull, Tag: AnyTag} }

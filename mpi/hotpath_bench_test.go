@@ -1,0 +1,48 @@
+package mpi_test
+
+import (
+	"sync"
+	"testing"
+
+	"github.com/gompi/gompi/mpi"
+	"github.com/gompi/gompi/pmpi"
+)
+
+var benchInit sync.Once
+
+// BenchmarkSelfSendRecv is a small message to this rank and back through
+// the whole API: what a derived datatype must not slow down.
+func BenchmarkSelfSendRecv(b *testing.B) {
+	if mpi.Finalized() {
+		b.Skip("a test in this process finalised MPI, which initialises once per process")
+	}
+	benchInit.Do(func() {
+		if err := mpi.Init(); err != nil {
+			b.Fatal(err)
+		}
+	})
+	w := mpi.CommWorld()
+	out, in := []float64{1}, []float64{0}
+	b.ReportAllocs()
+	for b.Loop() {
+		r, err := mpi.Isend(out, 0, 1, w)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := mpi.Recv(in, 0, 1, w); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := r.Wait(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkTypeOf is the numeric fast path every call takes.
+func BenchmarkTypeOf(b *testing.B) {
+	for b.Loop() {
+		if pmpi.TypeOf[float64]() != pmpi.Float64 || pmpi.TypeOf[int32]() != pmpi.Int32 {
+			b.Fatal("wrong type")
+		}
+	}
+}

@@ -1,0 +1,396 @@
+package pmpi
+
+import (
+	"fmt"
+	"strings"
+)
+
+// The type constructors of MPI 4.1, chapter 5. Each makes a new derived
+// type from an old one (any valid type, committed or not); the new type
+// must be committed before a call moves data with it. Displacements and
+// strides may be negative; the element's data must lie inside the buffer
+// a call is given, whose first byte is the origin.
+
+// Order is the storage order of a Subarray's array.
+type Order int
+
+const (
+	// OrderC is row-major order: the last dimension varies fastest.
+	OrderC Order = iota
+	// OrderFortran is column-major order: the first dimension varies fastest.
+	OrderFortran
+)
+
+// oldType checks a constructor's old type.
+func oldType(op string, old Datatype) (*typeDesc, error) {
+	return validType(op, "the old datatype", old)
+}
+
+// validType checks that d is a valid datatype that was not freed; what
+// names it in the error.
+func validType(op, what string, d Datatype) (*typeDesc, error) {
+	switch {
+	case d.t == nil:
+		return nil, errorf(ClassType, nil, "%s: %s is invalid (MPI_DATATYPE_NULL)", op, what)
+	case d.t.bad != "":
+		return nil, errorf(ClassType, nil, "%s: %s", op, d.t.bad)
+	case d.t.state != nil && d.t.state.freed.Load():
+		return nil, errorf(ClassType, nil, "%s: %s %s was freed", op, what, d.t.name)
+	}
+	return d.t, nil
+}
+
+func checkCount(op, what string, n int) error {
+	if n < 0 {
+		return errorf(ClassCount, nil, "%s: %s %d is negative (want 0 or more)", op, what, n)
+	}
+	return nil
+}
+
+func checkBlocklen(op string, i, n int) error {
+	if n < 0 {
+		return errorf(ClassArg, nil, "%s: block length %d of block %d is negative (want 0 or more)", op, n, i)
+	}
+	return nil
+}
+
+// TypeContiguous is count elements of old back to back
+// (MPI_Type_contiguous).
+func TypeContiguous(count int, old Datatype) (Datatype, error) {
+	const op = "type contiguous"
+	t, err := oldType(op, old)
+	if err == nil {
+		err = checkCount(op, "count", count)
+	}
+	if err != nil {
+		return Datatype{}, err
+	}
+	return buildType(fmt.Sprintf("contiguous(%d,%s)", count, t.name), []placed{{0, t, count}})
+}
+
+// TypeVector is count blocks of blocklen elements of old, the blocks
+// stride elements of old apart (MPI_Type_vector): a column of a
+// row-major matrix is TypeVector(rows, 1, cols, Float64).
+func TypeVector(count, blocklen, stride int, old Datatype) (Datatype, error) {
+	t, err := oldType("type vector", old)
+	if err != nil {
+		return Datatype{}, err
+	}
+	return vector("type vector", fmt.Sprintf("vector(%d,%d,%d,%s)", count, blocklen, stride, t.name), count, blocklen, stride*t.extent, t)
+}
+
+// TypeHvector is TypeVector with the stride in bytes (MPI_Type_create_hvector).
+func TypeHvector(count, blocklen, stride int, old Datatype) (Datatype, error) {
+	t, err := oldType("type hvector", old)
+	if err != nil {
+		return Datatype{}, err
+	}
+	return vector("type hvector", fmt.Sprintf("hvector(%d,%d,%d,%s)", count, blocklen, stride, t.name), count, blocklen, stride, t)
+}
+
+func vector(op, name string, count, blocklen, stride int, t *typeDesc) (Datatype, error) {
+	if err := checkCount(op, "count", count); err != nil {
+		return Datatype{}, err
+	}
+	if blocklen < 0 {
+		return Datatype{}, errorf(ClassArg, nil, "%s: block length %d is negative (want 0 or more)", op, blocklen)
+	}
+	entries := make([]placed, count)
+	for i := range entries {
+		entries[i] = placed{i * stride, t, blocklen}
+	}
+	return buildType(name, entries)
+}
+
+// TypeIndexed is blocks of blocklens[i] elements of old at displs[i]
+// elements of old, in the order given (MPI_Type_indexed).
+func TypeIndexed(blocklens, displs []int, old Datatype) (Datatype, error) {
+	return indexed("type indexed", "indexed", blocklens, displs, old, false)
+}
+
+// TypeHindexed is TypeIndexed with the displacements in bytes
+// (MPI_Type_create_hindexed).
+func TypeHindexed(blocklens, displs []int, old Datatype) (Datatype, error) {
+	return indexed("type hindexed", "hindexed", blocklens, displs, old, true)
+}
+
+// TypeIndexedBlock is TypeIndexed with every block blocklen long
+// (MPI_Type_create_indexed_block).
+func TypeIndexedBlock(blocklen int, displs []int, old Datatype) (Datatype, error) {
+	return indexedBlock("type indexed block", "indexed_block", blocklen, displs, old, false)
+}
+
+// TypeHindexedBlock is TypeIndexedBlock with the displacements in bytes
+// (MPI_Type_create_hindexed_block).
+func TypeHindexedBlock(blocklen int, displs []int, old Datatype) (Datatype, error) {
+	return indexedBlock("type hindexed block", "hindexed_block", blocklen, displs, old, true)
+}
+
+func indexedBlock(op, name string, blocklen int, displs []int, old Datatype, bytes bool) (Datatype, error) {
+	if blocklen < 0 {
+		return Datatype{}, errorf(ClassArg, nil, "%s: block length %d is negative (want 0 or more)", op, blocklen)
+	}
+	lens := make([]int, len(displs))
+	for i := range lens {
+		lens[i] = blocklen
+	}
+	return indexed(op, name, lens, displs, old, bytes)
+}
+
+func indexed(op, name string, blocklens, displs []int, old Datatype, bytes bool) (Datatype, error) {
+	t, err := oldType(op, old)
+	if err != nil {
+		return Datatype{}, err
+	}
+	if len(blocklens) != len(displs) {
+		return Datatype{}, errorf(ClassArg, nil, "%s: %d block lengths and %d displacements (want one of each per block)",
+			op, len(blocklens), len(displs))
+	}
+	unit := t.extent
+	if bytes {
+		unit = 1
+	}
+	entries := make([]placed, len(displs))
+	for i, n := range blocklens {
+		if err := checkBlocklen(op, i, n); err != nil {
+			return Datatype{}, err
+		}
+		entries[i] = placed{displs[i] * unit, t, n}
+	}
+	return buildType(fmt.Sprintf("%s(%s;%s;%s)", name, ints(blocklens), ints(displs), t.name), entries)
+}
+
+// TypeStruct is blocks of blocklens[i] elements of types[i] at byte
+// displs[i] (MPI_Type_create_struct): a layout no one Go type describes.
+// Its extent runs from the lowest lower bound to the highest upper bound
+// of the blocks, with no alignment padding added: resize it
+// (TypeResized) to match a struct of another language.
+func TypeStruct(blocklens, displs []int, types []Datatype) (Datatype, error) {
+	const op = "type struct"
+	if len(blocklens) != len(displs) || len(blocklens) != len(types) {
+		return Datatype{}, errorf(ClassArg, nil, "%s: %d block lengths, %d displacements and %d types (want one of each per block)",
+			op, len(blocklens), len(displs), len(types))
+	}
+	entries := make([]placed, len(types))
+	names := make([]string, len(types))
+	for i, n := range blocklens {
+		if err := checkBlocklen(op, i, n); err != nil {
+			return Datatype{}, err
+		}
+		t, err := oldType(fmt.Sprintf("%s: block %d", op, i), types[i])
+		if err != nil {
+			return Datatype{}, err
+		}
+		entries[i], names[i] = placed{displs[i], t, n}, fmt.Sprintf("%d*%s@%d", n, t.name, displs[i])
+	}
+	return buildType("struct("+strings.Join(names, ",")+")", entries)
+}
+
+// TypeResized is old with lower bound lb and extent extent, in bytes
+// (MPI_Type_create_resized): the elements of a count then lie extent
+// apart, whatever gaps that leaves or overlaps it makes.
+func TypeResized(old Datatype, lb, extent int) (Datatype, error) {
+	t, err := oldType("type resized", old)
+	if err != nil {
+		return Datatype{}, err
+	}
+	d, err := buildType(fmt.Sprintf("resized(%s,%d,%d)", t.name, lb, extent), []placed{{0, t, 1}})
+	if err != nil {
+		return d, err
+	}
+	d.t.lb, d.t.extent = lb, extent
+	d.t.finish()
+	return d, nil
+}
+
+// TypeSubarray is the block of an n-dimensional array of elements of old
+// (sizes[i] along dimension i) that starts at starts[i] and is
+// subsizes[i] long along each, in C or Fortran order
+// (MPI_Type_create_subarray). Its lower bound is 0 and its extent the
+// whole array's, so that a count of them tiles consecutive arrays.
+func TypeSubarray(sizes, subsizes, starts []int, order Order, old Datatype) (Datatype, error) {
+	const op = "type subarray"
+	t, err := oldType(op, old)
+	if err != nil {
+		return Datatype{}, err
+	}
+	n := len(sizes)
+	switch {
+	case n == 0:
+		return Datatype{}, errorf(ClassArg, nil, "%s: no dimensions (want 1 or more)", op)
+	case len(subsizes) != n || len(starts) != n:
+		return Datatype{}, errorf(ClassArg, nil, "%s: %d sizes, %d subsizes and %d starts (want one of each per dimension)",
+			op, n, len(subsizes), len(starts))
+	case order != OrderC && order != OrderFortran:
+		return Datatype{}, errorf(ClassArg, nil, "%s: order %d (want OrderC or OrderFortran)", op, order)
+	}
+	total := 1
+	for i := range n {
+		switch {
+		case sizes[i] < 1:
+			return Datatype{}, errorf(ClassArg, nil, "%s: size %d of dimension %d (want 1 or more)", op, sizes[i], i)
+		case subsizes[i] < 0 || subsizes[i] > sizes[i]:
+			return Datatype{}, errorf(ClassArg, nil, "%s: subsize %d of dimension %d (want 0 to its size %d)", op, subsizes[i], i, sizes[i])
+		case starts[i] < 0 || starts[i] > sizes[i]-subsizes[i]:
+			return Datatype{}, errorf(ClassArg, nil, "%s: start %d of dimension %d (want 0 to %d, so that the subarray fits)",
+				op, starts[i], i, sizes[i]-subsizes[i])
+		}
+		if total > maxDisp/sizes[i] {
+			return Datatype{}, errorf(ClassArg, nil, "%s: the array of %s elements is too large", op, ints(sizes))
+		}
+		total *= sizes[i]
+	}
+	// dims lists the dimensions from the slowest to the fastest.
+	dims := make([]int, n)
+	for i := range dims {
+		dims[i] = i
+		if order == OrderFortran {
+			dims[i] = n - 1 - i
+		}
+	}
+	// Build from the fastest dimension out: a run along it, then
+	// hvectors of that along the slower ones.
+	stride := t.extent
+	origin := 0
+	cur := t
+	curN := 1
+	for k := n - 1; k >= 0; k-- {
+		i := dims[k]
+		origin += starts[i] * stride
+		if k == n-1 {
+			curN = subsizes[i]
+		} else {
+			entries := make([]placed, subsizes[i])
+			for j := range entries {
+				entries[j] = placed{j * stride, cur, curN}
+			}
+			d, err := buildType("", entries)
+			if err != nil {
+				return Datatype{}, err
+			}
+			cur, curN = d.t, 1
+		}
+		stride *= sizes[i]
+	}
+	name := fmt.Sprintf("subarray(%s;%s;%s,%s,%s)", ints(sizes), ints(subsizes), ints(starts), order, t.name)
+	d, err := buildType(name, []placed{{origin, cur, curN}})
+	if err != nil {
+		return d, err
+	}
+	d.t.lb, d.t.extent = 0, total*t.extent
+	d.t.finish()
+	return d, nil
+}
+
+func (o Order) String() string {
+	switch o {
+	case OrderC:
+		return "C"
+	case OrderFortran:
+		return "Fortran"
+	}
+	return fmt.Sprintf("Order(%d)", int(o))
+}
+
+func ints(v []int) string {
+	s := make([]string, len(v))
+	for i, x := range v {
+		s[i] = fmt.Sprint(x)
+	}
+	return strings.Join(s, ",")
+}
+
+// Commit makes d usable in communication (MPI_Type_commit). Committing
+// again does nothing; a predefined type needs no commit.
+func (d Datatype) Commit() error {
+	t, err := validType("type commit", "the datatype", d)
+	if err != nil {
+		return err
+	}
+	if t.state != nil {
+		t.state.committed.Store(true)
+	}
+	return nil
+}
+
+// Free marks d freed (MPI_Type_free): later calls that use it fail with
+// ErrType. Operations already started with it, and types built from it,
+// go on using it. Predefined types cannot be freed.
+func (d Datatype) Free() error {
+	t, err := validType("type free", "the datatype", d)
+	if err != nil {
+		return err
+	}
+	if t.state == nil {
+		return errorf(ClassType, nil, "type free: %s is predefined (only derived types may be freed)", t.name)
+	}
+	if t.goType {
+		return errorf(ClassType, nil, "type free: %s is a Go type's datatype, shared by every user of that type (only constructed types may be freed)", t.name)
+	}
+	t.state.freed.Store(true)
+	return nil
+}
+
+// Extent returns d's lower bound and extent in bytes (MPI_Type_get_extent):
+// consecutive elements lie extent bytes apart.
+func (d Datatype) Extent() (lb, extent int) {
+	if d.t == nil {
+		return 0, 0
+	}
+	return d.t.lb, d.t.extent
+}
+
+// TrueExtent returns the offset of d's first byte of data and the span
+// of its data in bytes (MPI_Type_get_true_extent).
+func (d Datatype) TrueExtent() (lb, extent int) {
+	if d.t == nil {
+		return 0, 0
+	}
+	return d.t.trueLB, d.t.trueUB - d.t.trueLB
+}
+
+// Elements returns how many basic elements (predefined types) n bytes of
+// d's data hold, Undefined if n ends inside one (MPI_Get_elements).
+func (d Datatype) Elements(n int) int {
+	if d.t == nil || d.t.bad != "" {
+		return Undefined
+	}
+	return d.t.elements(n)
+}
+
+// Committed reports whether d may be used in communication: predefined
+// types always, derived ones once committed and until freed.
+func (d Datatype) Committed() bool {
+	return d.t != nil && d.t.bad == "" && (d.t.state == nil || d.t.state.committed.Load() && !d.t.state.freed.Load())
+}
+
+// Contiguous reports whether d's data is one block from its origin with
+// no gaps: such a type moves without packing.
+func (d Datatype) Contiguous() bool { return d.t != nil && !d.t.packs }
+
+// Blocks calls f with the offset and length of each contiguous block of
+// data of count elements of d, in type map order, adjacent blocks of
+// consecutive elements merged: the iovec list a vectored transport
+// (writev, process_vm_readv) takes instead of a packed copy.
+func (d Datatype) Blocks(count int, f func(off, n int)) {
+	if d.t == nil {
+		return
+	}
+	var cur block
+	for e := range count {
+		base := e * d.t.extent
+		for _, b := range d.t.blocks {
+			if cur.len > 0 && cur.off+cur.len == base+b.off {
+				cur.len += b.len
+				continue
+			}
+			if cur.len > 0 {
+				f(cur.off, cur.len)
+			}
+			cur = block{base + b.off, b.len}
+		}
+	}
+	if cur.len > 0 {
+		f(cur.off, cur.len)
+	}
+}

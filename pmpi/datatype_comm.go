@@ -1,0 +1,148 @@
+package pmpi
+
+import (
+	"sync"
+
+	"github.com/gompi/gompi/internal/pml"
+)
+
+// Communication with derived datatypes. A contiguous one moves as the
+// predefined types do; a non-contiguous one is packed into a pooled
+// buffer to send, and received into one that is unpacked into the user's
+// buffer when the receive completes.
+
+// derivedArgs is checkArgs for a derived (or invalid) datatype: the type
+// must be committed and not freed, and count elements must lie inside
+// buf. It returns the part of buf they occupy when the type is
+// contiguous, and all of buf otherwise, for packing.
+func derivedArgs(op string, comm *Comm, buf []byte, count int, dt Datatype) ([]byte, error) {
+	where := op + " on " + comm.String()
+	t, err := usable(where, dt)
+	if err != nil {
+		return nil, err
+	}
+	if count < 0 {
+		return nil, errorf(ClassCount, nil, "%s: count %d is negative", where, count)
+	}
+	if err := t.span(where, len(buf), count); err != nil {
+		return nil, err
+	}
+	if !t.packs {
+		return buf[:count*t.size], nil
+	}
+	return buf, nil
+}
+
+// conversion is a request's packed copy of a non-contiguous buffer: the
+// data a send posted, or the buffer a receive fills, with the user's
+// buffer it unpacks into.
+type conversion struct {
+	packed *[]byte
+	user   []byte
+	count  int
+	t      *typeDesc
+}
+
+var conversions = sync.Pool{New: func() any { return new(conversion) }}
+
+// packFor packs count elements of t from buf into a pooled conversion.
+func packFor(t *typeDesc, buf []byte, count int) *conversion {
+	c := conversions.Get().(*conversion)
+	c.packed, c.t, c.count = getPacked(count*t.size), t, count
+	t.pack(*c.packed, buf, count)
+	return c
+}
+
+// recvFor gives a receive of count elements of t into buf a pooled
+// buffer to receive into.
+func recvFor(t *typeDesc, buf []byte, count int) *conversion {
+	c := conversions.Get().(*conversion)
+	c.packed, c.user, c.t, c.count = getPacked(count*t.size), buf, t, count
+	return c
+}
+
+// unpack copies the n bytes received into the user's buffer.
+func (c *conversion) unpack(n int) {
+	c.t.unpack(c.user, (*c.packed)[:n], c.count)
+}
+
+// releaseConv gives r's packed copy back.
+func (r *Request) releaseConv() {
+	r.conv.release()
+	r.conv = nil
+}
+
+func (c *conversion) release() {
+	putPacked(c.packed)
+	*c = conversion{}
+	conversions.Put(c)
+}
+
+// sendPacked is send for a non-contiguous datatype.
+func sendPacked(op string, l *library, buf []byte, count int, dt Datatype, dest, tag int, comm *Comm, sync bool) error {
+	c := packFor(dt.t, buf, count)
+	defer c.release()
+	if err := l.engine.Send(comm.context, comm.group[dest], tag, *c.packed, sync); err != nil {
+		r := Request{comm: comm, op: op, peer: dest, tag: tag}
+		return comm.handle(failure(r.desc(), err))
+	}
+	return nil
+}
+
+// recvDerived is Recv for a derived datatype: through a packed buffer
+// if the type is not contiguous, and with the signature checked.
+func recvDerived(l *library, buf []byte, count int, dt Datatype, source, tag int, comm *Comm) (Status, error) {
+	var c *conversion
+	if dt.t.packs {
+		c = recvFor(dt.t, buf, count)
+		defer c.release()
+		buf = *c.packed
+	}
+	var st pml.Status
+	l.engine.Recv(comm.context, worldSource(comm, source), tag, buf, &st)
+	if c != nil {
+		c.unpack(st.Bytes)
+	}
+	r := Request{comm: comm, dt: dt, op: "recv", peer: source, tag: tag, recv: true}
+	if st.Err != nil || st.Truncated() {
+		return r.failed(st)
+	}
+	var s Status
+	statusInto(&s, comm, &st, dt)
+	return s, r.checkSignature(&s, &st)
+}
+
+// finishConv ends r's packed copy as the engine completes r: a receive
+// unpacks what arrived (a truncated message fills what it reaches), and
+// the copy goes back to the pool.
+func (r *Request) finishConv(st *pml.Status) {
+	if r.recv {
+		r.conv.unpack(st.Bytes)
+	}
+	r.releaseConv()
+}
+
+// received finishes a receive with a derived datatype that the engine
+// completed without error: its signature is checked.
+func (r *Request) received(dst *Status, st *pml.Status) error {
+	return r.checkSignature(dst, st)
+}
+
+// checkSignature fails a receive whose bytes end inside a basic element
+// of its datatype: the sender's type map cannot match the receiver's.
+func (r *Request) checkSignature(dst *Status, st *pml.Status) error {
+	t := r.dt.t
+	if t.elements(st.Bytes) != Undefined {
+		return nil
+	}
+	err := errorf(ClassType, nil, "%s: a message of %d bytes does not end on a basic element of the receive's datatype %s: the sender's datatype does not match it",
+		r.desc(), st.Bytes, t.describe())
+	dst.Err = err
+	return r.comm.handle(err)
+}
+
+// GetElements returns how many basic elements (predefined types) of dt
+// the message holds, Undefined if it ends inside one (MPI_Get_elements):
+// for a derived type whose count is Undefined, how far a partial element
+// got.
+func (s Status) GetElements(dt Datatype) int { return dt.Elements(s.bytes) }

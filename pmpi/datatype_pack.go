@@ -1,0 +1,324 @@
+package pmpi
+
+import (
+	"encoding/binary"
+	"sync"
+)
+
+// span checks that count elements of d lie inside a buffer of n bytes
+// whose first byte is the origin, and says how many bytes they need.
+func (d *typeDesc) span(op string, n, count int) error {
+	if count == 0 || d.size == 0 {
+		return nil
+	}
+	lo, hi := d.trueLB, d.trueUB
+	if step := (count - 1) * d.extent; step < 0 {
+		lo += step
+	} else {
+		hi += step
+	}
+	if lo < 0 {
+		return errorf(ClassBuffer, nil, "%s: %d elements of %s reach %d bytes below the buffer's first byte, the origin (a layout's data must lie at or after it)",
+			op, count, d.describe(), -lo)
+	}
+	if hi > n {
+		return errorf(ClassBuffer, nil, "%s: buffer of %d bytes is too small for %d elements of %s: they need %d bytes",
+			op, n, count, d.describe(), hi)
+	}
+	return nil
+}
+
+// usable checks that dt may move data: valid, committed, not freed.
+func usable(op string, dt Datatype) (*typeDesc, error) {
+	t := dt.t
+	switch {
+	case t == nil:
+		return nil, errorf(ClassType, nil, "%s: invalid datatype (MPI_DATATYPE_NULL)", op)
+	case t.bad != "":
+		return nil, errorf(ClassType, nil, "%s: %s", op, t.bad)
+	case t.state == nil:
+		return t, nil
+	case t.state.freed.Load():
+		return nil, errorf(ClassType, nil, "%s: datatype %s was freed (a freed type serves only the operations already started with it)", op, t.name)
+	case !t.state.committed.Load():
+		return nil, errorf(ClassType, nil, "%s: datatype %s is not committed (commit a type before moving data with it)", op, t.name)
+	}
+	return t, nil
+}
+
+// pack copies count elements of t from src, its origin at src[0], into
+// dst, which holds count*t.size bytes.
+func (t *typeDesc) pack(dst, src []byte, count int) {
+	if !t.packs {
+		copy(dst, src[:count*t.size])
+		return
+	}
+	n := 0
+	for e := range count {
+		base := e * t.extent
+		for _, b := range t.blocks {
+			copyBlock(dst[n:n+b.len], src[base+b.off:base+b.off+b.len])
+			n += b.len
+		}
+	}
+}
+
+// copyBlock copies a block: a word at a time for the blocks of a single
+// number (a column's), where calling memmove cost as much as the copy.
+func copyBlock(dst, src []byte) {
+	switch len(dst) {
+	case 8:
+		binary.LittleEndian.PutUint64(dst, binary.LittleEndian.Uint64(src))
+	case 4:
+		binary.LittleEndian.PutUint32(dst, binary.LittleEndian.Uint32(src))
+	case 2:
+		binary.LittleEndian.PutUint16(dst, binary.LittleEndian.Uint16(src))
+	case 1:
+		dst[0] = src[0]
+	default:
+		copy(dst, src)
+	}
+}
+
+// unpack copies packed data from src into count elements of t in dst,
+// until src ends: a truncated or short message fills the elements it
+// reaches. It returns the bytes taken from src.
+func (t *typeDesc) unpack(dst, src []byte, count int) int {
+	if !t.packs {
+		return copy(dst, src[:min(len(src), count*t.size)])
+	}
+	n := 0
+	for e := range count {
+		base := e * t.extent
+		for _, b := range t.blocks {
+			if len(src)-n < b.len {
+				return n + copy(dst[base+b.off:base+b.off+b.len], src[n:])
+			}
+			copyBlock(dst[base+b.off:base+b.off+b.len], src[n:n+b.len])
+			n += b.len
+		}
+	}
+	return n
+}
+
+// packArgs checks the arguments of a pack or unpack: the datatype, the
+// count, the typed buffer and the packed one from pos, which must hold
+// need bytes.
+func packArgs(op string, typed []byte, count int, dt Datatype, packed []byte, pos int, esize func(*typeDesc) int) (*typeDesc, int, error) {
+	t, err := usable(op, dt)
+	if err != nil {
+		return nil, 0, err
+	}
+	if err := checkCount(op, "count", count); err != nil {
+		return nil, 0, err
+	}
+	if err := t.span(op, len(typed), count); err != nil {
+		return nil, 0, err
+	}
+	need := count * esize(t)
+	if pos < 0 || pos > len(packed) {
+		return nil, 0, errorf(ClassArg, nil, "%s: position %d is outside the packed buffer of %d bytes", op, pos, len(packed))
+	}
+	if need > len(packed)-pos {
+		return nil, 0, errorf(ClassTruncate, nil, "%s: %d elements of %s take %d bytes, but the packed buffer has %d from position %d",
+			op, count, t.name, need, len(packed)-pos, pos)
+	}
+	return t, need, nil
+}
+
+func packedSize(t *typeDesc) int { return t.size }
+
+// Pack packs count elements of dt from in (its origin at in[0]) into out
+// at position pos, and returns the position after them (MPI_Pack).
+func Pack(in []byte, count int, dt Datatype, out []byte, pos int) (int, error) {
+	t, need, err := packArgs("pack", in, count, dt, out, pos, packedSize)
+	if err != nil {
+		return pos, err
+	}
+	t.pack(out[pos:pos+need], in, count)
+	return pos + need, nil
+}
+
+// Unpack unpacks count elements of dt from in at position pos into out
+// (its origin at out[0]), and returns the position after them (MPI_Unpack).
+func Unpack(in []byte, pos int, out []byte, count int, dt Datatype) (int, error) {
+	t, need, err := packArgs("unpack", out, count, dt, in, pos, packedSize)
+	if err != nil {
+		return pos, err
+	}
+	t.unpack(out, in[pos:pos+need], count)
+	return pos + need, nil
+}
+
+// PackSize is the bytes Pack takes for count elements of dt (MPI_Pack_size).
+func PackSize(count int, dt Datatype) (int, error) {
+	t, err := usable("pack size", dt)
+	if err == nil {
+		err = checkCount("pack size", "count", count)
+	}
+	if err != nil {
+		return 0, err
+	}
+	return count * t.size, nil
+}
+
+// External32 is the name of MPI's portable data representation: every
+// basic element big-endian, with no padding (a pair's value and index
+// back to back).
+const External32 = "external32"
+
+func checkRep(op, datarep string) error {
+	if datarep != External32 {
+		return errorf(ClassArg, nil, "%s: data representation %q (want %q)", op, datarep, External32)
+	}
+	return nil
+}
+
+// PackExternal packs count elements of dt from in into out at pos in the
+// representation datarep, which must be External32, and returns the
+// position after them (MPI_Pack_external).
+func PackExternal(datarep string, in []byte, count int, dt Datatype, out []byte, pos int) (int, error) {
+	const op = "pack external"
+	if err := checkRep(op, datarep); err != nil {
+		return pos, err
+	}
+	t, need, err := packArgs(op, in, count, dt, out, pos, externalSize)
+	if err != nil {
+		return pos, err
+	}
+	t.external(out[pos:pos+need], in, count, true)
+	return pos + need, nil
+}
+
+// UnpackExternal is Unpack from the representation datarep, which must
+// be External32 (MPI_Unpack_external).
+func UnpackExternal(datarep string, in []byte, pos int, out []byte, count int, dt Datatype) (int, error) {
+	const op = "unpack external"
+	if err := checkRep(op, datarep); err != nil {
+		return pos, err
+	}
+	t, need, err := packArgs(op, out, count, dt, in, pos, externalSize)
+	if err != nil {
+		return pos, err
+	}
+	t.external(in[pos:pos+need], out, count, false)
+	return pos + need, nil
+}
+
+// PackExternalSize is the bytes PackExternal takes for count elements of
+// dt in datarep (MPI_Pack_external_size).
+func PackExternalSize(datarep string, count int, dt Datatype) (int, error) {
+	const op = "pack external size"
+	if err := checkRep(op, datarep); err != nil {
+		return 0, err
+	}
+	t, err := usable(op, dt)
+	if err == nil {
+		err = checkCount(op, "count", count)
+	}
+	if err != nil {
+		return 0, err
+	}
+	return count * externalSize(t), nil
+}
+
+// externalSize is the bytes of one element of t in external32.
+func externalSize(t *typeDesc) int {
+	n := 0
+	for _, s := range t.segs {
+		n += s.n * basicExternal(s.basic).size
+	}
+	return n
+}
+
+// basicRep is how a basic element of Go's layout maps to external32:
+// words of word bytes each, byte-swapped; a pair's index, an int32, at
+// index in the Go layout (0 for no pair).
+type basicRep struct {
+	size  int // external bytes
+	value int // bytes of the value, or of the whole element if no pair
+	word  int // the value is words of this many bytes, each reversed
+	index int // offset of a pair's int32 index in the Go layout
+}
+
+func basicExternal(id uint8) basicRep {
+	d := &predefined[id]
+	switch d.kind {
+	case kindComplex:
+		return basicRep{d.size, d.size, d.size / 2, 0}
+	case kindPair:
+		vs := map[uint8]int{Float32Int.t.id: 4, Float64Int.t.id: 8, Int64Int.t.id: 8, Int32Int.t.id: 4, Int16Int.t.id: 2}[id]
+		return basicRep{vs + 4, vs, vs, max(vs, 4)}
+	}
+	return basicRep{d.size, d.size, d.size, 0}
+}
+
+// external converts count elements of t between packed external32 data
+// in ext and Go's layout in mem, origin at mem[0]: out of mem when
+// toExt, into it otherwise.
+func (t *typeDesc) external(ext, mem []byte, count int, toExt bool) {
+	p := 0
+	for e := range count {
+		base := e * t.extent
+		for _, s := range t.segs {
+			r := basicExternal(s.basic)
+			gs := predefined[s.basic].size
+			for k := range s.n {
+				at := base + s.off + k*gs
+				for w := 0; w < r.value; w += r.word {
+					swap(ext[p+w:p+w+r.word], mem[at+w:at+w+r.word], toExt)
+				}
+				if r.index != 0 {
+					swap(ext[p+r.value:p+r.value+4], mem[at+r.index:at+r.index+4], toExt)
+				}
+				p += r.size
+			}
+		}
+	}
+}
+
+// swap copies a little-endian word (gompi runs on little-endian
+// platforms only: amd64, arm64) of mem to big-endian ext, or back.
+func swap(ext, mem []byte, toExt bool) {
+	n := len(ext)
+	if toExt {
+		for i := range n {
+			ext[i] = mem[n-1-i]
+		}
+		return
+	}
+	for i := range n {
+		mem[i] = ext[n-1-i]
+	}
+}
+
+// packPool holds the buffers that non-contiguous types are packed into
+// for the transports, by power-of-two size class.
+var packPool [48]sync.Pool
+
+// getPacked returns a buffer of n bytes from the pool.
+func getPacked(n int) *[]byte {
+	c := sizeClass(n)
+	if p, ok := packPool[c].Get().(*[]byte); ok {
+		*p = (*p)[:n]
+		return p
+	}
+	b := make([]byte, n, 1<<c)
+	return &b
+}
+
+func putPacked(p *[]byte) {
+	if p == nil || cap(*p) == 0 {
+		return
+	}
+	packPool[sizeClass(cap(*p))].Put(p)
+}
+
+// sizeClass is the power of two at or above n.
+func sizeClass(n int) int {
+	c := 0
+	for 1<<c < n {
+		c++
+	}
+	return c
+}

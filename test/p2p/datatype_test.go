@@ -1,0 +1,48 @@
+package p2p_test
+
+import (
+	"fmt"
+	"testing"
+	"time"
+)
+
+// TestDatatypes runs the derived-datatype scenarios (testdata/p2pcheck/
+// datatypes.go) over each transport: self alone with one rank, sending
+// to itself, and sm and tcp between ranks, with small eager limits too,
+// so that packed messages take the rendezvous path.
+func TestDatatypes(t *testing.T) {
+	small := []string{"--mca", "btl_tcp_eager_limit", "256", "--mca", "btl_sm_eager_limit", "256", "--mca", "btl_self_eager_limit", "0"}
+	type job struct {
+		scenario string
+		np       int
+		btl      string
+		mca      []string
+	}
+	tests := []job{
+		{"ddt-p2p", 1, "self", nil},
+		{"ddt-p2p", 1, "self", small},
+		{"ddt-reduce", 1, "self", nil},
+		{"ddt-coll", 1, "self", nil},
+	}
+	for _, btl := range transports {
+		tests = append(tests,
+			job{"ddt-p2p", 3, btl, nil},
+			job{"ddt-p2p", 2, btl, small},
+			job{"ddt-reduce", 4, btl, nil},
+			job{"ddt-coll", 4, btl, nil},
+			job{"ddt-errors", 2, btl, nil},
+		)
+	}
+	for _, tt := range tests {
+		small := ""
+		if tt.mca != nil {
+			small = "-small-eager"
+		}
+		t.Run(fmt.Sprintf("%s/%s-np%d%s", tt.btl, tt.scenario, tt.np, small), func(t *testing.T) {
+			t.Parallel()
+			args := append([]string{"-np", fmt.Sprint(tt.np), "--oversubscribe", "--timeout", "120", "--mca", "btl", tt.btl}, tt.mca...)
+			j := run(t, 3*time.Minute, nil, append(args, p2pcheck, tt.scenario)...)
+			expectOK(t, j, tt.scenario, tt.np)
+		})
+	}
+}
