@@ -46,3 +46,15 @@ func Imrecv[T Elem](buf []T, msg *Message) (Request, error) {
 	r, err := api().Imrecv(pmpi.Bytes(buf), len(buf), pmpi.TypeOf[T](), msg)
 	return request(r), err
 }
+
+// MrecvLayout is Mrecv of up to count elements of l into buf.
+func MrecvLayout[T Elem](buf []T, count int, l Layout[T], msg *Message) (Status, error) {
+	return api().Mrecv(pmpi.Bytes(buf), count, l.dt, msg)
+}
+
+// ImrecvLayout starts MrecvLayout; buf must not be read until the
+// request completes, when the data lands in it.
+func ImrecvLayout[T Elem](buf []T, count int, l Layout[T], msg *Message) (Request, error) {
+	r, err := api().Imrecv(pmpi.Bytes(buf), count, l.dt, msg)
+	return request(r), err
+}

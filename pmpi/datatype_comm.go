@@ -14,9 +14,9 @@ import (
 // derivedArgs is checkArgs for a derived (or invalid) datatype: the type
 // must be committed and not freed, and count elements must lie inside
 // buf. It returns the part of buf they occupy when the type is
-// contiguous, and all of buf otherwise, for packing.
-func derivedArgs(op string, comm *Comm, buf []byte, count int, dt Datatype) ([]byte, error) {
-	where := op + " on " + comm.String()
+// contiguous, and all of buf otherwise, for packing. where names the call
+// for errors: "recv on comm world".
+func derivedArgs(where string, buf []byte, count int, dt Datatype) ([]byte, error) {
 	t, err := usable(where, dt)
 	if err != nil {
 		return nil, err

@@ -107,18 +107,31 @@ func (*realAPI) Mrecv(buf []byte, count int, dt Datatype, msg *Message) (Status,
 		*msg = MessageNull
 		return nullStatus(), nil
 	}
+	var c *conversion
+	if dt.t.packs {
+		c = recvFor(dt.t, data, count)
+		defer c.release()
+		data = *c.packed
+	}
 	var st pml.Status
 	if err := l.engine.Mrecv(m.m, data, &st); err != nil {
 		err = m.comm.handle(received(op, m))
 		return Status{Err: err}, err
 	}
 	*msg = MessageNull
-	if st.Err == nil && !st.Truncated() {
-		var s Status
-		statusInto(&s, m.comm, &st, dt)
-		return s, nil
+	if c != nil {
+		c.unpack(st.Bytes)
 	}
-	return recvFailed(m.comm, dt, m.source, m.tag, st)
+	r := Request{comm: m.comm, dt: dt, op: "recv", peer: m.source, tag: m.tag, recv: true}
+	if st.Err != nil || st.Truncated() {
+		return r.failed(st)
+	}
+	var s Status
+	statusInto(&s, m.comm, &st, dt)
+	if dt.t.derived {
+		return s, r.checkSignature(&s, &st)
+	}
+	return s, nil
 }
 
 // Imrecv starts the receive of *msg as Mrecv does; buf must not be read
@@ -135,7 +148,14 @@ func (*realAPI) Imrecv(buf []byte, count int, dt Datatype, msg *Message) (*Reque
 		return l.newRequest(l.self, dt, "recv", ProcNull, AnyTag, true), nil
 	}
 	req := l.newRequest(m.comm, dt, "recv", m.source, m.tag, true)
+	if dt.t.packs {
+		req.conv = recvFor(dt.t, data, count)
+		data = *req.conv.packed
+	}
 	if req.pml, err = l.engine.StartMrecv(&req.pmlStore, m.m, data); err != nil {
+		if req.conv != nil {
+			req.releaseConv()
+		}
 		req.recycle(atomic.LoadUint32(&req.gen))
 		return nil, m.comm.handle(received(op, m))
 	}
@@ -170,7 +190,15 @@ func mrecvArgs(op string, buf []byte, count int, dt Datatype, msg *Message) (*li
 		where = m.desc()
 	}
 	var bad error
+	if dt.t == nil || dt.t.derived {
+		data, err := derivedArgs(op+" of "+where, buf, count, dt)
+		if err == nil {
+			return l, data, m, nil
+		}
+		bad = err
+	}
 	switch hi, n := bits.Mul64(uint64(max(count, 0)), uint64(max(dt.Size(), 0))); {
+	case bad != nil:
 	case dt.Size() <= 0:
 		bad = errorf(ClassType, nil, "%s of %s: invalid datatype", op, where)
 	case count < 0:

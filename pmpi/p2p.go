@@ -344,7 +344,7 @@ func checkArgs(op string, comm *Comm, buf []byte, count int, dt Datatype, peer, 
 		}
 	}
 	if dt.t == nil || dt.t.derived {
-		return derivedArgs(op, comm, buf, count, dt)
+		return derivedArgs(op+" on "+comm.String(), buf, count, dt)
 	}
 	if count < 0 {
 		return nil, errorf(ClassCount, nil, "%s on %v: count %d is negative", op, comm, count)

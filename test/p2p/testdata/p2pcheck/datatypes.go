@@ -158,6 +158,9 @@ func ddtP2P(w mpi.Comm) error {
 		if err := checkPlaced(dst2, off, c.want, want); err != nil {
 			return fmt.Errorf("%s: sendrecv: %w", c.name, err)
 		}
+		if err := ddtMatched(w, c, ci, src[off:], off, want, tag+3); err != nil {
+			return fmt.Errorf("%s: %w", c.name, err)
+		}
 	}
 	// A column of a large grid: above every eager limit. Irecv, WaitAll.
 	const bigRows, bigCols = 20000, 8
@@ -228,6 +231,45 @@ func ddtP2P(w mpi.Comm) error {
 		}
 	}
 	return nil
+}
+
+// ddtMatched sends src with c's layout to the right and takes the message
+// from the left with a matched probe, received with the layout: blocking
+// for even cases, non-blocking for odd ones.
+func ddtMatched(w mpi.Comm, c ddtCase, ci int, src []float64, off int, want []float64, tag int) error {
+	me, n := w.Rank(), w.Size()
+	right, left := (me+1)%n, (me-1+n)%n
+	sr, err := mpi.IsendLayout(src, c.count, c.l, right, tag, w)
+	if err != nil {
+		return fmt.Errorf("isend: %w", err)
+	}
+	msg, pst, err := mpi.Mprobe(left, tag, w)
+	if err != nil {
+		return fmt.Errorf("mprobe: %w", err)
+	}
+	if got := mpi.GetCount[float64](pst); got != len(want) {
+		return fmt.Errorf("mprobe: %d numbers, want %d", got, len(want))
+	}
+	dst := make([]float64, len(src)+off)
+	var st mpi.Status
+	if ci%2 == 0 {
+		st, err = mpi.MrecvLayout(dst[off:], c.count, c.l, &msg)
+	} else {
+		var r mpi.Request
+		if r, err = mpi.ImrecvLayout(dst[off:], c.count, c.l, &msg); err == nil {
+			st, err = r.Wait()
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("matched receive with the layout: %w", err)
+	}
+	if msg != mpi.MessageNull || c.l.Count(st) != c.count {
+		return fmt.Errorf("matched receive: message %v, count %d, want MessageNull and %d", msg, c.l.Count(st), c.count)
+	}
+	if _, err := sr.Wait(); err != nil {
+		return fmt.Errorf("isend wait: %w", err)
+	}
+	return checkPlaced(dst, off, c.want, want)
 }
 
 // checkPlaced checks that dst[off:] holds want at the indices idx and
