@@ -1,0 +1,96 @@
+package osu
+
+import (
+	"fmt"
+
+	"github.com/gompi/gompi/mpi"
+)
+
+// ddtWidth is the width, in float64, of the row-major grid whose column
+// the ddt measurement sends: one value from each row, 64 bytes apart.
+const ddtWidth = 8
+
+func ddt() Measurement {
+	return Measurement{
+		Name:       "ddt",
+		Summary:    "ping-pong of a grid's column as a vector layout between ranks 0 and 1: one-way latency",
+		Unit:       "us",
+		About:      "one-way latency of a grid column sent as a vector datatype (8-byte blocks, stride 8 doubles), half the round trip between ranks 0 and 1",
+		Column:     "Latency (us)",
+		MinSize:    8,
+		Counts:     latencyCounts,
+		CheckRanks: atLeast("ddt", 2),
+		Transports: rankZeroTransports,
+		Run:        runDDT,
+	}
+}
+
+// runDDT is latency's ping-pong with each message a column of a grid of
+// float64: S bytes are S/8 values, one per row (bench/c/ddt.c is its twin).
+func runDDT(w mpi.Comm, o Options) ([]Row, error) {
+	for _, size := range o.Sizes {
+		if size%8 != 0 {
+			return nil, fmt.Errorf("ddt: size %d is not a multiple of 8 (whole float64 values)", size)
+		}
+	}
+	peer := -1 // ranks above 1 only keep the barriers
+	switch w.Rank() {
+	case 0:
+		peer = 1
+	case 1:
+		peer = 0
+	}
+	rows8 := o.MaxSize() / 8
+	sbuf := make([]float64, rows8*ddtWidth)
+	rbuf := make([]float64, rows8*ddtWidth)
+	for i := range sbuf {
+		sbuf[i] = float64(i)
+	}
+	settle()
+	var out []float64
+	for _, size := range o.Sizes {
+		if err := barrier(w); err != nil {
+			return nil, err
+		}
+		if peer < 0 {
+			continue
+		}
+		col, err := mpi.Vector[float64](size/8, 1, ddtWidth)
+		if err != nil {
+			return nil, err
+		}
+		iters, warm := o.For(size)
+		var start float64
+		for i := range iters + warm {
+			if i == warm {
+				start = mpi.Wtime()
+			}
+			if err := exchangeLayout(w, sbuf, rbuf, col, peer, w.Rank() == 0); err != nil {
+				return nil, fmt.Errorf("size %d: %w", size, err)
+			}
+		}
+		out = append(out, (mpi.Wtime()-start)/float64(iters)/2*1e6)
+		if err := col.Free(); err != nil {
+			return nil, err
+		}
+	}
+	if w.Rank() != 0 {
+		return nil, nil
+	}
+	return rows(o.Sizes, out), nil
+}
+
+// exchangeLayout is one round trip of one element of l each way.
+func exchangeLayout(w mpi.Comm, s, r []float64, l mpi.Layout[float64], peer int, initiator bool) error {
+	if initiator {
+		if err := mpi.SendLayout(s, 1, l, peer, tagData, w); err != nil {
+			return err
+		}
+		_, err := mpi.RecvLayout(r, 1, l, peer, tagData, w)
+		return err
+	}
+	if _, err := mpi.RecvLayout(r, 1, l, peer, tagData, w); err != nil {
+		return err
+	}
+	return mpi.SendLayout(s, 1, l, peer, tagData, w)
+}
