@@ -41,6 +41,14 @@ type Request struct {
 	// request of its own (pml.PostEager): complete, with pml nil until a
 	// Cancel asks the receiver to drop the message.
 	posted bool
+	// kind tells a persistent request, or one of Isendrecv's pairs, from
+	// a plain one (0); ext holds their state, and stays with the request
+	// when it is recycled, so that the next such use allocates nothing.
+	kind reqKind
+	// freeing: Free was called while the request was active; its
+	// completion ends it (a persistent request for good).
+	freeing bool
+	ext     *requestExt
 	// pmlStore is last: what every call reads and writes above it fits two
 	// cache lines, and an eager send that goes without it never touches it.
 	pmlStore pml.Request
@@ -83,7 +91,10 @@ func (r *Request) retire(g uint32) *requestCache {
 	if r.pml != nil {
 		r.pmlStore = pml.Request{} // the engine is done with it: its Wait returned the settled status
 	}
-	r.pml, r.lib, r.comm, r.dt, r.op, r.posted = nil, nil, nil, Datatype{}, "", false
+	if r.kind != reqPlain && r.endSpecial() {
+		return nil // a persistent request: inactive, kept for the next Start
+	}
+	r.pml, r.lib, r.comm, r.dt, r.op, r.posted, r.freeing = nil, nil, nil, Datatype{}, "", false, false
 	return c
 }
 

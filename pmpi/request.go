@@ -51,8 +51,12 @@ func settleInto(r *Request, dst *Status) (uint32, error) {
 		// Waiting on a send means wanting it gone: the module may hold it back.
 		r.lib.engine.Flush(r.comm.group[r.peer])
 		*dst = Status{}
+	case r.kind == reqPair:
+		err = r.settlePair(dst)
+	case r.peer == ProcNull:
+		*dst = nullStatus()
 	default:
-		*dst = nullStatus() // an operation on ProcNull
+		*dst = Status{} // a buffered send: complete once its message was copied
 	}
 	return g, err
 }
@@ -63,9 +67,9 @@ func (*realAPI) Test(r *Request) (Status, bool, error) {
 	if r == nil {
 		return Status{}, false, errorf(ClassRequest, nil, "test: the request is nil")
 	}
-	if atomic.LoadUint32(&r.gen)%2 != 0 && r.pml != nil && !r.pml.Done() {
+	if atomic.LoadUint32(&r.gen)%2 != 0 && r.pending() != nil {
 		r.lib.engine.Progress()
-		if !r.pml.Done() {
+		if r.pending() != nil {
 			return Status{}, false, nil
 		}
 	}
@@ -122,7 +126,11 @@ func (r *Request) failed(st pml.Status) (Status, error) {
 		s = statusOf(r.comm, st, r.dt)
 	}
 	var err error
+	var early *pml.EarlyReadyError
 	switch {
+	case errors.As(st.Err, &early):
+		// The engine names the sender's world rank; the status has its rank in comm.
+		err = errorf(ClassOther, nil, "%s: ready send from rank %d, tag %d arrived before its receive was posted", r.desc(), s.Source, s.Tag)
 	case st.Err != nil:
 		err = failure(r.desc(), st.Err)
 	case r.recv && st.Truncated():
@@ -180,11 +188,14 @@ func (*realAPI) TestAll(reqs []*Request, sts []Status) (bool, error) {
 	}
 	progressed := false
 	for _, r := range reqs {
-		if r != nil && r.pml != nil && !r.pml.Done() && !progressed {
+		if r == nil || atomic.LoadUint32(&r.gen)%2 == 0 {
+			continue
+		}
+		if r.pending() != nil && !progressed {
 			r.lib.engine.Progress()
 			progressed = true
 		}
-		if r != nil && r.pml != nil && !r.pml.Done() {
+		if r.pending() != nil {
 			return false, nil
 		}
 	}
@@ -195,39 +206,50 @@ func (*realAPI) TestAll(reqs []*Request, sts []Status) (bool, error) {
 // MPI_REQUEST_NULL) and returns its index and status. With no non-nil
 // request it returns Undefined.
 func (*realAPI) WaitAny(reqs []*Request) (int, Status, error) {
-	eng, pending, done, err := engineRequests("waitany", reqs)
-	switch {
-	case err != nil:
-		return Undefined, Status{}, err
-	case done >= 0:
-		return finish(reqs, done)
-	case eng == nil:
-		return Undefined, Status{}, nil
+	for {
+		eng, pending, done, err := engineRequests("waitany", reqs)
+		switch {
+		case err != nil:
+			return Undefined, Status{}, err
+		case done >= 0:
+			return finish(reqs, done)
+		case eng == nil:
+			return Undefined, Status{}, nil
+		}
+		// A pair whose first half completed waits on its other half now.
+		if i := eng.WaitAny(pending); i < 0 || reqs[i].pending() == nil {
+			return finish(reqs, i)
+		}
 	}
-	return finish(reqs, eng.WaitAny(pending))
 }
 
 // TestAny is WaitAny without waiting: found is false when none has completed.
 func (*realAPI) TestAny(reqs []*Request) (int, Status, bool, error) {
-	eng, pending, done, err := engineRequests("testany", reqs)
-	if err != nil {
-		return Undefined, Status{}, false, err
+	progressed := false
+	for {
+		eng, pending, done, err := engineRequests("testany", reqs)
+		if err != nil {
+			return Undefined, Status{}, false, err
+		}
+		if eng != nil && done < 0 && !progressed {
+			eng.Progress()
+			progressed = true
+		}
+		i, active := done, true
+		if i < 0 {
+			i, active = pml.TestAny(pending)
+		}
+		switch {
+		case !active:
+			return Undefined, Status{}, true, nil
+		case i < 0:
+			return Undefined, Status{}, false, nil
+		case reqs[i].pending() != nil:
+			continue // a pair with a half left: its other half is looked at now
+		}
+		idx, st, err := finish(reqs, i)
+		return idx, st, true, err
 	}
-	if eng != nil && done < 0 {
-		eng.Progress()
-	}
-	i, active := done, true
-	if i < 0 {
-		i, active = pml.TestAny(pending)
-	}
-	switch {
-	case !active:
-		return Undefined, Status{}, true, nil
-	case i < 0:
-		return Undefined, Status{}, false, nil
-	}
-	idx, st, err := finish(reqs, i)
-	return idx, st, true, err
 }
 
 // WaitSome waits until at least one of reqs completes and returns every
@@ -251,31 +273,43 @@ func (*realAPI) WaitSome(reqs []*Request) ([]int, []Status, error) {
 	return idx, sts, nil
 }
 
-// engineRequests maps reqs to the engine's requests. done is the index of
-// a request on ProcNull, which is complete from the start, or -1.
+// engineRequests maps reqs to the engine's requests: for a pair, the
+// first half still pending. done is the index of a request that is
+// complete without one (on ProcNull, a posted eager or buffered send, a
+// pair whose halves are), or -1. Nil entries and inactive requests
+// (completed, or persistent and not started) are left out, as MPI
+// ignores MPI_REQUEST_NULL and inactive persistent requests.
 func engineRequests(op string, reqs []*Request) (eng *pml.Engine, pending []*pml.Request, done int, err error) {
 	pending = make([]*pml.Request, len(reqs))
 	for i, r := range reqs {
-		switch {
-		case r == nil:
-		case r.pml == nil:
-			return nil, nil, i, nil
-		default:
-			if eng != nil && eng != r.lib.engine {
-				return nil, nil, -1, errorf(ClassRequest, nil, "%s: requests from different initialisations", op)
-			}
-			pending[i], eng = r.pml, r.lib.engine
+		if r == nil || atomic.LoadUint32(&r.gen)%2 == 0 {
+			continue
 		}
+		p := r.pml
+		if r.kind == reqPair {
+			p = r.pending()
+		}
+		if p == nil {
+			return nil, nil, i, nil
+		}
+		if eng != nil && eng != r.lib.engine {
+			return nil, nil, -1, errorf(ClassRequest, nil, "%s: requests from different initialisations", op)
+		}
+		pending[i], eng = p, r.lib.engine
 	}
 	return eng, pending, -1, nil
 }
 
+// finish completes reqs[i] and sets the entry to nil, MPI's
+// MPI_REQUEST_NULL; a persistent request stays, inactive.
 func finish(reqs []*Request, i int) (int, Status, error) {
 	if i < 0 {
 		return Undefined, Status{}, nil
 	}
 	r := reqs[i]
-	reqs[i] = nil
+	if r.kind != reqPersistent {
+		reqs[i] = nil
+	}
 	st, err := theAPI.Wait(r)
 	return i, st, err
 }
