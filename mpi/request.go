@@ -14,18 +14,22 @@ import (
 type Request struct {
 	r   *pmpi.Request
 	gen uint32 // r's generation when this operation started
+	// persistent: r lives across its starts until Free, and pmpi tells
+	// whether it is active.
+	persistent bool
 }
 
 func request(r *pmpi.Request) Request {
 	if r == nil {
 		return Request{}
 	}
-	return Request{r, r.Gen()}
+	return Request{r: r, gen: r.Gen()}
 }
 
-// live is the request if this operation has not completed yet, else nil.
+// live is the request if this operation has not completed yet, else nil;
+// a persistent request always, active or not.
 func (r Request) live() *pmpi.Request {
-	if r.r == nil || r.r.Gen() != r.gen {
+	if r.r == nil || (!r.persistent && r.r.Gen() != r.gen) {
 		return nil
 	}
 	return r.r
@@ -61,8 +65,14 @@ func (r Request) Cancel() error {
 }
 
 // Active reports whether the request has started and not been freed yet
-// by the Wait or Test that completes it.
-func (r Request) Active() bool { return r.gen%2 != 0 && r.live() != nil }
+// by the Wait or Test that completes it; a persistent request, whether it
+// was started and not completed since.
+func (r Request) Active() bool {
+	if r.persistent {
+		return r.r.Gen()%2 != 0
+	}
+	return r.gen%2 != 0 && r.live() != nil
+}
 
 // WaitAll waits for every request and frees it. Failures give
 // ErrInStatus, joining each request's error; WaitAllStatus also says which.
