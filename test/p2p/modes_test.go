@@ -28,6 +28,7 @@ func TestModes(t *testing.T) {
 		{"sendrecvring", 3, nil},
 		{"sendrecvring", 1, nil},
 		{"mixedsome", 2, nil},
+		{"startallocs", 2, nil},
 	}
 	for _, btl := range transports {
 		for _, tt := range tests {

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"testing"
 	"time"
 
 	"github.com/gompi/gompi/mpi"
@@ -21,6 +22,7 @@ func init() {
 	scenarios["reqfree"] = reqFree
 	scenarios["sendrecvring"] = sendrecvRing
 	scenarios["mixedsome"] = mixedSome
+	scenarios["startallocs"] = startAllocs
 }
 
 // modeSizes are an eager and a rendezvous size over every transport.
@@ -527,4 +529,50 @@ func mixedSome(w mpi.Comm) error {
 		return err
 	}
 	return idle.Free()
+}
+
+// startAllocs: ranks 0 and 1 exchange messages through persistent
+// requests; a round of Startall and WaitAll allocates nothing for an
+// eager message, and no more than a round of Irecv, Isend and WaitAll
+// for a rendezvous one (the engine's rendezvous over tcp allocates, for
+// either).
+func startAllocs(w mpi.Comm) error {
+	if w.Rank() > 1 {
+		return nil
+	}
+	peer := 1 - w.Rank()
+	for _, size := range modeSizes {
+		out, in := make([]byte, size), make([]byte, size)
+		s, err := mpi.SendInit(out, peer, 5, w)
+		if err != nil {
+			return err
+		}
+		r, err := mpi.RecvInit(in, peer, 5, w)
+		if err != nil {
+			return err
+		}
+		reqs := []mpi.Request{r, s}
+		var failed error
+		persistent := testing.AllocsPerRun(1000, func() {
+			failed = errors.Join(failed, mpi.Startall(reqs...), mpi.WaitAll(reqs...))
+		})
+		plain := testing.AllocsPerRun(1000, func() {
+			var err1, err2 error
+			reqs[0], err1 = mpi.Irecv(in, peer, 5, w)
+			reqs[1], err2 = mpi.Isend(out, peer, 5, w)
+			failed = errors.Join(failed, err1, err2, mpi.WaitAll(reqs...))
+		})
+		if failed != nil {
+			return failed
+		}
+		fmt.Printf("rank %d: %d-byte exchange: %v allocations per round with persistent requests, %v with Irecv and Isend\n",
+			w.Rank(), size, persistent, plain)
+		if persistent > plain || (size <= modeSizes[0] && persistent != 0) {
+			return fmt.Errorf("a round of Startall and WaitAll of %d bytes allocates %v times (Irecv and Isend: %v)", size, persistent, plain)
+		}
+		if err := errors.Join(s.Free(), r.Free()); err != nil {
+			return err
+		}
+	}
+	return nil
 }
