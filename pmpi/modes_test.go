@@ -332,7 +332,21 @@ func testSendrecv(t *testing.T, api pmpi.API, w *pmpi.Comm) {
 			t.Fatalf("SendrecvReplace: %+v, %v", st, err)
 		}
 	}
-	_, err := api.Isendrecv(nil, 1, pmpi.Byte, 0, 1, nil, 0, pmpi.Byte, 0, 1, w)
+	// Cancelled: the receive has no message, the send no receive.
+	r, err := api.Isendrecv(make([]byte, 8), 8, pmpi.Byte, 0, 60, make([]byte, 8), 8, pmpi.Byte, 0, 61, w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := api.Cancel(r); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := api.Wait(r); err != nil || !st.Cancelled {
+		t.Fatalf("cancelled Isendrecv: %+v, %v", st, err)
+	}
+	if _, found, _ := api.Iprobe(0, 60, w); found {
+		t.Fatal("the cancelled Isendrecv's message was delivered")
+	}
+	_, err = api.Isendrecv(nil, 1, pmpi.Byte, 0, 1, nil, 0, pmpi.Byte, 0, 1, w)
 	wantClass(t, "Isendrecv with a short send buffer", err, pmpi.ClassBuffer, "too small")
 	_, err = api.IsendrecvReplace(nil, 0, pmpi.Byte, 0, 1, 7, 1, w)
 	wantClass(t, "IsendrecvReplace from a bad rank", err, pmpi.ClassRank, "")

@@ -82,7 +82,8 @@ func (*realAPI) Test(r *Request) (Status, bool, error) {
 // Cancelled. A request that already matched completes normally. Wait
 // tells which happened: for a send, once the receiver has answered, which
 // it does from its own progress (any of its MPI calls, Finalize
-// included), as for the send's message itself.
+// included), as for the send's message itself. For Isendrecv's request,
+// both halves are cancelled.
 func (*realAPI) Cancel(r *Request) error {
 	if r == nil {
 		return errorf(ClassRequest, nil, "cancel: the request is nil")
@@ -96,6 +97,8 @@ func (*realAPI) Cancel(r *Request) error {
 		_, err = r.lib.engine.Cancel(r.pml)
 	case r.posted:
 		r.pml, err = r.lib.engine.CancelPosted(&r.pmlStore, r.comm.context, r.comm.group[r.peer], r.tag, r.mark)
+	case r.kind == reqPair:
+		return r.cancelPair()
 	}
 	if err != nil {
 		return r.comm.handle(errorf(ClassRequest, err, "cancel of %s", r.desc()))

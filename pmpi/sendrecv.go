@@ -1,6 +1,7 @@
 package pmpi
 
 import (
+	"errors"
 	"sync/atomic"
 
 	"github.com/gompi/gompi/internal/pml"
@@ -160,6 +161,19 @@ func (r *Request) waitPairQuietly() {
 	x.send, x.recv = nil, nil
 	r.lib.putReplace(x.tmp)
 	x.tmp = nil
+}
+
+// cancelPair cancels both halves of a pair that are still active.
+func (r *Request) cancelPair() error {
+	x := r.ext
+	var errs []error
+	if x.recv != nil && atomic.LoadUint32(&x.recv.gen) == x.recvGen {
+		errs = append(errs, theAPI.Cancel(x.recv))
+	}
+	if x.send != nil && atomic.LoadUint32(&x.send.gen) == x.sendGen {
+		errs = append(errs, theAPI.Cancel(x.send))
+	}
+	return errors.Join(errs...)
 }
 
 // pairStatus is the status of a pair whose halves have completed, for
