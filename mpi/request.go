@@ -10,7 +10,8 @@ import (
 // inactive, like MPI_REQUEST_NULL: waiting on it returns at once. As in
 // MPI, the Wait or Test that completes a request frees it: that Request,
 // and every copy of it, is inactive from then on, and waiting on it again
-// returns the empty status.
+// returns the empty status. A persistent request (SendInit, RecvInit) is
+// only made inactive, to be started again, until Free.
 type Request struct {
 	r   *pmpi.Request
 	gen uint32 // r's generation when this operation started
@@ -119,10 +120,11 @@ func TestAllStatus(reqs []Request, sts []Status) (bool, error) {
 	return done, err
 }
 
-// WaitAny waits until one request completes, makes it the zero Request and
-// returns its index, or Undefined when every entry is the zero Request or
-// one that a call completed before. A small send that completed as Isend
-// returned (not Active) is returned at once, as complete.
+// WaitAny waits until one request completes, makes it the zero Request (a
+// persistent one stays, inactive) and returns its index, or Undefined when
+// every entry is the zero Request, one that a call completed before, or an
+// inactive persistent one. A small send that completed as Isend returned
+// (not Active) is returned at once, as complete.
 func WaitAny(reqs []Request) (int, Status, error) {
 	p := unwrap(reqs)
 	i, st, err := api().WaitAny(*p)

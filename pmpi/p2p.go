@@ -17,9 +17,12 @@ import (
 // the Wait or Test that completes it, pmpi recycles it then: the pointer
 // names the operation until that call returns, and later calls on it are
 // as on MPI_REQUEST_NULL. Gen tells a reused request from the one it was.
+// A persistent request (SendInit, RecvInit) is the exception: its
+// completion makes it inactive, kept for the next Start, until Free.
 type Request struct {
-	// gen is odd while the request is active, even once recycled: bumped at
-	// start and at completion, so that only one completion recycles it.
+	// gen is odd while the request is active, even once recycled (or, for a
+	// persistent one, inactive): bumped at start and at completion, so
+	// that only one completion recycles it.
 	// Atomic: sync/atomic's functions, and lowlevel.StoreRelease32 at start.
 	gen uint32
 	// pml is the engine's request, &pmlStore, while the operation runs;
@@ -29,7 +32,7 @@ type Request struct {
 	lib  *library
 	comm *Comm
 	dt   Datatype
-	op   string // "send", "ssend", "isend", "issend" or "recv"
+	op   string // "send", "isend", "issend", "bsend", "irsend", "isendrecv" ... or "recv"
 	peer int    // as the caller gave it: a rank, AnySource or ProcNull
 	tag  int
 	recv bool
@@ -73,8 +76,9 @@ func (l *library) newRequest(comm *Comm, dt Datatype, op string, peer, tag int, 
 }
 
 // recycle puts r, active in generation g and now completed, back in its
-// library's cache, once: a second, erroneous completion of the same
-// request finds the generation moved on and leaves it.
+// library's cache, once (a persistent request becomes inactive instead):
+// a second, erroneous completion of the same request finds the
+// generation moved on and leaves it.
 func (r *Request) recycle(g uint32) {
 	if c := r.retire(g); c != nil {
 		c.put(r)

@@ -8,12 +8,14 @@ import (
 	"github.com/gompi/gompi/internal/pml"
 )
 
-// Undefined is the index WaitAny and TestAny return when no request is active.
+// Undefined is the index WaitAny and TestAny, and the count TestSome,
+// return when no request is active.
 const Undefined = -1
 
 // Wait blocks until the request completes and returns its status and
 // error. The request is then recycled: waiting on it again is waiting on
-// MPI_REQUEST_NULL, an empty status at once.
+// MPI_REQUEST_NULL, an empty status at once; a persistent one is inactive,
+// and waiting on it returns the same.
 func (*realAPI) Wait(r *Request) (Status, error) {
 	var st Status
 	err := waitInto(r, &st)
@@ -206,8 +208,9 @@ func (*realAPI) TestAll(reqs []*Request, sts []Status) (bool, error) {
 }
 
 // WaitAny waits until one of reqs completes, sets that entry to nil (MPI's
-// MPI_REQUEST_NULL) and returns its index and status. With no non-nil
-// request it returns Undefined.
+// MPI_REQUEST_NULL; a persistent request stays, inactive) and returns its
+// index and status. With no active request (nil ones and inactive
+// persistent ones are ignored) it returns Undefined.
 func (*realAPI) WaitAny(reqs []*Request) (int, Status, error) {
 	for {
 		eng, pending, done, err := engineRequests("waitany", reqs)
@@ -256,7 +259,8 @@ func (*realAPI) TestAny(reqs []*Request) (int, Status, bool, error) {
 }
 
 // WaitSome waits until at least one of reqs completes and returns every
-// completed one, setting those entries to nil.
+// completed one, setting those entries to nil (a persistent request
+// stays, inactive).
 func (*realAPI) WaitSome(reqs []*Request) ([]int, []Status, error) {
 	i, st, err := theAPI.WaitAny(reqs)
 	if i == Undefined {
