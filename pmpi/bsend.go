@@ -358,6 +358,18 @@ func (bs *bsendBuffers) detach(op string, comm *Comm, e *pml.Engine) ([]byte, er
 	return b.buf, nil
 }
 
+// dropComm detaches comm's buffer, if it has one, once its messages have
+// gone: CommFree detaches it as MPI does.
+func (bs *bsendBuffers) dropComm(comm *Comm, e *pml.Engine) {
+	bs.mu.Lock()
+	b := bs.comms[comm]
+	delete(bs.comms, comm)
+	bs.mu.Unlock()
+	if b != nil {
+		b.drain(e)
+	}
+}
+
 // flushAll waits for the messages of every attached buffer (Finalize).
 func (bs *bsendBuffers) flushAll(e *pml.Engine) {
 	bs.mu.Lock()

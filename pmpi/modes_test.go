@@ -232,6 +232,31 @@ func testBsend(t *testing.T, api pmpi.API, w *pmpi.Comm) {
 	if _, err := api.CommDetachBuffer(w); err != nil {
 		t.Fatal(err)
 	}
+
+	// Freeing a communicator detaches its buffer, once its messages have gone.
+	dup, err := api.CommDup(w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := api.CommAttachBuffer(dup, make([]byte, len(big)+pmpi.BsendOverhead)); err != nil {
+		t.Fatal(err)
+	}
+	if err := api.Bsend(big, len(big), pmpi.Byte, 0, 6, dup); err != nil {
+		t.Fatal(err)
+	}
+	r, err = api.Irecv(got, len(got), pmpi.Byte, 0, 6, dup)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := api.CommFree(dup); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := api.Wait(r); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := api.CommDetachBuffer(dup); classOf(err) != pmpi.ClassComm {
+		t.Fatalf("CommDetachBuffer on a freed communicator: %v, want ClassComm", err)
+	}
 }
 
 func testBsendErrors(t *testing.T, api pmpi.API, w *pmpi.Comm) {
