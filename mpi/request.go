@@ -140,13 +140,17 @@ func TestAny(reqs []Request) (int, Status, bool, error) {
 	return i, st, found, err
 }
 
-// WaitSome waits until at least one request completes and returns every
-// completed one, making each the zero Request.
-func WaitSome(reqs []Request) ([]int, []Status, error) {
+// WaitSome waits until at least one request completes, then completes
+// every one that has: it writes their indices into indices and their
+// statuses into sts (nil ignores them), makes each the zero Request (a
+// persistent request stays, inactive) and returns how many, or Undefined
+// when no request is active. indices and sts hold one entry per request,
+// so that a loop of WaitSome allocates nothing.
+func WaitSome(reqs []Request, indices []int, sts []Status) (int, error) {
 	p := unwrap(reqs)
-	idx, sts, err := api().WaitSome(*p)
+	n, err := api().WaitSome(*p, indices, sts)
 	rewrap(reqs, p)
-	return idx, sts, err
+	return n, err
 }
 
 // scratch holds the slices that carry requests down to pmpi, so that a

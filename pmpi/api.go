@@ -36,7 +36,7 @@ type API interface {
 	Cancel(r *Request) error
 	WaitAll(reqs []*Request, sts []Status) error
 	WaitAny(reqs []*Request) (int, Status, error)
-	WaitSome(reqs []*Request) ([]int, []Status, error)
+	WaitSome(reqs []*Request, indices []int, sts []Status) (int, error)
 	TestAll(reqs []*Request, sts []Status) (bool, error)
 	TestAny(reqs []*Request) (int, Status, bool, error)
 

@@ -421,8 +421,35 @@ func testCompletion(t *testing.T, api pmpi.API, w *pmpi.Comm) {
 	if i, st, err := api.WaitAny(reqs); i != pmpi.Undefined || err != nil || st != (pmpi.Status{}) {
 		t.Fatalf("WaitAny over nil and inactive requests: %d, %+v, %v", i, st, err)
 	}
+	if n, err := api.WaitSome(reqs, idx, sts); n != pmpi.Undefined || err != nil {
+		t.Fatalf("WaitSome over nil and inactive requests: %d, %v; want Undefined", n, err)
+	}
 	_, err = api.TestSome(reqs, idx[:1], nil)
 	wantClass(t, "TestSome with short indices", err, pmpi.ClassArg, "1 indices")
+	_, err = api.WaitSome(reqs, idx, sts[:2])
+	wantClass(t, "WaitSome with short statuses", err, pmpi.ClassArg, "2 statuses")
+
+	// WaitSome waits for one, then takes every one complete: here both.
+	a, _ := api.Irecv(make([]byte, 8), 8, pmpi.Byte, 0, 33, w)
+	b, _ := api.Irecv(make([]byte, 8), 8, pmpi.Byte, 0, 34, w)
+	if err := errors.Join(api.Send(buf, 8, pmpi.Byte, 0, 34, w), api.Send(buf, 8, pmpi.Byte, 0, 33, w)); err != nil {
+		t.Fatal(err)
+	}
+	two := []*pmpi.Request{a, b}
+	n, err = api.WaitSome(two, idx, sts)
+	if err != nil || n != 2 || two[0] != nil || two[1] != nil || sts[0].Tag+sts[1].Tag != 33+34 {
+		t.Fatalf("WaitSome: %d %v %v", n, idx[:max(n, 0)], err)
+	}
+	allocs := testing.AllocsPerRun(100, func() {
+		two[0], _ = api.Irecv(make([]byte, 0), 0, pmpi.Byte, 0, 35, w)
+		_ = api.Send(nil, 0, pmpi.Byte, 0, 35, w)
+		if n, err := api.WaitSome(two, idx, sts); n != 1 || err != nil {
+			t.Fatalf("WaitSome: %d, %v", n, err)
+		}
+	})
+	if allocs != 0 {
+		t.Fatalf("Irecv, Send and WaitSome: %v allocations, want 0", allocs)
+	}
 	_ = api.RequestFree(inactive)
 }
 

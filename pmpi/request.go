@@ -258,26 +258,32 @@ func (*realAPI) TestAny(reqs []*Request) (int, Status, bool, error) {
 	}
 }
 
-// WaitSome waits until at least one of reqs completes and returns every
-// completed one, setting those entries to nil (a persistent request
-// stays, inactive).
-func (*realAPI) WaitSome(reqs []*Request) ([]int, []Status, error) {
-	i, st, err := theAPI.WaitAny(reqs)
-	if i == Undefined {
-		return nil, nil, err
+// WaitSome waits until at least one of reqs completes, then completes
+// every one that has, as TestSome does: their indices go into indices,
+// their statuses into sts (when not nil), each entry becomes nil (a
+// persistent request stays, inactive), and it returns how many, or
+// Undefined when no entry is active. Both slices hold len(reqs) entries,
+// so that a loop of WaitSome allocates nothing beyond WaitAny's wait.
+func (*realAPI) WaitSome(reqs []*Request, indices []int, sts []Status) (int, error) {
+	if len(indices) < len(reqs) || (sts != nil && len(sts) < len(reqs)) {
+		return Undefined, errorf(ClassArg, nil, "waitsome: %d indices and %d statuses for %d requests; each must hold one per request",
+			len(indices), len(sts), len(reqs))
 	}
-	idx, sts, errs := []int{i}, []Status{st}, []error{err}
 	for {
-		j, st, found, err := theAPI.TestAny(reqs)
-		if !found || j == Undefined {
-			break
+		if n, err := theAPI.TestSome(reqs, indices, sts); n != 0 || err != nil {
+			return n, err
 		}
-		idx, sts, errs = append(idx, j), append(sts, st), append(errs, err)
+		eng, pending, done, err := engineRequests("waitsome", reqs)
+		switch {
+		case err != nil:
+			return Undefined, err
+		case done >= 0:
+			continue // complete without the engine: TestSome takes it
+		case eng == nil:
+			return Undefined, nil
+		}
+		eng.WaitAny(pending) // TestSome completes it, and whatever else has
 	}
-	if err := errors.Join(errs...); err != nil {
-		return idx, sts, errorf(ClassInStatus, err, "waitsome")
-	}
-	return idx, sts, nil
 }
 
 // engineRequests maps reqs to the engine's requests: for a pair, the

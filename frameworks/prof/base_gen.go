@@ -148,8 +148,8 @@ func (layer Base) WaitAny(reqs []*pmpi.Request) (int, pmpi.Status, error) {
 }
 
 // WaitSome calls Next.WaitSome.
-func (layer Base) WaitSome(reqs []*pmpi.Request) ([]int, []pmpi.Status, error) {
-	return layer.Next.WaitSome(reqs)
+func (layer Base) WaitSome(reqs []*pmpi.Request, indices []int, sts []pmpi.Status) (int, error) {
+	return layer.Next.WaitSome(reqs, indices, sts)
 }
 
 // TestAll calls Next.TestAll.

@@ -32,7 +32,7 @@ var Functions = []Function{
 	{Name: "Cancel", Params: []Param{{"r", "*pmpi.Request"}}, Results: []string{"error"}},
 	{Name: "WaitAll", Params: []Param{{"reqs", "[]*pmpi.Request"}, {"sts", "[]pmpi.Status"}}, Results: []string{"error"}},
 	{Name: "WaitAny", Params: []Param{{"reqs", "[]*pmpi.Request"}}, Results: []string{"int", "pmpi.Status", "error"}},
-	{Name: "WaitSome", Params: []Param{{"reqs", "[]*pmpi.Request"}}, Results: []string{"[]int", "[]pmpi.Status", "error"}},
+	{Name: "WaitSome", Params: []Param{{"reqs", "[]*pmpi.Request"}, {"indices", "[]int"}, {"sts", "[]pmpi.Status"}}, Results: []string{"int", "error"}},
 	{Name: "TestAll", Params: []Param{{"reqs", "[]*pmpi.Request"}, {"sts", "[]pmpi.Status"}}, Results: []string{"bool", "error"}},
 	{Name: "TestAny", Params: []Param{{"reqs", "[]*pmpi.Request"}}, Results: []string{"int", "pmpi.Status", "bool", "error"}},
 	{Name: "Bsend", Params: []Param{{"buf", "[]byte"}, {"count", "int"}, {"dt", "pmpi.Datatype"}, {"dest", "int"}, {"tag", "int"}, {"comm", "*pmpi.Comm"}}, Results: []string{"error"}},

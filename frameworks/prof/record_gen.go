@@ -288,11 +288,11 @@ func (layer *recorder) WaitAny(reqs []*pmpi.Request) (int, pmpi.Status, error) {
 }
 
 // WaitSome records the call and passes it down.
-func (layer *recorder) WaitSome(reqs []*pmpi.Request) ([]int, []pmpi.Status, error) {
+func (layer *recorder) WaitSome(reqs []*pmpi.Request, indices []int, sts []pmpi.Status) (int, error) {
 	t0 := layer.begin()
-	res0, res1, res2 := layer.Next.WaitSome(reqs)
-	layer.record(t0, fnWaitSome, -1, -1, 0, nil, res2)
-	return res0, res1, res2
+	res0, res1 := layer.Next.WaitSome(reqs, indices, sts)
+	layer.record(t0, fnWaitSome, -1, -1, 0, nil, res1)
+	return res0, res1
 }
 
 // TestAll records the call and passes it down.

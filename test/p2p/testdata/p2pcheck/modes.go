@@ -501,10 +501,11 @@ func mixedSome(w mpi.Comm) error {
 			}
 			done = idx[:k]
 		} else {
-			var err error
-			if done, _, err = mpi.WaitSome(reqs); err != nil || len(done) == 0 {
-				return fmt.Errorf("WaitSome: %v, %v", done, err)
+			k, err := mpi.WaitSome(reqs, idx, sts)
+			if err != nil || k < 1 {
+				return fmt.Errorf("WaitSome: %d, %v", k, err)
 			}
+			done = idx[:k]
 		}
 		for _, i := range done {
 			if i < 2 {
@@ -519,8 +520,8 @@ func mixedSome(w mpi.Comm) error {
 	if k, err := mpi.TestSome(reqs, idx, sts); k != mpi.Undefined || err != nil {
 		return fmt.Errorf("TestSome over zero and inactive requests: %d, %v; want Undefined", k, err)
 	}
-	if idx, _, err := mpi.WaitSome(reqs); idx != nil || err != nil {
-		return fmt.Errorf("WaitSome over zero and inactive requests: %v, %v", idx, err)
+	if k, err := mpi.WaitSome(reqs, idx, sts); k != mpi.Undefined || err != nil {
+		return fmt.Errorf("WaitSome over zero and inactive requests: %d, %v; want Undefined", k, err)
 	}
 	if !reqs[1].Active() && reqs[1] != idle {
 		return errors.New("WaitSome replaced the inactive persistent request")
