@@ -45,16 +45,19 @@ type Request struct {
 	// Cancel asks the receiver to drop the message.
 	posted bool
 	// kind tells a persistent request, or one of Isendrecv's pairs, from
-	// a plain one (0); ext holds their state, and stays with the request
-	// when it is recycled, so that the next such use allocates nothing.
+	// a plain one (0); ext holds their state.
 	kind reqKind
 	// freeing: Free was called while the request was active; its
 	// completion ends it (a persistent request for good).
 	freeing bool
-	ext     *requestExt
-	// pmlStore is last: what every call reads and writes above it fits two
-	// cache lines, and an eager send that goes without it never touches it.
+	// pmlStore is next to last: what every call reads and writes above it
+	// fits two cache lines, and an eager send that goes without it never
+	// touches it.
 	pmlStore pml.Request
+	// ext is last, read only for the kinds that have it. It stays with the
+	// request when it is recycled, so that its next such use allocates
+	// nothing.
+	ext *requestExt
 }
 
 // Gen counts the request's starts and completions, odd while it is

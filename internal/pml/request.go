@@ -68,9 +68,6 @@ type Request struct {
 	total    int
 	accepted int
 	received atomic.Int64
-	// early is set when the message came from a ready-mode send before
-	// this receive was posted: the receive's error (EarlyReadyError).
-	early error
 
 	// Completion: status is written, then state set to done. A waiter that
 	// goes to sleep makes done and marks state first, under mu; most never
@@ -83,6 +80,11 @@ type Request struct {
 	pooled bool                  // from the engine's pool: Release may recycle it
 	hdr    [MatchHeaderSize]byte // an eager send's header, while the module copies it
 	held   uint32                // 1: its eager fragment was posted and the module may hold it back; atomic like state
+
+	// early is set when the message came from a ready-mode send before
+	// this receive was posted: the receive's error (EarlyReadyError).
+	// Last: the fields above keep the places the hot paths found them at.
+	early error
 }
 
 // Request states.
