@@ -418,8 +418,11 @@ func testCompletion(t *testing.T, api pmpi.API, w *pmpi.Comm) {
 	if n, err := api.TestSome(reqs, idx, sts); n != pmpi.Undefined || err != nil {
 		t.Fatalf("TestSome over nil and inactive requests: %d, %v; want Undefined", n, err)
 	}
-	if i, st, err := api.WaitAny(reqs); i != pmpi.Undefined || err != nil || st != (pmpi.Status{}) {
-		t.Fatalf("WaitAny over nil and inactive requests: %d, %+v, %v", i, st, err)
+	if i, st, err := api.WaitAny(reqs); i != pmpi.Undefined || err != nil || st != pmpi.EmptyStatus() {
+		t.Fatalf("WaitAny over nil and inactive requests: %d, %+v, %v; want Undefined and the empty status", i, st, err)
+	}
+	if i, st, found, err := api.TestAny(reqs); i != pmpi.Undefined || !found || err != nil || st != pmpi.EmptyStatus() {
+		t.Fatalf("TestAny over nil and inactive requests: %d, %+v, %v, %v; want Undefined, the empty status and true", i, st, found, err)
 	}
 	if n, err := api.WaitSome(reqs, idx, sts); n != pmpi.Undefined || err != nil {
 		t.Fatalf("WaitSome over nil and inactive requests: %d, %v; want Undefined", n, err)

@@ -210,7 +210,7 @@ func (*realAPI) TestAll(reqs []*Request, sts []Status) (bool, error) {
 // WaitAny waits until one of reqs completes, sets that entry to nil (MPI's
 // MPI_REQUEST_NULL; a persistent request stays, inactive) and returns its
 // index and status. With no active request (nil ones and inactive
-// persistent ones are ignored) it returns Undefined.
+// persistent ones are ignored) it returns Undefined and the empty status.
 func (*realAPI) WaitAny(reqs []*Request) (int, Status, error) {
 	for {
 		eng, pending, done, err := engineRequests("waitany", reqs)
@@ -220,7 +220,7 @@ func (*realAPI) WaitAny(reqs []*Request) (int, Status, error) {
 		case done >= 0:
 			return finish(reqs, done)
 		case eng == nil:
-			return Undefined, Status{}, nil
+			return Undefined, EmptyStatus(), nil
 		}
 		// A pair whose first half completed waits on its other half now.
 		if i := eng.WaitAny(pending); i < 0 || reqs[i].pending() == nil {
@@ -247,7 +247,7 @@ func (*realAPI) TestAny(reqs []*Request) (int, Status, bool, error) {
 		}
 		switch {
 		case !active:
-			return Undefined, Status{}, true, nil
+			return Undefined, EmptyStatus(), true, nil
 		case i < 0:
 			return Undefined, Status{}, false, nil
 		case reqs[i].pending() != nil:
@@ -317,7 +317,7 @@ func engineRequests(op string, reqs []*Request) (eng *pml.Engine, pending []*pml
 // MPI_REQUEST_NULL; a persistent request stays, inactive.
 func finish(reqs []*Request, i int) (int, Status, error) {
 	if i < 0 {
-		return Undefined, Status{}, nil
+		return Undefined, EmptyStatus(), nil
 	}
 	r := reqs[i]
 	if r.kind != reqPersistent {
