@@ -424,6 +424,15 @@ func testCompletion(t *testing.T, api pmpi.API, w *pmpi.Comm) {
 	if i, st, found, err := api.TestAny(reqs); i != pmpi.Undefined || !found || err != nil || st != pmpi.EmptyStatus() {
 		t.Fatalf("TestAny over nil and inactive requests: %d, %+v, %v, %v; want Undefined, the empty status and true", i, st, found, err)
 	}
+	all := make([]pmpi.Status, len(reqs))
+	if err := api.WaitAll(reqs, all); err != nil {
+		t.Fatal(err)
+	}
+	for i, st := range all {
+		if st != pmpi.EmptyStatus() {
+			t.Fatalf("WaitAll over nil and inactive requests: status %d is %+v, want the empty status", i, st)
+		}
+	}
 	if n, err := api.WaitSome(reqs, idx, sts); n != pmpi.Undefined || err != nil {
 		t.Fatalf("WaitSome over nil and inactive requests: %d, %v; want Undefined", n, err)
 	}

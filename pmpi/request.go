@@ -159,7 +159,7 @@ func (*realAPI) WaitAll(reqs []*Request, sts []Status) error {
 	for i, r := range reqs {
 		if r == nil {
 			if sts != nil {
-				sts[i] = Status{}
+				sts[i] = EmptyStatus() // MPI_REQUEST_NULL
 			}
 			continue
 		}
