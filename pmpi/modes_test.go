@@ -134,6 +134,20 @@ func testPersistentErrors(t *testing.T, api pmpi.API, w *pmpi.Comm) {
 	}
 	wantClass(t, "Start on an active request", api.Start(r), pmpi.ClassRequest, "is active")
 	wantClass(t, "Startall with an active request", api.Startall([]*pmpi.Request{r}), pmpi.ClassRequest, "is active")
+	r2, err := api.RecvInit(buf, 8, pmpi.Byte, 0, 9, w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantClass(t, "Startall with a request twice", api.Startall([]*pmpi.Request{r2, r2}), pmpi.ClassRequest, "may appear once")
+	if err := api.Cancel(r2); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := api.Wait(r2); err != nil || !st.Cancelled {
+		t.Fatalf("cancelled persistent receive: %+v, %v", st, err)
+	}
+	if err := api.RequestFree(r2); err != nil {
+		t.Fatal(err)
+	}
 	if err := api.Send(buf, 8, pmpi.Byte, 0, 9, w); err != nil {
 		t.Fatal(err)
 	}

@@ -113,7 +113,10 @@ func (*realAPI) Startall(reqs []*Request) error {
 			return err
 		}
 	}
-	for _, r := range reqs {
+	for i, r := range reqs {
+		if atomic.LoadUint32(&r.gen)%2 != 0 {
+			return errorf(ClassRequest, nil, "startall: request %d, %v, is started already: a request may appear once", i, r)
+		}
 		if err := r.start(); err != nil {
 			return err
 		}
