@@ -45,6 +45,7 @@ type kind uint8
 const (
 	kindSend kind = iota + 1
 	kindRecv
+	kindGeneral // completed by its owner (CompleteGeneral), not by a message
 )
 
 // Request is one pending send or receive. Its buffer belongs to the engine
