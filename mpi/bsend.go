@@ -19,6 +19,19 @@ func BufferDetach() ([]byte, error) { return api().BufferDetach() }
 // BufferFlush waits until every message in the process's buffer has gone.
 func BufferFlush() error { return api().BufferFlush() }
 
+// BufferIflush starts BufferFlush: the request completes once every
+// message in the process's buffer has gone.
+func BufferIflush() (Request, error) {
+	r, err := api().BufferIflush()
+	return request(r), err
+}
+
+// IflushBuffer starts FlushBuffer (MPI_Comm_buffer_iflush).
+func (c Comm) IflushBuffer() (Request, error) {
+	r, err := api().CommBufferIflush(c.c)
+	return request(r), err
+}
+
 // AttachBuffer attaches buf for the buffered sends on c, which use it
 // instead of the process's buffer (MPI_Comm_attach_buffer).
 func (c Comm) AttachBuffer(buf []byte) error { return api().CommAttachBuffer(c.c, buf) }

@@ -48,6 +48,8 @@ type API interface {
 	CommAttachBuffer(comm *Comm, buf []byte) error
 	CommDetachBuffer(comm *Comm) ([]byte, error)
 	CommBufferFlush(comm *Comm) error
+	BufferIflush() (*Request, error)
+	CommBufferIflush(comm *Comm) (*Request, error)
 	Rsend(buf []byte, count int, dt Datatype, dest, tag int, comm *Comm) error
 	Irsend(buf []byte, count int, dt Datatype, dest, tag int, comm *Comm) (*Request, error)
 	SendrecvReplace(buf []byte, count int, dt Datatype, dest, sendtag, source, recvtag int, comm *Comm) (Status, error)

@@ -82,6 +82,53 @@ func (*realAPI) BufferFlush() error {
 	return nil
 }
 
+// BufferIflush starts BufferFlush: the request completes once every
+// message in the process's buffer has gone (at once if none is
+// attached, as BufferFlush returns at once).
+func (*realAPI) BufferIflush() (*Request, error) {
+	l, err := running("buffer iflush")
+	if err != nil {
+		return nil, err
+	}
+	return l.iflush("buffer iflush", l.bsends.get(nil, false), l.world), nil
+}
+
+// CommBufferIflush starts CommBufferFlush.
+func (*realAPI) CommBufferIflush(comm *Comm) (*Request, error) {
+	const op = "comm buffer iflush"
+	l, err := running(op)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkComm(op, comm); err != nil {
+		return nil, err
+	}
+	return l.iflush(op, l.bsends.get(comm, false), comm), nil
+}
+
+// iflush returns a request that completes once b, if not nil, has no
+// message left. A goroutine waits for them, as BufferFlush would, and
+// completes the request: the engine's own completion, so that every
+// call that waits on requests waits on it too.
+func (l *library) iflush(op string, b *bsendBuffer, comm *Comm) *Request {
+	r := l.newRequest(comm, Byte, op, ProcNull, AnyTag, false)
+	r.pml = l.engine.StartGeneral(&r.pmlStore)
+	if b != nil {
+		b.mu.Lock()
+		busy := len(b.segs) > 0 || b.reaping
+		b.mu.Unlock()
+		if busy {
+			go func(p *pml.Request) {
+				b.drain(l.engine)
+				l.engine.CompleteGeneral(p, pml.Status{})
+			}(r.pml)
+			return r
+		}
+	}
+	l.engine.CompleteGeneral(r.pml, pml.Status{})
+	return r
+}
+
 // CommAttachBuffer attaches buf for the buffered sends on comm, which use
 // it instead of the process's buffer (MPI 4.1's Comm_attach_buffer).
 func (*realAPI) CommAttachBuffer(comm *Comm, buf []byte) error {

@@ -225,6 +225,35 @@ func testBsend(t *testing.T, api pmpi.API, w *pmpi.Comm) {
 	if _, err := api.Recv(got, len(got), pmpi.Byte, 0, 6, w); err != nil || got[0] != 9 || got[len(got)-1] != 9 {
 		t.Fatalf("large buffered message: %v", err)
 	}
+	// Iflush completes once the buffered messages have gone: not before
+	// the large one's receive is posted.
+	big2 := bytes.Repeat([]byte{8}, 40<<10)
+	if err := api.Bsend(big2, len(big2), pmpi.Byte, 0, 7, w); err != nil {
+		t.Fatal(err)
+	}
+	fl, err := api.BufferIflush()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, done, err := api.RequestGetStatus(fl); done || err != nil {
+		t.Fatalf("BufferIflush's request done (%v, %v) with a message waiting for its receive", done, err)
+	}
+	r, err = api.Irecv(got, len(got), pmpi.Byte, 0, 7, w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := api.WaitAll([]*pmpi.Request{fl, r}, nil); err != nil || got[0] != 8 {
+		t.Fatalf("BufferIflush and the receive: %v", err)
+	}
+	if fl, err = api.BufferIflush(); err != nil {
+		t.Fatal(err)
+	}
+	if _, done, err := api.RequestGetStatus(fl); !done || err != nil {
+		t.Fatalf("BufferIflush with nothing buffered: done %v, %v", done, err)
+	}
+	if _, err := api.Wait(fl); err != nil {
+		t.Fatal(err)
+	}
 	back, err := api.BufferDetach()
 	if err != nil || &back[0] != &attached[0] || len(back) != len(attached) {
 		t.Fatalf("BufferDetach returned %d bytes, %v; want the attached %d", len(back), err, len(attached))
@@ -241,6 +270,13 @@ func testBsend(t *testing.T, api pmpi.API, w *pmpi.Comm) {
 		t.Fatal(err)
 	}
 	if err := api.CommBufferFlush(w); err != nil {
+		t.Fatal(err)
+	}
+	fl, err = api.CommBufferIflush(w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := api.Wait(fl); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := api.CommDetachBuffer(w); err != nil {

@@ -202,6 +202,16 @@ func (layer Base) CommBufferFlush(comm *pmpi.Comm) error {
 	return layer.Next.CommBufferFlush(comm)
 }
 
+// BufferIflush calls Next.BufferIflush.
+func (layer Base) BufferIflush() (*pmpi.Request, error) {
+	return layer.Next.BufferIflush()
+}
+
+// CommBufferIflush calls Next.CommBufferIflush.
+func (layer Base) CommBufferIflush(comm *pmpi.Comm) (*pmpi.Request, error) {
+	return layer.Next.CommBufferIflush(comm)
+}
+
 // Rsend calls Next.Rsend.
 func (layer Base) Rsend(buf []byte, count int, dt pmpi.Datatype, dest int, tag int, comm *pmpi.Comm) error {
 	return layer.Next.Rsend(buf, count, dt, dest, tag, comm)

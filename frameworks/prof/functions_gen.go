@@ -43,6 +43,8 @@ var Functions = []Function{
 	{Name: "CommAttachBuffer", Params: []Param{{"comm", "*pmpi.Comm"}, {"buf", "[]byte"}}, Results: []string{"error"}},
 	{Name: "CommDetachBuffer", Params: []Param{{"comm", "*pmpi.Comm"}}, Results: []string{"[]byte", "error"}},
 	{Name: "CommBufferFlush", Params: []Param{{"comm", "*pmpi.Comm"}}, Results: []string{"error"}},
+	{Name: "BufferIflush", Params: []Param{}, Results: []string{"*pmpi.Request", "error"}},
+	{Name: "CommBufferIflush", Params: []Param{{"comm", "*pmpi.Comm"}}, Results: []string{"*pmpi.Request", "error"}},
 	{Name: "Rsend", Params: []Param{{"buf", "[]byte"}, {"count", "int"}, {"dt", "pmpi.Datatype"}, {"dest", "int"}, {"tag", "int"}, {"comm", "*pmpi.Comm"}}, Results: []string{"error"}},
 	{Name: "Irsend", Params: []Param{{"buf", "[]byte"}, {"count", "int"}, {"dt", "pmpi.Datatype"}, {"dest", "int"}, {"tag", "int"}, {"comm", "*pmpi.Comm"}}, Results: []string{"*pmpi.Request", "error"}},
 	{Name: "SendrecvReplace", Params: []Param{{"buf", "[]byte"}, {"count", "int"}, {"dt", "pmpi.Datatype"}, {"dest", "int"}, {"sendtag", "int"}, {"source", "int"}, {"recvtag", "int"}, {"comm", "*pmpi.Comm"}}, Results: []string{"pmpi.Status", "error"}},

@@ -45,6 +45,8 @@ const (
 	fnCommAttachBuffer
 	fnCommDetachBuffer
 	fnCommBufferFlush
+	fnBufferIflush
+	fnCommBufferIflush
 	fnRsend
 	fnIrsend
 	fnSendrecvReplace
@@ -373,6 +375,22 @@ func (layer *recorder) CommBufferFlush(comm *pmpi.Comm) error {
 	res0 := layer.Next.CommBufferFlush(comm)
 	layer.record(t0, fnCommBufferFlush, -1, -1, 0, comm, res0)
 	return res0
+}
+
+// BufferIflush records the call and passes it down.
+func (layer *recorder) BufferIflush() (*pmpi.Request, error) {
+	t0 := layer.begin()
+	res0, res1 := layer.Next.BufferIflush()
+	layer.record(t0, fnBufferIflush, -1, -1, 0, nil, res1)
+	return res0, res1
+}
+
+// CommBufferIflush records the call and passes it down.
+func (layer *recorder) CommBufferIflush(comm *pmpi.Comm) (*pmpi.Request, error) {
+	t0 := layer.begin()
+	res0, res1 := layer.Next.CommBufferIflush(comm)
+	layer.record(t0, fnCommBufferIflush, -1, -1, 0, comm, res1)
+	return res0, res1
 }
 
 // Rsend records the call and passes it down.

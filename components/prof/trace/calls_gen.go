@@ -168,6 +168,24 @@ func (t *Tracer) CommBufferFlush(comm *pmpi.Comm) error {
 	return res0
 }
 
+// BufferIflush records MPI_BufferIflush.
+func (t *Tracer) BufferIflush() (*pmpi.Request, error) {
+	sp := t.begin()
+	res0, res1 := t.Next.BufferIflush()
+	sp = t.stop(sp)
+	t.end(sp, "MPI_BufferIflush", args{}.withErr(res1))
+	return res0, res1
+}
+
+// CommBufferIflush records MPI_CommBufferIflush.
+func (t *Tracer) CommBufferIflush(comm *pmpi.Comm) (*pmpi.Request, error) {
+	sp := t.begin()
+	res0, res1 := t.Next.CommBufferIflush(comm)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_CommBufferIflush", t.commArgs(sp, comm).withErr(res1))
+	return res0, res1
+}
+
 // Rsend records MPI_Rsend.
 func (t *Tracer) Rsend(buf []byte, count int, dt pmpi.Datatype, dest int, tag int, comm *pmpi.Comm) error {
 	sp := t.begin()

@@ -350,6 +350,20 @@ func (layer module) CommBufferFlush(comm *pmpi.Comm) (returnVal error) {
 	return
 }
 
+// BufferIflush runs the wrappers of every.w around Next.BufferIflush.
+func (layer module) BufferIflush() (ret0 *pmpi.Request, returnVal error) {
+	record0("BufferIflush")
+	ret0, returnVal = layer.Next.BufferIflush()
+	return
+}
+
+// CommBufferIflush runs the wrappers of every.w around Next.CommBufferIflush.
+func (layer module) CommBufferIflush(comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	record0("CommBufferIflush")
+	ret0, returnVal = layer.Next.CommBufferIflush(comm)
+	return
+}
+
 // Rsend runs the wrappers of every.w around Next.Rsend.
 func (layer module) Rsend(buf []byte, count int, dt pmpi.Datatype, dest int, tag int, comm *pmpi.Comm) (returnVal error) {
 	record0("Rsend")

@@ -82,6 +82,8 @@ var (
 	callsCommAttachBuffer0    atomic.Int64
 	callsCommDetachBuffer0    atomic.Int64
 	callsCommBufferFlush0     atomic.Int64
+	callsBufferIflush0        atomic.Int64
+	callsCommBufferIflush0    atomic.Int64
 	callsRsend0               atomic.Int64
 	callsIrsend0              atomic.Int64
 	callsSendrecvReplace0     atomic.Int64
@@ -254,6 +256,12 @@ func reportCounts0(rank int) {
 	}
 	if n := callsCommBufferFlush0.Load(); n > 0 {
 		fmt.Fprintf(&b, "counter rank %d: CommBufferFlush %d\n", rank, n)
+	}
+	if n := callsBufferIflush0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: BufferIflush %d\n", rank, n)
+	}
+	if n := callsCommBufferIflush0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: CommBufferIflush %d\n", rank, n)
 	}
 	if n := callsRsend0.Load(); n > 0 {
 		fmt.Fprintf(&b, "counter rank %d: Rsend %d\n", rank, n)
@@ -687,6 +695,20 @@ func (layer module) CommDetachBuffer(comm *pmpi.Comm) (ret0 []byte, returnVal er
 func (layer module) CommBufferFlush(comm *pmpi.Comm) (returnVal error) {
 	callsCommBufferFlush0.Add(1)
 	returnVal = layer.Next.CommBufferFlush(comm)
+	return
+}
+
+// BufferIflush runs the wrappers of counter.w around Next.BufferIflush.
+func (layer module) BufferIflush() (ret0 *pmpi.Request, returnVal error) {
+	callsBufferIflush0.Add(1)
+	ret0, returnVal = layer.Next.BufferIflush()
+	return
+}
+
+// CommBufferIflush runs the wrappers of counter.w around Next.CommBufferIflush.
+func (layer module) CommBufferIflush(comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	callsCommBufferIflush0.Add(1)
+	ret0, returnVal = layer.Next.CommBufferIflush(comm)
 	return
 }
 

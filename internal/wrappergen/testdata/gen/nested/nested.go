@@ -115,6 +115,8 @@ var (
 	callsCommAttachBuffer1    atomic.Int64
 	callsCommDetachBuffer1    atomic.Int64
 	callsCommBufferFlush1     atomic.Int64
+	callsBufferIflush1        atomic.Int64
+	callsCommBufferIflush1    atomic.Int64
 	callsRsend1               atomic.Int64
 	callsIrsend1              atomic.Int64
 	callsSendrecvReplace1     atomic.Int64
@@ -287,6 +289,12 @@ func reportCounts1(rank int) {
 	}
 	if n := callsCommBufferFlush1.Load(); n > 0 {
 		fmt.Fprintf(&b, "counter rank %d: CommBufferFlush %d\n", rank, n)
+	}
+	if n := callsBufferIflush1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: BufferIflush %d\n", rank, n)
+	}
+	if n := callsCommBufferIflush1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: CommBufferIflush %d\n", rank, n)
 	}
 	if n := callsRsend1.Load(); n > 0 {
 		fmt.Fprintf(&b, "counter rank %d: Rsend %d\n", rank, n)
@@ -991,6 +999,34 @@ func (layer module) CommBufferFlush(comm *pmpi.Comm) (returnVal error) {
 	timesMu0.Lock()
 	times0["CommBufferFlush"] += time.Since(start)
 	counts0["CommBufferFlush"]++
+	timesMu0.Unlock()
+	return
+}
+
+// BufferIflush runs the wrappers of timing.w, counter.w around Next.BufferIflush.
+func (layer module) BufferIflush() (ret0 *pmpi.Request, returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsBufferIflush1.Add(1)
+	ret0, returnVal = layer.Next.BufferIflush()
+	timesMu0.Lock()
+	times0["BufferIflush"] += time.Since(start)
+	counts0["BufferIflush"]++
+	timesMu0.Unlock()
+	return
+}
+
+// CommBufferIflush runs the wrappers of timing.w, counter.w around Next.CommBufferIflush.
+func (layer module) CommBufferIflush(comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsCommBufferIflush1.Add(1)
+	ret0, returnVal = layer.Next.CommBufferIflush(comm)
+	timesMu0.Lock()
+	times0["CommBufferIflush"] += time.Since(start)
+	counts0["CommBufferIflush"]++
 	timesMu0.Unlock()
 	return
 }
