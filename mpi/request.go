@@ -10,22 +10,27 @@ import (
 // inactive, like MPI_REQUEST_NULL: waiting on it returns at once. As in
 // MPI, the Wait or Test that completes a request frees it: that Request,
 // and every copy of it, is inactive from then on, and waiting on it again
-// returns the empty status.
+// returns the empty status. A persistent request (SendInit, RecvInit) is
+// only made inactive, to be started again, until Free.
 type Request struct {
 	r   *pmpi.Request
 	gen uint32 // r's generation when this operation started
+	// persistent: r lives across its starts until Free, and pmpi tells
+	// whether it is active.
+	persistent bool
 }
 
 func request(r *pmpi.Request) Request {
 	if r == nil {
 		return Request{}
 	}
-	return Request{r, r.Gen()}
+	return Request{r: r, gen: r.Gen()}
 }
 
-// live is the request if this operation has not completed yet, else nil.
+// live is the request if this operation has not completed yet, else nil;
+// a persistent request always, active or not.
 func (r Request) live() *pmpi.Request {
-	if r.r == nil || r.r.Gen() != r.gen {
+	if r.r == nil || (!r.persistent && r.r.Gen() != r.gen) {
 		return nil
 	}
 	return r.r
@@ -61,8 +66,14 @@ func (r Request) Cancel() error {
 }
 
 // Active reports whether the request has started and not been freed yet
-// by the Wait or Test that completes it.
-func (r Request) Active() bool { return r.gen%2 != 0 && r.live() != nil }
+// by the Wait or Test that completes it; a persistent request, whether it
+// was started and not completed since.
+func (r Request) Active() bool {
+	if r.persistent {
+		return r.r.Gen()%2 != 0
+	}
+	return r.gen%2 != 0 && r.live() != nil
+}
 
 // WaitAll waits for every request and frees it. Failures give
 // ErrInStatus, joining each request's error; WaitAllStatus also says which.
@@ -109,10 +120,11 @@ func TestAllStatus(reqs []Request, sts []Status) (bool, error) {
 	return done, err
 }
 
-// WaitAny waits until one request completes, makes it the zero Request and
-// returns its index, or Undefined when every entry is the zero Request or
-// one that a call completed before. A small send that completed as Isend
-// returned (not Active) is returned at once, as complete.
+// WaitAny waits until one request completes, makes it the zero Request (a
+// persistent one stays, inactive) and returns its index, or Undefined when
+// every entry is the zero Request, one that a call completed before, or an
+// inactive persistent one. A small send that completed as Isend returned
+// (not Active) is returned at once, as complete.
 func WaitAny(reqs []Request) (int, Status, error) {
 	p := unwrap(reqs)
 	i, st, err := api().WaitAny(*p)
@@ -128,13 +140,17 @@ func TestAny(reqs []Request) (int, Status, bool, error) {
 	return i, st, found, err
 }
 
-// WaitSome waits until at least one request completes and returns every
-// completed one, making each the zero Request.
-func WaitSome(reqs []Request) ([]int, []Status, error) {
+// WaitSome waits until at least one request completes, then completes
+// every one that has: it writes their indices into indices and their
+// statuses into sts (nil ignores them), makes each the zero Request (a
+// persistent request stays, inactive) and returns how many, or Undefined
+// when no request is active. indices and sts hold one entry per request,
+// so that a loop of WaitSome allocates nothing.
+func WaitSome(reqs []Request, indices []int, sts []Status) (int, error) {
 	p := unwrap(reqs)
-	idx, sts, err := api().WaitSome(*p)
+	n, err := api().WaitSome(*p, indices, sts)
 	rewrap(reqs, p)
-	return idx, sts, err
+	return n, err
 }
 
 // scratch holds the slices that carry requests down to pmpi, so that a

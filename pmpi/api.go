@@ -40,9 +40,39 @@ type API interface {
 	Cancel(r *Request) error
 	WaitAll(reqs []*Request, sts []Status) error
 	WaitAny(reqs []*Request) (int, Status, error)
-	WaitSome(reqs []*Request) ([]int, []Status, error)
+	WaitSome(reqs []*Request, indices []int, sts []Status) (int, error)
 	TestAll(reqs []*Request, sts []Status) (bool, error)
 	TestAny(reqs []*Request) (int, Status, bool, error)
+
+	Bsend(buf []byte, count int, dt Datatype, dest, tag int, comm *Comm) error
+	Ibsend(buf []byte, count int, dt Datatype, dest, tag int, comm *Comm) (*Request, error)
+	BufferAttach(buf []byte) error
+	BufferDetach() ([]byte, error)
+	BufferFlush() error
+	CommAttachBuffer(comm *Comm, buf []byte) error
+	CommDetachBuffer(comm *Comm) ([]byte, error)
+	CommBufferFlush(comm *Comm) error
+	BufferIflush() (*Request, error)
+	CommBufferIflush(comm *Comm) (*Request, error)
+	Rsend(buf []byte, count int, dt Datatype, dest, tag int, comm *Comm) error
+	Irsend(buf []byte, count int, dt Datatype, dest, tag int, comm *Comm) (*Request, error)
+	SendrecvReplace(buf []byte, count int, dt Datatype, dest, sendtag, source, recvtag int, comm *Comm) (Status, error)
+	Isendrecv(sendbuf []byte, sendcount int, sendtype Datatype, dest, sendtag int,
+		recvbuf []byte, recvcount int, recvtype Datatype, source, recvtag int, comm *Comm) (*Request, error)
+	IsendrecvReplace(buf []byte, count int, dt Datatype, dest, sendtag, source, recvtag int, comm *Comm) (*Request, error)
+	SendInit(buf []byte, count int, dt Datatype, dest, tag int, comm *Comm) (*Request, error)
+	BsendInit(buf []byte, count int, dt Datatype, dest, tag int, comm *Comm) (*Request, error)
+	SsendInit(buf []byte, count int, dt Datatype, dest, tag int, comm *Comm) (*Request, error)
+	RsendInit(buf []byte, count int, dt Datatype, dest, tag int, comm *Comm) (*Request, error)
+	RecvInit(buf []byte, count int, dt Datatype, source, tag int, comm *Comm) (*Request, error)
+	Start(r *Request) error
+	Startall(reqs []*Request) error
+	TestSome(reqs []*Request, indices []int, sts []Status) (int, error)
+	RequestGetStatus(r *Request) (Status, bool, error)
+	RequestFree(r *Request) error
+	StatusSetElements(st *Status, dt Datatype, count int) error
+	StatusSetCancelled(st *Status, cancelled bool) error
+	TestCancelled(st *Status) (bool, error)
 
 	CommDup(comm *Comm) (*Comm, error)
 	CommSplit(comm *Comm, color, key int) (*Comm, error)

@@ -324,6 +324,7 @@ func (*realAPI) CommFree(comm *Comm) error {
 	if !comm.freed.CompareAndSwap(false, true) {
 		return errorf(ClassComm, nil, "comm free: %v was already freed", comm)
 	}
+	l.bsends.dropComm(comm, l.engine) // its buffered messages go before its context is reused
 	if comm.inter != nil {
 		err = l.freeInter(comm)
 	} else {

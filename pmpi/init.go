@@ -59,6 +59,9 @@ type library struct {
 	collWaits sync.Map     // *collWait: collectives waiting on shared memory
 	cache     requestCache // requests recycled at completion
 	comms     sync.Map     // user context id -> *Comm, for state reports
+
+	bsends      bsendBuffers // the buffers attached for buffered sends
+	replaceBufs sync.Pool    // *[]byte: the replace calls' copies of what they send
 }
 
 var (
@@ -302,6 +305,7 @@ func (*realAPI) Finalize() error {
 		return err
 	}
 	ctx := context.Background()
+	l.bsends.flushAll(l.engine) // buffered messages go before this rank waits for the others
 	if err := l.fenceServing(ctx); err != nil {
 		return errorf(ClassOther, err, "Finalize: waiting for the other ranks")
 	}

@@ -17,9 +17,12 @@ import (
 // the Wait or Test that completes it, pmpi recycles it then: the pointer
 // names the operation until that call returns, and later calls on it are
 // as on MPI_REQUEST_NULL. Gen tells a reused request from the one it was.
+// A persistent request (SendInit, RecvInit) is the exception: its
+// completion makes it inactive, kept for the next Start, until Free.
 type Request struct {
-	// gen is odd while the request is active, even once recycled: bumped at
-	// start and at completion, so that only one completion recycles it.
+	// gen is odd while the request is active, even once recycled (or, for a
+	// persistent one, inactive): bumped at start and at completion, so
+	// that only one completion recycles it.
 	// Atomic: sync/atomic's functions, and lowlevel.StoreRelease32 at start.
 	gen uint32
 	// pml is the engine's request, &pmlStore, while the operation runs;
@@ -29,7 +32,7 @@ type Request struct {
 	lib  *library
 	comm *Comm
 	dt   Datatype
-	op   string // "send", "ssend", "isend", "issend" or "recv"
+	op   string // "send", "isend", "issend", "bsend", "irsend", "isendrecv" ... or "recv"
 	peer int    // as the caller gave it: a rank, AnySource or ProcNull
 	tag  int
 	recv bool
@@ -44,9 +47,20 @@ type Request struct {
 	// conv is the packed copy of a non-contiguous derived datatype's
 	// buffer until the request completes; nil otherwise.
 	conv *conversion
-	// pmlStore is last: what every call reads and writes above it fits two
-	// cache lines, and an eager send that goes without it never touches it.
+	// kind tells a persistent request, or one of Isendrecv's pairs, from
+	// a plain one (0); ext holds their state.
+	kind reqKind
+	// freeing: Free was called while the request was active; its
+	// completion ends it (a persistent request for good).
+	freeing bool
+	// pmlStore is next to last: what every call reads and writes above it
+	// fits two cache lines, and an eager send that goes without it never
+	// touches it.
 	pmlStore pml.Request
+	// ext is last, read only for the kinds that have it. It stays with the
+	// request when it is recycled, so that its next such use allocates
+	// nothing.
+	ext *requestExt
 }
 
 // Gen counts the request's starts and completions, odd while it is
@@ -68,8 +82,9 @@ func (l *library) newRequest(comm *Comm, dt Datatype, op string, peer, tag int, 
 }
 
 // recycle puts r, active in generation g and now completed, back in its
-// library's cache, once: a second, erroneous completion of the same
-// request finds the generation moved on and leaves it.
+// library's cache, once (a persistent request becomes inactive instead):
+// a second, erroneous completion of the same request finds the
+// generation moved on and leaves it.
 func (r *Request) recycle(g uint32) {
 	if c := r.retire(g); c != nil {
 		c.put(r)
@@ -86,7 +101,10 @@ func (r *Request) retire(g uint32) *requestCache {
 	if r.pml != nil {
 		r.pmlStore = pml.Request{} // the engine is done with it: its Wait returned the settled status
 	}
-	r.pml, r.lib, r.comm, r.dt, r.op, r.posted = nil, nil, nil, Datatype{}, "", false
+	if r.kind != reqPlain && r.endSpecial() {
+		return nil // a persistent request: inactive, kept for the next Start
+	}
+	r.pml, r.lib, r.comm, r.dt, r.op, r.posted, r.freeing = nil, nil, nil, Datatype{}, "", false, false
 	return c
 }
 

@@ -83,3 +83,17 @@ func (b *retired) flush() {
 		b.n = 0
 	}
 }
+
+// nextMark returns a mark for a send that a persistent request starts
+// again: each start's eager message must be told from the last one's,
+// which may still wait unmatched at the receiver.
+func (c *requestCache) nextMark() uint32 {
+	c.mu.Lock()
+	c.handed++
+	if c.handed == 0 {
+		c.handed = 1
+	}
+	mark := c.handed
+	c.mu.Unlock()
+	return mark
+}

@@ -8,12 +8,14 @@ import (
 	"github.com/gompi/gompi/internal/pml"
 )
 
-// Undefined is the index WaitAny and TestAny return when no request is active.
+// Undefined is the index WaitAny and TestAny, and the count TestSome,
+// return when no request is active.
 const Undefined = -1
 
 // Wait blocks until the request completes and returns its status and
 // error. The request is then recycled: waiting on it again is waiting on
-// MPI_REQUEST_NULL, an empty status at once.
+// MPI_REQUEST_NULL, an empty status at once; a persistent one is inactive,
+// and waiting on it returns the same.
 func (*realAPI) Wait(r *Request) (Status, error) {
 	var st Status
 	err := waitInto(r, &st)
@@ -51,8 +53,12 @@ func settleInto(r *Request, dst *Status) (uint32, error) {
 		// Waiting on a send means wanting it gone: the module may hold it back.
 		r.lib.engine.Flush(r.comm.group[r.peer])
 		*dst = Status{}
+	case r.kind == reqPair:
+		err = r.settlePair(dst)
+	case r.peer == ProcNull:
+		*dst = nullStatus()
 	default:
-		*dst = nullStatus() // an operation on ProcNull
+		*dst = Status{} // a buffered send: complete once its message was copied
 	}
 	return g, err
 }
@@ -63,9 +69,9 @@ func (*realAPI) Test(r *Request) (Status, bool, error) {
 	if r == nil {
 		return Status{}, false, errorf(ClassRequest, nil, "test: the request is nil")
 	}
-	if atomic.LoadUint32(&r.gen)%2 != 0 && r.pml != nil && !r.pml.Done() {
+	if atomic.LoadUint32(&r.gen)%2 != 0 && r.pending() != nil {
 		r.lib.engine.Progress()
-		if !r.pml.Done() {
+		if r.pending() != nil {
 			return Status{}, false, nil
 		}
 	}
@@ -78,7 +84,8 @@ func (*realAPI) Test(r *Request) (Status, bool, error) {
 // Cancelled. A request that already matched completes normally. Wait
 // tells which happened: for a send, once the receiver has answered, which
 // it does from its own progress (any of its MPI calls, Finalize
-// included), as for the send's message itself.
+// included), as for the send's message itself. For Isendrecv's request,
+// both halves are cancelled.
 func (*realAPI) Cancel(r *Request) error {
 	if r == nil {
 		return errorf(ClassRequest, nil, "cancel: the request is nil")
@@ -92,6 +99,8 @@ func (*realAPI) Cancel(r *Request) error {
 		_, err = r.lib.engine.Cancel(r.pml)
 	case r.posted:
 		r.pml, err = r.lib.engine.CancelPosted(&r.pmlStore, r.comm.context, r.comm.group[r.peer], r.tag, r.mark)
+	case r.kind == reqPair:
+		return r.cancelPair()
 	}
 	if err != nil {
 		return r.comm.handle(errorf(ClassRequest, err, "cancel of %s", r.desc()))
@@ -128,7 +137,11 @@ func (r *Request) failed(st pml.Status) (Status, error) {
 		s = statusOf(r.comm, st, r.dt)
 	}
 	var err error
+	var early *pml.EarlyReadyError
 	switch {
+	case errors.As(st.Err, &early):
+		// The engine names the sender's world rank; the status has its rank in comm.
+		err = errorf(ClassOther, nil, "%s: ready send from rank %d, tag %d arrived before its receive was posted", r.desc(), s.Source, s.Tag)
 	case st.Err != nil:
 		err = failure(r.desc(), st.Err)
 	case r.recv && st.Truncated():
@@ -152,7 +165,7 @@ func (*realAPI) WaitAll(reqs []*Request, sts []Status) error {
 	for i, r := range reqs {
 		if r == nil {
 			if sts != nil {
-				sts[i] = Status{}
+				sts[i] = EmptyStatus() // MPI_REQUEST_NULL
 			}
 			continue
 		}
@@ -186,11 +199,14 @@ func (*realAPI) TestAll(reqs []*Request, sts []Status) (bool, error) {
 	}
 	progressed := false
 	for _, r := range reqs {
-		if r != nil && r.pml != nil && !r.pml.Done() && !progressed {
+		if r == nil || atomic.LoadUint32(&r.gen)%2 == 0 {
+			continue
+		}
+		if r.pending() != nil && !progressed {
 			r.lib.engine.Progress()
 			progressed = true
 		}
-		if r != nil && r.pml != nil && !r.pml.Done() {
+		if r.pending() != nil {
 			return false, nil
 		}
 	}
@@ -198,90 +214,121 @@ func (*realAPI) TestAll(reqs []*Request, sts []Status) (bool, error) {
 }
 
 // WaitAny waits until one of reqs completes, sets that entry to nil (MPI's
-// MPI_REQUEST_NULL) and returns its index and status. With no non-nil
-// request it returns Undefined.
+// MPI_REQUEST_NULL; a persistent request stays, inactive) and returns its
+// index and status. With no active request (nil ones and inactive
+// persistent ones are ignored) it returns Undefined and the empty status.
 func (*realAPI) WaitAny(reqs []*Request) (int, Status, error) {
-	eng, pending, done, err := engineRequests("waitany", reqs)
-	switch {
-	case err != nil:
-		return Undefined, Status{}, err
-	case done >= 0:
-		return finish(reqs, done)
-	case eng == nil:
-		return Undefined, Status{}, nil
+	for {
+		eng, pending, done, err := engineRequests("waitany", reqs)
+		switch {
+		case err != nil:
+			return Undefined, Status{}, err
+		case done >= 0:
+			return finish(reqs, done)
+		case eng == nil:
+			return Undefined, EmptyStatus(), nil
+		}
+		// A pair whose first half completed waits on its other half now.
+		if i := eng.WaitAny(pending); i < 0 || reqs[i].pending() == nil {
+			return finish(reqs, i)
+		}
 	}
-	return finish(reqs, eng.WaitAny(pending))
 }
 
 // TestAny is WaitAny without waiting: found is false when none has completed.
 func (*realAPI) TestAny(reqs []*Request) (int, Status, bool, error) {
-	eng, pending, done, err := engineRequests("testany", reqs)
-	if err != nil {
-		return Undefined, Status{}, false, err
-	}
-	if eng != nil && done < 0 {
-		eng.Progress()
-	}
-	i, active := done, true
-	if i < 0 {
-		i, active = pml.TestAny(pending)
-	}
-	switch {
-	case !active:
-		return Undefined, Status{}, true, nil
-	case i < 0:
-		return Undefined, Status{}, false, nil
-	}
-	idx, st, err := finish(reqs, i)
-	return idx, st, true, err
-}
-
-// WaitSome waits until at least one of reqs completes and returns every
-// completed one, setting those entries to nil.
-func (*realAPI) WaitSome(reqs []*Request) ([]int, []Status, error) {
-	i, st, err := theAPI.WaitAny(reqs)
-	if i == Undefined {
-		return nil, nil, err
-	}
-	idx, sts, errs := []int{i}, []Status{st}, []error{err}
+	progressed := false
 	for {
-		j, st, found, err := theAPI.TestAny(reqs)
-		if !found || j == Undefined {
-			break
+		eng, pending, done, err := engineRequests("testany", reqs)
+		if err != nil {
+			return Undefined, Status{}, false, err
 		}
-		idx, sts, errs = append(idx, j), append(sts, st), append(errs, err)
+		if eng != nil && done < 0 && !progressed {
+			eng.Progress()
+			progressed = true
+		}
+		i, active := done, true
+		if i < 0 {
+			i, active = pml.TestAny(pending)
+		}
+		switch {
+		case !active:
+			return Undefined, EmptyStatus(), true, nil
+		case i < 0:
+			return Undefined, Status{}, false, nil
+		case reqs[i].pending() != nil:
+			continue // a pair with a half left: its other half is looked at now
+		}
+		idx, st, err := finish(reqs, i)
+		return idx, st, true, err
 	}
-	if err := errors.Join(errs...); err != nil {
-		return idx, sts, errorf(ClassInStatus, err, "waitsome")
-	}
-	return idx, sts, nil
 }
 
-// engineRequests maps reqs to the engine's requests. done is the index of
-// a request on ProcNull, which is complete from the start, or -1.
+// WaitSome waits until at least one of reqs completes, then completes
+// every one that has, as TestSome does: their indices go into indices,
+// their statuses into sts (when not nil), each entry becomes nil (a
+// persistent request stays, inactive), and it returns how many, or
+// Undefined when no entry is active. Both slices hold len(reqs) entries,
+// so that a loop of WaitSome allocates nothing beyond WaitAny's wait.
+func (*realAPI) WaitSome(reqs []*Request, indices []int, sts []Status) (int, error) {
+	if len(indices) < len(reqs) || (sts != nil && len(sts) < len(reqs)) {
+		return Undefined, errorf(ClassArg, nil, "waitsome: %d indices and %d statuses for %d requests; each must hold one per request",
+			len(indices), len(sts), len(reqs))
+	}
+	for {
+		if n, err := theAPI.TestSome(reqs, indices, sts); n != 0 || err != nil {
+			return n, err
+		}
+		eng, pending, done, err := engineRequests("waitsome", reqs)
+		switch {
+		case err != nil:
+			return Undefined, err
+		case done >= 0:
+			continue // complete without the engine: TestSome takes it
+		case eng == nil:
+			return Undefined, nil
+		}
+		eng.WaitAny(pending) // TestSome completes it, and whatever else has
+	}
+}
+
+// engineRequests maps reqs to the engine's requests: for a pair, the
+// first half still pending. done is the index of a request that is
+// complete without one (on ProcNull, a posted eager or buffered send, a
+// pair whose halves are), or -1. Nil entries and inactive requests
+// (completed, or persistent and not started) are left out, as MPI
+// ignores MPI_REQUEST_NULL and inactive persistent requests.
 func engineRequests(op string, reqs []*Request) (eng *pml.Engine, pending []*pml.Request, done int, err error) {
 	pending = make([]*pml.Request, len(reqs))
 	for i, r := range reqs {
-		switch {
-		case r == nil:
-		case r.pml == nil:
-			return nil, nil, i, nil
-		default:
-			if eng != nil && eng != r.lib.engine {
-				return nil, nil, -1, errorf(ClassRequest, nil, "%s: requests from different initialisations", op)
-			}
-			pending[i], eng = r.pml, r.lib.engine
+		if r == nil || atomic.LoadUint32(&r.gen)%2 == 0 {
+			continue
 		}
+		p := r.pml
+		if r.kind == reqPair {
+			p = r.pending()
+		}
+		if p == nil {
+			return nil, nil, i, nil
+		}
+		if eng != nil && eng != r.lib.engine {
+			return nil, nil, -1, errorf(ClassRequest, nil, "%s: requests from different initialisations", op)
+		}
+		pending[i], eng = p, r.lib.engine
 	}
 	return eng, pending, -1, nil
 }
 
+// finish completes reqs[i] and sets the entry to nil, MPI's
+// MPI_REQUEST_NULL; a persistent request stays, inactive.
 func finish(reqs []*Request, i int) (int, Status, error) {
 	if i < 0 {
-		return Undefined, Status{}, nil
+		return Undefined, EmptyStatus(), nil
 	}
 	r := reqs[i]
-	reqs[i] = nil
+	if r.kind != reqPersistent {
+		reqs[i] = nil
+	}
 	st, err := theAPI.Wait(r)
 	return i, st, err
 }

@@ -168,8 +168,8 @@ func (layer Base) WaitAny(reqs []*pmpi.Request) (int, pmpi.Status, error) {
 }
 
 // WaitSome calls Next.WaitSome.
-func (layer Base) WaitSome(reqs []*pmpi.Request) ([]int, []pmpi.Status, error) {
-	return layer.Next.WaitSome(reqs)
+func (layer Base) WaitSome(reqs []*pmpi.Request, indices []int, sts []pmpi.Status) (int, error) {
+	return layer.Next.WaitSome(reqs, indices, sts)
 }
 
 // TestAll calls Next.TestAll.
@@ -180,6 +180,146 @@ func (layer Base) TestAll(reqs []*pmpi.Request, sts []pmpi.Status) (bool, error)
 // TestAny calls Next.TestAny.
 func (layer Base) TestAny(reqs []*pmpi.Request) (int, pmpi.Status, bool, error) {
 	return layer.Next.TestAny(reqs)
+}
+
+// Bsend calls Next.Bsend.
+func (layer Base) Bsend(buf []byte, count int, dt pmpi.Datatype, dest int, tag int, comm *pmpi.Comm) error {
+	return layer.Next.Bsend(buf, count, dt, dest, tag, comm)
+}
+
+// Ibsend calls Next.Ibsend.
+func (layer Base) Ibsend(buf []byte, count int, dt pmpi.Datatype, dest int, tag int, comm *pmpi.Comm) (*pmpi.Request, error) {
+	return layer.Next.Ibsend(buf, count, dt, dest, tag, comm)
+}
+
+// BufferAttach calls Next.BufferAttach.
+func (layer Base) BufferAttach(buf []byte) error {
+	return layer.Next.BufferAttach(buf)
+}
+
+// BufferDetach calls Next.BufferDetach.
+func (layer Base) BufferDetach() ([]byte, error) {
+	return layer.Next.BufferDetach()
+}
+
+// BufferFlush calls Next.BufferFlush.
+func (layer Base) BufferFlush() error {
+	return layer.Next.BufferFlush()
+}
+
+// CommAttachBuffer calls Next.CommAttachBuffer.
+func (layer Base) CommAttachBuffer(comm *pmpi.Comm, buf []byte) error {
+	return layer.Next.CommAttachBuffer(comm, buf)
+}
+
+// CommDetachBuffer calls Next.CommDetachBuffer.
+func (layer Base) CommDetachBuffer(comm *pmpi.Comm) ([]byte, error) {
+	return layer.Next.CommDetachBuffer(comm)
+}
+
+// CommBufferFlush calls Next.CommBufferFlush.
+func (layer Base) CommBufferFlush(comm *pmpi.Comm) error {
+	return layer.Next.CommBufferFlush(comm)
+}
+
+// BufferIflush calls Next.BufferIflush.
+func (layer Base) BufferIflush() (*pmpi.Request, error) {
+	return layer.Next.BufferIflush()
+}
+
+// CommBufferIflush calls Next.CommBufferIflush.
+func (layer Base) CommBufferIflush(comm *pmpi.Comm) (*pmpi.Request, error) {
+	return layer.Next.CommBufferIflush(comm)
+}
+
+// Rsend calls Next.Rsend.
+func (layer Base) Rsend(buf []byte, count int, dt pmpi.Datatype, dest int, tag int, comm *pmpi.Comm) error {
+	return layer.Next.Rsend(buf, count, dt, dest, tag, comm)
+}
+
+// Irsend calls Next.Irsend.
+func (layer Base) Irsend(buf []byte, count int, dt pmpi.Datatype, dest int, tag int, comm *pmpi.Comm) (*pmpi.Request, error) {
+	return layer.Next.Irsend(buf, count, dt, dest, tag, comm)
+}
+
+// SendrecvReplace calls Next.SendrecvReplace.
+func (layer Base) SendrecvReplace(buf []byte, count int, dt pmpi.Datatype, dest int, sendtag int, source int, recvtag int, comm *pmpi.Comm) (pmpi.Status, error) {
+	return layer.Next.SendrecvReplace(buf, count, dt, dest, sendtag, source, recvtag, comm)
+}
+
+// Isendrecv calls Next.Isendrecv.
+func (layer Base) Isendrecv(sendbuf []byte, sendcount int, sendtype pmpi.Datatype, dest int, sendtag int, recvbuf []byte, recvcount int, recvtype pmpi.Datatype, source int, recvtag int, comm *pmpi.Comm) (*pmpi.Request, error) {
+	return layer.Next.Isendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm)
+}
+
+// IsendrecvReplace calls Next.IsendrecvReplace.
+func (layer Base) IsendrecvReplace(buf []byte, count int, dt pmpi.Datatype, dest int, sendtag int, source int, recvtag int, comm *pmpi.Comm) (*pmpi.Request, error) {
+	return layer.Next.IsendrecvReplace(buf, count, dt, dest, sendtag, source, recvtag, comm)
+}
+
+// SendInit calls Next.SendInit.
+func (layer Base) SendInit(buf []byte, count int, dt pmpi.Datatype, dest int, tag int, comm *pmpi.Comm) (*pmpi.Request, error) {
+	return layer.Next.SendInit(buf, count, dt, dest, tag, comm)
+}
+
+// BsendInit calls Next.BsendInit.
+func (layer Base) BsendInit(buf []byte, count int, dt pmpi.Datatype, dest int, tag int, comm *pmpi.Comm) (*pmpi.Request, error) {
+	return layer.Next.BsendInit(buf, count, dt, dest, tag, comm)
+}
+
+// SsendInit calls Next.SsendInit.
+func (layer Base) SsendInit(buf []byte, count int, dt pmpi.Datatype, dest int, tag int, comm *pmpi.Comm) (*pmpi.Request, error) {
+	return layer.Next.SsendInit(buf, count, dt, dest, tag, comm)
+}
+
+// RsendInit calls Next.RsendInit.
+func (layer Base) RsendInit(buf []byte, count int, dt pmpi.Datatype, dest int, tag int, comm *pmpi.Comm) (*pmpi.Request, error) {
+	return layer.Next.RsendInit(buf, count, dt, dest, tag, comm)
+}
+
+// RecvInit calls Next.RecvInit.
+func (layer Base) RecvInit(buf []byte, count int, dt pmpi.Datatype, source int, tag int, comm *pmpi.Comm) (*pmpi.Request, error) {
+	return layer.Next.RecvInit(buf, count, dt, source, tag, comm)
+}
+
+// Start calls Next.Start.
+func (layer Base) Start(r *pmpi.Request) error {
+	return layer.Next.Start(r)
+}
+
+// Startall calls Next.Startall.
+func (layer Base) Startall(reqs []*pmpi.Request) error {
+	return layer.Next.Startall(reqs)
+}
+
+// TestSome calls Next.TestSome.
+func (layer Base) TestSome(reqs []*pmpi.Request, indices []int, sts []pmpi.Status) (int, error) {
+	return layer.Next.TestSome(reqs, indices, sts)
+}
+
+// RequestGetStatus calls Next.RequestGetStatus.
+func (layer Base) RequestGetStatus(r *pmpi.Request) (pmpi.Status, bool, error) {
+	return layer.Next.RequestGetStatus(r)
+}
+
+// RequestFree calls Next.RequestFree.
+func (layer Base) RequestFree(r *pmpi.Request) error {
+	return layer.Next.RequestFree(r)
+}
+
+// StatusSetElements calls Next.StatusSetElements.
+func (layer Base) StatusSetElements(st *pmpi.Status, dt pmpi.Datatype, count int) error {
+	return layer.Next.StatusSetElements(st, dt, count)
+}
+
+// StatusSetCancelled calls Next.StatusSetCancelled.
+func (layer Base) StatusSetCancelled(st *pmpi.Status, cancelled bool) error {
+	return layer.Next.StatusSetCancelled(st, cancelled)
+}
+
+// TestCancelled calls Next.TestCancelled.
+func (layer Base) TestCancelled(st *pmpi.Status) (bool, error) {
+	return layer.Next.TestCancelled(st)
 }
 
 // CommDup calls Next.CommDup.

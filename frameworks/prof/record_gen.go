@@ -41,6 +41,34 @@ const (
 	fnWaitSome
 	fnTestAll
 	fnTestAny
+	fnBsend
+	fnIbsend
+	fnBufferAttach
+	fnBufferDetach
+	fnBufferFlush
+	fnCommAttachBuffer
+	fnCommDetachBuffer
+	fnCommBufferFlush
+	fnBufferIflush
+	fnCommBufferIflush
+	fnRsend
+	fnIrsend
+	fnSendrecvReplace
+	fnIsendrecv
+	fnIsendrecvReplace
+	fnSendInit
+	fnBsendInit
+	fnSsendInit
+	fnRsendInit
+	fnRecvInit
+	fnStart
+	fnStartall
+	fnTestSome
+	fnRequestGetStatus
+	fnRequestFree
+	fnStatusSetElements
+	fnStatusSetCancelled
+	fnTestCancelled
 	fnCommDup
 	fnCommSplit
 	fnCommSplitType
@@ -304,11 +332,11 @@ func (layer *recorder) WaitAny(reqs []*pmpi.Request) (int, pmpi.Status, error) {
 }
 
 // WaitSome records the call and passes it down.
-func (layer *recorder) WaitSome(reqs []*pmpi.Request) ([]int, []pmpi.Status, error) {
+func (layer *recorder) WaitSome(reqs []*pmpi.Request, indices []int, sts []pmpi.Status) (int, error) {
 	t0 := layer.begin()
-	res0, res1, res2 := layer.Next.WaitSome(reqs)
-	layer.record(t0, fnWaitSome, -1, -1, 0, nil, res2)
-	return res0, res1, res2
+	res0, res1 := layer.Next.WaitSome(reqs, indices, sts)
+	layer.record(t0, fnWaitSome, -1, -1, 0, nil, res1)
+	return res0, res1
 }
 
 // TestAll records the call and passes it down.
@@ -325,6 +353,230 @@ func (layer *recorder) TestAny(reqs []*pmpi.Request) (int, pmpi.Status, bool, er
 	res0, res1, res2, res3 := layer.Next.TestAny(reqs)
 	layer.record(t0, fnTestAny, -1, -1, 0, nil, res3)
 	return res0, res1, res2, res3
+}
+
+// Bsend records the call and passes it down.
+func (layer *recorder) Bsend(buf []byte, count int, dt pmpi.Datatype, dest int, tag int, comm *pmpi.Comm) error {
+	t0 := layer.begin()
+	res0 := layer.Next.Bsend(buf, count, dt, dest, tag, comm)
+	layer.record(t0, fnBsend, dest, tag, bytesOf(count, dt), comm, res0)
+	return res0
+}
+
+// Ibsend records the call and passes it down.
+func (layer *recorder) Ibsend(buf []byte, count int, dt pmpi.Datatype, dest int, tag int, comm *pmpi.Comm) (*pmpi.Request, error) {
+	t0 := layer.begin()
+	res0, res1 := layer.Next.Ibsend(buf, count, dt, dest, tag, comm)
+	layer.record(t0, fnIbsend, dest, tag, bytesOf(count, dt), comm, res1)
+	return res0, res1
+}
+
+// BufferAttach records the call and passes it down.
+func (layer *recorder) BufferAttach(buf []byte) error {
+	t0 := layer.begin()
+	res0 := layer.Next.BufferAttach(buf)
+	layer.record(t0, fnBufferAttach, -1, -1, 0, nil, res0)
+	return res0
+}
+
+// BufferDetach records the call and passes it down.
+func (layer *recorder) BufferDetach() ([]byte, error) {
+	t0 := layer.begin()
+	res0, res1 := layer.Next.BufferDetach()
+	layer.record(t0, fnBufferDetach, -1, -1, 0, nil, res1)
+	return res0, res1
+}
+
+// BufferFlush records the call and passes it down.
+func (layer *recorder) BufferFlush() error {
+	t0 := layer.begin()
+	res0 := layer.Next.BufferFlush()
+	layer.record(t0, fnBufferFlush, -1, -1, 0, nil, res0)
+	return res0
+}
+
+// CommAttachBuffer records the call and passes it down.
+func (layer *recorder) CommAttachBuffer(comm *pmpi.Comm, buf []byte) error {
+	t0 := layer.begin()
+	res0 := layer.Next.CommAttachBuffer(comm, buf)
+	layer.record(t0, fnCommAttachBuffer, -1, -1, 0, comm, res0)
+	return res0
+}
+
+// CommDetachBuffer records the call and passes it down.
+func (layer *recorder) CommDetachBuffer(comm *pmpi.Comm) ([]byte, error) {
+	t0 := layer.begin()
+	res0, res1 := layer.Next.CommDetachBuffer(comm)
+	layer.record(t0, fnCommDetachBuffer, -1, -1, 0, comm, res1)
+	return res0, res1
+}
+
+// CommBufferFlush records the call and passes it down.
+func (layer *recorder) CommBufferFlush(comm *pmpi.Comm) error {
+	t0 := layer.begin()
+	res0 := layer.Next.CommBufferFlush(comm)
+	layer.record(t0, fnCommBufferFlush, -1, -1, 0, comm, res0)
+	return res0
+}
+
+// BufferIflush records the call and passes it down.
+func (layer *recorder) BufferIflush() (*pmpi.Request, error) {
+	t0 := layer.begin()
+	res0, res1 := layer.Next.BufferIflush()
+	layer.record(t0, fnBufferIflush, -1, -1, 0, nil, res1)
+	return res0, res1
+}
+
+// CommBufferIflush records the call and passes it down.
+func (layer *recorder) CommBufferIflush(comm *pmpi.Comm) (*pmpi.Request, error) {
+	t0 := layer.begin()
+	res0, res1 := layer.Next.CommBufferIflush(comm)
+	layer.record(t0, fnCommBufferIflush, -1, -1, 0, comm, res1)
+	return res0, res1
+}
+
+// Rsend records the call and passes it down.
+func (layer *recorder) Rsend(buf []byte, count int, dt pmpi.Datatype, dest int, tag int, comm *pmpi.Comm) error {
+	t0 := layer.begin()
+	res0 := layer.Next.Rsend(buf, count, dt, dest, tag, comm)
+	layer.record(t0, fnRsend, dest, tag, bytesOf(count, dt), comm, res0)
+	return res0
+}
+
+// Irsend records the call and passes it down.
+func (layer *recorder) Irsend(buf []byte, count int, dt pmpi.Datatype, dest int, tag int, comm *pmpi.Comm) (*pmpi.Request, error) {
+	t0 := layer.begin()
+	res0, res1 := layer.Next.Irsend(buf, count, dt, dest, tag, comm)
+	layer.record(t0, fnIrsend, dest, tag, bytesOf(count, dt), comm, res1)
+	return res0, res1
+}
+
+// SendrecvReplace records the call and passes it down.
+func (layer *recorder) SendrecvReplace(buf []byte, count int, dt pmpi.Datatype, dest int, sendtag int, source int, recvtag int, comm *pmpi.Comm) (pmpi.Status, error) {
+	t0 := layer.begin()
+	res0, res1 := layer.Next.SendrecvReplace(buf, count, dt, dest, sendtag, source, recvtag, comm)
+	layer.record(t0, fnSendrecvReplace, dest, sendtag, bytesOf(count, dt), comm, res1)
+	return res0, res1
+}
+
+// Isendrecv records the call and passes it down.
+func (layer *recorder) Isendrecv(sendbuf []byte, sendcount int, sendtype pmpi.Datatype, dest int, sendtag int, recvbuf []byte, recvcount int, recvtype pmpi.Datatype, source int, recvtag int, comm *pmpi.Comm) (*pmpi.Request, error) {
+	t0 := layer.begin()
+	res0, res1 := layer.Next.Isendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm)
+	layer.record(t0, fnIsendrecv, dest, sendtag, bytesOf(sendcount, sendtype), comm, res1)
+	return res0, res1
+}
+
+// IsendrecvReplace records the call and passes it down.
+func (layer *recorder) IsendrecvReplace(buf []byte, count int, dt pmpi.Datatype, dest int, sendtag int, source int, recvtag int, comm *pmpi.Comm) (*pmpi.Request, error) {
+	t0 := layer.begin()
+	res0, res1 := layer.Next.IsendrecvReplace(buf, count, dt, dest, sendtag, source, recvtag, comm)
+	layer.record(t0, fnIsendrecvReplace, dest, sendtag, bytesOf(count, dt), comm, res1)
+	return res0, res1
+}
+
+// SendInit records the call and passes it down.
+func (layer *recorder) SendInit(buf []byte, count int, dt pmpi.Datatype, dest int, tag int, comm *pmpi.Comm) (*pmpi.Request, error) {
+	t0 := layer.begin()
+	res0, res1 := layer.Next.SendInit(buf, count, dt, dest, tag, comm)
+	layer.record(t0, fnSendInit, dest, tag, bytesOf(count, dt), comm, res1)
+	return res0, res1
+}
+
+// BsendInit records the call and passes it down.
+func (layer *recorder) BsendInit(buf []byte, count int, dt pmpi.Datatype, dest int, tag int, comm *pmpi.Comm) (*pmpi.Request, error) {
+	t0 := layer.begin()
+	res0, res1 := layer.Next.BsendInit(buf, count, dt, dest, tag, comm)
+	layer.record(t0, fnBsendInit, dest, tag, bytesOf(count, dt), comm, res1)
+	return res0, res1
+}
+
+// SsendInit records the call and passes it down.
+func (layer *recorder) SsendInit(buf []byte, count int, dt pmpi.Datatype, dest int, tag int, comm *pmpi.Comm) (*pmpi.Request, error) {
+	t0 := layer.begin()
+	res0, res1 := layer.Next.SsendInit(buf, count, dt, dest, tag, comm)
+	layer.record(t0, fnSsendInit, dest, tag, bytesOf(count, dt), comm, res1)
+	return res0, res1
+}
+
+// RsendInit records the call and passes it down.
+func (layer *recorder) RsendInit(buf []byte, count int, dt pmpi.Datatype, dest int, tag int, comm *pmpi.Comm) (*pmpi.Request, error) {
+	t0 := layer.begin()
+	res0, res1 := layer.Next.RsendInit(buf, count, dt, dest, tag, comm)
+	layer.record(t0, fnRsendInit, dest, tag, bytesOf(count, dt), comm, res1)
+	return res0, res1
+}
+
+// RecvInit records the call and passes it down.
+func (layer *recorder) RecvInit(buf []byte, count int, dt pmpi.Datatype, source int, tag int, comm *pmpi.Comm) (*pmpi.Request, error) {
+	t0 := layer.begin()
+	res0, res1 := layer.Next.RecvInit(buf, count, dt, source, tag, comm)
+	layer.record(t0, fnRecvInit, source, tag, bytesOf(count, dt), comm, res1)
+	return res0, res1
+}
+
+// Start records the call and passes it down.
+func (layer *recorder) Start(r *pmpi.Request) error {
+	t0 := layer.begin()
+	res0 := layer.Next.Start(r)
+	layer.record(t0, fnStart, -1, -1, 0, nil, res0)
+	return res0
+}
+
+// Startall records the call and passes it down.
+func (layer *recorder) Startall(reqs []*pmpi.Request) error {
+	t0 := layer.begin()
+	res0 := layer.Next.Startall(reqs)
+	layer.record(t0, fnStartall, -1, -1, 0, nil, res0)
+	return res0
+}
+
+// TestSome records the call and passes it down.
+func (layer *recorder) TestSome(reqs []*pmpi.Request, indices []int, sts []pmpi.Status) (int, error) {
+	t0 := layer.begin()
+	res0, res1 := layer.Next.TestSome(reqs, indices, sts)
+	layer.record(t0, fnTestSome, -1, -1, 0, nil, res1)
+	return res0, res1
+}
+
+// RequestGetStatus records the call and passes it down.
+func (layer *recorder) RequestGetStatus(r *pmpi.Request) (pmpi.Status, bool, error) {
+	t0 := layer.begin()
+	res0, res1, res2 := layer.Next.RequestGetStatus(r)
+	layer.record(t0, fnRequestGetStatus, -1, -1, 0, nil, res2)
+	return res0, res1, res2
+}
+
+// RequestFree records the call and passes it down.
+func (layer *recorder) RequestFree(r *pmpi.Request) error {
+	t0 := layer.begin()
+	res0 := layer.Next.RequestFree(r)
+	layer.record(t0, fnRequestFree, -1, -1, 0, nil, res0)
+	return res0
+}
+
+// StatusSetElements records the call and passes it down.
+func (layer *recorder) StatusSetElements(st *pmpi.Status, dt pmpi.Datatype, count int) error {
+	t0 := layer.begin()
+	res0 := layer.Next.StatusSetElements(st, dt, count)
+	layer.record(t0, fnStatusSetElements, -1, -1, bytesOf(count, dt), nil, res0)
+	return res0
+}
+
+// StatusSetCancelled records the call and passes it down.
+func (layer *recorder) StatusSetCancelled(st *pmpi.Status, cancelled bool) error {
+	t0 := layer.begin()
+	res0 := layer.Next.StatusSetCancelled(st, cancelled)
+	layer.record(t0, fnStatusSetCancelled, -1, -1, 0, nil, res0)
+	return res0
+}
+
+// TestCancelled records the call and passes it down.
+func (layer *recorder) TestCancelled(st *pmpi.Status) (bool, error) {
+	t0 := layer.begin()
+	res0, res1 := layer.Next.TestCancelled(st)
+	layer.record(t0, fnTestCancelled, -1, -1, 0, nil, res1)
+	return res0, res1
 }
 
 // CommDup records the call and passes it down.

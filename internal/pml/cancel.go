@@ -16,6 +16,9 @@ import (
 // the receiver answers; one without a mark (PostSend) cannot be named
 // and stays complete.
 func (e *Engine) Cancel(r *Request) (bool, error) {
+	if r.kind == kindGeneral {
+		return false, nil // its owner completes it
+	}
 	if r.kind == kindSend {
 		if r.mark != 0 && r.id == 0 && r.Done() {
 			return false, e.cancelEager(r)

@@ -164,7 +164,7 @@ func (e *Engine) deliverData(from int, h header, payload []byte, placed bool) {
 	e.mu.Lock()
 	delete(e.recvs, r.id)
 	e.mu.Unlock()
-	e.complete(r, Status{Source: from, Tag: int(h.tag), Bytes: r.accepted, Total: r.total})
+	e.complete(r, Status{Source: from, Tag: int(h.tag), Bytes: r.accepted, Total: r.total, Err: r.early})
 }
 
 // PeerFailed fails every request that waits on the peer: receives from it

@@ -96,7 +96,7 @@ func (h *header) setWords(n, req uint64) {
 	}
 }
 
-// RTS flags.
+// Fragment flags.
 const (
 	// flagSync marks an RTS from a synchronous send: the CTS proves the match.
 	flagSync uint16 = 1 << iota
@@ -108,6 +108,10 @@ const (
 	// flagEager marks a cancel, and its answer, of an eager message, named
 	// by its mark; without it a cancel names an RTS by its send request.
 	flagEager
+	// flagReady marks an eager message or an RTS from a ready-mode send,
+	// which MPI allows only once the receive is posted: one that finds no
+	// posted receive is reported to the receive that takes it later.
+	flagReady
 )
 
 // encode writes h into b, which has room for it (MatchHeaderSize bytes

@@ -44,6 +44,17 @@ func (e *Engine) busy() {
 	}
 }
 
+// StartGeneral fills r, a zero Request that the caller allocated, as a
+// pending request that no message completes: its owner completes it
+// with CompleteGeneral, and until then it is waited on, tested and woken
+// for as any other (pmpi's BufferIflush).
+func (e *Engine) StartGeneral(r *Request) *Request {
+	return e.request(r, kindGeneral, 0, AnySource, AnyTag, nil, false)
+}
+
+// CompleteGeneral completes r, which StartGeneral started, with st.
+func (e *Engine) CompleteGeneral(r *Request, st Status) { e.complete(r, st) }
+
 func (e *Engine) complete(r *Request, st Status) {
 	r.finish(st)
 	e.notify()

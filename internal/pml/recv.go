@@ -34,9 +34,15 @@ func (e *Engine) irecv(r *Request, cid uint32, src, tag int, buf []byte, pooled 
 			e.mu.Unlock()
 			n := copy(buf, u.data)
 			st := Status{Source: u.from, Tag: int(u.h.tag), Bytes: n, Total: len(u.data)}
+			if u.h.flags&flagReady != 0 {
+				st.Err = &EarlyReadyError{From: u.from, Tag: int(u.h.tag)}
+			}
 			e.freeUnexpected(u)
 			r.finishNew(st, false) // r is in no queue: nobody else can see it yet
 			return r
+		}
+		if u.h.flags&flagReady != 0 {
+			r.early = &EarlyReadyError{From: u.from, Tag: int(u.h.tag)}
 		}
 		e.matchRTS(r, u.from, u.h, u.data, true) // unlocks; done with u.data on return
 		e.freeUnexpected(u)

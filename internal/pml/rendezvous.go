@@ -35,7 +35,7 @@ func (e *Engine) matchRTS(r *Request, from int, h header, first []byte, inline b
 		accepted: uint64(r.accepted), sreq: h.sreq, rreq: r.id}
 	id := r.id             // r may be recycled once complete: the send below must not touch it
 	if got == r.accepted { // the first fragment held all it takes; the CTS still completes the send
-		e.complete(r, Status{Source: from, Tag: int(h.tag), Bytes: got, Total: r.total})
+		e.complete(r, Status{Source: from, Tag: int(h.tag), Bytes: got, Total: r.total, Err: r.early})
 	}
 	if inline {
 		e.sendCTS(from, cts, id) // no closure: a posting receive allocates nothing here
@@ -80,7 +80,7 @@ func (e *Engine) getData(r *Request, from int, h header) {
 // back to go with the next ones (btl.Poster).
 func (e *Engine) gotData(m btl.Module, r *Request, from int, h header, hold bool) {
 	fin := header{typ: typeFin, context: h.context, source: int32(e.me), tag: h.tag, accepted: uint64(r.accepted), sreq: h.sreq}
-	st := Status{Source: from, Tag: int(h.tag), Bytes: r.accepted, Total: r.total}
+	st := Status{Source: from, Tag: int(h.tag), Bytes: r.accepted, Total: r.total, Err: r.early}
 	send := e.send
 	if hold {
 		send = e.post

@@ -1,6 +1,7 @@
 package pml
 
 import (
+	"fmt"
 	"sync"
 	"sync/atomic"
 
@@ -20,7 +21,20 @@ type Status struct {
 	Bytes     int   // bytes written into the receive buffer
 	Total     int   // bytes the sender sent; above the buffer's size means truncation
 	Cancelled bool  //
-	Err       error // wraps btl.ErrPeerFailed when the peer died; nil otherwise
+	Err       error // wraps btl.ErrPeerFailed when the peer died; *EarlyReadyError for a ready send that came early; nil otherwise
+}
+
+// EarlyReadyError is a receive's error when the message it took came
+// from a ready-mode send (MPI's Rsend) and arrived before any matching
+// receive was posted: an erroneous program, reported instead of hidden.
+// The message is still delivered.
+type EarlyReadyError struct {
+	From int // world rank of the sender
+	Tag  int
+}
+
+func (e *EarlyReadyError) Error() string {
+	return fmt.Sprintf("ready send from world rank %d, tag %d arrived before its receive was posted", e.From, e.Tag)
 }
 
 // Truncated reports whether the message was larger than the receive buffer.
@@ -31,6 +45,7 @@ type kind uint8
 const (
 	kindSend kind = iota + 1
 	kindRecv
+	kindGeneral // completed by its owner (CompleteGeneral), not by a message
 )
 
 // Request is one pending send or receive. Its buffer belongs to the engine
@@ -66,6 +81,11 @@ type Request struct {
 	pooled bool                  // from the engine's pool: Release may recycle it
 	hdr    [MatchHeaderSize]byte // an eager send's header, while the module copies it
 	held   uint32                // 1: its eager fragment was posted and the module may hold it back; atomic like state
+
+	// early is set when the message came from a ready-mode send before
+	// this receive was posted: the receive's error (EarlyReadyError).
+	// Last: the fields above keep the places the hot paths found them at.
+	early error
 }
 
 // Request states.

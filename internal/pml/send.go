@@ -129,6 +129,33 @@ func (e *Engine) Send(cid uint32, dest, tag int, buf []byte, sync bool) error {
 	return err
 }
 
+// SendReady is Send in ready mode: the receiver reports the message to
+// the receive that takes it if none was posted when it arrived (MPI's
+// Rsend, which a correct program calls only once the receive is posted).
+func (e *Engine) SendReady(cid uint32, dest, tag int, buf []byte) error {
+	m := e.module(dest)
+	if len(buf) <= m.EagerLimit() && !e.anyDead.Load() {
+		if ss, ok := m.(btl.SmallSender); ok {
+			h := matchHeader(cid, 0, int32(tag))
+			h.Lo |= uint64(flagReady) << 16
+			if err := ss.SendSmall(dest, h, buf); err != nil {
+				return moduleErr(m, err)
+			}
+			return nil
+		}
+		return e.send(m, dest, header{typ: typeMatch, flags: flagReady, context: cid, tag: int32(tag)}, buf)
+	}
+	r := e.isend(nil, cid, dest, tag, buf, sendBlocking|sendReady, 0)
+	err := e.WaitRef(r).Err
+	e.Release(r)
+	return err
+}
+
+// PostReady is PostSend in ready mode (SendReady), never synchronous.
+func (e *Engine) PostReady(r *Request, cid uint32, dest, tag int, buf []byte, mark uint32) *Request {
+	return e.isend(r, cid, dest, tag, buf, sendPosted|sendReady, mark)
+}
+
 // sendMode says how isend starts a send: who owns the request, whether
 // the caller waits at once, and whether the send is synchronous.
 type sendMode uint8
@@ -147,6 +174,9 @@ const (
 	// sendSync, added to any of the above: the send completes only once a
 	// receive has matched it.
 	sendSync sendMode = 4
+	// sendReady, added to any of the above: a ready-mode send, whose
+	// fragment says so (flagReady).
+	sendReady sendMode = 8
 )
 
 // withSync returns m, made synchronous if sync is set.
@@ -171,7 +201,11 @@ func (e *Engine) isend(r *Request, cid uint32, dest, tag int, buf []byte, mode s
 	if len(buf) <= m.EagerLimit() && !sync {
 		// The header goes in r's own buffer: the header pool's pinning cost
 		// more than a request's 16 bytes.
-		err := transmitIn(m, dest, encodeMatch(r.hdr[:], cid, mark, int32(tag)), buf, !now)
+		hb := encodeMatch(r.hdr[:], cid, mark, int32(tag))
+		if mode&sendReady != 0 {
+			hb[2] |= byte(flagReady)
+		}
+		err := transmitIn(m, dest, hb, buf, !now)
 		r.finishNew(Status{Err: err}, !now && err == nil) // nobody waits on r before we return it
 		return r
 	}
@@ -188,6 +222,9 @@ func (e *Engine) isend(r *Request, cid uint32, dest, tag int, buf []byte, mode s
 	h := header{typ: typeRTS, context: cid, source: int32(e.me), tag: int32(tag), size: uint64(len(buf)), sreq: r.id}
 	if sync {
 		h.flags |= flagSync
+	}
+	if mode&sendReady != 0 {
+		h.flags |= flagReady
 	}
 	if sc, ok := m.(btl.SingleCopier); ok {
 		if least := sc.SingleCopyMin(dest); least > 0 && len(buf) >= least {

@@ -149,13 +149,13 @@ func (m *module) WaitAny(reqs []*pmpi.Request) (int, pmpi.Status, error) {
 	return i, st, err
 }
 
-func (m *module) WaitSome(reqs []*pmpi.Request) ([]int, []pmpi.Status, error) {
+func (m *module) WaitSome(reqs []*pmpi.Request, indices []int, sts []pmpi.Status) (int, error) {
 	t0 := m.begin()
-	idx, st, err := m.Next.WaitSome(reqs)
+	n, err := m.Next.WaitSome(reqs, indices, sts)
 	if t0 >= 0 {
 		m.end(fnWaitsome, t0, 0, nil, -1)
 	}
-	return idx, st, err
+	return n, err
 }
 
 func (m *module) TestAll(reqs []*pmpi.Request, sts []pmpi.Status) (bool, error) {

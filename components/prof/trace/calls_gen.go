@@ -132,6 +132,258 @@ func (t *Tracer) Cancel(r *pmpi.Request) error {
 	return res0
 }
 
+// Bsend records MPI_Bsend.
+func (t *Tracer) Bsend(buf []byte, count int, dt pmpi.Datatype, dest int, tag int, comm *pmpi.Comm) error {
+	sp := t.begin()
+	res0 := t.Next.Bsend(buf, count, dt, dest, tag, comm)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_Bsend", t.commArgs(sp, comm).withBytes(size(count, dt)).withErr(res0))
+	return res0
+}
+
+// Ibsend records MPI_Ibsend.
+func (t *Tracer) Ibsend(buf []byte, count int, dt pmpi.Datatype, dest int, tag int, comm *pmpi.Comm) (*pmpi.Request, error) {
+	sp := t.begin()
+	res0, res1 := t.Next.Ibsend(buf, count, dt, dest, tag, comm)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_Ibsend", t.commArgs(sp, comm).withBytes(size(count, dt)).withErr(res1))
+	return res0, res1
+}
+
+// BufferAttach records MPI_BufferAttach.
+func (t *Tracer) BufferAttach(buf []byte) error {
+	sp := t.begin()
+	res0 := t.Next.BufferAttach(buf)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_BufferAttach", args{}.withErr(res0))
+	return res0
+}
+
+// BufferDetach records MPI_BufferDetach.
+func (t *Tracer) BufferDetach() ([]byte, error) {
+	sp := t.begin()
+	res0, res1 := t.Next.BufferDetach()
+	sp = t.stop(sp)
+	t.end(sp, "MPI_BufferDetach", args{}.withErr(res1))
+	return res0, res1
+}
+
+// BufferFlush records MPI_BufferFlush.
+func (t *Tracer) BufferFlush() error {
+	sp := t.begin()
+	res0 := t.Next.BufferFlush()
+	sp = t.stop(sp)
+	t.end(sp, "MPI_BufferFlush", args{}.withErr(res0))
+	return res0
+}
+
+// CommAttachBuffer records MPI_CommAttachBuffer.
+func (t *Tracer) CommAttachBuffer(comm *pmpi.Comm, buf []byte) error {
+	sp := t.begin()
+	res0 := t.Next.CommAttachBuffer(comm, buf)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_CommAttachBuffer", t.commArgs(sp, comm).withErr(res0))
+	return res0
+}
+
+// CommDetachBuffer records MPI_CommDetachBuffer.
+func (t *Tracer) CommDetachBuffer(comm *pmpi.Comm) ([]byte, error) {
+	sp := t.begin()
+	res0, res1 := t.Next.CommDetachBuffer(comm)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_CommDetachBuffer", t.commArgs(sp, comm).withErr(res1))
+	return res0, res1
+}
+
+// CommBufferFlush records MPI_CommBufferFlush.
+func (t *Tracer) CommBufferFlush(comm *pmpi.Comm) error {
+	sp := t.begin()
+	res0 := t.Next.CommBufferFlush(comm)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_CommBufferFlush", t.commArgs(sp, comm).withErr(res0))
+	return res0
+}
+
+// BufferIflush records MPI_BufferIflush.
+func (t *Tracer) BufferIflush() (*pmpi.Request, error) {
+	sp := t.begin()
+	res0, res1 := t.Next.BufferIflush()
+	sp = t.stop(sp)
+	t.end(sp, "MPI_BufferIflush", args{}.withErr(res1))
+	return res0, res1
+}
+
+// CommBufferIflush records MPI_CommBufferIflush.
+func (t *Tracer) CommBufferIflush(comm *pmpi.Comm) (*pmpi.Request, error) {
+	sp := t.begin()
+	res0, res1 := t.Next.CommBufferIflush(comm)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_CommBufferIflush", t.commArgs(sp, comm).withErr(res1))
+	return res0, res1
+}
+
+// Rsend records MPI_Rsend.
+func (t *Tracer) Rsend(buf []byte, count int, dt pmpi.Datatype, dest int, tag int, comm *pmpi.Comm) error {
+	sp := t.begin()
+	res0 := t.Next.Rsend(buf, count, dt, dest, tag, comm)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_Rsend", t.commArgs(sp, comm).withBytes(size(count, dt)).withErr(res0))
+	return res0
+}
+
+// Irsend records MPI_Irsend.
+func (t *Tracer) Irsend(buf []byte, count int, dt pmpi.Datatype, dest int, tag int, comm *pmpi.Comm) (*pmpi.Request, error) {
+	sp := t.begin()
+	res0, res1 := t.Next.Irsend(buf, count, dt, dest, tag, comm)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_Irsend", t.commArgs(sp, comm).withBytes(size(count, dt)).withErr(res1))
+	return res0, res1
+}
+
+// SendrecvReplace records MPI_SendrecvReplace.
+func (t *Tracer) SendrecvReplace(buf []byte, count int, dt pmpi.Datatype, dest int, sendtag int, source int, recvtag int, comm *pmpi.Comm) (pmpi.Status, error) {
+	sp := t.begin()
+	res0, res1 := t.Next.SendrecvReplace(buf, count, dt, dest, sendtag, source, recvtag, comm)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_SendrecvReplace", t.commArgs(sp, comm).withBytes(size(count, dt)).withErr(res1))
+	return res0, res1
+}
+
+// Isendrecv records MPI_Isendrecv.
+func (t *Tracer) Isendrecv(sendbuf []byte, sendcount int, sendtype pmpi.Datatype, dest int, sendtag int, recvbuf []byte, recvcount int, recvtype pmpi.Datatype, source int, recvtag int, comm *pmpi.Comm) (*pmpi.Request, error) {
+	sp := t.begin()
+	res0, res1 := t.Next.Isendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_Isendrecv", t.commArgs(sp, comm).withErr(res1))
+	return res0, res1
+}
+
+// IsendrecvReplace records MPI_IsendrecvReplace.
+func (t *Tracer) IsendrecvReplace(buf []byte, count int, dt pmpi.Datatype, dest int, sendtag int, source int, recvtag int, comm *pmpi.Comm) (*pmpi.Request, error) {
+	sp := t.begin()
+	res0, res1 := t.Next.IsendrecvReplace(buf, count, dt, dest, sendtag, source, recvtag, comm)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_IsendrecvReplace", t.commArgs(sp, comm).withBytes(size(count, dt)).withErr(res1))
+	return res0, res1
+}
+
+// SendInit records MPI_SendInit.
+func (t *Tracer) SendInit(buf []byte, count int, dt pmpi.Datatype, dest int, tag int, comm *pmpi.Comm) (*pmpi.Request, error) {
+	sp := t.begin()
+	res0, res1 := t.Next.SendInit(buf, count, dt, dest, tag, comm)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_SendInit", t.commArgs(sp, comm).withBytes(size(count, dt)).withErr(res1))
+	return res0, res1
+}
+
+// BsendInit records MPI_BsendInit.
+func (t *Tracer) BsendInit(buf []byte, count int, dt pmpi.Datatype, dest int, tag int, comm *pmpi.Comm) (*pmpi.Request, error) {
+	sp := t.begin()
+	res0, res1 := t.Next.BsendInit(buf, count, dt, dest, tag, comm)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_BsendInit", t.commArgs(sp, comm).withBytes(size(count, dt)).withErr(res1))
+	return res0, res1
+}
+
+// SsendInit records MPI_SsendInit.
+func (t *Tracer) SsendInit(buf []byte, count int, dt pmpi.Datatype, dest int, tag int, comm *pmpi.Comm) (*pmpi.Request, error) {
+	sp := t.begin()
+	res0, res1 := t.Next.SsendInit(buf, count, dt, dest, tag, comm)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_SsendInit", t.commArgs(sp, comm).withBytes(size(count, dt)).withErr(res1))
+	return res0, res1
+}
+
+// RsendInit records MPI_RsendInit.
+func (t *Tracer) RsendInit(buf []byte, count int, dt pmpi.Datatype, dest int, tag int, comm *pmpi.Comm) (*pmpi.Request, error) {
+	sp := t.begin()
+	res0, res1 := t.Next.RsendInit(buf, count, dt, dest, tag, comm)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_RsendInit", t.commArgs(sp, comm).withBytes(size(count, dt)).withErr(res1))
+	return res0, res1
+}
+
+// RecvInit records MPI_RecvInit.
+func (t *Tracer) RecvInit(buf []byte, count int, dt pmpi.Datatype, source int, tag int, comm *pmpi.Comm) (*pmpi.Request, error) {
+	sp := t.begin()
+	res0, res1 := t.Next.RecvInit(buf, count, dt, source, tag, comm)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_RecvInit", t.commArgs(sp, comm).withBytes(size(count, dt)).withErr(res1))
+	return res0, res1
+}
+
+// Start records MPI_Start.
+func (t *Tracer) Start(r *pmpi.Request) error {
+	sp := t.begin()
+	res0 := t.Next.Start(r)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_Start", args{}.withErr(res0))
+	return res0
+}
+
+// Startall records MPI_Startall.
+func (t *Tracer) Startall(reqs []*pmpi.Request) error {
+	sp := t.begin()
+	res0 := t.Next.Startall(reqs)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_Startall", args{}.withErr(res0))
+	return res0
+}
+
+// TestSome records MPI_TestSome.
+func (t *Tracer) TestSome(reqs []*pmpi.Request, indices []int, sts []pmpi.Status) (int, error) {
+	sp := t.begin()
+	res0, res1 := t.Next.TestSome(reqs, indices, sts)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_TestSome", args{}.withErr(res1))
+	return res0, res1
+}
+
+// RequestGetStatus records MPI_RequestGetStatus.
+func (t *Tracer) RequestGetStatus(r *pmpi.Request) (pmpi.Status, bool, error) {
+	sp := t.begin()
+	res0, res1, res2 := t.Next.RequestGetStatus(r)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_RequestGetStatus", args{}.withErr(res2))
+	return res0, res1, res2
+}
+
+// RequestFree records MPI_RequestFree.
+func (t *Tracer) RequestFree(r *pmpi.Request) error {
+	sp := t.begin()
+	res0 := t.Next.RequestFree(r)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_RequestFree", args{}.withErr(res0))
+	return res0
+}
+
+// StatusSetElements records MPI_StatusSetElements.
+func (t *Tracer) StatusSetElements(st *pmpi.Status, dt pmpi.Datatype, count int) error {
+	sp := t.begin()
+	res0 := t.Next.StatusSetElements(st, dt, count)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_StatusSetElements", args{}.withBytes(size(count, dt)).withErr(res0))
+	return res0
+}
+
+// StatusSetCancelled records MPI_StatusSetCancelled.
+func (t *Tracer) StatusSetCancelled(st *pmpi.Status, cancelled bool) error {
+	sp := t.begin()
+	res0 := t.Next.StatusSetCancelled(st, cancelled)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_StatusSetCancelled", args{}.withErr(res0))
+	return res0
+}
+
+// TestCancelled records MPI_TestCancelled.
+func (t *Tracer) TestCancelled(st *pmpi.Status) (bool, error) {
+	sp := t.begin()
+	res0, res1 := t.Next.TestCancelled(st)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_TestCancelled", args{}.withErr(res1))
+	return res0, res1
+}
+
 // CommCompare records MPI_CommCompare.
 func (t *Tracer) CommCompare(a *pmpi.Comm, b *pmpi.Comm) (pmpi.Comparison, error) {
 	sp := t.begin()

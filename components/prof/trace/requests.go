@@ -178,18 +178,18 @@ func (t *Tracer) TestAny(reqs []*pmpi.Request) (int, pmpi.Status, bool, error) {
 
 // WaitSome records MPI_WaitSome; the arrows of the receives it completed
 // end here.
-func (t *Tracer) WaitSome(reqs []*pmpi.Request) ([]int, []pmpi.Status, error) {
+func (t *Tracer) WaitSome(reqs []*pmpi.Request, indices []int, sts []pmpi.Status) (int, error) {
 	sp := t.begin()
 	before := idsOf(reqs)
-	idx, sts, err := t.Next.WaitSome(reqs)
+	n, err := t.Next.WaitSome(reqs, indices, sts)
 	sp = t.stop(sp)
-	a := args{}.withCount(len(idx)).withErr(err)
-	for k, i := range idx {
-		if i >= 0 && i < len(before) && k < len(sts) {
+	a := args{}.withCount(max(n, 0)).withErr(err)
+	for k := range max(n, 0) {
+		if i := indices[k]; i >= 0 && i < len(before) && k < len(sts) {
 			_, f := t.completed(before[i], sts[k], sts[k].Err)
 			a = a.withFlow(f)
 		}
 	}
 	t.end(sp, "MPI_WaitSome", a)
-	return idx, sts, err
+	return n, err
 }

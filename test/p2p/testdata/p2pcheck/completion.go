@@ -202,16 +202,17 @@ func complete(w mpi.Comm) error {
 		}
 		switch how {
 		case "waitsome":
+			idx, got := make([]int, len(reqs)), make([]mpi.Status, len(reqs))
 			for {
-				idx, got, err := mpi.WaitSome(reqs)
+				k, err := mpi.WaitSome(reqs, idx, got)
 				if err != nil {
 					return fmt.Errorf("%s: %w", how, err)
 				}
-				if len(idx) == 0 {
+				if k == mpi.Undefined {
 					break // no active request left
 				}
-				for k, i := range idx {
-					if err := take(i, got[k]); err != nil {
+				for j, i := range idx[:k] {
+					if err := take(i, got[j]); err != nil {
 						return err
 					}
 				}
@@ -268,8 +269,8 @@ func complete(w mpi.Comm) error {
 			}
 		}
 		// Every request is inactive now: the calls say so.
-		if idx, _, err := mpi.WaitSome(reqs); len(idx) != 0 || err != nil {
-			return fmt.Errorf("%s: WaitSome on inactive requests: %v, %v", how, idx, err)
+		if k, err := mpi.WaitSome(reqs, make([]int, len(reqs)), nil); k != mpi.Undefined || err != nil {
+			return fmt.Errorf("%s: WaitSome on inactive requests: %d, %v; want Undefined", how, k, err)
 		}
 		if i, _, found, err := mpi.TestAny(reqs); i != mpi.Undefined || !found || err != nil {
 			return fmt.Errorf("%s: TestAny on inactive requests: index %d, found %v, %v", how, i, found, err)

@@ -274,9 +274,9 @@ func (layer module) WaitAny(reqs []*pmpi.Request) (ret0 int, ret1 pmpi.Status, r
 }
 
 // WaitSome runs the wrappers of every.w around Next.WaitSome.
-func (layer module) WaitSome(reqs []*pmpi.Request) (ret0 []int, ret1 []pmpi.Status, returnVal error) {
+func (layer module) WaitSome(reqs []*pmpi.Request, indices []int, sts []pmpi.Status) (ret0 int, returnVal error) {
 	record0("WaitSome")
-	ret0, ret1, returnVal = layer.Next.WaitSome(reqs)
+	ret0, returnVal = layer.Next.WaitSome(reqs, indices, sts)
 	return
 }
 
@@ -291,6 +291,202 @@ func (layer module) TestAll(reqs []*pmpi.Request, sts []pmpi.Status) (ret0 bool,
 func (layer module) TestAny(reqs []*pmpi.Request) (ret0 int, ret1 pmpi.Status, ret2 bool, returnVal error) {
 	record0("TestAny")
 	ret0, ret1, ret2, returnVal = layer.Next.TestAny(reqs)
+	return
+}
+
+// Bsend runs the wrappers of every.w around Next.Bsend.
+func (layer module) Bsend(buf []byte, count int, dt pmpi.Datatype, dest int, tag int, comm *pmpi.Comm) (returnVal error) {
+	record0("Bsend")
+	returnVal = layer.Next.Bsend(buf, count, dt, dest, tag, comm)
+	return
+}
+
+// Ibsend runs the wrappers of every.w around Next.Ibsend.
+func (layer module) Ibsend(buf []byte, count int, dt pmpi.Datatype, dest int, tag int, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	record0("Ibsend")
+	ret0, returnVal = layer.Next.Ibsend(buf, count, dt, dest, tag, comm)
+	return
+}
+
+// BufferAttach runs the wrappers of every.w around Next.BufferAttach.
+func (layer module) BufferAttach(buf []byte) (returnVal error) {
+	record0("BufferAttach")
+	returnVal = layer.Next.BufferAttach(buf)
+	return
+}
+
+// BufferDetach runs the wrappers of every.w around Next.BufferDetach.
+func (layer module) BufferDetach() (ret0 []byte, returnVal error) {
+	record0("BufferDetach")
+	ret0, returnVal = layer.Next.BufferDetach()
+	return
+}
+
+// BufferFlush runs the wrappers of every.w around Next.BufferFlush.
+func (layer module) BufferFlush() (returnVal error) {
+	record0("BufferFlush")
+	returnVal = layer.Next.BufferFlush()
+	return
+}
+
+// CommAttachBuffer runs the wrappers of every.w around Next.CommAttachBuffer.
+func (layer module) CommAttachBuffer(comm *pmpi.Comm, buf []byte) (returnVal error) {
+	record0("CommAttachBuffer")
+	returnVal = layer.Next.CommAttachBuffer(comm, buf)
+	return
+}
+
+// CommDetachBuffer runs the wrappers of every.w around Next.CommDetachBuffer.
+func (layer module) CommDetachBuffer(comm *pmpi.Comm) (ret0 []byte, returnVal error) {
+	record0("CommDetachBuffer")
+	ret0, returnVal = layer.Next.CommDetachBuffer(comm)
+	return
+}
+
+// CommBufferFlush runs the wrappers of every.w around Next.CommBufferFlush.
+func (layer module) CommBufferFlush(comm *pmpi.Comm) (returnVal error) {
+	record0("CommBufferFlush")
+	returnVal = layer.Next.CommBufferFlush(comm)
+	return
+}
+
+// BufferIflush runs the wrappers of every.w around Next.BufferIflush.
+func (layer module) BufferIflush() (ret0 *pmpi.Request, returnVal error) {
+	record0("BufferIflush")
+	ret0, returnVal = layer.Next.BufferIflush()
+	return
+}
+
+// CommBufferIflush runs the wrappers of every.w around Next.CommBufferIflush.
+func (layer module) CommBufferIflush(comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	record0("CommBufferIflush")
+	ret0, returnVal = layer.Next.CommBufferIflush(comm)
+	return
+}
+
+// Rsend runs the wrappers of every.w around Next.Rsend.
+func (layer module) Rsend(buf []byte, count int, dt pmpi.Datatype, dest int, tag int, comm *pmpi.Comm) (returnVal error) {
+	record0("Rsend")
+	returnVal = layer.Next.Rsend(buf, count, dt, dest, tag, comm)
+	return
+}
+
+// Irsend runs the wrappers of every.w around Next.Irsend.
+func (layer module) Irsend(buf []byte, count int, dt pmpi.Datatype, dest int, tag int, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	record0("Irsend")
+	ret0, returnVal = layer.Next.Irsend(buf, count, dt, dest, tag, comm)
+	return
+}
+
+// SendrecvReplace runs the wrappers of every.w around Next.SendrecvReplace.
+func (layer module) SendrecvReplace(buf []byte, count int, dt pmpi.Datatype, dest int, sendtag int, source int, recvtag int, comm *pmpi.Comm) (ret0 pmpi.Status, returnVal error) {
+	record0("SendrecvReplace")
+	ret0, returnVal = layer.Next.SendrecvReplace(buf, count, dt, dest, sendtag, source, recvtag, comm)
+	return
+}
+
+// Isendrecv runs the wrappers of every.w around Next.Isendrecv.
+func (layer module) Isendrecv(sendbuf []byte, sendcount int, sendtype pmpi.Datatype, dest int, sendtag int, recvbuf []byte, recvcount int, recvtype pmpi.Datatype, source int, recvtag int, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	record0("Isendrecv")
+	ret0, returnVal = layer.Next.Isendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm)
+	return
+}
+
+// IsendrecvReplace runs the wrappers of every.w around Next.IsendrecvReplace.
+func (layer module) IsendrecvReplace(buf []byte, count int, dt pmpi.Datatype, dest int, sendtag int, source int, recvtag int, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	record0("IsendrecvReplace")
+	ret0, returnVal = layer.Next.IsendrecvReplace(buf, count, dt, dest, sendtag, source, recvtag, comm)
+	return
+}
+
+// SendInit runs the wrappers of every.w around Next.SendInit.
+func (layer module) SendInit(buf []byte, count int, dt pmpi.Datatype, dest int, tag int, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	record0("SendInit")
+	ret0, returnVal = layer.Next.SendInit(buf, count, dt, dest, tag, comm)
+	return
+}
+
+// BsendInit runs the wrappers of every.w around Next.BsendInit.
+func (layer module) BsendInit(buf []byte, count int, dt pmpi.Datatype, dest int, tag int, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	record0("BsendInit")
+	ret0, returnVal = layer.Next.BsendInit(buf, count, dt, dest, tag, comm)
+	return
+}
+
+// SsendInit runs the wrappers of every.w around Next.SsendInit.
+func (layer module) SsendInit(buf []byte, count int, dt pmpi.Datatype, dest int, tag int, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	record0("SsendInit")
+	ret0, returnVal = layer.Next.SsendInit(buf, count, dt, dest, tag, comm)
+	return
+}
+
+// RsendInit runs the wrappers of every.w around Next.RsendInit.
+func (layer module) RsendInit(buf []byte, count int, dt pmpi.Datatype, dest int, tag int, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	record0("RsendInit")
+	ret0, returnVal = layer.Next.RsendInit(buf, count, dt, dest, tag, comm)
+	return
+}
+
+// RecvInit runs the wrappers of every.w around Next.RecvInit.
+func (layer module) RecvInit(buf []byte, count int, dt pmpi.Datatype, source int, tag int, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	record0("RecvInit")
+	ret0, returnVal = layer.Next.RecvInit(buf, count, dt, source, tag, comm)
+	return
+}
+
+// Start runs the wrappers of every.w around Next.Start.
+func (layer module) Start(r *pmpi.Request) (returnVal error) {
+	record0("Start")
+	returnVal = layer.Next.Start(r)
+	return
+}
+
+// Startall runs the wrappers of every.w around Next.Startall.
+func (layer module) Startall(reqs []*pmpi.Request) (returnVal error) {
+	record0("Startall")
+	returnVal = layer.Next.Startall(reqs)
+	return
+}
+
+// TestSome runs the wrappers of every.w around Next.TestSome.
+func (layer module) TestSome(reqs []*pmpi.Request, indices []int, sts []pmpi.Status) (ret0 int, returnVal error) {
+	record0("TestSome")
+	ret0, returnVal = layer.Next.TestSome(reqs, indices, sts)
+	return
+}
+
+// RequestGetStatus runs the wrappers of every.w around Next.RequestGetStatus.
+func (layer module) RequestGetStatus(r *pmpi.Request) (ret0 pmpi.Status, ret1 bool, returnVal error) {
+	record0("RequestGetStatus")
+	ret0, ret1, returnVal = layer.Next.RequestGetStatus(r)
+	return
+}
+
+// RequestFree runs the wrappers of every.w around Next.RequestFree.
+func (layer module) RequestFree(r *pmpi.Request) (returnVal error) {
+	record0("RequestFree")
+	returnVal = layer.Next.RequestFree(r)
+	return
+}
+
+// StatusSetElements runs the wrappers of every.w around Next.StatusSetElements.
+func (layer module) StatusSetElements(st *pmpi.Status, dt pmpi.Datatype, count int) (returnVal error) {
+	record0("StatusSetElements")
+	returnVal = layer.Next.StatusSetElements(st, dt, count)
+	return
+}
+
+// StatusSetCancelled runs the wrappers of every.w around Next.StatusSetCancelled.
+func (layer module) StatusSetCancelled(st *pmpi.Status, cancelled bool) (returnVal error) {
+	record0("StatusSetCancelled")
+	returnVal = layer.Next.StatusSetCancelled(st, cancelled)
+	return
+}
+
+// TestCancelled runs the wrappers of every.w around Next.TestCancelled.
+func (layer module) TestCancelled(st *pmpi.Status) (ret0 bool, returnVal error) {
+	record0("TestCancelled")
+	ret0, returnVal = layer.Next.TestCancelled(st)
 	return
 }
 

@@ -74,6 +74,34 @@ var (
 	callsWaitSome0            atomic.Int64
 	callsTestAll0             atomic.Int64
 	callsTestAny0             atomic.Int64
+	callsBsend0               atomic.Int64
+	callsIbsend0              atomic.Int64
+	callsBufferAttach0        atomic.Int64
+	callsBufferDetach0        atomic.Int64
+	callsBufferFlush0         atomic.Int64
+	callsCommAttachBuffer0    atomic.Int64
+	callsCommDetachBuffer0    atomic.Int64
+	callsCommBufferFlush0     atomic.Int64
+	callsBufferIflush0        atomic.Int64
+	callsCommBufferIflush0    atomic.Int64
+	callsRsend0               atomic.Int64
+	callsIrsend0              atomic.Int64
+	callsSendrecvReplace0     atomic.Int64
+	callsIsendrecv0           atomic.Int64
+	callsIsendrecvReplace0    atomic.Int64
+	callsSendInit0            atomic.Int64
+	callsBsendInit0           atomic.Int64
+	callsSsendInit0           atomic.Int64
+	callsRsendInit0           atomic.Int64
+	callsRecvInit0            atomic.Int64
+	callsStart0               atomic.Int64
+	callsStartall0            atomic.Int64
+	callsTestSome0            atomic.Int64
+	callsRequestGetStatus0    atomic.Int64
+	callsRequestFree0         atomic.Int64
+	callsStatusSetElements0   atomic.Int64
+	callsStatusSetCancelled0  atomic.Int64
+	callsTestCancelled0       atomic.Int64
 	callsCommDup0             atomic.Int64
 	callsCommSplit0           atomic.Int64
 	callsCommSplitType0       atomic.Int64
@@ -204,6 +232,90 @@ func reportCounts0(rank int) {
 	}
 	if n := callsTestAny0.Load(); n > 0 {
 		fmt.Fprintf(&b, "counter rank %d: TestAny %d\n", rank, n)
+	}
+	if n := callsBsend0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: Bsend %d\n", rank, n)
+	}
+	if n := callsIbsend0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: Ibsend %d\n", rank, n)
+	}
+	if n := callsBufferAttach0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: BufferAttach %d\n", rank, n)
+	}
+	if n := callsBufferDetach0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: BufferDetach %d\n", rank, n)
+	}
+	if n := callsBufferFlush0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: BufferFlush %d\n", rank, n)
+	}
+	if n := callsCommAttachBuffer0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: CommAttachBuffer %d\n", rank, n)
+	}
+	if n := callsCommDetachBuffer0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: CommDetachBuffer %d\n", rank, n)
+	}
+	if n := callsCommBufferFlush0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: CommBufferFlush %d\n", rank, n)
+	}
+	if n := callsBufferIflush0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: BufferIflush %d\n", rank, n)
+	}
+	if n := callsCommBufferIflush0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: CommBufferIflush %d\n", rank, n)
+	}
+	if n := callsRsend0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: Rsend %d\n", rank, n)
+	}
+	if n := callsIrsend0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: Irsend %d\n", rank, n)
+	}
+	if n := callsSendrecvReplace0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: SendrecvReplace %d\n", rank, n)
+	}
+	if n := callsIsendrecv0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: Isendrecv %d\n", rank, n)
+	}
+	if n := callsIsendrecvReplace0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: IsendrecvReplace %d\n", rank, n)
+	}
+	if n := callsSendInit0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: SendInit %d\n", rank, n)
+	}
+	if n := callsBsendInit0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: BsendInit %d\n", rank, n)
+	}
+	if n := callsSsendInit0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: SsendInit %d\n", rank, n)
+	}
+	if n := callsRsendInit0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: RsendInit %d\n", rank, n)
+	}
+	if n := callsRecvInit0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: RecvInit %d\n", rank, n)
+	}
+	if n := callsStart0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: Start %d\n", rank, n)
+	}
+	if n := callsStartall0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: Startall %d\n", rank, n)
+	}
+	if n := callsTestSome0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: TestSome %d\n", rank, n)
+	}
+	if n := callsRequestGetStatus0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: RequestGetStatus %d\n", rank, n)
+	}
+	if n := callsRequestFree0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: RequestFree %d\n", rank, n)
+	}
+	if n := callsStatusSetElements0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: StatusSetElements %d\n", rank, n)
+	}
+	if n := callsStatusSetCancelled0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: StatusSetCancelled %d\n", rank, n)
+	}
+	if n := callsTestCancelled0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: TestCancelled %d\n", rank, n)
 	}
 	if n := callsCommDup0.Load(); n > 0 {
 		fmt.Fprintf(&b, "counter rank %d: CommDup %d\n", rank, n)
@@ -510,9 +622,9 @@ func (layer module) WaitAny(reqs []*pmpi.Request) (ret0 int, ret1 pmpi.Status, r
 }
 
 // WaitSome runs the wrappers of counter.w around Next.WaitSome.
-func (layer module) WaitSome(reqs []*pmpi.Request) (ret0 []int, ret1 []pmpi.Status, returnVal error) {
+func (layer module) WaitSome(reqs []*pmpi.Request, indices []int, sts []pmpi.Status) (ret0 int, returnVal error) {
 	callsWaitSome0.Add(1)
-	ret0, ret1, returnVal = layer.Next.WaitSome(reqs)
+	ret0, returnVal = layer.Next.WaitSome(reqs, indices, sts)
 	return
 }
 
@@ -527,6 +639,202 @@ func (layer module) TestAll(reqs []*pmpi.Request, sts []pmpi.Status) (ret0 bool,
 func (layer module) TestAny(reqs []*pmpi.Request) (ret0 int, ret1 pmpi.Status, ret2 bool, returnVal error) {
 	callsTestAny0.Add(1)
 	ret0, ret1, ret2, returnVal = layer.Next.TestAny(reqs)
+	return
+}
+
+// Bsend runs the wrappers of counter.w around Next.Bsend.
+func (layer module) Bsend(buf []byte, count int, dt pmpi.Datatype, dest int, tag int, comm *pmpi.Comm) (returnVal error) {
+	callsBsend0.Add(1)
+	returnVal = layer.Next.Bsend(buf, count, dt, dest, tag, comm)
+	return
+}
+
+// Ibsend runs the wrappers of counter.w around Next.Ibsend.
+func (layer module) Ibsend(buf []byte, count int, dt pmpi.Datatype, dest int, tag int, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	callsIbsend0.Add(1)
+	ret0, returnVal = layer.Next.Ibsend(buf, count, dt, dest, tag, comm)
+	return
+}
+
+// BufferAttach runs the wrappers of counter.w around Next.BufferAttach.
+func (layer module) BufferAttach(buf []byte) (returnVal error) {
+	callsBufferAttach0.Add(1)
+	returnVal = layer.Next.BufferAttach(buf)
+	return
+}
+
+// BufferDetach runs the wrappers of counter.w around Next.BufferDetach.
+func (layer module) BufferDetach() (ret0 []byte, returnVal error) {
+	callsBufferDetach0.Add(1)
+	ret0, returnVal = layer.Next.BufferDetach()
+	return
+}
+
+// BufferFlush runs the wrappers of counter.w around Next.BufferFlush.
+func (layer module) BufferFlush() (returnVal error) {
+	callsBufferFlush0.Add(1)
+	returnVal = layer.Next.BufferFlush()
+	return
+}
+
+// CommAttachBuffer runs the wrappers of counter.w around Next.CommAttachBuffer.
+func (layer module) CommAttachBuffer(comm *pmpi.Comm, buf []byte) (returnVal error) {
+	callsCommAttachBuffer0.Add(1)
+	returnVal = layer.Next.CommAttachBuffer(comm, buf)
+	return
+}
+
+// CommDetachBuffer runs the wrappers of counter.w around Next.CommDetachBuffer.
+func (layer module) CommDetachBuffer(comm *pmpi.Comm) (ret0 []byte, returnVal error) {
+	callsCommDetachBuffer0.Add(1)
+	ret0, returnVal = layer.Next.CommDetachBuffer(comm)
+	return
+}
+
+// CommBufferFlush runs the wrappers of counter.w around Next.CommBufferFlush.
+func (layer module) CommBufferFlush(comm *pmpi.Comm) (returnVal error) {
+	callsCommBufferFlush0.Add(1)
+	returnVal = layer.Next.CommBufferFlush(comm)
+	return
+}
+
+// BufferIflush runs the wrappers of counter.w around Next.BufferIflush.
+func (layer module) BufferIflush() (ret0 *pmpi.Request, returnVal error) {
+	callsBufferIflush0.Add(1)
+	ret0, returnVal = layer.Next.BufferIflush()
+	return
+}
+
+// CommBufferIflush runs the wrappers of counter.w around Next.CommBufferIflush.
+func (layer module) CommBufferIflush(comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	callsCommBufferIflush0.Add(1)
+	ret0, returnVal = layer.Next.CommBufferIflush(comm)
+	return
+}
+
+// Rsend runs the wrappers of counter.w around Next.Rsend.
+func (layer module) Rsend(buf []byte, count int, dt pmpi.Datatype, dest int, tag int, comm *pmpi.Comm) (returnVal error) {
+	callsRsend0.Add(1)
+	returnVal = layer.Next.Rsend(buf, count, dt, dest, tag, comm)
+	return
+}
+
+// Irsend runs the wrappers of counter.w around Next.Irsend.
+func (layer module) Irsend(buf []byte, count int, dt pmpi.Datatype, dest int, tag int, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	callsIrsend0.Add(1)
+	ret0, returnVal = layer.Next.Irsend(buf, count, dt, dest, tag, comm)
+	return
+}
+
+// SendrecvReplace runs the wrappers of counter.w around Next.SendrecvReplace.
+func (layer module) SendrecvReplace(buf []byte, count int, dt pmpi.Datatype, dest int, sendtag int, source int, recvtag int, comm *pmpi.Comm) (ret0 pmpi.Status, returnVal error) {
+	callsSendrecvReplace0.Add(1)
+	ret0, returnVal = layer.Next.SendrecvReplace(buf, count, dt, dest, sendtag, source, recvtag, comm)
+	return
+}
+
+// Isendrecv runs the wrappers of counter.w around Next.Isendrecv.
+func (layer module) Isendrecv(sendbuf []byte, sendcount int, sendtype pmpi.Datatype, dest int, sendtag int, recvbuf []byte, recvcount int, recvtype pmpi.Datatype, source int, recvtag int, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	callsIsendrecv0.Add(1)
+	ret0, returnVal = layer.Next.Isendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm)
+	return
+}
+
+// IsendrecvReplace runs the wrappers of counter.w around Next.IsendrecvReplace.
+func (layer module) IsendrecvReplace(buf []byte, count int, dt pmpi.Datatype, dest int, sendtag int, source int, recvtag int, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	callsIsendrecvReplace0.Add(1)
+	ret0, returnVal = layer.Next.IsendrecvReplace(buf, count, dt, dest, sendtag, source, recvtag, comm)
+	return
+}
+
+// SendInit runs the wrappers of counter.w around Next.SendInit.
+func (layer module) SendInit(buf []byte, count int, dt pmpi.Datatype, dest int, tag int, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	callsSendInit0.Add(1)
+	ret0, returnVal = layer.Next.SendInit(buf, count, dt, dest, tag, comm)
+	return
+}
+
+// BsendInit runs the wrappers of counter.w around Next.BsendInit.
+func (layer module) BsendInit(buf []byte, count int, dt pmpi.Datatype, dest int, tag int, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	callsBsendInit0.Add(1)
+	ret0, returnVal = layer.Next.BsendInit(buf, count, dt, dest, tag, comm)
+	return
+}
+
+// SsendInit runs the wrappers of counter.w around Next.SsendInit.
+func (layer module) SsendInit(buf []byte, count int, dt pmpi.Datatype, dest int, tag int, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	callsSsendInit0.Add(1)
+	ret0, returnVal = layer.Next.SsendInit(buf, count, dt, dest, tag, comm)
+	return
+}
+
+// RsendInit runs the wrappers of counter.w around Next.RsendInit.
+func (layer module) RsendInit(buf []byte, count int, dt pmpi.Datatype, dest int, tag int, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	callsRsendInit0.Add(1)
+	ret0, returnVal = layer.Next.RsendInit(buf, count, dt, dest, tag, comm)
+	return
+}
+
+// RecvInit runs the wrappers of counter.w around Next.RecvInit.
+func (layer module) RecvInit(buf []byte, count int, dt pmpi.Datatype, source int, tag int, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	callsRecvInit0.Add(1)
+	ret0, returnVal = layer.Next.RecvInit(buf, count, dt, source, tag, comm)
+	return
+}
+
+// Start runs the wrappers of counter.w around Next.Start.
+func (layer module) Start(r *pmpi.Request) (returnVal error) {
+	callsStart0.Add(1)
+	returnVal = layer.Next.Start(r)
+	return
+}
+
+// Startall runs the wrappers of counter.w around Next.Startall.
+func (layer module) Startall(reqs []*pmpi.Request) (returnVal error) {
+	callsStartall0.Add(1)
+	returnVal = layer.Next.Startall(reqs)
+	return
+}
+
+// TestSome runs the wrappers of counter.w around Next.TestSome.
+func (layer module) TestSome(reqs []*pmpi.Request, indices []int, sts []pmpi.Status) (ret0 int, returnVal error) {
+	callsTestSome0.Add(1)
+	ret0, returnVal = layer.Next.TestSome(reqs, indices, sts)
+	return
+}
+
+// RequestGetStatus runs the wrappers of counter.w around Next.RequestGetStatus.
+func (layer module) RequestGetStatus(r *pmpi.Request) (ret0 pmpi.Status, ret1 bool, returnVal error) {
+	callsRequestGetStatus0.Add(1)
+	ret0, ret1, returnVal = layer.Next.RequestGetStatus(r)
+	return
+}
+
+// RequestFree runs the wrappers of counter.w around Next.RequestFree.
+func (layer module) RequestFree(r *pmpi.Request) (returnVal error) {
+	callsRequestFree0.Add(1)
+	returnVal = layer.Next.RequestFree(r)
+	return
+}
+
+// StatusSetElements runs the wrappers of counter.w around Next.StatusSetElements.
+func (layer module) StatusSetElements(st *pmpi.Status, dt pmpi.Datatype, count int) (returnVal error) {
+	callsStatusSetElements0.Add(1)
+	returnVal = layer.Next.StatusSetElements(st, dt, count)
+	return
+}
+
+// StatusSetCancelled runs the wrappers of counter.w around Next.StatusSetCancelled.
+func (layer module) StatusSetCancelled(st *pmpi.Status, cancelled bool) (returnVal error) {
+	callsStatusSetCancelled0.Add(1)
+	returnVal = layer.Next.StatusSetCancelled(st, cancelled)
+	return
+}
+
+// TestCancelled runs the wrappers of counter.w around Next.TestCancelled.
+func (layer module) TestCancelled(st *pmpi.Status) (ret0 bool, returnVal error) {
+	callsTestCancelled0.Add(1)
+	ret0, returnVal = layer.Next.TestCancelled(st)
 	return
 }
 

@@ -107,6 +107,34 @@ var (
 	callsWaitSome1            atomic.Int64
 	callsTestAll1             atomic.Int64
 	callsTestAny1             atomic.Int64
+	callsBsend1               atomic.Int64
+	callsIbsend1              atomic.Int64
+	callsBufferAttach1        atomic.Int64
+	callsBufferDetach1        atomic.Int64
+	callsBufferFlush1         atomic.Int64
+	callsCommAttachBuffer1    atomic.Int64
+	callsCommDetachBuffer1    atomic.Int64
+	callsCommBufferFlush1     atomic.Int64
+	callsBufferIflush1        atomic.Int64
+	callsCommBufferIflush1    atomic.Int64
+	callsRsend1               atomic.Int64
+	callsIrsend1              atomic.Int64
+	callsSendrecvReplace1     atomic.Int64
+	callsIsendrecv1           atomic.Int64
+	callsIsendrecvReplace1    atomic.Int64
+	callsSendInit1            atomic.Int64
+	callsBsendInit1           atomic.Int64
+	callsSsendInit1           atomic.Int64
+	callsRsendInit1           atomic.Int64
+	callsRecvInit1            atomic.Int64
+	callsStart1               atomic.Int64
+	callsStartall1            atomic.Int64
+	callsTestSome1            atomic.Int64
+	callsRequestGetStatus1    atomic.Int64
+	callsRequestFree1         atomic.Int64
+	callsStatusSetElements1   atomic.Int64
+	callsStatusSetCancelled1  atomic.Int64
+	callsTestCancelled1       atomic.Int64
 	callsCommDup1             atomic.Int64
 	callsCommSplit1           atomic.Int64
 	callsCommSplitType1       atomic.Int64
@@ -237,6 +265,90 @@ func reportCounts1(rank int) {
 	}
 	if n := callsTestAny1.Load(); n > 0 {
 		fmt.Fprintf(&b, "counter rank %d: TestAny %d\n", rank, n)
+	}
+	if n := callsBsend1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: Bsend %d\n", rank, n)
+	}
+	if n := callsIbsend1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: Ibsend %d\n", rank, n)
+	}
+	if n := callsBufferAttach1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: BufferAttach %d\n", rank, n)
+	}
+	if n := callsBufferDetach1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: BufferDetach %d\n", rank, n)
+	}
+	if n := callsBufferFlush1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: BufferFlush %d\n", rank, n)
+	}
+	if n := callsCommAttachBuffer1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: CommAttachBuffer %d\n", rank, n)
+	}
+	if n := callsCommDetachBuffer1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: CommDetachBuffer %d\n", rank, n)
+	}
+	if n := callsCommBufferFlush1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: CommBufferFlush %d\n", rank, n)
+	}
+	if n := callsBufferIflush1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: BufferIflush %d\n", rank, n)
+	}
+	if n := callsCommBufferIflush1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: CommBufferIflush %d\n", rank, n)
+	}
+	if n := callsRsend1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: Rsend %d\n", rank, n)
+	}
+	if n := callsIrsend1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: Irsend %d\n", rank, n)
+	}
+	if n := callsSendrecvReplace1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: SendrecvReplace %d\n", rank, n)
+	}
+	if n := callsIsendrecv1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: Isendrecv %d\n", rank, n)
+	}
+	if n := callsIsendrecvReplace1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: IsendrecvReplace %d\n", rank, n)
+	}
+	if n := callsSendInit1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: SendInit %d\n", rank, n)
+	}
+	if n := callsBsendInit1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: BsendInit %d\n", rank, n)
+	}
+	if n := callsSsendInit1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: SsendInit %d\n", rank, n)
+	}
+	if n := callsRsendInit1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: RsendInit %d\n", rank, n)
+	}
+	if n := callsRecvInit1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: RecvInit %d\n", rank, n)
+	}
+	if n := callsStart1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: Start %d\n", rank, n)
+	}
+	if n := callsStartall1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: Startall %d\n", rank, n)
+	}
+	if n := callsTestSome1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: TestSome %d\n", rank, n)
+	}
+	if n := callsRequestGetStatus1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: RequestGetStatus %d\n", rank, n)
+	}
+	if n := callsRequestFree1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: RequestFree %d\n", rank, n)
+	}
+	if n := callsStatusSetElements1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: StatusSetElements %d\n", rank, n)
+	}
+	if n := callsStatusSetCancelled1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: StatusSetCancelled %d\n", rank, n)
+	}
+	if n := callsTestCancelled1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: TestCancelled %d\n", rank, n)
 	}
 	if n := callsCommDup1.Load(); n > 0 {
 		fmt.Fprintf(&b, "counter rank %d: CommDup %d\n", rank, n)
@@ -738,12 +850,12 @@ func (layer module) WaitAny(reqs []*pmpi.Request) (ret0 int, ret1 pmpi.Status, r
 }
 
 // WaitSome runs the wrappers of timing.w, counter.w around Next.WaitSome.
-func (layer module) WaitSome(reqs []*pmpi.Request) (ret0 []int, ret1 []pmpi.Status, returnVal error) {
+func (layer module) WaitSome(reqs []*pmpi.Request, indices []int, sts []pmpi.Status) (ret0 int, returnVal error) {
 	var start time.Time
 
 	start = time.Now()
 	callsWaitSome1.Add(1)
-	ret0, ret1, returnVal = layer.Next.WaitSome(reqs)
+	ret0, returnVal = layer.Next.WaitSome(reqs, indices, sts)
 	timesMu0.Lock()
 	times0["WaitSome"] += time.Since(start)
 	counts0["WaitSome"]++
@@ -775,6 +887,398 @@ func (layer module) TestAny(reqs []*pmpi.Request) (ret0 int, ret1 pmpi.Status, r
 	timesMu0.Lock()
 	times0["TestAny"] += time.Since(start)
 	counts0["TestAny"]++
+	timesMu0.Unlock()
+	return
+}
+
+// Bsend runs the wrappers of timing.w, counter.w around Next.Bsend.
+func (layer module) Bsend(buf []byte, count int, dt pmpi.Datatype, dest int, tag int, comm *pmpi.Comm) (returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsBsend1.Add(1)
+	returnVal = layer.Next.Bsend(buf, count, dt, dest, tag, comm)
+	timesMu0.Lock()
+	times0["Bsend"] += time.Since(start)
+	counts0["Bsend"]++
+	timesMu0.Unlock()
+	return
+}
+
+// Ibsend runs the wrappers of timing.w, counter.w around Next.Ibsend.
+func (layer module) Ibsend(buf []byte, count int, dt pmpi.Datatype, dest int, tag int, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsIbsend1.Add(1)
+	ret0, returnVal = layer.Next.Ibsend(buf, count, dt, dest, tag, comm)
+	timesMu0.Lock()
+	times0["Ibsend"] += time.Since(start)
+	counts0["Ibsend"]++
+	timesMu0.Unlock()
+	return
+}
+
+// BufferAttach runs the wrappers of timing.w, counter.w around Next.BufferAttach.
+func (layer module) BufferAttach(buf []byte) (returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsBufferAttach1.Add(1)
+	returnVal = layer.Next.BufferAttach(buf)
+	timesMu0.Lock()
+	times0["BufferAttach"] += time.Since(start)
+	counts0["BufferAttach"]++
+	timesMu0.Unlock()
+	return
+}
+
+// BufferDetach runs the wrappers of timing.w, counter.w around Next.BufferDetach.
+func (layer module) BufferDetach() (ret0 []byte, returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsBufferDetach1.Add(1)
+	ret0, returnVal = layer.Next.BufferDetach()
+	timesMu0.Lock()
+	times0["BufferDetach"] += time.Since(start)
+	counts0["BufferDetach"]++
+	timesMu0.Unlock()
+	return
+}
+
+// BufferFlush runs the wrappers of timing.w, counter.w around Next.BufferFlush.
+func (layer module) BufferFlush() (returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsBufferFlush1.Add(1)
+	returnVal = layer.Next.BufferFlush()
+	timesMu0.Lock()
+	times0["BufferFlush"] += time.Since(start)
+	counts0["BufferFlush"]++
+	timesMu0.Unlock()
+	return
+}
+
+// CommAttachBuffer runs the wrappers of timing.w, counter.w around Next.CommAttachBuffer.
+func (layer module) CommAttachBuffer(comm *pmpi.Comm, buf []byte) (returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsCommAttachBuffer1.Add(1)
+	returnVal = layer.Next.CommAttachBuffer(comm, buf)
+	timesMu0.Lock()
+	times0["CommAttachBuffer"] += time.Since(start)
+	counts0["CommAttachBuffer"]++
+	timesMu0.Unlock()
+	return
+}
+
+// CommDetachBuffer runs the wrappers of timing.w, counter.w around Next.CommDetachBuffer.
+func (layer module) CommDetachBuffer(comm *pmpi.Comm) (ret0 []byte, returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsCommDetachBuffer1.Add(1)
+	ret0, returnVal = layer.Next.CommDetachBuffer(comm)
+	timesMu0.Lock()
+	times0["CommDetachBuffer"] += time.Since(start)
+	counts0["CommDetachBuffer"]++
+	timesMu0.Unlock()
+	return
+}
+
+// CommBufferFlush runs the wrappers of timing.w, counter.w around Next.CommBufferFlush.
+func (layer module) CommBufferFlush(comm *pmpi.Comm) (returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsCommBufferFlush1.Add(1)
+	returnVal = layer.Next.CommBufferFlush(comm)
+	timesMu0.Lock()
+	times0["CommBufferFlush"] += time.Since(start)
+	counts0["CommBufferFlush"]++
+	timesMu0.Unlock()
+	return
+}
+
+// BufferIflush runs the wrappers of timing.w, counter.w around Next.BufferIflush.
+func (layer module) BufferIflush() (ret0 *pmpi.Request, returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsBufferIflush1.Add(1)
+	ret0, returnVal = layer.Next.BufferIflush()
+	timesMu0.Lock()
+	times0["BufferIflush"] += time.Since(start)
+	counts0["BufferIflush"]++
+	timesMu0.Unlock()
+	return
+}
+
+// CommBufferIflush runs the wrappers of timing.w, counter.w around Next.CommBufferIflush.
+func (layer module) CommBufferIflush(comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsCommBufferIflush1.Add(1)
+	ret0, returnVal = layer.Next.CommBufferIflush(comm)
+	timesMu0.Lock()
+	times0["CommBufferIflush"] += time.Since(start)
+	counts0["CommBufferIflush"]++
+	timesMu0.Unlock()
+	return
+}
+
+// Rsend runs the wrappers of timing.w, counter.w around Next.Rsend.
+func (layer module) Rsend(buf []byte, count int, dt pmpi.Datatype, dest int, tag int, comm *pmpi.Comm) (returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsRsend1.Add(1)
+	returnVal = layer.Next.Rsend(buf, count, dt, dest, tag, comm)
+	timesMu0.Lock()
+	times0["Rsend"] += time.Since(start)
+	counts0["Rsend"]++
+	timesMu0.Unlock()
+	return
+}
+
+// Irsend runs the wrappers of timing.w, counter.w around Next.Irsend.
+func (layer module) Irsend(buf []byte, count int, dt pmpi.Datatype, dest int, tag int, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsIrsend1.Add(1)
+	ret0, returnVal = layer.Next.Irsend(buf, count, dt, dest, tag, comm)
+	timesMu0.Lock()
+	times0["Irsend"] += time.Since(start)
+	counts0["Irsend"]++
+	timesMu0.Unlock()
+	return
+}
+
+// SendrecvReplace runs the wrappers of timing.w, counter.w around Next.SendrecvReplace.
+func (layer module) SendrecvReplace(buf []byte, count int, dt pmpi.Datatype, dest int, sendtag int, source int, recvtag int, comm *pmpi.Comm) (ret0 pmpi.Status, returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsSendrecvReplace1.Add(1)
+	ret0, returnVal = layer.Next.SendrecvReplace(buf, count, dt, dest, sendtag, source, recvtag, comm)
+	timesMu0.Lock()
+	times0["SendrecvReplace"] += time.Since(start)
+	counts0["SendrecvReplace"]++
+	timesMu0.Unlock()
+	return
+}
+
+// Isendrecv runs the wrappers of timing.w, counter.w around Next.Isendrecv.
+func (layer module) Isendrecv(sendbuf []byte, sendcount int, sendtype pmpi.Datatype, dest int, sendtag int, recvbuf []byte, recvcount int, recvtype pmpi.Datatype, source int, recvtag int, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsIsendrecv1.Add(1)
+	ret0, returnVal = layer.Next.Isendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm)
+	timesMu0.Lock()
+	times0["Isendrecv"] += time.Since(start)
+	counts0["Isendrecv"]++
+	timesMu0.Unlock()
+	return
+}
+
+// IsendrecvReplace runs the wrappers of timing.w, counter.w around Next.IsendrecvReplace.
+func (layer module) IsendrecvReplace(buf []byte, count int, dt pmpi.Datatype, dest int, sendtag int, source int, recvtag int, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsIsendrecvReplace1.Add(1)
+	ret0, returnVal = layer.Next.IsendrecvReplace(buf, count, dt, dest, sendtag, source, recvtag, comm)
+	timesMu0.Lock()
+	times0["IsendrecvReplace"] += time.Since(start)
+	counts0["IsendrecvReplace"]++
+	timesMu0.Unlock()
+	return
+}
+
+// SendInit runs the wrappers of timing.w, counter.w around Next.SendInit.
+func (layer module) SendInit(buf []byte, count int, dt pmpi.Datatype, dest int, tag int, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsSendInit1.Add(1)
+	ret0, returnVal = layer.Next.SendInit(buf, count, dt, dest, tag, comm)
+	timesMu0.Lock()
+	times0["SendInit"] += time.Since(start)
+	counts0["SendInit"]++
+	timesMu0.Unlock()
+	return
+}
+
+// BsendInit runs the wrappers of timing.w, counter.w around Next.BsendInit.
+func (layer module) BsendInit(buf []byte, count int, dt pmpi.Datatype, dest int, tag int, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsBsendInit1.Add(1)
+	ret0, returnVal = layer.Next.BsendInit(buf, count, dt, dest, tag, comm)
+	timesMu0.Lock()
+	times0["BsendInit"] += time.Since(start)
+	counts0["BsendInit"]++
+	timesMu0.Unlock()
+	return
+}
+
+// SsendInit runs the wrappers of timing.w, counter.w around Next.SsendInit.
+func (layer module) SsendInit(buf []byte, count int, dt pmpi.Datatype, dest int, tag int, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsSsendInit1.Add(1)
+	ret0, returnVal = layer.Next.SsendInit(buf, count, dt, dest, tag, comm)
+	timesMu0.Lock()
+	times0["SsendInit"] += time.Since(start)
+	counts0["SsendInit"]++
+	timesMu0.Unlock()
+	return
+}
+
+// RsendInit runs the wrappers of timing.w, counter.w around Next.RsendInit.
+func (layer module) RsendInit(buf []byte, count int, dt pmpi.Datatype, dest int, tag int, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsRsendInit1.Add(1)
+	ret0, returnVal = layer.Next.RsendInit(buf, count, dt, dest, tag, comm)
+	timesMu0.Lock()
+	times0["RsendInit"] += time.Since(start)
+	counts0["RsendInit"]++
+	timesMu0.Unlock()
+	return
+}
+
+// RecvInit runs the wrappers of timing.w, counter.w around Next.RecvInit.
+func (layer module) RecvInit(buf []byte, count int, dt pmpi.Datatype, source int, tag int, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsRecvInit1.Add(1)
+	ret0, returnVal = layer.Next.RecvInit(buf, count, dt, source, tag, comm)
+	timesMu0.Lock()
+	times0["RecvInit"] += time.Since(start)
+	counts0["RecvInit"]++
+	timesMu0.Unlock()
+	return
+}
+
+// Start runs the wrappers of timing.w, counter.w around Next.Start.
+func (layer module) Start(r *pmpi.Request) (returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsStart1.Add(1)
+	returnVal = layer.Next.Start(r)
+	timesMu0.Lock()
+	times0["Start"] += time.Since(start)
+	counts0["Start"]++
+	timesMu0.Unlock()
+	return
+}
+
+// Startall runs the wrappers of timing.w, counter.w around Next.Startall.
+func (layer module) Startall(reqs []*pmpi.Request) (returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsStartall1.Add(1)
+	returnVal = layer.Next.Startall(reqs)
+	timesMu0.Lock()
+	times0["Startall"] += time.Since(start)
+	counts0["Startall"]++
+	timesMu0.Unlock()
+	return
+}
+
+// TestSome runs the wrappers of timing.w, counter.w around Next.TestSome.
+func (layer module) TestSome(reqs []*pmpi.Request, indices []int, sts []pmpi.Status) (ret0 int, returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsTestSome1.Add(1)
+	ret0, returnVal = layer.Next.TestSome(reqs, indices, sts)
+	timesMu0.Lock()
+	times0["TestSome"] += time.Since(start)
+	counts0["TestSome"]++
+	timesMu0.Unlock()
+	return
+}
+
+// RequestGetStatus runs the wrappers of timing.w, counter.w around Next.RequestGetStatus.
+func (layer module) RequestGetStatus(r *pmpi.Request) (ret0 pmpi.Status, ret1 bool, returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsRequestGetStatus1.Add(1)
+	ret0, ret1, returnVal = layer.Next.RequestGetStatus(r)
+	timesMu0.Lock()
+	times0["RequestGetStatus"] += time.Since(start)
+	counts0["RequestGetStatus"]++
+	timesMu0.Unlock()
+	return
+}
+
+// RequestFree runs the wrappers of timing.w, counter.w around Next.RequestFree.
+func (layer module) RequestFree(r *pmpi.Request) (returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsRequestFree1.Add(1)
+	returnVal = layer.Next.RequestFree(r)
+	timesMu0.Lock()
+	times0["RequestFree"] += time.Since(start)
+	counts0["RequestFree"]++
+	timesMu0.Unlock()
+	return
+}
+
+// StatusSetElements runs the wrappers of timing.w, counter.w around Next.StatusSetElements.
+func (layer module) StatusSetElements(st *pmpi.Status, dt pmpi.Datatype, count int) (returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsStatusSetElements1.Add(1)
+	returnVal = layer.Next.StatusSetElements(st, dt, count)
+	timesMu0.Lock()
+	times0["StatusSetElements"] += time.Since(start)
+	counts0["StatusSetElements"]++
+	timesMu0.Unlock()
+	return
+}
+
+// StatusSetCancelled runs the wrappers of timing.w, counter.w around Next.StatusSetCancelled.
+func (layer module) StatusSetCancelled(st *pmpi.Status, cancelled bool) (returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsStatusSetCancelled1.Add(1)
+	returnVal = layer.Next.StatusSetCancelled(st, cancelled)
+	timesMu0.Lock()
+	times0["StatusSetCancelled"] += time.Since(start)
+	counts0["StatusSetCancelled"]++
+	timesMu0.Unlock()
+	return
+}
+
+// TestCancelled runs the wrappers of timing.w, counter.w around Next.TestCancelled.
+func (layer module) TestCancelled(st *pmpi.Status) (ret0 bool, returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsTestCancelled1.Add(1)
+	ret0, returnVal = layer.Next.TestCancelled(st)
+	timesMu0.Lock()
+	times0["TestCancelled"] += time.Since(start)
+	counts0["TestCancelled"]++
 	timesMu0.Unlock()
 	return
 }

@@ -1,0 +1,434 @@
+package pmpi
+
+import (
+	"fmt"
+	"sync"
+
+	"github.com/gompi/gompi/internal/pml"
+)
+
+// BsendOverhead is the bytes of an attached buffer that each buffered
+// message takes beyond its own, MPI_BSEND_OVERHEAD: a buffer for n
+// messages of s bytes at once needs n*(s+BsendOverhead) bytes. gompi
+// keeps its bookkeeping outside the buffer; the overhead is counted so
+// that a program sized for another MPI's accounting fits here too.
+const BsendOverhead = 64
+
+// bsendBuffers are the buffers attached for buffered sends: the
+// process's, and communicators' (MPI 4.1), which their sends use first.
+type bsendBuffers struct {
+	mu    sync.Mutex
+	proc  *bsendBuffer
+	comms map[*Comm]*bsendBuffer
+}
+
+// bsendBuffer is one attached buffer and the messages that occupy it.
+type bsendBuffer struct {
+	mu      sync.Mutex
+	done    sync.Cond // on mu: a message left, or the reaper stopped
+	buf     []byte
+	segs    []*bsendSeg // by offset
+	spare   []*bsendSeg
+	used    int          // bytes held, overheads included
+	reaping bool         // a goroutine waits for the pending messages
+	waiting *pml.Request // the one it waits on now: not to be reaped under it
+}
+
+// bsendSeg is one buffered message: its place in the buffer (off, and n
+// bytes with the overhead) and its send.
+type bsendSeg struct {
+	off, n int
+	req    pml.Request
+	pr     *pml.Request
+}
+
+func newBsendBuffer(buf []byte) *bsendBuffer {
+	b := &bsendBuffer{buf: buf}
+	b.done.L = &b.mu
+	return b
+}
+
+// BufferAttach attaches buf for the process's buffered sends (MPI's
+// Buffer_attach); the sends copy their messages into it until
+// BufferDetach. One buffer at a time.
+func (*realAPI) BufferAttach(buf []byte) error {
+	l, err := running("buffer attach")
+	if err != nil {
+		return err
+	}
+	return l.bsends.attach("buffer attach", nil, buf)
+}
+
+// BufferDetach waits until every message in the process's buffer has
+// gone, detaches the buffer and returns it.
+func (*realAPI) BufferDetach() ([]byte, error) {
+	l, err := running("buffer detach")
+	if err != nil {
+		return nil, err
+	}
+	return l.bsends.detach("buffer detach", nil, l.engine)
+}
+
+// BufferFlush waits until every message in the process's buffer has
+// gone; the buffer stays attached.
+func (*realAPI) BufferFlush() error {
+	l, err := running("buffer flush")
+	if err != nil {
+		return err
+	}
+	if b := l.bsends.get(nil, false); b != nil {
+		b.drain(l.engine)
+	}
+	return nil
+}
+
+// BufferIflush starts BufferFlush: the request completes once every
+// message in the process's buffer has gone (at once if none is
+// attached, as BufferFlush returns at once).
+func (*realAPI) BufferIflush() (*Request, error) {
+	l, err := running("buffer iflush")
+	if err != nil {
+		return nil, err
+	}
+	return l.iflush("buffer iflush", l.bsends.get(nil, false), l.world), nil
+}
+
+// CommBufferIflush starts CommBufferFlush.
+func (*realAPI) CommBufferIflush(comm *Comm) (*Request, error) {
+	const op = "comm buffer iflush"
+	l, err := running(op)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkComm(op, comm); err != nil {
+		return nil, err
+	}
+	return l.iflush(op, l.bsends.get(comm, false), comm), nil
+}
+
+// iflush returns a request that completes once b, if not nil, has no
+// message left. A goroutine waits for them, as BufferFlush would, and
+// completes the request: the engine's own completion, so that every
+// call that waits on requests waits on it too.
+func (l *library) iflush(op string, b *bsendBuffer, comm *Comm) *Request {
+	r := l.newRequest(comm, Byte, op, ProcNull, AnyTag, false)
+	r.pml = l.engine.StartGeneral(&r.pmlStore)
+	if b != nil {
+		b.mu.Lock()
+		busy := len(b.segs) > 0 || b.reaping
+		b.mu.Unlock()
+		if busy {
+			go func(p *pml.Request) {
+				b.drain(l.engine)
+				l.engine.CompleteGeneral(p, pml.Status{})
+			}(r.pml)
+			return r
+		}
+	}
+	l.engine.CompleteGeneral(r.pml, pml.Status{})
+	return r
+}
+
+// CommAttachBuffer attaches buf for the buffered sends on comm, which use
+// it instead of the process's buffer (MPI 4.1's Comm_attach_buffer).
+func (*realAPI) CommAttachBuffer(comm *Comm, buf []byte) error {
+	const op = "comm attach buffer"
+	l, err := running(op)
+	if err != nil {
+		return err
+	}
+	if err := checkComm(op, comm); err != nil {
+		return err
+	}
+	return comm.handle(l.bsends.attach(op, comm, buf))
+}
+
+// CommDetachBuffer waits until every message in comm's buffer has gone,
+// detaches it and returns it.
+func (*realAPI) CommDetachBuffer(comm *Comm) ([]byte, error) {
+	const op = "comm detach buffer"
+	l, err := running(op)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkComm(op, comm); err != nil {
+		return nil, err
+	}
+	buf, err := l.bsends.detach(op, comm, l.engine)
+	return buf, comm.handle(err)
+}
+
+// CommBufferFlush waits until every message in comm's buffer has gone.
+func (*realAPI) CommBufferFlush(comm *Comm) error {
+	const op = "comm buffer flush"
+	l, err := running(op)
+	if err != nil {
+		return err
+	}
+	if err := checkComm(op, comm); err != nil {
+		return err
+	}
+	if b := l.bsends.get(comm, false); b != nil {
+		b.drain(l.engine)
+	}
+	return nil
+}
+
+// Bsend sends in buffered mode: the message is copied into the attached
+// buffer (comm's, else the process's) and the call returns; the copy is
+// sent from there, and its room freed when it has gone. Too little room
+// is an ErrBuffer error.
+func (*realAPI) Bsend(buf []byte, count int, dt Datatype, dest, tag int, comm *Comm) error {
+	l, data, err := p2pArgs("bsend", buf, count, dt, dest, tag, comm, false)
+	if err != nil || dest == ProcNull {
+		return err
+	}
+	return l.bsend("bsend", data, dest, tag, comm)
+}
+
+// Ibsend is Bsend returning a request, which is complete at once: the
+// message is in the attached buffer.
+func (*realAPI) Ibsend(buf []byte, count int, dt Datatype, dest, tag int, comm *Comm) (*Request, error) {
+	l, data, err := p2pArgs("ibsend", buf, count, dt, dest, tag, comm, false)
+	if err != nil {
+		return nil, err
+	}
+	if dest != ProcNull {
+		if err := l.bsend("ibsend", data, dest, tag, comm); err != nil {
+			return nil, err
+		}
+	}
+	return l.newRequest(comm, dt, "ibsend", dest, tag, false), nil
+}
+
+// bsend copies data into the buffer that comm's buffered sends use and
+// starts its send from there.
+func (l *library) bsend(op string, data []byte, dest, tag int, comm *Comm) error {
+	b := l.bsends.get(comm, true)
+	if b == nil {
+		return comm.handle(errorf(ClassBuffer, nil,
+			"%s to rank %d of %v, tag %d: no buffer is attached (BufferAttach, or CommAttachBuffer for the communicator)", op, dest, comm, tag))
+	}
+	need := len(data) + BsendOverhead
+	b.mu.Lock()
+	s := b.alloc(l.engine, need)
+	if s == nil {
+		free, size := len(b.buf)-b.used, len(b.buf)
+		b.mu.Unlock()
+		return comm.handle(errorf(ClassBuffer, nil,
+			"%s to rank %d of %v, tag %d: a message of %d bytes needs %d bytes of the attached buffer (with BsendOverhead %d); %d of its %d bytes are free",
+			op, dest, comm, tag, len(data), need, BsendOverhead, free, size))
+	}
+	msg := b.buf[s.off : s.off+len(data)]
+	copy(msg, data)
+	s.pr = l.engine.StartSend(&s.req, comm.context, comm.group[dest], tag, msg, false)
+	if s.pr.Done() {
+		// The transport took it whole: an eager message.
+		err := l.engine.WaitRef(s.pr).Err
+		b.release(s)
+		b.mu.Unlock()
+		if err != nil {
+			return comm.handle(failure(fmt.Sprintf("%s to rank %d of %v, tag %d", op, dest, comm, tag), err))
+		}
+		return nil
+	}
+	if !b.reaping {
+		b.reaping = true
+		go b.reap(l.engine)
+	}
+	b.mu.Unlock()
+	return nil
+}
+
+// alloc finds room for need bytes, first fit by offset, after freeing
+// what has gone; with none, it polls the transports once and looks
+// again. Called with b.mu held.
+func (b *bsendBuffer) alloc(e *pml.Engine, need int) *bsendSeg {
+	for try := range 2 {
+		if try > 0 {
+			b.mu.Unlock()
+			e.Progress()
+			b.mu.Lock()
+		}
+		b.reapDone(e)
+		end, at := 0, len(b.segs)
+		for i, s := range b.segs {
+			if s.off-end >= need {
+				at = i
+				break
+			}
+			end = s.off + s.n
+		}
+		if at == len(b.segs) && len(b.buf)-end < need {
+			continue
+		}
+		s := b.newSeg(end, need)
+		b.segs = append(b.segs, nil)
+		copy(b.segs[at+1:], b.segs[at:])
+		b.segs[at] = s
+		b.used += need
+		return s
+	}
+	return nil
+}
+
+func (b *bsendBuffer) newSeg(off, n int) *bsendSeg {
+	var s *bsendSeg
+	if k := len(b.spare); k > 0 {
+		s, b.spare = b.spare[k-1], b.spare[:k-1]
+	} else {
+		s = new(bsendSeg)
+	}
+	s.off, s.n = off, n
+	return s
+}
+
+// release frees s's room; called with b.mu held, once its send is settled.
+func (b *bsendBuffer) release(s *bsendSeg) {
+	for i, t := range b.segs {
+		if t == s {
+			b.segs = append(b.segs[:i], b.segs[i+1:]...)
+			break
+		}
+	}
+	b.used -= s.n
+	s.req, s.pr = pml.Request{}, nil
+	b.spare = append(b.spare, s)
+	b.done.Broadcast()
+}
+
+// reapDone frees the messages that have gone, but the one the reaper
+// waits on. Called with b.mu held.
+func (b *bsendBuffer) reapDone(e *pml.Engine) {
+	for i := 0; i < len(b.segs); {
+		s := b.segs[i]
+		if s.pr == b.waiting || !s.pr.Done() {
+			i++
+			continue
+		}
+		e.WaitRef(s.pr) // done: returns at once, once the completer is finished with it
+		b.release(s)
+	}
+}
+
+// reap waits for the buffer's messages until none is pending, so that
+// they go even if the program makes no MPI call until it detaches the
+// buffer or finalizes. It drives the transports itself while it waits.
+func (b *bsendBuffer) reap(e *pml.Engine) {
+	b.mu.Lock()
+	for {
+		b.reapDone(e)
+		if len(b.segs) == 0 {
+			break
+		}
+		s := b.segs[0]
+		b.waiting = s.pr
+		b.mu.Unlock()
+		e.WaitRef(s.pr)
+		b.mu.Lock()
+		b.waiting = nil
+	}
+	b.reaping = false
+	b.done.Broadcast()
+	b.mu.Unlock()
+}
+
+// drain waits until every message in b has gone.
+func (b *bsendBuffer) drain(e *pml.Engine) {
+	b.mu.Lock()
+	for len(b.segs) > 0 || b.reaping {
+		if !b.reaping && len(b.segs) > 0 {
+			b.reaping = true
+			go b.reap(e)
+		}
+		b.done.Wait()
+	}
+	b.mu.Unlock()
+}
+
+// get returns the buffer for comm's buffered sends: comm's own, else with
+// fallback the process's; comm nil names the process's.
+func (bs *bsendBuffers) get(comm *Comm, fallback bool) *bsendBuffer {
+	bs.mu.Lock()
+	defer bs.mu.Unlock()
+	if comm != nil {
+		if b := bs.comms[comm]; b != nil || !fallback {
+			return b
+		}
+	}
+	return bs.proc
+}
+
+func (bs *bsendBuffers) attach(op string, comm *Comm, buf []byte) error {
+	if len(buf) == 0 {
+		return errorf(ClassBuffer, nil, "%s: the buffer is empty; attach one of at least BsendOverhead (%d) bytes beyond the messages it is to hold", op, BsendOverhead)
+	}
+	bs.mu.Lock()
+	defer bs.mu.Unlock()
+	if comm == nil {
+		if bs.proc != nil {
+			return errorf(ClassBuffer, nil, "%s: a buffer of %d bytes is attached already; detach it first (BufferDetach)", op, len(bs.proc.buf))
+		}
+		bs.proc = newBsendBuffer(buf)
+		return nil
+	}
+	if b := bs.comms[comm]; b != nil {
+		return errorf(ClassBuffer, nil, "%s: %v has a buffer of %d bytes attached already; detach it first (CommDetachBuffer)", op, comm, len(b.buf))
+	}
+	if bs.comms == nil {
+		bs.comms = map[*Comm]*bsendBuffer{}
+	}
+	bs.comms[comm] = newBsendBuffer(buf)
+	return nil
+}
+
+// detach takes the buffer away from new sends, waits for its messages and
+// returns it.
+func (bs *bsendBuffers) detach(op string, comm *Comm, e *pml.Engine) ([]byte, error) {
+	bs.mu.Lock()
+	var b *bsendBuffer
+	if comm == nil {
+		b, bs.proc = bs.proc, nil
+	} else {
+		b = bs.comms[comm]
+		delete(bs.comms, comm)
+	}
+	bs.mu.Unlock()
+	if b == nil {
+		where := "the process"
+		if comm != nil {
+			where = comm.String()
+		}
+		return nil, errorf(ClassBuffer, nil, "%s: %s has no buffer attached", op, where)
+	}
+	b.drain(e)
+	return b.buf, nil
+}
+
+// dropComm detaches comm's buffer, if it has one, once its messages have
+// gone: CommFree detaches it as MPI does.
+func (bs *bsendBuffers) dropComm(comm *Comm, e *pml.Engine) {
+	bs.mu.Lock()
+	b := bs.comms[comm]
+	delete(bs.comms, comm)
+	bs.mu.Unlock()
+	if b != nil {
+		b.drain(e)
+	}
+}
+
+// flushAll waits for the messages of every attached buffer (Finalize).
+func (bs *bsendBuffers) flushAll(e *pml.Engine) {
+	bs.mu.Lock()
+	all := make([]*bsendBuffer, 0, len(bs.comms)+1)
+	if bs.proc != nil {
+		all = append(all, bs.proc)
+	}
+	for _, b := range bs.comms {
+		all = append(all, b)
+	}
+	bs.mu.Unlock()
+	for _, b := range all {
+		b.drain(e)
+	}
+}

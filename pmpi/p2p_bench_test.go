@@ -1,0 +1,61 @@
+package pmpi_test
+
+import (
+	"testing"
+
+	"github.com/gompi/gompi/pmpi"
+)
+
+// benchWorld initialises MPI as a singleton for a benchmark, once per
+// process; its messages go to itself through btl self.
+func benchWorld(b *testing.B) (pmpi.API, *pmpi.Comm) {
+	api := pmpi.Real()
+	if api.Finalized() {
+		b.Skip("MPI was finalised in this process (run the benchmarks with -run '^$')")
+	}
+	if !api.Initialized() {
+		if err := api.Init(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return api, api.CommWorld()
+}
+
+// Irecv, Isend and their Waits: the non-blocking calls' cost beside the
+// persistent requests' (BenchmarkStartWait).
+func BenchmarkIsendWait(b *testing.B) {
+	api, w := benchWorld(b)
+	out, in := make([]byte, 8), make([]byte, 8)
+	b.ReportAllocs()
+	for b.Loop() {
+		r, _ := api.Irecv(in, 8, pmpi.Byte, 0, 1, w)
+		s, _ := api.Isend(out, 8, pmpi.Byte, 0, 1, w)
+		if _, err := api.Wait(s); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := api.Wait(r); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// A window of 16 receives and sends, completed by one WaitAll.
+func BenchmarkWaitAllWindow(b *testing.B) {
+	api, w := benchWorld(b)
+	const n = 16
+	out, in := make([]byte, 8), make([]byte, 8*n)
+	reqs := make([]*pmpi.Request, 2*n)
+	sts := make([]pmpi.Status, 2*n)
+	b.ReportAllocs()
+	for b.Loop() {
+		for i := range n {
+			reqs[i], _ = api.Irecv(in[8*i:], 8, pmpi.Byte, 0, 2, w)
+		}
+		for i := range n {
+			reqs[n+i], _ = api.Isend(out, 8, pmpi.Byte, 0, 2, w)
+		}
+		if err := api.WaitAll(reqs, sts); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

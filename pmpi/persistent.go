@@ -1,0 +1,212 @@
+package pmpi
+
+import (
+	"sync/atomic"
+
+	"github.com/gompi/gompi/internal/lowlevel"
+	"github.com/gompi/gompi/internal/pml"
+)
+
+// reqKind tells a plain request from the kinds that keep state in
+// requestExt.
+type reqKind uint8
+
+const (
+	reqPlain      reqKind = iota
+	reqPersistent         // made by SendInit and its kind, started by Start
+	reqPair               // Isendrecv's: completes when both of its halves do
+)
+
+// sendMode is a send's mode, which a persistent send keeps for its starts.
+type sendMode uint8
+
+const (
+	modeStandard sendMode = iota
+	modeSync
+	modeBuffered
+	modeReady
+)
+
+// requestExt is the state of a persistent request, or of a pair.
+type requestExt struct {
+	// A persistent request: the operation each Start repeats.
+	mode  sendMode
+	data  []byte // the part of the buffer its count elements occupy
+	freed bool   // Free ended it: a Start fails, a Wait returns at once
+
+	// A pair: its halves, and their generations when it started.
+	send, recv       *Request
+	sendGen, recvGen uint32
+	// tmp is IsendrecvReplace's copy of the message it sends, from the
+	// library's pool; it goes back when the send completes.
+	tmp *[]byte
+}
+
+// SendInit makes a persistent standard-mode send of count elements of dt
+// from buf to rank dest of comm, inactive until Start. Each Start sends
+// what buf holds then; the request lives until Free.
+func (*realAPI) SendInit(buf []byte, count int, dt Datatype, dest, tag int, comm *Comm) (*Request, error) {
+	return sendInit("send init", modeStandard, buf, count, dt, dest, tag, comm)
+}
+
+// SsendInit is SendInit in synchronous mode.
+func (*realAPI) SsendInit(buf []byte, count int, dt Datatype, dest, tag int, comm *Comm) (*Request, error) {
+	return sendInit("ssend init", modeSync, buf, count, dt, dest, tag, comm)
+}
+
+// BsendInit is SendInit in buffered mode: each Start copies the message
+// into the attached buffer, as Bsend does.
+func (*realAPI) BsendInit(buf []byte, count int, dt Datatype, dest, tag int, comm *Comm) (*Request, error) {
+	return sendInit("bsend init", modeBuffered, buf, count, dt, dest, tag, comm)
+}
+
+// RsendInit is SendInit in ready mode: each Start must follow the
+// posting of its receive, as for Rsend.
+func (*realAPI) RsendInit(buf []byte, count int, dt Datatype, dest, tag int, comm *Comm) (*Request, error) {
+	return sendInit("rsend init", modeReady, buf, count, dt, dest, tag, comm)
+}
+
+func sendInit(op string, mode sendMode, buf []byte, count int, dt Datatype, dest, tag int, comm *Comm) (*Request, error) {
+	l, data, err := p2pArgs(op, buf, count, dt, dest, tag, comm, false)
+	if err != nil {
+		return nil, err
+	}
+	r := l.persistent(comm, dt, op[:len(op)-len(" init")], dest, tag, false)
+	r.ext.mode, r.ext.data = mode, data
+	return r, nil
+}
+
+// RecvInit makes a persistent receive into buf, inactive until Start.
+func (*realAPI) RecvInit(buf []byte, count int, dt Datatype, source, tag int, comm *Comm) (*Request, error) {
+	l, data, err := p2pArgs("recv init", buf, count, dt, source, tag, comm, true)
+	if err != nil {
+		return nil, err
+	}
+	r := l.persistent(comm, dt, "recv", source, tag, true)
+	r.ext.data = data
+	return r, nil
+}
+
+// persistent returns a new inactive persistent request. It never goes
+// back to the cache: a handle kept after Free must not name another
+// operation later.
+func (l *library) persistent(comm *Comm, dt Datatype, op string, peer, tag int, recv bool) *Request {
+	r := &Request{lib: l, comm: comm, dt: dt, op: op, peer: peer, tag: tag, recv: recv, kind: reqPersistent}
+	r.ext = &requestExt{}
+	return r
+}
+
+// Start starts a persistent request; it must be inactive (made by an
+// Init call, or completed by a Wait or Test since its last Start).
+func (*realAPI) Start(r *Request) error {
+	if err := startable("start", r); err != nil {
+		return err
+	}
+	return r.start()
+}
+
+// Startall starts every request of reqs, as Start each; it checks them
+// all before it starts any.
+func (*realAPI) Startall(reqs []*Request) error {
+	for _, r := range reqs {
+		if err := startable("startall", r); err != nil {
+			return err
+		}
+	}
+	for i, r := range reqs {
+		if atomic.LoadUint32(&r.gen)%2 != 0 {
+			return errorf(ClassRequest, nil, "startall: request %d, %v, is started already: a request may appear once", i, r)
+		}
+		if err := r.start(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// startable checks that r is a persistent request that Start may start.
+func startable(op string, r *Request) error {
+	switch {
+	case r == nil:
+		return errorf(ClassRequest, nil, "%s: the request is nil", op)
+	case r.kind != reqPersistent:
+		return errorf(ClassRequest, nil, "%s: %v is not persistent (make one with SendInit, RecvInit and their kind)", op, r)
+	case r.ext.freed:
+		return errorf(ClassRequest, nil, "%s: %v was freed", op, r)
+	case atomic.LoadUint32(&r.gen)%2 != 0:
+		return errorf(ClassRequest, nil, "%s: %v is active: complete it with Wait or Test before starting it again", op, r)
+	}
+	if _, err := running(op); err != nil {
+		return err
+	}
+	return checkComm(op, r.comm)
+}
+
+// start starts persistent request r, inactive: its generation becomes odd
+// first, as newRequest does, then the operation goes to the engine,
+// into r's own engine request. Nothing is allocated.
+func (r *Request) start() error {
+	l, comm := r.lib, r.comm
+	r.mark = l.cache.nextMark()
+	lowlevel.StoreRelease32(&r.gen, atomic.LoadUint32(&r.gen)+1)
+	if r.peer == ProcNull {
+		return nil
+	}
+	x := r.ext
+	if r.recv {
+		r.pml = l.engine.StartRecv(&r.pmlStore, comm.context, worldSource(comm, r.peer), r.tag, x.data)
+		return nil
+	}
+	w := comm.group[r.peer]
+	switch x.mode {
+	case modeBuffered:
+		if err := l.bsend("bsend", x.data, r.peer, r.tag, comm); err != nil {
+			r.recycle(atomic.LoadUint32(&r.gen))
+			return err
+		}
+	case modeReady:
+		r.pml = l.engine.PostReady(&r.pmlStore, comm.context, w, r.tag, x.data, r.mark)
+	case modeStandard:
+		if sent, err := l.engine.PostEager(comm.context, w, r.tag, x.data, r.mark); sent {
+			if err != nil {
+				r.recycle(atomic.LoadUint32(&r.gen))
+				return comm.handle(failure(r.desc(), err))
+			}
+			r.posted = true
+			return nil
+		}
+		r.pml = l.engine.PostSend(&r.pmlStore, comm.context, w, r.tag, x.data, false, r.mark)
+	case modeSync:
+		r.pml = l.engine.PostSend(&r.pmlStore, comm.context, w, r.tag, x.data, true, r.mark)
+	}
+	return nil
+}
+
+// endSpecial ends a persistent request's or a pair's activity at its
+// completion (retire): it reports whether the request stays out of the
+// cache, as a persistent one does, inactive, or gone if it was freed.
+func (r *Request) endSpecial() bool {
+	x := r.ext
+	if r.kind == reqPersistent {
+		r.pml, r.posted = nil, false
+		if r.freeing {
+			x.freed, r.freeing = true, false
+		}
+		return true
+	}
+	x.send, x.recv, x.tmp = nil, nil, nil
+	r.kind = reqPlain
+	return false
+}
+
+// pending returns an engine request of r's that has not completed, or
+// nil: r's own, or for a pair its first half still pending.
+func (r *Request) pending() *pml.Request {
+	if r.kind == reqPair {
+		return r.pairPending()
+	}
+	if r.pml != nil && !r.pml.Done() {
+		return r.pml
+	}
+	return nil
+}
