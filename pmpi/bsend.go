@@ -183,7 +183,7 @@ func (*realAPI) Bsend(buf []byte, count int, dt Datatype, dest, tag int, comm *C
 	if err != nil || dest == ProcNull {
 		return err
 	}
-	return l.bsend("bsend", data, dest, tag, comm)
+	return l.bsend("bsend", data, count, dt, dest, tag, comm)
 }
 
 // Ibsend is Bsend returning a request, which is complete at once: the
@@ -194,33 +194,42 @@ func (*realAPI) Ibsend(buf []byte, count int, dt Datatype, dest, tag int, comm *
 		return nil, err
 	}
 	if dest != ProcNull {
-		if err := l.bsend("ibsend", data, dest, tag, comm); err != nil {
+		if err := l.bsend("ibsend", data, count, dt, dest, tag, comm); err != nil {
 			return nil, err
 		}
 	}
 	return l.newRequest(comm, dt, "ibsend", dest, tag, false), nil
 }
 
-// bsend copies data into the buffer that comm's buffered sends use and
-// starts its send from there.
-func (l *library) bsend(op string, data []byte, dest, tag int, comm *Comm) error {
+// bsend copies count elements of dt from data into the buffer that comm's
+// buffered sends use, packed if dt is not contiguous, and starts their
+// send from there.
+func (l *library) bsend(op string, data []byte, count int, dt Datatype, dest, tag int, comm *Comm) error {
 	b := l.bsends.get(comm, true)
 	if b == nil {
 		return comm.handle(errorf(ClassBuffer, nil,
 			"%s to rank %d of %v, tag %d: no buffer is attached (BufferAttach, or CommAttachBuffer for the communicator)", op, dest, comm, tag))
 	}
-	need := len(data) + BsendOverhead
+	size := len(data)
+	if dt.t.packs {
+		size = count * dt.t.size
+	}
+	need := size + BsendOverhead
 	b.mu.Lock()
 	s := b.alloc(l.engine, need)
 	if s == nil {
-		free, size := len(b.buf)-b.used, len(b.buf)
+		free := len(b.buf) - b.used
 		b.mu.Unlock()
 		return comm.handle(errorf(ClassBuffer, nil,
 			"%s to rank %d of %v, tag %d: a message of %d bytes needs %d bytes of the attached buffer (with BsendOverhead %d); %d of its %d bytes are free",
-			op, dest, comm, tag, len(data), need, BsendOverhead, free, size))
+			op, dest, comm, tag, size, need, BsendOverhead, free, len(b.buf)))
 	}
-	msg := b.buf[s.off : s.off+len(data)]
-	copy(msg, data)
+	msg := b.buf[s.off : s.off+size]
+	if dt.t.packs {
+		dt.t.pack(msg, data, count)
+	} else {
+		copy(msg, data)
+	}
 	s.pr = l.engine.StartSend(&s.req, comm.context, comm.group[dest], tag, msg, false)
 	if s.pr.Done() {
 		// The transport took it whole: an eager message.

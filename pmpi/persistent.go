@@ -31,8 +31,9 @@ const (
 type requestExt struct {
 	// A persistent request: the operation each Start repeats.
 	mode  sendMode
-	data  []byte // the part of the buffer its count elements occupy
-	freed bool   // Free ended it: a Start fails, a Wait returns at once
+	data  []byte // the part of the buffer its count elements occupy (all of it for a packed datatype)
+	count int
+	freed bool // Free ended it: a Start fails, a Wait returns at once
 
 	// A pair: its halves, and their generations when it started.
 	send, recv       *Request
@@ -72,7 +73,7 @@ func sendInit(op string, mode sendMode, buf []byte, count int, dt Datatype, dest
 		return nil, err
 	}
 	r := l.persistent(comm, dt, op[:len(op)-len(" init")], dest, tag, false)
-	r.ext.mode, r.ext.data = mode, data
+	r.ext.mode, r.ext.data, r.ext.count = mode, data, count
 	return r, nil
 }
 
@@ -83,7 +84,7 @@ func (*realAPI) RecvInit(buf []byte, count int, dt Datatype, source, tag int, co
 		return nil, err
 	}
 	r := l.persistent(comm, dt, "recv", source, tag, true)
-	r.ext.data = data
+	r.ext.data, r.ext.count = data, count
 	return r, nil
 }
 
@@ -153,21 +154,34 @@ func (r *Request) start() error {
 		return nil
 	}
 	x := r.ext
+	data := x.data
+	if r.dt.t.packs && x.mode != modeBuffered {
+		// Each start packs afresh: the buffer may have changed.
+		if r.recv {
+			r.conv = recvFor(r.dt.t, data, x.count)
+		} else {
+			r.conv = packFor(r.dt.t, data, x.count)
+		}
+		data = *r.conv.packed
+	}
 	if r.recv {
-		r.pml = l.engine.StartRecv(&r.pmlStore, comm.context, worldSource(comm, r.peer), r.tag, x.data)
+		r.pml = l.engine.StartRecv(&r.pmlStore, comm.context, worldSource(comm, r.peer), r.tag, data)
 		return nil
 	}
 	w := comm.group[r.peer]
 	switch x.mode {
 	case modeBuffered:
-		if err := l.bsend("bsend", x.data, r.peer, r.tag, comm); err != nil {
+		if err := l.bsend("bsend", data, x.count, r.dt, r.peer, r.tag, comm); err != nil {
 			r.recycle(atomic.LoadUint32(&r.gen))
 			return err
 		}
 	case modeReady:
-		r.pml = l.engine.PostReady(&r.pmlStore, comm.context, w, r.tag, x.data, r.mark)
+		r.pml = l.engine.PostReady(&r.pmlStore, comm.context, w, r.tag, data, r.mark)
 	case modeStandard:
-		if sent, err := l.engine.PostEager(comm.context, w, r.tag, x.data, r.mark); sent {
+		if sent, err := l.engine.PostEager(comm.context, w, r.tag, data, r.mark); sent {
+			if r.conv != nil {
+				r.releaseConv() // the transport took the data whole
+			}
 			if err != nil {
 				r.recycle(atomic.LoadUint32(&r.gen))
 				return comm.handle(failure(r.desc(), err))
@@ -175,9 +189,9 @@ func (r *Request) start() error {
 			r.posted = true
 			return nil
 		}
-		r.pml = l.engine.PostSend(&r.pmlStore, comm.context, w, r.tag, x.data, false, r.mark)
+		r.pml = l.engine.PostSend(&r.pmlStore, comm.context, w, r.tag, data, false, r.mark)
 	case modeSync:
-		r.pml = l.engine.PostSend(&r.pmlStore, comm.context, w, r.tag, x.data, true, r.mark)
+		r.pml = l.engine.PostSend(&r.pmlStore, comm.context, w, r.tag, data, true, r.mark)
 	}
 	return nil
 }

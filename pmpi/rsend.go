@@ -9,6 +9,11 @@ func (*realAPI) Rsend(buf []byte, count int, dt Datatype, dest, tag int, comm *C
 	if err != nil || dest == ProcNull {
 		return err
 	}
+	if dt.t.packs {
+		c := packFor(dt.t, data, count)
+		defer c.release()
+		data = *c.packed
+	}
 	if err := l.engine.SendReady(comm.context, comm.group[dest], tag, data); err != nil {
 		r := Request{comm: comm, op: "rsend", peer: dest, tag: tag}
 		return comm.handle(failure(r.desc(), err))
@@ -24,6 +29,10 @@ func (*realAPI) Irsend(buf []byte, count int, dt Datatype, dest, tag int, comm *
 	}
 	req := l.newRequest(comm, dt, "irsend", dest, tag, false)
 	if dest != ProcNull {
+		if dt.t.packs {
+			req.conv = packFor(dt.t, data, count)
+			data = *req.conv.packed
+		}
 		req.pml = l.engine.PostReady(&req.pmlStore, comm.context, comm.group[dest], tag, data, req.mark)
 	}
 	return req, nil
