@@ -17,6 +17,20 @@ const (
 	fnImprobe
 	fnMrecv
 	fnImrecv
+	fnBsend
+	fnIbsend
+	fnRsend
+	fnIrsend
+	fnSendrecvReplace
+	fnIsendrecv
+	fnIsendrecvReplace
+	fnSendInit
+	fnBsendInit
+	fnSsendInit
+	fnRsendInit
+	fnRecvInit
+	fnStart
+	fnStartall
 	fnWait
 	fnTest
 	fnCancel
@@ -25,6 +39,8 @@ const (
 	fnWaitsome
 	fnTestall
 	fnTestany
+	fnTestsome
+	fnRequestFree
 	fnCommDup
 	fnCommSplit
 	fnCommSplitType
@@ -54,7 +70,9 @@ const (
 var fnNames = [numFns]string{
 	"Send", "Ssend", "Recv", "Isend", "Issend", "Irecv", "Sendrecv", "Probe", "Iprobe",
 	"Mprobe", "Improbe", "Mrecv", "Imrecv",
-	"Wait", "Test", "Cancel", "Waitall", "Waitany", "Waitsome", "Testall", "Testany",
+	"Bsend", "Ibsend", "Rsend", "Irsend", "Sendrecv_replace", "Isendrecv", "Isendrecv_replace",
+	"Send_init", "Bsend_init", "Ssend_init", "Rsend_init", "Recv_init", "Start", "Startall",
+	"Wait", "Test", "Cancel", "Waitall", "Waitany", "Waitsome", "Testall", "Testany", "Testsome", "Request_free",
 	"Comm_dup", "Comm_split", "Comm_split_type", "Comm_create",
 	"Intercomm_create", "Intercomm_merge", "Comm_create_group",
 	"Barrier", "Bcast", "Reduce", "Allreduce", "Gather", "Gatherv", "Scatter", "Scatterv",

@@ -32,6 +32,10 @@ type module struct {
 	comms   atomic.Pointer[map[*pmpi.Comm]peers]
 	commsMu sync.Mutex
 
+	// persistent maps a persistent send's request to what each of its
+	// Starts moves (a persistentSend), from its Init to its Free.
+	persistent sync.Map
+
 	// Zeroed at Wrap: ticks convert to seconds at the end, at the rate
 	// over the whole run.
 	clock prof.Clock
