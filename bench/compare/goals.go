@@ -29,6 +29,8 @@ func Goals() []Goal {
 		// No eager cliff: Open MPI's sm latency jumps at 4 KiB, MPICH's does not.
 		{Plan: "latency", Side: "gompi sm", Against: "MPICH", From: 4 << 10, To: 8 << 10},
 		{Plan: "latency", Side: "gompi tcp", From: 128 << 10, To: 4 << 20},
+		{Plan: "ddt", Side: "gompi sm", From: 0, To: all},
+		{Plan: "ddt", Side: "gompi tcp", From: 0, To: all},
 		{Plan: "bw", Side: "gompi tcp", From: 128 << 10, To: 4 << 20},
 		{Plan: "bw", Side: "gompi sm", From: 64 << 10, To: 4 << 20},
 		{Plan: "bibw", Side: "gompi sm", From: 64 << 10, To: 4 << 20},

@@ -32,6 +32,7 @@ type Plan struct {
 // and repetition, add about seven minutes to a quick run.
 func Plans(quick bool) []Plan {
 	lat := []string{"-m", "0:4M", "-i", "2000", "-x", "200"}
+	ddt := []string{"-m", "8:4M", "-i", "1000", "-x", "100"}
 	bw := []string{"-m", "1:4M", "-i", "100", "-x", "10"}
 	multi := []string{"-m", "0:1M", "-i", "500", "-x", "50"}
 	incast := []string{"-m", "1:1K", "-i", "100", "-x", "20"}
@@ -39,6 +40,7 @@ func Plans(quick bool) []Plan {
 	ranks := "1,2,4"
 	if quick {
 		lat = []string{"-s", "0,1,64,1K,16K,64K,256K,1M,4M", "-i", "500", "-x", "50"}
+		ddt = []string{"-s", "8,64,1K,16K,64K,256K,1M,4M", "-i", "300", "-x", "30"}
 		bw = []string{"-s", "1,64,1K,16K,64K,256K,1M,4M", "-i", "20", "-x", "2"}
 		multi = []string{"-s", "0,64,1K,16K,64K,256K,1M", "-i", "200", "-x", "20"}
 		incast = []string{"-s", "1,64,1K", "-i", "50", "-x", "10"}
@@ -48,6 +50,8 @@ func Plans(quick bool) []Plan {
 	plans := []Plan{
 		{Name: "latency", Prog: "latency", NP: 2, Args: lat, Plot: "latency",
 			Title: "Latency: one-way time, half the round trip between ranks 0 and 1 (us)"},
+		{Name: "ddt", Prog: "ddt", NP: 2, Args: ddt,
+			Title: "Derived datatype: a grid's column (one float64 in 8) sent and received as a vector, one-way time (us)"},
 		{Name: "bw", Prog: "bw", NP: 2, Args: bw, Higher: true, Plot: "bandwidth",
 			Title: "Bandwidth: rank 0 to rank 1, windows of 64 non-blocking sends (MB/s)"},
 		{Name: "bibw", Prog: "bibw", NP: 2, Args: bw, Higher: true, Plot: "bibw",

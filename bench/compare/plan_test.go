@@ -75,7 +75,7 @@ func TestPlans(t *testing.T) {
 				t.Errorf("quick=%v: %v", quick, err)
 			}
 		}
-		want := []string{"latency", "bw", "bibw", "multi-lat", "incast", "ring-8", "ring-16"}
+		want := []string{"latency", "ddt", "bw", "bibw", "multi-lat", "incast", "ring-8", "ring-16"}
 		if quick {
 			want = slices.DeleteFunc(want, func(k string) bool { return k == "ring-16" })
 		}

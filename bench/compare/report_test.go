@@ -265,8 +265,8 @@ mca:coll:basic:status:available
 
 func TestGoals(t *testing.T) {
 	r := fakeResult(t)
-	bw := Plans(true)[1]
-	r.Plans = append(r.Plans, bw, Plans(true)[3]) // multi-lat did not run on any side
+	bw := plan(t, Plans(true), "bw")
+	r.Plans = append(r.Plans, bw, plan(t, Plans(true), "multi-lat")) // multi-lat did not run on any side
 	add := func(label string, rows string) {
 		r.tables[[2]string{bw.Name, label}] = append(r.tables[[2]string{bw.Name, label}], fakeTable(t, "x", rows))
 	}
