@@ -238,6 +238,34 @@ func (layer module) Iprobe(source int, tag int, comm *pmpi.Comm) (ret0 pmpi.Stat
 	return
 }
 
+// Mprobe runs the wrappers of every.w around Next.Mprobe.
+func (layer module) Mprobe(source int, tag int, comm *pmpi.Comm) (ret0 pmpi.Message, ret1 pmpi.Status, returnVal error) {
+	record0("Mprobe")
+	ret0, ret1, returnVal = layer.Next.Mprobe(source, tag, comm)
+	return
+}
+
+// Improbe runs the wrappers of every.w around Next.Improbe.
+func (layer module) Improbe(source int, tag int, comm *pmpi.Comm) (ret0 pmpi.Message, ret1 pmpi.Status, ret2 bool, returnVal error) {
+	record0("Improbe")
+	ret0, ret1, ret2, returnVal = layer.Next.Improbe(source, tag, comm)
+	return
+}
+
+// Mrecv runs the wrappers of every.w around Next.Mrecv.
+func (layer module) Mrecv(buf []byte, count int, dt pmpi.Datatype, msg *pmpi.Message) (ret0 pmpi.Status, returnVal error) {
+	record0("Mrecv")
+	ret0, returnVal = layer.Next.Mrecv(buf, count, dt, msg)
+	return
+}
+
+// Imrecv runs the wrappers of every.w around Next.Imrecv.
+func (layer module) Imrecv(buf []byte, count int, dt pmpi.Datatype, msg *pmpi.Message) (ret0 *pmpi.Request, returnVal error) {
+	record0("Imrecv")
+	ret0, returnVal = layer.Next.Imrecv(buf, count, dt, msg)
+	return
+}
+
 // Wait runs the wrappers of every.w around Next.Wait.
 func (layer module) Wait(r *pmpi.Request) (ret0 pmpi.Status, returnVal error) {
 	record0("Wait")
@@ -557,6 +585,48 @@ func (layer module) CommGetName(comm *pmpi.Comm) (ret0 string, returnVal error) 
 func (layer module) CommSetErrhandler(comm *pmpi.Comm, h pmpi.ErrorHandler) (returnVal error) {
 	record0("CommSetErrhandler")
 	returnVal = layer.Next.CommSetErrhandler(comm, h)
+	return
+}
+
+// IntercommCreate runs the wrappers of every.w around Next.IntercommCreate.
+func (layer module) IntercommCreate(local *pmpi.Comm, localLeader int, peer *pmpi.Comm, remoteLeader int, tag int) (ret0 *pmpi.Comm, returnVal error) {
+	record0("IntercommCreate")
+	ret0, returnVal = layer.Next.IntercommCreate(local, localLeader, peer, remoteLeader, tag)
+	return
+}
+
+// IntercommMerge runs the wrappers of every.w around Next.IntercommMerge.
+func (layer module) IntercommMerge(inter *pmpi.Comm, high bool) (ret0 *pmpi.Comm, returnVal error) {
+	record0("IntercommMerge")
+	ret0, returnVal = layer.Next.IntercommMerge(inter, high)
+	return
+}
+
+// CommTestInter runs the wrappers of every.w around Next.CommTestInter.
+func (layer module) CommTestInter(comm *pmpi.Comm) (ret0 bool, returnVal error) {
+	record0("CommTestInter")
+	ret0, returnVal = layer.Next.CommTestInter(comm)
+	return
+}
+
+// CommRemoteSize runs the wrappers of every.w around Next.CommRemoteSize.
+func (layer module) CommRemoteSize(comm *pmpi.Comm) (ret0 int, returnVal error) {
+	record0("CommRemoteSize")
+	ret0, returnVal = layer.Next.CommRemoteSize(comm)
+	return
+}
+
+// CommRemoteGroup runs the wrappers of every.w around Next.CommRemoteGroup.
+func (layer module) CommRemoteGroup(comm *pmpi.Comm) (ret0 *pmpi.Group, returnVal error) {
+	record0("CommRemoteGroup")
+	ret0, returnVal = layer.Next.CommRemoteGroup(comm)
+	return
+}
+
+// CommCreateGroup runs the wrappers of every.w around Next.CommCreateGroup.
+func (layer module) CommCreateGroup(comm *pmpi.Comm, group *pmpi.Group, tag int) (ret0 *pmpi.Comm, returnVal error) {
+	record0("CommCreateGroup")
+	ret0, returnVal = layer.Next.CommCreateGroup(comm, group, tag)
 	return
 }
 

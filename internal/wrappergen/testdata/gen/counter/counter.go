@@ -66,6 +66,10 @@ var (
 	callsSendrecv0            atomic.Int64
 	callsProbe0               atomic.Int64
 	callsIprobe0              atomic.Int64
+	callsMprobe0              atomic.Int64
+	callsImprobe0             atomic.Int64
+	callsMrecv0               atomic.Int64
+	callsImrecv0              atomic.Int64
 	callsWait0                atomic.Int64
 	callsTest0                atomic.Int64
 	callsCancel0              atomic.Int64
@@ -112,6 +116,12 @@ var (
 	callsCommSetName0         atomic.Int64
 	callsCommGetName0         atomic.Int64
 	callsCommSetErrhandler0   atomic.Int64
+	callsIntercommCreate0     atomic.Int64
+	callsIntercommMerge0      atomic.Int64
+	callsCommTestInter0       atomic.Int64
+	callsCommRemoteSize0      atomic.Int64
+	callsCommRemoteGroup0     atomic.Int64
+	callsCommCreateGroup0     atomic.Int64
 	callsGroupSize0           atomic.Int64
 	callsGroupRank0           atomic.Int64
 	callsGroupIncl0           atomic.Int64
@@ -208,6 +218,18 @@ func reportCounts0(rank int) {
 	}
 	if n := callsIprobe0.Load(); n > 0 {
 		fmt.Fprintf(&b, "counter rank %d: Iprobe %d\n", rank, n)
+	}
+	if n := callsMprobe0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: Mprobe %d\n", rank, n)
+	}
+	if n := callsImprobe0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: Improbe %d\n", rank, n)
+	}
+	if n := callsMrecv0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: Mrecv %d\n", rank, n)
+	}
+	if n := callsImrecv0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: Imrecv %d\n", rank, n)
 	}
 	if n := callsWait0.Load(); n > 0 {
 		fmt.Fprintf(&b, "counter rank %d: Wait %d\n", rank, n)
@@ -346,6 +368,24 @@ func reportCounts0(rank int) {
 	}
 	if n := callsCommSetErrhandler0.Load(); n > 0 {
 		fmt.Fprintf(&b, "counter rank %d: CommSetErrhandler %d\n", rank, n)
+	}
+	if n := callsIntercommCreate0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: IntercommCreate %d\n", rank, n)
+	}
+	if n := callsIntercommMerge0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: IntercommMerge %d\n", rank, n)
+	}
+	if n := callsCommTestInter0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: CommTestInter %d\n", rank, n)
+	}
+	if n := callsCommRemoteSize0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: CommRemoteSize %d\n", rank, n)
+	}
+	if n := callsCommRemoteGroup0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: CommRemoteGroup %d\n", rank, n)
+	}
+	if n := callsCommCreateGroup0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: CommCreateGroup %d\n", rank, n)
 	}
 	if n := callsGroupSize0.Load(); n > 0 {
 		fmt.Fprintf(&b, "counter rank %d: GroupSize %d\n", rank, n)
@@ -583,6 +623,34 @@ func (layer module) Probe(source int, tag int, comm *pmpi.Comm) (ret0 pmpi.Statu
 func (layer module) Iprobe(source int, tag int, comm *pmpi.Comm) (ret0 pmpi.Status, ret1 bool, returnVal error) {
 	callsIprobe0.Add(1)
 	ret0, ret1, returnVal = layer.Next.Iprobe(source, tag, comm)
+	return
+}
+
+// Mprobe runs the wrappers of counter.w around Next.Mprobe.
+func (layer module) Mprobe(source int, tag int, comm *pmpi.Comm) (ret0 pmpi.Message, ret1 pmpi.Status, returnVal error) {
+	callsMprobe0.Add(1)
+	ret0, ret1, returnVal = layer.Next.Mprobe(source, tag, comm)
+	return
+}
+
+// Improbe runs the wrappers of counter.w around Next.Improbe.
+func (layer module) Improbe(source int, tag int, comm *pmpi.Comm) (ret0 pmpi.Message, ret1 pmpi.Status, ret2 bool, returnVal error) {
+	callsImprobe0.Add(1)
+	ret0, ret1, ret2, returnVal = layer.Next.Improbe(source, tag, comm)
+	return
+}
+
+// Mrecv runs the wrappers of counter.w around Next.Mrecv.
+func (layer module) Mrecv(buf []byte, count int, dt pmpi.Datatype, msg *pmpi.Message) (ret0 pmpi.Status, returnVal error) {
+	callsMrecv0.Add(1)
+	ret0, returnVal = layer.Next.Mrecv(buf, count, dt, msg)
+	return
+}
+
+// Imrecv runs the wrappers of counter.w around Next.Imrecv.
+func (layer module) Imrecv(buf []byte, count int, dt pmpi.Datatype, msg *pmpi.Message) (ret0 *pmpi.Request, returnVal error) {
+	callsImrecv0.Add(1)
+	ret0, returnVal = layer.Next.Imrecv(buf, count, dt, msg)
 	return
 }
 
@@ -905,6 +973,48 @@ func (layer module) CommGetName(comm *pmpi.Comm) (ret0 string, returnVal error) 
 func (layer module) CommSetErrhandler(comm *pmpi.Comm, h pmpi.ErrorHandler) (returnVal error) {
 	callsCommSetErrhandler0.Add(1)
 	returnVal = layer.Next.CommSetErrhandler(comm, h)
+	return
+}
+
+// IntercommCreate runs the wrappers of counter.w around Next.IntercommCreate.
+func (layer module) IntercommCreate(local *pmpi.Comm, localLeader int, peer *pmpi.Comm, remoteLeader int, tag int) (ret0 *pmpi.Comm, returnVal error) {
+	callsIntercommCreate0.Add(1)
+	ret0, returnVal = layer.Next.IntercommCreate(local, localLeader, peer, remoteLeader, tag)
+	return
+}
+
+// IntercommMerge runs the wrappers of counter.w around Next.IntercommMerge.
+func (layer module) IntercommMerge(inter *pmpi.Comm, high bool) (ret0 *pmpi.Comm, returnVal error) {
+	callsIntercommMerge0.Add(1)
+	ret0, returnVal = layer.Next.IntercommMerge(inter, high)
+	return
+}
+
+// CommTestInter runs the wrappers of counter.w around Next.CommTestInter.
+func (layer module) CommTestInter(comm *pmpi.Comm) (ret0 bool, returnVal error) {
+	callsCommTestInter0.Add(1)
+	ret0, returnVal = layer.Next.CommTestInter(comm)
+	return
+}
+
+// CommRemoteSize runs the wrappers of counter.w around Next.CommRemoteSize.
+func (layer module) CommRemoteSize(comm *pmpi.Comm) (ret0 int, returnVal error) {
+	callsCommRemoteSize0.Add(1)
+	ret0, returnVal = layer.Next.CommRemoteSize(comm)
+	return
+}
+
+// CommRemoteGroup runs the wrappers of counter.w around Next.CommRemoteGroup.
+func (layer module) CommRemoteGroup(comm *pmpi.Comm) (ret0 *pmpi.Group, returnVal error) {
+	callsCommRemoteGroup0.Add(1)
+	ret0, returnVal = layer.Next.CommRemoteGroup(comm)
+	return
+}
+
+// CommCreateGroup runs the wrappers of counter.w around Next.CommCreateGroup.
+func (layer module) CommCreateGroup(comm *pmpi.Comm, group *pmpi.Group, tag int) (ret0 *pmpi.Comm, returnVal error) {
+	callsCommCreateGroup0.Add(1)
+	ret0, returnVal = layer.Next.CommCreateGroup(comm, group, tag)
 	return
 }
 

@@ -99,6 +99,10 @@ var (
 	callsSendrecv1            atomic.Int64
 	callsProbe1               atomic.Int64
 	callsIprobe1              atomic.Int64
+	callsMprobe1              atomic.Int64
+	callsImprobe1             atomic.Int64
+	callsMrecv1               atomic.Int64
+	callsImrecv1              atomic.Int64
 	callsWait1                atomic.Int64
 	callsTest1                atomic.Int64
 	callsCancel1              atomic.Int64
@@ -145,6 +149,12 @@ var (
 	callsCommSetName1         atomic.Int64
 	callsCommGetName1         atomic.Int64
 	callsCommSetErrhandler1   atomic.Int64
+	callsIntercommCreate1     atomic.Int64
+	callsIntercommMerge1      atomic.Int64
+	callsCommTestInter1       atomic.Int64
+	callsCommRemoteSize1      atomic.Int64
+	callsCommRemoteGroup1     atomic.Int64
+	callsCommCreateGroup1     atomic.Int64
 	callsGroupSize1           atomic.Int64
 	callsGroupRank1           atomic.Int64
 	callsGroupIncl1           atomic.Int64
@@ -241,6 +251,18 @@ func reportCounts1(rank int) {
 	}
 	if n := callsIprobe1.Load(); n > 0 {
 		fmt.Fprintf(&b, "counter rank %d: Iprobe %d\n", rank, n)
+	}
+	if n := callsMprobe1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: Mprobe %d\n", rank, n)
+	}
+	if n := callsImprobe1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: Improbe %d\n", rank, n)
+	}
+	if n := callsMrecv1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: Mrecv %d\n", rank, n)
+	}
+	if n := callsImrecv1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: Imrecv %d\n", rank, n)
 	}
 	if n := callsWait1.Load(); n > 0 {
 		fmt.Fprintf(&b, "counter rank %d: Wait %d\n", rank, n)
@@ -379,6 +401,24 @@ func reportCounts1(rank int) {
 	}
 	if n := callsCommSetErrhandler1.Load(); n > 0 {
 		fmt.Fprintf(&b, "counter rank %d: CommSetErrhandler %d\n", rank, n)
+	}
+	if n := callsIntercommCreate1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: IntercommCreate %d\n", rank, n)
+	}
+	if n := callsIntercommMerge1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: IntercommMerge %d\n", rank, n)
+	}
+	if n := callsCommTestInter1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: CommTestInter %d\n", rank, n)
+	}
+	if n := callsCommRemoteSize1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: CommRemoteSize %d\n", rank, n)
+	}
+	if n := callsCommRemoteGroup1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: CommRemoteGroup %d\n", rank, n)
+	}
+	if n := callsCommCreateGroup1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: CommCreateGroup %d\n", rank, n)
 	}
 	if n := callsGroupSize1.Load(); n > 0 {
 		fmt.Fprintf(&b, "counter rank %d: GroupSize %d\n", rank, n)
@@ -775,6 +815,62 @@ func (layer module) Iprobe(source int, tag int, comm *pmpi.Comm) (ret0 pmpi.Stat
 	timesMu0.Lock()
 	times0["Iprobe"] += time.Since(start)
 	counts0["Iprobe"]++
+	timesMu0.Unlock()
+	return
+}
+
+// Mprobe runs the wrappers of timing.w, counter.w around Next.Mprobe.
+func (layer module) Mprobe(source int, tag int, comm *pmpi.Comm) (ret0 pmpi.Message, ret1 pmpi.Status, returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsMprobe1.Add(1)
+	ret0, ret1, returnVal = layer.Next.Mprobe(source, tag, comm)
+	timesMu0.Lock()
+	times0["Mprobe"] += time.Since(start)
+	counts0["Mprobe"]++
+	timesMu0.Unlock()
+	return
+}
+
+// Improbe runs the wrappers of timing.w, counter.w around Next.Improbe.
+func (layer module) Improbe(source int, tag int, comm *pmpi.Comm) (ret0 pmpi.Message, ret1 pmpi.Status, ret2 bool, returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsImprobe1.Add(1)
+	ret0, ret1, ret2, returnVal = layer.Next.Improbe(source, tag, comm)
+	timesMu0.Lock()
+	times0["Improbe"] += time.Since(start)
+	counts0["Improbe"]++
+	timesMu0.Unlock()
+	return
+}
+
+// Mrecv runs the wrappers of timing.w, counter.w around Next.Mrecv.
+func (layer module) Mrecv(buf []byte, count int, dt pmpi.Datatype, msg *pmpi.Message) (ret0 pmpi.Status, returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsMrecv1.Add(1)
+	ret0, returnVal = layer.Next.Mrecv(buf, count, dt, msg)
+	timesMu0.Lock()
+	times0["Mrecv"] += time.Since(start)
+	counts0["Mrecv"]++
+	timesMu0.Unlock()
+	return
+}
+
+// Imrecv runs the wrappers of timing.w, counter.w around Next.Imrecv.
+func (layer module) Imrecv(buf []byte, count int, dt pmpi.Datatype, msg *pmpi.Message) (ret0 *pmpi.Request, returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsImrecv1.Add(1)
+	ret0, returnVal = layer.Next.Imrecv(buf, count, dt, msg)
+	timesMu0.Lock()
+	times0["Imrecv"] += time.Since(start)
+	counts0["Imrecv"]++
 	timesMu0.Unlock()
 	return
 }
@@ -1419,6 +1515,90 @@ func (layer module) CommSetErrhandler(comm *pmpi.Comm, h pmpi.ErrorHandler) (ret
 	timesMu0.Lock()
 	times0["CommSetErrhandler"] += time.Since(start)
 	counts0["CommSetErrhandler"]++
+	timesMu0.Unlock()
+	return
+}
+
+// IntercommCreate runs the wrappers of timing.w, counter.w around Next.IntercommCreate.
+func (layer module) IntercommCreate(local *pmpi.Comm, localLeader int, peer *pmpi.Comm, remoteLeader int, tag int) (ret0 *pmpi.Comm, returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsIntercommCreate1.Add(1)
+	ret0, returnVal = layer.Next.IntercommCreate(local, localLeader, peer, remoteLeader, tag)
+	timesMu0.Lock()
+	times0["IntercommCreate"] += time.Since(start)
+	counts0["IntercommCreate"]++
+	timesMu0.Unlock()
+	return
+}
+
+// IntercommMerge runs the wrappers of timing.w, counter.w around Next.IntercommMerge.
+func (layer module) IntercommMerge(inter *pmpi.Comm, high bool) (ret0 *pmpi.Comm, returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsIntercommMerge1.Add(1)
+	ret0, returnVal = layer.Next.IntercommMerge(inter, high)
+	timesMu0.Lock()
+	times0["IntercommMerge"] += time.Since(start)
+	counts0["IntercommMerge"]++
+	timesMu0.Unlock()
+	return
+}
+
+// CommTestInter runs the wrappers of timing.w, counter.w around Next.CommTestInter.
+func (layer module) CommTestInter(comm *pmpi.Comm) (ret0 bool, returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsCommTestInter1.Add(1)
+	ret0, returnVal = layer.Next.CommTestInter(comm)
+	timesMu0.Lock()
+	times0["CommTestInter"] += time.Since(start)
+	counts0["CommTestInter"]++
+	timesMu0.Unlock()
+	return
+}
+
+// CommRemoteSize runs the wrappers of timing.w, counter.w around Next.CommRemoteSize.
+func (layer module) CommRemoteSize(comm *pmpi.Comm) (ret0 int, returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsCommRemoteSize1.Add(1)
+	ret0, returnVal = layer.Next.CommRemoteSize(comm)
+	timesMu0.Lock()
+	times0["CommRemoteSize"] += time.Since(start)
+	counts0["CommRemoteSize"]++
+	timesMu0.Unlock()
+	return
+}
+
+// CommRemoteGroup runs the wrappers of timing.w, counter.w around Next.CommRemoteGroup.
+func (layer module) CommRemoteGroup(comm *pmpi.Comm) (ret0 *pmpi.Group, returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsCommRemoteGroup1.Add(1)
+	ret0, returnVal = layer.Next.CommRemoteGroup(comm)
+	timesMu0.Lock()
+	times0["CommRemoteGroup"] += time.Since(start)
+	counts0["CommRemoteGroup"]++
+	timesMu0.Unlock()
+	return
+}
+
+// CommCreateGroup runs the wrappers of timing.w, counter.w around Next.CommCreateGroup.
+func (layer module) CommCreateGroup(comm *pmpi.Comm, group *pmpi.Group, tag int) (ret0 *pmpi.Comm, returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsCommCreateGroup1.Add(1)
+	ret0, returnVal = layer.Next.CommCreateGroup(comm, group, tag)
+	timesMu0.Lock()
+	times0["CommCreateGroup"] += time.Since(start)
+	counts0["CommCreateGroup"]++
 	timesMu0.Unlock()
 	return
 }
