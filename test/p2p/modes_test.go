@@ -29,6 +29,7 @@ func TestModes(t *testing.T) {
 		{"sendrecvring", 1, nil},
 		{"mixedsome", 2, nil},
 		{"startallocs", 2, nil},
+		{"modesmore", 3, nil},
 	}
 	for _, btl := range transports {
 		for _, tt := range tests {
