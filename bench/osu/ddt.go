@@ -46,38 +46,24 @@ func runDDT(w mpi.Comm, o Options) ([]Row, error) {
 	for i := range sbuf {
 		sbuf[i] = float64(i)
 	}
-	settle()
-	var out []float64
-	for _, size := range o.Sizes {
-		if err := barrier(w); err != nil {
-			return nil, err
+	var cols []mpi.Layout[float64] // one per size, freed at the end
+	defer func() {
+		for _, c := range cols {
+			_ = c.Free()
 		}
-		if peer < 0 {
-			continue
-		}
+	}()
+	times, err := timeRounds(w, o, peer, func(size int) (func() error, error) {
 		col, err := mpi.Vector[float64](size/8, 1, ddtWidth)
 		if err != nil {
 			return nil, err
 		}
-		iters, warm := o.For(size)
-		var start float64
-		for i := range iters + warm {
-			if i == warm {
-				start = mpi.Wtime()
-			}
-			if err := exchangeLayout(w, sbuf, rbuf, col, peer, w.Rank() == 0); err != nil {
-				return nil, fmt.Errorf("size %d: %w", size, err)
-			}
-		}
-		out = append(out, (mpi.Wtime()-start)/float64(iters)/2*1e6)
-		if err := col.Free(); err != nil {
-			return nil, err
-		}
+		cols = append(cols, col)
+		return func() error { return exchangeLayout(w, sbuf, rbuf, col, peer, w.Rank() == 0) }, nil
+	})
+	if err != nil || w.Rank() != 0 {
+		return nil, err
 	}
-	if w.Rank() != 0 {
-		return nil, nil
-	}
-	return rows(o.Sizes, out), nil
+	return rows(o.Sizes, times), nil
 }
 
 // exchangeLayout is one round trip of one element of l each way.

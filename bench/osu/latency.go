@@ -44,6 +44,16 @@ func runLatency(w mpi.Comm, o Options) ([]Row, error) {
 func pingPong(w mpi.Comm, o Options, peer int, initiator bool) ([]float64, error) {
 	sbuf := filled(o.MaxSize())
 	rbuf := filled(o.MaxSize())
+	return timeRounds(w, o, peer, func(size int) (func() error, error) {
+		s, r := sbuf[:size], rbuf[:size]
+		return func() error { return exchange(w, s, r, peer, initiator) }, nil
+	})
+}
+
+// timeRounds times round trips for every size and returns each size's
+// one-way time in microseconds; prepare makes a size's round trip. A rank
+// with no peer (-1) only takes part in the barriers.
+func timeRounds(w mpi.Comm, o Options, peer int, prepare func(size int) (func() error, error)) ([]float64, error) {
 	settle()
 	var out []float64
 	for _, size := range o.Sizes {
@@ -53,14 +63,17 @@ func pingPong(w mpi.Comm, o Options, peer int, initiator bool) ([]float64, error
 		if peer < 0 {
 			continue
 		}
+		round, err := prepare(size)
+		if err != nil {
+			return nil, err
+		}
 		iters, warm := o.For(size)
-		s, r := sbuf[:size], rbuf[:size]
 		var start float64
 		for i := range iters + warm {
 			if i == warm {
 				start = mpi.Wtime()
 			}
-			if err := exchange(w, s, r, peer, initiator); err != nil {
+			if err := round(); err != nil {
 				return nil, fmt.Errorf("size %d: %w", size, err)
 			}
 		}
