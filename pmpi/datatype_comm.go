@@ -92,24 +92,44 @@ func sendPacked(op string, l *library, buf []byte, count int, dt Datatype, dest,
 // recvDerived is Recv for a derived datatype: through a packed buffer
 // if the type is not contiguous, and with the signature checked.
 func recvDerived(l *library, buf []byte, count int, dt Datatype, source, tag int, comm *Comm) (Status, error) {
-	var c *conversion
-	if dt.t.packs {
-		c = recvFor(dt.t, buf, count)
-		defer c.release()
-		buf = *c.packed
-	}
-	var st pml.Status
-	l.engine.Recv(comm.context, worldSource(comm, source), tag, buf, &st)
-	if c != nil {
-		c.unpack(st.Bytes)
-	}
 	r := Request{comm: comm, dt: dt, op: "recv", peer: source, tag: tag, recv: true}
+	st, _ := r.receiveInto(buf, count, func(data []byte, st *pml.Status) error {
+		l.engine.Recv(comm.context, worldSource(comm, source), tag, data, st)
+		return nil
+	})
+	return r.settled(st)
+}
+
+// receiveInto runs recv, a blocking receive of r's, into count elements
+// of r.dt in buf: through a packed copy, unpacked when it returns, if the
+// type is not contiguous. recv's own error (the receive did not happen)
+// comes back as it is.
+func (r *Request) receiveInto(buf []byte, count int, recv func([]byte, *pml.Status) error) (pml.Status, error) {
+	var st pml.Status
+	if !r.dt.t.packs {
+		return st, recv(buf, &st)
+	}
+	c := recvFor(r.dt.t, buf, count)
+	defer c.release()
+	if err := recv(*c.packed, &st); err != nil {
+		return st, err
+	}
+	c.unpack(st.Bytes)
+	return st, nil
+}
+
+// settled is a blocking receive's result: its status and error, with the
+// signature of a derived datatype checked.
+func (r *Request) settled(st pml.Status) (Status, error) {
 	if st.Err != nil || st.Truncated() {
 		return r.failed(st)
 	}
 	var s Status
-	statusInto(&s, comm, &st, dt)
-	return s, r.checkSignature(&s, &st)
+	statusInto(&s, r.comm, &st, r.dt)
+	if r.dt.t.derived {
+		return s, r.checkSignature(&s, &st)
+	}
+	return s, nil
 }
 
 // finishConv ends r's packed copy as the engine completes r: a receive

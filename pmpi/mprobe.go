@@ -107,31 +107,16 @@ func (*realAPI) Mrecv(buf []byte, count int, dt Datatype, msg *Message) (Status,
 		*msg = MessageNull
 		return nullStatus(), nil
 	}
-	var c *conversion
-	if dt.t.packs {
-		c = recvFor(dt.t, data, count)
-		defer c.release()
-		data = *c.packed
-	}
-	var st pml.Status
-	if err := l.engine.Mrecv(m.m, data, &st); err != nil {
+	r := Request{comm: m.comm, dt: dt, op: "recv", peer: m.source, tag: m.tag, recv: true}
+	st, err := r.receiveInto(data, count, func(data []byte, st *pml.Status) error {
+		return l.engine.Mrecv(m.m, data, st)
+	})
+	if err != nil {
 		err = m.comm.handle(received(op, m))
 		return Status{Err: err}, err
 	}
 	*msg = MessageNull
-	if c != nil {
-		c.unpack(st.Bytes)
-	}
-	r := Request{comm: m.comm, dt: dt, op: "recv", peer: m.source, tag: m.tag, recv: true}
-	if st.Err != nil || st.Truncated() {
-		return r.failed(st)
-	}
-	var s Status
-	statusInto(&s, m.comm, &st, dt)
-	if dt.t.derived {
-		return s, r.checkSignature(&s, &st)
-	}
-	return s, nil
+	return r.settled(st)
 }
 
 // Imrecv starts the receive of *msg as Mrecv does; buf must not be read
