@@ -3,6 +3,7 @@ package pmpi
 import (
 	"encoding/binary"
 	"sync"
+	"unsafe"
 )
 
 // span checks that count elements of d lie inside a buffer of n bytes
@@ -47,24 +48,142 @@ func usable(op string, dt Datatype) (*typeDesc, error) {
 }
 
 // pack copies count elements of t from src, its origin at src[0], into
-// dst, which holds count*t.size bytes.
+// dst, which holds count*t.size bytes. span must have checked that the
+// elements lie inside src: the copy does not check each block again.
 func (t *typeDesc) pack(dst, src []byte, count int) {
 	if !t.packs {
 		copy(dst, src[:count*t.size])
 		return
 	}
-	n := 0
+	if count == 0 || t.size == 0 {
+		return
+	}
+	_ = dst[count*t.size-1]
+	t.copyAll(unsafe.Pointer(unsafe.SliceData(dst)), unsafe.Pointer(unsafe.SliceData(src)), count, true)
+}
+
+// unpack copies packed data from src into count elements of t in dst,
+// until src ends: a truncated or short message fills the elements it
+// reaches. It returns the bytes taken from src. span must have checked
+// that the elements lie inside dst.
+func (t *typeDesc) unpack(dst, src []byte, count int) int {
+	if !t.packs {
+		return copy(dst, src[:min(len(src), count*t.size)])
+	}
+	n := min(len(src), count*t.size)
+	if n == 0 {
+		return 0
+	}
+	packed := unsafe.Pointer(unsafe.SliceData(src))
+	origin := unsafe.Pointer(unsafe.SliceData(dst))
+	if n == count*t.size {
+		t.copyAll(packed, origin, count, false)
+		return n
+	}
+	// The data ends inside an element: whole runs while they fit, then
+	// the whole blocks of the run it ends in, then part of one.
+	pos := 0
+	for e := range count {
+		for i := range t.blocks {
+			r := &t.blocks[i]
+			off := e*t.extent + r.off
+			k := min(r.n, (n-pos)/r.len)
+			copyRun(packed, origin, pos, off, r.len, k, r.stride, false)
+			pos += k * r.len
+			if k < r.n {
+				if rest := n - pos; rest > 0 {
+					copy(unsafe.Slice((*byte)(unsafe.Add(origin, off+k*r.stride)), rest), unsafe.Slice((*byte)(unsafe.Add(packed, pos)), rest))
+				}
+				return n
+			}
+		}
+	}
+	return n
+}
+
+// copyAll copies count whole elements of t between packed data and the
+// typed buffer whose origin is typed: into packed if pack is set.
+func (t *typeDesc) copyAll(packed, typed unsafe.Pointer, count int, pack bool) {
+	pos := 0
 	for e := range count {
 		base := e * t.extent
-		for _, b := range t.blocks {
-			copyBlock(dst[n:n+b.len], src[base+b.off:base+b.off+b.len])
-			n += b.len
+		for i := range t.blocks {
+			r := &t.blocks[i]
+			if r.n == 1 {
+				// One block: inline, as a struct's fields are.
+				p := unsafe.Slice((*byte)(unsafe.Add(packed, pos)), r.len)
+				u := unsafe.Slice((*byte)(unsafe.Add(typed, base+r.off)), r.len)
+				if pack {
+					copyBlock(p, u)
+				} else {
+					copyBlock(u, p)
+				}
+				pos += r.len
+				continue
+			}
+			copyRun(packed, typed, pos, base+r.off, r.len, r.n, r.stride, pack)
+			pos += r.len * r.n
 		}
 	}
 }
 
-// copyBlock copies a block: a word at a time for the blocks of a single
-// number (a column's), where calling memmove cost as much as the copy.
+// copyRun copies n blocks of size bytes between packed, back to back
+// from byte pos, and typed, stride bytes apart from byte off: into packed
+// if pack is set, out of it otherwise. The blocks of one number (a
+// column's) are copied as words: calling memmove for each cost more
+// than the copy. Every offset is taken from the buffers' first bytes,
+// so that no pointer leaves its buffer.
+func copyRun(packed, typed unsafe.Pointer, pos, off, size, n, stride int, pack bool) {
+	if !pack {
+		switch size {
+		case 8:
+			for i := range n {
+				store64(unsafe.Add(typed, off+i*stride), load64(unsafe.Add(packed, pos+i*8)))
+			}
+		case 4:
+			for i := range n {
+				store32(unsafe.Add(typed, off+i*stride), load32(unsafe.Add(packed, pos+i*4)))
+			}
+		case 2:
+			for i := range n {
+				store16(unsafe.Add(typed, off+i*stride), load16(unsafe.Add(packed, pos+i*2)))
+			}
+		case 1:
+			for i := range n {
+				*(*byte)(unsafe.Add(typed, off+i*stride)) = *(*byte)(unsafe.Add(packed, pos+i))
+			}
+		default:
+			for i := range n {
+				copy(unsafe.Slice((*byte)(unsafe.Add(typed, off+i*stride)), size), unsafe.Slice((*byte)(unsafe.Add(packed, pos+i*size)), size))
+			}
+		}
+		return
+	}
+	switch size {
+	case 8:
+		for i := range n {
+			store64(unsafe.Add(packed, pos+i*8), load64(unsafe.Add(typed, off+i*stride)))
+		}
+	case 4:
+		for i := range n {
+			store32(unsafe.Add(packed, pos+i*4), load32(unsafe.Add(typed, off+i*stride)))
+		}
+	case 2:
+		for i := range n {
+			store16(unsafe.Add(packed, pos+i*2), load16(unsafe.Add(typed, off+i*stride)))
+		}
+	case 1:
+		for i := range n {
+			*(*byte)(unsafe.Add(packed, pos+i)) = *(*byte)(unsafe.Add(typed, off+i*stride))
+		}
+	default:
+		for i := range n {
+			copy(unsafe.Slice((*byte)(unsafe.Add(packed, pos+i*size)), size), unsafe.Slice((*byte)(unsafe.Add(typed, off+i*stride)), size))
+		}
+	}
+}
+
+// copyBlock copies one block, a word at a time where it is one.
 func copyBlock(dst, src []byte) {
 	switch len(dst) {
 	case 8:
@@ -80,25 +199,31 @@ func copyBlock(dst, src []byte) {
 	}
 }
 
-// unpack copies packed data from src into count elements of t in dst,
-// until src ends: a truncated or short message fills the elements it
-// reaches. It returns the bytes taken from src.
-func (t *typeDesc) unpack(dst, src []byte, count int) int {
-	if !t.packs {
-		return copy(dst, src[:min(len(src), count*t.size)])
-	}
-	n := 0
-	for e := range count {
-		base := e * t.extent
-		for _, b := range t.blocks {
-			if len(src)-n < b.len {
-				return n + copy(dst[base+b.off:base+b.off+b.len], src[n:])
-			}
-			copyBlock(dst[base+b.off:base+b.off+b.len], src[n:n+b.len])
-			n += b.len
-		}
-	}
-	return n
+// The words of copyRun, through byte slices of constant length: the
+// compiler makes each one move, with no bounds check and no alignment
+// assumed (blocks need not be aligned).
+func load64(p unsafe.Pointer) uint64 {
+	return binary.LittleEndian.Uint64(unsafe.Slice((*byte)(p), 8))
+}
+
+func store64(p unsafe.Pointer, v uint64) {
+	binary.LittleEndian.PutUint64(unsafe.Slice((*byte)(p), 8), v)
+}
+
+func load32(p unsafe.Pointer) uint32 {
+	return binary.LittleEndian.Uint32(unsafe.Slice((*byte)(p), 4))
+}
+
+func store32(p unsafe.Pointer, v uint32) {
+	binary.LittleEndian.PutUint32(unsafe.Slice((*byte)(p), 4), v)
+}
+
+func load16(p unsafe.Pointer) uint16 {
+	return binary.LittleEndian.Uint16(unsafe.Slice((*byte)(p), 2))
+}
+
+func store16(p unsafe.Pointer, v uint16) {
+	binary.LittleEndian.PutUint16(unsafe.Slice((*byte)(p), 2), v)
 }
 
 // packArgs checks the arguments of a pack or unpack: the datatype, the
@@ -226,7 +351,7 @@ func PackExternalSize(datarep string, count int, dt Datatype) (int, error) {
 func externalSize(t *typeDesc) int {
 	n := 0
 	for _, s := range t.segs {
-		n += s.n * basicExternal(s.basic).size
+		n += s.n * s.len / predefined[s.basic].size * basicExternal(s.basic).size
 	}
 	return n
 }
@@ -263,15 +388,16 @@ func (t *typeDesc) external(ext, mem []byte, count int, toExt bool) {
 		for _, s := range t.segs {
 			r := basicExternal(s.basic)
 			gs := predefined[s.basic].size
-			for k := range s.n {
-				at := base + s.off + k*gs
-				for w := 0; w < r.value; w += r.word {
-					swap(ext[p+w:p+w+r.word], mem[at+w:at+w+r.word], toExt)
+			for i := range s.n {
+				for at := base + s.off + i*s.stride; at < base+s.off+i*s.stride+s.len; at += gs {
+					for w := 0; w < r.value; w += r.word {
+						swap(ext[p+w:p+w+r.word], mem[at+w:at+w+r.word], toExt)
+					}
+					if r.index != 0 {
+						swap(ext[p+r.value:p+r.value+4], mem[at+r.index:at+r.index+4], toExt)
+					}
+					p += r.size
 				}
-				if r.index != 0 {
-					swap(ext[p+r.value:p+r.value+4], mem[at+r.index:at+r.index+4], toExt)
-				}
-				p += r.size
 			}
 		}
 	}

@@ -1,0 +1,200 @@
+package pmpi
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// TestCompactRuns checks that a type's description does not grow with
+// its count where its blocks repeat at one stride: a vector, a resized
+// type repeated, a subarray's rows.
+func TestCompactRuns(t *testing.T) {
+	mk := committer(t)
+	for _, c := range []struct {
+		name         string
+		dt           Datatype
+		segs, blocks int
+	}{
+		{"vector of 1e6", mk(TypeVector(1_000_000, 1, 8, Float64)), 1, 1},
+		{"vector of 1e6 blocks of 3", mk(TypeVector(1_000_000, 3, -8, Float64)), 1, 1},
+		{"contiguous 1e6 resized", mk(TypeContiguous(1_000_000, mk(TypeResized(Float64, 0, 16)))), 1, 1},
+		// The type map of a repeated struct lists its fields per copy;
+		// their bytes, back to back, are one run.
+		{"hvector of a struct", mk(TypeHvector(1000, 1, 64, mk(TypeStruct([]int{1, 1}, []int{0, 8}, []Datatype{Float64, Int32})))), 2000, 1},
+		{"subarray 2-D", mk(TypeSubarray([]int{4096, 4096}, []int{2000, 1000}, []int{7, 9}, OrderC, Float64)), 1, 1},
+		{"subarray 2-D Fortran", mk(TypeSubarray([]int{4096, 4096}, []int{2000, 1000}, []int{7, 9}, OrderFortran, Float64)), 1, 1},
+		{"subarray 3-D", mk(TypeSubarray([]int{64, 512, 512}, []int{3, 500, 400}, []int{1, 2, 3}, OrderC, Float32)), 3, 3},
+	} {
+		if len(c.dt.t.segs) != c.segs || len(c.dt.t.blocks) != c.blocks {
+			t.Errorf("%s: %d runs in the type map and %d of blocks, want %d and %d", c.name, len(c.dt.t.segs), len(c.dt.t.blocks), c.segs, c.blocks)
+		}
+	}
+}
+
+// TestRunsAgainstHandPacked covers the ways runs merge and split: blocks
+// that continue a stride, a block that continues a run's last block, a
+// run of one element whose count continues its stride.
+func TestRunsAgainstHandPacked(t *testing.T) {
+	mk := committer(t)
+	vec := mk(TypeVector(2, 1, 2, Int32)) // 0, 2
+	for _, c := range []struct {
+		name  string
+		dt    Datatype
+		count int
+		want  []int32
+	}{
+		{"vector of vectors", mk(TypeVector(3, 1, 2, vec)), 1, []int32{0, 2, 6, 8, 12, 14}},
+		{"vector of vectors, count 2", mk(TypeVector(2, 2, 3, vec)), 2, []int32{0, 2, 3, 5, 9, 11, 12, 14, 15, 17, 18, 20, 24, 26, 27, 29}},
+		{"negative stride, count 2", mk(TypeResized(mk(TypeHindexed([]int{1}, []int{32}, mk(TypeVector(3, 1, -4, Int32)))), 0, 36)), 2, []int32{8, 4, 0, 17, 13, 9}},
+		{"resized count continues the stride", mk(TypeContiguous(2, mk(TypeResized(vec, 0, 16)))), 2, []int32{0, 2, 4, 6, 8, 10, 12, 14}},
+		{"a block continues a run's last", mk(TypeIndexed([]int{1, 1, 1, 2}, []int{0, 3, 6, 7}, Int32)), 1, []int32{0, 3, 6, 7, 8}},
+		{"then a run continues the joined block", mk(TypeIndexed([]int{1, 1, 2, 2, 2}, []int{0, 3, 6, 10, 14}, Int32)), 1, []int32{0, 3, 6, 7, 10, 11, 14, 15}},
+		{"a joined block off the run's stride", mk(TypeIndexed([]int{2, 2, 1, 1}, []int{0, 4, 10, 11}, Int32)), 1, []int32{0, 1, 4, 5, 10, 11}},
+		{"zero stride", mk(TypeHvector(3, 1, 0, Int32)), 1, []int32{0, 0, 0}},
+		{"struct of runs", mk(TypeStruct([]int{1, 2}, []int{40, 0}, []Datatype{vec, Int32})), 1, []int32{10, 12, 0, 1}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := picks(t, seq(64), c.count, c.dt); !slices.Equal(got, c.want) {
+				t.Errorf("%s packs %v, want %v", c.dt.Name(), got, c.want)
+			}
+		})
+	}
+}
+
+// model is a type map the plain way, for random types: the byte offset
+// of each int32 in order, and the bounds.
+type model struct {
+	offs   []int
+	lb, ub int
+}
+
+func (m model) extent() int { return m.ub - m.lb }
+
+// place is buildType on models: n copies of m at disp, per entry.
+func place(entries ...struct {
+	disp, n int
+	m       model
+}) model {
+	var out model
+	bounded := false
+	for _, e := range entries {
+		for k := range e.n {
+			at := e.disp + k*e.m.extent()
+			for _, o := range e.m.offs {
+				out.offs = append(out.offs, at+o)
+			}
+			if !bounded || at+e.m.lb < out.lb {
+				out.lb = at + e.m.lb
+			}
+			if !bounded || at+e.m.ub > out.ub {
+				out.ub = at + e.m.ub
+			}
+			bounded = true
+		}
+	}
+	return out
+}
+
+type entry = struct {
+	disp, n int
+	m       model
+}
+
+// TestRandomTypesAgainstModel builds random nestings of the
+// constructors, with negative strides and resized extents, and checks
+// that packing and partial unpacking pick the int32s the plain type map
+// says.
+func TestRandomTypesAgainstModel(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 11))
+	mk := committer(t)
+	for round := range 400 {
+		dt, m := Int32, model{[]int{0}, 0, 4}
+		for range 1 + rng.IntN(3) {
+			ext := m.extent()
+			switch rng.IntN(5) {
+			case 0:
+				n := rng.IntN(4)
+				dt, _ = TypeContiguous(n, dt)
+				m = place(entry{0, n, m})
+			case 1:
+				count, bl, stride := rng.IntN(5), rng.IntN(3), rng.IntN(13)-6
+				dt, _ = TypeVector(count, bl, stride, dt)
+				var es []entry
+				for i := range count {
+					es = append(es, entry{i * stride * ext, bl, m})
+				}
+				m = place(es...)
+			case 2:
+				count, bl, stride := rng.IntN(5), rng.IntN(3), 4*(rng.IntN(17)-8)
+				dt, _ = TypeHvector(count, bl, stride, dt)
+				var es []entry
+				for i := range count {
+					es = append(es, entry{i * stride, bl, m})
+				}
+				m = place(es...)
+			case 3:
+				bls, displs := []int{rng.IntN(3), rng.IntN(3), rng.IntN(3)}, []int{rng.IntN(9) - 2, rng.IntN(9) - 2, rng.IntN(9) - 2}
+				dt, _ = TypeIndexed(bls, displs, dt)
+				var es []entry
+				for i := range bls {
+					es = append(es, entry{displs[i] * ext, bls[i], m})
+				}
+				m = place(es...)
+			case 4:
+				lb, extent := m.lb-4*rng.IntN(3), m.extent()+4*(rng.IntN(5)-1)
+				if extent <= 0 {
+					extent = 4
+				}
+				dt, _ = TypeResized(dt, lb, extent)
+				m.lb, m.ub = lb, lb+extent
+			}
+		}
+		if len(m.offs) == 0 {
+			continue
+		}
+		// Move the data to the buffer's origin or after it.
+		lo := slices.Min(m.offs)
+		if lo < 0 {
+			dt, _ = TypeHindexed([]int{1}, []int{-lo}, dt)
+			m = place(entry{-lo, 1, m})
+		}
+		count := 1
+		if m.extent() > 0 {
+			count += rng.IntN(3)
+		}
+		var want []int32
+		for e := range count {
+			for _, o := range m.offs {
+				want = append(want, int32((e*m.extent()+o)/4))
+			}
+		}
+		dt = mk(dt, nil)
+		if lb, ext := dt.Extent(); lb != m.lb || ext != m.extent() {
+			t.Fatalf("round %d: %s: lb %d extent %d, want %d %d", round, dt.Name(), lb, ext, m.lb, m.extent())
+		}
+		buf := seq(int(slices.Max(want)) + 1)
+		got := picks(t, buf, count, dt)
+		if !slices.Equal(got, want) {
+			t.Fatalf("round %d: %s packs %v, want %v", round, dt.Name(), got, want)
+		}
+		// A truncated message fills the type map's first elements.
+		keep := rng.IntN(len(want)) * 4
+		back := make([]int32, len(buf))
+		for i := range back {
+			back[i] = -1
+		}
+		if n := dt.t.unpack(Bytes(back), Bytes(want)[:keep], count); n != keep {
+			t.Fatalf("round %d: unpack took %d bytes, want %d", round, n, keep)
+		}
+		written := map[int32]bool{}
+		for _, v := range want[:keep/4] {
+			written[v] = true
+		}
+		for i, v := range back {
+			if written[int32(i)] != (v == int32(i)) || (!written[int32(i)] && v != -1) {
+				t.Fatalf("round %d: %s: after unpacking %d bytes, int32 %d is %d", round, dt.Name(), keep, i, v)
+			}
+		}
+	}
+}
