@@ -242,6 +242,22 @@ func (d *typeDesc) finish() {
 	d.packs = !contiguous
 }
 
+// direct returns the bytes of buf that count elements of t occupy when
+// they are one contiguous block, wherever it starts: they then move as
+// they lie, with no packed copy. That is count 1 of a type whose data is
+// one block (a subarray's row, a column of one), or more when the
+// extent is that block's length.
+func (t *typeDesc) direct(buf []byte, count int) ([]byte, bool) {
+	if len(t.blocks) != 1 || count == 0 {
+		return nil, false
+	}
+	b := &t.blocks[0]
+	if b.n != 1 || count != 1 && t.extent != b.len {
+		return nil, false
+	}
+	return buf[b.off : b.off+count*b.len], true
+}
+
 // maxDisp bounds a displacement, in bytes, so that sums of them cannot
 // overflow.
 const maxDisp = 1 << 50

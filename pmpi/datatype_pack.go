@@ -9,24 +9,42 @@ import (
 // span checks that count elements of d lie inside a buffer of n bytes
 // whose first byte is the origin, and says how many bytes they need.
 func (d *typeDesc) span(op string, n, count int) error {
-	if count == 0 || d.size == 0 {
+	if d.fits(n, count) {
 		return nil
 	}
-	lo, hi := d.trueLB, d.trueUB
+	lo, hi := d.reach(count)
+	if lo < 0 {
+		return errorf(ClassBuffer, nil, "%s: %d elements of %s reach %d bytes below the buffer's first byte, the origin (a layout's data must lie at or after it)",
+			op, count, d.describe(), -lo)
+	}
+	return errorf(ClassBuffer, nil, "%s: buffer of %d bytes is too small for %d elements of %s: they need %d bytes",
+		op, n, count, d.describe(), hi)
+}
+
+// fits is span's test without its error, for the calls' fast path.
+func (d *typeDesc) fits(n, count int) bool {
+	if count == 0 || d.size == 0 {
+		return true
+	}
+	lo, hi := d.reach(count)
+	return lo >= 0 && hi <= n
+}
+
+// reach is the first byte of data of count elements of d and the byte
+// after their last, from the origin.
+func (d *typeDesc) reach(count int) (lo, hi int) {
+	lo, hi = d.trueLB, d.trueUB
 	if step := (count - 1) * d.extent; step < 0 {
 		lo += step
 	} else {
 		hi += step
 	}
-	if lo < 0 {
-		return errorf(ClassBuffer, nil, "%s: %d elements of %s reach %d bytes below the buffer's first byte, the origin (a layout's data must lie at or after it)",
-			op, count, d.describe(), -lo)
-	}
-	if hi > n {
-		return errorf(ClassBuffer, nil, "%s: buffer of %d bytes is too small for %d elements of %s: they need %d bytes",
-			op, n, count, d.describe(), hi)
-	}
-	return nil
+	return lo, hi
+}
+
+// ready is usable's test without its error, for the calls' fast path.
+func ready(t *typeDesc) bool {
+	return t != nil && t.bad == "" && (t.state == nil || t.state.committed.Load() && !t.state.freed.Load())
 }
 
 // usable checks that dt may move data: valid, committed, not freed.
