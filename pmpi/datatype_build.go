@@ -369,22 +369,30 @@ func (d Datatype) Blocks(count int, f func(off, n int)) {
 		return
 	}
 	var cur struct{ off, len int }
-	for e := range count {
-		base := e * d.t.extent
-		for _, r := range d.t.blocks {
-			for i := range r.n {
-				off := base + r.off + i*r.stride
-				if cur.len > 0 && cur.off+cur.len == off {
-					cur.len += r.len
+	var walk func(rs []run, base, count, extent int)
+	walk = func(rs []run, base, count, extent int) {
+		for e := range count {
+			for _, r := range rs {
+				at := base + e*extent + r.off
+				if r.body != nil {
+					walk(r.body, at, r.n, r.stride)
 					continue
 				}
-				if cur.len > 0 {
-					f(cur.off, cur.len)
+				for i := range r.n {
+					off := at + i*r.stride
+					if cur.len > 0 && cur.off+cur.len == off {
+						cur.len += r.len
+						continue
+					}
+					if cur.len > 0 {
+						f(cur.off, cur.len)
+					}
+					cur.off, cur.len = off, r.len
 				}
-				cur.off, cur.len = off, r.len
 			}
 		}
 	}
+	walk(d.t.blocks, 0, count, d.t.extent)
 	if cur.len > 0 {
 		f(cur.off, cur.len)
 	}

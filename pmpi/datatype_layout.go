@@ -15,10 +15,11 @@ type layout struct {
 	// signature check read it.
 	basic  uint8
 	nbasic int   // basic elements in one element
-	segs   []run // the type map in order: runs of basic elements, basic set
+	segs   []run // the type map in order: runs of basic elements (basic set) and loops of them
 	// blocks are the contiguous byte runs of one element, in type map
-	// order, adjacent ones merged, basic 0: what packing walks, and what
-	// a vectored transport would hand to writev or process_vm_readv.
+	// order, adjacent ones merged (not across a loop's bounds), basic 0:
+	// what packing walks, and what a vectored transport would hand to
+	// writev or process_vm_readv.
 	blocks []run
 	state  *typeState // nil for a predefined type: committed for ever
 	bad    string     // why the type is invalid (TypeOf of a type that cannot be sent), or ""
@@ -30,10 +31,16 @@ type layout struct {
 // whatever its length, so that a type's description does not grow with
 // its count. In the type map (segs) a block holds elements of the
 // predefined type basic; among blocks, basic is 0.
+//
+// A loop is a run whose block is not one: each of its n repetitions is
+// the runs of body, their offsets from the repetition's (off + i*stride),
+// and len is the bytes of data of one repetition. A vector of a struct,
+// or of another vector, is one loop whatever its count.
 type run struct {
 	off, len  int
 	n, stride int // n >= 1; stride is 0 when n is 1
 	basic     uint8
+	body      []run // a loop's runs, shared with the type it repeats; nil for a run of blocks
 }
 
 // lastOff is the offset of r's last block.
@@ -46,6 +53,9 @@ func appendRun(rs []run, r run) []run {
 	if r.n <= 0 || r.len == 0 {
 		return rs
 	}
+	if r.body != nil {
+		return append(rs, r) // loops are not merged
+	}
 	if r.n == 1 {
 		r.stride = 0
 	}
@@ -53,7 +63,7 @@ func appendRun(rs []run, r run) []run {
 		r.len, r.n, r.stride = r.len*r.n, 1, 0 // back to back: one block
 	}
 	k := len(rs)
-	if k == 0 || rs[k-1].basic != r.basic {
+	if k == 0 || rs[k-1].basic != r.basic || rs[k-1].body != nil {
 		return append(rs, r)
 	}
 	last := &rs[k-1]
@@ -94,7 +104,7 @@ func mergeTail(rs []run) []run {
 		return rs
 	}
 	prev, last := &rs[k-2], rs[k-1]
-	if last.n != 1 || prev.basic != last.basic || prev.len != last.len {
+	if last.n != 1 || prev.body != nil || prev.basic != last.basic || prev.len != last.len {
 		return rs
 	}
 	gap := last.off - prev.lastOff()
@@ -105,13 +115,13 @@ func mergeTail(rs []run) []run {
 	return rs[:k-1]
 }
 
-// repeat is n copies of the runs rs, stride bytes apart, compact where
-// the copies continue the runs: one run repeated is one run.
+// repeat is n copies of the runs rs, stride bytes apart: one run where
+// the copies continue it, a loop of rs otherwise.
 func repeat(rs []run, n, stride int) []run {
-	if n == 1 {
+	if n == 1 || len(rs) == 0 {
 		return rs
 	}
-	if len(rs) == 1 {
+	if len(rs) == 1 && rs[0].body == nil {
 		switch r := rs[0]; {
 		case r.n == 1:
 			r.n, r.stride = n, stride
@@ -121,14 +131,34 @@ func repeat(rs []run, n, stride int) []run {
 			return []run{r}
 		}
 	}
-	var out []run
-	for k := range n {
-		for _, r := range rs {
-			r.off += k * stride
-			out = appendRun(out, r)
-		}
+	return []run{{len: dataLen(rs), n: n, stride: stride, body: rs}}
+}
+
+// dataLen is the bytes of data of the runs rs.
+func dataLen(rs []run) int {
+	n := 0
+	for i := range rs {
+		n += rs[i].len * rs[i].n
 	}
-	return out
+	return n
+}
+
+// blocksOf is the byte blocks of the type map segs: its runs without
+// their basic types, adjacent ones merged, loops of one run made runs.
+func blocksOf(dst, segs []run) []run {
+	for _, s := range segs {
+		s.basic = 0
+		if s.body != nil {
+			body := blocksOf(nil, s.body)
+			for _, r := range repeat(body, s.n, s.stride) {
+				r.off += s.off
+				dst = appendRun(dst, r)
+			}
+			continue
+		}
+		dst = appendRun(dst, s)
+	}
+	return dst
 }
 
 // typeState is a derived type's life: built, committed, freed.
@@ -229,16 +259,12 @@ func abs(x int) int {
 // finish computes what follows from the type map: the byte blocks, the
 // kind, whether the type is contiguous.
 func (d *typeDesc) finish() {
-	d.blocks = d.blocks[:0]
-	for _, s := range d.segs {
-		s.basic = 0
-		d.blocks = appendRun(d.blocks, s)
-	}
+	d.blocks = blocksOf(d.blocks[:0], d.segs)
 	if d.basic != 0 {
 		d.kind = predefined[d.basic].kind
 	}
 	contiguous := d.size == 0 ||
-		len(d.blocks) == 1 && d.blocks[0].n == 1 && d.blocks[0].off == 0 && d.lb == 0 && d.extent == d.size
+		len(d.blocks) == 1 && d.blocks[0].n == 1 && d.blocks[0].body == nil && d.blocks[0].off == 0 && d.lb == 0 && d.extent == d.size
 	d.packs = !contiguous
 }
 
@@ -252,7 +278,7 @@ func (t *typeDesc) direct(buf []byte, count int) ([]byte, bool) {
 		return nil, false
 	}
 	b := &t.blocks[0]
-	if b.n != 1 || count != 1 && t.extent != b.len {
+	if b.n != 1 || b.body != nil || count != 1 && t.extent != b.len {
 		return nil, false
 	}
 	return buf[b.off : b.off+count*b.len], true
@@ -291,25 +317,53 @@ func (d *typeDesc) elements(n int) int {
 		}
 		return Undefined
 	}
-	count := n / d.size * d.nbasic
-	rest := n % d.size
-	for _, s := range d.segs {
+	count, rest := countElements(d.segs, n%d.size)
+	count += n / d.size * d.nbasic
+	if rest != 0 {
+		return Undefined
+	}
+	return count
+}
+
+// countElements counts the basic elements of the type map segs that
+// rest bytes of packed data hold, and returns them with the bytes left
+// over: 0 unless the data ends inside a basic element.
+func countElements(segs []run, rest int) (count, left int) {
+	for _, s := range segs {
 		if rest == 0 {
 			break
+		}
+		if s.body != nil {
+			whole := min(s.n, rest/s.len)
+			count, rest = count+whole*elementsIn(s.body), rest-whole*s.len
+			if whole < s.n {
+				k, r := countElements(s.body, rest)
+				return count + k, r
+			}
+			continue
 		}
 		bs := predefined[s.basic].size
 		whole := min(s.n, rest/s.len)
 		count, rest = count+whole*(s.len/bs), rest-whole*s.len
 		if whole < s.n {
 			k := rest / bs
-			count, rest = count+k, rest-k*bs
-			break
+			return count + k, rest - k*bs
 		}
 	}
-	if rest != 0 {
-		return Undefined
+	return count, rest
+}
+
+// elementsIn is the basic elements of the type map segs.
+func elementsIn(segs []run) int {
+	n := 0
+	for _, s := range segs {
+		if s.body != nil {
+			n += s.n * elementsIn(s.body)
+		} else {
+			n += s.n * s.len / predefined[s.basic].size
+		}
 	}
-	return count
+	return n
 }
 
 // describe is what an error says of a derived type: its name and layout.

@@ -98,51 +98,76 @@ func (t *typeDesc) unpack(dst, src []byte, count int) int {
 		t.copyAll(packed, origin, count, false)
 		return n
 	}
-	// The data ends inside an element: whole runs while they fit, then
-	// the whole blocks of the run it ends in, then part of one.
-	pos := 0
+	// The data ends inside an element.
+	unpackPart(t.blocks, packed, origin, 0, 0, n, count, t.extent)
+	return n
+}
+
+// unpackPart unpacks the first n bytes of packed, from byte pos, into
+// count repetitions of the runs rs, extent bytes apart from byte base of
+// typed: whole runs while they fit, then the whole blocks of the run the
+// data ends in, then part of one. It returns the position reached and
+// whether the data ended.
+func unpackPart(rs []run, packed, typed unsafe.Pointer, pos, base, n, count, extent int) (int, bool) {
 	for e := range count {
-		for i := range t.blocks {
-			r := &t.blocks[i]
-			off := e*t.extent + r.off
+		for i := range rs {
+			r := &rs[i]
+			off := base + e*extent + r.off
+			if r.body != nil {
+				var end bool
+				if pos, end = unpackPart(r.body, packed, typed, pos, off, n, r.n, r.stride); end {
+					return pos, true
+				}
+				continue
+			}
 			k := min(r.n, (n-pos)/r.len)
-			copyRun(packed, origin, pos, off, r.len, k, r.stride, false)
+			copyRun(packed, typed, pos, off, r.len, k, r.stride, false)
 			pos += k * r.len
 			if k < r.n {
 				if rest := n - pos; rest > 0 {
-					copy(unsafe.Slice((*byte)(unsafe.Add(origin, off+k*r.stride)), rest), unsafe.Slice((*byte)(unsafe.Add(packed, pos)), rest))
+					copy(unsafe.Slice((*byte)(unsafe.Add(typed, off+k*r.stride)), rest), unsafe.Slice((*byte)(unsafe.Add(packed, pos)), rest))
 				}
-				return n
+				return n, true
 			}
 		}
 	}
-	return n
+	return pos, false
 }
 
 // copyAll copies count whole elements of t between packed data and the
 // typed buffer whose origin is typed: into packed if pack is set.
 func (t *typeDesc) copyAll(packed, typed unsafe.Pointer, count int, pack bool) {
-	pos := 0
+	copyRuns(t.blocks, packed, typed, 0, 0, count, t.extent, pack)
+}
+
+// copyRuns copies count repetitions of the runs rs, extent bytes apart
+// from byte base of typed, to or from packed at pos, and returns the
+// position after them.
+func copyRuns(rs []run, packed, typed unsafe.Pointer, pos, base, count, extent int, pack bool) int {
 	for e := range count {
-		base := e * t.extent
-		for i := range t.blocks {
-			r := &t.blocks[i]
-			if r.n == 1 {
+		at := base + e*extent
+		for i := range rs {
+			r := &rs[i]
+			switch {
+			case r.body != nil:
+				pos = copyRuns(r.body, packed, typed, pos, at+r.off, r.n, r.stride, pack)
+			case r.n == 1:
 				// One block: inline, as a struct's fields are.
 				p := unsafe.Slice((*byte)(unsafe.Add(packed, pos)), r.len)
-				u := unsafe.Slice((*byte)(unsafe.Add(typed, base+r.off)), r.len)
+				u := unsafe.Slice((*byte)(unsafe.Add(typed, at+r.off)), r.len)
 				if pack {
 					copyBlock(p, u)
 				} else {
 					copyBlock(u, p)
 				}
 				pos += r.len
-				continue
+			default:
+				copyRun(packed, typed, pos, at+r.off, r.len, r.n, r.stride, pack)
+				pos += r.len * r.n
 			}
-			copyRun(packed, typed, pos, base+r.off, r.len, r.n, r.stride, pack)
-			pos += r.len * r.n
 		}
 	}
+	return pos
 }
 
 // copyRun copies n blocks of size bytes between packed, back to back
@@ -351,8 +376,17 @@ func PackExternalSize(datarep string, count int, dt Datatype) (int, error) {
 
 // externalSize is the bytes of one element of t in external32.
 func externalSize(t *typeDesc) int {
+	return externalLen(t.segs)
+}
+
+// externalLen is the bytes of the type map segs in external32.
+func externalLen(segs []run) int {
 	n := 0
-	for _, s := range t.segs {
+	for _, s := range segs {
+		if s.body != nil {
+			n += s.n * externalLen(s.body)
+			continue
+		}
 		n += s.n * s.len / predefined[s.basic].size * basicExternal(s.basic).size
 	}
 	return n
@@ -384,25 +418,36 @@ func basicExternal(id uint8) basicRep {
 // in ext and Go's layout in mem, origin at mem[0]: out of mem when
 // toExt, into it otherwise.
 func (t *typeDesc) external(ext, mem []byte, count int, toExt bool) {
-	p := 0
+	externalRuns(t.segs, ext, mem, 0, 0, count, t.extent, toExt)
+}
+
+// externalRuns converts count repetitions of the type map segs, extent
+// bytes apart from byte base of mem, at p of ext, and returns the
+// position after them in ext.
+func externalRuns(segs []run, ext, mem []byte, p, base, count, extent int, toExt bool) int {
 	for e := range count {
-		base := e * t.extent
-		for _, s := range t.segs {
+		for _, s := range segs {
+			at := base + e*extent + s.off
+			if s.body != nil {
+				p = externalRuns(s.body, ext, mem, p, at, s.n, s.stride, toExt)
+				continue
+			}
 			r := basicExternal(s.basic)
 			gs := predefined[s.basic].size
 			for i := range s.n {
-				for at := base + s.off + i*s.stride; at < base+s.off+i*s.stride+s.len; at += gs {
+				for el := at + i*s.stride; el < at+i*s.stride+s.len; el += gs {
 					for w := 0; w < r.value; w += r.word {
-						swap(ext[p+w:p+w+r.word], mem[at+w:at+w+r.word], toExt)
+						swap(ext[p+w:p+w+r.word], mem[el+w:el+w+r.word], toExt)
 					}
 					if r.index != 0 {
-						swap(ext[p+r.value:p+r.value+4], mem[at+r.index:at+r.index+4], toExt)
+						swap(ext[p+r.value:p+r.value+4], mem[el+r.index:el+r.index+4], toExt)
 					}
 					p += r.size
 				}
 			}
 		}
 	}
+	return p
 }
 
 // swap copies a little-endian word (gompi runs on little-endian
