@@ -263,3 +263,38 @@ func TestLoopsElementsAndExternal(t *testing.T) {
 		}
 	}
 }
+
+// TestBlockSizes packs blocks of every length from 1 to 17 bytes, alone
+// and repeated at a stride, against their bytes copied one by one.
+func TestBlockSizes(t *testing.T) {
+	mk := committer(t)
+	buf := make([]byte, 512)
+	for i := range buf {
+		buf[i] = byte(i * 7)
+	}
+	for n := 1; n <= 17; n++ {
+		for _, dt := range []Datatype{
+			mk(TypeHindexed([]int{n, 1}, []int{3, 40}, Byte)), // a block of n, one of 1
+			mk(TypeHvector(5, n, n+9, Byte)),                  // a run of blocks of n
+		} {
+			var want []byte
+			dt.Blocks(2, func(off, k int) { want = append(want, buf[off:off+k]...) })
+			got := make([]byte, 2*dt.Size())
+			if _, err := Pack(buf, 2, dt, got, 0); err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got, want) {
+				t.Errorf("%s: packed %x, want %x", dt.Name(), got, want)
+			}
+			back := make([]byte, len(buf))
+			if _, err := Unpack(got, 0, back, 2, dt); err != nil {
+				t.Fatal(err)
+			}
+			dt.Blocks(2, func(off, k int) {
+				if !bytes.Equal(back[off:off+k], buf[off:off+k]) {
+					t.Errorf("%s: unpacked %x at %d, want %x", dt.Name(), back[off:off+k], off, buf[off:off+k])
+				}
+			})
+		}
+	}
+}

@@ -1,7 +1,6 @@
 package pmpi
 
 import (
-	"encoding/binary"
 	"sync"
 	"unsafe"
 )
@@ -152,13 +151,30 @@ func copyRuns(rs []run, packed, typed unsafe.Pointer, pos, base, count, extent i
 			case r.body != nil:
 				pos = copyRuns(r.body, packed, typed, pos, at+r.off, r.n, r.stride, pack)
 			case r.n == 1:
-				// One block: inline, as a struct's fields are.
-				p := unsafe.Slice((*byte)(unsafe.Add(packed, pos)), r.len)
-				u := unsafe.Slice((*byte)(unsafe.Add(typed, at+r.off)), r.len)
-				if pack {
-					copyBlock(p, u)
-				} else {
-					copyBlock(u, p)
+				// One block, as a struct's fields are: a word inline.
+				p, u := unsafe.Add(packed, pos), unsafe.Add(typed, at+r.off)
+				if !pack {
+					p, u = u, p
+				}
+				switch n := r.len; {
+				case n == 8:
+					*(*uint64)(p) = *(*uint64)(u)
+				case n == 4:
+					*(*uint32)(p) = *(*uint32)(u)
+				case n > 8 && n <= 16:
+					// Two words that overlap in the middle: no call
+					// to memmove for a small odd field.
+					*(*uint64)(p) = *(*uint64)(u)
+					*(*uint64)(unsafe.Add(p, n-8)) = *(*uint64)(unsafe.Add(u, n-8))
+				case n > 4 && n < 8:
+					*(*uint32)(p) = *(*uint32)(u)
+					*(*uint32)(unsafe.Add(p, n-4)) = *(*uint32)(unsafe.Add(u, n-4))
+				case n == 2:
+					*(*uint16)(p) = *(*uint16)(u)
+				case n == 1:
+					*(*byte)(p) = *(*byte)(u)
+				default:
+					copy(unsafe.Slice((*byte)(p), n), unsafe.Slice((*byte)(u), n))
 				}
 				pos += r.len
 			default:
@@ -234,22 +250,6 @@ func copyRun(packed, typed unsafe.Pointer, pos, off, size, n, stride int, pack b
 			copy(unsafe.Slice((*byte)(unsafe.Add(packed, pos)), size), unsafe.Slice((*byte)(unsafe.Add(typed, off)), size))
 			pos, off = pos+size, off+stride
 		}
-	}
-}
-
-// copyBlock copies one block, a word at a time where it is one.
-func copyBlock(dst, src []byte) {
-	switch len(dst) {
-	case 8:
-		binary.LittleEndian.PutUint64(dst, binary.LittleEndian.Uint64(src))
-	case 4:
-		binary.LittleEndian.PutUint32(dst, binary.LittleEndian.Uint32(src))
-	case 2:
-		binary.LittleEndian.PutUint16(dst, binary.LittleEndian.Uint16(src))
-	case 1:
-		dst[0] = src[0]
-	default:
-		copy(dst, src)
 	}
 }
 
