@@ -131,7 +131,7 @@ var predefined = [...]typeDesc{
 func basicDesc(id uint8, name string, size int, k kind) typeDesc {
 	return typeDesc{size: size, kind: k, id: id, name: name, layout: layout{
 		extent: size, trueUB: size, basic: id, nbasic: 1,
-		segs: []seg{{0, id, 1}}, blocks: []block{{0, size}},
+		segs: []run{{off: 0, len: size, n: 1, basic: id}}, blocks: []run{{off: 0, len: size, n: 1}},
 	}}
 }
 

@@ -2,13 +2,23 @@ package pmpi
 
 import "testing"
 
+// column is a column of a rows×width grid of float64, and the grid.
+func column(b *testing.B, rows, width int) (Datatype, []byte) {
+	col, err := TypeVector(rows, 1, width, Float64)
+	if err == nil {
+		err = col.Commit()
+	}
+	if err != nil {
+		b.Fatal(err)
+	}
+	return col, Bytes(make([]float64, rows*width))
+}
+
 // BenchmarkPackColumn packs a column of a 1024×64 grid of float64: the
 // copy a non-contiguous send makes, and what a vectored transport would
 // save (Datatype.Blocks lists the same 1024 blocks of 8 bytes).
 func BenchmarkPackColumn(b *testing.B) {
-	col, _ := TypeVector(1024, 1, 64, Float64)
-	_ = col.Commit()
-	grid := Bytes(make([]float64, 1024*64))
+	col, grid := column(b, 1024, 64)
 	out := make([]byte, col.Size())
 	b.SetBytes(int64(col.Size()))
 	for b.Loop() {
@@ -18,21 +28,73 @@ func BenchmarkPackColumn(b *testing.B) {
 	}
 }
 
-// BenchmarkPackRecords packs 1024 padded Go structs (19 bytes of data in
-// 32), field by field.
-func BenchmarkPackRecords(b *testing.B) {
-	type record struct {
-		Tag  int8
-		X    float64
-		Pos  [3]int16
-		Rank int32
+// BenchmarkUnpackColumn is the receive's side of BenchmarkPackColumn.
+func BenchmarkUnpackColumn(b *testing.B) {
+	col, grid := column(b, 1024, 64)
+	in := make([]byte, col.Size())
+	b.SetBytes(int64(col.Size()))
+	for b.Loop() {
+		if _, err := Unpack(in, 0, grid, 1, col); err != nil {
+			b.Fatal(err)
+		}
 	}
+}
+
+// BenchmarkPackColumn1MiB packs 1 MiB of a column: 131072 rows of a
+// grid 8 wide, 8 MiB, as the ddt benchmark of gompi-bench sends.
+func BenchmarkPackColumn1MiB(b *testing.B) {
+	col, grid := column(b, 131072, 8)
+	out := make([]byte, col.Size())
+	b.SetBytes(int64(col.Size()))
+	for b.Loop() {
+		if _, err := Pack(grid, 1, col, out, 0); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkUnpackColumn1MiB is the receive's side of
+// BenchmarkPackColumn1MiB.
+func BenchmarkUnpackColumn1MiB(b *testing.B) {
+	col, grid := column(b, 131072, 8)
+	in := make([]byte, col.Size())
+	b.SetBytes(int64(col.Size()))
+	for b.Loop() {
+		if _, err := Unpack(in, 0, grid, 1, col); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// record is a padded Go struct: 19 bytes of data in 32.
+type record struct {
+	Tag  int8
+	X    float64
+	Pos  [3]int16
+	Rank int32
+}
+
+// BenchmarkPackRecords packs 1024 padded Go structs, field by field.
+func BenchmarkPackRecords(b *testing.B) {
 	dt := TypeOf[record]()
 	recs := Bytes(make([]record, 1024))
 	out := make([]byte, 1024*dt.Size())
 	b.SetBytes(int64(len(out)))
 	for b.Loop() {
 		if _, err := Pack(recs, 1024, dt, out, 0); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkUnpackRecords is the receive's side of BenchmarkPackRecords.
+func BenchmarkUnpackRecords(b *testing.B) {
+	dt := TypeOf[record]()
+	recs := Bytes(make([]record, 1024))
+	in := make([]byte, 1024*dt.Size())
+	b.SetBytes(int64(len(in)))
+	for b.Loop() {
+		if _, err := Unpack(in, 0, recs, 1024, dt); err != nil {
 			b.Fatal(err)
 		}
 	}

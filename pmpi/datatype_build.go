@@ -65,7 +65,7 @@ func TypeContiguous(count int, old Datatype) (Datatype, error) {
 	if err != nil {
 		return Datatype{}, err
 	}
-	return buildType(fmt.Sprintf("contiguous(%d,%s)", count, t.name), []placed{{0, t, count}})
+	return buildType(fmt.Sprintf("contiguous(%d,%s)", count, t.name), []placed{one(0, t, count)})
 }
 
 // TypeVector is count blocks of blocklen elements of old, the blocks
@@ -95,11 +95,7 @@ func vector(op, name string, count, blocklen, stride int, t *typeDesc) (Datatype
 	if blocklen < 0 {
 		return Datatype{}, errorf(ClassArg, nil, "%s: block length %d is negative (want 0 or more)", op, blocklen)
 	}
-	entries := make([]placed, count)
-	for i := range entries {
-		entries[i] = placed{i * stride, t, blocklen}
-	}
-	return buildType(name, entries)
+	return buildType(name, []placed{{0, t, blocklen, count, stride}})
 }
 
 // TypeIndexed is blocks of blocklens[i] elements of old at displs[i]
@@ -155,7 +151,7 @@ func indexed(op, name string, blocklens, displs []int, old Datatype, bytes bool)
 		if err := checkBlocklen(op, i, n); err != nil {
 			return Datatype{}, err
 		}
-		entries[i] = placed{displs[i] * unit, t, n}
+		entries[i] = one(displs[i]*unit, t, n)
 	}
 	return buildType(fmt.Sprintf("%s(%s;%s;%s)", name, ints(blocklens), ints(displs), t.name), entries)
 }
@@ -181,7 +177,7 @@ func TypeStruct(blocklens, displs []int, types []Datatype) (Datatype, error) {
 		if err != nil {
 			return Datatype{}, err
 		}
-		entries[i], names[i] = placed{displs[i], t, n}, fmt.Sprintf("%d*%s@%d", n, t.name, displs[i])
+		entries[i], names[i] = one(displs[i], t, n), fmt.Sprintf("%d*%s@%d", n, t.name, displs[i])
 	}
 	return buildType("struct("+strings.Join(names, ",")+")", entries)
 }
@@ -194,7 +190,7 @@ func TypeResized(old Datatype, lb, extent int) (Datatype, error) {
 	if err != nil {
 		return Datatype{}, err
 	}
-	d, err := buildType(fmt.Sprintf("resized(%s,%d,%d)", t.name, lb, extent), []placed{{0, t, 1}})
+	d, err := buildType(fmt.Sprintf("resized(%s,%d,%d)", t.name, lb, extent), []placed{one(0, t, 1)})
 	if err != nil {
 		return d, err
 	}
@@ -260,11 +256,7 @@ func TypeSubarray(sizes, subsizes, starts []int, order Order, old Datatype) (Dat
 		if k == n-1 {
 			curN = subsizes[i]
 		} else {
-			entries := make([]placed, subsizes[i])
-			for j := range entries {
-				entries[j] = placed{j * stride, cur, curN}
-			}
-			d, err := buildType("", entries)
+			d, err := buildType("", []placed{{0, cur, curN, subsizes[i], stride}})
 			if err != nil {
 				return Datatype{}, err
 			}
@@ -273,7 +265,7 @@ func TypeSubarray(sizes, subsizes, starts []int, order Order, old Datatype) (Dat
 		stride *= sizes[i]
 	}
 	name := fmt.Sprintf("subarray(%s;%s;%s,%s,%s)", ints(sizes), ints(subsizes), ints(starts), order, t.name)
-	d, err := buildType(name, []placed{{origin, cur, curN}})
+	d, err := buildType(name, []placed{one(origin, cur, curN)})
 	if err != nil {
 		return d, err
 	}
@@ -376,20 +368,31 @@ func (d Datatype) Blocks(count int, f func(off, n int)) {
 	if d.t == nil {
 		return
 	}
-	var cur block
-	for e := range count {
-		base := e * d.t.extent
-		for _, b := range d.t.blocks {
-			if cur.len > 0 && cur.off+cur.len == base+b.off {
-				cur.len += b.len
-				continue
+	var cur struct{ off, len int }
+	var walk func(rs []run, base, count, extent int)
+	walk = func(rs []run, base, count, extent int) {
+		for e := range count {
+			for _, r := range rs {
+				at := base + e*extent + r.off
+				if r.body != nil {
+					walk(r.body, at, r.n, r.stride)
+					continue
+				}
+				for i := range r.n {
+					off := at + i*r.stride
+					if cur.len > 0 && cur.off+cur.len == off {
+						cur.len += r.len
+						continue
+					}
+					if cur.len > 0 {
+						f(cur.off, cur.len)
+					}
+					cur.off, cur.len = off, r.len
+				}
 			}
-			if cur.len > 0 {
-				f(cur.off, cur.len)
-			}
-			cur = block{base + b.off, b.len}
 		}
 	}
+	walk(d.t.blocks, 0, count, d.t.extent)
 	if cur.len > 0 {
 		f(cur.off, cur.len)
 	}

@@ -138,6 +138,7 @@ func TestBounds(t *testing.T) {
 func TestBlocks(t *testing.T) {
 	mk := committer(t)
 	v := mk(TypeVector(2, 1, 2, Int32))
+	type block struct{ off, len int }
 	var got []block
 	v.Blocks(2, func(off, n int) { got = append(got, block{off, n}) })
 	// Elements lie 12 bytes apart: the second's first block continues the first's last.

@@ -7,9 +7,10 @@ import (
 )
 
 // Communication with derived datatypes. A contiguous one moves as the
-// predefined types do; a non-contiguous one is packed into a pooled
-// buffer to send, and received into one that is unpacked into the user's
-// buffer when the receive completes.
+// predefined types do, and so does one whose elements' data is one block
+// away from the origin (see typeDesc.direct); any other non-contiguous
+// one is packed into a pooled buffer to send, and received into one that
+// is unpacked into the user's buffer when the receive completes.
 
 // derivedArgs is checkArgs for a derived (or invalid) datatype: the type
 // must be committed and not freed, and count elements must lie inside
@@ -33,14 +34,34 @@ func derivedArgs(where string, buf []byte, count int, dt Datatype) ([]byte, erro
 	return buf, nil
 }
 
+// derivedOK is derivedArgs without its errors, for the calls' fast
+// path: the part of buf the elements occupy (all of it for a type that
+// packs), and false if any check fails, when the caller formats the
+// error with derivedArgs. It builds no string: naming the call on every
+// one cost more than the rest of a small message's checks.
+func derivedOK(buf []byte, count int, dt Datatype) ([]byte, bool) {
+	t := dt.t
+	if !ready(t) || count < 0 || !t.fits(len(buf), count) {
+		return nil, false
+	}
+	if !t.packs {
+		return buf[:count*t.size], true
+	}
+	return buf, true
+}
+
 // conversion is a request's packed copy of a non-contiguous buffer: the
 // data a send posted, or the buffer a receive fills, with the user's
-// buffer it unpacks into.
+// buffer it unpacks into; or, direct, the user's own block.
 type conversion struct {
 	packed *[]byte
 	user   []byte
 	count  int
 	t      *typeDesc
+	// direct is set when packed is the user's own data, one contiguous
+	// block (see typeDesc.direct): nothing is copied either way.
+	direct bool
+	data   []byte // the user's block, when direct
 }
 
 var conversions = sync.Pool{New: func() any { return new(conversion) }}
@@ -48,7 +69,13 @@ var conversions = sync.Pool{New: func() any { return new(conversion) }}
 // packFor packs count elements of t from buf into a pooled conversion.
 func packFor(t *typeDesc, buf []byte, count int) *conversion {
 	c := conversions.Get().(*conversion)
-	c.packed, c.t, c.count = getPacked(count*t.size), t, count
+	c.t, c.count = t, count
+	if data, ok := t.direct(buf, count); ok {
+		c.data, c.direct = data, true
+		c.packed = &c.data
+		return c
+	}
+	c.packed = getPacked(count * t.size)
 	t.pack(*c.packed, buf, count)
 	return c
 }
@@ -57,13 +84,22 @@ func packFor(t *typeDesc, buf []byte, count int) *conversion {
 // buffer to receive into.
 func recvFor(t *typeDesc, buf []byte, count int) *conversion {
 	c := conversions.Get().(*conversion)
-	c.packed, c.user, c.t, c.count = getPacked(count*t.size), buf, t, count
+	c.user, c.t, c.count = buf, t, count
+	if data, ok := t.direct(buf, count); ok {
+		c.data, c.direct = data, true
+		c.packed = &c.data
+		return c
+	}
+	c.packed = getPacked(count * t.size)
 	return c
 }
 
-// unpack copies the n bytes received into the user's buffer.
+// unpack copies the n bytes received into the user's buffer, where they
+// already are if the conversion is direct.
 func (c *conversion) unpack(n int) {
-	c.t.unpack(c.user, (*c.packed)[:n], c.count)
+	if !c.direct {
+		c.t.unpack(c.user, (*c.packed)[:n], c.count)
+	}
 }
 
 // releaseConv gives r's packed copy back.
@@ -73,16 +109,22 @@ func (r *Request) releaseConv() {
 }
 
 func (c *conversion) release() {
-	putPacked(c.packed)
+	if !c.direct {
+		putPacked(c.packed)
+	}
 	*c = conversion{}
 	conversions.Put(c)
 }
 
 // sendPacked is send for a non-contiguous datatype.
 func sendPacked(op string, l *library, buf []byte, count int, dt Datatype, dest, tag int, comm *Comm, sync bool) error {
-	c := packFor(dt.t, buf, count)
-	defer c.release()
-	if err := l.engine.Send(comm.context, comm.group[dest], tag, *c.packed, sync); err != nil {
+	data, direct := dt.t.direct(buf, count)
+	if !direct {
+		c := packFor(dt.t, buf, count)
+		defer c.release()
+		data = *c.packed
+	}
+	if err := l.engine.Send(comm.context, comm.group[dest], tag, data, sync); err != nil {
 		r := Request{comm: comm, op: op, peer: dest, tag: tag}
 		return comm.handle(failure(r.desc(), err))
 	}
@@ -90,7 +132,8 @@ func sendPacked(op string, l *library, buf []byte, count int, dt Datatype, dest,
 }
 
 // recvDerived is Recv for a derived datatype: through a packed buffer
-// if the type is not contiguous, and with the signature checked.
+// if the type is not contiguous and its data not one block, and with the
+// signature checked.
 func recvDerived(l *library, buf []byte, count int, dt Datatype, source, tag int, comm *Comm) (Status, error) {
 	r := Request{comm: comm, dt: dt, op: "recv", peer: source, tag: tag, recv: true}
 	st, _ := r.receiveInto(buf, count, func(data []byte, st *pml.Status) error {
@@ -101,13 +144,16 @@ func recvDerived(l *library, buf []byte, count int, dt Datatype, source, tag int
 }
 
 // receiveInto runs recv, a blocking receive of r's, into count elements
-// of r.dt in buf: through a packed copy, unpacked when it returns, if the
-// type is not contiguous. recv's own error (the receive did not happen)
-// comes back as it is.
+// of r.dt in buf: where they lie if the type is contiguous or its data
+// one block, else through a packed copy, unpacked when recv returns.
+// recv's own error (the receive did not happen) comes back as it is.
 func (r *Request) receiveInto(buf []byte, count int, recv func([]byte, *pml.Status) error) (pml.Status, error) {
 	var st pml.Status
 	if !r.dt.t.packs {
 		return st, recv(buf, &st)
+	}
+	if data, ok := r.dt.t.direct(buf, count); ok {
+		return st, recv(data, &st)
 	}
 	c := recvFor(r.dt.t, buf, count)
 	defer c.release()

@@ -49,3 +49,69 @@ func TestCheckArgsDerived(t *testing.T) {
 		t.Errorf("packed type: %d bytes, %v; want the whole buffer", len(b), err)
 	}
 }
+
+// TestCheckArgsDerivedAllocates nothing: a call with a derived type
+// names itself only when it fails.
+func TestCheckArgsDerivedAllocatesNothing(t *testing.T) {
+	comm := &Comm{group: []int{0, 1}}
+	name := "MPI_COMM_WORLD"
+	comm.name.Store(&name)
+	vec, _ := TypeVector(2, 1, 2, Int32)
+	_ = vec.Commit()
+	contig, _ := TypeContiguous(3, Int32)
+	_ = contig.Commit()
+	buf := make([]byte, 64)
+	for _, dt := range []Datatype{vec, contig} {
+		if n := testing.AllocsPerRun(100, func() {
+			if _, err := checkArgs("send", comm, buf, 2, dt, 1, 0, false); err != nil {
+				t.Fatal(err)
+			}
+		}); n != 0 {
+			t.Errorf("checkArgs with %s allocates %.0f times a call", dt.Name(), n)
+		}
+	}
+}
+
+// TestDirectConversion checks the types whose data is one contiguous
+// block away from the origin: they move straight from and into the
+// user's buffer, the bytes packing would give.
+func TestDirectConversion(t *testing.T) {
+	mk := committer(t)
+	row := mk(TypeSubarray([]int{4, 6}, []int{1, 3}, []int{2, 1}, OrderC, Int32)) // ints 13, 14, 15
+	shifted := mk(TypeResized(mk(TypeHindexed([]int{2}, []int{8}, Int32)), 0, 8)) // ints 2, 3; extent 8
+	col := mk(TypeVector(3, 1, 6, Int32))
+	for _, c := range []struct {
+		name   string
+		dt     Datatype
+		count  int
+		direct bool
+	}{
+		{"a subarray's row", row, 1, true},
+		{"two of a subarray's rows", row, 2, false},
+		{"block past its extent, count 3", shifted, 3, true},
+		{"a column", col, 1, false},
+	} {
+		buf := Bytes(seq(64))
+		c1 := packFor(c.dt.t, buf, c.count)
+		if c1.direct != c.direct {
+			t.Errorf("%s: direct %v, want %v", c.name, c1.direct, c.direct)
+		}
+		want := make([]byte, c.count*c.dt.Size())
+		if _, err := Pack(buf, c.count, c.dt, want, 0); err != nil {
+			t.Fatal(err)
+		}
+		if got := *c1.packed; string(got) != string(want) {
+			t.Errorf("%s: sends %v, want %v", c.name, view[int32](got), view[int32](want))
+		}
+		c1.release()
+		// A receive lands where unpacking would put the data.
+		into := Bytes(make([]int32, 64))
+		c2 := recvFor(c.dt.t, into, c.count)
+		copy(*c2.packed, want)
+		c2.unpack(len(want))
+		c2.release()
+		if got := picks(t, view[int32](into), c.count, c.dt); string(Bytes(got)) != string(want) {
+			t.Errorf("%s: received %v, want %v", c.name, got, view[int32](want))
+		}
+	}
+}

@@ -67,7 +67,7 @@ func goLayout(t reflect.Type) (Datatype, string) {
 				}
 				return Datatype{}, fmt.Sprintf("field %s %s", f.Name, why)
 			}
-			entries = append(entries, placed{int(f.Offset), ft.t, 1})
+			entries = append(entries, one(int(f.Offset), ft.t, 1))
 		}
 		dt, err := buildType(t.String(), entries)
 		if err != nil {

@@ -15,26 +15,150 @@ type layout struct {
 	// signature check read it.
 	basic  uint8
 	nbasic int   // basic elements in one element
-	segs   []seg // the type map in order: runs of basic elements
+	segs   []run // the type map in order: runs of basic elements (basic set) and loops of them
 	// blocks are the contiguous byte runs of one element, in type map
-	// order, adjacent ones merged: what packing walks, and what a
-	// vectored transport would hand to writev or process_vm_readv.
-	blocks []block
+	// order, adjacent ones merged (not across a loop's bounds), basic 0:
+	// what packing walks, and what a vectored transport would hand to
+	// writev or process_vm_readv.
+	blocks []run
 	state  *typeState // nil for a predefined type: committed for ever
 	bad    string     // why the type is invalid (TypeOf of a type that cannot be sent), or ""
 	goType bool       // made by GoType: shared by every user of the Go type, never freed
 }
 
-// seg is n basic elements of predefined type basic, back to back from off.
-type seg struct {
-	off   int
-	basic uint8
-	n     int
+// run is n blocks of len bytes, the first at off and each next one
+// stride bytes after the one before: a vector's column is one run
+// whatever its length, so that a type's description does not grow with
+// its count. In the type map (segs) a block holds elements of the
+// predefined type basic; among blocks, basic is 0.
+//
+// A loop is a run whose block is not one: each of its n repetitions is
+// the runs of body, their offsets from the repetition's (off + i*stride),
+// and len is the bytes of data of one repetition. A vector of a struct,
+// or of another vector, is one loop whatever its count.
+type run struct {
+	off, len  int
+	n, stride int // n >= 1; stride is 0 when n is 1
+	basic     uint8
+	body      []run // a loop's runs, shared with the type it repeats; nil for a run of blocks
 }
 
-// block is len bytes of data from off.
-type block struct {
-	off, len int
+// lastOff is the offset of r's last block.
+func (r *run) lastOff() int { return r.off + (r.n-1)*r.stride }
+
+// appendRun appends r to rs, merged with the last run where the two
+// continue each other: r's first block continues the last block, or r's
+// blocks continue the last run's stride.
+func appendRun(rs []run, r run) []run {
+	if r.n <= 0 || r.len == 0 {
+		return rs
+	}
+	if r.body != nil {
+		return append(rs, r) // loops are not merged
+	}
+	if r.n == 1 {
+		r.stride = 0
+	}
+	if r.stride == r.len {
+		r.len, r.n, r.stride = r.len*r.n, 1, 0 // back to back: one block
+	}
+	k := len(rs)
+	if k == 0 || rs[k-1].basic != r.basic || rs[k-1].body != nil {
+		return append(rs, r)
+	}
+	last := &rs[k-1]
+	if at := last.lastOff(); at+last.len == r.off {
+		// r's first block continues the last block: join them, that
+		// block split off its run first if it ends one.
+		if last.n > 1 {
+			last.n--
+			if last.n == 1 {
+				last.stride = 0
+			}
+			rs = append(rs, run{off: at, len: last.len, n: 1, basic: r.basic})
+			k++
+		}
+		rs[k-1].len += r.len
+		rs = mergeTail(rs)
+		if r.n == 1 {
+			return rs
+		}
+		r.off, r.n = r.off+r.stride, r.n-1
+		return appendRun(rs, r)
+	}
+	if last.len == r.len {
+		gap := r.off - last.lastOff()
+		if (last.n == 1 || gap == last.stride) && (r.n == 1 || r.stride == gap) {
+			last.n, last.stride = last.n+r.n, gap
+			return rs
+		}
+	}
+	return append(rs, r)
+}
+
+// mergeTail merges the last run, a single block, into the run before it
+// when it continues that run's stride.
+func mergeTail(rs []run) []run {
+	k := len(rs)
+	if k < 2 {
+		return rs
+	}
+	prev, last := &rs[k-2], rs[k-1]
+	if last.n != 1 || prev.body != nil || prev.basic != last.basic || prev.len != last.len {
+		return rs
+	}
+	gap := last.off - prev.lastOff()
+	if prev.n > 1 && gap != prev.stride {
+		return rs
+	}
+	prev.n, prev.stride = prev.n+1, gap
+	return rs[:k-1]
+}
+
+// repeat is n copies of the runs rs, stride bytes apart: one run where
+// the copies continue it, a loop of rs otherwise.
+func repeat(rs []run, n, stride int) []run {
+	if n == 1 || len(rs) == 0 {
+		return rs
+	}
+	if len(rs) == 1 && rs[0].body == nil {
+		switch r := rs[0]; {
+		case r.n == 1:
+			r.n, r.stride = n, stride
+			return appendRun(nil, r)
+		case r.n*r.stride == stride:
+			r.n *= n
+			return []run{r}
+		}
+	}
+	return []run{{len: dataLen(rs), n: n, stride: stride, body: rs}}
+}
+
+// dataLen is the bytes of data of the runs rs.
+func dataLen(rs []run) int {
+	n := 0
+	for i := range rs {
+		n += rs[i].len * rs[i].n
+	}
+	return n
+}
+
+// blocksOf is the byte blocks of the type map segs: its runs without
+// their basic types, adjacent ones merged, loops of one run made runs.
+func blocksOf(dst, segs []run) []run {
+	for _, s := range segs {
+		s.basic = 0
+		if s.body != nil {
+			body := blocksOf(nil, s.body)
+			for _, r := range repeat(body, s.n, s.stride) {
+				r.off += s.off
+				dst = appendRun(dst, r)
+			}
+			continue
+		}
+		dst = appendRun(dst, s)
+	}
+	return dst
 }
 
 // typeState is a derived type's life: built, committed, freed.
@@ -46,13 +170,19 @@ type typeState struct {
 // ub is the upper bound, lb + extent.
 func (l *layout) ub() int { return l.lb + l.extent }
 
-// placed is n consecutive elements of t, the first at byte disp: one
-// entry of a constructor's type map.
+// placed is reps times n consecutive elements of t, the first at byte
+// disp and the others of the reps stride bytes after each other: one
+// entry of a constructor's type map (a vector is one entry).
 type placed struct {
-	disp int
-	t    *typeDesc
-	n    int
+	disp   int
+	t      *typeDesc
+	n      int
+	reps   int
+	stride int
 }
+
+// one is n consecutive elements of t at byte disp: an entry of one rep.
+func one(disp int, t *typeDesc, n int) placed { return placed{disp, t, n, 1, 0} }
 
 // buildType makes a derived type of the given entries, in order.
 func buildType(name string, entries []placed) (Datatype, error) {
@@ -60,19 +190,26 @@ func buildType(name string, entries []placed) (Datatype, error) {
 	var lb, ub, tlb, tub int
 	bounded, data, mixed := false, false, false
 	for _, e := range entries {
-		if e.n == 0 {
+		if e.n == 0 || e.reps == 0 {
 			continue
 		}
 		t := e.t
-		// The bounds move linearly with the copy, so the first and last
-		// copies hold the extremes.
-		last := e.disp + (e.n-1)*t.extent
-		if e.disp > maxDisp || e.disp < -maxDisp || last > maxDisp || last < -maxDisp ||
-			e.n > maxDisp/max(1, t.size, abs(t.extent)) {
-			return Datatype{}, errorf(ClassArg, nil, "type %s: %d elements of %s at byte %d reach beyond the %d bytes a type may span",
-				name, e.n, t.name, e.disp, maxDisp)
+		reach := max(1, t.size, abs(t.extent))
+		bad := e.disp > maxDisp || e.disp < -maxDisp || e.n > maxDisp/reach ||
+			e.reps > maxDisp/max(1, abs(e.stride), e.n*reach)
+		// Bounded as above, none of these sums overflows. The bounds
+		// move linearly with the copy and the rep, so the first and last
+		// of each hold the extremes.
+		lastCopy, lastRep := (e.n-1)*t.extent, (e.reps-1)*e.stride
+		corners := [4]int{e.disp, e.disp + lastCopy, e.disp + lastRep, e.disp + lastCopy + lastRep}
+		for _, c := range corners {
+			bad = bad || c > maxDisp || c < -maxDisp
 		}
-		for _, at := range [2]int{e.disp, last} {
+		if bad {
+			return Datatype{}, errorf(ClassArg, nil, "type %s: %d elements of %s at byte %d reach beyond the %d bytes a type may span",
+				name, e.n*e.reps, t.name, e.disp, maxDisp)
+		}
+		for _, at := range corners {
 			if !bounded || at+t.lb < lb {
 				lb = at + t.lb
 			}
@@ -90,20 +227,12 @@ func buildType(name string, entries []placed) (Datatype, error) {
 				data = true
 			}
 		}
-		if len(t.segs) == 1 && t.segs[0].off == t.lb && t.size == t.extent {
-			// Back-to-back copies of one run are one longer run.
-			s := t.segs[0]
-			d.addSeg(seg{e.disp + s.off, s.basic, e.n * s.n})
-		} else {
-			for k := range e.n {
-				at := e.disp + k*t.extent
-				for _, s := range t.segs {
-					d.addSeg(seg{at + s.off, s.basic, s.n})
-				}
-			}
+		for _, r := range repeat(repeat(t.segs, e.n, t.extent), e.reps, e.stride) {
+			r.off += e.disp
+			d.segs = appendRun(d.segs, r)
 		}
-		d.size += e.n * t.size
-		d.nbasic += e.n * t.nbasic
+		d.size += e.reps * e.n * t.size
+		d.nbasic += e.reps * e.n * t.nbasic
 		switch {
 		case t.size == 0:
 		case t.basic == 0 || (d.basic != 0 && d.basic != t.basic):
@@ -127,40 +256,32 @@ func abs(x int) int {
 	return x
 }
 
-// addSeg appends s to the type map, merged with the last run when it
-// continues it.
-func (d *typeDesc) addSeg(s seg) {
-	if s.n == 0 {
-		return
-	}
-	if n := len(d.segs); n > 0 {
-		last := &d.segs[n-1]
-		if last.basic == s.basic && last.off+last.n*predefined[last.basic].size == s.off {
-			last.n += s.n
-			return
-		}
-	}
-	d.segs = append(d.segs, s)
-}
-
 // finish computes what follows from the type map: the byte blocks, the
 // kind, whether the type is contiguous.
 func (d *typeDesc) finish() {
-	d.blocks = d.blocks[:0]
-	for _, s := range d.segs {
-		b := block{s.off, s.n * predefined[s.basic].size}
-		if n := len(d.blocks); n > 0 && d.blocks[n-1].off+d.blocks[n-1].len == b.off {
-			d.blocks[n-1].len += b.len
-			continue
-		}
-		d.blocks = append(d.blocks, b)
-	}
+	d.blocks = blocksOf(d.blocks[:0], d.segs)
 	if d.basic != 0 {
 		d.kind = predefined[d.basic].kind
 	}
 	contiguous := d.size == 0 ||
-		len(d.blocks) == 1 && d.blocks[0].off == 0 && d.lb == 0 && d.extent == d.size
+		len(d.blocks) == 1 && d.blocks[0].n == 1 && d.blocks[0].body == nil && d.blocks[0].off == 0 && d.lb == 0 && d.extent == d.size
 	d.packs = !contiguous
+}
+
+// direct returns the bytes of buf that count elements of t occupy when
+// they are one contiguous block, wherever it starts: they then move as
+// they lie, with no packed copy. That is count 1 of a type whose data is
+// one block (a subarray's row, a column of one), or more when the
+// extent is that block's length.
+func (t *typeDesc) direct(buf []byte, count int) ([]byte, bool) {
+	if len(t.blocks) != 1 || count == 0 {
+		return nil, false
+	}
+	b := &t.blocks[0]
+	if b.n != 1 || b.body != nil || count != 1 && t.extent != b.len {
+		return nil, false
+	}
+	return buf[b.off : b.off+count*b.len], true
 }
 
 // maxDisp bounds a displacement, in bytes, so that sums of them cannot
@@ -196,23 +317,53 @@ func (d *typeDesc) elements(n int) int {
 		}
 		return Undefined
 	}
-	count := n / d.size * d.nbasic
-	rest := n % d.size
-	for _, s := range d.segs {
-		if rest == 0 {
-			break
-		}
-		bs := predefined[s.basic].size
-		k := min(s.n, rest/bs)
-		count, rest = count+k, rest-k*bs
-		if k < s.n {
-			break
-		}
-	}
+	count, rest := countElements(d.segs, n%d.size)
+	count += n / d.size * d.nbasic
 	if rest != 0 {
 		return Undefined
 	}
 	return count
+}
+
+// countElements counts the basic elements of the type map segs that
+// rest bytes of packed data hold, and returns them with the bytes left
+// over: 0 unless the data ends inside a basic element.
+func countElements(segs []run, rest int) (count, left int) {
+	for _, s := range segs {
+		if rest == 0 {
+			break
+		}
+		if s.body != nil {
+			whole := min(s.n, rest/s.len)
+			count, rest = count+whole*elementsIn(s.body), rest-whole*s.len
+			if whole < s.n {
+				k, r := countElements(s.body, rest)
+				return count + k, r
+			}
+			continue
+		}
+		bs := predefined[s.basic].size
+		whole := min(s.n, rest/s.len)
+		count, rest = count+whole*(s.len/bs), rest-whole*s.len
+		if whole < s.n {
+			k := rest / bs
+			return count + k, rest - k*bs
+		}
+	}
+	return count, rest
+}
+
+// elementsIn is the basic elements of the type map segs.
+func elementsIn(segs []run) int {
+	n := 0
+	for _, s := range segs {
+		if s.body != nil {
+			n += s.n * elementsIn(s.body)
+		} else {
+			n += s.n * s.len / predefined[s.basic].size
+		}
+	}
+	return n
 }
 
 // describe is what an error says of a derived type: its name and layout.

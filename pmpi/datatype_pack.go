@@ -1,31 +1,49 @@
 package pmpi
 
 import (
-	"encoding/binary"
 	"sync"
+	"unsafe"
 )
 
 // span checks that count elements of d lie inside a buffer of n bytes
 // whose first byte is the origin, and says how many bytes they need.
 func (d *typeDesc) span(op string, n, count int) error {
-	if count == 0 || d.size == 0 {
+	if d.fits(n, count) {
 		return nil
 	}
-	lo, hi := d.trueLB, d.trueUB
+	lo, hi := d.reach(count)
+	if lo < 0 {
+		return errorf(ClassBuffer, nil, "%s: %d elements of %s reach %d bytes below the buffer's first byte, the origin (a layout's data must lie at or after it)",
+			op, count, d.describe(), -lo)
+	}
+	return errorf(ClassBuffer, nil, "%s: buffer of %d bytes is too small for %d elements of %s: they need %d bytes",
+		op, n, count, d.describe(), hi)
+}
+
+// fits is span's test without its error, for the calls' fast path.
+func (d *typeDesc) fits(n, count int) bool {
+	if count == 0 || d.size == 0 {
+		return true
+	}
+	lo, hi := d.reach(count)
+	return lo >= 0 && hi <= n
+}
+
+// reach is the first byte of data of count elements of d and the byte
+// after their last, from the origin.
+func (d *typeDesc) reach(count int) (lo, hi int) {
+	lo, hi = d.trueLB, d.trueUB
 	if step := (count - 1) * d.extent; step < 0 {
 		lo += step
 	} else {
 		hi += step
 	}
-	if lo < 0 {
-		return errorf(ClassBuffer, nil, "%s: %d elements of %s reach %d bytes below the buffer's first byte, the origin (a layout's data must lie at or after it)",
-			op, count, d.describe(), -lo)
-	}
-	if hi > n {
-		return errorf(ClassBuffer, nil, "%s: buffer of %d bytes is too small for %d elements of %s: they need %d bytes",
-			op, n, count, d.describe(), hi)
-	}
-	return nil
+	return lo, hi
+}
+
+// ready is usable's test without its error, for the calls' fast path.
+func ready(t *typeDesc) bool {
+	return t != nil && t.bad == "" && (t.state == nil || t.state.committed.Load() && !t.state.freed.Load())
 }
 
 // usable checks that dt may move data: valid, committed, not freed.
@@ -47,58 +65,192 @@ func usable(op string, dt Datatype) (*typeDesc, error) {
 }
 
 // pack copies count elements of t from src, its origin at src[0], into
-// dst, which holds count*t.size bytes.
+// dst, which holds count*t.size bytes. span must have checked that the
+// elements lie inside src: the copy does not check each block again.
 func (t *typeDesc) pack(dst, src []byte, count int) {
 	if !t.packs {
 		copy(dst, src[:count*t.size])
 		return
 	}
-	n := 0
-	for e := range count {
-		base := e * t.extent
-		for _, b := range t.blocks {
-			copyBlock(dst[n:n+b.len], src[base+b.off:base+b.off+b.len])
-			n += b.len
-		}
+	if count == 0 || t.size == 0 {
+		return
 	}
-}
-
-// copyBlock copies a block: a word at a time for the blocks of a single
-// number (a column's), where calling memmove cost as much as the copy.
-func copyBlock(dst, src []byte) {
-	switch len(dst) {
-	case 8:
-		binary.LittleEndian.PutUint64(dst, binary.LittleEndian.Uint64(src))
-	case 4:
-		binary.LittleEndian.PutUint32(dst, binary.LittleEndian.Uint32(src))
-	case 2:
-		binary.LittleEndian.PutUint16(dst, binary.LittleEndian.Uint16(src))
-	case 1:
-		dst[0] = src[0]
-	default:
-		copy(dst, src)
-	}
+	_ = dst[count*t.size-1]
+	t.copyAll(unsafe.Pointer(unsafe.SliceData(dst)), unsafe.Pointer(unsafe.SliceData(src)), count, true)
 }
 
 // unpack copies packed data from src into count elements of t in dst,
 // until src ends: a truncated or short message fills the elements it
-// reaches. It returns the bytes taken from src.
+// reaches. It returns the bytes taken from src. span must have checked
+// that the elements lie inside dst.
 func (t *typeDesc) unpack(dst, src []byte, count int) int {
 	if !t.packs {
 		return copy(dst, src[:min(len(src), count*t.size)])
 	}
-	n := 0
+	n := min(len(src), count*t.size)
+	if n == 0 {
+		return 0
+	}
+	packed := unsafe.Pointer(unsafe.SliceData(src))
+	origin := unsafe.Pointer(unsafe.SliceData(dst))
+	if n == count*t.size {
+		t.copyAll(packed, origin, count, false)
+		return n
+	}
+	// The data ends inside an element.
+	unpackPart(t.blocks, packed, origin, 0, 0, n, count, t.extent)
+	return n
+}
+
+// unpackPart unpacks the first n bytes of packed, from byte pos, into
+// count repetitions of the runs rs, extent bytes apart from byte base of
+// typed: whole runs while they fit, then the whole blocks of the run the
+// data ends in, then part of one. It returns the position reached and
+// whether the data ended.
+func unpackPart(rs []run, packed, typed unsafe.Pointer, pos, base, n, count, extent int) (int, bool) {
 	for e := range count {
-		base := e * t.extent
-		for _, b := range t.blocks {
-			if len(src)-n < b.len {
-				return n + copy(dst[base+b.off:base+b.off+b.len], src[n:])
+		for i := range rs {
+			r := &rs[i]
+			off := base + e*extent + r.off
+			if r.body != nil {
+				var end bool
+				if pos, end = unpackPart(r.body, packed, typed, pos, off, n, r.n, r.stride); end {
+					return pos, true
+				}
+				continue
 			}
-			copyBlock(dst[base+b.off:base+b.off+b.len], src[n:n+b.len])
-			n += b.len
+			k := min(r.n, (n-pos)/r.len)
+			copyRun(packed, typed, pos, off, r.len, k, r.stride, false)
+			pos += k * r.len
+			if k < r.n {
+				if rest := n - pos; rest > 0 {
+					copy(unsafe.Slice((*byte)(unsafe.Add(typed, off+k*r.stride)), rest), unsafe.Slice((*byte)(unsafe.Add(packed, pos)), rest))
+				}
+				return n, true
+			}
 		}
 	}
-	return n
+	return pos, false
+}
+
+// copyAll copies count whole elements of t between packed data and the
+// typed buffer whose origin is typed: into packed if pack is set.
+func (t *typeDesc) copyAll(packed, typed unsafe.Pointer, count int, pack bool) {
+	copyRuns(t.blocks, packed, typed, 0, 0, count, t.extent, pack)
+}
+
+// copyRuns copies count repetitions of the runs rs, extent bytes apart
+// from byte base of typed, to or from packed at pos, and returns the
+// position after them.
+func copyRuns(rs []run, packed, typed unsafe.Pointer, pos, base, count, extent int, pack bool) int {
+	for e := range count {
+		at := base + e*extent
+		for i := range rs {
+			r := &rs[i]
+			switch {
+			case r.body != nil:
+				pos = copyRuns(r.body, packed, typed, pos, at+r.off, r.n, r.stride, pack)
+			case r.n == 1:
+				// One block, as a struct's fields are: a word inline.
+				p, u := unsafe.Add(packed, pos), unsafe.Add(typed, at+r.off)
+				if !pack {
+					p, u = u, p
+				}
+				switch n := r.len; {
+				case n == 8:
+					*(*uint64)(p) = *(*uint64)(u)
+				case n == 4:
+					*(*uint32)(p) = *(*uint32)(u)
+				case n > 8 && n <= 16:
+					// Two words that overlap in the middle: no call
+					// to memmove for a small odd field.
+					*(*uint64)(p) = *(*uint64)(u)
+					*(*uint64)(unsafe.Add(p, n-8)) = *(*uint64)(unsafe.Add(u, n-8))
+				case n > 4 && n < 8:
+					*(*uint32)(p) = *(*uint32)(u)
+					*(*uint32)(unsafe.Add(p, n-4)) = *(*uint32)(unsafe.Add(u, n-4))
+				case n == 2:
+					*(*uint16)(p) = *(*uint16)(u)
+				case n == 1:
+					*(*byte)(p) = *(*byte)(u)
+				default:
+					copy(unsafe.Slice((*byte)(p), n), unsafe.Slice((*byte)(u), n))
+				}
+				pos += r.len
+			default:
+				copyRun(packed, typed, pos, at+r.off, r.len, r.n, r.stride, pack)
+				pos += r.len * r.n
+			}
+		}
+	}
+	return pos
+}
+
+// copyRun copies n blocks of size bytes between packed, back to back
+// from byte pos, and typed, stride bytes apart from byte off: into packed
+// if pack is set, out of it otherwise. The blocks of one number (a
+// column's) are copied as words: calling memmove for each cost more
+// than the copy. Every offset is taken from the buffers' first bytes,
+// so that no pointer leaves its buffer; the words are read and written
+// unaligned, which amd64 and arm64, gompi's platforms, allow.
+func copyRun(packed, typed unsafe.Pointer, pos, off, size, n, stride int, pack bool) {
+	if !pack {
+		switch size {
+		case 8:
+			for range n {
+				*(*uint64)(unsafe.Add(typed, off)) = *(*uint64)(unsafe.Add(packed, pos))
+				pos, off = pos+8, off+stride
+			}
+		case 4:
+			for range n {
+				*(*uint32)(unsafe.Add(typed, off)) = *(*uint32)(unsafe.Add(packed, pos))
+				pos, off = pos+4, off+stride
+			}
+		case 2:
+			for range n {
+				*(*uint16)(unsafe.Add(typed, off)) = *(*uint16)(unsafe.Add(packed, pos))
+				pos, off = pos+2, off+stride
+			}
+		case 1:
+			for range n {
+				*(*byte)(unsafe.Add(typed, off)) = *(*byte)(unsafe.Add(packed, pos))
+				pos, off = pos+1, off+stride
+			}
+		default:
+			for range n {
+				copy(unsafe.Slice((*byte)(unsafe.Add(typed, off)), size), unsafe.Slice((*byte)(unsafe.Add(packed, pos)), size))
+				pos, off = pos+size, off+stride
+			}
+		}
+		return
+	}
+	switch size {
+	case 8:
+		for range n {
+			*(*uint64)(unsafe.Add(packed, pos)) = *(*uint64)(unsafe.Add(typed, off))
+			pos, off = pos+8, off+stride
+		}
+	case 4:
+		for range n {
+			*(*uint32)(unsafe.Add(packed, pos)) = *(*uint32)(unsafe.Add(typed, off))
+			pos, off = pos+4, off+stride
+		}
+	case 2:
+		for range n {
+			*(*uint16)(unsafe.Add(packed, pos)) = *(*uint16)(unsafe.Add(typed, off))
+			pos, off = pos+2, off+stride
+		}
+	case 1:
+		for range n {
+			*(*byte)(unsafe.Add(packed, pos)) = *(*byte)(unsafe.Add(typed, off))
+			pos, off = pos+1, off+stride
+		}
+	default:
+		for range n {
+			copy(unsafe.Slice((*byte)(unsafe.Add(packed, pos)), size), unsafe.Slice((*byte)(unsafe.Add(typed, off)), size))
+			pos, off = pos+size, off+stride
+		}
+	}
 }
 
 // packArgs checks the arguments of a pack or unpack: the datatype, the
@@ -224,9 +376,18 @@ func PackExternalSize(datarep string, count int, dt Datatype) (int, error) {
 
 // externalSize is the bytes of one element of t in external32.
 func externalSize(t *typeDesc) int {
+	return externalLen(t.segs)
+}
+
+// externalLen is the bytes of the type map segs in external32.
+func externalLen(segs []run) int {
 	n := 0
-	for _, s := range t.segs {
-		n += s.n * basicExternal(s.basic).size
+	for _, s := range segs {
+		if s.body != nil {
+			n += s.n * externalLen(s.body)
+			continue
+		}
+		n += s.n * s.len / predefined[s.basic].size * basicExternal(s.basic).size
 	}
 	return n
 }
@@ -257,24 +418,36 @@ func basicExternal(id uint8) basicRep {
 // in ext and Go's layout in mem, origin at mem[0]: out of mem when
 // toExt, into it otherwise.
 func (t *typeDesc) external(ext, mem []byte, count int, toExt bool) {
-	p := 0
+	externalRuns(t.segs, ext, mem, 0, 0, count, t.extent, toExt)
+}
+
+// externalRuns converts count repetitions of the type map segs, extent
+// bytes apart from byte base of mem, at p of ext, and returns the
+// position after them in ext.
+func externalRuns(segs []run, ext, mem []byte, p, base, count, extent int, toExt bool) int {
 	for e := range count {
-		base := e * t.extent
-		for _, s := range t.segs {
+		for _, s := range segs {
+			at := base + e*extent + s.off
+			if s.body != nil {
+				p = externalRuns(s.body, ext, mem, p, at, s.n, s.stride, toExt)
+				continue
+			}
 			r := basicExternal(s.basic)
 			gs := predefined[s.basic].size
-			for k := range s.n {
-				at := base + s.off + k*gs
-				for w := 0; w < r.value; w += r.word {
-					swap(ext[p+w:p+w+r.word], mem[at+w:at+w+r.word], toExt)
+			for i := range s.n {
+				for el := at + i*s.stride; el < at+i*s.stride+s.len; el += gs {
+					for w := 0; w < r.value; w += r.word {
+						swap(ext[p+w:p+w+r.word], mem[el+w:el+w+r.word], toExt)
+					}
+					if r.index != 0 {
+						swap(ext[p+r.value:p+r.value+4], mem[el+r.index:el+r.index+4], toExt)
+					}
+					p += r.size
 				}
-				if r.index != 0 {
-					swap(ext[p+r.value:p+r.value+4], mem[at+r.index:at+r.index+4], toExt)
-				}
-				p += r.size
 			}
 		}
 	}
+	return p
 }
 
 // swap copies a little-endian word (gompi runs on little-endian

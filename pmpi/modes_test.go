@@ -38,6 +38,7 @@ func TestModesSingleton(t *testing.T) {
 		{"completion", testCompletion},
 		{"free", testFree},
 		{"status", testStatusSetters},
+		{"derived-direct", testDerivedDirect},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.f(t, api, w) })
 	}

@@ -176,6 +176,9 @@ func mrecvArgs(op string, buf []byte, count int, dt Datatype, msg *Message) (*li
 	}
 	var bad error
 	if dt.t == nil || dt.t.derived {
+		if data, ok := derivedOK(buf, count, dt); ok {
+			return l, data, m, nil
+		}
 		data, err := derivedArgs(op+" of "+where, buf, count, dt)
 		if err == nil {
 			return l, data, m, nil

@@ -362,6 +362,9 @@ func checkArgs(op string, comm *Comm, buf []byte, count int, dt Datatype, peer, 
 		}
 	}
 	if dt.t == nil || dt.t.derived {
+		if data, ok := derivedOK(buf, count, dt); ok {
+			return data, nil
+		}
 		return derivedArgs(op+" on "+comm.String(), buf, count, dt)
 	}
 	if count < 0 {
