@@ -170,32 +170,31 @@ func mrecvArgs(op string, buf []byte, count int, dt Datatype, msg *Message) (*li
 		return nil, nil, Message{}, errorf(ClassRequest, nil,
 			"%s: the message is MessageNull (a matched receive takes a Message from Mprobe or Improbe, and leaves MessageNull in its place)", op)
 	}
+	if dt.t == nil || dt.t.derived {
+		if data, ok := derivedOK(buf, count, dt); ok {
+			return l, data, m, nil
+		}
+	} else if hi, n := bits.Mul64(uint64(max(count, 0)), uint64(dt.Size())); count >= 0 && hi == 0 && n <= uint64(len(buf)) {
+		return l, buf[:n], m, nil
+	}
+	// Something is wrong: name the message, which costs a formatting.
 	where := "MessageNoProc"
 	if !m.noProc {
 		where = m.desc()
 	}
 	var bad error
-	if dt.t == nil || dt.t.derived {
-		if data, ok := derivedOK(buf, count, dt); ok {
-			return l, data, m, nil
-		}
+	switch {
+	case dt.t == nil || dt.t.derived:
 		data, err := derivedArgs(op+" of "+where, buf, count, dt)
 		if err == nil {
 			return l, data, m, nil
 		}
 		bad = err
-	}
-	switch hi, n := bits.Mul64(uint64(max(count, 0)), uint64(max(dt.Size(), 0))); {
-	case bad != nil:
-	case dt.Size() <= 0:
-		bad = errorf(ClassType, nil, "%s of %s: invalid datatype", op, where)
 	case count < 0:
 		bad = errorf(ClassCount, nil, "%s of %s: count %d is negative", op, where, count)
-	case hi != 0 || n > uint64(len(buf)):
+	default:
 		bad = errorf(ClassBuffer, nil, "%s of %s: buffer of %d bytes is too small for %d elements of %s",
 			op, where, len(buf), count, dt.Name())
-	default:
-		return l, buf[:n], m, nil
 	}
 	if m.comm != nil {
 		bad = m.comm.handle(bad)
