@@ -78,7 +78,7 @@ func parseFlags(args []string) (options, error) {
 	fs.BoolVar(&o.install, "install", true, "install missing libraries with apt-get")
 	fs.BoolVar(&o.noMPICH, "no-mpich", false, "leave MPICH out")
 	fs.DurationVar(&o.timeout, "timeout", 0, "limit for one run of one measurement (default 3m, quick 1m)")
-	fs.StringVar(&o.only, "only", "", "run only these measurements, comma-separated (latency,bw,bibw,multi-lat,incast,ring,ring-8,ring-16,launch; "+
+	fs.StringVar(&o.only, "only", "", "run only these measurements, comma-separated (latency,ddt,bw,bibw,multi-lat,incast,ring,ring-8,ring-16,launch; "+
 		"barrier,bcast,reduce,allreduce,allgather,alltoall, or one rank count of them: allreduce-8; "+
 		"cold: every collective's first calls, or one: allreduce-8-cold20; across: the comparison across simulated hosts)")
 	fs.IntVar(&o.acrossRounds, "across-rounds", 0, "rounds of the comparison across simulated hosts (default 7, quick 3)")
