@@ -194,61 +194,41 @@ func copyRuns(rs []run, packed, typed unsafe.Pointer, pos, base, count, extent i
 // so that no pointer leaves its buffer; the words are read and written
 // unaligned, which amd64 and arm64, gompi's platforms, allow.
 func copyRun(packed, typed unsafe.Pointer, pos, off, size, n, stride int, pack bool) {
-	if !pack {
-		switch size {
-		case 8:
-			for range n {
-				*(*uint64)(unsafe.Add(typed, off)) = *(*uint64)(unsafe.Add(packed, pos))
-				pos, off = pos+8, off+stride
-			}
-		case 4:
-			for range n {
-				*(*uint32)(unsafe.Add(typed, off)) = *(*uint32)(unsafe.Add(packed, pos))
-				pos, off = pos+4, off+stride
-			}
-		case 2:
-			for range n {
-				*(*uint16)(unsafe.Add(typed, off)) = *(*uint16)(unsafe.Add(packed, pos))
-				pos, off = pos+2, off+stride
-			}
-		case 1:
-			for range n {
-				*(*byte)(unsafe.Add(typed, off)) = *(*byte)(unsafe.Add(packed, pos))
-				pos, off = pos+1, off+stride
-			}
-		default:
-			for range n {
-				copy(unsafe.Slice((*byte)(unsafe.Add(typed, off)), size), unsafe.Slice((*byte)(unsafe.Add(packed, pos)), size))
-				pos, off = pos+size, off+stride
-			}
-		}
-		return
+	if pack {
+		copyStrided(packed, typed, pos, off, size, stride, size, n)
+	} else {
+		copyStrided(typed, packed, off, pos, stride, size, size, n)
 	}
+}
+
+// copyStrided copies n blocks of size bytes from src at soff, sstep bytes
+// apart, to dst at doff, dstep bytes apart.
+func copyStrided(dst, src unsafe.Pointer, doff, soff, dstep, sstep, size, n int) {
 	switch size {
 	case 8:
 		for range n {
-			*(*uint64)(unsafe.Add(packed, pos)) = *(*uint64)(unsafe.Add(typed, off))
-			pos, off = pos+8, off+stride
+			*(*uint64)(unsafe.Add(dst, doff)) = *(*uint64)(unsafe.Add(src, soff))
+			doff, soff = doff+dstep, soff+sstep
 		}
 	case 4:
 		for range n {
-			*(*uint32)(unsafe.Add(packed, pos)) = *(*uint32)(unsafe.Add(typed, off))
-			pos, off = pos+4, off+stride
+			*(*uint32)(unsafe.Add(dst, doff)) = *(*uint32)(unsafe.Add(src, soff))
+			doff, soff = doff+dstep, soff+sstep
 		}
 	case 2:
 		for range n {
-			*(*uint16)(unsafe.Add(packed, pos)) = *(*uint16)(unsafe.Add(typed, off))
-			pos, off = pos+2, off+stride
+			*(*uint16)(unsafe.Add(dst, doff)) = *(*uint16)(unsafe.Add(src, soff))
+			doff, soff = doff+dstep, soff+sstep
 		}
 	case 1:
 		for range n {
-			*(*byte)(unsafe.Add(packed, pos)) = *(*byte)(unsafe.Add(typed, off))
-			pos, off = pos+1, off+stride
+			*(*byte)(unsafe.Add(dst, doff)) = *(*byte)(unsafe.Add(src, soff))
+			doff, soff = doff+dstep, soff+sstep
 		}
 	default:
 		for range n {
-			copy(unsafe.Slice((*byte)(unsafe.Add(packed, pos)), size), unsafe.Slice((*byte)(unsafe.Add(typed, off)), size))
-			pos, off = pos+size, off+stride
+			copy(unsafe.Slice((*byte)(unsafe.Add(dst, doff)), size), unsafe.Slice((*byte)(unsafe.Add(src, soff)), size))
+			doff, soff = doff+dstep, soff+sstep
 		}
 	}
 }
