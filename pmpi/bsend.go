@@ -96,11 +96,8 @@ func (*realAPI) BufferIflush() (*Request, error) {
 // CommBufferIflush starts CommBufferFlush.
 func (*realAPI) CommBufferIflush(comm *Comm) (*Request, error) {
 	const op = "comm buffer iflush"
-	l, err := running(op)
+	l, err := collArgs(op, comm)
 	if err != nil {
-		return nil, err
-	}
-	if err := checkComm(op, comm); err != nil {
 		return nil, err
 	}
 	return l.iflush(op, l.bsends.get(comm, false), comm), nil
@@ -133,11 +130,8 @@ func (l *library) iflush(op string, b *bsendBuffer, comm *Comm) *Request {
 // it instead of the process's buffer (MPI 4.1's Comm_attach_buffer).
 func (*realAPI) CommAttachBuffer(comm *Comm, buf []byte) error {
 	const op = "comm attach buffer"
-	l, err := running(op)
+	l, err := collArgs(op, comm)
 	if err != nil {
-		return err
-	}
-	if err := checkComm(op, comm); err != nil {
 		return err
 	}
 	return comm.handle(l.bsends.attach(op, comm, buf))
@@ -147,11 +141,8 @@ func (*realAPI) CommAttachBuffer(comm *Comm, buf []byte) error {
 // detaches it and returns it.
 func (*realAPI) CommDetachBuffer(comm *Comm) ([]byte, error) {
 	const op = "comm detach buffer"
-	l, err := running(op)
+	l, err := collArgs(op, comm)
 	if err != nil {
-		return nil, err
-	}
-	if err := checkComm(op, comm); err != nil {
 		return nil, err
 	}
 	buf, err := l.bsends.detach(op, comm, l.engine)
@@ -161,11 +152,8 @@ func (*realAPI) CommDetachBuffer(comm *Comm) ([]byte, error) {
 // CommBufferFlush waits until every message in comm's buffer has gone.
 func (*realAPI) CommBufferFlush(comm *Comm) error {
 	const op = "comm buffer flush"
-	l, err := running(op)
+	l, err := collArgs(op, comm)
 	if err != nil {
-		return err
-	}
-	if err := checkComm(op, comm); err != nil {
 		return err
 	}
 	if b := l.bsends.get(comm, false); b != nil {

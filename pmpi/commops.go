@@ -180,8 +180,8 @@ func (l *library) openColl(ctx context.Context) error {
 	return nil
 }
 
-// collArgs checks what every collective call needs: a running library
-// and a valid communicator.
+// collArgs checks what every call on a communicator needs, a collective's
+// among them: a running library and a valid communicator.
 func collArgs(op string, comm *Comm) (*library, error) {
 	l, err := running(op)
 	if err != nil {

@@ -1,7 +1,6 @@
 package pmpi
 
 import (
-	"errors"
 	"fmt"
 	"math/bits"
 	"sync/atomic"
@@ -55,15 +54,9 @@ func (*realAPI) Improbe(source, tag int, comm *Comm) (msg Message, st Status, fo
 }
 
 func mprobe(op string, source, tag int, comm *Comm, wait bool) (Message, Status, bool, error) {
-	l, err := running(op)
+	l, err := probeArgs(op, source, tag, comm)
 	if err != nil {
 		return Message{}, Status{}, false, err
-	}
-	if err := checkComm(op, comm); err != nil {
-		return Message{}, Status{}, false, err
-	}
-	if err := errors.Join(comm.checkRank(op, source, true), comm.checkTag(op, tag, true)); err != nil {
-		return Message{}, Status{}, false, comm.handle(err)
 	}
 	if source == ProcNull {
 		return Message{noProc: true}, nullStatus(), true, nil // MessageNoProc

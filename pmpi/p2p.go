@@ -307,15 +307,9 @@ func (*realAPI) Iprobe(source, tag int, comm *Comm) (st Status, found bool, err 
 
 func probe(source, tag int, comm *Comm, wait bool) (Status, bool, error) {
 	const op = "probe"
-	l, err := running(op)
+	l, err := probeArgs(op, source, tag, comm)
 	if err != nil {
 		return Status{}, false, err
-	}
-	if err := checkComm(op, comm); err != nil {
-		return Status{}, false, err
-	}
-	if err := errors.Join(comm.checkRank(op, source, true), comm.checkTag(op, tag, true)); err != nil {
-		return Status{}, false, comm.handle(err)
 	}
 	if source == ProcNull {
 		return nullStatus(), true, nil
@@ -340,6 +334,19 @@ func probe(source, tag int, comm *Comm, wait bool) (Status, bool, error) {
 	s := statusOf(comm, st, Byte)
 	s.Count = Undefined // received nothing, in no datatype: CountOf gives the length
 	return s, true, nil
+}
+
+// probeArgs checks a probe's arguments, matched or not: MPI runs, the
+// communicator is valid, and the source and tag may be received from.
+func probeArgs(op string, source, tag int, comm *Comm) (*library, error) {
+	l, err := collArgs(op, comm)
+	if err != nil {
+		return nil, err
+	}
+	if err := errors.Join(comm.checkRank(op, source, true), comm.checkTag(op, tag, true)); err != nil {
+		return nil, comm.handle(err)
+	}
+	return l, nil
 }
 
 func checkComm(op string, comm *Comm) error {
