@@ -1,10 +1,6 @@
 package p2p_test
 
-import (
-	"fmt"
-	"testing"
-	"time"
-)
+import "testing"
 
 // TestIntercommunicators runs the intercommunicator and CommCreateGroup
 // scenarios (p2pcheck inter.go) over sm and tcp: halves of several
@@ -12,27 +8,15 @@ import (
 // ranks are busy, and the calls that must fail without leaving a rank
 // waiting.
 func TestIntercommunicators(t *testing.T) {
-	tests := []struct {
-		scenario string
-		np       int
-	}{
-		{"inter", 4},
-		{"inter", 3},
-		{"inter", 2},
-		{"interconcurrent", 4},
-		{"interconcurrent", 5},
-		{"creategroup", 4},
-		{"intererrors", 4},
-		{"intererrors", 3},
+	tests := []scenario{
+		{"inter", 4, nil},
+		{"inter", 3, nil},
+		{"inter", 2, nil},
+		{"interconcurrent", 4, nil},
+		{"interconcurrent", 5, nil},
+		{"creategroup", 4, nil},
+		{"intererrors", 4, nil},
+		{"intererrors", 3, nil},
 	}
-	for _, btl := range transports {
-		for _, tt := range tests {
-			t.Run(fmt.Sprintf("%s/%s-np%d", btl, tt.scenario, tt.np), func(t *testing.T) {
-				t.Parallel()
-				j := run(t, 3*time.Minute, nil, "-np", fmt.Sprint(tt.np), "--oversubscribe", "--timeout", "120",
-					"--mca", "btl", btl, p2pcheck, tt.scenario)
-				expectOK(t, j, tt.scenario, tt.np)
-			})
-		}
-	}
+	runScenarios(t, tests)
 }

@@ -1,20 +1,11 @@
 package p2p_test
 
-import (
-	"fmt"
-	"strings"
-	"testing"
-	"time"
-)
+import "testing"
 
 // TestModes runs the send modes, persistent requests, Request.Free and the
 // completion calls over shared memory and tcp.
 func TestModes(t *testing.T) {
-	tests := []struct {
-		scenario string
-		np       int
-		mca      []string
-	}{
+	tests := []scenario{
 		{"sendmodes", 2, nil},
 		{"rsendearly", 2, nil},
 		{"bsendroom", 2, nil},
@@ -31,14 +22,5 @@ func TestModes(t *testing.T) {
 		{"startallocs", 2, nil},
 		{"modesmore", 3, nil},
 	}
-	for _, btl := range transports {
-		for _, tt := range tests {
-			t.Run(fmt.Sprintf("%s/%s-np%d-%s", btl, tt.scenario, tt.np, strings.Join(tt.mca, "_")), func(t *testing.T) {
-				t.Parallel()
-				args := append([]string{"-np", fmt.Sprint(tt.np), "--oversubscribe", "--timeout", "120", "--mca", "btl", btl}, tt.mca...)
-				j := run(t, 3*time.Minute, nil, append(args, p2pcheck, tt.scenario)...)
-				expectOK(t, j, tt.scenario, tt.np)
-			})
-		}
-	}
+	runScenarios(t, tests)
 }

@@ -1,8 +1,6 @@
 package p2p_test
 
 import (
-	"fmt"
-	"strings"
 	"testing"
 	"time"
 )
@@ -12,30 +10,15 @@ import (
 // received by Mrecv and Imrecv, MessageNoProc and the errors (mprobe),
 // and a goroutine's Mprobe and Mrecv racing another's Recv (mproberace).
 func TestMatchedProbe(t *testing.T) {
-	tests := []struct {
-		scenario string
-		np       int
-		mca      []string
-	}{
+	tests := []scenario{
 		{"mprobe", 2, nil},
 		{"mprobe", 3, nil},
 		{"mproberace", 2, nil},
 		{"mproberace", 3, nil},
 		// With small eager limits most messages take the rendezvous path.
-		{"mproberace", 2, []string{"--mca", "btl_tcp_eager_limit", "128", "--mca", "btl_sm_eager_limit", "128",
-			"--mca", "btl_self_eager_limit", "0"}},
+		{"mproberace", 2, smallEager},
 	}
-	for _, btl := range transports {
-		for _, tt := range tests {
-			name := fmt.Sprintf("%s/%s-np%d-%s", btl, tt.scenario, tt.np, strings.Join(tt.mca, "_"))
-			t.Run(name, func(t *testing.T) {
-				t.Parallel()
-				args := append([]string{"-np", fmt.Sprint(tt.np), "--oversubscribe", "--timeout", "120", "--mca", "btl", btl}, tt.mca...)
-				j := run(t, 3*time.Minute, nil, append(args, p2pcheck, tt.scenario)...)
-				expectOK(t, j, tt.scenario, tt.np)
-			})
-		}
-	}
+	runScenarios(t, tests)
 }
 
 // TestMatchedProbeSingleCopy receives Mprobe'd messages around the sizes

@@ -65,12 +65,35 @@ func expectOK(t *testing.T, j job, scenario string, np int) {
 // memory and tcp, each with self for a rank's messages to itself.
 var transports = []string{"self,sm", "self,tcp"}
 
+// scenario is a p2pcheck scenario, its rank count and gompirun's further
+// arguments.
+type scenario struct {
+	scenario string
+	np       int
+	mca      []string
+}
+
+// smallEager makes most messages take the rendezvous path.
+var smallEager = []string{"--mca", "btl_tcp_eager_limit", "128", "--mca", "btl_sm_eager_limit", "128",
+	"--mca", "btl_self_eager_limit", "0"}
+
+// runScenarios runs every scenario over every transport, in parallel.
+func runScenarios(t *testing.T, tests []scenario) {
+	for _, btl := range transports {
+		for _, tt := range tests {
+			name := fmt.Sprintf("%s/%s-np%d-%s", btl, tt.scenario, tt.np, strings.Join(tt.mca, "_"))
+			t.Run(name, func(t *testing.T) {
+				t.Parallel()
+				args := append([]string{"-np", fmt.Sprint(tt.np), "--oversubscribe", "--timeout", "120", "--mca", "btl", btl}, tt.mca...)
+				j := run(t, 3*time.Minute, nil, append(args, p2pcheck, tt.scenario)...)
+				expectOK(t, j, tt.scenario, tt.np)
+			})
+		}
+	}
+}
+
 func TestScenarios(t *testing.T) {
-	tests := []struct {
-		scenario string
-		np       int
-		mca      []string
-	}{
+	tests := []scenario{
 		{"order", 3, nil},
 		{"anysource", 4, nil},
 		{"truncate", 2, nil},
@@ -90,8 +113,7 @@ func TestScenarios(t *testing.T) {
 		{"complete", 2, nil},
 		{"eager", 2, nil},
 		// With small eager limits most messages take the rendezvous path.
-		{"random", 3, []string{"--mca", "btl_tcp_eager_limit", "128", "--mca", "btl_sm_eager_limit", "128",
-			"--mca", "btl_self_eager_limit", "0"}},
+		{"random", 3, smallEager},
 		{"order", 2, []string{"--mca", "btl_tcp_max_send_size", "4k", "--mca", "btl_sm_fragment_size", "4k",
 			"--mca", "btl_sm_eager_limit", "4k"}},
 		// Waiters that doze between polls almost at once (over sm; tcp's
@@ -102,17 +124,7 @@ func TestScenarios(t *testing.T) {
 		{"stress", 3, dozing("1")},
 		{"gc", 2, dozing("2")},
 	}
-	for _, btl := range transports {
-		for _, tt := range tests {
-			name := fmt.Sprintf("%s/%s-np%d-%s", btl, tt.scenario, tt.np, strings.Join(tt.mca, "_"))
-			t.Run(name, func(t *testing.T) {
-				t.Parallel()
-				args := append([]string{"-np", fmt.Sprint(tt.np), "--oversubscribe", "--timeout", "120", "--mca", "btl", btl}, tt.mca...)
-				j := run(t, 3*time.Minute, nil, append(args, p2pcheck, tt.scenario)...)
-				expectOK(t, j, tt.scenario, tt.np)
-			})
-		}
-	}
+	runScenarios(t, tests)
 	// Only tcp: a rank reaches itself through its own listener.
 	t.Run("tcp/self-np2", func(t *testing.T) {
 		t.Parallel()
