@@ -235,6 +235,63 @@ type VectorReader interface {
 	ReadAll(peer int, tokens []uint64, dsts [][]byte) error
 }
 
+// Source is a payload that does not lie in one slice, such as the data of
+// a non-contiguous datatype: Pack copies it out piece by piece.
+type Source interface {
+	// Pack copies the payload's bytes [off, off+len(dst)) into dst.
+	Pack(dst []byte, off int)
+}
+
+// Gatherer is implemented by modules that copy a payload into memory of
+// their own before it leaves (a shared-memory ring): handed a Source, they
+// pack it there, so that a non-contiguous message is copied once on its
+// way rather than packed first and copied again.
+type Gatherer interface {
+	// SendFrom is Send, or Post when hold is set and the module is a
+	// Poster, of the n bytes of src from off, n at most MaxSendSize.
+	SendFrom(ctx context.Context, peer int, hdr []byte, src Source, off, n int, hold bool) error
+}
+
+// VectorSender is implemented by modules that send a payload gathered
+// from several slices with one system call (writev): a message whose
+// datatype's blocks are large then leaves from where it lies.
+type VectorSender interface {
+	// SendVector is Send with the payload the concatenation of parts, at
+	// most MaxSendSize bytes in all; parts may be reused once it returns.
+	SendVector(ctx context.Context, peer int, hdr []byte, parts [][]byte) error
+}
+
+// VectorPlacer is implemented by receivers (the engine) that may want an
+// incoming payload scattered over several slices of their own memory. A
+// module that reads payloads in place (readv) asks it before Place.
+type VectorPlacer interface {
+	// PlaceVector appends to parts the slices that the payload of a
+	// fragment with header hdr belongs in, in order, size bytes in all; it
+	// returns parts unchanged to leave the payload to Place.
+	PlaceVector(from int, hdr []byte, size int, parts [][]byte) [][]byte
+	// DeliverVector hands over a fragment whose size bytes of payload were
+	// written into the slices PlaceVector gave, instead of Deliver.
+	DeliverVector(from int, hdr []byte, size int)
+}
+
+// ScatterCopier is a SingleCopier whose peers read with one cross-memory
+// attach call per batch of pieces, from a buffer or a list of buffers
+// into a list of their own: a non-contiguous message of large blocks then
+// moves with one copy, from where it lies to where it belongs.
+type ScatterCopier interface {
+	SingleCopier
+	// ExposeVector returns a token by which peer's module can ReadVector
+	// the concatenation of bufs, and a value that the caller keeps
+	// reachable, with bufs unchanged, until peer reports that it has read.
+	ExposeVector(peer int, bufs [][]byte) (token uint64, keep any)
+	// ReadScatter copies the first bytes of the buffer that peer exposed
+	// (Expose) as token into dsts, in order, filling each.
+	ReadScatter(peer int, token uint64, dsts [][]byte) error
+	// ReadVector is ReadScatter from buffers that peer exposed with
+	// ExposeVector: the first bytes of their concatenation.
+	ReadVector(peer int, token uint64, dsts [][]byte) error
+}
+
 // Component is what a btl component implements, beyond the MCA lifecycle.
 type Component interface {
 	mcaComponent
