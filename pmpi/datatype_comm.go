@@ -8,9 +8,10 @@ import (
 
 // Communication with derived datatypes. A contiguous one moves as the
 // predefined types do, and so does one whose elements' data is one block
-// away from the origin (see typeDesc.direct); any other non-contiguous
-// one is packed into a pooled buffer to send, and received into one that
-// is unpacked into the user's buffer when the receive completes.
+// away from the origin (see typeDesc.direct). Point-to-point hands any
+// other non-contiguous one to the engine as a pml.Layout, which packs it
+// fragment by fragment as it leaves and unpacks each fragment as it
+// arrives; collectives pack it whole into a pooled buffer.
 
 // derivedArgs is checkArgs for a derived (or invalid) datatype: the type
 // must be committed and not freed, and count elements must lie inside
@@ -52,7 +53,9 @@ func derivedOK(buf []byte, count int, dt Datatype) ([]byte, bool) {
 
 // conversion is a request's packed copy of a non-contiguous buffer: the
 // data a send posted, or the buffer a receive fills, with the user's
-// buffer it unpacks into; or, direct, the user's own block.
+// buffer it unpacks into; or, direct, the user's own block; or, streamed,
+// no copy at all: the engine packs and unpacks the user's buffer through
+// it (pml.Layout).
 type conversion struct {
 	packed *[]byte
 	user   []byte
@@ -60,8 +63,26 @@ type conversion struct {
 	t      *typeDesc
 	// direct is set when packed is the user's own data, one contiguous
 	// block (see typeDesc.direct): nothing is copied either way.
-	direct bool
-	data   []byte // the user's block, when direct
+	direct   bool
+	streamed bool
+	data     []byte // the user's block, when direct
+}
+
+// Size, Pack and Unpack make a streamed conversion a pml.Layout.
+func (c *conversion) Size() int                  { return c.count * c.t.size }
+func (c *conversion) Pack(dst []byte, off int)   { c.t.copySpan(dst, c.user, c.count, off, true) }
+func (c *conversion) Unpack(src []byte, off int) { c.t.copySpan(src, c.user, c.count, off, false) }
+
+// streamFor prepares count elements of t in buf for the engine: the bytes
+// they occupy when they are one block, or else a pooled conversion that
+// the engine packs from or unpacks into as the fragments go.
+func streamFor(t *typeDesc, buf []byte, count int) ([]byte, *conversion) {
+	if data, ok := t.direct(buf, count); ok {
+		return data, nil
+	}
+	c := conversions.Get().(*conversion)
+	c.user, c.t, c.count, c.streamed = buf, t, count, true
+	return nil, c
 }
 
 var conversions = sync.Pool{New: func() any { return new(conversion) }}
@@ -80,24 +101,10 @@ func packFor(t *typeDesc, buf []byte, count int) *conversion {
 	return c
 }
 
-// recvFor gives a receive of count elements of t into buf a pooled
-// buffer to receive into.
-func recvFor(t *typeDesc, buf []byte, count int) *conversion {
-	c := conversions.Get().(*conversion)
-	c.user, c.t, c.count = buf, t, count
-	if data, ok := t.direct(buf, count); ok {
-		c.data, c.direct = data, true
-		c.packed = &c.data
-		return c
-	}
-	c.packed = getPacked(count * t.size)
-	return c
-}
-
 // unpack copies the n bytes received into the user's buffer, where they
 // already are if the conversion is direct.
 func (c *conversion) unpack(n int) {
-	if !c.direct {
+	if !c.direct && !c.streamed {
 		c.t.unpack(c.user, (*c.packed)[:n], c.count)
 	}
 }
@@ -109,22 +116,28 @@ func (r *Request) releaseConv() {
 }
 
 func (c *conversion) release() {
-	if !c.direct {
+	if c.packed != nil && !c.direct {
 		putPacked(c.packed)
 	}
 	*c = conversion{}
 	conversions.Put(c)
 }
 
-// sendPacked is send for a non-contiguous datatype.
-func sendPacked(op string, l *library, buf []byte, count int, dt Datatype, dest, tag int, comm *Comm, sync bool) error {
-	data, direct := dt.t.direct(buf, count)
-	if !direct {
-		c := packFor(dt.t, buf, count)
-		defer c.release()
-		data = *c.packed
+// sendPacked is send for a non-contiguous datatype, Rsend's when ready
+// is set.
+func sendPacked(op string, l *library, buf []byte, count int, dt Datatype, dest, tag int, comm *Comm, sync, ready bool) error {
+	data, c := streamFor(dt.t, buf, count)
+	var err error
+	switch w := comm.group[dest]; {
+	case c != nil:
+		err = l.engine.SendLayout(comm.context, w, tag, c, sync, ready)
+		c.release()
+	case ready:
+		err = l.engine.SendReady(comm.context, w, tag, data)
+	default:
+		err = l.engine.Send(comm.context, w, tag, data, sync)
 	}
-	if err := l.engine.Send(comm.context, comm.group[dest], tag, data, sync); err != nil {
+	if err != nil {
 		r := Request{comm: comm, op: op, peer: dest, tag: tag}
 		return comm.handle(failure(r.desc(), err))
 	}
@@ -136,8 +149,12 @@ func sendPacked(op string, l *library, buf []byte, count int, dt Datatype, dest,
 // signature checked.
 func recvDerived(l *library, buf []byte, count int, dt Datatype, source, tag int, comm *Comm) (Status, error) {
 	r := Request{comm: comm, dt: dt, op: "recv", peer: source, tag: tag, recv: true}
-	st, _ := r.receiveInto(buf, count, func(data []byte, st *pml.Status) error {
-		l.engine.Recv(comm.context, worldSource(comm, source), tag, data, st)
+	st, _ := r.receiveInto(buf, count, func(data []byte, lay pml.Layout, st *pml.Status) error {
+		if lay != nil {
+			l.engine.RecvLayout(comm.context, worldSource(comm, source), tag, lay, st)
+		} else {
+			l.engine.Recv(comm.context, worldSource(comm, source), tag, data, st)
+		}
 		return nil
 	})
 	return r.settled(st)
@@ -145,23 +162,21 @@ func recvDerived(l *library, buf []byte, count int, dt Datatype, source, tag int
 
 // receiveInto runs recv, a blocking receive of r's, into count elements
 // of r.dt in buf: where they lie if the type is contiguous or its data
-// one block, else through a packed copy, unpacked when recv returns.
-// recv's own error (the receive did not happen) comes back as it is.
-func (r *Request) receiveInto(buf []byte, count int, recv func([]byte, *pml.Status) error) (pml.Status, error) {
+// one block, else into the layout that the engine unpacks fragments
+// into. recv's own error (the receive did not happen) comes back as it
+// is.
+func (r *Request) receiveInto(buf []byte, count int, recv func([]byte, pml.Layout, *pml.Status) error) (pml.Status, error) {
 	var st pml.Status
 	if !r.dt.t.packs {
-		return st, recv(buf, &st)
+		return st, recv(buf, nil, &st)
 	}
-	if data, ok := r.dt.t.direct(buf, count); ok {
-		return st, recv(data, &st)
+	data, c := streamFor(r.dt.t, buf, count)
+	if c == nil {
+		return st, recv(data, nil, &st)
 	}
-	c := recvFor(r.dt.t, buf, count)
-	defer c.release()
-	if err := recv(*c.packed, &st); err != nil {
-		return st, err
-	}
-	c.unpack(st.Bytes)
-	return st, nil
+	err := recv(nil, c, &st)
+	c.release()
+	return st, err
 }
 
 // settled is a blocking receive's result: its status and error, with the

@@ -122,11 +122,12 @@ type entry = struct {
 // constructors, with negative strides and resized extents, and checks
 // that packing and partial unpacking pick the int32s the plain type map
 // says.
-func TestRandomTypesAgainstModel(t *testing.T) {
-	rng := rand.New(rand.NewPCG(7, 11))
-	mk := committer(t)
-	for round := range 400 {
-		dt, m := Int32, model{[]int{0}, 0, 4}
+// randomType builds a random type of int32 out of every constructor
+// nested up to three deep, with its model, its data moved to the origin
+// or after it; ok is false for a type with no data.
+func randomType(rng *rand.Rand) (dt Datatype, m model, ok bool) {
+	{
+		dt, m = Int32, model{[]int{0}, 0, 4}
 		for range 1 + rng.IntN(3) {
 			ext := m.extent()
 			switch rng.IntN(5) {
@@ -168,7 +169,7 @@ func TestRandomTypesAgainstModel(t *testing.T) {
 			}
 		}
 		if len(m.offs) == 0 {
-			continue
+			return dt, m, false
 		}
 		// Move the data to the buffer's origin or after it.
 		lo := slices.Min(m.offs)
@@ -176,16 +177,34 @@ func TestRandomTypesAgainstModel(t *testing.T) {
 			dt, _ = TypeHindexed([]int{1}, []int{-lo}, dt)
 			m = place(entry{-lo, 1, m})
 		}
+	}
+	return dt, m, true
+}
+
+// expected is what count elements of a random type pick from seq.
+func (m model) expected(count int) []int32 {
+	var want []int32
+	for e := range count {
+		for _, o := range m.offs {
+			want = append(want, int32((e*m.extent()+o)/4))
+		}
+	}
+	return want
+}
+
+func TestRandomTypesAgainstModel(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 11))
+	mk := committer(t)
+	for round := range 400 {
+		dt, m, ok := randomType(rng)
+		if !ok {
+			continue
+		}
 		count := 1
 		if m.extent() > 0 {
 			count += rng.IntN(3)
 		}
-		var want []int32
-		for e := range count {
-			for _, o := range m.offs {
-				want = append(want, int32((e*m.extent()+o)/4))
-			}
-		}
+		want := m.expected(count)
 		dt = mk(dt, nil)
 		if lb, ext := dt.Extent(); lb != m.lb || ext != m.extent() {
 			t.Fatalf("round %d: %s: lb %d extent %d, want %d %d", round, dt.Name(), lb, ext, m.lb, m.extent())

@@ -47,6 +47,12 @@ func BenchmarkSelfColumnOf8(b *testing.B) {
 	benchSelf(b, 1, col, make([]byte, 8*64))
 }
 
+// A column of 128 values (1 KiB), packed.
+func BenchmarkSelfColumnOf128(b *testing.B) {
+	col, _ := pmpi.TypeVector(128, 1, 8, pmpi.Float64)
+	benchSelf(b, 1, col, make([]byte, 128*64))
+}
+
 // testDerivedDirect sends types whose data is one block away from the
 // origin, which move from and into that block: it must land where
 // unpacking would put it, and nowhere else.

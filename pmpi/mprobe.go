@@ -101,7 +101,10 @@ func (*realAPI) Mrecv(buf []byte, count int, dt Datatype, msg *Message) (Status,
 		return nullStatus(), nil
 	}
 	r := Request{comm: m.comm, dt: dt, op: "recv", peer: m.source, tag: m.tag, recv: true}
-	st, err := r.receiveInto(data, count, func(data []byte, st *pml.Status) error {
+	st, err := r.receiveInto(data, count, func(data []byte, lay pml.Layout, st *pml.Status) error {
+		if lay != nil {
+			return l.engine.MrecvLayout(m.m, lay, st)
+		}
 		return l.engine.Mrecv(m.m, data, st)
 	})
 	if err != nil {
@@ -127,10 +130,14 @@ func (*realAPI) Imrecv(buf []byte, count int, dt Datatype, msg *Message) (*Reque
 	}
 	req := l.newRequest(m.comm, dt, "recv", m.source, m.tag, true)
 	if dt.t.packs {
-		req.conv = recvFor(dt.t, data, count)
-		data = *req.conv.packed
+		data, req.conv = streamFor(dt.t, data, count)
 	}
-	if req.pml, err = l.engine.StartMrecv(&req.pmlStore, m.m, data); err != nil {
+	if req.conv != nil {
+		req.pml, err = l.engine.StartMrecvLayout(&req.pmlStore, m.m, req.conv)
+	} else {
+		req.pml, err = l.engine.StartMrecv(&req.pmlStore, m.m, data)
+	}
+	if err != nil {
 		if req.conv != nil {
 			req.releaseConv()
 		}

@@ -139,7 +139,7 @@ func send(op string, buf []byte, count int, dt Datatype, dest, tag int, comm *Co
 		return err
 	}
 	if dt.t.packs {
-		return sendPacked(op, l, data, count, dt, dest, tag, comm, sync)
+		return sendPacked(op, l, data, count, dt, dest, tag, comm, sync, false)
 	}
 	if err := l.engine.Send(comm.context, comm.group[dest], tag, data, sync); err != nil {
 		r := Request{comm: comm, op: op, peer: dest, tag: tag}
@@ -168,19 +168,19 @@ func isend(op string, buf []byte, count int, dt Datatype, dest, tag int, comm *C
 		return req, nil
 	}
 	if dt.t.packs {
-		req.conv = packFor(dt.t, data, count)
-		data = *req.conv.packed
+		data, req.conv = streamFor(dt.t, data, count)
 	}
 	w := comm.group[dest]
+	if req.conv != nil {
+		req.pml = l.engine.PostSendLayout(&req.pmlStore, comm.context, w, tag, req.conv, sync, false, req.mark)
+		return req, nil
+	}
 	if !sync {
 		// An eager message that the transport takes whole at once needs no
 		// engine request: the request completes as it starts. Open MPI's
 		// ob1 returns its empty request then; gompi keeps one per send, whose
 		// mark lets Cancel name the message.
 		if sent, err := l.engine.PostEager(comm.context, w, tag, data, req.mark); sent {
-			if req.conv != nil {
-				req.releaseConv() // the transport took the data whole
-			}
 			if err != nil {
 				err = comm.handle(failure(req.desc(), err))
 				req.recycle(atomic.LoadUint32(&req.gen))
@@ -252,10 +252,13 @@ func (*realAPI) Irecv(buf []byte, count int, dt Datatype, source, tag int, comm 
 	req := l.newRequest(comm, dt, "recv", source, tag, true)
 	if source != ProcNull {
 		if dt.t.packs {
-			req.conv = recvFor(dt.t, data, count)
-			data = *req.conv.packed
+			data, req.conv = streamFor(dt.t, data, count)
 		}
-		req.pml = l.engine.StartRecv(&req.pmlStore, comm.context, worldSource(comm, source), tag, data)
+		if req.conv != nil {
+			req.pml = l.engine.StartRecvLayout(&req.pmlStore, comm.context, worldSource(comm, source), tag, req.conv)
+		} else {
+			req.pml = l.engine.StartRecv(&req.pmlStore, comm.context, worldSource(comm, source), tag, data)
+		}
 	}
 	return req, nil
 }

@@ -156,19 +156,21 @@ func (r *Request) start() error {
 	x := r.ext
 	data := x.data
 	if r.dt.t.packs && x.mode != modeBuffered {
-		// Each start packs afresh: the buffer may have changed.
-		if r.recv {
-			r.conv = recvFor(r.dt.t, data, x.count)
-		} else {
-			r.conv = packFor(r.dt.t, data, x.count)
-		}
-		data = *r.conv.packed
+		data, r.conv = streamFor(r.dt.t, data, x.count)
 	}
-	if r.recv {
-		r.pml = l.engine.StartRecv(&r.pmlStore, comm.context, worldSource(comm, r.peer), r.tag, data)
+	w := worldSource(comm, r.peer)
+	if r.conv != nil {
+		if r.recv {
+			r.pml = l.engine.StartRecvLayout(&r.pmlStore, comm.context, w, r.tag, r.conv)
+		} else {
+			r.pml = l.engine.PostSendLayout(&r.pmlStore, comm.context, w, r.tag, r.conv, x.mode == modeSync, x.mode == modeReady, r.mark)
+		}
 		return nil
 	}
-	w := comm.group[r.peer]
+	if r.recv {
+		r.pml = l.engine.StartRecv(&r.pmlStore, comm.context, w, r.tag, data)
+		return nil
+	}
 	switch x.mode {
 	case modeBuffered:
 		if err := l.bsend("bsend", data, x.count, r.dt, r.peer, r.tag, comm); err != nil {
@@ -179,9 +181,6 @@ func (r *Request) start() error {
 		r.pml = l.engine.PostReady(&r.pmlStore, comm.context, w, r.tag, data, r.mark)
 	case modeStandard:
 		if sent, err := l.engine.PostEager(comm.context, w, r.tag, data, r.mark); sent {
-			if r.conv != nil {
-				r.releaseConv() // the transport took the data whole
-			}
 			if err != nil {
 				r.recycle(atomic.LoadUint32(&r.gen))
 				return comm.handle(failure(r.desc(), err))

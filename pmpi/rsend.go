@@ -10,9 +10,7 @@ func (*realAPI) Rsend(buf []byte, count int, dt Datatype, dest, tag int, comm *C
 		return err
 	}
 	if dt.t.packs {
-		c := packFor(dt.t, data, count)
-		defer c.release()
-		data = *c.packed
+		return sendPacked("rsend", l, data, count, dt, dest, tag, comm, false, true)
 	}
 	if err := l.engine.SendReady(comm.context, comm.group[dest], tag, data); err != nil {
 		r := Request{comm: comm, op: "rsend", peer: dest, tag: tag}
@@ -30,10 +28,13 @@ func (*realAPI) Irsend(buf []byte, count int, dt Datatype, dest, tag int, comm *
 	req := l.newRequest(comm, dt, "irsend", dest, tag, false)
 	if dest != ProcNull {
 		if dt.t.packs {
-			req.conv = packFor(dt.t, data, count)
-			data = *req.conv.packed
+			data, req.conv = streamFor(dt.t, data, count)
 		}
-		req.pml = l.engine.PostReady(&req.pmlStore, comm.context, comm.group[dest], tag, data, req.mark)
+		if req.conv != nil {
+			req.pml = l.engine.PostSendLayout(&req.pmlStore, comm.context, comm.group[dest], tag, req.conv, false, true, req.mark)
+		} else {
+			req.pml = l.engine.PostReady(&req.pmlStore, comm.context, comm.group[dest], tag, data, req.mark)
+		}
 	}
 	return req, nil
 }

@@ -20,13 +20,13 @@ func exchangeAllocs(t *testing.T, size int, unexpected bool) float64 {
 	exchange := func() {
 		var r *Request
 		if !unexpected {
-			r = b.irecv(nil, 0, 0, 7, buf, true)
+			r = b.irecv(nil, 0, 0, 7, buf, nil, true)
 		}
 		if err := a.Send(0, 1, 7, msg, false); err != nil {
 			t.Fatal(err)
 		}
 		if unexpected {
-			r = b.irecv(nil, 0, 0, 7, buf, true)
+			r = b.irecv(nil, 0, 0, 7, buf, nil, true)
 		}
 		if st := b.Wait(r); st.Bytes != len(msg) {
 			t.Fatalf("status %+v", st)

@@ -185,7 +185,7 @@ func BenchmarkBlockingEager(b *testing.B) {
 		hdr, payload, buf := eagerFrom(0, 7), fill(8, 1), make([]byte, 8)
 		b.ReportAllocs()
 		for b.Loop() {
-			r := e.irecv(nil, world, 0, 7, buf, true)
+			r := e.irecv(nil, world, 0, 7, buf, nil, true)
 			e.Deliver(0, hdr, payload, false)
 			if st := e.Wait(r); st.Bytes != 8 {
 				b.Fatalf("status %+v", st)

@@ -44,7 +44,7 @@ func (e *Engine) Cancel(r *Request) (bool, error) {
 // until the receiver answers, and Wait on it tells whether the message
 // was dropped (as Cancel).
 func (e *Engine) CancelPosted(r *Request, cid uint32, dest, tag int, mark uint32) (*Request, error) {
-	r = e.request(r, kindSend, cid, dest, tag, nil, false)
+	r = e.request(r, kindSend, cid, dest, tag, nil, nil, false)
 	r.mark = mark
 	r.state = stateDone // as PostSend would have left it; nobody sees r yet
 	return r, e.cancelEager(r)

@@ -25,8 +25,8 @@ func (e *Engine) Place(from int, hb []byte, size int) []byte {
 	e.mu.Lock()
 	r := e.recvs[h.rreq]
 	e.mu.Unlock()
-	if r == nil || r.from != from || h.offset > uint64(r.accepted) || uint64(size) > uint64(r.accepted)-h.offset {
-		return nil // Deliver reports it
+	if r == nil || r.lay != nil || r.from != from || h.offset > uint64(r.accepted) || uint64(size) > uint64(r.accepted)-h.offset {
+		return nil // Deliver reports it, or unpacks it
 	}
 	return r.buf[h.offset : h.offset+uint64(size)]
 }
@@ -69,7 +69,12 @@ func (e *Engine) deliverEager(from int, cid uint32, tag int32, hb, payload []byt
 	q := e.queue(cid)
 	if r := q.takePosted(from, int(tag)); r != nil {
 		e.mu.Unlock()
-		n := copy(r.buf, payload)
+		var n int
+		if r.lay == nil {
+			n = copy(r.buf, payload)
+		} else {
+			n = r.fill(payload, 0)
+		}
 		r.finishMatch(from, int(tag), n, len(payload))
 		e.notify()
 		return
@@ -109,8 +114,8 @@ func (e *Engine) deliverCTS(from int, h header) {
 	case s == nil:
 		e.log.Error("dropping a CTS for an unknown send", "from", from, "send", h.sreq)
 		return
-	case s.peer != from || h.accepted > uint64(len(s.buf)):
-		e.complete(s, Status{Err: fmt.Errorf("world rank %d accepted %d bytes of a %d-byte message", from, h.accepted, len(s.buf))})
+	case s.peer != from || h.accepted > uint64(s.size()):
+		e.complete(s, Status{Err: fmt.Errorf("world rank %d accepted %d bytes of a %d-byte message", from, h.accepted, s.size())})
 		return
 	}
 	accepted := int(h.accepted)
@@ -123,8 +128,8 @@ func (e *Engine) deliverFin(from int, h header) {
 	switch {
 	case s == nil:
 		e.log.Error("dropping a FIN for an unknown send", "from", from, "send", h.sreq)
-	case s.peer != from || h.accepted > uint64(len(s.buf)):
-		e.complete(s, Status{Err: fmt.Errorf("world rank %d read %d bytes of a %d-byte message", from, h.accepted, len(s.buf))})
+	case s.peer != from || h.accepted > uint64(s.size()):
+		e.complete(s, Status{Err: fmt.Errorf("world rank %d read %d bytes of a %d-byte message", from, h.accepted, s.size())})
 	default:
 		e.complete(s, Status{})
 	}
@@ -138,7 +143,7 @@ func (e *Engine) sendData(s *Request, rreq uint64, accepted int) {
 	for off := s.first; off < accepted; off += chunk {
 		end := min(off+chunk, accepted)
 		h := header{typ: typeData, context: s.context, source: int32(e.me), tag: int32(s.tag), offset: uint64(off), rreq: rreq}
-		if err := e.send(m, s.peer, h, s.buf[off:end]); err != nil {
+		if err := e.sendPart(m, s, h, off, end-off, false); err != nil {
 			e.complete(s, Status{Err: err})
 			return
 		}
@@ -156,7 +161,7 @@ func (e *Engine) deliverData(from int, h header, payload []byte, placed bool) {
 		return
 	}
 	if !placed {
-		copy(r.buf[h.offset:], payload)
+		r.fill(payload, int(h.offset))
 	}
 	if r.received.Add(int64(len(payload))) < int64(r.accepted) {
 		return

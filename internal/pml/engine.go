@@ -69,7 +69,8 @@ type Engine struct {
 	transfers sync.WaitGroup // background sends of CTS and rendezvous data
 	inFlight  atomic.Int32   // how many of them run: waiters yield to them
 	hdrPool   sync.Pool
-	unexPool  sync.Pool // *unexpected, with the payload buffer it last held
+	unexPool  sync.Pool               // *unexpected, with the payload buffer it last held
+	chunks    [chunkClasses]sync.Pool // *[]byte by size class: fragments of layouts (getChunk)
 
 	// Under mu: messages a matched probe took that no receive has taken
 	// yet. Last, so that the hot fields keep their places.
@@ -97,7 +98,7 @@ func New(me int, log hclog.Logger, cfg Config) *Engine {
 // request fills in r, or a fresh request when r is nil. Internal ones
 // come from a pool and go back with Release; a request handed to the user
 // is never recycled, since the user may wait on it again.
-func (e *Engine) request(r *Request, k kind, cid uint32, peer, tag int, buf []byte, pooled bool) *Request {
+func (e *Engine) request(r *Request, k kind, cid uint32, peer, tag int, buf []byte, lay Layout, pooled bool) *Request {
 	switch {
 	case pooled:
 		r = e.reqPool.Get().(*Request)
@@ -105,7 +106,7 @@ func (e *Engine) request(r *Request, k kind, cid uint32, peer, tag int, buf []by
 	case r == nil:
 		r = new(Request)
 	}
-	r.kind, r.context, r.peer, r.tag, r.buf, r.pooled = k, cid, peer, tag, buf, pooled
+	r.kind, r.context, r.peer, r.tag, r.buf, r.lay, r.pooled = k, cid, peer, tag, buf, lay, pooled
 	return r
 }
 
@@ -114,8 +115,8 @@ func (e *Engine) Release(r *Request) {
 	if !r.pooled || !r.Done() {
 		return
 	}
-	r.settledRef()                              // whoever completed r is done with it
-	r.buf, r.done, r.status.Err = nil, nil, nil // nothing stays reachable from the pool
+	r.settledRef()                                          // whoever completed r is done with it
+	r.buf, r.lay, r.done, r.status.Err = nil, nil, nil, nil // nothing stays reachable from the pool
 	e.reqPool.Put(r)
 }
 

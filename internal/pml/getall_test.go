@@ -72,7 +72,7 @@ func TestGetAllBatchesByPeer(t *testing.T) {
 		for i, from := range peers {
 			tok := uint64(i + 1)
 			v.bufs[tok] = bytes.Repeat([]byte{byte(i)}, size)
-			r := e.request(nil, kindRecv, 0, from, 5, make([]byte, size), false)
+			r := e.request(nil, kindRecv, 0, from, 5, make([]byte, size), nil, false)
 			r.from, r.total, r.accepted = from, size, size
 			gets = append(gets, get{r: r, from: from, h: header{typ: typeRTS, tag: 5, size: size, flags: flagGet, token: tok}})
 		}

@@ -69,7 +69,16 @@ func (e *Engine) Mprobe(cid uint32, src, tag int) (*Matched, Status, error) {
 // matched m, and writes the receive's status into st. A message received
 // already gives ErrReceived.
 func (e *Engine) Mrecv(m *Matched, buf []byte, st *Status) error {
-	r, err := e.mrecv(nil, m, buf, true)
+	return e.mrecvWait(m, buf, nil, st)
+}
+
+// MrecvLayout is Mrecv into the data lay describes.
+func (e *Engine) MrecvLayout(m *Matched, lay Layout, st *Status) error {
+	return e.mrecvWait(m, nil, lay, st)
+}
+
+func (e *Engine) mrecvWait(m *Matched, buf []byte, lay Layout, st *Status) error {
+	r, err := e.mrecv(nil, m, buf, lay, true)
 	if err != nil {
 		return err
 	}
@@ -82,10 +91,15 @@ func (e *Engine) Mrecv(m *Matched, buf []byte, st *Status) error {
 // Request that the caller allocated; Wait completes it as a receive
 // started by StartRecv. A message received already gives ErrReceived.
 func (e *Engine) StartMrecv(r *Request, m *Matched, buf []byte) (*Request, error) {
-	return e.mrecv(r, m, buf, false)
+	return e.mrecv(r, m, buf, nil, false)
 }
 
-func (e *Engine) mrecv(r *Request, m *Matched, buf []byte, pooled bool) (*Request, error) {
+// StartMrecvLayout is StartMrecv into the data lay describes.
+func (e *Engine) StartMrecvLayout(r *Request, m *Matched, lay Layout) (*Request, error) {
+	return e.mrecv(r, m, nil, lay, false)
+}
+
+func (e *Engine) mrecv(r *Request, m *Matched, buf []byte, lay Layout, pooled bool) (*Request, error) {
 	e.mu.Lock()
 	u := m.u
 	if u == nil {
@@ -96,9 +110,9 @@ func (e *Engine) mrecv(r *Request, m *Matched, buf []byte, pooled bool) (*Reques
 	delete(e.probed, m)
 	e.mu.Unlock()
 	// u is in no queue now and m no longer names it: it is ours alone.
-	r = e.request(r, kindRecv, m.cid, u.from, int(u.h.tag), buf, pooled)
+	r = e.request(r, kindRecv, m.cid, u.from, int(u.h.tag), buf, lay, pooled)
 	if u.h.typ == typeMatch {
-		n := copy(buf, u.data)
+		n := r.fill(u.data, 0)
 		st := Status{Source: u.from, Tag: int(u.h.tag), Bytes: n, Total: len(u.data)}
 		e.freeUnexpected(u)
 		r.finishNew(st, false) // nobody else can see r yet

@@ -49,7 +49,7 @@ func (e *Engine) busy() {
 // with CompleteGeneral, and until then it is waited on, tested and woken
 // for as any other (pmpi's BufferIflush).
 func (e *Engine) StartGeneral(r *Request) *Request {
-	return e.request(r, kindGeneral, 0, AnySource, AnyTag, nil, false)
+	return e.request(r, kindGeneral, 0, AnySource, AnyTag, nil, nil, false)
 }
 
 // CompleteGeneral completes r, which StartGeneral started, with st.

@@ -4,25 +4,37 @@ package pml
 // tag (or AnyTag) on context id cid. A message already waiting in the
 // unexpected queue matches at once.
 func (e *Engine) Irecv(cid uint32, src, tag int, buf []byte) *Request {
-	return e.irecv(nil, cid, src, tag, buf, false)
+	return e.irecv(nil, cid, src, tag, buf, nil, false)
 }
 
 // StartRecv is Irecv into r, a zero Request that the caller allocated.
 func (e *Engine) StartRecv(r *Request, cid uint32, src, tag int, buf []byte) *Request {
-	return e.irecv(r, cid, src, tag, buf, false)
+	return e.irecv(r, cid, src, tag, buf, nil, false)
+}
+
+// StartRecvLayout is StartRecv into the data lay describes.
+func (e *Engine) StartRecvLayout(r *Request, cid uint32, src, tag int, lay Layout) *Request {
+	return e.irecv(r, cid, src, tag, nil, lay, false)
 }
 
 // Recv is a blocking receive with a pooled request; it writes the
 // receive's status into st, where the caller reads it (a Status returned
 // was copied twice more on its way).
 func (e *Engine) Recv(cid uint32, src, tag int, buf []byte, st *Status) {
-	r := e.irecv(nil, cid, src, tag, buf, true)
+	r := e.irecv(nil, cid, src, tag, buf, nil, true)
 	*st = *e.WaitRef(r)
 	e.Release(r)
 }
 
-func (e *Engine) irecv(r *Request, cid uint32, src, tag int, buf []byte, pooled bool) *Request {
-	r = e.request(r, kindRecv, cid, src, tag, buf, pooled)
+// RecvLayout is Recv into the data lay describes.
+func (e *Engine) RecvLayout(cid uint32, src, tag int, lay Layout, st *Status) {
+	r := e.irecv(nil, cid, src, tag, nil, lay, true)
+	*st = *e.WaitRef(r)
+	e.Release(r)
+}
+
+func (e *Engine) irecv(r *Request, cid uint32, src, tag int, buf []byte, lay Layout, pooled bool) *Request {
+	r = e.request(r, kindRecv, cid, src, tag, buf, lay, pooled)
 	e.mu.Lock()
 	q := e.queue(cid)
 	for i, u := range q.unexpected.all() {
@@ -32,7 +44,7 @@ func (e *Engine) irecv(r *Request, cid uint32, src, tag int, buf []byte, pooled 
 		q.unexpected.remove(i)
 		if u.h.typ == typeMatch {
 			e.mu.Unlock()
-			n := copy(buf, u.data)
+			n := r.fill(u.data, 0)
 			st := Status{Source: u.from, Tag: int(u.h.tag), Bytes: n, Total: len(u.data)}
 			if u.h.flags&flagReady != 0 {
 				st.Err = &EarlyReadyError{From: u.from, Tag: int(u.h.tag)}

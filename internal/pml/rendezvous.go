@@ -13,7 +13,7 @@ import (
 // unlocks.
 func (e *Engine) matchRTS(r *Request, from int, h header, first []byte, inline bool) {
 	r.from, r.total = from, int(h.size)
-	r.accepted = min(r.total, len(r.buf))
+	r.accepted = min(r.total, r.size())
 	if h.flags&flagGet != 0 {
 		e.mu.Unlock()
 		if inline {
@@ -23,7 +23,7 @@ func (e *Engine) matchRTS(r *Request, from int, h header, first []byte, inline b
 		}
 		return
 	}
-	got := copy(r.buf[:r.accepted], first)
+	got := r.fill(first[:min(len(first), r.accepted)], 0)
 	if got < r.accepted {
 		r.received.Store(int64(got))
 		e.nextID++
@@ -59,10 +59,12 @@ func (e *Engine) getData(r *Request, from int, h header) {
 	m := e.module(from)
 	var err error
 	if r.accepted > 0 {
-		if sc, ok := m.(btl.SingleCopier); ok {
-			err = sc.Read(from, h.token, 0, r.buf[:r.accepted])
-		} else {
+		if sc, ok := m.(btl.SingleCopier); !ok {
 			err = fmt.Errorf("btl %s cannot read another rank's memory", m.Name())
+		} else if r.lay != nil {
+			err = e.readInto(sc, from, h.token, r)
+		} else {
+			err = sc.Read(from, h.token, 0, r.buf[:r.accepted])
 		}
 	}
 	if err != nil {
@@ -105,7 +107,7 @@ func (e *Engine) getAll(gets []get) {
 		g := gets[0]
 		vr, ok := e.module(g.from).(btl.VectorReader)
 		n, size := 1, g.r.accepted
-		for ok && n < len(gets) && n < stackReads && gets[n].from == g.from && size+gets[n].r.accepted <= maxGetBatch {
+		for ok && g.r.lay == nil && n < len(gets) && n < stackReads && gets[n].from == g.from && gets[n].r.lay == nil && size+gets[n].r.accepted <= maxGetBatch {
 			size += gets[n].r.accepted
 			n++
 		}

@@ -86,6 +86,8 @@ type Request struct {
 	// this receive was posted: the receive's error (EarlyReadyError).
 	// Last: the fields above keep the places the hot paths found them at.
 	early error
+	// lay is the data of a request whose data is not one slice (buf nil).
+	lay Layout
 }
 
 // Request states.

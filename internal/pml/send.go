@@ -56,7 +56,7 @@ func moduleErr(m btl.Module, err error) error {
 // limit go at once; larger ones and synchronous sends announce
 // themselves and move their payload once the receiver matched.
 func (e *Engine) Isend(cid uint32, dest, tag int, buf []byte, sync bool) *Request {
-	return e.isend(nil, cid, dest, tag, buf, sendPosted.withSync(sync), 0)
+	return e.isend(nil, cid, dest, tag, buf, nil, sendPosted.withSync(sync), 0)
 }
 
 // StartSend is Isend into r, a zero Request that the caller allocated,
@@ -65,7 +65,7 @@ func (e *Engine) Isend(cid uint32, dest, tag int, buf []byte, sync bool) *Reques
 // ones (btl.Poster): the collectives that use it wait on their few sends
 // at once, and a held fragment would cost them its publication later.
 func (e *Engine) StartSend(r *Request, cid uint32, dest, tag int, buf []byte, sync bool) *Request {
-	return e.isend(r, cid, dest, tag, buf, sendWaitedSoon.withSync(sync), 0)
+	return e.isend(r, cid, dest, tag, buf, nil, sendWaitedSoon.withSync(sync), 0)
 }
 
 // PostSend is StartSend for a caller that may start more sends before it
@@ -74,7 +74,7 @@ func (e *Engine) StartSend(r *Request, cid uint32, dest, tag int, buf []byte, sy
 // message for Cancel: the caller keeps it unique among its sends to dest
 // that may still wait unmatched there.
 func (e *Engine) PostSend(r *Request, cid uint32, dest, tag int, buf []byte, sync bool, mark uint32) *Request {
-	return e.isend(r, cid, dest, tag, buf, sendPosted.withSync(sync), mark)
+	return e.isend(r, cid, dest, tag, buf, nil, sendPosted.withSync(sync), mark)
 }
 
 // PostEager sends buf to world rank dest at once, as an eager message
@@ -123,7 +123,7 @@ func (e *Engine) Send(cid uint32, dest, tag int, buf []byte, sync bool) error {
 			return e.send(m, dest, h, buf)
 		}
 	}
-	r := e.isend(nil, cid, dest, tag, buf, sendBlocking.withSync(sync), 0)
+	r := e.isend(nil, cid, dest, tag, buf, nil, sendBlocking.withSync(sync), 0)
 	err := e.WaitRef(r).Err
 	e.Release(r)
 	return err
@@ -145,7 +145,7 @@ func (e *Engine) SendReady(cid uint32, dest, tag int, buf []byte) error {
 		}
 		return e.send(m, dest, header{typ: typeMatch, flags: flagReady, context: cid, tag: int32(tag)}, buf)
 	}
-	r := e.isend(nil, cid, dest, tag, buf, sendBlocking|sendReady, 0)
+	r := e.isend(nil, cid, dest, tag, buf, nil, sendBlocking|sendReady, 0)
 	err := e.WaitRef(r).Err
 	e.Release(r)
 	return err
@@ -153,7 +153,22 @@ func (e *Engine) SendReady(cid uint32, dest, tag int, buf []byte) error {
 
 // PostReady is PostSend in ready mode (SendReady), never synchronous.
 func (e *Engine) PostReady(r *Request, cid uint32, dest, tag int, buf []byte, mark uint32) *Request {
-	return e.isend(r, cid, dest, tag, buf, sendPosted|sendReady, mark)
+	return e.isend(r, cid, dest, tag, buf, nil, sendPosted|sendReady, mark)
+}
+
+// SendLayout is Send (SendReady when ready is set) of the data lay
+// describes.
+func (e *Engine) SendLayout(cid uint32, dest, tag int, lay Layout, sync, ready bool) error {
+	r := e.isend(nil, cid, dest, tag, nil, lay, sendBlocking.withSync(sync).withReady(ready), 0)
+	err := e.WaitRef(r).Err
+	e.Release(r)
+	return err
+}
+
+// PostSendLayout is PostSend (PostReady when ready is set) of the data
+// lay describes.
+func (e *Engine) PostSendLayout(r *Request, cid uint32, dest, tag int, lay Layout, sync, ready bool, mark uint32) *Request {
+	return e.isend(r, cid, dest, tag, nil, lay, sendPosted.withSync(sync).withReady(ready), mark)
 }
 
 // sendMode says how isend starts a send: who owns the request, whether
@@ -187,25 +202,43 @@ func (m sendMode) withSync(sync bool) sendMode {
 	return m
 }
 
-// isend starts a send in mode; mark names an eager one for Cancel (PostSend).
-func (e *Engine) isend(r *Request, cid uint32, dest, tag int, buf []byte, mode sendMode, mark uint32) *Request {
+// withReady returns m in ready mode if ready is set.
+func (m sendMode) withReady(ready bool) sendMode {
+	if ready {
+		return m | sendReady
+	}
+	return m
+}
+
+// isend starts a send of buf, or of lay's data, in mode; mark names an
+// eager one for Cancel (PostSend).
+func (e *Engine) isend(r *Request, cid uint32, dest, tag int, buf []byte, lay Layout, mode sendMode, mark uint32) *Request {
 	sync, pooled := mode&sendSync != 0, mode&sendBlocking != 0
 	now := mode&(sendWaitedSoon|sendBlocking) != 0
-	r = e.request(r, kindSend, cid, dest, tag, buf, pooled)
+	r = e.request(r, kindSend, cid, dest, tag, buf, lay, pooled)
 	r.sync, r.mark = sync, mark
 	m := e.module(dest)
 	if err := e.deadErr(dest); err != nil {
 		e.complete(r, Status{Err: err})
 		return r
 	}
-	if len(buf) <= m.EagerLimit() && !sync {
+	size := len(buf)
+	if lay != nil {
+		size = lay.Size()
+	}
+	if size <= m.EagerLimit() && !sync {
 		// The header goes in r's own buffer: the header pool's pinning cost
 		// more than a request's 16 bytes.
 		hb := encodeMatch(r.hdr[:], cid, mark, int32(tag))
 		if mode&sendReady != 0 {
 			hb[2] |= byte(flagReady)
 		}
-		err := transmitIn(m, dest, hb, buf, !now)
+		var err error
+		if lay == nil {
+			err = transmitIn(m, dest, hb, buf, !now)
+		} else {
+			err = e.transmitPart(m, r, hb, 0, size, !now)
+		}
 		r.finishNew(Status{Err: err}, !now && err == nil) // nobody waits on r before we return it
 		return r
 	}
@@ -219,28 +252,26 @@ func (e *Engine) isend(r *Request, cid uint32, dest, tag int, buf []byte, mode s
 	r.id = e.nextID
 	e.sends[r.id] = r // before the RTS: the CTS may come back at once
 	e.mu.Unlock()
-	h := header{typ: typeRTS, context: cid, source: int32(e.me), tag: int32(tag), size: uint64(len(buf)), sreq: r.id}
+	h := header{typ: typeRTS, context: cid, source: int32(e.me), tag: int32(tag), size: uint64(size), sreq: r.id}
 	if sync {
 		h.flags |= flagSync
 	}
 	if mode&sendReady != 0 {
 		h.flags |= flagReady
 	}
-	if sc, ok := m.(btl.SingleCopier); ok {
+	if sc, ok := m.(btl.SingleCopier); ok && lay == nil {
 		if least := sc.SingleCopyMin(dest); least > 0 && len(buf) >= least {
 			// The receiver reads buf itself; r keeps it reachable until the FIN.
 			h.flags |= flagGet
 			h.token = sc.Expose(dest, buf)
 		}
 	}
-	var first []byte
 	if h.flags&flagGet == 0 {
 		// The first fragment goes with the RTS, as Open MPI's ob1 does: it
 		// moves while the CTS comes back. The CTS then asks for the rest.
-		first = buf[:min(len(buf), m.EagerLimit(), m.MaxSendSize())]
-		r.first = len(first)
+		r.first = min(size, m.EagerLimit(), m.MaxSendSize())
 	}
-	if err := e.send(m, dest, h, first); err != nil {
+	if err := e.sendPart(m, r, h, 0, r.first, false); err != nil {
 		e.mu.Lock()
 		_, pending := e.sends[r.id]
 		delete(e.sends, r.id)

@@ -102,7 +102,7 @@ func (e *Engine) State(maxUnexpected int) State {
 					kind = OpSend
 				}
 				orphans = append(orphans, PendingOp{Kind: kind, Context: r.context, Peer: r.peer, Tag: r.tag,
-					Bytes: len(r.buf), Wait: rec})
+					Bytes: r.size(), Wait: rec})
 			}
 		}
 		if rec.probe != nil {
@@ -123,7 +123,7 @@ func (e *Engine) State(maxUnexpected int) State {
 			listed[rec]++
 		}
 		s.Pending = append(s.Pending, PendingOp{
-			Kind: kind, Context: r.context, Peer: peer, Tag: r.tag, Bytes: len(r.buf), Wait: waited[r],
+			Kind: kind, Context: r.context, Peer: peer, Tag: r.tag, Bytes: r.size(), Wait: waited[r],
 		})
 	}
 	e.mu.Lock()

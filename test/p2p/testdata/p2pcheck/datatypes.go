@@ -207,6 +207,15 @@ func ddtP2P(w mpi.Comm) error {
 	if !slices.Equal(got, recordsOf(left, 5)) {
 		return fmt.Errorf("records: got %+v, want %+v", got, recordsOf(left, 5))
 	}
+	// Enough records for many fragments, which end inside a record's
+	// packed bytes.
+	many, gotMany := recordsOf(me, 30000), make([]record, 30000)
+	if _, err := mpi.Sendrecv(many, right, 904, gotMany, left, 904, w); err != nil {
+		return fmt.Errorf("many records: %w", err)
+	}
+	if want := recordsOf(left, len(many)); !slices.Equal(gotMany, want) {
+		return fmt.Errorf("many records: received ones differ from those sent")
+	}
 	// TypeStruct over raw bytes: a float64 at 0 and two int32 at 12.
 	st, err := mpi.TypeStruct[byte](mpi.StructBlock{Count: 1, Disp: 0, Type: mpi.TypeOf[float64]()},
 		mpi.StructBlock{Count: 2, Disp: 12, Type: mpi.TypeOf[int32]()})

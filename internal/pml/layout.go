@@ -1,0 +1,135 @@
+package pml
+
+import (
+	"context"
+
+	"github.com/gompi/gompi/frameworks/btl"
+)
+
+// Layout is the data of a message that does not lie in one slice, a
+// non-contiguous datatype's: the engine packs it fragment by fragment as
+// the message leaves (straight into the transport's memory where the
+// module is a btl.Gatherer) and unpacks each fragment as it arrives, so
+// that the two sides work at once instead of packing and unpacking the
+// whole message around its transfer.
+type Layout interface {
+	btl.Source // Pack copies the packed bytes [off, off+len(dst)) out of the user's buffer
+	// Size is the message's packed size in bytes.
+	Size() int
+	// Unpack copies src, the packed bytes [off, off+len(src)), into the
+	// user's buffer.
+	Unpack(src []byte, off int)
+}
+
+// size is the bytes of r's data: its buffer's, or its layout's packed size.
+func (r *Request) size() int {
+	if r.lay != nil {
+		return r.lay.Size()
+	}
+	return len(r.buf)
+}
+
+// fill writes payload, the message's bytes from off, into r's data, as
+// much of it as fits; it returns how much did.
+func (r *Request) fill(payload []byte, off int) int {
+	if r.lay == nil {
+		if off >= len(r.buf) {
+			return 0
+		}
+		return copy(r.buf[off:], payload)
+	}
+	n := min(len(payload), r.lay.Size()-off)
+	if n <= 0 {
+		return 0
+	}
+	r.lay.Unpack(payload[:n], off)
+	return n
+}
+
+// transmitPart sends n bytes of s's data from off as one fragment with
+// the encoded header hb: a slice of its buffer, or for a layout packed
+// straight into the module's memory (btl.Gatherer) or else into a pooled
+// buffer first.
+func (e *Engine) transmitPart(m btl.Module, s *Request, hb []byte, off, n int, hold bool) error {
+	if s.lay == nil {
+		return transmitIn(m, s.peer, hb, s.buf[off:off+n], hold)
+	}
+	if g, ok := m.(btl.Gatherer); ok {
+		if err := g.SendFrom(context.Background(), s.peer, hb, s.lay, off, n, hold); err != nil {
+			return moduleErr(m, err)
+		}
+		return nil
+	}
+	b := e.getChunk(n)
+	s.lay.Pack(*b, off)
+	err := transmitIn(m, s.peer, hb, *b, hold)
+	e.putChunk(b)
+	return err
+}
+
+// sendPart is send (hold false) or post of part of s's data.
+func (e *Engine) sendPart(m btl.Module, s *Request, h header, off, n int, hold bool) error {
+	hb := e.hdrPool.Get().(*[HeaderSize]byte)
+	err := e.transmitPart(m, s, h.encode(hb[:]), off, n, hold)
+	e.hdrPool.Put(hb)
+	return err
+}
+
+// The engine's chunks (Engine.chunks) hold a fragment of a layout packed
+// for a module that cannot pack it itself, or read from a peer before it
+// is unpacked; by size class, as a fragment's size varies with the
+// transport.
+const (
+	minChunkShift = 10 // 1 KiB
+	chunkClasses  = 12 // up to 2 MiB pooled; larger ones are allocated
+)
+
+// getChunk returns a buffer of n bytes.
+func (e *Engine) getChunk(n int) *[]byte {
+	c := chunkClass(n)
+	if c >= chunkClasses {
+		b := make([]byte, n)
+		return &b
+	}
+	if p, ok := e.chunks[c].Get().(*[]byte); ok {
+		*p = (*p)[:n]
+		return p
+	}
+	b := make([]byte, n, 1<<(c+minChunkShift))
+	return &b
+}
+
+// putChunk gives back a buffer from getChunk.
+func (e *Engine) putChunk(b *[]byte) {
+	if c := chunkClass(cap(*b)); c < chunkClasses && cap(*b) == 1<<(c+minChunkShift) {
+		e.chunks[c].Put(b)
+	}
+}
+
+// chunkClass is the class whose buffers hold n bytes.
+func chunkClass(n int) int {
+	c := 0
+	for 1<<(c+minChunkShift) < n {
+		c++
+	}
+	return c
+}
+
+// readChunk bounds the bytes a single-copy receive into a layout reads
+// before it unpacks them: the chunk stays in the cache for the unpacking.
+const readChunk = 64 << 10
+
+// readInto is the single-copy read of a matched rendezvous message into
+// r's layout: chunk by chunk, each unpacked while it is in the cache.
+func (e *Engine) readInto(sc btl.SingleCopier, from int, token uint64, r *Request) error {
+	b := e.getChunk(min(r.accepted, readChunk))
+	defer e.putChunk(b)
+	for off := 0; off < r.accepted; off += readChunk {
+		part := (*b)[:min(readChunk, r.accepted-off)]
+		if err := sc.Read(from, token, off, part); err != nil {
+			return err
+		}
+		r.lay.Unpack(part, off)
+	}
+	return nil
+}

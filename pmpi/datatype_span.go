@@ -1,0 +1,101 @@
+package pmpi
+
+import "unsafe"
+
+// Packing part of a message: the engine packs a non-contiguous message
+// fragment by fragment as it leaves, and unpacks each as it arrives
+// (pml.Layout), so it asks for the packed bytes [lo, hi) of the whole.
+
+// copySpan copies the packed bytes [off, off+len(frag)) of count elements
+// of t, whose origin is typed[0], between frag and typed: into frag if
+// pack is set. span must have checked that the elements lie inside typed.
+func (t *typeDesc) copySpan(frag, typed []byte, count, off int, pack bool) {
+	n := len(frag)
+	if n == 0 {
+		return
+	}
+	if !t.packs {
+		if pack {
+			copy(frag, typed[off:off+n])
+		} else {
+			copy(typed[off:off+n], frag)
+		}
+		return
+	}
+	_ = frag[n-1]
+	f, u := unsafe.Pointer(unsafe.SliceData(frag)), unsafe.Pointer(unsafe.SliceData(typed))
+	if off == 0 && n == count*t.size {
+		t.copyAll(f, u, count, pack)
+		return
+	}
+	spanRuns(t.blocks, f, u, 0, 0, count, t.extent, t.size, off, off+n, pack)
+}
+
+// spanRuns copies the part of the packed bytes [lo, hi) that falls in
+// count repetitions of the runs rs, extent bytes apart from byte base of
+// typed, whose packed data starts at pos and takes size bytes each. frag
+// holds the packed bytes from lo. It returns the position after the
+// repetitions.
+func spanRuns(rs []run, frag, typed unsafe.Pointer, pos, base, count, extent, size, lo, hi int, pack bool) int {
+	end := pos + count*size
+	if end <= lo || pos >= hi || size == 0 {
+		return end
+	}
+	e := 0
+	if pos < lo {
+		e = (lo - pos) / size // whole repetitions before lo are skipped
+	}
+	for p := pos + e*size; e < count && p < hi; e++ {
+		at := base + e*extent
+		if p >= lo && p+size <= hi {
+			copyRuns(rs, frag, typed, p-lo, at, 1, 0, pack)
+			p += size
+			continue
+		}
+		for i := range rs {
+			r := &rs[i]
+			switch whole := r.len * r.n; {
+			case p+whole <= lo:
+				p += whole
+			case p >= hi:
+				return end
+			case r.body != nil:
+				p = spanRuns(r.body, frag, typed, p, at+r.off, r.n, r.stride, r.len, lo, hi, pack)
+			default:
+				p = spanBlocks(r, frag, typed, p, at+r.off, lo, hi, pack)
+			}
+		}
+	}
+	return end
+}
+
+// spanBlocks is spanRuns for one run of blocks, the first at byte at of
+// typed and at pos in the packed data.
+func spanBlocks(r *run, frag, typed unsafe.Pointer, pos, at, lo, hi int, pack bool) int {
+	k := 0
+	if pos < lo {
+		k = (lo - pos) / r.len
+	}
+	for k < r.n {
+		p := pos + k*r.len
+		if p >= hi {
+			break
+		}
+		if p >= lo && p+r.len <= hi { // whole blocks, as many as fit
+			m := min(r.n-k, (hi-p)/r.len)
+			copyRun(frag, typed, p-lo, at+k*r.stride, r.len, m, r.stride, pack)
+			k += m
+			continue
+		}
+		a, b := max(p, lo), min(p+r.len, hi)
+		fb := unsafe.Slice((*byte)(unsafe.Add(frag, a-lo)), b-a)
+		ub := unsafe.Slice((*byte)(unsafe.Add(typed, at+k*r.stride+a-p)), b-a)
+		if pack {
+			copy(fb, ub)
+		} else {
+			copy(ub, fb)
+		}
+		k++
+	}
+	return pos + r.len*r.n
+}
