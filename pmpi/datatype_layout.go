@@ -21,9 +21,12 @@ type layout struct {
 	// what packing walks, and what a vectored transport would hand to
 	// writev or process_vm_readv.
 	blocks []run
-	state  *typeState // nil for a predefined type: committed for ever
-	bad    string     // why the type is invalid (TypeOf of a type that cannot be sent), or ""
-	goType bool       // made by GoType: shared by every user of the Go type, never freed
+	// nblocks is how many blocks one element's data lies in (blocks
+	// expanded): a vectored transport pays for each.
+	nblocks int
+	state   *typeState // nil for a predefined type: committed for ever
+	bad     string     // why the type is invalid (TypeOf of a type that cannot be sent), or ""
+	goType  bool       // made by GoType: shared by every user of the Go type, never freed
 }
 
 // run is n blocks of len bytes, the first at off and each next one
@@ -260,6 +263,7 @@ func abs(x int) int {
 // kind, whether the type is contiguous.
 func (d *typeDesc) finish() {
 	d.blocks = blocksOf(d.blocks[:0], d.segs)
+	d.nblocks = countBlocks(d.blocks)
 	if d.basic != 0 {
 		d.kind = predefined[d.basic].kind
 	}

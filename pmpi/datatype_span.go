@@ -99,3 +99,31 @@ func spanBlocks(r *run, frag, typed unsafe.Pointer, pos, at, lo, hi int, pack bo
 	}
 	return pos + r.len*r.n
 }
+
+// countBlocks is how many blocks the runs rs expand to.
+func countBlocks(rs []run) int {
+	n := 0
+	for i := range rs {
+		if rs[i].body != nil {
+			n += rs[i].n * countBlocks(rs[i].body)
+		} else {
+			n += rs[i].n
+		}
+	}
+	return n
+}
+
+// Blocks and MeanBlock let the engine move a streamed conversion's blocks
+// where they lie (pml.Layout).
+func (c *conversion) Blocks(parts [][]byte, off, n int) [][]byte {
+	pos, hi := 0, off+n
+	Datatype{c.t}.Blocks(c.count, func(o, l int) {
+		if a, b := max(pos, off), min(pos+l, hi); a < b {
+			parts = append(parts, c.user[o+a-pos:o+b-pos])
+		}
+		pos += l
+	})
+	return parts
+}
+
+func (c *conversion) MeanBlock() int { return c.t.size / max(c.t.nblocks, 1) }

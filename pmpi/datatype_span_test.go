@@ -45,6 +45,11 @@ func TestSpansAgainstWhole(t *testing.T) {
 				t.Fatalf("round %d: %s: packing [%d, %d) wrote past the piece: %v", round, dt.Name(), lo, hi, g)
 			}
 			copy(got[lo:], piece[:hi-lo])
+			// The blocks that hold the piece, for vectored transports.
+			c := &conversion{user: buf, t: dt.t, count: count}
+			if b := slices.Concat(c.Blocks(nil, lo, hi-lo)...); !slices.Equal(b, whole[lo:hi]) {
+				t.Fatalf("round %d: %s: the blocks of [%d, %d) hold %v, want %v", round, dt.Name(), lo, hi, b, whole[lo:hi])
+			}
 			copy(piece, whole[lo:hi])
 			dt.t.copySpan(piece[:hi-lo], back, count, lo, false)
 		}

@@ -31,6 +31,41 @@ func (e *Engine) Place(from int, hb []byte, size int) []byte {
 	return r.buf[h.offset : h.offset+uint64(size)]
 }
 
+// PlaceVector returns where the payload of a rendezvous data fragment
+// belongs when its receive's layout has blocks long enough to read into
+// where they lie (btl.VectorPlacer): a vectored read then spares the
+// unpacking copy.
+func (e *Engine) PlaceVector(from int, hb []byte, size int, parts [][]byte) [][]byte {
+	if len(hb) < 2 || hb[1] != typeData {
+		return parts
+	}
+	h, err := decodeHeader(hb)
+	if err != nil || h.typ != typeData {
+		return parts
+	}
+	e.mu.Lock()
+	r := e.recvs[h.rreq]
+	e.mu.Unlock()
+	if r == nil || !vectored(r.lay, vectorMinBlock) || r.from != from || h.offset > uint64(r.accepted) || uint64(size) > uint64(r.accepted)-h.offset {
+		return parts // Deliver reports it, or unpacks it
+	}
+	return r.lay.Blocks(parts, int(h.offset), size)
+}
+
+// DeliverVector takes a data fragment whose payload was read into the
+// slices PlaceVector gave.
+func (e *Engine) DeliverVector(from int, hb []byte, size int) {
+	h, err := decodeHeader(hb)
+	if err != nil || h.typ != typeData {
+		e.log.Error("dropping a placed fragment with a bad header", "from", from, "error", err)
+		return
+	}
+	e.deliverData(from, h, nil, size, true)
+}
+
+// The engine may want a payload scattered over a layout's blocks.
+var _ btl.VectorPlacer = (*Engine)(nil)
+
 // Deliver takes one fragment from a transport.
 func (e *Engine) Deliver(from int, hb, payload []byte, placed bool) {
 	if len(hb) == MatchHeaderSize && hb[0] == headerVersion && hb[1] == typeMatch {
@@ -52,7 +87,7 @@ func (e *Engine) Deliver(from int, hb, payload []byte, placed bool) {
 	case typeCTS:
 		e.deliverCTS(from, h)
 	case typeData:
-		e.deliverData(from, h, payload, placed)
+		e.deliverData(from, h, payload, len(payload), placed)
 	case typeFin:
 		e.deliverFin(from, h)
 	case typeCancel:
@@ -131,6 +166,7 @@ func (e *Engine) deliverFin(from int, h header) {
 	case s.peer != from || h.accepted > uint64(s.size()):
 		e.complete(s, Status{Err: fmt.Errorf("world rank %d read %d bytes of a %d-byte message", from, h.accepted, s.size())})
 	default:
+		s.keep = nil
 		e.complete(s, Status{})
 	}
 }
@@ -151,19 +187,21 @@ func (e *Engine) sendData(s *Request, rreq uint64, accepted int) {
 	e.complete(s, Status{})
 }
 
-func (e *Engine) deliverData(from int, h header, payload []byte, placed bool) {
+// deliverData takes a rendezvous data fragment of n bytes: in payload,
+// or already where it belongs if placed.
+func (e *Engine) deliverData(from int, h header, payload []byte, n int, placed bool) {
 	e.mu.Lock()
 	r := e.recvs[h.rreq]
 	e.mu.Unlock()
-	if r == nil || r.from != from || h.offset > uint64(r.accepted) || uint64(len(payload)) > uint64(r.accepted)-h.offset {
+	if r == nil || r.from != from || h.offset > uint64(r.accepted) || uint64(n) > uint64(r.accepted)-h.offset {
 		e.log.Error("dropping a data fragment that fits no receive", "from", from, "receive", h.rreq,
-			"offset", h.offset, "size", len(payload))
+			"offset", h.offset, "size", n)
 		return
 	}
 	if !placed {
 		r.fill(payload, int(h.offset))
 	}
-	if r.received.Add(int64(len(payload))) < int64(r.accepted) {
+	if r.received.Add(int64(n)) < int64(r.accepted) {
 		return
 	}
 	e.mu.Lock()

@@ -30,11 +30,17 @@ func newNet(t testing.TB, n, eager, maxSend int) *net {
 
 // newNetWith is newNet with each rank's module wrapped by wrap.
 func newNetWith(t testing.TB, n, eager, maxSend int, wrap func(btl.Module) btl.Module) *net {
+	return newNetReceiving(t, n, eager, maxSend, wrap, func(e *Engine) btl.Receiver { return e })
+}
+
+// newNetReceiving is newNetWith with the modules delivering to what
+// receiver makes of each engine.
+func newNetReceiving(t testing.TB, n, eager, maxSend int, wrap func(btl.Module) btl.Module, receiver func(*Engine) btl.Receiver) *net {
 	nt := &net{}
 	recvs := make([]btl.Receiver, n)
 	for i := range n {
 		nt.engines = append(nt.engines, New(i, hclog.NewNullLogger(), DefaultConfig()))
-		recvs[i] = nt.engines[i]
+		recvs[i] = receiver(nt.engines[i])
 	}
 	nt.lb = btltest.NewLoopback(eager, maxSend, recvs)
 	for i, e := range nt.engines {

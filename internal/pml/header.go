@@ -112,6 +112,10 @@ const (
 	// which MPI allows only once the receive is posted: one that finds no
 	// posted receive is reported to the receive that takes it later.
 	flagReady
+	// flagVector, with flagGet, marks an RTS whose token names the
+	// sender's blocks rather than one buffer (btl.ScatterCopier's
+	// ExposeVector).
+	flagVector
 )
 
 // encode writes h into b, which has room for it (MatchHeaderSize bytes

@@ -2,6 +2,7 @@ package pml
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/gompi/gompi/frameworks/btl"
 )
@@ -19,7 +20,27 @@ type Layout interface {
 	// Unpack copies src, the packed bytes [off, off+len(src)), into the
 	// user's buffer.
 	Unpack(src []byte, off int)
+	// Blocks appends to parts the slices of the user's buffer that hold
+	// the packed bytes [off, off+n), in order: for transports that move
+	// blocks where they lie (writev, readv, cross-memory attach).
+	Blocks(parts [][]byte, off, n int) [][]byte
+	// MeanBlock is the mean length in bytes of the layout's contiguous
+	// blocks: moving blocks where they lie pays only for long ones.
+	MeanBlock() int
 }
+
+// Blocks at least this long on average move where they lie, through the
+// transport's vectored calls (btl.VectorSender, btl.VectorPlacer,
+// btl.ScatterCopier); shorter ones are packed, as each block costs those
+// calls more than copying it twice does.
+const (
+	vectorMinBlock  = 4 << 10
+	scatterMinBlock = 4 << 10
+)
+
+// vectored reports whether lay's blocks are long enough to move where
+// they lie, min bytes on average.
+func vectored(lay Layout, min int) bool { return lay != nil && lay.MeanBlock() >= min }
 
 // size is the bytes of r's data: its buffer's, or its layout's packed size.
 func (r *Request) size() int {
@@ -56,6 +77,12 @@ func (e *Engine) transmitPart(m btl.Module, s *Request, hb []byte, off, n int, h
 	}
 	if g, ok := m.(btl.Gatherer); ok {
 		if err := g.SendFrom(context.Background(), s.peer, hb, s.lay, off, n, hold); err != nil {
+			return moduleErr(m, err)
+		}
+		return nil
+	}
+	if vs, ok := m.(btl.VectorSender); ok && n > 0 && vectored(s.lay, vectorMinBlock) {
+		if err := vs.SendVector(context.Background(), s.peer, hb, s.lay.Blocks(nil, off, n)); err != nil {
 			return moduleErr(m, err)
 		}
 		return nil
@@ -131,5 +158,40 @@ func (e *Engine) readInto(sc btl.SingleCopier, from int, token uint64, r *Reques
 		}
 		r.lay.Unpack(part, off)
 	}
+	return nil
+}
+
+// readLayout is the single-copy read of a matched rendezvous message into
+// r's layout from the buffer the sender exposed as token: straight into
+// the layout's blocks where they are long and the transport can scatter,
+// else chunk by chunk (readInto).
+func (e *Engine) readLayout(sc btl.SingleCopier, from int, token uint64, r *Request) error {
+	if vc, ok := sc.(btl.ScatterCopier); ok && vectored(r.lay, scatterMinBlock) {
+		return vc.ReadScatter(from, token, r.lay.Blocks(nil, 0, r.accepted))
+	}
+	return e.readInto(sc, from, token, r)
+}
+
+// readVector is the single-copy read of a matched rendezvous message
+// whose sender exposed its blocks (flagVector): into the receive buffer,
+// the layout's blocks where they are long, or else a chunk unpacked
+// after.
+func (e *Engine) readVector(m btl.Module, from int, token uint64, r *Request) error {
+	vc, ok := m.(btl.ScatterCopier)
+	if !ok {
+		return fmt.Errorf("btl %s cannot read another rank's blocks", m.Name())
+	}
+	switch {
+	case r.lay == nil:
+		return vc.ReadVector(from, token, [][]byte{r.buf[:r.accepted]})
+	case vectored(r.lay, scatterMinBlock):
+		return vc.ReadVector(from, token, r.lay.Blocks(nil, 0, r.accepted))
+	}
+	b := e.getChunk(r.accepted)
+	defer e.putChunk(b)
+	if err := vc.ReadVector(from, token, [][]byte{*b}); err != nil {
+		return err
+	}
+	r.lay.Unpack(*b, 0)
 	return nil
 }

@@ -59,17 +59,21 @@ func (e *Engine) getData(r *Request, from int, h header) {
 	m := e.module(from)
 	var err error
 	if r.accepted > 0 {
-		if sc, ok := m.(btl.SingleCopier); !ok {
+		sc, ok := m.(btl.SingleCopier)
+		switch {
+		case !ok:
 			err = fmt.Errorf("btl %s cannot read another rank's memory", m.Name())
-		} else if r.lay != nil {
-			err = e.readInto(sc, from, h.token, r)
-		} else {
+		case h.flags&flagVector != 0:
+			err = e.readVector(m, from, h.token, r)
+		case r.lay != nil:
+			err = e.readLayout(sc, from, h.token, r)
+		default:
 			err = sc.Read(from, h.token, 0, r.buf[:r.accepted])
 		}
 	}
 	if err != nil {
 		e.log.Debug("single copy failed; the sender will send the message", "from", from, "error", err)
-		h.flags &^= flagGet
+		h.flags &^= flagGet | flagVector
 		e.mu.Lock()
 		e.matchRTS(r, from, h, nil, true) // unlocks; we are off the delivery path already
 		return
@@ -107,7 +111,7 @@ func (e *Engine) getAll(gets []get) {
 		g := gets[0]
 		vr, ok := e.module(g.from).(btl.VectorReader)
 		n, size := 1, g.r.accepted
-		for ok && g.r.lay == nil && n < len(gets) && n < stackReads && gets[n].from == g.from && gets[n].r.lay == nil && size+gets[n].r.accepted <= maxGetBatch {
+		for ok && plainGet(g) && n < len(gets) && n < stackReads && gets[n].from == g.from && plainGet(gets[n]) && size+gets[n].r.accepted <= maxGetBatch {
 			size += gets[n].r.accepted
 			n++
 		}
@@ -119,6 +123,10 @@ func (e *Engine) getAll(gets []get) {
 		gets = gets[n:]
 	}
 }
+
+// plainGet reports whether g reads one buffer into one buffer, as a batch
+// of reads does.
+func plainGet(g get) bool { return g.r.lay == nil && g.h.flags&flagVector == 0 }
 
 // stackReads is the most reads one batch gathers.
 const stackReads = 32

@@ -88,6 +88,9 @@ type Request struct {
 	early error
 	// lay is the data of a request whose data is not one slice (buf nil).
 	lay Layout
+	// keep is what the transport needs kept until the receiver has read
+	// the blocks a send exposed (btl.ScatterCopier's ExposeVector).
+	keep any
 }
 
 // Request states.

@@ -202,6 +202,23 @@ func (m sendMode) withSync(sync bool) sendMode {
 	return m
 }
 
+// expose lets the receiver of rendezvous send r read its data itself
+// (flagGet in h): its buffer, or its layout's blocks where they are long
+// and the transport can read blocks, else nothing (the layout is packed
+// into the fragments).
+func (e *Engine) expose(sc btl.SingleCopier, r *Request, h *header) {
+	if r.lay == nil {
+		// The receiver reads buf itself; r keeps it reachable until the FIN.
+		h.flags |= flagGet
+		h.token = sc.Expose(r.peer, r.buf)
+		return
+	}
+	if vc, ok := sc.(btl.ScatterCopier); ok && vectored(r.lay, scatterMinBlock) {
+		h.flags |= flagGet | flagVector
+		h.token, r.keep = vc.ExposeVector(r.peer, r.lay.Blocks(nil, 0, r.lay.Size()))
+	}
+}
+
 // withReady returns m in ready mode if ready is set.
 func (m sendMode) withReady(ready bool) sendMode {
 	if ready {
@@ -259,11 +276,9 @@ func (e *Engine) isend(r *Request, cid uint32, dest, tag int, buf []byte, lay La
 	if mode&sendReady != 0 {
 		h.flags |= flagReady
 	}
-	if sc, ok := m.(btl.SingleCopier); ok && lay == nil {
-		if least := sc.SingleCopyMin(dest); least > 0 && len(buf) >= least {
-			// The receiver reads buf itself; r keeps it reachable until the FIN.
-			h.flags |= flagGet
-			h.token = sc.Expose(dest, buf)
+	if sc, ok := m.(btl.SingleCopier); ok {
+		if least := sc.SingleCopyMin(dest); least > 0 && size >= least {
+			e.expose(sc, r, &h)
 		}
 	}
 	if h.flags&flagGet == 0 {

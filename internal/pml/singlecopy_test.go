@@ -21,9 +21,10 @@ type copier struct {
 }
 
 type exposed struct {
-	mu   sync.Mutex
-	next uint64
-	bufs map[uint64][]byte
+	mu      sync.Mutex
+	next    uint64
+	bufs    map[uint64][]byte
+	vectors map[uint64][][]byte // blocks exposed by scatterCopier
 }
 
 func (c *copier) SingleCopyMin(int) int { return c.least }
@@ -52,7 +53,7 @@ func (c *copier) Read(_ int, token uint64, off int, dst []byte) error {
 }
 
 func newCopierNet(t *testing.T, fail bool) (*net, []*copier) {
-	shared := &exposed{bufs: map[uint64][]byte{}}
+	shared := &exposed{bufs: map[uint64][]byte{}, vectors: map[uint64][][]byte{}}
 	var cs []*copier
 	nt := newNetWith(t, 2, 64, 100, func(m btl.Module) btl.Module {
 		c := &copier{Module: m, shared: shared, least: 1000, fail: fail}
