@@ -7,6 +7,12 @@ import "github.com/gompi/gompi/pmpi"
 // messages of s bytes as n*(s+BsendOverhead).
 const BsendOverhead = pmpi.BsendOverhead
 
+// BufferAutomatic, attached with BufferAttach or Comm.AttachBuffer, lets
+// gompi find room for each buffered message itself (MPI_BUFFER_AUTOMATIC):
+// buffered sends then never fail for want of room, and detaching returns
+// BufferAutomatic.
+var BufferAutomatic = pmpi.BufferAutomatic
+
 // BufferAttach attaches buf for the process's buffered sends; they copy
 // their messages into it until BufferDetach. One buffer at a time; buf
 // must not be touched until it is detached.

@@ -3,6 +3,7 @@ package pmpi
 import (
 	"fmt"
 	"sync"
+	"unsafe"
 
 	"github.com/gompi/gompi/internal/pml"
 )
@@ -13,6 +14,18 @@ import (
 // keeps its bookkeeping outside the buffer; the overhead is counted so
 // that a program sized for another MPI's accounting fits here too.
 const BsendOverhead = 64
+
+// BufferAutomatic, attached with BufferAttach or CommAttachBuffer, lets
+// the library find room for each buffered message itself (MPI 4.1's
+// MPI_BUFFER_AUTOMATIC): buffered sends then never fail for want of room.
+// Detaching such a buffer returns BufferAutomatic. Only this slice means
+// it: an empty slice of one's own is an error.
+var BufferAutomatic = make([]byte, 0, 1)
+
+// isAutomatic reports whether buf is BufferAutomatic.
+func isAutomatic(buf []byte) bool {
+	return cap(buf) == cap(BufferAutomatic) && len(buf) == 0 && unsafe.SliceData(buf) == unsafe.SliceData(BufferAutomatic)
+}
 
 // bsendBuffers are the buffers attached for buffered sends: the
 // process's, and communicators' (MPI 4.1), which their sends use first.
@@ -32,6 +45,9 @@ type bsendBuffer struct {
 	used    int          // bytes held, overheads included
 	reaping bool         // a goroutine waits for the pending messages
 	waiting *pml.Request // the one it waits on now: not to be reaped under it
+	// auto: the buffer is BufferAutomatic; each message has room of its
+	// own, from the packed-buffer pool.
+	auto bool
 }
 
 // bsendSeg is one buffered message: its place in the buffer (off, and n
@@ -40,10 +56,11 @@ type bsendSeg struct {
 	off, n int
 	req    pml.Request
 	pr     *pml.Request
+	own    *[]byte // its room in an automatic buffer
 }
 
 func newBsendBuffer(buf []byte) *bsendBuffer {
-	b := &bsendBuffer{buf: buf}
+	b := &bsendBuffer{buf: buf, auto: isAutomatic(buf)}
 	b.done.L = &b.mu
 	return b
 }
@@ -212,7 +229,13 @@ func (l *library) bsend(op string, data []byte, count int, dt Datatype, dest, ta
 			"%s to rank %d of %v, tag %d: a message of %d bytes needs %d bytes of the attached buffer (with BsendOverhead %d); %d of its %d bytes are free",
 			op, dest, comm, tag, size, need, BsendOverhead, free, len(b.buf)))
 	}
-	msg := b.buf[s.off : s.off+size]
+	var msg []byte
+	if b.auto {
+		s.own = getPacked(size)
+		msg = *s.own
+	} else {
+		msg = b.buf[s.off : s.off+size]
+	}
 	if dt.t.packs {
 		dt.t.pack(msg, data, count)
 	} else {
@@ -241,6 +264,13 @@ func (l *library) bsend(op string, data []byte, count int, dt Datatype, dest, ta
 // what has gone; with none, it polls the transports once and looks
 // again. Called with b.mu held.
 func (b *bsendBuffer) alloc(e *pml.Engine, need int) *bsendSeg {
+	if b.auto {
+		b.reapDone(e)
+		s := b.newSeg(0, need)
+		b.segs = append(b.segs, s)
+		b.used += need
+		return s
+	}
 	for try := range 2 {
 		if try > 0 {
 			b.mu.Unlock()
@@ -289,7 +319,10 @@ func (b *bsendBuffer) release(s *bsendSeg) {
 		}
 	}
 	b.used -= s.n
-	s.req, s.pr = pml.Request{}, nil
+	if s.own != nil {
+		putPacked(s.own)
+	}
+	s.req, s.pr, s.own = pml.Request{}, nil, nil
 	b.spare = append(b.spare, s)
 	b.done.Broadcast()
 }
@@ -357,8 +390,8 @@ func (bs *bsendBuffers) get(comm *Comm, fallback bool) *bsendBuffer {
 }
 
 func (bs *bsendBuffers) attach(op string, comm *Comm, buf []byte) error {
-	if len(buf) == 0 {
-		return errorf(ClassBuffer, nil, "%s: the buffer is empty; attach one of at least BsendOverhead (%d) bytes beyond the messages it is to hold", op, BsendOverhead)
+	if len(buf) == 0 && !isAutomatic(buf) {
+		return errorf(ClassBuffer, nil, "%s: the buffer is empty; attach one of at least BsendOverhead (%d) bytes beyond the messages it is to hold, or BufferAutomatic", op, BsendOverhead)
 	}
 	bs.mu.Lock()
 	defer bs.mu.Unlock()

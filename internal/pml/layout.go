@@ -75,21 +75,26 @@ func (e *Engine) transmitPart(m btl.Module, s *Request, hb []byte, off, n int, h
 	if s.lay == nil {
 		return transmitIn(m, s.peer, hb, s.buf[off:off+n], hold)
 	}
+	return e.transmitLayout(m, s.peer, hb, s.lay, off, n, hold)
+}
+
+// transmitLayout is transmitPart for n bytes of lay from off.
+func (e *Engine) transmitLayout(m btl.Module, peer int, hb []byte, lay Layout, off, n int, hold bool) error {
 	if g, ok := m.(btl.Gatherer); ok {
-		if err := g.SendFrom(context.Background(), s.peer, hb, s.lay, off, n, hold); err != nil {
+		if err := g.SendFrom(context.Background(), peer, hb, lay, off, n, hold); err != nil {
 			return moduleErr(m, err)
 		}
 		return nil
 	}
-	if vs, ok := m.(btl.VectorSender); ok && n > 0 && vectored(s.lay, vectorMinBlock) {
-		if err := vs.SendVector(context.Background(), s.peer, hb, s.lay.Blocks(nil, off, n)); err != nil {
+	if vs, ok := m.(btl.VectorSender); ok && n > 0 && vectored(lay, vectorMinBlock) {
+		if err := vs.SendVector(context.Background(), peer, hb, lay.Blocks(nil, off, n)); err != nil {
 			return moduleErr(m, err)
 		}
 		return nil
 	}
 	b := e.getChunk(n)
-	s.lay.Pack(*b, off)
-	err := transmitIn(m, s.peer, hb, *b, hold)
+	lay.Pack(*b, off)
+	err := transmitIn(m, peer, hb, *b, hold)
 	e.putChunk(b)
 	return err
 }

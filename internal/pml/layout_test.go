@@ -385,3 +385,28 @@ func TestScatterCopy(t *testing.T) {
 		})
 	}
 }
+
+// TestSendLayoutBlocking sends layouts with the blocking call, eager
+// (with no request) and rendezvous, in ready mode too.
+func TestSendLayoutBlocking(t *testing.T) {
+	for _, size := range []int{30, 900} {
+		for _, ready := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%d bytes, ready %v", size, ready), func(t *testing.T) {
+				nt := newNet(t, 2, 64, 100)
+				src := newStrided(size/3, 3, 5)
+				copy(src.buf, fill(len(src.buf), 8))
+				plain := make([]byte, src.Size())
+				r := nt.engines[1].Irecv(0, 0, 1, plain)
+				if err := nt.engines[0].SendLayout(0, 1, 1, src, false, ready); err != nil {
+					t.Fatal(err)
+				}
+				if st := nt.engines[1].Wait(r); st.Err != nil || st.Bytes != len(plain) {
+					t.Fatalf("receive status %+v", st)
+				}
+				if !bytes.Equal(plain, src.packed()) {
+					t.Fatal("received the wrong bytes")
+				}
+			})
+		}
+	}
+}

@@ -159,6 +159,17 @@ func (e *Engine) PostReady(r *Request, cid uint32, dest, tag int, buf []byte, ma
 // SendLayout is Send (SendReady when ready is set) of the data lay
 // describes.
 func (e *Engine) SendLayout(cid uint32, dest, tag int, lay Layout, sync, ready bool) error {
+	if m := e.module(dest); !sync && lay.Size() <= m.EagerLimit() && !e.anyDead.Load() {
+		// Complete once the transport has the bytes, as Send: no request.
+		hb := e.hdrPool.Get().(*[HeaderSize]byte)
+		h := encodeMatch(hb[:], cid, 0, int32(tag))
+		if ready {
+			h[2] |= byte(flagReady)
+		}
+		err := e.transmitLayout(m, dest, h, lay, 0, lay.Size(), false)
+		e.hdrPool.Put(hb)
+		return err
+	}
 	r := e.isend(nil, cid, dest, tag, nil, lay, sendBlocking.withSync(sync).withReady(ready), 0)
 	err := e.WaitRef(r).Err
 	e.Release(r)

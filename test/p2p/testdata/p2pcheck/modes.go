@@ -199,7 +199,9 @@ func rsendEarly(w mpi.Comm) error {
 // bsendRoom: buffered rendezvous messages fill the attached buffer until
 // one does not fit (ErrBuffer); those in it arrive, in order, once the
 // receiver posts its receives, and BufferFlush waits for that; then many
-// small ones, within the room, arrive in order too.
+// small ones, within the room, arrive in order too. Then BufferAutomatic
+// on the communicator holds more than the buffer did, with no receive
+// posted.
 func bsendRoom(w mpi.Comm) error {
 	if w.Rank() > 1 {
 		return nil
@@ -234,8 +236,32 @@ func bsendRoom(w mpi.Comm) error {
 				return fmt.Errorf("small bsend %d: %w", i, err)
 			}
 		}
-		_, err = mpi.BufferDetach()
-		return err
+		if _, err = mpi.BufferDetach(); err != nil {
+			return err
+		}
+		if err := mpi.BufferAttach([]byte{}); !errors.Is(err, mpi.ErrBuffer) || !strings.Contains(err.Error(), "BufferAutomatic") {
+			return fmt.Errorf("attaching an empty buffer: %v, want ErrBuffer naming BufferAutomatic", err)
+		}
+		if err := w.AttachBuffer(mpi.BufferAutomatic); err != nil {
+			return err
+		}
+		for i := range 2 * fit {
+			pattern(msg, uint64(200+i))
+			if err := mpi.Bsend(msg, 1, 3, w); err != nil {
+				return fmt.Errorf("bsend %d into BufferAutomatic: %w", i, err)
+			}
+		}
+		if err := mpi.Send([]byte{1}, 1, 98, w); err != nil {
+			return err
+		}
+		back, err := w.DetachBuffer()
+		if err != nil {
+			return err
+		}
+		if cap(back) == 0 || &back[:1][0] != &mpi.BufferAutomatic[:1][0] {
+			return fmt.Errorf("detaching BufferAutomatic returned %d bytes of another buffer", len(back))
+		}
+		return nil
 	case 1:
 		if _, err := mpi.Recv(make([]byte, 1), 0, 99, w); err != nil {
 			return err
@@ -256,6 +282,18 @@ func bsendRoom(w mpi.Comm) error {
 			}
 			if err := checkPattern(buf, uint64(100+i)); err != nil {
 				return fmt.Errorf("small buffered message %d: %w", i, err)
+			}
+		}
+		if _, err := mpi.Recv(make([]byte, 1), 0, 98, w); err != nil {
+			return err
+		}
+		buf = make([]byte, big)
+		for i := range 2 * fit {
+			if _, err := mpi.Recv(buf, 0, 3, w); err != nil {
+				return err
+			}
+			if err := checkPattern(buf, uint64(200+i)); err != nil {
+				return fmt.Errorf("message %d from BufferAutomatic: %w", i, err)
 			}
 		}
 	}
