@@ -41,32 +41,52 @@ func recvNow(fd int, p []byte) (int, error) {
 }
 
 // sendNow writes iov to the socket without blocking, at most maxCall
-// bytes of it. MSG_NOSIGNAL: a peer that went away is an error, not a
-// signal.
+// bytes and iovMax iovecs of it. MSG_NOSIGNAL: a peer that went away is
+// an error, not a signal.
 func sendNow(fd int, iov []unix.Iovec) (int, error) {
-	var capped [len(outbound{}.iov)]unix.Iovec
-	n := capIovecs(&capped, iov, maxCall)
-	msg := unix.Msghdr{Iov: &capped[0]}
+	return msgNow(unix.SYS_SENDMSG, fd, iov, unix.MSG_DONTWAIT|unix.MSG_NOSIGNAL)
+}
+
+// recvvNow reads what the socket holds into iov (readv), at most maxCall
+// bytes and iovMax iovecs of it, without blocking.
+func recvvNow(fd int, iov []unix.Iovec) (int, error) {
+	return msgNow(unix.SYS_RECVMSG, fd, iov, unix.MSG_DONTWAIT)
+}
+
+// msgNow makes the sendmsg or recvmsg call trap over iov, capped in place
+// for the call.
+func msgNow(trap uintptr, fd int, iov []unix.Iovec, flags int) (int, error) {
+	if len(iov) == 0 {
+		return 0, nil
+	}
+	n, full := capIovecs(iov, maxCall)
+	msg := unix.Msghdr{Iov: &iov[0]}
 	msg.SetIovlen(n)
-	k, _, errno := unix.RawSyscall(unix.SYS_SENDMSG, uintptr(fd), uintptr(unsafe.Pointer(&msg)), unix.MSG_DONTWAIT|unix.MSG_NOSIGNAL)
+	k, _, errno := unix.RawSyscall(trap, uintptr(fd), uintptr(unsafe.Pointer(&msg)), uintptr(flags))
+	if full != 0 {
+		iov[n-1].Len = full
+	}
 	if errno != 0 {
 		return 0, errno
 	}
 	return int(k), nil
 }
 
-// capIovecs copies into dst the first limit bytes that iov describes and
-// returns how many of dst's entries they take.
-func capIovecs(dst *[len(outbound{}.iov)]unix.Iovec, iov []unix.Iovec, limit uint64) int {
-	n := copy(dst[:], iov)
+// capIovecs cuts iov, in place, to its first iovMax iovecs and limit
+// bytes. It returns how many iovecs to pass and, when it shortened the
+// last of them, that one's length to restore after the call (else 0).
+func capIovecs(iov []unix.Iovec, limit uint64) (n int, full uint64) {
+	n = min(len(iov), iovMax)
 	for i := range n {
-		if dst[i].Len >= limit {
-			dst[i].Len = limit
-			return i + 1
+		if v := &iov[i]; v.Len >= limit {
+			if v.Len > limit {
+				full, v.Len = v.Len, limit
+			}
+			return i + 1, full
 		}
-		limit -= dst[i].Len
+		limit -= iov[i].Len
 	}
-	return n
+	return n, 0
 }
 
 // writable reports whether the socket has room for a write, by asking
