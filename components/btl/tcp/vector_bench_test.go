@@ -27,10 +27,9 @@ func strided(block int) (mem []byte, blocks [][]byte) {
 // PlaceVector (vectored), or into one buffer that Deliver then unpacks
 // into them, as the engine does without vectored I/O.
 type unpacker struct {
-	blocks   [][]byte
-	buf      []byte
-	vectored bool
-	n        atomic.Int64
+	blocks [][]byte
+	buf    []byte
+	n      atomic.Int64
 }
 
 func (r *unpacker) Place(_ int, _ []byte, size int) []byte {
