@@ -8,17 +8,19 @@ import (
 
 // The data path's system calls. A system call costs hundreds of
 // nanoseconds on a virtual machine, and a polling rank makes one per
-// poll, so these trim what they can: recvfrom and sendmsg skip the VFS
-// layer that read and writev pass through, and every call is made raw,
-// without telling the Go scheduler. entersyscall and exitsyscall cost more
-// than 10% of an empty poll, and a large transfer through them let the
-// scheduler hand the rank's only P to another thread while the kernel
-// copied, to be taken back at the end: streaming 128 KiB-4 MiB messages
-// went 1.1-1.45 times faster raw (gompi-bench bw; docs/performance.md, tcp). Raw calls are safe
-// because the socket never blocks (it is non-blocking and the flags say so
-// again), and short because no call moves more than maxCall bytes, the
-// largest fragment by default: a garbage collection that must stop this
-// thread waits for one copy of 4 MiB at most, under a millisecond here.
+// poll, so these trim what they can: recvfrom, recvmsg and sendmsg skip
+// the VFS layer that read, readv and writev pass through, and every call
+// is made raw, without telling the Go scheduler. entersyscall and
+// exitsyscall cost more than 10% of an empty poll, and a large transfer
+// through them let the scheduler hand the rank's only P to another thread
+// while the kernel copied, to be taken back at the end: streaming
+// 128 KiB-4 MiB messages went 1.1-1.45 times faster raw (gompi-bench bw;
+// docs/performance.md, tcp). Raw calls are safe because the socket never
+// blocks (it is non-blocking and the flags say so again), and short
+// because no call moves more than maxCall bytes, the largest fragment by
+// default, or takes more than iovMax iovecs: a garbage collection that
+// must stop this thread waits for one copy of 4 MiB at most, under a
+// millisecond here.
 
 // maxCall is the most bytes one system call reads or writes.
 const maxCall = 4 << 20
