@@ -77,11 +77,13 @@ type Frame struct {
 	Hdr     []byte
 	Payload []byte
 	Placed  bool
-	// Vectored: delivered by DeliverVector (VectorReceiver), which said
-	// Size bytes; Payload is then what the slices PlaceVector gave hold,
-	// one after the other, and Placed is set.
+	// Vectored: delivered by DeliverVector (VectorReceiver); Payload is
+	// then what the slices PlaceVector gave hold, one after the other,
+	// and Placed is set.
 	Vectored bool
-	Size     int
+	// Size is the payload's length as the module told it: len(payload)
+	// for Deliver, DeliverVector's size.
+	Size int
 }
 
 // Receiver is a btl.Receiver that records, in order, copies of what it
