@@ -80,9 +80,9 @@
 // payload read into one slice, and ends with DeliverVector. Slices that
 // do not add up to the payload are ignored, as if the engine gave none.
 // Each iovec costs the kernel a little on both sides: 1 MiB in blocks of
-// 64 B went 2.7 times slower vectored than packed, sent and unpacked;
-// blocks of 512 B broke even, and from 1 KiB vectored won, by 0.8 at
-// 1-2 KiB to 0.63 at 64 KiB of the time (BenchmarkVector).
+// 64 B took 1.8-2.7 times as long vectored as packed, sent and unpacked;
+// blocks of 512 B broke even, 1 KiB varied from run to run, and from
+// 2 KiB vectored took 0.65-0.8 of the time (BenchmarkVector).
 //
 // # System calls
 //
