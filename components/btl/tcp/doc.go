@@ -122,12 +122,13 @@
 // the rank polled (a thread wake-up per message, on a CPU that may be
 // another rank's). A module-wide epoll set, one shot per wait, wakes only
 // the reader goroutines that wait, from one goroutine blocked in
-// epoll_wait; a writer waiting for room waits in poll(2). For a payload the reader first asks the engine's Place, so
-// rendezvous DATA is read straight into the receive buffer; other payloads
-// go into pooled buffers (power-of-two classes from 4 KiB up to the larger
-// of the eager limit and the largest fragment, at most 64 MiB) or, when
-// larger, into a buffer that grows as bytes arrive, so a length field alone
-// never causes a large allocation. A corrupt frame, or EOF without
+// epoll_wait; a writer waiting for room waits in poll(2). For a payload
+// the reader first asks the engine's PlaceVector (if it has one), then
+// its Place, so rendezvous DATA is read straight into the receive
+// buffer; other payloads go into pooled buffers (power-of-two classes
+// from 4 KiB up to the larger of the eager limit and the largest
+// fragment, at most 64 MiB) or, when larger, into a buffer that grows as
+// bytes arrive, so a length field alone never causes a large allocation. A corrupt frame, or EOF without
 // goodbye, closes the connection and reports the peer failed once.
 //
 // # Socket options and sizes

@@ -45,8 +45,9 @@ const directRead = 16 << 10
 var errWouldBlock = errors.New("would block")
 
 // pump reads what read gives without blocking and delivers every complete
-// frame; readv reads a payload placed in pieces. It returns how many it delivered and, when the connection ended or
-// broke, why; errWouldBlock when read has nothing more (unix.EAGAIN).
+// frame; readv reads straight into a payload placed in pieces. It returns
+// how many it delivered and, when the connection ended or broke, why;
+// errWouldBlock when the socket has nothing more (unix.EAGAIN).
 // With drain false it also stops after a read that left room in the
 // buffer: the socket was then all but certainly empty, and a poller, who
 // polls again soon, need not pay a system call to hear EAGAIN. The reader
