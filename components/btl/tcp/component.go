@@ -161,6 +161,7 @@ func newModule(cfg config, env btl.InitEnv, host string, log hclog.Logger) *Modu
 		oversubscribed: env.Oversubscribed,
 		ready:          newReadySet(),
 	}
+	m.placer, _ = env.Receiver.(btl.VectorPlacer)
 	for i := range m.peers {
 		m.peers[i].rank = i
 	}

@@ -54,9 +54,10 @@ type conn struct {
 	rc      syscall.RawConn
 	in      inbound
 	rend    error
-	fd      int                       // valid only inside rc.Read
-	readFD  func([]byte) (int, error) // these two are built once: a closure
-	pollFn  func(fd uintptr)          // per call would allocate
+	fd      int                             // valid only inside rc.Read
+	readFD  func([]byte) (int, error)       // these three are built once:
+	readvFD func([]unix.Iovec) (int, error) // a closure per call would
+	pollFn  func(fd uintptr)                // allocate
 	polled  int
 	pollErr error
 }
@@ -85,9 +86,10 @@ func newConn(m *Module, nc *net.TCPConn) *conn {
 		}
 	}
 	c.readFD = func(p []byte) (int, error) { return recvNow(c.fd, p) }
+	c.readvFD = func(iov []unix.Iovec) (int, error) { return recvvNow(c.fd, iov) }
 	c.pollFn = func(fd uintptr) {
 		c.fd = int(fd)
-		c.polled, c.pollErr = c.pump(c.readFD, false)
+		c.polled, c.pollErr = c.pump(c.readFD, c.readvFD, false)
 	}
 	return c
 }
@@ -108,6 +110,20 @@ func (c *conn) send(hdr, payload []byte, post bool) error {
 		return nil
 	}
 	c.out.set(c.stage, c.wfh[:], hdr, payload)
+	return c.written(c.write())
+}
+
+// sendVector writes one frame whose payload, n bytes, is the
+// concatenation of parts, after the frames held back: a frame of pieces
+// is never held, as a Send is not.
+func (c *conn) sendVector(hdr []byte, parts [][]byte, n int) error {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	if c.werr != nil {
+		return c.werr
+	}
+	frameHeader{HeaderLen: len(hdr), PayloadLen: n}.Put(c.wfh[:])
+	c.out.setVector(parts, c.stage, c.wfh[:], hdr)
 	return c.written(c.write())
 }
 
@@ -276,7 +292,7 @@ func (c *conn) read() error {
 			}
 			if c.rend == nil {
 				c.fd = int(fd)
-				if _, err := c.pump(c.readFD, true); !isWouldBlock(err) {
+				if _, err := c.pump(c.readFD, c.readvFD, true); !isWouldBlock(err) {
 					c.rend = err
 				}
 			}

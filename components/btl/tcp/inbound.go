@@ -29,6 +29,12 @@ type inbound struct {
 	placed  bool
 	pooled  *[]byte
 	growing bool
+
+	// Or into the slices of the receiver's memory that PlaceVector gave
+	// (vectored): parts keeps them, scatter their iovecs still to fill.
+	vectored bool
+	parts    [][]byte
+	scatter  iovWindow
 }
 
 // directRead is the size above which a payload is read straight into its
@@ -39,13 +45,14 @@ const directRead = 16 << 10
 var errWouldBlock = errors.New("would block")
 
 // pump reads what read gives without blocking and delivers every complete
-// frame. It returns how many it delivered and, when the connection ended or
-// broke, why; errWouldBlock when read has nothing more (unix.EAGAIN).
+// frame; readv reads straight into a payload placed in pieces. It returns
+// how many it delivered and, when the connection ended or broke, why;
+// errWouldBlock when the socket has nothing more (unix.EAGAIN).
 // With drain false it also stops after a read that left room in the
 // buffer: the socket was then all but certainly empty, and a poller, who
 // polls again soon, need not pay a system call to hear EAGAIN. The reader
 // goroutine drains before it waits.
-func (c *conn) pump(read func([]byte) (int, error), drain bool) (int, error) {
+func (c *conn) pump(read func([]byte) (int, error), readv func([]unix.Iovec) (int, error), drain bool) (int, error) {
 	in := &c.in
 	delivered := 0
 	short := false
@@ -58,8 +65,15 @@ func (c *conn) pump(read func([]byte) (int, error), drain bool) (int, error) {
 		if short && !drain {
 			return delivered, errWouldBlock
 		}
-		dst := in.readTarget()
-		k, err := read(dst)
+		var dst []byte
+		var k int
+		direct := in.direct()
+		if direct && in.vectored {
+			k, err = readv(in.scatter.pending())
+		} else {
+			dst = in.readTarget()
+			k, err = read(dst)
+		}
 		switch {
 		case err == unix.EAGAIN:
 			return delivered, errWouldBlock
@@ -73,11 +87,15 @@ func (c *conn) pump(read func([]byte) (int, error), drain bool) (int, error) {
 			}
 			return delivered, io.EOF
 		}
-		if in.direct() {
-			in.got += k
-		} else {
+		switch {
+		case !direct:
 			in.w += k
 			short = k < len(dst)
+		case in.vectored:
+			in.scatter.advance(k)
+			in.got += k
+		default:
+			in.got += k
 		}
 	}
 }
@@ -133,9 +151,12 @@ func (c *conn) parse() (int, error) {
 		}
 		// Take what buf holds of the payload.
 		if k := min(in.fh.PayloadLen-in.got, in.w-in.r); k > 0 {
-			if in.growing {
+			switch {
+			case in.vectored:
+				in.scatter.copyIn(in.buf[in.r : in.r+k])
+			case in.growing:
 				in.payload = append(in.payload, in.buf[in.r:in.r+k]...)
-			} else {
+			default:
 				copy(in.payload[in.got:], in.buf[in.r:in.r+k])
 			}
 			in.got += k
@@ -157,6 +178,7 @@ func (c *conn) choosePayload() {
 	switch {
 	case size == 0:
 		in.payload = nil
+	case c.m.placer != nil && c.placeableVector(size):
 	case c.placeable(size):
 	case in.w-in.r >= size:
 		// Already buffered whole: deliver it from there, sparing a copy.
@@ -184,9 +206,42 @@ func (c *conn) placeable(size int) bool {
 	return true
 }
 
+// placeableVector asks the receiver for the slices the payload belongs
+// in (btl.VectorPlacer). Slices whose lengths do not add up to size are
+// the receiver's mistake: the payload is then read as if it gave none.
+func (c *conn) placeableVector(size int) bool {
+	in := &c.in
+	parts := c.m.placer.PlaceVector(c.peer.rank, in.hdr[:in.fh.HeaderLen], size, in.parts[:0])
+	if len(parts) == 0 {
+		return false
+	}
+	in.parts = parts // its array serves the next frame
+	n := 0
+	for _, p := range parts {
+		n += len(p)
+	}
+	if n != size {
+		c.m.log.Debug("PlaceVector gave slices that do not hold the payload; reading it as if unplaced",
+			"peer", c.peer.rank, "size", size, "slices", len(parts), "bytes", n)
+		clear(parts)
+		return false
+	}
+	in.scatter.start(parts)
+	in.vectored, in.payload = true, nil
+	return true
+}
+
 // deliver hands the complete frame to the receiver and resets for the next.
 func (c *conn) deliver() {
 	in := &c.in
+	if in.vectored {
+		c.m.placer.DeliverVector(c.peer.rank, in.hdr[:in.fh.HeaderLen], in.fh.PayloadLen)
+		in.vectored = false
+		clear(in.parts) // the receiver's memory is not ours to keep alive
+		in.scatter.reset()
+		in.haveFH, in.haveHdr = false, false
+		return
+	}
 	c.m.recv.Deliver(c.peer.rank, in.hdr[:in.fh.HeaderLen], in.payload, in.placed)
 	if in.pooled != nil {
 		c.m.pool.put(in.pooled)

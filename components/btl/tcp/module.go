@@ -25,6 +25,7 @@ type Module struct {
 	host   string
 	modex  btl.Modex
 	recv   btl.Receiver
+	placer btl.VectorPlacer // recv, if it places payloads in pieces; else nil
 	log    hclog.Logger
 	auth   authority
 	local  []localAddr
@@ -190,35 +191,70 @@ func (m *Module) Flush(peer int) {
 }
 
 func (m *Module) send(ctx context.Context, peer int, hdr, payload []byte, post bool) error {
-	if peer < 0 || peer >= m.size {
-		return fmt.Errorf("send to world rank %d: out of range 0-%d", peer, m.size-1)
-	}
-	if err := btl.CheckHeader(hdr); err != nil {
-		return fmt.Errorf("send to world rank %d: %w", peer, err)
-	}
 	if len(payload) > maxPayload {
 		return fmt.Errorf("send to world rank %d: payload of %d bytes exceeds the %d-byte cap", peer, len(payload), maxPayload)
+	}
+	c, err := m.connTo(ctx, peer, hdr)
+	if err != nil {
+		return err
+	}
+	if err := c.send(hdr, payload, post); err != nil {
+		return m.sendFailed(c.peer, err)
+	}
+	return nil
+}
+
+// SendVector is Send of a payload that is the concatenation of parts, at
+// most MaxSendSize bytes in all, written from where the parts lie with
+// vectored writes (btl.VectorSender). Like Send it goes after the frames
+// that Post held back for peer, and is not held itself.
+func (m *Module) SendVector(ctx context.Context, peer int, hdr []byte, parts [][]byte) error {
+	n := 0
+	for _, p := range parts {
+		n += len(p)
+	}
+	if n > m.cfg.maxSend {
+		return fmt.Errorf("send to world rank %d: payload of %d bytes in %d parts exceeds the largest fragment, MaxSendSize, of %d bytes",
+			peer, n, len(parts), m.cfg.maxSend)
+	}
+	c, err := m.connTo(ctx, peer, hdr)
+	if err != nil {
+		return err
+	}
+	if err := c.sendVector(hdr, parts, n); err != nil {
+		return m.sendFailed(c.peer, err)
+	}
+	return nil
+}
+
+// connTo checks the arguments common to every send and returns the
+// connection to peer, connecting first if needed.
+func (m *Module) connTo(ctx context.Context, peer int, hdr []byte) (*conn, error) {
+	if peer < 0 || peer >= m.size {
+		return nil, fmt.Errorf("send to world rank %d: out of range 0-%d", peer, m.size-1)
+	}
+	if err := btl.CheckHeader(hdr); err != nil {
+		return nil, fmt.Errorf("send to world rank %d: %w", peer, err)
 	}
 	// Checked before the fast path: a connected peer or a dial that wins
 	// the race with the wait must not make a cancelled Send succeed.
 	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("send to world rank %d: %w", peer, context.Cause(ctx))
+		return nil, fmt.Errorf("send to world rank %d: %w", peer, context.Cause(ctx))
 	}
 	p := &m.peers[peer]
-	c := p.conn.Load()
-	if c == nil {
-		var err error
-		if c, err = m.connect(ctx, p); err != nil {
-			return err
-		}
+	if c := p.conn.Load(); c != nil {
+		return c, nil
 	}
-	if err := c.send(hdr, payload, post); err != nil {
-		m.failPeer(p, fmt.Errorf("send to world rank %d: %w: %w", peer, btl.ErrPeerFailed, err))
-		p.mu.Lock()
-		defer p.mu.Unlock()
-		return p.err
-	}
-	return nil
+	return m.connect(ctx, p)
+}
+
+// sendFailed fails p after a write to it failed with err, and returns the
+// error that p's sends now report.
+func (m *Module) sendFailed(p *peer, err error) error {
+	m.failPeer(p, fmt.Errorf("send to world rank %d: %w: %w", p.rank, btl.ErrPeerFailed, err))
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.err
 }
 
 // connEnded handles the end of a connection's reader.
@@ -357,8 +393,9 @@ func (m *Module) shutdown(graceful bool) {
 }
 
 var (
-	_ btl.Module = (*Module)(nil)
-	_ btl.Poster = (*Module)(nil)
+	_ btl.Module       = (*Module)(nil)
+	_ btl.Poster       = (*Module)(nil)
+	_ btl.VectorSender = (*Module)(nil)
 )
 
 // Progress reads every connection that has bytes waiting, without

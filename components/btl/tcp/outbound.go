@@ -3,21 +3,20 @@ package tcp
 import (
 	"runtime"
 	"time"
-	"unsafe"
 
 	"github.com/gompi/gompi/internal/lowlevel"
 
 	"golang.org/x/sys/unix"
 )
 
-// outbound is a frame being written: up to four pieces (held-back
-// frames, frame header, upper-layer header, payload) as iovecs, advanced
-// as the socket takes bytes. It lives in the connection so that a send
-// allocates nothing.
+// outbound is a frame being written: its pieces (held-back frames, frame
+// header, upper-layer header, then the payload in one slice or several)
+// as iovecs, advanced as the socket takes bytes. It lives in the
+// connection so that a send allocates nothing: a frame with one payload
+// uses the four iovecs of fixed, a payload in pieces the window's own.
 type outbound struct {
-	iov   [4]unix.Iovec
-	n     int // iovecs left, from first
-	first int
+	iovWindow
+	fixed [4]unix.Iovec
 	err   error
 }
 
@@ -27,40 +26,40 @@ type outbound struct {
 const writeSpin = 2 * time.Millisecond
 
 func (o *outbound) set(pieces ...[]byte) {
-	o.n, o.first, o.err = 0, 0, nil
+	n := 0
 	for _, p := range pieces {
 		if len(p) == 0 {
 			continue
 		}
-		o.iov[o.n].Base = &p[0]
-		o.iov[o.n].SetLen(len(p))
-		o.n++
+		o.fixed[n] = iovec(p)
+		n++
 	}
+	o.iov, o.first, o.err = o.fixed[:n], 0, nil
+}
+
+// setVector is set for a payload in parts, after the pieces of prefix.
+func (o *outbound) setVector(parts [][]byte, prefix ...[]byte) {
+	o.start(parts, prefix...)
+	o.err = nil
 }
 
 // clear drops the references to the caller's buffers.
-func (o *outbound) clear() { o.iov = [4]unix.Iovec{} }
-
-func (o *outbound) done() bool { return o.first == o.n }
+func (o *outbound) clear() {
+	o.fixed = [4]unix.Iovec{}
+	if o.dirty > 0 {
+		o.reset()
+	}
+}
 
 // writeOnce makes one non-blocking write and advances past what it took.
 func (o *outbound) writeOnce(fd int) {
-	k, err := sendNow(fd, o.iov[o.first:o.n])
+	k, err := sendNow(fd, o.pending())
 	if err != nil {
 		o.err = err
 		return
 	}
 	o.err = nil
-	for left := int(k); left > 0 && o.first < o.n; {
-		v := &o.iov[o.first]
-		if uint64(left) < v.Len {
-			v.Base = (*byte)(unsafe.Add(unsafe.Pointer(v.Base), left))
-			v.SetLen(int(v.Len) - left)
-			return
-		}
-		left -= int(v.Len)
-		o.first++
-	}
+	o.advance(k)
 }
 
 // write writes the outbound frame fully: non-blocking writes, polling the

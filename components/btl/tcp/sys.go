@@ -8,17 +8,19 @@ import (
 
 // The data path's system calls. A system call costs hundreds of
 // nanoseconds on a virtual machine, and a polling rank makes one per
-// poll, so these trim what they can: recvfrom and sendmsg skip the VFS
-// layer that read and writev pass through, and every call is made raw,
-// without telling the Go scheduler. entersyscall and exitsyscall cost more
-// than 10% of an empty poll, and a large transfer through them let the
-// scheduler hand the rank's only P to another thread while the kernel
-// copied, to be taken back at the end: streaming 128 KiB-4 MiB messages
-// went 1.1-1.45 times faster raw (gompi-bench bw; docs/performance.md, tcp). Raw calls are safe
-// because the socket never blocks (it is non-blocking and the flags say so
-// again), and short because no call moves more than maxCall bytes, the
-// largest fragment by default: a garbage collection that must stop this
-// thread waits for one copy of 4 MiB at most, under a millisecond here.
+// poll, so these trim what they can: recvfrom, recvmsg and sendmsg skip
+// the VFS layer that read, readv and writev pass through, and every call
+// is made raw, without telling the Go scheduler. entersyscall and
+// exitsyscall cost more than 10% of an empty poll, and a large transfer
+// through them let the scheduler hand the rank's only P to another thread
+// while the kernel copied, to be taken back at the end: streaming
+// 128 KiB-4 MiB messages went 1.1-1.45 times faster raw (gompi-bench bw;
+// docs/performance.md, tcp). Raw calls are safe because the socket never
+// blocks (it is non-blocking and the flags say so again), and short
+// because no call moves more than maxCall bytes, the largest fragment by
+// default, or takes more than iovMax iovecs: a garbage collection that
+// must stop this thread waits for one copy of 4 MiB at most, under a
+// millisecond here.
 
 // maxCall is the most bytes one system call reads or writes.
 const maxCall = 4 << 20
@@ -41,32 +43,52 @@ func recvNow(fd int, p []byte) (int, error) {
 }
 
 // sendNow writes iov to the socket without blocking, at most maxCall
-// bytes of it. MSG_NOSIGNAL: a peer that went away is an error, not a
-// signal.
+// bytes and iovMax iovecs of it. MSG_NOSIGNAL: a peer that went away is
+// an error, not a signal.
 func sendNow(fd int, iov []unix.Iovec) (int, error) {
-	var capped [len(outbound{}.iov)]unix.Iovec
-	n := capIovecs(&capped, iov, maxCall)
-	msg := unix.Msghdr{Iov: &capped[0]}
+	return msgNow(unix.SYS_SENDMSG, fd, iov, unix.MSG_DONTWAIT|unix.MSG_NOSIGNAL)
+}
+
+// recvvNow reads what the socket holds into iov (readv), at most maxCall
+// bytes and iovMax iovecs of it, without blocking.
+func recvvNow(fd int, iov []unix.Iovec) (int, error) {
+	return msgNow(unix.SYS_RECVMSG, fd, iov, unix.MSG_DONTWAIT)
+}
+
+// msgNow makes the sendmsg or recvmsg call trap over iov, capped in place
+// for the call.
+func msgNow(trap uintptr, fd int, iov []unix.Iovec, flags int) (int, error) {
+	if len(iov) == 0 {
+		return 0, nil
+	}
+	n, full := capIovecs(iov, maxCall)
+	msg := unix.Msghdr{Iov: &iov[0]}
 	msg.SetIovlen(n)
-	k, _, errno := unix.RawSyscall(unix.SYS_SENDMSG, uintptr(fd), uintptr(unsafe.Pointer(&msg)), unix.MSG_DONTWAIT|unix.MSG_NOSIGNAL)
+	k, _, errno := unix.RawSyscall(trap, uintptr(fd), uintptr(unsafe.Pointer(&msg)), uintptr(flags))
+	if full != 0 {
+		iov[n-1].Len = full
+	}
 	if errno != 0 {
 		return 0, errno
 	}
 	return int(k), nil
 }
 
-// capIovecs copies into dst the first limit bytes that iov describes and
-// returns how many of dst's entries they take.
-func capIovecs(dst *[len(outbound{}.iov)]unix.Iovec, iov []unix.Iovec, limit uint64) int {
-	n := copy(dst[:], iov)
+// capIovecs cuts iov, in place, to its first iovMax iovecs and limit
+// bytes. It returns how many iovecs to pass and, when it shortened the
+// last of them, that one's length to restore after the call (else 0).
+func capIovecs(iov []unix.Iovec, limit uint64) (n int, full uint64) {
+	n = min(len(iov), iovMax)
 	for i := range n {
-		if dst[i].Len >= limit {
-			dst[i].Len = limit
-			return i + 1
+		if v := &iov[i]; v.Len >= limit {
+			if v.Len > limit {
+				full, v.Len = v.Len, limit
+			}
+			return i + 1, full
 		}
-		limit -= dst[i].Len
+		limit -= iov[i].Len
 	}
-	return n
+	return n, 0
 }
 
 // writable reports whether the socket has room for a write, by asking

@@ -25,12 +25,16 @@ func TestCapIovecs(t *testing.T) {
 		{[]uint64{16, 40, 100}, 56, []uint64{16, 40}},        // ends on a boundary
 		{[]uint64{16, 40, 100}, 10, []uint64{10}},
 		{[]uint64{5 << 20}, maxCall, []uint64{maxCall}},
+		{make([]uint64, iovMax+5), 100, make([]uint64, iovMax)}, // at most iovMax iovecs
 	} {
-		var dst [len(outbound{}.iov)]unix.Iovec
-		n := capIovecs(&dst, iovecs(tc.in...), tc.limit)
+		iov := iovecs(tc.in...)
+		n, full := capIovecs(iov, tc.limit)
 		var got []uint64
-		for _, v := range dst[:n] {
+		for _, v := range iov[:n] {
 			got = append(got, v.Len)
+		}
+		if cut := got[len(got)-1] != tc.in[n-1]; cut != (full != 0) || cut && full != tc.in[n-1] {
+			t.Errorf("%v capped at %d: full length %d to restore, want that of the cut iovec if one was", tc.in, tc.limit, full)
 		}
 		if len(got) != len(tc.want) {
 			t.Errorf("%v capped at %d: %v, want %v", tc.in, tc.limit, got, tc.want)

@@ -47,6 +47,10 @@
 // polled passes. Waits end on a condition; their deadline only guards
 // against a hang.
 //
+// RunVector checks, with the same Suite, what a btl.VectorSender adds:
+// payloads in parts, and receivers that place them in pieces
+// (VectorReceiver records what a btl.VectorPlacer is given).
+//
 // Loopback is an in-memory transport that keeps the contract, for tests
 // of the layers above btl (internal/pml's run on it).
 package btltest
@@ -73,6 +77,13 @@ type Frame struct {
 	Hdr     []byte
 	Payload []byte
 	Placed  bool
+	// Vectored: delivered by DeliverVector (VectorReceiver); Payload is
+	// then what the slices PlaceVector gave hold, one after the other,
+	// and Placed is set.
+	Vectored bool
+	// Size is the payload's length as the module told it: len(payload)
+	// for Deliver, DeliverVector's size.
+	Size int
 }
 
 // Receiver is a btl.Receiver that records, in order, copies of what it
@@ -104,11 +115,75 @@ func (r *Receiver) Place(from int, hdr []byte, size int) []byte {
 // Deliver implements btl.Receiver: it copies hdr and payload, which the
 // module may reuse once Deliver returns.
 func (r *Receiver) Deliver(from int, hdr, payload []byte, placed bool) {
-	f := Frame{From: from, Hdr: slices.Clone(hdr), Payload: slices.Clone(payload), Placed: placed}
+	r.record(Frame{From: from, Hdr: slices.Clone(hdr), Payload: slices.Clone(payload), Placed: placed, Size: len(payload)})
+}
+
+func (r *Receiver) record(f Frame) {
 	r.mu.Lock()
 	r.frames = append(r.frames, f)
 	r.signalLocked()
 	r.mu.Unlock()
+}
+
+// VectorReceiver is a Receiver that is also a btl.VectorPlacer, for
+// modules that read payloads into pieces of the receiver's memory. Its
+// PlaceVectorFunc answers PlaceVector; each DeliverVector is recorded as
+// a Frame with Vectored set whose Payload is a copy of what the slices
+// that PlaceVectorFunc last gave for that peer hold. It is safe for
+// concurrent use, with one fragment at a time per peer between
+// PlaceVector and DeliverVector, as a module reads one connection per
+// peer in order.
+type VectorReceiver struct {
+	*Receiver
+	// PlaceVectorFunc, if set, answers PlaceVector; nil leaves every
+	// payload to Place.
+	PlaceVectorFunc func(from int, hdr []byte, size int, parts [][]byte) [][]byte
+
+	vmu     sync.Mutex
+	placed  map[int][][]byte // per peer, the slices of its fragment in flight
+	counted map[int]int      // per peer, how many PlaceVector calls gave slices
+}
+
+// NewVectorReceiver returns an empty VectorReceiver.
+func NewVectorReceiver() *VectorReceiver {
+	return &VectorReceiver{Receiver: NewReceiver(), placed: map[int][][]byte{}, counted: map[int]int{}}
+}
+
+// PlaceVector implements btl.VectorPlacer.
+func (r *VectorReceiver) PlaceVector(from int, hdr []byte, size int, parts [][]byte) [][]byte {
+	if r.PlaceVectorFunc == nil {
+		return parts
+	}
+	n := len(parts)
+	parts = r.PlaceVectorFunc(from, hdr, size, parts)
+	if len(parts) > n {
+		r.vmu.Lock()
+		r.placed[from] = slices.Clone(parts[n:])
+		r.counted[from]++
+		r.vmu.Unlock()
+	}
+	return parts
+}
+
+// DeliverVector implements btl.VectorPlacer.
+func (r *VectorReceiver) DeliverVector(from int, hdr []byte, size int) {
+	r.vmu.Lock()
+	parts := r.placed[from]
+	delete(r.placed, from)
+	r.vmu.Unlock()
+	payload := []byte{}
+	for _, p := range parts {
+		payload = append(payload, p...)
+	}
+	r.record(Frame{From: from, Hdr: slices.Clone(hdr), Payload: payload, Placed: true, Vectored: true, Size: size})
+}
+
+// Placements is how many times PlaceVector gave slices for fragments
+// from peer.
+func (r *VectorReceiver) Placements(peer int) int {
+	r.vmu.Lock()
+	defer r.vmu.Unlock()
+	return r.counted[peer]
 }
 
 // PeerFailed implements btl.Receiver.
