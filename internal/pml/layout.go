@@ -32,9 +32,11 @@ type Layout interface {
 // Blocks at least this long on average move where they lie, through the
 // transport's vectored calls (btl.VectorSender, btl.VectorPlacer,
 // btl.ScatterCopier); shorter ones are packed, as each block costs those
-// calls more than copying it twice does.
+// calls more than copying it twice does. Over tcp, a 1 MiB message in
+// blocks of 2 KiB took 0.74-0.78 of the time packed, of 512 B about 1.0,
+// of 64 B twice as long (tcp's BenchmarkVector).
 const (
-	vectorMinBlock  = 4 << 10
+	vectorMinBlock  = 2 << 10
 	scatterMinBlock = 4 << 10
 )
 

@@ -207,6 +207,9 @@ func ddtP2P(w mpi.Comm) error {
 	if !slices.Equal(got, recordsOf(left, 5)) {
 		return fmt.Errorf("records: got %+v, want %+v", got, recordsOf(left, 5))
 	}
+	if err := longBlocks(w, right, left); err != nil {
+		return err
+	}
 	// Enough records for many fragments, which end inside a record's
 	// packed bytes.
 	many, gotMany := recordsOf(me, 30000), make([]record, 30000)
@@ -662,6 +665,59 @@ func ddtErrors(w mpi.Comm) error {
 	l := mpi.LayoutOf[pt]()
 	if st.Count != mpi.Undefined || l.Elements(st) != 3 {
 		return fmt.Errorf("a record and a half: count %d elements %d", st.Count, l.Elements(st))
+	}
+	return nil
+}
+
+// longBlocks sends layouts whose blocks are long enough to move where
+// they lie (writev and readv over tcp, cross-memory attach over sm): to a
+// layout of other strides, to plain numbers and from them, 320 KiB each.
+func longBlocks(w mpi.Comm, right, left int) error {
+	const n, blen = 40, 1024 // 8 KiB blocks
+	me := w.Rank()
+	send, err := mpi.Vector[float64](n, blen, blen+100)
+	if err != nil {
+		return err
+	}
+	recv, err := mpi.Vector[float64](n, blen, blen+7)
+	if err != nil {
+		return err
+	}
+	values := func(rank int) []float64 {
+		v := make([]float64, n*blen)
+		for i := range v {
+			v[i] = float64(rank*10000000 + i)
+		}
+		return v
+	}
+	spread := func(stride int, v []float64) []float64 {
+		g := make([]float64, (n-1)*stride+blen)
+		for b := range n {
+			copy(g[b*stride:], v[b*blen:(b+1)*blen])
+		}
+		return g
+	}
+	src, want := spread(blen+100, values(me)), spread(blen+7, values(left))
+	got := make([]float64, len(want))
+	if _, err := mpi.SendrecvLayout(src, 1, send, right, 910, got, 1, recv, left, 910, w); err != nil {
+		return fmt.Errorf("long blocks: %w", err)
+	}
+	if !slices.Equal(got, want) {
+		return fmt.Errorf("long blocks: received into a layout wrong")
+	}
+	flat := make([]float64, n*blen)
+	if _, err := mpi.SendrecvLayout(src, 1, send, right, 911, flat, n*blen, mpi.LayoutOf[float64](), left, 911, w); err != nil {
+		return fmt.Errorf("long blocks to numbers: %w", err)
+	}
+	if !slices.Equal(flat, values(left)) {
+		return fmt.Errorf("long blocks: received as numbers wrong")
+	}
+	clear(got)
+	if _, err := mpi.SendrecvLayout(values(me), n*blen, mpi.LayoutOf[float64](), right, 912, got, 1, recv, left, 912, w); err != nil {
+		return fmt.Errorf("numbers to long blocks: %w", err)
+	}
+	if !slices.Equal(got, want) {
+		return fmt.Errorf("numbers received into long blocks wrong")
 	}
 	return nil
 }
