@@ -21,16 +21,37 @@ func ddt() Measurement {
 		Counts:     latencyCounts,
 		CheckRanks: atLeast("ddt", 2),
 		Transports: rankZeroTransports,
-		Run:        runDDT,
+		Run: func(w mpi.Comm, o Options) ([]Row, error) {
+			return runDDT(w, o, 1, ddtWidth)
+		},
 	}
 }
 
-// runDDT is latency's ping-pong with each message a column of a grid of
-// float64: S bytes are S/8 values, one per row (bench/c/ddt.c is its twin).
-func runDDT(w mpi.Comm, o Options) ([]Row, error) {
+// ddtRows measures a layout whose blocks are long enough to move where
+// they lie: a message of S bytes is S/4 KiB blocks of 512 values, each
+// a row of a grid 576 values wide (a band of rows without its halo).
+func ddtRows() Measurement {
+	m := ddt()
+	m.Name = "ddt-rows"
+	m.Summary = "ping-pong of a grid's rows without their halo as a vector layout of 4 KiB blocks between ranks 0 and 1: one-way latency"
+	m.About = "one-way latency of rows of a grid sent as a vector datatype (4 KiB blocks, stride 576 doubles), half the round trip between ranks 0 and 1"
+	m.MinSize = rowBlock * 8
+	m.Run = func(w mpi.Comm, o Options) ([]Row, error) {
+		return runDDT(w, o, rowBlock, rowWidth)
+	}
+	return m
+}
+
+// The rows ddt-rows sends: blocks of rowBlock values, rowWidth apart.
+const rowBlock, rowWidth = 512, 576
+
+// runDDT is latency's ping-pong with each message a vector of a grid of
+// float64 rows width values wide: S bytes are S/8/block blocks of block
+// values, one per row (bench/c/ddt.c is the twin of the column, block 1).
+func runDDT(w mpi.Comm, o Options, block, width int) ([]Row, error) {
 	for _, size := range o.Sizes {
-		if size%8 != 0 {
-			return nil, fmt.Errorf("ddt: size %d is not a multiple of 8 (whole float64 values)", size)
+		if size%(8*block) != 0 {
+			return nil, fmt.Errorf("size %d is not a multiple of %d bytes (whole blocks of %d float64 values)", size, 8*block, block)
 		}
 	}
 	peer := -1 // ranks above 1 only keep the barriers
@@ -40,9 +61,9 @@ func runDDT(w mpi.Comm, o Options) ([]Row, error) {
 	case 1:
 		peer = 0
 	}
-	rows8 := o.MaxSize() / 8
-	sbuf := make([]float64, rows8*ddtWidth)
-	rbuf := make([]float64, rows8*ddtWidth)
+	n := o.MaxSize() / 8 / block
+	sbuf := make([]float64, n*width)
+	rbuf := make([]float64, n*width)
 	for i := range sbuf {
 		sbuf[i] = float64(i)
 	}
@@ -53,7 +74,7 @@ func runDDT(w mpi.Comm, o Options) ([]Row, error) {
 		}
 	}()
 	times, err := timeRounds(w, o, peer, func(size int) (func() error, error) {
-		col, err := mpi.Vector[float64](size/8, 1, ddtWidth)
+		col, err := mpi.Vector[float64](size/8/block, block, width)
 		if err != nil {
 			return nil, err
 		}

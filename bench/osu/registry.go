@@ -64,7 +64,7 @@ type Measurement struct {
 
 // All lists the measurements in the order --help shows them.
 func All() []Measurement {
-	return append([]Measurement{latency(), ddt(), bandwidth(), biBandwidth(), multiLatency(), incast(), ring()}, collectives()...)
+	return append([]Measurement{latency(), ddt(), ddtRows(), bandwidth(), biBandwidth(), multiLatency(), incast(), ring()}, collectives()...)
 }
 
 // AboutFor is how the value is obtained under o, for the header.

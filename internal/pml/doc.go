@@ -88,6 +88,23 @@
 // each process_vm_readv costs about 2 us before it copies anything, and a
 // window of 32 KiB messages moves about twice the bytes batched.
 //
+// # Layouts
+//
+// A message whose data is not one slice (a non-contiguous datatype's)
+// comes as a Layout, which packs and unpacks any range of its bytes and
+// names the blocks that hold them. Nothing packs the whole message first:
+// each fragment is packed as it leaves, straight into the module's memory
+// where the module is a btl.Gatherer (sm's ring) or else into a pooled
+// chunk, and unpacked from the fragment as it arrives, so that on two
+// cores the sender packs the next fragment while the receiver unpacks the
+// last. A layout whose blocks average vectorMinBlock or more moves where
+// it lies instead: written with the module's SendVector (tcp's writev)
+// and read into its blocks through PlaceVector (readv); over single copy
+// its blocks are exposed with ExposeVector and read with ReadVector, and
+// a receive into long blocks reads with ReadScatter. A single-copy read
+// into a layout of short blocks goes through a chunk of readChunk bytes at
+// a time, unpacked while it is in the cache.
+//
 // # Receivers never block
 //
 // Transports deliver fragments through btl.Receiver (Place, Deliver,
