@@ -3,6 +3,8 @@ package sm
 import (
 	"context"
 	"testing"
+
+	"github.com/gompi/gompi/frameworks/btl"
 )
 
 // counter is a Receiver that counts deliveries, on a cache line of its own.
@@ -186,4 +188,39 @@ func singleCopy(b *testing.B, size int, shared bool) {
 	}
 	b.StopTimer()
 	stop()
+}
+
+// BenchmarkSendPoll is one goroutine sending a fragment and receiving it
+// at once: the software cost of a send and a delivery, without the
+// caches' transfers between two CPUs, nor a scheduler that a ping-pong
+// between goroutines depends on. Small is SendSmall, the engine's
+// blocking eager path.
+func BenchmarkSendPoll(b *testing.B) {
+	for _, size := range []int{8, 256, 4 << 10} {
+		b.Run(byteSize(size), func(b *testing.B) { sendPoll(b, size, false) })
+	}
+	b.Run("Small-8B", func(b *testing.B) { sendPoll(b, 8, true) })
+}
+
+func sendPoll(b *testing.B, size int, small bool) {
+	j := newTestJob(b, 2)
+	var c counter
+	c.buf = make([]byte, size)
+	j.mods[1].recv = &c
+	hdr, payload := make([]byte, btl.SmallHeaderSize), make([]byte, size)
+	ctx := context.Background()
+	b.SetBytes(int64(size))
+	b.ResetTimer()
+	for range b.N {
+		var err error
+		if small {
+			err = j.mods[0].SendSmall(1, btl.SmallHeader{Lo: 1, Hi: 2}, payload)
+		} else {
+			err = j.mods[0].Send(ctx, 1, hdr, payload)
+		}
+		if err != nil {
+			b.Fatal(err)
+		}
+		j.mods[1].Progress()
+	}
 }

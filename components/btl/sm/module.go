@@ -270,4 +270,5 @@ var (
 	_ btl.SingleCopier = (*Module)(nil)
 	_ btl.VectorReader = (*Module)(nil)
 	_ btl.Poster       = (*Module)(nil)
+	_ btl.Gatherer     = (*Module)(nil)
 )
