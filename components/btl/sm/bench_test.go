@@ -241,7 +241,7 @@ func sendPoll(b *testing.B, size int, small bool) {
 // Each variant's time is the whole chain of a message, pack to unpack;
 // the shared copy of Read is off, as in ReadVector.
 func BenchmarkVector(b *testing.B) {
-	for _, block := range []int{64, 512, 4 << 10, 64 << 10} {
+	for _, block := range []int{64, 512, 2 << 10, 4 << 10, 8 << 10, 16 << 10, 64 << 10} {
 		for _, how := range []string{"Vector", "Scatter", "Packed"} {
 			b.Run(how+"-"+byteSize(block), func(b *testing.B) { vector(b, 1<<20, block, how) })
 		}
