@@ -37,15 +37,24 @@ const descFirst = 31
 
 // ExposeVector returns the address of a descriptor of bufs, by which peer
 // reads them with ReadVector, and the descriptor, which the caller keeps
-// reachable until peer has read: it keeps bufs reachable too.
+// reachable until peer has read: it keeps bufs reachable too. Pieces that
+// follow each other in memory are described as one.
 func (m *Module) ExposeVector(_ int, bufs [][]byte) (uint64, any) {
 	desc := make([]piece, 1+max(len(bufs), descFirst))
 	n := 0
 	for _, b := range bufs {
-		if len(b) > 0 {
-			n++
-			desc[n] = piece{unsafe.Pointer(unsafe.SliceData(b)), uintptr(len(b))}
+		if len(b) == 0 {
+			continue
 		}
+		base := unsafe.Pointer(unsafe.SliceData(b))
+		if n > 0 && unsafe.Add(desc[n].base, desc[n].length) == base {
+			// Adjacent in memory: one piece, since the kernel pins each
+			// remote piece's pages apart, a cost per piece.
+			desc[n].length += uintptr(len(b))
+			continue
+		}
+		n++
+		desc[n] = piece{base, uintptr(len(b))}
 	}
 	desc[0].length = uintptr(n)
 	return uint64(uintptr(unsafe.Pointer(&desc[0]))), &desc[0]
