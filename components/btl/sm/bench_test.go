@@ -2,7 +2,10 @@ package sm
 
 import (
 	"context"
+	"runtime"
 	"testing"
+
+	"github.com/gompi/gompi/frameworks/btl"
 )
 
 // counter is a Receiver that counts deliveries, on a cache line of its own.
@@ -186,4 +189,104 @@ func singleCopy(b *testing.B, size int, shared bool) {
 	}
 	b.StopTimer()
 	stop()
+}
+
+// BenchmarkSendPoll is one goroutine sending a fragment and receiving it
+// at once: the software cost of a send and a delivery, without the
+// caches' transfers between two CPUs, nor a scheduler that a ping-pong
+// between goroutines depends on. Small is SendSmall, the engine's
+// blocking eager path.
+func BenchmarkSendPoll(b *testing.B) {
+	for _, size := range []int{8, 256, 4 << 10} {
+		b.Run(byteSize(size), func(b *testing.B) { sendPoll(b, size, false) })
+	}
+	b.Run("Small-8B", func(b *testing.B) { sendPoll(b, 8, true) })
+}
+
+func sendPoll(b *testing.B, size int, small bool) {
+	j := newTestJob(b, 2)
+	var c counter
+	c.buf = make([]byte, size)
+	j.mods[1].recv = &c
+	hdr, payload := make([]byte, btl.SmallHeaderSize), make([]byte, size)
+	ctx := context.Background()
+	b.SetBytes(int64(size))
+	b.ResetTimer()
+	for range b.N {
+		var err error
+		if small {
+			err = j.mods[0].SendSmall(1, btl.SmallHeader{Lo: 1, Hi: 2}, payload)
+		} else {
+			err = j.mods[0].Send(ctx, 1, hdr, payload)
+		}
+		if err != nil {
+			b.Fatal(err)
+		}
+		j.mods[1].Progress()
+	}
+}
+
+// BenchmarkVector moves a 1 MiB message whose bytes lie in blocks of 64
+// B to 64 KiB, a block's length apart, on both sides (a column of a
+// matrix, say), from rank 0 to rank 1 in one goroutine:
+//
+//   - Vector: the sender exposes the blocks (ExposeVector) and the
+//     receiver reads them into its own (ReadVector).
+//   - Scatter: the sender's bytes are contiguous (Expose) and the
+//     receiver's blocks are read in place (ReadScatter).
+//   - Packed: what the engine does without either, the sender packing
+//     the blocks into a buffer, the receiver reading it (Read) into one
+//     of its own and unpacking that.
+//
+// Each variant's time is the whole chain of a message, pack to unpack;
+// the shared copy of Read is off, as in ReadVector.
+func BenchmarkVector(b *testing.B) {
+	for _, block := range []int{64, 512, 2 << 10, 4 << 10, 8 << 10, 16 << 10, 64 << 10} {
+		for _, how := range []string{"Vector", "Scatter", "Packed"} {
+			b.Run(how+"-"+byteSize(block), func(b *testing.B) { vector(b, 1<<20, block, how) })
+		}
+	}
+}
+
+func vector(b *testing.B, size, block int, how string) {
+	j := newTestJob(b, 2, "btl_sm_shared_copy_threshold", "0")
+	if j.mods[1].SingleCopyMin(0) == 0 {
+		b.Skip("cross-memory attach is not allowed here")
+	}
+	blocks := func(buf []byte) [][]byte {
+		var bs [][]byte
+		for at := 0; at < len(buf); at += 2 * block {
+			bs = append(bs, buf[at:at+block])
+		}
+		return bs
+	}
+	src, dst := blocks(make([]byte, 2*size)), blocks(make([]byte, 2*size))
+	packed, unpacked := make([]byte, size), make([]byte, size)
+	b.SetBytes(int64(size))
+	b.ResetTimer()
+	for range b.N {
+		var err error
+		switch how {
+		case "Vector":
+			token, keep := j.mods[0].ExposeVector(1, src)
+			err = j.mods[1].ReadVector(0, token, dst)
+			runtime.KeepAlive(keep)
+		case "Scatter":
+			err = j.mods[1].ReadScatter(0, j.mods[0].Expose(1, packed), dst)
+		case "Packed":
+			at := 0
+			for _, s := range src {
+				at += copy(packed[at:], s)
+			}
+			if err = j.mods[1].Read(0, j.mods[0].Expose(1, packed), 0, unpacked); err == nil {
+				at = 0
+				for _, d := range dst {
+					at += copy(d, unpacked[at:])
+				}
+			}
+		}
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
 }

@@ -11,7 +11,8 @@ import (
 	"github.com/gompi/gompi/frameworks/btl/btltest"
 )
 
-// TestContract runs the btl conformance suite on three ranks of one host.
+// TestContract runs the btl conformance suite on three ranks of one host,
+// and its checks of payloads in pieces (btl.Gatherer, btl.ScatterCopier).
 //
 // The ranks share this process, so the suite's Kill (killRank) makes a
 // rank dead the way its survivors can tell: the pid they watch for it
@@ -28,7 +29,7 @@ func TestContract(t *testing.T) {
 		}
 		return c
 	})
-	btltest.Run(t, btltest.Suite{
+	suite := btltest.Suite{
 		Size: 3,
 		New: func(t *testing.T, envs []btl.InitEnv) []btl.Module {
 			mods := perRank(t, envs)
@@ -55,7 +56,9 @@ func TestContract(t *testing.T) {
 			mu.Unlock()
 			j.killRank(rank)
 		},
-	})
+	}
+	btltest.Run(t, suite)
+	btltest.RunScatter(t, suite)
 }
 
 // contractJob is one job of the suite: its modules by rank, and the test

@@ -265,9 +265,11 @@ func (m *Module) Finalize() error {
 }
 
 var (
-	_ btl.Module       = (*Module)(nil)
-	_ btl.Idler        = (*Module)(nil)
-	_ btl.SingleCopier = (*Module)(nil)
-	_ btl.VectorReader = (*Module)(nil)
-	_ btl.Poster       = (*Module)(nil)
+	_ btl.Module        = (*Module)(nil)
+	_ btl.Idler         = (*Module)(nil)
+	_ btl.SingleCopier  = (*Module)(nil)
+	_ btl.VectorReader  = (*Module)(nil)
+	_ btl.Poster        = (*Module)(nil)
+	_ btl.Gatherer      = (*Module)(nil)
+	_ btl.ScatterCopier = (*Module)(nil)
 )

@@ -15,7 +15,21 @@ import (
 // waits, draining this rank's own rings meanwhile: two ranks that fill
 // each other's rings must not wait for each other.
 func (m *Module) Send(ctx context.Context, rank int, hdr, payload []byte) error {
-	return m.write(ctx, rank, hdr, payload, false)
+	return m.write(ctx, rank, hdr, payload, nil, false)
+}
+
+// SendFrom is Send, or Post when hold is set, of the n bytes of src from
+// off, which src packs straight into the peer's ring (btl.Gatherer): a
+// non-contiguous payload is copied once on its way, not packed into a
+// buffer first.
+func (m *Module) SendFrom(ctx context.Context, rank int, hdr []byte, src btl.Source, off, n int, hold bool) error {
+	if src == nil {
+		return fmt.Errorf("send to world rank %d: no source for the payload", rank)
+	}
+	if off < 0 || n < 0 {
+		return fmt.Errorf("send to world rank %d: a payload of %d bytes at offset %d of its source (neither may be negative)", rank, n, off)
+	}
+	return m.write(ctx, rank, hdr, nil, &source{src, off, n}, hold)
 }
 
 // SendSmall is Send with the header by value (btl.SmallSender).
@@ -33,7 +47,7 @@ func (m *Module) PostSmall(rank int, hdr btl.SmallHeader, payload []byte) error 
 func (m *Module) writeSmall(rank int, hdr btl.SmallHeader, payload []byte, hold bool) error {
 	var b [btl.SmallHeaderSize]byte
 	hdr.Put(b[:])
-	return m.write(context.Background(), rank, b[:], payload, hold)
+	return m.write(context.Background(), rank, b[:], payload, nil, hold)
 }
 
 // Post is Send that may leave the fragment unpublished, to be published
@@ -42,18 +56,24 @@ func (m *Module) writeSmall(rank int, hdr btl.SmallHeader, payload []byte, hold 
 // is published by the module's next Progress, a Send or Flush to the
 // peer, a full batch, or the flusher soon after.
 func (m *Module) Post(ctx context.Context, rank int, hdr, payload []byte) error {
-	return m.write(ctx, rank, hdr, payload, true)
+	return m.write(ctx, rank, hdr, payload, nil, true)
 }
 
 // postBatch is how many records Post leaves unpublished at most.
 const postBatch = 32
 
-func (m *Module) write(ctx context.Context, rank int, hdr, payload []byte, hold bool) error {
+// write is Send, or Post when hold is set, of payload, or of what src
+// packs if set.
+func (m *Module) write(ctx context.Context, rank int, hdr, payload []byte, src *source, hold bool) error {
 	if err := btl.CheckHeader(hdr); err != nil {
 		return fmt.Errorf("send to world rank %d: %w", rank, err)
 	}
-	if len(payload) > m.cfg.fragmentSize {
-		return fmt.Errorf("send to world rank %d: payload of %d bytes exceeds the fragment size %d", rank, len(payload), m.cfg.fragmentSize)
+	n := len(payload)
+	if src != nil {
+		n = src.n
+	}
+	if n > m.cfg.fragmentSize {
+		return fmt.Errorf("send to world rank %d: payload of %d bytes exceeds the fragment size %d", rank, n, m.cfg.fragmentSize)
 	}
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("send to world rank %d: %w", rank, err)
@@ -80,8 +100,8 @@ func (m *Module) write(ctx context.Context, rank int, hdr, payload []byte, hold 
 		// for the record's lines, which the receiver holds.
 		m.hold(p)
 	}
-	if !p.out.put(hdr, payload, hold) {
-		err = m.waitRoom(ctx, p, hdr, payload, hold)
+	if !p.out.putKind(kindFrag, hdr, payload, src, hold) {
+		err = m.waitRoom(ctx, p, hdr, payload, src, hold)
 	}
 	if !hold || err != nil || p.out.nstaged >= postBatch {
 		m.publish(p)
@@ -188,14 +208,15 @@ func (m *Module) flush() {
 }
 
 // waitRoom retries a fragment until the peer's ring has room, the peer
-// dies or ctx ends.
-func (m *Module) waitRoom(ctx context.Context, p *peer, hdr, payload []byte, hold bool) error {
+// dies or ctx ends. A Source is packed only once there is room: put
+// checks for room before it copies.
+func (m *Module) waitRoom(ctx context.Context, p *peer, hdr, payload []byte, src *source, hold bool) error {
 	if p.block.sleeping.Load() != 0 { // its ring is full of what it sleeps on
 		p.block.wake.Add(1)
 		lowlevel.FutexWake(p.block.wake)
 	}
 	var since time.Time
-	for spins := 1; !p.out.put(hdr, payload, hold); spins++ {
+	for spins := 1; !p.out.putKind(kindFrag, hdr, payload, src, hold); spins++ {
 		m.Progress()
 		switch {
 		case m.oversubscribed || spins > m.cfg.pollSpins:

@@ -163,7 +163,7 @@ func (m *Module) askHelp(p *peer, seq uint64) bool {
 	}
 	var hdr [8]byte
 	binary.LittleEndian.PutUint64(hdr[:], seq)
-	if !p.out.putKind(kindHelp, hdr[:], nil, false) {
+	if !p.out.putKind(kindHelp, hdr[:], nil, nil, false) {
 		return false
 	}
 	m.publish(p)

@@ -1,0 +1,252 @@
+package sm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gompi/gompi/frameworks/btl"
+)
+
+// noise is n bytes from a generator seeded with seed: pieces copied in
+// the wrong order or to the wrong place show, whatever their sizes.
+func noise(n int, seed uint64) []byte {
+	b := make([]byte, n)
+	x := seed*0x9e3779b97f4a7c15 | 1
+	for i := range b {
+		x ^= x << 13
+		x ^= x >> 7
+		x ^= x << 17
+		b[i] = byte(x >> 32)
+	}
+	return b
+}
+
+// strided is a Source whose payload is every block bytes out of stride in
+// buf, as a column of a matrix lies. It counts its Packs.
+type strided struct {
+	buf           []byte
+	block, stride int
+	packs         int
+}
+
+func (s *strided) Pack(dst []byte, off int) {
+	s.packs++
+	for len(dst) > 0 {
+		blk, in := off/s.block, off%s.block
+		n := copy(dst, s.buf[blk*s.stride+in:blk*s.stride+s.block])
+		dst, off = dst[n:], off+n
+	}
+}
+
+// packed is what Pack writes for n bytes from off, packed in one go.
+func (s *strided) packed(off, n int) []byte {
+	b := make([]byte, n)
+	saved := s.packs
+	s.Pack(b, off)
+	s.packs = saved
+	return b
+}
+
+// newStrided is a Source of at least n bytes from off in blocks of block
+// bytes, 3 bytes apart.
+func newStrided(n, off, block int) *strided {
+	blocks := (n+off)/block + 1
+	return &strided{buf: noise(blocks*(block+3), uint64(n)), block: block, stride: block + 3}
+}
+
+// frag is how an inbox records a fragment.
+func frag(from int, hdr, payload []byte) string {
+	return fmt.Sprintf("%d:%s:%d:%x", from, hdr, len(payload), sum(payload))
+}
+
+// TestSendFromDeliversWhatSendWould: a payload packed by a Source
+// straight into the ring arrives as the same bytes sent with Send would,
+// for sizes about the record's first line and up to the fragment size,
+// sent at once or held back (Post), in order with Sends around them.
+func TestSendFromDeliversWhatSendWould(t *testing.T) {
+	j := newTestJob(t, 2)
+	m := j.mods[0]
+	ctx := context.Background()
+	var want []string
+	seq := 0
+	stop := j.poll(1) // the sends outgrow the ring
+	defer stop()
+	for _, hold := range []bool{false, true} {
+		for _, n := range []int{0, 1, 8, 47, 48, 49, 100, 4096, 12345, m.MaxSendSize()} {
+			for _, hlen := range []int{btl.SmallHeaderSize, 40} {
+				hdr := []byte(fmt.Sprintf("%0*d", hlen, seq))
+				seq++
+				off := n % 7
+				src := newStrided(n, off, 5)
+				if err := m.SendFrom(ctx, 1, hdr, src, off, n, hold); err != nil {
+					t.Fatalf("SendFrom of %d bytes, hold %v: %v", n, hold, err)
+				}
+				want = append(want, frag(0, hdr, src.packed(off, n)))
+				if src.packs > 2 {
+					t.Errorf("SendFrom of %d bytes packed in %d calls; the ring record takes at most 2", n, src.packs)
+				}
+				plain := []byte(fmt.Sprintf("%0*d", hlen, seq))
+				seq++
+				if err := m.Send(ctx, 1, plain, src.packed(0, n/2)); err != nil {
+					t.Fatal(err)
+				}
+				want = append(want, frag(0, plain, src.packed(0, n/2)))
+			}
+		}
+		m.Flush(1)
+	}
+	got := j.await(t, 1, len(want))
+	if !slices.Equal(got, want) {
+		for i := range want {
+			if i >= len(got) || got[i] != want[i] {
+				t.Fatalf("fragment %d of %d: got %q, want %q", i, len(want), got[min(i, len(got)-1)], want[i])
+			}
+		}
+		t.Fatalf("got %d fragments, want %d", len(got), len(want))
+	}
+}
+
+// waitingReceiver tells when a fragment reaches it.
+type waitingReceiver struct{ got chan struct{} }
+
+func (w waitingReceiver) Place(int, []byte, int) []byte { return nil }
+func (w waitingReceiver) Deliver(int, []byte, []byte, bool) {
+	select {
+	case w.got <- struct{}{}:
+	default:
+	}
+}
+func (w waitingReceiver) PeerFailed(int, error) {}
+
+// TestSendFromWaitsForRoom: SendFrom into a full ring waits until the
+// receiver makes room, then delivers its payload whole, sent at once or
+// held. Rank 0 polls only while it waits for room, so the fragment rank
+// 1 sent it before reaches it only then: that is when rank 1 drains.
+func TestSendFromWaitsForRoom(t *testing.T) {
+	for _, hold := range []bool{false, true} {
+		t.Run(fmt.Sprintf("hold=%v", hold), func(t *testing.T) {
+			j := newTestJob(t, 2)
+			m := j.mods[0]
+			waiting := waitingReceiver{got: make(chan struct{}, 1)}
+			m.recv = waiting
+			ctx := context.Background()
+			if hold { // the first Post after a Flush goes at once: this one
+				if err := m.Post(ctx, 1, []byte("first"), nil); err != nil {
+					t.Fatal(err)
+				}
+			}
+			full := fillRing(t, m, 1)
+			if err := j.mods[1].Send(ctx, 0, []byte("go"), nil); err != nil {
+				t.Fatal(err)
+			}
+			n := m.MaxSendSize()
+			src := newStrided(n, 3, 64)
+			hdr := []byte("from a source")
+			total := full + 1
+			if hold {
+				total++
+			}
+			drained := make(chan error, 1)
+			go func() {
+				select {
+				case <-waiting.got:
+				case <-time.After(time.Minute): // a hang guard, not a measurement
+					drained <- errors.New("rank 0 never polled: it did not wait for room")
+					return
+				}
+				deadline := time.Now().Add(time.Minute)
+				for len(j.boxes[1].snapshot()) < total {
+					j.mods[1].Progress()
+					if time.Now().After(deadline) {
+						drained <- fmt.Errorf("rank 1 got %d fragments, want %d", len(j.boxes[1].snapshot()), total)
+						return
+					}
+				}
+				drained <- nil
+			}()
+			if err := m.SendFrom(ctx, 1, hdr, src, 3, n, hold); err != nil {
+				t.Fatal(err)
+			}
+			m.Flush(1)
+			if err := <-drained; err != nil {
+				t.Fatal(err)
+			}
+			got := j.boxes[1].snapshot()
+			if last, want := got[len(got)-1], frag(0, hdr, src.packed(3, n)); last != want {
+				t.Fatalf("the fragment sent into a full ring arrived as %q, want %q", last, want)
+			}
+		})
+	}
+}
+
+// fillRing writes fragments of the largest size into m's ring to rank
+// until it has no room, publishes them, and returns how many it wrote.
+func fillRing(t *testing.T, m *Module, rank int) int {
+	t.Helper()
+	p := m.peers[rank]
+	if !m.lock(p) {
+		t.Fatal("the module is finalized")
+	}
+	defer func() { p.sending.Store(false) }()
+	n := 0
+	for p.out.put([]byte("filler"), make([]byte, m.MaxSendSize()), false) {
+		n++
+	}
+	m.publish(p)
+	return n
+}
+
+// TestSendFromRefuses: what Send refuses, SendFrom refuses, and a Source
+// it cannot use, each with an error that names the peer and the fault.
+func TestSendFromRefuses(t *testing.T) {
+	j := newTestJob(t, 2)
+	m := j.mods[0]
+	ctx := context.Background()
+	src := newStrided(1<<20, 0, 8)
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	for _, c := range []struct {
+		what   string
+		ctx    context.Context
+		hdr    []byte
+		src    btl.Source
+		off, n int
+		want   string
+	}{
+		{"no header", ctx, nil, src, 0, 8, "header of 0 bytes"},
+		{"a long header", ctx, make([]byte, btl.MaxHeaderSize+1), src, 0, 8, "must be 1-"},
+		{"too large", ctx, []byte("h"), src, 0, m.MaxSendSize() + 1, "exceeds the fragment size"},
+		{"no source", ctx, []byte("h"), nil, 0, 8, "no source"},
+		{"a negative offset", ctx, []byte("h"), src, -1, 8, "offset -1"},
+		{"a negative size", ctx, []byte("h"), src, 0, -8, "-8 bytes"},
+		{"a cancelled context", cancelled, []byte("h"), src, 0, 8, "context canceled"},
+		{"a rank not on this host", ctx, []byte("h"), src, 0, 8, ""},
+	} {
+		rank := 1
+		if c.want == "" {
+			rank = 5
+		}
+		err := m.SendFrom(c.ctx, rank, c.hdr, c.src, c.off, c.n, false)
+		if err == nil {
+			t.Errorf("SendFrom with %s succeeded", c.what)
+			continue
+		}
+		if !strings.Contains(err.Error(), fmt.Sprintf("world rank %d", rank)) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("SendFrom with %s: %q; want it to name world rank %d and say %q", c.what, err, rank, c.want)
+		}
+	}
+	if err := m.Finalize(); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.SendFrom(ctx, 1, []byte("h"), src, 0, 8, false); err == nil || !strings.Contains(err.Error(), "finalized") {
+		t.Errorf("SendFrom after Finalize: %v; want an error saying the module is finalized", err)
+	}
+	if got := j.boxes[1].snapshot(); len(got) != 0 {
+		t.Errorf("refused sends delivered %d fragments", len(got))
+	}
+}
