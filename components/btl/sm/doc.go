@@ -229,8 +229,8 @@
 // batches as Send and Post do, and packs only once there is room. For
 // single copies (btl.ScatterCopier), ExposeVector lays out a descriptor
 // of the sender's pieces: a count, then one {address, length} pair per
-// piece in struct iovec's layout, which the reader loads straight into
-// its remote iovecs. The addresses are pointers, so the descriptor, which
+// piece (pieces adjacent in memory make one) in struct iovec's layout,
+// which the reader loads straight into its remote iovecs. The addresses are pointers, so the descriptor, which
 // the engine keeps until the FIN, keeps the pieces reachable too; every
 // descriptor has room for 31 pieces, so that the reader's first
 // process_vm_readv takes the count and up to 31 pieces without reading

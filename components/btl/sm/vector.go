@@ -17,6 +17,8 @@ import (
 // iovec, so that the reader loads the pairs straight into its remote
 // iovecs. The addresses are held as pointers, so the descriptor alone
 // keeps the pieces reachable: it is the keep that ExposeVector returns.
+// Pieces adjacent in memory make one entry; the entries past the count
+// hold the addresses of those joined to the one before.
 
 // maxIovecs is the most iovecs a side of one process_vm_readv may have
 // (IOV_MAX).
@@ -37,15 +39,28 @@ const descFirst = 31
 
 // ExposeVector returns the address of a descriptor of bufs, by which peer
 // reads them with ReadVector, and the descriptor, which the caller keeps
-// reachable until peer has read: it keeps bufs reachable too.
+// reachable until peer has read: it keeps bufs reachable too. Pieces that
+// follow each other in memory are described as one.
 func (m *Module) ExposeVector(_ int, bufs [][]byte) (uint64, any) {
 	desc := make([]piece, 1+max(len(bufs), descFirst))
-	n := 0
+	n, joined := 0, 0
 	for _, b := range bufs {
-		if len(b) > 0 {
-			n++
-			desc[n] = piece{unsafe.Pointer(unsafe.SliceData(b)), uintptr(len(b))}
+		if len(b) == 0 {
+			continue
 		}
+		base := unsafe.Pointer(unsafe.SliceData(b))
+		if n > 0 && uintptr(desc[n].base)+desc[n].length == uintptr(base) {
+			// Adjacent in memory: one piece, since the kernel pins each
+			// remote piece's pages apart, a cost per piece. b may be an
+			// allocation of its own that only follows the last: the
+			// entries past the count, which no reader reads, keep it.
+			desc[n].length += uintptr(len(b))
+			joined++
+			desc[len(desc)-joined].base = base
+			continue
+		}
+		n++
+		desc[n] = piece{base, uintptr(len(b))}
 	}
 	desc[0].length = uintptr(n)
 	return uint64(uintptr(unsafe.Pointer(&desc[0]))), &desc[0]

@@ -122,17 +122,22 @@ func TestReadVector(t *testing.T) {
 	j := cmaJob(t)
 	for i, c := range vectorCases {
 		msg := noise(c.total, uint64(i))
-		bufs := scatterInPlace(cut(msg, c.src))
-		token, keep := j.mods[0].ExposeVector(1, bufs)
-		for _, n := range []int{c.total, c.total/2 + 1} {
-			what := fmt.Sprintf("%s: %d of %d bytes", c.name, n, c.total)
-			dsts := dstsOf(n, c.dst)
-			if err := j.mods[1].ReadVector(0, token, dsts); err != nil {
-				t.Fatalf("%s: %v", what, err)
+		for _, adjacent := range []bool{false, true} {
+			bufs := cut(msg, c.src) // one piece after the other in msg: described as one
+			if !adjacent {
+				bufs = scatterInPlace(bufs)
 			}
-			checkDsts(t, what, dsts, msg)
+			token, keep := j.mods[0].ExposeVector(1, bufs)
+			for _, n := range []int{c.total, c.total/2 + 1} {
+				what := fmt.Sprintf("%s: %d of %d bytes, adjacent %v", c.name, n, c.total, adjacent)
+				dsts := dstsOf(n, c.dst)
+				if err := j.mods[1].ReadVector(0, token, dsts); err != nil {
+					t.Fatalf("%s: %v", what, err)
+				}
+				checkDsts(t, what, dsts, msg)
+			}
+			runtime.KeepAlive(keep)
 		}
-		runtime.KeepAlive(keep)
 	}
 }
 
@@ -183,6 +188,32 @@ func TestExposeVectorDescriptor(t *testing.T) {
 	if desc[0].length != 2 || desc[1].length != 3 || desc[2].length != 2 ||
 		desc[1].base != unsafe.Pointer(&a[0]) || desc[2].base != unsafe.Pointer(&b[0]) {
 		t.Fatalf("descriptor %v does not list the two pieces", desc[:3])
+	}
+}
+
+// TestExposeVectorJoinsAdjacentPieces: pieces that follow each other in
+// memory are one piece of the descriptor, those apart are not.
+func TestExposeVectorJoinsAdjacentPieces(t *testing.T) {
+	j := cmaJob(t)
+	buf := make([]byte, 100)
+	_, keep := j.mods[0].ExposeVector(1, [][]byte{buf[0:10], buf[10:30], {}, buf[30:31], buf[40:50], buf[50:60], buf[0:5]})
+	desc := unsafe.Slice(keep.(*piece), 1+descFirst)
+	want := []struct{ at, n int }{{0, 31}, {40, 20}, {0, 5}}
+	if int(desc[0].length) != len(want) {
+		t.Fatalf("the descriptor lists %d pieces, want %d", desc[0].length, len(want))
+	}
+	for i, w := range want {
+		if p := desc[1+i]; p.base != unsafe.Pointer(&buf[w.at]) || int(p.length) != w.n {
+			t.Errorf("piece %d is %d bytes at offset %d, want %d at %d",
+				i, p.length, uintptr(p.base)-uintptr(unsafe.Pointer(&buf[0])), w.n, w.at)
+		}
+	}
+	// A joined piece may be an allocation of its own: the entries past the
+	// count keep it reachable.
+	for k, at := range []int{10, 30, 50} {
+		if p := desc[len(desc)-1-k]; p.base != unsafe.Pointer(&buf[at]) {
+			t.Errorf("entry %d from the end does not hold the piece joined at offset %d", k, at)
+		}
 	}
 }
 
