@@ -17,6 +17,8 @@ import (
 // iovec, so that the reader loads the pairs straight into its remote
 // iovecs. The addresses are held as pointers, so the descriptor alone
 // keeps the pieces reachable: it is the keep that ExposeVector returns.
+// Pieces adjacent in memory make one entry; the entries past the count
+// hold the addresses of those joined to the one before.
 
 // maxIovecs is the most iovecs a side of one process_vm_readv may have
 // (IOV_MAX).
@@ -41,16 +43,20 @@ const descFirst = 31
 // follow each other in memory are described as one.
 func (m *Module) ExposeVector(_ int, bufs [][]byte) (uint64, any) {
 	desc := make([]piece, 1+max(len(bufs), descFirst))
-	n := 0
+	n, joined := 0, 0
 	for _, b := range bufs {
 		if len(b) == 0 {
 			continue
 		}
 		base := unsafe.Pointer(unsafe.SliceData(b))
-		if n > 0 && unsafe.Add(desc[n].base, desc[n].length) == base {
+		if n > 0 && uintptr(desc[n].base)+desc[n].length == uintptr(base) {
 			// Adjacent in memory: one piece, since the kernel pins each
-			// remote piece's pages apart, a cost per piece.
+			// remote piece's pages apart, a cost per piece. b may be an
+			// allocation of its own that only follows the last: the
+			// entries past the count, which no reader reads, keep it.
 			desc[n].length += uintptr(len(b))
+			joined++
+			desc[len(desc)-joined].base = base
 			continue
 		}
 		n++

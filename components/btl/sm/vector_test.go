@@ -208,6 +208,13 @@ func TestExposeVectorJoinsAdjacentPieces(t *testing.T) {
 				i, p.length, uintptr(p.base)-uintptr(unsafe.Pointer(&buf[0])), w.n, w.at)
 		}
 	}
+	// A joined piece may be an allocation of its own: the entries past the
+	// count keep it reachable.
+	for k, at := range []int{10, 30, 50} {
+		if p := desc[len(desc)-1-k]; p.base != unsafe.Pointer(&buf[at]) {
+			t.Errorf("entry %d from the end does not hold the piece joined at offset %d", k, at)
+		}
+	}
 }
 
 // TestReadVectorErrors: a peer that is not local is named in the error.
