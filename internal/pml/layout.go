@@ -30,14 +30,20 @@ type Layout interface {
 }
 
 // Blocks at least this long on average move where they lie, through the
-// transport's vectored calls (btl.VectorSender, btl.VectorPlacer,
-// btl.ScatterCopier); shorter ones are packed, as each block costs those
-// calls more than copying it twice does. Over tcp, a 1 MiB message in
-// blocks of 2 KiB took 0.74-0.78 of the time packed, of 512 B about 1.0,
-// of 64 B twice as long (tcp's BenchmarkVector).
+// transport's vectored calls; shorter ones are packed, as each block
+// costs those calls more than copying it twice does. Over tcp
+// (btl.VectorSender, btl.VectorPlacer), a 1 MiB message in blocks of
+// 2 KiB took 0.74-0.78 of the time packed, of 512 B about 1.0, of 64 B
+// twice as long (tcp's BenchmarkVector). Over single copy, the kernel
+// pins the pages of each of the sender's blocks apart, about 0.6 us a
+// block, and a receiver's block costs about 0.1 us: reading the sender's
+// blocks (btl.ScatterCopier's ExposeVector) took 0.72 of the packed time
+// at 4 KiB and 1.18 at 2 KiB, reading into the receiver's 0.72 at 512 B
+// and 2.5 times at 64 B (sm's BenchmarkVector).
 const (
-	vectorMinBlock  = 2 << 10
-	scatterMinBlock = 4 << 10
+	vectorMinBlock  = 2 << 10 // tcp, both sides
+	exposeMinBlock  = 4 << 10 // a single-copy sender's blocks
+	scatterMinBlock = 512     // a single-copy receiver's blocks
 )
 
 // vectored reports whether lay's blocks are long enough to move where

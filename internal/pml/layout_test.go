@@ -320,7 +320,9 @@ func (c *scatterCopier) ReadVector(_ int, token uint64, dsts [][]byte) error {
 // copy between buffers and layouts: pieces where they lie when the
 // blocks are long, packed when they are short.
 func TestScatterCopy(t *testing.T) {
-	long, short := scatterMinBlock+8, 40
+	// Long blocks are worth reading from the sender's memory and into the
+	// receiver's; mid ones only into the receiver's.
+	long, mid, short := exposeMinBlock, 2*scatterMinBlock, 64
 	for _, tc := range []struct {
 		name                    string
 		sendBlock, recvBlock    int // 0: a plain buffer
@@ -331,6 +333,8 @@ func TestScatterCopy(t *testing.T) {
 		{"long blocks to short blocks", long, short, false, true},
 		{"a buffer to long blocks", 0, long, true, false},
 		{"short blocks to long blocks", short, long, false, false},
+		{"a buffer to mid blocks", 0, mid, true, false},
+		{"mid blocks to a buffer", mid, 0, false, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			shared := &exposed{bufs: map[uint64][]byte{}, vectors: map[uint64][][]byte{}}
@@ -340,7 +344,7 @@ func TestScatterCopy(t *testing.T) {
 				cs = append(cs, c)
 				return c
 			})
-			size := 8 * long * short // whole blocks of either length
+			size := 8 * long // whole blocks of any length
 			msg := fill(size, 1)
 			var src *strided
 			if tc.sendBlock > 0 {

@@ -224,7 +224,7 @@ func (e *Engine) expose(sc btl.SingleCopier, r *Request, h *header) {
 		h.token = sc.Expose(r.peer, r.buf)
 		return
 	}
-	if vc, ok := sc.(btl.ScatterCopier); ok && vectored(r.lay, scatterMinBlock) {
+	if vc, ok := sc.(btl.ScatterCopier); ok && vectored(r.lay, exposeMinBlock) {
 		h.flags |= flagGet | flagVector
 		h.token, r.keep = vc.ExposeVector(r.peer, r.lay.Blocks(nil, 0, r.lay.Size()))
 	}

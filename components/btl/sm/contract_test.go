@@ -58,7 +58,6 @@ func TestContract(t *testing.T) {
 		},
 	}
 	btltest.Run(t, suite)
-	btltest.RunScatter(t, suite)
 }
 
 // contractJob is one job of the suite: its modules by rank, and the test

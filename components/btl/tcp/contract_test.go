@@ -21,17 +21,3 @@ func TestContract(t *testing.T) {
 		Kill: func(_ int, m btl.Module) { m.(*Module).shutdown(false) }, // sockets close with no goodbye
 	})
 }
-
-// TestVectorContract runs the conformance suite of btl.VectorSender.
-func TestVectorContract(t *testing.T) {
-	btltest.RunVector(t, btltest.Suite{
-		Size: 2,
-		New: btltest.PerRank(func(t testing.TB, env btl.InitEnv) btl.Component {
-			c, err := openComponent(t, loopbackOnly...)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return c
-		}),
-	})
-}

@@ -47,9 +47,11 @@
 // polled passes. Waits end on a condition; their deadline only guards
 // against a hang.
 //
-// RunVector checks, with the same Suite, what a btl.VectorSender adds:
-// payloads in parts, and receivers that place them in pieces
-// (VectorReceiver records what a btl.VectorPlacer is given).
+// Its parts for payloads in pieces check what a btl.Gatherer (SendFrom),
+// a btl.ScatterCopier (ReadScatter, ReadVector) and a btl.VectorSender
+// (the Vector parts: payloads in parts, and receivers that place them in
+// pieces, VectorReceiver recording what a btl.VectorPlacer is given) add,
+// and skip modules without them.
 //
 // Loopback is an in-memory transport that keeps the contract, for tests
 // of the layers above btl (internal/pml's run on it).

@@ -10,23 +10,6 @@ import (
 	"github.com/gompi/gompi/frameworks/btl"
 )
 
-// RunScatter checks the contracts of btl.Gatherer and btl.ScatterCopier,
-// each in a subtest on a new job, which skips on modules that do not
-// implement it: payloads that lie in several pieces, sent from a Source
-// and read with single copies into several destinations.
-func RunScatter(t *testing.T, s Suite) {
-	t.Helper()
-	if s.Size < 1 || s.New == nil {
-		t.Fatalf("btltest: a suite needs a Size of at least 1 and a Factory (have %d, %v)", s.Size, s.New != nil)
-	}
-	if s.Reaches == nil {
-		s.Reaches = func(int, int) bool { return true }
-	}
-	t.Run("SendFrom", s.testSendFrom)
-	t.Run("ReadScatter", s.testReadScatter)
-	t.Run("ReadVector", s.testReadVector)
-}
-
 // strided is a Source whose bytes lie in blocks of block bytes, gap
 // bytes of garbage apart, as a column of a matrix does.
 type strided struct {

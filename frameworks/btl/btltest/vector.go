@@ -10,33 +10,6 @@ import (
 	"github.com/gompi/gompi/frameworks/btl"
 )
 
-// RunVector checks what a btl.VectorSender adds to the contract, each
-// part in a subtest on a new job of s whose receivers are
-// VectorReceivers; it skips t for a module that is no VectorSender.
-// Parts: SendVector of no parts, empty parts, one part, more parts than
-// one system call takes (IOV_MAX, 1024) and MaxSendSize bytes in parts
-// arrives as the concatenation of the parts, in order with Sends, though
-// the caller wrote over the parts once SendVector returned. TooLarge:
-// more than MaxSendSize bytes in all is refused, naming the peer; so is a
-// bad header. AfterPosts (for a btl.Poster): a SendVector goes after the
-// fragments Post held back. Placed: payloads land whole, by Deliver or,
-// for a module that reads in place, in the slices a btl.VectorPlacer
-// gave (DeliverVector with the payload's size), never beyond them, and
-// never in slices whose lengths do not add up to the payload's.
-func RunVector(t *testing.T, s Suite) {
-	t.Helper()
-	if s.Size < 1 || s.New == nil {
-		t.Fatalf("btltest: a suite needs a Size of at least 1 and a Factory (have %d, %v)", s.Size, s.New != nil)
-	}
-	if s.Reaches == nil {
-		s.Reaches = func(int, int) bool { return true }
-	}
-	t.Run("Parts", s.testVectorParts)
-	t.Run("TooLarge", s.testVectorRefused)
-	t.Run("AfterPosts", s.testVectorAfterPosts)
-	t.Run("Placed", s.testVectorPlaced)
-}
-
 // startVector is start with VectorReceivers; it skips t unless the
 // modules are btl.VectorSenders.
 func (s Suite) startVector(t *testing.T) (*job, []*VectorReceiver) {
