@@ -176,6 +176,11 @@ func (e *Engine) deliverFin(from int, h header) {
 func (e *Engine) sendData(s *Request, rreq uint64, accepted int) {
 	m := e.module(s.peer)
 	chunk := max(m.MaxSendSize(), 1)
+	if s.lay != nil && !vectored(s.lay, vectorMinBlock) {
+		// Packed fragments small enough that the receiver unpacks one
+		// while the next is packed and sent.
+		chunk = min(chunk, packedFragment)
+	}
 	for off := s.first; off < accepted; off += chunk {
 		end := min(off+chunk, accepted)
 		h := header{typ: typeData, context: s.context, source: int32(e.me), tag: int32(s.tag), offset: uint64(off), rreq: rreq}

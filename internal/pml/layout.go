@@ -46,6 +46,12 @@ const (
 	scatterMinBlock = 512     // a single-copy receiver's blocks
 )
 
+// packedFragment bounds the rendezvous fragments of a layout that is
+// packed, for a transport whose fragments are larger (tcp's are 4 MiB):
+// a column of 1 MiB over tcp took 0.76 of its time in whole fragments,
+// one of 4 MiB 0.55; fragments of 64 and 256 KiB did about as well.
+const packedFragment = 128 << 10
+
 // vectored reports whether lay's blocks are long enough to move where
 // they lie, min bytes on average.
 func vectored(lay Layout, min int) bool { return lay != nil && lay.MeanBlock() >= min }
