@@ -18,15 +18,28 @@ const (
 func (t Topology) String() string {
 	switch t {
 	case Cart:
-		return "Cartesian"
+		return "Cart"
 	case Graph:
-		return "graph"
+		return "Graph"
 	case DistGraph:
-		return "distributed graph"
+		return "DistGraph"
 	case Undefined:
-		return "no"
+		return "Undefined"
 	}
 	return fmt.Sprintf("Topology(%d)", int(t))
+}
+
+// describe names t in a sentence: "a Cartesian topology".
+func (t Topology) describe() string {
+	switch t {
+	case Cart:
+		return "a Cartesian topology"
+	case Graph:
+		return "a graph topology"
+	case DistGraph:
+		return "a distributed graph topology"
+	}
+	return "no topology"
 }
 
 // topology is what a communicator knows of its topology: one of its
@@ -66,7 +79,7 @@ func topoOf(op string, comm *Comm, want Topology) (*topology, error) {
 		return nil, err
 	}
 	if k := comm.topo.kind(); k != want {
-		return nil, comm.handle(errorf(ClassTopology, nil, "%s on %v: the communicator has %v topology (want a %v one)", op, comm, k, want))
+		return nil, comm.handle(errorf(ClassTopology, nil, "%s on %v: the communicator has %s (want %s)", op, comm, k.describe(), want.describe()))
 	}
 	return comm.topo, nil
 }
