@@ -1,8 +1,6 @@
 package pmpi
 
-import (
-	"slices"
-)
+import "slices"
 
 // cartTopo is a Cartesian grid. A rank's coordinates are its rank in
 // row-major order: the last dimension varies fastest.

@@ -115,8 +115,8 @@ func hostOrder(hosts []string) []int {
 	return order
 }
 
-// placement is the ranks of comm (as comm ranks) that take the grid's or
-// graph's nnodes places, in order: comm's first nnodes when reorder is
+// placement is the ranks of comm (as comm ranks) that take a grid's
+// nnodes places, in order: comm's first nnodes when reorder is
 // false, the first nnodes of hostOrder when it is true.
 func (l *library) placement(comm *Comm, nnodes int, reorder bool) []int {
 	var order []int
