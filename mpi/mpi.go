@@ -112,6 +112,8 @@ var (
 	ErrOp         = pmpi.ErrOp
 	ErrRoot       = pmpi.ErrRoot
 	ErrGroup      = pmpi.ErrGroup
+	ErrTopology   = pmpi.ErrTopology
+	ErrDims       = pmpi.ErrDims
 )
 
 // Init initialises MPI. It may be called once per process. Parameters and

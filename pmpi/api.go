@@ -119,6 +119,27 @@ type API interface {
 	ReduceScatterBlock(send, recv []byte, count int, dt Datatype, op Op, comm *Comm) error
 	Scan(send, recv []byte, count int, dt Datatype, op Op, comm *Comm) error
 	Exscan(send, recv []byte, count int, dt Datatype, op Op, comm *Comm) error
+
+	DimsCreate(nnodes int, dims []int) error
+	CartCreate(comm *Comm, dims []int, periods []bool, reorder bool) (*Comm, error)
+	CartMap(comm *Comm, dims []int, periods []bool) (int, error)
+	CartdimGet(comm *Comm) (int, error)
+	CartGet(comm *Comm) ([]int, []bool, []int, error)
+	CartRank(comm *Comm, coords []int) (int, error)
+	CartCoords(comm *Comm, rank int) ([]int, error)
+	CartShift(comm *Comm, direction, disp int) (int, int, error)
+	CartSub(comm *Comm, remain []bool) (*Comm, error)
+	GraphCreate(comm *Comm, index, edges []int, reorder bool) (*Comm, error)
+	GraphMap(comm *Comm, index, edges []int) (int, error)
+	GraphdimsGet(comm *Comm) (int, int, error)
+	GraphGet(comm *Comm) ([]int, []int, error)
+	GraphNeighborsCount(comm *Comm, rank int) (int, error)
+	GraphNeighbors(comm *Comm, rank int) ([]int, error)
+	DistGraphCreateAdjacent(comm *Comm, sources, sourceWeights, dests, destWeights []int, reorder bool) (*Comm, error)
+	DistGraphCreate(comm *Comm, sources, degrees, dests, weights []int, reorder bool) (*Comm, error)
+	DistGraphNeighborsCount(comm *Comm) (int, int, bool, error)
+	DistGraphNeighbors(comm *Comm) ([]int, []int, []int, []int, error)
+	TopoTest(comm *Comm) (Topology, error)
 }
 
 // Real returns the API that does the work: the implementation of each

@@ -57,6 +57,7 @@ type Comm struct {
 	colls *coll.Table // nil for an intercommunicator
 	cc    collComm
 	inter *interPart // set for an intercommunicator
+	topo  *topology  // set for a communicator with a process topology
 }
 
 func newComm(l *library, name string, cid uint32, group []int) *Comm {

@@ -194,7 +194,8 @@ func collArgs(op string, comm *Comm) (*library, error) {
 }
 
 // CommDup makes a communicator of comm's group with a new context; of
-// both its groups, for an intercommunicator.
+// both its groups, for an intercommunicator. It keeps comm's process
+// topology; Split and Create drop it.
 func (*realAPI) CommDup(comm *Comm) (*Comm, error) {
 	l, err := collArgs("comm dup", comm)
 	if err != nil {
@@ -208,6 +209,9 @@ func (*realAPI) CommDup(comm *Comm) (*Comm, error) {
 		return nil, comm.handle(errorf(classOf(err), err, "comm dup on %v", comm))
 	}
 	c, err := l.derive(comm, "comm dup", comm.Name()+".dup", slices.Clone(comm.group), id)
+	if c != nil {
+		c.topo = comm.topo // MPI: a duplicate keeps the topology
+	}
 	return c, comm.handle(err)
 }
 

@@ -23,6 +23,8 @@ const (
 	ClassOp
 	ClassRoot
 	ClassGroup
+	ClassTopology
+	ClassDims
 )
 
 var classNames = map[ErrorClass]string{
@@ -31,6 +33,7 @@ var classNames = map[ErrorClass]string{
 	ClassRequest: "MPI_ERR_REQUEST", ClassArg: "MPI_ERR_ARG", ClassTruncate: "MPI_ERR_TRUNCATE",
 	ClassOther: "MPI_ERR_OTHER", ClassIntern: "MPI_ERR_INTERN", ClassProcFailed: "MPI_ERR_PROC_FAILED",
 	ClassInStatus: "MPI_ERR_IN_STATUS", ClassOp: "MPI_ERR_OP", ClassRoot: "MPI_ERR_ROOT", ClassGroup: "MPI_ERR_GROUP",
+	ClassTopology: "MPI_ERR_TOPOLOGY", ClassDims: "MPI_ERR_DIMS",
 }
 
 func (c ErrorClass) String() string {
@@ -84,6 +87,8 @@ var (
 	ErrOp         = &Error{Class: ClassOp}
 	ErrRoot       = &Error{Class: ClassRoot}
 	ErrGroup      = &Error{Class: ClassGroup}
+	ErrTopology   = &Error{Class: ClassTopology}
+	ErrDims       = &Error{Class: ClassDims}
 )
 
 func errorf(class ErrorClass, cause error, format string, args ...any) *Error {

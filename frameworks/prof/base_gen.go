@@ -531,3 +531,103 @@ func (layer Base) Scan(send []byte, recv []byte, count int, dt pmpi.Datatype, op
 func (layer Base) Exscan(send []byte, recv []byte, count int, dt pmpi.Datatype, op pmpi.Op, comm *pmpi.Comm) error {
 	return layer.Next.Exscan(send, recv, count, dt, op, comm)
 }
+
+// DimsCreate calls Next.DimsCreate.
+func (layer Base) DimsCreate(nnodes int, dims []int) error {
+	return layer.Next.DimsCreate(nnodes, dims)
+}
+
+// CartCreate calls Next.CartCreate.
+func (layer Base) CartCreate(comm *pmpi.Comm, dims []int, periods []bool, reorder bool) (*pmpi.Comm, error) {
+	return layer.Next.CartCreate(comm, dims, periods, reorder)
+}
+
+// CartMap calls Next.CartMap.
+func (layer Base) CartMap(comm *pmpi.Comm, dims []int, periods []bool) (int, error) {
+	return layer.Next.CartMap(comm, dims, periods)
+}
+
+// CartdimGet calls Next.CartdimGet.
+func (layer Base) CartdimGet(comm *pmpi.Comm) (int, error) {
+	return layer.Next.CartdimGet(comm)
+}
+
+// CartGet calls Next.CartGet.
+func (layer Base) CartGet(comm *pmpi.Comm) ([]int, []bool, []int, error) {
+	return layer.Next.CartGet(comm)
+}
+
+// CartRank calls Next.CartRank.
+func (layer Base) CartRank(comm *pmpi.Comm, coords []int) (int, error) {
+	return layer.Next.CartRank(comm, coords)
+}
+
+// CartCoords calls Next.CartCoords.
+func (layer Base) CartCoords(comm *pmpi.Comm, rank int) ([]int, error) {
+	return layer.Next.CartCoords(comm, rank)
+}
+
+// CartShift calls Next.CartShift.
+func (layer Base) CartShift(comm *pmpi.Comm, direction int, disp int) (int, int, error) {
+	return layer.Next.CartShift(comm, direction, disp)
+}
+
+// CartSub calls Next.CartSub.
+func (layer Base) CartSub(comm *pmpi.Comm, remain []bool) (*pmpi.Comm, error) {
+	return layer.Next.CartSub(comm, remain)
+}
+
+// GraphCreate calls Next.GraphCreate.
+func (layer Base) GraphCreate(comm *pmpi.Comm, index []int, edges []int, reorder bool) (*pmpi.Comm, error) {
+	return layer.Next.GraphCreate(comm, index, edges, reorder)
+}
+
+// GraphMap calls Next.GraphMap.
+func (layer Base) GraphMap(comm *pmpi.Comm, index []int, edges []int) (int, error) {
+	return layer.Next.GraphMap(comm, index, edges)
+}
+
+// GraphdimsGet calls Next.GraphdimsGet.
+func (layer Base) GraphdimsGet(comm *pmpi.Comm) (int, int, error) {
+	return layer.Next.GraphdimsGet(comm)
+}
+
+// GraphGet calls Next.GraphGet.
+func (layer Base) GraphGet(comm *pmpi.Comm) ([]int, []int, error) {
+	return layer.Next.GraphGet(comm)
+}
+
+// GraphNeighborsCount calls Next.GraphNeighborsCount.
+func (layer Base) GraphNeighborsCount(comm *pmpi.Comm, rank int) (int, error) {
+	return layer.Next.GraphNeighborsCount(comm, rank)
+}
+
+// GraphNeighbors calls Next.GraphNeighbors.
+func (layer Base) GraphNeighbors(comm *pmpi.Comm, rank int) ([]int, error) {
+	return layer.Next.GraphNeighbors(comm, rank)
+}
+
+// DistGraphCreateAdjacent calls Next.DistGraphCreateAdjacent.
+func (layer Base) DistGraphCreateAdjacent(comm *pmpi.Comm, sources []int, sourceWeights []int, dests []int, destWeights []int, reorder bool) (*pmpi.Comm, error) {
+	return layer.Next.DistGraphCreateAdjacent(comm, sources, sourceWeights, dests, destWeights, reorder)
+}
+
+// DistGraphCreate calls Next.DistGraphCreate.
+func (layer Base) DistGraphCreate(comm *pmpi.Comm, sources []int, degrees []int, dests []int, weights []int, reorder bool) (*pmpi.Comm, error) {
+	return layer.Next.DistGraphCreate(comm, sources, degrees, dests, weights, reorder)
+}
+
+// DistGraphNeighborsCount calls Next.DistGraphNeighborsCount.
+func (layer Base) DistGraphNeighborsCount(comm *pmpi.Comm) (int, int, bool, error) {
+	return layer.Next.DistGraphNeighborsCount(comm)
+}
+
+// DistGraphNeighbors calls Next.DistGraphNeighbors.
+func (layer Base) DistGraphNeighbors(comm *pmpi.Comm) ([]int, []int, []int, []int, error) {
+	return layer.Next.DistGraphNeighbors(comm)
+}
+
+// TopoTest calls Next.TopoTest.
+func (layer Base) TopoTest(comm *pmpi.Comm) (pmpi.Topology, error) {
+	return layer.Next.TopoTest(comm)
+}

@@ -111,6 +111,26 @@ const (
 	fnReduceScatterBlock
 	fnScan
 	fnExscan
+	fnDimsCreate
+	fnCartCreate
+	fnCartMap
+	fnCartdimGet
+	fnCartGet
+	fnCartRank
+	fnCartCoords
+	fnCartShift
+	fnCartSub
+	fnGraphCreate
+	fnGraphMap
+	fnGraphdimsGet
+	fnGraphGet
+	fnGraphNeighborsCount
+	fnGraphNeighbors
+	fnDistGraphCreateAdjacent
+	fnDistGraphCreate
+	fnDistGraphNeighborsCount
+	fnDistGraphNeighbors
+	fnTopoTest
 )
 
 var _ pmpi.API = (*recorder)(nil)
@@ -913,4 +933,164 @@ func (layer *recorder) Exscan(send []byte, recv []byte, count int, dt pmpi.Datat
 	res0 := layer.Next.Exscan(send, recv, count, dt, op, comm)
 	layer.record(t0, fnExscan, -1, -1, bytesOf(count, dt), comm, res0)
 	return res0
+}
+
+// DimsCreate records the call and passes it down.
+func (layer *recorder) DimsCreate(nnodes int, dims []int) error {
+	t0 := layer.begin()
+	res0 := layer.Next.DimsCreate(nnodes, dims)
+	layer.record(t0, fnDimsCreate, -1, -1, 0, nil, res0)
+	return res0
+}
+
+// CartCreate records the call and passes it down.
+func (layer *recorder) CartCreate(comm *pmpi.Comm, dims []int, periods []bool, reorder bool) (*pmpi.Comm, error) {
+	t0 := layer.begin()
+	res0, res1 := layer.Next.CartCreate(comm, dims, periods, reorder)
+	layer.record(t0, fnCartCreate, -1, -1, 0, comm, res1)
+	return res0, res1
+}
+
+// CartMap records the call and passes it down.
+func (layer *recorder) CartMap(comm *pmpi.Comm, dims []int, periods []bool) (int, error) {
+	t0 := layer.begin()
+	res0, res1 := layer.Next.CartMap(comm, dims, periods)
+	layer.record(t0, fnCartMap, -1, -1, 0, comm, res1)
+	return res0, res1
+}
+
+// CartdimGet records the call and passes it down.
+func (layer *recorder) CartdimGet(comm *pmpi.Comm) (int, error) {
+	t0 := layer.begin()
+	res0, res1 := layer.Next.CartdimGet(comm)
+	layer.record(t0, fnCartdimGet, -1, -1, 0, comm, res1)
+	return res0, res1
+}
+
+// CartGet records the call and passes it down.
+func (layer *recorder) CartGet(comm *pmpi.Comm) ([]int, []bool, []int, error) {
+	t0 := layer.begin()
+	res0, res1, res2, res3 := layer.Next.CartGet(comm)
+	layer.record(t0, fnCartGet, -1, -1, 0, comm, res3)
+	return res0, res1, res2, res3
+}
+
+// CartRank records the call and passes it down.
+func (layer *recorder) CartRank(comm *pmpi.Comm, coords []int) (int, error) {
+	t0 := layer.begin()
+	res0, res1 := layer.Next.CartRank(comm, coords)
+	layer.record(t0, fnCartRank, -1, -1, 0, comm, res1)
+	return res0, res1
+}
+
+// CartCoords records the call and passes it down.
+func (layer *recorder) CartCoords(comm *pmpi.Comm, rank int) ([]int, error) {
+	t0 := layer.begin()
+	res0, res1 := layer.Next.CartCoords(comm, rank)
+	layer.record(t0, fnCartCoords, -1, -1, 0, comm, res1)
+	return res0, res1
+}
+
+// CartShift records the call and passes it down.
+func (layer *recorder) CartShift(comm *pmpi.Comm, direction int, disp int) (int, int, error) {
+	t0 := layer.begin()
+	res0, res1, res2 := layer.Next.CartShift(comm, direction, disp)
+	layer.record(t0, fnCartShift, -1, -1, 0, comm, res2)
+	return res0, res1, res2
+}
+
+// CartSub records the call and passes it down.
+func (layer *recorder) CartSub(comm *pmpi.Comm, remain []bool) (*pmpi.Comm, error) {
+	t0 := layer.begin()
+	res0, res1 := layer.Next.CartSub(comm, remain)
+	layer.record(t0, fnCartSub, -1, -1, 0, comm, res1)
+	return res0, res1
+}
+
+// GraphCreate records the call and passes it down.
+func (layer *recorder) GraphCreate(comm *pmpi.Comm, index []int, edges []int, reorder bool) (*pmpi.Comm, error) {
+	t0 := layer.begin()
+	res0, res1 := layer.Next.GraphCreate(comm, index, edges, reorder)
+	layer.record(t0, fnGraphCreate, -1, -1, 0, comm, res1)
+	return res0, res1
+}
+
+// GraphMap records the call and passes it down.
+func (layer *recorder) GraphMap(comm *pmpi.Comm, index []int, edges []int) (int, error) {
+	t0 := layer.begin()
+	res0, res1 := layer.Next.GraphMap(comm, index, edges)
+	layer.record(t0, fnGraphMap, -1, -1, 0, comm, res1)
+	return res0, res1
+}
+
+// GraphdimsGet records the call and passes it down.
+func (layer *recorder) GraphdimsGet(comm *pmpi.Comm) (int, int, error) {
+	t0 := layer.begin()
+	res0, res1, res2 := layer.Next.GraphdimsGet(comm)
+	layer.record(t0, fnGraphdimsGet, -1, -1, 0, comm, res2)
+	return res0, res1, res2
+}
+
+// GraphGet records the call and passes it down.
+func (layer *recorder) GraphGet(comm *pmpi.Comm) ([]int, []int, error) {
+	t0 := layer.begin()
+	res0, res1, res2 := layer.Next.GraphGet(comm)
+	layer.record(t0, fnGraphGet, -1, -1, 0, comm, res2)
+	return res0, res1, res2
+}
+
+// GraphNeighborsCount records the call and passes it down.
+func (layer *recorder) GraphNeighborsCount(comm *pmpi.Comm, rank int) (int, error) {
+	t0 := layer.begin()
+	res0, res1 := layer.Next.GraphNeighborsCount(comm, rank)
+	layer.record(t0, fnGraphNeighborsCount, -1, -1, 0, comm, res1)
+	return res0, res1
+}
+
+// GraphNeighbors records the call and passes it down.
+func (layer *recorder) GraphNeighbors(comm *pmpi.Comm, rank int) ([]int, error) {
+	t0 := layer.begin()
+	res0, res1 := layer.Next.GraphNeighbors(comm, rank)
+	layer.record(t0, fnGraphNeighbors, -1, -1, 0, comm, res1)
+	return res0, res1
+}
+
+// DistGraphCreateAdjacent records the call and passes it down.
+func (layer *recorder) DistGraphCreateAdjacent(comm *pmpi.Comm, sources []int, sourceWeights []int, dests []int, destWeights []int, reorder bool) (*pmpi.Comm, error) {
+	t0 := layer.begin()
+	res0, res1 := layer.Next.DistGraphCreateAdjacent(comm, sources, sourceWeights, dests, destWeights, reorder)
+	layer.record(t0, fnDistGraphCreateAdjacent, -1, -1, 0, comm, res1)
+	return res0, res1
+}
+
+// DistGraphCreate records the call and passes it down.
+func (layer *recorder) DistGraphCreate(comm *pmpi.Comm, sources []int, degrees []int, dests []int, weights []int, reorder bool) (*pmpi.Comm, error) {
+	t0 := layer.begin()
+	res0, res1 := layer.Next.DistGraphCreate(comm, sources, degrees, dests, weights, reorder)
+	layer.record(t0, fnDistGraphCreate, -1, -1, 0, comm, res1)
+	return res0, res1
+}
+
+// DistGraphNeighborsCount records the call and passes it down.
+func (layer *recorder) DistGraphNeighborsCount(comm *pmpi.Comm) (int, int, bool, error) {
+	t0 := layer.begin()
+	res0, res1, res2, res3 := layer.Next.DistGraphNeighborsCount(comm)
+	layer.record(t0, fnDistGraphNeighborsCount, -1, -1, 0, comm, res3)
+	return res0, res1, res2, res3
+}
+
+// DistGraphNeighbors records the call and passes it down.
+func (layer *recorder) DistGraphNeighbors(comm *pmpi.Comm) ([]int, []int, []int, []int, error) {
+	t0 := layer.begin()
+	res0, res1, res2, res3, res4 := layer.Next.DistGraphNeighbors(comm)
+	layer.record(t0, fnDistGraphNeighbors, -1, -1, 0, comm, res4)
+	return res0, res1, res2, res3, res4
+}
+
+// TopoTest records the call and passes it down.
+func (layer *recorder) TopoTest(comm *pmpi.Comm) (pmpi.Topology, error) {
+	t0 := layer.begin()
+	res0, res1 := layer.Next.TopoTest(comm)
+	layer.record(t0, fnTopoTest, -1, -1, 0, comm, res1)
+	return res0, res1
 }

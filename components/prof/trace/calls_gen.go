@@ -716,3 +716,183 @@ func (t *Tracer) Exscan(send []byte, recv []byte, count int, dt pmpi.Datatype, o
 	t.end(sp, "MPI_Exscan", t.commArgs(sp, comm).withBytes(size(count, dt)).withErr(res0))
 	return res0
 }
+
+// DimsCreate records MPI_DimsCreate.
+func (t *Tracer) DimsCreate(nnodes int, dims []int) error {
+	sp := t.begin()
+	res0 := t.Next.DimsCreate(nnodes, dims)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_DimsCreate", args{}.withErr(res0))
+	return res0
+}
+
+// CartCreate records MPI_CartCreate.
+func (t *Tracer) CartCreate(comm *pmpi.Comm, dims []int, periods []bool, reorder bool) (*pmpi.Comm, error) {
+	sp := t.begin()
+	res0, res1 := t.Next.CartCreate(comm, dims, periods, reorder)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_CartCreate", t.commArgs(sp, comm).withErr(res1))
+	return res0, res1
+}
+
+// CartMap records MPI_CartMap.
+func (t *Tracer) CartMap(comm *pmpi.Comm, dims []int, periods []bool) (int, error) {
+	sp := t.begin()
+	res0, res1 := t.Next.CartMap(comm, dims, periods)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_CartMap", t.commArgs(sp, comm).withErr(res1))
+	return res0, res1
+}
+
+// CartdimGet records MPI_CartdimGet.
+func (t *Tracer) CartdimGet(comm *pmpi.Comm) (int, error) {
+	sp := t.begin()
+	res0, res1 := t.Next.CartdimGet(comm)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_CartdimGet", t.commArgs(sp, comm).withErr(res1))
+	return res0, res1
+}
+
+// CartGet records MPI_CartGet.
+func (t *Tracer) CartGet(comm *pmpi.Comm) ([]int, []bool, []int, error) {
+	sp := t.begin()
+	res0, res1, res2, res3 := t.Next.CartGet(comm)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_CartGet", t.commArgs(sp, comm).withErr(res3))
+	return res0, res1, res2, res3
+}
+
+// CartRank records MPI_CartRank.
+func (t *Tracer) CartRank(comm *pmpi.Comm, coords []int) (int, error) {
+	sp := t.begin()
+	res0, res1 := t.Next.CartRank(comm, coords)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_CartRank", t.commArgs(sp, comm).withErr(res1))
+	return res0, res1
+}
+
+// CartCoords records MPI_CartCoords.
+func (t *Tracer) CartCoords(comm *pmpi.Comm, rank int) ([]int, error) {
+	sp := t.begin()
+	res0, res1 := t.Next.CartCoords(comm, rank)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_CartCoords", t.commArgs(sp, comm).withErr(res1))
+	return res0, res1
+}
+
+// CartShift records MPI_CartShift.
+func (t *Tracer) CartShift(comm *pmpi.Comm, direction int, disp int) (int, int, error) {
+	sp := t.begin()
+	res0, res1, res2 := t.Next.CartShift(comm, direction, disp)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_CartShift", t.commArgs(sp, comm).withErr(res2))
+	return res0, res1, res2
+}
+
+// CartSub records MPI_CartSub.
+func (t *Tracer) CartSub(comm *pmpi.Comm, remain []bool) (*pmpi.Comm, error) {
+	sp := t.begin()
+	res0, res1 := t.Next.CartSub(comm, remain)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_CartSub", t.commArgs(sp, comm).withErr(res1))
+	return res0, res1
+}
+
+// GraphCreate records MPI_GraphCreate.
+func (t *Tracer) GraphCreate(comm *pmpi.Comm, index []int, edges []int, reorder bool) (*pmpi.Comm, error) {
+	sp := t.begin()
+	res0, res1 := t.Next.GraphCreate(comm, index, edges, reorder)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_GraphCreate", t.commArgs(sp, comm).withErr(res1))
+	return res0, res1
+}
+
+// GraphMap records MPI_GraphMap.
+func (t *Tracer) GraphMap(comm *pmpi.Comm, index []int, edges []int) (int, error) {
+	sp := t.begin()
+	res0, res1 := t.Next.GraphMap(comm, index, edges)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_GraphMap", t.commArgs(sp, comm).withErr(res1))
+	return res0, res1
+}
+
+// GraphdimsGet records MPI_GraphdimsGet.
+func (t *Tracer) GraphdimsGet(comm *pmpi.Comm) (int, int, error) {
+	sp := t.begin()
+	res0, res1, res2 := t.Next.GraphdimsGet(comm)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_GraphdimsGet", t.commArgs(sp, comm).withErr(res2))
+	return res0, res1, res2
+}
+
+// GraphGet records MPI_GraphGet.
+func (t *Tracer) GraphGet(comm *pmpi.Comm) ([]int, []int, error) {
+	sp := t.begin()
+	res0, res1, res2 := t.Next.GraphGet(comm)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_GraphGet", t.commArgs(sp, comm).withErr(res2))
+	return res0, res1, res2
+}
+
+// GraphNeighborsCount records MPI_GraphNeighborsCount.
+func (t *Tracer) GraphNeighborsCount(comm *pmpi.Comm, rank int) (int, error) {
+	sp := t.begin()
+	res0, res1 := t.Next.GraphNeighborsCount(comm, rank)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_GraphNeighborsCount", t.commArgs(sp, comm).withErr(res1))
+	return res0, res1
+}
+
+// GraphNeighbors records MPI_GraphNeighbors.
+func (t *Tracer) GraphNeighbors(comm *pmpi.Comm, rank int) ([]int, error) {
+	sp := t.begin()
+	res0, res1 := t.Next.GraphNeighbors(comm, rank)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_GraphNeighbors", t.commArgs(sp, comm).withErr(res1))
+	return res0, res1
+}
+
+// DistGraphCreateAdjacent records MPI_DistGraphCreateAdjacent.
+func (t *Tracer) DistGraphCreateAdjacent(comm *pmpi.Comm, sources []int, sourceWeights []int, dests []int, destWeights []int, reorder bool) (*pmpi.Comm, error) {
+	sp := t.begin()
+	res0, res1 := t.Next.DistGraphCreateAdjacent(comm, sources, sourceWeights, dests, destWeights, reorder)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_DistGraphCreateAdjacent", t.commArgs(sp, comm).withErr(res1))
+	return res0, res1
+}
+
+// DistGraphCreate records MPI_DistGraphCreate.
+func (t *Tracer) DistGraphCreate(comm *pmpi.Comm, sources []int, degrees []int, dests []int, weights []int, reorder bool) (*pmpi.Comm, error) {
+	sp := t.begin()
+	res0, res1 := t.Next.DistGraphCreate(comm, sources, degrees, dests, weights, reorder)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_DistGraphCreate", t.commArgs(sp, comm).withErr(res1))
+	return res0, res1
+}
+
+// DistGraphNeighborsCount records MPI_DistGraphNeighborsCount.
+func (t *Tracer) DistGraphNeighborsCount(comm *pmpi.Comm) (int, int, bool, error) {
+	sp := t.begin()
+	res0, res1, res2, res3 := t.Next.DistGraphNeighborsCount(comm)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_DistGraphNeighborsCount", t.commArgs(sp, comm).withErr(res3))
+	return res0, res1, res2, res3
+}
+
+// DistGraphNeighbors records MPI_DistGraphNeighbors.
+func (t *Tracer) DistGraphNeighbors(comm *pmpi.Comm) ([]int, []int, []int, []int, error) {
+	sp := t.begin()
+	res0, res1, res2, res3, res4 := t.Next.DistGraphNeighbors(comm)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_DistGraphNeighbors", t.commArgs(sp, comm).withErr(res4))
+	return res0, res1, res2, res3, res4
+}
+
+// TopoTest records MPI_TopoTest.
+func (t *Tracer) TopoTest(comm *pmpi.Comm) (pmpi.Topology, error) {
+	sp := t.begin()
+	res0, res1 := t.Next.TopoTest(comm)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_TopoTest", t.commArgs(sp, comm).withErr(res1))
+	return res0, res1
+}

@@ -811,3 +811,143 @@ func (layer module) Exscan(send []byte, recv []byte, count int, dt pmpi.Datatype
 	returnVal = layer.Next.Exscan(send, recv, count, dt, op, comm)
 	return
 }
+
+// DimsCreate runs the wrappers of every.w around Next.DimsCreate.
+func (layer module) DimsCreate(nnodes int, dims []int) (returnVal error) {
+	record0("DimsCreate")
+	returnVal = layer.Next.DimsCreate(nnodes, dims)
+	return
+}
+
+// CartCreate runs the wrappers of every.w around Next.CartCreate.
+func (layer module) CartCreate(comm *pmpi.Comm, dims []int, periods []bool, reorder bool) (ret0 *pmpi.Comm, returnVal error) {
+	record0("CartCreate")
+	ret0, returnVal = layer.Next.CartCreate(comm, dims, periods, reorder)
+	return
+}
+
+// CartMap runs the wrappers of every.w around Next.CartMap.
+func (layer module) CartMap(comm *pmpi.Comm, dims []int, periods []bool) (ret0 int, returnVal error) {
+	record0("CartMap")
+	ret0, returnVal = layer.Next.CartMap(comm, dims, periods)
+	return
+}
+
+// CartdimGet runs the wrappers of every.w around Next.CartdimGet.
+func (layer module) CartdimGet(comm *pmpi.Comm) (ret0 int, returnVal error) {
+	record0("CartdimGet")
+	ret0, returnVal = layer.Next.CartdimGet(comm)
+	return
+}
+
+// CartGet runs the wrappers of every.w around Next.CartGet.
+func (layer module) CartGet(comm *pmpi.Comm) (ret0 []int, ret1 []bool, ret2 []int, returnVal error) {
+	record0("CartGet")
+	ret0, ret1, ret2, returnVal = layer.Next.CartGet(comm)
+	return
+}
+
+// CartRank runs the wrappers of every.w around Next.CartRank.
+func (layer module) CartRank(comm *pmpi.Comm, coords []int) (ret0 int, returnVal error) {
+	record0("CartRank")
+	ret0, returnVal = layer.Next.CartRank(comm, coords)
+	return
+}
+
+// CartCoords runs the wrappers of every.w around Next.CartCoords.
+func (layer module) CartCoords(comm *pmpi.Comm, rank int) (ret0 []int, returnVal error) {
+	record0("CartCoords")
+	ret0, returnVal = layer.Next.CartCoords(comm, rank)
+	return
+}
+
+// CartShift runs the wrappers of every.w around Next.CartShift.
+func (layer module) CartShift(comm *pmpi.Comm, direction int, disp int) (ret0 int, ret1 int, returnVal error) {
+	record0("CartShift")
+	ret0, ret1, returnVal = layer.Next.CartShift(comm, direction, disp)
+	return
+}
+
+// CartSub runs the wrappers of every.w around Next.CartSub.
+func (layer module) CartSub(comm *pmpi.Comm, remain []bool) (ret0 *pmpi.Comm, returnVal error) {
+	record0("CartSub")
+	ret0, returnVal = layer.Next.CartSub(comm, remain)
+	return
+}
+
+// GraphCreate runs the wrappers of every.w around Next.GraphCreate.
+func (layer module) GraphCreate(comm *pmpi.Comm, index []int, edges []int, reorder bool) (ret0 *pmpi.Comm, returnVal error) {
+	record0("GraphCreate")
+	ret0, returnVal = layer.Next.GraphCreate(comm, index, edges, reorder)
+	return
+}
+
+// GraphMap runs the wrappers of every.w around Next.GraphMap.
+func (layer module) GraphMap(comm *pmpi.Comm, index []int, edges []int) (ret0 int, returnVal error) {
+	record0("GraphMap")
+	ret0, returnVal = layer.Next.GraphMap(comm, index, edges)
+	return
+}
+
+// GraphdimsGet runs the wrappers of every.w around Next.GraphdimsGet.
+func (layer module) GraphdimsGet(comm *pmpi.Comm) (ret0 int, ret1 int, returnVal error) {
+	record0("GraphdimsGet")
+	ret0, ret1, returnVal = layer.Next.GraphdimsGet(comm)
+	return
+}
+
+// GraphGet runs the wrappers of every.w around Next.GraphGet.
+func (layer module) GraphGet(comm *pmpi.Comm) (ret0 []int, ret1 []int, returnVal error) {
+	record0("GraphGet")
+	ret0, ret1, returnVal = layer.Next.GraphGet(comm)
+	return
+}
+
+// GraphNeighborsCount runs the wrappers of every.w around Next.GraphNeighborsCount.
+func (layer module) GraphNeighborsCount(comm *pmpi.Comm, rank int) (ret0 int, returnVal error) {
+	record0("GraphNeighborsCount")
+	ret0, returnVal = layer.Next.GraphNeighborsCount(comm, rank)
+	return
+}
+
+// GraphNeighbors runs the wrappers of every.w around Next.GraphNeighbors.
+func (layer module) GraphNeighbors(comm *pmpi.Comm, rank int) (ret0 []int, returnVal error) {
+	record0("GraphNeighbors")
+	ret0, returnVal = layer.Next.GraphNeighbors(comm, rank)
+	return
+}
+
+// DistGraphCreateAdjacent runs the wrappers of every.w around Next.DistGraphCreateAdjacent.
+func (layer module) DistGraphCreateAdjacent(comm *pmpi.Comm, sources []int, sourceWeights []int, dests []int, destWeights []int, reorder bool) (ret0 *pmpi.Comm, returnVal error) {
+	record0("DistGraphCreateAdjacent")
+	ret0, returnVal = layer.Next.DistGraphCreateAdjacent(comm, sources, sourceWeights, dests, destWeights, reorder)
+	return
+}
+
+// DistGraphCreate runs the wrappers of every.w around Next.DistGraphCreate.
+func (layer module) DistGraphCreate(comm *pmpi.Comm, sources []int, degrees []int, dests []int, weights []int, reorder bool) (ret0 *pmpi.Comm, returnVal error) {
+	record0("DistGraphCreate")
+	ret0, returnVal = layer.Next.DistGraphCreate(comm, sources, degrees, dests, weights, reorder)
+	return
+}
+
+// DistGraphNeighborsCount runs the wrappers of every.w around Next.DistGraphNeighborsCount.
+func (layer module) DistGraphNeighborsCount(comm *pmpi.Comm) (ret0 int, ret1 int, ret2 bool, returnVal error) {
+	record0("DistGraphNeighborsCount")
+	ret0, ret1, ret2, returnVal = layer.Next.DistGraphNeighborsCount(comm)
+	return
+}
+
+// DistGraphNeighbors runs the wrappers of every.w around Next.DistGraphNeighbors.
+func (layer module) DistGraphNeighbors(comm *pmpi.Comm) (ret0 []int, ret1 []int, ret2 []int, ret3 []int, returnVal error) {
+	record0("DistGraphNeighbors")
+	ret0, ret1, ret2, ret3, returnVal = layer.Next.DistGraphNeighbors(comm)
+	return
+}
+
+// TopoTest runs the wrappers of every.w around Next.TopoTest.
+func (layer module) TopoTest(comm *pmpi.Comm) (ret0 pmpi.Topology, returnVal error) {
+	record0("TopoTest")
+	ret0, returnVal = layer.Next.TopoTest(comm)
+	return
+}

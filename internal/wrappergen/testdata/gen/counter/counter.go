@@ -44,110 +44,130 @@ var _ prof.Component = (*Component)(nil)
 
 // One counter per call of pmpi.API.
 var (
-	callsInit0                atomic.Int64
-	callsInitThread0          atomic.Int64
-	callsFinalize0            atomic.Int64
-	callsInitialized0         atomic.Int64
-	callsFinalized0           atomic.Int64
-	callsAbort0               atomic.Int64
-	callsWtime0               atomic.Int64
-	callsWtick0               atomic.Int64
-	callsPcontrol0            atomic.Int64
-	callsCommWorld0           atomic.Int64
-	callsCommSelf0            atomic.Int64
-	callsCommRank0            atomic.Int64
-	callsCommSize0            atomic.Int64
-	callsSend0                atomic.Int64
-	callsSsend0               atomic.Int64
-	callsRecv0                atomic.Int64
-	callsIsend0               atomic.Int64
-	callsIssend0              atomic.Int64
-	callsIrecv0               atomic.Int64
-	callsSendrecv0            atomic.Int64
-	callsProbe0               atomic.Int64
-	callsIprobe0              atomic.Int64
-	callsMprobe0              atomic.Int64
-	callsImprobe0             atomic.Int64
-	callsMrecv0               atomic.Int64
-	callsImrecv0              atomic.Int64
-	callsWait0                atomic.Int64
-	callsTest0                atomic.Int64
-	callsCancel0              atomic.Int64
-	callsWaitAll0             atomic.Int64
-	callsWaitAny0             atomic.Int64
-	callsWaitSome0            atomic.Int64
-	callsTestAll0             atomic.Int64
-	callsTestAny0             atomic.Int64
-	callsBsend0               atomic.Int64
-	callsIbsend0              atomic.Int64
-	callsBufferAttach0        atomic.Int64
-	callsBufferDetach0        atomic.Int64
-	callsBufferFlush0         atomic.Int64
-	callsCommAttachBuffer0    atomic.Int64
-	callsCommDetachBuffer0    atomic.Int64
-	callsCommBufferFlush0     atomic.Int64
-	callsBufferIflush0        atomic.Int64
-	callsCommBufferIflush0    atomic.Int64
-	callsRsend0               atomic.Int64
-	callsIrsend0              atomic.Int64
-	callsSendrecvReplace0     atomic.Int64
-	callsIsendrecv0           atomic.Int64
-	callsIsendrecvReplace0    atomic.Int64
-	callsSendInit0            atomic.Int64
-	callsBsendInit0           atomic.Int64
-	callsSsendInit0           atomic.Int64
-	callsRsendInit0           atomic.Int64
-	callsRecvInit0            atomic.Int64
-	callsStart0               atomic.Int64
-	callsStartall0            atomic.Int64
-	callsTestSome0            atomic.Int64
-	callsRequestGetStatus0    atomic.Int64
-	callsRequestFree0         atomic.Int64
-	callsStatusSetElements0   atomic.Int64
-	callsStatusSetCancelled0  atomic.Int64
-	callsTestCancelled0       atomic.Int64
-	callsCommDup0             atomic.Int64
-	callsCommSplit0           atomic.Int64
-	callsCommSplitType0       atomic.Int64
-	callsCommCreate0          atomic.Int64
-	callsCommFree0            atomic.Int64
-	callsCommCompare0         atomic.Int64
-	callsCommGroup0           atomic.Int64
-	callsCommSetName0         atomic.Int64
-	callsCommGetName0         atomic.Int64
-	callsCommSetErrhandler0   atomic.Int64
-	callsIntercommCreate0     atomic.Int64
-	callsIntercommMerge0      atomic.Int64
-	callsCommTestInter0       atomic.Int64
-	callsCommRemoteSize0      atomic.Int64
-	callsCommRemoteGroup0     atomic.Int64
-	callsCommCreateGroup0     atomic.Int64
-	callsGroupSize0           atomic.Int64
-	callsGroupRank0           atomic.Int64
-	callsGroupIncl0           atomic.Int64
-	callsGroupExcl0           atomic.Int64
-	callsGroupUnion0          atomic.Int64
-	callsGroupIntersection0   atomic.Int64
-	callsGroupDifference0     atomic.Int64
-	callsGroupTranslateRanks0 atomic.Int64
-	callsGroupCompare0        atomic.Int64
-	callsOpCreate0            atomic.Int64
-	callsBarrier0             atomic.Int64
-	callsBcast0               atomic.Int64
-	callsReduce0              atomic.Int64
-	callsAllreduce0           atomic.Int64
-	callsGather0              atomic.Int64
-	callsGatherv0             atomic.Int64
-	callsScatter0             atomic.Int64
-	callsScatterv0            atomic.Int64
-	callsAllgather0           atomic.Int64
-	callsAllgatherv0          atomic.Int64
-	callsAlltoall0            atomic.Int64
-	callsAlltoallv0           atomic.Int64
-	callsReduceScatter0       atomic.Int64
-	callsReduceScatterBlock0  atomic.Int64
-	callsScan0                atomic.Int64
-	callsExscan0              atomic.Int64
+	callsInit0                    atomic.Int64
+	callsInitThread0              atomic.Int64
+	callsFinalize0                atomic.Int64
+	callsInitialized0             atomic.Int64
+	callsFinalized0               atomic.Int64
+	callsAbort0                   atomic.Int64
+	callsWtime0                   atomic.Int64
+	callsWtick0                   atomic.Int64
+	callsPcontrol0                atomic.Int64
+	callsCommWorld0               atomic.Int64
+	callsCommSelf0                atomic.Int64
+	callsCommRank0                atomic.Int64
+	callsCommSize0                atomic.Int64
+	callsSend0                    atomic.Int64
+	callsSsend0                   atomic.Int64
+	callsRecv0                    atomic.Int64
+	callsIsend0                   atomic.Int64
+	callsIssend0                  atomic.Int64
+	callsIrecv0                   atomic.Int64
+	callsSendrecv0                atomic.Int64
+	callsProbe0                   atomic.Int64
+	callsIprobe0                  atomic.Int64
+	callsMprobe0                  atomic.Int64
+	callsImprobe0                 atomic.Int64
+	callsMrecv0                   atomic.Int64
+	callsImrecv0                  atomic.Int64
+	callsWait0                    atomic.Int64
+	callsTest0                    atomic.Int64
+	callsCancel0                  atomic.Int64
+	callsWaitAll0                 atomic.Int64
+	callsWaitAny0                 atomic.Int64
+	callsWaitSome0                atomic.Int64
+	callsTestAll0                 atomic.Int64
+	callsTestAny0                 atomic.Int64
+	callsBsend0                   atomic.Int64
+	callsIbsend0                  atomic.Int64
+	callsBufferAttach0            atomic.Int64
+	callsBufferDetach0            atomic.Int64
+	callsBufferFlush0             atomic.Int64
+	callsCommAttachBuffer0        atomic.Int64
+	callsCommDetachBuffer0        atomic.Int64
+	callsCommBufferFlush0         atomic.Int64
+	callsBufferIflush0            atomic.Int64
+	callsCommBufferIflush0        atomic.Int64
+	callsRsend0                   atomic.Int64
+	callsIrsend0                  atomic.Int64
+	callsSendrecvReplace0         atomic.Int64
+	callsIsendrecv0               atomic.Int64
+	callsIsendrecvReplace0        atomic.Int64
+	callsSendInit0                atomic.Int64
+	callsBsendInit0               atomic.Int64
+	callsSsendInit0               atomic.Int64
+	callsRsendInit0               atomic.Int64
+	callsRecvInit0                atomic.Int64
+	callsStart0                   atomic.Int64
+	callsStartall0                atomic.Int64
+	callsTestSome0                atomic.Int64
+	callsRequestGetStatus0        atomic.Int64
+	callsRequestFree0             atomic.Int64
+	callsStatusSetElements0       atomic.Int64
+	callsStatusSetCancelled0      atomic.Int64
+	callsTestCancelled0           atomic.Int64
+	callsCommDup0                 atomic.Int64
+	callsCommSplit0               atomic.Int64
+	callsCommSplitType0           atomic.Int64
+	callsCommCreate0              atomic.Int64
+	callsCommFree0                atomic.Int64
+	callsCommCompare0             atomic.Int64
+	callsCommGroup0               atomic.Int64
+	callsCommSetName0             atomic.Int64
+	callsCommGetName0             atomic.Int64
+	callsCommSetErrhandler0       atomic.Int64
+	callsIntercommCreate0         atomic.Int64
+	callsIntercommMerge0          atomic.Int64
+	callsCommTestInter0           atomic.Int64
+	callsCommRemoteSize0          atomic.Int64
+	callsCommRemoteGroup0         atomic.Int64
+	callsCommCreateGroup0         atomic.Int64
+	callsGroupSize0               atomic.Int64
+	callsGroupRank0               atomic.Int64
+	callsGroupIncl0               atomic.Int64
+	callsGroupExcl0               atomic.Int64
+	callsGroupUnion0              atomic.Int64
+	callsGroupIntersection0       atomic.Int64
+	callsGroupDifference0         atomic.Int64
+	callsGroupTranslateRanks0     atomic.Int64
+	callsGroupCompare0            atomic.Int64
+	callsOpCreate0                atomic.Int64
+	callsBarrier0                 atomic.Int64
+	callsBcast0                   atomic.Int64
+	callsReduce0                  atomic.Int64
+	callsAllreduce0               atomic.Int64
+	callsGather0                  atomic.Int64
+	callsGatherv0                 atomic.Int64
+	callsScatter0                 atomic.Int64
+	callsScatterv0                atomic.Int64
+	callsAllgather0               atomic.Int64
+	callsAllgatherv0              atomic.Int64
+	callsAlltoall0                atomic.Int64
+	callsAlltoallv0               atomic.Int64
+	callsReduceScatter0           atomic.Int64
+	callsReduceScatterBlock0      atomic.Int64
+	callsScan0                    atomic.Int64
+	callsExscan0                  atomic.Int64
+	callsDimsCreate0              atomic.Int64
+	callsCartCreate0              atomic.Int64
+	callsCartMap0                 atomic.Int64
+	callsCartdimGet0              atomic.Int64
+	callsCartGet0                 atomic.Int64
+	callsCartRank0                atomic.Int64
+	callsCartCoords0              atomic.Int64
+	callsCartShift0               atomic.Int64
+	callsCartSub0                 atomic.Int64
+	callsGraphCreate0             atomic.Int64
+	callsGraphMap0                atomic.Int64
+	callsGraphdimsGet0            atomic.Int64
+	callsGraphGet0                atomic.Int64
+	callsGraphNeighborsCount0     atomic.Int64
+	callsGraphNeighbors0          atomic.Int64
+	callsDistGraphCreateAdjacent0 atomic.Int64
+	callsDistGraphCreate0         atomic.Int64
+	callsDistGraphNeighborsCount0 atomic.Int64
+	callsDistGraphNeighbors0      atomic.Int64
+	callsTopoTest0                atomic.Int64
 )
 
 // reportCounts0 prints this rank's nonzero counts in one write.
@@ -464,6 +484,66 @@ func reportCounts0(rank int) {
 	}
 	if n := callsExscan0.Load(); n > 0 {
 		fmt.Fprintf(&b, "counter rank %d: Exscan %d\n", rank, n)
+	}
+	if n := callsDimsCreate0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: DimsCreate %d\n", rank, n)
+	}
+	if n := callsCartCreate0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: CartCreate %d\n", rank, n)
+	}
+	if n := callsCartMap0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: CartMap %d\n", rank, n)
+	}
+	if n := callsCartdimGet0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: CartdimGet %d\n", rank, n)
+	}
+	if n := callsCartGet0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: CartGet %d\n", rank, n)
+	}
+	if n := callsCartRank0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: CartRank %d\n", rank, n)
+	}
+	if n := callsCartCoords0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: CartCoords %d\n", rank, n)
+	}
+	if n := callsCartShift0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: CartShift %d\n", rank, n)
+	}
+	if n := callsCartSub0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: CartSub %d\n", rank, n)
+	}
+	if n := callsGraphCreate0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: GraphCreate %d\n", rank, n)
+	}
+	if n := callsGraphMap0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: GraphMap %d\n", rank, n)
+	}
+	if n := callsGraphdimsGet0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: GraphdimsGet %d\n", rank, n)
+	}
+	if n := callsGraphGet0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: GraphGet %d\n", rank, n)
+	}
+	if n := callsGraphNeighborsCount0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: GraphNeighborsCount %d\n", rank, n)
+	}
+	if n := callsGraphNeighbors0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: GraphNeighbors %d\n", rank, n)
+	}
+	if n := callsDistGraphCreateAdjacent0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: DistGraphCreateAdjacent %d\n", rank, n)
+	}
+	if n := callsDistGraphCreate0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: DistGraphCreate %d\n", rank, n)
+	}
+	if n := callsDistGraphNeighborsCount0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: DistGraphNeighborsCount %d\n", rank, n)
+	}
+	if n := callsDistGraphNeighbors0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: DistGraphNeighbors %d\n", rank, n)
+	}
+	if n := callsTopoTest0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: TopoTest %d\n", rank, n)
 	}
 	os.Stdout.WriteString(b.String())
 }
@@ -1197,5 +1277,145 @@ func (layer module) Scan(send []byte, recv []byte, count int, dt pmpi.Datatype, 
 func (layer module) Exscan(send []byte, recv []byte, count int, dt pmpi.Datatype, op pmpi.Op, comm *pmpi.Comm) (returnVal error) {
 	callsExscan0.Add(1)
 	returnVal = layer.Next.Exscan(send, recv, count, dt, op, comm)
+	return
+}
+
+// DimsCreate runs the wrappers of counter.w around Next.DimsCreate.
+func (layer module) DimsCreate(nnodes int, dims []int) (returnVal error) {
+	callsDimsCreate0.Add(1)
+	returnVal = layer.Next.DimsCreate(nnodes, dims)
+	return
+}
+
+// CartCreate runs the wrappers of counter.w around Next.CartCreate.
+func (layer module) CartCreate(comm *pmpi.Comm, dims []int, periods []bool, reorder bool) (ret0 *pmpi.Comm, returnVal error) {
+	callsCartCreate0.Add(1)
+	ret0, returnVal = layer.Next.CartCreate(comm, dims, periods, reorder)
+	return
+}
+
+// CartMap runs the wrappers of counter.w around Next.CartMap.
+func (layer module) CartMap(comm *pmpi.Comm, dims []int, periods []bool) (ret0 int, returnVal error) {
+	callsCartMap0.Add(1)
+	ret0, returnVal = layer.Next.CartMap(comm, dims, periods)
+	return
+}
+
+// CartdimGet runs the wrappers of counter.w around Next.CartdimGet.
+func (layer module) CartdimGet(comm *pmpi.Comm) (ret0 int, returnVal error) {
+	callsCartdimGet0.Add(1)
+	ret0, returnVal = layer.Next.CartdimGet(comm)
+	return
+}
+
+// CartGet runs the wrappers of counter.w around Next.CartGet.
+func (layer module) CartGet(comm *pmpi.Comm) (ret0 []int, ret1 []bool, ret2 []int, returnVal error) {
+	callsCartGet0.Add(1)
+	ret0, ret1, ret2, returnVal = layer.Next.CartGet(comm)
+	return
+}
+
+// CartRank runs the wrappers of counter.w around Next.CartRank.
+func (layer module) CartRank(comm *pmpi.Comm, coords []int) (ret0 int, returnVal error) {
+	callsCartRank0.Add(1)
+	ret0, returnVal = layer.Next.CartRank(comm, coords)
+	return
+}
+
+// CartCoords runs the wrappers of counter.w around Next.CartCoords.
+func (layer module) CartCoords(comm *pmpi.Comm, rank int) (ret0 []int, returnVal error) {
+	callsCartCoords0.Add(1)
+	ret0, returnVal = layer.Next.CartCoords(comm, rank)
+	return
+}
+
+// CartShift runs the wrappers of counter.w around Next.CartShift.
+func (layer module) CartShift(comm *pmpi.Comm, direction int, disp int) (ret0 int, ret1 int, returnVal error) {
+	callsCartShift0.Add(1)
+	ret0, ret1, returnVal = layer.Next.CartShift(comm, direction, disp)
+	return
+}
+
+// CartSub runs the wrappers of counter.w around Next.CartSub.
+func (layer module) CartSub(comm *pmpi.Comm, remain []bool) (ret0 *pmpi.Comm, returnVal error) {
+	callsCartSub0.Add(1)
+	ret0, returnVal = layer.Next.CartSub(comm, remain)
+	return
+}
+
+// GraphCreate runs the wrappers of counter.w around Next.GraphCreate.
+func (layer module) GraphCreate(comm *pmpi.Comm, index []int, edges []int, reorder bool) (ret0 *pmpi.Comm, returnVal error) {
+	callsGraphCreate0.Add(1)
+	ret0, returnVal = layer.Next.GraphCreate(comm, index, edges, reorder)
+	return
+}
+
+// GraphMap runs the wrappers of counter.w around Next.GraphMap.
+func (layer module) GraphMap(comm *pmpi.Comm, index []int, edges []int) (ret0 int, returnVal error) {
+	callsGraphMap0.Add(1)
+	ret0, returnVal = layer.Next.GraphMap(comm, index, edges)
+	return
+}
+
+// GraphdimsGet runs the wrappers of counter.w around Next.GraphdimsGet.
+func (layer module) GraphdimsGet(comm *pmpi.Comm) (ret0 int, ret1 int, returnVal error) {
+	callsGraphdimsGet0.Add(1)
+	ret0, ret1, returnVal = layer.Next.GraphdimsGet(comm)
+	return
+}
+
+// GraphGet runs the wrappers of counter.w around Next.GraphGet.
+func (layer module) GraphGet(comm *pmpi.Comm) (ret0 []int, ret1 []int, returnVal error) {
+	callsGraphGet0.Add(1)
+	ret0, ret1, returnVal = layer.Next.GraphGet(comm)
+	return
+}
+
+// GraphNeighborsCount runs the wrappers of counter.w around Next.GraphNeighborsCount.
+func (layer module) GraphNeighborsCount(comm *pmpi.Comm, rank int) (ret0 int, returnVal error) {
+	callsGraphNeighborsCount0.Add(1)
+	ret0, returnVal = layer.Next.GraphNeighborsCount(comm, rank)
+	return
+}
+
+// GraphNeighbors runs the wrappers of counter.w around Next.GraphNeighbors.
+func (layer module) GraphNeighbors(comm *pmpi.Comm, rank int) (ret0 []int, returnVal error) {
+	callsGraphNeighbors0.Add(1)
+	ret0, returnVal = layer.Next.GraphNeighbors(comm, rank)
+	return
+}
+
+// DistGraphCreateAdjacent runs the wrappers of counter.w around Next.DistGraphCreateAdjacent.
+func (layer module) DistGraphCreateAdjacent(comm *pmpi.Comm, sources []int, sourceWeights []int, dests []int, destWeights []int, reorder bool) (ret0 *pmpi.Comm, returnVal error) {
+	callsDistGraphCreateAdjacent0.Add(1)
+	ret0, returnVal = layer.Next.DistGraphCreateAdjacent(comm, sources, sourceWeights, dests, destWeights, reorder)
+	return
+}
+
+// DistGraphCreate runs the wrappers of counter.w around Next.DistGraphCreate.
+func (layer module) DistGraphCreate(comm *pmpi.Comm, sources []int, degrees []int, dests []int, weights []int, reorder bool) (ret0 *pmpi.Comm, returnVal error) {
+	callsDistGraphCreate0.Add(1)
+	ret0, returnVal = layer.Next.DistGraphCreate(comm, sources, degrees, dests, weights, reorder)
+	return
+}
+
+// DistGraphNeighborsCount runs the wrappers of counter.w around Next.DistGraphNeighborsCount.
+func (layer module) DistGraphNeighborsCount(comm *pmpi.Comm) (ret0 int, ret1 int, ret2 bool, returnVal error) {
+	callsDistGraphNeighborsCount0.Add(1)
+	ret0, ret1, ret2, returnVal = layer.Next.DistGraphNeighborsCount(comm)
+	return
+}
+
+// DistGraphNeighbors runs the wrappers of counter.w around Next.DistGraphNeighbors.
+func (layer module) DistGraphNeighbors(comm *pmpi.Comm) (ret0 []int, ret1 []int, ret2 []int, ret3 []int, returnVal error) {
+	callsDistGraphNeighbors0.Add(1)
+	ret0, ret1, ret2, ret3, returnVal = layer.Next.DistGraphNeighbors(comm)
+	return
+}
+
+// TopoTest runs the wrappers of counter.w around Next.TopoTest.
+func (layer module) TopoTest(comm *pmpi.Comm) (ret0 pmpi.Topology, returnVal error) {
+	callsTopoTest0.Add(1)
+	ret0, returnVal = layer.Next.TopoTest(comm)
 	return
 }

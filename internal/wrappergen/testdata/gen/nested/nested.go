@@ -77,110 +77,130 @@ func reportTimes0(rank int) {
 
 // One counter per call of pmpi.API.
 var (
-	callsInit1                atomic.Int64
-	callsInitThread1          atomic.Int64
-	callsFinalize1            atomic.Int64
-	callsInitialized1         atomic.Int64
-	callsFinalized1           atomic.Int64
-	callsAbort1               atomic.Int64
-	callsWtime1               atomic.Int64
-	callsWtick1               atomic.Int64
-	callsPcontrol1            atomic.Int64
-	callsCommWorld1           atomic.Int64
-	callsCommSelf1            atomic.Int64
-	callsCommRank1            atomic.Int64
-	callsCommSize1            atomic.Int64
-	callsSend1                atomic.Int64
-	callsSsend1               atomic.Int64
-	callsRecv1                atomic.Int64
-	callsIsend1               atomic.Int64
-	callsIssend1              atomic.Int64
-	callsIrecv1               atomic.Int64
-	callsSendrecv1            atomic.Int64
-	callsProbe1               atomic.Int64
-	callsIprobe1              atomic.Int64
-	callsMprobe1              atomic.Int64
-	callsImprobe1             atomic.Int64
-	callsMrecv1               atomic.Int64
-	callsImrecv1              atomic.Int64
-	callsWait1                atomic.Int64
-	callsTest1                atomic.Int64
-	callsCancel1              atomic.Int64
-	callsWaitAll1             atomic.Int64
-	callsWaitAny1             atomic.Int64
-	callsWaitSome1            atomic.Int64
-	callsTestAll1             atomic.Int64
-	callsTestAny1             atomic.Int64
-	callsBsend1               atomic.Int64
-	callsIbsend1              atomic.Int64
-	callsBufferAttach1        atomic.Int64
-	callsBufferDetach1        atomic.Int64
-	callsBufferFlush1         atomic.Int64
-	callsCommAttachBuffer1    atomic.Int64
-	callsCommDetachBuffer1    atomic.Int64
-	callsCommBufferFlush1     atomic.Int64
-	callsBufferIflush1        atomic.Int64
-	callsCommBufferIflush1    atomic.Int64
-	callsRsend1               atomic.Int64
-	callsIrsend1              atomic.Int64
-	callsSendrecvReplace1     atomic.Int64
-	callsIsendrecv1           atomic.Int64
-	callsIsendrecvReplace1    atomic.Int64
-	callsSendInit1            atomic.Int64
-	callsBsendInit1           atomic.Int64
-	callsSsendInit1           atomic.Int64
-	callsRsendInit1           atomic.Int64
-	callsRecvInit1            atomic.Int64
-	callsStart1               atomic.Int64
-	callsStartall1            atomic.Int64
-	callsTestSome1            atomic.Int64
-	callsRequestGetStatus1    atomic.Int64
-	callsRequestFree1         atomic.Int64
-	callsStatusSetElements1   atomic.Int64
-	callsStatusSetCancelled1  atomic.Int64
-	callsTestCancelled1       atomic.Int64
-	callsCommDup1             atomic.Int64
-	callsCommSplit1           atomic.Int64
-	callsCommSplitType1       atomic.Int64
-	callsCommCreate1          atomic.Int64
-	callsCommFree1            atomic.Int64
-	callsCommCompare1         atomic.Int64
-	callsCommGroup1           atomic.Int64
-	callsCommSetName1         atomic.Int64
-	callsCommGetName1         atomic.Int64
-	callsCommSetErrhandler1   atomic.Int64
-	callsIntercommCreate1     atomic.Int64
-	callsIntercommMerge1      atomic.Int64
-	callsCommTestInter1       atomic.Int64
-	callsCommRemoteSize1      atomic.Int64
-	callsCommRemoteGroup1     atomic.Int64
-	callsCommCreateGroup1     atomic.Int64
-	callsGroupSize1           atomic.Int64
-	callsGroupRank1           atomic.Int64
-	callsGroupIncl1           atomic.Int64
-	callsGroupExcl1           atomic.Int64
-	callsGroupUnion1          atomic.Int64
-	callsGroupIntersection1   atomic.Int64
-	callsGroupDifference1     atomic.Int64
-	callsGroupTranslateRanks1 atomic.Int64
-	callsGroupCompare1        atomic.Int64
-	callsOpCreate1            atomic.Int64
-	callsBarrier1             atomic.Int64
-	callsBcast1               atomic.Int64
-	callsReduce1              atomic.Int64
-	callsAllreduce1           atomic.Int64
-	callsGather1              atomic.Int64
-	callsGatherv1             atomic.Int64
-	callsScatter1             atomic.Int64
-	callsScatterv1            atomic.Int64
-	callsAllgather1           atomic.Int64
-	callsAllgatherv1          atomic.Int64
-	callsAlltoall1            atomic.Int64
-	callsAlltoallv1           atomic.Int64
-	callsReduceScatter1       atomic.Int64
-	callsReduceScatterBlock1  atomic.Int64
-	callsScan1                atomic.Int64
-	callsExscan1              atomic.Int64
+	callsInit1                    atomic.Int64
+	callsInitThread1              atomic.Int64
+	callsFinalize1                atomic.Int64
+	callsInitialized1             atomic.Int64
+	callsFinalized1               atomic.Int64
+	callsAbort1                   atomic.Int64
+	callsWtime1                   atomic.Int64
+	callsWtick1                   atomic.Int64
+	callsPcontrol1                atomic.Int64
+	callsCommWorld1               atomic.Int64
+	callsCommSelf1                atomic.Int64
+	callsCommRank1                atomic.Int64
+	callsCommSize1                atomic.Int64
+	callsSend1                    atomic.Int64
+	callsSsend1                   atomic.Int64
+	callsRecv1                    atomic.Int64
+	callsIsend1                   atomic.Int64
+	callsIssend1                  atomic.Int64
+	callsIrecv1                   atomic.Int64
+	callsSendrecv1                atomic.Int64
+	callsProbe1                   atomic.Int64
+	callsIprobe1                  atomic.Int64
+	callsMprobe1                  atomic.Int64
+	callsImprobe1                 atomic.Int64
+	callsMrecv1                   atomic.Int64
+	callsImrecv1                  atomic.Int64
+	callsWait1                    atomic.Int64
+	callsTest1                    atomic.Int64
+	callsCancel1                  atomic.Int64
+	callsWaitAll1                 atomic.Int64
+	callsWaitAny1                 atomic.Int64
+	callsWaitSome1                atomic.Int64
+	callsTestAll1                 atomic.Int64
+	callsTestAny1                 atomic.Int64
+	callsBsend1                   atomic.Int64
+	callsIbsend1                  atomic.Int64
+	callsBufferAttach1            atomic.Int64
+	callsBufferDetach1            atomic.Int64
+	callsBufferFlush1             atomic.Int64
+	callsCommAttachBuffer1        atomic.Int64
+	callsCommDetachBuffer1        atomic.Int64
+	callsCommBufferFlush1         atomic.Int64
+	callsBufferIflush1            atomic.Int64
+	callsCommBufferIflush1        atomic.Int64
+	callsRsend1                   atomic.Int64
+	callsIrsend1                  atomic.Int64
+	callsSendrecvReplace1         atomic.Int64
+	callsIsendrecv1               atomic.Int64
+	callsIsendrecvReplace1        atomic.Int64
+	callsSendInit1                atomic.Int64
+	callsBsendInit1               atomic.Int64
+	callsSsendInit1               atomic.Int64
+	callsRsendInit1               atomic.Int64
+	callsRecvInit1                atomic.Int64
+	callsStart1                   atomic.Int64
+	callsStartall1                atomic.Int64
+	callsTestSome1                atomic.Int64
+	callsRequestGetStatus1        atomic.Int64
+	callsRequestFree1             atomic.Int64
+	callsStatusSetElements1       atomic.Int64
+	callsStatusSetCancelled1      atomic.Int64
+	callsTestCancelled1           atomic.Int64
+	callsCommDup1                 atomic.Int64
+	callsCommSplit1               atomic.Int64
+	callsCommSplitType1           atomic.Int64
+	callsCommCreate1              atomic.Int64
+	callsCommFree1                atomic.Int64
+	callsCommCompare1             atomic.Int64
+	callsCommGroup1               atomic.Int64
+	callsCommSetName1             atomic.Int64
+	callsCommGetName1             atomic.Int64
+	callsCommSetErrhandler1       atomic.Int64
+	callsIntercommCreate1         atomic.Int64
+	callsIntercommMerge1          atomic.Int64
+	callsCommTestInter1           atomic.Int64
+	callsCommRemoteSize1          atomic.Int64
+	callsCommRemoteGroup1         atomic.Int64
+	callsCommCreateGroup1         atomic.Int64
+	callsGroupSize1               atomic.Int64
+	callsGroupRank1               atomic.Int64
+	callsGroupIncl1               atomic.Int64
+	callsGroupExcl1               atomic.Int64
+	callsGroupUnion1              atomic.Int64
+	callsGroupIntersection1       atomic.Int64
+	callsGroupDifference1         atomic.Int64
+	callsGroupTranslateRanks1     atomic.Int64
+	callsGroupCompare1            atomic.Int64
+	callsOpCreate1                atomic.Int64
+	callsBarrier1                 atomic.Int64
+	callsBcast1                   atomic.Int64
+	callsReduce1                  atomic.Int64
+	callsAllreduce1               atomic.Int64
+	callsGather1                  atomic.Int64
+	callsGatherv1                 atomic.Int64
+	callsScatter1                 atomic.Int64
+	callsScatterv1                atomic.Int64
+	callsAllgather1               atomic.Int64
+	callsAllgatherv1              atomic.Int64
+	callsAlltoall1                atomic.Int64
+	callsAlltoallv1               atomic.Int64
+	callsReduceScatter1           atomic.Int64
+	callsReduceScatterBlock1      atomic.Int64
+	callsScan1                    atomic.Int64
+	callsExscan1                  atomic.Int64
+	callsDimsCreate1              atomic.Int64
+	callsCartCreate1              atomic.Int64
+	callsCartMap1                 atomic.Int64
+	callsCartdimGet1              atomic.Int64
+	callsCartGet1                 atomic.Int64
+	callsCartRank1                atomic.Int64
+	callsCartCoords1              atomic.Int64
+	callsCartShift1               atomic.Int64
+	callsCartSub1                 atomic.Int64
+	callsGraphCreate1             atomic.Int64
+	callsGraphMap1                atomic.Int64
+	callsGraphdimsGet1            atomic.Int64
+	callsGraphGet1                atomic.Int64
+	callsGraphNeighborsCount1     atomic.Int64
+	callsGraphNeighbors1          atomic.Int64
+	callsDistGraphCreateAdjacent1 atomic.Int64
+	callsDistGraphCreate1         atomic.Int64
+	callsDistGraphNeighborsCount1 atomic.Int64
+	callsDistGraphNeighbors1      atomic.Int64
+	callsTopoTest1                atomic.Int64
 )
 
 // reportCounts1 prints this rank's nonzero counts in one write.
@@ -497,6 +517,66 @@ func reportCounts1(rank int) {
 	}
 	if n := callsExscan1.Load(); n > 0 {
 		fmt.Fprintf(&b, "counter rank %d: Exscan %d\n", rank, n)
+	}
+	if n := callsDimsCreate1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: DimsCreate %d\n", rank, n)
+	}
+	if n := callsCartCreate1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: CartCreate %d\n", rank, n)
+	}
+	if n := callsCartMap1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: CartMap %d\n", rank, n)
+	}
+	if n := callsCartdimGet1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: CartdimGet %d\n", rank, n)
+	}
+	if n := callsCartGet1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: CartGet %d\n", rank, n)
+	}
+	if n := callsCartRank1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: CartRank %d\n", rank, n)
+	}
+	if n := callsCartCoords1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: CartCoords %d\n", rank, n)
+	}
+	if n := callsCartShift1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: CartShift %d\n", rank, n)
+	}
+	if n := callsCartSub1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: CartSub %d\n", rank, n)
+	}
+	if n := callsGraphCreate1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: GraphCreate %d\n", rank, n)
+	}
+	if n := callsGraphMap1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: GraphMap %d\n", rank, n)
+	}
+	if n := callsGraphdimsGet1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: GraphdimsGet %d\n", rank, n)
+	}
+	if n := callsGraphGet1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: GraphGet %d\n", rank, n)
+	}
+	if n := callsGraphNeighborsCount1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: GraphNeighborsCount %d\n", rank, n)
+	}
+	if n := callsGraphNeighbors1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: GraphNeighbors %d\n", rank, n)
+	}
+	if n := callsDistGraphCreateAdjacent1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: DistGraphCreateAdjacent %d\n", rank, n)
+	}
+	if n := callsDistGraphCreate1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: DistGraphCreate %d\n", rank, n)
+	}
+	if n := callsDistGraphNeighborsCount1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: DistGraphNeighborsCount %d\n", rank, n)
+	}
+	if n := callsDistGraphNeighbors1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: DistGraphNeighbors %d\n", rank, n)
+	}
+	if n := callsTopoTest1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: TopoTest %d\n", rank, n)
 	}
 	os.Stdout.WriteString(b.String())
 }
@@ -1963,6 +2043,286 @@ func (layer module) Exscan(send []byte, recv []byte, count int, dt pmpi.Datatype
 	timesMu0.Lock()
 	times0["Exscan"] += time.Since(start)
 	counts0["Exscan"]++
+	timesMu0.Unlock()
+	return
+}
+
+// DimsCreate runs the wrappers of timing.w, counter.w around Next.DimsCreate.
+func (layer module) DimsCreate(nnodes int, dims []int) (returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsDimsCreate1.Add(1)
+	returnVal = layer.Next.DimsCreate(nnodes, dims)
+	timesMu0.Lock()
+	times0["DimsCreate"] += time.Since(start)
+	counts0["DimsCreate"]++
+	timesMu0.Unlock()
+	return
+}
+
+// CartCreate runs the wrappers of timing.w, counter.w around Next.CartCreate.
+func (layer module) CartCreate(comm *pmpi.Comm, dims []int, periods []bool, reorder bool) (ret0 *pmpi.Comm, returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsCartCreate1.Add(1)
+	ret0, returnVal = layer.Next.CartCreate(comm, dims, periods, reorder)
+	timesMu0.Lock()
+	times0["CartCreate"] += time.Since(start)
+	counts0["CartCreate"]++
+	timesMu0.Unlock()
+	return
+}
+
+// CartMap runs the wrappers of timing.w, counter.w around Next.CartMap.
+func (layer module) CartMap(comm *pmpi.Comm, dims []int, periods []bool) (ret0 int, returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsCartMap1.Add(1)
+	ret0, returnVal = layer.Next.CartMap(comm, dims, periods)
+	timesMu0.Lock()
+	times0["CartMap"] += time.Since(start)
+	counts0["CartMap"]++
+	timesMu0.Unlock()
+	return
+}
+
+// CartdimGet runs the wrappers of timing.w, counter.w around Next.CartdimGet.
+func (layer module) CartdimGet(comm *pmpi.Comm) (ret0 int, returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsCartdimGet1.Add(1)
+	ret0, returnVal = layer.Next.CartdimGet(comm)
+	timesMu0.Lock()
+	times0["CartdimGet"] += time.Since(start)
+	counts0["CartdimGet"]++
+	timesMu0.Unlock()
+	return
+}
+
+// CartGet runs the wrappers of timing.w, counter.w around Next.CartGet.
+func (layer module) CartGet(comm *pmpi.Comm) (ret0 []int, ret1 []bool, ret2 []int, returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsCartGet1.Add(1)
+	ret0, ret1, ret2, returnVal = layer.Next.CartGet(comm)
+	timesMu0.Lock()
+	times0["CartGet"] += time.Since(start)
+	counts0["CartGet"]++
+	timesMu0.Unlock()
+	return
+}
+
+// CartRank runs the wrappers of timing.w, counter.w around Next.CartRank.
+func (layer module) CartRank(comm *pmpi.Comm, coords []int) (ret0 int, returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsCartRank1.Add(1)
+	ret0, returnVal = layer.Next.CartRank(comm, coords)
+	timesMu0.Lock()
+	times0["CartRank"] += time.Since(start)
+	counts0["CartRank"]++
+	timesMu0.Unlock()
+	return
+}
+
+// CartCoords runs the wrappers of timing.w, counter.w around Next.CartCoords.
+func (layer module) CartCoords(comm *pmpi.Comm, rank int) (ret0 []int, returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsCartCoords1.Add(1)
+	ret0, returnVal = layer.Next.CartCoords(comm, rank)
+	timesMu0.Lock()
+	times0["CartCoords"] += time.Since(start)
+	counts0["CartCoords"]++
+	timesMu0.Unlock()
+	return
+}
+
+// CartShift runs the wrappers of timing.w, counter.w around Next.CartShift.
+func (layer module) CartShift(comm *pmpi.Comm, direction int, disp int) (ret0 int, ret1 int, returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsCartShift1.Add(1)
+	ret0, ret1, returnVal = layer.Next.CartShift(comm, direction, disp)
+	timesMu0.Lock()
+	times0["CartShift"] += time.Since(start)
+	counts0["CartShift"]++
+	timesMu0.Unlock()
+	return
+}
+
+// CartSub runs the wrappers of timing.w, counter.w around Next.CartSub.
+func (layer module) CartSub(comm *pmpi.Comm, remain []bool) (ret0 *pmpi.Comm, returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsCartSub1.Add(1)
+	ret0, returnVal = layer.Next.CartSub(comm, remain)
+	timesMu0.Lock()
+	times0["CartSub"] += time.Since(start)
+	counts0["CartSub"]++
+	timesMu0.Unlock()
+	return
+}
+
+// GraphCreate runs the wrappers of timing.w, counter.w around Next.GraphCreate.
+func (layer module) GraphCreate(comm *pmpi.Comm, index []int, edges []int, reorder bool) (ret0 *pmpi.Comm, returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsGraphCreate1.Add(1)
+	ret0, returnVal = layer.Next.GraphCreate(comm, index, edges, reorder)
+	timesMu0.Lock()
+	times0["GraphCreate"] += time.Since(start)
+	counts0["GraphCreate"]++
+	timesMu0.Unlock()
+	return
+}
+
+// GraphMap runs the wrappers of timing.w, counter.w around Next.GraphMap.
+func (layer module) GraphMap(comm *pmpi.Comm, index []int, edges []int) (ret0 int, returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsGraphMap1.Add(1)
+	ret0, returnVal = layer.Next.GraphMap(comm, index, edges)
+	timesMu0.Lock()
+	times0["GraphMap"] += time.Since(start)
+	counts0["GraphMap"]++
+	timesMu0.Unlock()
+	return
+}
+
+// GraphdimsGet runs the wrappers of timing.w, counter.w around Next.GraphdimsGet.
+func (layer module) GraphdimsGet(comm *pmpi.Comm) (ret0 int, ret1 int, returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsGraphdimsGet1.Add(1)
+	ret0, ret1, returnVal = layer.Next.GraphdimsGet(comm)
+	timesMu0.Lock()
+	times0["GraphdimsGet"] += time.Since(start)
+	counts0["GraphdimsGet"]++
+	timesMu0.Unlock()
+	return
+}
+
+// GraphGet runs the wrappers of timing.w, counter.w around Next.GraphGet.
+func (layer module) GraphGet(comm *pmpi.Comm) (ret0 []int, ret1 []int, returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsGraphGet1.Add(1)
+	ret0, ret1, returnVal = layer.Next.GraphGet(comm)
+	timesMu0.Lock()
+	times0["GraphGet"] += time.Since(start)
+	counts0["GraphGet"]++
+	timesMu0.Unlock()
+	return
+}
+
+// GraphNeighborsCount runs the wrappers of timing.w, counter.w around Next.GraphNeighborsCount.
+func (layer module) GraphNeighborsCount(comm *pmpi.Comm, rank int) (ret0 int, returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsGraphNeighborsCount1.Add(1)
+	ret0, returnVal = layer.Next.GraphNeighborsCount(comm, rank)
+	timesMu0.Lock()
+	times0["GraphNeighborsCount"] += time.Since(start)
+	counts0["GraphNeighborsCount"]++
+	timesMu0.Unlock()
+	return
+}
+
+// GraphNeighbors runs the wrappers of timing.w, counter.w around Next.GraphNeighbors.
+func (layer module) GraphNeighbors(comm *pmpi.Comm, rank int) (ret0 []int, returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsGraphNeighbors1.Add(1)
+	ret0, returnVal = layer.Next.GraphNeighbors(comm, rank)
+	timesMu0.Lock()
+	times0["GraphNeighbors"] += time.Since(start)
+	counts0["GraphNeighbors"]++
+	timesMu0.Unlock()
+	return
+}
+
+// DistGraphCreateAdjacent runs the wrappers of timing.w, counter.w around Next.DistGraphCreateAdjacent.
+func (layer module) DistGraphCreateAdjacent(comm *pmpi.Comm, sources []int, sourceWeights []int, dests []int, destWeights []int, reorder bool) (ret0 *pmpi.Comm, returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsDistGraphCreateAdjacent1.Add(1)
+	ret0, returnVal = layer.Next.DistGraphCreateAdjacent(comm, sources, sourceWeights, dests, destWeights, reorder)
+	timesMu0.Lock()
+	times0["DistGraphCreateAdjacent"] += time.Since(start)
+	counts0["DistGraphCreateAdjacent"]++
+	timesMu0.Unlock()
+	return
+}
+
+// DistGraphCreate runs the wrappers of timing.w, counter.w around Next.DistGraphCreate.
+func (layer module) DistGraphCreate(comm *pmpi.Comm, sources []int, degrees []int, dests []int, weights []int, reorder bool) (ret0 *pmpi.Comm, returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsDistGraphCreate1.Add(1)
+	ret0, returnVal = layer.Next.DistGraphCreate(comm, sources, degrees, dests, weights, reorder)
+	timesMu0.Lock()
+	times0["DistGraphCreate"] += time.Since(start)
+	counts0["DistGraphCreate"]++
+	timesMu0.Unlock()
+	return
+}
+
+// DistGraphNeighborsCount runs the wrappers of timing.w, counter.w around Next.DistGraphNeighborsCount.
+func (layer module) DistGraphNeighborsCount(comm *pmpi.Comm) (ret0 int, ret1 int, ret2 bool, returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsDistGraphNeighborsCount1.Add(1)
+	ret0, ret1, ret2, returnVal = layer.Next.DistGraphNeighborsCount(comm)
+	timesMu0.Lock()
+	times0["DistGraphNeighborsCount"] += time.Since(start)
+	counts0["DistGraphNeighborsCount"]++
+	timesMu0.Unlock()
+	return
+}
+
+// DistGraphNeighbors runs the wrappers of timing.w, counter.w around Next.DistGraphNeighbors.
+func (layer module) DistGraphNeighbors(comm *pmpi.Comm) (ret0 []int, ret1 []int, ret2 []int, ret3 []int, returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsDistGraphNeighbors1.Add(1)
+	ret0, ret1, ret2, ret3, returnVal = layer.Next.DistGraphNeighbors(comm)
+	timesMu0.Lock()
+	times0["DistGraphNeighbors"] += time.Since(start)
+	counts0["DistGraphNeighbors"]++
+	timesMu0.Unlock()
+	return
+}
+
+// TopoTest runs the wrappers of timing.w, counter.w around Next.TopoTest.
+func (layer module) TopoTest(comm *pmpi.Comm) (ret0 pmpi.Topology, returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsTopoTest1.Add(1)
+	ret0, returnVal = layer.Next.TopoTest(comm)
+	timesMu0.Lock()
+	times0["TopoTest"] += time.Since(start)
+	counts0["TopoTest"]++
 	timesMu0.Unlock()
 	return
 }

@@ -1,0 +1,93 @@
+// Package topo_test runs process-topology scenarios as real multi-rank
+// jobs: it builds gompirun and the topocheck program and launches them as
+// a user would.
+package topo_test
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gompi/gompi/internal/jobtest"
+)
+
+var gompirun, topocheck string
+
+func TestMain(m *testing.M) {
+	jobtest.SkipUnderShort()
+	dir, err := os.MkdirTemp("", "topo_test")
+	if err != nil {
+		panic(err)
+	}
+	bins, err := jobtest.Build(dir, map[string]string{"gompirun": "../../cmd/gompirun", "topocheck": "./testdata/topocheck"})
+	if err != nil {
+		panic(err)
+	}
+	gompirun, topocheck = bins["gompirun"], bins["topocheck"]
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// expectOK checks that every rank of an np-rank scenario reported success.
+func expectOK(t *testing.T, j jobtest.Job, scenario string, np int) {
+	t.Helper()
+	if j.Code != 0 {
+		t.Fatalf("exit status %d\nstdout:\n%s\nstderr:\n%s", j.Code, j.Stdout, j.Stderr)
+	}
+	for r := range np {
+		if !strings.Contains(j.Stdout, fmt.Sprintf("ok %s rank %d\n", scenario, r)) {
+			t.Errorf("rank %d did not report success\nstdout:\n%s\nstderr:\n%s", r, j.Stdout, j.Stderr)
+		}
+	}
+}
+
+// TestScenarios runs each scenario over shared memory and over tcp, on
+// grids of 4 ranks (2x2) and 6 (3x2).
+func TestScenarios(t *testing.T) {
+	tests := []struct {
+		scenario string
+		nps      []int
+	}{
+		{"cart", []int{4, 6}},
+		{"beyond", []int{4, 6}},
+		{"sub", []int{4, 6}},
+		{"halo", []int{4, 6}},
+		{"graph", []int{4}},
+		{"distgraph", []int{4}},
+	}
+	for _, btl := range []string{"self,sm", "self,tcp"} {
+		for _, tt := range tests {
+			for _, np := range tt.nps {
+				t.Run(fmt.Sprintf("%s/%s-np%d", btl, tt.scenario, np), func(t *testing.T) {
+					t.Parallel()
+					j := jobtest.Run(t, gompirun, 2*time.Minute, nil, "-np", fmt.Sprint(np), "--oversubscribe",
+						"--timeout", "100", "--mca", "btl", btl, topocheck, tt.scenario)
+					expectOK(t, j, tt.scenario, np)
+				})
+			}
+		}
+	}
+}
+
+// TestReorderAcrossHosts runs each rank in a UTS namespace of its own,
+// named after its host: rank r on host fake<r mod hosts>, so that each
+// host's ranks are spread over the world's order. CartCreate with
+// reorder must bring each host's ranks onto whole rows of the grid.
+func TestReorderAcrossHosts(t *testing.T) {
+	if out, err := exec.Command("unshare", "--uts", "true").CombinedOutput(); err != nil {
+		t.Skipf("cannot give ranks hosts of their own (unshare --uts needs root): %v: %s; the placement's unit tests in pmpi cover it", err, out)
+	}
+	for _, c := range []struct{ np, hosts int }{{4, 2}, {6, 3}} {
+		t.Run(fmt.Sprintf("np%d-hosts%d", c.np, c.hosts), func(t *testing.T) {
+			t.Parallel()
+			script := fmt.Sprintf("hostname fake$((GOMPI_COMM_WORLD_RANK %% %d)) && exec %s reorder", c.hosts, topocheck)
+			j := jobtest.Run(t, gompirun, 2*time.Minute, nil, "-np", fmt.Sprint(c.np), "--oversubscribe",
+				"--timeout", "100", "--mca", "btl", "self,tcp", "unshare", "--uts", "sh", "-c", script)
+			expectOK(t, j, "reorder", c.np)
+		})
+	}
+}
