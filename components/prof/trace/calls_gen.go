@@ -726,15 +726,6 @@ func (t *Tracer) DimsCreate(nnodes int, dims []int) error {
 	return res0
 }
 
-// CartCreate records MPI_CartCreate.
-func (t *Tracer) CartCreate(comm *pmpi.Comm, dims []int, periods []bool, reorder bool) (*pmpi.Comm, error) {
-	sp := t.begin()
-	res0, res1 := t.Next.CartCreate(comm, dims, periods, reorder)
-	sp = t.stop(sp)
-	t.end(sp, "MPI_CartCreate", t.commArgs(sp, comm).withErr(res1))
-	return res0, res1
-}
-
 // CartMap records MPI_CartMap.
 func (t *Tracer) CartMap(comm *pmpi.Comm, dims []int, periods []bool) (int, error) {
 	sp := t.begin()
@@ -789,24 +780,6 @@ func (t *Tracer) CartShift(comm *pmpi.Comm, direction int, disp int) (int, int, 
 	return res0, res1, res2
 }
 
-// CartSub records MPI_CartSub.
-func (t *Tracer) CartSub(comm *pmpi.Comm, remain []bool) (*pmpi.Comm, error) {
-	sp := t.begin()
-	res0, res1 := t.Next.CartSub(comm, remain)
-	sp = t.stop(sp)
-	t.end(sp, "MPI_CartSub", t.commArgs(sp, comm).withErr(res1))
-	return res0, res1
-}
-
-// GraphCreate records MPI_GraphCreate.
-func (t *Tracer) GraphCreate(comm *pmpi.Comm, index []int, edges []int, reorder bool) (*pmpi.Comm, error) {
-	sp := t.begin()
-	res0, res1 := t.Next.GraphCreate(comm, index, edges, reorder)
-	sp = t.stop(sp)
-	t.end(sp, "MPI_GraphCreate", t.commArgs(sp, comm).withErr(res1))
-	return res0, res1
-}
-
 // GraphMap records MPI_GraphMap.
 func (t *Tracer) GraphMap(comm *pmpi.Comm, index []int, edges []int) (int, error) {
 	sp := t.begin()
@@ -849,24 +822,6 @@ func (t *Tracer) GraphNeighbors(comm *pmpi.Comm, rank int) ([]int, error) {
 	res0, res1 := t.Next.GraphNeighbors(comm, rank)
 	sp = t.stop(sp)
 	t.end(sp, "MPI_GraphNeighbors", t.commArgs(sp, comm).withErr(res1))
-	return res0, res1
-}
-
-// DistGraphCreateAdjacent records MPI_DistGraphCreateAdjacent.
-func (t *Tracer) DistGraphCreateAdjacent(comm *pmpi.Comm, sources []int, sourceWeights []int, dests []int, destWeights []int, reorder bool) (*pmpi.Comm, error) {
-	sp := t.begin()
-	res0, res1 := t.Next.DistGraphCreateAdjacent(comm, sources, sourceWeights, dests, destWeights, reorder)
-	sp = t.stop(sp)
-	t.end(sp, "MPI_DistGraphCreateAdjacent", t.commArgs(sp, comm).withErr(res1))
-	return res0, res1
-}
-
-// DistGraphCreate records MPI_DistGraphCreate.
-func (t *Tracer) DistGraphCreate(comm *pmpi.Comm, sources []int, degrees []int, dests []int, weights []int, reorder bool) (*pmpi.Comm, error) {
-	sp := t.begin()
-	res0, res1 := t.Next.DistGraphCreate(comm, sources, degrees, dests, weights, reorder)
-	sp = t.stop(sp)
-	t.end(sp, "MPI_DistGraphCreate", t.commArgs(sp, comm).withErr(res1))
 	return res0, res1
 }
 

@@ -18,40 +18,65 @@ func (t *Tracer) made(sp span, name string, parent, c *pmpi.Comm, err error) {
 	t.end(sp, name, a)
 }
 
+// making records a call that makes a communicator from parent, call,
+// and names the new communicator: what every such method does.
+func (t *Tracer) making(name string, parent *pmpi.Comm, call func() (*pmpi.Comm, error)) (*pmpi.Comm, error) {
+	sp := t.begin()
+	c, err := call()
+	sp = t.stop(sp)
+	t.made(sp, name, parent, c, err)
+	return c, err
+}
+
 // CommDup records MPI_CommDup and names the new communicator.
 func (t *Tracer) CommDup(comm *pmpi.Comm) (*pmpi.Comm, error) {
-	sp := t.begin()
-	c, err := t.Next.CommDup(comm)
-	sp = t.stop(sp)
-	t.made(sp, "MPI_CommDup", comm, c, err)
-	return c, err
+	return t.making("MPI_CommDup", comm, func() (*pmpi.Comm, error) { return t.Next.CommDup(comm) })
 }
 
 // CommSplit records MPI_CommSplit and names the new communicator.
 func (t *Tracer) CommSplit(comm *pmpi.Comm, color, key int) (*pmpi.Comm, error) {
-	sp := t.begin()
-	c, err := t.Next.CommSplit(comm, color, key)
-	sp = t.stop(sp)
-	t.made(sp, "MPI_CommSplit", comm, c, err)
-	return c, err
+	return t.making("MPI_CommSplit", comm, func() (*pmpi.Comm, error) { return t.Next.CommSplit(comm, color, key) })
 }
 
 // CommSplitType records MPI_CommSplitType and names the new communicator.
 func (t *Tracer) CommSplitType(comm *pmpi.Comm, splitType, key int) (*pmpi.Comm, error) {
-	sp := t.begin()
-	c, err := t.Next.CommSplitType(comm, splitType, key)
-	sp = t.stop(sp)
-	t.made(sp, "MPI_CommSplitType", comm, c, err)
-	return c, err
+	return t.making("MPI_CommSplitType", comm, func() (*pmpi.Comm, error) { return t.Next.CommSplitType(comm, splitType, key) })
 }
 
 // CommCreate records MPI_CommCreate and names the new communicator.
 func (t *Tracer) CommCreate(comm *pmpi.Comm, group *pmpi.Group) (*pmpi.Comm, error) {
-	sp := t.begin()
-	c, err := t.Next.CommCreate(comm, group)
-	sp = t.stop(sp)
-	t.made(sp, "MPI_CommCreate", comm, c, err)
-	return c, err
+	return t.making("MPI_CommCreate", comm, func() (*pmpi.Comm, error) { return t.Next.CommCreate(comm, group) })
+}
+
+// CartCreate records MPI_CartCreate and names the new communicator.
+func (t *Tracer) CartCreate(comm *pmpi.Comm, dims []int, periods []bool, reorder bool) (*pmpi.Comm, error) {
+	return t.making("MPI_CartCreate", comm, func() (*pmpi.Comm, error) { return t.Next.CartCreate(comm, dims, periods, reorder) })
+}
+
+// CartSub records MPI_CartSub and names the new communicator.
+func (t *Tracer) CartSub(comm *pmpi.Comm, remain []bool) (*pmpi.Comm, error) {
+	return t.making("MPI_CartSub", comm, func() (*pmpi.Comm, error) { return t.Next.CartSub(comm, remain) })
+}
+
+// GraphCreate records MPI_GraphCreate and names the new communicator.
+func (t *Tracer) GraphCreate(comm *pmpi.Comm, index, edges []int, reorder bool) (*pmpi.Comm, error) {
+	return t.making("MPI_GraphCreate", comm, func() (*pmpi.Comm, error) { return t.Next.GraphCreate(comm, index, edges, reorder) })
+}
+
+// DistGraphCreateAdjacent records MPI_DistGraphCreateAdjacent and names
+// the new communicator.
+func (t *Tracer) DistGraphCreateAdjacent(comm *pmpi.Comm, sources, sourceWeights, dests, destWeights []int, reorder bool) (*pmpi.Comm, error) {
+	return t.making("MPI_DistGraphCreateAdjacent", comm, func() (*pmpi.Comm, error) {
+		return t.Next.DistGraphCreateAdjacent(comm, sources, sourceWeights, dests, destWeights, reorder)
+	})
+}
+
+// DistGraphCreate records MPI_DistGraphCreate and names the new
+// communicator.
+func (t *Tracer) DistGraphCreate(comm *pmpi.Comm, sources, degrees, dests, weights []int, reorder bool) (*pmpi.Comm, error) {
+	return t.making("MPI_DistGraphCreate", comm, func() (*pmpi.Comm, error) {
+		return t.Next.DistGraphCreate(comm, sources, degrees, dests, weights, reorder)
+	})
 }
 
 // CommFree records MPI_CommFree and forgets the communicator.
