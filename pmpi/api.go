@@ -119,6 +119,14 @@ type API interface {
 	ReduceScatterBlock(send, recv []byte, count int, dt Datatype, op Op, comm *Comm) error
 	Scan(send, recv []byte, count int, dt Datatype, op Op, comm *Comm) error
 	Exscan(send, recv []byte, count int, dt Datatype, op Op, comm *Comm) error
+
+	CommCreateKeyval(copy CommCopyAttrFunc, del CommDeleteAttrFunc, extra any) (Keyval, error)
+	CommFreeKeyval(kv *Keyval) error
+	CommSetAttr(comm *Comm, kv Keyval, value any) error
+	CommGetAttr(comm *Comm, kv Keyval) (any, bool, error)
+	CommDeleteAttr(comm *Comm, kv Keyval) error
+	CommSetInfo(comm *Comm, info *Info) error
+	CommGetInfo(comm *Comm) (*Info, error)
 }
 
 // Real returns the API that does the work: the implementation of each

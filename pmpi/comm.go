@@ -57,6 +57,7 @@ type Comm struct {
 	colls *coll.Table // nil for an intercommunicator
 	cc    collComm
 	inter *interPart // set for an intercommunicator
+	ext   commExt    // the user's attributes and hints
 }
 
 func newComm(l *library, name string, cid uint32, group []int) *Comm {

@@ -319,6 +319,9 @@ func (d Datatype) Free() error {
 	if t.goType {
 		return errorf(ClassType, nil, "type free: %s is a Go type's datatype, shared by every user of that type (only constructed types may be freed)", t.name)
 	}
+	if err := d.freeAttrs(); err != nil {
+		return err
+	}
 	t.state.freed.Store(true)
 	return nil
 }

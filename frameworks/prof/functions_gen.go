@@ -109,4 +109,11 @@ var Functions = []Function{
 	{Name: "ReduceScatterBlock", Params: []Param{{"send", "[]byte"}, {"recv", "[]byte"}, {"count", "int"}, {"dt", "pmpi.Datatype"}, {"op", "pmpi.Op"}, {"comm", "*pmpi.Comm"}}, Results: []string{"error"}},
 	{Name: "Scan", Params: []Param{{"send", "[]byte"}, {"recv", "[]byte"}, {"count", "int"}, {"dt", "pmpi.Datatype"}, {"op", "pmpi.Op"}, {"comm", "*pmpi.Comm"}}, Results: []string{"error"}},
 	{Name: "Exscan", Params: []Param{{"send", "[]byte"}, {"recv", "[]byte"}, {"count", "int"}, {"dt", "pmpi.Datatype"}, {"op", "pmpi.Op"}, {"comm", "*pmpi.Comm"}}, Results: []string{"error"}},
+	{Name: "CommCreateKeyval", Params: []Param{{"copy", "pmpi.CommCopyAttrFunc"}, {"del", "pmpi.CommDeleteAttrFunc"}, {"extra", "any"}}, Results: []string{"pmpi.Keyval", "error"}},
+	{Name: "CommFreeKeyval", Params: []Param{{"kv", "*pmpi.Keyval"}}, Results: []string{"error"}},
+	{Name: "CommSetAttr", Params: []Param{{"comm", "*pmpi.Comm"}, {"kv", "pmpi.Keyval"}, {"value", "any"}}, Results: []string{"error"}},
+	{Name: "CommGetAttr", Params: []Param{{"comm", "*pmpi.Comm"}, {"kv", "pmpi.Keyval"}}, Results: []string{"any", "bool", "error"}},
+	{Name: "CommDeleteAttr", Params: []Param{{"comm", "*pmpi.Comm"}, {"kv", "pmpi.Keyval"}}, Results: []string{"error"}},
+	{Name: "CommSetInfo", Params: []Param{{"comm", "*pmpi.Comm"}, {"info", "*pmpi.Info"}}, Results: []string{"error"}},
+	{Name: "CommGetInfo", Params: []Param{{"comm", "*pmpi.Comm"}}, Results: []string{"*pmpi.Info", "error"}},
 }
