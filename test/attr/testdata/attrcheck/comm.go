@@ -59,7 +59,7 @@ func (c *calls) want(what string, copies, deletes []any) error {
 // DeleteAttr, a declined and a failing copy, a failing delete, and a
 // keyval freed while attributes use it.
 func commAttrs(world mpi.Comm, _ []string) error {
-	for _, f := range []func(mpi.Comm) error{dupAndFree, declinedCopy, failingCopy, failingDelete, freedKeyval} {
+	for _, f := range []func(mpi.Comm) error{dupAndFree, declinedCopy, failingCopy, failingDelete, freedKeyval, interDup} {
 		if err := f(world); err != nil {
 			return err
 		}
@@ -245,6 +245,36 @@ func freedKeyval(world mpi.Comm) error {
 		return err
 	}
 	return c.want("freed keyval", []any{"v"}, []any{"v", "v"})
+}
+
+// interDup: an intercommunicator's Dup copies its attributes, and its
+// Free deletes them, as an intracommunicator's.
+func interDup(world mpi.Comm) error {
+	color := world.Rank() % 2
+	half, err := world.Split(color, 0)
+	if err != nil {
+		return err
+	}
+	inter, err := mpi.IntercommCreate(half, 0, world, 1-color, 9)
+	if err != nil {
+		return err
+	}
+	var c calls
+	kv, err := c.keyval()
+	if err != nil {
+		return err
+	}
+	if err := inter.SetAttr(kv, "i"); err != nil {
+		return err
+	}
+	d, err := inter.Dup()
+	if err != nil {
+		return err
+	}
+	if err := errors.Join(wantAttr("inter dup", d, kv, "i", true), d.Free(), inter.Free(), half.Free()); err != nil {
+		return err
+	}
+	return errors.Join(c.want("inter", []any{"i"}, []any{"i", "i"}), mpi.CommFreeKeyval(&kv))
 }
 
 func errOf(_ any, _ bool, err error) error { return err }
