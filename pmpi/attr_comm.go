@@ -1,5 +1,7 @@
 package pmpi
 
+import "errors"
+
 // commExt is what a communicator caches for its user: attributes and
 // info hints.
 type commExt struct {
@@ -113,10 +115,7 @@ func (l *library) dupExt(old, c *Comm) error {
 	}
 	if err := old.ext.attrs.copyTo(&c.ext.attrs, copyAttr, c.deleter(op)); err != nil {
 		c.freed.Store(true)
-		if ferr := l.release(c); ferr != nil {
-			return errorf(classOf(err), err, "%s: and releasing the new communicator: %v", op, ferr)
-		}
-		return err
+		return errors.Join(err, l.release(c))
 	}
 	return nil
 }
