@@ -40,6 +40,10 @@ var pure = []string{
 	"Layout.IndexedBlock", "Layout.HindexedBlock", "Layout.Subarray", "Layout.Resized",
 	"Contiguous", "Vector", "Hvector", "Indexed", "Hindexed", "IndexedBlock", "HindexedBlock", "Subarray",
 	"TypeStruct", "Pack", "Unpack", "PackSize", "PackExternal", "UnpackExternal", "PackExternalSize",
+	// Datatype attributes and Info objects: local to the caller, as the
+	// datatypes themselves.
+	"TypeCreateKeyval", "TypeFreeKeyval", "TypeSetAttr", "TypeGetAttr", "TypeDeleteAttr", "TypeDup", "Layout.Dup",
+	"InfoCreate",
 }
 
 // pmpiPure are the methods of pmpi's types that package mpi may call on
@@ -77,6 +81,9 @@ var pmpiFuncs = map[string][]string{
 	"TypeContiguous": nil, "TypeVector": nil, "TypeHvector": nil, "TypeIndexed": nil, "TypeHindexed": nil,
 	"TypeIndexedBlock": nil, "TypeHindexedBlock": nil, "TypeSubarray": nil, "TypeResized": nil, "TypeStruct": nil,
 	"Pack": nil, "Unpack": nil, "PackSize": nil, "PackExternal": nil, "UnpackExternal": nil, "PackExternalSize": nil,
+	// Datatype attributes and Info objects: local, as the types are.
+	"TypeCreateKeyval": nil, "TypeFreeKeyval": nil, "TypeSetAttr": nil, "TypeGetAttr": nil, "TypeDeleteAttr": nil,
+	"TypeDup": nil, "InfoCreate": nil,
 	"AppNum":  {"AppNum"},
 	"Real":    {"api", "install"},
 	"Prepare": {"install"},

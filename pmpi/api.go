@@ -140,6 +140,14 @@ type API interface {
 	DistGraphNeighborsCount(comm *Comm) (int, int, bool, error)
 	DistGraphNeighbors(comm *Comm) ([]int, []int, []int, []int, error)
 	TopoTest(comm *Comm) (Topology, error)
+
+	CommCreateKeyval(copy CommCopyAttrFunc, del CommDeleteAttrFunc, extra any) (Keyval, error)
+	CommFreeKeyval(kv *Keyval) error
+	CommSetAttr(comm *Comm, kv Keyval, value any) error
+	CommGetAttr(comm *Comm, kv Keyval) (any, bool, error)
+	CommDeleteAttr(comm *Comm, kv Keyval) error
+	CommSetInfo(comm *Comm, info *Info) error
+	CommGetInfo(comm *Comm) (*Info, error)
 }
 
 // Real returns the API that does the work: the implementation of each

@@ -58,6 +58,7 @@ type Comm struct {
 	cc    collComm
 	inter *interPart // set for an intercommunicator
 	topo  *topology  // set for a communicator with a process topology
+	ext   commExt    // the user's attributes and hints
 }
 
 func newComm(l *library, name string, cid uint32, group []int) *Comm {

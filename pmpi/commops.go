@@ -195,24 +195,34 @@ func collArgs(op string, comm *Comm) (*library, error) {
 
 // CommDup makes a communicator of comm's group with a new context; of
 // both its groups, for an intercommunicator. It keeps comm's process
-// topology; Split and Create drop it.
+// topology (Split and Create drop it), carries its hints over and copies
+// its attributes through their copy callbacks; a failing callback fails
+// the Dup.
 func (*realAPI) CommDup(comm *Comm) (*Comm, error) {
 	l, err := collArgs("comm dup", comm)
 	if err != nil {
 		return nil, err
 	}
+	var c *Comm
 	if comm.inter != nil {
-		return l.interDup(comm)
+		c, err = l.interDup(comm)
+	} else {
+		var id uint32
+		if id, err = l.agreeContext(comm); err != nil {
+			return nil, comm.handle(errorf(classOf(err), err, "comm dup on %v", comm))
+		}
+		c, err = l.derive(comm, "comm dup", comm.Name()+".dup", slices.Clone(comm.group), id)
+		if c != nil {
+			c.topo = comm.topo // MPI: a duplicate keeps the topology
+		}
 	}
-	id, err := l.agreeContext(comm)
+	if err == nil {
+		err = l.dupExt(comm, c)
+	}
 	if err != nil {
-		return nil, comm.handle(errorf(classOf(err), err, "comm dup on %v", comm))
+		return nil, comm.handle(err)
 	}
-	c, err := l.derive(comm, "comm dup", comm.Name()+".dup", slices.Clone(comm.group), id)
-	if c != nil {
-		c.topo = comm.topo // MPI: a duplicate keeps the topology
-	}
-	return c, comm.handle(err)
+	return c, nil
 }
 
 // CommSplit partitions comm by color, ordering each part by key, then by
@@ -316,7 +326,8 @@ func (*realAPI) CommCreate(comm *Comm, group *Group) (*Comm, error) {
 
 // CommFree releases a communicator made by Dup, Split, SplitType,
 // Create, CreateGroup, IntercommCreate or IntercommMerge; calls on it
-// then fail with ErrComm.
+// then fail with ErrComm. Its attributes are deleted first: if a delete
+// callback fails, so does the Free, and the communicator stays valid.
 func (*realAPI) CommFree(comm *Comm) error {
 	l, err := collArgs("comm free", comm)
 	if err != nil {
@@ -325,10 +336,20 @@ func (*realAPI) CommFree(comm *Comm) error {
 	if comm.builtin {
 		return comm.handle(errorf(ClassComm, nil, "comm free: %v cannot be freed", comm))
 	}
+	if err := comm.freeExt(); err != nil {
+		return comm.handle(err)
+	}
 	if !comm.freed.CompareAndSwap(false, true) {
 		return errorf(ClassComm, nil, "comm free: %v was already freed", comm)
 	}
+	return l.release(comm)
+}
+
+// release frees what comm holds: its buffered messages, collectives and
+// context. comm is marked freed.
+func (l *library) release(comm *Comm) error {
 	l.bsends.dropComm(comm, l.engine) // its buffered messages go before its context is reused
+	var err error
 	if comm.inter != nil {
 		err = l.freeInter(comm)
 	} else {

@@ -307,7 +307,9 @@ func (d Datatype) Commit() error {
 
 // Free marks d freed (MPI_Type_free): later calls that use it fail with
 // ErrType. Operations already started with it, and types built from it,
-// go on using it. Predefined types cannot be freed.
+// go on using it. Predefined types cannot be freed. Its attributes are
+// deleted first: a failing delete callback fails the Free and leaves d
+// valid.
 func (d Datatype) Free() error {
 	t, err := validType("type free", "the datatype", d)
 	if err != nil {
@@ -318,6 +320,9 @@ func (d Datatype) Free() error {
 	}
 	if t.goType {
 		return errorf(ClassType, nil, "type free: %s is a Go type's datatype, shared by every user of that type (only constructed types may be freed)", t.name)
+	}
+	if err := d.freeAttrs(); err != nil {
+		return err
 	}
 	t.state.freed.Store(true)
 	return nil

@@ -168,6 +168,7 @@ func blocksOf(dst, segs []run) []run {
 type typeState struct {
 	committed atomic.Bool
 	freed     atomic.Bool
+	attrs     attrSet // the user's attributes
 }
 
 // ub is the upper bound, lb + extent.

@@ -631,3 +631,38 @@ func (layer Base) DistGraphNeighbors(comm *pmpi.Comm) ([]int, []int, []int, []in
 func (layer Base) TopoTest(comm *pmpi.Comm) (pmpi.Topology, error) {
 	return layer.Next.TopoTest(comm)
 }
+
+// CommCreateKeyval calls Next.CommCreateKeyval.
+func (layer Base) CommCreateKeyval(copy pmpi.CommCopyAttrFunc, del pmpi.CommDeleteAttrFunc, extra any) (pmpi.Keyval, error) {
+	return layer.Next.CommCreateKeyval(copy, del, extra)
+}
+
+// CommFreeKeyval calls Next.CommFreeKeyval.
+func (layer Base) CommFreeKeyval(kv *pmpi.Keyval) error {
+	return layer.Next.CommFreeKeyval(kv)
+}
+
+// CommSetAttr calls Next.CommSetAttr.
+func (layer Base) CommSetAttr(comm *pmpi.Comm, kv pmpi.Keyval, value any) error {
+	return layer.Next.CommSetAttr(comm, kv, value)
+}
+
+// CommGetAttr calls Next.CommGetAttr.
+func (layer Base) CommGetAttr(comm *pmpi.Comm, kv pmpi.Keyval) (any, bool, error) {
+	return layer.Next.CommGetAttr(comm, kv)
+}
+
+// CommDeleteAttr calls Next.CommDeleteAttr.
+func (layer Base) CommDeleteAttr(comm *pmpi.Comm, kv pmpi.Keyval) error {
+	return layer.Next.CommDeleteAttr(comm, kv)
+}
+
+// CommSetInfo calls Next.CommSetInfo.
+func (layer Base) CommSetInfo(comm *pmpi.Comm, info *pmpi.Info) error {
+	return layer.Next.CommSetInfo(comm, info)
+}
+
+// CommGetInfo calls Next.CommGetInfo.
+func (layer Base) CommGetInfo(comm *pmpi.Comm) (*pmpi.Info, error) {
+	return layer.Next.CommGetInfo(comm)
+}

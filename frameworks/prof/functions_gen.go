@@ -129,4 +129,11 @@ var Functions = []Function{
 	{Name: "DistGraphNeighborsCount", Params: []Param{{"comm", "*pmpi.Comm"}}, Results: []string{"int", "int", "bool", "error"}},
 	{Name: "DistGraphNeighbors", Params: []Param{{"comm", "*pmpi.Comm"}}, Results: []string{"[]int", "[]int", "[]int", "[]int", "error"}},
 	{Name: "TopoTest", Params: []Param{{"comm", "*pmpi.Comm"}}, Results: []string{"pmpi.Topology", "error"}},
+	{Name: "CommCreateKeyval", Params: []Param{{"copy", "pmpi.CommCopyAttrFunc"}, {"del", "pmpi.CommDeleteAttrFunc"}, {"extra", "any"}}, Results: []string{"pmpi.Keyval", "error"}},
+	{Name: "CommFreeKeyval", Params: []Param{{"kv", "*pmpi.Keyval"}}, Results: []string{"error"}},
+	{Name: "CommSetAttr", Params: []Param{{"comm", "*pmpi.Comm"}, {"kv", "pmpi.Keyval"}, {"value", "any"}}, Results: []string{"error"}},
+	{Name: "CommGetAttr", Params: []Param{{"comm", "*pmpi.Comm"}, {"kv", "pmpi.Keyval"}}, Results: []string{"any", "bool", "error"}},
+	{Name: "CommDeleteAttr", Params: []Param{{"comm", "*pmpi.Comm"}, {"kv", "pmpi.Keyval"}}, Results: []string{"error"}},
+	{Name: "CommSetInfo", Params: []Param{{"comm", "*pmpi.Comm"}, {"info", "*pmpi.Info"}}, Results: []string{"error"}},
+	{Name: "CommGetInfo", Params: []Param{{"comm", "*pmpi.Comm"}}, Results: []string{"*pmpi.Info", "error"}},
 }

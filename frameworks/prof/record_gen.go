@@ -131,6 +131,13 @@ const (
 	fnDistGraphNeighborsCount
 	fnDistGraphNeighbors
 	fnTopoTest
+	fnCommCreateKeyval
+	fnCommFreeKeyval
+	fnCommSetAttr
+	fnCommGetAttr
+	fnCommDeleteAttr
+	fnCommSetInfo
+	fnCommGetInfo
 )
 
 var _ pmpi.API = (*recorder)(nil)
@@ -1092,5 +1099,61 @@ func (layer *recorder) TopoTest(comm *pmpi.Comm) (pmpi.Topology, error) {
 	t0 := layer.begin()
 	res0, res1 := layer.Next.TopoTest(comm)
 	layer.record(t0, fnTopoTest, -1, -1, 0, comm, res1)
+	return res0, res1
+}
+
+// CommCreateKeyval records the call and passes it down.
+func (layer *recorder) CommCreateKeyval(copy pmpi.CommCopyAttrFunc, del pmpi.CommDeleteAttrFunc, extra any) (pmpi.Keyval, error) {
+	t0 := layer.begin()
+	res0, res1 := layer.Next.CommCreateKeyval(copy, del, extra)
+	layer.record(t0, fnCommCreateKeyval, -1, -1, 0, nil, res1)
+	return res0, res1
+}
+
+// CommFreeKeyval records the call and passes it down.
+func (layer *recorder) CommFreeKeyval(kv *pmpi.Keyval) error {
+	t0 := layer.begin()
+	res0 := layer.Next.CommFreeKeyval(kv)
+	layer.record(t0, fnCommFreeKeyval, -1, -1, 0, nil, res0)
+	return res0
+}
+
+// CommSetAttr records the call and passes it down.
+func (layer *recorder) CommSetAttr(comm *pmpi.Comm, kv pmpi.Keyval, value any) error {
+	t0 := layer.begin()
+	res0 := layer.Next.CommSetAttr(comm, kv, value)
+	layer.record(t0, fnCommSetAttr, -1, -1, 0, comm, res0)
+	return res0
+}
+
+// CommGetAttr records the call and passes it down.
+func (layer *recorder) CommGetAttr(comm *pmpi.Comm, kv pmpi.Keyval) (any, bool, error) {
+	t0 := layer.begin()
+	res0, res1, res2 := layer.Next.CommGetAttr(comm, kv)
+	layer.record(t0, fnCommGetAttr, -1, -1, 0, comm, res2)
+	return res0, res1, res2
+}
+
+// CommDeleteAttr records the call and passes it down.
+func (layer *recorder) CommDeleteAttr(comm *pmpi.Comm, kv pmpi.Keyval) error {
+	t0 := layer.begin()
+	res0 := layer.Next.CommDeleteAttr(comm, kv)
+	layer.record(t0, fnCommDeleteAttr, -1, -1, 0, comm, res0)
+	return res0
+}
+
+// CommSetInfo records the call and passes it down.
+func (layer *recorder) CommSetInfo(comm *pmpi.Comm, info *pmpi.Info) error {
+	t0 := layer.begin()
+	res0 := layer.Next.CommSetInfo(comm, info)
+	layer.record(t0, fnCommSetInfo, -1, -1, 0, comm, res0)
+	return res0
+}
+
+// CommGetInfo records the call and passes it down.
+func (layer *recorder) CommGetInfo(comm *pmpi.Comm) (*pmpi.Info, error) {
+	t0 := layer.begin()
+	res0, res1 := layer.Next.CommGetInfo(comm)
+	layer.record(t0, fnCommGetInfo, -1, -1, 0, comm, res1)
 	return res0, res1
 }

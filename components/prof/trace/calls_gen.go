@@ -851,3 +851,66 @@ func (t *Tracer) TopoTest(comm *pmpi.Comm) (pmpi.Topology, error) {
 	t.end(sp, "MPI_TopoTest", t.commArgs(sp, comm).withErr(res1))
 	return res0, res1
 }
+
+// CommCreateKeyval records MPI_CommCreateKeyval.
+func (t *Tracer) CommCreateKeyval(copy pmpi.CommCopyAttrFunc, del pmpi.CommDeleteAttrFunc, extra any) (pmpi.Keyval, error) {
+	sp := t.begin()
+	res0, res1 := t.Next.CommCreateKeyval(copy, del, extra)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_CommCreateKeyval", args{}.withErr(res1))
+	return res0, res1
+}
+
+// CommFreeKeyval records MPI_CommFreeKeyval.
+func (t *Tracer) CommFreeKeyval(kv *pmpi.Keyval) error {
+	sp := t.begin()
+	res0 := t.Next.CommFreeKeyval(kv)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_CommFreeKeyval", args{}.withErr(res0))
+	return res0
+}
+
+// CommSetAttr records MPI_CommSetAttr.
+func (t *Tracer) CommSetAttr(comm *pmpi.Comm, kv pmpi.Keyval, value any) error {
+	sp := t.begin()
+	res0 := t.Next.CommSetAttr(comm, kv, value)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_CommSetAttr", t.commArgs(sp, comm).withErr(res0))
+	return res0
+}
+
+// CommGetAttr records MPI_CommGetAttr.
+func (t *Tracer) CommGetAttr(comm *pmpi.Comm, kv pmpi.Keyval) (any, bool, error) {
+	sp := t.begin()
+	res0, res1, res2 := t.Next.CommGetAttr(comm, kv)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_CommGetAttr", t.commArgs(sp, comm).withErr(res2))
+	return res0, res1, res2
+}
+
+// CommDeleteAttr records MPI_CommDeleteAttr.
+func (t *Tracer) CommDeleteAttr(comm *pmpi.Comm, kv pmpi.Keyval) error {
+	sp := t.begin()
+	res0 := t.Next.CommDeleteAttr(comm, kv)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_CommDeleteAttr", t.commArgs(sp, comm).withErr(res0))
+	return res0
+}
+
+// CommSetInfo records MPI_CommSetInfo.
+func (t *Tracer) CommSetInfo(comm *pmpi.Comm, info *pmpi.Info) error {
+	sp := t.begin()
+	res0 := t.Next.CommSetInfo(comm, info)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_CommSetInfo", t.commArgs(sp, comm).withErr(res0))
+	return res0
+}
+
+// CommGetInfo records MPI_CommGetInfo.
+func (t *Tracer) CommGetInfo(comm *pmpi.Comm) (*pmpi.Info, error) {
+	sp := t.begin()
+	res0, res1 := t.Next.CommGetInfo(comm)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_CommGetInfo", t.commArgs(sp, comm).withErr(res1))
+	return res0, res1
+}

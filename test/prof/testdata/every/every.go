@@ -951,3 +951,52 @@ func (layer module) TopoTest(comm *pmpi.Comm) (ret0 pmpi.Topology, returnVal err
 	ret0, returnVal = layer.Next.TopoTest(comm)
 	return
 }
+
+// CommCreateKeyval runs the wrappers of every.w around Next.CommCreateKeyval.
+func (layer module) CommCreateKeyval(copy pmpi.CommCopyAttrFunc, del pmpi.CommDeleteAttrFunc, extra any) (ret0 pmpi.Keyval, returnVal error) {
+	record0("CommCreateKeyval")
+	ret0, returnVal = layer.Next.CommCreateKeyval(copy, del, extra)
+	return
+}
+
+// CommFreeKeyval runs the wrappers of every.w around Next.CommFreeKeyval.
+func (layer module) CommFreeKeyval(kv *pmpi.Keyval) (returnVal error) {
+	record0("CommFreeKeyval")
+	returnVal = layer.Next.CommFreeKeyval(kv)
+	return
+}
+
+// CommSetAttr runs the wrappers of every.w around Next.CommSetAttr.
+func (layer module) CommSetAttr(comm *pmpi.Comm, kv pmpi.Keyval, value any) (returnVal error) {
+	record0("CommSetAttr")
+	returnVal = layer.Next.CommSetAttr(comm, kv, value)
+	return
+}
+
+// CommGetAttr runs the wrappers of every.w around Next.CommGetAttr.
+func (layer module) CommGetAttr(comm *pmpi.Comm, kv pmpi.Keyval) (ret0 any, ret1 bool, returnVal error) {
+	record0("CommGetAttr")
+	ret0, ret1, returnVal = layer.Next.CommGetAttr(comm, kv)
+	return
+}
+
+// CommDeleteAttr runs the wrappers of every.w around Next.CommDeleteAttr.
+func (layer module) CommDeleteAttr(comm *pmpi.Comm, kv pmpi.Keyval) (returnVal error) {
+	record0("CommDeleteAttr")
+	returnVal = layer.Next.CommDeleteAttr(comm, kv)
+	return
+}
+
+// CommSetInfo runs the wrappers of every.w around Next.CommSetInfo.
+func (layer module) CommSetInfo(comm *pmpi.Comm, info *pmpi.Info) (returnVal error) {
+	record0("CommSetInfo")
+	returnVal = layer.Next.CommSetInfo(comm, info)
+	return
+}
+
+// CommGetInfo runs the wrappers of every.w around Next.CommGetInfo.
+func (layer module) CommGetInfo(comm *pmpi.Comm) (ret0 *pmpi.Info, returnVal error) {
+	record0("CommGetInfo")
+	ret0, returnVal = layer.Next.CommGetInfo(comm)
+	return
+}

@@ -168,6 +168,13 @@ var (
 	callsDistGraphNeighborsCount0 atomic.Int64
 	callsDistGraphNeighbors0      atomic.Int64
 	callsTopoTest0                atomic.Int64
+	callsCommCreateKeyval0        atomic.Int64
+	callsCommFreeKeyval0          atomic.Int64
+	callsCommSetAttr0             atomic.Int64
+	callsCommGetAttr0             atomic.Int64
+	callsCommDeleteAttr0          atomic.Int64
+	callsCommSetInfo0             atomic.Int64
+	callsCommGetInfo0             atomic.Int64
 )
 
 // reportCounts0 prints this rank's nonzero counts in one write.
@@ -544,6 +551,27 @@ func reportCounts0(rank int) {
 	}
 	if n := callsTopoTest0.Load(); n > 0 {
 		fmt.Fprintf(&b, "counter rank %d: TopoTest %d\n", rank, n)
+	}
+	if n := callsCommCreateKeyval0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: CommCreateKeyval %d\n", rank, n)
+	}
+	if n := callsCommFreeKeyval0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: CommFreeKeyval %d\n", rank, n)
+	}
+	if n := callsCommSetAttr0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: CommSetAttr %d\n", rank, n)
+	}
+	if n := callsCommGetAttr0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: CommGetAttr %d\n", rank, n)
+	}
+	if n := callsCommDeleteAttr0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: CommDeleteAttr %d\n", rank, n)
+	}
+	if n := callsCommSetInfo0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: CommSetInfo %d\n", rank, n)
+	}
+	if n := callsCommGetInfo0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: CommGetInfo %d\n", rank, n)
 	}
 	os.Stdout.WriteString(b.String())
 }
@@ -1417,5 +1445,54 @@ func (layer module) DistGraphNeighbors(comm *pmpi.Comm) (ret0 []int, ret1 []int,
 func (layer module) TopoTest(comm *pmpi.Comm) (ret0 pmpi.Topology, returnVal error) {
 	callsTopoTest0.Add(1)
 	ret0, returnVal = layer.Next.TopoTest(comm)
+	return
+}
+
+// CommCreateKeyval runs the wrappers of counter.w around Next.CommCreateKeyval.
+func (layer module) CommCreateKeyval(copy pmpi.CommCopyAttrFunc, del pmpi.CommDeleteAttrFunc, extra any) (ret0 pmpi.Keyval, returnVal error) {
+	callsCommCreateKeyval0.Add(1)
+	ret0, returnVal = layer.Next.CommCreateKeyval(copy, del, extra)
+	return
+}
+
+// CommFreeKeyval runs the wrappers of counter.w around Next.CommFreeKeyval.
+func (layer module) CommFreeKeyval(kv *pmpi.Keyval) (returnVal error) {
+	callsCommFreeKeyval0.Add(1)
+	returnVal = layer.Next.CommFreeKeyval(kv)
+	return
+}
+
+// CommSetAttr runs the wrappers of counter.w around Next.CommSetAttr.
+func (layer module) CommSetAttr(comm *pmpi.Comm, kv pmpi.Keyval, value any) (returnVal error) {
+	callsCommSetAttr0.Add(1)
+	returnVal = layer.Next.CommSetAttr(comm, kv, value)
+	return
+}
+
+// CommGetAttr runs the wrappers of counter.w around Next.CommGetAttr.
+func (layer module) CommGetAttr(comm *pmpi.Comm, kv pmpi.Keyval) (ret0 any, ret1 bool, returnVal error) {
+	callsCommGetAttr0.Add(1)
+	ret0, ret1, returnVal = layer.Next.CommGetAttr(comm, kv)
+	return
+}
+
+// CommDeleteAttr runs the wrappers of counter.w around Next.CommDeleteAttr.
+func (layer module) CommDeleteAttr(comm *pmpi.Comm, kv pmpi.Keyval) (returnVal error) {
+	callsCommDeleteAttr0.Add(1)
+	returnVal = layer.Next.CommDeleteAttr(comm, kv)
+	return
+}
+
+// CommSetInfo runs the wrappers of counter.w around Next.CommSetInfo.
+func (layer module) CommSetInfo(comm *pmpi.Comm, info *pmpi.Info) (returnVal error) {
+	callsCommSetInfo0.Add(1)
+	returnVal = layer.Next.CommSetInfo(comm, info)
+	return
+}
+
+// CommGetInfo runs the wrappers of counter.w around Next.CommGetInfo.
+func (layer module) CommGetInfo(comm *pmpi.Comm) (ret0 *pmpi.Info, returnVal error) {
+	callsCommGetInfo0.Add(1)
+	ret0, returnVal = layer.Next.CommGetInfo(comm)
 	return
 }

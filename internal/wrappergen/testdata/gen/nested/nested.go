@@ -201,6 +201,13 @@ var (
 	callsDistGraphNeighborsCount1 atomic.Int64
 	callsDistGraphNeighbors1      atomic.Int64
 	callsTopoTest1                atomic.Int64
+	callsCommCreateKeyval1        atomic.Int64
+	callsCommFreeKeyval1          atomic.Int64
+	callsCommSetAttr1             atomic.Int64
+	callsCommGetAttr1             atomic.Int64
+	callsCommDeleteAttr1          atomic.Int64
+	callsCommSetInfo1             atomic.Int64
+	callsCommGetInfo1             atomic.Int64
 )
 
 // reportCounts1 prints this rank's nonzero counts in one write.
@@ -577,6 +584,27 @@ func reportCounts1(rank int) {
 	}
 	if n := callsTopoTest1.Load(); n > 0 {
 		fmt.Fprintf(&b, "counter rank %d: TopoTest %d\n", rank, n)
+	}
+	if n := callsCommCreateKeyval1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: CommCreateKeyval %d\n", rank, n)
+	}
+	if n := callsCommFreeKeyval1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: CommFreeKeyval %d\n", rank, n)
+	}
+	if n := callsCommSetAttr1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: CommSetAttr %d\n", rank, n)
+	}
+	if n := callsCommGetAttr1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: CommGetAttr %d\n", rank, n)
+	}
+	if n := callsCommDeleteAttr1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: CommDeleteAttr %d\n", rank, n)
+	}
+	if n := callsCommSetInfo1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: CommSetInfo %d\n", rank, n)
+	}
+	if n := callsCommGetInfo1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: CommGetInfo %d\n", rank, n)
 	}
 	os.Stdout.WriteString(b.String())
 }
@@ -2323,6 +2351,104 @@ func (layer module) TopoTest(comm *pmpi.Comm) (ret0 pmpi.Topology, returnVal err
 	timesMu0.Lock()
 	times0["TopoTest"] += time.Since(start)
 	counts0["TopoTest"]++
+	timesMu0.Unlock()
+	return
+}
+
+// CommCreateKeyval runs the wrappers of timing.w, counter.w around Next.CommCreateKeyval.
+func (layer module) CommCreateKeyval(copy pmpi.CommCopyAttrFunc, del pmpi.CommDeleteAttrFunc, extra any) (ret0 pmpi.Keyval, returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsCommCreateKeyval1.Add(1)
+	ret0, returnVal = layer.Next.CommCreateKeyval(copy, del, extra)
+	timesMu0.Lock()
+	times0["CommCreateKeyval"] += time.Since(start)
+	counts0["CommCreateKeyval"]++
+	timesMu0.Unlock()
+	return
+}
+
+// CommFreeKeyval runs the wrappers of timing.w, counter.w around Next.CommFreeKeyval.
+func (layer module) CommFreeKeyval(kv *pmpi.Keyval) (returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsCommFreeKeyval1.Add(1)
+	returnVal = layer.Next.CommFreeKeyval(kv)
+	timesMu0.Lock()
+	times0["CommFreeKeyval"] += time.Since(start)
+	counts0["CommFreeKeyval"]++
+	timesMu0.Unlock()
+	return
+}
+
+// CommSetAttr runs the wrappers of timing.w, counter.w around Next.CommSetAttr.
+func (layer module) CommSetAttr(comm *pmpi.Comm, kv pmpi.Keyval, value any) (returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsCommSetAttr1.Add(1)
+	returnVal = layer.Next.CommSetAttr(comm, kv, value)
+	timesMu0.Lock()
+	times0["CommSetAttr"] += time.Since(start)
+	counts0["CommSetAttr"]++
+	timesMu0.Unlock()
+	return
+}
+
+// CommGetAttr runs the wrappers of timing.w, counter.w around Next.CommGetAttr.
+func (layer module) CommGetAttr(comm *pmpi.Comm, kv pmpi.Keyval) (ret0 any, ret1 bool, returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsCommGetAttr1.Add(1)
+	ret0, ret1, returnVal = layer.Next.CommGetAttr(comm, kv)
+	timesMu0.Lock()
+	times0["CommGetAttr"] += time.Since(start)
+	counts0["CommGetAttr"]++
+	timesMu0.Unlock()
+	return
+}
+
+// CommDeleteAttr runs the wrappers of timing.w, counter.w around Next.CommDeleteAttr.
+func (layer module) CommDeleteAttr(comm *pmpi.Comm, kv pmpi.Keyval) (returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsCommDeleteAttr1.Add(1)
+	returnVal = layer.Next.CommDeleteAttr(comm, kv)
+	timesMu0.Lock()
+	times0["CommDeleteAttr"] += time.Since(start)
+	counts0["CommDeleteAttr"]++
+	timesMu0.Unlock()
+	return
+}
+
+// CommSetInfo runs the wrappers of timing.w, counter.w around Next.CommSetInfo.
+func (layer module) CommSetInfo(comm *pmpi.Comm, info *pmpi.Info) (returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsCommSetInfo1.Add(1)
+	returnVal = layer.Next.CommSetInfo(comm, info)
+	timesMu0.Lock()
+	times0["CommSetInfo"] += time.Since(start)
+	counts0["CommSetInfo"]++
+	timesMu0.Unlock()
+	return
+}
+
+// CommGetInfo runs the wrappers of timing.w, counter.w around Next.CommGetInfo.
+func (layer module) CommGetInfo(comm *pmpi.Comm) (ret0 *pmpi.Info, returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsCommGetInfo1.Add(1)
+	ret0, returnVal = layer.Next.CommGetInfo(comm)
+	timesMu0.Lock()
+	times0["CommGetInfo"] += time.Since(start)
+	counts0["CommGetInfo"]++
 	timesMu0.Unlock()
 	return
 }

@@ -1,0 +1,91 @@
+package pmpi
+
+import (
+	"slices"
+	"sync"
+)
+
+// The communicator hints gompi recognises (MPI 4.1, section 7.4.4), each
+// "true" or "false", "false" unless set. gompi accepts and reports them
+// but does not yet use them to go faster: a program that sets them stays
+// correct, as MPI requires of one that keeps its assertions.
+var commHintNames = []string{
+	"mpi_assert_no_any_source",
+	"mpi_assert_no_any_tag",
+	"mpi_assert_exact_length",
+	"mpi_assert_allow_overtaking",
+}
+
+// hintSet is a communicator's hints in effect: recognised keys only.
+type hintSet struct {
+	mu   sync.Mutex
+	vals map[string]string
+}
+
+func (h *hintSet) copyFrom(src *hintSet) {
+	src.mu.Lock()
+	vals := copyMap(src.vals)
+	src.mu.Unlock()
+	h.mu.Lock()
+	h.vals = vals
+	h.mu.Unlock()
+}
+
+// CommSetInfo sets comm's hints from info (MPI_Comm_set_info): the
+// recognised keys of info replace their values, the others keep theirs,
+// and keys gompi does not know are ignored, as MPI allows. A recognised
+// key with a value other than "true" or "false" is an error.
+func (*realAPI) CommSetInfo(comm *Comm, info *Info) error {
+	const op = "comm set info"
+	if err := checkComm(op, comm); err != nil {
+		return err
+	}
+	if err := info.lock(op); err != nil {
+		return comm.handle(errorf(ClassArg, err, "%s on %v", op, comm))
+	}
+	set := map[string]string{}
+	for _, k := range info.keys {
+		if !slices.Contains(commHintNames, k) {
+			continue
+		}
+		v := info.vals[k]
+		if v != "true" && v != "false" {
+			info.mu.Unlock()
+			return comm.handle(errorf(ClassArg, nil, "%s on %v: hint %s=%q (want true or false)", op, comm, k, v))
+		}
+		set[k] = v
+	}
+	info.mu.Unlock()
+	h := &comm.ext.hints
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.vals == nil {
+		h.vals = map[string]string{}
+	}
+	for k, v := range set {
+		h.vals[k] = v
+	}
+	return nil
+}
+
+// CommGetInfo returns a new Info of comm's hints in effect
+// (MPI_Comm_get_info): every recognised hint, with its default "false"
+// unless set. The caller frees it.
+func (*realAPI) CommGetInfo(comm *Comm) (*Info, error) {
+	if err := checkComm("comm get info", comm); err != nil {
+		return nil, err
+	}
+	h := &comm.ext.hints
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	info := InfoCreate()
+	for _, k := range commHintNames {
+		v, ok := h.vals[k]
+		if !ok {
+			v = "false"
+		}
+		info.keys = append(info.keys, k)
+		info.vals[k] = v
+	}
+	return info, nil
+}

@@ -1,0 +1,70 @@
+// Package attr_test runs the attribute and info scenarios as real
+// multi-rank jobs: it builds gompirun and the attrcheck program and
+// launches them as a user would.
+package attr_test
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gompi/gompi/internal/jobtest"
+)
+
+var gompirun, attrcheck string
+
+func TestMain(m *testing.M) {
+	jobtest.SkipUnderShort()
+	dir, err := os.MkdirTemp("", "attr_test")
+	if err != nil {
+		panic(err)
+	}
+	bins, err := jobtest.Build(dir, map[string]string{"gompirun": "../../cmd/gompirun", "attrcheck": "./testdata/attrcheck"})
+	if err != nil {
+		panic(err)
+	}
+	gompirun, attrcheck = bins["gompirun"], bins["attrcheck"]
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// expectOK checks that every rank reported success of its scenario.
+func expectOK(t *testing.T, j jobtest.Job, scenario string, np int) {
+	t.Helper()
+	if j.Code != 0 {
+		t.Fatalf("%v", j)
+	}
+	for r := range np {
+		if !strings.Contains(j.Stdout, fmt.Sprintf("ok %s rank %d\n", scenario, r)) {
+			t.Errorf("rank %d did not report success\n%v", r, j)
+		}
+	}
+}
+
+// TestScenarios runs each scenario over shared memory and over tcp.
+func TestScenarios(t *testing.T) {
+	for _, btl := range []string{"self,sm", "self,tcp"} {
+		for _, tt := range []struct {
+			scenario string
+			np       int
+		}{{"comm", 3}, {"commerrors", 1}, {"predefined", 2}, {"info", 2}, {"types", 2}} {
+			t.Run(fmt.Sprintf("%s/%s-np%d", btl, tt.scenario, tt.np), func(t *testing.T) {
+				t.Parallel()
+				j := jobtest.Run(t, gompirun, time.Minute, nil, "-np", fmt.Sprint(tt.np), "--oversubscribe",
+					"--timeout", "60", "--mca", "btl", btl, attrcheck, tt.scenario)
+				expectOK(t, j, tt.scenario, tt.np)
+			})
+		}
+	}
+}
+
+// TestAppNum: on an MPMD command line, MPI_APPNUM is each rank's app
+// context, and MPI_UNIVERSE_SIZE the whole job's size.
+func TestAppNum(t *testing.T) {
+	j := jobtest.Run(t, gompirun, time.Minute, nil, "--oversubscribe", "--timeout", "60",
+		"-np", "1", attrcheck, "predefined", "0", ":", "-np", "2", attrcheck, "predefined", "1")
+	expectOK(t, j, "predefined", 3)
+}
