@@ -33,7 +33,7 @@ build:
 #  - internal/lowlevel with -tags purego, its portable versions.
 MODULE        := github.com/gompi/gompi
 TESTBIN       := $(CURDIR)/$(BIN)/test
-JOB_SUITES    := coll p2p prof plugins multihost cluster topo
+JOB_SUITES    := coll p2p prof plugins multihost cluster topo attr
 PLAIN_PKGS    := $(JOB_SUITES:%=./test/%) ./internal/lowlevel ./components/btl/sm ./pmpi
 RACE_PKGS      = $$($(GO) list ./... $(JOB_SUITES:%=| grep -v -x $(MODULE)/test/%))
 # The programs under testdata/ (which ./... does not match) in directory $(1).

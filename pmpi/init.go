@@ -304,6 +304,12 @@ func (*realAPI) Finalize() error {
 	if err != nil {
 		return err
 	}
+	// MPI_COMM_SELF's attributes go first, the last set first: a library's
+	// hook at Finalize may still call MPI. A failing callback fails
+	// Finalize, and MPI keeps running.
+	if err := l.self.freeExt(); err != nil {
+		return errorf(classOf(err), err, "Finalize")
+	}
 	ctx := context.Background()
 	l.bsends.flushAll(l.engine) // buffered messages go before this rank waits for the others
 	if err := l.fenceServing(ctx); err != nil {

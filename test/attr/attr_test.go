@@ -56,6 +56,9 @@ func TestScenarios(t *testing.T) {
 				j := jobtest.Run(t, gompirun, time.Minute, nil, "-np", fmt.Sprint(tt.np), "--oversubscribe",
 					"--timeout", "60", "--mca", "btl", btl, attrcheck, tt.scenario)
 				expectOK(t, j, tt.scenario, tt.np)
+				if tt.scenario == "comm" {
+					expectHooks(t, j, tt.np)
+				}
 			})
 		}
 	}
@@ -67,4 +70,18 @@ func TestAppNum(t *testing.T) {
 	j := jobtest.Run(t, gompirun, time.Minute, nil, "--oversubscribe", "--timeout", "60",
 		"-np", "1", attrcheck, "predefined", "0", ":", "-np", "2", attrcheck, "predefined", "1")
 	expectOK(t, j, "predefined", 3)
+}
+
+// expectHooks checks that Finalize ran each rank's CommSelf delete
+// callbacks, the last set first, before Finalize returned.
+func expectHooks(t *testing.T, j jobtest.Job, np int) {
+	t.Helper()
+	for r := range np {
+		second := strings.Index(j.Stdout, fmt.Sprintf("finalize hook 2 rank %d\n", r))
+		first := strings.Index(j.Stdout, fmt.Sprintf("finalize hook 1 rank %d\n", r))
+		ok := strings.Index(j.Stdout, fmt.Sprintf("ok comm rank %d\n", r))
+		if second < 0 || first < second || ok < first {
+			t.Errorf("rank %d: Finalize's hooks at %d and %d, its end at %d; want hook 2, then 1, then the end\n%v", r, second, first, ok, j)
+		}
+	}
 }

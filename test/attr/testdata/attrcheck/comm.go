@@ -59,7 +59,7 @@ func (c *calls) want(what string, copies, deletes []any) error {
 // DeleteAttr, a declined and a failing copy, a failing delete, and a
 // keyval freed while attributes use it.
 func commAttrs(world mpi.Comm, _ []string) error {
-	for _, f := range []func(mpi.Comm) error{dupAndFree, declinedCopy, failingCopy, failingDelete, freedKeyval, interDup} {
+	for _, f := range []func(mpi.Comm) error{dupAndFree, declinedCopy, failingCopy, failingDelete, freedKeyval, interDup, finalizeHooks} {
 		if err := f(world); err != nil {
 			return err
 		}
@@ -314,4 +314,23 @@ func commErrors(world mpi.Comm, _ []string) error {
 		}
 	}
 	return errors.Join(mpi.CommFreeKeyval(&kv), mpi.TypeFreeKeyval(&tkv))
+}
+
+// finalizeHooks sets two attributes on CommSelf whose delete callbacks
+// print "finalize hook N rank R" and make an MPI call: Finalize runs them,
+// the last set first, while MPI still runs (the test checks the order).
+func finalizeHooks(world mpi.Comm) error {
+	for n := 1; n <= 2; n++ {
+		kv, err := mpi.CommCreateKeyval(nil, func(mpi.Comm, mpi.Keyval, any, any) error {
+			fmt.Printf("finalize hook %d rank %d\n", n, world.Rank())
+			return nil
+		}, nil)
+		if err != nil {
+			return err
+		}
+		if err := mpi.CommSelf().SetAttr(kv, n); err != nil {
+			return err
+		}
+	}
+	return nil
 }
