@@ -34,15 +34,20 @@ type Layout interface {
 // costs those calls more than copying it twice does. Over tcp
 // (btl.VectorSender, btl.VectorPlacer), a 1 MiB message in blocks of
 // 2 KiB took 0.74-0.78 of the time packed, of 512 B about 1.0, of 64 B
-// twice as long (tcp's BenchmarkVector). Over single copy, the kernel
-// pins the pages of each of the sender's blocks apart, about 0.6 us a
-// block, and a receiver's block costs about 0.1 us: reading the sender's
-// blocks (btl.ScatterCopier's ExposeVector) took 0.72 of the packed time
-// at 4 KiB and 1.18 at 2 KiB, reading into the receiver's 0.72 at 512 B
-// and 2.5 times at 64 B (sm's BenchmarkVector).
+// twice as long (tcp's BenchmarkVector). Over single copy a receiver's
+// block costs about 0.1 us: reading into the receiver's blocks
+// (btl.ScatterCopier's ReadScatter) took 0.72 of the time of a read and
+// an unpack at 512 B, 2.5 times at 64 B (sm's BenchmarkVector). The
+// kernel pins the pages of each of the sender's blocks apart, about
+// 0.6 us a block, and only the receiver's core copies, where the ring
+// has both ranks' cores pack and unpack at once: exposing the sender's
+// blocks (ExposeVector, ReadVector) made a 1 MiB message of 4 KiB or
+// 64 KiB blocks take about three times as long as through the ring
+// (gompi-bench ddt-rows), so a sender exposes only blocks of 1 MiB and
+// more, where the pinning is spread over 256 pages.
 const (
 	vectorMinBlock  = 2 << 10 // tcp, both sides
-	exposeMinBlock  = 4 << 10 // a single-copy sender's blocks
+	exposeMinBlock  = 1 << 20 // a single-copy sender's blocks
 	scatterMinBlock = 512     // a single-copy receiver's blocks
 )
 

@@ -207,7 +207,11 @@ func ddtP2P(w mpi.Comm) error {
 	if !slices.Equal(got, recordsOf(left, 5)) {
 		return fmt.Errorf("records: got %+v, want %+v", got, recordsOf(left, 5))
 	}
-	if err := longBlocks(w, right, left); err != nil {
+	// Blocks of 8 KiB, and of 1 MiB: what a single-copy sender exposes.
+	if err := longBlocks(w, right, left, 40, 1024); err != nil {
+		return err
+	}
+	if err := longBlocks(w, right, left, 2, 1<<17); err != nil {
 		return err
 	}
 	// Enough records for many fragments, which end inside a record's
@@ -669,11 +673,10 @@ func ddtErrors(w mpi.Comm) error {
 	return nil
 }
 
-// longBlocks sends layouts whose blocks are long enough to move where
-// they lie (writev and readv over tcp, cross-memory attach over sm): to a
-// layout of other strides, to plain numbers and from them, 320 KiB each.
-func longBlocks(w mpi.Comm, right, left int) error {
-	const n, blen = 40, 1024 // 8 KiB blocks
+// longBlocks sends layouts of n blocks of blen float64, long enough to
+// move where they lie (writev and readv over tcp, cross-memory attach
+// over sm): to a layout of other strides, to plain numbers and from them.
+func longBlocks(w mpi.Comm, right, left, n, blen int) error {
 	me := w.Rank()
 	send, err := mpi.Vector[float64](n, blen, blen+100)
 	if err != nil {
