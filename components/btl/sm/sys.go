@@ -58,15 +58,22 @@ func readMany(pid int, addrs []uintptr, dsts [][]byte) error {
 		if int(r) <= 0 {
 			return fmt.Errorf("process_vm_readv from pid %d read nothing", pid)
 		}
-		for done := int(r); done > 0; {
-			if left := len(dsts[i]) - off; done >= left {
-				done -= left
-				i, off = i+1, 0
-			} else {
-				off += done
-				done = 0
-			}
-		}
+		i, off = advance(dsts, i, off, int(r))
 	}
 	return nil
+}
+
+// advance moves the position dsts[i][off] on by n bytes copied, to the
+// next byte to copy.
+func advance(dsts [][]byte, i, off, n int) (int, int) {
+	for n > 0 {
+		if left := len(dsts[i]) - off; n >= left {
+			n -= left
+			i, off = i+1, 0
+		} else {
+			off += n
+			n = 0
+		}
+	}
+	return i, off
 }

@@ -221,14 +221,6 @@ func (r *remotePieces) readInto(pid int, dsts [][]byte) error {
 			return fmt.Errorf("process_vm_readv of %d pieces into %d from pid %d read nothing", len(remote), n, pid)
 		}
 		r.advance(int(got))
-		for left := int(got); left > 0; {
-			if room := len(dsts[i]) - off; left >= room {
-				left -= room
-				i, off = i+1, 0
-			} else {
-				off += left
-				left = 0
-			}
-		}
+		i, off = advance(dsts, i, off, int(got))
 	}
 }

@@ -3,7 +3,6 @@ package tcp
 import (
 	"bytes"
 	"context"
-	"io"
 	"net"
 	"sync/atomic"
 	"testing"
@@ -31,19 +30,7 @@ func pieces(b []byte, sizes ...int) [][]byte {
 // most would block, yet the bytes must arrive whole and in order, after
 // the frames held back.
 func TestSendVectorWritesWholeFrames(t *testing.T) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	nc, err := net.Dial("tcp", l.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	peer, err := l.Accept()
-	if err != nil {
-		t.Fatal(err)
-	}
+	nc, peer := connectedPair(t)
 	c := newConn(&Module{cfg: config{coalesceLimit: 1024}}, nc.(*net.TCPConn))
 	c.m.kick = make(chan struct{}, 1)
 	payloads := [][][]byte{
@@ -52,12 +39,7 @@ func TestSendVectorWritesWholeFrames(t *testing.T) {
 		pieces(bytes.Repeat([]byte{9, 8, 7}, 100<<10), 1), // 300 KiB a byte at a time: 300 writev batches
 		nil,
 	}
-	got := make(chan []byte)
-	go func() {
-		time.Sleep(50 * time.Millisecond) // longer than writeSpin: the writer must wait for room
-		b, _ := io.ReadAll(peer)
-		got <- b
-	}()
+	got := lateReader(peer)
 	var want []byte
 	frame := func(hdr []byte, payload ...[]byte) {
 		fh := make([]byte, frameHeaderSize)
