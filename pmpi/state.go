@@ -52,7 +52,7 @@ func (l *library) state(stacks bool) ess.State {
 		comm, collective := l.describeContext(m.Context, m.Tag)
 		st.Unexpected = append(st.Unexpected, ess.Message{
 			From: l.commRank(m.Context, m.From), FromWorld: m.From, Tag: m.Tag, Comm: comm,
-			Bytes: m.Size, Collective: collective,
+			Bytes: m.Size, Collective: collective, Probed: m.Probed,
 		})
 	}
 	if stacks {

@@ -32,4 +32,7 @@ type Message struct {
 	Comm                 string
 	Bytes                int
 	Collective           string
+	// Probed: a matched probe (Mprobe) took it out of matching, and only
+	// the receive of its Message takes it.
+	Probed bool
 }

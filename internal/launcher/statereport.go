@@ -142,7 +142,11 @@ func describeMessage(m *rtepb.UnexpectedMessage) string {
 	} else {
 		s += ", " + tagName(m.Tag)
 	}
-	return s + fmt.Sprintf(", comm %s, %d bytes", m.Comm, m.Bytes)
+	s += fmt.Sprintf(", comm %s, %d bytes", m.Comm, m.Bytes)
+	if m.Probed {
+		s += ", matched by Mprobe and not yet received"
+	}
+	return s
 }
 
 func peerName(rank, world int32) string {
@@ -306,7 +310,12 @@ func mismatch(rank int, op *rtepb.PendingOp, reports []*rtepb.StateReport) strin
 		if m.FromWorld != op.PeerWorld || m.Collective != "" {
 			continue
 		}
-		if matches(m.Tag, m.Comm) {
+		switch {
+		case m.Probed:
+			// A matched probe took it: no receive but its Mrecv gets it.
+			sent = append(sent, fmt.Sprintf("%s on %s, taken by a matched probe (Mprobe) for its Mrecv", tagName(m.Tag), m.Comm))
+			continue
+		case matches(m.Tag, m.Comm):
 			return "" // it will match: the report caught it in between
 		}
 		sent = append(sent, fmt.Sprintf("%s on %s", tagName(m.Tag), m.Comm))

@@ -51,8 +51,20 @@ func TestAnalyzeFindsAMismatchedSend(t *testing.T) {
 	if len(got) != 1 || got[0] != want {
 		t.Fatalf("analyze: %q, want %q", got, want)
 	}
+	// A matching message that a matched probe took matches no receive
+	// but its Mrecv.
+	reports[1].Unexpected = []*rtepb.UnexpectedMessage{{From: 0, FromWorld: 0, Tag: 7, Comm: "world", Bytes: 8, Probed: true}}
+	got = analyze(reports)
+	want = "no send matches: rank 1 waits to receive from 0 tag 7 on world at c.go:5, but what rank 0 sent it has " +
+		"tag 7 on world, taken by a matched probe (Mprobe) for its Mrecv, tag 9 on world"
+	if len(got) != 1 || got[0] != want {
+		t.Fatalf("analyze with a probed message: %q, want %q", got, want)
+	}
+	if got, want := describeMessage(reports[1].Unexpected[0]), "from rank 0, tag 7, comm world, 8 bytes, matched by Mprobe and not yet received"; got != want {
+		t.Errorf("describeMessage: %q, want %q", got, want)
+	}
 	// A matching message already here means no mismatch.
-	reports[1].Unexpected = []*rtepb.UnexpectedMessage{{From: 0, FromWorld: 0, Tag: 7, Comm: "world", Bytes: 8}}
+	reports[1].Unexpected[0].Probed = false
 	if got := analyze(reports); len(got) != 0 {
 		t.Fatalf("analyze with a matching message: %q", got)
 	}

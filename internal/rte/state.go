@@ -41,7 +41,7 @@ func stateReport(rank int, id uint64, st ess.State) *rtepb.StateReport {
 	for _, m := range st.Unexpected {
 		r.Unexpected = append(r.Unexpected, &rtepb.UnexpectedMessage{
 			From: int32(m.From), FromWorld: int32(m.FromWorld), Tag: int32(m.Tag), Comm: m.Comm,
-			Bytes: int64(m.Bytes), Collective: m.Collective,
+			Bytes: int64(m.Bytes), Collective: m.Collective, Probed: m.Probed,
 		})
 	}
 	return r

@@ -910,6 +910,7 @@ type UnexpectedMessage struct {
 	Comm          string                 `protobuf:"bytes,4,opt,name=comm,proto3" json:"comm,omitempty"`
 	Bytes         int64                  `protobuf:"varint,5,opt,name=bytes,proto3" json:"bytes,omitempty"`
 	Collective    string                 `protobuf:"bytes,6,opt,name=collective,proto3" json:"collective,omitempty"`
+	Probed        bool                   `protobuf:"varint,7,opt,name=probed,proto3" json:"probed,omitempty"` // taken out of matching by a matched probe (Mprobe)
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -984,6 +985,13 @@ func (x *UnexpectedMessage) GetCollective() string {
 		return x.Collective
 	}
 	return ""
+}
+
+func (x *UnexpectedMessage) GetProbed() bool {
+	if x != nil {
+		return x.Probed
+	}
+	return false
 }
 
 type ReportStateResponse struct {
@@ -1087,7 +1095,7 @@ const file_runtime_proto_rawDesc = "" +
 	"\x04call\x18\b \x01(\tR\x04call\x12\x12\n" +
 	"\x04site\x18\t \x01(\tR\x04site\x12\x1b\n" +
 	"\twaited_ns\x18\n" +
-	" \x01(\x03R\bwaitedNs\"\xa2\x01\n" +
+	" \x01(\x03R\bwaitedNs\"\xba\x01\n" +
 	"\x11UnexpectedMessage\x12\x12\n" +
 	"\x04from\x18\x01 \x01(\x05R\x04from\x12\x1d\n" +
 	"\n" +
@@ -1097,7 +1105,8 @@ const file_runtime_proto_rawDesc = "" +
 	"\x05bytes\x18\x05 \x01(\x03R\x05bytes\x12\x1e\n" +
 	"\n" +
 	"collective\x18\x06 \x01(\tR\n" +
-	"collective\"\x15\n" +
+	"collective\x12\x16\n" +
+	"\x06probed\x18\a \x01(\bR\x06probed\"\x15\n" +
 	"\x13ReportStateResponse2\x9f\x04\n" +
 	"\aRuntime\x12@\n" +
 	"\x05Hello\x12\x1a.gompi.rte.v1.HelloRequest\x1a\x1b.gompi.rte.v1.HelloResponse\x12:\n" +
