@@ -138,7 +138,10 @@ func (r *Request) failed(st pml.Status) (Status, error) {
 	}
 	var err error
 	var early *pml.EarlyReadyError
+	var coll *collFailed
 	switch {
+	case errors.As(st.Err, &coll):
+		err = coll.err // a collective's, named already (nbc.go)
 	case errors.As(st.Err, &early):
 		// The engine names the sender's world rank; the status has its rank in comm.
 		err = errorf(ClassOther, nil, "%s: ready send from rank %d, tag %d arrived before its receive was posted", r.desc(), s.Source, s.Tag)
