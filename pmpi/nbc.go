@@ -3,6 +3,7 @@ package pmpi
 import (
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"github.com/gompi/gompi/frameworks/coll"
 	"github.com/gompi/gompi/internal/pml"
@@ -150,6 +151,8 @@ type nbcJob struct {
 	cc   collComm // on the call's own context
 	slot int
 	p    *pml.Request // the engine request of the start under way
+	// claimed: a non-blocking call's goroutine, or a Wait, runs it.
+	claimed atomic.Bool
 	// A persistent call's goroutine waits on wake for each start; Free
 	// closes it. prepare, if set, checks and packs the arguments again
 	// at each start (a datatype that packs).
@@ -205,14 +208,24 @@ func (k *collCall) launch(o *collOp) error {
 	j.cc = collComm{c: k.comm, ctx: nbcContext(k.comm, j.slot)}
 	r := l.newRequest(k.comm, Byte, k.op, ProcNull, AnyTag, false)
 	r.pml = l.engine.StartGeneral(&r.pmlStore)
-	j.p = r.pml
-	go j.once(l)
+	if r.ext == nil {
+		r.ext = &requestExt{}
+	}
+	r.kind, r.ext.coll, j.p = reqColl, j, r.pml
+	go j.claim(l)
 	s.req = r
 	return nil
 }
 
-// once runs a non-blocking call, frees its slot and completes its request.
-func (j *nbcJob) once(l *library) {
+// claim runs a non-blocking call, frees its slot and completes its
+// request, unless another goroutine claimed it first. Its own goroutine
+// claims it, and so does a Wait on its request: with one P, the waiter
+// often comes first, and then runs the call as a blocking call would,
+// sparing the hand-off to the goroutine.
+func (j *nbcJob) claim(l *library) {
+	if !j.claimed.CompareAndSwap(false, true) {
+		return
+	}
 	st := pml.Status{Err: j.exec()}
 	j.k.comm.nbc.release(j.slot)
 	l.engine.CompleteGeneral(j.p, st)

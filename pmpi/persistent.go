@@ -15,6 +15,7 @@ const (
 	reqPlain      reqKind = iota
 	reqPersistent         // made by SendInit and its kind, started by Start
 	reqPair               // Isendrecv's: completes when both of its halves do
+	reqColl               // a non-blocking collective's: ext.coll runs it (nbc.go)
 )
 
 // sendMode is a send's mode, which a persistent send keeps for its starts.
@@ -27,14 +28,16 @@ const (
 	modeReady
 )
 
-// requestExt is the state of a persistent request, or of a pair.
+// requestExt is the state of a persistent request, of a pair, or of a
+// non-blocking collective.
 type requestExt struct {
 	// A persistent request: the operation each Start repeats.
 	mode  sendMode
 	data  []byte // the part of the buffer its count elements occupy (all of it for a packed datatype)
 	count int
 	freed bool // Free ended it: a Start fails, a Wait returns at once
-	// coll is a persistent collective's call (nbc.go), nil for the others.
+	// coll is a persistent or non-blocking collective's call (nbc.go),
+	// nil for the others.
 	coll *nbcJob
 
 	// A pair: its halves, and their generations when it started.
@@ -228,7 +231,7 @@ func (r *Request) endSpecial() bool {
 		}
 		return true
 	}
-	x.send, x.recv, x.tmp = nil, nil, nil
+	x.send, x.recv, x.tmp, x.coll = nil, nil, nil, nil
 	r.kind = reqPlain
 	return false
 }
