@@ -151,7 +151,8 @@ type nbcJob struct {
 	cc   collComm // on the call's own context
 	slot int
 	p    *pml.Request // the engine request of the start under way
-	// claimed: a non-blocking call's goroutine, or a Wait, runs it.
+	// claimed: a non-blocking call's goroutine, or a Wait, runs it; for
+	// a persistent call, its start under way.
 	claimed atomic.Bool
 	// A persistent call's goroutine waits on wake for each start; Free
 	// closes it. prepare, if set, checks and packs the arguments again
@@ -198,6 +199,7 @@ func (k *collCall) launch(o *collOp) error {
 			j.k.unpackAll(false) // each start packs again
 		}
 		j.wake = make(chan struct{}, 1)
+		j.claimed.Store(true) // inactive: nothing to run
 		r := l.persistent(k.comm, Byte, k.op, ProcNull, AnyTag, false)
 		r.ext.coll = j
 		go j.serve(l)
@@ -231,14 +233,25 @@ func (j *nbcJob) claim(l *library) {
 	l.engine.CompleteGeneral(j.p, st)
 }
 
-// serve runs a persistent call at each start until Free.
+// serve runs a persistent call at each start until Free, unless a Wait
+// claimed the start first.
 func (j *nbcJob) serve(l *library) {
 	for range j.wake {
-		if j.from != nil {
-			copy(j.o.send, j.from)
-		}
-		l.engine.CompleteGeneral(j.p, pml.Status{Err: j.exec()})
+		j.claimStart(l)
 	}
+}
+
+// claimStart runs the persistent call's start under way and completes
+// it, unless another goroutine claimed it first: its goroutine, or a
+// Wait on its request, which runs it as the blocking call would.
+func (j *nbcJob) claimStart(l *library) {
+	if !j.claimed.CompareAndSwap(false, true) {
+		return
+	}
+	if j.from != nil {
+		copy(j.o.send, j.from)
+	}
+	l.engine.CompleteGeneral(j.p, pml.Status{Err: j.exec()})
 }
 
 // exec runs the call and returns its failure, named as done names a
@@ -265,6 +278,9 @@ func (j *nbcJob) start(r *Request) error {
 	}
 	r.pml = r.lib.engine.StartGeneral(&r.pmlStore)
 	j.p = r.pml
+	j.claimed.Store(false)
+	// One token at most waits: one left by a start that a Wait claimed
+	// wakes the goroutine for this start as well.
 	j.wake <- struct{}{}
 	return nil
 }

@@ -50,6 +50,9 @@ func settleInto(r *Request, dst *Status) (uint32, error) {
 	case r.kind == reqColl:
 		r.ext.coll.claim(r.lib) // run here if its goroutine has not begun: no hand-off
 		err = r.resultInto(dst, r.lib.engine.WaitRef(r.pml))
+	case r.kind == reqPersistent && r.ext.coll != nil:
+		r.ext.coll.claimStart(r.lib)
+		err = r.resultInto(dst, r.lib.engine.WaitRef(r.pml))
 	case r.pml != nil:
 		err = r.resultInto(dst, r.lib.engine.WaitRef(r.pml))
 	case r.posted:

@@ -35,6 +35,8 @@ func nbc(x *checker, w mpi.Comm) {
 	}
 	nbcOverlap(x, w)
 	nbcRestarts(x, dup)
+	nbcPacked(x, split)
+	nbcStartall(x, w)
 	nbcArgErrors(x, w)
 	reduceLocal(x)
 	x.ok(errors.Join(split.Free(), dup.Free()), "free")
@@ -485,39 +487,54 @@ func nbcOverlap(x *checker, w mpi.Comm) {
 	same(x, recv, want, "overlap: iallreduce of 1 MiB")
 }
 
-// nbcRestarts starts a persistent allreduce 1000 times: each round must
-// give the sum of the round's inputs and, once warm, allocate nothing
-// beyond what the algorithm does in the blocking call.
+// nbcRestarts starts a persistent allreduce 1000 times on c, each round
+// giving the sum of the round's inputs, then on a communicator of one rank,
+// where no wait depends on another rank's timing: there, once warm, a
+// Start and its Wait must allocate nothing. On c the waits sleep or not
+// as the machine's load has it, and a sleeping wait allocates its wake-up
+// in the engine, so the figures there are printed, not checked.
 func nbcRestarts(x *checker, c mpi.Comm) {
 	const n = 4
 	send, recv := make([]int64, n), make([]int64, n)
 	r, err := mpi.AllreduceInit(send, recv, mpi.Sum, c)
 	x.ok(err, "restarts: allreduce init")
 	size := int64(c.Size())
-	for round := range int64(3) {
+	for round := range int64(1000) {
 		send[0] = round + int64(c.Rank())
 		x.ok(r.Start(), "restarts: start")
 		_, err := r.Wait()
 		x.ok(err, "restarts: wait")
-		equal(x, recv[0], round*size+size*(size-1)/2, "restarts: round %d", round)
+		if recv[0] != round*size+size*(size-1)/2 {
+			x.errorf("restarts: round %d gave %d, want %d", round, recv[0], round*size+size*(size-1)/2)
+			break
+		}
 	}
 	var failed error
-	allocs := testing.AllocsPerRun(1000, func() {
-		err := r.Start()
-		_, werr := r.Wait()
-		failed = errors.Join(failed, err, werr)
-	})
-	x.ok(failed, "restarts: 1000 rounds")
-	// Some algorithms allocate their scratch (coll basic's root): the
-	// persistent call may allocate what its blocking call does, no more.
-	blocking := testing.AllocsPerRun(1000, func() { failed = errors.Join(failed, mpi.Allreduce(send, recv, mpi.Sum, c)) })
-	fmt.Printf("rank %d: %v allocations per Start and Wait of a persistent allreduce, %v per blocking allreduce\n", c.Rank(), allocs, blocking)
-	if !raceEnabled && allocs != 0 && allocs > blocking {
-		x.errorf("restarts: %v allocations per Start and Wait of a persistent allreduce, %v per blocking one", allocs, blocking)
+	round := func(r mpi.Request) func() {
+		return func() {
+			err := r.Start()
+			_, werr := r.Wait()
+			failed = errors.Join(failed, err, werr)
+		}
 	}
+	allocs := testing.AllocsPerRun(1000, round(r))
+	blocking := testing.AllocsPerRun(1000, func() { failed = errors.Join(failed, mpi.Allreduce(send, recv, mpi.Sum, c)) })
+	fmt.Printf("rank %d: %v allocations per Start and Wait of a persistent allreduce on %d ranks, %v per blocking allreduce\n",
+		c.Rank(), allocs, c.Size(), blocking)
 	x.ok(r.Free(), "restarts: free")
 	_, err = r.Wait()
 	x.ok(err, "restarts: wait after free")
+
+	one, err := mpi.CommSelf().Dup()
+	x.ok(err, "restarts: dup of self")
+	r, err = mpi.AllreduceInit(send, recv, mpi.Sum, one)
+	x.ok(err, "restarts: allreduce init on one rank")
+	alone := testing.AllocsPerRun(1000, round(r))
+	x.ok(failed, "restarts: rounds")
+	if !raceEnabled && alone != 0 {
+		x.errorf("restarts: %v allocations per Start and Wait of a persistent allreduce on one rank, want 0", alone)
+	}
+	x.ok(errors.Join(r.Free(), one.Free()), "restarts: free on one rank")
 }
 
 // nbcArgErrors: an argument error is reported by the call that starts, and
@@ -571,4 +588,75 @@ func nbcMismatch(x *checker, w mpi.Comm) {
 	x.ok(err, "%s: start", kind)
 	_, err = r.Wait()
 	detected(x, kind, err, mpi.ErrTruncate, mpi.ErrCount)
+}
+
+// nbcPacked runs a reduction on pairs, a datatype that packs (a float64
+// and an int32 with padding), in each form: a persistent call packs its
+// buffers again at each start.
+func nbcPacked(x *checker, c mpi.Comm) {
+	const n = 5
+	send := make([]mpi.Pair[float64], n)
+	fill := func(round int) {
+		for i := range send {
+			send[i] = mpi.Pair[float64]{Value: float64((c.Rank()*7 + i + round) % 5), Index: int32(c.Rank())}
+		}
+	}
+	for round := range 2 {
+		fill(round)
+		want := make([]mpi.Pair[float64], n)
+		x.ok(mpi.Allreduce(send, want, mpi.MaxLoc, c), "packed: allreduce round %d", round)
+		got := make([]mpi.Pair[float64], n)
+		r, err := mpi.Iallreduce(send, got, mpi.MaxLoc, c)
+		x.ok(err, "packed: iallreduce")
+		_, err = r.Wait()
+		x.ok(err, "packed: iallreduce wait")
+		same(x, got, want, "packed: iallreduce round %d", round)
+	}
+	got := make([]mpi.Pair[float64], n)
+	p, err := mpi.AllreduceInit(send, got, mpi.MaxLoc, c)
+	x.ok(err, "packed: allreduce init")
+	for round := range 2 {
+		fill(round)
+		want := make([]mpi.Pair[float64], n)
+		x.ok(mpi.Allreduce(send, want, mpi.MaxLoc, c), "packed: allreduce round %d", round)
+		x.ok(p.Start(), "packed: start")
+		_, err := p.Wait()
+		x.ok(err, "packed: wait")
+		same(x, got, want, "packed: persistent allreduce round %d, after its inputs changed", round)
+	}
+	x.ok(p.Free(), "packed: free")
+}
+
+// nbcStartall starts persistent collectives and point-to-point requests
+// together with Startall and completes them with WaitAll, twice.
+func nbcStartall(x *checker, w mpi.Comm) {
+	me, size := w.Rank(), w.Size()
+	right, left := (me+1)%size, (me+size-1)%size
+	const n = 3
+	bc, sum, got := make([]int64, n), make([]int64, n), make([]int64, n)
+	out := seq(me, n)
+	reqs := make([]mpi.Request, 0, 4)
+	add := func(r mpi.Request, err error) {
+		x.ok(err, "startall: init")
+		reqs = append(reqs, r)
+	}
+	add(mpi.RecvInit(got, left, 50, w))
+	add(mpi.BcastInit(bc, 0, w))
+	add(mpi.AllreduceInit(out, sum, mpi.Sum, w))
+	add(mpi.SendInit(out, right, 50, w))
+	want := make([]int64, n)
+	x.ok(mpi.Allreduce(out, want, mpi.Sum, w), "startall: blocking allreduce")
+	for round := range 2 {
+		if me == 0 {
+			copy(bc, seq(round, n))
+		}
+		x.ok(mpi.Startall(reqs...), "startall round %d", round)
+		x.ok(mpi.WaitAll(reqs...), "startall: waitall round %d", round)
+		same(x, bc, seq(round, n), "startall: bcast round %d", round)
+		same(x, sum, want, "startall: allreduce round %d", round)
+		same(x, got, seq(left, n), "startall: recv round %d", round)
+	}
+	for _, r := range reqs {
+		x.ok(r.Free(), "startall: free")
+	}
 }
