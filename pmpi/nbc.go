@@ -190,7 +190,7 @@ func (k *collCall) launch(o *collOp) error {
 	if s.persistent {
 		slot, ok := k.comm.nbc.takePersistent()
 		if !ok {
-			return k.fail(ClassOther, "the persistent collective made %d calls before on it is not freed: a communicator serves at most %d at once",
+			return k.fail(ClassOther, "the persistent collective made %d before this one on it is alive: a communicator holds at most %d at once (free them with RequestFree)",
 				nbcPersistent, nbcPersistent)
 		}
 		j.slot, j.cc = slot, collComm{c: k.comm, ctx: nbcContext(k.comm, slot)}
