@@ -660,4 +660,20 @@ func nbcStartall(x *checker, w mpi.Comm) {
 	for _, r := range reqs {
 		x.ok(r.Free(), "startall: free")
 	}
+
+	// Freed while active, a persistent collective completes on its own
+	// (every rank runs it), and the communicator's next calls go on.
+	r, err := mpi.BcastInit(bc, 0, w)
+	x.ok(err, "free while active: init")
+	x.ok(r.Start(), "free while active: start")
+	x.ok(r.Free(), "free while active: free")
+	got = make([]int64, n)
+	if me == 0 {
+		copy(got, seq(9, n))
+	}
+	q, err := mpi.Ibcast(got, 0, w)
+	x.ok(err, "free while active: ibcast after")
+	_, err = q.Wait()
+	x.ok(err, "free while active: wait")
+	same(x, got, seq(9, n), "free while active: the ibcast after")
 }
