@@ -148,6 +148,41 @@ type API interface {
 	CommDeleteAttr(comm *Comm, kv Keyval) error
 	CommSetInfo(comm *Comm, info *Info) error
 	CommGetInfo(comm *Comm) (*Info, error)
+
+	// Non-blocking and persistent collectives (nbc*.go).
+	Ibarrier(comm *Comm) (*Request, error)
+	Ibcast(buf []byte, count int, dt Datatype, root int, comm *Comm) (*Request, error)
+	Ireduce(send, recv []byte, count int, dt Datatype, op Op, root int, comm *Comm) (*Request, error)
+	Iallreduce(send, recv []byte, count int, dt Datatype, op Op, comm *Comm) (*Request, error)
+	Igather(send []byte, scount int, sdt Datatype, recv []byte, rcount int, rdt Datatype, root int, comm *Comm) (*Request, error)
+	Igatherv(send []byte, scount int, sdt Datatype, recv []byte, counts, displs []int, rdt Datatype, root int, comm *Comm) (*Request, error)
+	Iscatter(send []byte, scount int, sdt Datatype, recv []byte, rcount int, rdt Datatype, root int, comm *Comm) (*Request, error)
+	Iscatterv(send []byte, counts, displs []int, sdt Datatype, recv []byte, rcount int, rdt Datatype, root int, comm *Comm) (*Request, error)
+	Iallgather(send []byte, scount int, sdt Datatype, recv []byte, rcount int, rdt Datatype, comm *Comm) (*Request, error)
+	Iallgatherv(send []byte, scount int, sdt Datatype, recv []byte, counts, displs []int, rdt Datatype, comm *Comm) (*Request, error)
+	Ialltoall(send []byte, scount int, sdt Datatype, recv []byte, rcount int, rdt Datatype, comm *Comm) (*Request, error)
+	Ialltoallv(send []byte, scounts, sdispls []int, sdt Datatype, recv []byte, rcounts, rdispls []int, rdt Datatype, comm *Comm) (*Request, error)
+	IreduceScatter(send, recv []byte, counts []int, dt Datatype, op Op, comm *Comm) (*Request, error)
+	IreduceScatterBlock(send, recv []byte, count int, dt Datatype, op Op, comm *Comm) (*Request, error)
+	Iscan(send, recv []byte, count int, dt Datatype, op Op, comm *Comm) (*Request, error)
+	Iexscan(send, recv []byte, count int, dt Datatype, op Op, comm *Comm) (*Request, error)
+	BarrierInit(comm *Comm) (*Request, error)
+	BcastInit(buf []byte, count int, dt Datatype, root int, comm *Comm) (*Request, error)
+	ReduceInit(send, recv []byte, count int, dt Datatype, op Op, root int, comm *Comm) (*Request, error)
+	AllreduceInit(send, recv []byte, count int, dt Datatype, op Op, comm *Comm) (*Request, error)
+	GatherInit(send []byte, scount int, sdt Datatype, recv []byte, rcount int, rdt Datatype, root int, comm *Comm) (*Request, error)
+	GathervInit(send []byte, scount int, sdt Datatype, recv []byte, counts, displs []int, rdt Datatype, root int, comm *Comm) (*Request, error)
+	ScatterInit(send []byte, scount int, sdt Datatype, recv []byte, rcount int, rdt Datatype, root int, comm *Comm) (*Request, error)
+	ScattervInit(send []byte, counts, displs []int, sdt Datatype, recv []byte, rcount int, rdt Datatype, root int, comm *Comm) (*Request, error)
+	AllgatherInit(send []byte, scount int, sdt Datatype, recv []byte, rcount int, rdt Datatype, comm *Comm) (*Request, error)
+	AllgathervInit(send []byte, scount int, sdt Datatype, recv []byte, counts, displs []int, rdt Datatype, comm *Comm) (*Request, error)
+	AlltoallInit(send []byte, scount int, sdt Datatype, recv []byte, rcount int, rdt Datatype, comm *Comm) (*Request, error)
+	AlltoallvInit(send []byte, scounts, sdispls []int, sdt Datatype, recv []byte, rcounts, rdispls []int, rdt Datatype, comm *Comm) (*Request, error)
+	ReduceScatterInit(send, recv []byte, counts []int, dt Datatype, op Op, comm *Comm) (*Request, error)
+	ReduceScatterBlockInit(send, recv []byte, count int, dt Datatype, op Op, comm *Comm) (*Request, error)
+	ScanInit(send, recv []byte, count int, dt Datatype, op Op, comm *Comm) (*Request, error)
+	ExscanInit(send, recv []byte, count int, dt Datatype, op Op, comm *Comm) (*Request, error)
+	ReduceLocal(in, inout []byte, count int, dt Datatype, op Op) error
 }
 
 // Real returns the API that does the work: the implementation of each

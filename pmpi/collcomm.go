@@ -10,10 +10,14 @@ import (
 )
 
 // collComm is a communicator as coll components see it: point-to-point
-// on the communicator's collective context, straight on the engine, so
-// that neither package mpi nor a profiling tool sees a collective's
-// messages.
-type collComm struct{ c *Comm }
+// on one of the communicator's collective contexts, straight on the
+// engine, so that neither package mpi nor a profiling tool sees a
+// collective's messages. The blocking collectives use the context next
+// to the communicator's; each non-blocking one has its own (nbcContext).
+type collComm struct {
+	c   *Comm
+	ctx uint32
+}
 
 var (
 	_ coll.Comm   = collComm{}
@@ -70,7 +74,7 @@ func (x collComm) Send(buf []byte, dest, tag int) error {
 	if err := x.check("collective send", dest); err != nil {
 		return err
 	}
-	if err := x.engine().Send(x.c.context+1, x.c.group[dest], tag, buf, false); err != nil {
+	if err := x.engine().Send(x.ctx, x.c.group[dest], tag, buf, false); err != nil {
 		return failure(fmt.Sprintf("collective send to rank %d of %v", dest, x.c), err)
 	}
 	return nil
@@ -81,7 +85,7 @@ func (x collComm) Recv(buf []byte, src, tag int) error {
 		return err
 	}
 	var st pml.Status
-	x.engine().Recv(x.c.context+1, x.c.group[src], tag, buf, &st)
+	x.engine().Recv(x.ctx, x.c.group[src], tag, buf, &st)
 	return x.result(src, len(buf), &st)
 }
 
@@ -127,7 +131,7 @@ func (x collComm) Isend(buf []byte, dest, tag int) coll.Request {
 	}
 	q := x.request()
 	q.x, q.src = x, -1
-	q.pml = x.engine().StartSend(&q.pmlStore, x.c.context+1, x.c.group[dest], tag, buf, false)
+	q.pml = x.engine().StartSend(&q.pmlStore, x.ctx, x.c.group[dest], tag, buf, false)
 	return q
 }
 
@@ -137,7 +141,7 @@ func (x collComm) Irecv(buf []byte, src, tag int) coll.Request {
 	}
 	q := x.request()
 	q.x, q.src, q.want = x, src, len(buf)
-	q.pml = x.engine().StartRecv(&q.pmlStore, x.c.context+1, x.c.group[src], tag, buf)
+	q.pml = x.engine().StartRecv(&q.pmlStore, x.ctx, x.c.group[src], tag, buf)
 	return q
 }
 

@@ -2,6 +2,7 @@ package pmpi
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"unsafe"
 
@@ -32,16 +33,33 @@ type collCall struct {
 	// convs are the packed copies of non-contiguous buffers (data says
 	// which), released by done, which unpacks those that receive.
 	convs []*conversion
+	// start is nil for a blocking call, else how the call starts
+	// (nbc.go); from is the buffer an in-place call copied its send data
+	// from, which a persistent call copies again at each start.
+	start *collStart
+	from  []byte
 }
 
-func startColl(op string, comm *Comm) (collCall, error) {
+// startColl begins collective op on comm: blocking if s is nil, else
+// non-blocking or persistent as s says, and named so in messages.
+func startColl(s *collStart, op string, comm *Comm) (collCall, error) {
+	if s != nil {
+		op = s.callName(op)
+	}
 	if _, err := collArgs(op, comm); err != nil {
 		return collCall{}, err
 	}
 	if comm.inter != nil {
 		return collCall{}, errInterColl(op, comm)
 	}
-	return collCall{op: op, comm: comm, t: comm.colls}, nil
+	return collCall{op: op, comm: comm, t: comm.colls, start: s}, nil
+}
+
+// inPlace returns a copy of buf for an in-place call's send data, and
+// remembers buf for a persistent call's later starts.
+func (k *collCall) inPlace(buf []byte) []byte {
+	k.from = buf
+	return slices.Clone(buf)
 }
 
 // collective is the call's name in coll.Collectives, which writes with
@@ -165,14 +183,16 @@ func (*realAPI) Barrier(comm *Comm) error {
 	if comm != nil && comm.inter != nil {
 		return interBarrier(comm)
 	}
-	k, err := startColl("barrier", comm)
+	return barrierCall(nil, comm)
+}
+
+// barrierCall is Barrier, blocking when s is nil, else started as s says.
+func barrierCall(s *collStart, comm *Comm) error {
+	k, err := startColl(s, "barrier", comm)
 	if err != nil {
 		return err
 	}
-	if k.t.Barrier == nil {
-		return k.missing()
-	}
-	return k.done(k.t.Barrier(comm.cc))
+	return k.run(&collOp{kind: collBarrier})
 }
 
 func errorsFirst(errs ...error) error {

@@ -1,14 +1,15 @@
 package pmpi
 
-import (
-	"slices"
-)
-
 // Alltoall sends block i of send (scount elements of sdt) to rank i and
 // receives block j of recv from rank j. send may be InPlace: recv's
 // blocks are then sent and replaced.
 func (*realAPI) Alltoall(send []byte, scount int, sdt Datatype, recv []byte, rcount int, rdt Datatype, comm *Comm) error {
-	k, err := startColl("alltoall", comm)
+	return alltoallCall(nil, send, scount, sdt, recv, rcount, rdt, comm)
+}
+
+// alltoallCall is Alltoall, blocking when s is nil, else started as s says.
+func alltoallCall(s *collStart, send []byte, scount int, sdt Datatype, recv []byte, rcount int, rdt Datatype, comm *Comm) error {
+	k, err := startColl(s, "alltoall", comm)
 	if err != nil {
 		return err
 	}
@@ -19,22 +20,24 @@ func (*realAPI) Alltoall(send []byte, scount int, sdt Datatype, recv []byte, rco
 	}
 	var sd []byte
 	if IsInPlace(send) {
-		sd = slices.Clone(rd)
+		sd = k.inPlace(rd)
 	} else if sd, err = k.data("send", send, scount*n, sdt); err != nil {
 		return err
 	} else if err := errorsFirst(k.match(scount*sdt.Size(), rcount*rdt.Size()), k.apart(sd, rd)); err != nil {
 		return err
 	}
-	if k.t.Alltoall == nil {
-		return k.missing()
-	}
-	return k.done(k.t.Alltoall(comm.cc, sd, rd))
+	return k.run(&collOp{kind: collAlltoall, send: sd, recv: rd})
 }
 
 // Alltoallv is Alltoall with per-rank counts and displacements. send may
 // be InPlace: recv's counts and displacements then describe both.
 func (*realAPI) Alltoallv(send []byte, scounts, sdispls []int, sdt Datatype, recv []byte, rcounts, rdispls []int, rdt Datatype, comm *Comm) error {
-	k, err := startColl("alltoallv", comm)
+	return alltoallvCall(nil, send, scounts, sdispls, sdt, recv, rcounts, rdispls, rdt, comm)
+}
+
+// alltoallvCall is Alltoallv, blocking when s is nil, else started as s says.
+func alltoallvCall(s *collStart, send []byte, scounts, sdispls []int, sdt Datatype, recv []byte, rcounts, rdispls []int, rdt Datatype, comm *Comm) error {
+	k, err := startColl(s, "alltoallv", comm)
 	if err != nil {
 		return err
 	}
@@ -44,14 +47,11 @@ func (*realAPI) Alltoallv(send []byte, scounts, sdispls []int, sdt Datatype, rec
 	}
 	var sc, sdp []int
 	if IsInPlace(send) {
-		send, sc, sdp = slices.Clone(recv), rc, rdp
+		send, sc, sdp = k.inPlace(recv), rc, rdp
 	} else if sc, sdp, err = k.vectorIn("send", &send, scounts, sdispls, sdt); err != nil {
 		return err
 	} else if err := k.apart(send, recv); err != nil {
 		return err
 	}
-	if k.t.Alltoallv == nil {
-		return k.missing()
-	}
-	return k.done(k.t.Alltoallv(comm.cc, send, sc, sdp, recv, rc, rdp))
+	return k.run(&collOp{kind: collAlltoallv, send: send, scounts: sc, sdispls: sdp, recv: recv, counts: rc, displs: rdp})
 }

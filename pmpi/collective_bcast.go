@@ -6,7 +6,12 @@ func (*realAPI) Bcast(buf []byte, count int, dt Datatype, root int, comm *Comm) 
 	if comm != nil && comm.inter != nil {
 		return interBcast(buf, count, dt, root, comm)
 	}
-	k, err := startColl("bcast", comm)
+	return bcastCall(nil, buf, count, dt, root, comm)
+}
+
+// bcastCall is Bcast, blocking when s is nil, else started as s says.
+func bcastCall(s *collStart, buf []byte, count int, dt Datatype, root int, comm *Comm) error {
+	k, err := startColl(s, "bcast", comm)
 	if err != nil {
 		return err
 	}
@@ -17,8 +22,5 @@ func (*realAPI) Bcast(buf []byte, count int, dt Datatype, root int, comm *Comm) 
 	if err != nil {
 		return err
 	}
-	if k.t.Bcast == nil {
-		return k.missing()
-	}
-	return k.done(k.t.Bcast(comm.cc, data, root))
+	return k.run(&collOp{kind: collBcast, recv: data, root: root})
 }

@@ -1,14 +1,15 @@
 package pmpi
 
-import (
-	"slices"
-)
-
 // Gather collects scount elements of sdt from every rank into recv at
 // root, rcount elements of rdt per rank in rank order. At the root, send
 // may be InPlace: its own block is already in recv.
 func (*realAPI) Gather(send []byte, scount int, sdt Datatype, recv []byte, rcount int, rdt Datatype, root int, comm *Comm) error {
-	k, err := startColl("gather", comm)
+	return gatherCall(nil, send, scount, sdt, recv, rcount, rdt, root, comm)
+}
+
+// gatherCall is Gather, blocking when s is nil, else started as s says.
+func gatherCall(s *collStart, send []byte, scount int, sdt Datatype, recv []byte, rcount int, rdt Datatype, root int, comm *Comm) error {
+	k, err := startColl(s, "gather", comm)
 	if err != nil {
 		return err
 	}
@@ -22,7 +23,7 @@ func (*realAPI) Gather(send []byte, scount int, sdt Datatype, recv []byte, rcoun
 		}
 		block := rcount * rdt.Size()
 		if IsInPlace(send) {
-			sd = slices.Clone(rd[root*block : (root+1)*block])
+			sd = k.inPlace(rd[root*block : (root+1)*block])
 		} else if sd, err = k.data("send", send, scount, sdt); err != nil {
 			return err
 		} else if err := errorsFirst(k.match(len(sd), block), k.apart(sd, rd)); err != nil {
@@ -31,16 +32,18 @@ func (*realAPI) Gather(send []byte, scount int, sdt Datatype, recv []byte, rcoun
 	} else if sd, err = k.data("send", send, scount, sdt); err != nil {
 		return err
 	}
-	if k.t.Gather == nil {
-		return k.missing()
-	}
-	return k.done(k.t.Gather(comm.cc, sd, rd, root))
+	return k.run(&collOp{kind: collGather, send: sd, recv: rd, root: root})
 }
 
 // Gatherv is Gather with counts[i] elements of rdt from rank i, placed at
 // displs[i] elements into recv.
 func (*realAPI) Gatherv(send []byte, scount int, sdt Datatype, recv []byte, counts, displs []int, rdt Datatype, root int, comm *Comm) error {
-	k, err := startColl("gatherv", comm)
+	return gathervCall(nil, send, scount, sdt, recv, counts, displs, rdt, root, comm)
+}
+
+// gathervCall is Gatherv, blocking when s is nil, else started as s says.
+func gathervCall(s *collStart, send []byte, scount int, sdt Datatype, recv []byte, counts, displs []int, rdt Datatype, root int, comm *Comm) error {
+	k, err := startColl(s, "gatherv", comm)
 	if err != nil {
 		return err
 	}
@@ -54,7 +57,7 @@ func (*realAPI) Gatherv(send []byte, scount int, sdt Datatype, recv []byte, coun
 			return err
 		}
 		if IsInPlace(send) {
-			sd = slices.Clone(recv[bd[root] : bd[root]+bc[root]])
+			sd = k.inPlace(recv[bd[root] : bd[root]+bc[root]])
 		} else if sd, err = k.data("send", send, scount, sdt); err != nil {
 			return err
 		} else if err := errorsFirst(k.match(len(sd), bc[root]), k.apart(sd, recv)); err != nil {
@@ -63,16 +66,18 @@ func (*realAPI) Gatherv(send []byte, scount int, sdt Datatype, recv []byte, coun
 	} else if sd, err = k.data("send", send, scount, sdt); err != nil {
 		return err
 	}
-	if k.t.Gatherv == nil {
-		return k.missing()
-	}
-	return k.done(k.t.Gatherv(comm.cc, sd, recv, bc, bd, root))
+	return k.run(&collOp{kind: collGatherv, send: sd, recv: recv, counts: bc, displs: bd, root: root})
 }
 
 // Allgather is Gather with the result at every rank. send may be InPlace:
 // each rank's block is then already in recv.
 func (*realAPI) Allgather(send []byte, scount int, sdt Datatype, recv []byte, rcount int, rdt Datatype, comm *Comm) error {
-	k, err := startColl("allgather", comm)
+	return allgatherCall(nil, send, scount, sdt, recv, rcount, rdt, comm)
+}
+
+// allgatherCall is Allgather, blocking when s is nil, else started as s says.
+func allgatherCall(s *collStart, send []byte, scount int, sdt Datatype, recv []byte, rcount int, rdt Datatype, comm *Comm) error {
+	k, err := startColl(s, "allgather", comm)
 	if err != nil {
 		return err
 	}
@@ -83,21 +88,23 @@ func (*realAPI) Allgather(send []byte, scount int, sdt Datatype, recv []byte, rc
 	block := rcount * rdt.Size()
 	var sd []byte
 	if IsInPlace(send) {
-		sd = slices.Clone(rd[comm.rank*block : (comm.rank+1)*block])
+		sd = k.inPlace(rd[comm.rank*block : (comm.rank+1)*block])
 	} else if sd, err = k.data("send", send, scount, sdt); err != nil {
 		return err
 	} else if err := errorsFirst(k.match(len(sd), block), k.apart(sd, rd)); err != nil {
 		return err
 	}
-	if k.t.Allgather == nil {
-		return k.missing()
-	}
-	return k.done(k.t.Allgather(comm.cc, sd, rd))
+	return k.run(&collOp{kind: collAllgather, send: sd, recv: rd})
 }
 
 // Allgatherv is Gatherv with the result at every rank. send may be InPlace.
 func (*realAPI) Allgatherv(send []byte, scount int, sdt Datatype, recv []byte, counts, displs []int, rdt Datatype, comm *Comm) error {
-	k, err := startColl("allgatherv", comm)
+	return allgathervCall(nil, send, scount, sdt, recv, counts, displs, rdt, comm)
+}
+
+// allgathervCall is Allgatherv, blocking when s is nil, else started as s says.
+func allgathervCall(s *collStart, send []byte, scount int, sdt Datatype, recv []byte, counts, displs []int, rdt Datatype, comm *Comm) error {
+	k, err := startColl(s, "allgatherv", comm)
 	if err != nil {
 		return err
 	}
@@ -108,14 +115,11 @@ func (*realAPI) Allgatherv(send []byte, scount int, sdt Datatype, recv []byte, c
 	var sd []byte
 	me := comm.rank
 	if IsInPlace(send) {
-		sd = slices.Clone(recv[bd[me] : bd[me]+bc[me]])
+		sd = k.inPlace(recv[bd[me] : bd[me]+bc[me]])
 	} else if sd, err = k.data("send", send, scount, sdt); err != nil {
 		return err
 	} else if err := errorsFirst(k.match(len(sd), bc[me]), k.apart(sd, recv)); err != nil {
 		return err
 	}
-	if k.t.Allgatherv == nil {
-		return k.missing()
-	}
-	return k.done(k.t.Allgatherv(comm.cc, sd, recv, bc, bd))
+	return k.run(&collOp{kind: collAllgatherv, send: sd, recv: recv, counts: bc, displs: bd})
 }

@@ -2,7 +2,6 @@ package pmpi
 
 import (
 	"fmt"
-	"slices"
 
 	"github.com/gompi/gompi/frameworks/coll"
 )
@@ -43,7 +42,7 @@ func (k *collCall) reduction(send, recv []byte, count int, dt Datatype, op Op, r
 		}
 	}
 	if IsInPlace(send) {
-		return o, slices.Clone(rd), rd, nil
+		return o, k.inPlace(rd), rd, nil
 	}
 	sd, err := k.data("send", send, count, dt)
 	if err == nil {
@@ -55,7 +54,12 @@ func (k *collCall) reduction(send, recv []byte, count int, dt Datatype, op Op, r
 // Reduce combines count elements of dt from every rank with op and leaves
 // the result in recv at root. At the root, send may be InPlace.
 func (*realAPI) Reduce(send, recv []byte, count int, dt Datatype, op Op, root int, comm *Comm) error {
-	k, err := startColl("reduce", comm)
+	return reduceCall(nil, send, recv, count, dt, op, root, comm)
+}
+
+// reduceCall is Reduce, blocking when s is nil, else started as s says.
+func reduceCall(s *collStart, send, recv []byte, count int, dt Datatype, op Op, root int, comm *Comm) error {
+	k, err := startColl(s, "reduce", comm)
 	if err != nil {
 		return err
 	}
@@ -66,10 +70,7 @@ func (*realAPI) Reduce(send, recv []byte, count int, dt Datatype, op Op, root in
 	if err != nil {
 		return err
 	}
-	if k.t.Reduce == nil {
-		return k.missing()
-	}
-	return k.done(k.t.Reduce(comm.cc, sd, rd, o, root))
+	return k.run(&collOp{kind: collReduce, send: sd, recv: rd, op: o, root: root})
 }
 
 // Allreduce is Reduce with the result at every rank. send may be InPlace.
@@ -79,7 +80,12 @@ func (*realAPI) Allreduce(send, recv []byte, count int, dt Datatype, op Op, comm
 	if comm != nil && comm.inter != nil {
 		return interAllreduce(send, recv, count, dt, op, comm)
 	}
-	k, err := startColl("allreduce", comm)
+	return allreduceCall(nil, send, recv, count, dt, op, comm)
+}
+
+// allreduceCall is Allreduce, blocking when s is nil, else started as s says.
+func allreduceCall(s *collStart, send, recv []byte, count int, dt Datatype, op Op, comm *Comm) error {
+	k, err := startColl(s, "allreduce", comm)
 	if err != nil {
 		return err
 	}
@@ -87,15 +93,17 @@ func (*realAPI) Allreduce(send, recv []byte, count int, dt Datatype, op Op, comm
 	if err != nil {
 		return err
 	}
-	if k.t.Allreduce == nil {
-		return k.missing()
-	}
-	return k.done(k.t.Allreduce(comm.cc, sd, rd, o))
+	return k.run(&collOp{kind: collAllreduce, send: sd, recv: rd, op: o})
 }
 
 // Scan leaves at rank i the reduction of ranks 0 to i. send may be InPlace.
 func (*realAPI) Scan(send, recv []byte, count int, dt Datatype, op Op, comm *Comm) error {
-	k, err := startColl("scan", comm)
+	return scanCall(nil, send, recv, count, dt, op, comm)
+}
+
+// scanCall is Scan, blocking when s is nil, else started as s says.
+func scanCall(s *collStart, send, recv []byte, count int, dt Datatype, op Op, comm *Comm) error {
+	k, err := startColl(s, "scan", comm)
 	if err != nil {
 		return err
 	}
@@ -103,16 +111,18 @@ func (*realAPI) Scan(send, recv []byte, count int, dt Datatype, op Op, comm *Com
 	if err != nil {
 		return err
 	}
-	if k.t.Scan == nil {
-		return k.missing()
-	}
-	return k.done(k.t.Scan(comm.cc, sd, rd, o))
+	return k.run(&collOp{kind: collScan, send: sd, recv: rd, op: o})
 }
 
 // Exscan leaves at rank i the reduction of ranks 0 to i-1; rank 0's recv
 // is left as it was. send may be InPlace.
 func (*realAPI) Exscan(send, recv []byte, count int, dt Datatype, op Op, comm *Comm) error {
-	k, err := startColl("exscan", comm)
+	return exscanCall(nil, send, recv, count, dt, op, comm)
+}
+
+// exscanCall is Exscan, blocking when s is nil, else started as s says.
+func exscanCall(s *collStart, send, recv []byte, count int, dt Datatype, op Op, comm *Comm) error {
+	k, err := startColl(s, "exscan", comm)
 	if err != nil {
 		return err
 	}
@@ -120,17 +130,19 @@ func (*realAPI) Exscan(send, recv []byte, count int, dt Datatype, op Op, comm *C
 	if err != nil {
 		return err
 	}
-	if k.t.Exscan == nil {
-		return k.missing()
-	}
-	return k.done(k.t.Exscan(comm.cc, sd, rd, o))
+	return k.run(&collOp{kind: collExscan, send: sd, recv: rd, op: o})
 }
 
 // ReduceScatter reduces the sum of counts elements and leaves counts[i]
 // of them, in order, at rank i. send may be InPlace: recv then holds the
 // whole vector, and the rank's part is left at its start.
 func (*realAPI) ReduceScatter(send, recv []byte, counts []int, dt Datatype, op Op, comm *Comm) error {
-	k, err := startColl("reduce scatter", comm)
+	return reduceScatterCall(nil, send, recv, counts, dt, op, comm)
+}
+
+// reduceScatterCall is ReduceScatter, blocking when s is nil, else started as s says.
+func reduceScatterCall(s *collStart, send, recv []byte, counts []int, dt Datatype, op Op, comm *Comm) error {
+	k, err := startColl(s, "reduce scatter", comm)
 	if err != nil {
 		return err
 	}
@@ -157,7 +169,7 @@ func (*realAPI) ReduceScatter(send, recv []byte, counts []int, dt Datatype, op O
 		if err != nil {
 			return err
 		}
-		sd, rd = slices.Clone(whole), whole[:bc[comm.rank]]
+		sd, rd = k.inPlace(whole), whole[:bc[comm.rank]]
 	} else {
 		if sd, err = k.data("send", send, total, dt); err != nil {
 			return err
@@ -169,15 +181,17 @@ func (*realAPI) ReduceScatter(send, recv []byte, counts []int, dt Datatype, op O
 			return err
 		}
 	}
-	if k.t.ReduceScatter == nil {
-		return k.missing()
-	}
-	return k.done(k.t.ReduceScatter(comm.cc, sd, rd, bc, o))
+	return k.run(&collOp{kind: collReduceScatter, send: sd, recv: rd, counts: bc, op: o})
 }
 
 // ReduceScatterBlock is ReduceScatter with count elements for every rank.
 func (*realAPI) ReduceScatterBlock(send, recv []byte, count int, dt Datatype, op Op, comm *Comm) error {
-	k, err := startColl("reduce scatter block", comm)
+	return reduceScatterBlockCall(nil, send, recv, count, dt, op, comm)
+}
+
+// reduceScatterBlockCall is ReduceScatterBlock, blocking when s is nil, else started as s says.
+func reduceScatterBlockCall(s *collStart, send, recv []byte, count int, dt Datatype, op Op, comm *Comm) error {
+	k, err := startColl(s, "reduce scatter block", comm)
 	if err != nil {
 		return err
 	}
@@ -195,7 +209,7 @@ func (*realAPI) ReduceScatterBlock(send, recv []byte, count int, dt Datatype, op
 		if err != nil {
 			return err
 		}
-		sd, rd = slices.Clone(whole), whole[:count*dt.Size()]
+		sd, rd = k.inPlace(whole), whole[:count*dt.Size()]
 	} else {
 		if sd, err = k.data("send", send, count*n, dt); err != nil {
 			return err
@@ -207,8 +221,5 @@ func (*realAPI) ReduceScatterBlock(send, recv []byte, count int, dt Datatype, op
 			return err
 		}
 	}
-	if k.t.ReduceScatterBlock == nil {
-		return k.missing()
-	}
-	return k.done(k.t.ReduceScatterBlock(comm.cc, sd, rd, o))
+	return k.run(&collOp{kind: collReduceScatterBlock, send: sd, recv: rd, op: o})
 }

@@ -3,7 +3,12 @@ package pmpi
 // Scatter sends block i of send at root (scount elements of sdt) to rank
 // i's recv. At the root, recv may be InPlace: its block stays in send.
 func (*realAPI) Scatter(send []byte, scount int, sdt Datatype, recv []byte, rcount int, rdt Datatype, root int, comm *Comm) error {
-	k, err := startColl("scatter", comm)
+	return scatterCall(nil, send, scount, sdt, recv, rcount, rdt, root, comm)
+}
+
+// scatterCall is Scatter, blocking when s is nil, else started as s says.
+func scatterCall(s *collStart, send []byte, scount int, sdt Datatype, recv []byte, rcount int, rdt Datatype, root int, comm *Comm) error {
+	k, err := startColl(s, "scatter", comm)
 	if err != nil {
 		return err
 	}
@@ -26,16 +31,18 @@ func (*realAPI) Scatter(send []byte, scount int, sdt Datatype, recv []byte, rcou
 	} else if rd, err = k.data("receive", recv, rcount, rdt); err != nil {
 		return err
 	}
-	if k.t.Scatter == nil {
-		return k.missing()
-	}
-	return k.done(k.t.Scatter(comm.cc, sd, rd, root))
+	return k.run(&collOp{kind: collScatter, send: sd, recv: rd, root: root})
 }
 
 // Scatterv is Scatter with counts[i] elements of sdt, from displs[i]
 // elements into send, for rank i.
 func (*realAPI) Scatterv(send []byte, counts, displs []int, sdt Datatype, recv []byte, rcount int, rdt Datatype, root int, comm *Comm) error {
-	k, err := startColl("scatterv", comm)
+	return scattervCall(nil, send, counts, displs, sdt, recv, rcount, rdt, root, comm)
+}
+
+// scattervCall is Scatterv, blocking when s is nil, else started as s says.
+func scattervCall(s *collStart, send []byte, counts, displs []int, sdt Datatype, recv []byte, rcount int, rdt Datatype, root int, comm *Comm) error {
+	k, err := startColl(s, "scatterv", comm)
 	if err != nil {
 		return err
 	}
@@ -58,8 +65,5 @@ func (*realAPI) Scatterv(send []byte, counts, displs []int, sdt Datatype, recv [
 	} else if rd, err = k.data("receive", recv, rcount, rdt); err != nil {
 		return err
 	}
-	if k.t.Scatterv == nil {
-		return k.missing()
-	}
-	return k.done(k.t.Scatterv(comm.cc, send, bc, bd, rd, root))
+	return k.run(&collOp{kind: collScatterv, send: send, scounts: bc, sdispls: bd, recv: rd, root: root})
 }

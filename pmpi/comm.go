@@ -55,10 +55,11 @@ type Comm struct {
 
 	lib   *library
 	colls *coll.Table // nil for an intercommunicator
-	cc    collComm
+	cc    *collComm
 	inter *interPart // set for an intercommunicator
 	topo  *topology  // set for a communicator with a process topology
 	ext   commExt    // the user's attributes and hints
+	nbc   nbcState   // its non-blocking and persistent collectives (nbc.go)
 }
 
 func newComm(l *library, name string, cid uint32, group []int) *Comm {
@@ -71,7 +72,7 @@ func newComm(l *library, name string, cid uint32, group []int) *Comm {
 		c.identity = c.identity && w == i
 	}
 	c.name.Store(&name)
-	c.cc = collComm{c}
+	c.cc = &collComm{c: c, ctx: cid + 1}
 	l.comms.Store(cid, c)
 	return c
 }

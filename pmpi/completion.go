@@ -17,7 +17,7 @@ func (*realAPI) RequestFree(r *Request) error {
 	g := atomic.LoadUint32(&r.gen)
 	if g%2 == 0 {
 		if r.kind == reqPersistent && !r.ext.freed {
-			r.ext.freed = true
+			r.ext.free()
 			return nil
 		}
 		return errorf(ClassRequest, nil, "request free: the request was completed or freed already (it is MPI_REQUEST_NULL now)")

@@ -74,7 +74,7 @@ func interBcast(buf []byte, count int, dt Datatype, root int, comm *Comm) error 
 	if b.rank == 0 {
 		var st pml.Status
 		l.engine.Recv(comm.context+1, comm.group[root], tagInterBcast, data, &st)
-		recvErr = collComm{comm}.result(root, len(data), &st)
+		recvErr = collComm{c: comm, ctx: comm.context + 1}.result(root, len(data), &st)
 	}
 	// The bridge's broadcast runs whatever rank 0 received, so that no
 	// rank of the group waits for a broadcast that never comes.

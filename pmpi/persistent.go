@@ -15,6 +15,7 @@ const (
 	reqPlain      reqKind = iota
 	reqPersistent         // made by SendInit and its kind, started by Start
 	reqPair               // Isendrecv's: completes when both of its halves do
+	reqColl               // a non-blocking collective's: ext.coll runs it (nbc.go)
 )
 
 // sendMode is a send's mode, which a persistent send keeps for its starts.
@@ -27,13 +28,17 @@ const (
 	modeReady
 )
 
-// requestExt is the state of a persistent request, or of a pair.
+// requestExt is the state of a persistent request, of a pair, or of a
+// non-blocking collective.
 type requestExt struct {
 	// A persistent request: the operation each Start repeats.
 	mode  sendMode
 	data  []byte // the part of the buffer its count elements occupy (all of it for a packed datatype)
 	count int
 	freed bool // Free ended it: a Start fails, a Wait returns at once
+	// coll is a persistent or non-blocking collective's call (nbc.go),
+	// nil for the others.
+	coll *nbcJob
 
 	// A pair: its halves, and their generations when it started.
 	send, recv       *Request
@@ -131,7 +136,7 @@ func startable(op string, r *Request) error {
 	case r == nil:
 		return errorf(ClassRequest, nil, "%s: the request is nil", op)
 	case r.kind != reqPersistent:
-		return errorf(ClassRequest, nil, "%s: %v is not persistent (make one with SendInit, RecvInit and their kind)", op, r)
+		return errorf(ClassRequest, nil, "%s: %v is not persistent (make one with SendInit, RecvInit, AllreduceInit and their kind)", op, r)
 	case r.ext.freed:
 		return errorf(ClassRequest, nil, "%s: %v was freed", op, r)
 	case atomic.LoadUint32(&r.gen)%2 != 0:
@@ -150,6 +155,13 @@ func (r *Request) start() error {
 	l, comm := r.lib, r.comm
 	r.mark = l.cache.nextMark()
 	lowlevel.StoreRelease32(&r.gen, atomic.LoadUint32(&r.gen)+1)
+	if x := r.ext; x.coll != nil {
+		if err := x.coll.start(r); err != nil {
+			r.recycle(atomic.LoadUint32(&r.gen))
+			return err
+		}
+		return nil
+	}
 	if r.peer == ProcNull {
 		return nil
 	}
@@ -195,6 +207,17 @@ func (r *Request) start() error {
 	return nil
 }
 
+// free ends persistent request x for good.
+func (x *requestExt) free() {
+	if x.freed {
+		return
+	}
+	x.freed = true
+	if x.coll != nil {
+		x.coll.free()
+	}
+}
+
 // endSpecial ends a persistent request's or a pair's activity at its
 // completion (retire): it reports whether the request stays out of the
 // cache, as a persistent one does, inactive, or gone if it was freed.
@@ -203,11 +226,12 @@ func (r *Request) endSpecial() bool {
 	if r.kind == reqPersistent {
 		r.pml, r.posted = nil, false
 		if r.freeing {
-			x.freed, r.freeing = true, false
+			x.free()
+			r.freeing = false
 		}
 		return true
 	}
-	x.send, x.recv, x.tmp = nil, nil, nil
+	x.send, x.recv, x.tmp, x.coll = nil, nil, nil, nil
 	r.kind = reqPlain
 	return false
 }

@@ -47,6 +47,12 @@ func settleInto(r *Request, dst *Status) (uint32, error) {
 	}
 	var err error
 	switch {
+	case r.kind == reqColl:
+		r.ext.coll.claim(r.lib) // run here if its goroutine has not begun: no hand-off
+		err = r.resultInto(dst, r.lib.engine.WaitRef(r.pml))
+	case r.kind == reqPersistent && r.ext.coll != nil:
+		r.ext.coll.claimStart(r.lib)
+		err = r.resultInto(dst, r.lib.engine.WaitRef(r.pml))
 	case r.pml != nil:
 		err = r.resultInto(dst, r.lib.engine.WaitRef(r.pml))
 	case r.posted:
@@ -138,7 +144,10 @@ func (r *Request) failed(st pml.Status) (Status, error) {
 	}
 	var err error
 	var early *pml.EarlyReadyError
+	var coll *collFailed
 	switch {
+	case errors.As(st.Err, &coll):
+		err = coll.err // a collective's, named already (nbc.go)
 	case errors.As(st.Err, &early):
 		// The engine names the sender's world rank; the status has its rank in comm.
 		err = errorf(ClassOther, nil, "%s: ready send from rank %d, tag %d arrived before its receive was posted", r.desc(), s.Source, s.Tag)

@@ -82,7 +82,7 @@ func (m Measurement) Headings(o Options) (key string, more []string) {
 	if m.Stats && o.Full {
 		more = []string{"Min Latency (us)", "Max Latency (us)"}
 	}
-	return key, more
+	return key, append(more, m.MoreColumns...)
 }
 
 // timeCollective runs OSU's loop for every size: each rank times each

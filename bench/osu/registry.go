@@ -36,7 +36,10 @@ type Measurement struct {
 	Unit    string // of the value column
 	About   string // how the value is obtained, for the header
 	Column  string // value column heading
-	MinSize int    // smallest message size the measurement accepts
+	// MoreColumns are the headings of the columns after the value's that
+	// every row has (Row.More); nil for none.
+	MoreColumns []string
+	MinSize     int // smallest message size the measurement accepts
 	// DefaultMax is the largest size measured without -m or -s;
 	// 0 means DefaultMaxSize.
 	DefaultMax int
@@ -64,7 +67,7 @@ type Measurement struct {
 
 // All lists the measurements in the order --help shows them.
 func All() []Measurement {
-	return append([]Measurement{latency(), ddt(), ddtRows(), bandwidth(), biBandwidth(), multiLatency(), incast(), ring()}, collectives()...)
+	return append(append([]Measurement{latency(), ddt(), ddtRows(), bandwidth(), biBandwidth(), multiLatency(), incast(), ring()}, collectives()...), iallreduce())
 }
 
 // AboutFor is how the value is obtained under o, for the header.

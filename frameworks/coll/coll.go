@@ -221,6 +221,14 @@ type Module struct {
 	Scan   func(c Comm, send, recv []byte, op Op) error
 	Exscan func(c Comm, send, recv []byte, op Op) error
 
+	// Concurrent says that the module's functions are pure point-to-point
+	// on the Comm they are given and keep no state of the communicator's
+	// that two calls could share unguarded: several may run at once, each
+	// on a Comm of its own context. The non-blocking collectives run only
+	// such functions (Table.Concurrent); a module whose members share
+	// memory or sub-communicators leaves it false.
+	Concurrent bool
+
 	// Free, if set, releases what the module holds when the communicator
 	// is freed.
 	Free func() error
@@ -321,8 +329,12 @@ type Candidate struct {
 type Table struct {
 	Module
 	providers [16]string // by the index in Collectives
-	modules   []*Module
-	rules     *Rules
+	// concurrent is the table of the Concurrent modules alone, for the
+	// calls that run beside others on the same communicator.
+	concurrent          Module
+	concurrentProviders [16]string
+	modules             []*Module
+	rules               *Rules
 }
 
 // Build asks every candidate about c and stacks their modules, highest
@@ -361,11 +373,17 @@ func Build(c Comm, candidates []Candidate, host Host) (*Table, error) {
 		copy(offers[i+1:], offers[i:])
 		offers[i] = offer{cand.Name, prio, mod}
 	}
-	dst := t.Module.slots()
+	dst, cdst := t.Module.slots(), t.concurrent.slots()
 	for i := range Collectives {
 		for _, o := range offers {
 			if setIfPresent(dst[i], o.mod.slots()[i]) {
 				t.providers[i] = o.name
+				break
+			}
+		}
+		for _, o := range offers {
+			if o.mod.Concurrent && setIfPresent(cdst[i], o.mod.slots()[i]) {
+				t.concurrentProviders[i] = o.name
 				break
 			}
 		}
@@ -404,6 +422,22 @@ func (t *Table) Provider(collective string) string {
 	for i, name := range Collectives {
 		if name == collective {
 			return t.providers[i]
+		}
+	}
+	return ""
+}
+
+// Concurrent is the table of the modules that may run several calls at
+// once (Module.Concurrent): for each collective the function of the
+// highest-priority such module, nil where none provides it.
+func (t *Table) Concurrent() *Module { return &t.concurrent }
+
+// ConcurrentProvider names the component that serves collective in
+// Concurrent, or "" if none does.
+func (t *Table) ConcurrentProvider(collective string) string {
+	for i, name := range Collectives {
+		if name == collective {
+			return t.concurrentProviders[i]
 		}
 	}
 	return ""

@@ -666,3 +666,168 @@ func (layer Base) CommSetInfo(comm *pmpi.Comm, info *pmpi.Info) error {
 func (layer Base) CommGetInfo(comm *pmpi.Comm) (*pmpi.Info, error) {
 	return layer.Next.CommGetInfo(comm)
 }
+
+// Ibarrier calls Next.Ibarrier.
+func (layer Base) Ibarrier(comm *pmpi.Comm) (*pmpi.Request, error) {
+	return layer.Next.Ibarrier(comm)
+}
+
+// Ibcast calls Next.Ibcast.
+func (layer Base) Ibcast(buf []byte, count int, dt pmpi.Datatype, root int, comm *pmpi.Comm) (*pmpi.Request, error) {
+	return layer.Next.Ibcast(buf, count, dt, root, comm)
+}
+
+// Ireduce calls Next.Ireduce.
+func (layer Base) Ireduce(send []byte, recv []byte, count int, dt pmpi.Datatype, op pmpi.Op, root int, comm *pmpi.Comm) (*pmpi.Request, error) {
+	return layer.Next.Ireduce(send, recv, count, dt, op, root, comm)
+}
+
+// Iallreduce calls Next.Iallreduce.
+func (layer Base) Iallreduce(send []byte, recv []byte, count int, dt pmpi.Datatype, op pmpi.Op, comm *pmpi.Comm) (*pmpi.Request, error) {
+	return layer.Next.Iallreduce(send, recv, count, dt, op, comm)
+}
+
+// Igather calls Next.Igather.
+func (layer Base) Igather(send []byte, scount int, sdt pmpi.Datatype, recv []byte, rcount int, rdt pmpi.Datatype, root int, comm *pmpi.Comm) (*pmpi.Request, error) {
+	return layer.Next.Igather(send, scount, sdt, recv, rcount, rdt, root, comm)
+}
+
+// Igatherv calls Next.Igatherv.
+func (layer Base) Igatherv(send []byte, scount int, sdt pmpi.Datatype, recv []byte, counts []int, displs []int, rdt pmpi.Datatype, root int, comm *pmpi.Comm) (*pmpi.Request, error) {
+	return layer.Next.Igatherv(send, scount, sdt, recv, counts, displs, rdt, root, comm)
+}
+
+// Iscatter calls Next.Iscatter.
+func (layer Base) Iscatter(send []byte, scount int, sdt pmpi.Datatype, recv []byte, rcount int, rdt pmpi.Datatype, root int, comm *pmpi.Comm) (*pmpi.Request, error) {
+	return layer.Next.Iscatter(send, scount, sdt, recv, rcount, rdt, root, comm)
+}
+
+// Iscatterv calls Next.Iscatterv.
+func (layer Base) Iscatterv(send []byte, counts []int, displs []int, sdt pmpi.Datatype, recv []byte, rcount int, rdt pmpi.Datatype, root int, comm *pmpi.Comm) (*pmpi.Request, error) {
+	return layer.Next.Iscatterv(send, counts, displs, sdt, recv, rcount, rdt, root, comm)
+}
+
+// Iallgather calls Next.Iallgather.
+func (layer Base) Iallgather(send []byte, scount int, sdt pmpi.Datatype, recv []byte, rcount int, rdt pmpi.Datatype, comm *pmpi.Comm) (*pmpi.Request, error) {
+	return layer.Next.Iallgather(send, scount, sdt, recv, rcount, rdt, comm)
+}
+
+// Iallgatherv calls Next.Iallgatherv.
+func (layer Base) Iallgatherv(send []byte, scount int, sdt pmpi.Datatype, recv []byte, counts []int, displs []int, rdt pmpi.Datatype, comm *pmpi.Comm) (*pmpi.Request, error) {
+	return layer.Next.Iallgatherv(send, scount, sdt, recv, counts, displs, rdt, comm)
+}
+
+// Ialltoall calls Next.Ialltoall.
+func (layer Base) Ialltoall(send []byte, scount int, sdt pmpi.Datatype, recv []byte, rcount int, rdt pmpi.Datatype, comm *pmpi.Comm) (*pmpi.Request, error) {
+	return layer.Next.Ialltoall(send, scount, sdt, recv, rcount, rdt, comm)
+}
+
+// Ialltoallv calls Next.Ialltoallv.
+func (layer Base) Ialltoallv(send []byte, scounts []int, sdispls []int, sdt pmpi.Datatype, recv []byte, rcounts []int, rdispls []int, rdt pmpi.Datatype, comm *pmpi.Comm) (*pmpi.Request, error) {
+	return layer.Next.Ialltoallv(send, scounts, sdispls, sdt, recv, rcounts, rdispls, rdt, comm)
+}
+
+// IreduceScatter calls Next.IreduceScatter.
+func (layer Base) IreduceScatter(send []byte, recv []byte, counts []int, dt pmpi.Datatype, op pmpi.Op, comm *pmpi.Comm) (*pmpi.Request, error) {
+	return layer.Next.IreduceScatter(send, recv, counts, dt, op, comm)
+}
+
+// IreduceScatterBlock calls Next.IreduceScatterBlock.
+func (layer Base) IreduceScatterBlock(send []byte, recv []byte, count int, dt pmpi.Datatype, op pmpi.Op, comm *pmpi.Comm) (*pmpi.Request, error) {
+	return layer.Next.IreduceScatterBlock(send, recv, count, dt, op, comm)
+}
+
+// Iscan calls Next.Iscan.
+func (layer Base) Iscan(send []byte, recv []byte, count int, dt pmpi.Datatype, op pmpi.Op, comm *pmpi.Comm) (*pmpi.Request, error) {
+	return layer.Next.Iscan(send, recv, count, dt, op, comm)
+}
+
+// Iexscan calls Next.Iexscan.
+func (layer Base) Iexscan(send []byte, recv []byte, count int, dt pmpi.Datatype, op pmpi.Op, comm *pmpi.Comm) (*pmpi.Request, error) {
+	return layer.Next.Iexscan(send, recv, count, dt, op, comm)
+}
+
+// BarrierInit calls Next.BarrierInit.
+func (layer Base) BarrierInit(comm *pmpi.Comm) (*pmpi.Request, error) {
+	return layer.Next.BarrierInit(comm)
+}
+
+// BcastInit calls Next.BcastInit.
+func (layer Base) BcastInit(buf []byte, count int, dt pmpi.Datatype, root int, comm *pmpi.Comm) (*pmpi.Request, error) {
+	return layer.Next.BcastInit(buf, count, dt, root, comm)
+}
+
+// ReduceInit calls Next.ReduceInit.
+func (layer Base) ReduceInit(send []byte, recv []byte, count int, dt pmpi.Datatype, op pmpi.Op, root int, comm *pmpi.Comm) (*pmpi.Request, error) {
+	return layer.Next.ReduceInit(send, recv, count, dt, op, root, comm)
+}
+
+// AllreduceInit calls Next.AllreduceInit.
+func (layer Base) AllreduceInit(send []byte, recv []byte, count int, dt pmpi.Datatype, op pmpi.Op, comm *pmpi.Comm) (*pmpi.Request, error) {
+	return layer.Next.AllreduceInit(send, recv, count, dt, op, comm)
+}
+
+// GatherInit calls Next.GatherInit.
+func (layer Base) GatherInit(send []byte, scount int, sdt pmpi.Datatype, recv []byte, rcount int, rdt pmpi.Datatype, root int, comm *pmpi.Comm) (*pmpi.Request, error) {
+	return layer.Next.GatherInit(send, scount, sdt, recv, rcount, rdt, root, comm)
+}
+
+// GathervInit calls Next.GathervInit.
+func (layer Base) GathervInit(send []byte, scount int, sdt pmpi.Datatype, recv []byte, counts []int, displs []int, rdt pmpi.Datatype, root int, comm *pmpi.Comm) (*pmpi.Request, error) {
+	return layer.Next.GathervInit(send, scount, sdt, recv, counts, displs, rdt, root, comm)
+}
+
+// ScatterInit calls Next.ScatterInit.
+func (layer Base) ScatterInit(send []byte, scount int, sdt pmpi.Datatype, recv []byte, rcount int, rdt pmpi.Datatype, root int, comm *pmpi.Comm) (*pmpi.Request, error) {
+	return layer.Next.ScatterInit(send, scount, sdt, recv, rcount, rdt, root, comm)
+}
+
+// ScattervInit calls Next.ScattervInit.
+func (layer Base) ScattervInit(send []byte, counts []int, displs []int, sdt pmpi.Datatype, recv []byte, rcount int, rdt pmpi.Datatype, root int, comm *pmpi.Comm) (*pmpi.Request, error) {
+	return layer.Next.ScattervInit(send, counts, displs, sdt, recv, rcount, rdt, root, comm)
+}
+
+// AllgatherInit calls Next.AllgatherInit.
+func (layer Base) AllgatherInit(send []byte, scount int, sdt pmpi.Datatype, recv []byte, rcount int, rdt pmpi.Datatype, comm *pmpi.Comm) (*pmpi.Request, error) {
+	return layer.Next.AllgatherInit(send, scount, sdt, recv, rcount, rdt, comm)
+}
+
+// AllgathervInit calls Next.AllgathervInit.
+func (layer Base) AllgathervInit(send []byte, scount int, sdt pmpi.Datatype, recv []byte, counts []int, displs []int, rdt pmpi.Datatype, comm *pmpi.Comm) (*pmpi.Request, error) {
+	return layer.Next.AllgathervInit(send, scount, sdt, recv, counts, displs, rdt, comm)
+}
+
+// AlltoallInit calls Next.AlltoallInit.
+func (layer Base) AlltoallInit(send []byte, scount int, sdt pmpi.Datatype, recv []byte, rcount int, rdt pmpi.Datatype, comm *pmpi.Comm) (*pmpi.Request, error) {
+	return layer.Next.AlltoallInit(send, scount, sdt, recv, rcount, rdt, comm)
+}
+
+// AlltoallvInit calls Next.AlltoallvInit.
+func (layer Base) AlltoallvInit(send []byte, scounts []int, sdispls []int, sdt pmpi.Datatype, recv []byte, rcounts []int, rdispls []int, rdt pmpi.Datatype, comm *pmpi.Comm) (*pmpi.Request, error) {
+	return layer.Next.AlltoallvInit(send, scounts, sdispls, sdt, recv, rcounts, rdispls, rdt, comm)
+}
+
+// ReduceScatterInit calls Next.ReduceScatterInit.
+func (layer Base) ReduceScatterInit(send []byte, recv []byte, counts []int, dt pmpi.Datatype, op pmpi.Op, comm *pmpi.Comm) (*pmpi.Request, error) {
+	return layer.Next.ReduceScatterInit(send, recv, counts, dt, op, comm)
+}
+
+// ReduceScatterBlockInit calls Next.ReduceScatterBlockInit.
+func (layer Base) ReduceScatterBlockInit(send []byte, recv []byte, count int, dt pmpi.Datatype, op pmpi.Op, comm *pmpi.Comm) (*pmpi.Request, error) {
+	return layer.Next.ReduceScatterBlockInit(send, recv, count, dt, op, comm)
+}
+
+// ScanInit calls Next.ScanInit.
+func (layer Base) ScanInit(send []byte, recv []byte, count int, dt pmpi.Datatype, op pmpi.Op, comm *pmpi.Comm) (*pmpi.Request, error) {
+	return layer.Next.ScanInit(send, recv, count, dt, op, comm)
+}
+
+// ExscanInit calls Next.ExscanInit.
+func (layer Base) ExscanInit(send []byte, recv []byte, count int, dt pmpi.Datatype, op pmpi.Op, comm *pmpi.Comm) (*pmpi.Request, error) {
+	return layer.Next.ExscanInit(send, recv, count, dt, op, comm)
+}
+
+// ReduceLocal calls Next.ReduceLocal.
+func (layer Base) ReduceLocal(in []byte, inout []byte, count int, dt pmpi.Datatype, op pmpi.Op) error {
+	return layer.Next.ReduceLocal(in, inout, count, dt, op)
+}

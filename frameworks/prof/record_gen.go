@@ -138,6 +138,39 @@ const (
 	fnCommDeleteAttr
 	fnCommSetInfo
 	fnCommGetInfo
+	fnIbarrier
+	fnIbcast
+	fnIreduce
+	fnIallreduce
+	fnIgather
+	fnIgatherv
+	fnIscatter
+	fnIscatterv
+	fnIallgather
+	fnIallgatherv
+	fnIalltoall
+	fnIalltoallv
+	fnIreduceScatter
+	fnIreduceScatterBlock
+	fnIscan
+	fnIexscan
+	fnBarrierInit
+	fnBcastInit
+	fnReduceInit
+	fnAllreduceInit
+	fnGatherInit
+	fnGathervInit
+	fnScatterInit
+	fnScattervInit
+	fnAllgatherInit
+	fnAllgathervInit
+	fnAlltoallInit
+	fnAlltoallvInit
+	fnReduceScatterInit
+	fnReduceScatterBlockInit
+	fnScanInit
+	fnExscanInit
+	fnReduceLocal
 )
 
 var _ pmpi.API = (*recorder)(nil)
@@ -1156,4 +1189,268 @@ func (layer *recorder) CommGetInfo(comm *pmpi.Comm) (*pmpi.Info, error) {
 	res0, res1 := layer.Next.CommGetInfo(comm)
 	layer.record(t0, fnCommGetInfo, -1, -1, 0, comm, res1)
 	return res0, res1
+}
+
+// Ibarrier records the call and passes it down.
+func (layer *recorder) Ibarrier(comm *pmpi.Comm) (*pmpi.Request, error) {
+	t0 := layer.begin()
+	res0, res1 := layer.Next.Ibarrier(comm)
+	layer.record(t0, fnIbarrier, -1, -1, 0, comm, res1)
+	return res0, res1
+}
+
+// Ibcast records the call and passes it down.
+func (layer *recorder) Ibcast(buf []byte, count int, dt pmpi.Datatype, root int, comm *pmpi.Comm) (*pmpi.Request, error) {
+	t0 := layer.begin()
+	res0, res1 := layer.Next.Ibcast(buf, count, dt, root, comm)
+	layer.record(t0, fnIbcast, root, -1, bytesOf(count, dt), comm, res1)
+	return res0, res1
+}
+
+// Ireduce records the call and passes it down.
+func (layer *recorder) Ireduce(send []byte, recv []byte, count int, dt pmpi.Datatype, op pmpi.Op, root int, comm *pmpi.Comm) (*pmpi.Request, error) {
+	t0 := layer.begin()
+	res0, res1 := layer.Next.Ireduce(send, recv, count, dt, op, root, comm)
+	layer.record(t0, fnIreduce, root, -1, bytesOf(count, dt), comm, res1)
+	return res0, res1
+}
+
+// Iallreduce records the call and passes it down.
+func (layer *recorder) Iallreduce(send []byte, recv []byte, count int, dt pmpi.Datatype, op pmpi.Op, comm *pmpi.Comm) (*pmpi.Request, error) {
+	t0 := layer.begin()
+	res0, res1 := layer.Next.Iallreduce(send, recv, count, dt, op, comm)
+	layer.record(t0, fnIallreduce, -1, -1, bytesOf(count, dt), comm, res1)
+	return res0, res1
+}
+
+// Igather records the call and passes it down.
+func (layer *recorder) Igather(send []byte, scount int, sdt pmpi.Datatype, recv []byte, rcount int, rdt pmpi.Datatype, root int, comm *pmpi.Comm) (*pmpi.Request, error) {
+	t0 := layer.begin()
+	res0, res1 := layer.Next.Igather(send, scount, sdt, recv, rcount, rdt, root, comm)
+	layer.record(t0, fnIgather, root, -1, bytesOf(scount, sdt), comm, res1)
+	return res0, res1
+}
+
+// Igatherv records the call and passes it down.
+func (layer *recorder) Igatherv(send []byte, scount int, sdt pmpi.Datatype, recv []byte, counts []int, displs []int, rdt pmpi.Datatype, root int, comm *pmpi.Comm) (*pmpi.Request, error) {
+	t0 := layer.begin()
+	res0, res1 := layer.Next.Igatherv(send, scount, sdt, recv, counts, displs, rdt, root, comm)
+	layer.record(t0, fnIgatherv, root, -1, bytesOf(scount, sdt), comm, res1)
+	return res0, res1
+}
+
+// Iscatter records the call and passes it down.
+func (layer *recorder) Iscatter(send []byte, scount int, sdt pmpi.Datatype, recv []byte, rcount int, rdt pmpi.Datatype, root int, comm *pmpi.Comm) (*pmpi.Request, error) {
+	t0 := layer.begin()
+	res0, res1 := layer.Next.Iscatter(send, scount, sdt, recv, rcount, rdt, root, comm)
+	layer.record(t0, fnIscatter, root, -1, bytesOf(scount, sdt), comm, res1)
+	return res0, res1
+}
+
+// Iscatterv records the call and passes it down.
+func (layer *recorder) Iscatterv(send []byte, counts []int, displs []int, sdt pmpi.Datatype, recv []byte, rcount int, rdt pmpi.Datatype, root int, comm *pmpi.Comm) (*pmpi.Request, error) {
+	t0 := layer.begin()
+	res0, res1 := layer.Next.Iscatterv(send, counts, displs, sdt, recv, rcount, rdt, root, comm)
+	layer.record(t0, fnIscatterv, root, -1, bytesOf(rcount, rdt), comm, res1)
+	return res0, res1
+}
+
+// Iallgather records the call and passes it down.
+func (layer *recorder) Iallgather(send []byte, scount int, sdt pmpi.Datatype, recv []byte, rcount int, rdt pmpi.Datatype, comm *pmpi.Comm) (*pmpi.Request, error) {
+	t0 := layer.begin()
+	res0, res1 := layer.Next.Iallgather(send, scount, sdt, recv, rcount, rdt, comm)
+	layer.record(t0, fnIallgather, -1, -1, bytesOf(scount, sdt), comm, res1)
+	return res0, res1
+}
+
+// Iallgatherv records the call and passes it down.
+func (layer *recorder) Iallgatherv(send []byte, scount int, sdt pmpi.Datatype, recv []byte, counts []int, displs []int, rdt pmpi.Datatype, comm *pmpi.Comm) (*pmpi.Request, error) {
+	t0 := layer.begin()
+	res0, res1 := layer.Next.Iallgatherv(send, scount, sdt, recv, counts, displs, rdt, comm)
+	layer.record(t0, fnIallgatherv, -1, -1, bytesOf(scount, sdt), comm, res1)
+	return res0, res1
+}
+
+// Ialltoall records the call and passes it down.
+func (layer *recorder) Ialltoall(send []byte, scount int, sdt pmpi.Datatype, recv []byte, rcount int, rdt pmpi.Datatype, comm *pmpi.Comm) (*pmpi.Request, error) {
+	t0 := layer.begin()
+	res0, res1 := layer.Next.Ialltoall(send, scount, sdt, recv, rcount, rdt, comm)
+	layer.record(t0, fnIalltoall, -1, -1, bytesOf(scount, sdt), comm, res1)
+	return res0, res1
+}
+
+// Ialltoallv records the call and passes it down.
+func (layer *recorder) Ialltoallv(send []byte, scounts []int, sdispls []int, sdt pmpi.Datatype, recv []byte, rcounts []int, rdispls []int, rdt pmpi.Datatype, comm *pmpi.Comm) (*pmpi.Request, error) {
+	t0 := layer.begin()
+	res0, res1 := layer.Next.Ialltoallv(send, scounts, sdispls, sdt, recv, rcounts, rdispls, rdt, comm)
+	layer.record(t0, fnIalltoallv, -1, -1, bytesOf(sum(scounts), sdt), comm, res1)
+	return res0, res1
+}
+
+// IreduceScatter records the call and passes it down.
+func (layer *recorder) IreduceScatter(send []byte, recv []byte, counts []int, dt pmpi.Datatype, op pmpi.Op, comm *pmpi.Comm) (*pmpi.Request, error) {
+	t0 := layer.begin()
+	res0, res1 := layer.Next.IreduceScatter(send, recv, counts, dt, op, comm)
+	layer.record(t0, fnIreduceScatter, -1, -1, bytesOf(sum(counts), dt), comm, res1)
+	return res0, res1
+}
+
+// IreduceScatterBlock records the call and passes it down.
+func (layer *recorder) IreduceScatterBlock(send []byte, recv []byte, count int, dt pmpi.Datatype, op pmpi.Op, comm *pmpi.Comm) (*pmpi.Request, error) {
+	t0 := layer.begin()
+	res0, res1 := layer.Next.IreduceScatterBlock(send, recv, count, dt, op, comm)
+	layer.record(t0, fnIreduceScatterBlock, -1, -1, bytesOf(count, dt), comm, res1)
+	return res0, res1
+}
+
+// Iscan records the call and passes it down.
+func (layer *recorder) Iscan(send []byte, recv []byte, count int, dt pmpi.Datatype, op pmpi.Op, comm *pmpi.Comm) (*pmpi.Request, error) {
+	t0 := layer.begin()
+	res0, res1 := layer.Next.Iscan(send, recv, count, dt, op, comm)
+	layer.record(t0, fnIscan, -1, -1, bytesOf(count, dt), comm, res1)
+	return res0, res1
+}
+
+// Iexscan records the call and passes it down.
+func (layer *recorder) Iexscan(send []byte, recv []byte, count int, dt pmpi.Datatype, op pmpi.Op, comm *pmpi.Comm) (*pmpi.Request, error) {
+	t0 := layer.begin()
+	res0, res1 := layer.Next.Iexscan(send, recv, count, dt, op, comm)
+	layer.record(t0, fnIexscan, -1, -1, bytesOf(count, dt), comm, res1)
+	return res0, res1
+}
+
+// BarrierInit records the call and passes it down.
+func (layer *recorder) BarrierInit(comm *pmpi.Comm) (*pmpi.Request, error) {
+	t0 := layer.begin()
+	res0, res1 := layer.Next.BarrierInit(comm)
+	layer.record(t0, fnBarrierInit, -1, -1, 0, comm, res1)
+	return res0, res1
+}
+
+// BcastInit records the call and passes it down.
+func (layer *recorder) BcastInit(buf []byte, count int, dt pmpi.Datatype, root int, comm *pmpi.Comm) (*pmpi.Request, error) {
+	t0 := layer.begin()
+	res0, res1 := layer.Next.BcastInit(buf, count, dt, root, comm)
+	layer.record(t0, fnBcastInit, root, -1, bytesOf(count, dt), comm, res1)
+	return res0, res1
+}
+
+// ReduceInit records the call and passes it down.
+func (layer *recorder) ReduceInit(send []byte, recv []byte, count int, dt pmpi.Datatype, op pmpi.Op, root int, comm *pmpi.Comm) (*pmpi.Request, error) {
+	t0 := layer.begin()
+	res0, res1 := layer.Next.ReduceInit(send, recv, count, dt, op, root, comm)
+	layer.record(t0, fnReduceInit, root, -1, bytesOf(count, dt), comm, res1)
+	return res0, res1
+}
+
+// AllreduceInit records the call and passes it down.
+func (layer *recorder) AllreduceInit(send []byte, recv []byte, count int, dt pmpi.Datatype, op pmpi.Op, comm *pmpi.Comm) (*pmpi.Request, error) {
+	t0 := layer.begin()
+	res0, res1 := layer.Next.AllreduceInit(send, recv, count, dt, op, comm)
+	layer.record(t0, fnAllreduceInit, -1, -1, bytesOf(count, dt), comm, res1)
+	return res0, res1
+}
+
+// GatherInit records the call and passes it down.
+func (layer *recorder) GatherInit(send []byte, scount int, sdt pmpi.Datatype, recv []byte, rcount int, rdt pmpi.Datatype, root int, comm *pmpi.Comm) (*pmpi.Request, error) {
+	t0 := layer.begin()
+	res0, res1 := layer.Next.GatherInit(send, scount, sdt, recv, rcount, rdt, root, comm)
+	layer.record(t0, fnGatherInit, root, -1, bytesOf(scount, sdt), comm, res1)
+	return res0, res1
+}
+
+// GathervInit records the call and passes it down.
+func (layer *recorder) GathervInit(send []byte, scount int, sdt pmpi.Datatype, recv []byte, counts []int, displs []int, rdt pmpi.Datatype, root int, comm *pmpi.Comm) (*pmpi.Request, error) {
+	t0 := layer.begin()
+	res0, res1 := layer.Next.GathervInit(send, scount, sdt, recv, counts, displs, rdt, root, comm)
+	layer.record(t0, fnGathervInit, root, -1, bytesOf(scount, sdt), comm, res1)
+	return res0, res1
+}
+
+// ScatterInit records the call and passes it down.
+func (layer *recorder) ScatterInit(send []byte, scount int, sdt pmpi.Datatype, recv []byte, rcount int, rdt pmpi.Datatype, root int, comm *pmpi.Comm) (*pmpi.Request, error) {
+	t0 := layer.begin()
+	res0, res1 := layer.Next.ScatterInit(send, scount, sdt, recv, rcount, rdt, root, comm)
+	layer.record(t0, fnScatterInit, root, -1, bytesOf(scount, sdt), comm, res1)
+	return res0, res1
+}
+
+// ScattervInit records the call and passes it down.
+func (layer *recorder) ScattervInit(send []byte, counts []int, displs []int, sdt pmpi.Datatype, recv []byte, rcount int, rdt pmpi.Datatype, root int, comm *pmpi.Comm) (*pmpi.Request, error) {
+	t0 := layer.begin()
+	res0, res1 := layer.Next.ScattervInit(send, counts, displs, sdt, recv, rcount, rdt, root, comm)
+	layer.record(t0, fnScattervInit, root, -1, bytesOf(rcount, rdt), comm, res1)
+	return res0, res1
+}
+
+// AllgatherInit records the call and passes it down.
+func (layer *recorder) AllgatherInit(send []byte, scount int, sdt pmpi.Datatype, recv []byte, rcount int, rdt pmpi.Datatype, comm *pmpi.Comm) (*pmpi.Request, error) {
+	t0 := layer.begin()
+	res0, res1 := layer.Next.AllgatherInit(send, scount, sdt, recv, rcount, rdt, comm)
+	layer.record(t0, fnAllgatherInit, -1, -1, bytesOf(scount, sdt), comm, res1)
+	return res0, res1
+}
+
+// AllgathervInit records the call and passes it down.
+func (layer *recorder) AllgathervInit(send []byte, scount int, sdt pmpi.Datatype, recv []byte, counts []int, displs []int, rdt pmpi.Datatype, comm *pmpi.Comm) (*pmpi.Request, error) {
+	t0 := layer.begin()
+	res0, res1 := layer.Next.AllgathervInit(send, scount, sdt, recv, counts, displs, rdt, comm)
+	layer.record(t0, fnAllgathervInit, -1, -1, bytesOf(scount, sdt), comm, res1)
+	return res0, res1
+}
+
+// AlltoallInit records the call and passes it down.
+func (layer *recorder) AlltoallInit(send []byte, scount int, sdt pmpi.Datatype, recv []byte, rcount int, rdt pmpi.Datatype, comm *pmpi.Comm) (*pmpi.Request, error) {
+	t0 := layer.begin()
+	res0, res1 := layer.Next.AlltoallInit(send, scount, sdt, recv, rcount, rdt, comm)
+	layer.record(t0, fnAlltoallInit, -1, -1, bytesOf(scount, sdt), comm, res1)
+	return res0, res1
+}
+
+// AlltoallvInit records the call and passes it down.
+func (layer *recorder) AlltoallvInit(send []byte, scounts []int, sdispls []int, sdt pmpi.Datatype, recv []byte, rcounts []int, rdispls []int, rdt pmpi.Datatype, comm *pmpi.Comm) (*pmpi.Request, error) {
+	t0 := layer.begin()
+	res0, res1 := layer.Next.AlltoallvInit(send, scounts, sdispls, sdt, recv, rcounts, rdispls, rdt, comm)
+	layer.record(t0, fnAlltoallvInit, -1, -1, bytesOf(sum(scounts), sdt), comm, res1)
+	return res0, res1
+}
+
+// ReduceScatterInit records the call and passes it down.
+func (layer *recorder) ReduceScatterInit(send []byte, recv []byte, counts []int, dt pmpi.Datatype, op pmpi.Op, comm *pmpi.Comm) (*pmpi.Request, error) {
+	t0 := layer.begin()
+	res0, res1 := layer.Next.ReduceScatterInit(send, recv, counts, dt, op, comm)
+	layer.record(t0, fnReduceScatterInit, -1, -1, bytesOf(sum(counts), dt), comm, res1)
+	return res0, res1
+}
+
+// ReduceScatterBlockInit records the call and passes it down.
+func (layer *recorder) ReduceScatterBlockInit(send []byte, recv []byte, count int, dt pmpi.Datatype, op pmpi.Op, comm *pmpi.Comm) (*pmpi.Request, error) {
+	t0 := layer.begin()
+	res0, res1 := layer.Next.ReduceScatterBlockInit(send, recv, count, dt, op, comm)
+	layer.record(t0, fnReduceScatterBlockInit, -1, -1, bytesOf(count, dt), comm, res1)
+	return res0, res1
+}
+
+// ScanInit records the call and passes it down.
+func (layer *recorder) ScanInit(send []byte, recv []byte, count int, dt pmpi.Datatype, op pmpi.Op, comm *pmpi.Comm) (*pmpi.Request, error) {
+	t0 := layer.begin()
+	res0, res1 := layer.Next.ScanInit(send, recv, count, dt, op, comm)
+	layer.record(t0, fnScanInit, -1, -1, bytesOf(count, dt), comm, res1)
+	return res0, res1
+}
+
+// ExscanInit records the call and passes it down.
+func (layer *recorder) ExscanInit(send []byte, recv []byte, count int, dt pmpi.Datatype, op pmpi.Op, comm *pmpi.Comm) (*pmpi.Request, error) {
+	t0 := layer.begin()
+	res0, res1 := layer.Next.ExscanInit(send, recv, count, dt, op, comm)
+	layer.record(t0, fnExscanInit, -1, -1, bytesOf(count, dt), comm, res1)
+	return res0, res1
+}
+
+// ReduceLocal records the call and passes it down.
+func (layer *recorder) ReduceLocal(in []byte, inout []byte, count int, dt pmpi.Datatype, op pmpi.Op) error {
+	t0 := layer.begin()
+	res0 := layer.Next.ReduceLocal(in, inout, count, dt, op)
+	layer.record(t0, fnReduceLocal, -1, -1, bytesOf(count, dt), nil, res0)
+	return res0
 }

@@ -40,6 +40,7 @@ func (*Component) CommQuery(_ coll.Comm, q coll.Query) (int, *coll.Module, error
 
 func newModule() *coll.Module {
 	return &coll.Module{
+		Concurrent:         true, // pure point-to-point, no state: non-blocking calls may run it
 		Barrier:            barrier,
 		Bcast:              bcast,
 		Reduce:             reduce,

@@ -31,6 +31,7 @@ func (*Component) CommQuery(c coll.Comm, q coll.Query) (int, *coll.Module, error
 
 func newModule() *coll.Module {
 	return &coll.Module{
+		Concurrent:         true, // no messages, no state: non-blocking calls may run it
 		Barrier:            func(coll.Comm) error { return nil },
 		Bcast:              bcast,
 		Reduce:             reduce,

@@ -26,14 +26,15 @@ func newModule(cfg config, log hclog.Logger, rules map[string][]ruled, host coll
 // provides, nil for the others.
 func (m *module) collectives() *coll.Module {
 	return &coll.Module{
-		Barrier:   m.barrier,
-		Bcast:     m.bcast,
-		Reduce:    m.reduce,
-		Allreduce: m.allreduce,
-		Gather:    m.gather,
-		Scatter:   m.scatter,
-		Allgather: m.allgather,
-		Alltoall:  m.alltoall,
+		Concurrent: true, // point-to-point only, scratch from a sync.Pool: non-blocking calls may run it
+		Barrier:    m.barrier,
+		Bcast:      m.bcast,
+		Reduce:     m.reduce,
+		Allreduce:  m.allreduce,
+		Gather:     m.gather,
+		Scatter:    m.scatter,
+		Allgather:  m.allgather,
+		Alltoall:   m.alltoall,
 	}
 }
 

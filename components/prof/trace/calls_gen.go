@@ -914,3 +914,300 @@ func (t *Tracer) CommGetInfo(comm *pmpi.Comm) (*pmpi.Info, error) {
 	t.end(sp, "MPI_CommGetInfo", t.commArgs(sp, comm).withErr(res1))
 	return res0, res1
 }
+
+// Ibarrier records MPI_Ibarrier.
+func (t *Tracer) Ibarrier(comm *pmpi.Comm) (*pmpi.Request, error) {
+	sp := t.begin()
+	res0, res1 := t.Next.Ibarrier(comm)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_Ibarrier", t.commArgs(sp, comm).withErr(res1))
+	return res0, res1
+}
+
+// Ibcast records MPI_Ibcast.
+func (t *Tracer) Ibcast(buf []byte, count int, dt pmpi.Datatype, root int, comm *pmpi.Comm) (*pmpi.Request, error) {
+	sp := t.begin()
+	res0, res1 := t.Next.Ibcast(buf, count, dt, root, comm)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_Ibcast", t.commArgs(sp, comm).withRoot(root).withBytes(size(count, dt)).withErr(res1))
+	return res0, res1
+}
+
+// Ireduce records MPI_Ireduce.
+func (t *Tracer) Ireduce(send []byte, recv []byte, count int, dt pmpi.Datatype, op pmpi.Op, root int, comm *pmpi.Comm) (*pmpi.Request, error) {
+	sp := t.begin()
+	res0, res1 := t.Next.Ireduce(send, recv, count, dt, op, root, comm)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_Ireduce", t.commArgs(sp, comm).withRoot(root).withBytes(size(count, dt)).withErr(res1))
+	return res0, res1
+}
+
+// Iallreduce records MPI_Iallreduce.
+func (t *Tracer) Iallreduce(send []byte, recv []byte, count int, dt pmpi.Datatype, op pmpi.Op, comm *pmpi.Comm) (*pmpi.Request, error) {
+	sp := t.begin()
+	res0, res1 := t.Next.Iallreduce(send, recv, count, dt, op, comm)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_Iallreduce", t.commArgs(sp, comm).withBytes(size(count, dt)).withErr(res1))
+	return res0, res1
+}
+
+// Igather records MPI_Igather.
+func (t *Tracer) Igather(send []byte, scount int, sdt pmpi.Datatype, recv []byte, rcount int, rdt pmpi.Datatype, root int, comm *pmpi.Comm) (*pmpi.Request, error) {
+	sp := t.begin()
+	res0, res1 := t.Next.Igather(send, scount, sdt, recv, rcount, rdt, root, comm)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_Igather", t.commArgs(sp, comm).withRoot(root).withBytes(size(scount, sdt)).withErr(res1))
+	return res0, res1
+}
+
+// Igatherv records MPI_Igatherv.
+func (t *Tracer) Igatherv(send []byte, scount int, sdt pmpi.Datatype, recv []byte, counts []int, displs []int, rdt pmpi.Datatype, root int, comm *pmpi.Comm) (*pmpi.Request, error) {
+	sp := t.begin()
+	res0, res1 := t.Next.Igatherv(send, scount, sdt, recv, counts, displs, rdt, root, comm)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_Igatherv", t.commArgs(sp, comm).withRoot(root).withBytes(size(scount, sdt)).withErr(res1))
+	return res0, res1
+}
+
+// Iscatter records MPI_Iscatter.
+func (t *Tracer) Iscatter(send []byte, scount int, sdt pmpi.Datatype, recv []byte, rcount int, rdt pmpi.Datatype, root int, comm *pmpi.Comm) (*pmpi.Request, error) {
+	sp := t.begin()
+	res0, res1 := t.Next.Iscatter(send, scount, sdt, recv, rcount, rdt, root, comm)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_Iscatter", t.commArgs(sp, comm).withRoot(root).withBytes(size(scount, sdt)).withErr(res1))
+	return res0, res1
+}
+
+// Iscatterv records MPI_Iscatterv.
+func (t *Tracer) Iscatterv(send []byte, counts []int, displs []int, sdt pmpi.Datatype, recv []byte, rcount int, rdt pmpi.Datatype, root int, comm *pmpi.Comm) (*pmpi.Request, error) {
+	sp := t.begin()
+	res0, res1 := t.Next.Iscatterv(send, counts, displs, sdt, recv, rcount, rdt, root, comm)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_Iscatterv", t.commArgs(sp, comm).withRoot(root).withBytes(size(rcount, rdt)).withErr(res1))
+	return res0, res1
+}
+
+// Iallgather records MPI_Iallgather.
+func (t *Tracer) Iallgather(send []byte, scount int, sdt pmpi.Datatype, recv []byte, rcount int, rdt pmpi.Datatype, comm *pmpi.Comm) (*pmpi.Request, error) {
+	sp := t.begin()
+	res0, res1 := t.Next.Iallgather(send, scount, sdt, recv, rcount, rdt, comm)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_Iallgather", t.commArgs(sp, comm).withBytes(size(scount, sdt)).withErr(res1))
+	return res0, res1
+}
+
+// Iallgatherv records MPI_Iallgatherv.
+func (t *Tracer) Iallgatherv(send []byte, scount int, sdt pmpi.Datatype, recv []byte, counts []int, displs []int, rdt pmpi.Datatype, comm *pmpi.Comm) (*pmpi.Request, error) {
+	sp := t.begin()
+	res0, res1 := t.Next.Iallgatherv(send, scount, sdt, recv, counts, displs, rdt, comm)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_Iallgatherv", t.commArgs(sp, comm).withBytes(size(scount, sdt)).withErr(res1))
+	return res0, res1
+}
+
+// Ialltoall records MPI_Ialltoall.
+func (t *Tracer) Ialltoall(send []byte, scount int, sdt pmpi.Datatype, recv []byte, rcount int, rdt pmpi.Datatype, comm *pmpi.Comm) (*pmpi.Request, error) {
+	sp := t.begin()
+	res0, res1 := t.Next.Ialltoall(send, scount, sdt, recv, rcount, rdt, comm)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_Ialltoall", t.commArgs(sp, comm).withBytes(size(scount, sdt)).withErr(res1))
+	return res0, res1
+}
+
+// Ialltoallv records MPI_Ialltoallv.
+func (t *Tracer) Ialltoallv(send []byte, scounts []int, sdispls []int, sdt pmpi.Datatype, recv []byte, rcounts []int, rdispls []int, rdt pmpi.Datatype, comm *pmpi.Comm) (*pmpi.Request, error) {
+	sp := t.begin()
+	res0, res1 := t.Next.Ialltoallv(send, scounts, sdispls, sdt, recv, rcounts, rdispls, rdt, comm)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_Ialltoallv", t.commArgs(sp, comm).withBytes(size(sum(scounts), sdt)).withErr(res1))
+	return res0, res1
+}
+
+// IreduceScatter records MPI_IreduceScatter.
+func (t *Tracer) IreduceScatter(send []byte, recv []byte, counts []int, dt pmpi.Datatype, op pmpi.Op, comm *pmpi.Comm) (*pmpi.Request, error) {
+	sp := t.begin()
+	res0, res1 := t.Next.IreduceScatter(send, recv, counts, dt, op, comm)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_IreduceScatter", t.commArgs(sp, comm).withBytes(size(sum(counts), dt)).withErr(res1))
+	return res0, res1
+}
+
+// IreduceScatterBlock records MPI_IreduceScatterBlock.
+func (t *Tracer) IreduceScatterBlock(send []byte, recv []byte, count int, dt pmpi.Datatype, op pmpi.Op, comm *pmpi.Comm) (*pmpi.Request, error) {
+	sp := t.begin()
+	res0, res1 := t.Next.IreduceScatterBlock(send, recv, count, dt, op, comm)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_IreduceScatterBlock", t.commArgs(sp, comm).withBytes(size(count, dt)).withErr(res1))
+	return res0, res1
+}
+
+// Iscan records MPI_Iscan.
+func (t *Tracer) Iscan(send []byte, recv []byte, count int, dt pmpi.Datatype, op pmpi.Op, comm *pmpi.Comm) (*pmpi.Request, error) {
+	sp := t.begin()
+	res0, res1 := t.Next.Iscan(send, recv, count, dt, op, comm)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_Iscan", t.commArgs(sp, comm).withBytes(size(count, dt)).withErr(res1))
+	return res0, res1
+}
+
+// Iexscan records MPI_Iexscan.
+func (t *Tracer) Iexscan(send []byte, recv []byte, count int, dt pmpi.Datatype, op pmpi.Op, comm *pmpi.Comm) (*pmpi.Request, error) {
+	sp := t.begin()
+	res0, res1 := t.Next.Iexscan(send, recv, count, dt, op, comm)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_Iexscan", t.commArgs(sp, comm).withBytes(size(count, dt)).withErr(res1))
+	return res0, res1
+}
+
+// BarrierInit records MPI_BarrierInit.
+func (t *Tracer) BarrierInit(comm *pmpi.Comm) (*pmpi.Request, error) {
+	sp := t.begin()
+	res0, res1 := t.Next.BarrierInit(comm)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_BarrierInit", t.commArgs(sp, comm).withErr(res1))
+	return res0, res1
+}
+
+// BcastInit records MPI_BcastInit.
+func (t *Tracer) BcastInit(buf []byte, count int, dt pmpi.Datatype, root int, comm *pmpi.Comm) (*pmpi.Request, error) {
+	sp := t.begin()
+	res0, res1 := t.Next.BcastInit(buf, count, dt, root, comm)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_BcastInit", t.commArgs(sp, comm).withRoot(root).withBytes(size(count, dt)).withErr(res1))
+	return res0, res1
+}
+
+// ReduceInit records MPI_ReduceInit.
+func (t *Tracer) ReduceInit(send []byte, recv []byte, count int, dt pmpi.Datatype, op pmpi.Op, root int, comm *pmpi.Comm) (*pmpi.Request, error) {
+	sp := t.begin()
+	res0, res1 := t.Next.ReduceInit(send, recv, count, dt, op, root, comm)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_ReduceInit", t.commArgs(sp, comm).withRoot(root).withBytes(size(count, dt)).withErr(res1))
+	return res0, res1
+}
+
+// AllreduceInit records MPI_AllreduceInit.
+func (t *Tracer) AllreduceInit(send []byte, recv []byte, count int, dt pmpi.Datatype, op pmpi.Op, comm *pmpi.Comm) (*pmpi.Request, error) {
+	sp := t.begin()
+	res0, res1 := t.Next.AllreduceInit(send, recv, count, dt, op, comm)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_AllreduceInit", t.commArgs(sp, comm).withBytes(size(count, dt)).withErr(res1))
+	return res0, res1
+}
+
+// GatherInit records MPI_GatherInit.
+func (t *Tracer) GatherInit(send []byte, scount int, sdt pmpi.Datatype, recv []byte, rcount int, rdt pmpi.Datatype, root int, comm *pmpi.Comm) (*pmpi.Request, error) {
+	sp := t.begin()
+	res0, res1 := t.Next.GatherInit(send, scount, sdt, recv, rcount, rdt, root, comm)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_GatherInit", t.commArgs(sp, comm).withRoot(root).withBytes(size(scount, sdt)).withErr(res1))
+	return res0, res1
+}
+
+// GathervInit records MPI_GathervInit.
+func (t *Tracer) GathervInit(send []byte, scount int, sdt pmpi.Datatype, recv []byte, counts []int, displs []int, rdt pmpi.Datatype, root int, comm *pmpi.Comm) (*pmpi.Request, error) {
+	sp := t.begin()
+	res0, res1 := t.Next.GathervInit(send, scount, sdt, recv, counts, displs, rdt, root, comm)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_GathervInit", t.commArgs(sp, comm).withRoot(root).withBytes(size(scount, sdt)).withErr(res1))
+	return res0, res1
+}
+
+// ScatterInit records MPI_ScatterInit.
+func (t *Tracer) ScatterInit(send []byte, scount int, sdt pmpi.Datatype, recv []byte, rcount int, rdt pmpi.Datatype, root int, comm *pmpi.Comm) (*pmpi.Request, error) {
+	sp := t.begin()
+	res0, res1 := t.Next.ScatterInit(send, scount, sdt, recv, rcount, rdt, root, comm)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_ScatterInit", t.commArgs(sp, comm).withRoot(root).withBytes(size(scount, sdt)).withErr(res1))
+	return res0, res1
+}
+
+// ScattervInit records MPI_ScattervInit.
+func (t *Tracer) ScattervInit(send []byte, counts []int, displs []int, sdt pmpi.Datatype, recv []byte, rcount int, rdt pmpi.Datatype, root int, comm *pmpi.Comm) (*pmpi.Request, error) {
+	sp := t.begin()
+	res0, res1 := t.Next.ScattervInit(send, counts, displs, sdt, recv, rcount, rdt, root, comm)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_ScattervInit", t.commArgs(sp, comm).withRoot(root).withBytes(size(rcount, rdt)).withErr(res1))
+	return res0, res1
+}
+
+// AllgatherInit records MPI_AllgatherInit.
+func (t *Tracer) AllgatherInit(send []byte, scount int, sdt pmpi.Datatype, recv []byte, rcount int, rdt pmpi.Datatype, comm *pmpi.Comm) (*pmpi.Request, error) {
+	sp := t.begin()
+	res0, res1 := t.Next.AllgatherInit(send, scount, sdt, recv, rcount, rdt, comm)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_AllgatherInit", t.commArgs(sp, comm).withBytes(size(scount, sdt)).withErr(res1))
+	return res0, res1
+}
+
+// AllgathervInit records MPI_AllgathervInit.
+func (t *Tracer) AllgathervInit(send []byte, scount int, sdt pmpi.Datatype, recv []byte, counts []int, displs []int, rdt pmpi.Datatype, comm *pmpi.Comm) (*pmpi.Request, error) {
+	sp := t.begin()
+	res0, res1 := t.Next.AllgathervInit(send, scount, sdt, recv, counts, displs, rdt, comm)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_AllgathervInit", t.commArgs(sp, comm).withBytes(size(scount, sdt)).withErr(res1))
+	return res0, res1
+}
+
+// AlltoallInit records MPI_AlltoallInit.
+func (t *Tracer) AlltoallInit(send []byte, scount int, sdt pmpi.Datatype, recv []byte, rcount int, rdt pmpi.Datatype, comm *pmpi.Comm) (*pmpi.Request, error) {
+	sp := t.begin()
+	res0, res1 := t.Next.AlltoallInit(send, scount, sdt, recv, rcount, rdt, comm)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_AlltoallInit", t.commArgs(sp, comm).withBytes(size(scount, sdt)).withErr(res1))
+	return res0, res1
+}
+
+// AlltoallvInit records MPI_AlltoallvInit.
+func (t *Tracer) AlltoallvInit(send []byte, scounts []int, sdispls []int, sdt pmpi.Datatype, recv []byte, rcounts []int, rdispls []int, rdt pmpi.Datatype, comm *pmpi.Comm) (*pmpi.Request, error) {
+	sp := t.begin()
+	res0, res1 := t.Next.AlltoallvInit(send, scounts, sdispls, sdt, recv, rcounts, rdispls, rdt, comm)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_AlltoallvInit", t.commArgs(sp, comm).withBytes(size(sum(scounts), sdt)).withErr(res1))
+	return res0, res1
+}
+
+// ReduceScatterInit records MPI_ReduceScatterInit.
+func (t *Tracer) ReduceScatterInit(send []byte, recv []byte, counts []int, dt pmpi.Datatype, op pmpi.Op, comm *pmpi.Comm) (*pmpi.Request, error) {
+	sp := t.begin()
+	res0, res1 := t.Next.ReduceScatterInit(send, recv, counts, dt, op, comm)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_ReduceScatterInit", t.commArgs(sp, comm).withBytes(size(sum(counts), dt)).withErr(res1))
+	return res0, res1
+}
+
+// ReduceScatterBlockInit records MPI_ReduceScatterBlockInit.
+func (t *Tracer) ReduceScatterBlockInit(send []byte, recv []byte, count int, dt pmpi.Datatype, op pmpi.Op, comm *pmpi.Comm) (*pmpi.Request, error) {
+	sp := t.begin()
+	res0, res1 := t.Next.ReduceScatterBlockInit(send, recv, count, dt, op, comm)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_ReduceScatterBlockInit", t.commArgs(sp, comm).withBytes(size(count, dt)).withErr(res1))
+	return res0, res1
+}
+
+// ScanInit records MPI_ScanInit.
+func (t *Tracer) ScanInit(send []byte, recv []byte, count int, dt pmpi.Datatype, op pmpi.Op, comm *pmpi.Comm) (*pmpi.Request, error) {
+	sp := t.begin()
+	res0, res1 := t.Next.ScanInit(send, recv, count, dt, op, comm)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_ScanInit", t.commArgs(sp, comm).withBytes(size(count, dt)).withErr(res1))
+	return res0, res1
+}
+
+// ExscanInit records MPI_ExscanInit.
+func (t *Tracer) ExscanInit(send []byte, recv []byte, count int, dt pmpi.Datatype, op pmpi.Op, comm *pmpi.Comm) (*pmpi.Request, error) {
+	sp := t.begin()
+	res0, res1 := t.Next.ExscanInit(send, recv, count, dt, op, comm)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_ExscanInit", t.commArgs(sp, comm).withBytes(size(count, dt)).withErr(res1))
+	return res0, res1
+}
+
+// ReduceLocal records MPI_ReduceLocal.
+func (t *Tracer) ReduceLocal(in []byte, inout []byte, count int, dt pmpi.Datatype, op pmpi.Op) error {
+	sp := t.begin()
+	res0 := t.Next.ReduceLocal(in, inout, count, dt, op)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_ReduceLocal", args{}.withBytes(size(count, dt)).withErr(res0))
+	return res0
+}

@@ -1000,3 +1000,234 @@ func (layer module) CommGetInfo(comm *pmpi.Comm) (ret0 *pmpi.Info, returnVal err
 	ret0, returnVal = layer.Next.CommGetInfo(comm)
 	return
 }
+
+// Ibarrier runs the wrappers of every.w around Next.Ibarrier.
+func (layer module) Ibarrier(comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	record0("Ibarrier")
+	ret0, returnVal = layer.Next.Ibarrier(comm)
+	return
+}
+
+// Ibcast runs the wrappers of every.w around Next.Ibcast.
+func (layer module) Ibcast(buf []byte, count int, dt pmpi.Datatype, root int, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	record0("Ibcast")
+	ret0, returnVal = layer.Next.Ibcast(buf, count, dt, root, comm)
+	return
+}
+
+// Ireduce runs the wrappers of every.w around Next.Ireduce.
+func (layer module) Ireduce(send []byte, recv []byte, count int, dt pmpi.Datatype, op pmpi.Op, root int, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	record0("Ireduce")
+	ret0, returnVal = layer.Next.Ireduce(send, recv, count, dt, op, root, comm)
+	return
+}
+
+// Iallreduce runs the wrappers of every.w around Next.Iallreduce.
+func (layer module) Iallreduce(send []byte, recv []byte, count int, dt pmpi.Datatype, op pmpi.Op, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	record0("Iallreduce")
+	ret0, returnVal = layer.Next.Iallreduce(send, recv, count, dt, op, comm)
+	return
+}
+
+// Igather runs the wrappers of every.w around Next.Igather.
+func (layer module) Igather(send []byte, scount int, sdt pmpi.Datatype, recv []byte, rcount int, rdt pmpi.Datatype, root int, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	record0("Igather")
+	ret0, returnVal = layer.Next.Igather(send, scount, sdt, recv, rcount, rdt, root, comm)
+	return
+}
+
+// Igatherv runs the wrappers of every.w around Next.Igatherv.
+func (layer module) Igatherv(send []byte, scount int, sdt pmpi.Datatype, recv []byte, counts []int, displs []int, rdt pmpi.Datatype, root int, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	record0("Igatherv")
+	ret0, returnVal = layer.Next.Igatherv(send, scount, sdt, recv, counts, displs, rdt, root, comm)
+	return
+}
+
+// Iscatter runs the wrappers of every.w around Next.Iscatter.
+func (layer module) Iscatter(send []byte, scount int, sdt pmpi.Datatype, recv []byte, rcount int, rdt pmpi.Datatype, root int, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	record0("Iscatter")
+	ret0, returnVal = layer.Next.Iscatter(send, scount, sdt, recv, rcount, rdt, root, comm)
+	return
+}
+
+// Iscatterv runs the wrappers of every.w around Next.Iscatterv.
+func (layer module) Iscatterv(send []byte, counts []int, displs []int, sdt pmpi.Datatype, recv []byte, rcount int, rdt pmpi.Datatype, root int, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	record0("Iscatterv")
+	ret0, returnVal = layer.Next.Iscatterv(send, counts, displs, sdt, recv, rcount, rdt, root, comm)
+	return
+}
+
+// Iallgather runs the wrappers of every.w around Next.Iallgather.
+func (layer module) Iallgather(send []byte, scount int, sdt pmpi.Datatype, recv []byte, rcount int, rdt pmpi.Datatype, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	record0("Iallgather")
+	ret0, returnVal = layer.Next.Iallgather(send, scount, sdt, recv, rcount, rdt, comm)
+	return
+}
+
+// Iallgatherv runs the wrappers of every.w around Next.Iallgatherv.
+func (layer module) Iallgatherv(send []byte, scount int, sdt pmpi.Datatype, recv []byte, counts []int, displs []int, rdt pmpi.Datatype, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	record0("Iallgatherv")
+	ret0, returnVal = layer.Next.Iallgatherv(send, scount, sdt, recv, counts, displs, rdt, comm)
+	return
+}
+
+// Ialltoall runs the wrappers of every.w around Next.Ialltoall.
+func (layer module) Ialltoall(send []byte, scount int, sdt pmpi.Datatype, recv []byte, rcount int, rdt pmpi.Datatype, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	record0("Ialltoall")
+	ret0, returnVal = layer.Next.Ialltoall(send, scount, sdt, recv, rcount, rdt, comm)
+	return
+}
+
+// Ialltoallv runs the wrappers of every.w around Next.Ialltoallv.
+func (layer module) Ialltoallv(send []byte, scounts []int, sdispls []int, sdt pmpi.Datatype, recv []byte, rcounts []int, rdispls []int, rdt pmpi.Datatype, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	record0("Ialltoallv")
+	ret0, returnVal = layer.Next.Ialltoallv(send, scounts, sdispls, sdt, recv, rcounts, rdispls, rdt, comm)
+	return
+}
+
+// IreduceScatter runs the wrappers of every.w around Next.IreduceScatter.
+func (layer module) IreduceScatter(send []byte, recv []byte, counts []int, dt pmpi.Datatype, op pmpi.Op, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	record0("IreduceScatter")
+	ret0, returnVal = layer.Next.IreduceScatter(send, recv, counts, dt, op, comm)
+	return
+}
+
+// IreduceScatterBlock runs the wrappers of every.w around Next.IreduceScatterBlock.
+func (layer module) IreduceScatterBlock(send []byte, recv []byte, count int, dt pmpi.Datatype, op pmpi.Op, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	record0("IreduceScatterBlock")
+	ret0, returnVal = layer.Next.IreduceScatterBlock(send, recv, count, dt, op, comm)
+	return
+}
+
+// Iscan runs the wrappers of every.w around Next.Iscan.
+func (layer module) Iscan(send []byte, recv []byte, count int, dt pmpi.Datatype, op pmpi.Op, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	record0("Iscan")
+	ret0, returnVal = layer.Next.Iscan(send, recv, count, dt, op, comm)
+	return
+}
+
+// Iexscan runs the wrappers of every.w around Next.Iexscan.
+func (layer module) Iexscan(send []byte, recv []byte, count int, dt pmpi.Datatype, op pmpi.Op, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	record0("Iexscan")
+	ret0, returnVal = layer.Next.Iexscan(send, recv, count, dt, op, comm)
+	return
+}
+
+// BarrierInit runs the wrappers of every.w around Next.BarrierInit.
+func (layer module) BarrierInit(comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	record0("BarrierInit")
+	ret0, returnVal = layer.Next.BarrierInit(comm)
+	return
+}
+
+// BcastInit runs the wrappers of every.w around Next.BcastInit.
+func (layer module) BcastInit(buf []byte, count int, dt pmpi.Datatype, root int, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	record0("BcastInit")
+	ret0, returnVal = layer.Next.BcastInit(buf, count, dt, root, comm)
+	return
+}
+
+// ReduceInit runs the wrappers of every.w around Next.ReduceInit.
+func (layer module) ReduceInit(send []byte, recv []byte, count int, dt pmpi.Datatype, op pmpi.Op, root int, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	record0("ReduceInit")
+	ret0, returnVal = layer.Next.ReduceInit(send, recv, count, dt, op, root, comm)
+	return
+}
+
+// AllreduceInit runs the wrappers of every.w around Next.AllreduceInit.
+func (layer module) AllreduceInit(send []byte, recv []byte, count int, dt pmpi.Datatype, op pmpi.Op, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	record0("AllreduceInit")
+	ret0, returnVal = layer.Next.AllreduceInit(send, recv, count, dt, op, comm)
+	return
+}
+
+// GatherInit runs the wrappers of every.w around Next.GatherInit.
+func (layer module) GatherInit(send []byte, scount int, sdt pmpi.Datatype, recv []byte, rcount int, rdt pmpi.Datatype, root int, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	record0("GatherInit")
+	ret0, returnVal = layer.Next.GatherInit(send, scount, sdt, recv, rcount, rdt, root, comm)
+	return
+}
+
+// GathervInit runs the wrappers of every.w around Next.GathervInit.
+func (layer module) GathervInit(send []byte, scount int, sdt pmpi.Datatype, recv []byte, counts []int, displs []int, rdt pmpi.Datatype, root int, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	record0("GathervInit")
+	ret0, returnVal = layer.Next.GathervInit(send, scount, sdt, recv, counts, displs, rdt, root, comm)
+	return
+}
+
+// ScatterInit runs the wrappers of every.w around Next.ScatterInit.
+func (layer module) ScatterInit(send []byte, scount int, sdt pmpi.Datatype, recv []byte, rcount int, rdt pmpi.Datatype, root int, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	record0("ScatterInit")
+	ret0, returnVal = layer.Next.ScatterInit(send, scount, sdt, recv, rcount, rdt, root, comm)
+	return
+}
+
+// ScattervInit runs the wrappers of every.w around Next.ScattervInit.
+func (layer module) ScattervInit(send []byte, counts []int, displs []int, sdt pmpi.Datatype, recv []byte, rcount int, rdt pmpi.Datatype, root int, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	record0("ScattervInit")
+	ret0, returnVal = layer.Next.ScattervInit(send, counts, displs, sdt, recv, rcount, rdt, root, comm)
+	return
+}
+
+// AllgatherInit runs the wrappers of every.w around Next.AllgatherInit.
+func (layer module) AllgatherInit(send []byte, scount int, sdt pmpi.Datatype, recv []byte, rcount int, rdt pmpi.Datatype, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	record0("AllgatherInit")
+	ret0, returnVal = layer.Next.AllgatherInit(send, scount, sdt, recv, rcount, rdt, comm)
+	return
+}
+
+// AllgathervInit runs the wrappers of every.w around Next.AllgathervInit.
+func (layer module) AllgathervInit(send []byte, scount int, sdt pmpi.Datatype, recv []byte, counts []int, displs []int, rdt pmpi.Datatype, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	record0("AllgathervInit")
+	ret0, returnVal = layer.Next.AllgathervInit(send, scount, sdt, recv, counts, displs, rdt, comm)
+	return
+}
+
+// AlltoallInit runs the wrappers of every.w around Next.AlltoallInit.
+func (layer module) AlltoallInit(send []byte, scount int, sdt pmpi.Datatype, recv []byte, rcount int, rdt pmpi.Datatype, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	record0("AlltoallInit")
+	ret0, returnVal = layer.Next.AlltoallInit(send, scount, sdt, recv, rcount, rdt, comm)
+	return
+}
+
+// AlltoallvInit runs the wrappers of every.w around Next.AlltoallvInit.
+func (layer module) AlltoallvInit(send []byte, scounts []int, sdispls []int, sdt pmpi.Datatype, recv []byte, rcounts []int, rdispls []int, rdt pmpi.Datatype, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	record0("AlltoallvInit")
+	ret0, returnVal = layer.Next.AlltoallvInit(send, scounts, sdispls, sdt, recv, rcounts, rdispls, rdt, comm)
+	return
+}
+
+// ReduceScatterInit runs the wrappers of every.w around Next.ReduceScatterInit.
+func (layer module) ReduceScatterInit(send []byte, recv []byte, counts []int, dt pmpi.Datatype, op pmpi.Op, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	record0("ReduceScatterInit")
+	ret0, returnVal = layer.Next.ReduceScatterInit(send, recv, counts, dt, op, comm)
+	return
+}
+
+// ReduceScatterBlockInit runs the wrappers of every.w around Next.ReduceScatterBlockInit.
+func (layer module) ReduceScatterBlockInit(send []byte, recv []byte, count int, dt pmpi.Datatype, op pmpi.Op, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	record0("ReduceScatterBlockInit")
+	ret0, returnVal = layer.Next.ReduceScatterBlockInit(send, recv, count, dt, op, comm)
+	return
+}
+
+// ScanInit runs the wrappers of every.w around Next.ScanInit.
+func (layer module) ScanInit(send []byte, recv []byte, count int, dt pmpi.Datatype, op pmpi.Op, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	record0("ScanInit")
+	ret0, returnVal = layer.Next.ScanInit(send, recv, count, dt, op, comm)
+	return
+}
+
+// ExscanInit runs the wrappers of every.w around Next.ExscanInit.
+func (layer module) ExscanInit(send []byte, recv []byte, count int, dt pmpi.Datatype, op pmpi.Op, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	record0("ExscanInit")
+	ret0, returnVal = layer.Next.ExscanInit(send, recv, count, dt, op, comm)
+	return
+}
+
+// ReduceLocal runs the wrappers of every.w around Next.ReduceLocal.
+func (layer module) ReduceLocal(in []byte, inout []byte, count int, dt pmpi.Datatype, op pmpi.Op) (returnVal error) {
+	record0("ReduceLocal")
+	returnVal = layer.Next.ReduceLocal(in, inout, count, dt, op)
+	return
+}

@@ -175,6 +175,39 @@ var (
 	callsCommDeleteAttr0          atomic.Int64
 	callsCommSetInfo0             atomic.Int64
 	callsCommGetInfo0             atomic.Int64
+	callsIbarrier0                atomic.Int64
+	callsIbcast0                  atomic.Int64
+	callsIreduce0                 atomic.Int64
+	callsIallreduce0              atomic.Int64
+	callsIgather0                 atomic.Int64
+	callsIgatherv0                atomic.Int64
+	callsIscatter0                atomic.Int64
+	callsIscatterv0               atomic.Int64
+	callsIallgather0              atomic.Int64
+	callsIallgatherv0             atomic.Int64
+	callsIalltoall0               atomic.Int64
+	callsIalltoallv0              atomic.Int64
+	callsIreduceScatter0          atomic.Int64
+	callsIreduceScatterBlock0     atomic.Int64
+	callsIscan0                   atomic.Int64
+	callsIexscan0                 atomic.Int64
+	callsBarrierInit0             atomic.Int64
+	callsBcastInit0               atomic.Int64
+	callsReduceInit0              atomic.Int64
+	callsAllreduceInit0           atomic.Int64
+	callsGatherInit0              atomic.Int64
+	callsGathervInit0             atomic.Int64
+	callsScatterInit0             atomic.Int64
+	callsScattervInit0            atomic.Int64
+	callsAllgatherInit0           atomic.Int64
+	callsAllgathervInit0          atomic.Int64
+	callsAlltoallInit0            atomic.Int64
+	callsAlltoallvInit0           atomic.Int64
+	callsReduceScatterInit0       atomic.Int64
+	callsReduceScatterBlockInit0  atomic.Int64
+	callsScanInit0                atomic.Int64
+	callsExscanInit0              atomic.Int64
+	callsReduceLocal0             atomic.Int64
 )
 
 // reportCounts0 prints this rank's nonzero counts in one write.
@@ -572,6 +605,105 @@ func reportCounts0(rank int) {
 	}
 	if n := callsCommGetInfo0.Load(); n > 0 {
 		fmt.Fprintf(&b, "counter rank %d: CommGetInfo %d\n", rank, n)
+	}
+	if n := callsIbarrier0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: Ibarrier %d\n", rank, n)
+	}
+	if n := callsIbcast0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: Ibcast %d\n", rank, n)
+	}
+	if n := callsIreduce0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: Ireduce %d\n", rank, n)
+	}
+	if n := callsIallreduce0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: Iallreduce %d\n", rank, n)
+	}
+	if n := callsIgather0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: Igather %d\n", rank, n)
+	}
+	if n := callsIgatherv0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: Igatherv %d\n", rank, n)
+	}
+	if n := callsIscatter0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: Iscatter %d\n", rank, n)
+	}
+	if n := callsIscatterv0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: Iscatterv %d\n", rank, n)
+	}
+	if n := callsIallgather0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: Iallgather %d\n", rank, n)
+	}
+	if n := callsIallgatherv0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: Iallgatherv %d\n", rank, n)
+	}
+	if n := callsIalltoall0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: Ialltoall %d\n", rank, n)
+	}
+	if n := callsIalltoallv0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: Ialltoallv %d\n", rank, n)
+	}
+	if n := callsIreduceScatter0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: IreduceScatter %d\n", rank, n)
+	}
+	if n := callsIreduceScatterBlock0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: IreduceScatterBlock %d\n", rank, n)
+	}
+	if n := callsIscan0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: Iscan %d\n", rank, n)
+	}
+	if n := callsIexscan0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: Iexscan %d\n", rank, n)
+	}
+	if n := callsBarrierInit0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: BarrierInit %d\n", rank, n)
+	}
+	if n := callsBcastInit0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: BcastInit %d\n", rank, n)
+	}
+	if n := callsReduceInit0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: ReduceInit %d\n", rank, n)
+	}
+	if n := callsAllreduceInit0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: AllreduceInit %d\n", rank, n)
+	}
+	if n := callsGatherInit0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: GatherInit %d\n", rank, n)
+	}
+	if n := callsGathervInit0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: GathervInit %d\n", rank, n)
+	}
+	if n := callsScatterInit0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: ScatterInit %d\n", rank, n)
+	}
+	if n := callsScattervInit0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: ScattervInit %d\n", rank, n)
+	}
+	if n := callsAllgatherInit0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: AllgatherInit %d\n", rank, n)
+	}
+	if n := callsAllgathervInit0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: AllgathervInit %d\n", rank, n)
+	}
+	if n := callsAlltoallInit0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: AlltoallInit %d\n", rank, n)
+	}
+	if n := callsAlltoallvInit0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: AlltoallvInit %d\n", rank, n)
+	}
+	if n := callsReduceScatterInit0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: ReduceScatterInit %d\n", rank, n)
+	}
+	if n := callsReduceScatterBlockInit0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: ReduceScatterBlockInit %d\n", rank, n)
+	}
+	if n := callsScanInit0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: ScanInit %d\n", rank, n)
+	}
+	if n := callsExscanInit0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: ExscanInit %d\n", rank, n)
+	}
+	if n := callsReduceLocal0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: ReduceLocal %d\n", rank, n)
 	}
 	os.Stdout.WriteString(b.String())
 }
@@ -1494,5 +1626,236 @@ func (layer module) CommSetInfo(comm *pmpi.Comm, info *pmpi.Info) (returnVal err
 func (layer module) CommGetInfo(comm *pmpi.Comm) (ret0 *pmpi.Info, returnVal error) {
 	callsCommGetInfo0.Add(1)
 	ret0, returnVal = layer.Next.CommGetInfo(comm)
+	return
+}
+
+// Ibarrier runs the wrappers of counter.w around Next.Ibarrier.
+func (layer module) Ibarrier(comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	callsIbarrier0.Add(1)
+	ret0, returnVal = layer.Next.Ibarrier(comm)
+	return
+}
+
+// Ibcast runs the wrappers of counter.w around Next.Ibcast.
+func (layer module) Ibcast(buf []byte, count int, dt pmpi.Datatype, root int, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	callsIbcast0.Add(1)
+	ret0, returnVal = layer.Next.Ibcast(buf, count, dt, root, comm)
+	return
+}
+
+// Ireduce runs the wrappers of counter.w around Next.Ireduce.
+func (layer module) Ireduce(send []byte, recv []byte, count int, dt pmpi.Datatype, op pmpi.Op, root int, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	callsIreduce0.Add(1)
+	ret0, returnVal = layer.Next.Ireduce(send, recv, count, dt, op, root, comm)
+	return
+}
+
+// Iallreduce runs the wrappers of counter.w around Next.Iallreduce.
+func (layer module) Iallreduce(send []byte, recv []byte, count int, dt pmpi.Datatype, op pmpi.Op, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	callsIallreduce0.Add(1)
+	ret0, returnVal = layer.Next.Iallreduce(send, recv, count, dt, op, comm)
+	return
+}
+
+// Igather runs the wrappers of counter.w around Next.Igather.
+func (layer module) Igather(send []byte, scount int, sdt pmpi.Datatype, recv []byte, rcount int, rdt pmpi.Datatype, root int, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	callsIgather0.Add(1)
+	ret0, returnVal = layer.Next.Igather(send, scount, sdt, recv, rcount, rdt, root, comm)
+	return
+}
+
+// Igatherv runs the wrappers of counter.w around Next.Igatherv.
+func (layer module) Igatherv(send []byte, scount int, sdt pmpi.Datatype, recv []byte, counts []int, displs []int, rdt pmpi.Datatype, root int, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	callsIgatherv0.Add(1)
+	ret0, returnVal = layer.Next.Igatherv(send, scount, sdt, recv, counts, displs, rdt, root, comm)
+	return
+}
+
+// Iscatter runs the wrappers of counter.w around Next.Iscatter.
+func (layer module) Iscatter(send []byte, scount int, sdt pmpi.Datatype, recv []byte, rcount int, rdt pmpi.Datatype, root int, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	callsIscatter0.Add(1)
+	ret0, returnVal = layer.Next.Iscatter(send, scount, sdt, recv, rcount, rdt, root, comm)
+	return
+}
+
+// Iscatterv runs the wrappers of counter.w around Next.Iscatterv.
+func (layer module) Iscatterv(send []byte, counts []int, displs []int, sdt pmpi.Datatype, recv []byte, rcount int, rdt pmpi.Datatype, root int, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	callsIscatterv0.Add(1)
+	ret0, returnVal = layer.Next.Iscatterv(send, counts, displs, sdt, recv, rcount, rdt, root, comm)
+	return
+}
+
+// Iallgather runs the wrappers of counter.w around Next.Iallgather.
+func (layer module) Iallgather(send []byte, scount int, sdt pmpi.Datatype, recv []byte, rcount int, rdt pmpi.Datatype, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	callsIallgather0.Add(1)
+	ret0, returnVal = layer.Next.Iallgather(send, scount, sdt, recv, rcount, rdt, comm)
+	return
+}
+
+// Iallgatherv runs the wrappers of counter.w around Next.Iallgatherv.
+func (layer module) Iallgatherv(send []byte, scount int, sdt pmpi.Datatype, recv []byte, counts []int, displs []int, rdt pmpi.Datatype, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	callsIallgatherv0.Add(1)
+	ret0, returnVal = layer.Next.Iallgatherv(send, scount, sdt, recv, counts, displs, rdt, comm)
+	return
+}
+
+// Ialltoall runs the wrappers of counter.w around Next.Ialltoall.
+func (layer module) Ialltoall(send []byte, scount int, sdt pmpi.Datatype, recv []byte, rcount int, rdt pmpi.Datatype, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	callsIalltoall0.Add(1)
+	ret0, returnVal = layer.Next.Ialltoall(send, scount, sdt, recv, rcount, rdt, comm)
+	return
+}
+
+// Ialltoallv runs the wrappers of counter.w around Next.Ialltoallv.
+func (layer module) Ialltoallv(send []byte, scounts []int, sdispls []int, sdt pmpi.Datatype, recv []byte, rcounts []int, rdispls []int, rdt pmpi.Datatype, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	callsIalltoallv0.Add(1)
+	ret0, returnVal = layer.Next.Ialltoallv(send, scounts, sdispls, sdt, recv, rcounts, rdispls, rdt, comm)
+	return
+}
+
+// IreduceScatter runs the wrappers of counter.w around Next.IreduceScatter.
+func (layer module) IreduceScatter(send []byte, recv []byte, counts []int, dt pmpi.Datatype, op pmpi.Op, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	callsIreduceScatter0.Add(1)
+	ret0, returnVal = layer.Next.IreduceScatter(send, recv, counts, dt, op, comm)
+	return
+}
+
+// IreduceScatterBlock runs the wrappers of counter.w around Next.IreduceScatterBlock.
+func (layer module) IreduceScatterBlock(send []byte, recv []byte, count int, dt pmpi.Datatype, op pmpi.Op, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	callsIreduceScatterBlock0.Add(1)
+	ret0, returnVal = layer.Next.IreduceScatterBlock(send, recv, count, dt, op, comm)
+	return
+}
+
+// Iscan runs the wrappers of counter.w around Next.Iscan.
+func (layer module) Iscan(send []byte, recv []byte, count int, dt pmpi.Datatype, op pmpi.Op, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	callsIscan0.Add(1)
+	ret0, returnVal = layer.Next.Iscan(send, recv, count, dt, op, comm)
+	return
+}
+
+// Iexscan runs the wrappers of counter.w around Next.Iexscan.
+func (layer module) Iexscan(send []byte, recv []byte, count int, dt pmpi.Datatype, op pmpi.Op, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	callsIexscan0.Add(1)
+	ret0, returnVal = layer.Next.Iexscan(send, recv, count, dt, op, comm)
+	return
+}
+
+// BarrierInit runs the wrappers of counter.w around Next.BarrierInit.
+func (layer module) BarrierInit(comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	callsBarrierInit0.Add(1)
+	ret0, returnVal = layer.Next.BarrierInit(comm)
+	return
+}
+
+// BcastInit runs the wrappers of counter.w around Next.BcastInit.
+func (layer module) BcastInit(buf []byte, count int, dt pmpi.Datatype, root int, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	callsBcastInit0.Add(1)
+	ret0, returnVal = layer.Next.BcastInit(buf, count, dt, root, comm)
+	return
+}
+
+// ReduceInit runs the wrappers of counter.w around Next.ReduceInit.
+func (layer module) ReduceInit(send []byte, recv []byte, count int, dt pmpi.Datatype, op pmpi.Op, root int, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	callsReduceInit0.Add(1)
+	ret0, returnVal = layer.Next.ReduceInit(send, recv, count, dt, op, root, comm)
+	return
+}
+
+// AllreduceInit runs the wrappers of counter.w around Next.AllreduceInit.
+func (layer module) AllreduceInit(send []byte, recv []byte, count int, dt pmpi.Datatype, op pmpi.Op, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	callsAllreduceInit0.Add(1)
+	ret0, returnVal = layer.Next.AllreduceInit(send, recv, count, dt, op, comm)
+	return
+}
+
+// GatherInit runs the wrappers of counter.w around Next.GatherInit.
+func (layer module) GatherInit(send []byte, scount int, sdt pmpi.Datatype, recv []byte, rcount int, rdt pmpi.Datatype, root int, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	callsGatherInit0.Add(1)
+	ret0, returnVal = layer.Next.GatherInit(send, scount, sdt, recv, rcount, rdt, root, comm)
+	return
+}
+
+// GathervInit runs the wrappers of counter.w around Next.GathervInit.
+func (layer module) GathervInit(send []byte, scount int, sdt pmpi.Datatype, recv []byte, counts []int, displs []int, rdt pmpi.Datatype, root int, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	callsGathervInit0.Add(1)
+	ret0, returnVal = layer.Next.GathervInit(send, scount, sdt, recv, counts, displs, rdt, root, comm)
+	return
+}
+
+// ScatterInit runs the wrappers of counter.w around Next.ScatterInit.
+func (layer module) ScatterInit(send []byte, scount int, sdt pmpi.Datatype, recv []byte, rcount int, rdt pmpi.Datatype, root int, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	callsScatterInit0.Add(1)
+	ret0, returnVal = layer.Next.ScatterInit(send, scount, sdt, recv, rcount, rdt, root, comm)
+	return
+}
+
+// ScattervInit runs the wrappers of counter.w around Next.ScattervInit.
+func (layer module) ScattervInit(send []byte, counts []int, displs []int, sdt pmpi.Datatype, recv []byte, rcount int, rdt pmpi.Datatype, root int, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	callsScattervInit0.Add(1)
+	ret0, returnVal = layer.Next.ScattervInit(send, counts, displs, sdt, recv, rcount, rdt, root, comm)
+	return
+}
+
+// AllgatherInit runs the wrappers of counter.w around Next.AllgatherInit.
+func (layer module) AllgatherInit(send []byte, scount int, sdt pmpi.Datatype, recv []byte, rcount int, rdt pmpi.Datatype, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	callsAllgatherInit0.Add(1)
+	ret0, returnVal = layer.Next.AllgatherInit(send, scount, sdt, recv, rcount, rdt, comm)
+	return
+}
+
+// AllgathervInit runs the wrappers of counter.w around Next.AllgathervInit.
+func (layer module) AllgathervInit(send []byte, scount int, sdt pmpi.Datatype, recv []byte, counts []int, displs []int, rdt pmpi.Datatype, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	callsAllgathervInit0.Add(1)
+	ret0, returnVal = layer.Next.AllgathervInit(send, scount, sdt, recv, counts, displs, rdt, comm)
+	return
+}
+
+// AlltoallInit runs the wrappers of counter.w around Next.AlltoallInit.
+func (layer module) AlltoallInit(send []byte, scount int, sdt pmpi.Datatype, recv []byte, rcount int, rdt pmpi.Datatype, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	callsAlltoallInit0.Add(1)
+	ret0, returnVal = layer.Next.AlltoallInit(send, scount, sdt, recv, rcount, rdt, comm)
+	return
+}
+
+// AlltoallvInit runs the wrappers of counter.w around Next.AlltoallvInit.
+func (layer module) AlltoallvInit(send []byte, scounts []int, sdispls []int, sdt pmpi.Datatype, recv []byte, rcounts []int, rdispls []int, rdt pmpi.Datatype, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	callsAlltoallvInit0.Add(1)
+	ret0, returnVal = layer.Next.AlltoallvInit(send, scounts, sdispls, sdt, recv, rcounts, rdispls, rdt, comm)
+	return
+}
+
+// ReduceScatterInit runs the wrappers of counter.w around Next.ReduceScatterInit.
+func (layer module) ReduceScatterInit(send []byte, recv []byte, counts []int, dt pmpi.Datatype, op pmpi.Op, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	callsReduceScatterInit0.Add(1)
+	ret0, returnVal = layer.Next.ReduceScatterInit(send, recv, counts, dt, op, comm)
+	return
+}
+
+// ReduceScatterBlockInit runs the wrappers of counter.w around Next.ReduceScatterBlockInit.
+func (layer module) ReduceScatterBlockInit(send []byte, recv []byte, count int, dt pmpi.Datatype, op pmpi.Op, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	callsReduceScatterBlockInit0.Add(1)
+	ret0, returnVal = layer.Next.ReduceScatterBlockInit(send, recv, count, dt, op, comm)
+	return
+}
+
+// ScanInit runs the wrappers of counter.w around Next.ScanInit.
+func (layer module) ScanInit(send []byte, recv []byte, count int, dt pmpi.Datatype, op pmpi.Op, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	callsScanInit0.Add(1)
+	ret0, returnVal = layer.Next.ScanInit(send, recv, count, dt, op, comm)
+	return
+}
+
+// ExscanInit runs the wrappers of counter.w around Next.ExscanInit.
+func (layer module) ExscanInit(send []byte, recv []byte, count int, dt pmpi.Datatype, op pmpi.Op, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	callsExscanInit0.Add(1)
+	ret0, returnVal = layer.Next.ExscanInit(send, recv, count, dt, op, comm)
+	return
+}
+
+// ReduceLocal runs the wrappers of counter.w around Next.ReduceLocal.
+func (layer module) ReduceLocal(in []byte, inout []byte, count int, dt pmpi.Datatype, op pmpi.Op) (returnVal error) {
+	callsReduceLocal0.Add(1)
+	returnVal = layer.Next.ReduceLocal(in, inout, count, dt, op)
 	return
 }

@@ -208,6 +208,39 @@ var (
 	callsCommDeleteAttr1          atomic.Int64
 	callsCommSetInfo1             atomic.Int64
 	callsCommGetInfo1             atomic.Int64
+	callsIbarrier1                atomic.Int64
+	callsIbcast1                  atomic.Int64
+	callsIreduce1                 atomic.Int64
+	callsIallreduce1              atomic.Int64
+	callsIgather1                 atomic.Int64
+	callsIgatherv1                atomic.Int64
+	callsIscatter1                atomic.Int64
+	callsIscatterv1               atomic.Int64
+	callsIallgather1              atomic.Int64
+	callsIallgatherv1             atomic.Int64
+	callsIalltoall1               atomic.Int64
+	callsIalltoallv1              atomic.Int64
+	callsIreduceScatter1          atomic.Int64
+	callsIreduceScatterBlock1     atomic.Int64
+	callsIscan1                   atomic.Int64
+	callsIexscan1                 atomic.Int64
+	callsBarrierInit1             atomic.Int64
+	callsBcastInit1               atomic.Int64
+	callsReduceInit1              atomic.Int64
+	callsAllreduceInit1           atomic.Int64
+	callsGatherInit1              atomic.Int64
+	callsGathervInit1             atomic.Int64
+	callsScatterInit1             atomic.Int64
+	callsScattervInit1            atomic.Int64
+	callsAllgatherInit1           atomic.Int64
+	callsAllgathervInit1          atomic.Int64
+	callsAlltoallInit1            atomic.Int64
+	callsAlltoallvInit1           atomic.Int64
+	callsReduceScatterInit1       atomic.Int64
+	callsReduceScatterBlockInit1  atomic.Int64
+	callsScanInit1                atomic.Int64
+	callsExscanInit1              atomic.Int64
+	callsReduceLocal1             atomic.Int64
 )
 
 // reportCounts1 prints this rank's nonzero counts in one write.
@@ -605,6 +638,105 @@ func reportCounts1(rank int) {
 	}
 	if n := callsCommGetInfo1.Load(); n > 0 {
 		fmt.Fprintf(&b, "counter rank %d: CommGetInfo %d\n", rank, n)
+	}
+	if n := callsIbarrier1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: Ibarrier %d\n", rank, n)
+	}
+	if n := callsIbcast1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: Ibcast %d\n", rank, n)
+	}
+	if n := callsIreduce1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: Ireduce %d\n", rank, n)
+	}
+	if n := callsIallreduce1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: Iallreduce %d\n", rank, n)
+	}
+	if n := callsIgather1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: Igather %d\n", rank, n)
+	}
+	if n := callsIgatherv1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: Igatherv %d\n", rank, n)
+	}
+	if n := callsIscatter1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: Iscatter %d\n", rank, n)
+	}
+	if n := callsIscatterv1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: Iscatterv %d\n", rank, n)
+	}
+	if n := callsIallgather1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: Iallgather %d\n", rank, n)
+	}
+	if n := callsIallgatherv1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: Iallgatherv %d\n", rank, n)
+	}
+	if n := callsIalltoall1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: Ialltoall %d\n", rank, n)
+	}
+	if n := callsIalltoallv1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: Ialltoallv %d\n", rank, n)
+	}
+	if n := callsIreduceScatter1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: IreduceScatter %d\n", rank, n)
+	}
+	if n := callsIreduceScatterBlock1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: IreduceScatterBlock %d\n", rank, n)
+	}
+	if n := callsIscan1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: Iscan %d\n", rank, n)
+	}
+	if n := callsIexscan1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: Iexscan %d\n", rank, n)
+	}
+	if n := callsBarrierInit1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: BarrierInit %d\n", rank, n)
+	}
+	if n := callsBcastInit1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: BcastInit %d\n", rank, n)
+	}
+	if n := callsReduceInit1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: ReduceInit %d\n", rank, n)
+	}
+	if n := callsAllreduceInit1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: AllreduceInit %d\n", rank, n)
+	}
+	if n := callsGatherInit1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: GatherInit %d\n", rank, n)
+	}
+	if n := callsGathervInit1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: GathervInit %d\n", rank, n)
+	}
+	if n := callsScatterInit1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: ScatterInit %d\n", rank, n)
+	}
+	if n := callsScattervInit1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: ScattervInit %d\n", rank, n)
+	}
+	if n := callsAllgatherInit1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: AllgatherInit %d\n", rank, n)
+	}
+	if n := callsAllgathervInit1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: AllgathervInit %d\n", rank, n)
+	}
+	if n := callsAlltoallInit1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: AlltoallInit %d\n", rank, n)
+	}
+	if n := callsAlltoallvInit1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: AlltoallvInit %d\n", rank, n)
+	}
+	if n := callsReduceScatterInit1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: ReduceScatterInit %d\n", rank, n)
+	}
+	if n := callsReduceScatterBlockInit1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: ReduceScatterBlockInit %d\n", rank, n)
+	}
+	if n := callsScanInit1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: ScanInit %d\n", rank, n)
+	}
+	if n := callsExscanInit1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: ExscanInit %d\n", rank, n)
+	}
+	if n := callsReduceLocal1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: ReduceLocal %d\n", rank, n)
 	}
 	os.Stdout.WriteString(b.String())
 }
@@ -2449,6 +2581,468 @@ func (layer module) CommGetInfo(comm *pmpi.Comm) (ret0 *pmpi.Info, returnVal err
 	timesMu0.Lock()
 	times0["CommGetInfo"] += time.Since(start)
 	counts0["CommGetInfo"]++
+	timesMu0.Unlock()
+	return
+}
+
+// Ibarrier runs the wrappers of timing.w, counter.w around Next.Ibarrier.
+func (layer module) Ibarrier(comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsIbarrier1.Add(1)
+	ret0, returnVal = layer.Next.Ibarrier(comm)
+	timesMu0.Lock()
+	times0["Ibarrier"] += time.Since(start)
+	counts0["Ibarrier"]++
+	timesMu0.Unlock()
+	return
+}
+
+// Ibcast runs the wrappers of timing.w, counter.w around Next.Ibcast.
+func (layer module) Ibcast(buf []byte, count int, dt pmpi.Datatype, root int, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsIbcast1.Add(1)
+	ret0, returnVal = layer.Next.Ibcast(buf, count, dt, root, comm)
+	timesMu0.Lock()
+	times0["Ibcast"] += time.Since(start)
+	counts0["Ibcast"]++
+	timesMu0.Unlock()
+	return
+}
+
+// Ireduce runs the wrappers of timing.w, counter.w around Next.Ireduce.
+func (layer module) Ireduce(send []byte, recv []byte, count int, dt pmpi.Datatype, op pmpi.Op, root int, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsIreduce1.Add(1)
+	ret0, returnVal = layer.Next.Ireduce(send, recv, count, dt, op, root, comm)
+	timesMu0.Lock()
+	times0["Ireduce"] += time.Since(start)
+	counts0["Ireduce"]++
+	timesMu0.Unlock()
+	return
+}
+
+// Iallreduce runs the wrappers of timing.w, counter.w around Next.Iallreduce.
+func (layer module) Iallreduce(send []byte, recv []byte, count int, dt pmpi.Datatype, op pmpi.Op, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsIallreduce1.Add(1)
+	ret0, returnVal = layer.Next.Iallreduce(send, recv, count, dt, op, comm)
+	timesMu0.Lock()
+	times0["Iallreduce"] += time.Since(start)
+	counts0["Iallreduce"]++
+	timesMu0.Unlock()
+	return
+}
+
+// Igather runs the wrappers of timing.w, counter.w around Next.Igather.
+func (layer module) Igather(send []byte, scount int, sdt pmpi.Datatype, recv []byte, rcount int, rdt pmpi.Datatype, root int, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsIgather1.Add(1)
+	ret0, returnVal = layer.Next.Igather(send, scount, sdt, recv, rcount, rdt, root, comm)
+	timesMu0.Lock()
+	times0["Igather"] += time.Since(start)
+	counts0["Igather"]++
+	timesMu0.Unlock()
+	return
+}
+
+// Igatherv runs the wrappers of timing.w, counter.w around Next.Igatherv.
+func (layer module) Igatherv(send []byte, scount int, sdt pmpi.Datatype, recv []byte, counts []int, displs []int, rdt pmpi.Datatype, root int, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsIgatherv1.Add(1)
+	ret0, returnVal = layer.Next.Igatherv(send, scount, sdt, recv, counts, displs, rdt, root, comm)
+	timesMu0.Lock()
+	times0["Igatherv"] += time.Since(start)
+	counts0["Igatherv"]++
+	timesMu0.Unlock()
+	return
+}
+
+// Iscatter runs the wrappers of timing.w, counter.w around Next.Iscatter.
+func (layer module) Iscatter(send []byte, scount int, sdt pmpi.Datatype, recv []byte, rcount int, rdt pmpi.Datatype, root int, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsIscatter1.Add(1)
+	ret0, returnVal = layer.Next.Iscatter(send, scount, sdt, recv, rcount, rdt, root, comm)
+	timesMu0.Lock()
+	times0["Iscatter"] += time.Since(start)
+	counts0["Iscatter"]++
+	timesMu0.Unlock()
+	return
+}
+
+// Iscatterv runs the wrappers of timing.w, counter.w around Next.Iscatterv.
+func (layer module) Iscatterv(send []byte, counts []int, displs []int, sdt pmpi.Datatype, recv []byte, rcount int, rdt pmpi.Datatype, root int, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsIscatterv1.Add(1)
+	ret0, returnVal = layer.Next.Iscatterv(send, counts, displs, sdt, recv, rcount, rdt, root, comm)
+	timesMu0.Lock()
+	times0["Iscatterv"] += time.Since(start)
+	counts0["Iscatterv"]++
+	timesMu0.Unlock()
+	return
+}
+
+// Iallgather runs the wrappers of timing.w, counter.w around Next.Iallgather.
+func (layer module) Iallgather(send []byte, scount int, sdt pmpi.Datatype, recv []byte, rcount int, rdt pmpi.Datatype, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsIallgather1.Add(1)
+	ret0, returnVal = layer.Next.Iallgather(send, scount, sdt, recv, rcount, rdt, comm)
+	timesMu0.Lock()
+	times0["Iallgather"] += time.Since(start)
+	counts0["Iallgather"]++
+	timesMu0.Unlock()
+	return
+}
+
+// Iallgatherv runs the wrappers of timing.w, counter.w around Next.Iallgatherv.
+func (layer module) Iallgatherv(send []byte, scount int, sdt pmpi.Datatype, recv []byte, counts []int, displs []int, rdt pmpi.Datatype, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsIallgatherv1.Add(1)
+	ret0, returnVal = layer.Next.Iallgatherv(send, scount, sdt, recv, counts, displs, rdt, comm)
+	timesMu0.Lock()
+	times0["Iallgatherv"] += time.Since(start)
+	counts0["Iallgatherv"]++
+	timesMu0.Unlock()
+	return
+}
+
+// Ialltoall runs the wrappers of timing.w, counter.w around Next.Ialltoall.
+func (layer module) Ialltoall(send []byte, scount int, sdt pmpi.Datatype, recv []byte, rcount int, rdt pmpi.Datatype, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsIalltoall1.Add(1)
+	ret0, returnVal = layer.Next.Ialltoall(send, scount, sdt, recv, rcount, rdt, comm)
+	timesMu0.Lock()
+	times0["Ialltoall"] += time.Since(start)
+	counts0["Ialltoall"]++
+	timesMu0.Unlock()
+	return
+}
+
+// Ialltoallv runs the wrappers of timing.w, counter.w around Next.Ialltoallv.
+func (layer module) Ialltoallv(send []byte, scounts []int, sdispls []int, sdt pmpi.Datatype, recv []byte, rcounts []int, rdispls []int, rdt pmpi.Datatype, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsIalltoallv1.Add(1)
+	ret0, returnVal = layer.Next.Ialltoallv(send, scounts, sdispls, sdt, recv, rcounts, rdispls, rdt, comm)
+	timesMu0.Lock()
+	times0["Ialltoallv"] += time.Since(start)
+	counts0["Ialltoallv"]++
+	timesMu0.Unlock()
+	return
+}
+
+// IreduceScatter runs the wrappers of timing.w, counter.w around Next.IreduceScatter.
+func (layer module) IreduceScatter(send []byte, recv []byte, counts []int, dt pmpi.Datatype, op pmpi.Op, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsIreduceScatter1.Add(1)
+	ret0, returnVal = layer.Next.IreduceScatter(send, recv, counts, dt, op, comm)
+	timesMu0.Lock()
+	times0["IreduceScatter"] += time.Since(start)
+	counts0["IreduceScatter"]++
+	timesMu0.Unlock()
+	return
+}
+
+// IreduceScatterBlock runs the wrappers of timing.w, counter.w around Next.IreduceScatterBlock.
+func (layer module) IreduceScatterBlock(send []byte, recv []byte, count int, dt pmpi.Datatype, op pmpi.Op, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsIreduceScatterBlock1.Add(1)
+	ret0, returnVal = layer.Next.IreduceScatterBlock(send, recv, count, dt, op, comm)
+	timesMu0.Lock()
+	times0["IreduceScatterBlock"] += time.Since(start)
+	counts0["IreduceScatterBlock"]++
+	timesMu0.Unlock()
+	return
+}
+
+// Iscan runs the wrappers of timing.w, counter.w around Next.Iscan.
+func (layer module) Iscan(send []byte, recv []byte, count int, dt pmpi.Datatype, op pmpi.Op, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsIscan1.Add(1)
+	ret0, returnVal = layer.Next.Iscan(send, recv, count, dt, op, comm)
+	timesMu0.Lock()
+	times0["Iscan"] += time.Since(start)
+	counts0["Iscan"]++
+	timesMu0.Unlock()
+	return
+}
+
+// Iexscan runs the wrappers of timing.w, counter.w around Next.Iexscan.
+func (layer module) Iexscan(send []byte, recv []byte, count int, dt pmpi.Datatype, op pmpi.Op, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsIexscan1.Add(1)
+	ret0, returnVal = layer.Next.Iexscan(send, recv, count, dt, op, comm)
+	timesMu0.Lock()
+	times0["Iexscan"] += time.Since(start)
+	counts0["Iexscan"]++
+	timesMu0.Unlock()
+	return
+}
+
+// BarrierInit runs the wrappers of timing.w, counter.w around Next.BarrierInit.
+func (layer module) BarrierInit(comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsBarrierInit1.Add(1)
+	ret0, returnVal = layer.Next.BarrierInit(comm)
+	timesMu0.Lock()
+	times0["BarrierInit"] += time.Since(start)
+	counts0["BarrierInit"]++
+	timesMu0.Unlock()
+	return
+}
+
+// BcastInit runs the wrappers of timing.w, counter.w around Next.BcastInit.
+func (layer module) BcastInit(buf []byte, count int, dt pmpi.Datatype, root int, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsBcastInit1.Add(1)
+	ret0, returnVal = layer.Next.BcastInit(buf, count, dt, root, comm)
+	timesMu0.Lock()
+	times0["BcastInit"] += time.Since(start)
+	counts0["BcastInit"]++
+	timesMu0.Unlock()
+	return
+}
+
+// ReduceInit runs the wrappers of timing.w, counter.w around Next.ReduceInit.
+func (layer module) ReduceInit(send []byte, recv []byte, count int, dt pmpi.Datatype, op pmpi.Op, root int, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsReduceInit1.Add(1)
+	ret0, returnVal = layer.Next.ReduceInit(send, recv, count, dt, op, root, comm)
+	timesMu0.Lock()
+	times0["ReduceInit"] += time.Since(start)
+	counts0["ReduceInit"]++
+	timesMu0.Unlock()
+	return
+}
+
+// AllreduceInit runs the wrappers of timing.w, counter.w around Next.AllreduceInit.
+func (layer module) AllreduceInit(send []byte, recv []byte, count int, dt pmpi.Datatype, op pmpi.Op, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsAllreduceInit1.Add(1)
+	ret0, returnVal = layer.Next.AllreduceInit(send, recv, count, dt, op, comm)
+	timesMu0.Lock()
+	times0["AllreduceInit"] += time.Since(start)
+	counts0["AllreduceInit"]++
+	timesMu0.Unlock()
+	return
+}
+
+// GatherInit runs the wrappers of timing.w, counter.w around Next.GatherInit.
+func (layer module) GatherInit(send []byte, scount int, sdt pmpi.Datatype, recv []byte, rcount int, rdt pmpi.Datatype, root int, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsGatherInit1.Add(1)
+	ret0, returnVal = layer.Next.GatherInit(send, scount, sdt, recv, rcount, rdt, root, comm)
+	timesMu0.Lock()
+	times0["GatherInit"] += time.Since(start)
+	counts0["GatherInit"]++
+	timesMu0.Unlock()
+	return
+}
+
+// GathervInit runs the wrappers of timing.w, counter.w around Next.GathervInit.
+func (layer module) GathervInit(send []byte, scount int, sdt pmpi.Datatype, recv []byte, counts []int, displs []int, rdt pmpi.Datatype, root int, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsGathervInit1.Add(1)
+	ret0, returnVal = layer.Next.GathervInit(send, scount, sdt, recv, counts, displs, rdt, root, comm)
+	timesMu0.Lock()
+	times0["GathervInit"] += time.Since(start)
+	counts0["GathervInit"]++
+	timesMu0.Unlock()
+	return
+}
+
+// ScatterInit runs the wrappers of timing.w, counter.w around Next.ScatterInit.
+func (layer module) ScatterInit(send []byte, scount int, sdt pmpi.Datatype, recv []byte, rcount int, rdt pmpi.Datatype, root int, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsScatterInit1.Add(1)
+	ret0, returnVal = layer.Next.ScatterInit(send, scount, sdt, recv, rcount, rdt, root, comm)
+	timesMu0.Lock()
+	times0["ScatterInit"] += time.Since(start)
+	counts0["ScatterInit"]++
+	timesMu0.Unlock()
+	return
+}
+
+// ScattervInit runs the wrappers of timing.w, counter.w around Next.ScattervInit.
+func (layer module) ScattervInit(send []byte, counts []int, displs []int, sdt pmpi.Datatype, recv []byte, rcount int, rdt pmpi.Datatype, root int, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsScattervInit1.Add(1)
+	ret0, returnVal = layer.Next.ScattervInit(send, counts, displs, sdt, recv, rcount, rdt, root, comm)
+	timesMu0.Lock()
+	times0["ScattervInit"] += time.Since(start)
+	counts0["ScattervInit"]++
+	timesMu0.Unlock()
+	return
+}
+
+// AllgatherInit runs the wrappers of timing.w, counter.w around Next.AllgatherInit.
+func (layer module) AllgatherInit(send []byte, scount int, sdt pmpi.Datatype, recv []byte, rcount int, rdt pmpi.Datatype, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsAllgatherInit1.Add(1)
+	ret0, returnVal = layer.Next.AllgatherInit(send, scount, sdt, recv, rcount, rdt, comm)
+	timesMu0.Lock()
+	times0["AllgatherInit"] += time.Since(start)
+	counts0["AllgatherInit"]++
+	timesMu0.Unlock()
+	return
+}
+
+// AllgathervInit runs the wrappers of timing.w, counter.w around Next.AllgathervInit.
+func (layer module) AllgathervInit(send []byte, scount int, sdt pmpi.Datatype, recv []byte, counts []int, displs []int, rdt pmpi.Datatype, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsAllgathervInit1.Add(1)
+	ret0, returnVal = layer.Next.AllgathervInit(send, scount, sdt, recv, counts, displs, rdt, comm)
+	timesMu0.Lock()
+	times0["AllgathervInit"] += time.Since(start)
+	counts0["AllgathervInit"]++
+	timesMu0.Unlock()
+	return
+}
+
+// AlltoallInit runs the wrappers of timing.w, counter.w around Next.AlltoallInit.
+func (layer module) AlltoallInit(send []byte, scount int, sdt pmpi.Datatype, recv []byte, rcount int, rdt pmpi.Datatype, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsAlltoallInit1.Add(1)
+	ret0, returnVal = layer.Next.AlltoallInit(send, scount, sdt, recv, rcount, rdt, comm)
+	timesMu0.Lock()
+	times0["AlltoallInit"] += time.Since(start)
+	counts0["AlltoallInit"]++
+	timesMu0.Unlock()
+	return
+}
+
+// AlltoallvInit runs the wrappers of timing.w, counter.w around Next.AlltoallvInit.
+func (layer module) AlltoallvInit(send []byte, scounts []int, sdispls []int, sdt pmpi.Datatype, recv []byte, rcounts []int, rdispls []int, rdt pmpi.Datatype, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsAlltoallvInit1.Add(1)
+	ret0, returnVal = layer.Next.AlltoallvInit(send, scounts, sdispls, sdt, recv, rcounts, rdispls, rdt, comm)
+	timesMu0.Lock()
+	times0["AlltoallvInit"] += time.Since(start)
+	counts0["AlltoallvInit"]++
+	timesMu0.Unlock()
+	return
+}
+
+// ReduceScatterInit runs the wrappers of timing.w, counter.w around Next.ReduceScatterInit.
+func (layer module) ReduceScatterInit(send []byte, recv []byte, counts []int, dt pmpi.Datatype, op pmpi.Op, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsReduceScatterInit1.Add(1)
+	ret0, returnVal = layer.Next.ReduceScatterInit(send, recv, counts, dt, op, comm)
+	timesMu0.Lock()
+	times0["ReduceScatterInit"] += time.Since(start)
+	counts0["ReduceScatterInit"]++
+	timesMu0.Unlock()
+	return
+}
+
+// ReduceScatterBlockInit runs the wrappers of timing.w, counter.w around Next.ReduceScatterBlockInit.
+func (layer module) ReduceScatterBlockInit(send []byte, recv []byte, count int, dt pmpi.Datatype, op pmpi.Op, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsReduceScatterBlockInit1.Add(1)
+	ret0, returnVal = layer.Next.ReduceScatterBlockInit(send, recv, count, dt, op, comm)
+	timesMu0.Lock()
+	times0["ReduceScatterBlockInit"] += time.Since(start)
+	counts0["ReduceScatterBlockInit"]++
+	timesMu0.Unlock()
+	return
+}
+
+// ScanInit runs the wrappers of timing.w, counter.w around Next.ScanInit.
+func (layer module) ScanInit(send []byte, recv []byte, count int, dt pmpi.Datatype, op pmpi.Op, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsScanInit1.Add(1)
+	ret0, returnVal = layer.Next.ScanInit(send, recv, count, dt, op, comm)
+	timesMu0.Lock()
+	times0["ScanInit"] += time.Since(start)
+	counts0["ScanInit"]++
+	timesMu0.Unlock()
+	return
+}
+
+// ExscanInit runs the wrappers of timing.w, counter.w around Next.ExscanInit.
+func (layer module) ExscanInit(send []byte, recv []byte, count int, dt pmpi.Datatype, op pmpi.Op, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsExscanInit1.Add(1)
+	ret0, returnVal = layer.Next.ExscanInit(send, recv, count, dt, op, comm)
+	timesMu0.Lock()
+	times0["ExscanInit"] += time.Since(start)
+	counts0["ExscanInit"]++
+	timesMu0.Unlock()
+	return
+}
+
+// ReduceLocal runs the wrappers of timing.w, counter.w around Next.ReduceLocal.
+func (layer module) ReduceLocal(in []byte, inout []byte, count int, dt pmpi.Datatype, op pmpi.Op) (returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsReduceLocal1.Add(1)
+	returnVal = layer.Next.ReduceLocal(in, inout, count, dt, op)
+	timesMu0.Lock()
+	times0["ReduceLocal"] += time.Since(start)
+	counts0["ReduceLocal"]++
 	timesMu0.Unlock()
 	return
 }

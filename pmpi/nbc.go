@@ -1,0 +1,292 @@
+package pmpi
+
+import (
+	"fmt"
+	"sync"
+	"sync/atomic"
+
+	"github.com/gompi/gompi/frameworks/coll"
+	"github.com/gompi/gompi/internal/pml"
+)
+
+// A non-blocking collective runs the algorithm the communicator's coll
+// table chose, in a goroutine of its own, on a context of its own, and
+// completes an engine request (a general one, as BufferIflush's): it
+// waits, tests and mixes with point-to-point requests as they do, and it
+// progresses while the program computes without calling MPI. A persistent
+// one keeps its operation, context and goroutine from Init to Free, and
+// each Start wakes the goroutine. Only modules that say they may run
+// calls side by side (coll.Module.Concurrent) serve them: their functions
+// are pure point-to-point on the Comm they are given.
+
+// collStart says how a collective call whose arguments are checked goes
+// on when it is not the blocking call.
+type collStart struct {
+	persistent bool
+	// prepare checks the call's arguments again; a persistent call on a
+	// datatype that packs keeps it, to pack its buffers at each start.
+	prepare func(s *collStart) error
+	// restart is the persistent call that prepare runs for: the checked
+	// call replaces its operation, which keeps its context.
+	restart *nbcJob
+	req     *Request // the request the call made
+}
+
+// callName names the call in messages: "iallreduce", "allreduce init".
+func (s *collStart) callName(op string) string {
+	if s.persistent {
+		return op + " init"
+	}
+	return "i" + op
+}
+
+// nonblocking starts a collective that prepare checks, and returns its request.
+func nonblocking(prepare func(s *collStart) error) (*Request, error) {
+	s := collStart{prepare: prepare}
+	if err := prepare(&s); err != nil {
+		return nil, err
+	}
+	return s.req, nil
+}
+
+// persistentColl makes the inactive persistent request of a collective
+// that prepare checks.
+func persistentColl(prepare func(s *collStart) error) (*Request, error) {
+	s := collStart{persistent: true, prepare: prepare}
+	if err := prepare(&s); err != nil {
+		return nil, err
+	}
+	return s.req, nil
+}
+
+// Contexts. Each communicator counts the non-blocking collectives, and
+// apart the persistent ones, started on it; every rank starts them in the
+// same order (MPI requires it), so all agree on each one's slot without a
+// message. Slot s of the communicator of context c runs on context
+// 1<<31 | c<<nbcSlotBits | s: above every context a communicator takes,
+// and unique across communicators.
+const (
+	nbcSlotBits = 15
+	// nbcOutstanding bounds the non-blocking collectives a communicator
+	// has outstanding: their slots come round again after it, and a start
+	// whose slot is still busy waits until the call that held it
+	// completes here.
+	nbcOutstanding = 1024
+	// nbcPersistent is the number of slots of persistent collectives,
+	// which hold theirs from Init to Free.
+	nbcPersistent = 1<<nbcSlotBits - nbcOutstanding
+	// nbcContexts bounds the context ids of communicators that run them.
+	nbcContexts = 1 << (31 - nbcSlotBits)
+)
+
+func nbcContext(comm *Comm, slot int) uint32 {
+	return 1<<31 | comm.context<<nbcSlotBits | uint32(slot)
+}
+
+// nbcState is a communicator's count of its non-blocking and persistent
+// collectives, and the slots in use.
+type nbcState struct {
+	mu       sync.Mutex
+	released sync.Cond // a slot of a non-blocking call came free
+	started  uint64    // non-blocking calls started
+	busy     [nbcOutstanding / 64]uint64
+	inits    uint64       // persistent calls made
+	live     map[int]bool // the slots of persistent calls not freed
+}
+
+// take waits until the next non-blocking call's slot is free, and takes it.
+func (s *nbcState) take() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.released.L == nil {
+		s.released.L = &s.mu
+	}
+	slot := int(s.started % nbcOutstanding)
+	s.started++
+	for s.busy[slot/64]&(1<<(slot%64)) != 0 {
+		s.released.Wait()
+	}
+	s.busy[slot/64] |= 1 << (slot % 64)
+	return slot
+}
+
+func (s *nbcState) release(slot int) {
+	s.mu.Lock()
+	s.busy[slot/64] &^= 1 << (slot % 64)
+	if s.released.L != nil {
+		s.released.Broadcast()
+	}
+	s.mu.Unlock()
+}
+
+// takePersistent takes the next persistent call's slot, or fails if the
+// call that held it nbcPersistent calls ago is not freed.
+func (s *nbcState) takePersistent() (int, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	slot := nbcOutstanding + int(s.inits%nbcPersistent)
+	if s.live[slot] {
+		return 0, false
+	}
+	if s.live == nil {
+		s.live = map[int]bool{}
+	}
+	s.inits++
+	s.live[slot] = true
+	return slot, true
+}
+
+func (s *nbcState) releasePersistent(slot int) {
+	s.mu.Lock()
+	delete(s.live, slot)
+	s.mu.Unlock()
+}
+
+// nbcJob is one non-blocking call, or a persistent call for its life.
+type nbcJob struct {
+	k    collCall
+	o    collOp
+	from []byte // an in-place call's data, copied into o.send at each start
+	m    *coll.Module
+	cc   collComm // on the call's own context
+	slot int
+	p    *pml.Request // the engine request of the start under way
+	// claimed: a non-blocking call's goroutine, or a Wait, runs it; for
+	// a persistent call, its start under way.
+	claimed atomic.Bool
+	// A persistent call's goroutine waits on wake for each start; Free
+	// closes it. prepare, if set, checks and packs the arguments again
+	// at each start (a datatype that packs).
+	wake    chan struct{}
+	prepare func(s *collStart) error
+}
+
+// collFailed is a collective's failure as its request's status carries it:
+// the error is complete, with its class, and only the handler is left.
+type collFailed struct{ err error }
+
+func (f *collFailed) Error() string { return f.err.Error() }
+func (f *collFailed) Unwrap() error { return f.err }
+
+// launch starts the checked call o as k.start says.
+func (k *collCall) launch(o *collOp) error {
+	s := k.start
+	if j := s.restart; j != nil {
+		j.k, j.o, j.from = *k, *o, k.from
+		return nil
+	}
+	m := k.t.Concurrent()
+	if !o.provided(m) {
+		return k.comm.handle(errorf(ClassIntern, coll.ErrNoProvider,
+			"%s on %v: no coll component that can run calls side by side (basic, self, tuned) provides %s (check the coll parameter)",
+			k.op, k.comm, coll.Collectives[o.kind]))
+	}
+	if k.comm.context >= nbcContexts {
+		return k.fail(ClassComm, "its context id %d is not below %d, the most non-blocking collectives can tell apart (too many communicators alive)",
+			k.comm.context, nbcContexts)
+	}
+	l := k.comm.lib
+	j := &nbcJob{k: *k, o: *o, from: k.from, m: m}
+	if s.persistent {
+		slot, ok := k.comm.nbc.takePersistent()
+		if !ok {
+			return k.fail(ClassOther, "the persistent collective made %d before this one on it is alive: a communicator holds at most %d at once (free them with RequestFree)",
+				nbcPersistent, nbcPersistent)
+		}
+		j.slot, j.cc = slot, collComm{c: k.comm, ctx: nbcContext(k.comm, slot)}
+		if len(k.convs) > 0 {
+			j.prepare = s.prepare
+			j.k.unpackAll(false) // each start packs again
+		}
+		j.wake = make(chan struct{}, 1)
+		j.claimed.Store(true) // inactive: nothing to run
+		r := l.persistent(k.comm, Byte, k.op, ProcNull, AnyTag, false)
+		r.ext.coll = j
+		go j.serve(l)
+		s.req = r
+		return nil
+	}
+	j.slot = k.comm.nbc.take()
+	j.cc = collComm{c: k.comm, ctx: nbcContext(k.comm, j.slot)}
+	r := l.newRequest(k.comm, Byte, k.op, ProcNull, AnyTag, false)
+	r.pml = l.engine.StartGeneral(&r.pmlStore)
+	if r.ext == nil {
+		r.ext = &requestExt{}
+	}
+	r.kind, r.ext.coll, j.p = reqColl, j, r.pml
+	go j.claim(l)
+	s.req = r
+	return nil
+}
+
+// claim runs a non-blocking call, frees its slot and completes its
+// request, unless another goroutine claimed it first. Its own goroutine
+// claims it, and so does a Wait on its request: with one P, the waiter
+// often comes first, and then runs the call as a blocking call would,
+// sparing the hand-off to the goroutine.
+func (j *nbcJob) claim(l *library) {
+	if !j.claimed.CompareAndSwap(false, true) {
+		return
+	}
+	st := pml.Status{Err: j.exec()}
+	j.k.comm.nbc.release(j.slot)
+	l.engine.CompleteGeneral(j.p, st)
+}
+
+// serve runs a persistent call at each start until Free, unless a Wait
+// claimed the start first.
+func (j *nbcJob) serve(l *library) {
+	for range j.wake {
+		j.claimStart(l)
+	}
+}
+
+// claimStart runs the persistent call's start under way and completes
+// it, unless another goroutine claimed it first: its goroutine, or a
+// Wait on its request, which runs it as the blocking call would.
+func (j *nbcJob) claimStart(l *library) {
+	if !j.claimed.CompareAndSwap(false, true) {
+		return
+	}
+	if j.from != nil {
+		copy(j.o.send, j.from)
+	}
+	l.engine.CompleteGeneral(j.p, pml.Status{Err: j.exec()})
+}
+
+// exec runs the call and returns its failure, named as done names a
+// blocking call's, or nil.
+func (j *nbcJob) exec() error {
+	err := j.o.call(j.m, &j.cc)
+	if j.k.convs != nil {
+		j.k.unpackAll(err == nil)
+	}
+	if err == nil {
+		return nil
+	}
+	k := &j.k
+	served := fmt.Errorf("coll %s: %w", k.t.ConcurrentProvider(coll.Collectives[j.o.kind]), err)
+	return &collFailed{errorf(classOf(err), served, "%s on %v", k.op, k.comm)}
+}
+
+// start starts persistent collective r, inactive: its goroutine runs it.
+func (j *nbcJob) start(r *Request) error {
+	if j.prepare != nil {
+		if err := j.prepare(&collStart{persistent: true, restart: j}); err != nil {
+			return err
+		}
+	}
+	r.pml = r.lib.engine.StartGeneral(&r.pmlStore)
+	j.p = r.pml
+	j.claimed.Store(false)
+	// One token at most waits: one left by a start that a Wait claimed
+	// wakes the goroutine for this start as well.
+	j.wake <- struct{}{}
+	return nil
+}
+
+// free ends a persistent call's goroutine and gives its slot back.
+func (j *nbcJob) free() {
+	close(j.wake)
+	j.k.comm.nbc.releasePersistent(j.slot)
+}

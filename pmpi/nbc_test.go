@@ -1,0 +1,69 @@
+package pmpi
+
+import (
+	"testing"
+
+	"github.com/gompi/gompi/frameworks/coll"
+)
+
+// The kinds follow coll.Collectives, whose order names them in the table.
+func TestCollKindsFollowCollectives(t *testing.T) {
+	want := map[int]string{collBarrier: "barrier", collAllreduce: "allreduce", collAlltoallv: "alltoallv",
+		collReduceScatterBlock: "reduce_scatter_block", collExscan: "exscan"}
+	for kind, name := range want {
+		if coll.Collectives[kind] != name {
+			t.Errorf("kind %d is %q in coll.Collectives, want %q", kind, coll.Collectives[kind], name)
+		}
+	}
+	if len(coll.Collectives) != collExscan+1 {
+		t.Errorf("%d collectives, %d kinds", len(coll.Collectives), collExscan+1)
+	}
+}
+
+// Every slot of every communicator has a context of its own, above the
+// ids communicators take.
+func TestNBCContexts(t *testing.T) {
+	seen := map[uint32]bool{}
+	for _, cid := range []uint32{0, 2, 4, nbcContexts - 2} {
+		for _, slot := range []int{0, 1, nbcOutstanding - 1, nbcOutstanding, 1<<nbcSlotBits - 1} {
+			ctx := nbcContext(&Comm{context: cid}, slot)
+			if ctx < 1<<31 || seen[ctx] {
+				t.Fatalf("context %#x of communicator %d, slot %d: below 1<<31 or taken", ctx, cid, slot)
+			}
+			seen[ctx] = true
+		}
+	}
+}
+
+// A non-blocking call's slot comes round again once the call that held
+// it is released; persistent slots are refused while held.
+func TestNBCSlots(t *testing.T) {
+	var s nbcState
+	for i := range nbcOutstanding {
+		if got := s.take(); got != i {
+			t.Fatalf("take %d gave slot %d", i, got)
+		}
+	}
+	next := make(chan int)
+	go func() { next <- s.take() }()
+	s.release(0)
+	if got := <-next; got != 0 {
+		t.Fatalf("the call after %d took slot %d, want 0 once released", nbcOutstanding, got)
+	}
+	first, ok := s.takePersistent()
+	if !ok || first != nbcOutstanding {
+		t.Fatalf("first persistent slot %d, %v", first, ok)
+	}
+	for range nbcPersistent - 1 {
+		if _, ok := s.takePersistent(); !ok {
+			t.Fatal("a persistent slot was refused before they came round")
+		}
+	}
+	if _, ok := s.takePersistent(); ok {
+		t.Fatal("the persistent slot of a call not freed was taken again")
+	}
+	s.releasePersistent(first)
+	if again, ok := s.takePersistent(); !ok || again != first {
+		t.Fatalf("after release: slot %d, %v; want %d", again, ok, first)
+	}
+}

@@ -1,0 +1,59 @@
+package coll_test
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestNonBlocking runs collcheck nbc over sm and tcp under the default
+// stack, where coll sm and han serve the blocking calls and the
+// non-blocking ones fall to tuned, and under basic alone: every
+// non-blocking and persistent collective against its blocking call, on
+// world, a split and a dup; several outstanding, waited in reverse order
+// and mixed with point-to-point requests; overlap with computation; a
+// persistent call restarted without allocating.
+func TestNonBlocking(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args []string
+	}{
+		{"default/sm", []string{"-np", "4", "--mca", "btl", "self,sm"}},
+		{"default/tcp", []string{"-np", "3", "--mca", "btl", "self,tcp"}},
+		{"basic/sm", []string{"-np", "3", "--mca", "btl", "self,sm", "--mca", "coll", "basic,self"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			j := run(t, append(append([]string{"--oversubscribe"}, tc.args...), collcheck, "nbc")...)
+			np := 4
+			if tc.args[1] == "3" {
+				np = 3
+			}
+			expectOK(t, j, "nbc", np)
+		})
+	}
+}
+
+// TestNonBlockingMismatch: a non-blocking or persistent collective whose
+// ranks' counts disagree starts without error, and its Wait reports
+// ErrTruncate or ErrCount, named after the call and the component.
+func TestNonBlockingMismatch(t *testing.T) {
+	for _, kind := range []string{"ibcast", "iallreduce", "allreduce-init"} {
+		t.Run(kind, func(t *testing.T) {
+			t.Parallel()
+			j := run(t, "-np", "3", "--oversubscribe", "--mca", "btl", "self,sm", collcheck, "nbcmismatch", kind)
+			if j.Code == 0 {
+				t.Fatalf("the job succeeded\n%v", j)
+			}
+			if !strings.Contains(j.Stdout, "detected mismatch "+kind+" rank ") {
+				t.Errorf("no rank reported the mismatch\n%v", j)
+			}
+			if strings.Contains(j.Stderr, "FAIL rank") {
+				t.Errorf("a rank failed otherwise\n%v", j)
+			}
+			call := strings.ReplaceAll(kind, "-", " ")
+			if !strings.Contains(j.Stdout, call+" on comm MPI_COMM_WORLD: coll tuned: ") {
+				t.Errorf("the error does not name the call, the communicator and tuned once each\n%v", j)
+			}
+		})
+	}
+}
