@@ -120,6 +120,7 @@ type API interface {
 	Scan(send, recv []byte, count int, dt Datatype, op Op, comm *Comm) error
 	Exscan(send, recv []byte, count int, dt Datatype, op Op, comm *Comm) error
 
+	// Process topologies (topo*.go).
 	DimsCreate(nnodes int, dims []int) error
 	CartCreate(comm *Comm, dims []int, periods []bool, reorder bool) (*Comm, error)
 	CartMap(comm *Comm, dims []int, periods []bool) (int, error)
@@ -141,6 +142,7 @@ type API interface {
 	DistGraphNeighbors(comm *Comm) ([]int, []int, []int, []int, error)
 	TopoTest(comm *Comm) (Topology, error)
 
+	// Attributes and hints on communicators (attr*.go, info_comm.go).
 	CommCreateKeyval(copy CommCopyAttrFunc, del CommDeleteAttrFunc, extra any) (Keyval, error)
 	CommFreeKeyval(kv *Keyval) error
 	CommSetAttr(comm *Comm, kv Keyval, value any) error
