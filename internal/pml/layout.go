@@ -58,8 +58,8 @@ const (
 const packedFragment = 128 << 10
 
 // vectored reports whether lay's blocks are long enough to move where
-// they lie, min bytes on average.
-func vectored(lay Layout, min int) bool { return lay != nil && lay.MeanBlock() >= min }
+// they lie, least bytes on average.
+func vectored(lay Layout, least int) bool { return lay != nil && lay.MeanBlock() >= least }
 
 // size is the bytes of r's data: its buffer's, or its layout's packed size.
 func (r *Request) size() int {
@@ -87,9 +87,8 @@ func (r *Request) fill(payload []byte, off int) int {
 }
 
 // transmitPart sends n bytes of s's data from off as one fragment with
-// the encoded header hb: a slice of its buffer, or for a layout packed
-// straight into the module's memory (btl.Gatherer) or else into a pooled
-// buffer first.
+// the encoded header hb: a slice of its buffer, or its layout's bytes
+// (transmitLayout).
 func (e *Engine) transmitPart(m btl.Module, s *Request, hb []byte, off, n int, hold bool) error {
 	if s.lay == nil {
 		return transmitIn(m, s.peer, hb, s.buf[off:off+n], hold)
@@ -97,7 +96,10 @@ func (e *Engine) transmitPart(m btl.Module, s *Request, hb []byte, off, n int, h
 	return e.transmitLayout(m, s.peer, hb, s.lay, off, n, hold)
 }
 
-// transmitLayout is transmitPart for n bytes of lay from off.
+// transmitLayout sends n bytes of lay from off: packed straight into the
+// module's memory (btl.Gatherer), gathered from their blocks by the
+// module (btl.VectorSender) when they are long, or else packed into a
+// pooled chunk first.
 func (e *Engine) transmitLayout(m btl.Module, peer int, hb []byte, lay Layout, off, n int, hold bool) error {
 	if g, ok := m.(btl.Gatherer); ok {
 		if err := g.SendFrom(context.Background(), peer, hb, lay, off, n, hold); err != nil {

@@ -7,10 +7,10 @@ package main
 import (
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 
 	_ "github.com/gompi/gompi/components/all"
+	"github.com/gompi/gompi/internal/scenario"
 	"github.com/gompi/gompi/mpi"
 )
 
@@ -22,27 +22,7 @@ var scenarios = map[string]func(mpi.Comm, []string) error{
 	"types":      typeAttrs,  // types.go
 }
 
-func main() {
-	if len(os.Args) < 2 || scenarios[os.Args[1]] == nil {
-		fmt.Fprintln(os.Stderr, "usage: attrcheck SCENARIO [ARGS]: comm, commerrors, predefined, info or types")
-		os.Exit(2)
-	}
-	name := os.Args[1]
-	if err := mpi.Init(); err != nil {
-		fmt.Fprintln(os.Stderr, "FAIL init:", err)
-		os.Exit(1)
-	}
-	world := mpi.CommWorld()
-	if err := scenarios[name](world, os.Args[2:]); err != nil {
-		fmt.Fprintf(os.Stderr, "FAIL %s rank %d: %v\n", name, world.Rank(), err)
-		os.Exit(1)
-	}
-	if err := mpi.Finalize(); err != nil {
-		fmt.Fprintf(os.Stderr, "FAIL finalize rank %d: %v\n", world.Rank(), err)
-		os.Exit(1)
-	}
-	fmt.Printf("ok %s rank %d\n", name, world.Rank())
-}
+func main() { scenario.Main("attrcheck", scenarios) }
 
 // wantErr checks that err is target's class and says says.
 func wantErr(what string, err, target error, says string) error {

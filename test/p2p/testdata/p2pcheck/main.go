@@ -6,11 +6,9 @@ package main
 import (
 	"fmt"
 	"hash/crc32"
-	"os"
-	"slices"
-	"strings"
 
 	_ "github.com/gompi/gompi/components/all"
+	"github.com/gompi/gompi/internal/scenario"
 	"github.com/gompi/gompi/mpi"
 )
 
@@ -53,36 +51,7 @@ var scenarios = map[string]func(mpi.Comm) error{
 	"doze": doze,
 }
 
-func main() {
-	if len(os.Args) < 2 || scenarios[os.Args[1]] == nil {
-		fmt.Fprintf(os.Stderr, "usage: p2pcheck SCENARIO (one of %s)\n", strings.Join(names(), ", "))
-		os.Exit(2)
-	}
-	name := os.Args[1]
-	if err := mpi.Init(); err != nil {
-		fmt.Fprintln(os.Stderr, "FAIL init:", err)
-		os.Exit(1)
-	}
-	world := mpi.CommWorld()
-	if err := scenarios[name](world); err != nil {
-		fmt.Fprintf(os.Stderr, "FAIL %s rank %d: %v\n", name, world.Rank(), err)
-		os.Exit(1)
-	}
-	if err := mpi.Finalize(); err != nil {
-		fmt.Fprintf(os.Stderr, "FAIL finalize rank %d: %v\n", world.Rank(), err)
-		os.Exit(1)
-	}
-	fmt.Printf("ok %s rank %d\n", name, world.Rank())
-}
-
-func names() []string {
-	var n []string
-	for k := range scenarios {
-		n = append(n, k)
-	}
-	slices.Sort(n)
-	return n
-}
+func main() { scenario.Main("p2pcheck", scenarios) }
 
 // pattern fills a message deterministically from its id, so the receiver
 // can check it without being sent the expected bytes.

@@ -7,11 +7,10 @@ package main
 import (
 	"errors"
 	"fmt"
-	"os"
-	"slices"
 	"strings"
 
 	_ "github.com/gompi/gompi/components/all"
+	"github.com/gompi/gompi/internal/scenario"
 	"github.com/gompi/gompi/mpi"
 )
 
@@ -30,36 +29,7 @@ var scenarios = map[string]func(mpi.Comm) error{
 	"reorder": reorder,
 }
 
-func main() {
-	if len(os.Args) < 2 || scenarios[os.Args[1]] == nil {
-		fmt.Fprintf(os.Stderr, "usage: topocheck SCENARIO (one of %s)\n", strings.Join(names(), ", "))
-		os.Exit(2)
-	}
-	name := os.Args[1]
-	if err := mpi.Init(); err != nil {
-		fmt.Fprintln(os.Stderr, "FAIL init:", err)
-		os.Exit(1)
-	}
-	world := mpi.CommWorld()
-	if err := scenarios[name](world); err != nil {
-		fmt.Fprintf(os.Stderr, "FAIL %s rank %d: %v\n", name, world.Rank(), err)
-		os.Exit(1)
-	}
-	if err := mpi.Finalize(); err != nil {
-		fmt.Fprintf(os.Stderr, "FAIL finalize rank %d: %v\n", world.Rank(), err)
-		os.Exit(1)
-	}
-	fmt.Printf("ok %s rank %d\n", name, world.Rank())
-}
-
-func names() []string {
-	var n []string
-	for k := range scenarios {
-		n = append(n, k)
-	}
-	slices.Sort(n)
-	return n
-}
+func main() { scenario.Main("topocheck", scenarios) }
 
 // wantErr checks that err is of class and says each of says.
 func wantErr(what string, err, class error, says ...string) error {
