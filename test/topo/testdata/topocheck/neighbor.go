@@ -307,6 +307,16 @@ func neighborNonblocking(world mpi.Comm) (err error) {
 			return err
 		}
 		calls = append(calls, call{req, gathered, slices.Concat(blocksOf(below+i*n, 1, per), blocksOf(above+i*n, 1, per))})
+		vgathered := filled(2 * per)
+		if req, err = mpi.IneighborAllgatherv(mine, vgathered, []int{per, per}, []int{per, 0}, c); err != nil {
+			return err
+		}
+		calls = append(calls, call{req, vgathered, slices.Concat(blocksOf(above+i*n, 1, per), blocksOf(below+i*n, 1, per))})
+		vgot := filled(2 * per)
+		if req, err = mpi.IneighborAlltoallv(send, []int{per, per}, nil, vgot, []int{per, per}, nil, c); err != nil {
+			return err
+		}
+		calls = append(calls, call{req, vgot, want})
 		sum := []int64{0}
 		if req, err = mpi.Iallreduce([]int64{int64(me + i)}, sum, mpi.Sum, world); err != nil {
 			return err
@@ -339,5 +349,57 @@ func neighborNonblocking(world mpi.Comm) (err error) {
 			return fmt.Errorf("persistent NeighborAlltoall, start %d: got %v, want %v", round, got, want)
 		}
 	}
-	return errors.Join(p.Free())
+	if err := p.Free(); err != nil {
+		return err
+	}
+	return neighborPersistent(c, below, above)
+}
+
+// neighborPersistent starts the other persistent neighbourhood
+// collectives a few times each, with new data at each start.
+func neighborPersistent(c mpi.Comm, below, above int) error {
+	n, me := c.Size(), c.Rank()
+	const per = 2
+	mine, send := make([]int64, per), make([]int64, 2*per)
+	got, vgot, swapped := filled(2*per), filled(2*per), filled(2*per)
+	counts := []int{per, per}
+	var reqs [3]mpi.Request
+	var err error
+	if reqs[0], err = mpi.NeighborAllgatherInit(mine, got, c); err != nil {
+		return err
+	}
+	if reqs[1], err = mpi.NeighborAllgathervInit(mine, vgot, counts, []int{per, 0}, c); err != nil {
+		return err
+	}
+	if reqs[2], err = mpi.NeighborAlltoallvInit(send, counts, nil, swapped, counts, nil, c); err != nil {
+		return err
+	}
+	for round := range 20 {
+		copy(mine, blocksOf(me+round*n, 1, per))
+		copy(send, blocksOf(me+round*n, 2, per))
+		if err := mpi.Startall(reqs[:]...); err != nil {
+			return err
+		}
+		if err := mpi.WaitAll(reqs[:]...); err != nil {
+			return fmt.Errorf("start %d: %w", round, err)
+		}
+		lower, upper := blocksOf(below+round*n, 1, per), blocksOf(above+round*n, 1, per)
+		for _, c := range []struct {
+			what      string
+			got, want []int64
+		}{
+			{"allgather", got, slices.Concat(lower, upper)},
+			{"allgatherv", vgot, slices.Concat(upper, lower)},
+			{"alltoallv", swapped, slices.Concat(blocksOf(below+round*n, 2, per)[per:], blocksOf(above+round*n, 2, per)[:per])},
+		} {
+			if !slices.Equal(c.got, c.want) {
+				return fmt.Errorf("persistent neighbor %s, start %d: got %v, want %v", c.what, round, c.got, c.want)
+			}
+		}
+	}
+	var errs []error
+	for _, r := range reqs {
+		errs = append(errs, r.Free())
+	}
+	return errors.Join(errs...)
 }
