@@ -41,7 +41,7 @@ func (*realAPI) CommSetAttr(comm *Comm, kv Keyval, value any) error {
 		return err
 	}
 	if k.builtin != nil {
-		return comm.handle(errorf(ClassArg, nil, "%s on %v: %v is predefined and cannot be set", op, comm, k))
+		return comm.handle(errorf(ClassKeyval, nil, "%s on %v: %v is predefined and cannot be set", op, comm, k))
 	}
 	return comm.handle(comm.ext.attrs.set(k, value, comm.deleter(op)))
 }
@@ -71,7 +71,7 @@ func (*realAPI) CommDeleteAttr(comm *Comm, kv Keyval) error {
 		return err
 	}
 	if k.builtin != nil {
-		return comm.handle(errorf(ClassArg, nil, "%s on %v: %v is predefined and cannot be deleted", op, comm, k))
+		return comm.handle(errorf(ClassKeyval, nil, "%s on %v: %v is predefined and cannot be deleted", op, comm, k))
 	}
 	had, err := comm.ext.attrs.remove(k, comm.deleter(op))
 	if err == nil && !had {
