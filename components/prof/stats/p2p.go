@@ -187,6 +187,26 @@ func (m *module) CommDup(comm *pmpi.Comm) (*pmpi.Comm, error) {
 	return c, err
 }
 
+// CommIdup counts the call that starts the duplication; the Wait that
+// completes it counts as a Wait.
+func (m *module) CommIdup(comm *pmpi.Comm) (*pmpi.Comm, *pmpi.Request, error) {
+	t0 := m.begin()
+	c, r, err := m.Next.CommIdup(comm)
+	if t0 >= 0 {
+		m.end(fnCommIdup, t0, 0, comm, -1)
+	}
+	return c, r, err
+}
+
+func (m *module) CommIdupWithInfo(comm *pmpi.Comm, info *pmpi.Info) (*pmpi.Comm, *pmpi.Request, error) {
+	t0 := m.begin()
+	c, r, err := m.Next.CommIdupWithInfo(comm, info)
+	if t0 >= 0 {
+		m.end(fnCommIdupWithInfo, t0, 0, comm, -1)
+	}
+	return c, r, err
+}
+
 func (m *module) CommSplit(comm *pmpi.Comm, color, key int) (*pmpi.Comm, error) {
 	t0 := m.begin()
 	c, err := m.Next.CommSplit(comm, color, key)

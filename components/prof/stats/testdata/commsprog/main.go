@@ -30,7 +30,8 @@ func run() error {
 	if world.Size() != 3 {
 		return fmt.Errorf("want 3 ranks, have %d", world.Size())
 	}
-	// On world: a Barrier, a Split and two Dups (which count on their parent).
+	// On world: a Barrier, a Split, two Dups and an Idup (which count on
+	// their parent).
 	if err := mpi.Barrier(world); err != nil {
 		return err
 	}
