@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"maps"
 
 	"github.com/gompi/gompi/mpi"
 )
@@ -31,9 +32,18 @@ func idupOutstanding(world mpi.Comm) error {
 	if err := world.SetAttr(kv, "w"); err != nil {
 		return err
 	}
-	hints := mpi.InfoCreate()
-	if err := hints.Set("mpi_assert_no_any_tag", "true"); err != nil {
+	hints, worldHints := mpi.InfoCreate(), mpi.InfoCreate()
+	if err := errors.Join(hints.Set("mpi_assert_no_any_tag", "true"), worldHints.Set("mpi_assert_no_any_source", "true"),
+		world.SetInfo(worldHints)); err != nil {
 		return err
+	}
+	// A bad hint value fails the call, on every rank alike: nothing starts.
+	bad := mpi.InfoCreate()
+	if err := bad.Set("mpi_assert_exact_length", "maybe"); err != nil {
+		return err
+	}
+	if d, _, err := world.IdupWithInfo(bad); !d.IsNull() || wantErr("idup with a bad hint", err, mpi.ErrArg, `mpi_assert_exact_length="maybe" (want true or false)`) != nil {
+		return fmt.Errorf("idup with a bad hint: got %v, %v; want no communicator and ErrArg naming the hint", d, err)
 	}
 	d1, r1, err := world.Idup()
 	if err != nil {
@@ -53,12 +63,16 @@ func idupOutstanding(world mpi.Comm) error {
 	if err != nil {
 		return err
 	}
-	// The copies are of world's attributes at the calls: a value set
-	// after them is not the duplicates'.
-	if err := errors.Join(c.want("idup calls", []any{"w", "w", "w"}, nil), world.SetAttr(kv, "later")); err != nil {
+	d4, r4, err := world.IdupWithInfo(nil)
+	if err != nil {
 		return err
 	}
-	for i, r := range []mpi.Request{r3, r2, ar, r1} {
+	// The copies are of world's attributes at the calls: a value set
+	// after them is not the duplicates'.
+	if err := errors.Join(c.want("idup calls", []any{"w", "w", "w", "w"}, nil), world.SetAttr(kv, "later")); err != nil {
+		return err
+	}
+	for i, r := range []mpi.Request{r4, r3, r2, ar, r1} {
 		if _, err := r.Wait(); err != nil {
 			return fmt.Errorf("wait %d (reverse order): %v", i, err)
 		}
@@ -66,7 +80,7 @@ func idupOutstanding(world mpi.Comm) error {
 	if sum[0] != n*(n-1)/2 {
 		return fmt.Errorf("the iallreduce among the idups gave %d, want %d", sum[0], n*(n-1)/2)
 	}
-	dups := []mpi.Comm{d1, d2, d3}
+	dups := []mpi.Comm{d1, d2, d3, d4}
 	for i, d := range dups {
 		if d.Size() != n || d.Rank() != me {
 			return fmt.Errorf("idup %d: rank %d of %d, want %d of %d", i, d.Rank(), d.Size(), me, n)
@@ -85,20 +99,22 @@ func idupOutstanding(world mpi.Comm) error {
 	if err := idupApart(dups); err != nil {
 		return err
 	}
-	want := map[string]string{"mpi_assert_no_any_source": "false", "mpi_assert_no_any_tag": "false",
+	// Idup carries world's hints over; IdupWithInfo takes them from its
+	// info instead, none from a nil one.
+	none := map[string]string{"mpi_assert_no_any_source": "false", "mpi_assert_no_any_tag": "false",
 		"mpi_assert_exact_length": "false", "mpi_assert_allow_overtaking": "false"}
-	if err := wantHints(d1, want); err != nil {
+	carried, given := maps.Clone(none), maps.Clone(none)
+	carried["mpi_assert_no_any_source"], given["mpi_assert_no_any_tag"] = "true", "true"
+	if err := errors.Join(wantHints(d1, carried), wantHints(d2, given), wantHints(d4, none)); err != nil {
 		return err
 	}
-	want["mpi_assert_no_any_tag"] = "true"
-	if err := wantHints(d2, want); err != nil {
+	// world's hints as they were, then everything freed.
+	if err := errors.Join(worldHints.Set("mpi_assert_no_any_source", "false"), world.SetInfo(worldHints), d1.Free(), d2.Free(), d3.Free(), d4.Free(), world.DeleteAttr(kv),
+		hints.Free(), worldHints.Free(), bad.Free()); err != nil {
 		return err
 	}
-	if err := errors.Join(d1.Free(), d2.Free(), d3.Free(), world.DeleteAttr(kv), hints.Free()); err != nil {
-		return err
-	}
-	// world's "w" went when "later" replaced it; then the three copies and "later".
-	return errors.Join(c.want("idup frees", []any{"w", "w", "w"}, []any{"w", "w", "w", "w", "later"}), mpi.CommFreeKeyval(&kv))
+	// world's "w" went when "later" replaced it; then the four copies and "later".
+	return errors.Join(c.want("idup frees", []any{"w", "w", "w", "w"}, []any{"w", "w", "w", "w", "w", "later"}), mpi.CommFreeKeyval(&kv))
 }
 
 // idupApart checks that the duplicates' contexts are apart: each rank
