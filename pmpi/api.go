@@ -199,6 +199,10 @@ type API interface {
 	ScanInit(send, recv []byte, count int, dt Datatype, op Op, comm *Comm) (*Request, error)
 	ExscanInit(send, recv []byte, count int, dt Datatype, op Op, comm *Comm) (*Request, error)
 	ReduceLocal(in, inout []byte, count int, dt Datatype, op Op) error
+
+	// Non-blocking duplication (nbc_idup.go).
+	CommIdup(comm *Comm) (*Comm, *Request, error)
+	CommIdupWithInfo(comm *Comm, info *Info) (*Comm, *Request, error)
 }
 
 // Real returns the API that does the work: the implementation of each

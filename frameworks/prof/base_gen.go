@@ -891,3 +891,13 @@ func (layer Base) ExscanInit(send []byte, recv []byte, count int, dt pmpi.Dataty
 func (layer Base) ReduceLocal(in []byte, inout []byte, count int, dt pmpi.Datatype, op pmpi.Op) error {
 	return layer.Next.ReduceLocal(in, inout, count, dt, op)
 }
+
+// CommIdup calls Next.CommIdup.
+func (layer Base) CommIdup(comm *pmpi.Comm) (*pmpi.Comm, *pmpi.Request, error) {
+	return layer.Next.CommIdup(comm)
+}
+
+// CommIdupWithInfo calls Next.CommIdupWithInfo.
+func (layer Base) CommIdupWithInfo(comm *pmpi.Comm, info *pmpi.Info) (*pmpi.Comm, *pmpi.Request, error) {
+	return layer.Next.CommIdupWithInfo(comm, info)
+}

@@ -181,4 +181,6 @@ var Functions = []Function{
 	{Name: "ScanInit", Params: []Param{{"send", "[]byte"}, {"recv", "[]byte"}, {"count", "int"}, {"dt", "pmpi.Datatype"}, {"op", "pmpi.Op"}, {"comm", "*pmpi.Comm"}}, Results: []string{"*pmpi.Request", "error"}},
 	{Name: "ExscanInit", Params: []Param{{"send", "[]byte"}, {"recv", "[]byte"}, {"count", "int"}, {"dt", "pmpi.Datatype"}, {"op", "pmpi.Op"}, {"comm", "*pmpi.Comm"}}, Results: []string{"*pmpi.Request", "error"}},
 	{Name: "ReduceLocal", Params: []Param{{"in", "[]byte"}, {"inout", "[]byte"}, {"count", "int"}, {"dt", "pmpi.Datatype"}, {"op", "pmpi.Op"}}, Results: []string{"error"}},
+	{Name: "CommIdup", Params: []Param{{"comm", "*pmpi.Comm"}}, Results: []string{"*pmpi.Comm", "*pmpi.Request", "error"}},
+	{Name: "CommIdupWithInfo", Params: []Param{{"comm", "*pmpi.Comm"}, {"info", "*pmpi.Info"}}, Results: []string{"*pmpi.Comm", "*pmpi.Request", "error"}},
 }

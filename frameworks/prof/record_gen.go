@@ -183,6 +183,8 @@ const (
 	fnScanInit
 	fnExscanInit
 	fnReduceLocal
+	fnCommIdup
+	fnCommIdupWithInfo
 )
 
 var _ pmpi.API = (*recorder)(nil)
@@ -1561,4 +1563,20 @@ func (layer *recorder) ReduceLocal(in []byte, inout []byte, count int, dt pmpi.D
 	res0 := layer.Next.ReduceLocal(in, inout, count, dt, op)
 	layer.record(t0, fnReduceLocal, -1, -1, bytesOf(count, dt), nil, res0)
 	return res0
+}
+
+// CommIdup records the call and passes it down.
+func (layer *recorder) CommIdup(comm *pmpi.Comm) (*pmpi.Comm, *pmpi.Request, error) {
+	t0 := layer.begin()
+	res0, res1, res2 := layer.Next.CommIdup(comm)
+	layer.record(t0, fnCommIdup, -1, -1, 0, comm, res2)
+	return res0, res1, res2
+}
+
+// CommIdupWithInfo records the call and passes it down.
+func (layer *recorder) CommIdupWithInfo(comm *pmpi.Comm, info *pmpi.Info) (*pmpi.Comm, *pmpi.Request, error) {
+	t0 := layer.begin()
+	res0, res1, res2 := layer.Next.CommIdupWithInfo(comm, info)
+	layer.record(t0, fnCommIdupWithInfo, -1, -1, 0, comm, res2)
+	return res0, res1, res2
 }

@@ -1319,3 +1319,21 @@ func (t *Tracer) ReduceLocal(in []byte, inout []byte, count int, dt pmpi.Datatyp
 	t.end(sp, "MPI_ReduceLocal", args{}.withBytes(size(count, dt)).withErr(res0))
 	return res0
 }
+
+// CommIdup records MPI_CommIdup.
+func (t *Tracer) CommIdup(comm *pmpi.Comm) (*pmpi.Comm, *pmpi.Request, error) {
+	sp := t.begin()
+	res0, res1, res2 := t.Next.CommIdup(comm)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_CommIdup", t.commArgs(sp, comm).withErr(res2))
+	return res0, res1, res2
+}
+
+// CommIdupWithInfo records MPI_CommIdupWithInfo.
+func (t *Tracer) CommIdupWithInfo(comm *pmpi.Comm, info *pmpi.Info) (*pmpi.Comm, *pmpi.Request, error) {
+	sp := t.begin()
+	res0, res1, res2 := t.Next.CommIdupWithInfo(comm, info)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_CommIdupWithInfo", t.commArgs(sp, comm).withErr(res2))
+	return res0, res1, res2
+}

@@ -1315,3 +1315,17 @@ func (layer module) ReduceLocal(in []byte, inout []byte, count int, dt pmpi.Data
 	returnVal = layer.Next.ReduceLocal(in, inout, count, dt, op)
 	return
 }
+
+// CommIdup runs the wrappers of every.w around Next.CommIdup.
+func (layer module) CommIdup(comm *pmpi.Comm) (ret0 *pmpi.Comm, ret1 *pmpi.Request, returnVal error) {
+	record0("CommIdup")
+	ret0, ret1, returnVal = layer.Next.CommIdup(comm)
+	return
+}
+
+// CommIdupWithInfo runs the wrappers of every.w around Next.CommIdupWithInfo.
+func (layer module) CommIdupWithInfo(comm *pmpi.Comm, info *pmpi.Info) (ret0 *pmpi.Comm, ret1 *pmpi.Request, returnVal error) {
+	record0("CommIdupWithInfo")
+	ret0, ret1, returnVal = layer.Next.CommIdupWithInfo(comm, info)
+	return
+}

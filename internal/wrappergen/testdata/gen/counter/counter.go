@@ -220,6 +220,8 @@ var (
 	callsScanInit0                atomic.Int64
 	callsExscanInit0              atomic.Int64
 	callsReduceLocal0             atomic.Int64
+	callsCommIdup0                atomic.Int64
+	callsCommIdupWithInfo0        atomic.Int64
 )
 
 // reportCounts0 prints this rank's nonzero counts in one write.
@@ -752,6 +754,12 @@ func reportCounts0(rank int) {
 	}
 	if n := callsReduceLocal0.Load(); n > 0 {
 		fmt.Fprintf(&b, "counter rank %d: ReduceLocal %d\n", rank, n)
+	}
+	if n := callsCommIdup0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: CommIdup %d\n", rank, n)
+	}
+	if n := callsCommIdupWithInfo0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: CommIdupWithInfo %d\n", rank, n)
 	}
 	os.Stdout.WriteString(b.String())
 }
@@ -1989,5 +1997,19 @@ func (layer module) ExscanInit(send []byte, recv []byte, count int, dt pmpi.Data
 func (layer module) ReduceLocal(in []byte, inout []byte, count int, dt pmpi.Datatype, op pmpi.Op) (returnVal error) {
 	callsReduceLocal0.Add(1)
 	returnVal = layer.Next.ReduceLocal(in, inout, count, dt, op)
+	return
+}
+
+// CommIdup runs the wrappers of counter.w around Next.CommIdup.
+func (layer module) CommIdup(comm *pmpi.Comm) (ret0 *pmpi.Comm, ret1 *pmpi.Request, returnVal error) {
+	callsCommIdup0.Add(1)
+	ret0, ret1, returnVal = layer.Next.CommIdup(comm)
+	return
+}
+
+// CommIdupWithInfo runs the wrappers of counter.w around Next.CommIdupWithInfo.
+func (layer module) CommIdupWithInfo(comm *pmpi.Comm, info *pmpi.Info) (ret0 *pmpi.Comm, ret1 *pmpi.Request, returnVal error) {
+	callsCommIdupWithInfo0.Add(1)
+	ret0, ret1, returnVal = layer.Next.CommIdupWithInfo(comm, info)
 	return
 }

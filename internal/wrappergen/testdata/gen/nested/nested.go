@@ -253,6 +253,8 @@ var (
 	callsScanInit1                atomic.Int64
 	callsExscanInit1              atomic.Int64
 	callsReduceLocal1             atomic.Int64
+	callsCommIdup1                atomic.Int64
+	callsCommIdupWithInfo1        atomic.Int64
 )
 
 // reportCounts1 prints this rank's nonzero counts in one write.
@@ -785,6 +787,12 @@ func reportCounts1(rank int) {
 	}
 	if n := callsReduceLocal1.Load(); n > 0 {
 		fmt.Fprintf(&b, "counter rank %d: ReduceLocal %d\n", rank, n)
+	}
+	if n := callsCommIdup1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: CommIdup %d\n", rank, n)
+	}
+	if n := callsCommIdupWithInfo1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: CommIdupWithInfo %d\n", rank, n)
 	}
 	os.Stdout.WriteString(b.String())
 }
@@ -3259,6 +3267,34 @@ func (layer module) ReduceLocal(in []byte, inout []byte, count int, dt pmpi.Data
 	timesMu0.Lock()
 	times0["ReduceLocal"] += time.Since(start)
 	counts0["ReduceLocal"]++
+	timesMu0.Unlock()
+	return
+}
+
+// CommIdup runs the wrappers of timing.w, counter.w around Next.CommIdup.
+func (layer module) CommIdup(comm *pmpi.Comm) (ret0 *pmpi.Comm, ret1 *pmpi.Request, returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsCommIdup1.Add(1)
+	ret0, ret1, returnVal = layer.Next.CommIdup(comm)
+	timesMu0.Lock()
+	times0["CommIdup"] += time.Since(start)
+	counts0["CommIdup"]++
+	timesMu0.Unlock()
+	return
+}
+
+// CommIdupWithInfo runs the wrappers of timing.w, counter.w around Next.CommIdupWithInfo.
+func (layer module) CommIdupWithInfo(comm *pmpi.Comm, info *pmpi.Info) (ret0 *pmpi.Comm, ret1 *pmpi.Request, returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsCommIdupWithInfo1.Add(1)
+	ret0, ret1, returnVal = layer.Next.CommIdupWithInfo(comm, info)
+	timesMu0.Lock()
+	times0["CommIdupWithInfo"] += time.Since(start)
+	counts0["CommIdupWithInfo"]++
 	timesMu0.Unlock()
 	return
 }
