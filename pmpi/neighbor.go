@@ -52,6 +52,19 @@ func (c *Comm) Degrees() (sources, dests int) {
 	return len(nb.Sources), len(nb.Dests)
 }
 
+// Neighbors returns the ranks the neighbourhood collectives receive from
+// and send to on c, in order, ProcNull for a neighbour past a grid's
+// edge; nil for a communicator without a topology. The slices are the
+// communicator's own: read them, never write. It is no MPI call: a tool
+// reads it to count a neighbourhood collective's traffic.
+func (c *Comm) Neighbors() (sources, dests []int) {
+	if c == nil || c.topo == nil {
+		return nil, nil
+	}
+	nb := c.topo.neighbors(c.rank)
+	return nb.Sources, nb.Dests
+}
+
 // neighborhood is the call's neighbourhood, or an error if its
 // communicator has no topology.
 func (k *collCall) neighborhood() (coll.Neighbors, error) {

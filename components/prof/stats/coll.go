@@ -22,6 +22,7 @@ const (
 	toHigher                   // every member sends each to the members of higher rank
 	byCounts                   // every member sends counts[i]*unit to member i
 	rootCounts                 // the root sends counts[i]*unit to member i
+	toDests                    // a neighbourhood: each, or counts[k]*unit, to dests[k]
 )
 
 type flow struct {
@@ -30,6 +31,7 @@ type flow struct {
 	each   int64
 	counts []int
 	unit   int64
+	dests  []int // toDests: ranks of the communicator, negative for none
 }
 
 // to returns the bytes rank me sends to member i (i != me).
@@ -53,6 +55,18 @@ func (f *flow) to(me, i int) int64 {
 		if (f.kind == byCounts || me == f.root) && i < len(f.counts) {
 			return int64(f.counts[i]) * f.unit
 		}
+	case toDests:
+		var n int64
+		for k, d := range f.dests {
+			switch {
+			case d != i:
+			case f.counts == nil:
+				n += f.each
+			case k < len(f.counts):
+				n += int64(f.counts[k]) * f.unit
+			}
+		}
+		return n
 	}
 	return 0
 }
@@ -102,6 +116,58 @@ func (m *module) collective(f fn, t0 int64, comm *pmpi.Comm, fl flow) {
 
 func size(count int, dt pmpi.Datatype) int64 { return int64(count) * int64(dt.Size()) }
 
+// The flows of the collectives, which their non-blocking forms share
+// (nbc.go).
+
+// bcastFlow: the root's block to every other member (Bcast, Scatter).
+func bcastFlow(count int, dt pmpi.Datatype, root int) flow {
+	return flow{kind: fromRoot, root: root, each: size(count, dt)}
+}
+
+// toRootFlow: every member's block to the root (Reduce, Gather(v)).
+func toRootFlow(count int, dt pmpi.Datatype, root int) flow {
+	return flow{kind: toRoot, root: root, each: size(count, dt)}
+}
+
+// toAllFlow: every member's block to every other (Allreduce,
+// Reduce_scatter_block).
+func toAllFlow(count int, dt pmpi.Datatype) flow { return flow{kind: toAll, each: size(count, dt)} }
+
+func scattervFlow(counts []int, sdt pmpi.Datatype, root int) flow {
+	return flow{kind: rootCounts, root: root, counts: counts, unit: int64(sdt.Size())}
+}
+
+func byCountsFlow(counts []int, dt pmpi.Datatype) flow {
+	return flow{kind: byCounts, counts: counts, unit: int64(dt.Size())}
+}
+
+func scanFlow(count int, dt pmpi.Datatype) flow { return flow{kind: toHigher, each: size(count, dt)} }
+
+// The gathers to all and the all-to-alls in place take this rank's part
+// from the receive buffer, with the receive's count and type.
+
+// blockFlow: Allgather's and Alltoall's block to every other member.
+func blockFlow(send []byte, scount int, sdt pmpi.Datatype, rcount int, rdt pmpi.Datatype) flow {
+	if pmpi.IsInPlace(send) {
+		return toAllFlow(rcount, rdt)
+	}
+	return toAllFlow(scount, sdt)
+}
+
+func allgathervFlow(send []byte, scount int, sdt pmpi.Datatype, counts []int, rdt pmpi.Datatype, comm *pmpi.Comm) flow {
+	if comm != nil && pmpi.IsInPlace(send) && comm.Rank() < len(counts) {
+		return toAllFlow(counts[comm.Rank()], rdt)
+	}
+	return toAllFlow(scount, sdt)
+}
+
+func alltoallvFlow(send []byte, scounts []int, sdt pmpi.Datatype, rcounts []int, rdt pmpi.Datatype) flow {
+	if pmpi.IsInPlace(send) {
+		return byCountsFlow(rcounts, rdt)
+	}
+	return byCountsFlow(scounts, sdt)
+}
+
 func (m *module) Barrier(comm *pmpi.Comm) error {
 	t0 := m.begin()
 	err := m.Next.Barrier(comm)
@@ -115,7 +181,7 @@ func (m *module) Bcast(buf []byte, count int, dt pmpi.Datatype, root int, comm *
 	t0 := m.begin()
 	err := m.Next.Bcast(buf, count, dt, root, comm)
 	if t0 >= 0 {
-		m.collective(fnBcast, t0, comm, flow{kind: fromRoot, root: root, each: size(count, dt)})
+		m.collective(fnBcast, t0, comm, bcastFlow(count, dt, root))
 	}
 	return err
 }
@@ -124,7 +190,7 @@ func (m *module) Reduce(send, recv []byte, count int, dt pmpi.Datatype, op pmpi.
 	t0 := m.begin()
 	err := m.Next.Reduce(send, recv, count, dt, op, root, comm)
 	if t0 >= 0 {
-		m.collective(fnReduce, t0, comm, flow{kind: toRoot, root: root, each: size(count, dt)})
+		m.collective(fnReduce, t0, comm, toRootFlow(count, dt, root))
 	}
 	return err
 }
@@ -133,7 +199,7 @@ func (m *module) Allreduce(send, recv []byte, count int, dt pmpi.Datatype, op pm
 	t0 := m.begin()
 	err := m.Next.Allreduce(send, recv, count, dt, op, comm)
 	if t0 >= 0 {
-		m.collective(fnAllreduce, t0, comm, flow{kind: toAll, each: size(count, dt)})
+		m.collective(fnAllreduce, t0, comm, toAllFlow(count, dt))
 	}
 	return err
 }
@@ -142,7 +208,7 @@ func (m *module) Gather(send []byte, scount int, sdt pmpi.Datatype, recv []byte,
 	t0 := m.begin()
 	err := m.Next.Gather(send, scount, sdt, recv, rcount, rdt, root, comm)
 	if t0 >= 0 {
-		m.collective(fnGather, t0, comm, flow{kind: toRoot, root: root, each: size(scount, sdt)})
+		m.collective(fnGather, t0, comm, toRootFlow(scount, sdt, root))
 	}
 	return err
 }
@@ -151,7 +217,7 @@ func (m *module) Gatherv(send []byte, scount int, sdt pmpi.Datatype, recv []byte
 	t0 := m.begin()
 	err := m.Next.Gatherv(send, scount, sdt, recv, counts, displs, rdt, root, comm)
 	if t0 >= 0 {
-		m.collective(fnGatherv, t0, comm, flow{kind: toRoot, root: root, each: size(scount, sdt)})
+		m.collective(fnGatherv, t0, comm, toRootFlow(scount, sdt, root))
 	}
 	return err
 }
@@ -160,7 +226,7 @@ func (m *module) Scatter(send []byte, scount int, sdt pmpi.Datatype, recv []byte
 	t0 := m.begin()
 	err := m.Next.Scatter(send, scount, sdt, recv, rcount, rdt, root, comm)
 	if t0 >= 0 {
-		m.collective(fnScatter, t0, comm, flow{kind: fromRoot, root: root, each: size(scount, sdt)})
+		m.collective(fnScatter, t0, comm, bcastFlow(scount, sdt, root))
 	}
 	return err
 }
@@ -169,23 +235,16 @@ func (m *module) Scatterv(send []byte, counts, displs []int, sdt pmpi.Datatype, 
 	t0 := m.begin()
 	err := m.Next.Scatterv(send, counts, displs, sdt, recv, rcount, rdt, root, comm)
 	if t0 >= 0 {
-		m.collective(fnScatterv, t0, comm, flow{kind: rootCounts, root: root, counts: counts, unit: int64(sdt.Size())})
+		m.collective(fnScatterv, t0, comm, scattervFlow(counts, sdt, root))
 	}
 	return err
 }
-
-// The gathers to all and the all-to-alls in place take this rank's part
-// from the receive buffer, with the receive's count and type.
 
 func (m *module) Allgather(send []byte, scount int, sdt pmpi.Datatype, recv []byte, rcount int, rdt pmpi.Datatype, comm *pmpi.Comm) error {
 	t0 := m.begin()
 	err := m.Next.Allgather(send, scount, sdt, recv, rcount, rdt, comm)
 	if t0 >= 0 {
-		each := size(scount, sdt)
-		if pmpi.IsInPlace(send) {
-			each = size(rcount, rdt)
-		}
-		m.collective(fnAllgather, t0, comm, flow{kind: toAll, each: each})
+		m.collective(fnAllgather, t0, comm, blockFlow(send, scount, sdt, rcount, rdt))
 	}
 	return err
 }
@@ -194,11 +253,7 @@ func (m *module) Allgatherv(send []byte, scount int, sdt pmpi.Datatype, recv []b
 	t0 := m.begin()
 	err := m.Next.Allgatherv(send, scount, sdt, recv, counts, displs, rdt, comm)
 	if t0 >= 0 {
-		each := size(scount, sdt)
-		if comm != nil && pmpi.IsInPlace(send) && comm.Rank() < len(counts) {
-			each = size(counts[comm.Rank()], rdt)
-		}
-		m.collective(fnAllgatherv, t0, comm, flow{kind: toAll, each: each})
+		m.collective(fnAllgatherv, t0, comm, allgathervFlow(send, scount, sdt, counts, rdt, comm))
 	}
 	return err
 }
@@ -207,11 +262,7 @@ func (m *module) Alltoall(send []byte, scount int, sdt pmpi.Datatype, recv []byt
 	t0 := m.begin()
 	err := m.Next.Alltoall(send, scount, sdt, recv, rcount, rdt, comm)
 	if t0 >= 0 {
-		each := size(scount, sdt)
-		if pmpi.IsInPlace(send) {
-			each = size(rcount, rdt)
-		}
-		m.collective(fnAlltoall, t0, comm, flow{kind: toAll, each: each})
+		m.collective(fnAlltoall, t0, comm, blockFlow(send, scount, sdt, rcount, rdt))
 	}
 	return err
 }
@@ -220,11 +271,7 @@ func (m *module) Alltoallv(send []byte, scounts, sdispls []int, sdt pmpi.Datatyp
 	t0 := m.begin()
 	err := m.Next.Alltoallv(send, scounts, sdispls, sdt, recv, rcounts, rdispls, rdt, comm)
 	if t0 >= 0 {
-		fl := flow{kind: byCounts, counts: scounts, unit: int64(sdt.Size())}
-		if pmpi.IsInPlace(send) {
-			fl.counts, fl.unit = rcounts, int64(rdt.Size())
-		}
-		m.collective(fnAlltoallv, t0, comm, fl)
+		m.collective(fnAlltoallv, t0, comm, alltoallvFlow(send, scounts, sdt, rcounts, rdt))
 	}
 	return err
 }
@@ -233,7 +280,7 @@ func (m *module) ReduceScatter(send, recv []byte, counts []int, dt pmpi.Datatype
 	t0 := m.begin()
 	err := m.Next.ReduceScatter(send, recv, counts, dt, op, comm)
 	if t0 >= 0 {
-		m.collective(fnReduceScatter, t0, comm, flow{kind: byCounts, counts: counts, unit: int64(dt.Size())})
+		m.collective(fnReduceScatter, t0, comm, byCountsFlow(counts, dt))
 	}
 	return err
 }
@@ -242,7 +289,7 @@ func (m *module) ReduceScatterBlock(send, recv []byte, count int, dt pmpi.Dataty
 	t0 := m.begin()
 	err := m.Next.ReduceScatterBlock(send, recv, count, dt, op, comm)
 	if t0 >= 0 {
-		m.collective(fnReduceScatterBlock, t0, comm, flow{kind: toAll, each: size(count, dt)})
+		m.collective(fnReduceScatterBlock, t0, comm, toAllFlow(count, dt))
 	}
 	return err
 }
@@ -251,7 +298,7 @@ func (m *module) Scan(send, recv []byte, count int, dt pmpi.Datatype, op pmpi.Op
 	t0 := m.begin()
 	err := m.Next.Scan(send, recv, count, dt, op, comm)
 	if t0 >= 0 {
-		m.collective(fnScan, t0, comm, flow{kind: toHigher, each: size(count, dt)})
+		m.collective(fnScan, t0, comm, scanFlow(count, dt))
 	}
 	return err
 }
@@ -260,7 +307,7 @@ func (m *module) Exscan(send, recv []byte, count int, dt pmpi.Datatype, op pmpi.
 	t0 := m.begin()
 	err := m.Next.Exscan(send, recv, count, dt, op, comm)
 	if t0 >= 0 {
-		m.collective(fnExscan, t0, comm, flow{kind: toHigher, each: size(count, dt)})
+		m.collective(fnExscan, t0, comm, scanFlow(count, dt))
 	}
 	return err
 }

@@ -66,6 +66,50 @@ const (
 	fnReduceScatterBlock
 	fnScan
 	fnExscan
+	fnIbarrier
+	fnIbcast
+	fnIreduce
+	fnIallreduce
+	fnIgather
+	fnIgatherv
+	fnIscatter
+	fnIscatterv
+	fnIallgather
+	fnIallgatherv
+	fnIalltoall
+	fnIalltoallv
+	fnIreduceScatter
+	fnIreduceScatterBlock
+	fnIscan
+	fnIexscan
+	fnNeighborAllgather
+	fnIneighborAllgather
+	fnNeighborAllgatherv
+	fnIneighborAllgatherv
+	fnNeighborAlltoall
+	fnIneighborAlltoall
+	fnNeighborAlltoallv
+	fnIneighborAlltoallv
+	fnBarrierInit
+	fnBcastInit
+	fnReduceInit
+	fnAllreduceInit
+	fnGatherInit
+	fnGathervInit
+	fnScatterInit
+	fnScattervInit
+	fnAllgatherInit
+	fnAllgathervInit
+	fnAlltoallInit
+	fnAlltoallvInit
+	fnReduceScatterInit
+	fnReduceScatterBlockInit
+	fnScanInit
+	fnExscanInit
+	fnNeighborAllgatherInit
+	fnNeighborAllgathervInit
+	fnNeighborAlltoallInit
+	fnNeighborAlltoallvInit
 	numFns
 )
 
@@ -80,6 +124,7 @@ var fnNames = [numFns]string{
 	"Barrier", "Bcast", "Reduce", "Allreduce", "Gather", "Gatherv", "Scatter", "Scatterv",
 	"Allgather", "Allgatherv", "Alltoall", "Alltoallv", "Reduce_scatter", "Reduce_scatter_block",
 	"Scan", "Exscan",
+	"Ibarrier", "Ibcast", "Ireduce", "Iallreduce", "Igather", "Igatherv", "Iscatter", "Iscatterv", "Iallgather", "Iallgatherv", "Ialltoall", "Ialltoallv", "Ireduce_scatter", "Ireduce_scatter_block", "Iscan", "Iexscan", "Neighbor_allgather", "Ineighbor_allgather", "Neighbor_allgatherv", "Ineighbor_allgatherv", "Neighbor_alltoall", "Ineighbor_alltoall", "Neighbor_alltoallv", "Ineighbor_alltoallv", "Barrier_init", "Bcast_init", "Reduce_init", "Allreduce_init", "Gather_init", "Gatherv_init", "Scatter_init", "Scatterv_init", "Allgather_init", "Allgatherv_init", "Alltoall_init", "Alltoallv_init", "Reduce_scatter_init", "Reduce_scatter_block_init", "Scan_init", "Exscan_init", "Neighbor_allgather_init", "Neighbor_allgatherv_init", "Neighbor_alltoall_init", "Neighbor_alltoallv_init",
 }
 
 func (f fn) String() string { return fnNames[f] }

@@ -271,6 +271,38 @@ func TestJobModes(t *testing.T) {
 	checkMatrix(t, "total p2p", ph.P2P, msgs, bytes)
 }
 
+// TestJobNonblocking runs nbcprog on 3 ranks: a non-blocking collective
+// counts the blocking call's bytes at its start, a persistent one's Init
+// its time only, and a neighbourhood collective the blocks each rank
+// sends to its neighbours on a line, in the collective matrix too.
+func TestJobNonblocking(t *testing.T) {
+	_, rep := runJob(t, "nbcprog")
+	ph := rep.Total
+	want := map[string]expect{
+		// Every rank sends its 64 bytes to the 2 others; the root its 16.
+		"Iallreduce": {"", 3, 3 * 2 * 64, 0}, "Ibcast": {"", 3, 2 * 16, 0},
+		"Allreduce_init": {"", 3, 0, 0}, "Start": {"", 3 * 2, 0, 0},
+		// On the line 0-1-2, ranks 0 and 2 send to 1, rank 1 to both.
+		"Neighbor_allgather": {"", 3, 4 * 32, 0}, "Ineighbor_alltoall": {"", 3, 4 * 24, 0},
+	}
+	got := map[string]stats.FuncStat{}
+	for _, f := range ph.Functions {
+		got[f.Name] = f
+	}
+	for name, w := range want {
+		f, ok := got[name]
+		if !ok || f.Calls != w.calls || f.Bytes != w.bytes {
+			t.Errorf("%s: %d calls, %d bytes (found %v); want %d and %d", name, f.Calls, f.Bytes, ok, w.calls, w.bytes)
+		}
+	}
+	// Per call, one logical message to each other member: Iallreduce,
+	// Ibcast and the two neighbourhood calls (the Inits move nothing,
+	// and Start counts no message).
+	msgs := [][]int64{{0, 4, 4}, {4, 0, 4}, {4, 4, 0}}
+	bytes := [][]int64{{0, 64 + 16 + 32 + 24, 64 + 16}, {64 + 32 + 24, 0, 64 + 32 + 24}, {64, 64 + 32 + 24, 0}}
+	checkMatrix(t, "total coll", ph.Coll, msgs, bytes)
+}
+
 // TestJobComms runs commsprog on 3 ranks and checks the per-communicator
 // table: the halves of a Split, named apart, and two Dups and an Idup of
 // world each get their own row, apart from world's; the counts of the
