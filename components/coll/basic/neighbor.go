@@ -75,7 +75,10 @@ func exchange(c coll.Comm, nb coll.Neighbors, tag int, sendBlock, recvBlock func
 	if err := coll.CheckNeighbors(c, nb); err != nil {
 		return err
 	}
-	reqs := make([]coll.Request, 0, len(nb.Sources)+len(nb.Dests))
+	// A 3-D grid's 12 requests stay on the stack; each is waited for
+	// alone, since a slice handed to Wait would escape to the heap.
+	var buf [12]coll.Request
+	reqs := buf[:0]
 	for j, r := range nb.Sources {
 		if r >= 0 {
 			reqs = append(reqs, c.Irecv(recvBlock(j), r, tag))
@@ -87,5 +90,11 @@ func exchange(c coll.Comm, nb coll.Neighbors, tag int, sendBlock, recvBlock func
 			reqs = append(reqs, c.Isend(sendBlock(i), r, tag))
 		}
 	}
-	return c.Wait(reqs...)
+	var first error
+	for _, r := range reqs {
+		if err := r.Wait(); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
 }
