@@ -52,6 +52,9 @@ type Comm struct {
 	name     atomic.Pointer[string]
 	builtin  bool // world and self: never freed
 	freed    atomic.Bool
+	// idup says, while freed holds, why: the communicator of a CommIdup
+	// under way (idupPending) or failed (idupFailed).
+	idup atomic.Int32
 
 	lib   *library
 	colls *coll.Table // nil for an intercommunicator

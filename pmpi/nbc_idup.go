@@ -70,6 +70,7 @@ func idup(op string, comm *Comm, withInfo bool, info *Info) (*Comm, *Request, er
 	// Until it is complete, c counts as freed, so that a call that uses
 	// it too soon fails rather than reach a context not its own. The
 	// delete callbacks of a failed copy ran before, on a c they may query.
+	c.idup.Store(idupPending)
 	c.freed.Store(true)
 	j.slot = comm.nbc.take()
 	r := l.newRequest(comm, Byte, op, ProcNull, AnyTag, false)
@@ -92,6 +93,13 @@ func pendingComm(l *library, comm *Comm) *Comm {
 	c.topo = comm.topo // MPI: a duplicate keeps the topology
 	return c
 }
+
+// The states of a communicator that CommIdup made, while it is not
+// usable (Comm.idup).
+const (
+	idupPending = 1 + iota
+	idupFailed
+)
 
 // idupJob is one CommIdup under way.
 type idupJob struct {
@@ -120,7 +128,9 @@ func (j *idupJob) run() {
 			err = errors.Join(err, j.c.ext.attrs.clear(j.c.deleter(j.op)))
 		}
 		st.Err = &collFailed{err}
+		j.c.idup.Store(idupFailed)
 	} else {
+		j.c.idup.Store(0)
 		j.c.freed.Store(false) // after the fields it publishes
 	}
 	j.l.engine.CompleteGeneral(j.p, st)

@@ -357,6 +357,12 @@ func checkComm(op string, comm *Comm) error {
 		return errorf(ClassComm, nil, "%s: the communicator is nil (use CommWorld or CommSelf after Init)", op)
 	}
 	if comm.freed.Load() {
+		switch comm.idup.Load() {
+		case idupPending:
+			return errorf(ClassComm, nil, "%s: %v is the communicator of an Idup that has not completed (wait on its request first)", op, comm)
+		case idupFailed:
+			return errorf(ClassComm, nil, "%s: %v is the communicator of an Idup that failed (its request's error says why)", op, comm)
+		}
 		return errorf(ClassComm, nil, "%s: %v was freed", op, comm)
 	}
 	return nil
