@@ -23,12 +23,9 @@ func (m *module) NeighborAllgather(send []byte, scount int, sdt pmpi.Datatype, r
 }
 
 func (m *module) IneighborAllgather(send []byte, scount int, sdt pmpi.Datatype, recv []byte, rcount int, rdt pmpi.Datatype, comm *pmpi.Comm) (*pmpi.Request, error) {
-	t0 := m.begin()
-	r, err := m.Next.IneighborAllgather(send, scount, sdt, recv, rcount, rdt, comm)
-	if t0 >= 0 {
-		m.collective(fnIneighborAllgather, t0, comm, neighborFlow(comm, size(scount, sdt), nil, 0))
-	}
-	return r, err
+	return m.begun(fnIneighborAllgather, comm, neighborFlow(comm, size(scount, sdt), nil, 0), func() (*pmpi.Request, error) {
+		return m.Next.IneighborAllgather(send, scount, sdt, recv, rcount, rdt, comm)
+	})
 }
 
 func (m *module) NeighborAllgatherv(send []byte, scount int, sdt pmpi.Datatype, recv []byte, counts, displs []int, rdt pmpi.Datatype, comm *pmpi.Comm) error {
@@ -41,12 +38,9 @@ func (m *module) NeighborAllgatherv(send []byte, scount int, sdt pmpi.Datatype, 
 }
 
 func (m *module) IneighborAllgatherv(send []byte, scount int, sdt pmpi.Datatype, recv []byte, counts, displs []int, rdt pmpi.Datatype, comm *pmpi.Comm) (*pmpi.Request, error) {
-	t0 := m.begin()
-	r, err := m.Next.IneighborAllgatherv(send, scount, sdt, recv, counts, displs, rdt, comm)
-	if t0 >= 0 {
-		m.collective(fnIneighborAllgatherv, t0, comm, neighborFlow(comm, size(scount, sdt), nil, 0))
-	}
-	return r, err
+	return m.begun(fnIneighborAllgatherv, comm, neighborFlow(comm, size(scount, sdt), nil, 0), func() (*pmpi.Request, error) {
+		return m.Next.IneighborAllgatherv(send, scount, sdt, recv, counts, displs, rdt, comm)
+	})
 }
 
 func (m *module) NeighborAlltoall(send []byte, scount int, sdt pmpi.Datatype, recv []byte, rcount int, rdt pmpi.Datatype, comm *pmpi.Comm) error {
@@ -59,12 +53,9 @@ func (m *module) NeighborAlltoall(send []byte, scount int, sdt pmpi.Datatype, re
 }
 
 func (m *module) IneighborAlltoall(send []byte, scount int, sdt pmpi.Datatype, recv []byte, rcount int, rdt pmpi.Datatype, comm *pmpi.Comm) (*pmpi.Request, error) {
-	t0 := m.begin()
-	r, err := m.Next.IneighborAlltoall(send, scount, sdt, recv, rcount, rdt, comm)
-	if t0 >= 0 {
-		m.collective(fnIneighborAlltoall, t0, comm, neighborFlow(comm, size(scount, sdt), nil, 0))
-	}
-	return r, err
+	return m.begun(fnIneighborAlltoall, comm, neighborFlow(comm, size(scount, sdt), nil, 0), func() (*pmpi.Request, error) {
+		return m.Next.IneighborAlltoall(send, scount, sdt, recv, rcount, rdt, comm)
+	})
 }
 
 func (m *module) NeighborAlltoallv(send []byte, scounts, sdispls []int, sdt pmpi.Datatype, recv []byte, rcounts, rdispls []int, rdt pmpi.Datatype, comm *pmpi.Comm) error {
@@ -77,10 +68,7 @@ func (m *module) NeighborAlltoallv(send []byte, scounts, sdispls []int, sdt pmpi
 }
 
 func (m *module) IneighborAlltoallv(send []byte, scounts, sdispls []int, sdt pmpi.Datatype, recv []byte, rcounts, rdispls []int, rdt pmpi.Datatype, comm *pmpi.Comm) (*pmpi.Request, error) {
-	t0 := m.begin()
-	r, err := m.Next.IneighborAlltoallv(send, scounts, sdispls, sdt, recv, rcounts, rdispls, rdt, comm)
-	if t0 >= 0 {
-		m.collective(fnIneighborAlltoallv, t0, comm, neighborFlow(comm, 0, scounts, int64(sdt.Size())))
-	}
-	return r, err
+	return m.begun(fnIneighborAlltoallv, comm, neighborFlow(comm, 0, scounts, int64(sdt.Size())), func() (*pmpi.Request, error) {
+		return m.Next.IneighborAlltoallv(send, scounts, sdispls, sdt, recv, rcounts, rdispls, rdt, comm)
+	})
 }
