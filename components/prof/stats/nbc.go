@@ -19,10 +19,10 @@ func (m *module) begun(f fn, comm *pmpi.Comm, fl flow, start func() (*pmpi.Reque
 	return r, err
 }
 
-// made counts the time of a persistent call's Init, make.
-func (m *module) made(f fn, comm *pmpi.Comm, make func() (*pmpi.Request, error)) (*pmpi.Request, error) {
+// made counts the time of a persistent call's Init, call.
+func (m *module) made(f fn, comm *pmpi.Comm, call func() (*pmpi.Request, error)) (*pmpi.Request, error) {
 	t0 := m.begin()
-	r, err := make()
+	r, err := call()
 	if t0 >= 0 {
 		m.end(f, t0, 0, comm, -1)
 	}
