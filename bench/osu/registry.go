@@ -67,7 +67,7 @@ type Measurement struct {
 
 // All lists the measurements in the order --help shows them.
 func All() []Measurement {
-	return append(append([]Measurement{latency(), ddt(), ddtRows(), bandwidth(), biBandwidth(), multiLatency(), incast(), ring()}, collectives()...), iallreduce())
+	return append(append([]Measurement{latency(), ddt(), ddtRows(), bandwidth(), biBandwidth(), multiLatency(), incast(), ring()}, collectives()...), nonBlockingCollectives()...)
 }
 
 // AboutFor is how the value is obtained under o, for the header.

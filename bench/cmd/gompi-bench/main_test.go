@@ -276,7 +276,7 @@ func TestUsage(t *testing.T) {
 		t.Fatalf("--help: exit %d", code)
 	}
 	for _, name := range []string{"latency", "bw", "bibw", "multi-lat", "incast", "ring", "launch", "init-finalize",
-		"barrier", "bcast", "reduce", "allreduce", "allgather", "alltoall", "iallreduce"} {
+		"barrier", "bcast", "reduce", "allreduce", "allgather", "alltoall", "iallreduce", "ibcast", "ialltoall"} {
 		if !strings.Contains(out.String(), "\n  "+name+" ") {
 			t.Errorf("--help does not list %s:\n%s", name, out.String())
 		}
