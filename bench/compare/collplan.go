@@ -55,12 +55,13 @@ func collectivePlans(quick bool) []Plan {
 // ColdCalls are the counts of first calls the cold plans time.
 var ColdCalls = []int{20, 100}
 
-// coldPlans are the collectives' first calls on a fresh communicator
-// (gompi-bench -c, a Dup of the world for each size), the first 20 and
-// the first 100 at every rank count of CollectiveRanks, on the
-// shared-memory sides only: what a program that calls a collective a few
-// dozen times sees, where the warm plans' figures come after hundreds of
-// calls. A full run takes OSU's sizes, a quick one the quick collectives'.
+// coldPlans, the "cold" group, are the collectives' first calls on a
+// fresh communicator (gompi-bench -c, a Dup of the world for each size),
+// the first 20 and the first 100 at every rank count of CollectiveRanks,
+// on the shared-memory sides only: what a program that calls a collective
+// a few dozen times sees, where the warm plans' figures come after
+// hundreds of calls. A full run takes OSU's sizes, a quick one the quick
+// collectives'.
 func coldPlans(quick bool) []Plan {
 	sizes := func(min string) []string { return []string{"-m", min + ":1M"} }
 	if quick {
@@ -71,7 +72,7 @@ func coldPlans(quick bool) []Plan {
 		for _, np := range CollectiveRanks {
 			for _, calls := range ColdCalls {
 				p := Plan{Name: c.name, ID: fmt.Sprintf("%s-%d-cold%d", c.name, np, calls), Prog: c.name, NP: np, SMOnly: true,
-					Cold: calls,
+					Cold: calls, Group: "cold",
 					Title: fmt.Sprintf("%s on %d ranks, cold: the first %d calls on a fresh communicator, time per call, "+
 						"the average over the ranks of each one's mean (us)", c.what, np, calls)}
 				switch c.name {
