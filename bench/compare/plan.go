@@ -24,9 +24,9 @@ type Plan struct {
 	// Cold is how many first calls on a fresh communicator a cold plan
 	// times (gompi-bench -c); 0 for the others.
 	Cold int
-	// Column is the column after the key the plan's figure is read from:
-	// 0 the value, n the nth after it (the overlap plans' overlap). Plans
-	// that differ only in Column share their runs.
+	// Column is the column the plan's figure is read from: 0 the value,
+	// n the nth column after it (3 in the overlap plans, the overlap).
+	// Plans that differ only in Column share their runs.
 	Column int
 	// Group is a name -only picks the plan by with others ("cold", "nbc").
 	Group string
@@ -37,7 +37,9 @@ type Plan struct {
 // collectives, a quick one about four (a minute of it the collectives);
 // quick runs incast at three sizes, the ring at 8 ranks only and the
 // collectives at five sizes. The cold collectives, 36 short jobs a side
-// and repetition, add about seven minutes to a quick run.
+// and repetition, add about seven minutes to a quick run; the
+// non-blocking ones (nbc) about twenty to a full run on a loaded machine,
+// half of it at 4 ranks, and under a minute to a quick one.
 func Plans(quick bool) []Plan {
 	lat := []string{"-m", "0:4M", "-i", "2000", "-x", "200"}
 	ddt := []string{"-m", "8:4M", "-i", "1000", "-x", "100"}

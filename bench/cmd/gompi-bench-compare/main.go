@@ -66,7 +66,7 @@ func main() {
 func parseFlags(args []string) (options, error) {
 	var o options
 	fs := flag.NewFlagSet("gompi-bench-compare", flag.ContinueOnError)
-	fs.BoolVar(&o.quick, "quick", false, "fewer sizes, iterations and repetitions: about twelve minutes, seven of them the cold collectives")
+	fs.BoolVar(&o.quick, "quick", false, "fewer sizes, iterations and repetitions: about thirteen minutes, seven of them the cold collectives")
 	fs.IntVar(&o.reps, "reps", 0, "repetitions of every measurement on every side (default 5, quick 3)")
 	fs.StringVar(&o.bin, "bin", "bin", "directory of gompirun and gompi-bench (make build)")
 	fs.StringVar(&o.src, "src", "bench/c", "directory of the C programs")
