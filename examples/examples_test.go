@@ -105,3 +105,38 @@ func TestHeat(t *testing.T) {
 		}
 	}
 }
+
+// TestStencil runs stencil, on CartCreate with NeighborAlltoall halos and
+// an overlapped Iallreduce, on 2x2 and 3x2 grids over sm, 2x2 over tcp,
+// and one rank: rank 0 compares the plate and the number of steps with a
+// serial run, and the job fails on a mismatch. A run cut short by
+// -max-steps must match too.
+func TestStencil(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs jobs")
+	}
+	bins, err := jobtest.Build(t.TempDir(), map[string]string{"gompirun": "../cmd/gompirun", "stencil": "./stencil"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	line := regexp.MustCompile(`(?m)^stencil: 48x42 plate on (\dx\d) ranks, (\d+) steps \(serial (\d+)\) in \S+: checksum (\S+), serial (\S+): match$`)
+	for _, tc := range []struct {
+		np        int
+		btl, grid string
+		maxSteps  string
+	}{{4, "self,sm", "2x2", ""}, {6, "self,sm", "3x2", ""}, {4, "self,tcp", "2x2", ""}, {1, "self", "1x1", ""}, {4, "self,sm", "2x2", "37"}} {
+		args := []string{"--timeout", "60", "-np", strconv.Itoa(tc.np), "--oversubscribe", "--mca", "btl", tc.btl,
+			bins["stencil"], "-nx", "48", "-ny", "42", "-tol", "1e-2"}
+		if tc.maxSteps != "" {
+			args = append(args, "-max-steps", tc.maxSteps)
+		}
+		j := jobtest.Run(t, bins["gompirun"], 90*time.Second, nil, args...)
+		if j.Code != 0 {
+			t.Fatalf("np %d btl %s: job failed\n%v", tc.np, tc.btl, j)
+		}
+		m := line.FindStringSubmatch(j.Stdout)
+		if m == nil || m[1] != tc.grid || m[2] != m[3] || m[4] != m[5] || (tc.maxSteps != "" && m[2] != tc.maxSteps) {
+			t.Errorf("np %d btl %s: want matching steps and checksum on a %s grid\n%v", tc.np, tc.btl, tc.grid, j)
+		}
+	}
+}

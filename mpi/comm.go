@@ -84,6 +84,24 @@ func (c Comm) Dup() (Comm, error) {
 	return Comm{d}, err
 }
 
+// Idup starts Dup (MPI_Comm_idup) and returns at once the new
+// communicator and a request: the communicator may be used once the
+// request completes (Wait, Test, WaitAll... alike), and a call on it
+// before fails with ErrComm. The copy callbacks run in the call, on c's
+// attributes as they are then; a failing one fails the request. Every
+// rank of c calls it, in the same order as c's other collectives.
+func (c Comm) Idup() (Comm, Request, error) {
+	d, r, err := api().CommIdup(c.c)
+	return Comm{d}, request(r), err
+}
+
+// IdupWithInfo is Idup whose new communicator takes its hints from info
+// rather than from c (MPI_Comm_idup_with_info); a nil info gives it none.
+func (c Comm) IdupWithInfo(info *Info) (Comm, Request, error) {
+	d, r, err := api().CommIdupWithInfo(c.c, info)
+	return Comm{d}, request(r), err
+}
+
 // Split partitions c: ranks that pass the same color share a new
 // communicator, ordered by key, then by rank in c. A rank that passes
 // Undefined gets a null Comm. Every rank of c calls it.

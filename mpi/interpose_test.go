@@ -61,6 +61,7 @@ var pmpiPure = map[string]string{
 	"Op.For":         "binds a user operation to its element type, as NewOp returns it; no MPI call",
 	"Status.CountOf": "MPI_Get_count, a computation on the status the caller holds (GetCount)",
 	"Comm.Transport": "reads the transport Init chose for a peer; no MPI call",
+	"Comm.Degrees":   "reads the topology's neighbour counts: how NeighborAlltoall cuts its buffers into blocks",
 	// A datatype's methods build, read or free the local descriptor.
 	"Datatype.Size":       "MPI_Type_size: reads the datatype",
 	"Datatype.Extent":     "MPI_Type_get_extent: reads the datatype",

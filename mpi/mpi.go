@@ -114,6 +114,10 @@ var (
 	ErrGroup      = pmpi.ErrGroup
 	ErrTopology   = pmpi.ErrTopology
 	ErrDims       = pmpi.ErrDims
+	ErrKeyval     = pmpi.ErrKeyval
+	ErrInfoKey    = pmpi.ErrInfoKey
+	ErrInfoValue  = pmpi.ErrInfoValue
+	ErrInfoNokey  = pmpi.ErrInfoNokey
 )
 
 // Init initialises MPI. It may be called once per process. Parameters and

@@ -142,6 +142,20 @@ type API interface {
 	DistGraphNeighbors(comm *Comm) ([]int, []int, []int, []int, error)
 	TopoTest(comm *Comm) (Topology, error)
 
+	// Neighbourhood collectives, blocking, non-blocking and persistent (neighbor.go).
+	NeighborAllgather(send []byte, scount int, sdt Datatype, recv []byte, rcount int, rdt Datatype, comm *Comm) error
+	NeighborAllgatherv(send []byte, scount int, sdt Datatype, recv []byte, counts, displs []int, rdt Datatype, comm *Comm) error
+	NeighborAlltoall(send []byte, scount int, sdt Datatype, recv []byte, rcount int, rdt Datatype, comm *Comm) error
+	NeighborAlltoallv(send []byte, scounts, sdispls []int, sdt Datatype, recv []byte, rcounts, rdispls []int, rdt Datatype, comm *Comm) error
+	IneighborAllgather(send []byte, scount int, sdt Datatype, recv []byte, rcount int, rdt Datatype, comm *Comm) (*Request, error)
+	IneighborAllgatherv(send []byte, scount int, sdt Datatype, recv []byte, counts, displs []int, rdt Datatype, comm *Comm) (*Request, error)
+	IneighborAlltoall(send []byte, scount int, sdt Datatype, recv []byte, rcount int, rdt Datatype, comm *Comm) (*Request, error)
+	IneighborAlltoallv(send []byte, scounts, sdispls []int, sdt Datatype, recv []byte, rcounts, rdispls []int, rdt Datatype, comm *Comm) (*Request, error)
+	NeighborAllgatherInit(send []byte, scount int, sdt Datatype, recv []byte, rcount int, rdt Datatype, comm *Comm) (*Request, error)
+	NeighborAllgathervInit(send []byte, scount int, sdt Datatype, recv []byte, counts, displs []int, rdt Datatype, comm *Comm) (*Request, error)
+	NeighborAlltoallInit(send []byte, scount int, sdt Datatype, recv []byte, rcount int, rdt Datatype, comm *Comm) (*Request, error)
+	NeighborAlltoallvInit(send []byte, scounts, sdispls []int, sdt Datatype, recv []byte, rcounts, rdispls []int, rdt Datatype, comm *Comm) (*Request, error)
+
 	// Attributes and hints on communicators (attr*.go, info_comm.go).
 	CommCreateKeyval(copy CommCopyAttrFunc, del CommDeleteAttrFunc, extra any) (Keyval, error)
 	CommFreeKeyval(kv *Keyval) error
@@ -185,6 +199,10 @@ type API interface {
 	ScanInit(send, recv []byte, count int, dt Datatype, op Op, comm *Comm) (*Request, error)
 	ExscanInit(send, recv []byte, count int, dt Datatype, op Op, comm *Comm) (*Request, error)
 	ReduceLocal(in, inout []byte, count int, dt Datatype, op Op) error
+
+	// Non-blocking duplication (nbc_idup.go).
+	CommIdup(comm *Comm) (*Comm, *Request, error)
+	CommIdupWithInfo(comm *Comm, info *Info) (*Comm, *Request, error)
 }
 
 // Real returns the API that does the work: the implementation of each

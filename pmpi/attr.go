@@ -118,11 +118,11 @@ func (kv Keyval) String() string {
 func (kv Keyval) check(op string, kind attrKind) (*keyval, error) {
 	switch k := kv.k; {
 	case k == nil:
-		return nil, errorf(ClassArg, nil, "%s: the keyval is invalid (MPI_KEYVAL_INVALID: create one first)", op)
+		return nil, errorf(ClassKeyval, nil, "%s: the keyval is invalid (MPI_KEYVAL_INVALID: create one first)", op)
 	case k.freed.Load():
-		return nil, errorf(ClassArg, nil, "%s: %v was freed", op, k)
+		return nil, errorf(ClassKeyval, nil, "%s: %v was freed", op, k)
 	case k.kind != kind:
-		return nil, errorf(ClassArg, nil, "%s: %v is a %s keyval (want a %s one)", op, k, k.kind, kind)
+		return nil, errorf(ClassKeyval, nil, "%s: %v is a %s keyval (want a %s one)", op, k, k.kind, kind)
 	default:
 		return k, nil
 	}
@@ -139,10 +139,10 @@ func freeKeyval(op string, kv *Keyval, kind attrKind) error {
 		return err
 	}
 	if k.builtin != nil {
-		return errorf(ClassArg, nil, "%s: %v is predefined and cannot be freed", op, k)
+		return errorf(ClassKeyval, nil, "%s: %v is predefined and cannot be freed", op, k)
 	}
 	if !k.freed.CompareAndSwap(false, true) {
-		return errorf(ClassArg, nil, "%s: %v was freed", op, k)
+		return errorf(ClassKeyval, nil, "%s: %v was freed", op, k)
 	}
 	*kv = Keyval{}
 	return nil

@@ -41,7 +41,7 @@ func (*realAPI) CommSetAttr(comm *Comm, kv Keyval, value any) error {
 		return err
 	}
 	if k.builtin != nil {
-		return comm.handle(errorf(ClassArg, nil, "%s on %v: %v is predefined and cannot be set", op, comm, k))
+		return comm.handle(errorf(ClassKeyval, nil, "%s on %v: %v is predefined and cannot be set", op, comm, k))
 	}
 	return comm.handle(comm.ext.attrs.set(k, value, comm.deleter(op)))
 }
@@ -71,7 +71,7 @@ func (*realAPI) CommDeleteAttr(comm *Comm, kv Keyval) error {
 		return err
 	}
 	if k.builtin != nil {
-		return comm.handle(errorf(ClassArg, nil, "%s on %v: %v is predefined and cannot be deleted", op, comm, k))
+		return comm.handle(errorf(ClassKeyval, nil, "%s on %v: %v is predefined and cannot be deleted", op, comm, k))
 	}
 	had, err := comm.ext.attrs.remove(k, comm.deleter(op))
 	if err == nil && !had {
@@ -104,8 +104,18 @@ func (c *Comm) deleter(op string) func(attrEntry) error {
 // attributes old's copy callbacks return. If a copy callback fails,
 // the values c already got are deleted and c is released.
 func (l *library) dupExt(old, c *Comm) error {
-	const op = "comm dup"
 	c.ext.hints.copyFrom(&old.ext.hints)
+	if err := copyAttrs("comm dup", old, c); err != nil {
+		c.freed.Store(true)
+		return errors.Join(err, l.release(c))
+	}
+	return nil
+}
+
+// copyAttrs gives c the attributes old's copy callbacks return, in the
+// order they were set, op naming the call in errors. If a callback fails,
+// the values c already got are deleted and its error is returned.
+func copyAttrs(op string, old, c *Comm) error {
 	copyAttr := func(e attrEntry) (any, bool, error) {
 		v, ok, err := e.k.commCopy(old, Keyval{e.k}, e.value, e.k.extra)
 		if err != nil {
@@ -113,11 +123,7 @@ func (l *library) dupExt(old, c *Comm) error {
 		}
 		return v, ok, nil
 	}
-	if err := old.ext.attrs.copyTo(&c.ext.attrs, copyAttr, c.deleter(op)); err != nil {
-		c.freed.Store(true)
-		return errors.Join(err, l.release(c))
-	}
-	return nil
+	return old.ext.attrs.copyTo(&c.ext.attrs, copyAttr, c.deleter(op))
 }
 
 // freeExt deletes comm's attributes before CommFree releases it: the

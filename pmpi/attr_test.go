@@ -136,26 +136,28 @@ func TestAttrSetRace(t *testing.T) {
 }
 
 // TestKeyvalChecks: an invalid, freed, predefined or wrong-kind keyval
-// is refused, naming what is wrong.
+// is refused with MPI_ERR_KEYVAL, naming what is wrong.
 func TestKeyvalChecks(t *testing.T) {
 	kv, _ := theAPI.CommCreateKeyval(nil, nil, nil)
 	tkv, _ := TypeCreateKeyval(nil, nil, nil)
 	held := kv
 	tagUB := AttrTagUB
 	for _, tc := range []struct {
-		what string
-		err  error
-		says string
+		what  string
+		err   error
+		class *Error
+		says  string
 	}{
-		{"invalid", theAPI.CommSetAttr(nil, Keyval{}, 1), "the communicator is nil"},
-		{"type keyval freed as comm", theAPI.CommFreeKeyval(&tkv), "is a datatype keyval (want a communicator one)"},
-		{"predefined", theAPI.CommFreeKeyval(&tagUB), "MPI_TAG_UB is predefined and cannot be freed"},
-		{"nil pointer", theAPI.CommFreeKeyval(nil), "the keyval pointer is nil"},
-		{"free", theAPI.CommFreeKeyval(&kv), ""},
-		{"free twice", theAPI.CommFreeKeyval(&held), "was freed"},
-		{"free invalid", theAPI.CommFreeKeyval(&kv), "MPI_KEYVAL_INVALID"},
-		{"comm keyval on a type", TypeSetAttr(Int32, held, 1), "was freed"},
-		{"type on null", TypeSetAttr(Datatype{}, tkv, 1), "MPI_DATATYPE_NULL"},
+		{"invalid", theAPI.CommSetAttr(nil, Keyval{}, 1), ErrComm, "the communicator is nil"},
+		{"type keyval freed as comm", theAPI.CommFreeKeyval(&tkv), ErrKeyval, "is a datatype keyval (want a communicator one)"},
+		{"predefined", theAPI.CommFreeKeyval(&tagUB), ErrKeyval, "MPI_TAG_UB is predefined and cannot be freed"},
+		{"nil pointer", theAPI.CommFreeKeyval(nil), ErrArg, "the keyval pointer is nil"},
+		{"free", theAPI.CommFreeKeyval(&kv), nil, ""},
+		{"free twice", theAPI.CommFreeKeyval(&held), ErrKeyval, "was freed"},
+		{"free invalid", theAPI.CommFreeKeyval(&kv), ErrKeyval, "MPI_KEYVAL_INVALID"},
+		{"comm keyval on a type", TypeSetAttr(Int32, held, 1), ErrKeyval, "was freed"},
+		{"type keyval on a type, invalid", TypeSetAttr(Int32, Keyval{}, 1), ErrKeyval, "MPI_KEYVAL_INVALID"},
+		{"type on null", TypeSetAttr(Datatype{}, tkv, 1), ErrType, "MPI_DATATYPE_NULL"},
 	} {
 		if tc.says == "" {
 			if tc.err != nil {
@@ -163,8 +165,8 @@ func TestKeyvalChecks(t *testing.T) {
 			}
 			continue
 		}
-		if tc.err == nil || !strings.Contains(tc.err.Error(), tc.says) {
-			t.Errorf("%s: got %v, want an error saying %q", tc.what, tc.err, tc.says)
+		if !errors.Is(tc.err, tc.class) || !strings.Contains(tc.err.Error(), tc.says) {
+			t.Errorf("%s: got %v, want %v saying %q", tc.what, tc.err, tc.class.Class, tc.says)
 		}
 	}
 	if tagUB != AttrTagUB || kv != (Keyval{}) {

@@ -120,28 +120,32 @@ func (k *collCall) data(what string, buf []byte, count int, dt Datatype) ([]byte
 // vector turns per-rank counts and displacements in elements of dt into
 // bytes and checks that each block lies inside a buffer of n bytes.
 func (k *collCall) vector(what string, counts, displs []int, dt Datatype, n int) ([]int, []int, error) {
-	size := k.comm.Size()
-	if len(counts) != size || (displs != nil && len(displs) != size) {
-		return nil, nil, k.fail(ClassArg, "%d %s counts and %d displacements for %d ranks (want one per rank)", len(counts), what, len(displs), size)
+	return k.blocks(what, k.comm.Size(), "rank", counts, displs, dt, n)
+}
+
+// blocks is vector for parts blocks, one per rank or neighbour (per).
+func (k *collCall) blocks(what string, parts int, per string, counts, displs []int, dt Datatype, n int) ([]int, []int, error) {
+	if len(counts) != parts || (displs != nil && len(displs) != parts) {
+		return nil, nil, k.fail(ClassArg, "%d %s counts and %d displacements for %d %ss (want one per %s)", len(counts), what, len(displs), parts, per, per)
 	}
 	if dt.t == nil || dt.t.derived {
 		if err := k.derivedVector(what, dt); err != nil {
 			return nil, nil, err
 		}
 	}
-	bc, bd := make([]int, size), make([]int, size)
+	bc, bd := make([]int, parts), make([]int, parts)
 	off := 0
-	for i := range size {
+	for i := range parts {
 		d := off
 		if displs != nil {
 			d = displs[i]
 		}
 		switch {
 		case counts[i] < 0:
-			return nil, nil, k.fail(ClassCount, "%s count %d for rank %d is negative", what, counts[i], i)
+			return nil, nil, k.fail(ClassCount, "%s count %d for %s %d is negative", what, counts[i], per, i)
 		case d < 0 || (d+counts[i])*dt.Size() > n:
-			return nil, nil, k.fail(ClassBuffer, "%s block of rank %d (%d elements at %d) lies outside the buffer of %d elements",
-				what, i, counts[i], d, n/dt.Size())
+			return nil, nil, k.fail(ClassBuffer, "%s block of %s %d (%d elements at %d) lies outside the buffer of %d elements",
+				what, per, i, counts[i], d, n/dt.Size())
 		}
 		bc[i], bd[i] = counts[i]*dt.Size(), d*dt.Size()
 		off += counts[i]

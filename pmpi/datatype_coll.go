@@ -63,7 +63,12 @@ func (k *collCall) derivedVector(what string, dt Datatype) error {
 // copy, so the blocks keep their places in packed units, and a buffer
 // that receives is unpacked when the call succeeds.
 func (k *collCall) vectorIn(what string, buf *[]byte, counts, displs []int, dt Datatype) ([]int, []int, error) {
-	if dt.t != nil && dt.t.packs && len(counts) == k.comm.Size() && (displs == nil || len(displs) == len(counts)) {
+	return k.blocksIn(what, k.comm.Size(), "rank", buf, counts, displs, dt)
+}
+
+// blocksIn is vectorIn for parts blocks, one per rank or neighbour (per).
+func (k *collCall) blocksIn(what string, parts int, per string, buf *[]byte, counts, displs []int, dt Datatype) ([]int, []int, error) {
+	if dt.t != nil && dt.t.packs && len(counts) == parts && (displs == nil || len(displs) == len(counts)) {
 		end, off := 0, 0
 		for i, c := range counts {
 			d := off
@@ -78,5 +83,5 @@ func (k *collCall) vectorIn(what string, buf *[]byte, counts, displs []int, dt D
 		}
 		*buf = packed
 	}
-	return k.vector(what, counts, displs, dt, len(*buf))
+	return k.blocks(what, parts, per, counts, displs, dt, len(*buf))
 }

@@ -5,7 +5,9 @@ import "fmt"
 // ErrorClass is an MPI error class.
 type ErrorClass int
 
-// Error classes, as MPI names them.
+// Error classes, as MPI names them. New ones go at the end: a class
+// crosses the wire by its number (a leader's error in intercommunicator
+// creation).
 const (
 	ClassBuffer ErrorClass = iota + 1
 	ClassCount
@@ -25,6 +27,10 @@ const (
 	ClassGroup
 	ClassTopology
 	ClassDims
+	ClassKeyval
+	ClassInfoKey
+	ClassInfoValue
+	ClassInfoNokey
 )
 
 var classNames = map[ErrorClass]string{
@@ -33,7 +39,8 @@ var classNames = map[ErrorClass]string{
 	ClassRequest: "MPI_ERR_REQUEST", ClassArg: "MPI_ERR_ARG", ClassTruncate: "MPI_ERR_TRUNCATE",
 	ClassOther: "MPI_ERR_OTHER", ClassIntern: "MPI_ERR_INTERN", ClassProcFailed: "MPI_ERR_PROC_FAILED",
 	ClassInStatus: "MPI_ERR_IN_STATUS", ClassOp: "MPI_ERR_OP", ClassRoot: "MPI_ERR_ROOT", ClassGroup: "MPI_ERR_GROUP",
-	ClassTopology: "MPI_ERR_TOPOLOGY", ClassDims: "MPI_ERR_DIMS",
+	ClassTopology: "MPI_ERR_TOPOLOGY", ClassDims: "MPI_ERR_DIMS", ClassKeyval: "MPI_ERR_KEYVAL",
+	ClassInfoKey: "MPI_ERR_INFO_KEY", ClassInfoValue: "MPI_ERR_INFO_VALUE", ClassInfoNokey: "MPI_ERR_INFO_NOKEY",
 }
 
 func (c ErrorClass) String() string {
@@ -89,6 +96,10 @@ var (
 	ErrGroup      = &Error{Class: ClassGroup}
 	ErrTopology   = &Error{Class: ClassTopology}
 	ErrDims       = &Error{Class: ClassDims}
+	ErrKeyval     = &Error{Class: ClassKeyval}
+	ErrInfoKey    = &Error{Class: ClassInfoKey}
+	ErrInfoValue  = &Error{Class: ClassInfoValue}
+	ErrInfoNokey  = &Error{Class: ClassInfoNokey}
 )
 
 func errorf(class ErrorClass, cause error, format string, args ...any) *Error {

@@ -40,7 +40,7 @@ func (i *Info) lock(op string) error {
 
 func checkInfoKey(op, key string) error {
 	if key == "" || len(key) > MaxInfoKey {
-		return errorf(ClassArg, nil, "%s: key %q has %d bytes (want 1 to %d)", op, key, len(key), MaxInfoKey)
+		return errorf(ClassInfoKey, nil, "%s: key %q has %d bytes (want 1 to %d)", op, key, len(key), MaxInfoKey)
 	}
 	return nil
 }
@@ -52,7 +52,7 @@ func (i *Info) Set(key, value string) error {
 		return err
 	}
 	if value == "" || len(value) > MaxInfoVal {
-		return errorf(ClassArg, nil, "%s: the value of key %q has %d bytes (want 1 to %d)", op, key, len(value), MaxInfoVal)
+		return errorf(ClassInfoValue, nil, "%s: the value of key %q has %d bytes (want 1 to %d)", op, key, len(value), MaxInfoVal)
 	}
 	if err := i.lock(op); err != nil {
 		return err
@@ -91,7 +91,7 @@ func (i *Info) Delete(key string) error {
 	}
 	defer i.mu.Unlock()
 	if _, ok := i.vals[key]; !ok {
-		return errorf(ClassArg, nil, "%s: key %q is not set", op, key)
+		return errorf(ClassInfoNokey, nil, "%s: key %q is not set", op, key)
 	}
 	delete(i.vals, key)
 	i.keys = slices.DeleteFunc(i.keys, func(k string) bool { return k == key })

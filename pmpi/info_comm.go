@@ -40,22 +40,13 @@ func (*realAPI) CommSetInfo(comm *Comm, info *Info) error {
 	if err := checkComm(op, comm); err != nil {
 		return err
 	}
-	if err := info.lock(op); err != nil {
-		return comm.handle(errorf(ClassArg, err, "%s on %v", op, comm))
+	if info == nil {
+		return comm.handle(errorf(ClassArg, info.lock(op), "%s on %v", op, comm))
 	}
-	set := map[string]string{}
-	for _, k := range info.keys {
-		if !slices.Contains(commHintNames, k) {
-			continue
-		}
-		v := info.vals[k]
-		if v != "true" && v != "false" {
-			info.mu.Unlock()
-			return comm.handle(errorf(ClassArg, nil, "%s on %v: hint %s=%q (want true or false)", op, comm, k, v))
-		}
-		set[k] = v
+	set, err := hintsOf(op, comm, info)
+	if err != nil {
+		return comm.handle(err)
 	}
-	info.mu.Unlock()
 	h := &comm.ext.hints
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -66,6 +57,30 @@ func (*realAPI) CommSetInfo(comm *Comm, info *Info) error {
 		h.vals[k] = v
 	}
 	return nil
+}
+
+// hintsOf returns the recognised hints of info, checked, for a call op
+// on comm. A nil info (MPI_INFO_NULL) has none.
+func hintsOf(op string, comm *Comm, info *Info) (map[string]string, error) {
+	set := map[string]string{}
+	if info == nil {
+		return set, nil
+	}
+	if err := info.lock(op); err != nil {
+		return nil, errorf(ClassArg, err, "%s on %v", op, comm)
+	}
+	defer info.mu.Unlock()
+	for _, k := range info.keys {
+		if !slices.Contains(commHintNames, k) {
+			continue
+		}
+		v := info.vals[k]
+		if v != "true" && v != "false" {
+			return nil, errorf(ClassArg, nil, "%s on %v: hint %s=%q (want true or false)", op, comm, k, v)
+		}
+		set[k] = v
+	}
+	return set, nil
 }
 
 // CommGetInfo returns a new Info of comm's hints in effect

@@ -1,6 +1,7 @@
 package pmpi_test
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
@@ -40,23 +41,44 @@ func TestInfo(t *testing.T) {
 	}
 	var null *pmpi.Info
 	for _, tc := range []struct {
-		what string
-		err  error
-		says string
+		what  string
+		err   error
+		class error
+		says  string
 	}{
-		{"long key", in.Set(strings.Repeat("k", pmpi.MaxInfoKey+1), "v"), "has 256 bytes (want 1 to 255)"},
-		{"empty value", in.Set("k", ""), `the value of key "k" has 0 bytes`},
-		{"absent", in.Delete("zz"), `key "zz" is not set`},
-		{"nil", null.Set("k", "v"), "MPI_INFO_NULL"},
-		{"free", in.Free(), ""},
-		{"freed", in.Set("k", "v"), "the info was freed"},
+		{"long key", in.Set(strings.Repeat("k", pmpi.MaxInfoKey+1), "v"), pmpi.ErrInfoKey, "has 256 bytes (want 1 to 255)"},
+		{"empty key on get", errOf(in.Get("")), pmpi.ErrInfoKey, "has 0 bytes (want 1 to 255)"},
+		{"empty value", in.Set("k", ""), pmpi.ErrInfoValue, `the value of key "k" has 0 bytes`},
+		{"long value", in.Set("k", strings.Repeat("v", pmpi.MaxInfoVal+1)), pmpi.ErrInfoValue, "has 1025 bytes (want 1 to 1024)"},
+		{"absent", in.Delete("zz"), pmpi.ErrInfoNokey, `key "zz" is not set`},
+		{"nthkey", errOf2(in.NthKey(3)), pmpi.ErrArg, "key 3 is out of range"},
+		{"nil", null.Set("k", "v"), pmpi.ErrArg, "MPI_INFO_NULL"},
+		{"free", in.Free(), nil, ""},
+		{"freed", in.Set("k", "v"), pmpi.ErrArg, "the info was freed"},
 	} {
 		if tc.says == "" {
 			if tc.err != nil {
 				t.Errorf("%s: %v", tc.what, tc.err)
 			}
-		} else if tc.err == nil || !strings.Contains(tc.err.Error(), tc.says) {
-			t.Errorf("%s: got %v, want an error saying %q", tc.what, tc.err, tc.says)
+		} else if !errors.Is(tc.err, tc.class) || !strings.Contains(tc.err.Error(), tc.says) {
+			t.Errorf("%s: got %v, want %v saying %q", tc.what, tc.err, tc.class, tc.says)
+		}
+	}
+}
+
+func errOf(_ string, _ bool, err error) error { return err }
+
+func errOf2(_ string, err error) error { return err }
+
+// TestErrorClassNames: each class prints as MPI names it.
+func TestErrorClassNames(t *testing.T) {
+	for c, want := range map[pmpi.ErrorClass]string{
+		pmpi.ClassKeyval: "MPI_ERR_KEYVAL", pmpi.ClassInfoKey: "MPI_ERR_INFO_KEY",
+		pmpi.ClassInfoValue: "MPI_ERR_INFO_VALUE", pmpi.ClassInfoNokey: "MPI_ERR_INFO_NOKEY",
+		pmpi.ClassDims: "MPI_ERR_DIMS",
+	} {
+		if got := c.String(); got != want {
+			t.Errorf("class %d prints %q, want %q", int(c), got, want)
 		}
 	}
 }

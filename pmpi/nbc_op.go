@@ -20,6 +20,10 @@ const (
 	collReduceScatterBlock
 	collScan
 	collExscan
+	collNeighborAllgather
+	collNeighborAllgatherv
+	collNeighborAlltoall
+	collNeighborAlltoallv
 )
 
 // collOp is one collective call with its arguments checked and turned into
@@ -34,6 +38,7 @@ type collOp struct {
 	scounts, sdispls []int
 	op               coll.Op
 	root             int
+	nb               coll.Neighbors // a neighbourhood collective's
 }
 
 // provided reports whether m has a function for o.
@@ -71,6 +76,14 @@ func (o *collOp) provided(m *coll.Module) bool {
 		return m.Scan != nil
 	case collExscan:
 		return m.Exscan != nil
+	case collNeighborAllgather:
+		return m.NeighborAllgather != nil
+	case collNeighborAllgatherv:
+		return m.NeighborAllgatherv != nil
+	case collNeighborAlltoall:
+		return m.NeighborAlltoall != nil
+	case collNeighborAlltoallv:
+		return m.NeighborAlltoallv != nil
 	}
 	return false
 }
@@ -110,6 +123,14 @@ func (o *collOp) call(m *coll.Module, c coll.Comm) error {
 		return m.Scan(c, o.send, o.recv, o.op)
 	case collExscan:
 		return m.Exscan(c, o.send, o.recv, o.op)
+	case collNeighborAllgather:
+		return m.NeighborAllgather(c, o.nb, o.send, o.recv)
+	case collNeighborAllgatherv:
+		return m.NeighborAllgatherv(c, o.nb, o.send, o.recv, o.counts, o.displs)
+	case collNeighborAlltoall:
+		return m.NeighborAlltoall(c, o.nb, o.send, o.recv)
+	case collNeighborAlltoallv:
+		return m.NeighborAlltoallv(c, o.nb, o.send, o.scounts, o.sdispls, o.recv, o.counts, o.displs)
 	}
 	panic("pmpi: collective kind out of range")
 }

@@ -3,6 +3,9 @@ package pmpi
 import (
 	"fmt"
 	"slices"
+	"sync"
+
+	"github.com/gompi/gompi/frameworks/coll"
 )
 
 // Topology is the kind of process topology a communicator carries.
@@ -49,6 +52,11 @@ type topology struct {
 	cart  *cartTopo
 	graph *graphTopo
 	dist  *distGraphTopo
+
+	// nb is this rank's neighbourhood, worked out at the first
+	// neighbourhood collective (neighbor.go).
+	nbOnce sync.Once
+	nb     coll.Neighbors
 }
 
 func (t *topology) kind() Topology {

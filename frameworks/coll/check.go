@@ -39,17 +39,26 @@ func CheckOp(op Op, n int) error {
 // block of buffer what, size bytes long: one count and one displacement
 // per rank, no count negative, every block inside the buffer.
 func CheckBlocks(c Comm, what string, counts, displs []int, size int) error {
-	n := c.Size()
+	return checkBlocks(what, "rank", counts, displs, c.Size(), size)
+}
+
+// CheckNeighborBlocks is CheckBlocks for a neighbourhood collective: a
+// block for each of the n neighbours in the list of what.
+func CheckNeighborBlocks(what string, counts, displs []int, n, size int) error {
+	return checkBlocks(what, "neighbour", counts, displs, n, size)
+}
+
+func checkBlocks(what, per string, counts, displs []int, n, size int) error {
 	if len(counts) != n || len(displs) != n {
-		return fmt.Errorf("%d %s counts and %d displacements, want one of each per rank (%d)", len(counts), what, len(displs), n)
+		return fmt.Errorf("%d %s counts and %d displacements, want one of each per %s (%d)", len(counts), what, len(displs), per, n)
 	}
 	for i := range n {
 		k, d := counts[i], displs[i]
 		if k < 0 {
-			return fmt.Errorf("%s count of rank %d is %d bytes: negative", what, i, k)
+			return fmt.Errorf("%s count of %s %d is %d bytes: negative", what, per, i, k)
 		}
 		if d < 0 || d > size-k {
-			return fmt.Errorf("%s block of rank %d (displacement %d, %d bytes) does not fit in the %d-byte %s buffer", what, i, d, k, size, what)
+			return fmt.Errorf("%s block of %s %d (displacement %d, %d bytes) does not fit in the %d-byte %s buffer", what, per, i, d, k, size, what)
 		}
 	}
 	return nil

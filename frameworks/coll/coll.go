@@ -221,6 +221,19 @@ type Module struct {
 	Scan   func(c Comm, send, recv []byte, op Op) error
 	Exscan func(c Comm, send, recv []byte, op Op) error
 
+	// The neighbourhood collectives exchange with the ranks that nb, the
+	// communicator's topology, names. NeighborAllgather sends send to
+	// every destination and receives block j of recv, len(send) bytes,
+	// from source j; NeighborAllgatherv receives counts[j] bytes at
+	// displs[j]. NeighborAlltoall sends block i of send to destination i
+	// and receives block j of recv from source j, the blocks all of one
+	// size; NeighborAlltoallv takes per-neighbour counts and
+	// displacements. Blocks of a neighbour that is not there are left untouched.
+	NeighborAllgather  func(c Comm, nb Neighbors, send, recv []byte) error
+	NeighborAllgatherv func(c Comm, nb Neighbors, send, recv []byte, counts, displs []int) error
+	NeighborAlltoall   func(c Comm, nb Neighbors, send, recv []byte) error
+	NeighborAlltoallv  func(c Comm, nb Neighbors, send []byte, scounts, sdispls []int, recv []byte, rcounts, rdispls []int) error
+
 	// Concurrent says that the module's functions are pure point-to-point
 	// on the Comm they are given and keep no state of the communicator's
 	// that two calls could share unguarded: several may run at once, each
@@ -243,8 +256,11 @@ type Module struct {
 var Collectives = []string{
 	"barrier", "bcast", "reduce", "allreduce", "gather", "gatherv", "scatter", "scatterv",
 	"allgather", "allgatherv", "alltoall", "alltoallv", "reduce_scatter", "reduce_scatter_block",
-	"scan", "exscan",
+	"scan", "exscan", "neighbor_allgather", "neighbor_allgatherv", "neighbor_alltoall", "neighbor_alltoallv",
 }
+
+// numCollectives is len(Collectives), for the arrays indexed by it.
+const numCollectives = 20
 
 // slots returns a pointer to each collective's function, in the order of
 // Collectives.
@@ -252,7 +268,7 @@ func (m *Module) slots() []any {
 	return []any{
 		&m.Barrier, &m.Bcast, &m.Reduce, &m.Allreduce, &m.Gather, &m.Gatherv, &m.Scatter, &m.Scatterv,
 		&m.Allgather, &m.Allgatherv, &m.Alltoall, &m.Alltoallv, &m.ReduceScatter, &m.ReduceScatterBlock,
-		&m.Scan, &m.Exscan,
+		&m.Scan, &m.Exscan, &m.NeighborAllgather, &m.NeighborAllgatherv, &m.NeighborAlltoall, &m.NeighborAlltoallv,
 	}
 }
 
@@ -276,6 +292,10 @@ const (
 	TagReduceScatterBlock
 	TagScan
 	TagExscan
+	TagNeighborAllgather
+	TagNeighborAllgatherv
+	TagNeighborAlltoall
+	TagNeighborAlltoallv
 	// TagRules carries Build's check that every member got the same rules.
 	TagRules
 	// TagShared carries a component's set-up of memory that the members
@@ -328,11 +348,11 @@ type Candidate struct {
 // highest-priority module that provides it, and which component that is.
 type Table struct {
 	Module
-	providers [16]string // by the index in Collectives
+	providers [numCollectives]string // by the index in Collectives
 	// concurrent is the table of the Concurrent modules alone, for the
 	// calls that run beside others on the same communicator.
 	concurrent          Module
-	concurrentProviders [16]string
+	concurrentProviders [numCollectives]string
 	modules             []*Module
 	rules               *Rules
 }

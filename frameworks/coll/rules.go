@@ -17,7 +17,7 @@ type Rules struct {
 	rules []Rule
 	// byColl holds, by the index in Collectives, the indexes of the rules
 	// of that collective in order.
-	byColl [16][]int
+	byColl [numCollectives][]int
 }
 
 // Rule is one line of a decision table. Ranges are inclusive; the first

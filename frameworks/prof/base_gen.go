@@ -632,6 +632,66 @@ func (layer Base) TopoTest(comm *pmpi.Comm) (pmpi.Topology, error) {
 	return layer.Next.TopoTest(comm)
 }
 
+// NeighborAllgather calls Next.NeighborAllgather.
+func (layer Base) NeighborAllgather(send []byte, scount int, sdt pmpi.Datatype, recv []byte, rcount int, rdt pmpi.Datatype, comm *pmpi.Comm) error {
+	return layer.Next.NeighborAllgather(send, scount, sdt, recv, rcount, rdt, comm)
+}
+
+// NeighborAllgatherv calls Next.NeighborAllgatherv.
+func (layer Base) NeighborAllgatherv(send []byte, scount int, sdt pmpi.Datatype, recv []byte, counts []int, displs []int, rdt pmpi.Datatype, comm *pmpi.Comm) error {
+	return layer.Next.NeighborAllgatherv(send, scount, sdt, recv, counts, displs, rdt, comm)
+}
+
+// NeighborAlltoall calls Next.NeighborAlltoall.
+func (layer Base) NeighborAlltoall(send []byte, scount int, sdt pmpi.Datatype, recv []byte, rcount int, rdt pmpi.Datatype, comm *pmpi.Comm) error {
+	return layer.Next.NeighborAlltoall(send, scount, sdt, recv, rcount, rdt, comm)
+}
+
+// NeighborAlltoallv calls Next.NeighborAlltoallv.
+func (layer Base) NeighborAlltoallv(send []byte, scounts []int, sdispls []int, sdt pmpi.Datatype, recv []byte, rcounts []int, rdispls []int, rdt pmpi.Datatype, comm *pmpi.Comm) error {
+	return layer.Next.NeighborAlltoallv(send, scounts, sdispls, sdt, recv, rcounts, rdispls, rdt, comm)
+}
+
+// IneighborAllgather calls Next.IneighborAllgather.
+func (layer Base) IneighborAllgather(send []byte, scount int, sdt pmpi.Datatype, recv []byte, rcount int, rdt pmpi.Datatype, comm *pmpi.Comm) (*pmpi.Request, error) {
+	return layer.Next.IneighborAllgather(send, scount, sdt, recv, rcount, rdt, comm)
+}
+
+// IneighborAllgatherv calls Next.IneighborAllgatherv.
+func (layer Base) IneighborAllgatherv(send []byte, scount int, sdt pmpi.Datatype, recv []byte, counts []int, displs []int, rdt pmpi.Datatype, comm *pmpi.Comm) (*pmpi.Request, error) {
+	return layer.Next.IneighborAllgatherv(send, scount, sdt, recv, counts, displs, rdt, comm)
+}
+
+// IneighborAlltoall calls Next.IneighborAlltoall.
+func (layer Base) IneighborAlltoall(send []byte, scount int, sdt pmpi.Datatype, recv []byte, rcount int, rdt pmpi.Datatype, comm *pmpi.Comm) (*pmpi.Request, error) {
+	return layer.Next.IneighborAlltoall(send, scount, sdt, recv, rcount, rdt, comm)
+}
+
+// IneighborAlltoallv calls Next.IneighborAlltoallv.
+func (layer Base) IneighborAlltoallv(send []byte, scounts []int, sdispls []int, sdt pmpi.Datatype, recv []byte, rcounts []int, rdispls []int, rdt pmpi.Datatype, comm *pmpi.Comm) (*pmpi.Request, error) {
+	return layer.Next.IneighborAlltoallv(send, scounts, sdispls, sdt, recv, rcounts, rdispls, rdt, comm)
+}
+
+// NeighborAllgatherInit calls Next.NeighborAllgatherInit.
+func (layer Base) NeighborAllgatherInit(send []byte, scount int, sdt pmpi.Datatype, recv []byte, rcount int, rdt pmpi.Datatype, comm *pmpi.Comm) (*pmpi.Request, error) {
+	return layer.Next.NeighborAllgatherInit(send, scount, sdt, recv, rcount, rdt, comm)
+}
+
+// NeighborAllgathervInit calls Next.NeighborAllgathervInit.
+func (layer Base) NeighborAllgathervInit(send []byte, scount int, sdt pmpi.Datatype, recv []byte, counts []int, displs []int, rdt pmpi.Datatype, comm *pmpi.Comm) (*pmpi.Request, error) {
+	return layer.Next.NeighborAllgathervInit(send, scount, sdt, recv, counts, displs, rdt, comm)
+}
+
+// NeighborAlltoallInit calls Next.NeighborAlltoallInit.
+func (layer Base) NeighborAlltoallInit(send []byte, scount int, sdt pmpi.Datatype, recv []byte, rcount int, rdt pmpi.Datatype, comm *pmpi.Comm) (*pmpi.Request, error) {
+	return layer.Next.NeighborAlltoallInit(send, scount, sdt, recv, rcount, rdt, comm)
+}
+
+// NeighborAlltoallvInit calls Next.NeighborAlltoallvInit.
+func (layer Base) NeighborAlltoallvInit(send []byte, scounts []int, sdispls []int, sdt pmpi.Datatype, recv []byte, rcounts []int, rdispls []int, rdt pmpi.Datatype, comm *pmpi.Comm) (*pmpi.Request, error) {
+	return layer.Next.NeighborAlltoallvInit(send, scounts, sdispls, sdt, recv, rcounts, rdispls, rdt, comm)
+}
+
 // CommCreateKeyval calls Next.CommCreateKeyval.
 func (layer Base) CommCreateKeyval(copy pmpi.CommCopyAttrFunc, del pmpi.CommDeleteAttrFunc, extra any) (pmpi.Keyval, error) {
 	return layer.Next.CommCreateKeyval(copy, del, extra)
@@ -830,4 +890,14 @@ func (layer Base) ExscanInit(send []byte, recv []byte, count int, dt pmpi.Dataty
 // ReduceLocal calls Next.ReduceLocal.
 func (layer Base) ReduceLocal(in []byte, inout []byte, count int, dt pmpi.Datatype, op pmpi.Op) error {
 	return layer.Next.ReduceLocal(in, inout, count, dt, op)
+}
+
+// CommIdup calls Next.CommIdup.
+func (layer Base) CommIdup(comm *pmpi.Comm) (*pmpi.Comm, *pmpi.Request, error) {
+	return layer.Next.CommIdup(comm)
+}
+
+// CommIdupWithInfo calls Next.CommIdupWithInfo.
+func (layer Base) CommIdupWithInfo(comm *pmpi.Comm, info *pmpi.Info) (*pmpi.Comm, *pmpi.Request, error) {
+	return layer.Next.CommIdupWithInfo(comm, info)
 }

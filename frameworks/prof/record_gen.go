@@ -131,6 +131,18 @@ const (
 	fnDistGraphNeighborsCount
 	fnDistGraphNeighbors
 	fnTopoTest
+	fnNeighborAllgather
+	fnNeighborAllgatherv
+	fnNeighborAlltoall
+	fnNeighborAlltoallv
+	fnIneighborAllgather
+	fnIneighborAllgatherv
+	fnIneighborAlltoall
+	fnIneighborAlltoallv
+	fnNeighborAllgatherInit
+	fnNeighborAllgathervInit
+	fnNeighborAlltoallInit
+	fnNeighborAlltoallvInit
 	fnCommCreateKeyval
 	fnCommFreeKeyval
 	fnCommSetAttr
@@ -171,6 +183,8 @@ const (
 	fnScanInit
 	fnExscanInit
 	fnReduceLocal
+	fnCommIdup
+	fnCommIdupWithInfo
 )
 
 var _ pmpi.API = (*recorder)(nil)
@@ -1135,6 +1149,102 @@ func (layer *recorder) TopoTest(comm *pmpi.Comm) (pmpi.Topology, error) {
 	return res0, res1
 }
 
+// NeighborAllgather records the call and passes it down.
+func (layer *recorder) NeighborAllgather(send []byte, scount int, sdt pmpi.Datatype, recv []byte, rcount int, rdt pmpi.Datatype, comm *pmpi.Comm) error {
+	t0 := layer.begin()
+	res0 := layer.Next.NeighborAllgather(send, scount, sdt, recv, rcount, rdt, comm)
+	layer.record(t0, fnNeighborAllgather, -1, -1, bytesOf(scount, sdt), comm, res0)
+	return res0
+}
+
+// NeighborAllgatherv records the call and passes it down.
+func (layer *recorder) NeighborAllgatherv(send []byte, scount int, sdt pmpi.Datatype, recv []byte, counts []int, displs []int, rdt pmpi.Datatype, comm *pmpi.Comm) error {
+	t0 := layer.begin()
+	res0 := layer.Next.NeighborAllgatherv(send, scount, sdt, recv, counts, displs, rdt, comm)
+	layer.record(t0, fnNeighborAllgatherv, -1, -1, bytesOf(scount, sdt), comm, res0)
+	return res0
+}
+
+// NeighborAlltoall records the call and passes it down.
+func (layer *recorder) NeighborAlltoall(send []byte, scount int, sdt pmpi.Datatype, recv []byte, rcount int, rdt pmpi.Datatype, comm *pmpi.Comm) error {
+	t0 := layer.begin()
+	res0 := layer.Next.NeighborAlltoall(send, scount, sdt, recv, rcount, rdt, comm)
+	layer.record(t0, fnNeighborAlltoall, -1, -1, bytesOf(scount, sdt), comm, res0)
+	return res0
+}
+
+// NeighborAlltoallv records the call and passes it down.
+func (layer *recorder) NeighborAlltoallv(send []byte, scounts []int, sdispls []int, sdt pmpi.Datatype, recv []byte, rcounts []int, rdispls []int, rdt pmpi.Datatype, comm *pmpi.Comm) error {
+	t0 := layer.begin()
+	res0 := layer.Next.NeighborAlltoallv(send, scounts, sdispls, sdt, recv, rcounts, rdispls, rdt, comm)
+	layer.record(t0, fnNeighborAlltoallv, -1, -1, bytesOf(sum(scounts), sdt), comm, res0)
+	return res0
+}
+
+// IneighborAllgather records the call and passes it down.
+func (layer *recorder) IneighborAllgather(send []byte, scount int, sdt pmpi.Datatype, recv []byte, rcount int, rdt pmpi.Datatype, comm *pmpi.Comm) (*pmpi.Request, error) {
+	t0 := layer.begin()
+	res0, res1 := layer.Next.IneighborAllgather(send, scount, sdt, recv, rcount, rdt, comm)
+	layer.record(t0, fnIneighborAllgather, -1, -1, bytesOf(scount, sdt), comm, res1)
+	return res0, res1
+}
+
+// IneighborAllgatherv records the call and passes it down.
+func (layer *recorder) IneighborAllgatherv(send []byte, scount int, sdt pmpi.Datatype, recv []byte, counts []int, displs []int, rdt pmpi.Datatype, comm *pmpi.Comm) (*pmpi.Request, error) {
+	t0 := layer.begin()
+	res0, res1 := layer.Next.IneighborAllgatherv(send, scount, sdt, recv, counts, displs, rdt, comm)
+	layer.record(t0, fnIneighborAllgatherv, -1, -1, bytesOf(scount, sdt), comm, res1)
+	return res0, res1
+}
+
+// IneighborAlltoall records the call and passes it down.
+func (layer *recorder) IneighborAlltoall(send []byte, scount int, sdt pmpi.Datatype, recv []byte, rcount int, rdt pmpi.Datatype, comm *pmpi.Comm) (*pmpi.Request, error) {
+	t0 := layer.begin()
+	res0, res1 := layer.Next.IneighborAlltoall(send, scount, sdt, recv, rcount, rdt, comm)
+	layer.record(t0, fnIneighborAlltoall, -1, -1, bytesOf(scount, sdt), comm, res1)
+	return res0, res1
+}
+
+// IneighborAlltoallv records the call and passes it down.
+func (layer *recorder) IneighborAlltoallv(send []byte, scounts []int, sdispls []int, sdt pmpi.Datatype, recv []byte, rcounts []int, rdispls []int, rdt pmpi.Datatype, comm *pmpi.Comm) (*pmpi.Request, error) {
+	t0 := layer.begin()
+	res0, res1 := layer.Next.IneighborAlltoallv(send, scounts, sdispls, sdt, recv, rcounts, rdispls, rdt, comm)
+	layer.record(t0, fnIneighborAlltoallv, -1, -1, bytesOf(sum(scounts), sdt), comm, res1)
+	return res0, res1
+}
+
+// NeighborAllgatherInit records the call and passes it down.
+func (layer *recorder) NeighborAllgatherInit(send []byte, scount int, sdt pmpi.Datatype, recv []byte, rcount int, rdt pmpi.Datatype, comm *pmpi.Comm) (*pmpi.Request, error) {
+	t0 := layer.begin()
+	res0, res1 := layer.Next.NeighborAllgatherInit(send, scount, sdt, recv, rcount, rdt, comm)
+	layer.record(t0, fnNeighborAllgatherInit, -1, -1, bytesOf(scount, sdt), comm, res1)
+	return res0, res1
+}
+
+// NeighborAllgathervInit records the call and passes it down.
+func (layer *recorder) NeighborAllgathervInit(send []byte, scount int, sdt pmpi.Datatype, recv []byte, counts []int, displs []int, rdt pmpi.Datatype, comm *pmpi.Comm) (*pmpi.Request, error) {
+	t0 := layer.begin()
+	res0, res1 := layer.Next.NeighborAllgathervInit(send, scount, sdt, recv, counts, displs, rdt, comm)
+	layer.record(t0, fnNeighborAllgathervInit, -1, -1, bytesOf(scount, sdt), comm, res1)
+	return res0, res1
+}
+
+// NeighborAlltoallInit records the call and passes it down.
+func (layer *recorder) NeighborAlltoallInit(send []byte, scount int, sdt pmpi.Datatype, recv []byte, rcount int, rdt pmpi.Datatype, comm *pmpi.Comm) (*pmpi.Request, error) {
+	t0 := layer.begin()
+	res0, res1 := layer.Next.NeighborAlltoallInit(send, scount, sdt, recv, rcount, rdt, comm)
+	layer.record(t0, fnNeighborAlltoallInit, -1, -1, bytesOf(scount, sdt), comm, res1)
+	return res0, res1
+}
+
+// NeighborAlltoallvInit records the call and passes it down.
+func (layer *recorder) NeighborAlltoallvInit(send []byte, scounts []int, sdispls []int, sdt pmpi.Datatype, recv []byte, rcounts []int, rdispls []int, rdt pmpi.Datatype, comm *pmpi.Comm) (*pmpi.Request, error) {
+	t0 := layer.begin()
+	res0, res1 := layer.Next.NeighborAlltoallvInit(send, scounts, sdispls, sdt, recv, rcounts, rdispls, rdt, comm)
+	layer.record(t0, fnNeighborAlltoallvInit, -1, -1, bytesOf(sum(scounts), sdt), comm, res1)
+	return res0, res1
+}
+
 // CommCreateKeyval records the call and passes it down.
 func (layer *recorder) CommCreateKeyval(copy pmpi.CommCopyAttrFunc, del pmpi.CommDeleteAttrFunc, extra any) (pmpi.Keyval, error) {
 	t0 := layer.begin()
@@ -1453,4 +1563,20 @@ func (layer *recorder) ReduceLocal(in []byte, inout []byte, count int, dt pmpi.D
 	res0 := layer.Next.ReduceLocal(in, inout, count, dt, op)
 	layer.record(t0, fnReduceLocal, -1, -1, bytesOf(count, dt), nil, res0)
 	return res0
+}
+
+// CommIdup records the call and passes it down.
+func (layer *recorder) CommIdup(comm *pmpi.Comm) (*pmpi.Comm, *pmpi.Request, error) {
+	t0 := layer.begin()
+	res0, res1, res2 := layer.Next.CommIdup(comm)
+	layer.record(t0, fnCommIdup, -1, -1, 0, comm, res2)
+	return res0, res1, res2
+}
+
+// CommIdupWithInfo records the call and passes it down.
+func (layer *recorder) CommIdupWithInfo(comm *pmpi.Comm, info *pmpi.Info) (*pmpi.Comm, *pmpi.Request, error) {
+	t0 := layer.begin()
+	res0, res1, res2 := layer.Next.CommIdupWithInfo(comm, info)
+	layer.record(t0, fnCommIdupWithInfo, -1, -1, 0, comm, res2)
+	return res0, res1, res2
 }

@@ -23,6 +23,7 @@ func TestDatatypes(t *testing.T) {
 		{"ddt-p2p", 1, "self", small},
 		{"ddt-reduce", 1, "self", nil},
 		{"ddt-coll", 1, "self", nil},
+		{"ddt-collv", 1, "self", nil},
 		{"ddt-modes", 1, "self", nil},
 	}
 	for _, btl := range transports {
@@ -31,6 +32,7 @@ func TestDatatypes(t *testing.T) {
 			job{"ddt-p2p", 2, btl, small},
 			job{"ddt-reduce", 4, btl, nil},
 			job{"ddt-coll", 4, btl, nil},
+			job{"ddt-collv", 3, btl, nil},
 			job{"ddt-errors", 2, btl, nil},
 			job{"ddt-modes", 3, btl, nil},
 			job{"ddt-modes", 2, btl, small},

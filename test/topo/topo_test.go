@@ -58,6 +58,9 @@ func TestScenarios(t *testing.T) {
 		{"halo", []int{4, 6}},
 		{"graph", []int{4}},
 		{"distgraph", []int{4}},
+		{"neighbor", []int{4, 6}},
+		{"neighbor-graph", []int{4}},
+		{"neighbor-nonblocking", []int{4}},
 	}
 	for _, btl := range []string{"self,sm", "self,tcp"} {
 		for _, tt := range tests {

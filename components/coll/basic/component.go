@@ -57,6 +57,10 @@ func newModule() *coll.Module {
 		ReduceScatterBlock: reduceScatterBlock,
 		Scan:               scan,
 		Exscan:             exscan,
+		NeighborAllgather:  neighborAllgather,
+		NeighborAllgatherv: neighborAllgatherv,
+		NeighborAlltoall:   neighborAlltoall,
+		NeighborAlltoallv:  neighborAlltoallv,
 	}
 }
 

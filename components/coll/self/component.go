@@ -48,6 +48,10 @@ func newModule() *coll.Module {
 		ReduceScatterBlock: reduceScatterBlock,
 		Scan:               scan,
 		Exscan:             exscan,
+		NeighborAllgather:  neighborAllgather,
+		NeighborAllgatherv: neighborAllgatherv,
+		NeighborAlltoall:   neighborAlltoall,
+		NeighborAlltoallv:  neighborAlltoallv,
 	}
 }
 

@@ -60,20 +60,21 @@ func (f *flow) to(me, i int) int64 {
 // collective counts a collective call begun at t0 on comm.
 func (m *module) collective(f fn, t0 int64, comm *pmpi.Comm, fl flow) {
 	if comm == nil {
-		m.count(f, t0, 0).mu.Unlock()
+		m.count(f, t0, 0, -1).mu.Unlock()
 		return
 	}
 	isWorld := comm == m.world
+	slot := worldSlot
 	var worlds []int
 	if !isWorld {
 		t := m.table(comm)
 		if t.inter {
 			// Its flows run between two groups, which the local group's
 			// flow does not describe: the call counts, its bytes do not.
-			m.count(f, t0, 0).mu.Unlock()
+			m.count(f, t0, 0, t.slot).mu.Unlock()
 			return
 		}
-		worlds = t.worlds
+		worlds, slot = t.worlds, t.slot
 	}
 	me, n := comm.Rank(), comm.Size()
 	var total int64
@@ -82,7 +83,7 @@ func (m *module) collective(f fn, t0 int64, comm *pmpi.Comm, fl flow) {
 			total += fl.to(me, i)
 		}
 	}
-	sh := m.count(f, t0, total)
+	sh := m.count(f, t0, total, slot)
 	defer sh.mu.Unlock()
 	for i := range n {
 		w := i

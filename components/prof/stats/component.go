@@ -1,8 +1,9 @@
 // Package stats is the prof component of an mpiP-style summary: per rank
 // its application time, MPI time and MPI %, per MPI function and per call
 // site in the user's code the calls, time and bytes, with their spread
-// across ranks, and the sender-by-receiver matrices of messages and
-// bytes, point-to-point and collective apart. At Finalize each rank
+// across ranks, per communicator (by name) the calls, time and bytes,
+// and the sender-by-receiver matrices of messages and bytes,
+// point-to-point and collective apart. At Finalize each rank
 // submits its part, and gompirun merges the parts into one report, as
 // text, JSON and an SVG heatmap, when the job ends (a program started
 // alone writes its own). docs/prof-stats.md describes it.

@@ -49,6 +49,7 @@ type shard struct {
 	mu        sync.Mutex
 	fns       [numFns]tally
 	sites     []tally // by site index
+	comms     []tally // by communicator slot
 	p2p, coll []peerTally
 	// recent remembers, per function (modulo its size), the last stack the
 	// shard saw and its site: a loop calls each function from one place,
@@ -86,7 +87,7 @@ func (s shards) pick() *shard {
 func defaultShards() shards { return newShards(runtime.GOMAXPROCS(0)) }
 
 // take returns the shard's counts and empties it, under its lock.
-func (sh *shard) take(fns *[numFns]tally, sites []tally, p2p, coll []peerTally) {
+func (sh *shard) take(fns *[numFns]tally, sites []tally, p2p, coll []peerTally, comms []tally) {
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
 	for i := range sh.fns {
@@ -97,6 +98,10 @@ func (sh *shard) take(fns *[numFns]tally, sites []tally, p2p, coll []peerTally) 
 	for i := range min(len(sh.sites), len(sites)) {
 		sites[i].merge(sh.sites[i])
 		sh.sites[i] = tally{}
+	}
+	for i := range min(len(sh.comms), len(comms)) {
+		comms[i].merge(sh.comms[i])
+		sh.comms[i] = tally{}
 	}
 	addPeers(p2p, sh.p2p)
 	addPeers(coll, sh.coll)

@@ -48,6 +48,8 @@ const (
 	fnIntercommCreate
 	fnIntercommMerge
 	fnCommCreateGroup
+	fnCommIdup
+	fnCommIdupWithInfo
 	fnBarrier
 	fnBcast
 	fnReduce
@@ -74,7 +76,7 @@ var fnNames = [numFns]string{
 	"Send_init", "Bsend_init", "Ssend_init", "Rsend_init", "Recv_init", "Start", "Startall",
 	"Wait", "Test", "Cancel", "Waitall", "Waitany", "Waitsome", "Testall", "Testany", "Testsome", "Request_free",
 	"Comm_dup", "Comm_split", "Comm_split_type", "Comm_create",
-	"Intercomm_create", "Intercomm_merge", "Comm_create_group",
+	"Intercomm_create", "Intercomm_merge", "Comm_create_group", "Comm_idup", "Comm_idup_with_info",
 	"Barrier", "Bcast", "Reduce", "Allreduce", "Gather", "Gatherv", "Scatter", "Scatterv",
 	"Allgather", "Allgatherv", "Alltoall", "Alltoallv", "Reduce_scatter", "Reduce_scatter_block",
 	"Scan", "Exscan",

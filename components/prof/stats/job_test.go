@@ -270,3 +270,40 @@ func TestJobModes(t *testing.T) {
 	bytes := [][]int64{{0, 229, 7}, {0, 0, 229}, {229, 0, 0}}
 	checkMatrix(t, "total p2p", ph.P2P, msgs, bytes)
 }
+
+// TestJobComms runs commsprog on 3 ranks and checks the per-communicator
+// table: the halves of a Split, named apart, and two Dups and an Idup of
+// world each get their own row, apart from world's; the counts of the
+// communicators freed before Finalize are in, under their names.
+func TestJobComms(t *testing.T) {
+	base, rep := runJob(t, "commsprog")
+	want := map[string]stats.CommStat{
+		"MPI_COMM_WORLD": {Ranks: 3, Calls: 3 * 5},
+		"evens":          {Ranks: 2, Calls: 2 * 2, Bytes: 2 * 2 * 32, Freed: 2},
+		"odds":           {Ranks: 1, Calls: 2, Freed: 1},
+		"kept":           {Ranks: 3, Calls: 3 * 3},
+		"idupped":        {Ranks: 3, Calls: 3},
+		"freed":          {Ranks: 3, Calls: 3, Bytes: 2 * 16, Freed: 3},
+	}
+	got := map[string]stats.CommStat{}
+	for _, c := range rep.Total.Comms {
+		got[c.Name] = c
+	}
+	for name, w := range want {
+		c := got[name]
+		if c.Ranks != w.Ranks || c.Calls != w.Calls || c.Bytes != w.Bytes || c.Freed != w.Freed {
+			t.Errorf("%s: %d ranks, %d calls, %d bytes, %d freed; want %d, %d, %d, %d",
+				name, c.Ranks, c.Calls, c.Bytes, c.Freed, w.Ranks, w.Calls, w.Bytes, w.Freed)
+		}
+	}
+	if len(got) != len(want) {
+		t.Errorf("communicators %v, want those of %v", rep.Total.Comms, want)
+	}
+	txt, err := os.ReadFile(base + ".txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !regexp.MustCompile(`(?m)^\s*freed\s+3\s+3\s+[0-9.]+\s+32\s+3\s*$`).Match(txt) {
+		t.Errorf("the text report has no row for the freed communicator:\n%s", txt)
+	}
+}

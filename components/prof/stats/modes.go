@@ -108,7 +108,7 @@ func (m *module) sendInit(f fn, call func([]byte, int, pmpi.Datatype, int, int, 
 		m.persistent.Store(r, persistentSend{comm: comm, dest: dest, n: moved(count, dt, dest)})
 	}
 	if t0 >= 0 {
-		m.end(f, t0, 0, nil, -1)
+		m.end(f, t0, 0, comm, -1)
 	}
 	return r, err
 }
@@ -117,7 +117,7 @@ func (m *module) RecvInit(buf []byte, count int, dt pmpi.Datatype, source, tag i
 	t0 := m.begin()
 	r, err := m.Next.RecvInit(buf, count, dt, source, tag, comm)
 	if t0 >= 0 {
-		m.end(fnRecvInit, t0, 0, nil, -1)
+		m.end(fnRecvInit, t0, 0, comm, -1)
 	}
 	return r, err
 }
@@ -155,10 +155,10 @@ func (m *module) Startall(reqs []*pmpi.Request) error {
 			}
 		}
 	}
-	sh := m.count(fnStartall, t0, total)
+	sh := m.count(fnStartall, t0, total, -1) // of requests, maybe of several communicators
 	defer sh.mu.Unlock()
 	for _, s := range sends {
-		if w := m.worldRank(s.comm, s.dest); w >= 0 && w < len(sh.p2p) {
+		if _, w := m.route(s.comm, s.dest); w >= 0 && w < len(sh.p2p) {
 			sh.p2p[w].msgs++
 			sh.p2p[w].bytes += s.n
 		}

@@ -32,6 +32,15 @@ type module struct {
 	comms   atomic.Pointer[map[*pmpi.Comm]peers]
 	commsMu sync.Mutex
 
+	// kv is the keyval of the layer's attribute on each communicator
+	// (comms.go); slots holds the communicator counted in each slot, nil
+	// for a free one, freeSlots the free ones, and folded the counts of
+	// the communicators freed in the phase under way. mu guards them.
+	kv        pmpi.Keyval
+	slots     []*pmpi.Comm
+	freeSlots []int
+	folded    []commTally
+
 	// persistent maps a persistent send's request to what each of its
 	// Starts moves (a persistentSend), from its Init to its Free.
 	persistent sync.Map
@@ -40,7 +49,7 @@ type module struct {
 	// over the whole run.
 	clock prof.Clock
 
-	mu         sync.Mutex // guards the phases
+	mu         sync.Mutex // guards the phases and the slots
 	phaseStart time.Time
 	phases     []phase
 }
@@ -52,6 +61,7 @@ type phase struct {
 	fns       [numFns]tally
 	sites     []siteTally
 	p2p, coll []peerTally
+	comms     []commTally
 	mpiTicks  int64
 }
 
@@ -62,7 +72,8 @@ type siteTally struct {
 }
 
 func newModule(next pmpi.API, cfg config) *module {
-	m := &module{Base: prof.Base{Next: next}, cfg: cfg, sites: newSites(), shards: defaultShards()}
+	m := &module{Base: prof.Base{Next: next}, cfg: cfg, sites: newSites(), shards: defaultShards(),
+		slots: []*pmpi.Comm{worldSlot: nil}}
 	m.comms.Store(&map[*pmpi.Comm]peers{})
 	m.clock = prof.NewClock()
 	m.phaseStart = m.clock.Zero()
@@ -102,6 +113,9 @@ func (m *module) started() error {
 		return err
 	}
 	m.setWorld(rank, size)
+	if err := m.createKeyval(); err != nil {
+		return err
+	}
 	m.mu.Lock()
 	m.phaseStart = time.Now()
 	m.mu.Unlock()
@@ -145,9 +159,11 @@ func (m *module) flush(endedBy string) {
 	m.phaseStart = now
 	all := m.sites.all()
 	sites := make([]tally, len(all))
+	comms := make([]tally, len(m.slots))
 	for i := range m.shards {
-		m.shards[i].take(&ph.fns, sites, ph.p2p, ph.coll)
+		m.shards[i].take(&ph.fns, sites, ph.p2p, ph.coll, comms)
 	}
+	ph.comms = m.phaseComms(comms)
 	for _, t := range ph.fns {
 		ph.mpiTicks += t.Ticks
 	}
@@ -167,10 +183,10 @@ func (m *module) begin() int64 {
 	return prof.Ticks()
 }
 
-// count counts a call begun at t0 that moved n bytes, for its function
-// and its call site, and returns its shard still locked, for the caller
-// to add the call's peers.
-func (m *module) count(f fn, t0, n int64) *shard {
+// count counts a call begun at t0 that moved n bytes, for its function,
+// its call site and its communicator's slot (none if negative), and
+// returns its shard still locked, for the caller to add the call's peers.
+func (m *module) count(f fn, t0, n int64, slot int) *shard {
 	d := prof.Ticks() - t0
 	if d < 0 { // a counter read on another core that runs behind
 		d = 0
@@ -190,17 +206,21 @@ func (m *module) count(f fn, t0, n int64) *shard {
 		sh.sites = append(sh.sites, make([]tally, st.idx+1-len(sh.sites))...)
 	}
 	sh.sites[st.idx].add(d, n)
+	if slot >= 0 {
+		if slot >= len(sh.comms) {
+			sh.comms = append(sh.comms, make([]tally, slot+1-len(sh.comms))...)
+		}
+		sh.comms[slot].add(d, n)
+	}
 	return sh
 }
 
-// end counts a call begun at t0 that moved n bytes; a send also counts
-// in the p2p matrix, as a message to rank dest of comm.
+// end counts a call begun at t0 on comm (nil for a call on none) that
+// moved n bytes; a send also counts in the p2p matrix, as a message to
+// rank dest of comm (-1 for a call that sends none).
 func (m *module) end(f fn, t0, n int64, comm *pmpi.Comm, dest int) {
-	w := -1
-	if comm != nil {
-		w = m.worldRank(comm, dest)
-	}
-	sh := m.count(f, t0, n)
+	slot, w := m.route(comm, dest)
+	sh := m.count(f, t0, n, slot)
 	if w >= 0 && w < len(sh.p2p) {
 		sh.p2p[w].msgs++
 		sh.p2p[w].bytes += n
@@ -208,29 +228,30 @@ func (m *module) end(f fn, t0, n int64, comm *pmpi.Comm, dest int) {
 	sh.mu.Unlock()
 }
 
-// worldRank translates rank r of c to its world rank; -1 for ProcNull
-// and the like. Each communicator's table is built once, with pmpi's
-// group calls, and kept until CommFree.
-func (m *module) worldRank(c *pmpi.Comm, r int) int {
-	if r < 0 || c == nil {
-		return -1
+// route returns c's slot (-1 for a nil c) and the world rank of its
+// rank r (-1 for ProcNull and the like). Each communicator's table is
+// built once, with pmpi's group calls, and kept until CommFree.
+func (m *module) route(c *pmpi.Comm, r int) (slot, world int) {
+	switch {
+	case c == nil:
+		return -1, -1
+	case c == m.world:
+		return worldSlot, max(r, -1)
 	}
-	if c == m.world {
-		return r
+	t := m.table(c)
+	if r < 0 || r >= len(t.worlds) {
+		return t.slot, -1
 	}
-	t := m.table(c).worlds
-	if r >= len(t) {
-		return -1
-	}
-	return t[r]
+	return t.slot, t.worlds[r]
 }
 
-// peers is what the layer knows of a communicator's peers: the world
-// ranks of the ranks a point-to-point call names (an intercommunicator's
-// remote group), and whether it is an intercommunicator.
+// peers is what the layer knows of a communicator: the world ranks of
+// the ranks a point-to-point call names (an intercommunicator's remote
+// group), whether it is an intercommunicator, and its slot (comms.go).
 type peers struct {
 	worlds []int
 	inter  bool
+	slot   int
 }
 
 // table returns c's peers, translated once.
@@ -248,7 +269,7 @@ func (m *module) translate(c *pmpi.Comm) peers {
 	if t, ok := old[c]; ok {
 		return t
 	}
-	var t peers
+	t := peers{slot: m.attach(c)}
 	api := pmpi.Real()
 	g, err := api.CommGroup(c)
 	if inter, ierr := api.CommTestInter(c); ierr == nil && inter {
@@ -272,7 +293,8 @@ func (m *module) translate(c *pmpi.Comm) peers {
 	return t
 }
 
-// CommFree forgets the communicator's translation table.
+// CommFree forgets the communicator's translation table; the delete
+// callback of the layer's attribute folds its counts (comms.go).
 func (m *module) CommFree(comm *pmpi.Comm) error {
 	m.commsMu.Lock()
 	old := *m.comms.Load()

@@ -9,7 +9,7 @@ func (m *module) Mprobe(source, tag int, comm *pmpi.Comm) (pmpi.Message, pmpi.St
 	t0 := m.begin()
 	msg, st, err := m.Next.Mprobe(source, tag, comm)
 	if t0 >= 0 {
-		m.end(fnMprobe, t0, 0, nil, -1)
+		m.end(fnMprobe, t0, 0, comm, -1)
 	}
 	return msg, st, err
 }
@@ -18,7 +18,7 @@ func (m *module) Improbe(source, tag int, comm *pmpi.Comm) (pmpi.Message, pmpi.S
 	t0 := m.begin()
 	msg, st, ok, err := m.Next.Improbe(source, tag, comm)
 	if t0 >= 0 {
-		m.end(fnImprobe, t0, 0, nil, -1)
+		m.end(fnImprobe, t0, 0, comm, -1)
 	}
 	return msg, st, ok, err
 }

@@ -6,7 +6,9 @@ import "github.com/gompi/gompi/pmpi"
 // receive's as received (Recv) or as posted (Irecv, whose length is known
 // only at its Wait). Sends also count in the p2p matrix, at the sender.
 // A call whose peer is ProcNull moves nothing: it counts as a call of
-// 0 bytes, so that a halo exchange's edges add no traffic.
+// 0 bytes, so that a halo exchange's edges add no traffic. Every call
+// that names a communicator counts for it as well (comms.go); the
+// constructors (CommDup, CommSplit...) count for their parent.
 
 // moved is the bytes a call of count elements of dt moves with peer.
 func moved(count int, dt pmpi.Datatype, peer int) int64 {
@@ -60,7 +62,7 @@ func (m *module) Recv(buf []byte, count int, dt pmpi.Datatype, source, tag int, 
 	t0 := m.begin()
 	st, err := m.Next.Recv(buf, count, dt, source, tag, comm)
 	if t0 >= 0 {
-		m.end(fnRecv, t0, int64(st.CountOf(pmpi.Byte)), nil, -1)
+		m.end(fnRecv, t0, int64(st.CountOf(pmpi.Byte)), comm, -1)
 	}
 	return st, err
 }
@@ -69,7 +71,7 @@ func (m *module) Irecv(buf []byte, count int, dt pmpi.Datatype, source, tag int,
 	t0 := m.begin()
 	r, err := m.Next.Irecv(buf, count, dt, source, tag, comm)
 	if t0 >= 0 {
-		m.end(fnIrecv, t0, moved(count, dt, source), nil, -1)
+		m.end(fnIrecv, t0, moved(count, dt, source), comm, -1)
 	}
 	return r, err
 }
@@ -90,7 +92,7 @@ func (m *module) Probe(source, tag int, comm *pmpi.Comm) (pmpi.Status, error) {
 	t0 := m.begin()
 	st, err := m.Next.Probe(source, tag, comm)
 	if t0 >= 0 {
-		m.end(fnProbe, t0, 0, nil, -1)
+		m.end(fnProbe, t0, 0, comm, -1)
 	}
 	return st, err
 }
@@ -99,7 +101,7 @@ func (m *module) Iprobe(source, tag int, comm *pmpi.Comm) (pmpi.Status, bool, er
 	t0 := m.begin()
 	st, ok, err := m.Next.Iprobe(source, tag, comm)
 	if t0 >= 0 {
-		m.end(fnIprobe, t0, 0, nil, -1)
+		m.end(fnIprobe, t0, 0, comm, -1)
 	}
 	return st, ok, err
 }
@@ -180,16 +182,36 @@ func (m *module) CommDup(comm *pmpi.Comm) (*pmpi.Comm, error) {
 	t0 := m.begin()
 	c, err := m.Next.CommDup(comm)
 	if t0 >= 0 {
-		m.end(fnCommDup, t0, 0, nil, -1)
+		m.end(fnCommDup, t0, 0, comm, -1)
 	}
 	return c, err
+}
+
+// CommIdup counts the call that starts the duplication; the Wait that
+// completes it counts as a Wait.
+func (m *module) CommIdup(comm *pmpi.Comm) (*pmpi.Comm, *pmpi.Request, error) {
+	t0 := m.begin()
+	c, r, err := m.Next.CommIdup(comm)
+	if t0 >= 0 {
+		m.end(fnCommIdup, t0, 0, comm, -1)
+	}
+	return c, r, err
+}
+
+func (m *module) CommIdupWithInfo(comm *pmpi.Comm, info *pmpi.Info) (*pmpi.Comm, *pmpi.Request, error) {
+	t0 := m.begin()
+	c, r, err := m.Next.CommIdupWithInfo(comm, info)
+	if t0 >= 0 {
+		m.end(fnCommIdupWithInfo, t0, 0, comm, -1)
+	}
+	return c, r, err
 }
 
 func (m *module) CommSplit(comm *pmpi.Comm, color, key int) (*pmpi.Comm, error) {
 	t0 := m.begin()
 	c, err := m.Next.CommSplit(comm, color, key)
 	if t0 >= 0 {
-		m.end(fnCommSplit, t0, 0, nil, -1)
+		m.end(fnCommSplit, t0, 0, comm, -1)
 	}
 	return c, err
 }
@@ -198,7 +220,7 @@ func (m *module) CommSplitType(comm *pmpi.Comm, splitType, key int) (*pmpi.Comm,
 	t0 := m.begin()
 	c, err := m.Next.CommSplitType(comm, splitType, key)
 	if t0 >= 0 {
-		m.end(fnCommSplitType, t0, 0, nil, -1)
+		m.end(fnCommSplitType, t0, 0, comm, -1)
 	}
 	return c, err
 }
@@ -207,7 +229,7 @@ func (m *module) CommCreate(comm *pmpi.Comm, group *pmpi.Group) (*pmpi.Comm, err
 	t0 := m.begin()
 	c, err := m.Next.CommCreate(comm, group)
 	if t0 >= 0 {
-		m.end(fnCommCreate, t0, 0, nil, -1)
+		m.end(fnCommCreate, t0, 0, comm, -1)
 	}
 	return c, err
 }
@@ -216,7 +238,7 @@ func (m *module) IntercommCreate(local *pmpi.Comm, localLeader int, peer *pmpi.C
 	t0 := m.begin()
 	c, err := m.Next.IntercommCreate(local, localLeader, peer, remoteLeader, tag)
 	if t0 >= 0 {
-		m.end(fnIntercommCreate, t0, 0, nil, -1)
+		m.end(fnIntercommCreate, t0, 0, local, -1)
 	}
 	return c, err
 }
@@ -225,7 +247,7 @@ func (m *module) IntercommMerge(inter *pmpi.Comm, high bool) (*pmpi.Comm, error)
 	t0 := m.begin()
 	c, err := m.Next.IntercommMerge(inter, high)
 	if t0 >= 0 {
-		m.end(fnIntercommMerge, t0, 0, nil, -1)
+		m.end(fnIntercommMerge, t0, 0, inter, -1)
 	}
 	return c, err
 }
@@ -234,7 +256,7 @@ func (m *module) CommCreateGroup(comm *pmpi.Comm, group *pmpi.Group, tag int) (*
 	t0 := m.begin()
 	c, err := m.Next.CommCreateGroup(comm, group, tag)
 	if t0 >= 0 {
-		m.end(fnCommCreateGroup, t0, 0, nil, -1)
+		m.end(fnCommCreateGroup, t0, 0, comm, -1)
 	}
 	return c, err
 }

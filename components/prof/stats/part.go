@@ -27,6 +27,7 @@ type phasePart struct {
 	Sites   []sitePart `json:"sites"`
 	P2P     row        `json:"p2p"`
 	Coll    row        `json:"coll"`
+	Comms   []commPart `json:"comms"`
 }
 
 // callPart is a counter's tally in nanoseconds.
@@ -37,6 +38,13 @@ type callPart struct {
 	MinNs int64  `json:"min_ns"`
 	MaxNs int64  `json:"max_ns"`
 	Bytes int64  `json:"bytes"`
+}
+
+// commPart is a communicator's counts in a rank's phase: Name is the
+// communicator's; Freed says it was freed during the phase.
+type commPart struct {
+	callPart
+	Freed bool `json:"freed,omitempty"`
 }
 
 type sitePart struct {
@@ -68,6 +76,9 @@ func part(rank, size int, host string, cfg config, phases []phase, rate float64)
 		}
 		for _, s := range ph.sites {
 			pp.Sites = append(pp.Sites, sitePart{callPart: conv(s.id.f.String(), s.t), File: s.id.file, Line: s.id.line, Caller: s.fun})
+		}
+		for _, c := range ph.comms {
+			pp.Comms = append(pp.Comms, commPart{callPart: conv(c.name, c.t), Freed: c.freed})
 		}
 		pp.P2P, pp.Coll = rowOf(ph.p2p), rowOf(ph.coll)
 		rp.Phases = append(rp.Phases, pp)

@@ -29,7 +29,22 @@ type PhaseReport struct {
 	TopByBytes []int       `json:"top_by_bytes"`
 	P2P        Matrix      `json:"p2p"`
 	Coll       Matrix      `json:"coll"`
+	Comms      []CommStat  `json:"comms"` // by time, most first
 	Spread     TaskSpreads `json:"spread"`
+}
+
+// CommStat is the calls on the communicators of one name, over every
+// rank: those of a Split share the name of their parent's split, unless
+// SetName tells them apart.
+type CommStat struct {
+	Name    string  `json:"name"`
+	Ranks   int     `json:"ranks"` // ranks that called on one of them
+	Calls   int64   `json:"calls"`
+	Seconds float64 `json:"seconds"`
+	Bytes   int64   `json:"bytes"`
+	// Freed counts the ranks' communicators of the name freed before the
+	// end of the phase: their counts are in.
+	Freed int `json:"freed"`
 }
 
 // TaskTime is a rank's application and MPI time.
@@ -199,6 +214,7 @@ func mergePhase(a, b phasePart) phasePart {
 	}
 	addRow(&a.P2P, b.P2P)
 	addRow(&a.Coll, b.Coll)
+	a.Comms = append(slices.Clone(a.Comms), b.Comms...)
 	return a
 }
 
@@ -255,6 +271,7 @@ func phaseReport(n int, parts []rankPart, phs []*phasePart, ids map[key]int) Pha
 		times, bytes []float64
 	}
 	sites := map[int]*siteAcc{}
+	comms := map[string]*CommStat{}
 	for i, ph := range phs {
 		tt := TaskTime{Rank: parts[i].Rank, Host: parts[i].Host}
 		if ph != nil {
@@ -278,6 +295,7 @@ func phaseReport(n int, parts []rankPart, phs []*phasePart, ids map[key]int) Pha
 				a.times = append(a.times, seconds(s.Ns))
 				a.bytes = append(a.bytes, float64(s.Bytes))
 			}
+			addComms(comms, ph.Comms)
 			copyRow(pr.P2P, parts[i].Rank, ph.P2P)
 			copyRow(pr.Coll, parts[i].Rank, ph.Coll)
 		}
@@ -302,9 +320,37 @@ func phaseReport(n int, parts []rankPart, phs []*phasePart, ids map[key]int) Pha
 			TimeSpread: spread(a.times), BytesSpread: spread(a.bytes)})
 	}
 	slices.SortFunc(pr.Sites, func(a, b SiteStat) int { return cmp.Compare(a.ID, b.ID) })
+	for _, c := range comms {
+		pr.Comms = append(pr.Comms, *c)
+	}
+	slices.SortFunc(pr.Comms, func(a, b CommStat) int {
+		return cmp.Or(cmp.Compare(b.Seconds, a.Seconds), cmp.Compare(a.Name, b.Name))
+	})
 	pr.TopByTime = topBy(pr.Sites, func(s SiteStat) float64 { return s.Seconds })
 	pr.TopByBytes = topBy(pr.Sites, func(s SiteStat) float64 { return float64(s.Bytes) })
 	return pr
+}
+
+// addComms adds one rank's communicator counts to acc, by name.
+func addComms(acc map[string]*CommStat, cs []commPart) {
+	seen := map[string]bool{}
+	for _, c := range cs {
+		s := acc[c.Name]
+		if s == nil {
+			s = &CommStat{Name: c.Name}
+			acc[c.Name] = s
+		}
+		if !seen[c.Name] {
+			seen[c.Name] = true
+			s.Ranks++
+		}
+		s.Calls += c.Calls
+		s.Seconds += seconds(c.Ns)
+		s.Bytes += c.Bytes
+		if c.Freed {
+			s.Freed++
+		}
+	}
 }
 
 func funcStat(c callPart, app, mpi float64) FuncStat {

@@ -55,6 +55,12 @@ func writePhase(w io.Writer, ph PhaseReport, ranks, top int) {
 			f.Name, f.Calls, f.Seconds, f.Mean, f.Min, f.Max, f.AppPercent, f.MPIPercent, f.Bytes)
 	}
 
+	section("Communicators (calls on each, by name; freed: how many of the ranks' were freed, their counts included)")
+	fmt.Fprintf(tw, "Communicator\tRanks\tCalls\tTime\tBytes\tFreed\t\n")
+	for _, c := range ph.Comms {
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%.6f\t%d\t%d\t\n", c.Name, c.Ranks, c.Calls, c.Seconds, c.Bytes, c.Freed)
+	}
+
 	byID := map[int]SiteStat{}
 	for _, s := range ph.Sites {
 		byID[s.ID] = s

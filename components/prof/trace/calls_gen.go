@@ -852,6 +852,114 @@ func (t *Tracer) TopoTest(comm *pmpi.Comm) (pmpi.Topology, error) {
 	return res0, res1
 }
 
+// NeighborAllgather records MPI_NeighborAllgather.
+func (t *Tracer) NeighborAllgather(send []byte, scount int, sdt pmpi.Datatype, recv []byte, rcount int, rdt pmpi.Datatype, comm *pmpi.Comm) error {
+	sp := t.begin()
+	res0 := t.Next.NeighborAllgather(send, scount, sdt, recv, rcount, rdt, comm)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_NeighborAllgather", t.commArgs(sp, comm).withBytes(size(scount, sdt)).withErr(res0))
+	return res0
+}
+
+// NeighborAllgatherv records MPI_NeighborAllgatherv.
+func (t *Tracer) NeighborAllgatherv(send []byte, scount int, sdt pmpi.Datatype, recv []byte, counts []int, displs []int, rdt pmpi.Datatype, comm *pmpi.Comm) error {
+	sp := t.begin()
+	res0 := t.Next.NeighborAllgatherv(send, scount, sdt, recv, counts, displs, rdt, comm)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_NeighborAllgatherv", t.commArgs(sp, comm).withBytes(size(scount, sdt)).withErr(res0))
+	return res0
+}
+
+// NeighborAlltoall records MPI_NeighborAlltoall.
+func (t *Tracer) NeighborAlltoall(send []byte, scount int, sdt pmpi.Datatype, recv []byte, rcount int, rdt pmpi.Datatype, comm *pmpi.Comm) error {
+	sp := t.begin()
+	res0 := t.Next.NeighborAlltoall(send, scount, sdt, recv, rcount, rdt, comm)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_NeighborAlltoall", t.commArgs(sp, comm).withBytes(size(scount, sdt)).withErr(res0))
+	return res0
+}
+
+// NeighborAlltoallv records MPI_NeighborAlltoallv.
+func (t *Tracer) NeighborAlltoallv(send []byte, scounts []int, sdispls []int, sdt pmpi.Datatype, recv []byte, rcounts []int, rdispls []int, rdt pmpi.Datatype, comm *pmpi.Comm) error {
+	sp := t.begin()
+	res0 := t.Next.NeighborAlltoallv(send, scounts, sdispls, sdt, recv, rcounts, rdispls, rdt, comm)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_NeighborAlltoallv", t.commArgs(sp, comm).withBytes(size(sum(scounts), sdt)).withErr(res0))
+	return res0
+}
+
+// IneighborAllgather records MPI_IneighborAllgather.
+func (t *Tracer) IneighborAllgather(send []byte, scount int, sdt pmpi.Datatype, recv []byte, rcount int, rdt pmpi.Datatype, comm *pmpi.Comm) (*pmpi.Request, error) {
+	sp := t.begin()
+	res0, res1 := t.Next.IneighborAllgather(send, scount, sdt, recv, rcount, rdt, comm)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_IneighborAllgather", t.commArgs(sp, comm).withBytes(size(scount, sdt)).withErr(res1))
+	return res0, res1
+}
+
+// IneighborAllgatherv records MPI_IneighborAllgatherv.
+func (t *Tracer) IneighborAllgatherv(send []byte, scount int, sdt pmpi.Datatype, recv []byte, counts []int, displs []int, rdt pmpi.Datatype, comm *pmpi.Comm) (*pmpi.Request, error) {
+	sp := t.begin()
+	res0, res1 := t.Next.IneighborAllgatherv(send, scount, sdt, recv, counts, displs, rdt, comm)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_IneighborAllgatherv", t.commArgs(sp, comm).withBytes(size(scount, sdt)).withErr(res1))
+	return res0, res1
+}
+
+// IneighborAlltoall records MPI_IneighborAlltoall.
+func (t *Tracer) IneighborAlltoall(send []byte, scount int, sdt pmpi.Datatype, recv []byte, rcount int, rdt pmpi.Datatype, comm *pmpi.Comm) (*pmpi.Request, error) {
+	sp := t.begin()
+	res0, res1 := t.Next.IneighborAlltoall(send, scount, sdt, recv, rcount, rdt, comm)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_IneighborAlltoall", t.commArgs(sp, comm).withBytes(size(scount, sdt)).withErr(res1))
+	return res0, res1
+}
+
+// IneighborAlltoallv records MPI_IneighborAlltoallv.
+func (t *Tracer) IneighborAlltoallv(send []byte, scounts []int, sdispls []int, sdt pmpi.Datatype, recv []byte, rcounts []int, rdispls []int, rdt pmpi.Datatype, comm *pmpi.Comm) (*pmpi.Request, error) {
+	sp := t.begin()
+	res0, res1 := t.Next.IneighborAlltoallv(send, scounts, sdispls, sdt, recv, rcounts, rdispls, rdt, comm)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_IneighborAlltoallv", t.commArgs(sp, comm).withBytes(size(sum(scounts), sdt)).withErr(res1))
+	return res0, res1
+}
+
+// NeighborAllgatherInit records MPI_NeighborAllgatherInit.
+func (t *Tracer) NeighborAllgatherInit(send []byte, scount int, sdt pmpi.Datatype, recv []byte, rcount int, rdt pmpi.Datatype, comm *pmpi.Comm) (*pmpi.Request, error) {
+	sp := t.begin()
+	res0, res1 := t.Next.NeighborAllgatherInit(send, scount, sdt, recv, rcount, rdt, comm)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_NeighborAllgatherInit", t.commArgs(sp, comm).withBytes(size(scount, sdt)).withErr(res1))
+	return res0, res1
+}
+
+// NeighborAllgathervInit records MPI_NeighborAllgathervInit.
+func (t *Tracer) NeighborAllgathervInit(send []byte, scount int, sdt pmpi.Datatype, recv []byte, counts []int, displs []int, rdt pmpi.Datatype, comm *pmpi.Comm) (*pmpi.Request, error) {
+	sp := t.begin()
+	res0, res1 := t.Next.NeighborAllgathervInit(send, scount, sdt, recv, counts, displs, rdt, comm)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_NeighborAllgathervInit", t.commArgs(sp, comm).withBytes(size(scount, sdt)).withErr(res1))
+	return res0, res1
+}
+
+// NeighborAlltoallInit records MPI_NeighborAlltoallInit.
+func (t *Tracer) NeighborAlltoallInit(send []byte, scount int, sdt pmpi.Datatype, recv []byte, rcount int, rdt pmpi.Datatype, comm *pmpi.Comm) (*pmpi.Request, error) {
+	sp := t.begin()
+	res0, res1 := t.Next.NeighborAlltoallInit(send, scount, sdt, recv, rcount, rdt, comm)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_NeighborAlltoallInit", t.commArgs(sp, comm).withBytes(size(scount, sdt)).withErr(res1))
+	return res0, res1
+}
+
+// NeighborAlltoallvInit records MPI_NeighborAlltoallvInit.
+func (t *Tracer) NeighborAlltoallvInit(send []byte, scounts []int, sdispls []int, sdt pmpi.Datatype, recv []byte, rcounts []int, rdispls []int, rdt pmpi.Datatype, comm *pmpi.Comm) (*pmpi.Request, error) {
+	sp := t.begin()
+	res0, res1 := t.Next.NeighborAlltoallvInit(send, scounts, sdispls, sdt, recv, rcounts, rdispls, rdt, comm)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_NeighborAlltoallvInit", t.commArgs(sp, comm).withBytes(size(sum(scounts), sdt)).withErr(res1))
+	return res0, res1
+}
+
 // CommCreateKeyval records MPI_CommCreateKeyval.
 func (t *Tracer) CommCreateKeyval(copy pmpi.CommCopyAttrFunc, del pmpi.CommDeleteAttrFunc, extra any) (pmpi.Keyval, error) {
 	sp := t.begin()
@@ -1210,4 +1318,22 @@ func (t *Tracer) ReduceLocal(in []byte, inout []byte, count int, dt pmpi.Datatyp
 	sp = t.stop(sp)
 	t.end(sp, "MPI_ReduceLocal", args{}.withBytes(size(count, dt)).withErr(res0))
 	return res0
+}
+
+// CommIdup records MPI_CommIdup.
+func (t *Tracer) CommIdup(comm *pmpi.Comm) (*pmpi.Comm, *pmpi.Request, error) {
+	sp := t.begin()
+	res0, res1, res2 := t.Next.CommIdup(comm)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_CommIdup", t.commArgs(sp, comm).withErr(res2))
+	return res0, res1, res2
+}
+
+// CommIdupWithInfo records MPI_CommIdupWithInfo.
+func (t *Tracer) CommIdupWithInfo(comm *pmpi.Comm, info *pmpi.Info) (*pmpi.Comm, *pmpi.Request, error) {
+	sp := t.begin()
+	res0, res1, res2 := t.Next.CommIdupWithInfo(comm, info)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_CommIdupWithInfo", t.commArgs(sp, comm).withErr(res2))
+	return res0, res1, res2
 }

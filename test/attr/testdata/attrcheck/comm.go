@@ -231,10 +231,10 @@ func freedKeyval(world mpi.Comm) error {
 	if kv != (mpi.Keyval{}) {
 		return fmt.Errorf("CommFreeKeyval left %v, want the invalid keyval", kv)
 	}
-	if err := wantErr("freed keyval", errOf(base.Attr(held)), mpi.ErrArg, "was freed"); err != nil {
+	if err := wantErr("freed keyval", errOf(base.Attr(held)), mpi.ErrKeyval, "was freed"); err != nil {
 		return err
 	}
-	if err := wantErr("freeing again", mpi.CommFreeKeyval(&held), mpi.ErrArg, "was freed"); err != nil {
+	if err := wantErr("freeing again", mpi.CommFreeKeyval(&held), mpi.ErrKeyval, "was freed"); err != nil {
 		return err
 	}
 	d, err := base.Dup()
@@ -300,13 +300,13 @@ func commErrors(world mpi.Comm, _ []string) error {
 		says   string
 	}{
 		{"null comm", null.SetAttr(kv, 1), mpi.ErrComm, "communicator is nil"},
-		{"invalid keyval", world.SetAttr(invalid, 1), mpi.ErrArg, "MPI_KEYVAL_INVALID"},
-		{"type keyval", world.SetAttr(tkv, 1), mpi.ErrArg, "is a datatype keyval (want a communicator one)"},
-		{"comm keyval on a type", mpi.TypeSetAttr(mpi.LayoutOf[int32]().Datatype(), kv, 1), mpi.ErrArg, "is a communicator keyval"},
-		{"set predefined", world.SetAttr(mpi.AttrTagUB, 1), mpi.ErrArg, "MPI_TAG_UB is predefined"},
-		{"delete predefined", world.DeleteAttr(mpi.AttrAppNum), mpi.ErrArg, "MPI_APPNUM is predefined"},
-		{"free predefined", mpi.CommFreeKeyval(&tagUB), mpi.ErrArg, "MPI_TAG_UB is predefined"},
-		{"free a type keyval as a comm one", mpi.CommFreeKeyval(&tkv), mpi.ErrArg, "is a datatype keyval"},
+		{"invalid keyval", world.SetAttr(invalid, 1), mpi.ErrKeyval, "MPI_KEYVAL_INVALID"},
+		{"type keyval", world.SetAttr(tkv, 1), mpi.ErrKeyval, "is a datatype keyval (want a communicator one)"},
+		{"comm keyval on a type", mpi.TypeSetAttr(mpi.LayoutOf[int32]().Datatype(), kv, 1), mpi.ErrKeyval, "is a communicator keyval"},
+		{"set predefined", world.SetAttr(mpi.AttrTagUB, 1), mpi.ErrKeyval, "MPI_TAG_UB is predefined"},
+		{"delete predefined", world.DeleteAttr(mpi.AttrAppNum), mpi.ErrKeyval, "MPI_APPNUM is predefined"},
+		{"free predefined", mpi.CommFreeKeyval(&tagUB), mpi.ErrKeyval, "MPI_TAG_UB is predefined"},
+		{"free a type keyval as a comm one", mpi.CommFreeKeyval(&tkv), mpi.ErrKeyval, "is a datatype keyval"},
 		{"get on null", errOf(null.Attr(kv)), mpi.ErrComm, "communicator is nil"},
 	} {
 		if err := wantErr(tc.what, tc.err, tc.target, tc.says); err != nil {

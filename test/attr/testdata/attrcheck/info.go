@@ -42,9 +42,10 @@ func info(world mpi.Comm, _ []string) error {
 		target error
 		says   string
 	}{
-		{"delete absent", in.Delete("user_key"), mpi.ErrArg, `key "user_key" is not set`},
-		{"empty key", in.Set("", "v"), mpi.ErrArg, "want 1 to 255"},
-		{"long value", in.Set("k", strings.Repeat("v", mpi.MaxInfoVal+1)), mpi.ErrArg, "want 1 to 1024"},
+		{"delete absent", in.Delete("user_key"), mpi.ErrInfoNokey, `key "user_key" is not set`},
+		{"empty key", in.Set("", "v"), mpi.ErrInfoKey, "want 1 to 255"},
+		{"long value", in.Set("k", strings.Repeat("v", mpi.MaxInfoVal+1)), mpi.ErrInfoValue, "want 1 to 1024"},
+		{"long key on get", errOf3(in.Get(strings.Repeat("k", mpi.MaxInfoKey+1))), mpi.ErrInfoKey, "has 256 bytes (want 1 to 255)"},
 		{"nthkey out of range", errOf2(in.NthKey(5)), mpi.ErrArg, "out of range"},
 		{"nil info", world.SetInfo(nil), mpi.ErrArg, "MPI_INFO_NULL"},
 	} {
@@ -113,3 +114,5 @@ func wantHints(c mpi.Comm, want map[string]string) error {
 }
 
 func errOf2(_ string, err error) error { return err }
+
+func errOf3(_ string, _ bool, err error) error { return err }

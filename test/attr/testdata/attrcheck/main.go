@@ -20,6 +20,7 @@ var scenarios = map[string]func(mpi.Comm, []string) error{
 	"predefined": predefined, // predefined.go
 	"info":       info,       // info.go
 	"types":      typeAttrs,  // types.go
+	"idup":       idup,       // idup.go
 }
 
 func main() { scenario.Main("attrcheck", scenarios) }

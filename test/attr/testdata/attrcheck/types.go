@@ -143,5 +143,9 @@ func typeAttrs(world mpi.Comm, _ []string) error {
 	if err := check("predefined", []any{"a", "p"}, []any{"a", "a", "p", "p"}); err != nil {
 		return err
 	}
-	return errors.Join(mpi.TypeFreeKeyval(&kv), mpi.TypeFreeKeyval(&none), mpi.TypeFreeKeyval(&same))
+	held := kv
+	if err := errors.Join(mpi.TypeFreeKeyval(&kv), mpi.TypeFreeKeyval(&none), mpi.TypeFreeKeyval(&same)); err != nil {
+		return err
+	}
+	return wantErr("freed type keyval", mpi.TypeSetAttr(i32, held, 1), mpi.ErrKeyval, "was freed")
 }

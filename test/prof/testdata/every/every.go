@@ -952,6 +952,90 @@ func (layer module) TopoTest(comm *pmpi.Comm) (ret0 pmpi.Topology, returnVal err
 	return
 }
 
+// NeighborAllgather runs the wrappers of every.w around Next.NeighborAllgather.
+func (layer module) NeighborAllgather(send []byte, scount int, sdt pmpi.Datatype, recv []byte, rcount int, rdt pmpi.Datatype, comm *pmpi.Comm) (returnVal error) {
+	record0("NeighborAllgather")
+	returnVal = layer.Next.NeighborAllgather(send, scount, sdt, recv, rcount, rdt, comm)
+	return
+}
+
+// NeighborAllgatherv runs the wrappers of every.w around Next.NeighborAllgatherv.
+func (layer module) NeighborAllgatherv(send []byte, scount int, sdt pmpi.Datatype, recv []byte, counts []int, displs []int, rdt pmpi.Datatype, comm *pmpi.Comm) (returnVal error) {
+	record0("NeighborAllgatherv")
+	returnVal = layer.Next.NeighborAllgatherv(send, scount, sdt, recv, counts, displs, rdt, comm)
+	return
+}
+
+// NeighborAlltoall runs the wrappers of every.w around Next.NeighborAlltoall.
+func (layer module) NeighborAlltoall(send []byte, scount int, sdt pmpi.Datatype, recv []byte, rcount int, rdt pmpi.Datatype, comm *pmpi.Comm) (returnVal error) {
+	record0("NeighborAlltoall")
+	returnVal = layer.Next.NeighborAlltoall(send, scount, sdt, recv, rcount, rdt, comm)
+	return
+}
+
+// NeighborAlltoallv runs the wrappers of every.w around Next.NeighborAlltoallv.
+func (layer module) NeighborAlltoallv(send []byte, scounts []int, sdispls []int, sdt pmpi.Datatype, recv []byte, rcounts []int, rdispls []int, rdt pmpi.Datatype, comm *pmpi.Comm) (returnVal error) {
+	record0("NeighborAlltoallv")
+	returnVal = layer.Next.NeighborAlltoallv(send, scounts, sdispls, sdt, recv, rcounts, rdispls, rdt, comm)
+	return
+}
+
+// IneighborAllgather runs the wrappers of every.w around Next.IneighborAllgather.
+func (layer module) IneighborAllgather(send []byte, scount int, sdt pmpi.Datatype, recv []byte, rcount int, rdt pmpi.Datatype, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	record0("IneighborAllgather")
+	ret0, returnVal = layer.Next.IneighborAllgather(send, scount, sdt, recv, rcount, rdt, comm)
+	return
+}
+
+// IneighborAllgatherv runs the wrappers of every.w around Next.IneighborAllgatherv.
+func (layer module) IneighborAllgatherv(send []byte, scount int, sdt pmpi.Datatype, recv []byte, counts []int, displs []int, rdt pmpi.Datatype, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	record0("IneighborAllgatherv")
+	ret0, returnVal = layer.Next.IneighborAllgatherv(send, scount, sdt, recv, counts, displs, rdt, comm)
+	return
+}
+
+// IneighborAlltoall runs the wrappers of every.w around Next.IneighborAlltoall.
+func (layer module) IneighborAlltoall(send []byte, scount int, sdt pmpi.Datatype, recv []byte, rcount int, rdt pmpi.Datatype, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	record0("IneighborAlltoall")
+	ret0, returnVal = layer.Next.IneighborAlltoall(send, scount, sdt, recv, rcount, rdt, comm)
+	return
+}
+
+// IneighborAlltoallv runs the wrappers of every.w around Next.IneighborAlltoallv.
+func (layer module) IneighborAlltoallv(send []byte, scounts []int, sdispls []int, sdt pmpi.Datatype, recv []byte, rcounts []int, rdispls []int, rdt pmpi.Datatype, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	record0("IneighborAlltoallv")
+	ret0, returnVal = layer.Next.IneighborAlltoallv(send, scounts, sdispls, sdt, recv, rcounts, rdispls, rdt, comm)
+	return
+}
+
+// NeighborAllgatherInit runs the wrappers of every.w around Next.NeighborAllgatherInit.
+func (layer module) NeighborAllgatherInit(send []byte, scount int, sdt pmpi.Datatype, recv []byte, rcount int, rdt pmpi.Datatype, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	record0("NeighborAllgatherInit")
+	ret0, returnVal = layer.Next.NeighborAllgatherInit(send, scount, sdt, recv, rcount, rdt, comm)
+	return
+}
+
+// NeighborAllgathervInit runs the wrappers of every.w around Next.NeighborAllgathervInit.
+func (layer module) NeighborAllgathervInit(send []byte, scount int, sdt pmpi.Datatype, recv []byte, counts []int, displs []int, rdt pmpi.Datatype, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	record0("NeighborAllgathervInit")
+	ret0, returnVal = layer.Next.NeighborAllgathervInit(send, scount, sdt, recv, counts, displs, rdt, comm)
+	return
+}
+
+// NeighborAlltoallInit runs the wrappers of every.w around Next.NeighborAlltoallInit.
+func (layer module) NeighborAlltoallInit(send []byte, scount int, sdt pmpi.Datatype, recv []byte, rcount int, rdt pmpi.Datatype, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	record0("NeighborAlltoallInit")
+	ret0, returnVal = layer.Next.NeighborAlltoallInit(send, scount, sdt, recv, rcount, rdt, comm)
+	return
+}
+
+// NeighborAlltoallvInit runs the wrappers of every.w around Next.NeighborAlltoallvInit.
+func (layer module) NeighborAlltoallvInit(send []byte, scounts []int, sdispls []int, sdt pmpi.Datatype, recv []byte, rcounts []int, rdispls []int, rdt pmpi.Datatype, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	record0("NeighborAlltoallvInit")
+	ret0, returnVal = layer.Next.NeighborAlltoallvInit(send, scounts, sdispls, sdt, recv, rcounts, rdispls, rdt, comm)
+	return
+}
+
 // CommCreateKeyval runs the wrappers of every.w around Next.CommCreateKeyval.
 func (layer module) CommCreateKeyval(copy pmpi.CommCopyAttrFunc, del pmpi.CommDeleteAttrFunc, extra any) (ret0 pmpi.Keyval, returnVal error) {
 	record0("CommCreateKeyval")
@@ -1229,5 +1313,19 @@ func (layer module) ExscanInit(send []byte, recv []byte, count int, dt pmpi.Data
 func (layer module) ReduceLocal(in []byte, inout []byte, count int, dt pmpi.Datatype, op pmpi.Op) (returnVal error) {
 	record0("ReduceLocal")
 	returnVal = layer.Next.ReduceLocal(in, inout, count, dt, op)
+	return
+}
+
+// CommIdup runs the wrappers of every.w around Next.CommIdup.
+func (layer module) CommIdup(comm *pmpi.Comm) (ret0 *pmpi.Comm, ret1 *pmpi.Request, returnVal error) {
+	record0("CommIdup")
+	ret0, ret1, returnVal = layer.Next.CommIdup(comm)
+	return
+}
+
+// CommIdupWithInfo runs the wrappers of every.w around Next.CommIdupWithInfo.
+func (layer module) CommIdupWithInfo(comm *pmpi.Comm, info *pmpi.Info) (ret0 *pmpi.Comm, ret1 *pmpi.Request, returnVal error) {
+	record0("CommIdupWithInfo")
+	ret0, ret1, returnVal = layer.Next.CommIdupWithInfo(comm, info)
 	return
 }

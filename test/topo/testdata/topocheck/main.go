@@ -25,6 +25,10 @@ var scenarios = map[string]func(mpi.Comm) error{
 	// graph.go
 	"graph":     graph,
 	"distgraph": distGraph,
+	// neighbor.go
+	"neighbor":             neighbor,
+	"neighbor-graph":       neighborGraph,
+	"neighbor-nonblocking": neighborNonblocking,
 	// reorder.go
 	"reorder": reorder,
 }

@@ -168,6 +168,18 @@ var (
 	callsDistGraphNeighborsCount0 atomic.Int64
 	callsDistGraphNeighbors0      atomic.Int64
 	callsTopoTest0                atomic.Int64
+	callsNeighborAllgather0       atomic.Int64
+	callsNeighborAllgatherv0      atomic.Int64
+	callsNeighborAlltoall0        atomic.Int64
+	callsNeighborAlltoallv0       atomic.Int64
+	callsIneighborAllgather0      atomic.Int64
+	callsIneighborAllgatherv0     atomic.Int64
+	callsIneighborAlltoall0       atomic.Int64
+	callsIneighborAlltoallv0      atomic.Int64
+	callsNeighborAllgatherInit0   atomic.Int64
+	callsNeighborAllgathervInit0  atomic.Int64
+	callsNeighborAlltoallInit0    atomic.Int64
+	callsNeighborAlltoallvInit0   atomic.Int64
 	callsCommCreateKeyval0        atomic.Int64
 	callsCommFreeKeyval0          atomic.Int64
 	callsCommSetAttr0             atomic.Int64
@@ -208,6 +220,8 @@ var (
 	callsScanInit0                atomic.Int64
 	callsExscanInit0              atomic.Int64
 	callsReduceLocal0             atomic.Int64
+	callsCommIdup0                atomic.Int64
+	callsCommIdupWithInfo0        atomic.Int64
 )
 
 // reportCounts0 prints this rank's nonzero counts in one write.
@@ -585,6 +599,42 @@ func reportCounts0(rank int) {
 	if n := callsTopoTest0.Load(); n > 0 {
 		fmt.Fprintf(&b, "counter rank %d: TopoTest %d\n", rank, n)
 	}
+	if n := callsNeighborAllgather0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: NeighborAllgather %d\n", rank, n)
+	}
+	if n := callsNeighborAllgatherv0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: NeighborAllgatherv %d\n", rank, n)
+	}
+	if n := callsNeighborAlltoall0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: NeighborAlltoall %d\n", rank, n)
+	}
+	if n := callsNeighborAlltoallv0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: NeighborAlltoallv %d\n", rank, n)
+	}
+	if n := callsIneighborAllgather0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: IneighborAllgather %d\n", rank, n)
+	}
+	if n := callsIneighborAllgatherv0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: IneighborAllgatherv %d\n", rank, n)
+	}
+	if n := callsIneighborAlltoall0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: IneighborAlltoall %d\n", rank, n)
+	}
+	if n := callsIneighborAlltoallv0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: IneighborAlltoallv %d\n", rank, n)
+	}
+	if n := callsNeighborAllgatherInit0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: NeighborAllgatherInit %d\n", rank, n)
+	}
+	if n := callsNeighborAllgathervInit0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: NeighborAllgathervInit %d\n", rank, n)
+	}
+	if n := callsNeighborAlltoallInit0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: NeighborAlltoallInit %d\n", rank, n)
+	}
+	if n := callsNeighborAlltoallvInit0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: NeighborAlltoallvInit %d\n", rank, n)
+	}
 	if n := callsCommCreateKeyval0.Load(); n > 0 {
 		fmt.Fprintf(&b, "counter rank %d: CommCreateKeyval %d\n", rank, n)
 	}
@@ -704,6 +754,12 @@ func reportCounts0(rank int) {
 	}
 	if n := callsReduceLocal0.Load(); n > 0 {
 		fmt.Fprintf(&b, "counter rank %d: ReduceLocal %d\n", rank, n)
+	}
+	if n := callsCommIdup0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: CommIdup %d\n", rank, n)
+	}
+	if n := callsCommIdupWithInfo0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: CommIdupWithInfo %d\n", rank, n)
 	}
 	os.Stdout.WriteString(b.String())
 }
@@ -1580,6 +1636,90 @@ func (layer module) TopoTest(comm *pmpi.Comm) (ret0 pmpi.Topology, returnVal err
 	return
 }
 
+// NeighborAllgather runs the wrappers of counter.w around Next.NeighborAllgather.
+func (layer module) NeighborAllgather(send []byte, scount int, sdt pmpi.Datatype, recv []byte, rcount int, rdt pmpi.Datatype, comm *pmpi.Comm) (returnVal error) {
+	callsNeighborAllgather0.Add(1)
+	returnVal = layer.Next.NeighborAllgather(send, scount, sdt, recv, rcount, rdt, comm)
+	return
+}
+
+// NeighborAllgatherv runs the wrappers of counter.w around Next.NeighborAllgatherv.
+func (layer module) NeighborAllgatherv(send []byte, scount int, sdt pmpi.Datatype, recv []byte, counts []int, displs []int, rdt pmpi.Datatype, comm *pmpi.Comm) (returnVal error) {
+	callsNeighborAllgatherv0.Add(1)
+	returnVal = layer.Next.NeighborAllgatherv(send, scount, sdt, recv, counts, displs, rdt, comm)
+	return
+}
+
+// NeighborAlltoall runs the wrappers of counter.w around Next.NeighborAlltoall.
+func (layer module) NeighborAlltoall(send []byte, scount int, sdt pmpi.Datatype, recv []byte, rcount int, rdt pmpi.Datatype, comm *pmpi.Comm) (returnVal error) {
+	callsNeighborAlltoall0.Add(1)
+	returnVal = layer.Next.NeighborAlltoall(send, scount, sdt, recv, rcount, rdt, comm)
+	return
+}
+
+// NeighborAlltoallv runs the wrappers of counter.w around Next.NeighborAlltoallv.
+func (layer module) NeighborAlltoallv(send []byte, scounts []int, sdispls []int, sdt pmpi.Datatype, recv []byte, rcounts []int, rdispls []int, rdt pmpi.Datatype, comm *pmpi.Comm) (returnVal error) {
+	callsNeighborAlltoallv0.Add(1)
+	returnVal = layer.Next.NeighborAlltoallv(send, scounts, sdispls, sdt, recv, rcounts, rdispls, rdt, comm)
+	return
+}
+
+// IneighborAllgather runs the wrappers of counter.w around Next.IneighborAllgather.
+func (layer module) IneighborAllgather(send []byte, scount int, sdt pmpi.Datatype, recv []byte, rcount int, rdt pmpi.Datatype, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	callsIneighborAllgather0.Add(1)
+	ret0, returnVal = layer.Next.IneighborAllgather(send, scount, sdt, recv, rcount, rdt, comm)
+	return
+}
+
+// IneighborAllgatherv runs the wrappers of counter.w around Next.IneighborAllgatherv.
+func (layer module) IneighborAllgatherv(send []byte, scount int, sdt pmpi.Datatype, recv []byte, counts []int, displs []int, rdt pmpi.Datatype, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	callsIneighborAllgatherv0.Add(1)
+	ret0, returnVal = layer.Next.IneighborAllgatherv(send, scount, sdt, recv, counts, displs, rdt, comm)
+	return
+}
+
+// IneighborAlltoall runs the wrappers of counter.w around Next.IneighborAlltoall.
+func (layer module) IneighborAlltoall(send []byte, scount int, sdt pmpi.Datatype, recv []byte, rcount int, rdt pmpi.Datatype, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	callsIneighborAlltoall0.Add(1)
+	ret0, returnVal = layer.Next.IneighborAlltoall(send, scount, sdt, recv, rcount, rdt, comm)
+	return
+}
+
+// IneighborAlltoallv runs the wrappers of counter.w around Next.IneighborAlltoallv.
+func (layer module) IneighborAlltoallv(send []byte, scounts []int, sdispls []int, sdt pmpi.Datatype, recv []byte, rcounts []int, rdispls []int, rdt pmpi.Datatype, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	callsIneighborAlltoallv0.Add(1)
+	ret0, returnVal = layer.Next.IneighborAlltoallv(send, scounts, sdispls, sdt, recv, rcounts, rdispls, rdt, comm)
+	return
+}
+
+// NeighborAllgatherInit runs the wrappers of counter.w around Next.NeighborAllgatherInit.
+func (layer module) NeighborAllgatherInit(send []byte, scount int, sdt pmpi.Datatype, recv []byte, rcount int, rdt pmpi.Datatype, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	callsNeighborAllgatherInit0.Add(1)
+	ret0, returnVal = layer.Next.NeighborAllgatherInit(send, scount, sdt, recv, rcount, rdt, comm)
+	return
+}
+
+// NeighborAllgathervInit runs the wrappers of counter.w around Next.NeighborAllgathervInit.
+func (layer module) NeighborAllgathervInit(send []byte, scount int, sdt pmpi.Datatype, recv []byte, counts []int, displs []int, rdt pmpi.Datatype, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	callsNeighborAllgathervInit0.Add(1)
+	ret0, returnVal = layer.Next.NeighborAllgathervInit(send, scount, sdt, recv, counts, displs, rdt, comm)
+	return
+}
+
+// NeighborAlltoallInit runs the wrappers of counter.w around Next.NeighborAlltoallInit.
+func (layer module) NeighborAlltoallInit(send []byte, scount int, sdt pmpi.Datatype, recv []byte, rcount int, rdt pmpi.Datatype, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	callsNeighborAlltoallInit0.Add(1)
+	ret0, returnVal = layer.Next.NeighborAlltoallInit(send, scount, sdt, recv, rcount, rdt, comm)
+	return
+}
+
+// NeighborAlltoallvInit runs the wrappers of counter.w around Next.NeighborAlltoallvInit.
+func (layer module) NeighborAlltoallvInit(send []byte, scounts []int, sdispls []int, sdt pmpi.Datatype, recv []byte, rcounts []int, rdispls []int, rdt pmpi.Datatype, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	callsNeighborAlltoallvInit0.Add(1)
+	ret0, returnVal = layer.Next.NeighborAlltoallvInit(send, scounts, sdispls, sdt, recv, rcounts, rdispls, rdt, comm)
+	return
+}
+
 // CommCreateKeyval runs the wrappers of counter.w around Next.CommCreateKeyval.
 func (layer module) CommCreateKeyval(copy pmpi.CommCopyAttrFunc, del pmpi.CommDeleteAttrFunc, extra any) (ret0 pmpi.Keyval, returnVal error) {
 	callsCommCreateKeyval0.Add(1)
@@ -1857,5 +1997,19 @@ func (layer module) ExscanInit(send []byte, recv []byte, count int, dt pmpi.Data
 func (layer module) ReduceLocal(in []byte, inout []byte, count int, dt pmpi.Datatype, op pmpi.Op) (returnVal error) {
 	callsReduceLocal0.Add(1)
 	returnVal = layer.Next.ReduceLocal(in, inout, count, dt, op)
+	return
+}
+
+// CommIdup runs the wrappers of counter.w around Next.CommIdup.
+func (layer module) CommIdup(comm *pmpi.Comm) (ret0 *pmpi.Comm, ret1 *pmpi.Request, returnVal error) {
+	callsCommIdup0.Add(1)
+	ret0, ret1, returnVal = layer.Next.CommIdup(comm)
+	return
+}
+
+// CommIdupWithInfo runs the wrappers of counter.w around Next.CommIdupWithInfo.
+func (layer module) CommIdupWithInfo(comm *pmpi.Comm, info *pmpi.Info) (ret0 *pmpi.Comm, ret1 *pmpi.Request, returnVal error) {
+	callsCommIdupWithInfo0.Add(1)
+	ret0, ret1, returnVal = layer.Next.CommIdupWithInfo(comm, info)
 	return
 }

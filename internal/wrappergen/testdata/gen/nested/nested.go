@@ -201,6 +201,18 @@ var (
 	callsDistGraphNeighborsCount1 atomic.Int64
 	callsDistGraphNeighbors1      atomic.Int64
 	callsTopoTest1                atomic.Int64
+	callsNeighborAllgather1       atomic.Int64
+	callsNeighborAllgatherv1      atomic.Int64
+	callsNeighborAlltoall1        atomic.Int64
+	callsNeighborAlltoallv1       atomic.Int64
+	callsIneighborAllgather1      atomic.Int64
+	callsIneighborAllgatherv1     atomic.Int64
+	callsIneighborAlltoall1       atomic.Int64
+	callsIneighborAlltoallv1      atomic.Int64
+	callsNeighborAllgatherInit1   atomic.Int64
+	callsNeighborAllgathervInit1  atomic.Int64
+	callsNeighborAlltoallInit1    atomic.Int64
+	callsNeighborAlltoallvInit1   atomic.Int64
 	callsCommCreateKeyval1        atomic.Int64
 	callsCommFreeKeyval1          atomic.Int64
 	callsCommSetAttr1             atomic.Int64
@@ -241,6 +253,8 @@ var (
 	callsScanInit1                atomic.Int64
 	callsExscanInit1              atomic.Int64
 	callsReduceLocal1             atomic.Int64
+	callsCommIdup1                atomic.Int64
+	callsCommIdupWithInfo1        atomic.Int64
 )
 
 // reportCounts1 prints this rank's nonzero counts in one write.
@@ -618,6 +632,42 @@ func reportCounts1(rank int) {
 	if n := callsTopoTest1.Load(); n > 0 {
 		fmt.Fprintf(&b, "counter rank %d: TopoTest %d\n", rank, n)
 	}
+	if n := callsNeighborAllgather1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: NeighborAllgather %d\n", rank, n)
+	}
+	if n := callsNeighborAllgatherv1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: NeighborAllgatherv %d\n", rank, n)
+	}
+	if n := callsNeighborAlltoall1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: NeighborAlltoall %d\n", rank, n)
+	}
+	if n := callsNeighborAlltoallv1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: NeighborAlltoallv %d\n", rank, n)
+	}
+	if n := callsIneighborAllgather1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: IneighborAllgather %d\n", rank, n)
+	}
+	if n := callsIneighborAllgatherv1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: IneighborAllgatherv %d\n", rank, n)
+	}
+	if n := callsIneighborAlltoall1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: IneighborAlltoall %d\n", rank, n)
+	}
+	if n := callsIneighborAlltoallv1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: IneighborAlltoallv %d\n", rank, n)
+	}
+	if n := callsNeighborAllgatherInit1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: NeighborAllgatherInit %d\n", rank, n)
+	}
+	if n := callsNeighborAllgathervInit1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: NeighborAllgathervInit %d\n", rank, n)
+	}
+	if n := callsNeighborAlltoallInit1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: NeighborAlltoallInit %d\n", rank, n)
+	}
+	if n := callsNeighborAlltoallvInit1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: NeighborAlltoallvInit %d\n", rank, n)
+	}
 	if n := callsCommCreateKeyval1.Load(); n > 0 {
 		fmt.Fprintf(&b, "counter rank %d: CommCreateKeyval %d\n", rank, n)
 	}
@@ -737,6 +787,12 @@ func reportCounts1(rank int) {
 	}
 	if n := callsReduceLocal1.Load(); n > 0 {
 		fmt.Fprintf(&b, "counter rank %d: ReduceLocal %d\n", rank, n)
+	}
+	if n := callsCommIdup1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: CommIdup %d\n", rank, n)
+	}
+	if n := callsCommIdupWithInfo1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: CommIdupWithInfo %d\n", rank, n)
 	}
 	os.Stdout.WriteString(b.String())
 }
@@ -2487,6 +2543,174 @@ func (layer module) TopoTest(comm *pmpi.Comm) (ret0 pmpi.Topology, returnVal err
 	return
 }
 
+// NeighborAllgather runs the wrappers of timing.w, counter.w around Next.NeighborAllgather.
+func (layer module) NeighborAllgather(send []byte, scount int, sdt pmpi.Datatype, recv []byte, rcount int, rdt pmpi.Datatype, comm *pmpi.Comm) (returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsNeighborAllgather1.Add(1)
+	returnVal = layer.Next.NeighborAllgather(send, scount, sdt, recv, rcount, rdt, comm)
+	timesMu0.Lock()
+	times0["NeighborAllgather"] += time.Since(start)
+	counts0["NeighborAllgather"]++
+	timesMu0.Unlock()
+	return
+}
+
+// NeighborAllgatherv runs the wrappers of timing.w, counter.w around Next.NeighborAllgatherv.
+func (layer module) NeighborAllgatherv(send []byte, scount int, sdt pmpi.Datatype, recv []byte, counts []int, displs []int, rdt pmpi.Datatype, comm *pmpi.Comm) (returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsNeighborAllgatherv1.Add(1)
+	returnVal = layer.Next.NeighborAllgatherv(send, scount, sdt, recv, counts, displs, rdt, comm)
+	timesMu0.Lock()
+	times0["NeighborAllgatherv"] += time.Since(start)
+	counts0["NeighborAllgatherv"]++
+	timesMu0.Unlock()
+	return
+}
+
+// NeighborAlltoall runs the wrappers of timing.w, counter.w around Next.NeighborAlltoall.
+func (layer module) NeighborAlltoall(send []byte, scount int, sdt pmpi.Datatype, recv []byte, rcount int, rdt pmpi.Datatype, comm *pmpi.Comm) (returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsNeighborAlltoall1.Add(1)
+	returnVal = layer.Next.NeighborAlltoall(send, scount, sdt, recv, rcount, rdt, comm)
+	timesMu0.Lock()
+	times0["NeighborAlltoall"] += time.Since(start)
+	counts0["NeighborAlltoall"]++
+	timesMu0.Unlock()
+	return
+}
+
+// NeighborAlltoallv runs the wrappers of timing.w, counter.w around Next.NeighborAlltoallv.
+func (layer module) NeighborAlltoallv(send []byte, scounts []int, sdispls []int, sdt pmpi.Datatype, recv []byte, rcounts []int, rdispls []int, rdt pmpi.Datatype, comm *pmpi.Comm) (returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsNeighborAlltoallv1.Add(1)
+	returnVal = layer.Next.NeighborAlltoallv(send, scounts, sdispls, sdt, recv, rcounts, rdispls, rdt, comm)
+	timesMu0.Lock()
+	times0["NeighborAlltoallv"] += time.Since(start)
+	counts0["NeighborAlltoallv"]++
+	timesMu0.Unlock()
+	return
+}
+
+// IneighborAllgather runs the wrappers of timing.w, counter.w around Next.IneighborAllgather.
+func (layer module) IneighborAllgather(send []byte, scount int, sdt pmpi.Datatype, recv []byte, rcount int, rdt pmpi.Datatype, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsIneighborAllgather1.Add(1)
+	ret0, returnVal = layer.Next.IneighborAllgather(send, scount, sdt, recv, rcount, rdt, comm)
+	timesMu0.Lock()
+	times0["IneighborAllgather"] += time.Since(start)
+	counts0["IneighborAllgather"]++
+	timesMu0.Unlock()
+	return
+}
+
+// IneighborAllgatherv runs the wrappers of timing.w, counter.w around Next.IneighborAllgatherv.
+func (layer module) IneighborAllgatherv(send []byte, scount int, sdt pmpi.Datatype, recv []byte, counts []int, displs []int, rdt pmpi.Datatype, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsIneighborAllgatherv1.Add(1)
+	ret0, returnVal = layer.Next.IneighborAllgatherv(send, scount, sdt, recv, counts, displs, rdt, comm)
+	timesMu0.Lock()
+	times0["IneighborAllgatherv"] += time.Since(start)
+	counts0["IneighborAllgatherv"]++
+	timesMu0.Unlock()
+	return
+}
+
+// IneighborAlltoall runs the wrappers of timing.w, counter.w around Next.IneighborAlltoall.
+func (layer module) IneighborAlltoall(send []byte, scount int, sdt pmpi.Datatype, recv []byte, rcount int, rdt pmpi.Datatype, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsIneighborAlltoall1.Add(1)
+	ret0, returnVal = layer.Next.IneighborAlltoall(send, scount, sdt, recv, rcount, rdt, comm)
+	timesMu0.Lock()
+	times0["IneighborAlltoall"] += time.Since(start)
+	counts0["IneighborAlltoall"]++
+	timesMu0.Unlock()
+	return
+}
+
+// IneighborAlltoallv runs the wrappers of timing.w, counter.w around Next.IneighborAlltoallv.
+func (layer module) IneighborAlltoallv(send []byte, scounts []int, sdispls []int, sdt pmpi.Datatype, recv []byte, rcounts []int, rdispls []int, rdt pmpi.Datatype, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsIneighborAlltoallv1.Add(1)
+	ret0, returnVal = layer.Next.IneighborAlltoallv(send, scounts, sdispls, sdt, recv, rcounts, rdispls, rdt, comm)
+	timesMu0.Lock()
+	times0["IneighborAlltoallv"] += time.Since(start)
+	counts0["IneighborAlltoallv"]++
+	timesMu0.Unlock()
+	return
+}
+
+// NeighborAllgatherInit runs the wrappers of timing.w, counter.w around Next.NeighborAllgatherInit.
+func (layer module) NeighborAllgatherInit(send []byte, scount int, sdt pmpi.Datatype, recv []byte, rcount int, rdt pmpi.Datatype, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsNeighborAllgatherInit1.Add(1)
+	ret0, returnVal = layer.Next.NeighborAllgatherInit(send, scount, sdt, recv, rcount, rdt, comm)
+	timesMu0.Lock()
+	times0["NeighborAllgatherInit"] += time.Since(start)
+	counts0["NeighborAllgatherInit"]++
+	timesMu0.Unlock()
+	return
+}
+
+// NeighborAllgathervInit runs the wrappers of timing.w, counter.w around Next.NeighborAllgathervInit.
+func (layer module) NeighborAllgathervInit(send []byte, scount int, sdt pmpi.Datatype, recv []byte, counts []int, displs []int, rdt pmpi.Datatype, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsNeighborAllgathervInit1.Add(1)
+	ret0, returnVal = layer.Next.NeighborAllgathervInit(send, scount, sdt, recv, counts, displs, rdt, comm)
+	timesMu0.Lock()
+	times0["NeighborAllgathervInit"] += time.Since(start)
+	counts0["NeighborAllgathervInit"]++
+	timesMu0.Unlock()
+	return
+}
+
+// NeighborAlltoallInit runs the wrappers of timing.w, counter.w around Next.NeighborAlltoallInit.
+func (layer module) NeighborAlltoallInit(send []byte, scount int, sdt pmpi.Datatype, recv []byte, rcount int, rdt pmpi.Datatype, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsNeighborAlltoallInit1.Add(1)
+	ret0, returnVal = layer.Next.NeighborAlltoallInit(send, scount, sdt, recv, rcount, rdt, comm)
+	timesMu0.Lock()
+	times0["NeighborAlltoallInit"] += time.Since(start)
+	counts0["NeighborAlltoallInit"]++
+	timesMu0.Unlock()
+	return
+}
+
+// NeighborAlltoallvInit runs the wrappers of timing.w, counter.w around Next.NeighborAlltoallvInit.
+func (layer module) NeighborAlltoallvInit(send []byte, scounts []int, sdispls []int, sdt pmpi.Datatype, recv []byte, rcounts []int, rdispls []int, rdt pmpi.Datatype, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsNeighborAlltoallvInit1.Add(1)
+	ret0, returnVal = layer.Next.NeighborAlltoallvInit(send, scounts, sdispls, sdt, recv, rcounts, rdispls, rdt, comm)
+	timesMu0.Lock()
+	times0["NeighborAlltoallvInit"] += time.Since(start)
+	counts0["NeighborAlltoallvInit"]++
+	timesMu0.Unlock()
+	return
+}
+
 // CommCreateKeyval runs the wrappers of timing.w, counter.w around Next.CommCreateKeyval.
 func (layer module) CommCreateKeyval(copy pmpi.CommCopyAttrFunc, del pmpi.CommDeleteAttrFunc, extra any) (ret0 pmpi.Keyval, returnVal error) {
 	var start time.Time
@@ -3043,6 +3267,34 @@ func (layer module) ReduceLocal(in []byte, inout []byte, count int, dt pmpi.Data
 	timesMu0.Lock()
 	times0["ReduceLocal"] += time.Since(start)
 	counts0["ReduceLocal"]++
+	timesMu0.Unlock()
+	return
+}
+
+// CommIdup runs the wrappers of timing.w, counter.w around Next.CommIdup.
+func (layer module) CommIdup(comm *pmpi.Comm) (ret0 *pmpi.Comm, ret1 *pmpi.Request, returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsCommIdup1.Add(1)
+	ret0, ret1, returnVal = layer.Next.CommIdup(comm)
+	timesMu0.Lock()
+	times0["CommIdup"] += time.Since(start)
+	counts0["CommIdup"]++
+	timesMu0.Unlock()
+	return
+}
+
+// CommIdupWithInfo runs the wrappers of timing.w, counter.w around Next.CommIdupWithInfo.
+func (layer module) CommIdupWithInfo(comm *pmpi.Comm, info *pmpi.Info) (ret0 *pmpi.Comm, ret1 *pmpi.Request, returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsCommIdupWithInfo1.Add(1)
+	ret0, ret1, returnVal = layer.Next.CommIdupWithInfo(comm, info)
+	timesMu0.Lock()
+	times0["CommIdupWithInfo"] += time.Since(start)
+	counts0["CommIdupWithInfo"]++
 	timesMu0.Unlock()
 	return
 }

@@ -1,0 +1,50 @@
+package coll
+
+import "fmt"
+
+// Neighbors is a rank's neighbourhood in a communicator's process
+// topology, as the neighbourhood collectives take it: the ranks it
+// receives from and sends to, in the topology's order. A rank appears as
+// often as the topology names it; a negative rank (MPI_PROC_NULL) is a
+// neighbour that is not there, whose block is neither sent nor received.
+type Neighbors struct {
+	Sources []int
+	Dests   []int
+	// Cart says that the lists are a Cartesian grid's: for each dimension
+	// the rank below, then the rank above, alike in Sources and Dests.
+	Cart bool
+}
+
+// SendOrder gives, for the k-th send of a neighbourhood collective, the
+// index in Dests to send to. Messages between two ranks on one tag match
+// in the order they are sent and their receives posted, which is the
+// order of Dests and Sources; but in a grid that wraps round a dimension
+// of one or two ranks, one rank is the neighbour below and above, and
+// what a rank sends up arrives from below. So a grid's ranks send each
+// dimension's upper block first, and the receiver, posting its lower
+// source first, matches it there.
+func (nb Neighbors) SendOrder(k int) int {
+	if nb.Cart {
+		return k ^ 1
+	}
+	return k
+}
+
+// CheckNeighbors fails unless every neighbour in nb is a rank of c or
+// not there, and a grid's lists hold two neighbours per dimension.
+func CheckNeighbors(c Comm, nb Neighbors) error {
+	for _, l := range []struct {
+		what string
+		list []int
+	}{{"source", nb.Sources}, {"destination", nb.Dests}} {
+		if nb.Cart && len(l.list)%2 != 0 {
+			return fmt.Errorf("%d %ss in a grid, want two per dimension", len(l.list), l.what)
+		}
+		for i, r := range l.list {
+			if r >= c.Size() {
+				return fmt.Errorf("%s %d is rank %d, not a rank (the communicator has %d)", l.what, i, r, c.Size())
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,155 @@
+package pmpi
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/gompi/gompi/frameworks/coll"
+	"github.com/gompi/gompi/internal/pml"
+)
+
+// Non-blocking duplication (MPI_Comm_idup, MPI_Comm_idup_with_info). The
+// call builds at once what each rank knows alone: the new communicator's
+// group, name, error handler, topology, hints, and the attributes the copy
+// callbacks return, run in the caller as Dup runs them, so that the copy
+// is of comm as it is at the call. Only the context needs the other
+// ranks: it is agreed as CommDup agrees it, in a goroutine, by allreduces
+// on a slot context of comm's non-blocking collectives (nbc.go), so that
+// it neither waits for nor mixes with the collectives outstanding on
+// comm. The request completes when the communicator is ready; until then
+// the communicator may not be used, as MPI says.
+
+// CommIdup starts duplicating comm (MPI_Comm_idup) and returns the new
+// communicator, usable once the request completes, and the request. The
+// new communicator carries comm's hints over.
+func (*realAPI) CommIdup(comm *Comm) (*Comm, *Request, error) {
+	return idup("comm idup", comm, false, nil)
+}
+
+// CommIdupWithInfo is CommIdup whose new communicator takes its hints
+// from info instead of from comm (MPI_Comm_idup_with_info); a nil info
+// (MPI_INFO_NULL) gives it none.
+func (*realAPI) CommIdupWithInfo(comm *Comm, info *Info) (*Comm, *Request, error) {
+	return idup("comm idup with info", comm, true, info)
+}
+
+func idup(op string, comm *Comm, withInfo bool, info *Info) (*Comm, *Request, error) {
+	l, err := collArgs(op, comm)
+	if err != nil {
+		return nil, nil, err
+	}
+	if comm.inter != nil {
+		return nil, nil, errNotIntra(op, comm)
+	}
+	m := comm.colls.Concurrent()
+	if m.Allreduce == nil {
+		return nil, nil, comm.handle(errorf(ClassIntern, coll.ErrNoProvider,
+			"%s on %v: no coll component that can run calls side by side (basic, self, tuned) provides allreduce (check the coll parameter)", op, comm))
+	}
+	if comm.context >= nbcContexts {
+		return nil, nil, comm.handle(errorf(ClassComm, nil,
+			"%s on %v: its context id %d is not below %d, the most non-blocking collectives can tell apart (too many communicators alive)",
+			op, comm, comm.context, nbcContexts))
+	}
+	var hints map[string]string
+	if withInfo {
+		if hints, err = hintsOf(op, comm, info); err != nil {
+			return nil, nil, comm.handle(err)
+		}
+	}
+
+	c := pendingComm(l, comm)
+	if withInfo {
+		c.ext.hints.vals = hints
+	} else {
+		c.ext.hints.copyFrom(&comm.ext.hints)
+	}
+	j := &idupJob{l: l, op: op, parent: comm, c: c, m: m, copyErr: copyAttrs(op, comm, c)}
+	// Until it is complete, c counts as freed, so that a call that uses
+	// it too soon fails rather than reach a context not its own. The
+	// delete callbacks of a failed copy ran before, on a c they may query.
+	c.freed.Store(true)
+	j.slot = comm.nbc.take()
+	r := l.newRequest(comm, Byte, op, ProcNull, AnyTag, false)
+	r.pml = l.engine.StartGeneral(&r.pmlStore)
+	j.p = r.pml
+	go j.run()
+	return c, r, nil
+}
+
+// pendingComm makes the communicator a Dup of comm gives, but for its
+// context and collectives, which the agreement sets. It is in no table
+// until then: newComm registers it under a context reserved for the
+// moment, given back at once.
+func pendingComm(l *library, comm *Comm) *Comm {
+	held := l.ctxs.reserve(0)
+	c := newComm(l, comm.Name()+".dup", held, slices.Clone(comm.group))
+	l.comms.CompareAndDelete(held, c)
+	l.ctxs.release(held)
+	c.errh.Store(comm.errh.Load())
+	c.topo = comm.topo // MPI: a duplicate keeps the topology
+	return c
+}
+
+// idupJob is one CommIdup under way.
+type idupJob struct {
+	l      *library
+	op     string
+	parent *Comm
+	c      *Comm        // the new communicator
+	m      *coll.Module // parent's collectives that run side by side
+	slot   int          // parent's non-blocking slot the agreement runs on
+	p      *pml.Request
+	// copyErr is a copy callback's failure at the call: the agreement
+	// still runs, since the other ranks take part in it, and the request
+	// then fails with it.
+	copyErr error
+}
+
+// run agrees the context, completes the communicator and its request.
+// A failure deletes the attributes the communicator got, which no one
+// can reach any more.
+func (j *idupJob) run() {
+	err := j.finish()
+	j.parent.nbc.release(j.slot)
+	var st pml.Status
+	if err != nil {
+		if j.copyErr == nil {
+			err = errors.Join(err, j.c.ext.attrs.clear(j.c.deleter(j.op)))
+		}
+		st.Err = &collFailed{err}
+	} else {
+		j.c.freed.Store(false) // after the fields it publishes
+	}
+	j.l.engine.CompleteGeneral(j.p, st)
+}
+
+func (j *idupJob) finish() error {
+	cc := collComm{c: j.parent, ctx: nbcContext(j.parent, j.slot)}
+	id, err := j.l.agreeContextOver(func(v uint32, op coll.Op) (uint32, error) {
+		var in, out [4]byte
+		binary.LittleEndian.PutUint32(in[:], v)
+		if err := j.m.Allreduce(&cc, in[:], out[:], op); err != nil {
+			return 0, fmt.Errorf("coll %s: allreduce: %w", j.parent.colls.ConcurrentProvider("allreduce"), err)
+		}
+		return binary.LittleEndian.Uint32(out[:]), nil
+	})
+	if err != nil {
+		return errorf(classOf(err), err, "%s on %v", j.op, j.parent)
+	}
+	if j.copyErr != nil {
+		j.l.ctxs.release(id)
+		return j.copyErr
+	}
+	c := j.c
+	c.context, c.cc.ctx = id, id+1
+	j.l.comms.Store(id, c)
+	if err := j.l.attachColls(c); err != nil {
+		j.l.comms.CompareAndDelete(id, c)
+		j.l.ctxs.release(id)
+		return errorf(ClassIntern, err, "%s on %v", j.op, j.parent)
+	}
+	return nil
+}
