@@ -266,7 +266,7 @@ static inline void print_header_full(const struct measurement *m, int full, int 
     printf("# bench/c %s (%s)\n", m->name, lib);
     printf("# btl: %s\n", btl && *btl ? btl : "the library's default");
     printf("# unit: %s: %s%s\n", m->unit, m->about,
-           cold ? "; cold: each size on a fresh communicator (a Dup of the world) timed from its first call, the same count "
+           cold ? "; cold: each size on a fresh communicator (a Dup of the one it runs on) timed from its first call, the same count "
                   "at every size"
                 : "");
     printf("# transports: not reported by this MPI library\n");
