@@ -24,9 +24,10 @@ type Goal struct {
 // absolute: the side's own figure is held to a bar, not to a reference's.
 func (g Goal) absolute() bool { return g.Copy || g.AtLeast > 0 }
 
-// Goals are the point-to-point targets; for every collective plan, warm
-// and cold, gompi sm at most as slow as Open MPI sm, with its tuned
-// algorithms, at every size; and the non-blocking collectives' (nbcGoals).
+// Goals are the point-to-point targets; for every collective plan, warm,
+// neighbourhood and cold, gompi sm at most as slow as Open MPI sm, with
+// its tuned algorithms, at every size; and the non-blocking collectives'
+// (nbcGoals).
 func Goals() []Goal {
 	const all = math.MaxInt
 	goals := []Goal{
@@ -49,7 +50,7 @@ func Goals() []Goal {
 		{Plan: "ring-16", Side: "gompi tcp", From: 0, To: all},
 		{Plan: "ring-16", Side: "gompi sm", From: 0, To: all},
 	}
-	for _, p := range append(collectivePlans(false), coldPlans(false)...) {
+	for _, p := range slices.Concat(collectivePlans(false), neighbourPlans(false), coldPlans(false)) {
 		goals = append(goals, Goal{Plan: p.Key(), Side: "gompi sm", From: 0, To: all})
 	}
 	return append(goals, nbcGoals()...)

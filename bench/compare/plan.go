@@ -78,6 +78,7 @@ func Plans(quick bool) []Plan {
 			Title: "Token ring: one token passed round 16 ranks, time per lap (us; 10,000 laps take 10,000 times this)"})
 	}
 	plans = append(plans, collectivePlans(quick)...)
+	plans = append(plans, neighbourPlans(quick)...)
 	plans = append(plans, nbcPlans(quick)...)
 	plans = append(plans, coldPlans(quick)...)
 	return append(plans, Plan{Name: "launch", Prog: "init_finalize", Args: []string{"-n", ranks, "-r", "1", "-x", "1"},

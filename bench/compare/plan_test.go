@@ -82,6 +82,8 @@ func TestPlans(t *testing.T) {
 		for _, c := range []string{"barrier", "bcast", "reduce", "allreduce", "allgather", "alltoall"} {
 			want = append(want, c+"-2", c+"-4", c+"-8")
 		}
+		want = append(want, "neighbor-allgather-2", "neighbor-allgather-4", "neighbor-allgather-8",
+			"neighbor-alltoall-2", "neighbor-alltoall-4", "neighbor-alltoall-8")
 		for _, c := range []string{"iallreduce", "ibcast", "ialltoall"} {
 			want = append(want, c+"-2", c+"-2-overlap", c+"-4", c+"-4-overlap")
 		}
@@ -103,15 +105,17 @@ func TestPlans(t *testing.T) {
 func TestCollectivePlans(t *testing.T) {
 	var plots []string
 	for _, p := range Plans(true) {
-		coll := slices.Contains([]string{"barrier", "bcast", "reduce", "allreduce", "allgather", "alltoall"}, p.Name) || p.Group == "nbc"
+		coll := slices.Contains([]string{"barrier", "bcast", "reduce", "allreduce", "allgather", "alltoall"}, p.Name) ||
+			p.Group == "nbc" || p.Group == "neighbor"
 		id := fmt.Sprintf("%s-%d", p.Name, p.NP)
+		prog := strings.ReplaceAll(p.Name, "-", "_") // neighbor-allgather's is neighbor_allgather
 		switch {
 		case p.Cold > 0:
 			id = fmt.Sprintf("%s-%d-cold%d", p.Name, p.NP, p.Cold)
 		case p.Column > 0:
 			id += "-overlap"
 		}
-		if p.SMOnly != coll || coll && (p.Prog != p.Name || p.ID != id) {
+		if p.SMOnly != coll || coll && (p.Prog != prog || p.ID != id) {
 			t.Errorf("%s: SMOnly %v, program %s", p.Key(), p.SMOnly, p.Prog)
 		}
 		if p.Plot != "" {
@@ -135,7 +139,7 @@ func TestCollectivePlans(t *testing.T) {
 	var goals []string
 	for _, g := range Goals() {
 		if strings.Contains(g.Plan, "-") && !strings.HasPrefix(g.Plan, "ring-") && !strings.HasPrefix(g.Plan, "multi-") &&
-			!strings.HasPrefix(g.Plan, "iall") && !strings.HasPrefix(g.Plan, "ibcast") {
+			!strings.HasPrefix(g.Plan, "iall") && !strings.HasPrefix(g.Plan, "ibcast") && !strings.HasPrefix(g.Plan, "neighbor-") {
 			goals = append(goals, g.Plan)
 			if g.Side != "gompi sm" || g.From != 0 || g.To != math.MaxInt {
 				t.Errorf("goal %+v", g)
@@ -186,6 +190,30 @@ func TestColdPlans(t *testing.T) {
 	p := plan(t, Plans(true), "allgather-4-cold20")
 	if want := []string{"-s", "1,64,1K,16K,256K", "-i", "20", "-c"}; !slices.Equal(p.Args, want) || p.NP != 4 || p.Prog != "allgather" {
 		t.Errorf("allgather-4-cold20: %v on %d ranks, program %s", p.Args, p.NP, p.Prog)
+	}
+}
+
+// TestNeighbourPlans: the neighbourhood collectives at every collective
+// rank count, on shared memory only, in the neighbor group, with the
+// collectives' sizes, held to Open MPI's time at every size.
+func TestNeighbourPlans(t *testing.T) {
+	var keys []string
+	for _, p := range Plans(false) {
+		if p.Group != "neighbor" {
+			continue
+		}
+		keys = append(keys, p.Key())
+		if !p.SMOnly || p.Prog != strings.ReplaceAll(p.Name, "-", "_") || !slices.Equal(p.Args, []string{"-m", "1:1M"}) || p.Plot != "" {
+			t.Errorf("%s: %+v", p.Key(), p)
+		}
+		i := slices.IndexFunc(Goals(), func(g Goal) bool { return g.Plan == p.Key() })
+		if g := Goals()[max(i, 0)]; i < 0 || g.Side != "gompi sm" || g.From != 0 || g.To != math.MaxInt || g.AtLeast != 0 {
+			t.Errorf("%s: goal %+v", p.Key(), g)
+		}
+	}
+	if want := []string{"neighbor-allgather-2", "neighbor-allgather-4", "neighbor-allgather-8",
+		"neighbor-alltoall-2", "neighbor-alltoall-4", "neighbor-alltoall-8"}; !slices.Equal(keys, want) {
+		t.Errorf("neighbor plans %v, want %v", keys, want)
 	}
 }
 
@@ -463,6 +491,29 @@ func TestCPrograms(t *testing.T) {
 		o, _ := m.Options(osu.Flags{})
 		key, _ := m.Headings(o)
 		if tb.Fields["unit"] != m.Unit+": "+m.About || tb.Column != m.Column || tb.Key != key || !slices.Equal(tb.Keys(), c.keys) {
+			t.Errorf("%s: table differs from gompi-bench's: %+v", c.prog, tb)
+		}
+	}
+	// The neighbourhood collectives print gompi-bench's tables, on a
+	// torus of 4 ranks (2 by 2) and of 3 (3 by 1).
+	for _, c := range []struct {
+		prog string
+		np   int
+	}{{"neighbor_allgather", 4}, {"neighbor_alltoall", 3}} {
+		out, err := mpirun(c.np, filepath.Join(dir, lib.Dir, c.prog), "-s", "1,16K", "-i", "3", "-x", "1", "-f")
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", c.prog, err, out)
+		}
+		tb, err := table.Parse(strings.NewReader(out))
+		if err == nil {
+			err = tb.Check()
+		}
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", c.prog, err, out)
+		}
+		m, _ := osu.Lookup(strings.ReplaceAll(c.prog, "_", "-"))
+		if tb.Fields["unit"] != m.Unit+": "+m.About || !strings.HasPrefix(tb.Column, m.Column) || !slices.Equal(tb.Keys(), []int{1, 16 << 10}) ||
+			len(tb.Rows[0].More) != 2 {
 			t.Errorf("%s: table differs from gompi-bench's: %+v", c.prog, tb)
 		}
 	}

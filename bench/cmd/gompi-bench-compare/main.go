@@ -81,6 +81,7 @@ func parseFlags(args []string) (options, error) {
 	fs.StringVar(&o.only, "only", "", "run only these measurements, comma-separated (latency,ddt,bw,bibw,multi-lat,incast,ring,ring-8,ring-16,launch; "+
 		"barrier,bcast,reduce,allreduce,allgather,alltoall, or one rank count of them: allreduce-8; "+
 		"cold: every collective's first calls, or one: allreduce-8-cold20; "+
+		"neighbor: neighbor-allgather and neighbor-alltoall at every rank count, or one: neighbor-alltoall-4; "+
 		"nbc: iallreduce, ibcast and ialltoall, pure latency and overlap, or one: ibcast-2, ibcast-2-overlap; "+
 		"across: the comparison across simulated hosts)")
 	fs.IntVar(&o.acrossRounds, "across-rounds", 0, "rounds of the comparison across simulated hosts (default 7, quick 3)")
@@ -264,7 +265,7 @@ func checkInputs(o options, p compare.Paths) error {
 // selectPlans picks -only's plans in the run's order, and says whether
 // the comparison across hosts runs; a name picks every plan of that
 // measurement (ring: ring-8 and ring-16), a key just one, a group every
-// plan in it ("cold", "nbc"), "across" the comparison across hosts.
+// plan in it ("cold", "neighbor", "nbc"), "across" the comparison across hosts.
 // Without -only, everything runs.
 func selectPlans(o options) ([]compare.Plan, bool, error) {
 	all := compare.Plans(o.quick)
