@@ -37,9 +37,10 @@ type Plan struct {
 // collectives, a quick one about four (a minute of it the collectives);
 // quick runs incast at three sizes, the ring at 8 ranks only and the
 // collectives at five sizes. The cold collectives, 36 short jobs a side
-// and repetition, add about seven minutes to a quick run; the
-// non-blocking ones (nbc) about twenty to a full run on a loaded machine,
-// half of it at 4 ranks, and under a minute to a quick one.
+// and repetition, add about seven minutes to a quick run; on a loaded
+// machine the neighbourhood collectives (neighbor) add about seven to a
+// full run, the non-blocking ones (nbc) about twenty, half of it at 4
+// ranks, and under a minute to a quick one.
 func Plans(quick bool) []Plan {
 	lat := []string{"-m", "0:4M", "-i", "2000", "-x", "200"}
 	ddt := []string{"-m", "8:4M", "-i", "1000", "-x", "100"}
