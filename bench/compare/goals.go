@@ -121,6 +121,7 @@ func (r *Result) check(g Goal, p Plan, copyMBs float64) Verdict {
 			ref[k] = rm[i]
 		}
 	}
+	higher := g.higher(p)
 	worst, at, seen := math.NaN(), 0, false
 	for i, k := range keys {
 		if k < g.From || k > g.To {
@@ -130,7 +131,7 @@ func (r *Result) check(g Goal, p Plan, copyMBs float64) Verdict {
 		if math.IsNaN(x) {
 			continue
 		}
-		if !seen || (p.Higher && x < worst) || (!p.Higher && x > worst) {
+		if !seen || (higher && x < worst) || (!higher && x > worst) {
 			worst, at = x, k
 		}
 		seen = true
@@ -140,7 +141,7 @@ func (r *Result) check(g Goal, p Plan, copyMBs float64) Verdict {
 		return v
 	}
 	bar := g.bar()
-	v.Met = (p.Higher && worst >= bar) || (!p.Higher && worst <= bar)
+	v.Met = (higher && worst >= bar) || (!higher && worst <= bar)
 	v.Runs = r.turns(g, p, s, against, at, copyMBs)
 	switch {
 	case g.AtLeast > 0:
@@ -167,6 +168,10 @@ func (g Goal) measure(x, ref, copyMBs float64) float64 {
 	}
 	return math.NaN()
 }
+
+// higher: the goal wants a figure at or above its bar (a bandwidth, an
+// AtLeast), not at or below it (a time).
+func (g Goal) higher(p Plan) bool { return p.Higher || g.AtLeast > 0 }
 
 // bar is what a measured figure is held to: AtLeast, or 1 for a ratio.
 func (g Goal) bar() float64 {
@@ -199,12 +204,12 @@ func (r *Result) turns(g Goal, p Plan, s, against *Side, k int, copyMBs float64)
 	if len(ratios) == 0 {
 		return ""
 	}
-	bar, short, side := g.bar(), 0, "above"
-	if p.Higher {
+	bar, higher, short, side := g.bar(), g.higher(p), 0, "above"
+	if higher {
 		side = "below"
 	}
 	for _, x := range ratios {
-		if (p.Higher && x < bar) || (!p.Higher && x > bar) {
+		if (higher && x < bar) || (!higher && x > bar) {
 			short++
 		}
 	}

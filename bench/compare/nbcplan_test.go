@@ -89,6 +89,13 @@ func TestOverlapGoal(t *testing.T) {
 		v[0].Goal != "iallreduce-2-overlap gompi sm 0 to 1 MiB: >= 90" {
 		t.Errorf("verdicts %+v", v)
 	}
+	// An AtLeast goal wants the figure at or above its bar whichever way
+	// the plan's ratios read.
+	r.Plans[0].Higher = false
+	if w := r.Check([]Goal{g}, 0); w[0].Met || w[0].Worst != v[0].Worst || w[0].Runs != v[0].Runs {
+		t.Errorf("on a plan whose ratios read lower-is-better: %+v", w)
+	}
+	r.Plans[0].Higher = true
 	// gompi tcp has no table, and the goal needs no reference.
 	g.Side = "gompi tcp"
 	if v := r.Check([]Goal{g}, 0); v[0].Absent != "no size in range was measured" {
