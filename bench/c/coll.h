@@ -3,7 +3,9 @@
  * 8 KiB, sizes up to 1 MiB), its loop (each rank times each call, an
  * untimed barrier after it) and the report: rank 0 prints, per size, the
  * average over the ranks of their mean times, and with -f the minimum and
- * maximum. See bench.h for the flags and the output layout.
+ * maximum. coll_main runs a collective on the world, neighbor_main a
+ * neighbourhood collective on a periodic 2-D torus of it. See bench.h for
+ * the flags and the output layout.
  */
 #ifndef GOMPI_COLL_H
 #define GOMPI_COLL_H
