@@ -25,7 +25,7 @@ int main(int argc, char **argv) {
     int iters, warm;
     counts_for(&o, 0, &iters, &warm);
     MPI_Barrier(MPI_COMM_WORLD);
-    MPI_Comm comm = size_comm(&o);
+    MPI_Comm comm = size_comm(&o, MPI_COMM_WORLD);
     double start = 0;
     for (int i = 0; i < iters + warm; i++) {
         if (i == warm)

@@ -43,6 +43,7 @@ struct measurement {
     long large_size; /* above it the large-message counts apply; 0: LARGE_SIZE */
     int no_sizes;    /* no -m or -s (barrier): one row, keyed by the rank count */
     int stats;       /* an average over the ranks (a collective): -f adds their min and max, -c runs it cold */
+    const char *const *more; /* headings of the columns after the value's, NULL-terminated; NULL for none */
 };
 
 static inline int bench_rank(void) {
@@ -249,9 +250,10 @@ static inline void print_row(long key, double v) {
 }
 
 /* print_header_full prints the header lines, with -f the headings of the
- * minimum and maximum columns. MPI has no call that says which transport a
- * peer uses, so the transports line says so; the btl line is Open MPI's btl
- * parameter as the launcher passed it. */
+ * minimum and maximum columns, then those of the measurement's further
+ * columns. MPI has no call that says which transport a peer uses, so the
+ * transports line says so; the btl line is Open MPI's btl parameter as the
+ * launcher passed it. */
 static inline void print_header_full(const struct measurement *m, int full, int cold) {
     char lib[MPI_MAX_LIBRARY_VERSION_STRING];
     int len;
@@ -264,13 +266,15 @@ static inline void print_header_full(const struct measurement *m, int full, int 
     printf("# bench/c %s (%s)\n", m->name, lib);
     printf("# btl: %s\n", btl && *btl ? btl : "the library's default");
     printf("# unit: %s: %s%s\n", m->unit, m->about,
-           cold ? "; cold: each size on a fresh communicator (a Dup of the world) timed from its first call, the same count "
+           cold ? "; cold: each size on a fresh communicator (a Dup of the one it runs on) timed from its first call, the same count "
                   "at every size"
                 : "");
     printf("# transports: not reported by this MPI library\n");
     printf("# %-10s %16s", m->no_sizes ? "Ranks" : "Size", m->column);
     if (full)
         printf(" %16s %16s", "Min Latency (us)", "Max Latency (us)");
+    for (const char *const *c = m->more; c && *c; c++)
+        printf(" %16s", *c);
     printf("\n");
 }
 

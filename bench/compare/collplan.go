@@ -52,15 +52,44 @@ func collectivePlans(quick bool) []Plan {
 	return plans
 }
 
+// neighbourhood are gompi-bench's neighbourhood collectives, OSU's
+// osu_neighbor_allgather and osu_neighbor_alltoall on a periodic 2-D
+// torus of the job's ranks, with their C programs and what their value is
+// for the reports.
+var neighbourhood = []struct{ name, prog, what string }{
+	{"neighbor-allgather", "neighbor_allgather", "NeighborAllgather on a 2-D torus, the size to each of 4 neighbours"},
+	{"neighbor-alltoall", "neighbor_alltoall", "NeighborAlltoall on a 2-D torus, the size to and from each of 4 neighbours"},
+}
+
+// neighbourPlans, the "neighbor" group, are the neighbourhood collectives
+// at every rank count of CollectiveRanks, on the shared-memory sides only,
+// with the collectives' sizes and iterations.
+func neighbourPlans(quick bool) []Plan {
+	args := []string{"-m", "1:1M"}
+	if quick {
+		args = []string{"-s", "1,64,1K,16K,256K", "-i", "50", "-x", "10"}
+	}
+	var plans []Plan
+	for _, c := range neighbourhood {
+		for _, np := range CollectiveRanks {
+			plans = append(plans, Plan{Name: c.name, ID: fmt.Sprintf("%s-%d", c.name, np), Prog: c.prog, NP: np, Args: args,
+				SMOnly: true, Group: "neighbor",
+				Title: fmt.Sprintf("%s, on %d ranks: time per call, the average over the ranks of each one's mean (us)", c.what, np)})
+		}
+	}
+	return plans
+}
+
 // ColdCalls are the counts of first calls the cold plans time.
 var ColdCalls = []int{20, 100}
 
-// coldPlans are the collectives' first calls on a fresh communicator
-// (gompi-bench -c, a Dup of the world for each size), the first 20 and
-// the first 100 at every rank count of CollectiveRanks, on the
-// shared-memory sides only: what a program that calls a collective a few
-// dozen times sees, where the warm plans' figures come after hundreds of
-// calls. A full run takes OSU's sizes, a quick one the quick collectives'.
+// coldPlans, the "cold" group, are the collectives' first calls on a
+// fresh communicator (gompi-bench -c, a Dup of the world for each size),
+// the first 20 and the first 100 at every rank count of CollectiveRanks,
+// on the shared-memory sides only: what a program that calls a collective
+// a few dozen times sees, where the warm plans' figures come after
+// hundreds of calls. A full run takes OSU's sizes, a quick one the quick
+// collectives'.
 func coldPlans(quick bool) []Plan {
 	sizes := func(min string) []string { return []string{"-m", min + ":1M"} }
 	if quick {
@@ -71,7 +100,7 @@ func coldPlans(quick bool) []Plan {
 		for _, np := range CollectiveRanks {
 			for _, calls := range ColdCalls {
 				p := Plan{Name: c.name, ID: fmt.Sprintf("%s-%d-cold%d", c.name, np, calls), Prog: c.name, NP: np, SMOnly: true,
-					Cold: calls,
+					Cold: calls, Group: "cold",
 					Title: fmt.Sprintf("%s on %d ranks, cold: the first %d calls on a fresh communicator, time per call, "+
 						"the average over the ranks of each one's mean (us)", c.what, np, calls)}
 				switch c.name {

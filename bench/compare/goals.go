@@ -10,18 +10,24 @@ import (
 // reference it is held against (the side's own, or Against), over a range
 // of sizes, at most 1 for a time and at least 1 for a bandwidth. With Copy
 // set, the side's own figure at To must instead reach half the machine's
-// copy bandwidth.
+// copy bandwidth; with AtLeast set, its own figure must reach AtLeast (an
+// overlap in percent).
 type Goal struct {
 	Plan     string // plan key
 	Side     string // a gompi side's label
 	Against  string // another reference's label, if not the side's own
 	From, To int    // sizes, inclusive
 	Copy     bool
+	AtLeast  float64
 }
 
-// Goals are the point-to-point targets, and for every collective plan,
-// warm and cold, gompi sm at most as slow as Open MPI sm, with its tuned
-// algorithms, at every size.
+// absolute: the side's own figure is held to a bar, not to a reference's.
+func (g Goal) absolute() bool { return g.Copy || g.AtLeast > 0 }
+
+// Goals are the point-to-point targets; for every collective plan, warm,
+// neighbourhood and cold, gompi sm at most as slow as Open MPI sm, with
+// its tuned algorithms, at every size; and the non-blocking collectives'
+// (nbcGoals).
 func Goals() []Goal {
 	const all = math.MaxInt
 	goals := []Goal{
@@ -44,10 +50,10 @@ func Goals() []Goal {
 		{Plan: "ring-16", Side: "gompi tcp", From: 0, To: all},
 		{Plan: "ring-16", Side: "gompi sm", From: 0, To: all},
 	}
-	for _, p := range append(collectivePlans(false), coldPlans(false)...) {
+	for _, p := range slices.Concat(collectivePlans(false), neighbourPlans(false), coldPlans(false)) {
 		goals = append(goals, Goal{Plan: p.Key(), Side: "gompi sm", From: 0, To: all})
 	}
-	return goals
+	return append(goals, nbcGoals()...)
 }
 
 // Verdict is a goal as measured.
@@ -96,10 +102,10 @@ func (r *Result) check(g Goal, p Plan, copyMBs float64) Verdict {
 	case s == nil:
 		v.Absent = g.Side + " did not run"
 		return v
-	case !g.Copy && against == nil && g.Against != "":
+	case !g.absolute() && against == nil && g.Against != "":
 		v.Absent = g.Against + " did not run"
 		return v
-	case !g.Copy && against == nil:
+	case !g.absolute() && against == nil:
 		v.Absent = g.Side + " has no reference"
 		return v
 	case g.Copy && copyMBs <= 0:
@@ -108,26 +114,24 @@ func (r *Result) check(g Goal, p Plan, copyMBs float64) Verdict {
 	}
 	keys, med := r.Medians(p, s)
 	var ref map[int]float64
-	if !g.Copy {
+	if !g.absolute() {
 		rk, rm := r.Medians(p, against)
 		ref = map[int]float64{}
 		for i, k := range rk {
 			ref[k] = rm[i]
 		}
 	}
+	higher := g.higher(p)
 	worst, at, seen := math.NaN(), 0, false
 	for i, k := range keys {
 		if k < g.From || k > g.To {
 			continue
 		}
-		x := med[i] / (copyMBs / 2)
-		if !g.Copy {
-			if ref[k] <= 0 {
-				continue
-			}
-			x = med[i] / ref[k]
+		x := g.measure(med[i], ref[k], copyMBs)
+		if math.IsNaN(x) {
+			continue
 		}
-		if !seen || (p.Higher && x < worst) || (!p.Higher && x > worst) {
+		if !seen || (higher && x < worst) || (!higher && x > worst) {
 			worst, at = x, k
 		}
 		seen = true
@@ -136,47 +140,80 @@ func (r *Result) check(g Goal, p Plan, copyMBs float64) Verdict {
 		v.Absent = "no size in range was measured"
 		return v
 	}
-	v.Met = (p.Higher && worst >= 1) || (!p.Higher && worst <= 1)
+	bar := g.bar()
+	v.Met = (higher && worst >= bar) || (!higher && worst <= bar)
 	v.Runs = r.turns(g, p, s, against, at, copyMBs)
-	what := "ratio"
-	if g.Copy {
-		what = "of half the copy bandwidth"
+	switch {
+	case g.AtLeast > 0:
+		v.Worst = fmt.Sprintf("%.1f at %s", worst, p.FormatKey(at))
+	case g.Copy:
+		v.Worst = fmt.Sprintf("%.2f of half the copy bandwidth at %s", worst, p.FormatKey(at))
+	default:
+		v.Worst = fmt.Sprintf("%.2f ratio at %s", worst, p.FormatKey(at))
 	}
-	v.Worst = fmt.Sprintf("%.2f %s at %s", worst, what, p.FormatKey(at))
 	return v
 }
 
-// turns describes side s's figure at key k run by run: each repetition
-// divided by the reference's of the same turn (or, for a Copy goal, by
-// half the copy bandwidth), their range and how many miss 1.
+// measure is a figure as the goal judges it: the figure itself (AtLeast),
+// its share of half the copy bandwidth (Copy), or its ratio to the
+// reference's figure ref; NaN where the reference has none.
+func (g Goal) measure(x, ref, copyMBs float64) float64 {
+	switch {
+	case g.AtLeast > 0:
+		return x
+	case g.Copy:
+		return x / (copyMBs / 2)
+	case ref > 0:
+		return x / ref
+	}
+	return math.NaN()
+}
+
+// higher: the goal wants a figure at or above its bar (a bandwidth, an
+// AtLeast), not at or below it (a time).
+func (g Goal) higher(p Plan) bool { return p.Higher || g.AtLeast > 0 }
+
+// bar is what a measured figure is held to: AtLeast, or 1 for a ratio.
+func (g Goal) bar() float64 {
+	if g.AtLeast > 0 {
+		return g.AtLeast
+	}
+	return 1
+}
+
+// turns describes side s's figure at key k run by run as the goal
+// measures it: each repetition divided by the reference's of the same turn
+// (for a Copy goal by half the copy bandwidth, for an AtLeast goal as it
+// is), their range and how many miss the goal's bar.
 func (r *Result) turns(g Goal, p Plan, s, against *Side, k int, copyMBs float64) string {
 	mine := r.runs(p, s, k)
 	var ref []float64
-	if !g.Copy {
+	if !g.absolute() {
 		ref = r.runs(p, against, k)
 	}
 	var ratios []float64
 	for i, x := range mine {
-		switch {
-		case g.Copy:
-			ratios = append(ratios, x/(copyMBs/2))
-		case i < len(ref) && ref[i] > 0:
-			ratios = append(ratios, x/ref[i])
+		var reference float64
+		if i < len(ref) {
+			reference = ref[i]
+		}
+		if m := g.measure(x, reference, copyMBs); !math.IsNaN(m) {
+			ratios = append(ratios, m)
 		}
 	}
 	if len(ratios) == 0 {
 		return ""
 	}
-	short, side := 0, "above"
-	if p.Higher {
+	bar, higher, short, side := g.bar(), g.higher(p), 0, "above"
+	if higher {
 		side = "below"
 	}
 	for _, x := range ratios {
-		if (p.Higher && x < 1) || (!p.Higher && x > 1) {
+		if (higher && x < bar) || (!higher && x > bar) {
 			short++
 		}
 	}
-	return fmt.Sprintf("%.2f-%.2f, %d of %d %s 1", slices.Min(ratios), slices.Max(ratios), short, len(ratios), side)
+	return fmt.Sprintf("%.2f-%.2f, %d of %d %s %g", slices.Min(ratios), slices.Max(ratios), short, len(ratios), side, bar)
 }
 
 func (g Goal) describe(p Plan, s, against *Side, copyMBs float64) string {
@@ -191,6 +228,9 @@ func (g Goal) describe(p Plan, s, against *Side, copyMBs float64) string {
 	}
 	if g.Copy {
 		return fmt.Sprintf("%s %s / half the copy bandwidth (%.0f MB/s) %s: >= 1.0", p.Key(), g.Side, copyMBs/2, sizes)
+	}
+	if g.AtLeast > 0 {
+		return fmt.Sprintf("%s %s %s: >= %g", p.Key(), g.Side, sizes, g.AtLeast)
 	}
 	ref, cmp := "its reference", "<= 1.0"
 	switch {

@@ -3,6 +3,8 @@ package compare
 import (
 	"fmt"
 	"strings"
+
+	"github.com/gompi/gompi/bench/table"
 )
 
 // Plan is one measurement as the comparison runs it, the same way on
@@ -22,6 +24,12 @@ type Plan struct {
 	// Cold is how many first calls on a fresh communicator a cold plan
 	// times (gompi-bench -c); 0 for the others.
 	Cold int
+	// Column is the column the plan's figure is read from: 0 the value,
+	// n the nth column after it (3 in the overlap plans, the overlap).
+	// Plans that differ only in Column share their runs.
+	Column int
+	// Group is a name -only picks the plan by with others ("cold", "nbc").
+	Group string
 }
 
 // Plans returns the measurements of a full or a quick run. A full run
@@ -29,7 +37,10 @@ type Plan struct {
 // collectives, a quick one about four (a minute of it the collectives);
 // quick runs incast at three sizes, the ring at 8 ranks only and the
 // collectives at five sizes. The cold collectives, 36 short jobs a side
-// and repetition, add about seven minutes to a quick run.
+// and repetition, add about seven minutes to a quick run; on a loaded
+// machine the neighbourhood collectives (neighbor) add about seven to a
+// full run, the non-blocking ones (nbc) about twenty, half of it at 4
+// ranks, and under a minute to a quick one.
 func Plans(quick bool) []Plan {
 	lat := []string{"-m", "0:4M", "-i", "2000", "-x", "200"}
 	ddt := []string{"-m", "8:4M", "-i", "1000", "-x", "100"}
@@ -68,9 +79,22 @@ func Plans(quick bool) []Plan {
 			Title: "Token ring: one token passed round 16 ranks, time per lap (us; 10,000 laps take 10,000 times this)"})
 	}
 	plans = append(plans, collectivePlans(quick)...)
+	plans = append(plans, neighbourPlans(quick)...)
+	plans = append(plans, nbcPlans(quick)...)
 	plans = append(plans, coldPlans(quick)...)
 	return append(plans, Plan{Name: "launch", Prog: "init_finalize", Args: []string{"-n", ranks, "-r", "1", "-x", "1"},
 		Title: "Launch: a job that calls Init and Finalize, from start to exit (ms)"})
+}
+
+// figure is the plan's figure in a row, false if the row has no such column.
+func (p Plan) figure(r table.Row) (float64, bool) {
+	switch {
+	case p.Column == 0:
+		return r.Value, true
+	case p.Column <= len(r.More):
+		return r.More[p.Column-1], true
+	}
+	return 0, false
 }
 
 // Key names the plan in the results and for -only: its ID, else its Name.

@@ -82,6 +82,11 @@ func TestPlans(t *testing.T) {
 		for _, c := range []string{"barrier", "bcast", "reduce", "allreduce", "allgather", "alltoall"} {
 			want = append(want, c+"-2", c+"-4", c+"-8")
 		}
+		want = append(want, "neighbor-allgather-2", "neighbor-allgather-4", "neighbor-allgather-8",
+			"neighbor-alltoall-2", "neighbor-alltoall-4", "neighbor-alltoall-8")
+		for _, c := range []string{"iallreduce", "ibcast", "ialltoall"} {
+			want = append(want, c+"-2", c+"-2-overlap", c+"-4", c+"-4-overlap")
+		}
 		for _, c := range []string{"barrier", "bcast", "reduce", "allreduce", "allgather", "alltoall"} {
 			for _, np := range []string{"2", "4", "8"} {
 				want = append(want, c+"-"+np+"-cold20", c+"-"+np+"-cold100")
@@ -100,12 +105,17 @@ func TestPlans(t *testing.T) {
 func TestCollectivePlans(t *testing.T) {
 	var plots []string
 	for _, p := range Plans(true) {
-		coll := slices.Contains([]string{"barrier", "bcast", "reduce", "allreduce", "allgather", "alltoall"}, p.Name)
+		coll := slices.Contains([]string{"barrier", "bcast", "reduce", "allreduce", "allgather", "alltoall"}, p.Name) ||
+			p.Group == "nbc" || p.Group == "neighbor"
 		id := fmt.Sprintf("%s-%d", p.Name, p.NP)
-		if p.Cold > 0 {
+		prog := strings.ReplaceAll(p.Name, "-", "_") // neighbor-allgather's is neighbor_allgather
+		switch {
+		case p.Cold > 0:
 			id = fmt.Sprintf("%s-%d-cold%d", p.Name, p.NP, p.Cold)
+		case p.Column > 0:
+			id += "-overlap"
 		}
-		if p.SMOnly != coll || coll && (p.Prog != p.Name || p.ID != id) {
+		if p.SMOnly != coll || coll && (p.Prog != prog || p.ID != id) {
 			t.Errorf("%s: SMOnly %v, program %s", p.Key(), p.SMOnly, p.Prog)
 		}
 		if p.Plot != "" {
@@ -128,7 +138,8 @@ func TestCollectivePlans(t *testing.T) {
 	}
 	var goals []string
 	for _, g := range Goals() {
-		if strings.Contains(g.Plan, "-") && !strings.HasPrefix(g.Plan, "ring-") && !strings.HasPrefix(g.Plan, "multi-") {
+		if strings.Contains(g.Plan, "-") && !strings.HasPrefix(g.Plan, "ring-") && !strings.HasPrefix(g.Plan, "multi-") &&
+			!strings.HasPrefix(g.Plan, "iall") && !strings.HasPrefix(g.Plan, "ibcast") && !strings.HasPrefix(g.Plan, "neighbor-") {
 			goals = append(goals, g.Plan)
 			if g.Side != "gompi sm" || g.From != 0 || g.To != math.MaxInt {
 				t.Errorf("goal %+v", g)
@@ -179,6 +190,97 @@ func TestColdPlans(t *testing.T) {
 	p := plan(t, Plans(true), "allgather-4-cold20")
 	if want := []string{"-s", "1,64,1K,16K,256K", "-i", "20", "-c"}; !slices.Equal(p.Args, want) || p.NP != 4 || p.Prog != "allgather" {
 		t.Errorf("allgather-4-cold20: %v on %d ranks, program %s", p.Args, p.NP, p.Prog)
+	}
+}
+
+// TestNeighbourPlans: the neighbourhood collectives at every collective
+// rank count, on shared memory only, in the neighbor group, with the
+// collectives' sizes, held to Open MPI's time at every size.
+func TestNeighbourPlans(t *testing.T) {
+	var keys []string
+	for _, p := range Plans(false) {
+		if p.Group != "neighbor" {
+			continue
+		}
+		keys = append(keys, p.Key())
+		if !p.SMOnly || p.Prog != strings.ReplaceAll(p.Name, "-", "_") || !slices.Equal(p.Args, []string{"-m", "1:1M"}) || p.Plot != "" {
+			t.Errorf("%s: %+v", p.Key(), p)
+		}
+		i := slices.IndexFunc(Goals(), func(g Goal) bool { return g.Plan == p.Key() })
+		if g := Goals()[max(i, 0)]; i < 0 || g.Side != "gompi sm" || g.From != 0 || g.To != math.MaxInt || g.AtLeast != 0 {
+			t.Errorf("%s: goal %+v", p.Key(), g)
+		}
+	}
+	if want := []string{"neighbor-allgather-2", "neighbor-allgather-4", "neighbor-allgather-8",
+		"neighbor-alltoall-2", "neighbor-alltoall-4", "neighbor-alltoall-8"}; !slices.Equal(keys, want) {
+		t.Errorf("neighbor plans %v, want %v", keys, want)
+	}
+}
+
+// TestNBCPlans: each non-blocking collective on 2 and 4 ranks, on
+// shared memory only, in the nbc group, as a plan of its pure latency and
+// one of its overlap that run the same command and read another column,
+// the column gompi-bench heads Overlap(%); their goals hold the pure
+// latency to Open MPI's and the overlap to 90 %.
+func TestNBCPlans(t *testing.T) {
+	sides := Sides(OpenMPI(), MPICH(), true)
+	paths := Paths{Gompirun: "gompirun", Bench: "gompi-bench", Build: "build"}
+	for _, quick := range []bool{false, true} {
+		var nbc []Plan
+		for _, p := range Plans(quick) {
+			if p.Group == "nbc" {
+				nbc = append(nbc, p)
+			}
+		}
+		if len(nbc) != 12 {
+			t.Fatalf("quick=%v: %d nbc plans, want 12", quick, len(nbc))
+		}
+		for i := 0; i < len(nbc); i += 2 {
+			pure, overlap := nbc[i], nbc[i+1]
+			if !pure.SMOnly || pure.Plot != "" || pure.Column != 0 || pure.Higher || pure.Prog != pure.Name ||
+				!slices.Contains(NBCRanks, pure.NP) {
+				t.Errorf("%s: %+v", pure.Key(), pure)
+			}
+			if overlap.Key() != pure.Key()+"-overlap" || overlap.Column != OverlapColumn || !overlap.Higher || overlap.Group != "nbc" {
+				t.Errorf("%s: %+v", overlap.Key(), overlap)
+			}
+			for _, s := range sides {
+				if a, b := s.Command(pure, paths), s.Command(overlap, paths); !slices.Equal(a, b) {
+					t.Errorf("%s on %s: %v and %v differ: they would not share a run", overlap.Key(), s.Label, a, b)
+				}
+			}
+			m, err := osu.Lookup(pure.Name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if m.MoreColumns[OverlapColumn-1] != "Overlap(%)" {
+				t.Errorf("%s: column %d after the value is %q", pure.Name, OverlapColumn, m.MoreColumns[OverlapColumn-1])
+			}
+			o, err := m.Options(sizeFlags(t, pure.Args))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if iters, warm := o.For(4); !quick && (o.MaxSize() != 1<<20 || o.Sizes[0] != m.MinSize || iters != 1000 || warm != 200) {
+				t.Errorf("%s: %v, %d iterations after %d: want OSU's", pure.Key(), pure.Args, iters, warm)
+			}
+		}
+	}
+	var goals []string
+	for _, g := range Goals() {
+		if !slices.ContainsFunc([]string{"iallreduce-", "ibcast-", "ialltoall-"}, func(n string) bool { return strings.HasPrefix(g.Plan, n) }) {
+			continue
+		}
+		goals = append(goals, g.Plan)
+		want := 0.0
+		if strings.HasSuffix(g.Plan, "-overlap") {
+			want = 90
+		}
+		if g.Side != "gompi sm" || g.From != 0 || g.To != math.MaxInt || g.AtLeast != want || g.Against != "" {
+			t.Errorf("goal %+v", g)
+		}
+	}
+	if len(goals) != 12 || goals[0] != "iallreduce-2" || goals[11] != "ialltoall-4-overlap" {
+		t.Errorf("nbc goals %v", goals)
 	}
 }
 
@@ -390,6 +492,55 @@ func TestCPrograms(t *testing.T) {
 		key, _ := m.Headings(o)
 		if tb.Fields["unit"] != m.Unit+": "+m.About || tb.Column != m.Column || tb.Key != key || !slices.Equal(tb.Keys(), c.keys) {
 			t.Errorf("%s: table differs from gompi-bench's: %+v", c.prog, tb)
+		}
+	}
+	// The neighbourhood collectives print gompi-bench's tables, on a
+	// torus of 4 ranks (2 by 2) and of 3 (3 by 1).
+	for _, c := range []struct {
+		prog string
+		np   int
+	}{{"neighbor_allgather", 4}, {"neighbor_alltoall", 3}} {
+		out, err := mpirun(c.np, filepath.Join(dir, lib.Dir, c.prog), "-s", "1,16K", "-i", "3", "-x", "1", "-f")
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", c.prog, err, out)
+		}
+		tb, err := table.Parse(strings.NewReader(out))
+		if err == nil {
+			err = tb.Check()
+		}
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", c.prog, err, out)
+		}
+		m, _ := osu.Lookup(strings.ReplaceAll(c.prog, "_", "-"))
+		if tb.Fields["unit"] != m.Unit+": "+m.About || !strings.HasPrefix(tb.Column, m.Column) || !slices.Equal(tb.Keys(), []int{1, 16 << 10}) ||
+			len(tb.Rows[0].More) != 2 {
+			t.Errorf("%s: table differs from gompi-bench's: %+v", c.prog, tb)
+		}
+	}
+	// The overlap measurements print gompi-bench's five columns, the
+	// overlap last, between 0 and 100.
+	for _, prog := range []string{"iallreduce", "ibcast", "ialltoall"} {
+		out, err := mpirun(2, filepath.Join(dir, lib.Dir, prog), "-s", "4,16K", "-i", "3", "-x", "1")
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", prog, err, out)
+		}
+		tb, err := table.Parse(strings.NewReader(out))
+		if err == nil {
+			err = tb.Check()
+		}
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", prog, err, out)
+		}
+		m, _ := osu.Lookup(prog)
+		heads := strings.Join(append([]string{m.Column}, m.MoreColumns...), " ")
+		if tb.Fields["unit"] != m.Unit+": "+m.About || strings.Join(strings.Fields(tb.Column), " ") != heads ||
+			!slices.Equal(tb.Keys(), []int{4, 16 << 10}) {
+			t.Errorf("%s: table differs from gompi-bench's: %+v", prog, tb)
+		}
+		for _, r := range tb.Rows {
+			if len(r.More) != 3 || r.More[2] > 100 || r.More[1] > r.More[0] {
+				t.Errorf("%s: row %+v: want overall, compute no longer than it, and an overlap to 100", prog, r)
+			}
 		}
 	}
 	out, err := mpirun(2, filepath.Join(dir, lib.Dir, "allreduce"), "-s", "4", "-i", "3", "-x", "0", "-f")

@@ -38,7 +38,9 @@ type Result struct {
 }
 
 // Run runs every plan on every side Reps times, the sides taking turns so
-// that drift on the machine touches each alike.
+// that drift on the machine touches each alike. Plans with the same
+// command on a side (those that read another column of one table) share
+// each repetition's run.
 func Run(ctx context.Context, c Config) (*Result, error) {
 	r := &Result{Plans: c.Plans, Sides: c.Sides, Reps: c.Reps,
 		tables: map[[2]string][]*table.Table{}, Commands: map[[2]string]string{}, Skipped: map[string][]string{}}
@@ -50,24 +52,35 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 		}
 	}
 	for rep := 1; rep <= c.Reps; rep++ {
+		ran := map[string]*table.Table{} // this repetition's tables by command
 		for _, p := range c.Plans {
 			for _, s := range c.Sides {
 				if !s.inPlan(p) || s.skips(p) != "" {
 					continue
 				}
 				args := s.Command(p, c.Paths)
+				cmd := shellQuote(args)
 				start := time.Now()
-				t, err := runOne(ctx, c, args)
+				t, shared := ran[cmd]
+				var err error
+				if !shared {
+					t, err = runOne(ctx, c, args)
+				}
 				if err == nil {
 					err = s.verify(p, t, r.first(p, s))
 				}
 				if err != nil {
 					return nil, fmt.Errorf("%s on %s, repetition %d: %w", p.Key(), s.Label, rep, err)
 				}
+				ran[cmd] = t
 				key := [2]string{p.Key(), s.Label}
 				r.tables[key] = append(r.tables[key], t)
-				r.Commands[key] = shellQuote(args)
-				fmt.Fprintf(c.Log, "[%d/%d] %-9s %-22s %6.1fs\n", rep, c.Reps, p.Key(), s.Label, time.Since(start).Seconds())
+				r.Commands[key] = cmd
+				took := fmt.Sprintf("%6.1fs", time.Since(start).Seconds())
+				if shared {
+					took = "the same run as above"
+				}
+				fmt.Fprintf(c.Log, "[%d/%d] %-9s %-22s %s\n", rep, c.Reps, p.Key(), s.Label, took)
 			}
 		}
 	}
@@ -107,8 +120,8 @@ func runOne(ctx context.Context, c Config, args []string) (*table.Table, error) 
 
 // verify checks that a table comes from what the side says: gompi's timed
 // pairs all over the expected transport, the btl as asked (for Open MPI's
-// launch, gompi-bench launch states the command instead), and the same
-// rows as the first repetition.
+// launch, gompi-bench launch states the command instead), the plan's
+// column, and the same rows as the first repetition.
 func (s *Side) verify(p Plan, t, first *table.Table) error {
 	var errs []error
 	if s.Lib == nil {
@@ -127,6 +140,11 @@ func (s *Side) verify(p Plan, t, first *table.Table) error {
 	if want := s.btl(); want != "" && (s.Lib == nil || p.Name != "launch") && t.Fields["btl"] != want {
 		errs = append(errs, fmt.Errorf("btl is %q, not %q", t.Fields["btl"], want))
 	}
+	if len(t.Rows) > 0 {
+		if _, ok := p.figure(t.Rows[0]); !ok {
+			errs = append(errs, fmt.Errorf("no column %d after the value: its rows have %d (headings %q)", p.Column, len(t.Rows[0].More), t.Column))
+		}
+	}
 	if first != nil && !slices.Equal(t.Keys(), first.Keys()) {
 		errs = append(errs, fmt.Errorf("rows %v differ from the first repetition's %v", t.Keys(), first.Keys()))
 	}
@@ -139,7 +157,9 @@ func (r *Result) runs(p Plan, s *Side, k int) []float64 {
 	var out []float64
 	for _, t := range r.tables[[2]string{p.Key(), s.Label}] {
 		if i := slices.Index(t.Keys(), k); i >= 0 {
-			out = append(out, t.Rows[i].Value)
+			if v, ok := p.figure(t.Rows[i]); ok {
+				out = append(out, v)
+			}
 		}
 	}
 	return out
@@ -154,9 +174,11 @@ func (r *Result) Medians(p Plan, s *Side) ([]int, []float64) {
 	keys := ts[0].Keys()
 	med := make([]float64, len(keys))
 	for i := range keys {
-		vals := make([]float64, len(ts))
-		for j, t := range ts {
-			vals[j] = t.Rows[i].Value
+		var vals []float64
+		for _, t := range ts {
+			if v, ok := p.figure(t.Rows[i]); ok {
+				vals = append(vals, v)
+			}
 		}
 		med[i] = table.Median(vals)
 	}

@@ -8,53 +8,75 @@ import (
 	"github.com/gompi/gompi/mpi"
 )
 
-// iallreduce is OSU's osu_iallreduce: the latency of Iallreduce and Wait
-// alone, then of Iallreduce, computation as long as that latency without
-// MPI calls, and Wait; the overlap is the share of the communication that
-// the computation hid.
-func iallreduce() Measurement {
-	return Measurement{
-		Name:    "iallreduce",
-		Summary: "Iallreduce overlapped with computation: pure latency, overall time and overlap %, averaged over the ranks",
-		Unit:    "us",
-		About: "time of one Iallreduce (float32 Sum, size/4 elements) and its Wait (Pure Comm.); then of an Iallreduce, " +
-			"computation without MPI calls as long as Pure Comm., and the Wait (Overall); " +
-			"Overlap is 100*(1-(Overall-Compute)/Pure Comm.), at least 0; each averaged over the ranks",
-		Column:      "Pure Comm.(us)",
-		MoreColumns: []string{"Overall(us)", "Compute(us)", "Overlap(%)"},
-		MinSize:     floatSize,
-		DefaultMax:  collMax,
-		Large:       collLarge,
-		Counts:      collCounts,
-		CheckRanks:  atLeast("iallreduce", 1),
-		Transports:  rankZeroTransports,
-		Run:         runIallreduce,
+// nonBlocking is a non-blocking collective as OSU's overlap benchmarks
+// (osu_iallreduce, osu_ibcast, osu_ialltoall) measure it: the latency of
+// the call and its Wait alone (Pure Comm.), then of the call, computation
+// as long as that latency without MPI calls, and the Wait (Overall); the
+// overlap is the share of the communication that the computation hid.
+type nonBlocking struct {
+	name, call string // the subcommand and the MPI call's name
+	what       string // one call, for the header: "Iallreduce (float32 Sum, size/4 elements)"
+	minSize    int
+	// buffers returns the call for messages up to largest bytes on
+	// communicators of n ranks: start(c, size) starts it once on c over
+	// size bytes.
+	buffers func(n, largest int) (start func(c mpi.Comm, size int) (mpi.Request, error))
+}
+
+func nonBlockingCollectives() []Measurement {
+	return []Measurement{
+		nonBlocking{name: "iallreduce", call: "Iallreduce", what: "Iallreduce (float32 Sum, size/4 elements)",
+			minSize: floatSize, buffers: iallreduceCall}.measurement(),
+		nonBlocking{name: "ibcast", call: "Ibcast", what: "Ibcast of size bytes from rank 0",
+			minSize: 1, buffers: ibcastCall}.measurement(),
+		nonBlocking{name: "ialltoall", call: "Ialltoall", what: "Ialltoall of size bytes from every rank to every rank",
+			minSize: 1, buffers: ialltoallCall}.measurement(),
 	}
 }
 
-func runIallreduce(w mpi.Comm, o Options) ([]Row, error) {
-	send, recv := floats(o.MaxSize()), floats(o.MaxSize())
-	settle()
+func (nb nonBlocking) measurement() Measurement {
+	return Measurement{
+		Name:    nb.name,
+		Summary: nb.call + " overlapped with computation: pure latency, overall time and overlap %, averaged over the ranks",
+		Unit:    "us",
+		About: "time of one " + nb.what + " and its Wait (Pure Comm.); then of one " + nb.call + ", " +
+			"computation without MPI calls as long as Pure Comm., and the Wait (Overall), and of the computation alone (Compute); " +
+			"each averaged over the ranks, a barrier after each call, outside the timing; " +
+			"Overlap is 100*(1-(Overall-Compute)/Pure Comm.), at least 0",
+		Column:      "Pure Comm.(us)",
+		MoreColumns: []string{"Overall(us)", "Compute(us)", "Overlap(%)"},
+		MinSize:     nb.minSize,
+		DefaultMax:  collMax,
+		Large:       collLarge,
+		Counts:      collCounts,
+		CheckRanks:  atLeast(nb.name, 1),
+		Transports:  rankZeroTransports,
+		Run: func(w mpi.Comm, o Options) ([]Row, error) {
+			start := nb.buffers(w.Size(), o.MaxSize())
+			settle()
+			return timeOverlap(w, o, start)
+		},
+	}
+}
+
+// timeOverlap runs OSU's two loops for every size, each rank on its own
+// clock, and rank 0 reports per size the averages over the ranks of pure
+// latency, overall time and compute time, and the overlap they give.
+func timeOverlap(w mpi.Comm, o Options, start func(c mpi.Comm, size int) (mpi.Request, error)) ([]Row, error) {
 	n := len(o.Sizes)
-	// By size: pure, overall, compute, then overlap, each this rank's.
-	times := make([]float64, 4*n)
+	// By size: pure, overall, then compute, each this rank's mean in us.
+	times := make([]float64, 3*n)
 	for k, size := range o.Sizes {
-		s, r := send[:size/floatSize], recv[:size/floatSize]
 		iters, warm := o.For(size)
-		pure, err := timeIallreduce(w, s, r, iters, warm, 0)
+		pure, _, err := timeCalls(w, start, size, iters, warm, 0)
 		if err != nil {
 			return nil, fmt.Errorf("size %d: %w", size, err)
 		}
-		compute := time.Duration(pure * float64(time.Second))
-		overall, err := timeIallreduce(w, s, r, iters, warm, compute)
+		overall, compute, err := timeCalls(w, start, size, iters, warm, time.Duration(pure*float64(time.Second)))
 		if err != nil {
 			return nil, fmt.Errorf("size %d: %w", size, err)
 		}
-		overlap := 0.0
-		if pure > 0 {
-			overlap = max(0, 100*(1-(overall-pure)/pure))
-		}
-		times[k], times[n+k], times[2*n+k], times[3*n+k] = pure*1e6, overall*1e6, pure*1e6, overlap
+		times[k], times[n+k], times[2*n+k] = pure*1e6, overall*1e6, compute*1e6
 	}
 	var all []float64
 	if w.Rank() == 0 {
@@ -68,39 +90,48 @@ func runIallreduce(w mpi.Comm, o Options) ([]Row, error) {
 	}
 	rows := make([]Row, n)
 	for k, size := range o.Sizes {
-		var avg [4]float64
+		var avg [3]float64 // pure, overall, compute
 		for rank := range w.Size() {
 			for col := range avg {
 				avg[col] += all[rank*len(times)+col*n+k] / float64(w.Size())
 			}
 		}
-		rows[k] = Row{Key: size, Value: avg[0], More: avg[1:]}
+		pure, overall, compute := avg[0], avg[1], avg[2]
+		overlap := 0.0
+		if pure > 0 {
+			overlap = max(0, 100*(1-(overall-compute)/pure))
+		}
+		rows[k] = Row{Key: size, Value: pure, More: []float64{overall, compute, overlap}}
 	}
 	return rows, nil
 }
 
-// timeIallreduce returns the mean time in seconds of an Iallreduce, compute
-// of busy computation, and its Wait, a barrier after each (untimed).
-func timeIallreduce(w mpi.Comm, send, recv []float32, iters, warm int, compute time.Duration) (float64, error) {
-	var total float64
+// timeCalls returns the mean time in seconds of starting the call over
+// size bytes, computing for compute and waiting for the call, and the mean
+// time of the computation alone; a barrier after each (untimed).
+func timeCalls(w mpi.Comm, start func(mpi.Comm, int) (mpi.Request, error), size, iters, warm int,
+	compute time.Duration) (total, busyTime float64, err error) {
 	for i := range iters + warm {
-		start := mpi.Wtime()
-		req, err := mpi.Iallreduce(send, recv, mpi.Sum, w)
+		began := mpi.Wtime()
+		req, err := start(w, size)
 		if err != nil {
-			return 0, err
+			return 0, 0, err
 		}
+		computing := mpi.Wtime()
 		busy(compute)
+		computed := mpi.Wtime()
 		if _, err := req.Wait(); err != nil {
-			return 0, err
+			return 0, 0, fmt.Errorf("wait: %w", err)
 		}
 		if i >= warm {
-			total += mpi.Wtime() - start
+			total += mpi.Wtime() - began
+			busyTime += computed - computing
 		}
 		if err := mpi.Barrier(w); err != nil {
-			return 0, fmt.Errorf("barrier: %w", err)
+			return 0, 0, fmt.Errorf("barrier: %w", err)
 		}
 	}
-	return total / float64(iters), nil
+	return total / float64(iters), busyTime / float64(iters), nil
 }
 
 // busy computes for d without calling MPI, as OSU's dummy compute does.
@@ -115,4 +146,22 @@ func busy(d time.Duration) {
 		}
 	}
 	runtime.KeepAlive(x) // the arithmetic must not be optimised away
+}
+
+func iallreduceCall(_, largest int) func(mpi.Comm, int) (mpi.Request, error) {
+	send, recv := floats(largest), floats(largest)
+	return func(c mpi.Comm, size int) (mpi.Request, error) {
+		return mpi.Iallreduce(send[:size/floatSize], recv[:size/floatSize], mpi.Sum, c)
+	}
+}
+
+func ibcastCall(_, largest int) func(mpi.Comm, int) (mpi.Request, error) {
+	buf := filled(largest)
+	return func(c mpi.Comm, size int) (mpi.Request, error) { return mpi.Ibcast(buf[:size], 0, c) }
+}
+
+// ialltoallCall: size bytes from every rank to every rank, as OSU counts.
+func ialltoallCall(n, largest int) func(mpi.Comm, int) (mpi.Request, error) {
+	send, recv := filled(n*largest), filled(n*largest)
+	return func(c mpi.Comm, size int) (mpi.Request, error) { return mpi.Ialltoall(send[:n*size], recv[:n*size], c) }
 }

@@ -67,13 +67,16 @@ type Measurement struct {
 
 // All lists the measurements in the order --help shows them.
 func All() []Measurement {
-	return append(append([]Measurement{latency(), ddt(), ddtRows(), bandwidth(), biBandwidth(), multiLatency(), incast(), ring()}, collectives()...), iallreduce())
+	all := []Measurement{latency(), ddt(), ddtRows(), bandwidth(), biBandwidth(), multiLatency(), incast(), ring()}
+	all = append(all, collectives()...)
+	all = append(all, neighbourCollectives()...)
+	return append(all, nonBlockingCollectives()...)
 }
 
 // AboutFor is how the value is obtained under o, for the header.
 func (m Measurement) AboutFor(o Options) string {
 	if o.Cold {
-		return m.About + "; cold: each size on a fresh communicator (a Dup of the world) timed from its first call, " +
+		return m.About + "; cold: each size on a fresh communicator (a Dup of the one it runs on) timed from its first call, " +
 			"the same count at every size"
 	}
 	return m.About

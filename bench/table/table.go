@@ -26,14 +26,17 @@ type Table struct {
 	Title  string            // the first header line
 	Fields map[string]string // the "# name: value" lines: btl, unit, transports, ...
 	Key    string            // first column's heading: "Size" or "Ranks"
-	Column string            // value column's heading
+	Column string            // the headings after the first, as printed
 	Rows   []Row
 }
 
-// Row is one data line.
+// Row is one data line: the key, the value and the further columns (the
+// overlap measurements' overall time, compute time and overlap), as many
+// in every row.
 type Row struct {
 	Key   int
 	Value float64
+	More  []float64
 }
 
 var field = regexp.MustCompile(`^([a-z][a-z0-9 _-]*): (.*)$`)
@@ -75,6 +78,9 @@ func Parse(r io.Reader) (*Table, error) {
 			if err != nil {
 				return nil, fmt.Errorf("line %d: %w", n, err)
 			}
+			if len(t.Rows) > 0 && len(row.More) != len(t.Rows[0].More) {
+				return nil, fmt.Errorf("line %d: %q: %d columns, the first row has %d", n, line, 2+len(row.More), 2+len(t.Rows[0].More))
+			}
 			t.Rows = append(t.Rows, row)
 		}
 	}
@@ -89,8 +95,8 @@ func Parse(r io.Reader) (*Table, error) {
 
 func parseRow(line string) (Row, error) {
 	f := strings.Fields(line)
-	if len(f) != 2 {
-		return Row{}, fmt.Errorf("%q: want two columns", line)
+	if len(f) < 2 {
+		return Row{}, fmt.Errorf("%q: want a key and a value, and any further columns", line)
 	}
 	k, err := strconv.Atoi(f[0])
 	if err != nil {
@@ -100,11 +106,21 @@ func parseRow(line string) (Row, error) {
 	if err != nil {
 		return Row{}, fmt.Errorf("%q: second column is not a number", line)
 	}
-	return Row{Key: k, Value: v}, nil
+	row := Row{Key: k, Value: v}
+	for i, s := range f[2:] {
+		x, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			return Row{}, fmt.Errorf("%q: column %d is not a number", line, i+3)
+		}
+		row.More = append(row.More, x)
+	}
+	return row, nil
 }
 
 // Check reports what makes a table malformed: a missing header line, no
-// rows, keys that do not increase, values that are not positive and finite.
+// rows, keys that do not increase, values that are not positive and
+// finite, further columns that are negative or not finite (an overlap
+// may be 0).
 func (t *Table) Check() error {
 	var errs []error
 	for _, f := range []string{"btl", "unit", "transports"} {
@@ -124,6 +140,11 @@ func (t *Table) Check() error {
 		}
 		if !(r.Value > 0) || math.IsInf(r.Value, 0) {
 			errs = append(errs, fmt.Errorf("row %d: value %v is not positive and finite", i+1, r.Value))
+		}
+		for j, x := range r.More {
+			if !(x >= 0) || math.IsInf(x, 0) {
+				errs = append(errs, fmt.Errorf("row %d: column %d, %v, is not finite and at least 0", i+1, j+3, x))
+			}
 		}
 	}
 	return errors.Join(errs...)

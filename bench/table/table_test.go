@@ -27,7 +27,7 @@ func TestParse(t *testing.T) {
 	if tb.Title != "gompi-bench multi-lat (gompi 0.1.0)" || tb.Fields["btl"] != "self,tcp" || tb.Key != "Size" || tb.Column != "Latency (us)" {
 		t.Errorf("parsed %+v", tb)
 	}
-	if len(tb.Rows) != 2 || tb.Rows[1] != (Row{1024, 0.0123}) {
+	if len(tb.Rows) != 2 || tb.Rows[1].Key != 1024 || tb.Rows[1].Value != 0.0123 || tb.Rows[1].More != nil {
 		t.Errorf("rows %+v", tb.Rows)
 	}
 	tr := tb.Transports()
@@ -45,7 +45,9 @@ func TestParseErrors(t *testing.T) {
 		"empty":              "",
 		"banner first":       "Open MPI warning\n" + good,
 		"header after data":  good + "# late\n",
-		"three columns":      strings.Replace(good, "18.80", "18.80 9", 1),
+		"a short row":        strings.Replace(good, "0.0123", "0.0123 9", 1), // the first row has two columns
+		"more not a number":  strings.Replace(good, "18.80", "18.80 x", 1),
+		"key alone":          strings.Replace(good, "18.80", "", 1),
 		"key not an integer": strings.Replace(good, "1024 ", "1k ", 1),
 		"value not a number": strings.Replace(good, "18.80", "fast", 1),
 		"no column headings": "# title\n1 2\n",
@@ -64,6 +66,8 @@ func TestCheck(t *testing.T) {
 		"zero value":         {strings.Replace(good, "18.80", "0.00", 1), "not positive"},
 		"infinite value":     {strings.Replace(good, "18.80", "+Inf", 1), "not positive and finite"},
 		"NaN":                {strings.Replace(good, "18.80", "NaN", 1), "not positive and finite"},
+		"negative overlap":   {wide(good, "1", "-1"), "column 3, -1, is not finite and at least 0"},
+		"infinite overlap":   {wide(good, "1", "+Inf"), "column 3, +Inf, is not finite"},
 	} {
 		tb, err := Parse(strings.NewReader(c.in))
 		if err != nil {
@@ -72,6 +76,27 @@ func TestCheck(t *testing.T) {
 		if err := tb.Check(); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: Check() = %v, want %q", name, err, c.want)
 		}
+	}
+}
+
+// wide adds a column to both rows of a two-column table.
+func wide(tb, first, second string) string {
+	tb = strings.Replace(tb, "18.80", "18.80 "+first, 1)
+	return strings.Replace(tb, "0.0123", "0.0123 "+second, 1)
+}
+
+// TestParseMore: the columns after the value, the overlap measurements',
+// are read into every row, and an overlap of 0 is well formed.
+func TestParseMore(t *testing.T) {
+	tb, err := Parse(strings.NewReader(wide(wide(good, "7", "8"), "3.5", "0")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tb.Check(); err != nil {
+		t.Fatal(err)
+	}
+	if got := tb.Rows[1].More; len(got) != 2 || got[0] != 0 || got[1] != 8 || tb.Rows[0].More[0] != 3.5 {
+		t.Errorf("rows %+v", tb.Rows)
 	}
 }
 

@@ -66,7 +66,7 @@ func main() {
 func parseFlags(args []string) (options, error) {
 	var o options
 	fs := flag.NewFlagSet("gompi-bench-compare", flag.ContinueOnError)
-	fs.BoolVar(&o.quick, "quick", false, "fewer sizes, iterations and repetitions: about twelve minutes, seven of them the cold collectives")
+	fs.BoolVar(&o.quick, "quick", false, "fewer sizes, iterations and repetitions: about thirteen minutes, seven of them the cold collectives")
 	fs.IntVar(&o.reps, "reps", 0, "repetitions of every measurement on every side (default 5, quick 3)")
 	fs.StringVar(&o.bin, "bin", "bin", "directory of gompirun and gompi-bench (make build)")
 	fs.StringVar(&o.src, "src", "bench/c", "directory of the C programs")
@@ -80,7 +80,10 @@ func parseFlags(args []string) (options, error) {
 	fs.DurationVar(&o.timeout, "timeout", 0, "limit for one run of one measurement (default 3m, quick 1m)")
 	fs.StringVar(&o.only, "only", "", "run only these measurements, comma-separated (latency,ddt,bw,bibw,multi-lat,incast,ring,ring-8,ring-16,launch; "+
 		"barrier,bcast,reduce,allreduce,allgather,alltoall, or one rank count of them: allreduce-8; "+
-		"cold: every collective's first calls, or one: allreduce-8-cold20; across: the comparison across simulated hosts)")
+		"cold: every collective's first calls, or one: allreduce-8-cold20; "+
+		"neighbor: neighbor-allgather and neighbor-alltoall at every rank count, or one: neighbor-alltoall-4; "+
+		"nbc: iallreduce, ibcast and ialltoall, pure latency and overlap, or one: ibcast-2, ibcast-2-overlap; "+
+		"across: the comparison across simulated hosts)")
 	fs.IntVar(&o.acrossRounds, "across-rounds", 0, "rounds of the comparison across simulated hosts (default 7, quick 3)")
 	fs.StringVar(&o.goCmd, "go", "go", "the go command, which runs the comparison across hosts (go test ./test/multihost)")
 	fs.StringVar(&o.command, "command", "", "how the run was started, for the page (default: this command line)")
@@ -261,16 +264,19 @@ func checkInputs(o options, p compare.Paths) error {
 
 // selectPlans picks -only's plans in the run's order, and says whether
 // the comparison across hosts runs; a name picks every plan of that
-// measurement (ring: ring-8 and ring-16), a key just one, "cold" every
-// cold plan, "across" the comparison across hosts. Without -only,
-// everything runs.
+// measurement (ring: ring-8 and ring-16), a key just one, a group every
+// plan in it ("cold", "neighbor", "nbc"), "across" the comparison across hosts.
+// Without -only, everything runs.
 func selectPlans(o options) ([]compare.Plan, bool, error) {
 	all := compare.Plans(o.quick)
 	if o.only == "" {
 		return all, true, nil
 	}
-	known := []string{"cold", "across"}
+	known := []string{"across"}
 	for _, p := range all {
+		if p.Group != "" && !slices.Contains(known, p.Group) {
+			known = append(known, p.Group)
+		}
 		if !slices.Contains(known, p.Name) {
 			known = append(known, p.Name)
 		}
@@ -288,7 +294,7 @@ func selectPlans(o options) ([]compare.Plan, bool, error) {
 	}
 	var out []compare.Plan
 	for _, p := range all {
-		if want[p.Name] || want[p.Key()] || want["cold"] && p.Cold > 0 {
+		if want[p.Name] || want[p.Key()] || want[p.Group] {
 			out = append(out, p)
 		}
 	}

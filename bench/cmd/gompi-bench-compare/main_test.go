@@ -51,8 +51,8 @@ func TestParseFlags(t *testing.T) {
 	if _, _, err := selectPlans(options{only: "gather"}); err == nil || !strings.Contains(err.Error(), `no measurement "gather"`) {
 		t.Errorf("unknown measurement: %v", err)
 	}
-	// A name picks every plan of a measurement, a key one, cold every cold
-	// plan; the run's order holds.
+	// A name picks every plan of a measurement, a key one, a group (cold,
+	// neighbor, nbc) every plan in it; the run's order holds.
 	var cold []string
 	for _, c := range []string{"barrier", "bcast", "reduce", "allreduce", "allgather", "alltoall"} {
 		for _, np := range []string{"2", "4", "8"} {
@@ -68,6 +68,11 @@ func TestParseFlags(t *testing.T) {
 		"launch,bcast-8":            {"bcast-8", "launch"},
 		"alltoall-4-cold20,bcast-8": {"bcast-8", "alltoall-4-cold20"},
 		"cold":                      cold,
+		"nbc": {"iallreduce-2", "iallreduce-2-overlap", "iallreduce-4", "iallreduce-4-overlap", "ibcast-2", "ibcast-2-overlap",
+			"ibcast-4", "ibcast-4-overlap", "ialltoall-2", "ialltoall-2-overlap", "ialltoall-4", "ialltoall-4-overlap"},
+		"ibcast-2-overlap,latency": {"latency", "ibcast-2-overlap"},
+		"neighbor": {"neighbor-allgather-2", "neighbor-allgather-4", "neighbor-allgather-8",
+			"neighbor-alltoall-2", "neighbor-alltoall-4", "neighbor-alltoall-8"},
 	} {
 		plans, _, err := selectPlans(options{only: only})
 		var keys []string

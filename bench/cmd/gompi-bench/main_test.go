@@ -153,6 +153,10 @@ func TestCollectives(t *testing.T) {
 		{"allreduce", []string{"-s", "4,1K,16K", "-i", "3", "-x", "1"}, "Size", []int{4, 1024, 16 << 10}},
 		{"allgather", small, "Size", []int{1, 8, 1024, 16 << 10}},
 		{"alltoall", small, "Size", []int{1, 8, 1024, 16 << 10}},
+		// On a 3 by 1 torus: one neighbour both ways in one dimension,
+		// the rank itself both ways in the other.
+		{"neighbor-allgather", small, "Size", []int{1, 8, 1024, 16 << 10}},
+		{"neighbor-alltoall", small, "Size", []int{1, 8, 1024, 16 << 10}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			tb := tableOf(t, append(append(launch, bench, c.name), c.args...)...)
@@ -174,6 +178,7 @@ func TestCollectives(t *testing.T) {
 		{"allgather", []string{"-s", "1,16K", "-i", "2", "-c"}, []int{1, 16 << 10}},
 		{"reduce", []string{"-s", "4,64K", "-i", "2", "-c"}, []int{4, 64 << 10}},
 		{"barrier", []string{"-i", "2", "-c"}, []int{3}},
+		{"neighbor-alltoall", []string{"-s", "1,16K", "-i", "2", "-c"}, []int{1, 16 << 10}}, // a Dup of the torus
 	} {
 		t.Run(c.name+" cold", func(t *testing.T) {
 			tb := tableOf(t, append(append(launch, bench, c.name), c.args...)...)
@@ -276,7 +281,7 @@ func TestUsage(t *testing.T) {
 		t.Fatalf("--help: exit %d", code)
 	}
 	for _, name := range []string{"latency", "bw", "bibw", "multi-lat", "incast", "ring", "launch", "init-finalize",
-		"barrier", "bcast", "reduce", "allreduce", "allgather", "alltoall", "iallreduce"} {
+		"barrier", "bcast", "reduce", "allreduce", "allgather", "alltoall", "neighbor-allgather", "neighbor-alltoall", "iallreduce", "ibcast", "ialltoall"} {
 		if !strings.Contains(out.String(), "\n  "+name+" ") {
 			t.Errorf("--help does not list %s:\n%s", name, out.String())
 		}

@@ -1,0 +1,36 @@
+/* The C twin of gompi-bench neighbor-allgather, OSU's
+ * osu_neighbor_allgather: every rank sends size bytes to each of its 4
+ * neighbours on a periodic 2-D torus and receives a block from each; the
+ * average over the ranks of the time per call in microseconds (-f: and
+ * the minimum and maximum). Same flags, defaults and output as
+ * gompi-bench (see bench.h and coll.h).
+ *
+ *   mpirun -np 8 --oversubscribe ./neighbor_allgather -m 1:1048576 -f
+ */
+#include "coll.h"
+
+static const struct measurement neighbor_allgather = {
+    .name = "neighbor-allgather",
+    .unit = "us",
+    .about = "time of one NeighborAllgather of size bytes to each of a rank's 4 neighbours on a periodic 2-D torus "
+             "(DimsCreate, CartCreate), averaged over the ranks; a barrier after each call, outside the timing",
+    .column = "Avg Latency (us)",
+    .min_size = 1,
+    .default_max = COLL_MAX,
+    .defaults = COLL_DEFAULTS,
+    .large_size = COLL_LARGE,
+    .stats = 1,
+};
+
+static char *send, *recv;
+
+static void setup(long max, int neighbours) {
+    send = alloc_buffer(max);
+    recv = alloc_buffer(max * neighbours);
+}
+
+static void call(long size, MPI_Comm comm) {
+    MPI_Neighbor_allgather(send, (int)size, MPI_BYTE, recv, (int)size, MPI_BYTE, comm);
+}
+
+int main(int argc, char **argv) { return neighbor_main(&neighbor_allgather, argc, argv, setup, call); }
