@@ -30,6 +30,36 @@ func (nb Neighbors) SendOrder(k int) int {
 	return k
 }
 
+// Self pairs the blocks that rank me sends itself with the blocks it
+// receives from itself, in the order messages would match: the k-th send
+// to me in SendOrder fills the k-th source that is me. It calls f with
+// each pair's destination and source indexes, and returns the numbers of
+// sends and of receives that name me, which a consistent topology makes
+// equal (f is called for as many pairs as the smaller).
+func (nb Neighbors) Self(me int, f func(dest, source int)) (sends, recvs int) {
+	next := 0 // the index in Sources after the last source paired
+	for k := range nb.Dests {
+		i := nb.SendOrder(k)
+		if nb.Dests[i] != me {
+			continue
+		}
+		sends++
+		for next < len(nb.Sources) && nb.Sources[next] != me {
+			next++
+		}
+		if next < len(nb.Sources) {
+			f(i, next)
+			next++
+		}
+	}
+	for _, r := range nb.Sources {
+		if r == me {
+			recvs++
+		}
+	}
+	return sends, recvs
+}
+
 // CheckNeighbors fails unless every neighbour in nb is a rank of c or
 // not there, and a grid's lists hold two neighbours per dimension.
 func CheckNeighbors(c Comm, nb Neighbors) error {

@@ -55,42 +55,22 @@ func neighborAlltoallv(c coll.Comm, nb coll.Neighbors, send []byte, scounts, sdi
 		func(j int) []byte { return recv[rdispls[j] : rdispls[j]+rcounts[j]] })
 }
 
-// copyNeighbors pairs the k-th block the rank sends itself, in
-// nb.SendOrder, with the k-th source that is the rank, and copies it.
+// copyNeighbors copies each block the rank sends itself to the receive
+// that would match it (coll.Neighbors.Self).
 func copyNeighbors(c coll.Comm, nb coll.Neighbors, sendBlock, recvBlock func(int) []byte) error {
 	if err := coll.CheckNeighbors(c, nb); err != nil {
 		return err
 	}
-	var from []int
-	for j, r := range nb.Sources {
-		if r >= 0 {
-			from = append(from, j)
-		}
-	}
-	k := 0
-	for s := range nb.Dests {
-		i := nb.SendOrder(s)
-		if nb.Dests[i] < 0 {
-			continue
-		}
-		if k == len(from) {
-			break
-		}
-		src, dst := sendBlock(i), recvBlock(from[k])
-		if len(src) != len(dst) {
-			return fmt.Errorf("destination %d's block of %d bytes goes to source %d's of %d: the sizes differ", i, len(src), from[k], len(dst))
+	var err error
+	sends, recvs := nb.Self(0, func(i, j int) {
+		src, dst := sendBlock(i), recvBlock(j)
+		if len(src) != len(dst) && err == nil {
+			err = fmt.Errorf("destination %d's block of %d bytes goes to source %d's of %d: the sizes differ", i, len(src), j, len(dst))
 		}
 		copy(dst, src)
-		k++
+	})
+	if sends != recvs {
+		return fmt.Errorf("rank 0 sends itself %d blocks but receives %d: the topology's sources and destinations disagree", sends, recvs)
 	}
-	sends := 0
-	for _, r := range nb.Dests {
-		if r >= 0 {
-			sends++
-		}
-	}
-	if sends != len(from) {
-		return fmt.Errorf("rank 0 sends itself %d blocks but receives %d: the topology's sources and destinations disagree", sends, len(from))
-	}
-	return nil
+	return err
 }
