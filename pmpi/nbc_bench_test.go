@@ -11,7 +11,7 @@ import (
 // the non-blocking machinery adds to the call (the request, the job, the
 // slot, the goroutine), beside BenchmarkAllreduce's blocking call. The
 // Gosched stands for the yields of a Wait that waits for other ranks,
-// which let the call's worker run, as it does in a job.
+// which let the call's goroutine run, as it does in a job.
 func BenchmarkIallreduceWait(b *testing.B) {
 	api, w := benchWorld(b)
 	send, recv := make([]byte, 4), make([]byte, 4)
