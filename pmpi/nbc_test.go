@@ -1,6 +1,7 @@
 package pmpi
 
 import (
+	"errors"
 	"testing"
 
 	"github.com/gompi/gompi/frameworks/coll"
@@ -110,5 +111,27 @@ func TestNBCJobReuse(t *testing.T) {
 	}
 	if j.o.send != nil || j.k.comm != nil {
 		t.Error("a job given back keeps the buffers or the communicator of its call")
+	}
+}
+
+// A non-blocking call's start does not keep its prepare, whose closure of
+// the call's arguments would then be allocated at every start; a
+// persistent one keeps it for its restarts.
+func TestNBCStartKeepsPrepare(t *testing.T) {
+	for _, start := range []struct {
+		name string
+		f    func(func(*collStart) error) (*Request, error)
+		keep bool
+	}{{"nonblocking", nonblocking, false}, {"persistentColl", persistentColl, true}} {
+		stop := errors.New("checked")
+		_, err := start.f(func(s *collStart) error {
+			if kept := s.prepare != nil; kept != start.keep {
+				t.Errorf("%s: prepare kept %v, want %v", start.name, kept, start.keep)
+			}
+			return stop
+		})
+		if err != stop {
+			t.Errorf("%s returned %v, want prepare's error", start.name, err)
+		}
 	}
 }
