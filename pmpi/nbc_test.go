@@ -1,6 +1,7 @@
 package pmpi
 
 import (
+	"errors"
 	"testing"
 
 	"github.com/gompi/gompi/frameworks/coll"
@@ -41,12 +42,15 @@ func TestNBCContexts(t *testing.T) {
 func TestNBCSlots(t *testing.T) {
 	var s nbcState
 	for i := range nbcOutstanding {
-		if got := s.take(); got != i {
+		if got, _ := s.take(); got != i {
 			t.Fatalf("take %d gave slot %d", i, got)
 		}
 	}
 	next := make(chan int)
-	go func() { next <- s.take() }()
+	go func() {
+		slot, _ := s.take()
+		next <- slot
+	}()
 	s.release(0)
 	if got := <-next; got != 0 {
 		t.Fatalf("the call after %d took slot %d, want 0 once released", nbcOutstanding, got)
@@ -66,5 +70,69 @@ func TestNBCSlots(t *testing.T) {
 	s.releasePersistent(first)
 	if again, ok := s.takePersistent(); !ok || again != first {
 		t.Fatalf("after release: slot %d, %v; want %d", again, ok, first)
+	}
+}
+
+// The non-blocking and persistent calls are named as MPI names them, from
+// the table or, for a collective it lacks, built.
+func TestNBCCallNames(t *testing.T) {
+	for _, tc := range []struct {
+		op         string
+		persistent bool
+		want       string
+	}{
+		{"allreduce", false, "iallreduce"},
+		{"reduce scatter block", false, "ireduce scatter block"},
+		{"reduce scatter block", true, "reduce scatter block init"},
+		{"barrier", true, "barrier init"},
+		{"neighbor frobnicate", false, "ineighbor frobnicate"},
+	} {
+		s := collStart{persistent: tc.persistent}
+		if got := s.callName(tc.op); got != tc.want {
+			t.Errorf("callName(%q), persistent %v: %q, want %q", tc.op, tc.persistent, got, tc.want)
+		}
+	}
+}
+
+// A non-blocking call's job goes back to its communicator only when both
+// its worker and its request's Wait have let go of it, without the
+// buffers of the call it ran, and the next call takes it.
+func TestNBCJobReuse(t *testing.T) {
+	c := &Comm{}
+	_, j := c.nbc.take()
+	j.k.comm, j.o.send = c, make([]byte, 4)
+	j.holders.Store(2)
+	j.letGo()
+	if _, other := c.nbc.take(); other == j {
+		t.Fatal("a job still held by its request was taken by the next call")
+	}
+	j.letGo()
+	if _, again := c.nbc.take(); again != j {
+		t.Fatal("a job let go by both holders was not taken by the next call")
+	}
+	if j.o.send != nil || j.k.comm != nil {
+		t.Error("a job given back keeps the buffers or the communicator of its call")
+	}
+}
+
+// A non-blocking call's start does not keep its prepare, whose closure of
+// the call's arguments would then be allocated at every start; a
+// persistent one keeps it for its restarts.
+func TestNBCStartKeepsPrepare(t *testing.T) {
+	for _, start := range []struct {
+		name string
+		f    func(func(*collStart) error) (*Request, error)
+		keep bool
+	}{{"nonblocking", nonblocking, false}, {"persistentColl", persistentColl, true}} {
+		stop := errors.New("checked")
+		_, err := start.f(func(s *collStart) error {
+			if kept := s.prepare != nil; kept != start.keep {
+				t.Errorf("%s: prepare kept %v, want %v", start.name, kept, start.keep)
+			}
+			return stop
+		})
+		if err != stop {
+			t.Errorf("%s returned %v, want prepare's error", start.name, err)
+		}
 	}
 }

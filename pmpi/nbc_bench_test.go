@@ -1,0 +1,41 @@
+package pmpi_test
+
+import (
+	"runtime"
+	"testing"
+
+	"github.com/gompi/gompi/pmpi"
+)
+
+// An Iallreduce of one float32 and its Wait on the singleton world: what
+// the non-blocking machinery adds to the call (the request, the job, the
+// slot, the goroutine), beside BenchmarkAllreduce's blocking call. The
+// Gosched stands for the yields of a Wait that waits for other ranks,
+// which let the call's goroutine run, as it does in a job.
+func BenchmarkIallreduceWait(b *testing.B) {
+	api, w := benchWorld(b)
+	send, recv := make([]byte, 4), make([]byte, 4)
+	b.ReportAllocs()
+	for b.Loop() {
+		r, err := api.Iallreduce(send, recv, 1, pmpi.Float32, pmpi.OpSum, w)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := api.Wait(r); err != nil {
+			b.Fatal(err)
+		}
+		runtime.Gosched()
+	}
+}
+
+// The blocking Allreduce of BenchmarkIallreduceWait.
+func BenchmarkAllreduce(b *testing.B) {
+	api, w := benchWorld(b)
+	send, recv := make([]byte, 4), make([]byte, 4)
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := api.Allreduce(send, recv, 1, pmpi.Float32, pmpi.OpSum, w); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
