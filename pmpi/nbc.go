@@ -79,8 +79,9 @@ func persistentColl(prepare func(s *collStart) error) (*Request, error) {
 	return s.req, nil
 }
 
-// Contexts. Each communicator counts the non-blocking collectives, and
-// apart the persistent ones, started on it; every rank starts them in the
+// Contexts. Each communicator counts the non-blocking collectives (and
+// CommIdups, which take a slot as they do), and apart the persistent
+// ones, started on it; every rank starts them in the
 // same order (MPI requires it), so all agree on each one's slot without a
 // message. Slot s of the communicator of context c runs on context
 // 1<<31 | c<<nbcSlotBits | s: above every context a communicator takes,
@@ -141,6 +142,14 @@ func (s *nbcState) take() (int, *nbcJob) {
 	j := s.spare[n-1]
 	s.spare = s.spare[:n-1]
 	return slot, j
+}
+
+// takeSlot is take for a call that needs no job (CommIdup's): the job
+// goes back to the spares.
+func (s *nbcState) takeSlot() int {
+	slot, j := s.take()
+	s.keep(j)
+	return slot
 }
 
 // keep takes back the job of a non-blocking call that nothing holds now.
