@@ -254,6 +254,17 @@ func TestJobModes(t *testing.T) {
 		"Send": {"", 4, 3*5 + 7, 0}, "Mprobe": {"", 3, 0, 0}, "Mrecv": {"", 3, 3 * 5, 0},
 		"Recv": {"", 4, 3*80 + 7, 0}, "Intercomm_create": {"", 3, 0, 0},
 	}
+	checkFunctions(t, ph, want)
+	// Each rank sends its right neighbour 10 messages of 229 bytes in all;
+	// rank 0 also sends 7 bytes to world rank 2 across the intercommunicator.
+	msgs := [][]int64{{0, 10, 1}, {0, 0, 10}, {10, 0, 0}}
+	bytes := [][]int64{{0, 229, 7}, {0, 0, 229}, {229, 0, 0}}
+	checkMatrix(t, "total p2p", ph.P2P, msgs, bytes)
+}
+
+// checkFunctions checks the calls and bytes of the functions want names.
+func checkFunctions(t *testing.T, ph stats.PhaseReport, want map[string]expect) {
+	t.Helper()
 	got := map[string]stats.FuncStat{}
 	for _, f := range ph.Functions {
 		got[f.Name] = f
@@ -264,11 +275,6 @@ func TestJobModes(t *testing.T) {
 			t.Errorf("%s: %d calls, %d bytes (found %v); want %d and %d", name, f.Calls, f.Bytes, ok, w.calls, w.bytes)
 		}
 	}
-	// Each rank sends its right neighbour 10 messages of 229 bytes in all;
-	// rank 0 also sends 7 bytes to world rank 2 across the intercommunicator.
-	msgs := [][]int64{{0, 10, 1}, {0, 0, 10}, {10, 0, 0}}
-	bytes := [][]int64{{0, 229, 7}, {0, 0, 229}, {229, 0, 0}}
-	checkMatrix(t, "total p2p", ph.P2P, msgs, bytes)
 }
 
 // TestJobNonblocking runs nbcprog on 3 ranks: a non-blocking collective
@@ -285,16 +291,7 @@ func TestJobNonblocking(t *testing.T) {
 		// On the line 0-1-2, ranks 0 and 2 send to 1, rank 1 to both.
 		"Neighbor_allgather": {"", 3, 4 * 32, 0}, "Ineighbor_alltoall": {"", 3, 4 * 24, 0},
 	}
-	got := map[string]stats.FuncStat{}
-	for _, f := range ph.Functions {
-		got[f.Name] = f
-	}
-	for name, w := range want {
-		f, ok := got[name]
-		if !ok || f.Calls != w.calls || f.Bytes != w.bytes {
-			t.Errorf("%s: %d calls, %d bytes (found %v); want %d and %d", name, f.Calls, f.Bytes, ok, w.calls, w.bytes)
-		}
-	}
+	checkFunctions(t, ph, want)
 	// Per call, one logical message to each other member: Iallreduce,
 	// Ibcast and the two neighbourhood calls (the Inits move nothing,
 	// and Start counts no message).
