@@ -29,6 +29,40 @@ func SkipUnderShort() {
 	}
 }
 
+// Main is a job suite's TestMain: it skips under -short
+// (SkipUnderShort), builds pkgs as Build does into a directory of its
+// own, hands set their paths by name, runs the tests, removes the
+// directory and exits.
+func Main(m *testing.M, pkgs map[string]string, set func(bins map[string]string)) {
+	SkipUnderShort()
+	dir, err := os.MkdirTemp("", "jobtest")
+	if err != nil {
+		panic(err)
+	}
+	bins, err := Build(dir, pkgs)
+	if err != nil {
+		panic(err)
+	}
+	set(bins)
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// ExpectOK checks that every rank of an np-rank job of a program run
+// by internal/scenario printed "ok <scenario> rank <r>".
+func ExpectOK(t testing.TB, j Job, scenario string, np int) {
+	t.Helper()
+	if j.Code != 0 {
+		t.Fatalf("exit status %d\n%v", j.Code, j)
+	}
+	for r := range np {
+		if !strings.Contains(j.Stdout, fmt.Sprintf("ok %s rank %d\n", scenario, r)) {
+			t.Errorf("rank %d did not report success\n%v", r, j)
+		}
+	}
+}
+
 // BinEnv names the directory of prebuilt test programs. make test builds
 // every program the suites run there in one go build, so that they share
 // one compilation and link each program once; Build then takes them from

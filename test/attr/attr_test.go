@@ -5,7 +5,6 @@ package attr_test
 
 import (
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -16,32 +15,9 @@ import (
 var gompirun, attrcheck string
 
 func TestMain(m *testing.M) {
-	jobtest.SkipUnderShort()
-	dir, err := os.MkdirTemp("", "attr_test")
-	if err != nil {
-		panic(err)
-	}
-	bins, err := jobtest.Build(dir, map[string]string{"gompirun": "../../cmd/gompirun", "attrcheck": "./testdata/attrcheck"})
-	if err != nil {
-		panic(err)
-	}
-	gompirun, attrcheck = bins["gompirun"], bins["attrcheck"]
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
-
-// expectOK checks that every rank reported success of its scenario.
-func expectOK(t *testing.T, j jobtest.Job, scenario string, np int) {
-	t.Helper()
-	if j.Code != 0 {
-		t.Fatalf("%v", j)
-	}
-	for r := range np {
-		if !strings.Contains(j.Stdout, fmt.Sprintf("ok %s rank %d\n", scenario, r)) {
-			t.Errorf("rank %d did not report success\n%v", r, j)
-		}
-	}
+	jobtest.Main(m, map[string]string{"gompirun": "../../cmd/gompirun", "attrcheck": "./testdata/attrcheck"}, func(bins map[string]string) {
+		gompirun, attrcheck = bins["gompirun"], bins["attrcheck"]
+	})
 }
 
 // TestScenarios runs each scenario over shared memory and over tcp.
@@ -55,7 +31,7 @@ func TestScenarios(t *testing.T) {
 				t.Parallel()
 				j := jobtest.Run(t, gompirun, time.Minute, nil, "-np", fmt.Sprint(tt.np), "--oversubscribe",
 					"--timeout", "60", "--mca", "btl", btl, attrcheck, tt.scenario)
-				expectOK(t, j, tt.scenario, tt.np)
+				jobtest.ExpectOK(t, j, tt.scenario, tt.np)
 				if tt.scenario == "comm" {
 					expectHooks(t, j, tt.np)
 				}
@@ -69,7 +45,7 @@ func TestScenarios(t *testing.T) {
 func TestAppNum(t *testing.T) {
 	j := jobtest.Run(t, gompirun, time.Minute, nil, "--oversubscribe", "--timeout", "60",
 		"-np", "1", attrcheck, "predefined", "0", ":", "-np", "2", attrcheck, "predefined", "1")
-	expectOK(t, j, "predefined", 3)
+	jobtest.ExpectOK(t, j, "predefined", 3)
 }
 
 // expectHooks checks that Finalize ran each rank's CommSelf delete

@@ -9,7 +9,6 @@ import (
 	"flag"
 	"fmt"
 	"maps"
-	"os"
 	"regexp"
 	"slices"
 	"strings"
@@ -22,19 +21,9 @@ import (
 var gompirun, collcheck string
 
 func TestMain(m *testing.M) {
-	jobtest.SkipUnderShort()
-	dir, err := os.MkdirTemp("", "coll_test")
-	if err != nil {
-		panic(err)
-	}
-	bins, err := jobtest.Build(dir, map[string]string{"gompirun": "../../cmd/gompirun", "collcheck": "./testdata/collcheck"})
-	if err != nil {
-		panic(err)
-	}
-	gompirun, collcheck = bins["gompirun"], bins["collcheck"]
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
+	jobtest.Main(m, map[string]string{"gompirun": "../../cmd/gompirun", "collcheck": "./testdata/collcheck"}, func(bins map[string]string) {
+		gompirun, collcheck = bins["gompirun"], bins["collcheck"]
+	})
 }
 
 // jobTimeout is gompirun's own limit on a job; hangLimit, the test's

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"testing"
 	"time"
+
+	"github.com/gompi/gompi/internal/jobtest"
 )
 
 // TestDatatypes runs the derived-datatype scenarios (testdata/p2pcheck/
@@ -47,7 +49,7 @@ func TestDatatypes(t *testing.T) {
 			t.Parallel()
 			args := append([]string{"-np", fmt.Sprint(tt.np), "--oversubscribe", "--timeout", "120", "--mca", "btl", tt.btl}, tt.mca...)
 			j := run(t, 3*time.Minute, nil, append(args, p2pcheck, tt.scenario)...)
-			expectOK(t, j, tt.scenario, tt.np)
+			jobtest.ExpectOK(t, j, tt.scenario, tt.np)
 		})
 	}
 }

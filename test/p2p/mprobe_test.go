@@ -3,6 +3,8 @@ package p2p_test
 import (
 	"testing"
 	"time"
+
+	"github.com/gompi/gompi/internal/jobtest"
 )
 
 // TestMatchedProbe runs the matched probe's scenarios over every
@@ -40,7 +42,7 @@ func TestMatchedProbeSingleCopy(t *testing.T) {
 			t.Parallel()
 			args := append([]string{"-np", "3", "--oversubscribe", "--timeout", "120", "--mca", "btl", "self,sm"}, tt.mca...)
 			j := run(t, 3*time.Minute, nil, append(append(args, p2pcheck, "mprobe"), tt.sizes...)...)
-			expectOK(t, j, "mprobe", 3)
+			jobtest.ExpectOK(t, j, "mprobe", 3)
 		})
 	}
 }

@@ -25,19 +25,9 @@ import (
 var gompirun, p2pcheck string
 
 func TestMain(m *testing.M) {
-	jobtest.SkipUnderShort()
-	dir, err := os.MkdirTemp("", "p2p_test")
-	if err != nil {
-		panic(err)
-	}
-	bins, err := jobtest.Build(dir, map[string]string{"gompirun": "../../cmd/gompirun", "p2pcheck": "./testdata/p2pcheck"})
-	if err != nil {
-		panic(err)
-	}
-	gompirun, p2pcheck = bins["gompirun"], bins["p2pcheck"]
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
+	jobtest.Main(m, map[string]string{"gompirun": "../../cmd/gompirun", "p2pcheck": "./testdata/p2pcheck"}, func(bins map[string]string) {
+		gompirun, p2pcheck = bins["gompirun"], bins["p2pcheck"]
+	})
 }
 
 type job = jobtest.Job
@@ -46,19 +36,6 @@ type job = jobtest.Job
 func run(t *testing.T, limit time.Duration, stdin io.Reader, args ...string) job {
 	t.Helper()
 	return jobtest.Run(t, gompirun, limit, stdin, args...)
-}
-
-// expectOK checks that every rank of an np-rank scenario reported success.
-func expectOK(t *testing.T, j job, scenario string, np int) {
-	t.Helper()
-	if j.Code != 0 {
-		t.Fatalf("exit status %d\nstdout:\n%s\nstderr:\n%s", j.Code, j.Stdout, j.Stderr)
-	}
-	for r := range np {
-		if !strings.Contains(j.Stdout, fmt.Sprintf("ok %s rank %d\n", scenario, r)) {
-			t.Errorf("rank %d did not report success\nstdout:\n%s\nstderr:\n%s", r, j.Stdout, j.Stderr)
-		}
-	}
 }
 
 // transports are the btl selections every scenario runs over: shared
@@ -86,7 +63,7 @@ func runScenarios(t *testing.T, tests []scenario) {
 				t.Parallel()
 				args := append([]string{"-np", fmt.Sprint(tt.np), "--oversubscribe", "--timeout", "120", "--mca", "btl", btl}, tt.mca...)
 				j := run(t, 3*time.Minute, nil, append(args, p2pcheck, tt.scenario)...)
-				expectOK(t, j, tt.scenario, tt.np)
+				jobtest.ExpectOK(t, j, tt.scenario, tt.np)
 			})
 		}
 	}
@@ -129,7 +106,7 @@ func TestScenarios(t *testing.T) {
 	t.Run("tcp/self-np2", func(t *testing.T) {
 		t.Parallel()
 		j := run(t, 3*time.Minute, nil, "-np", "2", "--timeout", "120", "--mca", "btl", "tcp", p2pcheck, "self")
-		expectOK(t, j, "self", 2)
+		jobtest.ExpectOK(t, j, "self", 2)
 	})
 }
 
@@ -178,7 +155,7 @@ func TestProtocolBoundaries(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			args := append([]string{"-np", "2", "--timeout", "120"}, tt.mca...)
 			j := run(t, 3*time.Minute, nil, append(append(args, p2pcheck, "sizes"), tt.sizes...)...)
-			expectOK(t, j, "sizes", 2)
+			jobtest.ExpectOK(t, j, "sizes", 2)
 		})
 	}
 }

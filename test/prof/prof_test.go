@@ -7,7 +7,6 @@
 package prof_test
 
 import (
-	"os"
 	"regexp"
 	"strings"
 	"testing"
@@ -19,20 +18,10 @@ import (
 var gompirun, stackcheck, partsjob, names string
 
 func TestMain(m *testing.M) {
-	jobtest.SkipUnderShort()
-	dir, err := os.MkdirTemp("", "prof_test")
-	if err != nil {
-		panic(err)
-	}
-	bins, err := jobtest.Build(dir, map[string]string{"gompirun": "../../cmd/gompirun", "stackcheck": "./testdata/stackcheck",
-		"partsjob": "./testdata/partsjob", "names": "./testdata/names"})
-	if err != nil {
-		panic(err)
-	}
-	gompirun, stackcheck, partsjob, names = bins["gompirun"], bins["stackcheck"], bins["partsjob"], bins["names"]
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
+	jobtest.Main(m, map[string]string{"gompirun": "../../cmd/gompirun", "stackcheck": "./testdata/stackcheck",
+		"partsjob": "./testdata/partsjob", "names": "./testdata/names"}, func(bins map[string]string) {
+		gompirun, stackcheck, partsjob, names = bins["gompirun"], bins["stackcheck"], bins["partsjob"], bins["names"]
+	})
 }
 
 // rank0Calls are the calls rank 0 of stackcheck makes that the recorders

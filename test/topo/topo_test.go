@@ -5,9 +5,7 @@ package topo_test
 
 import (
 	"fmt"
-	"os"
 	"os/exec"
-	"strings"
 	"testing"
 	"time"
 
@@ -17,32 +15,9 @@ import (
 var gompirun, topocheck string
 
 func TestMain(m *testing.M) {
-	jobtest.SkipUnderShort()
-	dir, err := os.MkdirTemp("", "topo_test")
-	if err != nil {
-		panic(err)
-	}
-	bins, err := jobtest.Build(dir, map[string]string{"gompirun": "../../cmd/gompirun", "topocheck": "./testdata/topocheck"})
-	if err != nil {
-		panic(err)
-	}
-	gompirun, topocheck = bins["gompirun"], bins["topocheck"]
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
-
-// expectOK checks that every rank of an np-rank scenario reported success.
-func expectOK(t *testing.T, j jobtest.Job, scenario string, np int) {
-	t.Helper()
-	if j.Code != 0 {
-		t.Fatalf("exit status %d\nstdout:\n%s\nstderr:\n%s", j.Code, j.Stdout, j.Stderr)
-	}
-	for r := range np {
-		if !strings.Contains(j.Stdout, fmt.Sprintf("ok %s rank %d\n", scenario, r)) {
-			t.Errorf("rank %d did not report success\nstdout:\n%s\nstderr:\n%s", r, j.Stdout, j.Stderr)
-		}
-	}
+	jobtest.Main(m, map[string]string{"gompirun": "../../cmd/gompirun", "topocheck": "./testdata/topocheck"}, func(bins map[string]string) {
+		gompirun, topocheck = bins["gompirun"], bins["topocheck"]
+	})
 }
 
 // TestScenarios runs each scenario over shared memory and over tcp, on
@@ -69,7 +44,7 @@ func TestScenarios(t *testing.T) {
 					t.Parallel()
 					j := jobtest.Run(t, gompirun, 2*time.Minute, nil, "-np", fmt.Sprint(np), "--oversubscribe",
 						"--timeout", "100", "--mca", "btl", btl, topocheck, tt.scenario)
-					expectOK(t, j, tt.scenario, np)
+					jobtest.ExpectOK(t, j, tt.scenario, np)
 				})
 			}
 		}
@@ -90,7 +65,7 @@ func TestReorderAcrossHosts(t *testing.T) {
 			script := fmt.Sprintf("hostname fake$((GOMPI_COMM_WORLD_RANK %% %d)) && exec %s reorder", c.hosts, topocheck)
 			j := jobtest.Run(t, gompirun, 2*time.Minute, nil, "-np", fmt.Sprint(c.np), "--oversubscribe",
 				"--timeout", "100", "--mca", "btl", "self,tcp", "unshare", "--uts", "sh", "-c", script)
-			expectOK(t, j, "reorder", c.np)
+			jobtest.ExpectOK(t, j, "reorder", c.np)
 		})
 	}
 }
