@@ -131,20 +131,25 @@ func declinedCopy(world mpi.Comm) error {
 		mpi.CommFreeKeyval(&none), mpi.CommFreeKeyval(&same))
 }
 
+// goodAndFailing sets on world an attribute "g" under a keyval whose
+// callbacks record in good, and "b" under one whose copy callback fails.
+func goodAndFailing(world mpi.Comm, good, bad *calls) (kvGood, kvBad mpi.Keyval, err error) {
+	if kvGood, err = good.keyval(); err != nil {
+		return kvGood, kvBad, err
+	}
+	if kvBad, err = bad.keyval(); err != nil {
+		return kvGood, kvBad, err
+	}
+	bad.failCopy = true
+	return kvGood, kvBad, errors.Join(world.SetAttr(kvGood, "g"), world.SetAttr(kvBad, "b"))
+}
+
 // failingCopy: a copy callback's error fails the Dup, and the attributes
 // already copied to the new communicator are deleted.
 func failingCopy(world mpi.Comm) error {
 	var good, bad calls
-	kvGood, err := good.keyval()
+	kvGood, kvBad, err := goodAndFailing(world, &good, &bad)
 	if err != nil {
-		return err
-	}
-	kvBad, err := bad.keyval()
-	if err != nil {
-		return err
-	}
-	bad.failCopy = true
-	if err := errors.Join(world.SetAttr(kvGood, "g"), world.SetAttr(kvBad, "b")); err != nil {
 		return err
 	}
 	d, err := world.Dup()

@@ -187,16 +187,8 @@ func idupTooSoon(world mpi.Comm) error {
 // unusable, and world goes on.
 func idupFailingCopy(world mpi.Comm) error {
 	var good, bad calls
-	kvGood, err := good.keyval()
+	kvGood, kvBad, err := goodAndFailing(world, &good, &bad)
 	if err != nil {
-		return err
-	}
-	kvBad, err := bad.keyval()
-	if err != nil {
-		return err
-	}
-	bad.failCopy = true
-	if err := errors.Join(world.SetAttr(kvGood, "g"), world.SetAttr(kvBad, "b")); err != nil {
 		return err
 	}
 	d, r, err := world.Idup()
