@@ -78,3 +78,76 @@ func CheckNeighbors(c Comm, nb Neighbors) error {
 	}
 	return nil
 }
+
+// Blocks are a neighbourhood collective's buffers cut by neighbour:
+// Send(i) is what goes to destination i, Recv(j) where source j's block
+// lands. The methods below check the buffers against the neighbourhood
+// and make them; a component moves the blocks as it will.
+type Blocks struct {
+	send, recv []byte
+	// Without counts, the blocks are end to end, sn and rn bytes each
+	// (sn 0 with whole: every destination gets all of send).
+	sn, rn                             int
+	whole                              bool
+	scounts, sdispls, rcounts, rdispls []int
+}
+
+// Send is the block for destination i.
+func (b *Blocks) Send(i int) []byte {
+	switch {
+	case b.whole:
+		return b.send
+	case b.scounts != nil:
+		return b.send[b.sdispls[i] : b.sdispls[i]+b.scounts[i]]
+	}
+	return b.send[i*b.sn : (i+1)*b.sn]
+}
+
+// Recv is the block for source j.
+func (b *Blocks) Recv(j int) []byte {
+	if b.rcounts != nil {
+		return b.recv[b.rdispls[j] : b.rdispls[j]+b.rcounts[j]]
+	}
+	return b.recv[j*b.rn : (j+1)*b.rn]
+}
+
+// AllgatherBlocks: send to every destination, a block as long in recv
+// per source.
+func (nb Neighbors) AllgatherBlocks(send, recv []byte) (Blocks, error) {
+	n := len(send)
+	err := CheckLen("recv", len(recv), n*len(nb.Sources), "a block as long as send per source")
+	return Blocks{send: send, recv: recv, whole: true, rn: n}, err
+}
+
+// AllgathervBlocks: send to every destination, counts[j] bytes at
+// displs[j] of recv from source j.
+func (nb Neighbors) AllgathervBlocks(send, recv []byte, counts, displs []int) (Blocks, error) {
+	err := CheckNeighborBlocks("recv", counts, displs, len(nb.Sources), len(recv))
+	return Blocks{send: send, recv: recv, whole: true, rcounts: counts, rdispls: displs}, err
+}
+
+// AlltoallBlocks: a block of send per destination and of recv per
+// source, all of one size.
+func (nb Neighbors) AlltoallBlocks(send, recv []byte) (Blocks, error) {
+	nd, ns := len(nb.Dests), len(nb.Sources)
+	n := 0
+	switch {
+	case nd > 0:
+		n = len(send) / nd
+	case ns > 0:
+		n = len(recv) / ns
+	}
+	if len(send) != n*nd || len(recv) != n*ns {
+		return Blocks{}, fmt.Errorf("send holds %d bytes for %d destinations and recv %d for %d sources, want blocks of one size", len(send), nd, len(recv), ns)
+	}
+	return Blocks{send: send, recv: recv, sn: n, rn: n}, nil
+}
+
+// AlltoallvBlocks: per-neighbour counts and displacements on both sides.
+func (nb Neighbors) AlltoallvBlocks(send []byte, scounts, sdispls []int, recv []byte, rcounts, rdispls []int) (Blocks, error) {
+	if err := CheckNeighborBlocks("send", scounts, sdispls, len(nb.Dests), len(send)); err != nil {
+		return Blocks{}, err
+	}
+	err := CheckNeighborBlocks("recv", rcounts, rdispls, len(nb.Sources), len(recv))
+	return Blocks{send: send, recv: recv, scounts: scounts, sdispls: sdispls, rcounts: rcounts, rdispls: rdispls}, err
+}

@@ -12,66 +12,40 @@ import (
 // only to its few neighbours.
 
 func neighborAllgather(c coll.Comm, nb coll.Neighbors, send, recv []byte) error {
-	n := len(send)
-	if err := coll.CheckLen("recv", len(recv), n*len(nb.Sources), "a block as long as send per source"); err != nil {
-		return err
-	}
-	return exchange(c, nb, coll.TagNeighborAllgather,
-		func(int) []byte { return send },
-		func(j int) []byte { return recv[j*n : (j+1)*n] })
-}
-
-func neighborAllgatherv(c coll.Comm, nb coll.Neighbors, send, recv []byte, counts, displs []int) error {
-	if err := coll.CheckNeighborBlocks("recv", counts, displs, len(nb.Sources), len(recv)); err != nil {
-		return err
-	}
-	return exchange(c, nb, coll.TagNeighborAllgatherv,
-		func(int) []byte { return send },
-		func(j int) []byte { return block(recv, counts, displs, j) })
-}
-
-func neighborAlltoall(c coll.Comm, nb coll.Neighbors, send, recv []byte) error {
-	n, err := neighborBlock(nb, len(send), len(recv))
+	b, err := nb.AllgatherBlocks(send, recv)
 	if err != nil {
 		return err
 	}
-	return exchange(c, nb, coll.TagNeighborAlltoall,
-		func(i int) []byte { return send[i*n : (i+1)*n] },
-		func(j int) []byte { return recv[j*n : (j+1)*n] })
+	return exchange(c, nb, coll.TagNeighborAllgather, &b)
+}
+
+func neighborAllgatherv(c coll.Comm, nb coll.Neighbors, send, recv []byte, counts, displs []int) error {
+	b, err := nb.AllgathervBlocks(send, recv, counts, displs)
+	if err != nil {
+		return err
+	}
+	return exchange(c, nb, coll.TagNeighborAllgatherv, &b)
+}
+
+func neighborAlltoall(c coll.Comm, nb coll.Neighbors, send, recv []byte) error {
+	b, err := nb.AlltoallBlocks(send, recv)
+	if err != nil {
+		return err
+	}
+	return exchange(c, nb, coll.TagNeighborAlltoall, &b)
 }
 
 func neighborAlltoallv(c coll.Comm, nb coll.Neighbors, send []byte, scounts, sdispls []int, recv []byte, rcounts, rdispls []int) error {
-	if err := coll.CheckNeighborBlocks("send", scounts, sdispls, len(nb.Dests), len(send)); err != nil {
+	b, err := nb.AlltoallvBlocks(send, scounts, sdispls, recv, rcounts, rdispls)
+	if err != nil {
 		return err
 	}
-	if err := coll.CheckNeighborBlocks("recv", rcounts, rdispls, len(nb.Sources), len(recv)); err != nil {
-		return err
-	}
-	return exchange(c, nb, coll.TagNeighborAlltoallv,
-		func(i int) []byte { return block(send, scounts, sdispls, i) },
-		func(j int) []byte { return block(recv, rcounts, rdispls, j) })
-}
-
-// neighborBlock is the size of NeighborAlltoall's blocks: send holds one
-// per destination and recv one per source, all of one size.
-func neighborBlock(nb coll.Neighbors, send, recv int) (int, error) {
-	nd, ns := len(nb.Dests), len(nb.Sources)
-	n := 0
-	switch {
-	case nd > 0:
-		n = send / nd
-	case ns > 0:
-		n = recv / ns
-	}
-	if send != n*nd || recv != n*ns {
-		return 0, fmt.Errorf("send holds %d bytes for %d destinations and recv %d for %d sources, want blocks of one size", send, nd, recv, ns)
-	}
-	return n, nil
+	return exchange(c, nb, coll.TagNeighborAlltoallv, &b)
 }
 
 // exchange receives block j from each source j and sends block i to each
 // destination i, skipping the neighbours that are not there.
-func exchange(c coll.Comm, nb coll.Neighbors, tag int, sendBlock, recvBlock func(int) []byte) error {
+func exchange(c coll.Comm, nb coll.Neighbors, tag int, b *coll.Blocks) error {
 	if err := coll.CheckNeighbors(c, nb); err != nil {
 		return err
 	}
@@ -80,7 +54,7 @@ func exchange(c coll.Comm, nb coll.Neighbors, tag int, sendBlock, recvBlock func
 	me := c.Rank()
 	var first error
 	sends, recvs := nb.Self(me, func(i, j int) {
-		src, dst := sendBlock(i), recvBlock(j)
+		src, dst := b.Send(i), b.Recv(j)
 		if len(src) != len(dst) && first == nil {
 			first = fmt.Errorf("destination %d's block of %d bytes goes to source %d's of %d: the sizes differ", i, len(src), j, len(dst))
 		}
@@ -95,13 +69,13 @@ func exchange(c coll.Comm, nb coll.Neighbors, tag int, sendBlock, recvBlock func
 	reqs := buf[:0]
 	for j, r := range nb.Sources {
 		if r >= 0 && r != me {
-			reqs = append(reqs, c.Irecv(recvBlock(j), r, tag))
+			reqs = append(reqs, c.Irecv(b.Recv(j), r, tag))
 		}
 	}
 	for k := range nb.Dests {
 		i := nb.SendOrder(k)
 		if r := nb.Dests[i]; r >= 0 && r != me {
-			reqs = append(reqs, c.Isend(sendBlock(i), r, tag))
+			reqs = append(reqs, c.Isend(b.Send(i), r, tag))
 		}
 	}
 	for _, r := range reqs {
