@@ -65,7 +65,17 @@ type Comm struct {
 	nbc   nbcState   // its non-blocking and persistent collectives (nbc.go)
 }
 
+// newComm makes the communicator of group (world ranks, in order) under
+// context cid and registers it.
 func newComm(l *library, name string, cid uint32, group []int) *Comm {
+	c := buildComm(l, name, cid, group)
+	l.comms.Store(cid, c)
+	return c
+}
+
+// buildComm is newComm without registering the communicator under cid:
+// for one whose context is agreed later (CommIdup).
+func buildComm(l *library, name string, cid uint32, group []int) *Comm {
 	c := &Comm{context: cid, group: group, ranks: make(map[int]int, len(group)), rank: -1, lib: l, identity: true}
 	for i, w := range group {
 		c.ranks[w] = i
@@ -76,7 +86,6 @@ func newComm(l *library, name string, cid uint32, group []int) *Comm {
 	}
 	c.name.Store(&name)
 	c.cc = &collComm{c: c, ctx: cid + 1}
-	l.comms.Store(cid, c)
 	return c
 }
 

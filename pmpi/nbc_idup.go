@@ -82,13 +82,9 @@ func idup(op string, comm *Comm, withInfo bool, info *Info) (*Comm, *Request, er
 
 // pendingComm makes the communicator a Dup of comm gives, but for its
 // context and collectives, which the agreement sets. It is in no table
-// until then: newComm registers it under a context reserved for the
-// moment, given back at once.
+// until then.
 func pendingComm(l *library, comm *Comm) *Comm {
-	held := l.ctxs.reserve(0)
-	c := newComm(l, comm.Name()+".dup", held, slices.Clone(comm.group))
-	l.comms.CompareAndDelete(held, c)
-	l.ctxs.release(held)
+	c := buildComm(l, comm.Name()+".dup", 0, slices.Clone(comm.group))
 	c.errh.Store(comm.errh.Load())
 	c.topo = comm.topo // MPI: a duplicate keeps the topology
 	return c
