@@ -3,7 +3,7 @@ GO          ?= go
 BIN         := bin
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: all build test test-short test-long test-programs lint check-generated deadcode docs demo generate generate-prof clean bench bench-compare
+.PHONY: all build test test-short test-long test-programs lint check-generated deadcode docs demo generate generate-prof generate-abi clean bench bench-compare
 
 all: build
 
@@ -161,11 +161,15 @@ clean:
 # job runtime (needs Debian's protobuf-compiler; the Go plugins come from
 # the module proxy), and the prof framework's pass-through base and function
 # table, from pmpi/api.go.
-generate: generate-prof
+generate: generate-prof generate-abi
 	internal/protogen/protoc.sh internal/rte/rtepb runtime.proto
 	internal/protogen/protoc.sh mca/pluginpb component.proto
 	internal/protogen/protoc.sh frameworks/prof/profpb prof.proto
 	internal/protogen/protoc.sh frameworks/coll/collpb coll.proto
+
+# The C library's header, entry points and glue, from capi/mpi.abi.
+generate-abi:
+	$(GO) run ./internal/abigen -dir .
 
 # The prof part alone: it needs nothing but Go.
 generate-prof:

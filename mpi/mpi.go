@@ -39,6 +39,12 @@ var (
 	}
 )
 
+// Calls returns the API the calls of this package go through: the
+// profiling stack once Init (or InitThread) has built it, pmpi's own
+// before. A binding for another language (gompi's C library) calls it,
+// so that the profiling tools see that language's calls too.
+func Calls() pmpi.API { return api() }
+
 func api() pmpi.API {
 	if p := calls.Load(); p != nil {
 		return *p

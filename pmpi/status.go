@@ -44,3 +44,11 @@ func nullStatus() Status { return Status{Source: ProcNull, Tag: AnyTag} }
 // EmptyStatus is MPI's status of an inactive request (MPI_REQUEST_NULL, or
 // one already completed): any source, any tag, nothing received.
 func EmptyStatus() Status { return Status{Source: AnySource, Tag: AnyTag} }
+
+// Bytes is the size of the message in bytes. A binding that keeps
+// statuses in its own form (the C library's MPI_Status) stores it, and
+// gives it back with SetBytes for CountOf and GetElements.
+func (s Status) Bytes() int { return s.bytes }
+
+// SetBytes sets the size of the message in bytes: see Bytes.
+func (s *Status) SetBytes(n int) { s.bytes = n }

@@ -1,0 +1,299 @@
+package main
+
+/*
+#define GOMPI_ABI_TYPES_ONLY
+#include "include/mpi.h"
+*/
+import "C"
+
+import (
+	"unsafe"
+
+	"github.com/gompi/gompi/pmpi"
+)
+
+// coll is a collective call's arguments, looked up and turned into Go's.
+type coll struct {
+	e          *commEntry
+	send, recv []byte
+	sd, rd     pmpi.Datatype
+	op         pmpi.Op
+}
+
+// started returns what stores a non-blocking or persistent collective's
+// request in *out.
+func (a *coll) started(out *Request, persistent bool) func(*pmpi.Request, error) error {
+	return func(r *pmpi.Request, err error) error {
+		if err != nil {
+			return err
+		}
+		return newRequest(out, r, a.e, persistent)
+	}
+}
+
+// ints is the C array p of n ints.
+func ints(p *C.int, n int) []int {
+	if p == nil {
+		return nil
+	}
+	out := make([]int, n)
+	for i, v := range unsafe.Slice(p, n) {
+		out[i] = int(v)
+	}
+	return out
+}
+
+// extentOf is how many elements counts and displs reach.
+func extentOf(counts, displs []int) int {
+	n := 0
+	for i := range min(len(counts), len(displs)) {
+		n = max(n, displs[i]+counts[i])
+	}
+	return n
+}
+
+// reduceArgs: Reduce, Allreduce, Scan, Exscan, ReduceScatterBlock
+// (count per rank: recv holds count, send size*count).
+func reduceArgs(s, r unsafe.Pointer, scount, rcount int, dt Datatype, op Op, h Comm) (*coll, error) {
+	e, d, err := resolve(h, dt)
+	if err != nil {
+		return nil, err
+	}
+	o, err := op.get()
+	if err != nil {
+		return nil, err
+	}
+	return &coll{e: e, send: sendBuffer(s, scount, d), recv: buffer(r, rcount, d), sd: d, rd: d, op: o}, nil
+}
+
+// pairArgs: the collectives with a send and a receive datatype, each
+// buffer of scount and rcount elements.
+func pairArgs(s unsafe.Pointer, scount int, sdt Datatype, r unsafe.Pointer, rcount int, rdt Datatype, h Comm) (*coll, error) {
+	e, sd, err := resolve(h, sdt)
+	if err != nil {
+		return nil, err
+	}
+	rd, err := rdt.get()
+	if err != nil {
+		return nil, err
+	}
+	return &coll{e: e, send: sendBuffer(s, scount, sd), recv: sendBuffer(r, rcount, rd), sd: sd, rd: rd}, nil
+}
+
+func size(e *commEntry) int { return e.c.Size() }
+
+func mpiBarrier(h Comm) error {
+	c, err := h.comm()
+	if err != nil {
+		return err
+	}
+	return api().Barrier(c)
+}
+
+func mpiIbarrier(h Comm, req *Request) error {
+	e, err := h.get()
+	if err != nil {
+		return err
+	}
+	a := &coll{e: e}
+	return a.started(req, false)(api().Ibarrier(e.c))
+}
+
+func mpiBarrierInit(h Comm, info Info, req *Request) error {
+	e, err := h.get()
+	if err != nil {
+		return err
+	}
+	a := &coll{e: e}
+	return a.started(req, true)(api().BarrierInit(e.c))
+}
+
+func bcastArgs(buf unsafe.Pointer, count int, dt Datatype, h Comm) (*coll, error) {
+	e, d, err := resolve(h, dt)
+	if err != nil {
+		return nil, err
+	}
+	return &coll{e: e, recv: buffer(buf, count, d), rd: d}, nil
+}
+
+func mpiBcast(buf unsafe.Pointer, count int, dt Datatype, root int, h Comm) error {
+	a, err := bcastArgs(buf, count, dt, h)
+	if err != nil {
+		return err
+	}
+	return api().Bcast(a.recv, count, a.rd, rank(root), a.e.c)
+}
+
+func mpiIbcast(buf unsafe.Pointer, count int, dt Datatype, root int, h Comm, req *Request) error {
+	a, err := bcastArgs(buf, count, dt, h)
+	if err != nil {
+		return err
+	}
+	return a.started(req, false)(api().Ibcast(a.recv, count, a.rd, rank(root), a.e.c))
+}
+
+func mpiBcastInit(buf unsafe.Pointer, count int, dt Datatype, root int, h Comm, info Info, req *Request) error {
+	a, err := bcastArgs(buf, count, dt, h)
+	if err != nil {
+		return err
+	}
+	return a.started(req, true)(api().BcastInit(a.recv, count, a.rd, rank(root), a.e.c))
+}
+
+func mpiReduce(s, r unsafe.Pointer, count int, dt Datatype, op Op, root int, h Comm) error {
+	a, err := reduceArgs(s, r, count, count, dt, op, h)
+	if err != nil {
+		return err
+	}
+	return api().Reduce(a.send, a.recv, count, a.sd, a.op, rank(root), a.e.c)
+}
+
+func mpiIreduce(s, r unsafe.Pointer, count int, dt Datatype, op Op, root int, h Comm, req *Request) error {
+	a, err := reduceArgs(s, r, count, count, dt, op, h)
+	if err != nil {
+		return err
+	}
+	return a.started(req, false)(api().Ireduce(a.send, a.recv, count, a.sd, a.op, rank(root), a.e.c))
+}
+
+func mpiReduceInit(s, r unsafe.Pointer, count int, dt Datatype, op Op, root int, h Comm, info Info, req *Request) error {
+	a, err := reduceArgs(s, r, count, count, dt, op, h)
+	if err != nil {
+		return err
+	}
+	return a.started(req, true)(api().ReduceInit(a.send, a.recv, count, a.sd, a.op, rank(root), a.e.c))
+}
+
+// reduceFunc and the like are gompi's reductions of one shape.
+type (
+	reduceFunc  func(send, recv []byte, count int, dt pmpi.Datatype, op pmpi.Op, comm *pmpi.Comm) error
+	ireduceFunc func(send, recv []byte, count int, dt pmpi.Datatype, op pmpi.Op, comm *pmpi.Comm) (*pmpi.Request, error)
+)
+
+func reduce(f reduceFunc, s, r unsafe.Pointer, count int, dt Datatype, op Op, h Comm) error {
+	a, err := reduceArgs(s, r, count, count, dt, op, h)
+	if err != nil {
+		return err
+	}
+	return f(a.send, a.recv, count, a.sd, a.op, a.e.c)
+}
+
+func ireduce(f ireduceFunc, persistent bool, s, r unsafe.Pointer, count int, dt Datatype, op Op, h Comm, req *Request) error {
+	a, err := reduceArgs(s, r, count, count, dt, op, h)
+	if err != nil {
+		return err
+	}
+	return a.started(req, persistent)(f(a.send, a.recv, count, a.sd, a.op, a.e.c))
+}
+
+func mpiAllreduce(s, r unsafe.Pointer, count int, dt Datatype, op Op, h Comm) error {
+	return reduce(api().Allreduce, s, r, count, dt, op, h)
+}
+
+func mpiIallreduce(s, r unsafe.Pointer, count int, dt Datatype, op Op, h Comm, req *Request) error {
+	return ireduce(api().Iallreduce, false, s, r, count, dt, op, h, req)
+}
+
+func mpiAllreduceInit(s, r unsafe.Pointer, count int, dt Datatype, op Op, h Comm, info Info, req *Request) error {
+	return ireduce(api().AllreduceInit, true, s, r, count, dt, op, h, req)
+}
+
+func mpiScan(s, r unsafe.Pointer, count int, dt Datatype, op Op, h Comm) error {
+	return reduce(api().Scan, s, r, count, dt, op, h)
+}
+
+func mpiIscan(s, r unsafe.Pointer, count int, dt Datatype, op Op, h Comm, req *Request) error {
+	return ireduce(api().Iscan, false, s, r, count, dt, op, h, req)
+}
+
+func mpiScanInit(s, r unsafe.Pointer, count int, dt Datatype, op Op, h Comm, info Info, req *Request) error {
+	return ireduce(api().ScanInit, true, s, r, count, dt, op, h, req)
+}
+
+func mpiExscan(s, r unsafe.Pointer, count int, dt Datatype, op Op, h Comm) error {
+	return reduce(api().Exscan, s, r, count, dt, op, h)
+}
+
+func mpiIexscan(s, r unsafe.Pointer, count int, dt Datatype, op Op, h Comm, req *Request) error {
+	return ireduce(api().Iexscan, false, s, r, count, dt, op, h, req)
+}
+
+func mpiExscanInit(s, r unsafe.Pointer, count int, dt Datatype, op Op, h Comm, info Info, req *Request) error {
+	return ireduce(api().ExscanInit, true, s, r, count, dt, op, h, req)
+}
+
+// reduceScatterBlockArgs: recv holds count elements, send size*count.
+func reduceScatterBlockArgs(s, r unsafe.Pointer, count int, dt Datatype, op Op, h Comm) (*coll, error) {
+	c, err := h.comm()
+	if err != nil {
+		return nil, err
+	}
+	return reduceArgs(s, r, count*c.Size(), count, dt, op, h)
+}
+
+func mpiReduceScatterBlock(s, r unsafe.Pointer, count int, dt Datatype, op Op, h Comm) error {
+	a, err := reduceScatterBlockArgs(s, r, count, dt, op, h)
+	if err != nil {
+		return err
+	}
+	return api().ReduceScatterBlock(a.send, a.recv, count, a.sd, a.op, a.e.c)
+}
+
+func mpiIreduceScatterBlock(s, r unsafe.Pointer, count int, dt Datatype, op Op, h Comm, req *Request) error {
+	a, err := reduceScatterBlockArgs(s, r, count, dt, op, h)
+	if err != nil {
+		return err
+	}
+	return a.started(req, false)(api().IreduceScatterBlock(a.send, a.recv, count, a.sd, a.op, a.e.c))
+}
+
+func mpiReduceScatterBlockInit(s, r unsafe.Pointer, count int, dt Datatype, op Op, h Comm, info Info, req *Request) error {
+	a, err := reduceScatterBlockArgs(s, r, count, dt, op, h)
+	if err != nil {
+		return err
+	}
+	return a.started(req, true)(api().ReduceScatterBlockInit(a.send, a.recv, count, a.sd, a.op, a.e.c))
+}
+
+// reduceScatterArgs: rank i's recv holds counts[i] elements, send their sum.
+func reduceScatterArgs(s, r unsafe.Pointer, p *C.int, dt Datatype, op Op, h Comm) (*coll, []int, error) {
+	c, err := h.comm()
+	if err != nil {
+		return nil, nil, err
+	}
+	counts := ints(p, c.Size())
+	total := 0
+	for _, n := range counts {
+		total += n
+	}
+	mine := 0
+	if c.Rank() < len(counts) {
+		mine = counts[c.Rank()]
+	}
+	a, err := reduceArgs(s, r, total, mine, dt, op, h)
+	return a, counts, err
+}
+
+func mpiReduceScatter(s, r unsafe.Pointer, p *C.int, dt Datatype, op Op, h Comm) error {
+	a, counts, err := reduceScatterArgs(s, r, p, dt, op, h)
+	if err != nil {
+		return err
+	}
+	return api().ReduceScatter(a.send, a.recv, counts, a.sd, a.op, a.e.c)
+}
+
+func mpiIreduceScatter(s, r unsafe.Pointer, p *C.int, dt Datatype, op Op, h Comm, req *Request) error {
+	a, counts, err := reduceScatterArgs(s, r, p, dt, op, h)
+	if err != nil {
+		return err
+	}
+	return a.started(req, false)(api().IreduceScatter(a.send, a.recv, counts, a.sd, a.op, a.e.c))
+}
+
+func mpiReduceScatterInit(s, r unsafe.Pointer, p *C.int, dt Datatype, op Op, h Comm, info Info, req *Request) error {
+	a, counts, err := reduceScatterArgs(s, r, p, dt, op, h)
+	if err != nil {
+		return err
+	}
+	return a.started(req, true)(api().ReduceScatterInit(a.send, a.recv, counts, a.sd, a.op, a.e.c))
+}

@@ -1,0 +1,241 @@
+package main
+
+/*
+#define GOMPI_ABI_TYPES_ONLY
+#include "include/mpi.h"
+*/
+import "C"
+
+import (
+	"unsafe"
+
+	"github.com/gompi/gompi/pmpi"
+)
+
+// blocks are the gather family's arguments: each side's buffer holds
+// count elements, or count for each rank (many).
+func blocks(s unsafe.Pointer, scount int, sdt Datatype, sMany bool, r unsafe.Pointer, rcount int, rdt Datatype, rMany bool, h Comm) (*coll, error) {
+	c, err := h.comm()
+	if err != nil {
+		return nil, err
+	}
+	sn, rn := scount, rcount
+	if sMany {
+		sn *= c.Size()
+	}
+	if rMany {
+		rn *= c.Size()
+	}
+	return pairArgs(s, sn, sdt, r, rn, rdt, h)
+}
+
+// vblocks are the v-forms' arguments: counts and displacements for one
+// side or both.
+type vblocks struct {
+	*coll
+	scounts, sdispls, rcounts, rdispls []int
+}
+
+func vargs(s unsafe.Pointer, scount int, scounts, sdispls *C.int, sdt Datatype,
+	r unsafe.Pointer, rcount int, rcounts, rdispls *C.int, rdt Datatype, h Comm) (*vblocks, error) {
+	c, err := h.comm()
+	if err != nil {
+		return nil, err
+	}
+	n := c.Size()
+	v := &vblocks{scounts: ints(scounts, n), sdispls: ints(sdispls, n), rcounts: ints(rcounts, n), rdispls: ints(rdispls, n)}
+	if scounts != nil {
+		scount = extentOf(v.scounts, v.sdispls)
+	}
+	if rcounts != nil {
+		rcount = extentOf(v.rcounts, v.rdispls)
+	}
+	v.coll, err = pairArgs(s, scount, sdt, r, rcount, rdt, h)
+	return v, err
+}
+
+type (
+	blockFunc  func(send []byte, scount int, sdt pmpi.Datatype, recv []byte, rcount int, rdt pmpi.Datatype, comm *pmpi.Comm) error
+	iblockFunc func(send []byte, scount int, sdt pmpi.Datatype, recv []byte, rcount int, rdt pmpi.Datatype, comm *pmpi.Comm) (*pmpi.Request, error)
+	rootFunc   func(send []byte, scount int, sdt pmpi.Datatype, recv []byte, rcount int, rdt pmpi.Datatype, root int, comm *pmpi.Comm) error
+	irootFunc  func(send []byte, scount int, sdt pmpi.Datatype, recv []byte, rcount int, rdt pmpi.Datatype, root int, comm *pmpi.Comm) (*pmpi.Request, error)
+)
+
+// The gather family without a root: Allgather (recv many) and Alltoall
+// (both many).
+func allBlocks(f blockFunc, sMany bool, s unsafe.Pointer, scount int, sdt Datatype, r unsafe.Pointer, rcount int, rdt Datatype, h Comm) error {
+	a, err := blocks(s, scount, sdt, sMany, r, rcount, rdt, true, h)
+	if err != nil {
+		return err
+	}
+	return f(a.send, scount, a.sd, a.recv, rcount, a.rd, a.e.c)
+}
+
+func iallBlocks(f iblockFunc, persistent, sMany bool, s unsafe.Pointer, scount int, sdt Datatype, r unsafe.Pointer, rcount int, rdt Datatype, h Comm, req *Request) error {
+	a, err := blocks(s, scount, sdt, sMany, r, rcount, rdt, true, h)
+	if err != nil {
+		return err
+	}
+	return a.started(req, persistent)(f(a.send, scount, a.sd, a.recv, rcount, a.rd, a.e.c))
+}
+
+// The rooted ones: Gather (recv many) and Scatter (send many).
+func rootBlocks(f rootFunc, gather bool, s unsafe.Pointer, scount int, sdt Datatype, r unsafe.Pointer, rcount int, rdt Datatype, root int, h Comm) error {
+	a, err := blocks(s, scount, sdt, !gather, r, rcount, rdt, gather, h)
+	if err != nil {
+		return err
+	}
+	return f(a.send, scount, a.sd, a.recv, rcount, a.rd, rank(root), a.e.c)
+}
+
+func irootBlocks(f irootFunc, persistent, gather bool, s unsafe.Pointer, scount int, sdt Datatype, r unsafe.Pointer, rcount int, rdt Datatype, root int, h Comm, req *Request) error {
+	a, err := blocks(s, scount, sdt, !gather, r, rcount, rdt, gather, h)
+	if err != nil {
+		return err
+	}
+	return a.started(req, persistent)(f(a.send, scount, a.sd, a.recv, rcount, a.rd, rank(root), a.e.c))
+}
+
+func mpiAllgather(s unsafe.Pointer, sc int, sdt Datatype, r unsafe.Pointer, rc int, rdt Datatype, h Comm) error {
+	return allBlocks(api().Allgather, false, s, sc, sdt, r, rc, rdt, h)
+}
+
+func mpiIallgather(s unsafe.Pointer, sc int, sdt Datatype, r unsafe.Pointer, rc int, rdt Datatype, h Comm, req *Request) error {
+	return iallBlocks(api().Iallgather, false, false, s, sc, sdt, r, rc, rdt, h, req)
+}
+
+func mpiAllgatherInit(s unsafe.Pointer, sc int, sdt Datatype, r unsafe.Pointer, rc int, rdt Datatype, h Comm, info Info, req *Request) error {
+	return iallBlocks(api().AllgatherInit, true, false, s, sc, sdt, r, rc, rdt, h, req)
+}
+
+func mpiAlltoall(s unsafe.Pointer, sc int, sdt Datatype, r unsafe.Pointer, rc int, rdt Datatype, h Comm) error {
+	return allBlocks(api().Alltoall, true, s, sc, sdt, r, rc, rdt, h)
+}
+
+func mpiIalltoall(s unsafe.Pointer, sc int, sdt Datatype, r unsafe.Pointer, rc int, rdt Datatype, h Comm, req *Request) error {
+	return iallBlocks(api().Ialltoall, false, true, s, sc, sdt, r, rc, rdt, h, req)
+}
+
+func mpiAlltoallInit(s unsafe.Pointer, sc int, sdt Datatype, r unsafe.Pointer, rc int, rdt Datatype, h Comm, info Info, req *Request) error {
+	return iallBlocks(api().AlltoallInit, true, true, s, sc, sdt, r, rc, rdt, h, req)
+}
+
+func mpiGather(s unsafe.Pointer, sc int, sdt Datatype, r unsafe.Pointer, rc int, rdt Datatype, root int, h Comm) error {
+	return rootBlocks(api().Gather, true, s, sc, sdt, r, rc, rdt, root, h)
+}
+
+func mpiIgather(s unsafe.Pointer, sc int, sdt Datatype, r unsafe.Pointer, rc int, rdt Datatype, root int, h Comm, req *Request) error {
+	return irootBlocks(api().Igather, false, true, s, sc, sdt, r, rc, rdt, root, h, req)
+}
+
+func mpiGatherInit(s unsafe.Pointer, sc int, sdt Datatype, r unsafe.Pointer, rc int, rdt Datatype, root int, h Comm, info Info, req *Request) error {
+	return irootBlocks(api().GatherInit, true, true, s, sc, sdt, r, rc, rdt, root, h, req)
+}
+
+func mpiScatter(s unsafe.Pointer, sc int, sdt Datatype, r unsafe.Pointer, rc int, rdt Datatype, root int, h Comm) error {
+	return rootBlocks(api().Scatter, false, s, sc, sdt, r, rc, rdt, root, h)
+}
+
+func mpiIscatter(s unsafe.Pointer, sc int, sdt Datatype, r unsafe.Pointer, rc int, rdt Datatype, root int, h Comm, req *Request) error {
+	return irootBlocks(api().Iscatter, false, false, s, sc, sdt, r, rc, rdt, root, h, req)
+}
+
+func mpiScatterInit(s unsafe.Pointer, sc int, sdt Datatype, r unsafe.Pointer, rc int, rdt Datatype, root int, h Comm, info Info, req *Request) error {
+	return irootBlocks(api().ScatterInit, true, false, s, sc, sdt, r, rc, rdt, root, h, req)
+}
+
+func mpiGatherv(s unsafe.Pointer, sc int, sdt Datatype, r unsafe.Pointer, rcounts, displs *C.int, rdt Datatype, root int, h Comm) error {
+	v, err := vargs(s, sc, nil, nil, sdt, r, 0, rcounts, displs, rdt, h)
+	if err != nil {
+		return err
+	}
+	return api().Gatherv(v.send, sc, v.sd, v.recv, v.rcounts, v.rdispls, v.rd, rank(root), v.e.c)
+}
+
+func mpiIgatherv(s unsafe.Pointer, sc int, sdt Datatype, r unsafe.Pointer, rcounts, displs *C.int, rdt Datatype, root int, h Comm, req *Request) error {
+	v, err := vargs(s, sc, nil, nil, sdt, r, 0, rcounts, displs, rdt, h)
+	if err != nil {
+		return err
+	}
+	return v.started(req, false)(api().Igatherv(v.send, sc, v.sd, v.recv, v.rcounts, v.rdispls, v.rd, rank(root), v.e.c))
+}
+
+func mpiGathervInit(s unsafe.Pointer, sc int, sdt Datatype, r unsafe.Pointer, rcounts, displs *C.int, rdt Datatype, root int, h Comm, info Info, req *Request) error {
+	v, err := vargs(s, sc, nil, nil, sdt, r, 0, rcounts, displs, rdt, h)
+	if err != nil {
+		return err
+	}
+	return v.started(req, true)(api().GathervInit(v.send, sc, v.sd, v.recv, v.rcounts, v.rdispls, v.rd, rank(root), v.e.c))
+}
+
+func mpiAllgatherv(s unsafe.Pointer, sc int, sdt Datatype, r unsafe.Pointer, rcounts, displs *C.int, rdt Datatype, h Comm) error {
+	v, err := vargs(s, sc, nil, nil, sdt, r, 0, rcounts, displs, rdt, h)
+	if err != nil {
+		return err
+	}
+	return api().Allgatherv(v.send, sc, v.sd, v.recv, v.rcounts, v.rdispls, v.rd, v.e.c)
+}
+
+func mpiIallgatherv(s unsafe.Pointer, sc int, sdt Datatype, r unsafe.Pointer, rcounts, displs *C.int, rdt Datatype, h Comm, req *Request) error {
+	v, err := vargs(s, sc, nil, nil, sdt, r, 0, rcounts, displs, rdt, h)
+	if err != nil {
+		return err
+	}
+	return v.started(req, false)(api().Iallgatherv(v.send, sc, v.sd, v.recv, v.rcounts, v.rdispls, v.rd, v.e.c))
+}
+
+func mpiAllgathervInit(s unsafe.Pointer, sc int, sdt Datatype, r unsafe.Pointer, rcounts, displs *C.int, rdt Datatype, h Comm, info Info, req *Request) error {
+	v, err := vargs(s, sc, nil, nil, sdt, r, 0, rcounts, displs, rdt, h)
+	if err != nil {
+		return err
+	}
+	return v.started(req, true)(api().AllgathervInit(v.send, sc, v.sd, v.recv, v.rcounts, v.rdispls, v.rd, v.e.c))
+}
+
+func mpiScatterv(s unsafe.Pointer, scounts, displs *C.int, sdt Datatype, r unsafe.Pointer, rc int, rdt Datatype, root int, h Comm) error {
+	v, err := vargs(s, 0, scounts, displs, sdt, r, rc, nil, nil, rdt, h)
+	if err != nil {
+		return err
+	}
+	return api().Scatterv(v.send, v.scounts, v.sdispls, v.sd, v.recv, rc, v.rd, rank(root), v.e.c)
+}
+
+func mpiIscatterv(s unsafe.Pointer, scounts, displs *C.int, sdt Datatype, r unsafe.Pointer, rc int, rdt Datatype, root int, h Comm, req *Request) error {
+	v, err := vargs(s, 0, scounts, displs, sdt, r, rc, nil, nil, rdt, h)
+	if err != nil {
+		return err
+	}
+	return v.started(req, false)(api().Iscatterv(v.send, v.scounts, v.sdispls, v.sd, v.recv, rc, v.rd, rank(root), v.e.c))
+}
+
+func mpiScattervInit(s unsafe.Pointer, scounts, displs *C.int, sdt Datatype, r unsafe.Pointer, rc int, rdt Datatype, root int, h Comm, info Info, req *Request) error {
+	v, err := vargs(s, 0, scounts, displs, sdt, r, rc, nil, nil, rdt, h)
+	if err != nil {
+		return err
+	}
+	return v.started(req, true)(api().ScattervInit(v.send, v.scounts, v.sdispls, v.sd, v.recv, rc, v.rd, rank(root), v.e.c))
+}
+
+func mpiAlltoallv(s unsafe.Pointer, scounts, sdispls *C.int, sdt Datatype, r unsafe.Pointer, rcounts, rdispls *C.int, rdt Datatype, h Comm) error {
+	v, err := vargs(s, 0, scounts, sdispls, sdt, r, 0, rcounts, rdispls, rdt, h)
+	if err != nil {
+		return err
+	}
+	return api().Alltoallv(v.send, v.scounts, v.sdispls, v.sd, v.recv, v.rcounts, v.rdispls, v.rd, v.e.c)
+}
+
+func mpiIalltoallv(s unsafe.Pointer, scounts, sdispls *C.int, sdt Datatype, r unsafe.Pointer, rcounts, rdispls *C.int, rdt Datatype, h Comm, req *Request) error {
+	v, err := vargs(s, 0, scounts, sdispls, sdt, r, 0, rcounts, rdispls, rdt, h)
+	if err != nil {
+		return err
+	}
+	return v.started(req, false)(api().Ialltoallv(v.send, v.scounts, v.sdispls, v.sd, v.recv, v.rcounts, v.rdispls, v.rd, v.e.c))
+}
+
+func mpiAlltoallvInit(s unsafe.Pointer, scounts, sdispls *C.int, sdt Datatype, r unsafe.Pointer, rcounts, rdispls *C.int, rdt Datatype, h Comm, info Info, req *Request) error {
+	v, err := vargs(s, 0, scounts, sdispls, sdt, r, 0, rcounts, rdispls, rdt, h)
+	if err != nil {
+		return err
+	}
+	return v.started(req, true)(api().AlltoallvInit(v.send, v.scounts, v.sdispls, v.sd, v.recv, v.rcounts, v.rdispls, v.rd, v.e.c))
+}

@@ -1,0 +1,70 @@
+package main
+
+/*
+#define GOMPI_ABI_TYPES_ONLY
+#include "include/mpi.h"
+*/
+import "C"
+
+import "github.com/gompi/gompi/pmpi"
+
+func mpiCommRank(h Comm, r *C.int) error {
+	c, err := h.comm()
+	if err != nil {
+		return err
+	}
+	*r = C.int(c.Rank())
+	return nil
+}
+
+func mpiCommSize(h Comm, n *C.int) error {
+	c, err := h.comm()
+	if err != nil {
+		return err
+	}
+	*n = C.int(c.Size())
+	return nil
+}
+
+func mpiCommDup(h Comm, out *Comm) error {
+	e, err := h.get()
+	if err != nil {
+		return err
+	}
+	c, err := api().CommDup(e.c)
+	if err != nil {
+		return err
+	}
+	return setComm(out, c, e)
+}
+
+func mpiCommSplit(h Comm, color, key int, out *Comm) error {
+	e, err := h.get()
+	if err != nil {
+		return err
+	}
+	if color == C.MPI_UNDEFINED {
+		color = pmpi.Undefined
+	}
+	c, err := api().CommSplit(e.c, color, key)
+	if err != nil {
+		return err
+	}
+	return setComm(out, c, e)
+}
+
+func mpiCommFree(h *Comm) error {
+	if *h == MPI_COMM_WORLD || *h == MPI_COMM_SELF {
+		return errorf(pmpi.ClassComm, "comm free: %s cannot be freed", commName(*h))
+	}
+	e, err := h.get()
+	if err != nil {
+		return err
+	}
+	if err := api().CommFree(e.c); err != nil {
+		return err
+	}
+	lib.comms.drop(uintptr(*h))
+	*h = MPI_COMM_NULL
+	return nil
+}

@@ -1,0 +1,254 @@
+package main
+
+/*
+#define GOMPI_ABI_TYPES_ONLY
+#include "include/mpi.h"
+*/
+import "C"
+
+import (
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/gompi/gompi/pmpi"
+)
+
+// typeEntry is a derived datatype and the name MPI_Type_set_name gave it.
+type typeEntry struct {
+	dt   pmpi.Datatype
+	name atomic.Pointer[string]
+}
+
+// predefinedType is a predefined C datatype: gompi's type of the same
+// layout, and the C name, which MPI_Type_get_name returns.
+type predefinedType struct {
+	dt   pmpi.Datatype
+	name string
+}
+
+const firstType = uintptr(MPI_DATATYPE_NULL)
+
+// predefinedTypes is indexed by handle - MPI_DATATYPE_NULL. C's types
+// map to gompi's by size and arithmetic on LP64 Linux, where long is 64
+// bits and wchar_t 32.
+var predefinedTypes = func() (t [256]predefinedType) {
+	for h, d := range map[Datatype]pmpi.Datatype{
+		MPI_AINT: pmpi.Int64, MPI_COUNT: pmpi.Int64, MPI_OFFSET: pmpi.Int64, MPI_PACKED: pmpi.Byte,
+		MPI_SHORT: pmpi.Int16, MPI_INT: pmpi.Int32, MPI_LONG: pmpi.Int64, MPI_LONG_LONG: pmpi.Int64,
+		MPI_UNSIGNED_SHORT: pmpi.Uint16, MPI_UNSIGNED: pmpi.Uint32, MPI_UNSIGNED_LONG: pmpi.Uint64,
+		MPI_UNSIGNED_LONG_LONG: pmpi.Uint64, MPI_FLOAT: pmpi.Float32, MPI_DOUBLE: pmpi.Float64,
+		MPI_C_FLOAT_COMPLEX: pmpi.Complex64, MPI_CXX_FLOAT_COMPLEX: pmpi.Complex64,
+		MPI_C_DOUBLE_COMPLEX: pmpi.Complex128, MPI_CXX_DOUBLE_COMPLEX: pmpi.Complex128,
+		MPI_FLOAT_INT: pmpi.Float32Int, MPI_DOUBLE_INT: pmpi.Float64Int, MPI_LONG_INT: pmpi.Int64Int,
+		MPI_2INT: pmpi.Int32Int, MPI_SHORT_INT: pmpi.Int16Int,
+		MPI_C_BOOL: pmpi.Byte, MPI_CXX_BOOL: pmpi.Byte, MPI_WCHAR: pmpi.Int32,
+		MPI_INT8_T: pmpi.Int8, MPI_UINT8_T: pmpi.Byte, MPI_CHAR: pmpi.Int8, MPI_SIGNED_CHAR: pmpi.Int8,
+		MPI_UNSIGNED_CHAR: pmpi.Byte, MPI_BYTE: pmpi.Byte, MPI_INT16_T: pmpi.Int16, MPI_UINT16_T: pmpi.Uint16,
+		MPI_INT32_T: pmpi.Int32, MPI_UINT32_T: pmpi.Uint32, MPI_INT64_T: pmpi.Int64, MPI_UINT64_T: pmpi.Uint64,
+	} {
+		t[uintptr(h)-firstType] = predefinedType{dt: d, name: typeNames[h]}
+	}
+	return t
+}()
+
+// predefinedHandles finds the C handle of a predefined gompi datatype,
+// for user operations: the first C type of each gompi type in this order.
+var predefinedHandles = func() map[pmpi.Datatype]Datatype {
+	m := map[pmpi.Datatype]Datatype{}
+	for _, h := range []Datatype{MPI_INT, MPI_DOUBLE, MPI_FLOAT, MPI_LONG, MPI_SHORT, MPI_UNSIGNED,
+		MPI_UNSIGNED_LONG, MPI_UNSIGNED_SHORT, MPI_SIGNED_CHAR, MPI_BYTE, MPI_C_FLOAT_COMPLEX,
+		MPI_C_DOUBLE_COMPLEX, MPI_FLOAT_INT, MPI_DOUBLE_INT, MPI_LONG_INT, MPI_2INT, MPI_SHORT_INT} {
+		d := predefinedTypes[uintptr(h)-firstType].dt
+		if _, ok := m[d]; !ok {
+			m[d] = h
+		}
+	}
+	return m
+}()
+
+func (h Datatype) get() (pmpi.Datatype, error) {
+	if i := uintptr(h) - firstType; i < uintptr(len(predefinedTypes)) {
+		if p := &predefinedTypes[i]; p.name != "" {
+			return p.dt, nil
+		}
+	} else if e := lib.types.get(uintptr(h)); e != nil {
+		return e.dt, nil
+	}
+	if h == MPI_DATATYPE_NULL {
+		return pmpi.Datatype{}, errorf(pmpi.ClassType, "MPI_DATATYPE_NULL is not a datatype")
+	}
+	return pmpi.Datatype{}, errorf(pmpi.ClassType, "%#x is not a datatype gompi knows (freed, never one, or a predefined type gompi lacks: MPI_LONG_DOUBLE, Fortran's)", uintptr(h))
+}
+
+// handleOf is the C handle of a datatype, for a user operation's call.
+func handleOf(d pmpi.Datatype) Datatype {
+	if h, ok := predefinedHandles[d]; ok {
+		return h
+	}
+	if h, ok := lib.typeHandles.Load(d); ok {
+		return h.(Datatype)
+	}
+	return MPI_DATATYPE_NULL
+}
+
+// newType gives a derived datatype a handle.
+func newType(d pmpi.Datatype, out *Datatype) error {
+	h, err := lib.types.put(&typeEntry{dt: d})
+	if err != nil {
+		return err
+	}
+	lib.typeHandles.Store(d, Datatype(h))
+	*out = Datatype(h)
+	return nil
+}
+
+// buffer is the C buffer p of count elements of d as a slice: from p to
+// the end of the last element's data. MPI_BOTTOM (NULL) with elements
+// gives an empty slice, which gompi then finds too short.
+func buffer(p unsafe.Pointer, count int, d pmpi.Datatype) []byte {
+	if p == nil || count <= 0 {
+		return nil
+	}
+	lb, ext := d.Extent()
+	if lb == 0 && ext == d.Size() {
+		return unsafe.Slice((*byte)(p), count*ext)
+	}
+	tlb, text := d.TrueExtent()
+	n := (count-1)*ext + tlb + text
+	if n <= 0 {
+		return nil
+	}
+	return unsafe.Slice((*byte)(p), n)
+}
+
+// sendBuffer is buffer, or gompi's InPlace for MPI_IN_PLACE.
+func sendBuffer(p unsafe.Pointer, count int, d pmpi.Datatype) []byte {
+	if uintptr(p) == 1 {
+		return pmpi.InPlace
+	}
+	return buffer(p, count, d)
+}
+
+func mpiTypeSize(h Datatype, size *C.int) error {
+	d, err := h.get()
+	if err != nil {
+		return err
+	}
+	*size = C.int(d.Size())
+	return nil
+}
+
+func mpiTypeSizeC(h Datatype, size *C.int64_t) error {
+	d, err := h.get()
+	if err != nil {
+		return err
+	}
+	*size = C.int64_t(d.Size())
+	return nil
+}
+
+func mpiTypeGetName(h Datatype, name *C.char, n *C.int) error {
+	var s string
+	if i := uintptr(h) - firstType; i < uintptr(len(predefinedTypes)) && predefinedTypes[i].name != "" {
+		s = predefinedTypes[i].name
+	} else if e := lib.types.get(uintptr(h)); e != nil {
+		if p := e.name.Load(); p != nil {
+			s = *p
+		}
+	} else {
+		_, err := h.get()
+		return err
+	}
+	*n = C.int(putString(name, s, C.MPI_MAX_OBJECT_NAME))
+	return nil
+}
+
+func mpiTypeSetName(h Datatype, name *C.char) error {
+	e := lib.types.get(uintptr(h))
+	if e == nil {
+		if _, err := h.get(); err != nil {
+			return err
+		}
+		return errorf(pmpi.ClassType, "type set name: %s is predefined and keeps its name", typeNames[h])
+	}
+	s := C.GoString(name)
+	e.name.Store(&s)
+	return nil
+}
+
+func mpiTypeGetExtent(h Datatype, lb, extent *C.intptr_t) error {
+	d, err := h.get()
+	if err != nil {
+		return err
+	}
+	l, e := d.Extent()
+	*lb, *extent = C.intptr_t(l), C.intptr_t(e)
+	return nil
+}
+
+func mpiTypeGetTrueExtent(h Datatype, lb, extent *C.intptr_t) error {
+	d, err := h.get()
+	if err != nil {
+		return err
+	}
+	l, e := d.TrueExtent()
+	*lb, *extent = C.intptr_t(l), C.intptr_t(e)
+	return nil
+}
+
+func mpiTypeCommit(h *Datatype) error {
+	d, err := h.get()
+	if err != nil {
+		return err
+	}
+	return d.Commit()
+}
+
+func mpiTypeFree(h *Datatype) error {
+	e := lib.types.get(uintptr(*h))
+	if e == nil {
+		if _, err := h.get(); err != nil {
+			return err
+		}
+		return errorf(pmpi.ClassType, "type free: %s is predefined and cannot be freed", typeNames[*h])
+	}
+	if err := e.dt.Free(); err != nil {
+		return err
+	}
+	lib.typeHandles.Delete(e.dt)
+	lib.types.drop(uintptr(*h))
+	*h = MPI_DATATYPE_NULL
+	return nil
+}
+
+func mpiTypeContiguous(count int, old Datatype, out *Datatype) error {
+	d, err := old.get()
+	if err != nil {
+		return err
+	}
+	nd, err := pmpi.TypeContiguous(count, d)
+	if err != nil {
+		return err
+	}
+	return newType(nd, out)
+}
+
+func mpiTypeVector(count, blocklen, stride int, old Datatype, out *Datatype) error {
+	d, err := old.get()
+	if err != nil {
+		return err
+	}
+	nd, err := pmpi.TypeVector(count, blocklen, stride, d)
+	if err != nil {
+		return err
+	}
+	return newType(nd, out)
+}
+
+func mpiGetAddress(p unsafe.Pointer, addr *C.intptr_t) error {
+	*addr = C.intptr_t(uintptr(p))
+	return nil
+}
+
+func mpiAintAdd(base, disp int) int { return base + disp }
+func mpiAintDiff(a, b int) int      { return a - b }

@@ -1,0 +1,253 @@
+package main
+
+/*
+#define GOMPI_ABI_TYPES_ONLY
+#include "include/mpi.h"
+void gompi_call_comm_errhandler(void *fn, uintptr_t comm, int code);
+*/
+import "C"
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"unsafe"
+
+	"github.com/gompi/gompi/pmpi"
+)
+
+// abiError is an error of a class that gompi's Go side does not have
+// (MPI_ERR_UNSUPPORTED_OPERATION, MPI_ERR_NO_MEM...).
+type abiError struct {
+	class int
+	msg   string
+}
+
+func (e *abiError) Error() string { return e.msg }
+
+func errorf(class pmpi.ErrorClass, format string, args ...any) error {
+	return &pmpi.Error{Class: class, Msg: fmt.Sprintf(format, args...)}
+}
+
+func errNoMem(what string, limit int) error {
+	return &abiError{C.MPI_ERR_NO_MEM, fmt.Sprintf("out of %s: at most %d may be live at once", what, limit)}
+}
+
+// onComm is an error raised on a communicator other than the call's
+// arguments name: a request's.
+type onComm struct {
+	e   *commEntry
+	err error
+}
+
+func (e *onComm) Error() string { return e.err.Error() }
+func (e *onComm) Unwrap() error { return e.err }
+
+// classes maps gompi's error classes to the standard's.
+var classes = map[pmpi.ErrorClass]int{
+	pmpi.ClassBuffer: C.MPI_ERR_BUFFER, pmpi.ClassCount: C.MPI_ERR_COUNT, pmpi.ClassType: C.MPI_ERR_TYPE,
+	pmpi.ClassTag: C.MPI_ERR_TAG, pmpi.ClassComm: C.MPI_ERR_COMM, pmpi.ClassRank: C.MPI_ERR_RANK,
+	pmpi.ClassRequest: C.MPI_ERR_REQUEST, pmpi.ClassArg: C.MPI_ERR_ARG, pmpi.ClassTruncate: C.MPI_ERR_TRUNCATE,
+	pmpi.ClassOther: C.MPI_ERR_OTHER, pmpi.ClassIntern: C.MPI_ERR_INTERN, pmpi.ClassProcFailed: C.MPI_ERR_PROC_ABORTED,
+	pmpi.ClassInStatus: C.MPI_ERR_IN_STATUS, pmpi.ClassOp: C.MPI_ERR_OP, pmpi.ClassRoot: C.MPI_ERR_ROOT,
+	pmpi.ClassGroup: C.MPI_ERR_GROUP, pmpi.ClassTopology: C.MPI_ERR_TOPOLOGY, pmpi.ClassDims: C.MPI_ERR_DIMS,
+	pmpi.ClassKeyval: C.MPI_ERR_KEYVAL, pmpi.ClassInfoKey: C.MPI_ERR_INFO_KEY, pmpi.ClassInfoValue: C.MPI_ERR_INFO_VALUE,
+	pmpi.ClassInfoNokey: C.MPI_ERR_INFO_NOKEY,
+}
+
+// classOf is the standard error class of err.
+func classOf(err error) int {
+	var a *abiError
+	if errors.As(err, &a) {
+		return a.class
+	}
+	var e *pmpi.Error
+	if errors.As(err, &e) {
+		if c, ok := classes[e.Class]; ok {
+			return c
+		}
+	}
+	return C.MPI_ERR_OTHER
+}
+
+// done returns a call's error code: 0, or err's class after the error
+// handler of the communicator it concerns (h, MPI_COMM_SELF's for 0) has
+// run. A fatal handler does not return.
+func done(h Comm, err error) int {
+	if err == nil {
+		return 0
+	}
+	return raise(h, err)
+}
+
+func raise(h Comm, err error) int {
+	code := classOf(err)
+	var e *commEntry
+	var oc *onComm
+	switch {
+	case errors.As(err, &oc):
+		e = oc.e
+	case h != 0:
+		e, _ = h.get()
+	}
+	if e == nil {
+		h, e = MPI_COMM_SELF, lib.self.Load()
+	}
+	eh := Errhandler(MPI_ERRORS_ARE_FATAL)
+	if e != nil {
+		eh = Errhandler(e.errh.Load())
+	}
+	switch eh {
+	case MPI_ERRORS_RETURN:
+		return code
+	case MPI_ERRORS_ARE_FATAL, MPI_ERRORS_ABORT:
+		fatal(e, eh, err, code)
+	}
+	if u := lib.errhs.get(uintptr(eh)); u != nil {
+		C.gompi_call_comm_errhandler(u.fn, C.uintptr_t(h), C.int(code))
+	}
+	return code
+}
+
+// fatal reports err and ends the job, as MPI_ERRORS_ARE_FATAL does.
+func fatal(e *commEntry, eh Errhandler, err error, code int) {
+	where, c := "before MPI_Init", (*pmpi.Comm)(nil)
+	if e != nil {
+		where, c = e.c.String(), e.c
+	}
+	name := "MPI_ERRORS_ARE_FATAL"
+	if eh == MPI_ERRORS_ABORT {
+		name = "MPI_ERRORS_ABORT"
+	}
+	fmt.Fprintf(os.Stderr, "gompi: fatal error on %s (its error handler is %s): %v\n", where, name, err)
+	if c != nil && api().Initialized() && !api().Finalized() {
+		api().Abort(c, code)
+	}
+	os.Exit(code)
+}
+
+// unsupported is the result of a function of the standard that gompi does
+// not implement.
+func unsupported(h Comm, name string) int {
+	return raise(h, &abiError{C.MPI_ERR_UNSUPPORTED_OPERATION, name + " is not supported by gompi's libmpi_abi (docs/c-functions.md lists what is)"})
+}
+
+// errhEntry is a user error handler: a C function.
+type errhEntry struct {
+	fn unsafe.Pointer
+}
+
+// errhandler checks h names an error handler.
+func (h Errhandler) check() error {
+	switch h {
+	case MPI_ERRORS_ARE_FATAL, MPI_ERRORS_ABORT, MPI_ERRORS_RETURN:
+		return nil
+	}
+	if lib.errhs.get(uintptr(h)) == nil {
+		return errorf(pmpi.ClassArg, "%#x is not an error handler (freed, or never one)", uintptr(h))
+	}
+	return nil
+}
+
+func mpiCommCreateErrhandler(fn unsafe.Pointer, out *Errhandler) error {
+	if fn == nil {
+		return errorf(pmpi.ClassArg, "comm create errhandler: the function is NULL")
+	}
+	h, err := lib.errhs.put(&errhEntry{fn: fn})
+	*out = Errhandler(h)
+	return err
+}
+
+func mpiCommSetErrhandler(h Comm, eh Errhandler) error {
+	e, err := h.get()
+	if err != nil {
+		return err
+	}
+	if err := eh.check(); err != nil {
+		return err
+	}
+	e.errh.Store(uintptr(eh))
+	return nil
+}
+
+func mpiCommGetErrhandler(h Comm, out *Errhandler) error {
+	e, err := h.get()
+	if err != nil {
+		return err
+	}
+	*out = Errhandler(e.errh.Load())
+	return nil
+}
+
+func mpiErrhandlerFree(h *Errhandler) error {
+	switch *h {
+	case MPI_ERRORS_ARE_FATAL, MPI_ERRORS_ABORT, MPI_ERRORS_RETURN:
+		// Predefined: freeing one only forgets the caller's handle.
+	default:
+		if !lib.errhs.drop(uintptr(*h)) {
+			return errorf(pmpi.ClassArg, "errhandler free: %#x is not an error handler", uintptr(*h))
+		}
+	}
+	*h = MPI_ERRHANDLER_NULL
+	return nil
+}
+
+func mpiCommCallErrhandler(h Comm, code int) error {
+	e, err := h.get()
+	if err != nil {
+		return err
+	}
+	raise(h, &onComm{e, &abiError{code, fmt.Sprintf("error code %d raised by MPI_Comm_call_errhandler", code)}})
+	return nil
+}
+
+func mpiErrorClass(code int, class *C.int) error {
+	if code < 0 || code > C.MPI_ERR_ABI {
+		return errorf(pmpi.ClassArg, "error class: %d is not an error code (0..%d)", code, C.MPI_ERR_ABI)
+	}
+	*class = C.int(code)
+	return nil
+}
+
+func mpiErrorString(code int, s *C.char, n *C.int) error {
+	if code < 0 || code > C.MPI_ERR_ABI {
+		return errorf(pmpi.ClassArg, "error string: %d is not an error code (0..%d)", code, C.MPI_ERR_ABI)
+	}
+	msg := classNames[code]
+	if msg == "" {
+		msg = fmt.Sprintf("MPI error class %d", code)
+	}
+	*n = C.int(putString(s, msg, C.MPI_MAX_ERROR_STRING))
+	return nil
+}
+
+// putString writes msg, cut to fit max bytes with its NUL, to the C
+// buffer s, and returns its length.
+func putString(s *C.char, msg string, max int) int {
+	if len(msg) > max-1 {
+		msg = msg[:max-1]
+	}
+	b := unsafe.Slice((*byte)(unsafe.Pointer(s)), len(msg)+1)
+	copy(b, msg)
+	b[len(msg)] = 0
+	return len(msg)
+}
+
+// classNames are the error classes' texts, for MPI_Error_string.
+var classNames = map[int]string{
+	C.MPI_SUCCESS: "MPI_SUCCESS: no error", C.MPI_ERR_BUFFER: "MPI_ERR_BUFFER: invalid buffer pointer",
+	C.MPI_ERR_COUNT: "MPI_ERR_COUNT: invalid count argument", C.MPI_ERR_TYPE: "MPI_ERR_TYPE: invalid datatype",
+	C.MPI_ERR_TAG: "MPI_ERR_TAG: invalid tag", C.MPI_ERR_COMM: "MPI_ERR_COMM: invalid communicator",
+	C.MPI_ERR_RANK: "MPI_ERR_RANK: invalid rank", C.MPI_ERR_REQUEST: "MPI_ERR_REQUEST: invalid request",
+	C.MPI_ERR_ROOT: "MPI_ERR_ROOT: invalid root", C.MPI_ERR_GROUP: "MPI_ERR_GROUP: invalid group",
+	C.MPI_ERR_OP: "MPI_ERR_OP: invalid reduction operation", C.MPI_ERR_TOPOLOGY: "MPI_ERR_TOPOLOGY: invalid topology",
+	C.MPI_ERR_DIMS: "MPI_ERR_DIMS: invalid dimension argument", C.MPI_ERR_ARG: "MPI_ERR_ARG: invalid argument",
+	C.MPI_ERR_UNKNOWN: "MPI_ERR_UNKNOWN: unknown error", C.MPI_ERR_TRUNCATE: "MPI_ERR_TRUNCATE: message truncated",
+	C.MPI_ERR_OTHER: "MPI_ERR_OTHER: known error not in this list", C.MPI_ERR_INTERN: "MPI_ERR_INTERN: internal error",
+	C.MPI_ERR_PENDING: "MPI_ERR_PENDING: pending request", C.MPI_ERR_IN_STATUS: "MPI_ERR_IN_STATUS: error code is in status",
+	C.MPI_ERR_INFO_KEY: "MPI_ERR_INFO_KEY: invalid info key", C.MPI_ERR_INFO_NOKEY: "MPI_ERR_INFO_NOKEY: no such info key",
+	C.MPI_ERR_INFO_VALUE: "MPI_ERR_INFO_VALUE: invalid info value", C.MPI_ERR_KEYVAL: "MPI_ERR_KEYVAL: invalid attribute key",
+	C.MPI_ERR_NO_MEM: "MPI_ERR_NO_MEM: out of memory", C.MPI_ERR_PROC_ABORTED: "MPI_ERR_PROC_ABORTED: a peer process has aborted",
+	C.MPI_ERR_UNSUPPORTED_OPERATION: "MPI_ERR_UNSUPPORTED_OPERATION: operation not supported by gompi",
+	C.MPI_ERR_ERRHANDLER:            "MPI_ERR_ERRHANDLER: invalid error handler",
+}

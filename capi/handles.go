@@ -1,0 +1,135 @@
+package main
+
+import (
+	"sync"
+	"sync/atomic"
+
+	"github.com/gompi/gompi/pmpi"
+)
+
+// The handle types: C's MPI_Comm, MPI_Datatype... as integers. A
+// predefined handle is the standard's constant (handles_gen.go); any
+// other is a table entry, at or above firstHandle.
+type (
+	Comm       uintptr
+	Datatype   uintptr
+	Op         uintptr
+	Group      uintptr
+	Request    uintptr
+	Info       uintptr
+	Errhandler uintptr
+	Message    uintptr
+	Win        uintptr
+	File       uintptr
+	Session    uintptr
+)
+
+// lib is the library's state: the objects behind the handles C holds.
+var lib struct {
+	world, self atomic.Pointer[commEntry]
+	comms       table[commEntry]
+	types       table[typeEntry]
+	ops         table[opEntry]
+	groups      table[pmpi.Group]
+	reqs        table[reqEntry]
+	infos       table[pmpi.Info]
+	errhs       table[errhEntry]
+	msgs        table[pmpi.Message]
+
+	// typeHandles finds the handle of a derived datatype, which a user
+	// operation is called with.
+	typeHandles sync.Map // pmpi.Datatype -> Datatype
+}
+
+// commEntry is a communicator and its C error handler (MPI_ERRORS_*, or
+// a user one), which gompi's Go side does not hold.
+type commEntry struct {
+	c    *pmpi.Comm
+	errh atomic.Uintptr
+}
+
+func (h Comm) get() (*commEntry, error) {
+	var e *commEntry
+	switch h {
+	case MPI_COMM_WORLD:
+		e = lib.world.Load()
+	case MPI_COMM_SELF:
+		e = lib.self.Load()
+	case MPI_COMM_NULL:
+		return nil, errorf(pmpi.ClassComm, "MPI_COMM_NULL is not a communicator")
+	default:
+		e = lib.comms.get(uintptr(h))
+	}
+	if e == nil {
+		if h == MPI_COMM_WORLD || h == MPI_COMM_SELF {
+			return nil, errorf(pmpi.ClassComm, "%s is usable only between MPI_Init and MPI_Finalize", commName(h))
+		}
+		return nil, errorf(pmpi.ClassComm, "%#x is not a communicator (freed, or never one)", uintptr(h))
+	}
+	return e, nil
+}
+
+// comm returns the communicator behind h.
+func (h Comm) comm() (*pmpi.Comm, error) {
+	e, err := h.get()
+	if err != nil {
+		return nil, err
+	}
+	return e.c, nil
+}
+
+func commName(h Comm) string {
+	if h == MPI_COMM_WORLD {
+		return "MPI_COMM_WORLD"
+	}
+	return "MPI_COMM_SELF"
+}
+
+// newComm gives c a handle; it inherits parent's C error handler, as a
+// communicator made from another does.
+func newComm(c *pmpi.Comm, parent *commEntry) (Comm, error) {
+	e := &commEntry{c: c}
+	e.errh.Store(parent.errh.Load())
+	h, err := lib.comms.put(e)
+	return Comm(h), err
+}
+
+// setComm stores a new communicator's handle in *out, MPI_COMM_NULL for
+// none (a rank outside a split's colors).
+func setComm(out *Comm, c *pmpi.Comm, parent *commEntry) error {
+	if c == nil {
+		*out = MPI_COMM_NULL
+		return nil
+	}
+	h, err := newComm(c, parent)
+	if err != nil {
+		return err
+	}
+	*out = h
+	return nil
+}
+
+func (h Group) get() (*pmpi.Group, error) {
+	if g := lib.groups.get(uintptr(h)); g != nil {
+		return g, nil
+	}
+	if h == MPI_GROUP_NULL {
+		return nil, errorf(pmpi.ClassGroup, "MPI_GROUP_NULL is not a group")
+	}
+	return nil, errorf(pmpi.ClassGroup, "%#x is not a group (freed, or never one)", uintptr(h))
+}
+
+func (h Info) get() (*pmpi.Info, error) {
+	if i := lib.infos.get(uintptr(h)); i != nil {
+		return i, nil
+	}
+	return nil, errorf(pmpi.ClassArg, "%#x is not an info object (freed, or never one)", uintptr(h))
+}
+
+// optional returns the info behind h, nil for MPI_INFO_NULL.
+func (h Info) optional() (*pmpi.Info, error) {
+	if h == MPI_INFO_NULL {
+		return nil, nil
+	}
+	return h.get()
+}

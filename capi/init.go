@@ -1,0 +1,147 @@
+package main
+
+/*
+#define GOMPI_ABI_TYPES_ONLY
+#include "include/mpi.h"
+void gompi_note_main_thread(void);
+int gompi_is_main_thread(void);
+*/
+import "C"
+
+import (
+	"fmt"
+	"os"
+	"unsafe"
+
+	"github.com/gompi/gompi/internal/version"
+	"github.com/gompi/gompi/mpi"
+	"github.com/gompi/gompi/pmpi"
+
+	_ "github.com/gompi/gompi/components/all" // every component, as a gompi program links
+)
+
+// api is the API the library calls: gompi's profiling stack, so that
+// --mca prof tools see a C program's calls.
+func api() pmpi.API { return mpi.Calls() }
+
+func mpiInit(argc *C.int, argv unsafe.Pointer) error {
+	if err := mpi.Init(); err != nil {
+		return err
+	}
+	return started()
+}
+
+func mpiInitThread(argc *C.int, argv unsafe.Pointer, required int, provided *C.int) error {
+	if _, err := mpi.InitThread(pmpi.ThreadMultiple); err != nil {
+		return err
+	}
+	*provided = C.MPI_THREAD_MULTIPLE
+	return started()
+}
+
+// started makes MPI_COMM_WORLD and MPI_COMM_SELF usable from C, with the
+// C default error handler, MPI_ERRORS_ARE_FATAL.
+func started() error {
+	for _, p := range []struct {
+		slot interface{ Store(*commEntry) }
+		c    *pmpi.Comm
+	}{{&lib.world, api().CommWorld()}, {&lib.self, api().CommSelf()}} {
+		e := &commEntry{c: p.c}
+		e.errh.Store(uintptr(MPI_ERRORS_ARE_FATAL))
+		p.slot.Store(e)
+	}
+	C.gompi_note_main_thread()
+	return nil
+}
+
+func mpiFinalize() error { return api().Finalize() }
+
+func mpiInitialized(flag *C.int) error {
+	*flag = cbool(api().Initialized())
+	return nil
+}
+
+func mpiFinalized(flag *C.int) error {
+	*flag = cbool(api().Finalized())
+	return nil
+}
+
+func mpiAbort(h Comm, code int) error {
+	c, err := h.comm()
+	if err != nil {
+		return err
+	}
+	return api().Abort(c, code)
+}
+
+func mpiQueryThread(provided *C.int) error {
+	*provided = C.MPI_THREAD_MULTIPLE
+	return nil
+}
+
+func mpiIsThreadMain(flag *C.int) error {
+	*flag = C.gompi_is_main_thread()
+	return nil
+}
+
+func mpiWtime() float64 { return api().Wtime() }
+func mpiWtick() float64 { return api().Wtick() }
+
+func mpiGetProcessorName(name *C.char, n *C.int) error {
+	host, err := os.Hostname()
+	if err != nil {
+		return errorf(pmpi.ClassOther, "get processor name: %v", err)
+	}
+	*n = C.int(putString(name, host, C.MPI_MAX_PROCESSOR_NAME))
+	return nil
+}
+
+func mpiGetVersion(v, sub *C.int) error {
+	*v, *sub = C.MPI_VERSION, C.MPI_SUBVERSION
+	return nil
+}
+
+func mpiGetLibraryVersion(s *C.char, n *C.int) error {
+	msg := fmt.Sprintf("gompi %s, libmpi_abi (MPI %d.%d standard ABI %d.%d)", version.Version,
+		C.MPI_VERSION, C.MPI_SUBVERSION, C.MPI_ABI_VERSION, C.MPI_ABI_SUBVERSION)
+	*n = C.int(putString(s, msg, C.MPI_MAX_LIBRARY_VERSION_STRING))
+	return nil
+}
+
+func mpiAbiGetVersion(major, minor *C.int) error {
+	*major, *minor = C.MPI_ABI_VERSION, C.MPI_ABI_SUBVERSION
+	return nil
+}
+
+// mpiAbiGetInfo describes the ABI's integer types, which the standard
+// lets an implementation size.
+func mpiAbiGetInfo(out *Info) error {
+	info := pmpi.InfoCreate()
+	for k, v := range map[string]string{
+		"mpi_aint_size":   fmt.Sprint(unsafe.Sizeof(C.MPI_Aint(0))),
+		"mpi_count_size":  fmt.Sprint(unsafe.Sizeof(C.MPI_Count(0))),
+		"mpi_offset_size": fmt.Sprint(unsafe.Sizeof(C.MPI_Offset(0))),
+	} {
+		if err := info.Set(k, v); err != nil {
+			return err
+		}
+	}
+	h, err := lib.infos.put(info)
+	*out = Info(h)
+	return err
+}
+
+func cbool(b bool) C.int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// gompiPcontrol is MPI_Pcontrol's level, from the variadic C function in
+// pcontrol.c.
+//
+//export gompiPcontrol
+func gompiPcontrol(level C.int) C.int {
+	return C.int(done(0, mpi.Pcontrol(int(level))))
+}

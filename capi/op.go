@@ -1,0 +1,96 @@
+package main
+
+/*
+#define GOMPI_ABI_TYPES_ONLY
+#include "include/mpi.h"
+void gompi_call_user_op(void *fn, void *in, void *inout, int len, uintptr_t type);
+*/
+import "C"
+
+import (
+	"unsafe"
+
+	"github.com/gompi/gompi/pmpi"
+)
+
+// opEntry is a user operation: gompi's Op calling the C function.
+type opEntry struct {
+	op pmpi.Op
+}
+
+var predefinedOps = map[Op]pmpi.Op{
+	MPI_SUM: pmpi.OpSum, MPI_PROD: pmpi.OpProd, MPI_MIN: pmpi.OpMin, MPI_MAX: pmpi.OpMax,
+	MPI_LAND: pmpi.OpLand, MPI_LOR: pmpi.OpLor, MPI_LXOR: pmpi.OpLxor,
+	MPI_BAND: pmpi.OpBand, MPI_BOR: pmpi.OpBor, MPI_BXOR: pmpi.OpBxor,
+	MPI_MINLOC: pmpi.OpMinLoc, MPI_MAXLOC: pmpi.OpMaxLoc,
+}
+
+func (h Op) get() (pmpi.Op, error) {
+	if h < firstHandle {
+		if op, ok := predefinedOps[h]; ok {
+			return op, nil
+		}
+	} else if e := lib.ops.get(uintptr(h)); e != nil {
+		return e.op, nil
+	}
+	switch h {
+	case MPI_OP_NULL:
+		return pmpi.Op{}, errorf(pmpi.ClassOp, "MPI_OP_NULL is not an operation")
+	case MPI_REPLACE, MPI_NO_OP:
+		return pmpi.Op{}, errorf(pmpi.ClassOp, "MPI_REPLACE and MPI_NO_OP are for one-sided accumulates, which gompi does not have")
+	}
+	return pmpi.Op{}, errorf(pmpi.ClassOp, "%#x is not an operation (freed, or never one)", uintptr(h))
+}
+
+// mpiOpCreate wraps the C function fn: gompi calls it with pieces of
+// the buffers, which it passes to C for the call only.
+func mpiOpCreate(fn unsafe.Pointer, commute int, out *Op) error {
+	if fn == nil {
+		return errorf(pmpi.ClassOp, "op create: the function is NULL")
+	}
+	op, err := api().OpCreate(func(in, inout []byte, count int, dt pmpi.Datatype) {
+		if count == 0 {
+			return
+		}
+		C.gompi_call_user_op(fn, unsafe.Pointer(unsafe.SliceData(in)), unsafe.Pointer(unsafe.SliceData(inout)),
+			C.int(count), C.uintptr_t(handleOf(dt)))
+	}, commute != 0)
+	if err != nil {
+		return err
+	}
+	h, err := lib.ops.put(&opEntry{op: op})
+	*out = Op(h)
+	return err
+}
+
+func mpiOpFree(h *Op) error {
+	if *h < firstHandle {
+		return errorf(pmpi.ClassOp, "op free: %#x is predefined or not an operation", uintptr(*h))
+	}
+	if !lib.ops.drop(uintptr(*h)) {
+		return errorf(pmpi.ClassOp, "op free: %#x is not an operation (freed, or never one)", uintptr(*h))
+	}
+	*h = MPI_OP_NULL
+	return nil
+}
+
+func mpiOpCommutative(h Op, commute *C.int) error {
+	op, err := h.get()
+	if err != nil {
+		return err
+	}
+	*commute = cbool(op.Commutative())
+	return nil
+}
+
+func mpiReduceLocal(in, inout unsafe.Pointer, count int, dt Datatype, h Op) error {
+	d, err := dt.get()
+	if err != nil {
+		return err
+	}
+	op, err := h.get()
+	if err != nil {
+		return err
+	}
+	return api().ReduceLocal(buffer(in, count, d), buffer(inout, count, d), count, d, op)
+}

@@ -1,0 +1,68 @@
+package main
+
+/*
+#define GOMPI_ABI_TYPES_ONLY
+#include "include/mpi.h"
+*/
+import "C"
+
+import (
+	"math"
+
+	"github.com/gompi/gompi/pmpi"
+)
+
+// The standard ABI's special ranks, tags and counts differ from gompi's Go
+// values; these translate them at the boundary. A value that is special
+// in one and not the other becomes one gompi rejects, so that it is not
+// taken for a different special value.
+const invalid = math.MinInt32
+
+func rank(r int) int {
+	switch r {
+	case C.MPI_ANY_SOURCE:
+		return pmpi.AnySource
+	case C.MPI_PROC_NULL:
+		return pmpi.ProcNull
+	case C.MPI_ROOT:
+		return pmpi.Root
+	case pmpi.ProcNull:
+		return invalid
+	}
+	return r
+}
+
+func tag(t int) int {
+	switch t {
+	case C.MPI_ANY_TAG:
+		return pmpi.AnyTag
+	case pmpi.AnyTag:
+		return invalid
+	}
+	return t
+}
+
+// cRank, cTag and cCount are the other way: gompi's results to C's.
+func cRank(r int) C.int {
+	switch r {
+	case pmpi.AnySource:
+		return C.MPI_ANY_SOURCE
+	case pmpi.ProcNull:
+		return C.MPI_PROC_NULL
+	}
+	return C.int(r)
+}
+
+func cTag(t int) C.int {
+	if t == pmpi.AnyTag {
+		return C.MPI_ANY_TAG
+	}
+	return C.int(t)
+}
+
+func cCount(n int) C.int {
+	if n == pmpi.Undefined {
+		return C.MPI_UNDEFINED
+	}
+	return C.int(n)
+}

@@ -1,0 +1,350 @@
+package main
+
+/*
+#define GOMPI_ABI_TYPES_ONLY
+#include "include/mpi.h"
+*/
+import "C"
+
+import (
+	"sync"
+	"unsafe"
+
+	"github.com/gompi/gompi/pmpi"
+)
+
+// reqEntry is a request and the communicator whose error handler its
+// errors go to. A persistent request keeps its handle when it completes.
+type reqEntry struct {
+	r          *pmpi.Request
+	comm       *commEntry
+	persistent bool
+}
+
+func newRequest(out *Request, r *pmpi.Request, e *commEntry, persistent bool) error {
+	h, err := lib.reqs.put(&reqEntry{r: r, comm: e, persistent: persistent})
+	if err != nil {
+		return err
+	}
+	*out = Request(h)
+	return nil
+}
+
+func (h Request) get() (*reqEntry, error) {
+	if e := lib.reqs.get(uintptr(h)); e != nil {
+		return e, nil
+	}
+	return nil, errorf(pmpi.ClassRequest, "%#x is not a request (completed, freed, or never one)", uintptr(h))
+}
+
+// completed forgets a request that has completed, unless it is persistent.
+func completed(h *Request, e *reqEntry) {
+	if !e.persistent {
+		lib.reqs.drop(uintptr(*h))
+		*h = MPI_REQUEST_NULL
+	}
+}
+
+func failed(e *reqEntry, err error) error {
+	if err == nil {
+		return nil
+	}
+	return &onComm{e.comm, err}
+}
+
+var empty = pmpi.EmptyStatus()
+
+func mpiWait(h *Request, st *C.MPI_Status) error {
+	if *h == MPI_REQUEST_NULL {
+		putStatus(st, &empty)
+		return nil
+	}
+	e, err := h.get()
+	if err != nil {
+		return err
+	}
+	s, err := api().Wait(e.r)
+	putStatus(st, &s)
+	completed(h, e)
+	return failed(e, err)
+}
+
+func mpiTest(h *Request, flag *C.int, st *C.MPI_Status) error {
+	if *h == MPI_REQUEST_NULL {
+		*flag = 1
+		putStatus(st, &empty)
+		return nil
+	}
+	e, err := h.get()
+	if err != nil {
+		return err
+	}
+	s, ok, err := api().Test(e.r)
+	*flag = cbool(ok)
+	if ok {
+		putStatus(st, &s)
+		completed(h, e)
+	}
+	return failed(e, err)
+}
+
+// batch is the Go side of an array of C requests.
+type batch struct {
+	entries []*reqEntry
+	reqs    []*pmpi.Request
+	sts     []pmpi.Status
+}
+
+var batches = sync.Pool{New: func() any { return new(batch) }}
+
+// load looks up n requests at p; MPI_REQUEST_NULL becomes nil.
+func (b *batch) load(p *Request, n int) error {
+	if n < 0 {
+		return errorf(pmpi.ClassCount, "%d requests: the count is negative", n)
+	}
+	hs := unsafe.Slice(p, n)
+	b.entries, b.reqs = b.entries[:0], b.reqs[:0]
+	for _, h := range hs {
+		var e *reqEntry
+		if h != MPI_REQUEST_NULL {
+			var err error
+			if e, err = h.get(); err != nil {
+				return err
+			}
+		}
+		b.entries = append(b.entries, e)
+		var r *pmpi.Request
+		if e != nil {
+			r = e.r
+		}
+		b.reqs = append(b.reqs, r)
+	}
+	if cap(b.sts) < n {
+		b.sts = make([]pmpi.Status, n)
+	}
+	b.sts = b.sts[:n]
+	return nil
+}
+
+func (b *batch) release() {
+	clear(b.entries)
+	clear(b.reqs)
+	batches.Put(b)
+}
+
+// finish writes request i's status and forgets it once complete.
+func (b *batch) finish(hs []Request, sts []C.MPI_Status, i int) {
+	if sts != nil {
+		putStatus(&sts[i], &b.sts[i])
+	}
+	if e := b.entries[i]; e != nil {
+		completed(&hs[i], e)
+	}
+}
+
+// errorOf is the error of a multiple completion: MPI_ERR_IN_STATUS, with
+// each request's class in its status's MPI_ERROR.
+func (b *batch) errorOf(err error, sts []C.MPI_Status, idx []int) error {
+	if err == nil {
+		for _, i := range idx {
+			if sts != nil {
+				sts[i].MPI_ERROR = C.MPI_SUCCESS
+			}
+		}
+		return nil
+	}
+	var comm *commEntry
+	for _, i := range idx {
+		e := b.sts[i].Err
+		if sts != nil {
+			sts[i].MPI_ERROR = C.MPI_SUCCESS
+			if e != nil {
+				sts[i].MPI_ERROR = C.int(classOf(e))
+			}
+		}
+		if e != nil && comm == nil && b.entries[i] != nil {
+			comm = b.entries[i].comm
+		}
+	}
+	if comm == nil {
+		return err
+	}
+	return &onComm{comm, err}
+}
+
+func all(n int) []int {
+	idx := make([]int, n)
+	for i := range idx {
+		idx[i] = i
+	}
+	return idx
+}
+
+func mpiWaitall(n int, p *Request, st *C.MPI_Status) error {
+	b := batches.Get().(*batch)
+	defer b.release()
+	if err := b.load(p, n); err != nil {
+		return err
+	}
+	err := api().WaitAll(b.reqs, b.sts)
+	hs, sts := unsafe.Slice(p, n), statuses(st, n)
+	for i := range hs {
+		b.finish(hs, sts, i)
+	}
+	if err == nil {
+		return nil
+	}
+	return b.errorOf(err, sts, all(n))
+}
+
+func mpiTestall(n int, p *Request, flag *C.int, st *C.MPI_Status) error {
+	b := batches.Get().(*batch)
+	defer b.release()
+	if err := b.load(p, n); err != nil {
+		return err
+	}
+	ok, err := api().TestAll(b.reqs, b.sts)
+	*flag = cbool(ok)
+	if !ok && err == nil {
+		return nil
+	}
+	hs, sts := unsafe.Slice(p, n), statuses(st, n)
+	for i := range hs {
+		b.finish(hs, sts, i)
+	}
+	if err == nil {
+		return nil
+	}
+	return b.errorOf(err, sts, all(n))
+}
+
+func mpiWaitany(n int, p *Request, index *C.int, st *C.MPI_Status) error {
+	b := batches.Get().(*batch)
+	defer b.release()
+	if err := b.load(p, n); err != nil {
+		return err
+	}
+	i, s, err := api().WaitAny(b.reqs)
+	return b.one(p, n, i, s, true, index, nil, st, err)
+}
+
+func mpiTestany(n int, p *Request, index, flag *C.int, st *C.MPI_Status) error {
+	b := batches.Get().(*batch)
+	defer b.release()
+	if err := b.load(p, n); err != nil {
+		return err
+	}
+	i, s, ok, err := api().TestAny(b.reqs)
+	return b.one(p, n, i, s, ok, index, flag, st, err)
+}
+
+// one finishes WaitAny's or TestAny's request i.
+func (b *batch) one(p *Request, n, i int, s pmpi.Status, ok bool, index, flag *C.int, st *C.MPI_Status, err error) error {
+	if flag != nil {
+		*flag = cbool(ok)
+	}
+	if !ok {
+		return err
+	}
+	if i < 0 {
+		*index = C.MPI_UNDEFINED
+		putStatus(st, &empty)
+		return err
+	}
+	*index = C.int(i)
+	putStatus(st, &s)
+	hs := unsafe.Slice(p, n)
+	completed(&hs[i], b.entries[i])
+	return failed(b.entries[i], err)
+}
+
+func mpiWaitsome(n int, p *Request, outcount, indices *C.int, st *C.MPI_Status) error {
+	return some(api().WaitSome, n, p, outcount, indices, st)
+}
+
+func mpiTestsome(n int, p *Request, outcount, indices *C.int, st *C.MPI_Status) error {
+	return some(api().TestSome, n, p, outcount, indices, st)
+}
+
+func some(f func([]*pmpi.Request, []int, []pmpi.Status) (int, error), n int, p *Request, outcount, indices *C.int, st *C.MPI_Status) error {
+	b := batches.Get().(*batch)
+	defer b.release()
+	if err := b.load(p, n); err != nil {
+		return err
+	}
+	idx := make([]int, n)
+	k, err := f(b.reqs, idx, b.sts)
+	if k < 0 {
+		*outcount = C.MPI_UNDEFINED
+		return err
+	}
+	*outcount = C.int(k)
+	hs, sts, out := unsafe.Slice(p, n), statuses(st, n), unsafe.Slice(indices, n)
+	for j, i := range idx[:k] {
+		out[j] = C.int(i)
+		if sts != nil {
+			putStatus(&sts[j], &b.sts[j])
+		}
+		if e := b.entries[i]; e != nil {
+			completed(&hs[i], e)
+		}
+	}
+	if err == nil {
+		return nil
+	}
+	return b.errorOf(err, sts, idx[:k])
+}
+
+func mpiStart(h *Request) error {
+	e, err := h.get()
+	if err != nil {
+		return err
+	}
+	return failed(e, api().Start(e.r))
+}
+
+func mpiStartall(n int, p *Request) error {
+	b := batches.Get().(*batch)
+	defer b.release()
+	if err := b.load(p, n); err != nil {
+		return err
+	}
+	return api().Startall(b.reqs)
+}
+
+func mpiRequestFree(h *Request) error {
+	e, err := h.get()
+	if err != nil {
+		return err
+	}
+	err = api().RequestFree(e.r)
+	lib.reqs.drop(uintptr(*h))
+	*h = MPI_REQUEST_NULL
+	return failed(e, err)
+}
+
+func mpiCancel(h *Request) error {
+	e, err := h.get()
+	if err != nil {
+		return err
+	}
+	return failed(e, api().Cancel(e.r))
+}
+
+func mpiRequestGetStatus(h Request, flag *C.int, st *C.MPI_Status) error {
+	if h == MPI_REQUEST_NULL {
+		*flag = 1
+		putStatus(st, &empty)
+		return nil
+	}
+	e, err := h.get()
+	if err != nil {
+		return err
+	}
+	s, ok, err := api().RequestGetStatus(e.r)
+	*flag = cbool(ok)
+	if ok {
+		putStatus(st, &s)
+	}
+	return failed(e, err)
+}

@@ -1,0 +1,102 @@
+package main
+
+/*
+#define GOMPI_ABI_TYPES_ONLY
+#include "include/mpi.h"
+*/
+import "C"
+
+import (
+	"unsafe"
+
+	"github.com/gompi/gompi/pmpi"
+)
+
+// C's MPI_Status keeps the message's size in bytes in MPI_internal[0..1]
+// and whether it was cancelled in MPI_internal[2].
+
+// putStatus writes st to dst unless dst is MPI_STATUS_IGNORE. Like the
+// single-completion calls, it leaves MPI_ERROR alone.
+func putStatus(dst *C.MPI_Status, st *pmpi.Status) {
+	if dst == nil {
+		return
+	}
+	dst.MPI_SOURCE, dst.MPI_TAG = cRank(st.Source), cTag(st.Tag)
+	b := uint64(st.Bytes())
+	dst.MPI_internal[0], dst.MPI_internal[1] = C.int(uint32(b)), C.int(uint32(b>>32))
+	dst.MPI_internal[2] = cbool(st.Cancelled)
+}
+
+// getStatus reads a status C holds.
+func getStatus(src *C.MPI_Status) pmpi.Status {
+	st := pmpi.Status{Source: rank(int(src.MPI_SOURCE)), Tag: tag(int(src.MPI_TAG)), Cancelled: src.MPI_internal[2] != 0}
+	st.SetBytes(int(uint64(uint32(src.MPI_internal[0])) | uint64(uint32(src.MPI_internal[1]))<<32))
+	return st
+}
+
+// statuses is the array of n statuses at p, nil for MPI_STATUSES_IGNORE.
+func statuses(p *C.MPI_Status, n int) []C.MPI_Status {
+	if p == nil {
+		return nil
+	}
+	return unsafe.Slice(p, n)
+}
+
+func mpiGetCount(st *C.MPI_Status, dt Datatype, count *C.int) error {
+	d, err := dt.get()
+	if err != nil {
+		return err
+	}
+	*count = cCount(getStatus(st).CountOf(d))
+	return nil
+}
+
+func mpiGetCountC(st *C.MPI_Status, dt Datatype, count *C.int64_t) error {
+	d, err := dt.get()
+	if err != nil {
+		return err
+	}
+	*count = C.int64_t(cCount(getStatus(st).CountOf(d)))
+	return nil
+}
+
+func mpiGetElements(st *C.MPI_Status, dt Datatype, count *C.int) error {
+	d, err := dt.get()
+	if err != nil {
+		return err
+	}
+	*count = cCount(getStatus(st).GetElements(d))
+	return nil
+}
+
+func mpiGetElementsC(st *C.MPI_Status, dt Datatype, count *C.int64_t) error {
+	d, err := dt.get()
+	if err != nil {
+		return err
+	}
+	*count = C.int64_t(cCount(getStatus(st).GetElements(d)))
+	return nil
+}
+
+func mpiTestCancelled(st *C.MPI_Status, flag *C.int) error {
+	*flag = C.int(st.MPI_internal[2])
+	return nil
+}
+
+func mpiStatusSetCancelled(st *C.MPI_Status, flag int) error {
+	st.MPI_internal[2] = cbool(flag != 0)
+	return nil
+}
+
+func mpiStatusSetElements(st *C.MPI_Status, dt Datatype, count int) error {
+	d, err := dt.get()
+	if err != nil {
+		return err
+	}
+	s := getStatus(st)
+	if err := api().StatusSetElements(&s, d, count); err != nil {
+		return err
+	}
+	putStatus(st, &s)
+	return nil
+}
