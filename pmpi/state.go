@@ -151,6 +151,14 @@ func callSite(pcs []uintptr) (call, site string) {
 	fromMPI := false
 	for {
 		f, more := frames.Next()
+		if name, ok := strings.CutPrefix(f.Function, "main.PMPI_"); ok && strings.Contains(f.File, "/capi/") {
+			// The entry point of gompi's C library: C's frames lie beyond,
+			// where Go's traceback does not reach.
+			return "MPI_" + name, "a C caller"
+		}
+		if strings.HasPrefix(f.Function, "main.") && strings.Contains(f.File, "/capi/") {
+			continue // the C library's Go side, between its entry point and pmpi
+		}
 		if !inLibrary(f.Function) {
 			if call != "" {
 				site = fmt.Sprintf("%s:%d", filepath.Base(f.File), f.Line)
