@@ -4,183 +4,183 @@ package main
 
 // The predefined handles.
 const (
-	MPI_OP_NULL Op = 0x20
-	MPI_SUM Op = 0x21
-	MPI_MIN Op = 0x22
-	MPI_MAX Op = 0x23
-	MPI_PROD Op = 0x24
-	MPI_BAND Op = 0x28
-	MPI_BOR Op = 0x29
-	MPI_BXOR Op = 0x2a
-	MPI_LAND Op = 0x30
-	MPI_LOR Op = 0x31
-	MPI_LXOR Op = 0x32
-	MPI_MINLOC Op = 0x38
-	MPI_MAXLOC Op = 0x39
-	MPI_REPLACE Op = 0x3c
-	MPI_NO_OP Op = 0x3d
-	MPI_COMM_NULL Comm = 0x100
-	MPI_COMM_WORLD Comm = 0x101
-	MPI_COMM_SELF Comm = 0x102
-	MPI_GROUP_NULL Group = 0x108
-	MPI_GROUP_EMPTY Group = 0x109
-	MPI_WIN_NULL Win = 0x110
-	MPI_FILE_NULL File = 0x118
-	MPI_SESSION_NULL Session = 0x120
-	MPI_MESSAGE_NULL Message = 0x128
-	MPI_MESSAGE_NO_PROC Message = 0x129
-	MPI_INFO_NULL Info = 0x130
-	MPI_INFO_ENV Info = 0x131
-	MPI_ERRHANDLER_NULL Errhandler = 0x140
-	MPI_ERRORS_ARE_FATAL Errhandler = 0x141
-	MPI_ERRORS_ABORT Errhandler = 0x142
-	MPI_ERRORS_RETURN Errhandler = 0x143
-	MPI_REQUEST_NULL Request = 0x180
-	MPI_DATATYPE_NULL Datatype = 0x200
-	MPI_AINT Datatype = 0x201
-	MPI_COUNT Datatype = 0x202
-	MPI_OFFSET Datatype = 0x203
-	MPI_PACKED Datatype = 0x207
-	MPI_SHORT Datatype = 0x208
-	MPI_INT Datatype = 0x209
-	MPI_LONG Datatype = 0x20a
-	MPI_LONG_LONG Datatype = 0x20b
-	MPI_LONG_LONG_INT = MPI_LONG_LONG
-	MPI_UNSIGNED_SHORT Datatype = 0x20c
-	MPI_UNSIGNED Datatype = 0x20d
-	MPI_UNSIGNED_LONG Datatype = 0x20e
-	MPI_UNSIGNED_LONG_LONG Datatype = 0x20f
-	MPI_FLOAT Datatype = 0x210
-	MPI_C_FLOAT_COMPLEX Datatype = 0x212
-	MPI_C_COMPLEX = MPI_C_FLOAT_COMPLEX
-	MPI_CXX_FLOAT_COMPLEX Datatype = 0x213
-	MPI_DOUBLE Datatype = 0x214
-	MPI_C_DOUBLE_COMPLEX Datatype = 0x216
-	MPI_CXX_DOUBLE_COMPLEX Datatype = 0x217
-	MPI_LOGICAL Datatype = 0x218
-	MPI_INTEGER Datatype = 0x219
-	MPI_REAL Datatype = 0x21a
-	MPI_COMPLEX Datatype = 0x21b
-	MPI_DOUBLE_PRECISION Datatype = 0x21c
-	MPI_DOUBLE_COMPLEX Datatype = 0x21d
-	MPI_CHARACTER Datatype = 0x21e
-	MPI_LONG_DOUBLE Datatype = 0x220
-	MPI_C_LONG_DOUBLE_COMPLEX Datatype = 0x224
-	MPI_CXX_LONG_DOUBLE_COMPLEX Datatype = 0x225
-	MPI_FLOAT_INT Datatype = 0x228
-	MPI_DOUBLE_INT Datatype = 0x229
-	MPI_LONG_INT Datatype = 0x22a
-	MPI_2INT Datatype = 0x22b
-	MPI_SHORT_INT Datatype = 0x22c
-	MPI_LONG_DOUBLE_INT Datatype = 0x22d
-	MPI_2REAL Datatype = 0x230
-	MPI_2DOUBLE_PRECISION Datatype = 0x231
-	MPI_2INTEGER Datatype = 0x232
-	MPI_C_BOOL Datatype = 0x238
-	MPI_CXX_BOOL Datatype = 0x239
-	MPI_WCHAR Datatype = 0x23c
-	MPI_INT8_T Datatype = 0x240
-	MPI_UINT8_T Datatype = 0x241
-	MPI_CHAR Datatype = 0x243
-	MPI_SIGNED_CHAR Datatype = 0x244
-	MPI_UNSIGNED_CHAR Datatype = 0x245
-	MPI_BYTE Datatype = 0x247
-	MPI_INT16_T Datatype = 0x248
-	MPI_UINT16_T Datatype = 0x249
-	MPI_INT32_T Datatype = 0x250
-	MPI_UINT32_T Datatype = 0x251
-	MPI_INT64_T Datatype = 0x258
-	MPI_UINT64_T Datatype = 0x259
-	MPI_LOGICAL1 Datatype = 0x2c0
-	MPI_INTEGER1 Datatype = 0x2c1
-	MPI_LOGICAL2 Datatype = 0x2c8
-	MPI_INTEGER2 Datatype = 0x2c9
-	MPI_REAL2 Datatype = 0x2ca
-	MPI_LOGICAL4 Datatype = 0x2d0
-	MPI_INTEGER4 Datatype = 0x2d1
-	MPI_REAL4 Datatype = 0x2d2
-	MPI_COMPLEX4 Datatype = 0x2d3
-	MPI_LOGICAL8 Datatype = 0x2d8
-	MPI_INTEGER8 Datatype = 0x2d9
-	MPI_REAL8 Datatype = 0x2da
-	MPI_COMPLEX8 Datatype = 0x2db
-	MPI_LOGICAL16 Datatype = 0x2e0
-	MPI_INTEGER16 Datatype = 0x2e1
-	MPI_REAL16 Datatype = 0x2e2
-	MPI_COMPLEX16 Datatype = 0x2e3
-	MPI_COMPLEX32 Datatype = 0x2eb
+	MPI_OP_NULL                 Op         = 0x20
+	MPI_SUM                     Op         = 0x21
+	MPI_MIN                     Op         = 0x22
+	MPI_MAX                     Op         = 0x23
+	MPI_PROD                    Op         = 0x24
+	MPI_BAND                    Op         = 0x28
+	MPI_BOR                     Op         = 0x29
+	MPI_BXOR                    Op         = 0x2a
+	MPI_LAND                    Op         = 0x30
+	MPI_LOR                     Op         = 0x31
+	MPI_LXOR                    Op         = 0x32
+	MPI_MINLOC                  Op         = 0x38
+	MPI_MAXLOC                  Op         = 0x39
+	MPI_REPLACE                 Op         = 0x3c
+	MPI_NO_OP                   Op         = 0x3d
+	MPI_COMM_NULL               Comm       = 0x100
+	MPI_COMM_WORLD              Comm       = 0x101
+	MPI_COMM_SELF               Comm       = 0x102
+	MPI_GROUP_NULL              Group      = 0x108
+	MPI_GROUP_EMPTY             Group      = 0x109
+	MPI_WIN_NULL                Win        = 0x110
+	MPI_FILE_NULL               File       = 0x118
+	MPI_SESSION_NULL            Session    = 0x120
+	MPI_MESSAGE_NULL            Message    = 0x128
+	MPI_MESSAGE_NO_PROC         Message    = 0x129
+	MPI_INFO_NULL               Info       = 0x130
+	MPI_INFO_ENV                Info       = 0x131
+	MPI_ERRHANDLER_NULL         Errhandler = 0x140
+	MPI_ERRORS_ARE_FATAL        Errhandler = 0x141
+	MPI_ERRORS_ABORT            Errhandler = 0x142
+	MPI_ERRORS_RETURN           Errhandler = 0x143
+	MPI_REQUEST_NULL            Request    = 0x180
+	MPI_DATATYPE_NULL           Datatype   = 0x200
+	MPI_AINT                    Datatype   = 0x201
+	MPI_COUNT                   Datatype   = 0x202
+	MPI_OFFSET                  Datatype   = 0x203
+	MPI_PACKED                  Datatype   = 0x207
+	MPI_SHORT                   Datatype   = 0x208
+	MPI_INT                     Datatype   = 0x209
+	MPI_LONG                    Datatype   = 0x20a
+	MPI_LONG_LONG               Datatype   = 0x20b
+	MPI_LONG_LONG_INT                      = MPI_LONG_LONG
+	MPI_UNSIGNED_SHORT          Datatype   = 0x20c
+	MPI_UNSIGNED                Datatype   = 0x20d
+	MPI_UNSIGNED_LONG           Datatype   = 0x20e
+	MPI_UNSIGNED_LONG_LONG      Datatype   = 0x20f
+	MPI_FLOAT                   Datatype   = 0x210
+	MPI_C_FLOAT_COMPLEX         Datatype   = 0x212
+	MPI_C_COMPLEX                          = MPI_C_FLOAT_COMPLEX
+	MPI_CXX_FLOAT_COMPLEX       Datatype   = 0x213
+	MPI_DOUBLE                  Datatype   = 0x214
+	MPI_C_DOUBLE_COMPLEX        Datatype   = 0x216
+	MPI_CXX_DOUBLE_COMPLEX      Datatype   = 0x217
+	MPI_LOGICAL                 Datatype   = 0x218
+	MPI_INTEGER                 Datatype   = 0x219
+	MPI_REAL                    Datatype   = 0x21a
+	MPI_COMPLEX                 Datatype   = 0x21b
+	MPI_DOUBLE_PRECISION        Datatype   = 0x21c
+	MPI_DOUBLE_COMPLEX          Datatype   = 0x21d
+	MPI_CHARACTER               Datatype   = 0x21e
+	MPI_LONG_DOUBLE             Datatype   = 0x220
+	MPI_C_LONG_DOUBLE_COMPLEX   Datatype   = 0x224
+	MPI_CXX_LONG_DOUBLE_COMPLEX Datatype   = 0x225
+	MPI_FLOAT_INT               Datatype   = 0x228
+	MPI_DOUBLE_INT              Datatype   = 0x229
+	MPI_LONG_INT                Datatype   = 0x22a
+	MPI_2INT                    Datatype   = 0x22b
+	MPI_SHORT_INT               Datatype   = 0x22c
+	MPI_LONG_DOUBLE_INT         Datatype   = 0x22d
+	MPI_2REAL                   Datatype   = 0x230
+	MPI_2DOUBLE_PRECISION       Datatype   = 0x231
+	MPI_2INTEGER                Datatype   = 0x232
+	MPI_C_BOOL                  Datatype   = 0x238
+	MPI_CXX_BOOL                Datatype   = 0x239
+	MPI_WCHAR                   Datatype   = 0x23c
+	MPI_INT8_T                  Datatype   = 0x240
+	MPI_UINT8_T                 Datatype   = 0x241
+	MPI_CHAR                    Datatype   = 0x243
+	MPI_SIGNED_CHAR             Datatype   = 0x244
+	MPI_UNSIGNED_CHAR           Datatype   = 0x245
+	MPI_BYTE                    Datatype   = 0x247
+	MPI_INT16_T                 Datatype   = 0x248
+	MPI_UINT16_T                Datatype   = 0x249
+	MPI_INT32_T                 Datatype   = 0x250
+	MPI_UINT32_T                Datatype   = 0x251
+	MPI_INT64_T                 Datatype   = 0x258
+	MPI_UINT64_T                Datatype   = 0x259
+	MPI_LOGICAL1                Datatype   = 0x2c0
+	MPI_INTEGER1                Datatype   = 0x2c1
+	MPI_LOGICAL2                Datatype   = 0x2c8
+	MPI_INTEGER2                Datatype   = 0x2c9
+	MPI_REAL2                   Datatype   = 0x2ca
+	MPI_LOGICAL4                Datatype   = 0x2d0
+	MPI_INTEGER4                Datatype   = 0x2d1
+	MPI_REAL4                   Datatype   = 0x2d2
+	MPI_COMPLEX4                Datatype   = 0x2d3
+	MPI_LOGICAL8                Datatype   = 0x2d8
+	MPI_INTEGER8                Datatype   = 0x2d9
+	MPI_REAL8                   Datatype   = 0x2da
+	MPI_COMPLEX8                Datatype   = 0x2db
+	MPI_LOGICAL16               Datatype   = 0x2e0
+	MPI_INTEGER16               Datatype   = 0x2e1
+	MPI_REAL16                  Datatype   = 0x2e2
+	MPI_COMPLEX16               Datatype   = 0x2e3
+	MPI_COMPLEX32               Datatype   = 0x2eb
 )
 
 // typeNames are the predefined datatypes' names, for MPI_Type_get_name.
 var typeNames = map[Datatype]string{
-	MPI_AINT: "MPI_AINT",
-	MPI_COUNT: "MPI_COUNT",
-	MPI_OFFSET: "MPI_OFFSET",
-	MPI_PACKED: "MPI_PACKED",
-	MPI_SHORT: "MPI_SHORT",
-	MPI_INT: "MPI_INT",
-	MPI_LONG: "MPI_LONG",
-	MPI_LONG_LONG: "MPI_LONG_LONG",
-	MPI_UNSIGNED_SHORT: "MPI_UNSIGNED_SHORT",
-	MPI_UNSIGNED: "MPI_UNSIGNED",
-	MPI_UNSIGNED_LONG: "MPI_UNSIGNED_LONG",
-	MPI_UNSIGNED_LONG_LONG: "MPI_UNSIGNED_LONG_LONG",
-	MPI_FLOAT: "MPI_FLOAT",
-	MPI_C_FLOAT_COMPLEX: "MPI_C_FLOAT_COMPLEX",
-	MPI_CXX_FLOAT_COMPLEX: "MPI_CXX_FLOAT_COMPLEX",
-	MPI_DOUBLE: "MPI_DOUBLE",
-	MPI_C_DOUBLE_COMPLEX: "MPI_C_DOUBLE_COMPLEX",
-	MPI_CXX_DOUBLE_COMPLEX: "MPI_CXX_DOUBLE_COMPLEX",
-	MPI_LOGICAL: "MPI_LOGICAL",
-	MPI_INTEGER: "MPI_INTEGER",
-	MPI_REAL: "MPI_REAL",
-	MPI_COMPLEX: "MPI_COMPLEX",
-	MPI_DOUBLE_PRECISION: "MPI_DOUBLE_PRECISION",
-	MPI_DOUBLE_COMPLEX: "MPI_DOUBLE_COMPLEX",
-	MPI_CHARACTER: "MPI_CHARACTER",
-	MPI_LONG_DOUBLE: "MPI_LONG_DOUBLE",
-	MPI_C_LONG_DOUBLE_COMPLEX: "MPI_C_LONG_DOUBLE_COMPLEX",
+	MPI_AINT:                    "MPI_AINT",
+	MPI_COUNT:                   "MPI_COUNT",
+	MPI_OFFSET:                  "MPI_OFFSET",
+	MPI_PACKED:                  "MPI_PACKED",
+	MPI_SHORT:                   "MPI_SHORT",
+	MPI_INT:                     "MPI_INT",
+	MPI_LONG:                    "MPI_LONG",
+	MPI_LONG_LONG:               "MPI_LONG_LONG",
+	MPI_UNSIGNED_SHORT:          "MPI_UNSIGNED_SHORT",
+	MPI_UNSIGNED:                "MPI_UNSIGNED",
+	MPI_UNSIGNED_LONG:           "MPI_UNSIGNED_LONG",
+	MPI_UNSIGNED_LONG_LONG:      "MPI_UNSIGNED_LONG_LONG",
+	MPI_FLOAT:                   "MPI_FLOAT",
+	MPI_C_FLOAT_COMPLEX:         "MPI_C_FLOAT_COMPLEX",
+	MPI_CXX_FLOAT_COMPLEX:       "MPI_CXX_FLOAT_COMPLEX",
+	MPI_DOUBLE:                  "MPI_DOUBLE",
+	MPI_C_DOUBLE_COMPLEX:        "MPI_C_DOUBLE_COMPLEX",
+	MPI_CXX_DOUBLE_COMPLEX:      "MPI_CXX_DOUBLE_COMPLEX",
+	MPI_LOGICAL:                 "MPI_LOGICAL",
+	MPI_INTEGER:                 "MPI_INTEGER",
+	MPI_REAL:                    "MPI_REAL",
+	MPI_COMPLEX:                 "MPI_COMPLEX",
+	MPI_DOUBLE_PRECISION:        "MPI_DOUBLE_PRECISION",
+	MPI_DOUBLE_COMPLEX:          "MPI_DOUBLE_COMPLEX",
+	MPI_CHARACTER:               "MPI_CHARACTER",
+	MPI_LONG_DOUBLE:             "MPI_LONG_DOUBLE",
+	MPI_C_LONG_DOUBLE_COMPLEX:   "MPI_C_LONG_DOUBLE_COMPLEX",
 	MPI_CXX_LONG_DOUBLE_COMPLEX: "MPI_CXX_LONG_DOUBLE_COMPLEX",
-	MPI_FLOAT_INT: "MPI_FLOAT_INT",
-	MPI_DOUBLE_INT: "MPI_DOUBLE_INT",
-	MPI_LONG_INT: "MPI_LONG_INT",
-	MPI_2INT: "MPI_2INT",
-	MPI_SHORT_INT: "MPI_SHORT_INT",
-	MPI_LONG_DOUBLE_INT: "MPI_LONG_DOUBLE_INT",
-	MPI_2REAL: "MPI_2REAL",
-	MPI_2DOUBLE_PRECISION: "MPI_2DOUBLE_PRECISION",
-	MPI_2INTEGER: "MPI_2INTEGER",
-	MPI_C_BOOL: "MPI_C_BOOL",
-	MPI_CXX_BOOL: "MPI_CXX_BOOL",
-	MPI_WCHAR: "MPI_WCHAR",
-	MPI_INT8_T: "MPI_INT8_T",
-	MPI_UINT8_T: "MPI_UINT8_T",
-	MPI_CHAR: "MPI_CHAR",
-	MPI_SIGNED_CHAR: "MPI_SIGNED_CHAR",
-	MPI_UNSIGNED_CHAR: "MPI_UNSIGNED_CHAR",
-	MPI_BYTE: "MPI_BYTE",
-	MPI_INT16_T: "MPI_INT16_T",
-	MPI_UINT16_T: "MPI_UINT16_T",
-	MPI_INT32_T: "MPI_INT32_T",
-	MPI_UINT32_T: "MPI_UINT32_T",
-	MPI_INT64_T: "MPI_INT64_T",
-	MPI_UINT64_T: "MPI_UINT64_T",
-	MPI_LOGICAL1: "MPI_LOGICAL1",
-	MPI_INTEGER1: "MPI_INTEGER1",
-	MPI_LOGICAL2: "MPI_LOGICAL2",
-	MPI_INTEGER2: "MPI_INTEGER2",
-	MPI_REAL2: "MPI_REAL2",
-	MPI_LOGICAL4: "MPI_LOGICAL4",
-	MPI_INTEGER4: "MPI_INTEGER4",
-	MPI_REAL4: "MPI_REAL4",
-	MPI_COMPLEX4: "MPI_COMPLEX4",
-	MPI_LOGICAL8: "MPI_LOGICAL8",
-	MPI_INTEGER8: "MPI_INTEGER8",
-	MPI_REAL8: "MPI_REAL8",
-	MPI_COMPLEX8: "MPI_COMPLEX8",
-	MPI_LOGICAL16: "MPI_LOGICAL16",
-	MPI_INTEGER16: "MPI_INTEGER16",
-	MPI_REAL16: "MPI_REAL16",
-	MPI_COMPLEX16: "MPI_COMPLEX16",
-	MPI_COMPLEX32: "MPI_COMPLEX32",
+	MPI_FLOAT_INT:               "MPI_FLOAT_INT",
+	MPI_DOUBLE_INT:              "MPI_DOUBLE_INT",
+	MPI_LONG_INT:                "MPI_LONG_INT",
+	MPI_2INT:                    "MPI_2INT",
+	MPI_SHORT_INT:               "MPI_SHORT_INT",
+	MPI_LONG_DOUBLE_INT:         "MPI_LONG_DOUBLE_INT",
+	MPI_2REAL:                   "MPI_2REAL",
+	MPI_2DOUBLE_PRECISION:       "MPI_2DOUBLE_PRECISION",
+	MPI_2INTEGER:                "MPI_2INTEGER",
+	MPI_C_BOOL:                  "MPI_C_BOOL",
+	MPI_CXX_BOOL:                "MPI_CXX_BOOL",
+	MPI_WCHAR:                   "MPI_WCHAR",
+	MPI_INT8_T:                  "MPI_INT8_T",
+	MPI_UINT8_T:                 "MPI_UINT8_T",
+	MPI_CHAR:                    "MPI_CHAR",
+	MPI_SIGNED_CHAR:             "MPI_SIGNED_CHAR",
+	MPI_UNSIGNED_CHAR:           "MPI_UNSIGNED_CHAR",
+	MPI_BYTE:                    "MPI_BYTE",
+	MPI_INT16_T:                 "MPI_INT16_T",
+	MPI_UINT16_T:                "MPI_UINT16_T",
+	MPI_INT32_T:                 "MPI_INT32_T",
+	MPI_UINT32_T:                "MPI_UINT32_T",
+	MPI_INT64_T:                 "MPI_INT64_T",
+	MPI_UINT64_T:                "MPI_UINT64_T",
+	MPI_LOGICAL1:                "MPI_LOGICAL1",
+	MPI_INTEGER1:                "MPI_INTEGER1",
+	MPI_LOGICAL2:                "MPI_LOGICAL2",
+	MPI_INTEGER2:                "MPI_INTEGER2",
+	MPI_REAL2:                   "MPI_REAL2",
+	MPI_LOGICAL4:                "MPI_LOGICAL4",
+	MPI_INTEGER4:                "MPI_INTEGER4",
+	MPI_REAL4:                   "MPI_REAL4",
+	MPI_COMPLEX4:                "MPI_COMPLEX4",
+	MPI_LOGICAL8:                "MPI_LOGICAL8",
+	MPI_INTEGER8:                "MPI_INTEGER8",
+	MPI_REAL8:                   "MPI_REAL8",
+	MPI_COMPLEX8:                "MPI_COMPLEX8",
+	MPI_LOGICAL16:               "MPI_LOGICAL16",
+	MPI_INTEGER16:               "MPI_INTEGER16",
+	MPI_REAL16:                  "MPI_REAL16",
+	MPI_COMPLEX16:               "MPI_COMPLEX16",
+	MPI_COMPLEX32:               "MPI_COMPLEX32",
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"go/ast"
+	"go/format"
 	"go/parser"
 	"go/token"
 	"os"
@@ -39,13 +40,21 @@ func generate(root string) (map[string]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	return map[string]string{
+	files := map[string]string{
 		headerFile: header(a),
 		goFile:     g.goSrc,
 		constFile:  g.constSrc,
 		weakFile:   g.weakC,
 		docFile:    functionsDoc(a, g),
-	}, nil
+	}
+	for _, path := range []string{goFile, constFile} {
+		src, err := format.Source([]byte(files[path]))
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		files[path] = string(src)
+	}
+	return files, nil
 }
 
 // implementations is the set of top-level functions in dir's hand-written
