@@ -13,8 +13,9 @@ func mpiCommRank(h Comm, r *C.int) error {
 	if err != nil {
 		return err
 	}
-	*r = C.int(c.Rank())
-	return nil
+	n, err := api().CommRank(c)
+	*r = C.int(n)
+	return err
 }
 
 func mpiCommSize(h Comm, n *C.int) error {
@@ -22,8 +23,9 @@ func mpiCommSize(h Comm, n *C.int) error {
 	if err != nil {
 		return err
 	}
-	*n = C.int(c.Size())
-	return nil
+	size, err := api().CommSize(c)
+	*n = C.int(size)
+	return err
 }
 
 func mpiCommDup(h Comm, out *Comm) error {

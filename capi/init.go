@@ -40,12 +40,13 @@ func mpiInitThread(argc *C.int, argv unsafe.Pointer, required int, provided *C.i
 }
 
 // started makes MPI_COMM_WORLD and MPI_COMM_SELF usable from C, with the
-// C default error handler, MPI_ERRORS_ARE_FATAL.
+// C default error handler, MPI_ERRORS_ARE_FATAL. It asks pmpi for them
+// directly: the program made no such call for the tools to see.
 func started() error {
 	for _, p := range []struct {
 		slot interface{ Store(*commEntry) }
 		c    *pmpi.Comm
-	}{{&lib.world, api().CommWorld()}, {&lib.self, api().CommSelf()}} {
+	}{{&lib.world, pmpi.Real().CommWorld()}, {&lib.self, pmpi.Real().CommSelf()}} {
 		e := &commEntry{c: p.c}
 		e.errh.Store(uintptr(MPI_ERRORS_ARE_FATAL))
 		p.slot.Store(e)

@@ -133,6 +133,15 @@ func (s *sites) resolve(k siteKey) *site {
 	frames := runtime.CallersFrames(pcs[:runtime.Callers(1, pcs[:])])
 	for {
 		fr, more := frames.Next()
+		if strings.HasPrefix(fr.Function, "main.") && strings.Contains(fr.File, "/capi/") {
+			// gompi's C library: the site is its entry point, since C's
+			// frames lie beyond what Go's traceback sees.
+			if name, ok := strings.CutPrefix(fr.Function, "main.PMPI_"); ok {
+				id.file, fun = "C", "MPI_"+name
+				break
+			}
+			continue
+		}
 		if fr.Function != "" && !s.internal(packageOf(fr.Function)) {
 			id.file, id.line, fun = fr.File, fr.Line, fr.Function
 			break
