@@ -64,10 +64,8 @@ func execCompiler(w *wrapper, cmd []string) error {
 		return fmt.Errorf("the %s compiler %q: %w (install it, or name another in %s)",
 			w.lang.name, cmd[0], errors.Unwrap(err), w.lang.envVar)
 	}
-	if err := syscall.Exec(path, cmd, os.Environ()); err != nil {
-		return fmt.Errorf("running %s: %w", path, err)
-	}
-	return nil
+	err = syscall.Exec(path, cmd, os.Environ())
+	return fmt.Errorf("running %s: %w", path, err)
 }
 
 // installPrefix is GOMPI_PREFIX, else the installation this executable

@@ -155,3 +155,30 @@ func TestSymlinkedWrapperUsesTheInstallationItLinksTo(t *testing.T) {
 		t.Errorf("--showme = %s, want %s", got, want)
 	}
 }
+
+func TestErrorsNameTheCauseAndExitOne(t *testing.T) {
+	prefix := t.TempDir()
+	writeFile(t, filepath.Join(prefix, "include", "mpi.h"), "")
+	gompicxx := installWrapper(t, prefix, "gompicxx")
+	for _, c := range []struct {
+		args []string
+		env  []string
+		want []string
+	}{
+		{[]string{"-c", "x.cpp"}, []string{"GOMPI_CXX=no-such-compiler-here"},
+			[]string{`gompicxx: the C++ compiler "no-such-compiler-here"`, "GOMPI_CXX"}},
+		{[]string{"--showme:linker", "x.cpp"}, nil,
+			[]string{"gompicxx: unrecognized option --showme:linker", "gompicxx --showme:help"}},
+	} {
+		out, err := wrapperCmd(gompicxx, c.args, c.env...).CombinedOutput()
+		var exit *exec.ExitError
+		if !errors.As(err, &exit) || exit.ExitCode() != 1 {
+			t.Errorf("gompicxx %q: %v, want exit status 1\n%s", c.args, err, out)
+		}
+		for _, s := range c.want {
+			if !strings.Contains(string(out), s) {
+				t.Errorf("gompicxx %q says\n%s\nwhich lacks %q", c.args, out, s)
+			}
+		}
+	}
+}
