@@ -1,19 +1,64 @@
 # gompi's build. "make demo" and "make test" are the two commands a newcomer needs.
 GO          ?= go
 BIN         := bin
+# make build's C library and header, beside bin/ so that bin/gompicc finds them.
+LIB         := lib
+INCLUDE     := include
+ABI_SONAME  := libmpi_abi.so.1
+# Where make install puts gompi: $(DESTDIR)$(PREFIX)/bin, lib, include.
+PREFIX      ?= /usr/local
+DESTDIR     ?=
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: all build test test-short test-long test-programs lint check-generated deadcode docs demo generate generate-prof generate-abi clean bench bench-compare
+.PHONY: all build c-library install test test-short test-long test-programs lint check-generated deadcode docs demo generate generate-prof generate-abi clean bench bench-compare
 
 all: build
 
-# Every command and example into ./bin/; the example out-of-process
-# components (examples/plugins/mca_*) into ./bin/plugins/, a directory to
-# put on mca_base_component_path.
+# Every command and example into ./bin/ (gompicxx a hard link to gompicc);
+# the example out-of-process components (examples/plugins/mca_*) into
+# ./bin/plugins/, a directory to put on mca_base_component_path; and gompi's
+# C library (see c-library).
 # TAGS=pmix adds the pmix ess component, which links OpenPMIx (cgo).
-build:
+build: c-library
 	$(GO) build $(if $(TAGS),-tags $(TAGS)) -o $(BIN)/ ./cmd/... $$($(GO) list ./examples/... | grep -v /examples/plugins/) ./bench/cmd/...
+	ln -f $(BIN)/gompicc $(BIN)/gompicxx
 	$(GO) build $(if $(TAGS),-tags $(TAGS)) -o $(BIN)/plugins/ ./examples/plugins/...
+
+# gompi's C library, libmpi_abi (the MPI-5.0 standard ABI, built from
+# capi/), as ./lib/libmpi_abi.so.1 with the libmpi_abi.so link that -lmpi_abi
+# finds, and its header as ./include/mpi.h: bin/gompicc compiles against
+# ../include and ../lib. The Go build's own header of the exports is not
+# for programs and goes. It needs cgo, so a C compiler; without one this
+# says so and the rest of make build goes on.
+c-library:
+	@if [ "$$($(GO) env CGO_ENABLED)" != 1 ]; then \
+		echo "no C compiler for cgo (go env CGO_ENABLED is not 1): gompi's C library ($(LIB)/$(ABI_SONAME), $(INCLUDE)/mpi.h) is not built"; \
+		exit 0; \
+	fi; \
+	set -ex; \
+	$(GO) build $(if $(TAGS),-tags $(TAGS)) -buildmode=c-shared -ldflags='-w -extldflags=-Wl,-soname,$(ABI_SONAME)' -o $(LIB)/$(ABI_SONAME) ./capi; \
+	rm -f $(LIB)/$(basename $(ABI_SONAME)).h; \
+	ln -sf $(ABI_SONAME) $(LIB)/libmpi_abi.so; \
+	mkdir -p $(INCLUDE); \
+	cp capi/include/mpi.h $(INCLUDE)/mpi.h
+
+# make build, then under $(DESTDIR)$(PREFIX): the commands in bin/, the C
+# library in lib/ and its header in include/ (when make build made them),
+# and the example out-of-process components in lib/gompi/, the first
+# directory of mca_base_component_path's default ($prefix/lib/gompi): an
+# installed gompirun finds them, and gives its ranks its prefix.
+INSTALL_COMMANDS := gompirun gompi_info gompicc gompi-wrappergen
+install: build
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/gompi
+	install -m 755 $(INSTALL_COMMANDS:%=$(BIN)/%) $(DESTDIR)$(PREFIX)/bin/
+	ln -f $(DESTDIR)$(PREFIX)/bin/gompicc $(DESTDIR)$(PREFIX)/bin/gompicxx
+	install -m 755 $(BIN)/plugins/mca_* $(DESTDIR)$(PREFIX)/lib/gompi/
+	@if [ ! -e $(LIB)/$(ABI_SONAME) ]; then echo "gompi's C library is not built: not installing it"; exit 0; fi; \
+	set -ex; \
+	install -d $(DESTDIR)$(PREFIX)/include; \
+	install -m 755 $(LIB)/$(ABI_SONAME) $(DESTDIR)$(PREFIX)/lib/; \
+	ln -sf $(ABI_SONAME) $(DESTDIR)$(PREFIX)/lib/libmpi_abi.so; \
+	install -m 644 $(INCLUDE)/mpi.h $(DESTDIR)$(PREFIX)/include/
 
 # Two tiers. make test-short is the unit tier: every package's own tests,
 # no gompirun job (the multi-process suites skip themselves under -short).
@@ -158,7 +203,7 @@ bench-compare: build
 	$(BIN)/gompi-bench-compare $(if $(filter 1,$(QUICK)),-quick) -go '$(GO)' -command 'make bench-compare$(if $(filter 1,$(QUICK)), QUICK=1)'
 
 clean:
-	rm -rf $(BIN)
+	rm -rf $(BIN) $(LIB) $(INCLUDE)
 
 # Regenerates the committed generated code: the protobuf/gRPC stubs of the
 # job runtime (needs Debian's protobuf-compiler; the Go plugins come from

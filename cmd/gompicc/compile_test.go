@@ -1,0 +1,127 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// stubLibrary stands in for libmpi_abi.so.1, so that the compile test
+// checks the wrapper (header path, library, rpath) and not gompi's library,
+// which takes a minute to build. It is compiled against the real header,
+// so its signatures are the standard ABI's.
+const stubLibrary = `#include <mpi.h>
+int MPI_Init(int *argc, char ***argv) { (void)argc; (void)argv; return MPI_SUCCESS; }
+int MPI_Comm_rank(MPI_Comm comm, int *rank) { *rank = comm == MPI_COMM_WORLD ? 42 : -1; return MPI_SUCCESS; }
+int MPI_Finalize(void) { return MPI_SUCCESS; }
+`
+
+// hello is both C and C++.
+const hello = `#include <mpi.h>
+#include <stdio.h>
+int main(int argc, char **argv) {
+	int rank;
+	MPI_Init(&argc, &argv);
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	printf("rank %d\n", rank);
+	MPI_Finalize();
+	return 0;
+}
+`
+
+// stubPrefix is an installation holding the real header and a stub
+// library built with cc.
+func stubPrefix(t *testing.T) string {
+	t.Helper()
+	if _, err := exec.LookPath("cc"); err != nil {
+		t.Skip("no C compiler (cc)")
+	}
+	prefix := t.TempDir()
+	header, err := os.ReadFile("../../capi/include/mpi.h")
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(prefix, "include", "mpi.h"), string(header))
+	src := filepath.Join(t.TempDir(), "stub.c")
+	writeFile(t, src, stubLibrary)
+	lib := filepath.Join(prefix, "lib")
+	if err := os.MkdirAll(lib, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	mustRun(t, "", "cc", "-shared", "-fPIC", "-Wl,-soname,libmpi_abi.so.1", "-I"+filepath.Join(prefix, "include"),
+		src, "-o", filepath.Join(lib, "libmpi_abi.so.1"))
+	if err := os.Symlink("libmpi_abi.so.1", filepath.Join(lib, "libmpi_abi.so")); err != nil {
+		t.Fatal(err)
+	}
+	return prefix
+}
+
+func mustRun(t *testing.T, dir, name string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(name, args...)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+// runWrapper runs an installed wrapper in dir.
+func runWrapper(t *testing.T, dir, wrapper string, args ...string) {
+	t.Helper()
+	cmd := wrapperCmd(wrapper, args)
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%s %s: %v\n%s", filepath.Base(wrapper), strings.Join(args, " "), err, out)
+	}
+}
+
+// checkHello runs a program built from hello: it must find the stub
+// library through the rpath alone.
+func checkHello(t *testing.T, prog string) {
+	t.Helper()
+	cmd := exec.Command(prog)
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "LD_LIBRARY_PATH=") {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s: %v\n%s", prog, err, out)
+	}
+	if got := string(out); got != "rank 42\n" {
+		t.Errorf("%s printed %q, want the stub's rank 42", prog, got)
+	}
+}
+
+func TestGompiccBuildsAProgram(t *testing.T) {
+	prefix := stubPrefix(t)
+	gompicc := installWrapper(t, prefix, "gompicc")
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "hello.c"), hello)
+
+	runWrapper(t, dir, gompicc, "-Wall", "-Werror", "hello.c", "-o", "hello")
+	checkHello(t, filepath.Join(dir, "hello"))
+
+	// Compiling and linking apart.
+	runWrapper(t, dir, gompicc, "-c", "hello.c", "-o", "hello.o")
+	runWrapper(t, dir, gompicc, "hello.o", "-o", "hello2")
+	checkHello(t, filepath.Join(dir, "hello2"))
+}
+
+func TestGompicxxBuildsAProgram(t *testing.T) {
+	if _, err := exec.LookPath("c++"); err != nil {
+		t.Skip("no C++ compiler (c++)")
+	}
+	prefix := stubPrefix(t)
+	gompicxx := installWrapper(t, prefix, "gompicxx")
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "hello.cpp"), hello)
+
+	runWrapper(t, dir, gompicxx, "-Wall", "-Werror", "hello.cpp", "-o", "hello")
+	checkHello(t, filepath.Join(dir, "hello"))
+}
