@@ -168,6 +168,10 @@ demo: build
 	rm -rf $(BIN)/demo-jsonl && mkdir -p $(BIN)/demo-jsonl
 	$(BIN)/gompirun -np 2 --mca mca_base_component_path $(CURDIR)/$(BIN)/plugins --mca prof jsonl --mca prof_jsonl_dir $(BIN)/demo-jsonl $(BIN)/pi -n 1000000
 	head -4 $(BIN)/demo-jsonl/*.0.jsonl
+	@if [ -e lib/libmpi_abi.so.1 ]; then \
+		echo '$(BIN)/gompicc -O2 -o $(BIN)/cpi examples/cpi/cpi.c -lm && $(BIN)/gompirun -np 4 --oversubscribe $(BIN)/cpi 10000000'; \
+		$(BIN)/gompicc -O2 -o $(BIN)/cpi examples/cpi/cpi.c -lm && $(BIN)/gompirun -np 4 --oversubscribe $(BIN)/cpi 10000000; \
+	else echo "no C library (lib/libmpi_abi.so.1): the C demo is skipped"; fi
 
 # gompi's own benchmarks, into bench/out/: the Go micro-benchmarks of the
 # hot paths (micro.txt, for benchstat) and gompi-bench's tables over gompi's
