@@ -1849,42 +1849,42 @@ func PMPI_Open_port(info C.uintptr_t, port_name *C.char) C.int {
 
 //export PMPI_Pack
 func PMPI_Pack(inbuf unsafe.Pointer, incount C.int, datatype C.uintptr_t, outbuf unsafe.Pointer, outsize C.int, position *C.int, comm C.uintptr_t) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Pack"))
+	return C.int(done(Comm(comm), mpiPack(inbuf, int(incount), Datatype(datatype), outbuf, int(outsize), position, Comm(comm))))
 }
 
 //export PMPI_Pack_c
 func PMPI_Pack_c(inbuf unsafe.Pointer, incount C.int64_t, datatype C.uintptr_t, outbuf unsafe.Pointer, outsize C.int64_t, position *C.int64_t, comm C.uintptr_t) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Pack_c"))
+	return C.int(done(Comm(comm), mpiPackC(inbuf, int(incount), Datatype(datatype), outbuf, int(outsize), position, Comm(comm))))
 }
 
 //export PMPI_Pack_external
 func PMPI_Pack_external(datarep *C.char, inbuf unsafe.Pointer, incount C.int, datatype C.uintptr_t, outbuf unsafe.Pointer, outsize C.intptr_t, position *C.intptr_t) C.int {
-	return C.int(unsupported(0, "MPI_Pack_external"))
+	return C.int(done(0, mpiPackExternal(datarep, inbuf, int(incount), Datatype(datatype), outbuf, int(outsize), position)))
 }
 
 //export PMPI_Pack_external_c
 func PMPI_Pack_external_c(datarep *C.char, inbuf unsafe.Pointer, incount C.int64_t, datatype C.uintptr_t, outbuf unsafe.Pointer, outsize C.int64_t, position *C.int64_t) C.int {
-	return C.int(unsupported(0, "MPI_Pack_external_c"))
+	return C.int(done(0, mpiPackExternalC(datarep, inbuf, int(incount), Datatype(datatype), outbuf, int(outsize), position)))
 }
 
 //export PMPI_Pack_external_size
 func PMPI_Pack_external_size(datarep *C.char, incount C.int, datatype C.uintptr_t, size *C.intptr_t) C.int {
-	return C.int(unsupported(0, "MPI_Pack_external_size"))
+	return C.int(done(0, mpiPackExternalSize(datarep, int(incount), Datatype(datatype), size)))
 }
 
 //export PMPI_Pack_external_size_c
 func PMPI_Pack_external_size_c(datarep *C.char, incount C.int64_t, datatype C.uintptr_t, size *C.int64_t) C.int {
-	return C.int(unsupported(0, "MPI_Pack_external_size_c"))
+	return C.int(done(0, mpiPackExternalSizeC(datarep, int(incount), Datatype(datatype), size)))
 }
 
 //export PMPI_Pack_size
 func PMPI_Pack_size(incount C.int, datatype C.uintptr_t, comm C.uintptr_t, size *C.int) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Pack_size"))
+	return C.int(done(Comm(comm), mpiPackSize(int(incount), Datatype(datatype), Comm(comm), size)))
 }
 
 //export PMPI_Pack_size_c
 func PMPI_Pack_size_c(incount C.int64_t, datatype C.uintptr_t, comm C.uintptr_t, size *C.int64_t) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Pack_size_c"))
+	return C.int(done(Comm(comm), mpiPackSizeC(int(incount), Datatype(datatype), Comm(comm), size)))
 }
 
 //export PMPI_Parrived
@@ -2484,42 +2484,42 @@ func PMPI_Type_create_f90_real(p C.int, r C.int, newtype *C.uintptr_t) C.int {
 
 //export PMPI_Type_create_hindexed
 func PMPI_Type_create_hindexed(count C.int, array_of_blocklengths *C.int, array_of_displacements *C.intptr_t, oldtype C.uintptr_t, newtype *C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_Type_create_hindexed"))
+	return C.int(done(0, mpiTypeCreateHindexed(int(count), array_of_blocklengths, array_of_displacements, Datatype(oldtype), (*Datatype)(unsafe.Pointer(newtype)))))
 }
 
 //export PMPI_Type_create_hindexed_c
 func PMPI_Type_create_hindexed_c(count C.int64_t, array_of_blocklengths *C.int64_t, array_of_displacements *C.int64_t, oldtype C.uintptr_t, newtype *C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_Type_create_hindexed_c"))
+	return C.int(done(0, mpiTypeCreateHindexedC(int(count), array_of_blocklengths, array_of_displacements, Datatype(oldtype), (*Datatype)(unsafe.Pointer(newtype)))))
 }
 
 //export PMPI_Type_create_hindexed_block
 func PMPI_Type_create_hindexed_block(count C.int, blocklength C.int, array_of_displacements *C.intptr_t, oldtype C.uintptr_t, newtype *C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_Type_create_hindexed_block"))
+	return C.int(done(0, mpiTypeCreateHindexedBlock(int(count), int(blocklength), array_of_displacements, Datatype(oldtype), (*Datatype)(unsafe.Pointer(newtype)))))
 }
 
 //export PMPI_Type_create_hindexed_block_c
 func PMPI_Type_create_hindexed_block_c(count C.int64_t, blocklength C.int64_t, array_of_displacements *C.int64_t, oldtype C.uintptr_t, newtype *C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_Type_create_hindexed_block_c"))
+	return C.int(done(0, mpiTypeCreateHindexedBlockC(int(count), int(blocklength), array_of_displacements, Datatype(oldtype), (*Datatype)(unsafe.Pointer(newtype)))))
 }
 
 //export PMPI_Type_create_hvector
 func PMPI_Type_create_hvector(count C.int, blocklength C.int, stride C.intptr_t, oldtype C.uintptr_t, newtype *C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_Type_create_hvector"))
+	return C.int(done(0, mpiTypeCreateHvector(int(count), int(blocklength), int(stride), Datatype(oldtype), (*Datatype)(unsafe.Pointer(newtype)))))
 }
 
 //export PMPI_Type_create_hvector_c
 func PMPI_Type_create_hvector_c(count C.int64_t, blocklength C.int64_t, stride C.int64_t, oldtype C.uintptr_t, newtype *C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_Type_create_hvector_c"))
+	return C.int(done(0, mpiTypeCreateHvector(int(count), int(blocklength), int(stride), Datatype(oldtype), (*Datatype)(unsafe.Pointer(newtype)))))
 }
 
 //export PMPI_Type_create_indexed_block
 func PMPI_Type_create_indexed_block(count C.int, blocklength C.int, array_of_displacements *C.int, oldtype C.uintptr_t, newtype *C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_Type_create_indexed_block"))
+	return C.int(done(0, mpiTypeCreateIndexedBlock(int(count), int(blocklength), array_of_displacements, Datatype(oldtype), (*Datatype)(unsafe.Pointer(newtype)))))
 }
 
 //export PMPI_Type_create_indexed_block_c
 func PMPI_Type_create_indexed_block_c(count C.int64_t, blocklength C.int64_t, array_of_displacements *C.int64_t, oldtype C.uintptr_t, newtype *C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_Type_create_indexed_block_c"))
+	return C.int(done(0, mpiTypeCreateIndexedBlockC(int(count), int(blocklength), array_of_displacements, Datatype(oldtype), (*Datatype)(unsafe.Pointer(newtype)))))
 }
 
 //export PMPI_Type_create_keyval
@@ -2529,32 +2529,32 @@ func PMPI_Type_create_keyval(type_copy_attr_fn unsafe.Pointer, type_delete_attr_
 
 //export PMPI_Type_create_resized
 func PMPI_Type_create_resized(oldtype C.uintptr_t, lb C.intptr_t, extent C.intptr_t, newtype *C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_Type_create_resized"))
+	return C.int(done(0, mpiTypeCreateResized(Datatype(oldtype), int(lb), int(extent), (*Datatype)(unsafe.Pointer(newtype)))))
 }
 
 //export PMPI_Type_create_resized_c
 func PMPI_Type_create_resized_c(oldtype C.uintptr_t, lb C.int64_t, extent C.int64_t, newtype *C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_Type_create_resized_c"))
+	return C.int(done(0, mpiTypeCreateResized(Datatype(oldtype), int(lb), int(extent), (*Datatype)(unsafe.Pointer(newtype)))))
 }
 
 //export PMPI_Type_create_struct
 func PMPI_Type_create_struct(count C.int, array_of_blocklengths *C.int, array_of_displacements *C.intptr_t, array_of_types *C.uintptr_t, newtype *C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_Type_create_struct"))
+	return C.int(done(0, mpiTypeCreateStruct(int(count), array_of_blocklengths, array_of_displacements, (*Datatype)(unsafe.Pointer(array_of_types)), (*Datatype)(unsafe.Pointer(newtype)))))
 }
 
 //export PMPI_Type_create_struct_c
 func PMPI_Type_create_struct_c(count C.int64_t, array_of_blocklengths *C.int64_t, array_of_displacements *C.int64_t, array_of_types *C.uintptr_t, newtype *C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_Type_create_struct_c"))
+	return C.int(done(0, mpiTypeCreateStructC(int(count), array_of_blocklengths, array_of_displacements, (*Datatype)(unsafe.Pointer(array_of_types)), (*Datatype)(unsafe.Pointer(newtype)))))
 }
 
 //export PMPI_Type_create_subarray
 func PMPI_Type_create_subarray(ndims C.int, array_of_sizes *C.int, array_of_subsizes *C.int, array_of_starts *C.int, order C.int, oldtype C.uintptr_t, newtype *C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_Type_create_subarray"))
+	return C.int(done(0, mpiTypeCreateSubarray(int(ndims), array_of_sizes, array_of_subsizes, array_of_starts, int(order), Datatype(oldtype), (*Datatype)(unsafe.Pointer(newtype)))))
 }
 
 //export PMPI_Type_create_subarray_c
 func PMPI_Type_create_subarray_c(ndims C.int, array_of_sizes *C.int64_t, array_of_subsizes *C.int64_t, array_of_starts *C.int64_t, order C.int, oldtype C.uintptr_t, newtype *C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_Type_create_subarray_c"))
+	return C.int(done(0, mpiTypeCreateSubarrayC(int(ndims), array_of_sizes, array_of_subsizes, array_of_starts, int(order), Datatype(oldtype), (*Datatype)(unsafe.Pointer(newtype)))))
 }
 
 //export PMPI_Type_delete_attr
@@ -2564,7 +2564,7 @@ func PMPI_Type_delete_attr(datatype C.uintptr_t, type_keyval C.int) C.int {
 
 //export PMPI_Type_dup
 func PMPI_Type_dup(oldtype C.uintptr_t, newtype *C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_Type_dup"))
+	return C.int(done(0, mpiTypeDup(Datatype(oldtype), (*Datatype)(unsafe.Pointer(newtype)))))
 }
 
 //export PMPI_Type_free
@@ -2644,17 +2644,17 @@ func PMPI_Type_get_value_index(value_type C.uintptr_t, index_type C.uintptr_t, p
 
 //export PMPI_Type_indexed
 func PMPI_Type_indexed(count C.int, array_of_blocklengths *C.int, array_of_displacements *C.int, oldtype C.uintptr_t, newtype *C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_Type_indexed"))
+	return C.int(done(0, mpiTypeIndexed(int(count), array_of_blocklengths, array_of_displacements, Datatype(oldtype), (*Datatype)(unsafe.Pointer(newtype)))))
 }
 
 //export PMPI_Type_indexed_c
 func PMPI_Type_indexed_c(count C.int64_t, array_of_blocklengths *C.int64_t, array_of_displacements *C.int64_t, oldtype C.uintptr_t, newtype *C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_Type_indexed_c"))
+	return C.int(done(0, mpiTypeIndexedC(int(count), array_of_blocklengths, array_of_displacements, Datatype(oldtype), (*Datatype)(unsafe.Pointer(newtype)))))
 }
 
 //export PMPI_Type_match_size
 func PMPI_Type_match_size(typeclass C.int, size C.int, datatype *C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_Type_match_size"))
+	return C.int(done(0, mpiTypeMatchSize(int(typeclass), int(size), (*Datatype)(unsafe.Pointer(datatype)))))
 }
 
 //export PMPI_Type_set_attr
@@ -2694,22 +2694,22 @@ func PMPI_Type_vector_c(count C.int64_t, blocklength C.int64_t, stride C.int64_t
 
 //export PMPI_Unpack
 func PMPI_Unpack(inbuf unsafe.Pointer, insize C.int, position *C.int, outbuf unsafe.Pointer, outcount C.int, datatype C.uintptr_t, comm C.uintptr_t) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Unpack"))
+	return C.int(done(Comm(comm), mpiUnpack(inbuf, int(insize), position, outbuf, int(outcount), Datatype(datatype), Comm(comm))))
 }
 
 //export PMPI_Unpack_c
 func PMPI_Unpack_c(inbuf unsafe.Pointer, insize C.int64_t, position *C.int64_t, outbuf unsafe.Pointer, outcount C.int64_t, datatype C.uintptr_t, comm C.uintptr_t) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Unpack_c"))
+	return C.int(done(Comm(comm), mpiUnpackC(inbuf, int(insize), position, outbuf, int(outcount), Datatype(datatype), Comm(comm))))
 }
 
 //export PMPI_Unpack_external
 func PMPI_Unpack_external(datarep *C.char, inbuf unsafe.Pointer, insize C.intptr_t, position *C.intptr_t, outbuf unsafe.Pointer, outcount C.int, datatype C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_Unpack_external"))
+	return C.int(done(0, mpiUnpackExternal(datarep, inbuf, int(insize), position, outbuf, int(outcount), Datatype(datatype))))
 }
 
 //export PMPI_Unpack_external_c
 func PMPI_Unpack_external_c(datarep *C.char, inbuf unsafe.Pointer, insize C.int64_t, position *C.int64_t, outbuf unsafe.Pointer, outcount C.int64_t, datatype C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_Unpack_external_c"))
+	return C.int(done(0, mpiUnpackExternalC(datarep, inbuf, int(insize), position, outbuf, int(outcount), Datatype(datatype))))
 }
 
 //export PMPI_Unpublish_name
