@@ -1479,57 +1479,57 @@ func PMPI_Ineighbor_alltoallw_c(sendbuf unsafe.Pointer, sendcounts *C.int64_t, s
 
 //export PMPI_Info_create
 func PMPI_Info_create(info *C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_Info_create"))
+	return C.int(done(0, mpiInfoCreate((*Info)(unsafe.Pointer(info)))))
 }
 
 //export PMPI_Info_create_env
 func PMPI_Info_create_env(argc C.int, argv unsafe.Pointer, info *C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_Info_create_env"))
+	return C.int(done(0, mpiInfoCreateEnv(int(argc), argv, (*Info)(unsafe.Pointer(info)))))
 }
 
 //export PMPI_Info_delete
 func PMPI_Info_delete(info C.uintptr_t, key *C.char) C.int {
-	return C.int(unsupported(0, "MPI_Info_delete"))
+	return C.int(done(0, mpiInfoDelete(Info(info), key)))
 }
 
 //export PMPI_Info_dup
 func PMPI_Info_dup(info C.uintptr_t, newinfo *C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_Info_dup"))
+	return C.int(done(0, mpiInfoDup(Info(info), (*Info)(unsafe.Pointer(newinfo)))))
 }
 
 //export PMPI_Info_free
 func PMPI_Info_free(info *C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_Info_free"))
+	return C.int(done(0, mpiInfoFree((*Info)(unsafe.Pointer(info)))))
 }
 
 //export PMPI_Info_get
 func PMPI_Info_get(info C.uintptr_t, key *C.char, valuelen C.int, value *C.char, flag *C.int) C.int {
-	return C.int(unsupported(0, "MPI_Info_get"))
+	return C.int(done(0, mpiInfoGet(Info(info), key, int(valuelen), value, flag)))
 }
 
 //export PMPI_Info_get_nkeys
 func PMPI_Info_get_nkeys(info C.uintptr_t, nkeys *C.int) C.int {
-	return C.int(unsupported(0, "MPI_Info_get_nkeys"))
+	return C.int(done(0, mpiInfoGetNkeys(Info(info), nkeys)))
 }
 
 //export PMPI_Info_get_nthkey
 func PMPI_Info_get_nthkey(info C.uintptr_t, n C.int, key *C.char) C.int {
-	return C.int(unsupported(0, "MPI_Info_get_nthkey"))
+	return C.int(done(0, mpiInfoGetNthkey(Info(info), int(n), key)))
 }
 
 //export PMPI_Info_get_string
 func PMPI_Info_get_string(info C.uintptr_t, key *C.char, buflen *C.int, value *C.char, flag *C.int) C.int {
-	return C.int(unsupported(0, "MPI_Info_get_string"))
+	return C.int(done(0, mpiInfoGetString(Info(info), key, buflen, value, flag)))
 }
 
 //export PMPI_Info_get_valuelen
 func PMPI_Info_get_valuelen(info C.uintptr_t, key *C.char, valuelen *C.int, flag *C.int) C.int {
-	return C.int(unsupported(0, "MPI_Info_get_valuelen"))
+	return C.int(done(0, mpiInfoGetValuelen(Info(info), key, valuelen, flag)))
 }
 
 //export PMPI_Info_set
 func PMPI_Info_set(info C.uintptr_t, key *C.char, value *C.char) C.int {
-	return C.int(unsupported(0, "MPI_Info_set"))
+	return C.int(done(0, mpiInfoSet(Info(info), key, value)))
 }
 
 //export PMPI_Init
