@@ -199,17 +199,17 @@ func PMPI_Alltoallw_init_c(sendbuf unsafe.Pointer, sendcounts *C.int64_t, sdispl
 
 //export PMPI_Attr_delete
 func PMPI_Attr_delete(comm C.uintptr_t, keyval C.int) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Attr_delete"))
+	return C.int(done(Comm(comm), mpiAttrDelete(Comm(comm), int(keyval))))
 }
 
 //export PMPI_Attr_get
 func PMPI_Attr_get(comm C.uintptr_t, keyval C.int, attribute_val unsafe.Pointer, flag *C.int) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Attr_get"))
+	return C.int(done(Comm(comm), mpiAttrGet(Comm(comm), int(keyval), attribute_val, flag)))
 }
 
 //export PMPI_Attr_put
 func PMPI_Attr_put(comm C.uintptr_t, keyval C.int, attribute_val unsafe.Pointer) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Attr_put"))
+	return C.int(done(Comm(comm), mpiAttrPut(Comm(comm), int(keyval), attribute_val)))
 }
 
 //export PMPI_Barrier
@@ -394,12 +394,12 @@ func PMPI_Comm_create_group(comm C.uintptr_t, group C.uintptr_t, tag C.int, newc
 
 //export PMPI_Comm_create_keyval
 func PMPI_Comm_create_keyval(comm_copy_attr_fn unsafe.Pointer, comm_delete_attr_fn unsafe.Pointer, comm_keyval *C.int, extra_state unsafe.Pointer) C.int {
-	return C.int(unsupported(0, "MPI_Comm_create_keyval"))
+	return C.int(done(0, mpiCommCreateKeyval(comm_copy_attr_fn, comm_delete_attr_fn, comm_keyval, extra_state)))
 }
 
 //export PMPI_Comm_delete_attr
 func PMPI_Comm_delete_attr(comm C.uintptr_t, comm_keyval C.int) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Comm_delete_attr"))
+	return C.int(done(Comm(comm), mpiCommDeleteAttr(Comm(comm), int(comm_keyval))))
 }
 
 //export PMPI_Comm_detach_buffer
@@ -439,12 +439,12 @@ func PMPI_Comm_free(comm *C.uintptr_t) C.int {
 
 //export PMPI_Comm_free_keyval
 func PMPI_Comm_free_keyval(comm_keyval *C.int) C.int {
-	return C.int(unsupported(0, "MPI_Comm_free_keyval"))
+	return C.int(done(0, mpiCommFreeKeyval(comm_keyval)))
 }
 
 //export PMPI_Comm_get_attr
 func PMPI_Comm_get_attr(comm C.uintptr_t, comm_keyval C.int, attribute_val unsafe.Pointer, flag *C.int) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Comm_get_attr"))
+	return C.int(done(Comm(comm), mpiCommGetAttr(Comm(comm), int(comm_keyval), attribute_val, flag)))
 }
 
 //export PMPI_Comm_get_errhandler
@@ -509,7 +509,7 @@ func PMPI_Comm_remote_size(comm C.uintptr_t, size *C.int) C.int {
 
 //export PMPI_Comm_set_attr
 func PMPI_Comm_set_attr(comm C.uintptr_t, comm_keyval C.int, attribute_val unsafe.Pointer) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Comm_set_attr"))
+	return C.int(done(Comm(comm), mpiCommSetAttr(Comm(comm), int(comm_keyval), attribute_val)))
 }
 
 //export PMPI_Comm_set_errhandler
@@ -1694,12 +1694,12 @@ func PMPI_Issend_c(buf unsafe.Pointer, count C.int64_t, datatype C.uintptr_t, de
 
 //export PMPI_Keyval_create
 func PMPI_Keyval_create(copy_fn unsafe.Pointer, delete_fn unsafe.Pointer, keyval *C.int, extra_state unsafe.Pointer) C.int {
-	return C.int(unsupported(0, "MPI_Keyval_create"))
+	return C.int(done(0, mpiKeyvalCreate(copy_fn, delete_fn, keyval, extra_state)))
 }
 
 //export PMPI_Keyval_free
 func PMPI_Keyval_free(keyval *C.int) C.int {
-	return C.int(unsupported(0, "MPI_Keyval_free"))
+	return C.int(done(0, mpiKeyvalFree(keyval)))
 }
 
 //export PMPI_Lookup_name
@@ -2524,7 +2524,7 @@ func PMPI_Type_create_indexed_block_c(count C.int64_t, blocklength C.int64_t, ar
 
 //export PMPI_Type_create_keyval
 func PMPI_Type_create_keyval(type_copy_attr_fn unsafe.Pointer, type_delete_attr_fn unsafe.Pointer, type_keyval *C.int, extra_state unsafe.Pointer) C.int {
-	return C.int(unsupported(0, "MPI_Type_create_keyval"))
+	return C.int(done(0, mpiTypeCreateKeyval(type_copy_attr_fn, type_delete_attr_fn, type_keyval, extra_state)))
 }
 
 //export PMPI_Type_create_resized
@@ -2559,7 +2559,7 @@ func PMPI_Type_create_subarray_c(ndims C.int, array_of_sizes *C.int64_t, array_o
 
 //export PMPI_Type_delete_attr
 func PMPI_Type_delete_attr(datatype C.uintptr_t, type_keyval C.int) C.int {
-	return C.int(unsupported(0, "MPI_Type_delete_attr"))
+	return C.int(done(0, mpiTypeDeleteAttr(Datatype(datatype), int(type_keyval))))
 }
 
 //export PMPI_Type_dup
@@ -2574,12 +2574,12 @@ func PMPI_Type_free(datatype *C.uintptr_t) C.int {
 
 //export PMPI_Type_free_keyval
 func PMPI_Type_free_keyval(type_keyval *C.int) C.int {
-	return C.int(unsupported(0, "MPI_Type_free_keyval"))
+	return C.int(done(0, mpiTypeFreeKeyval(type_keyval)))
 }
 
 //export PMPI_Type_get_attr
 func PMPI_Type_get_attr(datatype C.uintptr_t, type_keyval C.int, attribute_val unsafe.Pointer, flag *C.int) C.int {
-	return C.int(unsupported(0, "MPI_Type_get_attr"))
+	return C.int(done(0, mpiTypeGetAttr(Datatype(datatype), int(type_keyval), attribute_val, flag)))
 }
 
 //export PMPI_Type_get_contents
@@ -2659,7 +2659,7 @@ func PMPI_Type_match_size(typeclass C.int, size C.int, datatype *C.uintptr_t) C.
 
 //export PMPI_Type_set_attr
 func PMPI_Type_set_attr(datatype C.uintptr_t, type_keyval C.int, attribute_val unsafe.Pointer) C.int {
-	return C.int(unsupported(0, "MPI_Type_set_attr"))
+	return C.int(done(0, mpiTypeSetAttr(Datatype(datatype), int(type_keyval), attribute_val)))
 }
 
 //export PMPI_Type_set_name
