@@ -292,3 +292,25 @@ func mpiTypeMatchSize(class, size int, out *Datatype) error {
 	*out = h
 	return nil
 }
+
+// valueIndexTypes are the predefined value-index pairs, by value type;
+// the index is an int.
+var valueIndexTypes = map[Datatype]Datatype{
+	MPI_FLOAT: MPI_FLOAT_INT, MPI_DOUBLE: MPI_DOUBLE_INT, MPI_LONG: MPI_LONG_INT,
+	MPI_SHORT: MPI_SHORT_INT, MPI_INT: MPI_2INT,
+}
+
+// mpiTypeGetValueIndex returns the predefined pair type of value and
+// index, MPI_DATATYPE_NULL when there is none, as Open MPI and MPICH do.
+func mpiTypeGetValueIndex(value, index Datatype, out *Datatype) error {
+	for _, h := range []Datatype{value, index} {
+		if _, err := h.get(); err != nil {
+			return err
+		}
+	}
+	*out = MPI_DATATYPE_NULL
+	if p, ok := valueIndexTypes[value]; ok && index == MPI_INT {
+		*out = p
+	}
+	return nil
+}

@@ -2609,12 +2609,12 @@ func PMPI_Type_get_extent(datatype C.uintptr_t, lb *C.intptr_t, extent *C.intptr
 
 //export PMPI_Type_get_extent_c
 func PMPI_Type_get_extent_c(datatype C.uintptr_t, lb *C.int64_t, extent *C.int64_t) C.int {
-	return C.int(unsupported(0, "MPI_Type_get_extent_c"))
+	return C.int(done(0, mpiTypeGetExtentC(Datatype(datatype), lb, extent)))
 }
 
 //export PMPI_Type_get_extent_x
 func PMPI_Type_get_extent_x(datatype C.uintptr_t, lb *C.int64_t, extent *C.int64_t) C.int {
-	return C.int(unsupported(0, "MPI_Type_get_extent_x"))
+	return C.int(done(0, mpiTypeGetExtentX(Datatype(datatype), lb, extent)))
 }
 
 //export PMPI_Type_get_name
@@ -2629,17 +2629,17 @@ func PMPI_Type_get_true_extent(datatype C.uintptr_t, true_lb *C.intptr_t, true_e
 
 //export PMPI_Type_get_true_extent_c
 func PMPI_Type_get_true_extent_c(datatype C.uintptr_t, true_lb *C.int64_t, true_extent *C.int64_t) C.int {
-	return C.int(unsupported(0, "MPI_Type_get_true_extent_c"))
+	return C.int(done(0, mpiTypeGetTrueExtentC(Datatype(datatype), true_lb, true_extent)))
 }
 
 //export PMPI_Type_get_true_extent_x
 func PMPI_Type_get_true_extent_x(datatype C.uintptr_t, true_lb *C.int64_t, true_extent *C.int64_t) C.int {
-	return C.int(unsupported(0, "MPI_Type_get_true_extent_x"))
+	return C.int(done(0, mpiTypeGetTrueExtentX(Datatype(datatype), true_lb, true_extent)))
 }
 
 //export PMPI_Type_get_value_index
 func PMPI_Type_get_value_index(value_type C.uintptr_t, index_type C.uintptr_t, pair_type *C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_Type_get_value_index"))
+	return C.int(done(0, mpiTypeGetValueIndex(Datatype(value_type), Datatype(index_type), (*Datatype)(unsafe.Pointer(pair_type)))))
 }
 
 //export PMPI_Type_indexed
@@ -2679,7 +2679,7 @@ func PMPI_Type_size_c(datatype C.uintptr_t, size *C.int64_t) C.int {
 
 //export PMPI_Type_size_x
 func PMPI_Type_size_x(datatype C.uintptr_t, size *C.int64_t) C.int {
-	return C.int(unsupported(0, "MPI_Type_size_x"))
+	return C.int(done(0, mpiTypeSizeX(Datatype(datatype), size)))
 }
 
 //export PMPI_Type_vector

@@ -178,6 +178,38 @@ static void constructors(void) {
         FAILS(MPI_Type_match_size(12345, 4, &m), MPI_ERR_ARG);
         ok("type_match_size");
     }
+    {
+        MPI_Datatype p;
+        OK(MPI_Type_get_value_index(MPI_DOUBLE, MPI_INT, &p));
+        CHECK(p == MPI_DOUBLE_INT, "value index of double, int");
+        OK(MPI_Type_get_value_index(MPI_INT, MPI_INT, &p));
+        CHECK(p == MPI_2INT, "value index of int, int");
+        OK(MPI_Type_get_value_index(MPI_FLOAT, MPI_FLOAT, &p));
+        CHECK(p == MPI_DATATYPE_NULL, "value index of float, float is not MPI_DATATYPE_NULL");
+        FAILS(MPI_Type_get_value_index(MPI_DATATYPE_NULL, MPI_INT, &p), MPI_ERR_TYPE);
+        ok("type_get_value_index");
+    }
+    {
+        /* Ints 1 and 3 of every 4, the type's extent cut to 3 ints. */
+        MPI_Count clb, cext, csz;
+        int bl[] = {1, 1}, d[] = {1, 3};
+        MPI_Datatype ix, r;
+        OK(MPI_Type_indexed(2, bl, d, MPI_INT, &ix));
+        OK(MPI_Type_create_resized(ix, -4, 12, &r));
+        OK(MPI_Type_get_extent_c(r, &clb, &cext));
+        CHECK(clb == -4 && cext == 12, "get_extent_c %ld %ld", (long)clb, (long)cext);
+        OK(MPI_Type_get_extent_x(r, &clb, &cext));
+        CHECK(clb == -4 && cext == 12, "get_extent_x %ld %ld", (long)clb, (long)cext);
+        OK(MPI_Type_get_true_extent_c(r, &clb, &cext));
+        CHECK(clb == 4 && cext == 12, "get_true_extent_c %ld %ld", (long)clb, (long)cext);
+        OK(MPI_Type_get_true_extent_x(r, &clb, &cext));
+        CHECK(clb == 4 && cext == 12, "get_true_extent_x %ld %ld", (long)clb, (long)cext);
+        OK(MPI_Type_size_x(r, &csz));
+        CHECK(csz == 8, "size_x %ld", (long)csz);
+        OK(MPI_Type_free(&r));
+        OK(MPI_Type_free(&ix));
+        ok("type_get_extent_c/_x, type_get_true_extent_c/_x, type_size_x");
+    }
 }
 
 struct rec {
