@@ -13,3 +13,28 @@ HIDDEN void gompi_call_user_op(void *fn, void *in, void *inout, int len, uintptr
     MPI_Datatype t = (MPI_Datatype)type;
     ((MPI_User_function *)fn)(in, inout, &len, &t);
 }
+
+/* Attribute callbacks. The functions, values and extra states are
+ * pointer-sized integers to Go: a value may be any integer cast to void*,
+ * which Go must not hold as a pointer. */
+HIDDEN int gompi_call_comm_copy(uintptr_t fn, uintptr_t comm, int keyval, uintptr_t extra, uintptr_t in, uintptr_t *out, int *flag) {
+    void *o = 0;
+    int rc = ((MPI_Comm_copy_attr_function *)(void *)fn)((MPI_Comm)comm, keyval, (void *)extra, (void *)in, &o, flag);
+    *out = (uintptr_t)o;
+    return rc;
+}
+
+HIDDEN int gompi_call_comm_delete(uintptr_t fn, uintptr_t comm, int keyval, uintptr_t value, uintptr_t extra) {
+    return ((MPI_Comm_delete_attr_function *)(void *)fn)((MPI_Comm)comm, keyval, (void *)value, (void *)extra);
+}
+
+HIDDEN int gompi_call_type_copy(uintptr_t fn, uintptr_t type, int keyval, uintptr_t extra, uintptr_t in, uintptr_t *out, int *flag) {
+    void *o = 0;
+    int rc = ((MPI_Type_copy_attr_function *)(void *)fn)((MPI_Datatype)type, keyval, (void *)extra, (void *)in, &o, flag);
+    *out = (uintptr_t)o;
+    return rc;
+}
+
+HIDDEN int gompi_call_type_delete(uintptr_t fn, uintptr_t type, int keyval, uintptr_t value, uintptr_t extra) {
+    return ((MPI_Type_delete_attr_function *)(void *)fn)((MPI_Datatype)type, keyval, (void *)value, (void *)extra);
+}

@@ -252,3 +252,26 @@ func mpiGetAddress(p unsafe.Pointer, addr *C.intptr_t) error {
 
 func mpiAintAdd(base, disp int) int { return base + disp }
 func mpiAintDiff(a, b int) int      { return a - b }
+
+// The extent and size queries with MPI_Count results: the _c twins and
+// the deprecated _x names. cgo makes int64_t and intptr_t one Go type on
+// LP64, where both are long; the generator, which compares C names,
+// still wants these.
+
+func mpiTypeGetExtentC(h Datatype, lb, extent *C.int64_t) error {
+	return mpiTypeGetExtent(h, lb, extent)
+}
+
+func mpiTypeGetExtentX(h Datatype, lb, extent *C.int64_t) error {
+	return mpiTypeGetExtentC(h, lb, extent)
+}
+
+func mpiTypeGetTrueExtentC(h Datatype, lb, extent *C.int64_t) error {
+	return mpiTypeGetTrueExtent(h, lb, extent)
+}
+
+func mpiTypeGetTrueExtentX(h Datatype, lb, extent *C.int64_t) error {
+	return mpiTypeGetTrueExtentC(h, lb, extent)
+}
+
+func mpiTypeSizeX(h Datatype, size *C.int64_t) error { return mpiTypeSizeC(h, size) }

@@ -199,17 +199,17 @@ func PMPI_Alltoallw_init_c(sendbuf unsafe.Pointer, sendcounts *C.int64_t, sdispl
 
 //export PMPI_Attr_delete
 func PMPI_Attr_delete(comm C.uintptr_t, keyval C.int) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Attr_delete"))
+	return C.int(done(Comm(comm), mpiAttrDelete(Comm(comm), int(keyval))))
 }
 
 //export PMPI_Attr_get
 func PMPI_Attr_get(comm C.uintptr_t, keyval C.int, attribute_val unsafe.Pointer, flag *C.int) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Attr_get"))
+	return C.int(done(Comm(comm), mpiAttrGet(Comm(comm), int(keyval), attribute_val, flag)))
 }
 
 //export PMPI_Attr_put
 func PMPI_Attr_put(comm C.uintptr_t, keyval C.int, attribute_val unsafe.Pointer) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Attr_put"))
+	return C.int(done(Comm(comm), mpiAttrPut(Comm(comm), int(keyval), attribute_val)))
 }
 
 //export PMPI_Barrier
@@ -394,12 +394,12 @@ func PMPI_Comm_create_group(comm C.uintptr_t, group C.uintptr_t, tag C.int, newc
 
 //export PMPI_Comm_create_keyval
 func PMPI_Comm_create_keyval(comm_copy_attr_fn unsafe.Pointer, comm_delete_attr_fn unsafe.Pointer, comm_keyval *C.int, extra_state unsafe.Pointer) C.int {
-	return C.int(unsupported(0, "MPI_Comm_create_keyval"))
+	return C.int(done(0, mpiCommCreateKeyval(comm_copy_attr_fn, comm_delete_attr_fn, comm_keyval, extra_state)))
 }
 
 //export PMPI_Comm_delete_attr
 func PMPI_Comm_delete_attr(comm C.uintptr_t, comm_keyval C.int) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Comm_delete_attr"))
+	return C.int(done(Comm(comm), mpiCommDeleteAttr(Comm(comm), int(comm_keyval))))
 }
 
 //export PMPI_Comm_detach_buffer
@@ -439,12 +439,12 @@ func PMPI_Comm_free(comm *C.uintptr_t) C.int {
 
 //export PMPI_Comm_free_keyval
 func PMPI_Comm_free_keyval(comm_keyval *C.int) C.int {
-	return C.int(unsupported(0, "MPI_Comm_free_keyval"))
+	return C.int(done(0, mpiCommFreeKeyval(comm_keyval)))
 }
 
 //export PMPI_Comm_get_attr
 func PMPI_Comm_get_attr(comm C.uintptr_t, comm_keyval C.int, attribute_val unsafe.Pointer, flag *C.int) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Comm_get_attr"))
+	return C.int(done(Comm(comm), mpiCommGetAttr(Comm(comm), int(comm_keyval), attribute_val, flag)))
 }
 
 //export PMPI_Comm_get_errhandler
@@ -509,7 +509,7 @@ func PMPI_Comm_remote_size(comm C.uintptr_t, size *C.int) C.int {
 
 //export PMPI_Comm_set_attr
 func PMPI_Comm_set_attr(comm C.uintptr_t, comm_keyval C.int, attribute_val unsafe.Pointer) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Comm_set_attr"))
+	return C.int(done(Comm(comm), mpiCommSetAttr(Comm(comm), int(comm_keyval), attribute_val)))
 }
 
 //export PMPI_Comm_set_errhandler
@@ -1479,57 +1479,57 @@ func PMPI_Ineighbor_alltoallw_c(sendbuf unsafe.Pointer, sendcounts *C.int64_t, s
 
 //export PMPI_Info_create
 func PMPI_Info_create(info *C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_Info_create"))
+	return C.int(done(0, mpiInfoCreate((*Info)(unsafe.Pointer(info)))))
 }
 
 //export PMPI_Info_create_env
 func PMPI_Info_create_env(argc C.int, argv unsafe.Pointer, info *C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_Info_create_env"))
+	return C.int(done(0, mpiInfoCreateEnv(int(argc), argv, (*Info)(unsafe.Pointer(info)))))
 }
 
 //export PMPI_Info_delete
 func PMPI_Info_delete(info C.uintptr_t, key *C.char) C.int {
-	return C.int(unsupported(0, "MPI_Info_delete"))
+	return C.int(done(0, mpiInfoDelete(Info(info), key)))
 }
 
 //export PMPI_Info_dup
 func PMPI_Info_dup(info C.uintptr_t, newinfo *C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_Info_dup"))
+	return C.int(done(0, mpiInfoDup(Info(info), (*Info)(unsafe.Pointer(newinfo)))))
 }
 
 //export PMPI_Info_free
 func PMPI_Info_free(info *C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_Info_free"))
+	return C.int(done(0, mpiInfoFree((*Info)(unsafe.Pointer(info)))))
 }
 
 //export PMPI_Info_get
 func PMPI_Info_get(info C.uintptr_t, key *C.char, valuelen C.int, value *C.char, flag *C.int) C.int {
-	return C.int(unsupported(0, "MPI_Info_get"))
+	return C.int(done(0, mpiInfoGet(Info(info), key, int(valuelen), value, flag)))
 }
 
 //export PMPI_Info_get_nkeys
 func PMPI_Info_get_nkeys(info C.uintptr_t, nkeys *C.int) C.int {
-	return C.int(unsupported(0, "MPI_Info_get_nkeys"))
+	return C.int(done(0, mpiInfoGetNkeys(Info(info), nkeys)))
 }
 
 //export PMPI_Info_get_nthkey
 func PMPI_Info_get_nthkey(info C.uintptr_t, n C.int, key *C.char) C.int {
-	return C.int(unsupported(0, "MPI_Info_get_nthkey"))
+	return C.int(done(0, mpiInfoGetNthkey(Info(info), int(n), key)))
 }
 
 //export PMPI_Info_get_string
 func PMPI_Info_get_string(info C.uintptr_t, key *C.char, buflen *C.int, value *C.char, flag *C.int) C.int {
-	return C.int(unsupported(0, "MPI_Info_get_string"))
+	return C.int(done(0, mpiInfoGetString(Info(info), key, buflen, value, flag)))
 }
 
 //export PMPI_Info_get_valuelen
 func PMPI_Info_get_valuelen(info C.uintptr_t, key *C.char, valuelen *C.int, flag *C.int) C.int {
-	return C.int(unsupported(0, "MPI_Info_get_valuelen"))
+	return C.int(done(0, mpiInfoGetValuelen(Info(info), key, valuelen, flag)))
 }
 
 //export PMPI_Info_set
 func PMPI_Info_set(info C.uintptr_t, key *C.char, value *C.char) C.int {
-	return C.int(unsupported(0, "MPI_Info_set"))
+	return C.int(done(0, mpiInfoSet(Info(info), key, value)))
 }
 
 //export PMPI_Init
@@ -1694,12 +1694,12 @@ func PMPI_Issend_c(buf unsafe.Pointer, count C.int64_t, datatype C.uintptr_t, de
 
 //export PMPI_Keyval_create
 func PMPI_Keyval_create(copy_fn unsafe.Pointer, delete_fn unsafe.Pointer, keyval *C.int, extra_state unsafe.Pointer) C.int {
-	return C.int(unsupported(0, "MPI_Keyval_create"))
+	return C.int(done(0, mpiKeyvalCreate(copy_fn, delete_fn, keyval, extra_state)))
 }
 
 //export PMPI_Keyval_free
 func PMPI_Keyval_free(keyval *C.int) C.int {
-	return C.int(unsupported(0, "MPI_Keyval_free"))
+	return C.int(done(0, mpiKeyvalFree(keyval)))
 }
 
 //export PMPI_Lookup_name
@@ -1849,42 +1849,42 @@ func PMPI_Open_port(info C.uintptr_t, port_name *C.char) C.int {
 
 //export PMPI_Pack
 func PMPI_Pack(inbuf unsafe.Pointer, incount C.int, datatype C.uintptr_t, outbuf unsafe.Pointer, outsize C.int, position *C.int, comm C.uintptr_t) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Pack"))
+	return C.int(done(Comm(comm), mpiPack(inbuf, int(incount), Datatype(datatype), outbuf, int(outsize), position, Comm(comm))))
 }
 
 //export PMPI_Pack_c
 func PMPI_Pack_c(inbuf unsafe.Pointer, incount C.int64_t, datatype C.uintptr_t, outbuf unsafe.Pointer, outsize C.int64_t, position *C.int64_t, comm C.uintptr_t) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Pack_c"))
+	return C.int(done(Comm(comm), mpiPackC(inbuf, int(incount), Datatype(datatype), outbuf, int(outsize), position, Comm(comm))))
 }
 
 //export PMPI_Pack_external
 func PMPI_Pack_external(datarep *C.char, inbuf unsafe.Pointer, incount C.int, datatype C.uintptr_t, outbuf unsafe.Pointer, outsize C.intptr_t, position *C.intptr_t) C.int {
-	return C.int(unsupported(0, "MPI_Pack_external"))
+	return C.int(done(0, mpiPackExternal(datarep, inbuf, int(incount), Datatype(datatype), outbuf, int(outsize), position)))
 }
 
 //export PMPI_Pack_external_c
 func PMPI_Pack_external_c(datarep *C.char, inbuf unsafe.Pointer, incount C.int64_t, datatype C.uintptr_t, outbuf unsafe.Pointer, outsize C.int64_t, position *C.int64_t) C.int {
-	return C.int(unsupported(0, "MPI_Pack_external_c"))
+	return C.int(done(0, mpiPackExternalC(datarep, inbuf, int(incount), Datatype(datatype), outbuf, int(outsize), position)))
 }
 
 //export PMPI_Pack_external_size
 func PMPI_Pack_external_size(datarep *C.char, incount C.int, datatype C.uintptr_t, size *C.intptr_t) C.int {
-	return C.int(unsupported(0, "MPI_Pack_external_size"))
+	return C.int(done(0, mpiPackExternalSize(datarep, int(incount), Datatype(datatype), size)))
 }
 
 //export PMPI_Pack_external_size_c
 func PMPI_Pack_external_size_c(datarep *C.char, incount C.int64_t, datatype C.uintptr_t, size *C.int64_t) C.int {
-	return C.int(unsupported(0, "MPI_Pack_external_size_c"))
+	return C.int(done(0, mpiPackExternalSizeC(datarep, int(incount), Datatype(datatype), size)))
 }
 
 //export PMPI_Pack_size
 func PMPI_Pack_size(incount C.int, datatype C.uintptr_t, comm C.uintptr_t, size *C.int) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Pack_size"))
+	return C.int(done(Comm(comm), mpiPackSize(int(incount), Datatype(datatype), Comm(comm), size)))
 }
 
 //export PMPI_Pack_size_c
 func PMPI_Pack_size_c(incount C.int64_t, datatype C.uintptr_t, comm C.uintptr_t, size *C.int64_t) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Pack_size_c"))
+	return C.int(done(Comm(comm), mpiPackSizeC(int(incount), Datatype(datatype), Comm(comm), size)))
 }
 
 //export PMPI_Parrived
@@ -2484,87 +2484,87 @@ func PMPI_Type_create_f90_real(p C.int, r C.int, newtype *C.uintptr_t) C.int {
 
 //export PMPI_Type_create_hindexed
 func PMPI_Type_create_hindexed(count C.int, array_of_blocklengths *C.int, array_of_displacements *C.intptr_t, oldtype C.uintptr_t, newtype *C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_Type_create_hindexed"))
+	return C.int(done(0, mpiTypeCreateHindexed(int(count), array_of_blocklengths, array_of_displacements, Datatype(oldtype), (*Datatype)(unsafe.Pointer(newtype)))))
 }
 
 //export PMPI_Type_create_hindexed_c
 func PMPI_Type_create_hindexed_c(count C.int64_t, array_of_blocklengths *C.int64_t, array_of_displacements *C.int64_t, oldtype C.uintptr_t, newtype *C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_Type_create_hindexed_c"))
+	return C.int(done(0, mpiTypeCreateHindexedC(int(count), array_of_blocklengths, array_of_displacements, Datatype(oldtype), (*Datatype)(unsafe.Pointer(newtype)))))
 }
 
 //export PMPI_Type_create_hindexed_block
 func PMPI_Type_create_hindexed_block(count C.int, blocklength C.int, array_of_displacements *C.intptr_t, oldtype C.uintptr_t, newtype *C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_Type_create_hindexed_block"))
+	return C.int(done(0, mpiTypeCreateHindexedBlock(int(count), int(blocklength), array_of_displacements, Datatype(oldtype), (*Datatype)(unsafe.Pointer(newtype)))))
 }
 
 //export PMPI_Type_create_hindexed_block_c
 func PMPI_Type_create_hindexed_block_c(count C.int64_t, blocklength C.int64_t, array_of_displacements *C.int64_t, oldtype C.uintptr_t, newtype *C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_Type_create_hindexed_block_c"))
+	return C.int(done(0, mpiTypeCreateHindexedBlockC(int(count), int(blocklength), array_of_displacements, Datatype(oldtype), (*Datatype)(unsafe.Pointer(newtype)))))
 }
 
 //export PMPI_Type_create_hvector
 func PMPI_Type_create_hvector(count C.int, blocklength C.int, stride C.intptr_t, oldtype C.uintptr_t, newtype *C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_Type_create_hvector"))
+	return C.int(done(0, mpiTypeCreateHvector(int(count), int(blocklength), int(stride), Datatype(oldtype), (*Datatype)(unsafe.Pointer(newtype)))))
 }
 
 //export PMPI_Type_create_hvector_c
 func PMPI_Type_create_hvector_c(count C.int64_t, blocklength C.int64_t, stride C.int64_t, oldtype C.uintptr_t, newtype *C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_Type_create_hvector_c"))
+	return C.int(done(0, mpiTypeCreateHvector(int(count), int(blocklength), int(stride), Datatype(oldtype), (*Datatype)(unsafe.Pointer(newtype)))))
 }
 
 //export PMPI_Type_create_indexed_block
 func PMPI_Type_create_indexed_block(count C.int, blocklength C.int, array_of_displacements *C.int, oldtype C.uintptr_t, newtype *C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_Type_create_indexed_block"))
+	return C.int(done(0, mpiTypeCreateIndexedBlock(int(count), int(blocklength), array_of_displacements, Datatype(oldtype), (*Datatype)(unsafe.Pointer(newtype)))))
 }
 
 //export PMPI_Type_create_indexed_block_c
 func PMPI_Type_create_indexed_block_c(count C.int64_t, blocklength C.int64_t, array_of_displacements *C.int64_t, oldtype C.uintptr_t, newtype *C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_Type_create_indexed_block_c"))
+	return C.int(done(0, mpiTypeCreateIndexedBlockC(int(count), int(blocklength), array_of_displacements, Datatype(oldtype), (*Datatype)(unsafe.Pointer(newtype)))))
 }
 
 //export PMPI_Type_create_keyval
 func PMPI_Type_create_keyval(type_copy_attr_fn unsafe.Pointer, type_delete_attr_fn unsafe.Pointer, type_keyval *C.int, extra_state unsafe.Pointer) C.int {
-	return C.int(unsupported(0, "MPI_Type_create_keyval"))
+	return C.int(done(0, mpiTypeCreateKeyval(type_copy_attr_fn, type_delete_attr_fn, type_keyval, extra_state)))
 }
 
 //export PMPI_Type_create_resized
 func PMPI_Type_create_resized(oldtype C.uintptr_t, lb C.intptr_t, extent C.intptr_t, newtype *C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_Type_create_resized"))
+	return C.int(done(0, mpiTypeCreateResized(Datatype(oldtype), int(lb), int(extent), (*Datatype)(unsafe.Pointer(newtype)))))
 }
 
 //export PMPI_Type_create_resized_c
 func PMPI_Type_create_resized_c(oldtype C.uintptr_t, lb C.int64_t, extent C.int64_t, newtype *C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_Type_create_resized_c"))
+	return C.int(done(0, mpiTypeCreateResized(Datatype(oldtype), int(lb), int(extent), (*Datatype)(unsafe.Pointer(newtype)))))
 }
 
 //export PMPI_Type_create_struct
 func PMPI_Type_create_struct(count C.int, array_of_blocklengths *C.int, array_of_displacements *C.intptr_t, array_of_types *C.uintptr_t, newtype *C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_Type_create_struct"))
+	return C.int(done(0, mpiTypeCreateStruct(int(count), array_of_blocklengths, array_of_displacements, (*Datatype)(unsafe.Pointer(array_of_types)), (*Datatype)(unsafe.Pointer(newtype)))))
 }
 
 //export PMPI_Type_create_struct_c
 func PMPI_Type_create_struct_c(count C.int64_t, array_of_blocklengths *C.int64_t, array_of_displacements *C.int64_t, array_of_types *C.uintptr_t, newtype *C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_Type_create_struct_c"))
+	return C.int(done(0, mpiTypeCreateStructC(int(count), array_of_blocklengths, array_of_displacements, (*Datatype)(unsafe.Pointer(array_of_types)), (*Datatype)(unsafe.Pointer(newtype)))))
 }
 
 //export PMPI_Type_create_subarray
 func PMPI_Type_create_subarray(ndims C.int, array_of_sizes *C.int, array_of_subsizes *C.int, array_of_starts *C.int, order C.int, oldtype C.uintptr_t, newtype *C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_Type_create_subarray"))
+	return C.int(done(0, mpiTypeCreateSubarray(int(ndims), array_of_sizes, array_of_subsizes, array_of_starts, int(order), Datatype(oldtype), (*Datatype)(unsafe.Pointer(newtype)))))
 }
 
 //export PMPI_Type_create_subarray_c
 func PMPI_Type_create_subarray_c(ndims C.int, array_of_sizes *C.int64_t, array_of_subsizes *C.int64_t, array_of_starts *C.int64_t, order C.int, oldtype C.uintptr_t, newtype *C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_Type_create_subarray_c"))
+	return C.int(done(0, mpiTypeCreateSubarrayC(int(ndims), array_of_sizes, array_of_subsizes, array_of_starts, int(order), Datatype(oldtype), (*Datatype)(unsafe.Pointer(newtype)))))
 }
 
 //export PMPI_Type_delete_attr
 func PMPI_Type_delete_attr(datatype C.uintptr_t, type_keyval C.int) C.int {
-	return C.int(unsupported(0, "MPI_Type_delete_attr"))
+	return C.int(done(0, mpiTypeDeleteAttr(Datatype(datatype), int(type_keyval))))
 }
 
 //export PMPI_Type_dup
 func PMPI_Type_dup(oldtype C.uintptr_t, newtype *C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_Type_dup"))
+	return C.int(done(0, mpiTypeDup(Datatype(oldtype), (*Datatype)(unsafe.Pointer(newtype)))))
 }
 
 //export PMPI_Type_free
@@ -2574,12 +2574,12 @@ func PMPI_Type_free(datatype *C.uintptr_t) C.int {
 
 //export PMPI_Type_free_keyval
 func PMPI_Type_free_keyval(type_keyval *C.int) C.int {
-	return C.int(unsupported(0, "MPI_Type_free_keyval"))
+	return C.int(done(0, mpiTypeFreeKeyval(type_keyval)))
 }
 
 //export PMPI_Type_get_attr
 func PMPI_Type_get_attr(datatype C.uintptr_t, type_keyval C.int, attribute_val unsafe.Pointer, flag *C.int) C.int {
-	return C.int(unsupported(0, "MPI_Type_get_attr"))
+	return C.int(done(0, mpiTypeGetAttr(Datatype(datatype), int(type_keyval), attribute_val, flag)))
 }
 
 //export PMPI_Type_get_contents
@@ -2609,12 +2609,12 @@ func PMPI_Type_get_extent(datatype C.uintptr_t, lb *C.intptr_t, extent *C.intptr
 
 //export PMPI_Type_get_extent_c
 func PMPI_Type_get_extent_c(datatype C.uintptr_t, lb *C.int64_t, extent *C.int64_t) C.int {
-	return C.int(unsupported(0, "MPI_Type_get_extent_c"))
+	return C.int(done(0, mpiTypeGetExtentC(Datatype(datatype), lb, extent)))
 }
 
 //export PMPI_Type_get_extent_x
 func PMPI_Type_get_extent_x(datatype C.uintptr_t, lb *C.int64_t, extent *C.int64_t) C.int {
-	return C.int(unsupported(0, "MPI_Type_get_extent_x"))
+	return C.int(done(0, mpiTypeGetExtentX(Datatype(datatype), lb, extent)))
 }
 
 //export PMPI_Type_get_name
@@ -2629,37 +2629,37 @@ func PMPI_Type_get_true_extent(datatype C.uintptr_t, true_lb *C.intptr_t, true_e
 
 //export PMPI_Type_get_true_extent_c
 func PMPI_Type_get_true_extent_c(datatype C.uintptr_t, true_lb *C.int64_t, true_extent *C.int64_t) C.int {
-	return C.int(unsupported(0, "MPI_Type_get_true_extent_c"))
+	return C.int(done(0, mpiTypeGetTrueExtentC(Datatype(datatype), true_lb, true_extent)))
 }
 
 //export PMPI_Type_get_true_extent_x
 func PMPI_Type_get_true_extent_x(datatype C.uintptr_t, true_lb *C.int64_t, true_extent *C.int64_t) C.int {
-	return C.int(unsupported(0, "MPI_Type_get_true_extent_x"))
+	return C.int(done(0, mpiTypeGetTrueExtentX(Datatype(datatype), true_lb, true_extent)))
 }
 
 //export PMPI_Type_get_value_index
 func PMPI_Type_get_value_index(value_type C.uintptr_t, index_type C.uintptr_t, pair_type *C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_Type_get_value_index"))
+	return C.int(done(0, mpiTypeGetValueIndex(Datatype(value_type), Datatype(index_type), (*Datatype)(unsafe.Pointer(pair_type)))))
 }
 
 //export PMPI_Type_indexed
 func PMPI_Type_indexed(count C.int, array_of_blocklengths *C.int, array_of_displacements *C.int, oldtype C.uintptr_t, newtype *C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_Type_indexed"))
+	return C.int(done(0, mpiTypeIndexed(int(count), array_of_blocklengths, array_of_displacements, Datatype(oldtype), (*Datatype)(unsafe.Pointer(newtype)))))
 }
 
 //export PMPI_Type_indexed_c
 func PMPI_Type_indexed_c(count C.int64_t, array_of_blocklengths *C.int64_t, array_of_displacements *C.int64_t, oldtype C.uintptr_t, newtype *C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_Type_indexed_c"))
+	return C.int(done(0, mpiTypeIndexedC(int(count), array_of_blocklengths, array_of_displacements, Datatype(oldtype), (*Datatype)(unsafe.Pointer(newtype)))))
 }
 
 //export PMPI_Type_match_size
 func PMPI_Type_match_size(typeclass C.int, size C.int, datatype *C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_Type_match_size"))
+	return C.int(done(0, mpiTypeMatchSize(int(typeclass), int(size), (*Datatype)(unsafe.Pointer(datatype)))))
 }
 
 //export PMPI_Type_set_attr
 func PMPI_Type_set_attr(datatype C.uintptr_t, type_keyval C.int, attribute_val unsafe.Pointer) C.int {
-	return C.int(unsupported(0, "MPI_Type_set_attr"))
+	return C.int(done(0, mpiTypeSetAttr(Datatype(datatype), int(type_keyval), attribute_val)))
 }
 
 //export PMPI_Type_set_name
@@ -2679,7 +2679,7 @@ func PMPI_Type_size_c(datatype C.uintptr_t, size *C.int64_t) C.int {
 
 //export PMPI_Type_size_x
 func PMPI_Type_size_x(datatype C.uintptr_t, size *C.int64_t) C.int {
-	return C.int(unsupported(0, "MPI_Type_size_x"))
+	return C.int(done(0, mpiTypeSizeX(Datatype(datatype), size)))
 }
 
 //export PMPI_Type_vector
@@ -2694,22 +2694,22 @@ func PMPI_Type_vector_c(count C.int64_t, blocklength C.int64_t, stride C.int64_t
 
 //export PMPI_Unpack
 func PMPI_Unpack(inbuf unsafe.Pointer, insize C.int, position *C.int, outbuf unsafe.Pointer, outcount C.int, datatype C.uintptr_t, comm C.uintptr_t) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Unpack"))
+	return C.int(done(Comm(comm), mpiUnpack(inbuf, int(insize), position, outbuf, int(outcount), Datatype(datatype), Comm(comm))))
 }
 
 //export PMPI_Unpack_c
 func PMPI_Unpack_c(inbuf unsafe.Pointer, insize C.int64_t, position *C.int64_t, outbuf unsafe.Pointer, outcount C.int64_t, datatype C.uintptr_t, comm C.uintptr_t) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Unpack_c"))
+	return C.int(done(Comm(comm), mpiUnpackC(inbuf, int(insize), position, outbuf, int(outcount), Datatype(datatype), Comm(comm))))
 }
 
 //export PMPI_Unpack_external
 func PMPI_Unpack_external(datarep *C.char, inbuf unsafe.Pointer, insize C.intptr_t, position *C.intptr_t, outbuf unsafe.Pointer, outcount C.int, datatype C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_Unpack_external"))
+	return C.int(done(0, mpiUnpackExternal(datarep, inbuf, int(insize), position, outbuf, int(outcount), Datatype(datatype))))
 }
 
 //export PMPI_Unpack_external_c
 func PMPI_Unpack_external_c(datarep *C.char, inbuf unsafe.Pointer, insize C.int64_t, position *C.int64_t, outbuf unsafe.Pointer, outcount C.int64_t, datatype C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_Unpack_external_c"))
+	return C.int(done(0, mpiUnpackExternalC(datarep, inbuf, int(insize), position, outbuf, int(outcount), Datatype(datatype))))
 }
 
 //export PMPI_Unpublish_name

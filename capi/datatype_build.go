@@ -1,0 +1,316 @@
+package main
+
+/*
+#define GOMPI_ABI_TYPES_ONLY
+#include "include/mpi.h"
+*/
+import "C"
+
+import (
+	"unsafe"
+
+	"github.com/gompi/gompi/pmpi"
+)
+
+// The datatype constructors. Each takes C's arrays, copies them into Go
+// slices and calls pmpi's constructor; the _c twins, whose arrays hold
+// MPI_Count, share the code through the []int they make.
+
+// cArray is the C array p of n elements as a []int, or an error naming
+// what when n is negative or p is NULL with elements.
+func cArray[T C.int | C.int64_t](op, what string, p *T, n int) ([]int, error) {
+	if n < 0 {
+		return nil, errorf(pmpi.ClassCount, "%s: count %d is negative (want 0 or more)", op, n)
+	}
+	if n == 0 {
+		return []int{}, nil
+	}
+	if p == nil {
+		return nil, errorf(pmpi.ClassArg, "%s: the array of %s is NULL with %d elements", op, what, n)
+	}
+	out := make([]int, n)
+	for i, v := range unsafe.Slice(p, n) {
+		out[i] = int(v)
+	}
+	return out, nil
+}
+
+// build gives the type construct returns from old a handle in *out.
+func build(old Datatype, out *Datatype, construct func(pmpi.Datatype) (pmpi.Datatype, error)) error {
+	d, err := old.get()
+	if err != nil {
+		return err
+	}
+	nd, err := construct(d)
+	if err != nil {
+		return err
+	}
+	return newType(nd, out)
+}
+
+func mpiTypeCreateHvector(count, blocklen, stride int, old Datatype, out *Datatype) error {
+	return build(old, out, func(d pmpi.Datatype) (pmpi.Datatype, error) {
+		return pmpi.TypeHvector(count, blocklen, stride, d)
+	})
+}
+
+// indexed builds an indexed or hindexed type from blocklens and displs.
+func indexed(blocklens, displs []int, old Datatype, out *Datatype, bytes bool) error {
+	return build(old, out, func(d pmpi.Datatype) (pmpi.Datatype, error) {
+		if bytes {
+			return pmpi.TypeHindexed(blocklens, displs, d)
+		}
+		return pmpi.TypeIndexed(blocklens, displs, d)
+	})
+}
+
+func mpiTypeIndexed(count int, blocklens, displs *C.int, old Datatype, out *Datatype) error {
+	const op = "type indexed"
+	bl, err := cArray(op, "block lengths", blocklens, count)
+	if err != nil {
+		return err
+	}
+	ds, err := cArray(op, "displacements", displs, count)
+	if err != nil {
+		return err
+	}
+	return indexed(bl, ds, old, out, false)
+}
+
+func mpiTypeIndexedC(count int, blocklens, displs *C.int64_t, old Datatype, out *Datatype) error {
+	const op = "type indexed"
+	bl, err := cArray(op, "block lengths", blocklens, count)
+	if err != nil {
+		return err
+	}
+	ds, err := cArray(op, "displacements", displs, count)
+	if err != nil {
+		return err
+	}
+	return indexed(bl, ds, old, out, false)
+}
+
+func mpiTypeCreateHindexed(count int, blocklens *C.int, displs *C.intptr_t, old Datatype, out *Datatype) error {
+	const op = "type create hindexed"
+	bl, err := cArray(op, "block lengths", blocklens, count)
+	if err != nil {
+		return err
+	}
+	ds, err := cArray(op, "displacements", displs, count)
+	if err != nil {
+		return err
+	}
+	return indexed(bl, ds, old, out, true)
+}
+
+func mpiTypeCreateHindexedC(count int, blocklens, displs *C.int64_t, old Datatype, out *Datatype) error {
+	const op = "type create hindexed"
+	bl, err := cArray(op, "block lengths", blocklens, count)
+	if err != nil {
+		return err
+	}
+	ds, err := cArray(op, "displacements", displs, count)
+	if err != nil {
+		return err
+	}
+	return indexed(bl, ds, old, out, true)
+}
+
+// indexedBlock builds an indexed or hindexed type of equal blocks.
+func indexedBlock(blocklen int, displs []int, old Datatype, out *Datatype, bytes bool) error {
+	return build(old, out, func(d pmpi.Datatype) (pmpi.Datatype, error) {
+		if bytes {
+			return pmpi.TypeHindexedBlock(blocklen, displs, d)
+		}
+		return pmpi.TypeIndexedBlock(blocklen, displs, d)
+	})
+}
+
+func mpiTypeCreateIndexedBlock(count, blocklen int, displs *C.int, old Datatype, out *Datatype) error {
+	ds, err := cArray("type create indexed block", "displacements", displs, count)
+	if err != nil {
+		return err
+	}
+	return indexedBlock(blocklen, ds, old, out, false)
+}
+
+func mpiTypeCreateIndexedBlockC(count, blocklen int, displs *C.int64_t, old Datatype, out *Datatype) error {
+	ds, err := cArray("type create indexed block", "displacements", displs, count)
+	if err != nil {
+		return err
+	}
+	return indexedBlock(blocklen, ds, old, out, false)
+}
+
+func mpiTypeCreateHindexedBlock(count, blocklen int, displs *C.intptr_t, old Datatype, out *Datatype) error {
+	ds, err := cArray("type create hindexed block", "displacements", displs, count)
+	if err != nil {
+		return err
+	}
+	return indexedBlock(blocklen, ds, old, out, true)
+}
+
+func mpiTypeCreateHindexedBlockC(count, blocklen int, displs *C.int64_t, old Datatype, out *Datatype) error {
+	ds, err := cArray("type create hindexed block", "displacements", displs, count)
+	if err != nil {
+		return err
+	}
+	return indexedBlock(blocklen, ds, old, out, true)
+}
+
+// structType builds a struct type from the C array of count type handles.
+func structType(op string, blocklens, displs []int, types *Datatype, out *Datatype) error {
+	n := len(blocklens)
+	if n > 0 && types == nil {
+		return errorf(pmpi.ClassArg, "%s: the array of types is NULL with %d elements", op, n)
+	}
+	ds := make([]pmpi.Datatype, n)
+	if n > 0 {
+		for i, h := range unsafe.Slice(types, n) {
+			d, err := h.get()
+			if err != nil {
+				return errorf(pmpi.ClassType, "%s: type %d of the struct: %v", op, i, err)
+			}
+			ds[i] = d
+		}
+	}
+	d, err := pmpi.TypeStruct(blocklens, displs, ds)
+	if err != nil {
+		return err
+	}
+	return newType(d, out)
+}
+
+func mpiTypeCreateStruct(count int, blocklens *C.int, displs *C.intptr_t, types *Datatype, out *Datatype) error {
+	const op = "type create struct"
+	bl, err := cArray(op, "block lengths", blocklens, count)
+	if err != nil {
+		return err
+	}
+	ds, err := cArray(op, "displacements", displs, count)
+	if err != nil {
+		return err
+	}
+	return structType(op, bl, ds, types, out)
+}
+
+func mpiTypeCreateStructC(count int, blocklens, displs *C.int64_t, types *Datatype, out *Datatype) error {
+	const op = "type create struct"
+	bl, err := cArray(op, "block lengths", blocklens, count)
+	if err != nil {
+		return err
+	}
+	ds, err := cArray(op, "displacements", displs, count)
+	if err != nil {
+		return err
+	}
+	return structType(op, bl, ds, types, out)
+}
+
+// subarray builds a subarray type; order is C's MPI_ORDER_C or
+// MPI_ORDER_FORTRAN.
+func subarray(sizes, subsizes, starts []int, order int, old Datatype, out *Datatype) error {
+	var o pmpi.Order
+	switch order {
+	case C.MPI_ORDER_C:
+		o = pmpi.OrderC
+	case C.MPI_ORDER_FORTRAN:
+		o = pmpi.OrderFortran
+	default:
+		return errorf(pmpi.ClassArg, "type create subarray: order %d (want MPI_ORDER_C or MPI_ORDER_FORTRAN)", order)
+	}
+	return build(old, out, func(d pmpi.Datatype) (pmpi.Datatype, error) {
+		return pmpi.TypeSubarray(sizes, subsizes, starts, o, d)
+	})
+}
+
+func mpiTypeCreateSubarray(ndims int, sizes, subsizes, starts *C.int, order int, old Datatype, out *Datatype) error {
+	const op = "type create subarray"
+	sz, err := cArray(op, "sizes", sizes, ndims)
+	if err != nil {
+		return err
+	}
+	sub, err := cArray(op, "subsizes", subsizes, ndims)
+	if err != nil {
+		return err
+	}
+	st, err := cArray(op, "starts", starts, ndims)
+	if err != nil {
+		return err
+	}
+	return subarray(sz, sub, st, order, old, out)
+}
+
+func mpiTypeCreateSubarrayC(ndims int, sizes, subsizes, starts *C.int64_t, order int, old Datatype, out *Datatype) error {
+	const op = "type create subarray"
+	sz, err := cArray(op, "sizes", sizes, ndims)
+	if err != nil {
+		return err
+	}
+	sub, err := cArray(op, "subsizes", subsizes, ndims)
+	if err != nil {
+		return err
+	}
+	st, err := cArray(op, "starts", starts, ndims)
+	if err != nil {
+		return err
+	}
+	return subarray(sz, sub, st, order, old, out)
+}
+
+func mpiTypeCreateResized(old Datatype, lb, extent int, out *Datatype) error {
+	return build(old, out, func(d pmpi.Datatype) (pmpi.Datatype, error) {
+		return pmpi.TypeResized(d, lb, extent)
+	})
+}
+
+// mpiTypeDup copies old with the attributes its keyvals' copy callbacks
+// give the copy.
+func mpiTypeDup(old Datatype, out *Datatype) error {
+	return build(old, out, pmpi.TypeDup)
+}
+
+// matchTypes are the C types MPI_Type_match_size returns, by type class
+// and size in bytes.
+var matchTypes = map[[2]int]Datatype{
+	{C.MPI_TYPECLASS_INTEGER, 1}: MPI_INT8_T, {C.MPI_TYPECLASS_INTEGER, 2}: MPI_INT16_T,
+	{C.MPI_TYPECLASS_INTEGER, 4}: MPI_INT32_T, {C.MPI_TYPECLASS_INTEGER, 8}: MPI_INT64_T,
+	{C.MPI_TYPECLASS_REAL, 4}: MPI_FLOAT, {C.MPI_TYPECLASS_REAL, 8}: MPI_DOUBLE,
+	{C.MPI_TYPECLASS_COMPLEX, 8}: MPI_C_FLOAT_COMPLEX, {C.MPI_TYPECLASS_COMPLEX, 16}: MPI_C_DOUBLE_COMPLEX,
+}
+
+func mpiTypeMatchSize(class, size int, out *Datatype) error {
+	switch class {
+	case C.MPI_TYPECLASS_INTEGER, C.MPI_TYPECLASS_REAL, C.MPI_TYPECLASS_COMPLEX:
+	default:
+		return errorf(pmpi.ClassArg, "type match size: type class %d (want MPI_TYPECLASS_INTEGER, _REAL or _COMPLEX)", class)
+	}
+	h, ok := matchTypes[[2]int{class, size}]
+	if !ok {
+		return errorf(pmpi.ClassArg, "type match size: no predefined type of class %d is %d bytes (integers: 1, 2, 4, 8; reals: 4, 8; complex: 8, 16)", class, size)
+	}
+	*out = h
+	return nil
+}
+
+// valueIndexTypes are the predefined value-index pairs, by value type;
+// the index is an int.
+var valueIndexTypes = map[Datatype]Datatype{
+	MPI_FLOAT: MPI_FLOAT_INT, MPI_DOUBLE: MPI_DOUBLE_INT, MPI_LONG: MPI_LONG_INT,
+	MPI_SHORT: MPI_SHORT_INT, MPI_INT: MPI_2INT,
+}
+
+// mpiTypeGetValueIndex returns the predefined pair type of value and
+// index, MPI_DATATYPE_NULL when there is none, as Open MPI and MPICH do.
+func mpiTypeGetValueIndex(value, index Datatype, out *Datatype) error {
+	for _, h := range []Datatype{value, index} {
+		if _, err := h.get(); err != nil {
+			return err
+		}
+	}
+	*out = MPI_DATATYPE_NULL
+	if p, ok := valueIndexTypes[value]; ok && index == MPI_INT {
+		*out = p
+	}
+	return nil
+}

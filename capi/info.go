@@ -1,0 +1,227 @@
+package main
+
+/*
+#define GOMPI_ABI_TYPES_ONLY
+#include "include/mpi.h"
+*/
+import "C"
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"unsafe"
+
+	"github.com/gompi/gompi/pmpi"
+)
+
+// envInfo is MPI_INFO_ENV: how the process was started, made at its
+// first use, which may come before MPI_Init.
+var envInfo = sync.OnceValue(func() *pmpi.Info { return startInfo(os.Args) })
+
+// startInfo is the info MPI_Info_create_env describes with the keys of
+// MPI 4.1 section 11.2.5 that gompi knows: the command and its
+// arguments, the host, the working directory, the job size once MPI_Init
+// has run, and the thread level this library provides.
+func startInfo(args []string) *pmpi.Info {
+	info := pmpi.InfoCreate()
+	set := func(k, v string) {
+		if len(v) > pmpi.MaxInfoVal {
+			v = v[:pmpi.MaxInfoVal]
+		}
+		if v != "" {
+			_ = info.Set(k, v) // cannot fail: a short key, a value that fits
+		}
+	}
+	if len(args) > 0 {
+		set("command", args[0])
+		set("argv", strings.Join(args[1:], " "))
+	}
+	if host, err := os.Hostname(); err == nil {
+		set("host", host)
+	}
+	if wd, err := os.Getwd(); err == nil && len(wd) <= pmpi.MaxInfoVal {
+		set("wdir", wd)
+	}
+	if api().Initialized() && !api().Finalized() {
+		set("maxprocs", fmt.Sprint(api().CommWorld().Size()))
+	}
+	set("thread_level", "MPI_THREAD_MULTIPLE")
+	return info
+}
+
+// infoOf is the info behind h, MPI_INFO_ENV among them. A bad handle is
+// MPI_ERR_INFO, the class the standard has for it.
+func infoOf(h Info) (*pmpi.Info, error) {
+	switch h {
+	case MPI_INFO_ENV:
+		return envInfo(), nil
+	case MPI_INFO_NULL:
+		return nil, &abiError{C.MPI_ERR_INFO, "MPI_INFO_NULL is not an info object"}
+	}
+	i, err := h.get()
+	if err != nil {
+		return nil, &abiError{C.MPI_ERR_INFO, err.Error()}
+	}
+	return i, nil
+}
+
+// userInfo is the info behind h, which the call changes: MPI_INFO_ENV is
+// read-only.
+func userInfo(op string, h Info) (*pmpi.Info, error) {
+	if h == MPI_INFO_ENV {
+		return nil, &abiError{C.MPI_ERR_INFO, op + ": MPI_INFO_ENV is predefined and read-only (MPI_Info_dup it to change a copy)"}
+	}
+	return infoOf(h)
+}
+
+func putInfo(i *pmpi.Info, out *Info) error {
+	h, err := lib.infos.put(i)
+	if err != nil {
+		return err
+	}
+	*out = Info(h)
+	return nil
+}
+
+func mpiInfoCreate(out *Info) error { return putInfo(pmpi.InfoCreate(), out) }
+
+func mpiInfoCreateEnv(argc int, argv unsafe.Pointer, out *Info) error {
+	var args []string
+	if argv != nil && argc > 0 {
+		for _, p := range unsafe.Slice((**C.char)(argv), argc) {
+			if p == nil {
+				break
+			}
+			args = append(args, C.GoString(p))
+		}
+	} else {
+		args = os.Args
+	}
+	return putInfo(startInfo(args), out)
+}
+
+func mpiInfoSet(h Info, key, value *C.char) error {
+	i, err := userInfo("info set", h)
+	if err != nil {
+		return err
+	}
+	return i.Set(C.GoString(key), C.GoString(value))
+}
+
+// lookup returns key's value in h and whether it has one.
+func lookup(h Info, key *C.char) (string, bool, error) {
+	i, err := infoOf(h)
+	if err != nil {
+		return "", false, err
+	}
+	return i.Get(C.GoString(key))
+}
+
+// mpiInfoGet writes at most valuelen bytes of the value and a NUL: the
+// buffer has valuelen+1 bytes, as the standard asks.
+func mpiInfoGet(h Info, key *C.char, valuelen int, value *C.char, flag *C.int) error {
+	if valuelen < 0 {
+		return errorf(pmpi.ClassArg, "info get: value length %d is negative", valuelen)
+	}
+	v, ok, err := lookup(h, key)
+	if err != nil {
+		return err
+	}
+	*flag = cbool(ok)
+	if ok {
+		putString(value, v, valuelen+1)
+	}
+	return nil
+}
+
+// mpiInfoGetString writes the value cut to *buflen bytes with its NUL,
+// unless *buflen is 0, and sets *buflen to the value's length plus one.
+func mpiInfoGetString(h Info, key *C.char, buflen *C.int, value *C.char, flag *C.int) error {
+	if *buflen < 0 {
+		return errorf(pmpi.ClassArg, "info get string: buffer length %d is negative", *buflen)
+	}
+	v, ok, err := lookup(h, key)
+	if err != nil {
+		return err
+	}
+	*flag = cbool(ok)
+	if !ok {
+		return nil
+	}
+	if *buflen > 0 {
+		putString(value, v, int(*buflen))
+	}
+	*buflen = C.int(len(v) + 1)
+	return nil
+}
+
+func mpiInfoGetValuelen(h Info, key *C.char, valuelen, flag *C.int) error {
+	v, ok, err := lookup(h, key)
+	if err != nil {
+		return err
+	}
+	*flag = cbool(ok)
+	if ok {
+		*valuelen = C.int(len(v))
+	}
+	return nil
+}
+
+func mpiInfoDelete(h Info, key *C.char) error {
+	i, err := userInfo("info delete", h)
+	if err != nil {
+		return err
+	}
+	return i.Delete(C.GoString(key))
+}
+
+func mpiInfoGetNkeys(h Info, n *C.int) error {
+	i, err := infoOf(h)
+	if err != nil {
+		return err
+	}
+	k, err := i.NKeys()
+	if err == nil {
+		*n = C.int(k)
+	}
+	return err
+}
+
+func mpiInfoGetNthkey(h Info, n int, key *C.char) error {
+	i, err := infoOf(h)
+	if err != nil {
+		return err
+	}
+	k, err := i.NthKey(n)
+	if err == nil {
+		putString(key, k, C.MPI_MAX_INFO_KEY)
+	}
+	return err
+}
+
+func mpiInfoDup(h Info, out *Info) error {
+	i, err := infoOf(h)
+	if err != nil {
+		return err
+	}
+	d, err := i.Dup()
+	if err != nil {
+		return err
+	}
+	return putInfo(d, out)
+}
+
+func mpiInfoFree(h *Info) error {
+	i, err := userInfo("info free", *h)
+	if err != nil {
+		return err
+	}
+	if err := i.Free(); err != nil {
+		return err
+	}
+	lib.infos.drop(uintptr(*h))
+	*h = MPI_INFO_NULL
+	return nil
+}

@@ -1,0 +1,185 @@
+package main
+
+/*
+#define GOMPI_ABI_TYPES_ONLY
+#include "include/mpi.h"
+*/
+import "C"
+
+import (
+	"unsafe"
+
+	"github.com/gompi/gompi/pmpi"
+)
+
+// MPI_Pack and its kin. The packed buffer is size bytes of C memory; the
+// position is read and written through the caller's pointer, whose type
+// the _c twins widen.
+
+// packed is the C buffer p of n bytes.
+func packed(op string, p unsafe.Pointer, n int) ([]byte, error) {
+	switch {
+	case n < 0:
+		return nil, errorf(pmpi.ClassArg, "%s: the packed buffer's size %d is negative", op, n)
+	case n == 0:
+		return nil, nil
+	case p == nil:
+		return nil, errorf(pmpi.ClassBuffer, "%s: the packed buffer is NULL with %d bytes", op, n)
+	}
+	return unsafe.Slice((*byte)(p), n), nil
+}
+
+// packArgs checks the communicator, which MPI_Pack names only to choose a
+// representation, and returns the datatype and the packed buffer.
+func packArgs(op string, comm Comm, dt Datatype, p unsafe.Pointer, size int) (pmpi.Datatype, []byte, error) {
+	if _, err := comm.get(); err != nil {
+		return pmpi.Datatype{}, nil, err
+	}
+	d, err := dt.get()
+	if err != nil {
+		return pmpi.Datatype{}, nil, err
+	}
+	buf, err := packed(op, p, size)
+	return d, buf, err
+}
+
+func pack(in unsafe.Pointer, count int, dt Datatype, out unsafe.Pointer, size, pos int, comm Comm) (int, error) {
+	d, buf, err := packArgs("pack", comm, dt, out, size)
+	if err != nil {
+		return pos, err
+	}
+	return pmpi.Pack(buffer(in, count, d), count, d, buf, pos)
+}
+
+func mpiPack(in unsafe.Pointer, count int, dt Datatype, out unsafe.Pointer, size int, pos *C.int, comm Comm) error {
+	p, err := pack(in, count, dt, out, size, int(*pos), comm)
+	*pos = C.int(p)
+	return err
+}
+
+func mpiPackC(in unsafe.Pointer, count int, dt Datatype, out unsafe.Pointer, size int, pos *C.int64_t, comm Comm) error {
+	p, err := pack(in, count, dt, out, size, int(*pos), comm)
+	*pos = C.int64_t(p)
+	return err
+}
+
+func unpack(in unsafe.Pointer, size, pos int, out unsafe.Pointer, count int, dt Datatype, comm Comm) (int, error) {
+	d, buf, err := packArgs("unpack", comm, dt, in, size)
+	if err != nil {
+		return pos, err
+	}
+	return pmpi.Unpack(buf, pos, buffer(out, count, d), count, d)
+}
+
+func mpiUnpack(in unsafe.Pointer, size int, pos *C.int, out unsafe.Pointer, count int, dt Datatype, comm Comm) error {
+	p, err := unpack(in, size, int(*pos), out, count, dt, comm)
+	*pos = C.int(p)
+	return err
+}
+
+func mpiUnpackC(in unsafe.Pointer, size int, pos *C.int64_t, out unsafe.Pointer, count int, dt Datatype, comm Comm) error {
+	p, err := unpack(in, size, int(*pos), out, count, dt, comm)
+	*pos = C.int64_t(p)
+	return err
+}
+
+func packSize(count int, dt Datatype, comm Comm) (int, error) {
+	if _, err := comm.get(); err != nil {
+		return 0, err
+	}
+	d, err := dt.get()
+	if err != nil {
+		return 0, err
+	}
+	return pmpi.PackSize(count, d)
+}
+
+func mpiPackSize(count int, dt Datatype, comm Comm, size *C.int) error {
+	n, err := packSize(count, dt, comm)
+	if err == nil {
+		*size = C.int(n)
+	}
+	return err
+}
+
+func mpiPackSizeC(count int, dt Datatype, comm Comm, size *C.int64_t) error {
+	n, err := packSize(count, dt, comm)
+	if err == nil {
+		*size = C.int64_t(n)
+	}
+	return err
+}
+
+func packExternal(rep *C.char, in unsafe.Pointer, count int, dt Datatype, out unsafe.Pointer, size, pos int) (int, error) {
+	const op = "pack external"
+	d, err := dt.get()
+	if err != nil {
+		return pos, err
+	}
+	buf, err := packed(op, out, size)
+	if err != nil {
+		return pos, err
+	}
+	return pmpi.PackExternal(C.GoString(rep), buffer(in, count, d), count, d, buf, pos)
+}
+
+func mpiPackExternal(rep *C.char, in unsafe.Pointer, count int, dt Datatype, out unsafe.Pointer, size int, pos *C.intptr_t) error {
+	p, err := packExternal(rep, in, count, dt, out, size, int(*pos))
+	*pos = C.intptr_t(p)
+	return err
+}
+
+func mpiPackExternalC(rep *C.char, in unsafe.Pointer, count int, dt Datatype, out unsafe.Pointer, size int, pos *C.int64_t) error {
+	p, err := packExternal(rep, in, count, dt, out, size, int(*pos))
+	*pos = C.int64_t(p)
+	return err
+}
+
+func unpackExternal(rep *C.char, in unsafe.Pointer, size, pos int, out unsafe.Pointer, count int, dt Datatype) (int, error) {
+	const op = "unpack external"
+	d, err := dt.get()
+	if err != nil {
+		return pos, err
+	}
+	buf, err := packed(op, in, size)
+	if err != nil {
+		return pos, err
+	}
+	return pmpi.UnpackExternal(C.GoString(rep), buf, pos, buffer(out, count, d), count, d)
+}
+
+func mpiUnpackExternal(rep *C.char, in unsafe.Pointer, size int, pos *C.intptr_t, out unsafe.Pointer, count int, dt Datatype) error {
+	p, err := unpackExternal(rep, in, size, int(*pos), out, count, dt)
+	*pos = C.intptr_t(p)
+	return err
+}
+
+func mpiUnpackExternalC(rep *C.char, in unsafe.Pointer, size int, pos *C.int64_t, out unsafe.Pointer, count int, dt Datatype) error {
+	p, err := unpackExternal(rep, in, size, int(*pos), out, count, dt)
+	*pos = C.int64_t(p)
+	return err
+}
+
+func packExternalSize(rep *C.char, count int, dt Datatype) (int, error) {
+	d, err := dt.get()
+	if err != nil {
+		return 0, err
+	}
+	return pmpi.PackExternalSize(C.GoString(rep), count, d)
+}
+
+func mpiPackExternalSize(rep *C.char, count int, dt Datatype, size *C.intptr_t) error {
+	n, err := packExternalSize(rep, count, dt)
+	if err == nil {
+		*size = C.intptr_t(n)
+	}
+	return err
+}
+
+func mpiPackExternalSizeC(rep *C.char, count int, dt Datatype, size *C.int64_t) error {
+	n, err := packExternalSize(rep, count, dt)
+	if err == nil {
+		*size = C.int64_t(n)
+	}
+	return err
+}
