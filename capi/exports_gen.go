@@ -284,12 +284,12 @@ func PMPI_Buffer_detach_c(buffer_addr unsafe.Pointer, size *C.int64_t) C.int {
 
 //export PMPI_Buffer_flush
 func PMPI_Buffer_flush() C.int {
-	return C.int(unsupported(0, "MPI_Buffer_flush"))
+	return C.int(done(0, mpiBufferFlush()))
 }
 
 //export PMPI_Buffer_iflush
 func PMPI_Buffer_iflush(request *C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_Buffer_iflush"))
+	return C.int(done(0, mpiBufferIflush((*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Cancel
@@ -349,12 +349,12 @@ func PMPI_Comm_accept(port_name *C.char, info C.uintptr_t, root C.int, comm C.ui
 
 //export PMPI_Comm_attach_buffer
 func PMPI_Comm_attach_buffer(comm C.uintptr_t, buffer unsafe.Pointer, size C.int) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Comm_attach_buffer"))
+	return C.int(done(Comm(comm), mpiCommAttachBuffer(Comm(comm), buffer, int(size))))
 }
 
 //export PMPI_Comm_attach_buffer_c
 func PMPI_Comm_attach_buffer_c(comm C.uintptr_t, buffer unsafe.Pointer, size C.int64_t) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Comm_attach_buffer_c"))
+	return C.int(done(Comm(comm), mpiCommAttachBuffer(Comm(comm), buffer, int(size))))
 }
 
 //export PMPI_Comm_call_errhandler
@@ -364,7 +364,7 @@ func PMPI_Comm_call_errhandler(comm C.uintptr_t, errorcode C.int) C.int {
 
 //export PMPI_Comm_compare
 func PMPI_Comm_compare(comm1 C.uintptr_t, comm2 C.uintptr_t, result *C.int) C.int {
-	return C.int(unsupported(Comm(comm1), "MPI_Comm_compare"))
+	return C.int(done(Comm(comm1), mpiCommCompare(Comm(comm1), Comm(comm2), result)))
 }
 
 //export PMPI_Comm_connect
@@ -374,7 +374,7 @@ func PMPI_Comm_connect(port_name *C.char, info C.uintptr_t, root C.int, comm C.u
 
 //export PMPI_Comm_create
 func PMPI_Comm_create(comm C.uintptr_t, group C.uintptr_t, newcomm *C.uintptr_t) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Comm_create"))
+	return C.int(done(Comm(comm), mpiCommCreate(Comm(comm), Group(group), (*Comm)(unsafe.Pointer(newcomm)))))
 }
 
 //export PMPI_Comm_create_errhandler
@@ -389,7 +389,7 @@ func PMPI_Comm_create_from_group(group C.uintptr_t, stringtag *C.char, info C.ui
 
 //export PMPI_Comm_create_group
 func PMPI_Comm_create_group(comm C.uintptr_t, group C.uintptr_t, tag C.int, newcomm *C.uintptr_t) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Comm_create_group"))
+	return C.int(done(Comm(comm), mpiCommCreateGroup(Comm(comm), Group(group), int(tag), (*Comm)(unsafe.Pointer(newcomm)))))
 }
 
 //export PMPI_Comm_create_keyval
@@ -404,12 +404,12 @@ func PMPI_Comm_delete_attr(comm C.uintptr_t, comm_keyval C.int) C.int {
 
 //export PMPI_Comm_detach_buffer
 func PMPI_Comm_detach_buffer(comm C.uintptr_t, buffer_addr unsafe.Pointer, size *C.int) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Comm_detach_buffer"))
+	return C.int(done(Comm(comm), mpiCommDetachBuffer(Comm(comm), buffer_addr, size)))
 }
 
 //export PMPI_Comm_detach_buffer_c
 func PMPI_Comm_detach_buffer_c(comm C.uintptr_t, buffer_addr unsafe.Pointer, size *C.int64_t) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Comm_detach_buffer_c"))
+	return C.int(done(Comm(comm), mpiCommDetachBufferC(Comm(comm), buffer_addr, size)))
 }
 
 //export PMPI_Comm_disconnect
@@ -424,12 +424,12 @@ func PMPI_Comm_dup(comm C.uintptr_t, newcomm *C.uintptr_t) C.int {
 
 //export PMPI_Comm_dup_with_info
 func PMPI_Comm_dup_with_info(comm C.uintptr_t, info C.uintptr_t, newcomm *C.uintptr_t) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Comm_dup_with_info"))
+	return C.int(done(Comm(comm), mpiCommDupWithInfo(Comm(comm), Info(info), (*Comm)(unsafe.Pointer(newcomm)))))
 }
 
 //export PMPI_Comm_flush_buffer
 func PMPI_Comm_flush_buffer(comm C.uintptr_t) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Comm_flush_buffer"))
+	return C.int(done(Comm(comm), mpiCommFlushBuffer(Comm(comm))))
 }
 
 //export PMPI_Comm_free
@@ -454,12 +454,12 @@ func PMPI_Comm_get_errhandler(comm C.uintptr_t, errhandler *C.uintptr_t) C.int {
 
 //export PMPI_Comm_get_info
 func PMPI_Comm_get_info(comm C.uintptr_t, info_used *C.uintptr_t) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Comm_get_info"))
+	return C.int(done(Comm(comm), mpiCommGetInfo(Comm(comm), (*Info)(unsafe.Pointer(info_used)))))
 }
 
 //export PMPI_Comm_get_name
 func PMPI_Comm_get_name(comm C.uintptr_t, comm_name *C.char, resultlen *C.int) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Comm_get_name"))
+	return C.int(done(Comm(comm), mpiCommGetName(Comm(comm), comm_name, resultlen)))
 }
 
 //export PMPI_Comm_get_parent
@@ -469,22 +469,22 @@ func PMPI_Comm_get_parent(parent *C.uintptr_t) C.int {
 
 //export PMPI_Comm_group
 func PMPI_Comm_group(comm C.uintptr_t, group *C.uintptr_t) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Comm_group"))
+	return C.int(done(Comm(comm), mpiCommGroup(Comm(comm), (*Group)(unsafe.Pointer(group)))))
 }
 
 //export PMPI_Comm_idup
 func PMPI_Comm_idup(comm C.uintptr_t, newcomm *C.uintptr_t, request *C.uintptr_t) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Comm_idup"))
+	return C.int(done(Comm(comm), mpiCommIdup(Comm(comm), (*Comm)(unsafe.Pointer(newcomm)), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Comm_idup_with_info
 func PMPI_Comm_idup_with_info(comm C.uintptr_t, info C.uintptr_t, newcomm *C.uintptr_t, request *C.uintptr_t) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Comm_idup_with_info"))
+	return C.int(done(Comm(comm), mpiCommIdupWithInfo(Comm(comm), Info(info), (*Comm)(unsafe.Pointer(newcomm)), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Comm_iflush_buffer
 func PMPI_Comm_iflush_buffer(comm C.uintptr_t, request *C.uintptr_t) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Comm_iflush_buffer"))
+	return C.int(done(Comm(comm), mpiCommIflushBuffer(Comm(comm), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Comm_join
@@ -499,12 +499,12 @@ func PMPI_Comm_rank(comm C.uintptr_t, rank *C.int) C.int {
 
 //export PMPI_Comm_remote_group
 func PMPI_Comm_remote_group(comm C.uintptr_t, group *C.uintptr_t) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Comm_remote_group"))
+	return C.int(done(Comm(comm), mpiCommRemoteGroup(Comm(comm), (*Group)(unsafe.Pointer(group)))))
 }
 
 //export PMPI_Comm_remote_size
 func PMPI_Comm_remote_size(comm C.uintptr_t, size *C.int) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Comm_remote_size"))
+	return C.int(done(Comm(comm), mpiCommRemoteSize(Comm(comm), size)))
 }
 
 //export PMPI_Comm_set_attr
@@ -519,12 +519,12 @@ func PMPI_Comm_set_errhandler(comm C.uintptr_t, errhandler C.uintptr_t) C.int {
 
 //export PMPI_Comm_set_info
 func PMPI_Comm_set_info(comm C.uintptr_t, info C.uintptr_t) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Comm_set_info"))
+	return C.int(done(Comm(comm), mpiCommSetInfo(Comm(comm), Info(info))))
 }
 
 //export PMPI_Comm_set_name
 func PMPI_Comm_set_name(comm C.uintptr_t, comm_name *C.char) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Comm_set_name"))
+	return C.int(done(Comm(comm), mpiCommSetName(Comm(comm), comm_name)))
 }
 
 //export PMPI_Comm_size
@@ -549,12 +549,12 @@ func PMPI_Comm_split(comm C.uintptr_t, color C.int, key C.int, newcomm *C.uintpt
 
 //export PMPI_Comm_split_type
 func PMPI_Comm_split_type(comm C.uintptr_t, split_type C.int, key C.int, info C.uintptr_t, newcomm *C.uintptr_t) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Comm_split_type"))
+	return C.int(done(Comm(comm), mpiCommSplitType(Comm(comm), int(split_type), int(key), Info(info), (*Comm)(unsafe.Pointer(newcomm)))))
 }
 
 //export PMPI_Comm_test_inter
 func PMPI_Comm_test_inter(comm C.uintptr_t, flag *C.int) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Comm_test_inter"))
+	return C.int(done(Comm(comm), mpiCommTestInter(Comm(comm), flag)))
 }
 
 //export PMPI_Compare_and_swap
@@ -1234,22 +1234,22 @@ func PMPI_Grequest_start(query_fn unsafe.Pointer, free_fn unsafe.Pointer, cancel
 
 //export PMPI_Group_compare
 func PMPI_Group_compare(group1 C.uintptr_t, group2 C.uintptr_t, result *C.int) C.int {
-	return C.int(unsupported(0, "MPI_Group_compare"))
+	return C.int(done(0, mpiGroupCompare(Group(group1), Group(group2), result)))
 }
 
 //export PMPI_Group_difference
 func PMPI_Group_difference(group1 C.uintptr_t, group2 C.uintptr_t, newgroup *C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_Group_difference"))
+	return C.int(done(0, mpiGroupDifference(Group(group1), Group(group2), (*Group)(unsafe.Pointer(newgroup)))))
 }
 
 //export PMPI_Group_excl
 func PMPI_Group_excl(group C.uintptr_t, n C.int, ranks *C.int, newgroup *C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_Group_excl"))
+	return C.int(done(0, mpiGroupExcl(Group(group), int(n), ranks, (*Group)(unsafe.Pointer(newgroup)))))
 }
 
 //export PMPI_Group_free
 func PMPI_Group_free(group *C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_Group_free"))
+	return C.int(done(0, mpiGroupFree((*Group)(unsafe.Pointer(group)))))
 }
 
 //export PMPI_Group_from_session_pset
@@ -1259,42 +1259,42 @@ func PMPI_Group_from_session_pset(session C.uintptr_t, pset_name *C.char, newgro
 
 //export PMPI_Group_incl
 func PMPI_Group_incl(group C.uintptr_t, n C.int, ranks *C.int, newgroup *C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_Group_incl"))
+	return C.int(done(0, mpiGroupIncl(Group(group), int(n), ranks, (*Group)(unsafe.Pointer(newgroup)))))
 }
 
 //export PMPI_Group_intersection
 func PMPI_Group_intersection(group1 C.uintptr_t, group2 C.uintptr_t, newgroup *C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_Group_intersection"))
+	return C.int(done(0, mpiGroupIntersection(Group(group1), Group(group2), (*Group)(unsafe.Pointer(newgroup)))))
 }
 
 //export PMPI_Group_range_excl
 func PMPI_Group_range_excl(group C.uintptr_t, n C.int, ranges unsafe.Pointer, newgroup *C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_Group_range_excl"))
+	return C.int(done(0, mpiGroupRangeExcl(Group(group), int(n), ranges, (*Group)(unsafe.Pointer(newgroup)))))
 }
 
 //export PMPI_Group_range_incl
 func PMPI_Group_range_incl(group C.uintptr_t, n C.int, ranges unsafe.Pointer, newgroup *C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_Group_range_incl"))
+	return C.int(done(0, mpiGroupRangeIncl(Group(group), int(n), ranges, (*Group)(unsafe.Pointer(newgroup)))))
 }
 
 //export PMPI_Group_rank
 func PMPI_Group_rank(group C.uintptr_t, rank *C.int) C.int {
-	return C.int(unsupported(0, "MPI_Group_rank"))
+	return C.int(done(0, mpiGroupRank(Group(group), rank)))
 }
 
 //export PMPI_Group_size
 func PMPI_Group_size(group C.uintptr_t, size *C.int) C.int {
-	return C.int(unsupported(0, "MPI_Group_size"))
+	return C.int(done(0, mpiGroupSize(Group(group), size)))
 }
 
 //export PMPI_Group_translate_ranks
 func PMPI_Group_translate_ranks(group1 C.uintptr_t, n C.int, ranks1 *C.int, group2 C.uintptr_t, ranks2 *C.int) C.int {
-	return C.int(unsupported(0, "MPI_Group_translate_ranks"))
+	return C.int(done(0, mpiGroupTranslateRanks(Group(group1), int(n), ranks1, Group(group2), ranks2)))
 }
 
 //export PMPI_Group_union
 func PMPI_Group_union(group1 C.uintptr_t, group2 C.uintptr_t, newgroup *C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_Group_union"))
+	return C.int(done(0, mpiGroupUnion(Group(group1), Group(group2), (*Group)(unsafe.Pointer(newgroup)))))
 }
 
 //export PMPI_Iallgather
@@ -1549,7 +1549,7 @@ func PMPI_Initialized(flag *C.int) C.int {
 
 //export PMPI_Intercomm_create
 func PMPI_Intercomm_create(local_comm C.uintptr_t, local_leader C.int, peer_comm C.uintptr_t, remote_leader C.int, tag C.int, newintercomm *C.uintptr_t) C.int {
-	return C.int(unsupported(Comm(local_comm), "MPI_Intercomm_create"))
+	return C.int(done(Comm(local_comm), mpiIntercommCreate(Comm(local_comm), int(local_leader), Comm(peer_comm), int(remote_leader), int(tag), (*Comm)(unsafe.Pointer(newintercomm)))))
 }
 
 //export PMPI_Intercomm_create_from_groups
@@ -1559,7 +1559,7 @@ func PMPI_Intercomm_create_from_groups(local_group C.uintptr_t, local_leader C.i
 
 //export PMPI_Intercomm_merge
 func PMPI_Intercomm_merge(intercomm C.uintptr_t, high C.int, newintracomm *C.uintptr_t) C.int {
-	return C.int(unsupported(Comm(intercomm), "MPI_Intercomm_merge"))
+	return C.int(done(Comm(intercomm), mpiIntercommMerge(Comm(intercomm), int(high), (*Comm)(unsafe.Pointer(newintracomm)))))
 }
 
 //export PMPI_Iprobe
