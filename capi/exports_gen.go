@@ -1414,17 +1414,17 @@ func PMPI_Igatherv_c(sendbuf unsafe.Pointer, sendcount C.int64_t, sendtype C.uin
 
 //export PMPI_Improbe
 func PMPI_Improbe(source C.int, tag C.int, comm C.uintptr_t, flag *C.int, message *C.uintptr_t, status *C.MPI_Status) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Improbe"))
+	return C.int(done(Comm(comm), mpiImprobe(int(source), int(tag), Comm(comm), flag, (*Message)(unsafe.Pointer(message)), status)))
 }
 
 //export PMPI_Imrecv
 func PMPI_Imrecv(buf unsafe.Pointer, count C.int, datatype C.uintptr_t, message *C.uintptr_t, request *C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_Imrecv"))
+	return C.int(done(0, mpiImrecv(buf, int(count), Datatype(datatype), (*Message)(unsafe.Pointer(message)), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Imrecv_c
 func PMPI_Imrecv_c(buf unsafe.Pointer, count C.int64_t, datatype C.uintptr_t, message *C.uintptr_t, request *C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_Imrecv_c"))
+	return C.int(done(0, mpiImrecv(buf, int(count), Datatype(datatype), (*Message)(unsafe.Pointer(message)), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Ineighbor_allgather
@@ -1709,17 +1709,17 @@ func PMPI_Lookup_name(service_name *C.char, info C.uintptr_t, port_name *C.char)
 
 //export PMPI_Mprobe
 func PMPI_Mprobe(source C.int, tag C.int, comm C.uintptr_t, message *C.uintptr_t, status *C.MPI_Status) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Mprobe"))
+	return C.int(done(Comm(comm), mpiMprobe(int(source), int(tag), Comm(comm), (*Message)(unsafe.Pointer(message)), status)))
 }
 
 //export PMPI_Mrecv
 func PMPI_Mrecv(buf unsafe.Pointer, count C.int, datatype C.uintptr_t, message *C.uintptr_t, status *C.MPI_Status) C.int {
-	return C.int(unsupported(0, "MPI_Mrecv"))
+	return C.int(done(0, mpiMrecv(buf, int(count), Datatype(datatype), (*Message)(unsafe.Pointer(message)), status)))
 }
 
 //export PMPI_Mrecv_c
 func PMPI_Mrecv_c(buf unsafe.Pointer, count C.int64_t, datatype C.uintptr_t, message *C.uintptr_t, status *C.MPI_Status) C.int {
-	return C.int(unsupported(0, "MPI_Mrecv_c"))
+	return C.int(done(0, mpiMrecv(buf, int(count), Datatype(datatype), (*Message)(unsafe.Pointer(message)), status)))
 }
 
 //export PMPI_Neighbor_allgather
