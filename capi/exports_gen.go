@@ -299,42 +299,42 @@ func PMPI_Cancel(request *C.uintptr_t) C.int {
 
 //export PMPI_Cart_coords
 func PMPI_Cart_coords(comm C.uintptr_t, rank C.int, maxdims C.int, coords *C.int) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Cart_coords"))
+	return C.int(done(Comm(comm), mpiCartCoords(Comm(comm), int(rank), int(maxdims), coords)))
 }
 
 //export PMPI_Cart_create
 func PMPI_Cart_create(comm_old C.uintptr_t, ndims C.int, dims *C.int, periods *C.int, reorder C.int, comm_cart *C.uintptr_t) C.int {
-	return C.int(unsupported(Comm(comm_old), "MPI_Cart_create"))
+	return C.int(done(Comm(comm_old), mpiCartCreate(Comm(comm_old), int(ndims), dims, periods, int(reorder), (*Comm)(unsafe.Pointer(comm_cart)))))
 }
 
 //export PMPI_Cart_get
 func PMPI_Cart_get(comm C.uintptr_t, maxdims C.int, dims *C.int, periods *C.int, coords *C.int) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Cart_get"))
+	return C.int(done(Comm(comm), mpiCartGet(Comm(comm), int(maxdims), dims, periods, coords)))
 }
 
 //export PMPI_Cart_map
 func PMPI_Cart_map(comm C.uintptr_t, ndims C.int, dims *C.int, periods *C.int, newrank *C.int) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Cart_map"))
+	return C.int(done(Comm(comm), mpiCartMap(Comm(comm), int(ndims), dims, periods, newrank)))
 }
 
 //export PMPI_Cart_rank
 func PMPI_Cart_rank(comm C.uintptr_t, coords *C.int, rank *C.int) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Cart_rank"))
+	return C.int(done(Comm(comm), mpiCartRank(Comm(comm), coords, rank)))
 }
 
 //export PMPI_Cart_shift
 func PMPI_Cart_shift(comm C.uintptr_t, direction C.int, disp C.int, rank_source *C.int, rank_dest *C.int) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Cart_shift"))
+	return C.int(done(Comm(comm), mpiCartShift(Comm(comm), int(direction), int(disp), rank_source, rank_dest)))
 }
 
 //export PMPI_Cart_sub
 func PMPI_Cart_sub(comm C.uintptr_t, remain_dims *C.int, newcomm *C.uintptr_t) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Cart_sub"))
+	return C.int(done(Comm(comm), mpiCartSub(Comm(comm), remain_dims, (*Comm)(unsafe.Pointer(newcomm)))))
 }
 
 //export PMPI_Cartdim_get
 func PMPI_Cartdim_get(comm C.uintptr_t, ndims *C.int) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Cartdim_get"))
+	return C.int(done(Comm(comm), mpiCartdimGet(Comm(comm), ndims)))
 }
 
 //export PMPI_Close_port
@@ -564,27 +564,27 @@ func PMPI_Compare_and_swap(origin_addr unsafe.Pointer, compare_addr unsafe.Point
 
 //export PMPI_Dims_create
 func PMPI_Dims_create(nnodes C.int, ndims C.int, dims *C.int) C.int {
-	return C.int(unsupported(0, "MPI_Dims_create"))
+	return C.int(done(0, mpiDimsCreate(int(nnodes), int(ndims), dims)))
 }
 
 //export PMPI_Dist_graph_create
 func PMPI_Dist_graph_create(comm_old C.uintptr_t, n C.int, sources *C.int, degrees *C.int, destinations *C.int, weights *C.int, info C.uintptr_t, reorder C.int, comm_dist_graph *C.uintptr_t) C.int {
-	return C.int(unsupported(Comm(comm_old), "MPI_Dist_graph_create"))
+	return C.int(done(Comm(comm_old), mpiDistGraphCreate(Comm(comm_old), int(n), sources, degrees, destinations, weights, Info(info), int(reorder), (*Comm)(unsafe.Pointer(comm_dist_graph)))))
 }
 
 //export PMPI_Dist_graph_create_adjacent
 func PMPI_Dist_graph_create_adjacent(comm_old C.uintptr_t, indegree C.int, sources *C.int, sourceweights *C.int, outdegree C.int, destinations *C.int, destweights *C.int, info C.uintptr_t, reorder C.int, comm_dist_graph *C.uintptr_t) C.int {
-	return C.int(unsupported(Comm(comm_old), "MPI_Dist_graph_create_adjacent"))
+	return C.int(done(Comm(comm_old), mpiDistGraphCreateAdjacent(Comm(comm_old), int(indegree), sources, sourceweights, int(outdegree), destinations, destweights, Info(info), int(reorder), (*Comm)(unsafe.Pointer(comm_dist_graph)))))
 }
 
 //export PMPI_Dist_graph_neighbors
 func PMPI_Dist_graph_neighbors(comm C.uintptr_t, maxindegree C.int, sources *C.int, sourceweights *C.int, maxoutdegree C.int, destinations *C.int, destweights *C.int) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Dist_graph_neighbors"))
+	return C.int(done(Comm(comm), mpiDistGraphNeighbors(Comm(comm), int(maxindegree), sources, sourceweights, int(maxoutdegree), destinations, destweights)))
 }
 
 //export PMPI_Dist_graph_neighbors_count
 func PMPI_Dist_graph_neighbors_count(comm C.uintptr_t, indegree *C.int, outdegree *C.int, weighted *C.int) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Dist_graph_neighbors_count"))
+	return C.int(done(Comm(comm), mpiDistGraphNeighborsCount(Comm(comm), indegree, outdegree, weighted)))
 }
 
 //export PMPI_Errhandler_free
@@ -1194,32 +1194,32 @@ func PMPI_Get_version(version *C.int, subversion *C.int) C.int {
 
 //export PMPI_Graph_create
 func PMPI_Graph_create(comm_old C.uintptr_t, nnodes C.int, indx *C.int, edges *C.int, reorder C.int, comm_graph *C.uintptr_t) C.int {
-	return C.int(unsupported(Comm(comm_old), "MPI_Graph_create"))
+	return C.int(done(Comm(comm_old), mpiGraphCreate(Comm(comm_old), int(nnodes), indx, edges, int(reorder), (*Comm)(unsafe.Pointer(comm_graph)))))
 }
 
 //export PMPI_Graph_get
 func PMPI_Graph_get(comm C.uintptr_t, maxindex C.int, maxedges C.int, indx *C.int, edges *C.int) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Graph_get"))
+	return C.int(done(Comm(comm), mpiGraphGet(Comm(comm), int(maxindex), int(maxedges), indx, edges)))
 }
 
 //export PMPI_Graph_map
 func PMPI_Graph_map(comm C.uintptr_t, nnodes C.int, indx *C.int, edges *C.int, newrank *C.int) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Graph_map"))
+	return C.int(done(Comm(comm), mpiGraphMap(Comm(comm), int(nnodes), indx, edges, newrank)))
 }
 
 //export PMPI_Graph_neighbors
 func PMPI_Graph_neighbors(comm C.uintptr_t, rank C.int, maxneighbors C.int, neighbors *C.int) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Graph_neighbors"))
+	return C.int(done(Comm(comm), mpiGraphNeighbors(Comm(comm), int(rank), int(maxneighbors), neighbors)))
 }
 
 //export PMPI_Graph_neighbors_count
 func PMPI_Graph_neighbors_count(comm C.uintptr_t, rank C.int, nneighbors *C.int) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Graph_neighbors_count"))
+	return C.int(done(Comm(comm), mpiGraphNeighborsCount(Comm(comm), int(rank), nneighbors)))
 }
 
 //export PMPI_Graphdims_get
 func PMPI_Graphdims_get(comm C.uintptr_t, nnodes *C.int, nedges *C.int) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Graphdims_get"))
+	return C.int(done(Comm(comm), mpiGraphdimsGet(Comm(comm), nnodes, nedges)))
 }
 
 //export PMPI_Grequest_complete
@@ -2439,7 +2439,7 @@ func PMPI_Testsome(incount C.int, array_of_requests *C.uintptr_t, outcount *C.in
 
 //export PMPI_Topo_test
 func PMPI_Topo_test(comm C.uintptr_t, status *C.int) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Topo_test"))
+	return C.int(done(Comm(comm), mpiTopoTest(Comm(comm), status)))
 }
 
 //export PMPI_Type_commit
