@@ -1429,42 +1429,42 @@ func PMPI_Imrecv_c(buf unsafe.Pointer, count C.int64_t, datatype C.uintptr_t, me
 
 //export PMPI_Ineighbor_allgather
 func PMPI_Ineighbor_allgather(sendbuf unsafe.Pointer, sendcount C.int, sendtype C.uintptr_t, recvbuf unsafe.Pointer, recvcount C.int, recvtype C.uintptr_t, comm C.uintptr_t, request *C.uintptr_t) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Ineighbor_allgather"))
+	return C.int(done(Comm(comm), mpiIneighborAllgather(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, int(recvcount), Datatype(recvtype), Comm(comm), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Ineighbor_allgather_c
 func PMPI_Ineighbor_allgather_c(sendbuf unsafe.Pointer, sendcount C.int64_t, sendtype C.uintptr_t, recvbuf unsafe.Pointer, recvcount C.int64_t, recvtype C.uintptr_t, comm C.uintptr_t, request *C.uintptr_t) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Ineighbor_allgather_c"))
+	return C.int(done(Comm(comm), mpiIneighborAllgather(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, int(recvcount), Datatype(recvtype), Comm(comm), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Ineighbor_allgatherv
 func PMPI_Ineighbor_allgatherv(sendbuf unsafe.Pointer, sendcount C.int, sendtype C.uintptr_t, recvbuf unsafe.Pointer, recvcounts *C.int, displs *C.int, recvtype C.uintptr_t, comm C.uintptr_t, request *C.uintptr_t) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Ineighbor_allgatherv"))
+	return C.int(done(Comm(comm), mpiIneighborAllgatherv(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, recvcounts, displs, Datatype(recvtype), Comm(comm), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Ineighbor_allgatherv_c
 func PMPI_Ineighbor_allgatherv_c(sendbuf unsafe.Pointer, sendcount C.int64_t, sendtype C.uintptr_t, recvbuf unsafe.Pointer, recvcounts *C.int64_t, displs *C.intptr_t, recvtype C.uintptr_t, comm C.uintptr_t, request *C.uintptr_t) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Ineighbor_allgatherv_c"))
+	return C.int(done(Comm(comm), mpiIneighborAllgathervC(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, recvcounts, displs, Datatype(recvtype), Comm(comm), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Ineighbor_alltoall
 func PMPI_Ineighbor_alltoall(sendbuf unsafe.Pointer, sendcount C.int, sendtype C.uintptr_t, recvbuf unsafe.Pointer, recvcount C.int, recvtype C.uintptr_t, comm C.uintptr_t, request *C.uintptr_t) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Ineighbor_alltoall"))
+	return C.int(done(Comm(comm), mpiIneighborAlltoall(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, int(recvcount), Datatype(recvtype), Comm(comm), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Ineighbor_alltoall_c
 func PMPI_Ineighbor_alltoall_c(sendbuf unsafe.Pointer, sendcount C.int64_t, sendtype C.uintptr_t, recvbuf unsafe.Pointer, recvcount C.int64_t, recvtype C.uintptr_t, comm C.uintptr_t, request *C.uintptr_t) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Ineighbor_alltoall_c"))
+	return C.int(done(Comm(comm), mpiIneighborAlltoall(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, int(recvcount), Datatype(recvtype), Comm(comm), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Ineighbor_alltoallv
 func PMPI_Ineighbor_alltoallv(sendbuf unsafe.Pointer, sendcounts *C.int, sdispls *C.int, sendtype C.uintptr_t, recvbuf unsafe.Pointer, recvcounts *C.int, rdispls *C.int, recvtype C.uintptr_t, comm C.uintptr_t, request *C.uintptr_t) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Ineighbor_alltoallv"))
+	return C.int(done(Comm(comm), mpiIneighborAlltoallv(sendbuf, sendcounts, sdispls, Datatype(sendtype), recvbuf, recvcounts, rdispls, Datatype(recvtype), Comm(comm), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Ineighbor_alltoallv_c
 func PMPI_Ineighbor_alltoallv_c(sendbuf unsafe.Pointer, sendcounts *C.int64_t, sdispls *C.intptr_t, sendtype C.uintptr_t, recvbuf unsafe.Pointer, recvcounts *C.int64_t, rdispls *C.intptr_t, recvtype C.uintptr_t, comm C.uintptr_t, request *C.uintptr_t) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Ineighbor_alltoallv_c"))
+	return C.int(done(Comm(comm), mpiIneighborAlltoallvC(sendbuf, sendcounts, sdispls, Datatype(sendtype), recvbuf, recvcounts, rdispls, Datatype(recvtype), Comm(comm), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Ineighbor_alltoallw
@@ -1724,82 +1724,82 @@ func PMPI_Mrecv_c(buf unsafe.Pointer, count C.int64_t, datatype C.uintptr_t, mes
 
 //export PMPI_Neighbor_allgather
 func PMPI_Neighbor_allgather(sendbuf unsafe.Pointer, sendcount C.int, sendtype C.uintptr_t, recvbuf unsafe.Pointer, recvcount C.int, recvtype C.uintptr_t, comm C.uintptr_t) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Neighbor_allgather"))
+	return C.int(done(Comm(comm), mpiNeighborAllgather(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, int(recvcount), Datatype(recvtype), Comm(comm))))
 }
 
 //export PMPI_Neighbor_allgather_c
 func PMPI_Neighbor_allgather_c(sendbuf unsafe.Pointer, sendcount C.int64_t, sendtype C.uintptr_t, recvbuf unsafe.Pointer, recvcount C.int64_t, recvtype C.uintptr_t, comm C.uintptr_t) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Neighbor_allgather_c"))
+	return C.int(done(Comm(comm), mpiNeighborAllgather(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, int(recvcount), Datatype(recvtype), Comm(comm))))
 }
 
 //export PMPI_Neighbor_allgather_init
 func PMPI_Neighbor_allgather_init(sendbuf unsafe.Pointer, sendcount C.int, sendtype C.uintptr_t, recvbuf unsafe.Pointer, recvcount C.int, recvtype C.uintptr_t, comm C.uintptr_t, info C.uintptr_t, request *C.uintptr_t) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Neighbor_allgather_init"))
+	return C.int(done(Comm(comm), mpiNeighborAllgatherInit(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, int(recvcount), Datatype(recvtype), Comm(comm), Info(info), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Neighbor_allgather_init_c
 func PMPI_Neighbor_allgather_init_c(sendbuf unsafe.Pointer, sendcount C.int64_t, sendtype C.uintptr_t, recvbuf unsafe.Pointer, recvcount C.int64_t, recvtype C.uintptr_t, comm C.uintptr_t, info C.uintptr_t, request *C.uintptr_t) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Neighbor_allgather_init_c"))
+	return C.int(done(Comm(comm), mpiNeighborAllgatherInit(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, int(recvcount), Datatype(recvtype), Comm(comm), Info(info), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Neighbor_allgatherv
 func PMPI_Neighbor_allgatherv(sendbuf unsafe.Pointer, sendcount C.int, sendtype C.uintptr_t, recvbuf unsafe.Pointer, recvcounts *C.int, displs *C.int, recvtype C.uintptr_t, comm C.uintptr_t) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Neighbor_allgatherv"))
+	return C.int(done(Comm(comm), mpiNeighborAllgatherv(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, recvcounts, displs, Datatype(recvtype), Comm(comm))))
 }
 
 //export PMPI_Neighbor_allgatherv_c
 func PMPI_Neighbor_allgatherv_c(sendbuf unsafe.Pointer, sendcount C.int64_t, sendtype C.uintptr_t, recvbuf unsafe.Pointer, recvcounts *C.int64_t, displs *C.intptr_t, recvtype C.uintptr_t, comm C.uintptr_t) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Neighbor_allgatherv_c"))
+	return C.int(done(Comm(comm), mpiNeighborAllgathervC(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, recvcounts, displs, Datatype(recvtype), Comm(comm))))
 }
 
 //export PMPI_Neighbor_allgatherv_init
 func PMPI_Neighbor_allgatherv_init(sendbuf unsafe.Pointer, sendcount C.int, sendtype C.uintptr_t, recvbuf unsafe.Pointer, recvcounts *C.int, displs *C.int, recvtype C.uintptr_t, comm C.uintptr_t, info C.uintptr_t, request *C.uintptr_t) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Neighbor_allgatherv_init"))
+	return C.int(done(Comm(comm), mpiNeighborAllgathervInit(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, recvcounts, displs, Datatype(recvtype), Comm(comm), Info(info), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Neighbor_allgatherv_init_c
 func PMPI_Neighbor_allgatherv_init_c(sendbuf unsafe.Pointer, sendcount C.int64_t, sendtype C.uintptr_t, recvbuf unsafe.Pointer, recvcounts *C.int64_t, displs *C.intptr_t, recvtype C.uintptr_t, comm C.uintptr_t, info C.uintptr_t, request *C.uintptr_t) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Neighbor_allgatherv_init_c"))
+	return C.int(done(Comm(comm), mpiNeighborAllgathervInitC(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, recvcounts, displs, Datatype(recvtype), Comm(comm), Info(info), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Neighbor_alltoall
 func PMPI_Neighbor_alltoall(sendbuf unsafe.Pointer, sendcount C.int, sendtype C.uintptr_t, recvbuf unsafe.Pointer, recvcount C.int, recvtype C.uintptr_t, comm C.uintptr_t) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Neighbor_alltoall"))
+	return C.int(done(Comm(comm), mpiNeighborAlltoall(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, int(recvcount), Datatype(recvtype), Comm(comm))))
 }
 
 //export PMPI_Neighbor_alltoall_c
 func PMPI_Neighbor_alltoall_c(sendbuf unsafe.Pointer, sendcount C.int64_t, sendtype C.uintptr_t, recvbuf unsafe.Pointer, recvcount C.int64_t, recvtype C.uintptr_t, comm C.uintptr_t) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Neighbor_alltoall_c"))
+	return C.int(done(Comm(comm), mpiNeighborAlltoall(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, int(recvcount), Datatype(recvtype), Comm(comm))))
 }
 
 //export PMPI_Neighbor_alltoall_init
 func PMPI_Neighbor_alltoall_init(sendbuf unsafe.Pointer, sendcount C.int, sendtype C.uintptr_t, recvbuf unsafe.Pointer, recvcount C.int, recvtype C.uintptr_t, comm C.uintptr_t, info C.uintptr_t, request *C.uintptr_t) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Neighbor_alltoall_init"))
+	return C.int(done(Comm(comm), mpiNeighborAlltoallInit(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, int(recvcount), Datatype(recvtype), Comm(comm), Info(info), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Neighbor_alltoall_init_c
 func PMPI_Neighbor_alltoall_init_c(sendbuf unsafe.Pointer, sendcount C.int64_t, sendtype C.uintptr_t, recvbuf unsafe.Pointer, recvcount C.int64_t, recvtype C.uintptr_t, comm C.uintptr_t, info C.uintptr_t, request *C.uintptr_t) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Neighbor_alltoall_init_c"))
+	return C.int(done(Comm(comm), mpiNeighborAlltoallInit(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, int(recvcount), Datatype(recvtype), Comm(comm), Info(info), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Neighbor_alltoallv
 func PMPI_Neighbor_alltoallv(sendbuf unsafe.Pointer, sendcounts *C.int, sdispls *C.int, sendtype C.uintptr_t, recvbuf unsafe.Pointer, recvcounts *C.int, rdispls *C.int, recvtype C.uintptr_t, comm C.uintptr_t) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Neighbor_alltoallv"))
+	return C.int(done(Comm(comm), mpiNeighborAlltoallv(sendbuf, sendcounts, sdispls, Datatype(sendtype), recvbuf, recvcounts, rdispls, Datatype(recvtype), Comm(comm))))
 }
 
 //export PMPI_Neighbor_alltoallv_c
 func PMPI_Neighbor_alltoallv_c(sendbuf unsafe.Pointer, sendcounts *C.int64_t, sdispls *C.intptr_t, sendtype C.uintptr_t, recvbuf unsafe.Pointer, recvcounts *C.int64_t, rdispls *C.intptr_t, recvtype C.uintptr_t, comm C.uintptr_t) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Neighbor_alltoallv_c"))
+	return C.int(done(Comm(comm), mpiNeighborAlltoallvC(sendbuf, sendcounts, sdispls, Datatype(sendtype), recvbuf, recvcounts, rdispls, Datatype(recvtype), Comm(comm))))
 }
 
 //export PMPI_Neighbor_alltoallv_init
 func PMPI_Neighbor_alltoallv_init(sendbuf unsafe.Pointer, sendcounts *C.int, sdispls *C.int, sendtype C.uintptr_t, recvbuf unsafe.Pointer, recvcounts *C.int, rdispls *C.int, recvtype C.uintptr_t, comm C.uintptr_t, info C.uintptr_t, request *C.uintptr_t) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Neighbor_alltoallv_init"))
+	return C.int(done(Comm(comm), mpiNeighborAlltoallvInit(sendbuf, sendcounts, sdispls, Datatype(sendtype), recvbuf, recvcounts, rdispls, Datatype(recvtype), Comm(comm), Info(info), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Neighbor_alltoallv_init_c
 func PMPI_Neighbor_alltoallv_init_c(sendbuf unsafe.Pointer, sendcounts *C.int64_t, sdispls *C.intptr_t, sendtype C.uintptr_t, recvbuf unsafe.Pointer, recvcounts *C.int64_t, rdispls *C.intptr_t, recvtype C.uintptr_t, comm C.uintptr_t, info C.uintptr_t, request *C.uintptr_t) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Neighbor_alltoallv_init_c"))
+	return C.int(done(Comm(comm), mpiNeighborAlltoallvInitC(sendbuf, sendcounts, sdispls, Datatype(sendtype), recvbuf, recvcounts, rdispls, Datatype(recvtype), Comm(comm), Info(info), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Neighbor_alltoallw
