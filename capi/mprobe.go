@@ -58,7 +58,7 @@ func mpiImprobe(source, t int, h Comm, flag *C.int, out *Message, st *C.MPI_Stat
 	return setMessage(out, m)
 }
 
-// message is the message behind *h for a receive of it.
+// get is the message behind h, for op, a receive of it.
 func (h Message) get(op string) (*pmpi.Message, error) {
 	switch h {
 	case MPI_MESSAGE_NO_PROC:

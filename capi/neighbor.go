@@ -108,13 +108,13 @@ func mpiNeighborAlltoallInit(s unsafe.Pointer, sc int, sdt Datatype, r unsafe.Po
 }
 
 type (
-	allgathervFunc  func(send []byte, scount int, sdt pmpi.Datatype, recv []byte, counts, displs []int, rdt pmpi.Datatype, comm *pmpi.Comm) (*pmpi.Request, error)
-	alltoallvFunc   func(send []byte, scounts, sdispls []int, sdt pmpi.Datatype, recv []byte, rcounts, rdispls []int, rdt pmpi.Datatype, comm *pmpi.Comm) (*pmpi.Request, error)
-	blockingRequest = func(*pmpi.Request, error) error
+	allgathervFunc func(send []byte, scount int, sdt pmpi.Datatype, recv []byte, counts, displs []int, rdt pmpi.Datatype, comm *pmpi.Comm) (*pmpi.Request, error)
+	alltoallvFunc  func(send []byte, scounts, sdispls []int, sdt pmpi.Datatype, recv []byte, rcounts, rdispls []int, rdt pmpi.Datatype, comm *pmpi.Comm) (*pmpi.Request, error)
 )
 
-// blocking adapts a blocking v-form to the shape of its non-blocking
-// twin, so that one function serves the three forms.
+// blockingAllgatherv and blockingAlltoallv give a blocking v-form the
+// shape of its non-blocking twin, so that one function serves the three
+// forms.
 func blockingAllgatherv(f func(send []byte, scount int, sdt pmpi.Datatype, recv []byte, counts, displs []int, rdt pmpi.Datatype, comm *pmpi.Comm) error) allgathervFunc {
 	return func(send []byte, scount int, sdt pmpi.Datatype, recv []byte, counts, displs []int, rdt pmpi.Datatype, comm *pmpi.Comm) (*pmpi.Request, error) {
 		return nil, f(send, scount, sdt, recv, counts, displs, rdt, comm)
@@ -129,7 +129,7 @@ func blockingAlltoallv(f func(send []byte, scounts, sdispls []int, sdt pmpi.Data
 
 // finish stores the request of a non-blocking or persistent form; a
 // blocking one (req nil) has none.
-func (v *nbVectors) finish(req *Request, persistent bool) blockingRequest {
+func (v *nbVectors) finish(req *Request, persistent bool) func(*pmpi.Request, error) error {
 	if req == nil {
 		return func(_ *pmpi.Request, err error) error { return err }
 	}
