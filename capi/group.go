@@ -144,7 +144,8 @@ func mpiGroupExcl(h Group, n int, ranks *C.int, out *Group) error {
 
 // expand lists the ranks of n (first, last, stride) triplets at p, as
 // MPI_Group_range_incl reads them: first, first+stride... while not past
-// last. A triplet whose first is past its last lists none.
+// last. A stride that leads away from last is an error, as in MPICH and
+// Open MPI, rather than an empty range.
 func expand(op string, g *pmpi.Group, n int, p unsafe.Pointer) ([]int, error) {
 	flat, err := cInts(op, "ranges", (*C.int)(p), 3*n)
 	if err != nil || n < 0 {
@@ -154,8 +155,9 @@ func expand(op string, g *pmpi.Group, n int, p unsafe.Pointer) ([]int, error) {
 	var ranks []int
 	for i := 0; i < n; i++ {
 		first, last, stride := flat[3*i], flat[3*i+1], flat[3*i+2]
-		if stride == 0 {
-			return nil, errorf(pmpi.ClassArg, "%s: range %d (%d, %d, %d) has stride 0 (want a non-zero stride)", op, i, first, last, stride)
+		if stride == 0 || (stride > 0 && first > last) || (stride < 0 && first < last) {
+			return nil, errorf(pmpi.ClassArg, "%s: range %d (%d, %d, %d) does not lead from first to last (want first <= last with a positive stride, or first >= last with a negative one)",
+				op, i, first, last, stride)
 		}
 		for r := first; (stride > 0 && r <= last) || (stride < 0 && r >= last); r += stride {
 			if r < 0 || r >= size {
