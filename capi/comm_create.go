@@ -41,45 +41,57 @@ func mpiCommCreateGroup(h Comm, gh Group, t int, out *Comm) error {
 }
 
 // hwResourceKey is the info key MPI_COMM_TYPE_HW_GUIDED reads; of its
-// values gompi knows the one the standard requires, a host's shared memory.
+// values gompi knows the one every implementation must, a host's shared
+// memory.
 const hwResourceKey, hwShared = "mpi_hw_resource_type", "mpi_shared_memory"
 
-// splitType is gompi's split type for C's.
-func splitType(t int, info Info) (int, error) {
-	switch t {
-	case C.MPI_UNDEFINED:
-		return pmpi.Undefined, nil
-	case C.MPI_COMM_TYPE_SHARED:
-		return pmpi.CommTypeShared, nil
-	case C.MPI_COMM_TYPE_HW_GUIDED:
-		i, err := info.optional()
-		if err != nil {
-			return 0, err
-		}
-		var v string
-		if i != nil {
-			if v, _, err = i.Get(hwResourceKey); err != nil {
-				return 0, err
-			}
-		}
-		if v != hwShared {
-			return 0, errorf(pmpi.ClassArg, "comm split type: MPI_COMM_TYPE_HW_GUIDED with %s=%q (gompi knows only %q)", hwResourceKey, v, hwShared)
-		}
-		return pmpi.CommTypeShared, nil
-	}
-	return 0, errorf(pmpi.ClassArg, "comm split type: split type %d is not one gompi knows (want MPI_COMM_TYPE_SHARED, MPI_COMM_TYPE_HW_GUIDED with %s=%s, or MPI_UNDEFINED)", t, hwResourceKey, hwShared)
-}
-
-func mpiCommSplitType(h Comm, t, key int, info Info, out *Comm) error {
+// mpiCommSplitType: gompi knows of the hardware only which ranks share a
+// host. A guided split by another resource, or by none, gives
+// MPI_COMM_NULL, as the standard says for a resource the implementation
+// does not know (gompi has no process sets for RESOURCE_GUIDED's
+// mpi_pset_name either); an unguided one gives the host's ranks when
+// they are fewer than comm's, else MPI_COMM_NULL.
+func mpiCommSplitType(h Comm, t, key int, ih Info, out *Comm) error {
 	e, err := h.get()
 	if err != nil {
 		return err
 	}
-	st, err := splitType(t, info)
+	info, err := ih.optional()
 	if err != nil {
 		return err
 	}
-	c, err := api().CommSplitType(e.c, st, key)
+	var c *pmpi.Comm
+	switch t {
+	case C.MPI_UNDEFINED:
+		c, err = api().CommSplitType(e.c, pmpi.Undefined, key)
+	case C.MPI_COMM_TYPE_SHARED:
+		c, err = api().CommSplitType(e.c, pmpi.CommTypeShared, key)
+	case C.MPI_COMM_TYPE_HW_GUIDED, C.MPI_COMM_TYPE_RESOURCE_GUIDED:
+		var v string
+		if info != nil {
+			if v, _, err = info.Get(hwResourceKey); err != nil {
+				return err
+			}
+		}
+		if v != hwShared {
+			*out = MPI_COMM_NULL
+			return nil
+		}
+		c, err = api().CommSplitType(e.c, pmpi.CommTypeShared, key)
+	case C.MPI_COMM_TYPE_HW_UNGUIDED:
+		if c, err = api().CommSplitType(e.c, pmpi.CommTypeShared, key); err != nil {
+			return err
+		}
+		if c.Size() == e.c.Size() {
+			// Every rank of this host's communicator sees the same size.
+			if err := api().CommFree(c); err != nil {
+				return err
+			}
+			c = nil
+		}
+	default:
+		return errorf(pmpi.ClassArg, "comm split type: split type %d is not one of MPI_COMM_TYPE_SHARED, _HW_GUIDED, _HW_UNGUIDED, _RESOURCE_GUIDED or MPI_UNDEFINED", t)
+	}
 	if err != nil {
 		return err
 	}

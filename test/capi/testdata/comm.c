@@ -52,6 +52,15 @@ int main(int argc, char **argv) {
     CHECK(n == size && r == rank, "shared split: size %d rank %d", n, r);
     CHECK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_UNDEFINED, 0, MPI_INFO_NULL, &c) == MPI_SUCCESS && c == MPI_COMM_NULL,
           "split type MPI_UNDEFINED gives MPI_COMM_NULL");
+    /* gompi knows no hardware resource but the host's memory: a guided
+     * split by none gives MPI_COMM_NULL, and so does an unguided one, since
+     * the host's ranks are all of MPI_COMM_WORLD's. */
+    CHECK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_HW_GUIDED, 0, MPI_INFO_NULL, &c) == MPI_SUCCESS && c == MPI_COMM_NULL,
+          "split type MPI_COMM_TYPE_HW_GUIDED without mpi_hw_resource_type gives MPI_COMM_NULL");
+    CHECK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_RESOURCE_GUIDED, 0, MPI_INFO_NULL, &c) == MPI_SUCCESS && c == MPI_COMM_NULL,
+          "split type MPI_COMM_TYPE_RESOURCE_GUIDED without a resource gives MPI_COMM_NULL");
+    CHECK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_HW_UNGUIDED, 0, MPI_INFO_NULL, &c) == MPI_SUCCESS && c == MPI_COMM_NULL,
+          "split type MPI_COMM_TYPE_HW_UNGUIDED on one host gives MPI_COMM_NULL");
     ok("comm split type");
 
     MPI_Comm dup, rev, half;
