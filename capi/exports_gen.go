@@ -284,12 +284,12 @@ func PMPI_Buffer_detach_c(buffer_addr unsafe.Pointer, size *C.int64_t) C.int {
 
 //export PMPI_Buffer_flush
 func PMPI_Buffer_flush() C.int {
-	return C.int(unsupported(0, "MPI_Buffer_flush"))
+	return C.int(done(0, mpiBufferFlush()))
 }
 
 //export PMPI_Buffer_iflush
 func PMPI_Buffer_iflush(request *C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_Buffer_iflush"))
+	return C.int(done(0, mpiBufferIflush((*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Cancel
@@ -299,42 +299,42 @@ func PMPI_Cancel(request *C.uintptr_t) C.int {
 
 //export PMPI_Cart_coords
 func PMPI_Cart_coords(comm C.uintptr_t, rank C.int, maxdims C.int, coords *C.int) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Cart_coords"))
+	return C.int(done(Comm(comm), mpiCartCoords(Comm(comm), int(rank), int(maxdims), coords)))
 }
 
 //export PMPI_Cart_create
 func PMPI_Cart_create(comm_old C.uintptr_t, ndims C.int, dims *C.int, periods *C.int, reorder C.int, comm_cart *C.uintptr_t) C.int {
-	return C.int(unsupported(Comm(comm_old), "MPI_Cart_create"))
+	return C.int(done(Comm(comm_old), mpiCartCreate(Comm(comm_old), int(ndims), dims, periods, int(reorder), (*Comm)(unsafe.Pointer(comm_cart)))))
 }
 
 //export PMPI_Cart_get
 func PMPI_Cart_get(comm C.uintptr_t, maxdims C.int, dims *C.int, periods *C.int, coords *C.int) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Cart_get"))
+	return C.int(done(Comm(comm), mpiCartGet(Comm(comm), int(maxdims), dims, periods, coords)))
 }
 
 //export PMPI_Cart_map
 func PMPI_Cart_map(comm C.uintptr_t, ndims C.int, dims *C.int, periods *C.int, newrank *C.int) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Cart_map"))
+	return C.int(done(Comm(comm), mpiCartMap(Comm(comm), int(ndims), dims, periods, newrank)))
 }
 
 //export PMPI_Cart_rank
 func PMPI_Cart_rank(comm C.uintptr_t, coords *C.int, rank *C.int) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Cart_rank"))
+	return C.int(done(Comm(comm), mpiCartRank(Comm(comm), coords, rank)))
 }
 
 //export PMPI_Cart_shift
 func PMPI_Cart_shift(comm C.uintptr_t, direction C.int, disp C.int, rank_source *C.int, rank_dest *C.int) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Cart_shift"))
+	return C.int(done(Comm(comm), mpiCartShift(Comm(comm), int(direction), int(disp), rank_source, rank_dest)))
 }
 
 //export PMPI_Cart_sub
 func PMPI_Cart_sub(comm C.uintptr_t, remain_dims *C.int, newcomm *C.uintptr_t) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Cart_sub"))
+	return C.int(done(Comm(comm), mpiCartSub(Comm(comm), remain_dims, (*Comm)(unsafe.Pointer(newcomm)))))
 }
 
 //export PMPI_Cartdim_get
 func PMPI_Cartdim_get(comm C.uintptr_t, ndims *C.int) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Cartdim_get"))
+	return C.int(done(Comm(comm), mpiCartdimGet(Comm(comm), ndims)))
 }
 
 //export PMPI_Close_port
@@ -349,12 +349,12 @@ func PMPI_Comm_accept(port_name *C.char, info C.uintptr_t, root C.int, comm C.ui
 
 //export PMPI_Comm_attach_buffer
 func PMPI_Comm_attach_buffer(comm C.uintptr_t, buffer unsafe.Pointer, size C.int) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Comm_attach_buffer"))
+	return C.int(done(Comm(comm), mpiCommAttachBuffer(Comm(comm), buffer, int(size))))
 }
 
 //export PMPI_Comm_attach_buffer_c
 func PMPI_Comm_attach_buffer_c(comm C.uintptr_t, buffer unsafe.Pointer, size C.int64_t) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Comm_attach_buffer_c"))
+	return C.int(done(Comm(comm), mpiCommAttachBuffer(Comm(comm), buffer, int(size))))
 }
 
 //export PMPI_Comm_call_errhandler
@@ -364,7 +364,7 @@ func PMPI_Comm_call_errhandler(comm C.uintptr_t, errorcode C.int) C.int {
 
 //export PMPI_Comm_compare
 func PMPI_Comm_compare(comm1 C.uintptr_t, comm2 C.uintptr_t, result *C.int) C.int {
-	return C.int(unsupported(Comm(comm1), "MPI_Comm_compare"))
+	return C.int(done(Comm(comm1), mpiCommCompare(Comm(comm1), Comm(comm2), result)))
 }
 
 //export PMPI_Comm_connect
@@ -374,7 +374,7 @@ func PMPI_Comm_connect(port_name *C.char, info C.uintptr_t, root C.int, comm C.u
 
 //export PMPI_Comm_create
 func PMPI_Comm_create(comm C.uintptr_t, group C.uintptr_t, newcomm *C.uintptr_t) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Comm_create"))
+	return C.int(done(Comm(comm), mpiCommCreate(Comm(comm), Group(group), (*Comm)(unsafe.Pointer(newcomm)))))
 }
 
 //export PMPI_Comm_create_errhandler
@@ -389,7 +389,7 @@ func PMPI_Comm_create_from_group(group C.uintptr_t, stringtag *C.char, info C.ui
 
 //export PMPI_Comm_create_group
 func PMPI_Comm_create_group(comm C.uintptr_t, group C.uintptr_t, tag C.int, newcomm *C.uintptr_t) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Comm_create_group"))
+	return C.int(done(Comm(comm), mpiCommCreateGroup(Comm(comm), Group(group), int(tag), (*Comm)(unsafe.Pointer(newcomm)))))
 }
 
 //export PMPI_Comm_create_keyval
@@ -404,12 +404,12 @@ func PMPI_Comm_delete_attr(comm C.uintptr_t, comm_keyval C.int) C.int {
 
 //export PMPI_Comm_detach_buffer
 func PMPI_Comm_detach_buffer(comm C.uintptr_t, buffer_addr unsafe.Pointer, size *C.int) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Comm_detach_buffer"))
+	return C.int(done(Comm(comm), mpiCommDetachBuffer(Comm(comm), buffer_addr, size)))
 }
 
 //export PMPI_Comm_detach_buffer_c
 func PMPI_Comm_detach_buffer_c(comm C.uintptr_t, buffer_addr unsafe.Pointer, size *C.int64_t) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Comm_detach_buffer_c"))
+	return C.int(done(Comm(comm), mpiCommDetachBufferC(Comm(comm), buffer_addr, size)))
 }
 
 //export PMPI_Comm_disconnect
@@ -424,12 +424,12 @@ func PMPI_Comm_dup(comm C.uintptr_t, newcomm *C.uintptr_t) C.int {
 
 //export PMPI_Comm_dup_with_info
 func PMPI_Comm_dup_with_info(comm C.uintptr_t, info C.uintptr_t, newcomm *C.uintptr_t) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Comm_dup_with_info"))
+	return C.int(done(Comm(comm), mpiCommDupWithInfo(Comm(comm), Info(info), (*Comm)(unsafe.Pointer(newcomm)))))
 }
 
 //export PMPI_Comm_flush_buffer
 func PMPI_Comm_flush_buffer(comm C.uintptr_t) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Comm_flush_buffer"))
+	return C.int(done(Comm(comm), mpiCommFlushBuffer(Comm(comm))))
 }
 
 //export PMPI_Comm_free
@@ -454,12 +454,12 @@ func PMPI_Comm_get_errhandler(comm C.uintptr_t, errhandler *C.uintptr_t) C.int {
 
 //export PMPI_Comm_get_info
 func PMPI_Comm_get_info(comm C.uintptr_t, info_used *C.uintptr_t) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Comm_get_info"))
+	return C.int(done(Comm(comm), mpiCommGetInfo(Comm(comm), (*Info)(unsafe.Pointer(info_used)))))
 }
 
 //export PMPI_Comm_get_name
 func PMPI_Comm_get_name(comm C.uintptr_t, comm_name *C.char, resultlen *C.int) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Comm_get_name"))
+	return C.int(done(Comm(comm), mpiCommGetName(Comm(comm), comm_name, resultlen)))
 }
 
 //export PMPI_Comm_get_parent
@@ -469,22 +469,22 @@ func PMPI_Comm_get_parent(parent *C.uintptr_t) C.int {
 
 //export PMPI_Comm_group
 func PMPI_Comm_group(comm C.uintptr_t, group *C.uintptr_t) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Comm_group"))
+	return C.int(done(Comm(comm), mpiCommGroup(Comm(comm), (*Group)(unsafe.Pointer(group)))))
 }
 
 //export PMPI_Comm_idup
 func PMPI_Comm_idup(comm C.uintptr_t, newcomm *C.uintptr_t, request *C.uintptr_t) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Comm_idup"))
+	return C.int(done(Comm(comm), mpiCommIdup(Comm(comm), (*Comm)(unsafe.Pointer(newcomm)), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Comm_idup_with_info
 func PMPI_Comm_idup_with_info(comm C.uintptr_t, info C.uintptr_t, newcomm *C.uintptr_t, request *C.uintptr_t) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Comm_idup_with_info"))
+	return C.int(done(Comm(comm), mpiCommIdupWithInfo(Comm(comm), Info(info), (*Comm)(unsafe.Pointer(newcomm)), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Comm_iflush_buffer
 func PMPI_Comm_iflush_buffer(comm C.uintptr_t, request *C.uintptr_t) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Comm_iflush_buffer"))
+	return C.int(done(Comm(comm), mpiCommIflushBuffer(Comm(comm), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Comm_join
@@ -499,12 +499,12 @@ func PMPI_Comm_rank(comm C.uintptr_t, rank *C.int) C.int {
 
 //export PMPI_Comm_remote_group
 func PMPI_Comm_remote_group(comm C.uintptr_t, group *C.uintptr_t) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Comm_remote_group"))
+	return C.int(done(Comm(comm), mpiCommRemoteGroup(Comm(comm), (*Group)(unsafe.Pointer(group)))))
 }
 
 //export PMPI_Comm_remote_size
 func PMPI_Comm_remote_size(comm C.uintptr_t, size *C.int) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Comm_remote_size"))
+	return C.int(done(Comm(comm), mpiCommRemoteSize(Comm(comm), size)))
 }
 
 //export PMPI_Comm_set_attr
@@ -519,12 +519,12 @@ func PMPI_Comm_set_errhandler(comm C.uintptr_t, errhandler C.uintptr_t) C.int {
 
 //export PMPI_Comm_set_info
 func PMPI_Comm_set_info(comm C.uintptr_t, info C.uintptr_t) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Comm_set_info"))
+	return C.int(done(Comm(comm), mpiCommSetInfo(Comm(comm), Info(info))))
 }
 
 //export PMPI_Comm_set_name
 func PMPI_Comm_set_name(comm C.uintptr_t, comm_name *C.char) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Comm_set_name"))
+	return C.int(done(Comm(comm), mpiCommSetName(Comm(comm), comm_name)))
 }
 
 //export PMPI_Comm_size
@@ -549,12 +549,12 @@ func PMPI_Comm_split(comm C.uintptr_t, color C.int, key C.int, newcomm *C.uintpt
 
 //export PMPI_Comm_split_type
 func PMPI_Comm_split_type(comm C.uintptr_t, split_type C.int, key C.int, info C.uintptr_t, newcomm *C.uintptr_t) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Comm_split_type"))
+	return C.int(done(Comm(comm), mpiCommSplitType(Comm(comm), int(split_type), int(key), Info(info), (*Comm)(unsafe.Pointer(newcomm)))))
 }
 
 //export PMPI_Comm_test_inter
 func PMPI_Comm_test_inter(comm C.uintptr_t, flag *C.int) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Comm_test_inter"))
+	return C.int(done(Comm(comm), mpiCommTestInter(Comm(comm), flag)))
 }
 
 //export PMPI_Compare_and_swap
@@ -564,27 +564,27 @@ func PMPI_Compare_and_swap(origin_addr unsafe.Pointer, compare_addr unsafe.Point
 
 //export PMPI_Dims_create
 func PMPI_Dims_create(nnodes C.int, ndims C.int, dims *C.int) C.int {
-	return C.int(unsupported(0, "MPI_Dims_create"))
+	return C.int(done(0, mpiDimsCreate(int(nnodes), int(ndims), dims)))
 }
 
 //export PMPI_Dist_graph_create
 func PMPI_Dist_graph_create(comm_old C.uintptr_t, n C.int, sources *C.int, degrees *C.int, destinations *C.int, weights *C.int, info C.uintptr_t, reorder C.int, comm_dist_graph *C.uintptr_t) C.int {
-	return C.int(unsupported(Comm(comm_old), "MPI_Dist_graph_create"))
+	return C.int(done(Comm(comm_old), mpiDistGraphCreate(Comm(comm_old), int(n), sources, degrees, destinations, weights, Info(info), int(reorder), (*Comm)(unsafe.Pointer(comm_dist_graph)))))
 }
 
 //export PMPI_Dist_graph_create_adjacent
 func PMPI_Dist_graph_create_adjacent(comm_old C.uintptr_t, indegree C.int, sources *C.int, sourceweights *C.int, outdegree C.int, destinations *C.int, destweights *C.int, info C.uintptr_t, reorder C.int, comm_dist_graph *C.uintptr_t) C.int {
-	return C.int(unsupported(Comm(comm_old), "MPI_Dist_graph_create_adjacent"))
+	return C.int(done(Comm(comm_old), mpiDistGraphCreateAdjacent(Comm(comm_old), int(indegree), sources, sourceweights, int(outdegree), destinations, destweights, Info(info), int(reorder), (*Comm)(unsafe.Pointer(comm_dist_graph)))))
 }
 
 //export PMPI_Dist_graph_neighbors
 func PMPI_Dist_graph_neighbors(comm C.uintptr_t, maxindegree C.int, sources *C.int, sourceweights *C.int, maxoutdegree C.int, destinations *C.int, destweights *C.int) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Dist_graph_neighbors"))
+	return C.int(done(Comm(comm), mpiDistGraphNeighbors(Comm(comm), int(maxindegree), sources, sourceweights, int(maxoutdegree), destinations, destweights)))
 }
 
 //export PMPI_Dist_graph_neighbors_count
 func PMPI_Dist_graph_neighbors_count(comm C.uintptr_t, indegree *C.int, outdegree *C.int, weighted *C.int) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Dist_graph_neighbors_count"))
+	return C.int(done(Comm(comm), mpiDistGraphNeighborsCount(Comm(comm), indegree, outdegree, weighted)))
 }
 
 //export PMPI_Errhandler_free
@@ -1194,32 +1194,32 @@ func PMPI_Get_version(version *C.int, subversion *C.int) C.int {
 
 //export PMPI_Graph_create
 func PMPI_Graph_create(comm_old C.uintptr_t, nnodes C.int, indx *C.int, edges *C.int, reorder C.int, comm_graph *C.uintptr_t) C.int {
-	return C.int(unsupported(Comm(comm_old), "MPI_Graph_create"))
+	return C.int(done(Comm(comm_old), mpiGraphCreate(Comm(comm_old), int(nnodes), indx, edges, int(reorder), (*Comm)(unsafe.Pointer(comm_graph)))))
 }
 
 //export PMPI_Graph_get
 func PMPI_Graph_get(comm C.uintptr_t, maxindex C.int, maxedges C.int, indx *C.int, edges *C.int) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Graph_get"))
+	return C.int(done(Comm(comm), mpiGraphGet(Comm(comm), int(maxindex), int(maxedges), indx, edges)))
 }
 
 //export PMPI_Graph_map
 func PMPI_Graph_map(comm C.uintptr_t, nnodes C.int, indx *C.int, edges *C.int, newrank *C.int) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Graph_map"))
+	return C.int(done(Comm(comm), mpiGraphMap(Comm(comm), int(nnodes), indx, edges, newrank)))
 }
 
 //export PMPI_Graph_neighbors
 func PMPI_Graph_neighbors(comm C.uintptr_t, rank C.int, maxneighbors C.int, neighbors *C.int) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Graph_neighbors"))
+	return C.int(done(Comm(comm), mpiGraphNeighbors(Comm(comm), int(rank), int(maxneighbors), neighbors)))
 }
 
 //export PMPI_Graph_neighbors_count
 func PMPI_Graph_neighbors_count(comm C.uintptr_t, rank C.int, nneighbors *C.int) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Graph_neighbors_count"))
+	return C.int(done(Comm(comm), mpiGraphNeighborsCount(Comm(comm), int(rank), nneighbors)))
 }
 
 //export PMPI_Graphdims_get
 func PMPI_Graphdims_get(comm C.uintptr_t, nnodes *C.int, nedges *C.int) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Graphdims_get"))
+	return C.int(done(Comm(comm), mpiGraphdimsGet(Comm(comm), nnodes, nedges)))
 }
 
 //export PMPI_Grequest_complete
@@ -1234,22 +1234,22 @@ func PMPI_Grequest_start(query_fn unsafe.Pointer, free_fn unsafe.Pointer, cancel
 
 //export PMPI_Group_compare
 func PMPI_Group_compare(group1 C.uintptr_t, group2 C.uintptr_t, result *C.int) C.int {
-	return C.int(unsupported(0, "MPI_Group_compare"))
+	return C.int(done(0, mpiGroupCompare(Group(group1), Group(group2), result)))
 }
 
 //export PMPI_Group_difference
 func PMPI_Group_difference(group1 C.uintptr_t, group2 C.uintptr_t, newgroup *C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_Group_difference"))
+	return C.int(done(0, mpiGroupDifference(Group(group1), Group(group2), (*Group)(unsafe.Pointer(newgroup)))))
 }
 
 //export PMPI_Group_excl
 func PMPI_Group_excl(group C.uintptr_t, n C.int, ranks *C.int, newgroup *C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_Group_excl"))
+	return C.int(done(0, mpiGroupExcl(Group(group), int(n), ranks, (*Group)(unsafe.Pointer(newgroup)))))
 }
 
 //export PMPI_Group_free
 func PMPI_Group_free(group *C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_Group_free"))
+	return C.int(done(0, mpiGroupFree((*Group)(unsafe.Pointer(group)))))
 }
 
 //export PMPI_Group_from_session_pset
@@ -1259,42 +1259,42 @@ func PMPI_Group_from_session_pset(session C.uintptr_t, pset_name *C.char, newgro
 
 //export PMPI_Group_incl
 func PMPI_Group_incl(group C.uintptr_t, n C.int, ranks *C.int, newgroup *C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_Group_incl"))
+	return C.int(done(0, mpiGroupIncl(Group(group), int(n), ranks, (*Group)(unsafe.Pointer(newgroup)))))
 }
 
 //export PMPI_Group_intersection
 func PMPI_Group_intersection(group1 C.uintptr_t, group2 C.uintptr_t, newgroup *C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_Group_intersection"))
+	return C.int(done(0, mpiGroupIntersection(Group(group1), Group(group2), (*Group)(unsafe.Pointer(newgroup)))))
 }
 
 //export PMPI_Group_range_excl
 func PMPI_Group_range_excl(group C.uintptr_t, n C.int, ranges unsafe.Pointer, newgroup *C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_Group_range_excl"))
+	return C.int(done(0, mpiGroupRangeExcl(Group(group), int(n), ranges, (*Group)(unsafe.Pointer(newgroup)))))
 }
 
 //export PMPI_Group_range_incl
 func PMPI_Group_range_incl(group C.uintptr_t, n C.int, ranges unsafe.Pointer, newgroup *C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_Group_range_incl"))
+	return C.int(done(0, mpiGroupRangeIncl(Group(group), int(n), ranges, (*Group)(unsafe.Pointer(newgroup)))))
 }
 
 //export PMPI_Group_rank
 func PMPI_Group_rank(group C.uintptr_t, rank *C.int) C.int {
-	return C.int(unsupported(0, "MPI_Group_rank"))
+	return C.int(done(0, mpiGroupRank(Group(group), rank)))
 }
 
 //export PMPI_Group_size
 func PMPI_Group_size(group C.uintptr_t, size *C.int) C.int {
-	return C.int(unsupported(0, "MPI_Group_size"))
+	return C.int(done(0, mpiGroupSize(Group(group), size)))
 }
 
 //export PMPI_Group_translate_ranks
 func PMPI_Group_translate_ranks(group1 C.uintptr_t, n C.int, ranks1 *C.int, group2 C.uintptr_t, ranks2 *C.int) C.int {
-	return C.int(unsupported(0, "MPI_Group_translate_ranks"))
+	return C.int(done(0, mpiGroupTranslateRanks(Group(group1), int(n), ranks1, Group(group2), ranks2)))
 }
 
 //export PMPI_Group_union
 func PMPI_Group_union(group1 C.uintptr_t, group2 C.uintptr_t, newgroup *C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_Group_union"))
+	return C.int(done(0, mpiGroupUnion(Group(group1), Group(group2), (*Group)(unsafe.Pointer(newgroup)))))
 }
 
 //export PMPI_Iallgather
@@ -1414,57 +1414,57 @@ func PMPI_Igatherv_c(sendbuf unsafe.Pointer, sendcount C.int64_t, sendtype C.uin
 
 //export PMPI_Improbe
 func PMPI_Improbe(source C.int, tag C.int, comm C.uintptr_t, flag *C.int, message *C.uintptr_t, status *C.MPI_Status) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Improbe"))
+	return C.int(done(Comm(comm), mpiImprobe(int(source), int(tag), Comm(comm), flag, (*Message)(unsafe.Pointer(message)), status)))
 }
 
 //export PMPI_Imrecv
 func PMPI_Imrecv(buf unsafe.Pointer, count C.int, datatype C.uintptr_t, message *C.uintptr_t, request *C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_Imrecv"))
+	return C.int(done(0, mpiImrecv(buf, int(count), Datatype(datatype), (*Message)(unsafe.Pointer(message)), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Imrecv_c
 func PMPI_Imrecv_c(buf unsafe.Pointer, count C.int64_t, datatype C.uintptr_t, message *C.uintptr_t, request *C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_Imrecv_c"))
+	return C.int(done(0, mpiImrecv(buf, int(count), Datatype(datatype), (*Message)(unsafe.Pointer(message)), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Ineighbor_allgather
 func PMPI_Ineighbor_allgather(sendbuf unsafe.Pointer, sendcount C.int, sendtype C.uintptr_t, recvbuf unsafe.Pointer, recvcount C.int, recvtype C.uintptr_t, comm C.uintptr_t, request *C.uintptr_t) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Ineighbor_allgather"))
+	return C.int(done(Comm(comm), mpiIneighborAllgather(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, int(recvcount), Datatype(recvtype), Comm(comm), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Ineighbor_allgather_c
 func PMPI_Ineighbor_allgather_c(sendbuf unsafe.Pointer, sendcount C.int64_t, sendtype C.uintptr_t, recvbuf unsafe.Pointer, recvcount C.int64_t, recvtype C.uintptr_t, comm C.uintptr_t, request *C.uintptr_t) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Ineighbor_allgather_c"))
+	return C.int(done(Comm(comm), mpiIneighborAllgather(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, int(recvcount), Datatype(recvtype), Comm(comm), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Ineighbor_allgatherv
 func PMPI_Ineighbor_allgatherv(sendbuf unsafe.Pointer, sendcount C.int, sendtype C.uintptr_t, recvbuf unsafe.Pointer, recvcounts *C.int, displs *C.int, recvtype C.uintptr_t, comm C.uintptr_t, request *C.uintptr_t) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Ineighbor_allgatherv"))
+	return C.int(done(Comm(comm), mpiIneighborAllgatherv(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, recvcounts, displs, Datatype(recvtype), Comm(comm), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Ineighbor_allgatherv_c
 func PMPI_Ineighbor_allgatherv_c(sendbuf unsafe.Pointer, sendcount C.int64_t, sendtype C.uintptr_t, recvbuf unsafe.Pointer, recvcounts *C.int64_t, displs *C.intptr_t, recvtype C.uintptr_t, comm C.uintptr_t, request *C.uintptr_t) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Ineighbor_allgatherv_c"))
+	return C.int(done(Comm(comm), mpiIneighborAllgathervC(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, recvcounts, displs, Datatype(recvtype), Comm(comm), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Ineighbor_alltoall
 func PMPI_Ineighbor_alltoall(sendbuf unsafe.Pointer, sendcount C.int, sendtype C.uintptr_t, recvbuf unsafe.Pointer, recvcount C.int, recvtype C.uintptr_t, comm C.uintptr_t, request *C.uintptr_t) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Ineighbor_alltoall"))
+	return C.int(done(Comm(comm), mpiIneighborAlltoall(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, int(recvcount), Datatype(recvtype), Comm(comm), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Ineighbor_alltoall_c
 func PMPI_Ineighbor_alltoall_c(sendbuf unsafe.Pointer, sendcount C.int64_t, sendtype C.uintptr_t, recvbuf unsafe.Pointer, recvcount C.int64_t, recvtype C.uintptr_t, comm C.uintptr_t, request *C.uintptr_t) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Ineighbor_alltoall_c"))
+	return C.int(done(Comm(comm), mpiIneighborAlltoall(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, int(recvcount), Datatype(recvtype), Comm(comm), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Ineighbor_alltoallv
 func PMPI_Ineighbor_alltoallv(sendbuf unsafe.Pointer, sendcounts *C.int, sdispls *C.int, sendtype C.uintptr_t, recvbuf unsafe.Pointer, recvcounts *C.int, rdispls *C.int, recvtype C.uintptr_t, comm C.uintptr_t, request *C.uintptr_t) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Ineighbor_alltoallv"))
+	return C.int(done(Comm(comm), mpiIneighborAlltoallv(sendbuf, sendcounts, sdispls, Datatype(sendtype), recvbuf, recvcounts, rdispls, Datatype(recvtype), Comm(comm), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Ineighbor_alltoallv_c
 func PMPI_Ineighbor_alltoallv_c(sendbuf unsafe.Pointer, sendcounts *C.int64_t, sdispls *C.intptr_t, sendtype C.uintptr_t, recvbuf unsafe.Pointer, recvcounts *C.int64_t, rdispls *C.intptr_t, recvtype C.uintptr_t, comm C.uintptr_t, request *C.uintptr_t) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Ineighbor_alltoallv_c"))
+	return C.int(done(Comm(comm), mpiIneighborAlltoallvC(sendbuf, sendcounts, sdispls, Datatype(sendtype), recvbuf, recvcounts, rdispls, Datatype(recvtype), Comm(comm), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Ineighbor_alltoallw
@@ -1549,7 +1549,7 @@ func PMPI_Initialized(flag *C.int) C.int {
 
 //export PMPI_Intercomm_create
 func PMPI_Intercomm_create(local_comm C.uintptr_t, local_leader C.int, peer_comm C.uintptr_t, remote_leader C.int, tag C.int, newintercomm *C.uintptr_t) C.int {
-	return C.int(unsupported(Comm(local_comm), "MPI_Intercomm_create"))
+	return C.int(done(Comm(local_comm), mpiIntercommCreate(Comm(local_comm), int(local_leader), Comm(peer_comm), int(remote_leader), int(tag), (*Comm)(unsafe.Pointer(newintercomm)))))
 }
 
 //export PMPI_Intercomm_create_from_groups
@@ -1559,7 +1559,7 @@ func PMPI_Intercomm_create_from_groups(local_group C.uintptr_t, local_leader C.i
 
 //export PMPI_Intercomm_merge
 func PMPI_Intercomm_merge(intercomm C.uintptr_t, high C.int, newintracomm *C.uintptr_t) C.int {
-	return C.int(unsupported(Comm(intercomm), "MPI_Intercomm_merge"))
+	return C.int(done(Comm(intercomm), mpiIntercommMerge(Comm(intercomm), int(high), (*Comm)(unsafe.Pointer(newintracomm)))))
 }
 
 //export PMPI_Iprobe
@@ -1709,97 +1709,97 @@ func PMPI_Lookup_name(service_name *C.char, info C.uintptr_t, port_name *C.char)
 
 //export PMPI_Mprobe
 func PMPI_Mprobe(source C.int, tag C.int, comm C.uintptr_t, message *C.uintptr_t, status *C.MPI_Status) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Mprobe"))
+	return C.int(done(Comm(comm), mpiMprobe(int(source), int(tag), Comm(comm), (*Message)(unsafe.Pointer(message)), status)))
 }
 
 //export PMPI_Mrecv
 func PMPI_Mrecv(buf unsafe.Pointer, count C.int, datatype C.uintptr_t, message *C.uintptr_t, status *C.MPI_Status) C.int {
-	return C.int(unsupported(0, "MPI_Mrecv"))
+	return C.int(done(0, mpiMrecv(buf, int(count), Datatype(datatype), (*Message)(unsafe.Pointer(message)), status)))
 }
 
 //export PMPI_Mrecv_c
 func PMPI_Mrecv_c(buf unsafe.Pointer, count C.int64_t, datatype C.uintptr_t, message *C.uintptr_t, status *C.MPI_Status) C.int {
-	return C.int(unsupported(0, "MPI_Mrecv_c"))
+	return C.int(done(0, mpiMrecv(buf, int(count), Datatype(datatype), (*Message)(unsafe.Pointer(message)), status)))
 }
 
 //export PMPI_Neighbor_allgather
 func PMPI_Neighbor_allgather(sendbuf unsafe.Pointer, sendcount C.int, sendtype C.uintptr_t, recvbuf unsafe.Pointer, recvcount C.int, recvtype C.uintptr_t, comm C.uintptr_t) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Neighbor_allgather"))
+	return C.int(done(Comm(comm), mpiNeighborAllgather(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, int(recvcount), Datatype(recvtype), Comm(comm))))
 }
 
 //export PMPI_Neighbor_allgather_c
 func PMPI_Neighbor_allgather_c(sendbuf unsafe.Pointer, sendcount C.int64_t, sendtype C.uintptr_t, recvbuf unsafe.Pointer, recvcount C.int64_t, recvtype C.uintptr_t, comm C.uintptr_t) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Neighbor_allgather_c"))
+	return C.int(done(Comm(comm), mpiNeighborAllgather(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, int(recvcount), Datatype(recvtype), Comm(comm))))
 }
 
 //export PMPI_Neighbor_allgather_init
 func PMPI_Neighbor_allgather_init(sendbuf unsafe.Pointer, sendcount C.int, sendtype C.uintptr_t, recvbuf unsafe.Pointer, recvcount C.int, recvtype C.uintptr_t, comm C.uintptr_t, info C.uintptr_t, request *C.uintptr_t) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Neighbor_allgather_init"))
+	return C.int(done(Comm(comm), mpiNeighborAllgatherInit(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, int(recvcount), Datatype(recvtype), Comm(comm), Info(info), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Neighbor_allgather_init_c
 func PMPI_Neighbor_allgather_init_c(sendbuf unsafe.Pointer, sendcount C.int64_t, sendtype C.uintptr_t, recvbuf unsafe.Pointer, recvcount C.int64_t, recvtype C.uintptr_t, comm C.uintptr_t, info C.uintptr_t, request *C.uintptr_t) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Neighbor_allgather_init_c"))
+	return C.int(done(Comm(comm), mpiNeighborAllgatherInit(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, int(recvcount), Datatype(recvtype), Comm(comm), Info(info), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Neighbor_allgatherv
 func PMPI_Neighbor_allgatherv(sendbuf unsafe.Pointer, sendcount C.int, sendtype C.uintptr_t, recvbuf unsafe.Pointer, recvcounts *C.int, displs *C.int, recvtype C.uintptr_t, comm C.uintptr_t) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Neighbor_allgatherv"))
+	return C.int(done(Comm(comm), mpiNeighborAllgatherv(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, recvcounts, displs, Datatype(recvtype), Comm(comm))))
 }
 
 //export PMPI_Neighbor_allgatherv_c
 func PMPI_Neighbor_allgatherv_c(sendbuf unsafe.Pointer, sendcount C.int64_t, sendtype C.uintptr_t, recvbuf unsafe.Pointer, recvcounts *C.int64_t, displs *C.intptr_t, recvtype C.uintptr_t, comm C.uintptr_t) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Neighbor_allgatherv_c"))
+	return C.int(done(Comm(comm), mpiNeighborAllgathervC(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, recvcounts, displs, Datatype(recvtype), Comm(comm))))
 }
 
 //export PMPI_Neighbor_allgatherv_init
 func PMPI_Neighbor_allgatherv_init(sendbuf unsafe.Pointer, sendcount C.int, sendtype C.uintptr_t, recvbuf unsafe.Pointer, recvcounts *C.int, displs *C.int, recvtype C.uintptr_t, comm C.uintptr_t, info C.uintptr_t, request *C.uintptr_t) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Neighbor_allgatherv_init"))
+	return C.int(done(Comm(comm), mpiNeighborAllgathervInit(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, recvcounts, displs, Datatype(recvtype), Comm(comm), Info(info), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Neighbor_allgatherv_init_c
 func PMPI_Neighbor_allgatherv_init_c(sendbuf unsafe.Pointer, sendcount C.int64_t, sendtype C.uintptr_t, recvbuf unsafe.Pointer, recvcounts *C.int64_t, displs *C.intptr_t, recvtype C.uintptr_t, comm C.uintptr_t, info C.uintptr_t, request *C.uintptr_t) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Neighbor_allgatherv_init_c"))
+	return C.int(done(Comm(comm), mpiNeighborAllgathervInitC(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, recvcounts, displs, Datatype(recvtype), Comm(comm), Info(info), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Neighbor_alltoall
 func PMPI_Neighbor_alltoall(sendbuf unsafe.Pointer, sendcount C.int, sendtype C.uintptr_t, recvbuf unsafe.Pointer, recvcount C.int, recvtype C.uintptr_t, comm C.uintptr_t) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Neighbor_alltoall"))
+	return C.int(done(Comm(comm), mpiNeighborAlltoall(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, int(recvcount), Datatype(recvtype), Comm(comm))))
 }
 
 //export PMPI_Neighbor_alltoall_c
 func PMPI_Neighbor_alltoall_c(sendbuf unsafe.Pointer, sendcount C.int64_t, sendtype C.uintptr_t, recvbuf unsafe.Pointer, recvcount C.int64_t, recvtype C.uintptr_t, comm C.uintptr_t) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Neighbor_alltoall_c"))
+	return C.int(done(Comm(comm), mpiNeighborAlltoall(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, int(recvcount), Datatype(recvtype), Comm(comm))))
 }
 
 //export PMPI_Neighbor_alltoall_init
 func PMPI_Neighbor_alltoall_init(sendbuf unsafe.Pointer, sendcount C.int, sendtype C.uintptr_t, recvbuf unsafe.Pointer, recvcount C.int, recvtype C.uintptr_t, comm C.uintptr_t, info C.uintptr_t, request *C.uintptr_t) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Neighbor_alltoall_init"))
+	return C.int(done(Comm(comm), mpiNeighborAlltoallInit(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, int(recvcount), Datatype(recvtype), Comm(comm), Info(info), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Neighbor_alltoall_init_c
 func PMPI_Neighbor_alltoall_init_c(sendbuf unsafe.Pointer, sendcount C.int64_t, sendtype C.uintptr_t, recvbuf unsafe.Pointer, recvcount C.int64_t, recvtype C.uintptr_t, comm C.uintptr_t, info C.uintptr_t, request *C.uintptr_t) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Neighbor_alltoall_init_c"))
+	return C.int(done(Comm(comm), mpiNeighborAlltoallInit(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, int(recvcount), Datatype(recvtype), Comm(comm), Info(info), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Neighbor_alltoallv
 func PMPI_Neighbor_alltoallv(sendbuf unsafe.Pointer, sendcounts *C.int, sdispls *C.int, sendtype C.uintptr_t, recvbuf unsafe.Pointer, recvcounts *C.int, rdispls *C.int, recvtype C.uintptr_t, comm C.uintptr_t) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Neighbor_alltoallv"))
+	return C.int(done(Comm(comm), mpiNeighborAlltoallv(sendbuf, sendcounts, sdispls, Datatype(sendtype), recvbuf, recvcounts, rdispls, Datatype(recvtype), Comm(comm))))
 }
 
 //export PMPI_Neighbor_alltoallv_c
 func PMPI_Neighbor_alltoallv_c(sendbuf unsafe.Pointer, sendcounts *C.int64_t, sdispls *C.intptr_t, sendtype C.uintptr_t, recvbuf unsafe.Pointer, recvcounts *C.int64_t, rdispls *C.intptr_t, recvtype C.uintptr_t, comm C.uintptr_t) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Neighbor_alltoallv_c"))
+	return C.int(done(Comm(comm), mpiNeighborAlltoallvC(sendbuf, sendcounts, sdispls, Datatype(sendtype), recvbuf, recvcounts, rdispls, Datatype(recvtype), Comm(comm))))
 }
 
 //export PMPI_Neighbor_alltoallv_init
 func PMPI_Neighbor_alltoallv_init(sendbuf unsafe.Pointer, sendcounts *C.int, sdispls *C.int, sendtype C.uintptr_t, recvbuf unsafe.Pointer, recvcounts *C.int, rdispls *C.int, recvtype C.uintptr_t, comm C.uintptr_t, info C.uintptr_t, request *C.uintptr_t) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Neighbor_alltoallv_init"))
+	return C.int(done(Comm(comm), mpiNeighborAlltoallvInit(sendbuf, sendcounts, sdispls, Datatype(sendtype), recvbuf, recvcounts, rdispls, Datatype(recvtype), Comm(comm), Info(info), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Neighbor_alltoallv_init_c
 func PMPI_Neighbor_alltoallv_init_c(sendbuf unsafe.Pointer, sendcounts *C.int64_t, sdispls *C.intptr_t, sendtype C.uintptr_t, recvbuf unsafe.Pointer, recvcounts *C.int64_t, rdispls *C.intptr_t, recvtype C.uintptr_t, comm C.uintptr_t, info C.uintptr_t, request *C.uintptr_t) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Neighbor_alltoallv_init_c"))
+	return C.int(done(Comm(comm), mpiNeighborAlltoallvInitC(sendbuf, sendcounts, sdispls, Datatype(sendtype), recvbuf, recvcounts, rdispls, Datatype(recvtype), Comm(comm), Info(info), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Neighbor_alltoallw
@@ -2439,7 +2439,7 @@ func PMPI_Testsome(incount C.int, array_of_requests *C.uintptr_t, outcount *C.in
 
 //export PMPI_Topo_test
 func PMPI_Topo_test(comm C.uintptr_t, status *C.int) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Topo_test"))
+	return C.int(done(Comm(comm), mpiTopoTest(Comm(comm), status)))
 }
 
 //export PMPI_Type_commit

@@ -113,7 +113,10 @@ func (h Group) get() (*pmpi.Group, error) {
 	if g := lib.groups.get(uintptr(h)); g != nil {
 		return g, nil
 	}
-	if h == MPI_GROUP_NULL {
+	switch h {
+	case MPI_GROUP_EMPTY:
+		return emptyGroup()
+	case MPI_GROUP_NULL:
 		return nil, errorf(pmpi.ClassGroup, "MPI_GROUP_NULL is not a group")
 	}
 	return nil, errorf(pmpi.ClassGroup, "%#x is not a group (freed, or never one)", uintptr(h))

@@ -1,0 +1,222 @@
+package main
+
+/*
+#define GOMPI_ABI_TYPES_ONLY
+#include "include/mpi.h"
+*/
+import "C"
+
+import "github.com/gompi/gompi/pmpi"
+
+func mpiCommCreate(h Comm, gh Group, out *Comm) error {
+	e, err := h.get()
+	if err != nil {
+		return err
+	}
+	g, err := gh.get()
+	if err != nil {
+		return err
+	}
+	c, err := api().CommCreate(e.c, g)
+	if err != nil {
+		return err
+	}
+	return setComm(out, c, e)
+}
+
+func mpiCommCreateGroup(h Comm, gh Group, t int, out *Comm) error {
+	e, err := h.get()
+	if err != nil {
+		return err
+	}
+	g, err := gh.get()
+	if err != nil {
+		return err
+	}
+	c, err := api().CommCreateGroup(e.c, g, tag(t))
+	if err != nil {
+		return err
+	}
+	return setComm(out, c, e)
+}
+
+// hwResourceKey is the info key MPI_COMM_TYPE_HW_GUIDED reads; of its
+// values gompi knows the one every implementation must, a host's shared
+// memory.
+const hwResourceKey, hwShared = "mpi_hw_resource_type", "mpi_shared_memory"
+
+// mpiCommSplitType: gompi knows of the hardware only which ranks share a
+// host. A guided split by another resource, or by none, gives
+// MPI_COMM_NULL, as the standard says for a resource the implementation
+// does not know (gompi has no process sets for RESOURCE_GUIDED's
+// mpi_pset_name either); an unguided one gives the host's ranks when
+// they are fewer than comm's, else MPI_COMM_NULL.
+func mpiCommSplitType(h Comm, t, key int, ih Info, out *Comm) error {
+	e, err := h.get()
+	if err != nil {
+		return err
+	}
+	info, err := ih.optional()
+	if err != nil {
+		return err
+	}
+	var c *pmpi.Comm
+	switch t {
+	case C.MPI_UNDEFINED:
+		c, err = api().CommSplitType(e.c, pmpi.Undefined, key)
+	case C.MPI_COMM_TYPE_SHARED:
+		c, err = api().CommSplitType(e.c, pmpi.CommTypeShared, key)
+	case C.MPI_COMM_TYPE_HW_GUIDED, C.MPI_COMM_TYPE_RESOURCE_GUIDED:
+		var v string
+		if info != nil {
+			if v, _, err = info.Get(hwResourceKey); err != nil {
+				return err
+			}
+		}
+		if v != hwShared {
+			*out = MPI_COMM_NULL
+			return nil
+		}
+		c, err = api().CommSplitType(e.c, pmpi.CommTypeShared, key)
+	case C.MPI_COMM_TYPE_HW_UNGUIDED:
+		if c, err = api().CommSplitType(e.c, pmpi.CommTypeShared, key); err != nil {
+			return err
+		}
+		if c.Size() == e.c.Size() {
+			// Every rank of this host's communicator sees the same size.
+			if err := api().CommFree(c); err != nil {
+				return err
+			}
+			c = nil
+		}
+	default:
+		return errorf(pmpi.ClassArg, "comm split type: split type %d is not one of MPI_COMM_TYPE_SHARED, _HW_GUIDED, _HW_UNGUIDED, _RESOURCE_GUIDED or MPI_UNDEFINED", t)
+	}
+	if err != nil {
+		return err
+	}
+	return setComm(out, c, e)
+}
+
+func mpiCommCompare(a, b Comm, result *C.int) error {
+	ca, err := a.comm()
+	if err != nil {
+		return err
+	}
+	cb, err := b.comm()
+	if err != nil {
+		return err
+	}
+	r, err := api().CommCompare(ca, cb)
+	*result = cCompare(r)
+	return err
+}
+
+func mpiCommSetName(h Comm, name *C.char) error {
+	c, err := h.comm()
+	if err != nil {
+		return err
+	}
+	if name == nil {
+		return errorf(pmpi.ClassArg, "comm set name: the name is NULL")
+	}
+	return api().CommSetName(c, C.GoString(name))
+}
+
+func mpiCommGetName(h Comm, name *C.char, n *C.int) error {
+	c, err := h.comm()
+	if err != nil {
+		return err
+	}
+	s, err := api().CommGetName(c)
+	if err != nil {
+		return err
+	}
+	*n = C.int(putString(name, s, C.MPI_MAX_OBJECT_NAME))
+	return nil
+}
+
+// mpiCommDupWithInfo duplicates h with the hints of info, not h's. gompi's
+// Go API has that only as the non-blocking CommIdupWithInfo, which this
+// completes at once.
+func mpiCommDupWithInfo(h Comm, ih Info, out *Comm) error {
+	e, err := h.get()
+	if err != nil {
+		return err
+	}
+	info, err := ih.optional()
+	if err != nil {
+		return err
+	}
+	c, r, err := api().CommIdupWithInfo(e.c, info)
+	if err != nil {
+		return err
+	}
+	if _, err := api().Wait(r); err != nil {
+		return err
+	}
+	return setComm(out, c, e)
+}
+
+func mpiCommIdup(h Comm, out *Comm, req *Request) error {
+	e, err := h.get()
+	if err != nil {
+		return err
+	}
+	c, r, err := api().CommIdup(e.c)
+	return idupDone(e, c, r, err, out, req)
+}
+
+func mpiCommIdupWithInfo(h Comm, ih Info, out *Comm, req *Request) error {
+	e, err := h.get()
+	if err != nil {
+		return err
+	}
+	info, err := ih.optional()
+	if err != nil {
+		return err
+	}
+	c, r, err := api().CommIdupWithInfo(e.c, info)
+	return idupDone(e, c, r, err, out, req)
+}
+
+// idupDone gives a communicator being duplicated its handle at once, as
+// MPI_Comm_idup does; it is usable once the request completes.
+func idupDone(e *commEntry, c *pmpi.Comm, r *pmpi.Request, err error, out *Comm, req *Request) error {
+	if err != nil {
+		return err
+	}
+	if err := setComm(out, c, e); err != nil {
+		return err
+	}
+	return newRequest(req, r, e, false)
+}
+
+func mpiCommSetInfo(h Comm, ih Info) error {
+	c, err := h.comm()
+	if err != nil {
+		return err
+	}
+	info, err := ih.get()
+	if err != nil {
+		return err
+	}
+	return api().CommSetInfo(c, info)
+}
+
+func mpiCommGetInfo(h Comm, out *Info) error {
+	c, err := h.comm()
+	if err != nil {
+		return err
+	}
+	info, err := api().CommGetInfo(c)
+	if err != nil {
+		return err
+	}
+	i, err := lib.infos.put(info)
+	if err != nil {
+		return err
+	}
+	*out = Info(i)
+	return nil
+}

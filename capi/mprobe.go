@@ -1,0 +1,117 @@
+package main
+
+/*
+#define GOMPI_ABI_TYPES_ONLY
+#include "include/mpi.h"
+*/
+import "C"
+
+import (
+	"unsafe"
+
+	"github.com/gompi/gompi/pmpi"
+)
+
+// setMessage gives a matched message its handle: MPI_MESSAGE_NO_PROC for
+// what a probe of MPI_PROC_NULL finds.
+func setMessage(out *Message, m pmpi.Message) error {
+	if m == pmpi.MessageNoProc {
+		*out = MPI_MESSAGE_NO_PROC
+		return nil
+	}
+	h, err := lib.msgs.put(&m)
+	if err != nil {
+		return err
+	}
+	*out = Message(h)
+	return nil
+}
+
+func mpiMprobe(source, t int, h Comm, out *Message, st *C.MPI_Status) error {
+	c, err := h.comm()
+	if err != nil {
+		return err
+	}
+	m, s, err := api().Mprobe(rank(source), tag(t), c)
+	if err != nil {
+		return err
+	}
+	putStatus(st, &s)
+	return setMessage(out, m)
+}
+
+func mpiImprobe(source, t int, h Comm, flag *C.int, out *Message, st *C.MPI_Status) error {
+	c, err := h.comm()
+	if err != nil {
+		return err
+	}
+	m, s, found, err := api().Improbe(rank(source), tag(t), c)
+	if err != nil {
+		return err
+	}
+	*flag = cbool(found)
+	if !found {
+		*out = MPI_MESSAGE_NULL
+		return nil
+	}
+	putStatus(st, &s)
+	return setMessage(out, m)
+}
+
+// get is the message behind h, for op, a receive of it.
+func (h Message) get(op string) (*pmpi.Message, error) {
+	switch h {
+	case MPI_MESSAGE_NO_PROC:
+		m := pmpi.MessageNoProc
+		return &m, nil
+	case MPI_MESSAGE_NULL:
+		return nil, errorf(pmpi.ClassRequest, "%s: MPI_MESSAGE_NULL is no message (received already, or never probed)", op)
+	}
+	if m := lib.msgs.get(uintptr(h)); m != nil {
+		return m, nil
+	}
+	return nil, errorf(pmpi.ClassRequest, "%s: %#x is not a message (received already, or never one)", op, uintptr(h))
+}
+
+// received forgets *h once gompi has taken its message, which it marks
+// by leaving m MessageNull.
+func received(h *Message, m *pmpi.Message) {
+	if *m == pmpi.MessageNull {
+		lib.msgs.drop(uintptr(*h))
+		*h = MPI_MESSAGE_NULL
+	}
+}
+
+func mpiMrecv(buf unsafe.Pointer, count int, dt Datatype, h *Message, st *C.MPI_Status) error {
+	d, err := dt.get()
+	if err != nil {
+		return err
+	}
+	m, err := h.get("mrecv")
+	if err != nil {
+		return err
+	}
+	s, err := api().Mrecv(buffer(buf, count, d), count, d, m)
+	received(h, m)
+	putStatus(st, &s)
+	return err
+}
+
+// mpiImrecv: the request's errors go to MPI_COMM_SELF's handler, since
+// the message's communicator is not known here.
+func mpiImrecv(buf unsafe.Pointer, count int, dt Datatype, h *Message, req *Request) error {
+	d, err := dt.get()
+	if err != nil {
+		return err
+	}
+	m, err := h.get("imrecv")
+	if err != nil {
+		return err
+	}
+	r, err := api().Imrecv(buffer(buf, count, d), count, d, m)
+	received(h, m)
+	if err != nil {
+		return err
+	}
+	return newRequest(req, r, lib.self.Load(), false)
+}
