@@ -25,9 +25,6 @@ import (
 // them as uintptr and never as pointers; so are the callbacks and their
 // extra states, which C's trampolines (callbacks.c) call.
 
-// keyvals are the keyvals C created, by handle.
-var keyvals table[pmpi.Keyval]
-
 // predefinedKeyvals are the predefined attributes gompi answers.
 // MPI_LASTUSEDCODE is not among them: gompi's Go side has no user error
 // codes, so mpiCommGetAttr answers it alone.
@@ -50,7 +47,7 @@ func keyvalOf(h int) (pmpi.Keyval, error) {
 	if h == C.MPI_LASTUSEDCODE {
 		return pmpi.Keyval{}, errorf(pmpi.ClassKeyval, "MPI_LASTUSEDCODE is predefined: it may only be read, with MPI_Comm_get_attr")
 	}
-	if kv := keyvals.get(uintptr(h)); kv != nil {
+	if kv := lib.keyvals.get(uintptr(h)); kv != nil {
 		return *kv, nil
 	}
 	return pmpi.Keyval{}, errorf(pmpi.ClassKeyval, "%d is not a keyval (freed, or never one)", h)
@@ -68,7 +65,7 @@ func newKeyval(out *C.int, create func(h *C.int) (pmpi.Keyval, error)) error {
 	if err != nil {
 		return err
 	}
-	u, err := keyvals.put(&kv)
+	u, err := lib.keyvals.put(&kv)
 	if err != nil {
 		return err
 	}
@@ -96,7 +93,7 @@ func freeKeyval(op string, p *C.int, free func(*pmpi.Keyval) error) error {
 	if err := free(&kv); err != nil {
 		return err
 	}
-	keyvals.drop(uintptr(h))
+	lib.keyvals.drop(uintptr(h))
 	*p = C.MPI_KEYVAL_INVALID
 	return nil
 }
@@ -180,9 +177,8 @@ func typeDelete(fn uintptr, keyval *C.int, extra uintptr) pmpi.TypeDeleteAttrFun
 	}
 }
 
-// commHandleOf is the handle of c, for a callback. gompi calls the
-// callbacks with its communicator, not the handle, and the library keeps
-// no map back: a scan, which only callbacks pay.
+// commHandleOf is the handle of c, for a callback: gompi calls the
+// callbacks with its communicator, not the handle.
 func commHandleOf(c *pmpi.Comm) Comm {
 	for _, p := range []struct {
 		h Comm
@@ -192,23 +188,10 @@ func commHandleOf(c *pmpi.Comm) Comm {
 			return p.h
 		}
 	}
-	return Comm(lib.comms.find(func(e *commEntry) bool { return e.c == c }))
-}
-
-// find returns the handle of the first entry match accepts, 0 for none.
-func (t *table[T]) find(match func(*T) bool) uintptr {
-	for i := range t.chunks {
-		c := t.chunks[i].Load()
-		if c == nil {
-			break // chunks are made in order
-		}
-		for j := range c {
-			if v := c[j].Load(); v != nil && match(v) {
-				return uintptr(i<<chunkBits + j + firstHandle)
-			}
-		}
+	if h, ok := lib.commHandles.Load(c); ok {
+		return h.(Comm)
 	}
-	return 0
+	return MPI_COMM_NULL
 }
 
 // The predefined attributes' values live in C memory, allocated once, so

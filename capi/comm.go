@@ -45,8 +45,11 @@ func mpiCommSplit(h Comm, color, key int, out *Comm) error {
 	if err != nil {
 		return err
 	}
-	if color == C.MPI_UNDEFINED {
+	switch color {
+	case C.MPI_UNDEFINED:
 		color = pmpi.Undefined
+	case pmpi.Undefined:
+		color = invalid // a negative colour, not C's MPI_UNDEFINED
 	}
 	c, err := api().CommSplit(e.c, color, key)
 	if err != nil {
@@ -66,6 +69,7 @@ func mpiCommFree(h *Comm) error {
 	if err := api().CommFree(e.c); err != nil {
 		return err
 	}
+	lib.commHandles.Delete(e.c)
 	lib.comms.drop(uintptr(*h))
 	*h = MPI_COMM_NULL
 	return nil

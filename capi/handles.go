@@ -1,6 +1,13 @@
 package main
 
+/*
+#define GOMPI_ABI_TYPES_ONLY
+#include "include/mpi.h"
+*/
+import "C"
+
 import (
+	"fmt"
 	"sync"
 	"sync/atomic"
 
@@ -34,11 +41,14 @@ var lib struct {
 	reqs        table[reqEntry]
 	infos       table[pmpi.Info]
 	errhs       table[errhEntry]
-	msgs        table[pmpi.Message]
+	msgs        table[msgEntry]
+	keyvals     table[pmpi.Keyval]
 
-	// typeHandles finds the handle of a derived datatype, which a user
-	// operation is called with.
+	// typeHandles and commHandles find the handle of a derived datatype
+	// or a communicator, which a user operation or an attribute callback
+	// is called with.
 	typeHandles sync.Map // pmpi.Datatype -> Datatype
+	commHandles sync.Map // *pmpi.Comm -> Comm
 }
 
 // commEntry is a communicator and its C error handler (MPI_ERRORS_*, or
@@ -91,6 +101,9 @@ func newComm(c *pmpi.Comm, parent *commEntry) (Comm, error) {
 	e := &commEntry{c: c}
 	e.errh.Store(parent.errh.Load())
 	h, err := lib.comms.put(e)
+	if err == nil {
+		lib.commHandles.Store(c, Comm(h))
+	}
 	return Comm(h), err
 }
 
@@ -122,11 +135,19 @@ func (h Group) get() (*pmpi.Group, error) {
 	return nil, errorf(pmpi.ClassGroup, "%#x is not a group (freed, or never one)", uintptr(h))
 }
 
+// get is the info behind h, MPI_INFO_ENV among them. A bad handle is
+// MPI_ERR_INFO, the class the standard has for it.
 func (h Info) get() (*pmpi.Info, error) {
 	if i := lib.infos.get(uintptr(h)); i != nil {
 		return i, nil
 	}
-	return nil, errorf(pmpi.ClassArg, "%#x is not an info object (freed, or never one)", uintptr(h))
+	switch h {
+	case MPI_INFO_ENV:
+		return envInfo(), nil
+	case MPI_INFO_NULL:
+		return nil, &abiError{C.MPI_ERR_INFO, "MPI_INFO_NULL is not an info object"}
+	}
+	return nil, &abiError{C.MPI_ERR_INFO, fmt.Sprintf("%#x is not an info object (freed, or never one)", uintptr(h))}
 }
 
 // optional returns the info behind h, nil for MPI_INFO_NULL.

@@ -51,29 +51,13 @@ func startInfo(args []string) *pmpi.Info {
 	return info
 }
 
-// infoOf is the info behind h, MPI_INFO_ENV among them. A bad handle is
-// MPI_ERR_INFO, the class the standard has for it.
-func infoOf(h Info) (*pmpi.Info, error) {
-	switch h {
-	case MPI_INFO_ENV:
-		return envInfo(), nil
-	case MPI_INFO_NULL:
-		return nil, &abiError{C.MPI_ERR_INFO, "MPI_INFO_NULL is not an info object"}
-	}
-	i, err := h.get()
-	if err != nil {
-		return nil, &abiError{C.MPI_ERR_INFO, err.Error()}
-	}
-	return i, nil
-}
-
 // userInfo is the info behind h, which the call changes: MPI_INFO_ENV is
 // read-only.
 func userInfo(op string, h Info) (*pmpi.Info, error) {
 	if h == MPI_INFO_ENV {
 		return nil, &abiError{C.MPI_ERR_INFO, op + ": MPI_INFO_ENV is predefined and read-only (MPI_Info_dup it to change a copy)"}
 	}
-	return infoOf(h)
+	return h.get()
 }
 
 func putInfo(i *pmpi.Info, out *Info) error {
@@ -112,7 +96,7 @@ func mpiInfoSet(h Info, key, value *C.char) error {
 
 // lookup returns key's value in h and whether it has one.
 func lookup(h Info, key *C.char) (string, bool, error) {
-	i, err := infoOf(h)
+	i, err := h.get()
 	if err != nil {
 		return "", false, err
 	}
@@ -178,7 +162,7 @@ func mpiInfoDelete(h Info, key *C.char) error {
 }
 
 func mpiInfoGetNkeys(h Info, n *C.int) error {
-	i, err := infoOf(h)
+	i, err := h.get()
 	if err != nil {
 		return err
 	}
@@ -190,7 +174,7 @@ func mpiInfoGetNkeys(h Info, n *C.int) error {
 }
 
 func mpiInfoGetNthkey(h Info, n int, key *C.char) error {
-	i, err := infoOf(h)
+	i, err := h.get()
 	if err != nil {
 		return err
 	}
@@ -202,7 +186,7 @@ func mpiInfoGetNthkey(h Info, n int, key *C.char) error {
 }
 
 func mpiInfoDup(h Info, out *Info) error {
-	i, err := infoOf(h)
+	i, err := h.get()
 	if err != nil {
 		return err
 	}

@@ -12,14 +12,21 @@ import (
 	"github.com/gompi/gompi/pmpi"
 )
 
+// msgEntry is a matched message and the communicator it came on, whose
+// error handler its receive's errors go to.
+type msgEntry struct {
+	m    pmpi.Message
+	comm *commEntry
+}
+
 // setMessage gives a matched message its handle: MPI_MESSAGE_NO_PROC for
 // what a probe of MPI_PROC_NULL finds.
-func setMessage(out *Message, m pmpi.Message) error {
+func setMessage(out *Message, m pmpi.Message, e *commEntry) error {
 	if m == pmpi.MessageNoProc {
 		*out = MPI_MESSAGE_NO_PROC
 		return nil
 	}
-	h, err := lib.msgs.put(&m)
+	h, err := lib.msgs.put(&msgEntry{m, e})
 	if err != nil {
 		return err
 	}
@@ -28,24 +35,24 @@ func setMessage(out *Message, m pmpi.Message) error {
 }
 
 func mpiMprobe(source, t int, h Comm, out *Message, st *C.MPI_Status) error {
-	c, err := h.comm()
+	e, err := h.get()
 	if err != nil {
 		return err
 	}
-	m, s, err := api().Mprobe(rank(source), tag(t), c)
+	m, s, err := api().Mprobe(rank(source), tag(t), e.c)
 	if err != nil {
 		return err
 	}
 	putStatus(st, &s)
-	return setMessage(out, m)
+	return setMessage(out, m, e)
 }
 
 func mpiImprobe(source, t int, h Comm, flag *C.int, out *Message, st *C.MPI_Status) error {
-	c, err := h.comm()
+	e, err := h.get()
 	if err != nil {
 		return err
 	}
-	m, s, found, err := api().Improbe(rank(source), tag(t), c)
+	m, s, found, err := api().Improbe(rank(source), tag(t), e.c)
 	if err != nil {
 		return err
 	}
@@ -55,20 +62,19 @@ func mpiImprobe(source, t int, h Comm, flag *C.int, out *Message, st *C.MPI_Stat
 		return nil
 	}
 	putStatus(st, &s)
-	return setMessage(out, m)
+	return setMessage(out, m, e)
 }
 
 // get is the message behind h, for op, a receive of it.
-func (h Message) get(op string) (*pmpi.Message, error) {
+func (h Message) get(op string) (*msgEntry, error) {
 	switch h {
 	case MPI_MESSAGE_NO_PROC:
-		m := pmpi.MessageNoProc
-		return &m, nil
+		return &msgEntry{m: pmpi.MessageNoProc, comm: lib.self.Load()}, nil
 	case MPI_MESSAGE_NULL:
 		return nil, errorf(pmpi.ClassRequest, "%s: MPI_MESSAGE_NULL is no message (received already, or never probed)", op)
 	}
-	if m := lib.msgs.get(uintptr(h)); m != nil {
-		return m, nil
+	if e := lib.msgs.get(uintptr(h)); e != nil {
+		return e, nil
 	}
 	return nil, errorf(pmpi.ClassRequest, "%s: %#x is not a message (received already, or never one)", op, uintptr(h))
 }
@@ -87,31 +93,32 @@ func mpiMrecv(buf unsafe.Pointer, count int, dt Datatype, h *Message, st *C.MPI_
 	if err != nil {
 		return err
 	}
-	m, err := h.get("mrecv")
+	e, err := h.get("mrecv")
 	if err != nil {
 		return err
 	}
-	s, err := api().Mrecv(buffer(buf, count, d), count, d, m)
-	received(h, m)
+	s, err := api().Mrecv(buffer(buf, count, d), count, d, &e.m)
+	received(h, &e.m)
 	putStatus(st, &s)
-	return err
+	if err != nil {
+		return &onComm{e.comm, err}
+	}
+	return nil
 }
 
-// mpiImrecv: the request's errors go to MPI_COMM_SELF's handler, since
-// the message's communicator is not known here.
 func mpiImrecv(buf unsafe.Pointer, count int, dt Datatype, h *Message, req *Request) error {
 	d, err := dt.get()
 	if err != nil {
 		return err
 	}
-	m, err := h.get("imrecv")
+	e, err := h.get("imrecv")
 	if err != nil {
 		return err
 	}
-	r, err := api().Imrecv(buffer(buf, count, d), count, d, m)
-	received(h, m)
+	r, err := api().Imrecv(buffer(buf, count, d), count, d, &e.m)
+	received(h, &e.m)
 	if err != nil {
-		return err
+		return &onComm{e.comm, err}
 	}
-	return newRequest(req, r, lib.self.Load(), false)
+	return newRequest(req, r, e.comm, false)
 }

@@ -167,10 +167,11 @@ func mpiIprobe(source, t int, h Comm, flag *C.int, st *C.MPI_Status) error {
 }
 
 func mpiBufferAttach(buf unsafe.Pointer, size int) error {
-	if size < 0 {
-		return errorf(pmpi.ClassArg, "buffer attach: size %d is negative", size)
+	b, err := attachable("buffer attach", buf, size)
+	if err != nil {
+		return err
 	}
-	return api().BufferAttach(unsafe.Slice((*byte)(buf), size))
+	return api().BufferAttach(b)
 }
 
 // mpiBufferDetach stores the detached buffer's address at addr (a void **
@@ -180,7 +181,6 @@ func mpiBufferDetach(addr unsafe.Pointer, size *C.int) error {
 	if err != nil {
 		return err
 	}
-	*(*unsafe.Pointer)(addr) = unsafe.Pointer(unsafe.SliceData(b))
-	*size = C.int(len(b))
+	*size = C.int(detached(addr, b))
 	return nil
 }
