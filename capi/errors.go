@@ -201,26 +201,6 @@ func mpiCommCallErrhandler(h Comm, code int) error {
 	return nil
 }
 
-func mpiErrorClass(code int, class *C.int) error {
-	if code < 0 || code > C.MPI_ERR_ABI {
-		return errorf(pmpi.ClassArg, "error class: %d is not an error code (0..%d)", code, C.MPI_ERR_ABI)
-	}
-	*class = C.int(code)
-	return nil
-}
-
-func mpiErrorString(code int, s *C.char, n *C.int) error {
-	if code < 0 || code > C.MPI_ERR_ABI {
-		return errorf(pmpi.ClassArg, "error string: %d is not an error code (0..%d)", code, C.MPI_ERR_ABI)
-	}
-	msg := classNames[code]
-	if msg == "" {
-		msg = fmt.Sprintf("MPI error class %d", code)
-	}
-	*n = C.int(putString(s, msg, C.MPI_MAX_ERROR_STRING))
-	return nil
-}
-
 // putString writes msg, cut to fit max bytes with its NUL, to the C
 // buffer s, and returns its length.
 func putString(s *C.char, msg string, max int) int {

@@ -59,17 +59,17 @@ func PMPI_Accumulate_c(origin_addr unsafe.Pointer, origin_count C.int64_t, origi
 
 //export PMPI_Add_error_class
 func PMPI_Add_error_class(errorclass *C.int) C.int {
-	return C.int(unsupported(0, "MPI_Add_error_class"))
+	return C.int(done(0, mpiAddErrorClass(errorclass)))
 }
 
 //export PMPI_Add_error_code
 func PMPI_Add_error_code(errorclass C.int, errorcode *C.int) C.int {
-	return C.int(unsupported(0, "MPI_Add_error_code"))
+	return C.int(done(0, mpiAddErrorCode(int(errorclass), errorcode)))
 }
 
 //export PMPI_Add_error_string
 func PMPI_Add_error_string(errorcode C.int, string *C.char) C.int {
-	return C.int(unsupported(0, "MPI_Add_error_string"))
+	return C.int(done(0, mpiAddErrorString(int(errorcode), string)))
 }
 
 //export PMPI_Allgather
@@ -2064,17 +2064,17 @@ func PMPI_Register_datarep_c(datarep *C.char, read_conversion_fn unsafe.Pointer,
 
 //export PMPI_Remove_error_class
 func PMPI_Remove_error_class(errorclass C.int) C.int {
-	return C.int(unsupported(0, "MPI_Remove_error_class"))
+	return C.int(done(0, mpiRemoveErrorClass(int(errorclass))))
 }
 
 //export PMPI_Remove_error_code
 func PMPI_Remove_error_code(errorcode C.int) C.int {
-	return C.int(unsupported(0, "MPI_Remove_error_code"))
+	return C.int(done(0, mpiRemoveErrorCode(int(errorcode))))
 }
 
 //export PMPI_Remove_error_string
 func PMPI_Remove_error_string(errorcode C.int) C.int {
-	return C.int(unsupported(0, "MPI_Remove_error_string"))
+	return C.int(done(0, mpiRemoveErrorString(int(errorcode))))
 }
 
 //export PMPI_Request_free

@@ -43,6 +43,7 @@ var lib struct {
 	errhs       table[errhEntry]
 	msgs        table[msgEntry]
 	keyvals     table[pmpi.Keyval]
+	errs        userErrors
 
 	// typeHandles and commHandles find the handle of a derived datatype
 	// or a communicator, which a user operation or an attribute callback

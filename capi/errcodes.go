@@ -1,0 +1,149 @@
+package main
+
+/*
+#define GOMPI_ABI_TYPES_ONLY
+#include "include/mpi.h"
+*/
+import "C"
+
+import (
+	"fmt"
+	"sync"
+
+	"github.com/gompi/gompi/pmpi"
+)
+
+// userErrors are the error classes and codes a program adds, numbered
+// from MPI_ERR_LASTCODE+1 up, and the strings it gives them.
+type userErrors struct {
+	mu    sync.Mutex
+	last  int            // the last code given, MPI_ERR_LASTCODE before any
+	class map[int]int    // a code's class; a class is its own
+	text  map[int]string // what MPI_Error_string says
+}
+
+// classOfCode is code's error class, and whether code is one.
+func classOfCode(code int) (int, bool) {
+	if code >= 0 && code <= C.MPI_ERR_ABI {
+		return code, true
+	}
+	u := &lib.errs
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	c, ok := u.class[code]
+	return c, ok
+}
+
+// add gives a new code of class (itself for a new class) and makes it
+// MPI_LASTUSEDCODE.
+func (u *userErrors) add(class int, out *C.int) error {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if u.class == nil {
+		u.class, u.text, u.last = map[int]int{}, map[int]string{}, C.MPI_ERR_LASTCODE
+	}
+	if u.last == 1<<30 {
+		return errNoMem("error codes", 1<<30-C.MPI_ERR_LASTCODE)
+	}
+	u.last++
+	if class < 0 {
+		class = u.last
+	}
+	u.class[u.last] = class
+	attrValues()[C.MPI_LASTUSEDCODE-firstAttr] = C.int(u.last)
+	*out = C.int(u.last)
+	return nil
+}
+
+func mpiAddErrorClass(out *C.int) error { return lib.errs.add(-1, out) }
+
+func mpiAddErrorCode(class int, out *C.int) error {
+	if c, ok := classOfCode(class); !ok || c != class {
+		return errorf(pmpi.ClassArg, "add error code: %d is not an error class", class)
+	}
+	return lib.errs.add(class, out)
+}
+
+func mpiAddErrorString(code int, s *C.char) error {
+	msg := C.GoString(s)
+	if len(msg) >= C.MPI_MAX_ERROR_STRING {
+		return errorf(pmpi.ClassArg, "add error string: %d bytes, more than MPI_MAX_ERROR_STRING-1 (%d)", len(msg), C.MPI_MAX_ERROR_STRING-1)
+	}
+	u := &lib.errs
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if _, ok := u.class[code]; !ok {
+		return errorf(pmpi.ClassArg, "add error string: %d is not a class or code MPI_Add_error_class or _code made (predefined ones keep their strings)", code)
+	}
+	u.text[code] = msg
+	return nil
+}
+
+// remove forgets a code, or a class that has no code left.
+func (u *userErrors) remove(op string, code int, isClass bool) error {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	c, ok := u.class[code]
+	switch {
+	case !ok:
+		return errorf(pmpi.ClassArg, "%s: %d is not a class or code MPI_Add_error_class or _code made", op, code)
+	case isClass && c != code:
+		return errorf(pmpi.ClassArg, "%s: %d is a code of class %d, not a class", op, code, c)
+	case !isClass && c == code:
+		return errorf(pmpi.ClassArg, "%s: %d is a class, not a code", op, code)
+	}
+	if isClass {
+		for other, oc := range u.class {
+			if oc == code && other != code {
+				return errorf(pmpi.ClassArg, "%s: class %d still has code %d", op, code, other)
+			}
+		}
+	}
+	delete(u.class, code)
+	delete(u.text, code)
+	return nil
+}
+
+func mpiRemoveErrorClass(class int) error {
+	return lib.errs.remove("remove error class", class, true)
+}
+
+func mpiRemoveErrorCode(code int) error {
+	return lib.errs.remove("remove error code", code, false)
+}
+
+func mpiRemoveErrorString(code int) error {
+	u := &lib.errs
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if _, ok := u.text[code]; !ok {
+		return errorf(pmpi.ClassArg, "remove error string: code %d has no string MPI_Add_error_string gave", code)
+	}
+	delete(u.text, code)
+	return nil
+}
+
+func mpiErrorClass(code int, class *C.int) error {
+	c, ok := classOfCode(code)
+	if !ok {
+		return errorf(pmpi.ClassArg, "error class: %d is not an error code (0..%d, or one MPI_Add_error_code made)", code, C.MPI_ERR_ABI)
+	}
+	*class = C.int(c)
+	return nil
+}
+
+func mpiErrorString(code int, s *C.char, n *C.int) error {
+	if _, ok := classOfCode(code); !ok {
+		return errorf(pmpi.ClassArg, "error string: %d is not an error code (0..%d, or one MPI_Add_error_code made)", code, C.MPI_ERR_ABI)
+	}
+	msg, ok := classNames[code]
+	if !ok && code <= C.MPI_ERR_ABI {
+		msg = fmt.Sprintf("MPI error class %d", code)
+	} else if !ok {
+		lib.errs.mu.Lock()
+		msg = lib.errs.text[code]
+		lib.errs.mu.Unlock()
+	}
+	*n = C.int(putString(s, msg, C.MPI_MAX_ERROR_STRING))
+	return nil
+}
