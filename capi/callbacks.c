@@ -14,6 +14,12 @@ HIDDEN void gompi_call_user_op(void *fn, void *in, void *inout, int len, uintptr
     ((MPI_User_function *)fn)(in, inout, &len, &t);
 }
 
+HIDDEN void gompi_call_user_op_c(void *fn, void *in, void *inout, int64_t len, uintptr_t type) {
+    MPI_Datatype t = (MPI_Datatype)type;
+    MPI_Count n = len;
+    ((MPI_User_function_c *)fn)(in, inout, &n, &t);
+}
+
 /* Attribute callbacks. The functions, values and extra states are
  * pointer-sized integers to Go: a value may be any integer cast to void*,
  * which Go must not hold as a pointer. */

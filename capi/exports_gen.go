@@ -1834,7 +1834,7 @@ func PMPI_Op_create(user_fn unsafe.Pointer, commute C.int, op *C.uintptr_t) C.in
 
 //export PMPI_Op_create_c
 func PMPI_Op_create_c(user_fn unsafe.Pointer, commute C.int, op *C.uintptr_t) C.int {
-	return C.int(done(0, mpiOpCreate(user_fn, int(commute), (*Op)(unsafe.Pointer(op)))))
+	return C.int(done(0, mpiOpCreateC(user_fn, int(commute), (*Op)(unsafe.Pointer(op)))))
 }
 
 //export PMPI_Op_free

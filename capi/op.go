@@ -4,6 +4,7 @@ package main
 #define GOMPI_ABI_TYPES_ONLY
 #include "include/mpi.h"
 void gompi_call_user_op(void *fn, void *in, void *inout, int len, uintptr_t type);
+void gompi_call_user_op_c(void *fn, void *in, void *inout, int64_t len, uintptr_t type);
 */
 import "C"
 
@@ -42,9 +43,23 @@ func (h Op) get() (pmpi.Op, error) {
 	return pmpi.Op{}, errorf(pmpi.ClassOp, "%#x is not an operation (freed, or never one)", uintptr(h))
 }
 
-// mpiOpCreate wraps the C function fn: gompi calls it with pieces of
-// the buffers, which it passes to C for the call only.
+// mpiOpCreate wraps the C function fn, an MPI_User_function: gompi calls
+// it with pieces of the buffers, which it passes to C for the call only.
 func mpiOpCreate(fn unsafe.Pointer, commute int, out *Op) error {
+	return opCreate(fn, commute, out, func(in, inout unsafe.Pointer, count int, dt Datatype) {
+		C.gompi_call_user_op(fn, in, inout, C.int(count), C.uintptr_t(dt))
+	})
+}
+
+// mpiOpCreateC is mpiOpCreate for an MPI_User_function_c, whose count is
+// an MPI_Count.
+func mpiOpCreateC(fn unsafe.Pointer, commute int, out *Op) error {
+	return opCreate(fn, commute, out, func(in, inout unsafe.Pointer, count int, dt Datatype) {
+		C.gompi_call_user_op_c(fn, in, inout, C.int64_t(count), C.uintptr_t(dt))
+	})
+}
+
+func opCreate(fn unsafe.Pointer, commute int, out *Op, call func(in, inout unsafe.Pointer, count int, dt Datatype)) error {
 	if fn == nil {
 		return errorf(pmpi.ClassOp, "op create: the function is NULL")
 	}
@@ -52,8 +67,7 @@ func mpiOpCreate(fn unsafe.Pointer, commute int, out *Op) error {
 		if count == 0 {
 			return
 		}
-		C.gompi_call_user_op(fn, unsafe.Pointer(unsafe.SliceData(in)), unsafe.Pointer(unsafe.SliceData(inout)),
-			C.int(count), C.uintptr_t(handleOf(dt)))
+		call(unsafe.Pointer(unsafe.SliceData(in)), unsafe.Pointer(unsafe.SliceData(inout)), count, handleOf(dt))
 	}, commute != 0)
 	if err != nil {
 		return err

@@ -109,10 +109,18 @@ func makeGlue(a *abi, impls map[string]bool) (glue, error) {
 	for _, fn := range a.funcs {
 		byName[fn.name] = fn
 	}
+	// goTypes is what fn's implementation is given: its parameters' Go
+	// types, and the C types behind the pointers Go does not look into,
+	// since a callback's type (MPI_User_function_c) tells how to call it.
 	goTypes := func(fn *function) string {
 		var ts []string
 		for _, p := range fn.params {
-			ts = append(ts, bind(p, handles).goType)
+			b := bind(p, handles)
+			t := b.goType
+			if t == "unsafe.Pointer" {
+				t += "(" + p.base + ")"
+			}
+			ts = append(ts, t)
 		}
 		return strings.Join(ts, ",")
 	}
