@@ -43,6 +43,9 @@ func ints(p *C.int, n int) []int {
 	return out
 }
 
+// inPlace reports whether a buffer argument is MPI_IN_PLACE.
+func inPlace(p unsafe.Pointer) bool { return uintptr(p) == 1 }
+
 // extentOf is how many elements counts and displs reach.
 func extentOf(counts, displs []int) int {
 	n := 0
@@ -222,13 +225,18 @@ func mpiExscanInit(s, r unsafe.Pointer, count int, dt Datatype, op Op, h Comm, i
 	return ireduce(api().ExscanInit, true, s, r, count, dt, op, h, req)
 }
 
-// reduceScatterBlockArgs: recv holds count elements, send size*count.
+// reduceScatterBlockArgs: recv holds count elements, send size*count;
+// in place, recv holds the size*count of the input.
 func reduceScatterBlockArgs(s, r unsafe.Pointer, count int, dt Datatype, op Op, h Comm) (*coll, error) {
 	c, err := h.comm()
 	if err != nil {
 		return nil, err
 	}
-	return reduceArgs(s, r, count*c.Size(), count, dt, op, h)
+	rcount := count
+	if inPlace(s) {
+		rcount = count * c.Size()
+	}
+	return reduceArgs(s, r, count*c.Size(), rcount, dt, op, h)
 }
 
 func mpiReduceScatterBlock(s, r unsafe.Pointer, count int, dt Datatype, op Op, h Comm) error {
@@ -255,7 +263,8 @@ func mpiReduceScatterBlockInit(s, r unsafe.Pointer, count int, dt Datatype, op O
 	return a.started(req, true)(api().ReduceScatterBlockInit(a.send, a.recv, count, a.sd, a.op, a.e.c))
 }
 
-// reduceScatterArgs: rank i's recv holds counts[i] elements, send their sum.
+// reduceScatterArgs: rank i's recv holds counts[i] elements, send their
+// sum; in place, recv holds the sum.
 func reduceScatterArgs(s, r unsafe.Pointer, p *C.int, dt Datatype, op Op, h Comm) (*coll, []int, error) {
 	c, err := h.comm()
 	if err != nil {
@@ -267,7 +276,9 @@ func reduceScatterArgs(s, r unsafe.Pointer, p *C.int, dt Datatype, op Op, h Comm
 		total += n
 	}
 	mine := 0
-	if c.Rank() < len(counts) {
+	if inPlace(s) {
+		mine = total
+	} else if c.Rank() < len(counts) {
 		mine = counts[c.Rank()]
 	}
 	a, err := reduceArgs(s, r, total, mine, dt, op, h)

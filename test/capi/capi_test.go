@@ -125,7 +125,9 @@ type run struct {
 
 // runs are the programs' jobs; a program not named here runs on 2 and 3
 // ranks (defaultRuns).
-var runs = map[string][]run{}
+var runs = map[string][]run{
+	"coll": {{np: 2}, {np: 3}, {np: 4}},
+}
 
 var defaultRuns = []run{{np: 2}, {np: 3}}
 
