@@ -140,8 +140,12 @@ var collComponents = []run{
 // runs are the programs' jobs; a program not named here runs on 2 and 3
 // ranks (defaultRuns).
 var runs = map[string][]run{
-	"coll": {{np: 2}, {np: 3}, {np: 4}},
-	"op":   collComponents,
+	"coll":       {{np: 2}, {np: 3}, {np: 4}},
+	"op":         collComponents,
+	"errhandler": {{np: 2}},
+	// errfatal's bad send meets the default handler, MPI_ERRORS_ARE_FATAL,
+	// which must end the job naming the error.
+	"errfatal": {{np: 2, fatal: []string{"MPI_ERRORS_ARE_FATAL", "MPI_ERR_RANK", "rank 7"}}},
 	"opc": {{np: 2, defect: "MPI_Op_create_c's function takes an MPI_Count length, but capi/op.go calls it " +
 		"through the trampoline of MPI_User_function (callbacks.c), with an int one"}},
 }
