@@ -1,0 +1,148 @@
+/* Handles, versions and the environment through the C library: every
+ * MPI_<handle>_toint and _fromint round-trips predefined and user
+ * handles, user handles lie outside the predefined range, the version
+ * and ABI queries answer what the header says, and a function gompi
+ * lacks returns MPI_ERR_UNSUPPORTED_OPERATION. Also run alone, as a
+ * singleton. */
+#include "check.h"
+
+#define ROUND(H, h)                                                                                      \
+    do {                                                                                                 \
+        int i_ = MPI_##H##_toint(h);                                                                     \
+        CHECK(MPI_##H##_fromint(i_) == (h), "MPI_" #H "_fromint(MPI_" #H "_toint(%s)) is not %s", #h, #h); \
+    } while (0)
+
+#define USER(H, h)                                                                             \
+    do {                                                                                       \
+        ROUND(H, h);                                                                           \
+        CHECK(MPI_##H##_toint(h) >= 4096, "user handle %s is %d, in the predefined range", #h, \
+              MPI_##H##_toint(h));                                                             \
+    } while (0)
+
+/* noop is an operation never called. */
+static void noop(void *in, void *inout, int *len, MPI_Datatype *dt) {}
+
+static void handles(void) {
+    ROUND(Comm, MPI_COMM_WORLD);
+    ROUND(Comm, MPI_COMM_SELF);
+    ROUND(Comm, MPI_COMM_NULL);
+    EQ(MPI_Comm_toint(MPI_COMM_WORLD), 0x101, "MPI_Comm_toint(MPI_COMM_WORLD)");
+    ROUND(Errhandler, MPI_ERRORS_RETURN);
+    ROUND(Errhandler, MPI_ERRORS_ARE_FATAL);
+    ROUND(File, MPI_FILE_NULL);
+    ROUND(Group, MPI_GROUP_EMPTY);
+    ROUND(Group, MPI_GROUP_NULL);
+    ROUND(Info, MPI_INFO_NULL);
+    ROUND(Info, MPI_INFO_ENV);
+    ROUND(Message, MPI_MESSAGE_NULL);
+    ROUND(Message, MPI_MESSAGE_NO_PROC);
+    ROUND(Op, MPI_SUM);
+    ROUND(Op, MPI_MAXLOC);
+    ROUND(Request, MPI_REQUEST_NULL);
+    ROUND(Session, MPI_SESSION_NULL);
+    ROUND(Type, MPI_INT);
+    ROUND(Type, MPI_DOUBLE);
+    EQ(MPI_Type_toint(MPI_INT), 0x209, "MPI_Type_toint(MPI_INT)");
+    ROUND(Win, MPI_WIN_NULL);
+
+    MPI_Comm dup;
+    TRY(MPI_Comm_dup(MPI_COMM_WORLD, &dup));
+    USER(Comm, dup);
+    MPI_Datatype pair;
+    TRY(MPI_Type_contiguous_c(2, MPI_INT, &pair));
+    USER(Type, pair);
+    MPI_Op op;
+    TRY(MPI_Op_create(noop, 1, &op));
+    USER(Op, op);
+    MPI_Request req;
+    int v = 0;
+    TRY(MPI_Irecv(&v, 1, MPI_INT, MPI_ANY_SOURCE, 99, MPI_COMM_SELF, &req));
+    USER(Request, req);
+    MPI_Info info;
+    TRY(MPI_Abi_get_info(&info));
+    USER(Info, info);
+    TRY(MPI_Send(&v, 1, MPI_INT, 0, 99, MPI_COMM_SELF));
+    TRY(MPI_Wait(&req, MPI_STATUS_IGNORE));
+    TRY(MPI_Op_free(&op));
+    TRY(MPI_Type_free(&pair));
+    TRY(MPI_Comm_free(&dup));
+    passed("handles");
+}
+
+/* datatypes: names, extents and addresses. */
+static void datatypes(void) {
+    char name[MPI_MAX_OBJECT_NAME];
+    int n = 0;
+    TRY(MPI_Type_get_name(MPI_DOUBLE, name, &n));
+    CHECK(strcmp(name, "MPI_DOUBLE") == 0 && n == 10, "MPI_Type_get_name(MPI_DOUBLE) is \"%s\" (%d)", name, n);
+    MPI_Datatype col;
+    TRY(MPI_Type_vector(3, 1, 4, MPI_INT, &col));
+    TRY(MPI_Type_set_name(col, "column"));
+    TRY(MPI_Type_get_name(col, name, &n));
+    CHECK(strcmp(name, "column") == 0, "MPI_Type_get_name of a named type is \"%s\"", name);
+    MPI_Aint lb = -1, extent = -1;
+    TRY(MPI_Type_get_extent(col, &lb, &extent));
+    CHECK(lb == 0 && extent == 9 * (MPI_Aint)sizeof(int), "a column's extent: lb %ld extent %ld", (long)lb, (long)extent);
+    TRY(MPI_Type_get_true_extent(col, &lb, &extent));
+    CHECK(lb == 0 && extent == 9 * (MPI_Aint)sizeof(int), "a column's true extent: lb %ld extent %ld", (long)lb,
+          (long)extent);
+    TRY(MPI_Type_free(&col));
+    int a[4];
+    MPI_Aint p0, p3;
+    TRY(MPI_Get_address(&a[0], &p0));
+    TRY(MPI_Get_address(&a[3], &p3));
+    EQ(MPI_Aint_diff(p3, p0), 3 * sizeof(int), "MPI_Aint_diff");
+    EQ(MPI_Aint_add(p0, 3 * sizeof(int)), p3, "MPI_Aint_add");
+    passed("datatypes");
+}
+
+static void environment(void) {
+    int major = -1, minor = -1, n = 0, flag = -1;
+    TRY(MPI_Abi_get_version(&major, &minor));
+    CHECK(major == 1 && minor == 0, "MPI_Abi_get_version gave %d.%d, want 1.0", major, minor);
+    TRY(MPI_Get_version(&major, &minor));
+    CHECK(major == MPI_VERSION && minor == MPI_SUBVERSION, "MPI_Get_version gave %d.%d", major, minor);
+    char lib[MPI_MAX_LIBRARY_VERSION_STRING];
+    TRY(MPI_Get_library_version(lib, &n));
+    CHECK(n == (int)strlen(lib) && strstr(lib, "gompi") != NULL, "MPI_Get_library_version gave \"%s\" (%d)", lib, n);
+    char host[MPI_MAX_PROCESSOR_NAME];
+    TRY(MPI_Get_processor_name(host, &n));
+    CHECK(n > 0 && n == (int)strlen(host), "MPI_Get_processor_name gave \"%s\" (%d)", host, n);
+    double t0 = MPI_Wtime(), tick = MPI_Wtick();
+    CHECK(tick > 0 && tick < 1, "MPI_Wtick is %g", tick);
+    CHECK(MPI_Wtime() >= t0, "MPI_Wtime went back");
+    TRY(MPI_Initialized(&flag));
+    EQ(flag, 1, "MPI_Initialized");
+    TRY(MPI_Finalized(&flag));
+    EQ(flag, 0, "MPI_Finalized before MPI_Finalize");
+    TRY(MPI_Query_thread(&flag));
+    EQ(flag, MPI_THREAD_MULTIPLE, "MPI_Query_thread");
+    TRY(MPI_Is_thread_main(&flag));
+    EQ(flag, 1, "MPI_Is_thread_main on the thread that called MPI_Init_thread");
+    TRY(MPI_Pcontrol(1));
+    TRY(MPI_Pcontrol(0, "ignored"));
+    /* A function gompi lacks. */
+    MPI_Win win;
+    int base[4];
+    RC(MPI_Win_create(base, sizeof base, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &win), MPI_ERR_UNSUPPORTED_OPERATION);
+    passed("environment");
+}
+
+int main(int argc, char **argv) {
+    int provided = -1, flag = -1;
+    TRY(MPI_Initialized(&flag));
+    EQ(flag, 0, "MPI_Initialized before MPI_Init_thread");
+    TRY(MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided));
+    EQ(provided, MPI_THREAD_MULTIPLE, "MPI_Init_thread's provided level");
+    TRY(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+    TRY(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN));
+    TRY(MPI_Comm_rank(MPI_COMM_WORLD, &check_rank));
+    handles();
+    datatypes();
+    environment();
+    TRY(MPI_Finalize());
+    TRY(MPI_Finalized(&flag));
+    EQ(flag, 1, "MPI_Finalized after MPI_Finalize");
+    passed("finalized");
+    return 0;
+}
