@@ -6,61 +6,58 @@
  * singleton. */
 #include "check.h"
 
-#define ROUND(H, h)                                                                                      \
-    do {                                                                                                 \
-        int i_ = MPI_##H##_toint(h);                                                                     \
-        CHECK(MPI_##H##_fromint(i_) == (h), "MPI_" #H "_fromint(MPI_" #H "_toint(%s)) is not %s", #h, #h); \
-    } while (0)
-
-#define USER(H, h)                                                                             \
-    do {                                                                                       \
-        ROUND(H, h);                                                                           \
-        CHECK(MPI_##H##_toint(h) >= 4096, "user handle %s is %d, in the predefined range", #h, \
-              MPI_##H##_toint(h));                                                             \
-    } while (0)
+/* ROUND checks that a handle converted to an int and back is itself;
+ * USER that a user handle is outside the predefined range too. */
+#define ROUND(got, h) CHECK((got) == (h), "%s is not %s", #got, #h)
+#define USER(toint, h) CHECK((toint) >= 4096, "user handle %s is %d, in the predefined range", #h, (toint))
 
 /* noop is an operation never called. */
 static void noop(void *in, void *inout, int *len, MPI_Datatype *dt) {}
 
 static void handles(void) {
-    ROUND(Comm, MPI_COMM_WORLD);
-    ROUND(Comm, MPI_COMM_SELF);
-    ROUND(Comm, MPI_COMM_NULL);
+    ROUND(MPI_Comm_fromint(MPI_Comm_toint(MPI_COMM_WORLD)), MPI_COMM_WORLD);
+    ROUND(MPI_Comm_fromint(MPI_Comm_toint(MPI_COMM_SELF)), MPI_COMM_SELF);
+    ROUND(MPI_Comm_fromint(MPI_Comm_toint(MPI_COMM_NULL)), MPI_COMM_NULL);
     EQ(MPI_Comm_toint(MPI_COMM_WORLD), 0x101, "MPI_Comm_toint(MPI_COMM_WORLD)");
-    ROUND(Errhandler, MPI_ERRORS_RETURN);
-    ROUND(Errhandler, MPI_ERRORS_ARE_FATAL);
-    ROUND(File, MPI_FILE_NULL);
-    ROUND(Group, MPI_GROUP_EMPTY);
-    ROUND(Group, MPI_GROUP_NULL);
-    ROUND(Info, MPI_INFO_NULL);
-    ROUND(Info, MPI_INFO_ENV);
-    ROUND(Message, MPI_MESSAGE_NULL);
-    ROUND(Message, MPI_MESSAGE_NO_PROC);
-    ROUND(Op, MPI_SUM);
-    ROUND(Op, MPI_MAXLOC);
-    ROUND(Request, MPI_REQUEST_NULL);
-    ROUND(Session, MPI_SESSION_NULL);
-    ROUND(Type, MPI_INT);
-    ROUND(Type, MPI_DOUBLE);
+    ROUND(MPI_Errhandler_fromint(MPI_Errhandler_toint(MPI_ERRORS_RETURN)), MPI_ERRORS_RETURN);
+    ROUND(MPI_Errhandler_fromint(MPI_Errhandler_toint(MPI_ERRORS_ARE_FATAL)), MPI_ERRORS_ARE_FATAL);
+    ROUND(MPI_File_fromint(MPI_File_toint(MPI_FILE_NULL)), MPI_FILE_NULL);
+    ROUND(MPI_Group_fromint(MPI_Group_toint(MPI_GROUP_EMPTY)), MPI_GROUP_EMPTY);
+    ROUND(MPI_Group_fromint(MPI_Group_toint(MPI_GROUP_NULL)), MPI_GROUP_NULL);
+    ROUND(MPI_Info_fromint(MPI_Info_toint(MPI_INFO_NULL)), MPI_INFO_NULL);
+    ROUND(MPI_Info_fromint(MPI_Info_toint(MPI_INFO_ENV)), MPI_INFO_ENV);
+    ROUND(MPI_Message_fromint(MPI_Message_toint(MPI_MESSAGE_NULL)), MPI_MESSAGE_NULL);
+    ROUND(MPI_Message_fromint(MPI_Message_toint(MPI_MESSAGE_NO_PROC)), MPI_MESSAGE_NO_PROC);
+    ROUND(MPI_Op_fromint(MPI_Op_toint(MPI_SUM)), MPI_SUM);
+    ROUND(MPI_Op_fromint(MPI_Op_toint(MPI_MAXLOC)), MPI_MAXLOC);
+    ROUND(MPI_Request_fromint(MPI_Request_toint(MPI_REQUEST_NULL)), MPI_REQUEST_NULL);
+    ROUND(MPI_Session_fromint(MPI_Session_toint(MPI_SESSION_NULL)), MPI_SESSION_NULL);
+    ROUND(MPI_Type_fromint(MPI_Type_toint(MPI_INT)), MPI_INT);
+    ROUND(MPI_Type_fromint(MPI_Type_toint(MPI_DOUBLE)), MPI_DOUBLE);
     EQ(MPI_Type_toint(MPI_INT), 0x209, "MPI_Type_toint(MPI_INT)");
-    ROUND(Win, MPI_WIN_NULL);
+    ROUND(MPI_Win_fromint(MPI_Win_toint(MPI_WIN_NULL)), MPI_WIN_NULL);
 
     MPI_Comm dup;
     TRY(MPI_Comm_dup(MPI_COMM_WORLD, &dup));
-    USER(Comm, dup);
+    ROUND(MPI_Comm_fromint(MPI_Comm_toint(dup)), dup);
+    USER(MPI_Comm_toint(dup), dup);
     MPI_Datatype pair;
     TRY(MPI_Type_contiguous_c(2, MPI_INT, &pair));
-    USER(Type, pair);
+    ROUND(MPI_Type_fromint(MPI_Type_toint(pair)), pair);
+    USER(MPI_Type_toint(pair), pair);
     MPI_Op op;
     TRY(MPI_Op_create(noop, 1, &op));
-    USER(Op, op);
+    ROUND(MPI_Op_fromint(MPI_Op_toint(op)), op);
+    USER(MPI_Op_toint(op), op);
     MPI_Request req;
     int v = 0;
     TRY(MPI_Irecv(&v, 1, MPI_INT, MPI_ANY_SOURCE, 99, MPI_COMM_SELF, &req));
-    USER(Request, req);
+    ROUND(MPI_Request_fromint(MPI_Request_toint(req)), req);
+    USER(MPI_Request_toint(req), req);
     MPI_Info info;
     TRY(MPI_Abi_get_info(&info));
-    USER(Info, info);
+    ROUND(MPI_Info_fromint(MPI_Info_toint(info)), info);
+    USER(MPI_Info_toint(info), info);
     TRY(MPI_Send(&v, 1, MPI_INT, 0, 99, MPI_COMM_SELF));
     TRY(MPI_Wait(&req, MPI_STATUS_IGNORE));
     TRY(MPI_Op_free(&op));
