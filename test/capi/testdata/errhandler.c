@@ -60,6 +60,27 @@ int main(int argc, char **argv) {
     RC(MPI_Waitall(2, reqs, sts), MPI_ERR_IN_STATUS);
     EQ(sts[0].MPI_ERROR, MPI_ERR_TRUNCATE, "the status of the truncated receive in MPI_Waitall");
     EQ(sts[1].MPI_ERROR, MPI_SUCCESS, "the status of the whole receive in MPI_Waitall");
+    /* Waitsome and Testsome write the statuses of the requests they
+     * complete in order, the failed one's MPI_ERROR too. */
+    for (int test = 0; test < 2; test++) {
+        int outcount = -1, indices[2] = {-1, -1};
+        TRY(MPI_Irecv(buf, 4, MPI_INT, MPI_ANY_SOURCE, 5, MPI_COMM_WORLD, &reqs[0])); /* sent after the barrier */
+        TRY(MPI_Irecv(buf + 4, 4, MPI_INT, MPI_ANY_SOURCE, 6, MPI_COMM_WORLD, &reqs[1]));
+        TRY(MPI_Send(big, 8, MPI_INT, peer, 6, MPI_COMM_WORLD));
+        sts[0].MPI_ERROR = sts[1].MPI_ERROR = -1;
+        if (test)
+            do
+                RC(MPI_Testsome(2, reqs, &outcount, indices, sts), outcount ? MPI_ERR_IN_STATUS : MPI_SUCCESS);
+            while (outcount == 0);
+        else
+            RC(MPI_Waitsome(2, reqs, &outcount, indices, sts), MPI_ERR_IN_STATUS);
+        EQ(outcount, 1, "the requests MPI_Waitsome or MPI_Testsome completed");
+        EQ(indices[0], 1, "the request MPI_Waitsome or MPI_Testsome completed");
+        EQ(sts[0].MPI_ERROR, MPI_ERR_TRUNCATE, "the status of the truncated receive in MPI_Waitsome or MPI_Testsome");
+        TRY(MPI_Barrier(MPI_COMM_WORLD));
+        TRY(MPI_Send(big, 1, MPI_INT, peer, 5, MPI_COMM_WORLD));
+        TRY(MPI_Wait(&reqs[0], MPI_STATUS_IGNORE));
+    }
     passed("truncate");
 
     /* A user handler on a duplicate of MPI_COMM_WORLD, which stays called
