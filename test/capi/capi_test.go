@@ -103,7 +103,7 @@ func compile(t *testing.T, name string) string {
 	}
 	f, _ := compiled.LoadOrStore(name, sync.OnceValues(func() (compilation, error) {
 		bin := filepath.Join(binDir, name)
-		out, err := exec.Command(cc, "-O2", "-Wall", "-I"+include, "-o", bin, filepath.Join("testdata", name+".c"),
+		out, err := exec.Command(cc, "-O2", "-Wall", "-pthread", "-I"+include, "-o", bin, filepath.Join("testdata", name+".c"),
 			"-L"+libDir, "-lmpi_abi", "-Wl,-rpath,"+libDir).CombinedOutput()
 		if err != nil {
 			return compilation{}, fmt.Errorf("%s %s.c: %v\n%s", cc, name, err, out)
@@ -145,6 +145,8 @@ var collComponents = []run{
 // runs are the programs' jobs; a program not named here runs on 2 and 3
 // ranks (defaultRuns).
 var runs = map[string][]run{
+	// p2p's large messages over tcp too, whose rendezvous differs.
+	"p2p":        {{np: 2}, {np: 3}, {np: 3, name: "tcp", args: []string{"--mca", "btl", "self,tcp"}}},
 	"coll":       {{np: 2}, {np: 3}, {np: 4}},
 	"op":         collComponents,
 	"errhandler": {{np: 2}},
@@ -153,6 +155,7 @@ var runs = map[string][]run{
 	// errfatal's bad send meets the default handler, MPI_ERRORS_ARE_FATAL,
 	// which must end the job naming the error.
 	"errfatal": {{np: 2, fatal: []string{"MPI_ERRORS_ARE_FATAL", "MPI_ERR_RANK", "rank 7"}}},
+	"abort":    {{np: 2, fatal: []string{"rank 1", "called Abort with code 3"}}},
 	"opc": {{np: 2, defect: "MPI_Op_create_c's function takes an MPI_Count length, but capi/op.go calls it " +
 		"through the trampoline of MPI_User_function (callbacks.c), with an int one"}},
 }

@@ -4,6 +4,8 @@
  * and ABI queries answer what the header says, and a function gompi
  * lacks returns MPI_ERR_UNSUPPORTED_OPERATION. Also run alone, as a
  * singleton. */
+#include <pthread.h>
+
 #include "check.h"
 
 /* ROUND checks that a handle converted to an int and back is itself;
@@ -125,6 +127,31 @@ static void environment(void) {
     passed("environment");
 }
 
+/* thread calls MPI from a thread of its own, as MPI_THREAD_MULTIPLE
+ * allows: it is not the main thread, and talks to itself on
+ * MPI_COMM_SELF. It returns what failed, or NULL. */
+static void *thread(void *arg) {
+    int flag = -1, v = 5, got = 0;
+    if (MPI_Is_thread_main(&flag) != MPI_SUCCESS || flag != 0)
+        return "MPI_Is_thread_main on another thread than the main one";
+    if (MPI_Sendrecv(&v, 1, MPI_INT, 0, 7, &got, 1, MPI_INT, 0, 7, MPI_COMM_SELF, MPI_STATUS_IGNORE) != MPI_SUCCESS ||
+        got != 5)
+        return "MPI_Sendrecv on MPI_COMM_SELF from another thread";
+    return NULL;
+}
+
+static void threads(void) {
+    pthread_t t[2];
+    for (int i = 0; i < 2; i++)
+        CHECK(pthread_create(&t[i], NULL, thread, NULL) == 0, "pthread_create");
+    for (int i = 0; i < 2; i++) {
+        void *failed = NULL;
+        CHECK(pthread_join(t[i], &failed) == 0, "pthread_join");
+        CHECK(failed == NULL, "%s", (char *)failed);
+    }
+    passed("threads");
+}
+
 int main(int argc, char **argv) {
     int provided = -1, flag = -1;
     TRY(MPI_Initialized(&flag));
@@ -137,6 +164,7 @@ int main(int argc, char **argv) {
     handles();
     datatypes();
     environment();
+    threads();
     TRY(MPI_Finalize());
     TRY(MPI_Finalized(&flag));
     EQ(flag, 1, "MPI_Finalized after MPI_Finalize");

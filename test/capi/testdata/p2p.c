@@ -506,6 +506,39 @@ static void strided(void) {
     passed("strided");
 }
 
+/* large sends messages of 4 MiB, which take the transports' rendezvous
+ * path, in each mode, from and into C memory the library reads and
+ * writes after the call that named it returned. */
+static void large(void) {
+    enum { L = 1 << 20 };
+    int *out = malloc(L * sizeof(int)), *in = malloc(L * sizeof(int));
+    CHECK(out != NULL && in != NULL, "no memory for the large messages");
+    for (int k = 0; k < 3; k++) {
+        MPI_Request reqs[2];
+        MPI_Status st;
+        for (int i = 0; i < L; i++)
+            out[i] = rank * 7 + k + i;
+        memset(in, 0, L * sizeof(int));
+        TRY(MPI_Irecv_c(in, L, MPI_INT, left, 150 + k, MPI_COMM_WORLD, &reqs[0]));
+        switch (k) {
+        case 0: TRY(MPI_Isend_c(out, L, MPI_INT, right, 150 + k, MPI_COMM_WORLD, &reqs[1])); break;
+        case 1: TRY(MPI_Issend(out, L, MPI_INT, right, 150 + k, MPI_COMM_WORLD, &reqs[1])); break;
+        case 2: TRY(MPI_Send_init(out, L, MPI_INT, right, 150 + k, MPI_COMM_WORLD, &reqs[1])); TRY(MPI_Start(&reqs[1])); break;
+        }
+        TRY(MPI_Wait(&reqs[0], &st));
+        TRY(MPI_Wait(&reqs[1], MPI_STATUS_IGNORE));
+        if (k == 2)
+            TRY(MPI_Request_free(&reqs[1]));
+        for (int i = 0; i < L; i++)
+            if (in[i] != left * 7 + k + i)
+                check_failed(__FILE__, __LINE__, "large message %d: element %d is %d, want %d", k, i, in[i], left * 7 + k + i);
+        expect_status(&st, left, 150 + k, L, "a large message");
+    }
+    free(out);
+    free(in);
+    passed("large");
+}
+
 int main(int argc, char **argv) {
     start(&argc, &argv);
     TRY(MPI_Comm_size(MPI_COMM_WORLD, &size));
@@ -526,6 +559,7 @@ int main(int argc, char **argv) {
     buffered();
     statuses();
     strided();
+    large();
     TRY(MPI_Finalize());
     return 0;
 }
