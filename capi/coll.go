@@ -72,15 +72,34 @@ func reduceArgs(s, r unsafe.Pointer, scount, rcount int, dt Datatype, op Op, h C
 // pairArgs: the collectives with a send and a receive datatype, each
 // buffer of scount and rcount elements.
 func pairArgs(s unsafe.Pointer, scount int, sdt Datatype, r unsafe.Pointer, rcount int, rdt Datatype, h Comm) (*coll, error) {
-	e, sd, err := resolve(h, sdt)
+	e, err := h.get()
 	if err != nil {
 		return nil, err
 	}
-	rd, err := rdt.get()
+	send, sd, err := side(s, scount, sdt)
 	if err != nil {
 		return nil, err
 	}
-	return &coll{e: e, send: sendBuffer(s, scount, sd), recv: sendBuffer(r, rcount, rd), sd: sd, rd: rd}, nil
+	recv, rd, err := side(r, rcount, rdt)
+	if err != nil {
+		return nil, err
+	}
+	return &coll{e: e, send: send, recv: recv, sd: sd, rd: rd}, nil
+}
+
+// side is one buffer of a call with a datatype for each: count elements
+// of dt, or MPI_IN_PLACE, whose count and datatype the standard says are
+// not significant; C passes anything there, often 0 and
+// MPI_DATATYPE_NULL.
+func side(p unsafe.Pointer, count int, dt Datatype) ([]byte, pmpi.Datatype, error) {
+	if inPlace(p) {
+		return pmpi.InPlace, pmpi.Byte, nil
+	}
+	d, err := dt.get()
+	if err != nil {
+		return nil, pmpi.Datatype{}, err
+	}
+	return buffer(p, count, d), d, nil
 }
 
 func size(e *commEntry) int { return e.c.Size() }

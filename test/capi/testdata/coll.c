@@ -539,6 +539,76 @@ static void reduce_local(void) {
         EQ(inout[i], (11 * i + 1) * (i + 1), "MPI_Reduce_local_c");
 }
 
+/* insignificant passes what the standard says a call does not read as
+ * nothing: NULL and MPI_DATATYPE_NULL for the buffers a non-root does
+ * not use, 0 and MPI_DATATYPE_NULL beside MPI_IN_PLACE. */
+static void insignificant(void) {
+    int in[MAX], out[MAX], counts[8], displs[8];
+    enum form f = B;
+    int inplace = 1, round = 0;
+    what = "a call given nothing where it reads nothing";
+    for (int q = 0; q < size; q++)
+        counts[q] = C, displs[q] = q * C;
+    for (int i = 0; i < size * C; i++)
+        out[i] = i / C == rank ? val(rank, i % C, 0) : -1;
+    TRY(MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, out, C, MPI_INT, comm));
+    for (int i = 0; i < size * C; i++)
+        EXPECT(out[i], val(i / C, i % C, 0));
+    for (int i = 0; i < size * C; i++)
+        out[i] = i / C == rank ? val(rank, i % C, 0) : -1;
+    TRY(MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, out, counts, displs, MPI_INT, comm));
+    for (int i = 0; i < size * C; i++)
+        EXPECT(out[i], val(i / C, i % C, 0));
+    for (int i = 0; i < size * C; i++)
+        out[i] = pairval(rank, i / C, i % C, 0);
+    TRY(MPI_Alltoall(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, out, C, MPI_INT, comm));
+    for (int i = 0; i < size * C; i++)
+        EXPECT(out[i], pairval(i / C, rank, i % C, 0));
+    for (int i = 0; i < size * C; i++)
+        out[i] = pairval(rank, i / C, i % C, 0);
+    TRY(MPI_Alltoallv(MPI_IN_PLACE, NULL, NULL, MPI_DATATYPE_NULL, out, counts, displs, MPI_INT, comm));
+    for (int i = 0; i < size * C; i++)
+        EXPECT(out[i], pairval(i / C, rank, i % C, 0));
+    for (int root = 0; root < size; root++) {
+        int me = rank == root;
+        for (int i = 0; i < C; i++)
+            in[i] = val(rank, i, 0);
+        for (int i = 0; i < size * C; i++)
+            out[i] = me && i / C == rank ? in[i % C] : -1;
+        if (me)
+            TRY(MPI_Gather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, out, C, MPI_INT, root, comm));
+        else
+            TRY(MPI_Gather(in, C, MPI_INT, NULL, 0, MPI_DATATYPE_NULL, root, comm));
+        for (int i = 0; me && i < size * C; i++)
+            EXPECT(out[i], val(i / C, i % C, 0));
+        if (me)
+            TRY(MPI_Gatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, out, counts, displs, MPI_INT, root, comm));
+        else
+            TRY(MPI_Gatherv(in, C, MPI_INT, NULL, NULL, NULL, MPI_DATATYPE_NULL, root, comm));
+        for (int i = 0; me && i < size * C; i++)
+            EXPECT(out[i], val(i / C, i % C, 0));
+        for (int i = 0; i < size * C; i++)
+            in[i] = pairval(root, i / C, i % C, 0);
+        if (me)
+            TRY(MPI_Scatter(in, C, MPI_INT, MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, root, comm));
+        else
+            TRY(MPI_Scatter(NULL, 0, MPI_DATATYPE_NULL, out, C, MPI_INT, root, comm));
+        for (int i = 0; !me && i < C; i++)
+            EXPECT(out[i], pairval(root, rank, i, 0));
+        if (me)
+            TRY(MPI_Scatterv(in, counts, displs, MPI_INT, MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, root, comm));
+        else
+            TRY(MPI_Scatterv(NULL, NULL, NULL, MPI_DATATYPE_NULL, out, C, MPI_INT, root, comm));
+        for (int i = 0; !me && i < C; i++)
+            EXPECT(out[i], pairval(root, rank, i, 0));
+        for (int i = 0; i < C; i++)
+            in[i] = val(rank, i, 0);
+        TRY(MPI_Reduce(in, me ? out : NULL, C, MPI_INT, MPI_SUM, root, comm));
+        for (int i = 0; me && i < C; i++)
+            EXPECT(out[i], sum(0, size, i, 0));
+    }
+}
+
 struct collective {
     const char *name;
     void (*run)(enum form, int inplace);
@@ -577,6 +647,7 @@ static void every(const char *name) {
         for (int k = 0; k < collectives[c].nforms; k++)
             for (int inplace = 0; inplace <= collectives[c].inplace; inplace++)
                 collectives[c].run(collectives[c].forms[k], inplace);
+    insignificant();
     char part[64];
     snprintf(part, sizeof part, "collectives on %s", name);
     passed(part);
