@@ -32,6 +32,7 @@ int main(int argc, char **argv) {
     RC(MPI_Send(&v, 1, MPI_DATATYPE_NULL, peer, 0, MPI_COMM_WORLD), MPI_ERR_TYPE);
     RC(MPI_Allreduce(&v, buf, 1, MPI_INT, MPI_OP_NULL, MPI_COMM_WORLD), MPI_ERR_OP);
     RC(MPI_Bcast(&v, 1, MPI_INT, size, MPI_COMM_WORLD), MPI_ERR_ROOT);
+    RC(MPI_Bsend(&v, 1, MPI_INT, peer, 0, MPI_COMM_WORLD), MPI_ERR_BUFFER); /* no buffer attached */
     MPI_Request bad = MPI_Request_fromint(0x7654321);
     RC(MPI_Wait(&bad, MPI_STATUS_IGNORE), MPI_ERR_REQUEST);
     char s[MPI_MAX_ERROR_STRING];

@@ -281,6 +281,15 @@ static void wildcards(void) {
     MPI_Status sts[2];
     TRY(MPI_Waitall(2, reqs, sts));
     EQ(sts[1].MPI_SOURCE, MPI_PROC_NULL, "the source of an Irecv from MPI_PROC_NULL");
+    TRY(MPI_Probe(MPI_PROC_NULL, 1, comm, &st));
+    EQ(st.MPI_SOURCE, MPI_PROC_NULL, "the source MPI_Probe of MPI_PROC_NULL found");
+    int flag = 0;
+    TRY(MPI_Iprobe(MPI_PROC_NULL, 1, comm, &flag, &st));
+    CHECK(flag && st.MPI_SOURCE == MPI_PROC_NULL, "MPI_Iprobe of MPI_PROC_NULL: flag %d source %d", flag,
+          st.MPI_SOURCE);
+    got = 42;
+    TRY(MPI_Sendrecv_replace(&got, 1, MPI_INT, MPI_PROC_NULL, 1, MPI_PROC_NULL, 1, comm, &st));
+    CHECK(got == 42 && st.MPI_SOURCE == MPI_PROC_NULL, "MPI_Sendrecv_replace with MPI_PROC_NULL");
     TRY(MPI_Comm_free(&comm));
     CHECK(comm == MPI_COMM_NULL, "MPI_Comm_free left the handle");
     passed("wildcards");
@@ -378,6 +387,15 @@ static void completion(void) {
     CHECK(flag && sts[0].MPI_SOURCE == MPI_ANY_SOURCE && sts[0].MPI_TAG == MPI_ANY_TAG,
           "MPI_Test of MPI_REQUEST_NULL: flag %d source %d tag %d", flag, sts[0].MPI_SOURCE, sts[0].MPI_TAG);
     TRY(MPI_Wait(&null, MPI_STATUS_IGNORE));
+    /* Arrays of null requests, and of none. */
+    MPI_Request nulls[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+    TRY(MPI_Testany(2, nulls, &idx, &flag, &sts[0]));
+    CHECK(flag && idx == MPI_UNDEFINED, "MPI_Testany of null requests: flag %d index %d", flag, idx);
+    TRY(MPI_Testsome(2, nulls, &outcount, indices, sts));
+    EQ(outcount, MPI_UNDEFINED, "MPI_Testsome of null requests");
+    TRY(MPI_Testall(2, nulls, &flag, MPI_STATUSES_IGNORE));
+    EQ(flag, 1, "MPI_Testall of null requests");
+    TRY(MPI_Waitall(0, NULL, MPI_STATUSES_IGNORE));
     passed("completion");
 }
 
@@ -400,6 +418,14 @@ static void requests(void) {
     TRY(MPI_Wait(&req, &st));
     TRY(MPI_Test_cancelled(&st, &flag));
     EQ(flag, 1, "MPI_Test_cancelled of a cancelled receive");
+    /* A send to itself nobody receives, cancelled. */
+    TRY(MPI_Isend(&v, 1, MPI_INT, rank, 123, MPI_COMM_WORLD, &req));
+    TRY(MPI_Cancel(&req));
+    TRY(MPI_Wait(&req, &st));
+    TRY(MPI_Test_cancelled(&st, &flag));
+    EQ(flag, 1, "MPI_Test_cancelled of a cancelled send");
+    TRY(MPI_Iprobe(rank, 123, MPI_COMM_WORLD, &flag, &st));
+    EQ(flag, 0, "MPI_Iprobe for a cancelled send");
 
     /* Nothing is sent on tag 122 before the barrier, which this rank has
      * not entered yet. */
