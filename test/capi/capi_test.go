@@ -3,7 +3,11 @@
 // compiler against capi/include/mpi.h and the library, and launches it
 // with gompirun as a user would. Each program checks its own results:
 // it prints lines beginning "ok" and exits 0, or names what failed and
-// exits non-zero.
+// exits non-zero (testdata/check.h has the checks the programs share).
+//
+// A new program is a file testdata/<name>.c: it runs on 2 and 3 ranks
+// unless runs gives it other jobs. TestEveryFunctionCalled holds the
+// programs to call every function the library implements.
 package capi_test
 
 import (
