@@ -106,9 +106,49 @@ func raise(h Comm, err error) int {
 		fatal(e, eh, err, code)
 	}
 	if u := lib.errhs.get(uintptr(eh)); u != nil {
+		if oc != nil {
+			h = commHandle(oc.e, h)
+		}
 		C.gompi_call_comm_errhandler(u.fn, C.uintptr_t(h), C.int(code))
 	}
 	return code
+}
+
+// commHandle is the handle of communicator e, which a user error handler
+// is called with: h when it is e's, else found in the table (an error of
+// a request knows its communicator's entry only; a user handler's call is
+// rare enough for the search).
+func commHandle(e *commEntry, h Comm) Comm {
+	switch e {
+	case lib.world.Load():
+		return MPI_COMM_WORLD
+	case lib.self.Load():
+		return MPI_COMM_SELF
+	}
+	if h != 0 && lib.comms.get(uintptr(h)) == e {
+		return h
+	}
+	if i, ok := lib.comms.find(e); ok {
+		return Comm(i)
+	}
+	return MPI_COMM_NULL
+}
+
+// find returns the handle of v, which it searches for entry by entry.
+// Entries are handed out in order, so the chunks in use come first.
+func (t *table[T]) find(v *T) (uintptr, bool) {
+	for c := range t.chunks {
+		chunk := t.chunks[c].Load()
+		if chunk == nil {
+			break
+		}
+		for i := range chunk {
+			if chunk[i].Load() == v {
+				return uintptr(c<<chunkBits + i + firstHandle), true
+			}
+		}
+	}
+	return 0, false
 }
 
 // fatal reports err and ends the job, as MPI_ERRORS_ARE_FATAL does.

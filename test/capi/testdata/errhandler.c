@@ -104,15 +104,22 @@ int main(int argc, char **argv) {
     TRY(MPI_Comm_call_errhandler(handled, MPI_ERR_OTHER));
     EQ(calls, 2, "calls of the user handler after MPI_Comm_call_errhandler");
     EQ(last_code, MPI_ERR_OTHER, "the code MPI_Comm_call_errhandler passed");
+    /* A request's error goes to its communicator's handler, with that
+     * communicator, though MPI_Wait names none. */
+    TRY(MPI_Send(big, 8, MPI_INT, rank, 7, handled));
+    TRY(MPI_Irecv(buf, 4, MPI_INT, rank, 7, handled, &reqs[0]));
+    RC(MPI_Wait(&reqs[0], MPI_STATUS_IGNORE), MPI_ERR_TRUNCATE);
+    EQ(calls, 3, "calls of the user handler after a request's error");
+    EQ(wrong_comm, 0, "calls of the user handler with another communicator than the request's");
     /* The handler does not leak to MPI_COMM_WORLD. */
     RC(MPI_Send(&v, 1, MPI_INT, size, 0, MPI_COMM_WORLD), MPI_ERR_RANK);
-    EQ(calls, 2, "calls of the user handler by another communicator's error");
+    EQ(calls, 3, "calls of the user handler by another communicator's error");
     /* MPI_Comm_get_errhandler gave a handle of its own to free. */
     TRY(MPI_Errhandler_free(&got));
     TRY(MPI_Errhandler_free(&eh));
     CHECK(eh == MPI_ERRHANDLER_NULL, "MPI_Errhandler_free left the handle");
     RC(MPI_Send(&v, 1, MPI_INT, size, 0, handled), MPI_ERR_RANK);
-    EQ(calls, 3, "calls of the user handler after its handles were freed");
+    EQ(calls, 4, "calls of the user handler after its handles were freed");
     RC(MPI_Errhandler_free(&got), MPI_ERR_ARG); /* a third free: no handle is left */
     passed("user-handler");
 
