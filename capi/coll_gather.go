@@ -57,9 +57,11 @@ func vargs(s unsafe.Pointer, scount int, scounts, sdispls *C.int, sdt Datatype,
 // rootOnly forgets the side of a rooted call that only the root reads
 // (Gather's receive, Scatter's send): a non-root's buffer, count and
 // datatype are not significant, and C passes anything there, often NULL
-// and MPI_DATATYPE_NULL.
+// and MPI_DATATYPE_NULL. The root is the rank root names, or, on an
+// intercommunicator, the one that passes MPI_ROOT.
 func rootOnly(h Comm, root int, p *unsafe.Pointer, dt *Datatype) {
-	if c, err := h.comm(); err == nil && c.Rank() != rank(root) {
+	r := rank(root)
+	if c, err := h.comm(); err == nil && r != pmpi.Root && c.Rank() != r {
 		*p, *dt = nil, MPI_BYTE
 	}
 }
