@@ -166,7 +166,14 @@ func mpiIprobe(source, t int, h Comm, flag *C.int, st *C.MPI_Status) error {
 	return err
 }
 
+// bufferAutomatic is C's MPI_BUFFER_AUTOMATIC, gompi's
+// pmpi.BufferAutomatic: the library finds room for each buffered send.
+const bufferAutomatic = 2
+
 func mpiBufferAttach(buf unsafe.Pointer, size int) error {
+	if uintptr(buf) == bufferAutomatic {
+		return api().BufferAttach(pmpi.BufferAutomatic)
+	}
 	if size < 0 {
 		return errorf(pmpi.ClassArg, "buffer attach: size %d is negative", size)
 	}
@@ -180,7 +187,12 @@ func mpiBufferDetach(addr unsafe.Pointer, size *C.int) error {
 	if err != nil {
 		return err
 	}
-	*(*unsafe.Pointer)(addr) = unsafe.Pointer(unsafe.SliceData(b))
+	if unsafe.SliceData(b) == unsafe.SliceData(pmpi.BufferAutomatic) {
+		// Not a pointer, as MPI_BUFFER_AUTOMATIC is not one.
+		*(*uintptr)(addr) = bufferAutomatic
+	} else {
+		*(*unsafe.Pointer)(addr) = unsafe.Pointer(unsafe.SliceData(b))
+	}
 	*size = C.int(len(b))
 	return nil
 }

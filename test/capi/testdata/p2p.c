@@ -469,6 +469,18 @@ static void buffered(void) {
     TRY(MPI_Recv(in, N, MPI_INT, left, 131, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
     expect(in, N, left, 9, "MPI_Bsend through MPI_Buffer_attach_c");
     free(buf);
+    /* MPI_BUFFER_AUTOMATIC: the library finds room for any number of
+     * buffered sends. */
+    TRY(MPI_Buffer_attach(MPI_BUFFER_AUTOMATIC, 0));
+    for (int k = 0; k < 8; k++)
+        TRY(MPI_Bsend(out, N, MPI_INT, right, 160 + k, MPI_COMM_WORLD));
+    for (int k = 0; k < 8; k++) {
+        TRY(MPI_Recv(in, N, MPI_INT, left, 160 + k, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+        expect(in, N, left, 9, "MPI_Bsend through MPI_BUFFER_AUTOMATIC");
+    }
+    TRY(MPI_Buffer_detach(&back, &back_size));
+    CHECK(back == MPI_BUFFER_AUTOMATIC && back_size == 0, "MPI_Buffer_detach of MPI_BUFFER_AUTOMATIC gave %p of %d bytes",
+          back, back_size);
     passed("buffered");
 }
 
