@@ -65,20 +65,21 @@ install: build
 # make test is the whole suite, as CI runs it, in three steps:
 #  - every program a suite runs is built once, into $(TESTBIN), where
 #    internal/jobtest takes them from (GOMPI_TEST_BIN): one compilation
-#    and one link per program instead of one per suite;
+#    and one link per program instead of one per suite; the C library,
+#    which test/capi's C programs link, into $(TESTBIN)/lib;
 #  - the packages' own tests and test/launch with the race detector
 #    (test/launch builds gompirun with it too, so the launcher is checked
 #    in real jobs);
 #  - without it, the suites whose test process only starts jobs of
 #    programs built without it (test/coll, test/p2p, test/prof,
-#    test/plugins, test/multihost, and test/cluster, which builds the
-#    hosts test/multihost runs on), and the tests of the release stores'
-#    users, since those stores (internal/lowlevel/release_amd64.s) build
-#    only then;
+#    test/plugins, test/multihost, test/topo, test/attr, test/capi, and
+#    test/cluster, which builds the hosts test/multihost runs on), and
+#    the tests of the release stores' users, since those stores
+#    (internal/lowlevel/release_amd64.s) build only then;
 #  - internal/lowlevel with -tags purego, its portable versions.
 MODULE        := github.com/gompi/gompi
 TESTBIN       := $(CURDIR)/$(BIN)/test
-JOB_SUITES    := coll p2p prof plugins multihost cluster topo attr
+JOB_SUITES    := coll p2p prof plugins multihost cluster topo attr capi
 PLAIN_PKGS    := $(JOB_SUITES:%=./test/%) ./internal/lowlevel ./components/btl/sm ./pmpi
 RACE_PKGS      = $$($(GO) list ./... $(JOB_SUITES:%=| grep -v -x $(MODULE)/test/%))
 # The programs under testdata/ (which ./... does not match) in directory $(1).
@@ -101,6 +102,8 @@ test-programs:
 	if [ -n "$$dup" ]; then echo "test programs share a name: $$dup"; exit 1; fi
 	$(GO) build $(TEST_LDFLAGS) -o $(TESTBIN)/ $(TEST_PROGRAMS)
 	$(GO) build $(TEST_LDFLAGS) -race -o $(TESTBIN)/race/ $(RACE_PROGRAMS)
+	$(GO) build -buildmode=c-shared -ldflags='-w -extldflags=-Wl,-soname,libmpi_abi.so.1' -o $(TESTBIN)/lib/libmpi_abi.so.1 ./capi
+	ln -s libmpi_abi.so.1 $(TESTBIN)/lib/libmpi_abi.so
 
 # make test, then the collective matrix again with the sizes that only
 # -long runs.

@@ -43,6 +43,9 @@ func ints(p *C.int, n int) []int {
 	return out
 }
 
+// inPlace reports whether a buffer argument is MPI_IN_PLACE.
+func inPlace(p unsafe.Pointer) bool { return uintptr(p) == 1 }
+
 // extentOf is how many elements counts and displs reach.
 func extentOf(counts, displs []int) int {
 	n := 0
@@ -69,15 +72,34 @@ func reduceArgs(s, r unsafe.Pointer, scount, rcount int, dt Datatype, op Op, h C
 // pairArgs: the collectives with a send and a receive datatype, each
 // buffer of scount and rcount elements.
 func pairArgs(s unsafe.Pointer, scount int, sdt Datatype, r unsafe.Pointer, rcount int, rdt Datatype, h Comm) (*coll, error) {
-	e, sd, err := resolve(h, sdt)
+	e, err := h.get()
 	if err != nil {
 		return nil, err
 	}
-	rd, err := rdt.get()
+	send, sd, err := side(s, scount, sdt)
 	if err != nil {
 		return nil, err
 	}
-	return &coll{e: e, send: sendBuffer(s, scount, sd), recv: sendBuffer(r, rcount, rd), sd: sd, rd: rd}, nil
+	recv, rd, err := side(r, rcount, rdt)
+	if err != nil {
+		return nil, err
+	}
+	return &coll{e: e, send: send, recv: recv, sd: sd, rd: rd}, nil
+}
+
+// side is one buffer of a call with a datatype for each: count elements
+// of dt, or MPI_IN_PLACE, whose count and datatype the standard says are
+// not significant; C passes anything there, often 0 and
+// MPI_DATATYPE_NULL.
+func side(p unsafe.Pointer, count int, dt Datatype) ([]byte, pmpi.Datatype, error) {
+	if inPlace(p) {
+		return pmpi.InPlace, pmpi.Byte, nil
+	}
+	d, err := dt.get()
+	if err != nil {
+		return nil, pmpi.Datatype{}, err
+	}
+	return buffer(p, count, d), d, nil
 }
 
 func size(e *commEntry) int { return e.c.Size() }
@@ -222,13 +244,18 @@ func mpiExscanInit(s, r unsafe.Pointer, count int, dt Datatype, op Op, h Comm, i
 	return ireduce(api().ExscanInit, true, s, r, count, dt, op, h, req)
 }
 
-// reduceScatterBlockArgs: recv holds count elements, send size*count.
+// reduceScatterBlockArgs: recv holds count elements, send size*count;
+// in place, recv holds the size*count of the input.
 func reduceScatterBlockArgs(s, r unsafe.Pointer, count int, dt Datatype, op Op, h Comm) (*coll, error) {
 	c, err := h.comm()
 	if err != nil {
 		return nil, err
 	}
-	return reduceArgs(s, r, count*c.Size(), count, dt, op, h)
+	rcount := count
+	if inPlace(s) {
+		rcount = count * c.Size()
+	}
+	return reduceArgs(s, r, count*c.Size(), rcount, dt, op, h)
 }
 
 func mpiReduceScatterBlock(s, r unsafe.Pointer, count int, dt Datatype, op Op, h Comm) error {
@@ -255,7 +282,8 @@ func mpiReduceScatterBlockInit(s, r unsafe.Pointer, count int, dt Datatype, op O
 	return a.started(req, true)(api().ReduceScatterBlockInit(a.send, a.recv, count, a.sd, a.op, a.e.c))
 }
 
-// reduceScatterArgs: rank i's recv holds counts[i] elements, send their sum.
+// reduceScatterArgs: rank i's recv holds counts[i] elements, send their
+// sum; in place, recv holds the sum.
 func reduceScatterArgs(s, r unsafe.Pointer, p *C.int, dt Datatype, op Op, h Comm) (*coll, []int, error) {
 	c, err := h.comm()
 	if err != nil {
@@ -267,7 +295,9 @@ func reduceScatterArgs(s, r unsafe.Pointer, p *C.int, dt Datatype, op Op, h Comm
 		total += n
 	}
 	mine := 0
-	if c.Rank() < len(counts) {
+	if inPlace(s) {
+		mine = total
+	} else if c.Rank() < len(counts) {
 		mine = counts[c.Rank()]
 	}
 	a, err := reduceArgs(s, r, total, mine, dt, op, h)

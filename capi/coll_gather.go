@@ -54,6 +54,18 @@ func vargs(s unsafe.Pointer, scount int, scounts, sdispls *C.int, sdt Datatype,
 	return v, err
 }
 
+// rootOnly forgets the side of a rooted call that only the root reads
+// (Gather's receive, Scatter's send): a non-root's buffer, count and
+// datatype are not significant, and C passes anything there, often NULL
+// and MPI_DATATYPE_NULL. The root is the rank root names, or, on an
+// intercommunicator, the one that passes MPI_ROOT.
+func rootOnly(h Comm, root int, p *unsafe.Pointer, dt *Datatype) {
+	r := rank(root)
+	if c, err := h.comm(); err == nil && r != pmpi.Root && c.Rank() != r {
+		*p, *dt = nil, MPI_BYTE
+	}
+}
+
 type (
 	blockFunc  func(send []byte, scount int, sdt pmpi.Datatype, recv []byte, rcount int, rdt pmpi.Datatype, comm *pmpi.Comm) error
 	iblockFunc func(send []byte, scount int, sdt pmpi.Datatype, recv []byte, rcount int, rdt pmpi.Datatype, comm *pmpi.Comm) (*pmpi.Request, error)
@@ -81,6 +93,11 @@ func iallBlocks(f iblockFunc, persistent, sMany bool, s unsafe.Pointer, scount i
 
 // The rooted ones: Gather (recv many) and Scatter (send many).
 func rootBlocks(f rootFunc, gather bool, s unsafe.Pointer, scount int, sdt Datatype, r unsafe.Pointer, rcount int, rdt Datatype, root int, h Comm) error {
+	if gather {
+		rootOnly(h, root, &r, &rdt)
+	} else {
+		rootOnly(h, root, &s, &sdt)
+	}
 	a, err := blocks(s, scount, sdt, !gather, r, rcount, rdt, gather, h)
 	if err != nil {
 		return err
@@ -89,6 +106,11 @@ func rootBlocks(f rootFunc, gather bool, s unsafe.Pointer, scount int, sdt Datat
 }
 
 func irootBlocks(f irootFunc, persistent, gather bool, s unsafe.Pointer, scount int, sdt Datatype, r unsafe.Pointer, rcount int, rdt Datatype, root int, h Comm, req *Request) error {
+	if gather {
+		rootOnly(h, root, &r, &rdt)
+	} else {
+		rootOnly(h, root, &s, &sdt)
+	}
 	a, err := blocks(s, scount, sdt, !gather, r, rcount, rdt, gather, h)
 	if err != nil {
 		return err
@@ -145,6 +167,7 @@ func mpiScatterInit(s unsafe.Pointer, sc int, sdt Datatype, r unsafe.Pointer, rc
 }
 
 func mpiGatherv(s unsafe.Pointer, sc int, sdt Datatype, r unsafe.Pointer, rcounts, displs *C.int, rdt Datatype, root int, h Comm) error {
+	rootOnly(h, root, &r, &rdt)
 	v, err := vargs(s, sc, nil, nil, sdt, r, 0, rcounts, displs, rdt, h)
 	if err != nil {
 		return err
@@ -153,6 +176,7 @@ func mpiGatherv(s unsafe.Pointer, sc int, sdt Datatype, r unsafe.Pointer, rcount
 }
 
 func mpiIgatherv(s unsafe.Pointer, sc int, sdt Datatype, r unsafe.Pointer, rcounts, displs *C.int, rdt Datatype, root int, h Comm, req *Request) error {
+	rootOnly(h, root, &r, &rdt)
 	v, err := vargs(s, sc, nil, nil, sdt, r, 0, rcounts, displs, rdt, h)
 	if err != nil {
 		return err
@@ -161,6 +185,7 @@ func mpiIgatherv(s unsafe.Pointer, sc int, sdt Datatype, r unsafe.Pointer, rcoun
 }
 
 func mpiGathervInit(s unsafe.Pointer, sc int, sdt Datatype, r unsafe.Pointer, rcounts, displs *C.int, rdt Datatype, root int, h Comm, info Info, req *Request) error {
+	rootOnly(h, root, &r, &rdt)
 	v, err := vargs(s, sc, nil, nil, sdt, r, 0, rcounts, displs, rdt, h)
 	if err != nil {
 		return err
@@ -193,6 +218,7 @@ func mpiAllgathervInit(s unsafe.Pointer, sc int, sdt Datatype, r unsafe.Pointer,
 }
 
 func mpiScatterv(s unsafe.Pointer, scounts, displs *C.int, sdt Datatype, r unsafe.Pointer, rc int, rdt Datatype, root int, h Comm) error {
+	rootOnly(h, root, &s, &sdt)
 	v, err := vargs(s, 0, scounts, displs, sdt, r, rc, nil, nil, rdt, h)
 	if err != nil {
 		return err
@@ -201,6 +227,7 @@ func mpiScatterv(s unsafe.Pointer, scounts, displs *C.int, sdt Datatype, r unsaf
 }
 
 func mpiIscatterv(s unsafe.Pointer, scounts, displs *C.int, sdt Datatype, r unsafe.Pointer, rc int, rdt Datatype, root int, h Comm, req *Request) error {
+	rootOnly(h, root, &s, &sdt)
 	v, err := vargs(s, 0, scounts, displs, sdt, r, rc, nil, nil, rdt, h)
 	if err != nil {
 		return err
@@ -209,6 +236,7 @@ func mpiIscatterv(s unsafe.Pointer, scounts, displs *C.int, sdt Datatype, r unsa
 }
 
 func mpiScattervInit(s unsafe.Pointer, scounts, displs *C.int, sdt Datatype, r unsafe.Pointer, rc int, rdt Datatype, root int, h Comm, info Info, req *Request) error {
+	rootOnly(h, root, &s, &sdt)
 	v, err := vargs(s, 0, scounts, displs, sdt, r, rc, nil, nil, rdt, h)
 	if err != nil {
 		return err

@@ -11,6 +11,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/gompi/gompi/pmpi"
@@ -104,9 +106,31 @@ func raise(h Comm, err error) int {
 		fatal(e, eh, err, code)
 	}
 	if u := lib.errhs.get(uintptr(eh)); u != nil {
+		if oc != nil {
+			h = commHandle(oc.e, h)
+		}
 		C.gompi_call_comm_errhandler(u.fn, C.uintptr_t(h), C.int(code))
 	}
 	return code
+}
+
+// commHandle is the handle of communicator e, which a user error handler
+// is called with: h when it is e's, else looked up (an error of a request
+// knows its communicator's entry only).
+func commHandle(e *commEntry, h Comm) Comm {
+	switch e {
+	case lib.world.Load():
+		return MPI_COMM_WORLD
+	case lib.self.Load():
+		return MPI_COMM_SELF
+	}
+	if h != 0 && lib.comms.get(uintptr(h)) == e {
+		return h
+	}
+	if c, ok := lib.commHandles.Load(e.c); ok {
+		return c.(Comm)
+	}
+	return MPI_COMM_NULL
 }
 
 // fatal reports err and ends the job, as MPI_ERRORS_ARE_FATAL does.
@@ -119,7 +143,7 @@ func fatal(e *commEntry, eh Errhandler, err error, code int) {
 	if eh == MPI_ERRORS_ABORT {
 		name = "MPI_ERRORS_ABORT"
 	}
-	fmt.Fprintf(os.Stderr, "gompi: fatal error on %s (its error handler is %s): %v\n", where, name, err)
+	fmt.Fprintf(os.Stderr, "gompi: fatal error on %s (its error handler is %s): %s: %v\n", where, name, className(code), err)
 	if c != nil && api().Initialized() && !api().Finalized() {
 		api().Abort(c, code)
 	}
@@ -132,18 +156,32 @@ func unsupported(h Comm, name string) int {
 	return raise(h, &abiError{C.MPI_ERR_UNSUPPORTED_OPERATION, name + " is not supported by gompi's libmpi_abi (docs/c-functions.md lists what is)"})
 }
 
-// errhEntry is a user error handler: a C function.
+// errhEntry is a user error handler: a C function, and how many
+// handles the user holds to it (MPI_Comm_create_errhandler gives one,
+// MPI_Comm_get_errhandler another, MPI_Errhandler_free takes one back).
+// Communicators keep calling it after the user freed every handle, as
+// the standard says, so its entry stays in the table: error handlers are
+// few.
 type errhEntry struct {
-	fn unsafe.Pointer
+	fn   unsafe.Pointer
+	refs atomic.Int32
 }
 
-// errhandler checks h names an error handler.
+// user returns the live user error handler h, or nil.
+func (h Errhandler) user() *errhEntry {
+	if u := lib.errhs.get(uintptr(h)); u != nil && u.refs.Load() > 0 {
+		return u
+	}
+	return nil
+}
+
+// check checks h names an error handler the user holds.
 func (h Errhandler) check() error {
 	switch h {
 	case MPI_ERRORS_ARE_FATAL, MPI_ERRORS_ABORT, MPI_ERRORS_RETURN:
 		return nil
 	}
-	if lib.errhs.get(uintptr(h)) == nil {
+	if h.user() == nil {
 		return errorf(pmpi.ClassArg, "%#x is not an error handler (freed, or never one)", uintptr(h))
 	}
 	return nil
@@ -153,7 +191,9 @@ func mpiCommCreateErrhandler(fn unsafe.Pointer, out *Errhandler) error {
 	if fn == nil {
 		return errorf(pmpi.ClassArg, "comm create errhandler: the function is NULL")
 	}
-	h, err := lib.errhs.put(&errhEntry{fn: fn})
+	u := &errhEntry{fn: fn}
+	u.refs.Store(1)
+	h, err := lib.errhs.put(u)
 	*out = Errhandler(h)
 	return err
 }
@@ -175,7 +215,12 @@ func mpiCommGetErrhandler(h Comm, out *Errhandler) error {
 	if err != nil {
 		return err
 	}
-	*out = Errhandler(e.errh.Load())
+	eh := Errhandler(e.errh.Load())
+	if u := lib.errhs.get(uintptr(eh)); u != nil {
+		// A new handle to it, which the caller frees.
+		u.refs.Add(1)
+	}
+	*out = eh
 	return nil
 }
 
@@ -184,8 +229,9 @@ func mpiErrhandlerFree(h *Errhandler) error {
 	case MPI_ERRORS_ARE_FATAL, MPI_ERRORS_ABORT, MPI_ERRORS_RETURN:
 		// Predefined: freeing one only forgets the caller's handle.
 	default:
-		if !lib.errhs.drop(uintptr(*h)) {
-			return errorf(pmpi.ClassArg, "errhandler free: %#x is not an error handler", uintptr(*h))
+		u := h.user()
+		if u == nil || u.refs.Add(-1) < 0 {
+			return errorf(pmpi.ClassArg, "errhandler free: %#x is not an error handler (freed, or never one)", uintptr(*h))
 		}
 	}
 	*h = MPI_ERRHANDLER_NULL
@@ -199,6 +245,14 @@ func mpiCommCallErrhandler(h Comm, code int) error {
 	}
 	raise(h, &onComm{e, &abiError{code, fmt.Sprintf("error code %d raised by MPI_Comm_call_errhandler", code)}})
 	return nil
+}
+
+// className is the name of error class code, MPI_ERR_RANK...
+func className(code int) string {
+	if name, _, ok := strings.Cut(classNames[code], ":"); ok {
+		return name
+	}
+	return fmt.Sprintf("MPI error class %d", code)
 }
 
 // putString writes msg, cut to fit max bytes with its NUL, to the C

@@ -143,23 +143,25 @@ func (b *batch) finish(hs []Request, sts []C.MPI_Status, i int) {
 }
 
 // errorOf is the error of a multiple completion: MPI_ERR_IN_STATUS, with
-// each request's class in its status's MPI_ERROR.
+// each request's class in its status's MPI_ERROR. Status j is request
+// idx[j]'s: Waitall's are in the requests' order, Waitsome's in the
+// order they completed.
 func (b *batch) errorOf(err error, sts []C.MPI_Status, idx []int) error {
 	if err == nil {
-		for _, i := range idx {
+		for j := range idx {
 			if sts != nil {
-				sts[i].MPI_ERROR = C.MPI_SUCCESS
+				sts[j].MPI_ERROR = C.MPI_SUCCESS
 			}
 		}
 		return nil
 	}
 	var comm *commEntry
-	for _, i := range idx {
-		e := b.sts[i].Err
+	for j, i := range idx {
+		e := b.sts[j].Err
 		if sts != nil {
-			sts[i].MPI_ERROR = C.MPI_SUCCESS
+			sts[j].MPI_ERROR = C.MPI_SUCCESS
 			if e != nil {
-				sts[i].MPI_ERROR = C.int(classOf(e))
+				sts[j].MPI_ERROR = C.int(classOf(e))
 			}
 		}
 		if e != nil && comm == nil && b.entries[i] != nil {

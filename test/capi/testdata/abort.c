@@ -1,0 +1,18 @@
+/* MPI_Abort ends the job with its code: rank 1 aborts while rank 0
+ * waits for a message that never comes. The Go test expects the job to
+ * fail, saying so. */
+#include <mpi.h>
+#include <stdio.h>
+
+int main(int argc, char **argv) {
+    int rank, v;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (rank == 1)
+        MPI_Abort(MPI_COMM_WORLD, 3);
+    else
+        MPI_Recv(&v, 1, MPI_INT, 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    printf("rank %d went on after MPI_Abort\n", rank);
+    MPI_Finalize();
+    return 0;
+}

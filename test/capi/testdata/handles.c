@@ -1,0 +1,173 @@
+/* Handles, versions and the environment through the C library: every
+ * MPI_<handle>_toint and _fromint round-trips predefined and user
+ * handles, user handles lie outside the predefined range, the version
+ * and ABI queries answer what the header says, and a function gompi
+ * lacks returns MPI_ERR_UNSUPPORTED_OPERATION. Also run alone, as a
+ * singleton. */
+#include <pthread.h>
+
+#include "check.h"
+
+/* ROUND checks that a handle converted to an int and back is itself;
+ * USER that a user handle is outside the predefined range too. */
+#define ROUND(got, h) CHECK((got) == (h), "%s is not %s", #got, #h)
+#define USER(toint, h) CHECK((toint) >= 4096, "user handle %s is %d, in the predefined range", #h, (toint))
+
+/* noop is an operation never called. */
+static void noop(void *in, void *inout, int *len, MPI_Datatype *dt) {}
+
+static void handles(void) {
+    ROUND(MPI_Comm_fromint(MPI_Comm_toint(MPI_COMM_WORLD)), MPI_COMM_WORLD);
+    ROUND(MPI_Comm_fromint(MPI_Comm_toint(MPI_COMM_SELF)), MPI_COMM_SELF);
+    ROUND(MPI_Comm_fromint(MPI_Comm_toint(MPI_COMM_NULL)), MPI_COMM_NULL);
+    EQ(MPI_Comm_toint(MPI_COMM_WORLD), 0x101, "MPI_Comm_toint(MPI_COMM_WORLD)");
+    ROUND(MPI_Errhandler_fromint(MPI_Errhandler_toint(MPI_ERRORS_RETURN)), MPI_ERRORS_RETURN);
+    ROUND(MPI_Errhandler_fromint(MPI_Errhandler_toint(MPI_ERRORS_ARE_FATAL)), MPI_ERRORS_ARE_FATAL);
+    ROUND(MPI_File_fromint(MPI_File_toint(MPI_FILE_NULL)), MPI_FILE_NULL);
+    ROUND(MPI_Group_fromint(MPI_Group_toint(MPI_GROUP_EMPTY)), MPI_GROUP_EMPTY);
+    ROUND(MPI_Group_fromint(MPI_Group_toint(MPI_GROUP_NULL)), MPI_GROUP_NULL);
+    ROUND(MPI_Info_fromint(MPI_Info_toint(MPI_INFO_NULL)), MPI_INFO_NULL);
+    ROUND(MPI_Info_fromint(MPI_Info_toint(MPI_INFO_ENV)), MPI_INFO_ENV);
+    ROUND(MPI_Message_fromint(MPI_Message_toint(MPI_MESSAGE_NULL)), MPI_MESSAGE_NULL);
+    ROUND(MPI_Message_fromint(MPI_Message_toint(MPI_MESSAGE_NO_PROC)), MPI_MESSAGE_NO_PROC);
+    ROUND(MPI_Op_fromint(MPI_Op_toint(MPI_SUM)), MPI_SUM);
+    ROUND(MPI_Op_fromint(MPI_Op_toint(MPI_MAXLOC)), MPI_MAXLOC);
+    ROUND(MPI_Request_fromint(MPI_Request_toint(MPI_REQUEST_NULL)), MPI_REQUEST_NULL);
+    ROUND(MPI_Session_fromint(MPI_Session_toint(MPI_SESSION_NULL)), MPI_SESSION_NULL);
+    ROUND(MPI_Type_fromint(MPI_Type_toint(MPI_INT)), MPI_INT);
+    ROUND(MPI_Type_fromint(MPI_Type_toint(MPI_DOUBLE)), MPI_DOUBLE);
+    EQ(MPI_Type_toint(MPI_INT), 0x209, "MPI_Type_toint(MPI_INT)");
+    ROUND(MPI_Win_fromint(MPI_Win_toint(MPI_WIN_NULL)), MPI_WIN_NULL);
+
+    MPI_Comm dup;
+    TRY(MPI_Comm_dup(MPI_COMM_WORLD, &dup));
+    ROUND(MPI_Comm_fromint(MPI_Comm_toint(dup)), dup);
+    USER(MPI_Comm_toint(dup), dup);
+    MPI_Datatype pair;
+    TRY(MPI_Type_contiguous_c(2, MPI_INT, &pair));
+    ROUND(MPI_Type_fromint(MPI_Type_toint(pair)), pair);
+    USER(MPI_Type_toint(pair), pair);
+    MPI_Op op;
+    TRY(MPI_Op_create(noop, 1, &op));
+    ROUND(MPI_Op_fromint(MPI_Op_toint(op)), op);
+    USER(MPI_Op_toint(op), op);
+    MPI_Request req;
+    int v = 0;
+    TRY(MPI_Irecv(&v, 1, MPI_INT, MPI_ANY_SOURCE, 99, MPI_COMM_SELF, &req));
+    ROUND(MPI_Request_fromint(MPI_Request_toint(req)), req);
+    USER(MPI_Request_toint(req), req);
+    MPI_Info info;
+    TRY(MPI_Abi_get_info(&info));
+    ROUND(MPI_Info_fromint(MPI_Info_toint(info)), info);
+    USER(MPI_Info_toint(info), info);
+    TRY(MPI_Send(&v, 1, MPI_INT, 0, 99, MPI_COMM_SELF));
+    TRY(MPI_Wait(&req, MPI_STATUS_IGNORE));
+    TRY(MPI_Op_free(&op));
+    TRY(MPI_Type_free(&pair));
+    TRY(MPI_Comm_free(&dup));
+    passed("handles");
+}
+
+/* datatypes: names, extents and addresses. */
+static void datatypes(void) {
+    char name[MPI_MAX_OBJECT_NAME];
+    int n = 0;
+    TRY(MPI_Type_get_name(MPI_DOUBLE, name, &n));
+    CHECK(strcmp(name, "MPI_DOUBLE") == 0 && n == 10, "MPI_Type_get_name(MPI_DOUBLE) is \"%s\" (%d)", name, n);
+    MPI_Datatype col;
+    TRY(MPI_Type_vector(3, 1, 4, MPI_INT, &col));
+    TRY(MPI_Type_set_name(col, "column"));
+    TRY(MPI_Type_get_name(col, name, &n));
+    CHECK(strcmp(name, "column") == 0, "MPI_Type_get_name of a named type is \"%s\"", name);
+    MPI_Aint lb = -1, extent = -1;
+    TRY(MPI_Type_get_extent(col, &lb, &extent));
+    CHECK(lb == 0 && extent == 9 * (MPI_Aint)sizeof(int), "a column's extent: lb %ld extent %ld", (long)lb, (long)extent);
+    TRY(MPI_Type_get_true_extent(col, &lb, &extent));
+    CHECK(lb == 0 && extent == 9 * (MPI_Aint)sizeof(int), "a column's true extent: lb %ld extent %ld", (long)lb,
+          (long)extent);
+    TRY(MPI_Type_free(&col));
+    int a[4];
+    MPI_Aint p0, p3;
+    TRY(MPI_Get_address(&a[0], &p0));
+    TRY(MPI_Get_address(&a[3], &p3));
+    EQ(MPI_Aint_diff(p3, p0), 3 * sizeof(int), "MPI_Aint_diff");
+    EQ(MPI_Aint_add(p0, 3 * sizeof(int)), p3, "MPI_Aint_add");
+    passed("datatypes");
+}
+
+static void environment(void) {
+    int major = -1, minor = -1, n = 0, flag = -1;
+    TRY(MPI_Abi_get_version(&major, &minor));
+    CHECK(major == 1 && minor == 0, "MPI_Abi_get_version gave %d.%d, want 1.0", major, minor);
+    TRY(MPI_Get_version(&major, &minor));
+    CHECK(major == MPI_VERSION && minor == MPI_SUBVERSION, "MPI_Get_version gave %d.%d", major, minor);
+    char lib[MPI_MAX_LIBRARY_VERSION_STRING];
+    TRY(MPI_Get_library_version(lib, &n));
+    CHECK(n == (int)strlen(lib) && strstr(lib, "gompi") != NULL, "MPI_Get_library_version gave \"%s\" (%d)", lib, n);
+    char host[MPI_MAX_PROCESSOR_NAME];
+    TRY(MPI_Get_processor_name(host, &n));
+    CHECK(n > 0 && n == (int)strlen(host), "MPI_Get_processor_name gave \"%s\" (%d)", host, n);
+    double t0 = MPI_Wtime(), tick = MPI_Wtick();
+    CHECK(tick > 0 && tick < 1, "MPI_Wtick is %g", tick);
+    CHECK(MPI_Wtime() >= t0, "MPI_Wtime went back");
+    TRY(MPI_Initialized(&flag));
+    EQ(flag, 1, "MPI_Initialized");
+    TRY(MPI_Finalized(&flag));
+    EQ(flag, 0, "MPI_Finalized before MPI_Finalize");
+    TRY(MPI_Query_thread(&flag));
+    EQ(flag, MPI_THREAD_MULTIPLE, "MPI_Query_thread");
+    TRY(MPI_Is_thread_main(&flag));
+    EQ(flag, 1, "MPI_Is_thread_main on the thread that called MPI_Init_thread");
+    TRY(MPI_Pcontrol(1));
+    TRY(MPI_Pcontrol(0, "ignored"));
+    /* A function gompi lacks. */
+    MPI_Win win;
+    int base[4];
+    RC(MPI_Win_create(base, sizeof base, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &win), MPI_ERR_UNSUPPORTED_OPERATION);
+    passed("environment");
+}
+
+/* thread calls MPI from a thread of its own, as MPI_THREAD_MULTIPLE
+ * allows: it is not the main thread, and talks to itself on
+ * MPI_COMM_SELF. It returns what failed, or NULL. */
+static void *thread(void *arg) {
+    int flag = -1, v = 5, got = 0;
+    if (MPI_Is_thread_main(&flag) != MPI_SUCCESS || flag != 0)
+        return "MPI_Is_thread_main on another thread than the main one";
+    if (MPI_Sendrecv(&v, 1, MPI_INT, 0, 7, &got, 1, MPI_INT, 0, 7, MPI_COMM_SELF, MPI_STATUS_IGNORE) != MPI_SUCCESS ||
+        got != 5)
+        return "MPI_Sendrecv on MPI_COMM_SELF from another thread";
+    return NULL;
+}
+
+static void threads(void) {
+    pthread_t t[2];
+    for (int i = 0; i < 2; i++)
+        CHECK(pthread_create(&t[i], NULL, thread, NULL) == 0, "pthread_create");
+    for (int i = 0; i < 2; i++) {
+        void *failed = NULL;
+        CHECK(pthread_join(t[i], &failed) == 0, "pthread_join");
+        CHECK(failed == NULL, "%s", (char *)failed);
+    }
+    passed("threads");
+}
+
+int main(int argc, char **argv) {
+    int provided = -1, flag = -1;
+    TRY(MPI_Initialized(&flag));
+    EQ(flag, 0, "MPI_Initialized before MPI_Init_thread");
+    TRY(MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided));
+    EQ(provided, MPI_THREAD_MULTIPLE, "MPI_Init_thread's provided level");
+    TRY(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+    TRY(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN));
+    TRY(MPI_Comm_rank(MPI_COMM_WORLD, &check_rank));
+    handles();
+    datatypes();
+    environment();
+    threads();
+    TRY(MPI_Finalize());
+    TRY(MPI_Finalized(&flag));
+    EQ(flag, 1, "MPI_Finalized after MPI_Finalize");
+    passed("finalized");
+    return 0;
+}
