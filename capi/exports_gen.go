@@ -2399,17 +2399,17 @@ func PMPI_Status_set_elements_x(status *C.MPI_Status, datatype C.uintptr_t, coun
 
 //export PMPI_Status_set_error
 func PMPI_Status_set_error(status *C.MPI_Status, error C.int) C.int {
-	return C.int(unsupported(0, "MPI_Status_set_error"))
+	return C.int(done(0, mpiStatusSetError(status, int(error))))
 }
 
 //export PMPI_Status_set_source
 func PMPI_Status_set_source(status *C.MPI_Status, source C.int) C.int {
-	return C.int(unsupported(0, "MPI_Status_set_source"))
+	return C.int(done(0, mpiStatusSetSource(status, int(source))))
 }
 
 //export PMPI_Status_set_tag
 func PMPI_Status_set_tag(status *C.MPI_Status, tag C.int) C.int {
-	return C.int(unsupported(0, "MPI_Status_set_tag"))
+	return C.int(done(0, mpiStatusSetTag(status, int(tag))))
 }
 
 //export PMPI_Test

@@ -506,6 +506,14 @@ static void statuses(void) {
     TRY(MPI_Status_set_cancelled(&st, 0));
     TRY(MPI_Test_cancelled(&st, &flag));
     EQ(flag, 0, "MPI_Test_cancelled after clearing");
+    TRY(MPI_Status_set_source(&st, 3));
+    TRY(MPI_Status_set_tag(&st, 44));
+    TRY(MPI_Status_set_error(&st, MPI_ERR_TRUNCATE));
+    EQ(st.MPI_SOURCE, 3, "MPI_SOURCE after MPI_Status_set_source");
+    EQ(st.MPI_TAG, 44, "MPI_TAG after MPI_Status_set_tag");
+    EQ(st.MPI_ERROR, MPI_ERR_TRUNCATE, "MPI_ERROR after MPI_Status_set_error");
+    TRY(MPI_Get_count(&st, MPI_DOUBLE, &n));
+    EQ(n, 5, "MPI_Get_count after the source, tag and error were set");
     passed("statuses");
 }
 
