@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"slices"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -136,9 +137,16 @@ func (s *Side) verify(p Plan, t, first *table.Table) error {
 		}
 	}
 	// gompi-bench prints gompi's btl parameter, also for launch; the C
-	// programs print Open MPI's, which launch does not show.
-	if want := s.btl(); want != "" && (s.Lib == nil || p.Name != "launch") && t.Fields["btl"] != want {
+	// programs print Open MPI's, which launch does not show and gompirun
+	// does not set (it passes GOMPI_MCA_btl, and the gompi C side's --mca
+	// btl is what keeps its ranks on its transport).
+	if want := s.btl(); want != "" && (s.Lib == nil || p.Name != "launch" && s.Lib.ShowsMCA) && t.Fields["btl"] != want {
 		errs = append(errs, fmt.Errorf("btl is %q, not %q", t.Fields["btl"], want))
+	}
+	// A C program names the library it runs on: one linked with another
+	// library's would measure that.
+	if s.Lib != nil && p.Name != "launch" && !strings.Contains(t.Title, s.Lib.Banner) {
+		errs = append(errs, fmt.Errorf("the table's title %q does not name %s: the program runs on another library", t.Title, s.Lib.Banner))
 	}
 	if len(t.Rows) > 0 {
 		if _, ok := p.figure(t.Rows[0]); !ok {

@@ -1,0 +1,200 @@
+package compare
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// fakeGompiC is the gompi C library as GompiC gives it, over an empty
+// library file, launched by gompirun.
+func fakeGompiC(t *testing.T, gompirun string) *Library {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, CLibrary), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	lib, err := GompiC(gompirun, "capi/include", dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return lib
+}
+
+// TestGompiCSide: the gompi C side comes after gompi sm, held against it,
+// over sm, in every plan; its programs are bench/c's built with cc
+// against gompi's header and library and run by gompirun with gompi sm's
+// btl; without sm or without the library it is left out.
+func TestGompiCSide(t *testing.T) {
+	if _, err := GompiC("gompirun", "capi/include", t.TempDir()); err == nil || !strings.Contains(err.Error(), "make bench-capi") {
+		t.Errorf("no library: %v", err)
+	}
+	lib := fakeGompiC(t, "bin/gompirun")
+	labels := func(sides []*Side) (out []string) {
+		for _, s := range sides {
+			out = append(out, s.Label)
+		}
+		return out
+	}
+	sides := Sides(OpenMPI(), MPICH(), lib, true)
+	if got := labels(sides); !slices.Equal(got, []string{"gompi tcp", "Open MPI tcp", "gompi sm", "gompi C", "Open MPI sm", "MPICH"}) {
+		t.Errorf("sides %v", got)
+	}
+	if got := labels(Sides(OpenMPI(), MPICH(), lib, false)); slices.Contains(got, GompiCLabel) {
+		t.Errorf("without gompi sm: %v", got)
+	}
+	c := sides[3]
+	if c.Against != sides[2] || !c.SM || c.btl() != "self,sm" || c.Lib.Banner != "libmpi_abi" {
+		t.Errorf("gompi C: %+v", c)
+	}
+	if lib.CC != "cc" || !slices.Equal(lib.CFlags, []string{"-I", "capi/include"}) || len(lib.Libs) != 3 ||
+		!strings.HasPrefix(lib.Libs[0], "-L/") || lib.Libs[1] != "-lmpi_abi" || !strings.HasPrefix(lib.Libs[2], "-Wl,-rpath,/") {
+		t.Errorf("build: %s %v ... %v", lib.CC, lib.CFlags, lib.Libs)
+	}
+	paths := Paths{Gompirun: "bin/gompirun", Bench: "bin/gompi-bench", Build: "bench/build"}
+	plans := Plans(false)
+	lat, ring, launch := plan(t, plans, "latency"), plan(t, plans, "ring-16"), plan(t, plans, "launch")
+	over := []string{}
+	if ring.NP > runtime.NumCPU() {
+		over = []string{"--oversubscribe"}
+	}
+	for _, w := range []struct {
+		plan Plan
+		want []string
+	}{
+		{lat, append([]string{"bin/gompirun", "-np", "2", "--mca", "btl", "self,sm", "bench/build/gompi/latency"}, lat.Args...)},
+		{ring, slices.Concat([]string{"bin/gompirun", "-np", "16"}, over, []string{"--mca", "btl", "self,sm", "bench/build/gompi/ring"}, ring.Args)},
+		{launch, slices.Concat([]string{"bin/gompi-bench", "launch"}, launch.Args,
+			[]string{"--", "bin/gompirun", "-np", "{np}", "--oversubscribe", "--mca", "btl", "self,sm", "bench/build/gompi/init_finalize"})},
+	} {
+		if got := c.Command(w.plan, paths); !slices.Equal(got, w.want) {
+			t.Errorf("%s:\n got %q\nwant %q", w.plan.Key(), got, w.want)
+		}
+	}
+	for _, p := range plans {
+		if !c.inPlan(p) || c.skips(p) != "" {
+			t.Errorf("gompi C leaves out %s", p.Key())
+		}
+	}
+}
+
+// TestVerifyGompiC: a C program on gompi prints Open MPI's btl variable,
+// which gompirun does not set, so its btl line is not held to the side's;
+// its title must name gompi's library.
+func TestVerifyGompiC(t *testing.T) {
+	c := Sides(OpenMPI(), nil, fakeGompiC(t, "gompirun"), true)[3]
+	lat := plan(t, Plans(true), "latency")
+	tb := fakeTable(t, "not reported by this MPI library", "0 1\n")
+	tb.Title, tb.Fields["btl"] = "bench/c latency (gompi 0.1.0, libmpi_abi (MPI 5.0 standard ABI 1.0))", "the library's default"
+	if err := c.verify(lat, tb, nil); err != nil {
+		t.Errorf("gompi C: %v", err)
+	}
+	tb.Title = "bench/c latency (Open MPI v4.1.4)"
+	if err := c.verify(lat, tb, nil); err == nil || !strings.Contains(err.Error(), "does not name libmpi_abi") {
+		t.Errorf("gompi C on Open MPI: %v", err)
+	}
+}
+
+// TestCGoals: the gompi C side is held to gompi sm within CWithin in
+// every plan but the overlaps, and to Open MPI sm wherever gompi sm is;
+// the summary counts them in a line per kind, the tables' page lists them.
+func TestCGoals(t *testing.T) {
+	var toGo, toOMPI []string
+	for _, g := range Goals() {
+		if g.Side != GompiCLabel {
+			continue
+		}
+		switch g.Against {
+		case "gompi sm":
+			toGo = append(toGo, g.Plan)
+			if g.Within != CWithin || g.From != 0 || g.absolute() {
+				t.Errorf("goal %+v", g)
+			}
+		case "Open MPI sm":
+			toOMPI = append(toOMPI, g.Plan)
+		default:
+			t.Errorf("goal %+v", g)
+		}
+	}
+	var want, wantOMPI []string
+	for _, p := range Plans(false) {
+		if p.Column == 0 {
+			want = append(want, p.Key())
+		}
+	}
+	for _, g := range Goals() {
+		if g.Side == "gompi sm" && !g.absolute() && g.Against == "" {
+			wantOMPI = append(wantOMPI, g.Plan)
+		}
+	}
+	if !slices.Equal(toGo, want) || !slices.Equal(toOMPI, wantOMPI) || !slices.Contains(toOMPI, "latency") {
+		t.Errorf("gompi C held to gompi sm in %v, to Open MPI sm in %v", toGo, toOMPI)
+	}
+
+	r := fakeResult(t)
+	r.Sides = Sides(OpenMPI(), nil, fakeGompiC(t, "gompirun"), true)
+	lat := r.Plans[0]
+	for _, rows := range []string{"0 0.45\n1024 0.5\n", "0 0.2\n1024 3\n", "0 0.3\n1024 1.2\n"} {
+		key := [2]string{lat.Name, GompiCLabel}
+		r.tables[key] = append(r.tables[key], fakeTable(t, "x", rows))
+	}
+	var got []Verdict
+	for _, v := range r.Check(Goals(), 0) {
+		if v.Side == GompiCLabel && v.Absent == "" {
+			got = append(got, v)
+		}
+	}
+	// gompi sm's medians are 0.3 and 0.9, Open MPI sm's 0.5 and 1.
+	if len(got) != 2 ||
+		got[0].Goal != "latency gompi C / gompi sm every size: <= 1.05" || got[0].Worst != "1.33 ratio at 1 KiB" || got[0].Met ||
+		got[1].Goal != "latency gompi C / Open MPI sm 0 to 1 KiB: <= 1.0" || got[1].Worst != "1.20 ratio at 1 KiB" || got[1].Met {
+		t.Fatalf("verdicts %+v", got)
+	}
+	rep := &Report{Result: r, Verdicts: r.Check(Goals(), 0)}
+	md := rep.Summary("t.md")
+	for _, w := range []string{
+		"| gompi C / gompi sm: <= 1.05 for a time, >= 0.95 for a bandwidth | 1 | 0 | latency 1.33 ratio at 1 KiB (1.00-1.33, 1 of 3 above 1.05) |",
+		"| gompi C / Open MPI sm: <= 1.00 for a time, >= 1.00 for a bandwidth | 1 | 0 | latency 1.20 ratio at 1 KiB",
+		"(t.md#goals-held-in-every-plan)",
+	} {
+		if !strings.Contains(md, w) {
+			t.Errorf("summary lacks %q:\n%s", w, md)
+		}
+	}
+	if strings.Contains(md, "| latency gompi C /") {
+		t.Errorf("the summary lists the gompi C goals one by one:\n%s", md)
+	}
+	tables := rep.Tables("p.md")
+	for _, w := range []string{
+		"| size | gompi tcp | Open MPI tcp | gompi tcp / Open MPI tcp | gompi sm | gompi C | gompi C / gompi sm | Open MPI sm | gompi sm / Open MPI sm |",
+		"\n## Goals held in every plan\n",
+		"| latency gompi C / gompi sm every size: <= 1.05 | worst 1.33 ratio at 1 KiB | 1.00-1.33, 1 of 3 above 1.05 | missed |",
+	} {
+		if !strings.Contains(tables, w) {
+			t.Errorf("tables lack %q:\n%s", w, tables)
+		}
+	}
+}
+
+// TestCProgramsOnGompiHeader compiles every bench/c program, unmodified,
+// against gompi's standard ABI header: what the gompi C side builds.
+func TestCProgramsOnGompiHeader(t *testing.T) {
+	if _, err := exec.LookPath("cc"); err != nil {
+		t.Skip("no C compiler")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute) // a hang guard
+	defer cancel()
+	for _, p := range Programs {
+		out, err := exec.CommandContext(ctx, "cc", "-O2", "-Wall", "-Werror", "-I", "../../capi/include", "-fsyntax-only",
+			filepath.Join("../c", p+".c")).CombinedOutput()
+		if err != nil {
+			t.Errorf("%s.c on gompi's mpi.h: %v\n%s", p, err, out)
+		}
+	}
+}
