@@ -274,7 +274,7 @@ func (r *Result) turns(g Goal, p Plan, s, against *Side, k int, copyMBs float64)
 			short++
 		}
 	}
-	return fmt.Sprintf("%.2f-%.2f, %d of %d %s %g", slices.Min(ratios), slices.Max(ratios), short, len(ratios), side, bar)
+	return fmt.Sprintf("%.2f-%.2f, %d of %d %s %.3g", slices.Min(ratios), slices.Max(ratios), short, len(ratios), side, bar)
 }
 
 func (g Goal) describe(p Plan, s, against *Side, copyMBs float64) string {
