@@ -23,6 +23,9 @@ type Goal struct {
 	// Within, if set, is a ratio goal's bar other than 1: a time at most
 	// Within times the reference's, a bandwidth at least 1/Within of it.
 	Within float64
+	// Group, if set, names the goals of one kind that the summary sums up
+	// in one line (the tables' page lists them one by one).
+	Group string
 }
 
 // absolute: the side's own figure is held to a bar, not to a reference's.
@@ -54,23 +57,14 @@ func Goals() []Goal {
 		{Plan: "ring-16", Side: "gompi tcp", From: 0, To: all},
 		{Plan: "ring-16", Side: "gompi sm", From: 0, To: all},
 	}
-	for _, p := range slices.Concat(collectivePlans(false), neighbourPlans(false), coldPlans(false)) {
+	for _, p := range slices.Concat(collectivePlans(false), neighbourPlans(false)) {
 		goals = append(goals, Goal{Plan: p.Key(), Side: "gompi sm", From: 0, To: all})
+	}
+	for _, p := range coldPlans(false) {
+		goals = append(goals, Goal{Plan: p.Key(), Side: "gompi sm", From: 0, To: all, Group: "the cold collectives: gompi sm / Open MPI sm <= 1.0"})
 	}
 	goals = append(goals, nbcGoals()...)
 	return append(goals, cGoals(goals)...)
-}
-
-// group names the kind of a gompi C side's goal for the summary's count.
-func (g Goal) group() string {
-	if g.Side != GompiCLabel {
-		return ""
-	}
-	bar := 1.0
-	if g.Within > 0 {
-		bar = g.Within
-	}
-	return fmt.Sprintf("%s / %s: <= %.2f for a time, >= %.2f for a bandwidth", g.Side, g.Against, bar, 1/bar)
 }
 
 // CWithin is how close gompi's C library is to be to its Go API: a C
@@ -82,14 +76,17 @@ const CWithin = 1.05
 // Open MPI sm, to Open MPI sm as well.
 func cGoals(goSM []Goal) []Goal {
 	var goals []Goal
+	toGo := fmt.Sprintf("%s / gompi sm: <= %.2f for a time, >= %.2f for a bandwidth", GompiCLabel, CWithin, 1/CWithin)
 	for _, p := range Plans(false) {
 		if p.Column == 0 { // not the overlaps, percentages held to their own bar
-			goals = append(goals, Goal{Plan: p.Key(), Side: GompiCLabel, Against: "gompi sm", From: 0, To: math.MaxInt, Within: CWithin})
+			goals = append(goals, Goal{Plan: p.Key(), Side: GompiCLabel, Against: "gompi sm", From: 0, To: math.MaxInt,
+				Within: CWithin, Group: toGo})
 		}
 	}
+	toOMPI := GompiCLabel + " / Open MPI sm wherever gompi sm is held to it: <= 1.0 for a time, >= 1.0 for a bandwidth"
 	for _, g := range goSM {
 		if g.Side == "gompi sm" && !g.absolute() && (g.Against == "" || g.Against == "Open MPI sm") {
-			g.Side, g.Against = GompiCLabel, "Open MPI sm"
+			g.Side, g.Against, g.Group = GompiCLabel, "Open MPI sm", toOMPI
 			goals = append(goals, g)
 		}
 	}
@@ -125,7 +122,7 @@ func (r *Result) Check(goals []Goal, copyMBs float64) []Verdict {
 		if i < 0 {
 			continue // not in this run
 		}
-		if g.group() != "" && !slices.ContainsFunc(r.Sides, func(s *Side) bool { return s.Label == g.Side }) {
+		if g.Group != "" && !slices.ContainsFunc(r.Sides, func(s *Side) bool { return s.Label == g.Side }) {
 			continue // a side left out (a note says why) has no goals one by one
 		}
 		out = append(out, r.check(g, r.Plans[i], copyMBs))
@@ -146,7 +143,7 @@ func (r *Result) check(g Goal, p Plan, copyMBs float64) Verdict {
 			against = r.Sides[k]
 		}
 	}
-	v := Verdict{Goal: g.describe(p, s, against, copyMBs), Side: g.Side, Group: g.group()}
+	v := Verdict{Goal: g.describe(p, s, against, copyMBs), Side: g.Side, Group: g.Group}
 	if !g.absolute() {
 		v.Against = g.Against
 		if v.Against == "" && against != nil {

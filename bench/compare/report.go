@@ -253,9 +253,9 @@ func (r *Report) writeSides(b *strings.Builder, tables string) {
 	}
 }
 
-// writeGroups sums up the goals of each group (the gompi C side's, one
-// per plan): how many were measured and met, and the missed ones' worst
-// figures; the tables' page lists them one by one.
+// writeGroups sums up the goals of each group (the cold collectives', the
+// gompi C side's): how many were measured and met, and the missed ones'
+// worst figures; the tables' page lists them one by one.
 func (r *Report) writeGroups(b *strings.Builder, tables string) {
 	var groups []string
 	byGroup := map[string][]Verdict{}
@@ -271,7 +271,7 @@ func (r *Report) writeGroups(b *strings.Builder, tables string) {
 	if len(groups) == 0 {
 		return
 	}
-	fmt.Fprintf(b, "The goals below hold one side in every plan it ran; each is listed, plan by plan, in [%s](%s#%s).\n\n",
+	fmt.Fprintf(b, "The goals below are summed up by kind; each is listed, plan by plan, in [%s](%s#%s).\n\n",
 		path.Base(tables), tables, anchor(groupsHeading))
 	b.WriteString("| goals | measured | met | missed: worst figure (by turn) |\n|---|---|---|---|\n")
 	for _, g := range groups {
@@ -294,7 +294,7 @@ func (r *Report) writeGroups(b *strings.Builder, tables string) {
 }
 
 // groupsHeading heads the tables' page's list of the grouped goals.
-const groupsHeading = "Goals held in every plan"
+const groupsHeading = "Goals summed up by kind"
 
 // Tables is the whole of the tables' page: every plan's title, flags,
 // medians size by size and commands, then every run across hosts. summary is the path of the
