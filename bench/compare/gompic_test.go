@@ -205,3 +205,49 @@ func TestCProgramsOnGompiHeader(t *testing.T) {
 		}
 	}
 }
+
+// TestGompiCRunFails: a gompi C run that fails (a function its library
+// lacks) leaves that side out of the plan with the run's first words, in
+// every repetition, and the comparison goes on; another side's failure
+// still ends it.
+func TestGompiCRunFails(t *testing.T) {
+	dir := t.TempDir()
+	log := filepath.Join(dir, "log")
+	script := `#!/bin/sh
+echo "$0 $*" >> ` + log + `
+case "$*" in
+*/gompi/*) echo "gompi: fatal error: MPI_Dims_create is not supported" >&2; echo "gompirun: rank 0 exited" >&2; exit 1 ;;
+esac
+printf '# fake (Open MPI, libmpi_abi)\n# btl: self,vader\n# unit: us: x\n# transports: 0:self 1:sm\n# Size  Avg Latency (us)\n4 2\n64 3\n'
+`
+	fake := filepath.Join(dir, "run")
+	if err := os.WriteFile(fake, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ompi := OpenMPI()
+	ompi.Run = fake
+	all := Sides(ompi, nil, fakeGompiC(t, fake), true)
+	sides := []*Side{all[3], all[4]} // gompi C and Open MPI sm: the fake launcher serves both
+	p := plan(t, Plans(true), "allreduce-2")
+	var progress strings.Builder
+	r, err := Run(context.Background(), Config{Plans: []Plan{p}, Sides: sides, Reps: 2, Timeout: time.Minute,
+		Paths: Paths{Gompirun: fake, Bench: "gompi-bench", Build: "build"}, Env: os.Environ(), Log: &progress})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := r.Skipped[p.Key()]; len(got) != 1 ||
+		got[0] != "gompi C left out: its run failed in repetition 1: gompi: fatal error: MPI_Dims_create is not supported" {
+		t.Errorf("notes %q", got)
+	}
+	if b, _ := os.ReadFile(log); strings.Count(string(b), "/gompi/") != 1 {
+		t.Errorf("gompi C ran again after it failed:\n%s", b)
+	}
+	if keys, _ := r.Medians(p, sides[0]); keys != nil || len(r.runs(p, sides[1], 4)) != 2 {
+		t.Errorf("gompi C has figures %v; Open MPI sm %v", keys, r.runs(p, sides[1], 4))
+	}
+	sides[0].MayFail = false
+	if _, err := Run(context.Background(), Config{Plans: []Plan{p}, Sides: sides, Reps: 1, Timeout: time.Minute,
+		Paths: Paths{Gompirun: fake, Bench: "gompi-bench", Build: "build"}, Env: os.Environ(), Log: &progress}); err == nil {
+		t.Error("a side that may not fail failed, and the comparison went on")
+	}
+}
