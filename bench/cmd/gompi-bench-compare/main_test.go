@@ -16,6 +16,9 @@ func TestParseFlags(t *testing.T) {
 	if err != nil || o.reps != 5 || o.timeout != 3*time.Minute || o.quick || !o.writeDocs || !o.install || o.acrossRounds != 7 || o.goCmd != "go" {
 		t.Errorf("defaults: %+v %v", o, err)
 	}
+	if o.capiLib != "bench/build/capi" || o.capiInclude != "capi/include" {
+		t.Errorf("gompi's C library %q, header %q: want make bench-capi's and the checkout's", o.capiLib, o.capiInclude)
+	}
 	if o.command != "bin/gompi-bench-compare" {
 		t.Errorf("command %q", o.command)
 	}
