@@ -204,8 +204,9 @@ bench: build
 # needs root and namespaces; without them the report says so): prints the
 # medians, rewrites the generated section of docs/performance.md,
 # docs/performance-tables.md and docs/perf-*.svg. The collectives run on 2,
-# 4 and 8 ranks over shared memory only. About twenty minutes and 7 rounds
-# across hosts; QUICK=1 about twelve and 3 rounds.
+# 4 and 8 ranks over shared memory only. The gompi C side is bench/c built
+# with bin/gompicc against make build's C library. About twenty minutes and
+# 7 rounds across hosts; QUICK=1 about twelve and 3 rounds.
 bench-compare: build
 	$(BIN)/gompi-bench-compare $(if $(filter 1,$(QUICK)),-quick) -go '$(GO)' -command 'make bench-compare$(if $(filter 1,$(QUICK)), QUICK=1)'
 

@@ -21,9 +21,16 @@ type reqEntry struct {
 	persistent bool
 }
 
+// reqEntries recycles the entries of completed requests: a C program's
+// Isend or Irecv otherwise allocates one each, on its fastest path.
+var reqEntries = sync.Pool{New: func() any { return new(reqEntry) }}
+
 func newRequest(out *Request, r *pmpi.Request, e *commEntry, persistent bool) error {
-	h, err := lib.reqs.put(&reqEntry{r: r, comm: e, persistent: persistent})
+	re := reqEntries.Get().(*reqEntry)
+	*re = reqEntry{r: r, comm: e, persistent: persistent}
+	h, err := lib.reqs.put(re)
 	if err != nil {
+		reqEntries.Put(re)
 		return err
 	}
 	*out = Request(h)
@@ -37,19 +44,29 @@ func (h Request) get() (*reqEntry, error) {
 	return nil, errorf(pmpi.ClassRequest, "%#x is not a request (completed, freed, or never one)", uintptr(h))
 }
 
-// completed forgets a request that has completed, unless it is persistent.
+// completed forgets a request that has completed, unless it is
+// persistent. The entry is then reused: read it before.
 func completed(h *Request, e *reqEntry) {
 	if !e.persistent {
-		lib.reqs.drop(uintptr(*h))
-		*h = MPI_REQUEST_NULL
+		forget(h, e)
 	}
 }
 
-func failed(e *reqEntry, err error) error {
+// forget takes back a request's handle and its entry.
+func forget(h *Request, e *reqEntry) {
+	if lib.reqs.drop(uintptr(*h)) {
+		*e = reqEntry{}
+		reqEntries.Put(e)
+	}
+	*h = MPI_REQUEST_NULL
+}
+
+// failed is err for the error handler of the request's communicator.
+func failed(comm *commEntry, err error) error {
 	if err == nil {
 		return nil
 	}
-	return &onComm{e.comm, err}
+	return &onComm{comm, err}
 }
 
 var empty = pmpi.EmptyStatus()
@@ -65,8 +82,9 @@ func mpiWait(h *Request, st *C.MPI_Status) error {
 	}
 	s, err := api().Wait(e.r)
 	putStatus(st, &s)
+	comm := e.comm
 	completed(h, e)
-	return failed(e, err)
+	return failed(comm, err)
 }
 
 func mpiTest(h *Request, flag *C.int, st *C.MPI_Status) error {
@@ -81,16 +99,18 @@ func mpiTest(h *Request, flag *C.int, st *C.MPI_Status) error {
 	}
 	s, ok, err := api().Test(e.r)
 	*flag = cbool(ok)
+	comm := e.comm
 	if ok {
 		putStatus(st, &s)
 		completed(h, e)
 	}
-	return failed(e, err)
+	return failed(comm, err)
 }
 
 // batch is the Go side of an array of C requests.
 type batch struct {
 	entries []*reqEntry
+	comms   []*commEntry // each entry's, which outlive the entries completion reuses
 	reqs    []*pmpi.Request
 	sts     []pmpi.Status
 }
@@ -103,7 +123,7 @@ func (b *batch) load(p *Request, n int) error {
 		return errorf(pmpi.ClassCount, "%d requests: the count is negative", n)
 	}
 	hs := unsafe.Slice(p, n)
-	b.entries, b.reqs = b.entries[:0], b.reqs[:0]
+	b.entries, b.comms, b.reqs = b.entries[:0], b.comms[:0], b.reqs[:0]
 	for _, h := range hs {
 		var e *reqEntry
 		if h != MPI_REQUEST_NULL {
@@ -114,10 +134,12 @@ func (b *batch) load(p *Request, n int) error {
 		}
 		b.entries = append(b.entries, e)
 		var r *pmpi.Request
+		var comm *commEntry
 		if e != nil {
-			r = e.r
+			r, comm = e.r, e.comm
 		}
 		b.reqs = append(b.reqs, r)
+		b.comms = append(b.comms, comm)
 	}
 	if cap(b.sts) < n {
 		b.sts = make([]pmpi.Status, n)
@@ -128,6 +150,7 @@ func (b *batch) load(p *Request, n int) error {
 
 func (b *batch) release() {
 	clear(b.entries)
+	clear(b.comms)
 	clear(b.reqs)
 	batches.Put(b)
 }
@@ -164,8 +187,8 @@ func (b *batch) errorOf(err error, sts []C.MPI_Status, idx []int) error {
 				sts[j].MPI_ERROR = C.int(classOf(e))
 			}
 		}
-		if e != nil && comm == nil && b.entries[i] != nil {
-			comm = b.entries[i].comm
+		if e != nil && comm == nil && b.comms[i] != nil {
+			comm = b.comms[i]
 		}
 	}
 	if comm == nil {
@@ -257,7 +280,7 @@ func (b *batch) one(p *Request, n, i int, s pmpi.Status, ok bool, index, flag *C
 	putStatus(st, &s)
 	hs := unsafe.Slice(p, n)
 	completed(&hs[i], b.entries[i])
-	return failed(b.entries[i], err)
+	return failed(b.comms[i], err)
 }
 
 func mpiWaitsome(n int, p *Request, outcount, indices *C.int, st *C.MPI_Status) error {
@@ -302,7 +325,7 @@ func mpiStart(h *Request) error {
 	if err != nil {
 		return err
 	}
-	return failed(e, api().Start(e.r))
+	return failed(e.comm, api().Start(e.r))
 }
 
 func mpiStartall(n int, p *Request) error {
@@ -320,9 +343,9 @@ func mpiRequestFree(h *Request) error {
 		return err
 	}
 	err = api().RequestFree(e.r)
-	lib.reqs.drop(uintptr(*h))
-	*h = MPI_REQUEST_NULL
-	return failed(e, err)
+	comm := e.comm
+	forget(h, e)
+	return failed(comm, err)
 }
 
 func mpiCancel(h *Request) error {
@@ -330,7 +353,7 @@ func mpiCancel(h *Request) error {
 	if err != nil {
 		return err
 	}
-	return failed(e, api().Cancel(e.r))
+	return failed(e.comm, api().Cancel(e.r))
 }
 
 func mpiRequestGetStatus(h Request, flag *C.int, st *C.MPI_Status) error {
@@ -348,5 +371,5 @@ func mpiRequestGetStatus(h Request, flag *C.int, st *C.MPI_Status) error {
 	if ok {
 		putStatus(st, &s)
 	}
-	return failed(e, err)
+	return failed(e.comm, err)
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 )
@@ -26,9 +27,10 @@ func Build(ctx context.Context, lib *Library, srcDir, buildDir string) error {
 	var errs []error
 	for _, p := range Programs {
 		src := filepath.Join(srcDir, p+".c")
-		out, err := exec.CommandContext(ctx, lib.CC, "-O2", "-o", filepath.Join(dir, p), src).CombinedOutput()
+		args := slices.Concat([]string{"-O2"}, lib.CFlags, []string{"-o", filepath.Join(dir, p), src}, lib.Libs)
+		out, err := exec.CommandContext(ctx, lib.CC, args...).CombinedOutput()
 		if err != nil {
-			errs = append(errs, fmt.Errorf("%s: %s -O2 %s: %w\n%s", lib.Name, lib.CC, src, err, out))
+			errs = append(errs, fmt.Errorf("%s: %s %s: %w\n%s", lib.Name, lib.CC, strings.Join(args, " "), err, out))
 		}
 	}
 	return errors.Join(errs...)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 )
 
 // Goal is a target for one gompi side in one plan: its ratio to the
@@ -19,6 +20,12 @@ type Goal struct {
 	From, To int    // sizes, inclusive
 	Copy     bool
 	AtLeast  float64
+	// Within, if set, is a ratio goal's bar other than 1: a time at most
+	// Within times the reference's, a bandwidth at least 1/Within of it.
+	Within float64
+	// Group, if set, names the goals of one kind that the summary sums up
+	// in one line (the tables' page lists them one by one).
+	Group string
 }
 
 // absolute: the side's own figure is held to a bar, not to a reference's.
@@ -50,10 +57,40 @@ func Goals() []Goal {
 		{Plan: "ring-16", Side: "gompi tcp", From: 0, To: all},
 		{Plan: "ring-16", Side: "gompi sm", From: 0, To: all},
 	}
-	for _, p := range slices.Concat(collectivePlans(false), neighbourPlans(false), coldPlans(false)) {
+	for _, p := range slices.Concat(collectivePlans(false), neighbourPlans(false)) {
 		goals = append(goals, Goal{Plan: p.Key(), Side: "gompi sm", From: 0, To: all})
 	}
-	return append(goals, nbcGoals()...)
+	for _, p := range coldPlans(false) {
+		goals = append(goals, Goal{Plan: p.Key(), Side: "gompi sm", From: 0, To: all, Group: "the cold collectives: gompi sm / Open MPI sm <= 1.0"})
+	}
+	goals = append(goals, nbcGoals()...)
+	return append(goals, cGoals(goals)...)
+}
+
+// CWithin is how close gompi's C library is to be to its Go API: a C
+// program's time at most this many times the Go program's.
+const CWithin = 1.05
+
+// cGoals hold the gompi C side, in every plan at every size, within
+// CWithin of gompi sm's Go programs; and, wherever gompi sm is held to
+// Open MPI sm, to Open MPI sm as well.
+func cGoals(goSM []Goal) []Goal {
+	var goals []Goal
+	toGo := fmt.Sprintf("%s / gompi sm: <= %.2f for a time, >= %.2f for a bandwidth", GompiCLabel, CWithin, 1/CWithin)
+	for _, p := range Plans(false) {
+		if p.Column == 0 { // not the overlaps, percentages held to their own bar
+			goals = append(goals, Goal{Plan: p.Key(), Side: GompiCLabel, Against: "gompi sm", From: 0, To: math.MaxInt,
+				Within: CWithin, Group: toGo})
+		}
+	}
+	toOMPI := GompiCLabel + " / Open MPI sm wherever gompi sm is held to it: <= 1.0 for a time, >= 1.0 for a bandwidth"
+	for _, g := range goSM {
+		if g.Side == "gompi sm" && !g.absolute() && (g.Against == "" || g.Against == "Open MPI sm") {
+			g.Side, g.Against, g.Group = GompiCLabel, "Open MPI sm", toOMPI
+			goals = append(goals, g)
+		}
+	}
+	return goals
 }
 
 // Verdict is a goal as measured.
@@ -68,6 +105,12 @@ type Verdict struct {
 	// minutes, and the runs of one turn share it, so a goal missed in
 	// every turn is missed, and one missed in some is within that noise.
 	Runs string
+	// Side and Against are the goal's: the side held to it and what it is
+	// held against ("" for an absolute goal).
+	Side, Against string
+	// Group is how the summary sums up the verdicts of goals of one kind
+	// (the gompi C side's), "" for one that has its own line.
+	Group string
 }
 
 // Check measures every goal whose plan ran; copyMBs is the machine's
@@ -78,6 +121,9 @@ func (r *Result) Check(goals []Goal, copyMBs float64) []Verdict {
 		i := slices.IndexFunc(r.Plans, func(p Plan) bool { return p.Key() == g.Plan })
 		if i < 0 {
 			continue // not in this run
+		}
+		if g.Group != "" && !slices.ContainsFunc(r.Sides, func(s *Side) bool { return s.Label == g.Side }) {
+			continue // a side left out (a note says why) has no goals one by one
 		}
 		out = append(out, r.check(g, r.Plans[i], copyMBs))
 	}
@@ -97,7 +143,13 @@ func (r *Result) check(g Goal, p Plan, copyMBs float64) Verdict {
 			against = r.Sides[k]
 		}
 	}
-	v := Verdict{Goal: g.describe(p, s, against, copyMBs)}
+	v := Verdict{Goal: g.describe(p, s, against, copyMBs), Side: g.Side, Group: g.Group}
+	if !g.absolute() {
+		v.Against = g.Against
+		if v.Against == "" && against != nil {
+			v.Against = against.Label
+		}
+	}
 	switch {
 	case s == nil:
 		v.Absent = g.Side + " did not run"
@@ -140,7 +192,7 @@ func (r *Result) check(g Goal, p Plan, copyMBs float64) Verdict {
 		v.Absent = "no size in range was measured"
 		return v
 	}
-	bar := g.bar()
+	bar := g.bar(p)
 	v.Met = (higher && worst >= bar) || (!higher && worst <= bar)
 	v.Runs = r.turns(g, p, s, against, at, copyMBs)
 	switch {
@@ -173,10 +225,16 @@ func (g Goal) measure(x, ref, copyMBs float64) float64 {
 // AtLeast), not at or below it (a time).
 func (g Goal) higher(p Plan) bool { return p.Higher || g.AtLeast > 0 }
 
-// bar is what a measured figure is held to: AtLeast, or 1 for a ratio.
-func (g Goal) bar() float64 {
-	if g.AtLeast > 0 {
+// bar is what a measured figure is held to in plan p: AtLeast, or for a
+// ratio 1, or Within (1/Within for a bandwidth).
+func (g Goal) bar(p Plan) float64 {
+	switch {
+	case g.AtLeast > 0:
 		return g.AtLeast
+	case g.Within > 0 && g.higher(p):
+		return 1 / g.Within
+	case g.Within > 0:
+		return g.Within
 	}
 	return 1
 }
@@ -204,7 +262,7 @@ func (r *Result) turns(g Goal, p Plan, s, against *Side, k int, copyMBs float64)
 	if len(ratios) == 0 {
 		return ""
 	}
-	bar, higher, short, side := g.bar(), g.higher(p), 0, "above"
+	bar, higher, short, side := g.bar(p), g.higher(p), 0, "above"
 	if higher {
 		side = "below"
 	}
@@ -213,7 +271,7 @@ func (r *Result) turns(g Goal, p Plan, s, against *Side, k int, copyMBs float64)
 			short++
 		}
 	}
-	return fmt.Sprintf("%.2f-%.2f, %d of %d %s %g", slices.Min(ratios), slices.Max(ratios), short, len(ratios), side, bar)
+	return fmt.Sprintf("%.2f-%.2f, %d of %d %s %.3g", slices.Min(ratios), slices.Max(ratios), short, len(ratios), side, bar)
 }
 
 func (g Goal) describe(p Plan, s, against *Side, copyMBs float64) string {
@@ -232,15 +290,24 @@ func (g Goal) describe(p Plan, s, against *Side, copyMBs float64) string {
 	if g.AtLeast > 0 {
 		return fmt.Sprintf("%s %s %s: >= %g", p.Key(), g.Side, sizes, g.AtLeast)
 	}
-	ref, cmp := "its reference", "<= 1.0"
+	ref := "its reference"
 	switch {
 	case g.Against != "":
 		ref = g.Against
 	case against != nil:
 		ref = against.Label
 	}
+	return fmt.Sprintf("%s %s / %s %s: %s", p.Key(), g.Side, ref, sizes, g.compare(p))
+}
+
+// compare is a ratio goal's bar as a reader reads it: "<= 1.0".
+func (g Goal) compare(p Plan) string {
+	cmp := "<= "
 	if p.Higher {
-		cmp = ">= 1.0"
+		cmp = ">= "
 	}
-	return fmt.Sprintf("%s %s / %s %s: %s", p.Key(), g.Side, ref, sizes, cmp)
+	if bar := g.bar(p); bar != 1 {
+		return cmp + strconv.FormatFloat(bar, 'f', 2, 64)
+	}
+	return cmp + "1.0"
 }

@@ -1,5 +1,5 @@
-// Package compare runs gompi-bench and its C twins in bench/c against Open
-// MPI and MPICH on this machine, alternately and several times, and
+// Package compare runs gompi-bench and its C twins in bench/c, built against
+// Open MPI, MPICH and gompi's own C library, on this machine, alternately and several times, and
 // reports the medians side by side: as text, as Markdown (a summary in
 // docs/performance.md, every plan's table in docs/performance-tables.md)
 // and as SVG plots. It also has the three measured across simulated hosts
@@ -21,9 +21,15 @@ import (
 // installs Open MPI and MPICH side by side; their suffixed commands
 // (mpicc.openmpi, mpiexec.mpich) reach each whichever is the default.
 type Library struct {
-	Name     string   // "Open MPI"
-	Dir      string   // its subdirectory of the build directory
-	CC, Run  string   // compiler wrapper and launcher
+	Name    string   // "Open MPI"
+	Dir     string   // its subdirectory of the build directory
+	CC, Run string   // compiler (a wrapper such as mpicc) and launcher
+	CFlags  []string // CC's flags before the source, beyond -O2 and -o
+	Libs    []string // CC's flags after the source: what to link
+	Banner  string   // what MPI_Get_library_version says, which the C programs' title carries
+	// ShowsMCA: the launcher passes --mca settings to the ranks as
+	// OMPI_MCA_*, the variables bench/c's btl line prints.
+	ShowsMCA bool
 	NP       string   // the launcher's rank-count flag
 	Over     string   // the launcher's flag for more ranks than cores, if it needs one
 	Packages []string // Debian's packages that install it
@@ -33,13 +39,13 @@ type Library struct {
 // OpenMPI is the reference, as Debian 12 packages it.
 func OpenMPI() *Library {
 	return &Library{Name: "Open MPI", Dir: "openmpi", CC: "mpicc.openmpi", Run: "mpirun.openmpi", NP: "-np", Over: "--oversubscribe",
-		Packages: []string{"openmpi-bin", "libopenmpi-dev"}}
+		Banner: "Open MPI", ShowsMCA: true, Packages: []string{"openmpi-bin", "libopenmpi-dev"}}
 }
 
 // MPICH is the second reference, where it installs beside Open MPI.
 func MPICH() *Library {
 	return &Library{Name: "MPICH", Dir: "mpich", CC: "mpicc.mpich", Run: "mpiexec.mpich", NP: "-n",
-		Packages: []string{"mpich", "libmpich-dev"}}
+		Banner: "MPICH", Packages: []string{"mpich", "libmpich-dev"}}
 }
 
 // Installer installs missing libraries from Debian's packages, running

@@ -26,7 +26,7 @@ echo "$0 $*" >> ` + log + `
 btl= prev=
 for a in "$@"; do [ "$prev" = btl ] && btl=$a; prev=$a; done
 o=40; case "$0" in *gompirun) o=95 ;; esac
-printf '# fake\n# btl: %s\n# unit: us: x\n# transports: 0:self 1:sm\n' "${btl:-default}"
+printf '# fake (Open MPI, MPICH)\n# btl: %s\n# unit: us: x\n# transports: 0:self 1:sm\n' "${btl:-default}"
 printf '# Size  Pure Comm.(us) Overall(us) Compute(us) Overlap(%%)\n1 2 3 2 %s\n64 4 5 4 %s\n' $o $((o-5))
 `
 	fake := func(name string) string {
@@ -42,7 +42,7 @@ printf '# Size  Pure Comm.(us) Overall(us) Compute(us) Overlap(%%)\n1 2 3 2 %s\n
 	pure, overlap := plan(t, plans, "ibcast-2"), plan(t, plans, "ibcast-2-overlap")
 	var progress bytes.Buffer
 	r, err := Run(context.Background(), Config{
-		Plans: []Plan{pure, overlap}, Sides: Sides(ompi, mpich, true), Reps: 2, Timeout: time.Minute,
+		Plans: []Plan{pure, overlap}, Sides: Sides(ompi, mpich, nil, true), Reps: 2, Timeout: time.Minute,
 		Paths: Paths{Gompirun: fake("gompirun"), Bench: "gompi-bench", Build: "build"},
 		Env:   os.Environ(), Log: &progress,
 	})
@@ -77,7 +77,7 @@ printf '# Size  Pure Comm.(us) Overall(us) Compute(us) Overlap(%%)\n1 2 3 2 %s\n
 // goal unmeasured for that reason, not for want of a reference.
 func TestOverlapGoal(t *testing.T) {
 	overlap := plan(t, Plans(true), "iallreduce-2-overlap")
-	sides := Sides(OpenMPI(), nil, true)
+	sides := Sides(OpenMPI(), nil, nil, true)
 	r := &Result{Plans: []Plan{overlap}, Sides: sides, Reps: 2,
 		tables: map[[2]string][]*table.Table{}, Commands: map[[2]string]string{}, Skipped: map[string][]string{}}
 	key := [2]string{overlap.Key(), "gompi sm"}
@@ -106,7 +106,7 @@ func TestOverlapGoal(t *testing.T) {
 // TestVerifyColumn: a plan that reads a column the table lacks is refused.
 func TestVerifyColumn(t *testing.T) {
 	overlap := plan(t, Plans(true), "ibcast-2-overlap")
-	sm := Sides(OpenMPI(), nil, true)[2]
+	sm := Sides(OpenMPI(), nil, nil, true)[2]
 	tb := fakeTable(t, "0:self 1:sm", "1 2\n")
 	tb.Fields["btl"] = "self,sm"
 	if err := sm.verify(overlap, tb, nil); err == nil || !strings.Contains(err.Error(), "no column 3 after the value: its rows have 0") {

@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -81,19 +82,21 @@ func (r *Result) columns(p Plan) ([]int, []column) {
 			vals[s][key] = med[i]
 		}
 	}
-	for _, s := range sides {
+	for i, s := range sides {
 		cols = append(cols, column{head: s.Label, val: vals[s]})
-		for _, g := range sides {
-			if g.Against != s {
+		// A ratio follows the later of its two sides.
+		for j, g := range sides {
+			ref := g.Against
+			if ref == nil || (g != s || !slices.Contains(sides[:i], ref)) && (ref != s || j > i) {
 				continue
 			}
 			ratio := map[int]float64{}
 			for k, v := range vals[g] {
-				if ref, ok := vals[s][k]; ok && ref > 0 {
-					ratio[k] = v / ref
+				if r, ok := vals[ref][k]; ok && r > 0 {
+					ratio[k] = v / r
 				}
 			}
-			cols = append(cols, column{head: g.Label + " / " + s.Label, val: ratio})
+			cols = append(cols, column{head: g.Label + " / " + ref.Label, val: ratio})
 		}
 	}
 	return keys, cols
@@ -207,9 +210,15 @@ func (r *Report) writeSides(b *strings.Builder, tables string) {
 		}
 		b.WriteString(s.Label)
 	}
-	fmt.Fprintf(b, ", then again); each figure is the median of its %d runs. gompi runs `bin/gompi-bench`, the others "+
+	var goSides []string
+	for _, s := range r.Sides {
+		if s.Lib == nil {
+			goSides = append(goSides, s.Label)
+		}
+	}
+	fmt.Fprintf(b, ", then again); each figure is the median of its %d runs. %s %s `bin/gompi-bench`, the others "+
 		"`bench/c`'s C programs, which share its flags, loops and output. A ratio above 1 for a time, or below 1 for a "+
-		"bandwidth, means gompi is slower.", r.Reps)
+		"bandwidth, means the first side named is slower.", r.Reps, strings.Join(goSides, " and "), map[bool]string{true: "runs", false: "run"}[len(goSides) == 1])
 	if r.hasSMOnly() {
 		var sm []string
 		for _, s := range r.Sides {
@@ -232,14 +241,60 @@ func (r *Report) writeSides(b *strings.Builder, tables string) {
 			"run by run, each against the reference's run of the same turn: their range, and how many fall short.\n\n")
 		b.WriteString("| goal | worst figure | by turn | verdict |\n|---|---|---|---|\n")
 		for _, v := range r.Verdicts {
-			fmt.Fprintf(b, "| %s | %s | %s | %s |\n", v.Goal, v.detail(), v.byTurn(), v.status())
+			if v.Group == "" {
+				fmt.Fprintf(b, "| %s | %s | %s | %s |\n", v.Goal, v.detail(), v.byTurn(), v.status())
+			}
 		}
 		b.WriteString("\n")
+		r.writeGroups(b, tables)
 	}
 	for _, f := range r.PlotFiles {
 		fmt.Fprintf(b, "![%s](%s)\n", strings.TrimSuffix(strings.TrimPrefix(f, "perf-"), ".svg"), f)
 	}
 }
+
+// writeGroups sums up the goals of each group (the cold collectives', the
+// gompi C side's): how many were measured and met, and the missed ones'
+// worst figures; the tables' page lists them one by one.
+func (r *Report) writeGroups(b *strings.Builder, tables string) {
+	var groups []string
+	byGroup := map[string][]Verdict{}
+	for _, v := range r.Verdicts {
+		if v.Group == "" {
+			continue
+		}
+		if _, ok := byGroup[v.Group]; !ok {
+			groups = append(groups, v.Group)
+		}
+		byGroup[v.Group] = append(byGroup[v.Group], v)
+	}
+	if len(groups) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "The goals below are summed up by kind; each is listed, plan by plan, in [%s](%s#%s).\n\n",
+		path.Base(tables), tables, anchor(groupsHeading))
+	b.WriteString("| goals | measured | met | missed: worst figure (by turn) |\n|---|---|---|---|\n")
+	for _, g := range groups {
+		measured, met := 0, 0
+		var missed []string
+		for _, v := range byGroup[g] {
+			switch v.status() {
+			case "met":
+				measured++
+				met++
+			case "missed":
+				measured++
+				plan, _, _ := strings.Cut(v.Goal, " ")
+				missed = append(missed, fmt.Sprintf("%s %s (%s)", plan, v.Worst, v.byTurn()))
+			}
+		}
+		fmt.Fprintf(b, "| %s | %d | %d | %s |\n", g, measured, met, strings.Join(missed, "; "))
+	}
+	b.WriteString("\n")
+}
+
+// groupsHeading heads the tables' page's list of the grouped goals.
+const groupsHeading = "Goals summed up by kind"
 
 // Tables is the whole of the tables' page: every plan's title, flags,
 // medians size by size and commands, then every run across hosts. summary is the path of the
@@ -252,10 +307,27 @@ func (r *Report) Tables(summary string) string {
 	for _, p := range r.Plans {
 		r.markdownPlan(&b, p)
 	}
+	r.writeGroupedGoals(&b)
 	if r.Across != nil {
 		r.Across.writeAcrossRuns(&b, summary)
 	}
 	return b.String()
+}
+
+// writeGroupedGoals lists the grouped goals one by one, as the summary
+// lists the others.
+func (r *Report) writeGroupedGoals(b *strings.Builder) {
+	head := false
+	for _, v := range r.Verdicts {
+		if v.Group == "" {
+			continue
+		}
+		if !head {
+			fmt.Fprintf(b, "\n## %s\n\n| goal | worst figure | by turn | verdict |\n|---|---|---|---|\n", groupsHeading)
+			head = true
+		}
+		fmt.Fprintf(b, "| %s | %s | %s | %s |\n", v.Goal, v.detail(), v.byTurn(), v.status())
+	}
 }
 
 func (r *Report) date() string { return r.Started.UTC().Format(dateFormat) }

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"slices"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -51,11 +52,12 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 			}
 		}
 	}
+	failed := map[[2]string]bool{} // (plan, side label) left out after a failed run
 	for rep := 1; rep <= c.Reps; rep++ {
 		ran := map[string]*table.Table{} // this repetition's tables by command
 		for _, p := range c.Plans {
 			for _, s := range c.Sides {
-				if !s.inPlan(p) || s.skips(p) != "" {
+				if !s.inPlan(p) || s.skips(p) != "" || failed[[2]string{p.Key(), s.Label}] {
 					continue
 				}
 				args := s.Command(p, c.Paths)
@@ -68,6 +70,16 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 				}
 				if err == nil {
 					err = s.verify(p, t, r.first(p, s))
+				}
+				if err != nil && s.MayFail {
+					key := [2]string{p.Key(), s.Label}
+					failed[key] = true
+					delete(r.tables, key)
+					delete(r.Commands, key)
+					why := fmt.Sprintf("%s left out: its run failed in repetition %d: %s", s.Label, rep, firstWords(err))
+					r.Skipped[p.Key()] = append(r.Skipped[p.Key()], why)
+					fmt.Fprintf(c.Log, "[%d/%d] %-9s %-22s failed, left out: %v\n", rep, c.Reps, p.Key(), s.Label, err)
+					continue
 				}
 				if err != nil {
 					return nil, fmt.Errorf("%s on %s, repetition %d: %w", p.Key(), s.Label, rep, err)
@@ -85,6 +97,18 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 		}
 	}
 	return r, nil
+}
+
+// firstWords is what a failed run said: the first line it printed to
+// stderr, after runOne's line naming the command, else that line.
+func firstWords(err error) string {
+	lines := strings.Split(strings.TrimSpace(err.Error()), "\n")
+	for _, l := range lines[1:] {
+		if l = strings.TrimSpace(strings.TrimPrefix(l, "...")); l != "" {
+			return l
+		}
+	}
+	return lines[0]
 }
 
 func (r *Result) first(p Plan, s *Side) *table.Table {
@@ -136,9 +160,16 @@ func (s *Side) verify(p Plan, t, first *table.Table) error {
 		}
 	}
 	// gompi-bench prints gompi's btl parameter, also for launch; the C
-	// programs print Open MPI's, which launch does not show.
-	if want := s.btl(); want != "" && (s.Lib == nil || p.Name != "launch") && t.Fields["btl"] != want {
+	// programs print Open MPI's, which launch does not show and gompirun
+	// does not set (it passes GOMPI_MCA_btl, and the gompi C side's --mca
+	// btl is what keeps its ranks on its transport).
+	if want := s.btl(); want != "" && (s.Lib == nil || p.Name != "launch" && s.Lib.ShowsMCA) && t.Fields["btl"] != want {
 		errs = append(errs, fmt.Errorf("btl is %q, not %q", t.Fields["btl"], want))
+	}
+	// A C program names the library it runs on: one linked with another
+	// library's would measure that.
+	if s.Lib != nil && p.Name != "launch" && !strings.Contains(t.Title, s.Lib.Banner) {
+		errs = append(errs, fmt.Errorf("the table's title %q does not name %s: the program runs on another library", t.Title, s.Lib.Banner))
 	}
 	if len(t.Rows) > 0 {
 		if _, ok := p.figure(t.Rows[0]); !ok {

@@ -26,6 +26,10 @@ type Side struct {
 	// SM: the side runs over shared memory between ranks, so it runs the
 	// plans marked SMOnly too.
 	SM bool
+	// MayFail: a plan whose run fails leaves this side out, with a note,
+	// instead of ending the comparison (gompi's C library may lack a
+	// function a program calls).
+	MayFail bool
 }
 
 // inPlan says whether the side belongs in the plan at all: a side that
@@ -41,10 +45,12 @@ func (s *Side) skips(p Plan) string {
 }
 
 // Sides returns the columns: gompi over tcp, Open MPI over tcp, gompi
-// over sm if this build of gompi has it (gompiSM), Open MPI over sm and
-// MPICH; mpich may be nil. The last three run the collectives too. Each gompi side names its btl, so that the
-// default selection (which prefers sm where it exists) never decides.
-func Sides(ompi, mpich *Library, gompiSM bool) []*Side {
+// over sm if this build of gompi has it (gompiSM), then gompi's C library
+// over sm (gompiC, if not nil), Open MPI over sm and MPICH (if not nil).
+// The sides over shared memory run the collectives too. Each gompi side
+// names its btl, so that the default selection (which prefers sm where it
+// exists) never decides.
+func Sides(ompi, mpich, gompiC *Library, gompiSM bool) []*Side {
 	ompiTCP := &Side{Label: "Open MPI tcp", About: "`--mca btl self,tcp --mca btl_tcp_if_include lo`: the same transport as gompi tcp's",
 		Lib: ompi, MCA: [][2]string{{"btl", "self,tcp"}, {"btl_tcp_if_include", "lo"}}}
 	ompiSM := &Side{Label: "Open MPI sm", About: "`--mca btl self,vader`: Open MPI's shared memory, the reference for gompi sm",
@@ -55,8 +61,15 @@ func Sides(ompi, mpich *Library, gompiSM bool) []*Side {
 		ompiTCP,
 	}
 	if gompiSM {
-		sides = append(sides, &Side{Label: "gompi sm", About: "`--mca btl self,sm`: gompi over shared memory between ranks",
-			MCA: [][2]string{{"btl", "self,sm"}}, Expect: "sm", Against: ompiSM, SM: true})
+		goSM := &Side{Label: "gompi sm", About: "`--mca btl self,sm`: gompi over shared memory between ranks",
+			MCA: [][2]string{{"btl", "self,sm"}}, Expect: "sm", Against: ompiSM, SM: true}
+		sides = append(sides, goSM)
+		if gompiC != nil {
+			sides = append(sides, &Side{Label: GompiCLabel, About: "`--mca btl self,sm`: `bench/c`'s programs built unmodified against " +
+				"gompi's `mpi.h` (the MPI-5.0 standard ABI) and `libmpi_abi`, launched by gompirun: a C program's calls through " +
+				"gompi's C library, held against gompi sm's Go programs",
+				Lib: gompiC, MCA: [][2]string{{"btl", "self,sm"}}, Against: goSM, SM: true, MayFail: true})
+		}
 	}
 	sides = append(sides, ompiSM)
 	if mpich != nil {
@@ -66,6 +79,9 @@ func Sides(ompi, mpich *Library, gompiSM bool) []*Side {
 	}
 	return sides
 }
+
+// GompiCLabel heads the gompi C side's column.
+const GompiCLabel = "gompi C"
 
 // Paths locate the programs.
 type Paths struct {

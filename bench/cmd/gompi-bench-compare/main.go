@@ -5,8 +5,9 @@
 //	gompi-bench-compare [-quick] [-reps N] [-only latency,bw,across] [-across-rounds N]
 //
 // It installs Open MPI (and MPICH, where it installs beside it) from
-// Debian's packages if missing, builds bench/c into bench/build, runs the
-// sides in turn, then measures the three across simulated hosts
+// Debian's packages if missing, builds bench/c into bench/build against
+// each and against gompi's C library (-capi-lib, the gompi C side), runs
+// the sides in turn, then measures the three across simulated hosts
 // (TestMeasureAcrossHosts, run with go test; where no hosts can be built,
 // the report says so), prints the medians, rewrites the generated summary
 // in docs/performance.md and the per-plan tables in
@@ -31,19 +32,22 @@ import (
 )
 
 type options struct {
-	quick     bool
-	reps      int
-	bin       string
-	src       string
-	build     string
-	doc       string
-	tables    string
-	plots     string
-	install   bool
-	timeout   time.Duration
-	only      string
-	command   string
-	noMPICH   bool
+	quick   bool
+	reps    int
+	bin     string
+	src     string
+	build   string
+	doc     string
+	tables  string
+	plots   string
+	install bool
+	timeout time.Duration
+	only    string
+	command string
+	noMPICH bool
+	// gompi's C library and header, which the gompi C side builds
+	// bench/c with; "" leaves that side out.
+	gompicc   string
 	writeDocs bool
 	// The comparison across simulated hosts: its rounds, and the go
 	// command that runs it.
@@ -77,6 +81,7 @@ func parseFlags(args []string) (options, error) {
 	fs.BoolVar(&o.writeDocs, "write", true, "rewrite the summary, the tables and the plots (false: print only)")
 	fs.BoolVar(&o.install, "install", true, "install missing libraries with apt-get")
 	fs.BoolVar(&o.noMPICH, "no-mpich", false, "leave MPICH out")
+	fs.StringVar(&o.gompicc, "gompicc", "bin/gompicc", "gompi's C compiler wrapper, beside its C library (make build); \"\" leaves the gompi C side out")
 	fs.DurationVar(&o.timeout, "timeout", 0, "limit for one run of one measurement (default 3m, quick 1m)")
 	fs.StringVar(&o.only, "only", "", "run only these measurements, comma-separated (latency,ddt,bw,bibw,multi-lat,incast,ring,ring-8,ring-16,launch; "+
 		"barrier,bcast,reduce,allreduce,allgather,alltoall, or one rank count of them: allreduce-8; "+
@@ -161,6 +166,19 @@ func run(ctx context.Context, o options, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "%s\n(full error: %v)\n", note, err)
 		notes, mpich = append(notes, note), nil
 	}
+	var gompiC *compare.Library
+	switch {
+	case o.gompicc == "":
+		notes = append(notes, "gompi C left out: -gompicc \"\"")
+	case !gompiSM:
+		notes = append(notes, "gompi C left out: it runs over gompi's sm")
+	default:
+		if gompiC, err = setUpGompiC(ctx, o, paths, env); err != nil {
+			note := "gompi C left out: " + firstLine(err.Error())
+			fmt.Fprintf(stderr, "%s\n(full error: %v)\n", note, err)
+			notes, gompiC = append(notes, note), nil
+		}
+	}
 	versions := []string{fmt.Sprintf("gompi %s built with %s", version.Version, goVersion), ompi.Describe()}
 	if mpich != nil {
 		versions = append(versions, mpich.Describe())
@@ -169,7 +187,7 @@ func run(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	machine := compare.ThisMachine()
 	machine.Copy = compare.CopyBandwidth()
 	res, err := compare.Run(ctx, compare.Config{
-		Plans: plans, Sides: compare.Sides(ompi, mpich, gompiSM), Paths: paths, Reps: o.reps,
+		Plans: plans, Sides: compare.Sides(ompi, mpich, gompiC, gompiSM), Paths: paths, Reps: o.reps,
 		Timeout: o.timeout, Env: env, Log: stderr,
 	})
 	if err != nil {
@@ -311,6 +329,19 @@ func setUp(ctx context.Context, in *compare.Installer, lib *compare.Library, o o
 		return err
 	}
 	return compare.Smoke(ctx, lib, o.build, env)
+}
+
+// setUpGompiC builds the C programs against gompi's C library and checks
+// that a 2-rank job runs.
+func setUpGompiC(ctx context.Context, o options, paths compare.Paths, env []string) (*compare.Library, error) {
+	lib, err := compare.GompiC(paths.Gompirun, o.gompicc)
+	if err != nil {
+		return nil, err
+	}
+	if err := compare.Build(ctx, lib, o.src, o.build); err != nil {
+		return nil, err
+	}
+	return lib, compare.Smoke(ctx, lib, o.build, env)
 }
 
 // runEnv lets Open MPI run as root, as it does here.

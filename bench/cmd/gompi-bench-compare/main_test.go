@@ -16,6 +16,9 @@ func TestParseFlags(t *testing.T) {
 	if err != nil || o.reps != 5 || o.timeout != 3*time.Minute || o.quick || !o.writeDocs || !o.install || o.acrossRounds != 7 || o.goCmd != "go" {
 		t.Errorf("defaults: %+v %v", o, err)
 	}
+	if o.gompicc != "bin/gompicc" {
+		t.Errorf("gompi's C compiler wrapper %q: want make build's", o.gompicc)
+	}
 	if o.command != "bin/gompi-bench-compare" {
 		t.Errorf("command %q", o.command)
 	}
