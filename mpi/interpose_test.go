@@ -31,6 +31,7 @@ var pure = []string{
 	"Group.String",   // fmt.Stringer
 	"Comm.Transport", // reads the transport Init chose for a peer, no MPI call
 	"AppNum",         // reads the app context the launcher gave the process
+	"Calls",          // returns the stack itself, for the C library to call through
 	// Derived datatypes: building, reading, freeing and packing a layout
 	// is local work on the caller's memory, no communication, so pmpi.API
 	// leaves them out and no profiling tool sees them.
