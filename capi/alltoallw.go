@@ -16,9 +16,9 @@ import (
 // bytes and a datatype per peer on each side (per rank for Alltoallw,
 // per destination and source of the topology for Neighbor_alltoallw).
 // A side's C buffer reaches as far as its farthest block: the largest
-// displacement plus the span of its count elements of its type. A block
-// of count 0 is skipped, its datatype not looked at (MPICH accepts any
-// there, MPI_DATATYPE_NULL too); pmpi checks the rest.
+// displacement plus the span of its count elements of its type. Every
+// datatype is resolved, a block of count 0's too: MPI_DATATYPE_NULL is
+// an error there, as in Open MPI and MPICH. pmpi checks the rest.
 
 // wSide is one side of a w-form, as pmpi takes it.
 type wSide struct {
@@ -45,15 +45,15 @@ func wSideOf[N, D ~int32 | ~int64](op, side string, p unsafe.Pointer, counts *N,
 	w.types = make([]pmpi.Datatype, n)
 	end := 0
 	for i, h := range unsafe.Slice(types, n) {
-		c := w.counts[i]
-		if c <= 0 {
-			continue // nothing to move; pmpi names a negative count
-		}
 		d, err := h.get()
 		if err != nil {
 			return w, errorf(pmpi.ClassType, "%s: %stypes[%d]: %v", op, side, i, err)
 		}
 		w.types[i] = d
+		c := w.counts[i]
+		if c <= 0 {
+			continue // nothing to move; pmpi names a negative count
+		}
 		_, ext := d.Extent()
 		tlb, text := d.TrueExtent()
 		end = max(end, w.displs[i]+(c-1)*ext+tlb+text)

@@ -8,8 +8,8 @@ import "github.com/gompi/gompi/pmpi"
 // of rtypes[j] starting rdispls[j] bytes into recv. The displacements are
 // in bytes, not in elements as in the v-forms, since the blocks' types
 // differ; a layout's Datatype method gives its datatype, TypeOf a
-// predefined one. A block of count 0 moves nothing, and its datatype is
-// not looked at. A halo exchange with a layout per neighbour (a face of
+// predefined one. Every block's datatype must be valid, a block of count
+// 0's too (its datatype an int64's will do). A halo exchange with a layout per neighbour (a face of
 // a grid as a Subarray or a Vector) is NeighborAlltoallw's typical use.
 
 // Alltoallw sends block i of send to rank i and receives block j of recv

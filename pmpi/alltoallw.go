@@ -10,9 +10,9 @@ import (
 // of the type, as in the v-forms). Each block is resolved here into its
 // bytes, a slice of the user's buffer for a contiguous type or a packed
 // copy for one that is not (unpacked once a receive succeeds), and the
-// coll module moves a slice per block. A block of count 0 is empty and
-// its datatype is not looked at, so an absent peer may be given any type
-// (MPICH does the same).
+// coll module moves a slice per block. Every block's datatype must be
+// usable, a block of count 0's too, as Open MPI and MPICH require: a
+// program that passes MPI_DATATYPE_NULL there fails on them.
 
 // wBlocks resolves the blocks of buf: counts[i] elements of types[i] at
 // byte displs[i], for each of parts peers, per naming them ("rank",
@@ -28,10 +28,6 @@ func (k *collCall) wBlocks(what string, parts int, per string, buf []byte, count
 		if c < 0 {
 			return nil, nil, k.fail(ClassCount, "%s count %d for %s %d is negative", what, c, per, i)
 		}
-		if c == 0 {
-			at[i] = -1
-			continue
-		}
 		// The checks name the block only when one fails: a name made
 		// for every block made a call of 8-byte blocks on 4 ranks 2.5
 		// times as long.
@@ -39,6 +35,10 @@ func (k *collCall) wBlocks(what string, parts int, per string, buf []byte, count
 		if !ready(t) {
 			_, err := usable(fmt.Sprintf("the %s datatype of %s %d", what, per, i), types[i])
 			return nil, nil, k.comm.handle(errorf(ClassType, nil, "%s on %v: %s", k.op, k.comm, err.(*Error).Msg))
+		}
+		if c == 0 {
+			at[i] = -1
+			continue
 		}
 		if d < 0 || d > len(buf) {
 			return nil, nil, k.fail(ClassBuffer, "%s block of %s %d: its displacement, %d bytes, lies outside the %d-byte %s buffer",

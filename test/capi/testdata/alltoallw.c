@@ -1,7 +1,7 @@
 /* The w-forms through the C library: MPI_Alltoallw and
  * MPI_Neighbor_alltoallw, blocking, non-blocking and persistent, each also
  * in its _c form, with a datatype and a byte displacement per block (a
- * vector type beside MPI_INT, zero counts with MPI_DATATYPE_NULL), in
+ * vector type beside MPI_INT, zero counts), in
  * place, on a periodic ring; and their errors. Runs on 2 or more ranks. */
 #include <mpi.h>
 #include <stdio.h>
@@ -67,7 +67,7 @@ static int amount(int s, int d) { return 2 * ((s + d) % 3); }
 
 /* alltoallw: to rank j, MPI_INT for even j, vec for odd, blocks in
  * reverse order; from rank j, vec when j%3 == 2, MPI_INT otherwise, one
- * int into each block's room. Zero counts pass MPI_DATATYPE_NULL. */
+ * int into each block's room. */
 static void alltoallw(enum form f, int large) {
     int n = size;
     int *send = malloc(sizeof(int) * ROOM * n), *recv = malloc(sizeof(int) * ROOM * n);
@@ -80,13 +80,13 @@ static void alltoallw(enum form f, int large) {
     for (int j = 0; j < n; j++) {
         int k = amount(rank, j), sv = j % 2, base = (n - 1 - j) * ROOM;
         sc[j] = sv ? k / 2 : k;
-        st[j] = k == 0 ? MPI_DATATYPE_NULL : sv ? vec : MPI_INT;
+        st[j] = sv ? vec : MPI_INT;
         sd[j] = base * (int)sizeof(int);
         for (int e = 0; e < k; e++)
             send[base + at(sv, e)] = rank * 100 + j * 10 + e;
         int kr = amount(j, rank), rv = j % 3 == 2;
         rc[j] = rv ? kr / 2 : kr;
-        rt[j] = kr == 0 ? MPI_DATATYPE_NULL : rv ? vec : MPI_INT;
+        rt[j] = rv ? vec : MPI_INT;
         rd[j] = (j * ROOM + 1) * (int)sizeof(int);
         csc[j] = sc[j], crc[j] = rc[j], csd[j] = sd[j], crd[j] = rd[j];
     }
@@ -241,9 +241,15 @@ int main(int argc, char **argv) {
           "neighbor alltoallw without a topology: MPI_ERR_TOPOLOGY");
     CHECK(class_of(MPI_Neighbor_alltoallw(MPI_IN_PLACE, n2, nd, t2, rbuf, n2, nd, t2, cart)) == MPI_ERR_BUFFER,
           "neighbor alltoallw in place: MPI_ERR_BUFFER");
-    /* All counts 0: nothing moves, whatever the types. */
-    CHECK(MPI_Alltoallw(NULL, zero, zero, looses, NULL, zero, zero, looses, MPI_COMM_WORLD) == MPI_SUCCESS,
-          "zero counts with uncommitted types");
+    /* All counts 0: nothing moves, but the types must be usable, as Open
+     * MPI and MPICH have them. */
+    CHECK(MPI_Alltoallw(NULL, zero, zero, ints, NULL, zero, zero, ints, MPI_COMM_WORLD) == MPI_SUCCESS, "zero counts");
+    CHECK(class_of(MPI_Alltoallw(NULL, zero, zero, looses, NULL, zero, zero, ints, MPI_COMM_WORLD)) == MPI_ERR_TYPE,
+          "zero counts of an uncommitted type: MPI_ERR_TYPE");
+    for (int j = 0; j < size; j++)
+        looses[j] = MPI_DATATYPE_NULL;
+    CHECK(class_of(MPI_Alltoallw(NULL, zero, zero, ints, NULL, zero, zero, looses, MPI_COMM_WORLD)) == MPI_ERR_TYPE,
+          "zero counts of MPI_DATATYPE_NULL: MPI_ERR_TYPE");
     ok("alltoallw errors");
 
     MPI_Type_free(&loose);

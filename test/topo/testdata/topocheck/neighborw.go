@@ -36,11 +36,9 @@ func layOut(n int, count func(int) int, strided func(int) bool, at func(int) int
 	for i := range n {
 		w.strided[i] = strided(i)
 		w.displs[i] = 8 * at(i) * wRoom
-		if k := count(i); k > 0 {
-			w.counts[i], w.types[i] = k, mpi.TypeOf[int64]()
-			if w.strided[i] {
-				w.counts[i], w.types[i] = 1, every.Datatype()
-			}
+		w.counts[i], w.types[i] = count(i), mpi.TypeOf[int64]()
+		if w.strided[i] {
+			w.counts[i], w.types[i] = count(i)/wPer, every.Datatype()
 		}
 	}
 	return w
@@ -146,8 +144,7 @@ func neighborW(world mpi.Comm) error {
 }
 
 // neighborWCart: block j comes from neighbour j's block j^1, as in
-// NeighborAlltoall; the blocks of dimension 1 are empty, so their
-// datatypes are not there.
+// NeighborAlltoall; the blocks of dimension 1 are empty.
 func neighborWCart(world mpi.Comm, dims []int, periods []bool, every mpi.Layout[int64]) (err error) {
 	c, err := mpi.CartCreate(world, dims, periods, false)
 	if err != nil {

@@ -81,11 +81,10 @@ func run() error {
 		return err
 	}
 	// NeighborAlltoallw: one int64 to each neighbour on the line.
-	both := make([]int, 2)
-	nbTypes := make([]mpi.Datatype, 2)
+	both, nbTypes := make([]int, 2), []mpi.Datatype{i64, i64}
 	for k, nb := range []int{me - 1, me + 1} {
 		if nb >= 0 && nb < 3 {
-			both[k], nbTypes[k] = 1, i64
+			both[k] = 1
 		}
 	}
 	if err := mpi.NeighborAlltoallw(make([]int64, 2), both, []int{0, 8}, nbTypes, make([]int64, 2), both, []int{0, 8}, nbTypes, line); err != nil {
