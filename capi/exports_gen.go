@@ -179,22 +179,22 @@ func PMPI_Alltoallv_init_c(sendbuf unsafe.Pointer, sendcounts *C.int64_t, sdispl
 
 //export PMPI_Alltoallw
 func PMPI_Alltoallw(sendbuf unsafe.Pointer, sendcounts *C.int, sdispls *C.int, sendtypes *C.uintptr_t, recvbuf unsafe.Pointer, recvcounts *C.int, rdispls *C.int, recvtypes *C.uintptr_t, comm C.uintptr_t) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Alltoallw"))
+	return C.int(done(Comm(comm), mpiAlltoallw(sendbuf, sendcounts, sdispls, (*Datatype)(unsafe.Pointer(sendtypes)), recvbuf, recvcounts, rdispls, (*Datatype)(unsafe.Pointer(recvtypes)), Comm(comm))))
 }
 
 //export PMPI_Alltoallw_c
 func PMPI_Alltoallw_c(sendbuf unsafe.Pointer, sendcounts *C.int64_t, sdispls *C.intptr_t, sendtypes *C.uintptr_t, recvbuf unsafe.Pointer, recvcounts *C.int64_t, rdispls *C.intptr_t, recvtypes *C.uintptr_t, comm C.uintptr_t) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Alltoallw_c"))
+	return C.int(done(Comm(comm), mpiAlltoallwC(sendbuf, sendcounts, sdispls, (*Datatype)(unsafe.Pointer(sendtypes)), recvbuf, recvcounts, rdispls, (*Datatype)(unsafe.Pointer(recvtypes)), Comm(comm))))
 }
 
 //export PMPI_Alltoallw_init
 func PMPI_Alltoallw_init(sendbuf unsafe.Pointer, sendcounts *C.int, sdispls *C.int, sendtypes *C.uintptr_t, recvbuf unsafe.Pointer, recvcounts *C.int, rdispls *C.int, recvtypes *C.uintptr_t, comm C.uintptr_t, info C.uintptr_t, request *C.uintptr_t) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Alltoallw_init"))
+	return C.int(done(Comm(comm), mpiAlltoallwInit(sendbuf, sendcounts, sdispls, (*Datatype)(unsafe.Pointer(sendtypes)), recvbuf, recvcounts, rdispls, (*Datatype)(unsafe.Pointer(recvtypes)), Comm(comm), Info(info), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Alltoallw_init_c
 func PMPI_Alltoallw_init_c(sendbuf unsafe.Pointer, sendcounts *C.int64_t, sdispls *C.intptr_t, sendtypes *C.uintptr_t, recvbuf unsafe.Pointer, recvcounts *C.int64_t, rdispls *C.intptr_t, recvtypes *C.uintptr_t, comm C.uintptr_t, info C.uintptr_t, request *C.uintptr_t) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Alltoallw_init_c"))
+	return C.int(done(Comm(comm), mpiAlltoallwInitC(sendbuf, sendcounts, sdispls, (*Datatype)(unsafe.Pointer(sendtypes)), recvbuf, recvcounts, rdispls, (*Datatype)(unsafe.Pointer(recvtypes)), Comm(comm), Info(info), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Attr_delete
@@ -1349,12 +1349,12 @@ func PMPI_Ialltoallv_c(sendbuf unsafe.Pointer, sendcounts *C.int64_t, sdispls *C
 
 //export PMPI_Ialltoallw
 func PMPI_Ialltoallw(sendbuf unsafe.Pointer, sendcounts *C.int, sdispls *C.int, sendtypes *C.uintptr_t, recvbuf unsafe.Pointer, recvcounts *C.int, rdispls *C.int, recvtypes *C.uintptr_t, comm C.uintptr_t, request *C.uintptr_t) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Ialltoallw"))
+	return C.int(done(Comm(comm), mpiIalltoallw(sendbuf, sendcounts, sdispls, (*Datatype)(unsafe.Pointer(sendtypes)), recvbuf, recvcounts, rdispls, (*Datatype)(unsafe.Pointer(recvtypes)), Comm(comm), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Ialltoallw_c
 func PMPI_Ialltoallw_c(sendbuf unsafe.Pointer, sendcounts *C.int64_t, sdispls *C.intptr_t, sendtypes *C.uintptr_t, recvbuf unsafe.Pointer, recvcounts *C.int64_t, rdispls *C.intptr_t, recvtypes *C.uintptr_t, comm C.uintptr_t, request *C.uintptr_t) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Ialltoallw_c"))
+	return C.int(done(Comm(comm), mpiIalltoallwC(sendbuf, sendcounts, sdispls, (*Datatype)(unsafe.Pointer(sendtypes)), recvbuf, recvcounts, rdispls, (*Datatype)(unsafe.Pointer(recvtypes)), Comm(comm), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Ibarrier
@@ -1469,12 +1469,12 @@ func PMPI_Ineighbor_alltoallv_c(sendbuf unsafe.Pointer, sendcounts *C.int64_t, s
 
 //export PMPI_Ineighbor_alltoallw
 func PMPI_Ineighbor_alltoallw(sendbuf unsafe.Pointer, sendcounts *C.int, sdispls *C.intptr_t, sendtypes *C.uintptr_t, recvbuf unsafe.Pointer, recvcounts *C.int, rdispls *C.intptr_t, recvtypes *C.uintptr_t, comm C.uintptr_t, request *C.uintptr_t) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Ineighbor_alltoallw"))
+	return C.int(done(Comm(comm), mpiIneighborAlltoallw(sendbuf, sendcounts, sdispls, (*Datatype)(unsafe.Pointer(sendtypes)), recvbuf, recvcounts, rdispls, (*Datatype)(unsafe.Pointer(recvtypes)), Comm(comm), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Ineighbor_alltoallw_c
 func PMPI_Ineighbor_alltoallw_c(sendbuf unsafe.Pointer, sendcounts *C.int64_t, sdispls *C.intptr_t, sendtypes *C.uintptr_t, recvbuf unsafe.Pointer, recvcounts *C.int64_t, rdispls *C.intptr_t, recvtypes *C.uintptr_t, comm C.uintptr_t, request *C.uintptr_t) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Ineighbor_alltoallw_c"))
+	return C.int(done(Comm(comm), mpiIneighborAlltoallwC(sendbuf, sendcounts, sdispls, (*Datatype)(unsafe.Pointer(sendtypes)), recvbuf, recvcounts, rdispls, (*Datatype)(unsafe.Pointer(recvtypes)), Comm(comm), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Info_create
@@ -1804,22 +1804,22 @@ func PMPI_Neighbor_alltoallv_init_c(sendbuf unsafe.Pointer, sendcounts *C.int64_
 
 //export PMPI_Neighbor_alltoallw
 func PMPI_Neighbor_alltoallw(sendbuf unsafe.Pointer, sendcounts *C.int, sdispls *C.intptr_t, sendtypes *C.uintptr_t, recvbuf unsafe.Pointer, recvcounts *C.int, rdispls *C.intptr_t, recvtypes *C.uintptr_t, comm C.uintptr_t) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Neighbor_alltoallw"))
+	return C.int(done(Comm(comm), mpiNeighborAlltoallw(sendbuf, sendcounts, sdispls, (*Datatype)(unsafe.Pointer(sendtypes)), recvbuf, recvcounts, rdispls, (*Datatype)(unsafe.Pointer(recvtypes)), Comm(comm))))
 }
 
 //export PMPI_Neighbor_alltoallw_c
 func PMPI_Neighbor_alltoallw_c(sendbuf unsafe.Pointer, sendcounts *C.int64_t, sdispls *C.intptr_t, sendtypes *C.uintptr_t, recvbuf unsafe.Pointer, recvcounts *C.int64_t, rdispls *C.intptr_t, recvtypes *C.uintptr_t, comm C.uintptr_t) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Neighbor_alltoallw_c"))
+	return C.int(done(Comm(comm), mpiNeighborAlltoallwC(sendbuf, sendcounts, sdispls, (*Datatype)(unsafe.Pointer(sendtypes)), recvbuf, recvcounts, rdispls, (*Datatype)(unsafe.Pointer(recvtypes)), Comm(comm))))
 }
 
 //export PMPI_Neighbor_alltoallw_init
 func PMPI_Neighbor_alltoallw_init(sendbuf unsafe.Pointer, sendcounts *C.int, sdispls *C.intptr_t, sendtypes *C.uintptr_t, recvbuf unsafe.Pointer, recvcounts *C.int, rdispls *C.intptr_t, recvtypes *C.uintptr_t, comm C.uintptr_t, info C.uintptr_t, request *C.uintptr_t) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Neighbor_alltoallw_init"))
+	return C.int(done(Comm(comm), mpiNeighborAlltoallwInit(sendbuf, sendcounts, sdispls, (*Datatype)(unsafe.Pointer(sendtypes)), recvbuf, recvcounts, rdispls, (*Datatype)(unsafe.Pointer(recvtypes)), Comm(comm), Info(info), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Neighbor_alltoallw_init_c
 func PMPI_Neighbor_alltoallw_init_c(sendbuf unsafe.Pointer, sendcounts *C.int64_t, sdispls *C.intptr_t, sendtypes *C.uintptr_t, recvbuf unsafe.Pointer, recvcounts *C.int64_t, rdispls *C.intptr_t, recvtypes *C.uintptr_t, comm C.uintptr_t, info C.uintptr_t, request *C.uintptr_t) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Neighbor_alltoallw_init_c"))
+	return C.int(done(Comm(comm), mpiNeighborAlltoallwInitC(sendbuf, sendcounts, sdispls, (*Datatype)(unsafe.Pointer(sendtypes)), recvbuf, recvcounts, rdispls, (*Datatype)(unsafe.Pointer(recvtypes)), Comm(comm), Info(info), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Op_commutative

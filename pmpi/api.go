@@ -156,6 +156,16 @@ type API interface {
 	NeighborAlltoallInit(send []byte, scount int, sdt Datatype, recv []byte, rcount int, rdt Datatype, comm *Comm) (*Request, error)
 	NeighborAlltoallvInit(send []byte, scounts, sdispls []int, sdt Datatype, recv []byte, rcounts, rdispls []int, rdt Datatype, comm *Comm) (*Request, error)
 
+	// All-to-all exchanges whose every block has its own count, datatype
+	// and displacement in bytes, blocking, non-blocking and persistent
+	// (alltoallw.go).
+	Alltoallw(send []byte, scounts, sdispls []int, stypes []Datatype, recv []byte, rcounts, rdispls []int, rtypes []Datatype, comm *Comm) error
+	Ialltoallw(send []byte, scounts, sdispls []int, stypes []Datatype, recv []byte, rcounts, rdispls []int, rtypes []Datatype, comm *Comm) (*Request, error)
+	AlltoallwInit(send []byte, scounts, sdispls []int, stypes []Datatype, recv []byte, rcounts, rdispls []int, rtypes []Datatype, comm *Comm) (*Request, error)
+	NeighborAlltoallw(send []byte, scounts, sdispls []int, stypes []Datatype, recv []byte, rcounts, rdispls []int, rtypes []Datatype, comm *Comm) error
+	IneighborAlltoallw(send []byte, scounts, sdispls []int, stypes []Datatype, recv []byte, rcounts, rdispls []int, rtypes []Datatype, comm *Comm) (*Request, error)
+	NeighborAlltoallwInit(send []byte, scounts, sdispls []int, stypes []Datatype, recv []byte, rcounts, rdispls []int, rtypes []Datatype, comm *Comm) (*Request, error)
+
 	// Attributes and hints on communicators (attr*.go, info_comm.go).
 	CommCreateKeyval(copy CommCopyAttrFunc, del CommDeleteAttrFunc, extra any) (Keyval, error)
 	CommFreeKeyval(kv *Keyval) error

@@ -24,6 +24,8 @@ const (
 	collNeighborAllgatherv
 	collNeighborAlltoall
 	collNeighborAlltoallv
+	collAlltoallw
+	collNeighborAlltoallw
 )
 
 // collOp is one collective call with its arguments checked and turned into
@@ -39,6 +41,9 @@ type collOp struct {
 	op               coll.Op
 	root             int
 	nb               coll.Neighbors // a neighbourhood collective's
+	// sblocks and rblocks are the w-forms' blocks, one per rank or
+	// neighbour, each resolved from its count, type and displacement.
+	sblocks, rblocks [][]byte
 }
 
 // provided reports whether m has a function for o.
@@ -84,6 +89,10 @@ func (o *collOp) provided(m *coll.Module) bool {
 		return m.NeighborAlltoall != nil
 	case collNeighborAlltoallv:
 		return m.NeighborAlltoallv != nil
+	case collAlltoallw:
+		return m.Alltoallw != nil
+	case collNeighborAlltoallw:
+		return m.NeighborAlltoallw != nil
 	}
 	return false
 }
@@ -131,6 +140,10 @@ func (o *collOp) call(m *coll.Module, c coll.Comm) error {
 		return m.NeighborAlltoall(c, o.nb, o.send, o.recv)
 	case collNeighborAlltoallv:
 		return m.NeighborAlltoallv(c, o.nb, o.send, o.scounts, o.sdispls, o.recv, o.counts, o.displs)
+	case collAlltoallw:
+		return m.Alltoallw(c, o.sblocks, o.rblocks)
+	case collNeighborAlltoallw:
+		return m.NeighborAlltoallw(c, o.nb, o.sblocks, o.rblocks)
 	}
 	panic("pmpi: collective kind out of range")
 }

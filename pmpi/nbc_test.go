@@ -11,14 +11,15 @@ import (
 func TestCollKindsFollowCollectives(t *testing.T) {
 	want := map[int]string{collBarrier: "barrier", collAllreduce: "allreduce", collAlltoallv: "alltoallv",
 		collReduceScatterBlock: "reduce_scatter_block", collExscan: "exscan",
-		collNeighborAllgather: "neighbor_allgather", collNeighborAlltoallv: "neighbor_alltoallv"}
+		collNeighborAllgather: "neighbor_allgather", collNeighborAlltoallv: "neighbor_alltoallv",
+		collAlltoallw: "alltoallw", collNeighborAlltoallw: "neighbor_alltoallw"}
 	for kind, name := range want {
 		if coll.Collectives[kind] != name {
 			t.Errorf("kind %d is %q in coll.Collectives, want %q", kind, coll.Collectives[kind], name)
 		}
 	}
-	if len(coll.Collectives) != collNeighborAlltoallv+1 {
-		t.Errorf("%d collectives, %d kinds", len(coll.Collectives), collNeighborAlltoallv+1)
+	if len(coll.Collectives) != collNeighborAlltoallw+1 {
+		t.Errorf("%d collectives, %d kinds", len(coll.Collectives), collNeighborAlltoallw+1)
 	}
 }
 

@@ -234,6 +234,21 @@ type Module struct {
 	NeighborAlltoall   func(c Comm, nb Neighbors, send, recv []byte) error
 	NeighborAlltoallv  func(c Comm, nb Neighbors, send []byte, scounts, sdispls []int, recv []byte, rcounts, rdispls []int) error
 
+	// Alltoallw sends send[i] to rank i and receives recv[j] from rank j;
+	// NeighborAlltoallw sends send[i] to destination i of nb and receives
+	// recv[j] from source j. MPI gives each of these blocks a count, a
+	// datatype and a displacement in bytes of its own; pmpi turns them
+	// into the block's bytes before the call, a slice of the user's
+	// buffer or a packed copy of a non-contiguous type's data, as it does
+	// every datatype. A slice per block, rather than one buffer with byte
+	// counts and displacements, keeps a packed copy apart from the
+	// buffer it stands for and spares contiguous blocks any copy; passing
+	// the datatypes down instead would give every component a packing
+	// interface for these two calls alone, against the framework's rule
+	// that modules see bytes.
+	Alltoallw         func(c Comm, send, recv [][]byte) error
+	NeighborAlltoallw func(c Comm, nb Neighbors, send, recv [][]byte) error
+
 	// Concurrent says that the module's functions are pure point-to-point
 	// on the Comm they are given and keep no state of the communicator's
 	// that two calls could share unguarded: several may run at once, each
@@ -257,10 +272,11 @@ var Collectives = []string{
 	"barrier", "bcast", "reduce", "allreduce", "gather", "gatherv", "scatter", "scatterv",
 	"allgather", "allgatherv", "alltoall", "alltoallv", "reduce_scatter", "reduce_scatter_block",
 	"scan", "exscan", "neighbor_allgather", "neighbor_allgatherv", "neighbor_alltoall", "neighbor_alltoallv",
+	"alltoallw", "neighbor_alltoallw",
 }
 
 // numCollectives is len(Collectives), for the arrays indexed by it.
-const numCollectives = 20
+const numCollectives = 22
 
 // slots returns a pointer to each collective's function, in the order of
 // Collectives.
@@ -269,6 +285,7 @@ func (m *Module) slots() []any {
 		&m.Barrier, &m.Bcast, &m.Reduce, &m.Allreduce, &m.Gather, &m.Gatherv, &m.Scatter, &m.Scatterv,
 		&m.Allgather, &m.Allgatherv, &m.Alltoall, &m.Alltoallv, &m.ReduceScatter, &m.ReduceScatterBlock,
 		&m.Scan, &m.Exscan, &m.NeighborAllgather, &m.NeighborAllgatherv, &m.NeighborAlltoall, &m.NeighborAlltoallv,
+		&m.Alltoallw, &m.NeighborAlltoallw,
 	}
 }
 
@@ -296,6 +313,8 @@ const (
 	TagNeighborAllgatherv
 	TagNeighborAlltoall
 	TagNeighborAlltoallv
+	TagAlltoallw
+	TagNeighborAlltoallw
 	// TagRules carries Build's check that every member got the same rules.
 	TagRules
 	// TagShared carries a component's set-up of memory that the members

@@ -90,11 +90,15 @@ type Blocks struct {
 	sn, rn                             int
 	whole                              bool
 	scounts, sdispls, rcounts, rdispls []int
+	// sb and rb, when set, are the blocks themselves (NeighborAlltoallw).
+	sb, rb [][]byte
 }
 
 // Send is the block for destination i.
 func (b *Blocks) Send(i int) []byte {
 	switch {
+	case b.sb != nil:
+		return b.sb[i]
 	case b.whole:
 		return b.send
 	case b.scounts != nil:
@@ -105,6 +109,9 @@ func (b *Blocks) Send(i int) []byte {
 
 // Recv is the block for source j.
 func (b *Blocks) Recv(j int) []byte {
+	if b.rb != nil {
+		return b.rb[j]
+	}
 	if b.rcounts != nil {
 		return b.recv[b.rdispls[j] : b.rdispls[j]+b.rcounts[j]]
 	}
@@ -150,4 +157,14 @@ func (nb Neighbors) AlltoallvBlocks(send []byte, scounts, sdispls []int, recv []
 	}
 	err := CheckNeighborBlocks("recv", rcounts, rdispls, len(nb.Sources), len(recv))
 	return Blocks{send: send, recv: recv, scounts: scounts, sdispls: sdispls, rcounts: rcounts, rdispls: rdispls}, err
+}
+
+// AlltoallwBlocks: the blocks themselves, one per destination in send
+// and one per source in recv.
+func (nb Neighbors) AlltoallwBlocks(send, recv [][]byte) (Blocks, error) {
+	if len(send) != len(nb.Dests) || len(recv) != len(nb.Sources) {
+		return Blocks{}, fmt.Errorf("%d send blocks for %d destinations and %d receive blocks for %d sources, want one per neighbour", len(send), len(nb.Dests), len(recv), len(nb.Sources))
+	}
+	// A nil list has no neighbour to ask Send or Recv about.
+	return Blocks{sb: send, rb: recv}, nil
 }

@@ -692,6 +692,36 @@ func (layer Base) NeighborAlltoallvInit(send []byte, scounts []int, sdispls []in
 	return layer.Next.NeighborAlltoallvInit(send, scounts, sdispls, sdt, recv, rcounts, rdispls, rdt, comm)
 }
 
+// Alltoallw calls Next.Alltoallw.
+func (layer Base) Alltoallw(send []byte, scounts []int, sdispls []int, stypes []pmpi.Datatype, recv []byte, rcounts []int, rdispls []int, rtypes []pmpi.Datatype, comm *pmpi.Comm) error {
+	return layer.Next.Alltoallw(send, scounts, sdispls, stypes, recv, rcounts, rdispls, rtypes, comm)
+}
+
+// Ialltoallw calls Next.Ialltoallw.
+func (layer Base) Ialltoallw(send []byte, scounts []int, sdispls []int, stypes []pmpi.Datatype, recv []byte, rcounts []int, rdispls []int, rtypes []pmpi.Datatype, comm *pmpi.Comm) (*pmpi.Request, error) {
+	return layer.Next.Ialltoallw(send, scounts, sdispls, stypes, recv, rcounts, rdispls, rtypes, comm)
+}
+
+// AlltoallwInit calls Next.AlltoallwInit.
+func (layer Base) AlltoallwInit(send []byte, scounts []int, sdispls []int, stypes []pmpi.Datatype, recv []byte, rcounts []int, rdispls []int, rtypes []pmpi.Datatype, comm *pmpi.Comm) (*pmpi.Request, error) {
+	return layer.Next.AlltoallwInit(send, scounts, sdispls, stypes, recv, rcounts, rdispls, rtypes, comm)
+}
+
+// NeighborAlltoallw calls Next.NeighborAlltoallw.
+func (layer Base) NeighborAlltoallw(send []byte, scounts []int, sdispls []int, stypes []pmpi.Datatype, recv []byte, rcounts []int, rdispls []int, rtypes []pmpi.Datatype, comm *pmpi.Comm) error {
+	return layer.Next.NeighborAlltoallw(send, scounts, sdispls, stypes, recv, rcounts, rdispls, rtypes, comm)
+}
+
+// IneighborAlltoallw calls Next.IneighborAlltoallw.
+func (layer Base) IneighborAlltoallw(send []byte, scounts []int, sdispls []int, stypes []pmpi.Datatype, recv []byte, rcounts []int, rdispls []int, rtypes []pmpi.Datatype, comm *pmpi.Comm) (*pmpi.Request, error) {
+	return layer.Next.IneighborAlltoallw(send, scounts, sdispls, stypes, recv, rcounts, rdispls, rtypes, comm)
+}
+
+// NeighborAlltoallwInit calls Next.NeighborAlltoallwInit.
+func (layer Base) NeighborAlltoallwInit(send []byte, scounts []int, sdispls []int, stypes []pmpi.Datatype, recv []byte, rcounts []int, rdispls []int, rtypes []pmpi.Datatype, comm *pmpi.Comm) (*pmpi.Request, error) {
+	return layer.Next.NeighborAlltoallwInit(send, scounts, sdispls, stypes, recv, rcounts, rdispls, rtypes, comm)
+}
+
 // CommCreateKeyval calls Next.CommCreateKeyval.
 func (layer Base) CommCreateKeyval(copy pmpi.CommCopyAttrFunc, del pmpi.CommDeleteAttrFunc, extra any) (pmpi.Keyval, error) {
 	return layer.Next.CommCreateKeyval(copy, del, extra)

@@ -143,6 +143,12 @@ const (
 	fnNeighborAllgathervInit
 	fnNeighborAlltoallInit
 	fnNeighborAlltoallvInit
+	fnAlltoallw
+	fnIalltoallw
+	fnAlltoallwInit
+	fnNeighborAlltoallw
+	fnIneighborAlltoallw
+	fnNeighborAlltoallwInit
 	fnCommCreateKeyval
 	fnCommFreeKeyval
 	fnCommSetAttr
@@ -1242,6 +1248,54 @@ func (layer *recorder) NeighborAlltoallvInit(send []byte, scounts []int, sdispls
 	t0 := layer.begin()
 	res0, res1 := layer.Next.NeighborAlltoallvInit(send, scounts, sdispls, sdt, recv, rcounts, rdispls, rdt, comm)
 	layer.record(t0, fnNeighborAlltoallvInit, -1, -1, bytesOf(sum(scounts), sdt), comm, res1)
+	return res0, res1
+}
+
+// Alltoallw records the call and passes it down.
+func (layer *recorder) Alltoallw(send []byte, scounts []int, sdispls []int, stypes []pmpi.Datatype, recv []byte, rcounts []int, rdispls []int, rtypes []pmpi.Datatype, comm *pmpi.Comm) error {
+	t0 := layer.begin()
+	res0 := layer.Next.Alltoallw(send, scounts, sdispls, stypes, recv, rcounts, rdispls, rtypes, comm)
+	layer.record(t0, fnAlltoallw, -1, -1, 0, comm, res0)
+	return res0
+}
+
+// Ialltoallw records the call and passes it down.
+func (layer *recorder) Ialltoallw(send []byte, scounts []int, sdispls []int, stypes []pmpi.Datatype, recv []byte, rcounts []int, rdispls []int, rtypes []pmpi.Datatype, comm *pmpi.Comm) (*pmpi.Request, error) {
+	t0 := layer.begin()
+	res0, res1 := layer.Next.Ialltoallw(send, scounts, sdispls, stypes, recv, rcounts, rdispls, rtypes, comm)
+	layer.record(t0, fnIalltoallw, -1, -1, 0, comm, res1)
+	return res0, res1
+}
+
+// AlltoallwInit records the call and passes it down.
+func (layer *recorder) AlltoallwInit(send []byte, scounts []int, sdispls []int, stypes []pmpi.Datatype, recv []byte, rcounts []int, rdispls []int, rtypes []pmpi.Datatype, comm *pmpi.Comm) (*pmpi.Request, error) {
+	t0 := layer.begin()
+	res0, res1 := layer.Next.AlltoallwInit(send, scounts, sdispls, stypes, recv, rcounts, rdispls, rtypes, comm)
+	layer.record(t0, fnAlltoallwInit, -1, -1, 0, comm, res1)
+	return res0, res1
+}
+
+// NeighborAlltoallw records the call and passes it down.
+func (layer *recorder) NeighborAlltoallw(send []byte, scounts []int, sdispls []int, stypes []pmpi.Datatype, recv []byte, rcounts []int, rdispls []int, rtypes []pmpi.Datatype, comm *pmpi.Comm) error {
+	t0 := layer.begin()
+	res0 := layer.Next.NeighborAlltoallw(send, scounts, sdispls, stypes, recv, rcounts, rdispls, rtypes, comm)
+	layer.record(t0, fnNeighborAlltoallw, -1, -1, 0, comm, res0)
+	return res0
+}
+
+// IneighborAlltoallw records the call and passes it down.
+func (layer *recorder) IneighborAlltoallw(send []byte, scounts []int, sdispls []int, stypes []pmpi.Datatype, recv []byte, rcounts []int, rdispls []int, rtypes []pmpi.Datatype, comm *pmpi.Comm) (*pmpi.Request, error) {
+	t0 := layer.begin()
+	res0, res1 := layer.Next.IneighborAlltoallw(send, scounts, sdispls, stypes, recv, rcounts, rdispls, rtypes, comm)
+	layer.record(t0, fnIneighborAlltoallw, -1, -1, 0, comm, res1)
+	return res0, res1
+}
+
+// NeighborAlltoallwInit records the call and passes it down.
+func (layer *recorder) NeighborAlltoallwInit(send []byte, scounts []int, sdispls []int, stypes []pmpi.Datatype, recv []byte, rcounts []int, rdispls []int, rtypes []pmpi.Datatype, comm *pmpi.Comm) (*pmpi.Request, error) {
+	t0 := layer.begin()
+	res0, res1 := layer.Next.NeighborAlltoallwInit(send, scounts, sdispls, stypes, recv, rcounts, rdispls, rtypes, comm)
+	layer.record(t0, fnNeighborAlltoallwInit, -1, -1, 0, comm, res1)
 	return res0, res1
 }
 

@@ -1,6 +1,7 @@
 package coll_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -54,6 +55,32 @@ func TestNonBlockingMismatch(t *testing.T) {
 			if !strings.Contains(j.Stdout, call+" on comm MPI_COMM_WORLD: coll tuned: ") {
 				t.Errorf("the error does not name the call, the communicator and tuned once each\n%v", j)
 			}
+		})
+	}
+}
+
+// TestAlltoallw runs collcheck alltoallw on 1 to 4 ranks under the
+// default stack, where coll tuned, sm and han leave the call to basic
+// (self on one rank), and under basic alone over tcp: blocks of a vector
+// type beside plain ones, zero counts, byte displacements out of order,
+// in place, non-blocking and persistent, and the errors of each argument.
+func TestAlltoallw(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		np   int
+		args []string
+	}{
+		{"default/1", 1, nil},
+		{"default/2", 2, nil},
+		{"default/3", 3, nil},
+		{"default/4", 4, nil},
+		{"basic/tcp/3", 3, []string{"--mca", "coll", "basic,self", "--mca", "btl", "self,tcp"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			args := append([]string{"-np", fmt.Sprint(tc.np), "--oversubscribe"}, tc.args...)
+			j := run(t, append(args, collcheck, "alltoallw")...)
+			expectOK(t, j, "alltoallw", tc.np)
 		})
 	}
 }

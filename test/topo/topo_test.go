@@ -36,6 +36,7 @@ func TestScenarios(t *testing.T) {
 		{"neighbor", []int{4, 6}},
 		{"neighbor-graph", []int{4}},
 		{"neighbor-nonblocking", []int{4}},
+		{"neighbor-alltoallw", []int{4, 6}},
 	}
 	for _, btl := range []string{"self,sm", "self,tcp"} {
 		for _, tt := range tests {

@@ -165,6 +165,12 @@ func TestBadArguments(t *testing.T) {
 		{"alltoallv self", "alltoallv", "rank 1 sends itself 8 bytes but expects 0", 1, func(c coll.Comm) error {
 			return m.Alltoallv(c, b(24), []int{8, 8, 8}, []int{0, 8, 16}, b(24), []int{8, 0, 8}, []int{0, 8, 16})
 		}},
+		{"alltoallw blocks", "alltoallw", "2 send blocks and 3 receive blocks, want one of each per rank (3)", 0, func(c coll.Comm) error {
+			return m.Alltoallw(c, [][]byte{nil, nil}, [][]byte{nil, nil, nil})
+		}},
+		{"alltoallw self", "alltoallw", "rank 1 sends itself 4 bytes but expects 5", 1, func(c coll.Comm) error {
+			return m.Alltoallw(c, [][]byte{nil, b(4), nil}, [][]byte{nil, b(5), nil})
+		}},
 		{"reduce_scatter sum", "reduce_scatter", "send holds 16 bytes, want 24 (the sum of the counts)", 0, func(c coll.Comm) error {
 			return m.ReduceScatter(c, b(16), b(8), []int{8, 8, 8}, sum)
 		}},

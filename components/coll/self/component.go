@@ -52,6 +52,8 @@ func newModule() *coll.Module {
 		NeighborAllgatherv: neighborAllgatherv,
 		NeighborAlltoall:   neighborAlltoall,
 		NeighborAlltoallv:  neighborAlltoallv,
+		Alltoallw:          alltoallw,
+		NeighborAlltoallw:  neighborAlltoallw,
 	}
 }
 

@@ -82,6 +82,7 @@ func TestCollectives(t *testing.T) {
 			{"alltoallv", func(c coll.Comm, r []byte) error {
 				return m.Alltoallv(c, within(k+gap, send), v, d, r, v, []int{0})
 			}, k + 1, append(bytes.Clone(send), 0xEE)},
+			{"alltoallw", func(c coll.Comm, r []byte) error { return m.Alltoallw(c, [][]byte{send}, [][]byte{r}) }, k, send},
 			{"reduce_scatter", func(c coll.Comm, r []byte) error {
 				return m.ReduceScatter(c, send, r, v, colltest.Affine{})
 			}, k, send},
@@ -133,6 +134,9 @@ func TestBadArguments(t *testing.T) {
 		{"allgatherv", "send holds 8 bytes, want 4", m.Allgatherv(&silent{}, b(8), b(8), []int{4}, []int{0})},
 		{"alltoall", "recv holds 0 bytes, want 8", m.Alltoall(&silent{}, b(8), nil)},
 		{"alltoallv", "rank 0 sends itself 8 bytes but expects 4", m.Alltoallv(&silent{}, b(8), []int{8}, []int{0}, b(8), []int{4}, []int{0})},
+		{"alltoallw", "rank 0 sends itself 8 bytes but expects 4", m.Alltoallw(&silent{}, [][]byte{b(8)}, [][]byte{b(4)})},
+		{"alltoallw", "2 send blocks and 1 receive blocks", m.Alltoallw(&silent{}, [][]byte{b(8), nil}, [][]byte{b(8)})},
+		{"neighbor_alltoallw", "1 send blocks for 2 destinations", m.NeighborAlltoallw(&silent{}, coll.Neighbors{Sources: []int{0, 0}, Dests: []int{0, 0}}, [][]byte{b(8)}, [][]byte{b(8), b(8)})},
 		{"reduce_scatter", "send holds 16 bytes, want 8", m.ReduceScatter(&silent{}, b(16), b(8), []int{8}, sum)},
 		{"reduce_scatter_block", "recv holds 8 bytes, want 16", m.ReduceScatterBlock(&silent{}, b(16), b(8), sum)},
 		{"scan", "recv holds 0 bytes, want 8", m.Scan(&silent{}, b(8), nil, sum)},
@@ -146,6 +150,24 @@ func TestBadArguments(t *testing.T) {
 		} else if !strings.HasPrefix(tc.err.Error(), tc.want) {
 			t.Errorf("%s: error %q, want %q...", tc.coll, tc.err, tc.want)
 		}
+	}
+}
+
+// TestNeighborAlltoallw: on a periodic grid of one rank, the block sent
+// down arrives from above and the block sent up from below.
+func TestNeighborAlltoallw(t *testing.T) {
+	nb := coll.Neighbors{Sources: []int{0, 0}, Dests: []int{0, 0}, Cart: true}
+	down, up := fill(1, 8), fill(2, 24)
+	recv := [][]byte{filled(24), filled(8)}
+	c := &silent{}
+	if err := newModule().NeighborAlltoallw(c, nb, [][]byte{down, up}, recv); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(recv[0], up) || !bytes.Equal(recv[1], down) {
+		t.Errorf("from below %v, from above %v; want %v and %v", recv[0], recv[1], up, down)
+	}
+	if n := c.msgs.Load(); n != 0 {
+		t.Errorf("%d messages", n)
 	}
 }
 

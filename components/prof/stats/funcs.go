@@ -110,6 +110,12 @@ const (
 	fnNeighborAllgathervInit
 	fnNeighborAlltoallInit
 	fnNeighborAlltoallvInit
+	fnAlltoallw
+	fnIalltoallw
+	fnAlltoallwInit
+	fnNeighborAlltoallw
+	fnIneighborAlltoallw
+	fnNeighborAlltoallwInit
 	numFns
 )
 
@@ -125,6 +131,7 @@ var fnNames = [numFns]string{
 	"Allgather", "Allgatherv", "Alltoall", "Alltoallv", "Reduce_scatter", "Reduce_scatter_block",
 	"Scan", "Exscan",
 	"Ibarrier", "Ibcast", "Ireduce", "Iallreduce", "Igather", "Igatherv", "Iscatter", "Iscatterv", "Iallgather", "Iallgatherv", "Ialltoall", "Ialltoallv", "Ireduce_scatter", "Ireduce_scatter_block", "Iscan", "Iexscan", "Neighbor_allgather", "Ineighbor_allgather", "Neighbor_allgatherv", "Ineighbor_allgatherv", "Neighbor_alltoall", "Ineighbor_alltoall", "Neighbor_alltoallv", "Ineighbor_alltoallv", "Barrier_init", "Bcast_init", "Reduce_init", "Allreduce_init", "Gather_init", "Gatherv_init", "Scatter_init", "Scatterv_init", "Allgather_init", "Allgatherv_init", "Alltoall_init", "Alltoallv_init", "Reduce_scatter_init", "Reduce_scatter_block_init", "Scan_init", "Exscan_init", "Neighbor_allgather_init", "Neighbor_allgatherv_init", "Neighbor_alltoall_init", "Neighbor_alltoallv_init",
+	"Alltoallw", "Ialltoallw", "Alltoallw_init", "Neighbor_alltoallw", "Ineighbor_alltoallw", "Neighbor_alltoallw_init",
 }
 
 func (f fn) String() string { return fnNames[f] }

@@ -279,8 +279,9 @@ func checkFunctions(t *testing.T, ph stats.PhaseReport, want map[string]expect) 
 
 // TestJobNonblocking runs nbcprog on 3 ranks: a non-blocking collective
 // counts the blocking call's bytes at its start, a persistent one's Init
-// its time only, and a neighbourhood collective the blocks each rank
-// sends to its neighbours on a line, in the collective matrix too.
+// its time only, an Alltoallw each block's bytes by its own datatype, and
+// a neighbourhood collective the blocks each rank sends to its
+// neighbours on a line, in the collective matrix too.
 func TestJobNonblocking(t *testing.T) {
 	_, rep := runJob(t, "nbcprog")
 	ph := rep.Total
@@ -290,13 +291,17 @@ func TestJobNonblocking(t *testing.T) {
 		"Allreduce_init": {"", 3, 0, 0}, "Start": {"", 3 * 2, 0, 0},
 		// On the line 0-1-2, ranks 0 and 2 send to 1, rank 1 to both.
 		"Neighbor_allgather": {"", 3, 4 * 32, 0}, "Ineighbor_alltoall": {"", 3, 4 * 24, 0},
+		// Each rank sends rank j 8*(j+1) bytes, its own block aside; one
+		// int64 to each neighbour on the line.
+		"Alltoallw": {"", 3, (16 + 24) + (8 + 24) + (8 + 16), 0}, "Neighbor_alltoallw": {"", 3, 4 * 8, 0},
 	}
 	checkFunctions(t, ph, want)
 	// Per call, one logical message to each other member: Iallreduce,
-	// Ibcast and the two neighbourhood calls (the Inits move nothing,
-	// and Start counts no message).
-	msgs := [][]int64{{0, 4, 4}, {4, 0, 4}, {4, 4, 0}}
-	bytes := [][]int64{{0, 64 + 16 + 32 + 24, 64 + 16}, {64 + 32 + 24, 0, 64 + 32 + 24}, {64, 64 + 32 + 24, 0}}
+	// Ibcast, Alltoallw and the three neighbourhood calls (the Inits move
+	// nothing, and Start counts no message).
+	msgs := [][]int64{{0, 6, 6}, {6, 0, 6}, {6, 6, 0}}
+	bytes := [][]int64{{0, 64 + 16 + 32 + 24 + 16 + 8, 64 + 16 + 24}, {64 + 32 + 24 + 8 + 8, 0, 64 + 32 + 24 + 24 + 8},
+		{64 + 8, 64 + 32 + 24 + 16 + 8, 0}}
 	checkMatrix(t, "total coll", ph.Coll, msgs, bytes)
 }
 

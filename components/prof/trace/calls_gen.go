@@ -960,6 +960,60 @@ func (t *Tracer) NeighborAlltoallvInit(send []byte, scounts []int, sdispls []int
 	return res0, res1
 }
 
+// Alltoallw records MPI_Alltoallw.
+func (t *Tracer) Alltoallw(send []byte, scounts []int, sdispls []int, stypes []pmpi.Datatype, recv []byte, rcounts []int, rdispls []int, rtypes []pmpi.Datatype, comm *pmpi.Comm) error {
+	sp := t.begin()
+	res0 := t.Next.Alltoallw(send, scounts, sdispls, stypes, recv, rcounts, rdispls, rtypes, comm)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_Alltoallw", t.commArgs(sp, comm).withErr(res0))
+	return res0
+}
+
+// Ialltoallw records MPI_Ialltoallw.
+func (t *Tracer) Ialltoallw(send []byte, scounts []int, sdispls []int, stypes []pmpi.Datatype, recv []byte, rcounts []int, rdispls []int, rtypes []pmpi.Datatype, comm *pmpi.Comm) (*pmpi.Request, error) {
+	sp := t.begin()
+	res0, res1 := t.Next.Ialltoallw(send, scounts, sdispls, stypes, recv, rcounts, rdispls, rtypes, comm)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_Ialltoallw", t.commArgs(sp, comm).withErr(res1))
+	return res0, res1
+}
+
+// AlltoallwInit records MPI_AlltoallwInit.
+func (t *Tracer) AlltoallwInit(send []byte, scounts []int, sdispls []int, stypes []pmpi.Datatype, recv []byte, rcounts []int, rdispls []int, rtypes []pmpi.Datatype, comm *pmpi.Comm) (*pmpi.Request, error) {
+	sp := t.begin()
+	res0, res1 := t.Next.AlltoallwInit(send, scounts, sdispls, stypes, recv, rcounts, rdispls, rtypes, comm)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_AlltoallwInit", t.commArgs(sp, comm).withErr(res1))
+	return res0, res1
+}
+
+// NeighborAlltoallw records MPI_NeighborAlltoallw.
+func (t *Tracer) NeighborAlltoallw(send []byte, scounts []int, sdispls []int, stypes []pmpi.Datatype, recv []byte, rcounts []int, rdispls []int, rtypes []pmpi.Datatype, comm *pmpi.Comm) error {
+	sp := t.begin()
+	res0 := t.Next.NeighborAlltoallw(send, scounts, sdispls, stypes, recv, rcounts, rdispls, rtypes, comm)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_NeighborAlltoallw", t.commArgs(sp, comm).withErr(res0))
+	return res0
+}
+
+// IneighborAlltoallw records MPI_IneighborAlltoallw.
+func (t *Tracer) IneighborAlltoallw(send []byte, scounts []int, sdispls []int, stypes []pmpi.Datatype, recv []byte, rcounts []int, rdispls []int, rtypes []pmpi.Datatype, comm *pmpi.Comm) (*pmpi.Request, error) {
+	sp := t.begin()
+	res0, res1 := t.Next.IneighborAlltoallw(send, scounts, sdispls, stypes, recv, rcounts, rdispls, rtypes, comm)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_IneighborAlltoallw", t.commArgs(sp, comm).withErr(res1))
+	return res0, res1
+}
+
+// NeighborAlltoallwInit records MPI_NeighborAlltoallwInit.
+func (t *Tracer) NeighborAlltoallwInit(send []byte, scounts []int, sdispls []int, stypes []pmpi.Datatype, recv []byte, rcounts []int, rdispls []int, rtypes []pmpi.Datatype, comm *pmpi.Comm) (*pmpi.Request, error) {
+	sp := t.begin()
+	res0, res1 := t.Next.NeighborAlltoallwInit(send, scounts, sdispls, stypes, recv, rcounts, rdispls, rtypes, comm)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_NeighborAlltoallwInit", t.commArgs(sp, comm).withErr(res1))
+	return res0, res1
+}
+
 // CommCreateKeyval records MPI_CommCreateKeyval.
 func (t *Tracer) CommCreateKeyval(copy pmpi.CommCopyAttrFunc, del pmpi.CommDeleteAttrFunc, extra any) (pmpi.Keyval, error) {
 	sp := t.begin()

@@ -1036,6 +1036,48 @@ func (layer module) NeighborAlltoallvInit(send []byte, scounts []int, sdispls []
 	return
 }
 
+// Alltoallw runs the wrappers of every.w around Next.Alltoallw.
+func (layer module) Alltoallw(send []byte, scounts []int, sdispls []int, stypes []pmpi.Datatype, recv []byte, rcounts []int, rdispls []int, rtypes []pmpi.Datatype, comm *pmpi.Comm) (returnVal error) {
+	record0("Alltoallw")
+	returnVal = layer.Next.Alltoallw(send, scounts, sdispls, stypes, recv, rcounts, rdispls, rtypes, comm)
+	return
+}
+
+// Ialltoallw runs the wrappers of every.w around Next.Ialltoallw.
+func (layer module) Ialltoallw(send []byte, scounts []int, sdispls []int, stypes []pmpi.Datatype, recv []byte, rcounts []int, rdispls []int, rtypes []pmpi.Datatype, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	record0("Ialltoallw")
+	ret0, returnVal = layer.Next.Ialltoallw(send, scounts, sdispls, stypes, recv, rcounts, rdispls, rtypes, comm)
+	return
+}
+
+// AlltoallwInit runs the wrappers of every.w around Next.AlltoallwInit.
+func (layer module) AlltoallwInit(send []byte, scounts []int, sdispls []int, stypes []pmpi.Datatype, recv []byte, rcounts []int, rdispls []int, rtypes []pmpi.Datatype, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	record0("AlltoallwInit")
+	ret0, returnVal = layer.Next.AlltoallwInit(send, scounts, sdispls, stypes, recv, rcounts, rdispls, rtypes, comm)
+	return
+}
+
+// NeighborAlltoallw runs the wrappers of every.w around Next.NeighborAlltoallw.
+func (layer module) NeighborAlltoallw(send []byte, scounts []int, sdispls []int, stypes []pmpi.Datatype, recv []byte, rcounts []int, rdispls []int, rtypes []pmpi.Datatype, comm *pmpi.Comm) (returnVal error) {
+	record0("NeighborAlltoallw")
+	returnVal = layer.Next.NeighborAlltoallw(send, scounts, sdispls, stypes, recv, rcounts, rdispls, rtypes, comm)
+	return
+}
+
+// IneighborAlltoallw runs the wrappers of every.w around Next.IneighborAlltoallw.
+func (layer module) IneighborAlltoallw(send []byte, scounts []int, sdispls []int, stypes []pmpi.Datatype, recv []byte, rcounts []int, rdispls []int, rtypes []pmpi.Datatype, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	record0("IneighborAlltoallw")
+	ret0, returnVal = layer.Next.IneighborAlltoallw(send, scounts, sdispls, stypes, recv, rcounts, rdispls, rtypes, comm)
+	return
+}
+
+// NeighborAlltoallwInit runs the wrappers of every.w around Next.NeighborAlltoallwInit.
+func (layer module) NeighborAlltoallwInit(send []byte, scounts []int, sdispls []int, stypes []pmpi.Datatype, recv []byte, rcounts []int, rdispls []int, rtypes []pmpi.Datatype, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	record0("NeighborAlltoallwInit")
+	ret0, returnVal = layer.Next.NeighborAlltoallwInit(send, scounts, sdispls, stypes, recv, rcounts, rdispls, rtypes, comm)
+	return
+}
+
 // CommCreateKeyval runs the wrappers of every.w around Next.CommCreateKeyval.
 func (layer module) CommCreateKeyval(copy pmpi.CommCopyAttrFunc, del pmpi.CommDeleteAttrFunc, extra any) (ret0 pmpi.Keyval, returnVal error) {
 	record0("CommCreateKeyval")

@@ -180,6 +180,12 @@ var (
 	callsNeighborAllgathervInit0  atomic.Int64
 	callsNeighborAlltoallInit0    atomic.Int64
 	callsNeighborAlltoallvInit0   atomic.Int64
+	callsAlltoallw0               atomic.Int64
+	callsIalltoallw0              atomic.Int64
+	callsAlltoallwInit0           atomic.Int64
+	callsNeighborAlltoallw0       atomic.Int64
+	callsIneighborAlltoallw0      atomic.Int64
+	callsNeighborAlltoallwInit0   atomic.Int64
 	callsCommCreateKeyval0        atomic.Int64
 	callsCommFreeKeyval0          atomic.Int64
 	callsCommSetAttr0             atomic.Int64
@@ -634,6 +640,24 @@ func reportCounts0(rank int) {
 	}
 	if n := callsNeighborAlltoallvInit0.Load(); n > 0 {
 		fmt.Fprintf(&b, "counter rank %d: NeighborAlltoallvInit %d\n", rank, n)
+	}
+	if n := callsAlltoallw0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: Alltoallw %d\n", rank, n)
+	}
+	if n := callsIalltoallw0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: Ialltoallw %d\n", rank, n)
+	}
+	if n := callsAlltoallwInit0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: AlltoallwInit %d\n", rank, n)
+	}
+	if n := callsNeighborAlltoallw0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: NeighborAlltoallw %d\n", rank, n)
+	}
+	if n := callsIneighborAlltoallw0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: IneighborAlltoallw %d\n", rank, n)
+	}
+	if n := callsNeighborAlltoallwInit0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: NeighborAlltoallwInit %d\n", rank, n)
 	}
 	if n := callsCommCreateKeyval0.Load(); n > 0 {
 		fmt.Fprintf(&b, "counter rank %d: CommCreateKeyval %d\n", rank, n)
@@ -1717,6 +1741,48 @@ func (layer module) NeighborAlltoallInit(send []byte, scount int, sdt pmpi.Datat
 func (layer module) NeighborAlltoallvInit(send []byte, scounts []int, sdispls []int, sdt pmpi.Datatype, recv []byte, rcounts []int, rdispls []int, rdt pmpi.Datatype, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
 	callsNeighborAlltoallvInit0.Add(1)
 	ret0, returnVal = layer.Next.NeighborAlltoallvInit(send, scounts, sdispls, sdt, recv, rcounts, rdispls, rdt, comm)
+	return
+}
+
+// Alltoallw runs the wrappers of counter.w around Next.Alltoallw.
+func (layer module) Alltoallw(send []byte, scounts []int, sdispls []int, stypes []pmpi.Datatype, recv []byte, rcounts []int, rdispls []int, rtypes []pmpi.Datatype, comm *pmpi.Comm) (returnVal error) {
+	callsAlltoallw0.Add(1)
+	returnVal = layer.Next.Alltoallw(send, scounts, sdispls, stypes, recv, rcounts, rdispls, rtypes, comm)
+	return
+}
+
+// Ialltoallw runs the wrappers of counter.w around Next.Ialltoallw.
+func (layer module) Ialltoallw(send []byte, scounts []int, sdispls []int, stypes []pmpi.Datatype, recv []byte, rcounts []int, rdispls []int, rtypes []pmpi.Datatype, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	callsIalltoallw0.Add(1)
+	ret0, returnVal = layer.Next.Ialltoallw(send, scounts, sdispls, stypes, recv, rcounts, rdispls, rtypes, comm)
+	return
+}
+
+// AlltoallwInit runs the wrappers of counter.w around Next.AlltoallwInit.
+func (layer module) AlltoallwInit(send []byte, scounts []int, sdispls []int, stypes []pmpi.Datatype, recv []byte, rcounts []int, rdispls []int, rtypes []pmpi.Datatype, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	callsAlltoallwInit0.Add(1)
+	ret0, returnVal = layer.Next.AlltoallwInit(send, scounts, sdispls, stypes, recv, rcounts, rdispls, rtypes, comm)
+	return
+}
+
+// NeighborAlltoallw runs the wrappers of counter.w around Next.NeighborAlltoallw.
+func (layer module) NeighborAlltoallw(send []byte, scounts []int, sdispls []int, stypes []pmpi.Datatype, recv []byte, rcounts []int, rdispls []int, rtypes []pmpi.Datatype, comm *pmpi.Comm) (returnVal error) {
+	callsNeighborAlltoallw0.Add(1)
+	returnVal = layer.Next.NeighborAlltoallw(send, scounts, sdispls, stypes, recv, rcounts, rdispls, rtypes, comm)
+	return
+}
+
+// IneighborAlltoallw runs the wrappers of counter.w around Next.IneighborAlltoallw.
+func (layer module) IneighborAlltoallw(send []byte, scounts []int, sdispls []int, stypes []pmpi.Datatype, recv []byte, rcounts []int, rdispls []int, rtypes []pmpi.Datatype, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	callsIneighborAlltoallw0.Add(1)
+	ret0, returnVal = layer.Next.IneighborAlltoallw(send, scounts, sdispls, stypes, recv, rcounts, rdispls, rtypes, comm)
+	return
+}
+
+// NeighborAlltoallwInit runs the wrappers of counter.w around Next.NeighborAlltoallwInit.
+func (layer module) NeighborAlltoallwInit(send []byte, scounts []int, sdispls []int, stypes []pmpi.Datatype, recv []byte, rcounts []int, rdispls []int, rtypes []pmpi.Datatype, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	callsNeighborAlltoallwInit0.Add(1)
+	ret0, returnVal = layer.Next.NeighborAlltoallwInit(send, scounts, sdispls, stypes, recv, rcounts, rdispls, rtypes, comm)
 	return
 }
 

@@ -213,6 +213,12 @@ var (
 	callsNeighborAllgathervInit1  atomic.Int64
 	callsNeighborAlltoallInit1    atomic.Int64
 	callsNeighborAlltoallvInit1   atomic.Int64
+	callsAlltoallw1               atomic.Int64
+	callsIalltoallw1              atomic.Int64
+	callsAlltoallwInit1           atomic.Int64
+	callsNeighborAlltoallw1       atomic.Int64
+	callsIneighborAlltoallw1      atomic.Int64
+	callsNeighborAlltoallwInit1   atomic.Int64
 	callsCommCreateKeyval1        atomic.Int64
 	callsCommFreeKeyval1          atomic.Int64
 	callsCommSetAttr1             atomic.Int64
@@ -667,6 +673,24 @@ func reportCounts1(rank int) {
 	}
 	if n := callsNeighborAlltoallvInit1.Load(); n > 0 {
 		fmt.Fprintf(&b, "counter rank %d: NeighborAlltoallvInit %d\n", rank, n)
+	}
+	if n := callsAlltoallw1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: Alltoallw %d\n", rank, n)
+	}
+	if n := callsIalltoallw1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: Ialltoallw %d\n", rank, n)
+	}
+	if n := callsAlltoallwInit1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: AlltoallwInit %d\n", rank, n)
+	}
+	if n := callsNeighborAlltoallw1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: NeighborAlltoallw %d\n", rank, n)
+	}
+	if n := callsIneighborAlltoallw1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: IneighborAlltoallw %d\n", rank, n)
+	}
+	if n := callsNeighborAlltoallwInit1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: NeighborAlltoallwInit %d\n", rank, n)
 	}
 	if n := callsCommCreateKeyval1.Load(); n > 0 {
 		fmt.Fprintf(&b, "counter rank %d: CommCreateKeyval %d\n", rank, n)
@@ -2707,6 +2731,90 @@ func (layer module) NeighborAlltoallvInit(send []byte, scounts []int, sdispls []
 	timesMu0.Lock()
 	times0["NeighborAlltoallvInit"] += time.Since(start)
 	counts0["NeighborAlltoallvInit"]++
+	timesMu0.Unlock()
+	return
+}
+
+// Alltoallw runs the wrappers of timing.w, counter.w around Next.Alltoallw.
+func (layer module) Alltoallw(send []byte, scounts []int, sdispls []int, stypes []pmpi.Datatype, recv []byte, rcounts []int, rdispls []int, rtypes []pmpi.Datatype, comm *pmpi.Comm) (returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsAlltoallw1.Add(1)
+	returnVal = layer.Next.Alltoallw(send, scounts, sdispls, stypes, recv, rcounts, rdispls, rtypes, comm)
+	timesMu0.Lock()
+	times0["Alltoallw"] += time.Since(start)
+	counts0["Alltoallw"]++
+	timesMu0.Unlock()
+	return
+}
+
+// Ialltoallw runs the wrappers of timing.w, counter.w around Next.Ialltoallw.
+func (layer module) Ialltoallw(send []byte, scounts []int, sdispls []int, stypes []pmpi.Datatype, recv []byte, rcounts []int, rdispls []int, rtypes []pmpi.Datatype, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsIalltoallw1.Add(1)
+	ret0, returnVal = layer.Next.Ialltoallw(send, scounts, sdispls, stypes, recv, rcounts, rdispls, rtypes, comm)
+	timesMu0.Lock()
+	times0["Ialltoallw"] += time.Since(start)
+	counts0["Ialltoallw"]++
+	timesMu0.Unlock()
+	return
+}
+
+// AlltoallwInit runs the wrappers of timing.w, counter.w around Next.AlltoallwInit.
+func (layer module) AlltoallwInit(send []byte, scounts []int, sdispls []int, stypes []pmpi.Datatype, recv []byte, rcounts []int, rdispls []int, rtypes []pmpi.Datatype, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsAlltoallwInit1.Add(1)
+	ret0, returnVal = layer.Next.AlltoallwInit(send, scounts, sdispls, stypes, recv, rcounts, rdispls, rtypes, comm)
+	timesMu0.Lock()
+	times0["AlltoallwInit"] += time.Since(start)
+	counts0["AlltoallwInit"]++
+	timesMu0.Unlock()
+	return
+}
+
+// NeighborAlltoallw runs the wrappers of timing.w, counter.w around Next.NeighborAlltoallw.
+func (layer module) NeighborAlltoallw(send []byte, scounts []int, sdispls []int, stypes []pmpi.Datatype, recv []byte, rcounts []int, rdispls []int, rtypes []pmpi.Datatype, comm *pmpi.Comm) (returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsNeighborAlltoallw1.Add(1)
+	returnVal = layer.Next.NeighborAlltoallw(send, scounts, sdispls, stypes, recv, rcounts, rdispls, rtypes, comm)
+	timesMu0.Lock()
+	times0["NeighborAlltoallw"] += time.Since(start)
+	counts0["NeighborAlltoallw"]++
+	timesMu0.Unlock()
+	return
+}
+
+// IneighborAlltoallw runs the wrappers of timing.w, counter.w around Next.IneighborAlltoallw.
+func (layer module) IneighborAlltoallw(send []byte, scounts []int, sdispls []int, stypes []pmpi.Datatype, recv []byte, rcounts []int, rdispls []int, rtypes []pmpi.Datatype, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsIneighborAlltoallw1.Add(1)
+	ret0, returnVal = layer.Next.IneighborAlltoallw(send, scounts, sdispls, stypes, recv, rcounts, rdispls, rtypes, comm)
+	timesMu0.Lock()
+	times0["IneighborAlltoallw"] += time.Since(start)
+	counts0["IneighborAlltoallw"]++
+	timesMu0.Unlock()
+	return
+}
+
+// NeighborAlltoallwInit runs the wrappers of timing.w, counter.w around Next.NeighborAlltoallwInit.
+func (layer module) NeighborAlltoallwInit(send []byte, scounts []int, sdispls []int, stypes []pmpi.Datatype, recv []byte, rcounts []int, rdispls []int, rtypes []pmpi.Datatype, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsNeighborAlltoallwInit1.Add(1)
+	ret0, returnVal = layer.Next.NeighborAlltoallwInit(send, scounts, sdispls, stypes, recv, rcounts, rdispls, rtypes, comm)
+	timesMu0.Lock()
+	times0["NeighborAlltoallwInit"] += time.Since(start)
+	counts0["NeighborAlltoallwInit"]++
 	timesMu0.Unlock()
 	return
 }

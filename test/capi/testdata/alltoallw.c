@@ -1,0 +1,261 @@
+/* The w-forms through the C library: MPI_Alltoallw and
+ * MPI_Neighbor_alltoallw, blocking, non-blocking and persistent, each also
+ * in its _c form, with a datatype and a byte displacement per block (a
+ * vector type beside MPI_INT, zero counts), in
+ * place, on a periodic ring; and their errors. Runs on 2 or more ranks. */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int rank, size;
+
+#define CHECK(cond, ...)                                                   \
+    do {                                                                   \
+        if (!(cond)) {                                                     \
+            fprintf(stderr, "alltoallw: rank %d: FAIL %s:%d: ", rank, __FILE__, __LINE__); \
+            fprintf(stderr, __VA_ARGS__);                                  \
+            fprintf(stderr, "\n");                                         \
+            MPI_Abort(MPI_COMM_WORLD, 1);                                  \
+        }                                                                  \
+    } while (0)
+
+static void ok(const char *what) {
+    if (rank == 0)
+        printf("ok %s\n", what);
+}
+
+static int class_of(int err) {
+    int cls;
+    MPI_Error_class(err, &cls);
+    return cls;
+}
+
+enum form { BLOCKING, NONBLOCKING, PERSISTENT, NFORMS };
+static const char *forms[] = {"blocking", "non-blocking", "persistent"};
+
+/* complete finishes a non-blocking or persistent call; a persistent one
+ * runs a second time into a cleared buffer. */
+static void complete(enum form f, MPI_Request *req, int *recv, int n) {
+    if (f == BLOCKING)
+        return;
+    if (f == PERSISTENT) {
+        CHECK(MPI_Start(req) == MPI_SUCCESS, "MPI_Start");
+        CHECK(MPI_Wait(req, MPI_STATUS_IGNORE) == MPI_SUCCESS, "wait for the first run");
+        for (int i = 0; i < n; i++)
+            recv[i] = -1;
+        CHECK(MPI_Start(req) == MPI_SUCCESS, "MPI_Start again");
+    }
+    CHECK(MPI_Wait(req, MPI_STATUS_IGNORE) == MPI_SUCCESS, "MPI_Wait");
+    if (f == PERSISTENT)
+        CHECK(MPI_Request_free(req) == MPI_SUCCESS, "MPI_Request_free");
+}
+
+/* vec is two ints with one between them, its extent three ints: element
+ * e of a block of vec is the ints at 3e and 3e+2. */
+static MPI_Datatype vec;
+
+/* at is where int e of a block lies, in ints from its start. */
+static int at(int is_vec, int e) { return is_vec ? (e / 2) * 3 + (e % 2) * 2 : e; }
+
+/* Rank s sends rank d amount(s, d) ints, 0, 2 or 4: 0 for some ranks to
+ * themselves. Their values are s*100 + d*10 + e. */
+static int amount(int s, int d) { return 2 * ((s + d) % 3); }
+
+/* A block's room: 16 ints, more than 4 ints of vec span. */
+#define ROOM 16
+
+/* alltoallw: to rank j, MPI_INT for even j, vec for odd, blocks in
+ * reverse order; from rank j, vec when j%3 == 2, MPI_INT otherwise, one
+ * int into each block's room. */
+static void alltoallw(enum form f, int large) {
+    int n = size;
+    int *send = malloc(sizeof(int) * ROOM * n), *recv = malloc(sizeof(int) * ROOM * n);
+    int *sc = malloc(sizeof(int) * n), *sd = malloc(sizeof(int) * n), *rc = malloc(sizeof(int) * n), *rd = malloc(sizeof(int) * n);
+    MPI_Count *csc = malloc(sizeof(MPI_Count) * n), *crc = malloc(sizeof(MPI_Count) * n);
+    MPI_Aint *csd = malloc(sizeof(MPI_Aint) * n), *crd = malloc(sizeof(MPI_Aint) * n);
+    MPI_Datatype *st = malloc(sizeof(MPI_Datatype) * n), *rt = malloc(sizeof(MPI_Datatype) * n);
+    for (int i = 0; i < ROOM * n; i++)
+        send[i] = recv[i] = -1;
+    for (int j = 0; j < n; j++) {
+        int k = amount(rank, j), sv = j % 2, base = (n - 1 - j) * ROOM;
+        sc[j] = sv ? k / 2 : k;
+        st[j] = sv ? vec : MPI_INT;
+        sd[j] = base * (int)sizeof(int);
+        for (int e = 0; e < k; e++)
+            send[base + at(sv, e)] = rank * 100 + j * 10 + e;
+        int kr = amount(j, rank), rv = j % 3 == 2;
+        rc[j] = rv ? kr / 2 : kr;
+        rt[j] = rv ? vec : MPI_INT;
+        rd[j] = (j * ROOM + 1) * (int)sizeof(int);
+        csc[j] = sc[j], crc[j] = rc[j], csd[j] = sd[j], crd[j] = rd[j];
+    }
+    MPI_Request req;
+    int err;
+    if (!large)
+        err = f == BLOCKING      ? MPI_Alltoallw(send, sc, sd, st, recv, rc, rd, rt, MPI_COMM_WORLD)
+              : f == NONBLOCKING ? MPI_Ialltoallw(send, sc, sd, st, recv, rc, rd, rt, MPI_COMM_WORLD, &req)
+                                 : MPI_Alltoallw_init(send, sc, sd, st, recv, rc, rd, rt, MPI_COMM_WORLD, MPI_INFO_NULL, &req);
+    else
+        err = f == BLOCKING      ? MPI_Alltoallw_c(send, csc, csd, st, recv, crc, crd, rt, MPI_COMM_WORLD)
+              : f == NONBLOCKING ? MPI_Ialltoallw_c(send, csc, csd, st, recv, crc, crd, rt, MPI_COMM_WORLD, &req)
+                                 : MPI_Alltoallw_init_c(send, csc, csd, st, recv, crc, crd, rt, MPI_COMM_WORLD, MPI_INFO_NULL, &req);
+    CHECK(err == MPI_SUCCESS, "%s alltoallw%s", forms[f], large ? "_c" : "");
+    complete(f, &req, recv, ROOM * n);
+    for (int j = 0; j < n; j++) {
+        int kr = amount(j, rank), rv = j % 3 == 2, base = j * ROOM + 1;
+        int want[ROOM];
+        for (int i = 0; i < ROOM; i++)
+            want[i] = -1;
+        for (int e = 0; e < kr; e++)
+            want[at(rv, e)] = j * 100 + rank * 10 + e;
+        for (int i = 0; i < ROOM && base + i < ROOM * n; i++)
+            CHECK(recv[base + i] == want[i], "%s alltoallw%s: from rank %d, int %d of its room is %d, want %d", forms[f],
+                  large ? "_c" : "", j, i, recv[base + i], want[i]);
+    }
+    free(send), free(recv), free(sc), free(sd), free(rc), free(rd), free(csc), free(crc), free(csd), free(crd), free(st), free(rt);
+}
+
+/* alltoallw in place: block j of buf, vec for odd j, is sent to rank j
+ * and replaced by what rank j sends back, amount(rank, j) ints both ways. */
+static void in_place(enum form f) {
+    int n = size;
+    int *buf = malloc(sizeof(int) * ROOM * n), *c = malloc(sizeof(int) * n), *d = malloc(sizeof(int) * n);
+    MPI_Datatype *t = malloc(sizeof(MPI_Datatype) * n);
+    for (int i = 0; i < ROOM * n; i++)
+        buf[i] = -1;
+    for (int j = 0; j < n; j++) {
+        int k = amount(rank, j), v = j % 2;
+        c[j] = v ? k / 2 : k;
+        t[j] = v ? vec : MPI_INT;
+        d[j] = j * ROOM * (int)sizeof(int);
+        for (int e = 0; e < k; e++)
+            buf[j * ROOM + at(v, e)] = rank * 100 + j * 10 + e;
+    }
+    MPI_Request req;
+    int err = f == BLOCKING      ? MPI_Alltoallw(MPI_IN_PLACE, NULL, NULL, NULL, buf, c, d, t, MPI_COMM_WORLD)
+              : f == NONBLOCKING ? MPI_Ialltoallw(MPI_IN_PLACE, NULL, NULL, NULL, buf, c, d, t, MPI_COMM_WORLD, &req)
+                                 : MPI_Alltoallw_init(MPI_IN_PLACE, NULL, NULL, NULL, buf, c, d, t, MPI_COMM_WORLD, MPI_INFO_NULL, &req);
+    CHECK(err == MPI_SUCCESS, "%s alltoallw in place", forms[f]);
+    if (f == PERSISTENT) {
+        /* Each start sends what the buffer holds then: the second sends
+         * back what the first brought, so each block is as it began. */
+        CHECK(MPI_Start(&req) == MPI_SUCCESS, "MPI_Start");
+        CHECK(MPI_Wait(&req, MPI_STATUS_IGNORE) == MPI_SUCCESS, "wait for the first run");
+        CHECK(MPI_Start(&req) == MPI_SUCCESS, "MPI_Start again");
+        CHECK(MPI_Wait(&req, MPI_STATUS_IGNORE) == MPI_SUCCESS, "wait for the second run");
+        CHECK(MPI_Request_free(&req) == MPI_SUCCESS, "MPI_Request_free");
+    } else if (f == NONBLOCKING)
+        CHECK(MPI_Wait(&req, MPI_STATUS_IGNORE) == MPI_SUCCESS, "MPI_Wait");
+    for (int j = 0; j < n; j++) {
+        int k = amount(rank, j), v = j % 2;
+        for (int e = 0; e < k; e++) {
+            int want = f == PERSISTENT ? rank * 100 + j * 10 + e : j * 100 + rank * 10 + e;
+            int got = buf[j * ROOM + at(v, e)];
+            CHECK(got == want, "%s alltoallw in place: int %d from rank %d is %d, want %d", forms[f], e, j, got, want);
+        }
+    }
+    free(buf), free(c), free(d), free(t);
+}
+
+/* On the periodic ring, neighbour 0 is the left and 1 the right. Two
+ * ints go left as MPI_INT, two go right as one vec; from the left they
+ * arrive as MPI_INT at byte 4, from the right as one vec at byte 32. */
+static void ring(MPI_Comm cart, enum form f, int large) {
+    int left = (rank + size - 1) % size, right = (rank + 1) % size;
+    int send[8] = {rank * 10, rank * 10 + 1, -1, -1, -1, rank * 10 + 2, -1, rank * 10 + 3}, recv[16];
+    for (int i = 0; i < 16; i++)
+        recv[i] = -1;
+    int sc[2] = {2, 1}, rc[2] = {2, 1};
+    MPI_Count csc[2] = {2, 1}, crc[2] = {2, 1};
+    MPI_Aint sd[2] = {0, 5 * sizeof(int)}, rd[2] = {sizeof(int), 8 * sizeof(int)};
+    MPI_Datatype st[2] = {MPI_INT, vec}, rt[2] = {MPI_INT, vec};
+    MPI_Request req;
+    int err;
+    if (!large)
+        err = f == BLOCKING      ? MPI_Neighbor_alltoallw(send, sc, sd, st, recv, rc, rd, rt, cart)
+              : f == NONBLOCKING ? MPI_Ineighbor_alltoallw(send, sc, sd, st, recv, rc, rd, rt, cart, &req)
+                                 : MPI_Neighbor_alltoallw_init(send, sc, sd, st, recv, rc, rd, rt, cart, MPI_INFO_NULL, &req);
+    else
+        err = f == BLOCKING      ? MPI_Neighbor_alltoallw_c(send, csc, sd, st, recv, crc, rd, rt, cart)
+              : f == NONBLOCKING ? MPI_Ineighbor_alltoallw_c(send, csc, sd, st, recv, crc, rd, rt, cart, &req)
+                                 : MPI_Neighbor_alltoallw_init_c(send, csc, sd, st, recv, crc, rd, rt, cart, MPI_INFO_NULL, &req);
+    CHECK(err == MPI_SUCCESS, "%s neighbor alltoallw%s", forms[f], large ? "_c" : "");
+    complete(f, &req, recv, 16);
+    int want[16];
+    for (int i = 0; i < 16; i++)
+        want[i] = -1;
+    want[1] = left * 10 + 2, want[2] = left * 10 + 3;   /* what the left sent right */
+    want[8] = right * 10, want[10] = right * 10 + 1;    /* what the right sent left */
+    for (int i = 0; i < 16; i++)
+        CHECK(recv[i] == want[i], "%s neighbor alltoallw%s: int %d is %d, want %d", forms[f], large ? "_c" : "", i, recv[i], want[i]);
+}
+
+int main(int argc, char **argv) {
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    CHECK(size >= 2, "needs 2 or more ranks, has %d", size);
+    CHECK(MPI_Type_vector(2, 1, 2, MPI_INT, &vec) == MPI_SUCCESS, "MPI_Type_vector");
+    CHECK(MPI_Type_commit(&vec) == MPI_SUCCESS, "MPI_Type_commit");
+
+    for (int large = 0; large <= 1; large++)
+        for (int f = 0; f < NFORMS; f++)
+            alltoallw(f, large);
+    ok("alltoallw with a vector type, MPI_INT and zero counts");
+    for (int f = 0; f < NFORMS; f++)
+        in_place(f);
+    ok("alltoallw in place");
+
+    MPI_Comm cart;
+    int periodic = 1;
+    CHECK(MPI_Cart_create(MPI_COMM_WORLD, 1, &size, &periodic, 0, &cart) == MPI_SUCCESS, "MPI_Cart_create");
+    for (int large = 0; large <= 1; large++)
+        for (int f = 0; f < NFORMS; f++)
+            ring(cart, f, large);
+    ok("neighbor alltoallw on a ring");
+
+    /* Errors every rank makes alike, found before any message. */
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    MPI_Comm_set_errhandler(cart, MPI_ERRORS_RETURN);
+    MPI_Datatype loose;
+    CHECK(MPI_Type_vector(2, 1, 3, MPI_INT, &loose) == MPI_SUCCESS, "MPI_Type_vector");
+    int *buf = calloc(16 * size, sizeof(int)), *rbuf = calloc(16 * size, sizeof(int)), *one = malloc(sizeof(int) * size), *zero = calloc(size, sizeof(int));
+    int *neg = malloc(sizeof(int) * size);
+    MPI_Datatype *ints = malloc(sizeof(MPI_Datatype) * size), *looses = malloc(sizeof(MPI_Datatype) * size);
+    for (int j = 0; j < size; j++)
+        one[j] = 1, neg[j] = j == size - 1 ? -1 : 1, ints[j] = MPI_INT, looses[j] = loose;
+    int *byte = malloc(sizeof(int) * size);
+    for (int j = 0; j < size; j++)
+        byte[j] = j * 16 * (int)sizeof(int);
+    CHECK(class_of(MPI_Alltoallw(buf, one, byte, looses, rbuf, one, byte, ints, MPI_COMM_WORLD)) == MPI_ERR_TYPE,
+          "an uncommitted send type: MPI_ERR_TYPE");
+    CHECK(class_of(MPI_Alltoallw(buf, one, byte, ints, rbuf, neg, byte, ints, MPI_COMM_WORLD)) == MPI_ERR_COUNT,
+          "a negative receive count: MPI_ERR_COUNT");
+    CHECK(class_of(MPI_Alltoallw(buf, one, byte, NULL, rbuf, one, byte, ints, MPI_COMM_WORLD)) == MPI_ERR_ARG,
+          "NULL sendtypes: MPI_ERR_ARG");
+    MPI_Aint nd[2] = {0, 0};
+    int n2[2] = {1, 1};
+    MPI_Datatype t2[2] = {MPI_INT, MPI_INT};
+    CHECK(class_of(MPI_Neighbor_alltoallw(buf, n2, nd, t2, rbuf, n2, nd, t2, MPI_COMM_WORLD)) == MPI_ERR_TOPOLOGY,
+          "neighbor alltoallw without a topology: MPI_ERR_TOPOLOGY");
+    CHECK(class_of(MPI_Neighbor_alltoallw(MPI_IN_PLACE, n2, nd, t2, rbuf, n2, nd, t2, cart)) == MPI_ERR_BUFFER,
+          "neighbor alltoallw in place: MPI_ERR_BUFFER");
+    /* All counts 0: nothing moves, but the types must be usable, as Open
+     * MPI and MPICH have them. */
+    CHECK(MPI_Alltoallw(NULL, zero, zero, ints, NULL, zero, zero, ints, MPI_COMM_WORLD) == MPI_SUCCESS, "zero counts");
+    CHECK(class_of(MPI_Alltoallw(NULL, zero, zero, looses, NULL, zero, zero, ints, MPI_COMM_WORLD)) == MPI_ERR_TYPE,
+          "zero counts of an uncommitted type: MPI_ERR_TYPE");
+    for (int j = 0; j < size; j++)
+        looses[j] = MPI_DATATYPE_NULL;
+    CHECK(class_of(MPI_Alltoallw(NULL, zero, zero, ints, NULL, zero, zero, looses, MPI_COMM_WORLD)) == MPI_ERR_TYPE,
+          "zero counts of MPI_DATATYPE_NULL: MPI_ERR_TYPE");
+    ok("alltoallw errors");
+
+    MPI_Type_free(&loose);
+    MPI_Type_free(&vec);
+    MPI_Comm_free(&cart);
+    free(buf), free(rbuf), free(one), free(zero), free(neg), free(ints), free(looses), free(byte);
+    MPI_Finalize();
+    return 0;
+}
