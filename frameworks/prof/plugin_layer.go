@@ -288,6 +288,16 @@ func (layer *recorder) finish() {
 // bytesOf is the bytes of count elements of dt.
 func bytesOf(count int, dt pmpi.Datatype) int { return count * dt.Size() }
 
+// bytesOfEach is the bytes of a w-collective's blocks, each of its own
+// datatype.
+func bytesOfEach(counts []int, dts []pmpi.Datatype) int {
+	n := 0
+	for i := range min(len(counts), len(dts)) {
+		n += bytesOf(counts[i], dts[i])
+	}
+	return n
+}
+
 func sum(counts []int) int {
 	n := 0
 	for _, c := range counts {

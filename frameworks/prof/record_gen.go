@@ -1255,7 +1255,7 @@ func (layer *recorder) NeighborAlltoallvInit(send []byte, scounts []int, sdispls
 func (layer *recorder) Alltoallw(send []byte, scounts []int, sdispls []int, stypes []pmpi.Datatype, recv []byte, rcounts []int, rdispls []int, rtypes []pmpi.Datatype, comm *pmpi.Comm) error {
 	t0 := layer.begin()
 	res0 := layer.Next.Alltoallw(send, scounts, sdispls, stypes, recv, rcounts, rdispls, rtypes, comm)
-	layer.record(t0, fnAlltoallw, -1, -1, 0, comm, res0)
+	layer.record(t0, fnAlltoallw, -1, -1, bytesOfEach(scounts, stypes), comm, res0)
 	return res0
 }
 
@@ -1263,7 +1263,7 @@ func (layer *recorder) Alltoallw(send []byte, scounts []int, sdispls []int, styp
 func (layer *recorder) Ialltoallw(send []byte, scounts []int, sdispls []int, stypes []pmpi.Datatype, recv []byte, rcounts []int, rdispls []int, rtypes []pmpi.Datatype, comm *pmpi.Comm) (*pmpi.Request, error) {
 	t0 := layer.begin()
 	res0, res1 := layer.Next.Ialltoallw(send, scounts, sdispls, stypes, recv, rcounts, rdispls, rtypes, comm)
-	layer.record(t0, fnIalltoallw, -1, -1, 0, comm, res1)
+	layer.record(t0, fnIalltoallw, -1, -1, bytesOfEach(scounts, stypes), comm, res1)
 	return res0, res1
 }
 
@@ -1271,7 +1271,7 @@ func (layer *recorder) Ialltoallw(send []byte, scounts []int, sdispls []int, sty
 func (layer *recorder) AlltoallwInit(send []byte, scounts []int, sdispls []int, stypes []pmpi.Datatype, recv []byte, rcounts []int, rdispls []int, rtypes []pmpi.Datatype, comm *pmpi.Comm) (*pmpi.Request, error) {
 	t0 := layer.begin()
 	res0, res1 := layer.Next.AlltoallwInit(send, scounts, sdispls, stypes, recv, rcounts, rdispls, rtypes, comm)
-	layer.record(t0, fnAlltoallwInit, -1, -1, 0, comm, res1)
+	layer.record(t0, fnAlltoallwInit, -1, -1, bytesOfEach(scounts, stypes), comm, res1)
 	return res0, res1
 }
 
@@ -1279,7 +1279,7 @@ func (layer *recorder) AlltoallwInit(send []byte, scounts []int, sdispls []int, 
 func (layer *recorder) NeighborAlltoallw(send []byte, scounts []int, sdispls []int, stypes []pmpi.Datatype, recv []byte, rcounts []int, rdispls []int, rtypes []pmpi.Datatype, comm *pmpi.Comm) error {
 	t0 := layer.begin()
 	res0 := layer.Next.NeighborAlltoallw(send, scounts, sdispls, stypes, recv, rcounts, rdispls, rtypes, comm)
-	layer.record(t0, fnNeighborAlltoallw, -1, -1, 0, comm, res0)
+	layer.record(t0, fnNeighborAlltoallw, -1, -1, bytesOfEach(scounts, stypes), comm, res0)
 	return res0
 }
 
@@ -1287,7 +1287,7 @@ func (layer *recorder) NeighborAlltoallw(send []byte, scounts []int, sdispls []i
 func (layer *recorder) IneighborAlltoallw(send []byte, scounts []int, sdispls []int, stypes []pmpi.Datatype, recv []byte, rcounts []int, rdispls []int, rtypes []pmpi.Datatype, comm *pmpi.Comm) (*pmpi.Request, error) {
 	t0 := layer.begin()
 	res0, res1 := layer.Next.IneighborAlltoallw(send, scounts, sdispls, stypes, recv, rcounts, rdispls, rtypes, comm)
-	layer.record(t0, fnIneighborAlltoallw, -1, -1, 0, comm, res1)
+	layer.record(t0, fnIneighborAlltoallw, -1, -1, bytesOfEach(scounts, stypes), comm, res1)
 	return res0, res1
 }
 
@@ -1295,7 +1295,7 @@ func (layer *recorder) IneighborAlltoallw(send []byte, scounts []int, sdispls []
 func (layer *recorder) NeighborAlltoallwInit(send []byte, scounts []int, sdispls []int, stypes []pmpi.Datatype, recv []byte, rcounts []int, rdispls []int, rtypes []pmpi.Datatype, comm *pmpi.Comm) (*pmpi.Request, error) {
 	t0 := layer.begin()
 	res0, res1 := layer.Next.NeighborAlltoallwInit(send, scounts, sdispls, stypes, recv, rcounts, rdispls, rtypes, comm)
-	layer.record(t0, fnNeighborAlltoallwInit, -1, -1, 0, comm, res1)
+	layer.record(t0, fnNeighborAlltoallwInit, -1, -1, bytesOfEach(scounts, stypes), comm, res1)
 	return res0, res1
 }
 

@@ -155,6 +155,16 @@ func (t *Tracer) commArgs(sp span, comm *pmpi.Comm) args {
 // size is the bytes of count elements of dt.
 func size(count int, dt pmpi.Datatype) int { return count * dt.Size() }
 
+// sizeOfEach is the bytes of a w-collective's blocks, each of its own
+// datatype.
+func sizeOfEach(counts []int, dts []pmpi.Datatype) int {
+	n := 0
+	for i := range min(len(counts), len(dts)) {
+		n += size(counts[i], dts[i])
+	}
+	return n
+}
+
 func sum(counts []int) int {
 	n := 0
 	for _, c := range counts {

@@ -965,7 +965,7 @@ func (t *Tracer) Alltoallw(send []byte, scounts []int, sdispls []int, stypes []p
 	sp := t.begin()
 	res0 := t.Next.Alltoallw(send, scounts, sdispls, stypes, recv, rcounts, rdispls, rtypes, comm)
 	sp = t.stop(sp)
-	t.end(sp, "MPI_Alltoallw", t.commArgs(sp, comm).withErr(res0))
+	t.end(sp, "MPI_Alltoallw", t.commArgs(sp, comm).withBytes(sizeOfEach(scounts, stypes)).withErr(res0))
 	return res0
 }
 
@@ -974,7 +974,7 @@ func (t *Tracer) Ialltoallw(send []byte, scounts []int, sdispls []int, stypes []
 	sp := t.begin()
 	res0, res1 := t.Next.Ialltoallw(send, scounts, sdispls, stypes, recv, rcounts, rdispls, rtypes, comm)
 	sp = t.stop(sp)
-	t.end(sp, "MPI_Ialltoallw", t.commArgs(sp, comm).withErr(res1))
+	t.end(sp, "MPI_Ialltoallw", t.commArgs(sp, comm).withBytes(sizeOfEach(scounts, stypes)).withErr(res1))
 	return res0, res1
 }
 
@@ -983,7 +983,7 @@ func (t *Tracer) AlltoallwInit(send []byte, scounts []int, sdispls []int, stypes
 	sp := t.begin()
 	res0, res1 := t.Next.AlltoallwInit(send, scounts, sdispls, stypes, recv, rcounts, rdispls, rtypes, comm)
 	sp = t.stop(sp)
-	t.end(sp, "MPI_AlltoallwInit", t.commArgs(sp, comm).withErr(res1))
+	t.end(sp, "MPI_AlltoallwInit", t.commArgs(sp, comm).withBytes(sizeOfEach(scounts, stypes)).withErr(res1))
 	return res0, res1
 }
 
@@ -992,7 +992,7 @@ func (t *Tracer) NeighborAlltoallw(send []byte, scounts []int, sdispls []int, st
 	sp := t.begin()
 	res0 := t.Next.NeighborAlltoallw(send, scounts, sdispls, stypes, recv, rcounts, rdispls, rtypes, comm)
 	sp = t.stop(sp)
-	t.end(sp, "MPI_NeighborAlltoallw", t.commArgs(sp, comm).withErr(res0))
+	t.end(sp, "MPI_NeighborAlltoallw", t.commArgs(sp, comm).withBytes(sizeOfEach(scounts, stypes)).withErr(res0))
 	return res0
 }
 
@@ -1001,7 +1001,7 @@ func (t *Tracer) IneighborAlltoallw(send []byte, scounts []int, sdispls []int, s
 	sp := t.begin()
 	res0, res1 := t.Next.IneighborAlltoallw(send, scounts, sdispls, stypes, recv, rcounts, rdispls, rtypes, comm)
 	sp = t.stop(sp)
-	t.end(sp, "MPI_IneighborAlltoallw", t.commArgs(sp, comm).withErr(res1))
+	t.end(sp, "MPI_IneighborAlltoallw", t.commArgs(sp, comm).withBytes(sizeOfEach(scounts, stypes)).withErr(res1))
 	return res0, res1
 }
 
@@ -1010,7 +1010,7 @@ func (t *Tracer) NeighborAlltoallwInit(send []byte, scounts []int, sdispls []int
 	sp := t.begin()
 	res0, res1 := t.Next.NeighborAlltoallwInit(send, scounts, sdispls, stypes, recv, rcounts, rdispls, rtypes, comm)
 	sp = t.stop(sp)
-	t.end(sp, "MPI_NeighborAlltoallwInit", t.commArgs(sp, comm).withErr(res1))
+	t.end(sp, "MPI_NeighborAlltoallwInit", t.commArgs(sp, comm).withBytes(sizeOfEach(scounts, stypes)).withErr(res1))
 	return res0, res1
 }
 

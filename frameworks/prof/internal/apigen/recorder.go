@@ -85,6 +85,8 @@ func recordMethod(b *bytes.Buffer, fn Function) error {
 		bytesExpr = "bytesOf(scount, sdt)"
 	case has["scounts"] == "[]int" && has["sdt"] == "pmpi.Datatype":
 		bytesExpr = "bytesOf(sum(scounts), sdt)"
+	case has["scounts"] == "[]int" && has["stypes"] == "[]pmpi.Datatype":
+		bytesExpr = "bytesOfEach(scounts, stypes)"
 	case has["counts"] == "[]int" && has["dt"] == "pmpi.Datatype":
 		bytesExpr = "bytesOf(sum(counts), dt)"
 	case has["rcount"] == "int" && has["rdt"] == "pmpi.Datatype":

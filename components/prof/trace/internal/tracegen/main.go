@@ -122,6 +122,8 @@ func method(b *bytes.Buffer, fn prof.Function) error {
 		a += ".withBytes(size(scount, sdt))"
 	case has["scounts"] != "" && has["sdt"] != "":
 		a += ".withBytes(size(sum(scounts), sdt))"
+	case has["scounts"] != "" && has["stypes"] != "":
+		a += ".withBytes(sizeOfEach(scounts, stypes))"
 	case has["rcount"] != "" && has["rdt"] != "":
 		a += ".withBytes(size(rcount, rdt))"
 	case has["counts"] != "" && has["dt"] != "":
