@@ -35,6 +35,16 @@ func cArray[T C.int | C.int64_t](op, what string, p *T, n int) ([]int, error) {
 	return out, nil
 }
 
+// blockArrays reads the block lengths and displacements of an indexed or
+// struct constructor.
+func blockArrays[B, D C.int | C.int64_t](op string, count int, blocklens *B, displs *D) (bl, ds []int, err error) {
+	if bl, err = cArray(op, "block lengths", blocklens, count); err != nil {
+		return nil, nil, err
+	}
+	ds, err = cArray(op, "displacements", displs, count)
+	return bl, ds, err
+}
+
 // build gives the type construct returns from old a handle in *out.
 func build(old Datatype, out *Datatype, construct func(pmpi.Datatype) (pmpi.Datatype, error)) error {
 	d, err := old.get()
@@ -66,11 +76,7 @@ func indexed(blocklens, displs []int, old Datatype, out *Datatype, bytes bool) e
 
 func mpiTypeIndexed(count int, blocklens, displs *C.int, old Datatype, out *Datatype) error {
 	const op = "type indexed"
-	bl, err := cArray(op, "block lengths", blocklens, count)
-	if err != nil {
-		return err
-	}
-	ds, err := cArray(op, "displacements", displs, count)
+	bl, ds, err := blockArrays(op, count, blocklens, displs)
 	if err != nil {
 		return err
 	}
@@ -79,11 +85,7 @@ func mpiTypeIndexed(count int, blocklens, displs *C.int, old Datatype, out *Data
 
 func mpiTypeIndexedC(count int, blocklens, displs *C.int64_t, old Datatype, out *Datatype) error {
 	const op = "type indexed"
-	bl, err := cArray(op, "block lengths", blocklens, count)
-	if err != nil {
-		return err
-	}
-	ds, err := cArray(op, "displacements", displs, count)
+	bl, ds, err := blockArrays(op, count, blocklens, displs)
 	if err != nil {
 		return err
 	}
@@ -92,11 +94,7 @@ func mpiTypeIndexedC(count int, blocklens, displs *C.int64_t, old Datatype, out 
 
 func mpiTypeCreateHindexed(count int, blocklens *C.int, displs *C.intptr_t, old Datatype, out *Datatype) error {
 	const op = "type create hindexed"
-	bl, err := cArray(op, "block lengths", blocklens, count)
-	if err != nil {
-		return err
-	}
-	ds, err := cArray(op, "displacements", displs, count)
+	bl, ds, err := blockArrays(op, count, blocklens, displs)
 	if err != nil {
 		return err
 	}
@@ -105,11 +103,7 @@ func mpiTypeCreateHindexed(count int, blocklens *C.int, displs *C.intptr_t, old 
 
 func mpiTypeCreateHindexedC(count int, blocklens, displs *C.int64_t, old Datatype, out *Datatype) error {
 	const op = "type create hindexed"
-	bl, err := cArray(op, "block lengths", blocklens, count)
-	if err != nil {
-		return err
-	}
-	ds, err := cArray(op, "displacements", displs, count)
+	bl, ds, err := blockArrays(op, count, blocklens, displs)
 	if err != nil {
 		return err
 	}
@@ -183,11 +177,7 @@ func structType(op string, blocklens, displs []int, types *Datatype, out *Dataty
 
 func mpiTypeCreateStruct(count int, blocklens *C.int, displs *C.intptr_t, types *Datatype, out *Datatype) error {
 	const op = "type create struct"
-	bl, err := cArray(op, "block lengths", blocklens, count)
-	if err != nil {
-		return err
-	}
-	ds, err := cArray(op, "displacements", displs, count)
+	bl, ds, err := blockArrays(op, count, blocklens, displs)
 	if err != nil {
 		return err
 	}
@@ -196,11 +186,7 @@ func mpiTypeCreateStruct(count int, blocklens *C.int, displs *C.intptr_t, types 
 
 func mpiTypeCreateStructC(count int, blocklens, displs *C.int64_t, types *Datatype, out *Datatype) error {
 	const op = "type create struct"
-	bl, err := cArray(op, "block lengths", blocklens, count)
-	if err != nil {
-		return err
-	}
-	ds, err := cArray(op, "displacements", displs, count)
+	bl, ds, err := blockArrays(op, count, blocklens, displs)
 	if err != nil {
 		return err
 	}
