@@ -3,33 +3,9 @@
  * in its _c form, with a datatype and a byte displacement per block (a
  * vector type beside MPI_INT, zero counts), in
  * place, on a periodic ring; and their errors. Runs on 2 or more ranks. */
-#include <mpi.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
+#include "check.h"
 
 static int rank, size;
-
-#define CHECK(cond, ...)                                                   \
-    do {                                                                   \
-        if (!(cond)) {                                                     \
-            fprintf(stderr, "alltoallw: rank %d: FAIL %s:%d: ", rank, __FILE__, __LINE__); \
-            fprintf(stderr, __VA_ARGS__);                                  \
-            fprintf(stderr, "\n");                                         \
-            MPI_Abort(MPI_COMM_WORLD, 1);                                  \
-        }                                                                  \
-    } while (0)
-
-static void ok(const char *what) {
-    if (rank == 0)
-        printf("ok %s\n", what);
-}
-
-static int class_of(int err) {
-    int cls;
-    MPI_Error_class(err, &cls);
-    return cls;
-}
 
 enum form { BLOCKING, NONBLOCKING, PERSISTENT, NFORMS };
 static const char *forms[] = {"blocking", "non-blocking", "persistent"};
@@ -40,15 +16,15 @@ static void complete(enum form f, MPI_Request *req, int *recv, int n) {
     if (f == BLOCKING)
         return;
     if (f == PERSISTENT) {
-        CHECK(MPI_Start(req) == MPI_SUCCESS, "MPI_Start");
-        CHECK(MPI_Wait(req, MPI_STATUS_IGNORE) == MPI_SUCCESS, "wait for the first run");
+        TRY(MPI_Start(req));
+        TRY(MPI_Wait(req, MPI_STATUS_IGNORE));
         for (int i = 0; i < n; i++)
             recv[i] = -1;
-        CHECK(MPI_Start(req) == MPI_SUCCESS, "MPI_Start again");
+        TRY(MPI_Start(req));
     }
-    CHECK(MPI_Wait(req, MPI_STATUS_IGNORE) == MPI_SUCCESS, "MPI_Wait");
+    TRY(MPI_Wait(req, MPI_STATUS_IGNORE));
     if (f == PERSISTENT)
-        CHECK(MPI_Request_free(req) == MPI_SUCCESS, "MPI_Request_free");
+        TRY(MPI_Request_free(req));
 }
 
 /* vec is two ints with one between them, its extent three ints: element
@@ -140,13 +116,13 @@ static void in_place(enum form f) {
     if (f == PERSISTENT) {
         /* Each start sends what the buffer holds then: the second sends
          * back what the first brought, so each block is as it began. */
-        CHECK(MPI_Start(&req) == MPI_SUCCESS, "MPI_Start");
-        CHECK(MPI_Wait(&req, MPI_STATUS_IGNORE) == MPI_SUCCESS, "wait for the first run");
-        CHECK(MPI_Start(&req) == MPI_SUCCESS, "MPI_Start again");
-        CHECK(MPI_Wait(&req, MPI_STATUS_IGNORE) == MPI_SUCCESS, "wait for the second run");
-        CHECK(MPI_Request_free(&req) == MPI_SUCCESS, "MPI_Request_free");
+        TRY(MPI_Start(&req));
+        TRY(MPI_Wait(&req, MPI_STATUS_IGNORE));
+        TRY(MPI_Start(&req));
+        TRY(MPI_Wait(&req, MPI_STATUS_IGNORE));
+        TRY(MPI_Request_free(&req));
     } else if (f == NONBLOCKING)
-        CHECK(MPI_Wait(&req, MPI_STATUS_IGNORE) == MPI_SUCCESS, "MPI_Wait");
+        TRY(MPI_Wait(&req, MPI_STATUS_IGNORE));
     for (int j = 0; j < n; j++) {
         int k = amount(rank, j), v = j % 2;
         for (int e = 0; e < k; e++) {
@@ -192,34 +168,32 @@ static void ring(MPI_Comm cart, enum form f, int large) {
 }
 
 int main(int argc, char **argv) {
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    start(&argc, &argv);
+    rank = check_rank;
+    TRY(MPI_Comm_size(MPI_COMM_WORLD, &size));
     CHECK(size >= 2, "needs 2 or more ranks, has %d", size);
-    CHECK(MPI_Type_vector(2, 1, 2, MPI_INT, &vec) == MPI_SUCCESS, "MPI_Type_vector");
-    CHECK(MPI_Type_commit(&vec) == MPI_SUCCESS, "MPI_Type_commit");
+    TRY(MPI_Type_vector(2, 1, 2, MPI_INT, &vec));
+    TRY(MPI_Type_commit(&vec));
 
     for (int large = 0; large <= 1; large++)
         for (int f = 0; f < NFORMS; f++)
             alltoallw(f, large);
-    ok("alltoallw with a vector type, MPI_INT and zero counts");
+    passed("alltoallw with a vector type, MPI_INT and zero counts");
     for (int f = 0; f < NFORMS; f++)
         in_place(f);
-    ok("alltoallw in place");
+    passed("alltoallw in place");
 
     MPI_Comm cart;
     int periodic = 1;
-    CHECK(MPI_Cart_create(MPI_COMM_WORLD, 1, &size, &periodic, 0, &cart) == MPI_SUCCESS, "MPI_Cart_create");
+    TRY(MPI_Cart_create(MPI_COMM_WORLD, 1, &size, &periodic, 0, &cart));
     for (int large = 0; large <= 1; large++)
         for (int f = 0; f < NFORMS; f++)
             ring(cart, f, large);
-    ok("neighbor alltoallw on a ring");
+    passed("neighbor alltoallw on a ring");
 
     /* Errors every rank makes alike, found before any message. */
-    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-    MPI_Comm_set_errhandler(cart, MPI_ERRORS_RETURN);
     MPI_Datatype loose;
-    CHECK(MPI_Type_vector(2, 1, 3, MPI_INT, &loose) == MPI_SUCCESS, "MPI_Type_vector");
+    TRY(MPI_Type_vector(2, 1, 3, MPI_INT, &loose));
     int *buf = calloc(16 * size, sizeof(int)), *rbuf = calloc(16 * size, sizeof(int)), *one = malloc(sizeof(int) * size), *zero = calloc(size, sizeof(int));
     int *neg = malloc(sizeof(int) * size);
     MPI_Datatype *ints = malloc(sizeof(MPI_Datatype) * size), *looses = malloc(sizeof(MPI_Datatype) * size);
@@ -228,34 +202,27 @@ int main(int argc, char **argv) {
     int *byte = malloc(sizeof(int) * size);
     for (int j = 0; j < size; j++)
         byte[j] = j * 16 * (int)sizeof(int);
-    CHECK(class_of(MPI_Alltoallw(buf, one, byte, looses, rbuf, one, byte, ints, MPI_COMM_WORLD)) == MPI_ERR_TYPE,
-          "an uncommitted send type: MPI_ERR_TYPE");
-    CHECK(class_of(MPI_Alltoallw(buf, one, byte, ints, rbuf, neg, byte, ints, MPI_COMM_WORLD)) == MPI_ERR_COUNT,
-          "a negative receive count: MPI_ERR_COUNT");
-    CHECK(class_of(MPI_Alltoallw(buf, one, byte, NULL, rbuf, one, byte, ints, MPI_COMM_WORLD)) == MPI_ERR_ARG,
-          "NULL sendtypes: MPI_ERR_ARG");
+    RC(MPI_Alltoallw(buf, one, byte, looses, rbuf, one, byte, ints, MPI_COMM_WORLD), MPI_ERR_TYPE);
+    RC(MPI_Alltoallw(buf, one, byte, ints, rbuf, neg, byte, ints, MPI_COMM_WORLD), MPI_ERR_COUNT);
+    RC(MPI_Alltoallw(buf, one, byte, NULL, rbuf, one, byte, ints, MPI_COMM_WORLD), MPI_ERR_ARG);
     MPI_Aint nd[2] = {0, 0};
     int n2[2] = {1, 1};
     MPI_Datatype t2[2] = {MPI_INT, MPI_INT};
-    CHECK(class_of(MPI_Neighbor_alltoallw(buf, n2, nd, t2, rbuf, n2, nd, t2, MPI_COMM_WORLD)) == MPI_ERR_TOPOLOGY,
-          "neighbor alltoallw without a topology: MPI_ERR_TOPOLOGY");
-    CHECK(class_of(MPI_Neighbor_alltoallw(MPI_IN_PLACE, n2, nd, t2, rbuf, n2, nd, t2, cart)) == MPI_ERR_BUFFER,
-          "neighbor alltoallw in place: MPI_ERR_BUFFER");
+    RC(MPI_Neighbor_alltoallw(buf, n2, nd, t2, rbuf, n2, nd, t2, MPI_COMM_WORLD), MPI_ERR_TOPOLOGY);
+    RC(MPI_Neighbor_alltoallw(MPI_IN_PLACE, n2, nd, t2, rbuf, n2, nd, t2, cart), MPI_ERR_BUFFER);
     /* All counts 0: nothing moves, but the types must be usable, as Open
      * MPI and MPICH have them. */
-    CHECK(MPI_Alltoallw(NULL, zero, zero, ints, NULL, zero, zero, ints, MPI_COMM_WORLD) == MPI_SUCCESS, "zero counts");
-    CHECK(class_of(MPI_Alltoallw(NULL, zero, zero, looses, NULL, zero, zero, ints, MPI_COMM_WORLD)) == MPI_ERR_TYPE,
-          "zero counts of an uncommitted type: MPI_ERR_TYPE");
+    TRY(MPI_Alltoallw(NULL, zero, zero, ints, NULL, zero, zero, ints, MPI_COMM_WORLD));
+    RC(MPI_Alltoallw(NULL, zero, zero, looses, NULL, zero, zero, ints, MPI_COMM_WORLD), MPI_ERR_TYPE);
     for (int j = 0; j < size; j++)
         looses[j] = MPI_DATATYPE_NULL;
-    CHECK(class_of(MPI_Alltoallw(NULL, zero, zero, ints, NULL, zero, zero, looses, MPI_COMM_WORLD)) == MPI_ERR_TYPE,
-          "zero counts of MPI_DATATYPE_NULL: MPI_ERR_TYPE");
-    ok("alltoallw errors");
+    RC(MPI_Alltoallw(NULL, zero, zero, ints, NULL, zero, zero, looses, MPI_COMM_WORLD), MPI_ERR_TYPE);
+    passed("alltoallw errors");
 
-    MPI_Type_free(&loose);
-    MPI_Type_free(&vec);
-    MPI_Comm_free(&cart);
+    TRY(MPI_Type_free(&loose));
+    TRY(MPI_Type_free(&vec));
+    TRY(MPI_Comm_free(&cart));
     free(buf), free(rbuf), free(one), free(zero), free(neg), free(ints), free(looses), free(byte);
-    MPI_Finalize();
+    TRY(MPI_Finalize());
     return 0;
 }

@@ -3,37 +3,10 @@
  * with, the callback sentinels (never called), the deprecated MPI-1
  * names, the predefined attributes, and the error classes of bad
  * keyvals. Run with 2 or more ranks. */
-#include <mpi.h>
+#include "check.h"
 #include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
 
-static int rank, size;
-
-#define CHECK(cond, ...)                                                  \
-    do {                                                                  \
-        if (!(cond)) {                                                    \
-            fprintf(stderr, "rank %d: FAIL attr.c:%d: ", rank, __LINE__); \
-            fprintf(stderr, __VA_ARGS__);                                 \
-            fprintf(stderr, "\n");                                        \
-            exit(1);                                                      \
-        }                                                                 \
-    } while (0)
-#define OK(call) do { int rc_ = (call); CHECK(rc_ == MPI_SUCCESS, "%s returned %d", #call, rc_); } while (0)
-
-static void ok(const char *what) {
-    if (rank == 0)
-        printf("ok %s\n", what);
-}
-
-static int class(int code) {
-    int c;
-    OK(MPI_Error_class(code, &c));
-    return c;
-}
-
-#define FAILS(call, want) do { int rc_ = (call); CHECK(rc_ != MPI_SUCCESS && class(rc_) == (want), \
-    "%s returned %d, want class %s", #call, rc_, #want); } while (0)
+static int size;
 
 /* What the callbacks saw. */
 struct calls {
@@ -79,7 +52,7 @@ static int typeDelete(MPI_Datatype t, int kv, void *v, void *extra) {
 static intptr_t get(MPI_Comm c, int kv) {
     void *v;
     int flag;
-    OK(MPI_Comm_get_attr(c, kv, &v, &flag));
+    TRY(MPI_Comm_get_attr(c, kv, &v, &flag));
     return flag ? (intptr_t)v : -1;
 }
 
@@ -89,69 +62,67 @@ static void commAttrs(void) {
     int kv, saved;
     MPI_Comm dup, dup2;
 
-    OK(MPI_Comm_create_keyval(commCopy, commDelete, &kv, &s));
+    TRY(MPI_Comm_create_keyval(commCopy, commDelete, &kv, &s));
     CHECK(get(MPI_COMM_WORLD, kv) == -1, "a new keyval has a value");
-    OK(MPI_Comm_set_attr(MPI_COMM_WORLD, kv, (void *)(intptr_t)7));
+    TRY(MPI_Comm_set_attr(MPI_COMM_WORLD, kv, (void *)(intptr_t)7));
     CHECK(get(MPI_COMM_WORLD, kv) == 7, "get after set");
-    ok("comm_create_keyval, comm_set_attr, comm_get_attr");
+    passed("comm_create_keyval, comm_set_attr, comm_get_attr");
 
-    OK(MPI_Comm_dup(MPI_COMM_WORLD, &dup));
+    TRY(MPI_Comm_dup(MPI_COMM_WORLD, &dup));
     CHECK(s.copies == 1 && s.lastComm == MPI_COMM_WORLD && s.lastKeyval == kv && s.lastValue == 7,
           "copy callback called %d times, with comm %p keyval %d value %ld", s.copies, (void *)s.lastComm, s.lastKeyval, (long)s.lastValue);
     CHECK(get(dup, kv) == 8, "the dup's value is %ld, want the copy's 8", (long)get(dup, kv));
-    OK(MPI_Comm_dup(dup, &dup2));
+    TRY(MPI_Comm_dup(dup, &dup2));
     CHECK(s.copies == 2 && s.lastComm == dup, "copy callback not called with the dup's handle");
     CHECK(get(dup2, kv) == 9, "the second dup's value");
-    ok("copy callback on comm_dup");
+    passed("copy callback on comm_dup");
 
     /* Replacing a value deletes the old one. */
-    OK(MPI_Comm_set_attr(dup, kv, (void *)(intptr_t)20));
+    TRY(MPI_Comm_set_attr(dup, kv, (void *)(intptr_t)20));
     CHECK(s.deletes == 1 && s.lastValue == 8 && s.lastComm == dup, "set_attr did not delete the old value");
-    OK(MPI_Comm_delete_attr(dup, kv));
+    TRY(MPI_Comm_delete_attr(dup, kv));
     CHECK(s.deletes == 2 && s.lastValue == 20 && get(dup, kv) == -1, "comm_delete_attr");
-    ok("delete callback on comm_set_attr and comm_delete_attr");
+    passed("delete callback on comm_set_attr and comm_delete_attr");
 
     /* A failing delete callback fails the call and keeps the value. */
     s.failDelete = 1;
-    OK(MPI_Comm_set_errhandler(dup2, MPI_ERRORS_RETURN));
-    FAILS(MPI_Comm_delete_attr(dup2, kv), MPI_ERR_OTHER);
+    RC(MPI_Comm_delete_attr(dup2, kv), MPI_ERR_OTHER);
     CHECK(get(dup2, kv) == 9, "a failed delete dropped the value");
     s.failDelete = 0;
 
     /* A failing copy callback fails the dup. */
     s.failCopy = 1;
-    OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
     {
         MPI_Comm none;
-        FAILS(MPI_Comm_dup(MPI_COMM_WORLD, &none), MPI_ERR_OTHER);
+        RC(MPI_Comm_dup(MPI_COMM_WORLD, &none), MPI_ERR_OTHER);
     }
     s.failCopy = 0;
     s.noCopy = 1;
     {
         MPI_Comm d3;
-        OK(MPI_Comm_dup(MPI_COMM_WORLD, &d3));
+        TRY(MPI_Comm_dup(MPI_COMM_WORLD, &d3));
         CHECK(get(d3, kv) == -1, "a copy callback's flag 0 still copied");
-        OK(MPI_Comm_free(&d3));
+        TRY(MPI_Comm_free(&d3));
     }
     s.noCopy = 0;
-    ok("failing callbacks fail their calls");
+    passed("failing callbacks fail their calls");
 
     /* A freed keyval: the handle is gone, the attributes stay. */
     saved = kv;
-    OK(MPI_Comm_free_keyval(&kv));
+    TRY(MPI_Comm_free_keyval(&kv));
     CHECK(kv == MPI_KEYVAL_INVALID, "comm_free_keyval left %d", kv);
-    FAILS(MPI_Comm_set_attr(MPI_COMM_WORLD, saved, NULL), MPI_ERR_KEYVAL);
-    FAILS(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_KEYVAL_INVALID, &(void *){0}, &(int){0}), MPI_ERR_KEYVAL);
-    FAILS(MPI_Comm_free_keyval(&saved), MPI_ERR_KEYVAL);
+    RC(MPI_Comm_set_attr(MPI_COMM_WORLD, saved, NULL), MPI_ERR_KEYVAL);
+    RC(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_KEYVAL_INVALID, &(void *){0}, &(int){0}), MPI_ERR_KEYVAL);
+    RC(MPI_Comm_free_keyval(&saved), MPI_ERR_KEYVAL);
     s.deletes = 0;
-    OK(MPI_Comm_free(&dup2));
+    TRY(MPI_Comm_free(&dup2));
     CHECK(s.deletes == 1 && s.lastValue == 9 && s.lastKeyval == saved, "comm_free of a freed keyval's attribute ran %d deletes", s.deletes);
-    OK(MPI_Comm_free(&dup));
+    TRY(MPI_Comm_free(&dup));
     CHECK(s.deletes == 1, "comm_free ran a delete for no value");
-    ok("comm_free_keyval; comm_free deletes the attributes");
+    passed("comm_free_keyval; comm_free deletes the attributes");
 
     /* The world keeps its value under the freed keyval, out of reach. */
-    FAILS(MPI_Comm_delete_attr(MPI_COMM_WORLD, saved), MPI_ERR_KEYVAL);
+    RC(MPI_Comm_delete_attr(MPI_COMM_WORLD, saved), MPI_ERR_KEYVAL);
 }
 
 static void sentinels(void) {
@@ -160,38 +131,38 @@ static void sentinels(void) {
     void *v;
     int flag;
 
-    OK(MPI_Comm_create_keyval(MPI_COMM_DUP_FN, MPI_COMM_NULL_DELETE_FN, &dupKv, NULL));
-    OK(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, MPI_COMM_NULL_DELETE_FN, &nullKv, NULL));
-    OK(MPI_Comm_set_attr(MPI_COMM_WORLD, dupKv, (void *)(intptr_t)1));
-    OK(MPI_Comm_set_attr(MPI_COMM_WORLD, nullKv, (void *)(intptr_t)2));
-    OK(MPI_Comm_dup(MPI_COMM_WORLD, &d));
+    TRY(MPI_Comm_create_keyval(MPI_COMM_DUP_FN, MPI_COMM_NULL_DELETE_FN, &dupKv, NULL));
+    TRY(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, MPI_COMM_NULL_DELETE_FN, &nullKv, NULL));
+    TRY(MPI_Comm_set_attr(MPI_COMM_WORLD, dupKv, (void *)(intptr_t)1));
+    TRY(MPI_Comm_set_attr(MPI_COMM_WORLD, nullKv, (void *)(intptr_t)2));
+    TRY(MPI_Comm_dup(MPI_COMM_WORLD, &d));
     CHECK(get(d, dupKv) == 1, "MPI_COMM_DUP_FN did not copy the value");
     CHECK(get(d, nullKv) == -1, "MPI_COMM_NULL_COPY_FN copied the value");
-    OK(MPI_Comm_free(&d));
-    OK(MPI_Comm_delete_attr(MPI_COMM_WORLD, dupKv));
-    OK(MPI_Comm_delete_attr(MPI_COMM_WORLD, nullKv));
-    OK(MPI_Comm_free_keyval(&dupKv));
-    OK(MPI_Comm_free_keyval(&nullKv));
-    ok("MPI_COMM_DUP_FN, MPI_COMM_NULL_COPY_FN, MPI_COMM_NULL_DELETE_FN");
+    TRY(MPI_Comm_free(&d));
+    TRY(MPI_Comm_delete_attr(MPI_COMM_WORLD, dupKv));
+    TRY(MPI_Comm_delete_attr(MPI_COMM_WORLD, nullKv));
+    TRY(MPI_Comm_free_keyval(&dupKv));
+    TRY(MPI_Comm_free_keyval(&nullKv));
+    passed("MPI_COMM_DUP_FN, MPI_COMM_NULL_COPY_FN, MPI_COMM_NULL_DELETE_FN");
 
     /* The deprecated names. */
-    OK(MPI_Keyval_create(MPI_DUP_FN, MPI_NULL_DELETE_FN, &oldDup, NULL));
-    OK(MPI_Keyval_create(MPI_NULL_COPY_FN, MPI_NULL_DELETE_FN, &oldKv, NULL));
-    OK(MPI_Attr_put(MPI_COMM_WORLD, oldDup, (void *)(intptr_t)33));
-    OK(MPI_Attr_put(MPI_COMM_WORLD, oldKv, (void *)(intptr_t)44));
-    OK(MPI_Attr_get(MPI_COMM_WORLD, oldKv, &v, &flag));
+    TRY(MPI_Keyval_create(MPI_DUP_FN, MPI_NULL_DELETE_FN, &oldDup, NULL));
+    TRY(MPI_Keyval_create(MPI_NULL_COPY_FN, MPI_NULL_DELETE_FN, &oldKv, NULL));
+    TRY(MPI_Attr_put(MPI_COMM_WORLD, oldDup, (void *)(intptr_t)33));
+    TRY(MPI_Attr_put(MPI_COMM_WORLD, oldKv, (void *)(intptr_t)44));
+    TRY(MPI_Attr_get(MPI_COMM_WORLD, oldKv, &v, &flag));
     CHECK(flag && (intptr_t)v == 44, "attr_get");
-    OK(MPI_Comm_dup(MPI_COMM_WORLD, &d));
+    TRY(MPI_Comm_dup(MPI_COMM_WORLD, &d));
     CHECK(get(d, oldDup) == 33 && get(d, oldKv) == -1, "MPI_DUP_FN / MPI_NULL_COPY_FN");
-    OK(MPI_Comm_free(&d));
-    OK(MPI_Attr_delete(MPI_COMM_WORLD, oldKv));
-    OK(MPI_Attr_get(MPI_COMM_WORLD, oldKv, &v, &flag));
+    TRY(MPI_Comm_free(&d));
+    TRY(MPI_Attr_delete(MPI_COMM_WORLD, oldKv));
+    TRY(MPI_Attr_get(MPI_COMM_WORLD, oldKv, &v, &flag));
     CHECK(!flag, "attr_delete left the value");
-    OK(MPI_Attr_delete(MPI_COMM_WORLD, oldDup));
-    OK(MPI_Keyval_free(&oldKv));
-    OK(MPI_Keyval_free(&oldDup));
+    TRY(MPI_Attr_delete(MPI_COMM_WORLD, oldDup));
+    TRY(MPI_Keyval_free(&oldKv));
+    TRY(MPI_Keyval_free(&oldDup));
     CHECK(oldKv == MPI_KEYVAL_INVALID, "keyval_free");
-    ok("keyval_create, attr_put, attr_get, attr_delete, keyval_free");
+    passed("keyval_create, attr_put, attr_get, attr_delete, keyval_free");
 }
 
 static void predefined(void) {
@@ -199,33 +170,32 @@ static void predefined(void) {
     const int kvs[] = {MPI_TAG_UB, MPI_HOST, MPI_IO, MPI_WTIME_IS_GLOBAL, MPI_APPNUM, MPI_UNIVERSE_SIZE, MPI_LASTUSEDCODE};
     unsigned i;
 
-    OK(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &p, &flag));
+    TRY(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &p, &flag));
     CHECK(flag && *p >= 32767, "MPI_TAG_UB is %d (flag %d)", flag ? *p : 0, flag);
-    OK(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &q, &flag));
+    TRY(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &q, &flag));
     CHECK(p == q, "MPI_TAG_UB's value moved");
-    OK(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_HOST, &p, &flag));
+    TRY(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_HOST, &p, &flag));
     CHECK(flag && (*p == MPI_PROC_NULL || (*p >= 0 && *p < size)), "MPI_HOST is %d", *p);
-    OK(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_IO, &p, &flag));
+    TRY(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_IO, &p, &flag));
     CHECK(flag && (*p == MPI_ANY_SOURCE || *p == MPI_PROC_NULL || (*p >= 0 && *p < size)), "MPI_IO is %d", *p);
-    OK(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_WTIME_IS_GLOBAL, &p, &flag));
+    TRY(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_WTIME_IS_GLOBAL, &p, &flag));
     CHECK(flag && (*p == 0 || *p == 1), "MPI_WTIME_IS_GLOBAL is %d", *p);
-    OK(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_APPNUM, &p, &flag));
+    TRY(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_APPNUM, &p, &flag));
     CHECK(flag && *p == 0, "MPI_APPNUM is %d", *p);
-    OK(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_UNIVERSE_SIZE, &p, &flag));
+    TRY(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_UNIVERSE_SIZE, &p, &flag));
     CHECK(flag && *p >= size, "MPI_UNIVERSE_SIZE is %d, the world %d", *p, size);
-    OK(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_LASTUSEDCODE, &p, &flag));
+    TRY(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_LASTUSEDCODE, &p, &flag));
     CHECK(flag && *p >= MPI_ERR_LASTCODE, "MPI_LASTUSEDCODE is %d", *p);
-    ok("predefined attributes on MPI_COMM_WORLD");
+    passed("predefined attributes on MPI_COMM_WORLD");
 
-    OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
     for (i = 0; i < sizeof kvs / sizeof kvs[0]; i++) {
         int k = kvs[i];
-        FAILS(MPI_Comm_set_attr(MPI_COMM_WORLD, k, NULL), MPI_ERR_KEYVAL);
-        FAILS(MPI_Comm_delete_attr(MPI_COMM_WORLD, k), MPI_ERR_KEYVAL);
-        FAILS(MPI_Comm_free_keyval(&k), MPI_ERR_KEYVAL);
+        RC(MPI_Comm_set_attr(MPI_COMM_WORLD, k, NULL), MPI_ERR_KEYVAL);
+        RC(MPI_Comm_delete_attr(MPI_COMM_WORLD, k), MPI_ERR_KEYVAL);
+        RC(MPI_Comm_free_keyval(&k), MPI_ERR_KEYVAL);
     }
-    FAILS(MPI_Comm_get_attr(MPI_COMM_NULL, MPI_TAG_UB, &p, &flag), MPI_ERR_COMM);
-    ok("predefined keyvals cannot be set, deleted or freed");
+    RC(MPI_Comm_get_attr(MPI_COMM_NULL, MPI_TAG_UB, &p, &flag), MPI_ERR_COMM);
+    passed("predefined keyvals cannot be set, deleted or freed");
 }
 
 static void typeAttrs(void) {
@@ -234,53 +204,51 @@ static void typeAttrs(void) {
     MPI_Datatype t, d;
     void *v;
 
-    OK(MPI_Type_create_keyval(typeCopy, typeDelete, &kv, &s));
-    OK(MPI_Type_create_keyval(MPI_TYPE_DUP_FN, MPI_TYPE_NULL_DELETE_FN, &dupKv, NULL));
-    OK(MPI_Type_contiguous(2, MPI_INT, &t));
-    OK(MPI_Type_set_attr(t, kv, (void *)(intptr_t)5));
-    OK(MPI_Type_set_attr(t, dupKv, (void *)(intptr_t)6));
-    OK(MPI_Type_get_attr(t, kv, &v, &flag));
+    TRY(MPI_Type_create_keyval(typeCopy, typeDelete, &kv, &s));
+    TRY(MPI_Type_create_keyval(MPI_TYPE_DUP_FN, MPI_TYPE_NULL_DELETE_FN, &dupKv, NULL));
+    TRY(MPI_Type_contiguous(2, MPI_INT, &t));
+    TRY(MPI_Type_set_attr(t, kv, (void *)(intptr_t)5));
+    TRY(MPI_Type_set_attr(t, dupKv, (void *)(intptr_t)6));
+    TRY(MPI_Type_get_attr(t, kv, &v, &flag));
     CHECK(flag && (intptr_t)v == 5, "type_get_attr");
-    OK(MPI_Type_dup(t, &d));
+    TRY(MPI_Type_dup(t, &d));
     CHECK(s.copies == 1 && s.lastType == t && s.lastKeyval == kv && s.lastValue == 5, "type copy callback saw %d calls", s.copies);
-    OK(MPI_Type_get_attr(d, kv, &v, &flag));
+    TRY(MPI_Type_get_attr(d, kv, &v, &flag));
     CHECK(flag && (intptr_t)v == 10, "the dup's value is %ld", (long)(intptr_t)v);
-    OK(MPI_Type_get_attr(d, dupKv, &v, &flag));
+    TRY(MPI_Type_get_attr(d, dupKv, &v, &flag));
     CHECK(flag && (intptr_t)v == 6, "MPI_TYPE_DUP_FN");
-    OK(MPI_Type_free(&d));
+    TRY(MPI_Type_free(&d));
     CHECK(s.deletes == 1 && s.lastValue == 10, "type_free ran %d deletes", s.deletes);
     CHECK(s.lastType != MPI_DATATYPE_NULL && s.lastType != t, "the delete callback got handle %p", (void *)s.lastType);
-    OK(MPI_Type_delete_attr(t, kv));
+    TRY(MPI_Type_delete_attr(t, kv));
     CHECK(s.deletes == 2 && s.lastType == t && s.lastValue == 5, "type_delete_attr");
-    OK(MPI_Type_get_attr(t, kv, &v, &flag));
+    TRY(MPI_Type_get_attr(t, kv, &v, &flag));
     CHECK(!flag, "type_delete_attr left the value");
-    ok("type_create_keyval, type_set_attr, type_get_attr, type_delete_attr, callbacks on type_dup and type_free");
+    passed("type_create_keyval, type_set_attr, type_get_attr, type_delete_attr, callbacks on type_dup and type_free");
 
     /* On a predefined type. */
-    OK(MPI_Type_set_attr(MPI_DOUBLE, kv, (void *)(intptr_t)99));
-    OK(MPI_Type_get_attr(MPI_DOUBLE, kv, &v, &flag));
+    TRY(MPI_Type_set_attr(MPI_DOUBLE, kv, (void *)(intptr_t)99));
+    TRY(MPI_Type_get_attr(MPI_DOUBLE, kv, &v, &flag));
     CHECK(flag && (intptr_t)v == 99, "attribute on MPI_DOUBLE");
-    OK(MPI_Type_delete_attr(MPI_DOUBLE, kv));
+    TRY(MPI_Type_delete_attr(MPI_DOUBLE, kv));
     CHECK(s.lastType == MPI_DOUBLE, "the delete callback got %p, not MPI_DOUBLE", (void *)s.lastType);
 
     /* Kinds do not mix; a freed keyval is gone. */
-    OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
-    OK(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN));
-    OK(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, MPI_COMM_NULL_DELETE_FN, &comm, NULL));
-    FAILS(MPI_Type_set_attr(t, comm, NULL), MPI_ERR_KEYVAL);
-    FAILS(MPI_Comm_set_attr(MPI_COMM_WORLD, kv, NULL), MPI_ERR_KEYVAL);
-    FAILS(MPI_Type_free_keyval(&comm), MPI_ERR_KEYVAL);
-    FAILS(MPI_Type_set_attr((MPI_Datatype)(intptr_t)0x7ffff0, kv, NULL), MPI_ERR_TYPE);
-    OK(MPI_Comm_free_keyval(&comm));
+    TRY(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, MPI_COMM_NULL_DELETE_FN, &comm, NULL));
+    RC(MPI_Type_set_attr(t, comm, NULL), MPI_ERR_KEYVAL);
+    RC(MPI_Comm_set_attr(MPI_COMM_WORLD, kv, NULL), MPI_ERR_KEYVAL);
+    RC(MPI_Type_free_keyval(&comm), MPI_ERR_KEYVAL);
+    RC(MPI_Type_set_attr((MPI_Datatype)(intptr_t)0x7ffff0, kv, NULL), MPI_ERR_TYPE);
+    TRY(MPI_Comm_free_keyval(&comm));
     {
         int saved = dupKv;
-        OK(MPI_Type_free_keyval(&dupKv));
+        TRY(MPI_Type_free_keyval(&dupKv));
         CHECK(dupKv == MPI_KEYVAL_INVALID, "type_free_keyval");
-        FAILS(MPI_Type_get_attr(t, saved, &v, &flag), MPI_ERR_KEYVAL);
+        RC(MPI_Type_get_attr(t, saved, &v, &flag), MPI_ERR_KEYVAL);
     }
-    OK(MPI_Type_free(&t));
-    OK(MPI_Type_free_keyval(&kv));
-    ok("type keyvals: kinds, freed keyvals");
+    TRY(MPI_Type_free(&t));
+    TRY(MPI_Type_free_keyval(&kv));
+    passed("type keyvals: kinds, freed keyvals");
 }
 
 /* MPI_COMM_SELF's attributes are deleted first thing in MPI_Finalize. */
@@ -295,20 +263,16 @@ static int selfDelete(MPI_Comm c, int kv, void *v, void *extra) {
 
 int main(int argc, char **argv) {
     int kv;
-    OK(MPI_Init(&argc, &argv));
-    OK(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
-    OK(MPI_Comm_size(MPI_COMM_WORLD, &size));
-    /* Calls with no communicator report to MPI_COMM_SELF's handler: let
-     * the checks see their error codes. */
-    OK(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN));
+    start(&argc, &argv);
+    TRY(MPI_Comm_size(MPI_COMM_WORLD, &size));
     commAttrs();
     sentinels();
     predefined();
     typeAttrs();
-    OK(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, selfDelete, &kv, NULL));
-    OK(MPI_Comm_set_attr(MPI_COMM_SELF, kv, (void *)(intptr_t)77));
-    OK(MPI_Finalize());
+    TRY(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, selfDelete, &kv, NULL));
+    TRY(MPI_Comm_set_attr(MPI_COMM_SELF, kv, (void *)(intptr_t)77));
+    TRY(MPI_Finalize());
     CHECK(selfDeleted, "MPI_Finalize did not delete MPI_COMM_SELF's attribute");
-    ok("MPI_Finalize deletes MPI_COMM_SELF's attributes");
+    passed("MPI_Finalize deletes MPI_COMM_SELF's attributes");
     return 0;
 }

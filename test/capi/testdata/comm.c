@@ -2,195 +2,178 @@
  * duplication with info and non-blocking, hints, intercommunicators,
  * error handler inheritance and attached buffers. Runs on 2 or more
  * ranks. */
-#include <mpi.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
+#include "check.h"
 
 static int rank, size;
 
-#define CHECK(cond, ...)                                                   \
-    do {                                                                   \
-        if (!(cond)) {                                                     \
-            fprintf(stderr, "comm: rank %d: FAIL %s:%d: ", rank, __FILE__, __LINE__); \
-            fprintf(stderr, __VA_ARGS__);                                  \
-            fprintf(stderr, "\n");                                         \
-            MPI_Abort(MPI_COMM_WORLD, 1);                                  \
-        }                                                                  \
-    } while (0)
-
-static void ok(const char *what) {
-    if (rank == 0)
-        printf("ok %s\n", what);
-}
-
 static int compare(MPI_Comm a, MPI_Comm b) {
     int r;
-    CHECK(MPI_Comm_compare(a, b, &r) == MPI_SUCCESS, "MPI_Comm_compare");
+    TRY(MPI_Comm_compare(a, b, &r));
     return r;
 }
 
-static int class_of(int err) {
-    int cls;
-    MPI_Error_class(err, &cls);
-    return cls;
-}
-
 int main(int argc, char **argv) {
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    start(&argc, &argv);
+    rank = check_rank;
+    TRY(MPI_Comm_size(MPI_COMM_WORLD, &size));
     CHECK(size >= 2, "needs 2 or more ranks, has %d", size);
 
     /* Every rank runs on this host. */
     MPI_Comm node, c;
-    CHECK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node) == MPI_SUCCESS,
-          "MPI_Comm_split_type");
+    TRY(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node));
     int n, r;
-    MPI_Comm_size(node, &n);
-    MPI_Comm_rank(node, &r);
+    TRY(MPI_Comm_size(node, &n));
+    TRY(MPI_Comm_rank(node, &r));
     CHECK(n == size && r == rank, "shared split: size %d rank %d", n, r);
-    CHECK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_UNDEFINED, 0, MPI_INFO_NULL, &c) == MPI_SUCCESS && c == MPI_COMM_NULL,
-          "split type MPI_UNDEFINED gives MPI_COMM_NULL");
+    TRY(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_UNDEFINED, 0, MPI_INFO_NULL, &c));
+    CHECK(c == MPI_COMM_NULL, "split type MPI_UNDEFINED gives MPI_COMM_NULL");
     /* gompi knows no hardware resource but the host's memory: a guided
      * split by none gives MPI_COMM_NULL, and so does an unguided one, since
      * the host's ranks are all of MPI_COMM_WORLD's. */
-    CHECK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_HW_GUIDED, 0, MPI_INFO_NULL, &c) == MPI_SUCCESS && c == MPI_COMM_NULL,
-          "split type MPI_COMM_TYPE_HW_GUIDED without mpi_hw_resource_type gives MPI_COMM_NULL");
-    CHECK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_RESOURCE_GUIDED, 0, MPI_INFO_NULL, &c) == MPI_SUCCESS && c == MPI_COMM_NULL,
-          "split type MPI_COMM_TYPE_RESOURCE_GUIDED without a resource gives MPI_COMM_NULL");
-    CHECK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_HW_UNGUIDED, 0, MPI_INFO_NULL, &c) == MPI_SUCCESS && c == MPI_COMM_NULL,
-          "split type MPI_COMM_TYPE_HW_UNGUIDED on one host gives MPI_COMM_NULL");
-    ok("comm split type");
+    TRY(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_HW_GUIDED, 0, MPI_INFO_NULL, &c));
+    CHECK(c == MPI_COMM_NULL, "split type MPI_COMM_TYPE_HW_GUIDED without mpi_hw_resource_type gives MPI_COMM_NULL");
+    TRY(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_RESOURCE_GUIDED, 0, MPI_INFO_NULL, &c));
+    CHECK(c == MPI_COMM_NULL, "split type MPI_COMM_TYPE_RESOURCE_GUIDED without a resource gives MPI_COMM_NULL");
+    TRY(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_HW_UNGUIDED, 0, MPI_INFO_NULL, &c));
+    CHECK(c == MPI_COMM_NULL, "split type MPI_COMM_TYPE_HW_UNGUIDED on one host gives MPI_COMM_NULL");
+    passed("comm split type");
 
     MPI_Comm dup, rev, half;
-    MPI_Comm_dup(MPI_COMM_WORLD, &dup);
-    MPI_Comm_split(MPI_COMM_WORLD, 0, size - rank, &rev);
-    MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &half);
+    TRY(MPI_Comm_dup(MPI_COMM_WORLD, &dup));
+    TRY(MPI_Comm_split(MPI_COMM_WORLD, 0, size - rank, &rev));
+    TRY(MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &half));
     CHECK(compare(MPI_COMM_WORLD, MPI_COMM_WORLD) == MPI_IDENT, "world is world");
     CHECK(compare(MPI_COMM_WORLD, dup) == MPI_CONGRUENT, "a dup is congruent");
     CHECK(compare(MPI_COMM_WORLD, node) == MPI_CONGRUENT, "the node is congruent");
     CHECK(compare(MPI_COMM_WORLD, rev) == MPI_SIMILAR, "reversed is similar");
     CHECK(compare(MPI_COMM_WORLD, half) == MPI_UNEQUAL, "a half is unequal");
-    ok("comm compare");
+    passed("comm compare");
 
     char name[MPI_MAX_OBJECT_NAME];
     int len;
-    CHECK(MPI_Comm_set_name(dup, "capi dup") == MPI_SUCCESS, "MPI_Comm_set_name");
-    CHECK(MPI_Comm_get_name(dup, name, &len) == MPI_SUCCESS, "MPI_Comm_get_name");
+    TRY(MPI_Comm_set_name(dup, "capi dup"));
+    TRY(MPI_Comm_get_name(dup, name, &len));
     CHECK(strcmp(name, "capi dup") == 0 && len == 8, "name %s (%d)", name, len);
-    ok("comm set get name");
+    passed("comm set get name");
 
     MPI_Info info;
-    CHECK(MPI_Comm_get_info(dup, &info) == MPI_SUCCESS && info != MPI_INFO_NULL, "MPI_Comm_get_info");
-    CHECK(MPI_Comm_set_info(dup, info) == MPI_SUCCESS, "MPI_Comm_set_info");
+    TRY(MPI_Comm_get_info(dup, &info));
+    CHECK(info != MPI_INFO_NULL, "MPI_Comm_get_info");
+    TRY(MPI_Comm_set_info(dup, info));
     MPI_Comm dwi;
-    CHECK(MPI_Comm_dup_with_info(dup, info, &dwi) == MPI_SUCCESS, "MPI_Comm_dup_with_info");
+    TRY(MPI_Comm_dup_with_info(dup, info, &dwi));
     CHECK(compare(dup, dwi) == MPI_CONGRUENT, "dup with info is congruent");
     MPI_Comm dnull;
-    CHECK(MPI_Comm_dup_with_info(dup, MPI_INFO_NULL, &dnull) == MPI_SUCCESS, "MPI_Comm_dup_with_info of MPI_INFO_NULL");
-    MPI_Comm_free(&dnull);
-    ok("comm info");
+    TRY(MPI_Comm_dup_with_info(dup, MPI_INFO_NULL, &dnull));
+    TRY(MPI_Comm_free(&dnull));
+    passed("comm info");
 
     MPI_Comm id, idi;
     MPI_Request reqs[2];
-    CHECK(MPI_Comm_idup(MPI_COMM_WORLD, &id, &reqs[0]) == MPI_SUCCESS, "MPI_Comm_idup");
-    CHECK(MPI_Comm_idup_with_info(dup, info, &idi, &reqs[1]) == MPI_SUCCESS, "MPI_Comm_idup_with_info");
-    CHECK(MPI_Waitall(2, reqs, MPI_STATUSES_IGNORE) == MPI_SUCCESS, "wait for the idups");
+    TRY(MPI_Comm_idup(MPI_COMM_WORLD, &id, &reqs[0]));
+    TRY(MPI_Comm_idup_with_info(dup, info, &idi, &reqs[1]));
+    TRY(MPI_Waitall(2, reqs, MPI_STATUSES_IGNORE));
     int one = 1, sum = 0;
-    MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, id);
+    TRY(MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, id));
     CHECK(sum == size, "allreduce on the idup: %d", sum);
     sum = 0;
-    MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, idi);
+    TRY(MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, idi));
     CHECK(sum == size, "allreduce on the idup with info: %d", sum);
     CHECK(compare(id, MPI_COMM_WORLD) == MPI_CONGRUENT && compare(idi, dup) == MPI_CONGRUENT, "idups are congruent");
-    ok("comm idup");
+    passed("comm idup");
 
     /* An intercommunicator between the even and the odd ranks: their
      * leaders are world ranks 0 and 1. */
     int flag;
-    CHECK(MPI_Comm_test_inter(MPI_COMM_WORLD, &flag) == MPI_SUCCESS && !flag, "world is not an intercommunicator");
+    TRY(MPI_Comm_test_inter(MPI_COMM_WORLD, &flag));
+    CHECK(!flag, "world is not an intercommunicator");
     MPI_Comm inter;
     int even = rank % 2 == 0;
     MPI_Comm peer = rank < 2 ? MPI_COMM_WORLD : MPI_COMM_NULL; /* only the leaders read it */
-    CHECK(MPI_Intercomm_create(half, 0, peer, even ? 1 : 0, 42, &inter) == MPI_SUCCESS, "MPI_Intercomm_create");
-    CHECK(MPI_Comm_test_inter(inter, &flag) == MPI_SUCCESS && flag, "inter is an intercommunicator");
+    TRY(MPI_Intercomm_create(half, 0, peer, even ? 1 : 0, 42, &inter));
+    TRY(MPI_Comm_test_inter(inter, &flag));
+    CHECK(flag, "inter is an intercommunicator");
     int nodd = size / 2, neven = (size + 1) / 2, rs;
-    CHECK(MPI_Comm_remote_size(inter, &rs) == MPI_SUCCESS && rs == (even ? nodd : neven), "remote size %d", rs);
-    MPI_Comm_size(inter, &n);
+    TRY(MPI_Comm_remote_size(inter, &rs));
+    CHECK(rs == (even ? nodd : neven), "remote size %d", rs);
+    TRY(MPI_Comm_size(inter, &n));
     CHECK(n == (even ? neven : nodd), "local size %d", n);
     MPI_Group rg;
-    CHECK(MPI_Comm_remote_group(inter, &rg) == MPI_SUCCESS, "MPI_Comm_remote_group");
-    MPI_Group_size(rg, &n);
+    TRY(MPI_Comm_remote_group(inter, &rg));
+    TRY(MPI_Group_size(rg, &n));
     CHECK(n == rs, "remote group of %d", n);
-    MPI_Group_free(&rg);
+    TRY(MPI_Group_free(&rg));
     /* Local rank r and remote rank r swap their world ranks. */
     int mine = rank, theirs = -1;
-    MPI_Comm_rank(inter, &r);
+    TRY(MPI_Comm_rank(inter, &r));
     if (r < nodd) {
-        MPI_Sendrecv(&mine, 1, MPI_INT, r, 5, &theirs, 1, MPI_INT, r, 5, inter, MPI_STATUS_IGNORE);
+        TRY(MPI_Sendrecv(&mine, 1, MPI_INT, r, 5, &theirs, 1, MPI_INT, r, 5, inter, MPI_STATUS_IGNORE));
         CHECK(theirs == (even ? 2 * r + 1 : 2 * r), "remote rank %d sent %d", r, theirs);
     }
     MPI_Comm merged;
-    CHECK(MPI_Intercomm_merge(inter, !even, &merged) == MPI_SUCCESS, "MPI_Intercomm_merge");
-    MPI_Comm_size(merged, &n);
-    MPI_Comm_rank(merged, &r);
+    TRY(MPI_Intercomm_merge(inter, !even, &merged));
+    TRY(MPI_Comm_size(merged, &n));
+    TRY(MPI_Comm_rank(merged, &r));
     CHECK(n == size && r == (even ? rank / 2 : neven + rank / 2), "merged: size %d rank %d", n, r);
-    MPI_Comm_free(&merged);
-    ok("intercomm create merge");
+    TRY(MPI_Comm_free(&merged));
+    passed("intercomm create merge");
 
-    /* A communicator made from another takes its error handler. */
-    MPI_Comm_set_errhandler(dup, MPI_ERRORS_RETURN);
+    /* A communicator made from another takes its error handler: dup's,
+     * not the world's, which differs meanwhile. */
+    TRY(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL));
+    TRY(MPI_Comm_set_errhandler(dup, MPI_ERRORS_RETURN));
     MPI_Comm child;
-    MPI_Comm_split_type(dup, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &child);
+    TRY(MPI_Comm_split_type(dup, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &child));
     MPI_Errhandler eh;
-    MPI_Comm_get_errhandler(child, &eh);
+    TRY(MPI_Comm_get_errhandler(child, &eh));
     CHECK(eh == MPI_ERRORS_RETURN, "the split type child inherits MPI_ERRORS_RETURN");
-    CHECK(class_of(MPI_Comm_remote_size(child, &rs)) == MPI_ERR_COMM, "remote size of an intracommunicator: MPI_ERR_COMM");
-    CHECK(class_of(MPI_Comm_split_type(child, 999, 0, MPI_INFO_NULL, &c)) == MPI_ERR_ARG, "split type 999: MPI_ERR_ARG");
-    CHECK(class_of(MPI_Comm_compare(child, MPI_COMM_NULL, &r)) == MPI_ERR_COMM, "compare with MPI_COMM_NULL: MPI_ERR_COMM");
-    CHECK(class_of(MPI_Comm_set_name(child, "")) == MPI_ERR_ARG, "an empty name: MPI_ERR_ARG");
-    MPI_Comm_free(&child);
-    ok("comm errhandler inherited and errors");
+    RC(MPI_Comm_remote_size(child, &rs), MPI_ERR_COMM);
+    RC(MPI_Comm_split_type(child, 999, 0, MPI_INFO_NULL, &c), MPI_ERR_ARG);
+    RC(MPI_Comm_compare(child, MPI_COMM_NULL, &r), MPI_ERR_COMM);
+    RC(MPI_Comm_set_name(child, ""), MPI_ERR_ARG);
+    TRY(MPI_Comm_free(&child));
+    TRY(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+    passed("comm errhandler inherited and errors");
 
     /* A buffer attached to one communicator serves its buffered sends. */
     int bsize = 4 * (sizeof(int) + MPI_BSEND_OVERHEAD);
     char *buf = malloc(bsize);
-    CHECK(MPI_Comm_attach_buffer(dup, buf, bsize) == MPI_SUCCESS, "MPI_Comm_attach_buffer");
+    TRY(MPI_Comm_attach_buffer(dup, buf, bsize));
     int to = (rank + 1) % size, from = (rank + size - 1) % size, got = -1;
-    CHECK(MPI_Bsend(&mine, 1, MPI_INT, to, 3, dup) == MPI_SUCCESS, "MPI_Bsend on dup");
-    CHECK(MPI_Comm_flush_buffer(dup) == MPI_SUCCESS, "MPI_Comm_flush_buffer");
-    MPI_Recv(&got, 1, MPI_INT, from, 3, dup, MPI_STATUS_IGNORE);
+    TRY(MPI_Bsend(&mine, 1, MPI_INT, to, 3, dup));
+    TRY(MPI_Comm_flush_buffer(dup));
+    TRY(MPI_Recv(&got, 1, MPI_INT, from, 3, dup, MPI_STATUS_IGNORE));
     CHECK(got == from, "buffered message %d (want %d)", got, from);
     MPI_Request req;
-    CHECK(MPI_Bsend(&mine, 1, MPI_INT, to, 4, dup) == MPI_SUCCESS, "MPI_Bsend on dup");
-    CHECK(MPI_Comm_iflush_buffer(dup, &req) == MPI_SUCCESS, "MPI_Comm_iflush_buffer");
-    MPI_Recv(&got, 1, MPI_INT, from, 4, dup, MPI_STATUS_IGNORE);
-    CHECK(MPI_Wait(&req, MPI_STATUS_IGNORE) == MPI_SUCCESS && req == MPI_REQUEST_NULL, "wait for the iflush");
+    TRY(MPI_Bsend(&mine, 1, MPI_INT, to, 4, dup));
+    TRY(MPI_Comm_iflush_buffer(dup, &req));
+    TRY(MPI_Recv(&got, 1, MPI_INT, from, 4, dup, MPI_STATUS_IGNORE));
+    TRY(MPI_Wait(&req, MPI_STATUS_IGNORE));
+    CHECK(req == MPI_REQUEST_NULL, "wait for the iflush");
     void *back;
     int bs;
-    CHECK(MPI_Comm_detach_buffer(dup, &back, &bs) == MPI_SUCCESS, "MPI_Comm_detach_buffer");
+    TRY(MPI_Comm_detach_buffer(dup, &back, &bs));
     CHECK(back == buf && bs == bsize, "detached %p of %d (want %p of %d)", back, bs, (void *)buf, bsize);
-    CHECK(class_of(MPI_Comm_detach_buffer(dup, &back, &bs)) == MPI_ERR_BUFFER, "a second detach: MPI_ERR_BUFFER");
-    CHECK(class_of(MPI_Comm_attach_buffer(dup, buf, -1)) == MPI_ERR_ARG, "a negative size: MPI_ERR_ARG");
-    CHECK(MPI_Comm_attach_buffer_c(dup, MPI_BUFFER_AUTOMATIC, 0) == MPI_SUCCESS, "MPI_Comm_attach_buffer_c automatic");
-    CHECK(MPI_Bsend(&mine, 1, MPI_INT, to, 5, dup) == MPI_SUCCESS, "MPI_Bsend with an automatic buffer");
-    MPI_Recv(&got, 1, MPI_INT, from, 5, dup, MPI_STATUS_IGNORE);
+    RC(MPI_Comm_detach_buffer(dup, &back, &bs), MPI_ERR_BUFFER);
+    RC(MPI_Comm_attach_buffer(dup, buf, -1), MPI_ERR_ARG);
+    TRY(MPI_Comm_attach_buffer_c(dup, MPI_BUFFER_AUTOMATIC, 0));
+    TRY(MPI_Bsend(&mine, 1, MPI_INT, to, 5, dup));
+    TRY(MPI_Recv(&got, 1, MPI_INT, from, 5, dup, MPI_STATUS_IGNORE));
     CHECK(got == from, "automatically buffered message %d (want %d)", got, from);
     MPI_Count bsc;
-    CHECK(MPI_Comm_detach_buffer_c(dup, &back, &bsc) == MPI_SUCCESS, "MPI_Comm_detach_buffer_c");
+    TRY(MPI_Comm_detach_buffer_c(dup, &back, &bsc));
     CHECK(back == MPI_BUFFER_AUTOMATIC && bsc == 0, "detached %p of %lld (want MPI_BUFFER_AUTOMATIC)", back, (long long)bsc);
     free(buf);
-    CHECK(MPI_Buffer_flush() == MPI_SUCCESS, "MPI_Buffer_flush with no buffer");
-    CHECK(MPI_Buffer_iflush(&req) == MPI_SUCCESS, "MPI_Buffer_iflush");
-    CHECK(MPI_Wait(&req, MPI_STATUS_IGNORE) == MPI_SUCCESS, "wait for the buffer iflush");
-    ok("comm buffers");
+    TRY(MPI_Buffer_flush());
+    TRY(MPI_Buffer_iflush(&req));
+    TRY(MPI_Wait(&req, MPI_STATUS_IGNORE));
+    passed("comm buffers");
 
     MPI_Comm all[] = {node, dup, rev, half, dwi, id, idi, inter};
     for (int i = 0; i < (int)(sizeof all / sizeof all[0]); i++)
-        CHECK(MPI_Comm_free(&all[i]) == MPI_SUCCESS, "MPI_Comm_free of communicator %d", i);
-    ok("comm free");
+        TRY(MPI_Comm_free(&all[i]));
+    passed("comm free");
 
-    MPI_Finalize();
+    TRY(MPI_Finalize());
     return 0;
 }

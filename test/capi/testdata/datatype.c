@@ -3,39 +3,10 @@
  * numbered ints and comparing the packed order with the type map, then
  * unpacking back; some types also cross ranks. Error classes are checked
  * with MPI_ERRORS_RETURN. Run with 2 or more ranks. */
-#include <mpi.h>
+#include "check.h"
 #include <stddef.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 static int rank, size;
-
-#define CHECK(cond, ...)                                                   \
-    do {                                                                   \
-        if (!(cond)) {                                                     \
-            fprintf(stderr, "rank %d: FAIL datatype.c:%d: ", rank, __LINE__); \
-            fprintf(stderr, __VA_ARGS__);                                  \
-            fprintf(stderr, "\n");                                         \
-            exit(1);                                                       \
-        }                                                                  \
-    } while (0)
-#define OK(call) do { int rc_ = (call); CHECK(rc_ == MPI_SUCCESS, "%s returned %d", #call, rc_); } while (0)
-
-static void ok(const char *what) {
-    if (rank == 0)
-        printf("ok %s\n", what);
-}
-
-/* class is the error class of code. */
-static int class(int code) {
-    int c;
-    OK(MPI_Error_class(code, &c));
-    return c;
-}
-
-#define FAILS(call, want) do { int rc_ = (call); CHECK(rc_ != MPI_SUCCESS && class(rc_) == (want), \
-    "%s returned %d (class %d), want class %s", #call, rc_, rc_ ? class(rc_) : 0, #want); } while (0)
 
 /* layout commits dt, packs count of it from a buffer of numbered ints
  * and checks the packed ints are want[0..n); then unpacks them into a
@@ -44,15 +15,15 @@ static void layout(const char *what, MPI_Datatype dt, int count, const int *want
     int src[128], dst[128], packed[128], psize, pos = 0, i;
     for (i = 0; i < 128; i++)
         src[i] = i, dst[i] = -1;
-    OK(MPI_Type_commit(&dt));
-    OK(MPI_Pack_size(count, dt, MPI_COMM_WORLD, &psize));
+    TRY(MPI_Type_commit(&dt));
+    TRY(MPI_Pack_size(count, dt, MPI_COMM_WORLD, &psize));
     CHECK(psize == n * (int)sizeof(int), "%s: pack size %d, want %d", what, psize, n * (int)sizeof(int));
-    OK(MPI_Pack(src, count, dt, packed, sizeof packed, &pos, MPI_COMM_WORLD));
+    TRY(MPI_Pack(src, count, dt, packed, sizeof packed, &pos, MPI_COMM_WORLD));
     CHECK(pos == psize, "%s: packed to position %d, want %d", what, pos, psize);
     for (i = 0; i < n; i++)
         CHECK(packed[i] == want[i], "%s: packed int %d is %d, want %d", what, i, packed[i], want[i]);
     pos = 0;
-    OK(MPI_Unpack(packed, psize, &pos, dst, count, dt, MPI_COMM_WORLD));
+    TRY(MPI_Unpack(packed, psize, &pos, dst, count, dt, MPI_COMM_WORLD));
     CHECK(pos == psize, "%s: unpacked to position %d, want %d", what, pos, psize);
     for (i = 0; i < 128; i++) {
         int in = 0, j;
@@ -60,7 +31,7 @@ static void layout(const char *what, MPI_Datatype dt, int count, const int *want
             in |= want[j] == i;
         CHECK(dst[i] == (in ? i : -1), "%s: unpacked int %d is %d, want %d", what, i, dst[i], in ? i : -1);
     }
-    ok(what);
+    passed(what);
 }
 
 static void constructors(void) {
@@ -70,145 +41,145 @@ static void constructors(void) {
 
     {
         int want[] = {0, 1, 5, 6, 10, 11};
-        OK(MPI_Type_create_hvector(3, 2, 5 * sizeof(int), MPI_INT, &t));
+        TRY(MPI_Type_create_hvector(3, 2, 5 * sizeof(int), MPI_INT, &t));
         layout("type_create_hvector", t, 1, want, 6);
-        OK(MPI_Type_free(&t));
+        TRY(MPI_Type_free(&t));
         CHECK(t == MPI_DATATYPE_NULL, "type free left the handle");
-        OK(MPI_Type_create_hvector_c(3, 2, 5 * sizeof(int), MPI_INT, &t));
+        TRY(MPI_Type_create_hvector_c(3, 2, 5 * sizeof(int), MPI_INT, &t));
         layout("type_create_hvector_c", t, 1, want, 6);
-        OK(MPI_Type_free(&t));
+        TRY(MPI_Type_free(&t));
     }
     {
         int bl[] = {1, 2, 3}, d[] = {0, 4, 10}, want[] = {0, 4, 5, 10, 11, 12};
         MPI_Count blc[] = {1, 2, 3}, dc[] = {0, 4, 10};
-        OK(MPI_Type_indexed(3, bl, d, MPI_INT, &t));
+        TRY(MPI_Type_indexed(3, bl, d, MPI_INT, &t));
         layout("type_indexed", t, 1, want, 6);
-        OK(MPI_Type_free(&t));
-        OK(MPI_Type_indexed_c(3, blc, dc, MPI_INT, &t));
+        TRY(MPI_Type_free(&t));
+        TRY(MPI_Type_indexed_c(3, blc, dc, MPI_INT, &t));
         layout("type_indexed_c", t, 1, want, 6);
-        OK(MPI_Type_free(&t));
+        TRY(MPI_Type_free(&t));
     }
     {
         int bl[] = {2, 1}, want[] = {8, 9, 2};
         MPI_Aint d[] = {8 * sizeof(int), 2 * sizeof(int)};
         MPI_Count blc[] = {2, 1}, dc[] = {8 * sizeof(int), 2 * sizeof(int)};
-        OK(MPI_Type_create_hindexed(2, bl, d, MPI_INT, &t));
+        TRY(MPI_Type_create_hindexed(2, bl, d, MPI_INT, &t));
         layout("type_create_hindexed", t, 1, want, 3);
-        OK(MPI_Type_free(&t));
-        OK(MPI_Type_create_hindexed_c(2, blc, dc, MPI_INT, &t));
+        TRY(MPI_Type_free(&t));
+        TRY(MPI_Type_create_hindexed_c(2, blc, dc, MPI_INT, &t));
         layout("type_create_hindexed_c", t, 1, want, 3);
-        OK(MPI_Type_free(&t));
+        TRY(MPI_Type_free(&t));
     }
     {
         int d[] = {1, 6, 3}, want[] = {1, 2, 6, 7, 3, 4};
         MPI_Count dc[] = {1, 6, 3};
-        OK(MPI_Type_create_indexed_block(3, 2, d, MPI_INT, &t));
+        TRY(MPI_Type_create_indexed_block(3, 2, d, MPI_INT, &t));
         layout("type_create_indexed_block", t, 1, want, 6);
-        OK(MPI_Type_free(&t));
-        OK(MPI_Type_create_indexed_block_c(3, 2, dc, MPI_INT, &t));
+        TRY(MPI_Type_free(&t));
+        TRY(MPI_Type_create_indexed_block_c(3, 2, dc, MPI_INT, &t));
         layout("type_create_indexed_block_c", t, 1, want, 6);
-        OK(MPI_Type_free(&t));
+        TRY(MPI_Type_free(&t));
     }
     {
         MPI_Aint d[] = {0, 20 * sizeof(int)};
         MPI_Count dc[] = {0, 20 * sizeof(int)};
         int want[] = {0, 1, 2, 20, 21, 22};
-        OK(MPI_Type_create_hindexed_block(2, 3, d, MPI_INT, &t));
+        TRY(MPI_Type_create_hindexed_block(2, 3, d, MPI_INT, &t));
         layout("type_create_hindexed_block", t, 1, want, 6);
-        OK(MPI_Type_free(&t));
-        OK(MPI_Type_create_hindexed_block_c(2, 3, dc, MPI_INT, &t));
+        TRY(MPI_Type_free(&t));
+        TRY(MPI_Type_create_hindexed_block_c(2, 3, dc, MPI_INT, &t));
         layout("type_create_hindexed_block_c", t, 1, want, 6);
-        OK(MPI_Type_free(&t));
+        TRY(MPI_Type_free(&t));
     }
     {
         /* A 4x5 array: rows 1-2, columns 1-3. */
         int sizes[] = {4, 5}, sub[] = {2, 3}, starts[] = {1, 1};
         MPI_Count sizesc[] = {4, 5}, subc[] = {2, 3}, startsc[] = {1, 1};
         int wantC[] = {6, 7, 8, 11, 12, 13}, wantF[] = {5, 6, 9, 10, 13, 14};
-        OK(MPI_Type_create_subarray(2, sizes, sub, starts, MPI_ORDER_C, MPI_INT, &t));
-        OK(MPI_Type_get_extent(t, &lb, &ext));
+        TRY(MPI_Type_create_subarray(2, sizes, sub, starts, MPI_ORDER_C, MPI_INT, &t));
+        TRY(MPI_Type_get_extent(t, &lb, &ext));
         CHECK(lb == 0 && ext == 20 * sizeof(int), "subarray extent %ld,%ld, want 0,%zu", (long)lb, (long)ext, 20 * sizeof(int));
         layout("type_create_subarray C order", t, 1, wantC, 6);
-        OK(MPI_Type_free(&t));
-        OK(MPI_Type_create_subarray(2, sizes, sub, starts, MPI_ORDER_FORTRAN, MPI_INT, &t));
+        TRY(MPI_Type_free(&t));
+        TRY(MPI_Type_create_subarray(2, sizes, sub, starts, MPI_ORDER_FORTRAN, MPI_INT, &t));
         layout("type_create_subarray Fortran order", t, 1, wantF, 6);
-        OK(MPI_Type_free(&t));
-        OK(MPI_Type_create_subarray_c(2, sizesc, subc, startsc, MPI_ORDER_C, MPI_INT, &t));
+        TRY(MPI_Type_free(&t));
+        TRY(MPI_Type_create_subarray_c(2, sizesc, subc, startsc, MPI_ORDER_C, MPI_INT, &t));
         layout("type_create_subarray_c", t, 1, wantC, 6);
-        OK(MPI_Type_free(&t));
+        TRY(MPI_Type_free(&t));
     }
     {
         int want[] = {0, 2, 4};
-        OK(MPI_Type_create_resized(MPI_INT, 0, 2 * sizeof(int), &t));
-        OK(MPI_Type_get_extent(t, &lb, &ext));
+        TRY(MPI_Type_create_resized(MPI_INT, 0, 2 * sizeof(int), &t));
+        TRY(MPI_Type_get_extent(t, &lb, &ext));
         CHECK(lb == 0 && ext == 2 * sizeof(int), "resized extent %ld,%ld", (long)lb, (long)ext);
         layout("type_create_resized", t, 3, want, 3);
-        OK(MPI_Type_free(&t));
-        OK(MPI_Type_create_resized_c(MPI_INT, 0, 2 * sizeof(int), &t));
+        TRY(MPI_Type_free(&t));
+        TRY(MPI_Type_create_resized_c(MPI_INT, 0, 2 * sizeof(int), &t));
         layout("type_create_resized_c", t, 3, want, 3);
-        OK(MPI_Type_free(&t));
+        TRY(MPI_Type_free(&t));
     }
     {
         MPI_Datatype v, d;
         int want[] = {0, 3, 6};
         char name[MPI_MAX_OBJECT_NAME];
         int n;
-        OK(MPI_Type_vector(3, 1, 3, MPI_INT, &v));
-        OK(MPI_Type_dup(v, &d));
-        OK(MPI_Type_free(&v));
+        TRY(MPI_Type_vector(3, 1, 3, MPI_INT, &v));
+        TRY(MPI_Type_dup(v, &d));
+        TRY(MPI_Type_free(&v));
         layout("type_dup of a vector", d, 1, want, 3);
-        OK(MPI_Type_free(&d));
-        OK(MPI_Type_dup(MPI_DOUBLE, &d));
-        OK(MPI_Type_size(d, &sz));
+        TRY(MPI_Type_free(&d));
+        TRY(MPI_Type_dup(MPI_DOUBLE, &d));
+        TRY(MPI_Type_size(d, &sz));
         CHECK(sz == sizeof(double), "dup of MPI_DOUBLE has size %d", sz);
-        OK(MPI_Type_get_name(d, name, &n));
-        OK(MPI_Type_free(&d));
-        ok("type_dup of MPI_DOUBLE");
+        TRY(MPI_Type_get_name(d, name, &n));
+        TRY(MPI_Type_free(&d));
+        passed("type_dup of MPI_DOUBLE");
     }
     {
         MPI_Datatype m;
-        OK(MPI_Type_match_size(MPI_TYPECLASS_REAL, 8, &m));
+        TRY(MPI_Type_match_size(MPI_TYPECLASS_REAL, 8, &m));
         CHECK(m == MPI_DOUBLE, "match size real 8 is not MPI_DOUBLE");
-        OK(MPI_Type_match_size(MPI_TYPECLASS_INTEGER, 4, &m));
-        OK(MPI_Type_size(m, &sz));
+        TRY(MPI_Type_match_size(MPI_TYPECLASS_INTEGER, 4, &m));
+        TRY(MPI_Type_size(m, &sz));
         CHECK(sz == 4, "match size integer 4 has size %d", sz);
-        OK(MPI_Type_match_size(MPI_TYPECLASS_COMPLEX, 16, &m));
+        TRY(MPI_Type_match_size(MPI_TYPECLASS_COMPLEX, 16, &m));
         CHECK(m == MPI_C_DOUBLE_COMPLEX, "match size complex 16 is not MPI_C_DOUBLE_COMPLEX");
-        FAILS(MPI_Type_match_size(MPI_TYPECLASS_REAL, 3, &m), MPI_ERR_ARG);
-        FAILS(MPI_Type_match_size(12345, 4, &m), MPI_ERR_ARG);
-        ok("type_match_size");
+        RC(MPI_Type_match_size(MPI_TYPECLASS_REAL, 3, &m), MPI_ERR_ARG);
+        RC(MPI_Type_match_size(12345, 4, &m), MPI_ERR_ARG);
+        passed("type_match_size");
     }
     {
         MPI_Datatype p;
-        OK(MPI_Type_get_value_index(MPI_DOUBLE, MPI_INT, &p));
+        TRY(MPI_Type_get_value_index(MPI_DOUBLE, MPI_INT, &p));
         CHECK(p == MPI_DOUBLE_INT, "value index of double, int");
-        OK(MPI_Type_get_value_index(MPI_INT, MPI_INT, &p));
+        TRY(MPI_Type_get_value_index(MPI_INT, MPI_INT, &p));
         CHECK(p == MPI_2INT, "value index of int, int");
-        OK(MPI_Type_get_value_index(MPI_FLOAT, MPI_FLOAT, &p));
+        TRY(MPI_Type_get_value_index(MPI_FLOAT, MPI_FLOAT, &p));
         CHECK(p == MPI_DATATYPE_NULL, "value index of float, float is not MPI_DATATYPE_NULL");
-        FAILS(MPI_Type_get_value_index(MPI_DATATYPE_NULL, MPI_INT, &p), MPI_ERR_TYPE);
-        ok("type_get_value_index");
+        RC(MPI_Type_get_value_index(MPI_DATATYPE_NULL, MPI_INT, &p), MPI_ERR_TYPE);
+        passed("type_get_value_index");
     }
     {
         /* Ints 1 and 3 of every 4, the type's extent cut to 3 ints. */
         MPI_Count clb, cext, csz;
         int bl[] = {1, 1}, d[] = {1, 3};
         MPI_Datatype ix, r;
-        OK(MPI_Type_indexed(2, bl, d, MPI_INT, &ix));
-        OK(MPI_Type_create_resized(ix, -4, 12, &r));
-        OK(MPI_Type_get_extent_c(r, &clb, &cext));
+        TRY(MPI_Type_indexed(2, bl, d, MPI_INT, &ix));
+        TRY(MPI_Type_create_resized(ix, -4, 12, &r));
+        TRY(MPI_Type_get_extent_c(r, &clb, &cext));
         CHECK(clb == -4 && cext == 12, "get_extent_c %ld %ld", (long)clb, (long)cext);
-        OK(MPI_Type_get_extent_x(r, &clb, &cext));
+        TRY(MPI_Type_get_extent_x(r, &clb, &cext));
         CHECK(clb == -4 && cext == 12, "get_extent_x %ld %ld", (long)clb, (long)cext);
-        OK(MPI_Type_get_true_extent_c(r, &clb, &cext));
+        TRY(MPI_Type_get_true_extent_c(r, &clb, &cext));
         CHECK(clb == 4 && cext == 12, "get_true_extent_c %ld %ld", (long)clb, (long)cext);
-        OK(MPI_Type_get_true_extent_x(r, &clb, &cext));
+        TRY(MPI_Type_get_true_extent_x(r, &clb, &cext));
         CHECK(clb == 4 && cext == 12, "get_true_extent_x %ld %ld", (long)clb, (long)cext);
-        OK(MPI_Type_size_x(r, &csz));
+        TRY(MPI_Type_size_x(r, &csz));
         CHECK(csz == 8, "size_x %ld", (long)csz);
-        OK(MPI_Type_free(&r));
-        OK(MPI_Type_free(&ix));
-        ok("type_get_extent_c/_x, type_get_true_extent_c/_x, type_size_x");
+        TRY(MPI_Type_free(&r));
+        TRY(MPI_Type_free(&ix));
+        passed("type_get_extent_c/_x, type_get_true_extent_c/_x, type_size_x");
     }
 }
 
@@ -226,18 +197,18 @@ static MPI_Datatype recType(int large) {
     int sz;
     if (large) {
         MPI_Count bl[] = {1, 1, 1}, d[] = {offsetof(struct rec, a), offsetof(struct rec, b), offsetof(struct rec, c)};
-        OK(MPI_Type_create_struct_c(3, bl, d, types, &s));
+        TRY(MPI_Type_create_struct_c(3, bl, d, types, &s));
     } else {
         int bl[] = {1, 1, 1};
         MPI_Aint d[] = {offsetof(struct rec, a), offsetof(struct rec, b), offsetof(struct rec, c)};
-        OK(MPI_Type_create_struct(3, bl, d, types, &s));
+        TRY(MPI_Type_create_struct(3, bl, d, types, &s));
     }
-    OK(MPI_Type_size(s, &sz));
+    TRY(MPI_Type_size(s, &sz));
     CHECK(sz == 4 + 8 + 1, "struct size %d, want 13", sz);
-    OK(MPI_Type_create_resized(s, 0, sizeof(struct rec), &r));
-    OK(MPI_Type_free(&s));
-    OK(MPI_Type_commit(&r));
-    OK(MPI_Type_get_extent(r, &lb, &ext));
+    TRY(MPI_Type_create_resized(s, 0, sizeof(struct rec), &r));
+    TRY(MPI_Type_free(&s));
+    TRY(MPI_Type_commit(&r));
+    TRY(MPI_Type_get_extent(r, &lb, &ext));
     CHECK(lb == 0 && ext == sizeof(struct rec), "struct extent %ld, want %zu", (long)ext, sizeof(struct rec));
     return r;
 }
@@ -255,40 +226,40 @@ static void exchange(void) {
             for (i = 0; i < 3; i++)
                 recs[i].a = 10 + i, recs[i].b = 0.5 * i, recs[i].c = 'x' + i;
             for (peer = 1; peer < size; peer++)
-                OK(MPI_Send(recs, 3, r, peer, 7, MPI_COMM_WORLD));
+                TRY(MPI_Send(recs, 3, r, peer, 7, MPI_COMM_WORLD));
         } else {
             MPI_Status st;
             int n;
-            OK(MPI_Recv(recs, 3, r, 0, 7, MPI_COMM_WORLD, &st));
-            OK(MPI_Get_count(&st, r, &n));
+            TRY(MPI_Recv(recs, 3, r, 0, 7, MPI_COMM_WORLD, &st));
+            TRY(MPI_Get_count(&st, r, &n));
             CHECK(n == 3, "received %d structs, want 3", n);
             for (i = 0; i < 3; i++)
                 CHECK(recs[i].a == 10 + i && recs[i].b == 0.5 * i && recs[i].c == 'x' + i,
                       "struct %d arrived as {%d, %g, %c}", i, recs[i].a, recs[i].b, recs[i].c);
         }
-        OK(MPI_Type_free(&r));
+        TRY(MPI_Type_free(&r));
     }
-    ok("type_create_struct and type_create_struct_c across ranks");
+    passed("type_create_struct and type_create_struct_c across ranks");
     {
         double m[4][3], col[4];
         MPI_Datatype c;
         int i, j;
-        OK(MPI_Type_vector(4, 1, 3, MPI_DOUBLE, &c));
-        OK(MPI_Type_commit(&c));
+        TRY(MPI_Type_vector(4, 1, 3, MPI_DOUBLE, &c));
+        TRY(MPI_Type_commit(&c));
         for (i = 0; i < 4; i++)
             for (j = 0; j < 3; j++)
                 m[i][j] = 10 * i + j;
         if (rank == 0) {
             int peer;
             for (peer = 1; peer < size; peer++)
-                OK(MPI_Send(&m[0][1], 1, c, peer, 8, MPI_COMM_WORLD));
+                TRY(MPI_Send(&m[0][1], 1, c, peer, 8, MPI_COMM_WORLD));
         } else {
-            OK(MPI_Recv(col, 4, MPI_DOUBLE, 0, 8, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+            TRY(MPI_Recv(col, 4, MPI_DOUBLE, 0, 8, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
             for (i = 0; i < 4; i++)
                 CHECK(col[i] == 10 * i + 1, "column element %d is %g", i, col[i]);
         }
-        OK(MPI_Type_free(&c));
-        ok("a matrix column as a vector across ranks");
+        TRY(MPI_Type_free(&c));
+        passed("a matrix column as a vector across ranks");
     }
 }
 
@@ -299,59 +270,59 @@ static void packing(void) {
     MPI_Aint apos = 0, asize;
     int i;
 
-    OK(MPI_Pack_size_c(3, MPI_INT, MPI_COMM_WORLD, &csize));
+    TRY(MPI_Pack_size_c(3, MPI_INT, MPI_COMM_WORLD, &csize));
     CHECK(csize == 12, "pack size c %ld", (long)csize);
-    OK(MPI_Pack_c(in, 3, MPI_INT, buf, sizeof buf, &cpos, MPI_COMM_WORLD));
+    TRY(MPI_Pack_c(in, 3, MPI_INT, buf, sizeof buf, &cpos, MPI_COMM_WORLD));
     CHECK(cpos == 12, "pack c position %ld", (long)cpos);
     cpos = 0;
-    OK(MPI_Unpack_c(buf, 12, &cpos, out, 3, MPI_INT, MPI_COMM_WORLD));
+    TRY(MPI_Unpack_c(buf, 12, &cpos, out, 3, MPI_INT, MPI_COMM_WORLD));
     CHECK(cpos == 12 && memcmp(in, out, sizeof in) == 0, "unpack c");
-    ok("pack_c, unpack_c, pack_size_c");
+    passed("pack_c, unpack_c, pack_size_c");
 
-    OK(MPI_Pack_external_size("external32", 3, MPI_INT, &asize));
+    TRY(MPI_Pack_external_size("external32", 3, MPI_INT, &asize));
     CHECK(asize == 12, "pack external size %ld", (long)asize);
-    OK(MPI_Pack_external("external32", in, 3, MPI_INT, buf, sizeof buf, &apos));
+    TRY(MPI_Pack_external("external32", in, 3, MPI_INT, buf, sizeof buf, &apos));
     CHECK(apos == 12, "pack external position %ld", (long)apos);
     CHECK(buf[0] == 1 && buf[1] == 2 && buf[2] == 3 && buf[3] == 4, "external32 is not big-endian: %02x %02x %02x %02x",
           buf[0], buf[1], buf[2], buf[3]);
     memset(out, 0, sizeof out);
     apos = 0;
-    OK(MPI_Unpack_external("external32", buf, 12, &apos, out, 3, MPI_INT));
+    TRY(MPI_Unpack_external("external32", buf, 12, &apos, out, 3, MPI_INT));
     CHECK(apos == 12 && memcmp(in, out, sizeof in) == 0, "unpack external");
-    ok("pack_external, unpack_external, pack_external_size");
+    passed("pack_external, unpack_external, pack_external_size");
 
-    OK(MPI_Pack_external_size_c("external32", 3, MPI_INT, &csize));
+    TRY(MPI_Pack_external_size_c("external32", 3, MPI_INT, &csize));
     CHECK(csize == 12, "pack external size c %ld", (long)csize);
     cpos = 0;
-    OK(MPI_Pack_external_c("external32", in, 3, MPI_INT, buf, sizeof buf, &cpos));
+    TRY(MPI_Pack_external_c("external32", in, 3, MPI_INT, buf, sizeof buf, &cpos));
     memset(out, 0, sizeof out);
     cpos = 0;
-    OK(MPI_Unpack_external_c("external32", buf, 12, &cpos, out, 3, MPI_INT));
+    TRY(MPI_Unpack_external_c("external32", buf, 12, &cpos, out, 3, MPI_INT));
     CHECK(cpos == 12, "unpack external c position %ld", (long)cpos);
     for (i = 0; i < 3; i++)
         CHECK(out[i] == in[i], "unpack external c int %d", i);
-    ok("pack_external_c, unpack_external_c, pack_external_size_c");
+    passed("pack_external_c, unpack_external_c, pack_external_size_c");
 
     /* Two packs into one buffer, one unpack of both. */
     {
         double d = 2.5, d2;
         int pos = 0, k = 42, k2;
-        OK(MPI_Pack(&k, 1, MPI_INT, buf, sizeof buf, &pos, MPI_COMM_WORLD));
-        OK(MPI_Pack(&d, 1, MPI_DOUBLE, buf, sizeof buf, &pos, MPI_COMM_WORLD));
+        TRY(MPI_Pack(&k, 1, MPI_INT, buf, sizeof buf, &pos, MPI_COMM_WORLD));
+        TRY(MPI_Pack(&d, 1, MPI_DOUBLE, buf, sizeof buf, &pos, MPI_COMM_WORLD));
         CHECK(pos == 12, "two packs end at %d", pos);
         if (rank == 0) {
             int peer;
             for (peer = 1; peer < size; peer++)
-                OK(MPI_Send(buf, pos, MPI_PACKED, peer, 9, MPI_COMM_WORLD));
+                TRY(MPI_Send(buf, pos, MPI_PACKED, peer, 9, MPI_COMM_WORLD));
         } else {
             memset(buf, 0, sizeof buf);
-            OK(MPI_Recv(buf, sizeof buf, MPI_PACKED, 0, 9, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+            TRY(MPI_Recv(buf, sizeof buf, MPI_PACKED, 0, 9, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
         }
         pos = 0;
-        OK(MPI_Unpack(buf, 12, &pos, &k2, 1, MPI_INT, MPI_COMM_WORLD));
-        OK(MPI_Unpack(buf, 12, &pos, &d2, 1, MPI_DOUBLE, MPI_COMM_WORLD));
+        TRY(MPI_Unpack(buf, 12, &pos, &k2, 1, MPI_INT, MPI_COMM_WORLD));
+        TRY(MPI_Unpack(buf, 12, &pos, &d2, 1, MPI_DOUBLE, MPI_COMM_WORLD));
         CHECK(k2 == 42 && d2 == 2.5, "packed message arrived as %d, %g", k2, d2);
-        ok("MPI_PACKED message across ranks");
+        passed("MPI_PACKED message across ranks");
     }
 }
 
@@ -362,53 +333,47 @@ static void errors(void) {
     MPI_Aint apos = 0;
     int bl[] = {1}, d[] = {0}, s[] = {4}, ss[] = {2}, st[] = {0};
 
-    OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
-    OK(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN));
-    FAILS(MPI_Type_size(bad, &sz), MPI_ERR_TYPE);
-    FAILS(MPI_Type_indexed(1, bl, d, bad, &t), MPI_ERR_TYPE);
-    FAILS(MPI_Type_contiguous(-1, MPI_INT, &t), MPI_ERR_COUNT);
-    FAILS(MPI_Type_indexed(-2, bl, d, MPI_INT, &t), MPI_ERR_COUNT);
-    FAILS(MPI_Type_create_subarray(1, s, ss, st, 99, MPI_INT, &t), MPI_ERR_ARG);
+    RC(MPI_Type_size(bad, &sz), MPI_ERR_TYPE);
+    RC(MPI_Type_indexed(1, bl, d, bad, &t), MPI_ERR_TYPE);
+    RC(MPI_Type_contiguous(-1, MPI_INT, &t), MPI_ERR_COUNT);
+    RC(MPI_Type_indexed(-2, bl, d, MPI_INT, &t), MPI_ERR_COUNT);
+    RC(MPI_Type_create_subarray(1, s, ss, st, 99, MPI_INT, &t), MPI_ERR_ARG);
     ss[0] = 5;
-    FAILS(MPI_Type_create_subarray(1, s, ss, st, MPI_ORDER_C, MPI_INT, &t), MPI_ERR_ARG);
+    RC(MPI_Type_create_subarray(1, s, ss, st, MPI_ORDER_C, MPI_INT, &t), MPI_ERR_ARG);
     {
         MPI_Datatype types[] = {MPI_INT, bad};
         int bl2[] = {1, 1};
         MPI_Aint d2[] = {0, 8};
-        FAILS(MPI_Type_create_struct(2, bl2, d2, types, &t), MPI_ERR_TYPE);
+        RC(MPI_Type_create_struct(2, bl2, d2, types, &t), MPI_ERR_TYPE);
     }
-    FAILS(MPI_Pack(in, 4, MPI_INT, buf, sizeof buf, &pos, MPI_COMM_WORLD), MPI_ERR_TRUNCATE);
+    RC(MPI_Pack(in, 4, MPI_INT, buf, sizeof buf, &pos, MPI_COMM_WORLD), MPI_ERR_TRUNCATE);
     CHECK(pos == 0, "a failed pack moved the position to %d", pos);
-    FAILS(MPI_Pack(in, 1, MPI_INT, buf, sizeof buf, &pos, MPI_COMM_NULL), MPI_ERR_COMM);
-    FAILS(MPI_Pack_external("native", in, 1, MPI_INT, buf, sizeof buf, &apos), MPI_ERR_ARG);
-    FAILS(MPI_Pack_size(1, bad, MPI_COMM_WORLD, &sz), MPI_ERR_TYPE);
-    OK(MPI_Type_contiguous(2, MPI_INT, &t));
+    RC(MPI_Pack(in, 1, MPI_INT, buf, sizeof buf, &pos, MPI_COMM_NULL), MPI_ERR_COMM);
+    RC(MPI_Pack_external("native", in, 1, MPI_INT, buf, sizeof buf, &apos), MPI_ERR_ARG);
+    RC(MPI_Pack_size(1, bad, MPI_COMM_WORLD, &sz), MPI_ERR_TYPE);
+    TRY(MPI_Type_contiguous(2, MPI_INT, &t));
     {
         MPI_Datatype kept = t;
-        OK(MPI_Type_free(&t));
-        FAILS(MPI_Type_size(kept, &sz), MPI_ERR_TYPE);
-        FAILS(MPI_Type_dup(kept, &t), MPI_ERR_TYPE);
+        TRY(MPI_Type_free(&t));
+        RC(MPI_Type_size(kept, &sz), MPI_ERR_TYPE);
+        RC(MPI_Type_dup(kept, &t), MPI_ERR_TYPE);
     }
-    OK(MPI_Type_vector(2, 1, 2, MPI_INT, &t));
+    TRY(MPI_Type_vector(2, 1, 2, MPI_INT, &t));
     pos = 0;
-    FAILS(MPI_Pack(in, 1, t, buf, sizeof buf, &pos, MPI_COMM_WORLD), MPI_ERR_TYPE); /* not committed */
-    OK(MPI_Type_free(&t));
-    OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL));
-    ok("error classes of bad datatypes and packs");
+    RC(MPI_Pack(in, 1, t, buf, sizeof buf, &pos, MPI_COMM_WORLD), MPI_ERR_TYPE); /* not committed */
+    TRY(MPI_Type_free(&t));
+    passed("error classes of bad datatypes and packs");
 }
 
 int main(int argc, char **argv) {
-    OK(MPI_Init(&argc, &argv));
-    OK(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
-    OK(MPI_Comm_size(MPI_COMM_WORLD, &size));
-    /* Calls with no communicator report to MPI_COMM_SELF's handler: let
-     * the checks see their error codes. */
-    OK(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN));
+    start(&argc, &argv);
+    rank = check_rank;
+    TRY(MPI_Comm_size(MPI_COMM_WORLD, &size));
     CHECK(size >= 2, "run with 2 or more ranks (got %d)", size);
     constructors();
     exchange();
     packing();
     errors();
-    OK(MPI_Finalize());
+    TRY(MPI_Finalize());
     return 0;
 }

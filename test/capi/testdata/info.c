@@ -2,97 +2,66 @@
  * MPI_Info_get and MPI_Info_get_string, dup and free, MPI_INFO_ENV and
  * MPI_Info_create_env, and the error classes of bad keys, values and
  * handles. Runs with any number of ranks. */
-#include <mpi.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-static int rank;
-
-#define CHECK(cond, ...)                                                  \
-    do {                                                                  \
-        if (!(cond)) {                                                    \
-            fprintf(stderr, "rank %d: FAIL info.c:%d: ", rank, __LINE__); \
-            fprintf(stderr, __VA_ARGS__);                                 \
-            fprintf(stderr, "\n");                                        \
-            exit(1);                                                      \
-        }                                                                 \
-    } while (0)
-#define OK(call) do { int rc_ = (call); CHECK(rc_ == MPI_SUCCESS, "%s returned %d", #call, rc_); } while (0)
-
-static void ok(const char *what) {
-    if (rank == 0)
-        printf("ok %s\n", what);
-}
-
-static int class(int code) {
-    int c;
-    OK(MPI_Error_class(code, &c));
-    return c;
-}
-
-#define FAILS(call, want) do { int rc_ = (call); CHECK(rc_ != MPI_SUCCESS && class(rc_) == (want), \
-    "%s returned %d, want class %s", #call, rc_, #want); } while (0)
+#include "check.h"
 
 static void keys(void) {
     MPI_Info info, dup;
     char key[MPI_MAX_INFO_KEY + 1], val[MPI_MAX_INFO_VAL + 1];
     int n, flag, len;
 
-    OK(MPI_Info_create(&info));
-    OK(MPI_Info_get_nkeys(info, &n));
+    TRY(MPI_Info_create(&info));
+    TRY(MPI_Info_get_nkeys(info, &n));
     CHECK(n == 0, "a new info has %d keys", n);
-    OK(MPI_Info_set(info, "alpha", "one"));
-    OK(MPI_Info_set(info, "beta", "twenty-two"));
-    OK(MPI_Info_set(info, "gamma", "3"));
-    OK(MPI_Info_set(info, "alpha", "uno"));
-    OK(MPI_Info_get_nkeys(info, &n));
+    TRY(MPI_Info_set(info, "alpha", "one"));
+    TRY(MPI_Info_set(info, "beta", "twenty-two"));
+    TRY(MPI_Info_set(info, "gamma", "3"));
+    TRY(MPI_Info_set(info, "alpha", "uno"));
+    TRY(MPI_Info_get_nkeys(info, &n));
     CHECK(n == 3, "nkeys %d, want 3", n);
-    OK(MPI_Info_get_nthkey(info, 0, key));
+    TRY(MPI_Info_get_nthkey(info, 0, key));
     CHECK(strcmp(key, "alpha") == 0, "key 0 is %s", key);
-    OK(MPI_Info_get_nthkey(info, 2, key));
+    TRY(MPI_Info_get_nthkey(info, 2, key));
     CHECK(strcmp(key, "gamma") == 0, "key 2 is %s", key);
-    ok("info_create, info_set, info_get_nkeys, info_get_nthkey");
+    passed("info_create, info_set, info_get_nkeys, info_get_nthkey");
 
-    OK(MPI_Info_get(info, "alpha", MPI_MAX_INFO_VAL, val, &flag));
+    TRY(MPI_Info_get(info, "alpha", MPI_MAX_INFO_VAL, val, &flag));
     CHECK(flag && strcmp(val, "uno") == 0, "info_get alpha: %d %s", flag, val);
-    OK(MPI_Info_get(info, "beta", 6, val, &flag));
+    TRY(MPI_Info_get(info, "beta", 6, val, &flag));
     CHECK(flag && strcmp(val, "twenty") == 0, "info_get cut to 6: %s", val);
-    OK(MPI_Info_get(info, "delta", MPI_MAX_INFO_VAL, val, &flag));
+    TRY(MPI_Info_get(info, "delta", MPI_MAX_INFO_VAL, val, &flag));
     CHECK(!flag, "info_get of a missing key");
-    OK(MPI_Info_get_valuelen(info, "beta", &len, &flag));
+    TRY(MPI_Info_get_valuelen(info, "beta", &len, &flag));
     CHECK(flag && len == 10, "valuelen %d", len);
-    OK(MPI_Info_get_valuelen(info, "delta", &len, &flag));
+    TRY(MPI_Info_get_valuelen(info, "delta", &len, &flag));
     CHECK(!flag, "valuelen of a missing key");
-    ok("info_get, info_get_valuelen");
+    passed("info_get, info_get_valuelen");
 
     len = 0;
-    OK(MPI_Info_get_string(info, "beta", &len, val, &flag));
+    TRY(MPI_Info_get_string(info, "beta", &len, val, &flag));
     CHECK(flag && len == 11, "get_string's length query gave %d", len);
     len = 5;
-    OK(MPI_Info_get_string(info, "beta", &len, val, &flag));
+    TRY(MPI_Info_get_string(info, "beta", &len, val, &flag));
     CHECK(flag && len == 11 && strcmp(val, "twen") == 0, "get_string cut to 5: %d %s", len, val);
     len = sizeof val;
-    OK(MPI_Info_get_string(info, "beta", &len, val, &flag));
+    TRY(MPI_Info_get_string(info, "beta", &len, val, &flag));
     CHECK(flag && strcmp(val, "twenty-two") == 0, "get_string: %s", val);
-    OK(MPI_Info_get_string(info, "delta", &len, val, &flag));
+    TRY(MPI_Info_get_string(info, "delta", &len, val, &flag));
     CHECK(!flag, "get_string of a missing key");
-    ok("info_get_string");
+    passed("info_get_string");
 
-    OK(MPI_Info_dup(info, &dup));
-    OK(MPI_Info_delete(info, "alpha"));
-    OK(MPI_Info_get_nkeys(info, &n));
+    TRY(MPI_Info_dup(info, &dup));
+    TRY(MPI_Info_delete(info, "alpha"));
+    TRY(MPI_Info_get_nkeys(info, &n));
     CHECK(n == 2, "nkeys after delete %d", n);
-    OK(MPI_Info_get_nthkey(info, 0, key));
+    TRY(MPI_Info_get_nthkey(info, 0, key));
     CHECK(strcmp(key, "beta") == 0, "key 0 after delete is %s", key);
-    OK(MPI_Info_get_nkeys(dup, &n));
+    TRY(MPI_Info_get_nkeys(dup, &n));
     CHECK(n == 3, "the dup lost a key: %d", n);
-    OK(MPI_Info_get(dup, "alpha", MPI_MAX_INFO_VAL, val, &flag));
+    TRY(MPI_Info_get(dup, "alpha", MPI_MAX_INFO_VAL, val, &flag));
     CHECK(flag && strcmp(val, "uno") == 0, "the dup's alpha");
-    OK(MPI_Info_free(&dup));
+    TRY(MPI_Info_free(&dup));
     CHECK(dup == MPI_INFO_NULL, "info_free left the handle");
-    ok("info_dup, info_delete, info_free");
+    passed("info_dup, info_delete, info_free");
 
     /* Errors: with no communicator, they go to MPI_COMM_SELF's handler. */
     {
@@ -100,19 +69,19 @@ static void keys(void) {
         MPI_Info freed = info;
         memset(big, 'k', sizeof big - 1);
         big[sizeof big - 1] = 0;
-        FAILS(MPI_Info_delete(info, "alpha"), MPI_ERR_INFO_NOKEY);
-        FAILS(MPI_Info_set(info, big, "v"), MPI_ERR_INFO_KEY);
-        FAILS(MPI_Info_set(info, "", "v"), MPI_ERR_INFO_KEY);
-        FAILS(MPI_Info_set(info, "k", ""), MPI_ERR_INFO_VALUE);
-        FAILS(MPI_Info_get_nthkey(info, 2, key), MPI_ERR_ARG);
-        FAILS(MPI_Info_get_nthkey(info, -1, key), MPI_ERR_ARG);
-        OK(MPI_Info_free(&info));
-        FAILS(MPI_Info_set(freed, "k", "v"), MPI_ERR_INFO);
-        FAILS(MPI_Info_get_nkeys(freed, &n), MPI_ERR_INFO);
-        FAILS(MPI_Info_free(&freed), MPI_ERR_INFO);
-        FAILS(MPI_Info_get_nkeys(MPI_INFO_NULL, &n), MPI_ERR_INFO);
+        RC(MPI_Info_delete(info, "alpha"), MPI_ERR_INFO_NOKEY);
+        RC(MPI_Info_set(info, big, "v"), MPI_ERR_INFO_KEY);
+        RC(MPI_Info_set(info, "", "v"), MPI_ERR_INFO_KEY);
+        RC(MPI_Info_set(info, "k", ""), MPI_ERR_INFO_VALUE);
+        RC(MPI_Info_get_nthkey(info, 2, key), MPI_ERR_ARG);
+        RC(MPI_Info_get_nthkey(info, -1, key), MPI_ERR_ARG);
+        TRY(MPI_Info_free(&info));
+        RC(MPI_Info_set(freed, "k", "v"), MPI_ERR_INFO);
+        RC(MPI_Info_get_nkeys(freed, &n), MPI_ERR_INFO);
+        RC(MPI_Info_free(&freed), MPI_ERR_INFO);
+        RC(MPI_Info_get_nkeys(MPI_INFO_NULL, &n), MPI_ERR_INFO);
     }
-    ok("error classes of bad keys, values and info handles");
+    passed("error classes of bad keys, values and info handles");
 }
 
 static void env(int argc, char **argv, MPI_Info before) {
@@ -120,45 +89,43 @@ static void env(int argc, char **argv, MPI_Info before) {
     int flag, n;
     MPI_Info e, d;
 
-    OK(MPI_Info_get(before, "command", MPI_MAX_INFO_VAL, val, &flag));
+    TRY(MPI_Info_get(before, "command", MPI_MAX_INFO_VAL, val, &flag));
     CHECK(flag && strcmp(val, argv[0]) == 0, "create_env's command is %s, want %s", flag ? val : "(none)", argv[0]);
-    OK(MPI_Info_get(before, "argv", MPI_MAX_INFO_VAL, val, &flag));
+    TRY(MPI_Info_get(before, "argv", MPI_MAX_INFO_VAL, val, &flag));
     CHECK(argc < 2 || (flag && strncmp(val, argv[1], strlen(argv[1])) == 0), "create_env's argv is %s", flag ? val : "(none)");
-    OK(MPI_Info_free(&before));
+    TRY(MPI_Info_free(&before));
 
-    OK(MPI_Info_get_nkeys(MPI_INFO_ENV, &n));
+    TRY(MPI_Info_get_nkeys(MPI_INFO_ENV, &n));
     CHECK(n >= 1, "MPI_INFO_ENV has %d keys", n);
-    OK(MPI_Info_get(MPI_INFO_ENV, "command", MPI_MAX_INFO_VAL, val, &flag));
+    TRY(MPI_Info_get(MPI_INFO_ENV, "command", MPI_MAX_INFO_VAL, val, &flag));
     CHECK(flag && strstr(val, "info") != NULL, "MPI_INFO_ENV's command is %s", flag ? val : "(none)");
-    OK(MPI_Info_get(MPI_INFO_ENV, "maxprocs", MPI_MAX_INFO_VAL, val, &flag));
+    TRY(MPI_Info_get(MPI_INFO_ENV, "maxprocs", MPI_MAX_INFO_VAL, val, &flag));
     if (flag) {
         int size;
-        OK(MPI_Comm_size(MPI_COMM_WORLD, &size));
+        TRY(MPI_Comm_size(MPI_COMM_WORLD, &size));
         CHECK(atoi(val) == size, "MPI_INFO_ENV's maxprocs is %s, the world %d", val, size);
     }
-    OK(MPI_Info_dup(MPI_INFO_ENV, &d));
-    OK(MPI_Info_set(d, "command", "changed"));
-    OK(MPI_Info_free(&d));
-    FAILS(MPI_Info_set(MPI_INFO_ENV, "command", "x"), MPI_ERR_INFO);
-    FAILS(MPI_Info_delete(MPI_INFO_ENV, "command"), MPI_ERR_INFO);
+    TRY(MPI_Info_dup(MPI_INFO_ENV, &d));
+    TRY(MPI_Info_set(d, "command", "changed"));
+    TRY(MPI_Info_free(&d));
+    RC(MPI_Info_set(MPI_INFO_ENV, "command", "x"), MPI_ERR_INFO);
+    RC(MPI_Info_delete(MPI_INFO_ENV, "command"), MPI_ERR_INFO);
     e = MPI_INFO_ENV;
-    FAILS(MPI_Info_free(&e), MPI_ERR_INFO);
-    OK(MPI_Info_create_env(0, NULL, &e));
-    OK(MPI_Info_get(e, "command", MPI_MAX_INFO_VAL, val, &flag));
+    RC(MPI_Info_free(&e), MPI_ERR_INFO);
+    TRY(MPI_Info_create_env(0, NULL, &e));
+    TRY(MPI_Info_get(e, "command", MPI_MAX_INFO_VAL, val, &flag));
     CHECK(flag, "create_env without argv has no command");
-    OK(MPI_Info_free(&e));
-    ok("MPI_INFO_ENV, info_create_env");
+    TRY(MPI_Info_free(&e));
+    passed("MPI_INFO_ENV, info_create_env");
 }
 
 int main(int argc, char **argv) {
     MPI_Info before;
     /* MPI_Info_create_env may come before MPI_Init. */
-    OK(MPI_Info_create_env(argc, argv, &before));
-    OK(MPI_Init(&argc, &argv));
-    OK(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
-    OK(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN));
+    TRY(MPI_Info_create_env(argc, argv, &before));
+    start(&argc, &argv);
     keys();
     env(argc, argv, before);
-    OK(MPI_Finalize());
+    TRY(MPI_Finalize());
     return 0;
 }

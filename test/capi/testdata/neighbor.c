@@ -2,36 +2,13 @@
  * and Neighbor_alltoall(v), blocking, non-blocking and persistent, each
  * also in its _c form, on a periodic ring (a Cartesian grid) and a
  * one-way distributed graph; and their errors. Runs on 2 or more ranks. */
-#include <mpi.h>
-#include <stdio.h>
-#include <stdlib.h>
+#include "check.h"
 
 /* MPI_UNWEIGHTED is a sentinel address, which gcc takes for an array of
  * no room. */
 #pragma GCC diagnostic ignored "-Wstringop-overread"
 
 static int rank, size, left, right;
-
-#define CHECK(cond, ...)                                                   \
-    do {                                                                   \
-        if (!(cond)) {                                                     \
-            fprintf(stderr, "neighbor: rank %d: FAIL %s:%d: ", rank, __FILE__, __LINE__); \
-            fprintf(stderr, __VA_ARGS__);                                  \
-            fprintf(stderr, "\n");                                         \
-            MPI_Abort(MPI_COMM_WORLD, 1);                                  \
-        }                                                                  \
-    } while (0)
-
-static void ok(const char *what) {
-    if (rank == 0)
-        printf("ok %s\n", what);
-}
-
-static int class_of(int err) {
-    int cls;
-    MPI_Error_class(err, &cls);
-    return cls;
-}
 
 /* The forms each collective is run in. */
 enum form { BLOCKING, NONBLOCKING, PERSISTENT, NFORMS };
@@ -43,15 +20,15 @@ static void complete(enum form f, MPI_Request *req, int *recv, int n) {
     if (f == BLOCKING)
         return;
     if (f == PERSISTENT) {
-        CHECK(MPI_Start(req) == MPI_SUCCESS, "MPI_Start");
-        CHECK(MPI_Wait(req, MPI_STATUS_IGNORE) == MPI_SUCCESS, "wait for the first run");
+        TRY(MPI_Start(req));
+        TRY(MPI_Wait(req, MPI_STATUS_IGNORE));
         for (int i = 0; i < n; i++)
             recv[i] = -1;
-        CHECK(MPI_Start(req) == MPI_SUCCESS, "MPI_Start again");
+        TRY(MPI_Start(req));
     }
-    CHECK(MPI_Wait(req, MPI_STATUS_IGNORE) == MPI_SUCCESS, "MPI_Wait");
+    TRY(MPI_Wait(req, MPI_STATUS_IGNORE));
     if (f == PERSISTENT)
-        CHECK(MPI_Request_free(req) == MPI_SUCCESS, "MPI_Request_free");
+        TRY(MPI_Request_free(req));
 }
 
 /* On the ring, source and destination 0 are the left neighbour and 1 the
@@ -128,48 +105,42 @@ static void ring(MPI_Comm cart, enum form f, int large) {
 }
 
 int main(int argc, char **argv) {
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    start(&argc, &argv);
+    rank = check_rank;
+    TRY(MPI_Comm_size(MPI_COMM_WORLD, &size));
     CHECK(size >= 2, "needs 2 or more ranks, has %d", size);
     left = (rank + size - 1) % size;
     right = (rank + 1) % size;
 
     MPI_Comm cart;
     int periodic = 1;
-    CHECK(MPI_Cart_create(MPI_COMM_WORLD, 1, &size, &periodic, 0, &cart) == MPI_SUCCESS, "MPI_Cart_create");
+    TRY(MPI_Cart_create(MPI_COMM_WORLD, 1, &size, &periodic, 0, &cart));
     for (int large = 0; large <= 1; large++)
         for (int f = 0; f < NFORMS; f++)
             ring(cart, f, large);
-    ok("neighbor collectives on a ring");
+    passed("neighbor collectives on a ring");
 
     /* A one-way ring: in from the left, out to the right, two ints. */
     MPI_Comm dg;
-    CHECK(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 1, &left, MPI_UNWEIGHTED, 1, &right, MPI_UNWEIGHTED, MPI_INFO_NULL, 0,
-                                         &dg) == MPI_SUCCESS, "MPI_Dist_graph_create_adjacent");
+    TRY(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 1, &left, MPI_UNWEIGHTED, 1, &right, MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &dg));
     int two[2] = {rank, -rank}, got[2] = {-1, -1};
-    CHECK(MPI_Neighbor_allgather(two, 2, MPI_INT, got, 2, MPI_INT, dg) == MPI_SUCCESS, "allgather on the one-way ring");
+    TRY(MPI_Neighbor_allgather(two, 2, MPI_INT, got, 2, MPI_INT, dg));
     CHECK(got[0] == left && got[1] == -left, "one-way allgather: %d %d", got[0], got[1]);
     int c2[1] = {2}, d0[1] = {0};
     got[0] = got[1] = -1;
-    CHECK(MPI_Neighbor_alltoallv(two, c2, d0, MPI_INT, got, c2, d0, MPI_INT, dg) == MPI_SUCCESS, "alltoallv on the one-way ring");
+    TRY(MPI_Neighbor_alltoallv(two, c2, d0, MPI_INT, got, c2, d0, MPI_INT, dg));
     CHECK(got[0] == left && got[1] == -left, "one-way alltoallv: %d %d", got[0], got[1]);
-    ok("neighbor collectives on a one-way ring");
+    passed("neighbor collectives on a one-way ring");
 
-    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-    MPI_Comm_set_errhandler(cart, MPI_ERRORS_RETURN);
     int r[2];
-    CHECK(class_of(MPI_Neighbor_allgather(&rank, 1, MPI_INT, r, 1, MPI_INT, MPI_COMM_WORLD)) == MPI_ERR_TOPOLOGY,
-          "allgather on a communicator without a topology: MPI_ERR_TOPOLOGY");
-    CHECK(class_of(MPI_Neighbor_alltoall(MPI_IN_PLACE, 1, MPI_INT, r, 1, MPI_INT, cart)) == MPI_ERR_BUFFER,
-          "MPI_IN_PLACE: MPI_ERR_BUFFER");
+    RC(MPI_Neighbor_allgather(&rank, 1, MPI_INT, r, 1, MPI_INT, MPI_COMM_WORLD), MPI_ERR_TOPOLOGY);
+    RC(MPI_Neighbor_alltoall(MPI_IN_PLACE, 1, MPI_INT, r, 1, MPI_INT, cart), MPI_ERR_BUFFER);
     MPI_Request req;
-    CHECK(class_of(MPI_Ineighbor_alltoallv(r, NULL, NULL, MPI_INT, r, c2, d0, MPI_INT, cart, &req)) == MPI_ERR_ARG,
-          "NULL sendcounts: MPI_ERR_ARG");
-    ok("neighbor errors");
+    RC(MPI_Ineighbor_alltoallv(r, NULL, NULL, MPI_INT, r, c2, d0, MPI_INT, cart, &req), MPI_ERR_ARG);
+    passed("neighbor errors");
 
-    MPI_Comm_free(&cart);
-    MPI_Comm_free(&dg);
-    MPI_Finalize();
+    TRY(MPI_Comm_free(&cart));
+    TRY(MPI_Comm_free(&dg));
+    TRY(MPI_Finalize());
     return 0;
 }
