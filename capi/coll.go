@@ -31,8 +31,12 @@ func (a *coll) started(out *Request, persistent bool) func(*pmpi.Request, error)
 	}
 }
 
-// ints is the C array p of n ints.
-func ints(p *C.int, n int) []int {
+// cInt is C's integer types of counts and displacements: int, and
+// MPI_Count and MPI_Aint (both 64 bits) of the _c functions.
+type cInt interface{ C.int | C.int64_t }
+
+// ints is the C array p of n integers.
+func ints[T cInt](p *T, n int) []int {
 	if p == nil {
 		return nil
 	}
@@ -284,7 +288,7 @@ func mpiReduceScatterBlockInit(s, r unsafe.Pointer, count int, dt Datatype, op O
 
 // reduceScatterArgs: rank i's recv holds counts[i] elements, send their
 // sum; in place, recv holds the sum.
-func reduceScatterArgs(s, r unsafe.Pointer, p *C.int, dt Datatype, op Op, h Comm) (*coll, []int, error) {
+func reduceScatterArgs[N cInt](s, r unsafe.Pointer, p *N, dt Datatype, op Op, h Comm) (*coll, []int, error) {
 	c, err := h.comm()
 	if err != nil {
 		return nil, nil, err
@@ -304,7 +308,7 @@ func reduceScatterArgs(s, r unsafe.Pointer, p *C.int, dt Datatype, op Op, h Comm
 	return a, counts, err
 }
 
-func mpiReduceScatter(s, r unsafe.Pointer, p *C.int, dt Datatype, op Op, h Comm) error {
+func mpiReduceScatter[N cInt](s, r unsafe.Pointer, p *N, dt Datatype, op Op, h Comm) error {
 	a, counts, err := reduceScatterArgs(s, r, p, dt, op, h)
 	if err != nil {
 		return err
@@ -312,7 +316,7 @@ func mpiReduceScatter(s, r unsafe.Pointer, p *C.int, dt Datatype, op Op, h Comm)
 	return api().ReduceScatter(a.send, a.recv, counts, a.sd, a.op, a.e.c)
 }
 
-func mpiIreduceScatter(s, r unsafe.Pointer, p *C.int, dt Datatype, op Op, h Comm, req *Request) error {
+func mpiIreduceScatter[N cInt](s, r unsafe.Pointer, p *N, dt Datatype, op Op, h Comm, req *Request) error {
 	a, counts, err := reduceScatterArgs(s, r, p, dt, op, h)
 	if err != nil {
 		return err
@@ -320,7 +324,7 @@ func mpiIreduceScatter(s, r unsafe.Pointer, p *C.int, dt Datatype, op Op, h Comm
 	return a.started(req, false)(api().IreduceScatter(a.send, a.recv, counts, a.sd, a.op, a.e.c))
 }
 
-func mpiReduceScatterInit(s, r unsafe.Pointer, p *C.int, dt Datatype, op Op, h Comm, info Info, req *Request) error {
+func mpiReduceScatterInit[N cInt](s, r unsafe.Pointer, p *N, dt Datatype, op Op, h Comm, info Info, req *Request) error {
 	a, counts, err := reduceScatterArgs(s, r, p, dt, op, h)
 	if err != nil {
 		return err

@@ -36,8 +36,8 @@ type vblocks struct {
 	scounts, sdispls, rcounts, rdispls []int
 }
 
-func vargs(s unsafe.Pointer, scount int, scounts, sdispls *C.int, sdt Datatype,
-	r unsafe.Pointer, rcount int, rcounts, rdispls *C.int, rdt Datatype, h Comm) (*vblocks, error) {
+func vargs[N cInt](s unsafe.Pointer, scount int, scounts, sdispls *N, sdt Datatype,
+	r unsafe.Pointer, rcount int, rcounts, rdispls *N, rdt Datatype, h Comm) (*vblocks, error) {
 	c, err := h.comm()
 	if err != nil {
 		return nil, err
@@ -166,7 +166,7 @@ func mpiScatterInit(s unsafe.Pointer, sc int, sdt Datatype, r unsafe.Pointer, rc
 	return irootBlocks(api().ScatterInit, true, false, s, sc, sdt, r, rc, rdt, root, h, req)
 }
 
-func mpiGatherv(s unsafe.Pointer, sc int, sdt Datatype, r unsafe.Pointer, rcounts, displs *C.int, rdt Datatype, root int, h Comm) error {
+func mpiGatherv[N cInt](s unsafe.Pointer, sc int, sdt Datatype, r unsafe.Pointer, rcounts, displs *N, rdt Datatype, root int, h Comm) error {
 	rootOnly(h, root, &r, &rdt)
 	v, err := vargs(s, sc, nil, nil, sdt, r, 0, rcounts, displs, rdt, h)
 	if err != nil {
@@ -175,7 +175,7 @@ func mpiGatherv(s unsafe.Pointer, sc int, sdt Datatype, r unsafe.Pointer, rcount
 	return api().Gatherv(v.send, sc, v.sd, v.recv, v.rcounts, v.rdispls, v.rd, rank(root), v.e.c)
 }
 
-func mpiIgatherv(s unsafe.Pointer, sc int, sdt Datatype, r unsafe.Pointer, rcounts, displs *C.int, rdt Datatype, root int, h Comm, req *Request) error {
+func mpiIgatherv[N cInt](s unsafe.Pointer, sc int, sdt Datatype, r unsafe.Pointer, rcounts, displs *N, rdt Datatype, root int, h Comm, req *Request) error {
 	rootOnly(h, root, &r, &rdt)
 	v, err := vargs(s, sc, nil, nil, sdt, r, 0, rcounts, displs, rdt, h)
 	if err != nil {
@@ -184,7 +184,7 @@ func mpiIgatherv(s unsafe.Pointer, sc int, sdt Datatype, r unsafe.Pointer, rcoun
 	return v.started(req, false)(api().Igatherv(v.send, sc, v.sd, v.recv, v.rcounts, v.rdispls, v.rd, rank(root), v.e.c))
 }
 
-func mpiGathervInit(s unsafe.Pointer, sc int, sdt Datatype, r unsafe.Pointer, rcounts, displs *C.int, rdt Datatype, root int, h Comm, info Info, req *Request) error {
+func mpiGathervInit[N cInt](s unsafe.Pointer, sc int, sdt Datatype, r unsafe.Pointer, rcounts, displs *N, rdt Datatype, root int, h Comm, info Info, req *Request) error {
 	rootOnly(h, root, &r, &rdt)
 	v, err := vargs(s, sc, nil, nil, sdt, r, 0, rcounts, displs, rdt, h)
 	if err != nil {
@@ -193,7 +193,7 @@ func mpiGathervInit(s unsafe.Pointer, sc int, sdt Datatype, r unsafe.Pointer, rc
 	return v.started(req, true)(api().GathervInit(v.send, sc, v.sd, v.recv, v.rcounts, v.rdispls, v.rd, rank(root), v.e.c))
 }
 
-func mpiAllgatherv(s unsafe.Pointer, sc int, sdt Datatype, r unsafe.Pointer, rcounts, displs *C.int, rdt Datatype, h Comm) error {
+func mpiAllgatherv[N cInt](s unsafe.Pointer, sc int, sdt Datatype, r unsafe.Pointer, rcounts, displs *N, rdt Datatype, h Comm) error {
 	v, err := vargs(s, sc, nil, nil, sdt, r, 0, rcounts, displs, rdt, h)
 	if err != nil {
 		return err
@@ -201,7 +201,7 @@ func mpiAllgatherv(s unsafe.Pointer, sc int, sdt Datatype, r unsafe.Pointer, rco
 	return api().Allgatherv(v.send, sc, v.sd, v.recv, v.rcounts, v.rdispls, v.rd, v.e.c)
 }
 
-func mpiIallgatherv(s unsafe.Pointer, sc int, sdt Datatype, r unsafe.Pointer, rcounts, displs *C.int, rdt Datatype, h Comm, req *Request) error {
+func mpiIallgatherv[N cInt](s unsafe.Pointer, sc int, sdt Datatype, r unsafe.Pointer, rcounts, displs *N, rdt Datatype, h Comm, req *Request) error {
 	v, err := vargs(s, sc, nil, nil, sdt, r, 0, rcounts, displs, rdt, h)
 	if err != nil {
 		return err
@@ -209,7 +209,7 @@ func mpiIallgatherv(s unsafe.Pointer, sc int, sdt Datatype, r unsafe.Pointer, rc
 	return v.started(req, false)(api().Iallgatherv(v.send, sc, v.sd, v.recv, v.rcounts, v.rdispls, v.rd, v.e.c))
 }
 
-func mpiAllgathervInit(s unsafe.Pointer, sc int, sdt Datatype, r unsafe.Pointer, rcounts, displs *C.int, rdt Datatype, h Comm, info Info, req *Request) error {
+func mpiAllgathervInit[N cInt](s unsafe.Pointer, sc int, sdt Datatype, r unsafe.Pointer, rcounts, displs *N, rdt Datatype, h Comm, info Info, req *Request) error {
 	v, err := vargs(s, sc, nil, nil, sdt, r, 0, rcounts, displs, rdt, h)
 	if err != nil {
 		return err
@@ -217,7 +217,7 @@ func mpiAllgathervInit(s unsafe.Pointer, sc int, sdt Datatype, r unsafe.Pointer,
 	return v.started(req, true)(api().AllgathervInit(v.send, sc, v.sd, v.recv, v.rcounts, v.rdispls, v.rd, v.e.c))
 }
 
-func mpiScatterv(s unsafe.Pointer, scounts, displs *C.int, sdt Datatype, r unsafe.Pointer, rc int, rdt Datatype, root int, h Comm) error {
+func mpiScatterv[N cInt](s unsafe.Pointer, scounts, displs *N, sdt Datatype, r unsafe.Pointer, rc int, rdt Datatype, root int, h Comm) error {
 	rootOnly(h, root, &s, &sdt)
 	v, err := vargs(s, 0, scounts, displs, sdt, r, rc, nil, nil, rdt, h)
 	if err != nil {
@@ -226,7 +226,7 @@ func mpiScatterv(s unsafe.Pointer, scounts, displs *C.int, sdt Datatype, r unsaf
 	return api().Scatterv(v.send, v.scounts, v.sdispls, v.sd, v.recv, rc, v.rd, rank(root), v.e.c)
 }
 
-func mpiIscatterv(s unsafe.Pointer, scounts, displs *C.int, sdt Datatype, r unsafe.Pointer, rc int, rdt Datatype, root int, h Comm, req *Request) error {
+func mpiIscatterv[N cInt](s unsafe.Pointer, scounts, displs *N, sdt Datatype, r unsafe.Pointer, rc int, rdt Datatype, root int, h Comm, req *Request) error {
 	rootOnly(h, root, &s, &sdt)
 	v, err := vargs(s, 0, scounts, displs, sdt, r, rc, nil, nil, rdt, h)
 	if err != nil {
@@ -235,7 +235,7 @@ func mpiIscatterv(s unsafe.Pointer, scounts, displs *C.int, sdt Datatype, r unsa
 	return v.started(req, false)(api().Iscatterv(v.send, v.scounts, v.sdispls, v.sd, v.recv, rc, v.rd, rank(root), v.e.c))
 }
 
-func mpiScattervInit(s unsafe.Pointer, scounts, displs *C.int, sdt Datatype, r unsafe.Pointer, rc int, rdt Datatype, root int, h Comm, info Info, req *Request) error {
+func mpiScattervInit[N cInt](s unsafe.Pointer, scounts, displs *N, sdt Datatype, r unsafe.Pointer, rc int, rdt Datatype, root int, h Comm, info Info, req *Request) error {
 	rootOnly(h, root, &s, &sdt)
 	v, err := vargs(s, 0, scounts, displs, sdt, r, rc, nil, nil, rdt, h)
 	if err != nil {
@@ -244,7 +244,7 @@ func mpiScattervInit(s unsafe.Pointer, scounts, displs *C.int, sdt Datatype, r u
 	return v.started(req, true)(api().ScattervInit(v.send, v.scounts, v.sdispls, v.sd, v.recv, rc, v.rd, rank(root), v.e.c))
 }
 
-func mpiAlltoallv(s unsafe.Pointer, scounts, sdispls *C.int, sdt Datatype, r unsafe.Pointer, rcounts, rdispls *C.int, rdt Datatype, h Comm) error {
+func mpiAlltoallv[N cInt](s unsafe.Pointer, scounts, sdispls *N, sdt Datatype, r unsafe.Pointer, rcounts, rdispls *N, rdt Datatype, h Comm) error {
 	v, err := vargs(s, 0, scounts, sdispls, sdt, r, 0, rcounts, rdispls, rdt, h)
 	if err != nil {
 		return err
@@ -252,7 +252,7 @@ func mpiAlltoallv(s unsafe.Pointer, scounts, sdispls *C.int, sdt Datatype, r uns
 	return api().Alltoallv(v.send, v.scounts, v.sdispls, v.sd, v.recv, v.rcounts, v.rdispls, v.rd, v.e.c)
 }
 
-func mpiIalltoallv(s unsafe.Pointer, scounts, sdispls *C.int, sdt Datatype, r unsafe.Pointer, rcounts, rdispls *C.int, rdt Datatype, h Comm, req *Request) error {
+func mpiIalltoallv[N cInt](s unsafe.Pointer, scounts, sdispls *N, sdt Datatype, r unsafe.Pointer, rcounts, rdispls *N, rdt Datatype, h Comm, req *Request) error {
 	v, err := vargs(s, 0, scounts, sdispls, sdt, r, 0, rcounts, rdispls, rdt, h)
 	if err != nil {
 		return err
@@ -260,7 +260,7 @@ func mpiIalltoallv(s unsafe.Pointer, scounts, sdispls *C.int, sdt Datatype, r un
 	return v.started(req, false)(api().Ialltoallv(v.send, v.scounts, v.sdispls, v.sd, v.recv, v.rcounts, v.rdispls, v.rd, v.e.c))
 }
 
-func mpiAlltoallvInit(s unsafe.Pointer, scounts, sdispls *C.int, sdt Datatype, r unsafe.Pointer, rcounts, rdispls *C.int, rdt Datatype, h Comm, info Info, req *Request) error {
+func mpiAlltoallvInit[N cInt](s unsafe.Pointer, scounts, sdispls *N, sdt Datatype, r unsafe.Pointer, rcounts, rdispls *N, rdt Datatype, h Comm, info Info, req *Request) error {
 	v, err := vargs(s, 0, scounts, sdispls, sdt, r, 0, rcounts, rdispls, rdt, h)
 	if err != nil {
 		return err

@@ -99,7 +99,7 @@ func PMPI_Allgatherv(sendbuf unsafe.Pointer, sendcount C.int, sendtype C.uintptr
 
 //export PMPI_Allgatherv_c
 func PMPI_Allgatherv_c(sendbuf unsafe.Pointer, sendcount C.int64_t, sendtype C.uintptr_t, recvbuf unsafe.Pointer, recvcounts *C.int64_t, displs *C.intptr_t, recvtype C.uintptr_t, comm C.uintptr_t) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Allgatherv_c"))
+	return C.int(done(Comm(comm), mpiAllgatherv(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, recvcounts, displs, Datatype(recvtype), Comm(comm))))
 }
 
 //export PMPI_Allgatherv_init
@@ -109,12 +109,12 @@ func PMPI_Allgatherv_init(sendbuf unsafe.Pointer, sendcount C.int, sendtype C.ui
 
 //export PMPI_Allgatherv_init_c
 func PMPI_Allgatherv_init_c(sendbuf unsafe.Pointer, sendcount C.int64_t, sendtype C.uintptr_t, recvbuf unsafe.Pointer, recvcounts *C.int64_t, displs *C.intptr_t, recvtype C.uintptr_t, comm C.uintptr_t, info C.uintptr_t, request *C.uintptr_t) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Allgatherv_init_c"))
+	return C.int(done(Comm(comm), mpiAllgathervInit(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, recvcounts, displs, Datatype(recvtype), Comm(comm), Info(info), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Alloc_mem
 func PMPI_Alloc_mem(size C.intptr_t, info C.uintptr_t, baseptr unsafe.Pointer) C.int {
-	return C.int(unsupported(0, "MPI_Alloc_mem"))
+	return C.int(done(0, mpiAllocMem(int(size), Info(info), baseptr)))
 }
 
 //export PMPI_Allreduce
@@ -164,7 +164,7 @@ func PMPI_Alltoallv(sendbuf unsafe.Pointer, sendcounts *C.int, sdispls *C.int, s
 
 //export PMPI_Alltoallv_c
 func PMPI_Alltoallv_c(sendbuf unsafe.Pointer, sendcounts *C.int64_t, sdispls *C.intptr_t, sendtype C.uintptr_t, recvbuf unsafe.Pointer, recvcounts *C.int64_t, rdispls *C.intptr_t, recvtype C.uintptr_t, comm C.uintptr_t) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Alltoallv_c"))
+	return C.int(done(Comm(comm), mpiAlltoallv(sendbuf, sendcounts, sdispls, Datatype(sendtype), recvbuf, recvcounts, rdispls, Datatype(recvtype), Comm(comm))))
 }
 
 //export PMPI_Alltoallv_init
@@ -174,7 +174,7 @@ func PMPI_Alltoallv_init(sendbuf unsafe.Pointer, sendcounts *C.int, sdispls *C.i
 
 //export PMPI_Alltoallv_init_c
 func PMPI_Alltoallv_init_c(sendbuf unsafe.Pointer, sendcounts *C.int64_t, sdispls *C.intptr_t, sendtype C.uintptr_t, recvbuf unsafe.Pointer, recvcounts *C.int64_t, rdispls *C.intptr_t, recvtype C.uintptr_t, comm C.uintptr_t, info C.uintptr_t, request *C.uintptr_t) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Alltoallv_init_c"))
+	return C.int(done(Comm(comm), mpiAlltoallvInit(sendbuf, sendcounts, sdispls, Datatype(sendtype), recvbuf, recvcounts, rdispls, Datatype(recvtype), Comm(comm), Info(info), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Alltoallw
@@ -279,7 +279,7 @@ func PMPI_Buffer_detach(buffer_addr unsafe.Pointer, size *C.int) C.int {
 
 //export PMPI_Buffer_detach_c
 func PMPI_Buffer_detach_c(buffer_addr unsafe.Pointer, size *C.int64_t) C.int {
-	return C.int(unsupported(0, "MPI_Buffer_detach_c"))
+	return C.int(done(0, mpiBufferDetach(buffer_addr, size)))
 }
 
 //export PMPI_Buffer_flush
@@ -1079,7 +1079,7 @@ func PMPI_Finalized(flag *C.int) C.int {
 
 //export PMPI_Free_mem
 func PMPI_Free_mem(base unsafe.Pointer) C.int {
-	return C.int(unsupported(0, "MPI_Free_mem"))
+	return C.int(done(0, mpiFreeMem(base)))
 }
 
 //export PMPI_Gather
@@ -1109,7 +1109,7 @@ func PMPI_Gatherv(sendbuf unsafe.Pointer, sendcount C.int, sendtype C.uintptr_t,
 
 //export PMPI_Gatherv_c
 func PMPI_Gatherv_c(sendbuf unsafe.Pointer, sendcount C.int64_t, sendtype C.uintptr_t, recvbuf unsafe.Pointer, recvcounts *C.int64_t, displs *C.intptr_t, recvtype C.uintptr_t, root C.int, comm C.uintptr_t) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Gatherv_c"))
+	return C.int(done(Comm(comm), mpiGatherv(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, recvcounts, displs, Datatype(recvtype), int(root), Comm(comm))))
 }
 
 //export PMPI_Gatherv_init
@@ -1119,7 +1119,7 @@ func PMPI_Gatherv_init(sendbuf unsafe.Pointer, sendcount C.int, sendtype C.uintp
 
 //export PMPI_Gatherv_init_c
 func PMPI_Gatherv_init_c(sendbuf unsafe.Pointer, sendcount C.int64_t, sendtype C.uintptr_t, recvbuf unsafe.Pointer, recvcounts *C.int64_t, displs *C.intptr_t, recvtype C.uintptr_t, root C.int, comm C.uintptr_t, info C.uintptr_t, request *C.uintptr_t) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Gatherv_init_c"))
+	return C.int(done(Comm(comm), mpiGathervInit(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, recvcounts, displs, Datatype(recvtype), int(root), Comm(comm), Info(info), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Get
@@ -1169,7 +1169,7 @@ func PMPI_Get_elements_c(status *C.MPI_Status, datatype C.uintptr_t, count *C.in
 
 //export PMPI_Get_elements_x
 func PMPI_Get_elements_x(status *C.MPI_Status, datatype C.uintptr_t, count *C.int64_t) C.int {
-	return C.int(unsupported(0, "MPI_Get_elements_x"))
+	return C.int(done(0, mpiGetElementsX(status, Datatype(datatype), count)))
 }
 
 //export PMPI_Get_hw_resource_info
@@ -1314,7 +1314,7 @@ func PMPI_Iallgatherv(sendbuf unsafe.Pointer, sendcount C.int, sendtype C.uintpt
 
 //export PMPI_Iallgatherv_c
 func PMPI_Iallgatherv_c(sendbuf unsafe.Pointer, sendcount C.int64_t, sendtype C.uintptr_t, recvbuf unsafe.Pointer, recvcounts *C.int64_t, displs *C.intptr_t, recvtype C.uintptr_t, comm C.uintptr_t, request *C.uintptr_t) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Iallgatherv_c"))
+	return C.int(done(Comm(comm), mpiIallgatherv(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, recvcounts, displs, Datatype(recvtype), Comm(comm), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Iallreduce
@@ -1344,7 +1344,7 @@ func PMPI_Ialltoallv(sendbuf unsafe.Pointer, sendcounts *C.int, sdispls *C.int, 
 
 //export PMPI_Ialltoallv_c
 func PMPI_Ialltoallv_c(sendbuf unsafe.Pointer, sendcounts *C.int64_t, sdispls *C.intptr_t, sendtype C.uintptr_t, recvbuf unsafe.Pointer, recvcounts *C.int64_t, rdispls *C.intptr_t, recvtype C.uintptr_t, comm C.uintptr_t, request *C.uintptr_t) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Ialltoallv_c"))
+	return C.int(done(Comm(comm), mpiIalltoallv(sendbuf, sendcounts, sdispls, Datatype(sendtype), recvbuf, recvcounts, rdispls, Datatype(recvtype), Comm(comm), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Ialltoallw
@@ -1409,7 +1409,7 @@ func PMPI_Igatherv(sendbuf unsafe.Pointer, sendcount C.int, sendtype C.uintptr_t
 
 //export PMPI_Igatherv_c
 func PMPI_Igatherv_c(sendbuf unsafe.Pointer, sendcount C.int64_t, sendtype C.uintptr_t, recvbuf unsafe.Pointer, recvcounts *C.int64_t, displs *C.intptr_t, recvtype C.uintptr_t, root C.int, comm C.uintptr_t, request *C.uintptr_t) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Igatherv_c"))
+	return C.int(done(Comm(comm), mpiIgatherv(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, recvcounts, displs, Datatype(recvtype), int(root), Comm(comm), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Improbe
@@ -1594,7 +1594,7 @@ func PMPI_Ireduce_scatter(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvco
 
 //export PMPI_Ireduce_scatter_c
 func PMPI_Ireduce_scatter_c(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcounts *C.int64_t, datatype C.uintptr_t, op C.uintptr_t, comm C.uintptr_t, request *C.uintptr_t) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Ireduce_scatter_c"))
+	return C.int(done(Comm(comm), mpiIreduceScatter(sendbuf, recvbuf, recvcounts, Datatype(datatype), Op(op), Comm(comm), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Ireduce_scatter_block
@@ -1649,7 +1649,7 @@ func PMPI_Iscatterv(sendbuf unsafe.Pointer, sendcounts *C.int, displs *C.int, se
 
 //export PMPI_Iscatterv_c
 func PMPI_Iscatterv_c(sendbuf unsafe.Pointer, sendcounts *C.int64_t, displs *C.intptr_t, sendtype C.uintptr_t, recvbuf unsafe.Pointer, recvcount C.int64_t, recvtype C.uintptr_t, root C.int, comm C.uintptr_t, request *C.uintptr_t) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Iscatterv_c"))
+	return C.int(done(Comm(comm), mpiIscatterv(sendbuf, sendcounts, displs, Datatype(sendtype), recvbuf, int(recvcount), Datatype(recvtype), int(root), Comm(comm), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Isend
@@ -1664,22 +1664,22 @@ func PMPI_Isend_c(buf unsafe.Pointer, count C.int64_t, datatype C.uintptr_t, des
 
 //export PMPI_Isendrecv
 func PMPI_Isendrecv(sendbuf unsafe.Pointer, sendcount C.int, sendtype C.uintptr_t, dest C.int, sendtag C.int, recvbuf unsafe.Pointer, recvcount C.int, recvtype C.uintptr_t, source C.int, recvtag C.int, comm C.uintptr_t, request *C.uintptr_t) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Isendrecv"))
+	return C.int(done(Comm(comm), mpiIsendrecv(sendbuf, int(sendcount), Datatype(sendtype), int(dest), int(sendtag), recvbuf, int(recvcount), Datatype(recvtype), int(source), int(recvtag), Comm(comm), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Isendrecv_c
 func PMPI_Isendrecv_c(sendbuf unsafe.Pointer, sendcount C.int64_t, sendtype C.uintptr_t, dest C.int, sendtag C.int, recvbuf unsafe.Pointer, recvcount C.int64_t, recvtype C.uintptr_t, source C.int, recvtag C.int, comm C.uintptr_t, request *C.uintptr_t) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Isendrecv_c"))
+	return C.int(done(Comm(comm), mpiIsendrecv(sendbuf, int(sendcount), Datatype(sendtype), int(dest), int(sendtag), recvbuf, int(recvcount), Datatype(recvtype), int(source), int(recvtag), Comm(comm), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Isendrecv_replace
 func PMPI_Isendrecv_replace(buf unsafe.Pointer, count C.int, datatype C.uintptr_t, dest C.int, sendtag C.int, source C.int, recvtag C.int, comm C.uintptr_t, request *C.uintptr_t) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Isendrecv_replace"))
+	return C.int(done(Comm(comm), mpiIsendrecvReplace(buf, int(count), Datatype(datatype), int(dest), int(sendtag), int(source), int(recvtag), Comm(comm), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Isendrecv_replace_c
 func PMPI_Isendrecv_replace_c(buf unsafe.Pointer, count C.int64_t, datatype C.uintptr_t, dest C.int, sendtag C.int, source C.int, recvtag C.int, comm C.uintptr_t, request *C.uintptr_t) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Isendrecv_replace_c"))
+	return C.int(done(Comm(comm), mpiIsendrecvReplace(buf, int(count), Datatype(datatype), int(dest), int(sendtag), int(source), int(recvtag), Comm(comm), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Issend
@@ -2019,7 +2019,7 @@ func PMPI_Reduce_scatter(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcou
 
 //export PMPI_Reduce_scatter_c
 func PMPI_Reduce_scatter_c(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcounts *C.int64_t, datatype C.uintptr_t, op C.uintptr_t, comm C.uintptr_t) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Reduce_scatter_c"))
+	return C.int(done(Comm(comm), mpiReduceScatter(sendbuf, recvbuf, recvcounts, Datatype(datatype), Op(op), Comm(comm))))
 }
 
 //export PMPI_Reduce_scatter_block
@@ -2049,7 +2049,7 @@ func PMPI_Reduce_scatter_init(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, re
 
 //export PMPI_Reduce_scatter_init_c
 func PMPI_Reduce_scatter_init_c(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcounts *C.int64_t, datatype C.uintptr_t, op C.uintptr_t, comm C.uintptr_t, info C.uintptr_t, request *C.uintptr_t) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Reduce_scatter_init_c"))
+	return C.int(done(Comm(comm), mpiReduceScatterInit(sendbuf, recvbuf, recvcounts, Datatype(datatype), Op(op), Comm(comm), Info(info), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Register_datarep
@@ -2199,7 +2199,7 @@ func PMPI_Scatterv(sendbuf unsafe.Pointer, sendcounts *C.int, displs *C.int, sen
 
 //export PMPI_Scatterv_c
 func PMPI_Scatterv_c(sendbuf unsafe.Pointer, sendcounts *C.int64_t, displs *C.intptr_t, sendtype C.uintptr_t, recvbuf unsafe.Pointer, recvcount C.int64_t, recvtype C.uintptr_t, root C.int, comm C.uintptr_t) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Scatterv_c"))
+	return C.int(done(Comm(comm), mpiScatterv(sendbuf, sendcounts, displs, Datatype(sendtype), recvbuf, int(recvcount), Datatype(recvtype), int(root), Comm(comm))))
 }
 
 //export PMPI_Scatterv_init
@@ -2209,7 +2209,7 @@ func PMPI_Scatterv_init(sendbuf unsafe.Pointer, sendcounts *C.int, displs *C.int
 
 //export PMPI_Scatterv_init_c
 func PMPI_Scatterv_init_c(sendbuf unsafe.Pointer, sendcounts *C.int64_t, displs *C.intptr_t, sendtype C.uintptr_t, recvbuf unsafe.Pointer, recvcount C.int64_t, recvtype C.uintptr_t, root C.int, comm C.uintptr_t, info C.uintptr_t, request *C.uintptr_t) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Scatterv_init_c"))
+	return C.int(done(Comm(comm), mpiScattervInit(sendbuf, sendcounts, displs, Datatype(sendtype), recvbuf, int(recvcount), Datatype(recvtype), int(root), Comm(comm), Info(info), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Send
@@ -2394,7 +2394,7 @@ func PMPI_Status_set_elements_c(status *C.MPI_Status, datatype C.uintptr_t, coun
 
 //export PMPI_Status_set_elements_x
 func PMPI_Status_set_elements_x(status *C.MPI_Status, datatype C.uintptr_t, count C.int64_t) C.int {
-	return C.int(unsupported(0, "MPI_Status_set_elements_x"))
+	return C.int(done(0, mpiStatusSetElementsX(status, Datatype(datatype), int(count))))
 }
 
 //export PMPI_Status_set_error

@@ -176,11 +176,41 @@ func mpiBufferAttach(buf unsafe.Pointer, size int) error {
 
 // mpiBufferDetach stores the detached buffer's address at addr (a void **
 // in C) and its size.
-func mpiBufferDetach(addr unsafe.Pointer, size *C.int) error {
+func mpiBufferDetach[N cInt](addr unsafe.Pointer, size *N) error {
 	b, err := api().BufferDetach()
 	if err != nil {
 		return err
 	}
-	*size = C.int(detached(addr, b))
+	*size = N(detached(addr, b))
 	return nil
+}
+
+func mpiIsendrecv(sendbuf unsafe.Pointer, sendcount int, sendtype Datatype, dest, sendtag int,
+	recvbuf unsafe.Pointer, recvcount int, recvtype Datatype, source, recvtag int, h Comm, req *Request) error {
+	e, sd, err := resolve(h, sendtype)
+	if err != nil {
+		return err
+	}
+	rd, err := recvtype.get()
+	if err != nil {
+		return err
+	}
+	r, err := api().Isendrecv(buffer(sendbuf, sendcount, sd), sendcount, sd, rank(dest), tag(sendtag),
+		buffer(recvbuf, recvcount, rd), recvcount, rd, rank(source), tag(recvtag), e.c)
+	if err != nil {
+		return err
+	}
+	return newRequest(req, r, e, false)
+}
+
+func mpiIsendrecvReplace(buf unsafe.Pointer, count int, dt Datatype, dest, sendtag, source, recvtag int, h Comm, req *Request) error {
+	e, d, err := resolve(h, dt)
+	if err != nil {
+		return err
+	}
+	r, err := api().IsendrecvReplace(buffer(buf, count, d), count, d, rank(dest), tag(sendtag), rank(source), tag(recvtag), e.c)
+	if err != nil {
+		return err
+	}
+	return newRequest(req, r, e, false)
 }

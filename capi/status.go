@@ -100,3 +100,13 @@ func mpiStatusSetElements(st *C.MPI_Status, dt Datatype, count int) error {
 	putStatus(st, &s)
 	return nil
 }
+
+// The deprecated _x forms are the _c ones.
+
+func mpiGetElementsX(st *C.MPI_Status, dt Datatype, count *C.int64_t) error {
+	return mpiGetElementsC(st, dt, count)
+}
+
+func mpiStatusSetElementsX(st *C.MPI_Status, dt Datatype, count int) error {
+	return mpiStatusSetElements(st, dt, count)
+}

@@ -57,8 +57,8 @@ func generate(root string) (map[string]string, error) {
 	return files, nil
 }
 
-// implementations is the set of top-level functions in dir's hand-written
-// Go files.
+// implementations are the top-level functions in dir's hand-written Go
+// files, true for a generic one.
 func implementations(dir string) (map[string]bool, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -77,7 +77,7 @@ func implementations(dir string) (map[string]bool, error) {
 		}
 		for _, d := range f.Decls {
 			if fd, ok := d.(*ast.FuncDecl); ok && fd.Recv == nil {
-				m[fd.Name.Name] = true
+				m[fd.Name.Name] = fd.Type.TypeParams != nil
 			}
 		}
 	}

@@ -98,10 +98,11 @@ type glue struct {
 	unsupported  []string
 }
 
-// makeGlue writes the exported PMPI_ functions. impls is the set of Go
-// functions package capi defines by hand: an MPI function whose
-// implementation exists calls it; its _c twin calls it too when every
-// parameter reaches Go as the same type; any other returns
+// makeGlue writes the exported PMPI_ functions. impls are the Go
+// functions package capi defines by hand, true for a generic one: an MPI
+// function whose implementation exists calls it; its _c twin calls it
+// too when every parameter reaches Go as the same type, or when the
+// implementation is generic over its count types; any other returns
 // MPI_ERR_UNSUPPORTED_OPERATION.
 func makeGlue(a *abi, impls map[string]bool) (glue, error) {
 	handles := handleTypes(a)
@@ -168,11 +169,15 @@ var _ unsafe.Pointer
 			}
 		}
 		impl := implName(fn.name)
-		if !impls[impl] && strings.HasSuffix(fn.name, "_c") {
-			if base := byName[strings.TrimSuffix(fn.name, "_c")]; base != nil && goTypes(base) == goTypes(fn) {
-				impl = implName(base.name)
+		if _, ok := impls[impl]; !ok && strings.HasSuffix(fn.name, "_c") {
+			if base := byName[strings.TrimSuffix(fn.name, "_c")]; base != nil {
+				generic, ok := impls[implName(base.name)]
+				if ok && (generic || goTypes(base) == goTypes(fn)) {
+					impl = implName(base.name)
+				}
 			}
 		}
+		_, implemented := impls[impl]
 		pname := "P" + fn.name
 		cret := map[string]string{"int": "C.int", "double": "C.double", "MPI_Aint": "C.intptr_t"}[fn.ret]
 		if _, ok := handles[fn.ret]; ok {
@@ -186,7 +191,7 @@ var _ unsafe.Pointer
 			fmt.Fprintf(&gb, "\treturn C.int(%s)\n", bs[0].name)
 		case strings.HasSuffix(fn.name, "_fromint"):
 			fmt.Fprintf(&gb, "\treturn C.uintptr_t(%s)\n", bs[0].name)
-		case !impls[impl]:
+		case !implemented:
 			has = false
 			if fn.ret != "int" {
 				return g, fmt.Errorf("%s returns %s, not an error code, and capi has no %s to call", fn.name, fn.ret, impl)
