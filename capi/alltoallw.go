@@ -123,53 +123,29 @@ func alltoallw[N, D ~int32 | ~int64](op string, neighbor bool, f alltoallwFunc, 
 	return a.started(req, persistent)(pr, err)
 }
 
-func mpiAlltoallw(s unsafe.Pointer, sc, sd *C.int, st *Datatype, r unsafe.Pointer, rc, rd *C.int, rt *Datatype, h Comm) error {
+func mpiAlltoallw[N, D cInt](s unsafe.Pointer, sc *N, sd *D, st *Datatype, r unsafe.Pointer, rc *N, rd *D, rt *Datatype, h Comm) error {
 	return alltoallw("alltoallw", false, blockingW(api().Alltoallw), false, s, sc, sd, st, r, rc, rd, rt, h, nil)
 }
 
-func mpiAlltoallwC(s unsafe.Pointer, sc *C.int64_t, sd *C.intptr_t, st *Datatype, r unsafe.Pointer, rc *C.int64_t, rd *C.intptr_t, rt *Datatype, h Comm) error {
-	return alltoallw("alltoallw", false, blockingW(api().Alltoallw), false, s, sc, sd, st, r, rc, rd, rt, h, nil)
-}
-
-func mpiIalltoallw(s unsafe.Pointer, sc, sd *C.int, st *Datatype, r unsafe.Pointer, rc, rd *C.int, rt *Datatype, h Comm, req *Request) error {
+func mpiIalltoallw[N, D cInt](s unsafe.Pointer, sc *N, sd *D, st *Datatype, r unsafe.Pointer, rc *N, rd *D, rt *Datatype, h Comm, req *Request) error {
 	return alltoallw("ialltoallw", false, api().Ialltoallw, false, s, sc, sd, st, r, rc, rd, rt, h, req)
 }
 
-func mpiIalltoallwC(s unsafe.Pointer, sc *C.int64_t, sd *C.intptr_t, st *Datatype, r unsafe.Pointer, rc *C.int64_t, rd *C.intptr_t, rt *Datatype, h Comm, req *Request) error {
-	return alltoallw("ialltoallw", false, api().Ialltoallw, false, s, sc, sd, st, r, rc, rd, rt, h, req)
-}
-
-func mpiAlltoallwInit(s unsafe.Pointer, sc, sd *C.int, st *Datatype, r unsafe.Pointer, rc, rd *C.int, rt *Datatype, h Comm, info Info, req *Request) error {
-	return alltoallw("alltoallw init", false, api().AlltoallwInit, true, s, sc, sd, st, r, rc, rd, rt, h, req)
-}
-
-func mpiAlltoallwInitC(s unsafe.Pointer, sc *C.int64_t, sd *C.intptr_t, st *Datatype, r unsafe.Pointer, rc *C.int64_t, rd *C.intptr_t, rt *Datatype, h Comm, info Info, req *Request) error {
+func mpiAlltoallwInit[N, D cInt](s unsafe.Pointer, sc *N, sd *D, st *Datatype, r unsafe.Pointer, rc *N, rd *D, rt *Datatype, h Comm, info Info, req *Request) error {
 	return alltoallw("alltoallw init", false, api().AlltoallwInit, true, s, sc, sd, st, r, rc, rd, rt, h, req)
 }
 
 // The neighbourhood forms take MPI_Aint displacements in both forms, and
 // int or MPI_Count counts.
 
-func mpiNeighborAlltoallw(s unsafe.Pointer, sc *C.int, sd *C.intptr_t, st *Datatype, r unsafe.Pointer, rc *C.int, rd *C.intptr_t, rt *Datatype, h Comm) error {
+func mpiNeighborAlltoallw[N, D cInt](s unsafe.Pointer, sc *N, sd *D, st *Datatype, r unsafe.Pointer, rc *N, rd *D, rt *Datatype, h Comm) error {
 	return alltoallw("neighbor alltoallw", true, blockingW(api().NeighborAlltoallw), false, s, sc, sd, st, r, rc, rd, rt, h, nil)
 }
 
-func mpiNeighborAlltoallwC(s unsafe.Pointer, sc *C.int64_t, sd *C.intptr_t, st *Datatype, r unsafe.Pointer, rc *C.int64_t, rd *C.intptr_t, rt *Datatype, h Comm) error {
-	return alltoallw("neighbor alltoallw", true, blockingW(api().NeighborAlltoallw), false, s, sc, sd, st, r, rc, rd, rt, h, nil)
-}
-
-func mpiIneighborAlltoallw(s unsafe.Pointer, sc *C.int, sd *C.intptr_t, st *Datatype, r unsafe.Pointer, rc *C.int, rd *C.intptr_t, rt *Datatype, h Comm, req *Request) error {
+func mpiIneighborAlltoallw[N, D cInt](s unsafe.Pointer, sc *N, sd *D, st *Datatype, r unsafe.Pointer, rc *N, rd *D, rt *Datatype, h Comm, req *Request) error {
 	return alltoallw("ineighbor alltoallw", true, api().IneighborAlltoallw, false, s, sc, sd, st, r, rc, rd, rt, h, req)
 }
 
-func mpiIneighborAlltoallwC(s unsafe.Pointer, sc *C.int64_t, sd *C.intptr_t, st *Datatype, r unsafe.Pointer, rc *C.int64_t, rd *C.intptr_t, rt *Datatype, h Comm, req *Request) error {
-	return alltoallw("ineighbor alltoallw", true, api().IneighborAlltoallw, false, s, sc, sd, st, r, rc, rd, rt, h, req)
-}
-
-func mpiNeighborAlltoallwInit(s unsafe.Pointer, sc *C.int, sd *C.intptr_t, st *Datatype, r unsafe.Pointer, rc *C.int, rd *C.intptr_t, rt *Datatype, h Comm, info Info, req *Request) error {
-	return alltoallw("neighbor alltoallw init", true, api().NeighborAlltoallwInit, true, s, sc, sd, st, r, rc, rd, rt, h, req)
-}
-
-func mpiNeighborAlltoallwInitC(s unsafe.Pointer, sc *C.int64_t, sd *C.intptr_t, st *Datatype, r unsafe.Pointer, rc *C.int64_t, rd *C.intptr_t, rt *Datatype, h Comm, info Info, req *Request) error {
+func mpiNeighborAlltoallwInit[N, D cInt](s unsafe.Pointer, sc *N, sd *D, st *Datatype, r unsafe.Pointer, rc *N, rd *D, rt *Datatype, h Comm, info Info, req *Request) error {
 	return alltoallw("neighbor alltoallw init", true, api().NeighborAlltoallwInit, true, s, sc, sd, st, r, rc, rd, rt, h, req)
 }

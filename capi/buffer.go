@@ -68,18 +68,10 @@ func commDetach(h Comm, addr unsafe.Pointer) (int, error) {
 	return detached(addr, b), nil
 }
 
-func mpiCommDetachBuffer(h Comm, addr unsafe.Pointer, size *C.int) error {
+func mpiCommDetachBuffer[N cInt](h Comm, addr unsafe.Pointer, size *N) error {
 	n, err := commDetach(h, addr)
 	if err == nil {
-		*size = C.int(n)
-	}
-	return err
-}
-
-func mpiCommDetachBufferC(h Comm, addr unsafe.Pointer, size *C.int64_t) error {
-	n, err := commDetach(h, addr)
-	if err == nil {
-		*size = C.int64_t(n)
+		*size = N(n)
 	}
 	return err
 }

@@ -129,21 +129,12 @@ func sendBuffer(p unsafe.Pointer, count int, d pmpi.Datatype) []byte {
 	return buffer(p, count, d)
 }
 
-func mpiTypeSize(h Datatype, size *C.int) error {
+func mpiTypeSize[N cInt](h Datatype, size *N) error {
 	d, err := h.get()
 	if err != nil {
 		return err
 	}
-	*size = C.int(d.Size())
-	return nil
-}
-
-func mpiTypeSizeC(h Datatype, size *C.int64_t) error {
-	d, err := h.get()
-	if err != nil {
-		return err
-	}
-	*size = C.int64_t(d.Size())
+	*size = N(d.Size())
 	return nil
 }
 
@@ -258,20 +249,12 @@ func mpiAintDiff(a, b int) int      { return a - b }
 // LP64, where both are long; the generator, which compares C names,
 // still wants these.
 
-func mpiTypeGetExtentC(h Datatype, lb, extent *C.int64_t) error {
+func mpiTypeGetExtentX(h Datatype, lb, extent *C.int64_t) error {
 	return mpiTypeGetExtent(h, lb, extent)
 }
 
-func mpiTypeGetExtentX(h Datatype, lb, extent *C.int64_t) error {
-	return mpiTypeGetExtentC(h, lb, extent)
-}
-
-func mpiTypeGetTrueExtentC(h Datatype, lb, extent *C.int64_t) error {
+func mpiTypeGetTrueExtentX(h Datatype, lb, extent *C.int64_t) error {
 	return mpiTypeGetTrueExtent(h, lb, extent)
 }
 
-func mpiTypeGetTrueExtentX(h Datatype, lb, extent *C.int64_t) error {
-	return mpiTypeGetTrueExtentC(h, lb, extent)
-}
-
-func mpiTypeSizeX(h Datatype, size *C.int64_t) error { return mpiTypeSizeC(h, size) }
+func mpiTypeSizeX(h Datatype, size *C.int64_t) error { return mpiTypeSize(h, size) }

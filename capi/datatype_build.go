@@ -18,7 +18,7 @@ import (
 
 // cArray is the C array p of n elements as a []int, or an error naming
 // what when n is negative or p is NULL with elements.
-func cArray[T C.int | C.int64_t](op, what string, p *T, n int) ([]int, error) {
+func cArray[T cInt](op, what string, p *T, n int) ([]int, error) {
 	if n < 0 {
 		return nil, errorf(pmpi.ClassCount, "%s: count %d is negative (want 0 or more)", op, n)
 	}
@@ -37,7 +37,7 @@ func cArray[T C.int | C.int64_t](op, what string, p *T, n int) ([]int, error) {
 
 // blockArrays reads the block lengths and displacements of an indexed or
 // struct constructor.
-func blockArrays[B, D C.int | C.int64_t](op string, count int, blocklens *B, displs *D) (bl, ds []int, err error) {
+func blockArrays[B, D cInt](op string, count int, blocklens *B, displs *D) (bl, ds []int, err error) {
 	if bl, err = cArray(op, "block lengths", blocklens, count); err != nil {
 		return nil, nil, err
 	}
@@ -74,7 +74,7 @@ func indexed(blocklens, displs []int, old Datatype, out *Datatype, bytes bool) e
 	})
 }
 
-func mpiTypeIndexed(count int, blocklens, displs *C.int, old Datatype, out *Datatype) error {
+func mpiTypeIndexed[N cInt](count int, blocklens, displs *N, old Datatype, out *Datatype) error {
 	const op = "type indexed"
 	bl, ds, err := blockArrays(op, count, blocklens, displs)
 	if err != nil {
@@ -83,25 +83,7 @@ func mpiTypeIndexed(count int, blocklens, displs *C.int, old Datatype, out *Data
 	return indexed(bl, ds, old, out, false)
 }
 
-func mpiTypeIndexedC(count int, blocklens, displs *C.int64_t, old Datatype, out *Datatype) error {
-	const op = "type indexed"
-	bl, ds, err := blockArrays(op, count, blocklens, displs)
-	if err != nil {
-		return err
-	}
-	return indexed(bl, ds, old, out, false)
-}
-
-func mpiTypeCreateHindexed(count int, blocklens *C.int, displs *C.intptr_t, old Datatype, out *Datatype) error {
-	const op = "type create hindexed"
-	bl, ds, err := blockArrays(op, count, blocklens, displs)
-	if err != nil {
-		return err
-	}
-	return indexed(bl, ds, old, out, true)
-}
-
-func mpiTypeCreateHindexedC(count int, blocklens, displs *C.int64_t, old Datatype, out *Datatype) error {
+func mpiTypeCreateHindexed[B, D cInt](count int, blocklens *B, displs *D, old Datatype, out *Datatype) error {
 	const op = "type create hindexed"
 	bl, ds, err := blockArrays(op, count, blocklens, displs)
 	if err != nil {
@@ -120,7 +102,7 @@ func indexedBlock(blocklen int, displs []int, old Datatype, out *Datatype, bytes
 	})
 }
 
-func mpiTypeCreateIndexedBlock(count, blocklen int, displs *C.int, old Datatype, out *Datatype) error {
+func mpiTypeCreateIndexedBlock[N cInt](count, blocklen int, displs *N, old Datatype, out *Datatype) error {
 	ds, err := cArray("type create indexed block", "displacements", displs, count)
 	if err != nil {
 		return err
@@ -128,23 +110,7 @@ func mpiTypeCreateIndexedBlock(count, blocklen int, displs *C.int, old Datatype,
 	return indexedBlock(blocklen, ds, old, out, false)
 }
 
-func mpiTypeCreateIndexedBlockC(count, blocklen int, displs *C.int64_t, old Datatype, out *Datatype) error {
-	ds, err := cArray("type create indexed block", "displacements", displs, count)
-	if err != nil {
-		return err
-	}
-	return indexedBlock(blocklen, ds, old, out, false)
-}
-
-func mpiTypeCreateHindexedBlock(count, blocklen int, displs *C.intptr_t, old Datatype, out *Datatype) error {
-	ds, err := cArray("type create hindexed block", "displacements", displs, count)
-	if err != nil {
-		return err
-	}
-	return indexedBlock(blocklen, ds, old, out, true)
-}
-
-func mpiTypeCreateHindexedBlockC(count, blocklen int, displs *C.int64_t, old Datatype, out *Datatype) error {
+func mpiTypeCreateHindexedBlock[N cInt](count, blocklen int, displs *N, old Datatype, out *Datatype) error {
 	ds, err := cArray("type create hindexed block", "displacements", displs, count)
 	if err != nil {
 		return err
@@ -175,16 +141,7 @@ func structType(op string, blocklens, displs []int, types *Datatype, out *Dataty
 	return newType(d, out)
 }
 
-func mpiTypeCreateStruct(count int, blocklens *C.int, displs *C.intptr_t, types *Datatype, out *Datatype) error {
-	const op = "type create struct"
-	bl, ds, err := blockArrays(op, count, blocklens, displs)
-	if err != nil {
-		return err
-	}
-	return structType(op, bl, ds, types, out)
-}
-
-func mpiTypeCreateStructC(count int, blocklens, displs *C.int64_t, types *Datatype, out *Datatype) error {
+func mpiTypeCreateStruct[B, D cInt](count int, blocklens *B, displs *D, types *Datatype, out *Datatype) error {
 	const op = "type create struct"
 	bl, ds, err := blockArrays(op, count, blocklens, displs)
 	if err != nil {
@@ -210,24 +167,7 @@ func subarray(sizes, subsizes, starts []int, order int, old Datatype, out *Datat
 	})
 }
 
-func mpiTypeCreateSubarray(ndims int, sizes, subsizes, starts *C.int, order int, old Datatype, out *Datatype) error {
-	const op = "type create subarray"
-	sz, err := cArray(op, "sizes", sizes, ndims)
-	if err != nil {
-		return err
-	}
-	sub, err := cArray(op, "subsizes", subsizes, ndims)
-	if err != nil {
-		return err
-	}
-	st, err := cArray(op, "starts", starts, ndims)
-	if err != nil {
-		return err
-	}
-	return subarray(sz, sub, st, order, old, out)
-}
-
-func mpiTypeCreateSubarrayC(ndims int, sizes, subsizes, starts *C.int64_t, order int, old Datatype, out *Datatype) error {
+func mpiTypeCreateSubarray[N cInt](ndims int, sizes, subsizes, starts *N, order int, old Datatype, out *Datatype) error {
 	const op = "type create subarray"
 	sz, err := cArray(op, "sizes", sizes, ndims)
 	if err != nil {

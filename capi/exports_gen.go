@@ -184,7 +184,7 @@ func PMPI_Alltoallw(sendbuf unsafe.Pointer, sendcounts *C.int, sdispls *C.int, s
 
 //export PMPI_Alltoallw_c
 func PMPI_Alltoallw_c(sendbuf unsafe.Pointer, sendcounts *C.int64_t, sdispls *C.intptr_t, sendtypes *C.uintptr_t, recvbuf unsafe.Pointer, recvcounts *C.int64_t, rdispls *C.intptr_t, recvtypes *C.uintptr_t, comm C.uintptr_t) C.int {
-	return C.int(done(Comm(comm), mpiAlltoallwC(sendbuf, sendcounts, sdispls, (*Datatype)(unsafe.Pointer(sendtypes)), recvbuf, recvcounts, rdispls, (*Datatype)(unsafe.Pointer(recvtypes)), Comm(comm))))
+	return C.int(done(Comm(comm), mpiAlltoallw(sendbuf, sendcounts, sdispls, (*Datatype)(unsafe.Pointer(sendtypes)), recvbuf, recvcounts, rdispls, (*Datatype)(unsafe.Pointer(recvtypes)), Comm(comm))))
 }
 
 //export PMPI_Alltoallw_init
@@ -194,7 +194,7 @@ func PMPI_Alltoallw_init(sendbuf unsafe.Pointer, sendcounts *C.int, sdispls *C.i
 
 //export PMPI_Alltoallw_init_c
 func PMPI_Alltoallw_init_c(sendbuf unsafe.Pointer, sendcounts *C.int64_t, sdispls *C.intptr_t, sendtypes *C.uintptr_t, recvbuf unsafe.Pointer, recvcounts *C.int64_t, rdispls *C.intptr_t, recvtypes *C.uintptr_t, comm C.uintptr_t, info C.uintptr_t, request *C.uintptr_t) C.int {
-	return C.int(done(Comm(comm), mpiAlltoallwInitC(sendbuf, sendcounts, sdispls, (*Datatype)(unsafe.Pointer(sendtypes)), recvbuf, recvcounts, rdispls, (*Datatype)(unsafe.Pointer(recvtypes)), Comm(comm), Info(info), (*Request)(unsafe.Pointer(request)))))
+	return C.int(done(Comm(comm), mpiAlltoallwInit(sendbuf, sendcounts, sdispls, (*Datatype)(unsafe.Pointer(sendtypes)), recvbuf, recvcounts, rdispls, (*Datatype)(unsafe.Pointer(recvtypes)), Comm(comm), Info(info), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Attr_delete
@@ -409,7 +409,7 @@ func PMPI_Comm_detach_buffer(comm C.uintptr_t, buffer_addr unsafe.Pointer, size 
 
 //export PMPI_Comm_detach_buffer_c
 func PMPI_Comm_detach_buffer_c(comm C.uintptr_t, buffer_addr unsafe.Pointer, size *C.int64_t) C.int {
-	return C.int(done(Comm(comm), mpiCommDetachBufferC(Comm(comm), buffer_addr, size)))
+	return C.int(done(Comm(comm), mpiCommDetachBuffer(Comm(comm), buffer_addr, size)))
 }
 
 //export PMPI_Comm_disconnect
@@ -1154,7 +1154,7 @@ func PMPI_Get_count(status *C.MPI_Status, datatype C.uintptr_t, count *C.int) C.
 
 //export PMPI_Get_count_c
 func PMPI_Get_count_c(status *C.MPI_Status, datatype C.uintptr_t, count *C.int64_t) C.int {
-	return C.int(done(0, mpiGetCountC(status, Datatype(datatype), count)))
+	return C.int(done(0, mpiGetCount(status, Datatype(datatype), count)))
 }
 
 //export PMPI_Get_elements
@@ -1164,7 +1164,7 @@ func PMPI_Get_elements(status *C.MPI_Status, datatype C.uintptr_t, count *C.int)
 
 //export PMPI_Get_elements_c
 func PMPI_Get_elements_c(status *C.MPI_Status, datatype C.uintptr_t, count *C.int64_t) C.int {
-	return C.int(done(0, mpiGetElementsC(status, Datatype(datatype), count)))
+	return C.int(done(0, mpiGetElements(status, Datatype(datatype), count)))
 }
 
 //export PMPI_Get_elements_x
@@ -1354,7 +1354,7 @@ func PMPI_Ialltoallw(sendbuf unsafe.Pointer, sendcounts *C.int, sdispls *C.int, 
 
 //export PMPI_Ialltoallw_c
 func PMPI_Ialltoallw_c(sendbuf unsafe.Pointer, sendcounts *C.int64_t, sdispls *C.intptr_t, sendtypes *C.uintptr_t, recvbuf unsafe.Pointer, recvcounts *C.int64_t, rdispls *C.intptr_t, recvtypes *C.uintptr_t, comm C.uintptr_t, request *C.uintptr_t) C.int {
-	return C.int(done(Comm(comm), mpiIalltoallwC(sendbuf, sendcounts, sdispls, (*Datatype)(unsafe.Pointer(sendtypes)), recvbuf, recvcounts, rdispls, (*Datatype)(unsafe.Pointer(recvtypes)), Comm(comm), (*Request)(unsafe.Pointer(request)))))
+	return C.int(done(Comm(comm), mpiIalltoallw(sendbuf, sendcounts, sdispls, (*Datatype)(unsafe.Pointer(sendtypes)), recvbuf, recvcounts, rdispls, (*Datatype)(unsafe.Pointer(recvtypes)), Comm(comm), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Ibarrier
@@ -1444,7 +1444,7 @@ func PMPI_Ineighbor_allgatherv(sendbuf unsafe.Pointer, sendcount C.int, sendtype
 
 //export PMPI_Ineighbor_allgatherv_c
 func PMPI_Ineighbor_allgatherv_c(sendbuf unsafe.Pointer, sendcount C.int64_t, sendtype C.uintptr_t, recvbuf unsafe.Pointer, recvcounts *C.int64_t, displs *C.intptr_t, recvtype C.uintptr_t, comm C.uintptr_t, request *C.uintptr_t) C.int {
-	return C.int(done(Comm(comm), mpiIneighborAllgathervC(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, recvcounts, displs, Datatype(recvtype), Comm(comm), (*Request)(unsafe.Pointer(request)))))
+	return C.int(done(Comm(comm), mpiIneighborAllgatherv(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, recvcounts, displs, Datatype(recvtype), Comm(comm), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Ineighbor_alltoall
@@ -1464,7 +1464,7 @@ func PMPI_Ineighbor_alltoallv(sendbuf unsafe.Pointer, sendcounts *C.int, sdispls
 
 //export PMPI_Ineighbor_alltoallv_c
 func PMPI_Ineighbor_alltoallv_c(sendbuf unsafe.Pointer, sendcounts *C.int64_t, sdispls *C.intptr_t, sendtype C.uintptr_t, recvbuf unsafe.Pointer, recvcounts *C.int64_t, rdispls *C.intptr_t, recvtype C.uintptr_t, comm C.uintptr_t, request *C.uintptr_t) C.int {
-	return C.int(done(Comm(comm), mpiIneighborAlltoallvC(sendbuf, sendcounts, sdispls, Datatype(sendtype), recvbuf, recvcounts, rdispls, Datatype(recvtype), Comm(comm), (*Request)(unsafe.Pointer(request)))))
+	return C.int(done(Comm(comm), mpiIneighborAlltoallv(sendbuf, sendcounts, sdispls, Datatype(sendtype), recvbuf, recvcounts, rdispls, Datatype(recvtype), Comm(comm), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Ineighbor_alltoallw
@@ -1474,7 +1474,7 @@ func PMPI_Ineighbor_alltoallw(sendbuf unsafe.Pointer, sendcounts *C.int, sdispls
 
 //export PMPI_Ineighbor_alltoallw_c
 func PMPI_Ineighbor_alltoallw_c(sendbuf unsafe.Pointer, sendcounts *C.int64_t, sdispls *C.intptr_t, sendtypes *C.uintptr_t, recvbuf unsafe.Pointer, recvcounts *C.int64_t, rdispls *C.intptr_t, recvtypes *C.uintptr_t, comm C.uintptr_t, request *C.uintptr_t) C.int {
-	return C.int(done(Comm(comm), mpiIneighborAlltoallwC(sendbuf, sendcounts, sdispls, (*Datatype)(unsafe.Pointer(sendtypes)), recvbuf, recvcounts, rdispls, (*Datatype)(unsafe.Pointer(recvtypes)), Comm(comm), (*Request)(unsafe.Pointer(request)))))
+	return C.int(done(Comm(comm), mpiIneighborAlltoallw(sendbuf, sendcounts, sdispls, (*Datatype)(unsafe.Pointer(sendtypes)), recvbuf, recvcounts, rdispls, (*Datatype)(unsafe.Pointer(recvtypes)), Comm(comm), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Info_create
@@ -1749,7 +1749,7 @@ func PMPI_Neighbor_allgatherv(sendbuf unsafe.Pointer, sendcount C.int, sendtype 
 
 //export PMPI_Neighbor_allgatherv_c
 func PMPI_Neighbor_allgatherv_c(sendbuf unsafe.Pointer, sendcount C.int64_t, sendtype C.uintptr_t, recvbuf unsafe.Pointer, recvcounts *C.int64_t, displs *C.intptr_t, recvtype C.uintptr_t, comm C.uintptr_t) C.int {
-	return C.int(done(Comm(comm), mpiNeighborAllgathervC(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, recvcounts, displs, Datatype(recvtype), Comm(comm))))
+	return C.int(done(Comm(comm), mpiNeighborAllgatherv(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, recvcounts, displs, Datatype(recvtype), Comm(comm))))
 }
 
 //export PMPI_Neighbor_allgatherv_init
@@ -1759,7 +1759,7 @@ func PMPI_Neighbor_allgatherv_init(sendbuf unsafe.Pointer, sendcount C.int, send
 
 //export PMPI_Neighbor_allgatherv_init_c
 func PMPI_Neighbor_allgatherv_init_c(sendbuf unsafe.Pointer, sendcount C.int64_t, sendtype C.uintptr_t, recvbuf unsafe.Pointer, recvcounts *C.int64_t, displs *C.intptr_t, recvtype C.uintptr_t, comm C.uintptr_t, info C.uintptr_t, request *C.uintptr_t) C.int {
-	return C.int(done(Comm(comm), mpiNeighborAllgathervInitC(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, recvcounts, displs, Datatype(recvtype), Comm(comm), Info(info), (*Request)(unsafe.Pointer(request)))))
+	return C.int(done(Comm(comm), mpiNeighborAllgathervInit(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, recvcounts, displs, Datatype(recvtype), Comm(comm), Info(info), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Neighbor_alltoall
@@ -1789,7 +1789,7 @@ func PMPI_Neighbor_alltoallv(sendbuf unsafe.Pointer, sendcounts *C.int, sdispls 
 
 //export PMPI_Neighbor_alltoallv_c
 func PMPI_Neighbor_alltoallv_c(sendbuf unsafe.Pointer, sendcounts *C.int64_t, sdispls *C.intptr_t, sendtype C.uintptr_t, recvbuf unsafe.Pointer, recvcounts *C.int64_t, rdispls *C.intptr_t, recvtype C.uintptr_t, comm C.uintptr_t) C.int {
-	return C.int(done(Comm(comm), mpiNeighborAlltoallvC(sendbuf, sendcounts, sdispls, Datatype(sendtype), recvbuf, recvcounts, rdispls, Datatype(recvtype), Comm(comm))))
+	return C.int(done(Comm(comm), mpiNeighborAlltoallv(sendbuf, sendcounts, sdispls, Datatype(sendtype), recvbuf, recvcounts, rdispls, Datatype(recvtype), Comm(comm))))
 }
 
 //export PMPI_Neighbor_alltoallv_init
@@ -1799,7 +1799,7 @@ func PMPI_Neighbor_alltoallv_init(sendbuf unsafe.Pointer, sendcounts *C.int, sdi
 
 //export PMPI_Neighbor_alltoallv_init_c
 func PMPI_Neighbor_alltoallv_init_c(sendbuf unsafe.Pointer, sendcounts *C.int64_t, sdispls *C.intptr_t, sendtype C.uintptr_t, recvbuf unsafe.Pointer, recvcounts *C.int64_t, rdispls *C.intptr_t, recvtype C.uintptr_t, comm C.uintptr_t, info C.uintptr_t, request *C.uintptr_t) C.int {
-	return C.int(done(Comm(comm), mpiNeighborAlltoallvInitC(sendbuf, sendcounts, sdispls, Datatype(sendtype), recvbuf, recvcounts, rdispls, Datatype(recvtype), Comm(comm), Info(info), (*Request)(unsafe.Pointer(request)))))
+	return C.int(done(Comm(comm), mpiNeighborAlltoallvInit(sendbuf, sendcounts, sdispls, Datatype(sendtype), recvbuf, recvcounts, rdispls, Datatype(recvtype), Comm(comm), Info(info), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Neighbor_alltoallw
@@ -1809,7 +1809,7 @@ func PMPI_Neighbor_alltoallw(sendbuf unsafe.Pointer, sendcounts *C.int, sdispls 
 
 //export PMPI_Neighbor_alltoallw_c
 func PMPI_Neighbor_alltoallw_c(sendbuf unsafe.Pointer, sendcounts *C.int64_t, sdispls *C.intptr_t, sendtypes *C.uintptr_t, recvbuf unsafe.Pointer, recvcounts *C.int64_t, rdispls *C.intptr_t, recvtypes *C.uintptr_t, comm C.uintptr_t) C.int {
-	return C.int(done(Comm(comm), mpiNeighborAlltoallwC(sendbuf, sendcounts, sdispls, (*Datatype)(unsafe.Pointer(sendtypes)), recvbuf, recvcounts, rdispls, (*Datatype)(unsafe.Pointer(recvtypes)), Comm(comm))))
+	return C.int(done(Comm(comm), mpiNeighborAlltoallw(sendbuf, sendcounts, sdispls, (*Datatype)(unsafe.Pointer(sendtypes)), recvbuf, recvcounts, rdispls, (*Datatype)(unsafe.Pointer(recvtypes)), Comm(comm))))
 }
 
 //export PMPI_Neighbor_alltoallw_init
@@ -1819,7 +1819,7 @@ func PMPI_Neighbor_alltoallw_init(sendbuf unsafe.Pointer, sendcounts *C.int, sdi
 
 //export PMPI_Neighbor_alltoallw_init_c
 func PMPI_Neighbor_alltoallw_init_c(sendbuf unsafe.Pointer, sendcounts *C.int64_t, sdispls *C.intptr_t, sendtypes *C.uintptr_t, recvbuf unsafe.Pointer, recvcounts *C.int64_t, rdispls *C.intptr_t, recvtypes *C.uintptr_t, comm C.uintptr_t, info C.uintptr_t, request *C.uintptr_t) C.int {
-	return C.int(done(Comm(comm), mpiNeighborAlltoallwInitC(sendbuf, sendcounts, sdispls, (*Datatype)(unsafe.Pointer(sendtypes)), recvbuf, recvcounts, rdispls, (*Datatype)(unsafe.Pointer(recvtypes)), Comm(comm), Info(info), (*Request)(unsafe.Pointer(request)))))
+	return C.int(done(Comm(comm), mpiNeighborAlltoallwInit(sendbuf, sendcounts, sdispls, (*Datatype)(unsafe.Pointer(sendtypes)), recvbuf, recvcounts, rdispls, (*Datatype)(unsafe.Pointer(recvtypes)), Comm(comm), Info(info), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Op_commutative
@@ -1854,7 +1854,7 @@ func PMPI_Pack(inbuf unsafe.Pointer, incount C.int, datatype C.uintptr_t, outbuf
 
 //export PMPI_Pack_c
 func PMPI_Pack_c(inbuf unsafe.Pointer, incount C.int64_t, datatype C.uintptr_t, outbuf unsafe.Pointer, outsize C.int64_t, position *C.int64_t, comm C.uintptr_t) C.int {
-	return C.int(done(Comm(comm), mpiPackC(inbuf, int(incount), Datatype(datatype), outbuf, int(outsize), position, Comm(comm))))
+	return C.int(done(Comm(comm), mpiPack(inbuf, int(incount), Datatype(datatype), outbuf, int(outsize), position, Comm(comm))))
 }
 
 //export PMPI_Pack_external
@@ -1864,7 +1864,7 @@ func PMPI_Pack_external(datarep *C.char, inbuf unsafe.Pointer, incount C.int, da
 
 //export PMPI_Pack_external_c
 func PMPI_Pack_external_c(datarep *C.char, inbuf unsafe.Pointer, incount C.int64_t, datatype C.uintptr_t, outbuf unsafe.Pointer, outsize C.int64_t, position *C.int64_t) C.int {
-	return C.int(done(0, mpiPackExternalC(datarep, inbuf, int(incount), Datatype(datatype), outbuf, int(outsize), position)))
+	return C.int(done(0, mpiPackExternal(datarep, inbuf, int(incount), Datatype(datatype), outbuf, int(outsize), position)))
 }
 
 //export PMPI_Pack_external_size
@@ -1874,7 +1874,7 @@ func PMPI_Pack_external_size(datarep *C.char, incount C.int, datatype C.uintptr_
 
 //export PMPI_Pack_external_size_c
 func PMPI_Pack_external_size_c(datarep *C.char, incount C.int64_t, datatype C.uintptr_t, size *C.int64_t) C.int {
-	return C.int(done(0, mpiPackExternalSizeC(datarep, int(incount), Datatype(datatype), size)))
+	return C.int(done(0, mpiPackExternalSize(datarep, int(incount), Datatype(datatype), size)))
 }
 
 //export PMPI_Pack_size
@@ -1884,7 +1884,7 @@ func PMPI_Pack_size(incount C.int, datatype C.uintptr_t, comm C.uintptr_t, size 
 
 //export PMPI_Pack_size_c
 func PMPI_Pack_size_c(incount C.int64_t, datatype C.uintptr_t, comm C.uintptr_t, size *C.int64_t) C.int {
-	return C.int(done(Comm(comm), mpiPackSizeC(int(incount), Datatype(datatype), Comm(comm), size)))
+	return C.int(done(Comm(comm), mpiPackSize(int(incount), Datatype(datatype), Comm(comm), size)))
 }
 
 //export PMPI_Parrived
@@ -2489,7 +2489,7 @@ func PMPI_Type_create_hindexed(count C.int, array_of_blocklengths *C.int, array_
 
 //export PMPI_Type_create_hindexed_c
 func PMPI_Type_create_hindexed_c(count C.int64_t, array_of_blocklengths *C.int64_t, array_of_displacements *C.int64_t, oldtype C.uintptr_t, newtype *C.uintptr_t) C.int {
-	return C.int(done(0, mpiTypeCreateHindexedC(int(count), array_of_blocklengths, array_of_displacements, Datatype(oldtype), (*Datatype)(unsafe.Pointer(newtype)))))
+	return C.int(done(0, mpiTypeCreateHindexed(int(count), array_of_blocklengths, array_of_displacements, Datatype(oldtype), (*Datatype)(unsafe.Pointer(newtype)))))
 }
 
 //export PMPI_Type_create_hindexed_block
@@ -2499,7 +2499,7 @@ func PMPI_Type_create_hindexed_block(count C.int, blocklength C.int, array_of_di
 
 //export PMPI_Type_create_hindexed_block_c
 func PMPI_Type_create_hindexed_block_c(count C.int64_t, blocklength C.int64_t, array_of_displacements *C.int64_t, oldtype C.uintptr_t, newtype *C.uintptr_t) C.int {
-	return C.int(done(0, mpiTypeCreateHindexedBlockC(int(count), int(blocklength), array_of_displacements, Datatype(oldtype), (*Datatype)(unsafe.Pointer(newtype)))))
+	return C.int(done(0, mpiTypeCreateHindexedBlock(int(count), int(blocklength), array_of_displacements, Datatype(oldtype), (*Datatype)(unsafe.Pointer(newtype)))))
 }
 
 //export PMPI_Type_create_hvector
@@ -2519,7 +2519,7 @@ func PMPI_Type_create_indexed_block(count C.int, blocklength C.int, array_of_dis
 
 //export PMPI_Type_create_indexed_block_c
 func PMPI_Type_create_indexed_block_c(count C.int64_t, blocklength C.int64_t, array_of_displacements *C.int64_t, oldtype C.uintptr_t, newtype *C.uintptr_t) C.int {
-	return C.int(done(0, mpiTypeCreateIndexedBlockC(int(count), int(blocklength), array_of_displacements, Datatype(oldtype), (*Datatype)(unsafe.Pointer(newtype)))))
+	return C.int(done(0, mpiTypeCreateIndexedBlock(int(count), int(blocklength), array_of_displacements, Datatype(oldtype), (*Datatype)(unsafe.Pointer(newtype)))))
 }
 
 //export PMPI_Type_create_keyval
@@ -2544,7 +2544,7 @@ func PMPI_Type_create_struct(count C.int, array_of_blocklengths *C.int, array_of
 
 //export PMPI_Type_create_struct_c
 func PMPI_Type_create_struct_c(count C.int64_t, array_of_blocklengths *C.int64_t, array_of_displacements *C.int64_t, array_of_types *C.uintptr_t, newtype *C.uintptr_t) C.int {
-	return C.int(done(0, mpiTypeCreateStructC(int(count), array_of_blocklengths, array_of_displacements, (*Datatype)(unsafe.Pointer(array_of_types)), (*Datatype)(unsafe.Pointer(newtype)))))
+	return C.int(done(0, mpiTypeCreateStruct(int(count), array_of_blocklengths, array_of_displacements, (*Datatype)(unsafe.Pointer(array_of_types)), (*Datatype)(unsafe.Pointer(newtype)))))
 }
 
 //export PMPI_Type_create_subarray
@@ -2554,7 +2554,7 @@ func PMPI_Type_create_subarray(ndims C.int, array_of_sizes *C.int, array_of_subs
 
 //export PMPI_Type_create_subarray_c
 func PMPI_Type_create_subarray_c(ndims C.int, array_of_sizes *C.int64_t, array_of_subsizes *C.int64_t, array_of_starts *C.int64_t, order C.int, oldtype C.uintptr_t, newtype *C.uintptr_t) C.int {
-	return C.int(done(0, mpiTypeCreateSubarrayC(int(ndims), array_of_sizes, array_of_subsizes, array_of_starts, int(order), Datatype(oldtype), (*Datatype)(unsafe.Pointer(newtype)))))
+	return C.int(done(0, mpiTypeCreateSubarray(int(ndims), array_of_sizes, array_of_subsizes, array_of_starts, int(order), Datatype(oldtype), (*Datatype)(unsafe.Pointer(newtype)))))
 }
 
 //export PMPI_Type_delete_attr
@@ -2609,7 +2609,7 @@ func PMPI_Type_get_extent(datatype C.uintptr_t, lb *C.intptr_t, extent *C.intptr
 
 //export PMPI_Type_get_extent_c
 func PMPI_Type_get_extent_c(datatype C.uintptr_t, lb *C.int64_t, extent *C.int64_t) C.int {
-	return C.int(done(0, mpiTypeGetExtentC(Datatype(datatype), lb, extent)))
+	return C.int(done(0, mpiTypeGetExtent(Datatype(datatype), lb, extent)))
 }
 
 //export PMPI_Type_get_extent_x
@@ -2629,7 +2629,7 @@ func PMPI_Type_get_true_extent(datatype C.uintptr_t, true_lb *C.intptr_t, true_e
 
 //export PMPI_Type_get_true_extent_c
 func PMPI_Type_get_true_extent_c(datatype C.uintptr_t, true_lb *C.int64_t, true_extent *C.int64_t) C.int {
-	return C.int(done(0, mpiTypeGetTrueExtentC(Datatype(datatype), true_lb, true_extent)))
+	return C.int(done(0, mpiTypeGetTrueExtent(Datatype(datatype), true_lb, true_extent)))
 }
 
 //export PMPI_Type_get_true_extent_x
@@ -2649,7 +2649,7 @@ func PMPI_Type_indexed(count C.int, array_of_blocklengths *C.int, array_of_displ
 
 //export PMPI_Type_indexed_c
 func PMPI_Type_indexed_c(count C.int64_t, array_of_blocklengths *C.int64_t, array_of_displacements *C.int64_t, oldtype C.uintptr_t, newtype *C.uintptr_t) C.int {
-	return C.int(done(0, mpiTypeIndexedC(int(count), array_of_blocklengths, array_of_displacements, Datatype(oldtype), (*Datatype)(unsafe.Pointer(newtype)))))
+	return C.int(done(0, mpiTypeIndexed(int(count), array_of_blocklengths, array_of_displacements, Datatype(oldtype), (*Datatype)(unsafe.Pointer(newtype)))))
 }
 
 //export PMPI_Type_match_size
@@ -2674,7 +2674,7 @@ func PMPI_Type_size(datatype C.uintptr_t, size *C.int) C.int {
 
 //export PMPI_Type_size_c
 func PMPI_Type_size_c(datatype C.uintptr_t, size *C.int64_t) C.int {
-	return C.int(done(0, mpiTypeSizeC(Datatype(datatype), size)))
+	return C.int(done(0, mpiTypeSize(Datatype(datatype), size)))
 }
 
 //export PMPI_Type_size_x
@@ -2699,7 +2699,7 @@ func PMPI_Unpack(inbuf unsafe.Pointer, insize C.int, position *C.int, outbuf uns
 
 //export PMPI_Unpack_c
 func PMPI_Unpack_c(inbuf unsafe.Pointer, insize C.int64_t, position *C.int64_t, outbuf unsafe.Pointer, outcount C.int64_t, datatype C.uintptr_t, comm C.uintptr_t) C.int {
-	return C.int(done(Comm(comm), mpiUnpackC(inbuf, int(insize), position, outbuf, int(outcount), Datatype(datatype), Comm(comm))))
+	return C.int(done(Comm(comm), mpiUnpack(inbuf, int(insize), position, outbuf, int(outcount), Datatype(datatype), Comm(comm))))
 }
 
 //export PMPI_Unpack_external
@@ -2709,7 +2709,7 @@ func PMPI_Unpack_external(datarep *C.char, inbuf unsafe.Pointer, insize C.intptr
 
 //export PMPI_Unpack_external_c
 func PMPI_Unpack_external_c(datarep *C.char, inbuf unsafe.Pointer, insize C.int64_t, position *C.int64_t, outbuf unsafe.Pointer, outcount C.int64_t, datatype C.uintptr_t) C.int {
-	return C.int(done(0, mpiUnpackExternalC(datarep, inbuf, int(insize), position, outbuf, int(outcount), Datatype(datatype))))
+	return C.int(done(0, mpiUnpackExternal(datarep, inbuf, int(insize), position, outbuf, int(outcount), Datatype(datatype))))
 }
 
 //export PMPI_Unpublish_name

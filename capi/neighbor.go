@@ -157,50 +157,26 @@ func nbAlltoallv[N, D ~int32 | ~int64](op string, f alltoallvFunc, persistent bo
 	return v.finish(req, persistent)(f(v.send, v.scounts, v.sdispls, v.sd, v.recv, v.rcounts, v.rdispls, v.rd, v.e.c))
 }
 
-func mpiNeighborAllgatherv(s unsafe.Pointer, sc int, sdt Datatype, r unsafe.Pointer, rcounts, displs *C.int, rdt Datatype, h Comm) error {
+func mpiNeighborAllgatherv[N, D cInt](s unsafe.Pointer, sc int, sdt Datatype, r unsafe.Pointer, rcounts *N, displs *D, rdt Datatype, h Comm) error {
 	return nbAllgatherv("neighbor allgatherv", blockingAllgatherv(api().NeighborAllgatherv), false, s, sc, sdt, r, rcounts, displs, rdt, h, nil)
 }
 
-func mpiNeighborAllgathervC(s unsafe.Pointer, sc int, sdt Datatype, r unsafe.Pointer, rcounts *C.int64_t, displs *C.intptr_t, rdt Datatype, h Comm) error {
-	return nbAllgatherv("neighbor allgatherv", blockingAllgatherv(api().NeighborAllgatherv), false, s, sc, sdt, r, rcounts, displs, rdt, h, nil)
-}
-
-func mpiIneighborAllgatherv(s unsafe.Pointer, sc int, sdt Datatype, r unsafe.Pointer, rcounts, displs *C.int, rdt Datatype, h Comm, req *Request) error {
+func mpiIneighborAllgatherv[N, D cInt](s unsafe.Pointer, sc int, sdt Datatype, r unsafe.Pointer, rcounts *N, displs *D, rdt Datatype, h Comm, req *Request) error {
 	return nbAllgatherv("ineighbor allgatherv", api().IneighborAllgatherv, false, s, sc, sdt, r, rcounts, displs, rdt, h, req)
 }
 
-func mpiIneighborAllgathervC(s unsafe.Pointer, sc int, sdt Datatype, r unsafe.Pointer, rcounts *C.int64_t, displs *C.intptr_t, rdt Datatype, h Comm, req *Request) error {
-	return nbAllgatherv("ineighbor allgatherv", api().IneighborAllgatherv, false, s, sc, sdt, r, rcounts, displs, rdt, h, req)
-}
-
-func mpiNeighborAllgathervInit(s unsafe.Pointer, sc int, sdt Datatype, r unsafe.Pointer, rcounts, displs *C.int, rdt Datatype, h Comm, info Info, req *Request) error {
+func mpiNeighborAllgathervInit[N, D cInt](s unsafe.Pointer, sc int, sdt Datatype, r unsafe.Pointer, rcounts *N, displs *D, rdt Datatype, h Comm, info Info, req *Request) error {
 	return nbAllgatherv("neighbor allgatherv init", api().NeighborAllgathervInit, true, s, sc, sdt, r, rcounts, displs, rdt, h, req)
 }
 
-func mpiNeighborAllgathervInitC(s unsafe.Pointer, sc int, sdt Datatype, r unsafe.Pointer, rcounts *C.int64_t, displs *C.intptr_t, rdt Datatype, h Comm, info Info, req *Request) error {
-	return nbAllgatherv("neighbor allgatherv init", api().NeighborAllgathervInit, true, s, sc, sdt, r, rcounts, displs, rdt, h, req)
-}
-
-func mpiNeighborAlltoallv(s unsafe.Pointer, scounts, sdispls *C.int, sdt Datatype, r unsafe.Pointer, rcounts, rdispls *C.int, rdt Datatype, h Comm) error {
+func mpiNeighborAlltoallv[N, D cInt](s unsafe.Pointer, scounts *N, sdispls *D, sdt Datatype, r unsafe.Pointer, rcounts *N, rdispls *D, rdt Datatype, h Comm) error {
 	return nbAlltoallv("neighbor alltoallv", blockingAlltoallv(api().NeighborAlltoallv), false, s, scounts, sdispls, sdt, r, rcounts, rdispls, rdt, h, nil)
 }
 
-func mpiNeighborAlltoallvC(s unsafe.Pointer, scounts *C.int64_t, sdispls *C.intptr_t, sdt Datatype, r unsafe.Pointer, rcounts *C.int64_t, rdispls *C.intptr_t, rdt Datatype, h Comm) error {
-	return nbAlltoallv("neighbor alltoallv", blockingAlltoallv(api().NeighborAlltoallv), false, s, scounts, sdispls, sdt, r, rcounts, rdispls, rdt, h, nil)
-}
-
-func mpiIneighborAlltoallv(s unsafe.Pointer, scounts, sdispls *C.int, sdt Datatype, r unsafe.Pointer, rcounts, rdispls *C.int, rdt Datatype, h Comm, req *Request) error {
+func mpiIneighborAlltoallv[N, D cInt](s unsafe.Pointer, scounts *N, sdispls *D, sdt Datatype, r unsafe.Pointer, rcounts *N, rdispls *D, rdt Datatype, h Comm, req *Request) error {
 	return nbAlltoallv("ineighbor alltoallv", api().IneighborAlltoallv, false, s, scounts, sdispls, sdt, r, rcounts, rdispls, rdt, h, req)
 }
 
-func mpiIneighborAlltoallvC(s unsafe.Pointer, scounts *C.int64_t, sdispls *C.intptr_t, sdt Datatype, r unsafe.Pointer, rcounts *C.int64_t, rdispls *C.intptr_t, rdt Datatype, h Comm, req *Request) error {
-	return nbAlltoallv("ineighbor alltoallv", api().IneighborAlltoallv, false, s, scounts, sdispls, sdt, r, rcounts, rdispls, rdt, h, req)
-}
-
-func mpiNeighborAlltoallvInit(s unsafe.Pointer, scounts, sdispls *C.int, sdt Datatype, r unsafe.Pointer, rcounts, rdispls *C.int, rdt Datatype, h Comm, info Info, req *Request) error {
-	return nbAlltoallv("neighbor alltoallv init", api().NeighborAlltoallvInit, true, s, scounts, sdispls, sdt, r, rcounts, rdispls, rdt, h, req)
-}
-
-func mpiNeighborAlltoallvInitC(s unsafe.Pointer, scounts *C.int64_t, sdispls *C.intptr_t, sdt Datatype, r unsafe.Pointer, rcounts *C.int64_t, rdispls *C.intptr_t, rdt Datatype, h Comm, info Info, req *Request) error {
+func mpiNeighborAlltoallvInit[N, D cInt](s unsafe.Pointer, scounts *N, sdispls *D, sdt Datatype, r unsafe.Pointer, rcounts *N, rdispls *D, rdt Datatype, h Comm, info Info, req *Request) error {
 	return nbAlltoallv("neighbor alltoallv init", api().NeighborAlltoallvInit, true, s, scounts, sdispls, sdt, r, rcounts, rdispls, rdt, h, req)
 }

@@ -51,15 +51,9 @@ func pack(in unsafe.Pointer, count int, dt Datatype, out unsafe.Pointer, size, p
 	return pmpi.Pack(buffer(in, count, d), count, d, buf, pos)
 }
 
-func mpiPack(in unsafe.Pointer, count int, dt Datatype, out unsafe.Pointer, size int, pos *C.int, comm Comm) error {
+func mpiPack[N cInt](in unsafe.Pointer, count int, dt Datatype, out unsafe.Pointer, size int, pos *N, comm Comm) error {
 	p, err := pack(in, count, dt, out, size, int(*pos), comm)
-	*pos = C.int(p)
-	return err
-}
-
-func mpiPackC(in unsafe.Pointer, count int, dt Datatype, out unsafe.Pointer, size int, pos *C.int64_t, comm Comm) error {
-	p, err := pack(in, count, dt, out, size, int(*pos), comm)
-	*pos = C.int64_t(p)
+	*pos = N(p)
 	return err
 }
 
@@ -71,15 +65,9 @@ func unpack(in unsafe.Pointer, size, pos int, out unsafe.Pointer, count int, dt 
 	return pmpi.Unpack(buf, pos, buffer(out, count, d), count, d)
 }
 
-func mpiUnpack(in unsafe.Pointer, size int, pos *C.int, out unsafe.Pointer, count int, dt Datatype, comm Comm) error {
+func mpiUnpack[N cInt](in unsafe.Pointer, size int, pos *N, out unsafe.Pointer, count int, dt Datatype, comm Comm) error {
 	p, err := unpack(in, size, int(*pos), out, count, dt, comm)
-	*pos = C.int(p)
-	return err
-}
-
-func mpiUnpackC(in unsafe.Pointer, size int, pos *C.int64_t, out unsafe.Pointer, count int, dt Datatype, comm Comm) error {
-	p, err := unpack(in, size, int(*pos), out, count, dt, comm)
-	*pos = C.int64_t(p)
+	*pos = N(p)
 	return err
 }
 
@@ -94,18 +82,10 @@ func packSize(count int, dt Datatype, comm Comm) (int, error) {
 	return pmpi.PackSize(count, d)
 }
 
-func mpiPackSize(count int, dt Datatype, comm Comm, size *C.int) error {
+func mpiPackSize[N cInt](count int, dt Datatype, comm Comm, size *N) error {
 	n, err := packSize(count, dt, comm)
 	if err == nil {
-		*size = C.int(n)
-	}
-	return err
-}
-
-func mpiPackSizeC(count int, dt Datatype, comm Comm, size *C.int64_t) error {
-	n, err := packSize(count, dt, comm)
-	if err == nil {
-		*size = C.int64_t(n)
+		*size = N(n)
 	}
 	return err
 }
@@ -123,15 +103,9 @@ func packExternal(rep *C.char, in unsafe.Pointer, count int, dt Datatype, out un
 	return pmpi.PackExternal(C.GoString(rep), buffer(in, count, d), count, d, buf, pos)
 }
 
-func mpiPackExternal(rep *C.char, in unsafe.Pointer, count int, dt Datatype, out unsafe.Pointer, size int, pos *C.intptr_t) error {
+func mpiPackExternal[N cInt](rep *C.char, in unsafe.Pointer, count int, dt Datatype, out unsafe.Pointer, size int, pos *N) error {
 	p, err := packExternal(rep, in, count, dt, out, size, int(*pos))
-	*pos = C.intptr_t(p)
-	return err
-}
-
-func mpiPackExternalC(rep *C.char, in unsafe.Pointer, count int, dt Datatype, out unsafe.Pointer, size int, pos *C.int64_t) error {
-	p, err := packExternal(rep, in, count, dt, out, size, int(*pos))
-	*pos = C.int64_t(p)
+	*pos = N(p)
 	return err
 }
 
@@ -148,15 +122,9 @@ func unpackExternal(rep *C.char, in unsafe.Pointer, size, pos int, out unsafe.Po
 	return pmpi.UnpackExternal(C.GoString(rep), buf, pos, buffer(out, count, d), count, d)
 }
 
-func mpiUnpackExternal(rep *C.char, in unsafe.Pointer, size int, pos *C.intptr_t, out unsafe.Pointer, count int, dt Datatype) error {
+func mpiUnpackExternal[N cInt](rep *C.char, in unsafe.Pointer, size int, pos *N, out unsafe.Pointer, count int, dt Datatype) error {
 	p, err := unpackExternal(rep, in, size, int(*pos), out, count, dt)
-	*pos = C.intptr_t(p)
-	return err
-}
-
-func mpiUnpackExternalC(rep *C.char, in unsafe.Pointer, size int, pos *C.int64_t, out unsafe.Pointer, count int, dt Datatype) error {
-	p, err := unpackExternal(rep, in, size, int(*pos), out, count, dt)
-	*pos = C.int64_t(p)
+	*pos = N(p)
 	return err
 }
 
@@ -168,18 +136,10 @@ func packExternalSize(rep *C.char, count int, dt Datatype) (int, error) {
 	return pmpi.PackExternalSize(C.GoString(rep), count, d)
 }
 
-func mpiPackExternalSize(rep *C.char, count int, dt Datatype, size *C.intptr_t) error {
+func mpiPackExternalSize[N cInt](rep *C.char, count int, dt Datatype, size *N) error {
 	n, err := packExternalSize(rep, count, dt)
 	if err == nil {
-		*size = C.intptr_t(n)
-	}
-	return err
-}
-
-func mpiPackExternalSizeC(rep *C.char, count int, dt Datatype, size *C.int64_t) error {
-	n, err := packExternalSize(rep, count, dt)
-	if err == nil {
-		*size = C.int64_t(n)
+		*size = N(n)
 	}
 	return err
 }

@@ -42,39 +42,21 @@ func statuses(p *C.MPI_Status, n int) []C.MPI_Status {
 	return unsafe.Slice(p, n)
 }
 
-func mpiGetCount(st *C.MPI_Status, dt Datatype, count *C.int) error {
+func mpiGetCount[N cInt](st *C.MPI_Status, dt Datatype, count *N) error {
 	d, err := dt.get()
 	if err != nil {
 		return err
 	}
-	*count = cCount(getStatus(st).CountOf(d))
+	*count = N(cCount(getStatus(st).CountOf(d)))
 	return nil
 }
 
-func mpiGetCountC(st *C.MPI_Status, dt Datatype, count *C.int64_t) error {
+func mpiGetElements[N cInt](st *C.MPI_Status, dt Datatype, count *N) error {
 	d, err := dt.get()
 	if err != nil {
 		return err
 	}
-	*count = C.int64_t(cCount(getStatus(st).CountOf(d)))
-	return nil
-}
-
-func mpiGetElements(st *C.MPI_Status, dt Datatype, count *C.int) error {
-	d, err := dt.get()
-	if err != nil {
-		return err
-	}
-	*count = cCount(getStatus(st).GetElements(d))
-	return nil
-}
-
-func mpiGetElementsC(st *C.MPI_Status, dt Datatype, count *C.int64_t) error {
-	d, err := dt.get()
-	if err != nil {
-		return err
-	}
-	*count = C.int64_t(cCount(getStatus(st).GetElements(d)))
+	*count = N(cCount(getStatus(st).GetElements(d)))
 	return nil
 }
 
@@ -104,7 +86,7 @@ func mpiStatusSetElements(st *C.MPI_Status, dt Datatype, count int) error {
 // The deprecated _x forms are the _c ones.
 
 func mpiGetElementsX(st *C.MPI_Status, dt Datatype, count *C.int64_t) error {
-	return mpiGetElementsC(st, dt, count)
+	return mpiGetElements(st, dt, count)
 }
 
 func mpiStatusSetElementsX(st *C.MPI_Status, dt Datatype, count int) error {

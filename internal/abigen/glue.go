@@ -117,7 +117,9 @@ func makeGlue(a *abi, impls map[string]bool) (glue, error) {
 		var ts []string
 		for _, p := range fn.params {
 			b := bind(p, handles)
-			t := b.goType
+			// MPI_Aint and MPI_Count are one type on the 64-bit Linux
+			// the library is built for.
+			t := strings.ReplaceAll(b.goType, "C.intptr_t", "C.int64_t")
 			if t == "unsafe.Pointer" {
 				t += "(" + p.base + ")"
 			}
