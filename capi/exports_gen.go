@@ -10,8 +10,6 @@ import "C"
 
 import "unsafe"
 
-var _ unsafe.Pointer
-
 //export PMPI_Abi_get_fortran_booleans
 func PMPI_Abi_get_fortran_booleans(logical_size C.int, logical_true unsafe.Pointer, logical_false unsafe.Pointer, is_set *C.int) C.int {
 	return C.int(unsupported(0, "MPI_Abi_get_fortran_booleans"))
