@@ -49,6 +49,23 @@
 // 0.243-0.266 us a message. A waiter yields with runtime.Gosched, so the
 // lock must never be held across a blocking call.
 //
+// # Gosched
+//
+// Waiting loops yield to the process's other goroutines, which run the
+// background transfers, with Gosched: runtime.Gosched, except in the C
+// library (SetCallersLocked), whose callers are goroutines locked to C
+// threads. There runtime.Gosched hands the processor to another thread,
+// which finds only the locked goroutine to run and hands it back: two
+// thread wake-ups even when nothing else runs. Gosched yields there only
+// when the runtime counts a runnable goroutine
+// (/sched/goroutines/runnable:goroutines, about 130 ns to read, as long as
+// an empty runtime.Gosched); a C 64 KiB ping-pong over sm went from 47-58
+// to 14-15 us a message (Go's 10-13), an oversubscribed 4-rank 8-byte
+// allreduce from 27-31 to 8.4-9.0 us (Go's 4.7-6.3). It relies on the
+// metric (TestOthersRunnableSeesAWaitingGoroutine), and on the runtime's
+// monitor preempting a goroutine that runs for 10 ms, which runs the
+// timers and network waits that no count shows.
+//
 // # Yield
 //
 // sched_yield as a raw system call, for loops that wait while a host's

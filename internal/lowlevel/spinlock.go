@@ -1,7 +1,6 @@
 package lowlevel
 
 import (
-	"runtime"
 	"sync/atomic"
 )
 
@@ -16,7 +15,7 @@ type SpinLock struct{ held uint32 }
 // Lock takes l, yielding while another goroutine holds it.
 func (l *SpinLock) Lock() {
 	for !atomic.CompareAndSwapUint32(&l.held, 0, 1) {
-		runtime.Gosched()
+		Gosched()
 	}
 }
 

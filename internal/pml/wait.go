@@ -1,7 +1,6 @@
 package pml
 
 import (
-	"runtime"
 	"time"
 
 	"github.com/gompi/gompi/internal/lowlevel"
@@ -92,10 +91,10 @@ func (w *waiter) step() {
 	}
 	w.idle++
 	if w.e.inFlight.Load() > 0 {
-		runtime.Gosched() // with one P, a background transfer runs only when we yield
+		lowlevel.Gosched() // with one P, a background transfer runs only when we yield
 	}
 	if w.idle%checkEvery == 0 {
-		runtime.Gosched()
+		lowlevel.Gosched()
 		w.advance()
 	} else if w.e.cfg.YieldAtOnce {
 		w.advance() // each poll yields: a look at the clock costs little beside it
@@ -104,7 +103,7 @@ func (w *waiter) step() {
 		// What else of the rank can run does first; if that took a
 		// while, it may want the processor again, which a doze would hold.
 		t := time.Now()
-		runtime.Gosched()
+		lowlevel.Gosched()
 		if time.Since(t) < othersRan {
 			w.e.doze(w)
 			return

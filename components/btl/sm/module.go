@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -250,11 +249,11 @@ func (m *Module) Finalize() error {
 		// the segment once it is retired.
 		m.closed.Store(true)
 		for !m.consuming.CompareAndSwap(false, true) {
-			runtime.Gosched()
+			lowlevel.Gosched()
 		}
 		for _, p := range m.peers {
 			for p != nil && !p.sending.CompareAndSwap(false, true) {
-				runtime.Gosched()
+				lowlevel.Gosched()
 			}
 		}
 		if m.seg != nil {

@@ -3,7 +3,6 @@ package sm
 import (
 	"context"
 	"fmt"
-	"runtime"
 	"sync/atomic"
 	"time"
 
@@ -129,7 +128,7 @@ func (m *Module) lock(p *peer) bool {
 		if m.closed.Load() { // Finalize holds the lock for good
 			return false
 		}
-		runtime.Gosched()
+		lowlevel.Gosched()
 	}
 	if m.closed.Load() {
 		p.sending.Store(false)
@@ -222,7 +221,7 @@ func (m *Module) waitRoom(ctx context.Context, p *peer, hdr, payload []byte, src
 		case m.oversubscribed || spins > m.cfg.pollSpins:
 			lowlevel.Yield()
 		case spins%64 == 0:
-			runtime.Gosched()
+			lowlevel.Gosched()
 		}
 		if spins%256 != 0 {
 			continue

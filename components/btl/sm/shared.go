@@ -3,7 +3,6 @@ package sm
 import (
 	"encoding/binary"
 	"fmt"
-	"runtime"
 	"sync/atomic"
 	"time"
 	"unsafe"
@@ -177,7 +176,7 @@ func (m *Module) awaitHelper(p *peer, slot *copySlot, units uint64) error {
 	var since time.Time
 	for spins := 1; slot.done.Load() < units; spins++ {
 		if spins%64 == 0 {
-			runtime.Gosched()
+			lowlevel.Gosched()
 		}
 		if spins%1024 != 0 {
 			continue

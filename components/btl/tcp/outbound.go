@@ -1,7 +1,6 @@
 package tcp
 
 import (
-	"runtime"
 	"time"
 
 	"github.com/gompi/gompi/internal/lowlevel"
@@ -88,7 +87,7 @@ func (c *conn) write() error {
 		// Read while waiting for room: when both ends of a busy pair write,
 		// each socket drains only if its reader reads.
 		c.m.Progress()
-		runtime.Gosched()
+		lowlevel.Gosched()
 		if c.m.oversubscribed {
 			lowlevel.Yield() // the peer may be waiting for this CPU to drain the socket
 		}

@@ -1,7 +1,6 @@
 package sm
 
 import (
-	"runtime"
 	"sync/atomic"
 	"time"
 
@@ -97,7 +96,7 @@ func (m *module) awaitLines(r int, e uint64, ahead []byte) error {
 		// Gosched that often cost a 2-rank allreduce's fast calls a
 		// quarter of their time.
 		if m.yield || i%goschedEvery == 0 {
-			runtime.Gosched()
+			lowlevel.Gosched()
 		}
 		switch {
 		case sleepy:
