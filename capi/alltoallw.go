@@ -66,7 +66,7 @@ func wSideOf[N, D ~int32 | ~int64](op, side string, p unsafe.Pointer, counts *N,
 
 // wArgs are a w-form's arguments: the communicator and both sides.
 type wArgs struct {
-	*coll
+	coll
 	s, r wSide
 }
 
@@ -83,7 +83,7 @@ func wArgsOf[N, D ~int32 | ~int64](op string, neighbor bool, s unsafe.Pointer, s
 	if neighbor {
 		in, out = e.c.Degrees()
 	}
-	a := &wArgs{coll: &coll{e: e}}
+	a := &wArgs{coll: coll{e: e}}
 	if a.r, err = wSideOf(op, "recv", r, rcounts, rdispls, rtypes, in); err != nil {
 		return nil, err
 	}
@@ -120,7 +120,7 @@ func alltoallw[N, D ~int32 | ~int64](op string, neighbor bool, f alltoallwFunc, 
 	if req == nil {
 		return err
 	}
-	return a.started(req, persistent)(pr, err)
+	return a.started(req, persistent, pr, err)
 }
 
 func mpiAlltoallw[N, D cInt](s unsafe.Pointer, sc *N, sd *D, st *Datatype, r unsafe.Pointer, rc *N, rd *D, rt *Datatype, h Comm) error {

@@ -22,13 +22,11 @@ type coll struct {
 
 // started returns what stores a non-blocking or persistent collective's
 // request in *out.
-func (a *coll) started(out *Request, persistent bool) func(*pmpi.Request, error) error {
-	return func(r *pmpi.Request, err error) error {
-		if err != nil {
-			return err
-		}
-		return newRequest(out, r, a.e, persistent)
+func (a *coll) started(out *Request, persistent bool, r *pmpi.Request, err error) error {
+	if err != nil {
+		return err
 	}
+	return newRequest(out, r, a.e, persistent)
 }
 
 // cInt is C's integer types of counts and displacements: int, and
@@ -61,34 +59,34 @@ func extentOf(counts, displs []int) int {
 
 // reduceArgs: Reduce, Allreduce, Scan, Exscan, ReduceScatterBlock
 // (count per rank: recv holds count, send size*count).
-func reduceArgs(s, r unsafe.Pointer, scount, rcount int, dt Datatype, op Op, h Comm) (*coll, error) {
+func reduceArgs(s, r unsafe.Pointer, scount, rcount int, dt Datatype, op Op, h Comm) (coll, error) {
 	e, d, err := resolve(h, dt)
 	if err != nil {
-		return nil, err
+		return coll{}, err
 	}
 	o, err := op.get()
 	if err != nil {
-		return nil, err
+		return coll{}, err
 	}
-	return &coll{e: e, send: sendBuffer(s, scount, d), recv: buffer(r, rcount, d), sd: d, rd: d, op: o}, nil
+	return coll{e: e, send: sendBuffer(s, scount, d), recv: buffer(r, rcount, d), sd: d, rd: d, op: o}, nil
 }
 
 // pairArgs: the collectives with a send and a receive datatype, each
 // buffer of scount and rcount elements.
-func pairArgs(s unsafe.Pointer, scount int, sdt Datatype, r unsafe.Pointer, rcount int, rdt Datatype, h Comm) (*coll, error) {
+func pairArgs(s unsafe.Pointer, scount int, sdt Datatype, r unsafe.Pointer, rcount int, rdt Datatype, h Comm) (coll, error) {
 	e, err := h.get()
 	if err != nil {
-		return nil, err
+		return coll{}, err
 	}
 	send, sd, err := side(s, scount, sdt)
 	if err != nil {
-		return nil, err
+		return coll{}, err
 	}
 	recv, rd, err := side(r, rcount, rdt)
 	if err != nil {
-		return nil, err
+		return coll{}, err
 	}
-	return &coll{e: e, send: send, recv: recv, sd: sd, rd: rd}, nil
+	return coll{e: e, send: send, recv: recv, sd: sd, rd: rd}, nil
 }
 
 // side is one buffer of a call with a datatype for each: count elements
@@ -122,7 +120,8 @@ func mpiIbarrier(h Comm, req *Request) error {
 		return err
 	}
 	a := &coll{e: e}
-	return a.started(req, false)(api().Ibarrier(e.c))
+	pr, err := api().Ibarrier(e.c)
+	return a.started(req, false, pr, err)
 }
 
 func mpiBarrierInit(h Comm, info Info, req *Request) error {
@@ -131,15 +130,16 @@ func mpiBarrierInit(h Comm, info Info, req *Request) error {
 		return err
 	}
 	a := &coll{e: e}
-	return a.started(req, true)(api().BarrierInit(e.c))
+	pr, err := api().BarrierInit(e.c)
+	return a.started(req, true, pr, err)
 }
 
-func bcastArgs(buf unsafe.Pointer, count int, dt Datatype, h Comm) (*coll, error) {
+func bcastArgs(buf unsafe.Pointer, count int, dt Datatype, h Comm) (coll, error) {
 	e, d, err := resolve(h, dt)
 	if err != nil {
-		return nil, err
+		return coll{}, err
 	}
-	return &coll{e: e, recv: buffer(buf, count, d), rd: d}, nil
+	return coll{e: e, recv: buffer(buf, count, d), rd: d}, nil
 }
 
 func mpiBcast(buf unsafe.Pointer, count int, dt Datatype, root int, h Comm) error {
@@ -155,7 +155,8 @@ func mpiIbcast(buf unsafe.Pointer, count int, dt Datatype, root int, h Comm, req
 	if err != nil {
 		return err
 	}
-	return a.started(req, false)(api().Ibcast(a.recv, count, a.rd, rank(root), a.e.c))
+	pr, err := api().Ibcast(a.recv, count, a.rd, rank(root), a.e.c)
+	return a.started(req, false, pr, err)
 }
 
 func mpiBcastInit(buf unsafe.Pointer, count int, dt Datatype, root int, h Comm, info Info, req *Request) error {
@@ -163,7 +164,8 @@ func mpiBcastInit(buf unsafe.Pointer, count int, dt Datatype, root int, h Comm, 
 	if err != nil {
 		return err
 	}
-	return a.started(req, true)(api().BcastInit(a.recv, count, a.rd, rank(root), a.e.c))
+	pr, err := api().BcastInit(a.recv, count, a.rd, rank(root), a.e.c)
+	return a.started(req, true, pr, err)
 }
 
 func mpiReduce(s, r unsafe.Pointer, count int, dt Datatype, op Op, root int, h Comm) error {
@@ -179,7 +181,8 @@ func mpiIreduce(s, r unsafe.Pointer, count int, dt Datatype, op Op, root int, h 
 	if err != nil {
 		return err
 	}
-	return a.started(req, false)(api().Ireduce(a.send, a.recv, count, a.sd, a.op, rank(root), a.e.c))
+	pr, err := api().Ireduce(a.send, a.recv, count, a.sd, a.op, rank(root), a.e.c)
+	return a.started(req, false, pr, err)
 }
 
 func mpiReduceInit(s, r unsafe.Pointer, count int, dt Datatype, op Op, root int, h Comm, info Info, req *Request) error {
@@ -187,7 +190,8 @@ func mpiReduceInit(s, r unsafe.Pointer, count int, dt Datatype, op Op, root int,
 	if err != nil {
 		return err
 	}
-	return a.started(req, true)(api().ReduceInit(a.send, a.recv, count, a.sd, a.op, rank(root), a.e.c))
+	pr, err := api().ReduceInit(a.send, a.recv, count, a.sd, a.op, rank(root), a.e.c)
+	return a.started(req, true, pr, err)
 }
 
 // reduceFunc and the like are gompi's reductions of one shape.
@@ -209,7 +213,8 @@ func ireduce(f ireduceFunc, persistent bool, s, r unsafe.Pointer, count int, dt 
 	if err != nil {
 		return err
 	}
-	return a.started(req, persistent)(f(a.send, a.recv, count, a.sd, a.op, a.e.c))
+	pr, err := f(a.send, a.recv, count, a.sd, a.op, a.e.c)
+	return a.started(req, persistent, pr, err)
 }
 
 func mpiAllreduce(s, r unsafe.Pointer, count int, dt Datatype, op Op, h Comm) error {
@@ -250,10 +255,10 @@ func mpiExscanInit(s, r unsafe.Pointer, count int, dt Datatype, op Op, h Comm, i
 
 // reduceScatterBlockArgs: recv holds count elements, send size*count;
 // in place, recv holds the size*count of the input.
-func reduceScatterBlockArgs(s, r unsafe.Pointer, count int, dt Datatype, op Op, h Comm) (*coll, error) {
+func reduceScatterBlockArgs(s, r unsafe.Pointer, count int, dt Datatype, op Op, h Comm) (coll, error) {
 	c, err := h.comm()
 	if err != nil {
-		return nil, err
+		return coll{}, err
 	}
 	rcount := count
 	if inPlace(s) {
@@ -275,7 +280,8 @@ func mpiIreduceScatterBlock(s, r unsafe.Pointer, count int, dt Datatype, op Op, 
 	if err != nil {
 		return err
 	}
-	return a.started(req, false)(api().IreduceScatterBlock(a.send, a.recv, count, a.sd, a.op, a.e.c))
+	pr, err := api().IreduceScatterBlock(a.send, a.recv, count, a.sd, a.op, a.e.c)
+	return a.started(req, false, pr, err)
 }
 
 func mpiReduceScatterBlockInit(s, r unsafe.Pointer, count int, dt Datatype, op Op, h Comm, info Info, req *Request) error {
@@ -283,15 +289,16 @@ func mpiReduceScatterBlockInit(s, r unsafe.Pointer, count int, dt Datatype, op O
 	if err != nil {
 		return err
 	}
-	return a.started(req, true)(api().ReduceScatterBlockInit(a.send, a.recv, count, a.sd, a.op, a.e.c))
+	pr, err := api().ReduceScatterBlockInit(a.send, a.recv, count, a.sd, a.op, a.e.c)
+	return a.started(req, true, pr, err)
 }
 
 // reduceScatterArgs: rank i's recv holds counts[i] elements, send their
 // sum; in place, recv holds the sum.
-func reduceScatterArgs[N cInt](s, r unsafe.Pointer, p *N, dt Datatype, op Op, h Comm) (*coll, []int, error) {
+func reduceScatterArgs[N cInt](s, r unsafe.Pointer, p *N, dt Datatype, op Op, h Comm) (coll, []int, error) {
 	c, err := h.comm()
 	if err != nil {
-		return nil, nil, err
+		return coll{}, nil, err
 	}
 	counts := ints(p, c.Size())
 	total := 0
@@ -321,7 +328,8 @@ func mpiIreduceScatter[N cInt](s, r unsafe.Pointer, p *N, dt Datatype, op Op, h 
 	if err != nil {
 		return err
 	}
-	return a.started(req, false)(api().IreduceScatter(a.send, a.recv, counts, a.sd, a.op, a.e.c))
+	pr, err := api().IreduceScatter(a.send, a.recv, counts, a.sd, a.op, a.e.c)
+	return a.started(req, false, pr, err)
 }
 
 func mpiReduceScatterInit[N cInt](s, r unsafe.Pointer, p *N, dt Datatype, op Op, h Comm, info Info, req *Request) error {
@@ -329,5 +337,6 @@ func mpiReduceScatterInit[N cInt](s, r unsafe.Pointer, p *N, dt Datatype, op Op,
 	if err != nil {
 		return err
 	}
-	return a.started(req, true)(api().ReduceScatterInit(a.send, a.recv, counts, a.sd, a.op, a.e.c))
+	pr, err := api().ReduceScatterInit(a.send, a.recv, counts, a.sd, a.op, a.e.c)
+	return a.started(req, true, pr, err)
 }

@@ -14,10 +14,10 @@ import (
 
 // blocks are the gather family's arguments: each side's buffer holds
 // count elements, or count for each rank (many).
-func blocks(s unsafe.Pointer, scount int, sdt Datatype, sMany bool, r unsafe.Pointer, rcount int, rdt Datatype, rMany bool, h Comm) (*coll, error) {
+func blocks(s unsafe.Pointer, scount int, sdt Datatype, sMany bool, r unsafe.Pointer, rcount int, rdt Datatype, rMany bool, h Comm) (coll, error) {
 	c, err := h.comm()
 	if err != nil {
-		return nil, err
+		return coll{}, err
 	}
 	sn, rn := scount, rcount
 	if sMany {
@@ -32,7 +32,7 @@ func blocks(s unsafe.Pointer, scount int, sdt Datatype, sMany bool, r unsafe.Poi
 // vblocks are the v-forms' arguments: counts and displacements for one
 // side or both.
 type vblocks struct {
-	*coll
+	coll
 	scounts, sdispls, rcounts, rdispls []int
 }
 
@@ -88,7 +88,8 @@ func iallBlocks(f iblockFunc, persistent, sMany bool, s unsafe.Pointer, scount i
 	if err != nil {
 		return err
 	}
-	return a.started(req, persistent)(f(a.send, scount, a.sd, a.recv, rcount, a.rd, a.e.c))
+	pr, err := f(a.send, scount, a.sd, a.recv, rcount, a.rd, a.e.c)
+	return a.started(req, persistent, pr, err)
 }
 
 // The rooted ones: Gather (recv many) and Scatter (send many).
@@ -115,7 +116,8 @@ func irootBlocks(f irootFunc, persistent, gather bool, s unsafe.Pointer, scount 
 	if err != nil {
 		return err
 	}
-	return a.started(req, persistent)(f(a.send, scount, a.sd, a.recv, rcount, a.rd, rank(root), a.e.c))
+	pr, err := f(a.send, scount, a.sd, a.recv, rcount, a.rd, rank(root), a.e.c)
+	return a.started(req, persistent, pr, err)
 }
 
 func mpiAllgather(s unsafe.Pointer, sc int, sdt Datatype, r unsafe.Pointer, rc int, rdt Datatype, h Comm) error {
@@ -181,7 +183,8 @@ func mpiIgatherv[N cInt](s unsafe.Pointer, sc int, sdt Datatype, r unsafe.Pointe
 	if err != nil {
 		return err
 	}
-	return v.started(req, false)(api().Igatherv(v.send, sc, v.sd, v.recv, v.rcounts, v.rdispls, v.rd, rank(root), v.e.c))
+	pr, err := api().Igatherv(v.send, sc, v.sd, v.recv, v.rcounts, v.rdispls, v.rd, rank(root), v.e.c)
+	return v.started(req, false, pr, err)
 }
 
 func mpiGathervInit[N cInt](s unsafe.Pointer, sc int, sdt Datatype, r unsafe.Pointer, rcounts, displs *N, rdt Datatype, root int, h Comm, info Info, req *Request) error {
@@ -190,7 +193,8 @@ func mpiGathervInit[N cInt](s unsafe.Pointer, sc int, sdt Datatype, r unsafe.Poi
 	if err != nil {
 		return err
 	}
-	return v.started(req, true)(api().GathervInit(v.send, sc, v.sd, v.recv, v.rcounts, v.rdispls, v.rd, rank(root), v.e.c))
+	pr, err := api().GathervInit(v.send, sc, v.sd, v.recv, v.rcounts, v.rdispls, v.rd, rank(root), v.e.c)
+	return v.started(req, true, pr, err)
 }
 
 func mpiAllgatherv[N cInt](s unsafe.Pointer, sc int, sdt Datatype, r unsafe.Pointer, rcounts, displs *N, rdt Datatype, h Comm) error {
@@ -206,7 +210,8 @@ func mpiIallgatherv[N cInt](s unsafe.Pointer, sc int, sdt Datatype, r unsafe.Poi
 	if err != nil {
 		return err
 	}
-	return v.started(req, false)(api().Iallgatherv(v.send, sc, v.sd, v.recv, v.rcounts, v.rdispls, v.rd, v.e.c))
+	pr, err := api().Iallgatherv(v.send, sc, v.sd, v.recv, v.rcounts, v.rdispls, v.rd, v.e.c)
+	return v.started(req, false, pr, err)
 }
 
 func mpiAllgathervInit[N cInt](s unsafe.Pointer, sc int, sdt Datatype, r unsafe.Pointer, rcounts, displs *N, rdt Datatype, h Comm, info Info, req *Request) error {
@@ -214,7 +219,8 @@ func mpiAllgathervInit[N cInt](s unsafe.Pointer, sc int, sdt Datatype, r unsafe.
 	if err != nil {
 		return err
 	}
-	return v.started(req, true)(api().AllgathervInit(v.send, sc, v.sd, v.recv, v.rcounts, v.rdispls, v.rd, v.e.c))
+	pr, err := api().AllgathervInit(v.send, sc, v.sd, v.recv, v.rcounts, v.rdispls, v.rd, v.e.c)
+	return v.started(req, true, pr, err)
 }
 
 func mpiScatterv[N cInt](s unsafe.Pointer, scounts, displs *N, sdt Datatype, r unsafe.Pointer, rc int, rdt Datatype, root int, h Comm) error {
@@ -232,7 +238,8 @@ func mpiIscatterv[N cInt](s unsafe.Pointer, scounts, displs *N, sdt Datatype, r 
 	if err != nil {
 		return err
 	}
-	return v.started(req, false)(api().Iscatterv(v.send, v.scounts, v.sdispls, v.sd, v.recv, rc, v.rd, rank(root), v.e.c))
+	pr, err := api().Iscatterv(v.send, v.scounts, v.sdispls, v.sd, v.recv, rc, v.rd, rank(root), v.e.c)
+	return v.started(req, false, pr, err)
 }
 
 func mpiScattervInit[N cInt](s unsafe.Pointer, scounts, displs *N, sdt Datatype, r unsafe.Pointer, rc int, rdt Datatype, root int, h Comm, info Info, req *Request) error {
@@ -241,7 +248,8 @@ func mpiScattervInit[N cInt](s unsafe.Pointer, scounts, displs *N, sdt Datatype,
 	if err != nil {
 		return err
 	}
-	return v.started(req, true)(api().ScattervInit(v.send, v.scounts, v.sdispls, v.sd, v.recv, rc, v.rd, rank(root), v.e.c))
+	pr, err := api().ScattervInit(v.send, v.scounts, v.sdispls, v.sd, v.recv, rc, v.rd, rank(root), v.e.c)
+	return v.started(req, true, pr, err)
 }
 
 func mpiAlltoallv[N cInt](s unsafe.Pointer, scounts, sdispls *N, sdt Datatype, r unsafe.Pointer, rcounts, rdispls *N, rdt Datatype, h Comm) error {
@@ -257,7 +265,8 @@ func mpiIalltoallv[N cInt](s unsafe.Pointer, scounts, sdispls *N, sdt Datatype, 
 	if err != nil {
 		return err
 	}
-	return v.started(req, false)(api().Ialltoallv(v.send, v.scounts, v.sdispls, v.sd, v.recv, v.rcounts, v.rdispls, v.rd, v.e.c))
+	pr, err := api().Ialltoallv(v.send, v.scounts, v.sdispls, v.sd, v.recv, v.rcounts, v.rdispls, v.rd, v.e.c)
+	return v.started(req, false, pr, err)
 }
 
 func mpiAlltoallvInit[N cInt](s unsafe.Pointer, scounts, sdispls *N, sdt Datatype, r unsafe.Pointer, rcounts, rdispls *N, rdt Datatype, h Comm, info Info, req *Request) error {
@@ -265,5 +274,6 @@ func mpiAlltoallvInit[N cInt](s unsafe.Pointer, scounts, sdispls *N, sdt Datatyp
 	if err != nil {
 		return err
 	}
-	return v.started(req, true)(api().AlltoallvInit(v.send, v.scounts, v.sdispls, v.sd, v.recv, v.rcounts, v.rdispls, v.rd, v.e.c))
+	pr, err := api().AlltoallvInit(v.send, v.scounts, v.sdispls, v.sd, v.recv, v.rcounts, v.rdispls, v.rd, v.e.c)
+	return v.started(req, true, pr, err)
 }

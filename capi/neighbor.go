@@ -19,10 +19,10 @@ import (
 // nbBlocks are a neighbourhood collective's arguments: the receive buffer
 // holds rcount elements per source; the send buffer scount, or scount per
 // destination (sMany).
-func nbBlocks(s unsafe.Pointer, scount int, sdt Datatype, sMany bool, r unsafe.Pointer, rcount int, rdt Datatype, h Comm) (*coll, error) {
+func nbBlocks(s unsafe.Pointer, scount int, sdt Datatype, sMany bool, r unsafe.Pointer, rcount int, rdt Datatype, h Comm) (coll, error) {
 	c, err := h.comm()
 	if err != nil {
-		return nil, err
+		return coll{}, err
 	}
 	in, out := c.Degrees()
 	if sMany {
@@ -36,7 +36,7 @@ func nbBlocks(s unsafe.Pointer, scount int, sdt Datatype, sMany bool, r unsafe.P
 // receive side and per destination for the send side; a nil scounts
 // means one block of scount.
 type nbVectors struct {
-	*coll
+	coll
 	scounts, sdispls, rcounts, rdispls []int
 }
 
@@ -80,7 +80,8 @@ func inbAll(f iblockFunc, persistent, sMany bool, s unsafe.Pointer, sc int, sdt 
 	if err != nil {
 		return err
 	}
-	return a.started(req, persistent)(f(a.send, sc, a.sd, a.recv, rc, a.rd, a.e.c))
+	pr, err := f(a.send, sc, a.sd, a.recv, rc, a.rd, a.e.c)
+	return a.started(req, persistent, pr, err)
 }
 
 func mpiNeighborAllgather(s unsafe.Pointer, sc int, sdt Datatype, r unsafe.Pointer, rc int, rdt Datatype, h Comm) error {
@@ -129,11 +130,11 @@ func blockingAlltoallv(f func(send []byte, scounts, sdispls []int, sdt pmpi.Data
 
 // finish stores the request of a non-blocking or persistent form; a
 // blocking one (req nil) has none.
-func (v *nbVectors) finish(req *Request, persistent bool) func(*pmpi.Request, error) error {
+func (v *nbVectors) finish(req *Request, persistent bool, r *pmpi.Request, err error) error {
 	if req == nil {
-		return func(_ *pmpi.Request, err error) error { return err }
+		return err
 	}
-	return v.started(req, persistent)
+	return v.started(req, persistent, r, err)
 }
 
 func nbAllgatherv[N, D ~int32 | ~int64](op string, f allgathervFunc, persistent bool, s unsafe.Pointer, sc int, sdt Datatype,
@@ -142,7 +143,8 @@ func nbAllgatherv[N, D ~int32 | ~int64](op string, f allgathervFunc, persistent 
 	if err != nil {
 		return err
 	}
-	return v.finish(req, persistent)(f(v.send, sc, v.sd, v.recv, v.rcounts, v.rdispls, v.rd, v.e.c))
+	pr, err := f(v.send, sc, v.sd, v.recv, v.rcounts, v.rdispls, v.rd, v.e.c)
+	return v.finish(req, persistent, pr, err)
 }
 
 func nbAlltoallv[N, D ~int32 | ~int64](op string, f alltoallvFunc, persistent bool, s unsafe.Pointer, scounts *N, sdispls *D, sdt Datatype,
@@ -154,7 +156,8 @@ func nbAlltoallv[N, D ~int32 | ~int64](op string, f alltoallvFunc, persistent bo
 	if err != nil {
 		return err
 	}
-	return v.finish(req, persistent)(f(v.send, v.scounts, v.sdispls, v.sd, v.recv, v.rcounts, v.rdispls, v.rd, v.e.c))
+	pr, err := f(v.send, v.scounts, v.sdispls, v.sd, v.recv, v.rcounts, v.rdispls, v.rd, v.e.c)
+	return v.finish(req, persistent, pr, err)
 }
 
 func mpiNeighborAllgatherv[N, D cInt](s unsafe.Pointer, sc int, sdt Datatype, r unsafe.Pointer, rcounts *N, displs *D, rdt Datatype, h Comm) error {
