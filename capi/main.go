@@ -20,12 +20,18 @@ package main
 // #cgo CFLAGS: -O2
 import "C"
 
-import "github.com/gompi/gompi/internal/lowlevel"
+import (
+	"github.com/gompi/gompi/internal/lowlevel"
+	"github.com/gompi/gompi/pmpi"
+)
 
 // main is not called: the package is built as a shared library.
 func main() {}
 
 // Every call comes from C, on a goroutine locked to the C thread: gompi's
 // waits must not hand that thread's processor off when nothing else would
-// run.
-func init() { lowlevel.SetCallersLocked() }
+// run, and state reports name the C caller.
+func init() {
+	lowlevel.SetCallersLocked()
+	pmpi.SetForeignCaller(pmpi.ForeignCaller{PC: callerPC, Site: callerSite})
+}

@@ -2,13 +2,14 @@
  * hands it to Go. */
 #include <pthread.h>
 #include "include/mpi.h"
+#include "caller.h"
 
 extern int gompiPcontrol(int level);
 
 int PMPI_Pcontrol(const int level, ...) { return gompiPcontrol(level); }
 
 #pragma weak MPI_Pcontrol
-int MPI_Pcontrol(const int level, ...) { return PMPI_Pcontrol(level); }
+int MPI_Pcontrol(const int level, ...) { GOMPI_CALL(int, PMPI_Pcontrol(level)); }
 
 /* The thread that called MPI_Init, for MPI_Is_thread_main. */
 static pthread_t main_thread;

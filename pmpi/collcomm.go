@@ -49,6 +49,9 @@ func (x collComm) Blocked(collective string, peer int) func() {
 	w := &collWait{comm: x.c, collective: collective, peer: peer, since: time.Now()}
 	var pcs [64]uintptr
 	w.pcs = append([]uintptr(nil), pcs[:runtime.Callers(2, pcs[:])]...)
+	if fc := foreignCaller.Load(); fc != nil {
+		w.foreignPC = fc.PC()
+	}
 	x.c.lib.collWaits.Store(w, struct{}{})
 	return func() { x.c.lib.collWaits.Delete(w) }
 }
@@ -61,6 +64,7 @@ type collWait struct {
 	peer       int // in comm
 	since      time.Time
 	pcs        []uintptr
+	foreignPC  uintptr
 }
 
 func (x collComm) check(op string, peer int) error {

@@ -174,6 +174,9 @@ func engineConfig(snap *params.Snapshot, localSize int) (pml.Config, error) {
 		SleepAfter: time.Duration(sleep.Parsed.(int)) * time.Millisecond,
 		DozeAfter:  time.Duration(doze.Parsed.(int)) * time.Microsecond,
 	}
+	if fc := foreignCaller.Load(); fc != nil {
+		cfg.ForeignPC = fc.PC
+	}
 	switch yield.Parsed.(string) {
 	case "yes":
 		cfg.YieldAtOnce = true

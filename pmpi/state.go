@@ -29,7 +29,7 @@ func (l *library) state(stacks bool) ess.State {
 			Comm: comm, Bytes: op.Bytes, Collective: collective,
 		}
 		if op.Wait != nil {
-			o.Call, o.Site = callSite(op.Wait.PCs)
+			o.Call, o.Site = callSite(op.Wait.PCs, op.Wait.ForeignPC)
 			o.Waited = time.Since(op.Wait.Since)
 		}
 		st.Ops = append(st.Ops, o)
@@ -40,7 +40,7 @@ func (l *library) state(stacks bool) ess.State {
 			Kind: "coll", PeerWorld: w.comm.group[w.peer], Peer: w.peer, Tag: -1,
 			Comm: w.comm.Name(), Collective: w.collective, Waited: time.Since(w.since),
 		}
-		o.Call, o.Site = callSite(w.pcs)
+		o.Call, o.Site = callSite(w.pcs, w.foreignPC)
 		st.Ops = append(st.Ops, o)
 		return true
 	})
@@ -145,8 +145,9 @@ func inLibrary(fn string) bool {
 
 // callSite finds, in a waiting goroutine's stack, the MPI call the
 // program made (the outermost frame of package mpi, or of pmpi for a
-// program that calls it directly) and the program's file:line calling it.
-func callSite(pcs []uintptr) (call, site string) {
+// program that calls it directly) and the program's file:line calling it;
+// for a C program's call, where foreignPC says it called.
+func callSite(pcs []uintptr, foreignPC uintptr) (call, site string) {
 	frames := runtime.CallersFrames(pcs)
 	fromMPI := false
 	for {
@@ -154,7 +155,7 @@ func callSite(pcs []uintptr) (call, site string) {
 		if name, ok := strings.CutPrefix(f.Function, "main.PMPI_"); ok && strings.Contains(f.File, "/capi/") {
 			// The entry point of gompi's C library: C's frames lie beyond,
 			// where Go's traceback does not reach.
-			return "MPI_" + name, "a C caller"
+			return "MPI_" + name, foreignSite(foreignPC)
 		}
 		if strings.HasPrefix(f.Function, "main.") && strings.Contains(f.File, "/capi/") {
 			continue // the C library's Go side, between its entry point and pmpi

@@ -146,8 +146,10 @@ import "unsafe"
  * Every MPI_ function is a weak symbol that calls its PMPI_ twin: a
  * profiling tool that defines MPI_X (linked before libmpi_abi, or
  * preloaded) takes its place and calls PMPI_X. MPI_Pcontrol, which is
- * variadic, is in pcontrol.c. */
+ * variadic, is in pcontrol.c. Each keeps its caller's address for the
+ * call (caller.h). */
 #include "include/mpi.h"
+#include "caller.h"
 `)
 	for _, fn := range a.funcs {
 		if fn.name == "MPI_Pcontrol" {
@@ -213,7 +215,7 @@ import "unsafe"
 		for _, p := range fn.params {
 			names = append(names, p.name)
 		}
-		fmt.Fprintf(&cb, "\n#pragma weak %s\n%s { return P%s(%s); }\n", fn.name, prototype(fn, ""), fn.name, strings.Join(names, ", "))
+		fmt.Fprintf(&cb, "\n#pragma weak %s\n%s { GOMPI_CALL(%s, P%s(%s)); }\n", fn.name, prototype(fn, ""), fn.ret, fn.name, strings.Join(names, ", "))
 	}
 	g.goSrc, g.weakC, g.constSrc = gb.String(), cb.String(), handleConsts(a, handles)
 	sort.Strings(g.implemented)

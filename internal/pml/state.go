@@ -53,6 +53,9 @@ type WaitRecord struct {
 	// PCs is the waiting goroutine's stack, innermost first, for finding
 	// the user's call site.
 	PCs []uintptr
+	// ForeignPC is where a C caller called, from Config.ForeignPC; 0 if
+	// none.
+	ForeignPC uintptr
 	// What it waits on: requests, or a probe's (context, source, tag).
 	reqs  []*Request
 	probe *PendingOp
@@ -69,6 +72,9 @@ func (e *Engine) record(since time.Time, reqs []*Request, probe *PendingOp) *Wai
 	pcs := make([]uintptr, 32)
 	n := runtime.Callers(3, pcs) // above record, advance's caller and step
 	rec := &WaitRecord{Since: since, PCs: pcs[:n], reqs: reqs, probe: probe}
+	if f := e.cfg.ForeignPC; f != nil {
+		rec.ForeignPC = f()
+	}
 	e.waits.mu.Lock()
 	if e.waits.all == nil {
 		e.waits.all = map[*WaitRecord]struct{}{}

@@ -22,6 +22,10 @@ type Config struct {
 	// sleeps until a peer writes to it (btl.Dozer), at most dozeLimit at a
 	// time. Zero never dozes.
 	DozeAfter time.Duration
+	// ForeignPC, when set, returns on the waiting thread the return
+	// address of a caller in another language (the C library's), for the
+	// state report: Go's stack ends where C called in.
+	ForeignPC func() uintptr
 }
 
 // DefaultConfig suits a rank with a CPU of its own.

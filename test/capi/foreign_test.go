@@ -91,21 +91,29 @@ func TestStateReport(t *testing.T) {
 	if cc == "" {
 		t.Skip(noCC)
 	}
-	bin := filepath.Join(t.TempDir(), "hang")
-	if out, err := exec.Command(cc, "-O2", "-I"+include, "-o", bin, filepath.Join("testdata", "hang", "hang.c"),
-		"-L"+libDir, "-lmpi_abi", "-Wl,-rpath,"+libDir).CombinedOutput(); err != nil {
-		t.Fatalf("%s hang.c: %v\n%s", cc, err, out)
-	}
-	j := jobtest.Run(t, gompirun, hangLimit, nil, "-np", "2", "--timeout", "3", "--report-state-on-timeout", bin)
-	if j.Code == 0 {
-		t.Fatalf("the deadlocked job succeeded\n%v", j)
-	}
-	for _, want := range []string{
-		"rank 0 (pid", "waits in MPI_Recv at a C caller", "receive from rank 1, tag 5, comm MPI_COMM_WORLD",
-		"rank 1 (pid", "receive from rank 0, tag 5", "deadlock",
-	} {
-		if !strings.Contains(j.Stderr, want) {
-			t.Errorf("the state report does not say %q\n%v", want, j)
-		}
+	// With line tables the report names the C file and line; without, the
+	// caller's offset in its object.
+	for _, tc := range []struct {
+		name, flag, site string
+	}{{"lines", "-g", "at hang.c:9"}, {"no lines", "-g0", "at hang+0x"}} {
+		t.Run(tc.name, func(t *testing.T) {
+			bin := filepath.Join(t.TempDir(), "hang")
+			if out, err := exec.Command(cc, "-O2", tc.flag, "-I"+include, "-o", bin, filepath.Join("testdata", "hang", "hang.c"),
+				"-L"+libDir, "-lmpi_abi", "-Wl,-rpath,"+libDir).CombinedOutput(); err != nil {
+				t.Fatalf("%s hang.c: %v\n%s", cc, err, out)
+			}
+			j := jobtest.Run(t, gompirun, hangLimit, nil, "-np", "2", "--timeout", "3", "--report-state-on-timeout", bin)
+			if j.Code == 0 {
+				t.Fatalf("the deadlocked job succeeded\n%v", j)
+			}
+			for _, want := range []string{
+				"rank 0 (pid", "waits in MPI_Recv " + tc.site, "receive from rank 1, tag 5, comm MPI_COMM_WORLD",
+				"rank 1 (pid", "receive from rank 0, tag 5", "deadlock",
+			} {
+				if !strings.Contains(j.Stderr, want) {
+					t.Errorf("the state report does not say %q\n%v", want, j)
+				}
+			}
+		})
 	}
 }
