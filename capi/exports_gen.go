@@ -2087,17 +2087,17 @@ func PMPI_Request_get_status(request C.uintptr_t, flag *C.int, status *C.MPI_Sta
 
 //export PMPI_Request_get_status_all
 func PMPI_Request_get_status_all(count C.int, array_of_requests *C.uintptr_t, flag *C.int, array_of_statuses *C.MPI_Status) C.int {
-	return C.int(unsupported(0, "MPI_Request_get_status_all"))
+	return C.int(done(0, mpiRequestGetStatusAll(int(count), (*Request)(unsafe.Pointer(array_of_requests)), flag, array_of_statuses)))
 }
 
 //export PMPI_Request_get_status_any
 func PMPI_Request_get_status_any(count C.int, array_of_requests *C.uintptr_t, indx *C.int, flag *C.int, status *C.MPI_Status) C.int {
-	return C.int(unsupported(0, "MPI_Request_get_status_any"))
+	return C.int(done(0, mpiRequestGetStatusAny(int(count), (*Request)(unsafe.Pointer(array_of_requests)), indx, flag, status)))
 }
 
 //export PMPI_Request_get_status_some
 func PMPI_Request_get_status_some(incount C.int, array_of_requests *C.uintptr_t, outcount *C.int, array_of_indices *C.int, array_of_statuses *C.MPI_Status) C.int {
-	return C.int(unsupported(0, "MPI_Request_get_status_some"))
+	return C.int(done(0, mpiRequestGetStatusSome(int(incount), (*Request)(unsafe.Pointer(array_of_requests)), outcount, array_of_indices, array_of_statuses)))
 }
 
 //export PMPI_Rget
@@ -2362,17 +2362,17 @@ func PMPI_Startall(count C.int, array_of_requests *C.uintptr_t) C.int {
 
 //export PMPI_Status_get_error
 func PMPI_Status_get_error(status *C.MPI_Status, error *C.int) C.int {
-	return C.int(unsupported(0, "MPI_Status_get_error"))
+	return C.int(done(0, mpiStatusGetError(status, error)))
 }
 
 //export PMPI_Status_get_source
 func PMPI_Status_get_source(status *C.MPI_Status, source *C.int) C.int {
-	return C.int(unsupported(0, "MPI_Status_get_source"))
+	return C.int(done(0, mpiStatusGetSource(status, source)))
 }
 
 //export PMPI_Status_get_tag
 func PMPI_Status_get_tag(status *C.MPI_Status, tag *C.int) C.int {
-	return C.int(unsupported(0, "MPI_Status_get_tag"))
+	return C.int(done(0, mpiStatusGetTag(status, tag)))
 }
 
 //export PMPI_Status_set_cancelled

@@ -442,6 +442,46 @@ static void requests(void) {
     EQ(got, left, "the message MPI_Request_get_status saw");
     TRY(MPI_Request_get_status(MPI_REQUEST_NULL, &flag, &st));
     EQ(flag, 1, "MPI_Request_get_status of MPI_REQUEST_NULL");
+
+    /* The _all, _any and _some forms: two receives, one of them sent to
+     * after the barrier, beside a null request; none is freed. */
+    MPI_Request rs[3] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+    MPI_Status sts[3];
+    int got2[2] = {-1, -1}, idx = -2, out = -2, indices[3];
+    TRY(MPI_Irecv(&got2[0], 1, MPI_INT, left, 124, MPI_COMM_WORLD, &rs[0]));
+    TRY(MPI_Irecv(&got2[1], 1, MPI_INT, left, 125, MPI_COMM_WORLD, &rs[2]));
+    TRY(MPI_Request_get_status_all(3, rs, &flag, sts));
+    EQ(flag, 0, "MPI_Request_get_status_all before any send");
+    TRY(MPI_Request_get_status_any(3, rs, &idx, &flag, &st));
+    CHECK(flag == 0 && idx == MPI_UNDEFINED, "MPI_Request_get_status_any before any send: flag %d index %d", flag, idx);
+    TRY(MPI_Request_get_status_some(3, rs, &out, indices, sts));
+    EQ(out, 0, "MPI_Request_get_status_some before any send");
+    TRY(MPI_Barrier(MPI_COMM_WORLD));
+    TRY(MPI_Send(&v, 1, MPI_INT, right, 125, MPI_COMM_WORLD));
+    for (flag = 0; !flag;)
+        TRY(MPI_Request_get_status_any(3, rs, &idx, &flag, &st));
+    EQ(idx, 2, "MPI_Request_get_status_any's index");
+    expect_status(&st, left, 125, 1, "MPI_Request_get_status_any");
+    TRY(MPI_Request_get_status_some(3, rs, &out, indices, sts));
+    CHECK(out == 1 && indices[0] == 2, "MPI_Request_get_status_some: %d done, the first %d", out, indices[0]);
+    expect_status(&sts[0], left, 125, 1, "MPI_Request_get_status_some");
+    TRY(MPI_Request_get_status_all(3, rs, &flag, sts));
+    EQ(flag, 0, "MPI_Request_get_status_all with one receive pending");
+    TRY(MPI_Barrier(MPI_COMM_WORLD)); /* every rank has looked before tag 124 is sent */
+    TRY(MPI_Send(&v, 1, MPI_INT, right, 124, MPI_COMM_WORLD));
+    for (flag = 0; !flag;)
+        TRY(MPI_Request_get_status_all(3, rs, &flag, sts));
+    expect_status(&sts[0], left, 124, 1, "MPI_Request_get_status_all, the first");
+    CHECK(sts[1].MPI_SOURCE == MPI_ANY_SOURCE && sts[1].MPI_TAG == MPI_ANY_TAG,
+          "MPI_Request_get_status_all: a null request's status has source %d tag %d", sts[1].MPI_SOURCE, sts[1].MPI_TAG);
+    expect_status(&sts[2], left, 125, 1, "MPI_Request_get_status_all, the last");
+    CHECK(rs[0] != MPI_REQUEST_NULL && rs[2] != MPI_REQUEST_NULL, "MPI_Request_get_status_all freed a request");
+    TRY(MPI_Waitall(3, rs, MPI_STATUSES_IGNORE));
+    CHECK(got2[0] == left && got2[1] == left, "the messages MPI_Request_get_status_* saw: %d %d", got2[0], got2[1]);
+    TRY(MPI_Request_get_status_any(3, rs, &idx, &flag, &st));
+    CHECK(flag == 1 && idx == MPI_UNDEFINED, "MPI_Request_get_status_any of null requests: flag %d index %d", flag, idx);
+    TRY(MPI_Request_get_status_some(3, rs, &out, indices, sts));
+    EQ(out, MPI_UNDEFINED, "MPI_Request_get_status_some of null requests");
     passed("requests");
 }
 
@@ -514,6 +554,15 @@ static void statuses(void) {
     EQ(st.MPI_ERROR, MPI_ERR_TRUNCATE, "MPI_ERROR after MPI_Status_set_error");
     TRY(MPI_Get_count(&st, MPI_DOUBLE, &n));
     EQ(n, 5, "MPI_Get_count after the source, tag and error were set");
+    TRY(MPI_Status_get_source(&st, &n));
+    EQ(n, 3, "MPI_Status_get_source");
+    TRY(MPI_Status_get_tag(&st, &n));
+    EQ(n, 44, "MPI_Status_get_tag");
+    TRY(MPI_Status_get_error(&st, &n));
+    EQ(n, MPI_ERR_TRUNCATE, "MPI_Status_get_error");
+    int code = MPI_Status_get_tag(MPI_STATUS_IGNORE, &n), class = -1;
+    TRY(MPI_Error_class(code, &class));
+    EQ(class, MPI_ERR_ARG, "MPI_Status_get_tag of MPI_STATUS_IGNORE");
     passed("statuses");
 }
 
