@@ -13,10 +13,14 @@ import (
 	"github.com/gompi/gompi/pmpi"
 )
 
-// typeEntry is a derived datatype and the name MPI_Type_set_name gave it.
+// typeEntry is a derived datatype, the name MPI_Type_set_name gave it,
+// the call that made it, and its references: the program's, and one for
+// each type made from it that lives.
 type typeEntry struct {
-	dt   pmpi.Datatype
-	name atomic.Pointer[string]
+	dt     pmpi.Datatype
+	name   atomic.Pointer[string]
+	recipe *recipe
+	refs   atomic.Int32
 }
 
 // predefinedType is a predefined C datatype: gompi's type of the same
@@ -91,12 +95,15 @@ func handleOf(d pmpi.Datatype) Datatype {
 	return MPI_DATATYPE_NULL
 }
 
-// newType gives a derived datatype a handle.
-func newType(d pmpi.Datatype, out *Datatype) error {
-	h, err := lib.types.put(&typeEntry{dt: d})
+// newType gives a derived datatype, made by r, a handle.
+func newType(d pmpi.Datatype, r *recipe, out *Datatype) error {
+	e := &typeEntry{dt: d, recipe: r}
+	e.refs.Store(1)
+	h, err := lib.types.put(e)
 	if err != nil {
 		return err
 	}
+	r.hold()
 	lib.typeHandles.Store(d, Datatype(h))
 	*out = Datatype(h)
 	return nil
@@ -203,11 +210,10 @@ func mpiTypeFree(h *Datatype) error {
 		}
 		return errorf(pmpi.ClassType, "type free: %s is predefined and cannot be freed", typeNames[*h])
 	}
-	if err := e.dt.Free(); err != nil {
+	// A type that others were made from lives on while they do.
+	if err := releaseType(*h, e); err != nil {
 		return err
 	}
-	lib.typeHandles.Delete(e.dt)
-	lib.types.drop(uintptr(*h))
 	*h = MPI_DATATYPE_NULL
 	return nil
 }
@@ -221,7 +227,7 @@ func mpiTypeContiguous(count int, old Datatype, out *Datatype) error {
 	if err != nil {
 		return err
 	}
-	return newType(nd, out)
+	return newType(nd, &recipe{combiner: C.MPI_COMBINER_CONTIGUOUS, ints: []int{count}, types: []Datatype{old}}, out)
 }
 
 func mpiTypeVector(count, blocklen, stride int, old Datatype, out *Datatype) error {
@@ -233,7 +239,7 @@ func mpiTypeVector(count, blocklen, stride int, old Datatype, out *Datatype) err
 	if err != nil {
 		return err
 	}
-	return newType(nd, out)
+	return newType(nd, &recipe{combiner: C.MPI_COMBINER_VECTOR, ints: []int{count, blocklen, stride}, types: []Datatype{old}}, out)
 }
 
 func mpiGetAddress(p unsafe.Pointer, addr *C.intptr_t) error {

@@ -45,8 +45,9 @@ func blockArrays[B, D cInt](op string, count int, blocklens *B, displs *D) (bl, 
 	return bl, ds, err
 }
 
-// build gives the type construct returns from old a handle in *out.
-func build(old Datatype, out *Datatype, construct func(pmpi.Datatype) (pmpi.Datatype, error)) error {
+// build gives the type construct returns from old a handle in *out; r
+// is the call, whose old type build adds.
+func build(old Datatype, out *Datatype, r *recipe, construct func(pmpi.Datatype) (pmpi.Datatype, error)) error {
 	d, err := old.get()
 	if err != nil {
 		return err
@@ -55,18 +56,33 @@ func build(old Datatype, out *Datatype, construct func(pmpi.Datatype) (pmpi.Data
 	if err != nil {
 		return err
 	}
-	return newType(nd, out)
+	r.types = []Datatype{old}
+	return newType(nd, r, out)
+}
+
+// counted is n followed by the arrays: a constructor's integer arguments.
+func counted(n int, arrays ...[]int) []int {
+	out := []int{n}
+	for _, a := range arrays {
+		out = append(out, a...)
+	}
+	return out
 }
 
 func mpiTypeCreateHvector(count, blocklen, stride int, old Datatype, out *Datatype) error {
-	return build(old, out, func(d pmpi.Datatype) (pmpi.Datatype, error) {
+	r := &recipe{combiner: C.MPI_COMBINER_HVECTOR, ints: []int{count, blocklen}, addrs: []int{stride}}
+	return build(old, out, r, func(d pmpi.Datatype) (pmpi.Datatype, error) {
 		return pmpi.TypeHvector(count, blocklen, stride, d)
 	})
 }
 
 // indexed builds an indexed or hindexed type from blocklens and displs.
 func indexed(blocklens, displs []int, old Datatype, out *Datatype, bytes bool) error {
-	return build(old, out, func(d pmpi.Datatype) (pmpi.Datatype, error) {
+	r := &recipe{combiner: C.MPI_COMBINER_INDEXED, ints: counted(len(blocklens), blocklens, displs)}
+	if bytes {
+		r = &recipe{combiner: C.MPI_COMBINER_HINDEXED, ints: counted(len(blocklens), blocklens), addrs: displs}
+	}
+	return build(old, out, r, func(d pmpi.Datatype) (pmpi.Datatype, error) {
 		if bytes {
 			return pmpi.TypeHindexed(blocklens, displs, d)
 		}
@@ -94,7 +110,11 @@ func mpiTypeCreateHindexed[B, D cInt](count int, blocklens *B, displs *D, old Da
 
 // indexedBlock builds an indexed or hindexed type of equal blocks.
 func indexedBlock(blocklen int, displs []int, old Datatype, out *Datatype, bytes bool) error {
-	return build(old, out, func(d pmpi.Datatype) (pmpi.Datatype, error) {
+	r := &recipe{combiner: C.MPI_COMBINER_INDEXED_BLOCK, ints: counted(len(displs), []int{blocklen}, displs)}
+	if bytes {
+		r = &recipe{combiner: C.MPI_COMBINER_HINDEXED_BLOCK, ints: []int{len(displs), blocklen}, addrs: displs}
+	}
+	return build(old, out, r, func(d pmpi.Datatype) (pmpi.Datatype, error) {
 		if bytes {
 			return pmpi.TypeHindexedBlock(blocklen, displs, d)
 		}
@@ -125,8 +145,10 @@ func structType(op string, blocklens, displs []int, types *Datatype, out *Dataty
 		return errorf(pmpi.ClassArg, "%s: the array of types is NULL with %d elements", op, n)
 	}
 	ds := make([]pmpi.Datatype, n)
+	hs := []Datatype{}
 	if n > 0 {
-		for i, h := range unsafe.Slice(types, n) {
+		hs = append(hs, unsafe.Slice(types, n)...)
+		for i, h := range hs {
 			d, err := h.get()
 			if err != nil {
 				return errorf(pmpi.ClassType, "%s: type %d of the struct: %v", op, i, err)
@@ -138,7 +160,7 @@ func structType(op string, blocklens, displs []int, types *Datatype, out *Dataty
 	if err != nil {
 		return err
 	}
-	return newType(d, out)
+	return newType(d, &recipe{combiner: C.MPI_COMBINER_STRUCT, ints: counted(n, blocklens), addrs: displs, types: hs}, out)
 }
 
 func mpiTypeCreateStruct[B, D cInt](count int, blocklens *B, displs *D, types *Datatype, out *Datatype) error {
@@ -162,7 +184,8 @@ func subarray(sizes, subsizes, starts []int, order int, old Datatype, out *Datat
 	default:
 		return errorf(pmpi.ClassArg, "type create subarray: order %d (want MPI_ORDER_C or MPI_ORDER_FORTRAN)", order)
 	}
-	return build(old, out, func(d pmpi.Datatype) (pmpi.Datatype, error) {
+	r := &recipe{combiner: C.MPI_COMBINER_SUBARRAY, ints: append(counted(len(sizes), sizes, subsizes, starts), order)}
+	return build(old, out, r, func(d pmpi.Datatype) (pmpi.Datatype, error) {
 		return pmpi.TypeSubarray(sizes, subsizes, starts, o, d)
 	})
 }
@@ -185,7 +208,7 @@ func mpiTypeCreateSubarray[N cInt](ndims int, sizes, subsizes, starts *N, order 
 }
 
 func mpiTypeCreateResized(old Datatype, lb, extent int, out *Datatype) error {
-	return build(old, out, func(d pmpi.Datatype) (pmpi.Datatype, error) {
+	return build(old, out, &recipe{combiner: C.MPI_COMBINER_RESIZED, addrs: []int{lb, extent}}, func(d pmpi.Datatype) (pmpi.Datatype, error) {
 		return pmpi.TypeResized(d, lb, extent)
 	})
 }
@@ -193,7 +216,7 @@ func mpiTypeCreateResized(old Datatype, lb, extent int, out *Datatype) error {
 // mpiTypeDup copies old with the attributes its keyvals' copy callbacks
 // give the copy.
 func mpiTypeDup(old Datatype, out *Datatype) error {
-	return build(old, out, pmpi.TypeDup)
+	return build(old, out, &recipe{combiner: C.MPI_COMBINER_DUP}, pmpi.TypeDup)
 }
 
 // matchTypes are the C types MPI_Type_match_size returns, by type class

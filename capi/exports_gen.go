@@ -2582,22 +2582,22 @@ func PMPI_Type_get_attr(datatype C.uintptr_t, type_keyval C.int, attribute_val u
 
 //export PMPI_Type_get_contents
 func PMPI_Type_get_contents(datatype C.uintptr_t, max_integers C.int, max_addresses C.int, max_datatypes C.int, array_of_integers *C.int, array_of_addresses *C.intptr_t, array_of_datatypes *C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_Type_get_contents"))
+	return C.int(done(0, mpiTypeGetContents(Datatype(datatype), int(max_integers), int(max_addresses), int(max_datatypes), array_of_integers, array_of_addresses, (*Datatype)(unsafe.Pointer(array_of_datatypes)))))
 }
 
 //export PMPI_Type_get_contents_c
 func PMPI_Type_get_contents_c(datatype C.uintptr_t, max_integers C.int64_t, max_addresses C.int64_t, max_large_counts C.int64_t, max_datatypes C.int64_t, array_of_integers *C.int, array_of_addresses *C.intptr_t, array_of_large_counts *C.int64_t, array_of_datatypes *C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_Type_get_contents_c"))
+	return C.int(done(0, mpiTypeGetContentsC(Datatype(datatype), int(max_integers), int(max_addresses), int(max_large_counts), int(max_datatypes), array_of_integers, array_of_addresses, array_of_large_counts, (*Datatype)(unsafe.Pointer(array_of_datatypes)))))
 }
 
 //export PMPI_Type_get_envelope
 func PMPI_Type_get_envelope(datatype C.uintptr_t, num_integers *C.int, num_addresses *C.int, num_datatypes *C.int, combiner *C.int) C.int {
-	return C.int(unsupported(0, "MPI_Type_get_envelope"))
+	return C.int(done(0, mpiTypeGetEnvelope(Datatype(datatype), num_integers, num_addresses, num_datatypes, combiner)))
 }
 
 //export PMPI_Type_get_envelope_c
 func PMPI_Type_get_envelope_c(datatype C.uintptr_t, num_integers *C.int64_t, num_addresses *C.int64_t, num_large_counts *C.int64_t, num_datatypes *C.int64_t, combiner *C.int) C.int {
-	return C.int(unsupported(0, "MPI_Type_get_envelope_c"))
+	return C.int(done(0, mpiTypeGetEnvelopeC(Datatype(datatype), num_integers, num_addresses, num_large_counts, num_datatypes, combiner)))
 }
 
 //export PMPI_Type_get_extent

@@ -365,6 +365,101 @@ static void errors(void) {
     passed("error classes of bad datatypes and packs");
 }
 
+/* envelope checks MPI_Type_get_envelope of t and its _c twin. */
+static void envelope(MPI_Datatype t, int ni, int na, int nd, int combiner, const char *what) {
+    int i = -1, a = -1, d = -1, c = -1;
+    MPI_Count ci = -1, ca = -1, cl = -1, cd = -1;
+    TRY(MPI_Type_get_envelope(t, &i, &a, &d, &c));
+    CHECK(i == ni && a == na && d == nd && c == combiner, "%s: envelope %d %d %d combiner %d, want %d %d %d %d", what, i, a,
+          d, c, ni, na, nd, combiner);
+    TRY(MPI_Type_get_envelope_c(t, &ci, &ca, &cl, &cd, &c));
+    CHECK(ci == ni && ca == na && cl == 0 && cd == nd && c == combiner, "%s: envelope_c %lld %lld %lld %lld combiner %d",
+          what, (long long)ci, (long long)ca, (long long)cl, (long long)cd, c);
+}
+
+/* decoding: what MPI_Type_get_envelope and MPI_Type_get_contents say of
+ * each constructor, as a tool walks a type; an old type freed by the
+ * program lives on in what was made from it. */
+static void decoding(void) {
+    int ints[16], blocks[3] = {1, 2, 1}, displs[3] = {0, 3, 7}, sizes[2] = {4, 6}, subs[2] = {2, 3}, starts[2] = {1, 2};
+    MPI_Aint addrs[4], adispls[2] = {0, 16};
+    MPI_Datatype types[3], vec, hvec, idx, hidx, blk, hblk, st, sub, rsz, dup, contig, inner;
+    MPI_Datatype stypes[2] = {MPI_INT, MPI_DOUBLE};
+
+    envelope(MPI_INT, 0, 0, 0, MPI_COMBINER_NAMED, "MPI_INT");
+    RC(MPI_Type_get_contents(MPI_INT, 0, 0, 0, ints, addrs, types), MPI_ERR_TYPE);
+
+    TRY(MPI_Type_contiguous(3, MPI_SHORT, &inner));
+    TRY(MPI_Type_vector(4, 2, 5, inner, &vec));
+    TRY(MPI_Type_free(&inner)); /* vec holds it */
+    envelope(vec, 3, 0, 1, MPI_COMBINER_VECTOR, "vector");
+    TRY(MPI_Type_get_contents(vec, 3, 0, 1, ints, addrs, types));
+    CHECK(ints[0] == 4 && ints[1] == 2 && ints[2] == 5, "vector's contents %d %d %d", ints[0], ints[1], ints[2]);
+    envelope(types[0], 1, 0, 1, MPI_COMBINER_CONTIGUOUS, "the vector's freed old type");
+    TRY(MPI_Type_get_contents(types[0], 1, 0, 1, ints, addrs, &contig));
+    CHECK(ints[0] == 3 && contig == MPI_SHORT, "contiguous's contents %d %#x", ints[0], MPI_Type_toint(contig));
+    int sz = 0;
+    TRY(MPI_Type_size(types[0], &sz));
+    EQ(sz, 6, "the size of the type MPI_Type_get_contents gave back");
+    TRY(MPI_Type_free(&types[0]));
+    RC(MPI_Type_get_contents(vec, 2, 0, 1, ints, addrs, types), MPI_ERR_ARG); /* too little room */
+
+    TRY(MPI_Type_create_hvector(2, 3, 40, MPI_FLOAT, &hvec));
+    envelope(hvec, 2, 1, 1, MPI_COMBINER_HVECTOR, "hvector");
+    TRY(MPI_Type_get_contents(hvec, 2, 1, 1, ints, addrs, types));
+    CHECK(ints[0] == 2 && ints[1] == 3 && addrs[0] == 40 && types[0] == MPI_FLOAT, "hvector's contents");
+    MPI_Count counts[1];
+    ints[0] = -1;
+    TRY(MPI_Type_get_contents_c(hvec, 2, 1, 0, 1, ints, addrs, counts, types));
+    CHECK(ints[0] == 2 && ints[1] == 3 && addrs[0] == 40 && types[0] == MPI_FLOAT, "hvector's contents_c");
+
+    TRY(MPI_Type_indexed(3, blocks, displs, MPI_INT, &idx));
+    envelope(idx, 7, 0, 1, MPI_COMBINER_INDEXED, "indexed");
+    TRY(MPI_Type_get_contents(idx, 7, 0, 1, ints, addrs, types));
+    CHECK(ints[0] == 3 && ints[2] == 2 && ints[6] == 7 && types[0] == MPI_INT, "indexed's contents");
+
+    MPI_Aint hdispls[3] = {0, 12, 28};
+    TRY(MPI_Type_create_hindexed(3, blocks, hdispls, MPI_INT, &hidx));
+    envelope(hidx, 4, 3, 1, MPI_COMBINER_HINDEXED, "hindexed");
+    TRY(MPI_Type_get_contents(hidx, 4, 3, 1, ints, addrs, types));
+    CHECK(ints[0] == 3 && ints[3] == 1 && addrs[1] == 12 && addrs[2] == 28, "hindexed's contents");
+
+    TRY(MPI_Type_create_indexed_block(3, 2, displs, MPI_INT, &blk));
+    envelope(blk, 5, 0, 1, MPI_COMBINER_INDEXED_BLOCK, "indexed_block");
+    TRY(MPI_Type_get_contents(blk, 5, 0, 1, ints, addrs, types));
+    CHECK(ints[0] == 3 && ints[1] == 2 && ints[4] == 7, "indexed_block's contents");
+
+    TRY(MPI_Type_create_hindexed_block(3, 2, hdispls, MPI_INT, &hblk));
+    envelope(hblk, 2, 3, 1, MPI_COMBINER_HINDEXED_BLOCK, "hindexed_block");
+
+    TRY(MPI_Type_create_struct(2, blocks, adispls, stypes, &st));
+    envelope(st, 3, 2, 2, MPI_COMBINER_STRUCT, "struct");
+    TRY(MPI_Type_get_contents(st, 3, 2, 2, ints, addrs, types));
+    CHECK(ints[0] == 2 && ints[1] == 1 && ints[2] == 2 && addrs[1] == 16 && types[0] == MPI_INT && types[1] == MPI_DOUBLE,
+          "struct's contents");
+
+    TRY(MPI_Type_create_subarray(2, sizes, subs, starts, MPI_ORDER_FORTRAN, MPI_INT, &sub));
+    envelope(sub, 8, 0, 1, MPI_COMBINER_SUBARRAY, "subarray");
+    TRY(MPI_Type_get_contents(sub, 8, 0, 1, ints, addrs, types));
+    CHECK(ints[0] == 2 && ints[1] == 4 && ints[4] == 3 && ints[6] == 2 && ints[7] == MPI_ORDER_FORTRAN, "subarray's contents");
+
+    TRY(MPI_Type_create_resized(MPI_INT, -4, 16, &rsz));
+    envelope(rsz, 0, 2, 1, MPI_COMBINER_RESIZED, "resized");
+    TRY(MPI_Type_get_contents(rsz, 0, 2, 1, ints, addrs, types));
+    CHECK(addrs[0] == -4 && addrs[1] == 16 && types[0] == MPI_INT, "resized's contents");
+
+    TRY(MPI_Type_dup(vec, &dup));
+    envelope(dup, 0, 0, 1, MPI_COMBINER_DUP, "dup");
+    TRY(MPI_Type_get_contents(dup, 0, 0, 1, ints, addrs, types));
+    CHECK(types[0] == vec, "dup's old type %#x, want %#x", MPI_Type_toint(types[0]), MPI_Type_toint(vec));
+    TRY(MPI_Type_free(&types[0])); /* the reference the contents gave */
+
+    MPI_Datatype all[] = {vec, hvec, idx, hidx, blk, hblk, st, sub, rsz, dup};
+    for (int k = 0; k < (int)(sizeof all / sizeof all[0]); k++)
+        TRY(MPI_Type_free(&all[k]));
+    passed("type_get_envelope and type_get_contents of every constructor");
+}
+
 int main(int argc, char **argv) {
     start(&argc, &argv);
     rank = check_rank;
@@ -374,6 +469,7 @@ int main(int argc, char **argv) {
     exchange();
     packing();
     errors();
+    decoding();
     TRY(MPI_Finalize());
     return 0;
 }

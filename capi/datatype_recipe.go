@@ -1,0 +1,140 @@
+package main
+
+/*
+#define GOMPI_ABI_TYPES_ONLY
+#include "include/mpi.h"
+*/
+import "C"
+
+import (
+	"errors"
+	"math"
+	"unsafe"
+
+	"github.com/gompi/gompi/pmpi"
+)
+
+// recipe is the call that made a derived datatype, as MPI_Type_get_envelope
+// and MPI_Type_get_contents return it: the combiner and the arguments in
+// the standard's order. gompi's own types keep only their layout.
+type recipe struct {
+	combiner C.int
+	ints     []int      // the integer arguments
+	addrs    []int      // the MPI_Aint ones (byte strides, displacements, bounds)
+	types    []Datatype // the old types, as the program named them
+}
+
+// hold takes a reference on each derived type of r: a type stays alive,
+// and its handle valid, while a type made from it does, as MPI wants for
+// MPI_Type_get_contents.
+func (r *recipe) hold() {
+	for _, h := range r.types {
+		if e := lib.types.get(uintptr(h)); e != nil {
+			e.refs.Add(1)
+		}
+	}
+}
+
+// releaseType drops a reference on the derived type h; the last frees it,
+// then what its recipe held.
+func releaseType(h Datatype, e *typeEntry) error {
+	if e.refs.Add(-1) > 0 {
+		return nil
+	}
+	if err := e.dt.Free(); err != nil {
+		e.refs.Add(1) // a delete callback refused: the type stays
+		return err
+	}
+	lib.typeHandles.Delete(e.dt)
+	lib.types.drop(uintptr(h))
+	var errs []error
+	if e.recipe != nil {
+		for _, inner := range e.recipe.types {
+			if ie := lib.types.get(uintptr(inner)); ie != nil {
+				errs = append(errs, releaseType(inner, ie))
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// recipeOf is h's recipe; a predefined type is MPI_COMBINER_NAMED, with
+// no arguments.
+func recipeOf(op string, h Datatype) (*recipe, error) {
+	if _, err := h.get(); err != nil {
+		return nil, err
+	}
+	e := lib.types.get(uintptr(h))
+	if e == nil {
+		return &recipe{combiner: C.MPI_COMBINER_NAMED}, nil
+	}
+	if e.recipe == nil {
+		return nil, errorf(pmpi.ClassType, "%s: %#x was not made by a constructor gompi records", op, uintptr(h))
+	}
+	// The int forms cannot hold a _c constructor's larger counts.
+	for _, v := range e.recipe.ints {
+		if v < math.MinInt32 || v > math.MaxInt32 {
+			return nil, errorf(pmpi.ClassType, "%s: the type's constructor had count %d, beyond an int", op, v)
+		}
+	}
+	return e.recipe, nil
+}
+
+func mpiTypeGetEnvelope[N cInt](h Datatype, ni, na, nd *N, combiner *C.int) error {
+	r, err := recipeOf("type get envelope", h)
+	if err != nil {
+		return err
+	}
+	if ni == nil || na == nil || nd == nil || combiner == nil {
+		return errorf(pmpi.ClassArg, "type get envelope: a pointer for the counts or the combiner is NULL")
+	}
+	*ni, *na, *nd, *combiner = N(len(r.ints)), N(len(r.addrs)), N(len(r.types)), r.combiner
+	return nil
+}
+
+// mpiTypeGetEnvelopeC gives every count as an integer, as for a type of
+// the int constructors: none is a large count.
+func mpiTypeGetEnvelopeC(h Datatype, ni, na, nc, nd *C.int64_t, combiner *C.int) error {
+	if nc == nil {
+		return errorf(pmpi.ClassArg, "type get envelope: the pointer for the large counts is NULL")
+	}
+	if err := mpiTypeGetEnvelope(h, ni, na, nd, combiner); err != nil {
+		return err
+	}
+	*nc = 0
+	return nil
+}
+
+func mpiTypeGetContents(h Datatype, maxInts, maxAddrs, maxTypes int, ints *C.int, addrs *C.intptr_t, types *Datatype) error {
+	const op = "type get contents"
+	r, err := recipeOf(op, h)
+	if err != nil {
+		return err
+	}
+	if r.combiner == C.MPI_COMBINER_NAMED {
+		return errorf(pmpi.ClassType, "%s: %s is predefined (MPI_COMBINER_NAMED has no contents)", op, typeNames[h])
+	}
+	if maxInts < len(r.ints) || maxAddrs < len(r.addrs) || maxTypes < len(r.types) {
+		return errorf(pmpi.ClassArg, "%s: room for %d integers, %d addresses and %d datatypes; the type has %d, %d and %d (MPI_Type_get_envelope says)",
+			op, maxInts, maxAddrs, maxTypes, len(r.ints), len(r.addrs), len(r.types))
+	}
+	if (len(r.ints) > 0 && ints == nil) || (len(r.addrs) > 0 && addrs == nil) || (len(r.types) > 0 && types == nil) {
+		return errorf(pmpi.ClassArg, "%s: an array the type's arguments need is NULL", op)
+	}
+	outInts, outAddrs := unsafe.Slice(ints, len(r.ints)), unsafe.Slice(addrs, len(r.addrs))
+	for i, v := range r.ints {
+		outInts[i] = C.int(v)
+	}
+	for i, v := range r.addrs {
+		outAddrs[i] = C.intptr_t(v)
+	}
+	// A derived type comes back as a new reference, which the program
+	// frees.
+	r.hold()
+	copy(unsafe.Slice(types, len(r.types)), r.types)
+	return nil
+}
+
+func mpiTypeGetContentsC(h Datatype, maxInts, maxAddrs, maxCounts, maxTypes int, ints *C.int, addrs *C.intptr_t, counts *C.int64_t, types *Datatype) error {
+	return mpiTypeGetContents(h, maxInts, maxAddrs, maxTypes, ints, addrs, types)
+}
