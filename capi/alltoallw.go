@@ -79,7 +79,7 @@ func wArgsOf[N, D ~int32 | ~int64](op string, neighbor bool, s unsafe.Pointer, s
 	if err != nil {
 		return nil, err
 	}
-	in, out := e.c.Size(), e.c.Size()
+	in, out := e.c.Peers(), e.c.Peers()
 	if neighbor {
 		in, out = e.c.Degrees()
 	}

@@ -21,10 +21,10 @@ func blocks(s unsafe.Pointer, scount int, sdt Datatype, sMany bool, r unsafe.Poi
 	}
 	sn, rn := scount, rcount
 	if sMany {
-		sn *= c.Size()
+		sn *= c.Peers()
 	}
 	if rMany {
-		rn *= c.Size()
+		rn *= c.Peers()
 	}
 	return pairArgs(s, sn, sdt, r, rn, rdt, h)
 }
@@ -42,7 +42,7 @@ func vargs[N cInt](s unsafe.Pointer, scount int, scounts, sdispls *N, sdt Dataty
 	if err != nil {
 		return nil, err
 	}
-	n := c.Size()
+	n := c.Peers()
 	v := &vblocks{scounts: ints(scounts, n), sdispls: ints(sdispls, n), rcounts: ints(rcounts, n), rdispls: ints(rdispls, n)}
 	if scounts != nil {
 		scount = extentOf(v.scounts, v.sdispls)
@@ -54,15 +54,32 @@ func vargs[N cInt](s unsafe.Pointer, scount int, scounts, sdispls *N, sdt Dataty
 	return v, err
 }
 
-// rootOnly forgets the side of a rooted call that only the root reads
-// (Gather's receive, Scatter's send): a non-root's buffer, count and
-// datatype are not significant, and C passes anything there, often NULL
-// and MPI_DATATYPE_NULL. The root is the rank root names, or, on an
-// intercommunicator, the one that passes MPI_ROOT.
-func rootOnly(h Comm, root int, p *unsafe.Pointer, dt *Datatype) {
+// rootOnly forgets the side of a rooted call that a rank does not read
+// (Gather's receive, Scatter's send, the root side): its buffer, count and
+// datatype are not significant there, and C passes anything, often NULL
+// and MPI_DATATYPE_NULL. On an intracommunicator only the root reads the
+// root side. On an intercommunicator the root (MPI_ROOT) reads only the
+// root side, the other ranks of its group (MPI_PROC_NULL) neither, and the
+// other group only the other side.
+func rootOnly(h Comm, root int, p *unsafe.Pointer, dt *Datatype, other *unsafe.Pointer, otherDt *Datatype) {
+	c, err := h.comm()
+	if err != nil {
+		return
+	}
+	forget := func(p *unsafe.Pointer, dt *Datatype) { *p, *dt = nil, MPI_BYTE }
 	r := rank(root)
-	if c, err := h.comm(); err == nil && r != pmpi.Root && c.Rank() != r {
-		*p, *dt = nil, MPI_BYTE
+	switch {
+	case !c.IsInter():
+		if c.Rank() != r {
+			forget(p, dt)
+		}
+	case r == pmpi.Root:
+		forget(other, otherDt)
+	case r == pmpi.ProcNull:
+		forget(p, dt)
+		forget(other, otherDt)
+	default:
+		forget(p, dt)
 	}
 }
 
@@ -95,9 +112,9 @@ func iallBlocks(f iblockFunc, persistent, sMany bool, s unsafe.Pointer, scount i
 // The rooted ones: Gather (recv many) and Scatter (send many).
 func rootBlocks(f rootFunc, gather bool, s unsafe.Pointer, scount int, sdt Datatype, r unsafe.Pointer, rcount int, rdt Datatype, root int, h Comm) error {
 	if gather {
-		rootOnly(h, root, &r, &rdt)
+		rootOnly(h, root, &r, &rdt, &s, &sdt)
 	} else {
-		rootOnly(h, root, &s, &sdt)
+		rootOnly(h, root, &s, &sdt, &r, &rdt)
 	}
 	a, err := blocks(s, scount, sdt, !gather, r, rcount, rdt, gather, h)
 	if err != nil {
@@ -108,9 +125,9 @@ func rootBlocks(f rootFunc, gather bool, s unsafe.Pointer, scount int, sdt Datat
 
 func irootBlocks(f irootFunc, persistent, gather bool, s unsafe.Pointer, scount int, sdt Datatype, r unsafe.Pointer, rcount int, rdt Datatype, root int, h Comm, req *Request) error {
 	if gather {
-		rootOnly(h, root, &r, &rdt)
+		rootOnly(h, root, &r, &rdt, &s, &sdt)
 	} else {
-		rootOnly(h, root, &s, &sdt)
+		rootOnly(h, root, &s, &sdt, &r, &rdt)
 	}
 	a, err := blocks(s, scount, sdt, !gather, r, rcount, rdt, gather, h)
 	if err != nil {
@@ -169,7 +186,7 @@ func mpiScatterInit(s unsafe.Pointer, sc int, sdt Datatype, r unsafe.Pointer, rc
 }
 
 func mpiGatherv[N cInt](s unsafe.Pointer, sc int, sdt Datatype, r unsafe.Pointer, rcounts, displs *N, rdt Datatype, root int, h Comm) error {
-	rootOnly(h, root, &r, &rdt)
+	rootOnly(h, root, &r, &rdt, &s, &sdt)
 	v, err := vargs(s, sc, nil, nil, sdt, r, 0, rcounts, displs, rdt, h)
 	if err != nil {
 		return err
@@ -178,7 +195,7 @@ func mpiGatherv[N cInt](s unsafe.Pointer, sc int, sdt Datatype, r unsafe.Pointer
 }
 
 func mpiIgatherv[N cInt](s unsafe.Pointer, sc int, sdt Datatype, r unsafe.Pointer, rcounts, displs *N, rdt Datatype, root int, h Comm, req *Request) error {
-	rootOnly(h, root, &r, &rdt)
+	rootOnly(h, root, &r, &rdt, &s, &sdt)
 	v, err := vargs(s, sc, nil, nil, sdt, r, 0, rcounts, displs, rdt, h)
 	if err != nil {
 		return err
@@ -188,7 +205,7 @@ func mpiIgatherv[N cInt](s unsafe.Pointer, sc int, sdt Datatype, r unsafe.Pointe
 }
 
 func mpiGathervInit[N cInt](s unsafe.Pointer, sc int, sdt Datatype, r unsafe.Pointer, rcounts, displs *N, rdt Datatype, root int, h Comm, info Info, req *Request) error {
-	rootOnly(h, root, &r, &rdt)
+	rootOnly(h, root, &r, &rdt, &s, &sdt)
 	v, err := vargs(s, sc, nil, nil, sdt, r, 0, rcounts, displs, rdt, h)
 	if err != nil {
 		return err
@@ -224,7 +241,7 @@ func mpiAllgathervInit[N cInt](s unsafe.Pointer, sc int, sdt Datatype, r unsafe.
 }
 
 func mpiScatterv[N cInt](s unsafe.Pointer, scounts, displs *N, sdt Datatype, r unsafe.Pointer, rc int, rdt Datatype, root int, h Comm) error {
-	rootOnly(h, root, &s, &sdt)
+	rootOnly(h, root, &s, &sdt, &r, &rdt)
 	v, err := vargs(s, 0, scounts, displs, sdt, r, rc, nil, nil, rdt, h)
 	if err != nil {
 		return err
@@ -233,7 +250,7 @@ func mpiScatterv[N cInt](s unsafe.Pointer, scounts, displs *N, sdt Datatype, r u
 }
 
 func mpiIscatterv[N cInt](s unsafe.Pointer, scounts, displs *N, sdt Datatype, r unsafe.Pointer, rc int, rdt Datatype, root int, h Comm, req *Request) error {
-	rootOnly(h, root, &s, &sdt)
+	rootOnly(h, root, &s, &sdt, &r, &rdt)
 	v, err := vargs(s, 0, scounts, displs, sdt, r, rc, nil, nil, rdt, h)
 	if err != nil {
 		return err
@@ -243,7 +260,7 @@ func mpiIscatterv[N cInt](s unsafe.Pointer, scounts, displs *N, sdt Datatype, r 
 }
 
 func mpiScattervInit[N cInt](s unsafe.Pointer, scounts, displs *N, sdt Datatype, r unsafe.Pointer, rc int, rdt Datatype, root int, h Comm, info Info, req *Request) error {
-	rootOnly(h, root, &s, &sdt)
+	rootOnly(h, root, &s, &sdt, &r, &rdt)
 	v, err := vargs(s, 0, scounts, displs, sdt, r, rc, nil, nil, rdt, h)
 	if err != nil {
 		return err

@@ -20,7 +20,7 @@ func typed[T Elem](buf []T) ([]byte, int, pmpi.Datatype) {
 // they do not divide evenly. It reads comm's size below the profiling
 // stack (Comm.size), so the call that uses it is all tools see.
 func blocks(op string, n int, comm Comm) (int, error) {
-	size := comm.size()
+	size := comm.peers()
 	if size == 0 {
 		return 0, nil // the call itself reports the invalid communicator
 	}
@@ -44,6 +44,9 @@ func Bcast[T Elem](buf []T, root int, comm Comm) error {
 // leaves the result in recv at root (nil elsewhere).
 func Reduce[T Elem](send, recv []T, op Op, root int, comm Comm) error {
 	s, n, dt := typed(send)
+	if root == Root { // an intercommunicator's root sends nothing
+		n = len(recv)
+	}
 	return api().Reduce(s, pmpi.Bytes(recv), n, dt, op, root, comm.c)
 }
 
@@ -128,7 +131,14 @@ func ReduceScatterBlockInPlace[T Elem](buf []T, op Op, comm Comm) error {
 // len(recv) is comm.Size()*len(send) there, and recv may be nil elsewhere.
 func Gather[T Elem](send, recv []T, root int, comm Comm) error {
 	s, n, dt := typed(send)
-	return api().Gather(s, n, dt, pmpi.Bytes(recv), n, dt, root, comm.c)
+	rn := n
+	if root == Root { // an intercommunicator's root sends nothing
+		var err error
+		if rn, err = blocks("gather", len(recv), comm); err != nil {
+			return err
+		}
+	}
+	return api().Gather(s, n, dt, pmpi.Bytes(recv), rn, dt, root, comm.c)
 }
 
 // GatherInPlace is Gather where, at root, buf is the whole receive buffer
@@ -168,7 +178,14 @@ func GathervInPlace[T Elem](buf []T, counts, displs []int, root int, comm Comm) 
 // i's recv. send may be nil except at root.
 func Scatter[T Elem](send, recv []T, root int, comm Comm) error {
 	r, n, dt := typed(recv)
-	return api().Scatter(pmpi.Bytes(send), n, dt, r, n, dt, root, comm.c)
+	sn := n
+	if root == Root { // an intercommunicator's root receives nothing
+		var err error
+		if sn, err = blocks("scatter", len(send), comm); err != nil {
+			return err
+		}
+	}
+	return api().Scatter(pmpi.Bytes(send), sn, dt, r, n, dt, root, comm.c)
 }
 
 // ScatterInPlace is Scatter where, at root, buf is the whole send buffer

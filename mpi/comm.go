@@ -52,6 +52,15 @@ func (c Comm) size() int {
 	return c.c.Size()
 }
 
+// peers is how many blocks a collective's buffer divides into (pmpi's
+// Peers).
+func (c Comm) peers() int {
+	if c.c == nil {
+		return 0
+	}
+	return c.c.Peers()
+}
+
 // Transport names the transport that carries this process's messages to
 // the given rank of c (of the remote group, for an intercommunicator): "self" for itself, "sm" for a rank on the same
 // host, "tcp" for one on another (unless the btl parameter chose

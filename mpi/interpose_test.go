@@ -56,6 +56,7 @@ var pure = []string{
 var pmpiPure = map[string]string{
 	"Comm.Rank":      "a field: the rank an in-place collective compares with its root; the user's Comm.Rank is api().CommRank",
 	"Comm.Size":      "a field's length: how an in-place collective cuts its buffer; the user's Comm.Size is api().CommSize",
+	"Comm.Peers":     "a field's length: how many blocks a collective's buffer divides into; the user's Comm.RemoteSize is api().CommRemoteSize",
 	"Comm.String":    "formats the communicator for Comm.String and error messages",
 	"Group.String":   "formats the group for Group.String",
 	"Request.Gen":    "the request's generation: which operation a Request stands for, not whether it completed",

@@ -85,6 +85,9 @@ func (k *collCall) inPlaceBlocks(recv []byte, rblocks [][]byte, at []int) (clone
 // blocks of recv are then sent and replaced, and scounts, sdispls and
 // stypes are ignored.
 func (*realAPI) Alltoallw(send []byte, scounts, sdispls []int, stypes []Datatype, recv []byte, rcounts, rdispls []int, rtypes []Datatype, comm *Comm) error {
+	if comm != nil && comm.inter != nil {
+		return interAlltoallw(send, scounts, sdispls, stypes, recv, rcounts, rdispls, rtypes, comm)
+	}
 	return alltoallwCall(nil, send, scounts, sdispls, stypes, recv, rcounts, rdispls, rtypes, comm)
 }
 

@@ -4,6 +4,9 @@ package pmpi
 // receives block j of recv from rank j. send may be InPlace: recv's
 // blocks are then sent and replaced.
 func (*realAPI) Alltoall(send []byte, scount int, sdt Datatype, recv []byte, rcount int, rdt Datatype, comm *Comm) error {
+	if comm != nil && comm.inter != nil {
+		return interAlltoall(send, scount, sdt, recv, rcount, rdt, comm)
+	}
 	return alltoallCall(nil, send, scount, sdt, recv, rcount, rdt, comm)
 }
 
@@ -32,6 +35,9 @@ func alltoallCall(s *collStart, send []byte, scount int, sdt Datatype, recv []by
 // Alltoallv is Alltoall with per-rank counts and displacements. send may
 // be InPlace: recv's counts and displacements then describe both.
 func (*realAPI) Alltoallv(send []byte, scounts, sdispls []int, sdt Datatype, recv []byte, rcounts, rdispls []int, rdt Datatype, comm *Comm) error {
+	if comm != nil && comm.inter != nil {
+		return interAlltoallv(send, scounts, sdispls, sdt, recv, rcounts, rdispls, rdt, comm)
+	}
 	return alltoallvCall(nil, send, scounts, sdispls, sdt, recv, rcounts, rdispls, rdt, comm)
 }
 

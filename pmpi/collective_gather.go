@@ -4,6 +4,9 @@ package pmpi
 // root, rcount elements of rdt per rank in rank order. At the root, send
 // may be InPlace: its own block is already in recv.
 func (*realAPI) Gather(send []byte, scount int, sdt Datatype, recv []byte, rcount int, rdt Datatype, root int, comm *Comm) error {
+	if comm != nil && comm.inter != nil {
+		return interGather(send, scount, sdt, recv, rcount, rdt, root, comm)
+	}
 	return gatherCall(nil, send, scount, sdt, recv, rcount, rdt, root, comm)
 }
 
@@ -38,6 +41,9 @@ func gatherCall(s *collStart, send []byte, scount int, sdt Datatype, recv []byte
 // Gatherv is Gather with counts[i] elements of rdt from rank i, placed at
 // displs[i] elements into recv.
 func (*realAPI) Gatherv(send []byte, scount int, sdt Datatype, recv []byte, counts, displs []int, rdt Datatype, root int, comm *Comm) error {
+	if comm != nil && comm.inter != nil {
+		return interGatherv(send, scount, sdt, recv, counts, displs, rdt, root, comm)
+	}
 	return gathervCall(nil, send, scount, sdt, recv, counts, displs, rdt, root, comm)
 }
 
@@ -72,6 +78,9 @@ func gathervCall(s *collStart, send []byte, scount int, sdt Datatype, recv []byt
 // Allgather is Gather with the result at every rank. send may be InPlace:
 // each rank's block is then already in recv.
 func (*realAPI) Allgather(send []byte, scount int, sdt Datatype, recv []byte, rcount int, rdt Datatype, comm *Comm) error {
+	if comm != nil && comm.inter != nil {
+		return interAllgather(send, scount, sdt, recv, rcount, rdt, comm)
+	}
 	return allgatherCall(nil, send, scount, sdt, recv, rcount, rdt, comm)
 }
 
@@ -99,6 +108,9 @@ func allgatherCall(s *collStart, send []byte, scount int, sdt Datatype, recv []b
 
 // Allgatherv is Gatherv with the result at every rank. send may be InPlace.
 func (*realAPI) Allgatherv(send []byte, scount int, sdt Datatype, recv []byte, counts, displs []int, rdt Datatype, comm *Comm) error {
+	if comm != nil && comm.inter != nil {
+		return interAllgatherv(send, scount, sdt, recv, counts, displs, rdt, comm)
+	}
 	return allgathervCall(nil, send, scount, sdt, recv, counts, displs, rdt, comm)
 }
 

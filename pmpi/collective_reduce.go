@@ -54,6 +54,9 @@ func (k *collCall) reduction(send, recv []byte, count int, dt Datatype, op Op, r
 // Reduce combines count elements of dt from every rank with op and leaves
 // the result in recv at root. At the root, send may be InPlace.
 func (*realAPI) Reduce(send, recv []byte, count int, dt Datatype, op Op, root int, comm *Comm) error {
+	if comm != nil && comm.inter != nil {
+		return interReduce(send, recv, count, dt, op, root, comm)
+	}
 	return reduceCall(nil, send, recv, count, dt, op, root, comm)
 }
 
@@ -137,6 +140,9 @@ func exscanCall(s *collStart, send, recv []byte, count int, dt Datatype, op Op, 
 // of them, in order, at rank i. send may be InPlace: recv then holds the
 // whole vector, and the rank's part is left at its start.
 func (*realAPI) ReduceScatter(send, recv []byte, counts []int, dt Datatype, op Op, comm *Comm) error {
+	if comm != nil && comm.inter != nil {
+		return interReduceScatter(send, recv, counts, dt, op, comm)
+	}
 	return reduceScatterCall(nil, send, recv, counts, dt, op, comm)
 }
 
@@ -186,6 +192,9 @@ func reduceScatterCall(s *collStart, send, recv []byte, counts []int, dt Datatyp
 
 // ReduceScatterBlock is ReduceScatter with count elements for every rank.
 func (*realAPI) ReduceScatterBlock(send, recv []byte, count int, dt Datatype, op Op, comm *Comm) error {
+	if comm != nil && comm.inter != nil {
+		return interReduceScatterBlock(send, recv, count, dt, op, comm)
+	}
 	return reduceScatterBlockCall(nil, send, recv, count, dt, op, comm)
 }
 

@@ -114,6 +114,14 @@ func (c *Comm) Size() int { return len(c.localGroup()) }
 // point-to-point calls name.
 func (c *Comm) WorldRank(rank int) int { return c.group[rank] }
 
+// Peers is how many ranks a collective's blocks go to or come from: Size,
+// or the remote group's size for an intercommunicator.
+func (c *Comm) Peers() int { return len(c.group) }
+
+// IsInter reports whether c is an intercommunicator, as CommTestInter
+// does, for bindings that need to know without making that call.
+func (c *Comm) IsInter() bool { return c.inter != nil }
+
 // SetErrorHandler sets what happens when a call on the communicator fails.
 func (c *Comm) SetErrorHandler(h ErrorHandler) { c.errh.Store(int32(h)) }
 

@@ -130,11 +130,13 @@ func missingInter(op string, comm *Comm) error {
 	return comm.handle(errorf(ClassIntern, nil, "%s on %v: the coll components serve no %s on its local group (check the coll parameter)", op, comm, op))
 }
 
-// interServed lists the collectives gompi serves on an intercommunicator.
-var interServed = []string{"barrier", "bcast", "allreduce"}
-
-// errInterColl is the error of the other collectives on an intercommunicator.
+// errInterColl is the error of a collective call on an intercommunicator
+// that gompi does not serve there: the scans, which MPI does not define
+// there, and the non-blocking and persistent forms (named so in op).
 func errInterColl(op string, comm *Comm) error {
-	return comm.handle(errorf(ClassComm, nil, "%s on %v: collectives on an intercommunicator other than %v are not supported by gompi; merge it with IntercommMerge",
-		op, comm, interServed))
+	if op == "scan" || op == "exscan" {
+		return comm.handle(errorf(ClassComm, nil, "%s on %v: MPI defines no %s on an intercommunicator", op, comm, op))
+	}
+	return comm.handle(errorf(ClassComm, nil, "%s on %v: non-blocking and persistent collectives on an intercommunicator are not supported by gompi; call the blocking form, or merge it with IntercommMerge",
+		op, comm))
 }

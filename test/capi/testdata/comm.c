@@ -110,6 +110,35 @@ int main(int argc, char **argv) {
         TRY(MPI_Sendrecv(&mine, 1, MPI_INT, r, 5, &theirs, 1, MPI_INT, r, 5, inter, MPI_STATUS_IGNORE));
         CHECK(theirs == (even ? 2 * r + 1 : 2 * r), "remote rank %d sent %d", r, theirs);
     }
+    /* Collectives between the groups: the even group's rank 0 gathers
+     * the odd ranks' world ranks (the odd group's receive side and the
+     * other even ranks' both sides are NULL, as they are not read); every
+     * rank swaps a block with each remote rank; the odd group's rank 0
+     * gets the even ranks' sum. */
+    int lr, gathered[64], sent[64], recvd[64], total = -1;
+    TRY(MPI_Comm_rank(inter, &lr));
+    if (even)
+        TRY(MPI_Gather(NULL, 0, MPI_DATATYPE_NULL, gathered, 1, MPI_INT, lr == 0 ? MPI_ROOT : MPI_PROC_NULL, inter));
+    else
+        TRY(MPI_Gather(&mine, 1, MPI_INT, NULL, 0, MPI_DATATYPE_NULL, 0, inter));
+    if (even && lr == 0)
+        for (int k = 0; k < nodd; k++)
+            CHECK(gathered[k] == 2 * k + 1, "intercomm gather: block %d is %d", k, gathered[k]);
+    for (int k = 0; k < rs; k++)
+        sent[k] = rank * 100 + k;
+    TRY(MPI_Alltoall(sent, 1, MPI_INT, recvd, 1, MPI_INT, inter));
+    for (int k = 0; k < rs; k++) {
+        int w = even ? 2 * k + 1 : 2 * k;
+        CHECK(recvd[k] == w * 100 + lr, "intercomm alltoall: block %d is %d, want %d", k, recvd[k], w * 100 + lr);
+    }
+    if (even)
+        TRY(MPI_Reduce(&mine, NULL, 1, MPI_INT, MPI_SUM, 0, inter));
+    else
+        TRY(MPI_Reduce(NULL, &total, 1, MPI_INT, MPI_SUM, lr == 0 ? MPI_ROOT : MPI_PROC_NULL, inter));
+    if (!even && lr == 0)
+        CHECK(total == neven * (neven - 1), "intercomm reduce: %d, want the even ranks' sum %d", total, neven * (neven - 1));
+    passed("intercomm collectives");
+
     MPI_Comm merged;
     TRY(MPI_Intercomm_merge(inter, !even, &merged));
     TRY(MPI_Comm_size(merged, &n));

@@ -320,9 +320,157 @@ func checkInterColl(s side, ic mpi.Comm) error {
 	if err := mpi.Bcast([]int{1}, len(s.theirs), ic); !errors.Is(err, mpi.ErrRoot) {
 		return fmt.Errorf("bcast from remote rank %d: %v, want ErrRoot", len(s.theirs), err)
 	}
-	err := mpi.Gather([]int{1}, make([]int, 8), 0, ic)
+	if err := checkInterRooted(s, ic); err != nil {
+		return err
+	}
+	if err := checkInterAll(s, ic); err != nil {
+		return err
+	}
+	err := mpi.Scan([]int{1}, make([]int, 1), mpi.Sum, ic)
+	if !errors.Is(err, mpi.ErrComm) || !strings.Contains(fmt.Sprint(err), "defines no scan") {
+		return fmt.Errorf("scan on an intercommunicator: %v, want ErrComm saying MPI defines none", err)
+	}
+	_, err = mpi.Iallreduce([]int{1}, make([]int, 1), mpi.Sum, ic)
 	if !errors.Is(err, mpi.ErrComm) || !strings.Contains(fmt.Sprint(err), "IntercommMerge") {
-		return fmt.Errorf("gather on an intercommunicator: %v, want ErrComm pointing to IntercommMerge", err)
+		return fmt.Errorf("iallreduce on an intercommunicator: %v, want ErrComm pointing to IntercommMerge", err)
+	}
+	return nil
+}
+
+// rootArg is the root argument of a rooted collective whose root is rank
+// 0 of the group of color: Root there, ProcNull beside it, 0 across.
+func rootArg(s side, ic mpi.Comm, color int) int {
+	switch {
+	case color != s.color:
+		return 0
+	case ic.Rank() == 0:
+		return mpi.Root
+	}
+	return mpi.ProcNull
+}
+
+// checkInterRooted: Gather, Gatherv, Scatter, Scatterv and Reduce with
+// the root in each group; remote rank r's blocks hold r+1 elements.
+func checkInterRooted(s side, ic mpi.Comm) error {
+	me, mine, n := s.mine[ic.Rank()], ic.Rank(), len(s.theirs)
+	counts, displs, total := make([]int, n), make([]int, n), 0
+	for r := range n {
+		counts[r], displs[r], total = r+1, total, total+r+1
+	}
+	for color := range 2 {
+		root := rootArg(s, ic, color)
+		gathered, gatheredV := make([]int, 2*n), make([]int, total)
+		sum := make([]int, 2)
+		if err := errors.Join(
+			mpi.Gather([]int{me, me * 10}, gathered, root, ic),
+			mpi.Gatherv(slices.Repeat([]int{me}, mine+1), gatheredV, counts, displs, root, ic),
+			mpi.Reduce([]int{me, 1}, sum, mpi.Sum, root, ic)); err != nil {
+			return fmt.Errorf("rooted collectives to group %d's rank 0: %w", color, err)
+		}
+		var blocks, blocksV []int
+		for r, w := range s.theirs {
+			blocks, blocksV = append(blocks, w+100, w+200), append(blocksV, slices.Repeat([]int{w + 300}, r+1)...)
+		}
+		got, gotV := make([]int, 2), make([]int, mine+1)
+		if root == mpi.Root || root == mpi.ProcNull {
+			got, gotV = nil, nil
+		}
+		if err := errors.Join(
+			mpi.Scatter(blocks, got, root, ic),
+			mpi.Scatterv(blocksV, counts, displs, gotV, root, ic)); err != nil {
+			return fmt.Errorf("scatters from group %d's rank 0: %w", color, err)
+		}
+		switch root {
+		case mpi.Root:
+			var want, wantV []int
+			wantSum := []int{0, n}
+			for r, w := range s.theirs {
+				want, wantV = append(want, w, w*10), append(wantV, slices.Repeat([]int{w}, r+1)...)
+				wantSum[0] += w
+			}
+			if !slices.Equal(gathered, want) || !slices.Equal(gatheredV, wantV) || !slices.Equal(sum, wantSum) {
+				return fmt.Errorf("at the root: gather %v (want %v), gatherv %v (want %v), reduce %v (want %v)",
+					gathered, want, gatheredV, wantV, sum, wantSum)
+			}
+		case 0:
+			if !slices.Equal(got, []int{me + 100, me + 200}) || !slices.Equal(gotV, slices.Repeat([]int{me + 300}, mine+1)) {
+				return fmt.Errorf("scatter from group %d: %v, scatterv %v", color, got, gotV)
+			}
+		}
+	}
+	if err := mpi.Gather([]int{1}, nil, len(s.theirs), ic); !errors.Is(err, mpi.ErrRoot) {
+		return fmt.Errorf("gather to remote rank %d: %v, want ErrRoot", len(s.theirs), err)
+	}
+	return nil
+}
+
+// checkInterAll: Allgather(v), Alltoall(v) and ReduceScatter(Block), each
+// rank getting the other group's data. Local rank i sends remote rank j
+// i+j+1 elements in the v-forms.
+func checkInterAll(s side, ic mpi.Comm) error {
+	me, mine, n := s.mine[ic.Rank()], ic.Rank(), len(s.theirs)
+	all := make([]int, n)
+	// Allgatherv: each rank sends local rank+1 copies of its world rank.
+	vcounts, vdispls, vtotal := make([]int, n), make([]int, n), 0
+	for r := range n {
+		vcounts[r], vdispls[r], vtotal = r+1, vtotal, vtotal+r+1
+	}
+	allV := make([]int, vtotal)
+	send, recv := make([]int, n), make([]int, n)
+	for j := range n {
+		send[j] = me*100 + j
+	}
+	var sv, rv []int
+	sc, sd, rc, rd := make([]int, n), make([]int, n), make([]int, n), make([]int, n)
+	for j := range n {
+		sc[j], sd[j] = mine+j+1, len(sv)
+		sv = append(sv, slices.Repeat([]int{me*100 + j}, mine+j+1)...)
+		rc[j], rd[j] = j+mine+1, len(rv)
+		rv = append(rv, make([]int, j+mine+1)...)
+	}
+	// The reductions: this group's vectors hold its size times the other's
+	// size, so that both groups' totals agree.
+	vec := make([]int, ic.Size()*n)
+	for e := range vec {
+		vec[e] = me*1000 + e
+	}
+	block, scattered := make([]int, n), make([]int, n)
+	if err := errors.Join(
+		mpi.Allgather([]int{me}, all, ic),
+		mpi.Allgatherv(slices.Repeat([]int{me}, mine+1), allV, vcounts, vdispls, ic),
+		mpi.Alltoall(send, recv, ic),
+		mpi.Alltoallv(sv, sc, sd, rv, rc, rd, ic),
+		mpi.ReduceScatterBlock(vec, block, mpi.Sum, ic),
+		mpi.ReduceScatter(vec, scattered, slices.Repeat([]int{n}, ic.Size()), mpi.Sum, ic)); err != nil {
+		return fmt.Errorf("all-to-all collectives: %w", err)
+	}
+	var wantV, wantRV []int
+	wantRecv := make([]int, n)
+	sumTheirs := 0
+	for j, w := range s.theirs {
+		wantV = append(wantV, slices.Repeat([]int{w}, j+1)...)
+		wantRecv[j] = w*100 + mine
+		wantRV = append(wantRV, slices.Repeat([]int{w*100 + mine}, j+mine+1)...)
+		sumTheirs += w
+	}
+	wantBlock := make([]int, n)
+	for i := range n {
+		wantBlock[i] = sumTheirs*1000 + n*(mine*n+i)
+	}
+	switch {
+	case !slices.Equal(all, s.theirs):
+		return fmt.Errorf("allgather: %v, want %v", all, s.theirs)
+	case !slices.Equal(allV, wantV):
+		return fmt.Errorf("allgatherv: %v, want %v", allV, wantV)
+	case !slices.Equal(recv, wantRecv):
+		return fmt.Errorf("alltoall: %v, want %v", recv, wantRecv)
+	case !slices.Equal(rv, wantRV):
+		return fmt.Errorf("alltoallv: %v, want %v", rv, wantRV)
+	case !slices.Equal(block, wantBlock) || !slices.Equal(scattered, wantBlock):
+		return fmt.Errorf("reduce scatter block %v, reduce scatter %v, want %v", block, scattered, wantBlock)
+	}
+	if err := mpi.AllgatherInPlace(make([]int, n), ic); !errors.Is(err, mpi.ErrBuffer) {
+		return fmt.Errorf("allgather in place: %v, want ErrBuffer", err)
 	}
 	return nil
 }
