@@ -31,6 +31,26 @@ func blocks(op string, n int, comm Comm) (int, error) {
 	return n / size, nil
 }
 
+// rootBlock is the block size of a rooted call's root side: n, the other
+// side's, except at an intercommunicator's root, whose other side is not
+// read: there its whole buffer of whole elements divides among the remote
+// group.
+func rootBlock(op string, n, whole, root int, comm Comm) (int, error) {
+	if root != Root {
+		return n, nil
+	}
+	return blocks(op, whole, comm)
+}
+
+// rootCount is a reduction's count: len(send), except at an
+// intercommunicator's root, which sends nothing: len(recv).
+func rootCount(send, recv, root int) int {
+	if root == Root {
+		return recv
+	}
+	return send
+}
+
 // Barrier returns once every rank of comm has entered it.
 func Barrier(comm Comm) error { return api().Barrier(comm.c) }
 
@@ -43,11 +63,8 @@ func Bcast[T Elem](buf []T, root int, comm Comm) error {
 // Reduce combines send from every rank element by element with op and
 // leaves the result in recv at root (nil elsewhere).
 func Reduce[T Elem](send, recv []T, op Op, root int, comm Comm) error {
-	s, n, dt := typed(send)
-	if root == Root { // an intercommunicator's root sends nothing
-		n = len(recv)
-	}
-	return api().Reduce(s, pmpi.Bytes(recv), n, dt, op, root, comm.c)
+	s, _, dt := typed(send)
+	return api().Reduce(s, pmpi.Bytes(recv), rootCount(len(send), len(recv), root), dt, op, root, comm.c)
 }
 
 // ReduceInPlace is Reduce where buf is the data of each rank and, at root,
@@ -131,12 +148,9 @@ func ReduceScatterBlockInPlace[T Elem](buf []T, op Op, comm Comm) error {
 // len(recv) is comm.Size()*len(send) there, and recv may be nil elsewhere.
 func Gather[T Elem](send, recv []T, root int, comm Comm) error {
 	s, n, dt := typed(send)
-	rn := n
-	if root == Root { // an intercommunicator's root sends nothing
-		var err error
-		if rn, err = blocks("gather", len(recv), comm); err != nil {
-			return err
-		}
+	rn, err := rootBlock("gather", n, len(recv), root, comm)
+	if err != nil {
+		return err
 	}
 	return api().Gather(s, n, dt, pmpi.Bytes(recv), rn, dt, root, comm.c)
 }
@@ -178,12 +192,9 @@ func GathervInPlace[T Elem](buf []T, counts, displs []int, root int, comm Comm) 
 // i's recv. send may be nil except at root.
 func Scatter[T Elem](send, recv []T, root int, comm Comm) error {
 	r, n, dt := typed(recv)
-	sn := n
-	if root == Root { // an intercommunicator's root receives nothing
-		var err error
-		if sn, err = blocks("scatter", len(send), comm); err != nil {
-			return err
-		}
+	sn, err := rootBlock("scatter", n, len(send), root, comm)
+	if err != nil {
+		return err
 	}
 	return api().Scatter(pmpi.Bytes(send), sn, dt, r, n, dt, root, comm.c)
 }

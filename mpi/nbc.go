@@ -27,8 +27,8 @@ func Ibarrier(comm Comm) (Request, error) { return started(api().Ibarrier(comm.c
 
 // Ireduce starts Reduce and returns its request.
 func Ireduce[T Elem](send, recv []T, op Op, root int, comm Comm) (Request, error) {
-	s, n, dt := typed(send)
-	return started(api().Ireduce(s, pmpi.Bytes(recv), n, dt, op, root, comm.c))
+	s, _, dt := typed(send)
+	return started(api().Ireduce(s, pmpi.Bytes(recv), rootCount(len(send), len(recv), root), dt, op, root, comm.c))
 }
 
 // IreduceInPlace starts ReduceInPlace and returns its request.
@@ -105,7 +105,11 @@ func IreduceScatterBlockInPlace[T Elem](buf []T, op Op, comm Comm) (Request, err
 // Igather starts Gather and returns its request.
 func Igather[T Elem](send, recv []T, root int, comm Comm) (Request, error) {
 	s, n, dt := typed(send)
-	return started(api().Igather(s, n, dt, pmpi.Bytes(recv), n, dt, root, comm.c))
+	rn, err := rootBlock("igather", n, len(recv), root, comm)
+	if err != nil {
+		return Request{}, err
+	}
+	return started(api().Igather(s, n, dt, pmpi.Bytes(recv), rn, dt, root, comm.c))
 }
 
 // IgatherInPlace starts GatherInPlace and returns its request.
@@ -139,7 +143,11 @@ func IgathervInPlace[T Elem](buf []T, counts, displs []int, root int, comm Comm)
 // Iscatter starts Scatter and returns its request.
 func Iscatter[T Elem](send, recv []T, root int, comm Comm) (Request, error) {
 	r, n, dt := typed(recv)
-	return started(api().Iscatter(pmpi.Bytes(send), n, dt, r, n, dt, root, comm.c))
+	sn, err := rootBlock("iscatter", n, len(send), root, comm)
+	if err != nil {
+		return Request{}, err
+	}
+	return started(api().Iscatter(pmpi.Bytes(send), sn, dt, r, n, dt, root, comm.c))
 }
 
 // IscatterInPlace starts ScatterInPlace and returns its request.

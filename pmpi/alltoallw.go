@@ -85,14 +85,14 @@ func (k *collCall) inPlaceBlocks(recv []byte, rblocks [][]byte, at []int) (clone
 // blocks of recv are then sent and replaced, and scounts, sdispls and
 // stypes are ignored.
 func (*realAPI) Alltoallw(send []byte, scounts, sdispls []int, stypes []Datatype, recv []byte, rcounts, rdispls []int, rtypes []Datatype, comm *Comm) error {
-	if comm != nil && comm.inter != nil {
-		return interAlltoallw(send, scounts, sdispls, stypes, recv, rcounts, rdispls, rtypes, comm)
-	}
 	return alltoallwCall(nil, send, scounts, sdispls, stypes, recv, rcounts, rdispls, rtypes, comm)
 }
 
 // alltoallwCall is Alltoallw, blocking when s is nil, else started as s says.
 func alltoallwCall(s *collStart, send []byte, scounts, sdispls []int, stypes []Datatype, recv []byte, rcounts, rdispls []int, rtypes []Datatype, comm *Comm) error {
+	if comm != nil && comm.inter != nil {
+		return interAlltoallw(s, send, scounts, sdispls, stypes, recv, rcounts, rdispls, rtypes, comm)
+	}
 	k, err := startColl(s, "alltoallw", comm)
 	if err != nil {
 		return err

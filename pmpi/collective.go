@@ -184,14 +184,14 @@ func (k *collCall) onlyAtRoot(root int, what []byte) error {
 // Barrier returns once every rank of comm has called it: of both groups,
 // on an intercommunicator.
 func (*realAPI) Barrier(comm *Comm) error {
-	if comm != nil && comm.inter != nil {
-		return interBarrier(comm)
-	}
 	return barrierCall(nil, comm)
 }
 
 // barrierCall is Barrier, blocking when s is nil, else started as s says.
 func barrierCall(s *collStart, comm *Comm) error {
+	if comm != nil && comm.inter != nil {
+		return interBarrier(s, comm)
+	}
 	k, err := startColl(s, "barrier", comm)
 	if err != nil {
 		return err

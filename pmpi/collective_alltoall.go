@@ -4,14 +4,14 @@ package pmpi
 // receives block j of recv from rank j. send may be InPlace: recv's
 // blocks are then sent and replaced.
 func (*realAPI) Alltoall(send []byte, scount int, sdt Datatype, recv []byte, rcount int, rdt Datatype, comm *Comm) error {
-	if comm != nil && comm.inter != nil {
-		return interAlltoall(send, scount, sdt, recv, rcount, rdt, comm)
-	}
 	return alltoallCall(nil, send, scount, sdt, recv, rcount, rdt, comm)
 }
 
 // alltoallCall is Alltoall, blocking when s is nil, else started as s says.
 func alltoallCall(s *collStart, send []byte, scount int, sdt Datatype, recv []byte, rcount int, rdt Datatype, comm *Comm) error {
+	if comm != nil && comm.inter != nil {
+		return interAlltoall(s, send, scount, sdt, recv, rcount, rdt, comm)
+	}
 	k, err := startColl(s, "alltoall", comm)
 	if err != nil {
 		return err
@@ -35,14 +35,14 @@ func alltoallCall(s *collStart, send []byte, scount int, sdt Datatype, recv []by
 // Alltoallv is Alltoall with per-rank counts and displacements. send may
 // be InPlace: recv's counts and displacements then describe both.
 func (*realAPI) Alltoallv(send []byte, scounts, sdispls []int, sdt Datatype, recv []byte, rcounts, rdispls []int, rdt Datatype, comm *Comm) error {
-	if comm != nil && comm.inter != nil {
-		return interAlltoallv(send, scounts, sdispls, sdt, recv, rcounts, rdispls, rdt, comm)
-	}
 	return alltoallvCall(nil, send, scounts, sdispls, sdt, recv, rcounts, rdispls, rdt, comm)
 }
 
 // alltoallvCall is Alltoallv, blocking when s is nil, else started as s says.
 func alltoallvCall(s *collStart, send []byte, scounts, sdispls []int, sdt Datatype, recv []byte, rcounts, rdispls []int, rdt Datatype, comm *Comm) error {
+	if comm != nil && comm.inter != nil {
+		return interAlltoallv(s, send, scounts, sdispls, sdt, recv, rcounts, rdispls, rdt, comm)
+	}
 	k, err := startColl(s, "alltoallv", comm)
 	if err != nil {
 		return err

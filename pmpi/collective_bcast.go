@@ -3,14 +3,14 @@ package pmpi
 // Bcast sends count elements of dt in buf from root to every rank; on an
 // intercommunicator, to every rank of the root's remote group (see Root).
 func (*realAPI) Bcast(buf []byte, count int, dt Datatype, root int, comm *Comm) error {
-	if comm != nil && comm.inter != nil {
-		return interBcast(buf, count, dt, root, comm)
-	}
 	return bcastCall(nil, buf, count, dt, root, comm)
 }
 
 // bcastCall is Bcast, blocking when s is nil, else started as s says.
 func bcastCall(s *collStart, buf []byte, count int, dt Datatype, root int, comm *Comm) error {
+	if comm != nil && comm.inter != nil {
+		return interBcast(s, buf, count, dt, root, comm)
+	}
 	k, err := startColl(s, "bcast", comm)
 	if err != nil {
 		return err

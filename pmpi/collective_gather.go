@@ -4,14 +4,14 @@ package pmpi
 // root, rcount elements of rdt per rank in rank order. At the root, send
 // may be InPlace: its own block is already in recv.
 func (*realAPI) Gather(send []byte, scount int, sdt Datatype, recv []byte, rcount int, rdt Datatype, root int, comm *Comm) error {
-	if comm != nil && comm.inter != nil {
-		return interGather(send, scount, sdt, recv, rcount, rdt, root, comm)
-	}
 	return gatherCall(nil, send, scount, sdt, recv, rcount, rdt, root, comm)
 }
 
 // gatherCall is Gather, blocking when s is nil, else started as s says.
 func gatherCall(s *collStart, send []byte, scount int, sdt Datatype, recv []byte, rcount int, rdt Datatype, root int, comm *Comm) error {
+	if comm != nil && comm.inter != nil {
+		return interGather(s, send, scount, sdt, recv, rcount, rdt, root, comm)
+	}
 	k, err := startColl(s, "gather", comm)
 	if err != nil {
 		return err
@@ -41,14 +41,14 @@ func gatherCall(s *collStart, send []byte, scount int, sdt Datatype, recv []byte
 // Gatherv is Gather with counts[i] elements of rdt from rank i, placed at
 // displs[i] elements into recv.
 func (*realAPI) Gatherv(send []byte, scount int, sdt Datatype, recv []byte, counts, displs []int, rdt Datatype, root int, comm *Comm) error {
-	if comm != nil && comm.inter != nil {
-		return interGatherv(send, scount, sdt, recv, counts, displs, rdt, root, comm)
-	}
 	return gathervCall(nil, send, scount, sdt, recv, counts, displs, rdt, root, comm)
 }
 
 // gathervCall is Gatherv, blocking when s is nil, else started as s says.
 func gathervCall(s *collStart, send []byte, scount int, sdt Datatype, recv []byte, counts, displs []int, rdt Datatype, root int, comm *Comm) error {
+	if comm != nil && comm.inter != nil {
+		return interGatherv(s, send, scount, sdt, recv, counts, displs, rdt, root, comm)
+	}
 	k, err := startColl(s, "gatherv", comm)
 	if err != nil {
 		return err
@@ -78,14 +78,14 @@ func gathervCall(s *collStart, send []byte, scount int, sdt Datatype, recv []byt
 // Allgather is Gather with the result at every rank. send may be InPlace:
 // each rank's block is then already in recv.
 func (*realAPI) Allgather(send []byte, scount int, sdt Datatype, recv []byte, rcount int, rdt Datatype, comm *Comm) error {
-	if comm != nil && comm.inter != nil {
-		return interAllgather(send, scount, sdt, recv, rcount, rdt, comm)
-	}
 	return allgatherCall(nil, send, scount, sdt, recv, rcount, rdt, comm)
 }
 
 // allgatherCall is Allgather, blocking when s is nil, else started as s says.
 func allgatherCall(s *collStart, send []byte, scount int, sdt Datatype, recv []byte, rcount int, rdt Datatype, comm *Comm) error {
+	if comm != nil && comm.inter != nil {
+		return interAllgather(s, send, scount, sdt, recv, rcount, rdt, comm)
+	}
 	k, err := startColl(s, "allgather", comm)
 	if err != nil {
 		return err
@@ -108,14 +108,14 @@ func allgatherCall(s *collStart, send []byte, scount int, sdt Datatype, recv []b
 
 // Allgatherv is Gatherv with the result at every rank. send may be InPlace.
 func (*realAPI) Allgatherv(send []byte, scount int, sdt Datatype, recv []byte, counts, displs []int, rdt Datatype, comm *Comm) error {
-	if comm != nil && comm.inter != nil {
-		return interAllgatherv(send, scount, sdt, recv, counts, displs, rdt, comm)
-	}
 	return allgathervCall(nil, send, scount, sdt, recv, counts, displs, rdt, comm)
 }
 
 // allgathervCall is Allgatherv, blocking when s is nil, else started as s says.
 func allgathervCall(s *collStart, send []byte, scount int, sdt Datatype, recv []byte, counts, displs []int, rdt Datatype, comm *Comm) error {
+	if comm != nil && comm.inter != nil {
+		return interAllgatherv(s, send, scount, sdt, recv, counts, displs, rdt, comm)
+	}
 	k, err := startColl(s, "allgatherv", comm)
 	if err != nil {
 		return err

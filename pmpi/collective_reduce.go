@@ -54,14 +54,14 @@ func (k *collCall) reduction(send, recv []byte, count int, dt Datatype, op Op, r
 // Reduce combines count elements of dt from every rank with op and leaves
 // the result in recv at root. At the root, send may be InPlace.
 func (*realAPI) Reduce(send, recv []byte, count int, dt Datatype, op Op, root int, comm *Comm) error {
-	if comm != nil && comm.inter != nil {
-		return interReduce(send, recv, count, dt, op, root, comm)
-	}
 	return reduceCall(nil, send, recv, count, dt, op, root, comm)
 }
 
 // reduceCall is Reduce, blocking when s is nil, else started as s says.
 func reduceCall(s *collStart, send, recv []byte, count int, dt Datatype, op Op, root int, comm *Comm) error {
+	if comm != nil && comm.inter != nil {
+		return interReduce(s, send, recv, count, dt, op, root, comm)
+	}
 	k, err := startColl(s, "reduce", comm)
 	if err != nil {
 		return err
@@ -80,14 +80,14 @@ func reduceCall(s *collStart, send, recv []byte, count int, dt Datatype, op Op, 
 // On an intercommunicator each group receives the reduction of the
 // other's send data, and InPlace is not allowed.
 func (*realAPI) Allreduce(send, recv []byte, count int, dt Datatype, op Op, comm *Comm) error {
-	if comm != nil && comm.inter != nil {
-		return interAllreduce(send, recv, count, dt, op, comm)
-	}
 	return allreduceCall(nil, send, recv, count, dt, op, comm)
 }
 
 // allreduceCall is Allreduce, blocking when s is nil, else started as s says.
 func allreduceCall(s *collStart, send, recv []byte, count int, dt Datatype, op Op, comm *Comm) error {
+	if comm != nil && comm.inter != nil {
+		return interAllreduce(s, send, recv, count, dt, op, comm)
+	}
 	k, err := startColl(s, "allreduce", comm)
 	if err != nil {
 		return err
@@ -140,14 +140,14 @@ func exscanCall(s *collStart, send, recv []byte, count int, dt Datatype, op Op, 
 // of them, in order, at rank i. send may be InPlace: recv then holds the
 // whole vector, and the rank's part is left at its start.
 func (*realAPI) ReduceScatter(send, recv []byte, counts []int, dt Datatype, op Op, comm *Comm) error {
-	if comm != nil && comm.inter != nil {
-		return interReduceScatter(send, recv, counts, dt, op, comm)
-	}
 	return reduceScatterCall(nil, send, recv, counts, dt, op, comm)
 }
 
 // reduceScatterCall is ReduceScatter, blocking when s is nil, else started as s says.
 func reduceScatterCall(s *collStart, send, recv []byte, counts []int, dt Datatype, op Op, comm *Comm) error {
+	if comm != nil && comm.inter != nil {
+		return interReduceScatter(s, send, recv, counts, dt, op, comm)
+	}
 	k, err := startColl(s, "reduce scatter", comm)
 	if err != nil {
 		return err
@@ -192,14 +192,14 @@ func reduceScatterCall(s *collStart, send, recv []byte, counts []int, dt Datatyp
 
 // ReduceScatterBlock is ReduceScatter with count elements for every rank.
 func (*realAPI) ReduceScatterBlock(send, recv []byte, count int, dt Datatype, op Op, comm *Comm) error {
-	if comm != nil && comm.inter != nil {
-		return interReduceScatterBlock(send, recv, count, dt, op, comm)
-	}
 	return reduceScatterBlockCall(nil, send, recv, count, dt, op, comm)
 }
 
 // reduceScatterBlockCall is ReduceScatterBlock, blocking when s is nil, else started as s says.
 func reduceScatterBlockCall(s *collStart, send, recv []byte, count int, dt Datatype, op Op, comm *Comm) error {
+	if comm != nil && comm.inter != nil {
+		return interReduceScatterBlock(s, send, recv, count, dt, op, comm)
+	}
 	k, err := startColl(s, "reduce scatter block", comm)
 	if err != nil {
 		return err

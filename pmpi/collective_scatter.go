@@ -3,14 +3,14 @@ package pmpi
 // Scatter sends block i of send at root (scount elements of sdt) to rank
 // i's recv. At the root, recv may be InPlace: its block stays in send.
 func (*realAPI) Scatter(send []byte, scount int, sdt Datatype, recv []byte, rcount int, rdt Datatype, root int, comm *Comm) error {
-	if comm != nil && comm.inter != nil {
-		return interScatter(send, scount, sdt, recv, rcount, rdt, root, comm)
-	}
 	return scatterCall(nil, send, scount, sdt, recv, rcount, rdt, root, comm)
 }
 
 // scatterCall is Scatter, blocking when s is nil, else started as s says.
 func scatterCall(s *collStart, send []byte, scount int, sdt Datatype, recv []byte, rcount int, rdt Datatype, root int, comm *Comm) error {
+	if comm != nil && comm.inter != nil {
+		return interScatter(s, send, scount, sdt, recv, rcount, rdt, root, comm)
+	}
 	k, err := startColl(s, "scatter", comm)
 	if err != nil {
 		return err
@@ -40,14 +40,14 @@ func scatterCall(s *collStart, send []byte, scount int, sdt Datatype, recv []byt
 // Scatterv is Scatter with counts[i] elements of sdt, from displs[i]
 // elements into send, for rank i.
 func (*realAPI) Scatterv(send []byte, counts, displs []int, sdt Datatype, recv []byte, rcount int, rdt Datatype, root int, comm *Comm) error {
-	if comm != nil && comm.inter != nil {
-		return interScatterv(send, counts, displs, sdt, recv, rcount, rdt, root, comm)
-	}
 	return scattervCall(nil, send, counts, displs, sdt, recv, rcount, rdt, root, comm)
 }
 
 // scattervCall is Scatterv, blocking when s is nil, else started as s says.
 func scattervCall(s *collStart, send []byte, counts, displs []int, sdt Datatype, recv []byte, rcount int, rdt Datatype, root int, comm *Comm) error {
+	if comm != nil && comm.inter != nil {
+		return interScatterv(s, send, counts, displs, sdt, recv, rcount, rdt, root, comm)
+	}
 	k, err := startColl(s, "scatterv", comm)
 	if err != nil {
 		return err

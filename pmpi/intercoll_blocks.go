@@ -4,22 +4,13 @@ import (
 	"github.com/gompi/gompi/frameworks/coll"
 )
 
-// The rest of MPI's collectives on an intercommunicator: the rooted ones
-// (Gather, Scatter, Reduce and their v-forms) and the all-to-all ones
-// (Allgather, Alltoall, ReduceScatter and their kin). Each block goes
-// straight between the two groups on the intercommunicator's collective
-// context, a message between every pair of ranks that exchange one (empty
-// blocks too, so that counts that disagree are caught); the reductions
-// reduce within a group over its bridge first, as Allreduce does. Ranks of
-// a remote group are numbered in that group, as MPI says.
-
-// interCall begins collective op on the intercommunicator comm.
-func interCall(op string, comm *Comm) (collCall, collComm, error) {
-	if _, err := interArgs(op, comm); err != nil {
-		return collCall{}, collComm{}, err
-	}
-	return collCall{op: op, comm: comm}, collComm{c: comm, ctx: comm.context + 1}, nil
-}
+// The rest of MPI's collectives on an intercommunicator (intercoll.go): the
+// rooted ones (Gather, Scatter, Reduce and their v-forms) and the
+// all-to-all ones (Allgather, Alltoall, ReduceScatter and their kin). Every
+// pair of ranks that exchange a block exchange a message, empty blocks
+// too, so that counts that disagree are caught; the reductions reduce
+// within a group over its bridge first, as Allreduce does. Ranks of a
+// remote group are numbered in that group, as MPI says.
 
 // rootRole says where a rooted collective's root argument puts this rank:
 // the root (Root), its group's other ranks (ProcNull), or the other group,
@@ -57,7 +48,8 @@ func (k *collCall) noInPlace(bufs ...[]byte) error {
 
 // exchange sends sends[i] to and receives recvs[i] from rank i of the
 // remote group, for every i where the slice is not nil, and waits for all.
-func (k *collCall) exchange(x collComm, tag int, sends, recvs [][]byte) error {
+func (r interRun) exchange(tag int, sends, recvs [][]byte) error {
+	x := r.x
 	reqs := make([]coll.Request, 0, len(sends)+len(recvs))
 	for i, b := range recvs {
 		if b != nil {
@@ -70,18 +62,6 @@ func (k *collCall) exchange(x collComm, tag int, sends, recvs [][]byte) error {
 		}
 	}
 	return x.Wait(reqs...)
-}
-
-// finish ends an intercommunicator collective: unpacks what it received
-// into derived types and reports err in the call's terms.
-func (k *collCall) finish(err error) error {
-	if k.convs != nil {
-		k.unpackAll(err == nil)
-	}
-	if err == nil {
-		return nil
-	}
-	return k.comm.handle(errorf(classOf(err), err, "%s on %v", k.op, k.comm))
 }
 
 // split cuts buf into len(counts) blocks at displs, byte counts both.
@@ -113,367 +93,333 @@ func toEach(n int, b []byte) [][]byte {
 
 // interGather: the root receives rcount elements from each rank of the
 // other group, in their rank order; that group's ranks send.
-func interGather(send []byte, scount int, sdt Datatype, recv []byte, rcount int, rdt Datatype, root int, comm *Comm) error {
-	k, x, err := interCall("gather", comm)
-	if err != nil {
-		return err
-	}
-	role, err := k.interRoot(root)
-	if err != nil {
-		return err
-	}
-	switch role {
-	case atRoot:
-		if err := k.noInPlace(send); err != nil {
-			return err
-		}
-		rd, err := k.data("receive", recv, rcount*len(comm.group), rdt)
+func interGather(s *collStart, send []byte, scount int, sdt Datatype, recv []byte, rcount int, rdt Datatype, root int, comm *Comm) error {
+	return interColl(s, "gather", comm, func(k *collCall) (func(interRun) error, error) {
+		role, err := k.interRoot(root)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		c, d := even(len(comm.group), rcount*rdt.Size())
-		return k.finish(k.exchange(x, coll.TagGather, nil, split(rd, c, d)))
-	case facingRoot:
-		sd, err := k.data("send", send, scount, sdt)
-		if err != nil {
-			return err
+		switch role {
+		case atRoot:
+			if err := k.noInPlace(send); err != nil {
+				return nil, err
+			}
+			rd, err := k.data("receive", recv, rcount*len(comm.group), rdt)
+			if err != nil {
+				return nil, err
+			}
+			c, d := even(len(comm.group), rcount*rdt.Size())
+			return func(r interRun) error { return r.exchange(coll.TagGather, nil, split(rd, c, d)) }, nil
+		case facingRoot:
+			sd, err := k.data("send", send, scount, sdt)
+			if err != nil {
+				return nil, err
+			}
+			return func(r interRun) error { return r.x.Send(sd, root, coll.TagGather) }, nil
 		}
-		return k.finish(x.Send(sd, root, coll.TagGather))
-	}
-	return nil
+		return nothing, nil
+	})
 }
 
 // interGatherv is interGather with counts[i] elements from remote rank i
 // at displs[i].
-func interGatherv(send []byte, scount int, sdt Datatype, recv []byte, counts, displs []int, rdt Datatype, root int, comm *Comm) error {
-	k, x, err := interCall("gatherv", comm)
-	if err != nil {
-		return err
-	}
-	role, err := k.interRoot(root)
-	if err != nil {
-		return err
-	}
-	switch role {
-	case atRoot:
-		if err := k.noInPlace(send); err != nil {
-			return err
-		}
-		bc, bd, err := k.blocksIn("receive", len(comm.group), "remote rank", &recv, counts, displs, rdt)
+func interGatherv(s *collStart, send []byte, scount int, sdt Datatype, recv []byte, counts, displs []int, rdt Datatype, root int, comm *Comm) error {
+	return interColl(s, "gatherv", comm, func(k *collCall) (func(interRun) error, error) {
+		role, err := k.interRoot(root)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		return k.finish(k.exchange(x, coll.TagGatherv, nil, split(recv, bc, bd)))
-	case facingRoot:
-		sd, err := k.data("send", send, scount, sdt)
-		if err != nil {
-			return err
+		switch role {
+		case atRoot:
+			if err := k.noInPlace(send); err != nil {
+				return nil, err
+			}
+			bc, bd, err := k.blocksIn("receive", len(comm.group), "remote rank", &recv, counts, displs, rdt)
+			if err != nil {
+				return nil, err
+			}
+			return func(r interRun) error { return r.exchange(coll.TagGatherv, nil, split(recv, bc, bd)) }, nil
+		case facingRoot:
+			sd, err := k.data("send", send, scount, sdt)
+			if err != nil {
+				return nil, err
+			}
+			return func(r interRun) error { return r.x.Send(sd, root, coll.TagGatherv) }, nil
 		}
-		return k.finish(x.Send(sd, root, coll.TagGatherv))
-	}
-	return nil
+		return nothing, nil
+	})
 }
 
 // interScatter: the root sends block i of send, scount elements, to rank
 // i of the other group, whose ranks receive.
-func interScatter(send []byte, scount int, sdt Datatype, recv []byte, rcount int, rdt Datatype, root int, comm *Comm) error {
-	k, x, err := interCall("scatter", comm)
-	if err != nil {
-		return err
-	}
-	role, err := k.interRoot(root)
-	if err != nil {
-		return err
-	}
-	switch role {
-	case atRoot:
-		if err := k.noInPlace(recv); err != nil {
-			return err
-		}
-		sd, err := k.data("send", send, scount*len(comm.group), sdt)
+func interScatter(s *collStart, send []byte, scount int, sdt Datatype, recv []byte, rcount int, rdt Datatype, root int, comm *Comm) error {
+	return interColl(s, "scatter", comm, func(k *collCall) (func(interRun) error, error) {
+		role, err := k.interRoot(root)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		c, d := even(len(comm.group), scount*sdt.Size())
-		return k.finish(k.exchange(x, coll.TagScatter, split(sd, c, d), nil))
-	case facingRoot:
-		rd, err := k.data("receive", recv, rcount, rdt)
-		if err != nil {
-			return err
+		switch role {
+		case atRoot:
+			if err := k.noInPlace(recv); err != nil {
+				return nil, err
+			}
+			sd, err := k.data("send", send, scount*len(comm.group), sdt)
+			if err != nil {
+				return nil, err
+			}
+			c, d := even(len(comm.group), scount*sdt.Size())
+			return func(r interRun) error { return r.exchange(coll.TagScatter, split(sd, c, d), nil) }, nil
+		case facingRoot:
+			rd, err := k.data("receive", recv, rcount, rdt)
+			if err != nil {
+				return nil, err
+			}
+			return func(r interRun) error { return r.x.Recv(rd, root, coll.TagScatter) }, nil
 		}
-		return k.finish(x.Recv(rd, root, coll.TagScatter))
-	}
-	return nil
+		return nothing, nil
+	})
 }
 
 // interScatterv is interScatter with counts[i] elements from displs[i] to
 // remote rank i.
-func interScatterv(send []byte, counts, displs []int, sdt Datatype, recv []byte, rcount int, rdt Datatype, root int, comm *Comm) error {
-	k, x, err := interCall("scatterv", comm)
-	if err != nil {
-		return err
-	}
-	role, err := k.interRoot(root)
-	if err != nil {
-		return err
-	}
-	switch role {
-	case atRoot:
-		if err := k.noInPlace(recv); err != nil {
-			return err
-		}
-		bc, bd, err := k.blocksIn("send", len(comm.group), "remote rank", &send, counts, displs, sdt)
+func interScatterv(s *collStart, send []byte, counts, displs []int, sdt Datatype, recv []byte, rcount int, rdt Datatype, root int, comm *Comm) error {
+	return interColl(s, "scatterv", comm, func(k *collCall) (func(interRun) error, error) {
+		role, err := k.interRoot(root)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		return k.finish(k.exchange(x, coll.TagScatterv, split(send, bc, bd), nil))
-	case facingRoot:
-		rd, err := k.data("receive", recv, rcount, rdt)
-		if err != nil {
-			return err
+		switch role {
+		case atRoot:
+			if err := k.noInPlace(recv); err != nil {
+				return nil, err
+			}
+			bc, bd, err := k.blocksIn("send", len(comm.group), "remote rank", &send, counts, displs, sdt)
+			if err != nil {
+				return nil, err
+			}
+			return func(r interRun) error { return r.exchange(coll.TagScatterv, split(send, bc, bd), nil) }, nil
+		case facingRoot:
+			rd, err := k.data("receive", recv, rcount, rdt)
+			if err != nil {
+				return nil, err
+			}
+			return func(r interRun) error { return r.x.Recv(rd, root, coll.TagScatterv) }, nil
 		}
-		return k.finish(x.Recv(rd, root, coll.TagScatterv))
-	}
-	return nil
+		return nothing, nil
+	})
 }
 
 // interAllgather leaves in recv, at every rank, the send blocks of every
 // rank of the other group in their rank order.
-func interAllgather(send []byte, scount int, sdt Datatype, recv []byte, rcount int, rdt Datatype, comm *Comm) error {
-	k, x, err := interCall("allgather", comm)
-	if err != nil {
-		return err
-	}
-	if err := k.noInPlace(send); err != nil {
-		return err
-	}
-	sd, err := k.data("send", send, scount, sdt)
-	if err != nil {
-		return err
-	}
-	rd, err := k.data("receive", recv, rcount*len(comm.group), rdt)
-	if err != nil {
-		return err
-	}
-	n := len(comm.group)
-	c, d := even(n, rcount*rdt.Size())
-	return k.finish(k.exchange(x, coll.TagAllgather, toEach(n, sd), split(rd, c, d)))
+func interAllgather(s *collStart, send []byte, scount int, sdt Datatype, recv []byte, rcount int, rdt Datatype, comm *Comm) error {
+	return interColl(s, "allgather", comm, func(k *collCall) (func(interRun) error, error) {
+		if err := k.noInPlace(send); err != nil {
+			return nil, err
+		}
+		n := len(comm.group)
+		sd, err := k.data("send", send, scount, sdt)
+		if err != nil {
+			return nil, err
+		}
+		rd, err := k.data("receive", recv, rcount*n, rdt)
+		if err != nil {
+			return nil, err
+		}
+		c, d := even(n, rcount*rdt.Size())
+		return func(r interRun) error { return r.exchange(coll.TagAllgather, toEach(n, sd), split(rd, c, d)) }, nil
+	})
 }
 
 // interAllgatherv is interAllgather with counts[i] elements from remote
 // rank i at displs[i].
-func interAllgatherv(send []byte, scount int, sdt Datatype, recv []byte, counts, displs []int, rdt Datatype, comm *Comm) error {
-	k, x, err := interCall("allgatherv", comm)
-	if err != nil {
-		return err
-	}
-	if err := k.noInPlace(send); err != nil {
-		return err
-	}
-	sd, err := k.data("send", send, scount, sdt)
-	if err != nil {
-		return err
-	}
-	bc, bd, err := k.blocksIn("receive", len(comm.group), "remote rank", &recv, counts, displs, rdt)
-	if err != nil {
-		return err
-	}
-	return k.finish(k.exchange(x, coll.TagAllgatherv, toEach(len(comm.group), sd), split(recv, bc, bd)))
+func interAllgatherv(s *collStart, send []byte, scount int, sdt Datatype, recv []byte, counts, displs []int, rdt Datatype, comm *Comm) error {
+	return interColl(s, "allgatherv", comm, func(k *collCall) (func(interRun) error, error) {
+		if err := k.noInPlace(send); err != nil {
+			return nil, err
+		}
+		sd, err := k.data("send", send, scount, sdt)
+		if err != nil {
+			return nil, err
+		}
+		bc, bd, err := k.blocksIn("receive", len(comm.group), "remote rank", &recv, counts, displs, rdt)
+		if err != nil {
+			return nil, err
+		}
+		n := len(comm.group)
+		return func(r interRun) error { return r.exchange(coll.TagAllgatherv, toEach(n, sd), split(recv, bc, bd)) }, nil
+	})
 }
 
 // interAlltoall sends block i of send to rank i of the other group and
 // receives block j of recv from its rank j.
-func interAlltoall(send []byte, scount int, sdt Datatype, recv []byte, rcount int, rdt Datatype, comm *Comm) error {
-	k, x, err := interCall("alltoall", comm)
-	if err != nil {
-		return err
-	}
-	if err := k.noInPlace(send); err != nil {
-		return err
-	}
-	n := len(comm.group)
-	sd, err := k.data("send", send, scount*n, sdt)
-	if err != nil {
-		return err
-	}
-	rd, err := k.data("receive", recv, rcount*n, rdt)
-	if err != nil {
-		return err
-	}
-	sc, sds := even(n, scount*sdt.Size())
-	rc, rds := even(n, rcount*rdt.Size())
-	return k.finish(k.exchange(x, coll.TagAlltoall, split(sd, sc, sds), split(rd, rc, rds)))
+func interAlltoall(s *collStart, send []byte, scount int, sdt Datatype, recv []byte, rcount int, rdt Datatype, comm *Comm) error {
+	return interColl(s, "alltoall", comm, func(k *collCall) (func(interRun) error, error) {
+		if err := k.noInPlace(send); err != nil {
+			return nil, err
+		}
+		n := len(comm.group)
+		sd, err := k.data("send", send, scount*n, sdt)
+		if err != nil {
+			return nil, err
+		}
+		rd, err := k.data("receive", recv, rcount*n, rdt)
+		if err != nil {
+			return nil, err
+		}
+		sc, sds := even(n, scount*sdt.Size())
+		rc, rds := even(n, rcount*rdt.Size())
+		return func(r interRun) error { return r.exchange(coll.TagAlltoall, split(sd, sc, sds), split(rd, rc, rds)) }, nil
+	})
 }
 
 // interAlltoallv is interAlltoall with a count and displacement for each
 // remote rank on both sides.
-func interAlltoallv(send []byte, scounts, sdispls []int, sdt Datatype, recv []byte, rcounts, rdispls []int, rdt Datatype, comm *Comm) error {
-	k, x, err := interCall("alltoallv", comm)
-	if err != nil {
-		return err
-	}
-	if err := k.noInPlace(send); err != nil {
-		return err
-	}
-	n := len(comm.group)
-	sc, sd, err := k.blocksIn("send", n, "remote rank", &send, scounts, sdispls, sdt)
-	if err != nil {
-		return err
-	}
-	rc, rd, err := k.blocksIn("receive", n, "remote rank", &recv, rcounts, rdispls, rdt)
-	if err != nil {
-		return err
-	}
-	return k.finish(k.exchange(x, coll.TagAlltoallv, split(send, sc, sd), split(recv, rc, rd)))
+func interAlltoallv(s *collStart, send []byte, scounts, sdispls []int, sdt Datatype, recv []byte, rcounts, rdispls []int, rdt Datatype, comm *Comm) error {
+	return interColl(s, "alltoallv", comm, func(k *collCall) (func(interRun) error, error) {
+		if err := k.noInPlace(send); err != nil {
+			return nil, err
+		}
+		n := len(comm.group)
+		sc, sd, err := k.blocksIn("send", n, "remote rank", &send, scounts, sdispls, sdt)
+		if err != nil {
+			return nil, err
+		}
+		rc, rd, err := k.blocksIn("receive", n, "remote rank", &recv, rcounts, rdispls, rdt)
+		if err != nil {
+			return nil, err
+		}
+		return func(r interRun) error { return r.exchange(coll.TagAlltoallv, split(send, sc, sd), split(recv, rc, rd)) }, nil
+	})
 }
 
 // interAlltoallw is interAlltoallv with a datatype for each block and
 // displacements in bytes.
-func interAlltoallw(send []byte, scounts, sdispls []int, stypes []Datatype, recv []byte, rcounts, rdispls []int, rtypes []Datatype, comm *Comm) error {
-	k, x, err := interCall("alltoallw", comm)
-	if err != nil {
-		return err
-	}
-	if err := k.noInPlace(send); err != nil {
-		return err
-	}
-	n := len(comm.group)
-	rb, _, err := k.wBlocks("receive", n, "remote rank", recv, rcounts, rdispls, rtypes)
-	if err != nil {
-		return err
-	}
-	sb, _, err := k.wBlocks("send", n, "remote rank", send, scounts, sdispls, stypes)
-	if err != nil {
-		return err
-	}
-	return k.finish(k.exchange(x, coll.TagAlltoallw, sb, rb))
-}
-
-// localReduce reduces count elements of send over comm's own group into
-// the returned buffer at the group's rank 0 (nil elsewhere).
-func (k *collCall) localReduce(send []byte, size int, o coll.Op) ([]byte, error) {
-	b := k.comm.inter.bridge
-	if b.colls.Reduce == nil {
-		return nil, missingInter(k.op, k.comm)
-	}
-	var out []byte
-	if b.rank == 0 {
-		out = make([]byte, size)
-	}
-	if err := b.colls.Reduce(b.cc, send, out, o, 0); err != nil {
-		return nil, served(b.colls, "reduce", err)
-	}
-	return out, nil
+func interAlltoallw(s *collStart, send []byte, scounts, sdispls []int, stypes []Datatype, recv []byte, rcounts, rdispls []int, rtypes []Datatype, comm *Comm) error {
+	return interColl(s, "alltoallw", comm, func(k *collCall) (func(interRun) error, error) {
+		if err := k.noInPlace(send); err != nil {
+			return nil, err
+		}
+		n := len(comm.group)
+		rb, _, err := k.wBlocks("receive", n, "remote rank", recv, rcounts, rdispls, rtypes)
+		if err != nil {
+			return nil, err
+		}
+		sb, _, err := k.wBlocks("send", n, "remote rank", send, scounts, sdispls, stypes)
+		if err != nil {
+			return nil, err
+		}
+		return func(r interRun) error { return r.exchange(coll.TagAlltoallw, sb, rb) }, nil
+	})
 }
 
 // interReduce leaves at the root the reduction of the send data of every
 // rank of the other group: that group reduces to its rank 0, which sends
 // the result.
-func interReduce(send, recv []byte, count int, dt Datatype, op Op, root int, comm *Comm) error {
-	k, x, err := interCall("reduce", comm)
-	if err != nil {
-		return err
-	}
-	role, err := k.interRoot(root)
-	if err != nil {
-		return err
-	}
-	if err := k.noInPlace(send, recv); err != nil {
-		return err
-	}
-	switch role {
-	case atRoot:
-		if _, err := k.bind(op, dt); err != nil {
-			return err
-		}
-		if err := k.records("count", count, dt, op); err != nil {
-			return err
-		}
-		rd, err := k.data("receive", recv, count, dt)
+func interReduce(s *collStart, send, recv []byte, count int, dt Datatype, op Op, root int, comm *Comm) error {
+	return interColl(s, "reduce", comm, func(k *collCall) (func(interRun) error, error) {
+		role, err := k.interRoot(root)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		return k.finish(x.Recv(rd, 0, coll.TagReduce))
-	case facingRoot:
-		o, sd, _, err := k.reduction(send, nil, count, dt, op, false)
-		if err != nil {
-			return err
+		if err := k.noInPlace(send, recv); err != nil {
+			return nil, err
 		}
-		mine, err := k.localReduce(sd, len(sd), o)
-		if err == nil && mine != nil {
-			err = x.Send(mine, root, coll.TagReduce)
+		switch role {
+		case atRoot:
+			if _, err := k.bind(op, dt); err != nil {
+				return nil, err
+			}
+			if err := k.records("count", count, dt, op); err != nil {
+				return nil, err
+			}
+			rd, err := k.data("receive", recv, count, dt)
+			if err != nil {
+				return nil, err
+			}
+			return func(r interRun) error { return r.x.Recv(rd, 0, coll.TagReduce) }, nil
+		case facingRoot:
+			o, sd, _, err := k.reduction(send, nil, count, dt, op, false)
+			if err != nil {
+				return nil, err
+			}
+			return func(r interRun) error {
+				mine, err := r.reduce(sd, len(sd), o)
+				if err == nil && mine != nil {
+					err = r.x.Send(mine, root, coll.TagReduce)
+				}
+				return err
+			}, nil
 		}
-		return k.finish(err)
-	}
-	return nil
+		return nothing, nil
+	})
 }
 
 // interReduceScatter leaves at rank i of each group counts[i] elements of
 // the reduction of the other group's send vectors (the sum of counts
 // elements, the same total at both groups): each group reduces to its
 // rank 0, the two swap, and each rank takes its part.
-func interReduceScatter(send, recv []byte, counts []int, dt Datatype, op Op, comm *Comm) error {
-	k, _, err := interCall("reduce scatter", comm)
-	if err != nil {
-		return err
-	}
-	if len(counts) != comm.Size() {
-		return k.fail(ClassArg, "%d counts for a group of %d ranks (want one per rank of this group)", len(counts), comm.Size())
-	}
-	total, at := 0, 0
-	for i, c := range counts {
-		if c < 0 {
-			return k.fail(ClassCount, "count %d for rank %d is negative", c, i)
+func interReduceScatter(s *collStart, send, recv []byte, counts []int, dt Datatype, op Op, comm *Comm) error {
+	return interColl(s, "reduce scatter", comm, func(k *collCall) (func(interRun) error, error) {
+		if len(counts) != comm.Size() {
+			return nil, k.fail(ClassArg, "%d counts for a group of %d ranks (want one per rank of this group)", len(counts), comm.Size())
 		}
-		if i == comm.rank {
-			at = total
+		total, at := 0, 0
+		for i, c := range counts {
+			if c < 0 {
+				return nil, k.fail(ClassCount, "count %d for rank %d is negative", c, i)
+			}
+			if i == comm.rank {
+				at = total
+			}
+			total += c
 		}
-		total += c
-	}
-	return k.reduceScatter(send, recv, total, at, counts[comm.rank], dt, op)
+		return k.reduceScatter(send, recv, total, at, counts[comm.rank], dt, op)
+	})
 }
 
 // interReduceScatterBlock is interReduceScatter with count elements for
 // every rank: the send vectors hold the group's size times count.
-func interReduceScatterBlock(send, recv []byte, count int, dt Datatype, op Op, comm *Comm) error {
-	k, _, err := interCall("reduce scatter block", comm)
-	if err != nil {
-		return err
-	}
-	if count < 0 {
-		return k.fail(ClassCount, "the count %d is negative", count)
-	}
-	return k.reduceScatter(send, recv, count*comm.Size(), count*comm.rank, count, dt, op)
+func interReduceScatterBlock(s *collStart, send, recv []byte, count int, dt Datatype, op Op, comm *Comm) error {
+	return interColl(s, "reduce scatter block", comm, func(k *collCall) (func(interRun) error, error) {
+		if count < 0 {
+			return nil, k.fail(ClassCount, "the count %d is negative", count)
+		}
+		return k.reduceScatter(send, recv, count*comm.Size(), count*comm.rank, count, dt, op)
+	})
 }
 
-// reduceScatter reduces total elements of send within the group, swaps
-// the result with the other group's and keeps n elements from at.
-func (k *collCall) reduceScatter(send, recv []byte, total, at, n int, dt Datatype, op Op) error {
+// reduceScatter checks a reduce-scatter of total elements of send, of
+// which this rank keeps n from at, and returns what runs it: it reduces
+// within the group, swaps the result with the other group's, and keeps
+// its part.
+func (k *collCall) reduceScatter(send, recv []byte, total, at, n int, dt Datatype, op Op) (func(interRun) error, error) {
 	if err := k.noInPlace(send, recv); err != nil {
-		return err
+		return nil, err
 	}
 	o, sd, _, err := k.reduction(send, nil, total, dt, op, false)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	rd, err := k.data("receive", recv, n, dt)
 	if err == nil {
 		err = k.apart(sd, rd)
 	}
 	if err != nil {
+		return nil, err
+	}
+	size := dt.Size()
+	return func(r interRun) error {
+		mine, err := r.reduce(sd, len(sd), o)
+		if err != nil {
+			return err
+		}
+		theirs, err := r.across(mine)
+		if err == nil && len(theirs) != len(sd) {
+			err = errorf(ClassCount, nil, "the remote group reduced %d bytes where this one reduced %d: the groups' counts or datatypes disagree", len(theirs), len(sd))
+		}
+		if err == nil {
+			copy(rd, theirs[at*size:(at+n)*size])
+		}
 		return err
-	}
-	mine, err := k.localReduce(sd, len(sd), o)
-	if err != nil {
-		return k.finish(err)
-	}
-	theirs, err := k.comm.side().across(mine)
-	if err == nil && len(theirs) != len(sd) {
-		err = errorf(ClassCount, nil, "the remote group reduced %d bytes where this one reduced %d: the groups' counts or datatypes disagree", len(theirs), len(sd))
-	}
-	if err == nil {
-		size := dt.Size()
-		copy(rd, theirs[at*size:(at+n)*size])
-	}
-	return k.finish(err)
+	}, nil
 }

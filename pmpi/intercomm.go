@@ -103,36 +103,12 @@ func (c *Comm) fromLeader(leader int, data []byte, err error) ([]byte, error) {
 	if c.colls.Bcast == nil {
 		return nil, errorf(ClassIntern, coll.ErrNoProvider, "%v: bcast", c)
 	}
-	var head [8]byte
-	me := c.rank == leader
-	if me {
-		payload, class := data, ErrorClass(0)
-		if err != nil {
-			payload, class = []byte(err.Error()), classOf(err)
+	return fromLeaderOn(c, func(buf []byte) error {
+		if e := c.colls.Bcast(c.cc, buf, leader); e != nil {
+			return served(c.colls, "bcast", e)
 		}
-		binary.LittleEndian.PutUint32(head[:], uint32(class))
-		binary.LittleEndian.PutUint32(head[4:], uint32(len(payload)))
-		data = payload
-	}
-	if e := c.colls.Bcast(c.cc, head[:], leader); e != nil {
-		return nil, served(c.colls, "bcast", e)
-	}
-	class, n := ErrorClass(binary.LittleEndian.Uint32(head[:])), int(binary.LittleEndian.Uint32(head[4:]))
-	if !me {
-		data = make([]byte, n)
-	}
-	if n > 0 {
-		if e := c.colls.Bcast(c.cc, data, leader); e != nil {
-			return nil, served(c.colls, "bcast", e)
-		}
-	}
-	switch {
-	case me && err != nil:
-		return nil, err
-	case class != 0:
-		return nil, errorf(class, nil, "the group's leader, rank %d of %v, failed: %s", leader, c, data)
-	}
-	return data, nil
+		return nil
+	}, leader, data, err)
 }
 
 // swapWith exchanges mine with world rank peer on context cid and tag:

@@ -154,7 +154,7 @@ func (s *nbcState) takeSlot() int {
 
 // keep takes back the job of a non-blocking call that nothing holds now.
 func (s *nbcState) keep(j *nbcJob) {
-	j.k, j.o, j.from, j.m, j.cc, j.p = collCall{}, collOp{}, nil, nil, collComm{}, nil // no buffer kept alive
+	j.k, j.o, j.from, j.m, j.cc, j.p, j.run = collCall{}, collOp{}, nil, nil, collComm{}, nil, nil // no buffer kept alive
 	s.mu.Lock()
 	if len(s.spare) < nbcSpare {
 		s.spare = append(s.spare, j)
@@ -201,6 +201,9 @@ type nbcJob struct {
 	from []byte // an in-place call's data, copied into o.send at each start
 	m    *coll.Module
 	cc   collComm // on the call's own context
+	// run, set for a call on an intercommunicator, runs it in place of o
+	// (intercoll.go).
+	run  func() error
 	slot int
 	p    *pml.Request // the engine request of the start under way
 	// claimed: a non-blocking call's goroutine, or a Wait, runs it; for
@@ -267,6 +270,14 @@ func (k *collCall) launch(o *collOp) error {
 	slot, j := k.comm.nbc.take()
 	j.k, j.o, j.from, j.m, j.slot = *k, *o, k.from, m, slot
 	j.cc = collComm{c: k.comm, ctx: nbcContext(k.comm, slot)}
+	s.req = k.goRun(j)
+	return nil
+}
+
+// goRun makes the request of the non-blocking call j and starts the
+// goroutine that runs it, unless a Wait runs it first.
+func (k *collCall) goRun(j *nbcJob) *Request {
+	l := k.comm.lib
 	j.claimed.Store(false)
 	j.waited.Store(false)
 	j.holders.Store(2)
@@ -277,8 +288,7 @@ func (k *collCall) launch(o *collOp) error {
 	}
 	r.kind, r.ext.coll, j.p = reqColl, j, r.pml
 	go j.runOnce(l)
-	s.req = r
-	return nil
+	return r
 }
 
 // claim is a Wait's claim on a non-blocking call: it runs the call here
@@ -339,7 +349,12 @@ func (j *nbcJob) claimStart(l *library) {
 // exec runs the call and returns its failure, named as done names a
 // blocking call's, or nil.
 func (j *nbcJob) exec() error {
-	err := j.o.call(j.m, &j.cc)
+	var err error
+	if j.run != nil {
+		err = j.run()
+	} else {
+		err = j.o.call(j.m, &j.cc)
+	}
 	if j.k.convs != nil {
 		j.k.unpackAll(err == nil)
 	}
@@ -347,8 +362,10 @@ func (j *nbcJob) exec() error {
 		return nil
 	}
 	k := &j.k
-	served := fmt.Errorf("coll %s: %w", k.t.ConcurrentProvider(coll.Collectives[j.o.kind]), err)
-	return &collFailed{errorf(classOf(err), served, "%s on %v", k.op, k.comm)}
+	if j.run == nil {
+		err = fmt.Errorf("coll %s: %w", k.t.ConcurrentProvider(coll.Collectives[j.o.kind]), err)
+	}
+	return &collFailed{errorf(classOf(err), err, "%s on %v", k.op, k.comm)}
 }
 
 // start starts persistent collective r, inactive: its goroutine runs it.

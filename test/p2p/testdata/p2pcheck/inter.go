@@ -330,9 +330,64 @@ func checkInterColl(s side, ic mpi.Comm) error {
 	if !errors.Is(err, mpi.ErrComm) || !strings.Contains(fmt.Sprint(err), "defines no scan") {
 		return fmt.Errorf("scan on an intercommunicator: %v, want ErrComm saying MPI defines none", err)
 	}
-	_, err = mpi.Iallreduce([]int{1}, make([]int, 1), mpi.Sum, ic)
+	_, err = mpi.AllreduceInit([]int{1}, make([]int, 1), mpi.Sum, ic)
 	if !errors.Is(err, mpi.ErrComm) || !strings.Contains(fmt.Sprint(err), "IntercommMerge") {
-		return fmt.Errorf("iallreduce on an intercommunicator: %v, want ErrComm pointing to IntercommMerge", err)
+		return fmt.Errorf("allreduce init on an intercommunicator: %v, want ErrComm pointing to IntercommMerge", err)
+	}
+	return checkInterNonblocking(s, ic)
+}
+
+// checkInterNonblocking: non-blocking collectives on the intercommunicator,
+// all outstanding at once and waited for in reverse order, with a blocking
+// one between their starts.
+func checkInterNonblocking(s side, ic mpi.Comm) error {
+	me, mine, n := s.mine[ic.Rank()], ic.Rank(), len(s.theirs)
+	sum, all, toAll, fromAll := make([]int, 2), make([]int, n), make([]int, n), make([]int, n)
+	for j := range n {
+		toAll[j] = me*100 + j
+	}
+	root := rootArg(s, ic, 0)
+	gathered := make([]int, n)
+	bcast, bcastRoot := []int{-1}, rootArg(s, ic, 1)
+	if bcastRoot == mpi.Root {
+		bcast[0] = 4242
+	}
+	var reqs []mpi.Request
+	start := func(r mpi.Request, err error) error {
+		reqs = append(reqs, r)
+		return err
+	}
+	if err := errors.Join(
+		start(mpi.Ibarrier(ic)),
+		start(mpi.Iallreduce([]int{me, 1}, sum, mpi.Sum, ic)),
+		start(mpi.Igather([]int{me}, gathered, root, ic)),
+		mpi.Barrier(ic),
+		start(mpi.Iallgather([]int{me}, all, ic)),
+		start(mpi.Ialltoall(toAll, fromAll, ic)),
+		start(mpi.Ibcast(bcast, bcastRoot, ic))); err != nil {
+		return fmt.Errorf("non-blocking collectives: %w", err)
+	}
+	for i := len(reqs) - 1; i >= 0; i-- {
+		if _, err := reqs[i].Wait(); err != nil {
+			return fmt.Errorf("non-blocking collective %d: %w", i, err)
+		}
+	}
+	wantSum, wantAll := []int{0, n}, make([]int, n)
+	for j, w := range s.theirs {
+		wantSum[0] += w
+		wantAll[j] = w*100 + mine
+	}
+	switch {
+	case !slices.Equal(sum, wantSum):
+		return fmt.Errorf("iallreduce: %v, want %v", sum, wantSum)
+	case root == mpi.Root && !slices.Equal(gathered, s.theirs):
+		return fmt.Errorf("igather at the root: %v, want %v", gathered, s.theirs)
+	case !slices.Equal(all, s.theirs):
+		return fmt.Errorf("iallgather: %v, want %v", all, s.theirs)
+	case !slices.Equal(fromAll, wantAll):
+		return fmt.Errorf("ialltoall: %v, want %v", fromAll, wantAll)
+	case s.color == 0 && bcast[0] != 4242:
+		return fmt.Errorf("ibcast from group 1's rank 0: %v, want [4242]", bcast)
 	}
 	return nil
 }
