@@ -246,31 +246,36 @@ func (k *collCall) launch(o *collOp) error {
 		return k.fail(ClassComm, "its context id %d is not below %d, the most non-blocking collectives can tell apart (too many communicators alive)",
 			k.comm.context, nbcContexts)
 	}
-	l := k.comm.lib
 	if s.persistent {
-		j := &nbcJob{k: *k, o: *o, from: k.from, m: m}
-		slot, ok := k.comm.nbc.takePersistent()
-		if !ok {
-			return k.fail(ClassOther, "the persistent collective made %d before this one on it is alive: a communicator holds at most %d at once (free them with RequestFree)",
-				nbcPersistent, nbcPersistent)
-		}
-		j.slot, j.cc = slot, collComm{c: k.comm, ctx: nbcContext(k.comm, slot)}
-		if len(k.convs) > 0 {
-			j.prepare = s.prepare
-			j.k.unpackAll(false) // each start packs again
-		}
-		j.wake = make(chan struct{}, 1)
-		j.claimed.Store(true) // inactive: nothing to run
-		r := l.persistent(k.comm, Byte, k.op, ProcNull, AnyTag, false)
-		r.ext.coll = j
-		go j.serve(l)
-		s.req = r
-		return nil
+		return k.goPersistent(&nbcJob{k: *k, o: *o, from: k.from, m: m})
 	}
 	slot, j := k.comm.nbc.take()
 	j.k, j.o, j.from, j.m, j.slot = *k, *o, k.from, m, slot
 	j.cc = collComm{c: k.comm, ctx: nbcContext(k.comm, slot)}
 	s.req = k.goRun(j)
+	return nil
+}
+
+// goPersistent gives persistent call j a slot, makes its inactive request
+// and starts the goroutine that serves its starts.
+func (k *collCall) goPersistent(j *nbcJob) error {
+	slot, ok := k.comm.nbc.takePersistent()
+	if !ok {
+		return k.fail(ClassOther, "the persistent collective made %d before this one on it is alive: a communicator holds at most %d at once (free them with RequestFree)",
+			nbcPersistent, nbcPersistent)
+	}
+	j.slot, j.cc = slot, collComm{c: k.comm, ctx: nbcContext(k.comm, slot)}
+	if len(k.convs) > 0 {
+		j.prepare = k.start.prepare
+		j.k.unpackAll(false) // each start packs again
+	}
+	j.wake = make(chan struct{}, 1)
+	j.claimed.Store(true) // inactive: nothing to run
+	l := k.comm.lib
+	r := l.persistent(k.comm, Byte, k.op, ProcNull, AnyTag, false)
+	r.ext.coll = j
+	go j.serve(l)
+	k.start.req = r
 	return nil
 }
 
