@@ -137,6 +137,14 @@ int main(int argc, char **argv) {
         TRY(MPI_Reduce(NULL, &total, 1, MPI_INT, MPI_SUM, lr == 0 ? MPI_ROOT : MPI_PROC_NULL, inter));
     if (!even && lr == 0)
         CHECK(total == neven * (neven - 1), "intercomm reduce: %d, want the even ranks' sum %d", total, neven * (neven - 1));
+    /* Non-blocking: an allreduce gives each group the other's sum. */
+    MPI_Request ireqs[2];
+    int isum = -1;
+    TRY(MPI_Ibarrier(inter, &ireqs[0]));
+    TRY(MPI_Iallreduce(&mine, &isum, 1, MPI_INT, MPI_SUM, inter, &ireqs[1]));
+    TRY(MPI_Waitall(2, ireqs, MPI_STATUSES_IGNORE));
+    int want = even ? nodd * nodd : neven * (neven - 1); /* odd ranks 1+3+... = nodd^2 */
+    CHECK(isum == want, "intercomm iallreduce: %d, want %d", isum, want);
     passed("intercomm collectives");
 
     MPI_Comm merged;
