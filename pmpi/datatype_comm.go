@@ -149,11 +149,12 @@ func sendPacked(op string, l *library, buf []byte, count int, dt Datatype, dest,
 // signature checked.
 func recvDerived(l *library, buf []byte, count int, dt Datatype, source, tag int, comm *Comm) (Status, error) {
 	r := Request{comm: comm, dt: dt, op: "recv", peer: source, tag: tag, recv: true}
-	st, _ := r.receiveInto(buf, count, func(data []byte, lay pml.Layout, st *pml.Status) error {
+	var st pml.Status
+	r.receiveInto(buf, count, func(data []byte, lay pml.Layout) error {
 		if lay != nil {
-			l.engine.RecvLayout(comm.context, worldSource(comm, source), tag, lay, st)
+			l.engine.RecvLayout(comm.context, worldSource(comm, source), tag, lay, &st)
 		} else {
-			l.engine.Recv(comm.context, worldSource(comm, source), tag, data, st)
+			l.engine.Recv(comm.context, worldSource(comm, source), tag, data, &st)
 		}
 		return nil
 	})
@@ -164,19 +165,19 @@ func recvDerived(l *library, buf []byte, count int, dt Datatype, source, tag int
 // of r.dt in buf: where they lie if the type is contiguous or its data
 // one block, else into the layout that the engine unpacks fragments
 // into. recv's own error (the receive did not happen) comes back as it
-// is.
-func (r *Request) receiveInto(buf []byte, count int, recv func([]byte, pml.Layout, *pml.Status) error) (pml.Status, error) {
-	var st pml.Status
+// is. recv writes the status where its caller keeps it: passed through
+// here, a status escaped to the heap at every receive.
+func (r *Request) receiveInto(buf []byte, count int, recv func([]byte, pml.Layout) error) error {
 	if !r.dt.t.packs {
-		return st, recv(buf, nil, &st)
+		return recv(buf, nil)
 	}
 	data, c := streamFor(r.dt.t, buf, count)
 	if c == nil {
-		return st, recv(data, nil, &st)
+		return recv(data, nil)
 	}
-	err := recv(nil, c, &st)
+	err := recv(nil, c)
 	c.release()
-	return st, err
+	return err
 }
 
 // settled is a blocking receive's result: its status and error, with the

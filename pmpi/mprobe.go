@@ -101,11 +101,12 @@ func (*realAPI) Mrecv(buf []byte, count int, dt Datatype, msg *Message) (Status,
 		return nullStatus(), nil
 	}
 	r := Request{comm: m.comm, dt: dt, op: "recv", peer: m.source, tag: m.tag, recv: true}
-	st, err := r.receiveInto(data, count, func(data []byte, lay pml.Layout, st *pml.Status) error {
+	var st pml.Status
+	err = r.receiveInto(data, count, func(data []byte, lay pml.Layout) error {
 		if lay != nil {
-			return l.engine.MrecvLayout(m.m, lay, st)
+			return l.engine.MrecvLayout(m.m, lay, &st)
 		}
-		return l.engine.Mrecv(m.m, data, st)
+		return l.engine.Mrecv(m.m, data, &st)
 	})
 	if err != nil {
 		err = m.comm.handle(received(op, m))
