@@ -45,13 +45,6 @@ func (c Comm) rank() int {
 	return c.c.Rank()
 }
 
-func (c Comm) size() int {
-	if c.c == nil {
-		return 0
-	}
-	return c.c.Size()
-}
-
 // peers is how many blocks a collective's buffer divides into (pmpi's
 // Peers).
 func (c Comm) peers() int {
