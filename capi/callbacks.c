@@ -44,3 +44,16 @@ HIDDEN int gompi_call_type_copy(uintptr_t fn, uintptr_t type, int keyval, uintpt
 HIDDEN int gompi_call_type_delete(uintptr_t fn, uintptr_t type, int keyval, uintptr_t value, uintptr_t extra) {
     return ((MPI_Type_delete_attr_function *)(void *)fn)((MPI_Datatype)type, keyval, (void *)value, (void *)extra);
 }
+
+/* A generalized request's functions. */
+HIDDEN int gompi_call_grequest_query(uintptr_t fn, uintptr_t extra, MPI_Status *st) {
+    return ((MPI_Grequest_query_function *)(void *)fn)((void *)extra, st);
+}
+
+HIDDEN int gompi_call_grequest_free(uintptr_t fn, uintptr_t extra) {
+    return ((MPI_Grequest_free_function *)(void *)fn)((void *)extra);
+}
+
+HIDDEN int gompi_call_grequest_cancel(uintptr_t fn, uintptr_t extra, int complete) {
+    return ((MPI_Grequest_cancel_function *)(void *)fn)((void *)extra, complete);
+}

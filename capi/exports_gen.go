@@ -1222,12 +1222,12 @@ func PMPI_Graphdims_get(comm C.uintptr_t, nnodes *C.int, nedges *C.int) C.int {
 
 //export PMPI_Grequest_complete
 func PMPI_Grequest_complete(request C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_Grequest_complete"))
+	return C.int(done(0, mpiGrequestComplete(Request(request))))
 }
 
 //export PMPI_Grequest_start
 func PMPI_Grequest_start(query_fn unsafe.Pointer, free_fn unsafe.Pointer, cancel_fn unsafe.Pointer, extra_state unsafe.Pointer, request *C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_Grequest_start"))
+	return C.int(done(0, mpiGrequestStart(query_fn, free_fn, cancel_fn, extra_state, (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Group_compare

@@ -109,3 +109,24 @@ func TestCancelled(st Status) bool {
 	c, _ := api().TestCancelled(&st)
 	return c
 }
+
+// GrequestStart makes a generalized request (MPI_Grequest_start): an
+// operation the program carries out itself, in a goroutine say, and ends
+// with GrequestComplete, which Wait, Test and their kin then complete as
+// any request. They call query for its status (empty to begin with) and
+// then free; the first error of the two is theirs. free runs once, also
+// for a request freed with Free before it completed; cancel runs at
+// Cancel, told whether GrequestComplete was called. Any of them may be nil.
+func GrequestStart(query func(st *Status) error, free func() error, cancel func(complete bool) error) (Request, error) {
+	return started(api().GrequestStart(query, free, cancel))
+}
+
+// GrequestComplete says that the generalized request r's operation is
+// done.
+func (r Request) GrequestComplete() error {
+	p := r.live()
+	if p == nil {
+		return &pmpi.Error{Class: pmpi.ClassRequest, Msg: "grequest complete: the request is inactive (completed, freed, or the zero Request)"}
+	}
+	return api().GrequestComplete(p)
+}

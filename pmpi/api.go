@@ -70,6 +70,8 @@ type API interface {
 	TestSome(reqs []*Request, indices []int, sts []Status) (int, error)
 	RequestGetStatus(r *Request) (Status, bool, error)
 	RequestFree(r *Request) error
+	GrequestStart(query GrequestQuery, free GrequestFree, cancel GrequestCancel) (*Request, error)
+	GrequestComplete(r *Request) error
 	StatusSetElements(st *Status, dt Datatype, count int) error
 	StatusSetCancelled(st *Status, cancelled bool) error
 	TestCancelled(st *Status) (bool, error)

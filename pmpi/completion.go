@@ -55,6 +55,9 @@ func (r *Request) waitQuietly() {
 		return
 	}
 	r.lib.engine.WaitRef(r.pml)
+	if r.kind == reqGeneral {
+		_ = r.ext.greq.release() // nobody is told its error: the request was freed
+	}
 }
 
 // RequestGetStatus reports whether r has completed, with its status if so,
@@ -80,6 +83,8 @@ func (*realAPI) RequestGetStatus(r *Request) (Status, bool, error) {
 	switch {
 	case r.kind == reqPair:
 		st, err = r.pairStatus()
+	case r.kind == reqGeneral:
+		st, err = r.ext.greq.status() // not freed: a completion call still ends it
 	case r.pml != nil:
 		err = r.resultInto(&st, r.lib.engine.WaitRef(r.pml))
 	case r.peer == ProcNull:

@@ -16,6 +16,7 @@ const (
 	reqPersistent         // made by SendInit and its kind, started by Start
 	reqPair               // Isendrecv's: completes when both of its halves do
 	reqColl               // a non-blocking collective's: ext.coll runs it (nbc.go)
+	reqGeneral            // a generalized request's: the program completes it (grequest.go)
 )
 
 // sendMode is a send's mode, which a persistent send keeps for its starts.
@@ -46,6 +47,8 @@ type requestExt struct {
 	// tmp is IsendrecvReplace's copy of the message it sends, from the
 	// library's pool; it goes back when the send completes.
 	tmp *[]byte
+	// greq is a generalized request's functions.
+	greq *grequest
 }
 
 // SendInit makes a persistent standard-mode send of count elements of dt
@@ -231,7 +234,7 @@ func (r *Request) endSpecial() bool {
 		}
 		return true
 	}
-	x.send, x.recv, x.tmp, x.coll = nil, nil, nil, nil
+	x.send, x.recv, x.tmp, x.coll, x.greq = nil, nil, nil, nil, nil
 	r.kind = reqPlain
 	return false
 }

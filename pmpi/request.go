@@ -50,6 +50,9 @@ func settleInto(r *Request, dst *Status) (uint32, error) {
 	case r.kind == reqColl:
 		r.ext.coll.claim(r.lib) // run here if its goroutine has not begun: no hand-off
 		err = r.resultInto(dst, r.lib.engine.WaitRef(r.pml))
+	case r.kind == reqGeneral:
+		r.lib.engine.WaitRef(r.pml)
+		err = r.settleGeneral(dst)
 	case r.kind == reqPersistent && r.ext.coll != nil:
 		r.ext.coll.claimStart(r.lib)
 		err = r.resultInto(dst, r.lib.engine.WaitRef(r.pml))
@@ -101,6 +104,8 @@ func (*realAPI) Cancel(r *Request) error {
 	}
 	var err error
 	switch {
+	case r.kind == reqGeneral:
+		return r.cancelGeneral()
 	case r.pml != nil:
 		_, err = r.lib.engine.Cancel(r.pml)
 	case r.posted:

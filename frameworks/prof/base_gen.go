@@ -307,6 +307,16 @@ func (layer Base) RequestFree(r *pmpi.Request) error {
 	return layer.Next.RequestFree(r)
 }
 
+// GrequestStart calls Next.GrequestStart.
+func (layer Base) GrequestStart(query pmpi.GrequestQuery, free pmpi.GrequestFree, cancel pmpi.GrequestCancel) (*pmpi.Request, error) {
+	return layer.Next.GrequestStart(query, free, cancel)
+}
+
+// GrequestComplete calls Next.GrequestComplete.
+func (layer Base) GrequestComplete(r *pmpi.Request) error {
+	return layer.Next.GrequestComplete(r)
+}
+
 // StatusSetElements calls Next.StatusSetElements.
 func (layer Base) StatusSetElements(st *pmpi.Status, dt pmpi.Datatype, count int) error {
 	return layer.Next.StatusSetElements(st, dt, count)

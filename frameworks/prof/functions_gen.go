@@ -64,6 +64,8 @@ var Functions = []Function{
 	{Name: "TestSome", Params: []Param{{"reqs", "[]*pmpi.Request"}, {"indices", "[]int"}, {"sts", "[]pmpi.Status"}}, Results: []string{"int", "error"}},
 	{Name: "RequestGetStatus", Params: []Param{{"r", "*pmpi.Request"}}, Results: []string{"pmpi.Status", "bool", "error"}},
 	{Name: "RequestFree", Params: []Param{{"r", "*pmpi.Request"}}, Results: []string{"error"}},
+	{Name: "GrequestStart", Params: []Param{{"query", "pmpi.GrequestQuery"}, {"free", "pmpi.GrequestFree"}, {"cancel", "pmpi.GrequestCancel"}}, Results: []string{"*pmpi.Request", "error"}},
+	{Name: "GrequestComplete", Params: []Param{{"r", "*pmpi.Request"}}, Results: []string{"error"}},
 	{Name: "StatusSetElements", Params: []Param{{"st", "*pmpi.Status"}, {"dt", "pmpi.Datatype"}, {"count", "int"}}, Results: []string{"error"}},
 	{Name: "StatusSetCancelled", Params: []Param{{"st", "*pmpi.Status"}, {"cancelled", "bool"}}, Results: []string{"error"}},
 	{Name: "TestCancelled", Params: []Param{{"st", "*pmpi.Status"}}, Results: []string{"bool", "error"}},

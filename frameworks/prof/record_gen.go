@@ -66,6 +66,8 @@ const (
 	fnTestSome
 	fnRequestGetStatus
 	fnRequestFree
+	fnGrequestStart
+	fnGrequestComplete
 	fnStatusSetElements
 	fnStatusSetCancelled
 	fnTestCancelled
@@ -632,6 +634,22 @@ func (layer *recorder) RequestFree(r *pmpi.Request) error {
 	t0 := layer.begin()
 	res0 := layer.Next.RequestFree(r)
 	layer.record(t0, fnRequestFree, -1, -1, 0, nil, res0)
+	return res0
+}
+
+// GrequestStart records the call and passes it down.
+func (layer *recorder) GrequestStart(query pmpi.GrequestQuery, free pmpi.GrequestFree, cancel pmpi.GrequestCancel) (*pmpi.Request, error) {
+	t0 := layer.begin()
+	res0, res1 := layer.Next.GrequestStart(query, free, cancel)
+	layer.record(t0, fnGrequestStart, -1, -1, 0, nil, res1)
+	return res0, res1
+}
+
+// GrequestComplete records the call and passes it down.
+func (layer *recorder) GrequestComplete(r *pmpi.Request) error {
+	t0 := layer.begin()
+	res0 := layer.Next.GrequestComplete(r)
+	layer.record(t0, fnGrequestComplete, -1, -1, 0, nil, res0)
 	return res0
 }
 

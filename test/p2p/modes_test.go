@@ -2,8 +2,8 @@ package p2p_test
 
 import "testing"
 
-// TestModes runs the send modes, persistent requests, Request.Free and the
-// completion calls over shared memory and tcp.
+// TestModes runs the send modes, persistent requests, Request.Free, the
+// completion calls and generalized requests over shared memory and tcp.
 func TestModes(t *testing.T) {
 	tests := []scenario{
 		{"sendmodes", 2, nil},
@@ -21,6 +21,8 @@ func TestModes(t *testing.T) {
 		{"mixedsome", 2, nil},
 		{"startallocs", 2, nil},
 		{"modesmore", 3, nil},
+		{"grequest", 1, nil},
+		{"grequest", 2, nil},
 	}
 	runScenarios(t, tests)
 }

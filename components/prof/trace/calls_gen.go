@@ -357,6 +357,24 @@ func (t *Tracer) RequestFree(r *pmpi.Request) error {
 	return res0
 }
 
+// GrequestStart records MPI_GrequestStart.
+func (t *Tracer) GrequestStart(query pmpi.GrequestQuery, free pmpi.GrequestFree, cancel pmpi.GrequestCancel) (*pmpi.Request, error) {
+	sp := t.begin()
+	res0, res1 := t.Next.GrequestStart(query, free, cancel)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_GrequestStart", args{}.withErr(res1))
+	return res0, res1
+}
+
+// GrequestComplete records MPI_GrequestComplete.
+func (t *Tracer) GrequestComplete(r *pmpi.Request) error {
+	sp := t.begin()
+	res0 := t.Next.GrequestComplete(r)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_GrequestComplete", args{}.withErr(res0))
+	return res0
+}
+
 // StatusSetElements records MPI_StatusSetElements.
 func (t *Tracer) StatusSetElements(st *pmpi.Status, dt pmpi.Datatype, count int) error {
 	sp := t.begin()

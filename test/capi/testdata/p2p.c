@@ -634,6 +634,56 @@ static void large(void) {
     passed("large");
 }
 
+/* grequests: a generalized request completed by the program; MPI_Wait
+ * gives its query function's status and calls its free function once;
+ * MPI_Cancel calls its cancel function. */
+static int greq_frees, greq_cancels, greq_complete = -1;
+
+static int greq_query(void *extra, MPI_Status *st) {
+    MPI_Status_set_source(st, *(int *)extra);
+    MPI_Status_set_tag(st, 77);
+    MPI_Status_set_cancelled(st, 0);
+    return MPI_Status_set_elements(st, MPI_INT, 4);
+}
+
+static int greq_free(void *extra) {
+    (void)extra;
+    greq_frees++;
+    return MPI_SUCCESS;
+}
+
+static int greq_cancel(void *extra, int complete) {
+    (void)extra;
+    greq_cancels++;
+    greq_complete = complete;
+    return MPI_SUCCESS;
+}
+
+static void grequests(void) {
+    int who = 5, flag = -1, n = -1;
+    MPI_Request req;
+    MPI_Status st;
+    TRY(MPI_Grequest_start(greq_query, greq_free, greq_cancel, &who, &req));
+    TRY(MPI_Test(&req, &flag, &st));
+    EQ(flag, 0, "MPI_Test of a generalized request not completed");
+    TRY(MPI_Cancel(&req));
+    CHECK(greq_cancels == 1 && greq_complete == 0, "cancel: %d calls, complete %d", greq_cancels, greq_complete);
+    TRY(MPI_Grequest_complete(req));
+    TRY(MPI_Wait(&req, &st));
+    CHECK(req == MPI_REQUEST_NULL, "MPI_Wait left the generalized request");
+    TRY(MPI_Get_count(&st, MPI_INT, &n));
+    CHECK(st.MPI_SOURCE == 5 && st.MPI_TAG == 77 && n == 4, "the query's status: source %d tag %d count %d", st.MPI_SOURCE,
+          st.MPI_TAG, n);
+    EQ(greq_frees, 1, "the free function's calls after MPI_Wait");
+    /* With no query function the status is empty. */
+    TRY(MPI_Grequest_start(NULL, greq_free, NULL, NULL, &req));
+    TRY(MPI_Grequest_complete(req));
+    TRY(MPI_Waitall(1, &req, &st));
+    CHECK(st.MPI_SOURCE == MPI_ANY_SOURCE && greq_frees == 2, "an empty status (source %d), free ran %d times", st.MPI_SOURCE,
+          greq_frees);
+    passed("grequests");
+}
+
 int main(int argc, char **argv) {
     start(&argc, &argv);
     TRY(MPI_Comm_size(MPI_COMM_WORLD, &size));
@@ -653,6 +703,7 @@ int main(int argc, char **argv) {
     requests();
     buffered();
     statuses();
+    grequests();
     strided();
     large();
     TRY(MPI_Finalize());

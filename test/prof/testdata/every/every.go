@@ -497,6 +497,20 @@ func (layer module) RequestFree(r *pmpi.Request) (returnVal error) {
 	return
 }
 
+// GrequestStart runs the wrappers of every.w around Next.GrequestStart.
+func (layer module) GrequestStart(query pmpi.GrequestQuery, free pmpi.GrequestFree, cancel pmpi.GrequestCancel) (ret0 *pmpi.Request, returnVal error) {
+	record0("GrequestStart")
+	ret0, returnVal = layer.Next.GrequestStart(query, free, cancel)
+	return
+}
+
+// GrequestComplete runs the wrappers of every.w around Next.GrequestComplete.
+func (layer module) GrequestComplete(r *pmpi.Request) (returnVal error) {
+	record0("GrequestComplete")
+	returnVal = layer.Next.GrequestComplete(r)
+	return
+}
+
 // StatusSetElements runs the wrappers of every.w around Next.StatusSetElements.
 func (layer module) StatusSetElements(st *pmpi.Status, dt pmpi.Datatype, count int) (returnVal error) {
 	record0("StatusSetElements")

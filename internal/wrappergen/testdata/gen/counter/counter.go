@@ -103,6 +103,8 @@ var (
 	callsTestSome0                atomic.Int64
 	callsRequestGetStatus0        atomic.Int64
 	callsRequestFree0             atomic.Int64
+	callsGrequestStart0           atomic.Int64
+	callsGrequestComplete0        atomic.Int64
 	callsStatusSetElements0       atomic.Int64
 	callsStatusSetCancelled0      atomic.Int64
 	callsTestCancelled0           atomic.Int64
@@ -409,6 +411,12 @@ func reportCounts0(rank int) {
 	}
 	if n := callsRequestFree0.Load(); n > 0 {
 		fmt.Fprintf(&b, "counter rank %d: RequestFree %d\n", rank, n)
+	}
+	if n := callsGrequestStart0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: GrequestStart %d\n", rank, n)
+	}
+	if n := callsGrequestComplete0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: GrequestComplete %d\n", rank, n)
 	}
 	if n := callsStatusSetElements0.Load(); n > 0 {
 		fmt.Fprintf(&b, "counter rank %d: StatusSetElements %d\n", rank, n)
@@ -1202,6 +1210,20 @@ func (layer module) RequestGetStatus(r *pmpi.Request) (ret0 pmpi.Status, ret1 bo
 func (layer module) RequestFree(r *pmpi.Request) (returnVal error) {
 	callsRequestFree0.Add(1)
 	returnVal = layer.Next.RequestFree(r)
+	return
+}
+
+// GrequestStart runs the wrappers of counter.w around Next.GrequestStart.
+func (layer module) GrequestStart(query pmpi.GrequestQuery, free pmpi.GrequestFree, cancel pmpi.GrequestCancel) (ret0 *pmpi.Request, returnVal error) {
+	callsGrequestStart0.Add(1)
+	ret0, returnVal = layer.Next.GrequestStart(query, free, cancel)
+	return
+}
+
+// GrequestComplete runs the wrappers of counter.w around Next.GrequestComplete.
+func (layer module) GrequestComplete(r *pmpi.Request) (returnVal error) {
+	callsGrequestComplete0.Add(1)
+	returnVal = layer.Next.GrequestComplete(r)
 	return
 }
 

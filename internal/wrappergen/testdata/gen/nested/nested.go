@@ -136,6 +136,8 @@ var (
 	callsTestSome1                atomic.Int64
 	callsRequestGetStatus1        atomic.Int64
 	callsRequestFree1             atomic.Int64
+	callsGrequestStart1           atomic.Int64
+	callsGrequestComplete1        atomic.Int64
 	callsStatusSetElements1       atomic.Int64
 	callsStatusSetCancelled1      atomic.Int64
 	callsTestCancelled1           atomic.Int64
@@ -442,6 +444,12 @@ func reportCounts1(rank int) {
 	}
 	if n := callsRequestFree1.Load(); n > 0 {
 		fmt.Fprintf(&b, "counter rank %d: RequestFree %d\n", rank, n)
+	}
+	if n := callsGrequestStart1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: GrequestStart %d\n", rank, n)
+	}
+	if n := callsGrequestComplete1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: GrequestComplete %d\n", rank, n)
 	}
 	if n := callsStatusSetElements1.Load(); n > 0 {
 		fmt.Fprintf(&b, "counter rank %d: StatusSetElements %d\n", rank, n)
@@ -1653,6 +1661,34 @@ func (layer module) RequestFree(r *pmpi.Request) (returnVal error) {
 	timesMu0.Lock()
 	times0["RequestFree"] += time.Since(start)
 	counts0["RequestFree"]++
+	timesMu0.Unlock()
+	return
+}
+
+// GrequestStart runs the wrappers of timing.w, counter.w around Next.GrequestStart.
+func (layer module) GrequestStart(query pmpi.GrequestQuery, free pmpi.GrequestFree, cancel pmpi.GrequestCancel) (ret0 *pmpi.Request, returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsGrequestStart1.Add(1)
+	ret0, returnVal = layer.Next.GrequestStart(query, free, cancel)
+	timesMu0.Lock()
+	times0["GrequestStart"] += time.Since(start)
+	counts0["GrequestStart"]++
+	timesMu0.Unlock()
+	return
+}
+
+// GrequestComplete runs the wrappers of timing.w, counter.w around Next.GrequestComplete.
+func (layer module) GrequestComplete(r *pmpi.Request) (returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsGrequestComplete1.Add(1)
+	returnVal = layer.Next.GrequestComplete(r)
+	timesMu0.Lock()
+	times0["GrequestComplete"] += time.Since(start)
+	counts0["GrequestComplete"]++
 	timesMu0.Unlock()
 	return
 }
