@@ -91,33 +91,75 @@ func toEach(n int, b []byte) [][]byte {
 	return out
 }
 
+// rooted checks a Gather's or a Scatter's arguments at this rank (gather
+// says which) and returns what runs it. The root's blocks, one per rank of
+// the other group, come from rootBlocks, called at the root only; the
+// other group's ranks send, or receive, count elements of dt in buf, which
+// at the root is the side it does not read and may not be InPlace.
+func (k *collCall) rooted(tag, root int, gather bool, buf []byte, count int, dt Datatype, rootBlocks func() ([][]byte, error)) (func(interRun) error, error) {
+	role, err := k.interRoot(root)
+	if err != nil {
+		return nil, err
+	}
+	switch role {
+	case atRoot:
+		if err := k.noInPlace(buf); err != nil {
+			return nil, err
+		}
+		blocks, err := rootBlocks()
+		if err != nil {
+			return nil, err
+		}
+		if gather {
+			return func(r interRun) error { return r.exchange(tag, nil, blocks) }, nil
+		}
+		return func(r interRun) error { return r.exchange(tag, blocks, nil) }, nil
+	case facingRoot:
+		what := "receive"
+		if gather {
+			what = "send"
+		}
+		d, err := k.data(what, buf, count, dt)
+		if err != nil {
+			return nil, err
+		}
+		if gather {
+			return func(r interRun) error { return r.x.Send(d, root, tag) }, nil
+		}
+		return func(r interRun) error { return r.x.Recv(d, root, tag) }, nil
+	}
+	return nothing, nil
+}
+
+// evenBlocks is the root's buffer of n blocks of count elements of dt,
+// one per rank of the other group.
+func (k *collCall) evenBlocks(what string, buf []byte, count int, dt Datatype) ([][]byte, error) {
+	n := len(k.comm.group)
+	b, err := k.data(what, buf, count*n, dt)
+	if err != nil {
+		return nil, err
+	}
+	c, d := even(n, count*dt.Size())
+	return split(b, c, d), nil
+}
+
+// vectorBlocks is the root's buffer of blocks of counts[i] elements of dt
+// at displs[i], one per rank of the other group.
+func (k *collCall) vectorBlocks(what string, buf []byte, counts, displs []int, dt Datatype) ([][]byte, error) {
+	bc, bd, err := k.blocksIn(what, len(k.comm.group), "remote rank", &buf, counts, displs, dt)
+	if err != nil {
+		return nil, err
+	}
+	return split(buf, bc, bd), nil
+}
+
 // interGather: the root receives rcount elements from each rank of the
 // other group, in their rank order; that group's ranks send.
 func interGather(s *collStart, send []byte, scount int, sdt Datatype, recv []byte, rcount int, rdt Datatype, root int, comm *Comm) error {
 	return interColl(s, "gather", comm, func(k *collCall) (func(interRun) error, error) {
-		role, err := k.interRoot(root)
-		if err != nil {
-			return nil, err
-		}
-		switch role {
-		case atRoot:
-			if err := k.noInPlace(send); err != nil {
-				return nil, err
-			}
-			rd, err := k.data("receive", recv, rcount*len(comm.group), rdt)
-			if err != nil {
-				return nil, err
-			}
-			c, d := even(len(comm.group), rcount*rdt.Size())
-			return func(r interRun) error { return r.exchange(coll.TagGather, nil, split(rd, c, d)) }, nil
-		case facingRoot:
-			sd, err := k.data("send", send, scount, sdt)
-			if err != nil {
-				return nil, err
-			}
-			return func(r interRun) error { return r.x.Send(sd, root, coll.TagGather) }, nil
-		}
-		return nothing, nil
+		return k.rooted(coll.TagGather, root, true, send, scount, sdt, func() ([][]byte, error) {
+			return k.evenBlocks("receive", recv, rcount, rdt)
+		})
 	})
 }
 
@@ -125,28 +167,9 @@ func interGather(s *collStart, send []byte, scount int, sdt Datatype, recv []byt
 // at displs[i].
 func interGatherv(s *collStart, send []byte, scount int, sdt Datatype, recv []byte, counts, displs []int, rdt Datatype, root int, comm *Comm) error {
 	return interColl(s, "gatherv", comm, func(k *collCall) (func(interRun) error, error) {
-		role, err := k.interRoot(root)
-		if err != nil {
-			return nil, err
-		}
-		switch role {
-		case atRoot:
-			if err := k.noInPlace(send); err != nil {
-				return nil, err
-			}
-			bc, bd, err := k.blocksIn("receive", len(comm.group), "remote rank", &recv, counts, displs, rdt)
-			if err != nil {
-				return nil, err
-			}
-			return func(r interRun) error { return r.exchange(coll.TagGatherv, nil, split(recv, bc, bd)) }, nil
-		case facingRoot:
-			sd, err := k.data("send", send, scount, sdt)
-			if err != nil {
-				return nil, err
-			}
-			return func(r interRun) error { return r.x.Send(sd, root, coll.TagGatherv) }, nil
-		}
-		return nothing, nil
+		return k.rooted(coll.TagGatherv, root, true, send, scount, sdt, func() ([][]byte, error) {
+			return k.vectorBlocks("receive", recv, counts, displs, rdt)
+		})
 	})
 }
 
@@ -154,29 +177,9 @@ func interGatherv(s *collStart, send []byte, scount int, sdt Datatype, recv []by
 // i of the other group, whose ranks receive.
 func interScatter(s *collStart, send []byte, scount int, sdt Datatype, recv []byte, rcount int, rdt Datatype, root int, comm *Comm) error {
 	return interColl(s, "scatter", comm, func(k *collCall) (func(interRun) error, error) {
-		role, err := k.interRoot(root)
-		if err != nil {
-			return nil, err
-		}
-		switch role {
-		case atRoot:
-			if err := k.noInPlace(recv); err != nil {
-				return nil, err
-			}
-			sd, err := k.data("send", send, scount*len(comm.group), sdt)
-			if err != nil {
-				return nil, err
-			}
-			c, d := even(len(comm.group), scount*sdt.Size())
-			return func(r interRun) error { return r.exchange(coll.TagScatter, split(sd, c, d), nil) }, nil
-		case facingRoot:
-			rd, err := k.data("receive", recv, rcount, rdt)
-			if err != nil {
-				return nil, err
-			}
-			return func(r interRun) error { return r.x.Recv(rd, root, coll.TagScatter) }, nil
-		}
-		return nothing, nil
+		return k.rooted(coll.TagScatter, root, false, recv, rcount, rdt, func() ([][]byte, error) {
+			return k.evenBlocks("send", send, scount, sdt)
+		})
 	})
 }
 
@@ -184,28 +187,9 @@ func interScatter(s *collStart, send []byte, scount int, sdt Datatype, recv []by
 // remote rank i.
 func interScatterv(s *collStart, send []byte, counts, displs []int, sdt Datatype, recv []byte, rcount int, rdt Datatype, root int, comm *Comm) error {
 	return interColl(s, "scatterv", comm, func(k *collCall) (func(interRun) error, error) {
-		role, err := k.interRoot(root)
-		if err != nil {
-			return nil, err
-		}
-		switch role {
-		case atRoot:
-			if err := k.noInPlace(recv); err != nil {
-				return nil, err
-			}
-			bc, bd, err := k.blocksIn("send", len(comm.group), "remote rank", &send, counts, displs, sdt)
-			if err != nil {
-				return nil, err
-			}
-			return func(r interRun) error { return r.exchange(coll.TagScatterv, split(send, bc, bd), nil) }, nil
-		case facingRoot:
-			rd, err := k.data("receive", recv, rcount, rdt)
-			if err != nil {
-				return nil, err
-			}
-			return func(r interRun) error { return r.x.Recv(rd, root, coll.TagScatterv) }, nil
-		}
-		return nothing, nil
+		return k.rooted(coll.TagScatterv, root, false, recv, rcount, rdt, func() ([][]byte, error) {
+			return k.vectorBlocks("send", send, counts, displs, sdt)
+		})
 	})
 }
 
@@ -216,17 +200,15 @@ func interAllgather(s *collStart, send []byte, scount int, sdt Datatype, recv []
 		if err := k.noInPlace(send); err != nil {
 			return nil, err
 		}
-		n := len(comm.group)
 		sd, err := k.data("send", send, scount, sdt)
 		if err != nil {
 			return nil, err
 		}
-		rd, err := k.data("receive", recv, rcount*n, rdt)
+		rb, err := k.evenBlocks("receive", recv, rcount, rdt)
 		if err != nil {
 			return nil, err
 		}
-		c, d := even(n, rcount*rdt.Size())
-		return func(r interRun) error { return r.exchange(coll.TagAllgather, toEach(n, sd), split(rd, c, d)) }, nil
+		return func(r interRun) error { return r.exchange(coll.TagAllgather, toEach(len(rb), sd), rb) }, nil
 	})
 }
 
@@ -241,12 +223,11 @@ func interAllgatherv(s *collStart, send []byte, scount int, sdt Datatype, recv [
 		if err != nil {
 			return nil, err
 		}
-		bc, bd, err := k.blocksIn("receive", len(comm.group), "remote rank", &recv, counts, displs, rdt)
+		rb, err := k.vectorBlocks("receive", recv, counts, displs, rdt)
 		if err != nil {
 			return nil, err
 		}
-		n := len(comm.group)
-		return func(r interRun) error { return r.exchange(coll.TagAllgatherv, toEach(n, sd), split(recv, bc, bd)) }, nil
+		return func(r interRun) error { return r.exchange(coll.TagAllgatherv, toEach(len(rb), sd), rb) }, nil
 	})
 }
 
@@ -257,18 +238,15 @@ func interAlltoall(s *collStart, send []byte, scount int, sdt Datatype, recv []b
 		if err := k.noInPlace(send); err != nil {
 			return nil, err
 		}
-		n := len(comm.group)
-		sd, err := k.data("send", send, scount*n, sdt)
+		sb, err := k.evenBlocks("send", send, scount, sdt)
 		if err != nil {
 			return nil, err
 		}
-		rd, err := k.data("receive", recv, rcount*n, rdt)
+		rb, err := k.evenBlocks("receive", recv, rcount, rdt)
 		if err != nil {
 			return nil, err
 		}
-		sc, sds := even(n, scount*sdt.Size())
-		rc, rds := even(n, rcount*rdt.Size())
-		return func(r interRun) error { return r.exchange(coll.TagAlltoall, split(sd, sc, sds), split(rd, rc, rds)) }, nil
+		return func(r interRun) error { return r.exchange(coll.TagAlltoall, sb, rb) }, nil
 	})
 }
 
@@ -279,16 +257,15 @@ func interAlltoallv(s *collStart, send []byte, scounts, sdispls []int, sdt Datat
 		if err := k.noInPlace(send); err != nil {
 			return nil, err
 		}
-		n := len(comm.group)
-		sc, sd, err := k.blocksIn("send", n, "remote rank", &send, scounts, sdispls, sdt)
+		sb, err := k.vectorBlocks("send", send, scounts, sdispls, sdt)
 		if err != nil {
 			return nil, err
 		}
-		rc, rd, err := k.blocksIn("receive", n, "remote rank", &recv, rcounts, rdispls, rdt)
+		rb, err := k.vectorBlocks("receive", recv, rcounts, rdispls, rdt)
 		if err != nil {
 			return nil, err
 		}
-		return func(r interRun) error { return r.exchange(coll.TagAlltoallv, split(send, sc, sd), split(recv, rc, rd)) }, nil
+		return func(r interRun) error { return r.exchange(coll.TagAlltoallv, sb, rb) }, nil
 	})
 }
 
