@@ -2457,12 +2457,12 @@ func PMPI_Type_contiguous_c(count C.int64_t, oldtype C.uintptr_t, newtype *C.uin
 
 //export PMPI_Type_create_darray
 func PMPI_Type_create_darray(size C.int, rank C.int, ndims C.int, array_of_gsizes *C.int, array_of_distribs *C.int, array_of_dargs *C.int, array_of_psizes *C.int, order C.int, oldtype C.uintptr_t, newtype *C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_Type_create_darray"))
+	return C.int(done(0, mpiTypeCreateDarray(int(size), int(rank), int(ndims), array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes, int(order), Datatype(oldtype), (*Datatype)(unsafe.Pointer(newtype)))))
 }
 
 //export PMPI_Type_create_darray_c
 func PMPI_Type_create_darray_c(size C.int, rank C.int, ndims C.int, array_of_gsizes *C.int64_t, array_of_distribs *C.int, array_of_dargs *C.int, array_of_psizes *C.int, order C.int, oldtype C.uintptr_t, newtype *C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_Type_create_darray_c"))
+	return C.int(done(0, mpiTypeCreateDarray(int(size), int(rank), int(ndims), array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes, int(order), Datatype(oldtype), (*Datatype)(unsafe.Pointer(newtype)))))
 }
 
 //export PMPI_Type_create_f90_complex

@@ -460,6 +460,78 @@ static void decoding(void) {
     passed("type_get_envelope and type_get_contents of every constructor");
 }
 
+/* owner_block and owner_cyclic: which coordinate of a dimension of g
+ * elements over p processes holds element x, by hand. */
+static int owner(int dist, int darg, int g, int p, int x) {
+    if (dist == MPI_DISTRIBUTE_NONE)
+        return 0;
+    if (dist == MPI_DISTRIBUTE_BLOCK) {
+        int b = darg == MPI_DISTRIBUTE_DFLT_DARG ? (g + p - 1) / p : darg;
+        return x / b;
+    }
+    int b = darg == MPI_DISTRIBUTE_DFLT_DARG ? 1 : darg;
+    return (x / b) % p;
+}
+
+/* darray_case packs a 5x7 global array of ints, valued by index, with the
+ * darray type of every rank of a 2x2 grid (psizes), and checks it against
+ * the elements that rank owns, found by hand, in the array's order. */
+static void darray_case(int order, const int *dist, const int *darg, const int *psizes, const char *what) {
+    enum { G0 = 5, G1 = 7 };
+    int gsizes[2] = {G0, G1}, global[G0 * G1], packed[G0 * G1], want[G0 * G1];
+    for (int k = 0; k < G0 * G1; k++)
+        global[k] = k;
+    int nproc = psizes[0] * psizes[1];
+    for (int r = 0; r < nproc; r++) {
+        int c0 = r / psizes[1], c1 = r % psizes[1], n = 0;
+        /* The array's order: C walks dimension 1 fastest, Fortran dimension 0. */
+        for (int a = 0; a < (order == MPI_ORDER_C ? G0 : G1); a++)
+            for (int b = 0; b < (order == MPI_ORDER_C ? G1 : G0); b++) {
+                int i = order == MPI_ORDER_C ? a : b, j = order == MPI_ORDER_C ? b : a;
+                if (owner(dist[0], darg[0], G0, psizes[0], i) == c0 && owner(dist[1], darg[1], G1, psizes[1], j) == c1)
+                    want[n++] = order == MPI_ORDER_C ? i * G1 + j : j * G0 + i;
+            }
+        MPI_Datatype t;
+        TRY(MPI_Type_create_darray(nproc, r, 2, gsizes, dist, darg, psizes, order, MPI_INT, &t));
+        TRY(MPI_Type_commit(&t));
+        int sz = -1, pos = 0;
+        MPI_Aint lb = -1, ext = -1;
+        TRY(MPI_Type_size(t, &sz));
+        TRY(MPI_Type_get_extent(t, &lb, &ext));
+        CHECK(sz == n * (int)sizeof(int) && lb == 0 && ext == (MPI_Aint)sizeof global, "%s rank %d: size %d lb %ld extent %ld, want %d 0 %zu", what,
+              r, sz, (long)lb, (long)ext, n * (int)sizeof(int), sizeof global);
+        TRY(MPI_Pack(global, 1, t, packed, sizeof packed, &pos, MPI_COMM_SELF));
+        for (int k = 0; k < n; k++)
+            CHECK(packed[k] == want[k], "%s rank %d: element %d is %d, want %d", what, r, k, packed[k], want[k]);
+        int ni, na, nd, comb;
+        TRY(MPI_Type_get_envelope(t, &ni, &na, &nd, &comb));
+        CHECK(comb == MPI_COMBINER_DARRAY && ni == 4 * 2 + 4 && nd == 1, "%s: envelope %d %d %d %d", what, ni, na, nd, comb);
+        TRY(MPI_Type_free(&t));
+    }
+}
+
+/* darrays: block and cyclic distributions in both orders, and a
+ * dimension not distributed; the _c form; bad arguments. */
+static void darrays(void) {
+    int block_cyclic[2] = {MPI_DISTRIBUTE_BLOCK, MPI_DISTRIBUTE_CYCLIC}, dflt[2] = {MPI_DISTRIBUTE_DFLT_DARG, 2};
+    int grid[2] = {2, 2};
+    darray_case(MPI_ORDER_C, block_cyclic, dflt, grid, "block x cyclic(2), C order");
+    darray_case(MPI_ORDER_FORTRAN, block_cyclic, dflt, grid, "block x cyclic(2), Fortran order");
+    int none_block[2] = {MPI_DISTRIBUTE_NONE, MPI_DISTRIBUTE_BLOCK}, darg3[2] = {MPI_DISTRIBUTE_DFLT_DARG, 3}, grid13[2] = {1, 3};
+    darray_case(MPI_ORDER_C, none_block, darg3, grid13, "none x block(3), C order");
+    MPI_Count gsizes_c[2] = {5, 7};
+    MPI_Datatype t;
+    int sz = -1;
+    TRY(MPI_Type_create_darray_c(4, 3, 2, gsizes_c, block_cyclic, dflt, grid, MPI_ORDER_C, MPI_INT, &t));
+    TRY(MPI_Type_size(t, &sz));
+    EQ(sz, 2 * 3 * (int)sizeof(int), "MPI_Type_create_darray_c: rank 3 holds rows 3-4 and columns 2, 3 and 6");
+    TRY(MPI_Type_free(&t));
+    int gsizes[2] = {5, 7}, bad[2] = {MPI_DISTRIBUTE_NONE, MPI_DISTRIBUTE_BLOCK};
+    RC(MPI_Type_create_darray(4, 0, 2, gsizes, bad, dflt, grid, MPI_ORDER_C, MPI_INT, &t), MPI_ERR_ARG);
+    RC(MPI_Type_create_darray(3, 0, 2, gsizes, block_cyclic, dflt, grid, MPI_ORDER_C, MPI_INT, &t), MPI_ERR_ARG);
+    passed("type_create_darray and type_create_darray_c");
+}
+
 int main(int argc, char **argv) {
     start(&argc, &argv);
     rank = check_rank;
@@ -470,6 +542,7 @@ int main(int argc, char **argv) {
     packing();
     errors();
     decoding();
+    darrays();
     TRY(MPI_Finalize());
     return 0;
 }
