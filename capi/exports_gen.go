@@ -2950,16 +2950,6 @@ func PMPI_Aint_diff(addr1 C.intptr_t, addr2 C.intptr_t) C.intptr_t {
 	return C.intptr_t(mpiAintDiff(int(addr1), int(addr2)))
 }
 
-//export PMPI_Wtick
-func PMPI_Wtick() C.double {
-	return C.double(mpiWtick())
-}
-
-//export PMPI_Wtime
-func PMPI_Wtime() C.double {
-	return C.double(mpiWtime())
-}
-
 //export PMPI_Comm_fromint
 func PMPI_Comm_fromint(comm C.int) C.uintptr_t {
 	return C.uintptr_t(comm)

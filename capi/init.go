@@ -85,8 +85,6 @@ func mpiIsThreadMain(flag *C.int) error {
 	return nil
 }
 
-func mpiWtime() float64 { return api().Wtime() }
-func mpiWtick() float64 { return api().Wtick() }
 
 func mpiGetProcessorName(name *C.char, n *C.int) error {
 	host, err := os.Hostname()

@@ -2,8 +2,8 @@
  * Every MPI_ function is a weak symbol that calls its PMPI_ twin: a
  * profiling tool that defines MPI_X (linked before libmpi_abi, or
  * preloaded) takes its place and calls PMPI_X. MPI_Pcontrol, which is
- * variadic, is in pcontrol.c. Each keeps its caller's address for the
- * call (caller.h). */
+ * variadic, is in pcontrol.c, MPI_Wtime and MPI_Wtick in wtime.c. Each
+ * keeps its caller's address for the call (caller.h). */
 #include "include/mpi.h"
 #include "caller.h"
 
@@ -1770,12 +1770,6 @@ MPI_Aint MPI_Aint_add(MPI_Aint base, MPI_Aint disp) { GOMPI_CALL(MPI_Aint, PMPI_
 
 #pragma weak MPI_Aint_diff
 MPI_Aint MPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2) { GOMPI_CALL(MPI_Aint, PMPI_Aint_diff(addr1, addr2)); }
-
-#pragma weak MPI_Wtick
-double MPI_Wtick(void) { GOMPI_CALL(double, PMPI_Wtick()); }
-
-#pragma weak MPI_Wtime
-double MPI_Wtime(void) { GOMPI_CALL(double, PMPI_Wtime()); }
 
 #pragma weak MPI_Comm_fromint
 MPI_Comm MPI_Comm_fromint(int comm) { GOMPI_CALL(MPI_Comm, PMPI_Comm_fromint(comm)); }

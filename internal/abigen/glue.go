@@ -104,6 +104,12 @@ type glue struct {
 // too when every parameter reaches Go as the same type, or when the
 // implementation is generic over its count types; any other returns
 // MPI_ERR_UNSUPPORTED_OPERATION.
+// inC are the functions the library writes in C, not generated: the
+// variadic MPI_Pcontrol (pcontrol.c), and MPI_Wtime and MPI_Wtick
+// (wtime.c), which read the clock without entering Go, as MPI lets them
+// (it allows them to be macros in C, outside the profiling interface).
+var inC = map[string]bool{"MPI_Pcontrol": true, "MPI_Wtime": true, "MPI_Wtick": true}
+
 func makeGlue(a *abi, impls map[string]bool) (glue, error) {
 	handles := handleTypes(a)
 	byName := map[string]*function{}
@@ -146,13 +152,13 @@ import "unsafe"
  * Every MPI_ function is a weak symbol that calls its PMPI_ twin: a
  * profiling tool that defines MPI_X (linked before libmpi_abi, or
  * preloaded) takes its place and calls PMPI_X. MPI_Pcontrol, which is
- * variadic, is in pcontrol.c. Each keeps its caller's address for the
- * call (caller.h). */
+ * variadic, is in pcontrol.c, MPI_Wtime and MPI_Wtick in wtime.c. Each
+ * keeps its caller's address for the call (caller.h). */
 #include "include/mpi.h"
 #include "caller.h"
 `)
 	for _, fn := range a.funcs {
-		if fn.name == "MPI_Pcontrol" {
+		if inC[fn.name] {
 			g.implemented = append(g.implemented, fn.name)
 			continue
 		}
