@@ -85,7 +85,6 @@ func mpiIsThreadMain(flag *C.int) error {
 	return nil
 }
 
-
 func mpiGetProcessorName(name *C.char, n *C.int) error {
 	host, err := os.Hostname()
 	if err != nil {
