@@ -69,7 +69,11 @@ func mpiGrequestStart(query, free, cancel unsafe.Pointer, extra unsafe.Pointer, 
 	if err != nil {
 		return err
 	}
-	return newRequest(out, r, lib.self.Load(), false)
+	if err := newRequest(out, r, lib.self.Load(), false); err != nil {
+		return err
+	}
+	lib.reqs.get(uintptr(*out)).general = true
+	return nil
 }
 
 func mpiGrequestComplete(h Request) error {
@@ -77,5 +81,10 @@ func mpiGrequestComplete(h Request) error {
 	if err != nil {
 		return err
 	}
-	return api().GrequestComplete(e.r)
+	err = api().GrequestComplete(e.r)
+	e.done = true
+	if e.freed { // MPI_Request_free kept the handle for this call only
+		forget(&h, e)
+	}
+	return err
 }

@@ -19,6 +19,10 @@ type reqEntry struct {
 	r          *pmpi.Request
 	comm       *commEntry
 	persistent bool
+	// A generalized request's handle outlives MPI_Request_free until
+	// MPI_Grequest_complete, which the program calls with it still
+	// (done: it was called).
+	general, freed, done bool
 }
 
 // reqEntries recycles the entries of completed requests: a C program's
@@ -344,7 +348,12 @@ func mpiRequestFree(h *Request) error {
 	}
 	err = api().RequestFree(e.r)
 	comm := e.comm
-	forget(h, e)
+	if e.general && !e.done {
+		e.freed = true
+		*h = MPI_REQUEST_NULL
+	} else {
+		forget(h, e)
+	}
 	return failed(comm, err)
 }
 

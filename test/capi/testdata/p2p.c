@@ -637,7 +637,8 @@ static void large(void) {
 /* grequests: a generalized request completed by the program; MPI_Wait
  * gives its query function's status and calls its free function once;
  * MPI_Cancel calls its cancel function. */
-static int greq_frees, greq_cancels, greq_complete = -1;
+static volatile int greq_frees;
+static int greq_cancels, greq_complete = -1;
 
 static int greq_query(void *extra, MPI_Status *st) {
     MPI_Status_set_source(st, *(int *)extra);
@@ -681,6 +682,17 @@ static void grequests(void) {
     TRY(MPI_Waitall(1, &req, &st));
     CHECK(st.MPI_SOURCE == MPI_ANY_SOURCE && greq_frees == 2, "an empty status (source %d), free ran %d times", st.MPI_SOURCE,
           greq_frees);
+    /* Freed before it completes: the handle stays good for
+     * MPI_Grequest_complete, after which free runs. */
+    TRY(MPI_Grequest_start(NULL, greq_free, NULL, NULL, &req));
+    MPI_Request kept = req;
+    TRY(MPI_Request_free(&req));
+    CHECK(req == MPI_REQUEST_NULL && greq_frees == 2, "MPI_Request_free: handle %#x, free ran %d times", MPI_Request_toint(req),
+          greq_frees);
+    TRY(MPI_Grequest_complete(kept));
+    while (greq_frees != 3) /* the library's goroutine runs free */
+        ;
+    RC(MPI_Grequest_complete(kept), MPI_ERR_REQUEST);
     passed("grequests");
 }
 
