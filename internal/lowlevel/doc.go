@@ -60,11 +60,11 @@
 // when the runtime counts a runnable goroutine
 // (/sched/goroutines/runnable:goroutines, about 130 ns to read, as long as
 // an empty runtime.Gosched); a C 64 KiB ping-pong over sm went from 47-58
-// to 14-15 us a message (Go's 10-13), an oversubscribed 4-rank 8-byte
-// allreduce from 27-31 to 8.4-9.0 us (Go's 4.7-6.3). It relies on the
-// metric (TestOthersRunnableSeesAWaitingGoroutine), and on the runtime's
-// monitor preempting a goroutine that runs for 10 ms, which runs the
-// timers and network waits that no count shows.
+// to 14-15 us a message in 3 of 4 rounds (Go's 10-13), an oversubscribed
+// 4-rank 8-byte allreduce from 27-31 to 8.4-9.0 us (Go's 4.7-6.3). It
+// relies on the metric (TestOthersRunnableSeesAWaitingGoroutine), and on
+// the runtime's monitor preempting a goroutine that runs for 10 ms, which
+// runs the timers and network waits that no count shows.
 //
 // # Yield
 //
