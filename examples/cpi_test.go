@@ -1,8 +1,6 @@
 package examples_test
 
 import (
-	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"testing"
@@ -17,26 +15,9 @@ func TestCPI(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds libmpi_abi and runs a job")
 	}
-	cc, err := exec.LookPath("cc")
-	if err != nil {
-		t.Skip("no C compiler (cc)")
-	}
-	dir := t.TempDir()
-	lib := cpmpiLibrary(t, dir)
-	bins, err := jobtest.Build(dir, map[string]string{"gompirun": "../cmd/gompirun"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	inc, err := filepath.Abs("../capi/include")
-	if err != nil {
-		t.Fatal(err)
-	}
-	prog := filepath.Join(dir, "cpi")
-	args := []string{"-O2", "-Wall", "-I", inc, "-o", prog, "cpi/cpi.c", "-L" + lib, "-lmpi_abi", "-Wl,-rpath," + lib, "-lm"}
-	if b, err := exec.Command(cc, args...).CombinedOutput(); err != nil {
-		t.Fatalf("cc %v: %v\n%s", args, err, b)
-	}
-	j := jobtest.Run(t, bins["gompirun"], 90*time.Second, nil, "--timeout", "60", "-np", "3", "--oversubscribe", prog, "300000")
+	e := cSetup(t)
+	prog := e.compile(t, "cpi", "-O2", "cpi/cpi.c", "-lm")
+	j := jobtest.Run(t, e.gompirun, 90*time.Second, nil, "--timeout", "60", "-np", "3", "--oversubscribe", prog, "300000")
 	if j.Code != 0 {
 		t.Fatalf("cpi failed\n%v", j)
 	}

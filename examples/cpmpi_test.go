@@ -46,38 +46,15 @@ func TestCPMPI(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds libmpi_abi and runs jobs")
 	}
-	cc, err := exec.LookPath("cc")
-	if err != nil {
-		t.Skip("no C compiler (cc)")
-	}
-	dir := t.TempDir()
-	lib := cpmpiLibrary(t, dir)
-	bins, err := jobtest.Build(dir, map[string]string{"gompirun": "../cmd/gompirun"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	inc, err := filepath.Abs("../capi/include")
-	if err != nil {
-		t.Fatal(err)
-	}
-	link := []string{"-L" + lib, "-lmpi_abi", "-Wl,-rpath," + lib}
-	compile := func(out string, args ...string) string {
-		t.Helper()
-		path := filepath.Join(dir, out)
-		args = append(append([]string{"-std=c11", "-Wall", "-I", inc, "-o", path}, args...), link...)
-		if b, err := exec.Command(cc, args...).CombinedOutput(); err != nil {
-			t.Fatalf("cc %v: %v\n%s", args, err, b)
-		}
-		return path
-	}
-	linked := compile("app_linked", "cpmpi/app.c", "cpmpi/counter.c")
-	plain := compile("app", "cpmpi/app.c")
-	preload := compile("libcpmpi.so", "-fPIC", "-shared", "cpmpi/counter.c")
+	e := cSetup(t)
+	linked := e.compile(t, "app_linked", "-std=c11", "cpmpi/app.c", "cpmpi/counter.c")
+	plain := e.compile(t, "app", "-std=c11", "cpmpi/app.c")
+	preload := e.compile(t, "libcpmpi.so", "-std=c11", "-fPIC", "-shared", "cpmpi/counter.c")
 
 	run := func(t *testing.T, args ...string) jobtest.Job {
 		t.Helper()
 		args = append([]string{"--timeout", "60", "-np", "2", "-x", "GODEBUG=cgocheck=1"}, args...)
-		j := jobtest.Run(t, bins["gompirun"], 90*time.Second, nil, args...)
+		j := jobtest.Run(t, e.gompirun, 90*time.Second, nil, args...)
 		if j.Code != 0 {
 			t.Fatalf("job failed\n%v", j)
 		}
@@ -92,7 +69,7 @@ func TestCPMPI(t *testing.T) {
 		checkCounts(t, j, map[string]cpmpiCount{"MPI_Init": {0, 0}, "MPI_Init_thread": {1, 0}})
 	})
 	t.Run("under stats", func(t *testing.T) {
-		prefix := filepath.Join(dir, "stats")
+		prefix := filepath.Join(e.dir, "stats")
 		j := run(t, "--mca", "prof", "stats", "--mca", "prof_stats_output", prefix, "--mca", "prof_stats_svg", "false",
 			linked, "reset")
 		// Pcontrol(2) reset the counter after MPI_Init.
@@ -135,6 +112,42 @@ func TestCPMPI(t *testing.T) {
 // cpmpiLibrary returns a directory holding libmpi_abi.so.1 and the
 // libmpi_abi.so that -lmpi_abi finds: links to the one make test-programs
 // builds under GOMPI_TEST_BIN when there is one, else a build of capi.
+// cEnv is what the C examples' tests build with, in a temporary
+// directory: the C compiler, gompi's C library and header, gompirun.
+type cEnv struct{ cc, dir, lib, inc, gompirun string }
+
+// cSetup makes a cEnv, or skips the test without a C compiler.
+func cSetup(t *testing.T) cEnv {
+	t.Helper()
+	cc, err := exec.LookPath("cc")
+	if err != nil {
+		t.Skip("no C compiler (cc)")
+	}
+	dir := t.TempDir()
+	e := cEnv{cc: cc, dir: dir, lib: cpmpiLibrary(t, dir)}
+	bins, err := jobtest.Build(dir, map[string]string{"gompirun": "../cmd/gompirun"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.gompirun = bins["gompirun"]
+	if e.inc, err = filepath.Abs("../capi/include"); err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+// compile runs the C compiler on args, with the header's directory and
+// linked against the library, into out in the directory.
+func (e cEnv) compile(t *testing.T, out string, args ...string) string {
+	t.Helper()
+	path := filepath.Join(e.dir, out)
+	args = append(append([]string{"-Wall", "-I", e.inc, "-o", path}, args...), "-L"+e.lib, "-lmpi_abi", "-Wl,-rpath,"+e.lib)
+	if b, err := exec.Command(e.cc, args...).CombinedOutput(); err != nil {
+		t.Fatalf("cc %v: %v\n%s", args, err, b)
+	}
+	return path
+}
+
 func cpmpiLibrary(t *testing.T, dir string) string {
 	t.Helper()
 	lib := filepath.Join(dir, "lib")

@@ -222,7 +222,7 @@ func interBcast(s *collStart, buf []byte, count int, dt Datatype, root int, comm
 // broadcasts what it got.
 func interAllreduce(s *collStart, send, recv []byte, count int, dt Datatype, op Op, comm *Comm) error {
 	return interColl(s, "allreduce", comm, func(k *collCall) (func(interRun) error, error) {
-		if err := k.noInPlace(send); err != nil {
+		if err := k.notInPlace(send); err != nil {
 			return nil, err
 		}
 		o, sd, rd, err := k.reduction(send, recv, count, dt, op, true)

@@ -36,16 +36,6 @@ func (k *collCall) interRoot(root int) (rootRole, error) {
 		root, len(k.comm.group)-1)
 }
 
-// noInPlace refuses InPlace, which MPI defines on no intercommunicator.
-func (k *collCall) noInPlace(bufs ...[]byte) error {
-	for _, b := range bufs {
-		if IsInPlace(b) {
-			return k.fail(ClassBuffer, "InPlace is not allowed on an intercommunicator (MPI defines no in-place form there)")
-		}
-	}
-	return nil
-}
-
 // exchange sends sends[i] to and receives recvs[i] from rank i of the
 // remote group, for every i where the slice is not nil, and waits for all.
 func (r interRun) exchange(tag int, sends, recvs [][]byte) error {
@@ -103,7 +93,7 @@ func (k *collCall) rooted(tag, root int, gather bool, buf []byte, count int, dt 
 	}
 	switch role {
 	case atRoot:
-		if err := k.noInPlace(buf); err != nil {
+		if err := k.notInPlace(buf); err != nil {
 			return nil, err
 		}
 		blocks, err := rootBlocks()
@@ -197,7 +187,7 @@ func interScatterv(s *collStart, send []byte, counts, displs []int, sdt Datatype
 // rank of the other group in their rank order.
 func interAllgather(s *collStart, send []byte, scount int, sdt Datatype, recv []byte, rcount int, rdt Datatype, comm *Comm) error {
 	return interColl(s, "allgather", comm, func(k *collCall) (func(interRun) error, error) {
-		if err := k.noInPlace(send); err != nil {
+		if err := k.notInPlace(send); err != nil {
 			return nil, err
 		}
 		sd, err := k.data("send", send, scount, sdt)
@@ -216,7 +206,7 @@ func interAllgather(s *collStart, send []byte, scount int, sdt Datatype, recv []
 // rank i at displs[i].
 func interAllgatherv(s *collStart, send []byte, scount int, sdt Datatype, recv []byte, counts, displs []int, rdt Datatype, comm *Comm) error {
 	return interColl(s, "allgatherv", comm, func(k *collCall) (func(interRun) error, error) {
-		if err := k.noInPlace(send); err != nil {
+		if err := k.notInPlace(send); err != nil {
 			return nil, err
 		}
 		sd, err := k.data("send", send, scount, sdt)
@@ -235,7 +225,7 @@ func interAllgatherv(s *collStart, send []byte, scount int, sdt Datatype, recv [
 // receives block j of recv from its rank j.
 func interAlltoall(s *collStart, send []byte, scount int, sdt Datatype, recv []byte, rcount int, rdt Datatype, comm *Comm) error {
 	return interColl(s, "alltoall", comm, func(k *collCall) (func(interRun) error, error) {
-		if err := k.noInPlace(send); err != nil {
+		if err := k.notInPlace(send); err != nil {
 			return nil, err
 		}
 		sb, err := k.evenBlocks("send", send, scount, sdt)
@@ -254,7 +244,7 @@ func interAlltoall(s *collStart, send []byte, scount int, sdt Datatype, recv []b
 // remote rank on both sides.
 func interAlltoallv(s *collStart, send []byte, scounts, sdispls []int, sdt Datatype, recv []byte, rcounts, rdispls []int, rdt Datatype, comm *Comm) error {
 	return interColl(s, "alltoallv", comm, func(k *collCall) (func(interRun) error, error) {
-		if err := k.noInPlace(send); err != nil {
+		if err := k.notInPlace(send); err != nil {
 			return nil, err
 		}
 		sb, err := k.vectorBlocks("send", send, scounts, sdispls, sdt)
@@ -273,7 +263,7 @@ func interAlltoallv(s *collStart, send []byte, scounts, sdispls []int, sdt Datat
 // displacements in bytes.
 func interAlltoallw(s *collStart, send []byte, scounts, sdispls []int, stypes []Datatype, recv []byte, rcounts, rdispls []int, rtypes []Datatype, comm *Comm) error {
 	return interColl(s, "alltoallw", comm, func(k *collCall) (func(interRun) error, error) {
-		if err := k.noInPlace(send); err != nil {
+		if err := k.notInPlace(send); err != nil {
 			return nil, err
 		}
 		n := len(comm.group)
@@ -298,7 +288,7 @@ func interReduce(s *collStart, send, recv []byte, count int, dt Datatype, op Op,
 		if err != nil {
 			return nil, err
 		}
-		if err := k.noInPlace(send, recv); err != nil {
+		if err := k.notInPlace(send, recv); err != nil {
 			return nil, err
 		}
 		switch role {
@@ -370,7 +360,7 @@ func interReduceScatterBlock(s *collStart, send, recv []byte, count int, dt Data
 // within the group, swaps the result with the other group's, and keeps
 // its part.
 func (k *collCall) reduceScatter(send, recv []byte, total, at, n int, dt Datatype, op Op) (func(interRun) error, error) {
-	if err := k.noInPlace(send, recv); err != nil {
+	if err := k.notInPlace(send, recv); err != nil {
 		return nil, err
 	}
 	o, sd, _, err := k.reduction(send, nil, total, dt, op, false)

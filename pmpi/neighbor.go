@@ -74,10 +74,16 @@ func (k *collCall) neighborhood() (coll.Neighbors, error) {
 	return k.comm.topo.neighbors(k.comm.rank), nil
 }
 
-// notInPlace refuses MPI_IN_PLACE, which the neighbourhood collectives
-// do not take.
-func (k *collCall) notInPlace(send []byte) error {
-	if IsInPlace(send) {
+// notInPlace refuses MPI_IN_PLACE in bufs, which the neighbourhood
+// collectives and the collectives on an intercommunicator do not take.
+func (k *collCall) notInPlace(bufs ...[]byte) error {
+	for _, b := range bufs {
+		if !IsInPlace(b) {
+			continue
+		}
+		if k.comm.inter != nil {
+			return k.fail(ClassBuffer, "InPlace is not allowed on an intercommunicator (MPI defines no in-place form there)")
+		}
 		return k.fail(ClassBuffer, "InPlace is not allowed in a neighbourhood collective (want separate send and receive buffers)")
 	}
 	return nil
