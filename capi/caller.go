@@ -35,7 +35,7 @@ func callerSite(pc uintptr) string {
 		return site
 	}
 	if sym == nil {
-		return fmt.Sprintf("%s+%#x", filepath.Base(obj), at+1-uintptr(base))
+		return fmt.Sprintf("%s+%#x", filepath.Base(obj), pc-uintptr(base))
 	}
 	return fmt.Sprintf("%s+%#x in %s", C.GoString(sym), pc-uintptr(symAddr), filepath.Base(obj))
 }

@@ -55,7 +55,7 @@ func (*realAPI) GrequestComplete(r *Request) error {
 		return errorf(ClassRequest, nil, "grequest complete: the request is nil")
 	}
 	if atomic.LoadUint32(&r.gen)%2 == 0 || r.kind != reqGeneral {
-		return errorf(ClassRequest, nil, "grequest complete: %v is not an active generalized request", r)
+		return errorf(ClassRequest, nil, "grequest complete: the request is not an active generalized request (completed, freed, or of another kind)")
 	}
 	if r.pml.Done() {
 		return errorf(ClassRequest, nil, "grequest complete: the request was completed already")
