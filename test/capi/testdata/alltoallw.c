@@ -3,29 +3,9 @@
  * in its _c form, with a datatype and a byte displacement per block (a
  * vector type beside MPI_INT, zero counts), in
  * place, on a periodic ring; and their errors. Runs on 2 or more ranks. */
-#include "check.h"
+#include "forms.h"
 
 static int rank, size;
-
-enum form { BLOCKING, NONBLOCKING, PERSISTENT, NFORMS };
-static const char *forms[] = {"blocking", "non-blocking", "persistent"};
-
-/* complete finishes a non-blocking or persistent call; a persistent one
- * runs a second time into a cleared buffer. */
-static void complete(enum form f, MPI_Request *req, int *recv, int n) {
-    if (f == BLOCKING)
-        return;
-    if (f == PERSISTENT) {
-        TRY(MPI_Start(req));
-        TRY(MPI_Wait(req, MPI_STATUS_IGNORE));
-        for (int i = 0; i < n; i++)
-            recv[i] = -1;
-        TRY(MPI_Start(req));
-    }
-    TRY(MPI_Wait(req, MPI_STATUS_IGNORE));
-    if (f == PERSISTENT)
-        TRY(MPI_Request_free(req));
-}
 
 /* vec is two ints with one between them, its extent three ints: element
  * e of a block of vec is the ints at 3e and 3e+2. */

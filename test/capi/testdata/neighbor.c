@@ -2,34 +2,13 @@
  * and Neighbor_alltoall(v), blocking, non-blocking and persistent, each
  * also in its _c form, on a periodic ring (a Cartesian grid) and a
  * one-way distributed graph; and their errors. Runs on 2 or more ranks. */
-#include "check.h"
+#include "forms.h"
 
 /* MPI_UNWEIGHTED is a sentinel address, which gcc takes for an array of
  * no room. */
 #pragma GCC diagnostic ignored "-Wstringop-overread"
 
 static int rank, size, left, right;
-
-/* The forms each collective is run in. */
-enum form { BLOCKING, NONBLOCKING, PERSISTENT, NFORMS };
-static const char *forms[] = {"blocking", "non-blocking", "persistent"};
-
-/* complete finishes a non-blocking or persistent call's request; a
- * persistent one runs a second time into a cleared buffer. */
-static void complete(enum form f, MPI_Request *req, int *recv, int n) {
-    if (f == BLOCKING)
-        return;
-    if (f == PERSISTENT) {
-        TRY(MPI_Start(req));
-        TRY(MPI_Wait(req, MPI_STATUS_IGNORE));
-        for (int i = 0; i < n; i++)
-            recv[i] = -1;
-        TRY(MPI_Start(req));
-    }
-    TRY(MPI_Wait(req, MPI_STATUS_IGNORE));
-    if (f == PERSISTENT)
-        TRY(MPI_Request_free(req));
-}
 
 /* On the ring, source and destination 0 are the left neighbour and 1 the
  * right; send[i] is rank*10+i. */
