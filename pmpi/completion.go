@@ -73,7 +73,7 @@ func (*realAPI) RequestGetStatus(r *Request) (Status, bool, error) {
 		return EmptyStatus(), true, nil
 	}
 	if r.pending() != nil {
-		r.lib.engine.Progress()
+		r.lib.poll()
 		if r.pending() != nil {
 			return Status{}, false, nil
 		}
@@ -113,7 +113,7 @@ func (*realAPI) TestSome(reqs []*Request, indices []int, sts []Status) (int, err
 		}
 		active = true
 		if r.pending() != nil && !progressed {
-			r.lib.engine.Progress()
+			r.lib.poll()
 			progressed = true
 		}
 		if r.pending() != nil {

@@ -28,7 +28,7 @@ func (k *collCall) launchInter(run func(interRun) error) error {
 		j.run = j.interRunner(run) // before the request is returned, so before any start
 		return nil
 	}
-	slot, j := k.comm.nbc.take()
+	slot, j := k.comm.nbc.take(k.comm.lib.engine)
 	j.k, j.slot = *k, slot
 	j.cc = collComm{c: k.comm, ctx: nbcContext(k.comm, slot)}
 	j.run = j.interRunner(run)

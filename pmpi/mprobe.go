@@ -69,7 +69,7 @@ func mprobe(op string, source, tag int, comm *Comm, wait bool) (Message, Status,
 	if wait {
 		m, st, err = l.engine.Mprobe(comm.context, src, tag)
 	} else {
-		l.engine.Progress()
+		l.poll()
 		m, st, err = l.engine.Improbe(comm.context, src, tag)
 	}
 	if err != nil {

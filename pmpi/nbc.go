@@ -2,11 +2,13 @@ package pmpi
 
 import (
 	"fmt"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
 
 	"github.com/gompi/gompi/frameworks/coll"
+	"github.com/gompi/gompi/internal/lowlevel"
 	"github.com/gompi/gompi/internal/pml"
 )
 
@@ -122,8 +124,9 @@ type nbcState struct {
 }
 
 // take waits until the next non-blocking call's slot is free, and takes
-// it, with a job for the call.
-func (s *nbcState) take() (int, *nbcJob) {
+// it, with a job for the call. The call that holds the slot may wait for
+// the engine's next poll to begin (RunDeferred): a wait here begins it.
+func (s *nbcState) take(e *pml.Engine) (int, *nbcJob) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.released.L == nil {
@@ -132,6 +135,14 @@ func (s *nbcState) take() (int, *nbcJob) {
 	slot := int(s.started % nbcOutstanding)
 	s.started++
 	for s.busy[slot/64]&(1<<(slot%64)) != 0 {
+		if e != nil {
+			s.mu.Unlock()
+			e.RunDeferred()
+			s.mu.Lock()
+			if s.busy[slot/64]&(1<<(slot%64)) == 0 {
+				break
+			}
+		}
 		s.released.Wait()
 	}
 	s.busy[slot/64] |= 1 << (slot % 64)
@@ -146,8 +157,8 @@ func (s *nbcState) take() (int, *nbcJob) {
 
 // takeSlot is take for a call that needs no job (CommIdup's): the job
 // goes back to the spares.
-func (s *nbcState) takeSlot() int {
-	slot, j := s.take()
+func (s *nbcState) takeSlot(e *pml.Engine) int {
+	slot, j := s.take(e)
 	s.keep(j)
 	return slot
 }
@@ -249,7 +260,7 @@ func (k *collCall) launch(o *collOp) error {
 	if s.persistent {
 		return k.goPersistent(&nbcJob{k: *k, o: *o, from: k.from, m: m})
 	}
-	slot, j := k.comm.nbc.take()
+	slot, j := k.comm.nbc.take(k.comm.lib.engine)
 	j.k, j.o, j.from, j.m, j.slot = *k, *o, k.from, m, slot
 	j.cc = collComm{c: k.comm, ctx: nbcContext(k.comm, slot)}
 	s.req = k.goRun(j)
@@ -292,8 +303,57 @@ func (k *collCall) goRun(j *nbcJob) *Request {
 		r.ext = &requestExt{}
 	}
 	r.kind, r.ext.coll, j.p = reqColl, j, r.pml
-	go j.runOnce(l)
+	if j.deferrable() {
+		l.engine.Defer(j)
+	} else {
+		l.goNBC(j)
+	}
 	return r
+}
+
+// goNBC runs non-blocking call j in a goroutine of its own, counted in
+// nbcRunning while it is ready or runs.
+func (l *library) goNBC(j *nbcJob) {
+	l.nbcRunning.Add(1)
+	go func() {
+		j.runOnce(l)
+		l.nbcRunning.Add(-1)
+	}()
+}
+
+// poll is a Test-style call's progress: the transports polled once, and
+// with collectives running in goroutines (which, with one P, run only
+// when this goroutine lets them), a yield, so that a rank that tests in a
+// loop drives them as it would by waiting.
+func (l *library) poll() {
+	l.engine.Progress()
+	if l.nbcRunning.Load() > 0 {
+		lowlevel.Gosched()
+	}
+}
+
+// nbcGoAtOnce is the size from which a non-blocking call's goroutine
+// starts at once even with one P: the start's cost is small beside the
+// call's, and the goroutine may run at a preemption of a long computation.
+const nbcGoAtOnce = 64 << 10
+
+// deferrable reports whether j's goroutine may wait for the rank's next
+// poll (RunDeferred): with one P it could not run before the rank yields,
+// in a poll or a wait, and the Wait that follows a start mostly runs the
+// call itself first, which then needs no goroutine at all. A call on an
+// intercommunicator, whose size the job does not hold, starts at once.
+func (j *nbcJob) deferrable() bool {
+	return j.run == nil && j.o.bytes() < nbcGoAtOnce && runtime.GOMAXPROCS(0) == 1
+}
+
+// RunDeferred starts the goroutine of a non-blocking call deferred to the
+// engine's next poll, unless a Wait has run the call already.
+func (j *nbcJob) RunDeferred() {
+	if j.claimed.Load() {
+		j.letGo()
+		return
+	}
+	j.k.comm.lib.goNBC(j)
 }
 
 // claim is a Wait's claim on a non-blocking call: it runs the call here
@@ -305,6 +365,7 @@ func (j *nbcJob) claim(l *library) {
 		return // a second Wait of the same start, erroneous: the first let go
 	}
 	j.runOnce(l)
+	l.engine.RunDeferred() // this call's deferred start among them
 }
 
 // runOnce runs a non-blocking call, frees its slot and completes its
@@ -335,6 +396,7 @@ func (j *nbcJob) letGo() {
 func (j *nbcJob) serve(l *library) {
 	for range j.wake {
 		j.claimStart(l)
+		l.nbcRunning.Add(-1) // counted by start
 	}
 }
 
@@ -385,6 +447,7 @@ func (j *nbcJob) start(r *Request) error {
 	j.claimed.Store(false)
 	// One token at most waits: one left by a start that a Wait claimed
 	// wakes the goroutine for this start as well.
+	r.lib.nbcRunning.Add(1)
 	j.wake <- struct{}{}
 	return nil
 }

@@ -72,7 +72,7 @@ func idup(op string, comm *Comm, withInfo bool, info *Info) (*Comm, *Request, er
 	// delete callbacks of a failed copy ran before, on a c they may query.
 	c.idup.Store(idupPending)
 	c.freed.Store(true)
-	j.slot = comm.nbc.takeSlot()
+	j.slot = comm.nbc.takeSlot(l.engine)
 	r := l.newRequest(comm, Byte, op, ProcNull, AnyTag, false)
 	r.pml = l.engine.StartGeneral(&r.pmlStore)
 	j.p = r.pml

@@ -46,6 +46,18 @@ type collOp struct {
 	sblocks, rblocks [][]byte
 }
 
+// bytes is how many bytes o's buffers hold.
+func (o *collOp) bytes() int {
+	n := len(o.send) + len(o.recv)
+	for _, b := range o.sblocks {
+		n += len(b)
+	}
+	for _, b := range o.rblocks {
+		n += len(b)
+	}
+	return n
+}
+
 // provided reports whether m has a function for o.
 func (o *collOp) provided(m *coll.Module) bool {
 	switch o.kind {

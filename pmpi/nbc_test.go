@@ -43,13 +43,13 @@ func TestNBCContexts(t *testing.T) {
 func TestNBCSlots(t *testing.T) {
 	var s nbcState
 	for i := range nbcOutstanding {
-		if got, _ := s.take(); got != i {
+		if got, _ := s.take(nil); got != i {
 			t.Fatalf("take %d gave slot %d", i, got)
 		}
 	}
 	next := make(chan int)
 	go func() {
-		slot, _ := s.take()
+		slot, _ := s.take(nil)
 		next <- slot
 	}()
 	s.release(0)
@@ -100,15 +100,15 @@ func TestNBCCallNames(t *testing.T) {
 // buffers of the call it ran, and the next call takes it.
 func TestNBCJobReuse(t *testing.T) {
 	c := &Comm{}
-	_, j := c.nbc.take()
+	_, j := c.nbc.take(nil)
 	j.k.comm, j.o.send = c, make([]byte, 4)
 	j.holders.Store(2)
 	j.letGo()
-	if _, other := c.nbc.take(); other == j {
+	if _, other := c.nbc.take(nil); other == j {
 		t.Fatal("a job still held by its request was taken by the next call")
 	}
 	j.letGo()
-	if _, again := c.nbc.take(); again != j {
+	if _, again := c.nbc.take(nil); again != j {
 		t.Fatal("a job let go by both holders was not taken by the next call")
 	}
 	if j.o.send != nil || j.k.comm != nil {

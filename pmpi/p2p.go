@@ -325,7 +325,7 @@ func probe(source, tag int, comm *Comm, wait bool) (Status, bool, error) {
 	if wait {
 		st, err = l.engine.Probe(comm.context, src, tag)
 	} else {
-		l.engine.Progress()
+		l.poll()
 		st, found, err = l.engine.Iprobe(comm.context, src, tag)
 	}
 	if err != nil {

@@ -79,7 +79,7 @@ func (*realAPI) Test(r *Request) (Status, bool, error) {
 		return Status{}, false, errorf(ClassRequest, nil, "test: the request is nil")
 	}
 	if atomic.LoadUint32(&r.gen)%2 != 0 && r.pending() != nil {
-		r.lib.engine.Progress()
+		r.lib.poll()
 		if r.pending() != nil {
 			return Status{}, false, nil
 		}
@@ -217,7 +217,7 @@ func (*realAPI) TestAll(reqs []*Request, sts []Status) (bool, error) {
 			continue
 		}
 		if r.pending() != nil && !progressed {
-			r.lib.engine.Progress()
+			r.lib.poll()
 			progressed = true
 		}
 		if r.pending() != nil {

@@ -57,12 +57,14 @@ type Engine struct {
 	reqPool sync.Pool
 
 	pollers   atomic.Int32 // waiters inside progress: they run what deliveries queue
-	queued    atomic.Bool  // outbox may hold something: pollers look under outMu only then
+	queued    atomic.Bool  // outbox or deferred may hold something: pollers look under outMu only then
 	outMu     sync.Mutex
 	outbox    []func() // sends decided while delivering, for the pollers
 	spare     []func()
 	gets      []get // single-copy reads decided while delivering, for the pollers
 	spareGets []get
+	deferred  []Deferred // work for the next poll, whoever polls (Defer)
+	spareDefs []Deferred
 
 	waits waits // blocking calls that have waited a while, for State
 

@@ -128,9 +128,10 @@ func (e *Engine) progress() int {
 		return n
 	}
 	e.outMu.Lock()
-	todo, gets := e.outbox, e.gets
+	todo, gets, defs := e.outbox, e.gets, e.deferred
 	e.outbox, e.spare = e.spare[:0], nil
 	e.gets, e.spareGets = e.spareGets[:0], nil
+	e.deferred, e.spareDefs = e.spareDefs[:0], nil
 	e.queued.Store(false)
 	e.outMu.Unlock()
 	e.getAll(gets)
@@ -138,13 +139,57 @@ func (e *Engine) progress() int {
 		f()
 		todo[i] = nil
 	}
+	runDeferred(defs)
 	clear(gets)
-	if len(todo)+len(gets) > 0 {
+	if len(todo)+len(gets)+len(defs) > 0 {
 		e.outMu.Lock()
-		e.spare, e.spareGets = todo[:0], gets[:0] // reused: no allocation per poll
+		e.spare, e.spareGets, e.spareDefs = todo[:0], gets[:0], defs[:0] // reused: no allocation per poll
 		e.outMu.Unlock()
 	}
 	return n + len(todo) + len(gets)
+}
+
+func runDeferred(defs []Deferred) {
+	for _, d := range defs {
+		d.RunDeferred()
+	}
+	clear(defs)
+}
+
+// Deferred is work for the engine's next poll (Defer).
+type Deferred interface{ RunDeferred() }
+
+// Defer runs d at the engine's next poll, in the goroutine that polls:
+// any wait, test or blocking call of the rank. A non-blocking collective
+// that a Wait will likely run itself starts its goroutine there rather
+// than at once: with one P, a goroutine started at once would only run at
+// the rank's next yield anyway, and mostly to find its call taken.
+func (e *Engine) Defer(d Deferred) {
+	e.outMu.Lock()
+	e.deferred = append(e.deferred, d)
+	e.queued.Store(true)
+	e.outMu.Unlock()
+}
+
+// RunDeferred runs the deferred work now, without polling: a Wait that ran
+// its call itself settles what Defer holds, so that a rank that never
+// polls (one that only calls collectives that need no message) keeps no
+// list that grows.
+func (e *Engine) RunDeferred() {
+	e.outMu.Lock()
+	defs := e.deferred
+	if len(defs) == 0 {
+		e.outMu.Unlock()
+		return
+	}
+	e.deferred, e.spareDefs = e.spareDefs[:0], nil
+	e.outMu.Unlock()
+	runDeferred(defs)
+	e.outMu.Lock()
+	if e.spareDefs == nil {
+		e.spareDefs = defs[:0]
+	}
+	e.outMu.Unlock()
 }
 
 // WaitAny blocks until one of reqs (nil entries are skipped) completes and

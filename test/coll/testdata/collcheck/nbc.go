@@ -32,8 +32,10 @@ func nbc(x *checker, w mpi.Comm) {
 		}
 		nbcOutstanding(x, c)
 		nbcMixed(x, c)
+		nbcProgress(x, c)
 	}
 	nbcOverlap(x, w)
+	nbcMany(x, dup)
 	nbcRestarts(x, dup)
 	nbcPacked(x, split)
 	nbcStartall(x, w)
@@ -458,6 +460,69 @@ func nbcMixed(x *checker, c mpi.Comm) {
 		same(x, got, seq(left, n), "%s: the point-to-point message", what)
 		nbcCheckSums(x, c, what, bc, sum, red, all, a2a)
 	}
+}
+
+// nbcProgress: a small non-blocking collective progresses while its rank
+// waits in other calls. Rank 0 starts an Ibarrier, then waits for a
+// message that the last rank sends only once its own Ibarrier has
+// completed, and waits for its barrier last: a Recv, then a Test loop on
+// an Irecv, then a Wait on it. Without progress inside those calls, it
+// hangs.
+func nbcProgress(x *checker, c mpi.Comm) {
+	me, size := c.Rank(), c.Size()
+	if size < 2 {
+		return
+	}
+	for round, how := range []string{"recv", "test loop", "wait"} {
+		what := fmt.Sprintf("%s progress while rank 0 is in a %s", c.Name(), how)
+		r, err := mpi.Ibarrier(c)
+		x.ok(err, "%s: ibarrier", what)
+		token := []int64{0}
+		tag := 60 + round
+		switch me {
+		case 0:
+			if how == "recv" {
+				_, err = mpi.Recv(token, size-1, tag, c)
+				x.ok(err, "%s: recv", what)
+			} else {
+				in, err := mpi.Irecv(token, size-1, tag, c)
+				x.ok(err, "%s: irecv", what)
+				for done := false; !done && err == nil && how == "test loop"; {
+					_, done, err = in.Test()
+				}
+				x.ok(err, "%s: test", what)
+				_, err = in.Wait()
+				x.ok(err, "%s: wait", what)
+			}
+			if token[0] != int64(round+1) {
+				x.errorf("%s: received %d, want %d", what, token[0], round+1)
+			}
+		case size - 1:
+			_, err = r.Wait()
+			x.ok(err, "%s: wait on the ibarrier", what)
+			x.ok(mpi.Send([]int64{int64(round + 1)}, 0, tag, c), "%s: send", what)
+		}
+		_, err = r.Wait()
+		x.ok(err, "%s: wait", what)
+	}
+}
+
+// nbcMany starts more non-blocking collectives on c than it has slots
+// for (1024) before it waits for any: the start that finds its slot still
+// held must make the call that holds it progress, though that call's
+// goroutine may not have begun.
+func nbcMany(x *checker, c mpi.Comm) {
+	const n = 1100
+	reqs := make([]mpi.Request, 0, n)
+	for i := range n {
+		r, err := mpi.Ibarrier(c)
+		if err != nil {
+			x.ok(err, "%s many: ibarrier %d", c.Name(), i)
+			return
+		}
+		reqs = append(reqs, r)
+	}
+	x.ok(mpi.WaitAll(reqs...), "%s many: waitall", c.Name())
 }
 
 // nbcOverlap starts an Iallreduce of 1 MiB and computes until Test says it
