@@ -52,6 +52,24 @@ func TestScenarios(t *testing.T) {
 	}
 }
 
+// TestNeighborThroughSegment runs the neighbourhood scenarios with coll
+// sm's segment made at the first call (coll_sm_segment_after 0), so that
+// the grids' blocking calls go through it rather than through basic's
+// messages: 1-D and 2-D grids of 2 to 8 ranks, every combination of
+// periods, a rank its own neighbour in dimensions of one or two ranks.
+func TestNeighborThroughSegment(t *testing.T) {
+	for _, np := range []int{2, 3, 4, 8} {
+		for _, scenario := range []string{"neighbor", "neighbor-graph", "neighbor-nonblocking"} {
+			t.Run(fmt.Sprintf("%s-np%d", scenario, np), func(t *testing.T) {
+				t.Parallel()
+				j := jobtest.Run(t, gompirun, 2*time.Minute, nil, "-np", fmt.Sprint(np), "--oversubscribe",
+					"--timeout", "100", "--mca", "btl", "self,sm", "--mca", "coll_sm_segment_after", "0", topocheck, scenario)
+				jobtest.ExpectOK(t, j, scenario, np)
+			})
+		}
+	}
+}
+
 // TestReorderAcrossHosts runs each rank in a UTS namespace of its own,
 // named after its host: rank r on host fake<r mod hosts>, so that each
 // host's ranks are spread over the world's order. CartCreate with

@@ -55,7 +55,8 @@ var pathNames = [...]string{pathSegment: "through the shared segment", pathNext:
 
 // callNames are the collectives by the index an announcement carries.
 var callNames = [...]string{"barrier", "bcast", "reduce", "allreduce", "gather", "allgather", "scatter",
-	"alltoall", "allgatherv", "reduce_scatter", "reduce_scatter_block", "scan", "exscan", "path timing"}
+	"alltoall", "allgatherv", "reduce_scatter", "reduce_scatter_block", "scan", "exscan", "path timing",
+	"neighbor_allgather", "neighbor_alltoall"}
 
 func callIndex(name string) int {
 	i := slices.Index(callNames[:], name)

@@ -141,6 +141,18 @@ func (m *module) collectives() *coll.Module {
 			}
 			return m.exscan(c, send, recv, op)
 		},
+		NeighborAllgather: func(c coll.Comm, nb coll.Neighbors, send, recv []byte) error {
+			if err := m.ready(); err != nil {
+				return m.unready(err, func() error { return m.next.NeighborAllgather(c, nb, send, recv) })
+			}
+			return m.neighborAllgather(c, nb, send, recv)
+		},
+		NeighborAlltoall: func(c coll.Comm, nb coll.Neighbors, send, recv []byte) error {
+			if err := m.ready(); err != nil {
+				return m.unready(err, func() error { return m.next.NeighborAlltoall(c, nb, send, recv) })
+			}
+			return m.neighborAlltoall(c, nb, send, recv)
+		},
 
 		Free:  m.free,
 		Below: m.below,
@@ -155,7 +167,7 @@ func (m *module) below(next *coll.Module) {
 	complete := next.Barrier != nil && next.Bcast != nil && next.Reduce != nil && next.Allreduce != nil &&
 		next.Gather != nil && next.Scatter != nil && next.Allgather != nil && next.Alltoall != nil &&
 		next.Allgatherv != nil && next.ReduceScatter != nil && next.ReduceScatterBlock != nil &&
-		next.Scan != nil && next.Exscan != nil
+		next.Scan != nil && next.Exscan != nil && next.NeighborAllgather != nil && next.NeighborAlltoall != nil
 	if !complete {
 		m.lazy.early = 0
 	}
@@ -204,6 +216,12 @@ func (m *module) below(next *coll.Module) {
 	}
 	if next.Exscan == nil {
 		next.Exscan = func(coll.Comm, []byte, []byte, coll.Op) error { return none() }
+	}
+	if next.NeighborAllgather == nil {
+		next.NeighborAllgather = func(coll.Comm, coll.Neighbors, []byte, []byte) error { return none() }
+	}
+	if next.NeighborAlltoall == nil {
+		next.NeighborAlltoall = func(coll.Comm, coll.Neighbors, []byte, []byte) error { return none() }
 	}
 	m.next = next
 }
