@@ -106,7 +106,10 @@ func (c Comm) IdupWithInfo(info *Info) (Comm, Request, error) {
 
 // Split partitions c: ranks that pass the same color share a new
 // communicator, ordered by key, then by rank in c. A rank that passes
-// Undefined gets a null Comm. Every rank of c calls it.
+// Undefined gets a null Comm. Every rank of c calls it. On an
+// intercommunicator the parts of one color in the two groups make an
+// intercommunicator; where only one group passes a color, its ranks get a
+// null Comm.
 func (c Comm) Split(color, key int) (Comm, error) {
 	d, err := api().CommSplit(c.c, color, key)
 	return Comm{d}, err
@@ -120,7 +123,9 @@ func (c Comm) SplitType(splitType, key int) (Comm, error) {
 }
 
 // Create makes a communicator of g, a group of c's ranks that every rank
-// of c passes alike; the ranks outside g get a null Comm.
+// of c passes alike; the ranks outside g get a null Comm. On an
+// intercommunicator each group passes a subgroup of its own local group,
+// and the two make an intercommunicator (a null Comm if either is empty).
 func (c Comm) Create(g Group) (Comm, error) {
 	d, err := api().CommCreate(c.c, g.g)
 	return Comm{d}, err

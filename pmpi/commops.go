@@ -227,16 +227,19 @@ func (*realAPI) CommDup(comm *Comm) (*Comm, error) {
 
 // CommSplit partitions comm by color, ordering each part by key, then by
 // rank in comm. A rank whose color is Undefined gets no communicator (nil).
+// On an intercommunicator each group splits so, and the parts of one
+// color in both groups make an intercommunicator; a color that one group
+// lacks gives its ranks in the other none.
 func (*realAPI) CommSplit(comm *Comm, color, key int) (*Comm, error) {
 	l, err := collArgs("comm split", comm)
 	if err != nil {
 		return nil, err
 	}
-	if comm.inter != nil {
-		return nil, errNotIntra("comm split", comm)
-	}
 	if color < 0 && color != Undefined {
 		return nil, comm.handle(errorf(ClassArg, nil, "comm split on %v: color %d is negative (want >= 0 or Undefined)", comm, color))
+	}
+	if comm.inter != nil {
+		return l.interSplit(comm, "comm split", ".split", color, key)
 	}
 	return l.split(comm, "comm split", comm.Name()+".split", color, key)
 }
@@ -263,53 +266,77 @@ func (*realAPI) CommSplitType(comm *Comm, splitType, key int) (*Comm, error) {
 }
 
 func (l *library) split(comm *Comm, op, name string, color, key int) (*Comm, error) {
-	if comm.colls.Allgather == nil {
-		return nil, comm.handle(errorf(ClassIntern, coll.ErrNoProvider, "%s on %v: allgather", op, comm))
+	all, err := gatherColors(comm, op, color, key)
+	if err != nil {
+		return nil, comm.handle(err)
 	}
-	n := comm.Size()
+	c, err := l.splitBy(comm, op, name, color, all)
+	return c, comm.handle(err)
+}
+
+// gatherColors returns every rank's color and key in comm, 16 bytes each
+// by rank: the allgather of a split.
+func gatherColors(comm *Comm, op string, color, key int) ([]byte, error) {
+	if comm.colls.Allgather == nil {
+		return nil, errorf(ClassIntern, coll.ErrNoProvider, "%s on %v: allgather", op, comm)
+	}
 	mine := make([]byte, 16)
 	binary.LittleEndian.PutUint64(mine, uint64(int64(color)))
 	binary.LittleEndian.PutUint64(mine[8:], uint64(int64(key)))
-	all := make([]byte, 16*n)
+	all := make([]byte, 16*comm.Size())
 	if err := comm.colls.Allgather(comm.cc, mine, all); err != nil {
-		return nil, comm.handle(errorf(classOf(err), served(comm.colls, "allgather", err), "%s on %v: allgather", op, comm))
+		return nil, errorf(classOf(err), served(comm.colls, "allgather", err), "%s on %v: allgather", op, comm)
 	}
+	return all, nil
+}
+
+// splitBy makes this rank's part of comm, whose ranks' colors and keys
+// are all (gatherColors): a context agreed over comm, and the ranks of
+// its color ordered by key, then by rank.
+func (l *library) splitBy(comm *Comm, op, name string, color int, all []byte) (*Comm, error) {
 	id, err := l.agreeContext(comm)
 	if err != nil {
-		return nil, comm.handle(errorf(classOf(err), err, "%s on %v", op, comm))
+		return nil, errorf(classOf(err), err, "%s on %v", op, comm)
 	}
 	if color == Undefined {
 		l.ctxs.release(id)
 		return nil, nil
 	}
+	return l.derive(comm, op, name, membersOf(all, color, comm.group), id)
+}
+
+// membersOf is the ranks of group whose color in all (gatherColors, one
+// entry per rank of group) is color, ordered by key, then by rank.
+func membersOf(all []byte, color int, group []int) []int {
 	type member struct{ key, rank int }
 	var members []member
-	for r := range n {
+	for r := range group {
 		if int(int64(binary.LittleEndian.Uint64(all[16*r:]))) == color {
 			members = append(members, member{int(int64(binary.LittleEndian.Uint64(all[16*r+8:]))), r})
 		}
 	}
 	slices.SortStableFunc(members, func(a, b member) int { return cmp.Compare(a.key, b.key) })
-	group := make([]int, len(members))
+	out := make([]int, len(members))
 	for i, m := range members {
-		group[i] = comm.group[m.rank]
+		out[i] = group[m.rank]
 	}
-	c, err := l.derive(comm, op, name, group, id)
-	return c, comm.handle(err)
+	return out
 }
 
 // CommCreate makes a communicator of group, a subset of comm's group that
-// every rank of comm passes alike. Ranks outside group get nil.
+// every rank of comm passes alike. Ranks outside group get nil. On an
+// intercommunicator each group passes a subgroup of its own, and the two
+// subgroups make an intercommunicator (none if either is empty).
 func (*realAPI) CommCreate(comm *Comm, group *Group) (*Comm, error) {
 	l, err := collArgs("comm create", comm)
 	if err != nil {
 		return nil, err
 	}
-	if comm.inter != nil {
-		return nil, errNotIntra("comm create", comm)
-	}
 	if err := checkGroup("comm create", group); err != nil {
 		return nil, comm.handle(err)
+	}
+	if comm.inter != nil {
+		return l.interCreate(comm, group)
 	}
 	for _, w := range group.ranks {
 		if _, ok := comm.ranks[w]; !ok {

@@ -212,15 +212,21 @@ func (l *library) newInter(parent *Comm, s side, name string, local, remote []in
 		l.ctxs.release(id)
 		return nil, err
 	}
+	return l.joinInter(id, name, bridge, remote, parent), nil
+}
+
+// joinInter makes the intercommunicator of context id between bridge's
+// group and remote (world ranks), with parent's error handler.
+func (l *library) joinInter(id uint32, name string, bridge *Comm, remote []int, parent *Comm) *Comm {
 	c := &Comm{context: id, group: remote, ranks: make(map[int]int, len(remote)), rank: bridge.rank, lib: l,
-		inter: &interPart{local: local, bridge: bridge}}
+		inter: &interPart{local: bridge.group, bridge: bridge}}
 	for i, w := range remote {
 		c.ranks[w] = i
 	}
 	c.name.Store(&name)
 	c.errh.Store(parent.errh.Load())
 	l.comms.Store(id, c)
-	return c, nil
+	return c
 }
 
 // side returns this group's part in agreements over both groups of the
@@ -243,8 +249,10 @@ func (l *library) interDup(c *Comm) (*Comm, error) {
 }
 
 // freeInter releases an intercommunicator's bridge; the caller releases c.
-func (l *library) freeInter(c *Comm) error {
-	b := c.inter.bridge
+func (l *library) freeInter(c *Comm) error { return l.freeHidden(c.inter.bridge) }
+
+// freeHidden releases a communicator the user never saw: a bridge.
+func (l *library) freeHidden(b *Comm) error {
 	b.freed.Store(true)
 	err := b.colls.Free()
 	l.comms.CompareAndDelete(b.context, b)

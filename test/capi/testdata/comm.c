@@ -155,6 +155,23 @@ int main(int argc, char **argv) {
     TRY(MPI_Comm_free(&merged));
     passed("intercomm create merge");
 
+    /* Split of the intercommunicator: the two leaders (world ranks 0 and
+     * 1) make one of their own; the other ranks pass MPI_UNDEFINED. */
+    MPI_Comm leaders;
+    TRY(MPI_Comm_split(inter, lr == 0 ? 7 : MPI_UNDEFINED, 0, &leaders));
+    if (lr == 0) {
+        CHECK(leaders != MPI_COMM_NULL, "the leaders' split gave no communicator");
+        TRY(MPI_Comm_test_inter(leaders, &flag));
+        TRY(MPI_Comm_remote_size(leaders, &rs));
+        CHECK(flag && rs == 1, "leaders' split: inter %d, remote size %d", flag, rs);
+        TRY(MPI_Sendrecv(&mine, 1, MPI_INT, 0, 6, &theirs, 1, MPI_INT, 0, 6, leaders, MPI_STATUS_IGNORE));
+        CHECK(theirs == 1 - rank, "leaders' split: the other leader sent %d", theirs);
+        TRY(MPI_Comm_free(&leaders));
+    } else {
+        CHECK(leaders == MPI_COMM_NULL, "a rank that passed MPI_UNDEFINED got a communicator");
+    }
+    passed("intercomm split");
+
     /* A communicator made from another takes its error handler: dup's,
      * not the world's, which differs meanwhile. */
     TRY(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL));

@@ -139,6 +139,9 @@ func checkInter(w mpi.Comm, s side, ic mpi.Comm) error {
 	if err := checkMerges(s, ic); err != nil {
 		return err
 	}
+	if err := checkInterSplits(s, ic); err != nil {
+		return err
+	}
 	d, err := ic.Dup()
 	if err != nil {
 		return fmt.Errorf("dup: %w", err)
@@ -596,6 +599,89 @@ func checkMerges(s side, ic mpi.Comm) error {
 	return nil
 }
 
+// checkInterSplits splits ic by the parity of the local rank, each part
+// in reverse order, and creates an intercommunicator of each group's
+// ranks but its first, in reverse order; each result must pair the right
+// ranks of both groups, or be null where MPI says (a color, or a
+// subgroup, that one group lacks).
+func checkInterSplits(s side, ic mpi.Comm) error {
+	me := ic.Rank()
+	// The world ranks of a group's part: local ranks of parity c, or all
+	// but the first, last first.
+	part := func(group []int, keep func(i int) bool) []int {
+		var out []int
+		for i := len(group) - 1; i >= 0; i-- {
+			if keep(i) {
+				out = append(out, group[i])
+			}
+		}
+		return out
+	}
+	color := me % 2
+	sc, err := ic.Split(color, -me)
+	if err != nil {
+		return fmt.Errorf("split: %w", err)
+	}
+	parity := func(i int) bool { return i%2 == color }
+	w := s.mine[me]
+	if err := checkPart("split", w, sc, part(s.mine, parity), part(s.theirs, parity)); err != nil {
+		return err
+	}
+	g, err := ic.Group()
+	if err != nil {
+		return err
+	}
+	ranks := part(seq(len(s.mine)), func(i int) bool { return i > 0 })
+	sub, err := g.Incl(ranks)
+	if err != nil {
+		return err
+	}
+	cc, err := ic.Create(sub)
+	if err != nil {
+		return fmt.Errorf("create: %w", err)
+	}
+	notFirst := func(i int) bool { return i > 0 }
+	mine, theirs := part(s.mine, notFirst), part(s.theirs, notFirst)
+	if len(mine) == 0 || len(theirs) == 0 {
+		mine, theirs = nil, nil // either subgroup empty: none for anyone
+	}
+	return checkPart("create", w, cc, mine, theirs)
+}
+
+// checkPart checks c, world rank w's result of a split or create of an
+// intercommunicator that should pair mine with theirs (world ranks, by
+// new rank), or be null if w is not in mine or theirs is empty: its
+// shape, and an Allreduce that gives each group the sum of the other's
+// world ranks.
+func checkPart(what string, w int, c mpi.Comm, mine, theirs []int) error {
+	rank := slices.Index(mine, w)
+	if rank < 0 || len(theirs) == 0 {
+		if !c.IsNull() {
+			return fmt.Errorf("%s: world rank %d got a communicator, want none (mine %v, theirs %v)", what, w, mine, theirs)
+		}
+		return nil
+	}
+	if c.IsNull() {
+		return fmt.Errorf("%s: world rank %d got none, want rank %d of %v facing %v", what, w, rank, mine, theirs)
+	}
+	if !c.TestInter() || c.Rank() != rank || c.Size() != len(mine) || c.RemoteSize() != len(theirs) {
+		return fmt.Errorf("%s: inter %v, rank %d of %d facing %d, want rank %d of %v facing %v",
+			what, c.TestInter(), c.Rank(), c.Size(), c.RemoteSize(), rank, mine, theirs)
+	}
+	sum := []int{0}
+	if err := mpi.Allreduce([]int{w}, sum, mpi.Sum, c); err != nil {
+		return fmt.Errorf("%s: allreduce: %w", what, err)
+	}
+	want := 0
+	for _, r := range theirs {
+		want += r
+	}
+	if sum[0] != want {
+		return fmt.Errorf("%s: allreduce across gave %d, want %d (the sum of %v)", what, sum[0], want, theirs)
+	}
+	return c.Free()
+}
+
 // interConcurrent: two goroutines of every rank create at once two
 // intercommunicators of different groups (even/odd, lower/upper half),
 // with different tags over world, then ping-pong on both at once. The
@@ -783,8 +869,19 @@ func interErrors(w mpi.Comm) error {
 	if err != nil {
 		return fmt.Errorf("create after the failures: %w", err)
 	}
-	if _, err := ic.Split(0, 0); !errors.Is(err, mpi.ErrComm) {
-		return fmt.Errorf("split of an intercommunicator: %v, want ErrComm", err)
+	if _, err := ic.SplitType(mpi.CommTypeShared, 0); !errors.Is(err, mpi.ErrComm) {
+		return fmt.Errorf("split type of an intercommunicator: %v, want ErrComm", err)
+	}
+	wg, err := w.Group()
+	if err != nil {
+		return err
+	}
+	theirs, err := wg.Incl([]int{other}) // a rank of the remote group
+	if err != nil {
+		return err
+	}
+	if _, err := ic.Create(theirs); !errors.Is(err, mpi.ErrGroup) || !strings.Contains(fmt.Sprint(err), "not in the local group") {
+		return fmt.Errorf("create of an intercommunicator from a remote rank: %v, want ErrGroup saying it is not in the local group", err)
 	}
 	return errors.Join(ic.Free(), half.Free())
 }
