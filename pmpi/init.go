@@ -63,8 +63,8 @@ type library struct {
 	bsends      bsendBuffers // the buffers attached for buffered sends
 	replaceBufs sync.Pool    // *[]byte: the replace calls' copies of what they send
 
-	// collectives whose goroutine is ready or running (nbc.go): a Test
-	// yields to them (poll)
+	// collectives and Idups whose goroutine is ready or running (nbc.go):
+	// a Test yields to them (poll)
 	nbcRunning atomic.Int32
 }
 

@@ -76,7 +76,11 @@ func idup(op string, comm *Comm, withInfo bool, info *Info) (*Comm, *Request, er
 	r := l.newRequest(comm, Byte, op, ProcNull, AnyTag, false)
 	r.pml = l.engine.StartGeneral(&r.pmlStore)
 	j.p = r.pml
-	go j.run()
+	l.nbcRunning.Add(1) // a Test yields to it (poll)
+	go func() {
+		j.run()
+		l.nbcRunning.Add(-1)
+	}()
 	return c, r, nil
 }
 
