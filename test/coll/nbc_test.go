@@ -34,6 +34,13 @@ func TestNonBlocking(t *testing.T) {
 	}
 }
 
+// TestNonBlockingMany: more non-blocking collectives outstanding on a
+// communicator than it has slots, over sm (collcheck nbcmany).
+func TestNonBlockingMany(t *testing.T) {
+	j := run(t, "--oversubscribe", "-np", "3", "--mca", "btl", "self,sm", collcheck, "nbcmany")
+	expectOK(t, j, "nbcmany", 3)
+}
+
 // TestNonBlockingMismatch: a non-blocking or persistent collective whose
 // ranks' counts disagree starts without error, and its Wait reports
 // ErrTruncate or ErrCount, named after the call and the component.
