@@ -105,6 +105,7 @@ func (c *Comm) deleter(op string) func(attrEntry) error {
 // the values c already got are deleted and c is released.
 func (l *library) dupExt(old, c *Comm) error {
 	c.ext.hints.copyFrom(&old.ext.hints)
+	c.applyHints()
 	if err := copyAttrs("comm dup", old, c); err != nil {
 		c.freed.Store(true)
 		return errors.Join(err, l.release(c))

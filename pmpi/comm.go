@@ -5,6 +5,7 @@ import (
 	"sync/atomic"
 
 	"github.com/gompi/gompi/frameworks/coll"
+	"github.com/gompi/gompi/internal/pml"
 )
 
 // Special ranks and tags.
@@ -63,6 +64,9 @@ type Comm struct {
 	topo  *topology  // set for a communicator with a process topology
 	ext   commExt    // the user's attributes and hints
 	nbc   nbcState   // its non-blocking and persistent collectives (nbc.go)
+	// keys is the pml.MatchKeys the hints give: the wildcards that its
+	// receives and probes may not use.
+	keys atomic.Uint32
 }
 
 // newComm makes the communicator of group (world ranks, in order) under
@@ -133,16 +137,22 @@ func (c *Comm) String() string { return "comm " + c.Name() }
 // validPeer reports whether rank may be a call's peer: checkRank's test
 // without its error, for the calls' fast path.
 func (c *Comm) validPeer(rank int, anyOK bool) bool {
-	return uint(rank) < uint(len(c.group)) || rank == ProcNull || (anyOK && rank == AnySource)
+	return uint(rank) < uint(len(c.group)) || rank == ProcNull || (anyOK && rank == AnySource && !c.asserts(pml.KeySource))
 }
 
 // validTag is checkTag's test without its error.
-func validTag(tag int, anyOK bool) bool {
-	return uint(tag) <= TagUB || (anyOK && tag == AnyTag)
+func (c *Comm) validTag(tag int, anyOK bool) bool {
+	return uint(tag) <= TagUB || (anyOK && tag == AnyTag && !c.asserts(pml.KeyTag))
 }
+
+// asserts reports whether c's hints rule out the wildcard k.
+func (c *Comm) asserts(k pml.MatchKeys) bool { return pml.MatchKeys(c.keys.Load())&k != 0 }
 
 // checkRank validates a peer rank; what is "send to" or "recv from".
 func (c *Comm) checkRank(op string, rank int, anyOK bool) error {
+	if anyOK && rank == AnySource && c.asserts(pml.KeySource) {
+		return errorf(ClassRank, nil, "%s on %s: AnySource, which its hint mpi_assert_no_any_source=true rules out (name a rank, or set the hint false)", op, c)
+	}
 	if rank == ProcNull || (anyOK && rank == AnySource) {
 		return nil
 	}
@@ -160,6 +170,9 @@ func (c *Comm) checkRank(op string, rank int, anyOK bool) error {
 }
 
 func (c *Comm) checkTag(op string, tag int, anyOK bool) error {
+	if anyOK && tag == AnyTag && c.asserts(pml.KeyTag) {
+		return errorf(ClassTag, nil, "%s on %s: AnyTag, which its hint mpi_assert_no_any_tag=true rules out (name a tag, or set the hint false)", op, c)
+	}
 	if (anyOK && tag == AnyTag) || (tag >= 0 && tag <= TagUB) {
 		return nil
 	}

@@ -383,6 +383,9 @@ func (l *library) release(comm *Comm) error {
 		err = comm.colls.Free()
 	}
 	l.comms.CompareAndDelete(comm.context, comm)
+	if comm.keys.Load() != 0 {
+		l.engine.SetMatchKeys(comm.context, 0) // the next user of the context has hints of its own
+	}
 	l.ctxs.release(comm.context)
 	if err != nil {
 		return errorf(ClassIntern, err, "comm free on %v", comm)

@@ -3,12 +3,17 @@ package pmpi
 import (
 	"slices"
 	"sync"
+
+	"github.com/gompi/gompi/internal/pml"
 )
 
 // The communicator hints gompi recognises (MPI 4.1, section 7.4.4), each
-// "true" or "false", "false" unless set. gompi accepts and reports them
-// but does not yet use them to go faster: a program that sets them stays
-// correct, as MPI requires of one that keeps its assertions.
+// "true" or "false", "false" unless set. mpi_assert_no_any_source and
+// mpi_assert_no_any_tag let matching on the communicator look only at
+// the receives and messages of one source or tag once many wait (see
+// pml.MatchKeys), and a receive or probe that names the wildcard they
+// exclude then fails. The other two change nothing: gompi's transports
+// keep order at no cost, and a receive checks its length anyway.
 var commHintNames = []string{
 	"mpi_assert_no_any_source",
 	"mpi_assert_no_any_tag",
@@ -49,14 +54,33 @@ func (*realAPI) CommSetInfo(comm *Comm, info *Info) error {
 	}
 	h := &comm.ext.hints
 	h.mu.Lock()
-	defer h.mu.Unlock()
 	if h.vals == nil {
 		h.vals = map[string]string{}
 	}
 	for k, v := range set {
 		h.vals[k] = v
 	}
+	h.mu.Unlock()
+	comm.applyHints()
 	return nil
+}
+
+// applyHints gives c's matching the keys its hints allow.
+func (c *Comm) applyHints() {
+	h := &c.ext.hints
+	h.mu.Lock()
+	var k pml.MatchKeys
+	if h.vals["mpi_assert_no_any_source"] == "true" {
+		k |= pml.KeySource
+	}
+	if h.vals["mpi_assert_no_any_tag"] == "true" {
+		k |= pml.KeyTag
+	}
+	h.mu.Unlock()
+	if pml.MatchKeys(c.keys.Load()) != k {
+		c.keys.Store(uint32(k))
+		c.lib.engine.SetMatchKeys(c.context, k)
+	}
 }
 
 // hintsOf returns the recognised hints of info, checked, for a call op

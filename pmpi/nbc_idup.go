@@ -155,6 +155,7 @@ func (j *idupJob) finish() error {
 	}
 	c := j.c
 	c.context, c.cc.ctx = id, id+1
+	c.applyHints()
 	j.l.comms.Store(id, c)
 	if err := j.l.attachColls(c); err != nil {
 		j.l.comms.CompareAndDelete(id, c)

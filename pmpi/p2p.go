@@ -372,7 +372,7 @@ func checkComm(op string, comm *Comm) error {
 // part of buf that count elements occupy (all of buf for a datatype that
 // is packed: see derivedArgs).
 func checkArgs(op string, comm *Comm, buf []byte, count int, dt Datatype, peer, tag int, recv bool) ([]byte, error) {
-	if !comm.validPeer(peer, recv) || !validTag(tag, recv) {
+	if !comm.validPeer(peer, recv) || !comm.validTag(tag, recv) {
 		if err := errors.Join(comm.checkRank(op, peer, recv), comm.checkTag(op, tag, recv)); err != nil {
 			return nil, err
 		}

@@ -26,7 +26,7 @@ func (e *Engine) Cancel(r *Request) (bool, error) {
 		return false, e.cancelSend(r)
 	}
 	e.mu.Lock()
-	q := e.queue(r.context)
+	q := e.queue(r.context).at(r.peer, r.tag)
 	i := slices.Index(q.posted.all(), r)
 	if i < 0 {
 		e.mu.Unlock()
@@ -102,7 +102,7 @@ func (e *Engine) cancelEager(r *Request) error {
 func (e *Engine) deliverCancel(from int, h header) {
 	eager := h.flags&flagEager != 0
 	e.mu.Lock()
-	q := e.queue(h.context)
+	q := e.queue(h.context).at(from, int(h.tag))
 	ack := header{typ: typeCancelAck, flags: h.flags & flagEager, context: h.context, source: int32(e.me), tag: h.tag, sreq: h.sreq}
 	for i, u := range q.unexpected.all() {
 		if u.from != from {

@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"slices"
 
 	"github.com/gompi/gompi/frameworks/btl"
 )
@@ -116,7 +115,7 @@ func (e *Engine) deliverEager(from int, cid uint32, tag int32, hb, payload []byt
 	}
 	// Unexpected: the payload must be kept, it is the transport's buffer.
 	h, _ := decodeHeader(hb) // Deliver decoded it once already
-	q.unexpected.push(e.newUnexpected(from, h, payload))
+	q.hold(e.newUnexpected(from, h, payload))
 	e.mu.Unlock()
 	e.notify()
 }
@@ -129,7 +128,7 @@ func (e *Engine) deliverRTS(from int, h header, first []byte) {
 		return
 	}
 	// The first fragment is at most an eager message: kept like one.
-	q.unexpected.push(e.newUnexpected(from, h, first))
+	q.hold(e.newUnexpected(from, h, first))
 	e.mu.Unlock()
 	e.notify()
 }
@@ -263,45 +262,4 @@ func (e *Engine) PeerFailed(peer int, err error) {
 		e.complete(r, Status{Source: peer, Err: err})
 	}
 	e.notify()
-}
-
-// all returns the entries, oldest first; valid until the next change.
-func (q *fifo[T]) all() []T { return q.s[q.head:] }
-
-func (q *fifo[T]) push(v T) {
-	if q.head > 0 && len(q.s) == cap(q.s) { // full at the back
-		live := q.s[q.head:]
-		if q.head >= len(live) { // at least half of it free at the front: move back
-			n := copy(q.s, live)
-			clear(q.s[n:])
-			q.s = q.s[:n]
-		} else { // grow, so that moving back stays rare
-			grown := make([]T, len(live), 2*cap(q.s))
-			copy(grown, live)
-			q.s = grown
-		}
-		q.head = 0
-	}
-	q.s = append(q.s, v)
-}
-
-// remove removes all()[i], keeping the order.
-func (q *fifo[T]) remove(i int) {
-	if i == 0 {
-		var zero T
-		q.s[q.head] = zero // the dropped slot must not keep its entry alive
-		q.head++
-		if q.head == len(q.s) {
-			q.s, q.head = q.s[:0], 0
-		}
-		return
-	}
-	q.s = slices.Delete(q.s, q.head+i, q.head+i+1)
-}
-
-// removeFunc removes every entry for which drop is true, keeping the order.
-func (q *fifo[T]) removeFunc(drop func(T) bool) {
-	q.s = append(q.s[:0], slices.DeleteFunc(q.all(), drop)...)
-	clear(q.s[len(q.s):cap(q.s)])
-	q.head = 0
 }

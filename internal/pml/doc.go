@@ -46,6 +46,11 @@
 // its front half is free), so a rank that posts hundreds of receives per
 // window allocates none.
 //
+// A context whose communicator's hints rule out AnySource or AnyTag
+// (SetMatchKeys) splits its queues into buckets by source, tag or both
+// once they hold more than a few entries, so that a message is checked
+// only against receives that could take it; a wildcard merges them back.
+//
 // # Eager and rendezvous
 //
 // A send of at most the eager limit of the module that reaches the peer,

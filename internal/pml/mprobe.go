@@ -24,7 +24,7 @@ var ErrReceived = errors.New("the matched message was received already")
 func (e *Engine) Improbe(cid uint32, src, tag int) (*Matched, Status, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	q := e.queue(cid)
+	q := e.queue(cid).find(src, tag)
 	probe := Request{peer: src, tag: tag}
 	for i, u := range q.unexpected.all() {
 		if !probe.matches(u.from, int(u.h.tag)) {

@@ -1,11 +1,185 @@
 package pml
 
+import (
+	"cmp"
+	"slices"
+)
+
 // queues are one communicator context's posted receives and unexpected
 // messages, each in arrival order: matching the first fit in order is what
 // keeps MPI's non-overtaking rule.
+//
+// When the communicator's hints rule wildcards out (MatchKeys) and the
+// queues grow past splitAt entries, the entries move into keyBuckets
+// buckets by a hash of what the hints fix (source, tag): a message can
+// only match receives of its own key, which all lie in one bucket in
+// their order, so matching scans one bucket. A receive or probe with a
+// wildcard that the keys exclude merges them back first.
 type queues struct {
 	posted     fifo[*Request]
 	unexpected fifo[*unexpected]
+
+	keys    MatchKeys
+	keyed   []queues // the buckets once split; the two fifos above are then empty
+	splitAt int      // entries at which to split; 0 means keyAfter
+	arrived uint64   // unexpected messages so far: their order across buckets
+}
+
+// MatchKeys says which of a message's source and tag a context's
+// receives always name: MPI's mpi_assert_no_any_source and
+// mpi_assert_no_any_tag hints.
+type MatchKeys uint8
+
+const (
+	KeySource MatchKeys = 1 << iota // no receive or probe names AnySource
+	KeyTag                          // none names AnyTag
+)
+
+const (
+	// keyAfter is how many entries the queues hold before keys split
+	// them: a short queue is scanned faster than a bucket is found.
+	keyAfter = 16
+	// keyBuckets is a power of two, and keyShift takes the top bits of
+	// a 32-bit hash to index it.
+	keyBuckets = 64
+	keyShift   = 32 - 6
+)
+
+// bucket is the bucket of messages and receives of src and tag.
+func (k MatchKeys) bucket(src, tag int) int {
+	var h uint32
+	if k&KeySource != 0 {
+		h = uint32(src) * 0x9e3779b1
+	}
+	if k&KeyTag != 0 {
+		h ^= uint32(tag) * 0x85ebca77
+	}
+	return int(h >> keyShift)
+}
+
+// wild reports whether a receive of src and tag could match messages of
+// several keys.
+func (k MatchKeys) wild(src, tag int) bool {
+	return (k&KeySource != 0 && src == AnySource) || (k&KeyTag != 0 && tag == AnyTag)
+}
+
+// at returns the queues that hold what matches a message of src and
+// tag, or a receive that names both where the keys need them.
+func (q *queues) at(src, tag int) *queues {
+	if q.keyed == nil {
+		return q
+	}
+	return &q.keyed[q.keys.bucket(src, tag)]
+}
+
+// find is at for a receive or probe of src and tag, which may be
+// wildcards: one the keys exclude merges the buckets back first.
+func (q *queues) find(src, tag int) *queues {
+	if q.keyed == nil {
+		return q
+	}
+	if q.keys.wild(src, tag) {
+		q.merge()
+		return q
+	}
+	return &q.keyed[q.keys.bucket(src, tag)]
+}
+
+// post queues a receive that matched nothing waiting.
+func (q *queues) post(r *Request) {
+	if q.keys == 0 {
+		q.posted.push(r)
+		return
+	}
+	q.at(r.peer, r.tag).posted.push(r)
+	q.grew()
+}
+
+// hold queues a message that matched no receive.
+func (q *queues) hold(u *unexpected) {
+	u.seq = q.arrived
+	q.arrived++
+	if q.keys == 0 {
+		q.unexpected.push(u)
+		return
+	}
+	q.at(u.from, int(u.h.tag)).unexpected.push(u)
+	q.grew()
+}
+
+// grew splits the queues once the keys allow it and they are long.
+func (q *queues) grew() {
+	if q.keys == 0 || q.keyed != nil {
+		return
+	}
+	n := len(q.posted.all()) + len(q.unexpected.all())
+	if n < max(q.splitAt, keyAfter) {
+		return
+	}
+	for _, r := range q.posted.all() {
+		if q.keys.wild(r.peer, r.tag) {
+			// Posted before the hints: wait until the queues have doubled.
+			q.splitAt = 2 * n
+			return
+		}
+	}
+	q.keyed = make([]queues, keyBuckets)
+	for _, r := range q.posted.all() {
+		q.at(r.peer, r.tag).posted.push(r)
+	}
+	for _, u := range q.unexpected.all() {
+		q.at(u.from, int(u.h.tag)).unexpected.push(u)
+	}
+	q.posted, q.unexpected = fifo[*Request]{}, fifo[*unexpected]{}
+}
+
+// merge moves the buckets' entries back into one queue each: receives
+// of different buckets never match the same message, so their order
+// among each other does not matter; messages go back in arrival order.
+func (q *queues) merge() {
+	var us []*unexpected
+	for i := range q.keyed {
+		b := &q.keyed[i]
+		for _, r := range b.posted.all() {
+			q.posted.push(r)
+		}
+		us = append(us, b.unexpected.all()...)
+	}
+	slices.SortFunc(us, func(a, b *unexpected) int { return cmp.Compare(a.seq, b.seq) })
+	for _, u := range us {
+		q.unexpected.push(u)
+	}
+	q.keyed, q.splitAt = nil, 0
+}
+
+// setKeys makes k the keys of the queues' context.
+func (q *queues) setKeys(k MatchKeys) {
+	if k == q.keys {
+		return
+	}
+	if q.keyed != nil {
+		q.merge()
+	}
+	q.keys, q.splitAt = k, 0
+	q.grew()
+}
+
+// each calls f for the queues and, once split, each bucket.
+func (q *queues) each(f func(*queues)) {
+	f(q)
+	for i := range q.keyed {
+		f(&q.keyed[i])
+	}
+}
+
+// SetMatchKeys tells the engine which wildcards receives on context cid
+// never use, from its communicator's hints (0 for none). Matching may
+// then look only at the receives and messages of one source or tag. A
+// receive that uses one anyway still matches correctly, more slowly.
+func (e *Engine) SetMatchKeys(cid uint32, k MatchKeys) {
+	e.mu.Lock()
+	e.queue(cid).setKeys(k)
+	e.mu.Unlock()
 }
 
 // unexpected is a message that arrived before a receive matched it: an
@@ -15,6 +189,7 @@ type unexpected struct {
 	h    header
 	from int
 	data []byte
+	seq  uint64 // its place among its context's unexpected messages
 }
 
 // maxKeptUnexpected bounds the payload buffer a pooled unexpected message
@@ -74,24 +249,25 @@ func (e *Engine) queue(cid uint32) *queues {
 	return q
 }
 
-// eachQueue calls f for every context's queues.
+// eachQueue calls f for every context's queues, and their buckets.
 func (e *Engine) eachQueue(f func(*queues)) {
 	for _, q := range e.queues {
 		if q != nil {
-			f(q)
+			q.each(f)
 		}
 	}
 	for _, q := range e.farQueues {
-		f(q)
+		q.each(f)
 	}
 }
 
 // takePosted removes and returns the first posted receive that accepts a
 // message from `from` with `tag`.
 func (q *queues) takePosted(from, tag int) *Request {
-	for i, r := range q.posted.all() {
+	b := q.at(from, tag)
+	for i, r := range b.posted.all() {
 		if r.matches(from, tag) {
-			q.posted.remove(i)
+			b.posted.remove(i)
 			return r
 		}
 	}
@@ -108,4 +284,45 @@ func (q *queues) takePosted(from, tag int) *Request {
 type fifo[T any] struct {
 	s    []T // s[head:] are the entries
 	head int
+}
+
+// all returns the entries, oldest first; valid until the next change.
+func (q *fifo[T]) all() []T { return q.s[q.head:] }
+
+func (q *fifo[T]) push(v T) {
+	if q.head > 0 && len(q.s) == cap(q.s) { // full at the back
+		live := q.s[q.head:]
+		if q.head >= len(live) { // at least half of it free at the front: move back
+			n := copy(q.s, live)
+			clear(q.s[n:])
+			q.s = q.s[:n]
+		} else { // grow, so that moving back stays rare
+			grown := make([]T, len(live), 2*cap(q.s))
+			copy(grown, live)
+			q.s = grown
+		}
+		q.head = 0
+	}
+	q.s = append(q.s, v)
+}
+
+// remove removes all()[i], keeping the order.
+func (q *fifo[T]) remove(i int) {
+	if i == 0 {
+		var zero T
+		q.s[q.head] = zero // the dropped slot must not keep its entry alive
+		q.head++
+		if q.head == len(q.s) {
+			q.s, q.head = q.s[:0], 0
+		}
+		return
+	}
+	q.s = slices.Delete(q.s, q.head+i, q.head+i+1)
+}
+
+// removeFunc removes every entry for which drop is true, keeping the order.
+func (q *fifo[T]) removeFunc(drop func(T) bool) {
+	q.s = append(q.s[:0], slices.DeleteFunc(q.all(), drop)...)
+	clear(q.s[len(q.s):cap(q.s)])
+	q.head = 0
 }

@@ -37,11 +37,12 @@ func (e *Engine) irecv(r *Request, cid uint32, src, tag int, buf []byte, lay Lay
 	r = e.request(r, kindRecv, cid, src, tag, buf, lay, pooled)
 	e.mu.Lock()
 	q := e.queue(cid)
-	for i, u := range q.unexpected.all() {
+	b := q.find(src, tag)
+	for i, u := range b.unexpected.all() {
 		if !r.matches(u.from, int(u.h.tag)) {
 			continue
 		}
-		q.unexpected.remove(i)
+		b.unexpected.remove(i)
 		if u.h.typ == typeMatch {
 			e.mu.Unlock()
 			n := r.fill(u.data, 0)
@@ -67,7 +68,7 @@ func (e *Engine) irecv(r *Request, cid uint32, src, tag int, buf []byte, lay Lay
 			return r
 		}
 	}
-	q.posted.push(r)
+	q.post(r)
 	e.mu.Unlock()
 	return r
 }
@@ -78,7 +79,7 @@ func (e *Engine) Iprobe(cid uint32, src, tag int) (Status, bool, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	probe := Request{peer: src, tag: tag}
-	for _, u := range e.queue(cid).unexpected.all() {
+	for _, u := range e.queue(cid).find(src, tag).unexpected.all() {
 		if probe.matches(u.from, int(u.h.tag)) {
 			return Status{Source: u.from, Tag: int(u.h.tag), Bytes: u.size(), Total: u.size()}, true, nil
 		}

@@ -26,7 +26,7 @@ func TestScenarios(t *testing.T) {
 		for _, tt := range []struct {
 			scenario string
 			np       int
-		}{{"comm", 3}, {"commerrors", 1}, {"predefined", 2}, {"info", 2}, {"types", 2}, {"idup", 3}} {
+		}{{"comm", 3}, {"commerrors", 1}, {"predefined", 2}, {"info", 2}, {"types", 2}, {"idup", 3}, {"hints", 2}} {
 			t.Run(fmt.Sprintf("%s/%s-np%d", btl, tt.scenario, tt.np), func(t *testing.T) {
 				t.Parallel()
 				j := jobtest.Run(t, gompirun, time.Minute, nil, "-np", fmt.Sprint(tt.np), "--oversubscribe",

@@ -21,6 +21,7 @@ var scenarios = map[string]func(mpi.Comm, []string) error{
 	"info":       info,       // info.go
 	"types":      typeAttrs,  // types.go
 	"idup":       idup,       // idup.go
+	"hints":      hints,      // hints.go
 }
 
 func main() { scenario.Main("attrcheck", scenarios) }
