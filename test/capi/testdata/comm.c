@@ -66,6 +66,19 @@ int main(int argc, char **argv) {
     MPI_Comm dnull;
     TRY(MPI_Comm_dup_with_info(dup, MPI_INFO_NULL, &dnull));
     TRY(MPI_Comm_free(&dnull));
+    /* A hint that rules MPI_ANY_SOURCE out makes a receive that names it
+     * fail with MPI_ERR_RANK. */
+    MPI_Info no_any;
+    TRY(MPI_Info_create(&no_any));
+    TRY(MPI_Info_set(no_any, "mpi_assert_no_any_source", "true"));
+    MPI_Comm asserted;
+    TRY(MPI_Comm_dup_with_info(dup, no_any, &asserted));
+    int ibuf, cls;
+    MPI_Request rq;
+    TRY(MPI_Error_class(MPI_Irecv(&ibuf, 1, MPI_INT, MPI_ANY_SOURCE, 0, asserted, &rq), &cls));
+    EQ(cls, MPI_ERR_RANK, "MPI_Irecv from MPI_ANY_SOURCE under mpi_assert_no_any_source");
+    TRY(MPI_Comm_free(&asserted));
+    TRY(MPI_Info_free(&no_any));
     passed("comm info");
 
     MPI_Comm id, idi;
