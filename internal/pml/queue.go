@@ -10,7 +10,7 @@ import (
 // keeps MPI's non-overtaking rule.
 //
 // When the communicator's hints rule wildcards out (MatchKeys) and the
-// queues grow past splitAt entries, the entries move into keyBuckets
+// queues grow past keyAfter entries, the entries move into keyBuckets
 // buckets by a hash of what the hints fix (source, tag): a message can
 // only match receives of its own key, which all lie in one bucket in
 // their order, so matching scans one bucket. A receive or probe with a
