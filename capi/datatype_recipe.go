@@ -22,6 +22,7 @@ type recipe struct {
 	ints     []int      // the integer arguments
 	addrs    []int      // the MPI_Aint ones (byte strides, displacements, bounds)
 	types    []Datatype // the old types, as the program named them
+	large    bool       // made by a _c constructor: its counts are MPI_Count (args)
 }
 
 // hold takes a reference on each derived type of r: a type stays alive,
@@ -92,17 +93,34 @@ func mpiTypeGetEnvelope[N cInt](h Datatype, ni, na, nd *N, combiner *C.int) erro
 	return nil
 }
 
-// mpiTypeGetEnvelopeC gives every count as an integer, as for a type of
-// the int constructors: none is a large count.
+// mpiTypeGetEnvelopeC counts a _c constructor's MPI_Count arguments as
+// large counts, and those of an int constructor as integers.
 func mpiTypeGetEnvelopeC(h Datatype, ni, na, nc, nd *C.int64_t, combiner *C.int) error {
-	if nc == nil {
-		return errorf(pmpi.ClassArg, "type get envelope: the pointer for the large counts is NULL")
-	}
-	if err := mpiTypeGetEnvelope(h, ni, na, nd, combiner); err != nil {
+	if _, err := h.get(); err != nil {
 		return err
 	}
-	*nc = 0
+	if ni == nil || na == nil || nc == nil || nd == nil || combiner == nil {
+		return errorf(pmpi.ClassArg, "type get envelope: a pointer for the counts or the combiner is NULL")
+	}
+	r, err := recipeC("type get envelope", h)
+	if err != nil {
+		return err
+	}
+	ints, addrs, counts := r.args()
+	*ni, *na, *nc, *nd, *combiner = C.int64_t(len(ints)), C.int64_t(len(addrs)), C.int64_t(len(counts)), C.int64_t(len(r.types)), r.combiner
 	return nil
+}
+
+// recipeC is h's recipe for the _c decoders, which take any count.
+func recipeC(op string, h Datatype) (*recipe, error) {
+	e := lib.types.get(uintptr(h))
+	if e == nil {
+		return &recipe{combiner: C.MPI_COMBINER_NAMED}, nil
+	}
+	if e.recipe == nil {
+		return nil, errorf(pmpi.ClassType, "%s: %#x was not made by a constructor gompi records", op, uintptr(h))
+	}
+	return e.recipe, nil
 }
 
 func mpiTypeGetContents(h Datatype, maxInts, maxAddrs, maxTypes int, ints *C.int, addrs *C.intptr_t, types *Datatype) error {
@@ -136,5 +154,35 @@ func mpiTypeGetContents(h Datatype, maxInts, maxAddrs, maxTypes int, ints *C.int
 }
 
 func mpiTypeGetContentsC(h Datatype, maxInts, maxAddrs, maxCounts, maxTypes int, ints *C.int, addrs *C.intptr_t, counts *C.int64_t, types *Datatype) error {
-	return mpiTypeGetContents(h, maxInts, maxAddrs, maxTypes, ints, addrs, types)
+	const op = "type get contents"
+	if _, err := h.get(); err != nil {
+		return err
+	}
+	r, err := recipeC(op, h)
+	if err != nil {
+		return err
+	}
+	if !r.large {
+		return mpiTypeGetContents(h, maxInts, maxAddrs, maxTypes, ints, addrs, types)
+	}
+	is, as, cs := r.args()
+	if maxInts < len(is) || maxAddrs < len(as) || maxCounts < len(cs) || maxTypes < len(r.types) {
+		return errorf(pmpi.ClassArg, "%s: room for %d integers, %d addresses, %d large counts and %d datatypes; the type has %d, %d, %d and %d (MPI_Type_get_envelope_c says)",
+			op, maxInts, maxAddrs, maxCounts, maxTypes, len(is), len(as), len(cs), len(r.types))
+	}
+	if (len(is) > 0 && ints == nil) || (len(as) > 0 && addrs == nil) || (len(cs) > 0 && counts == nil) || (len(r.types) > 0 && types == nil) {
+		return errorf(pmpi.ClassArg, "%s: an array the type's arguments need is NULL", op)
+	}
+	for i, v := range is {
+		unsafe.Slice(ints, len(is))[i] = C.int(v)
+	}
+	for i, v := range as {
+		unsafe.Slice(addrs, len(as))[i] = C.intptr_t(v)
+	}
+	for i, v := range cs {
+		unsafe.Slice(counts, len(cs))[i] = C.int64_t(v)
+	}
+	r.hold()
+	copy(unsafe.Slice(types, len(r.types)), r.types)
+	return nil
 }

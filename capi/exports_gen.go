@@ -2452,7 +2452,7 @@ func PMPI_Type_contiguous(count C.int, oldtype C.uintptr_t, newtype *C.uintptr_t
 
 //export PMPI_Type_contiguous_c
 func PMPI_Type_contiguous_c(count C.int64_t, oldtype C.uintptr_t, newtype *C.uintptr_t) C.int {
-	return C.int(done(0, mpiTypeContiguous(int(count), Datatype(oldtype), (*Datatype)(unsafe.Pointer(newtype)))))
+	return C.int(done(0, mpiTypeContiguousC(int(count), Datatype(oldtype), (*Datatype)(unsafe.Pointer(newtype)))))
 }
 
 //export PMPI_Type_create_darray
@@ -2462,7 +2462,7 @@ func PMPI_Type_create_darray(size C.int, rank C.int, ndims C.int, array_of_gsize
 
 //export PMPI_Type_create_darray_c
 func PMPI_Type_create_darray_c(size C.int, rank C.int, ndims C.int, array_of_gsizes *C.int64_t, array_of_distribs *C.int, array_of_dargs *C.int, array_of_psizes *C.int, order C.int, oldtype C.uintptr_t, newtype *C.uintptr_t) C.int {
-	return C.int(done(0, mpiTypeCreateDarray(int(size), int(rank), int(ndims), array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes, int(order), Datatype(oldtype), (*Datatype)(unsafe.Pointer(newtype)))))
+	return C.int(done(0, mpiTypeCreateDarrayC(int(size), int(rank), int(ndims), array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes, int(order), Datatype(oldtype), (*Datatype)(unsafe.Pointer(newtype)))))
 }
 
 //export PMPI_Type_create_f90_complex
@@ -2487,7 +2487,7 @@ func PMPI_Type_create_hindexed(count C.int, array_of_blocklengths *C.int, array_
 
 //export PMPI_Type_create_hindexed_c
 func PMPI_Type_create_hindexed_c(count C.int64_t, array_of_blocklengths *C.int64_t, array_of_displacements *C.int64_t, oldtype C.uintptr_t, newtype *C.uintptr_t) C.int {
-	return C.int(done(0, mpiTypeCreateHindexed(int(count), array_of_blocklengths, array_of_displacements, Datatype(oldtype), (*Datatype)(unsafe.Pointer(newtype)))))
+	return C.int(done(0, mpiTypeCreateHindexedC(int(count), array_of_blocklengths, array_of_displacements, Datatype(oldtype), (*Datatype)(unsafe.Pointer(newtype)))))
 }
 
 //export PMPI_Type_create_hindexed_block
@@ -2497,7 +2497,7 @@ func PMPI_Type_create_hindexed_block(count C.int, blocklength C.int, array_of_di
 
 //export PMPI_Type_create_hindexed_block_c
 func PMPI_Type_create_hindexed_block_c(count C.int64_t, blocklength C.int64_t, array_of_displacements *C.int64_t, oldtype C.uintptr_t, newtype *C.uintptr_t) C.int {
-	return C.int(done(0, mpiTypeCreateHindexedBlock(int(count), int(blocklength), array_of_displacements, Datatype(oldtype), (*Datatype)(unsafe.Pointer(newtype)))))
+	return C.int(done(0, mpiTypeCreateHindexedBlockC(int(count), int(blocklength), array_of_displacements, Datatype(oldtype), (*Datatype)(unsafe.Pointer(newtype)))))
 }
 
 //export PMPI_Type_create_hvector
@@ -2507,7 +2507,7 @@ func PMPI_Type_create_hvector(count C.int, blocklength C.int, stride C.intptr_t,
 
 //export PMPI_Type_create_hvector_c
 func PMPI_Type_create_hvector_c(count C.int64_t, blocklength C.int64_t, stride C.int64_t, oldtype C.uintptr_t, newtype *C.uintptr_t) C.int {
-	return C.int(done(0, mpiTypeCreateHvector(int(count), int(blocklength), int(stride), Datatype(oldtype), (*Datatype)(unsafe.Pointer(newtype)))))
+	return C.int(done(0, mpiTypeCreateHvectorC(int(count), int(blocklength), int(stride), Datatype(oldtype), (*Datatype)(unsafe.Pointer(newtype)))))
 }
 
 //export PMPI_Type_create_indexed_block
@@ -2517,7 +2517,7 @@ func PMPI_Type_create_indexed_block(count C.int, blocklength C.int, array_of_dis
 
 //export PMPI_Type_create_indexed_block_c
 func PMPI_Type_create_indexed_block_c(count C.int64_t, blocklength C.int64_t, array_of_displacements *C.int64_t, oldtype C.uintptr_t, newtype *C.uintptr_t) C.int {
-	return C.int(done(0, mpiTypeCreateIndexedBlock(int(count), int(blocklength), array_of_displacements, Datatype(oldtype), (*Datatype)(unsafe.Pointer(newtype)))))
+	return C.int(done(0, mpiTypeCreateIndexedBlockC(int(count), int(blocklength), array_of_displacements, Datatype(oldtype), (*Datatype)(unsafe.Pointer(newtype)))))
 }
 
 //export PMPI_Type_create_keyval
@@ -2532,7 +2532,7 @@ func PMPI_Type_create_resized(oldtype C.uintptr_t, lb C.intptr_t, extent C.intpt
 
 //export PMPI_Type_create_resized_c
 func PMPI_Type_create_resized_c(oldtype C.uintptr_t, lb C.int64_t, extent C.int64_t, newtype *C.uintptr_t) C.int {
-	return C.int(done(0, mpiTypeCreateResized(Datatype(oldtype), int(lb), int(extent), (*Datatype)(unsafe.Pointer(newtype)))))
+	return C.int(done(0, mpiTypeCreateResizedC(Datatype(oldtype), int(lb), int(extent), (*Datatype)(unsafe.Pointer(newtype)))))
 }
 
 //export PMPI_Type_create_struct
@@ -2542,7 +2542,7 @@ func PMPI_Type_create_struct(count C.int, array_of_blocklengths *C.int, array_of
 
 //export PMPI_Type_create_struct_c
 func PMPI_Type_create_struct_c(count C.int64_t, array_of_blocklengths *C.int64_t, array_of_displacements *C.int64_t, array_of_types *C.uintptr_t, newtype *C.uintptr_t) C.int {
-	return C.int(done(0, mpiTypeCreateStruct(int(count), array_of_blocklengths, array_of_displacements, (*Datatype)(unsafe.Pointer(array_of_types)), (*Datatype)(unsafe.Pointer(newtype)))))
+	return C.int(done(0, mpiTypeCreateStructC(int(count), array_of_blocklengths, array_of_displacements, (*Datatype)(unsafe.Pointer(array_of_types)), (*Datatype)(unsafe.Pointer(newtype)))))
 }
 
 //export PMPI_Type_create_subarray
@@ -2552,7 +2552,7 @@ func PMPI_Type_create_subarray(ndims C.int, array_of_sizes *C.int, array_of_subs
 
 //export PMPI_Type_create_subarray_c
 func PMPI_Type_create_subarray_c(ndims C.int, array_of_sizes *C.int64_t, array_of_subsizes *C.int64_t, array_of_starts *C.int64_t, order C.int, oldtype C.uintptr_t, newtype *C.uintptr_t) C.int {
-	return C.int(done(0, mpiTypeCreateSubarray(int(ndims), array_of_sizes, array_of_subsizes, array_of_starts, int(order), Datatype(oldtype), (*Datatype)(unsafe.Pointer(newtype)))))
+	return C.int(done(0, mpiTypeCreateSubarrayC(int(ndims), array_of_sizes, array_of_subsizes, array_of_starts, int(order), Datatype(oldtype), (*Datatype)(unsafe.Pointer(newtype)))))
 }
 
 //export PMPI_Type_delete_attr
@@ -2647,7 +2647,7 @@ func PMPI_Type_indexed(count C.int, array_of_blocklengths *C.int, array_of_displ
 
 //export PMPI_Type_indexed_c
 func PMPI_Type_indexed_c(count C.int64_t, array_of_blocklengths *C.int64_t, array_of_displacements *C.int64_t, oldtype C.uintptr_t, newtype *C.uintptr_t) C.int {
-	return C.int(done(0, mpiTypeIndexed(int(count), array_of_blocklengths, array_of_displacements, Datatype(oldtype), (*Datatype)(unsafe.Pointer(newtype)))))
+	return C.int(done(0, mpiTypeIndexedC(int(count), array_of_blocklengths, array_of_displacements, Datatype(oldtype), (*Datatype)(unsafe.Pointer(newtype)))))
 }
 
 //export PMPI_Type_match_size
@@ -2687,7 +2687,7 @@ func PMPI_Type_vector(count C.int, blocklength C.int, stride C.int, oldtype C.ui
 
 //export PMPI_Type_vector_c
 func PMPI_Type_vector_c(count C.int64_t, blocklength C.int64_t, stride C.int64_t, oldtype C.uintptr_t, newtype *C.uintptr_t) C.int {
-	return C.int(done(0, mpiTypeVector(int(count), int(blocklength), int(stride), Datatype(oldtype), (*Datatype)(unsafe.Pointer(newtype)))))
+	return C.int(done(0, mpiTypeVectorC(int(count), int(blocklength), int(stride), Datatype(oldtype), (*Datatype)(unsafe.Pointer(newtype)))))
 }
 
 //export PMPI_Unpack

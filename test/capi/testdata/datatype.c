@@ -460,6 +460,75 @@ static void decoding(void) {
     passed("type_get_envelope and type_get_contents of every constructor");
 }
 
+/* envelope_c checks MPI_Type_get_envelope_c of a type a _c constructor
+ * made: its MPI_Count arguments are large counts. */
+static void envelope_c(MPI_Datatype t, MPI_Count ni, MPI_Count nc, MPI_Count nd, int combiner, const char *what) {
+    MPI_Count i = -1, a = -1, c = -1, d = -1;
+    int comb = -1;
+    TRY(MPI_Type_get_envelope_c(t, &i, &a, &c, &d, &comb));
+    CHECK(i == ni && a == 0 && c == nc && d == nd && comb == combiner,
+          "%s: envelope_c %lld %lld %lld %lld combiner %d, want %lld 0 %lld %lld %d", what, (long long)i, (long long)a,
+          (long long)c, (long long)d, comb, (long long)ni, (long long)nc, (long long)nd, combiner);
+}
+
+/* large_decoding: the _c decoders give a _c constructor's counts,
+ * strides, displacements and bounds as large counts, in the standard's
+ * order; the int decoders still give them as integers where they fit. */
+static void large_decoding(void) {
+    int ints[8];
+    MPI_Aint addrs[2];
+    MPI_Count counts[8], bl[2] = {1, 2}, ds[2] = {0, 16}, sizes[2] = {4, 6}, subs[2] = {2, 3}, starts[2] = {1, 2};
+    MPI_Datatype types[2], vec, hidx, st, sub, rsz;
+    MPI_Datatype stypes[2] = {MPI_INT, MPI_DOUBLE};
+
+    TRY(MPI_Type_vector_c(4, 2, 5, MPI_INT, &vec));
+    envelope_c(vec, 0, 3, 1, MPI_COMBINER_VECTOR, "vector_c");
+    TRY(MPI_Type_get_contents_c(vec, 0, 0, 3, 1, ints, addrs, counts, types));
+    CHECK(counts[0] == 4 && counts[1] == 2 && counts[2] == 5 && types[0] == MPI_INT, "vector_c's contents");
+    int ei = -1, ea = -1, ed = -1, ec = -1;
+    TRY(MPI_Type_get_envelope(vec, &ei, &ea, &ed, &ec));
+    CHECK(ei == 3 && ea == 0 && ed == 1 && ec == MPI_COMBINER_VECTOR, "vector_c through MPI_Type_get_envelope: %d %d %d %d", ei,
+          ea, ed, ec);
+    RC(MPI_Type_get_contents_c(vec, 0, 0, 2, 1, ints, addrs, counts, types), MPI_ERR_ARG); /* too little room */
+
+    TRY(MPI_Type_create_hindexed_c(2, bl, ds, MPI_INT, &hidx));
+    envelope_c(hidx, 0, 5, 1, MPI_COMBINER_HINDEXED, "hindexed_c");
+    TRY(MPI_Type_get_contents_c(hidx, 0, 0, 5, 1, ints, addrs, counts, types));
+    CHECK(counts[0] == 2 && counts[1] == 1 && counts[2] == 2 && counts[3] == 0 && counts[4] == 16, "hindexed_c's contents");
+
+    TRY(MPI_Type_create_struct_c(2, bl, ds, stypes, &st));
+    envelope_c(st, 0, 5, 2, MPI_COMBINER_STRUCT, "struct_c");
+    TRY(MPI_Type_get_contents_c(st, 0, 0, 5, 2, ints, addrs, counts, types));
+    CHECK(counts[0] == 2 && counts[4] == 16 && types[0] == MPI_INT && types[1] == MPI_DOUBLE, "struct_c's contents");
+
+    TRY(MPI_Type_create_subarray_c(2, sizes, subs, starts, MPI_ORDER_FORTRAN, MPI_INT, &sub));
+    envelope_c(sub, 2, 6, 1, MPI_COMBINER_SUBARRAY, "subarray_c");
+    TRY(MPI_Type_get_contents_c(sub, 2, 0, 6, 1, ints, addrs, counts, types));
+    CHECK(ints[0] == 2 && ints[1] == MPI_ORDER_FORTRAN && counts[0] == 4 && counts[3] == 3 && counts[5] == 2,
+          "subarray_c's contents");
+
+    TRY(MPI_Type_create_resized_c(MPI_INT, -4, 16, &rsz));
+    envelope_c(rsz, 0, 2, 1, MPI_COMBINER_RESIZED, "resized_c");
+    TRY(MPI_Type_get_contents_c(rsz, 0, 0, 2, 1, ints, addrs, counts, types));
+    CHECK(counts[0] == -4 && counts[1] == 16 && types[0] == MPI_INT, "resized_c's contents");
+
+    int block_cyclic[2] = {MPI_DISTRIBUTE_BLOCK, MPI_DISTRIBUTE_CYCLIC}, dflt[2] = {MPI_DISTRIBUTE_DFLT_DARG, 2};
+    int grid[2] = {2, 2};
+    MPI_Count gsizes[2] = {5, 7};
+    MPI_Datatype da;
+    TRY(MPI_Type_create_darray_c(4, 3, 2, gsizes, block_cyclic, dflt, grid, MPI_ORDER_C, MPI_INT, &da));
+    envelope_c(da, 10, 2, 1, MPI_COMBINER_DARRAY, "darray_c");
+    TRY(MPI_Type_get_contents_c(da, 10, 0, 2, 1, ints, addrs, counts, types));
+    CHECK(ints[0] == 4 && ints[1] == 3 && ints[2] == 2 && ints[3] == MPI_DISTRIBUTE_BLOCK && ints[5] == MPI_DISTRIBUTE_DFLT_DARG &&
+              ints[8] == 2 && ints[9] == MPI_ORDER_C && counts[0] == 5 && counts[1] == 7,
+          "darray_c's contents");
+
+    MPI_Datatype all[] = {vec, hidx, st, sub, rsz, da};
+    for (int k = 0; k < (int)(sizeof all / sizeof all[0]); k++)
+        TRY(MPI_Type_free(&all[k]));
+    passed("type_get_envelope_c and type_get_contents_c of the _c constructors");
+}
+
 /* owner_block and owner_cyclic: which coordinate of a dimension of g
  * elements over p processes holds element x, by hand. */
 static int owner(int dist, int darg, int g, int p, int x) {
@@ -542,6 +611,7 @@ int main(int argc, char **argv) {
     packing();
     errors();
     decoding();
+    large_decoding();
     darrays();
     TRY(MPI_Finalize());
     return 0;
