@@ -82,8 +82,8 @@ func mpiCommSplitType(h Comm, t, key int, ih Info, out *Comm) error {
 		if c, err = api().CommSplitType(e.c, pmpi.CommTypeShared, key); err != nil {
 			return err
 		}
-		if c.Size() == e.c.Size() {
-			// Every rank of this host's communicator sees the same size.
+		if c != nil && c.Size() == e.c.Size() && c.Peers() == e.c.Peers() {
+			// Every rank of this host's communicator sees the same sizes.
 			if err := api().CommFree(c); err != nil {
 				return err
 			}

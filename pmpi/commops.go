@@ -245,14 +245,14 @@ func (*realAPI) CommSplit(comm *Comm, color, key int) (*Comm, error) {
 }
 
 // CommSplitType partitions comm by type: CommTypeShared gives each host's
-// ranks a communicator of their own; Undefined gives no communicator.
+// ranks a communicator of their own; Undefined gives no communicator. On
+// an intercommunicator each host's ranks of one group face that host's
+// ranks of the other, and a rank whose host has none of the other group
+// gets none.
 func (*realAPI) CommSplitType(comm *Comm, splitType, key int) (*Comm, error) {
 	l, err := collArgs("comm split type", comm)
 	if err != nil {
 		return nil, err
-	}
-	if comm.inter != nil {
-		return nil, errNotIntra("comm split type", comm)
 	}
 	color := Undefined
 	switch splitType {
@@ -261,6 +261,9 @@ func (*realAPI) CommSplitType(comm *Comm, splitType, key int) (*Comm, error) {
 	case Undefined:
 	default:
 		return nil, comm.handle(errorf(ClassArg, nil, "comm split type on %v: type %d is unknown (want CommTypeShared or Undefined)", comm, splitType))
+	}
+	if comm.inter != nil {
+		return l.interSplit(comm, "comm split type", ".shared", color, key)
 	}
 	return l.split(comm, "comm split type", comm.Name()+".shared", color, key)
 }

@@ -183,6 +183,18 @@ int main(int argc, char **argv) {
     } else {
         CHECK(leaders == MPI_COMM_NULL, "a rank that passed MPI_UNDEFINED got a communicator");
     }
+    /* Every rank is on this host: a shared split of the intercommunicator
+     * is the whole of it, which an unguided split then leaves out. */
+    MPI_Comm host;
+    TRY(MPI_Comm_split_type(inter, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &host));
+    TRY(MPI_Comm_test_inter(host, &flag));
+    TRY(MPI_Comm_size(host, &n));
+    TRY(MPI_Comm_remote_size(host, &rs));
+    CHECK(flag && n == (even ? neven : nodd) && rs == (even ? nodd : neven), "shared split of the intercomm: inter %d, %d facing %d",
+          flag, n, rs);
+    TRY(MPI_Comm_free(&host));
+    TRY(MPI_Comm_split_type(inter, MPI_COMM_TYPE_HW_UNGUIDED, 0, MPI_INFO_NULL, &host));
+    CHECK(host == MPI_COMM_NULL, "an unguided split of the intercomm on one host gives MPI_COMM_NULL");
     passed("intercomm split");
 
     /* A communicator made from another takes its error handler: dup's,
