@@ -105,7 +105,7 @@ func alltoallwCall(s *collStart, send []byte, scounts, sdispls []int, stypes []D
 	o := collOp{kind: collAlltoallw, rblocks: rb}
 	if IsInPlace(send) {
 		o.send, o.sblocks = k.inPlaceBlocks(recv, rb, at)
-		return k.run(&o)
+		return k.run(s, &o)
 	}
 	if o.sblocks, _, err = k.wBlocks("send", n, "rank", send, scounts, sdispls, stypes); err != nil {
 		return err
@@ -116,7 +116,7 @@ func alltoallwCall(s *collStart, send []byte, scounts, sdispls []int, stypes []D
 	if err := k.apart(send, recv); err != nil {
 		return err
 	}
-	return k.run(&o)
+	return k.run(s, &o)
 }
 
 // NeighborAlltoallw sends scounts[i] elements of stypes[i], sdispls[i]
@@ -150,7 +150,7 @@ func neighborAlltoallwCall(s *collStart, send []byte, scounts, sdispls []int, st
 	if err := k.apart(send, recv); err != nil {
 		return err
 	}
-	return k.run(&collOp{kind: collNeighborAlltoallw, sblocks: sb, rblocks: rb, nb: nb})
+	return k.run(s, &collOp{kind: collNeighborAlltoallw, sblocks: sb, rblocks: rb, nb: nb})
 }
 
 // Ialltoallw starts Alltoallw and returns its request.

@@ -33,11 +33,9 @@ type collCall struct {
 	// convs are the packed copies of non-contiguous buffers (data says
 	// which), released by done, which unpacks those that receive.
 	convs []*conversion
-	// start is nil for a blocking call, else how the call starts
-	// (nbc.go); from is the buffer an in-place call copied its send data
-	// from, which a persistent call copies again at each start.
-	start *collStart
-	from  []byte
+	// from is the buffer an in-place call copied its send data from,
+	// which a persistent call copies again at each start.
+	from []byte
 }
 
 // startColl begins collective op on comm: blocking if s is nil, else
@@ -52,7 +50,7 @@ func startColl(s *collStart, op string, comm *Comm) (collCall, error) {
 	if comm.inter != nil {
 		return collCall{}, errInterColl(op, comm)
 	}
-	return collCall{op: op, comm: comm, t: comm.colls, start: s}, nil
+	return collCall{op: op, comm: comm, t: comm.colls}, nil
 }
 
 // inPlace returns a copy of buf for an in-place call's send data, and
@@ -196,7 +194,7 @@ func barrierCall(s *collStart, comm *Comm) error {
 	if err != nil {
 		return err
 	}
-	return k.run(&collOp{kind: collBarrier})
+	return k.run(s, &collOp{kind: collBarrier})
 }
 
 func errorsFirst(errs ...error) error {

@@ -29,7 +29,7 @@ func alltoallCall(s *collStart, send []byte, scount int, sdt Datatype, recv []by
 	} else if err := errorsFirst(k.match(scount*sdt.Size(), rcount*rdt.Size()), k.apart(sd, rd)); err != nil {
 		return err
 	}
-	return k.run(&collOp{kind: collAlltoall, send: sd, recv: rd})
+	return k.run(s, &collOp{kind: collAlltoall, send: sd, recv: rd})
 }
 
 // Alltoallv is Alltoall with per-rank counts and displacements. send may
@@ -59,5 +59,5 @@ func alltoallvCall(s *collStart, send []byte, scounts, sdispls []int, sdt Dataty
 	} else if err := k.apart(send, recv); err != nil {
 		return err
 	}
-	return k.run(&collOp{kind: collAlltoallv, send: send, scounts: sc, sdispls: sdp, recv: recv, counts: rc, displs: rdp})
+	return k.run(s, &collOp{kind: collAlltoallv, send: send, scounts: sc, sdispls: sdp, recv: recv, counts: rc, displs: rdp})
 }

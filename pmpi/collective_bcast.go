@@ -22,5 +22,5 @@ func bcastCall(s *collStart, buf []byte, count int, dt Datatype, root int, comm 
 	if err != nil {
 		return err
 	}
-	return k.run(&collOp{kind: collBcast, recv: data, root: root})
+	return k.run(s, &collOp{kind: collBcast, recv: data, root: root})
 }

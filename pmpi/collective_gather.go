@@ -35,7 +35,7 @@ func gatherCall(s *collStart, send []byte, scount int, sdt Datatype, recv []byte
 	} else if sd, err = k.data("send", send, scount, sdt); err != nil {
 		return err
 	}
-	return k.run(&collOp{kind: collGather, send: sd, recv: rd, root: root})
+	return k.run(s, &collOp{kind: collGather, send: sd, recv: rd, root: root})
 }
 
 // Gatherv is Gather with counts[i] elements of rdt from rank i, placed at
@@ -72,7 +72,7 @@ func gathervCall(s *collStart, send []byte, scount int, sdt Datatype, recv []byt
 	} else if sd, err = k.data("send", send, scount, sdt); err != nil {
 		return err
 	}
-	return k.run(&collOp{kind: collGatherv, send: sd, recv: recv, counts: bc, displs: bd, root: root})
+	return k.run(s, &collOp{kind: collGatherv, send: sd, recv: recv, counts: bc, displs: bd, root: root})
 }
 
 // Allgather is Gather with the result at every rank. send may be InPlace:
@@ -103,7 +103,7 @@ func allgatherCall(s *collStart, send []byte, scount int, sdt Datatype, recv []b
 	} else if err := errorsFirst(k.match(len(sd), block), k.apart(sd, rd)); err != nil {
 		return err
 	}
-	return k.run(&collOp{kind: collAllgather, send: sd, recv: rd})
+	return k.run(s, &collOp{kind: collAllgather, send: sd, recv: rd})
 }
 
 // Allgatherv is Gatherv with the result at every rank. send may be InPlace.
@@ -133,5 +133,5 @@ func allgathervCall(s *collStart, send []byte, scount int, sdt Datatype, recv []
 	} else if err := errorsFirst(k.match(len(sd), bc[me]), k.apart(sd, recv)); err != nil {
 		return err
 	}
-	return k.run(&collOp{kind: collAllgatherv, send: sd, recv: recv, counts: bc, displs: bd})
+	return k.run(s, &collOp{kind: collAllgatherv, send: sd, recv: recv, counts: bc, displs: bd})
 }

@@ -73,7 +73,7 @@ func reduceCall(s *collStart, send, recv []byte, count int, dt Datatype, op Op, 
 	if err != nil {
 		return err
 	}
-	return k.run(&collOp{kind: collReduce, send: sd, recv: rd, op: o, root: root})
+	return k.run(s, &collOp{kind: collReduce, send: sd, recv: rd, op: o, root: root})
 }
 
 // Allreduce is Reduce with the result at every rank. send may be InPlace.
@@ -96,7 +96,7 @@ func allreduceCall(s *collStart, send, recv []byte, count int, dt Datatype, op O
 	if err != nil {
 		return err
 	}
-	return k.run(&collOp{kind: collAllreduce, send: sd, recv: rd, op: o})
+	return k.run(s, &collOp{kind: collAllreduce, send: sd, recv: rd, op: o})
 }
 
 // Scan leaves at rank i the reduction of ranks 0 to i. send may be InPlace.
@@ -114,7 +114,7 @@ func scanCall(s *collStart, send, recv []byte, count int, dt Datatype, op Op, co
 	if err != nil {
 		return err
 	}
-	return k.run(&collOp{kind: collScan, send: sd, recv: rd, op: o})
+	return k.run(s, &collOp{kind: collScan, send: sd, recv: rd, op: o})
 }
 
 // Exscan leaves at rank i the reduction of ranks 0 to i-1; rank 0's recv
@@ -133,7 +133,7 @@ func exscanCall(s *collStart, send, recv []byte, count int, dt Datatype, op Op, 
 	if err != nil {
 		return err
 	}
-	return k.run(&collOp{kind: collExscan, send: sd, recv: rd, op: o})
+	return k.run(s, &collOp{kind: collExscan, send: sd, recv: rd, op: o})
 }
 
 // ReduceScatter reduces the sum of counts elements and leaves counts[i]
@@ -187,7 +187,7 @@ func reduceScatterCall(s *collStart, send, recv []byte, counts []int, dt Datatyp
 			return err
 		}
 	}
-	return k.run(&collOp{kind: collReduceScatter, send: sd, recv: rd, counts: bc, op: o})
+	return k.run(s, &collOp{kind: collReduceScatter, send: sd, recv: rd, counts: bc, op: o})
 }
 
 // ReduceScatterBlock is ReduceScatter with count elements for every rank.
@@ -230,5 +230,5 @@ func reduceScatterBlockCall(s *collStart, send, recv []byte, count int, dt Datat
 			return err
 		}
 	}
-	return k.run(&collOp{kind: collReduceScatterBlock, send: sd, recv: rd, op: o})
+	return k.run(s, &collOp{kind: collReduceScatterBlock, send: sd, recv: rd, op: o})
 }

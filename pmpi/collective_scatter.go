@@ -34,7 +34,7 @@ func scatterCall(s *collStart, send []byte, scount int, sdt Datatype, recv []byt
 	} else if rd, err = k.data("receive", recv, rcount, rdt); err != nil {
 		return err
 	}
-	return k.run(&collOp{kind: collScatter, send: sd, recv: rd, root: root})
+	return k.run(s, &collOp{kind: collScatter, send: sd, recv: rd, root: root})
 }
 
 // Scatterv is Scatter with counts[i] elements of sdt, from displs[i]
@@ -71,5 +71,5 @@ func scattervCall(s *collStart, send []byte, counts, displs []int, sdt Datatype,
 	} else if rd, err = k.data("receive", recv, rcount, rdt); err != nil {
 		return err
 	}
-	return k.run(&collOp{kind: collScatterv, send: send, scounts: bc, sdispls: bd, recv: rd, root: root})
+	return k.run(s, &collOp{kind: collScatterv, send: send, scounts: bc, sdispls: bd, recv: rd, root: root})
 }

@@ -134,7 +134,7 @@ func interColl(s *collStart, op string, comm *Comm, prepare interPrepare) error 
 	if _, err := interArgs(op, comm); err != nil {
 		return err
 	}
-	k := collCall{op: op, comm: comm, start: s}
+	k := collCall{op: op, comm: comm}
 	run, err := prepare(&k)
 	if err != nil {
 		if k.convs != nil {
@@ -143,7 +143,7 @@ func interColl(s *collStart, op string, comm *Comm, prepare interPrepare) error 
 		return err
 	}
 	if s != nil {
-		return k.launchInter(run)
+		return k.launchInter(s, run)
 	}
 	b := comm.inter.bridge
 	return k.finish(run(interRun{x: collComm{c: comm, ctx: comm.context + 1}, b: b, bm: &b.colls.Module, bc: b.cc}))

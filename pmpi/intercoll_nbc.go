@@ -5,9 +5,9 @@ package pmpi
 // algorithm does (nbc.go), on a context of its own between the groups and
 // one on the bridge, so that calls outstanding together, and the blocking
 // calls, keep apart; the bridge's collectives are those that may run side
-// by side.
-func (k *collCall) launchInter(run func(interRun) error) error {
-	s := k.start
+// by side. s is how the call starts, apart from k, which prepare's
+// closure holds: s stays on the caller's stack.
+func (k *collCall) launchInter(s *collStart, run func(interRun) error) error {
 	if j := s.restart; j != nil { // a persistent call's start, checked again
 		j.k, j.run = *k, j.interRunner(run)
 		return nil
@@ -22,7 +22,7 @@ func (k *collCall) launchInter(run func(interRun) error) error {
 	}
 	if s.persistent {
 		j := &nbcJob{k: *k}
-		if err := k.goPersistent(j); err != nil {
+		if err := k.goPersistent(s, j); err != nil {
 			return err
 		}
 		j.run = j.interRunner(run) // before the request is returned, so before any start

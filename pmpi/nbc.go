@@ -240,9 +240,8 @@ type collFailed struct{ err error }
 func (f *collFailed) Error() string { return f.err.Error() }
 func (f *collFailed) Unwrap() error { return f.err }
 
-// launch starts the checked call o as k.start says.
-func (k *collCall) launch(o *collOp) error {
-	s := k.start
+// launch starts the checked call o as s says.
+func (k *collCall) launch(s *collStart, o *collOp) error {
 	if j := s.restart; j != nil {
 		j.k, j.o, j.from = *k, *o, k.from
 		return nil
@@ -258,7 +257,7 @@ func (k *collCall) launch(o *collOp) error {
 			k.comm.context, nbcContexts)
 	}
 	if s.persistent {
-		return k.goPersistent(&nbcJob{k: *k, o: *o, from: k.from, m: m})
+		return k.goPersistent(s, &nbcJob{k: *k, o: *o, from: k.from, m: m})
 	}
 	slot, j := k.comm.nbc.take(k.comm.lib.engine)
 	j.k, j.o, j.from, j.m, j.slot = *k, *o, k.from, m, slot
@@ -267,9 +266,9 @@ func (k *collCall) launch(o *collOp) error {
 	return nil
 }
 
-// goPersistent gives persistent call j a slot, makes its inactive request
-// and starts the goroutine that serves its starts.
-func (k *collCall) goPersistent(j *nbcJob) error {
+// goPersistent gives persistent call j, started as s says, a slot, makes
+// its inactive request and starts the goroutine that serves its starts.
+func (k *collCall) goPersistent(s *collStart, j *nbcJob) error {
 	slot, ok := k.comm.nbc.takePersistent()
 	if !ok {
 		return k.fail(ClassOther, "the persistent collective made %d before this one on it is alive: a communicator holds at most %d at once (free them with RequestFree)",
@@ -277,7 +276,7 @@ func (k *collCall) goPersistent(j *nbcJob) error {
 	}
 	j.slot, j.cc = slot, collComm{c: k.comm, ctx: nbcContext(k.comm, slot)}
 	if len(k.convs) > 0 {
-		j.prepare = k.start.prepare
+		j.prepare = s.prepare
 		j.k.unpackAll(false) // each start packs again
 	}
 	j.wake = make(chan struct{}, 1)
@@ -286,7 +285,7 @@ func (k *collCall) goPersistent(j *nbcJob) error {
 	r := l.persistent(k.comm, Byte, k.op, ProcNull, AnyTag, false)
 	r.ext.coll = j
 	go j.serve(l)
-	k.start.req = r
+	s.req = r
 	return nil
 }
 

@@ -39,3 +39,22 @@ func BenchmarkAllreduce(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkIallreduceWaitOneP is BenchmarkIallreduceWait with one P, as a
+// rank has when ranks fill the host: the Wait runs the call before its
+// goroutine would start, and the start allocates nothing.
+func BenchmarkIallreduceWaitOneP(b *testing.B) {
+	api, w := benchWorld(b)
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	send, recv := make([]byte, 4), make([]byte, 4)
+	b.ReportAllocs()
+	for b.Loop() {
+		r, err := api.Iallreduce(send, recv, 1, pmpi.Float32, pmpi.OpSum, w)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := api.Wait(r); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

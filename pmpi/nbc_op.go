@@ -160,11 +160,13 @@ func (o *collOp) call(m *coll.Module, c coll.Comm) error {
 	panic("pmpi: collective kind out of range")
 }
 
-// run runs the checked call o: at once for a blocking call, with the
-// table's function; else as k.start says (nbc.go).
-func (k *collCall) run(o *collOp) error {
-	if k.start != nil {
-		return k.launch(o)
+// run runs the checked call o: at once for a blocking call (s nil), with
+// the table's function; else as s says (nbc.go). s is apart from k,
+// whose content leaks to the heap through its error paths: s stays on
+// the starting call's stack, and a start allocates nothing for it.
+func (k *collCall) run(s *collStart, o *collOp) error {
+	if s != nil {
+		return k.launch(s, o)
 	}
 	if !o.provided(&k.t.Module) {
 		return k.missing()

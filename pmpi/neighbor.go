@@ -119,7 +119,7 @@ func neighborAllgatherCall(s *collStart, send []byte, scount int, sdt Datatype, 
 	if err := errorsFirst(k.match(len(sd), rcount*rdt.Size()), k.apart(sd, rd)); err != nil {
 		return err
 	}
-	return k.run(&collOp{kind: collNeighborAllgather, send: sd, recv: rd, nb: nb})
+	return k.run(s, &collOp{kind: collNeighborAllgather, send: sd, recv: rd, nb: nb})
 }
 
 // NeighborAllgatherv is NeighborAllgather receiving counts[j] elements at
@@ -151,7 +151,7 @@ func neighborAllgathervCall(s *collStart, send []byte, scount int, sdt Datatype,
 	if err := k.apart(sd, recv); err != nil {
 		return err
 	}
-	return k.run(&collOp{kind: collNeighborAllgatherv, send: sd, recv: recv, counts: bc, displs: bd, nb: nb})
+	return k.run(s, &collOp{kind: collNeighborAllgatherv, send: sd, recv: recv, counts: bc, displs: bd, nb: nb})
 }
 
 // NeighborAlltoall sends block i of send (scount elements of sdt) to
@@ -184,7 +184,7 @@ func neighborAlltoallCall(s *collStart, send []byte, scount int, sdt Datatype, r
 	if err := errorsFirst(k.match(scount*sdt.Size(), rcount*rdt.Size()), k.apart(sd, rd)); err != nil {
 		return err
 	}
-	return k.run(&collOp{kind: collNeighborAlltoall, send: sd, recv: rd, nb: nb})
+	return k.run(s, &collOp{kind: collNeighborAlltoall, send: sd, recv: rd, nb: nb})
 }
 
 // NeighborAlltoallv is NeighborAlltoall with per-neighbour counts and
@@ -217,7 +217,7 @@ func neighborAlltoallvCall(s *collStart, send []byte, scounts, sdispls []int, sd
 	if err := k.apart(send, recv); err != nil {
 		return err
 	}
-	return k.run(&collOp{kind: collNeighborAlltoallv, send: send, scounts: sc, sdispls: sdp, recv: recv, counts: rc, displs: rdp, nb: nb})
+	return k.run(s, &collOp{kind: collNeighborAlltoallv, send: send, scounts: sc, sdispls: sdp, recv: recv, counts: rc, displs: rdp, nb: nb})
 }
 
 // IneighborAllgather and the rest start the calls above and return their
