@@ -12,7 +12,10 @@ import (
 // slot, the goroutine), beside BenchmarkAllreduce's blocking call. The
 // Gosched stands for the yields of a Wait that waits for other ranks,
 // which let the call's goroutine run, as it does in a job.
-func BenchmarkIallreduceWait(b *testing.B) {
+func BenchmarkIallreduceWait(b *testing.B) { iallreduceWait(b, runtime.Gosched) }
+
+// iallreduceWait times an Iallreduce and its Wait, calling between after each.
+func iallreduceWait(b *testing.B, between func()) {
 	api, w := benchWorld(b)
 	send, recv := make([]byte, 4), make([]byte, 4)
 	b.ReportAllocs()
@@ -24,7 +27,7 @@ func BenchmarkIallreduceWait(b *testing.B) {
 		if _, err := api.Wait(r); err != nil {
 			b.Fatal(err)
 		}
-		runtime.Gosched()
+		between()
 	}
 }
 
@@ -44,17 +47,6 @@ func BenchmarkAllreduce(b *testing.B) {
 // rank has when ranks fill the host: the Wait runs the call before its
 // goroutine would start, and the start allocates nothing.
 func BenchmarkIallreduceWaitOneP(b *testing.B) {
-	api, w := benchWorld(b)
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
-	send, recv := make([]byte, 4), make([]byte, 4)
-	b.ReportAllocs()
-	for b.Loop() {
-		r, err := api.Iallreduce(send, recv, 1, pmpi.Float32, pmpi.OpSum, w)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if _, err := api.Wait(r); err != nil {
-			b.Fatal(err)
-		}
-	}
+	iallreduceWait(b, func() {})
 }
