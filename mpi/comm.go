@@ -116,7 +116,10 @@ func (c Comm) Split(color, key int) (Comm, error) {
 }
 
 // SplitType partitions c by type: CommTypeShared gives the ranks of each
-// host a communicator of their own, ordered by key.
+// host a communicator of their own, ordered by key. On an
+// intercommunicator each host's ranks of one group face that host's
+// ranks of the other; a rank whose host holds none of the other group
+// gets a null Comm.
 func (c Comm) SplitType(splitType, key int) (Comm, error) {
 	d, err := api().CommSplitType(c.c, splitType, key)
 	return Comm{d}, err

@@ -19,8 +19,9 @@ func InfoCreate() *Info { return pmpi.InfoCreate() }
 // SetInfo sets c's hints from info (MPI_Comm_set_info). gompi recognises
 // mpi_assert_no_any_source, mpi_assert_no_any_tag,
 // mpi_assert_exact_length and mpi_assert_allow_overtaking ("true" or
-// "false"): it accepts and reports them, and does not yet use them.
-// Other keys are ignored.
+// "false"). The first two make matching faster where many receives or
+// messages wait, and a receive or probe that then names AnySource or
+// AnyTag fails; the other two change nothing. Other keys are ignored.
 func (c Comm) SetInfo(info *Info) error { return api().CommSetInfo(c.c, info) }
 
 // Info returns a new Info of c's hints in effect (MPI_Comm_get_info);
