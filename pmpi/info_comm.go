@@ -65,10 +65,12 @@ func (*realAPI) CommSetInfo(comm *Comm, info *Info) error {
 	return nil
 }
 
-// applyHints gives c's matching the keys its hints allow.
+// applyHints gives c's matching the keys its hints allow. Under the
+// hints' lock, so that two SetInfo calls leave the engine as the hints.
 func (c *Comm) applyHints() {
 	h := &c.ext.hints
 	h.mu.Lock()
+	defer h.mu.Unlock()
 	var k pml.MatchKeys
 	if h.vals["mpi_assert_no_any_source"] == "true" {
 		k |= pml.KeySource
@@ -76,7 +78,6 @@ func (c *Comm) applyHints() {
 	if h.vals["mpi_assert_no_any_tag"] == "true" {
 		k |= pml.KeyTag
 	}
-	h.mu.Unlock()
 	if pml.MatchKeys(c.keys.Load()) != k {
 		c.keys.Store(uint32(k))
 		c.lib.engine.SetMatchKeys(c.context, k)
