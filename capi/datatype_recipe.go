@@ -59,9 +59,24 @@ func releaseType(h Datatype, e *typeEntry) error {
 	return errors.Join(errs...)
 }
 
-// recipeOf is h's recipe; a predefined type is MPI_COMBINER_NAMED, with
-// no arguments.
+// recipeOf is h's recipe for the int decoders; a predefined type is
+// MPI_COMBINER_NAMED, with no arguments.
 func recipeOf(op string, h Datatype) (*recipe, error) {
+	r, err := recipeC(op, h)
+	if err != nil {
+		return nil, err
+	}
+	// The int forms cannot hold a _c constructor's larger counts.
+	for _, v := range r.ints {
+		if v < math.MinInt32 || v > math.MaxInt32 {
+			return nil, errorf(pmpi.ClassType, "%s: the type's constructor had count %d, beyond an int", op, v)
+		}
+	}
+	return r, nil
+}
+
+// recipeC is h's recipe for the _c decoders, which take any count.
+func recipeC(op string, h Datatype) (*recipe, error) {
 	if _, err := h.get(); err != nil {
 		return nil, err
 	}
@@ -71,12 +86,6 @@ func recipeOf(op string, h Datatype) (*recipe, error) {
 	}
 	if e.recipe == nil {
 		return nil, errorf(pmpi.ClassType, "%s: %#x was not made by a constructor gompi records", op, uintptr(h))
-	}
-	// The int forms cannot hold a _c constructor's larger counts.
-	for _, v := range e.recipe.ints {
-		if v < math.MinInt32 || v > math.MaxInt32 {
-			return nil, errorf(pmpi.ClassType, "%s: the type's constructor had count %d, beyond an int", op, v)
-		}
 	}
 	return e.recipe, nil
 }
@@ -96,78 +105,46 @@ func mpiTypeGetEnvelope[N cInt](h Datatype, ni, na, nd *N, combiner *C.int) erro
 // mpiTypeGetEnvelopeC counts a _c constructor's MPI_Count arguments as
 // large counts, and those of an int constructor as integers.
 func mpiTypeGetEnvelopeC(h Datatype, ni, na, nc, nd *C.int64_t, combiner *C.int) error {
-	if _, err := h.get(); err != nil {
+	r, err := recipeC("type get envelope", h)
+	if err != nil {
 		return err
 	}
 	if ni == nil || na == nil || nc == nil || nd == nil || combiner == nil {
 		return errorf(pmpi.ClassArg, "type get envelope: a pointer for the counts or the combiner is NULL")
-	}
-	r, err := recipeC("type get envelope", h)
-	if err != nil {
-		return err
 	}
 	ints, addrs, counts := r.args()
 	*ni, *na, *nc, *nd, *combiner = C.int64_t(len(ints)), C.int64_t(len(addrs)), C.int64_t(len(counts)), C.int64_t(len(r.types)), r.combiner
 	return nil
 }
 
-// recipeC is h's recipe for the _c decoders, which take any count.
-func recipeC(op string, h Datatype) (*recipe, error) {
-	e := lib.types.get(uintptr(h))
-	if e == nil {
-		return &recipe{combiner: C.MPI_COMBINER_NAMED}, nil
-	}
-	if e.recipe == nil {
-		return nil, errorf(pmpi.ClassType, "%s: %#x was not made by a constructor gompi records", op, uintptr(h))
-	}
-	return e.recipe, nil
-}
-
 func mpiTypeGetContents(h Datatype, maxInts, maxAddrs, maxTypes int, ints *C.int, addrs *C.intptr_t, types *Datatype) error {
-	const op = "type get contents"
-	r, err := recipeOf(op, h)
+	r, err := recipeOf("type get contents", h)
 	if err != nil {
 		return err
 	}
-	if r.combiner == C.MPI_COMBINER_NAMED {
-		return errorf(pmpi.ClassType, "%s: %s is predefined (MPI_COMBINER_NAMED has no contents)", op, typeNames[h])
-	}
-	if maxInts < len(r.ints) || maxAddrs < len(r.addrs) || maxTypes < len(r.types) {
-		return errorf(pmpi.ClassArg, "%s: room for %d integers, %d addresses and %d datatypes; the type has %d, %d and %d (MPI_Type_get_envelope says)",
-			op, maxInts, maxAddrs, maxTypes, len(r.ints), len(r.addrs), len(r.types))
-	}
-	if (len(r.ints) > 0 && ints == nil) || (len(r.addrs) > 0 && addrs == nil) || (len(r.types) > 0 && types == nil) {
-		return errorf(pmpi.ClassArg, "%s: an array the type's arguments need is NULL", op)
-	}
-	outInts, outAddrs := unsafe.Slice(ints, len(r.ints)), unsafe.Slice(addrs, len(r.addrs))
-	for i, v := range r.ints {
-		outInts[i] = C.int(v)
-	}
-	for i, v := range r.addrs {
-		outAddrs[i] = C.intptr_t(v)
-	}
-	// A derived type comes back as a new reference, which the program
-	// frees.
-	r.hold()
-	copy(unsafe.Slice(types, len(r.types)), r.types)
-	return nil
+	return r.contents(h, r.ints, r.addrs, nil, maxInts, maxAddrs, 0, maxTypes, ints, addrs, nil, types)
 }
 
 func mpiTypeGetContentsC(h Datatype, maxInts, maxAddrs, maxCounts, maxTypes int, ints *C.int, addrs *C.intptr_t, counts *C.int64_t, types *Datatype) error {
-	const op = "type get contents"
-	if _, err := h.get(); err != nil {
-		return err
-	}
-	r, err := recipeC(op, h)
+	r, err := recipeC("type get contents", h)
 	if err != nil {
 		return err
 	}
-	if !r.large {
-		return mpiTypeGetContents(h, maxInts, maxAddrs, maxTypes, ints, addrs, types)
-	}
 	is, as, cs := r.args()
+	return r.contents(h, is, as, cs, maxInts, maxAddrs, maxCounts, maxTypes, ints, addrs, counts, types)
+}
+
+// contents writes the arguments of r, the recipe of h, as the decoder
+// gives them (is, as and cs: integers, addresses, large counts), and its
+// old types, into the program's arrays of the sizes it passed.
+func (r *recipe) contents(h Datatype, is, as, cs []int, maxInts, maxAddrs, maxCounts, maxTypes int,
+	ints *C.int, addrs *C.intptr_t, counts *C.int64_t, types *Datatype) error {
+	const op = "type get contents"
+	if r.combiner == C.MPI_COMBINER_NAMED {
+		return errorf(pmpi.ClassType, "%s: %s is predefined (MPI_COMBINER_NAMED has no contents)", op, typeNames[h])
+	}
 	if maxInts < len(is) || maxAddrs < len(as) || maxCounts < len(cs) || maxTypes < len(r.types) {
-		return errorf(pmpi.ClassArg, "%s: room for %d integers, %d addresses, %d large counts and %d datatypes; the type has %d, %d, %d and %d (MPI_Type_get_envelope_c says)",
+		return errorf(pmpi.ClassArg, "%s: room for %d integers, %d addresses, %d large counts and %d datatypes; the type has %d, %d, %d and %d (MPI_Type_get_envelope says)",
 			op, maxInts, maxAddrs, maxCounts, maxTypes, len(is), len(as), len(cs), len(r.types))
 	}
 	if (len(is) > 0 && ints == nil) || (len(as) > 0 && addrs == nil) || (len(cs) > 0 && counts == nil) || (len(r.types) > 0 && types == nil) {
@@ -182,6 +159,8 @@ func mpiTypeGetContentsC(h Datatype, maxInts, maxAddrs, maxCounts, maxTypes int,
 	for i, v := range cs {
 		unsafe.Slice(counts, len(cs))[i] = C.int64_t(v)
 	}
+	// A derived type comes back as a new reference, which the program
+	// frees.
 	r.hold()
 	copy(unsafe.Slice(types, len(r.types)), r.types)
 	return nil

@@ -17,7 +17,7 @@ import (
 
 func init() {
 	scenarios["nbc"] = nbc
-	scenarios["nbcmany"] = func(x *checker, w mpi.Comm) { nbcMany(x, w) }
+	scenarios["nbcmany"] = nbcMany
 	scenarios["nbcmismatch"] = nbcMismatch
 }
 
