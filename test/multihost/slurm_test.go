@@ -2,9 +2,8 @@ package multihost
 
 import (
 	"fmt"
-	"os/exec"
-	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/gompi/gompi/test/cluster"
@@ -33,15 +32,28 @@ func TestSrunPMI2(t *testing.T) {
 	checkClean(t, c, slurmDaemons)
 }
 
+// TestSrunWithoutPMI: srun with no PMI (--mpi=none) starts ranks that
+// cannot find each other; each fails, naming srun's --mpi=pmi2, rather
+// than run as one of several singletons.
+func TestSrunWithoutPMI(t *testing.T) {
+	t.Parallel()
+	c, s := slurm(t)
+	out, err := s.Command("h1", "srun", "--mpi=none", "-N3", "-n3", hostcheck).CombinedOutput()
+	for task := range 3 {
+		want := fmt.Sprintf("srun started this process as task %d of 3 with no PMI to join them (srun --mpi=none): start it with srun --mpi=pmi2", task)
+		if err == nil || !strings.Contains(string(out), want) {
+			t.Errorf("%v; want the job to fail with %q\n%s", err, want, out)
+		}
+	}
+	checkClean(t, c, slurmDaemons)
+}
+
 // TestSrunPMIx: srun --mpi=pmix starts a gompi program built with the
 // pmix tag on 3 nodes with no gompirun; the ranks take their identity and
 // layout from Slurm's PMIx server.
 func TestSrunPMIx(t *testing.T) {
 	t.Parallel()
-	prog := filepath.Join(t.TempDir(), "hostcheck-pmix")
-	if out, err := exec.Command("go", "build", "-tags", "pmix", "-o", prog, "./testdata/hostcheck").CombinedOutput(); err != nil {
-		t.Skipf("no pmix build here (Debian's libpmix-dev and cgo): %v\n%s", err, out)
-	}
+	prog := pmixHostcheck(t)
 	c, s := slurm(t)
 	out, err := s.Command("h1", "srun", "--mpi=pmix", "-N3", "-n6", prog).CombinedOutput()
 	if err != nil {
