@@ -120,19 +120,43 @@ var predefined = [...]typeDesc{
 	basicDesc(10, "MPI_DOUBLE", 8, kindFloat),
 	basicDesc(11, "MPI_C_FLOAT_COMPLEX", 8, kindComplex),
 	basicDesc(12, "MPI_C_DOUBLE_COMPLEX", 16, kindComplex),
-	basicDesc(13, "MPI_FLOAT_INT", 8, kindPair),
-	basicDesc(14, "MPI_DOUBLE_INT", 16, kindPair),
-	basicDesc(15, "MPI_LONG_INT", 16, kindPair),
-	basicDesc(16, "MPI_2INT", 8, kindPair),
-	basicDesc(17, "MPI_SHORT_INT", 8, kindPair),
+	pairDesc(13, "MPI_FLOAT_INT", 9, 4),
+	pairDesc(14, "MPI_DOUBLE_INT", 10, 8),
+	pairDesc(15, "MPI_LONG_INT", 5, 8),
+	pairDesc(16, "MPI_2INT", 4, 4),
+	pairDesc(17, "MPI_SHORT_INT", 3, 2),
 }
 
 // basicDesc describes predefined type id: one basic element, contiguous.
 func basicDesc(id uint8, name string, size int, k kind) typeDesc {
 	return typeDesc{size: size, kind: k, id: id, name: name, layout: layout{
-		extent: size, trueUB: size, basic: id, nbasic: 1,
+		extent: size, trueUB: size, basic: id, redux: id, nbasic: 1,
 		segs: []run{{off: 0, len: size, n: 1, basic: id}}, blocks: []run{{off: 0, len: size, n: 1}},
 	}}
+}
+
+// pairDesc describes pair type id of MinLoc and MaxLoc: a value of the
+// basic type value (size bytes) and an int32 index, laid out as C's
+// struct of the two. As MPI defines it, its type map is the two basic
+// elements and its size leaves the struct's padding out
+// (MPI_DOUBLE_INT: 12 bytes of data in an extent of 16), so a pair with
+// padding moves packed, as any type with gaps does.
+func pairDesc(id uint8, name string, value uint8, size int) typeDesc {
+	align := max(size, 4)
+	index := align // the index follows the value, aligned to its 4 bytes
+	d := typeDesc{size: size + 4, kind: kindPair, id: id, name: name, layout: layout{
+		extent: (index + 4 + align - 1) / align * align, trueUB: index + 4, redux: id, nbasic: 2,
+		segs: appendRun([]run{{off: 0, len: size, n: 1, basic: value}}, run{off: index, len: 4, n: 1, basic: 4}),
+	}}
+	if len(d.segs) == 1 {
+		d.basic = value
+	}
+	// finish's part that does not read the table being built.
+	d.blocks = blocksOf(nil, d.segs)
+	d.nblocks = countBlocks(d.blocks)
+	d.packs = len(d.blocks) != 1 || d.extent != d.size
+	d.derived = d.packs
+	return d
 }
 
 // Pair is a value and its index, the element of MinLoc and MaxLoc

@@ -14,7 +14,12 @@ type layout struct {
 	// it holds several (or none): reductions, GetElements and the
 	// signature check read it.
 	basic  uint8
-	nbasic int   // basic elements in one element
+	// redux is the predefined type whose builtin reductions apply to the
+	// elements: the type itself, or the one that every part of a derived
+	// type is made of (a pair type counts, though its basic elements
+	// are two); 0 if none.
+	redux  uint8
+	nbasic int // basic elements in one element
 	segs   []run // the type map in order: runs of basic elements (basic set) and loops of them
 	// blocks are the contiguous byte runs of one element, in type map
 	// order, adjacent ones merged (not across a loop's bounds), basic 0:
@@ -192,7 +197,7 @@ func one(disp int, t *typeDesc, n int) placed { return placed{disp, t, n, 1, 0} 
 func buildType(name string, entries []placed) (Datatype, error) {
 	d := &typeDesc{derived: true, name: name, layout: layout{state: &typeState{}}}
 	var lb, ub, tlb, tub int
-	bounded, data, mixed := false, false, false
+	bounded, data, mixed, mixedRedux := false, false, false, false
 	for _, e := range entries {
 		if e.n == 0 || e.reps == 0 {
 			continue
@@ -244,10 +249,20 @@ func buildType(name string, entries []placed) (Datatype, error) {
 		default:
 			d.basic = t.basic
 		}
+		switch {
+		case t.size == 0:
+		case t.redux == 0 || (d.redux != 0 && d.redux != t.redux):
+			mixedRedux = true
+		default:
+			d.redux = t.redux
+		}
 	}
 	d.lb, d.extent, d.trueLB, d.trueUB = lb, ub-lb, tlb, tub
 	if mixed {
 		d.basic = 0
+	}
+	if mixedRedux {
+		d.redux = 0
 	}
 	d.finish()
 	return Datatype{d}, nil
@@ -265,8 +280,8 @@ func abs(x int) int {
 func (d *typeDesc) finish() {
 	d.blocks = blocksOf(d.blocks[:0], d.segs)
 	d.nblocks = countBlocks(d.blocks)
-	if d.basic != 0 {
-		d.kind = predefined[d.basic].kind
+	if d.redux != 0 {
+		d.kind = predefined[d.redux].kind
 	}
 	contiguous := d.size == 0 ||
 		len(d.blocks) == 1 && d.blocks[0].n == 1 && d.blocks[0].body == nil && d.blocks[0].off == 0 && d.lb == 0 && d.extent == d.size

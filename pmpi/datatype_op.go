@@ -3,15 +3,13 @@ package pmpi
 import "github.com/gompi/gompi/frameworks/coll"
 
 // builtinID is the predefined type whose builtin operations apply to dt's
-// data: dt itself, or the one basic type of a derived type (0 if mixed).
+// data: dt itself, or the one type a derived type is made of (0 if
+// mixed).
 func builtinID(dt Datatype) uint8 {
 	if dt.t == nil {
 		return 0
 	}
-	if dt.t.derived {
-		return dt.t.basic
-	}
-	return dt.t.id
+	return dt.t.redux
 }
 
 // userOnPacked binds a user function to a type that moves packed: the

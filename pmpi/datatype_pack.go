@@ -373,25 +373,19 @@ func externalLen(segs []run) int {
 }
 
 // basicRep is how a basic element of Go's layout maps to external32:
-// words of word bytes each, byte-swapped; a pair's index, an int32, at
-// index in the Go layout (0 for no pair).
+// words of word bytes each, byte-swapped. A pair type is two basic
+// elements in the type map, so it needs nothing of its own.
 type basicRep struct {
-	size  int // external bytes
-	value int // bytes of the value, or of the whole element if no pair
-	word  int // the value is words of this many bytes, each reversed
-	index int // offset of a pair's int32 index in the Go layout
+	size int // external bytes
+	word int // the element is words of this many bytes, each reversed
 }
 
 func basicExternal(id uint8) basicRep {
 	d := &predefined[id]
-	switch d.kind {
-	case kindComplex:
-		return basicRep{d.size, d.size, d.size / 2, 0}
-	case kindPair:
-		vs := map[uint8]int{Float32Int.t.id: 4, Float64Int.t.id: 8, Int64Int.t.id: 8, Int32Int.t.id: 4, Int16Int.t.id: 2}[id]
-		return basicRep{vs + 4, vs, vs, max(vs, 4)}
+	if d.kind == kindComplex {
+		return basicRep{d.size, d.size / 2}
 	}
-	return basicRep{d.size, d.size, d.size, 0}
+	return basicRep{d.size, d.size}
 }
 
 // external converts count elements of t between packed external32 data
@@ -416,11 +410,8 @@ func externalRuns(segs []run, ext, mem []byte, p, base, count, extent int, toExt
 			gs := predefined[s.basic].size
 			for i := range s.n {
 				for el := at + i*s.stride; el < at+i*s.stride+s.len; el += gs {
-					for w := 0; w < r.value; w += r.word {
+					for w := 0; w < r.size; w += r.word {
 						swap(ext[p+w:p+w+r.word], mem[el+w:el+w+r.word], toExt)
-					}
-					if r.index != 0 {
-						swap(ext[p+r.value:p+r.value+4], mem[el+r.index:el+r.index+4], toExt)
 					}
 					p += r.size
 				}

@@ -93,5 +93,6 @@
 // results are the same bit for bit; floating-point minimum and maximum stay
 // loops, since the vector instructions order NaNs and signed zeros
 // otherwise than Go's min. MinLoc and MaxLoc work on Pair[T] (a value and
-// an int32 index, laid out as C's MPI_DOUBLE_INT and kin).
+// an int32 index, laid out as C's MPI_DOUBLE_INT and kin); like every
+// reduction they combine packed data, so a pair's padding is not there.
 package pmpi

@@ -143,7 +143,7 @@ func bind(o Op, dt Datatype) (coll.Op, string) {
 	}
 	b := builtins[o.def.code][builtinID(dt)]
 	if b == nil {
-		if dt.t != nil && dt.t.derived && dt.t.basic == 0 {
+		if dt.t != nil && dt.t.derived && dt.t.redux == 0 {
 			return nil, fmt.Sprintf("%s is not defined on %s, whose elements mix basic types (a predefined operation applies element-wise to a type of one basic type; use a user operation)", o.def.name, dt.Name())
 		}
 		return nil, fmt.Sprintf("%s is not defined on %s (%s)", o.def.name, dt.Name(), allowedTypes(o.def.code))
@@ -364,14 +364,26 @@ func pairOp[T int16 | int32 | int64 | float32 | float64](c opCode) func(in, inou
 	default:
 		return nil
 	}
+	// The records are packed: the value, then the index, with no padding
+	// (the algorithms combine packed data), so a value may be unaligned,
+	// which the loads below allow.
+	size := int(unsafe.Sizeof(T(0)))
+	rec := size + 4
 	return func(in, inout []byte) {
-		a, b := operands[Pair[T]](in, inout)
-		for i := range b {
+		n := min(len(in), len(inout)) / rec
+		if n == 0 {
+			return
+		}
+		_, _ = in[n*rec-1], inout[n*rec-1]
+		for i := 0; i < n*rec; i += rec {
+			a, b := unsafe.Pointer(&in[i]), unsafe.Pointer(&inout[i])
+			av, bv := *(*T)(a), *(*T)(b)
 			switch {
-			case better(a[i].Value, b[i].Value):
-				b[i] = a[i]
-			case a[i].Value == b[i].Value:
-				b[i].Index = min(a[i].Index, b[i].Index)
+			case better(av, bv):
+				copy(inout[i:i+rec], in[i:i+rec])
+			case av == bv:
+				ai, bi := (*int32)(unsafe.Add(a, size)), (*int32)(unsafe.Add(b, size))
+				*bi = min(*ai, *bi)
 			}
 		}
 	}

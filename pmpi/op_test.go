@@ -8,15 +8,23 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"unsafe"
 )
 
+// reduce applies op to in and inout as the algorithms do: on packed data
+// (a pair's padding left out).
 func reduce[T Elem](t *testing.T, op Op, in, inout []T) []T {
 	t.Helper()
-	b, why := bind(op, TypeOf[T]())
+	dt := TypeOf[T]()
+	b, why := bind(op, dt)
 	if why != "" {
 		t.Fatalf("%v on %T: %s", op, in, why)
 	}
-	b.Reduce(Bytes(in), Bytes(inout))
+	a, c := make([]byte, len(in)*dt.Size()), make([]byte, len(inout)*dt.Size())
+	dt.t.pack(a, Bytes(in), len(in))
+	dt.t.pack(c, Bytes(inout), len(inout))
+	b.Reduce(a, c)
+	dt.t.unpack(Bytes(inout), c, len(inout))
 	return inout
 }
 
@@ -42,6 +50,36 @@ func TestPredefinedOperations(t *testing.T) {
 		[]Pair[float64]{{1, 2}, {1, 3}, {3, 1}})
 	eq("maxloc", reduce(t, OpMaxLoc, []Pair[int32]{{7, 4}, {2, 9}}, []Pair[int32]{{7, 2}, {3, 3}}),
 		[]Pair[int32]{{7, 2}, {3, 3}})
+	eq("minloc int16", reduce(t, OpMinLoc, []Pair[int16]{{-1, 4}, {2, 9}, {3, 1}}, []Pair[int16]{{1, 2}, {2, 3}, {-5, 0}}),
+		[]Pair[int16]{{-1, 4}, {2, 3}, {-5, 0}})
+	eq("maxloc int64", reduce(t, OpMaxLoc, []Pair[int64]{{1 << 40, 4}, {2, 1}}, []Pair[int64]{{7, 2}, {2, 3}}),
+		[]Pair[int64]{{1 << 40, 4}, {2, 1}})
+}
+
+// TestPairTypes: a pair type's size is its value's and its index's, its
+// extent C's struct's (MPI_DOUBLE_INT: 12 and 16), and its type map two
+// basic elements, whatever count a message ends at.
+func TestPairTypes(t *testing.T) {
+	for _, tc := range []struct {
+		dt           Datatype
+		size, extent int
+	}{
+		{Float32Int, 8, 8}, {Float64Int, 12, 16}, {Int64Int, 12, 16}, {Int32Int, 8, 8}, {Int16Int, 6, 8},
+	} {
+		_, ext := tc.dt.Extent()
+		if tc.dt.Size() != tc.size || ext != tc.extent {
+			t.Errorf("%s: size %d, extent %d; want %d and %d", tc.dt.Name(), tc.dt.Size(), ext, tc.size, tc.extent)
+		}
+		if got := tc.dt.Elements(3 * tc.size); got != 6 {
+			t.Errorf("%s: %d bytes hold %d basic elements, want 6", tc.dt.Name(), 3*tc.size, got)
+		}
+		if got := tc.dt.Elements(tc.size + tc.size - 4); got != 3 {
+			t.Errorf("%s: a pair and a value hold %d basic elements, want 3", tc.dt.Name(), got)
+		}
+	}
+	if _, ext := TypeOf[Pair[float64]]().Extent(); ext != int(unsafe.Sizeof(Pair[float64]{})) {
+		t.Errorf("Pair[float64]'s type has extent %d, want its Go size", ext)
+	}
 }
 
 func TestOperationsMPIDoesNotDefine(t *testing.T) {

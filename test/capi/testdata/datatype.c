@@ -601,6 +601,71 @@ static void darrays(void) {
     passed("type_create_darray and type_create_darray_c");
 }
 
+/* The pair types of MINLOC and MAXLOC: sized as MPI says (the padding of
+   C's struct left out), reduced across the ranks, and two basic elements
+   each, as MPICH's get-elements-pairtype test expects. */
+static void pairs(void) {
+    struct { MPI_Datatype t; int size; MPI_Aint extent; const char *name; } types[] = {
+        {MPI_FLOAT_INT, 8, 8, "MPI_FLOAT_INT"},    {MPI_DOUBLE_INT, 12, 16, "MPI_DOUBLE_INT"},
+        {MPI_LONG_INT, 12, 16, "MPI_LONG_INT"},    {MPI_2INT, 8, 8, "MPI_2INT"},
+        {MPI_SHORT_INT, 6, 8, "MPI_SHORT_INT"},
+    };
+    for (int i = 0; i < (int)(sizeof types / sizeof types[0]); i++) {
+        int sz;
+        MPI_Aint lb, ext, tlb, text;
+        TRY(MPI_Type_size(types[i].t, &sz));
+        TRY(MPI_Type_get_extent(types[i].t, &lb, &ext));
+        TRY(MPI_Type_get_true_extent(types[i].t, &tlb, &text));
+        CHECK(sz == types[i].size && lb == 0 && ext == types[i].extent && tlb == 0 && text == types[i].size + (types[i].size == 6 ? 2 : 0),
+              "%s: size %d, extent %ld,%ld, true extent %ld,%ld", types[i].name, sz, (long)lb, (long)ext, (long)tlb, (long)text);
+    }
+    struct { double v; int i; } d[3], dmin[3];
+    struct { short v; int i; } s[2], smax[2];
+    for (int k = 0; k < 3; k++) {
+        d[k].v = k == 1 ? 5.0 : (double)((rank + k) % size); /* element 1: a tie, the lowest index wins */
+        d[k].i = 10 * rank + k;
+    }
+    for (int k = 0; k < 2; k++) {
+        s[k].v = (short)(k == 0 ? -rank : rank);
+        s[k].i = rank;
+    }
+    TRY(MPI_Allreduce(d, dmin, 3, MPI_DOUBLE_INT, MPI_MINLOC, MPI_COMM_WORLD));
+    TRY(MPI_Allreduce(s, smax, 2, MPI_SHORT_INT, MPI_MAXLOC, MPI_COMM_WORLD));
+    for (int k = 0; k < 3; k++) {
+        int owner = k == 1 ? 0 : (size - k) % size; /* the rank whose (rank+k)%size is 0 */
+        double want = k == 1 ? 5.0 : 0.0;
+        CHECK(dmin[k].v == want && dmin[k].i == 10 * owner + k, "MINLOC on MPI_DOUBLE_INT, element %d: %g at %d, want %g at %d",
+              k, dmin[k].v, dmin[k].i, want, 10 * owner + k);
+    }
+    CHECK(smax[0].v == 0 && smax[0].i == 0 && smax[1].v == size - 1 && smax[1].i == size - 1,
+          "MAXLOC on MPI_SHORT_INT: (%d at %d) (%d at %d)", smax[0].v, smax[0].i, smax[1].v, smax[1].i);
+    /* A double, an int and a double received as two MPI_DOUBLE_INT: 3 basic
+       elements, no whole count. */
+    if (rank < 2) {
+        struct { double a; int b; double c; } out = {1.5, 7, 2.5};
+        MPI_Datatype t, types3[3] = {MPI_DOUBLE, MPI_INT, MPI_DOUBLE};
+        int blocks[3] = {1, 1, 1};
+        MPI_Aint disps[3] = {0, sizeof(double), 2 * sizeof(double)};
+        TRY(MPI_Type_create_struct(3, blocks, disps, types3, &t));
+        TRY(MPI_Type_commit(&t));
+        if (rank == 0) {
+            TRY(MPI_Send(&out, 1, t, 1, 5, MPI_COMM_WORLD));
+        } else {
+            struct { double v; int i; } in[2] = {{0, 0}, {0, 0}};
+            MPI_Status st;
+            int count, elems;
+            TRY(MPI_Recv(in, 2, MPI_DOUBLE_INT, 0, 5, MPI_COMM_WORLD, &st));
+            TRY(MPI_Get_count(&st, MPI_DOUBLE_INT, &count));
+            TRY(MPI_Get_elements(&st, MPI_DOUBLE_INT, &elems));
+            CHECK(count == MPI_UNDEFINED && elems == 3, "a double, an int and a double as MPI_DOUBLE_INT: count %d, %d elements; want MPI_UNDEFINED and 3",
+                  count, elems);
+            CHECK(in[0].v == 1.5 && in[0].i == 7 && in[1].v == 2.5, "received (%g,%d) (%g)", in[0].v, in[0].i, in[1].v);
+        }
+        TRY(MPI_Type_free(&t));
+    }
+    passed("pair types");
+}
+
 int main(int argc, char **argv) {
     start(&argc, &argv);
     rank = check_rank;
@@ -613,6 +678,7 @@ int main(int argc, char **argv) {
     decoding();
     large_decoding();
     darrays();
+    pairs();
     TRY(MPI_Finalize());
     return 0;
 }
