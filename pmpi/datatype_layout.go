@@ -11,15 +11,15 @@ type layout struct {
 	lb, extent     int // MPI's lower bound and extent: elements of a count lie extent apart
 	trueLB, trueUB int // the first byte of data and the byte after the last
 	// basic is the id of the one predefined type the type map holds, 0 if
-	// it holds several (or none): reductions, GetElements and the
-	// signature check read it.
-	basic  uint8
+	// it holds several (or none): GetElements and the signature check
+	// read it.
+	basic uint8
 	// redux is the predefined type whose builtin reductions apply to the
 	// elements: the type itself, or the one that every part of a derived
 	// type is made of (a pair type counts, though its basic elements
 	// are two); 0 if none.
 	redux  uint8
-	nbasic int // basic elements in one element
+	nbasic int   // basic elements in one element
 	segs   []run // the type map in order: runs of basic elements (basic set) and loops of them
 	// blocks are the contiguous byte runs of one element, in type map
 	// order, adjacent ones merged (not across a loop's bounds), basic 0:
