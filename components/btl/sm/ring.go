@@ -161,6 +161,9 @@ func (p *producer) put(hdr, payload []byte, held bool) bool {
 
 // source is a record's payload when a btl.Source packs it: its n bytes
 // from off.
+// wholeFill is the largest payload a source packs in one pass.
+const wholeFill = 4 * recAlign
+
 type source struct {
 	btl.Source
 	off, n int
@@ -168,9 +171,15 @@ type source struct {
 
 // fill packs the payload into dst, its bytes from first on, then those
 // before, which lie in the record's first line: that line last, as put
-// writes it. A Source's stores are Go's own, which need no fence (only
-// the Writer's string copy does).
+// writes it. A payload of a few lines is packed whole, in one pass: its
+// writes take no longer than the two passes' setup, and a Source packs
+// whole elements faster than parts of them. A Source's stores are Go's
+// own, which need no fence (only the Writer's string copy does).
 func (s *source) fill(dst []byte, first int) {
+	if len(dst) <= wholeFill {
+		s.Pack(dst, s.off)
+		return
+	}
 	if first < len(dst) {
 		s.Pack(dst[first:], s.off+first)
 	}
