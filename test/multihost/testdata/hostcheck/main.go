@@ -134,6 +134,11 @@ func wait(w mpi.Comm, args []string) {
 		}
 	}
 	if args[0] == "die" && len(args) > 1 {
+		// Every rank's line written before any rank dies, or the job may
+		// stop before a slow rank has printed it.
+		if err := mpi.Barrier(w); err != nil {
+			log.Fatalf("rank %d: barrier: %v", w.Rank(), err)
+		}
 		if r, _ := strconv.Atoi(args[1]); r == w.Rank() {
 			syscall.Kill(os.Getpid(), syscall.SIGKILL)
 		}
