@@ -141,7 +141,7 @@ func mpiTypeSize[N cInt](h Datatype, size *N) error {
 	if err != nil {
 		return err
 	}
-	*size = N(d.Size())
+	*size = countIn[N](d.Size())
 	return nil
 }
 

@@ -8,6 +8,7 @@ import "C"
 
 import (
 	"math"
+	"unsafe"
 
 	"github.com/gompi/gompi/pmpi"
 )
@@ -60,9 +61,14 @@ func cTag(t int) C.int {
 	return C.int(t)
 }
 
-func cCount(n int) C.int {
-	if n == pmpi.Undefined {
+func cCount(n int) C.int { return countIn[C.int](n) }
+
+// countIn is a count, size or element count for an int or MPI_Count
+// result: MPI_UNDEFINED where gompi has none, or, for an int, where the
+// value does not fit, as the int forms of the status and size queries say.
+func countIn[N cInt](n int) N {
+	if n == pmpi.Undefined || unsafe.Sizeof(N(0)) == 4 && n > math.MaxInt32 {
 		return C.MPI_UNDEFINED
 	}
-	return C.int(n)
+	return N(n)
 }

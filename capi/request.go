@@ -273,6 +273,7 @@ func (b *batch) one(p *Request, n, i int, s pmpi.Status, ok bool, index, flag *C
 		*flag = cbool(ok)
 	}
 	if !ok {
+		*index = C.MPI_UNDEFINED // as MPI_Testany says when none is complete
 		return err
 	}
 	if i < 0 {

@@ -47,7 +47,7 @@ func mpiGetCount[N cInt](st *C.MPI_Status, dt Datatype, count *N) error {
 	if err != nil {
 		return err
 	}
-	*count = N(cCount(getStatus(st).CountOf(d)))
+	*count = countIn[N](getStatus(st).CountOf(d))
 	return nil
 }
 
@@ -56,7 +56,7 @@ func mpiGetElements[N cInt](st *C.MPI_Status, dt Datatype, count *N) error {
 	if err != nil {
 		return err
 	}
-	*count = N(cCount(getStatus(st).GetElements(d)))
+	*count = countIn[N](getStatus(st).GetElements(d))
 	return nil
 }
 

@@ -93,8 +93,11 @@ func TestSome(reqs []Request, indices []int, sts []Status) (int, error) {
 	return n, err
 }
 
-// StatusSetElements sets st to describe count elements of T, for a
-// program that builds statuses itself: GetCount[T] then returns count.
+// StatusSetElements sets st to describe count basic elements of T (as
+// MPI_Status_set_elements: for a number type, count Ts; for a struct,
+// count of its numbers), for a program that builds statuses itself:
+// st.GetElements(TypeOf[T]()) then returns count, and GetCount[T] the
+// whole Ts.
 func StatusSetElements[T Elem](st *Status, count int) error {
 	return api().StatusSetElements(st, pmpi.TypeOf[T](), count)
 }

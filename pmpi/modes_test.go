@@ -554,6 +554,26 @@ func testStatusSetters(t *testing.T, api pmpi.API, _ *pmpi.Comm) {
 	if err := api.StatusSetElements(&st, pmpi.Int32, 5); err != nil || st.Count != 5 || st.CountOf(pmpi.Byte) != 20 {
 		t.Fatalf("StatusSetElements: %+v, %v", st, err)
 	}
+	// Counts are basic elements: 4 ints are one element of four, 6 end
+	// inside the second; 3 basic elements of {double, int} are a whole
+	// record and a double (20 bytes).
+	four, err := pmpi.TypeContiguous(4, pmpi.Int32)
+	if err == nil {
+		err = four.Commit()
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ k, count, bytes int }{{4, 1, 16}, {6, pmpi.Undefined, 24}, {0, 0, 0}} {
+		if err := api.StatusSetElements(&st, four, tc.k); err != nil || st.GetElements(four) != tc.k ||
+			st.Count != tc.count || st.CountOf(four) != tc.count || st.CountOf(pmpi.Byte) != tc.bytes {
+			t.Errorf("StatusSetElements(4 x MPI_INT, %d): %+v, %d elements, %v; want count %d of %d bytes",
+				tc.k, st, st.GetElements(four), err, tc.count, tc.bytes)
+		}
+	}
+	if err := api.StatusSetElements(&st, pmpi.Float64Int, 3); err != nil || st.GetElements(pmpi.Float64Int) != 3 || st.CountOf(pmpi.Byte) != 20 {
+		t.Errorf("StatusSetElements(MPI_DOUBLE_INT, 3): %+v, %v; want 3 elements in 20 bytes", st, err)
+	}
 	if err := api.StatusSetCancelled(&st, true); err != nil {
 		t.Fatal(err)
 	}
@@ -564,6 +584,6 @@ func testStatusSetters(t *testing.T, api pmpi.API, _ *pmpi.Comm) {
 	wantClass(t, "StatusSetElements nil", api.StatusSetElements(nil, pmpi.Int32, 1), pmpi.ClassArg, "nil")
 	wantClass(t, "StatusSetElements bad type", api.StatusSetElements(&st, pmpi.Datatype{}, 1), pmpi.ClassType, "datatype")
 	wantClass(t, "StatusSetCancelled nil", api.StatusSetCancelled(nil, true), pmpi.ClassArg, "nil")
-	_, err := api.TestCancelled(nil)
+	_, err = api.TestCancelled(nil)
 	wantClass(t, "TestCancelled nil", err, pmpi.ClassArg, "nil")
 }

@@ -666,6 +666,38 @@ static void pairs(void) {
     passed("pair types");
 }
 
+/* Counts set on a status are basic elements; a count or size beyond an
+   int is MPI_UNDEFINED in the int forms and whole in the MPI_Count ones. */
+static void status_counts(void) {
+    MPI_Status st;
+    MPI_Datatype four, big;
+    int c = -1, e = -1, sz = -1;
+    MPI_Count cc = -1, ce = -1, csz = -1, many = 0x3654321f71234567LL;
+    TRY(MPI_Type_contiguous(4, MPI_INT, &four));
+    TRY(MPI_Type_commit(&four));
+    TRY(MPI_Status_set_elements(&st, four, 6));
+    TRY(MPI_Get_elements(&st, four, &e));
+    TRY(MPI_Get_count(&st, four, &c));
+    CHECK(e == 6 && c == MPI_UNDEFINED, "6 ints set on 4 x MPI_INT: %d elements, count %d", e, c);
+    TRY(MPI_Status_set_elements(&st, four, 8));
+    TRY(MPI_Get_count(&st, four, &c));
+    EQ(c, 2, "MPI_Get_count of 8 ints set on 4 x MPI_INT");
+    TRY(MPI_Status_set_elements_x(&st, MPI_BYTE, many));
+    TRY(MPI_Get_elements_c(&st, MPI_BYTE, &ce));
+    TRY(MPI_Get_count_c(&st, MPI_BYTE, &cc));
+    TRY(MPI_Get_count(&st, MPI_BYTE, &c));
+    TRY(MPI_Get_elements(&st, MPI_BYTE, &e));
+    CHECK(ce == many && cc == many && c == MPI_UNDEFINED && e == MPI_UNDEFINED,
+          "%llx bytes: elements_c %llx, count_c %llx, count %d, elements %d", (long long)many, (long long)ce, (long long)cc, c, e);
+    TRY(MPI_Type_vector(1 << 29, 1, 3, four, &big)); /* 8 GiB of data */
+    TRY(MPI_Type_size(big, &sz));
+    TRY(MPI_Type_size_c(big, &csz));
+    CHECK(sz == MPI_UNDEFINED && csz == 16LL << 29, "size of an 8 GiB type: %d, size_c %lld", sz, (long long)csz);
+    TRY(MPI_Type_free(&big));
+    TRY(MPI_Type_free(&four));
+    passed("status counts");
+}
+
 int main(int argc, char **argv) {
     start(&argc, &argv);
     rank = check_rank;
@@ -679,6 +711,7 @@ int main(int argc, char **argv) {
     large_decoding();
     darrays();
     pairs();
+    status_counts();
     TRY(MPI_Finalize());
     return 0;
 }

@@ -324,6 +324,15 @@ static void completion(void) {
     TRY(MPI_Waitany(K + 1, reqs, &idx, &sts[0]));
     EQ(idx, MPI_UNDEFINED, "MPI_Waitany of null requests");
 
+    /* Testany with nothing complete: flag 0, index MPI_UNDEFINED. */
+    MPI_Request never[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+    TRY(MPI_Irecv(&in[0], 1, MPI_INT, left, 7999, MPI_COMM_WORLD, &never[1]));
+    idx = -5;
+    TRY(MPI_Testany(2, never, &idx, &flag, &sts[0]));
+    CHECK(!flag && idx == MPI_UNDEFINED, "MPI_Testany with nothing complete: flag %d index %d", flag, idx);
+    TRY(MPI_Cancel(&never[1]));
+    TRY(MPI_Wait(&never[1], MPI_STATUS_IGNORE));
+
     /* Testany until each has come. */
     for (int k = 0; k < K; k++)
         TRY(MPI_Irecv(&in[k], 1, MPI_INT, left, 80 + k, MPI_COMM_WORLD, &reqs[k]));
