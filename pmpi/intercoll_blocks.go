@@ -37,17 +37,19 @@ func (k *collCall) interRoot(root int) (rootRole, error) {
 }
 
 // exchange sends sends[i] to and receives recvs[i] from rank i of the
-// remote group, for every i where the slice is not nil, and waits for all.
+// remote group, and waits for all. An empty block is neither sent nor
+// received: the two sides of a pair agree on its size, so a sender with
+// nothing for a rank and that rank skip it alike.
 func (r interRun) exchange(tag int, sends, recvs [][]byte) error {
 	x := r.x
 	reqs := make([]coll.Request, 0, len(sends)+len(recvs))
 	for i, b := range recvs {
-		if b != nil {
+		if len(b) > 0 {
 			reqs = append(reqs, x.Irecv(b, i, tag))
 		}
 	}
 	for i, b := range sends {
-		if b != nil {
+		if len(b) > 0 {
 			reqs = append(reqs, x.Isend(b, i, tag))
 		}
 	}
@@ -112,6 +114,9 @@ func (k *collCall) rooted(tag, root int, gather bool, buf []byte, count int, dt 
 		d, err := k.data(what, buf, count, dt)
 		if err != nil {
 			return nil, err
+		}
+		if len(d) == 0 {
+			return nothing, nil // the root's block for this rank is empty too (see exchange)
 		}
 		if gather {
 			return func(r interRun) error { return r.x.Send(d, root, tag) }, nil
