@@ -7,6 +7,7 @@ package main
 import "C"
 
 import (
+	"slices"
 	"unsafe"
 
 	"github.com/gompi/gompi/pmpi"
@@ -160,7 +161,28 @@ func structType(op string, blocklens, displs []int, types *Datatype, out *Dataty
 	if err != nil {
 		return err
 	}
+	// MPI pads a struct's extent to its members' strictest alignment, as C
+	// pads the struct, so that a count of them steps over an array of the
+	// C struct; not where a member's bounds were set (MPI_Type_create_resized).
+	if align := d.Alignment(); align > 1 && !slices.ContainsFunc(hs, boundsSet) {
+		if lb, ext := d.Extent(); ext%align != 0 {
+			if d, err = pmpi.TypeResized(d, lb, (ext+align-1)/align*align); err != nil {
+				return err
+			}
+		}
+	}
 	return newType(d, &recipe{combiner: C.MPI_COMBINER_STRUCT, ints: counted(n, blocklens), addrs: displs, types: hs}, out)
+}
+
+// boundsSet reports whether h's bounds, or a bound of a type it is made
+// of, were set by MPI_Type_create_resized: MPI then takes them as they
+// are.
+func boundsSet(h Datatype) bool {
+	e := lib.types.get(uintptr(h))
+	if e == nil {
+		return false // predefined
+	}
+	return e.recipe.combiner == C.MPI_COMBINER_RESIZED || slices.ContainsFunc(e.recipe.types, boundsSet)
 }
 
 func mpiTypeCreateStruct[B, D cInt](count int, blocklens *B, displs *D, types *Datatype, out *Datatype) error {

@@ -337,6 +337,34 @@ func (d Datatype) Extent() (lb, extent int) {
 	return d.t.lb, d.t.extent
 }
 
+// Alignment is the strictest natural alignment of d's basic elements, in
+// bytes (a number's size, a complex number's part's), 0 for a type with
+// none: what C aligns a struct of them to, and so the multiple MPI rounds
+// a C struct type's extent up to.
+func (d Datatype) Alignment() int {
+	if d.t == nil {
+		return 0
+	}
+	return alignmentOf(d.t.segs)
+}
+
+func alignmentOf(segs []run) int {
+	a := 0
+	for _, s := range segs {
+		if s.body != nil {
+			a = max(a, alignmentOf(s.body))
+			continue
+		}
+		p := &predefined[s.basic]
+		if p.kind == kindComplex {
+			a = max(a, p.size/2)
+		} else {
+			a = max(a, p.size)
+		}
+	}
+	return a
+}
+
 // TrueExtent returns the offset of d's first byte of data and the span
 // of its data in bytes (MPI_Type_get_true_extent).
 func (d Datatype) TrueExtent() (lb, extent int) {

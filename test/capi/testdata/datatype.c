@@ -666,6 +666,37 @@ static void pairs(void) {
     passed("pair types");
 }
 
+/* A struct type's extent is padded to its members' strictest alignment,
+   as C pads the struct: a count of them steps over a C array. */
+static void struct_padding(void) {
+    struct ic { int i; char c; } out[2] = {{1, 'a'}, {2, 'b'}}, in[2] = {{0, 0}, {0, 0}};
+    struct dc { double d; char c; };
+    struct cc { char a, b; };
+    MPI_Datatype tic, tdc, tcc, t2[2] = {MPI_INT, MPI_CHAR}, t3[2] = {MPI_DOUBLE, MPI_CHAR}, t4[2] = {MPI_CHAR, MPI_CHAR};
+    int bl[2] = {1, 1};
+    MPI_Aint dic[2] = {offsetof(struct ic, i), offsetof(struct ic, c)}, ddc[2] = {offsetof(struct dc, d), offsetof(struct dc, c)},
+             dcc[2] = {offsetof(struct cc, a), offsetof(struct cc, b)}, lb, ext, tlb, text;
+    TRY(MPI_Type_create_struct(2, bl, dic, t2, &tic));
+    TRY(MPI_Type_create_struct(2, bl, ddc, t3, &tdc));
+    TRY(MPI_Type_create_struct(2, bl, dcc, t4, &tcc));
+    TRY(MPI_Type_get_extent(tic, &lb, &ext));
+    TRY(MPI_Type_get_true_extent(tic, &tlb, &text));
+    CHECK(lb == 0 && ext == sizeof(struct ic) && text == 5, "{int, char}: extent %ld, true extent %ld; want %zu and 5",
+          (long)ext, (long)text, sizeof(struct ic));
+    TRY(MPI_Type_get_extent(tdc, &lb, &ext));
+    EQ((long)ext, (long)sizeof(struct dc), "{double, char}'s extent");
+    TRY(MPI_Type_get_extent(tcc, &lb, &ext));
+    EQ((long)ext, (long)sizeof(struct cc), "{char, char}'s extent");
+    TRY(MPI_Type_commit(&tic));
+    TRY(MPI_Sendrecv(out, 2, tic, rank, 9, in, 2, tic, rank, 9, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+    CHECK(in[0].i == 1 && in[0].c == 'a' && in[1].i == 2 && in[1].c == 'b', "two {int, char} to self: (%d %c) (%d %c)",
+          in[0].i, in[0].c, in[1].i, in[1].c);
+    TRY(MPI_Type_free(&tic));
+    TRY(MPI_Type_free(&tdc));
+    TRY(MPI_Type_free(&tcc));
+    passed("struct padding");
+}
+
 /* Counts set on a status are basic elements; a count or size beyond an
    int is MPI_UNDEFINED in the int forms and whole in the MPI_Count ones. */
 static void status_counts(void) {
@@ -712,6 +743,7 @@ int main(int argc, char **argv) {
     darrays();
     pairs();
     status_counts();
+    struct_padding();
     TRY(MPI_Finalize());
     return 0;
 }
