@@ -13,6 +13,7 @@ import "C"
 
 import (
 	"fmt"
+	"slices"
 	"sync"
 	"unsafe"
 
@@ -65,6 +66,7 @@ func newKeyval(out *C.int, create func(h *C.int) (pmpi.Keyval, error)) error {
 	if err != nil {
 		return err
 	}
+	lib.lingering.sweep()
 	u, err := lib.keyvals.put(&kv)
 	if err != nil {
 		return err
@@ -75,9 +77,10 @@ func newKeyval(out *C.int, create func(h *C.int) (pmpi.Keyval, error)) error {
 }
 
 // freeKeyval frees the keyval *p with free and sets *p to
-// MPI_KEYVAL_INVALID. The handle goes; the attributes set with it stay,
-// and their callbacks still run, until each is deleted. Those callbacks
-// are passed the old number, which a new keyval may reuse.
+// MPI_KEYVAL_INVALID. The attributes set with it stay, and their
+// callbacks still run, until each is deleted; until then its number still
+// names it for MPI_*_get_attr and MPI_*_delete_attr (a program may have
+// kept it), and no new keyval takes it.
 func freeKeyval(op string, p *C.int, free func(*pmpi.Keyval) error) error {
 	if p == nil {
 		return errorf(pmpi.ClassArg, "%s: the keyval pointer is NULL", op)
@@ -90,12 +93,49 @@ func freeKeyval(op string, p *C.int, free func(*pmpi.Keyval) error) error {
 	if err != nil {
 		return err
 	}
+	used := kv
 	if err := free(&kv); err != nil {
 		return err
 	}
-	lib.keyvals.drop(uintptr(h))
+	lib.lingering.add(uintptr(h), used)
 	*p = C.MPI_KEYVAL_INVALID
 	return nil
+}
+
+// lingering is the freed keyvals whose attributes are not all deleted.
+type lingering struct {
+	mu sync.Mutex
+	hs []uintptr
+}
+
+// add releases the handle h of the freed keyval kv now if no attribute
+// uses it, else once none does: each add and create looks again.
+func (l *lingering) add(h uintptr, kv pmpi.Keyval) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if kv.InUse() {
+		l.hs = append(l.hs, h)
+	} else {
+		lib.keyvals.drop(h)
+	}
+	l.sweepLocked()
+}
+
+// sweep releases the handles of the lingering keyvals no attribute uses.
+func (l *lingering) sweep() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.sweepLocked()
+}
+
+func (l *lingering) sweepLocked() {
+	l.hs = slices.DeleteFunc(l.hs, func(h uintptr) bool {
+		if kv := lib.keyvals.get(h); kv != nil && kv.InUse() {
+			return false
+		}
+		lib.keyvals.drop(h)
+		return true
+	})
 }
 
 // callbackError is a C callback's failure: its code is the call's error.

@@ -43,6 +43,7 @@ var lib struct {
 	errhs       table[errhEntry]
 	msgs        table[msgEntry]
 	keyvals     table[pmpi.Keyval]
+	lingering   lingering // keyvals freed while attributes still use them
 	errs        userErrors
 
 	// typeHandles and commHandles find the handle of a derived datatype

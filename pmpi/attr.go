@@ -90,6 +90,10 @@ type keyval struct {
 	// nil for a keyval of the user's.
 	builtin func(c *Comm) any
 	freed   atomic.Bool
+	// uses counts the attributes set with the keyval: MPI frees a keyval
+	// only once none is left, so until then it still names them for
+	// get and delete.
+	uses atomic.Int64
 }
 
 func (k *keyval) String() string {
@@ -114,12 +118,22 @@ func (kv Keyval) String() string {
 	return kv.k.String()
 }
 
-// check returns kv's state if it may be used on an object of kind.
+// InUse reports whether an attribute set with kv is still cached on an
+// object: a freed keyval lasts, and names it, until none is.
+func (kv Keyval) InUse() bool { return kv.k != nil && kv.k.uses.Load() > 0 }
+
+// check returns kv's state if it may be used on an object of kind. A
+// freed keyval may still get and delete the attributes set with it
+// (lookup), not set new ones.
 func (kv Keyval) check(op string, kind attrKind) (*keyval, error) {
+	return kv.checkFor(op, kind, false)
+}
+
+func (kv Keyval) checkFor(op string, kind attrKind, lookup bool) (*keyval, error) {
 	switch k := kv.k; {
 	case k == nil:
 		return nil, errorf(ClassKeyval, nil, "%s: the keyval is invalid (MPI_KEYVAL_INVALID: create one first)", op)
-	case k.freed.Load():
+	case k.freed.Load() && !lookup:
 		return nil, errorf(ClassKeyval, nil, "%s: %v was freed", op, k)
 	case k.kind != kind:
 		return nil, errorf(ClassKeyval, nil, "%s: %v is a %s keyval (want a %s one)", op, k, k.kind, kind)
@@ -181,6 +195,9 @@ func (s *attrSet) put(k *keyval, value any) (attrEntry, bool) {
 	old, had := s.m[k]
 	s.seq++
 	s.m[k] = attrEntry{k, value, s.seq}
+	if !had {
+		k.uses.Add(1)
+	}
 	return old, had
 }
 
@@ -189,7 +206,10 @@ func (s *attrSet) take(k *keyval) (attrEntry, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	e, ok := s.m[k]
-	delete(s.m, k)
+	if ok {
+		delete(s.m, k)
+		k.uses.Add(-1)
+	}
 	return e, ok
 }
 
@@ -203,6 +223,7 @@ func (s *attrSet) restore(e attrEntry) {
 			s.m = map[*keyval]attrEntry{}
 		}
 		s.m[e.k] = e
+		e.k.uses.Add(1)
 	}
 }
 

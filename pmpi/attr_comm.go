@@ -36,7 +36,7 @@ func (*realAPI) CommFreeKeyval(kv *Keyval) error {
 // the old value stays and the call fails.
 func (*realAPI) CommSetAttr(comm *Comm, kv Keyval, value any) error {
 	const op = "comm set attr"
-	k, err := commAttrArgs(op, comm, kv)
+	k, err := commAttrArgs(op, comm, kv, false)
 	if err != nil {
 		return err
 	}
@@ -50,7 +50,7 @@ func (*realAPI) CommSetAttr(comm *Comm, kv Keyval, value any) error {
 // there is one (MPI_Comm_get_attr). The predefined keyvals (AttrTagUB...)
 // answer on every communicator.
 func (*realAPI) CommGetAttr(comm *Comm, kv Keyval) (any, bool, error) {
-	k, err := commAttrArgs("comm get attr", comm, kv)
+	k, err := commAttrArgs("comm get attr", comm, kv, true)
 	if err != nil {
 		return nil, false, err
 	}
@@ -66,7 +66,7 @@ func (*realAPI) CommGetAttr(comm *Comm, kv Keyval) (any, bool, error) {
 // value stays and the call fails; if there is no value, the call fails.
 func (*realAPI) CommDeleteAttr(comm *Comm, kv Keyval) error {
 	const op = "comm delete attr"
-	k, err := commAttrArgs(op, comm, kv)
+	k, err := commAttrArgs(op, comm, kv, true)
 	if err != nil {
 		return err
 	}
@@ -81,11 +81,11 @@ func (*realAPI) CommDeleteAttr(comm *Comm, kv Keyval) error {
 }
 
 // commAttrArgs checks an attribute call's communicator and keyval.
-func commAttrArgs(op string, comm *Comm, kv Keyval) (*keyval, error) {
+func commAttrArgs(op string, comm *Comm, kv Keyval, lookup bool) (*keyval, error) {
 	if err := checkComm(op, comm); err != nil {
 		return nil, err
 	}
-	k, err := kv.check(op+" on "+comm.String(), commAttr)
+	k, err := kv.checkFor(op+" on "+comm.String(), commAttr, lookup)
 	return k, comm.handle(err)
 }
 

@@ -34,7 +34,7 @@ func TypeFreeKeyval(kv *Keyval) error {
 // value stays and the call fails.
 func TypeSetAttr(dt Datatype, kv Keyval, value any) error {
 	const op = "type set attr"
-	s, k, err := typeAttrArgs(op, dt, kv)
+	s, k, err := typeAttrArgs(op, dt, kv, false)
 	if err != nil {
 		return err
 	}
@@ -44,7 +44,7 @@ func TypeSetAttr(dt Datatype, kv Keyval, value any) error {
 // TypeGetAttr returns the value cached on dt under kv, and whether there
 // is one (MPI_Type_get_attr).
 func TypeGetAttr(dt Datatype, kv Keyval) (any, bool, error) {
-	s, k, err := typeAttrArgs("type get attr", dt, kv)
+	s, k, err := typeAttrArgs("type get attr", dt, kv, true)
 	if err != nil {
 		return nil, false, err
 	}
@@ -57,7 +57,7 @@ func TypeGetAttr(dt Datatype, kv Keyval) (any, bool, error) {
 // value stays and the call fails; if there is no value, the call fails.
 func TypeDeleteAttr(dt Datatype, kv Keyval) error {
 	const op = "type delete attr"
-	s, k, err := typeAttrArgs(op, dt, kv)
+	s, k, err := typeAttrArgs(op, dt, kv, true)
 	if err != nil {
 		return err
 	}
@@ -106,11 +106,11 @@ func TypeDup(dt Datatype) (Datatype, error) {
 
 // typeAttrArgs checks a datatype attribute call's type and keyval and
 // returns the type's attributes.
-func typeAttrArgs(op string, dt Datatype, kv Keyval) (*attrSet, *keyval, error) {
+func typeAttrArgs(op string, dt Datatype, kv Keyval, lookup bool) (*attrSet, *keyval, error) {
 	if _, err := validType(op, "the datatype", dt); err != nil {
 		return nil, nil, err
 	}
-	k, err := kv.check(op+" on "+dt.Name(), typeAttr)
+	k, err := kv.checkFor(op+" on "+dt.Name(), typeAttr, lookup)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -121,8 +121,20 @@ static void commAttrs(void) {
     CHECK(s.deletes == 1, "comm_free ran a delete for no value");
     passed("comm_free_keyval; comm_free deletes the attributes");
 
-    /* The world keeps its value under the freed keyval, out of reach. */
-    RC(MPI_Comm_delete_attr(MPI_COMM_WORLD, saved), MPI_ERR_KEYVAL);
+    /* The world keeps its value under the freed keyval, whose number
+       names it until no attribute uses it (MPICH's fkeyval), and no new
+       keyval takes the number meanwhile. */
+    int other;
+    TRY(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, MPI_COMM_NULL_DELETE_FN, &other, NULL));
+    CHECK(other != saved, "a new keyval took the number %d of a freed one still in use", saved);
+    EQ((long)get(MPI_COMM_WORLD, saved), 7L, "the world's value under a freed keyval");
+    s.deletes = 0;
+    TRY(MPI_Comm_delete_attr(MPI_COMM_WORLD, saved));
+    CHECK(s.deletes == 1 && s.lastValue == 7 && s.lastKeyval == saved, "delete of the world's value under a freed keyval: %d deletes",
+          s.deletes);
+    RC(MPI_Comm_set_attr(MPI_COMM_WORLD, saved, NULL), MPI_ERR_KEYVAL);
+    TRY(MPI_Comm_free_keyval(&other));
+    passed("a freed keyval in use names its attributes");
 }
 
 static void sentinels(void) {
@@ -244,7 +256,10 @@ static void typeAttrs(void) {
         int saved = dupKv;
         TRY(MPI_Type_free_keyval(&dupKv));
         CHECK(dupKv == MPI_KEYVAL_INVALID, "type_free_keyval");
-        RC(MPI_Type_get_attr(t, saved, &v, &flag), MPI_ERR_KEYVAL);
+        /* t's value still holds the keyval: its number gets it, sets none. */
+        TRY(MPI_Type_get_attr(t, saved, &v, &flag));
+        CHECK(flag && (intptr_t)v == 6, "t's value under its freed keyval: flag %d", flag);
+        RC(MPI_Type_set_attr(t, saved, NULL), MPI_ERR_KEYVAL);
     }
     TRY(MPI_Type_free(&t));
     TRY(MPI_Type_free_keyval(&kv));

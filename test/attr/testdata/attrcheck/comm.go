@@ -236,7 +236,12 @@ func freedKeyval(world mpi.Comm) error {
 	if kv != (mpi.Keyval{}) {
 		return fmt.Errorf("CommFreeKeyval left %v, want the invalid keyval", kv)
 	}
-	if err := wantErr("freed keyval", errOf(base.Attr(held)), mpi.ErrKeyval, "was freed"); err != nil {
+	// The attribute still holds the keyval: a copy of it gets the value
+	// and sets none.
+	if v, ok, err := base.Attr(held); err != nil || !ok || v != "v" {
+		return fmt.Errorf("the value under a freed keyval: %v, %v, %v; want v", v, ok, err)
+	}
+	if err := wantErr("freed keyval", base.SetAttr(held, "w"), mpi.ErrKeyval, "was freed"); err != nil {
 		return err
 	}
 	if err := wantErr("freeing again", mpi.CommFreeKeyval(&held), mpi.ErrKeyval, "was freed"); err != nil {
