@@ -124,6 +124,10 @@ func mpiCommSetName(h Comm, name *C.char) error {
 }
 
 func mpiCommGetName(h Comm, name *C.char, n *C.int) error {
+	if h == MPI_COMM_NULL { // MPI 4.1 names the null handle
+		*n = C.int(putString(name, "MPI_COMM_NULL", C.MPI_MAX_OBJECT_NAME))
+		return nil
+	}
 	c, err := h.comm()
 	if err != nil {
 		return err

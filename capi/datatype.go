@@ -153,6 +153,8 @@ func mpiTypeGetName(h Datatype, name *C.char, n *C.int) error {
 		if p := e.name.Load(); p != nil {
 			s = *p
 		}
+	} else if h == MPI_DATATYPE_NULL { // MPI 4.1 names the null handle
+		s = "MPI_DATATYPE_NULL"
 	} else {
 		_, err := h.get()
 		return err

@@ -74,6 +74,11 @@ static void datatypes(void) {
     int n = 0;
     TRY(MPI_Type_get_name(MPI_DOUBLE, name, &n));
     CHECK(strcmp(name, "MPI_DOUBLE") == 0 && n == 10, "MPI_Type_get_name(MPI_DOUBLE) is \"%s\" (%d)", name, n);
+    /* MPI 4.1 names the null handles. */
+    TRY(MPI_Type_get_name(MPI_DATATYPE_NULL, name, &n));
+    CHECK(strcmp(name, "MPI_DATATYPE_NULL") == 0, "MPI_Type_get_name(MPI_DATATYPE_NULL) is \"%s\"", name);
+    TRY(MPI_Comm_get_name(MPI_COMM_NULL, name, &n));
+    CHECK(strcmp(name, "MPI_COMM_NULL") == 0 && n == 13, "MPI_Comm_get_name(MPI_COMM_NULL) is \"%s\" (%d)", name, n);
     MPI_Datatype col;
     TRY(MPI_Type_vector(3, 1, 4, MPI_INT, &col));
     TRY(MPI_Type_set_name(col, "column"));
