@@ -68,7 +68,12 @@ func reduceArgs(s, r unsafe.Pointer, scount, rcount int, dt Datatype, op Op, h C
 	if err != nil {
 		return coll{}, err
 	}
-	return coll{e: e, send: sendBuffer(s, scount, d), recv: buffer(r, rcount, d), sd: d, rd: d, op: o}, nil
+	send, sd := sendBuffer(s, scount, d)
+	recv, rd := buffer(r, rcount, d)
+	if inPlace(s) {
+		sd = rd // the reduction's one type must view recv as buffer did
+	}
+	return coll{e: e, send: send, recv: recv, sd: sd, rd: rd, op: o}, nil
 }
 
 // pairArgs: the collectives with a send and a receive datatype, each
@@ -101,7 +106,8 @@ func side(p unsafe.Pointer, count int, dt Datatype) ([]byte, pmpi.Datatype, erro
 	if err != nil {
 		return nil, pmpi.Datatype{}, err
 	}
-	return buffer(p, count, d), d, nil
+	b, d := buffer(p, count, d)
+	return b, d, nil
 }
 
 func size(e *commEntry) int { return e.c.Size() }
@@ -139,7 +145,8 @@ func bcastArgs(buf unsafe.Pointer, count int, dt Datatype, h Comm) (coll, error)
 	if err != nil {
 		return coll{}, err
 	}
-	return coll{e: e, recv: buffer(buf, count, d), rd: d}, nil
+	b, d := buffer(buf, count, d)
+	return coll{e: e, recv: b, rd: d}, nil
 }
 
 func mpiBcast(buf unsafe.Pointer, count int, dt Datatype, root int, h Comm) error {

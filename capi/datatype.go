@@ -109,29 +109,60 @@ func newType(d pmpi.Datatype, r *recipe, out *Datatype) error {
 	return nil
 }
 
-// buffer is the C buffer p of count elements of d as a slice: from p to
-// the end of the last element's data. MPI_BOTTOM (NULL) with elements
-// gives an empty slice, which gompi then finds too short.
-func buffer(p unsafe.Pointer, count int, d pmpi.Datatype) []byte {
+// buffer is the C buffer p of count elements of d as a slice, to the end
+// of the last element's data, and the datatype that views it: d, from p,
+// unless d's data starts before p (a negative displacement, stride or
+// lower bound), which gompi's buffers cannot, since they start at their
+// origin; the slice then starts at that data and the type is d shifted to
+// match (shifted). MPI_BOTTOM (NULL) with elements gives an empty slice,
+// which gompi then finds too short.
+func buffer(p unsafe.Pointer, count int, d pmpi.Datatype) ([]byte, pmpi.Datatype) {
 	if p == nil || count <= 0 {
-		return nil
+		return nil, d
 	}
 	lb, ext := d.Extent()
 	if lb == 0 && ext == d.Size() {
-		return unsafe.Slice((*byte)(p), count*ext)
+		return unsafe.Slice((*byte)(p), count*ext), d
 	}
 	tlb, text := d.TrueExtent()
 	n := (count-1)*ext + tlb + text
-	if n <= 0 {
-		return nil
+	if tlb < 0 && ext >= 0 {
+		if s, ok := shifted(d, -tlb); ok {
+			return unsafe.Slice((*byte)(unsafe.Add(p, tlb)), n-tlb), s
+		}
 	}
-	return unsafe.Slice((*byte)(p), n)
+	if n <= 0 {
+		return nil, d
+	}
+	return unsafe.Slice((*byte)(p), n), d
+}
+
+// shifted is d with its data by moved by off bytes, committed and kept
+// while d lives: a count of it from p+tlb is a count of d from p, and a
+// displacement in extents of either lands on the same bytes. A user
+// operation or an attribute callback that gets it is given d's handle.
+func shifted(d pmpi.Datatype, off int) (pmpi.Datatype, bool) {
+	if s, ok := lib.shifts.Load(d); ok {
+		return s.(pmpi.Datatype), true
+	}
+	s, err := pmpi.TypeStruct([]int{1}, []int{off}, []pmpi.Datatype{d})
+	if err == nil {
+		err = s.Commit()
+	}
+	if err != nil {
+		return d, false // the call then finds the buffer too short
+	}
+	if h := handleOf(d); h != MPI_DATATYPE_NULL {
+		lib.typeHandles.Store(s, h)
+	}
+	got, _ := lib.shifts.LoadOrStore(d, s)
+	return got.(pmpi.Datatype), true
 }
 
 // sendBuffer is buffer, or gompi's InPlace for MPI_IN_PLACE.
-func sendBuffer(p unsafe.Pointer, count int, d pmpi.Datatype) []byte {
+func sendBuffer(p unsafe.Pointer, count int, d pmpi.Datatype) ([]byte, pmpi.Datatype) {
 	if uintptr(p) == 1 {
-		return pmpi.InPlace
+		return pmpi.InPlace, d
 	}
 	return buffer(p, count, d)
 }

@@ -47,6 +47,9 @@ func releaseType(h Datatype, e *typeEntry) error {
 		return err
 	}
 	lib.typeHandles.Delete(e.dt)
+	if s, ok := lib.shifts.LoadAndDelete(e.dt); ok {
+		lib.typeHandles.Delete(s)
+	}
 	lib.types.drop(uintptr(h))
 	var errs []error
 	if e.recipe != nil {

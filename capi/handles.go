@@ -51,6 +51,9 @@ var lib struct {
 	// is called with.
 	typeHandles sync.Map // pmpi.Datatype -> Datatype
 	commHandles sync.Map // *pmpi.Comm -> Comm
+	// shifts are the derived types whose data starts before their
+	// origin, shifted to start there (buffer).
+	shifts sync.Map // pmpi.Datatype -> pmpi.Datatype
 }
 
 // commEntry is a communicator and its C error handler (MPI_ERRORS_*, or

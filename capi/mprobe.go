@@ -97,7 +97,8 @@ func mpiMrecv(buf unsafe.Pointer, count int, dt Datatype, h *Message, st *C.MPI_
 	if err != nil {
 		return err
 	}
-	s, err := api().Mrecv(buffer(buf, count, d), count, d, &e.m)
+	b, d := buffer(buf, count, d)
+	s, err := api().Mrecv(b, count, d, &e.m)
 	received(h, &e.m)
 	putStatus(st, &s)
 	if err != nil {
@@ -115,7 +116,8 @@ func mpiImrecv(buf unsafe.Pointer, count int, dt Datatype, h *Message, req *Requ
 	if err != nil {
 		return err
 	}
-	r, err := api().Imrecv(buffer(buf, count, d), count, d, &e.m)
+	b, d := buffer(buf, count, d)
+	r, err := api().Imrecv(b, count, d, &e.m)
 	received(h, &e.m)
 	if err != nil {
 		return &onComm{e.comm, err}

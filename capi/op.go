@@ -116,5 +116,7 @@ func mpiReduceLocal(in, inout unsafe.Pointer, count int, dt Datatype, h Op) erro
 	if err != nil {
 		return err
 	}
-	return api().ReduceLocal(buffer(in, count, d), buffer(inout, count, d), count, d, op)
+	ib, _ := buffer(in, count, d)
+	iob, d := buffer(inout, count, d)
+	return api().ReduceLocal(ib, iob, count, d, op)
 }

@@ -34,7 +34,8 @@ func send(f sendFunc, buf unsafe.Pointer, count int, dt Datatype, dest, t int, h
 	if err != nil {
 		return err
 	}
-	return f(buffer(buf, count, d), count, d, rank(dest), tag(t), e.c)
+	b, d := buffer(buf, count, d)
+	return f(b, count, d, rank(dest), tag(t), e.c)
 }
 
 // isend starts a request; persistent ones (the _init calls) stay until
@@ -44,7 +45,8 @@ func isend(f isendFunc, persistent bool, buf unsafe.Pointer, count int, dt Datat
 	if err != nil {
 		return err
 	}
-	r, err := f(buffer(buf, count, d), count, d, rank(dest), tag(t), e.c)
+	b, d := buffer(buf, count, d)
+	r, err := f(b, count, d, rank(dest), tag(t), e.c)
 	if err != nil {
 		return err
 	}
@@ -112,7 +114,8 @@ func mpiRecv(buf unsafe.Pointer, count int, dt Datatype, source, t int, h Comm, 
 	if err != nil {
 		return err
 	}
-	s, err := api().Recv(buffer(buf, count, d), count, d, rank(source), tag(t), e.c)
+	b, d := buffer(buf, count, d)
+	s, err := api().Recv(b, count, d, rank(source), tag(t), e.c)
 	putStatus(st, &s)
 	return err
 }
@@ -127,8 +130,9 @@ func mpiSendrecv(sendbuf unsafe.Pointer, sendcount int, sendtype Datatype, dest,
 	if err != nil {
 		return err
 	}
-	s, err := api().Sendrecv(buffer(sendbuf, sendcount, sd), sendcount, sd, rank(dest), tag(sendtag),
-		buffer(recvbuf, recvcount, rd), recvcount, rd, rank(source), tag(recvtag), e.c)
+	sb, sd := buffer(sendbuf, sendcount, sd)
+	rb, rd := buffer(recvbuf, recvcount, rd)
+	s, err := api().Sendrecv(sb, sendcount, sd, rank(dest), tag(sendtag), rb, recvcount, rd, rank(source), tag(recvtag), e.c)
 	putStatus(st, &s)
 	return err
 }
@@ -138,7 +142,8 @@ func mpiSendrecvReplace(buf unsafe.Pointer, count int, dt Datatype, dest, sendta
 	if err != nil {
 		return err
 	}
-	s, err := api().SendrecvReplace(buffer(buf, count, d), count, d, rank(dest), tag(sendtag), rank(source), tag(recvtag), e.c)
+	b, d := buffer(buf, count, d)
+	s, err := api().SendrecvReplace(b, count, d, rank(dest), tag(sendtag), rank(source), tag(recvtag), e.c)
 	putStatus(st, &s)
 	return err
 }
@@ -195,8 +200,9 @@ func mpiIsendrecv(sendbuf unsafe.Pointer, sendcount int, sendtype Datatype, dest
 	if err != nil {
 		return err
 	}
-	r, err := api().Isendrecv(buffer(sendbuf, sendcount, sd), sendcount, sd, rank(dest), tag(sendtag),
-		buffer(recvbuf, recvcount, rd), recvcount, rd, rank(source), tag(recvtag), e.c)
+	sb, sd := buffer(sendbuf, sendcount, sd)
+	rb, rd := buffer(recvbuf, recvcount, rd)
+	r, err := api().Isendrecv(sb, sendcount, sd, rank(dest), tag(sendtag), rb, recvcount, rd, rank(source), tag(recvtag), e.c)
 	if err != nil {
 		return err
 	}
@@ -208,7 +214,8 @@ func mpiIsendrecvReplace(buf unsafe.Pointer, count int, dt Datatype, dest, sendt
 	if err != nil {
 		return err
 	}
-	r, err := api().IsendrecvReplace(buffer(buf, count, d), count, d, rank(dest), tag(sendtag), rank(source), tag(recvtag), e.c)
+	b, d := buffer(buf, count, d)
+	r, err := api().IsendrecvReplace(b, count, d, rank(dest), tag(sendtag), rank(source), tag(recvtag), e.c)
 	if err != nil {
 		return err
 	}

@@ -48,7 +48,8 @@ func pack(in unsafe.Pointer, count int, dt Datatype, out unsafe.Pointer, size, p
 	if err != nil {
 		return pos, err
 	}
-	return pmpi.Pack(buffer(in, count, d), count, d, buf, pos)
+	b, d := buffer(in, count, d)
+	return pmpi.Pack(b, count, d, buf, pos)
 }
 
 func mpiPack[N cInt](in unsafe.Pointer, count int, dt Datatype, out unsafe.Pointer, size int, pos *N, comm Comm) error {
@@ -62,7 +63,8 @@ func unpack(in unsafe.Pointer, size, pos int, out unsafe.Pointer, count int, dt 
 	if err != nil {
 		return pos, err
 	}
-	return pmpi.Unpack(buf, pos, buffer(out, count, d), count, d)
+	b, d := buffer(out, count, d)
+	return pmpi.Unpack(buf, pos, b, count, d)
 }
 
 func mpiUnpack[N cInt](in unsafe.Pointer, size int, pos *N, out unsafe.Pointer, count int, dt Datatype, comm Comm) error {
@@ -100,7 +102,8 @@ func packExternal(rep *C.char, in unsafe.Pointer, count int, dt Datatype, out un
 	if err != nil {
 		return pos, err
 	}
-	return pmpi.PackExternal(C.GoString(rep), buffer(in, count, d), count, d, buf, pos)
+	b, d := buffer(in, count, d)
+	return pmpi.PackExternal(C.GoString(rep), b, count, d, buf, pos)
 }
 
 func mpiPackExternal[N cInt](rep *C.char, in unsafe.Pointer, count int, dt Datatype, out unsafe.Pointer, size int, pos *N) error {
@@ -119,7 +122,8 @@ func unpackExternal(rep *C.char, in unsafe.Pointer, size, pos int, out unsafe.Po
 	if err != nil {
 		return pos, err
 	}
-	return pmpi.UnpackExternal(C.GoString(rep), buf, pos, buffer(out, count, d), count, d)
+	b, d := buffer(out, count, d)
+	return pmpi.UnpackExternal(C.GoString(rep), buf, pos, b, count, d)
 }
 
 func mpiUnpackExternal[N cInt](rep *C.char, in unsafe.Pointer, size int, pos *N, out unsafe.Pointer, count int, dt Datatype) error {

@@ -666,6 +666,35 @@ static void pairs(void) {
     passed("pair types");
 }
 
+/* Types whose data lies before the buffer's pointer (a negative stride):
+   sent, received, packed, broadcast and reduced in place. */
+static void negative_offsets(void) {
+    int a[4] = {1, 2, 3, 4}, b[4] = {0, 0, 0, 0}, packed[4], pos = 0;
+    MPI_Datatype rev;
+    TRY(MPI_Type_vector(4, 1, -1, MPI_INT, &rev)); /* a[3], a[2], a[1], a[0] from &a[3] */
+    TRY(MPI_Type_commit(&rev));
+    TRY(MPI_Sendrecv(&a[3], 1, rev, rank, 3, b, 4, MPI_INT, rank, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+    CHECK(b[0] == 4 && b[1] == 3 && b[2] == 2 && b[3] == 1, "sent reversed: %d %d %d %d", b[0], b[1], b[2], b[3]);
+    TRY(MPI_Sendrecv(a, 4, MPI_INT, rank, 4, &b[3], 1, rev, rank, 4, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+    CHECK(b[0] == 4 && b[3] == 1, "received reversed: %d %d %d %d", b[0], b[1], b[2], b[3]);
+    TRY(MPI_Pack(&a[3], 1, rev, packed, sizeof packed, &pos, MPI_COMM_WORLD));
+    CHECK(pos == 16 && packed[0] == 4 && packed[3] == 1, "packed reversed: %d .. %d at %d", packed[0], packed[3], pos);
+    MPI_Datatype two;
+    TRY(MPI_Type_vector(2, 1, -1, MPI_INT, &two)); /* v[1], v[0] from &v[1] */
+    TRY(MPI_Type_commit(&two));
+    int v[2] = {rank, 10 * rank};
+    if (rank == 0)
+        v[0] = 7, v[1] = 8;
+    TRY(MPI_Bcast(&v[1], 1, two, 0, MPI_COMM_WORLD));
+    CHECK(v[0] == 7 && v[1] == 8, "broadcast reversed: %d %d", v[0], v[1]);
+    int w[2] = {rank + 1, 2 * (rank + 1)};
+    TRY(MPI_Allreduce(MPI_IN_PLACE, &w[1], 1, two, MPI_SUM, MPI_COMM_WORLD));
+    CHECK(w[0] == size * (size + 1) / 2 && w[1] == size * (size + 1), "allreduced in place reversed: %d %d", w[0], w[1]);
+    TRY(MPI_Type_free(&two));
+    TRY(MPI_Type_free(&rev));
+    passed("negative offsets");
+}
+
 /* A struct type's extent is padded to its members' strictest alignment,
    as C pads the struct: a count of them steps over a C array. */
 static void struct_padding(void) {
@@ -744,6 +773,7 @@ int main(int argc, char **argv) {
     pairs();
     status_counts();
     struct_padding();
+    negative_offsets();
     TRY(MPI_Finalize());
     return 0;
 }
