@@ -120,10 +120,10 @@ func buffer(p unsafe.Pointer, count int, d pmpi.Datatype) ([]byte, pmpi.Datatype
 	if p == nil || count <= 0 {
 		return nil, d
 	}
-	lb, ext := d.Extent()
-	if lb == 0 && ext == d.Size() {
-		return unsafe.Slice((*byte)(p), count*ext), d
+	if d.Contiguous() { // its data one block from p, elements back to back
+		return unsafe.Slice((*byte)(p), count*d.Size()), d
 	}
+	_, ext := d.Extent()
 	tlb, text := d.TrueExtent()
 	n := (count-1)*ext + tlb + text
 	if tlb < 0 && ext >= 0 {

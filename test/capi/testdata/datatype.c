@@ -692,6 +692,19 @@ static void negative_offsets(void) {
     CHECK(w[0] == size * (size + 1) / 2 && w[1] == size * (size + 1), "allreduced in place reversed: %d %d", w[0], w[1]);
     TRY(MPI_Type_free(&two));
     TRY(MPI_Type_free(&rev));
+    /* Lower bound 0 and extent its size, yet its data a word in: the
+       buffer reaches one word further than count times the extent. */
+    int one = 1, out[4] = {-1, 11, 22, 33}, in[4] = {0, 0, 0, 0};
+    MPI_Aint four = 4;
+    MPI_Datatype h, late;
+    TRY(MPI_Type_create_hindexed(1, &one, &four, MPI_INT, &h));
+    TRY(MPI_Type_create_resized(h, 0, 4, &late));
+    TRY(MPI_Type_commit(&late));
+    TRY(MPI_Sendrecv(out, 3, late, rank, 5, in, 3, late, rank, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+    CHECK(in[0] == 0 && in[1] == 11 && in[2] == 22 && in[3] == 33, "a type whose data starts a word in: %d %d %d %d", in[0], in[1],
+          in[2], in[3]);
+    TRY(MPI_Type_free(&late));
+    TRY(MPI_Type_free(&h));
     passed("negative offsets");
 }
 
