@@ -242,19 +242,9 @@ func buildType(name string, entries []placed) (Datatype, error) {
 		}
 		d.size += e.reps * e.n * t.size
 		d.nbasic += e.reps * e.n * t.nbasic
-		switch {
-		case t.size == 0:
-		case t.basic == 0 || (d.basic != 0 && d.basic != t.basic):
-			mixed = true
-		default:
-			d.basic = t.basic
-		}
-		switch {
-		case t.size == 0:
-		case t.redux == 0 || (d.redux != 0 && d.redux != t.redux):
-			mixedRedux = true
-		default:
-			d.redux = t.redux
+		if t.size > 0 {
+			share(&d.basic, t.basic, &mixed)
+			share(&d.redux, t.redux, &mixedRedux)
 		}
 	}
 	d.lb, d.extent, d.trueLB, d.trueUB = lb, ub-lb, tlb, tub
@@ -266,6 +256,16 @@ func buildType(name string, entries []placed) (Datatype, error) {
 	}
 	d.finish()
 	return Datatype{d}, nil
+}
+
+// share folds a part's id into *acc, the id every part so far has;
+// *mixed is set once a part has none or another.
+func share(acc *uint8, id uint8, mixed *bool) {
+	if id == 0 || *acc != 0 && *acc != id {
+		*mixed = true
+	} else {
+		*acc = id
+	}
 }
 
 func abs(x int) int {
