@@ -137,7 +137,7 @@ func buffer(p unsafe.Pointer, count int, d pmpi.Datatype) ([]byte, pmpi.Datatype
 	return unsafe.Slice((*byte)(p), n), d
 }
 
-// shifted is d with its data by moved by off bytes, committed and kept
+// shifted is d with its data moved by off bytes, committed and kept
 // while d lives: a count of it from p+tlb is a count of d from p, and a
 // displacement in extents of either lands on the same bytes. A user
 // operation or an attribute callback that gets it is given d's handle.
@@ -155,7 +155,10 @@ func shifted(d pmpi.Datatype, off int) (pmpi.Datatype, bool) {
 	if h := handleOf(d); h != MPI_DATATYPE_NULL {
 		lib.typeHandles.Store(s, h)
 	}
-	got, _ := lib.shifts.LoadOrStore(d, s)
+	got, loaded := lib.shifts.LoadOrStore(d, s)
+	if loaded { // another call made one first
+		lib.typeHandles.Delete(s)
+	}
 	return got.(pmpi.Datatype), true
 }
 
