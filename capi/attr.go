@@ -93,11 +93,10 @@ func freeKeyval(op string, p *C.int, free func(*pmpi.Keyval) error) error {
 	if err != nil {
 		return err
 	}
-	used := kv
 	if err := free(&kv); err != nil {
 		return err
 	}
-	lib.lingering.add(uintptr(h), used)
+	lib.lingering.add(uintptr(h))
 	*p = C.MPI_KEYVAL_INVALID
 	return nil
 }
@@ -108,16 +107,12 @@ type lingering struct {
 	hs []uintptr
 }
 
-// add releases the handle h of the freed keyval kv now if no attribute
-// uses it, else once none does: each add and create looks again.
-func (l *lingering) add(h uintptr, kv pmpi.Keyval) {
+// add releases the handle h of a freed keyval now if no attribute uses
+// it, else once none does: each add and create looks again.
+func (l *lingering) add(h uintptr) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if kv.InUse() {
-		l.hs = append(l.hs, h)
-	} else {
-		lib.keyvals.drop(h)
-	}
+	l.hs = append(l.hs, h)
 	l.sweepLocked()
 }
 

@@ -151,10 +151,7 @@ func pairDesc(id uint8, name string, value uint8, size int) typeDesc {
 	if len(d.segs) == 1 {
 		d.basic = value
 	}
-	// finish's part that does not read the table being built.
-	d.blocks = blocksOf(nil, d.segs)
-	d.nblocks = countBlocks(d.blocks)
-	d.packs = len(d.blocks) != 1 || d.extent != d.size
+	d.finishBlocks()
 	d.derived = d.packs
 	return d
 }

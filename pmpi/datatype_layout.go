@@ -278,11 +278,17 @@ func abs(x int) int {
 // finish computes what follows from the type map: the byte blocks, the
 // kind, whether the type is contiguous.
 func (d *typeDesc) finish() {
-	d.blocks = blocksOf(d.blocks[:0], d.segs)
-	d.nblocks = countBlocks(d.blocks)
+	d.finishBlocks()
 	if d.redux != 0 {
 		d.kind = predefined[d.redux].kind
 	}
+}
+
+// finishBlocks is finish but for the kind: the part that reads no other
+// type, which the predefined table's own entries take.
+func (d *typeDesc) finishBlocks() {
+	d.blocks = blocksOf(d.blocks[:0], d.segs)
+	d.nblocks = countBlocks(d.blocks)
 	contiguous := d.size == 0 ||
 		len(d.blocks) == 1 && d.blocks[0].n == 1 && d.blocks[0].body == nil && d.blocks[0].off == 0 && d.lb == 0 && d.extent == d.size
 	d.packs = !contiguous
