@@ -107,6 +107,7 @@ func (c *Comm) allreduceUint32(v uint32, op coll.Op) (uint32, error) {
 	}
 	var in, out [4]byte
 	binary.LittleEndian.PutUint32(in[:], v)
+	c.inOrder()
 	if err := c.colls.Allreduce(c.cc, in[:], out[:], op); err != nil {
 		return 0, served(c.colls, "allreduce", err)
 	}
@@ -287,6 +288,7 @@ func gatherColors(comm *Comm, op string, color, key int) ([]byte, error) {
 	binary.LittleEndian.PutUint64(mine, uint64(int64(color)))
 	binary.LittleEndian.PutUint64(mine[8:], uint64(int64(key)))
 	all := make([]byte, 16*comm.Size())
+	comm.inOrder()
 	if err := comm.colls.Allgather(comm.cc, mine, all); err != nil {
 		return nil, errorf(classOf(err), served(comm.colls, "allgather", err), "%s on %v: allgather", op, comm)
 	}
@@ -383,6 +385,7 @@ func (l *library) release(comm *Comm) error {
 	if comm.inter != nil {
 		err = l.freeInter(comm)
 	} else {
+		comm.inOrder() // the calls started before Free complete first, as MPI says
 		err = comm.colls.Free()
 	}
 	l.comms.CompareAndDelete(comm.context, comm)

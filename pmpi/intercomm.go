@@ -104,6 +104,7 @@ func (c *Comm) fromLeader(leader int, data []byte, err error) ([]byte, error) {
 		return nil, errorf(ClassIntern, coll.ErrNoProvider, "%v: bcast", c)
 	}
 	return fromLeaderOn(c, func(buf []byte) error {
+		c.inOrder()
 		if e := c.colls.Bcast(c.cc, buf, leader); e != nil {
 			return served(c.colls, "bcast", e)
 		}

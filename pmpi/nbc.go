@@ -117,6 +117,8 @@ type nbcState struct {
 	busy     [nbcOutstanding / 64]uint64
 	inits    uint64       // persistent calls made
 	live     map[int]bool // the slots of persistent calls not freed
+	// order holds the calls that run in start order (nbc_order.go).
+	order orderQueue
 	// spare are the jobs of non-blocking calls done with, for the next
 	// calls: a job is 400 bytes of pointers, and allocating and collecting
 	// one per call made a small call on one rank 1.4 times as long.
@@ -153,6 +155,20 @@ func (s *nbcState) take(e *pml.Engine) (int, *nbcJob) {
 	j := s.spare[n-1]
 	s.spare = s.spare[:n-1]
 	return slot, j
+}
+
+// job takes a spare job, or a new one, for a call that runs in order and
+// needs no slot.
+func (s *nbcState) job() *nbcJob {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := len(s.spare)
+	if n == 0 {
+		return &nbcJob{}
+	}
+	j := s.spare[n-1]
+	s.spare = s.spare[:n-1]
+	return j
 }
 
 // takeSlot is take for a call that needs no job (CommIdup's): the job
@@ -214,7 +230,9 @@ type nbcJob struct {
 	cc   collComm // on the call's own context
 	// run, set for a call on an intercommunicator, runs it in place of o
 	// (intercoll.go).
-	run  func() error
+	run func() error
+	// slot is the call's slot, or -1 for a call that runs in order on
+	// the communicator's own context.
 	slot int
 	p    *pml.Request // the engine request of the start under way
 	// claimed: a non-blocking call's goroutine, or a Wait, runs it; for
@@ -244,6 +262,13 @@ func (f *collFailed) Unwrap() error { return f.err }
 func (k *collCall) launch(s *collStart, o *collOp) error {
 	if j := s.restart; j != nil {
 		j.k, j.o, j.from = *k, *o, k.from
+		return nil
+	}
+	if !s.persistent && k.t.InOrder(o.kind) {
+		j := k.comm.nbc.job()
+		j.k, j.o, j.from, j.m, j.slot = *k, *o, k.from, &k.t.Module, -1
+		j.cc = *k.comm.cc
+		s.req = k.goRun(j)
 		return nil
 	}
 	m := k.t.Concurrent()
@@ -302,6 +327,9 @@ func (k *collCall) goRun(j *nbcJob) *Request {
 		r.ext = &requestExt{}
 	}
 	r.kind, r.ext.coll, j.p = reqColl, j, r.pml
+	if j.slot < 0 {
+		k.comm.nbc.order.push(j)
+	}
 	if j.deferrable() {
 		l.engine.Defer(j)
 	} else {
@@ -315,7 +343,7 @@ func (k *collCall) goRun(j *nbcJob) *Request {
 func (l *library) goNBC(j *nbcJob) {
 	l.nbcRunning.Add(1)
 	go func() {
-		j.runOnce(l)
+		j.runOnce(l, true)
 		l.nbcRunning.Add(-1)
 	}()
 }
@@ -363,14 +391,22 @@ func (j *nbcJob) claim(l *library) {
 	if j.waited.Swap(true) {
 		return // a second Wait of the same start, erroneous: the first let go
 	}
-	j.runOnce(l)
+	j.runOnce(l, false)
 	l.engine.RunDeferred() // this call's deferred start among them
 }
 
 // runOnce runs a non-blocking call, frees its slot and completes its
 // request, unless another goroutine claimed it first, then lets go of the
-// job.
-func (j *nbcJob) runOnce(l *library) {
+// job. A call that runs in order runs after those started before it; a
+// Wait (block false) leaves it to the goroutine that runs calls already,
+// as that one may be running a later call, which the program might only
+// let finish after this Wait returns.
+func (j *nbcJob) runOnce(l *library, block bool) {
+	if j.slot < 0 {
+		j.k.comm.nbc.order.through(l, j, block)
+		j.letGo()
+		return
+	}
 	if j.claimed.CompareAndSwap(false, true) {
 		st := pml.Status{Err: j.exec()}
 		j.k.comm.nbc.release(j.slot)
@@ -428,7 +464,11 @@ func (j *nbcJob) exec() error {
 		return nil
 	}
 	k := &j.k
-	if j.run == nil {
+	switch {
+	case j.run != nil:
+	case j.slot < 0:
+		err = served(k.t, coll.Collectives[j.o.kind], err)
+	default:
 		err = fmt.Errorf("coll %s: %w", k.t.ConcurrentProvider(coll.Collectives[j.o.kind]), err)
 	}
 	return &collFailed{errorf(classOf(err), err, "%s on %v", k.op, k.comm)}

@@ -47,6 +47,7 @@ func BenchmarkAllreduce(b *testing.B) {
 // rank has when ranks fill the host: the Wait runs the call before its
 // goroutine would start, and the start allocates nothing.
 func BenchmarkIallreduceWaitOneP(b *testing.B) {
+	benchWorld(b) // Init sets GOMAXPROCS (mpi_gomaxprocs): first, so that 1 holds
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 	iallreduceWait(b, func() {})
 }

@@ -171,5 +171,6 @@ func (k *collCall) run(s *collStart, o *collOp) error {
 	if !o.provided(&k.t.Module) {
 		return k.missing()
 	}
+	k.comm.inOrder()
 	return k.done(o.call(&k.t.Module, k.comm.cc))
 }

@@ -149,6 +149,7 @@ func exchangeEdges(op string, comm *Comm, sources, degrees, dests, weights []int
 		send = append(send, b...)
 	}
 	rcountsBytes := make([]byte, 8*n)
+	comm.inOrder()
 	if err := comm.colls.Alltoall(comm.cc, counts, rcountsBytes); err != nil {
 		return nil, comm.handle(errorf(classOf(err), served(comm.colls, "alltoall", err), "%s on %v: alltoall", op, comm))
 	}

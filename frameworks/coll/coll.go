@@ -372,8 +372,10 @@ type Table struct {
 	// calls that run beside others on the same communicator.
 	concurrent          Module
 	concurrentProviders [numCollectives]string
-	modules             []*Module
-	rules               *Rules
+	// inOrder marks the collectives whose provider is not Concurrent.
+	inOrder [numCollectives]bool
+	modules []*Module
+	rules   *Rules
 }
 
 // Build asks every candidate about c and stacks their modules, highest
@@ -417,6 +419,7 @@ func Build(c Comm, candidates []Candidate, host Host) (*Table, error) {
 		for _, o := range offers {
 			if setIfPresent(dst[i], o.mod.slots()[i]) {
 				t.providers[i] = o.name
+				t.inOrder[i] = !o.mod.Concurrent
 				break
 			}
 		}
@@ -470,6 +473,15 @@ func (t *Table) Provider(collective string) string {
 // once (Module.Concurrent): for each collective the function of the
 // highest-priority such module, nil where none provides it.
 func (t *Table) Concurrent() *Module { return &t.concurrent }
+
+// InOrder reports whether collective i (its index in Collectives) is
+// served by a module that is not Concurrent, such as sm's shared segment:
+// a non-blocking call of it runs that module's blocking function on the
+// communicator's own Comm, after every collective started on the
+// communicator before it and before every one started after it, as the
+// blocking calls run. Every member starts them in the same order, so
+// every member runs them in the same order.
+func (t *Table) InOrder(i int) bool { return t.inOrder[i] }
 
 // ConcurrentProvider names the component that serves collective in
 // Concurrent, or "" if none does.

@@ -8,7 +8,8 @@ import (
 
 // TestNonBlocking runs collcheck nbc over sm and tcp under the default
 // stack, where coll sm and han serve the blocking calls and the
-// non-blocking ones fall to tuned, and under basic alone: every
+// non-blocking ones in start order (persistent ones fall to tuned), with
+// sm's segment from the first call, and under basic alone: every
 // non-blocking and persistent collective against its blocking call, on
 // world, a split and a dup; several outstanding, waited in reverse order
 // and mixed with point-to-point requests; overlap with computation; a
@@ -19,6 +20,7 @@ func TestNonBlocking(t *testing.T) {
 		args []string
 	}{
 		{"default/sm", []string{"-np", "4", "--mca", "btl", "self,sm"}},
+		{"segment/sm", []string{"-np", "3", "--mca", "btl", "self,sm", "--mca", "coll_sm_segment_after", "0"}},
 		{"default/tcp", []string{"-np", "3", "--mca", "btl", "self,tcp"}},
 		{"basic/sm", []string{"-np", "3", "--mca", "btl", "self,sm", "--mca", "coll", "basic,self"}},
 	} {
@@ -43,7 +45,9 @@ func TestNonBlockingMany(t *testing.T) {
 
 // TestNonBlockingMismatch: a non-blocking or persistent collective whose
 // ranks' counts disagree starts without error, and its Wait reports
-// ErrTruncate or ErrCount, named after the call and the component.
+// ErrTruncate or ErrCount, named after the call and the component: sm,
+// whose segment runs the non-blocking calls in start order, and tuned,
+// which runs the persistent ones.
 func TestNonBlockingMismatch(t *testing.T) {
 	for _, kind := range []string{"ibcast", "iallreduce", "allreduce-init"} {
 		t.Run(kind, func(t *testing.T) {
@@ -58,9 +62,12 @@ func TestNonBlockingMismatch(t *testing.T) {
 			if strings.Contains(j.Stderr, "FAIL rank") {
 				t.Errorf("a rank failed otherwise\n%v", j)
 			}
-			call := strings.ReplaceAll(kind, "-", " ")
-			if !strings.Contains(j.Stdout, call+" on comm MPI_COMM_WORLD: coll tuned: ") {
-				t.Errorf("the error does not name the call, the communicator and tuned once each\n%v", j)
+			call, comp := strings.ReplaceAll(kind, "-", " "), "sm"
+			if strings.HasSuffix(kind, "init") {
+				comp = "tuned"
+			}
+			if !strings.Contains(j.Stdout, call+" on comm MPI_COMM_WORLD: coll "+comp+": ") {
+				t.Errorf("the error does not name the call, the communicator and %s once each\n%v", comp, j)
 			}
 		})
 	}

@@ -32,6 +32,8 @@ func nbc(x *checker, w mpi.Comm) {
 			nbcForms(x, c, n)
 		}
 		nbcOutstanding(x, c)
+		nbcBeforeBlocking(x, c)
+		nbcWaitFirst(x, c)
 		nbcMixed(x, c)
 		nbcProgress(x, c)
 	}
@@ -384,6 +386,99 @@ func nbcOutstanding(x *checker, c mpi.Comm) {
 		x.ok(err, "%s: wait %d", what, i)
 	}
 	nbcCheckSums(x, c, what, bc, sum, red, all, a2a)
+}
+
+// nbcBeforeBlocking starts non-blocking collectives, then calls blocking
+// ones and a Dup on the same communicator before it waits for them: the
+// calls started first must run first wherever a component needs every
+// member to run a communicator's calls in one order (coll sm's segment).
+func nbcBeforeBlocking(x *checker, c mpi.Comm) {
+	me, size := c.Rank(), c.Size()
+	what := c.Name() + " before blocking"
+	const n = 3
+	bc := make([]int64, n)
+	if me == 0 {
+		bc = seq(0, n)
+	}
+	sum, all := make([]int64, n), make([]int64, size*n)
+	r1, err := mpi.Ibcast(bc, 0, c)
+	x.ok(err, "%s: ibcast", what)
+	r2, err := mpi.Iallreduce(seq(me, n), sum, mpi.Sum, c)
+	x.ok(err, "%s: iallreduce", what)
+	blocking := make([]int64, n)
+	x.ok(mpi.Allreduce(seq(me+1, n), blocking, mpi.Max, c), "%s: blocking allreduce", what)
+	d, err := c.Dup()
+	x.ok(err, "%s: dup", what)
+	r3, err := mpi.Iallgather(seq(me, n), all, c)
+	x.ok(err, "%s: iallgather", what)
+	x.ok(mpi.Barrier(c), "%s: barrier", what)
+	for i, r := range []mpi.Request{r3, r2, r1} {
+		_, err := r.Wait()
+		x.ok(err, "%s: wait %d", what, i)
+	}
+	same(x, bc, seq(0, n), "%s: bcast", what)
+	same(x, blocking, seq(size, n), "%s: blocking allreduce", what)
+	want := make([]int64, n)
+	for i := range size {
+		for k, v := range seq(i, n) {
+			want[k] += v
+		}
+	}
+	same(x, sum, want, "%s: allreduce", what)
+	from := make([][]int64, size)
+	for i := range from {
+		from[i] = seq(i, n)
+	}
+	same(x, all, concat(from), "%s: allgather", what)
+	x.ok(d.Free(), "%s: free the dup", what)
+}
+
+// nbcWaitFirst: a Wait on the first of two outstanding collectives returns
+// once that one is done, whoever runs the second. Rank 0 starts both,
+// waits for the first and only then sends the last rank the message that
+// lets it start its second: a Wait that ran every call started, or waited
+// for whoever runs them, would hang.
+func nbcWaitFirst(x *checker, c mpi.Comm) {
+	me, size := c.Rank(), c.Size()
+	if size < 2 {
+		return
+	}
+	what := c.Name() + " wait for the first"
+	const tag = 70
+	a := []int64{int64(me)}
+	b := []int64{int64(me)}
+	ra, err := mpi.Iallreduce([]int64{int64(me)}, a, mpi.Sum, c)
+	x.ok(err, "%s: first", what)
+	var rb mpi.Request
+	start := func() {
+		rb, err = mpi.Iallreduce([]int64{int64(me)}, b, mpi.Max, c)
+		x.ok(err, "%s: second", what)
+	}
+	switch me {
+	case 0:
+		start()
+		_, err = ra.Wait()
+		x.ok(err, "%s: wait for the first", what)
+		x.ok(mpi.Send([]int64{1}, size-1, tag, c), "%s: send", what)
+	case size - 1:
+		_, err = mpi.Recv(make([]int64, 1), 0, tag, c)
+		x.ok(err, "%s: recv", what)
+		start()
+	default:
+		start()
+	}
+	if me != 0 {
+		_, err = ra.Wait()
+		x.ok(err, "%s: wait for the first", what)
+	}
+	_, err = rb.Wait()
+	x.ok(err, "%s: wait for the second", what)
+	if want := int64(size * (size - 1) / 2); a[0] != want {
+		x.errorf("%s: first gave %d, want %d", what, a[0], want)
+	}
+	if b[0] != int64(size-1) {
+		x.errorf("%s: second gave %d, want %d", what, b[0], size-1)
+	}
 }
 
 // nbcCheckSums checks the results of nbcOutstanding's and nbcMixed's calls

@@ -160,8 +160,56 @@ func check(w mpi.Comm) error {
 				return fmt.Errorf("allgather of %d from each: rank %d's block is wrong", block, r)
 			}
 		}
+		if err := nonBlocking(w, seed, n); err != nil {
+			return err
+		}
 		if err := mpi.Barrier(w); err != nil {
 			return fmt.Errorf("barrier: %w", err)
+		}
+	}
+	return nil
+}
+
+// nonBlocking starts a bcast, an allreduce, a barrier and an allgather
+// of n elements without waiting, which han runs in start order, and
+// waits for them in reverse order.
+func nonBlocking(w mpi.Comm, seed, n int) error {
+	rank, size := w.Rank(), w.Size()
+	root := size - 1
+	buf := make([]int32, n)
+	if rank == root {
+		buf = data(seed, root, n)
+	}
+	sumOf := make([]int32, n)
+	block := n / size
+	all := make([]int32, block*size)
+	var reqs []mpi.Request
+	for _, start := range []func() (mpi.Request, error){
+		func() (mpi.Request, error) { return mpi.Ibcast(buf, root, w) },
+		func() (mpi.Request, error) { return mpi.Iallreduce(data(seed, rank, n), sumOf, mpi.Sum, w) },
+		func() (mpi.Request, error) { return mpi.Ibarrier(w) },
+		func() (mpi.Request, error) { return mpi.Iallgather(data(seed, rank, block), all, w) },
+	} {
+		r, err := start()
+		if err != nil {
+			return fmt.Errorf("non-blocking start %d of %d elements: %w", len(reqs), n, err)
+		}
+		reqs = append(reqs, r)
+	}
+	for i := len(reqs) - 1; i >= 0; i-- {
+		if _, err := reqs[i].Wait(); err != nil {
+			return fmt.Errorf("non-blocking call %d of %d elements: %w", i, n, err)
+		}
+	}
+	if !slices.Equal(buf, data(seed, root, n)) {
+		return fmt.Errorf("ibcast of %d from %d: wrong result", n, root)
+	}
+	if !slices.Equal(sumOf, fold(sum, seed, size, n)) {
+		return fmt.Errorf("iallreduce sum of %d: wrong result", n)
+	}
+	for r := range size {
+		if !slices.Equal(all[r*block:(r+1)*block], data(seed, r, block)) {
+			return fmt.Errorf("iallgather of %d from each: rank %d's block is wrong", block, r)
 		}
 	}
 	return nil
