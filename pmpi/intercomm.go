@@ -60,6 +60,11 @@ type side struct {
 	// swap, called by the leader alone, sends its bytes to the other
 	// group's leader and returns what that leader sent.
 	swap func(mine []byte) ([]byte, error)
+	// m, when set, carries the agreements within the group on on (a
+	// non-blocking slot's context of local) instead of local's blocking
+	// collectives: CommIdup's, which must not meet the calls outstanding.
+	m  *coll.Module
+	on *collComm
 }
 
 // across gives every rank of this group what the other group's leader
@@ -74,13 +79,22 @@ func (s side) across(mine []byte) ([]byte, error) {
 	if s.local.rank == s.leader {
 		theirs, err = s.swap(mine)
 	}
+	if s.m != nil {
+		return fromLeaderOn(s.local, func(buf []byte) error { return s.m.Bcast(s.on, buf, s.leader) }, s.leader, theirs, err)
+	}
 	return s.local.fromLeader(s.leader, theirs, err)
 }
 
 // allreduceUint32 reduces v with op over both groups: within this group,
 // between the leaders, and back within this group.
 func (s side) allreduceUint32(v uint32, op coll.Op) (uint32, error) {
-	mine, err := s.local.allreduceUint32(v, op)
+	var mine uint32
+	var err error
+	if s.m != nil {
+		mine, err = allreduceUint32On(s.m, s.on, v, op)
+	} else {
+		mine, err = s.local.allreduceUint32(v, op)
+	}
 	if err != nil {
 		return 0, err
 	}

@@ -19,7 +19,11 @@ import (
 // on a slot context of comm's non-blocking collectives (nbc.go), so that
 // it neither waits for nor mixes with the collectives outstanding on
 // comm. The request completes when the communicator is ready; until then
-// the communicator may not be used, as MPI says.
+// the communicator may not be used, as MPI says. An intercommunicator's
+// copy agrees its context over both groups and its bridge's within each,
+// as CommDup's does, on the slot's context between the groups and the
+// bridge's context of the same slot, as a non-blocking collective there
+// runs (intercoll_nbc.go).
 
 // CommIdup starts duplicating comm (MPI_Comm_idup) and returns the new
 // communicator, usable once the request completes, and the request. The
@@ -40,18 +44,20 @@ func idup(op string, comm *Comm, withInfo bool, info *Info) (*Comm, *Request, er
 	if err != nil {
 		return nil, nil, err
 	}
+	within, ctx := comm, comm.context // the communicator whose collectives agree
 	if comm.inter != nil {
-		return nil, nil, errNotIntra(op, comm)
+		within = comm.inter.bridge
+		ctx = max(ctx, within.context)
 	}
-	m := comm.colls.Concurrent()
-	if m.Allreduce == nil {
+	m := within.colls.Concurrent()
+	if m.Allreduce == nil || (comm.inter != nil && m.Bcast == nil) {
 		return nil, nil, comm.handle(errorf(ClassIntern, coll.ErrNoProvider,
-			"%s on %v: no coll component that can run calls side by side (basic, self, tuned) provides allreduce (check the coll parameter)", op, comm))
+			"%s on %v: no coll component that can run calls side by side (basic, self, tuned) provides allreduce and bcast (check the coll parameter)", op, comm))
 	}
-	if comm.context >= nbcContexts {
+	if ctx >= nbcContexts {
 		return nil, nil, comm.handle(errorf(ClassComm, nil,
 			"%s on %v: its context id %d is not below %d, the most non-blocking collectives can tell apart (too many communicators alive)",
-			op, comm, comm.context, nbcContexts))
+			op, comm, ctx, nbcContexts))
 	}
 	var hints map[string]string
 	if withInfo {
@@ -61,6 +67,9 @@ func idup(op string, comm *Comm, withInfo bool, info *Info) (*Comm, *Request, er
 	}
 
 	c := pendingComm(l, comm)
+	if comm.inter != nil {
+		c = pendingInter(l, comm)
+	}
 	if withInfo {
 		c.ext.hints.vals = hints
 	} else {
@@ -94,6 +103,20 @@ func pendingComm(l *library, comm *Comm) *Comm {
 	return c
 }
 
+// pendingInter is pendingComm for an intercommunicator: the same groups,
+// without its contexts and bridge.
+func pendingInter(l *library, comm *Comm) *Comm {
+	c := &Comm{group: slices.Clone(comm.group), ranks: make(map[int]int, len(comm.group)), rank: comm.rank, lib: l,
+		inter: &interPart{local: slices.Clone(comm.inter.local)}}
+	for i, w := range c.group {
+		c.ranks[w] = i
+	}
+	name := comm.Name() + ".dup"
+	c.name.Store(&name)
+	c.errh.Store(comm.errh.Load())
+	return c
+}
+
 // The states of a communicator that CommIdup made, while it is not
 // usable (Comm.idup).
 const (
@@ -107,7 +130,7 @@ type idupJob struct {
 	op     string
 	parent *Comm
 	c      *Comm        // the new communicator
-	m      *coll.Module // parent's collectives that run side by side
+	m      *coll.Module // the collectives that run side by side of parent (of its bridge, for an intercommunicator)
 	slot   int          // parent's non-blocking slot the agreement runs on
 	p      *pml.Request
 	// copyErr is a copy callback's failure at the call: the agreement
@@ -137,14 +160,12 @@ func (j *idupJob) run() {
 }
 
 func (j *idupJob) finish() error {
+	if j.parent.inter != nil {
+		return j.finishInter()
+	}
 	cc := collComm{c: j.parent, ctx: nbcContext(j.parent, j.slot)}
 	id, err := j.l.agreeContextOver(func(v uint32, op coll.Op) (uint32, error) {
-		var in, out [4]byte
-		binary.LittleEndian.PutUint32(in[:], v)
-		if err := j.m.Allreduce(&cc, in[:], out[:], op); err != nil {
-			return 0, fmt.Errorf("coll %s: allreduce: %w", j.parent.colls.ConcurrentProvider("allreduce"), err)
-		}
-		return binary.LittleEndian.Uint32(out[:]), nil
+		return allreduceUint32On(j.m, &cc, v, op)
 	})
 	if err != nil {
 		return errorf(classOf(err), err, "%s on %v", j.op, j.parent)
@@ -163,4 +184,50 @@ func (j *idupJob) finish() error {
 		return errorf(ClassIntern, err, "%s on %v", j.op, j.parent)
 	}
 	return nil
+}
+
+// finishInter is finish for an intercommunicator: its context over both
+// groups, then its bridge's within this one, as interDup agrees them.
+func (j *idupJob) finishInter() error {
+	p, l := j.parent, j.l
+	b := p.inter.bridge
+	on := &collComm{c: b, ctx: nbcContext(b, j.slot)}
+	s := side{local: b, leader: 0, m: j.m, on: on, swap: func(mine []byte) ([]byte, error) {
+		return l.swapWith(nbcContext(p, j.slot), p.group[0], tagInterLeaders, mine)
+	}}
+	id, err := l.agreeContextOver(s.allreduceUint32)
+	if err != nil {
+		return errorf(classOf(err), err, "%s on %v", j.op, p)
+	}
+	bid, err := l.agreeContextOver(func(v uint32, op coll.Op) (uint32, error) { return allreduceUint32On(j.m, on, v, op) })
+	if err != nil {
+		l.ctxs.release(id)
+		return errorf(classOf(err), err, "%s on %v", j.op, p)
+	}
+	if j.copyErr != nil {
+		l.ctxs.release(id)
+		l.ctxs.release(bid)
+		return j.copyErr
+	}
+	c := j.c
+	bridge, err := l.derive(b, "intercomm bridge", c.Name()+".local", slices.Clone(c.inter.local), bid)
+	if err != nil {
+		l.ctxs.release(id)
+		return errorf(classOf(err), err, "%s on %v", j.op, p)
+	}
+	c.context, c.inter.bridge = id, bridge
+	c.applyHints()
+	l.comms.Store(id, c)
+	return nil
+}
+
+// allreduceUint32On reduces v with op over m's Allreduce on cc: an
+// agreement that runs beside the calls outstanding on cc's communicator.
+func allreduceUint32On(m *coll.Module, cc *collComm, v uint32, op coll.Op) (uint32, error) {
+	var in, out [4]byte
+	binary.LittleEndian.PutUint32(in[:], v)
+	if err := m.Allreduce(cc, in[:], out[:], op); err != nil {
+		return 0, fmt.Errorf("coll %s: allreduce: %w", cc.c.colls.ConcurrentProvider("allreduce"), err)
+	}
+	return binary.LittleEndian.Uint32(out[:]), nil
 }

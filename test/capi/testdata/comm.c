@@ -160,6 +160,21 @@ int main(int argc, char **argv) {
     CHECK(isum == want, "intercomm iallreduce: %d, want %d", isum, want);
     passed("intercomm collectives");
 
+    /* A non-blocking duplicate of the intercommunicator, started before an
+     * allreduce on it and waited after, carries the same allreduce. */
+    MPI_Comm interdup;
+    TRY(MPI_Comm_idup(inter, &interdup, &ireqs[0]));
+    TRY(MPI_Iallreduce(&mine, &isum, 1, MPI_INT, MPI_SUM, inter, &ireqs[1]));
+    TRY(MPI_Waitall(2, ireqs, MPI_STATUSES_IGNORE));
+    TRY(MPI_Comm_test_inter(interdup, &flag));
+    TRY(MPI_Comm_remote_size(interdup, &rs));
+    CHECK(flag && rs == (even ? nodd : neven), "intercomm idup: inter %d, remote size %d", flag, rs);
+    isum = -1;
+    TRY(MPI_Allreduce(&mine, &isum, 1, MPI_INT, MPI_SUM, interdup));
+    CHECK(isum == want, "allreduce on the intercomm idup: %d, want %d", isum, want);
+    TRY(MPI_Comm_free(&interdup));
+    passed("intercomm idup");
+
     MPI_Comm merged;
     TRY(MPI_Intercomm_merge(inter, !even, &merged));
     TRY(MPI_Comm_size(merged, &n));

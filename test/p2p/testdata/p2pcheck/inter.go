@@ -158,10 +158,61 @@ func checkInter(w mpi.Comm, s side, ic mpi.Comm) error {
 	if err := pingPongAcross(s, d); err != nil {
 		return fmt.Errorf("on the dup: %w", err)
 	}
+	if err := checkInterIdup(s, ic); err != nil {
+		return err
+	}
 	if err := d.Free(); err != nil {
 		return err
 	}
 	return ic.Free()
+}
+
+// checkInterIdup duplicates ic without blocking, twice, with a
+// non-blocking allreduce started between the two and all three waited in
+// reverse order; each copy then carries messages and collectives across.
+func checkInterIdup(s side, ic mpi.Comm) error {
+	me, n := s.mine[ic.Rank()], len(s.theirs)
+	d1, r1, err := ic.Idup()
+	if err != nil {
+		return fmt.Errorf("idup: %w", err)
+	}
+	sum := make([]int, 1)
+	r2, err := mpi.Iallreduce([]int{me}, sum, mpi.Sum, ic)
+	if err != nil {
+		return fmt.Errorf("iallreduce beside idup: %w", err)
+	}
+	d2, r3, err := ic.Idup()
+	if err != nil {
+		return fmt.Errorf("second idup: %w", err)
+	}
+	for i, r := range []mpi.Request{r3, r2, r1} {
+		if _, err := r.Wait(); err != nil {
+			return fmt.Errorf("idup: wait %d: %w", i, err)
+		}
+	}
+	want := 0
+	for _, w := range s.theirs {
+		want += w
+	}
+	if sum[0] != want {
+		return fmt.Errorf("iallreduce beside idup: %d, want %d", sum[0], want)
+	}
+	for _, d := range []mpi.Comm{d1, d2} {
+		if !d.TestInter() || d.RemoteSize() != n {
+			return fmt.Errorf("idup: TestInter %v, RemoteSize %d", d.TestInter(), d.RemoteSize())
+		}
+		if cmp, err := ic.Compare(d); err != nil || cmp != mpi.Congruent {
+			return fmt.Errorf("compare with its idup: %v %v, want Congruent", cmp, err)
+		}
+		if err := pingPongAcross(s, d); err != nil {
+			return fmt.Errorf("on the idup: %w", err)
+		}
+		total := make([]int, 1)
+		if err := mpi.Allreduce([]int{me}, total, mpi.Sum, d); err != nil || total[0] != want {
+			return fmt.Errorf("allreduce on the idup: %d %v, want %d", total[0], err, want)
+		}
+	}
+	return errors.Join(d1.Free(), d2.Free())
 }
 
 func checkShape(w mpi.Comm, s side, ic mpi.Comm) error {
