@@ -17,6 +17,8 @@ func TestDimsCreate(t *testing.T) {
 		{12, []int{0, 0}, []int{4, 3}},
 		{16, []int{0, 0, 0}, []int{4, 2, 2}},
 		{24, []int{0, 0, 0}, []int{4, 3, 2}},
+		{5040, []int{0, 0, 0}, []int{21, 16, 15}}, // not 20x18x14, of the same spread
+		{7488, []int{0, 0, 0}, []int{26, 18, 16}}, // not 24x24x13, of a larger one
 		{36, []int{0, 0}, []int{6, 6}},
 		{7, []int{0, 0}, []int{7, 1}},
 		{1, []int{0, 0}, []int{1, 1}},
@@ -34,8 +36,9 @@ func TestDimsCreate(t *testing.T) {
 }
 
 // TestDimsCreateMostBalanced checks the filled dims against every
-// non-increasing factorisation: none has a smaller largest entry (then
-// second largest, and so on).
+// non-increasing factorisation: none has a smaller spread between its
+// largest and smallest entries, or the same spread and a larger smallest
+// entry (then second smallest, and so on).
 func TestDimsCreateMostBalanced(t *testing.T) {
 	var all func(n, k, limit int) [][]int
 	all = func(n, k, limit int) [][]int {
@@ -55,19 +58,38 @@ func TestDimsCreateMostBalanced(t *testing.T) {
 		}
 		return out
 	}
-	for n := 1; n <= 96; n++ {
+	order := func(a, b []int) int {
+		if c := (a[0] - a[len(a)-1]) - (b[0] - b[len(b)-1]); c != 0 {
+			return c
+		}
+		for i := len(a) - 1; i >= 0; i-- {
+			if a[i] != b[i] {
+				return b[i] - a[i]
+			}
+		}
+		return 0
+	}
+	for _, n := range append(seqTo(200), 720, 5040, 6240, 7488, 10800, 5616) {
 		for k := 1; k <= 4; k++ {
 			got := make([]int, k)
 			if err := theAPI.DimsCreate(n, got); err != nil {
 				t.Fatalf("DimsCreate(%d, %d zeros): %v", n, k, err)
 			}
-			cands := all(n, k, n)
-			best := slices.MinFunc(cands, slices.Compare[[]int])
+			best := slices.MinFunc(all(n, k, n), order)
 			if !slices.Equal(got, best) {
 				t.Errorf("DimsCreate(%d, %d zeros) = %v; want %v", n, k, got, best)
 			}
 		}
 	}
+}
+
+// seqTo is 1 to n.
+func seqTo(n int) []int {
+	s := make([]int, n)
+	for i := range s {
+		s[i] = i + 1
+	}
+	return s
 }
 
 func TestDimsCreateErrors(t *testing.T) {
