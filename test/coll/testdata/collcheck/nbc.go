@@ -363,10 +363,7 @@ func nbcOutstanding(x *checker, c mpi.Comm) {
 	me, size := c.Rank(), c.Size()
 	what := c.Name() + " outstanding"
 	const n = 3
-	bc := make([]int64, n)
-	if me == 0 {
-		bc = seq(0, n)
-	}
+	bc := bcastData(me, n)
 	send := seq(me, n)
 	sum, red := make([]int64, n), make([]int64, n)
 	all, a2a := make([]int64, size*n), make([]int64, size*n)
@@ -396,10 +393,7 @@ func nbcBeforeBlocking(x *checker, c mpi.Comm) {
 	me, size := c.Rank(), c.Size()
 	what := c.Name() + " before blocking"
 	const n = 3
-	bc := make([]int64, n)
-	if me == 0 {
-		bc = seq(0, n)
-	}
+	bc := bcastData(me, n)
 	sum, all := make([]int64, n), make([]int64, size*n)
 	r1, err := mpi.Ibcast(bc, 0, c)
 	x.ok(err, "%s: ibcast", what)
@@ -481,6 +475,15 @@ func nbcWaitFirst(x *checker, c mpi.Comm) {
 	}
 }
 
+// bcastData is a bcast's buffer of n values from rank 0 at rank me: rank
+// 0's data there, zeros elsewhere.
+func bcastData(me, n int) []int64 {
+	if me == 0 {
+		return seq(0, n)
+	}
+	return make([]int64, n)
+}
+
 // nbcCheckSums checks the results of nbcOutstanding's and nbcMixed's calls
 // against the blocking ones'.
 func nbcCheckSums(x *checker, c mpi.Comm, what string, bc, sum, red, all, a2a []int64) {
@@ -511,10 +514,7 @@ func nbcMixed(x *checker, c mpi.Comm) {
 	right, left := (me+1)%size, (me+size-1)%size
 	for round, useTestSome := range []bool{false, true} {
 		what := fmt.Sprintf("%s mixed round %d", c.Name(), round)
-		bc := make([]int64, n)
-		if me == 0 {
-			bc = seq(0, n)
-		}
+		bc := bcastData(me, n)
 		send := seq(me, n)
 		sum, red := make([]int64, n), make([]int64, n)
 		all, a2a := make([]int64, size*n), make([]int64, size*n)
