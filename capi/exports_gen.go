@@ -382,7 +382,7 @@ func PMPI_Comm_create_errhandler(comm_errhandler_fn unsafe.Pointer, errhandler *
 
 //export PMPI_Comm_create_from_group
 func PMPI_Comm_create_from_group(group C.uintptr_t, stringtag *C.char, info C.uintptr_t, errhandler C.uintptr_t, newcomm *C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_Comm_create_from_group"))
+	return C.int(done(0, mpiCommCreateFromGroup(Group(group), stringtag, Info(info), Errhandler(errhandler), (*Comm)(unsafe.Pointer(newcomm)))))
 }
 
 //export PMPI_Comm_create_group
@@ -1552,7 +1552,7 @@ func PMPI_Intercomm_create(local_comm C.uintptr_t, local_leader C.int, peer_comm
 
 //export PMPI_Intercomm_create_from_groups
 func PMPI_Intercomm_create_from_groups(local_group C.uintptr_t, local_leader C.int, remote_group C.uintptr_t, remote_leader C.int, stringtag *C.char, info C.uintptr_t, errhandler C.uintptr_t, newintercomm *C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_Intercomm_create_from_groups"))
+	return C.int(done(0, mpiIntercommCreateFromGroups(Group(local_group), int(local_leader), Group(remote_group), int(remote_leader), stringtag, Info(info), Errhandler(errhandler), (*Comm)(unsafe.Pointer(newintercomm)))))
 }
 
 //export PMPI_Intercomm_merge

@@ -1,5 +1,6 @@
 /* Communicators through the C library: split by type, compare, names,
- * duplication with info and non-blocking, hints, intercommunicators,
+ * duplication with info and non-blocking, hints, intercommunicators, the
+ * MPI 4 constructors from groups,
  * error handler inheritance and attached buffers. Runs on 2 or more
  * ranks. */
 #include "check.h"
@@ -174,6 +175,38 @@ int main(int argc, char **argv) {
     CHECK(isum == want, "allreduce on the intercomm idup: %d, want %d", isum, want);
     TRY(MPI_Comm_free(&interdup));
     passed("intercomm idup");
+
+    /* MPI 4's constructors from groups: world's whole group, and the even
+     * and odd ranks' groups facing each other. */
+    MPI_Group wg, eg, og;
+    TRY(MPI_Comm_group(MPI_COMM_WORLD, &wg));
+    int evens[64], odds[64];
+    for (int k = 0; k < neven; k++)
+        evens[k] = 2 * k;
+    for (int k = 0; k < nodd; k++)
+        odds[k] = 2 * k + 1;
+    TRY(MPI_Group_incl(wg, neven, evens, &eg));
+    TRY(MPI_Group_incl(wg, nodd, odds, &og));
+    MPI_Comm whole, fromgroups;
+    TRY(MPI_Comm_create_from_group(wg, "org.gompi.test.whole", MPI_INFO_NULL, MPI_ERRORS_RETURN, &whole));
+    CHECK(compare(whole, MPI_COMM_WORLD) == MPI_CONGRUENT, "the communicator of world's group is congruent to world");
+    MPI_Errhandler weh;
+    TRY(MPI_Comm_get_errhandler(whole, &weh));
+    CHECK(weh == MPI_ERRORS_RETURN, "the communicator from a group takes the errhandler argument");
+    TRY(MPI_Intercomm_create_from_groups(even ? eg : og, 0, even ? og : eg, 0, "org.gompi.test.halves", MPI_INFO_NULL,
+                                         MPI_ERRORS_RETURN, &fromgroups));
+    TRY(MPI_Comm_test_inter(fromgroups, &flag));
+    TRY(MPI_Comm_remote_size(fromgroups, &rs));
+    CHECK(flag && rs == (even ? nodd : neven), "intercomm from groups: inter %d, remote size %d", flag, rs);
+    isum = -1;
+    TRY(MPI_Allreduce(&mine, &isum, 1, MPI_INT, MPI_SUM, fromgroups));
+    CHECK(isum == want, "allreduce on the intercomm from groups: %d, want %d", isum, want);
+    TRY(MPI_Comm_free(&fromgroups));
+    TRY(MPI_Comm_free(&whole));
+    TRY(MPI_Group_free(&eg));
+    TRY(MPI_Group_free(&og));
+    TRY(MPI_Group_free(&wg));
+    passed("communicators from groups");
 
     MPI_Comm merged;
     TRY(MPI_Intercomm_merge(inter, !even, &merged));

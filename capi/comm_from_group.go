@@ -1,0 +1,123 @@
+package main
+
+/*
+#define GOMPI_ABI_TYPES_ONLY
+#include "include/mpi.h"
+*/
+import "C"
+
+import (
+	"hash/fnv"
+
+	"github.com/gompi/gompi/pmpi"
+)
+
+// MPI 4's constructors from groups, in the World Model: gompi has no
+// sessions, so a group comes from a communicator, and MPI_COMM_WORLD holds
+// every process. The communicator is made over the group alone, as
+// MPI_Comm_create_group makes it from world, on a tag that stringtag
+// gives, so that calls of other stringtags may run at once on groups that
+// overlap; the intercommunicator's leaders then meet over world with the
+// same tag, as MPI_Intercomm_create's do.
+
+// stringTag turns an MPI 4 stringtag into a tag: 30 bits of its FNV-1a
+// hash, below every tag bound.
+func stringTag(op string, s *C.char) (string, int, error) {
+	if s == nil {
+		return "", 0, errorf(pmpi.ClassArg, "%s: the stringtag is NULL", op)
+	}
+	str := C.GoString(s)
+	if len(str) >= C.MPI_MAX_STRINGTAG_LEN {
+		return "", 0, errorf(pmpi.ClassArg, "%s: the stringtag has %d characters (at most %d)", op, len(str), C.MPI_MAX_STRINGTAG_LEN-1)
+	}
+	h := fnv.New32a()
+	h.Write([]byte(str))
+	return str, int(h.Sum32() >> 2), nil
+}
+
+// fromGroup makes the intracommunicator of group g over world with tag t
+// and its handle, whose error handler is eh.
+func fromGroup(g *pmpi.Group, t int, eh Errhandler) (*pmpi.Comm, *commEntry, error) {
+	if err := eh.check(); err != nil {
+		return nil, nil, err
+	}
+	w, err := MPI_COMM_WORLD.get()
+	if err != nil {
+		return nil, nil, err
+	}
+	c, err := api().CommCreateGroup(w.c, g, t)
+	if err != nil {
+		return nil, nil, err
+	}
+	e := &commEntry{c: c}
+	e.errh.Store(uintptr(eh))
+	return c, e, nil
+}
+
+func mpiCommCreateFromGroup(gh Group, stringtag *C.char, ih Info, eh Errhandler, out *Comm) error {
+	const op = "comm create from group"
+	g, err := gh.get()
+	if err != nil {
+		return err
+	}
+	if _, err := ih.optional(); err != nil {
+		return err
+	}
+	_, t, err := stringTag(op, stringtag)
+	if err != nil {
+		return err
+	}
+	_, e, err := fromGroup(g, t, eh)
+	if err != nil {
+		return err
+	}
+	return setComm(out, e.c, e)
+}
+
+func mpiIntercommCreateFromGroups(lh Group, localLeader int, rh Group, remoteLeader int, stringtag *C.char, ih Info, eh Errhandler, out *Comm) error {
+	const op = "intercomm create from groups"
+	local, err := lh.get()
+	if err != nil {
+		return err
+	}
+	remote, err := rh.get()
+	if err != nil {
+		return err
+	}
+	if _, err := ih.optional(); err != nil {
+		return err
+	}
+	_, t, err := stringTag(op, stringtag)
+	if err != nil {
+		return err
+	}
+	if remoteLeader < 0 || remoteLeader >= remote.Size() {
+		return errorf(pmpi.ClassRank, "%s: the remote leader %d is out of range (0 to %d)", op, remoteLeader, remote.Size()-1)
+	}
+	lc, _, err := fromGroup(local, t, eh)
+	if err != nil {
+		return err
+	}
+	w, err := MPI_COMM_WORLD.get()
+	if err != nil {
+		return err
+	}
+	wg, err := api().CommGroup(w.c)
+	if err != nil {
+		return err
+	}
+	leader, err := api().GroupTranslateRanks(remote, []int{remoteLeader}, wg)
+	if err != nil {
+		return err
+	}
+	ic, err := api().IntercommCreate(lc, localLeader, w.c, leader[0], t)
+	if ferr := api().CommFree(lc); err == nil {
+		err = ferr
+	}
+	if err != nil {
+		return err
+	}
+	e := &commEntry{c: ic}
+	e.errh.Store(uintptr(eh))
+	return setComm(out, ic, e)
+}
