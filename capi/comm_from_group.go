@@ -20,54 +20,54 @@ import (
 // overlap; the intercommunicator's leaders then meet over world with the
 // same tag, as MPI_Intercomm_create's do.
 
-// stringTag turns an MPI 4 stringtag into a tag: 30 bits of its FNV-1a
-// hash, below every tag bound.
-func stringTag(op string, s *C.char) (string, int, error) {
-	if s == nil {
-		return "", 0, errorf(pmpi.ClassArg, "%s: the stringtag is NULL", op)
+// groupArgs checks what both constructors take: a group, an info and a
+// stringtag, which it turns into a tag: 30 bits of its FNV-1a hash, below
+// every tag bound.
+func groupArgs(op string, gh Group, ih Info, stringtag *C.char) (*pmpi.Group, int, error) {
+	g, err := gh.get()
+	if err != nil {
+		return nil, 0, err
 	}
-	str := C.GoString(s)
+	if _, err := ih.optional(); err != nil {
+		return nil, 0, err
+	}
+	if stringtag == nil {
+		return nil, 0, errorf(pmpi.ClassArg, "%s: the stringtag is NULL", op)
+	}
+	str := C.GoString(stringtag)
 	if len(str) >= C.MPI_MAX_STRINGTAG_LEN {
-		return "", 0, errorf(pmpi.ClassArg, "%s: the stringtag has %d characters (at most %d)", op, len(str), C.MPI_MAX_STRINGTAG_LEN-1)
+		return nil, 0, errorf(pmpi.ClassArg, "%s: the stringtag has %d characters (at most %d)", op, len(str), C.MPI_MAX_STRINGTAG_LEN-1)
 	}
 	h := fnv.New32a()
 	h.Write([]byte(str))
-	return str, int(h.Sum32() >> 2), nil
+	return g, int(h.Sum32() >> 2), nil
 }
 
-// fromGroup makes the intracommunicator of group g over world with tag t
-// and its handle, whose error handler is eh.
-func fromGroup(g *pmpi.Group, t int, eh Errhandler) (*pmpi.Comm, *commEntry, error) {
+// fromGroup makes the intracommunicator of group g over world with tag t,
+// in an entry whose error handler is eh.
+func fromGroup(g *pmpi.Group, t int, eh Errhandler) (*commEntry, error) {
 	if err := eh.check(); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	w, err := MPI_COMM_WORLD.get()
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	c, err := api().CommCreateGroup(w.c, g, t)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	e := &commEntry{c: c}
 	e.errh.Store(uintptr(eh))
-	return c, e, nil
+	return e, nil
 }
 
 func mpiCommCreateFromGroup(gh Group, stringtag *C.char, ih Info, eh Errhandler, out *Comm) error {
-	const op = "comm create from group"
-	g, err := gh.get()
+	g, t, err := groupArgs("comm create from group", gh, ih, stringtag)
 	if err != nil {
 		return err
 	}
-	if _, err := ih.optional(); err != nil {
-		return err
-	}
-	_, t, err := stringTag(op, stringtag)
-	if err != nil {
-		return err
-	}
-	_, e, err := fromGroup(g, t, eh)
+	e, err := fromGroup(g, t, eh)
 	if err != nil {
 		return err
 	}
@@ -76,7 +76,7 @@ func mpiCommCreateFromGroup(gh Group, stringtag *C.char, ih Info, eh Errhandler,
 
 func mpiIntercommCreateFromGroups(lh Group, localLeader int, rh Group, remoteLeader int, stringtag *C.char, ih Info, eh Errhandler, out *Comm) error {
 	const op = "intercomm create from groups"
-	local, err := lh.get()
+	local, t, err := groupArgs(op, lh, ih, stringtag)
 	if err != nil {
 		return err
 	}
@@ -84,17 +84,10 @@ func mpiIntercommCreateFromGroups(lh Group, localLeader int, rh Group, remoteLea
 	if err != nil {
 		return err
 	}
-	if _, err := ih.optional(); err != nil {
-		return err
-	}
-	_, t, err := stringTag(op, stringtag)
-	if err != nil {
-		return err
-	}
 	if remoteLeader < 0 || remoteLeader >= remote.Size() {
 		return errorf(pmpi.ClassRank, "%s: the remote leader %d is out of range (0 to %d)", op, remoteLeader, remote.Size()-1)
 	}
-	lc, _, err := fromGroup(local, t, eh)
+	le, err := fromGroup(local, t, eh)
 	if err != nil {
 		return err
 	}
@@ -110,8 +103,8 @@ func mpiIntercommCreateFromGroups(lh Group, localLeader int, rh Group, remoteLea
 	if err != nil {
 		return err
 	}
-	ic, err := api().IntercommCreate(lc, localLeader, w.c, leader[0], t)
-	if ferr := api().CommFree(lc); err == nil {
+	ic, err := api().IntercommCreate(le.c, localLeader, w.c, leader[0], t)
+	if ferr := api().CommFree(le.c); err == nil {
 		err = ferr
 	}
 	if err != nil {
