@@ -57,9 +57,15 @@ func fromGroup(g *pmpi.Group, t int, eh Errhandler) (*commEntry, error) {
 	if err != nil {
 		return nil, err
 	}
+	return withHandler(c, eh), nil
+}
+
+// withHandler is an entry of c whose error handler is eh, for setComm
+// to give the new handle.
+func withHandler(c *pmpi.Comm, eh Errhandler) *commEntry {
 	e := &commEntry{c: c}
 	e.errh.Store(uintptr(eh))
-	return e, nil
+	return e
 }
 
 func mpiCommCreateFromGroup(gh Group, stringtag *C.char, ih Info, eh Errhandler, out *Comm) error {
@@ -110,7 +116,5 @@ func mpiIntercommCreateFromGroups(lh Group, localLeader int, rh Group, remoteLea
 	if err != nil {
 		return err
 	}
-	e := &commEntry{c: ic}
-	e.errh.Store(uintptr(eh))
-	return setComm(out, ic, e)
+	return setComm(out, ic, withHandler(ic, eh))
 }

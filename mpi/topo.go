@@ -25,8 +25,8 @@ func (c Comm) TopoTest() (Topology, error) { return api().TopoTest(c.c) }
 // DimsCreate fills the zero entries of dims with the most balanced sizes
 // (the least spread between the largest and the smallest, as MPICH
 // chooses) whose product, with the positive entries, is nnodes, in
-// non-increasing order: DimsCreate(12, [0 0]) gives [4 3]. The positive entries' product
-// must divide nnodes (ErrDims otherwise).
+// non-increasing order: DimsCreate(12, [0 0]) gives [4 3]. The positive
+// entries' product must divide nnodes (ErrDims otherwise).
 func DimsCreate(nnodes int, dims []int) error { return api().DimsCreate(nnodes, dims) }
 
 // CartCreate makes a communicator of comm's ranks arranged in a Cartesian

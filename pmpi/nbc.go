@@ -148,13 +148,7 @@ func (s *nbcState) take(e *pml.Engine) (int, *nbcJob) {
 		s.released.Wait()
 	}
 	s.busy[slot/64] |= 1 << (slot % 64)
-	n := len(s.spare)
-	if n == 0 {
-		return slot, &nbcJob{}
-	}
-	j := s.spare[n-1]
-	s.spare = s.spare[:n-1]
-	return slot, j
+	return slot, s.spareLocked()
 }
 
 // job takes a spare job, or a new one, for a call that runs in order and
@@ -162,6 +156,11 @@ func (s *nbcState) take(e *pml.Engine) (int, *nbcJob) {
 func (s *nbcState) job() *nbcJob {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	return s.spareLocked()
+}
+
+// spareLocked takes a spare job, or makes one; s.mu is held.
+func (s *nbcState) spareLocked() *nbcJob {
 	n := len(s.spare)
 	if n == 0 {
 		return &nbcJob{}
