@@ -58,15 +58,23 @@ func mpiCommSplit(h Comm, color, key int, out *Comm) error {
 	return setComm(out, c, e)
 }
 
-func mpiCommFree(h *Comm) error {
+func mpiCommFree(h *Comm) error { return freeCommHandle(h, "comm free", api().CommFree) }
+
+func mpiCommDisconnect(h *Comm) error {
+	return freeCommHandle(h, "comm disconnect", api().CommDisconnect)
+}
+
+// freeCommHandle frees *h's communicator with free, forgets its handle and
+// sets *h to MPI_COMM_NULL.
+func freeCommHandle(h *Comm, op string, free func(*pmpi.Comm) error) error {
 	if *h == MPI_COMM_WORLD || *h == MPI_COMM_SELF {
-		return errorf(pmpi.ClassComm, "comm free: %s cannot be freed", commName(*h))
+		return errorf(pmpi.ClassComm, "%s: %s cannot be freed", op, commName(*h))
 	}
 	e, err := h.get()
 	if err != nil {
 		return err
 	}
-	if err := api().CommFree(e.c); err != nil {
+	if err := free(e.c); err != nil {
 		return err
 	}
 	lib.commHandles.Delete(e.c)

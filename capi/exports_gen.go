@@ -412,7 +412,7 @@ func PMPI_Comm_detach_buffer_c(comm C.uintptr_t, buffer_addr unsafe.Pointer, siz
 
 //export PMPI_Comm_disconnect
 func PMPI_Comm_disconnect(comm *C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_Comm_disconnect"))
+	return C.int(done(0, mpiCommDisconnect((*Comm)(unsafe.Pointer(comm)))))
 }
 
 //export PMPI_Comm_dup

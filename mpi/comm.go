@@ -144,6 +144,17 @@ func (c *Comm) Free() error {
 	return err
 }
 
+// Disconnect frees c as Free does once every rank of c has called it (of
+// both groups, for an intercommunicator), and makes c null: MPI's
+// Comm_disconnect. Every message on c must have been received by then.
+func (c *Comm) Disconnect() error {
+	err := api().CommDisconnect(c.c)
+	if err == nil {
+		c.c = nil
+	}
+	return err
+}
+
 // Compare returns Ident (the same communicator), Congruent (the same ranks
 // in the same order), Similar (the same ranks in another order) or Unequal.
 // Two intercommunicators compare by both groups; an intercommunicator and

@@ -81,6 +81,7 @@ type API interface {
 	CommSplitType(comm *Comm, splitType, key int) (*Comm, error)
 	CommCreate(comm *Comm, group *Group) (*Comm, error)
 	CommFree(comm *Comm) error
+	CommDisconnect(comm *Comm) error
 	CommCompare(a, b *Comm) (Comparison, error)
 	CommGroup(comm *Comm) (*Group, error)
 	CommSetName(comm *Comm, name string) error

@@ -360,19 +360,33 @@ func (*realAPI) CommCreate(comm *Comm, group *Group) (*Comm, error) {
 // Create, CreateGroup, IntercommCreate or IntercommMerge; calls on it
 // then fail with ErrComm. Its attributes are deleted first: if a delete
 // callback fails, so does the Free, and the communicator stays valid.
-func (*realAPI) CommFree(comm *Comm) error {
-	l, err := collArgs("comm free", comm)
+func (*realAPI) CommFree(comm *Comm) error { return freeComm("comm free", comm, false) }
+
+// CommDisconnect frees comm as CommFree does once every member has called
+// it, those of both groups for an intercommunicator (MPI_Comm_disconnect).
+// MPI asks that all communication on comm be complete and matched by then,
+// so after the barrier none is in flight, and the free waits for comm's
+// buffered sends and the collectives started on it.
+func (*realAPI) CommDisconnect(comm *Comm) error { return freeComm("comm disconnect", comm, true) }
+
+func freeComm(op string, comm *Comm, disconnect bool) error {
+	l, err := collArgs(op, comm)
 	if err != nil {
 		return err
 	}
 	if comm.builtin {
-		return comm.handle(errorf(ClassComm, nil, "comm free: %v cannot be freed", comm))
+		return comm.handle(errorf(ClassComm, nil, "%s: %v cannot be freed", op, comm))
+	}
+	if disconnect {
+		if err := barrierCall(nil, comm); err != nil {
+			return err
+		}
 	}
 	if err := comm.freeExt(); err != nil {
 		return comm.handle(err)
 	}
 	if !comm.freed.CompareAndSwap(false, true) {
-		return errorf(ClassComm, nil, "comm free: %v was already freed", comm)
+		return errorf(ClassComm, nil, "%s: %v was already freed", op, comm)
 	}
 	return l.release(comm)
 }

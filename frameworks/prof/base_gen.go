@@ -357,6 +357,11 @@ func (layer Base) CommFree(comm *pmpi.Comm) error {
 	return layer.Next.CommFree(comm)
 }
 
+// CommDisconnect calls Next.CommDisconnect.
+func (layer Base) CommDisconnect(comm *pmpi.Comm) error {
+	return layer.Next.CommDisconnect(comm)
+}
+
 // CommCompare calls Next.CommCompare.
 func (layer Base) CommCompare(a *pmpi.Comm, b *pmpi.Comm) (pmpi.Comparison, error) {
 	return layer.Next.CommCompare(a, b)

@@ -74,6 +74,7 @@ var Functions = []Function{
 	{Name: "CommSplitType", Params: []Param{{"comm", "*pmpi.Comm"}, {"splitType", "int"}, {"key", "int"}}, Results: []string{"*pmpi.Comm", "error"}},
 	{Name: "CommCreate", Params: []Param{{"comm", "*pmpi.Comm"}, {"group", "*pmpi.Group"}}, Results: []string{"*pmpi.Comm", "error"}},
 	{Name: "CommFree", Params: []Param{{"comm", "*pmpi.Comm"}}, Results: []string{"error"}},
+	{Name: "CommDisconnect", Params: []Param{{"comm", "*pmpi.Comm"}}, Results: []string{"error"}},
 	{Name: "CommCompare", Params: []Param{{"a", "*pmpi.Comm"}, {"b", "*pmpi.Comm"}}, Results: []string{"pmpi.Comparison", "error"}},
 	{Name: "CommGroup", Params: []Param{{"comm", "*pmpi.Comm"}}, Results: []string{"*pmpi.Group", "error"}},
 	{Name: "CommSetName", Params: []Param{{"comm", "*pmpi.Comm"}, {"name", "string"}}, Results: []string{"error"}},

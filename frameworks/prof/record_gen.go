@@ -76,6 +76,7 @@ const (
 	fnCommSplitType
 	fnCommCreate
 	fnCommFree
+	fnCommDisconnect
 	fnCommCompare
 	fnCommGroup
 	fnCommSetName
@@ -714,6 +715,14 @@ func (layer *recorder) CommFree(comm *pmpi.Comm) error {
 	t0 := layer.begin()
 	res0 := layer.Next.CommFree(comm)
 	layer.record(t0, fnCommFree, -1, -1, 0, comm, res0)
+	return res0
+}
+
+// CommDisconnect records the call and passes it down.
+func (layer *recorder) CommDisconnect(comm *pmpi.Comm) error {
+	t0 := layer.begin()
+	res0 := layer.Next.CommDisconnect(comm)
+	layer.record(t0, fnCommDisconnect, -1, -1, 0, comm, res0)
 	return res0
 }
 

@@ -296,13 +296,23 @@ func (m *module) translate(c *pmpi.Comm) peers {
 // CommFree forgets the communicator's translation table; the delete
 // callback of the layer's attribute folds its counts (comms.go).
 func (m *module) CommFree(comm *pmpi.Comm) error {
+	m.forget(comm)
+	return m.Next.CommFree(comm)
+}
+
+// CommDisconnect forgets the communicator's translation table, as CommFree.
+func (m *module) CommDisconnect(comm *pmpi.Comm) error {
+	m.forget(comm)
+	return m.Next.CommDisconnect(comm)
+}
+
+func (m *module) forget(comm *pmpi.Comm) {
 	m.commsMu.Lock()
+	defer m.commsMu.Unlock()
 	old := *m.comms.Load()
 	if _, ok := old[comm]; ok {
 		nw := maps.Clone(old)
 		delete(nw, comm)
 		m.comms.Store(&nw)
 	}
-	m.commsMu.Unlock()
-	return m.Next.CommFree(comm)
 }

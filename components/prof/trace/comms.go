@@ -81,15 +81,24 @@ func (t *Tracer) DistGraphCreate(comm *pmpi.Comm, sources, degrees, dests, weigh
 
 // CommFree records MPI_CommFree and forgets the communicator.
 func (t *Tracer) CommFree(comm *pmpi.Comm) error {
+	return t.freeing("MPI_CommFree", comm, t.Next.CommFree)
+}
+
+// CommDisconnect records MPI_CommDisconnect and forgets the communicator.
+func (t *Tracer) CommDisconnect(comm *pmpi.Comm) error {
+	return t.freeing("MPI_CommDisconnect", comm, t.Next.CommDisconnect)
+}
+
+func (t *Tracer) freeing(name string, comm *pmpi.Comm, next func(*pmpi.Comm) error) error {
 	sp := t.begin()
 	a := t.commArgs(sp, comm)
-	err := t.Next.CommFree(comm)
+	err := next(comm)
 	sp = t.stop(sp)
 	if err == nil {
 		t.mu.Lock()
 		t.m.forget(comm)
 		t.mu.Unlock()
 	}
-	t.end(sp, "MPI_CommFree", a.withErr(err))
+	t.end(sp, name, a.withErr(err))
 	return err
 }

@@ -1,7 +1,7 @@
 /* Communicators through the C library: split by type, compare, names,
  * duplication with info and non-blocking, hints, intercommunicators, the
  * MPI 4 constructors from groups,
- * error handler inheritance and attached buffers. Runs on 2 or more
+ * error handler inheritance, attached buffers and disconnection. Runs on 2 or more
  * ranks. */
 #include "check.h"
 
@@ -296,7 +296,24 @@ int main(int argc, char **argv) {
     TRY(MPI_Wait(&req, MPI_STATUS_IGNORE));
     passed("comm buffers");
 
-    MPI_Comm all[] = {node, dup, rev, half, dwi, id, idi, inter};
+    /* Disconnect frees once every member has come to it: a communicator
+     * with a buffered message sent and an inactive persistent receive on
+     * it, and an intercommunicator; world cannot be disconnected. */
+    MPI_Comm w = MPI_COMM_WORLD;
+    RC(MPI_Comm_disconnect(&w), MPI_ERR_COMM);
+    CHECK(w == MPI_COMM_WORLD, "a refused disconnect changed the handle");
+    TRY(MPI_Comm_attach_buffer_c(dup, MPI_BUFFER_AUTOMATIC, 0));
+    TRY(MPI_Bsend(&mine, 1, MPI_INT, to, 6, dup));
+    TRY(MPI_Recv(&got, 1, MPI_INT, from, 6, dup, MPI_STATUS_IGNORE));
+    CHECK(got == from, "buffered message before the disconnect %d (want %d)", got, from);
+    TRY(MPI_Recv_init(&got, 1, MPI_INT, from, 7, dup, &req));
+    TRY(MPI_Comm_disconnect(&dup));
+    TRY(MPI_Request_free(&req));
+    TRY(MPI_Comm_disconnect(&inter));
+    CHECK(dup == MPI_COMM_NULL && inter == MPI_COMM_NULL, "disconnected handles are not MPI_COMM_NULL");
+    passed("comm disconnect");
+
+    MPI_Comm all[] = {node, rev, half, dwi, id, idi};
     for (int i = 0; i < (int)(sizeof all / sizeof all[0]); i++)
         TRY(MPI_Comm_free(&all[i]));
     passed("comm free");

@@ -21,6 +21,7 @@ func badArgs(w mpi.Comm) error {
 		{mpi.Send([]byte{1}, w.Size(), 0, w), mpi.ErrRank, fmt.Sprintf("rank %d is out of range", w.Size())},
 		{mpi.Send([]byte{1}, 0, -5, w), mpi.ErrTag, "tag -5 is out of range"},
 		{mpi.Send([]byte{1}, 0, 0, mpi.Comm{}), mpi.ErrComm, "communicator is nil"},
+		{func() error { world := w; return world.Disconnect() }(), mpi.ErrComm, "cannot be freed"},
 	}
 	for _, c := range checks {
 		if !errors.Is(c.err, c.is) || !strings.Contains(fmt.Sprint(c.err), c.text) {

@@ -161,8 +161,8 @@ func checkInter(w mpi.Comm, s side, ic mpi.Comm) error {
 	if err := checkInterIdup(s, ic); err != nil {
 		return err
 	}
-	if err := d.Free(); err != nil {
-		return err
+	if err := d.Disconnect(); err != nil || !d.IsNull() {
+		return fmt.Errorf("disconnect the dup: %v, null %v", err, d.IsNull())
 	}
 	return ic.Free()
 }

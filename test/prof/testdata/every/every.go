@@ -567,6 +567,13 @@ func (layer module) CommFree(comm *pmpi.Comm) (returnVal error) {
 	return
 }
 
+// CommDisconnect runs the wrappers of every.w around Next.CommDisconnect.
+func (layer module) CommDisconnect(comm *pmpi.Comm) (returnVal error) {
+	record0("CommDisconnect")
+	returnVal = layer.Next.CommDisconnect(comm)
+	return
+}
+
 // CommCompare runs the wrappers of every.w around Next.CommCompare.
 func (layer module) CommCompare(a *pmpi.Comm, b *pmpi.Comm) (ret0 pmpi.Comparison, returnVal error) {
 	record0("CommCompare")

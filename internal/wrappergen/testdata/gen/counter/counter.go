@@ -113,6 +113,7 @@ var (
 	callsCommSplitType0           atomic.Int64
 	callsCommCreate0              atomic.Int64
 	callsCommFree0                atomic.Int64
+	callsCommDisconnect0          atomic.Int64
 	callsCommCompare0             atomic.Int64
 	callsCommGroup0               atomic.Int64
 	callsCommSetName0             atomic.Int64
@@ -441,6 +442,9 @@ func reportCounts0(rank int) {
 	}
 	if n := callsCommFree0.Load(); n > 0 {
 		fmt.Fprintf(&b, "counter rank %d: CommFree %d\n", rank, n)
+	}
+	if n := callsCommDisconnect0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: CommDisconnect %d\n", rank, n)
 	}
 	if n := callsCommCompare0.Load(); n > 0 {
 		fmt.Fprintf(&b, "counter rank %d: CommCompare %d\n", rank, n)
@@ -1280,6 +1284,13 @@ func (layer module) CommCreate(comm *pmpi.Comm, group *pmpi.Group) (ret0 *pmpi.C
 func (layer module) CommFree(comm *pmpi.Comm) (returnVal error) {
 	callsCommFree0.Add(1)
 	returnVal = layer.Next.CommFree(comm)
+	return
+}
+
+// CommDisconnect runs the wrappers of counter.w around Next.CommDisconnect.
+func (layer module) CommDisconnect(comm *pmpi.Comm) (returnVal error) {
+	callsCommDisconnect0.Add(1)
+	returnVal = layer.Next.CommDisconnect(comm)
 	return
 }
 

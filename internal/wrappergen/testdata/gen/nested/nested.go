@@ -146,6 +146,7 @@ var (
 	callsCommSplitType1           atomic.Int64
 	callsCommCreate1              atomic.Int64
 	callsCommFree1                atomic.Int64
+	callsCommDisconnect1          atomic.Int64
 	callsCommCompare1             atomic.Int64
 	callsCommGroup1               atomic.Int64
 	callsCommSetName1             atomic.Int64
@@ -474,6 +475,9 @@ func reportCounts1(rank int) {
 	}
 	if n := callsCommFree1.Load(); n > 0 {
 		fmt.Fprintf(&b, "counter rank %d: CommFree %d\n", rank, n)
+	}
+	if n := callsCommDisconnect1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: CommDisconnect %d\n", rank, n)
 	}
 	if n := callsCommCompare1.Load(); n > 0 {
 		fmt.Fprintf(&b, "counter rank %d: CommCompare %d\n", rank, n)
@@ -1801,6 +1805,20 @@ func (layer module) CommFree(comm *pmpi.Comm) (returnVal error) {
 	timesMu0.Lock()
 	times0["CommFree"] += time.Since(start)
 	counts0["CommFree"]++
+	timesMu0.Unlock()
+	return
+}
+
+// CommDisconnect runs the wrappers of timing.w, counter.w around Next.CommDisconnect.
+func (layer module) CommDisconnect(comm *pmpi.Comm) (returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsCommDisconnect1.Add(1)
+	returnVal = layer.Next.CommDisconnect(comm)
+	timesMu0.Lock()
+	times0["CommDisconnect"] += time.Since(start)
+	counts0["CommDisconnect"]++
 	timesMu0.Unlock()
 	return
 }
