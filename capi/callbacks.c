@@ -1,5 +1,6 @@
 /* Go cannot call C function pointers: these call the user's callbacks. */
 #include <stdint.h>
+#include <stdlib.h>
 #include "include/mpi.h"
 
 #define HIDDEN __attribute__((visibility("hidden")))
@@ -57,3 +58,16 @@ HIDDEN int gompi_call_grequest_free(uintptr_t fn, uintptr_t extra) {
 HIDDEN int gompi_call_grequest_cancel(uintptr_t fn, uintptr_t extra, int complete) {
     return ((MPI_Grequest_cancel_function *)(void *)fn)((void *)extra, complete);
 }
+
+HIDDEN void gompi_call_session_errhandler(void *fn, uintptr_t session, int code) {
+    MPI_Session s = (MPI_Session)session;
+    ((MPI_Session_errhandler_function *)fn)(&s, &code);
+}
+
+/* Sessions keep the runtime past MPI_Finalize; it ends when the process
+ * does. */
+extern void gompiEndAtExit(void);
+
+static void end_at_exit(void) { gompiEndAtExit(); }
+
+HIDDEN void gompi_end_at_exit(void) { atexit(end_at_exit); }

@@ -84,6 +84,10 @@ func done(h Comm, err error) int {
 
 func raise(h Comm, err error) int {
 	code := classOf(err)
+	var se *onSession
+	if errors.As(err, &se) {
+		return raiseOnSession(se, code)
+	}
 	var e *commEntry
 	var oc *onComm
 	switch {
@@ -135,9 +139,18 @@ func commHandle(e *commEntry, h Comm) Comm {
 
 // fatal reports err and ends the job, as MPI_ERRORS_ARE_FATAL does.
 func fatal(e *commEntry, eh Errhandler, err error, code int) {
-	where, c := "before MPI_Init", (*pmpi.Comm)(nil)
-	if e != nil {
-		where, c = e.c.String(), e.c
+	if e == nil {
+		fatalOn("before MPI_Init", nil, eh, err, code)
+		return
+	}
+	fatalOn(e.c.String(), e.c, eh, err, code)
+}
+
+// fatalOn reports err, raised on where, and ends the job through c, or
+// world when c is nil.
+func fatalOn(where string, c *pmpi.Comm, eh Errhandler, err error, code int) {
+	if w := lib.world.Load(); c == nil && w != nil {
+		c = w.c
 	}
 	name := "MPI_ERRORS_ARE_FATAL"
 	if eh == MPI_ERRORS_ABORT {
@@ -188,8 +201,14 @@ func (h Errhandler) check() error {
 }
 
 func mpiCommCreateErrhandler(fn unsafe.Pointer, out *Errhandler) error {
+	return createErrhandler("comm create errhandler", fn, out)
+}
+
+// createErrhandler makes a user error handler of the C function fn:
+// gompi calls a communicator's and a session's alike.
+func createErrhandler(op string, fn unsafe.Pointer, out *Errhandler) error {
 	if fn == nil {
-		return errorf(pmpi.ClassArg, "comm create errhandler: the function is NULL")
+		return errorf(pmpi.ClassArg, "%s: the function is NULL", op)
 	}
 	u := &errhEntry{fn: fn}
 	u.refs.Store(1)
@@ -215,13 +234,17 @@ func mpiCommGetErrhandler(h Comm, out *Errhandler) error {
 	if err != nil {
 		return err
 	}
-	eh := Errhandler(e.errh.Load())
+	*out = handOut(Errhandler(e.errh.Load()))
+	return nil
+}
+
+// handOut is eh as a get_errhandler call returns it: a new handle to a
+// user handler, which the caller frees.
+func handOut(eh Errhandler) Errhandler {
 	if u := lib.errhs.get(uintptr(eh)); u != nil {
-		// A new handle to it, which the caller frees.
 		u.refs.Add(1)
 	}
-	*out = eh
-	return nil
+	return eh
 }
 
 func mpiErrhandlerFree(h *Errhandler) error {
@@ -284,4 +307,5 @@ var classNames = map[int]string{
 	C.MPI_ERR_NO_MEM: "MPI_ERR_NO_MEM: out of memory", C.MPI_ERR_PROC_ABORTED: "MPI_ERR_PROC_ABORTED: a peer process has aborted",
 	C.MPI_ERR_UNSUPPORTED_OPERATION: "MPI_ERR_UNSUPPORTED_OPERATION: operation not supported by gompi",
 	C.MPI_ERR_ERRHANDLER:            "MPI_ERR_ERRHANDLER: invalid error handler",
+	C.MPI_ERR_SESSION:               "MPI_ERR_SESSION: invalid session",
 }

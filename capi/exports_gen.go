@@ -1252,7 +1252,7 @@ func PMPI_Group_free(group *C.uintptr_t) C.int {
 
 //export PMPI_Group_from_session_pset
 func PMPI_Group_from_session_pset(session C.uintptr_t, pset_name *C.char, newgroup *C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_Group_from_session_pset"))
+	return C.int(done(0, mpiGroupFromSessionPset(Session(session), pset_name, (*Group)(unsafe.Pointer(newgroup)))))
 }
 
 //export PMPI_Group_incl
@@ -2262,12 +2262,12 @@ func PMPI_Session_attach_buffer_c(session C.uintptr_t, buffer unsafe.Pointer, si
 
 //export PMPI_Session_call_errhandler
 func PMPI_Session_call_errhandler(session C.uintptr_t, errorcode C.int) C.int {
-	return C.int(unsupported(0, "MPI_Session_call_errhandler"))
+	return C.int(done(0, mpiSessionCallErrhandler(Session(session), int(errorcode))))
 }
 
 //export PMPI_Session_create_errhandler
 func PMPI_Session_create_errhandler(session_errhandler_fn unsafe.Pointer, errhandler *C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_Session_create_errhandler"))
+	return C.int(done(0, mpiSessionCreateErrhandler(session_errhandler_fn, (*Errhandler)(unsafe.Pointer(errhandler)))))
 }
 
 //export PMPI_Session_detach_buffer
@@ -2282,7 +2282,7 @@ func PMPI_Session_detach_buffer_c(session C.uintptr_t, buffer_addr unsafe.Pointe
 
 //export PMPI_Session_finalize
 func PMPI_Session_finalize(session *C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_Session_finalize"))
+	return C.int(done(0, mpiSessionFinalize((*Session)(unsafe.Pointer(session)))))
 }
 
 //export PMPI_Session_flush_buffer
@@ -2292,27 +2292,27 @@ func PMPI_Session_flush_buffer(session C.uintptr_t) C.int {
 
 //export PMPI_Session_get_errhandler
 func PMPI_Session_get_errhandler(session C.uintptr_t, errhandler *C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_Session_get_errhandler"))
+	return C.int(done(0, mpiSessionGetErrhandler(Session(session), (*Errhandler)(unsafe.Pointer(errhandler)))))
 }
 
 //export PMPI_Session_get_info
 func PMPI_Session_get_info(session C.uintptr_t, info_used *C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_Session_get_info"))
+	return C.int(done(0, mpiSessionGetInfo(Session(session), (*Info)(unsafe.Pointer(info_used)))))
 }
 
 //export PMPI_Session_get_nth_pset
 func PMPI_Session_get_nth_pset(session C.uintptr_t, info C.uintptr_t, n C.int, pset_len *C.int, pset_name *C.char) C.int {
-	return C.int(unsupported(0, "MPI_Session_get_nth_pset"))
+	return C.int(done(0, mpiSessionGetNthPset(Session(session), Info(info), int(n), pset_len, pset_name)))
 }
 
 //export PMPI_Session_get_num_psets
 func PMPI_Session_get_num_psets(session C.uintptr_t, info C.uintptr_t, npset_names *C.int) C.int {
-	return C.int(unsupported(0, "MPI_Session_get_num_psets"))
+	return C.int(done(0, mpiSessionGetNumPsets(Session(session), Info(info), npset_names)))
 }
 
 //export PMPI_Session_get_pset_info
 func PMPI_Session_get_pset_info(session C.uintptr_t, pset_name *C.char, info *C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_Session_get_pset_info"))
+	return C.int(done(0, mpiSessionGetPsetInfo(Session(session), pset_name, (*Info)(unsafe.Pointer(info)))))
 }
 
 //export PMPI_Session_iflush_buffer
@@ -2322,12 +2322,12 @@ func PMPI_Session_iflush_buffer(session C.uintptr_t, request *C.uintptr_t) C.int
 
 //export PMPI_Session_init
 func PMPI_Session_init(info C.uintptr_t, errhandler C.uintptr_t, session *C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_Session_init"))
+	return C.int(done(0, mpiSessionInit(Info(info), Errhandler(errhandler), (*Session)(unsafe.Pointer(session)))))
 }
 
 //export PMPI_Session_set_errhandler
 func PMPI_Session_set_errhandler(session C.uintptr_t, errhandler C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_Session_set_errhandler"))
+	return C.int(done(0, mpiSessionSetErrhandler(Session(session), Errhandler(errhandler))))
 }
 
 //export PMPI_Ssend

@@ -43,6 +43,8 @@ var lib struct {
 	errhs       table[errhEntry]
 	msgs        table[msgEntry]
 	keyvals     table[pmpi.Keyval]
+	sessions    table[sessionEntry]
+	model       model     // who holds the runtime: the World Model, sessions
 	lingering   lingering // keyvals freed while attributes still use them
 	errs        userErrors
 

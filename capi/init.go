@@ -24,19 +24,17 @@ import (
 // --mca prof tools see a C program's calls.
 func api() pmpi.API { return mpi.Calls() }
 
-func mpiInit(argc *C.int, argv unsafe.Pointer) error {
-	if err := mpi.Init(); err != nil {
-		return err
-	}
-	return started()
-}
+func mpiInit(argc *C.int, argv unsafe.Pointer) error { return initWorld(mpi.Init) }
 
 func mpiInitThread(argc *C.int, argv unsafe.Pointer, required int, provided *C.int) error {
-	if _, err := mpi.InitThread(pmpi.ThreadMultiple); err != nil {
+	if err := initWorld(func() error {
+		_, err := mpi.InitThread(pmpi.ThreadMultiple)
+		return err
+	}); err != nil {
 		return err
 	}
 	*provided = C.MPI_THREAD_MULTIPLE
-	return started()
+	return nil
 }
 
 // started makes MPI_COMM_WORLD and MPI_COMM_SELF usable from C, with the
@@ -55,15 +53,17 @@ func started() error {
 	return nil
 }
 
-func mpiFinalize() error { return api().Finalize() }
+func mpiFinalize() error { return finalizeWorld() }
 
+// MPI_Initialized and MPI_Finalized speak of the World Model: sessions
+// alone leave them false.
 func mpiInitialized(flag *C.int) error {
-	*flag = cbool(api().Initialized())
+	*flag = cbool(api().Initialized() && lib.model.world.Load() != worldNone)
 	return nil
 }
 
 func mpiFinalized(flag *C.int) error {
-	*flag = cbool(api().Finalized())
+	*flag = cbool(api().Finalized() || lib.model.world.Load() == worldFinalized)
 	return nil
 }
 

@@ -70,7 +70,8 @@ func (c Comm) RemoteGroup() (Group, error) {
 // their own work meanwhile. The members agree among themselves with
 // messages on c tagged with tag, which never meet the user's; calls that
 // run at once on c among the same ranks need different tags. A rank
-// outside g that calls it gets ErrRank.
+// outside g that calls it (with an empty group, say) gets a null Comm, as
+// MPI says.
 func (c Comm) CreateGroup(g Group, tag int) (Comm, error) {
 	d, err := api().CommCreateGroup(c.c, g.g, tag)
 	return Comm{d}, err

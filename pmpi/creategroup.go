@@ -11,10 +11,11 @@ import (
 
 // CommCreateGroup makes a communicator of group, a subset of comm's
 // ranks, in group's order. Only the members of group call it: the others
-// go on with their own work. The members agree on a context id among
-// themselves with messages on comm's hidden context, tagged after tag:
-// they never meet the user's messages, and calls with different tags may
-// run at once on comm.
+// go on with their own work, or call it with a group they are not in (an
+// empty one) and get a nil communicator. The members agree on a context
+// id among themselves with messages on comm's hidden context, tagged
+// after tag: they never meet the user's messages, and calls with
+// different tags may run at once on comm.
 func (*realAPI) CommCreateGroup(comm *Comm, group *Group, tag int) (*Comm, error) {
 	const op = "comm create group"
 	l, err := collArgs(op, comm)
@@ -37,8 +38,7 @@ func (*realAPI) CommCreateGroup(comm *Comm, group *Group, tag int) (*Comm, error
 	}
 	me := slices.Index(group.ranks, l.job.Rank)
 	if me < 0 {
-		return nil, comm.handle(errorf(ClassRank, nil, "%s on %v: this process (rank %d) is not in the %v (only the group's members call it)",
-			op, comm, comm.rank, group))
+		return nil, nil // MPI_GROUP_EMPTY, say: MPI gives the null communicator
 	}
 	m := members{l: l, cid: comm.context + 1, tag: hiddenTag(tag), ranks: group.ranks, me: me}
 	id, err := l.agreeContextOver(m.allreduceUint32)

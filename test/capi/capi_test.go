@@ -153,6 +153,7 @@ var runs = map[string][]run{
 	"errhandler": {{np: 2}},
 	"handles":    {{np: 2}, {np: 0}},
 	"singleton":  {{np: 0}},
+	"session":    {{np: 2}, {np: 3}, {np: 0}},
 	// errfatal's bad send meets the default handler, MPI_ERRORS_ARE_FATAL,
 	// which must end the job naming the error.
 	"errfatal": {{np: 2, fatal: []string{"MPI_ERRORS_ARE_FATAL", "MPI_ERR_RANK", "rank 7"}}},

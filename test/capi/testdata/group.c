@@ -115,15 +115,18 @@ int main(int argc, char **argv) {
     }
     passed("comm create");
 
-    /* Comm_create_group: only the even ranks call it. */
+    /* Comm_create_group: the even ranks make one; the odd ones, passing
+     * the even ranks' group (the empty one on rank 1), get MPI_COMM_NULL. */
+    TRY(MPI_Comm_create_group(MPI_COMM_WORLD, rank == 1 ? MPI_GROUP_EMPTY : ge, 7, &c));
     if (rank % 2 == 0) {
-        TRY(MPI_Comm_create_group(MPI_COMM_WORLD, ge, 7, &c));
         int r, n;
         TRY(MPI_Comm_rank(c, &r));
         TRY(MPI_Comm_size(c, &n));
         CHECK(r == rank / 2 && n == (size + 1) / 2, "created from group: rank %d size %d", r, n);
         TRY(MPI_Barrier(c));
         TRY(MPI_Comm_free(&c));
+    } else {
+        CHECK(c == MPI_COMM_NULL, "a rank outside the group got a communicator");
     }
     passed("comm create group");
 

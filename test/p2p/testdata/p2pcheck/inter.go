@@ -864,8 +864,15 @@ func createGroups(w mpi.Comm) error {
 		if _, err := mpi.Recv(buf, 0, 5, w); err != nil || buf[0] != 42 {
 			return fmt.Errorf("recv while the others create: %v %v", buf, err)
 		}
-		if _, err := w.CreateGroup(g, 7); !errors.Is(err, mpi.ErrRank) {
-			return fmt.Errorf("create group by a non-member: %v, want ErrRank", err)
+		if c, err := w.CreateGroup(g, 7); err != nil || !c.IsNull() {
+			return fmt.Errorf("create group by a non-member: %v, null %v, want a null communicator", err, c.IsNull())
+		}
+		empty, err := wg.Incl(nil)
+		if err != nil {
+			return err
+		}
+		if c, err := w.CreateGroup(empty, 8); err != nil || !c.IsNull() {
+			return fmt.Errorf("create group of an empty group: %v, null %v, want a null communicator", err, c.IsNull())
 		}
 		return nil
 	}

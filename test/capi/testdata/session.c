@@ -1,0 +1,135 @@
+/* Sessions: process sets, their groups and the communicators made from
+ * them, a session's info and error handlers, the World Model beside
+ * sessions (MPI_Init after a session, MPI_Finalize while one is live), and
+ * a session started again after every other was finalized. The runtime
+ * ends as the process exits. Runs on any number of ranks, as a singleton
+ * too. */
+#include "check.h"
+
+static int handled = -1;
+static MPI_Session handled_on;
+
+static void on_error(MPI_Session *s, int *code, ...) {
+    handled = *code;
+    handled_on = *s;
+}
+
+/* sum_ranks makes a communicator of process set pset in session s and
+ * checks an allreduce of its ranks on it; it returns its size, and this
+ * process's rank in it in *rank. */
+static int sum_ranks(MPI_Session s, const char *pset, const char *tag, int *rank) {
+    MPI_Group g;
+    MPI_Comm c;
+    TRY(MPI_Group_from_session_pset(s, pset, &g));
+    TRY(MPI_Comm_create_from_group(g, tag, MPI_INFO_NULL, MPI_ERRORS_RETURN, &c));
+    TRY(MPI_Group_free(&g));
+    int n, r, sum = -1;
+    TRY(MPI_Comm_size(c, &n));
+    TRY(MPI_Comm_rank(c, &r));
+    TRY(MPI_Allreduce(&r, &sum, 1, MPI_INT, MPI_SUM, c));
+    CHECK(sum == n * (n - 1) / 2, "allreduce on %s: %d, want %d", pset, sum, n * (n - 1) / 2);
+    TRY(MPI_Comm_free(&c));
+    *rank = r;
+    return n;
+}
+
+int main(int argc, char **argv) {
+    int flag = -1;
+    TRY(MPI_Initialized(&flag));
+    CHECK(!flag, "initialized before anything");
+
+    MPI_Info info;
+    TRY(MPI_Info_create(&info));
+    TRY(MPI_Info_set(info, "org.gompi.test", "kept"));
+    MPI_Session s, t;
+    TRY(MPI_Session_init(info, MPI_ERRORS_RETURN, &s));
+    TRY(MPI_Info_free(&info));
+    TRY(MPI_Initialized(&flag));
+    CHECK(!flag, "a session alone makes MPI_Initialized true");
+
+    /* The process sets and their names. */
+    int np = -1, len = 0;
+    TRY(MPI_Session_get_num_psets(s, MPI_INFO_NULL, &np));
+    CHECK(np == 2, "%d process sets, want 2", np);
+    TRY(MPI_Session_get_nth_pset(s, MPI_INFO_NULL, 0, &len, NULL));
+    CHECK(len == (int)strlen("mpi://WORLD") + 1, "the first name's length %d", len);
+    char name[64];
+    len = sizeof name;
+    TRY(MPI_Session_get_nth_pset(s, MPI_INFO_NULL, 0, &len, name));
+    CHECK(strcmp(name, "mpi://WORLD") == 0, "the first process set is %s", name);
+    len = 5;
+    TRY(MPI_Session_get_nth_pset(s, MPI_INFO_NULL, 1, &len, name));
+    CHECK(strcmp(name, "mpi:") == 0, "the second name cut to 5 bytes: %s", name);
+    len = sizeof name;
+    RC(MPI_Session_get_nth_pset(s, MPI_INFO_NULL, 2, &len, name), MPI_ERR_ARG);
+
+    /* Communicators from the process sets' groups. */
+    int size = sum_ranks(s, "mpi://WORLD", "org.gompi.test.world", &check_rank), r;
+    CHECK(sum_ranks(s, "mpi://self", "org.gompi.test.self", &r) == 1 && r == 0, "mpi://SELF is more than this process");
+    MPI_Info pinfo;
+    char val[MPI_MAX_INFO_VAL];
+    TRY(MPI_Session_get_pset_info(s, "mpi://WORLD", &pinfo));
+    TRY(MPI_Info_get_string(pinfo, "mpi_size", &(int){sizeof val}, val, &flag));
+    CHECK(flag && atoi(val) == size, "mpi://WORLD's mpi_size is %s, want %d", val, size);
+    TRY(MPI_Info_free(&pinfo));
+    MPI_Group g;
+    RC(MPI_Group_from_session_pset(s, "mpi://nowhere", &g), MPI_ERR_ARG);
+    RC(MPI_Session_get_pset_info(s, "mpi://nowhere", &pinfo), MPI_ERR_ARG);
+    passed("session process sets");
+
+    /* The info a session was started with, and its thread level. */
+    TRY(MPI_Session_get_info(s, &info));
+    TRY(MPI_Info_get_string(info, "org.gompi.test", &(int){sizeof val}, val, &flag));
+    CHECK(flag && strcmp(val, "kept") == 0, "the session's info lost its key: %d %s", flag, val);
+    TRY(MPI_Info_get_string(info, "thread_level", &(int){sizeof val}, val, &flag));
+    CHECK(flag && strcmp(val, "MPI_THREAD_MULTIPLE") == 0, "thread_level %d %s", flag, val);
+    TRY(MPI_Info_free(&info));
+    passed("session info");
+
+    /* A session's own error handler: called by MPI_Session_call_errhandler
+     * and by a failed call, with the session. */
+    MPI_Errhandler eh, got;
+    TRY(MPI_Session_create_errhandler(on_error, &eh));
+    TRY(MPI_Session_set_errhandler(s, eh));
+    TRY(MPI_Session_get_errhandler(s, &got));
+    CHECK(got == eh, "get errhandler gave another handler");
+    TRY(MPI_Errhandler_free(&got));
+    TRY(MPI_Session_call_errhandler(s, MPI_ERR_OTHER));
+    CHECK(handled == MPI_ERR_OTHER && handled_on == s, "the handler saw %d on %p", handled, (void *)handled_on);
+    handled = -1;
+    int rc = MPI_Session_get_nth_pset(s, MPI_INFO_NULL, 7, &len, name);
+    CHECK(handled == rc && rc != MPI_SUCCESS, "a failed call: handler %d, returned %d", handled, rc);
+    TRY(MPI_Session_set_errhandler(s, MPI_ERRORS_RETURN));
+    TRY(MPI_Errhandler_free(&eh));
+    passed("session errhandler");
+
+    /* The World Model beside a session. */
+    TRY(MPI_Session_init(MPI_INFO_NULL, MPI_ERRORS_RETURN, &t));
+    TRY(MPI_Init(&argc, &argv));
+    TRY(MPI_Initialized(&flag));
+    CHECK(flag, "MPI_Init after a session: not initialized");
+    int wsize;
+    TRY(MPI_Comm_size(MPI_COMM_WORLD, &wsize));
+    CHECK(wsize == size, "world has %d ranks, mpi://WORLD %d", wsize, size);
+    TRY(MPI_Barrier(MPI_COMM_WORLD));
+    /* An invalid session's error goes to MPI_COMM_SELF's handler. */
+    TRY(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN));
+    MPI_Session none = MPI_SESSION_NULL;
+    RC(MPI_Session_get_num_psets(none, MPI_INFO_NULL, &np), MPI_ERR_SESSION);
+    TRY(MPI_Finalize());
+    TRY(MPI_Finalized(&flag));
+    CHECK(flag, "MPI_Finalize with a session live: not finalized");
+    sum_ranks(t, "mpi://WORLD", "org.gompi.test.after", &r);
+    passed("session and world model");
+
+    /* Every session finalized, then one started again. */
+    TRY(MPI_Session_finalize(&t));
+    TRY(MPI_Session_finalize(&s));
+    CHECK(s == MPI_SESSION_NULL && t == MPI_SESSION_NULL, "finalized sessions are not MPI_SESSION_NULL");
+    RC(MPI_Session_finalize(&s), MPI_ERR_SESSION);
+    TRY(MPI_Session_init(MPI_INFO_NULL, MPI_ERRORS_RETURN, &s));
+    sum_ranks(s, "mpi://WORLD", "org.gompi.test.again", &r);
+    TRY(MPI_Session_finalize(&s));
+    passed("session again");
+    return 0;
+}
