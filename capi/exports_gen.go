@@ -3062,255 +3062,255 @@ func PMPI_Win_toint(win C.uintptr_t) C.int {
 
 //export PMPI_T_category_changed
 func PMPI_T_category_changed(update_number *C.int) C.int {
-	return C.int(unsupported(0, "MPI_T_category_changed"))
+	return C.int(toolDone(mpiTCategoryChanged(update_number)))
 }
 
 //export PMPI_T_category_get_categories
 func PMPI_T_category_get_categories(cat_index C.int, len C.int, indices *C.int) C.int {
-	return C.int(unsupported(0, "MPI_T_category_get_categories"))
+	return C.int(toolDone(mpiTCategoryGetCategories(int(cat_index), int(len), indices)))
 }
 
 //export PMPI_T_category_get_cvars
 func PMPI_T_category_get_cvars(cat_index C.int, len C.int, indices *C.int) C.int {
-	return C.int(unsupported(0, "MPI_T_category_get_cvars"))
+	return C.int(toolDone(mpiTCategoryGetCvars(int(cat_index), int(len), indices)))
 }
 
 //export PMPI_T_category_get_events
 func PMPI_T_category_get_events(cat_index C.int, len C.int, indices *C.int) C.int {
-	return C.int(unsupported(0, "MPI_T_category_get_events"))
+	return C.int(toolDone(mpiTCategoryGetEvents(int(cat_index), int(len), indices)))
 }
 
 //export PMPI_T_category_get_index
 func PMPI_T_category_get_index(name *C.char, cat_index *C.int) C.int {
-	return C.int(unsupported(0, "MPI_T_category_get_index"))
+	return C.int(toolDone(mpiTCategoryGetIndex(name, cat_index)))
 }
 
 //export PMPI_T_category_get_info
 func PMPI_T_category_get_info(cat_index C.int, name *C.char, name_len *C.int, desc *C.char, desc_len *C.int, num_cvars *C.int, num_pvars *C.int, num_categories *C.int) C.int {
-	return C.int(unsupported(0, "MPI_T_category_get_info"))
+	return C.int(toolDone(mpiTCategoryGetInfo(int(cat_index), name, name_len, desc, desc_len, num_cvars, num_pvars, num_categories)))
 }
 
 //export PMPI_T_category_get_num
 func PMPI_T_category_get_num(num_cat *C.int) C.int {
-	return C.int(unsupported(0, "MPI_T_category_get_num"))
+	return C.int(toolDone(mpiTCategoryGetNum(num_cat)))
 }
 
 //export PMPI_T_category_get_num_events
 func PMPI_T_category_get_num_events(cat_index C.int, num_events *C.int) C.int {
-	return C.int(unsupported(0, "MPI_T_category_get_num_events"))
+	return C.int(toolDone(mpiTCategoryGetNumEvents(int(cat_index), num_events)))
 }
 
 //export PMPI_T_category_get_pvars
 func PMPI_T_category_get_pvars(cat_index C.int, len C.int, indices *C.int) C.int {
-	return C.int(unsupported(0, "MPI_T_category_get_pvars"))
+	return C.int(toolDone(mpiTCategoryGetPvars(int(cat_index), int(len), indices)))
 }
 
 //export PMPI_T_cvar_get_index
 func PMPI_T_cvar_get_index(name *C.char, cvar_index *C.int) C.int {
-	return C.int(unsupported(0, "MPI_T_cvar_get_index"))
+	return C.int(toolDone(mpiTCvarGetIndex(name, cvar_index)))
 }
 
 //export PMPI_T_cvar_get_info
 func PMPI_T_cvar_get_info(cvar_index C.int, name *C.char, name_len *C.int, verbosity *C.int, datatype *C.uintptr_t, enumtype unsafe.Pointer, desc *C.char, desc_len *C.int, bind *C.int, scope *C.int) C.int {
-	return C.int(unsupported(0, "MPI_T_cvar_get_info"))
+	return C.int(toolDone(mpiTCvarGetInfo(int(cvar_index), name, name_len, verbosity, (*Datatype)(unsafe.Pointer(datatype)), enumtype, desc, desc_len, bind, scope)))
 }
 
 //export PMPI_T_cvar_get_num
 func PMPI_T_cvar_get_num(num_cvar *C.int) C.int {
-	return C.int(unsupported(0, "MPI_T_cvar_get_num"))
+	return C.int(toolDone(mpiTCvarGetNum(num_cvar)))
 }
 
 //export PMPI_T_cvar_handle_alloc
 func PMPI_T_cvar_handle_alloc(cvar_index C.int, obj_handle unsafe.Pointer, handle unsafe.Pointer, count *C.int) C.int {
-	return C.int(unsupported(0, "MPI_T_cvar_handle_alloc"))
+	return C.int(toolDone(mpiTCvarHandleAlloc(int(cvar_index), obj_handle, handle, count)))
 }
 
 //export PMPI_T_cvar_handle_free
 func PMPI_T_cvar_handle_free(handle unsafe.Pointer) C.int {
-	return C.int(unsupported(0, "MPI_T_cvar_handle_free"))
+	return C.int(toolDone(mpiTCvarHandleFree(handle)))
 }
 
 //export PMPI_T_cvar_read
 func PMPI_T_cvar_read(handle C.uintptr_t, buf unsafe.Pointer) C.int {
-	return C.int(unsupported(0, "MPI_T_cvar_read"))
+	return C.int(toolDone(mpiTCvarRead(handle, buf)))
 }
 
 //export PMPI_T_cvar_write
 func PMPI_T_cvar_write(handle C.uintptr_t, buf unsafe.Pointer) C.int {
-	return C.int(unsupported(0, "MPI_T_cvar_write"))
+	return C.int(toolDone(mpiTCvarWrite(handle, buf)))
 }
 
 //export PMPI_T_enum_get_info
 func PMPI_T_enum_get_info(enumtype C.uintptr_t, num *C.int, name *C.char, name_len *C.int) C.int {
-	return C.int(unsupported(0, "MPI_T_enum_get_info"))
+	return C.int(toolDone(mpiTEnumGetInfo(enumtype, num, name, name_len)))
 }
 
 //export PMPI_T_enum_get_item
 func PMPI_T_enum_get_item(enumtype C.uintptr_t, indx C.int, value *C.int, name *C.char, name_len *C.int) C.int {
-	return C.int(unsupported(0, "MPI_T_enum_get_item"))
+	return C.int(toolDone(mpiTEnumGetItem(enumtype, int(indx), value, name, name_len)))
 }
 
 //export PMPI_T_event_callback_get_info
 func PMPI_T_event_callback_get_info(event_registration C.uintptr_t, cb_safety C.uintptr_t, info_used *C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_T_event_callback_get_info"))
+	return C.int(toolDone(mpiTEventCallbackGetInfo(event_registration, cb_safety, (*Info)(unsafe.Pointer(info_used)))))
 }
 
 //export PMPI_T_event_callback_set_info
 func PMPI_T_event_callback_set_info(event_registration C.uintptr_t, cb_safety C.uintptr_t, info C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_T_event_callback_set_info"))
+	return C.int(toolDone(mpiTEventCallbackSetInfo(event_registration, cb_safety, Info(info))))
 }
 
 //export PMPI_T_event_copy
 func PMPI_T_event_copy(event_instance C.uintptr_t, buffer unsafe.Pointer) C.int {
-	return C.int(unsupported(0, "MPI_T_event_copy"))
+	return C.int(toolDone(mpiTEventCopy(event_instance, buffer)))
 }
 
 //export PMPI_T_event_get_index
 func PMPI_T_event_get_index(name *C.char, event_index *C.int) C.int {
-	return C.int(unsupported(0, "MPI_T_event_get_index"))
+	return C.int(toolDone(mpiTEventGetIndex(name, event_index)))
 }
 
 //export PMPI_T_event_get_info
 func PMPI_T_event_get_info(event_index C.int, name *C.char, name_len *C.int, verbosity *C.int, array_of_datatypes *C.uintptr_t, array_of_displacements *C.intptr_t, num_elements *C.int, enumtype unsafe.Pointer, info *C.uintptr_t, desc *C.char, desc_len *C.int, bind *C.int) C.int {
-	return C.int(unsupported(0, "MPI_T_event_get_info"))
+	return C.int(toolDone(mpiTEventGetInfo(int(event_index), name, name_len, verbosity, (*Datatype)(unsafe.Pointer(array_of_datatypes)), array_of_displacements, num_elements, enumtype, (*Info)(unsafe.Pointer(info)), desc, desc_len, bind)))
 }
 
 //export PMPI_T_event_get_num
 func PMPI_T_event_get_num(num_events *C.int) C.int {
-	return C.int(unsupported(0, "MPI_T_event_get_num"))
+	return C.int(toolDone(mpiTEventGetNum(num_events)))
 }
 
 //export PMPI_T_event_get_source
 func PMPI_T_event_get_source(event_instance C.uintptr_t, source_index *C.int) C.int {
-	return C.int(unsupported(0, "MPI_T_event_get_source"))
+	return C.int(toolDone(mpiTEventGetSource(event_instance, source_index)))
 }
 
 //export PMPI_T_event_get_timestamp
 func PMPI_T_event_get_timestamp(event_instance C.uintptr_t, event_timestamp *C.int64_t) C.int {
-	return C.int(unsupported(0, "MPI_T_event_get_timestamp"))
+	return C.int(toolDone(mpiTEventGetTimestamp(event_instance, event_timestamp)))
 }
 
 //export PMPI_T_event_handle_alloc
 func PMPI_T_event_handle_alloc(event_index C.int, obj_handle unsafe.Pointer, info C.uintptr_t, event_registration unsafe.Pointer) C.int {
-	return C.int(unsupported(0, "MPI_T_event_handle_alloc"))
+	return C.int(toolDone(mpiTEventHandleAlloc(int(event_index), obj_handle, Info(info), event_registration)))
 }
 
 //export PMPI_T_event_handle_free
 func PMPI_T_event_handle_free(event_registration C.uintptr_t, user_data unsafe.Pointer, free_cb_function C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_T_event_handle_free"))
+	return C.int(toolDone(mpiTEventHandleFree(event_registration, user_data, free_cb_function)))
 }
 
 //export PMPI_T_event_handle_get_info
 func PMPI_T_event_handle_get_info(event_registration C.uintptr_t, info_used *C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_T_event_handle_get_info"))
+	return C.int(toolDone(mpiTEventHandleGetInfo(event_registration, (*Info)(unsafe.Pointer(info_used)))))
 }
 
 //export PMPI_T_event_handle_set_info
 func PMPI_T_event_handle_set_info(event_registration C.uintptr_t, info C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_T_event_handle_set_info"))
+	return C.int(toolDone(mpiTEventHandleSetInfo(event_registration, Info(info))))
 }
 
 //export PMPI_T_event_read
 func PMPI_T_event_read(event_instance C.uintptr_t, element_index C.int, buffer unsafe.Pointer) C.int {
-	return C.int(unsupported(0, "MPI_T_event_read"))
+	return C.int(toolDone(mpiTEventRead(event_instance, int(element_index), buffer)))
 }
 
 //export PMPI_T_event_register_callback
 func PMPI_T_event_register_callback(event_registration C.uintptr_t, cb_safety C.uintptr_t, info C.uintptr_t, user_data unsafe.Pointer, event_cb_function C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_T_event_register_callback"))
+	return C.int(toolDone(mpiTEventRegisterCallback(event_registration, cb_safety, Info(info), user_data, event_cb_function)))
 }
 
 //export PMPI_T_event_set_dropped_handler
 func PMPI_T_event_set_dropped_handler(event_registration C.uintptr_t, dropped_cb_function C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_T_event_set_dropped_handler"))
+	return C.int(toolDone(mpiTEventSetDroppedHandler(event_registration, dropped_cb_function)))
 }
 
 //export PMPI_T_finalize
 func PMPI_T_finalize() C.int {
-	return C.int(unsupported(0, "MPI_T_finalize"))
+	return C.int(toolDone(mpiTFinalize()))
 }
 
 //export PMPI_T_init_thread
 func PMPI_T_init_thread(required C.int, provided *C.int) C.int {
-	return C.int(unsupported(0, "MPI_T_init_thread"))
+	return C.int(toolDone(mpiTInitThread(int(required), provided)))
 }
 
 //export PMPI_T_pvar_get_index
 func PMPI_T_pvar_get_index(name *C.char, var_class C.int, pvar_index *C.int) C.int {
-	return C.int(unsupported(0, "MPI_T_pvar_get_index"))
+	return C.int(toolDone(mpiTPvarGetIndex(name, int(var_class), pvar_index)))
 }
 
 //export PMPI_T_pvar_get_info
 func PMPI_T_pvar_get_info(pvar_index C.int, name *C.char, name_len *C.int, verbosity *C.int, var_class *C.int, datatype *C.uintptr_t, enumtype unsafe.Pointer, desc *C.char, desc_len *C.int, bind *C.int, readonly *C.int, continuous *C.int, atomic *C.int) C.int {
-	return C.int(unsupported(0, "MPI_T_pvar_get_info"))
+	return C.int(toolDone(mpiTPvarGetInfo(int(pvar_index), name, name_len, verbosity, var_class, (*Datatype)(unsafe.Pointer(datatype)), enumtype, desc, desc_len, bind, readonly, continuous, atomic)))
 }
 
 //export PMPI_T_pvar_get_num
 func PMPI_T_pvar_get_num(num_pvar *C.int) C.int {
-	return C.int(unsupported(0, "MPI_T_pvar_get_num"))
+	return C.int(toolDone(mpiTPvarGetNum(num_pvar)))
 }
 
 //export PMPI_T_pvar_handle_alloc
 func PMPI_T_pvar_handle_alloc(session C.uintptr_t, pvar_index C.int, obj_handle unsafe.Pointer, handle unsafe.Pointer, count *C.int) C.int {
-	return C.int(unsupported(0, "MPI_T_pvar_handle_alloc"))
+	return C.int(toolDone(mpiTPvarHandleAlloc(session, int(pvar_index), obj_handle, handle, count)))
 }
 
 //export PMPI_T_pvar_handle_free
 func PMPI_T_pvar_handle_free(session C.uintptr_t, handle unsafe.Pointer) C.int {
-	return C.int(unsupported(0, "MPI_T_pvar_handle_free"))
+	return C.int(toolDone(mpiTPvarHandleFree(session, handle)))
 }
 
 //export PMPI_T_pvar_read
 func PMPI_T_pvar_read(session C.uintptr_t, handle C.uintptr_t, buf unsafe.Pointer) C.int {
-	return C.int(unsupported(0, "MPI_T_pvar_read"))
+	return C.int(toolDone(mpiTPvarRead(session, handle, buf)))
 }
 
 //export PMPI_T_pvar_readreset
 func PMPI_T_pvar_readreset(session C.uintptr_t, handle C.uintptr_t, buf unsafe.Pointer) C.int {
-	return C.int(unsupported(0, "MPI_T_pvar_readreset"))
+	return C.int(toolDone(mpiTPvarReadreset(session, handle, buf)))
 }
 
 //export PMPI_T_pvar_reset
 func PMPI_T_pvar_reset(session C.uintptr_t, handle C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_T_pvar_reset"))
+	return C.int(toolDone(mpiTPvarReset(session, handle)))
 }
 
 //export PMPI_T_pvar_session_create
 func PMPI_T_pvar_session_create(session unsafe.Pointer) C.int {
-	return C.int(unsupported(0, "MPI_T_pvar_session_create"))
+	return C.int(toolDone(mpiTPvarSessionCreate(session)))
 }
 
 //export PMPI_T_pvar_session_free
 func PMPI_T_pvar_session_free(session unsafe.Pointer) C.int {
-	return C.int(unsupported(0, "MPI_T_pvar_session_free"))
+	return C.int(toolDone(mpiTPvarSessionFree(session)))
 }
 
 //export PMPI_T_pvar_start
 func PMPI_T_pvar_start(session C.uintptr_t, handle C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_T_pvar_start"))
+	return C.int(toolDone(mpiTPvarStart(session, handle)))
 }
 
 //export PMPI_T_pvar_stop
 func PMPI_T_pvar_stop(session C.uintptr_t, handle C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_T_pvar_stop"))
+	return C.int(toolDone(mpiTPvarStop(session, handle)))
 }
 
 //export PMPI_T_pvar_write
 func PMPI_T_pvar_write(session C.uintptr_t, handle C.uintptr_t, buf unsafe.Pointer) C.int {
-	return C.int(unsupported(0, "MPI_T_pvar_write"))
+	return C.int(toolDone(mpiTPvarWrite(session, handle, buf)))
 }
 
 //export PMPI_T_source_get_info
 func PMPI_T_source_get_info(source_index C.int, name *C.char, name_len *C.int, desc *C.char, desc_len *C.int, ordering unsafe.Pointer, ticks_per_second *C.int64_t, max_ticks *C.int64_t, info *C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_T_source_get_info"))
+	return C.int(toolDone(mpiTSourceGetInfo(int(source_index), name, name_len, desc, desc_len, ordering, ticks_per_second, max_ticks, (*Info)(unsafe.Pointer(info)))))
 }
 
 //export PMPI_T_source_get_num
 func PMPI_T_source_get_num(num_sources *C.int) C.int {
-	return C.int(unsupported(0, "MPI_T_source_get_num"))
+	return C.int(toolDone(mpiTSourceGetNum(num_sources)))
 }
 
 //export PMPI_T_source_get_timestamp
 func PMPI_T_source_get_timestamp(source_index C.int, timestamp *C.int64_t) C.int {
-	return C.int(unsupported(0, "MPI_T_source_get_timestamp"))
+	return C.int(toolDone(mpiTSourceGetTimestamp(int(source_index), timestamp)))
 }

@@ -45,6 +45,7 @@ var lib struct {
 	keyvals     table[pmpi.Keyval]
 	sessions    table[sessionEntry]
 	model       model     // who holds the runtime: the World Model, sessions
+	tools       tools     // MPI_T
 	lingering   lingering // keyvals freed while attributes still use them
 	errs        userErrors
 

@@ -185,3 +185,13 @@ func engineConfig(snap *params.Snapshot, localSize int) (pml.Config, error) {
 	}
 	return cfg, nil
 }
+
+// ParamValues is the MCA parameters as Init resolved them, for the tools
+// information interface (MPI_T); nil before Init and after Finalize.
+func ParamValues() *params.Snapshot {
+	l, err := running("")
+	if err != nil {
+		return nil
+	}
+	return l.sys.Snapshot()
+}

@@ -72,7 +72,7 @@ var cPointee = map[string]string{
 
 // shadows are the identifiers the exported functions' bodies use, which
 // a parameter must not hide.
-var shadows = map[string]bool{"int": true, "float64": true, "unsafe": true, "C": true, "done": true, "unsupported": true}
+var shadows = map[string]bool{"int": true, "float64": true, "unsafe": true, "C": true, "done": true, "toolDone": true, "unsupported": true}
 
 // implName is the Go function that implements an MPI function:
 // MPI_Comm_rank -> mpiCommRank.
@@ -205,6 +205,9 @@ import "unsafe"
 				return g, fmt.Errorf("%s returns %s, not an error code, and capi has no %s to call", fn.name, fn.ret, impl)
 			}
 			fmt.Fprintf(&gb, "\treturn C.int(unsupported(%s, %q))\n", errComm, fn.name)
+		case fn.ret == "int" && strings.HasPrefix(fn.name, "MPI_T_"):
+			// The tools interface returns its codes and calls no error handler.
+			fmt.Fprintf(&gb, "\treturn C.int(toolDone(%s))\n", call)
 		case fn.ret == "int":
 			fmt.Fprintf(&gb, "\treturn C.int(done(%s, %s))\n", errComm, call)
 		default:

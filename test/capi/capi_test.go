@@ -154,6 +154,8 @@ var runs = map[string][]run{
 	"handles":    {{np: 2}, {np: 0}},
 	"singleton":  {{np: 0}},
 	"session":    {{np: 2}, {np: 3}, {np: 0}},
+	// tools reads btl_sm_eager_limit as gompirun sets it, 32k alone.
+	"tools": {{np: 2, args: []string{"--mca", "btl_sm_eager_limit", "16k", "--mca", "btl", "self,sm"}}, {np: 0}},
 	// errfatal's bad send meets the default handler, MPI_ERRORS_ARE_FATAL,
 	// which must end the job naming the error.
 	"errfatal": {{np: 2, fatal: []string{"MPI_ERRORS_ARE_FATAL", "MPI_ERR_RANK", "rank 7"}}},
