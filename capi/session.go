@@ -270,14 +270,13 @@ func mpiSessionGetNthPset(h Session, ih Info, n int, size *C.int, name *C.char) 
 		if n < 0 || n >= len(psets) {
 			return errorf(pmpi.ClassArg, "session get nth pset: n is %d (0 to %d)", n, len(psets)-1)
 		}
-		if *size == 0 { // the caller asks for the length, its NUL included
-			*size = C.int(len(psets[n]) + 1)
-			return nil
-		}
 		if *size < 0 {
 			return errorf(pmpi.ClassArg, "session get nth pset: pset_len is %d (0 to ask for the length)", *size)
 		}
-		putString(name, psets[n], int(*size))
+		if *size > 0 { // 0 asks for the length only
+			putString(name, psets[n], int(*size))
+		}
+		*size = C.int(len(psets[n]) + 1) // what the name needs, its NUL included
 		return nil
 	})
 }

@@ -147,13 +147,14 @@ var collComponents = []run{
 // ranks (defaultRuns).
 var runs = map[string][]run{
 	// p2p's large messages over tcp too, whose rendezvous differs.
-	"p2p":        {{np: 2}, {np: 3}, {np: 3, name: "tcp", args: []string{"--mca", "btl", "self,tcp"}}},
-	"coll":       {{np: 2}, {np: 3}, {np: 4}},
-	"op":         collComponents,
-	"errhandler": {{np: 2}},
-	"handles":    {{np: 2}, {np: 0}},
-	"singleton":  {{np: 0}},
-	"session":    {{np: 2}, {np: 3}, {np: 0}},
+	"p2p":         {{np: 2}, {np: 3}, {np: 3, name: "tcp", args: []string{"--mca", "btl", "self,tcp"}}},
+	"coll":        {{np: 2}, {np: 3}, {np: 4}},
+	"op":          collComponents,
+	"errhandler":  {{np: 2}},
+	"handles":     {{np: 2}, {np: 0}},
+	"singleton":   {{np: 0}},
+	"session":     {{np: 2}, {np: 3}, {np: 0}},
+	"sessionleak": {{np: 2, fatal: []string{"exited without calling Finalize"}}},
 	// tools reads btl_sm_eager_limit as gompirun sets it, 32k alone.
 	"tools": {{np: 2, args: []string{"--mca", "btl_sm_eager_limit", "16k", "--mca", "btl", "self,sm"}}, {np: 0}},
 	// errfatal's bad send meets the default handler, MPI_ERRORS_ARE_FATAL,

@@ -59,7 +59,7 @@ int main(int argc, char **argv) {
     CHECK(strcmp(name, "mpi://WORLD") == 0, "the first process set is %s", name);
     len = 5;
     TRY(MPI_Session_get_nth_pset(s, MPI_INFO_NULL, 1, &len, name));
-    CHECK(strcmp(name, "mpi:") == 0, "the second name cut to 5 bytes: %s", name);
+    CHECK(strcmp(name, "mpi:") == 0 && len == (int)strlen("mpi://SELF") + 1, "the second name cut to 5 bytes: %s (%d)", name, len);
     len = sizeof name;
     RC(MPI_Session_get_nth_pset(s, MPI_INFO_NULL, 2, &len, name), MPI_ERR_ARG);
 
