@@ -29,7 +29,8 @@ Every parameter below can be set, highest precedence first, in:
 5. the default.
 
 ` + "`gompi_info --param all all --level 9`" + ` shows each value and where it came from. Levels 1-3
-are for users, 4-6 for tuners, 7-9 for developers.
+are for users, 4-6 for tuners, 7-9 for developers. A C tool reads the same values through MPI's
+tools interface, as control variables of the same names ([c.md](c.md)).
 `)
 	lastFW, lastComp := "", ""
 	for _, d := range defs {
