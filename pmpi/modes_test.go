@@ -19,8 +19,14 @@ func TestModesSingleton(t *testing.T) {
 	if api.Finalized() {
 		t.Skip("an earlier run in this process (-count above 1) finalised MPI, which initialises once per process")
 	}
+	if pmpi.ParamValues() != nil {
+		t.Error("ParamValues before Init is not nil")
+	}
 	if err := api.Init(); err != nil {
 		t.Fatal(err)
+	}
+	if v, ok := pmpi.ParamValues().Lookup("btl_sm_eager_limit"); !ok || v.Raw == "" {
+		t.Errorf("ParamValues after Init: btl_sm_eager_limit %+v, found %v", v, ok)
 	}
 	w := api.CommWorld()
 	w.SetErrorHandler(pmpi.ErrorsReturn)
@@ -44,6 +50,9 @@ func TestModesSingleton(t *testing.T) {
 	}
 	if err := api.Finalize(); err != nil {
 		t.Fatal(err)
+	}
+	if pmpi.ParamValues() != nil {
+		t.Error("ParamValues after Finalize is not nil")
 	}
 }
 
