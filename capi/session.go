@@ -227,7 +227,11 @@ var psets = []string{"mpi://WORLD", "mpi://SELF"}
 
 // pset is the communicator whose group process set name is; MPI's names
 // are matched without regard to case.
-func pset(op, name string) (*pmpi.Comm, error) {
+func pset(op string, cname *C.char) (*pmpi.Comm, error) {
+	if cname == nil {
+		return nil, errorf(pmpi.ClassArg, "%s: the name is NULL", op)
+	}
+	name := C.GoString(cname)
 	var c *commEntry
 	switch {
 	case strings.EqualFold(name, psets[0]):
@@ -283,11 +287,7 @@ func mpiSessionGetNthPset(h Session, ih Info, n int, size *C.int, name *C.char) 
 
 func mpiSessionGetPsetInfo(h Session, name *C.char, out *Info) error {
 	return session(h, func(*sessionEntry) error {
-		const op = "session get pset info"
-		if name == nil {
-			return errorf(pmpi.ClassArg, "%s: the name is NULL", op)
-		}
-		c, err := pset(op, C.GoString(name))
+		c, err := pset("session get pset info", name)
 		if err != nil {
 			return err
 		}
@@ -303,11 +303,7 @@ func mpiSessionGetPsetInfo(h Session, name *C.char, out *Info) error {
 
 func mpiGroupFromSessionPset(h Session, name *C.char, out *Group) error {
 	return session(h, func(*sessionEntry) error {
-		const op = "group from session pset"
-		if name == nil {
-			return errorf(pmpi.ClassArg, "%s: the name is NULL", op)
-		}
-		c, err := pset(op, C.GoString(name))
+		c, err := pset("group from session pset", name)
 		if err != nil {
 			return err
 		}

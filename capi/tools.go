@@ -234,14 +234,19 @@ func mpiTCvarGetInfo(i int, name *C.char, nameLen, verbosity *C.int, dt *Datatyp
 }
 
 func mpiTCvarGetIndex(name *C.char, out *C.int) error {
-	t := &lib.tools
+	return lib.tools.index("control variable", func(t *tools) map[string]int { return t.varIndex }, name, out)
+}
+
+// index writes to out the index of the variable or category of that name,
+// in the map that names picks.
+func (t *tools) index(what string, names func(*tools) map[string]int, name *C.char, out *C.int) error {
 	return t.running(func() error {
 		if name == nil {
-			return toolErr(C.MPI_T_ERR_INVALID_NAME, "cvar get index: the name is NULL")
+			return toolErr(C.MPI_T_ERR_INVALID_NAME, "%s get index: the name is NULL", what)
 		}
-		i, ok := t.varIndex[C.GoString(name)]
+		i, ok := names(t)[C.GoString(name)]
 		if !ok {
-			return toolErr(C.MPI_T_ERR_INVALID_NAME, "no control variable is named %q (gompi_info lists them)", C.GoString(name))
+			return toolErr(C.MPI_T_ERR_INVALID_NAME, "no %s is named %q (gompi_info lists the parameters)", what, C.GoString(name))
 		}
 		*out = C.int(i)
 		return nil
@@ -423,18 +428,7 @@ func mpiTCategoryGetInfo(i int, name *C.char, nameLen *C.int, desc *C.char, desc
 }
 
 func mpiTCategoryGetIndex(name *C.char, out *C.int) error {
-	t := &lib.tools
-	return t.running(func() error {
-		if name == nil {
-			return toolErr(C.MPI_T_ERR_INVALID_NAME, "category get index: the name is NULL")
-		}
-		i, ok := t.catIndex[C.GoString(name)]
-		if !ok {
-			return toolErr(C.MPI_T_ERR_INVALID_NAME, "no category is named %q", C.GoString(name))
-		}
-		*out = C.int(i)
-		return nil
-	})
+	return lib.tools.index("category", func(t *tools) map[string]int { return t.catIndex }, name, out)
 }
 
 // categoryList writes the first n of category i's members that pick
