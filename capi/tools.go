@@ -178,7 +178,7 @@ var verbosities = [...]C.int{C.MPI_T_VERBOSITY_USER_BASIC, C.MPI_T_VERBOSITY_USE
 func cvarType(v params.Value) (Datatype, int) {
 	switch v.Def.Kind {
 	case params.KindInt:
-		if n := v.Parsed.(int); n < math.MinInt32 || n > math.MaxInt32 {
+		if n, _ := v.Parsed.(int); n < math.MinInt32 || n > math.MaxInt32 {
 			return MPI_COUNT, 1
 		}
 		return MPI_INT, 1
@@ -302,16 +302,14 @@ func mpiTCvarRead(h C.uintptr_t, buf unsafe.Pointer) error {
 		if buf == nil {
 			return toolErr(C.MPI_T_ERR_INVALID, "cvar read: the buffer is NULL")
 		}
-		dt, n := cvarType(v)
-		switch {
-		case dt == MPI_CHAR:
+		switch dt, n := cvarType(v); dt {
+		case MPI_CHAR:
 			putString((*C.char)(buf), v.Raw, n)
-		case dt == MPI_DOUBLE:
-			*(*C.double)(buf) = C.double(v.Parsed.(float64))
-		case dt == MPI_COUNT && v.Def.Kind == params.KindSize:
-			*(*C.MPI_Count)(buf) = C.MPI_Count(v.Parsed.(int64))
-		case dt == MPI_COUNT:
-			*(*C.MPI_Count)(buf) = C.MPI_Count(v.Parsed.(int))
+		case MPI_DOUBLE:
+			f, _ := v.Parsed.(float64)
+			*(*C.double)(buf) = C.double(f)
+		case MPI_COUNT:
+			*(*C.MPI_Count)(buf) = C.MPI_Count(intValue(v))
 		default:
 			*(*C.int)(buf) = C.int(intValue(v))
 		}
@@ -319,9 +317,9 @@ func mpiTCvarRead(h C.uintptr_t, buf unsafe.Pointer) error {
 	})
 }
 
-// intValue is a variable that reads as an int: a boolean's 0 or 1, an
-// enum's index among its values, a verbosity, an int.
-func intValue(v params.Value) int {
+// intValue is a variable that reads as an integer: a boolean's 0 or 1,
+// an enum's index among its values, a verbosity, an int, a size.
+func intValue(v params.Value) int64 {
 	switch p := v.Parsed.(type) {
 	case bool:
 		if p {
@@ -329,14 +327,16 @@ func intValue(v params.Value) int {
 		}
 		return 0
 	case params.Verbosity:
-		return int(p)
+		return int64(p)
 	case string:
 		for i, e := range v.Def.Values {
 			if e.Name == p {
-				return i
+				return int64(i)
 			}
 		}
 	case int:
+		return int64(p)
+	case int64:
 		return p
 	}
 	return 0

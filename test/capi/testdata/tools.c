@@ -88,6 +88,29 @@ int main(int argc, char **argv) {
     CHECK(found, "no item of the mechanism is named none");
     T(MPI_T_enum_get_item(et, items, &value, name, &nlen), MPI_T_ERR_INVALID_ITEM);
 
+    /* Every variable reads, as its datatype says; a bool as 0 or 1. */
+    T(MPI_T_cvar_get_num(&n), MPI_SUCCESS);
+    for (i = 0; i < n; i++) {
+        union {
+            int i;
+            MPI_Count c;
+            double d;
+            char s[4096];
+        } any;
+        int count;
+        T(MPI_T_cvar_get_info(i, NULL, NULL, NULL, &dt, NULL, NULL, NULL, NULL, NULL), MPI_SUCCESS);
+        T(MPI_T_cvar_handle_alloc(i, NULL, &h, &count), MPI_SUCCESS);
+        CHECK(dt == MPI_INT || dt == MPI_COUNT || dt == MPI_DOUBLE || (dt == MPI_CHAR && count <= (int)sizeof any.s),
+              "variable %d: datatype %p, count %d", i, (void *)dt, count);
+        T(MPI_T_cvar_read(h, &any), MPI_SUCCESS);
+        T(MPI_T_cvar_handle_free(&h), MPI_SUCCESS);
+    }
+    int strict = cvar("mca_base_strict");
+    T(MPI_T_cvar_handle_alloc(strict, NULL, &h, &n), MPI_SUCCESS);
+    T(MPI_T_cvar_read(h, &value), MPI_SUCCESS);
+    T(MPI_T_cvar_handle_free(&h), MPI_SUCCESS);
+    EQ(value, 0, "mca_base_strict");
+
     /* Errors. */
     T(MPI_T_cvar_get_index("no_such_parameter", &i), MPI_T_ERR_INVALID_NAME);
     T(MPI_T_cvar_get_info(-1, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL), MPI_T_ERR_INVALID_INDEX);
