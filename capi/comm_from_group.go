@@ -101,11 +101,12 @@ func mpiIntercommCreateFromGroups(lh Group, localLeader int, rh Group, remoteLea
 	if err != nil {
 		return err
 	}
-	wg, err := api().CommGroup(w.c)
+	// Straight to pmpi: the program made no group calls for the tools to see.
+	wg, err := pmpi.Real().CommGroup(w.c)
 	if err != nil {
 		return err
 	}
-	leader, err := api().GroupTranslateRanks(remote, []int{remoteLeader}, wg)
+	leader, err := pmpi.Real().GroupTranslateRanks(remote, []int{remoteLeader}, wg)
 	if err != nil {
 		return err
 	}

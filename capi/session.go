@@ -128,10 +128,13 @@ func finalizeWorld() error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	switch w := m.world.Load(); {
+	case w == worldFinalized:
+		// Not api().Finalize: sessions may still hold the runtime.
+		return errorf(pmpi.ClassOther, "Finalize: MPI_Finalize was called already")
 	case w == worldNone && api().Initialized():
 		return errorf(pmpi.ClassOther, "Finalize: MPI_Init was not called (only sessions run)")
-	case w != worldRunning:
-		return api().Finalize() // its error says why
+	case w == worldNone:
+		return api().Finalize() // its error says MPI is not initialised
 	case m.sessions > 0:
 		m.world.Store(worldFinalized)
 		return endAtExit()

@@ -119,6 +119,7 @@ int main(int argc, char **argv) {
     TRY(MPI_Finalize());
     TRY(MPI_Finalized(&flag));
     CHECK(flag, "MPI_Finalize with a session live: not finalized");
+    RC(MPI_Finalize(), MPI_ERR_OTHER);
     sum_ranks(t, "mpi://WORLD", "org.gompi.test.after", &r);
     passed("session and world model");
 
