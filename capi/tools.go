@@ -116,25 +116,35 @@ func (t *tools) load() error {
 	t.catIndex = map[string]int{}
 	t.handles = map[uintptr]int{}
 	t.sessions = map[uintptr]bool{}
-	t.next = firstHandle
+	if t.next == 0 { // not reset at MPI_T_finalize: a stale handle names nothing later
+		t.next = firstHandle
+	}
 	t.cats = nil
 	for i, v := range t.vars {
 		t.varIndex[v.Def.Name] = i
-		f := t.categoryOf(v.Def.Framework, -1, fmt.Sprintf("the %s framework's parameters", v.Def.Framework))
+		f := t.categoryOf(v.Def.Framework, "base", -1)
 		if v.Def.Component != "base" {
-			f = t.categoryOf(v.Def.Framework+"_"+v.Def.Component, f,
-				fmt.Sprintf("the parameters of the %s component of the %s framework", v.Def.Component, v.Def.Framework))
+			f = t.categoryOf(v.Def.Framework, v.Def.Component, f)
 		}
 		t.cats[f].vars = append(t.cats[f].vars, i)
 	}
 	return nil
 }
 
-// categoryOf is the index of category name, made under parent (-1 for
-// none) if new.
-func (t *tools) categoryOf(name string, parent int, desc string) int {
+// categoryOf is the index of the category of framework's component
+// ("base" for the framework's own), made under parent (-1 for none) if
+// new.
+func (t *tools) categoryOf(framework, component string, parent int) int {
+	name := framework
+	if component != "base" {
+		name = framework + "_" + component
+	}
 	if i, ok := t.catIndex[name]; ok {
 		return i
+	}
+	desc := fmt.Sprintf("the %s framework's parameters", framework)
+	if component != "base" {
+		desc = fmt.Sprintf("the parameters of the %s component of the %s framework", component, framework)
 	}
 	i := len(t.cats)
 	t.cats = append(t.cats, category{name: name, desc: desc})
