@@ -93,7 +93,7 @@ func alltoallwCall(s *collStart, send []byte, scounts, sdispls []int, stypes []D
 	if comm != nil && comm.inter != nil {
 		return interAlltoallw(s, send, scounts, sdispls, stypes, recv, rcounts, rdispls, rtypes, comm)
 	}
-	k, err := startColl(s, "alltoallw", comm)
+	k, err := startColl(s, &nameAlltoallw, comm)
 	if err != nil {
 		return err
 	}
@@ -128,7 +128,7 @@ func (*realAPI) NeighborAlltoallw(send []byte, scounts, sdispls []int, stypes []
 }
 
 func neighborAlltoallwCall(s *collStart, send []byte, scounts, sdispls []int, stypes []Datatype, recv []byte, rcounts, rdispls []int, rtypes []Datatype, comm *Comm) error {
-	k, err := startColl(s, "neighbor alltoallw", comm)
+	k, err := startColl(s, &nameNeighborAlltoallw, comm)
 	if err != nil {
 		return err
 	}

@@ -40,10 +40,8 @@ type collCall struct {
 
 // startColl begins collective op on comm: blocking if s is nil, else
 // non-blocking or persistent as s says, and named so in messages.
-func startColl(s *collStart, op string, comm *Comm) (collCall, error) {
-	if s != nil {
-		op = s.callName(op)
-	}
+func startColl(s *collStart, name *collName, comm *Comm) (collCall, error) {
+	op := s.callName(name)
 	if _, err := collArgs(op, comm); err != nil {
 		return collCall{}, err
 	}
@@ -190,7 +188,7 @@ func barrierCall(s *collStart, comm *Comm) error {
 	if comm != nil && comm.inter != nil {
 		return interBarrier(s, comm)
 	}
-	k, err := startColl(s, "barrier", comm)
+	k, err := startColl(s, &nameBarrier, comm)
 	if err != nil {
 		return err
 	}

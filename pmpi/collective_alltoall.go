@@ -12,7 +12,7 @@ func alltoallCall(s *collStart, send []byte, scount int, sdt Datatype, recv []by
 	if comm != nil && comm.inter != nil {
 		return interAlltoall(s, send, scount, sdt, recv, rcount, rdt, comm)
 	}
-	k, err := startColl(s, "alltoall", comm)
+	k, err := startColl(s, &nameAlltoall, comm)
 	if err != nil {
 		return err
 	}
@@ -43,7 +43,7 @@ func alltoallvCall(s *collStart, send []byte, scounts, sdispls []int, sdt Dataty
 	if comm != nil && comm.inter != nil {
 		return interAlltoallv(s, send, scounts, sdispls, sdt, recv, rcounts, rdispls, rdt, comm)
 	}
-	k, err := startColl(s, "alltoallv", comm)
+	k, err := startColl(s, &nameAlltoallv, comm)
 	if err != nil {
 		return err
 	}

@@ -11,7 +11,7 @@ func bcastCall(s *collStart, buf []byte, count int, dt Datatype, root int, comm 
 	if comm != nil && comm.inter != nil {
 		return interBcast(s, buf, count, dt, root, comm)
 	}
-	k, err := startColl(s, "bcast", comm)
+	k, err := startColl(s, &nameBcast, comm)
 	if err != nil {
 		return err
 	}

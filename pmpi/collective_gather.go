@@ -12,7 +12,7 @@ func gatherCall(s *collStart, send []byte, scount int, sdt Datatype, recv []byte
 	if comm != nil && comm.inter != nil {
 		return interGather(s, send, scount, sdt, recv, rcount, rdt, root, comm)
 	}
-	k, err := startColl(s, "gather", comm)
+	k, err := startColl(s, &nameGather, comm)
 	if err != nil {
 		return err
 	}
@@ -49,7 +49,7 @@ func gathervCall(s *collStart, send []byte, scount int, sdt Datatype, recv []byt
 	if comm != nil && comm.inter != nil {
 		return interGatherv(s, send, scount, sdt, recv, counts, displs, rdt, root, comm)
 	}
-	k, err := startColl(s, "gatherv", comm)
+	k, err := startColl(s, &nameGatherv, comm)
 	if err != nil {
 		return err
 	}
@@ -86,7 +86,7 @@ func allgatherCall(s *collStart, send []byte, scount int, sdt Datatype, recv []b
 	if comm != nil && comm.inter != nil {
 		return interAllgather(s, send, scount, sdt, recv, rcount, rdt, comm)
 	}
-	k, err := startColl(s, "allgather", comm)
+	k, err := startColl(s, &nameAllgather, comm)
 	if err != nil {
 		return err
 	}
@@ -116,7 +116,7 @@ func allgathervCall(s *collStart, send []byte, scount int, sdt Datatype, recv []
 	if comm != nil && comm.inter != nil {
 		return interAllgatherv(s, send, scount, sdt, recv, counts, displs, rdt, comm)
 	}
-	k, err := startColl(s, "allgatherv", comm)
+	k, err := startColl(s, &nameAllgatherv, comm)
 	if err != nil {
 		return err
 	}

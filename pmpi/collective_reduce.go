@@ -62,7 +62,7 @@ func reduceCall(s *collStart, send, recv []byte, count int, dt Datatype, op Op, 
 	if comm != nil && comm.inter != nil {
 		return interReduce(s, send, recv, count, dt, op, root, comm)
 	}
-	k, err := startColl(s, "reduce", comm)
+	k, err := startColl(s, &nameReduce, comm)
 	if err != nil {
 		return err
 	}
@@ -88,7 +88,7 @@ func allreduceCall(s *collStart, send, recv []byte, count int, dt Datatype, op O
 	if comm != nil && comm.inter != nil {
 		return interAllreduce(s, send, recv, count, dt, op, comm)
 	}
-	k, err := startColl(s, "allreduce", comm)
+	k, err := startColl(s, &nameAllreduce, comm)
 	if err != nil {
 		return err
 	}
@@ -106,7 +106,7 @@ func (*realAPI) Scan(send, recv []byte, count int, dt Datatype, op Op, comm *Com
 
 // scanCall is Scan, blocking when s is nil, else started as s says.
 func scanCall(s *collStart, send, recv []byte, count int, dt Datatype, op Op, comm *Comm) error {
-	k, err := startColl(s, "scan", comm)
+	k, err := startColl(s, &nameScan, comm)
 	if err != nil {
 		return err
 	}
@@ -125,7 +125,7 @@ func (*realAPI) Exscan(send, recv []byte, count int, dt Datatype, op Op, comm *C
 
 // exscanCall is Exscan, blocking when s is nil, else started as s says.
 func exscanCall(s *collStart, send, recv []byte, count int, dt Datatype, op Op, comm *Comm) error {
-	k, err := startColl(s, "exscan", comm)
+	k, err := startColl(s, &nameExscan, comm)
 	if err != nil {
 		return err
 	}
@@ -148,7 +148,7 @@ func reduceScatterCall(s *collStart, send, recv []byte, counts []int, dt Datatyp
 	if comm != nil && comm.inter != nil {
 		return interReduceScatter(s, send, recv, counts, dt, op, comm)
 	}
-	k, err := startColl(s, "reduce scatter", comm)
+	k, err := startColl(s, &nameReduceScatter, comm)
 	if err != nil {
 		return err
 	}
@@ -200,7 +200,7 @@ func reduceScatterBlockCall(s *collStart, send, recv []byte, count int, dt Datat
 	if comm != nil && comm.inter != nil {
 		return interReduceScatterBlock(s, send, recv, count, dt, op, comm)
 	}
-	k, err := startColl(s, "reduce scatter block", comm)
+	k, err := startColl(s, &nameReduceScatterBlock, comm)
 	if err != nil {
 		return err
 	}

@@ -11,7 +11,7 @@ func scatterCall(s *collStart, send []byte, scount int, sdt Datatype, recv []byt
 	if comm != nil && comm.inter != nil {
 		return interScatter(s, send, scount, sdt, recv, rcount, rdt, root, comm)
 	}
-	k, err := startColl(s, "scatter", comm)
+	k, err := startColl(s, &nameScatter, comm)
 	if err != nil {
 		return err
 	}
@@ -48,7 +48,7 @@ func scattervCall(s *collStart, send []byte, counts, displs []int, sdt Datatype,
 	if comm != nil && comm.inter != nil {
 		return interScatterv(s, send, counts, displs, sdt, recv, rcount, rdt, root, comm)
 	}
-	k, err := startColl(s, "scatterv", comm)
+	k, err := startColl(s, &nameScatterv, comm)
 	if err != nil {
 		return err
 	}

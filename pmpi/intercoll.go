@@ -127,10 +127,8 @@ type interPrepare func(k *collCall) (func(interRun) error, error)
 // interColl runs collective op on the intercommunicator comm: prepare
 // checks the arguments, then the call runs at once (s nil) or starts as s
 // says.
-func interColl(s *collStart, op string, comm *Comm, prepare interPrepare) error {
-	if s != nil {
-		op = s.callName(op)
-	}
+func interColl(s *collStart, name *collName, comm *Comm, prepare interPrepare) error {
+	op := s.callName(name)
 	if _, err := interArgs(op, comm); err != nil {
 		return err
 	}
@@ -168,7 +166,7 @@ func nothing(interRun) error { return nil }
 // group's rank 0 knows its group has entered after the bridge's barrier,
 // swaps that news with the other's, and tells the group.
 func interBarrier(s *collStart, comm *Comm) error {
-	return interColl(s, "barrier", comm, func(k *collCall) (func(interRun) error, error) {
+	return interColl(s, &nameBarrier, comm, func(k *collCall) (func(interRun) error, error) {
 		return func(r interRun) error {
 			if r.bm.Barrier == nil {
 				return errorf(ClassIntern, coll.ErrNoProvider, "the local group %v: barrier", r.b)
@@ -186,7 +184,7 @@ func interBarrier(s *collStart, comm *Comm) error {
 // every rank of the other: the root sends to the other group's rank 0,
 // which broadcasts over its bridge.
 func interBcast(s *collStart, buf []byte, count int, dt Datatype, root int, comm *Comm) error {
-	return interColl(s, "bcast", comm, func(k *collCall) (func(interRun) error, error) {
+	return interColl(s, &nameBcast, comm, func(k *collCall) (func(interRun) error, error) {
 		role, err := k.interRoot(root)
 		if err != nil || role == besideRoot {
 			return nothing, err
@@ -221,7 +219,7 @@ func interBcast(s *collStart, buf []byte, count int, dt Datatype, root int, comm
 // own to its rank 0, which swaps the result with the other's and
 // broadcasts what it got.
 func interAllreduce(s *collStart, send, recv []byte, count int, dt Datatype, op Op, comm *Comm) error {
-	return interColl(s, "allreduce", comm, func(k *collCall) (func(interRun) error, error) {
+	return interColl(s, &nameAllreduce, comm, func(k *collCall) (func(interRun) error, error) {
 		if err := k.notInPlace(send); err != nil {
 			return nil, err
 		}

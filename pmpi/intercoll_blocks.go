@@ -151,7 +151,7 @@ func (k *collCall) vectorBlocks(what string, buf []byte, counts, displs []int, d
 // interGather: the root receives rcount elements from each rank of the
 // other group, in their rank order; that group's ranks send.
 func interGather(s *collStart, send []byte, scount int, sdt Datatype, recv []byte, rcount int, rdt Datatype, root int, comm *Comm) error {
-	return interColl(s, "gather", comm, func(k *collCall) (func(interRun) error, error) {
+	return interColl(s, &nameGather, comm, func(k *collCall) (func(interRun) error, error) {
 		return k.rooted(coll.TagGather, root, true, send, scount, sdt, func() ([][]byte, error) {
 			return k.evenBlocks("receive", recv, rcount, rdt)
 		})
@@ -161,7 +161,7 @@ func interGather(s *collStart, send []byte, scount int, sdt Datatype, recv []byt
 // interGatherv is interGather with counts[i] elements from remote rank i
 // at displs[i].
 func interGatherv(s *collStart, send []byte, scount int, sdt Datatype, recv []byte, counts, displs []int, rdt Datatype, root int, comm *Comm) error {
-	return interColl(s, "gatherv", comm, func(k *collCall) (func(interRun) error, error) {
+	return interColl(s, &nameGatherv, comm, func(k *collCall) (func(interRun) error, error) {
 		return k.rooted(coll.TagGatherv, root, true, send, scount, sdt, func() ([][]byte, error) {
 			return k.vectorBlocks("receive", recv, counts, displs, rdt)
 		})
@@ -171,7 +171,7 @@ func interGatherv(s *collStart, send []byte, scount int, sdt Datatype, recv []by
 // interScatter: the root sends block i of send, scount elements, to rank
 // i of the other group, whose ranks receive.
 func interScatter(s *collStart, send []byte, scount int, sdt Datatype, recv []byte, rcount int, rdt Datatype, root int, comm *Comm) error {
-	return interColl(s, "scatter", comm, func(k *collCall) (func(interRun) error, error) {
+	return interColl(s, &nameScatter, comm, func(k *collCall) (func(interRun) error, error) {
 		return k.rooted(coll.TagScatter, root, false, recv, rcount, rdt, func() ([][]byte, error) {
 			return k.evenBlocks("send", send, scount, sdt)
 		})
@@ -181,7 +181,7 @@ func interScatter(s *collStart, send []byte, scount int, sdt Datatype, recv []by
 // interScatterv is interScatter with counts[i] elements from displs[i] to
 // remote rank i.
 func interScatterv(s *collStart, send []byte, counts, displs []int, sdt Datatype, recv []byte, rcount int, rdt Datatype, root int, comm *Comm) error {
-	return interColl(s, "scatterv", comm, func(k *collCall) (func(interRun) error, error) {
+	return interColl(s, &nameScatterv, comm, func(k *collCall) (func(interRun) error, error) {
 		return k.rooted(coll.TagScatterv, root, false, recv, rcount, rdt, func() ([][]byte, error) {
 			return k.vectorBlocks("send", send, counts, displs, sdt)
 		})
@@ -191,7 +191,7 @@ func interScatterv(s *collStart, send []byte, counts, displs []int, sdt Datatype
 // interAllgather leaves in recv, at every rank, the send blocks of every
 // rank of the other group in their rank order.
 func interAllgather(s *collStart, send []byte, scount int, sdt Datatype, recv []byte, rcount int, rdt Datatype, comm *Comm) error {
-	return interColl(s, "allgather", comm, func(k *collCall) (func(interRun) error, error) {
+	return interColl(s, &nameAllgather, comm, func(k *collCall) (func(interRun) error, error) {
 		if err := k.notInPlace(send); err != nil {
 			return nil, err
 		}
@@ -210,7 +210,7 @@ func interAllgather(s *collStart, send []byte, scount int, sdt Datatype, recv []
 // interAllgatherv is interAllgather with counts[i] elements from remote
 // rank i at displs[i].
 func interAllgatherv(s *collStart, send []byte, scount int, sdt Datatype, recv []byte, counts, displs []int, rdt Datatype, comm *Comm) error {
-	return interColl(s, "allgatherv", comm, func(k *collCall) (func(interRun) error, error) {
+	return interColl(s, &nameAllgatherv, comm, func(k *collCall) (func(interRun) error, error) {
 		if err := k.notInPlace(send); err != nil {
 			return nil, err
 		}
@@ -229,7 +229,7 @@ func interAllgatherv(s *collStart, send []byte, scount int, sdt Datatype, recv [
 // interAlltoall sends block i of send to rank i of the other group and
 // receives block j of recv from its rank j.
 func interAlltoall(s *collStart, send []byte, scount int, sdt Datatype, recv []byte, rcount int, rdt Datatype, comm *Comm) error {
-	return interColl(s, "alltoall", comm, func(k *collCall) (func(interRun) error, error) {
+	return interColl(s, &nameAlltoall, comm, func(k *collCall) (func(interRun) error, error) {
 		if err := k.notInPlace(send); err != nil {
 			return nil, err
 		}
@@ -248,7 +248,7 @@ func interAlltoall(s *collStart, send []byte, scount int, sdt Datatype, recv []b
 // interAlltoallv is interAlltoall with a count and displacement for each
 // remote rank on both sides.
 func interAlltoallv(s *collStart, send []byte, scounts, sdispls []int, sdt Datatype, recv []byte, rcounts, rdispls []int, rdt Datatype, comm *Comm) error {
-	return interColl(s, "alltoallv", comm, func(k *collCall) (func(interRun) error, error) {
+	return interColl(s, &nameAlltoallv, comm, func(k *collCall) (func(interRun) error, error) {
 		if err := k.notInPlace(send); err != nil {
 			return nil, err
 		}
@@ -267,7 +267,7 @@ func interAlltoallv(s *collStart, send []byte, scounts, sdispls []int, sdt Datat
 // interAlltoallw is interAlltoallv with a datatype for each block and
 // displacements in bytes.
 func interAlltoallw(s *collStart, send []byte, scounts, sdispls []int, stypes []Datatype, recv []byte, rcounts, rdispls []int, rtypes []Datatype, comm *Comm) error {
-	return interColl(s, "alltoallw", comm, func(k *collCall) (func(interRun) error, error) {
+	return interColl(s, &nameAlltoallw, comm, func(k *collCall) (func(interRun) error, error) {
 		if err := k.notInPlace(send); err != nil {
 			return nil, err
 		}
@@ -288,7 +288,7 @@ func interAlltoallw(s *collStart, send []byte, scounts, sdispls []int, stypes []
 // rank of the other group: that group reduces to its rank 0, which sends
 // the result.
 func interReduce(s *collStart, send, recv []byte, count int, dt Datatype, op Op, root int, comm *Comm) error {
-	return interColl(s, "reduce", comm, func(k *collCall) (func(interRun) error, error) {
+	return interColl(s, &nameReduce, comm, func(k *collCall) (func(interRun) error, error) {
 		role, err := k.interRoot(root)
 		if err != nil {
 			return nil, err
@@ -331,7 +331,7 @@ func interReduce(s *collStart, send, recv []byte, count int, dt Datatype, op Op,
 // elements, the same total at both groups): each group reduces to its
 // rank 0, the two swap, and each rank takes its part.
 func interReduceScatter(s *collStart, send, recv []byte, counts []int, dt Datatype, op Op, comm *Comm) error {
-	return interColl(s, "reduce scatter", comm, func(k *collCall) (func(interRun) error, error) {
+	return interColl(s, &nameReduceScatter, comm, func(k *collCall) (func(interRun) error, error) {
 		if len(counts) != comm.Size() {
 			return nil, k.fail(ClassArg, "%d counts for a group of %d ranks (want one per rank of this group)", len(counts), comm.Size())
 		}
@@ -352,7 +352,7 @@ func interReduceScatter(s *collStart, send, recv []byte, counts []int, dt Dataty
 // interReduceScatterBlock is interReduceScatter with count elements for
 // every rank: the send vectors hold the group's size times count.
 func interReduceScatterBlock(s *collStart, send, recv []byte, count int, dt Datatype, op Op, comm *Comm) error {
-	return interColl(s, "reduce scatter block", comm, func(k *collCall) (func(interRun) error, error) {
+	return interColl(s, &nameReduceScatterBlock, comm, func(k *collCall) (func(interRun) error, error) {
 		if count < 0 {
 			return nil, k.fail(ClassCount, "the count %d is negative", count)
 		}

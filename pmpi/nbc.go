@@ -3,7 +3,6 @@ package pmpi
 import (
 	"fmt"
 	"runtime"
-	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -36,28 +35,49 @@ type collStart struct {
 	req     *Request // the request the call made
 }
 
-// callName names the call in messages: "iallreduce", "allreduce init".
-func (s *collStart) callName(op string) string {
-	n, ok := nbcNames[op]
-	if !ok {
-		n = [2]string{"i" + op, op + " init"}
-	}
-	if s.persistent {
-		return n[1]
-	}
-	return n[0]
-}
+// collName is a collective's name in messages, by how it was called:
+// "allreduce", "iallreduce", "allreduce init". Made once per collective:
+// building the name at every start, or looking it up by the blocking
+// name, cost a small call's start a tenth of its time.
+type collName struct{ blocking, nonblocking, persistent string }
 
-// nbcNames are callName's names by collective, made once: building the
-// name at every start cost a small call's start a twentieth of its time.
-var nbcNames = func() map[string][2]string {
-	m := make(map[string][2]string, len(coll.Collectives))
-	for _, c := range coll.Collectives {
-		op := strings.ReplaceAll(c, "_", " ")
-		m[op] = [2]string{"i" + op, op + " init"}
+func newCollName(op string) collName { return collName{op, "i" + op, op + " init"} }
+
+var (
+	nameAllgather          = newCollName("allgather")
+	nameAllgatherv         = newCollName("allgatherv")
+	nameAllreduce          = newCollName("allreduce")
+	nameAlltoall           = newCollName("alltoall")
+	nameAlltoallv          = newCollName("alltoallv")
+	nameAlltoallw          = newCollName("alltoallw")
+	nameBarrier            = newCollName("barrier")
+	nameBcast              = newCollName("bcast")
+	nameExscan             = newCollName("exscan")
+	nameGather             = newCollName("gather")
+	nameGatherv            = newCollName("gatherv")
+	nameNeighborAllgather  = newCollName("neighbor allgather")
+	nameNeighborAllgatherv = newCollName("neighbor allgatherv")
+	nameNeighborAlltoall   = newCollName("neighbor alltoall")
+	nameNeighborAlltoallv  = newCollName("neighbor alltoallv")
+	nameNeighborAlltoallw  = newCollName("neighbor alltoallw")
+	nameReduce             = newCollName("reduce")
+	nameReduceScatter      = newCollName("reduce scatter")
+	nameReduceScatterBlock = newCollName("reduce scatter block")
+	nameScan               = newCollName("scan")
+	nameScatter            = newCollName("scatter")
+	nameScatterv           = newCollName("scatterv")
+)
+
+// callName names the call as s started it.
+func (s *collStart) callName(n *collName) string {
+	switch {
+	case s == nil:
+		return n.blocking
+	case s.persistent:
+		return n.persistent
 	}
-	return m
-}()
+	return n.nonblocking
+}
 
 // nonblocking starts a collective that prepare checks, and returns its
 // request. Only a persistent call keeps prepare in its collStart: kept

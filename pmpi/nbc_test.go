@@ -74,23 +74,22 @@ func TestNBCSlots(t *testing.T) {
 	}
 }
 
-// The non-blocking and persistent calls are named as MPI names them, from
-// the table or, for a collective it lacks, built.
+// Each call is named as MPI names it: blocking, non-blocking, persistent.
 func TestNBCCallNames(t *testing.T) {
 	for _, tc := range []struct {
-		op         string
-		persistent bool
-		want       string
+		name *collName
+		s    *collStart
+		want string
 	}{
-		{"allreduce", false, "iallreduce"},
-		{"reduce scatter block", false, "ireduce scatter block"},
-		{"reduce scatter block", true, "reduce scatter block init"},
-		{"barrier", true, "barrier init"},
-		{"neighbor frobnicate", false, "ineighbor frobnicate"},
+		{&nameAllreduce, nil, "allreduce"},
+		{&nameAllreduce, &collStart{}, "iallreduce"},
+		{&nameReduceScatterBlock, &collStart{}, "ireduce scatter block"},
+		{&nameReduceScatterBlock, &collStart{persistent: true}, "reduce scatter block init"},
+		{&nameBarrier, &collStart{persistent: true}, "barrier init"},
+		{&nameNeighborAlltoallw, &collStart{}, "ineighbor alltoallw"},
 	} {
-		s := collStart{persistent: tc.persistent}
-		if got := s.callName(tc.op); got != tc.want {
-			t.Errorf("callName(%q), persistent %v: %q, want %q", tc.op, tc.persistent, got, tc.want)
+		if got := tc.s.callName(tc.name); got != tc.want {
+			t.Errorf("callName(%q), start %+v: %q, want %q", tc.name.blocking, tc.s, got, tc.want)
 		}
 	}
 }

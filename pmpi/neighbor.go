@@ -97,7 +97,7 @@ func (*realAPI) NeighborAllgather(send []byte, scount int, sdt Datatype, recv []
 }
 
 func neighborAllgatherCall(s *collStart, send []byte, scount int, sdt Datatype, recv []byte, rcount int, rdt Datatype, comm *Comm) error {
-	k, err := startColl(s, "neighbor allgather", comm)
+	k, err := startColl(s, &nameNeighborAllgather, comm)
 	if err != nil {
 		return err
 	}
@@ -129,7 +129,7 @@ func (*realAPI) NeighborAllgatherv(send []byte, scount int, sdt Datatype, recv [
 }
 
 func neighborAllgathervCall(s *collStart, send []byte, scount int, sdt Datatype, recv []byte, counts, displs []int, rdt Datatype, comm *Comm) error {
-	k, err := startColl(s, "neighbor allgatherv", comm)
+	k, err := startColl(s, &nameNeighborAllgatherv, comm)
 	if err != nil {
 		return err
 	}
@@ -162,7 +162,7 @@ func (*realAPI) NeighborAlltoall(send []byte, scount int, sdt Datatype, recv []b
 }
 
 func neighborAlltoallCall(s *collStart, send []byte, scount int, sdt Datatype, recv []byte, rcount int, rdt Datatype, comm *Comm) error {
-	k, err := startColl(s, "neighbor alltoall", comm)
+	k, err := startColl(s, &nameNeighborAlltoall, comm)
 	if err != nil {
 		return err
 	}
@@ -195,7 +195,7 @@ func (*realAPI) NeighborAlltoallv(send []byte, scounts, sdispls []int, sdt Datat
 }
 
 func neighborAlltoallvCall(s *collStart, send []byte, scounts, sdispls []int, sdt Datatype, recv []byte, rcounts, rdispls []int, rdt Datatype, comm *Comm) error {
-	k, err := startColl(s, "neighbor alltoallv", comm)
+	k, err := startColl(s, &nameNeighborAlltoallv, comm)
 	if err != nil {
 		return err
 	}
