@@ -22,13 +22,15 @@ const runnable = "/sched/goroutines/runnable:goroutines"
 var samples = sync.Pool{New: func() any { return &[1]metrics.Sample{{Name: runnable}} }}
 
 // Gosched lets the process's other goroutines run, for loops that wait on
-// work the background goroutines may do. It is runtime.Gosched, except
-// for callers locked to their threads, which yield only when another
-// goroutine is runnable: on a locked goroutine runtime.Gosched hands the
-// processor to another thread and takes it back, two thread wake-ups, tens
-// of microseconds, even when nothing else would run.
+// work the background goroutines may do. It is runtime.Gosched with one
+// processor and free callers. With more processors, or callers locked to
+// their threads, it yields only when another goroutine is runnable: there
+// runtime.Gosched wakes a thread for an idle processor (or, for a locked
+// caller, hands the processor to another thread and takes it back), a
+// thread wake-up or two even when nothing else would run, and with more
+// processors the idle ones' threads run the timers and network waits.
 func Gosched() {
-	if callersLocked.Load() && !othersRunnable() {
+	if (callersLocked.Load() || runtime.GOMAXPROCS(0) > 1) && !othersRunnable() {
 		return
 	}
 	runtime.Gosched()

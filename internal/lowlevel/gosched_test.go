@@ -6,6 +6,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // Gosched on a locked caller relies on the runtime's count of runnable
@@ -35,5 +36,35 @@ func TestOthersRunnableSeesAWaitingGoroutine(t *testing.T) {
 			t.Fatal("othersRunnable: false while another goroutine waits for the only processor")
 		}
 		runtime.Gosched()
+	}
+}
+
+// With two processors Gosched yields only to runnable goroutines: the
+// others, and the timers they sleep on, must run on the idle processor
+// while this goroutine polls through Gosched without yielding.
+func TestGoschedLeavesOthersToIdleProcessors(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	const rounds = 200
+	ping, pong := make(chan int), make(chan int)
+	go func() {
+		for v := range ping {
+			pong <- v + 1
+		}
+	}()
+	var done atomic.Bool
+	go func() {
+		defer done.Store(true)
+		defer close(ping)
+		for i := range rounds {
+			time.Sleep(10 * time.Microsecond) // a timer, run by the idle processor's thread
+			ping <- i
+			if v := <-pong; v != i+1 {
+				t.Errorf("round %d: %d back", i, v)
+				return
+			}
+		}
+	}()
+	for !done.Load() {
+		Gosched()
 	}
 }

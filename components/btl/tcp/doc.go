@@ -110,8 +110,10 @@
 // Frames are reassembled from non-blocking reads by whoever holds the
 // connection's read lock (a try-lock): a rank polling through Progress, or
 // the connection's reader goroutine. The reader naps while ranks poll and
-// takes over 1 ms after polling stops, so messages progress while a rank
-// computes; a reader that finds a poller holding the lock naps and looks
+// takes over 1 ms after polling stops (up to 8 ms after polling that went
+// on for long: each nap that sees polls doubles the next, so that an idle
+// thread does not wake every millisecond), so messages progress while a
+// rank computes; a reader that finds a poller holding the lock naps and looks
 // again, since the poller may have stopped short of the bytes that woke
 // the reader.
 //

@@ -467,10 +467,19 @@ func (m *Module) flusher() {
 // before they read again themselves.
 const pollGrace = time.Millisecond
 
-// napWhilePolled returns once nobody has polled for m.pollGrace, or the
-// module finalizes.
+// maxNap bounds a reader's nap while its rank keeps polling: each nap that
+// finds the rank still polling doubles the next, up to this, so that a
+// rank that polls for long is not interrupted every pollGrace by an idle
+// thread that wakes to look (on a host whose CPUs all poll, each look
+// takes one of them from a rank).
+const maxNap = 8 * time.Millisecond
+
+// napWhilePolled returns once nobody has polled for a nap (pollGrace at
+// first, twice as long after each nap that saw polls, up to maxNap), or
+// the module finalizes.
 func (m *Module) napWhilePolled() {
-	t := time.NewTimer(m.pollGrace)
+	nap := m.pollGrace
+	t := time.NewTimer(nap)
 	defer t.Stop()
 	for {
 		seen := m.polls.Load()
@@ -482,7 +491,8 @@ func (m *Module) napWhilePolled() {
 		if m.polls.Load() == seen {
 			return
 		}
-		t.Reset(m.pollGrace)
+		nap = min(2*nap, max(maxNap, m.pollGrace))
+		t.Reset(nap)
 	}
 }
 
