@@ -66,13 +66,13 @@
 // finds nothing and sleeps again: on simulated hosts whose CPUs all poll,
 // that thread takes a CPU from a rank, and a rank per host polling tcp
 // switched threads 1,957 times a second against 783 without (with the tcp
-// readers' longer naps), its 8-byte latency between hosts 0.96 of the time
-// (paired medians of 90 alternating runs, 60 below 1). It relies on the
-// metric (TestOthersRunnableSeesAWaitingGoroutine), on the runtime waking
-// an idle P for a goroutine made ready, whose thread also runs the timers
-// and network waits (TestGoschedLeavesOthersToIdleProcessors), and with
-// one P on the runtime's monitor preempting a goroutine that runs for
-// 10 ms.
+// readers' longer naps; either alone is no better), its 8-byte latency
+// between hosts 0.95-1.005 of the time in three batches (89 of 150 paired
+// runs below 1). It relies on the metric
+// (TestOthersRunnableSeesAWaitingGoroutine), on the runtime waking an idle
+// P for a goroutine made ready, whose thread also runs the timers and
+// network waits (TestGoschedLeavesOthersToIdleProcessors), and with one P
+// on the runtime's monitor preempting a goroutine that runs for 10 ms.
 //
 // # Yield
 //
