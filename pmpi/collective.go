@@ -38,8 +38,8 @@ type collCall struct {
 	from []byte
 }
 
-// startColl begins collective op on comm: blocking if s is nil, else
-// non-blocking or persistent as s says, and named so in messages.
+// startColl begins the collective name names on comm: blocking if s is
+// nil, else non-blocking or persistent as s says, and named so in messages.
 func startColl(s *collStart, name *collName, comm *Comm) (collCall, error) {
 	op := s.callName(name)
 	if _, err := collArgs(op, comm); err != nil {

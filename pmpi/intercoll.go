@@ -124,9 +124,9 @@ func (r interRun) reduce(send []byte, size int, o coll.Op) ([]byte, error) {
 // runs it.
 type interPrepare func(k *collCall) (func(interRun) error, error)
 
-// interColl runs collective op on the intercommunicator comm: prepare
-// checks the arguments, then the call runs at once (s nil) or starts as s
-// says.
+// interColl runs the collective name names on the intercommunicator comm:
+// prepare checks the arguments, then the call runs at once (s nil) or
+// starts as s says.
 func interColl(s *collStart, name *collName, comm *Comm, prepare interPrepare) error {
 	op := s.callName(name)
 	if _, err := interArgs(op, comm); err != nil {
