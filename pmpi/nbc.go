@@ -284,6 +284,9 @@ func (k *collCall) launch(s *collStart, o *collOp) error {
 		return nil
 	}
 	if !s.persistent && k.t.InOrder(o.kind) {
+		if k.startNow(s, o) {
+			return nil
+		}
 		j := k.comm.nbc.job()
 		j.k, j.o, j.from, j.m, j.slot = *k, *o, k.from, &k.t.Module, -1
 		j.cc = *k.comm.cc
@@ -308,6 +311,40 @@ func (k *collCall) launch(s *collStart, o *collOp) error {
 	j.cc = collComm{c: k.comm, ctx: nbcContext(k.comm, slot)}
 	s.req = k.goRun(j)
 	return nil
+}
+
+// startNow offers the in-order call o, started with none before it
+// outstanding here, to its provider's Start function (coll.Module.Start),
+// and reports whether that completed it: s.req is then its request,
+// complete. A call it started is queued as any other; its provider's
+// blocking function finishes it. Calls on a datatype that packs are not
+// offered: their unpacking belongs to the call's end.
+func (k *collCall) startNow(s *collStart, o *collOp) bool {
+	start := k.t.Start()
+	if k.convs != nil || k.comm.nbc.order.left.Load() != 0 || !o.provided(start) {
+		return false
+	}
+	err := o.call(start, k.comm.cc)
+	if err == coll.ErrStarted || err == coll.ErrNotStarted {
+		return false
+	}
+	l := k.comm.lib
+	r := l.newRequest(k.comm, Byte, k.op, ProcNull, AnyTag, false)
+	r.pml = l.engine.StartGeneral(&r.pmlStore)
+	var st pml.Status
+	if err != nil {
+		st.Err = k.inOrderFailed(o.kind, err)
+	}
+	l.engine.CompleteGeneral(r.pml, st)
+	s.req = r
+	return true
+}
+
+// inOrderFailed is the failure of k, an in-order call of collective kind
+// that its provider failed with err, as its request's status carries it.
+func (k *collCall) inOrderFailed(kind int, err error) error {
+	err = served(k.t, coll.Collectives[kind], err)
+	return &collFailed{errorf(classOf(err), err, "%s on %v", k.op, k.comm)}
 }
 
 // goPersistent gives persistent call j, started as s says, a slot, makes
@@ -486,7 +523,7 @@ func (j *nbcJob) exec() error {
 	switch {
 	case j.run != nil:
 	case j.slot < 0:
-		err = served(k.t, coll.Collectives[j.o.kind], err)
+		return k.inOrderFailed(j.o.kind, err)
 	default:
 		err = fmt.Errorf("coll %s: %w", k.t.ConcurrentProvider(coll.Collectives[j.o.kind]), err)
 	}

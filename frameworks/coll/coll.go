@@ -258,6 +258,18 @@ type Module struct {
 	// non-blocking calls one at a time, in start order (Table.InOrder).
 	Concurrent bool
 
+	// Start, if set in a module that is not Concurrent, does at once what
+	// it can of a non-blocking call that starts while no earlier call on
+	// the communicator is outstanding at this rank, without waiting for
+	// any other rank: its functions take the blocking functions' arguments
+	// and return nil when the call is complete, ErrStarted when they did
+	// its first part (its data written for the others) and the module's
+	// blocking function, called next with the same arguments, finishes
+	// it, and ErrNotStarted when they did nothing. A call that is done or
+	// half done at its start leaves the program's computation nothing of
+	// its own to wait for: with one P, nothing else would run it then.
+	Start *Module
+
 	// Free, if set, releases what the module holds when the communicator
 	// is freed.
 	Free func() error
@@ -356,6 +368,13 @@ var (
 // reports it as MPI_ERR_ROOT.
 var ErrRootsDisagree = errors.New("the ranks' roots disagree")
 
+// ErrStarted and ErrNotStarted are what a Module.Start function returns
+// when it did the first part of a call, or nothing of it.
+var (
+	ErrStarted    = errors.New("the collective's first part is done")
+	ErrNotStarted = errors.New("the collective cannot start without waiting")
+)
+
 // Candidate is a component selected for the process, as the communicator
 // set-up receives it from the MCA.
 type Candidate struct {
@@ -375,6 +394,8 @@ type Table struct {
 	concurrentProviders [numCollectives]string
 	// inOrder marks the collectives whose provider is not Concurrent.
 	inOrder [numCollectives]bool
+	// starts holds each collective's provider's Start function, if any.
+	starts  Module
 	modules []*Module
 	rules   *Rules
 }
@@ -421,6 +442,9 @@ func Build(c Comm, candidates []Candidate, host Host) (*Table, error) {
 			if setIfPresent(dst[i], o.mod.slots()[i]) {
 				t.providers[i] = o.name
 				t.inOrder[i] = !o.mod.Concurrent
+				if o.mod.Start != nil && !o.mod.Concurrent {
+					setIfPresent(t.starts.slots()[i], o.mod.Start.slots()[i])
+				}
 				break
 			}
 		}
@@ -483,6 +507,11 @@ func (t *Table) Concurrent() *Module { return &t.concurrent }
 // blocking calls run. Every member starts them in the same order, so
 // every member runs them in the same order.
 func (t *Table) InOrder(i int) bool { return t.inOrder[i] }
+
+// Start is the table of the in-order providers' Start functions
+// (Module.Start): for each collective its provider's, nil where it has
+// none.
+func (t *Table) Start() *Module { return &t.starts }
 
 // ConcurrentProvider names the component that serves collective in
 // Concurrent, or "" if none does.

@@ -10,6 +10,12 @@ import (
 // piece of its block for every rank.
 func (m *module) alltoall(c coll.Comm, send, recv []byte) error {
 	k := len(send) / m.n
+	if ok, err := m.finishing("alltoall"); ok {
+		if err == nil {
+			err = m.fail(m.readAlltoall(recv, len(send), k, 0, k))
+		}
+		return err
+	}
 	err := coll.CheckLen("send", len(send), m.n*k, "a whole block per rank")
 	if err == nil {
 		err = coll.CheckLen("recv", len(recv), len(send), "the send buffer's length")
@@ -28,27 +34,48 @@ func (m *module) alltoall(c coll.Comm, send, recv []byte) error {
 	m.announce("alltoall", noRoot, total, pathSegment)
 	shm.CopyCached(recv[m.me*k:(m.me+1)*k], send[m.me*k:(m.me+1)*k])
 	return pc.done(m.fail(inRounds(k, m.share(multi, k), multi, func(lo, hi int, first bool) error {
-		p := m.begin("alltoall")
-		w := hi - lo
-		b, err := m.claim(p, total)
+		if err := m.writeAlltoall(send, total, k, lo, hi); err != nil {
+			return err
+		}
+		if err := m.agree(m.epoch&1, total, nil, first); err != nil {
+			return err
+		}
+		return m.readAlltoall(recv, total, k, lo, hi)
+	})))
+}
+
+// writeAlltoall begins an epoch of an alltoall of total bytes a rank in
+// parts of k, writes bytes lo to hi of this rank's part for every other
+// rank into its block, and raises it.
+func (m *module) writeAlltoall(send []byte, total, k, lo, hi int) error {
+	p := m.begin("alltoall")
+	w := hi - lo
+	b, err := m.claim(p, total)
+	if err != nil {
+		return err
+	}
+	for r := range m.n {
+		if r != m.me {
+			m.w.Copy(b[r*w:(r+1)*w], send[r*k+lo:r*k+hi])
+		}
+	}
+	m.raise(p)
+	return nil
+}
+
+// readAlltoall copies bytes lo to hi of every other rank's part for this
+// rank out of its block of the current epoch.
+func (m *module) readAlltoall(recv []byte, total, k, lo, hi int) error {
+	p, w := m.epoch&1, hi-lo
+	for r := range m.n {
+		if r == m.me {
+			continue
+		}
+		data, err := m.read(r, p, total, m.n*w)
 		if err != nil {
 			return err
 		}
-		for r := range m.n {
-			if r != m.me {
-				m.w.Copy(b[r*w:(r+1)*w], send[r*k+lo:r*k+hi])
-			}
-		}
-		m.raise(p)
-		err = m.agree(p, total, nil, first)
-		for r := 0; r < m.n && err == nil; r++ {
-			var data []byte
-			if r != m.me {
-				if data, err = m.read(r, p, total, m.n*w); err == nil {
-					copy(recv[r*k+lo:r*k+hi], data[m.me*w:(m.me+1)*w])
-				}
-			}
-		}
-		return err
-	})))
+		copy(recv[r*k+lo:r*k+hi], data[m.me*w:(m.me+1)*w])
+	}
+	return nil
 }

@@ -12,6 +12,12 @@ import (
 // that what it does next (a bcast's write) is done before the others,
 // which a context switch may keep away for microseconds, come to need it.
 func (m *module) barrier(c coll.Comm) error {
+	if ok, err := m.finishing("barrier"); ok {
+		if err == nil {
+			err = m.fail(m.syncRest(m.epoch&1, "barrier"))
+		}
+		return err
+	}
 	m.announce("barrier", noRoot, 0, pathSegment)
 	return m.fail(m.sync("barrier"))
 }
@@ -33,6 +39,18 @@ func (m *module) sync(name string) error {
 	if !fanIn {
 		m.raise(p)
 	}
+	if err := m.syncRest(p, name); err != nil {
+		return err
+	}
+	if fanIn {
+		m.raise(p)
+	}
+	return nil
+}
+
+// syncRest waits for every other member's word of the barrier epoch of
+// parity p, in collective name.
+func (m *module) syncRest(p uint64, name string) error {
 	for r := range m.n {
 		if r == m.me {
 			continue
@@ -40,9 +58,6 @@ func (m *module) sync(name string) error {
 		if err := m.sameCall(r, p, name); err != nil {
 			return err
 		}
-	}
-	if fanIn {
-		m.raise(p)
 	}
 	return nil
 }

@@ -180,6 +180,7 @@ func (c *Component) CommQuery(comm coll.Comm, q coll.Query) (int, *coll.Module, 
 		limit: c.cfg.maxBytes, seen: make([]uint64, n), log: log, pathMode: c.cfg.path, lazy: lazyState{early: c.cfg.segmentAfter},
 		place: placement{dir: c.cfg.dir, id: q.ID, lay: newLayout(n, c.cfg.maxBytes)}, pool: &c.pool}
 	mod := m.collectives()
+	mod.Start = m.starts()
 	for name, clear := range stepAside {
 		if c.cfg.forced[name] || len(q.Rules.For(name, n)) > 0 {
 			clear(mod)

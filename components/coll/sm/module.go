@@ -51,6 +51,9 @@ type module struct {
 	cur   callInfo
 	told  bool
 	mine  [2]callInfo
+	// started names the collective of a non-blocking call that wrote its
+	// block at its start (start.go) and is not finished, or is "".
+	started string
 
 	// The timed path (timed.go): coll_sm_path, and the timing of its
 	// calls by collective and size class.

@@ -117,6 +117,12 @@ func (m *module) reduce(c coll.Comm, send, recv []byte, op coll.Op, root int) er
 }
 
 func (m *module) allreduce(c coll.Comm, send, recv []byte, op coll.Op) error {
+	if ok, err := m.finishing("allreduce"); ok {
+		if err == nil {
+			err = m.fail(m.combine(m.epoch&1, len(send), send, recv, op, m.n-1, 0))
+		}
+		return err
+	}
 	err := coll.CheckOp(op, len(send))
 	if err == nil {
 		err = coll.CheckLen("recv", len(recv), len(send), "the send buffer's length")

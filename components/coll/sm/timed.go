@@ -108,6 +108,17 @@ type timedCall struct {
 	start time.Time
 }
 
+// untimed reports whether a call of size bytes a rank is too small for
+// the timed path, or the blocks too small for rounds: its path follows
+// from its size alone.
+func (m *module) untimed(size int) bool {
+	least := pairMin
+	if m.n > 2 {
+		least = manyMin
+	}
+	return size < least || m.limit < m.n*line
+}
+
 // timedPath returns the path of a call of collective name of size bytes,
 // with the timer of a counted trial call; path 0 where the rule does not
 // apply: a call that cannot go through the segment (segmentOK false), a
@@ -115,11 +126,7 @@ type timedCall struct {
 // At the end of a trial it swaps this rank's figures with the others'
 // through the segment.
 func (m *module) timedPath(name string, size int, segmentOK bool) (timedCall, error) {
-	least := pairMin
-	if m.n > 2 {
-		least = manyMin
-	}
-	if !segmentOK || name == "reduce" && m.n != 2 || size < least || m.limit < m.n*line {
+	if !segmentOK || name == "reduce" && m.n != 2 || m.untimed(size) {
 		return timedCall{}, nil
 	}
 	switch m.pathMode {

@@ -558,20 +558,31 @@ func nbcMixed(x *checker, c mpi.Comm) {
 }
 
 // nbcProgress: a small non-blocking collective progresses while its rank
-// waits in other calls. Rank 0 starts an Ibarrier, then waits for a
-// message that the last rank sends only once its own Ibarrier has
-// completed, and waits for its barrier last: a Recv, then a Test loop on
-// an Irecv, then a Wait on it. Without progress inside those calls, it
-// hangs.
+// waits in other calls, or did its part at its start. Rank 0 starts an
+// Ibarrier, an Iallreduce or an Ibcast from itself, then waits for a
+// message that the last rank sends only once its own call has completed,
+// and waits for its call last: a Recv, then a Test loop on an Irecv, then
+// a Wait on it. Without progress inside those calls, it hangs.
 func nbcProgress(x *checker, c mpi.Comm) {
 	me, size := c.Rank(), c.Size()
 	if size < 2 {
 		return
 	}
-	for round, how := range []string{"recv", "test loop", "wait"} {
-		what := fmt.Sprintf("%s progress while rank 0 is in a %s", c.Name(), how)
-		r, err := mpi.Ibarrier(c)
-		x.ok(err, "%s: ibarrier", what)
+	for round := range 9 {
+		how, call := []string{"recv", "test loop", "wait"}[round%3], []string{"ibarrier", "iallreduce", "ibcast"}[round/3]
+		what := fmt.Sprintf("%s %s progress while rank 0 is in a %s", c.Name(), call, how)
+		var r mpi.Request
+		var err error
+		sum, bc := []int64{0, 0}, bcastData(me, 2)
+		switch call {
+		case "ibarrier":
+			r, err = mpi.Ibarrier(c)
+		case "iallreduce":
+			r, err = mpi.Iallreduce(seq(me, 2), sum, mpi.Sum, c)
+		case "ibcast":
+			r, err = mpi.Ibcast(bc, 0, c)
+		}
+		x.ok(err, "%s: start", what)
 		token := []int64{0}
 		tag := 60 + round
 		switch me {
@@ -599,6 +610,18 @@ func nbcProgress(x *checker, c mpi.Comm) {
 		}
 		_, err = r.Wait()
 		x.ok(err, "%s: wait", what)
+		switch call {
+		case "iallreduce":
+			want := make([]int64, 2)
+			for i := range size {
+				for k, v := range seq(i, 2) {
+					want[k] += v
+				}
+			}
+			same(x, sum, want, "%s: sum", what)
+		case "ibcast":
+			same(x, bc, seq(0, 2), "%s: data", what)
+		}
 	}
 }
 

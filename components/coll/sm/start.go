@@ -1,0 +1,152 @@
+package sm
+
+import (
+	"fmt"
+
+	"github.com/gompi/gompi/components/common/shm"
+	"github.com/gompi/gompi/frameworks/coll"
+)
+
+// A non-blocking call that starts with nothing before it outstanding does
+// at once what needs no other rank (coll.Module.Start): a bcast's root
+// writes and raises its block, the other ranks of an allreduce, alltoall
+// or barrier write and raise theirs, and a rank whose inputs are all
+// raised already finishes the call there. The rest waits for the call's
+// Wait, which then finds the others' blocks written while the program
+// computed. Only calls of one round that the timed path leaves alone
+// start so, and only when this rank's block is free (claim would not
+// wait): otherwise nothing is done and the call runs whole at its Wait.
+
+// starts is the module's coll.Module.Start.
+func (m *module) starts() *coll.Module {
+	return &coll.Module{
+		Barrier:   m.startBarrier,
+		Bcast:     m.startBcast,
+		Allreduce: m.startAllreduce,
+		Alltoall:  m.startAlltoall,
+	}
+}
+
+// startable reports whether a call of size bytes a rank may start early:
+// the segment is mapped, the call fits one round, and its path depends
+// on nothing that timing or the module below decides.
+func (m *module) startable(size int) bool {
+	return m.seg != nil && m.fits(size) && m.untimed(size)
+}
+
+// raised reports, at one look, whether rank r has raised a word to at
+// least e.
+func (m *module) raised(r int, e uint64) bool {
+	if m.seen[r] >= e {
+		return true
+	}
+	if v := epochWord(m.seg.block(r, e&1)).Load(); v >= e {
+		m.seen[r] = v
+		return true
+	}
+	return false
+}
+
+// claimable reports whether claim would not wait in the next epoch: every
+// member is done with what this rank's block of its parity held.
+func (m *module) claimable() bool {
+	if e := m.epoch + 1; e > 2 {
+		for r := range m.n {
+			if !m.raised(r, e-1) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// allRaised reports whether every member has raised its word of the
+// current epoch.
+func (m *module) allRaised() bool {
+	for r := range m.n {
+		if !m.raised(r, m.epoch) {
+			return false
+		}
+	}
+	return true
+}
+
+// begun marks the call of collective name as started, for its blocking
+// function to finish.
+func (m *module) begun(name string) error {
+	m.started = name
+	return coll.ErrStarted
+}
+
+// finishing reports whether the call of collective name was started
+// (begun), and clears the mark. A call of another collective in its place
+// is the caller's error: the calls on a communicator run in start order.
+func (m *module) finishing(name string) (bool, error) {
+	s := m.started
+	if s == "" {
+		return false, nil
+	}
+	m.started = ""
+	if s != name {
+		return true, m.fail(fmt.Errorf("%s called while the %s started before it is not finished", name, s))
+	}
+	return true, nil
+}
+
+func (m *module) startBcast(c coll.Comm, buf []byte, root int) error {
+	if root < 0 || root >= m.n || !m.startable(len(buf)) {
+		return coll.ErrNotStarted
+	}
+	if m.me == root && !m.claimable() || m.me != root && !m.raised(root, m.epoch+1) {
+		return coll.ErrNotStarted
+	}
+	return m.bcast(c, buf, root) // waits for nothing now
+}
+
+func (m *module) startAllreduce(c coll.Comm, send, recv []byte, op coll.Op) error {
+	total := len(send)
+	if !m.startable(total) || m.splitPays(total) || len(recv) != total || coll.CheckOp(op, total) != nil || !m.claimable() {
+		return coll.ErrNotStarted
+	}
+	m.announce("allreduce", noRoot, total, pathSegment)
+	if _, err := m.contribute("allreduce", total, send, false); err != nil {
+		return m.fail(err)
+	}
+	if m.allRaised() {
+		return m.fail(m.combine(m.epoch&1, total, send, recv, op, m.n-1, 0))
+	}
+	return m.begun("allreduce")
+}
+
+func (m *module) startAlltoall(c coll.Comm, send, recv []byte) error {
+	total := len(send)
+	if total%m.n != 0 || len(recv) != total || !m.startable(total) || !m.claimable() {
+		return coll.ErrNotStarted
+	}
+	k := total / m.n
+	m.announce("alltoall", noRoot, total, pathSegment)
+	shm.CopyCached(recv[m.me*k:(m.me+1)*k], send[m.me*k:(m.me+1)*k])
+	if err := m.writeAlltoall(send, total, k, 0, k); err != nil {
+		return m.fail(err)
+	}
+	if m.allRaised() {
+		return m.fail(m.readAlltoall(recv, total, k, 0, k))
+	}
+	return m.begun("alltoall")
+}
+
+func (m *module) startBarrier(c coll.Comm) error {
+	if m.seg == nil || m.yield || !m.claimable() {
+		return coll.ErrNotStarted
+	}
+	m.announce("barrier", noRoot, 0, pathSegment)
+	p := m.begin("barrier")
+	if _, err := m.claimAs(p, m.markWord("barrier")); err != nil {
+		return m.fail(err)
+	}
+	m.raise(p)
+	if m.allRaised() {
+		return m.fail(m.syncRest(p, "barrier"))
+	}
+	return m.begun("barrier")
+}

@@ -1,0 +1,192 @@
+package sm
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"runtime"
+	"testing"
+
+	"github.com/gompi/gompi/frameworks/coll"
+	"github.com/gompi/gompi/frameworks/coll/colltest"
+)
+
+// startFirst is tab as pmpi drives it for non-blocking calls: each call
+// of a collective with a Start function is offered to it first, and one
+// that it started is finished by the blocking function after yields()
+// yields, so that the others' calls interleave with it.
+func startFirst(tab *coll.Table, yields func() int) *coll.Table {
+	st := *tab
+	s := tab.Start()
+	finish := func(err error, rest func() error) error {
+		switch {
+		case errors.Is(err, coll.ErrStarted):
+			for range yields() {
+				runtime.Gosched()
+			}
+			return rest()
+		case errors.Is(err, coll.ErrNotStarted):
+			return rest()
+		}
+		return err
+	}
+	st.Barrier = func(c coll.Comm) error {
+		return finish(s.Barrier(c), func() error { return tab.Barrier(c) })
+	}
+	st.Bcast = func(c coll.Comm, buf []byte, root int) error {
+		return finish(s.Bcast(c, buf, root), func() error { return tab.Bcast(c, buf, root) })
+	}
+	st.Allreduce = func(c coll.Comm, send, recv []byte, op coll.Op) error {
+		return finish(s.Allreduce(c, send, recv, op), func() error { return tab.Allreduce(c, send, recv, op) })
+	}
+	st.Alltoall = func(c coll.Comm, send, recv []byte) error {
+		return finish(s.Alltoall(c, send, recv), func() error { return tab.Alltoall(c, send, recv) })
+	}
+	return &st
+}
+
+// TestStartedCalls runs the mixed sequence of TestManyEpochs with every
+// barrier, bcast, allreduce and alltoall offered to sm's Start first, as
+// non-blocking calls are, and finished after a varying number of yields.
+func TestStartedCalls(t *testing.T) {
+	for _, tc := range []struct {
+		n              int
+		oversubscribed bool
+	}{{2, false}, {3, false}, {4, true}, {5, false}} {
+		t.Run(fmt.Sprintf("n%d/oversubscribed=%v", tc.n, tc.oversubscribed), func(t *testing.T) {
+			const maxBytes = 64
+			w := newWorld(t, tc.n)
+			host := w.host()
+			host.Oversubscribed = tc.oversubscribed
+			w.build(t, host, func(int) config { return config{maxBytes: maxBytes, maxRanks: 16, dir: w.dir} })
+			calls := sequence(tc.n, maxBytes, 300)
+			w.run(t, func(r int, c *testComm) error {
+				x := uint32(r + 1)
+				tab := startFirst(w.tables[r], func() int {
+					x = x*1664525 + 1013904223
+					return int(x>>24) % 8
+				})
+				// As runCalls: a rank that fails goes on, so that the
+				// next module's messages still match.
+				var first error
+				for i, call := range calls {
+					if err := call.do(tab, c, r, tc.n); err != nil && first == nil {
+						first = fmt.Errorf("call %d (%v): %w", i, call, err)
+						w.abort.Store(true)
+					}
+				}
+				return first
+			})
+		})
+	}
+}
+
+// TestStartOutcomes checks what each Start function does on 2 ranks with
+// the ranks' starts in a fixed order: the first to start an allreduce,
+// alltoall or barrier writes its block and leaves the call to its
+// blocking function, the second finds every block written and completes
+// the call at its start; a bcast's root completes at its start, and so
+// does the other rank once the root's block is there, but not before; a
+// root whose last block is unread cannot write again.
+func TestStartOutcomes(t *testing.T) {
+	w := newWorld(t, 2)
+	w.buildSm(t, 64)
+	op := colltest.SumCase
+	in := colltest.Inputs(2, func(q int) []byte { return op.Input(7, q, 4) })
+	sum := colltest.Fold(op.Op, in)
+	a2aIn := colltest.Inputs(2, func(q int) []byte { return colltest.Data(8, q, 2*6) })
+	a2aWant := func(r int) []byte { return append(bytes.Clone(a2aIn[0][r*6:(r+1)*6]), a2aIn[1][r*6:(r+1)*6]...) }
+	bc := colltest.Data(9, 0, 24)
+	// turn[r] is sent to rank r by the other, buffered and closed by the
+	// sender as it returns, so that a rank that fails leaves none waiting.
+	turn := []chan struct{}{make(chan struct{}, 4), make(chan struct{}, 4)}
+	expect := func(what string, got, want error) error {
+		if !errors.Is(got, want) && !(want == nil && got == nil) {
+			return fmt.Errorf("%s: start returned %v, want %v", what, got, want)
+		}
+		return nil
+	}
+	w.run(t, func(r int, c *testComm) error {
+		defer close(turn[1-r])
+		tab := w.tables[r]
+		s := tab.Start()
+		// Rank 0 starts each call first, rank 1 after it.
+		first := func(what string, start func() error) error {
+			if r == 1 {
+				<-turn[1]
+			}
+			want := coll.ErrStarted
+			if r == 1 {
+				want = nil
+			}
+			err := expect(what, start(), want)
+			if r == 0 {
+				turn[1] <- struct{}{}
+			}
+			return err
+		}
+		recv := make([]byte, 4*op.Op.ElemSize())
+		if err := first("allreduce", func() error { return s.Allreduce(c, in[r], recv, op.Op) }); err != nil {
+			return err
+		}
+		if r == 0 {
+			if err := tab.Allreduce(c, in[r], recv, op.Op); err != nil {
+				return err
+			}
+		}
+		if err := colltest.ExpectEqual(recv, sum, "allreduce", r); err != nil {
+			return err
+		}
+		a2a := make([]byte, 12)
+		if err := first("alltoall", func() error { return s.Alltoall(c, a2aIn[r], a2a) }); err != nil {
+			return err
+		}
+		if r == 0 {
+			if err := tab.Alltoall(c, a2aIn[r], a2a); err != nil {
+				return err
+			}
+		}
+		if err := colltest.ExpectEqual(a2a, a2aWant(r), "alltoall", r); err != nil {
+			return err
+		}
+		if err := first("barrier", func() error { return s.Barrier(c) }); err != nil {
+			return err
+		}
+		if r == 0 {
+			if err := tab.Barrier(c); err != nil {
+				return err
+			}
+		}
+		// bcast: rank 1 starts before the root has written, then after.
+		buf := make([]byte, len(bc))
+		if r == 0 {
+			copy(buf, bc)
+			<-turn[0]
+			if err := expect("bcast at the root", s.Bcast(c, buf, 0), nil); err != nil {
+				return err
+			}
+			// Rank 1 has not read the root's block: no second write yet.
+			if err := expect("second bcast at the root", s.Bcast(c, buf, 0), coll.ErrNotStarted); err != nil {
+				return err
+			}
+			turn[1] <- struct{}{}
+			return tab.Bcast(c, buf, 0)
+		}
+		if err := expect("bcast before the root's", s.Bcast(c, buf, 0), coll.ErrNotStarted); err != nil {
+			return err
+		}
+		turn[0] <- struct{}{}
+		<-turn[1]
+		if err := expect("bcast after the root's", s.Bcast(c, buf, 0), nil); err != nil {
+			return err
+		}
+		if err := colltest.ExpectEqual(buf, bc, "bcast", r); err != nil {
+			return err
+		}
+		clear(buf)
+		if err := tab.Bcast(c, buf, 0); err != nil {
+			return err
+		}
+		return colltest.ExpectEqual(buf, bc, "second bcast", r)
+	})
+}
