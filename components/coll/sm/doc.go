@@ -200,4 +200,22 @@
 // A rank that went to tuned waits there for messages that will not come,
 // and a rank that waits for no one (a bcast's root) announces nothing, so
 // the others may find the mismatch only later or not at all.
+//
+// # Non-blocking calls
+//
+// pmpi runs a non-blocking call of a collective that sm serves with its
+// blocking function, in start order (coll.Table.InOrder), at the call's
+// Wait or in a goroutine. Before that, a call that starts with no earlier
+// call outstanding on the communicator is offered to the module's Start
+// functions (start.go), which do at once what waits for no other rank:
+// for a bcast, allreduce, alltoall or barrier of one round that the timed
+// path leaves alone, and only if this rank's block is free, they write
+// and raise the block, and complete the call there if every block it
+// needs is already raised (a bcast's root always; the last rank to start
+// an allreduce). Otherwise the blocking function, called next with the
+// same arguments, finishes the call (module.started). With one P nothing
+// runs a call while the program computes, so the half done at the start
+// is what lets another rank's Wait find its blocks written: a 2-rank
+// Ibcast or Iallreduce of 1-64 bytes took 0.71-0.78 of the time of
+// running the whole call at the Wait.
 package sm

@@ -117,11 +117,8 @@ func (m *module) reduce(c coll.Comm, send, recv []byte, op coll.Op, root int) er
 }
 
 func (m *module) allreduce(c coll.Comm, send, recv []byte, op coll.Op) error {
-	if ok, err := m.finishing("allreduce"); ok {
-		if err == nil {
-			err = m.fail(m.combine(m.epoch&1, len(send), send, recv, op, m.n-1, 0))
-		}
-		return err
+	if m.started != "" {
+		return m.finish("allreduce", func() error { return m.combine(m.epoch&1, len(send), send, recv, op, m.n-1, 0) })
 	}
 	err := coll.CheckOp(op, len(send))
 	if err == nil {

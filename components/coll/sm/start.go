@@ -78,19 +78,17 @@ func (m *module) begun(name string) error {
 	return coll.ErrStarted
 }
 
-// finishing reports whether the call of collective name was started
-// (begun), and clears the mark. A call of another collective in its place
-// is the caller's error: the calls on a communicator run in start order.
-func (m *module) finishing(name string) (bool, error) {
+// finish finishes the call of collective name that its Start function
+// began (m.started is set) with rest, which reads the others' blocks. A
+// call of another collective in its place is the caller's error: the
+// calls on a communicator run in start order.
+func (m *module) finish(name string, rest func() error) error {
 	s := m.started
-	if s == "" {
-		return false, nil
-	}
 	m.started = ""
 	if s != name {
-		return true, m.fail(fmt.Errorf("%s called while the %s started before it is not finished", name, s))
+		return m.fail(fmt.Errorf("%s called while the %s started before it is not finished", name, s))
 	}
-	return true, nil
+	return m.fail(rest())
 }
 
 func (m *module) startBcast(c coll.Comm, buf []byte, root int) error {
