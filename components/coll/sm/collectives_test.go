@@ -467,12 +467,8 @@ func TestManyEpochs(t *testing.T) {
 		oversubscribed bool
 	}{{2, false}, {3, false}, {4, true}, {7, false}, {9, false}} {
 		t.Run(fmt.Sprintf("n%d/oversubscribed=%v", tc.n, tc.oversubscribed), func(t *testing.T) {
-			const maxBytes = 64
-			w := newWorld(t, tc.n)
-			host := w.host()
-			host.Oversubscribed = tc.oversubscribed
-			w.build(t, host, func(int) config { return config{maxBytes: maxBytes, maxRanks: 16, dir: w.dir} })
-			calls := sequence(tc.n, maxBytes, 300)
+			const maxBytes = epochsBytes
+			w, calls := epochsWorld(t, tc.n, tc.oversubscribed)
 			fit := 0
 			for _, x := range calls {
 				if x.contribution(tc.n) <= maxBytes {

@@ -182,6 +182,21 @@ func (w *world) buildSm(t *testing.T, maxBytes int) {
 	}
 }
 
+// epochsBytes is the block of the worlds of epochsWorld.
+const epochsBytes = 64
+
+// epochsWorld builds a world of n ranks with blocks of epochsBytes, on a
+// host oversubscribed or not, and returns it with a mixed sequence of 300
+// calls for it (sequence).
+func epochsWorld(t *testing.T, n int, oversubscribed bool) (*world, []call) {
+	t.Helper()
+	w := newWorld(t, n)
+	host := w.host()
+	host.Oversubscribed = oversubscribed
+	w.build(t, host, func(int) config { return config{maxBytes: epochsBytes, maxRanks: 16, dir: w.dir} })
+	return w, sequence(n, epochsBytes, 300)
+}
+
 // run calls f on every rank at once; a rank that fails aborts the others'
 // waits.
 func (w *world) run(t testing.TB, f func(r int, c *testComm) error) {

@@ -54,12 +54,7 @@ func TestStartedCalls(t *testing.T) {
 		oversubscribed bool
 	}{{2, false}, {3, false}, {4, true}, {5, false}} {
 		t.Run(fmt.Sprintf("n%d/oversubscribed=%v", tc.n, tc.oversubscribed), func(t *testing.T) {
-			const maxBytes = 64
-			w := newWorld(t, tc.n)
-			host := w.host()
-			host.Oversubscribed = tc.oversubscribed
-			w.build(t, host, func(int) config { return config{maxBytes: maxBytes, maxRanks: 16, dir: w.dir} })
-			calls := sequence(tc.n, maxBytes, 300)
+			w, calls := epochsWorld(t, tc.n, tc.oversubscribed)
 			w.run(t, func(r int, c *testComm) error {
 				x := uint32(r + 1)
 				tab := startFirst(w.tables[r], func() int {
