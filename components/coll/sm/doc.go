@@ -208,11 +208,12 @@
 // Wait or in a goroutine. Before that, a call that starts with no earlier
 // call outstanding on the communicator is offered to the module's Start
 // functions (start.go), which do at once what waits for no other rank:
-// for a bcast, allreduce, alltoall or barrier of one round that the timed
-// path leaves alone, and only if this rank's block is free, they write
-// and raise the block, and complete the call there if every block it
-// needs is already raised (a bcast's root always; the last rank to start
-// an allreduce). Otherwise the blocking function, called next with the
+// for a barrier, bcast, scatter, reduce, allreduce, gather, allgather or
+// alltoall of one round that the timed path leaves alone, and only if
+// this rank's block is free, they write and raise the block, and complete
+// the call there if every block it needs is already raised (a bcast's or
+// scatter's root, a reduce's or gather's other ranks always; the last
+// rank to start an allreduce). Otherwise the blocking function, called next with the
 // same arguments, finishes the call (module.started). With one P nothing
 // runs a call while the program computes, so the half done at the start
 // is what lets another rank's Wait find its blocks written: a 2-rank

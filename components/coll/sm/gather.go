@@ -21,6 +21,9 @@ func (m *module) gatherInto(p uint64, total, lo, hi int, mine, recv []byte) erro
 }
 
 func (m *module) gather(c coll.Comm, send, recv []byte, root int) error {
+	if m.started != "" { // at the root: the others completed at their start
+		return m.finish("gather", func() error { return m.gatherInto(m.epoch&1, len(send), 0, len(send), send, recv) })
+	}
 	err := coll.CheckRoot(c, root)
 	if err == nil && m.me == root {
 		err = coll.CheckLen("recv", len(recv), m.n*len(send), "the communicator's size times the send buffer's length")
@@ -44,6 +47,9 @@ func (m *module) gather(c coll.Comm, send, recv []byte, root int) error {
 }
 
 func (m *module) allgather(c coll.Comm, send, recv []byte) error {
+	if m.started != "" {
+		return m.finish("allgather", func() error { return m.gatherInto(m.epoch&1, len(send), 0, len(send), send, recv) })
+	}
 	if err := coll.CheckLen("recv", len(recv), m.n*len(send), "the communicator's size times the send buffer's length"); err != nil {
 		return m.fail(err)
 	}

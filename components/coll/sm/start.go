@@ -8,10 +8,11 @@ import (
 )
 
 // A non-blocking call that starts with nothing before it outstanding does
-// at once what needs no other rank (coll.Module.Start): a bcast's root
-// writes and raises its block, the other ranks of an allreduce, alltoall
-// or barrier write and raise theirs, and a rank whose inputs are all
-// raised already finishes the call there. The rest waits for the call's
+// at once what needs no other rank (coll.Module.Start): a bcast's or
+// scatter's root writes and raises its block, every rank of a reduce,
+// allreduce, gather, allgather, alltoall or barrier writes and raises its
+// own, and a rank whose inputs are all raised already (or that reads
+// none: a reduce's or gather's other ranks) finishes the call there. The rest waits for the call's
 // Wait, which then finds the others' blocks written while the program
 // computed. Only calls of one round that the timed path leaves alone
 // start so, and only when this rank's block is free (claim would not
@@ -22,7 +23,11 @@ func (m *module) starts() *coll.Module {
 	return &coll.Module{
 		Barrier:   m.startBarrier,
 		Bcast:     m.startBcast,
+		Reduce:    m.startReduce,
 		Allreduce: m.startAllreduce,
+		Gather:    m.startGather,
+		Scatter:   m.startScatter,
+		Allgather: m.startAllgather,
 		Alltoall:  m.startAlltoall,
 	}
 }
@@ -92,28 +97,89 @@ func (m *module) finish(name string, rest func() error) error {
 }
 
 func (m *module) startBcast(c coll.Comm, buf []byte, root int) error {
-	if root < 0 || root >= m.n || !m.startable(len(buf)) {
+	return m.startRooted(root, len(buf), func() error { return m.bcast(c, buf, root) })
+}
+
+func (m *module) startScatter(c coll.Comm, send, recv []byte, root int) error {
+	if m.me == root && len(send) != m.n*len(recv) {
+		return coll.ErrNotStarted
+	}
+	return m.startRooted(root, m.n*len(recv), func() error { return m.scatter(c, send, recv, root) })
+}
+
+// startRooted starts a call from root whose other ranks only read the
+// root's block, a contribution of total bytes: call, the blocking
+// function, runs whole at once when it waits for nothing, at the root
+// when its block is free, at the others when the root's block is raised.
+func (m *module) startRooted(root, total int, call func() error) error {
+	if root < 0 || root >= m.n || !m.startable(total) {
 		return coll.ErrNotStarted
 	}
 	if m.me == root && !m.claimable() || m.me != root && !m.raised(root, m.epoch+1) {
 		return coll.ErrNotStarted
 	}
-	return m.bcast(c, buf, root) // waits for nothing now
+	return call()
+}
+
+// startGathering writes this rank's block of a call of collective name
+// that gathers every rank's contribution of total bytes, send, and then
+// finishes it at once with rest where every block is already raised.
+// The call is complete at a rank that reads no block (reads false).
+func (m *module) startGathering(name string, root, total int, send []byte, reads bool, rest func() error) error {
+	if !m.startable(total) || !m.claimable() {
+		return coll.ErrNotStarted
+	}
+	m.announce(name, root, total, pathSegment)
+	if _, err := m.contribute(name, total, send, false); err != nil {
+		return m.fail(err)
+	}
+	if !reads {
+		return nil
+	}
+	if m.allRaised() {
+		return m.fail(rest())
+	}
+	return m.begun(name)
+}
+
+func (m *module) startReduce(c coll.Comm, send, recv []byte, op coll.Op, root int) error {
+	total := len(send)
+	if root < 0 || root >= m.n || coll.CheckOp(op, total) != nil || m.me == root && len(recv) != total {
+		return coll.ErrNotStarted
+	}
+	return m.startGathering("reduce", root, total, send, m.me == root, func() error {
+		return m.combine(m.epoch&1, total, send, recv, op, m.n-1, 0)
+	})
+}
+
+func (m *module) startGather(c coll.Comm, send, recv []byte, root int) error {
+	total := len(send)
+	if root < 0 || root >= m.n || m.me == root && len(recv) != m.n*total {
+		return coll.ErrNotStarted
+	}
+	return m.startGathering("gather", root, total, send, m.me == root, func() error {
+		return m.gatherInto(m.epoch&1, total, 0, total, send, recv)
+	})
+}
+
+func (m *module) startAllgather(c coll.Comm, send, recv []byte) error {
+	total := len(send)
+	if len(recv) != m.n*total {
+		return coll.ErrNotStarted
+	}
+	return m.startGathering("allgather", noRoot, total, send, true, func() error {
+		return m.gatherInto(m.epoch&1, total, 0, total, send, recv)
+	})
 }
 
 func (m *module) startAllreduce(c coll.Comm, send, recv []byte, op coll.Op) error {
 	total := len(send)
-	if !m.startable(total) || m.splitPays(total) || len(recv) != total || coll.CheckOp(op, total) != nil || !m.claimable() {
+	if m.splitPays(total) || len(recv) != total || coll.CheckOp(op, total) != nil {
 		return coll.ErrNotStarted
 	}
-	m.announce("allreduce", noRoot, total, pathSegment)
-	if _, err := m.contribute("allreduce", total, send, false); err != nil {
-		return m.fail(err)
-	}
-	if m.allRaised() {
-		return m.fail(m.combine(m.epoch&1, total, send, recv, op, m.n-1, 0))
-	}
-	return m.begun("allreduce")
+	return m.startGathering("allreduce", noRoot, total, send, true, func() error {
+		return m.combine(m.epoch&1, total, send, recv, op, m.n-1, 0)
+	})
 }
 
 func (m *module) startAlltoall(c coll.Comm, send, recv []byte) error {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/gompi/gompi/frameworks/coll"
@@ -36,6 +37,18 @@ func startFirst(tab *coll.Table, yields func() int) *coll.Table {
 	st.Bcast = func(c coll.Comm, buf []byte, root int) error {
 		return finish(s.Bcast(c, buf, root), func() error { return tab.Bcast(c, buf, root) })
 	}
+	st.Reduce = func(c coll.Comm, send, recv []byte, op coll.Op, root int) error {
+		return finish(s.Reduce(c, send, recv, op, root), func() error { return tab.Reduce(c, send, recv, op, root) })
+	}
+	st.Gather = func(c coll.Comm, send, recv []byte, root int) error {
+		return finish(s.Gather(c, send, recv, root), func() error { return tab.Gather(c, send, recv, root) })
+	}
+	st.Scatter = func(c coll.Comm, send, recv []byte, root int) error {
+		return finish(s.Scatter(c, send, recv, root), func() error { return tab.Scatter(c, send, recv, root) })
+	}
+	st.Allgather = func(c coll.Comm, send, recv []byte) error {
+		return finish(s.Allgather(c, send, recv), func() error { return tab.Allgather(c, send, recv) })
+	}
 	st.Allreduce = func(c coll.Comm, send, recv []byte, op coll.Op) error {
 		return finish(s.Allreduce(c, send, recv, op), func() error { return tab.Allreduce(c, send, recv, op) })
 	}
@@ -46,7 +59,7 @@ func startFirst(tab *coll.Table, yields func() int) *coll.Table {
 }
 
 // TestStartedCalls runs the mixed sequence of TestManyEpochs with every
-// barrier, bcast, allreduce and alltoall offered to sm's Start first, as
+// call of a collective that sm can start offered to its Start first, as
 // non-blocking calls are, and finished after a varying number of yields.
 func TestStartedCalls(t *testing.T) {
 	for _, tc := range []struct {
@@ -78,9 +91,10 @@ func TestStartedCalls(t *testing.T) {
 
 // TestStartOutcomes checks what each Start function does on 2 ranks with
 // the ranks' starts in a fixed order: the first to start an allreduce,
-// alltoall or barrier writes its block and leaves the call to its
-// blocking function, the second finds every block written and completes
-// the call at its start; a bcast's root completes at its start, and so
+// alltoall, allgather or barrier, or a reduce's or gather's root, writes
+// its block and leaves the call to its blocking function; the second
+// finds every block written and completes the call at its start, as a
+// rank that only writes (not a reduce's or gather's root) does anyway; a bcast's root completes at its start, and so
 // does the other rank once the root's block is there, but not before; a
 // root whose last block is unread cannot write again.
 func TestStartOutcomes(t *testing.T) {
@@ -94,7 +108,7 @@ func TestStartOutcomes(t *testing.T) {
 	bc := colltest.Data(9, 0, 24)
 	// turn[r] is sent to rank r by the other, buffered and closed by the
 	// sender as it returns, so that a rank that fails leaves none waiting.
-	turn := []chan struct{}{make(chan struct{}, 4), make(chan struct{}, 4)}
+	turn := []chan struct{}{make(chan struct{}, 8), make(chan struct{}, 8)}
 	expect := func(what string, got, want error) error {
 		if !errors.Is(got, want) && !(want == nil && got == nil) {
 			return fmt.Errorf("%s: start returned %v, want %v", what, got, want)
@@ -120,36 +134,39 @@ func TestStartOutcomes(t *testing.T) {
 			}
 			return err
 		}
-		recv := make([]byte, 4*op.Op.ElemSize())
-		if err := first("allreduce", func() error { return s.Allreduce(c, in[r], recv, op.Op) }); err != nil {
-			return err
-		}
-		if r == 0 {
-			if err := tab.Allreduce(c, in[r], recv, op.Op); err != nil {
+		recv, red := make([]byte, 4*op.Op.ElemSize()), make([]byte, 4*op.Op.ElemSize())
+		a2a, gath, all := make([]byte, 12), make([]byte, 2*24), make([]byte, 2*24)
+		mine := colltest.Data(10, r, 24)
+		gathered := append(colltest.Data(10, 0, 24), colltest.Data(10, 1, 24)...)
+		for _, x := range []struct {
+			name          string
+			start, finish func() error
+			got, want     []byte // rank 1's and rank 0's after the finish
+		}{
+			{"allreduce", func() error { return s.Allreduce(c, in[r], recv, op.Op) },
+				func() error { return tab.Allreduce(c, in[r], recv, op.Op) }, recv, sum},
+			{"reduce to rank 0", func() error { return s.Reduce(c, in[r], red, op.Op, 0) },
+				func() error { return tab.Reduce(c, in[r], red, op.Op, 0) }, red, sum},
+			{"alltoall", func() error { return s.Alltoall(c, a2aIn[r], a2a) },
+				func() error { return tab.Alltoall(c, a2aIn[r], a2a) }, a2a, a2aWant(r)},
+			{"gather to rank 0", func() error { return s.Gather(c, mine, gath, 0) },
+				func() error { return tab.Gather(c, mine, gath, 0) }, gath, gathered},
+			{"allgather", func() error { return s.Allgather(c, mine, all) },
+				func() error { return tab.Allgather(c, mine, all) }, all, gathered},
+			{"barrier", func() error { return s.Barrier(c) }, func() error { return tab.Barrier(c) }, nil, nil},
+		} {
+			if err := first(x.name, x.start); err != nil {
 				return err
 			}
-		}
-		if err := colltest.ExpectEqual(recv, sum, "allreduce", r); err != nil {
-			return err
-		}
-		a2a := make([]byte, 12)
-		if err := first("alltoall", func() error { return s.Alltoall(c, a2aIn[r], a2a) }); err != nil {
-			return err
-		}
-		if r == 0 {
-			if err := tab.Alltoall(c, a2aIn[r], a2a); err != nil {
-				return err
+			if r == 0 {
+				if err := x.finish(); err != nil {
+					return err
+				}
 			}
-		}
-		if err := colltest.ExpectEqual(a2a, a2aWant(r), "alltoall", r); err != nil {
-			return err
-		}
-		if err := first("barrier", func() error { return s.Barrier(c) }); err != nil {
-			return err
-		}
-		if r == 0 {
-			if err := tab.Barrier(c); err != nil {
-				return err
+			if x.want != nil && (r == 0 || !strings.HasSuffix(x.name, "to rank 0")) {
+				if err := colltest.ExpectEqual(x.got, x.want, x.name, r); err != nil {
+					return err
+				}
 			}
 		}
 		// bcast: rank 1 starts before the root has written, then after.
