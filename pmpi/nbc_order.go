@@ -58,7 +58,9 @@ func (q *orderQueue) pop() *nbcJob {
 	return j
 }
 
-// through runs the queued calls up to and including j, unless j has run.
+// through runs the queued calls up to and including j, unless j has run
+// or is running: a goroutine that parked on the runner's lock while its
+// Wait ran the call made a 2-rank Iallreduce of 32 KiB 1.6 times as long.
 // A goroutine of a call (block true) waits for the runner's lock. A Wait
 // does not: a runner that is running calls may be in a later one than j,
 // which the program might let finish only after this Wait returns; the
@@ -69,7 +71,7 @@ func (q *orderQueue) pop() *nbcJob {
 // up there would leave every later call to a goroutine of its own.
 func (q *orderQueue) through(l *library, j *nbcJob, block bool) {
 	if j.claimed.Load() {
-		return // run or running: waiting for the lock made a 2-rank Iallreduce of 32 KiB 1.6 times as long
+		return
 	}
 	if block {
 		q.runner.Lock()

@@ -36,7 +36,9 @@ func (m *module) sync(name string) error {
 	if !fanIn {
 		m.raise(p)
 	}
-	for r := range m.n { // syncRest, inline on the blocking path: 1.01 of its time where the call took 1.03
+	// syncRest's loop, inline: through the call the blocking barrier took
+	// 1.03 of its time before the non-blocking starts, inline 1.01.
+	for r := range m.n {
 		if r != m.me {
 			if err := m.sameCall(r, p, name); err != nil {
 				return err

@@ -12,9 +12,9 @@ import (
 // scatter's root writes and raises its block, every rank of a reduce,
 // allreduce, gather, allgather, alltoall or barrier writes and raises its
 // own, and a rank whose inputs are all raised already (or that reads
-// none: a reduce's or gather's other ranks) finishes the call there. The rest waits for the call's
-// Wait, which then finds the others' blocks written while the program
-// computed. Only calls of one round that the timed path leaves alone
+// none: a reduce's or gather's other ranks) finishes the call there. The
+// rest waits for the call's Wait, which then finds the others' blocks
+// written while the program computed. Only calls of one round that the timed path leaves alone
 // start so, and only when this rank's block is free (claim would not
 // wait): otherwise nothing is done and the call runs whole at its Wait.
 
