@@ -101,6 +101,11 @@ func (r *Request) retire(g uint32) *requestCache {
 	if r.pml != nil {
 		r.pmlStore = pml.Request{} // the engine is done with it: its Wait returned the settled status
 	}
+	if r.conv != nil {
+		// Freed while active, or failed as it started: a completion that
+		// returns a status has released it already.
+		r.releaseConv()
+	}
 	if r.kind != reqPlain && r.endSpecial() {
 		return nil // a persistent request: inactive, kept for the next Start
 	}

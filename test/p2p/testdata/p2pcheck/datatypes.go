@@ -246,6 +246,64 @@ func ddtP2P(w mpi.Comm) error {
 			return fmt.Errorf("struct over bytes: byte %d = %d, want %d", i, in[i], want)
 		}
 	}
+	return ddtFreed(w)
+}
+
+// ddtFreed frees a send with a layout while it is active and sends plain
+// numbers next, which may reuse its request: the layout's message arrives
+// whole, and the next one carries nothing of it: a short column, and one
+// of 40,000 bytes, past sm's eager limit.
+func ddtFreed(w mpi.Comm) error {
+	me, n := w.Rank(), w.Size()
+	right, left := (me+1)%n, (me-1+n)%n
+	const cols = 4
+	for _, rows := range []int{8, 5000} {
+		col, err := mpi.Vector[float64](rows, 1, cols)
+		if err != nil {
+			return err
+		}
+		src, dst := grid(rows, cols, float64(me*100000)), make([]float64, rows*cols)
+		sr, err := mpi.IsendLayout(src, 1, col, right, 910, w)
+		if err != nil {
+			return fmt.Errorf("freed send of %d rows: %w", rows, err)
+		}
+		if err := sr.Free(); err != nil {
+			return fmt.Errorf("freed send of %d rows: free: %w", rows, err)
+		}
+		nums := make([]float64, rows)
+		for i := range nums {
+			nums[i] = -float64(me*1000 + i)
+		}
+		pr, err := mpi.Isend(nums, right, 911, w)
+		if err != nil {
+			return fmt.Errorf("send after a freed one: %w", err)
+		}
+		if _, err := mpi.RecvLayout(dst, 1, col, left, 910, w); err != nil {
+			return fmt.Errorf("freed send of %d rows: recv: %w", rows, err)
+		}
+		idx, want := make([]int, rows), make([]float64, rows)
+		for i := range rows {
+			idx[i], want[i] = i*cols, float64(left*100000+i*cols)
+		}
+		if err := checkPlaced(dst, 0, idx, want); err != nil {
+			return fmt.Errorf("freed send of %d rows: %w", rows, err)
+		}
+		got := make([]float64, rows)
+		if _, err := mpi.Recv(got, left, 911, w); err != nil {
+			return fmt.Errorf("send after a freed one of %d rows: recv: %w", rows, err)
+		}
+		for i := range got {
+			if got[i] != -float64(left*1000+i) {
+				return fmt.Errorf("send after a freed one of %d rows: number %d = %v, want %v", rows, i, got[i], -float64(left*1000+i))
+			}
+		}
+		if _, err := pr.Wait(); err != nil {
+			return fmt.Errorf("send after a freed one: wait: %w", err)
+		}
+		if err := col.Free(); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
