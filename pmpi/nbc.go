@@ -15,11 +15,11 @@ import (
 // table chose, in a goroutine of its own, on a context of its own, and
 // completes an engine request (a general one, as BufferIflush's): it
 // waits, tests and mixes with point-to-point requests as they do, and it
-// progresses while the program computes without calling MPI. A persistent
-// one keeps its operation, context and goroutine from Init to Free, and
-// each Start wakes the goroutine. Only modules that say they may run
-// calls side by side (coll.Module.Concurrent) serve them: their functions
-// are pure point-to-point on the Comm they are given.
+// progresses while the program computes without calling MPI. Only
+// modules that say they may run calls side by side (coll.Module.Concurrent)
+// serve them so: their functions are pure point-to-point on the Comm they
+// are given. The others' calls run in start order (nbc_order.go).
+// Persistent calls are in nbc_persistent.go.
 
 // collStart says how a collective call whose arguments are checked goes
 // on when it is not the blocking call.
@@ -200,7 +200,7 @@ func (s *nbcState) takeSlot(e *pml.Engine) int {
 
 // keep takes back the job of a non-blocking call that nothing holds now.
 func (s *nbcState) keep(j *nbcJob) {
-	j.k, j.o, j.from, j.m, j.cc, j.p, j.run = collCall{}, collOp{}, nil, nil, collComm{}, nil, nil // no buffer kept alive
+	j.k, j.o, j.from, j.m, j.cc, j.p, j.run, j.via = collCall{}, collOp{}, nil, nil, collComm{}, nil, nil, nil // no buffer kept alive
 	s.mu.Lock()
 	if len(s.spare) < nbcSpare {
 		s.spare = append(s.spare, j)
@@ -263,11 +263,17 @@ type nbcJob struct {
 	// claim.
 	holders atomic.Int32
 	waited  atomic.Bool
-	// A persistent call's goroutine waits on wake for each start; Free
-	// closes it. prepare, if set, checks and packs the arguments again
-	// at each start (a datatype that packs).
-	wake    chan struct{}
+	// A persistent call's goroutine takes from wake each start to run:
+	// the call itself, or the job of one of its starts that runs in
+	// order. Free closes it. prepare, if set, checks and packs the
+	// arguments again at each start (a datatype that packs). cur is the
+	// job of the start under way of a persistent call that runs in order.
+	wake    chan *nbcJob
 	prepare func(s *collStart) error
+	cur     *nbcJob
+	// via, set on the job of a persistent call's start, is that call's
+	// wake: its goroutine runs the start, so that none is made for it.
+	via chan *nbcJob
 }
 
 // collFailed is a collective's failure as its request's status carries it:
@@ -283,7 +289,10 @@ func (k *collCall) launch(s *collStart, o *collOp) error {
 		j.k, j.o, j.from = *k, *o, k.from
 		return nil
 	}
-	if !s.persistent && k.t.InOrder(o.kind) {
+	if k.t.InOrder(o.kind) {
+		if s.persistent {
+			return k.goPersistent(s, &nbcJob{k: *k, o: *o, from: k.from, m: &k.t.Module, slot: -1})
+		}
 		if k.startNow(s, o) {
 			return nil
 		}
@@ -320,24 +329,35 @@ func (k *collCall) launch(s *collStart, o *collOp) error {
 // blocking function finishes it. Calls on a datatype that packs are not
 // offered: their unpacking belongs to the call's end.
 func (k *collCall) startNow(s *collStart, o *collOp) bool {
-	start := k.t.Start()
-	if k.convs != nil || k.comm.nbc.order.left.Load() != 0 || !o.provided(start) {
-		return false
-	}
-	err := o.call(start, k.comm.cc)
-	if err == coll.ErrStarted || err == coll.ErrNotStarted {
+	done, st := k.offerStart(o)
+	if !done {
 		return false
 	}
 	l := k.comm.lib
 	r := l.newRequest(k.comm, Byte, k.op, ProcNull, AnyTag, false)
 	r.pml = l.engine.StartGeneral(&r.pmlStore)
+	l.engine.CompleteGeneral(r.pml, st)
+	s.req = r
+	return true
+}
+
+// offerStart offers the in-order call o to its provider's Start function
+// when nothing started before it is outstanding, and reports whether that
+// completed it, with the status its request completes with.
+func (k *collCall) offerStart(o *collOp) (bool, pml.Status) {
+	start := k.t.Start()
+	if k.convs != nil || k.comm.nbc.order.left.Load() != 0 || !o.provided(start) {
+		return false, pml.Status{}
+	}
+	err := o.call(start, k.comm.cc)
+	if err == coll.ErrStarted || err == coll.ErrNotStarted {
+		return false, pml.Status{}
+	}
 	var st pml.Status
 	if err != nil {
 		st.Err = k.inOrderFailed(o.kind, err)
 	}
-	l.engine.CompleteGeneral(r.pml, st)
-	s.req = r
-	return true
+	return true, st
 }
 
 // inOrderFailed is the failure of k, an in-order call of collective kind
@@ -347,57 +367,49 @@ func (k *collCall) inOrderFailed(kind int, err error) error {
 	return &collFailed{errorf(classOf(err), err, "%s on %v", k.op, k.comm)}
 }
 
-// goPersistent gives persistent call j, started as s says, a slot, makes
-// its inactive request and starts the goroutine that serves its starts.
-func (k *collCall) goPersistent(s *collStart, j *nbcJob) error {
-	slot, ok := k.comm.nbc.takePersistent()
-	if !ok {
-		return k.fail(ClassOther, "the persistent collective made %d before this one on it is alive: a communicator holds at most %d at once (free them with RequestFree)",
-			nbcPersistent, nbcPersistent)
-	}
-	j.slot, j.cc = slot, collComm{c: k.comm, ctx: nbcContext(k.comm, slot)}
-	if len(k.convs) > 0 {
-		j.prepare = s.prepare
-		j.k.unpackAll(false) // each start packs again
-	}
-	j.wake = make(chan struct{}, 1)
-	j.claimed.Store(true) // inactive: nothing to run
-	l := k.comm.lib
-	r := l.persistent(k.comm, Byte, k.op, ProcNull, AnyTag, false)
-	r.ext.coll = j
-	go j.serve(l)
-	s.req = r
-	return nil
-}
-
 // goRun makes the request of the non-blocking call j and starts the
 // goroutine that runs it, unless a Wait runs it first.
 func (k *collCall) goRun(j *nbcJob) *Request {
 	l := k.comm.lib
-	j.claimed.Store(false)
-	j.waited.Store(false)
-	j.holders.Store(2)
 	r := l.newRequest(k.comm, Byte, k.op, ProcNull, AnyTag, false)
 	r.pml = l.engine.StartGeneral(&r.pmlStore)
 	if r.ext == nil {
 		r.ext = &requestExt{}
 	}
-	r.kind, r.ext.coll, j.p = reqColl, j, r.pml
+	r.kind, r.ext.coll = reqColl, j
+	l.dispatch(j, r.pml)
+	return r
+}
+
+// dispatch starts non-blocking call j, whose end completes p: queued
+// behind the calls before it if it runs in order, and given a goroutine
+// now or at the engine's next poll. Its goroutine and a Wait hold it.
+func (l *library) dispatch(j *nbcJob, p *pml.Request) {
+	j.p = p
+	j.claimed.Store(false)
+	j.waited.Store(false)
+	j.holders.Store(2)
 	if j.slot < 0 {
-		k.comm.nbc.order.push(j)
+		j.k.comm.nbc.order.push(j)
 	}
 	if j.deferrable() {
 		l.engine.Defer(j)
 	} else {
 		l.goNBC(j)
 	}
-	return r
 }
 
-// goNBC runs non-blocking call j in a goroutine of its own, counted in
-// nbcRunning while it is ready or runs.
+// goNBC runs non-blocking call j in a goroutine, counted in nbcRunning
+// while it is ready or runs: its persistent call's, or one of its own.
 func (l *library) goNBC(j *nbcJob) {
 	l.nbcRunning.Add(1)
+	if j.via != nil {
+		select {
+		case j.via <- j:
+			return
+		default: // the goroutine has a start waiting already: never block a poll on it
+		}
+	}
 	go func() {
 		j.runOnce(l, true)
 		l.nbcRunning.Add(-1)
@@ -484,28 +496,6 @@ func (j *nbcJob) letGo() {
 	}
 }
 
-// serve runs a persistent call at each start until Free, unless a Wait
-// claimed the start first.
-func (j *nbcJob) serve(l *library) {
-	for range j.wake {
-		j.claimStart(l)
-		l.nbcRunning.Add(-1) // counted by start
-	}
-}
-
-// claimStart runs the persistent call's start under way and completes
-// it, unless another goroutine claimed it first: its goroutine, or a
-// Wait on its request, which runs it as the blocking call would.
-func (j *nbcJob) claimStart(l *library) {
-	if !j.claimed.CompareAndSwap(false, true) {
-		return
-	}
-	if j.from != nil {
-		copy(j.o.send, j.from)
-	}
-	l.engine.CompleteGeneral(j.p, pml.Status{Err: j.exec()})
-}
-
 // exec runs the call and returns its failure, named as done names a
 // blocking call's, or nil.
 func (j *nbcJob) exec() error {
@@ -530,27 +520,4 @@ func (j *nbcJob) exec() error {
 		err = fmt.Errorf("coll %s: %w", k.t.ConcurrentProvider(coll.Collectives[j.o.kind]), err)
 	}
 	return &collFailed{errorf(classOf(err), err, "%s on %v", k.op, k.comm)}
-}
-
-// start starts persistent collective r, inactive: its goroutine runs it.
-func (j *nbcJob) start(r *Request) error {
-	if j.prepare != nil {
-		if err := j.prepare(&collStart{persistent: true, restart: j}); err != nil {
-			return err
-		}
-	}
-	r.pml = r.lib.engine.StartGeneral(&r.pmlStore)
-	j.p = r.pml
-	j.claimed.Store(false)
-	// One token at most waits: one left by a start that a Wait claimed
-	// wakes the goroutine for this start as well.
-	r.lib.nbcRunning.Add(1)
-	j.wake <- struct{}{}
-	return nil
-}
-
-// free ends a persistent call's goroutine and gives its slot back.
-func (j *nbcJob) free() {
-	close(j.wake)
-	j.k.comm.nbc.releasePersistent(j.slot)
 }

@@ -1,6 +1,7 @@
 package osu
 
 import (
+	"errors"
 	"fmt"
 	"runtime"
 	"time"
@@ -19,8 +20,8 @@ type nonBlocking struct {
 	minSize    int
 	// buffers returns the call for messages up to largest bytes on
 	// communicators of n ranks: start(c, size) starts it once on c over
-	// size bytes.
-	buffers func(n, largest int) (start func(c mpi.Comm, size int) (mpi.Request, error))
+	// size bytes; end, if not nil, frees what the calls kept.
+	buffers func(n, largest int) (start func(c mpi.Comm, size int) (mpi.Request, error), end func() error)
 }
 
 func nonBlockingCollectives() []Measurement {
@@ -31,6 +32,8 @@ func nonBlockingCollectives() []Measurement {
 			minSize: 1, buffers: ibcastCall}.measurement(),
 		nonBlocking{name: "ialltoall", call: "Ialltoall", what: "Ialltoall of size bytes from every rank to every rank",
 			minSize: 1, buffers: ialltoallCall}.measurement(),
+		nonBlocking{name: "allreduce-init", call: "persistent Allreduce's Start", what: "Start of a persistent Allreduce (float32 Sum, size/4 elements, AllreduceInit once per size)",
+			minSize: floatSize, buffers: allreduceInitCall}.measurement(),
 	}
 }
 
@@ -52,9 +55,13 @@ func (nb nonBlocking) measurement() Measurement {
 		CheckRanks:  atLeast(nb.name, 1),
 		Transports:  rankZeroTransports,
 		Run: func(w mpi.Comm, o Options) ([]Row, error) {
-			start := nb.buffers(w.Size(), o.MaxSize())
+			start, end := nb.buffers(w.Size(), o.MaxSize())
 			settle()
-			return timeOverlap(w, o, start)
+			rows, err := timeOverlap(w, o, start)
+			if end != nil {
+				err = errors.Join(err, end())
+			}
+			return rows, err
 		},
 	}
 }
@@ -148,20 +155,46 @@ func busy(d time.Duration) {
 	runtime.KeepAlive(x) // the arithmetic must not be optimised away
 }
 
-func iallreduceCall(_, largest int) func(mpi.Comm, int) (mpi.Request, error) {
+func iallreduceCall(_, largest int) (func(mpi.Comm, int) (mpi.Request, error), func() error) {
 	send, recv := floats(largest), floats(largest)
 	return func(c mpi.Comm, size int) (mpi.Request, error) {
 		return mpi.Iallreduce(send[:size/floatSize], recv[:size/floatSize], mpi.Sum, c)
-	}
+	}, nil
 }
 
-func ibcastCall(_, largest int) func(mpi.Comm, int) (mpi.Request, error) {
+// allreduceInitCall starts a persistent allreduce, made at its size's
+// first start; the measurement runs on one communicator.
+func allreduceInitCall(_, largest int) (func(mpi.Comm, int) (mpi.Request, error), func() error) {
+	send, recv := floats(largest), floats(largest)
+	made := map[int]mpi.Request{}
+	start := func(c mpi.Comm, size int) (mpi.Request, error) {
+		r, ok := made[size]
+		if !ok {
+			var err error
+			if r, err = mpi.AllreduceInit(send[:size/floatSize], recv[:size/floatSize], mpi.Sum, c); err != nil {
+				return r, err
+			}
+			made[size] = r
+		}
+		return r, r.Start()
+	}
+	end := func() error {
+		var errs []error
+		for _, r := range made {
+			errs = append(errs, r.Free())
+		}
+		return errors.Join(errs...)
+	}
+	return start, end
+}
+
+func ibcastCall(_, largest int) (func(mpi.Comm, int) (mpi.Request, error), func() error) {
 	buf := filled(largest)
-	return func(c mpi.Comm, size int) (mpi.Request, error) { return mpi.Ibcast(buf[:size], 0, c) }
+	return func(c mpi.Comm, size int) (mpi.Request, error) { return mpi.Ibcast(buf[:size], 0, c) }, nil
 }
 
 // ialltoallCall: size bytes from every rank to every rank, as OSU counts.
-func ialltoallCall(n, largest int) func(mpi.Comm, int) (mpi.Request, error) {
+func ialltoallCall(n, largest int) (func(mpi.Comm, int) (mpi.Request, error), func() error) {
 	send, recv := filled(n*largest), filled(n*largest)
-	return func(c mpi.Comm, size int) (mpi.Request, error) { return mpi.Ialltoall(send[:n*size], recv[:n*size], c) }
+	return func(c mpi.Comm, size int) (mpi.Request, error) { return mpi.Ialltoall(send[:n*size], recv[:n*size], c) }, nil
 }

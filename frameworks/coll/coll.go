@@ -252,10 +252,10 @@ type Module struct {
 	// Concurrent says that the module's functions are pure point-to-point
 	// on the Comm they are given and keep no state of the communicator's
 	// that two calls could share unguarded: several may run at once, each
-	// on a Comm of its own context. The persistent collectives run only
-	// such functions (Table.Concurrent); a module whose members share
-	// memory or sub-communicators leaves it false, and serves the
-	// non-blocking calls one at a time, in start order (Table.InOrder).
+	// on a Comm of its own context (Table.Concurrent). A module whose
+	// members share memory or sub-communicators leaves it false, and
+	// serves the non-blocking and persistent calls one at a time, in start
+	// order (Table.InOrder).
 	Concurrent bool
 
 	// Start, if set in a module that is not Concurrent, does at once what

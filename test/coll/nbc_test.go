@@ -8,7 +8,7 @@ import (
 
 // TestNonBlocking runs collcheck nbc over sm and tcp under the default
 // stack, where coll sm and han serve the blocking calls and the
-// non-blocking ones in start order (persistent ones fall to tuned), with
+// non-blocking and persistent ones in start order, with
 // sm's segment from the first call, and under basic alone: every
 // non-blocking and persistent collective against its blocking call, on
 // world, a split and a dup; several outstanding, waited in reverse order
@@ -46,13 +46,21 @@ func TestNonBlockingMany(t *testing.T) {
 // TestNonBlockingMismatch: a non-blocking or persistent collective whose
 // ranks' counts disagree starts without error, and its Wait reports
 // ErrTruncate or ErrCount, named after the call and the component: sm,
-// whose segment runs the non-blocking calls in start order, and tuned,
-// which runs the persistent ones.
+// whose segment runs the non-blocking and persistent calls in start
+// order, and tuned, which runs them side by side without sm.
 func TestNonBlockingMismatch(t *testing.T) {
-	for _, kind := range []string{"ibcast", "iallreduce", "allreduce-init"} {
-		t.Run(kind, func(t *testing.T) {
+	for _, tc := range []struct{ kind, comp string }{
+		{"ibcast", "sm"}, {"iallreduce", "sm"}, {"allreduce-init", "sm"},
+		{"iallreduce", "tuned"}, {"allreduce-init", "tuned"},
+	} {
+		kind, comp := tc.kind, tc.comp
+		t.Run(kind+"/"+comp, func(t *testing.T) {
 			t.Parallel()
-			j := run(t, "-np", "3", "--oversubscribe", "--mca", "btl", "self,sm", collcheck, "nbcmismatch", kind)
+			args := []string{"-np", "3", "--oversubscribe", "--mca", "btl", "self,sm"}
+			if comp == "tuned" {
+				args = append(args, "--mca", "coll", "^sm,han")
+			}
+			j := run(t, append(args, collcheck, "nbcmismatch", kind)...)
 			if j.Code == 0 {
 				t.Fatalf("the job succeeded\n%v", j)
 			}
@@ -62,10 +70,7 @@ func TestNonBlockingMismatch(t *testing.T) {
 			if strings.Contains(j.Stderr, "FAIL rank") {
 				t.Errorf("a rank failed otherwise\n%v", j)
 			}
-			call, comp := strings.ReplaceAll(kind, "-", " "), "sm"
-			if strings.HasSuffix(kind, "init") {
-				comp = "tuned"
-			}
+			call := strings.ReplaceAll(kind, "-", " ")
 			if !strings.Contains(j.Stdout, call+" on comm MPI_COMM_WORLD: coll "+comp+": ") {
 				t.Errorf("the error does not name the call, the communicator and %s once each\n%v", comp, j)
 			}

@@ -36,8 +36,8 @@ var hanCollectives = []string{"barrier", "bcast", "reduce", "allreduce", "gather
 // collectives (coll_base_verbose's table of every rank says so) and each
 // result equals the serial one, for a commutative and a non-commutative
 // operation (which, on the round robin placement, han passes to tuned),
-// and for non-blocking calls outstanding together, which han runs in
-// start order.
+// and for non-blocking calls outstanding together and a persistent one
+// started twice, which han runs in start order.
 func TestHanAcrossHosts(t *testing.T) {
 	t.Parallel()
 	bin := buildHancheck(t)

@@ -281,7 +281,7 @@ func TestUsage(t *testing.T) {
 		t.Fatalf("--help: exit %d", code)
 	}
 	for _, name := range []string{"latency", "bw", "bibw", "multi-lat", "incast", "ring", "launch", "init-finalize",
-		"barrier", "bcast", "reduce", "allreduce", "allgather", "alltoall", "neighbor-allgather", "neighbor-alltoall", "iallreduce", "ibcast", "ialltoall"} {
+		"barrier", "bcast", "reduce", "allreduce", "allgather", "alltoall", "neighbor-allgather", "neighbor-alltoall", "iallreduce", "ibcast", "ialltoall", "allreduce-init"} {
 		if !strings.Contains(out.String(), "\n  "+name+" ") {
 			t.Errorf("--help does not list %s:\n%s", name, out.String())
 		}

@@ -18,6 +18,7 @@ func TestNonBlocking(t *testing.T) {
 		{"iallreduce", "4,1K", []int{4, 1024}},
 		{"ibcast", "1,1K", []int{1, 1024}},
 		{"ialltoall", "1,1K", []int{1, 1024}},
+		{"allreduce-init", "4,1K", []int{4, 1024}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			out, errs, err := job(t, gompirun, "--timeout", "60", "-np", "2", "--oversubscribe", bench, c.name, "-s", c.sizes, "-i", "3", "-x", "1")

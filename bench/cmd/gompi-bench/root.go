@@ -22,10 +22,11 @@ version, the btl parameter's value, the unit and the transport of each timed
 pair, then one line per message size (barrier: one line, keyed by the rank
 count). The collectives report the average over the ranks of each rank's
 latency, and with -f the minimum and maximum too; the non-blocking ones
-(iallreduce, ibcast, ialltoall), as OSU's osu_i* do, their pure latency,
-overall time with computation, compute time and overlap. launch runs on its own
-and starts jobs itself. bench/c holds the same measurements in C for any
-MPI library.`
+(iallreduce, ibcast, ialltoall, and allreduce-init, the Start of a
+persistent Allreduce), as OSU's osu_i* do, their pure latency, overall time
+with computation, compute time and overlap. launch runs on its own and starts
+jobs itself. bench/c holds the same measurements in C for any MPI library,
+but for allreduce-init.`
 
 func newRoot(stdout, stderr io.Writer) *cobra.Command {
 	root := &cobra.Command{

@@ -32,6 +32,7 @@ func nbc(x *checker, w mpi.Comm) {
 			nbcForms(x, c, n)
 		}
 		nbcOutstanding(x, c)
+		nbcPersistentOutstanding(x, c)
 		nbcBeforeBlocking(x, c)
 		nbcWaitFirst(x, c)
 		nbcMixed(x, c)
@@ -383,6 +384,64 @@ func nbcOutstanding(x *checker, c mpi.Comm) {
 		x.ok(err, "%s: wait %d", what, i)
 	}
 	nbcCheckSums(x, c, what, bc, sum, red, all, a2a)
+}
+
+// nbcPersistentOutstanding restarts six persistent collectives three
+// times, started among a non-blocking and a blocking call before any is
+// waited for, then waited for in reverse order: calls that run in start
+// order do so at every start, and an in-place one reads its buffer anew.
+func nbcPersistentOutstanding(x *checker, c mpi.Comm) {
+	me, size := c.Rank(), c.Size()
+	what := c.Name() + " persistent outstanding"
+	const n = 3
+	bc := bcastData(me, n)
+	send := seq(me, n)
+	sum, red := make([]int64, n), make([]int64, n)
+	all, a2a := make([]int64, size*n), make([]int64, size*n)
+	var reqs []mpi.Request
+	add := func(r mpi.Request, err error) {
+		x.ok(err, "%s: init", what)
+		reqs = append(reqs, r)
+	}
+	add(mpi.BcastInit(bc, 0, c))
+	add(mpi.AllreduceInit(send, sum, mpi.Sum, c))
+	add(mpi.AllgatherInit(send, all, c))
+	add(mpi.AlltoallInit(seq(me, size*n), a2a, c))
+	add(mpi.ReduceInit(send, red, mpi.Sum, size-1, c))
+	inPlace := make([]int64, n)
+	add(mpi.AllreduceInPlaceInit(inPlace, mpi.Sum, c))
+	for round := range 3 {
+		copy(inPlace, seq(me+round, n))
+		for _, b := range [][]int64{sum, red, all, a2a} {
+			clear(b)
+		}
+		if me != 0 {
+			clear(bc)
+		}
+		x.ok(reqs[0].Start(), "%s: start bcast", what)
+		b, err := mpi.Ibarrier(c)
+		x.ok(err, "%s: ibarrier", what)
+		x.ok(mpi.Startall(reqs[1:3]...), "%s: start allreduce and allgather", what)
+		top := make([]int64, 1)
+		x.ok(mpi.Allreduce([]int64{int64(me)}, top, mpi.Max, c), "%s: blocking allreduce", what)
+		x.ok(mpi.Startall(reqs[3:]...), "%s: start alltoall and reduce", what)
+		for i := len(reqs) - 1; i >= 0; i-- {
+			_, err := reqs[i].Wait()
+			x.ok(err, "%s: wait %d", what, i)
+		}
+		_, err = b.Wait()
+		x.ok(err, "%s: ibarrier wait", what)
+		if top[0] != int64(size-1) {
+			x.errorf("%s: blocking allreduce gave %d, want %d", what, top[0], size-1)
+		}
+		nbcCheckSums(x, c, fmt.Sprintf("%s round %d", what, round), bc, sum, red, all, a2a)
+		want := make([]int64, n)
+		x.ok(mpi.Allreduce(seq(me+round, n), want, mpi.Sum, c), "%s: blocking allreduce", what)
+		same(x, inPlace, want, "%s round %d: allreduce in place", what, round)
+	}
+	for _, r := range reqs {
+		x.ok(r.Free(), "%s: free", what)
+	}
 }
 
 // nbcBeforeBlocking starts non-blocking collectives, then calls blocking

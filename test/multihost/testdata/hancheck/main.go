@@ -172,7 +172,8 @@ func check(w mpi.Comm) error {
 
 // nonBlocking starts a bcast, an allreduce, a barrier and an allgather
 // of n elements without waiting, which han runs in start order, and
-// waits for them in reverse order.
+// waits for them in reverse order; then a persistent allreduce, started
+// twice before an ibarrier and waited for after it.
 func nonBlocking(w mpi.Comm, seed, n int) error {
 	rank, size := w.Rank(), w.Size()
 	root := size - 1
@@ -212,7 +213,35 @@ func nonBlocking(w mpi.Comm, seed, n int) error {
 			return fmt.Errorf("iallgather of %d from each: rank %d's block is wrong", block, r)
 		}
 	}
-	return nil
+	return persistent(w, seed, n)
+}
+
+func persistent(w mpi.Comm, seed, n int) error {
+	sumOf := make([]int32, n)
+	p, err := mpi.AllreduceInit(data(seed, w.Rank(), n), sumOf, mpi.Sum, w)
+	if err != nil {
+		return fmt.Errorf("allreduce init of %d: %w", n, err)
+	}
+	for round := range 2 {
+		clear(sumOf)
+		if err := p.Start(); err != nil {
+			return fmt.Errorf("allreduce init of %d: start %d: %w", n, round, err)
+		}
+		b, err := mpi.Ibarrier(w)
+		if err != nil {
+			return err
+		}
+		if _, err := b.Wait(); err != nil {
+			return err
+		}
+		if _, err := p.Wait(); err != nil {
+			return fmt.Errorf("allreduce init of %d: start %d: %w", n, round, err)
+		}
+		if !slices.Equal(sumOf, fold(sum, seed, w.Size(), n)) {
+			return fmt.Errorf("allreduce init sum of %d, start %d: wrong result", n, round)
+		}
+	}
+	return p.Free()
 }
 
 // timeColls times rounds calls of each collective; rank 0 prints the mean.
