@@ -25,8 +25,7 @@ latency, and with -f the minimum and maximum too; the non-blocking ones
 (iallreduce, ibcast, ialltoall, and allreduce-init, the Start of a
 persistent Allreduce), as OSU's osu_i* do, their pure latency, overall time
 with computation, compute time and overlap. launch runs on its own and starts
-jobs itself. bench/c holds the same measurements in C for any MPI library,
-but for allreduce-init.`
+jobs itself. bench/c holds the same measurements in C for any MPI library.`
 
 func newRoot(stdout, stderr io.Writer) *cobra.Command {
 	root := &cobra.Command{
