@@ -265,7 +265,7 @@ type nbcJob struct {
 	waited  atomic.Bool
 	// A persistent call's goroutine takes from wake each start to run:
 	// the call itself, or the job of one of its starts that runs in
-	// order. Free closes it. prepare, if set, checks and packs the
+	// order; nil ends it (Free). prepare, if set, checks and packs the
 	// arguments again at each start (a datatype that packs). cur is the
 	// job of the start under way of a persistent call that runs in order.
 	wake    chan *nbcJob
