@@ -363,27 +363,40 @@ func seq(r, n int) []int64 {
 func nbcOutstanding(x *checker, c mpi.Comm) {
 	me, size := c.Rank(), c.Size()
 	what := c.Name() + " outstanding"
-	const n = 3
-	bc := bcastData(me, n)
-	send := seq(me, n)
-	sum, red := make([]int64, n), make([]int64, n)
-	all, a2a := make([]int64, size*n), make([]int64, size*n)
+	b := newSumBuffers(me, size)
 	var reqs []mpi.Request
-	start := func(r mpi.Request, err error) {
-		x.ok(err, "%s: start", what)
-		reqs = append(reqs, r)
-	}
-	start(mpi.Ibcast(bc, 0, c))
-	start(mpi.Iallreduce(send, sum, mpi.Sum, c))
+	start := collect(x, &reqs, what+": start")
+	start(mpi.Ibcast(b.bc, 0, c))
+	start(mpi.Iallreduce(b.send, b.sum, mpi.Sum, c))
 	start(mpi.Ibarrier(c))
-	start(mpi.Iallgather(send, all, c))
-	start(mpi.Ialltoall(seq(me, size*n), a2a, c))
-	start(mpi.Ireduce(send, red, mpi.Sum, size-1, c))
+	start(mpi.Iallgather(b.send, b.all, c))
+	start(mpi.Ialltoall(seq(me, size*sumN), b.a2a, c))
+	start(mpi.Ireduce(b.send, b.red, mpi.Sum, size-1, c))
 	for i := len(reqs) - 1; i >= 0; i-- {
 		_, err := reqs[i].Wait()
 		x.ok(err, "%s: wait %d", what, i)
 	}
-	nbcCheckSums(x, c, what, bc, sum, red, all, a2a)
+	nbcCheckSums(x, c, what, b.bc, b.sum, b.red, b.all, b.a2a)
+}
+
+// sumN is the count of each rank's contribution in sumBuffers.
+const sumN = 3
+
+// sumBuffers are the buffers of the calls that nbcCheckSums checks.
+type sumBuffers struct{ bc, send, sum, red, all, a2a []int64 }
+
+func newSumBuffers(me, size int) sumBuffers {
+	return sumBuffers{bc: bcastData(me, sumN), send: seq(me, sumN), sum: make([]int64, sumN), red: make([]int64, sumN),
+		all: make([]int64, size*sumN), a2a: make([]int64, size*sumN)}
+}
+
+// collect returns a function that checks a start's error and appends
+// its request to reqs.
+func collect(x *checker, reqs *[]mpi.Request, what string) func(mpi.Request, error) {
+	return func(r mpi.Request, err error) {
+		x.ok(err, "%s", what)
+		*reqs = append(*reqs, r)
+	}
 }
 
 // nbcPersistentOutstanding restarts six persistent collectives three
@@ -393,21 +406,16 @@ func nbcOutstanding(x *checker, c mpi.Comm) {
 func nbcPersistentOutstanding(x *checker, c mpi.Comm) {
 	me, size := c.Rank(), c.Size()
 	what := c.Name() + " persistent outstanding"
-	const n = 3
-	bc := bcastData(me, n)
-	send := seq(me, n)
-	sum, red := make([]int64, n), make([]int64, n)
-	all, a2a := make([]int64, size*n), make([]int64, size*n)
+	const n = sumN
+	b := newSumBuffers(me, size)
+	bc, sum, red, all, a2a := b.bc, b.sum, b.red, b.all, b.a2a
 	var reqs []mpi.Request
-	add := func(r mpi.Request, err error) {
-		x.ok(err, "%s: init", what)
-		reqs = append(reqs, r)
-	}
+	add := collect(x, &reqs, what+": init")
 	add(mpi.BcastInit(bc, 0, c))
-	add(mpi.AllreduceInit(send, sum, mpi.Sum, c))
-	add(mpi.AllgatherInit(send, all, c))
+	add(mpi.AllreduceInit(b.send, sum, mpi.Sum, c))
+	add(mpi.AllgatherInit(b.send, all, c))
 	add(mpi.AlltoallInit(seq(me, size*n), a2a, c))
-	add(mpi.ReduceInit(send, red, mpi.Sum, size-1, c))
+	add(mpi.ReduceInit(b.send, red, mpi.Sum, size-1, c))
 	inPlace := make([]int64, n)
 	add(mpi.AllreduceInPlaceInit(inPlace, mpi.Sum, c))
 	for round := range 3 {
