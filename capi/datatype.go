@@ -34,18 +34,19 @@ const firstType = uintptr(MPI_DATATYPE_NULL)
 
 // predefinedTypes is indexed by handle - MPI_DATATYPE_NULL. C's types
 // map to gompi's by size and arithmetic on LP64 Linux, where long is 64
-// bits and wchar_t 32.
+// bits and wchar_t 32; long, unsigned long, wchar_t and the long-int
+// pair have types of their own, whose external32 sizes differ.
 var predefinedTypes = func() (t [256]predefinedType) {
 	for h, d := range map[Datatype]pmpi.Datatype{
 		MPI_AINT: pmpi.Int64, MPI_COUNT: pmpi.Int64, MPI_OFFSET: pmpi.Int64, MPI_PACKED: pmpi.Byte,
-		MPI_SHORT: pmpi.Int16, MPI_INT: pmpi.Int32, MPI_LONG: pmpi.Int64, MPI_LONG_LONG: pmpi.Int64,
-		MPI_UNSIGNED_SHORT: pmpi.Uint16, MPI_UNSIGNED: pmpi.Uint32, MPI_UNSIGNED_LONG: pmpi.Uint64,
+		MPI_SHORT: pmpi.Int16, MPI_INT: pmpi.Int32, MPI_LONG: pmpi.CLong, MPI_LONG_LONG: pmpi.Int64,
+		MPI_UNSIGNED_SHORT: pmpi.Uint16, MPI_UNSIGNED: pmpi.Uint32, MPI_UNSIGNED_LONG: pmpi.CUnsignedLong,
 		MPI_UNSIGNED_LONG_LONG: pmpi.Uint64, MPI_FLOAT: pmpi.Float32, MPI_DOUBLE: pmpi.Float64,
 		MPI_C_FLOAT_COMPLEX: pmpi.Complex64, MPI_CXX_FLOAT_COMPLEX: pmpi.Complex64,
 		MPI_C_DOUBLE_COMPLEX: pmpi.Complex128, MPI_CXX_DOUBLE_COMPLEX: pmpi.Complex128,
-		MPI_FLOAT_INT: pmpi.Float32Int, MPI_DOUBLE_INT: pmpi.Float64Int, MPI_LONG_INT: pmpi.Int64Int,
+		MPI_FLOAT_INT: pmpi.Float32Int, MPI_DOUBLE_INT: pmpi.Float64Int, MPI_LONG_INT: pmpi.CLongInt,
 		MPI_2INT: pmpi.Int32Int, MPI_SHORT_INT: pmpi.Int16Int,
-		MPI_C_BOOL: pmpi.Byte, MPI_CXX_BOOL: pmpi.Byte, MPI_WCHAR: pmpi.Int32,
+		MPI_C_BOOL: pmpi.Byte, MPI_CXX_BOOL: pmpi.Byte, MPI_WCHAR: pmpi.CWchar,
 		MPI_INT8_T: pmpi.Int8, MPI_UINT8_T: pmpi.Byte, MPI_CHAR: pmpi.Int8, MPI_SIGNED_CHAR: pmpi.Int8,
 		MPI_UNSIGNED_CHAR: pmpi.Byte, MPI_BYTE: pmpi.Byte, MPI_INT16_T: pmpi.Int16, MPI_UINT16_T: pmpi.Uint16,
 		MPI_INT32_T: pmpi.Int32, MPI_UINT32_T: pmpi.Uint32, MPI_INT64_T: pmpi.Int64, MPI_UINT64_T: pmpi.Uint64,
@@ -61,7 +62,8 @@ var predefinedHandles = func() map[pmpi.Datatype]Datatype {
 	m := map[pmpi.Datatype]Datatype{}
 	for _, h := range []Datatype{MPI_INT, MPI_DOUBLE, MPI_FLOAT, MPI_LONG, MPI_SHORT, MPI_UNSIGNED,
 		MPI_UNSIGNED_LONG, MPI_UNSIGNED_SHORT, MPI_SIGNED_CHAR, MPI_BYTE, MPI_C_FLOAT_COMPLEX,
-		MPI_C_DOUBLE_COMPLEX, MPI_FLOAT_INT, MPI_DOUBLE_INT, MPI_LONG_INT, MPI_2INT, MPI_SHORT_INT} {
+		MPI_C_DOUBLE_COMPLEX, MPI_FLOAT_INT, MPI_DOUBLE_INT, MPI_LONG_INT, MPI_2INT, MPI_SHORT_INT,
+		MPI_WCHAR, MPI_INT64_T, MPI_UINT64_T} {
 		d := predefinedTypes[uintptr(h)-firstType].dt
 		if _, ok := m[d]; !ok {
 			m[d] = h

@@ -103,6 +103,23 @@ var (
 	Int64Int   = Datatype{&predefined[15]}
 	Int32Int   = Datatype{&predefined[16]}
 	Int16Int   = Datatype{&predefined[17]}
+
+	// C's long, unsigned long, wchar_t and long-int pair on LP64 Linux:
+	// in memory and in every operation Int64, Uint64, Int32 and Int64Int,
+	// but 4, 4 and 2 bytes in external32, where MPI fixes their sizes. The
+	// C library's MPI_LONG and its kin are these.
+	CLong         = Datatype{&predefined[idLong]}
+	CUnsignedLong = Datatype{&predefined[idUnsignedLong]}
+	CWchar        = Datatype{&predefined[idWchar]}
+	CLongInt      = Datatype{&predefined[idLongInt]}
+)
+
+// The ids of the C types above.
+const (
+	idLong = 18 + iota
+	idUnsignedLong
+	idWchar
+	idLongInt
 )
 
 // predefined describes the predefined datatypes by id.
@@ -125,6 +142,16 @@ var predefined = [...]typeDesc{
 	pairDesc(15, "MPI_LONG_INT", 5, 8),
 	pairDesc(16, "MPI_2INT", 4, 4),
 	pairDesc(17, "MPI_SHORT_INT", 3, 2),
+	like(basicDesc(idLong, "MPI_LONG", 8, kindInt), 5),
+	like(basicDesc(idUnsignedLong, "MPI_UNSIGNED_LONG", 8, kindInt), 8),
+	like(basicDesc(idWchar, "MPI_WCHAR", 4, kindInt), 4),
+	like(pairDesc(idLongInt, "MPI_LONG_INT", idLong, 8), 15),
+}
+
+// like makes d reduce as predefined type id does.
+func like(d typeDesc, id uint8) typeDesc {
+	d.redux = id
+	return d
 }
 
 // basicDesc describes predefined type id: one basic element, contiguous.

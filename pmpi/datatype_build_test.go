@@ -284,6 +284,71 @@ func TestExternal32(t *testing.T) {
 	}
 }
 
+// C's long, unsigned long and wchar_t are 4, 4 and 2 bytes in external32,
+// derived types of them too; they reduce as the Go types of their size.
+func TestExternal32OfCTypes(t *testing.T) {
+	vec, err := TypeVector(2, 1, 2, CLong)
+	if err != nil || vec.Commit() != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		in   []byte
+		dt   Datatype
+		want []byte
+	}{
+		{"long", Bytes([]int64{-2, 0x01020304}), CLong, []byte{0xff, 0xff, 0xff, 0xfe, 1, 2, 3, 4}},
+		{"unsigned long", Bytes([]uint64{0xfffffffe, 5}), CUnsignedLong, []byte{0xff, 0xff, 0xff, 0xfe, 0, 0, 0, 5}},
+		{"wchar", Bytes([]int32{'A', 0x20ac}), CWchar, []byte{0, 'A', 0x20, 0xac}},
+		{"a vector of long", Bytes([]int64{-3, 99, 4, 99}), vec, []byte{0xff, 0xff, 0xff, 0xfd, 0, 0, 0, 4}},
+	} {
+		count := 2
+		if c.dt == vec {
+			count = 1
+		}
+		if n, err := PackExternalSize(External32, count, c.dt); err != nil || n != len(c.want) {
+			t.Errorf("%s: size %d, %v; want %d", c.name, n, err, len(c.want))
+			continue
+		}
+		ext := make([]byte, len(c.want))
+		if _, err := PackExternal(External32, c.in, count, c.dt, ext, 0); err != nil || !bytes.Equal(ext, c.want) {
+			t.Errorf("%s: packed %x, %v; want %x", c.name, ext, err, c.want)
+			continue
+		}
+		back := make([]byte, len(c.in))
+		if c.dt == vec {
+			copy(back, c.in) // the gaps stay as they were
+		}
+		if _, err := UnpackExternal(External32, ext, 0, back, count, c.dt); err != nil || !bytes.Equal(back, c.in) {
+			t.Errorf("%s: unpacked %x, %v; want %x", c.name, back, err, c.in)
+		}
+	}
+	ext := make([]byte, 8)
+	for _, c := range []struct {
+		in []byte
+		dt Datatype
+		v  string
+	}{
+		{Bytes([]int64{1 << 40}), CLong, "MPI_LONG value 1099511627776"},
+		{Bytes([]int64{-1<<31 - 1}), CLong, "MPI_LONG value -2147483649"},
+		{Bytes([]uint64{1 << 32}), CUnsignedLong, "MPI_UNSIGNED_LONG value 4294967296"},
+		{Bytes([]int32{-1}), CWchar, "MPI_WCHAR value 4294967295"},
+	} {
+		if _, err := PackExternal(External32, c.in, 1, c.dt, ext, 0); !errors.Is(err, ErrArg) || !strings.Contains(err.Error(), c.v+" does not fit") {
+			t.Errorf("%s: %v, want ErrArg naming %s", c.dt.Name(), err, c.v)
+		}
+	}
+	if _, err := PackExternal(External32, Bytes([]int64{-1 << 31}), 1, CLong, ext, 0); err != nil {
+		t.Errorf("the least 4-byte long: %v", err)
+	}
+	if op, msg := bind(OpSum, CLong); op == nil {
+		t.Errorf("Sum on MPI_LONG: %s", msg)
+	}
+	if op, msg := bind(OpMinLoc, CLongInt); op == nil {
+		t.Errorf("MinLoc on MPI_LONG_INT: %s", msg)
+	}
+}
+
 func TestElementsOfPartialData(t *testing.T) {
 	mk := committer(t)
 	dt := mk(TypeStruct([]int{1, 1}, []int{0, 8}, []Datatype{Float64, Int32}))

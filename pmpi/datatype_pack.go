@@ -1,6 +1,7 @@
 package pmpi
 
 import (
+	"strconv"
 	"sync"
 	"unsafe"
 )
@@ -318,7 +319,10 @@ func PackExternal(datarep string, in []byte, count int, dt Datatype, out []byte,
 	if err != nil {
 		return pos, err
 	}
-	t.external(out[pos:pos+need], in, count, true)
+	if bad := t.external(out[pos:pos+need], in, count, true); bad != "" {
+		return pos, errorf(ClassArg, nil, "%s of %d elements of %s: %s (external32 fixes MPI_LONG and MPI_UNSIGNED_LONG at 4 bytes, MPI_WCHAR at 2)",
+			op, count, t.describe(), bad)
+	}
 	return pos + need, nil
 }
 
@@ -333,7 +337,7 @@ func UnpackExternal(datarep string, in []byte, pos int, out []byte, count int, d
 	if err != nil {
 		return pos, err
 	}
-	t.external(in[pos:pos+need], out, count, false)
+	t.external(in[pos:pos+need], out, count, false) // widening cannot fail
 	return pos + need, nil
 }
 
@@ -378,40 +382,62 @@ func externalLen(segs []run) int {
 type basicRep struct {
 	size int // external bytes
 	word int // the element is words of this many bytes, each reversed
+	// narrow: external32 has fewer bytes than memory (C's long, unsigned
+	// long and wchar_t), the low ones; they come back extended, with the
+	// sign if signed.
+	narrow, signed bool
 }
 
 func basicExternal(id uint8) basicRep {
 	d := &predefined[id]
-	if d.kind == kindComplex {
-		return basicRep{d.size, d.size / 2}
+	switch {
+	case d.kind == kindComplex:
+		return basicRep{size: d.size, word: d.size / 2}
+	case id == idLong:
+		return basicRep{size: 4, word: 4, narrow: true, signed: true}
+	case id == idUnsignedLong:
+		return basicRep{size: 4, word: 4, narrow: true}
+	case id == idWchar:
+		return basicRep{size: 2, word: 2, narrow: true}
 	}
-	return basicRep{d.size, d.size}
+	return basicRep{size: d.size, word: d.size}
 }
 
 // external converts count elements of t between packed external32 data
 // in ext and Go's layout in mem, origin at mem[0]: out of mem when
-// toExt, into it otherwise.
-func (t *typeDesc) external(ext, mem []byte, count int, toExt bool) {
-	externalRuns(t.segs, ext, mem, 0, 0, count, t.extent, toExt)
+// toExt, into it otherwise. Packing names the first value that
+// external32's size of its type cannot hold ("" if none); ext is then
+// partly written.
+func (t *typeDesc) external(ext, mem []byte, count int, toExt bool) string {
+	var bad string
+	externalRuns(t.segs, ext, mem, 0, 0, count, t.extent, toExt, &bad)
+	return bad
 }
 
 // externalRuns converts count repetitions of the type map segs, extent
 // bytes apart from byte base of mem, at p of ext, and returns the
-// position after them in ext.
-func externalRuns(segs []run, ext, mem []byte, p, base, count, extent int, toExt bool) int {
+// position after them in ext. The first value that does not fit is
+// named in bad.
+func externalRuns(segs []run, ext, mem []byte, p, base, count, extent int, toExt bool, bad *string) int {
 	for e := range count {
 		for _, s := range segs {
 			at := base + e*extent + s.off
 			if s.body != nil {
-				p = externalRuns(s.body, ext, mem, p, at, s.n, s.stride, toExt)
+				p = externalRuns(s.body, ext, mem, p, at, s.n, s.stride, toExt, bad)
 				continue
 			}
 			r := basicExternal(s.basic)
 			gs := predefined[s.basic].size
 			for i := range s.n {
 				for el := at + i*s.stride; el < at+i*s.stride+s.len; el += gs {
-					for w := 0; w < r.size; w += r.word {
-						swap(ext[p+w:p+w+r.word], mem[el+w:el+w+r.word], toExt)
+					if r.narrow {
+						if v := narrow(ext[p:p+r.size], mem[el:el+gs], r.signed, toExt); v != "" && *bad == "" {
+							*bad = predefined[s.basic].name + " value " + v + " does not fit"
+						}
+					} else {
+						for w := 0; w < r.size; w += r.word {
+							swap(ext[p+w:p+w+r.word], mem[el+w:el+w+r.word], toExt)
+						}
 					}
 					p += r.size
 				}
@@ -419,6 +445,43 @@ func externalRuns(segs []run, ext, mem []byte, p, base, count, extent int, toExt
 		}
 	}
 	return p
+}
+
+// narrow converts a little-endian integer of len(mem) bytes to the
+// big-endian one of len(ext) bytes, or back with its sign or zeros
+// extended. It returns a value too large for ext, formatted, and ""
+// when the value fits.
+func narrow(ext, mem []byte, signed, toExt bool) string {
+	bits := 8 * uint(len(ext))
+	if !toExt {
+		var v uint64
+		for _, b := range ext {
+			v = v<<8 | uint64(b)
+		}
+		if signed && v>>(bits-1) != 0 {
+			v |= ^uint64(0) << bits
+		}
+		for i := range mem {
+			mem[i] = byte(v >> (8 * i))
+		}
+		return ""
+	}
+	var v uint64
+	for i := len(mem) - 1; i >= 0; i-- {
+		v = v<<8 | uint64(mem[i])
+	}
+	if signed {
+		shift := 64 - 8*uint(len(mem))
+		if x := int64(v<<shift) >> shift; x < -1<<(bits-1) || x >= 1<<(bits-1) {
+			return strconv.FormatInt(x, 10)
+		}
+	} else if v >= 1<<bits {
+		return strconv.FormatUint(v, 10)
+	}
+	for i := range ext {
+		ext[i] = byte(v >> (8 * (len(ext) - 1 - i)))
+	}
+	return ""
 }
 
 // swap copies a little-endian word (gompi runs on little-endian

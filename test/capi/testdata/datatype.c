@@ -326,6 +326,64 @@ static void packing(void) {
     }
 }
 
+/* external32 fixes long and unsigned long at 4 bytes and wchar_t at 2,
+ * whatever their size here: values that fit go big-endian and come back
+ * sign- or zero-extended, and one that does not fit is an error. */
+static void external_sizes(void) {
+    long in[3] = {-2, 0x01020304L, 7}, out[3], big = 1L << 40;
+    unsigned long uin[2] = {0xfffffffeUL, 5}, uout[2];
+    wchar_t win[2] = {L'A', 0x20ac}, wout[2], wbig = 0x1f600;
+    struct {
+        long v;
+        int i;
+    } lin = {-9, 3}, lout;
+    unsigned char buf[64];
+    MPI_Aint size, pos = 0;
+
+    TRY(MPI_Pack_external_size("external32", 3, MPI_LONG, &size));
+    EQ(size, 12, "external32 size of 3 MPI_LONG");
+    TRY(MPI_Pack_external("external32", in, 3, MPI_LONG, buf, sizeof buf, &pos));
+    EQ(pos, 12, "pack external of 3 MPI_LONG: position");
+    CHECK(buf[0] == 0xff && buf[3] == 0xfe && buf[4] == 1 && buf[7] == 4, "MPI_LONG in external32: %02x %02x %02x %02x",
+          buf[0], buf[3], buf[4], buf[7]);
+    pos = 0;
+    TRY(MPI_Unpack_external("external32", buf, 12, &pos, out, 3, MPI_LONG));
+    CHECK(memcmp(in, out, sizeof in) == 0, "MPI_LONG back from external32: %ld %ld %ld", out[0], out[1], out[2]);
+
+    TRY(MPI_Pack_external_size("external32", 2, MPI_UNSIGNED_LONG, &size));
+    EQ(size, 8, "external32 size of 2 MPI_UNSIGNED_LONG");
+    pos = 0;
+    TRY(MPI_Pack_external("external32", uin, 2, MPI_UNSIGNED_LONG, buf, sizeof buf, &pos));
+    CHECK(buf[0] == 0xff && buf[3] == 0xfe, "MPI_UNSIGNED_LONG in external32: %02x %02x", buf[0], buf[3]);
+    pos = 0;
+    TRY(MPI_Unpack_external("external32", buf, 8, &pos, uout, 2, MPI_UNSIGNED_LONG));
+    CHECK(uout[0] == uin[0] && uout[1] == uin[1], "MPI_UNSIGNED_LONG back from external32: %lx", uout[0]);
+
+    TRY(MPI_Pack_external_size("external32", 2, MPI_WCHAR, &size));
+    EQ(size, 4, "external32 size of 2 MPI_WCHAR");
+    pos = 0;
+    TRY(MPI_Pack_external("external32", win, 2, MPI_WCHAR, buf, sizeof buf, &pos));
+    CHECK(buf[0] == 0 && buf[1] == 'A' && buf[2] == 0x20 && buf[3] == 0xac, "MPI_WCHAR in external32: %02x %02x %02x %02x",
+          buf[0], buf[1], buf[2], buf[3]);
+    pos = 0;
+    TRY(MPI_Unpack_external("external32", buf, 4, &pos, wout, 2, MPI_WCHAR));
+    CHECK(wout[0] == win[0] && wout[1] == win[1], "MPI_WCHAR back from external32");
+
+    TRY(MPI_Pack_external_size("external32", 1, MPI_LONG_INT, &size));
+    EQ(size, 8, "external32 size of MPI_LONG_INT");
+    pos = 0;
+    TRY(MPI_Pack_external("external32", &lin, 1, MPI_LONG_INT, buf, sizeof buf, &pos));
+    pos = 0;
+    TRY(MPI_Unpack_external("external32", buf, 8, &pos, &lout, 1, MPI_LONG_INT));
+    CHECK(lout.v == -9 && lout.i == 3, "MPI_LONG_INT back from external32: %ld %d", lout.v, lout.i);
+
+    pos = 0;
+    RC(MPI_Pack_external("external32", &big, 1, MPI_LONG, buf, sizeof buf, &pos), MPI_ERR_ARG);
+    EQ(pos, 0, "a failed external pack's position");
+    RC(MPI_Pack_external("external32", &wbig, 1, MPI_WCHAR, buf, sizeof buf, &pos), MPI_ERR_ARG);
+    passed("external32 sizes of long, unsigned long, wchar_t and long-int");
+}
+
 static void errors(void) {
     MPI_Datatype t, bad = (MPI_Datatype)(MPI_Aint)0x7ffff0;
     int sz, pos = 0, in[4] = {0};
@@ -779,6 +837,7 @@ int main(int argc, char **argv) {
     constructors();
     exchange();
     packing();
+    external_sizes();
     errors();
     decoding();
     large_decoding();
