@@ -107,3 +107,42 @@ func mpiBufferIflush(req *Request) error {
 	}
 	return newRequest(req, r, lib.self.Load(), false)
 }
+
+func mpiSessionAttachBuffer(h Session, p unsafe.Pointer, size int) error {
+	return session(h, func(e *sessionEntry) error {
+		b, err := attachable("session attach buffer", p, size)
+		if err != nil {
+			return err
+		}
+		return e.scope.AttachBuffer(b)
+	})
+}
+
+func mpiSessionDetachBuffer[N cInt](h Session, addr unsafe.Pointer, size *N) error {
+	return session(h, func(e *sessionEntry) error {
+		if addr == nil {
+			return errorf(pmpi.ClassArg, "session detach buffer: the address to store the buffer's at is NULL")
+		}
+		b, err := e.scope.DetachBuffer()
+		if err == nil {
+			*size = N(detached(addr, b))
+		}
+		return err
+	})
+}
+
+func mpiSessionFlushBuffer(h Session) error {
+	return session(h, func(e *sessionEntry) error { return e.scope.FlushBuffer() })
+}
+
+// mpiSessionIflushBuffer: the request's errors go to MPI_COMM_SELF's
+// handler, as the process buffer's do.
+func mpiSessionIflushBuffer(h Session, req *Request) error {
+	return session(h, func(e *sessionEntry) error {
+		r, err := e.scope.IflushBuffer()
+		if err != nil {
+			return err
+		}
+		return newRequest(req, r, lib.self.Load(), false)
+	})
+}

@@ -12,9 +12,11 @@ import (
 	"github.com/gompi/gompi/pmpi"
 )
 
-// MPI 4's constructors from groups, in the World Model: gompi has no
-// sessions, so a group comes from a communicator, and MPI_COMM_WORLD holds
-// every process. The communicator is made over the group alone, as
+// MPI 4's constructors from groups. A group, a session's or a
+// communicator's, holds processes of MPI_COMM_WORLD, which holds every
+// process; a session's keeps its scope (the session's buffer for buffered
+// sends) for the communicators made from it. The communicator is made
+// over the group alone, as
 // MPI_Comm_create_group makes it from world, on a tag that stringtag
 // gives, so that calls of other stringtags may run at once on groups that
 // overlap; the intercommunicator's leaders then meet over world with the

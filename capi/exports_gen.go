@@ -2252,12 +2252,12 @@ func PMPI_Sendrecv_replace_c(buf unsafe.Pointer, count C.int64_t, datatype C.uin
 
 //export PMPI_Session_attach_buffer
 func PMPI_Session_attach_buffer(session C.uintptr_t, buffer unsafe.Pointer, size C.int) C.int {
-	return C.int(unsupported(0, "MPI_Session_attach_buffer"))
+	return C.int(done(0, mpiSessionAttachBuffer(Session(session), buffer, int(size))))
 }
 
 //export PMPI_Session_attach_buffer_c
 func PMPI_Session_attach_buffer_c(session C.uintptr_t, buffer unsafe.Pointer, size C.int64_t) C.int {
-	return C.int(unsupported(0, "MPI_Session_attach_buffer_c"))
+	return C.int(done(0, mpiSessionAttachBuffer(Session(session), buffer, int(size))))
 }
 
 //export PMPI_Session_call_errhandler
@@ -2272,12 +2272,12 @@ func PMPI_Session_create_errhandler(session_errhandler_fn unsafe.Pointer, errhan
 
 //export PMPI_Session_detach_buffer
 func PMPI_Session_detach_buffer(session C.uintptr_t, buffer_addr unsafe.Pointer, size *C.int) C.int {
-	return C.int(unsupported(0, "MPI_Session_detach_buffer"))
+	return C.int(done(0, mpiSessionDetachBuffer(Session(session), buffer_addr, size)))
 }
 
 //export PMPI_Session_detach_buffer_c
 func PMPI_Session_detach_buffer_c(session C.uintptr_t, buffer_addr unsafe.Pointer, size *C.int64_t) C.int {
-	return C.int(unsupported(0, "MPI_Session_detach_buffer_c"))
+	return C.int(done(0, mpiSessionDetachBuffer(Session(session), buffer_addr, size)))
 }
 
 //export PMPI_Session_finalize
@@ -2287,7 +2287,7 @@ func PMPI_Session_finalize(session *C.uintptr_t) C.int {
 
 //export PMPI_Session_flush_buffer
 func PMPI_Session_flush_buffer(session C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_Session_flush_buffer"))
+	return C.int(done(0, mpiSessionFlushBuffer(Session(session))))
 }
 
 //export PMPI_Session_get_errhandler
@@ -2317,7 +2317,7 @@ func PMPI_Session_get_pset_info(session C.uintptr_t, pset_name *C.char, info *C.
 
 //export PMPI_Session_iflush_buffer
 func PMPI_Session_iflush_buffer(session C.uintptr_t, request *C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_Session_iflush_buffer"))
+	return C.int(done(0, mpiSessionIflushBuffer(Session(session), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Session_init

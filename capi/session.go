@@ -42,11 +42,13 @@ const (
 	worldFinalized
 )
 
-// sessionEntry is a session: its error handler and the info it was
-// started with (nil for none).
+// sessionEntry is a session: its error handler, the info it was started
+// with (nil for none) and the scope of its groups and communicators, which
+// holds its buffer for buffered sends.
 type sessionEntry struct {
-	errh atomic.Uintptr
-	info *pmpi.Info
+	errh  atomic.Uintptr
+	info  *pmpi.Info
+	scope *pmpi.BufferScope
 }
 
 func (h Session) get() (*sessionEntry, error) {
@@ -202,6 +204,7 @@ func mpiSessionInit(ih Info, eh Errhandler, out *Session) error {
 	if err != nil {
 		return fail(err)
 	}
+	e.scope = pmpi.NewBufferScope(fmt.Sprintf("session %#x", h))
 	m.sessions++
 	*out = Session(h)
 	return endAtExit()
@@ -215,6 +218,7 @@ func mpiSessionFinalize(h *Session) error {
 	if !lib.sessions.drop(uintptr(*h)) {
 		return onSessionOf(*h, e, &abiError{C.MPI_ERR_SESSION, fmt.Sprintf("session finalize: %#x was finalized meanwhile", uintptr(*h))})
 	}
+	e.scope.End()
 	lib.model.mu.Lock()
 	lib.model.sessions--
 	lib.model.mu.Unlock()
@@ -305,7 +309,7 @@ func mpiSessionGetPsetInfo(h Session, name *C.char, out *Info) error {
 }
 
 func mpiGroupFromSessionPset(h Session, name *C.char, out *Group) error {
-	return session(h, func(*sessionEntry) error {
+	return session(h, func(e *sessionEntry) error {
 		c, err := pset("group from session pset", name)
 		if err != nil {
 			return err
@@ -316,7 +320,7 @@ func mpiGroupFromSessionPset(h Session, name *C.char, out *Group) error {
 		if err != nil {
 			return err
 		}
-		hg, err := lib.groups.put(g)
+		hg, err := lib.groups.put(g.WithScope(e.scope))
 		*out = Group(hg)
 		return err
 	})

@@ -28,11 +28,13 @@ func isAutomatic(buf []byte) bool {
 }
 
 // bsendBuffers are the buffers attached for buffered sends: the
-// process's, and communicators' (MPI 4.1), which their sends use first.
+// process's, communicators' (MPI 4.1), which their sends use first, and
+// scopes', which the sends of a scope's communicators use next.
 type bsendBuffers struct {
-	mu    sync.Mutex
-	proc  *bsendBuffer
-	comms map[*Comm]*bsendBuffer
+	mu     sync.Mutex
+	proc   *bsendBuffer
+	comms  map[*Comm]*bsendBuffer
+	scopes map[*BufferScope]*bsendBuffer
 }
 
 // bsendBuffer is one attached buffer and the messages that occupy it.
@@ -73,7 +75,7 @@ func (*realAPI) BufferAttach(buf []byte) error {
 	if err != nil {
 		return err
 	}
-	return l.bsends.attach("buffer attach", nil, buf)
+	return l.bsends.attach("buffer attach", owner{}, buf)
 }
 
 // BufferDetach waits until every message in the process's buffer has
@@ -83,7 +85,7 @@ func (*realAPI) BufferDetach() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return l.bsends.detach("buffer detach", nil, l.engine)
+	return l.bsends.detach("buffer detach", owner{}, l.engine)
 }
 
 // BufferFlush waits until every message in the process's buffer has
@@ -151,7 +153,7 @@ func (*realAPI) CommAttachBuffer(comm *Comm, buf []byte) error {
 	if err != nil {
 		return err
 	}
-	return comm.handle(l.bsends.attach(op, comm, buf))
+	return comm.handle(l.bsends.attach(op, owner{comm: comm}, buf))
 }
 
 // CommDetachBuffer waits until every message in comm's buffer has gone,
@@ -162,7 +164,7 @@ func (*realAPI) CommDetachBuffer(comm *Comm) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	buf, err := l.bsends.detach(op, comm, l.engine)
+	buf, err := l.bsends.detach(op, owner{comm: comm}, l.engine)
 	return buf, comm.handle(err)
 }
 
@@ -376,8 +378,69 @@ func (b *bsendBuffer) drain(e *pml.Engine) {
 	b.mu.Unlock()
 }
 
+// owner is whose buffer: the process's (both nil), a communicator's or a
+// scope's.
+type owner struct {
+	comm  *Comm
+	scope *BufferScope
+}
+
+func (o owner) String() string {
+	switch {
+	case o.comm != nil:
+		return o.comm.String()
+	case o.scope != nil:
+		return o.scope.String()
+	}
+	return "the process"
+}
+
+// detacher is the call that detaches o's buffer, for the errors to name.
+func (o owner) detacher() string {
+	switch {
+	case o.comm != nil:
+		return "CommDetachBuffer"
+	case o.scope != nil:
+		return "the session's detach"
+	}
+	return "BufferDetach"
+}
+
+// lookup is o's buffer or nil; called with bs.mu held.
+func (bs *bsendBuffers) lookup(o owner) *bsendBuffer {
+	switch {
+	case o.comm != nil:
+		return bs.comms[o.comm]
+	case o.scope != nil:
+		return bs.scopes[o.scope]
+	}
+	return bs.proc
+}
+
+// store makes b o's buffer, nil for none; called with bs.mu held.
+func (bs *bsendBuffers) store(o owner, b *bsendBuffer) {
+	switch {
+	case o.comm != nil && b == nil:
+		delete(bs.comms, o.comm)
+	case o.comm != nil:
+		if bs.comms == nil {
+			bs.comms = map[*Comm]*bsendBuffer{}
+		}
+		bs.comms[o.comm] = b
+	case o.scope != nil && b == nil:
+		delete(bs.scopes, o.scope)
+	case o.scope != nil:
+		if bs.scopes == nil {
+			bs.scopes = map[*BufferScope]*bsendBuffer{}
+		}
+		bs.scopes[o.scope] = b
+	default:
+		bs.proc = b
+	}
+}
+
 // get returns the buffer for comm's buffered sends: comm's own, else with
-// fallback the process's; comm nil names the process's.
+// fallback its scope's, else the process's; comm nil names the process's.
 func (bs *bsendBuffers) get(comm *Comm, fallback bool) *bsendBuffer {
 	bs.mu.Lock()
 	defer bs.mu.Unlock()
@@ -385,62 +448,47 @@ func (bs *bsendBuffers) get(comm *Comm, fallback bool) *bsendBuffer {
 		if b := bs.comms[comm]; b != nil || !fallback {
 			return b
 		}
+		if b := bs.scopes[comm.scope]; b != nil {
+			return b
+		}
 	}
 	return bs.proc
 }
 
-func (bs *bsendBuffers) attach(op string, comm *Comm, buf []byte) error {
+func (bs *bsendBuffers) attach(op string, o owner, buf []byte) error {
 	if len(buf) == 0 && !isAutomatic(buf) {
 		return errorf(ClassBuffer, nil, "%s: the buffer is empty; attach one of at least BsendOverhead (%d) bytes beyond the messages it is to hold, or BufferAutomatic", op, BsendOverhead)
 	}
 	bs.mu.Lock()
 	defer bs.mu.Unlock()
-	if comm == nil {
-		if bs.proc != nil {
-			return errorf(ClassBuffer, nil, "%s: a buffer of %d bytes is attached already; detach it first (BufferDetach)", op, len(bs.proc.buf))
-		}
-		bs.proc = newBsendBuffer(buf)
-		return nil
+	if b := bs.lookup(o); b != nil {
+		return errorf(ClassBuffer, nil, "%s: %v has a buffer of %d bytes attached already; detach it first (%s)", op, o, len(b.buf), o.detacher())
 	}
-	if b := bs.comms[comm]; b != nil {
-		return errorf(ClassBuffer, nil, "%s: %v has a buffer of %d bytes attached already; detach it first (CommDetachBuffer)", op, comm, len(b.buf))
-	}
-	if bs.comms == nil {
-		bs.comms = map[*Comm]*bsendBuffer{}
-	}
-	bs.comms[comm] = newBsendBuffer(buf)
+	bs.store(o, newBsendBuffer(buf))
 	return nil
 }
 
-// detach takes the buffer away from new sends, waits for its messages and
+// detach takes o's buffer away from new sends, waits for its messages and
 // returns it.
-func (bs *bsendBuffers) detach(op string, comm *Comm, e *pml.Engine) ([]byte, error) {
+func (bs *bsendBuffers) detach(op string, o owner, e *pml.Engine) ([]byte, error) {
 	bs.mu.Lock()
-	var b *bsendBuffer
-	if comm == nil {
-		b, bs.proc = bs.proc, nil
-	} else {
-		b = bs.comms[comm]
-		delete(bs.comms, comm)
-	}
+	b := bs.lookup(o)
+	bs.store(o, nil)
 	bs.mu.Unlock()
 	if b == nil {
-		where := "the process"
-		if comm != nil {
-			where = comm.String()
-		}
-		return nil, errorf(ClassBuffer, nil, "%s: %s has no buffer attached", op, where)
+		return nil, errorf(ClassBuffer, nil, "%s: %v has no buffer attached", op, o)
 	}
 	b.drain(e)
 	return b.buf, nil
 }
 
-// dropComm detaches comm's buffer, if it has one, once its messages have
-// gone: CommFree detaches it as MPI does.
-func (bs *bsendBuffers) dropComm(comm *Comm, e *pml.Engine) {
+// drop detaches o's buffer, if it has one, once its messages have gone:
+// CommFree detaches a communicator's as MPI does, a session's finalize
+// its scope's.
+func (bs *bsendBuffers) drop(o owner, e *pml.Engine) {
 	bs.mu.Lock()
-	b := bs.comms[comm]
-	delete(bs.comms, comm)
+	b := bs.lookup(o)
+	bs.store(o, nil)
 	bs.mu.Unlock()
 	if b != nil {
 		b.drain(e)
@@ -450,11 +498,14 @@ func (bs *bsendBuffers) dropComm(comm *Comm, e *pml.Engine) {
 // flushAll waits for the messages of every attached buffer (Finalize).
 func (bs *bsendBuffers) flushAll(e *pml.Engine) {
 	bs.mu.Lock()
-	all := make([]*bsendBuffer, 0, len(bs.comms)+1)
+	all := make([]*bsendBuffer, 0, len(bs.comms)+len(bs.scopes)+1)
 	if bs.proc != nil {
 		all = append(all, bs.proc)
 	}
 	for _, b := range bs.comms {
+		all = append(all, b)
+	}
+	for _, b := range bs.scopes {
 		all = append(all, b)
 	}
 	bs.mu.Unlock()

@@ -60,10 +60,11 @@ type Comm struct {
 	lib   *library
 	colls *coll.Table // nil for an intercommunicator
 	cc    *collComm
-	inter *interPart // set for an intercommunicator
-	topo  *topology  // set for a communicator with a process topology
-	ext   commExt    // the user's attributes and hints
-	nbc   nbcState   // its non-blocking and persistent collectives (nbc.go)
+	inter *interPart   // set for an intercommunicator
+	topo  *topology    // set for a communicator with a process topology
+	scope *BufferScope // the session it belongs to (see BufferScope); nil in the World Model
+	ext   commExt      // the user's attributes and hints
+	nbc   nbcState     // its non-blocking and persistent collectives (nbc.go)
 	// keys is the pml.MatchKeys the hints give: the wildcards that its
 	// receives and probes may not use.
 	keys atomic.Uint32

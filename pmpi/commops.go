@@ -124,6 +124,7 @@ func (l *library) derive(parent *Comm, op, name string, group []int, id uint32) 
 	}
 	c := newComm(l, name, id, group)
 	c.errh.Store(parent.errh.Load())
+	c.scope = parent.scope
 	if err := l.attachColls(c); err != nil {
 		l.comms.CompareAndDelete(id, c)
 		l.ctxs.release(id)
@@ -394,7 +395,7 @@ func freeComm(op string, comm *Comm, disconnect bool) error {
 // release frees what comm holds: its buffered messages, collectives and
 // context. comm is marked freed.
 func (l *library) release(comm *Comm) error {
-	l.bsends.dropComm(comm, l.engine) // its buffered messages go before its context is reused
+	l.bsends.drop(owner{comm: comm}, l.engine) // its buffered messages go before its context is reused
 	var err error
 	if comm.inter != nil {
 		err = l.freeInter(comm)

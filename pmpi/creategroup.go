@@ -46,6 +46,9 @@ func (*realAPI) CommCreateGroup(comm *Comm, group *Group, tag int) (*Comm, error
 		return nil, comm.handle(errorf(classOf(err), err, "%s on %v", op, comm))
 	}
 	c, err := l.derive(comm, op, comm.Name()+".create_group", slices.Clone(group.ranks), id)
+	if c != nil && group.scope != nil {
+		c.scope = group.scope // a session's group makes a communicator of that session
+	}
 	return c, comm.handle(err)
 }
 

@@ -8,8 +8,9 @@ import (
 // Group is an ordered set of processes, named by their world ranks. Groups
 // are values: operations make new ones.
 type Group struct {
-	ranks []int // group rank -> world rank
-	me    int   // this process's world rank
+	ranks []int        // group rank -> world rank
+	me    int          // this process's world rank
+	scope *BufferScope // see Comm.scope; a group's derivatives keep it
 }
 
 // Comparison is the result of comparing two groups or communicators.
@@ -83,7 +84,7 @@ func (*realAPI) CommGroup(comm *Comm) (*Group, error) {
 	if err := checkComm("comm group", comm); err != nil {
 		return nil, err
 	}
-	return &Group{ranks: slices.Clone(comm.localGroup()), me: l.job.Rank}, nil
+	return &Group{ranks: slices.Clone(comm.localGroup()), me: l.job.Rank, scope: comm.scope}, nil
 }
 
 // GroupSize returns the number of processes in g.
@@ -125,7 +126,7 @@ func (*realAPI) GroupIncl(g *Group, ranks []int) (*Group, error) {
 	if err := g.checkRanks("group incl", ranks); err != nil {
 		return nil, err
 	}
-	out := &Group{ranks: make([]int, len(ranks)), me: g.me}
+	out := &Group{ranks: make([]int, len(ranks)), me: g.me, scope: g.scope}
 	for i, r := range ranks {
 		out.ranks[i] = g.ranks[r]
 	}
@@ -140,7 +141,7 @@ func (*realAPI) GroupExcl(g *Group, ranks []int) (*Group, error) {
 	if err := g.checkRanks("group excl", ranks); err != nil {
 		return nil, err
 	}
-	out := &Group{me: g.me}
+	out := &Group{me: g.me, scope: g.scope}
 	for i, w := range g.ranks {
 		if !slices.Contains(ranks, i) {
 			out.ranks = append(out.ranks, w)
@@ -154,7 +155,7 @@ func (*realAPI) GroupUnion(a, b *Group) (*Group, error) {
 	if err := checkGroup("group union", a, b); err != nil {
 		return nil, err
 	}
-	out := &Group{ranks: slices.Clone(a.ranks), me: a.me}
+	out := &Group{ranks: slices.Clone(a.ranks), me: a.me, scope: a.scope}
 	for _, w := range b.ranks {
 		if !slices.Contains(a.ranks, w) {
 			out.ranks = append(out.ranks, w)
@@ -168,7 +169,7 @@ func (*realAPI) GroupIntersection(a, b *Group) (*Group, error) {
 	if err := checkGroup("group intersection", a, b); err != nil {
 		return nil, err
 	}
-	out := &Group{me: a.me}
+	out := &Group{me: a.me, scope: a.scope}
 	for _, w := range a.ranks {
 		if slices.Contains(b.ranks, w) {
 			out.ranks = append(out.ranks, w)
@@ -182,7 +183,7 @@ func (*realAPI) GroupDifference(a, b *Group) (*Group, error) {
 	if err := checkGroup("group difference", a, b); err != nil {
 		return nil, err
 	}
-	out := &Group{me: a.me}
+	out := &Group{me: a.me, scope: a.scope}
 	for _, w := range a.ranks {
 		if !slices.Contains(b.ranks, w) {
 			out.ranks = append(out.ranks, w)

@@ -234,7 +234,7 @@ func (l *library) newInter(parent *Comm, s side, name string, local, remote []in
 // group and remote (world ranks), with parent's error handler.
 func (l *library) joinInter(id uint32, name string, bridge *Comm, remote []int, parent *Comm) *Comm {
 	c := &Comm{context: id, group: remote, ranks: make(map[int]int, len(remote)), rank: bridge.rank, lib: l,
-		inter: &interPart{local: bridge.group, bridge: bridge}}
+		inter: &interPart{local: bridge.group, bridge: bridge}, scope: bridge.scope}
 	for i, w := range remote {
 		c.ranks[w] = i
 	}
@@ -372,7 +372,7 @@ func (*realAPI) CommRemoteGroup(comm *Comm) (*Group, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Group{ranks: slices.Clone(comm.group), me: l.job.Rank}, nil
+	return &Group{ranks: slices.Clone(comm.group), me: l.job.Rank, scope: comm.scope}, nil
 }
 
 // compareInter is CommCompare when a or b is an intercommunicator:

@@ -39,6 +39,7 @@ func TestModesSingleton(t *testing.T) {
 		{"persistent-allocs", testPersistentAllocs},
 		{"bsend", testBsend},
 		{"bsend-errors", testBsendErrors},
+		{"bsend-scope", testBsendScope},
 		{"rsend", testRsend},
 		{"sendrecv", testSendrecv},
 		{"completion", testCompletion},
@@ -352,6 +353,82 @@ func testBsendErrors(t *testing.T, api pmpi.API, w *pmpi.Comm) {
 	}
 	if _, err := api.BufferDetach(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A scope's buffer serves the communicators made from its groups and
+// their duplicates, after their own buffers and before the process's.
+func testBsendScope(t *testing.T, api pmpi.API, w *pmpi.Comm) {
+	msg := make([]byte, 100)
+	roundTrip := func(c *pmpi.Comm, tag int) error {
+		if err := api.Bsend(msg, 100, pmpi.Byte, 0, tag, c); err != nil {
+			return err
+		}
+		_, err := api.Recv(msg, 100, pmpi.Byte, 0, tag, c)
+		return err
+	}
+	s := pmpi.NewBufferScope("session 0x1000")
+	g, err := api.CommGroup(w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := api.CommCreateGroup(w, g.WithScope(s), 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantClass(t, "Bsend in a scope with no buffer", api.Bsend(msg, 100, pmpi.Byte, 0, 1, c), pmpi.ClassBuffer, "no buffer is attached")
+	if err := s.AttachBuffer(make([]byte, 100+pmpi.BsendOverhead)); err != nil {
+		t.Fatal(err)
+	}
+	wantClass(t, "AttachBuffer twice", s.AttachBuffer(make([]byte, 10)), pmpi.ClassBuffer, "session 0x1000 has a buffer of 164 bytes attached already")
+	wantClass(t, "Bsend on world", api.Bsend(msg, 100, pmpi.Byte, 0, 1, w), pmpi.ClassBuffer, "no buffer is attached")
+	dup, err := api.CommDup(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, on := range []*pmpi.Comm{c, dup} {
+		if err := roundTrip(on, 2+i); err != nil {
+			t.Fatalf("through the scope's buffer on %v: %v", on, err)
+		}
+	}
+	// dup's own buffer comes first, too small here though the scope's is not.
+	if err := api.CommAttachBuffer(dup, make([]byte, 10)); err != nil {
+		t.Fatal(err)
+	}
+	wantClass(t, "Bsend beyond the communicator's buffer", api.Bsend(msg, 100, pmpi.Byte, 0, 4, dup), pmpi.ClassBuffer, "164 bytes")
+	if _, err := api.CommDetachBuffer(dup); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.FlushBuffer(); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := s.DetachBuffer(); err != nil || len(b) != 100+pmpi.BsendOverhead {
+		t.Fatalf("DetachBuffer: %d bytes, %v", len(b), err)
+	}
+	_, err = s.DetachBuffer()
+	wantClass(t, "DetachBuffer with none", err, pmpi.ClassBuffer, "session 0x1000 has no buffer attached")
+	// Without one, the process's serves the scope's communicators.
+	if err := api.BufferAttach(make([]byte, 100+pmpi.BsendOverhead)); err != nil {
+		t.Fatal(err)
+	}
+	if err := roundTrip(dup, 5); err != nil {
+		t.Fatalf("through the process's buffer: %v", err)
+	}
+	if _, err := api.BufferDetach(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.AttachBuffer(pmpi.BufferAutomatic); err != nil {
+		t.Fatal(err)
+	}
+	if err := roundTrip(c, 6); err != nil {
+		t.Fatal(err)
+	}
+	s.End()
+	wantClass(t, "Bsend after the scope ended", api.Bsend(msg, 100, pmpi.Byte, 0, 1, c), pmpi.ClassBuffer, "no buffer is attached")
+	for _, x := range []*pmpi.Comm{dup, c} {
+		if err := api.CommFree(x); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 

@@ -99,6 +99,7 @@ func idup(op string, comm *Comm, withInfo bool, info *Info) (*Comm, *Request, er
 func pendingComm(l *library, comm *Comm) *Comm {
 	c := buildComm(l, comm.Name()+".dup", 0, slices.Clone(comm.group))
 	c.errh.Store(comm.errh.Load())
+	c.scope = comm.scope
 	c.topo = comm.topo // MPI: a duplicate keeps the topology
 	return c
 }
@@ -107,7 +108,7 @@ func pendingComm(l *library, comm *Comm) *Comm {
 // without its contexts and bridge.
 func pendingInter(l *library, comm *Comm) *Comm {
 	c := &Comm{group: slices.Clone(comm.group), ranks: make(map[int]int, len(comm.group)), rank: comm.rank, lib: l,
-		inter: &interPart{local: slices.Clone(comm.inter.local)}}
+		inter: &interPart{local: slices.Clone(comm.inter.local)}, scope: comm.scope}
 	for i, w := range c.group {
 		c.ranks[w] = i
 	}

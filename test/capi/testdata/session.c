@@ -1,7 +1,8 @@
 /* Sessions: process sets, their groups and the communicators made from
  * them, a session's info and error handlers, the World Model beside
- * sessions (MPI_Init after a session, MPI_Finalize while one is live), and
- * a session started again after every other was finalized. The runtime
+ * sessions (MPI_Init after a session, MPI_Finalize while one is live), a
+ * session's buffer for buffered sends, and a session started again after
+ * every other was finalized. The runtime
  * ends as the process exits. Runs on any number of ranks, as a singleton
  * too. */
 #include "check.h"
@@ -31,6 +32,101 @@ static int sum_ranks(MPI_Session s, const char *pset, const char *tag, int *rank
     TRY(MPI_Comm_free(&c));
     *rank = r;
     return n;
+}
+
+/* from_pset makes the communicator of process set pset in session s. */
+static MPI_Comm from_pset(MPI_Session s, const char *pset, const char *tag) {
+    MPI_Group g;
+    MPI_Comm c;
+    TRY(MPI_Group_from_session_pset(s, pset, &g));
+    TRY(MPI_Comm_create_from_group(g, tag, MPI_INFO_NULL, MPI_ERRORS_RETURN, &c));
+    TRY(MPI_Group_free(&g));
+    return c;
+}
+
+/* ring sends this rank's number to the next rank in buffered mode on c
+ * and checks what the previous one sent. */
+static void ring(MPI_Comm c, int tag) {
+    int n, r, got = -1;
+    TRY(MPI_Comm_size(c, &n));
+    TRY(MPI_Comm_rank(c, &r));
+    TRY(MPI_Bsend(&r, 1, MPI_INT, (r + 1) % n, tag, c));
+    TRY(MPI_Recv(&got, 1, MPI_INT, (r + n - 1) % n, tag, c, MPI_STATUS_IGNORE));
+    CHECK(got == (r + n - 1) % n, "buffered message %d on tag %d, want %d", got, tag, (r + n - 1) % n);
+}
+
+/* session_buffers: a session's buffer serves the buffered sends of the
+ * communicators made from its groups and of those derived from them,
+ * after their own buffers and before the process's; another session's
+ * communicators do not see it. */
+static void session_buffers(MPI_Session s) {
+    int one = 0, bsize = 4 * (sizeof(int) + MPI_BSEND_OVERHEAD);
+    char *buf = malloc(bsize);
+    MPI_Comm c = from_pset(s, "mpi://WORLD", "org.gompi.test.bsend"), d, e;
+    RC(MPI_Bsend(&one, 1, MPI_INT, 0, 1, c), MPI_ERR_BUFFER);
+    RC(MPI_Session_attach_buffer(s, buf, -1), MPI_ERR_ARG);
+    TRY(MPI_Session_attach_buffer(s, buf, bsize));
+    RC(MPI_Session_attach_buffer(s, buf, bsize), MPI_ERR_BUFFER);
+    ring(c, 1);
+    TRY(MPI_Session_flush_buffer(s));
+
+    /* A duplicate, and a communicator made from a group of c's. */
+    TRY(MPI_Comm_dup(c, &d));
+    ring(d, 2);
+    MPI_Group g, h;
+    TRY(MPI_Comm_group(c, &g));
+    TRY(MPI_Group_incl(g, 1, &one, &h));
+    int in;
+    TRY(MPI_Group_rank(h, &in));
+    if (in == 0) {
+        TRY(MPI_Comm_create_from_group(h, "org.gompi.test.bsend.first", MPI_INFO_NULL, MPI_ERRORS_RETURN, &e));
+        ring(e, 3);
+        TRY(MPI_Comm_free(&e));
+    }
+    TRY(MPI_Group_free(&h));
+    TRY(MPI_Group_free(&g));
+
+    /* d's own buffer comes first: a message too big for it fails though
+     * the session's has room. */
+    int small = sizeof(int) + MPI_BSEND_OVERHEAD;
+    char *own = malloc(small), big[sizeof(int) + MPI_BSEND_OVERHEAD];
+    TRY(MPI_Comm_attach_buffer(d, own, small));
+    RC(MPI_Bsend(big, small, MPI_BYTE, 0, 4, d), MPI_ERR_BUFFER);
+    ring(d, 4);
+    void *back;
+    int bs;
+    TRY(MPI_Comm_detach_buffer(d, &back, &bs));
+    CHECK(back == own && bs == small, "d's buffer came back as %p of %d", back, bs);
+    free(own);
+
+    /* Another session's communicator has no buffer. */
+    MPI_Session u;
+    TRY(MPI_Session_init(MPI_INFO_NULL, MPI_ERRORS_RETURN, &u));
+    MPI_Comm o = from_pset(u, "mpi://WORLD", "org.gompi.test.bsend.other");
+    RC(MPI_Bsend(&one, 1, MPI_INT, 0, 5, o), MPI_ERR_BUFFER);
+    TRY(MPI_Comm_free(&o));
+    TRY(MPI_Session_finalize(&u));
+
+    MPI_Request req;
+    TRY(MPI_Session_iflush_buffer(s, &req));
+    TRY(MPI_Wait(&req, MPI_STATUS_IGNORE));
+    TRY(MPI_Session_detach_buffer(s, &back, &bs));
+    CHECK(back == buf && bs == bsize, "the session's buffer came back as %p of %d (want %p of %d)", back, bs, (void *)buf, bsize);
+    RC(MPI_Session_detach_buffer(s, &back, &bs), MPI_ERR_BUFFER);
+    RC(MPI_Bsend(&one, 1, MPI_INT, 0, 6, c), MPI_ERR_BUFFER);
+    free(buf);
+
+    /* An automatic buffer; the second is left attached for the session's
+     * finalize. */
+    TRY(MPI_Session_attach_buffer_c(s, MPI_BUFFER_AUTOMATIC, 0));
+    ring(d, 7);
+    MPI_Count bsc;
+    TRY(MPI_Session_detach_buffer_c(s, &back, &bsc));
+    CHECK(back == MPI_BUFFER_AUTOMATIC && bsc == 0, "detached %p of %lld (want MPI_BUFFER_AUTOMATIC)", back, (long long)bsc);
+    TRY(MPI_Session_attach_buffer_c(s, MPI_BUFFER_AUTOMATIC, 0));
+    ring(d, 8);
+    TRY(MPI_Comm_free(&d));
+    TRY(MPI_Comm_free(&c));
 }
 
 int main(int argc, char **argv) {
@@ -85,6 +181,9 @@ int main(int argc, char **argv) {
     CHECK(flag && strcmp(val, "MPI_THREAD_MULTIPLE") == 0, "thread_level %d %s", flag, val);
     TRY(MPI_Info_free(&info));
     passed("session info");
+
+    session_buffers(s);
+    passed("session buffers");
 
     /* A session's own error handler: called by MPI_Session_call_errhandler
      * and by a failed call, with the session. */
