@@ -116,11 +116,13 @@ func newType(d pmpi.Datatype, r *recipe, out *Datatype) error {
 // unless d's data starts before p (a negative displacement, stride or
 // lower bound), which gompi's buffers cannot, since they start at their
 // origin; the slice then starts at that data and the type is d shifted to
-// match (shifted). MPI_BOTTOM (NULL) with elements gives an empty slice,
-// which gompi then finds too short.
+// match (shifted). MPI_BOTTOM (NULL) is address 0: see bottom.
 func buffer(p unsafe.Pointer, count int, d pmpi.Datatype) ([]byte, pmpi.Datatype) {
-	if p == nil || count <= 0 {
+	if count <= 0 {
 		return nil, d
+	}
+	if p == nil {
+		return bottom(count, d)
 	}
 	if d.Contiguous() { // its data one block from p, elements back to back
 		return unsafe.Slice((*byte)(p), count*d.Size()), d
@@ -137,6 +139,24 @@ func buffer(p unsafe.Pointer, count int, d pmpi.Datatype) ([]byte, pmpi.Datatype
 		return nil, d
 	}
 	return unsafe.Slice((*byte)(p), n), d
+}
+
+// bottom is buffer from MPI_BOTTOM: d's displacements are then addresses
+// (MPI_Get_address's), so the slice starts at d's first data and the type
+// is d shifted back by its address. A type with no data there (a
+// predefined one, say) gives an empty slice, which gompi then finds too
+// short.
+func bottom(count int, d pmpi.Datatype) ([]byte, pmpi.Datatype) {
+	_, ext := d.Extent()
+	tlb, text := d.TrueExtent()
+	if d.Size() == 0 || tlb <= 0 || ext < 0 {
+		return nil, d
+	}
+	s, ok := shifted(d, -tlb)
+	if !ok {
+		return nil, d
+	}
+	return unsafe.Slice((*byte)(unsafe.Add(unsafe.Pointer(nil), tlb)), (count-1)*ext+text), s
 }
 
 // shifted is d with its data moved by off bytes, committed and kept

@@ -766,6 +766,56 @@ static void negative_offsets(void) {
     passed("negative offsets");
 }
 
+/* MPI_BOTTOM with a struct of addresses (MPI_Get_address) of separate
+   variables: sent around the ring, packed and unpacked, broadcast and
+   reduced in place; a predefined type from MPI_BOTTOM is too short. */
+static void absolute_addresses(void) {
+    int n = rank, got_n = -1;
+    double x[3] = {rank + 0.5, rank + 1.5, rank + 2.5}, got_x[3] = {0, 0, 0};
+    int lens[2] = {1, 3};
+    MPI_Aint at[2], got_at[2];
+    MPI_Datatype types[2] = {MPI_INT, MPI_DOUBLE}, mine, theirs;
+    TRY(MPI_Get_address(&n, &at[0]));
+    TRY(MPI_Get_address(x, &at[1]));
+    TRY(MPI_Get_address(&got_n, &got_at[0]));
+    TRY(MPI_Get_address(got_x, &got_at[1]));
+    TRY(MPI_Type_create_struct(2, lens, at, types, &mine));
+    TRY(MPI_Type_create_struct(2, lens, got_at, types, &theirs));
+    TRY(MPI_Type_commit(&mine));
+    TRY(MPI_Type_commit(&theirs));
+    int to = (rank + 1) % size, from = (rank + size - 1) % size;
+    TRY(MPI_Sendrecv(MPI_BOTTOM, 1, mine, to, 8, MPI_BOTTOM, 1, theirs, from, 8, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+    CHECK(got_n == from && got_x[0] == from + 0.5 && got_x[2] == from + 2.5, "from MPI_BOTTOM: %d %g %g", got_n, got_x[0], got_x[2]);
+
+    char packed[64];
+    int pos = 0, psize;
+    TRY(MPI_Pack_size(1, mine, MPI_COMM_WORLD, &psize));
+    TRY(MPI_Pack(MPI_BOTTOM, 1, mine, packed, sizeof packed, &pos, MPI_COMM_WORLD));
+    CHECK(pos == 28 && pos <= psize, "packed %d bytes from MPI_BOTTOM (pack size %d)", pos, psize);
+    got_n = -1, got_x[1] = 0;
+    pos = 0;
+    TRY(MPI_Unpack(packed, sizeof packed, &pos, MPI_BOTTOM, 1, theirs, MPI_COMM_WORLD));
+    CHECK(got_n == rank && got_x[1] == rank + 1.5, "unpacked to MPI_BOTTOM: %d %g", got_n, got_x[1]);
+
+    if (rank == 0)
+        got_n = 42, got_x[2] = 4.25;
+    TRY(MPI_Bcast(MPI_BOTTOM, 1, theirs, 0, MPI_COMM_WORLD));
+    CHECK(got_n == 42 && got_x[2] == 4.25, "broadcast to MPI_BOTTOM: %d %g", got_n, got_x[2]);
+    MPI_Datatype three;
+    MPI_Aint x_at;
+    TRY(MPI_Get_address(x, &x_at));
+    TRY(MPI_Type_create_hindexed(1, &lens[1], &x_at, MPI_DOUBLE, &three));
+    TRY(MPI_Type_commit(&three));
+    TRY(MPI_Allreduce(MPI_IN_PLACE, MPI_BOTTOM, 1, three, MPI_SUM, MPI_COMM_WORLD));
+    CHECK(x[1] == size * (size - 1) / 2.0 + 1.5 * size, "allreduced in place at MPI_BOTTOM: %g", x[1]);
+
+    RC(MPI_Send(MPI_BOTTOM, 1, MPI_INT, to, 9, MPI_COMM_WORLD), MPI_ERR_BUFFER);
+    TRY(MPI_Type_free(&three));
+    TRY(MPI_Type_free(&theirs));
+    TRY(MPI_Type_free(&mine));
+    passed("absolute addresses from MPI_BOTTOM");
+}
+
 /* A struct type's extent is padded to its members' strictest alignment,
    as C pads the struct: a count of them steps over a C array. */
 static void struct_padding(void) {
@@ -846,6 +896,7 @@ int main(int argc, char **argv) {
     status_counts();
     struct_padding();
     negative_offsets();
+    absolute_addresses();
     TRY(MPI_Finalize());
     return 0;
 }
