@@ -73,8 +73,9 @@ type Config struct {
 	// --display-map, which shows the other hosts' bindings only once
 	// their daemons have chosen them. Its error ends the launch.
 	ShowMap func(cpus [][]int) error
-	// Fanout, when positive, bounds the daemons gompirun starts itself:
-	// with more other hosts, those daemons start the rest (see tree.go).
+	// Fanout, when positive, bounds the daemons gompirun, or a daemon,
+	// starts itself: with more other hosts, the daemons start the rest
+	// as a tree (see tree.go).
 	Fanout int
 	// Mergers finds the merger of a profiling tool's parts (see
 	// MergeFunc), nil when it has none; gompirun passes prof.MergerFor.

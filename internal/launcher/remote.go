@@ -104,28 +104,15 @@ func (j *job) launchRemote(byHost map[string][]DaemonRank, spec DaemonSpec) erro
 	sort.Strings(hosts)
 	var errs []error
 	var started []*remoteHost
-	leaders, kids := treeOf(hosts, j.cfg.Fanout)
-	for i, name := range leaders {
-		lspec := spec
-		var kidNames []string
-		for _, kid := range kids[i] {
-			argv, err := j.agentArgv(kid)
-			if err != nil {
-				errs = append(errs, fmt.Errorf("cannot launch on host %s: %w", kid, err))
-				continue
-			}
-			lspec.Children = append(lspec.Children, ChildAgent{Host: kid, Argv: argv})
-			kidNames = append(kidNames, kid)
-		}
-		h, err := j.startDaemon(name, byHost[name], lspec)
+	for _, n := range treeOf(hosts, j.cfg.Fanout) {
+		nspec, kids, kerrs := j.specFor(n, spec)
+		errs = append(errs, kerrs...)
+		h, err := j.startDaemon(n.host, byHost[n.host], nspec)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("cannot launch on host %s: %w", name, err))
+			errs = append(errs, fmt.Errorf("cannot launch on host %s: %w", n.host, err))
 			continue
 		}
-		started = append(started, h)
-		for k, kid := range kidNames {
-			started = append(started, j.startRelayed(h, k, kid, byHost[kid], spec))
-		}
+		started = j.serveKids(h, kids, byHost, spec, append(started, h), &errs)
 	}
 	for _, h := range started {
 		select {

@@ -8,16 +8,17 @@ import (
 )
 
 // Launch as a tree: beyond Config.Fanout other hosts, gompirun starts the
-// daemons of the first Fanout hosts only (the leaders), and each leader
-// starts the daemons of its share of the rest through the same agent
-// command, so that gompirun's host makes Fanout connections, not one per
-// host, and the leaders make theirs at the same time. A leader relays
-// its children's wires in frames of kind relay, whose rank is the child's
-// index in the leader's spec (DaemonSpec.Children) and whose argument one
-// of the streams below; gompirun serves each child as it serves a daemon
-// it started itself (relayedHost stands in for the agent's process). A
-// child whose leader is lost is lost too: its daemon sees the end of its
-// input, stops its ranks and cleans its host.
+// daemons of the first Fanout hosts only (the leaders), and each daemon
+// starts those of at most Fanout children through the same agent command,
+// which may start theirs in turn: an agent's handshakes happen a level at
+// a time, each host making at most Fanout of them. A daemon relays its
+// children's wires in frames of kind relay, whose rank is the child's
+// index in its spec (DaemonSpec.Children) and whose argument one of the
+// streams below; a grandchild's frames travel inside its parent's wire, so
+// that gompirun serves each daemon as one it started itself (relayedHost
+// stands in for the agent's process). A daemon whose parent is lost is
+// lost too: it sees the end of its input, stops its ranks and cleans its
+// host, and so do its children.
 
 // What a relay frame carries.
 const (
@@ -36,19 +37,69 @@ type ChildAgent struct {
 	Argv []string
 }
 
-// treeOf splits hosts into leaders and each leader's children: every host
-// a leader when there are at most fanout of them (or fanout is 0), else
-// fanout leaders whose children are the rest, dealt in turn.
-func treeOf(hosts []string, fanout int) (leaders []string, kids [][]string) {
+// treeNode is a host of a tree launch and the hosts whose daemons its
+// daemon starts.
+type treeNode struct {
+	host string
+	kids []*treeNode
+}
+
+// treeOf arranges hosts as a tree a level at a time: every host a root
+// when there are at most fanout of them (or fanout is 0); else fanout
+// roots, then up to fanout children for each host of a level, dealt in
+// turn, so that each level is full before the next begins.
+func treeOf(hosts []string, fanout int) []*treeNode {
+	nodes := func(hs []string) []*treeNode {
+		ns := make([]*treeNode, len(hs))
+		for i, h := range hs {
+			ns[i] = &treeNode{host: h}
+		}
+		return ns
+	}
 	if fanout <= 0 || len(hosts) <= fanout {
-		return hosts, make([][]string, len(hosts))
+		return nodes(hosts)
 	}
-	leaders = hosts[:fanout]
-	kids = make([][]string, fanout)
-	for i, h := range hosts[fanout:] {
-		kids[i%fanout] = append(kids[i%fanout], h)
+	roots := nodes(hosts[:fanout])
+	level, rest := roots, hosts[fanout:]
+	for len(rest) > 0 {
+		next := nodes(rest[:min(len(rest), len(level)*fanout)])
+		for i, n := range next {
+			p := level[i%len(level)]
+			p.kids = append(p.kids, n)
+		}
+		level, rest = next, rest[len(next):]
 	}
-	return leaders, kids
+	return roots
+}
+
+// specFor is spec with n's children, whose daemons n's starts: those the
+// agent can reach from another host. It returns them, and an error for
+// each of the others.
+func (j *job) specFor(n *treeNode, spec DaemonSpec) (DaemonSpec, []*treeNode, []error) {
+	var kept []*treeNode
+	var errs []error
+	for _, kid := range n.kids {
+		argv, err := j.agentArgv(kid.host)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("cannot launch on host %s: %w", kid.host, err))
+			continue
+		}
+		spec.Children = append(spec.Children, ChildAgent{Host: kid.host, Argv: argv})
+		kept = append(kept, kid)
+	}
+	return spec, kept, errs
+}
+
+// serveKids serves the daemons that h's daemon starts for kids, and theirs
+// in turn, appending them to started.
+func (j *job) serveKids(h *remoteHost, kids []*treeNode, byHost map[string][]DaemonRank, spec DaemonSpec, started []*remoteHost, errs *[]error) []*remoteHost {
+	for i, kid := range kids {
+		kspec, grandkids, kerrs := j.specFor(kid, spec)
+		*errs = append(*errs, kerrs...)
+		k := j.startRelayed(h, i, kid.host, byHost[kid.host], kspec)
+		started = j.serveKids(k, grandkids, byHost, spec, append(started, k), errs)
+	}
+	return started
 }
 
 // agentArgv is the command line that starts host's daemon through the

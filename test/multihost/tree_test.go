@@ -61,6 +61,30 @@ func TestTreeLeaderLost(t *testing.T) {
 	checkClean(t, c)
 }
 
+// TestTreeChain: with a fanout of 1 each daemon starts the next host's,
+// four levels deep; every rank runs, and when a daemon in the middle is
+// killed the job ends naming a host of that branch, and every host is
+// cleaned, those below it too.
+func TestTreeChain(t *testing.T) {
+	t.Parallel()
+	c := cluster.Up(t, 5, cluster.Options{})
+	r, procs := startOn(t, c, "h1", 5, "--mca", "plm_rsh_tree_fanout", "1", "--host", "h1,h2,h3,h4,h5", hostcheck, "wait")
+	for rank := 2; rank < 5; rank++ {
+		if !descends(procs[rank][1], procs[rank-1][1]) {
+			t.Errorf("the daemon of h%d (pid %d) does not descend from that of h%d (pid %d)", rank+1, procs[rank][1], rank, procs[rank-1][1])
+		}
+	}
+	if err := syscall.Kill(procs[2][1], syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	res := r.wait()
+	want := regexp.MustCompile(`^gompirun: lost the connection to host h[345]\b.*unaccounted for; stopping the job$`)
+	if first := cause(res.stderr); res.code != 1 || !want.MatchString(first) {
+		t.Errorf("exit %d, cause %q; want 1 and %s\n%v", res.code, first, want, res)
+	}
+	checkClean(t, c)
+}
+
 // descends reports whether process pid has ancestor among its parents.
 func descends(pid, ancestor int) bool {
 	for pid > 1 {

@@ -44,10 +44,10 @@ func (c *Component) RegisterParams(r *params.Registrar) error {
 	})
 	c.fanoutParam = r.Int(params.Spec{
 		Name: "tree_fanout", Default: "8", Level: 4,
-		Help: "The most daemons gompirun starts itself. With more other hosts, it starts the daemons of the first " +
-			"this many, and each of those starts its share of the rest through the same agent, so that a launch on " +
-			"many hosts is not as many connections from this one; every host must then reach its share with the agent. " +
-			"0 starts every daemon from gompirun.",
+		Help: "The most daemons gompirun, or a daemon, starts itself. With more other hosts, gompirun starts the daemons of " +
+			"the first this many, and each of those starts up to this many more through the same agent, and so on a level at " +
+			"a time, so that a launch on many hosts is not as many connections from one; every host must then reach its " +
+			"children with the agent. 0 starts every daemon from gompirun.",
 		Validate: func(v any) error {
 			if n := v.(int); n < 0 || n > 4096 {
 				return fmt.Errorf("%d: want 0 (no tree) to 4096", n)
