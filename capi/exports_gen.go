@@ -1887,32 +1887,32 @@ func PMPI_Pack_size_c(incount C.int64_t, datatype C.uintptr_t, comm C.uintptr_t,
 
 //export PMPI_Parrived
 func PMPI_Parrived(request C.uintptr_t, partition C.int, flag *C.int) C.int {
-	return C.int(unsupported(0, "MPI_Parrived"))
+	return C.int(done(0, mpiParrived(Request(request), int(partition), flag)))
 }
 
 //export PMPI_Pready
 func PMPI_Pready(partition C.int, request C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_Pready"))
+	return C.int(done(0, mpiPready(int(partition), Request(request))))
 }
 
 //export PMPI_Pready_list
 func PMPI_Pready_list(length C.int, array_of_partitions *C.int, request C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_Pready_list"))
+	return C.int(done(0, mpiPreadyList(int(length), array_of_partitions, Request(request))))
 }
 
 //export PMPI_Pready_range
 func PMPI_Pready_range(partition_low C.int, partition_high C.int, request C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_Pready_range"))
+	return C.int(done(0, mpiPreadyRange(int(partition_low), int(partition_high), Request(request))))
 }
 
 //export PMPI_Precv_init
 func PMPI_Precv_init(buf unsafe.Pointer, partitions C.int, count C.int, datatype C.uintptr_t, dest C.int, tag C.int, comm C.uintptr_t, info C.uintptr_t, request *C.uintptr_t) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Precv_init"))
+	return C.int(done(Comm(comm), mpiPrecvInit(buf, int(partitions), int(count), Datatype(datatype), int(dest), int(tag), Comm(comm), Info(info), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Precv_init_c
 func PMPI_Precv_init_c(buf unsafe.Pointer, partitions C.int, count C.int64_t, datatype C.uintptr_t, dest C.int, tag C.int, comm C.uintptr_t, info C.uintptr_t, request *C.uintptr_t) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Precv_init_c"))
+	return C.int(done(Comm(comm), mpiPrecvInit(buf, int(partitions), int(count), Datatype(datatype), int(dest), int(tag), Comm(comm), Info(info), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Probe
@@ -1922,12 +1922,12 @@ func PMPI_Probe(source C.int, tag C.int, comm C.uintptr_t, status *C.MPI_Status)
 
 //export PMPI_Psend_init
 func PMPI_Psend_init(buf unsafe.Pointer, partitions C.int, count C.int, datatype C.uintptr_t, dest C.int, tag C.int, comm C.uintptr_t, info C.uintptr_t, request *C.uintptr_t) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Psend_init"))
+	return C.int(done(Comm(comm), mpiPsendInit(buf, int(partitions), int(count), Datatype(datatype), int(dest), int(tag), Comm(comm), Info(info), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Psend_init_c
 func PMPI_Psend_init_c(buf unsafe.Pointer, partitions C.int, count C.int64_t, datatype C.uintptr_t, dest C.int, tag C.int, comm C.uintptr_t, info C.uintptr_t, request *C.uintptr_t) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_Psend_init_c"))
+	return C.int(done(Comm(comm), mpiPsendInit(buf, int(partitions), int(count), Datatype(datatype), int(dest), int(tag), Comm(comm), Info(info), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Publish_name

@@ -67,6 +67,12 @@ type API interface {
 	RecvInit(buf []byte, count int, dt Datatype, source, tag int, comm *Comm) (*Request, error)
 	Start(r *Request) error
 	Startall(reqs []*Request) error
+	PsendInit(buf []byte, partitions, count int, dt Datatype, dest, tag int, comm *Comm) (*Request, error)
+	PrecvInit(buf []byte, partitions, count int, dt Datatype, source, tag int, comm *Comm) (*Request, error)
+	Pready(partition int, r *Request) error
+	PreadyRange(lo, hi int, r *Request) error
+	PreadyList(partitions []int, r *Request) error
+	Parrived(r *Request, partition int) (bool, error)
 	TestSome(reqs []*Request, indices []int, sts []Status) (int, error)
 	RequestGetStatus(r *Request) (Status, bool, error)
 	RequestFree(r *Request) error

@@ -17,7 +17,7 @@ func (*realAPI) RequestFree(r *Request) error {
 	g := atomic.LoadUint32(&r.gen)
 	if g%2 == 0 {
 		if r.kind == reqPersistent && !r.ext.freed {
-			r.ext.free()
+			r.ext.free(r.lib)
 			return nil
 		}
 		return errorf(ClassRequest, nil, "request free: the request was completed or freed already (it is MPI_REQUEST_NULL now)")
@@ -53,6 +53,9 @@ func (r *Request) waitQuietly() {
 	if r.kind == reqPair {
 		r.waitPairQuietly()
 		return
+	}
+	if r.kind == reqPersistent && r.ext.part != nil {
+		r.ext.part.wait(r)
 	}
 	r.lib.engine.WaitRef(r.pml)
 	if r.kind == reqGeneral {

@@ -61,6 +61,7 @@ type library struct {
 	comms     sync.Map     // user context id -> *Comm, for state reports
 
 	bsends      bsendBuffers // the buffers attached for buffered sends
+	parts       partTags     // the data tags of partitioned sends
 	replaceBufs sync.Pool    // *[]byte: the replace calls' copies of what they send
 
 	// collectives and Idups whose goroutine is ready or running (nbc.go):

@@ -30,17 +30,18 @@ const (
 	// the remote group's rank 0.
 	tagInterBcast = -65
 	// tagUserBase is where the tags of IntercommCreate and CommCreateGroup
-	// start: the caller's tag t goes as tagUserBase - t, wrapping below.
-	tagUserBase = -128
+	// start: the caller's tag t goes as tagUserBase - t modulo
+	// hiddenTagSpan. Partitioned communication's tags are below
+	// (partitioned.go).
+	tagUserBase   = -128
+	hiddenTagSpan = 1 << 30
 )
 
 // hiddenTag maps a caller's tag (0 to TagUB) to a tag of the collective
-// context, apart from the coll framework's and the library's own. The
-// negative tags are fewer than the user's by 127: tags within 127 of
-// TagUB share a hidden tag with tags 0 to 126.
+// context, apart from the coll framework's and the library's own: tags
+// equal modulo hiddenTagSpan (2^30) share one.
 func hiddenTag(tag int) int {
-	const span = TagUB + 1 + tagUserBase // tagUserBase - t stays in int32 for t below span
-	return tagUserBase - tag%span
+	return tagUserBase - tag%hiddenTagSpan
 }
 
 // localGroup is the group this process belongs to in c, by rank.

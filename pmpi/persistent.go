@@ -40,6 +40,8 @@ type requestExt struct {
 	// coll is a persistent or non-blocking collective's call (nbc.go),
 	// nil for the others.
 	coll *nbcJob
+	// part is a partitioned request's state (partitioned.go).
+	part *partition
 
 	// A pair: its halves, and their generations when it started.
 	send, recv       *Request
@@ -164,6 +166,9 @@ func (r *Request) start() error {
 			return err
 		}
 		return nil
+	} else if x.part != nil {
+		x.part.start(r)
+		return nil
 	}
 	if r.peer == ProcNull {
 		return nil
@@ -211,13 +216,16 @@ func (r *Request) start() error {
 }
 
 // free ends persistent request x for good.
-func (x *requestExt) free() {
+func (x *requestExt) free(l *library) {
 	if x.freed {
 		return
 	}
 	x.freed = true
 	if x.coll != nil {
 		x.coll.free()
+	}
+	if x.part != nil {
+		x.part.release(l)
 	}
 }
 
@@ -229,7 +237,7 @@ func (r *Request) endSpecial() bool {
 	if r.kind == reqPersistent {
 		r.pml, r.posted = nil, false
 		if r.freeing {
-			x.free()
+			x.free(r.lib)
 			r.freeing = false
 		}
 		return true
@@ -240,10 +248,16 @@ func (r *Request) endSpecial() bool {
 }
 
 // pending returns an engine request of r's that has not completed, or
-// nil: r's own, or for a pair its first half still pending.
+// nil: r's own, for a pair its first half still pending, for a
+// partitioned request one of its round's.
 func (r *Request) pending() *pml.Request {
-	if r.kind == reqPair {
+	switch r.kind {
+	case reqPair:
 		return r.pairPending()
+	case reqPersistent:
+		if r.ext.part != nil {
+			return r.ext.part.pending(r)
+		}
 	}
 	if r.pml != nil && !r.pml.Done() {
 		return r.pml

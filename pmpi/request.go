@@ -56,6 +56,9 @@ func settleInto(r *Request, dst *Status) (uint32, error) {
 	case r.kind == reqPersistent && r.ext.coll != nil:
 		r.ext.coll.claimStart(r.lib)
 		err = r.resultInto(dst, r.lib.engine.WaitRef(r.pml))
+	case r.kind == reqPersistent && r.ext.part != nil && r.pml != nil:
+		r.ext.part.wait(r)
+		err = r.resultInto(dst, r.lib.engine.WaitRef(r.pml))
 	case r.pml != nil:
 		err = r.resultInto(dst, r.lib.engine.WaitRef(r.pml))
 	case r.posted:
@@ -106,6 +109,8 @@ func (*realAPI) Cancel(r *Request) error {
 	switch {
 	case r.kind == reqGeneral:
 		return r.cancelGeneral()
+	case r.kind == reqPersistent && r.ext.part != nil:
+		return r.comm.handle(errorf(ClassRequest, nil, "cancel of %s: a partitioned request cannot be cancelled", r.desc()))
 	case r.pml != nil:
 		_, err = r.lib.engine.Cancel(r.pml)
 	case r.posted:
@@ -319,7 +324,7 @@ func engineRequests(op string, reqs []*Request) (eng *pml.Engine, pending []*pml
 			continue
 		}
 		p := r.pml
-		if r.kind == reqPair {
+		if r.kind == reqPair || r.kind == reqPersistent && r.ext.part != nil {
 			p = r.pending()
 		}
 		if p == nil {

@@ -292,6 +292,36 @@ func (layer Base) Startall(reqs []*pmpi.Request) error {
 	return layer.Next.Startall(reqs)
 }
 
+// PsendInit calls Next.PsendInit.
+func (layer Base) PsendInit(buf []byte, partitions int, count int, dt pmpi.Datatype, dest int, tag int, comm *pmpi.Comm) (*pmpi.Request, error) {
+	return layer.Next.PsendInit(buf, partitions, count, dt, dest, tag, comm)
+}
+
+// PrecvInit calls Next.PrecvInit.
+func (layer Base) PrecvInit(buf []byte, partitions int, count int, dt pmpi.Datatype, source int, tag int, comm *pmpi.Comm) (*pmpi.Request, error) {
+	return layer.Next.PrecvInit(buf, partitions, count, dt, source, tag, comm)
+}
+
+// Pready calls Next.Pready.
+func (layer Base) Pready(partition int, r *pmpi.Request) error {
+	return layer.Next.Pready(partition, r)
+}
+
+// PreadyRange calls Next.PreadyRange.
+func (layer Base) PreadyRange(lo int, hi int, r *pmpi.Request) error {
+	return layer.Next.PreadyRange(lo, hi, r)
+}
+
+// PreadyList calls Next.PreadyList.
+func (layer Base) PreadyList(partitions []int, r *pmpi.Request) error {
+	return layer.Next.PreadyList(partitions, r)
+}
+
+// Parrived calls Next.Parrived.
+func (layer Base) Parrived(r *pmpi.Request, partition int) (bool, error) {
+	return layer.Next.Parrived(r, partition)
+}
+
 // TestSome calls Next.TestSome.
 func (layer Base) TestSome(reqs []*pmpi.Request, indices []int, sts []pmpi.Status) (int, error) {
 	return layer.Next.TestSome(reqs, indices, sts)

@@ -63,6 +63,12 @@ const (
 	fnRecvInit
 	fnStart
 	fnStartall
+	fnPsendInit
+	fnPrecvInit
+	fnPready
+	fnPreadyRange
+	fnPreadyList
+	fnParrived
 	fnTestSome
 	fnRequestGetStatus
 	fnRequestFree
@@ -612,6 +618,54 @@ func (layer *recorder) Startall(reqs []*pmpi.Request) error {
 	res0 := layer.Next.Startall(reqs)
 	layer.record(t0, fnStartall, -1, -1, 0, nil, res0)
 	return res0
+}
+
+// PsendInit records the call and passes it down.
+func (layer *recorder) PsendInit(buf []byte, partitions int, count int, dt pmpi.Datatype, dest int, tag int, comm *pmpi.Comm) (*pmpi.Request, error) {
+	t0 := layer.begin()
+	res0, res1 := layer.Next.PsendInit(buf, partitions, count, dt, dest, tag, comm)
+	layer.record(t0, fnPsendInit, dest, tag, bytesOf(count, dt), comm, res1)
+	return res0, res1
+}
+
+// PrecvInit records the call and passes it down.
+func (layer *recorder) PrecvInit(buf []byte, partitions int, count int, dt pmpi.Datatype, source int, tag int, comm *pmpi.Comm) (*pmpi.Request, error) {
+	t0 := layer.begin()
+	res0, res1 := layer.Next.PrecvInit(buf, partitions, count, dt, source, tag, comm)
+	layer.record(t0, fnPrecvInit, source, tag, bytesOf(count, dt), comm, res1)
+	return res0, res1
+}
+
+// Pready records the call and passes it down.
+func (layer *recorder) Pready(partition int, r *pmpi.Request) error {
+	t0 := layer.begin()
+	res0 := layer.Next.Pready(partition, r)
+	layer.record(t0, fnPready, -1, -1, 0, nil, res0)
+	return res0
+}
+
+// PreadyRange records the call and passes it down.
+func (layer *recorder) PreadyRange(lo int, hi int, r *pmpi.Request) error {
+	t0 := layer.begin()
+	res0 := layer.Next.PreadyRange(lo, hi, r)
+	layer.record(t0, fnPreadyRange, -1, -1, 0, nil, res0)
+	return res0
+}
+
+// PreadyList records the call and passes it down.
+func (layer *recorder) PreadyList(partitions []int, r *pmpi.Request) error {
+	t0 := layer.begin()
+	res0 := layer.Next.PreadyList(partitions, r)
+	layer.record(t0, fnPreadyList, -1, -1, 0, nil, res0)
+	return res0
+}
+
+// Parrived records the call and passes it down.
+func (layer *recorder) Parrived(r *pmpi.Request, partition int) (bool, error) {
+	t0 := layer.begin()
+	res0, res1 := layer.Next.Parrived(r, partition)
+	layer.record(t0, fnParrived, -1, -1, 0, nil, res1)
+	return res0, res1
 }
 
 // TestSome records the call and passes it down.

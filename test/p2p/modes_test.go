@@ -2,8 +2,9 @@ package p2p_test
 
 import "testing"
 
-// TestModes runs the send modes, persistent requests, Request.Free, the
-// completion calls and generalized requests over shared memory and tcp.
+// TestModes runs the send modes, persistent and partitioned requests,
+// Request.Free, the completion calls and generalized requests over shared
+// memory and tcp.
 func TestModes(t *testing.T) {
 	tests := []scenario{
 		{"sendmodes", 2, nil},
@@ -23,6 +24,9 @@ func TestModes(t *testing.T) {
 		{"modesmore", 3, nil},
 		{"grequest", 1, nil},
 		{"grequest", 2, nil},
+		{"partitioned", 2, nil},
+		{"partitioned", 3, nil},
+		{"partitioned-errors", 2, nil},
 	}
 	runScenarios(t, tests)
 }

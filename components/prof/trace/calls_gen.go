@@ -330,6 +330,60 @@ func (t *Tracer) Startall(reqs []*pmpi.Request) error {
 	return res0
 }
 
+// PsendInit records MPI_PsendInit.
+func (t *Tracer) PsendInit(buf []byte, partitions int, count int, dt pmpi.Datatype, dest int, tag int, comm *pmpi.Comm) (*pmpi.Request, error) {
+	sp := t.begin()
+	res0, res1 := t.Next.PsendInit(buf, partitions, count, dt, dest, tag, comm)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_PsendInit", t.commArgs(sp, comm).withBytes(size(count, dt)).withErr(res1))
+	return res0, res1
+}
+
+// PrecvInit records MPI_PrecvInit.
+func (t *Tracer) PrecvInit(buf []byte, partitions int, count int, dt pmpi.Datatype, source int, tag int, comm *pmpi.Comm) (*pmpi.Request, error) {
+	sp := t.begin()
+	res0, res1 := t.Next.PrecvInit(buf, partitions, count, dt, source, tag, comm)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_PrecvInit", t.commArgs(sp, comm).withBytes(size(count, dt)).withErr(res1))
+	return res0, res1
+}
+
+// Pready records MPI_Pready.
+func (t *Tracer) Pready(partition int, r *pmpi.Request) error {
+	sp := t.begin()
+	res0 := t.Next.Pready(partition, r)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_Pready", args{}.withErr(res0))
+	return res0
+}
+
+// PreadyRange records MPI_PreadyRange.
+func (t *Tracer) PreadyRange(lo int, hi int, r *pmpi.Request) error {
+	sp := t.begin()
+	res0 := t.Next.PreadyRange(lo, hi, r)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_PreadyRange", args{}.withErr(res0))
+	return res0
+}
+
+// PreadyList records MPI_PreadyList.
+func (t *Tracer) PreadyList(partitions []int, r *pmpi.Request) error {
+	sp := t.begin()
+	res0 := t.Next.PreadyList(partitions, r)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_PreadyList", args{}.withErr(res0))
+	return res0
+}
+
+// Parrived records MPI_Parrived.
+func (t *Tracer) Parrived(r *pmpi.Request, partition int) (bool, error) {
+	sp := t.begin()
+	res0, res1 := t.Next.Parrived(r, partition)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_Parrived", args{}.withErr(res1))
+	return res0, res1
+}
+
 // TestSome records MPI_TestSome.
 func (t *Tracer) TestSome(reqs []*pmpi.Request, indices []int, sts []pmpi.Status) (int, error) {
 	sp := t.begin()

@@ -476,6 +476,48 @@ func (layer module) Startall(reqs []*pmpi.Request) (returnVal error) {
 	return
 }
 
+// PsendInit runs the wrappers of every.w around Next.PsendInit.
+func (layer module) PsendInit(buf []byte, partitions int, count int, dt pmpi.Datatype, dest int, tag int, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	record0("PsendInit")
+	ret0, returnVal = layer.Next.PsendInit(buf, partitions, count, dt, dest, tag, comm)
+	return
+}
+
+// PrecvInit runs the wrappers of every.w around Next.PrecvInit.
+func (layer module) PrecvInit(buf []byte, partitions int, count int, dt pmpi.Datatype, source int, tag int, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	record0("PrecvInit")
+	ret0, returnVal = layer.Next.PrecvInit(buf, partitions, count, dt, source, tag, comm)
+	return
+}
+
+// Pready runs the wrappers of every.w around Next.Pready.
+func (layer module) Pready(partition int, r *pmpi.Request) (returnVal error) {
+	record0("Pready")
+	returnVal = layer.Next.Pready(partition, r)
+	return
+}
+
+// PreadyRange runs the wrappers of every.w around Next.PreadyRange.
+func (layer module) PreadyRange(lo int, hi int, r *pmpi.Request) (returnVal error) {
+	record0("PreadyRange")
+	returnVal = layer.Next.PreadyRange(lo, hi, r)
+	return
+}
+
+// PreadyList runs the wrappers of every.w around Next.PreadyList.
+func (layer module) PreadyList(partitions []int, r *pmpi.Request) (returnVal error) {
+	record0("PreadyList")
+	returnVal = layer.Next.PreadyList(partitions, r)
+	return
+}
+
+// Parrived runs the wrappers of every.w around Next.Parrived.
+func (layer module) Parrived(r *pmpi.Request, partition int) (ret0 bool, returnVal error) {
+	record0("Parrived")
+	ret0, returnVal = layer.Next.Parrived(r, partition)
+	return
+}
+
 // TestSome runs the wrappers of every.w around Next.TestSome.
 func (layer module) TestSome(reqs []*pmpi.Request, indices []int, sts []pmpi.Status) (ret0 int, returnVal error) {
 	record0("TestSome")

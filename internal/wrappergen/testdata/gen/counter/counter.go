@@ -100,6 +100,12 @@ var (
 	callsRecvInit0                atomic.Int64
 	callsStart0                   atomic.Int64
 	callsStartall0                atomic.Int64
+	callsPsendInit0               atomic.Int64
+	callsPrecvInit0               atomic.Int64
+	callsPready0                  atomic.Int64
+	callsPreadyRange0             atomic.Int64
+	callsPreadyList0              atomic.Int64
+	callsParrived0                atomic.Int64
 	callsTestSome0                atomic.Int64
 	callsRequestGetStatus0        atomic.Int64
 	callsRequestFree0             atomic.Int64
@@ -403,6 +409,24 @@ func reportCounts0(rank int) {
 	}
 	if n := callsStartall0.Load(); n > 0 {
 		fmt.Fprintf(&b, "counter rank %d: Startall %d\n", rank, n)
+	}
+	if n := callsPsendInit0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: PsendInit %d\n", rank, n)
+	}
+	if n := callsPrecvInit0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: PrecvInit %d\n", rank, n)
+	}
+	if n := callsPready0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: Pready %d\n", rank, n)
+	}
+	if n := callsPreadyRange0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: PreadyRange %d\n", rank, n)
+	}
+	if n := callsPreadyList0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: PreadyList %d\n", rank, n)
+	}
+	if n := callsParrived0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: Parrived %d\n", rank, n)
 	}
 	if n := callsTestSome0.Load(); n > 0 {
 		fmt.Fprintf(&b, "counter rank %d: TestSome %d\n", rank, n)
@@ -1193,6 +1217,48 @@ func (layer module) Start(r *pmpi.Request) (returnVal error) {
 func (layer module) Startall(reqs []*pmpi.Request) (returnVal error) {
 	callsStartall0.Add(1)
 	returnVal = layer.Next.Startall(reqs)
+	return
+}
+
+// PsendInit runs the wrappers of counter.w around Next.PsendInit.
+func (layer module) PsendInit(buf []byte, partitions int, count int, dt pmpi.Datatype, dest int, tag int, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	callsPsendInit0.Add(1)
+	ret0, returnVal = layer.Next.PsendInit(buf, partitions, count, dt, dest, tag, comm)
+	return
+}
+
+// PrecvInit runs the wrappers of counter.w around Next.PrecvInit.
+func (layer module) PrecvInit(buf []byte, partitions int, count int, dt pmpi.Datatype, source int, tag int, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	callsPrecvInit0.Add(1)
+	ret0, returnVal = layer.Next.PrecvInit(buf, partitions, count, dt, source, tag, comm)
+	return
+}
+
+// Pready runs the wrappers of counter.w around Next.Pready.
+func (layer module) Pready(partition int, r *pmpi.Request) (returnVal error) {
+	callsPready0.Add(1)
+	returnVal = layer.Next.Pready(partition, r)
+	return
+}
+
+// PreadyRange runs the wrappers of counter.w around Next.PreadyRange.
+func (layer module) PreadyRange(lo int, hi int, r *pmpi.Request) (returnVal error) {
+	callsPreadyRange0.Add(1)
+	returnVal = layer.Next.PreadyRange(lo, hi, r)
+	return
+}
+
+// PreadyList runs the wrappers of counter.w around Next.PreadyList.
+func (layer module) PreadyList(partitions []int, r *pmpi.Request) (returnVal error) {
+	callsPreadyList0.Add(1)
+	returnVal = layer.Next.PreadyList(partitions, r)
+	return
+}
+
+// Parrived runs the wrappers of counter.w around Next.Parrived.
+func (layer module) Parrived(r *pmpi.Request, partition int) (ret0 bool, returnVal error) {
+	callsParrived0.Add(1)
+	ret0, returnVal = layer.Next.Parrived(r, partition)
 	return
 }
 

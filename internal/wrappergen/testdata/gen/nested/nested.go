@@ -133,6 +133,12 @@ var (
 	callsRecvInit1                atomic.Int64
 	callsStart1                   atomic.Int64
 	callsStartall1                atomic.Int64
+	callsPsendInit1               atomic.Int64
+	callsPrecvInit1               atomic.Int64
+	callsPready1                  atomic.Int64
+	callsPreadyRange1             atomic.Int64
+	callsPreadyList1              atomic.Int64
+	callsParrived1                atomic.Int64
 	callsTestSome1                atomic.Int64
 	callsRequestGetStatus1        atomic.Int64
 	callsRequestFree1             atomic.Int64
@@ -436,6 +442,24 @@ func reportCounts1(rank int) {
 	}
 	if n := callsStartall1.Load(); n > 0 {
 		fmt.Fprintf(&b, "counter rank %d: Startall %d\n", rank, n)
+	}
+	if n := callsPsendInit1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: PsendInit %d\n", rank, n)
+	}
+	if n := callsPrecvInit1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: PrecvInit %d\n", rank, n)
+	}
+	if n := callsPready1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: Pready %d\n", rank, n)
+	}
+	if n := callsPreadyRange1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: PreadyRange %d\n", rank, n)
+	}
+	if n := callsPreadyList1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: PreadyList %d\n", rank, n)
+	}
+	if n := callsParrived1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: Parrived %d\n", rank, n)
 	}
 	if n := callsTestSome1.Load(); n > 0 {
 		fmt.Fprintf(&b, "counter rank %d: TestSome %d\n", rank, n)
@@ -1623,6 +1647,90 @@ func (layer module) Startall(reqs []*pmpi.Request) (returnVal error) {
 	timesMu0.Lock()
 	times0["Startall"] += time.Since(start)
 	counts0["Startall"]++
+	timesMu0.Unlock()
+	return
+}
+
+// PsendInit runs the wrappers of timing.w, counter.w around Next.PsendInit.
+func (layer module) PsendInit(buf []byte, partitions int, count int, dt pmpi.Datatype, dest int, tag int, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsPsendInit1.Add(1)
+	ret0, returnVal = layer.Next.PsendInit(buf, partitions, count, dt, dest, tag, comm)
+	timesMu0.Lock()
+	times0["PsendInit"] += time.Since(start)
+	counts0["PsendInit"]++
+	timesMu0.Unlock()
+	return
+}
+
+// PrecvInit runs the wrappers of timing.w, counter.w around Next.PrecvInit.
+func (layer module) PrecvInit(buf []byte, partitions int, count int, dt pmpi.Datatype, source int, tag int, comm *pmpi.Comm) (ret0 *pmpi.Request, returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsPrecvInit1.Add(1)
+	ret0, returnVal = layer.Next.PrecvInit(buf, partitions, count, dt, source, tag, comm)
+	timesMu0.Lock()
+	times0["PrecvInit"] += time.Since(start)
+	counts0["PrecvInit"]++
+	timesMu0.Unlock()
+	return
+}
+
+// Pready runs the wrappers of timing.w, counter.w around Next.Pready.
+func (layer module) Pready(partition int, r *pmpi.Request) (returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsPready1.Add(1)
+	returnVal = layer.Next.Pready(partition, r)
+	timesMu0.Lock()
+	times0["Pready"] += time.Since(start)
+	counts0["Pready"]++
+	timesMu0.Unlock()
+	return
+}
+
+// PreadyRange runs the wrappers of timing.w, counter.w around Next.PreadyRange.
+func (layer module) PreadyRange(lo int, hi int, r *pmpi.Request) (returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsPreadyRange1.Add(1)
+	returnVal = layer.Next.PreadyRange(lo, hi, r)
+	timesMu0.Lock()
+	times0["PreadyRange"] += time.Since(start)
+	counts0["PreadyRange"]++
+	timesMu0.Unlock()
+	return
+}
+
+// PreadyList runs the wrappers of timing.w, counter.w around Next.PreadyList.
+func (layer module) PreadyList(partitions []int, r *pmpi.Request) (returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsPreadyList1.Add(1)
+	returnVal = layer.Next.PreadyList(partitions, r)
+	timesMu0.Lock()
+	times0["PreadyList"] += time.Since(start)
+	counts0["PreadyList"]++
+	timesMu0.Unlock()
+	return
+}
+
+// Parrived runs the wrappers of timing.w, counter.w around Next.Parrived.
+func (layer module) Parrived(r *pmpi.Request, partition int) (ret0 bool, returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsParrived1.Add(1)
+	ret0, returnVal = layer.Next.Parrived(r, partition)
+	timesMu0.Lock()
+	times0["Parrived"] += time.Since(start)
+	counts0["Parrived"]++
 	timesMu0.Unlock()
 	return
 }
