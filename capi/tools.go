@@ -26,9 +26,10 @@ import (
 // from the same sources (environment, parameter files) at the first
 // MPI_T_init_thread. They are read-only: gompi reads its parameters once,
 // at MPI_Init. Each framework is a category, holding its own parameters
-// and a category per component. gompi offers no performance variables
-// and no events; one source, the monotonic clock in nanoseconds, times
-// them. MPI_T functions return their error codes without calling an
+// and a category per component. The performance variables are the
+// point-to-point engine's queue levels, in a category of their own
+// (tools_pvar.go). gompi offers no events; one source, the monotonic
+// clock in nanoseconds, times them. MPI_T functions return their error codes without calling an
 // error handler, as the standard says.
 
 // tools is the MPI_T state: live between the first MPI_T_init_thread and
@@ -40,14 +41,14 @@ type tools struct {
 	varIndex map[string]int
 	cats     []category
 	catIndex map[string]int
-	handles  map[uintptr]int // cvar handles -> their variable
-	sessions map[uintptr]bool
-	next     uintptr // the next handle
+	handles  map[uintptr]int             // cvar handles -> their variable
+	sessions map[uintptr]map[uintptr]int // pvar sessions -> their handles -> their variable
+	next     uintptr                     // the next handle
 }
 
 type category struct {
-	name, desc string
-	vars, cats []int
+	name, desc        string
+	vars, pvars, cats []int
 }
 
 // toolError is an MPI_T function's error code, returned as it is.
@@ -115,7 +116,7 @@ func (t *tools) load() error {
 	t.varIndex = map[string]int{}
 	t.catIndex = map[string]int{}
 	t.handles = map[uintptr]int{}
-	t.sessions = map[uintptr]bool{}
+	t.sessions = map[uintptr]map[uintptr]int{}
 	if t.next == 0 { // not reset at MPI_T_finalize: a stale handle names nothing later
 		t.next = firstHandle
 	}
@@ -128,6 +129,7 @@ func (t *tools) load() error {
 		}
 		t.cats[f].vars = append(t.cats[f].vars, i)
 	}
+	t.addPvarCategory()
 	return nil
 }
 
@@ -428,7 +430,7 @@ func mpiTCategoryGetInfo(i int, name *C.char, nameLen *C.int, desc *C.char, desc
 		for _, p := range []struct {
 			out *C.int
 			n   int
-		}{{ncvars, len(c.vars)}, {npvars, 0}, {ncats, len(c.cats)}} {
+		}{{ncvars, len(c.vars)}, {npvars, len(c.pvars)}, {ncats, len(c.cats)}} {
 			if p.out != nil {
 				*p.out = C.int(p.n)
 			}
@@ -472,10 +474,8 @@ func mpiTCategoryGetCategories(i, n int, indices *C.int) error {
 	return categoryList(i, n, indices, func(c category) []int { return c.cats })
 }
 
-// gompi has no performance variables and no events: a category lists
-// none.
 func mpiTCategoryGetPvars(i, n int, indices *C.int) error {
-	return categoryList(i, n, indices, func(category) []int { return nil })
+	return categoryList(i, n, indices, func(c category) []int { return c.pvars })
 }
 
 func mpiTCategoryGetEvents(i, n int, indices *C.int) error {
@@ -501,102 +501,6 @@ func mpiTCategoryChanged(stamp *C.int) error {
 		return nil
 	})
 }
-
-// Performance variables: none, but their sessions work, so that a tool
-// that starts every variable of a session runs.
-
-func mpiTPvarGetNum(n *C.int) error {
-	return lib.tools.running(func() error {
-		*n = 0
-		return nil
-	})
-}
-
-var errNoPvar = toolErr(C.MPI_T_ERR_INVALID_INDEX, "gompi has no performance variables (MPI_T_pvar_get_num gives 0)")
-
-func mpiTPvarGetInfo(i int, name *C.char, nameLen, verbosity, class *C.int, dt *Datatype, enumtype unsafe.Pointer,
-	desc *C.char, descLen, bind, readonly, continuous, atomic *C.int) error {
-	return lib.tools.running(func() error { return errNoPvar })
-}
-
-func mpiTPvarGetIndex(name *C.char, class int, out *C.int) error {
-	return lib.tools.running(func() error {
-		return toolErr(C.MPI_T_ERR_INVALID_NAME, "no performance variable is named %q: gompi has none", C.GoString(name))
-	})
-}
-
-func mpiTPvarSessionCreate(out unsafe.Pointer) error {
-	t := &lib.tools
-	return t.running(func() error {
-		h := t.next
-		t.next++
-		t.sessions[h] = true
-		*(*C.uintptr_t)(out) = C.uintptr_t(h)
-		return nil
-	})
-}
-
-func mpiTPvarSessionFree(p unsafe.Pointer) error {
-	t := &lib.tools
-	return t.running(func() error {
-		s := C.uintptr_t(*(*C.uintptr_t)(p))
-		if err := t.session(s); err != nil {
-			return err
-		}
-		delete(t.sessions, uintptr(s))
-		*(*C.uintptr_t)(p) = 0 // MPI_T_PVAR_SESSION_NULL
-		return nil
-	})
-}
-
-func (t *tools) session(s C.uintptr_t) error {
-	if !t.sessions[uintptr(s)] {
-		return toolErr(C.MPI_T_ERR_INVALID_SESSION, "%#x is not a performance variable session", uintptr(s))
-	}
-	return nil
-}
-
-// pvarCall checks a call on session s and handle h: MPI_T_PVAR_ALL_HANDLES
-// (when all is set) names the session's handles, of which there are none;
-// any other handle is invalid.
-func pvarCall(s, h C.uintptr_t, all bool) error {
-	t := &lib.tools
-	return t.running(func() error {
-		if err := t.session(s); err != nil {
-			return err
-		}
-		if all && h == 1 { // MPI_T_PVAR_ALL_HANDLES
-			return nil
-		}
-		return toolErr(C.MPI_T_ERR_INVALID_HANDLE, "%#x is not a performance variable handle: gompi has none", uintptr(h))
-	})
-}
-
-func mpiTPvarHandleAlloc(s C.uintptr_t, i int, obj, out unsafe.Pointer, count *C.int) error {
-	t := &lib.tools
-	return t.running(func() error {
-		if err := t.session(s); err != nil {
-			return err
-		}
-		return errNoPvar
-	})
-}
-
-func mpiTPvarHandleFree(s C.uintptr_t, p unsafe.Pointer) error {
-	return pvarCall(s, *(*C.uintptr_t)(p), false)
-}
-
-func mpiTPvarStart(s, h C.uintptr_t) error { return pvarCall(s, h, true) }
-
-func mpiTPvarStop(s, h C.uintptr_t) error { return pvarCall(s, h, true) }
-
-func mpiTPvarReset(s, h C.uintptr_t) error { return pvarCall(s, h, true) }
-
-func mpiTPvarRead(s, h C.uintptr_t, buf unsafe.Pointer) error { return pvarCall(s, h, false) }
-
-func mpiTPvarReadreset(s, h C.uintptr_t, buf unsafe.Pointer) error { return pvarCall(s, h, false) }
-
-func mpiTPvarWrite(s, h C.uintptr_t, buf unsafe.Pointer) error { return pvarCall(s, h, false) }
 
 // Events: none. A registration or an instance handle is never valid.
 

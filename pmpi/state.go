@@ -192,3 +192,13 @@ func allStacks() string {
 		buf = make([]byte, 2*len(buf))
 	}
 }
+
+// QueueLevels is what the point-to-point engine's queues hold now (the
+// library's own operations among them), for the C library's performance
+// variables; zero while MPI does not run.
+func QueueLevels() pml.Levels {
+	if l, err := running("queue levels"); err == nil {
+		return l.engine.Levels()
+	}
+	return pml.Levels{}
+}

@@ -171,3 +171,42 @@ func (e *Engine) State(maxUnexpected int) State {
 	s.Pending = append(s.Pending, probes...)
 	return s
 }
+
+// Levels is what the engine's queues hold at one moment, the library's
+// own operations among them.
+type Levels struct {
+	Posted          int // receives posted and not matched yet
+	Unexpected      int // messages that arrived before a receive matched them
+	UnexpectedBytes int // their bytes
+	Sends           int // sends under way that the engine tracks (rendezvous, synchronous)
+}
+
+// Levels counts the queues under the engine's lock: for the tools
+// interface's performance variables, read when a tool asks, so that the
+// queues' paths count nothing.
+func (e *Engine) Levels() Levels {
+	var l Levels
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.eachQueue(func(q *queues) {
+		for _, r := range q.posted.all() {
+			if !r.Done() {
+				l.Posted++
+			}
+		}
+		for _, u := range q.unexpected.all() {
+			l.Unexpected++
+			l.UnexpectedBytes += u.size()
+		}
+	})
+	for m := range e.probed {
+		l.Unexpected++
+		l.UnexpectedBytes += m.u.size()
+	}
+	for _, r := range e.sends {
+		if !r.Done() {
+			l.Sends++
+		}
+	}
+	return l
+}

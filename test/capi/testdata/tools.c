@@ -1,7 +1,8 @@
 /* The tools information interface: MCA parameters as control variables,
  * read before and after MPI_Init, their categories, enumerations and
- * errors; no performance variables and no events, whose calls fail as
- * they must; one clock source. gompirun runs it with btl_sm_eager_limit
+ * errors; the queue levels as performance variables, which follow the
+ * messages a rank holds; no events, whose calls fail as they must; one
+ * clock source. gompirun runs it with btl_sm_eager_limit
  * 16k and btl self,sm; alone it sees the defaults. */
 #include "check.h"
 
@@ -25,6 +26,54 @@ static MPI_Count read_count(int i) {
     T(MPI_T_cvar_handle_free(&h), MPI_SUCCESS);
     CHECK(h == MPI_T_CVAR_HANDLE_NULL, "a freed handle is not MPI_T_CVAR_HANDLE_NULL");
     return v;
+}
+
+/* pvar reads performance variable name in a session of its own. */
+static unsigned long long pvar(const char *name) {
+    MPI_T_pvar_session ps;
+    MPI_T_pvar_handle ph;
+    int i = -1, n;
+    unsigned long long v = 0;
+    T(MPI_T_pvar_get_index(name, MPI_T_PVAR_CLASS_LEVEL, &i), MPI_SUCCESS);
+    T(MPI_T_pvar_session_create(&ps), MPI_SUCCESS);
+    T(MPI_T_pvar_handle_alloc(ps, i, NULL, &ph, &n), MPI_SUCCESS);
+    T(MPI_T_pvar_read(ps, ph, &v), MPI_SUCCESS);
+    T(MPI_T_pvar_session_free(&ps), MPI_SUCCESS);
+    return v;
+}
+
+/* queue_levels: rank 1 holds three messages of rank 0's unreceived and a
+   receive posted, and the variables count them. */
+static void queue_levels(int size) {
+    if (size < 2 || check_rank > 1) {
+        TRY(MPI_Barrier(MPI_COMM_WORLD));
+        TRY(MPI_Barrier(MPI_COMM_WORLD));
+        return;
+    }
+    char msg[100] = {0};
+    if (check_rank == 0) {
+        TRY(MPI_Barrier(MPI_COMM_WORLD));
+        for (int tag = 7; tag <= 9; tag++)
+            TRY(MPI_Send(msg, sizeof msg, MPI_BYTE, 1, tag, MPI_COMM_WORLD));
+        TRY(MPI_Barrier(MPI_COMM_WORLD));
+        TRY(MPI_Send(msg, 1, MPI_BYTE, 1, 10, MPI_COMM_WORLD));
+        return;
+    }
+    unsigned long long u0 = pvar("pml_unexpected_msgs"), b0 = pvar("pml_unexpected_bytes"), p0 = pvar("pml_posted_recvs");
+    TRY(MPI_Barrier(MPI_COMM_WORLD));
+    for (int flag = 0; !flag;)
+        TRY(MPI_Iprobe(0, 9, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE));
+    EQ(pvar("pml_unexpected_msgs"), u0 + 3, "unexpected messages");
+    EQ(pvar("pml_unexpected_bytes"), b0 + 300, "unexpected bytes");
+    MPI_Request r;
+    TRY(MPI_Irecv(msg, 1, MPI_BYTE, 0, 10, MPI_COMM_WORLD, &r));
+    EQ(pvar("pml_posted_recvs"), p0 + 1, "posted receives");
+    for (int tag = 7; tag <= 9; tag++)
+        TRY(MPI_Recv(msg, sizeof msg, MPI_BYTE, 0, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+    EQ(pvar("pml_unexpected_msgs"), u0, "unexpected messages once received");
+    TRY(MPI_Barrier(MPI_COMM_WORLD));
+    TRY(MPI_Wait(&r, MPI_STATUS_IGNORE));
+    EQ(pvar("pml_posted_recvs"), p0, "posted receives once matched");
 }
 
 int main(int argc, char **argv) {
@@ -147,22 +196,45 @@ int main(int argc, char **argv) {
     T(MPI_T_category_get_info(ncat, NULL, NULL, NULL, NULL, NULL, NULL, NULL), MPI_T_ERR_INVALID_INDEX);
     passed("tools categories");
 
-    /* No performance variables: a session works, every variable fails. */
+    /* Performance variables: the engine's queues, 0 before MPI_Init;
+       continuous and read-only. */
     MPI_T_pvar_session ps;
     MPI_T_pvar_handle ph = MPI_T_PVAR_HANDLE_NULL;
-    long long buf = 0;
+    unsigned long long buf = 1;
+    int class, ro, cont, atom, pc = -1;
     T(MPI_T_pvar_get_num(&n), MPI_SUCCESS);
-    EQ(n, 0, "performance variables");
-    T(MPI_T_pvar_get_info(0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL), MPI_T_ERR_INVALID_INDEX);
-    T(MPI_T_pvar_get_index("any", MPI_T_PVAR_CLASS_COUNTER, &i), MPI_T_ERR_INVALID_NAME);
+    EQ(n, 4, "performance variables");
+    T(MPI_T_pvar_get_index("pml_unexpected_msgs", MPI_T_PVAR_CLASS_LEVEL, &i), MPI_SUCCESS);
+    nlen = sizeof name, dlen = sizeof desc;
+    T(MPI_T_pvar_get_info(i, name, &nlen, &verb, &class, &dt, &et, desc, &dlen, &bind, &ro, &cont, &atom), MPI_SUCCESS);
+    CHECK(strcmp(name, "pml_unexpected_msgs") == 0 && class == MPI_T_PVAR_CLASS_LEVEL && dt == MPI_UNSIGNED_LONG_LONG &&
+              et == MPI_T_ENUM_NULL && bind == MPI_T_BIND_NO_OBJECT && ro && cont && !atom && dlen > 10,
+          "pvar %s class %d ro %d cont %d atomic %d", name, class, ro, cont, atom);
+    T(MPI_T_pvar_get_info(n, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL), MPI_T_ERR_INVALID_INDEX);
+    T(MPI_T_pvar_get_index("pml_unexpected_msgs", MPI_T_PVAR_CLASS_COUNTER, &n), MPI_T_ERR_INVALID_NAME);
+    T(MPI_T_pvar_get_index("any", MPI_T_PVAR_CLASS_LEVEL, &n), MPI_T_ERR_INVALID_NAME);
+    T(MPI_T_category_get_index("pml", &pc), MPI_SUCCESS);
+    T(MPI_T_category_get_info(pc, NULL, NULL, NULL, NULL, &nv, &np, &nc), MPI_SUCCESS);
+    int pv[8];
+    T(MPI_T_category_get_pvars(pc, 8, pv), MPI_SUCCESS);
+    CHECK(nv == 0 && np == 4 && nc == 0 && pv[0] == 0 && pv[3] == 3, "category pml: %d cvars %d pvars %d categories", nv, np, nc);
     T(MPI_T_pvar_session_create(&ps), MPI_SUCCESS);
-    T(MPI_T_pvar_handle_alloc(ps, 0, NULL, &ph, &n), MPI_T_ERR_INVALID_INDEX);
+    T(MPI_T_pvar_handle_alloc(ps, 4, NULL, &ph, &n), MPI_T_ERR_INVALID_INDEX);
+    T(MPI_T_pvar_handle_alloc(ps, i, NULL, &ph, &n), MPI_SUCCESS);
+    EQ(n, 1, "a level's count");
+    T(MPI_T_pvar_read(ps, ph, &buf), MPI_SUCCESS);
+    EQ(buf, 0, "unexpected messages before MPI_Init");
+    T(MPI_T_pvar_start(ps, ph), MPI_T_ERR_PVAR_NO_STARTSTOP);
+    T(MPI_T_pvar_stop(ps, ph), MPI_T_ERR_PVAR_NO_STARTSTOP);
     T(MPI_T_pvar_start(ps, MPI_T_PVAR_ALL_HANDLES), MPI_SUCCESS);
     T(MPI_T_pvar_stop(ps, MPI_T_PVAR_ALL_HANDLES), MPI_SUCCESS);
     T(MPI_T_pvar_reset(ps, MPI_T_PVAR_ALL_HANDLES), MPI_SUCCESS);
-    T(MPI_T_pvar_read(ps, ph, &buf), MPI_T_ERR_INVALID_HANDLE);
-    T(MPI_T_pvar_readreset(ps, ph, &buf), MPI_T_ERR_INVALID_HANDLE);
-    T(MPI_T_pvar_write(ps, ph, &buf), MPI_T_ERR_INVALID_HANDLE);
+    T(MPI_T_pvar_reset(ps, ph), MPI_T_ERR_PVAR_NO_WRITE);
+    T(MPI_T_pvar_readreset(ps, ph, &buf), MPI_T_ERR_PVAR_NO_WRITE);
+    T(MPI_T_pvar_write(ps, ph, &buf), MPI_T_ERR_PVAR_NO_WRITE);
+    T(MPI_T_pvar_read(ps, (MPI_T_pvar_handle)0x5, &buf), MPI_T_ERR_INVALID_HANDLE);
+    T(MPI_T_pvar_handle_free(ps, &ph), MPI_SUCCESS);
+    CHECK(ph == MPI_T_PVAR_HANDLE_NULL, "a freed handle is not MPI_T_PVAR_HANDLE_NULL");
     T(MPI_T_pvar_handle_free(ps, &ph), MPI_T_ERR_INVALID_HANDLE);
     T(MPI_T_pvar_session_free(&ps), MPI_SUCCESS);
     CHECK(ps == MPI_T_PVAR_SESSION_NULL, "a freed session is not MPI_T_PVAR_SESSION_NULL");
@@ -222,6 +294,7 @@ int main(int argc, char **argv) {
     T(MPI_T_init_thread(MPI_THREAD_SINGLE, &provided), MPI_SUCCESS);
     int again = cvar("btl_sm_eager_limit");
     EQ(read_count(again), before, "btl_sm_eager_limit from the running library");
+    queue_levels(size);
     T(MPI_T_finalize(), MPI_SUCCESS);
     passed("tools with MPI running");
     TRY(MPI_Finalize());
