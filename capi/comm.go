@@ -64,6 +64,19 @@ func mpiCommDisconnect(h *Comm) error {
 	return freeCommHandle(h, "comm disconnect", api().CommDisconnect)
 }
 
+// mpiCommGetParent gives MPI_COMM_NULL: gompi spawns no processes
+// (MPI_Comm_spawn is not implemented), so none has a parent.
+func mpiCommGetParent(parent *Comm) error {
+	if !api().Initialized() || api().Finalized() {
+		return errorf(pmpi.ClassOther, "comm get parent: MPI is not running (call it between MPI_Init and MPI_Finalize)")
+	}
+	if parent == nil {
+		return errorf(pmpi.ClassArg, "comm get parent: the address to store the parent at is NULL")
+	}
+	*parent = MPI_COMM_NULL
+	return nil
+}
+
 // freeCommHandle frees *h's communicator with free, forgets its handle and
 // sets *h to MPI_COMM_NULL.
 func freeCommHandle(h *Comm, op string, free func(*pmpi.Comm) error) error {

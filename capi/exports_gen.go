@@ -462,7 +462,7 @@ func PMPI_Comm_get_name(comm C.uintptr_t, comm_name *C.char, resultlen *C.int) C
 
 //export PMPI_Comm_get_parent
 func PMPI_Comm_get_parent(parent *C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_Comm_get_parent"))
+	return C.int(done(0, mpiCommGetParent((*Comm)(unsafe.Pointer(parent)))))
 }
 
 //export PMPI_Comm_group

@@ -299,6 +299,9 @@ int main(int argc, char **argv) {
     /* Disconnect frees once every member has come to it: a communicator
      * with a buffered message sent and an inactive persistent receive on
      * it, and an intercommunicator; world cannot be disconnected. */
+    MPI_Comm parent = MPI_COMM_WORLD;
+    TRY(MPI_Comm_get_parent(&parent));
+    CHECK(parent == MPI_COMM_NULL, "a process gompirun started has a parent");
     MPI_Comm w = MPI_COMM_WORLD;
     RC(MPI_Comm_disconnect(&w), MPI_ERR_COMM);
     CHECK(w == MPI_COMM_WORLD, "a refused disconnect changed the handle");
