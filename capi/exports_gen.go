@@ -1172,7 +1172,7 @@ func PMPI_Get_elements_x(status *C.MPI_Status, datatype C.uintptr_t, count *C.in
 
 //export PMPI_Get_hw_resource_info
 func PMPI_Get_hw_resource_info(hw_info *C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_Get_hw_resource_info"))
+	return C.int(done(0, mpiGetHwResourceInfo((*Info)(unsafe.Pointer(hw_info)))))
 }
 
 //export PMPI_Get_library_version

@@ -9,9 +9,14 @@ int gompi_is_main_thread(void);
 import "C"
 
 import (
+	"errors"
 	"fmt"
 	"os"
+	"strconv"
+	"strings"
 	"unsafe"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/gompi/gompi/internal/version"
 	"github.com/gompi/gompi/mpi"
@@ -92,6 +97,42 @@ func mpiGetProcessorName(name *C.char, n *C.int) error {
 	}
 	*n = C.int(putString(name, host, C.MPI_MAX_PROCESSOR_NAME))
 	return nil
+}
+
+// mpiGetHwResourceInfo gives the host and the CPUs this process may run
+// on, as gompi_host and gompi_cpus ("0-3,6"): MPI 4.1 leaves the keys to
+// the implementation.
+func mpiGetHwResourceInfo(out *Info) error {
+	host, err := os.Hostname()
+	if err != nil {
+		return errorf(pmpi.ClassOther, "get hw resource info: %v", err)
+	}
+	var set unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &set); err != nil {
+		return errorf(pmpi.ClassOther, "get hw resource info: reading the CPU affinity mask: %v", err)
+	}
+	var ranges []string
+	for cpu, left := 0, set.Count(); left > 0; cpu++ {
+		if !set.IsSet(cpu) {
+			continue
+		}
+		last := cpu
+		for set.IsSet(last + 1) {
+			last++
+		}
+		left -= last - cpu + 1
+		if last == cpu {
+			ranges = append(ranges, strconv.Itoa(cpu))
+		} else {
+			ranges = append(ranges, fmt.Sprintf("%d-%d", cpu, last))
+		}
+		cpu = last
+	}
+	info := pmpi.InfoCreate()
+	if err := errors.Join(info.Set("gompi_host", host), info.Set("gompi_cpus", strings.Join(ranges, ","))); err != nil {
+		return err
+	}
+	return putInfo(info, out)
 }
 
 func mpiGetVersion(v, sub *C.int) error {

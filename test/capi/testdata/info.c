@@ -119,6 +119,21 @@ static void env(int argc, char **argv, MPI_Info before) {
     passed("MPI_INFO_ENV, info_create_env");
 }
 
+/* The hardware info: this host, and the CPUs this rank may run on. */
+static void hw(void) {
+    MPI_Info hw;
+    char val[MPI_MAX_INFO_VAL], host[MPI_MAX_PROCESSOR_NAME];
+    int flag = 0, n;
+    TRY(MPI_Get_hw_resource_info(&hw));
+    TRY(MPI_Get_processor_name(host, &n));
+    TRY(MPI_Info_get(hw, "gompi_host", MPI_MAX_INFO_VAL, val, &flag));
+    CHECK(flag && strcmp(val, host) == 0, "gompi_host is %s, the processor name %s", flag ? val : "(none)", host);
+    TRY(MPI_Info_get(hw, "gompi_cpus", MPI_MAX_INFO_VAL, val, &flag));
+    CHECK(flag && val[0] >= '0' && val[0] <= '9', "gompi_cpus is %s", flag ? val : "(none)");
+    TRY(MPI_Info_free(&hw));
+    passed("get_hw_resource_info");
+}
+
 int main(int argc, char **argv) {
     MPI_Info before;
     /* MPI_Info_create_env may come before MPI_Init. */
@@ -126,6 +141,7 @@ int main(int argc, char **argv) {
     start(&argc, &argv);
     keys();
     env(argc, argv, before);
+    hw();
     TRY(MPI_Finalize());
     return 0;
 }
