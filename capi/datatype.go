@@ -53,6 +53,14 @@ var predefinedTypes = func() (t [256]predefinedType) {
 	} {
 		t[uintptr(h)-firstType] = predefinedType{dt: d, name: typeNames[h]}
 	}
+	if pmpi.LongDoubleX87 { // long double is x87's 80 bits, in 16 bytes
+		for h, d := range map[Datatype]pmpi.Datatype{
+			MPI_LONG_DOUBLE: pmpi.CLongDouble, MPI_C_LONG_DOUBLE_COMPLEX: pmpi.CLongDoubleComplex,
+			MPI_CXX_LONG_DOUBLE_COMPLEX: pmpi.CLongDoubleComplex, MPI_LONG_DOUBLE_INT: pmpi.CLongDoubleInt,
+		} {
+			t[uintptr(h)-firstType] = predefinedType{dt: d, name: typeNames[h]}
+		}
+	}
 	return t
 }()
 
@@ -63,10 +71,10 @@ var predefinedHandles = func() map[pmpi.Datatype]Datatype {
 	for _, h := range []Datatype{MPI_INT, MPI_DOUBLE, MPI_FLOAT, MPI_LONG, MPI_SHORT, MPI_UNSIGNED,
 		MPI_UNSIGNED_LONG, MPI_UNSIGNED_SHORT, MPI_SIGNED_CHAR, MPI_BYTE, MPI_C_FLOAT_COMPLEX,
 		MPI_C_DOUBLE_COMPLEX, MPI_FLOAT_INT, MPI_DOUBLE_INT, MPI_LONG_INT, MPI_2INT, MPI_SHORT_INT,
-		MPI_WCHAR, MPI_INT64_T, MPI_UINT64_T} {
-		d := predefinedTypes[uintptr(h)-firstType].dt
-		if _, ok := m[d]; !ok {
-			m[d] = h
+		MPI_WCHAR, MPI_INT64_T, MPI_UINT64_T, MPI_LONG_DOUBLE, MPI_C_LONG_DOUBLE_COMPLEX, MPI_LONG_DOUBLE_INT} {
+		p := predefinedTypes[uintptr(h)-firstType]
+		if _, ok := m[p.dt]; !ok && p.name != "" {
+			m[p.dt] = h
 		}
 	}
 	return m
@@ -83,7 +91,7 @@ func (h Datatype) get() (pmpi.Datatype, error) {
 	if h == MPI_DATATYPE_NULL {
 		return pmpi.Datatype{}, errorf(pmpi.ClassType, "MPI_DATATYPE_NULL is not a datatype")
 	}
-	return pmpi.Datatype{}, errorf(pmpi.ClassType, "%#x is not a datatype gompi knows (freed, never one, or a predefined type gompi lacks: MPI_LONG_DOUBLE, Fortran's)", uintptr(h))
+	return pmpi.Datatype{}, errorf(pmpi.ClassType, "%#x is not a datatype gompi knows (freed, never one, or a predefined type gompi lacks: Fortran's)", uintptr(h))
 }
 
 // handleOf is the C handle of a datatype, for a user operation's call.

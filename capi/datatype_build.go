@@ -268,7 +268,7 @@ func mpiTypeMatchSize(class, size int, out *Datatype) error {
 // the index is an int.
 var valueIndexTypes = map[Datatype]Datatype{
 	MPI_FLOAT: MPI_FLOAT_INT, MPI_DOUBLE: MPI_DOUBLE_INT, MPI_LONG: MPI_LONG_INT,
-	MPI_SHORT: MPI_SHORT_INT, MPI_INT: MPI_2INT,
+	MPI_SHORT: MPI_SHORT_INT, MPI_INT: MPI_2INT, MPI_LONG_DOUBLE: MPI_LONG_DOUBLE_INT,
 }
 
 // mpiTypeGetValueIndex returns the predefined pair type of value and

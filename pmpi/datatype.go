@@ -114,12 +114,16 @@ var (
 	CLongInt      = Datatype{&predefined[idLongInt]}
 )
 
-// The ids of the C types above.
+// The ids of the C types above, and of C's long double types
+// (longdouble.go).
 const (
 	idLong = 18 + iota
 	idUnsignedLong
 	idWchar
 	idLongInt
+	idLongDouble
+	idLongDoubleComplex
+	idLongDoubleInt
 )
 
 // predefined describes the predefined datatypes by id.
@@ -146,6 +150,9 @@ var predefined = [...]typeDesc{
 	like(basicDesc(idUnsignedLong, "MPI_UNSIGNED_LONG", 8, kindInt), 8),
 	like(basicDesc(idWchar, "MPI_WCHAR", 4, kindInt), 4),
 	like(pairDesc(idLongInt, "MPI_LONG_INT", idLong, 8), 15),
+	basicDesc(idLongDouble, "MPI_LONG_DOUBLE", 16, kindFloat),
+	basicDesc(idLongDoubleComplex, "MPI_C_LONG_DOUBLE_COMPLEX", 32, kindComplex),
+	pairDesc(idLongDoubleInt, "MPI_LONG_DOUBLE_INT", idLongDouble, 16),
 }
 
 // like makes d reduce as predefined type id does.

@@ -386,11 +386,15 @@ type basicRep struct {
 	// long and wchar_t), the low ones; they come back extended, with the
 	// sign if signed.
 	narrow, signed bool
+	// x87: each word is a long double, binary128 in external32.
+	x87 bool
 }
 
 func basicExternal(id uint8) basicRep {
 	d := &predefined[id]
 	switch {
+	case id == idLongDouble || id == idLongDoubleComplex:
+		return basicRep{size: d.size, word: 16, x87: true}
 	case d.kind == kindComplex:
 		return basicRep{size: d.size, word: d.size / 2}
 	case id == idLong:
@@ -430,7 +434,11 @@ func externalRuns(segs []run, ext, mem []byte, p, base, count, extent int, toExt
 			gs := predefined[s.basic].size
 			for i := range s.n {
 				for el := at + i*s.stride; el < at+i*s.stride+s.len; el += gs {
-					if r.narrow {
+					if r.x87 {
+						for w := 0; w < r.size; w += 16 {
+							x87External(ext[p+w:p+w+16], mem[el+w:el+w+16], toExt)
+						}
+					} else if r.narrow {
 						if v := narrow(ext[p:p+r.size], mem[el:el+gs], r.signed, toExt); v != "" && *bad == "" {
 							*bad = predefined[s.basic].name + " value " + v + " does not fit"
 						}

@@ -227,6 +227,12 @@ func scalarOp(c opCode, dt Datatype) func(in, inout []byte) {
 		return pairOp[int32](c)
 	case Int16Int:
 		return pairOp[int16](c)
+	case CLongDouble:
+		return longDoubleOp(c)
+	case CLongDoubleComplex:
+		return longDoubleComplexOp(c)
+	case CLongDoubleInt:
+		return longDoubleIntOp(c)
 	}
 	return nil
 }

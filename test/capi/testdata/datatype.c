@@ -4,6 +4,9 @@
  * unpacking back; some types also cross ranks. Error classes are checked
  * with MPI_ERRORS_RETURN. Run with 2 or more ranks. */
 #include "check.h"
+#include <complex.h>
+#include <float.h>
+#include <math.h>
 #include <stddef.h>
 
 static int rank, size;
@@ -533,7 +536,7 @@ static void envelope_c(MPI_Datatype t, MPI_Count ni, MPI_Count nc, MPI_Count nd,
  * strides, displacements and bounds as large counts, in the standard's
  * order; the int decoders still give them as integers where they fit. */
 static void large_decoding(void) {
-    int ints[8];
+    int ints[10];
     MPI_Aint addrs[2];
     MPI_Count counts[8], bl[2] = {1, 2}, ds[2] = {0, 16}, sizes[2] = {4, 6}, subs[2] = {2, 3}, starts[2] = {1, 2};
     MPI_Datatype types[2], vec, hidx, st, sub, rsz;
@@ -816,6 +819,64 @@ static void absolute_addresses(void) {
     passed("absolute addresses from MPI_BOTTOM");
 }
 
+/* same10 compares the 10 bytes of two long doubles that hold a value. */
+static int same10(long double a, long double b) { return memcmp(&a, &b, 10) == 0; }
+
+/* long double: MPI_Reduce_local against the C compiler's own arithmetic,
+   bit for bit, over ordinary, huge, tiny, denormal, signed zero, infinite
+   and NaN values; a reduction across ranks; MINLOC on the pair; the
+   complex sum and product; external32's binary128. */
+static void long_double(void) {
+    long double v[] = {1.0L / 3, 2.0L / 3, 0.1L, -0.2L, 1e4000L, 1e4000L, 1e-4940L, -3e-4945L, 0.0L, -0.0L,
+                       7.5L, -7.5L, 1.0L, LDBL_EPSILON / 4, LDBL_MAX, LDBL_MAX, LDBL_MIN, -LDBL_MIN / 3,
+                       INFINITY, -INFINITY, INFINITY, 2.0L, NAN, 1.0L};
+    enum { N = sizeof v / sizeof v[0] / 2 };
+    MPI_Op ops[] = {MPI_SUM, MPI_PROD, MPI_MIN, MPI_MAX};
+    const char *names[] = {"sum", "prod", "min", "max"};
+    for (int o = 0; o < 4; o++) {
+        long double in[N], io[N], want[N];
+        for (int i = 0; i < N; i++) {
+            long double a = v[2 * i], b = v[2 * i + 1];
+            in[i] = a, io[i] = b;
+            want[i] = o == 0 ? a + b : o == 1 ? a * b : o == 2 ? (isnan(a) || isnan(b) ? NAN : a < b ? a : b)
+                                                               : (isnan(a) || isnan(b) ? NAN : a > b ? a : b);
+        }
+        TRY(MPI_Reduce_local(in, io, N, MPI_LONG_DOUBLE, ops[o]));
+        for (int i = 0; i < N; i++)
+            CHECK(same10(io[i], want[i]) || (isnan(io[i]) && isnan(want[i])), "%s of %Lg and %Lg: %La, want %La", names[o],
+                  v[2 * i], v[2 * i + 1], io[i], want[i]);
+    }
+    long double mine = rank + 0.25L, sum = 0;
+    TRY(MPI_Allreduce(&mine, &sum, 1, MPI_LONG_DOUBLE, MPI_SUM, MPI_COMM_WORLD));
+    CHECK(sum == size * (size - 1) / 2.0L + size * 0.25L, "allreduce of long doubles: %Lg", sum);
+    struct {
+        long double v;
+        int i;
+    } p = {rank % 2 ? -1.0L / 3 : 5.0L, rank}, best;
+    TRY(MPI_Allreduce(&p, &best, 1, MPI_LONG_DOUBLE_INT, MPI_MINLOC, MPI_COMM_WORLD));
+    CHECK(best.v == -1.0L / 3 && best.i == 1, "minloc: %Lg at %d", best.v, best.i);
+    long double _Complex ca[2] = {1.0L / 3 + 2.0L * I, 1e3000L - 0.5L * I}, cb[2] = {0.1L - 7.0L * I, 3.0L + 1e-3000L * I}, cw[2];
+    for (int k = 0; k < 2; k++)
+        cw[k] = ca[k] * cb[k];
+    TRY(MPI_Reduce_local(ca, cb, 2, MPI_C_LONG_DOUBLE_COMPLEX, MPI_PROD));
+    for (int k = 0; k < 2; k++)
+        CHECK(same10(creall(cb[k]), creall(cw[k])) && same10(cimagl(cb[k]), cimagl(cw[k])), "complex product %d: %La%+Lai, want %La%+Lai", k,
+              creall(cb[k]), cimagl(cb[k]), creall(cw[k]), cimagl(cw[k]));
+    unsigned char ext[32];
+    MPI_Aint pos = 0;
+    long double two[2] = {1.0L, -0.1L}, back[2];
+    TRY(MPI_Pack_external("external32", two, 2, MPI_LONG_DOUBLE, ext, sizeof ext, &pos));
+    CHECK(pos == 32 && ext[0] == 0x3f && ext[1] == 0xff && ext[2] == 0 && ext[16] == 0xbf && ext[17] == 0xfb,
+          "external32 of 1 and -0.1: %d bytes, %02x%02x%02x, %02x%02x", (int)pos, ext[0], ext[1], ext[2], ext[16], ext[17]);
+    pos = 0;
+    TRY(MPI_Unpack_external("external32", ext, sizeof ext, &pos, back, 2, MPI_LONG_DOUBLE));
+    CHECK(same10(back[0], two[0]) && same10(back[1], two[1]), "external32 round trip: %La %La", back[0], back[1]);
+    int sz;
+    TRY(MPI_Type_size(MPI_LONG_DOUBLE_INT, &sz));
+    EQ(sz, 20, "MPI_LONG_DOUBLE_INT's size");
+    passed("long double");
+}
+
 /* A struct type's extent is padded to its members' strictest alignment,
    as C pads the struct: a count of them steps over a C array. */
 static void struct_padding(void) {
@@ -897,6 +958,7 @@ int main(int argc, char **argv) {
     struct_padding();
     negative_offsets();
     absolute_addresses();
+    long_double();
     TRY(MPI_Finalize());
     return 0;
 }

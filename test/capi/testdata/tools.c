@@ -43,8 +43,11 @@ static unsigned long long pvar(const char *name) {
 }
 
 /* queue_levels: rank 1 holds three messages of rank 0's unreceived and a
-   receive posted, and the variables count them. */
+   receive posted, and the variables count them. A barrier's empty
+   messages may come and go meanwhile: the messages are counted at least,
+   their bytes exactly. */
 static void queue_levels(int size) {
+    TRY(MPI_Barrier(MPI_COMM_WORLD)); /* what setting the collectives up sent has been taken */
     if (size < 2 || check_rank > 1) {
         TRY(MPI_Barrier(MPI_COMM_WORLD));
         TRY(MPI_Barrier(MPI_COMM_WORLD));
@@ -59,18 +62,19 @@ static void queue_levels(int size) {
         TRY(MPI_Send(msg, 1, MPI_BYTE, 1, 10, MPI_COMM_WORLD));
         return;
     }
-    unsigned long long u0 = pvar("pml_unexpected_msgs"), b0 = pvar("pml_unexpected_bytes"), p0 = pvar("pml_posted_recvs");
+    unsigned long long b0 = pvar("pml_unexpected_bytes"), p0 = pvar("pml_posted_recvs");
     TRY(MPI_Barrier(MPI_COMM_WORLD));
     for (int flag = 0; !flag;)
         TRY(MPI_Iprobe(0, 9, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE));
-    EQ(pvar("pml_unexpected_msgs"), u0 + 3, "unexpected messages");
+    unsigned long long u = pvar("pml_unexpected_msgs");
+    CHECK(u >= 3, "%llu unexpected messages, want 3 or more", u);
     EQ(pvar("pml_unexpected_bytes"), b0 + 300, "unexpected bytes");
     MPI_Request r;
     TRY(MPI_Irecv(msg, 1, MPI_BYTE, 0, 10, MPI_COMM_WORLD, &r));
     EQ(pvar("pml_posted_recvs"), p0 + 1, "posted receives");
     for (int tag = 7; tag <= 9; tag++)
         TRY(MPI_Recv(msg, sizeof msg, MPI_BYTE, 0, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
-    EQ(pvar("pml_unexpected_msgs"), u0, "unexpected messages once received");
+    EQ(pvar("pml_unexpected_bytes"), b0, "unexpected bytes once received");
     TRY(MPI_Barrier(MPI_COMM_WORLD));
     TRY(MPI_Wait(&r, MPI_STATUS_IGNORE));
     EQ(pvar("pml_posted_recvs"), p0, "posted receives once matched");
