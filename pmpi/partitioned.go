@@ -62,7 +62,6 @@ type partition struct {
 	msgs     int // the sender's partitions
 	msgBytes int // bytes of each
 	first    int // data tag of partition 0: partDataBase - first
-	total    int // the sender's bytes
 
 	ops []partOp
 	// stage holds the messages of a receive whose datatype packs when the
@@ -177,7 +176,7 @@ func partInit(op string, buf []byte, partitions, count int, dt Datatype, peer, t
 		x.setupReq = l.engine.StartRecv(&x.setupStore, x.ctx, x.peer, partSetupTag(tag), x.setup[:])
 		return r, nil
 	}
-	x.msgs, x.msgBytes, x.total = partitions, count*dt.Size(), int(n)*dt.Size()
+	x.msgs, x.msgBytes = partitions, count*dt.Size()
 	if x.first, err = l.parts.take(x, partitions); err != nil {
 		return nil, argError(op, comm, ClassOther, "%v", err)
 	}
@@ -261,17 +260,11 @@ func pready(op string, r *Request, lo, hi int) error {
 			return argError(op, r.comm, ClassRequest, "partition %d of %v is ready already in this round", p, r)
 		}
 		e := r.lib.engine
-		data := x.data
-		if r.dt.t.packs {
-			data = data[p*x.count*extentOf(r.dt):]
-		} else {
-			data = data[p*x.msgBytes : (p+1)*x.msgBytes]
-		}
 		var flat []byte
 		if r.dt.t.packs {
-			flat, o.conv = streamFor(r.dt.t, data, x.count)
+			flat, o.conv = streamFor(r.dt.t, x.data[p*x.count*extentOf(r.dt):], x.count)
 		} else {
-			flat = data
+			flat = x.data[p*x.msgBytes : (p+1)*x.msgBytes]
 		}
 		o.store = pml.Request{}
 		if o.conv != nil {
@@ -345,7 +338,7 @@ func (x *partition) drive(r *Request) {
 		return
 	}
 	e := r.lib.engine
-	if x.recv && !x.matched && x.err == nil {
+	if !x.matched && x.err == nil {
 		if !x.setupReq.Done() {
 			return
 		}
@@ -362,28 +355,27 @@ func (x *partition) drive(r *Request) {
 		o := &x.ops[m]
 		o.store = pml.Request{}
 		first := m * x.msgBytes
-		if x.stage != nil {
-			o.req = e.StartRecv(&o.store, x.ctx, x.peer, x.dataTag(m), x.stage[first:first+x.msgBytes])
-			continue
+		var flat []byte
+		switch {
+		case x.stage != nil:
+			flat = x.stage[first : first+x.msgBytes]
+		case r.dt.t.packs:
+			flat, o.conv = streamFor(r.dt.t, x.data[first/esize*extentOf(r.dt):], x.msgBytes/esize)
+		default:
+			flat = x.data[first : first+x.msgBytes]
 		}
-		if r.dt.t.packs {
-			data := x.data[first/esize*extentOf(r.dt):]
-			var flat []byte
-			flat, o.conv = streamFor(r.dt.t, data, x.msgBytes/esize)
-			if o.conv != nil {
-				o.req = e.StartRecvLayout(&o.store, x.ctx, x.peer, x.dataTag(m), o.conv)
-				continue
-			}
+		if o.conv != nil {
+			o.req = e.StartRecvLayout(&o.store, x.ctx, x.peer, x.dataTag(m), o.conv)
+		} else {
 			o.req = e.StartRecv(&o.store, x.ctx, x.peer, x.dataTag(m), flat)
-			continue
 		}
-		o.req = e.StartRecv(&o.store, x.ctx, x.peer, x.dataTag(m), x.data[first:first+x.msgBytes])
 	}
 }
 
 // match reads the sender's setup message: its tag must be the receive's,
-// and its bytes those of the receive's buffer, cut at whole elements of
-// the receive's datatype.
+// and its bytes those of the receive's buffer. Where the sender's
+// partitions cut elements of a packing receive type, the messages go to
+// a stage.
 func (x *partition) match(r *Request, st *pml.Status) {
 	if st.Err != nil {
 		x.err = failure(fmt.Sprintf("setup of %s", r.desc()), st.Err)
@@ -406,7 +398,7 @@ func (x *partition) match(r *Request, st *pml.Status) {
 	if x.err != nil {
 		return
 	}
-	x.matched, x.msgs, x.msgBytes, x.first, x.total = true, msgs, msgBytes, first, msgs*msgBytes
+	x.matched, x.msgs, x.msgBytes, x.first = true, msgs, msgBytes, first
 	x.ops = make([]partOp, msgs)
 	if r.dt.t.packs && msgBytes%esize != 0 {
 		x.stage, x.unpacked = make([]byte, mine), make([]bool, x.parts)
