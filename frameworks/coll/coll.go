@@ -406,10 +406,13 @@ type Table struct {
 // Decider, the communicator's rules come from it first (see Decider). host
 // must be the same on every member.
 func Build(c Comm, candidates []Candidate, host Host) (*Table, error) {
+	// An offer's slots are taken once: each slots call allocates.
 	type offer struct {
-		name string
-		prio int
-		mod  *Module
+		name       string
+		prio       int
+		mod        *Module
+		slots      []any
+		startSlots []any // nil without Start functions
 	}
 	var offers []offer
 	t := &Table{}
@@ -432,24 +435,28 @@ func Build(c Comm, candidates []Candidate, host Host) (*Table, error) {
 		for i > 0 && offers[i-1].prio < prio {
 			i--
 		}
+		o := offer{name: cand.Name, prio: prio, mod: mod, slots: mod.slots()}
+		if mod.Start != nil && !mod.Concurrent {
+			o.startSlots = mod.Start.slots()
+		}
 		offers = append(offers, offer{})
 		copy(offers[i+1:], offers[i:])
-		offers[i] = offer{cand.Name, prio, mod}
+		offers[i] = o
 	}
-	dst, cdst := t.Module.slots(), t.concurrent.slots()
+	dst, cdst, sdst := t.Module.slots(), t.concurrent.slots(), t.starts.slots()
 	for i := range Collectives {
 		for _, o := range offers {
-			if setIfPresent(dst[i], o.mod.slots()[i]) {
+			if setIfPresent(dst[i], o.slots[i]) {
 				t.providers[i] = o.name
 				t.inOrder[i] = !o.mod.Concurrent
-				if o.mod.Start != nil && !o.mod.Concurrent {
-					setIfPresent(t.starts.slots()[i], o.mod.Start.slots()[i])
+				if o.startSlots != nil {
+					setIfPresent(sdst[i], o.startSlots[i])
 				}
 				break
 			}
 		}
 		for _, o := range offers {
-			if o.mod.Concurrent && setIfPresent(cdst[i], o.mod.slots()[i]) {
+			if o.mod.Concurrent && setIfPresent(cdst[i], o.slots[i]) {
 				t.concurrentProviders[i] = o.name
 				break
 			}
@@ -462,7 +469,7 @@ func Build(c Comm, candidates []Candidate, host Host) (*Table, error) {
 		next := new(Module)
 		for j, slot := range next.slots() {
 			for _, p := range offers[i+1:] {
-				if setIfPresent(slot, p.mod.slots()[j]) {
+				if setIfPresent(slot, p.slots[j]) {
 					break
 				}
 			}
