@@ -56,9 +56,10 @@ type module struct {
 	started string
 
 	// The timed path (timed.go): coll_sm_path, and the timing of its
-	// calls by collective and size class.
+	// calls by collective and size class, made at the first timed call:
+	// 3.3 KB that most communicators never use.
 	pathMode   string
-	pathTimers [len(timedCalls)][sizeClasses]pathTimer
+	pathTimers *[len(timedCalls)][sizeClasses]pathTimer
 }
 
 // collectives is the module's table: each collective maps the segment

@@ -135,6 +135,9 @@ func (m *module) timedPath(name string, size int, segmentOK bool) (timedCall, er
 	case modeNext:
 		return timedCall{path: pathNext}, nil
 	}
+	if m.pathTimers == nil {
+		m.pathTimers = new([len(timedCalls)][sizeClasses]pathTimer)
+	}
 	t := &m.pathTimers[timedIndex(name)][sizeClass(size)]
 	k := t.calls
 	t.calls++
