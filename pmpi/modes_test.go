@@ -40,6 +40,7 @@ func TestModesSingleton(t *testing.T) {
 		{"bsend", testBsend},
 		{"bsend-errors", testBsendErrors},
 		{"bsend-scope", testBsendScope},
+		{"queue-levels", testQueueLevels},
 		{"rsend", testRsend},
 		{"sendrecv", testSendrecv},
 		{"completion", testCompletion},
@@ -429,6 +430,36 @@ func testBsendScope(t *testing.T, api pmpi.API, w *pmpi.Comm) {
 		if err := api.CommFree(x); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// QueueLevels counts a message that waits for its receive and a receive
+// that waits for its message, and neither once they have met.
+func testQueueLevels(t *testing.T, api pmpi.API, w *pmpi.Comm) {
+	base := pmpi.QueueLevels()
+	msg := make([]byte, 100)
+	if err := api.Send(msg, 100, pmpi.Byte, 0, 21, w); err != nil {
+		t.Fatal(err)
+	}
+	r, err := api.Irecv(msg, 100, pmpi.Byte, 0, 22, w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := pmpi.QueueLevels()
+	if l.Unexpected != base.Unexpected+1 || l.UnexpectedBytes != base.UnexpectedBytes+100 || l.Posted != base.Posted+1 {
+		t.Errorf("with a message and a receive waiting: %+v, before %+v", l, base)
+	}
+	if _, err := api.Recv(msg, 100, pmpi.Byte, 0, 21, w); err != nil {
+		t.Fatal(err)
+	}
+	if err := api.Send(msg, 100, pmpi.Byte, 0, 22, w); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := api.Wait(r); err != nil {
+		t.Fatal(err)
+	}
+	if l := pmpi.QueueLevels(); l != base {
+		t.Errorf("once they met: %+v, before %+v", l, base)
 	}
 }
 
