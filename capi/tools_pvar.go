@@ -189,44 +189,43 @@ func mpiTPvarHandleFree(s C.uintptr_t, p unsafe.Pointer) error {
 	})
 }
 
-// pvarNoStartStop is start and stop: the variables are continuous, and
-// MPI_T_PVAR_ALL_HANDLES skips them.
-func pvarNoStartStop(op string, s, h C.uintptr_t) error {
-	t := &lib.tools
-	return t.running(func() error {
-		i, err := t.pvarHandle(op, s, h, true)
-		if err != nil || i < 0 {
-			return err
-		}
-		return toolErr(C.MPI_T_ERR_PVAR_NO_STARTSTOP, "%s: %s is continuous: it cannot be started or stopped", op, pvars[i].name)
-	})
-}
-
-func mpiTPvarStart(s, h C.uintptr_t) error { return pvarNoStartStop("pvar start", s, h) }
-
-func mpiTPvarStop(s, h C.uintptr_t) error { return pvarNoStartStop("pvar stop", s, h) }
-
-// pvarNoWrite is write, reset and readreset: the variables are
-// read-only; reset of MPI_T_PVAR_ALL_HANDLES skips them.
-func pvarNoWrite(op string, s, h C.uintptr_t, all bool) error {
+// pvarRefuse is start, stop, write, reset and readreset: the variables are
+// continuous and read-only, so each handle is refused with code, saying
+// why; with all, MPI_T_PVAR_ALL_HANDLES applies to none and succeeds.
+func pvarRefuse(op string, s, h C.uintptr_t, all bool, code C.int, why string) error {
 	t := &lib.tools
 	return t.running(func() error {
 		i, err := t.pvarHandle(op, s, h, all)
 		if err != nil || i < 0 {
 			return err
 		}
-		return toolErr(C.MPI_T_ERR_PVAR_NO_WRITE, "%s: %s is read-only", op, pvars[i].name)
+		return toolErr(int(code), "%s: %s is %s", op, pvars[i].name, why)
 	})
 }
 
-func mpiTPvarReset(s, h C.uintptr_t) error { return pvarNoWrite("pvar reset", s, h, true) }
+const (
+	continuous = "continuous: it cannot be started or stopped"
+	readOnly   = "read-only"
+)
+
+func mpiTPvarStart(s, h C.uintptr_t) error {
+	return pvarRefuse("pvar start", s, h, true, C.MPI_T_ERR_PVAR_NO_STARTSTOP, continuous)
+}
+
+func mpiTPvarStop(s, h C.uintptr_t) error {
+	return pvarRefuse("pvar stop", s, h, true, C.MPI_T_ERR_PVAR_NO_STARTSTOP, continuous)
+}
+
+func mpiTPvarReset(s, h C.uintptr_t) error {
+	return pvarRefuse("pvar reset", s, h, true, C.MPI_T_ERR_PVAR_NO_WRITE, readOnly)
+}
 
 func mpiTPvarReadreset(s, h C.uintptr_t, buf unsafe.Pointer) error {
-	return pvarNoWrite("pvar readreset", s, h, false)
+	return pvarRefuse("pvar readreset", s, h, false, C.MPI_T_ERR_PVAR_NO_WRITE, readOnly)
 }
 
 func mpiTPvarWrite(s, h C.uintptr_t, buf unsafe.Pointer) error {
-	return pvarNoWrite("pvar write", s, h, false)
+	return pvarRefuse("pvar write", s, h, false, C.MPI_T_ERR_PVAR_NO_WRITE, readOnly)
 }
 
 func mpiTPvarRead(s, h C.uintptr_t, buf unsafe.Pointer) error {

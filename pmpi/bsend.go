@@ -420,22 +420,24 @@ func (bs *bsendBuffers) lookup(o owner) *bsendBuffer {
 // store makes b o's buffer, nil for none; called with bs.mu held.
 func (bs *bsendBuffers) store(o owner, b *bsendBuffer) {
 	switch {
-	case o.comm != nil && b == nil:
-		delete(bs.comms, o.comm)
 	case o.comm != nil:
-		if bs.comms == nil {
-			bs.comms = map[*Comm]*bsendBuffer{}
-		}
-		bs.comms[o.comm] = b
-	case o.scope != nil && b == nil:
-		delete(bs.scopes, o.scope)
+		storeIn(&bs.comms, o.comm, b)
 	case o.scope != nil:
-		if bs.scopes == nil {
-			bs.scopes = map[*BufferScope]*bsendBuffer{}
-		}
-		bs.scopes[o.scope] = b
+		storeIn(&bs.scopes, o.scope, b)
 	default:
 		bs.proc = b
+	}
+}
+
+// storeIn sets or, for nil, deletes *m's entry k, making the map if need be.
+func storeIn[K comparable](m *map[K]*bsendBuffer, k K, b *bsendBuffer) {
+	switch {
+	case b == nil:
+		delete(*m, k)
+	case *m == nil:
+		*m = map[K]*bsendBuffer{k: b}
+	default:
+		(*m)[k] = b
 	}
 }
 
