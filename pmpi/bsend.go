@@ -95,9 +95,7 @@ func (*realAPI) BufferFlush() error {
 	if err != nil {
 		return err
 	}
-	if b := l.bsends.get(nil, false); b != nil {
-		b.drain(l.engine)
-	}
+	l.bsends.flush(owner{}, l.engine)
 	return nil
 }
 
@@ -109,7 +107,7 @@ func (*realAPI) BufferIflush() (*Request, error) {
 	if err != nil {
 		return nil, err
 	}
-	return l.iflush("buffer iflush", l.bsends.get(nil, false), l.world), nil
+	return l.iflush("buffer iflush", l.bsends.of(owner{}), l.world), nil
 }
 
 // CommBufferIflush starts CommBufferFlush.
@@ -119,7 +117,7 @@ func (*realAPI) CommBufferIflush(comm *Comm) (*Request, error) {
 	if err != nil {
 		return nil, err
 	}
-	return l.iflush(op, l.bsends.get(comm, false), comm), nil
+	return l.iflush(op, l.bsends.of(owner{comm: comm}), comm), nil
 }
 
 // iflush returns a request that completes once b, if not nil, has no
@@ -175,9 +173,7 @@ func (*realAPI) CommBufferFlush(comm *Comm) error {
 	if err != nil {
 		return err
 	}
-	if b := l.bsends.get(comm, false); b != nil {
-		b.drain(l.engine)
-	}
+	l.bsends.flush(owner{comm: comm}, l.engine)
 	return nil
 }
 
@@ -212,7 +208,7 @@ func (*realAPI) Ibsend(buf []byte, count int, dt Datatype, dest, tag int, comm *
 // buffered sends use, packed if dt is not contiguous, and starts their
 // send from there.
 func (l *library) bsend(op string, data []byte, count int, dt Datatype, dest, tag int, comm *Comm) error {
-	b := l.bsends.get(comm, true)
+	b := l.bsends.forSend(comm)
 	if b == nil {
 		return comm.handle(errorf(ClassBuffer, nil,
 			"%s to rank %d of %v, tag %d: no buffer is attached (BufferAttach, or CommAttachBuffer for the communicator)", op, dest, comm, tag))
@@ -441,18 +437,16 @@ func storeIn[K comparable](m *map[K]*bsendBuffer, k K, b *bsendBuffer) {
 	}
 }
 
-// get returns the buffer for comm's buffered sends: comm's own, else with
-// fallback its scope's, else the process's; comm nil names the process's.
-func (bs *bsendBuffers) get(comm *Comm, fallback bool) *bsendBuffer {
+// forSend returns the buffer that comm's buffered sends use: comm's own,
+// else its scope's, else the process's.
+func (bs *bsendBuffers) forSend(comm *Comm) *bsendBuffer {
 	bs.mu.Lock()
 	defer bs.mu.Unlock()
-	if comm != nil {
-		if b := bs.comms[comm]; b != nil || !fallback {
-			return b
-		}
-		if b := bs.scopes[comm.scope]; b != nil {
-			return b
-		}
+	if b := bs.comms[comm]; b != nil {
+		return b
+	}
+	if b := bs.scopes[comm.scope]; b != nil {
+		return b
 	}
 	return bs.proc
 }
@@ -470,13 +464,33 @@ func (bs *bsendBuffers) attach(op string, o owner, buf []byte) error {
 	return nil
 }
 
+// of is o's buffer or nil.
+func (bs *bsendBuffers) of(o owner) *bsendBuffer {
+	bs.mu.Lock()
+	defer bs.mu.Unlock()
+	return bs.lookup(o)
+}
+
+// flush waits until every message in o's buffer, if any, has gone.
+func (bs *bsendBuffers) flush(o owner, e *pml.Engine) {
+	if b := bs.of(o); b != nil {
+		b.drain(e)
+	}
+}
+
+// take removes o's buffer and returns it, or nil.
+func (bs *bsendBuffers) take(o owner) *bsendBuffer {
+	bs.mu.Lock()
+	defer bs.mu.Unlock()
+	b := bs.lookup(o)
+	bs.store(o, nil)
+	return b
+}
+
 // detach takes o's buffer away from new sends, waits for its messages and
 // returns it.
 func (bs *bsendBuffers) detach(op string, o owner, e *pml.Engine) ([]byte, error) {
-	bs.mu.Lock()
-	b := bs.lookup(o)
-	bs.store(o, nil)
-	bs.mu.Unlock()
+	b := bs.take(o)
 	if b == nil {
 		return nil, errorf(ClassBuffer, nil, "%s: %v has no buffer attached", op, o)
 	}
@@ -488,11 +502,7 @@ func (bs *bsendBuffers) detach(op string, o owner, e *pml.Engine) ([]byte, error
 // CommFree detaches a communicator's as MPI does, a session's finalize
 // its scope's.
 func (bs *bsendBuffers) drop(o owner, e *pml.Engine) {
-	bs.mu.Lock()
-	b := bs.lookup(o)
-	bs.store(o, nil)
-	bs.mu.Unlock()
-	if b != nil {
+	if b := bs.take(o); b != nil {
 		b.drain(e)
 	}
 }

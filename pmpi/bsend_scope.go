@@ -51,9 +51,7 @@ func (s *BufferScope) FlushBuffer() error {
 	if err != nil {
 		return err
 	}
-	if b := l.scopeBuffer(s); b != nil {
-		b.drain(l.engine)
-	}
+	l.bsends.flush(owner{scope: s}, l.engine)
 	return nil
 }
 
@@ -64,7 +62,7 @@ func (s *BufferScope) IflushBuffer() (*Request, error) {
 	if err != nil {
 		return nil, err
 	}
-	return l.iflush(op, l.scopeBuffer(s), l.self), nil
+	return l.iflush(op, l.bsends.of(owner{scope: s}), l.self), nil
 }
 
 // End detaches s's buffer, if any, once its messages have gone: a
@@ -74,10 +72,4 @@ func (s *BufferScope) End() {
 	if l, err := running("session finalize"); err == nil {
 		l.bsends.drop(owner{scope: s}, l.engine)
 	}
-}
-
-func (l *library) scopeBuffer(s *BufferScope) *bsendBuffer {
-	l.bsends.mu.Lock()
-	defer l.bsends.mu.Unlock()
-	return l.bsends.lookup(owner{scope: s})
 }
