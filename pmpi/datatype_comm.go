@@ -198,10 +198,17 @@ func (r *Request) settled(st pml.Status) (Status, error) {
 // unpacks what arrived (a truncated message fills what it reaches), and
 // the copy goes back to the pool.
 func (r *Request) finishConv(st *pml.Status) {
-	if r.recv {
-		r.conv.unpack(st.Bytes)
+	r.conv.finish(r.recv, st.Bytes)
+	r.conv = nil
+}
+
+// finish ends c's operation: a receive's n bytes are unpacked, and c goes
+// back to the pool.
+func (c *conversion) finish(recv bool, n int) {
+	if recv {
+		c.unpack(n)
 	}
-	r.releaseConv()
+	c.release()
 }
 
 // received finishes a receive with a derived datatype that the engine

@@ -476,10 +476,7 @@ func (x *partition) finish(r *Request) {
 		}
 		st := e.WaitRef(o.req)
 		if o.conv != nil {
-			if x.recv {
-				o.conv.unpack(st.Bytes)
-			}
-			o.conv.release()
+			o.conv.finish(x.recv, st.Bytes)
 			o.conv = nil
 		}
 		if st.Err != nil && err == nil {
