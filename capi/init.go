@@ -12,12 +12,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strconv"
-	"strings"
 	"unsafe"
 
-	"golang.org/x/sys/unix"
-
+	"github.com/gompi/gompi/internal/cpuset"
 	"github.com/gompi/gompi/internal/version"
 	"github.com/gompi/gompi/mpi"
 	"github.com/gompi/gompi/pmpi"
@@ -107,29 +104,12 @@ func mpiGetHwResourceInfo(out *Info) error {
 	if err != nil {
 		return errorf(pmpi.ClassOther, "get hw resource info: %v", err)
 	}
-	var set unix.CPUSet
-	if err := unix.SchedGetaffinity(0, &set); err != nil {
-		return errorf(pmpi.ClassOther, "get hw resource info: reading the CPU affinity mask: %v", err)
-	}
-	var ranges []string
-	for cpu, left := 0, set.Count(); left > 0; cpu++ {
-		if !set.IsSet(cpu) {
-			continue
-		}
-		last := cpu
-		for set.IsSet(last + 1) {
-			last++
-		}
-		left -= last - cpu + 1
-		if last == cpu {
-			ranges = append(ranges, strconv.Itoa(cpu))
-		} else {
-			ranges = append(ranges, fmt.Sprintf("%d-%d", cpu, last))
-		}
-		cpu = last
+	cpus, err := cpuset.Allowed()
+	if err != nil {
+		return errorf(pmpi.ClassOther, "get hw resource info: %v", err)
 	}
 	info := pmpi.InfoCreate()
-	if err := errors.Join(info.Set("gompi_host", host), info.Set("gompi_cpus", strings.Join(ranges, ","))); err != nil {
+	if err := errors.Join(info.Set("gompi_host", host), info.Set("gompi_cpus", cpuset.Format(cpus))); err != nil {
 		return err
 	}
 	return putInfo(info, out)

@@ -4,8 +4,9 @@ import (
 	"fmt"
 	"io"
 	"strconv"
-	"strings"
 	"text/tabwriter"
+
+	"github.com/gompi/gompi/internal/cpuset"
 )
 
 // WriteMap prints m for --display-map: a line with the policies, a table of
@@ -74,26 +75,11 @@ func dash(n int) string {
 	return strconv.Itoa(n)
 }
 
-// rankList writes ascending ranks with runs shortened: 0-3,8,10-11.
+// rankList writes ascending ranks with runs shortened, as a CPU list is:
+// 0-3,8,10-11.
 func rankList(ranks []int) string {
 	if len(ranks) == 0 {
 		return "-"
 	}
-	var b strings.Builder
-	for i := 0; i < len(ranks); {
-		j := i
-		for j+1 < len(ranks) && ranks[j+1] == ranks[j]+1 {
-			j++
-		}
-		if b.Len() > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteString(strconv.Itoa(ranks[i]))
-		if j > i {
-			b.WriteByte('-')
-			b.WriteString(strconv.Itoa(ranks[j]))
-		}
-		i = j + 1
-	}
-	return b.String()
+	return cpuset.Format(ranks)
 }

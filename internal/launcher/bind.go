@@ -1,11 +1,12 @@
 package launcher
 
 import (
-	"errors"
 	"fmt"
 	"runtime"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/gompi/gompi/internal/cpuset"
 )
 
 // Bind is a binding policy: which CPUs each rank may run on.
@@ -55,32 +56,13 @@ func cpuSet(cpus []int) unix.CPUSet {
 	return set
 }
 
-// allowedCPUs lists the CPUs the calling thread may run on, in order. Using the mask rather than 0..NumCPU-1
-// respects cpusets and taskset.
-func allowedCPUs() ([]int, error) {
-	var set unix.CPUSet
-	if err := unix.SchedGetaffinity(0, &set); err != nil {
-		return nil, fmt.Errorf("reading the CPU affinity mask: %w", err)
-	}
-	var cpus []int
-	for cpu := 0; len(cpus) < set.Count(); cpu++ {
-		if set.IsSet(cpu) {
-			cpus = append(cpus, cpu)
-		}
-	}
-	if len(cpus) == 0 {
-		return nil, errors.New("the CPU affinity mask is empty")
-	}
-	return cpus, nil
-}
-
 // LocalCPUs returns the CPUs each of n ranks of this host is bound to
 // under b, by local rank, as Run binds them; nil for no binding.
 func LocalCPUs(b Bind, n int) ([][]int, error) {
 	if b == BindNone || n == 0 {
 		return nil, nil
 	}
-	cpus, err := allowedCPUs()
+	cpus, err := cpuset.Allowed()
 	if err != nil {
 		return nil, fmt.Errorf("--bind-to: %w", err)
 	}
@@ -127,7 +109,7 @@ func hostCPUs() ([]int, error) {
 			ch <- answer{err: fmt.Errorf("widening the CPU affinity mask: %w", err)}
 			return
 		}
-		cpus, err := allowedCPUs()
+		cpus, err := cpuset.Allowed()
 		ch <- answer{cpus, err}
 	}()
 	a := <-ch

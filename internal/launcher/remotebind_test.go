@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/gompi/gompi/internal/cpuset"
 )
 
 // TestDaemonSpecBind: a daemon's spec names its binding policy as
@@ -29,7 +31,7 @@ func TestDaemonSpecBind(t *testing.T) {
 // TestHostCPUs: the CPUs a daemon's ranks may use include at least the
 // daemon's own, however narrow its mask.
 func TestHostCPUs(t *testing.T) {
-	own, err := allowedCPUs()
+	own, err := cpuset.Allowed()
 	if err != nil {
 		t.Fatal(err)
 	}

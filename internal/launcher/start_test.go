@@ -10,6 +10,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/gompi/gompi/internal/cpuset"
 )
 
 func TestResolveProgram(t *testing.T) {
@@ -52,7 +54,7 @@ func TestCommand(t *testing.T) {
 
 // A bound rank inherits the mask of the thread that forked it.
 func TestStartRankBinds(t *testing.T) {
-	cpus, err := allowedCPUs()
+	cpus, err := cpuset.Allowed()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +70,7 @@ func TestStartRankBinds(t *testing.T) {
 	if want := fmt.Sprintf("Cpus_allowed_list:\t%d\n", last); out.String() != want {
 		t.Errorf("the rank's mask: %q, want %q", out.String(), want)
 	}
-	if got, err := allowedCPUs(); err != nil || !slices.Equal(got, cpus) {
+	if got, err := cpuset.Allowed(); err != nil || !slices.Equal(got, cpus) {
 		t.Errorf("gompirun's own mask after binding a rank: %v, %v; want %v", got, err, cpus)
 	}
 }
