@@ -29,8 +29,8 @@ import (
 // and a category per component. The performance variables are the
 // point-to-point engine's queue levels, in a category of their own
 // (tools_pvar.go). gompi offers no events; one source, the monotonic
-// clock in nanoseconds, times them. MPI_T functions return their error codes without calling an
-// error handler, as the standard says.
+// clock in nanoseconds, times them. MPI_T functions return their error
+// codes without calling an error handler, as the standard says.
 
 // tools is the MPI_T state: live between the first MPI_T_init_thread and
 // the matching MPI_T_finalize.
