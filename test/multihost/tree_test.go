@@ -42,23 +42,10 @@ func TestTreeLeaderLost(t *testing.T) {
 	t.Parallel()
 	c := cluster.Up(t, 5, cluster.Options{})
 	r, procs := startOn(t, c, "h1", 5, append(treeArgs, hostcheck, "wait")...)
-	for kid, leader := range map[int]int{3: 1, 4: 2} {
-		if !descends(procs[kid][1], procs[leader][1]) {
-			t.Errorf("the daemon of h%d (pid %d) does not descend from that of h%d (pid %d)", kid+1, procs[kid][1], leader+1, procs[leader][1])
-		}
-	}
-	if err := syscall.Kill(procs[1][1], syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	res := r.wait()
-	want := regexp.MustCompile(`^gompirun: lost the connection to host h[24]\b.*unaccounted for; stopping the job$`)
-	if first := cause(res.stderr); res.code != 1 || !want.MatchString(first) {
-		t.Errorf("exit %d, cause %q; want 1 and %s\n%v", res.code, first, want, res)
-	}
+	res := killInTree(t, c, r, procs, map[int]int{3: 1, 4: 2}, 1, "24")
 	if strings.Contains(res.stderr, "cannot signal") {
 		t.Errorf("gompirun warned of a failed signal to a host it had lost\n%v", res)
 	}
-	checkClean(t, c)
 }
 
 // TestTreeChain: with a fanout of 1 each daemon starts the next host's,
@@ -69,20 +56,30 @@ func TestTreeChain(t *testing.T) {
 	t.Parallel()
 	c := cluster.Up(t, 5, cluster.Options{})
 	r, procs := startOn(t, c, "h1", 5, "--mca", "plm_rsh_tree_fanout", "1", "--host", "h1,h2,h3,h4,h5", hostcheck, "wait")
-	for rank := 2; rank < 5; rank++ {
-		if !descends(procs[rank][1], procs[rank-1][1]) {
-			t.Errorf("the daemon of h%d (pid %d) does not descend from that of h%d (pid %d)", rank+1, procs[rank][1], rank, procs[rank-1][1])
+	killInTree(t, c, r, procs, map[int]int{2: 1, 3: 2, 4: 3}, 2, "345")
+}
+
+// killInTree checks that the daemon of each rank of parents (one rank a
+// host) descends from its parent's, kills the daemon of rank victim, and
+// checks that the job ends naming one of hosts ("24": h2 or h4) and leaves
+// nothing on any host.
+func killInTree(t *testing.T, c *cluster.Cluster, r *running, procs map[int][2]int, parents map[int]int, victim int, hosts string) result {
+	t.Helper()
+	for kid, parent := range parents {
+		if !descends(procs[kid][1], procs[parent][1]) {
+			t.Errorf("the daemon of h%d (pid %d) does not descend from that of h%d (pid %d)", kid+1, procs[kid][1], parent+1, procs[parent][1])
 		}
 	}
-	if err := syscall.Kill(procs[2][1], syscall.SIGKILL); err != nil {
+	if err := syscall.Kill(procs[victim][1], syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
 	res := r.wait()
-	want := regexp.MustCompile(`^gompirun: lost the connection to host h[345]\b.*unaccounted for; stopping the job$`)
+	want := regexp.MustCompile(`^gompirun: lost the connection to host h[` + hosts + `]\b.*unaccounted for; stopping the job$`)
 	if first := cause(res.stderr); res.code != 1 || !want.MatchString(first) {
 		t.Errorf("exit %d, cause %q; want 1 and %s\n%v", res.code, first, want, res)
 	}
 	checkClean(t, c)
+	return res
 }
 
 // descends reports whether process pid has ancestor among its parents.
