@@ -39,6 +39,19 @@ func BenchmarkIsendWait(b *testing.B) {
 	}
 }
 
+// Sendrecv to itself: the exchange's cost beside BenchmarkIsendWait's
+// requests.
+func BenchmarkSendrecv(b *testing.B) {
+	api, w := benchWorld(b)
+	out, in := make([]byte, 8), make([]byte, 8)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := api.Sendrecv(out, 8, pmpi.Byte, 0, 3, in, 8, pmpi.Byte, 0, 3, w); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 // A window of 16 receives and sends, completed by one WaitAll.
 func BenchmarkWaitAllWindow(b *testing.B) {
 	api, w := benchWorld(b)

@@ -12,6 +12,12 @@ func (e *Engine) StartRecv(r *Request, cid uint32, src, tag int, buf []byte) *Re
 	return e.irecv(r, cid, src, tag, buf, nil, false)
 }
 
+// PostRecv is Irecv with a pooled request, for a caller that waits on it
+// with WaitRef and gives it back with Release, as Recv does.
+func (e *Engine) PostRecv(cid uint32, src, tag int, buf []byte) *Request {
+	return e.irecv(nil, cid, src, tag, buf, nil, true)
+}
+
 // StartRecvLayout is StartRecv into the data lay describes.
 func (e *Engine) StartRecvLayout(r *Request, cid uint32, src, tag int, lay Layout) *Request {
 	return e.irecv(r, cid, src, tag, nil, lay, false)
