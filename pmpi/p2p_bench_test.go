@@ -52,6 +52,43 @@ func BenchmarkSendrecv(b *testing.B) {
 	}
 }
 
+// A send to itself, then Probe and Recv: what a probe adds to a receive.
+func BenchmarkProbeRecv(b *testing.B) {
+	api, w := benchWorld(b)
+	out, in := make([]byte, 8), make([]byte, 8)
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := api.Send(out, 8, pmpi.Byte, 0, 4, w); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := api.Probe(0, 4, w); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := api.Recv(in, 8, pmpi.Byte, 0, 4, w); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkProbeRecv with a matched probe and its receive.
+func BenchmarkMprobeMrecv(b *testing.B) {
+	api, w := benchWorld(b)
+	out, in := make([]byte, 8), make([]byte, 8)
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := api.Send(out, 8, pmpi.Byte, 0, 4, w); err != nil {
+			b.Fatal(err)
+		}
+		m, _, err := api.Mprobe(0, 4, w)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := api.Mrecv(in, 8, pmpi.Byte, &m); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 // A window of 16 receives and sends, completed by one WaitAll.
 func BenchmarkWaitAllWindow(b *testing.B) {
 	api, w := benchWorld(b)

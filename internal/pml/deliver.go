@@ -115,9 +115,15 @@ func (e *Engine) deliverEager(from int, cid uint32, tag int32, hb, payload []byt
 	}
 	// Unexpected: the payload must be kept, it is the transport's buffer.
 	h, _ := decodeHeader(hb) // Deliver decoded it once already
-	q.hold(e.newUnexpected(from, h, payload))
+	e.hold(q, e.newUnexpected(from, h, payload))
 	e.mu.Unlock()
 	e.notify()
+}
+
+// hold queues u, which matched no receive, in q; the caller holds mu.
+func (e *Engine) hold(q *queues, u *unexpected) {
+	q.hold(u)
+	e.held.Store(e.held.Load() + 1)
 }
 
 func (e *Engine) deliverRTS(from int, h header, first []byte) {
@@ -128,7 +134,7 @@ func (e *Engine) deliverRTS(from int, h header, first []byte) {
 		return
 	}
 	// The first fragment is at most an eager message: kept like one.
-	q.hold(e.newUnexpected(from, h, first))
+	e.hold(q, e.newUnexpected(from, h, first))
 	e.mu.Unlock()
 	e.notify()
 }
@@ -234,6 +240,7 @@ func (e *Engine) PeerFailed(peer int, err error) {
 	}
 	e.dead[peer] = err
 	e.anyDead.Store(true)
+	e.held.Store(e.held.Load() + 1) // a probe of the peer fails now
 	var failed []*Request
 	e.eachQueue(func(q *queues) {
 		q.posted.removeFunc(func(r *Request) bool {

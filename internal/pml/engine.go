@@ -75,8 +75,14 @@ type Engine struct {
 	chunks    [chunkClasses]sync.Pool // *[]byte by size class: fragments of layouts (getChunk)
 
 	// Under mu: messages a matched probe took that no receive has taken
-	// yet. Last, so that the hot fields keep their places.
-	probed map[*Matched]struct{}
+	// yet, each at its Matched's at. Last, so that the hot fields keep
+	// their places.
+	probed []*Matched
+	// held counts the messages that went to an unexpected queue and the
+	// peers that failed, which is when a probe may newly succeed: a
+	// probe's waiter looks at the queues again only when it moved.
+	// Written under mu.
+	held atomic.Uint64
 }
 
 // New returns an engine for world rank me. Messages may arrive before Start;

@@ -12,6 +12,9 @@ type Matched struct {
 	// u is the message, as the unexpected queue held it; nil once a
 	// receive took it. Under the engine's lock.
 	u *unexpected
+	// at is its index in the engine's probed while u is set. A map cost
+	// a matched probe and its receive a fifth of their time.
+	at int
 }
 
 // ErrReceived is the error of a receive of a Matched that was received
@@ -25,17 +28,13 @@ func (e *Engine) Improbe(cid uint32, src, tag int) (*Matched, Status, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	q := e.queue(cid).find(src, tag)
-	probe := Request{peer: src, tag: tag}
 	for i, u := range q.unexpected.all() {
-		if !probe.matches(u.from, int(u.h.tag)) {
+		if !matches(src, tag, u.from, int(u.h.tag)) {
 			continue
 		}
 		q.unexpected.remove(i)
-		m := &Matched{cid: cid, u: u}
-		if e.probed == nil {
-			e.probed = map[*Matched]struct{}{}
-		}
-		e.probed[m] = struct{}{}
+		m := &Matched{cid: cid, u: u, at: len(e.probed)}
+		e.probed = append(e.probed, m)
 		return m, Status{Source: u.from, Tag: int(u.h.tag), Bytes: u.size(), Total: u.size()}, nil
 	}
 	if src != AnySource {
@@ -46,22 +45,27 @@ func (e *Engine) Improbe(cid uint32, src, tag int) (*Matched, Status, error) {
 	return nil, Status{}, nil
 }
 
+// unprobe removes m from the probed messages; the caller holds mu.
+func (e *Engine) unprobe(m *Matched) {
+	last := len(e.probed) - 1
+	moved := e.probed[last]
+	e.probed[m.at], moved.at = moved, m.at
+	e.probed[last] = nil
+	e.probed = e.probed[:last]
+}
+
 // Mprobe waits for a message that a receive with these arguments would
 // match and takes it out of matching, as Improbe.
 func (e *Engine) Mprobe(cid uint32, src, tag int) (*Matched, Status, error) {
-	w := waiter{e: e, probe: &PendingOp{Kind: OpMprobe, Context: cid, Peer: src, Tag: tag}}
+	w := waiter{e: e, probe: PendingOp{Kind: OpMprobe, Context: cid, Peer: src, Tag: tag}}
 	for {
+		seen := e.held.Load()
 		m, st, err := e.Improbe(cid, src, tag)
 		if m != nil || err != nil {
 			w.end()
 			return m, st, err
 		}
-		if w.sleepy() {
-			e.sleep(w.ready) // wakes when a match is there, which another goroutine may take first
-			w.reset()
-			continue
-		}
-		w.step()
+		w.until(seen) // a match may be there, which another goroutine may take first
 	}
 }
 
@@ -107,7 +111,7 @@ func (e *Engine) mrecv(r *Request, m *Matched, buf []byte, lay Layout, pooled bo
 		return nil, ErrReceived
 	}
 	m.u = nil
-	delete(e.probed, m)
+	e.unprobe(m)
 	e.mu.Unlock()
 	// u is in no queue now and m no longer names it: it is ours alone.
 	r = e.request(r, kindRecv, m.cid, u.from, int(u.h.tag), buf, lay, pooled)

@@ -84,9 +84,8 @@ func (e *Engine) irecv(r *Request, cid uint32, src, tag int, buf []byte, lay Lay
 func (e *Engine) Iprobe(cid uint32, src, tag int) (Status, bool, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	probe := Request{peer: src, tag: tag}
 	for _, u := range e.queue(cid).find(src, tag).unexpected.all() {
-		if probe.matches(u.from, int(u.h.tag)) {
+		if matches(src, tag, u.from, int(u.h.tag)) {
 			return Status{Source: u.from, Tag: int(u.h.tag), Bytes: u.size(), Total: u.size()}, true, nil
 		}
 	}
@@ -100,17 +99,28 @@ func (e *Engine) Iprobe(cid uint32, src, tag int) (Status, bool, error) {
 
 // Probe waits for a message that a receive with these arguments would match.
 func (e *Engine) Probe(cid uint32, src, tag int) (Status, error) {
-	w := waiter{e: e, probe: &PendingOp{Kind: OpProbe, Context: cid, Peer: src, Tag: tag}}
+	w := waiter{e: e, probe: PendingOp{Kind: OpProbe, Context: cid, Peer: src, Tag: tag}}
 	for {
+		seen := e.held.Load()
 		st, ok, err := e.Iprobe(cid, src, tag)
 		if ok || err != nil {
 			w.end()
 			return st, err
 		}
+		w.until(seen)
+	}
+}
+
+// until polls for a probe until a message may have arrived that it did
+// not see: held has moved from seen, or a sleep ended. A probe that
+// looked in the queues at every poll took the engine's lock each time,
+// which the rank's other goroutines and the deliveries wait for.
+func (w *waiter) until(seen uint64) {
+	for w.e.held.Load() == seen {
 		if w.sleepy() {
-			e.sleep(w.ready)
+			w.e.sleep(w.ready)
 			w.reset()
-			continue
+			return
 		}
 		w.step()
 	}

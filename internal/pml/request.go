@@ -186,8 +186,12 @@ func (r *Request) settledRef() *Status {
 }
 
 // matches reports whether a posted receive accepts a message.
-func (r *Request) matches(from, tag int) bool {
-	return (r.peer == AnySource || r.peer == from) && (r.tag == AnyTag || r.tag == tag)
+func (r *Request) matches(from, tag int) bool { return matches(r.peer, r.tag, from, tag) }
+
+// matches reports whether a receive or probe of src and tag (either a
+// wildcard) matches a message from world rank from with tag mtag.
+func matches(src, tag, from, mtag int) bool {
+	return (src == AnySource || src == from) && (tag == AnyTag || tag == mtag)
 }
 
 // Done reports whether the request has completed.

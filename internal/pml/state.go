@@ -146,7 +146,7 @@ func (e *Engine) State(maxUnexpected int) State {
 			}
 		}
 	})
-	for m := range e.probed {
+	for _, m := range e.probed {
 		s.UnexpectedTotal++
 		if len(s.Unexpected) < maxUnexpected {
 			s.Unexpected = append(s.Unexpected, Message{
@@ -199,7 +199,7 @@ func (e *Engine) Levels() Levels {
 			l.UnexpectedBytes += u.size()
 		}
 	})
-	for m := range e.probed {
+	for _, m := range e.probed {
 		l.Unexpected++
 		l.UnexpectedBytes += m.u.size()
 	}

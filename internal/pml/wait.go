@@ -47,7 +47,7 @@ type waiter struct {
 	// recordAfter (nil before: short waits record nothing).
 	one   *Request
 	reqs  []*Request
-	probe *PendingOp
+	probe PendingOp // a probe's, Kind empty for others: by value, as a probe allocated it at every call
 	rec   *WaitRecord
 }
 
@@ -123,7 +123,7 @@ func (w *waiter) ready() bool {
 	switch {
 	case w.one != nil:
 		return w.one.Done()
-	case w.probe != nil:
+	case w.probe.Kind != "":
 		_, ok, err := w.e.Iprobe(w.probe.Context, w.probe.Peer, w.probe.Tag)
 		return ok || err != nil
 	default:
@@ -160,6 +160,11 @@ func (w *waiter) advance() {
 		if w.one != nil {
 			reqs = []*Request{w.one}
 		}
-		w.rec = w.e.record(w.since, reqs, w.probe)
+		var probe *PendingOp
+		if w.probe.Kind != "" {
+			p := w.probe
+			probe = &p
+		}
+		w.rec = w.e.record(w.since, reqs, probe)
 	}
 }
