@@ -301,39 +301,6 @@ func (*realAPI) Sendrecv(sendbuf []byte, sendcount int, sendtype Datatype, dest,
 	return st, serr
 }
 
-// sendrecvPlain is Sendrecv between two ranks with predefined datatypes:
-// the receive posted in the engine, a blocking send, then the wait, with
-// no request of pmpi's. Their life took a fifth of a 2-rank exchange of
-// empty messages over sm. As with the requests, the receive is posted
-// before the send starts, so that a ring of such calls cannot deadlock.
-func sendrecvPlain(sendbuf []byte, sendcount int, sendtype Datatype, dest, sendtag int,
-	recvbuf []byte, recvcount int, recvtype Datatype, source, recvtag int, comm *Comm) (s Status, err error) {
-	l, rdata, err := p2pArgs("recv", recvbuf, recvcount, recvtype, source, recvtag, comm, true)
-	if err != nil {
-		return Status{Err: err}, err
-	}
-	_, sdata, err := p2pArgs("isend", sendbuf, sendcount, sendtype, dest, sendtag, comm, false)
-	if err != nil {
-		return Status{Err: err}, err
-	}
-	r := l.engine.PostRecv(comm.context, worldSource(comm, source), recvtag, rdata)
-	if err := l.engine.Send(comm.context, comm.group[dest], sendtag, sdata, false); err != nil {
-		_, _ = l.engine.Cancel(r)
-		l.engine.WaitRef(r)
-		l.engine.Release(r)
-		sr := Request{comm: comm, op: "isend", peer: dest, tag: sendtag}
-		err = comm.handle(failure(sr.desc(), err))
-		return Status{Err: err}, err
-	}
-	st := *l.engine.WaitRef(r)
-	l.engine.Release(r)
-	if st.Err == nil && !st.Truncated() {
-		statusInto(&s, comm, &st, recvtype)
-		return s, nil
-	}
-	return recvFailed(comm, recvtype, source, recvtag, st)
-}
-
 // Probe waits for a message that Recv with these arguments would receive
 // and describes it without receiving it. Status.Count is Undefined, as
 // a probe receives nothing and knows no datatype; Status.CountOf gives

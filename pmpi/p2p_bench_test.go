@@ -52,6 +52,18 @@ func BenchmarkSendrecv(b *testing.B) {
 	}
 }
 
+// BenchmarkSendrecv with one buffer.
+func BenchmarkSendrecvReplace(b *testing.B) {
+	api, w := benchWorld(b)
+	buf := make([]byte, 8)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := api.SendrecvReplace(buf, 8, pmpi.Byte, 0, 3, 0, 3, w); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 // A send to itself, then Probe and Recv: what a probe adds to a receive.
 func BenchmarkProbeRecv(b *testing.B) {
 	api, w := benchWorld(b)

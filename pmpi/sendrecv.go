@@ -15,11 +15,73 @@ const maxPooledReplace = 1 << 20
 // receives a message from source into the same buf: the outgoing
 // message is copied to a pooled temporary buffer first.
 func (*realAPI) SendrecvReplace(buf []byte, count int, dt Datatype, dest, sendtag, source, recvtag int, comm *Comm) (Status, error) {
+	if dest != ProcNull && source != ProcNull && !dt.t.derived {
+		return sendrecvReplacePlain(buf, count, dt, dest, sendtag, source, recvtag, comm)
+	}
 	r, err := isendrecvReplace("sendrecv replace", buf, count, dt, dest, sendtag, source, recvtag, comm)
 	if err != nil {
 		return Status{Err: err}, err
 	}
 	return theAPI.Wait(r)
+}
+
+// sendrecvPlain is Sendrecv between two ranks with predefined datatypes,
+// through exchange.
+func sendrecvPlain(sendbuf []byte, sendcount int, sendtype Datatype, dest, sendtag int,
+	recvbuf []byte, recvcount int, recvtype Datatype, source, recvtag int, comm *Comm) (Status, error) {
+	l, rdata, err := p2pArgs("recv", recvbuf, recvcount, recvtype, source, recvtag, comm, true)
+	if err != nil {
+		return Status{Err: err}, err
+	}
+	_, sdata, err := p2pArgs("isend", sendbuf, sendcount, sendtype, dest, sendtag, comm, false)
+	if err != nil {
+		return Status{Err: err}, err
+	}
+	return exchange(l, sdata, dest, sendtag, rdata, recvtype, source, recvtag, comm)
+}
+
+// sendrecvReplacePlain is SendrecvReplace between two ranks with a
+// predefined datatype: the outgoing message is copied to a pooled buffer,
+// then exchanged.
+func sendrecvReplacePlain(buf []byte, count int, dt Datatype, dest, sendtag, source, recvtag int, comm *Comm) (Status, error) {
+	const op = "sendrecv replace"
+	l, data, err := p2pArgs(op, buf, count, dt, dest, sendtag, comm, false)
+	if err != nil {
+		return Status{Err: err}, err
+	}
+	if _, err := checkArgs(op, comm, buf, count, dt, source, recvtag, true); err != nil {
+		err = comm.handle(err)
+		return Status{Err: err}, err
+	}
+	tmp := l.replaceBuf(len(data))
+	copy(*tmp, data)
+	st, err := exchange(l, *tmp, dest, sendtag, data, dt, source, recvtag, comm)
+	l.putReplace(tmp)
+	return st, err
+}
+
+// exchange sends sdata to dest and receives into rdata from source: the
+// receive posted in the engine, a blocking send, then the wait, with no
+// request of pmpi's, whose life took a fifth of a 2-rank exchange of empty
+// messages over sm. As with requests, the receive is posted before the
+// send starts, so that a ring of exchanges cannot deadlock.
+func exchange(l *library, sdata []byte, dest, sendtag int, rdata []byte, recvtype Datatype, source, recvtag int, comm *Comm) (s Status, err error) {
+	r := l.engine.PostRecv(comm.context, worldSource(comm, source), recvtag, rdata)
+	if err := l.engine.Send(comm.context, comm.group[dest], sendtag, sdata, false); err != nil {
+		_, _ = l.engine.Cancel(r)
+		l.engine.WaitRef(r)
+		l.engine.Release(r)
+		sr := Request{comm: comm, op: "isend", peer: dest, tag: sendtag}
+		err = comm.handle(failure(sr.desc(), err))
+		return Status{Err: err}, err
+	}
+	st := *l.engine.WaitRef(r)
+	l.engine.Release(r)
+	if st.Err == nil && !st.Truncated() {
+		statusInto(&s, comm, &st, recvtype)
+		return s, nil
+	}
+	return recvFailed(comm, recvtype, source, recvtag, st)
 }
 
 // Isendrecv starts Sendrecv: the request completes when both the send and
