@@ -185,6 +185,7 @@ bench: build
 	@mkdir -p bench/out
 	$(GO) test -run '^$$' -bench . -benchmem -count $(BENCH_COUNT) ./internal/pml ./components/btl/tcp > bench/out/micro.txt && cat bench/out/micro.txt
 	$(BIN)/gompirun -np 2 $(BIN)/gompi-bench latency > bench/out/latency.txt && cat bench/out/latency.txt
+	$(BIN)/gompirun -np 2 $(BIN)/gompi-bench sendrecv > bench/out/sendrecv.txt && cat bench/out/sendrecv.txt
 	$(BIN)/gompirun -np 2 $(BIN)/gompi-bench bw > bench/out/bw.txt && cat bench/out/bw.txt
 	$(BIN)/gompirun -np 2 $(BIN)/gompi-bench bibw > bench/out/bibw.txt && cat bench/out/bibw.txt
 	$(BIN)/gompirun -np 4 --oversubscribe $(BIN)/gompi-bench multi-lat -i 1000 -x 100 > bench/out/multi-lat.txt && cat bench/out/multi-lat.txt

@@ -13,7 +13,7 @@ import (
 )
 
 // Programs are the C twins of gompi-bench's subcommands, by bench/c file name.
-var Programs = []string{"latency", "ddt", "bw", "bibw", "multi_lat", "incast", "ring", "init_finalize",
+var Programs = []string{"latency", "sendrecv", "ddt", "bw", "bibw", "multi_lat", "incast", "ring", "init_finalize",
 	"barrier", "bcast", "reduce", "allreduce", "allgather", "alltoall",
 	"neighbor_allgather", "neighbor_alltoall", "iallreduce", "ibcast", "ialltoall", "allreduce_init"}
 

@@ -436,6 +436,7 @@ func TestCPrograms(t *testing.T) {
 		keys       []int
 	}{
 		{"latency", "latency", 2, small, []int{0, 1, 2, 4}},
+		{"sendrecv", "sendrecv", 2, small, []int{0, 1, 2, 4}},
 		{"bw", "bw", 2, small, []int{1, 2, 4}},
 		{"bibw", "bibw", 2, small, []int{1, 2, 4}},
 		{"multi_lat", "multi-lat", 2, small, []int{0, 1, 2, 4}},

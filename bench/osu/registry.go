@@ -67,7 +67,7 @@ type Measurement struct {
 
 // All lists the measurements in the order --help shows them.
 func All() []Measurement {
-	all := []Measurement{latency(), ddt(), ddtRows(), bandwidth(), biBandwidth(), multiLatency(), incast(), ring()}
+	all := []Measurement{latency(), sendrecv(), ddt(), ddtRows(), bandwidth(), biBandwidth(), multiLatency(), incast(), ring()}
 	all = append(all, collectives()...)
 	all = append(all, neighbourCollectives()...)
 	return append(all, nonBlockingCollectives()...)

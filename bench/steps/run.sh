@@ -11,7 +11,7 @@
 #
 # Without MEASURE it runs examples/pingpong (which every commit has)
 # against bench/c/latency.c and prints one-way latency and ping-pong
-# bandwidth. MEASURE=latency, bw, bibw, multi-lat, incast or ring runs
+# bandwidth. MEASURE=latency, sendrecv, bw, bibw, multi-lat, incast or ring runs
 # gompi-bench (commits from its introduction on) against bench/c's twin
 # and prints its figure. BTL=tcp (default) runs gompi with btl self,tcp
 # against Open MPI's tcp; BTL=sm, gompi's sm against Open MPI's vader.

@@ -95,6 +95,7 @@ func TestMeasurements(t *testing.T) {
 		// The default selection: sm between ranks of one host.
 		{"latency", []string{"-np", "2"}, []string{"-m", "0:64", "-i", "3", "-x", "1"},
 			[]int{0, 1, 2, 4, 8, 16, 32, 64}, "all", "0:self 1:sm"},
+		{"sendrecv", []string{"-np", "2"}, []string{"-s", "0,8,1K", "-i", "3", "-x", "1"}, []int{0, 8, 1024}, "all", "0:self 1:sm"},
 		{"bw", []string{"-np", "2"}, []string{"-m", "0:4", "-i", "2", "-x", "1"}, []int{1, 2, 4}, "all", "0:self 1:sm"},
 		// 128K is above the large-message threshold and the eager limit.
 		{"bibw", []string{"-np", "2"}, []string{"-s", "1,1K,128K", "-i", "2", "-x", "1"}, []int{1, 1024, 128 << 10}, "all", "0:self 1:sm"},
@@ -280,7 +281,7 @@ func TestUsage(t *testing.T) {
 	if code := run([]string{"--help"}, &out, &errb); code != 0 {
 		t.Fatalf("--help: exit %d", code)
 	}
-	for _, name := range []string{"latency", "bw", "bibw", "multi-lat", "incast", "ring", "launch", "init-finalize",
+	for _, name := range []string{"latency", "sendrecv", "bw", "bibw", "multi-lat", "incast", "ring", "launch", "init-finalize",
 		"barrier", "bcast", "reduce", "allreduce", "allgather", "alltoall", "neighbor-allgather", "neighbor-alltoall", "iallreduce", "ibcast", "ialltoall", "allreduce-init"} {
 		if !strings.Contains(out.String(), "\n  "+name+" ") {
 			t.Errorf("--help does not list %s:\n%s", name, out.String())
