@@ -53,6 +53,9 @@ var predefinedTypes = func() (t [256]predefinedType) {
 	} {
 		t[uintptr(h)-firstType] = predefinedType{dt: d, name: typeNames[h]}
 	}
+	for h, d := range fortranTypes {
+		t[uintptr(h)-firstType] = predefinedType{dt: d, name: typeNames[h]}
+	}
 	if pmpi.LongDoubleX87 { // long double is x87's 80 bits, in 16 bytes
 		for h, d := range map[Datatype]pmpi.Datatype{
 			MPI_LONG_DOUBLE: pmpi.CLongDouble, MPI_C_LONG_DOUBLE_COMPLEX: pmpi.CLongDoubleComplex,
@@ -91,7 +94,7 @@ func (h Datatype) get() (pmpi.Datatype, error) {
 	if h == MPI_DATATYPE_NULL {
 		return pmpi.Datatype{}, errorf(pmpi.ClassType, "MPI_DATATYPE_NULL is not a datatype")
 	}
-	return pmpi.Datatype{}, errorf(pmpi.ClassType, "%#x is not a datatype gompi knows (freed, never one, or a predefined type gompi lacks: Fortran's)", uintptr(h))
+	return pmpi.Datatype{}, errorf(pmpi.ClassType, "%#x is not a datatype gompi knows (freed, never one, or a predefined type gompi lacks: Fortran's logicals, 2-real pairs, half or quadruple precision)", uintptr(h))
 }
 
 // handleOf is the C handle of a datatype, for a user operation's call.
@@ -275,6 +278,9 @@ func mpiTypeFree(h *Datatype) error {
 			return err
 		}
 		return errorf(pmpi.ClassType, "type free: %s is predefined and cannot be freed", typeNames[*h])
+	}
+	if e.recipe != nil && e.recipe.isF90() {
+		return errorf(pmpi.ClassType, "type free: %#x is predefined (made by MPI_Type_create_f90_*) and cannot be freed", uintptr(*h))
 	}
 	// A type that others were made from lives on while they do.
 	if err := releaseType(*h, e); err != nil {

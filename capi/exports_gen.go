@@ -2467,17 +2467,17 @@ func PMPI_Type_create_darray_c(size C.int, rank C.int, ndims C.int, array_of_gsi
 
 //export PMPI_Type_create_f90_complex
 func PMPI_Type_create_f90_complex(p C.int, r C.int, newtype *C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_Type_create_f90_complex"))
+	return C.int(done(0, mpiTypeCreateF90Complex(int(p), int(r), (*Datatype)(unsafe.Pointer(newtype)))))
 }
 
 //export PMPI_Type_create_f90_integer
 func PMPI_Type_create_f90_integer(r C.int, newtype *C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_Type_create_f90_integer"))
+	return C.int(done(0, mpiTypeCreateF90Integer(int(r), (*Datatype)(unsafe.Pointer(newtype)))))
 }
 
 //export PMPI_Type_create_f90_real
 func PMPI_Type_create_f90_real(p C.int, r C.int, newtype *C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_Type_create_f90_real"))
+	return C.int(done(0, mpiTypeCreateF90Real(int(p), int(r), (*Datatype)(unsafe.Pointer(newtype)))))
 }
 
 //export PMPI_Type_create_hindexed

@@ -48,6 +48,7 @@ var lib struct {
 	tools       tools     // MPI_T
 	lingering   lingering // keyvals freed while attributes still use them
 	errs        userErrors
+	f90         f90Types // MPI_Type_create_f90_*'s
 
 	// typeHandles and commHandles find the handle of a derived datatype
 	// or a communicator, which a user operation or an attribute callback

@@ -940,6 +940,119 @@ static void status_counts(void) {
     passed("status counts");
 }
 
+/* fortran_kind checks what MPI_Type_create_f90_* made: its size, envelope
+ * and contents, and that the same call gives the same handle. */
+static void fortran_kind(MPI_Datatype t, int combiner, int p, int r, int want, const char *what) {
+    int sz = 0, ints[2] = {-1, -1}, ni = combiner == MPI_COMBINER_F90_INTEGER ? 1 : 2;
+    MPI_Aint addrs[1];
+    MPI_Datatype types[1];
+    TRY(MPI_Type_size(t, &sz));
+    EQ(sz, want, what);
+    envelope(t, ni, 0, 0, combiner, what);
+    TRY(MPI_Type_get_contents(t, 2, 0, 0, ints, addrs, types));
+    if (ni == 1)
+        CHECK(ints[0] == r, "%s: contents %d, want %d", what, ints[0], r);
+    else
+        CHECK(ints[0] == p && ints[1] == r, "%s: contents %d %d, want %d %d", what, ints[0], ints[1], p, r);
+}
+
+/* fortran_types: Fortran's predefined types from C, those gompi has:
+ * sizes and names, sums across the ranks, MINLOC on MPI_2INTEGER, and the
+ * kinds MPI_Type_create_f90_* choose; the ones gompi lacks are
+ * MPI_ERR_TYPE. */
+static void fortran_types(void) {
+    struct {
+        MPI_Datatype t;
+        int size;
+        const char *name;
+    } named[] = {
+        {MPI_INTEGER1, 1, "MPI_INTEGER1"}, {MPI_INTEGER2, 2, "MPI_INTEGER2"}, {MPI_INTEGER4, 4, "MPI_INTEGER4"},
+        {MPI_INTEGER8, 8, "MPI_INTEGER8"}, {MPI_REAL4, 4, "MPI_REAL4"}, {MPI_REAL8, 8, "MPI_REAL8"},
+        {MPI_COMPLEX8, 8, "MPI_COMPLEX8"}, {MPI_COMPLEX16, 16, "MPI_COMPLEX16"}, {MPI_INTEGER, 4, "MPI_INTEGER"},
+        {MPI_REAL, 4, "MPI_REAL"}, {MPI_DOUBLE_PRECISION, 8, "MPI_DOUBLE_PRECISION"}, {MPI_COMPLEX, 8, "MPI_COMPLEX"},
+        {MPI_DOUBLE_COMPLEX, 16, "MPI_DOUBLE_COMPLEX"}, {MPI_CHARACTER, 1, "MPI_CHARACTER"},
+        {MPI_2INTEGER, 8, "MPI_2INTEGER"},
+    };
+    for (size_t k = 0; k < sizeof named / sizeof named[0]; k++) {
+        int sz = 0, len = 0;
+        char name[MPI_MAX_OBJECT_NAME];
+        TRY(MPI_Type_size(named[k].t, &sz));
+        EQ(sz, named[k].size, named[k].name);
+        TRY(MPI_Type_get_name(named[k].t, name, &len));
+        CHECK(strcmp(name, named[k].name) == 0, "the name of %s: %s", named[k].name, name);
+        envelope(named[k].t, 0, 0, 0, MPI_COMBINER_NAMED, named[k].name);
+    }
+
+    int8_t i1 = 1, s1 = 0;
+    int32_t i4 = rank + 1, s4 = 0;
+    int64_t i8 = (int64_t)(rank + 1) << 40, s8 = 0;
+    double r8 = rank + 0.5, sr8 = 0;
+    double complex z = rank + 2.0 * rank * I, sz16 = 0;
+    TRY(MPI_Allreduce(&i1, &s1, 1, MPI_INTEGER1, MPI_SUM, MPI_COMM_WORLD));
+    TRY(MPI_Allreduce(&i4, &s4, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD));
+    TRY(MPI_Allreduce(&i8, &s8, 1, MPI_INTEGER8, MPI_SUM, MPI_COMM_WORLD));
+    TRY(MPI_Allreduce(&r8, &sr8, 1, MPI_DOUBLE_PRECISION, MPI_SUM, MPI_COMM_WORLD));
+    TRY(MPI_Allreduce(&z, &sz16, 1, MPI_DOUBLE_COMPLEX, MPI_SUM, MPI_COMM_WORLD));
+    int tri = size * (size + 1) / 2;
+    CHECK(s1 == size && s4 == tri && s8 == (int64_t)tri << 40 && sr8 == size * size / 2.0 &&
+              sz16 == (tri - size) * (1.0 + 2.0 * I),
+          "Fortran sums %d %d %lld %g (%g,%g)", s1, s4, (long long)s8, sr8, creal(sz16), cimag(sz16));
+    struct {
+        int32_t v, i;
+    } in = {100 - rank / 2, rank}, out = {0, 0};
+    TRY(MPI_Allreduce(&in, &out, 1, MPI_2INTEGER, MPI_MINLOC, MPI_COMM_WORLD));
+    CHECK(out.v == 100 - (size - 1) / 2 && out.i == (size - 1) / 2 * 2, "MINLOC on MPI_2INTEGER: %d at %d", out.v, out.i);
+
+    MPI_Datatype t, again, dup, types[1];
+    int ints[2];
+    MPI_Aint addrs[1];
+    int kinds[][3] = {{2, 1}, {4, 2}, {5, 4}, {9, 4}, {10, 8}, {18, 8}};
+    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
+        TRY(MPI_Type_create_f90_integer(kinds[k][0], &t));
+        fortran_kind(t, MPI_COMBINER_F90_INTEGER, 0, kinds[k][0], kinds[k][1], "an f90 integer kind");
+    }
+    int reals[][3] = {{6, 37, 4}, {7, MPI_UNDEFINED, 8}, {MPI_UNDEFINED, 38, 8}, {MPI_UNDEFINED, MPI_UNDEFINED, 4},
+                      {15, 307, 8}, {3, 10, 4}};
+    for (size_t k = 0; k < sizeof reals / sizeof reals[0]; k++) {
+        TRY(MPI_Type_create_f90_real(reals[k][0], reals[k][1], &t));
+        fortran_kind(t, MPI_COMBINER_F90_REAL, reals[k][0], reals[k][1], reals[k][2], "an f90 real kind");
+        TRY(MPI_Type_create_f90_complex(reals[k][0], reals[k][1], &t));
+        fortran_kind(t, MPI_COMBINER_F90_COMPLEX, reals[k][0], reals[k][1], 2 * reals[k][2], "an f90 complex kind");
+    }
+    TRY(MPI_Type_create_f90_real(7, 30, &t));
+    TRY(MPI_Type_create_f90_real(7, 30, &again));
+    CHECK(t == again, "two MPI_Type_create_f90_real(7, 30) gave %#x and %#x", MPI_Type_toint(t),
+          MPI_Type_toint(again));
+    {
+        double a[2] = {1.5, -2}, b[2] = {0.25, 4}, got[2] = {0, 0};
+        MPI_Request q[2];
+        TRY(MPI_Reduce_local(a, b, 2, t, MPI_SUM));
+        CHECK(b[0] == 1.75 && b[1] == 2, "MPI_Reduce_local on an f90 real: %g %g", b[0], b[1]);
+        TRY(MPI_Irecv(got, 2, t, 0, 7, MPI_COMM_SELF, &q[0]));
+        TRY(MPI_Isend(b, 2, t, 0, 7, MPI_COMM_SELF, &q[1]));
+        TRY(MPI_Waitall(2, q, MPI_STATUSES_IGNORE));
+        CHECK(got[0] == 1.75 && got[1] == 2, "an f90 real to itself: %g %g", got[0], got[1]);
+    }
+    TRY(MPI_Type_dup(t, &dup));
+    envelope(dup, 0, 0, 1, MPI_COMBINER_DUP, "a dup of an f90 real");
+    TRY(MPI_Type_get_contents(dup, 0, 0, 1, ints, addrs, types));
+    CHECK(types[0] == t, "the dup's old type %#x, want %#x", MPI_Type_toint(types[0]), MPI_Type_toint(t));
+    TRY(MPI_Type_free(&dup));
+    RC(MPI_Type_free(&t), MPI_ERR_TYPE);
+    CHECK(t == again, "a refused free changed the handle");
+    RC(MPI_Type_create_f90_integer(19, &t), MPI_ERR_ARG);
+    RC(MPI_Type_create_f90_real(16, MPI_UNDEFINED, &t), MPI_ERR_ARG);
+    RC(MPI_Type_create_f90_complex(MPI_UNDEFINED, 308, &t), MPI_ERR_ARG);
+    RC(MPI_Type_create_f90_real(-2, 10, &t), MPI_ERR_ARG);
+    {
+        int sz;
+        RC(MPI_Type_size(MPI_LOGICAL, &sz), MPI_ERR_TYPE);
+        RC(MPI_Type_size(MPI_REAL16, &sz), MPI_ERR_TYPE);
+        RC(MPI_Type_size(MPI_2REAL, &sz), MPI_ERR_TYPE);
+    }
+    passed("Fortran's types and MPI_Type_create_f90_*");
+}
+
 int main(int argc, char **argv) {
     start(&argc, &argv);
     rank = check_rank;
@@ -959,6 +1072,7 @@ int main(int argc, char **argv) {
     negative_offsets();
     absolute_addresses();
     long_double();
+    fortran_types();
     TRY(MPI_Finalize());
     return 0;
 }
