@@ -547,6 +547,20 @@ func testSendrecv(t *testing.T, api pmpi.API, w *pmpi.Comm) {
 	wantClass(t, "Isendrecv with a short send buffer", err, pmpi.ClassBuffer, "too small")
 	_, err = api.IsendrecvReplace(nil, 0, pmpi.Byte, 0, 1, 7, 1, w)
 	wantClass(t, "IsendrecvReplace from a bad rank", err, pmpi.ClassRank, "")
+	// The blocking forms' own way for predefined types checks as much.
+	_, err = api.Sendrecv(make([]byte, 8), 8, pmpi.Byte, 0, 1, make([]byte, 4), 8, pmpi.Byte, 0, 1, w)
+	wantClass(t, "Sendrecv with a short receive buffer", err, pmpi.ClassBuffer, "too small")
+	_, err = api.Sendrecv(nil, 0, pmpi.Byte, 3, 1, nil, 0, pmpi.Byte, 0, 1, w)
+	wantClass(t, "Sendrecv to a bad rank", err, pmpi.ClassRank, "")
+	_, err = api.Sendrecv(nil, 0, pmpi.Datatype{}, 0, 1, nil, 0, pmpi.Byte, 0, 1, w)
+	wantClass(t, "Sendrecv of MPI_DATATYPE_NULL", err, pmpi.ClassType, "MPI_DATATYPE_NULL")
+	_, err = api.SendrecvReplace(nil, 0, pmpi.Datatype{}, 0, 1, 0, 1, w)
+	wantClass(t, "SendrecvReplace of MPI_DATATYPE_NULL", err, pmpi.ClassType, "MPI_DATATYPE_NULL")
+	_, err = api.SendrecvReplace(nil, 0, pmpi.Byte, 0, -5, 0, 1, w)
+	wantClass(t, "SendrecvReplace with a negative tag", err, pmpi.ClassTag, "")
+	if _, found, _ := api.Iprobe(0, pmpi.AnyTag, w); found {
+		t.Fatal("a Sendrecv that failed its checks left a message")
+	}
 }
 
 // TestSome and RequestGetStatus over nil, inactive persistent, completed

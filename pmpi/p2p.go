@@ -280,7 +280,7 @@ func worldSource(comm *Comm, source int) int {
 // send then receive cannot deadlock.
 func (*realAPI) Sendrecv(sendbuf []byte, sendcount int, sendtype Datatype, dest, sendtag int,
 	recvbuf []byte, recvcount int, recvtype Datatype, source, recvtag int, comm *Comm) (Status, error) {
-	if dest != ProcNull && source != ProcNull && !sendtype.t.derived && !recvtype.t.derived {
+	if dest != ProcNull && source != ProcNull && isPredefined(sendtype) && isPredefined(recvtype) {
 		return sendrecvPlain(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm)
 	}
 	rr, err := theAPI.Irecv(recvbuf, recvcount, recvtype, source, recvtag, comm)

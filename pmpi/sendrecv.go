@@ -15,7 +15,7 @@ const maxPooledReplace = 1 << 20
 // receives a message from source into the same buf: the outgoing
 // message is copied to a pooled temporary buffer first.
 func (*realAPI) SendrecvReplace(buf []byte, count int, dt Datatype, dest, sendtag, source, recvtag int, comm *Comm) (Status, error) {
-	if dest != ProcNull && source != ProcNull && !dt.t.derived {
+	if dest != ProcNull && source != ProcNull && isPredefined(dt) {
 		return sendrecvReplacePlain(buf, count, dt, dest, sendtag, source, recvtag, comm)
 	}
 	r, err := isendrecvReplace("sendrecv replace", buf, count, dt, dest, sendtag, source, recvtag, comm)
@@ -24,6 +24,10 @@ func (*realAPI) SendrecvReplace(buf []byte, count int, dt Datatype, dest, sendta
 	}
 	return theAPI.Wait(r)
 }
+
+// isPredefined reports whether dt is a predefined type; an invalid one is
+// not, and goes the general way, whose checks name it.
+func isPredefined(dt Datatype) bool { return dt.t != nil && !dt.t.derived }
 
 // sendrecvPlain is Sendrecv between two ranks with predefined datatypes,
 // through exchange.

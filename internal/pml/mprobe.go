@@ -12,8 +12,8 @@ type Matched struct {
 	// u is the message, as the unexpected queue held it; nil once a
 	// receive took it. Under the engine's lock.
 	u *unexpected
-	// at is its index in the engine's probed while u is set. A map cost
-	// a matched probe and its receive a fifth of their time.
+	// at is its index in the engine's probed while u is set. A map's
+	// insert and delete took a tenth of a matched probe and its receive.
 	at int
 }
 
