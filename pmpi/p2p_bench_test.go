@@ -64,6 +64,26 @@ func BenchmarkSendrecvReplace(b *testing.B) {
 	}
 }
 
+// A synchronous send to itself and its receive: the handshake of an
+// Ssend, whose receiver's answer completes it.
+func BenchmarkIssendRecv(b *testing.B) {
+	api, w := benchWorld(b)
+	out, in := make([]byte, 8), make([]byte, 8)
+	b.ReportAllocs()
+	for b.Loop() {
+		r, err := api.Issend(out, 8, pmpi.Byte, 0, 5, w)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := api.Recv(in, 8, pmpi.Byte, 0, 5, w); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := api.Wait(r); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 // A send to itself, then Probe and Recv: what a probe adds to a receive.
 func BenchmarkProbeRecv(b *testing.B) {
 	api, w := benchWorld(b)

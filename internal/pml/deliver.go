@@ -159,6 +159,13 @@ func (e *Engine) deliverCTS(from int, h header) {
 		return
 	}
 	accepted := int(h.accepted)
+	if accepted <= s.first {
+		// The RTS carried all that the receiver takes (a small
+		// synchronous send): the CTS only completes the send, here,
+		// without the closure and queue that sending data needs.
+		e.complete(s, Status{})
+		return
+	}
 	e.later(func() { e.sendData(s, h.rreq, accepted) })
 }
 

@@ -63,6 +63,8 @@ type Engine struct {
 	spare     []func()
 	gets      []get // single-copy reads decided while delivering, for the pollers
 	spareGets []get
+	ctss      []ctsJob // clear-to-sends decided while delivering, for the pollers
+	spareCTSs []ctsJob
 	deferred  []Deferred // work for the next poll, whoever polls (Defer)
 	spareDefs []Deferred
 

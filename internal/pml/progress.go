@@ -128,25 +128,29 @@ func (e *Engine) progress() int {
 		return n
 	}
 	e.outMu.Lock()
-	todo, gets, defs := e.outbox, e.gets, e.deferred
+	todo, gets, ctss, defs := e.outbox, e.gets, e.ctss, e.deferred
 	e.outbox, e.spare = e.spare[:0], nil
 	e.gets, e.spareGets = e.spareGets[:0], nil
+	e.ctss, e.spareCTSs = e.spareCTSs[:0], nil
 	e.deferred, e.spareDefs = e.spareDefs[:0], nil
 	e.queued.Store(false)
 	e.outMu.Unlock()
 	e.getAll(gets)
+	for _, c := range ctss {
+		e.sendCTS(c.from, c.h, c.id)
+	}
 	for i, f := range todo {
 		f()
 		todo[i] = nil
 	}
 	runDeferred(defs)
 	clear(gets)
-	if len(todo)+len(gets)+len(defs) > 0 {
+	if len(todo)+len(gets)+len(ctss)+len(defs) > 0 {
 		e.outMu.Lock()
-		e.spare, e.spareGets, e.spareDefs = todo[:0], gets[:0], defs[:0] // reused: no allocation per poll
+		e.spare, e.spareGets, e.spareCTSs, e.spareDefs = todo[:0], gets[:0], ctss[:0], defs[:0] // reused: no allocation per poll
 		e.outMu.Unlock()
 	}
-	return n + len(todo) + len(gets)
+	return n + len(todo) + len(gets) + len(ctss)
 }
 
 func runDeferred(defs []Deferred) {

@@ -40,7 +40,23 @@ func (e *Engine) matchRTS(r *Request, from int, h header, first []byte, inline b
 	if inline {
 		e.sendCTS(from, cts, id) // no closure: a posting receive allocates nothing here
 	} else {
-		e.later(func() { e.sendCTS(from, cts, id) })
+		e.laterCTS(ctsJob{from, cts, id})
+	}
+}
+
+// ctsJob is a clear-to-send that a delivery decided on, for sendCTS.
+type ctsJob struct {
+	from int
+	h    header
+	id   uint64
+}
+
+// laterCTS is later for a clear-to-send, queued by value: a closure cost
+// every matched synchronous send an allocation, and a ping-pong of Ssends
+// collected garbage 17 times a rank in 180,000 round trips (1.5 without).
+func (e *Engine) laterCTS(c ctsJob) {
+	if !forPollers(e, &e.ctss, c) {
+		e.background(func() { e.sendCTS(c.from, c.h, c.id) })
 	}
 }
 
