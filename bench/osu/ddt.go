@@ -54,13 +54,7 @@ func runDDT(w mpi.Comm, o Options, block, width int) ([]Row, error) {
 			return nil, fmt.Errorf("size %d is not a multiple of %d bytes (whole blocks of %d float64 values)", size, 8*block, block)
 		}
 	}
-	peer := -1 // ranks above 1 only keep the barriers
-	switch w.Rank() {
-	case 0:
-		peer = 1
-	case 1:
-		peer = 0
-	}
+	peer := pairPeer(w)
 	n := o.MaxSize() / 8 / block
 	sbuf := make([]float64, n*width)
 	rbuf := make([]float64, n*width)

@@ -24,18 +24,25 @@ func latency() Measurement {
 }
 
 func runLatency(w mpi.Comm, o Options) ([]Row, error) {
-	peer := -1 // ranks above 1 only keep the barriers
-	switch w.Rank() {
-	case 0:
-		peer = 1
-	case 1:
-		peer = 0
-	}
+	peer := pairPeer(w)
 	times, err := pingPong(w, o, peer, w.Rank() == 0)
 	if err != nil || w.Rank() != 0 {
 		return nil, err
 	}
 	return rows(o.Sizes, times), nil
+}
+
+// pairPeer is the other rank of the pair 0 and 1 that the two-rank
+// measurements time, or -1 for the ranks above, which only keep the
+// barriers.
+func pairPeer(w mpi.Comm) int {
+	switch w.Rank() {
+	case 0:
+		return 1
+	case 1:
+		return 0
+	}
+	return -1
 }
 
 // pingPong times a ping-pong with peer for every size, the initiator

@@ -17,13 +17,7 @@ func sendrecv() Measurement {
 }
 
 func runSendrecv(w mpi.Comm, o Options) ([]Row, error) {
-	peer := -1 // ranks above 1 only keep the barriers
-	switch w.Rank() {
-	case 0:
-		peer = 1
-	case 1:
-		peer = 0
-	}
+	peer := pairPeer(w)
 	sbuf := filled(o.MaxSize())
 	rbuf := filled(o.MaxSize())
 	times, err := timeRounds(w, o, peer, func(size int) (func() error, error) {
