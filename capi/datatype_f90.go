@@ -78,7 +78,15 @@ func f90Type(op string, combiner C.int, kinds []f90Kind, p, r int, out *Datatype
 		}
 		return v
 	}
+	integer := combiner == C.MPI_COMBINER_F90_INTEGER
+	ints := []int{p, r}
+	if integer {
+		ints = []int{r}
+	}
 	if need(p) < 0 || need(r) < 0 {
+		if integer {
+			return errorf(pmpi.ClassArg, "%s: range %d (want 0 or more)", op, r)
+		}
 		return errorf(pmpi.ClassArg, "%s: precision %d, range %d (want 0 or more, or MPI_UNDEFINED)", op, p, r)
 	}
 	i := 0
@@ -87,17 +95,13 @@ func f90Type(op string, combiner C.int, kinds []f90Kind, p, r int, out *Datatype
 	}
 	if i == len(kinds) {
 		last := kinds[len(kinds)-1]
-		if combiner == C.MPI_COMBINER_F90_INTEGER {
+		if integer {
 			return errorf(pmpi.ClassArg, "%s: no integer kind has a range of %d digits (at most %d: INTEGER(8))", op, r, last.rng)
 		}
 		return errorf(pmpi.ClassArg, "%s: no kind has precision %d and range %d (at most precision %d and range %d: 8-byte reals)",
 			op, p, r, last.precision, last.rng)
 	}
 	key := [3]int{int(combiner), p, r}
-	ints := []int{p, r}
-	if combiner == C.MPI_COMBINER_F90_INTEGER {
-		ints = []int{r}
-	}
 	f := &lib.f90
 	f.mu.Lock()
 	defer f.mu.Unlock()
