@@ -48,13 +48,8 @@ func sendrecvPlain(sendbuf []byte, sendcount int, sendtype Datatype, dest, sendt
 // predefined datatype: the outgoing message is copied to a pooled buffer,
 // then exchanged.
 func sendrecvReplacePlain(buf []byte, count int, dt Datatype, dest, sendtag, source, recvtag int, comm *Comm) (Status, error) {
-	const op = "sendrecv replace"
-	l, data, err := p2pArgs(op, buf, count, dt, dest, sendtag, comm, false)
+	l, data, err := replaceArgs("sendrecv replace", buf, count, dt, dest, sendtag, source, recvtag, comm)
 	if err != nil {
-		return Status{Err: err}, err
-	}
-	if _, err := checkArgs(op, comm, buf, count, dt, source, recvtag, true); err != nil {
-		err = comm.handle(err)
 		return Status{Err: err}, err
 	}
 	tmp := l.replaceBuf(len(data))
@@ -109,16 +104,26 @@ func (*realAPI) IsendrecvReplace(buf []byte, count int, dt Datatype, dest, sendt
 }
 
 func isendrecvReplace(op string, buf []byte, count int, dt Datatype, dest, sendtag, source, recvtag int, comm *Comm) (*Request, error) {
-	l, data, err := p2pArgs(op, buf, count, dt, dest, sendtag, comm, false)
+	l, data, err := replaceArgs(op, buf, count, dt, dest, sendtag, source, recvtag, comm)
 	if err != nil {
 		return nil, err
-	}
-	if _, err := checkArgs(op, comm, buf, count, dt, source, recvtag, true); err != nil {
-		return nil, comm.handle(err)
 	}
 	tmp := l.replaceBuf(len(data))
 	copy(*tmp, data)
 	return l.startPair(op, *tmp, count, dt, dest, sendtag, buf, count, dt, source, recvtag, comm, tmp)
+}
+
+// replaceArgs checks a replace call's arguments, for its send and its
+// receive, and returns the data of buf that goes out.
+func replaceArgs(op string, buf []byte, count int, dt Datatype, dest, sendtag, source, recvtag int, comm *Comm) (*library, []byte, error) {
+	l, data, err := p2pArgs(op, buf, count, dt, dest, sendtag, comm, false)
+	if err != nil {
+		return nil, nil, err
+	}
+	if _, err := checkArgs(op, comm, buf, count, dt, source, recvtag, true); err != nil {
+		return nil, nil, comm.handle(err)
+	}
+	return l, data, nil
 }
 
 // replaceBuf returns a buffer of n bytes from the library's pool.
