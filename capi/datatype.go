@@ -80,6 +80,12 @@ var predefinedHandles = func() map[pmpi.Datatype]Datatype {
 			m[p.dt] = h
 		}
 	}
+	for d, h := range map[pmpi.Datatype]Datatype{ // Fortran's, which C lacks
+		pmpi.Logical1: MPI_LOGICAL1, pmpi.Logical2: MPI_LOGICAL2, pmpi.Logical4: MPI_LOGICAL4, pmpi.Logical8: MPI_LOGICAL8,
+		pmpi.Float32Float32: MPI_2REAL, pmpi.Float64Float64: MPI_2DOUBLE_PRECISION, pmpi.Int64Int64: MPI_2INTEGER,
+	} {
+		m[d] = h
+	}
 	return m
 }()
 
@@ -91,10 +97,13 @@ func (h Datatype) get() (pmpi.Datatype, error) {
 	} else if e := lib.types.get(uintptr(h)); e != nil {
 		return e.dt, nil
 	}
+	if d, ok := fortranDefault(h); ok {
+		return d, nil
+	}
 	if h == MPI_DATATYPE_NULL {
 		return pmpi.Datatype{}, errorf(pmpi.ClassType, "MPI_DATATYPE_NULL is not a datatype")
 	}
-	return pmpi.Datatype{}, errorf(pmpi.ClassType, "%#x is not a datatype gompi knows (freed, never one, or a predefined type gompi lacks: Fortran's logicals, 2-real pairs, half or quadruple precision)", uintptr(h))
+	return pmpi.Datatype{}, errorf(pmpi.ClassType, "%#x is not a datatype gompi knows (freed, never one, or a predefined type gompi lacks: Fortran's half or quadruple precision, 16-byte integers and logicals)", uintptr(h))
 }
 
 // handleOf is the C handle of a datatype, for a user operation's call.
@@ -216,6 +225,8 @@ func mpiTypeGetName(h Datatype, name *C.char, n *C.int) error {
 	var s string
 	if i := uintptr(h) - firstType; i < uintptr(len(predefinedTypes)) && predefinedTypes[i].name != "" {
 		s = predefinedTypes[i].name
+	} else if _, ok := fortranDefault(h); ok {
+		s = typeNames[h]
 	} else if e := lib.types.get(uintptr(h)); e != nil {
 		if p := e.name.Load(); p != nil {
 			s = *p

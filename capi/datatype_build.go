@@ -271,6 +271,11 @@ var valueIndexTypes = map[Datatype]Datatype{
 	MPI_SHORT: MPI_SHORT_INT, MPI_INT: MPI_2INT, MPI_LONG_DOUBLE: MPI_LONG_DOUBLE_INT,
 }
 
+// fortranPairs are Fortran's pairs, whose index has the value's type.
+var fortranPairs = map[Datatype]Datatype{
+	MPI_INTEGER: MPI_2INTEGER, MPI_REAL: MPI_2REAL, MPI_DOUBLE_PRECISION: MPI_2DOUBLE_PRECISION,
+}
+
 // mpiTypeGetValueIndex returns the predefined pair type of value and
 // index, MPI_DATATYPE_NULL when there is none, as Open MPI and MPICH do.
 func mpiTypeGetValueIndex(value, index Datatype, out *Datatype) error {
@@ -281,6 +286,9 @@ func mpiTypeGetValueIndex(value, index Datatype, out *Datatype) error {
 	}
 	*out = MPI_DATATYPE_NULL
 	if p, ok := valueIndexTypes[value]; ok && index == MPI_INT {
+		*out = p
+	}
+	if p, ok := fortranPairs[value]; ok && index == value {
 		*out = p
 	}
 	return nil

@@ -12,21 +12,17 @@ import (
 	"github.com/gompi/gompi/pmpi"
 )
 
-// fortranTypes are Fortran's predefined types that gompi's types describe:
-// the sized ones, and the default kinds as gfortran and flang make them
-// without kind flags (INTEGER and REAL 4 bytes, DOUBLE PRECISION 8).
-// MPI_Abi_set_fortran_info, which would say otherwise, is not supported.
-// Left out: the logicals, whose true value is the Fortran compiler's
-// (MPI_Abi_set_fortran_booleans), MPI_2REAL and MPI_2DOUBLE_PRECISION,
-// whose index is a real, and the half and quadruple precisions
-// (MPI_REAL2, MPI_REAL16, MPI_COMPLEX4, MPI_COMPLEX32, MPI_INTEGER16),
-// which have no Go counterpart.
+// fortranTypes are Fortran's sized predefined types, each the gompi type
+// of its layout. The default kinds (MPI_INTEGER, MPI_LOGICAL...) follow
+// the sizes MPI_Abi_set_fortran_info gives (fortranKinds). Left out: the
+// half and quadruple precisions and the 16-byte integers and logicals
+// (MPI_REAL2, MPI_REAL16, MPI_COMPLEX4, MPI_COMPLEX32, MPI_INTEGER16,
+// MPI_LOGICAL16), which have no Go counterpart.
 var fortranTypes = map[Datatype]pmpi.Datatype{
 	MPI_INTEGER1: pmpi.Int8, MPI_INTEGER2: pmpi.Int16, MPI_INTEGER4: pmpi.Int32, MPI_INTEGER8: pmpi.Int64,
 	MPI_REAL4: pmpi.Float32, MPI_REAL8: pmpi.Float64, MPI_COMPLEX8: pmpi.Complex64, MPI_COMPLEX16: pmpi.Complex128,
-	MPI_INTEGER: pmpi.Int32, MPI_REAL: pmpi.Float32, MPI_DOUBLE_PRECISION: pmpi.Float64,
-	MPI_COMPLEX: pmpi.Complex64, MPI_DOUBLE_COMPLEX: pmpi.Complex128,
-	MPI_CHARACTER: pmpi.Byte, MPI_2INTEGER: pmpi.Int32Int,
+	MPI_LOGICAL1: pmpi.Logical1, MPI_LOGICAL2: pmpi.Logical2, MPI_LOGICAL4: pmpi.Logical4, MPI_LOGICAL8: pmpi.Logical8,
+	MPI_CHARACTER: pmpi.Byte,
 }
 
 // f90Kind is a kind that MPI_Type_create_f90_* may return: the largest

@@ -140,13 +140,13 @@ func commHandle(e *commEntry, h Comm) Comm {
 // fatal reports err and ends the job, as MPI_ERRORS_ARE_FATAL does.
 func fatal(e *commEntry, eh Errhandler, err error, code int) {
 	if e == nil {
-		fatalOn("before MPI_Init", nil, eh, err, code)
+		fatalOn("outside MPI_Init..MPI_Finalize", nil, eh, err, code)
 		return
 	}
-	fatalOn(e.c.String(), e.c, eh, err, code)
+	fatalOn("on "+e.c.String(), e.c, eh, err, code)
 }
 
-// fatalOn reports err, raised on where, and ends the job through c, or
+// fatalOn reports err, raised where says ("on comm X"), and ends the job through c, or
 // world when c is nil.
 func fatalOn(where string, c *pmpi.Comm, eh Errhandler, err error, code int) {
 	if w := lib.world.Load(); c == nil && w != nil {
@@ -156,7 +156,7 @@ func fatalOn(where string, c *pmpi.Comm, eh Errhandler, err error, code int) {
 	if eh == MPI_ERRORS_ABORT {
 		name = "MPI_ERRORS_ABORT"
 	}
-	fmt.Fprintf(os.Stderr, "gompi: fatal error on %s (its error handler is %s): %s: %v\n", where, name, className(code), err)
+	fmt.Fprintf(os.Stderr, "gompi: fatal error %s (its error handler is %s): %s: %v\n", where, name, className(code), err)
 	if c != nil && api().Initialized() && !api().Finalized() {
 		api().Abort(c, code)
 	}

@@ -12,12 +12,12 @@ import "unsafe"
 
 //export PMPI_Abi_get_fortran_booleans
 func PMPI_Abi_get_fortran_booleans(logical_size C.int, logical_true unsafe.Pointer, logical_false unsafe.Pointer, is_set *C.int) C.int {
-	return C.int(unsupported(0, "MPI_Abi_get_fortran_booleans"))
+	return C.int(done(0, mpiAbiGetFortranBooleans(int(logical_size), logical_true, logical_false, is_set)))
 }
 
 //export PMPI_Abi_get_fortran_info
 func PMPI_Abi_get_fortran_info(info *C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_Abi_get_fortran_info"))
+	return C.int(done(0, mpiAbiGetFortranInfo((*Info)(unsafe.Pointer(info)))))
 }
 
 //export PMPI_Abi_get_info
@@ -32,12 +32,12 @@ func PMPI_Abi_get_version(abi_major *C.int, abi_minor *C.int) C.int {
 
 //export PMPI_Abi_set_fortran_booleans
 func PMPI_Abi_set_fortran_booleans(logical_size C.int, logical_true unsafe.Pointer, logical_false unsafe.Pointer) C.int {
-	return C.int(unsupported(0, "MPI_Abi_set_fortran_booleans"))
+	return C.int(done(0, mpiAbiSetFortranBooleans(int(logical_size), logical_true, logical_false)))
 }
 
 //export PMPI_Abi_set_fortran_info
 func PMPI_Abi_set_fortran_info(info C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_Abi_set_fortran_info"))
+	return C.int(done(0, mpiAbiSetFortranInfo(Info(info))))
 }
 
 //export PMPI_Abort

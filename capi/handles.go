@@ -48,7 +48,8 @@ var lib struct {
 	tools       tools     // MPI_T
 	lingering   lingering // keyvals freed while attributes still use them
 	errs        userErrors
-	f90         f90Types // MPI_Type_create_f90_*'s
+	f90         f90Types   // MPI_Type_create_f90_*'s
+	fortran     fortranABI // MPI_Abi_set_fortran_*'s
 
 	// typeHandles and commHandles find the handle of a derived datatype
 	// or a communicator, which a user operation or an attribute callback

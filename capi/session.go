@@ -86,7 +86,7 @@ func raiseOnSession(s *onSession, code int) int {
 	case MPI_ERRORS_RETURN:
 		return code
 	case MPI_ERRORS_ARE_FATAL, MPI_ERRORS_ABORT:
-		fatalOn(fmt.Sprintf("session %#x", uintptr(s.h)), nil, s.eh, s.err, code)
+		fatalOn(fmt.Sprintf("on session %#x", uintptr(s.h)), nil, s.eh, s.err, code)
 	}
 	if u := lib.errhs.get(uintptr(s.eh)); u != nil {
 		C.gompi_call_session_errhandler(u.fn, C.uintptr_t(s.h), C.int(code))

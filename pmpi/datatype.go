@@ -38,7 +38,8 @@ const (
 	kindInt     kind = iota + 1 // signed and unsigned integers, Go's byte among them
 	kindFloat                   // float32, float64
 	kindComplex                 // complex64, complex128
-	kindPair                    // a value and an int32 index: MinLoc and MaxLoc
+	kindPair                    // a value and an index: MinLoc and MaxLoc
+	kindLogical                 // Fortran's LOGICAL: zero is false
 )
 
 // Name is the datatype's MPI-style name, or a description of a derived
@@ -114,8 +115,9 @@ var (
 	CLongInt      = Datatype{&predefined[idLongInt]}
 )
 
-// The ids of the C types above, and of C's long double types
-// (longdouble.go).
+// The ids of the C types above, of C's long double types
+// (longdouble.go) and of Fortran's types that Go's do not describe
+// (fortran.go).
 const (
 	idLong = 18 + iota
 	idUnsignedLong
@@ -124,6 +126,13 @@ const (
 	idLongDouble
 	idLongDoubleComplex
 	idLongDoubleInt
+	idLogical1
+	idLogical2
+	idLogical4
+	idLogical8
+	idInt64Int64
+	idFloat32Float32
+	idFloat64Float64
 )
 
 // predefined describes the predefined datatypes by id.
@@ -153,6 +162,13 @@ var predefined = [...]typeDesc{
 	basicDesc(idLongDouble, "MPI_LONG_DOUBLE", 16, kindFloat),
 	basicDesc(idLongDoubleComplex, "MPI_C_LONG_DOUBLE_COMPLEX", 32, kindComplex),
 	pairDesc(idLongDoubleInt, "MPI_LONG_DOUBLE_INT", idLongDouble, 16),
+	basicDesc(idLogical1, "MPI_LOGICAL1", 1, kindLogical),
+	basicDesc(idLogical2, "MPI_LOGICAL2", 2, kindLogical),
+	basicDesc(idLogical4, "MPI_LOGICAL4", 4, kindLogical),
+	basicDesc(idLogical8, "MPI_LOGICAL8", 8, kindLogical),
+	twinDesc(idInt64Int64, "MPI_2INTEGER", 5, 8),
+	twinDesc(idFloat32Float32, "MPI_2REAL", 9, 4),
+	twinDesc(idFloat64Float64, "MPI_2DOUBLE_PRECISION", 10, 8),
 }
 
 // like makes d reduce as predefined type id does.

@@ -173,7 +173,9 @@ func allowedTypes(c opCode) string {
 		return "it takes integer, floating-point and complex types"
 	case opMin, opMax:
 		return "it takes integer and floating-point types"
-	case opLand, opLor, opLxor, opBand, opBor, opBxor:
+	case opLand, opLor, opLxor:
+		return "it takes integer types and Fortran's logicals"
+	case opBand, opBor, opBxor:
 		return "it takes integer types"
 	default:
 		return "it takes value-index pairs such as mpi.Pair[float64]"
@@ -234,7 +236,7 @@ func scalarOp(c opCode, dt Datatype) func(in, inout []byte) {
 	case CLongDoubleInt:
 		return longDoubleIntOp(c)
 	}
-	return nil
+	return fortranOp(c, dt)
 }
 
 // operands views in and inout as elements, in cut to inout's length, so

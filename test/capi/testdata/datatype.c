@@ -956,6 +956,50 @@ static void fortran_kind(MPI_Datatype t, int combiner, int p, int r, int want, c
         CHECK(ints[0] == p && ints[1] == r, "%s: contents %d %d, want %d %d", what, ints[0], ints[1], p, r);
 }
 
+/* fortran_pairs_and_logicals: MINLOC and MAXLOC on the pairs whose index
+ * is a real, and the logical operations on logicals whose .TRUE. is -1 on
+ * some ranks and 1 on others: a result holds one of its operands' true
+ * values, or zero; an arithmetic operation on a logical is MPI_ERR_OP. */
+static void fortran_pairs_and_logicals(void) {
+    struct {
+        float v, i;
+    } r = {(float)(rank % 2), (float)rank}, rmin = {0, 0};
+    TRY(MPI_Allreduce(&r, &rmin, 1, MPI_2REAL, MPI_MAXLOC, MPI_COMM_WORLD));
+    CHECK(rmin.v == 1 && rmin.i == 1, "MAXLOC on MPI_2REAL: %g at %g", rmin.v, rmin.i);
+    struct {
+        double v, i;
+    } d = {10.0 - rank, 0.5 * rank}, dmin = {0, 0};
+    TRY(MPI_Allreduce(&d, &dmin, 1, MPI_2DOUBLE_PRECISION, MPI_MINLOC, MPI_COMM_WORLD));
+    CHECK(dmin.v == 10.0 - (size - 1) && dmin.i == 0.5 * (size - 1), "MINLOC on MPI_2DOUBLE_PRECISION: %g at %g",
+          dmin.v, dmin.i);
+    MPI_Datatype p = MPI_DATATYPE_NULL;
+    TRY(MPI_Type_get_value_index(MPI_REAL, MPI_REAL, &p));
+    CHECK(p == MPI_2REAL, "MPI_Type_get_value_index(MPI_REAL, MPI_REAL) gave %#x", MPI_Type_toint(p));
+    TRY(MPI_Type_get_value_index(MPI_DOUBLE_PRECISION, MPI_DOUBLE_PRECISION, &p));
+    CHECK(p == MPI_2DOUBLE_PRECISION, "MPI_Type_get_value_index of two doubles gave %#x", MPI_Type_toint(p));
+
+    int32_t yes = rank % 2 ? 1 : -1; /* gfortran's .TRUE. and Intel's */
+    int32_t all = 7, any = 7, odd = 7, only0 = 7, none = 7;
+    int32_t mine0 = rank == 0 ? yes : 0, no = 0;
+    TRY(MPI_Allreduce(&yes, &all, 1, MPI_LOGICAL, MPI_LAND, MPI_COMM_WORLD));
+    TRY(MPI_Allreduce(&mine0, &any, 1, MPI_LOGICAL, MPI_LOR, MPI_COMM_WORLD));
+    TRY(MPI_Allreduce(&yes, &odd, 1, MPI_LOGICAL4, MPI_LXOR, MPI_COMM_WORLD));
+    TRY(MPI_Allreduce(&mine0, &only0, 1, MPI_LOGICAL, MPI_LAND, MPI_COMM_WORLD));
+    TRY(MPI_Allreduce(&no, &none, 1, MPI_LOGICAL, MPI_LOR, MPI_COMM_WORLD));
+    CHECK(all == 1 || all == -1, "LAND of trues gave %d", all);
+    CHECK(any == -1, "LOR of rank 0's -1 and falses gave %d, want -1", any);
+    CHECK(size % 2 ? odd != 0 : odd == 0, "LXOR of %d trues gave %d", size, odd);
+    CHECK(only0 == 0 && none == 0, "LAND with a false gave %d, LOR of falses %d", only0, none);
+    int8_t y1 = rank == 1, o1 = 7;
+    int64_t y8 = rank == 1 ? -1 : 0, o8 = 7;
+    TRY(MPI_Allreduce(&y1, &o1, 1, MPI_LOGICAL1, MPI_LOR, MPI_COMM_WORLD));
+    TRY(MPI_Allreduce(&y8, &o8, 1, MPI_LOGICAL8, MPI_LOR, MPI_COMM_WORLD));
+    CHECK(o1 == 1 && o8 == -1, "LOR on MPI_LOGICAL1 and 8 gave %d and %lld", o1, (long long)o8);
+    RC(MPI_Allreduce(&yes, &all, 1, MPI_LOGICAL, MPI_SUM, MPI_COMM_WORLD), MPI_ERR_OP);
+    RC(MPI_Allreduce(&yes, &all, 1, MPI_LOGICAL, MPI_BAND, MPI_COMM_WORLD), MPI_ERR_OP);
+    RC(MPI_Allreduce(&r, &rmin, 1, MPI_2REAL, MPI_SUM, MPI_COMM_WORLD), MPI_ERR_OP);
+}
+
 /* fortran_types: Fortran's predefined types from C, those gompi has:
  * sizes and names, sums across the ranks, MINLOC on MPI_2INTEGER, and the
  * kinds MPI_Type_create_f90_* choose; the ones gompi lacks are
@@ -971,7 +1015,10 @@ static void fortran_types(void) {
         {MPI_COMPLEX8, 8, "MPI_COMPLEX8"}, {MPI_COMPLEX16, 16, "MPI_COMPLEX16"}, {MPI_INTEGER, 4, "MPI_INTEGER"},
         {MPI_REAL, 4, "MPI_REAL"}, {MPI_DOUBLE_PRECISION, 8, "MPI_DOUBLE_PRECISION"}, {MPI_COMPLEX, 8, "MPI_COMPLEX"},
         {MPI_DOUBLE_COMPLEX, 16, "MPI_DOUBLE_COMPLEX"}, {MPI_CHARACTER, 1, "MPI_CHARACTER"},
-        {MPI_2INTEGER, 8, "MPI_2INTEGER"},
+        {MPI_2INTEGER, 8, "MPI_2INTEGER"}, {MPI_2REAL, 8, "MPI_2REAL"},
+        {MPI_2DOUBLE_PRECISION, 16, "MPI_2DOUBLE_PRECISION"}, {MPI_LOGICAL, 4, "MPI_LOGICAL"},
+        {MPI_LOGICAL1, 1, "MPI_LOGICAL1"}, {MPI_LOGICAL2, 2, "MPI_LOGICAL2"}, {MPI_LOGICAL4, 4, "MPI_LOGICAL4"},
+        {MPI_LOGICAL8, 8, "MPI_LOGICAL8"},
     };
     for (size_t k = 0; k < sizeof named / sizeof named[0]; k++) {
         int sz = 0, len = 0;
@@ -1002,6 +1049,8 @@ static void fortran_types(void) {
     } in = {100 - rank / 2, rank}, out = {0, 0};
     TRY(MPI_Allreduce(&in, &out, 1, MPI_2INTEGER, MPI_MINLOC, MPI_COMM_WORLD));
     CHECK(out.v == 100 - (size - 1) / 2 && out.i == (size - 1) / 2 * 2, "MINLOC on MPI_2INTEGER: %d at %d", out.v, out.i);
+
+    fortran_pairs_and_logicals();
 
     MPI_Datatype t, again, dup, types[1];
     int ints[2];
@@ -1046,9 +1095,9 @@ static void fortran_types(void) {
     RC(MPI_Type_create_f90_real(-2, 10, &t), MPI_ERR_ARG);
     {
         int sz;
-        RC(MPI_Type_size(MPI_LOGICAL, &sz), MPI_ERR_TYPE);
+        RC(MPI_Type_size(MPI_LOGICAL16, &sz), MPI_ERR_TYPE);
         RC(MPI_Type_size(MPI_REAL16, &sz), MPI_ERR_TYPE);
-        RC(MPI_Type_size(MPI_2REAL, &sz), MPI_ERR_TYPE);
+        RC(MPI_Type_size(MPI_INTEGER16, &sz), MPI_ERR_TYPE);
     }
     passed("Fortran's types and MPI_Type_create_f90_*");
 }
