@@ -13,7 +13,7 @@ package coll
 import (
 	"errors"
 	"fmt"
-	"reflect"
+	"slices"
 
 	"github.com/gompi/gompi/mca"
 )
@@ -291,15 +291,65 @@ var Collectives = []string{
 // numCollectives is len(Collectives), for the arrays indexed by it.
 const numCollectives = 22
 
-// slots returns a pointer to each collective's function, in the order of
-// Collectives.
-func (m *Module) slots() []any {
-	return []any{
-		&m.Barrier, &m.Bcast, &m.Reduce, &m.Allreduce, &m.Gather, &m.Gatherv, &m.Scatter, &m.Scatterv,
-		&m.Allgather, &m.Allgatherv, &m.Alltoall, &m.Alltoallv, &m.ReduceScatter, &m.ReduceScatterBlock,
-		&m.Scan, &m.Exscan, &m.NeighborAllgather, &m.NeighborAllgatherv, &m.NeighborAlltoall, &m.NeighborAlltoallv,
-		&m.Alltoallw, &m.NeighborAlltoallw,
+// take sets m's function for collective i (its index in Collectives) to
+// src's and reports whether src has one; without one m is left as it was.
+// A switch rather than reflection: Build runs at every Dup and Split, and
+// a fresh communicator's first calls wait for the slowest member's.
+func (m *Module) take(i int, src *Module) bool {
+	switch i {
+	case 0:
+		return put(&m.Barrier, src.Barrier, src.Barrier != nil)
+	case 1:
+		return put(&m.Bcast, src.Bcast, src.Bcast != nil)
+	case 2:
+		return put(&m.Reduce, src.Reduce, src.Reduce != nil)
+	case 3:
+		return put(&m.Allreduce, src.Allreduce, src.Allreduce != nil)
+	case 4:
+		return put(&m.Gather, src.Gather, src.Gather != nil)
+	case 5:
+		return put(&m.Gatherv, src.Gatherv, src.Gatherv != nil)
+	case 6:
+		return put(&m.Scatter, src.Scatter, src.Scatter != nil)
+	case 7:
+		return put(&m.Scatterv, src.Scatterv, src.Scatterv != nil)
+	case 8:
+		return put(&m.Allgather, src.Allgather, src.Allgather != nil)
+	case 9:
+		return put(&m.Allgatherv, src.Allgatherv, src.Allgatherv != nil)
+	case 10:
+		return put(&m.Alltoall, src.Alltoall, src.Alltoall != nil)
+	case 11:
+		return put(&m.Alltoallv, src.Alltoallv, src.Alltoallv != nil)
+	case 12:
+		return put(&m.ReduceScatter, src.ReduceScatter, src.ReduceScatter != nil)
+	case 13:
+		return put(&m.ReduceScatterBlock, src.ReduceScatterBlock, src.ReduceScatterBlock != nil)
+	case 14:
+		return put(&m.Scan, src.Scan, src.Scan != nil)
+	case 15:
+		return put(&m.Exscan, src.Exscan, src.Exscan != nil)
+	case 16:
+		return put(&m.NeighborAllgather, src.NeighborAllgather, src.NeighborAllgather != nil)
+	case 17:
+		return put(&m.NeighborAllgatherv, src.NeighborAllgatherv, src.NeighborAllgatherv != nil)
+	case 18:
+		return put(&m.NeighborAlltoall, src.NeighborAlltoall, src.NeighborAlltoall != nil)
+	case 19:
+		return put(&m.NeighborAlltoallv, src.NeighborAlltoallv, src.NeighborAlltoallv != nil)
+	case 20:
+		return put(&m.Alltoallw, src.Alltoallw, src.Alltoallw != nil)
+	case 21:
+		return put(&m.NeighborAlltoallw, src.NeighborAlltoallw, src.NeighborAlltoallw != nil)
 	}
+	return false
+}
+
+func put[F any](dst *F, f F, ok bool) bool {
+	if ok {
+		*dst = f
+	}
+	return ok
 }
 
 // Tag bases: each collective's messages carry its own tag, so that a
@@ -406,13 +456,11 @@ type Table struct {
 // Decider, the communicator's rules come from it first (see Decider). host
 // must be the same on every member.
 func Build(c Comm, candidates []Candidate, host Host) (*Table, error) {
-	// An offer's slots are taken once: each slots call allocates.
 	type offer struct {
-		name       string
-		prio       int
-		mod        *Module
-		slots      []any
-		startSlots []any // nil without Start functions
+		name  string
+		prio  int
+		mod   *Module
+		start *Module // its Start functions, if it runs in order
 	}
 	var offers []offer
 	t := &Table{}
@@ -435,28 +483,25 @@ func Build(c Comm, candidates []Candidate, host Host) (*Table, error) {
 		for i > 0 && offers[i-1].prio < prio {
 			i--
 		}
-		o := offer{name: cand.Name, prio: prio, mod: mod, slots: mod.slots()}
-		if mod.Start != nil && !mod.Concurrent {
-			o.startSlots = mod.Start.slots()
+		o := offer{name: cand.Name, prio: prio, mod: mod}
+		if !mod.Concurrent {
+			o.start = mod.Start
 		}
-		offers = append(offers, offer{})
-		copy(offers[i+1:], offers[i:])
-		offers[i] = o
+		offers = slices.Insert(offers, i, o)
 	}
-	dst, cdst, sdst := t.Module.slots(), t.concurrent.slots(), t.starts.slots()
 	for i := range Collectives {
 		for _, o := range offers {
-			if setIfPresent(dst[i], o.slots[i]) {
+			if t.Module.take(i, o.mod) {
 				t.providers[i] = o.name
 				t.inOrder[i] = !o.mod.Concurrent
-				if o.startSlots != nil {
-					setIfPresent(sdst[i], o.startSlots[i])
+				if o.start != nil {
+					t.starts.take(i, o.start)
 				}
 				break
 			}
 		}
 		for _, o := range offers {
-			if o.mod.Concurrent && setIfPresent(cdst[i], o.slots[i]) {
+			if o.mod.Concurrent && t.concurrent.take(i, o.mod) {
 				t.concurrentProviders[i] = o.name
 				break
 			}
@@ -467,9 +512,9 @@ func Build(c Comm, candidates []Candidate, host Host) (*Table, error) {
 			continue
 		}
 		next := new(Module)
-		for j, slot := range next.slots() {
+		for j := range Collectives {
 			for _, p := range offers[i+1:] {
-				if setIfPresent(slot, p.slots[j]) {
+				if next.take(j, p.mod) {
 					break
 				}
 			}
@@ -477,17 +522,6 @@ func Build(c Comm, candidates []Candidate, host Host) (*Table, error) {
 		o.mod.Below(next)
 	}
 	return t, nil
-}
-
-// setIfPresent copies *src into *dst if *src is a non-nil function; both
-// point to the same field of two Modules. It runs once per communicator.
-func setIfPresent(dst, src any) bool {
-	s := reflect.ValueOf(src).Elem()
-	if s.IsNil() {
-		return false
-	}
-	reflect.ValueOf(dst).Elem().Set(s)
-	return true
 }
 
 // Provider names the component that serves collective (one of
