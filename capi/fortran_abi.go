@@ -23,7 +23,7 @@ import (
 // Until it does, the default kinds are gfortran's and flang's without
 // kind flags, and the getters answer that nothing was set.
 type fortranABI struct {
-	kinds atomic.Pointer[fortranKinds] // nil: defaultKinds
+	kinds atomic.Pointer[kindTypes] // nil: the default kinds' types
 
 	mu    sync.Mutex
 	info  *pmpi.Info // what MPI_Abi_set_fortran_info was given, nil before
@@ -53,37 +53,35 @@ var (
 	realPairs       = map[int]pmpi.Datatype{4: pmpi.Float32Float32, 8: pmpi.Float64Float64}
 )
 
+// defaultHandles are the handles of the default kinds and their pairs,
+// whose types kindTypes holds in this order.
+var defaultHandles = [...]Datatype{MPI_LOGICAL, MPI_INTEGER, MPI_REAL, MPI_DOUBLE_PRECISION,
+	MPI_COMPLEX, MPI_DOUBLE_COMPLEX, MPI_2INTEGER, MPI_2REAL, MPI_2DOUBLE_PRECISION}
+
+// kindTypes are the types of defaultHandles at some sizes of the kinds,
+// worked out once: a Fortran program names them in every call.
+type kindTypes [len(defaultHandles)]pmpi.Datatype
+
+func (k fortranKinds) types() *kindTypes {
+	return &kindTypes{fortranLogicals[k.logical], fortranIntegers[k.integer], fortranReals[k.real],
+		fortranReals[k.double], fortranComplex[k.real], fortranComplex[k.double],
+		integerPairs[k.integer], realPairs[k.real], realPairs[k.double]}
+}
+
+var defaultTypes = defaultKinds.types()
+
 // fortranDefault returns the gompi type of h when h is one of Fortran's
 // default kinds or a pair of them, at the sizes in force.
 func fortranDefault(h Datatype) (pmpi.Datatype, bool) {
-	k := lib.fortran.kinds.Load()
-	if k == nil {
-		k = &defaultKinds
-	}
-	var d pmpi.Datatype
-	switch h {
-	case MPI_LOGICAL:
-		d = fortranLogicals[k.logical]
-	case MPI_INTEGER:
-		d = fortranIntegers[k.integer]
-	case MPI_REAL:
-		d = fortranReals[k.real]
-	case MPI_DOUBLE_PRECISION:
-		d = fortranReals[k.double]
-	case MPI_COMPLEX:
-		d = fortranComplex[k.real]
-	case MPI_DOUBLE_COMPLEX:
-		d = fortranComplex[k.double]
-	case MPI_2INTEGER:
-		d = integerPairs[k.integer]
-	case MPI_2REAL:
-		d = realPairs[k.real]
-	case MPI_2DOUBLE_PRECISION:
-		d = realPairs[k.double]
-	default:
+	i := slices.Index(defaultHandles[:], h)
+	if i < 0 {
 		return pmpi.Datatype{}, false
 	}
-	return d, true
+	t := lib.fortran.kinds.Load()
+	if t == nil {
+		t = defaultTypes
+	}
+	return t[i], true
 }
 
 // kindKeys are the keys of MPI_Abi_set_fortran_info that size a default
@@ -134,7 +132,7 @@ func mpiAbiSetFortranInfo(h Info) error {
 		return err
 	}
 	f.info = kept
-	f.kinds.Store(&k)
+	f.kinds.Store(k.types())
 	return nil
 }
 
