@@ -31,28 +31,6 @@ func twinDesc(id uint8, name string, value uint8, size int) typeDesc {
 	return d
 }
 
-// fortranOp is builtin's function for the types above, nil for an
-// operation MPI does not define on dt.
-func fortranOp(c opCode, dt Datatype) func(in, inout []byte) {
-	switch dt {
-	case Logical1:
-		return logicalOp[int8](c)
-	case Logical2:
-		return logicalOp[int16](c)
-	case Logical4:
-		return logicalOp[int32](c)
-	case Logical8:
-		return logicalOp[int64](c)
-	case Int64Int64:
-		return twinOp[int64](c)
-	case Float32Float32:
-		return twinOp[float32](c)
-	case Float64Float64:
-		return twinOp[float64](c)
-	}
-	return nil
-}
-
 // logicalOp is MPI_LAND, MPI_LOR or MPI_LXOR on logicals of T's size.
 func logicalOp[T int8 | int16 | int32 | int64](c opCode) func(in, inout []byte) {
 	switch c {
@@ -93,13 +71,8 @@ func logicalOp[T int8 | int16 | int32 | int64](c opCode) func(in, inout []byte) 
 // twinOp is MinLoc or MaxLoc on pairs of two T: the smaller (larger)
 // value wins; on a tie the smaller index.
 func twinOp[T int64 | float32 | float64](c opCode) func(in, inout []byte) {
-	var better func(x, y T) bool
-	switch c {
-	case opMinLoc:
-		better = func(x, y T) bool { return x < y }
-	case opMaxLoc:
-		better = func(x, y T) bool { return x > y }
-	default:
+	better := locBetter[T](c)
+	if better == nil {
 		return nil
 	}
 	return func(in, inout []byte) {

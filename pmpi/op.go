@@ -235,8 +235,22 @@ func scalarOp(c opCode, dt Datatype) func(in, inout []byte) {
 		return longDoubleComplexOp(c)
 	case CLongDoubleInt:
 		return longDoubleIntOp(c)
+	case Logical1:
+		return logicalOp[int8](c)
+	case Logical2:
+		return logicalOp[int16](c)
+	case Logical4:
+		return logicalOp[int32](c)
+	case Logical8:
+		return logicalOp[int64](c)
+	case Int64Int64:
+		return twinOp[int64](c)
+	case Float32Float32:
+		return twinOp[float32](c)
+	case Float64Float64:
+		return twinOp[float64](c)
 	}
-	return fortranOp(c, dt)
+	return nil
 }
 
 // operands views in and inout as elements, in cut to inout's length, so
@@ -360,16 +374,23 @@ func complexOp[T ~complex64 | ~complex128](c opCode) func(in, inout []byte) {
 	return arith[T](c)
 }
 
+// locBetter is how MinLoc (MaxLoc) compares two values: whether x is
+// smaller (larger) than y; nil for any other operation.
+func locBetter[T ordered](c opCode) func(x, y T) bool {
+	switch c {
+	case opMinLoc:
+		return func(x, y T) bool { return x < y }
+	case opMaxLoc:
+		return func(x, y T) bool { return x > y }
+	}
+	return nil
+}
+
 // pairOp is MinLoc or MaxLoc: the smaller (larger) value wins; on a tie the
 // smaller index, as MPI defines it.
 func pairOp[T int16 | int32 | int64 | float32 | float64](c opCode) func(in, inout []byte) {
-	var better func(x, y T) bool
-	switch c {
-	case opMinLoc:
-		better = func(x, y T) bool { return x < y }
-	case opMaxLoc:
-		better = func(x, y T) bool { return x > y }
-	default:
+	better := locBetter[T](c)
+	if better == nil {
 		return nil
 	}
 	// The records are packed: the value, then the index, with no padding
