@@ -437,11 +437,16 @@ type Candidate struct {
 // highest-priority module that provides it, and which component that is.
 type Table struct {
 	Module
-	providers [numCollectives]string // by the index in Collectives
+	// providers, by the index in Collectives, name each collective's
+	// component: 1 + its index in names, 0 for none. Indexes, not strings:
+	// Build runs at every Dup and Split, and what it allocates is what a
+	// fresh communicator's first calls pay for in collections and faults.
+	providers [numCollectives]uint16
+	names     []string
 	// concurrent is the table of the Concurrent modules alone, for the
 	// calls that run beside others on the same communicator.
 	concurrent          Module
-	concurrentProviders [numCollectives]string
+	concurrentProviders [numCollectives]uint16
 	// inOrder marks the collectives whose provider is not Concurrent.
 	inOrder [numCollectives]bool
 	// starts holds each collective's provider's Start function, if any.
@@ -462,7 +467,8 @@ func Build(c Comm, candidates []Candidate, host Host) (*Table, error) {
 		mod   *Module
 		start *Module // its Start functions, if it runs in order
 	}
-	var offers []offer
+	var store [8]offer // on the stack for the usual few components
+	offers := store[:0]
 	t := &Table{}
 	rules, err := commRules(c, candidates)
 	if err != nil {
@@ -489,10 +495,14 @@ func Build(c Comm, candidates []Candidate, host Host) (*Table, error) {
 		}
 		offers = slices.Insert(offers, i, o)
 	}
+	t.names = make([]string, len(offers))
+	for k, o := range offers {
+		t.names[k] = o.name
+	}
 	for i := range Collectives {
-		for _, o := range offers {
+		for k, o := range offers {
 			if t.Module.take(i, o.mod) {
-				t.providers[i] = o.name
+				t.providers[i] = uint16(k + 1)
 				t.inOrder[i] = !o.mod.Concurrent
 				if o.start != nil {
 					t.starts.take(i, o.start)
@@ -500,9 +510,9 @@ func Build(c Comm, candidates []Candidate, host Host) (*Table, error) {
 				break
 			}
 		}
-		for _, o := range offers {
+		for k, o := range offers {
 			if o.mod.Concurrent && t.concurrent.take(i, o.mod) {
-				t.concurrentProviders[i] = o.name
+				t.concurrentProviders[i] = uint16(k + 1)
 				break
 			}
 		}
@@ -524,12 +534,20 @@ func Build(c Comm, candidates []Candidate, host Host) (*Table, error) {
 	return t, nil
 }
 
+// name is the component that providers' entry k stands for, "" for 0.
+func (t *Table) name(k uint16) string {
+	if k == 0 {
+		return ""
+	}
+	return t.names[k-1]
+}
+
 // Provider names the component that serves collective (one of
 // Collectives) on this communicator, or "" if none does.
 func (t *Table) Provider(collective string) string {
 	for i, name := range Collectives {
 		if name == collective {
-			return t.providers[i]
+			return t.name(t.providers[i])
 		}
 	}
 	return ""
@@ -559,7 +577,7 @@ func (t *Table) Start() *Module { return &t.starts }
 func (t *Table) ConcurrentProvider(collective string) string {
 	for i, name := range Collectives {
 		if name == collective {
-			return t.concurrentProviders[i]
+			return t.name(t.concurrentProviders[i])
 		}
 	}
 	return ""
@@ -570,7 +588,7 @@ func (t *Table) ConcurrentProvider(collective string) string {
 func (t *Table) Providers() []string {
 	out := make([]string, len(Collectives))
 	for i, name := range Collectives {
-		p := t.providers[i]
+		p := t.name(t.providers[i])
 		if p == "" {
 			p = "none"
 		}
