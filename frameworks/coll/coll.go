@@ -294,7 +294,7 @@ const numCollectives = 22
 // take sets m's function for collective i (its index in Collectives) to
 // src's and reports whether src has one; without one m is left as it was.
 // A switch rather than reflection: Build runs at every Dup and Split, and
-// a fresh communicator's first calls wait for the slowest member's.
+// a fresh communicator's first call waits for its slowest member's Build.
 func (m *Module) take(i int, src *Module) bool {
 	switch i {
 	case 0:
@@ -345,6 +345,7 @@ func (m *Module) take(i int, src *Module) bool {
 	return false
 }
 
+// put sets *dst to f if ok, and returns ok.
 func put[F any](dst *F, f F, ok bool) bool {
 	if ok {
 		*dst = f
