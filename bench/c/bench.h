@@ -235,6 +235,46 @@ static inline void need_ranks(const struct measurement *m, int min, int even) {
     }
 }
 
+/* message is what a round of the pair 0 and 1 moves each way: count
+ * elements of type, out of s and into r. */
+struct message {
+    char *s, *r;
+    int count;
+    MPI_Datatype type;
+};
+
+/* ping_pong is one round trip of m between ranks 0 and 1, rank 0 sending
+ * first. */
+static inline void ping_pong(int rank, void *arg) {
+    struct message *m = arg;
+    int peer = 1 - rank;
+    if (rank == 0)
+        MPI_Send(m->s, m->count, m->type, peer, TAG_DATA, MPI_COMM_WORLD);
+    MPI_Recv(m->r, m->count, m->type, peer, TAG_DATA, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    if (rank == 1)
+        MPI_Send(m->s, m->count, m->type, peer, TAG_DATA, MPI_COMM_WORLD);
+}
+
+/* time_round times one size: after a barrier, ranks 0 and 1 run
+ * round(rank, arg) warm times untimed and iters times timed (the other
+ * ranks keep the barrier only), and rank 0 gets the time of one round in
+ * microseconds divided by per: 2 for a round trip's one-way time, 1 for
+ * the whole round. The loop of latency, ddt and sendrecv. */
+static inline double time_round(const struct options *o, long size, int per, void (*round)(int rank, void *arg),
+                                void *arg) {
+    int iters, warm, rank = bench_rank();
+    counts_for(o, size, &iters, &warm);
+    MPI_Barrier(MPI_COMM_WORLD);
+    double start = 0;
+    for (int i = 0; i < iters + warm; i++) {
+        if (i == warm)
+            start = MPI_Wtime();
+        if (rank < 2)
+            round(rank, arg);
+    }
+    return (MPI_Wtime() - start) / iters / per * 1e6;
+}
+
 /* print_row prints as gompi-bench does: two decimals, three significant
  * digits below 1. */
 static inline void print_value(double v) {
@@ -279,5 +319,29 @@ static inline void print_header_full(const struct measurement *m, int full, int 
 }
 
 static inline void print_header(const struct measurement *m) { print_header_full(m, 0, 0); }
+
+/* bytes_main is the whole program of a measurement of contiguous bytes
+ * between ranks 0 and 1 (latency, sendrecv): for every size, the time of
+ * round over a message of that many bytes, divided by per (time_round). */
+static inline int bytes_main(const struct measurement *me, int per, void (*round)(int rank, void *arg), int argc,
+                             char **argv) {
+    MPI_Init(&argc, &argv);
+    struct options o = parse_args(me, argc, argv);
+    need_ranks(me, 2, 0);
+    int rank = bench_rank();
+    struct message m = {alloc_buffer(max_size(&o)), alloc_buffer(max_size(&o)), 0, MPI_BYTE};
+    if (rank == 0)
+        print_header(me);
+    for (int k = 0; k < o.nsizes; k++) {
+        m.count = (int)o.sizes[k];
+        double t = time_round(&o, o.sizes[k], per, round, &m);
+        if (rank == 0)
+            print_row(o.sizes[k], t);
+    }
+    free(m.s);
+    free(m.r);
+    MPI_Finalize();
+    return 0;
+}
 
 #endif

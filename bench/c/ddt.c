@@ -33,28 +33,13 @@ int main(int argc, char **argv) {
     if (rank == 0)
         print_header(&ddt);
     for (int k = 0; k < o.nsizes; k++) {
-        long size = o.sizes[k];
-        int iters, warm;
-        counts_for(&o, size, &iters, &warm);
-        MPI_Datatype col;
-        MPI_Type_vector((int)(size / 8), 1, DDT_WIDTH, MPI_DOUBLE, &col);
-        MPI_Type_commit(&col);
-        MPI_Barrier(MPI_COMM_WORLD);
-        double start = 0;
-        for (int i = 0; i < iters + warm; i++) {
-            if (i == warm)
-                start = MPI_Wtime();
-            if (rank == 0) {
-                MPI_Send(s, 1, col, 1, TAG_DATA, MPI_COMM_WORLD);
-                MPI_Recv(r, 1, col, 1, TAG_DATA, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-            } else if (rank == 1) {
-                MPI_Recv(r, 1, col, 0, TAG_DATA, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-                MPI_Send(s, 1, col, 0, TAG_DATA, MPI_COMM_WORLD);
-            }
-        }
+        struct message m = {s, r, 1, MPI_DATATYPE_NULL}; /* one column */
+        MPI_Type_vector((int)(o.sizes[k] / 8), 1, DDT_WIDTH, MPI_DOUBLE, &m.type);
+        MPI_Type_commit(&m.type);
+        double t = time_round(&o, o.sizes[k], 2, ping_pong, &m);
         if (rank == 0)
-            print_row(size, (MPI_Wtime() - start) / iters / 2 * 1e6);
-        MPI_Type_free(&col);
+            print_row(o.sizes[k], t);
+        MPI_Type_free(&m.type);
     }
     free(s);
     free(r);

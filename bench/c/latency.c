@@ -15,36 +15,4 @@ static const struct measurement latency = {
     .defaults = {10000, 100, 1000, 10},
 };
 
-int main(int argc, char **argv) {
-    MPI_Init(&argc, &argv);
-    struct options o = parse_args(&latency, argc, argv);
-    need_ranks(&latency, 2, 0);
-    int rank = bench_rank();
-    char *s = alloc_buffer(max_size(&o)), *r = alloc_buffer(max_size(&o));
-    if (rank == 0)
-        print_header(&latency);
-    for (int k = 0; k < o.nsizes; k++) {
-        long size = o.sizes[k];
-        int iters, warm;
-        counts_for(&o, size, &iters, &warm);
-        MPI_Barrier(MPI_COMM_WORLD);
-        double start = 0;
-        for (int i = 0; i < iters + warm; i++) {
-            if (i == warm)
-                start = MPI_Wtime();
-            if (rank == 0) {
-                MPI_Send(s, (int)size, MPI_BYTE, 1, TAG_DATA, MPI_COMM_WORLD);
-                MPI_Recv(r, (int)size, MPI_BYTE, 1, TAG_DATA, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-            } else if (rank == 1) {
-                MPI_Recv(r, (int)size, MPI_BYTE, 0, TAG_DATA, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-                MPI_Send(s, (int)size, MPI_BYTE, 0, TAG_DATA, MPI_COMM_WORLD);
-            }
-        }
-        if (rank == 0)
-            print_row(size, (MPI_Wtime() - start) / iters / 2 * 1e6);
-    }
-    free(s);
-    free(r);
-    MPI_Finalize();
-    return 0;
-}
+int main(int argc, char **argv) { return bytes_main(&latency, 2, ping_pong, argc, argv); }

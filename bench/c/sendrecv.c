@@ -16,33 +16,12 @@ static const struct measurement sendrecv = {
     .defaults = {10000, 100, 1000, 10},
 };
 
-int main(int argc, char **argv) {
-    MPI_Init(&argc, &argv);
-    struct options o = parse_args(&sendrecv, argc, argv);
-    need_ranks(&sendrecv, 2, 0);
-    int rank = bench_rank();
-    int peer = rank == 0 ? 1 : 0; /* used by ranks 0 and 1 only */
-    char *s = alloc_buffer(max_size(&o)), *r = alloc_buffer(max_size(&o));
-    if (rank == 0)
-        print_header(&sendrecv);
-    for (int k = 0; k < o.nsizes; k++) {
-        long size = o.sizes[k];
-        int iters, warm;
-        counts_for(&o, size, &iters, &warm);
-        MPI_Barrier(MPI_COMM_WORLD);
-        double start = 0;
-        for (int i = 0; i < iters + warm; i++) {
-            if (i == warm)
-                start = MPI_Wtime();
-            if (rank < 2)
-                MPI_Sendrecv(s, (int)size, MPI_BYTE, peer, TAG_DATA, r, (int)size, MPI_BYTE, peer, TAG_DATA,
-                             MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        }
-        if (rank == 0)
-            print_row(size, (MPI_Wtime() - start) / iters * 1e6);
-    }
-    free(s);
-    free(r);
-    MPI_Finalize();
-    return 0;
+/* exchange is one round: a Sendrecv of m with the other rank. */
+static void exchange(int rank, void *arg) {
+    struct message *m = arg;
+    int peer = 1 - rank;
+    MPI_Sendrecv(m->s, m->count, m->type, peer, TAG_DATA, m->r, m->count, m->type, peer, TAG_DATA, MPI_COMM_WORLD,
+                 MPI_STATUS_IGNORE);
 }
+
+int main(int argc, char **argv) { return bytes_main(&sendrecv, 1, exchange, argc, argv); }

@@ -67,7 +67,7 @@ func runDDT(w mpi.Comm, o Options, block, width int) ([]Row, error) {
 			_ = c.Free()
 		}
 	}()
-	times, err := timeRounds(w, o, peer, func(size int) (func() error, error) {
+	times, err := timeRounds(w, o, peer, 2, func(size int) (func() error, error) {
 		col, err := mpi.Vector[float64](size/8/block, block, width)
 		if err != nil {
 			return nil, err

@@ -51,16 +51,17 @@ func pairPeer(w mpi.Comm) int {
 func pingPong(w mpi.Comm, o Options, peer int, initiator bool) ([]float64, error) {
 	sbuf := filled(o.MaxSize())
 	rbuf := filled(o.MaxSize())
-	return timeRounds(w, o, peer, func(size int) (func() error, error) {
+	return timeRounds(w, o, peer, 2, func(size int) (func() error, error) {
 		s, r := sbuf[:size], rbuf[:size]
 		return func() error { return exchange(w, s, r, peer, initiator) }, nil
 	})
 }
 
-// timeRounds times round trips for every size and returns each size's
-// one-way time in microseconds; prepare makes a size's round trip. A rank
-// with no peer (-1) only takes part in the barriers.
-func timeRounds(w mpi.Comm, o Options, peer int, prepare func(size int) (func() error, error)) ([]float64, error) {
+// timeRounds times rounds for every size and returns each size's time in
+// microseconds divided by per: 2 gives a round trip's one-way time, 1 a
+// round's whole time. prepare makes a size's round. A rank with no peer
+// (-1) only takes part in the barriers.
+func timeRounds(w mpi.Comm, o Options, peer, per int, prepare func(size int) (func() error, error)) ([]float64, error) {
 	settle()
 	var out []float64
 	for _, size := range o.Sizes {
@@ -84,7 +85,7 @@ func timeRounds(w mpi.Comm, o Options, peer int, prepare func(size int) (func() 
 				return nil, fmt.Errorf("size %d: %w", size, err)
 			}
 		}
-		out = append(out, (mpi.Wtime()-start)/float64(iters)/2*1e6)
+		out = append(out, (mpi.Wtime()-start)/float64(iters)/float64(per)*1e6)
 	}
 	return out, nil
 }

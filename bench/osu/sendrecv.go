@@ -20,7 +20,7 @@ func runSendrecv(w mpi.Comm, o Options) ([]Row, error) {
 	peer := pairPeer(w)
 	sbuf := filled(o.MaxSize())
 	rbuf := filled(o.MaxSize())
-	times, err := timeRounds(w, o, peer, func(size int) (func() error, error) {
+	times, err := timeRounds(w, o, peer, 1, func(size int) (func() error, error) {
 		s, r := sbuf[:size], rbuf[:size]
 		return func() error {
 			_, err := mpi.Sendrecv(s, peer, tagData, r, peer, tagData, w)
@@ -29,10 +29,6 @@ func runSendrecv(w mpi.Comm, o Options) ([]Row, error) {
 	})
 	if err != nil || w.Rank() != 0 {
 		return nil, err
-	}
-	// timeRounds halves its round; an exchange is one round, not half.
-	for i := range times {
-		times[i] *= 2
 	}
 	return rows(o.Sizes, times), nil
 }
