@@ -39,86 +39,83 @@ func BenchmarkIsendWait(b *testing.B) {
 	}
 }
 
-// Sendrecv to itself: the exchange's cost beside BenchmarkIsendWait's
-// requests.
-func BenchmarkSendrecv(b *testing.B) {
+// benchCalls times step, one round of calls on the singleton world,
+// failing on its first error.
+func benchCalls(b *testing.B, step func(api pmpi.API, w *pmpi.Comm) error) {
 	api, w := benchWorld(b)
-	out, in := make([]byte, 8), make([]byte, 8)
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := api.Sendrecv(out, 8, pmpi.Byte, 0, 3, in, 8, pmpi.Byte, 0, 3, w); err != nil {
+		if err := step(api, w); err != nil {
 			b.Fatal(err)
 		}
 	}
 }
 
+// Sendrecv to itself: the exchange's cost beside BenchmarkIsendWait's
+// requests.
+func BenchmarkSendrecv(b *testing.B) {
+	out, in := make([]byte, 8), make([]byte, 8)
+	benchCalls(b, func(api pmpi.API, w *pmpi.Comm) error {
+		_, err := api.Sendrecv(out, 8, pmpi.Byte, 0, 3, in, 8, pmpi.Byte, 0, 3, w)
+		return err
+	})
+}
+
 // BenchmarkSendrecv with one buffer.
 func BenchmarkSendrecvReplace(b *testing.B) {
-	api, w := benchWorld(b)
 	buf := make([]byte, 8)
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := api.SendrecvReplace(buf, 8, pmpi.Byte, 0, 3, 0, 3, w); err != nil {
-			b.Fatal(err)
-		}
-	}
+	benchCalls(b, func(api pmpi.API, w *pmpi.Comm) error {
+		_, err := api.SendrecvReplace(buf, 8, pmpi.Byte, 0, 3, 0, 3, w)
+		return err
+	})
 }
 
 // A synchronous send to itself and its receive: the handshake of an
 // Ssend, whose receiver's answer completes it.
 func BenchmarkIssendRecv(b *testing.B) {
-	api, w := benchWorld(b)
 	out, in := make([]byte, 8), make([]byte, 8)
-	b.ReportAllocs()
-	for b.Loop() {
+	benchCalls(b, func(api pmpi.API, w *pmpi.Comm) error {
 		r, err := api.Issend(out, 8, pmpi.Byte, 0, 5, w)
 		if err != nil {
-			b.Fatal(err)
+			return err
 		}
 		if _, err := api.Recv(in, 8, pmpi.Byte, 0, 5, w); err != nil {
-			b.Fatal(err)
+			return err
 		}
-		if _, err := api.Wait(r); err != nil {
-			b.Fatal(err)
-		}
-	}
+		_, err = api.Wait(r)
+		return err
+	})
 }
 
 // A send to itself, then Probe and Recv: what a probe adds to a receive.
 func BenchmarkProbeRecv(b *testing.B) {
-	api, w := benchWorld(b)
 	out, in := make([]byte, 8), make([]byte, 8)
-	b.ReportAllocs()
-	for b.Loop() {
+	benchCalls(b, func(api pmpi.API, w *pmpi.Comm) error {
 		if err := api.Send(out, 8, pmpi.Byte, 0, 4, w); err != nil {
-			b.Fatal(err)
+			return err
 		}
 		if _, err := api.Probe(0, 4, w); err != nil {
-			b.Fatal(err)
+			return err
 		}
-		if _, err := api.Recv(in, 8, pmpi.Byte, 0, 4, w); err != nil {
-			b.Fatal(err)
-		}
-	}
+		_, err := api.Recv(in, 8, pmpi.Byte, 0, 4, w)
+		return err
+	})
 }
 
 // BenchmarkProbeRecv with a matched probe and its receive.
 func BenchmarkMprobeMrecv(b *testing.B) {
-	api, w := benchWorld(b)
 	out, in := make([]byte, 8), make([]byte, 8)
-	b.ReportAllocs()
-	for b.Loop() {
+	benchCalls(b, func(api pmpi.API, w *pmpi.Comm) error {
 		if err := api.Send(out, 8, pmpi.Byte, 0, 4, w); err != nil {
-			b.Fatal(err)
+			return err
 		}
 		m, _, err := api.Mprobe(0, 4, w)
 		if err != nil {
-			b.Fatal(err)
+			return err
 		}
-		if _, err := api.Mrecv(in, 8, pmpi.Byte, &m); err != nil {
-			b.Fatal(err)
-		}
-	}
+		_, err = api.Mrecv(in, 8, pmpi.Byte, &m)
+		return err
+	})
 }
 
 // A window of 16 receives and sends, completed by one WaitAll.
