@@ -30,10 +30,11 @@ func (*realAPI) SendrecvReplace(buf []byte, count int, dt Datatype, dest, sendta
 func isPredefined(dt Datatype) bool { return dt.t != nil && !dt.t.derived }
 
 // sendrecvPlain is Sendrecv between two ranks with predefined datatypes,
-// through exchange.
+// through exchange; its errors name the irecv and isend that the general
+// way starts, as they did.
 func sendrecvPlain(sendbuf []byte, sendcount int, sendtype Datatype, dest, sendtag int,
 	recvbuf []byte, recvcount int, recvtype Datatype, source, recvtag int, comm *Comm) (Status, error) {
-	l, rdata, err := p2pArgs("recv", recvbuf, recvcount, recvtype, source, recvtag, comm, true)
+	l, rdata, err := p2pArgs("irecv", recvbuf, recvcount, recvtype, source, recvtag, comm, true)
 	if err != nil {
 		return Status{Err: err}, err
 	}
