@@ -82,6 +82,7 @@ var predefinedHandles = func() map[pmpi.Datatype]Datatype {
 	}
 	for d, h := range map[pmpi.Datatype]Datatype{ // Fortran's, which C lacks
 		pmpi.Logical1: MPI_LOGICAL1, pmpi.Logical2: MPI_LOGICAL2, pmpi.Logical4: MPI_LOGICAL4, pmpi.Logical8: MPI_LOGICAL8,
+		pmpi.Logical16: MPI_LOGICAL16, pmpi.Int128: MPI_INTEGER16,
 		pmpi.Float32Float32: MPI_2REAL, pmpi.Float64Float64: MPI_2DOUBLE_PRECISION, pmpi.Int64Int64: MPI_2INTEGER,
 	} {
 		m[d] = h

@@ -246,7 +246,8 @@ func mpiTypeDup(old Datatype, out *Datatype) error {
 var matchTypes = map[[2]int]Datatype{
 	{C.MPI_TYPECLASS_INTEGER, 1}: MPI_INT8_T, {C.MPI_TYPECLASS_INTEGER, 2}: MPI_INT16_T,
 	{C.MPI_TYPECLASS_INTEGER, 4}: MPI_INT32_T, {C.MPI_TYPECLASS_INTEGER, 8}: MPI_INT64_T,
-	{C.MPI_TYPECLASS_REAL, 4}: MPI_FLOAT, {C.MPI_TYPECLASS_REAL, 8}: MPI_DOUBLE,
+	{C.MPI_TYPECLASS_INTEGER, 16}: MPI_INTEGER16,
+	{C.MPI_TYPECLASS_REAL, 4}:     MPI_FLOAT, {C.MPI_TYPECLASS_REAL, 8}: MPI_DOUBLE,
 	{C.MPI_TYPECLASS_COMPLEX, 8}: MPI_C_FLOAT_COMPLEX, {C.MPI_TYPECLASS_COMPLEX, 16}: MPI_C_DOUBLE_COMPLEX,
 }
 
@@ -258,7 +259,7 @@ func mpiTypeMatchSize(class, size int, out *Datatype) error {
 	}
 	h, ok := matchTypes[[2]int{class, size}]
 	if !ok {
-		return errorf(pmpi.ClassArg, "type match size: no predefined type of class %d is %d bytes (integers: 1, 2, 4, 8; reals: 4, 8; complex: 8, 16)", class, size)
+		return errorf(pmpi.ClassArg, "type match size: no predefined type of class %d is %d bytes (integers: 1, 2, 4, 8, 16; reals: 4, 8; complex: 8, 16)", class, size)
 	}
 	*out = h
 	return nil

@@ -133,6 +133,8 @@ const (
 	idInt64Int64
 	idFloat32Float32
 	idFloat64Float64
+	idLogical16
+	idInt128
 )
 
 // predefined describes the predefined datatypes by id.
@@ -169,6 +171,8 @@ var predefined = [...]typeDesc{
 	twinDesc(idInt64Int64, "MPI_2INTEGER", 5, 8),
 	twinDesc(idFloat32Float32, "MPI_2REAL", 9, 4),
 	twinDesc(idFloat64Float64, "MPI_2DOUBLE_PRECISION", 10, 8),
+	basicDesc(idLogical16, "MPI_LOGICAL16", 16, kindLogical),
+	basicDesc(idInt128, "MPI_INTEGER16", 16, kindInt),
 }
 
 // like makes d reduce as predefined type id does.

@@ -1,9 +1,12 @@
 package pmpi
 
+import "math/bits"
+
 // Fortran's predefined types that no Go type describes, for the C
-// library's MPI_LOGICAL and its sized kinds, and the pairs whose index
-// has the value's type (MPI_2REAL, MPI_2DOUBLE_PRECISION, and
-// MPI_2INTEGER when INTEGER has 8 bytes; of 4 bytes it is Int32Int).
+// library's MPI_LOGICAL and its sized kinds, gfortran's INTEGER(16), and
+// the pairs whose index has the value's type (MPI_2REAL,
+// MPI_2DOUBLE_PRECISION, and MPI_2INTEGER when INTEGER has 8 bytes; of 4
+// bytes it is Int32Int).
 //
 // A logical is false when zero and true otherwise, as every Fortran
 // compiler stores them (gfortran's .TRUE. is 1, Intel's -1). MPI_LAND,
@@ -14,9 +17,14 @@ var (
 	Logical2       = Datatype{&predefined[idLogical2]}
 	Logical4       = Datatype{&predefined[idLogical4]}
 	Logical8       = Datatype{&predefined[idLogical8]}
+	Logical16      = Datatype{&predefined[idLogical16]}
 	Int64Int64     = Datatype{&predefined[idInt64Int64]}
 	Float32Float32 = Datatype{&predefined[idFloat32Float32]}
 	Float64Float64 = Datatype{&predefined[idFloat64Float64]}
+	// Int128 is a 16-byte two's-complement integer, its low word first
+	// (MPI_INTEGER16): it sums and multiplies modulo 2^128, as gfortran's
+	// INTEGER(16) does.
+	Int128 = Datatype{&predefined[idInt128]}
 )
 
 // twinDesc describes pair type id of MinLoc and MaxLoc whose value and
@@ -31,15 +39,17 @@ func twinDesc(id uint8, name string, value uint8, size int) typeDesc {
 	return d
 }
 
-// logicalOp is MPI_LAND, MPI_LOR or MPI_LXOR on logicals of T's size.
-func logicalOp[T int8 | int16 | int32 | int64](c opCode) func(in, inout []byte) {
+// logicalOp is MPI_LAND, MPI_LOR or MPI_LXOR on logicals of T's size;
+// a 16-byte one is two words, false when both are zero.
+func logicalOp[T int8 | int16 | int32 | int64 | word128](c opCode) func(in, inout []byte) {
+	var f T // false
 	switch c {
 	case opLand:
 		return func(in, inout []byte) {
 			a, b := operands[T](in, inout)
 			for i := range b {
-				if a[i] == 0 {
-					b[i] = 0
+				if a[i] == f {
+					b[i] = f
 				}
 			}
 		}
@@ -47,7 +57,7 @@ func logicalOp[T int8 | int16 | int32 | int64](c opCode) func(in, inout []byte) 
 		return func(in, inout []byte) {
 			a, b := operands[T](in, inout)
 			for i := range b {
-				if a[i] != 0 {
+				if a[i] != f {
 					b[i] = a[i]
 				}
 			}
@@ -57,9 +67,9 @@ func logicalOp[T int8 | int16 | int32 | int64](c opCode) func(in, inout []byte) 
 			a, b := operands[T](in, inout)
 			for i := range b {
 				switch {
-				case a[i] != 0 && b[i] != 0:
-					b[i] = 0
-				case a[i] != 0:
+				case a[i] != f && b[i] != f:
+					b[i] = f
+				case a[i] != f:
 					b[i] = a[i]
 				}
 			}
@@ -86,4 +96,72 @@ func twinOp[T int64 | float32 | float64](c opCode) func(in, inout []byte) {
 			}
 		}
 	}
+}
+
+// word128 is a 16-byte element as two words, the low one first.
+type word128 = [2]uint64
+
+// int128Op is a predefined operation on Int128 elements, as intOp is on
+// Go's integers.
+func int128Op(c opCode) func(in, inout []byte) {
+	var f func(a, b word128) word128
+	switch c {
+	case opSum:
+		f = func(a, b word128) word128 {
+			lo, carry := bits.Add64(a[0], b[0], 0)
+			hi, _ := bits.Add64(a[1], b[1], carry)
+			return word128{lo, hi}
+		}
+	case opProd:
+		f = func(a, b word128) word128 {
+			hi, lo := bits.Mul64(a[0], b[0])
+			return word128{lo, hi + a[0]*b[1] + a[1]*b[0]}
+		}
+	case opMin:
+		f = func(a, b word128) word128 {
+			if less128(a, b) {
+				return a
+			}
+			return b
+		}
+	case opMax:
+		f = func(a, b word128) word128 {
+			if less128(b, a) {
+				return a
+			}
+			return b
+		}
+	case opLand, opLor, opLxor:
+		f = func(a, b word128) word128 {
+			x, y := a[0]|a[1] != 0, b[0]|b[1] != 0
+			r := c == opLand && x && y || c == opLor && (x || y) || c == opLxor && x != y
+			if r {
+				return word128{1, 0}
+			}
+			return word128{}
+		}
+	case opBand:
+		f = func(a, b word128) word128 { return word128{a[0] & b[0], a[1] & b[1]} }
+	case opBor:
+		f = func(a, b word128) word128 { return word128{a[0] | b[0], a[1] | b[1]} }
+	case opBxor:
+		f = func(a, b word128) word128 { return word128{a[0] ^ b[0], a[1] ^ b[1]} }
+	default:
+		return nil
+	}
+	return func(in, inout []byte) {
+		a, b := operands[word128](in, inout)
+		for i := range b {
+			b[i] = f(a[i], b[i])
+		}
+	}
+}
+
+// less128 orders two Int128 values: by the signed high words, then the
+// low words unsigned.
+func less128(a, b word128) bool {
+	if a[1] != b[1] {
+		return int64(a[1]) < int64(b[1])
+	}
+	return a[0] < b[0]
 }

@@ -1,6 +1,7 @@
 package pmpi
 
 import (
+	"math/big"
 	"slices"
 	"strings"
 	"testing"
@@ -90,5 +91,91 @@ func TestTwinPairs(t *testing.T) {
 	}
 	if why := apply(OpSum, Float32Float32, make([]byte, 8), make([]byte, 8)); why == "" {
 		t.Error("MPI_SUM on MPI_2REAL was accepted")
+	}
+}
+
+// TestInt128: the operations on 16-byte integers agree with math/big,
+// sums and products taken modulo 2^128 as two's complement, across the
+// words' carries and signs.
+func TestInt128(t *testing.T) {
+	mod := new(big.Int).Lsh(big.NewInt(1), 128)
+	toBig := func(w word128) *big.Int {
+		v := new(big.Int).SetUint64(w[1])
+		v.Lsh(v, 64).Or(v, new(big.Int).SetUint64(w[0]))
+		if int64(w[1]) < 0 {
+			v.Sub(v, mod)
+		}
+		return v
+	}
+	fromBig := func(v *big.Int) word128 {
+		u := new(big.Int).Mod(v, mod)
+		lo := new(big.Int).And(u, new(big.Int).SetUint64(^uint64(0))).Uint64()
+		return word128{lo, new(big.Int).Rsh(u, 64).Uint64()}
+	}
+	values := []word128{
+		{0, 0}, {1, 0}, {^uint64(0), 0}, {^uint64(0), ^uint64(0)}, // 0, 1, 2^64-1, -1
+		{0, 1 << 63}, {^uint64(0), 1<<63 - 1}, // the smallest and the largest
+		{5, ^uint64(0)}, {1 << 63, 3}, {12345, 0},
+	}
+	for _, c := range []struct {
+		op   Op
+		want func(a, b *big.Int) *big.Int
+	}{
+		{OpSum, func(a, b *big.Int) *big.Int { return new(big.Int).Add(a, b) }},
+		{OpProd, func(a, b *big.Int) *big.Int { return new(big.Int).Mul(a, b) }},
+		{OpMin, func(a, b *big.Int) *big.Int {
+			if a.Cmp(b) < 0 {
+				return a
+			}
+			return b
+		}},
+		{OpMax, func(a, b *big.Int) *big.Int {
+			if a.Cmp(b) > 0 {
+				return a
+			}
+			return b
+		}},
+		{OpBxor, func(a, b *big.Int) *big.Int { return new(big.Int).Xor(a, b) }},
+		{OpLand, func(a, b *big.Int) *big.Int {
+			if a.Sign() != 0 && b.Sign() != 0 {
+				return big.NewInt(1)
+			}
+			return big.NewInt(0)
+		}},
+	} {
+		for _, a := range values {
+			for _, b := range values {
+				in, inout := []word128{a}, []word128{b}
+				if why := apply(c.op, Int128, raw(in), raw(inout)); why != "" {
+					t.Fatalf("%v on MPI_INTEGER16: %s", c.op, why)
+				}
+				if want := fromBig(c.want(toBig(a), toBig(b))); inout[0] != want {
+					t.Errorf("%v of %v and %v: got %v, want %v", c.op, toBig(a), toBig(b), toBig(inout[0]), toBig(want))
+				}
+			}
+		}
+	}
+}
+
+// TestLogical16: a 16-byte logical whose .TRUE. lies in its high word is
+// true, and the logical operations keep it.
+func TestLogical16(t *testing.T) {
+	yes, no := word128{0, 7}, word128{}
+	in, inout := []word128{yes, no, yes}, []word128{no, no, {1, 0}}
+	if why := apply(OpLor, Logical16, raw(in), raw(inout)); why != "" {
+		t.Fatalf("MPI_LOR on MPI_LOGICAL16: %s", why)
+	}
+	if want := []word128{yes, no, yes}; !slices.Equal(inout, want) {
+		t.Errorf("MPI_LOR: got %v, want %v", inout, want)
+	}
+	in, inout = []word128{yes, yes, no}, []word128{yes, no, yes}
+	if why := apply(OpLxor, Logical16, raw(in), raw(inout)); why != "" {
+		t.Fatalf("MPI_LXOR on MPI_LOGICAL16: %s", why)
+	}
+	if want := []word128{no, yes, yes}; !slices.Equal(inout, want) {
+		t.Errorf("MPI_LXOR: got %v, want %v", inout, want)
+	}
+	if why := apply(OpSum, Logical16, make([]byte, 16), make([]byte, 16)); !strings.Contains(why, "MPI_LOGICAL16") {
+		t.Errorf("MPI_SUM on MPI_LOGICAL16: %q, want a refusal naming the type", why)
 	}
 }

@@ -249,6 +249,10 @@ func scalarOp(c opCode, dt Datatype) func(in, inout []byte) {
 		return twinOp[float32](c)
 	case Float64Float64:
 		return twinOp[float64](c)
+	case Logical16:
+		return logicalOp[word128](c)
+	case Int128:
+		return int128Op(c)
 	}
 	return nil
 }

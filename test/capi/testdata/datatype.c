@@ -1000,6 +1000,50 @@ static void fortran_pairs_and_logicals(void) {
     RC(MPI_Allreduce(&r, &rmin, 1, MPI_2REAL, MPI_SUM, MPI_COMM_WORLD), MPI_ERR_OP);
 }
 
+/* sixteen_byte_kinds: gfortran's INTEGER(16), two's complement whose
+ * sums carry from the low word into the high one, and LOGICAL(16), true
+ * when any of its bytes is, across the ranks; MPI_INTEGER16 in
+ * external32 is big-endian. */
+static void sixteen_byte_kinds(void) {
+    MPI_Datatype m = MPI_DATATYPE_NULL;
+    TRY(MPI_Type_match_size(MPI_TYPECLASS_INTEGER, 16, &m));
+    CHECK(m == MPI_INTEGER16, "MPI_Type_match_size of a 16-byte integer gave %#x", MPI_Type_toint(m));
+
+    __int128 v[2] = {(__int128)UINT64_MAX - rank, -(__int128)(rank + 1)}, s[2] = {0, 0};
+    TRY(MPI_Allreduce(v, s, 2, MPI_INTEGER16, MPI_SUM, MPI_COMM_WORLD));
+    __int128 want0 = (__int128)size * UINT64_MAX - size * (size - 1) / 2, want1 = -(__int128)(size * (size + 1) / 2);
+    CHECK(s[0] == want0 && s[1] == want1, "MPI_SUM on MPI_INTEGER16: words %#llx:%#llx and %lld",
+          (unsigned long long)(s[0] >> 64), (unsigned long long)s[0], (long long)s[1]);
+    __int128 x = -((__int128)rank << 70), lo = 1, hi = 1;
+    TRY(MPI_Allreduce(&x, &lo, 1, MPI_INTEGER16, MPI_MIN, MPI_COMM_WORLD));
+    TRY(MPI_Allreduce(&x, &hi, 1, MPI_INTEGER16, MPI_MAX, MPI_COMM_WORLD));
+    CHECK(lo == -((__int128)(size - 1) << 70) && hi == 0, "MIN and MAX on MPI_INTEGER16 gave high words %lld and %lld",
+          (long long)(lo >> 64), (long long)(hi >> 64));
+    __int128 f = (__int128)1 << 40, prod = 0;
+    TRY(MPI_Allreduce(&f, &prod, 1, MPI_INTEGER16, MPI_PROD, MPI_COMM_WORLD));
+    CHECK(prod == (40 * size < 128 ? (__int128)1 << (40 * size) : 0), "MPI_PROD of 2^40 on %d ranks: words %#llx:%#llx",
+          size, (unsigned long long)(prod >> 64), (unsigned long long)prod);
+
+    struct {
+        uint64_t lo, hi;
+    } l = {0, rank % 2 ? 3 : 0}, any = {7, 7}, all = {7, 7}; /* true in the high word only */
+    TRY(MPI_Allreduce(&l, &any, 1, MPI_LOGICAL16, MPI_LOR, MPI_COMM_WORLD));
+    TRY(MPI_Allreduce(&l, &all, 1, MPI_LOGICAL16, MPI_LAND, MPI_COMM_WORLD));
+    CHECK(any.lo == 0 && any.hi == 3 && all.lo == 0 && all.hi == 0, "LOR and LAND on MPI_LOGICAL16: %llx:%llx, %llx:%llx",
+          (unsigned long long)any.hi, (unsigned long long)any.lo, (unsigned long long)all.hi,
+          (unsigned long long)all.lo);
+    RC(MPI_Allreduce(&l, &any, 1, MPI_LOGICAL16, MPI_SUM, MPI_COMM_WORLD), MPI_ERR_OP);
+
+    __int128 e = -2, back = 0;
+    unsigned char ext[16];
+    MPI_Aint pos = 0, at = 0;
+    TRY(MPI_Pack_external("external32", &e, 1, MPI_INTEGER16, ext, sizeof ext, &pos));
+    CHECK(pos == 16 && ext[0] == 0xff && ext[14] == 0xff && ext[15] == 0xfe, "-2 as MPI_INTEGER16 in external32: %ld bytes, %02x..%02x",
+          (long)pos, ext[0], ext[15]);
+    TRY(MPI_Unpack_external("external32", ext, sizeof ext, &at, &back, 1, MPI_INTEGER16));
+    CHECK(back == -2, "MPI_INTEGER16 back from external32: %lld", (long long)back);
+}
+
 /* fortran_types: Fortran's predefined types from C, those gompi has:
  * sizes and names, sums across the ranks, MINLOC on MPI_2INTEGER, and the
  * kinds MPI_Type_create_f90_* choose; the ones gompi lacks are
@@ -1018,7 +1062,8 @@ static void fortran_types(void) {
         {MPI_2INTEGER, 8, "MPI_2INTEGER"}, {MPI_2REAL, 8, "MPI_2REAL"},
         {MPI_2DOUBLE_PRECISION, 16, "MPI_2DOUBLE_PRECISION"}, {MPI_LOGICAL, 4, "MPI_LOGICAL"},
         {MPI_LOGICAL1, 1, "MPI_LOGICAL1"}, {MPI_LOGICAL2, 2, "MPI_LOGICAL2"}, {MPI_LOGICAL4, 4, "MPI_LOGICAL4"},
-        {MPI_LOGICAL8, 8, "MPI_LOGICAL8"},
+        {MPI_LOGICAL8, 8, "MPI_LOGICAL8"}, {MPI_LOGICAL16, 16, "MPI_LOGICAL16"},
+        {MPI_INTEGER16, 16, "MPI_INTEGER16"},
     };
     for (size_t k = 0; k < sizeof named / sizeof named[0]; k++) {
         int sz = 0, len = 0;
@@ -1051,11 +1096,12 @@ static void fortran_types(void) {
     CHECK(out.v == 100 - (size - 1) / 2 && out.i == (size - 1) / 2 * 2, "MINLOC on MPI_2INTEGER: %d at %d", out.v, out.i);
 
     fortran_pairs_and_logicals();
+    sixteen_byte_kinds();
 
     MPI_Datatype t, again, dup, types[1];
     int ints[2];
     MPI_Aint addrs[1];
-    int kinds[][3] = {{2, 1}, {4, 2}, {5, 4}, {9, 4}, {10, 8}, {18, 8}};
+    int kinds[][3] = {{2, 1}, {4, 2}, {5, 4}, {9, 4}, {10, 8}, {18, 8}, {19, 16}, {38, 16}};
     for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
         TRY(MPI_Type_create_f90_integer(kinds[k][0], &t));
         fortran_kind(t, MPI_COMBINER_F90_INTEGER, 0, kinds[k][0], kinds[k][1], "an f90 integer kind");
@@ -1089,15 +1135,14 @@ static void fortran_types(void) {
     TRY(MPI_Type_free(&dup));
     RC(MPI_Type_free(&t), MPI_ERR_TYPE);
     CHECK(t == again, "a refused free changed the handle");
-    RC(MPI_Type_create_f90_integer(19, &t), MPI_ERR_ARG);
+    RC(MPI_Type_create_f90_integer(39, &t), MPI_ERR_ARG);
     RC(MPI_Type_create_f90_real(16, MPI_UNDEFINED, &t), MPI_ERR_ARG);
     RC(MPI_Type_create_f90_complex(MPI_UNDEFINED, 308, &t), MPI_ERR_ARG);
     RC(MPI_Type_create_f90_real(-2, 10, &t), MPI_ERR_ARG);
     {
         int sz;
-        RC(MPI_Type_size(MPI_LOGICAL16, &sz), MPI_ERR_TYPE);
         RC(MPI_Type_size(MPI_REAL16, &sz), MPI_ERR_TYPE);
-        RC(MPI_Type_size(MPI_INTEGER16, &sz), MPI_ERR_TYPE);
+        RC(MPI_Type_size(MPI_COMPLEX32, &sz), MPI_ERR_TYPE);
     }
     passed("Fortran's types and MPI_Type_create_f90_*");
 }
