@@ -131,15 +131,12 @@ func int128Op(c opCode) func(in, inout []byte) {
 			}
 			return b
 		}
-	case opLand, opLor, opLxor:
-		f = func(a, b word128) word128 {
-			x, y := a[0]|a[1] != 0, b[0]|b[1] != 0
-			r := c == opLand && x && y || c == opLor && (x || y) || c == opLxor && x != y
-			if r {
-				return word128{1, 0}
-			}
-			return word128{}
-		}
+	case opLand:
+		f = logical128(func(x, y bool) bool { return x && y })
+	case opLor:
+		f = logical128(func(x, y bool) bool { return x || y })
+	case opLxor:
+		f = logical128(func(x, y bool) bool { return x != y })
 	case opBand:
 		f = func(a, b word128) word128 { return word128{a[0] & b[0], a[1] & b[1]} }
 	case opBor:
@@ -154,6 +151,17 @@ func int128Op(c opCode) func(in, inout []byte) {
 		for i := range b {
 			b[i] = f(a[i], b[i])
 		}
+	}
+}
+
+// logical128 is a logical operation on Int128 values, as on the other
+// integers: 1 when join holds of their truths, else 0.
+func logical128(join func(x, y bool) bool) func(a, b word128) word128 {
+	return func(a, b word128) word128 {
+		if join(a != word128{}, b != word128{}) {
+			return word128{1, 0}
+		}
+		return word128{}
 	}
 }
 

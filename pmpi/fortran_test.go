@@ -136,12 +136,11 @@ func TestInt128(t *testing.T) {
 			return b
 		}},
 		{OpBxor, func(a, b *big.Int) *big.Int { return new(big.Int).Xor(a, b) }},
-		{OpLand, func(a, b *big.Int) *big.Int {
-			if a.Sign() != 0 && b.Sign() != 0 {
-				return big.NewInt(1)
-			}
-			return big.NewInt(0)
-		}},
+		{OpBand, func(a, b *big.Int) *big.Int { return new(big.Int).And(a, b) }},
+		{OpBor, func(a, b *big.Int) *big.Int { return new(big.Int).Or(a, b) }},
+		{OpLand, truthOf(func(x, y bool) bool { return x && y })},
+		{OpLor, truthOf(func(x, y bool) bool { return x || y })},
+		{OpLxor, truthOf(func(x, y bool) bool { return x != y })},
 	} {
 		for _, a := range values {
 			for _, b := range values {
@@ -154,6 +153,17 @@ func TestInt128(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// truthOf is a logical operation's reference on integers: 1 when join
+// holds of their truths, else 0.
+func truthOf(join func(x, y bool) bool) func(a, b *big.Int) *big.Int {
+	return func(a, b *big.Int) *big.Int {
+		if join(a.Sign() != 0, b.Sign() != 0) {
+			return big.NewInt(1)
+		}
+		return big.NewInt(0)
 	}
 }
 
