@@ -82,7 +82,8 @@ var predefinedHandles = func() map[pmpi.Datatype]Datatype {
 	}
 	for d, h := range map[pmpi.Datatype]Datatype{ // Fortran's, which C lacks
 		pmpi.Logical1: MPI_LOGICAL1, pmpi.Logical2: MPI_LOGICAL2, pmpi.Logical4: MPI_LOGICAL4, pmpi.Logical8: MPI_LOGICAL8,
-		pmpi.Logical16: MPI_LOGICAL16, pmpi.Int128: MPI_INTEGER16,
+		pmpi.Logical16: MPI_LOGICAL16, pmpi.Int128: MPI_INTEGER16, pmpi.Float16: MPI_REAL2, pmpi.Complex32: MPI_COMPLEX4,
+		pmpi.Float128: MPI_REAL16, pmpi.Complex256: MPI_COMPLEX32,
 		pmpi.Float32Float32: MPI_2REAL, pmpi.Float64Float64: MPI_2DOUBLE_PRECISION, pmpi.Int64Int64: MPI_2INTEGER,
 	} {
 		m[d] = h
@@ -104,7 +105,7 @@ func (h Datatype) get() (pmpi.Datatype, error) {
 	if h == MPI_DATATYPE_NULL {
 		return pmpi.Datatype{}, errorf(pmpi.ClassType, "MPI_DATATYPE_NULL is not a datatype")
 	}
-	return pmpi.Datatype{}, errorf(pmpi.ClassType, "%#x is not a datatype gompi knows (freed, never one, or a predefined type gompi lacks: Fortran's half or quadruple precision, 16-byte integers and logicals)", uintptr(h))
+	return pmpi.Datatype{}, errorf(pmpi.ClassType, "%#x is not a datatype (freed, or never one)", uintptr(h))
 }
 
 // handleOf is the C handle of a datatype, for a user operation's call.

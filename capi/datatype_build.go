@@ -248,6 +248,10 @@ var matchTypes = map[[2]int]Datatype{
 	{C.MPI_TYPECLASS_INTEGER, 4}: MPI_INT32_T, {C.MPI_TYPECLASS_INTEGER, 8}: MPI_INT64_T,
 	{C.MPI_TYPECLASS_INTEGER, 16}: MPI_INTEGER16, {C.MPI_TYPECLASS_REAL, 4}: MPI_FLOAT, {C.MPI_TYPECLASS_REAL, 8}: MPI_DOUBLE,
 	{C.MPI_TYPECLASS_COMPLEX, 8}: MPI_C_FLOAT_COMPLEX, {C.MPI_TYPECLASS_COMPLEX, 16}: MPI_C_DOUBLE_COMPLEX,
+	// Fortran's half and quadruple precisions: a 16-byte real is REAL(16),
+	// not C's long double, since the call serves Fortran's kinds.
+	{C.MPI_TYPECLASS_REAL, 2}: MPI_REAL2, {C.MPI_TYPECLASS_REAL, 16}: MPI_REAL16,
+	{C.MPI_TYPECLASS_COMPLEX, 4}: MPI_COMPLEX4, {C.MPI_TYPECLASS_COMPLEX, 32}: MPI_COMPLEX32,
 }
 
 func mpiTypeMatchSize(class, size int, out *Datatype) error {
@@ -258,7 +262,7 @@ func mpiTypeMatchSize(class, size int, out *Datatype) error {
 	}
 	h, ok := matchTypes[[2]int{class, size}]
 	if !ok {
-		return errorf(pmpi.ClassArg, "type match size: no predefined type of class %d is %d bytes (integers: 1, 2, 4, 8, 16; reals: 4, 8; complex: 8, 16)", class, size)
+		return errorf(pmpi.ClassArg, "type match size: no predefined type of class %d is %d bytes (integers: 1, 2, 4, 8, 16; reals: 2, 4, 8, 16; complex: 4, 8, 16, 32)", class, size)
 	}
 	*out = h
 	return nil

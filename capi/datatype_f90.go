@@ -14,14 +14,13 @@ import (
 
 // fortranTypes are Fortran's sized predefined types, each the gompi type
 // of its layout. The default kinds (MPI_INTEGER, MPI_LOGICAL...) follow
-// the sizes MPI_Abi_set_fortran_info gives (fortranKinds). Left out: the
-// half and quadruple precisions (MPI_REAL2, MPI_REAL16, MPI_COMPLEX4,
-// MPI_COMPLEX32), whose arithmetic gompi lacks.
+// the sizes MPI_Abi_set_fortran_info gives (fortranKinds).
 var fortranTypes = map[Datatype]pmpi.Datatype{
 	MPI_INTEGER1: pmpi.Int8, MPI_INTEGER2: pmpi.Int16, MPI_INTEGER4: pmpi.Int32, MPI_INTEGER8: pmpi.Int64,
 	MPI_REAL4: pmpi.Float32, MPI_REAL8: pmpi.Float64, MPI_COMPLEX8: pmpi.Complex64, MPI_COMPLEX16: pmpi.Complex128,
 	MPI_LOGICAL1: pmpi.Logical1, MPI_LOGICAL2: pmpi.Logical2, MPI_LOGICAL4: pmpi.Logical4, MPI_LOGICAL8: pmpi.Logical8,
 	MPI_INTEGER16: pmpi.Int128, MPI_LOGICAL16: pmpi.Logical16, MPI_CHARACTER: pmpi.Byte,
+	MPI_REAL2: pmpi.Float16, MPI_COMPLEX4: pmpi.Complex32, MPI_REAL16: pmpi.Float128, MPI_COMPLEX32: pmpi.Complex256,
 }
 
 // f90Kind is a kind that MPI_Type_create_f90_* may return: the largest
@@ -33,11 +32,12 @@ type f90Kind struct {
 }
 
 // The kinds by size, smallest first, as SELECTED_INT_KIND and
-// SELECTED_REAL_KIND choose among them.
+// SELECTED_REAL_KIND choose among them; as Open MPI does, a real beyond
+// 8 bytes is REAL(16), never x87's REAL(10), which MPI gives no type.
 var (
 	f90Integers = []f90Kind{{0, 2, pmpi.Int8}, {0, 4, pmpi.Int16}, {0, 9, pmpi.Int32}, {0, 18, pmpi.Int64}, {0, 38, pmpi.Int128}}
-	f90Reals    = []f90Kind{{6, 37, pmpi.Float32}, {15, 307, pmpi.Float64}}
-	f90Complex  = []f90Kind{{6, 37, pmpi.Complex64}, {15, 307, pmpi.Complex128}}
+	f90Reals    = []f90Kind{{6, 37, pmpi.Float32}, {15, 307, pmpi.Float64}, {33, 4931, pmpi.Float128}}
+	f90Complex  = []f90Kind{{6, 37, pmpi.Complex64}, {15, 307, pmpi.Complex128}, {33, 4931, pmpi.Complex256}}
 )
 
 // f90Types holds the types MPI_Type_create_f90_* made, by combiner and
@@ -93,7 +93,7 @@ func f90Type(op string, combiner C.int, kinds []f90Kind, p, r int, out *Datatype
 		if integer {
 			return errorf(pmpi.ClassArg, "%s: no integer kind has a range of %d digits (at most %d: INTEGER(16))", op, r, last.rng)
 		}
-		return errorf(pmpi.ClassArg, "%s: no kind has precision %d and range %d (at most precision %d and range %d: 8-byte reals)",
+		return errorf(pmpi.ClassArg, "%s: no kind has precision %d and range %d (at most precision %d and range %d: REAL(16))",
 			op, p, r, last.precision, last.rng)
 	}
 	key := [3]int{int(combiner), p, r}

@@ -117,7 +117,7 @@ var (
 
 // The ids of the C types above, of C's long double types
 // (longdouble.go) and of Fortran's types that Go's do not describe
-// (fortran.go).
+// (fortran.go, float16.go, float128.go).
 const (
 	idLong = 18 + iota
 	idUnsignedLong
@@ -135,6 +135,10 @@ const (
 	idFloat64Float64
 	idLogical16
 	idInt128
+	idFloat16
+	idComplex32
+	idFloat128
+	idComplex256
 )
 
 // predefined describes the predefined datatypes by id.
@@ -173,6 +177,10 @@ var predefined = [...]typeDesc{
 	twinDesc(idFloat64Float64, "MPI_2DOUBLE_PRECISION", 10, 8),
 	basicDesc(idLogical16, "MPI_LOGICAL16", 16, kindLogical),
 	basicDesc(idInt128, "MPI_INTEGER16", 16, kindInt),
+	basicDesc(idFloat16, "MPI_REAL2", 2, kindFloat),
+	basicDesc(idComplex32, "MPI_COMPLEX4", 4, kindComplex),
+	basicDesc(idFloat128, "MPI_REAL16", 16, kindFloat),
+	basicDesc(idComplex256, "MPI_COMPLEX32", 32, kindComplex),
 }
 
 // like makes d reduce as predefined type id does.

@@ -11,10 +11,9 @@ import (
 // 16383 and a sign) in the low 10 bytes of 16. Go has no such type, so
 // the C library's MPI_LONG_DOUBLE, MPI_C_LONG_DOUBLE_COMPLEX and
 // MPI_LONG_DOUBLE_INT are the types below, which reduce in software:
-// each operation is rounded once to the 64-bit significand, to nearest
-// even, as the x87 unit does at its default precision, but for results
-// that fall below its normal range (under 3.4e-4932), which are rounded
-// twice. external32 gives a long double 16 bytes, IEEE's binary128.
+// each operation is rounded once to the 64-bit significand (fewer for a
+// denormal), to nearest even, as the x87 unit does at its default
+// precision. external32 gives a long double 16 bytes, IEEE's binary128.
 var (
 	CLongDouble        = Datatype{&predefined[idLongDouble]}
 	CLongDoubleComplex = Datatype{&predefined[idLongDoubleComplex]}
@@ -82,47 +81,63 @@ func x87Of(f *big.Float) x87 {
 	if f.Signbit() {
 		se = 0x8000
 	}
+	_, m, be, inf := roundWide(f, 64)
+	if inf {
+		return x87{m: x87Int, se: se | x87MaxExp}
+	}
+	return x87{m: m, se: se | uint16(be)}
+}
+
+// roundWide rounds f, finite, to nearest even, once, in a format with the
+// 15-bit exponent biased by 16383 that x87's and binary128 share and prec
+// bits of significand (64 or 113). It returns the significand, its leading
+// bit included, as two words (under 2^(prec-1) only for a denormal or
+// zero), and the biased exponent (0 for a denormal or zero); or inf, when
+// f is past the range.
+func roundWide(f *big.Float, prec int) (hi, lo uint64, be int, inf bool) {
 	if f.Sign() == 0 {
-		return x87{se: se}
+		return 0, 0, 0, false
 	}
 	var mant big.Float
 	e := f.MantExp(&mant) // f = mant * 2^e, 0.5 <= |mant| < 1
-	be := e - 1 + x87Bias // the biased exponent of 1.xxx * 2^(e-1)
+	be = e - 1 + x87Bias  // the biased exponent of 1.xxx * 2^(e-1)
 	if be >= x87MaxExp {
-		return x87{m: x87Int, se: se | x87MaxExp}
+		return 0, 0, 0, true
 	}
-	bits := 64
+	bits := prec
 	if be <= 0 { // a denormal: fewer bits of significand
-		bits = 63 + be
+		bits = prec - 1 + be
 	}
 	mant.Abs(&mant)
 	if bits <= 0 { // below the smallest denormal: it, or zero
 		if bits == 0 && mant.Cmp(big.NewFloat(0.5)) > 0 {
-			return x87{m: 1, se: se}
+			return 0, 1, 0, false
 		}
-		return x87{se: se}
+		return 0, 0, 0, false
 	}
 	var r big.Float
 	r.SetPrec(uint(bits)).SetMode(big.ToNearestEven).Set(&mant)
-	if be <= 0 {
-		// value = mant * 2^e = m * 2^(1-16383-63): m = mant * 2^(e+16445).
-		r.SetMantExp(&r, e+x87Bias+62)
-		m, _ := r.Uint64()
-		if m&x87Int != 0 {
-			return x87{m: m, se: se | 1} // rounded up into the normal range
-		}
-		return x87{m: m, se: se}
-	}
-	if r.Cmp(big.NewFloat(1)) == 0 { // rounding carried out of 64 bits
+	switch {
+	case be <= 0:
+		// value = mant * 2^e = m * 2^(1-16383-(prec-1)): m = mant * 2^bits.
+		r.SetMantExp(&r, bits)
+		be = 0
+	case r.Cmp(big.NewFloat(1)) == 0: // rounding carried out of the significand
 		be++
 		if be >= x87MaxExp {
-			return x87{m: x87Int, se: se | x87MaxExp}
+			return 0, 0, 0, true
 		}
-		return x87{m: x87Int, se: se | uint16(be)}
+		r.SetMantExp(&r, prec-1)
+	default:
+		r.SetMantExp(&r, prec)
 	}
-	r.SetMantExp(&r, 64)
-	m, _ := r.Uint64()
-	return x87{m: m, se: se | uint16(be)}
+	var m, w big.Int
+	r.Int(&m)
+	if m.BitLen() == prec {
+		be = max(be, 1) // a denormal rounded up into the normal range
+	}
+	lo = w.And(&m, new(big.Int).SetUint64(^uint64(0))).Uint64()
+	return m.Rsh(&m, 64).Uint64(), lo, be, false
 }
 
 // x87Add is a+b, or a-b with sub, as the x87 unit rounds it.
@@ -169,7 +184,7 @@ func x87Mul(a, b x87) x87 {
 	var x, y big.Float
 	a.big(&x)
 	b.big(&y)
-	x.SetPrec(64).SetMode(big.ToNearestEven)
+	x.SetPrec(128) // exact: x87Of rounds once
 	r := x87Of(x.Mul(&x, &y))
 	r.se = r.se&x87MaxExp | sign
 	return r

@@ -68,6 +68,11 @@ func TestX87Arithmetic(t *testing.T) {
 		{"1 - 1", x87Add(one, one, true), false, x87{}},
 		{"-2 * 3", x87Mul(of(-2), of(3)), false, of(-6)},
 		{"smallest / 2", x87Mul(x87{m: 1}, of(0.5)), false, x87{}},
+		// 59 * 3751880150584993549 is 3*2^66-1: the product is 1.5-2^-67
+		// times the smallest denormal, which rounds to it; rounded to 64
+		// bits first, it would be 1.5, a tie that rounds to 2.
+		{"a product just under a denormal tie", x87Mul(x87Of(big.NewFloat(0).SetMantExp(big.NewFloat(59), -8000)),
+			x87Of(new(big.Float).SetMantExp(new(big.Float).SetUint64(3751880150584993549), -8512))), false, x87{m: 1}},
 	} {
 		if c.nan != c.got.isNaN() || !c.nan && c.got != c.want {
 			t.Errorf("%s is %#x %#x", c.name, c.got.se, c.got.m)

@@ -253,6 +253,14 @@ func scalarOp(c opCode, dt Datatype) func(in, inout []byte) {
 		return logicalOp[word128](c)
 	case Int128:
 		return int128Op(c)
+	case Float16:
+		return halfOp(c)
+	case Complex32:
+		return complex32Op(c)
+	case Float128:
+		return float128Op(c)
+	case Complex256:
+		return complex256Op(c)
 	}
 	return nil
 }

@@ -1044,10 +1044,179 @@ static void sixteen_byte_kinds(void) {
     CHECK(back == -2, "MPI_INTEGER16 back from external32: %lld", (long long)back);
 }
 
-/* fortran_types: Fortran's predefined types from C, those gompi has:
- * sizes and names, sums across the ranks, MINLOC on MPI_2INTEGER, and the
- * kinds MPI_Type_create_f90_* choose; the ones gompi lacks are
- * MPI_ERR_TYPE. */
+/* next64 is a 64-bit LCG, for operands that cover the formats' ranges. */
+static uint64_t lcg = 88172645463325252ull;
+static uint64_t next64(void) {
+    lcg = lcg * 6364136223846793005ull + 1442695040888963407ull;
+    return lcg ^ (lcg >> 29);
+}
+
+/* quad is a binary128 of the sign, the biased exponent and a random
+ * fraction. */
+static __float128 quad(int sign, int exp) {
+    uint64_t w[2] = {next64(), (uint64_t)sign << 63 | (uint64_t)exp << 48 | (next64() & 0xffffffffffffull)};
+    __float128 q;
+    memcpy(&q, w, 16);
+    return q;
+}
+
+static unsigned long long qword(__float128 q, int high) {
+    uint64_t w[2];
+    memcpy(w, &q, 16);
+    return w[high];
+}
+
+static __float128 pow2(int e) { /* 2^e, e <= 0, exact to the smallest denormal */
+    __float128 q = 1;
+    while (e++ < 0)
+        q /= 2;
+    return q;
+}
+
+/* half_and_quad: Fortran's REAL(2), COMPLEX(2), REAL(16) and COMPLEX(16),
+ * which are C's _Float16 and __float128: reductions across the ranks
+ * that only their precision holds, and local ones that give what C's own
+ * arithmetic gives, bit for bit, rounding, denormals and overflow
+ * included; external32 is big-endian. */
+enum { NQ = 4096, NH = 4096 };
+static __float128 qa[NQ], qb[NQ], qsum[NQ], qprod[NQ], qmin[NQ], qout[NQ];
+static uint16_t ha[NH], hb[NH], hout[NH], hwant[3][NH];
+static void half_and_quad(void) {
+    struct {
+        MPI_Datatype t;
+        int class, size;
+    } match[] = {{MPI_REAL2, MPI_TYPECLASS_REAL, 2},
+                 {MPI_REAL16, MPI_TYPECLASS_REAL, 16},
+                 {MPI_COMPLEX4, MPI_TYPECLASS_COMPLEX, 4},
+                 {MPI_COMPLEX32, MPI_TYPECLASS_COMPLEX, 32}};
+    for (size_t k = 0; k < sizeof match / sizeof match[0]; k++) {
+        MPI_Datatype m = MPI_DATATYPE_NULL;
+        TRY(MPI_Type_match_size(match[k].class, match[k].size, &m));
+        CHECK(m == match[k].t, "MPI_Type_match_size(%d, %d) gave %#x", match[k].class, match[k].size, MPI_Type_toint(m));
+    }
+
+    __float128 tiny = pow2(-100), v = 1 + rank * tiny, s = 0;
+    TRY(MPI_Allreduce(&v, &s, 1, MPI_REAL16, MPI_SUM, MPI_COMM_WORLD));
+    CHECK(s == size + size * (size - 1) / 2 * tiny, "MPI_SUM on MPI_REAL16 lost the low bits: %g", (double)(s - size));
+    __float128 x = 1 + pow2(-28), p = 0, want = 1; /* x^4's bits fit in 113 */
+    for (int i = 0; i < size; i++)
+        want *= x;
+    TRY(MPI_Allreduce(&x, &p, 1, MPI_REAL16, MPI_PROD, MPI_COMM_WORLD));
+    CHECK(size > 4 || p == want, "MPI_PROD on MPI_REAL16 of 1+2^-28 on %d ranks: off by %g", size, (double)(p - want));
+    __float128 den = -rank * pow2(-16400), lo = 1, hi = 1;
+    TRY(MPI_Allreduce(&den, &lo, 1, MPI_REAL16, MPI_MIN, MPI_COMM_WORLD));
+    TRY(MPI_Allreduce(&den, &hi, 1, MPI_REAL16, MPI_MAX, MPI_COMM_WORLD));
+    CHECK(lo == -(size - 1) * pow2(-16400) && hi == 0, "MIN and MAX of denormals on MPI_REAL16");
+    __float128 z[2] = {rank, 1 + rank * tiny}, zs[2] = {0, 0};
+    TRY(MPI_Allreduce(z, zs, 1, MPI_COMPLEX32, MPI_SUM, MPI_COMM_WORLD));
+    CHECK(zs[0] == size * (size - 1) / 2 && zs[1] == size + size * (size - 1) / 2 * tiny, "MPI_SUM on MPI_COMPLEX32");
+    _Float16 h = 0.5f16 + rank / 256.0f16, hs = 0; /* sums exact in 11 bits */
+    TRY(MPI_Allreduce(&h, &hs, 1, MPI_REAL2, MPI_SUM, MPI_COMM_WORLD));
+    CHECK(hs == (_Float16)(size / 2.0 + size * (size - 1) / 2 / 256.0), "MPI_SUM on MPI_REAL2 gave %g", (double)hs);
+    _Float16 hz[2] = {rank, -2 * rank}, hzs[2] = {0, 0};
+    TRY(MPI_Allreduce(hz, hzs, 1, MPI_COMPLEX4, MPI_SUM, MPI_COMM_WORLD));
+    CHECK(hzs[0] == size * (size - 1) / 2 && hzs[1] == -size * (size - 1), "MPI_SUM on MPI_COMPLEX4 gave (%g,%g)",
+          (double)hzs[0], (double)hzs[1]);
+
+    /* Operands from denormals to the largest exponent: sums whose
+     * exponents are close enough to round, products that land below the
+     * normal range, or past it. */
+    static const int exps[] = {0, 1, 2, 60, 112, 0x3fff, 0x3fff, 0x3fff, 8000, 8300, 0x7ffd, 0x7ffe};
+    int ne = sizeof exps / sizeof exps[0];
+    for (int i = 0; i < NQ; i++) {
+        int ea = exps[next64() % ne], eb;
+        switch (i % 3) {
+        case 0:
+            eb = ea - (int)(next64() % 120);
+            break;
+        case 1:
+            eb = exps[next64() % ne];
+            break;
+        default:
+            eb = 0x3fff - ea + 5 - (int)(next64() % 130);
+        }
+        eb = eb < 0 ? 0 : eb > 0x7ffe ? 0x7ffe : eb;
+        qa[i] = quad(next64() & 1, ea);
+        qb[i] = quad(next64() & 1, eb);
+        qsum[i] = qa[i] + qb[i];
+        qprod[i] = qa[i] * qb[i];
+        qmin[i] = qa[i] < qb[i] ? qa[i] : qb[i];
+    }
+    struct {
+        MPI_Op op;
+        const __float128 *want;
+        const char *name;
+    } qops[] = {{MPI_SUM, qsum, "MPI_SUM"}, {MPI_PROD, qprod, "MPI_PROD"}, {MPI_MIN, qmin, "MPI_MIN"}};
+    for (size_t k = 0; k < sizeof qops / sizeof qops[0]; k++) {
+        memcpy(qout, qb, sizeof qb);
+        TRY(MPI_Reduce_local(qa, qout, NQ, MPI_REAL16, qops[k].op));
+        for (int i = 0; i < NQ; i++)
+            CHECK(memcmp(&qout[i], &qops[k].want[i], 16) == 0, "%s on MPI_REAL16 operands %d: %016llx:%016llx, C gives %016llx:%016llx",
+                  qops[k].name, i, qword(qout[i], 1), qword(qout[i], 0), qword(qops[k].want[i], 1), qword(qops[k].want[i], 0));
+    }
+
+    /* Halves: a sum or product is exact in a double, a complex product's
+     * parts in a __float128, so C's one conversion rounds it once. */
+    for (int i = 0; i < NH; i++) {
+        do
+            ha[i] = (uint16_t)next64();
+        while ((ha[i] & 0x7c00) == 0x7c00);
+        do
+            hb[i] = (uint16_t)next64();
+        while ((hb[i] & 0x7c00) == 0x7c00);
+    }
+    for (int i = 0; i < NH; i++) {
+        _Float16 a, b, r;
+        memcpy(&a, &ha[i], 2);
+        memcpy(&b, &hb[i], 2);
+        r = (_Float16)((double)a + (double)b);
+        memcpy(&hwant[0][i], &r, 2);
+        r = (_Float16)((double)a * (double)b);
+        memcpy(&hwant[1][i], &r, 2);
+        if (i % 2 == 0) {
+            _Float16 c, d, re, im; /* (a+bi)(c+di): a and b from ha, c and d from hb */
+            memcpy(&b, &ha[i + 1], 2);
+            memcpy(&c, &hb[i], 2);
+            memcpy(&d, &hb[i + 1], 2);
+            re = (_Float16)((__float128)a * c - (__float128)b * d);
+            im = (_Float16)((__float128)a * d + (__float128)b * c);
+            memcpy(&hwant[2][i], &re, 2);
+            memcpy(&hwant[2][i + 1], &im, 2);
+        }
+    }
+    struct {
+        MPI_Datatype t;
+        MPI_Op op;
+        int count;
+        const char *name;
+    } hops[] = {{MPI_REAL2, MPI_SUM, NH, "MPI_SUM on MPI_REAL2"},
+                {MPI_REAL2, MPI_PROD, NH, "MPI_PROD on MPI_REAL2"},
+                {MPI_COMPLEX4, MPI_PROD, NH / 2, "MPI_PROD on MPI_COMPLEX4"}};
+    for (size_t k = 0; k < sizeof hops / sizeof hops[0]; k++) {
+        memcpy(hout, hb, sizeof hb);
+        TRY(MPI_Reduce_local(ha, hout, hops[k].count, hops[k].t, hops[k].op));
+        for (int i = 0; i < NH; i++)
+            CHECK(hout[i] == hwant[k][i], "%s of %#06x and %#06x (word %d): %#06x, C gives %#06x", hops[k].name, ha[i],
+                  hb[i], i, hout[i], hwant[k][i]);
+    }
+
+    unsigned char ext[16], mem[16];
+    MPI_Aint pos = 0, at = 0;
+    __float128 e = qa[7], back = 0;
+    TRY(MPI_Pack_external("external32", &e, 1, MPI_REAL16, ext, sizeof ext, &pos));
+    memcpy(mem, &e, 16);
+    int reversed = pos == 16;
+    for (int i = 0; i < 16; i++)
+        reversed &= ext[i] == mem[15 - i];
+    CHECK(reversed, "MPI_REAL16 in external32 (%ld bytes) is not the value big-endian", (long)pos);
+    TRY(MPI_Unpack_external("external32", ext, sizeof ext, &at, &back, 1, MPI_REAL16));
+    CHECK(memcmp(&back, &e, 16) == 0, "MPI_REAL16 back from external32 differs");
+    passed("half and quadruple precision");
+}
+
+/* fortran_types: Fortran's predefined types from C: sizes and names,
+ * sums across the ranks, MINLOC on MPI_2INTEGER, and the kinds
+ * MPI_Type_create_f90_* choose. */
 static void fortran_types(void) {
     struct {
         MPI_Datatype t;
@@ -1063,7 +1232,8 @@ static void fortran_types(void) {
         {MPI_2DOUBLE_PRECISION, 16, "MPI_2DOUBLE_PRECISION"}, {MPI_LOGICAL, 4, "MPI_LOGICAL"},
         {MPI_LOGICAL1, 1, "MPI_LOGICAL1"}, {MPI_LOGICAL2, 2, "MPI_LOGICAL2"}, {MPI_LOGICAL4, 4, "MPI_LOGICAL4"},
         {MPI_LOGICAL8, 8, "MPI_LOGICAL8"}, {MPI_LOGICAL16, 16, "MPI_LOGICAL16"},
-        {MPI_INTEGER16, 16, "MPI_INTEGER16"},
+        {MPI_INTEGER16, 16, "MPI_INTEGER16"}, {MPI_REAL2, 2, "MPI_REAL2"}, {MPI_COMPLEX4, 4, "MPI_COMPLEX4"},
+        {MPI_REAL16, 16, "MPI_REAL16"}, {MPI_COMPLEX32, 32, "MPI_COMPLEX32"},
     };
     for (size_t k = 0; k < sizeof named / sizeof named[0]; k++) {
         int sz = 0, len = 0;
@@ -1097,6 +1267,7 @@ static void fortran_types(void) {
 
     fortran_pairs_and_logicals();
     sixteen_byte_kinds();
+    half_and_quad();
 
     MPI_Datatype t, again, dup, types[1];
     int ints[2];
@@ -1106,8 +1277,9 @@ static void fortran_types(void) {
         TRY(MPI_Type_create_f90_integer(kinds[k][0], &t));
         fortran_kind(t, MPI_COMBINER_F90_INTEGER, 0, kinds[k][0], kinds[k][1], "an f90 integer kind");
     }
-    int reals[][3] = {{6, 37, 4}, {7, MPI_UNDEFINED, 8}, {MPI_UNDEFINED, 38, 8}, {MPI_UNDEFINED, MPI_UNDEFINED, 4},
-                      {15, 307, 8}, {3, 10, 4}};
+    int reals[][3] = {{6, 37, 4},   {7, MPI_UNDEFINED, 8},  {MPI_UNDEFINED, 38, 8},   {MPI_UNDEFINED, MPI_UNDEFINED, 4},
+                      {15, 307, 8}, {3, 10, 4},             {16, MPI_UNDEFINED, 16}, {MPI_UNDEFINED, 308, 16},
+                      {33, 4931, 16}};
     for (size_t k = 0; k < sizeof reals / sizeof reals[0]; k++) {
         TRY(MPI_Type_create_f90_real(reals[k][0], reals[k][1], &t));
         fortran_kind(t, MPI_COMBINER_F90_REAL, reals[k][0], reals[k][1], reals[k][2], "an f90 real kind");
@@ -1136,14 +1308,9 @@ static void fortran_types(void) {
     RC(MPI_Type_free(&t), MPI_ERR_TYPE);
     CHECK(t == again, "a refused free changed the handle");
     RC(MPI_Type_create_f90_integer(39, &t), MPI_ERR_ARG);
-    RC(MPI_Type_create_f90_real(16, MPI_UNDEFINED, &t), MPI_ERR_ARG);
-    RC(MPI_Type_create_f90_complex(MPI_UNDEFINED, 308, &t), MPI_ERR_ARG);
+    RC(MPI_Type_create_f90_real(34, MPI_UNDEFINED, &t), MPI_ERR_ARG);
+    RC(MPI_Type_create_f90_complex(MPI_UNDEFINED, 4932, &t), MPI_ERR_ARG);
     RC(MPI_Type_create_f90_real(-2, 10, &t), MPI_ERR_ARG);
-    {
-        int sz;
-        RC(MPI_Type_size(MPI_REAL16, &sz), MPI_ERR_TYPE);
-        RC(MPI_Type_size(MPI_COMPLEX32, &sz), MPI_ERR_TYPE);
-    }
     passed("Fortran's types and MPI_Type_create_f90_*");
 }
 
