@@ -60,7 +60,7 @@ func extentOf(counts, displs []int) int {
 // reduceArgs: Reduce, Allreduce, Scan, Exscan, ReduceScatterBlock
 // (count per rank: recv holds count, send size*count).
 func reduceArgs(s, r unsafe.Pointer, scount, rcount int, dt Datatype, op Op, h Comm) (coll, error) {
-	e, d, err := resolve(h, dt)
+	e, d, err := resolve(h, dt, rcount)
 	if err != nil {
 		return coll{}, err
 	}
@@ -102,7 +102,7 @@ func side(p unsafe.Pointer, count int, dt Datatype) ([]byte, pmpi.Datatype, erro
 	if inPlace(p) {
 		return pmpi.InPlace, pmpi.Byte, nil
 	}
-	d, err := dt.get()
+	d, err := dt.forCount(count)
 	if err != nil {
 		return nil, pmpi.Datatype{}, err
 	}
@@ -141,7 +141,7 @@ func mpiBarrierInit(h Comm, info Info, req *Request) error {
 }
 
 func bcastArgs(buf unsafe.Pointer, count int, dt Datatype, h Comm) (coll, error) {
-	e, d, err := resolve(h, dt)
+	e, d, err := resolve(h, dt, count)
 	if err != nil {
 		return coll{}, err
 	}

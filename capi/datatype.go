@@ -108,6 +108,17 @@ func (h Datatype) get() (pmpi.Datatype, error) {
 	return pmpi.Datatype{}, errorf(pmpi.ClassType, "%#x is not a datatype (freed, or never one)", uintptr(h))
 }
 
+// forCount is get for count elements: where count is 0, MPI_DATATYPE_NULL
+// stands for no data, as MPICH takes it and codes written for it (PIO,
+// ESMF) pass it.
+func (h Datatype) forCount(count int) (pmpi.Datatype, error) {
+	d, err := h.get()
+	if err != nil && count == 0 && h == MPI_DATATYPE_NULL {
+		return pmpi.Byte, nil
+	}
+	return d, err
+}
+
 // handleOf is the C handle of a datatype, for a user operation's call.
 func handleOf(d pmpi.Datatype) Datatype {
 	if h, ok := predefinedHandles[d]; ok {

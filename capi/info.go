@@ -13,6 +13,7 @@ import (
 	"sync"
 	"unsafe"
 
+	"github.com/gompi/gompi/frameworks/ess"
 	"github.com/gompi/gompi/pmpi"
 )
 
@@ -22,8 +23,8 @@ var envInfo = sync.OnceValue(func() *pmpi.Info { return startInfo(os.Args) })
 
 // startInfo is the info MPI_Info_create_env describes with the keys of
 // MPI 4.1 section 11.2.5 that gompi knows: the command and its
-// arguments, the host, the working directory, the job size once MPI_Init
-// has run, and the thread level this library provides.
+// arguments, the host, the working directory, the job size, and the
+// thread level this library provides.
 func startInfo(args []string) *pmpi.Info {
 	info := pmpi.InfoCreate()
 	set := func(k, v string) {
@@ -44,7 +45,11 @@ func startInfo(args []string) *pmpi.Info {
 	if wd, err := os.Getwd(); err == nil && len(wd) <= pmpi.MaxInfoVal {
 		set("wdir", wd)
 	}
-	if api().Initialized() && !api().Finalized() {
+	// The same before MPI_Init, while initialized and after: the launcher's
+	// count, or else the world's.
+	if n := ess.LaunchSize(os.Getenv); n > 0 {
+		set("maxprocs", fmt.Sprint(n))
+	} else if api().Initialized() && !api().Finalized() {
 		set("maxprocs", fmt.Sprint(api().CommWorld().Size()))
 	}
 	set("thread_level", "MPI_THREAD_MULTIPLE")

@@ -89,7 +89,7 @@ func received(h *Message, m *pmpi.Message) {
 }
 
 func mpiMrecv(buf unsafe.Pointer, count int, dt Datatype, h *Message, st *C.MPI_Status) error {
-	d, err := dt.get()
+	d, err := dt.forCount(count)
 	if err != nil {
 		return err
 	}
@@ -108,7 +108,7 @@ func mpiMrecv(buf unsafe.Pointer, count int, dt Datatype, h *Message, st *C.MPI_
 }
 
 func mpiImrecv(buf unsafe.Pointer, count int, dt Datatype, h *Message, req *Request) error {
-	d, err := dt.get()
+	d, err := dt.forCount(count)
 	if err != nil {
 		return err
 	}

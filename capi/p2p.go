@@ -12,13 +12,14 @@ import (
 	"github.com/gompi/gompi/pmpi"
 )
 
-// resolve looks up the communicator and datatype a call names.
-func resolve(h Comm, dt Datatype) (*commEntry, pmpi.Datatype, error) {
+// resolve looks up the communicator and the datatype of count elements
+// that a call names.
+func resolve(h Comm, dt Datatype, count int) (*commEntry, pmpi.Datatype, error) {
 	e, err := h.get()
 	if err != nil {
 		return nil, pmpi.Datatype{}, err
 	}
-	d, err := dt.get()
+	d, err := dt.forCount(count)
 	return e, d, err
 }
 
@@ -30,7 +31,7 @@ type (
 )
 
 func send(f sendFunc, buf unsafe.Pointer, count int, dt Datatype, dest, t int, h Comm) error {
-	e, d, err := resolve(h, dt)
+	e, d, err := resolve(h, dt, count)
 	if err != nil {
 		return err
 	}
@@ -41,7 +42,7 @@ func send(f sendFunc, buf unsafe.Pointer, count int, dt Datatype, dest, t int, h
 // isend starts a request; persistent ones (the _init calls) stay until
 // MPI_Request_free.
 func isend(f isendFunc, persistent bool, buf unsafe.Pointer, count int, dt Datatype, dest, t int, h Comm, req *Request) error {
-	e, d, err := resolve(h, dt)
+	e, d, err := resolve(h, dt, count)
 	if err != nil {
 		return err
 	}
@@ -110,7 +111,7 @@ func mpiRecvInit(buf unsafe.Pointer, count int, dt Datatype, source, tag int, h 
 }
 
 func mpiRecv(buf unsafe.Pointer, count int, dt Datatype, source, t int, h Comm, st *C.MPI_Status) error {
-	e, d, err := resolve(h, dt)
+	e, d, err := resolve(h, dt, count)
 	if err != nil {
 		return err
 	}
@@ -122,11 +123,11 @@ func mpiRecv(buf unsafe.Pointer, count int, dt Datatype, source, t int, h Comm, 
 
 func mpiSendrecv(sendbuf unsafe.Pointer, sendcount int, sendtype Datatype, dest, sendtag int,
 	recvbuf unsafe.Pointer, recvcount int, recvtype Datatype, source, recvtag int, h Comm, st *C.MPI_Status) error {
-	e, sd, err := resolve(h, sendtype)
+	e, sd, err := resolve(h, sendtype, sendcount)
 	if err != nil {
 		return err
 	}
-	rd, err := recvtype.get()
+	rd, err := recvtype.forCount(recvcount)
 	if err != nil {
 		return err
 	}
@@ -138,7 +139,7 @@ func mpiSendrecv(sendbuf unsafe.Pointer, sendcount int, sendtype Datatype, dest,
 }
 
 func mpiSendrecvReplace(buf unsafe.Pointer, count int, dt Datatype, dest, sendtag, source, recvtag int, h Comm, st *C.MPI_Status) error {
-	e, d, err := resolve(h, dt)
+	e, d, err := resolve(h, dt, count)
 	if err != nil {
 		return err
 	}
@@ -192,11 +193,11 @@ func mpiBufferDetach[N cInt](addr unsafe.Pointer, size *N) error {
 
 func mpiIsendrecv(sendbuf unsafe.Pointer, sendcount int, sendtype Datatype, dest, sendtag int,
 	recvbuf unsafe.Pointer, recvcount int, recvtype Datatype, source, recvtag int, h Comm, req *Request) error {
-	e, sd, err := resolve(h, sendtype)
+	e, sd, err := resolve(h, sendtype, sendcount)
 	if err != nil {
 		return err
 	}
-	rd, err := recvtype.get()
+	rd, err := recvtype.forCount(recvcount)
 	if err != nil {
 		return err
 	}
@@ -210,7 +211,7 @@ func mpiIsendrecv(sendbuf unsafe.Pointer, sendcount int, sendtype Datatype, dest
 }
 
 func mpiIsendrecvReplace(buf unsafe.Pointer, count int, dt Datatype, dest, sendtag, source, recvtag int, h Comm, req *Request) error {
-	e, d, err := resolve(h, dt)
+	e, d, err := resolve(h, dt, count)
 	if err != nil {
 		return err
 	}

@@ -19,7 +19,7 @@ type pinitFunc func(buf []byte, partitions, count int, dt pmpi.Datatype, peer, t
 // pinit makes a partitioned request: partitions parts of count elements
 // of dt from buf. The info is checked and has no hints gompi reads.
 func pinit(f pinitFunc, op string, buf unsafe.Pointer, partitions, count int, dt Datatype, peer, t int, h Comm, ih Info, req *Request) error {
-	e, d, err := resolve(h, dt)
+	e, d, err := resolve(h, dt, partitions*count)
 	if err != nil {
 		return err
 	}

@@ -140,16 +140,47 @@ func Join(ctx context.Context, fw *mca.Framework) (Runtime, error) {
 	return rt, nil
 }
 
-// LaunchRank is the rank that a known launcher names in the environment
-// (gompirun's, PMI's, Slurm's, PMIx's variable), or 0: before any
-// component runs, it lets only rank 0 print the parameters' warnings.
+// launchVars are the known launchers' variables for a process's rank and
+// the job's size: gompirun's, PMI's, PMIx's (prterun sets Open MPI's size)
+// and Slurm's.
+var launchVars = [...]struct{ rank, size string }{
+	{"GOMPI_COMM_WORLD_RANK", "GOMPI_COMM_WORLD_SIZE"},
+	{"PMI_RANK", "PMI_SIZE"},
+	{"PMIX_RANK", "OMPI_COMM_WORLD_SIZE"},
+	{"SLURM_PROCID", "SLURM_NTASKS"},
+}
+
+// LaunchRank is the rank that a known launcher names in the environment,
+// or 0: before any component runs, it lets only rank 0 print the
+// parameters' warnings.
 func LaunchRank(getenv func(string) string) int {
-	for _, name := range []string{"GOMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "SLURM_PROCID"} {
-		if n, err := strconv.Atoi(getenv(name)); err == nil {
+	for _, v := range launchVars {
+		if n, err := strconv.Atoi(getenv(v.rank)); err == nil {
 			return n
 		}
 	}
 	return 0
+}
+
+// LaunchSize is the job's size as a known launcher names it in the
+// environment, known before any component runs: 1 where no launcher's
+// rank variable is set (a singleton), 0 where one is but no launcher
+// names the size.
+func LaunchSize(getenv func(string) string) int {
+	launched := false
+	for _, v := range launchVars {
+		if getenv(v.rank) == "" {
+			continue
+		}
+		launched = true
+		if n, err := strconv.Atoi(getenv(v.size)); err == nil && n > 0 {
+			return n
+		}
+	}
+	if launched {
+		return 0
+	}
+	return 1
 }
 
 // ErrNotLaunched is a component's decline where its launcher did not

@@ -118,3 +118,22 @@ func TestLaunchRank(t *testing.T) {
 		}
 	}
 }
+
+func TestLaunchSize(t *testing.T) {
+	for _, tc := range []struct {
+		env  map[string]string
+		want int
+	}{
+		{nil, 1},
+		{map[string]string{"GOMPI_COMM_WORLD_RANK": "3", "GOMPI_COMM_WORLD_SIZE": "4", "SLURM_PROCID": "0", "SLURM_NTASKS": "9"}, 4},
+		{map[string]string{"PMI_RANK": "1", "PMI_SIZE": "2"}, 2},
+		{map[string]string{"PMIX_RANK": "0", "SLURM_PROCID": "0", "SLURM_NTASKS": "6"}, 6},
+		{map[string]string{"PMIX_RANK": "0"}, 0},
+		{map[string]string{"SLURM_NTASKS": "6"}, 1}, // an allocation's shell, no task of it
+		{map[string]string{"PMI_RANK": "0", "PMI_SIZE": "x"}, 0},
+	} {
+		if got := ess.LaunchSize(func(k string) string { return tc.env[k] }); got != tc.want {
+			t.Errorf("LaunchSize(%v) = %d, want %d", tc.env, got, tc.want)
+		}
+	}
+}

@@ -191,12 +191,14 @@ int main(int argc, char **argv) {
     RC(MPI_Neighbor_alltoallw(buf, n2, nd, t2, rbuf, n2, nd, t2, MPI_COMM_WORLD), MPI_ERR_TOPOLOGY);
     RC(MPI_Neighbor_alltoallw(MPI_IN_PLACE, n2, nd, t2, rbuf, n2, nd, t2, cart), MPI_ERR_BUFFER);
     /* All counts 0: nothing moves, but the types must be usable, as Open
-     * MPI and MPICH have them. */
+     * MPI and MPICH have them; MPI_DATATYPE_NULL stands for no data there,
+     * as MPICH takes it and codes written for it (PIO) pass it. */
     TRY(MPI_Alltoallw(NULL, zero, zero, ints, NULL, zero, zero, ints, MPI_COMM_WORLD));
     RC(MPI_Alltoallw(NULL, zero, zero, looses, NULL, zero, zero, ints, MPI_COMM_WORLD), MPI_ERR_TYPE);
     for (int j = 0; j < size; j++)
         looses[j] = MPI_DATATYPE_NULL;
-    RC(MPI_Alltoallw(NULL, zero, zero, ints, NULL, zero, zero, looses, MPI_COMM_WORLD), MPI_ERR_TYPE);
+    TRY(MPI_Alltoallw(NULL, zero, zero, ints, NULL, zero, zero, looses, MPI_COMM_WORLD));
+    RC(MPI_Alltoallw(buf, one, byte, ints, rbuf, one, byte, looses, MPI_COMM_WORLD), MPI_ERR_TYPE);
     passed("alltoallw errors");
 
     TRY(MPI_Type_free(&loose));

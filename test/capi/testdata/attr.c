@@ -37,6 +37,8 @@ static int commDelete(MPI_Comm c, int kv, void *v, void *extra) {
 static int typeCopy(MPI_Datatype t, int kv, void *extra, void *in, void *out, int *flag) {
     struct calls *s = extra;
     s->copies++, s->lastType = t, s->lastKeyval = kv, s->lastValue = (intptr_t)in;
+    if (s->failCopy)
+        return MPI_ERR_OTHER;
     *(void **)out = (void *)((intptr_t)in * 2);
     *flag = 1;
     return MPI_SUCCESS;
@@ -90,11 +92,16 @@ static void commAttrs(void) {
     CHECK(get(dup2, kv) == 9, "a failed delete dropped the value");
     s.failDelete = 0;
 
-    /* A failing copy callback fails the dup. */
+    /* A failing copy callback fails the dup, whose new handle is then
+     * MPI_COMM_NULL. */
     s.failCopy = 1;
     {
-        MPI_Comm none;
+        MPI_Comm none = MPI_COMM_WORLD;
         RC(MPI_Comm_dup(MPI_COMM_WORLD, &none), MPI_ERR_OTHER);
+        CHECK(none == MPI_COMM_NULL, "a failed MPI_Comm_dup left the handle %#x", MPI_Comm_toint(none));
+        none = MPI_COMM_WORLD;
+        RC(MPI_Comm_dup_with_info(MPI_COMM_WORLD, MPI_INFO_NULL, &none), MPI_ERR_OTHER);
+        CHECK(none == MPI_COMM_NULL, "a failed MPI_Comm_dup_with_info left the handle %#x", MPI_Comm_toint(none));
     }
     s.failCopy = 0;
     s.noCopy = 1;
@@ -236,6 +243,13 @@ static void typeAttrs(void) {
     CHECK(s.deletes == 2 && s.lastType == t && s.lastValue == 5, "type_delete_attr");
     TRY(MPI_Type_get_attr(t, kv, &v, &flag));
     CHECK(!flag, "type_delete_attr left the value");
+    TRY(MPI_Type_set_attr(t, kv, (void *)(intptr_t)7));
+    s.failCopy = 1;
+    d = MPI_INT;
+    RC(MPI_Type_dup(t, &d), MPI_ERR_OTHER);
+    CHECK(d == MPI_DATATYPE_NULL, "a failed MPI_Type_dup left the handle %#x", MPI_Type_toint(d));
+    s.failCopy = 0;
+    TRY(MPI_Type_delete_attr(t, kv));
     passed("type_create_keyval, type_set_attr, type_get_attr, type_delete_attr, callbacks on type_dup and type_free");
 
     /* On a predefined type. */

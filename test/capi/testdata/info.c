@@ -93,6 +93,12 @@ static void env(int argc, char **argv, MPI_Info before) {
     CHECK(flag && strcmp(val, argv[0]) == 0, "create_env's command is %s, want %s", flag ? val : "(none)", argv[0]);
     TRY(MPI_Info_get(before, "argv", MPI_MAX_INFO_VAL, val, &flag));
     CHECK(argc < 2 || (flag && strncmp(val, argv[1], strlen(argv[1])) == 0), "create_env's argv is %s", flag ? val : "(none)");
+    {
+        int size;
+        TRY(MPI_Comm_size(MPI_COMM_WORLD, &size));
+        TRY(MPI_Info_get(before, "maxprocs", MPI_MAX_INFO_VAL, val, &flag));
+        CHECK(flag && atoi(val) == size, "create_env's maxprocs before MPI_Init is %s, the world %d", flag ? val : "(none)", size);
+    }
     TRY(MPI_Info_free(&before));
 
     TRY(MPI_Info_get_nkeys(MPI_INFO_ENV, &n));
@@ -100,10 +106,10 @@ static void env(int argc, char **argv, MPI_Info before) {
     TRY(MPI_Info_get(MPI_INFO_ENV, "command", MPI_MAX_INFO_VAL, val, &flag));
     CHECK(flag && strstr(val, "info") != NULL, "MPI_INFO_ENV's command is %s", flag ? val : "(none)");
     TRY(MPI_Info_get(MPI_INFO_ENV, "maxprocs", MPI_MAX_INFO_VAL, val, &flag));
-    if (flag) {
+    {
         int size;
         TRY(MPI_Comm_size(MPI_COMM_WORLD, &size));
-        CHECK(atoi(val) == size, "MPI_INFO_ENV's maxprocs is %s, the world %d", val, size);
+        CHECK(flag && atoi(val) == size, "MPI_INFO_ENV's maxprocs is %s, the world %d", flag ? val : "(none)", size);
     }
     TRY(MPI_Info_dup(MPI_INFO_ENV, &d));
     TRY(MPI_Info_set(d, "command", "changed"));

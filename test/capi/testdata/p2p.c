@@ -290,6 +290,24 @@ static void wildcards(void) {
     got = 42;
     TRY(MPI_Sendrecv_replace(&got, 1, MPI_INT, MPI_PROC_NULL, 1, MPI_PROC_NULL, 1, comm, &st));
     CHECK(got == 42 && st.MPI_SOURCE == MPI_PROC_NULL, "MPI_Sendrecv_replace with MPI_PROC_NULL");
+
+    TRY(MPI_Comm_free(&comm));
+
+    /* MPI_DATATYPE_NULL stands for no data where the count is 0, as
+     * MPICH takes it; with a count it is no datatype. On a communicator
+     * of its own: rank 0's wildcards above may still be receiving. */
+    TRY(MPI_Comm_dup(MPI_COMM_WORLD, &comm));
+    TRY(MPI_Recv(NULL, 0, MPI_DATATYPE_NULL, MPI_PROC_NULL, 1, comm, &st));
+    EQ(st.MPI_SOURCE, MPI_PROC_NULL, "the source of a zero-count MPI_DATATYPE_NULL receive");
+    TRY(MPI_Sendrecv(NULL, 0, MPI_DATATYPE_NULL, right, 2, NULL, 0, MPI_DATATYPE_NULL, left, 2, comm, &st));
+    EQ(st.MPI_SOURCE, left, "the source of a zero-count MPI_DATATYPE_NULL exchange");
+    MPI_Request zr;
+    TRY(MPI_Irecv(NULL, 0, MPI_DATATYPE_NULL, left, 3, comm, &zr));
+    TRY(MPI_Send(NULL, 0, MPI_DATATYPE_NULL, right, 3, comm));
+    TRY(MPI_Wait(&zr, &st));
+    TRY(MPI_Get_count(&st, MPI_INT, &n));
+    CHECK(st.MPI_SOURCE == left && n == 0, "a zero-count MPI_DATATYPE_NULL message: source %d, count %d", st.MPI_SOURCE, n);
+    RC(MPI_Send(&v, 1, MPI_DATATYPE_NULL, MPI_PROC_NULL, 1, comm), MPI_ERR_TYPE);
     TRY(MPI_Comm_free(&comm));
     CHECK(comm == MPI_COMM_NULL, "MPI_Comm_free left the handle");
     passed("wildcards");
