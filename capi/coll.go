@@ -68,6 +68,9 @@ func reduceArgs(s, r unsafe.Pointer, scount, rcount int, dt Datatype, op Op, h C
 	if err != nil {
 		return coll{}, err
 	}
+	if err := opFits(op, o, dt); err != nil {
+		return coll{}, err
+	}
 	send, sd := sendBuffer(s, scount, d)
 	recv, rd := buffer(r, rcount, d)
 	if inPlace(s) {

@@ -35,19 +35,9 @@ func mpiCommDup(h Comm, out *Comm) error {
 	}
 	c, err := api().CommDup(e.c)
 	if err != nil {
-		return failedComm(out, err)
+		return err
 	}
 	return setComm(out, c, e)
-}
-
-// failedComm is a constructor's failure (an attribute's copy callback
-// refused, say): the new handle is MPI_COMM_NULL, not what the caller's
-// variable held, as MPICH leaves it.
-func failedComm(out *Comm, err error) error {
-	if out != nil {
-		*out = MPI_COMM_NULL
-	}
-	return err
 }
 
 func mpiCommSplit(h Comm, color, key int, out *Comm) error {

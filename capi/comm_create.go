@@ -154,10 +154,10 @@ func mpiCommDupWithInfo(h Comm, ih Info, out *Comm) error {
 	}
 	c, r, err := api().CommIdupWithInfo(e.c, info)
 	if err != nil {
-		return failedComm(out, err)
+		return err
 	}
 	if _, err := api().Wait(r); err != nil {
-		return failedComm(out, err)
+		return err
 	}
 	return setComm(out, c, e)
 }
@@ -188,7 +188,7 @@ func mpiCommIdupWithInfo(h Comm, ih Info, out *Comm, req *Request) error {
 // MPI_Comm_idup does; it is usable once the request completes.
 func idupDone(e *commEntry, c *pmpi.Comm, r *pmpi.Request, err error, out *Comm, req *Request) error {
 	if err != nil {
-		return failedComm(out, err)
+		return err
 	}
 	if err := setComm(out, c, e); err != nil {
 		return err

@@ -70,7 +70,44 @@ func withHandler(c *pmpi.Comm, eh Errhandler) *commEntry {
 	return e
 }
 
+// onHandler is an error of MPI_Comm_create_from_group or
+// MPI_Intercomm_create_from_groups, which MPI raises on the error handler
+// they are given, the new communicator's: a user's is called with
+// MPI_COMM_NULL.
+type onHandler struct {
+	eh  Errhandler
+	op  string
+	err error
+}
+
+func (e *onHandler) Error() string { return e.err.Error() }
+func (e *onHandler) Unwrap() error { return e.err }
+
+// onEh makes f's errors, and a NULL out, onHandler errors of eh, once eh
+// is known to be a handler: an invalid one is raised as usual.
+func onEh(op string, eh Errhandler, out *Comm, f func() error) error {
+	if err := eh.check(); err != nil {
+		return err
+	}
+	var err error
+	if out == nil {
+		err = errorf(pmpi.ClassArg, "%s: newcomm is a NULL pointer (it must point to the value the call writes)", op)
+	} else {
+		err = f()
+	}
+	if err != nil {
+		return &onHandler{eh, op, err}
+	}
+	return nil
+}
+
 func mpiCommCreateFromGroup(gh Group, stringtag *C.char, ih Info, eh Errhandler, out *Comm) error {
+	return onEh("MPI_Comm_create_from_group", eh, out, func() error {
+		return commFromGroup(gh, stringtag, ih, eh, out)
+	})
+}
+
+func commFromGroup(gh Group, stringtag *C.char, ih Info, eh Errhandler, out *Comm) error {
 	g, t, err := groupArgs("comm create from group", gh, ih, stringtag)
 	if err != nil {
 		return err
@@ -83,6 +120,12 @@ func mpiCommCreateFromGroup(gh Group, stringtag *C.char, ih Info, eh Errhandler,
 }
 
 func mpiIntercommCreateFromGroups(lh Group, localLeader int, rh Group, remoteLeader int, stringtag *C.char, ih Info, eh Errhandler, out *Comm) error {
+	return onEh("MPI_Intercomm_create_from_groups", eh, out, func() error {
+		return intercommFromGroups(lh, localLeader, rh, remoteLeader, stringtag, ih, eh, out)
+	})
+}
+
+func intercommFromGroups(lh Group, localLeader int, rh Group, remoteLeader int, stringtag *C.char, ih Info, eh Errhandler, out *Comm) error {
 	const op = "intercomm create from groups"
 	local, t, err := groupArgs(op, lh, ih, stringtag)
 	if err != nil {

@@ -238,11 +238,7 @@ func mpiTypeCreateResized(old Datatype, lb, extent int, out *Datatype) error {
 // mpiTypeDup copies old with the attributes its keyvals' copy callbacks
 // give the copy.
 func mpiTypeDup(old Datatype, out *Datatype) error {
-	err := build(old, out, &recipe{combiner: C.MPI_COMBINER_DUP}, pmpi.TypeDup)
-	if err != nil && out != nil {
-		*out = MPI_DATATYPE_NULL // as failedComm leaves a communicator
-	}
-	return err
+	return build(old, out, &recipe{combiner: C.MPI_COMBINER_DUP}, pmpi.TypeDup)
 }
 
 // matchTypes are the C types MPI_Type_match_size returns, by type class

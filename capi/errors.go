@@ -31,6 +31,12 @@ func errorf(class pmpi.ErrorClass, format string, args ...any) error {
 	return &pmpi.Error{Class: class, Msg: fmt.Sprintf(format, args...)}
 }
 
+// nullArg is a NULL pointer where a call must read or write one value,
+// which the generated glue checks.
+func nullArg(fn, param string) error {
+	return errorf(pmpi.ClassArg, "%s: %s is a NULL pointer (it must point to the value the call reads or writes)", fn, param)
+}
+
 func errNoMem(what string, limit int) error {
 	return &abiError{C.MPI_ERR_NO_MEM, fmt.Sprintf("out of %s: at most %d may be live at once", what, limit)}
 }
@@ -88,6 +94,10 @@ func raise(h Comm, err error) int {
 	if errors.As(err, &se) {
 		return raiseOnSession(se, code)
 	}
+	var he *onHandler
+	if errors.As(err, &he) {
+		return raiseOnHandler(he, code)
+	}
 	var e *commEntry
 	var oc *onComm
 	switch {
@@ -114,6 +124,20 @@ func raise(h Comm, err error) int {
 			h = commHandle(oc.e, h)
 		}
 		C.gompi_call_comm_errhandler(u.fn, C.uintptr_t(h), C.int(code))
+	}
+	return code
+}
+
+// raiseOnHandler is raise for an onHandler.
+func raiseOnHandler(e *onHandler, code int) int {
+	switch e.eh {
+	case MPI_ERRORS_RETURN:
+		return code
+	case MPI_ERRORS_ARE_FATAL, MPI_ERRORS_ABORT:
+		fatalOn("in "+e.op, nil, e.eh, e.err, code)
+	}
+	if u := lib.errhs.get(uintptr(e.eh)); u != nil {
+		C.gompi_call_comm_errhandler(u.fn, C.uintptr_t(MPI_COMM_NULL), C.int(code))
 	}
 	return code
 }

@@ -244,6 +244,9 @@ func mpiGroupTranslateRanks(a Group, n int, ranks1 *C.int, b Group, ranks2 *C.in
 	for i, r := range rs {
 		rs[i] = rank(r)
 	}
+	if n > 0 && ranks2 == nil {
+		return errorf(pmpi.ClassArg, "group translate ranks: ranks2, for %d ranks, is NULL", n)
+	}
 	out, err := api().GroupTranslateRanks(ga, rs, gb)
 	if err != nil {
 		return err

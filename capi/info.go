@@ -140,6 +140,9 @@ func mpiInfoGetString(h Info, key *C.char, buflen *C.int, value *C.char, flag *C
 		return nil
 	}
 	if *buflen > 0 {
+		if value == nil {
+			return errorf(pmpi.ClassArg, "info get string: value is NULL, buflen %d (0 asks for the length alone)", *buflen)
+		}
 		putString(value, v, int(*buflen))
 	}
 	*buflen = C.int(len(v) + 1)

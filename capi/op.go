@@ -53,6 +53,27 @@ func (h Op) get() (pmpi.Op, error) {
 	return pmpi.Op{}, errorf(pmpi.ClassOp, "%#x is not an operation (freed, or never one)", uintptr(h))
 }
 
+// opFits refuses a predefined operation on the C types that share gompi's
+// type of their layout with numbers but that MPI gives no arithmetic:
+// MPI_BYTE takes the bitwise operations only, MPI_C_BOOL and MPI_CXX_BOOL
+// the logical ones. A user's operation takes any type.
+func opFits(h Op, o pmpi.Op, dt Datatype) error {
+	var ok bool
+	var allowed string
+	switch dt {
+	case MPI_BYTE:
+		ok, allowed = h == MPI_BAND || h == MPI_BOR || h == MPI_BXOR, "MPI_BAND, MPI_BOR and MPI_BXOR"
+	case MPI_C_BOOL, MPI_CXX_BOOL:
+		ok, allowed = h == MPI_LAND || h == MPI_LOR || h == MPI_LXOR, "MPI_LAND, MPI_LOR and MPI_LXOR"
+	default:
+		return nil
+	}
+	if ok || int(h) >= len(predefinedOps) {
+		return nil
+	}
+	return errorf(pmpi.ClassOp, "%s is not defined on %s (it takes %s)", o.Name(), typeNames[dt], allowed)
+}
+
 // mpiOpCreate wraps the C function fn, an MPI_User_function: gompi calls
 // it with pieces of the buffers, which it passes to C for the call only.
 func mpiOpCreate(fn unsafe.Pointer, commute int, out *Op) error {
@@ -115,6 +136,19 @@ func mpiReduceLocal(in, inout unsafe.Pointer, count int, dt Datatype, h Op) erro
 	op, err := h.get()
 	if err != nil {
 		return err
+	}
+	if err := opFits(h, op, dt); err != nil {
+		return err
+	}
+	if count > 0 {
+		switch {
+		case inPlace(in) || inPlace(inout):
+			return errorf(pmpi.ClassBuffer, "reduce local: MPI_IN_PLACE is no buffer here (it takes two: inbuf and inoutbuf)")
+		case in == nil || inout == nil:
+			return errorf(pmpi.ClassBuffer, "reduce local: a NULL buffer for %d elements", count)
+		case in == inout:
+			return errorf(pmpi.ClassBuffer, "reduce local: inbuf and inoutbuf are the same buffer (MPI forbids aliased arguments)")
+		}
 	}
 	ib, _ := buffer(in, count, d)
 	iob, d := buffer(inout, count, d)

@@ -177,6 +177,10 @@ func gompiEndAtExit() {
 	}
 }
 
+// threadLevels are the values of a session's thread_level info key; the
+// library provides MPI_THREAD_MULTIPLE whichever is asked.
+var threadLevels = map[string]bool{"MPI_THREAD_SINGLE": true, "MPI_THREAD_FUNNELED": true, "MPI_THREAD_SERIALIZED": true, "MPI_THREAD_MULTIPLE": true}
+
 func mpiSessionInit(ih Info, eh Errhandler, out *Session) error {
 	if err := eh.check(); err != nil {
 		return err
@@ -188,6 +192,11 @@ func mpiSessionInit(ih Info, eh Errhandler, out *Session) error {
 	}
 	if err != nil {
 		return fail(err)
+	}
+	if info != nil {
+		if v, ok, _ := info.Get("thread_level"); ok && !threadLevels[v] {
+			return fail(errorf(pmpi.ClassInfoValue, "session init: info thread_level is %q (want MPI_THREAD_SINGLE, _FUNNELED, _SERIALIZED or _MULTIPLE)", v))
+		}
 	}
 	m := &lib.model
 	m.mu.Lock()
@@ -285,6 +294,9 @@ func mpiSessionGetNthPset(h Session, ih Info, n int, size *C.int, name *C.char) 
 			return errorf(pmpi.ClassArg, "session get nth pset: pset_len is %d (0 to ask for the length)", *size)
 		}
 		if *size > 0 { // 0 asks for the length only
+			if name == nil {
+				return errorf(pmpi.ClassArg, "session get nth pset: pset_name is NULL, pset_len %d (0 asks for the length alone)", *size)
+			}
 			putString(name, psets[n], int(*size))
 		}
 		*size = C.int(len(psets[n]) + 1) // what the name needs, its NUL included

@@ -72,7 +72,55 @@ var cPointee = map[string]string{
 
 // shadows are the identifiers the exported functions' bodies use, which
 // a parameter must not hide.
-var shadows = map[string]bool{"int": true, "float64": true, "unsafe": true, "C": true, "done": true, "toolDone": true, "unsupported": true}
+var shadows = map[string]bool{"int": true, "float64": true, "unsafe": true, "C": true, "done": true, "toolDone": true, "unsupported": true, "nullArg": true, "err": true}
+
+// mustPoint reports whether p points to what the call writes or reads
+// back (an int, a count, a handle, a string it fills), so that NULL
+// there is an error: the generated function checks it before the
+// implementation dereferences it. Arrays, statuses (MPI_STATUS_IGNORE is
+// NULL), untyped pointers and the pointers of the calls that raise their
+// errors on the handler they are given are the implementations' to check;
+// MPI_Init's argc may be NULL, and so may a string whose length argument
+// is 0, which asks for the length alone.
+func mustPoint(fn string, p param, handles map[string]string) bool {
+	if p.depth != 1 || p.array || strings.HasPrefix(p.c, "const ") || fn == "MPI_Init" || fn == "MPI_Init_thread" && p.name == "argc" {
+		return false
+	}
+	if fn == "MPI_Comm_create_from_group" || fn == "MPI_Intercomm_create_from_groups" {
+		return false // their errors go to the handler they are given
+	}
+	if p.base == "char" {
+		return fn != "MPI_Info_get_string" && fn != "MPI_Session_get_nth_pset"
+	}
+	_, isHandle := handles[p.base]
+	return isHandle || p.base != "MPI_Status" && cPointee[p.base] != ""
+}
+
+// madeHandle reports whether p is where a constructor writes the handle
+// it makes (newcomm, newtype, comm_cart...): on a failure the generated
+// function leaves the null handle there, not what the caller's variable
+// held, as MPICH does and its users expect.
+func madeHandle(p param, handles map[string]string) bool {
+	_, isHandle := handles[p.base]
+	return isHandle && p.depth == 1 && !p.array &&
+		(strings.HasPrefix(p.name, "new") || p.name == "comm_cart" || p.name == "comm_graph" || p.name == "comm_dist_graph")
+}
+
+// nullHandles is each handle type's null value (MPI_Comm: MPI_COMM_NULL).
+func nullHandles(a *abi) map[string]string {
+	m := map[string]string{}
+	for _, it := range a.items {
+		if it.kind != "handle" {
+			continue
+		}
+		for _, v := range it.values {
+			if v[0] != "alias" && strings.HasSuffix(v[0], "_NULL") && m[it.fields[0]] == "" {
+				m[it.fields[0]] = v[0]
+			}
+		}
+	}
+	return m
+}
 
 // implName is the Go function that implements an MPI function:
 // MPI_Comm_rank -> mpiCommRank.
@@ -112,6 +160,7 @@ var inC = map[string]bool{"MPI_Pcontrol": true, "MPI_Wtime": true, "MPI_Wtick": 
 
 func makeGlue(a *abi, impls map[string]bool) (glue, error) {
 	handles := handleTypes(a)
+	nulls := nullHandles(a)
 	byName := map[string]*function{}
 	for _, fn := range a.funcs {
 		byName[fn.name] = fn
@@ -209,7 +258,25 @@ import "unsafe"
 			// The tools interface returns its codes and calls no error handler.
 			fmt.Fprintf(&gb, "\treturn C.int(toolDone(%s))\n", call)
 		case fn.ret == "int":
-			fmt.Fprintf(&gb, "\treturn C.int(done(%s, %s))\n", errComm, call)
+			var made []string
+			for i, p := range fn.params {
+				checked := mustPoint(fn.name, p, handles)
+				if checked {
+					fmt.Fprintf(&gb, "\tif %s == nil {\n\t\treturn C.int(done(%s, nullArg(%q, %q)))\n\t}\n", bs[i].name, errComm, fn.name, p.name)
+				}
+				if madeHandle(p, handles) {
+					cond := "err != nil"
+					if !checked {
+						cond += " && " + bs[i].name + " != nil"
+					}
+					made = append(made, fmt.Sprintf("\tif %s {\n\t\t*%s = C.uintptr_t(%s)\n\t}\n", cond, bs[i].name, nulls[p.base]))
+				}
+			}
+			if len(made) == 0 {
+				fmt.Fprintf(&gb, "\treturn C.int(done(%s, %s))\n", errComm, call)
+				break
+			}
+			fmt.Fprintf(&gb, "\terr := %s\n%s\treturn C.int(done(%s, err))\n", call, strings.Join(made, ""), errComm)
 		default:
 			fmt.Fprintf(&gb, "\treturn %s(%s)\n", cret, call)
 		}
