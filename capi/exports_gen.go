@@ -1451,6 +1451,9 @@ func PMPI_Get_address(location unsafe.Pointer, address *C.intptr_t) C.int {
 
 //export PMPI_Get_count
 func PMPI_Get_count(status *C.MPI_Status, datatype C.uintptr_t, count *C.int) C.int {
+	if status == nil {
+		return C.int(done(0, nullArg("MPI_Get_count", "status")))
+	}
 	if count == nil {
 		return C.int(done(0, nullArg("MPI_Get_count", "count")))
 	}
@@ -1459,6 +1462,9 @@ func PMPI_Get_count(status *C.MPI_Status, datatype C.uintptr_t, count *C.int) C.
 
 //export PMPI_Get_count_c
 func PMPI_Get_count_c(status *C.MPI_Status, datatype C.uintptr_t, count *C.int64_t) C.int {
+	if status == nil {
+		return C.int(done(0, nullArg("MPI_Get_count_c", "status")))
+	}
 	if count == nil {
 		return C.int(done(0, nullArg("MPI_Get_count_c", "count")))
 	}
@@ -1467,6 +1473,9 @@ func PMPI_Get_count_c(status *C.MPI_Status, datatype C.uintptr_t, count *C.int64
 
 //export PMPI_Get_elements
 func PMPI_Get_elements(status *C.MPI_Status, datatype C.uintptr_t, count *C.int) C.int {
+	if status == nil {
+		return C.int(done(0, nullArg("MPI_Get_elements", "status")))
+	}
 	if count == nil {
 		return C.int(done(0, nullArg("MPI_Get_elements", "count")))
 	}
@@ -1475,6 +1484,9 @@ func PMPI_Get_elements(status *C.MPI_Status, datatype C.uintptr_t, count *C.int)
 
 //export PMPI_Get_elements_c
 func PMPI_Get_elements_c(status *C.MPI_Status, datatype C.uintptr_t, count *C.int64_t) C.int {
+	if status == nil {
+		return C.int(done(0, nullArg("MPI_Get_elements_c", "status")))
+	}
 	if count == nil {
 		return C.int(done(0, nullArg("MPI_Get_elements_c", "count")))
 	}
@@ -1483,6 +1495,9 @@ func PMPI_Get_elements_c(status *C.MPI_Status, datatype C.uintptr_t, count *C.in
 
 //export PMPI_Get_elements_x
 func PMPI_Get_elements_x(status *C.MPI_Status, datatype C.uintptr_t, count *C.int64_t) C.int {
+	if status == nil {
+		return C.int(done(0, nullArg("MPI_Get_elements_x", "status")))
+	}
 	if count == nil {
 		return C.int(done(0, nullArg("MPI_Get_elements_x", "count")))
 	}
@@ -3264,6 +3279,9 @@ func PMPI_Startall(count C.int, array_of_requests *C.uintptr_t) C.int {
 
 //export PMPI_Status_get_error
 func PMPI_Status_get_error(status *C.MPI_Status, error *C.int) C.int {
+	if status == nil {
+		return C.int(done(0, nullArg("MPI_Status_get_error", "status")))
+	}
 	if error == nil {
 		return C.int(done(0, nullArg("MPI_Status_get_error", "error")))
 	}
@@ -3272,6 +3290,9 @@ func PMPI_Status_get_error(status *C.MPI_Status, error *C.int) C.int {
 
 //export PMPI_Status_get_source
 func PMPI_Status_get_source(status *C.MPI_Status, source *C.int) C.int {
+	if status == nil {
+		return C.int(done(0, nullArg("MPI_Status_get_source", "status")))
+	}
 	if source == nil {
 		return C.int(done(0, nullArg("MPI_Status_get_source", "source")))
 	}
@@ -3280,6 +3301,9 @@ func PMPI_Status_get_source(status *C.MPI_Status, source *C.int) C.int {
 
 //export PMPI_Status_get_tag
 func PMPI_Status_get_tag(status *C.MPI_Status, tag *C.int) C.int {
+	if status == nil {
+		return C.int(done(0, nullArg("MPI_Status_get_tag", "status")))
+	}
 	if tag == nil {
 		return C.int(done(0, nullArg("MPI_Status_get_tag", "tag")))
 	}
@@ -3288,36 +3312,57 @@ func PMPI_Status_get_tag(status *C.MPI_Status, tag *C.int) C.int {
 
 //export PMPI_Status_set_cancelled
 func PMPI_Status_set_cancelled(status *C.MPI_Status, flag C.int) C.int {
+	if status == nil {
+		return C.int(done(0, nullArg("MPI_Status_set_cancelled", "status")))
+	}
 	return C.int(done(0, mpiStatusSetCancelled(status, int(flag))))
 }
 
 //export PMPI_Status_set_elements
 func PMPI_Status_set_elements(status *C.MPI_Status, datatype C.uintptr_t, count C.int) C.int {
+	if status == nil {
+		return C.int(done(0, nullArg("MPI_Status_set_elements", "status")))
+	}
 	return C.int(done(0, mpiStatusSetElements(status, Datatype(datatype), int(count))))
 }
 
 //export PMPI_Status_set_elements_c
 func PMPI_Status_set_elements_c(status *C.MPI_Status, datatype C.uintptr_t, count C.int64_t) C.int {
+	if status == nil {
+		return C.int(done(0, nullArg("MPI_Status_set_elements_c", "status")))
+	}
 	return C.int(done(0, mpiStatusSetElements(status, Datatype(datatype), int(count))))
 }
 
 //export PMPI_Status_set_elements_x
 func PMPI_Status_set_elements_x(status *C.MPI_Status, datatype C.uintptr_t, count C.int64_t) C.int {
+	if status == nil {
+		return C.int(done(0, nullArg("MPI_Status_set_elements_x", "status")))
+	}
 	return C.int(done(0, mpiStatusSetElementsX(status, Datatype(datatype), int(count))))
 }
 
 //export PMPI_Status_set_error
 func PMPI_Status_set_error(status *C.MPI_Status, error C.int) C.int {
+	if status == nil {
+		return C.int(done(0, nullArg("MPI_Status_set_error", "status")))
+	}
 	return C.int(done(0, mpiStatusSetError(status, int(error))))
 }
 
 //export PMPI_Status_set_source
 func PMPI_Status_set_source(status *C.MPI_Status, source C.int) C.int {
+	if status == nil {
+		return C.int(done(0, nullArg("MPI_Status_set_source", "status")))
+	}
 	return C.int(done(0, mpiStatusSetSource(status, int(source))))
 }
 
 //export PMPI_Status_set_tag
 func PMPI_Status_set_tag(status *C.MPI_Status, tag C.int) C.int {
+	if status == nil {
+		return C.int(done(0, nullArg("MPI_Status_set_tag", "status")))
+	}
 	return C.int(done(0, mpiStatusSetTag(status, int(tag))))
 }
 
@@ -3334,6 +3379,9 @@ func PMPI_Test(request *C.uintptr_t, flag *C.int, status *C.MPI_Status) C.int {
 
 //export PMPI_Test_cancelled
 func PMPI_Test_cancelled(status *C.MPI_Status, flag *C.int) C.int {
+	if status == nil {
+		return C.int(done(0, nullArg("MPI_Test_cancelled", "status")))
+	}
 	if flag == nil {
 		return C.int(done(0, nullArg("MPI_Test_cancelled", "flag")))
 	}

@@ -77,12 +77,18 @@ var shadows = map[string]bool{"int": true, "float64": true, "unsafe": true, "C":
 // mustPoint reports whether p points to what the call writes or reads
 // back (an int, a count, a handle, a string it fills), so that NULL
 // there is an error: the generated function checks it before the
-// implementation dereferences it. Arrays, statuses (MPI_STATUS_IGNORE is
-// NULL), untyped pointers and the pointers of the calls that raise their
-// errors on the handler they are given are the implementations' to check;
+// implementation dereferences it, and a status it reads. Arrays, statuses
+// it fills (MPI_STATUS_IGNORE is NULL), untyped pointers and the pointers
+// of the calls that raise their errors on the handler they are given are
+// the implementations' to check;
 // MPI_Init's argc may be NULL, and so may a string whose length argument
 // is 0, which asks for the length alone.
 func mustPoint(fn string, p param, handles map[string]string) bool {
+	if p.base == "MPI_Status" && p.depth == 1 && !p.array {
+		// A status a call reads (MPI_Get_count's) or sets fields of; one
+		// it fills may be MPI_STATUS_IGNORE.
+		return strings.HasPrefix(p.c, "const ") || strings.HasPrefix(fn, "MPI_Status_set")
+	}
 	if p.depth != 1 || p.array || strings.HasPrefix(p.c, "const ") || fn == "MPI_Init" || fn == "MPI_Init_thread" && p.name == "argc" {
 		return false
 	}
