@@ -79,59 +79,20 @@ func f128Of(f *big.Float) f128 {
 	return f128{lo: lo, hi: s | uint64(be)<<48 | hi&f128Frac}
 }
 
-// f128Add is a+b, or a-b with sub. Rounding the exact sum to 113 bits is
-// the only rounding: a sum below the normal range is exact.
-func f128Add(a, b f128, sub bool) f128 {
-	if sub {
-		b.hi ^= f128Sign
+func (x f128) signed(neg bool) f128 {
+	x.hi &^= f128Sign
+	if neg {
+		x.hi |= f128Sign
 	}
-	switch {
-	case a.isNaN():
-		return a.quiet()
-	case b.isNaN():
-		return b.quiet()
-	case a.isInf() && b.isInf() && a.neg() != b.neg():
-		return f128Default
-	case a.isInf():
-		return a
-	case b.isInf():
-		return b
-	}
-	var x, y big.Float
-	a.big(&x)
-	b.big(&y)
-	x.SetMode(big.ToNearestEven)
-	r := f128Of(x.Add(&x, &y))
-	if r.isZero() && a.neg() != b.neg() {
-		r.hi = 0 // x + -x is +0 when rounding to nearest
-	}
-	return r
+	return x
 }
 
-func f128Mul(a, b f128) f128 {
-	sign := (a.hi ^ b.hi) & f128Sign
-	switch {
-	case a.isNaN():
-		return a.quiet()
-	case b.isNaN():
-		return b.quiet()
-	case (a.isInf() && b.isZero()) || (b.isInf() && a.isZero()):
-		return f128Default
-	case a.isInf() || b.isInf():
-		return f128{hi: sign | x87MaxExp<<48}
-	}
-	var x, y big.Float
-	a.big(&x)
-	b.big(&y)
-	x.SetPrec(226) // exact: f128Of rounds once
-	r := f128Of(x.Mul(&x, &y))
-	r.hi = r.hi&^f128Sign | sign
-	return r
-}
+// f128s is the arithmetic of Float128.
+var f128s = wideFormat[f128]{load: loadF128, prec: 113, of: f128Of, invalid: f128Default, inf: f128{hi: x87MaxExp << 48}}
 
-// f128Less orders a and b, neither a NaN, as numbers, with -0 below +0
-// (as Go's min and max take them): by their bits, made unsigned.
-func f128Less(a, b f128) bool {
+// cmp orders a and b, neither a NaN, as numbers, with -0 below +0 (as
+// Go's min and max take them): by their bits, made unsigned.
+func (a f128) cmp(b f128) int {
 	key := func(x f128) (uint64, uint64) {
 		if x.neg() {
 			return ^x.hi, ^x.lo
@@ -140,62 +101,11 @@ func f128Less(a, b f128) bool {
 	}
 	ah, al := key(a)
 	bh, bl := key(b)
-	return ah < bh || ah == bh && al < bl
-}
-
-// float128Op is a predefined operation on Float128: Sum, Prod, Min and
-// Max; Min and Max give a NaN if either operand is one, as Go's min and
-// max do for float64.
-func float128Op(c opCode) func(in, inout []byte) {
-	var f func(a, b f128) f128
-	switch c {
-	case opSum:
-		f = func(a, b f128) f128 { return f128Add(a, b, false) }
-	case opProd:
-		f = f128Mul
-	case opMin, opMax:
-		max := c == opMax
-		f = func(a, b f128) f128 {
-			switch {
-			case a.isNaN():
-				return a.quiet()
-			case b.isNaN():
-				return b.quiet()
-			case f128Less(a, b) != max:
-				return a
-			}
-			return b
-		}
-	default:
-		return nil
+	switch {
+	case ah < bh || ah == bh && al < bl:
+		return -1
+	case ah == bh && al == bl:
+		return 0
 	}
-	return func(in, inout []byte) {
-		for i := 0; i+16 <= len(inout) && i+16 <= len(in); i += 16 {
-			f(loadF128(in[i:]), loadF128(inout[i:])).store(inout[i:])
-		}
-	}
-}
-
-// complex256Op is Sum or Prod on Complex256: the product (a+bi)(c+di) is
-// (ac-bd) + (ad+bc)i, each step rounded, as C computes it for finite
-// values.
-func complex256Op(c opCode) func(in, inout []byte) {
-	var f func(a, b, c, d f128) (f128, f128)
-	switch c {
-	case opSum:
-		f = func(a, b, c, d f128) (f128, f128) { return f128Add(a, c, false), f128Add(b, d, false) }
-	case opProd:
-		f = func(a, b, c, d f128) (f128, f128) {
-			return f128Add(f128Mul(a, c), f128Mul(b, d), true), f128Add(f128Mul(a, d), f128Mul(b, c), false)
-		}
-	default:
-		return nil
-	}
-	return func(in, inout []byte) {
-		for i := 0; i+32 <= len(inout) && i+32 <= len(in); i += 32 {
-			re, im := f(loadF128(in[i:]), loadF128(in[i+16:]), loadF128(inout[i:]), loadF128(inout[i+16:]))
-			re.store(inout[i:])
-			im.store(inout[i+16:])
-		}
-	}
+	return 1
 }

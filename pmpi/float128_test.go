@@ -57,10 +57,10 @@ func TestF128Arithmetic(t *testing.T) {
 		var s, p big.Float
 		s.SetPrec(113).Add(f128Big(a), f128Big(b))
 		p.SetPrec(113).Mul(f128Big(a), f128Big(b))
-		if got, want := f128Add(a, b, false), f128Of(&s); got != want {
+		if got, want := f128s.add(a, b, false), f128Of(&s); got != want {
 			t.Fatalf("%#x:%#x + %#x:%#x is %#x:%#x, want %#x:%#x", a.hi, a.lo, b.hi, b.lo, got.hi, got.lo, want.hi, want.lo)
 		}
-		if got, want := f128Mul(a, b), f128Of(&p); got != want {
+		if got, want := f128s.mul(a, b), f128Of(&p); got != want {
 			t.Fatalf("%#x:%#x * %#x:%#x is %#x:%#x, want %#x:%#x", a.hi, a.lo, b.hi, b.lo, got.hi, got.lo, want.hi, want.lo)
 		}
 	}
@@ -76,23 +76,23 @@ func TestF128Arithmetic(t *testing.T) {
 		nan  bool
 		want f128
 	}{
-		{"inf - inf", f128Add(inf, minusInf, false), true, f128{}},
-		{"0 * inf", f128Mul(f128{}, inf), true, f128{}},
-		{"largest * 2", f128Mul(largest, of(2)), false, inf},
-		{"largest + largest", f128Add(largest, largest, false), false, inf},
-		{"-largest * 2", f128Mul(largest, of(-2)), false, minusInf},
-		{"1 - 1", f128Add(one, one, true), false, f128{}},
-		{"-0 + -0", f128Add(f128{hi: f128Sign}, f128{hi: f128Sign}, false), false, f128{hi: f128Sign}},
-		{"-2 * 3", f128Mul(of(-2), of(3)), false, of(-6)},
-		{"1 + 2^-113 (a tie, to even)", f128Add(one, of(0x1p-113), false), false, one},
-		{"1 + 3*2^-113 (a tie, to even)", f128Add(one, of(0x3p-113), false), false, f128{lo: 2, hi: one.hi}},
-		{"smallest * 0.5 (a tie, to even: zero)", f128Mul(smallest(1), half), false, f128{}},
-		{"3 smallest * 0.5 (a tie, to even: 2)", f128Mul(smallest(3), half), false, smallest(2)},
-		{"5 smallest * 0.5 (a tie, to even: 2)", f128Mul(smallest(5), half), false, smallest(2)},
-		{"smallest * 0.75", f128Mul(smallest(1), of(0.75)), false, smallest(1)},
-		{"min normal - smallest", f128Add(minNormal, smallest(1), true), false, f128{lo: ^uint64(0), hi: f128Frac}},
-		{"largest denormal + smallest", f128Add(f128{lo: ^uint64(0), hi: f128Frac}, smallest(1), false), false, minNormal},
-		{"min normal * 0.5", f128Mul(minNormal, half), false, f128{hi: 1 << 47}},
+		{"inf - inf", f128s.add(inf, minusInf, false), true, f128{}},
+		{"0 * inf", f128s.mul(f128{}, inf), true, f128{}},
+		{"largest * 2", f128s.mul(largest, of(2)), false, inf},
+		{"largest + largest", f128s.add(largest, largest, false), false, inf},
+		{"-largest * 2", f128s.mul(largest, of(-2)), false, minusInf},
+		{"1 - 1", f128s.add(one, one, true), false, f128{}},
+		{"-0 + -0", f128s.add(f128{hi: f128Sign}, f128{hi: f128Sign}, false), false, f128{hi: f128Sign}},
+		{"-2 * 3", f128s.mul(of(-2), of(3)), false, of(-6)},
+		{"1 + 2^-113 (a tie, to even)", f128s.add(one, of(0x1p-113), false), false, one},
+		{"1 + 3*2^-113 (a tie, to even)", f128s.add(one, of(0x3p-113), false), false, f128{lo: 2, hi: one.hi}},
+		{"smallest * 0.5 (a tie, to even: zero)", f128s.mul(smallest(1), half), false, f128{}},
+		{"3 smallest * 0.5 (a tie, to even: 2)", f128s.mul(smallest(3), half), false, smallest(2)},
+		{"5 smallest * 0.5 (a tie, to even: 2)", f128s.mul(smallest(5), half), false, smallest(2)},
+		{"smallest * 0.75", f128s.mul(smallest(1), of(0.75)), false, smallest(1)},
+		{"min normal - smallest", f128s.add(minNormal, smallest(1), true), false, f128{lo: ^uint64(0), hi: f128Frac}},
+		{"largest denormal + smallest", f128s.add(f128{lo: ^uint64(0), hi: f128Frac}, smallest(1), false), false, minNormal},
+		{"min normal * 0.5", f128s.mul(minNormal, half), false, f128{hi: 1 << 47}},
 	} {
 		if c.nan != c.got.isNaN() || !c.nan && c.got != c.want {
 			t.Errorf("%s is %#x:%#x", c.name, c.got.hi, c.got.lo)
@@ -101,7 +101,7 @@ func TestF128Arithmetic(t *testing.T) {
 
 	// Min and Max order every kind of value, -0 below +0.
 	order := []f128{minusInf, of(-2), of(-1), {hi: f128Sign, lo: 1}, {hi: f128Sign}, {}, smallest(1), minNormal, one, largest, inf}
-	lo, hi := float128Op(opMin), float128Op(opMax)
+	lo, hi := wideOp(opMin, f128s), wideOp(opMax, f128s)
 	for i, a := range order {
 		for j, b := range order {
 			in, inout := make([]byte, 16), make([]byte, 16)
@@ -140,7 +140,7 @@ func TestComplex256(t *testing.T) {
 		return b
 	}
 	inout := buf(of(3), of(4))
-	complex256Op(opProd)(buf(a, of(2)), inout)
+	wideComplexOp(opProd, f128s)(buf(a, of(2)), inout)
 	var want big.Float
 	want.SetPrec(113).Mul(tiny, big.NewFloat(3)).Add(&want, big.NewFloat(-5))
 	if got := loadF128(inout); got != f128Of(&want) {
@@ -151,7 +151,7 @@ func TestComplex256(t *testing.T) {
 		t.Errorf("the product's imaginary part is %#x:%#x", got.hi, got.lo)
 	}
 	inout = buf(of(3), of(4))
-	complex256Op(opSum)(buf(of(-1), of(0.5)), inout)
+	wideComplexOp(opSum, f128s)(buf(of(-1), of(0.5)), inout)
 	if re, im := loadF128(inout), loadF128(inout[16:]); re != of(2) || im != of(4.5) {
 		t.Errorf("(-1+0.5i) + (3+4i) is %#x:%#x %#x:%#x", re.hi, re.lo, im.hi, im.lo)
 	}

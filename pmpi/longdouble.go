@@ -140,58 +140,8 @@ func roundWide(f *big.Float, prec int) (hi, lo uint64, be int, inf bool) {
 	return m.Rsh(&m, 64).Uint64(), lo, be, false
 }
 
-// x87Add is a+b, or a-b with sub, as the x87 unit rounds it.
-func x87Add(a, b x87, sub bool) x87 {
-	if sub {
-		b.se ^= 0x8000
-	}
-	switch {
-	case a.isNaN():
-		return a.quiet()
-	case b.isNaN():
-		return b.quiet()
-	case a.isInf() && b.isInf() && a.neg() != b.neg():
-		return indefinite
-	case a.isInf():
-		return a
-	case b.isInf():
-		return b
-	}
-	var x, y big.Float
-	a.big(&x)
-	b.big(&y)
-	x.SetPrec(64).SetMode(big.ToNearestEven)
-	r := x87Of(x.Add(&x, &y))
-	if r.m == 0 && r.exp() == 0 && a.neg() != b.neg() {
-		r.se = 0 // x + -x is +0 when rounding to nearest
-	}
-	return r
-}
-
-func x87Mul(a, b x87) x87 {
-	sign := (a.se ^ b.se) & 0x8000
-	zero := func(x x87) bool { return x.m == 0 && x.exp() != x87MaxExp }
-	switch {
-	case a.isNaN():
-		return a.quiet()
-	case b.isNaN():
-		return b.quiet()
-	case (a.isInf() && zero(b)) || (b.isInf() && zero(a)):
-		return indefinite
-	case a.isInf() || b.isInf():
-		return x87{m: x87Int, se: sign | x87MaxExp}
-	}
-	var x, y big.Float
-	a.big(&x)
-	b.big(&y)
-	x.SetPrec(128) // exact: x87Of rounds once
-	r := x87Of(x.Mul(&x, &y))
-	r.se = r.se&x87MaxExp | sign
-	return r
-}
-
-// x87Cmp compares a and b, neither a NaN: -1, 0 or 1.
-func x87Cmp(a, b x87) int {
+// cmp compares a and b, neither a NaN: -1, 0 or 1.
+func (a x87) cmp(b x87) int {
 	var x, y big.Float
 	if a.isInf() {
 		x.SetInf(a.neg())
@@ -206,65 +156,19 @@ func x87Cmp(a, b x87) int {
 	return x.Cmp(&y)
 }
 
-// longDoubleOp is a predefined operation on CLongDouble: Sum, Prod, Min
-// and Max; Min and Max give a NaN if either operand is one, as Go's min
-// and max do for float64.
-func longDoubleOp(c opCode) func(in, inout []byte) {
-	var f func(a, b x87) x87
-	switch c {
-	case opSum:
-		f = func(a, b x87) x87 { return x87Add(a, b, false) }
-	case opProd:
-		f = x87Mul
-	case opMin, opMax:
-		want := -1
-		if c == opMax {
-			want = 1
-		}
-		f = func(a, b x87) x87 {
-			switch {
-			case a.isNaN():
-				return a.quiet()
-			case b.isNaN():
-				return b.quiet()
-			case x87Cmp(a, b) == want:
-				return a
-			}
-			return b
-		}
-	default:
-		return nil
+func (x x87) isZero() bool { return x.m == 0 && x.exp() != x87MaxExp }
+
+func (x x87) signed(neg bool) x87 {
+	x.se &= x87MaxExp
+	if neg {
+		x.se |= 0x8000
 	}
-	return func(in, inout []byte) {
-		for i := 0; i+16 <= len(inout) && i+16 <= len(in); i += 16 {
-			f(loadX87(in[i:]), loadX87(inout[i:])).store(inout[i:])
-		}
-	}
+	return x
 }
 
-// longDoubleComplexOp is Sum or Prod on CLongDoubleComplex: the product
-// (a+bi)(c+di) is (ac-bd) + (ad+bc)i, each step rounded, as C computes it
-// for finite values.
-func longDoubleComplexOp(c opCode) func(in, inout []byte) {
-	var f func(a, b, c, d x87) (x87, x87)
-	switch c {
-	case opSum:
-		f = func(a, b, c, d x87) (x87, x87) { return x87Add(a, c, false), x87Add(b, d, false) }
-	case opProd:
-		f = func(a, b, c, d x87) (x87, x87) {
-			return x87Add(x87Mul(a, c), x87Mul(b, d), true), x87Add(x87Mul(a, d), x87Mul(b, c), false)
-		}
-	default:
-		return nil
-	}
-	return func(in, inout []byte) {
-		for i := 0; i+32 <= len(inout) && i+32 <= len(in); i += 32 {
-			re, im := f(loadX87(in[i:]), loadX87(in[i+16:]), loadX87(inout[i:]), loadX87(inout[i+16:]))
-			re.store(inout[i:])
-			im.store(inout[i+16:])
-		}
-	}
-}
+// x87s is the arithmetic of CLongDouble: a sum rounded to the 64-bit
+// significand is exact below the normal range, as binary128's is.
+var x87s = wideFormat[x87]{load: loadX87, prec: 64, of: x87Of, invalid: indefinite, inf: x87{m: x87Int, se: x87MaxExp}}
 
 // longDoubleIntOp is MinLoc or MaxLoc on CLongDoubleInt's packed
 // records: the value's 16 bytes, then the int32 index.
@@ -284,7 +188,7 @@ func longDoubleIntOp(c opCode) func(in, inout []byte) {
 			if a.isNaN() || b.isNaN() {
 				continue // no order: the kept record stays
 			}
-			switch x87Cmp(a, b) {
+			switch a.cmp(b) {
 			case want:
 				copy(inout[i:i+rec], in[i:i+rec])
 			case 0:

@@ -48,10 +48,10 @@ func TestX87Arithmetic(t *testing.T) {
 	of := func(v float64) x87 { return x87Of(big.NewFloat(v)) }
 	one := of(1)
 	tiny := x87{m: x87Int, se: x87Bias - 64} // 2^-64: half of one's last place
-	if got := x87Add(one, tiny, false); got != one {
+	if got := x87s.add(one, tiny, false); got != one {
 		t.Errorf("1 + 2^-64 is %#x %#x, want 1 (a tie rounds to even)", got.se, got.m)
 	}
-	if got := x87Add(one, x87Add(tiny, tiny, false), false); got != (x87{m: x87Int | 1, se: x87Bias}) {
+	if got := x87s.add(one, x87s.add(tiny, tiny, false), false); got != (x87{m: x87Int | 1, se: x87Bias}) {
 		t.Errorf("1 + 2^-63 is %#x %#x", got.se, got.m)
 	}
 	inf := x87{m: x87Int, se: x87MaxExp}
@@ -62,16 +62,16 @@ func TestX87Arithmetic(t *testing.T) {
 		nan  bool
 		want x87
 	}{
-		{"inf - inf", x87Add(inf, minusInf, false), true, x87{}},
-		{"0 * inf", x87Mul(x87{}, inf), true, x87{}},
-		{"max * 2", x87Mul(x87{m: ^uint64(0), se: x87MaxExp - 1}, of(2)), false, inf},
-		{"1 - 1", x87Add(one, one, true), false, x87{}},
-		{"-2 * 3", x87Mul(of(-2), of(3)), false, of(-6)},
-		{"smallest / 2", x87Mul(x87{m: 1}, of(0.5)), false, x87{}},
+		{"inf - inf", x87s.add(inf, minusInf, false), true, x87{}},
+		{"0 * inf", x87s.mul(x87{}, inf), true, x87{}},
+		{"max * 2", x87s.mul(x87{m: ^uint64(0), se: x87MaxExp - 1}, of(2)), false, inf},
+		{"1 - 1", x87s.add(one, one, true), false, x87{}},
+		{"-2 * 3", x87s.mul(of(-2), of(3)), false, of(-6)},
+		{"smallest / 2", x87s.mul(x87{m: 1}, of(0.5)), false, x87{}},
 		// 59 * 3751880150584993549 is 3*2^66-1: the product is 1.5-2^-67
 		// times the smallest denormal, which rounds to it; rounded to 64
 		// bits first, it would be 1.5, a tie that rounds to 2.
-		{"a product just under a denormal tie", x87Mul(x87Of(big.NewFloat(0).SetMantExp(big.NewFloat(59), -8000)),
+		{"a product just under a denormal tie", x87s.mul(x87Of(big.NewFloat(0).SetMantExp(big.NewFloat(59), -8000)),
 			x87Of(new(big.Float).SetMantExp(new(big.Float).SetUint64(3751880150584993549), -8512))), false, x87{m: 1}},
 	} {
 		if c.nan != c.got.isNaN() || !c.nan && c.got != c.want {

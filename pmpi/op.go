@@ -230,9 +230,9 @@ func scalarOp(c opCode, dt Datatype) func(in, inout []byte) {
 	case Int16Int:
 		return pairOp[int16](c)
 	case CLongDouble:
-		return longDoubleOp(c)
+		return wideOp(c, x87s)
 	case CLongDoubleComplex:
-		return longDoubleComplexOp(c)
+		return wideComplexOp(c, x87s)
 	case CLongDoubleInt:
 		return longDoubleIntOp(c)
 	case Logical1:
@@ -258,9 +258,9 @@ func scalarOp(c opCode, dt Datatype) func(in, inout []byte) {
 	case Complex32:
 		return complex32Op(c)
 	case Float128:
-		return float128Op(c)
+		return wideOp(c, f128s)
 	case Complex256:
-		return complex256Op(c)
+		return wideComplexOp(c, f128s)
 	}
 	return nil
 }
