@@ -91,7 +91,7 @@ func onEh(op string, eh Errhandler, out *Comm, f func() error) error {
 	}
 	var err error
 	if out == nil {
-		err = errorf(pmpi.ClassArg, "%s: newcomm is a NULL pointer (it must point to the value the call writes)", op)
+		err = nullArg(op, "newcomm")
 	} else {
 		err = f()
 	}
