@@ -45,7 +45,10 @@ func wSideOf[N, D ~int32 | ~int64](op, side string, p unsafe.Pointer, counts *N,
 	w.types = make([]pmpi.Datatype, n)
 	end := 0
 	for i, h := range unsafe.Slice(types, n) {
-		d, err := h.forCount(w.counts[i])
+		d, err := h.get()
+		if err != nil {
+			d, err = noData(h, w.counts[i], err)
+		}
 		if err != nil {
 			return w, errorf(pmpi.ClassType, "%s: %stypes[%d]: %v", op, side, i, err)
 		}

@@ -105,7 +105,10 @@ func side(p unsafe.Pointer, count int, dt Datatype) ([]byte, pmpi.Datatype, erro
 	if inPlace(p) {
 		return pmpi.InPlace, pmpi.Byte, nil
 	}
-	d, err := dt.forCount(count)
+	d, err := dt.get()
+	if err != nil {
+		d, err = noData(dt, count, err)
+	}
 	if err != nil {
 		return nil, pmpi.Datatype{}, err
 	}

@@ -108,15 +108,15 @@ func (h Datatype) get() (pmpi.Datatype, error) {
 	return pmpi.Datatype{}, errorf(pmpi.ClassType, "%#x is not a datatype (freed, or never one)", uintptr(h))
 }
 
-// forCount is get for count elements: where count is 0, MPI_DATATYPE_NULL
-// stands for no data, as MPICH takes it and codes written for it (PIO,
-// ESMF) pass it.
-func (h Datatype) forCount(count int) (pmpi.Datatype, error) {
-	d, err := h.get()
-	if err != nil && count == 0 && h == MPI_DATATYPE_NULL {
+// noData is a call's datatype h of count elements where get failed with
+// err: where count is 0, MPI_DATATYPE_NULL stands for no data, as MPICH
+// takes it and codes written for it (PIO, ESMF) pass it. The calls test
+// get's error first, so that a send pays nothing for it.
+func noData(h Datatype, count int, err error) (pmpi.Datatype, error) {
+	if count == 0 && h == MPI_DATATYPE_NULL {
 		return pmpi.Byte, nil
 	}
-	return d, err
+	return pmpi.Datatype{}, err
 }
 
 // handleOf is the C handle of a datatype, for a user operation's call.

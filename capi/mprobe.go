@@ -89,7 +89,10 @@ func received(h *Message, m *pmpi.Message) {
 }
 
 func mpiMrecv(buf unsafe.Pointer, count int, dt Datatype, h *Message, st *C.MPI_Status) error {
-	d, err := dt.forCount(count)
+	d, err := dt.get()
+	if err != nil {
+		d, err = noData(dt, count, err)
+	}
 	if err != nil {
 		return err
 	}
@@ -108,7 +111,10 @@ func mpiMrecv(buf unsafe.Pointer, count int, dt Datatype, h *Message, st *C.MPI_
 }
 
 func mpiImrecv(buf unsafe.Pointer, count int, dt Datatype, h *Message, req *Request) error {
-	d, err := dt.forCount(count)
+	d, err := dt.get()
+	if err != nil {
+		d, err = noData(dt, count, err)
+	}
 	if err != nil {
 		return err
 	}

@@ -19,7 +19,10 @@ func resolve(h Comm, dt Datatype, count int) (*commEntry, pmpi.Datatype, error) 
 	if err != nil {
 		return nil, pmpi.Datatype{}, err
 	}
-	d, err := dt.forCount(count)
+	d, err := dt.get()
+	if err != nil {
+		d, err = noData(dt, count, err)
+	}
 	return e, d, err
 }
 
@@ -127,7 +130,10 @@ func mpiSendrecv(sendbuf unsafe.Pointer, sendcount int, sendtype Datatype, dest,
 	if err != nil {
 		return err
 	}
-	rd, err := recvtype.forCount(recvcount)
+	rd, err := recvtype.get()
+	if err != nil {
+		rd, err = noData(recvtype, recvcount, err)
+	}
 	if err != nil {
 		return err
 	}
@@ -197,7 +203,10 @@ func mpiIsendrecv(sendbuf unsafe.Pointer, sendcount int, sendtype Datatype, dest
 	if err != nil {
 		return err
 	}
-	rd, err := recvtype.forCount(recvcount)
+	rd, err := recvtype.get()
+	if err != nil {
+		rd, err = noData(recvtype, recvcount, err)
+	}
 	if err != nil {
 		return err
 	}

@@ -19,9 +19,9 @@ type wide[T any] interface {
 
 // wideFormat is the arithmetic of a wide type: its values' significand
 // bits, the rounding to it, and its special values. A sum is rounded
-// once to prec bits (exact where the result falls below the normal
-// range, where both formats' quantum is every value's); a product is
-// made exactly and rounded once.
+// once to prec bits, which is exact where it falls below the normal range
+// (there the operands and the sum share one quantum); a product is made
+// exactly and rounded once.
 type wideFormat[T wide[T]] struct {
 	load    func(b []byte) T
 	prec    uint
@@ -135,4 +135,56 @@ func wideComplexOp[T wide[T]](c opCode, w wideFormat[T]) func(in, inout []byte) 
 			im.store(inout[i+16:])
 		}
 	}
+}
+
+// roundWide rounds f, finite, to nearest even, once, in a format with the
+// 15-bit exponent biased by 16383 that x87's and binary128 share and prec
+// bits of significand (64 or 113). It returns the significand, its leading
+// bit included, as two words (under 2^(prec-1) only for a denormal or
+// zero), and the biased exponent (0 for a denormal or zero); or inf, when
+// f is past the range.
+func roundWide(f *big.Float, prec int) (hi, lo uint64, be int, inf bool) {
+	if f.Sign() == 0 {
+		return 0, 0, 0, false
+	}
+	var mant big.Float
+	e := f.MantExp(&mant) // f = mant * 2^e, 0.5 <= |mant| < 1
+	be = e - 1 + x87Bias  // the biased exponent of 1.xxx * 2^(e-1)
+	if be >= x87MaxExp {
+		return 0, 0, 0, true
+	}
+	bits := prec
+	if be <= 0 { // a denormal: fewer bits of significand
+		bits = prec - 1 + be
+	}
+	mant.Abs(&mant)
+	if bits <= 0 { // below the smallest denormal: it, or zero
+		if bits == 0 && mant.Cmp(big.NewFloat(0.5)) > 0 {
+			return 0, 1, 0, false
+		}
+		return 0, 0, 0, false
+	}
+	var r big.Float
+	r.SetPrec(uint(bits)).SetMode(big.ToNearestEven).Set(&mant)
+	switch {
+	case be <= 0:
+		// value = mant * 2^e = m * 2^(1-16383-(prec-1)): m = mant * 2^bits.
+		r.SetMantExp(&r, bits)
+		be = 0
+	case r.Cmp(big.NewFloat(1)) == 0: // rounding carried out of the significand
+		be++
+		if be >= x87MaxExp {
+			return 0, 0, 0, true
+		}
+		r.SetMantExp(&r, prec-1)
+	default:
+		r.SetMantExp(&r, prec)
+	}
+	var m, w big.Int
+	r.Int(&m)
+	if m.BitLen() == prec {
+		be = max(be, 1) // a denormal rounded up into the normal range
+	}
+	lo = w.And(&m, new(big.Int).SetUint64(^uint64(0))).Uint64()
+	return m.Rsh(&m, 64).Uint64(), lo, be, false
 }
