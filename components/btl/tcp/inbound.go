@@ -252,5 +252,7 @@ func (c *conn) deliver() {
 
 // isWouldBlock reports whether err only says the socket is empty.
 func isWouldBlock(err error) bool {
-	return errors.Is(err, errWouldBlock) || errors.Is(err, syscall.EAGAIN)
+	// The direct comparison first: an empty poll, the common case, then
+	// costs no errors.Is.
+	return err == errWouldBlock || errors.Is(err, errWouldBlock) || errors.Is(err, syscall.EAGAIN)
 }

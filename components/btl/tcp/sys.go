@@ -44,9 +44,19 @@ func recvNow(fd int, p []byte) (int, error) {
 
 // sendNow writes iov to the socket without blocking, at most maxCall
 // bytes and iovMax iovecs of it. MSG_NOSIGNAL: a peer that went away is
-// an error, not a signal.
+// an error, not a signal. One iovec goes by sendto, which costs the
+// kernel less than sendmsg.
 func sendNow(fd int, iov []unix.Iovec) (int, error) {
-	return msgNow(unix.SYS_SENDMSG, fd, iov, unix.MSG_DONTWAIT|unix.MSG_NOSIGNAL)
+	const flags = unix.MSG_DONTWAIT | unix.MSG_NOSIGNAL
+	if len(iov) != 1 {
+		return msgNow(unix.SYS_SENDMSG, fd, iov, flags)
+	}
+	n, _, errno := unix.RawSyscall6(unix.SYS_SENDTO, uintptr(fd), uintptr(unsafe.Pointer(iov[0].Base)),
+		uintptr(min(iov[0].Len, maxCall)), flags, 0, 0)
+	if errno != 0 {
+		return 0, errno
+	}
+	return int(n), nil
 }
 
 // recvvNow reads what the socket holds into iov (readv), at most maxCall
