@@ -84,7 +84,7 @@ func mpiGrequestComplete(h Request) error {
 	err = api().GrequestComplete(e.r)
 	e.done = true
 	if e.freed { // MPI_Request_free kept the handle for this call only
-		forget(&h, e)
+		forget(&h)
 	}
 	return err
 }

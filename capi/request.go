@@ -25,16 +25,12 @@ type reqEntry struct {
 	general, freed, done bool
 }
 
-// reqEntries recycles the entries of completed requests: a C program's
-// Isend or Irecv otherwise allocates one each, on its fastest path.
-var reqEntries = sync.Pool{New: func() any { return new(reqEntry) }}
-
+// newRequest gives r a handle. The table recycles the entries of completed
+// requests: a C program's Isend or Irecv otherwise allocates one each, on
+// its fastest path.
 func newRequest(out *Request, r *pmpi.Request, e *commEntry, persistent bool) error {
-	re := reqEntries.Get().(*reqEntry)
-	*re = reqEntry{r: r, comm: e, persistent: persistent}
-	h, err := lib.reqs.put(re)
+	h, err := lib.reqs.putValue(reqEntry{r: r, comm: e, persistent: persistent})
 	if err != nil {
-		reqEntries.Put(re)
 		return err
 	}
 	*out = Request(h)
@@ -52,16 +48,13 @@ func (h Request) get() (*reqEntry, error) {
 // persistent. The entry is then reused: read it before.
 func completed(h *Request, e *reqEntry) {
 	if !e.persistent {
-		forget(h, e)
+		forget(h)
 	}
 }
 
 // forget takes back a request's handle and its entry.
-func forget(h *Request, e *reqEntry) {
-	if lib.reqs.drop(uintptr(*h)) {
-		*e = reqEntry{}
-		reqEntries.Put(e)
-	}
+func forget(h *Request) {
+	lib.reqs.recycle(uintptr(*h))
 	*h = MPI_REQUEST_NULL
 }
 
@@ -117,6 +110,7 @@ type batch struct {
 	comms   []*commEntry // each entry's, which outlive the entries completion reuses
 	reqs    []*pmpi.Request
 	sts     []pmpi.Status
+	idx     []int // Waitsome's and Testsome's indices
 }
 
 var batches = sync.Pool{New: func() any { return new(batch) }}
@@ -302,7 +296,10 @@ func some(f func([]*pmpi.Request, []int, []pmpi.Status) (int, error), n int, p *
 	if err := b.load(p, n); err != nil {
 		return err
 	}
-	idx := make([]int, n)
+	if cap(b.idx) < n {
+		b.idx = make([]int, n)
+	}
+	idx := b.idx[:n]
 	k, err := f(b.reqs, idx, b.sts)
 	if k < 0 {
 		*outcount = C.MPI_UNDEFINED
@@ -353,7 +350,7 @@ func mpiRequestFree(h *Request) error {
 		e.freed = true
 		*h = MPI_REQUEST_NULL
 	} else {
-		forget(h, e)
+		forget(h)
 	}
 	return failed(comm, err)
 }

@@ -23,6 +23,7 @@ type table[T any] struct {
 	mu     sync.Mutex
 	next   int   // entries ever used
 	free   []int // entries given back, reused first
+	spare  []*T  // objects recycle kept, zeroed, for putValue
 }
 
 // get returns the object behind h, or nil.
@@ -41,7 +42,34 @@ func (t *table[T]) get(h uintptr) *T {
 // put gives v a handle.
 func (t *table[T]) put(v *T) (uintptr, error) {
 	t.mu.Lock()
-	defer t.mu.Unlock()
+	h, err := t.putLocked(v)
+	t.mu.Unlock()
+	return h, err
+}
+
+// putValue gives a handle to a copy of v, in an object that recycle kept
+// or a new one: a kind of handle made and taken back at every call (a
+// request) then allocates nothing, under the one lock put takes anyway.
+func (t *table[T]) putValue(v T) (uintptr, error) {
+	t.mu.Lock()
+	var p *T
+	if n := len(t.spare); n > 0 {
+		p, t.spare = t.spare[n-1], t.spare[:n-1]
+	} else {
+		p = new(T)
+	}
+	*p = v
+	h, err := t.putLocked(p)
+	if err != nil {
+		var zero T
+		*p = zero
+		t.spare = append(t.spare, p)
+	}
+	t.mu.Unlock()
+	return h, err
+}
+
+func (t *table[T]) putLocked(v *T) (uintptr, error) {
 	var i int
 	if n := len(t.free); n > 0 {
 		i, t.free = t.free[n-1], t.free[:n-1]
@@ -60,16 +88,27 @@ func (t *table[T]) put(v *T) (uintptr, error) {
 }
 
 // drop takes h back; it reports whether h was live.
-func (t *table[T]) drop(h uintptr) bool {
-	i := int(h) - firstHandle
+func (t *table[T]) drop(h uintptr) bool { return t.take(h, false) }
+
+// recycle is drop that keeps h's object, zeroed, for putValue: the caller
+// reads nothing of it after.
+func (t *table[T]) recycle(h uintptr) bool { return t.take(h, true) }
+
+func (t *table[T]) take(h uintptr, keep bool) bool {
 	if t.get(h) == nil {
 		return false
 	}
+	i := int(h) - firstHandle
 	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.chunks[i>>chunkBits].Load()[i&(chunkLen-1)].Swap(nil) == nil {
-		return false
+	old := t.chunks[i>>chunkBits].Load()[i&(chunkLen-1)].Swap(nil)
+	if old != nil {
+		t.free = append(t.free, i)
+		if keep {
+			var zero T
+			*old = zero
+			t.spare = append(t.spare, old)
+		}
 	}
-	t.free = append(t.free, i)
-	return true
+	t.mu.Unlock()
+	return old != nil
 }
