@@ -1,0 +1,45 @@
+/* What a call costs on one rank, the C twin of bench/cmd/call-cost: a loop
+ * of MPI_Comm_rank, of an 8-byte MPI_Irecv, MPI_Isend and MPI_Waitall to
+ * itself on MPI_COMM_SELF, and of an MPI_Allreduce of one double on
+ * MPI_COMM_SELF; nanoseconds a round of each.
+ *
+ *   gompicc -O2 -o call_cost bench/c/call_cost.c && ./call_cost [rounds]
+ */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static double exchange(int n, double *s, double *r) {
+    MPI_Request rq[2];
+    double t = MPI_Wtime();
+    for (int i = 0; i < n; i++) {
+        MPI_Irecv(r, 1, MPI_DOUBLE, 0, 1, MPI_COMM_SELF, &rq[0]);
+        MPI_Isend(s, 1, MPI_DOUBLE, 0, 1, MPI_COMM_SELF, &rq[1]);
+        MPI_Waitall(2, rq, MPI_STATUSES_IGNORE);
+    }
+    return (MPI_Wtime() - t) / n * 1e9;
+}
+
+int main(int argc, char **argv) {
+    MPI_Init(&argc, &argv);
+    int n = argc > 1 ? atoi(argv[1]) : 1000000;
+    if (n < 1) {
+        fprintf(stderr, "call_cost: rounds must be 1 or more, not %s\n", argv[1]);
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    double s = 8, r = 0;
+    exchange(n / 100 + 1, &s, &r); /* warm-up */
+    double x = exchange(n, &s, &r);
+    int rank;
+    double t = MPI_Wtime();
+    for (int i = 0; i < n; i++)
+        MPI_Comm_rank(MPI_COMM_WORLD, &rank); /* a library call: never elided */
+    double y = (MPI_Wtime() - t) / n * 1e9;
+    t = MPI_Wtime();
+    for (int i = 0; i < n; i++)
+        MPI_Allreduce(&s, &r, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_SELF);
+    double z = (MPI_Wtime() - t) / n * 1e9;
+    printf("comm_rank %.0f ns, self exchange %.0f ns, allreduce on self %.0f ns\n", y, x, z);
+    MPI_Finalize();
+    return 0;
+}

@@ -1,0 +1,80 @@
+// Command call-cost measures what a call costs on one rank, the Go twin of
+// bench/c/call_cost.c: a loop of Comm.Rank, of an 8-byte Irecv, Isend and
+// WaitAll to itself on CommSelf, and of an Allreduce of one float64 on
+// CommSelf; nanoseconds a round of each.
+//
+//	go run ./bench/cmd/call-cost [rounds]
+package main
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+
+	_ "github.com/gompi/gompi/components/all"
+	"github.com/gompi/gompi/mpi"
+)
+
+// rankSink keeps the compiler from dropping the Rank loop.
+var rankSink int
+
+func main() {
+	if err := run(os.Args[1:]); err != nil {
+		fmt.Fprintln(os.Stderr, "call-cost:", err)
+		os.Exit(1)
+	}
+}
+
+func run(args []string) error {
+	n := 1000000
+	if len(args) > 0 {
+		v, err := strconv.Atoi(args[0])
+		if err != nil || v < 1 {
+			return fmt.Errorf("rounds must be a number, 1 or more, not %q", args[0])
+		}
+		n = v
+	}
+	if err := mpi.Init(); err != nil {
+		return err
+	}
+	self, world := mpi.CommSelf(), mpi.CommWorld()
+	s, r := []float64{8}, []float64{0}
+	exchange := func(n int) (float64, error) {
+		t := mpi.Wtime()
+		for range n {
+			rr, err := mpi.Irecv(r, 0, 1, self)
+			if err != nil {
+				return 0, err
+			}
+			sr, err := mpi.Isend(s, 0, 1, self)
+			if err != nil {
+				return 0, err
+			}
+			if err := mpi.WaitAll(rr, sr); err != nil {
+				return 0, err
+			}
+		}
+		return (mpi.Wtime() - t) / float64(n) * 1e9, nil
+	}
+	if _, err := exchange(n/100 + 1); err != nil { // warm-up
+		return err
+	}
+	x, err := exchange(n)
+	if err != nil {
+		return err
+	}
+	t := mpi.Wtime()
+	for range n {
+		rankSink = world.Rank()
+	}
+	y := (mpi.Wtime() - t) / float64(n) * 1e9
+	t = mpi.Wtime()
+	for range n {
+		if err := mpi.Allreduce(s, r, mpi.Sum, self); err != nil {
+			return err
+		}
+	}
+	z := (mpi.Wtime() - t) / float64(n) * 1e9
+	fmt.Printf("comm_rank %.0f ns, self exchange %.0f ns, allreduce on self %.0f ns\n", y, x, z)
+	return mpi.Finalize()
+}
