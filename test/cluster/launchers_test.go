@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -19,31 +20,32 @@ func TestAgentLaunchesOtherMPIs(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: jobs of other MPIs' launchers")
 	}
-	launchers := []struct {
-		name string
-		argv func(c *Cluster) []string
-	}{
-		{"mpirun.openmpi", func(c *Cluster) []string {
-			return []string{"--hostfile", c.WriteHostfile(1), "-np", "3", "--mca", "plm_rsh_agent", c.Agent(), "hostname"}
-		}},
-	}
 	c := Up(t, 3, Options{})
-	for _, l := range launchers {
-		t.Run(l.name, func(t *testing.T) {
-			if _, err := exec.LookPath(l.name); err != nil {
-				t.Skipf("%s is not installed: %v", l.name, err)
-			}
-			cmd := c.Command("h1", l.name, l.argv(c)...)
-			cmd.Env = append(os.Environ(), "OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1")
-			out, err := cmd.CombinedOutput()
-			if err != nil {
-				t.Fatalf("%s: %v: %s", cmd, err, out)
-			}
-			names := strings.Fields(string(out))
-			slices.Sort(names)
-			if !slices.Equal(names, c.Hosts()) {
-				t.Errorf("%s printed %q, want one line per host %v", l.name, out, c.Hosts())
-			}
-		})
+	t.Run("mpirun.openmpi", func(t *testing.T) { checkOpenMPIHostnames(t, c, c.Agent()) })
+}
+
+// checkOpenMPIHostnames runs hostname through Open MPI's mpirun on h1,
+// a rank per host, with agent as its ssh, and checks that every host
+// printed its name once. Only the standard output counts: on a loaded
+// machine Open MPI's rsh launcher warns on its standard error that a
+// setpgid lost the race with the child's exec, which is harmless.
+func checkOpenMPIHostnames(t *testing.T, c *Cluster, agent string) {
+	t.Helper()
+	if _, err := exec.LookPath("mpirun.openmpi"); err != nil {
+		t.Skipf("mpirun.openmpi is not installed: %v", err)
+	}
+	cmd := c.Command("h1", "mpirun.openmpi", "--hostfile", c.WriteHostfile(1), "-np", strconv.Itoa(len(c.Hosts())),
+		"--mca", "plm_rsh_agent", agent, "hostname")
+	cmd.Env = append(os.Environ(), "OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1")
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("%s: %v: %s%s", cmd, err, out, stderr.String())
+	}
+	names := strings.Fields(string(out))
+	slices.Sort(names)
+	if !slices.Equal(names, c.Hosts()) {
+		t.Errorf("mpirun printed %q (standard error %q), want one line per host %v", out, stderr.String(), c.Hosts())
 	}
 }

@@ -3,7 +3,6 @@ package cluster
 import (
 	"os"
 	"os/exec"
-	"slices"
 	"strings"
 	"testing"
 )
@@ -50,21 +49,5 @@ func TestSSH(t *testing.T) {
 		t.Errorf("Leftovers() = %q, want none", left)
 	}
 
-	t.Run("mpirun.openmpi", func(t *testing.T) {
-		if _, err := exec.LookPath("mpirun.openmpi"); err != nil {
-			t.Skipf("mpirun.openmpi is not installed: %v", err)
-		}
-		cmd := c.Command("h1", "mpirun.openmpi", "--hostfile", c.WriteHostfile(1), "-np", "3", "--mca", "plm_rsh_agent", agent, "hostname")
-		cmd.Env = append(os.Environ(), "OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1")
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("%s: %v: %s", cmd, err, out)
-		}
-		names := strings.Fields(string(out))
-		slices.Sort(names)
-		if !slices.Equal(names, c.Hosts()) {
-			t.Errorf("mpirun printed %q, want one line per host", out)
-		}
-	})
-
+	t.Run("mpirun.openmpi", func(t *testing.T) { checkOpenMPIHostnames(t, c, agent) })
 }
