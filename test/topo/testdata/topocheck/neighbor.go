@@ -62,8 +62,13 @@ func neighbor(world mpi.Comm) error {
 			periodsList = [][]bool{{false, false}, {true, true}, {true, false}, {false, true}}
 		}
 		for _, periods := range periodsList {
-			if err := neighborCart(world, dims, periods); err != nil {
-				return fmt.Errorf("dims %v periods %v: %w", dims, periods, err)
+			// Blocks of 3 elements, and of 9000 (72,000 bytes): a 2-D
+			// grid's alltoall then exceeds coll sm's block of 256 KiB and
+			// goes to basic, the other calls through the segment.
+			for _, per := range []int{3, 9000} {
+				if err := neighborCart(world, dims, periods, per); err != nil {
+					return fmt.Errorf("dims %v periods %v, blocks of %d: %w", dims, periods, per, err)
+				}
 			}
 		}
 	}
@@ -91,7 +96,7 @@ func handExchange(c mpi.Comm, ndims int, send []int64, per int) ([]int64, error)
 	return got, nil
 }
 
-func neighborCart(world mpi.Comm, dims []int, periods []bool) (err error) {
+func neighborCart(world mpi.Comm, dims []int, periods []bool, per int) (err error) {
 	c, err := mpi.CartCreate(world, dims, periods, false)
 	if err != nil {
 		return err
@@ -108,7 +113,6 @@ func neighborCart(world mpi.Comm, dims []int, periods []bool) (err error) {
 			nbs = append(nbs, rankAt(dims, periods, at))
 		}
 	}
-	const per = 3
 	send := blocksOf(me, k, per)
 
 	// Alltoall: block j comes from neighbour j's block j^1.
