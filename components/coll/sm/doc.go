@@ -13,12 +13,12 @@
 // It provides barrier, bcast, reduce, allreduce, gather, scatter,
 // allgather, allgatherv, alltoall, reduce_scatter, reduce_scatter_block,
 // scan and exscan, and a Cartesian grid's neighbor_allgather and
-// neighbor_alltoall of up to a block a rank (neighbor.go; a graph's go to
-// the module below). gatherv, scatterv and alltoallv, whose counts only some
-// ranks know, the calls where tuned was measured faster (rounds.go,
-// timed.go), and every call of a collective whose tuned algorithm the user
-// forced (coll_tuned_<collective>_algorithm) or that a decider's rules
-// name go to the module below (Module.Below: tuned).
+// neighbor_alltoall (neighbor.go; a graph's go to the module below).
+// gatherv, scatterv and alltoallv, whose counts only some ranks know, the
+// calls where tuned was measured faster (rounds.go, timed.go), and every
+// call of a collective whose tuned algorithm the user forced
+// (coll_tuned_<collective>_algorithm) or that a decider's rules name go to
+// the module below (Module.Below: tuned).
 //
 // # The segment
 //

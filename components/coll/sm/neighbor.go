@@ -2,29 +2,49 @@ package sm
 
 import "github.com/gompi/gompi/frameworks/coll"
 
-// The neighbourhood collectives of a Cartesian grid, in one epoch: every
-// member writes its whole send buffer into its block and raises its word,
-// then reads only its neighbours' blocks. A grid's lists are alike on every
-// member and hold two neighbours per dimension, so each member's
-// contribution has the same length, and what a member receives from its
-// neighbour j is that neighbour's block j^1 (what the rank below sends up
-// arrives from below; coll.Neighbors.SendOrder). A graph's neighbourhoods
-// differ from rank to rank, and a contribution larger than a block goes to
-// the next module. Up to a block the segment is at least as fast as
-// basic's messages: on 2, 4 and 8 ranks an allgather of 64 or 256 KiB took
-// a sixth to a half of their time, an alltoall of 16 or 64 KiB blocks
-// 0.3-1.0 of it.
+// The neighbourhood collectives of a Cartesian grid, an epoch a round:
+// every member writes its send buffer (a round's piece of it) into its
+// block and raises its word, then reads only its neighbours' blocks. A
+// grid's lists are alike on every member and hold two neighbours per
+// dimension, so each member's contribution has the same length, and what
+// a member receives from its neighbour j is that neighbour's block j^1
+// (what the rank below sends up arrives from below;
+// coll.Neighbors.SendOrder). A graph's neighbourhoods differ from rank to
+// rank and go to the next module. The segment is at least as fast as
+// basic's messages: on 2, 4 and 8 ranks an allgather of 64 or 256 KiB
+// took a sixth to a half of their time, an alltoall of 16 or 64 KiB blocks
+// 0.3-1.0 of it. A contribution larger than a block goes in rounds
+// (rounds.go), an alltoall's with a piece of every destination's block in
+// each.
 
 func (m *module) neighborAllgather(c coll.Comm, nb coll.Neighbors, send, recv []byte) error {
 	k := len(send)
 	if err := coll.CheckLen("recv", len(recv), len(nb.Sources)*k, "the number of sources times the send buffer's length"); err != nil {
 		return m.fail(err)
 	}
-	if !nb.Cart || !m.fits(k) {
+	multi := !m.fits(k)
+	if !nb.Cart || multi && !m.roundsPay("neighbor_allgather", k) {
 		return m.toNext("neighbor_allgather", noRoot, k, func() error { return m.next.NeighborAllgather(c, nb, send, recv) })
 	}
-	return m.fail(m.neighbors("neighbor_allgather", nb, send, func(j int, b []byte) {
-		copy(recv[j*k:(j+1)*k], b)
+	m.announce("neighbor_allgather", noRoot, k, pathSegment)
+	return m.fail(inRounds(k, piece(m.limit, multi, k, 1), multi, func(lo, hi int, first bool) error {
+		p, err := m.contribute("neighbor_allgather", k, send[lo:hi], first)
+		for j, r := range nb.Sources {
+			if err != nil {
+				return err
+			}
+			switch {
+			case r < 0: // not there: its block is left as it is
+			case r == m.me:
+				copy(recv[j*k+lo:j*k+hi], send[lo:hi])
+			default:
+				var b []byte
+				if b, err = m.read(r, p, k, hi-lo); err == nil {
+					copy(recv[j*k+lo:j*k+hi], b)
+				}
+			}
+		}
+		return err
 	}))
 }
 
@@ -41,38 +61,55 @@ func (m *module) neighborAlltoall(c coll.Comm, nb coll.Neighbors, send, recv []b
 	if err != nil {
 		return m.fail(err)
 	}
-	if !nb.Cart || len(nb.Sources) != n || !m.fits(len(send)) {
-		return m.toNext("neighbor_alltoall", noRoot, len(send), func() error { return m.next.NeighborAlltoall(c, nb, send, recv) })
-	}
-	return m.fail(m.neighbors("neighbor_alltoall", nb, send, func(j int, b []byte) {
-		i := j ^ 1
-		copy(recv[j*k:(j+1)*k], b[i*k:(i+1)*k])
-	}))
-}
-
-// neighbors runs a neighbourhood collective of a grid whose contribution
-// is send: it calls got with each source's index and that source's
-// contribution (this rank's own where it is its own neighbour).
-func (m *module) neighbors(name string, nb coll.Neighbors, send []byte, got func(j int, b []byte)) error {
 	total := len(send)
-	m.announce(name, noRoot, total, pathSegment)
-	p := m.begin(name)
-	if err := m.write(p, total, send); err != nil {
-		return err
+	multi := !m.fits(total)
+	if !nb.Cart || len(nb.Sources) != n || multi && (!m.roundsPay("neighbor_alltoall", total) || m.limit/n < line) {
+		return m.toNext("neighbor_alltoall", noRoot, total, func() error { return m.next.NeighborAlltoall(c, nb, send, recv) })
 	}
-	m.raise(p)
-	for j, r := range nb.Sources {
-		switch {
-		case r < 0: // not there: its block is left as it is
-		case r == m.me:
-			got(j, send)
-		default:
-			b, err := m.read(r, p, total, total)
+	m.announce("neighbor_alltoall", noRoot, total, pathSegment)
+	w := k
+	if multi {
+		w = m.limit / n &^ (line - 1)
+	}
+	return m.fail(inRounds(k, w, multi, func(lo, hi int, first bool) error {
+		p, err := m.writeNeighborAlltoall(send, total, n, k, lo, hi)
+		if err == nil {
+			err = m.agree(p, total, nil, first)
+		}
+		for j, r := range nb.Sources {
 			if err != nil {
 				return err
 			}
-			got(j, b)
+			i := j ^ 1 // what source j sends this way
+			switch {
+			case r < 0:
+			case r == m.me:
+				copy(recv[j*k+lo:j*k+hi], send[i*k+lo:i*k+hi])
+			default:
+				var b []byte
+				if b, err = m.read(r, p, total, (i+1)*(hi-lo)); err == nil {
+					copy(recv[j*k+lo:j*k+hi], b[i*(hi-lo):])
+				}
+			}
 		}
+		return err
+	}))
+}
+
+// writeNeighborAlltoall begins an epoch of a neighbourhood alltoall of
+// total bytes a rank in n blocks of k, writes bytes lo to hi of every
+// destination's block into this rank's segment block, one after the
+// other, and raises it.
+func (m *module) writeNeighborAlltoall(send []byte, total, n, k, lo, hi int) (uint64, error) {
+	p := m.begin("neighbor_alltoall")
+	b, err := m.claim(p, total)
+	if err != nil {
+		return p, err
 	}
-	return nil
+	w := hi - lo
+	for d := range n {
+		m.w.Copy(b[d*w:(d+1)*w], send[d*k+lo:d*k+hi])
+	}
+	m.raise(p)
+	return p, nil
 }

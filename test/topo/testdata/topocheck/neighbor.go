@@ -62,10 +62,10 @@ func neighbor(world mpi.Comm) error {
 			periodsList = [][]bool{{false, false}, {true, true}, {true, false}, {false, true}}
 		}
 		for _, periods := range periodsList {
-			// Blocks of 3 elements, and of 9000 (72,000 bytes): a 2-D
-			// grid's alltoall then exceeds coll sm's block of 256 KiB and
-			// goes to basic, the other calls through the segment.
-			for _, per := range []int{3, 9000} {
+			// Blocks of 3 elements, of 9000 (72,000 bytes: a 2-D grid's
+			// alltoall exceeds coll sm's block of 256 KiB and goes in
+			// rounds) and of 40,000 (every call above a block).
+			for _, per := range []int{3, 9000, 40000} {
 				if err := neighborCart(world, dims, periods, per); err != nil {
 					return fmt.Errorf("dims %v periods %v, blocks of %d: %w", dims, periods, per, err)
 				}
