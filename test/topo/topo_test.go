@@ -36,6 +36,7 @@ func TestScenarios(t *testing.T) {
 		{"neighbor", []int{4, 6}},
 		{"neighbor-graph", []int{4}},
 		{"neighbor-nonblocking", []int{4}},
+		{"neighbor-mismatch", []int{2, 4}},
 		{"neighbor-alltoallw", []int{4, 6}},
 	}
 	for _, btl := range []string{"self,sm", "self,tcp"} {
@@ -59,7 +60,7 @@ func TestScenarios(t *testing.T) {
 // periods, a rank its own neighbour in dimensions of one or two ranks.
 func TestNeighborThroughSegment(t *testing.T) {
 	for _, np := range []int{2, 3, 4, 8} {
-		for _, scenario := range []string{"neighbor", "neighbor-graph", "neighbor-nonblocking"} {
+		for _, scenario := range []string{"neighbor", "neighbor-graph", "neighbor-nonblocking", "neighbor-mismatch"} {
 			t.Run(fmt.Sprintf("%s-np%d", scenario, np), func(t *testing.T) {
 				t.Parallel()
 				j := jobtest.Run(t, gompirun, 2*time.Minute, nil, "-np", fmt.Sprint(np), "--oversubscribe",

@@ -29,6 +29,7 @@ var scenarios = map[string]func(mpi.Comm) error{
 	"neighbor":             neighbor,
 	"neighbor-graph":       neighborGraph,
 	"neighbor-nonblocking": neighborNonblocking,
+	"neighbor-mismatch":    neighborMismatch,
 	// reorder.go
 	"reorder": reorder,
 }

@@ -229,6 +229,34 @@ func neighborErrors(world mpi.Comm) (err error) {
 	return nil
 }
 
+// neighborMismatch: on a periodic ring, rank 0 contributes 40,000 elements
+// to a NeighborAllgather (in rounds, through coll sm's segment) and the
+// others 3. Rank 0 hears less than it expects (ErrCount), its two
+// neighbours more (ErrTruncate), each saying that the counts disagree,
+// whichever component serves the call; the other ranks see no error.
+func neighborMismatch(world mpi.Comm) (err error) {
+	n := world.Size()
+	c, err := mpi.CartCreate(world, []int{n}, []bool{true}, false)
+	if err != nil {
+		return err
+	}
+	defer free(c, &err)
+	me, per := c.Rank(), 3
+	if me == 0 {
+		per = 40000
+	}
+	got := mpi.NeighborAllgather(make([]int64, per), make([]int64, 2*per), c)
+	switch {
+	case me == 0:
+		return wantErr("rank 0's NeighborAllgather", got, mpi.ErrCount, "disagree")
+	case me == 1 || me == n-1:
+		return wantErr("a neighbour of rank 0", got, mpi.ErrTruncate, "disagree")
+	case got != nil:
+		return fmt.Errorf("NeighborAllgather on a rank away from rank 0: %w", got)
+	}
+	return nil
+}
+
 // neighborGraph runs the collectives on a distributed graph with a double
 // edge (each rank sends twice to the next and once to the one after), and
 // on a graph every rank knows (a ring): the k-th edge between two ranks
