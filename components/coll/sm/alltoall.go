@@ -45,19 +45,28 @@ func (m *module) alltoall(c coll.Comm, send, recv []byte) error {
 // parts of k, writes bytes lo to hi of this rank's part for every other
 // rank into its block, and raises it.
 func (m *module) writeAlltoall(send []byte, total, k, lo, hi int) error {
-	p := m.begin("alltoall")
-	w := hi - lo
+	_, err := m.writeParts("alltoall", send, total, m.n, k, lo, hi, m.me)
+	return err
+}
+
+// writeParts begins an epoch of collective name whose contribution of
+// total bytes is n parts of k, writes bytes lo to hi of each part but
+// part skip (none if negative) into this rank's block, one after the
+// other, and raises it.
+func (m *module) writeParts(name string, send []byte, total, n, k, lo, hi, skip int) (uint64, error) {
+	p := m.begin(name)
 	b, err := m.claim(p, total)
 	if err != nil {
-		return err
+		return p, err
 	}
-	for r := range m.n {
-		if r != m.me {
-			m.w.Copy(b[r*w:(r+1)*w], send[r*k+lo:r*k+hi])
+	w := hi - lo
+	for d := range n {
+		if d != skip {
+			m.w.Copy(b[d*w:(d+1)*w], send[d*k+lo:d*k+hi])
 		}
 	}
 	m.raise(p)
-	return nil
+	return p, nil
 }
 
 // readAlltoall copies bytes lo to hi of every other rank's part for this

@@ -63,16 +63,16 @@ func (m *module) neighborAlltoall(c coll.Comm, nb coll.Neighbors, send, recv []b
 	}
 	total := len(send)
 	multi := !m.fits(total)
-	if !nb.Cart || len(nb.Sources) != n || multi && (!m.roundsPay("neighbor_alltoall", total) || m.limit/n < line) {
+	w := k
+	if multi {
+		w = m.limit / n &^ (line - 1) // a round's piece of each block: whole lines
+	}
+	if !nb.Cart || len(nb.Sources) != n || multi && (!m.roundsPay("neighbor_alltoall", total) || w == 0) {
 		return m.toNext("neighbor_alltoall", noRoot, total, func() error { return m.next.NeighborAlltoall(c, nb, send, recv) })
 	}
 	m.announce("neighbor_alltoall", noRoot, total, pathSegment)
-	w := k
-	if multi {
-		w = m.limit / n &^ (line - 1)
-	}
 	return m.fail(inRounds(k, w, multi, func(lo, hi int, first bool) error {
-		p, err := m.writeNeighborAlltoall(send, total, n, k, lo, hi)
+		p, err := m.writeParts("neighbor_alltoall", send, total, n, k, lo, hi, -1)
 		if err == nil {
 			err = m.agree(p, total, nil, first)
 		}
@@ -94,22 +94,4 @@ func (m *module) neighborAlltoall(c coll.Comm, nb coll.Neighbors, send, recv []b
 		}
 		return err
 	}))
-}
-
-// writeNeighborAlltoall begins an epoch of a neighbourhood alltoall of
-// total bytes a rank in n blocks of k, writes bytes lo to hi of every
-// destination's block into this rank's segment block, one after the
-// other, and raises it.
-func (m *module) writeNeighborAlltoall(send []byte, total, n, k, lo, hi int) (uint64, error) {
-	p := m.begin("neighbor_alltoall")
-	b, err := m.claim(p, total)
-	if err != nil {
-		return p, err
-	}
-	w := hi - lo
-	for d := range n {
-		m.w.Copy(b[d*w:(d+1)*w], send[d*k+lo:d*k+hi])
-	}
-	m.raise(p)
-	return p, nil
 }
