@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/gompi/gompi/frameworks/coll"
 )
@@ -20,67 +19,41 @@ const (
 	CommTypeShared = 1
 )
 
-// contexts are the context ids in use in this process. Each communicator
-// takes two: its own and, next to it, its collectives'.
-type contexts struct {
-	mu   sync.Mutex
-	used map[uint32]bool
-}
-
-// reserve takes the lowest free id at or above from.
-func (x *contexts) reserve(from uint32) uint32 {
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	id := from &^ 1
-	for x.used[id] {
-		id += 2
-	}
-	x.used[id] = true
-	return id
-}
-
-// claim takes id if it is free.
-func (x *contexts) claim(id uint32) bool {
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	if x.used[id] {
-		return false
-	}
-	x.used[id] = true
-	return true
-}
-
-func (x *contexts) release(id uint32) {
-	x.mu.Lock()
-	delete(x.used, id)
-	x.mu.Unlock()
-}
-
-// agreeContext finds a context id free in every member of parent: each
-// proposes its lowest free one, all take the largest proposal if it is
-// free everywhere, and otherwise try again above it. Another goroutine
-// may be creating a communicator at the same time; reservations keep
-// the two apart.
-func (l *library) agreeContext(parent *Comm) (uint32, error) {
-	return l.agreeContextOver(parent.allreduceUint32)
+// agreeContext finds a context id free in every member of parent that
+// will be a member of the new communicator: each proposes its lowest free
+// one, all take the largest proposal if it is free everywhere, and
+// otherwise try again above it. Another goroutine may be creating a
+// communicator at the same time; reservations keep the two apart. A rank
+// that will not be a member (member false) takes part without a say and
+// holds no id after: were it to propose its own lowest free id, ranks
+// that each hold a different share of many communicators (single-rank
+// ones made by CommCreate in turn) would agree only above all of them,
+// after a round per id in use.
+func (l *library) agreeContext(parent *Comm, member bool) (uint32, error) {
+	return l.agreeContextOver(parent.allreduceUint32, member)
 }
 
 // agreeContextOver is agreeContext among the processes that allreduce
 // spans: those of a communicator, or of both groups of an
 // intercommunicator, or of a group (CommCreateGroup).
-func (l *library) agreeContextOver(allreduce func(uint32, coll.Op) (uint32, error)) (uint32, error) {
+func (l *library) agreeContextOver(allreduce func(uint32, coll.Op) (uint32, error), member bool) (uint32, error) {
 	maxOp, _ := bind(OpMax, Uint32)
 	minOp, _ := bind(OpMin, Uint32)
 	var from uint32
 	for {
-		mine := l.ctxs.reserve(from)
+		var mine uint32 // a non-member's 0 never raises the maximum
+		if member {
+			mine = l.ctxs.reserve(from)
+		}
 		agreed, err := allreduce(mine, maxOp)
 		if err != nil {
-			l.ctxs.release(mine)
+			if member {
+				l.ctxs.release(mine)
+			}
 			return 0, err
 		}
-		ok := agreed == mine || l.ctxs.claim(agreed)
-		if agreed != mine {
+		ok := !member || agreed == mine || l.ctxs.claim(agreed)
+		if member && agreed != mine {
 			l.ctxs.release(mine)
 		}
 		flag := uint32(0)
@@ -91,7 +64,7 @@ func (l *library) agreeContextOver(allreduce func(uint32, coll.Op) (uint32, erro
 		if err == nil && all == 1 {
 			return agreed, nil
 		}
-		if ok {
+		if member && ok {
 			l.ctxs.release(agreed)
 		}
 		if err != nil {
@@ -210,7 +183,7 @@ func (*realAPI) CommDup(comm *Comm) (*Comm, error) {
 		c, err = l.interDup(comm)
 	} else {
 		var id uint32
-		if id, err = l.agreeContext(comm); err != nil {
+		if id, err = l.agreeContext(comm, true); err != nil {
 			return nil, comm.handle(errorf(classOf(err), err, "comm dup on %v", comm))
 		}
 		c, err = l.derive(comm, "comm dup", comm.Name()+".dup", slices.Clone(comm.group), id)
@@ -300,12 +273,11 @@ func gatherColors(comm *Comm, op string, color, key int) ([]byte, error) {
 // are all (gatherColors): a context agreed over comm, and the ranks of
 // its color ordered by key, then by rank.
 func (l *library) splitBy(comm *Comm, op, name string, color int, all []byte) (*Comm, error) {
-	id, err := l.agreeContext(comm)
+	id, err := l.agreeContext(comm, color != Undefined)
 	if err != nil {
 		return nil, errorf(classOf(err), err, "%s on %v", op, comm)
 	}
 	if color == Undefined {
-		l.ctxs.release(id)
 		return nil, nil
 	}
 	return l.derive(comm, op, name, membersOf(all, color, comm.group), id)
@@ -349,9 +321,13 @@ func (*realAPI) CommCreate(comm *Comm, group *Group) (*Comm, error) {
 			return nil, comm.handle(errorf(ClassGroup, nil, "comm create on %v: world rank %d of the group is not in the communicator", comm, w))
 		}
 	}
-	id, err := l.agreeContext(comm)
+	member := slices.Contains(group.ranks, l.job.Rank)
+	id, err := l.agreeContext(comm, member)
 	if err != nil {
 		return nil, comm.handle(errorf(classOf(err), err, "comm create on %v", comm))
+	}
+	if !member {
+		return nil, nil
 	}
 	c, err := l.derive(comm, "comm create", comm.Name()+".create", slices.Clone(group.ranks), id)
 	return c, comm.handle(err)

@@ -41,7 +41,7 @@ func (*realAPI) CommCreateGroup(comm *Comm, group *Group, tag int) (*Comm, error
 		return nil, nil // MPI_GROUP_EMPTY, say: MPI gives the null communicator
 	}
 	m := members{l: l, cid: comm.context + 1, tag: hiddenTag(tag), ranks: group.ranks, me: me}
-	id, err := l.agreeContextOver(m.allreduceUint32)
+	id, err := l.agreeContextOver(m.allreduceUint32, true)
 	if err != nil {
 		return nil, comm.handle(errorf(classOf(err), err, "%s on %v", op, comm))
 	}

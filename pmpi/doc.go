@@ -67,6 +67,7 @@
 // agreed among its members (agreeContext): each proposes its lowest free
 // id, reserved meanwhile so that another goroutine's agreement cannot
 // take it, and all retry above the largest until one is free everywhere.
+// The parent's ranks that will not be members take part without a say.
 // An intercommunicator's is agreed the same way over both groups at once:
 // each group reduces within itself, its leader swaps the result with the
 // other group's leader, and broadcasts what it got. An intercommunicator

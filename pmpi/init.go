@@ -225,7 +225,8 @@ func (l *library) start(ctx context.Context) (_ *library, err error) {
 		group[i] = i
 	}
 	// world's contexts are 0 and 1, self's 2 and 3.
-	l.ctxs.used = map[uint32]bool{0: true, 2: true}
+	l.ctxs.claim(0)
+	l.ctxs.claim(2)
 	l.world = newComm(l, CommWorldName, 0, group)
 	l.self = newComm(l, CommSelfName, 2, []int{l.job.Rank})
 	cands, dropped, err := coll.AgreeDeciders(l.world.cc, l.collCands)

@@ -214,11 +214,11 @@ func checkPeer(op string, peer *Comm, remoteLeader, tag int) error {
 // intercommunicator of local and remote (world ranks). parent (an
 // intracommunicator of this group) carries the agreements within it.
 func (l *library) newInter(parent *Comm, s side, name string, local, remote []int) (*Comm, error) {
-	id, err := l.agreeContextOver(s.allreduceUint32)
+	id, err := l.agreeContextOver(s.allreduceUint32, true)
 	if err != nil {
 		return nil, err
 	}
-	bid, err := l.agreeContext(parent)
+	bid, err := l.agreeContext(parent, true)
 	if err != nil {
 		l.ctxs.release(id)
 		return nil, err
@@ -321,7 +321,7 @@ func (*realAPI) IntercommMerge(inter *Comm, high bool) (*Comm, error) {
 	if first {
 		group = slices.Concat(local, remote)
 	}
-	id, err := l.agreeContextOver(inter.side().allreduceUint32)
+	id, err := l.agreeContextOver(inter.side().allreduceUint32, true)
 	if err != nil {
 		return nil, inter.handle(errorf(classOf(err), err, "%s on %v", op, inter))
 	}

@@ -167,7 +167,7 @@ func (j *idupJob) finish() error {
 	cc := collComm{c: j.parent, ctx: nbcContext(j.parent, j.slot)}
 	id, err := j.l.agreeContextOver(func(v uint32, op coll.Op) (uint32, error) {
 		return allreduceUint32On(j.m, &cc, v, op)
-	})
+	}, true)
 	if err != nil {
 		return errorf(classOf(err), err, "%s on %v", j.op, j.parent)
 	}
@@ -196,11 +196,11 @@ func (j *idupJob) finishInter() error {
 	s := side{local: b, leader: 0, m: j.m, on: on, swap: func(mine []byte) ([]byte, error) {
 		return l.swapWith(nbcContext(p, j.slot), p.group[0], tagInterLeaders, mine)
 	}}
-	id, err := l.agreeContextOver(s.allreduceUint32)
+	id, err := l.agreeContextOver(s.allreduceUint32, true)
 	if err != nil {
 		return errorf(classOf(err), err, "%s on %v", j.op, p)
 	}
-	bid, err := l.agreeContextOver(func(v uint32, op coll.Op) (uint32, error) { return allreduceUint32On(j.m, on, v, op) })
+	bid, err := l.agreeContextOver(func(v uint32, op coll.Op) (uint32, error) { return allreduceUint32On(j.m, on, v, op) }, true)
 	if err != nil {
 		l.ctxs.release(id)
 		return errorf(classOf(err), err, "%s on %v", j.op, p)

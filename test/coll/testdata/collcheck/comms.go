@@ -197,6 +197,54 @@ func communicators(x *checker, w mpi.Comm) {
 		x.ok(d.Free(), "free dup round %d", it)
 	}
 
+	// Communicators of one rank each, made by Create in turn as a task
+	// farm makes them: the ranks outside one have no say in its context
+	// id, so each rank numbers its own apart from the others'. A
+	// communicator of all the ranks made after them must still get ids of
+	// its own on every rank: each rank listens on its one-rank
+	// communicators for any message while messages cross the later one,
+	// and must find there only its own.
+	var singles []mpi.Comm
+	for i := range 3 * size {
+		owner := i % size
+		gi, err := g.Incl([]int{owner})
+		x.ok(err, "group of rank %d alone", owner)
+		c, err := w.Create(gi)
+		x.ok(err, "create of rank %d alone, round %d", owner, i)
+		equal(x, c.IsNull(), owner != me, "create of rank %d alone, round %d: null outside it", owner, i)
+		if !c.IsNull() {
+			singles = append(singles, c)
+		}
+	}
+	after, err := w.Dup()
+	x.ok(err, "dup after the one-rank communicators")
+	listening := make([]mpi.Request, len(singles))
+	heard := make([][]int32, len(singles))
+	for k, c := range singles {
+		heard[k] = make([]int32, 2)
+		listening[k], err = mpi.Irecv(heard[k], mpi.AnySource, mpi.AnyTag, c)
+		x.ok(err, "irecv from anyone on one-rank communicator %d", k)
+	}
+	from := make([]int32, 1)
+	_, err = mpi.Sendrecv([]int32{int32(me)}, (me+1)%size, 7, from, (me+size-1)%size, 7, after)
+	x.ok(err, "sendrecv around a dup made after the one-rank communicators")
+	equal(x, from[0], int32((me+size-1)%size), "sendrecv around a dup made after the one-rank communicators")
+	// Sent in the reverse order of the receives: communicators that
+	// shared a context would deliver each message to the wrong one.
+	for k := len(singles) - 1; k >= 0; k-- {
+		x.ok(mpi.Send([]int32{int32(k), int32(me)}, 0, k, singles[k]), "send on one-rank communicator %d", k)
+	}
+	for k, c := range singles {
+		_, err := listening[k].Wait()
+		x.ok(err, "irecv on one-rank communicator %d", k)
+		same(x, heard[k], []int32{int32(k), int32(me)}, "what one-rank communicator %d heard", k)
+		sum := make([]int32, 1)
+		x.ok(mpi.Allreduce([]int32{int32(k)}, sum, mpi.Sum, c), "allreduce on one-rank communicator %d", k)
+		equal(x, sum[0], int32(k), "allreduce on one-rank communicator %d", k)
+		x.ok(c.Free(), "free one-rank communicator %d", k)
+	}
+	x.ok(after.Free(), "free")
+
 	// A communicator derived from derived ones.
 	inner, err := mod3.Split(mod3.Rank()%2, -mod3.Rank())
 	x.ok(err, "split of a split")

@@ -1,0 +1,164 @@
+package pmpi
+
+import (
+	"encoding/binary"
+	"slices"
+	"sync"
+	"testing"
+
+	"github.com/gompi/gompi/frameworks/coll"
+)
+
+func TestContextsReserveLowestFree(t *testing.T) {
+	var x contexts
+	for i := range 300 {
+		if got := x.reserve(0); got != uint32(2*i) {
+			t.Fatalf("reserve %d: got id %d, want %d", i, got, 2*i)
+		}
+	}
+	if x.claim(100) {
+		t.Error("claim of a taken id succeeded")
+	}
+	x.release(100)
+	x.release(8)
+	if got := x.reserve(0); got != 8 {
+		t.Errorf("after releasing 8 and 100: reserve(0) = %d, want 8", got)
+	}
+	if got := x.reserve(9); got != 100 {
+		t.Errorf("reserve(9) = %d, want 100, the lowest free at or above it", got)
+	}
+	if got := x.reserve(0); got != 600 {
+		t.Errorf("reserve(0) = %d, want 600, above the 300 taken", got)
+	}
+	if got := x.reserve(1001); got != 1000 {
+		t.Errorf("reserve(1001) = %d, want 1000 (ids are even)", got)
+	}
+	if !x.claim(1 << 20) {
+		t.Error("claim of a free id far above the others failed")
+	}
+	if got := x.reserve(1 << 20); got != 1<<20+2 {
+		t.Errorf("reserve above a claimed id = %d, want %d", got, 1<<20+2)
+	}
+	if got := x.reserve(0); got != 602 {
+		t.Errorf("reserve(0) after a far claim = %d, want 602", got)
+	}
+}
+
+// ranksAllreduce is an allreduce among n goroutines standing for the
+// ranks of a communicator, counting its calls.
+type ranksAllreduce struct {
+	n     int
+	mu    sync.Mutex
+	cond  *sync.Cond
+	in    [][]byte
+	count int
+	gen   int
+	out   uint32
+	calls int
+}
+
+func newRanksAllreduce(n int) *ranksAllreduce {
+	a := &ranksAllreduce{n: n, in: make([][]byte, n)}
+	a.cond = sync.NewCond(&a.mu)
+	return a
+}
+
+func (a *ranksAllreduce) at(rank int) func(uint32, coll.Op) (uint32, error) {
+	return func(v uint32, op coll.Op) (uint32, error) {
+		a.mu.Lock()
+		defer a.mu.Unlock()
+		a.in[rank] = binary.LittleEndian.AppendUint32(nil, v)
+		gen := a.gen
+		if a.count++; a.count < a.n {
+			for a.gen == gen {
+				a.cond.Wait()
+			}
+			return a.out, nil
+		}
+		acc := slices.Clone(a.in[a.n-1])
+		for r := a.n - 2; r >= 0; r-- {
+			op.Reduce(a.in[r], acc)
+		}
+		a.out, a.count, a.calls = binary.LittleEndian.Uint32(acc), 0, a.calls+1
+		a.gen++
+		a.cond.Broadcast()
+		return a.out, nil
+	}
+}
+
+// agree runs one agreement on every rank of libs, rank r a member of
+// the new communicator when member[r], and returns each rank's id.
+func agree(t *testing.T, libs []*library, a *ranksAllreduce, member []bool) []uint32 {
+	t.Helper()
+	ids := make([]uint32, len(libs))
+	var wg sync.WaitGroup
+	for r, l := range libs {
+		wg.Go(func() {
+			id, err := l.agreeContextOver(a.at(r), member[r])
+			if err != nil {
+				t.Errorf("rank %d: %v", r, err)
+			}
+			ids[r] = id
+		})
+	}
+	wg.Wait()
+	return ids
+}
+
+// Communicators of one rank each, made in turn over 4 ranks (CommCreate
+// of single-rank groups): each agreement takes one round, since the
+// ranks outside the group have no say, and each rank's ids stay dense.
+// When every rank proposed its own lowest free id, the ranks agreed only
+// above every id any of them held, a round per communicator made before.
+func TestAgreeContextLeavesNonMembersOut(t *testing.T) {
+	const ranks, comms = 4, 400
+	libs := make([]*library, ranks)
+	for r := range libs {
+		libs[r] = &library{}
+	}
+	a := newRanksAllreduce(ranks)
+	held := make([]int, ranks)
+	for i := range comms {
+		owner := i % ranks
+		member := make([]bool, ranks)
+		member[owner] = true
+		before := a.calls
+		ids := agree(t, libs, a, member)
+		if rounds := (a.calls - before) / 2; rounds != 1 {
+			t.Fatalf("communicator %d: %d rounds, want 1", i, rounds)
+		}
+		if want := uint32(2 * held[owner]); ids[owner] != want {
+			t.Fatalf("communicator %d: rank %d got id %d, want %d, its lowest free", i, owner, ids[owner], want)
+		}
+		held[owner]++
+	}
+	for r, l := range libs {
+		if got := l.ctxs.reserve(0); got != uint32(2*held[r]) {
+			t.Errorf("rank %d holds ids beyond its %d communicators: next free is %d", r, held[r], got)
+		}
+	}
+}
+
+// Members whose free ids differ agree on one free in all of them, and
+// after it each holds that id and no other new one.
+func TestAgreeContextFreeInEveryMember(t *testing.T) {
+	libs := []*library{{}, {}, {}}
+	for _, id := range []uint32{0, 2, 4, 8} {
+		libs[0].ctxs.claim(id)
+	}
+	for _, id := range []uint32{0, 6, 10} {
+		libs[1].ctxs.claim(id)
+	}
+	libs[2].ctxs.claim(12)
+	ids := agree(t, libs, newRanksAllreduce(3), []bool{true, true, true})
+	for r, id := range ids {
+		if id != 14 {
+			t.Fatalf("rank %d agreed on %d, want 14, the lowest free on every rank", r, id)
+		}
+	}
+	for r, want := range []uint32{6, 2, 0} {
+		if got := libs[r].ctxs.reserve(0); got != want {
+			t.Errorf("rank %d: lowest free id after the agreement is %d, want %d", r, got, want)
+		}
+	}
+}
