@@ -306,18 +306,23 @@ func (q *fifo[T]) push(v T) {
 	q.s = append(q.s, v)
 }
 
-// remove removes all()[i], keeping the order.
+// remove removes all()[i], keeping the order. It moves the entries on
+// the shorter side of i: a match near the front of a long queue (receives
+// from many peers, heard from nearly in order) moves a few, not all those
+// behind it.
 func (q *fifo[T]) remove(i int) {
-	if i == 0 {
-		var zero T
-		q.s[q.head] = zero // the dropped slot must not keep its entry alive
-		q.head++
-		if q.head == len(q.s) {
-			q.s, q.head = q.s[:0], 0
-		}
+	live := q.s[q.head:]
+	if i >= len(live)/2 {
+		q.s = slices.Delete(q.s, q.head+i, q.head+i+1)
 		return
 	}
-	q.s = slices.Delete(q.s, q.head+i, q.head+i+1)
+	copy(live[1:i+1], live[:i])
+	var zero T
+	q.s[q.head] = zero // the dropped slot must not keep its entry alive
+	q.head++
+	if q.head == len(q.s) {
+		q.s, q.head = q.s[:0], 0
+	}
 }
 
 // removeFunc removes every entry for which drop is true, keeping the order.

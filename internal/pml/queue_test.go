@@ -4,8 +4,49 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
+
+// TestFifoRemoveKeepsOrder pushes and removes at random places, on both
+// sides of the middle, and checks the entries against a plain slice, and
+// that no slot outside the entries keeps a pointer alive.
+func TestFifoRemoveKeepsOrder(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 7))
+	var q fifo[*int]
+	var want []int
+	for step := range 20000 {
+		if len(want) == 0 || rng.IntN(5) < 3 {
+			v := step
+			q.push(&v)
+			want = append(want, v)
+		} else {
+			i := rng.IntN(len(want))
+			if rng.IntN(4) == 0 {
+				i = rng.IntN(min(len(want), 3)) // near the front, as matches mostly are
+			}
+			q.remove(i)
+			want = slices.Delete(want, i, i+1)
+		}
+		got := make([]int, 0, len(want))
+		for _, p := range q.all() {
+			got = append(got, *p)
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("step %d: entries %v, want %v", step, got, want)
+		}
+		for k, p := range q.s[:q.head] {
+			if p != nil {
+				t.Fatalf("step %d: slot %d before the head still holds %d", step, k, *p)
+			}
+		}
+		for k, p := range q.s[len(q.s):cap(q.s)] {
+			if p != nil {
+				t.Fatalf("step %d: slot %d past the end still holds %d", step, len(q.s)+k, *p)
+			}
+		}
+	}
+}
 
 // TestMatchKeysMatchAsOneQueue runs one random sequence of messages,
 // receives and probes on two engines, one matching in a single queue and
@@ -121,5 +162,37 @@ func BenchmarkPostedTags(b *testing.B) {
 				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/msg")
 			})
 		}
+	}
+}
+
+// BenchmarkPostedSwapped posts n receives of distinct tags from one peer,
+// then delivers their messages in swapped pairs (1, 0, 3, 2, ...): every
+// other message matches the second receive waiting, as when a process
+// that posted receives from many peers hears from them nearly in order.
+func BenchmarkPostedSwapped(b *testing.B) {
+	for _, n := range []int{256, 4096, 65536} {
+		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+			e := newNet(b, 2, 1<<20, 1<<20).engines[1]
+			hdrs := make([][]byte, n)
+			for i := range hdrs {
+				hdrs[i] = eagerFrom(0, i)
+			}
+			rs := make([]*Request, n)
+			payload := fill(8, 1)
+			b.ReportAllocs()
+			for b.Loop() {
+				for i := range rs {
+					rs[i] = e.Irecv(world, 0, i, make([]byte, 8))
+				}
+				for i := 0; i+1 < n; i += 2 {
+					e.Deliver(0, hdrs[i+1], payload, false)
+					e.Deliver(0, hdrs[i], payload, false)
+				}
+				for _, r := range rs {
+					e.Wait(r)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/msg")
+		})
 	}
 }
