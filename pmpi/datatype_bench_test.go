@@ -1,6 +1,9 @@
 package pmpi
 
-import "testing"
+import (
+	"fmt"
+	"testing"
+)
 
 // column is a column of a rows×width grid of float64, and the grid.
 func column(b *testing.B, rows, width int) (Datatype, []byte) {
@@ -97,5 +100,30 @@ func BenchmarkUnpackRecords(b *testing.B) {
 		if _, err := Unpack(in, 0, recs, 1024, dt); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkPackBlocks packs a vector of 30000 blocks of 2, 3 and 6
+// float64 (16, 24 and 48 bytes), 4, 4 and 8 apart: blocks of a few words,
+// as a grid's pairs of columns or a particle's coordinates.
+func BenchmarkPackBlocks(b *testing.B) {
+	for _, c := range []struct{ block, stride int }{{2, 4}, {3, 4}, {6, 8}} {
+		b.Run(fmt.Sprintf("%dB", 8*c.block), func(b *testing.B) {
+			vec, err := TypeVector(30000, c.block, c.stride, Float64)
+			if err == nil {
+				err = vec.Commit()
+			}
+			if err != nil {
+				b.Fatal(err)
+			}
+			grid := Bytes(make([]float64, 30000*c.stride))
+			out := make([]byte, vec.Size())
+			b.SetBytes(int64(vec.Size()))
+			for b.Loop() {
+				if _, err := Pack(grid, 1, vec, out, 0); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

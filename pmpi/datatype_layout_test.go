@@ -283,17 +283,18 @@ func TestLoopsElementsAndExternal(t *testing.T) {
 	}
 }
 
-// TestBlockSizes packs blocks of every length from 1 to 17 bytes, alone
-// and repeated at a stride, against their bytes copied one by one.
+// TestBlockSizes packs blocks of every length from 1 to 40 bytes, alone
+// and repeated at a stride, against their bytes copied one by one, and
+// checks that unpacking them writes nothing between them.
 func TestBlockSizes(t *testing.T) {
 	mk := committer(t)
 	buf := make([]byte, 512)
 	for i := range buf {
 		buf[i] = byte(i * 7)
 	}
-	for n := 1; n <= 17; n++ {
+	for n := 1; n <= 40; n++ {
 		for _, dt := range []Datatype{
-			mk(TypeHindexed([]int{n, 1}, []int{3, 40}, Byte)), // a block of n, one of 1
+			mk(TypeHindexed([]int{n, 1}, []int{3, 60}, Byte)), // a block of n, one of 1
 			mk(TypeHvector(5, n, n+9, Byte)),                  // a run of blocks of n
 		} {
 			var want []byte
@@ -309,11 +310,20 @@ func TestBlockSizes(t *testing.T) {
 			if _, err := Unpack(got, 0, back, 2, dt); err != nil {
 				t.Fatal(err)
 			}
+			inBlock := make([]bool, len(buf))
 			dt.Blocks(2, func(off, k int) {
 				if !bytes.Equal(back[off:off+k], buf[off:off+k]) {
 					t.Errorf("%s: unpacked %x at %d, want %x", dt.Name(), back[off:off+k], off, buf[off:off+k])
 				}
+				for i := off; i < off+k; i++ {
+					inBlock[i] = true
+				}
 			})
+			for i, b := range back {
+				if !inBlock[i] && b != 0 {
+					t.Fatalf("%s: unpacking wrote %#x at %d, outside every block", dt.Name(), b, i)
+				}
+			}
 		}
 	}
 }
