@@ -65,35 +65,37 @@ func (s Suite) testSendFrom(t *testing.T) {
 			list = append(list, sent{hlen, plen, true}, sent{hlen, plen / 3, false})
 		}
 	}
-	for _, p := range j.pairs() {
-		from, to := p[0], p[1]
-		m := j.mods[from]
-		g, ok := m.(btl.Gatherer)
-		if !ok {
-			t.Fatalf("rank %d: the module is no btl.Gatherer, rank 0's is", from)
-		}
-		for seq, x := range list {
-			n := min(x.plen, m.MaxSendSize())
-			hdr := header(from, 2, seq, x.hlen)
-			if !x.from {
-				if err := m.Send(ctx, to, hdr, payload(from, 2, seq, n)); err != nil {
-					t.Fatalf("rank %d: Send to rank %d of %d bytes: %v", from, to, n, err)
+	j.sending(func() {
+		for _, p := range j.pairs() {
+			from, to := p[0], p[1]
+			m := j.mods[from]
+			g, ok := m.(btl.Gatherer)
+			if !ok {
+				t.Fatalf("rank %d: the module is no btl.Gatherer, rank 0's is", from)
+			}
+			for seq, x := range list {
+				n := min(x.plen, m.MaxSendSize())
+				hdr := header(from, 2, seq, x.hlen)
+				if !x.from {
+					if err := m.Send(ctx, to, hdr, payload(from, 2, seq, n)); err != nil {
+						t.Fatalf("rank %d: Send to rank %d of %d bytes: %v", from, to, n, err)
+					}
+					continue
 				}
-				continue
+				// The payload starts off bytes into the Source, as a fragment
+				// of a message does after the first.
+				off := seq%5 + 1
+				src := newStrided(append(make([]byte, off), payload(from, 2, seq, n)...), 7)
+				hold := seq%4 == 0
+				if err := g.SendFrom(ctx, to, hdr, src, off, n, hold); err != nil {
+					t.Fatalf("rank %d: SendFrom to rank %d of %d bytes from offset %d, hold %v: %v", from, to, n, off, hold, err)
+				}
 			}
-			// The payload starts off bytes into the Source, as a fragment
-			// of a message does after the first.
-			off := seq%5 + 1
-			src := newStrided(append(make([]byte, off), payload(from, 2, seq, n)...), 7)
-			hold := seq%4 == 0
-			if err := g.SendFrom(ctx, to, hdr, src, off, n, hold); err != nil {
-				t.Fatalf("rank %d: SendFrom to rank %d of %d bytes from offset %d, hold %v: %v", from, to, n, off, hold, err)
+			if poster, ok := m.(btl.Poster); ok {
+				poster.Flush(to)
 			}
 		}
-		if poster, ok := m.(btl.Poster); ok {
-			poster.Flush(to)
-		}
-	}
+	})
 	for _, p := range j.pairs() {
 		from, to := p[0], p[1]
 		r := j.recvs[to]

@@ -128,6 +128,31 @@ func (j *job) poll() {
 	}
 }
 
+// sending runs send while another goroutine drives every module, as each
+// rank of a job polls on its own: a module whose Send waits for room (a
+// ring that holds a few of the largest fragments) finds it when more is
+// sent to a peer than it holds unread.
+func (j *job) sending(send func()) {
+	stop, stopped := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(stopped)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+				j.poll()
+				runtime.Gosched()
+			}
+		}
+	}()
+	defer func() {
+		close(stop)
+		<-stopped
+	}()
+	send()
+}
+
 // header encodes the sender, stream and sequence of a fragment in its
 // first 12 bytes, padded or cut to size bytes.
 func header(from, stream, seq, size int) []byte {
