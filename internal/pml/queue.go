@@ -312,7 +312,7 @@ func (q *fifo[T]) push(v T) {
 // behind it.
 func (q *fifo[T]) remove(i int) {
 	live := q.s[q.head:]
-	if i >= len(live)/2 {
+	if i > 0 && i >= len(live)/2 {
 		q.s = slices.Delete(q.s, q.head+i, q.head+i+1)
 		return
 	}
