@@ -321,16 +321,22 @@ func (*realAPI) CommCreate(comm *Comm, group *Group) (*Comm, error) {
 			return nil, comm.handle(errorf(ClassGroup, nil, "comm create on %v: world rank %d of the group is not in the communicator", comm, w))
 		}
 	}
-	member := slices.Contains(group.ranks, l.job.Rank)
-	id, err := l.agreeContext(comm, member)
+	c, err := l.deriveFor(comm, "comm create", comm.Name()+".create", slices.Clone(group.ranks))
+	return c, comm.handle(err)
+}
+
+// deriveFor is derive on a context agreed over parent, in which the ranks
+// outside group have no say; they get nil. Every rank of parent calls it.
+func (l *library) deriveFor(parent *Comm, op, name string, group []int) (*Comm, error) {
+	member := slices.Contains(group, l.job.Rank)
+	id, err := l.agreeContext(parent, member)
 	if err != nil {
-		return nil, comm.handle(errorf(classOf(err), err, "comm create on %v", comm))
+		return nil, errorf(classOf(err), err, "%s on %v", op, parent)
 	}
 	if !member {
 		return nil, nil
 	}
-	c, err := l.derive(comm, "comm create", comm.Name()+".create", slices.Clone(group.ranks), id)
-	return c, comm.handle(err)
+	return l.derive(parent, op, name, group, id)
 }
 
 // CommFree releases a communicator made by Dup, Split, SplitType,

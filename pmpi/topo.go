@@ -108,15 +108,7 @@ func topoArgs(op string, comm *Comm) (*library, error) {
 // topoComm makes the communicator of group (world ranks, in order) with
 // topology t, or nil for a rank outside group. Every rank of comm calls it.
 func (l *library) topoComm(comm *Comm, op, name string, group []int, t *topology) (*Comm, error) {
-	member := slices.Contains(group, l.job.Rank)
-	id, err := l.agreeContext(comm, member)
-	if err != nil {
-		return nil, comm.handle(errorf(classOf(err), err, "%s on %v", op, comm))
-	}
-	if !member {
-		return nil, nil
-	}
-	c, err := l.derive(comm, op, comm.Name()+"."+name, group, id)
+	c, err := l.deriveFor(comm, op, comm.Name()+"."+name, group)
 	if err != nil || c == nil {
 		return nil, comm.handle(err)
 	}
