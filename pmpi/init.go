@@ -318,6 +318,7 @@ func (*realAPI) Finalize() error {
 	}
 	ctx := context.Background()
 	l.bsends.flushAll(l.engine) // buffered messages go before this rank waits for the others
+	l.engine.Unstall()          // and so do sends that found a peer's ring full
 	if err := l.fenceServing(ctx); err != nil {
 		return errorf(ClassOther, err, "Finalize: waiting for the other ranks")
 	}

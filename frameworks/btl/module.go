@@ -21,6 +21,12 @@ var ErrUnreachable = errors.New("peer unreachable")
 // connection was lost.
 var ErrPeerFailed = errors.New("peer failed")
 
+// ErrFull is what a Poster's Post returns, itself and unwrapped, when the
+// peer has no room for the fragment now: the module took nothing, and the
+// caller posts the fragment again later, after polling. A non-blocking
+// send must not wait for a receiver that does not poll.
+var ErrFull = errors.New("no room for the fragment now")
+
 // Proc describes one rank of the job to a module.
 type Proc struct {
 	Rank     int // world rank
@@ -148,7 +154,7 @@ type SmallSender interface {
 // copies it.
 type SmallPoster interface {
 	// PostSmall is Post with a header of SmallHeaderSize bytes and no
-	// context.
+	// context; it may return ErrFull as Post does.
 	PostSmall(peer int, hdr SmallHeader, payload []byte) error
 }
 
@@ -163,7 +169,8 @@ type Poster interface {
 	// next. A held fragment goes out no later
 	// than the module's next Progress or its next Send to that peer, or
 	// shortly after polling stops. hdr and payload may be reused once Post
-	// returns.
+	// returns. Where Send would wait for room, Post may return ErrFull
+	// instead.
 	Post(ctx context.Context, peer int, hdr, payload []byte) error
 	// Flush writes the fragments held back for peer now.
 	Flush(peer int)
@@ -248,7 +255,8 @@ type Source interface {
 // way rather than packed first and copied again.
 type Gatherer interface {
 	// SendFrom is Send, or Post when hold is set and the module is a
-	// Poster, of the n bytes of src from off, n at most MaxSendSize.
+	// Poster (which may return ErrFull), of the n bytes of src from off, n
+	// at most MaxSendSize.
 	SendFrom(ctx context.Context, peer int, hdr []byte, src Source, off, n int, hold bool) error
 }
 

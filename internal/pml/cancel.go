@@ -12,7 +12,8 @@ import (
 // For a send it returns false at once and asks the receiver to drop the
 // message: a send that no receive has matched then completes with
 // Cancelled set, one that was matched completes normally. Wait tells
-// which. An eager send, complete since it started, is pending again until
+// which. A send still stalled (stall.go) is cancelled at once, and true
+// returned. An eager send, complete since it started, is pending again until
 // the receiver answers; one without a mark (PostSend) cannot be named
 // and stays complete.
 func (e *Engine) Cancel(r *Request) (bool, error) {
@@ -20,6 +21,9 @@ func (e *Engine) Cancel(r *Request) (bool, error) {
 		return false, nil // its owner completes it
 	}
 	if r.kind == kindSend {
+		if e.cancelStalled(r) {
+			return true, nil
+		}
 		if r.mark != 0 && r.id == 0 && r.Done() {
 			return false, e.cancelEager(r)
 		}

@@ -72,6 +72,13 @@
 // MaxSendSize, and completes. The receiver places each piece at its offset
 // and completes when all accepted bytes have arrived.
 //
+// A non-blocking send whose fragment (eager, or the RTS) finds the
+// transport full (btl.ErrFull: a peer's ring that its rank does not poll)
+// stalls rather than waits: it returns pending, and the engine's polls
+// post it again, in order per peer, before any later send to that peer
+// that MPI orders after it. Waiters do not sleep while sends stall, and
+// Finalize polls until none does. A stalled send cancels at once.
+//
 // A receive never writes past its buffer: an eager payload is copied up to
 // the buffer's length, a rendezvous accepts only what fits, and DATA
 // outside the accepted range is dropped and logged. The receive reports

@@ -43,7 +43,8 @@ type Engine struct {
 	sends      map[uint64]*Request // rendezvous sends waiting for their CTS
 	recvs      map[uint64]*Request // matched rendezvous receives waiting for data
 	dead       map[int]error
-	anyDead    atomic.Bool // some peer is in dead: eager sends skip the lock until then
+	anyDead    atomic.Bool  // some peer is in dead: eager sends skip the lock until then
+	stalled    atomic.Int32 // sends in stall: the send paths look there only when set
 	nextID     uint64
 	finalizing bool
 
@@ -85,6 +86,8 @@ type Engine struct {
 	// probe's waiter looks at the queues again only when it moved.
 	// Written under mu.
 	held atomic.Uint64
+	// stall holds the sends that found their peer's transport full.
+	stall stalls
 }
 
 // New returns an engine for world rank me. Messages may arrive before Start;

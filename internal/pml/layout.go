@@ -103,6 +103,9 @@ func (e *Engine) transmitPart(m btl.Module, s *Request, hb []byte, off, n int, h
 func (e *Engine) transmitLayout(m btl.Module, peer int, hb []byte, lay Layout, off, n int, hold bool) error {
 	if g, ok := m.(btl.Gatherer); ok {
 		if err := g.SendFrom(context.Background(), peer, hb, lay, off, n, hold); err != nil {
+			if err == btl.ErrFull {
+				return err
+			}
 			return moduleErr(m, err)
 		}
 		return nil

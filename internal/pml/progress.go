@@ -124,6 +124,9 @@ func (e *Engine) progress() int {
 	e.pollers.Add(1)
 	n := e.routes.Progress()
 	e.pollers.Add(-1)
+	if e.stalled.Load() != 0 {
+		n += e.unstall()
+	}
 	if !e.queued.Load() {
 		return n
 	}

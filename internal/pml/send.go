@@ -36,6 +36,9 @@ func transmitIn(m btl.Module, peer int, hb []byte, payload []byte, hold bool) er
 		}
 	}
 	if err := send(context.Background(), peer, hb, payload); err != nil {
+		if err == btl.ErrFull { // for the caller to stall the send
+			return err
+		}
 		return moduleErr(m, err)
 	}
 	return nil
@@ -87,10 +90,13 @@ func (e *Engine) PostSend(r *Request, cid uint32, dest, tag int, buf []byte, syn
 func (e *Engine) PostEager(cid uint32, dest, tag int, buf []byte, mark uint32) (bool, error) {
 	m := e.module(dest)
 	sp, ok := m.(btl.SmallPoster)
-	if !ok || len(buf) > m.EagerLimit() || e.anyDead.Load() {
+	if !ok || len(buf) > m.EagerLimit() || e.anyDead.Load() || e.stalled.Load() != 0 {
 		return false, nil
 	}
 	if err := sp.PostSmall(dest, matchHeader(cid, mark, int32(tag)), buf); err != nil {
+		if err == btl.ErrFull {
+			return false, nil // the request the caller starts stalls
+		}
 		return true, moduleErr(m, err)
 	}
 	return true, nil
@@ -112,7 +118,7 @@ func (e *Engine) Flush(peer int) {
 func (e *Engine) Send(cid uint32, dest, tag int, buf []byte, sync bool) error {
 	if !sync {
 		m := e.module(dest)
-		if len(buf) <= m.EagerLimit() && !e.anyDead.Load() {
+		if len(buf) <= m.EagerLimit() && !e.anyDead.Load() && e.stalled.Load() == 0 {
 			if ss, ok := m.(btl.SmallSender); ok {
 				if err := ss.SendSmall(dest, matchHeader(cid, 0, int32(tag)), buf); err != nil { // in registers: no pool
 					return moduleErr(m, err)
@@ -134,7 +140,7 @@ func (e *Engine) Send(cid uint32, dest, tag int, buf []byte, sync bool) error {
 // Rsend, which a correct program calls only once the receive is posted).
 func (e *Engine) SendReady(cid uint32, dest, tag int, buf []byte) error {
 	m := e.module(dest)
-	if len(buf) <= m.EagerLimit() && !e.anyDead.Load() {
+	if len(buf) <= m.EagerLimit() && !e.anyDead.Load() && e.stalled.Load() == 0 {
 		if ss, ok := m.(btl.SmallSender); ok {
 			h := matchHeader(cid, 0, int32(tag))
 			h.Lo |= uint64(flagReady) << 16
@@ -159,7 +165,7 @@ func (e *Engine) PostReady(r *Request, cid uint32, dest, tag int, buf []byte, ma
 // SendLayout is Send (SendReady when ready is set) of the data lay
 // describes.
 func (e *Engine) SendLayout(cid uint32, dest, tag int, lay Layout, sync, ready bool) error {
-	if m := e.module(dest); !sync && lay.Size() <= m.EagerLimit() && !e.anyDead.Load() {
+	if m := e.module(dest); !sync && lay.Size() <= m.EagerLimit() && !e.anyDead.Load() && e.stalled.Load() == 0 {
 		// Complete once the transport has the bytes, as Send: no request.
 		hb := e.hdrPool.Get().(*[HeaderSize]byte)
 		h := encodeMatch(hb[:], cid, 0, int32(tag))
@@ -261,11 +267,18 @@ func (e *Engine) isend(r *Request, cid uint32, dest, tag int, buf []byte, lay La
 		if mode&sendReady != 0 {
 			hb[2] |= byte(flagReady)
 		}
+		if e.stalled.Load() != 0 && e.behind(stalled{r: r}) {
+			return r
+		}
 		var err error
 		if lay == nil {
 			err = transmitIn(m, dest, hb, buf, !now)
 		} else {
 			err = e.transmitPart(m, r, hb, 0, size, !now)
+		}
+		if err == btl.ErrFull {
+			e.stallSend(stalled{r: r})
+			return r
 		}
 		r.finishNew(Status{Err: err}, !now && err == nil) // nobody waits on r before we return it
 		return r
@@ -297,7 +310,19 @@ func (e *Engine) isend(r *Request, cid uint32, dest, tag int, buf []byte, lay La
 		// moves while the CTS comes back. The CTS then asks for the rest.
 		r.first = min(size, m.EagerLimit(), m.MaxSendSize())
 	}
-	if err := e.sendPart(m, r, h, 0, r.first, false); err != nil {
+	if e.stalled.Load() != 0 && e.behind(stalled{r: r, rts: true, h: h}) {
+		return r
+	}
+	// A send nobody waits on yet posts its RTS, which may stall.
+	err := e.sendPart(m, r, h, 0, r.first, !now)
+	if err == btl.ErrFull {
+		e.stallSend(stalled{r: r, rts: true, h: h})
+		return r
+	}
+	if !now {
+		r.held = 1 // its Wait flushes what the module may hold back
+	}
+	if err != nil {
 		e.mu.Lock()
 		_, pending := e.sends[r.id]
 		delete(e.sends, r.id)

@@ -113,7 +113,7 @@ func (w *waiter) step() {
 			return
 		}
 	}
-	if w.stage == stageYield || w.e.cfg.YieldAtOnce {
+	if w.stage != stageBusy || w.e.cfg.YieldAtOnce {
 		lowlevel.Yield()
 	}
 }
@@ -134,7 +134,8 @@ func (w *waiter) ready() bool {
 
 // sleepy reports whether polling has found nothing for long enough that
 // the caller should sleep until woken.
-func (w *waiter) sleepy() bool { return w.stage == stageSleep }
+// A rank with stalled sends polls on: they go only from its polls.
+func (w *waiter) sleepy() bool { return w.stage == stageSleep && w.e.stalled.Load() == 0 }
 
 // reset starts a new idle spell: something happened.
 func (w *waiter) reset() { w.idle, w.since, w.stage = 0, time.Time{}, stageBusy }

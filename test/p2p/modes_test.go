@@ -14,6 +14,7 @@ func TestModes(t *testing.T) {
 		// The rendezvous messages through the rings, which move only when
 		// the sender's side polls: its buffered sends' own goroutine does.
 		{"bsendalone", 2, []string{"--mca", "btl_sm_single_copy_mechanism", "none"}},
+		{"isendalone", 2, nil},
 		{"persistent", 3, nil},
 		{"persistent", 2, nil},
 		{"reqfree", 2, nil},

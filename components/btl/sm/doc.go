@@ -140,7 +140,7 @@
 // # Windows
 //
 // Send publishes a record at once. Post (btl.Poster, which the engine uses
-// for the eager fragment of a non-blocking send) leaves up to 32 records
+// for the eager fragment or RTS of a non-blocking send) leaves up to 32 records
 // staged, their first words still zero, published last-first by the
 // rank's next poll, a Send or Flush to that peer, a full batch, a ring
 // with no room, DelProcs, Finalize, or a 200 us timer for a rank that
@@ -154,11 +154,16 @@
 // store; a poll is one load per local peer (and one of a counter of staged
 // peers).
 //
-// A sender whose ring is full keeps polling its own rings while it waits
+// A Send whose ring is full keeps polling its own rings while it waits
 // (two ranks that fill each other's rings would otherwise wait for each
 // other for ever), yields after btl_sm_poll_spins tries (at once when
 // oversubscribed), and every btl_sm_liveness_interval checks that the
-// receiver still lives.
+// receiver still lives. A Post does not wait for a receiver that is not
+// polling: it retries while the ring's head moves, at most
+// btl_sm_poll_spins tries without it moving (none when oversubscribed),
+// then returns btl.ErrFull, and the engine stalls the send until a later
+// poll (internal/pml). It checks the receiver's life as a Send does,
+// across the Posts that find the ring full.
 //
 // # Sleeping and waking
 //

@@ -68,6 +68,9 @@ type peer struct {
 	// a Flush is published at once (see write). Release stores, as a
 	// Flush that finds nothing held takes no lock.
 	posting uint32
+	// fullSince is when Posts began to find the ring full, or it was last
+	// checked meanwhile (watch); the holder of sending owns it.
+	fullSince time.Time
 
 	copying  atomic.Bool // this rank shares a copy with the peer (shared.go)
 	copySeq  uint64      // the last shared copy's number; the holder of copying owns it

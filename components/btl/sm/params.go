@@ -118,7 +118,8 @@ func register(r *params.Registrar) paramSet {
 			Name: "poll_spins", Default: "1000", Level: 5,
 			Help: "Times a sender polls a full ring before it yields the CPU (at once when this host's ranks " +
 				"outnumber its CPUs). While it waits it also drains its own rings, so two ranks filling each " +
-				"other's rings never deadlock.",
+				"other's rings never deadlock. A non-blocking send waits only while the receiver makes room: " +
+				"after this many polls that find none made, it returns and goes from a later poll.",
 			Validate: func(v any) error {
 				if n := v.(int); n < 0 || n > 1<<30 {
 					return errors.New("must be 0 to 1073741824")

@@ -1,6 +1,7 @@
 package sm
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -124,68 +125,110 @@ func (w waitingReceiver) Deliver(int, []byte, []byte, bool) {
 func (w waitingReceiver) PeerFailed(int, error) {}
 
 // TestSendFromWaitsForRoom: SendFrom into a full ring waits until the
-// receiver makes room, then delivers its payload whole, sent at once or
-// held. Rank 0 polls only while it waits for room, so the fragment rank
-// 1 sent it before reaches it only then: that is when rank 1 drains.
+// receiver makes room, then delivers its payload whole. Rank 0 polls only
+// while it waits for room, so the fragment rank 1 sent it before reaches
+// it only then: that is when rank 1 drains.
 func TestSendFromWaitsForRoom(t *testing.T) {
-	for _, hold := range []bool{false, true} {
-		t.Run(fmt.Sprintf("hold=%v", hold), func(t *testing.T) {
+	j := newTestJob(t, 2)
+	m := j.mods[0]
+	waiting := waitingReceiver{got: make(chan struct{}, 1)}
+	m.recv = waiting
+	ctx := context.Background()
+	full := fillRing(t, m, 1)
+	if err := j.mods[1].Send(ctx, 0, []byte("go"), nil); err != nil {
+		t.Fatal(err)
+	}
+	n := m.MaxSendSize()
+	src := newStrided(n, 3, 64)
+	hdr := []byte("from a source")
+	drained := make(chan error, 1)
+	go func() {
+		select {
+		case <-waiting.got:
+		case <-time.After(time.Minute): // a hang guard, not a measurement
+			drained <- errors.New("rank 0 never polled: it did not wait for room")
+			return
+		}
+		drained <- j.drain(1, full+1)
+	}()
+	if err := m.SendFrom(ctx, 1, hdr, src, 3, n, false); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-drained; err != nil {
+		t.Fatal(err)
+	}
+	got := j.boxes[1].snapshot()
+	if last, want := got[len(got)-1], frag(0, hdr, src.packed(3, n)); last != want {
+		t.Fatalf("the fragment sent into a full ring arrived as %q, want %q", last, want)
+	}
+}
+
+// A Post, a PostSmall or a held SendFrom into a full ring returns
+// btl.ErrFull at once and leaves the ring as it was; once the receiver
+// has made room, the same call goes, and its fragment arrives last and
+// whole. Rank 1 never polls before that: a non-blocking send must not
+// wait for it.
+func TestPostIntoAFullRingReturnsErrFull(t *testing.T) {
+	hdr := []byte("posted")
+	src := newStrided(1000, 3, 64)
+	posts := map[string]func(m *Module) (string, error){
+		"Post": func(m *Module) (string, error) {
+			pl := bytes.Repeat([]byte{7}, 1000)
+			return frag(0, hdr, pl), m.Post(context.Background(), 1, hdr, pl)
+		},
+		"PostSmall": func(m *Module) (string, error) {
+			h := btl.SmallHeader{Lo: 0x0102030405060708, Hi: 0x1112131415161718}
+			var hb [btl.SmallHeaderSize]byte
+			h.Put(hb[:])
+			return frag(0, hb[:], []byte("small")), m.PostSmall(1, h, []byte("small"))
+		},
+		"SendFrom": func(m *Module) (string, error) {
+			return frag(0, hdr, src.packed(3, 1000)), m.SendFrom(context.Background(), 1, hdr, src, 3, 1000, true)
+		},
+	}
+	for name, post := range posts {
+		t.Run(name, func(t *testing.T) {
 			j := newTestJob(t, 2)
 			m := j.mods[0]
-			waiting := waitingReceiver{got: make(chan struct{}, 1)}
-			m.recv = waiting
-			ctx := context.Background()
-			if hold { // the first Post after a Flush goes at once: this one
-				if err := m.Post(ctx, 1, []byte("first"), nil); err != nil {
-					t.Fatal(err)
-				}
-			}
 			full := fillRing(t, m, 1)
-			if err := j.mods[1].Send(ctx, 0, []byte("go"), nil); err != nil {
+			if _, err := post(m); err != btl.ErrFull {
+				t.Fatalf("%s into a full ring: %v, want btl.ErrFull", name, err)
+			}
+			if err := j.drain(1, full); err != nil {
 				t.Fatal(err)
 			}
-			n := m.MaxSendSize()
-			src := newStrided(n, 3, 64)
-			hdr := []byte("from a source")
-			total := full + 1
-			if hold {
-				total++
+			if got := len(j.boxes[1].snapshot()); got != full {
+				t.Fatalf("rank 1 got %d fragments, want the %d that filled the ring", got, full)
 			}
-			drained := make(chan error, 1)
-			go func() {
-				select {
-				case <-waiting.got:
-				case <-time.After(time.Minute): // a hang guard, not a measurement
-					drained <- errors.New("rank 0 never polled: it did not wait for room")
-					return
-				}
-				deadline := time.Now().Add(time.Minute)
-				for len(j.boxes[1].snapshot()) < total {
-					j.mods[1].Progress()
-					if time.Now().After(deadline) {
-						drained <- fmt.Errorf("rank 1 got %d fragments, want %d", len(j.boxes[1].snapshot()), total)
-						return
-					}
-				}
-				drained <- nil
-			}()
-			if err := m.SendFrom(ctx, 1, hdr, src, 3, n, hold); err != nil {
-				t.Fatal(err)
+			want, err := post(m)
+			if err != nil {
+				t.Fatalf("%s once rank 1 made room: %v", name, err)
 			}
 			m.Flush(1)
-			if err := <-drained; err != nil {
+			if err := j.drain(1, full+1); err != nil {
 				t.Fatal(err)
 			}
-			got := j.boxes[1].snapshot()
-			if last, want := got[len(got)-1], frag(0, hdr, src.packed(3, n)); last != want {
-				t.Fatalf("the fragment sent into a full ring arrived as %q, want %q", last, want)
+			if got := j.boxes[1].snapshot(); got[len(got)-1] != want {
+				t.Fatalf("the fragment posted again arrived as %q, want %q", got[len(got)-1], want)
 			}
 		})
 	}
 }
 
-// fillRing writes fragments of the largest size into m's ring to rank
-// until it has no room, publishes them, and returns how many it wrote.
+// drain polls rank until it has got n fragments in all.
+func (j *testJob) drain(rank, n int) error {
+	deadline := time.Now().Add(time.Minute) // a hang guard, not a measurement
+	for len(j.boxes[rank].snapshot()) < n {
+		j.mods[rank].Progress()
+		if time.Now().After(deadline) {
+			return fmt.Errorf("rank %d got %d fragments, want %d", rank, len(j.boxes[rank].snapshot()), n)
+		}
+	}
+	return nil
+}
+
+// fillRing writes fragments of the largest size into m's ring to rank,
+// then of the smallest, until it has no room; publishes them, and returns how many it wrote.
 func fillRing(t *testing.T, m *Module, rank int) int {
 	t.Helper()
 	p := m.peers[rank]
@@ -195,6 +238,9 @@ func fillRing(t *testing.T, m *Module, rank int) int {
 	defer func() { p.sending.Store(false) }()
 	n := 0
 	for p.out.put([]byte("filler"), make([]byte, m.MaxSendSize()), false) {
+		n++
+	}
+	for p.out.put([]byte("filler"), nil, false) { // no room for the smallest either
 		n++
 	}
 	m.publish(p)

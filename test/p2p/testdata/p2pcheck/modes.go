@@ -18,6 +18,7 @@ func init() {
 	scenarios["rsendearly"] = rsendEarly
 	scenarios["bsendroom"] = bsendRoom
 	scenarios["bsendalone"] = bsendAlone
+	scenarios["isendalone"] = isendAlone
 	scenarios["persistent"] = persistentRing
 	scenarios["reqfree"] = reqFree
 	scenarios["sendrecvring"] = sendrecvRing
@@ -340,6 +341,94 @@ func bsendAlone(w mpi.Comm) error {
 			}
 		}
 		return os.WriteFile(flag, nil, 0o600)
+	}
+	return nil
+}
+
+// isendAlone: rank 1 stays out of MPI, waiting on a file, while rank 0
+// starts far more non-blocking sends to it, eager and rendezvous, than
+// its ring holds, and cancels the last one: they must all return at
+// once, since rank 0 writes the file only then. A blocking send after
+// them must arrive after them, and the cancelled one never.
+func isendAlone(w mpi.Comm) error {
+	const n, tag, cancelTag = 60, 1, 9
+	// The eager ones fill rank 1's ring (256 KiB) twice over; a rendezvous
+	// one adds its first fragment, or only its RTS with single copy.
+	sizes := []int{20000, 100, 200000, 30000, 0}
+	flag := filepath.Join(os.TempDir(), "p2pcheck-isendalone-"+pmpi.JobID())
+	if err := mpi.Barrier(w); err != nil {
+		return err
+	}
+	switch w.Rank() {
+	case 0:
+		reqs := make([]mpi.Request, 0, n)
+		for i := range n {
+			msg := make([]byte, sizes[i%len(sizes)])
+			pattern(msg, uint64(i))
+			r, err := mpi.Isend(msg, 1, tag, w)
+			if err != nil {
+				return err
+			}
+			reqs = append(reqs, r)
+		}
+		c, err := mpi.Isend(make([]byte, 20000), 1, cancelTag, w)
+		if err != nil {
+			return err
+		}
+		if err := c.Cancel(); err != nil {
+			return err
+		}
+		if err := os.WriteFile(flag, nil, 0o600); err != nil {
+			return err
+		}
+		last := make([]byte, 3000)
+		pattern(last, n)
+		if err := mpi.Send(last, 1, tag, w); err != nil {
+			return err
+		}
+		if err := mpi.WaitAll(reqs...); err != nil {
+			return err
+		}
+		if st, err := c.Wait(); err != nil || !st.Cancelled {
+			return fmt.Errorf("the send cancelled before rank 1 received anything: cancelled %v, error %v", st.Cancelled, err)
+		}
+	case 1:
+		for deadline := time.Now().Add(time.Minute); ; time.Sleep(time.Millisecond) { // a hang guard
+			if _, err := os.Stat(flag); err == nil {
+				break
+			}
+			if time.Now().After(deadline) {
+				return errors.New("rank 0's non-blocking sends did not return while this rank stayed out of MPI")
+			}
+		}
+		if err := os.Remove(flag); err != nil {
+			return err
+		}
+		buf := make([]byte, 200000)
+		for i := range n + 1 {
+			st, err := mpi.Recv(buf, 0, tag, w)
+			if err != nil {
+				return err
+			}
+			want := 3000
+			if i < n {
+				want = sizes[i%len(sizes)]
+			}
+			if st.Count != want {
+				return fmt.Errorf("message %d: %d bytes, want %d", i, st.Count, want)
+			}
+			if err := checkPattern(buf[:want], uint64(i)); err != nil {
+				return fmt.Errorf("message %d: %w", i, err)
+			}
+		}
+	}
+	if err := mpi.Barrier(w); err != nil {
+		return err
+	}
+	if w.Rank() == 1 {
+		if _, found, err := mpi.Iprobe(0, cancelTag, w); err != nil || found {
+			return fmt.Errorf("the cancelled send: found %v, error %v", found, err)
+		}
 	}
 	return nil
 }
