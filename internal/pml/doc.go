@@ -98,7 +98,8 @@
 // implements btl.VectorReader the consecutive ones from one peer, up to
 // 256 KiB together, go in one ReadAll with their FINs leaving together:
 // each process_vm_readv costs about 2 us before it copies anything, and a
-// window of 32 KiB messages moves about twice the bytes batched.
+// window of messages just above the single-copy threshold moves about
+// twice the bytes batched.
 //
 // # Layouts
 //

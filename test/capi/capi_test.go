@@ -157,7 +157,7 @@ var runs = map[string][]run{
 	"partitioned": {{np: 2}, {np: 3}},
 	"fortranabi":  {{np: 2}, {np: 3}, {np: 0}},
 	"sessionleak": {{np: 2, fatal: []string{"exited without calling Finalize"}}},
-	// tools reads btl_sm_eager_limit as gompirun sets it, 32k alone.
+	// tools reads btl_sm_eager_limit as gompirun sets it, 63k alone.
 	"tools": {{np: 2, args: []string{"--mca", "btl_sm_eager_limit", "16k", "--mca", "btl", "self,sm"}}, {np: 0}},
 	// errfatal's bad send meets the default handler, MPI_ERRORS_ARE_FATAL,
 	// which must end the job naming the error.

@@ -24,7 +24,7 @@ func TestMatchedProbe(t *testing.T) {
 }
 
 // TestMatchedProbeSingleCopy receives Mprobe'd messages around the sizes
-// where sm changes how it moves them: eager to 32 KiB, read by single
+// where sm changes how it moves them: eager to 63 KiB, read by single
 // copy from there (by default and from a threshold of its own), or
 // through the rings in fragments without it.
 func TestMatchedProbeSingleCopy(t *testing.T) {
@@ -33,9 +33,9 @@ func TestMatchedProbeSingleCopy(t *testing.T) {
 		mca   []string
 		sizes []string
 	}{
-		{"sm", nil, boundaries(32<<10, 64<<10)},
-		{"sm-single-copy", []string{"--mca", "btl_sm_single_copy_threshold", "100000"}, boundaries(32<<10, 100000)},
-		{"sm-ring", []string{"--mca", "btl_sm_single_copy_mechanism", "none"}, boundaries(32<<10, 64<<10)},
+		{"sm", nil, boundaries(63<<10, 126<<10)},
+		{"sm-single-copy", []string{"--mca", "btl_sm_single_copy_threshold", "100000"}, boundaries(63<<10, 100000)},
+		{"sm-ring", []string{"--mca", "btl_sm_single_copy_mechanism", "none"}, boundaries(63<<10, 126<<10)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -134,15 +134,16 @@ func TestProtocolBoundaries(t *testing.T) {
 		sizes []string
 	}{
 		// sm's defaults: payloads written around the caches from 8 KiB, sent
-		// at once below 32 KiB, read by single copy from there, in fragments
-		// of 32 KiB without it.
-		{"sm", []string{"--mca", "btl", "self,sm"}, boundaries(8<<10, 32<<10, 64<<10)},
-		// Through the ring only: eager to 32 KiB, then fragments.
+		// at once below 63 KiB, read by single copy from there, in fragments
+		// of 63 KiB without it.
+		{"sm", []string{"--mca", "btl", "self,sm"}, boundaries(8<<10, 63<<10, 126<<10)},
+		// Through the ring only: eager to 63 KiB, then fragments.
 		{"sm-ring", []string{"--mca", "btl", "self,sm", "--mca", "btl_sm_single_copy_mechanism", "none"},
-			boundaries(8<<10, 32<<10, 64<<10)},
-		// Single copy above a threshold of its own; eager to 32 KiB below it.
+			boundaries(8<<10, 63<<10, 126<<10)},
+		// Single copy above a threshold of its own; eager to 63 KiB below
+		// it, then a request to send and fragments.
 		{"sm-single-copy", []string{"--mca", "btl", "self,sm", "--mca", "btl_sm_single_copy_threshold", "100000"},
-			boundaries(32<<10, 100000)},
+			boundaries(63<<10, 100000)},
 		// Copies shared with the sender from 200,000 bytes, in pieces of 64
 		// KiB, where each rank has a CPU.
 		{"sm-shared-copy", []string{"--mca", "btl", "self,sm", "--mca", "btl_sm_shared_copy_threshold", "200000"},
@@ -172,16 +173,16 @@ func TestKilledRankOverSharedMemory(t *testing.T) {
 		mca, sizes []string
 	}{
 		{"single-copy", nil, nil},
-		// At most the eager limit (32 KiB): each message whole in the
+		// At most the eager limit (63 KiB): each message whole in the
 		// ring at once.
-		{"ring-eager", ring, []string{"1", "8192", "32768"}},
-		// Above it: a request to send with the first 32 KiB, the rest in
-		// fragments of 32 KiB; 1 MiB is four times what the ring holds.
-		{"ring-fragments", ring, []string{"32769", "262144", "1048576"}},
+		{"ring-eager", ring, []string{"1", "8192", "64512"}},
+		// Above it: a request to send with the first 63 KiB, the rest in
+		// fragments of 63 KiB; 1 MiB is four times what the ring holds.
+		{"ring-fragments", ring, []string{"64513", "262144", "1048576"}},
 		// Between a small eager limit and the fragment size: a request to
 		// send with the first 4 KiB, the rest in one fragment.
 		{"ring-one-fragment", slices.Concat(ring, []string{"--mca", "btl_sm_eager_limit", "4096"}),
-			[]string{"4096", "4097", "32768"}},
+			[]string{"4096", "4097", "64512"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { expectKilledOverSM(t, tt.mca, tt.sizes) })

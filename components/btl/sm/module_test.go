@@ -192,7 +192,7 @@ func TestSendChecksArguments(t *testing.T) {
 	}{
 		{"empty header", ctx, 1, nil, nil, "header of 0 bytes", nil},
 		{"header too long", ctx, 1, make([]byte, btl.MaxHeaderSize+1), nil, "header of 257 bytes", nil},
-		{"payload too long", ctx, 1, []byte("h"), make([]byte, 32<<10+1), "exceeds the fragment size", nil},
+		{"payload too long", ctx, 1, []byte("h"), make([]byte, 63<<10+1), "exceeds the fragment size", nil},
 		{"rank out of range", ctx, 5, []byte("h"), nil, "out of range", nil},
 		{"itself", ctx, 0, []byte("h"), nil, "not added", btl.ErrUnreachable},
 		{"cancelled context", cancelled, 1, []byte("h"), nil, "context canceled", context.Canceled},

@@ -53,7 +53,7 @@ func register(r *params.Registrar) paramSet {
 				"session directory is used instead.",
 		}),
 		eagerLimit: r.Size(params.Spec{
-			Name: "eager_limit", Default: "32k", Level: 4,
+			Name: "eager_limit", Default: "63k", Level: 4,
 			Help: "Largest message, in bytes, copied into the receiver's ring at once; a larger one waits " +
 				"for its receive (rendezvous). At most btl_sm_fragment_size. Unless btl_sm_single_copy_mechanism " +
 				"is none, a message of btl_sm_single_copy_threshold bytes or more waits for its receive even " +
@@ -61,7 +61,7 @@ func register(r *params.Registrar) paramSet {
 			Validate: params.SizeIn(1, maxRingSize/4),
 		}),
 		fragmentSize: r.Size(params.Spec{
-			Name: "fragment_size", Default: "32k", Level: 4,
+			Name: "fragment_size", Default: "63k", Level: 4,
 			Help: "Largest payload, in bytes, of one fragment in a ring: a large message that is not read " +
 				"with a single copy streams through the ring in pieces of this size. At most a quarter of " +
 				"btl_sm_ring_size.",
@@ -81,7 +81,7 @@ func register(r *params.Registrar) paramSet {
 			},
 		}),
 		singleCopyMin: r.Size(params.Spec{
-			Name: "single_copy_threshold", Default: "32k", Level: 4,
+			Name: "single_copy_threshold", Default: "63k", Level: 4,
 			Help: "Smallest message, in bytes, that the receiver copies straight out of the sender's memory " +
 				"(when a single-copy mechanism is available); smaller ones go through the ring. 0 disables single copy.",
 			Validate: params.SizeIn(0, math.MaxInt32),
@@ -161,12 +161,12 @@ func (p *paramSet) resolve(s *params.Snapshot) config {
 func maxFragment(ringSize int) int { return ringSize/4 - recHeader - maxHeader }
 
 // eager is the largest message sent at once: btl_sm_eager_limit, but
-// below btl_sm_single_copy_threshold while single copy may be used. Up to
-// 63 KiB a message sent at once would beat a single-copy read (32 KiB: 1.3
-// against 4.1 us one way), but a send that finds its peer's ring full
-// waits for room, and four such messages fill it: past 32 KiB a message is
-// a small request to send, so that Isends to a rank that is not polling
-// return (docs/performance-tried.md).
+// below btl_sm_single_copy_threshold while single copy may be used. Both
+// default to the largest fragment a 256 KiB ring takes, 63 KiB: a message
+// sent at once beats a single-copy read, whose system call costs a few
+// microseconds, up to there (a 32 KiB ping-pong 1.3 against 4.1 us one
+// way, 48 KiB 1.8 against 5.2, bw at 32-60 KiB 2.5 times), and the ring
+// allows no larger fragment.
 func (c config) eager() int {
 	if c.singleCopy != "none" && c.singleCopyMin > 0 {
 		return min(c.eagerLimit, c.singleCopyMin-1)

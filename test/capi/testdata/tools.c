@@ -288,7 +288,7 @@ int main(int argc, char **argv) {
     int size;
     TRY(MPI_Comm_rank(MPI_COMM_WORLD, &check_rank));
     TRY(MPI_Comm_size(MPI_COMM_WORLD, &size));
-    EQ(before, size > 1 ? 16384 : 32768, "btl_sm_eager_limit before MPI_Init");
+    EQ(before, size > 1 ? 16384 : 64512, "btl_sm_eager_limit before MPI_Init");
     T(MPI_T_init_thread(MPI_THREAD_MULTIPLE, &provided), MPI_SUCCESS);
     T(MPI_T_finalize(), MPI_SUCCESS); /* the first init still holds */
     EQ(read_count(eager), before, "btl_sm_eager_limit after MPI_Init");
