@@ -239,7 +239,9 @@ func (l *library) bsend(op string, data []byte, count int, dt Datatype, dest, ta
 	} else {
 		copy(msg, data)
 	}
-	s.pr = l.engine.StartSend(&s.req, comm.context, comm.group[dest], tag, msg, false)
+	// Posted, not started: a buffered send is local, and one that finds the
+	// peer's transport full stalls rather than waits (the reaper sends it).
+	s.pr = l.engine.PostSend(&s.req, comm.context, comm.group[dest], tag, msg, false, 0)
 	if s.pr.Done() {
 		// The transport took it whole: an eager message.
 		err := l.engine.WaitRef(s.pr).Err

@@ -346,10 +346,11 @@ func bsendAlone(w mpi.Comm) error {
 }
 
 // isendAlone: rank 1 stays out of MPI, waiting on a file, while rank 0
-// starts far more non-blocking sends to it, eager and rendezvous, than
-// its ring holds, and cancels the last one: they must all return at
-// once, since rank 0 writes the file only then. A blocking send after
-// them must arrive after them, and the cancelled one never.
+// makes buffered sends to it, then starts non-blocking ones, eager and
+// rendezvous, far more than its ring holds, and cancels the last one:
+// they must all return at once, since rank 0 writes the file only then.
+// A blocking send after them must arrive after them, and the cancelled
+// one never.
 func isendAlone(w mpi.Comm) error {
 	const n, tag, cancelTag = 60, 1, 9
 	// The eager ones fill rank 1's ring (256 KiB) twice over; a rendezvous
@@ -359,8 +360,19 @@ func isendAlone(w mpi.Comm) error {
 	if err := mpi.Barrier(w); err != nil {
 		return err
 	}
+	const nb, bsize, btag = 20, 20000, 2 // the buffered ones fill the ring alone
 	switch w.Rank() {
 	case 0:
+		if err := mpi.BufferAttach(make([]byte, nb*(bsize+mpi.BsendOverhead))); err != nil {
+			return err
+		}
+		for i := range nb {
+			msg := make([]byte, bsize)
+			pattern(msg, uint64(1000+i))
+			if err := mpi.Bsend(msg, 1, btag, w); err != nil {
+				return err
+			}
+		}
 		reqs := make([]mpi.Request, 0, n)
 		for i := range n {
 			msg := make([]byte, sizes[i%len(sizes)])
@@ -392,13 +404,16 @@ func isendAlone(w mpi.Comm) error {
 		if st, err := c.Wait(); err != nil || !st.Cancelled {
 			return fmt.Errorf("the send cancelled before rank 1 received anything: cancelled %v, error %v", st.Cancelled, err)
 		}
+		if _, err := mpi.BufferDetach(); err != nil {
+			return err
+		}
 	case 1:
 		for deadline := time.Now().Add(time.Minute); ; time.Sleep(time.Millisecond) { // a hang guard
 			if _, err := os.Stat(flag); err == nil {
 				break
 			}
 			if time.Now().After(deadline) {
-				return errors.New("rank 0's non-blocking sends did not return while this rank stayed out of MPI")
+				return errors.New("rank 0's buffered and non-blocking sends did not return while this rank stayed out of MPI")
 			}
 		}
 		if err := os.Remove(flag); err != nil {
@@ -419,6 +434,14 @@ func isendAlone(w mpi.Comm) error {
 			}
 			if err := checkPattern(buf[:want], uint64(i)); err != nil {
 				return fmt.Errorf("message %d: %w", i, err)
+			}
+		}
+		for i := range nb {
+			if _, err := mpi.Recv(buf[:bsize], 0, btag, w); err != nil {
+				return err
+			}
+			if err := checkPattern(buf[:bsize], uint64(1000+i)); err != nil {
+				return fmt.Errorf("buffered message %d: %w", i, err)
 			}
 		}
 	}
