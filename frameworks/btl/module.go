@@ -231,6 +231,17 @@ type SingleCopier interface {
 	Read(peer int, token uint64, off int, dst []byte) error
 }
 
+// BlockingCopier is a SingleCopier for which a payload above the eager
+// limit moves faster in fragments through its own memory, up to some size,
+// when the sender is there to write them: a blocking send waits anyway. A
+// non-blocking send keeps SingleCopyMin, so that the receiver needs no
+// help from a sender that computes meanwhile.
+type BlockingCopier interface {
+	// SingleCopyMinBlocking is SingleCopyMin for a send whose sender waits
+	// for it at once; it is 0 when SingleCopyMin is, else at least it.
+	SingleCopyMinBlocking(peer int) int
+}
+
 // VectorReader is a SingleCopier that reads several buffers of one peer
 // at once: cross-memory attach costs about 2 us a system call before it
 // copies a byte, as much as copying 32 KiB.

@@ -301,7 +301,11 @@ func (e *Engine) isend(r *Request, cid uint32, dest, tag int, buf []byte, lay La
 		h.flags |= flagReady
 	}
 	if sc, ok := m.(btl.SingleCopier); ok {
-		if least := sc.SingleCopyMin(dest); least > 0 && size >= least {
+		least := sc.SingleCopyMin(dest)
+		if bc, ok := m.(btl.BlockingCopier); ok && now && least > 0 {
+			least = bc.SingleCopyMinBlocking(dest)
+		}
+		if least > 0 && size >= least {
 			e.expose(sc, r, &h)
 		}
 	}

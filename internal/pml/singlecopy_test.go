@@ -118,3 +118,56 @@ func hasUnexpected(e *Engine) bool {
 	_, ok, _ := e.Iprobe(0, AnySource, AnyTag)
 	return ok
 }
+
+// blockingCopier is a copier with a threshold of its own for blocking
+// sends (btl.BlockingCopier).
+type blockingCopier struct {
+	*copier
+	blocking int
+}
+
+func (c blockingCopier) SingleCopyMinBlocking(int) int { return max(c.least, c.blocking) }
+
+// A blocking send has the receiver read its buffer only from the
+// transport's blocking threshold; a non-blocking one from the plain one.
+func TestSingleCopyBlockingThreshold(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		size     int
+		blocking bool
+		reads    int32
+	}{
+		{"non-blocking between the thresholds", 5000, false, 1},
+		{"blocking between the thresholds", 5000, true, 0},
+		{"blocking at its threshold", 8000, true, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			shared := &exposed{bufs: map[uint64][]byte{}, vectors: map[uint64][][]byte{}}
+			var cs []blockingCopier
+			nt := newNetWith(t, 2, 64, 100, func(m btl.Module) btl.Module {
+				c := blockingCopier{&copier{Module: m, shared: shared, least: 1000}, 8000}
+				cs = append(cs, c)
+				return c
+			})
+			msg := bytes.Repeat([]byte("abcdefg"), tc.size/7+1)[:tc.size]
+			buf := make([]byte, tc.size)
+			r := nt.engines[1].Irecv(0, 0, 3, buf)
+			sent := make(chan error, 1)
+			if tc.blocking {
+				go func() { sent <- nt.engines[0].Send(0, 1, 3, msg, false) }()
+			} else {
+				s := nt.engines[0].Isend(0, 1, 3, msg, false)
+				go func() { sent <- nt.engines[0].Wait(s).Err }()
+			}
+			if st := nt.engines[1].Wait(r); st.Err != nil || st.Bytes != tc.size || !bytes.Equal(buf, msg) {
+				t.Fatalf("receive status %+v, bytes equal %v", st, bytes.Equal(buf, msg))
+			}
+			if err := <-sent; err != nil {
+				t.Fatal(err)
+			}
+			if got := cs[1].reads.Load(); got != tc.reads {
+				t.Errorf("%d single-copy reads, want %d", got, tc.reads)
+			}
+		})
+	}
+}

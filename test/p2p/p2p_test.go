@@ -134,9 +134,10 @@ func TestProtocolBoundaries(t *testing.T) {
 		sizes []string
 	}{
 		// sm's defaults: payloads written around the caches from 8 KiB, sent
-		// at once below 63 KiB, read by single copy from there, in fragments
-		// of 63 KiB without it.
-		{"sm", []string{"--mca", "btl", "self,sm"}, boundaries(8<<10, 63<<10, 126<<10)},
+		// at once below 63 KiB, read by single copy from there (a blocking
+		// send's from 256 KiB, in fragments of 63 KiB below), in fragments of
+		// 63 KiB without it.
+		{"sm", []string{"--mca", "btl", "self,sm"}, boundaries(8<<10, 63<<10, 126<<10, 256<<10)},
 		// Through the ring only: eager to 63 KiB, then fragments.
 		{"sm-ring", []string{"--mca", "btl", "self,sm", "--mca", "btl_sm_single_copy_mechanism", "none"},
 			boundaries(8<<10, 63<<10, 126<<10)},

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -332,12 +331,39 @@ func TestSingleCopyAsksTheReader(t *testing.T) {
 	if n := j.mods[1].SingleCopyMin(0); n == 0 {
 		t.Error("rank 1 stopped offering single copy to rank 0, which may still read it")
 	}
+	if n := j.mods[0].SingleCopyMinBlocking(1); n != 0 {
+		t.Errorf("rank 0 offers blocking sends single copy from %d bytes to rank 1, which may not read it", n)
+	}
 }
 
 func TestSingleCopyOff(t *testing.T) {
 	j := newTestJob(t, 2, "btl_sm_single_copy_mechanism", "none")
 	if n := j.mods[1].SingleCopyMin(0); n != 0 {
 		t.Fatalf("SingleCopyMin = %d with single copy off", n)
+	}
+	if n := j.mods[1].SingleCopyMinBlocking(0); n != 0 {
+		t.Fatalf("SingleCopyMinBlocking = %d with single copy off", n)
+	}
+}
+
+// A blocking send's threshold is its own parameter, but never below the
+// non-blocking one's.
+func TestSingleCopyBlockingThreshold(t *testing.T) {
+	for _, tt := range []struct {
+		single, blocking string
+		want             int
+	}{
+		{"63k", "256k", 256 << 10},
+		{"100000", "64k", 100000},
+		{"63k", "0", 63 << 10},
+	} {
+		j := newTestJob(t, 2, "btl_sm_single_copy_threshold", tt.single, "btl_sm_single_copy_blocking_threshold", tt.blocking)
+		if j.mods[1].SingleCopyMin(0) == 0 {
+			t.Skip("cross-memory attach is not allowed here")
+		}
+		if n := j.mods[1].SingleCopyMinBlocking(0); n != tt.want {
+			t.Errorf("single copy from %s, blocking from %s: SingleCopyMinBlocking = %d, want %d", tt.single, tt.blocking, n, tt.want)
+		}
 	}
 }
 
@@ -471,11 +497,7 @@ func TestPostKeepsOrderWithSend(t *testing.T) {
 				if i%7 == 0 {
 					write = j.mods[from].Send
 				}
-				err := write(ctx, 0, []byte(fmt.Sprintf("m%d", i)), payloadOf(i))
-				for err == btl.ErrFull { // a Post into a full ring: rank 0 polls meanwhile
-					runtime.Gosched()
-					err = write(ctx, 0, []byte(fmt.Sprintf("m%d", i)), payloadOf(i))
-				}
+				err := retryFull(func() error { return write(ctx, 0, []byte(fmt.Sprintf("m%d", i)), payloadOf(i)) })
 				if err != nil {
 					errs <- err
 					return

@@ -16,6 +16,7 @@ type paramSet struct {
 	fragmentSize     params.Param[int64]
 	ringSize         params.Param[int64]
 	singleCopyMin    params.Param[int64]
+	blockingCopyMin  params.Param[int64]
 	sharedCopyMin    params.Param[int64]
 	singleCopy       params.Param[string]
 	exclusivity      params.Param[int]
@@ -25,17 +26,18 @@ type paramSet struct {
 
 // config is the component's resolved configuration.
 type config struct {
-	backingDir    string
-	eagerLimit    int
-	fragmentSize  int
-	ringSize      int
-	singleCopyMin int
-	sharedCopyMin int
-	singleCopy    string // auto, cma or none
-	exclusivity   int
-	pollSpins     int
-	liveness      time.Duration
-	backingSet    bool // the user chose the backing directory: falling back deserves a warning
+	backingDir      string
+	eagerLimit      int
+	fragmentSize    int
+	ringSize        int
+	singleCopyMin   int
+	blockingCopyMin int
+	sharedCopyMin   int
+	singleCopy      string // auto, cma or none
+	exclusivity     int
+	pollSpins       int
+	liveness        time.Duration
+	backingSet      bool // the user chose the backing directory: falling back deserves a warning
 }
 
 // Limits of the ring and fragment sizes.
@@ -84,6 +86,15 @@ func register(r *params.Registrar) paramSet {
 			Name: "single_copy_threshold", Default: "63k", Level: 4,
 			Help: "Smallest message, in bytes, that the receiver copies straight out of the sender's memory " +
 				"(when a single-copy mechanism is available); smaller ones go through the ring. 0 disables single copy.",
+			Validate: params.SizeIn(0, math.MaxInt32),
+		}),
+		blockingCopyMin: r.Size(params.Spec{
+			Name: "single_copy_blocking_threshold", Default: "256k", Level: 5,
+			Help: "Smallest message, in bytes, that a blocking send (Send, Ssend, a collective's) has the receiver " +
+				"copy straight out of its memory; a smaller one above the eager limit streams through the ring " +
+				"in fragments, faster while its sender waits to write them. A non-blocking send uses " +
+				"btl_sm_single_copy_threshold, so that the receiver needs no help from a sender that computes. " +
+				"Below btl_sm_single_copy_threshold it changes nothing.",
 			Validate: params.SizeIn(0, math.MaxInt32),
 		}),
 		sharedCopyMin: r.Size(params.Spec{
@@ -143,17 +154,18 @@ func register(r *params.Registrar) paramSet {
 
 func (p *paramSet) resolve(s *params.Snapshot) config {
 	return config{
-		backingDir:    p.backingDir.Get(s),
-		eagerLimit:    int(p.eagerLimit.Get(s)),
-		fragmentSize:  int(p.fragmentSize.Get(s)),
-		ringSize:      int(p.ringSize.Get(s)),
-		singleCopyMin: int(p.singleCopyMin.Get(s)),
-		sharedCopyMin: int(p.sharedCopyMin.Get(s)),
-		singleCopy:    p.singleCopy.Get(s),
-		exclusivity:   p.exclusivity.Get(s),
-		pollSpins:     p.pollSpins.Get(s),
-		liveness:      time.Duration(p.livenessInterval.Get(s) * float64(time.Second)),
-		backingSet:    isSet(s, p.backingDir.Name()),
+		backingDir:      p.backingDir.Get(s),
+		eagerLimit:      int(p.eagerLimit.Get(s)),
+		fragmentSize:    int(p.fragmentSize.Get(s)),
+		ringSize:        int(p.ringSize.Get(s)),
+		singleCopyMin:   int(p.singleCopyMin.Get(s)),
+		blockingCopyMin: int(p.blockingCopyMin.Get(s)),
+		sharedCopyMin:   int(p.sharedCopyMin.Get(s)),
+		singleCopy:      p.singleCopy.Get(s),
+		exclusivity:     p.exclusivity.Get(s),
+		pollSpins:       p.pollSpins.Get(s),
+		liveness:        time.Duration(p.livenessInterval.Get(s) * float64(time.Second)),
+		backingSet:      isSet(s, p.backingDir.Name()),
 	}
 }
 
