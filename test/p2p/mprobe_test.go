@@ -25,16 +25,18 @@ func TestMatchedProbe(t *testing.T) {
 
 // TestMatchedProbeSingleCopy receives Mprobe'd messages around the sizes
 // where sm changes how it moves them: eager to 63 KiB, read by single
-// copy from there (by default and from a threshold of its own), or
-// through the rings in fragments without it.
+// copy from there (by default and from a threshold of its own; the
+// scenario's blocking sends asked to), or through the rings in fragments
+// without it.
 func TestMatchedProbeSingleCopy(t *testing.T) {
+	blocking := []string{"--mca", "btl_sm_single_copy_blocking_threshold", "1"}
 	tests := []struct {
 		name  string
 		mca   []string
 		sizes []string
 	}{
-		{"sm", nil, boundaries(63<<10, 126<<10)},
-		{"sm-single-copy", []string{"--mca", "btl_sm_single_copy_threshold", "100000"}, boundaries(63<<10, 100000)},
+		{"sm", blocking, boundaries(63<<10, 126<<10)},
+		{"sm-single-copy", append([]string{"--mca", "btl_sm_single_copy_threshold", "100000"}, blocking...), boundaries(63<<10, 100000)},
 		{"sm-ring", []string{"--mca", "btl_sm_single_copy_mechanism", "none"}, boundaries(63<<10, 126<<10)},
 	}
 	for _, tt := range tests {

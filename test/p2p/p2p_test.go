@@ -134,10 +134,13 @@ func TestProtocolBoundaries(t *testing.T) {
 		sizes []string
 	}{
 		// sm's defaults: payloads written around the caches from 8 KiB, sent
-		// at once below 63 KiB, read by single copy from there (a blocking
-		// send's from 256 KiB, in fragments of 63 KiB below), in fragments of
-		// 63 KiB without it.
-		{"sm", []string{"--mca", "btl", "self,sm"}, boundaries(8<<10, 63<<10, 126<<10, 256<<10)},
+		// at once below 63 KiB; above, a non-blocking send's read by single
+		// copy, a blocking one's in fragments of 63 KiB, as every message
+		// without single copy.
+		{"sm", []string{"--mca", "btl", "self,sm"}, boundaries(8<<10, 63<<10, 126<<10)},
+		// A blocking send read by single copy from a threshold of its own.
+		{"sm-blocking-single-copy", []string{"--mca", "btl", "self,sm", "--mca", "btl_sm_single_copy_blocking_threshold", "200000"},
+			boundaries(63<<10, 200000)},
 		// Through the ring only: eager to 63 KiB, then fragments.
 		{"sm-ring", []string{"--mca", "btl", "self,sm", "--mca", "btl_sm_single_copy_mechanism", "none"},
 			boundaries(8<<10, 63<<10, 126<<10)},
@@ -164,16 +167,17 @@ func TestProtocolBoundaries(t *testing.T) {
 
 // TestKilledRankOverSharedMemory kills a rank with SIGKILL in the middle of
 // a stream over sm (p2pcheck killmid): the job must end, naming the rank,
-// and leave nothing behind. Under the defaults its 256 KiB messages are
-// read by single copy; the other cases force every byte through the
-// rings, so that the rank dies holding part of one.
+// and leave nothing behind. The first case has its 256 KiB messages read
+// by single copy; the others force every byte through the rings, so that
+// the rank dies holding part of one.
 func TestKilledRankOverSharedMemory(t *testing.T) {
 	ring := []string{"--mca", "btl_sm_single_copy_mechanism", "none"}
 	tests := []struct {
 		name       string
 		mca, sizes []string
 	}{
-		{"single-copy", nil, nil},
+		// Its blocking sends read by single copy too, as non-blocking ones are.
+		{"single-copy", []string{"--mca", "btl_sm_single_copy_blocking_threshold", "1"}, nil},
 		// At most the eager limit (63 KiB): each message whole in the
 		// ring at once.
 		{"ring-eager", ring, []string{"1", "8192", "64512"}},

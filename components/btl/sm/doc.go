@@ -199,10 +199,11 @@
 // clears its word. Where the kernel refuses, or with
 // btl_sm_single_copy_mechanism=none, large messages stream through the
 // ring in btl_sm_fragment_size pieces. Messages from
-// btl_sm_single_copy_threshold up take the single copy, those of a
-// blocking send from btl_sm_single_copy_blocking_threshold
-// (btl.BlockingCopier): its sender waits anyway, and writing fragments
-// into the ring while it does beats a read's system call up to there.
+// btl_sm_single_copy_threshold up take the single copy, but those of a
+// blocking send only from btl_sm_single_copy_blocking_threshold, by
+// default never while each rank has a CPU (btl.BlockingCopier): its
+// sender waits anyway, and writing fragments into the ring while the
+// receiver copies them out beat a read at every size measured.
 //
 // # Two copiers for one message
 //

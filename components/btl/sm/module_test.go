@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -346,8 +347,8 @@ func TestSingleCopyOff(t *testing.T) {
 	}
 }
 
-// A blocking send's threshold is its own parameter, but never below the
-// non-blocking one's.
+// A blocking send's threshold is its own parameter, never below the
+// non-blocking one's; 0 is none.
 func TestSingleCopyBlockingThreshold(t *testing.T) {
 	for _, tt := range []struct {
 		single, blocking string
@@ -355,7 +356,7 @@ func TestSingleCopyBlockingThreshold(t *testing.T) {
 	}{
 		{"63k", "256k", 256 << 10},
 		{"100000", "64k", 100000},
-		{"63k", "0", 63 << 10},
+		{"63k", "0", math.MaxInt},
 	} {
 		j := newTestJob(t, 2, "btl_sm_single_copy_threshold", tt.single, "btl_sm_single_copy_blocking_threshold", tt.blocking)
 		if j.mods[1].SingleCopyMin(0) == 0 {

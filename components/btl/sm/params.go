@@ -89,12 +89,13 @@ func register(r *params.Registrar) paramSet {
 			Validate: params.SizeIn(0, math.MaxInt32),
 		}),
 		blockingCopyMin: r.Size(params.Spec{
-			Name: "single_copy_blocking_threshold", Default: "256k", Level: 5,
-			Help: "Smallest message, in bytes, that a blocking send (Send, Ssend, a collective's) has the receiver " +
-				"copy straight out of its memory; a smaller one above the eager limit streams through the ring " +
-				"in fragments, faster while its sender waits to write them. A non-blocking send uses " +
-				"btl_sm_single_copy_threshold, so that the receiver needs no help from a sender that computes. " +
-				"Below btl_sm_single_copy_threshold it changes nothing.",
+			Name: "single_copy_blocking_threshold", Default: "0", Level: 5,
+			Help: "Smallest message, in bytes, that a blocking send (Send, Ssend, Sendrecv, a collective's) has " +
+				"the receiver copy straight out of its memory, when each rank on the host has a CPU; a smaller " +
+				"one above the eager limit streams through the ring in fragments, which its sender writes while " +
+				"it waits anyway. 0: never, every blocking send streams. A non-blocking send uses " +
+				"btl_sm_single_copy_threshold, so that its receiver needs no help from a sender that computes, " +
+				"and so does every send where ranks outnumber CPUs. Below btl_sm_single_copy_threshold it changes nothing.",
 			Validate: params.SizeIn(0, math.MaxInt32),
 		}),
 		sharedCopyMin: r.Size(params.Spec{
