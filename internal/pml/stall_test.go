@@ -25,6 +25,15 @@ type filling struct {
 	took  []string
 }
 
+// fillingEngine is rank 0's engine over a filling transport whose ring to
+// rank 1 is full, with an eager limit of 64 bytes.
+func fillingEngine(t *testing.T) (*filling, *Engine) {
+	tr := &filling{t: t, full: map[int]bool{1: true}, limit: 64}
+	e := New(0, hclog.NewNullLogger(), DefaultConfig())
+	e.Start(tr)
+	return tr, e
+}
+
 func (f *filling) setFull(peer int, full bool) {
 	f.mu.Lock()
 	f.full[peer] = full
@@ -71,9 +80,7 @@ func (f *filling) take(peer int, hdr []byte) error {
 // to another peer goes. A poll once the ring has room sends them in
 // order, and the requests complete.
 func TestStalledSendsKeepTheirOrder(t *testing.T) {
-	tr := &filling{t: t, full: map[int]bool{1: true}, limit: 64}
-	e := New(0, hclog.NewNullLogger(), DefaultConfig())
-	e.Start(tr)
+	tr, e := fillingEngine(t)
 	eager := e.Isend(world, 1, 1, make([]byte, 8), false)
 	rts := e.Isend(world, 1, 2, make([]byte, 100), false)
 	if sent, err := e.PostEager(world, 1, 3, make([]byte, 8), 0); sent || err != nil {
@@ -113,9 +120,7 @@ func TestStalledSendsKeepTheirOrder(t *testing.T) {
 // A stalled send cancels at once: no receiver has seen it, and it never
 // goes.
 func TestCancelStalledSend(t *testing.T) {
-	tr := &filling{t: t, full: map[int]bool{1: true}, limit: 64}
-	e := New(0, hclog.NewNullLogger(), DefaultConfig())
-	e.Start(tr)
+	tr, e := fillingEngine(t)
 	for _, size := range []int{8, 100} { // eager, rendezvous
 		r := e.Isend(world, 1, 1, make([]byte, size), false)
 		if ok, err := e.Cancel(r); !ok || err != nil {
@@ -135,9 +140,7 @@ func TestCancelStalledSend(t *testing.T) {
 // A stalled send to a peer that fails completes with the failure at the
 // next poll.
 func TestStalledSendToFailedPeer(t *testing.T) {
-	tr := &filling{t: t, full: map[int]bool{1: true}, limit: 64}
-	e := New(0, hclog.NewNullLogger(), DefaultConfig())
-	e.Start(tr)
+	_, e := fillingEngine(t)
 	eager := e.Isend(world, 1, 1, make([]byte, 8), false)
 	rts := e.Isend(world, 1, 2, make([]byte, 100), false)
 	e.PeerFailed(1, fmt.Errorf("world rank 1: %w", btl.ErrPeerFailed))
