@@ -194,3 +194,22 @@ func BenchmarkBlockingEager(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkEmptyPoll is a poll that finds nothing, by a waiter and by a
+// Test-style call (Progress), over a transport that has nothing to give.
+func BenchmarkEmptyPoll(b *testing.B) {
+	e := New(0, hclog.NewNullLogger(), DefaultConfig())
+	e.Start(btltest.Discard{})
+	b.Run("waiter", func(b *testing.B) {
+		w := waiter{e: e}
+		for b.Loop() {
+			w.poll()
+		}
+		w.end()
+	})
+	b.Run("Progress", func(b *testing.B) {
+		for b.Loop() {
+			e.Progress()
+		}
+	})
+}

@@ -6,12 +6,17 @@ import (
 	"fmt"
 	"hash/crc32"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/hashicorp/go-hclog"
+
 	"github.com/gompi/gompi/frameworks/btl"
+	"github.com/gompi/gompi/frameworks/btl/btltest"
 )
 
 const world = 0 // the context the tests use
@@ -345,5 +350,36 @@ func TestFifoKeepsOrderAndArray(t *testing.T) {
 	}
 	if n := testing.AllocsPerRun(10000, func() { q.push(next); next++; q.remove(0) }); n != 0 {
 		t.Fatalf("%v allocations per step in a steady queue", n)
+	}
+}
+
+// Work that deliveries queue for the pollers runs whatever the waiter is
+// doing when it is queued: polling (it counts among the pollers between
+// polls, and runs it after its next), or asleep (it counted itself out,
+// and the work runs in the background). A lost piece of work would leave
+// the wait hanging.
+func TestWorkQueuedForPollersRuns(t *testing.T) {
+	e := New(0, hclog.NewNullLogger(), DefaultConfig())
+	e.Start(btltest.Discard{})
+	const n = 2000
+	r := e.StartGeneral(new(Request))
+	var ran atomic.Int32
+	go func() {
+		for range n {
+			e.later(func() {
+				if ran.Add(1) == n {
+					e.CompleteGeneral(r, Status{})
+				}
+			})
+			runtime.Gosched()
+		}
+	}()
+	e.Wait(r)
+	e.Drain()
+	if got := ran.Load(); got != n {
+		t.Fatalf("%d of %d pieces of work ran", got, n)
+	}
+	if p := e.pollers.Load(); p != 0 {
+		t.Fatalf("%d pollers counted after the wait", p)
 	}
 }

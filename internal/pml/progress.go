@@ -99,6 +99,7 @@ func (e *Engine) WaitRef(r *Request) *Status {
 	w := waiter{e: e, one: r}
 	for !r.Done() {
 		if w.sleepy() {
+			w.unpoll()
 			if c := r.wakeChan(); !r.Done() {
 				e.idle()
 				<-c
@@ -124,6 +125,14 @@ func (e *Engine) progress() int {
 	e.pollers.Add(1)
 	n := e.routes.Progress()
 	e.pollers.Add(-1)
+	return n + e.afterPoll()
+}
+
+// afterPoll is what a poller does once it no longer counts among the
+// pollers: it sends what stalled and runs what deliveries queued for the
+// pollers.
+func (e *Engine) afterPoll() int {
+	n := 0
 	if e.stalled.Load() != 0 {
 		n += e.unstall()
 	}
@@ -210,6 +219,7 @@ func (e *Engine) WaitAny(reqs []*Request) int {
 			return i
 		}
 		if w.sleepy() {
+			w.unpoll()
 			e.sleep(w.ready)
 			w.reset()
 			continue

@@ -118,6 +118,7 @@ func (e *Engine) Probe(cid uint32, src, tag int) (Status, error) {
 func (w *waiter) until(seen uint64) {
 	for w.e.held.Load() == seen {
 		if w.sleepy() {
+			w.unpoll()
 			w.e.sleep(w.ready)
 			w.reset()
 			return

@@ -152,4 +152,5 @@ func (e *Engine) Unstall() {
 	for e.stalled.Load() != 0 {
 		w.step()
 	}
+	w.end()
 }

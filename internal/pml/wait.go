@@ -49,10 +49,14 @@ type waiter struct {
 	reqs  []*Request
 	probe PendingOp // a probe's, Kind empty for others: by value, as a probe allocated it at every call
 	rec   *WaitRecord
+
+	polling bool // counted among the engine's pollers (poll)
 }
 
-// end unrecords the wait, if it was recorded.
+// end unrecords the wait, if it was recorded, and counts the waiter out
+// of the pollers.
 func (w *waiter) end() {
+	w.unpoll()
 	if w.rec != nil {
 		w.e.unrecord(w.rec)
 		w.rec = nil
@@ -86,10 +90,46 @@ const recordAfter = 10 * time.Millisecond
 // between yields to the Go scheduler (which background transfers need).
 const checkEvery = 64
 
+// poll is progress for a waiter. It counts itself among the pollers from
+// its first poll until it sleeps, ends or finds work queued for them, not
+// around every poll: the two locked instructions made an empty poll cost
+// 12.5 ns instead of 2.6 (BenchmarkEmptyPoll), and a message waits for
+// the poll that finds it to end. Whoever queues
+// work for the pollers sets queued before it counts them, and a waiter
+// looks at queued after every poll and after it counts itself out, so the
+// work runs either here or, when no poller counts, in the background.
+func (w *waiter) poll() int {
+	e := w.e
+	if !e.started.Load() {
+		return 0
+	}
+	if !w.polling {
+		e.pollers.Add(1)
+		w.polling = true
+	}
+	n := e.routes.Progress()
+	if e.stalled.Load() != 0 || e.queued.Load() {
+		w.polling = false
+		e.pollers.Add(-1)
+		n += e.afterPoll()
+	}
+	return n
+}
+
+// unpoll counts w out of the pollers before it sleeps or ends, and runs
+// what was queued for them meanwhile.
+func (w *waiter) unpoll() {
+	if w.polling {
+		w.polling = false
+		w.e.pollers.Add(-1)
+		w.e.afterPoll()
+	}
+}
+
 // step makes one round of progress: a poll, then maybe a yield. The
 // caller sleeps instead when sleepy says so.
 func (w *waiter) step() {
-	if w.e.progress() > 0 {
+	if w.poll() > 0 {
 		w.reset()
 		return
 	}
@@ -109,6 +149,7 @@ func (w *waiter) step() {
 		t := time.Now()
 		lowlevel.Gosched()
 		if time.Since(t) < othersRan {
+			w.unpoll()
 			w.e.doze(w)
 			return
 		}
