@@ -5,10 +5,12 @@ package pml
 // waiter's poll: then the waiter runs it right after the poll, sparing a
 // goroutine that, with one P, would run only when the waiter yields.
 //
-// A poller leaves progress without a lock: it counts itself out, then
-// looks at queued. Here queued is set before pollers is read. Whichever
-// order the two pairs run in, either this call sees no poller and takes f
-// back, or the leaving poller sees queued and runs f.
+// A poller looks at queued after each poll while it counts among the
+// pollers, and once more after it counts itself out (a Test-style call
+// after its one poll, a waiter when it sleeps or ends), without a lock.
+// Here queued is set before pollers is read. Whichever order the two
+// pairs run in, either this call sees no poller and takes f back, or a
+// poller sees queued and runs f.
 func (e *Engine) later(f func()) {
 	if !forPollers(e, &e.outbox, f) {
 		e.background(f)
