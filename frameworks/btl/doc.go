@@ -17,8 +17,10 @@
 //     value, in registers. Without it the engine builds the header in a
 //     pooled buffer and calls Send.
 //   - Poster: Post may hold a fragment back, to write several to one peer
-//     in one system call; Flush writes them. Without it every fragment,
-//     posted or not, goes through Send, and Flush does nothing.
+//     in one system call; Flush writes them. Where Send would wait for
+//     room, Post may return ErrFull, and the engine stalls the send until
+//     a later poll. Without it every fragment, posted or not, goes through
+//     Send, and Flush does nothing.
 //   - SmallPoster: PostSmall is Post with the header by value. With it,
 //     pmpi's Isend of an eager message needs no engine request: its
 //     request completes as it starts. Without it every Isend takes one.
@@ -39,6 +41,9 @@
 //     SingleCopyMin, a rendezvous payload is sent in fragments of at most
 //     MaxSendSize: the first with the announcement, the rest after the
 //     receiver's clear-to-send.
+//   - BlockingCopier: a SingleCopier whose fragments beat a read for a
+//     sender that waits anyway, up to SingleCopyMinBlocking. Without it a
+//     blocking send uses SingleCopyMin too.
 //   - VectorReader: a SingleCopier that reads several buffers of one peer
 //     in one call. Without it the engine reads them one by one.
 //
