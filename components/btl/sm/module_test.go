@@ -365,6 +365,12 @@ func TestSingleCopyBlockingThreshold(t *testing.T) {
 		if n := j.mods[1].SingleCopyMinBlocking(0); n != tt.want {
 			t.Errorf("single copy from %s, blocking from %s: SingleCopyMinBlocking = %d, want %d", tt.single, tt.blocking, n, tt.want)
 		}
+		// Where ranks outnumber CPUs the two copies would take turns.
+		j.mods[1].oversubscribed = true
+		if n, want := j.mods[1].SingleCopyMinBlocking(0), j.mods[1].SingleCopyMin(0); n != want {
+			t.Errorf("single copy from %s, blocking from %s, oversubscribed: SingleCopyMinBlocking = %d, want SingleCopyMin's %d",
+				tt.single, tt.blocking, n, want)
+		}
 	}
 }
 
