@@ -327,12 +327,8 @@ func (e *Engine) isend(r *Request, cid uint32, dest, tag int, buf []byte, lay La
 		r.held = 1 // its Wait flushes what the module may hold back
 	}
 	if err != nil {
-		e.mu.Lock()
-		_, pending := e.sends[r.id]
-		delete(e.sends, r.id)
-		e.mu.Unlock()
-		if pending {
-			e.complete(r, Status{Err: err})
+		if s := e.takeSend(r.id); s != nil { // else the peer's failure completed it
+			e.complete(s, Status{Err: err})
 		}
 	}
 	return r

@@ -1,6 +1,7 @@
 package pml
 
 import (
+	"slices"
 	"sync"
 
 	"github.com/gompi/gompi/frameworks/btl"
@@ -118,24 +119,18 @@ func (e *Engine) cancelStalled(r *Request) bool {
 	}
 	e.stall.mu.Lock()
 	q := e.stall.by[r.peer]
-	i := -1
-	for j, s := range q {
-		if s.r == r {
-			i = j
-			break
-		}
-	}
+	i := slices.IndexFunc(q, func(s stalled) bool { return s.r == r })
 	if i < 0 {
 		e.stall.mu.Unlock()
 		return false
 	}
-	if len(q) == 1 {
+	rts := q[i].rts
+	if q = slices.Delete(q, i, i+1); len(q) == 0 {
 		delete(e.stall.by, r.peer)
 	} else {
-		e.stall.by[r.peer] = append(q[:i], q[i+1:]...)
+		e.stall.by[r.peer] = q
 	}
 	e.stalled.Add(-1)
-	rts := q[i].rts
 	e.stall.mu.Unlock()
 	if rts && e.takeSend(r.id) == nil {
 		return true // the peer failed meanwhile, which completed r

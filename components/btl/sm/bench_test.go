@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/gompi/gompi/frameworks/btl"
+	"github.com/gompi/gompi/frameworks/btl/btltest"
 )
 
 // counter is a Receiver that counts deliveries, on a cache line of its own.
@@ -48,7 +49,7 @@ func pingPong(b *testing.B, size int, post bool) {
 			_ = j.mods[from].Send(ctx, to, hdr, payload)
 			return
 		}
-		_ = retryFull(func() error { return j.mods[from].Post(ctx, to, hdr, payload) })
+		_ = btltest.PostAgain(func() error { return j.mods[from].Post(ctx, to, hdr, payload) })
 		j.mods[from].Flush(to)
 	}
 	done := make(chan struct{})
@@ -143,7 +144,7 @@ func BenchmarkWindow(b *testing.B) {
 	b.ResetTimer()
 	for i := range iters {
 		for range window {
-			_ = retryFull(func() error { return j.mods[0].Post(ctx, 1, hdr, payload) })
+			_ = btltest.PostAgain(func() error { return j.mods[0].Post(ctx, 1, hdr, payload) })
 		}
 		j.mods[0].Flush(1)
 		for c[0].n <= i {

@@ -504,7 +504,7 @@ func TestPostKeepsOrderWithSend(t *testing.T) {
 				if i%7 == 0 {
 					write = j.mods[from].Send
 				}
-				err := retryFull(func() error { return write(ctx, 0, []byte(fmt.Sprintf("m%d", i)), payloadOf(i)) })
+				err := btltest.PostAgain(func() error { return write(ctx, 0, []byte(fmt.Sprintf("m%d", i)), payloadOf(i)) })
 				if err != nil {
 					errs <- err
 					return

@@ -241,6 +241,14 @@ type rankBlock struct {
 	state    *atomic.Uint32
 }
 
+// rouse wakes the rank if some thread of it sleeps on its wake word.
+func (b rankBlock) rouse() {
+	if b.sleeping.Load() != 0 {
+		b.wake.Add(1)
+		lowlevel.FutexWake(b.wake)
+	}
+}
+
 func (s *segment) rank(local int) rankBlock {
 	off := headerSize + local*rankBlockSize
 	return rankBlock{

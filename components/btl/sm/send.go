@@ -157,10 +157,7 @@ func (m *Module) publish(p *peer) {
 		return
 	}
 	p.out.publish()
-	if p.block.sleeping.Load() != 0 {
-		p.block.wake.Add(1)
-		lowlevel.FutexWake(p.block.wake)
-	}
+	p.block.rouse()
 }
 
 // Flush publishes what Post left unpublished for rank (btl.Poster).
@@ -245,10 +242,7 @@ const roomSpins = 16
 // p's failure once a liveness interval of such Posts found p gone. The
 // caller holds p's ring.
 func (m *Module) full(p *peer) error {
-	if p.block.sleeping.Load() != 0 { // its ring is full of what it sleeps on
-		p.block.wake.Add(1)
-		lowlevel.FutexWake(p.block.wake)
-	}
+	p.block.rouse() // its ring is full of what it sleeps on
 	if err := m.watch(p, &p.fullSince); err != nil {
 		return err
 	}
@@ -259,10 +253,7 @@ func (m *Module) full(p *peer) error {
 // dies or ctx ends. A Source is packed only once there is room: put
 // checks for room before it copies.
 func (m *Module) waitRoom(ctx context.Context, p *peer, hdr, payload []byte, src *source, hold bool) error {
-	if p.block.sleeping.Load() != 0 { // its ring is full of what it sleeps on
-		p.block.wake.Add(1)
-		lowlevel.FutexWake(p.block.wake)
-	}
+	p.block.rouse() // its ring is full of what it sleeps on
 	var since time.Time
 	for spins := 1; !p.out.putKind(kindFrag, hdr, payload, src, hold); spins++ {
 		m.Progress()

@@ -5,13 +5,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/gompi/gompi/frameworks/btl"
+	"github.com/gompi/gompi/frameworks/btl/btltest"
 )
 
 // noise is n bytes from a generator seeded with seed: pieces copied in
@@ -61,17 +61,6 @@ func newStrided(n, off, block int) *strided {
 	return &strided{buf: noise(blocks*(block+3), uint64(n)), block: block, stride: block + 3}
 }
 
-// retryFull repeats post while it returns btl.ErrFull, as a Post's caller
-// does while another goroutine polls the receiver.
-func retryFull(post func() error) error {
-	for {
-		if err := post(); err != btl.ErrFull {
-			return err
-		}
-		runtime.Gosched()
-	}
-}
-
 // frag is how an inbox records a fragment.
 func frag(from int, hdr, payload []byte) string {
 	return fmt.Sprintf("%d:%s:%d:%x", from, hdr, len(payload), sum(payload))
@@ -96,7 +85,7 @@ func TestSendFromDeliversWhatSendWould(t *testing.T) {
 				seq++
 				off := n % 7
 				src := newStrided(n, off, 5)
-				err := retryFull(func() error { return m.SendFrom(ctx, 1, hdr, src, off, n, hold) })
+				err := btltest.PostAgain(func() error { return m.SendFrom(ctx, 1, hdr, src, off, n, hold) })
 				if err != nil {
 					t.Fatalf("SendFrom of %d bytes, hold %v: %v", n, hold, err)
 				}

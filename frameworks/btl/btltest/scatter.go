@@ -87,11 +87,7 @@ func (s Suite) testSendFrom(t *testing.T) {
 				off := seq%5 + 1
 				src := newStrided(append(make([]byte, off), payload(from, 2, seq, n)...), 7)
 				hold := seq%4 == 0
-				err := g.SendFrom(ctx, to, hdr, src, off, n, hold)
-				for hold && err == btl.ErrFull { // the receivers poll meanwhile
-					runtime.Gosched()
-					err = g.SendFrom(ctx, to, hdr, src, off, n, hold)
-				}
+				err := PostAgain(func() error { return g.SendFrom(ctx, to, hdr, src, off, n, hold) })
 				if err != nil {
 					t.Fatalf("rank %d: SendFrom to rank %d of %d bytes from offset %d, hold %v: %v", from, to, n, off, hold, err)
 				}

@@ -153,6 +153,17 @@ func (j *job) sending(send func()) {
 	send()
 }
 
+// PostAgain calls post until it returns something other than btl.ErrFull,
+// as a Poster's caller does while another goroutine polls the receiver.
+func PostAgain(post func() error) error {
+	for {
+		if err := post(); err != btl.ErrFull {
+			return err
+		}
+		runtime.Gosched()
+	}
+}
+
 // header encodes the sender, stream and sequence of a fragment in its
 // first 12 bytes, padded or cut to size bytes.
 func header(from, stream, seq, size int) []byte {
