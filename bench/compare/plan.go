@@ -50,7 +50,7 @@ func Plans(quick bool) []Plan {
 	ring := []string{"-s", "8", "-i", "2000", "-x", "20"}
 	ranks := "1,2,4"
 	if quick {
-		lat = []string{"-s", "0,1,64,1K,16K,64K,256K,1M,4M", "-i", "500", "-x", "50"}
+		lat = []string{"-s", "0,1,64,1K,4K,8K,16K,64K,256K,1M,4M", "-i", "500", "-x", "50"}
 		ddt = []string{"-s", "8,64,1K,16K,64K,256K,1M,4M", "-i", "300", "-x", "30"}
 		bw = []string{"-s", "1,64,1K,16K,64K,256K,1M,4M", "-i", "20", "-x", "2"}
 		multi = []string{"-s", "0,64,1K,16K,64K,256K,1M", "-i", "200", "-x", "20"}
