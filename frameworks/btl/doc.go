@@ -41,6 +41,8 @@
 //     SingleCopyMin, a rendezvous payload is sent in fragments of at most
 //     MaxSendSize: the first with the announcement, the rest after the
 //     receiver's clear-to-send.
+//   - PeerFragmenter: fragments to some peers are smaller than
+//     MaxSendSize (MaxSendSizeTo). Without it every fragment may reach it.
 //   - BlockingCopier: a SingleCopier whose fragments beat a read for a
 //     sender that waits anyway, up to SingleCopyMinBlocking. Without it a
 //     blocking send uses SingleCopyMin too.

@@ -242,6 +242,14 @@ type BlockingCopier interface {
 	SingleCopyMinBlocking(peer int) int
 }
 
+// PeerFragmenter is a module whose fragments to some peers move faster
+// when smaller than MaxSendSize (tcp's, over a connection whose congestion
+// control paces the sender).
+type PeerFragmenter interface {
+	// MaxSendSizeTo is MaxSendSize for fragments to peer: at most it.
+	MaxSendSizeTo(peer int) int
+}
+
 // VectorReader is a SingleCopier that reads several buffers of one peer
 // at once: cross-memory attach costs about 2 us a system call before it
 // copies a byte, as much as copying 32 KiB.

@@ -187,7 +187,7 @@ func (e *Engine) deliverFin(from int, h header) {
 // with the RTS, in fragments of the transport's largest size.
 func (e *Engine) sendData(s *Request, rreq uint64, accepted int) {
 	m := e.module(s.peer)
-	chunk := max(m.MaxSendSize(), 1)
+	chunk := max(maxSendSize(m, s.peer), 1)
 	if s.lay != nil && !vectored(s.lay, vectorMinBlock) {
 		// Packed fragments small enough that the receiver unpacks one
 		// while the next is packed and sent.
@@ -202,6 +202,14 @@ func (e *Engine) sendData(s *Request, rreq uint64, accepted int) {
 		}
 	}
 	e.complete(s, Status{})
+}
+
+// maxSendSize is the largest fragment m sends to peer.
+func maxSendSize(m btl.Module, peer int) int {
+	if f, ok := m.(btl.PeerFragmenter); ok {
+		return f.MaxSendSizeTo(peer)
+	}
+	return m.MaxSendSize()
 }
 
 // deliverData takes a rendezvous data fragment of n bytes: in payload,

@@ -92,3 +92,52 @@ func TestRTSCarriesTheFirstFragment(t *testing.T) {
 		}
 	}
 }
+
+// peerFragments is a sentLog whose fragments to every peer are at most to
+// bytes (btl.PeerFragmenter), below its MaxSendSize.
+type peerFragments struct {
+	*sentLog
+	to int
+}
+
+func (p peerFragments) MaxSendSizeTo(int) int { return p.to }
+
+// TestFragmentsFollowThePeersSize: a module that sends smaller fragments
+// to a peer than its MaxSendSize gets a rendezvous message's RTS and data
+// fragments cut to that size.
+func TestFragmentsFollowThePeersSize(t *testing.T) {
+	const eager, maxSend, to, size = 16 << 10, 64 << 10, 5000, 50_000
+	var log *sentLog
+	nt := newNetWith(t, 2, eager, maxSend, func(m btl.Module) btl.Module {
+		if log == nil { // rank 0's, the sender's
+			log = &sentLog{Module: m}
+			return peerFragments{log, to}
+		}
+		return m
+	})
+	msg := bytes.Repeat([]byte("0123456789abcdef"), size/16+1)[:size]
+	buf := make([]byte, size)
+	r := nt.engines[1].StartRecv(new(Request), 0, 0, 9, buf)
+	if err := nt.engines[0].Send(0, 1, 9, msg, false); err != nil {
+		t.Fatal(err)
+	}
+	if st := nt.engines[1].Wait(r); st.Err != nil || st.Bytes != size || !bytes.Equal(buf, msg) {
+		t.Fatalf("status %+v, data intact %v", st, bytes.Equal(buf, msg))
+	}
+	log.mu.Lock()
+	frags := log.frags
+	log.mu.Unlock()
+	if len(frags) == 0 || frags[0] != (sentFrag{typeRTS, to}) {
+		t.Fatalf("fragments %+v: want an RTS with %d bytes first", frags, to)
+	}
+	total := 0
+	for _, f := range frags {
+		if f.n > to {
+			t.Fatalf("fragments %+v: want none above %d bytes", frags, to)
+		}
+		total += f.n
+	}
+	if total != size || len(frags) != (size+to-1)/to {
+		t.Errorf("fragments %+v carried %d bytes in %d fragments, want %d in %d", frags, total, len(frags), size, (size+to-1)/to)
+	}
+}

@@ -62,7 +62,7 @@ func (m *Module) serve(sl *slot) {
 	}
 	p := &m.peers[s.dialer]
 	c.peer = p
-	m.setOptions(c.nc) // before c can carry a frame, as on the dialer's side
+	m.setOptions(c) // before c can carry a frame, as on the dialer's side
 	// Hold the write lock across the verdict: once c is p's connection,
 	// Sends may use it, and their frames must follow the verdict.
 	c.wmu.Lock()

@@ -110,3 +110,36 @@ func TestCongestionRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestPacedFragments: a connection whose algorithm paces the sender (bbr)
+// takes rendezvous fragments of at most pacedFragment; one that does not
+// (reno), and a peer not connected yet, btl_tcp_max_send_size.
+func TestPacedFragments(t *testing.T) {
+	if err := checkCongestion("btl_tcp_congestion", "bbr"); err != nil {
+		t.Skipf("this process may not choose bbr: %v", err)
+	}
+	for _, tc := range []struct {
+		algo string
+		want int
+	}{
+		{"reno", 4 << 20},
+		{"bbr", pacedFragment},
+	} {
+		j := newJob(t, 2, append(append([]string{}, loopbackOnly...), "btl_tcp_congestion", tc.algo, "btl_tcp_max_send_size", "4m")...)
+		if got := j.mods[0].MaxSendSizeTo(1); got != 4<<20 {
+			t.Errorf("%s before connecting: %d, want %d", tc.algo, got, 4<<20)
+		}
+		if err := j.mods[0].Send(context.Background(), 1, []byte("h"), nil); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, "the frame", func() bool { return j.recvs[1].Count() == 1 })
+		for r, m := range j.mods {
+			if got := m.MaxSendSizeTo(1 - r); got != tc.want {
+				t.Errorf("%s: rank %d's fragments to rank %d at most %d bytes, want %d", tc.algo, r, 1-r, got, tc.want)
+			}
+		}
+	}
+	if !paces("bbr") || paces("reno") || paces("cubic") {
+		t.Error("paces: want bbr only")
+	}
+}

@@ -47,6 +47,10 @@ type conn struct {
 	// pollers that look without the lock.
 	stage []byte
 	held  atomic.Int32
+	// paced: the socket's congestion control paces the sender (bbr), and
+	// rendezvous fragments over it are at most pacedFragment. Set before
+	// the connection carries a frame.
+	paced bool
 
 	// The read side: whoever holds rmu (the reader goroutine or a poller)
 	// drives in; rend is why the connection ended, once it has.

@@ -212,7 +212,7 @@ func (m *Module) dialOnce(ctx context.Context, p *peer, a netip.AddrPort) (*conn
 		return nil, 0, err
 	}
 	c.nc.SetDeadline(time.Time{})
-	m.setOptions(c.nc)
+	m.setOptions(c)
 	if err := c.detach(); err != nil {
 		c.close()
 		return nil, 0, err

@@ -153,5 +153,8 @@
 // fragments of btl_tcp_max_send_size (4 MiB), each one sendmsg read
 // straight into the receive buffer. With reno, 4 MiB fragments streamed
 // 2-4 MiB messages 1.2-1.35 times faster than 1 MiB ones, and a 128 KiB
-// eager message takes 0.7 of a rendezvous's time.
+// eager message takes 0.7 of a rendezvous's time. A connection whose
+// algorithm paces the sender (bbr, between hosts on such systems) takes
+// fragments of at most 128 KiB (btl.PeerFragmenter): a long write held
+// back bbr's paced sending (congestion.go).
 package tcp

