@@ -94,10 +94,10 @@ const checkEvery = 64
 // its first poll until it sleeps, ends or finds work queued for them, not
 // around every poll: the two locked instructions made an empty poll cost
 // 12.5 ns instead of 2.6 (BenchmarkEmptyPoll), and a message waits for
-// the poll that finds it to end. Whoever queues
-// work for the pollers sets queued before it counts them, and a waiter
-// looks at queued after every poll and after it counts itself out, so the
-// work runs either here or, when no poller counts, in the background.
+// the poll that finds it to end. Whoever queues work for the pollers sets
+// queued before it counts them, and a waiter looks at queued after every
+// poll and after it counts itself out, so the work runs either here or,
+// when no poller counts, in the background.
 func (w *waiter) poll() int {
 	e := w.e
 	if !e.started.Load() {

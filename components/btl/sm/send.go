@@ -222,13 +222,15 @@ func (m *Module) roomSoon(p *peer, hdr, payload []byte, src *source, hold bool) 
 	if m.oversubscribed {
 		return false
 	}
-	head := p.out.head.Load()
-	for still, total := 0, 0; still < m.cfg.pollSpins && total < roomSpins*m.cfg.pollSpins; still, total = still+1, total+1 {
+	head, still := p.out.head.Load(), 0
+	for range roomSpins * m.cfg.pollSpins {
 		if p.out.putKind(kindFrag, hdr, payload, src, hold) {
 			return true
 		}
 		if h := p.out.head.Load(); h != head {
 			head, still = h, 0
+		} else if still++; still >= m.cfg.pollSpins {
+			return false
 		}
 	}
 	return false
