@@ -252,10 +252,12 @@ func (p *producer) putKind(kind uint16, hdr, payload []byte, src *source, held b
 	off := recHeader + len(hdr)
 	first := min(n, max(recAlign-off, 0)) // payload bytes in the first line
 	rest := rec[off+first:]
-	if n-first < shm.WriterMin && len(rest) > recAlign {
+	if (src != nil || n-first < shm.WriterMin) && len(rest) > recAlign {
 		// The receiver read these lines a lap ago: ask for all of them at
 		// once rather than one store miss after another. (A Writer does so
-		// for larger copies, or copies whole lines.)
+		// for larger copies, or copies whole lines; a Source packs with
+		// Go's stores at every size: 4 KiB rows of 16 KiB-1 MiB took
+		// 0.82-0.96 of the time without it.)
 		shm.PrefetchW(rest)
 	}
 	if src == nil {
