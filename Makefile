@@ -10,7 +10,7 @@ PREFIX      ?= /usr/local
 DESTDIR     ?=
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: all build c-library install test test-short test-long test-programs lint check-generated deadcode docs demo generate generate-prof generate-abi clean bench bench-compare
+.PHONY: all build c-library install test test-short test-long test-programs lint check-generated deadcode docs demo generate generate-prof generate-abi clean bench bench-compare pgo
 
 all: build
 
@@ -210,6 +210,21 @@ bench: build
 # 7 rounds across hosts; QUICK=1 about twelve and 3 rounds.
 bench-compare: build
 	$(BIN)/gompi-bench-compare $(if $(filter 1,$(QUICK)),-quick) -go '$(GO)' -command 'make bench-compare$(if $(filter 1,$(QUICK)), QUICK=1)'
+
+# The profile that go build optimises gompi-bench and the C library with
+# (profile-guided optimisation: -pgo=auto takes a main package's
+# default.pgo; capi's is a link to gompi-bench's): gompi-bench built
+# without a profile runs bench/pgo/collect.sh's measurements, and their
+# ranks' CPU profiles merge into one. About a minute. The profile is
+# committed, as generated code is; a program of one's own takes it with
+# go build -pgo (docs/performance.md).
+PGO_PROFILE := bench/cmd/gompi-bench/default.pgo
+pgo:
+	@tmp=$$(mktemp -d); trap 'rm -rf $$tmp' EXIT; set -e; \
+	$(GO) build -pgo=off -o $$tmp/ ./cmd/gompirun ./bench/cmd/gompi-bench; \
+	bench/pgo/collect.sh $$tmp $$tmp/profiles; \
+	$(GO) tool pprof -proto $$tmp/profiles/* > $$tmp/default.pgo 2>/dev/null; \
+	mv $$tmp/default.pgo $(PGO_PROFILE)
 
 clean:
 	rm -rf $(BIN) $(LIB) $(INCLUDE)
