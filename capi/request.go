@@ -110,7 +110,8 @@ type batch struct {
 	comms   []*commEntry // each entry's, which outlive the entries completion reuses
 	reqs    []*pmpi.Request
 	sts     []pmpi.Status
-	idx     []int // Waitsome's and Testsome's indices
+	idx     []int     // Waitsome's and Testsome's indices
+	done    []uintptr // the handles finishAll takes back
 }
 
 var batches = sync.Pool{New: func() any { return new(batch) }}
@@ -163,6 +164,22 @@ func (b *batch) finish(hs []Request, sts []C.MPI_Status, i int) {
 	}
 }
 
+// finishAll is finish of every request, the completed ones' handles
+// taken back together.
+func (b *batch) finishAll(hs []Request, sts []C.MPI_Status) {
+	b.done = b.done[:0]
+	for i, e := range b.entries {
+		if sts != nil {
+			putStatus(&sts[i], &b.sts[i])
+		}
+		if e != nil && !e.persistent {
+			b.done = append(b.done, uintptr(hs[i]))
+			hs[i] = MPI_REQUEST_NULL
+		}
+	}
+	lib.reqs.recycleAll(b.done)
+}
+
 // errorOf is the error of a multiple completion: MPI_ERR_IN_STATUS, with
 // each request's class in its status's MPI_ERROR. Status j is request
 // idx[j]'s: Waitall's are in the requests' order, Waitsome's in the
@@ -211,9 +228,7 @@ func mpiWaitall(n int, p *Request, st *C.MPI_Status) error {
 	}
 	err := api().WaitAll(b.reqs, b.sts)
 	hs, sts := unsafe.Slice(p, n), statuses(st, n)
-	for i := range hs {
-		b.finish(hs, sts, i)
-	}
+	b.finishAll(hs, sts)
 	if err == nil {
 		return nil
 	}
@@ -232,9 +247,7 @@ func mpiTestall(n int, p *Request, flag *C.int, st *C.MPI_Status) error {
 		return nil
 	}
 	hs, sts := unsafe.Slice(p, n), statuses(st, n)
-	for i := range hs {
-		b.finish(hs, sts, i)
-	}
+	b.finishAll(hs, sts)
 	if err == nil {
 		return nil
 	}

@@ -98,17 +98,36 @@ func (t *table[T]) take(h uintptr, keep bool) bool {
 	if t.get(h) == nil {
 		return false
 	}
-	i := int(h) - firstHandle
 	t.mu.Lock()
-	old := t.chunks[i>>chunkBits].Load()[i&(chunkLen-1)].Swap(nil)
-	if old != nil {
-		t.free = append(t.free, i)
-		if keep {
-			var zero T
-			*old = zero
-			t.spare = append(t.spare, old)
+	ok := t.takeLocked(h, keep)
+	t.mu.Unlock()
+	return ok
+}
+
+// recycleAll is recycle of every handle of hs, under one lock: a
+// completion of many requests takes each back for one pair of locked
+// instructions, not one pair each.
+func (t *table[T]) recycleAll(hs []uintptr) {
+	t.mu.Lock()
+	for _, h := range hs {
+		if t.get(h) != nil {
+			t.takeLocked(h, true)
 		}
 	}
 	t.mu.Unlock()
-	return old != nil
+}
+
+func (t *table[T]) takeLocked(h uintptr, keep bool) bool {
+	i := int(h) - firstHandle
+	old := t.chunks[i>>chunkBits].Load()[i&(chunkLen-1)].Swap(nil)
+	if old == nil {
+		return false
+	}
+	t.free = append(t.free, i)
+	if keep {
+		var zero T
+		*old = zero
+		t.spare = append(t.spare, old)
+	}
+	return true
 }
