@@ -223,7 +223,7 @@ pgo:
 	@tmp=$$(mktemp -d); trap 'rm -rf $$tmp' EXIT; set -e; \
 	$(GO) build -pgo=off -o $$tmp/ ./cmd/gompirun ./bench/cmd/gompi-bench; \
 	bench/pgo/collect.sh $$tmp $$tmp/profiles; \
-	$(GO) tool pprof -proto $$tmp/profiles/* > $$tmp/default.pgo 2>/dev/null; \
+	$(GO) tool pprof -proto $$tmp/profiles/* > $$tmp/default.pgo; \
 	mv $$tmp/default.pgo $(PGO_PROFILE)
 
 clean:

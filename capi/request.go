@@ -154,18 +154,8 @@ func (b *batch) release() {
 	batches.Put(b)
 }
 
-// finish writes request i's status and forgets it once complete.
-func (b *batch) finish(hs []Request, sts []C.MPI_Status, i int) {
-	if sts != nil {
-		putStatus(&sts[i], &b.sts[i])
-	}
-	if e := b.entries[i]; e != nil {
-		completed(&hs[i], e)
-	}
-}
-
-// finishAll is finish of every request, the completed ones' handles
-// taken back together.
+// finishAll writes every request's status and forgets those complete
+// (not persistent), their handles taken back together.
 func (b *batch) finishAll(hs []Request, sts []C.MPI_Status) {
 	b.done = b.done[:0]
 	for i, e := range b.entries {
