@@ -57,8 +57,9 @@ type Engine struct {
 
 	reqPool sync.Pool
 
-	pollers   atomic.Int32 // waiters inside progress: they run what deliveries queue
-	queued    atomic.Bool  // outbox or deferred may hold something: pollers look under outMu only then
+	pollers   atomic.Int32             // waiters inside progress: they run what deliveries queue
+	queued    atomic.Bool              // outbox or deferred may hold something: pollers look under outMu only then
+	lone      atomic.Pointer[Deferred] // deferred work held apart from outMu (Defer); pollers look at it with queued
 	outMu     sync.Mutex
 	outbox    []func() // sends decided while delivering, for the pollers
 	spare     []func()

@@ -97,7 +97,8 @@ const checkEvery = 64
 // the poll that finds it to end. Whoever queues work for the pollers sets
 // queued before it counts them, and a waiter looks at queued after every
 // poll and after it counts itself out, so the work runs either here or,
-// when no poller counts, in the background.
+// when no poller counts, in the background. Deferred work held apart
+// (lone) runs at the next poll that sees it.
 func (w *waiter) poll() int {
 	e := w.e
 	if !e.started.Load() {
@@ -108,7 +109,7 @@ func (w *waiter) poll() int {
 		w.polling = true
 	}
 	n := e.routes.Progress()
-	if e.stalled.Load() != 0 || e.queued.Load() {
+	if e.stalled.Load() != 0 || e.queued.Load() || e.lone.Load() != nil {
 		w.polling = false
 		e.pollers.Add(-1)
 		n += e.afterPoll()
