@@ -181,7 +181,7 @@ func (s *nbcState) job() *nbcJob {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.spareLocked()
+	return s.popLocked()
 }
 
 // spareLocked takes the last job kept, a spare one, or a new one; s.mu
@@ -190,6 +190,11 @@ func (s *nbcState) spareLocked() *nbcJob {
 	if j := s.last.Swap(nil); j != nil {
 		return j
 	}
+	return s.popLocked()
+}
+
+// popLocked takes a job from spare, or makes one; s.mu is held.
+func (s *nbcState) popLocked() *nbcJob {
 	n := len(s.spare)
 	if n == 0 {
 		return &nbcJob{}

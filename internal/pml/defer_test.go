@@ -48,8 +48,9 @@ func TestDeferRunsOnce(t *testing.T) {
 	}
 }
 
-// A waiter runs deferred work at its polls: a Wait on a request that
-// only the deferred work completes returns, held apart or listed.
+// A Wait on a request that only deferred work completes returns, the
+// work held apart or listed: the waiter runs it (at its polls, or at the
+// latest when it stops polling to sleep).
 func TestDeferRunsInWait(t *testing.T) {
 	e := newNet(t, 1, 64, 100).engines[0]
 	var g1, g2 Request
