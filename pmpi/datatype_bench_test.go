@@ -127,3 +127,24 @@ func BenchmarkPackBlocks(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkFragmentBlocks lists the blocks of each 128 KiB fragment of a
+// 1 MiB vector of 2 KiB rows, as a vectored transport asks for them
+// fragment by fragment (tcp's writev and readv).
+func BenchmarkFragmentBlocks(b *testing.B) {
+	rows, err := TypeVector(512, 256, 288, Float64)
+	if err == nil {
+		err = rows.Commit()
+	}
+	if err != nil {
+		b.Fatal(err)
+	}
+	c := &conversion{user: Bytes(make([]float64, 512*288)), t: rows.t, count: 1}
+	var parts [][]byte
+	const frag = 128 << 10
+	for b.Loop() {
+		for off := 0; off < c.Size(); off += frag {
+			parts = c.Blocks(parts[:0], off, frag)
+		}
+	}
+}

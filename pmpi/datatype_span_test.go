@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+	"unsafe"
 )
 
 // TestSpansAgainstWhole packs and unpacks random types in random pieces,
@@ -47,8 +48,12 @@ func TestSpansAgainstWhole(t *testing.T) {
 			copy(got[lo:], piece[:hi-lo])
 			// The blocks that hold the piece, for vectored transports.
 			c := &conversion{user: buf, t: dt.t, count: count}
-			if b := slices.Concat(c.Blocks(nil, lo, hi-lo)...); !slices.Equal(b, whole[lo:hi]) {
+			parts := c.Blocks(nil, lo, hi-lo)
+			if b := slices.Concat(parts...); !slices.Equal(b, whole[lo:hi]) {
 				t.Fatalf("round %d: %s: the blocks of [%d, %d) hold %v, want %v", round, dt.Name(), lo, hi, b, whole[lo:hi])
+			}
+			if got, want := partOffsets(buf, parts), blocksIn(dt, count, lo, hi); !slices.Equal(got, want) {
+				t.Fatalf("round %d: %s: the blocks of [%d, %d) lie at %v in the buffer, want %v", round, dt.Name(), lo, hi, got, want)
 			}
 			copy(piece, whole[lo:hi])
 			dt.t.copySpan(piece[:hi-lo], back, count, lo, false)
@@ -61,4 +66,34 @@ func TestSpansAgainstWhole(t *testing.T) {
 			t.Fatalf("round %d: %s, count %d, cut at %v: pieces unpack %v, want %v", round, dt.Name(), count, cuts, back, ref)
 		}
 	}
+}
+
+// partOffsets gives each part's offset and length in buf, which it must
+// lie in (offset -1 for one that does not).
+func partOffsets(buf []byte, parts [][]byte) [][2]int {
+	var out [][2]int
+	base := uintptr(unsafe.Pointer(unsafe.SliceData(buf)))
+	for _, p := range parts {
+		at := int(uintptr(unsafe.Pointer(unsafe.SliceData(p))) - base)
+		if at < 0 || at+len(p) > len(buf) {
+			at = -1
+		}
+		out = append(out, [2]int{at, len(p)})
+	}
+	return out
+}
+
+// blocksIn is the offset in the buffer and length of each of
+// Datatype.Blocks' blocks of count elements of dt, cut to the packed bytes
+// [lo, hi).
+func blocksIn(dt Datatype, count, lo, hi int) [][2]int {
+	var out [][2]int
+	pos := 0
+	dt.Blocks(count, func(off, n int) {
+		if a, b := max(pos, lo), min(pos+n, hi); a < b {
+			out = append(out, [2]int{off + a - pos, b - a})
+		}
+		pos += n
+	})
+	return out
 }
