@@ -6,8 +6,9 @@ import (
 )
 
 // TestFastPathDoesNotAllocate: in the steady state a fragment up to the
-// eager limit goes through the ring, sent or posted and flushed, and is
-// delivered by a poll, without one allocation on either side.
+// eager limit goes through the ring, sent or posted and flushed, or
+// packed by a Source of short or long blocks, and is delivered by a poll,
+// without one allocation on either side.
 func TestFastPathDoesNotAllocate(t *testing.T) {
 	if raceBuild {
 		t.Skip("the race detector allocates on its own")
@@ -20,15 +21,23 @@ func TestFastPathDoesNotAllocate(t *testing.T) {
 	ctx := context.Background()
 	hdr := make([]byte, 40)
 	for _, size := range []int{0, 8, 1 << 10, j.mods[0].EagerLimit()} {
-		for _, post := range []bool{false, true} {
+		for _, how := range []string{"send", "post", "short blocks", "long blocks"} {
 			payload := make([]byte, size)
 			for r := range 2 {
 				c[r].buf = make([]byte, size)
 			}
+			src := newStrided(size, 0, 64)
+			if how == "long blocks" {
+				src = newStrided(size, 0, 4096)
+			}
 			hop := func(from int) {
 				to := 1 - from
 				want := c[to].n + 1
-				if post {
+				if how == "short blocks" || how == "long blocks" {
+					if err := j.mods[from].SendFrom(ctx, to, hdr, src, 0, size, false); err != nil {
+						t.Fatal(err)
+					}
+				} else if how == "post" {
 					if err := j.mods[from].Post(ctx, to, hdr, payload); err != nil {
 						t.Fatal(err)
 					}
@@ -43,7 +52,7 @@ func TestFastPathDoesNotAllocate(t *testing.T) {
 			round := func() { hop(0); hop(1) }
 			round()
 			if n := testing.AllocsPerRun(1000, round); n != 0 {
-				t.Errorf("%d bytes (post %v): %v allocations a round trip", size, post, n)
+				t.Errorf("%d bytes (%s): %v allocations a round trip", size, how, n)
 			}
 		}
 	}

@@ -161,27 +161,29 @@ func (p *producer) put(hdr, payload []byte, held bool) bool {
 
 // source is a record's payload when a btl.Source packs it: its n bytes
 // from off.
-// wholeFill is the largest payload a source packs in one pass.
-const wholeFill = 4 * recAlign
-
 type source struct {
 	btl.Source
 	off, n int
 }
 
+// wholeFill is the largest payload a source packs in one pass.
+const wholeFill = 4 * recAlign
+
 // fill packs the payload into dst, its bytes from first on, then those
 // before, which lie in the record's first line: that line last, as put
 // writes it. A payload of a few lines is packed whole, in one pass: its
 // writes take no longer than the two passes' setup, and a Source packs
-// whole elements faster than parts of them. A Source's stores are Go's
-// own, which need no fence (only the Writer's string copy does).
-func (s *source) fill(dst []byte, first int) {
+// whole elements faster than parts of them. The rest goes through the
+// Writer, which has it packed into the ring or, for its string copy,
+// apart: with far CPUs, 4 KiB rows of 16 KiB-1 MiB then took 0.43-0.70
+// of the time packed into the ring, columns of 16-64 KiB 0.80-0.91.
+func (s *source) fill(w *shm.Writer, dst []byte, first int) {
 	if len(dst) <= wholeFill {
 		s.Pack(dst, s.off)
 		return
 	}
 	if first < len(dst) {
-		s.Pack(dst[first:], s.off+first)
+		w.CopyPacked(dst[first:], s.Source, s.off+first)
 	}
 	if first > 0 {
 		s.Pack(dst[:first], s.off)
@@ -252,18 +254,16 @@ func (p *producer) putKind(kind uint16, hdr, payload []byte, src *source, held b
 	off := recHeader + len(hdr)
 	first := min(n, max(recAlign-off, 0)) // payload bytes in the first line
 	rest := rec[off+first:]
-	if (src != nil || n-first < shm.WriterMin) && len(rest) > recAlign {
+	if n-first < shm.WriterMin && len(rest) > recAlign {
 		// The receiver read these lines a lap ago: ask for all of them at
 		// once rather than one store miss after another. (A Writer does so
-		// for larger copies, or copies whole lines; a Source packs with
-		// Go's stores at every size, and with the prefetch 4 KiB rows of
-		// 16 KiB-1 MiB took 0.82-0.96 of the time.)
+		// for larger copies, or copies whole lines.)
 		shm.PrefetchW(rest)
 	}
 	if src == nil {
 		p.w.Copy(rest, payload[first:])
 	} else {
-		src.fill(rec[off:off+n], first)
+		src.fill(&p.w, rec[off:off+n], first)
 		first = 0 // payload is nil: the copy below is none
 	}
 	// Through an array, which a record fills at least: the compiler no

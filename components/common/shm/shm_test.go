@@ -59,6 +59,57 @@ func TestWriterCopiesEveryWay(t *testing.T) {
 	}
 }
 
+// rows is a Packer of every block bytes out of stride in buf.
+type rows struct {
+	buf           []byte
+	block, stride int
+}
+
+func (r rows) Pack(dst []byte, off int) {
+	for len(dst) > 0 {
+		blk, in := off/r.block, off%r.block
+		n := copy(dst, r.buf[blk*r.stride+in:blk*r.stride+r.block])
+		dst, off = dst[n:], off+n
+	}
+}
+
+// TestWriterCopiesPackedEveryWay: CopyPacked writes what its Packer packs
+// from any offset, below WriterMin or above it, the one way, the other or
+// timed, in one stage of the string copy or several, and writes nothing
+// past it.
+func TestWriterCopiesPackedEveryWay(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	const most = 2*stageSize + WriterMin
+	src := rows{block: 100, stride: 103}
+	src.buf = make([]byte, (2*most/src.block+1)*src.stride)
+	for j := range src.buf {
+		src.buf[j] = byte(rng.Uint32())
+	}
+	want := make([]byte, 2*most)
+	src.Pack(want, 0)
+	buf := make([]byte, most+2*line)
+	for _, far := range []bool{false, true} {
+		var w Writer
+		for i := range 4 * probeEvery {
+			n := rng.IntN(most + 1)
+			if i%3 == 0 {
+				n = rng.IntN(WriterMin)
+			}
+			from := rng.IntN(most)
+			at := rng.IntN(line + 1)
+			for j := range buf {
+				buf[j] = 0xa5
+			}
+			w.far = far
+			w.CopyPacked(buf[at:at+n], src, from)
+			checkCopied(t, buf, at, want[from:from+n])
+		}
+		if w.cost[0] == 0 || w.cost[1] == 0 {
+			t.Errorf("far %v: after %d copies, costs %v: a way was never timed", far, 4*probeEvery, w.cost)
+		}
+	}
+}
+
 // checkCopied fails unless buf holds src at off and 0xa5 everywhere else.
 func checkCopied(t *testing.T, buf []byte, off int, src []byte) {
 	t.Helper()
