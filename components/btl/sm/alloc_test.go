@@ -26,10 +26,11 @@ func TestFastPathDoesNotAllocate(t *testing.T) {
 			for r := range 2 {
 				c[r].buf = make([]byte, size)
 			}
-			src := newStrided(size, 0, 64)
+			block := 64
 			if how == "long blocks" {
-				src = newStrided(size, 0, 4096)
+				block = 4096
 			}
+			src := newStrided(size, 0, block)
 			hop := func(from int) {
 				to := 1 - from
 				want := c[to].n + 1
