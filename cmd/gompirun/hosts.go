@@ -75,12 +75,12 @@ func placement(o *options, local hostmap.Host) (*hostmap.Map, error) {
 	var err error
 	if o.hostOpts.mapBy != "" {
 		if mo.MapBy, err = hostmap.ParseMapBy(o.hostOpts.mapBy); err != nil {
-			return nil, fmt.Errorf("--map-by: %w", err)
+			return nil, err // it names the flag
 		}
 	}
 	if o.hostOpts.rankBy != "" {
 		if mo.RankBy, err = hostmap.ParseRankBy(o.hostOpts.rankBy); err != nil {
-			return nil, fmt.Errorf("--rank-by: %w", err)
+			return nil, err // it names the flag
 		}
 	}
 	for _, a := range o.apps {

@@ -67,8 +67,8 @@ func TestHostOptionErrors(t *testing.T) {
 	}{
 		{[]string{"prog"}, "-np N is required"},
 		{[]string{"--host", "h2:2", "-np", "3", "prog"}, "--oversubscribe"},
-		{[]string{"--host", "h2", "--map-by", "core", "prog"}, "--map-by: "},
-		{[]string{"--host", "h2", "--rank-by", "socket", "prog"}, "--rank-by: "},
+		{[]string{"--host", "h2", "--map-by", "core", "prog"}, `--map-by core: unknown policy "core"`},
+		{[]string{"--host", "h2", "--rank-by", "socket", "prog"}, "--rank-by socket: unknown policy"},
 		{[]string{"--hostfile", hostfile, "prog"}, "--hostfile: " + hostfile + ":2: slots=x"},
 		{[]string{"--hostfile", filepath.Join(t.TempDir(), "none"), "prog"}, "--hostfile: open "},
 		{[]string{"--host", "here,alias", "prog"}, "hosts here and alias are both this host"},

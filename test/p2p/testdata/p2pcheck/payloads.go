@@ -6,8 +6,10 @@ import (
 	"runtime"
 	"strconv"
 	"sync"
+	"unsafe"
 
 	"github.com/gompi/gompi/mpi"
+	"golang.org/x/sys/unix"
 )
 
 // sizes: rank 0 sends one message of each size named on the command line
@@ -87,9 +89,15 @@ func big(w mpi.Comm) error {
 // huge: a self-send of more than 2^31 elements.
 func huge(w mpi.Comm) error {
 	const n = 1<<31 + 3
-	msg := make([]int8, n)
+	msg, err := hugeBuffer(n)
+	if err != nil {
+		return err
+	}
 	msg[0], msg[n-1] = 1, 2
-	buf := make([]int8, n)
+	buf, err := hugeBuffer(n)
+	if err != nil {
+		return err
+	}
 	r, err := mpi.Irecv(buf, w.Rank(), 0, w)
 	if err != nil {
 		return err
@@ -102,6 +110,18 @@ func huge(w mpi.Comm) error {
 		return fmt.Errorf("status %+v err %v", st, err)
 	}
 	return nil
+}
+
+// hugeBuffer maps n bytes for huge's messages in 2 MiB pages where the
+// kernel has them: faulting 2 GiB in 4 KiB pages took most of the
+// test's 20-50 s, in 2 MiB pages a fifth of that.
+func hugeBuffer(n int) ([]int8, error) {
+	b, err := unix.Mmap(-1, 0, n, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
+	if err != nil {
+		return nil, fmt.Errorf("map %d bytes: %w", n, err)
+	}
+	_ = unix.Madvise(b, unix.MADV_HUGEPAGE) // a hint: 4 KiB pages do too
+	return unsafe.Slice((*int8)(unsafe.Pointer(&b[0])), n), nil
 }
 
 // self: every rank sends to itself, eager and rendezvous, on the world and
