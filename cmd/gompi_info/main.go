@@ -59,6 +59,7 @@ The --parsable format is described in docs/gompi_info.md.`,
 		SilenceErrors: true,
 		Args:          cobra.NoArgs,
 	}
+	cmd.SetFlagErrorFunc(cli.FlagError)
 	fl := cmd.Flags()
 	fl.IntVarP(&opt.level, "level", "l", 1, "show parameters up to this info level (1-9)")
 	fl.BoolVarP(&opt.all, "all", "a", false, "show every framework, component and parameter (level 9 unless --level is given)")

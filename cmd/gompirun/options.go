@@ -143,6 +143,7 @@ func parseArgs(args []string, h host, stdout io.Writer) (*options, error) {
 	}
 	cmd.SetOut(stdout)
 	cmd.SetErr(stdout)
+	cmd.SetFlagErrorFunc(cli.FlagError)
 	cmd.SetUsageTemplate(usageTemplate)
 	cmd.SetHelpTemplate(helpTemplate)
 	fl := cmd.Flags()

@@ -294,7 +294,7 @@ func TestUsage(t *testing.T) {
 		{[]string{"latency", "-m", "5:1"}, `-m "5:1": max 1 is below min 5`},
 		{[]string{"bw", "-s", "0,1"}, "below this measurement's smallest"},
 		{[]string{"incast", "-m", "2K:"}, "min 2048 is above this measurement's default max 1024: give both, MIN:MAX"},
-		{[]string{"latency", "-i", "x"}, `invalid argument "x"`},
+		{[]string{"latency", "-i", "x"}, `--iterations "x": want a whole number`},
 		{[]string{"latency", "-q"}, "unknown shorthand flag: 'q'"},
 		{[]string{"gather"}, `unknown command "gather"`},
 		{[]string{"barrier", "-m", "8"}, "unknown shorthand flag: 'm'"}, // a barrier has no size

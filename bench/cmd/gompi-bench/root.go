@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gompi/gompi/bench/osu"
+	"github.com/gompi/gompi/internal/cli"
 	"github.com/gompi/gompi/internal/version"
 )
 
@@ -38,6 +39,7 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 	}
 	root.SetOut(stdout)
 	root.SetErr(stdout)
+	root.SetFlagErrorFunc(cli.FlagError)
 	root.CompletionOptions.DisableDefaultCmd = true
 	for _, m := range osu.All() {
 		root.AddCommand(measurementCommand(m, stdout, stderr))

@@ -1,0 +1,32 @@
+package cli
+
+import (
+	"testing"
+
+	"github.com/spf13/cobra"
+)
+
+func TestFlagError(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--np", "x"}, `--np "x": want a whole number (N)`},
+		{[]string{"-n", "2.5"}, `--np "2.5": want a whole number (N)`},
+		{[]string{"--wait", "soon"}, `--wait "soon": want a duration such as 500ms, 30s or 2m`},
+		{[]string{"--ratio", "half"}, `--ratio "half": want a number`},
+		{[]string{"--quiet=maybe"}, `--quiet "maybe": want true or false`},
+		{[]string{"--nosuch"}, "unknown flag: --nosuch"},
+	} {
+		cmd := &cobra.Command{Use: "x", RunE: func(*cobra.Command, []string) error { return nil }, SilenceErrors: true, SilenceUsage: true}
+		cmd.Flags().IntP("np", "n", 0, "start `N` ranks")
+		cmd.Flags().Duration("wait", 0, "")
+		cmd.Flags().Float64("ratio", 0, "")
+		cmd.Flags().Bool("quiet", false, "")
+		cmd.SetFlagErrorFunc(FlagError)
+		cmd.SetArgs(tc.args)
+		if err := cmd.Execute(); err == nil || err.Error() != tc.want {
+			t.Errorf("%q: %v, want %s", tc.args, err, tc.want)
+		}
+	}
+}
