@@ -59,6 +59,9 @@ func placement(o *options, local hostmap.Host) (*hostmap.Map, error) {
 		if hosts, err = hostmap.ParseHostfile(o.hostOpts.hostfile, f); err != nil {
 			return nil, fmt.Errorf("--hostfile: %w", err)
 		}
+		if len(hosts) == 0 { // not this host alone: the file was meant to list hosts
+			return nil, fmt.Errorf("--hostfile: %s names no host: want lines such as \"h1 slots=4\"", o.hostOpts.hostfile)
+		}
 	}
 	if o.hostOpts.hosts != "" {
 		sel, err := hostmap.ParseHosts(o.hostOpts.hosts)

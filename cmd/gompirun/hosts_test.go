@@ -61,6 +61,10 @@ func TestHostOptionErrors(t *testing.T) {
 	if err := os.WriteFile(hostfile, []byte("h2 slots=2\nh3 slots=x\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	empty := filepath.Join(t.TempDir(), "comments")
+	if err := os.WriteFile(empty, []byte("# no host yet\n\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		args []string
 		want string
@@ -71,6 +75,7 @@ func TestHostOptionErrors(t *testing.T) {
 		{[]string{"--host", "h2", "--rank-by", "socket", "prog"}, "--rank-by socket: unknown policy"},
 		{[]string{"--hostfile", hostfile, "prog"}, "--hostfile: " + hostfile + ":2: slots=x"},
 		{[]string{"--hostfile", filepath.Join(t.TempDir(), "none"), "prog"}, "--hostfile: open "},
+		{[]string{"--hostfile", empty, "prog"}, "--hostfile: " + empty + " names no host"},
 		{[]string{"--host", "here,alias", "prog"}, "hosts here and alias are both this host"},
 	} {
 		_, _, _, err := place(t, tc.args...)
