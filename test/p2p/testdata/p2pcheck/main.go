@@ -55,7 +55,10 @@ func main() { scenario.Main("p2pcheck", scenarios) }
 
 // pattern fills a message deterministically from its id, so the receiver
 // can check it without being sent the expected bytes.
-func pattern(buf []byte, id uint64) { fillPattern(buf, id*0x9E3779B97F4A7C15+1) }
+func pattern(buf []byte, id uint64) { fillPattern(buf, seed(id)) }
+
+// seed is the generator's state before message id's first byte.
+func seed(id uint64) uint64 { return id*0x9E3779B97F4A7C15 + 1 }
 
 // fillPattern fills buf from the generator's state x and returns the
 // state after it, so that a message can be made or checked in parts.
@@ -73,7 +76,7 @@ func fillPattern(buf []byte, x uint64) uint64 {
 // time: a message of hundreds of MiB needs no second buffer as large.
 func checkPattern(buf []byte, id uint64) error {
 	var want [64 << 10]byte
-	x := id*0x9E3779B97F4A7C15 + 1
+	x := seed(id)
 	for off := 0; off < len(buf); off += len(want) {
 		part := buf[off:min(off+len(want), len(buf))]
 		x = fillPattern(want[:len(part)], x)
