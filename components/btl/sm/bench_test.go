@@ -42,7 +42,7 @@ func BenchmarkPingPong(b *testing.B) {
 func pingPong(b *testing.B, size int, post, rows bool) {
 	j := newTestJob(b, 2)
 	var c [2]counter
-	var src [2]*strided // one a sender: Pack counts
+	var src [2]*strided // one per sender: Pack counts its calls unsynchronized
 	for r := range 2 {
 		c[r].buf = make([]byte, size)
 		j.mods[r].recv = &c[r]
