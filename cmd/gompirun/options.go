@@ -200,6 +200,15 @@ func parseArgs(args []string, h host, stdout io.Writer) (*options, error) {
 	if o.mca, err = cli.Settings(pairs); err != nil {
 		return nil, err
 	}
+	// An empty list, as from an unset variable ("--host $HOSTS"), must not
+	// quietly run every rank here.
+	for _, f := range []struct{ name, want string }{
+		{"host", "hosts such as h1,h2:4"}, {"hostfile", "a file's path"}, {"machinefile", "a file's path"},
+	} {
+		if fl.Changed(f.name) && fl.Lookup(f.name).Value.String() == "" {
+			return nil, fmt.Errorf("--%s is empty: want %s", f.name, f.want)
+		}
+	}
 	if len(remaining) == 0 {
 		if n := len(segs[0]); n >= 3 && len(pairs) > 0 {
 			// "--mca NAME prog": the program became the value.

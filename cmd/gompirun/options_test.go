@@ -92,6 +92,8 @@ func TestParseErrors(t *testing.T) {
 		{[]string{"prog"}, "-np N is required"},
 		{[]string{"-np", "0", "prog"}, "-np 0: the number of ranks must be 1 or more"},
 		{[]string{"-np", "two", "prog"}, `--np "two": want a whole number (N)`},
+		{[]string{"--host", "", "prog"}, "--host is empty: want hosts such as h1,h2:4"},
+		{[]string{"--hostfile=", "-np", "2", "prog"}, "--hostfile is empty: want a file's path"},
 		{[]string{"-np", "2"}, "no program given"},
 		{[]string{"-np", "5", "prog"}, "-np 5: this host has only 4 CPUs available; add --oversubscribe to run more ranks than CPUs"},
 		{[]string{"-np", "2", "--mca", "btl", "tcp", "-mca", "btl", "self", "prog"}, "btl given twice with different values"},
