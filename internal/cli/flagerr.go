@@ -37,5 +37,5 @@ func FlagError(_ *cobra.Command, err error) error {
 		}
 		return fmt.Errorf("--%s %q: want %s", f.Name, bad.GetValue(), want)
 	}
-	return fmt.Errorf("--%s %q: %w", f.Name, bad.GetValue(), errors.Unwrap(err))
+	return fmt.Errorf("--%s %q: %w", f.Name, bad.GetValue(), bad.Unwrap())
 }

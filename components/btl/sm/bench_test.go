@@ -46,7 +46,9 @@ func pingPong(b *testing.B, size int, post, rows bool) {
 	for r := range 2 {
 		c[r].buf = make([]byte, size)
 		j.mods[r].recv = &c[r]
-		src[r] = &strided{buf: make([]byte, size/4096*4608), block: 4096, stride: 4608}
+		if rows {
+			src[r] = &strided{buf: make([]byte, size/4096*4608), block: 4096, stride: 4608}
+		}
 	}
 	hdr, payload := make([]byte, 40), make([]byte, size)
 	ctx := context.Background()
