@@ -76,7 +76,8 @@ install: build
 #    test/plugins, test/multihost, test/topo, test/attr, test/capi, and
 #    test/cluster, which builds the hosts test/multihost runs on), and
 #    the tests of the release stores' users, since those stores
-#    (internal/lowlevel/release_amd64.s) build only then;
+#    (internal/lowlevel/release_amd64.s) build only then (the C
+#    library's, capi, through test/capi's programs);
 #  - internal/lowlevel with -tags purego, its portable versions.
 MODULE        := github.com/gompi/gompi
 TESTBIN       := $(CURDIR)/$(BIN)/test

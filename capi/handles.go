@@ -38,7 +38,7 @@ var lib struct {
 	types       table[typeEntry]
 	ops         table[opEntry]
 	groups      table[pmpi.Group]
-	reqs        table[reqEntry]
+	reqs        slotTable[reqEntry]
 	infos       table[pmpi.Info]
 	errhs       table[errhEntry]
 	msgs        table[msgEntry]

@@ -29,7 +29,7 @@ type reqEntry struct {
 // requests: a C program's Isend or Irecv otherwise allocates one each, on
 // its fastest path.
 func newRequest(out *Request, r *pmpi.Request, e *commEntry, persistent bool) error {
-	h, err := lib.reqs.putValue(reqEntry{r: r, comm: e, persistent: persistent})
+	h, err := lib.reqs.put(reqEntry{r: r, comm: e, persistent: persistent})
 	if err != nil {
 		return err
 	}

@@ -3,6 +3,8 @@ package main
 import (
 	"sync"
 	"sync/atomic"
+
+	"github.com/gompi/gompi/internal/lowlevel"
 )
 
 // firstHandle is the smallest handle the library gives out: the standard
@@ -23,7 +25,6 @@ type table[T any] struct {
 	mu     sync.Mutex
 	next   int   // entries ever used
 	free   []int // entries given back, reused first
-	spare  []*T  // objects recycle kept, zeroed, for putValue
 }
 
 // get returns the object behind h, or nil.
@@ -47,28 +48,6 @@ func (t *table[T]) put(v *T) (uintptr, error) {
 	return h, err
 }
 
-// putValue gives a handle to a copy of v, in an object that recycle kept
-// or a new one: a kind of handle made and taken back at every call (a
-// request) then allocates nothing, under the one lock put takes anyway.
-func (t *table[T]) putValue(v T) (uintptr, error) {
-	t.mu.Lock()
-	var p *T
-	if n := len(t.spare); n > 0 {
-		p, t.spare = t.spare[n-1], t.spare[:n-1]
-	} else {
-		p = new(T)
-	}
-	*p = v
-	h, err := t.putLocked(p)
-	if err != nil {
-		var zero T
-		*p = zero
-		t.spare = append(t.spare, p)
-	}
-	t.mu.Unlock()
-	return h, err
-}
-
 func (t *table[T]) putLocked(v *T) (uintptr, error) {
 	var i int
 	if n := len(t.free); n > 0 {
@@ -88,46 +67,114 @@ func (t *table[T]) putLocked(v *T) (uintptr, error) {
 }
 
 // drop takes h back; it reports whether h was live.
-func (t *table[T]) drop(h uintptr) bool { return t.take(h, false) }
-
-// recycle is drop that keeps h's object, zeroed, for putValue: the caller
-// reads nothing of it after.
-func (t *table[T]) recycle(h uintptr) bool { return t.take(h, true) }
-
-func (t *table[T]) take(h uintptr, keep bool) bool {
+func (t *table[T]) drop(h uintptr) bool {
 	if t.get(h) == nil {
 		return false
 	}
 	t.mu.Lock()
-	ok := t.takeLocked(h, keep)
-	t.mu.Unlock()
-	return ok
-}
-
-// recycleAll is recycle of every handle of hs, under one lock: a
-// completion of many requests takes each back for one pair of locked
-// instructions, not one pair each.
-func (t *table[T]) recycleAll(hs []uintptr) {
-	t.mu.Lock()
-	for _, h := range hs {
-		if t.get(h) != nil {
-			t.takeLocked(h, true)
-		}
-	}
-	t.mu.Unlock()
-}
-
-func (t *table[T]) takeLocked(h uintptr, keep bool) bool {
+	defer t.mu.Unlock()
 	i := int(h) - firstHandle
-	old := t.chunks[i>>chunkBits].Load()[i&(chunkLen-1)].Swap(nil)
-	if old == nil {
+	if t.chunks[i>>chunkBits].Load()[i&(chunkLen-1)].Swap(nil) == nil {
 		return false
 	}
 	t.free = append(t.free, i)
-	if keep {
-		var zero T
-		*old = zero
-		t.spare = append(t.spare, old)
+	return true
+}
+
+// slotTable is table for a kind of handle made and taken back at every
+// call (requests): each entry lives in a slot of the table's own, marked
+// live while its handle is, so that giving a handle out and taking it
+// back are one compare-and-swap each (a spin lock's) and plain stores.
+// A table with a mutex and an atomic pointer an entry took three locked
+// instructions each way, 48 ns a pair against 22 in one process.
+type slotTable[T any] struct {
+	chunks [maxChunks]atomic.Pointer[[chunkLen]tableSlot[T]]
+	lock   lowlevel.SpinLock
+	next   int   // entries ever used; guarded by lock
+	free   []int // entries given back, reused first; guarded by lock
+}
+
+type tableSlot[T any] struct {
+	live uint32 // 1 while the handle is given out: loaded atomically, stored with release
+	v    T
+}
+
+// slot returns h's slot, live or not, or nil.
+func (t *slotTable[T]) slot(h uintptr) *tableSlot[T] {
+	i := int(h) - firstHandle
+	if i < 0 || i >= maxChunks*chunkLen {
+		return nil
 	}
+	c := t.chunks[i>>chunkBits].Load()
+	if c == nil {
+		return nil
+	}
+	return &c[i&(chunkLen-1)]
+}
+
+// get returns the entry behind h, or nil.
+func (t *slotTable[T]) get(h uintptr) *T {
+	s := t.slot(h)
+	if s == nil || atomic.LoadUint32(&s.live) == 0 {
+		return nil
+	}
+	return &s.v
+}
+
+// put gives a handle to a copy of v.
+func (t *slotTable[T]) put(v T) (uintptr, error) {
+	t.lock.Lock()
+	defer t.lock.Unlock()
+	var i int
+	if n := len(t.free); n > 0 {
+		i, t.free = t.free[n-1], t.free[:n-1]
+	} else {
+		if t.next == maxChunks*chunkLen {
+			return 0, errNoMem("handles", maxChunks*chunkLen)
+		}
+		i = t.next
+		t.next++
+		if t.chunks[i>>chunkBits].Load() == nil {
+			t.chunks[i>>chunkBits].Store(new([chunkLen]tableSlot[T]))
+		}
+	}
+	s := &t.chunks[i>>chunkBits].Load()[i&(chunkLen-1)]
+	s.v = v
+	lowlevel.StoreRelease32(&s.live, 1)
+	return uintptr(i + firstHandle), nil
+}
+
+// recycle takes h back, its entry zeroed for the next put; it reports
+// whether h was live. The caller reads nothing of the entry after.
+func (t *slotTable[T]) recycle(h uintptr) bool {
+	s := t.slot(h)
+	if s == nil {
+		return false
+	}
+	t.lock.Lock()
+	ok := t.takeLocked(h, s)
+	t.lock.Unlock()
+	return ok
+}
+
+// recycleAll is recycle of every handle of hs, under one hold of the lock.
+func (t *slotTable[T]) recycleAll(hs []uintptr) {
+	t.lock.Lock()
+	for _, h := range hs {
+		if s := t.slot(h); s != nil {
+			t.takeLocked(h, s)
+		}
+	}
+	t.lock.Unlock()
+}
+
+func (t *slotTable[T]) takeLocked(h uintptr, s *tableSlot[T]) bool {
+	if atomic.LoadUint32(&s.live) == 0 {
+		return false
+	}
+	lowlevel.StoreRelease32(&s.live, 0)
+	var zero T
+	s.v = zero
+	t.free = append(t.free, int(h)-firstHandle)
 	return true
 }

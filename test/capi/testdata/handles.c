@@ -5,6 +5,7 @@
  * lacks returns MPI_ERR_UNSUPPORTED_OPERATION. Also run alone, as a
  * singleton. */
 #include <pthread.h>
+#include <stdint.h>
 
 #include "check.h"
 
@@ -132,23 +133,55 @@ static void environment(void) {
     passed("environment");
 }
 
+/* requests checks that a completed request's handle is gone: the
+ * library reuses its entry for the next request. */
+static void requests(void) {
+    int v = 3, got = 0;
+    MPI_Request r[2];
+    TRY(MPI_Irecv(&got, 1, MPI_INT, 0, 9, MPI_COMM_SELF, &r[0]));
+    TRY(MPI_Isend(&v, 1, MPI_INT, 0, 9, MPI_COMM_SELF, &r[1]));
+    CHECK(r[0] != r[1], "two live requests share the handle %d", MPI_Request_toint(r[0]));
+    MPI_Request stale = r[0];
+    TRY(MPI_Waitall(2, r, MPI_STATUSES_IGNORE));
+    EQ(got, 3, "the value received");
+    CHECK(r[0] == MPI_REQUEST_NULL && r[1] == MPI_REQUEST_NULL, "MPI_Waitall left a handle");
+    int flag = -1;
+    RC(MPI_Request_get_status(stale, &flag, MPI_STATUS_IGNORE), MPI_ERR_REQUEST);
+    passed("requests");
+}
+
 /* thread calls MPI from a thread of its own, as MPI_THREAD_MULTIPLE
  * allows: it is not the main thread, and talks to itself on
- * MPI_COMM_SELF. It returns what failed, or NULL. */
+ * MPI_COMM_SELF, on a tag of its own (arg), making and completing
+ * requests while the other thread does. It returns what failed, or NULL. */
 static void *thread(void *arg) {
-    int flag = -1, v = 5, got = 0;
+    int flag = -1, v = 5, got = 0, tag = (int)(intptr_t)arg;
     if (MPI_Is_thread_main(&flag) != MPI_SUCCESS || flag != 0)
         return "MPI_Is_thread_main on another thread than the main one";
-    if (MPI_Sendrecv(&v, 1, MPI_INT, 0, 7, &got, 1, MPI_INT, 0, 7, MPI_COMM_SELF, MPI_STATUS_IGNORE) != MPI_SUCCESS ||
+    if (MPI_Sendrecv(&v, 1, MPI_INT, 0, tag, &got, 1, MPI_INT, 0, tag, MPI_COMM_SELF, MPI_STATUS_IGNORE) != MPI_SUCCESS ||
         got != 5)
         return "MPI_Sendrecv on MPI_COMM_SELF from another thread";
+    for (int i = 0; i < 20000; i++) {
+        MPI_Request r[2];
+        int s = i + tag * 1000000;
+        got = -1;
+        if (MPI_Irecv(&got, 1, MPI_INT, 0, tag, MPI_COMM_SELF, &r[0]) != MPI_SUCCESS ||
+            MPI_Isend(&s, 1, MPI_INT, 0, tag, MPI_COMM_SELF, &r[1]) != MPI_SUCCESS)
+            return "MPI_Irecv or MPI_Isend on MPI_COMM_SELF from another thread";
+        if (r[0] == r[1])
+            return "two live requests of one thread share a handle";
+        if (MPI_Waitall(2, r, MPI_STATUSES_IGNORE) != MPI_SUCCESS)
+            return "MPI_Waitall from another thread";
+        if (got != s)
+            return "a request of another thread's received the wrong value";
+    }
     return NULL;
 }
 
 static void threads(void) {
     pthread_t t[2];
     for (int i = 0; i < 2; i++)
-        CHECK(pthread_create(&t[i], NULL, thread, NULL) == 0, "pthread_create");
+        CHECK(pthread_create(&t[i], NULL, thread, (void *)(intptr_t)(10 + i)) == 0, "pthread_create");
     for (int i = 0; i < 2; i++) {
         void *failed = NULL;
         CHECK(pthread_join(t[i], &failed) == 0, "pthread_join");
@@ -169,6 +202,7 @@ int main(int argc, char **argv) {
     handles();
     datatypes();
     environment();
+    requests();
     threads();
     TRY(MPI_Finalize());
     TRY(MPI_Finalized(&flag));
