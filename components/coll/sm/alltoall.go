@@ -45,15 +45,16 @@ func (m *module) alltoall(c coll.Comm, send, recv []byte) error {
 // parts of k, writes bytes lo to hi of this rank's part for every other
 // rank into its block, and raises it.
 func (m *module) writeAlltoall(send []byte, total, k, lo, hi int) error {
-	_, err := m.writeParts("alltoall", send, total, m.n, k, lo, hi, m.me)
+	_, err := m.writeParts("alltoall", send, total, m.n, k, lo, hi, nil)
 	return err
 }
 
 // writeParts begins an epoch of collective name whose contribution of
-// total bytes is n parts of k, writes bytes lo to hi of each part but
-// part skip (none if negative) into this rank's block, one after the
-// other, and raises it.
-func (m *module) writeParts(name string, send []byte, total, n, k, lo, hi, skip int) (uint64, error) {
+// total bytes is n parts of k, writes bytes lo to hi of each part into
+// its place in this rank's block, and raises it. Part d goes to rank
+// dests[d], or to rank d if dests is nil; a part for this rank or for no
+// rank (a negative one) is not written, since no other rank reads it.
+func (m *module) writeParts(name string, send []byte, total, n, k, lo, hi int, dests []int) (uint64, error) {
 	p := m.begin(name)
 	b, err := m.claim(p, total)
 	if err != nil {
@@ -61,7 +62,11 @@ func (m *module) writeParts(name string, send []byte, total, n, k, lo, hi, skip 
 	}
 	w := hi - lo
 	for d := range n {
-		if d != skip {
+		to := d
+		if dests != nil {
+			to = dests[d]
+		}
+		if to != m.me && to >= 0 {
 			m.w.Copy(b[d*w:(d+1)*w], send[d*k+lo:d*k+hi])
 		}
 	}

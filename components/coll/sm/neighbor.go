@@ -4,7 +4,10 @@ import "github.com/gompi/gompi/frameworks/coll"
 
 // The neighbourhood collectives of a Cartesian grid, an epoch a round:
 // every member writes its send buffer (a round's piece of it) into its
-// block and raises its word, then reads only its neighbours' blocks. A
+// block and raises its word, then reads only its neighbours' blocks. An
+// alltoall's parts for the member itself (a dimension of one rank) or for
+// no neighbour are not written: on 2 ranks, blocks of 256 KiB-1 MiB took
+// 0.72-0.81 of the time written. A
 // grid's lists are alike on every member and hold two neighbours per
 // dimension, so each member's contribution has the same length, and what
 // a member receives from its neighbour j is that neighbour's block j^1
@@ -72,7 +75,7 @@ func (m *module) neighborAlltoall(c coll.Comm, nb coll.Neighbors, send, recv []b
 	}
 	m.announce("neighbor_alltoall", noRoot, total, pathSegment)
 	return m.fail(inRounds(k, w, multi, func(lo, hi int, first bool) error {
-		p, err := m.writeParts("neighbor_alltoall", send, total, n, k, lo, hi, -1)
+		p, err := m.writeParts("neighbor_alltoall", send, total, n, k, lo, hi, nb.Dests)
 		if err == nil {
 			err = m.agree(p, total, nil, first)
 		}
