@@ -45,10 +45,12 @@ func testPlugins(t testing.TB) string {
 		if buildErr != nil {
 			return
 		}
-		for name, pkg := range map[string]string{"mca_test_echo": "./testdata/echo", "mca_test_future": "./testdata/future"} {
-			out, err := exec.Command("go", "build", "-o", filepath.Join(buildDir, name), pkg).CombinedOutput()
-			if err != nil {
-				buildErr = errors.New(string(out))
+		var bins map[string]string
+		if bins, buildErr = jobtest.Build(buildDir, map[string]string{"echo": "./testdata/echo", "future": "./testdata/future"}); buildErr != nil {
+			return
+		}
+		for name, bin := range map[string]string{"mca_test_echo": bins["echo"], "mca_test_future": bins["future"]} {
+			if buildErr = os.Rename(bin, filepath.Join(buildDir, name)); buildErr != nil {
 				return
 			}
 		}

@@ -12,21 +12,25 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/gompi/gompi/internal/jobtest"
 )
 
 var binary string
 
-// TestMain builds gompi_info once; the tests run it as a separate process,
-// as a user would, with a controlled home, prefix and environment.
+// TestMain builds gompi_info once (or takes make test's build); the tests
+// run it as a separate process, as a user would, with a controlled home,
+// prefix and environment.
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "gompi_info_test")
 	if err != nil {
 		panic(err)
 	}
-	binary = filepath.Join(dir, "gompi_info")
-	if out, err := exec.Command("go", "build", "-o", binary, ".").CombinedOutput(); err != nil {
-		panic("go build: " + err.Error() + "\n" + string(out))
+	bins, err := jobtest.Build(dir, map[string]string{"gompi_info": "../gompi_info"})
+	if err != nil {
+		panic(err)
 	}
+	binary = bins["gompi_info"]
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)

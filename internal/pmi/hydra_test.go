@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"reflect"
 	"regexp"
 	"sort"
@@ -14,17 +13,19 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gompi/gompi/internal/jobtest"
 )
 
-// buildProg builds testdata/pmiprog, the program each rank runs.
+// buildProg builds testdata/pmiprog, the program each rank runs, or takes
+// make test's build of it.
 func buildProg(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "pmiprog")
-	out, err := exec.Command("go", "build", "-o", bin, "./testdata/pmiprog").CombinedOutput()
+	bins, err := jobtest.Build(t.TempDir(), map[string]string{"pmiprog": "./testdata/pmiprog"})
 	if err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+		t.Fatal(err)
 	}
-	return bin
+	return bins["pmiprog"]
 }
 
 var rankLine = regexp.MustCompile(`(?m)^rank (\d+) size (\d+) local (\d+)/(\d+) node (\d+) appnum (-?\d+) (PMI-\d) job (\S+) ok$`)

@@ -14,11 +14,12 @@ import (
 	"time"
 
 	"github.com/gompi/gompi/bench/table"
+	"github.com/gompi/gompi/internal/jobtest"
 )
 
-// The tests run gompi-bench as a user would, under a freshly built
-// gompirun, with tiny iteration counts: they check the tables' form, never
-// the timings.
+// The tests run gompi-bench as a user would, under gompirun (both built
+// for the tests, or make test's builds), with tiny iteration counts: they
+// check the tables' form, never the timings.
 
 var gompirun, bench string
 
@@ -34,13 +35,12 @@ func TestMain(m *testing.M) {
 			return 1
 		}
 		defer os.RemoveAll(dir)
-		gompirun, bench = filepath.Join(dir, "gompirun"), filepath.Join(dir, "gompi-bench")
-		for out, pkg := range map[string]string{gompirun: "../../../cmd/gompirun", bench: "."} {
-			if b, err := exec.Command("go", "build", "-o", out, pkg).CombinedOutput(); err != nil {
-				fmt.Fprintf(os.Stderr, "go build %s: %v\n%s", pkg, err, b)
-				return 1
-			}
+		bins, err := jobtest.Build(dir, map[string]string{"gompirun": "../../../cmd/gompirun", "gompi-bench": "../gompi-bench"})
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
 		}
+		gompirun, bench = bins["gompirun"], bins["gompi-bench"]
 		return m.Run()
 	}())
 }
