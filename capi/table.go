@@ -21,23 +21,61 @@ const (
 // h-firstHandle. Looking one up takes no lock, since every MPI call does;
 // giving one out or taking it back does.
 type table[T any] struct {
-	chunks [maxChunks]atomic.Pointer[[chunkLen]atomic.Pointer[T]]
-	mu     sync.Mutex
-	next   int   // entries ever used
-	free   []int // entries given back, reused first
+	chunks  [maxChunks]atomic.Pointer[[chunkLen]atomic.Pointer[T]]
+	mu      sync.Mutex
+	entries // guarded by mu
+}
+
+// entries hands out a table's entry numbers, those given back first; the
+// table's lock guards it.
+type entries struct {
+	next int   // entries ever used
+	free []int // entries given back, reused first
+}
+
+func (e *entries) take() (int, error) {
+	if n := len(e.free); n > 0 {
+		i := e.free[n-1]
+		e.free = e.free[:n-1]
+		return i, nil
+	}
+	if e.next == maxChunks*chunkLen {
+		return 0, errNoMem("handles", maxChunks*chunkLen)
+	}
+	e.next++
+	return e.next - 1, nil
+}
+
+func (e *entries) give(i int) { e.free = append(e.free, i) }
+
+// chunkFor returns the chunk that holds entry i, made if need be; the
+// table's lock is held.
+func chunkFor[C any](chunks *[maxChunks]atomic.Pointer[C], i int) *C {
+	c := chunks[i>>chunkBits].Load()
+	if c == nil {
+		c = new(C)
+		chunks[i>>chunkBits].Store(c)
+	}
+	return c
+}
+
+// chunkOf returns the chunk that holds handle h's entry and the entry's
+// place in it, or nil if h is no handle of the table.
+func chunkOf[C any](chunks *[maxChunks]atomic.Pointer[C], h uintptr) (*C, int) {
+	i := int(h) - firstHandle
+	if i < 0 || i >= maxChunks*chunkLen {
+		return nil, 0
+	}
+	return chunks[i>>chunkBits].Load(), i & (chunkLen - 1)
 }
 
 // get returns the object behind h, or nil.
 func (t *table[T]) get(h uintptr) *T {
-	i := int(h) - firstHandle
-	if i < 0 || i >= maxChunks*chunkLen {
-		return nil
-	}
-	c := t.chunks[i>>chunkBits].Load()
+	c, j := chunkOf(&t.chunks, h)
 	if c == nil {
 		return nil
 	}
-	return c[i&(chunkLen-1)].Load()
+	return c[j].Load()
 }
 
 // put gives v a handle.
@@ -49,20 +87,11 @@ func (t *table[T]) put(v *T) (uintptr, error) {
 }
 
 func (t *table[T]) putLocked(v *T) (uintptr, error) {
-	var i int
-	if n := len(t.free); n > 0 {
-		i, t.free = t.free[n-1], t.free[:n-1]
-	} else {
-		if t.next == maxChunks*chunkLen {
-			return 0, errNoMem("handles", maxChunks*chunkLen)
-		}
-		i = t.next
-		t.next++
-		if t.chunks[i>>chunkBits].Load() == nil {
-			t.chunks[i>>chunkBits].Store(new([chunkLen]atomic.Pointer[T]))
-		}
+	i, err := t.take()
+	if err != nil {
+		return 0, err
 	}
-	t.chunks[i>>chunkBits].Load()[i&(chunkLen-1)].Store(v)
+	chunkFor(&t.chunks, i)[i&(chunkLen-1)].Store(v)
 	return uintptr(i + firstHandle), nil
 }
 
@@ -73,11 +102,11 @@ func (t *table[T]) drop(h uintptr) bool {
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	i := int(h) - firstHandle
-	if t.chunks[i>>chunkBits].Load()[i&(chunkLen-1)].Swap(nil) == nil {
+	c, j := chunkOf(&t.chunks, h)
+	if c[j].Swap(nil) == nil {
 		return false
 	}
-	t.free = append(t.free, i)
+	t.give(int(h) - firstHandle)
 	return true
 }
 
@@ -88,10 +117,9 @@ func (t *table[T]) drop(h uintptr) bool {
 // A table with a mutex and an atomic pointer an entry took three locked
 // instructions each way, 48 ns a pair against 22 in one process.
 type slotTable[T any] struct {
-	chunks [maxChunks]atomic.Pointer[[chunkLen]tableSlot[T]]
-	lock   lowlevel.SpinLock
-	next   int   // entries ever used; guarded by lock
-	free   []int // entries given back, reused first; guarded by lock
+	chunks  [maxChunks]atomic.Pointer[[chunkLen]tableSlot[T]]
+	lock    lowlevel.SpinLock
+	entries // guarded by lock
 }
 
 type tableSlot[T any] struct {
@@ -101,15 +129,11 @@ type tableSlot[T any] struct {
 
 // slot returns h's slot, live or not, or nil.
 func (t *slotTable[T]) slot(h uintptr) *tableSlot[T] {
-	i := int(h) - firstHandle
-	if i < 0 || i >= maxChunks*chunkLen {
-		return nil
-	}
-	c := t.chunks[i>>chunkBits].Load()
+	c, j := chunkOf(&t.chunks, h)
 	if c == nil {
 		return nil
 	}
-	return &c[i&(chunkLen-1)]
+	return &c[j]
 }
 
 // get returns the entry behind h, or nil.
@@ -125,20 +149,11 @@ func (t *slotTable[T]) get(h uintptr) *T {
 func (t *slotTable[T]) put(v T) (uintptr, error) {
 	t.lock.Lock()
 	defer t.lock.Unlock()
-	var i int
-	if n := len(t.free); n > 0 {
-		i, t.free = t.free[n-1], t.free[:n-1]
-	} else {
-		if t.next == maxChunks*chunkLen {
-			return 0, errNoMem("handles", maxChunks*chunkLen)
-		}
-		i = t.next
-		t.next++
-		if t.chunks[i>>chunkBits].Load() == nil {
-			t.chunks[i>>chunkBits].Store(new([chunkLen]tableSlot[T]))
-		}
+	i, err := t.take()
+	if err != nil {
+		return 0, err
 	}
-	s := &t.chunks[i>>chunkBits].Load()[i&(chunkLen-1)]
+	s := &chunkFor(&t.chunks, i)[i&(chunkLen-1)]
 	s.v = v
 	lowlevel.StoreRelease32(&s.live, 1)
 	return uintptr(i + firstHandle), nil
@@ -175,6 +190,6 @@ func (t *slotTable[T]) takeLocked(h uintptr, s *tableSlot[T]) bool {
 	lowlevel.StoreRelease32(&s.live, 0)
 	var zero T
 	s.v = zero
-	t.free = append(t.free, int(h)-firstHandle)
+	t.give(int(h) - firstHandle)
 	return true
 }
