@@ -37,7 +37,8 @@ var (
 	buildErr  error
 )
 
-// testPlugins builds the test plugins once into a directory of their own.
+// testPlugins builds the test plugins once (or takes make test's builds)
+// into a directory of their own.
 func testPlugins(t testing.TB) string {
 	t.Helper()
 	buildOnce.Do(func() {
@@ -45,15 +46,7 @@ func testPlugins(t testing.TB) string {
 		if buildErr != nil {
 			return
 		}
-		var bins map[string]string
-		if bins, buildErr = jobtest.Build(buildDir, map[string]string{"echo": "./testdata/echo", "future": "./testdata/future"}); buildErr != nil {
-			return
-		}
-		for name, bin := range map[string]string{"mca_test_echo": bins["echo"], "mca_test_future": bins["future"]} {
-			if buildErr = os.Rename(bin, filepath.Join(buildDir, name)); buildErr != nil {
-				return
-			}
-		}
+		_, buildErr = jobtest.Build(buildDir, map[string]string{"mca_test_echo": "./testdata/echo", "mca_test_future": "./testdata/future"})
 	})
 	if buildErr != nil {
 		t.Fatalf("building test plugins: %v", buildErr)
