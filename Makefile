@@ -91,11 +91,15 @@ RACE_PROGRAMS  = ./cmd/gompirun $(call testdata_mains,./test/launch)
 # Test binaries and the suites' programs without DWARF: a quarter less
 # linking, and stack traces come from the symbol table, which stays.
 TEST_LDFLAGS   = -ldflags=-w
+# go test's own vet pass is off in make test: make lint runs every vet
+# check over every package (CI runs it first), and the pass cost a fresh
+# clone half a minute.
+TEST_FLAGS     = $(TEST_LDFLAGS) -vet=off
 
 test: test-programs
-	GOMPI_TEST_BIN=$(TESTBIN) $(GO) test $(TEST_LDFLAGS) -race -p 4 -count=1 -timeout 15m $(RACE_PKGS)
-	GOMPI_TEST_BIN=$(TESTBIN) $(GO) test $(TEST_LDFLAGS) -count=1 -timeout 15m $(PLAIN_PKGS)
-	$(GO) test $(TEST_LDFLAGS) -count=1 -tags purego ./internal/lowlevel
+	GOMPI_TEST_BIN=$(TESTBIN) $(GO) test $(TEST_FLAGS) -race -p 4 -count=1 -timeout 15m $(RACE_PKGS)
+	GOMPI_TEST_BIN=$(TESTBIN) $(GO) test $(TEST_FLAGS) -count=1 -timeout 15m $(PLAIN_PKGS)
+	$(GO) test $(TEST_FLAGS) -count=1 -tags purego ./internal/lowlevel
 
 # The suites' programs, by name (a program's directory's last element).
 test-programs:
