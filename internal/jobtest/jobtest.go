@@ -88,6 +88,20 @@ func BuildRace(dir string, pkgs map[string]string) (map[string]string, error) {
 	return build(dir, pkgs, shared, []string{"-race"})
 }
 
+// BuildTags is Build with build tags (go build -tags tags); the prebuilt
+// programs are in a directory named for the tags under BinEnv. A program
+// that make test could not build there (a tag's C library missing) is
+// built here, so that the error says why.
+func BuildTags(dir, tags string, pkgs map[string]string) (map[string]string, error) {
+	flags := []string{"-tags", tags}
+	if shared := os.Getenv(BinEnv); shared != "" {
+		if bins, err := build(dir, pkgs, filepath.Join(shared, tags), flags); err == nil {
+			return bins, nil
+		}
+	}
+	return build(dir, pkgs, "", flags)
+}
+
 func build(dir string, pkgs map[string]string, shared string, flags []string) (map[string]string, error) {
 	out := map[string]string{}
 	for name, pkg := range pkgs {

@@ -7,19 +7,33 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 
+	"github.com/gompi/gompi/internal/jobtest"
 	"github.com/gompi/gompi/test/cluster"
 )
 
-// pmixHostcheck builds hostcheck with the pmix ess component, or skips.
+// pmix is hostcheck built with the pmix ess component, once for the tests
+// that start it through a PMIx server, or why it could not be.
+var pmix struct {
+	once sync.Once
+	prog string
+	err  error
+}
+
+// pmixHostcheck returns the pmix build of hostcheck, or skips.
 func pmixHostcheck(t *testing.T) string {
 	t.Helper()
-	prog := filepath.Join(t.TempDir(), "hostcheck-pmix")
-	if out, err := exec.Command("go", "build", "-tags", "pmix", "-o", prog, "./testdata/hostcheck").CombinedOutput(); err != nil {
-		t.Skipf("no pmix build here (Debian's libpmix-dev and cgo): %v\n%s", err, out)
+	pmix.once.Do(func() {
+		var bins map[string]string
+		bins, pmix.err = jobtest.BuildTags(filepath.Dir(hostcheck), "pmix", map[string]string{"hostcheck-pmix": "./testdata/hostcheck"})
+		pmix.prog = bins["hostcheck-pmix"]
+	})
+	if pmix.err != nil {
+		t.Skipf("no pmix build here (Debian's libpmix-dev and cgo): %v", pmix.err)
 	}
-	return prog
+	return pmix.prog
 }
 
 // TestOpenMPILauncher: Open MPI's mpirun on h1 starts 2 ranks of a gompi
