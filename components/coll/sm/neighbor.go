@@ -6,10 +6,10 @@ import "github.com/gompi/gompi/frameworks/coll"
 // every member writes its send buffer (a round's piece of it) into its
 // block and raises its word, then reads only its neighbours' blocks. An
 // alltoall's parts for the member itself (a dimension of one rank) or for
-// no neighbour are not written: on 2 ranks, blocks of 256 KiB-1 MiB then
-// took 0.72-0.81 of the time. A
-// grid's lists are alike on every member and hold two neighbours per
-// dimension, so each member's contribution has the same length, and what
+// no neighbour are not written: on 2 ranks, blocks of 256 KiB-1 MiB took
+// 0.72-0.81 of the time they took written. A grid's lists are alike on
+// every member and hold two neighbours per dimension, so each member's
+// contribution has the same length, and what
 // a member receives from its neighbour j is that neighbour's block j^1
 // (what the rank below sends up arrives from below;
 // coll.Neighbors.SendOrder). A graph's neighbourhoods differ from rank to
