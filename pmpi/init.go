@@ -14,6 +14,7 @@ import (
 	"github.com/gompi/gompi/frameworks/btl"
 	"github.com/gompi/gompi/frameworks/coll"
 	"github.com/gompi/gompi/frameworks/ess"
+	"github.com/gompi/gompi/internal/jobfiles"
 	"github.com/gompi/gompi/internal/pml"
 	"github.com/gompi/gompi/internal/rte"
 	"github.com/gompi/gompi/mca"
@@ -206,7 +207,7 @@ func (l *library) start(ctx context.Context) (_ *library, err error) {
 		LocalRank: l.job.LocalRank, LocalSize: l.job.LocalSize, SessionDir: l.job.SessionDir,
 	}
 	if dir, job := l.job.SessionDir, l.job.JobID; dir != "" {
-		env.KeepJobFile = func(path string) error { return rte.LinkJobFile(job, dir, path) }
+		env.KeepJobFile = func(path string) error { return jobfiles.Link(job, dir, path) }
 	}
 	l.routes, err = btl.Open(ctx, fw, env, procs, l.client.Fence)
 	if err != nil {

@@ -19,15 +19,17 @@ import (
 	"github.com/gompi/gompi/frameworks/prof"
 	"github.com/gompi/gompi/internal/hostmap"
 	"github.com/gompi/gompi/internal/launcher"
+	"github.com/gompi/gompi/internal/reaper"
 	"github.com/gompi/gompi/mca"
 	"github.com/gompi/gompi/params"
 	"github.com/gompi/gompi/pmpi"
 )
 
 func main() {
-	// gompirun re-executes itself as the job's reaper; see launcher.RunReaper.
-	if spec, ok := os.LookupEnv(launcher.ReaperEnvVar); ok {
-		if err := launcher.RunReaper(spec); err != nil {
+	// Without gompi-reaper beside it, gompirun re-executes itself as the
+	// job's reaper; see package reaper.
+	if spec, ok := os.LookupEnv(reaper.EnvVar); ok {
+		if err := reaper.Run(spec); err != nil {
 			fmt.Fprintln(os.Stderr, "gompirun:", err)
 			os.Exit(1)
 		}
@@ -94,7 +96,7 @@ func run(args []string, stdin *os.File, stdout, stderr io.Writer, sigs, quits <-
 		Apps:      apps,
 		Env:       env,
 		Bind:      opt.bind,
-		ReaperExe: exe,
+		ReaperExe: reaper.Exe(exe),
 		Timeout:   opt.timeout,
 
 		ReportStateOnTimeout: opt.reportState,
@@ -224,9 +226,9 @@ func logLevel(verbose int) hclog.Level {
 func runDaemon() int {
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
-	exe, err := os.Executable()
-	if err != nil {
-		exe = "" // no reaper: the daemon still cleans up when it ends in order
+	reaperExe := "" // none: the daemon still cleans up when it ends in order
+	if exe, err := os.Executable(); err == nil {
+		reaperExe = reaper.Exe(exe)
 	}
-	return launcher.RunDaemon(os.Stdin, os.Stdout, os.Stderr, "", exe, sigs)
+	return launcher.RunDaemon(os.Stdin, os.Stdout, os.Stderr, "", reaperExe, sigs)
 }

@@ -9,6 +9,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -73,7 +74,8 @@ const BinEnv = "GOMPI_TEST_BIN"
 // into dir under the name given, without -race even under go test -race:
 // the ranks of a job share few CPUs. It returns the binaries' paths by
 // name. Under BinEnv it links each from there, found by the package's last
-// path element.
+// path element. gompirun comes with its reaper (gompi-reaper), which
+// gompirun starts from its own directory.
 func Build(dir string, pkgs map[string]string) (map[string]string, error) {
 	return build(dir, pkgs, os.Getenv(BinEnv), nil)
 }
@@ -104,7 +106,7 @@ func BuildTags(dir, tags string, pkgs map[string]string) (map[string]string, err
 
 func build(dir string, pkgs map[string]string, shared string, flags []string) (map[string]string, error) {
 	out := map[string]string{}
-	for name, pkg := range pkgs {
+	for name, pkg := range withReaper(pkgs) {
 		bin := filepath.Join(dir, name)
 		if shared != "" {
 			if err := linkOrCopy(filepath.Join(shared, filepath.Base(pkg)), bin); err != nil {
@@ -119,6 +121,18 @@ func build(dir string, pkgs map[string]string, shared string, flags []string) (m
 		out[name] = bin
 	}
 	return out, nil
+}
+
+// withReaper adds gompi-reaper, from beside gompirun's package, to pkgs
+// if they build gompirun.
+func withReaper(pkgs map[string]string) map[string]string {
+	pkg, ok := pkgs["gompirun"]
+	if !ok {
+		return pkgs
+	}
+	pkgs = maps.Clone(pkgs)
+	pkgs["gompi-reaper"] = filepath.Join(filepath.Dir(pkg), "gompi-reaper")
+	return pkgs
 }
 
 // linkOrCopy makes dst a hard link to src, or a copy where a link cannot

@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/gompi/gompi/internal/reaper"
 	"github.com/gompi/gompi/internal/rte"
 )
 
@@ -60,13 +61,13 @@ func RunDaemon(in io.Reader, out, errOut io.Writer, tempDir, reaperExe string, s
 	}
 	d.sess = sess
 	defer sess.remove()
-	var reap *reaper
+	var reap *reaper.Reaper
 	if reaperExe != "" {
-		if reap, err = startReaper(reaperExe, sess); err != nil {
+		if reap, err = reaper.Start(reaperExe, sess.jobID, sess.dir); err != nil {
 			fmt.Fprintln(errOut, "gompirun daemon: no reaper: a killed daemon may leave the job's files and processes:", err)
 		}
 	}
-	defer reap.release()
+	defer reap.Release()
 	server, err := spec.server()
 	if err != nil {
 		return fail(err)

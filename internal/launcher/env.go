@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gompi/gompi/internal/reaper"
 	"github.com/gompi/gompi/internal/rte"
 )
 
@@ -16,7 +17,7 @@ const lifelineFD = 3
 // inherited environment, together with the reaper's switch.
 var identityVars = []string{
 	rte.EnvRank, rte.EnvSize, rte.EnvLocalRank, rte.EnvLocalSize, rte.EnvAppNum,
-	rte.EnvJobID, rte.EnvServer, rte.EnvSecret, rte.EnvSessionDir, rte.EnvLifeline, ReaperEnvVar,
+	rte.EnvJobID, rte.EnvServer, rte.EnvSecret, rte.EnvSessionDir, rte.EnvLifeline, reaper.EnvVar,
 }
 
 // rankEnvBase drops from env what each rank gets set for itself, and

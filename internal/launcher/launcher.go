@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-hclog"
+
+	"github.com/gompi/gompi/internal/reaper"
 )
 
 // ExitTimeout is the status Run returns when Config.Timeout expires, as
@@ -141,9 +143,9 @@ func Run(ctx context.Context, cfg Config) (int, error) {
 	}
 	defer lifeW.Close()
 	j.lifeline = lifeR
-	var reap *reaper
+	var reap *reaper.Reaper
 	if cfg.ReaperExe != "" {
-		if reap, err = startReaper(cfg.ReaperExe, sess); err != nil {
+		if reap, err = reaper.Start(cfg.ReaperExe, sess.jobID, sess.dir); err != nil {
 			j.log.Warn("no reaper: a killed gompirun may leave the job's files and processes", "error", err)
 		}
 	}
@@ -162,7 +164,7 @@ func Run(ctx context.Context, cfg Config) (int, error) {
 	code := j.supervise(ctx, started, remote)
 	// Not deferred: a gompirun that panics has not stopped its ranks, and
 	// its reaper must end them.
-	reap.release()
+	reap.Release()
 	return code, nil
 }
 

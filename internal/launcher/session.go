@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/gompi/gompi/internal/jobfiles"
 	"github.com/gompi/gompi/internal/rte"
 )
 
@@ -102,4 +103,4 @@ func (s *session) makeDir() error {
 
 // remove removes the session directory and the job's shared-memory
 // segments, if a rank left any.
-func (s *session) remove() { _ = rte.RemoveJobFiles(s.jobID, s.dir) }
+func (s *session) remove() { _ = jobfiles.Remove(s.jobID, s.dir) }

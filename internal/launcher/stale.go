@@ -12,7 +12,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
-	"github.com/gompi/gompi/internal/rte"
+	"github.com/gompi/gompi/internal/jobfiles"
 )
 
 // ownerFile names, in a session directory, the gompirun that made it. When
@@ -132,7 +132,7 @@ func sweepStale(tempDir string, log hclog.Logger) {
 		if !o.gone(ns) {
 			continue
 		}
-		if err := rte.RemoveJobFiles(m[1], dir); err != nil {
+		if err := jobfiles.Remove(m[1], dir); err != nil {
 			log.Warn("could not remove the files of a job whose gompirun is gone", "job", m[1], "error", err)
 			continue
 		}

@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"github.com/gompi/gompi/frameworks/ess"
 	"io"
 	"os"
 	"sync"
@@ -15,7 +14,9 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/gompi/gompi/frameworks/ess"
 	"github.com/gompi/gompi/internal/jobauth"
+	"github.com/gompi/gompi/internal/jobfiles"
 	"github.com/gompi/gompi/internal/rte/rtepb"
 )
 
@@ -352,7 +353,7 @@ func (c *Client) watchLifeline(fd int) {
 	}
 	// Files first: stderr was a pipe to gompirun, and writing to it may
 	// kill the rank with SIGPIPE.
-	err := RemoveJobFiles(c.job.JobID, c.job.SessionDir)
+	err := jobfiles.Remove(c.job.JobID, c.job.SessionDir)
 	fmt.Fprintf(c.stderr, "gompi: rank %d of job %s: gompirun is gone; removed the job's files and exiting\n",
 		c.job.Rank, c.job.JobID)
 	if err != nil {

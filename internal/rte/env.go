@@ -3,11 +3,13 @@ package rte
 import (
 	"encoding/hex"
 	"fmt"
-	"github.com/gompi/gompi/frameworks/ess"
 	"net"
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/gompi/gompi/frameworks/ess"
+	"github.com/gompi/gompi/internal/jobfiles"
 )
 
 // config is what the environment says about this process.
@@ -15,24 +17,6 @@ type config struct {
 	job      ess.Job
 	server   string // gRPC target of the job server; empty: keep the store locally
 	lifeline int    // descriptor whose end of file means gompirun is gone; 0: none
-}
-
-// validJobID reports whether id is 1 to 64 letters, digits, '.', '_' or
-// '-', starting with a letter or digit: a name that is safe in paths and
-// globs. Checked by hand: the regular expression's {0,63} cost every
-// process 900 allocations at start.
-func validJobID(id string) bool {
-	if len(id) < 1 || len(id) > 64 {
-		return false
-	}
-	for i := 0; i < len(id); i++ {
-		c := id[i]
-		alnum := '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
-		if !alnum && (i == 0 || c != '.' && c != '_' && c != '-') {
-			return false
-		}
-	}
-	return true
 }
 
 // parseEnv reads the variables gompirun sets. An empty variable counts as
@@ -96,7 +80,7 @@ func parseEnv(getenv func(string) string) (config, error) {
 	if c.job.JobID == "" {
 		return config{}, fmt.Errorf("environment variable %s is not set although %s=%q is", EnvJobID, EnvSize, sizeStr)
 	}
-	if !validJobID(c.job.JobID) {
+	if !jobfiles.ValidID(c.job.JobID) {
 		return config{}, fmt.Errorf("environment variable %s=%q: want 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit", EnvJobID, c.job.JobID)
 	}
 

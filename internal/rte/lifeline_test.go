@@ -3,7 +3,6 @@ package rte
 import (
 	"bytes"
 	"context"
-	"github.com/gompi/gompi/frameworks/ess"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +11,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/gompi/gompi/frameworks/ess"
 )
 
 // syncBuffer is written by the watcher and read by the test.

@@ -4,10 +4,11 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"github.com/gompi/gompi/frameworks/ess"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gompi/gompi/frameworks/ess"
 )
 
 func singleton(t *testing.T) (*Client, *bytes.Buffer, *int) {

@@ -36,6 +36,48 @@ func TestKilledLauncherLeavesNothing(t *testing.T) {
 	}
 }
 
+// TestReaperProgram: gompirun starts gompi-reaper from its own directory
+// as the job's reaper and, where there is none, itself in the reaper's
+// mode; either ends what a killed gompirun leaves.
+func TestReaperProgram(t *testing.T) {
+	t.Parallel()
+	// A copy, not a link: gompirun looks beside the file it runs from.
+	alone := filepath.Join(t.TempDir(), "gompirun")
+	b, err := os.ReadFile(gompirun)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(alone, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ name, exe, reaper string }{
+		{"beside", gompirun, filepath.Join(filepath.Dir(gompirun), "gompi-reaper")},
+		{"alone", alone, alone},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			tmp := t.TempDir()
+			cmd, ranks, _ := startedBy(t, tc.exe, 2, testEnv("TMPDIR="+tmp), "-np", "2", "--oversubscribe",
+				"sh", "-c", "sleep 600 & "+rankprog+" connected; echo done")
+			// Started before the ranks, and its environment names the job.
+			reapers := withEnv("GOMPI_REAPER=", ":"+tmp+"/gompi.")
+			if len(reapers) != 1 {
+				t.Fatalf("%d reapers of the job run (pids %v), want 1", len(reapers), reapers)
+			}
+			if exe, err := os.Readlink("/proc/" + strconv.Itoa(reapers[0]) + "/exe"); err != nil || exe != tc.reaper {
+				t.Errorf("the reaper runs %q (%v), want %s", exe, err, tc.reaper)
+			}
+			if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+				t.Fatal(err)
+			}
+			_ = cmd.Wait()
+			waitGone(t, "process", ranks)
+			waitNoJobProcesses(t, tmp)
+			waitEmpty(t, tmp)
+		})
+	}
+}
+
 // TestSIGHUPStopsRanks: a closed terminal stops the job as SIGTERM does,
 // ranks started directly and under a wrapper script alike.
 func TestSIGHUPStopsRanks(t *testing.T) {

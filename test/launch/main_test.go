@@ -175,7 +175,13 @@ func started(t *testing.T, n int, args ...string) (cmd *exec.Cmd, ranks map[int]
 // startedWith is started with the environment env.
 func startedWith(t *testing.T, n int, env []string, args ...string) (cmd *exec.Cmd, ranks map[int]int, stderr *bytes.Buffer) {
 	t.Helper()
-	cmd = exec.Command(gompirun, args...)
+	return startedBy(t, gompirun, n, env, args...)
+}
+
+// startedBy is startedWith with the gompirun at exe.
+func startedBy(t *testing.T, exe string, n int, env []string, args ...string) (cmd *exec.Cmd, ranks map[int]int, stderr *bytes.Buffer) {
+	t.Helper()
+	cmd = exec.Command(exe, args...)
 	cmd.Env = env
 	stderr = new(bytes.Buffer)
 	cmd.Stderr = stderr

@@ -1,13 +1,14 @@
-package launcher
+package reaper
 
 import (
 	"os"
 	"os/exec"
+	"path/filepath"
 	"testing"
 	"time"
 
+	"github.com/gompi/gompi/internal/jobfiles"
 	"github.com/gompi/gompi/internal/jobtest"
-	"github.com/gompi/gompi/internal/rte"
 )
 
 // TestKillJob: the reaper kills the processes whose environment names
@@ -23,9 +24,9 @@ func TestKillJob(t *testing.T) {
 		t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
 		return cmd
 	}
-	ofJob := start(rte.EnvJobID+"="+job, rte.EnvSessionDir+"="+dir)
-	otherDir := start(rte.EnvJobID+"="+job, rte.EnvSessionDir+"="+dir+"x")
-	otherJob := start(rte.EnvJobID+"="+job+"0", rte.EnvSessionDir+"="+dir)
+	ofJob := start(jobfiles.EnvJobID+"="+job, jobfiles.EnvSessionDir+"="+dir)
+	otherDir := start(jobfiles.EnvJobID+"="+job, jobfiles.EnvSessionDir+"="+dir+"x")
+	otherJob := start(jobfiles.EnvJobID+"="+job+"0", jobfiles.EnvSessionDir+"="+dir)
 	if err := killJob(job, dir); err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +58,7 @@ func TestWaitRelease(t *testing.T) {
 			}
 			defer r.Close()
 			if tc.write {
-				(&reaper{w: w}).release()
+				(&Reaper{w: w}).Release()
 			} else {
 				w.Close()
 			}
@@ -66,5 +67,28 @@ func TestWaitRelease(t *testing.T) {
 				t.Fatalf("waitRelease = %v, %v; want %v", got, err, tc.orderly)
 			}
 		})
+	}
+}
+
+// TestExe: gompi-reaper beside gompirun if it is there and executable,
+// else gompirun itself.
+func TestExe(t *testing.T) {
+	dir := t.TempDir()
+	self := filepath.Join(dir, "gompirun")
+	beside := filepath.Join(dir, Name)
+	if got := Exe(self); got != self {
+		t.Errorf("with no %s: Exe = %s, want %s", Name, got, self)
+	}
+	if err := os.WriteFile(beside, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := Exe(self); got != self {
+		t.Errorf("with %s not executable: Exe = %s, want %s", Name, got, self)
+	}
+	if err := os.Chmod(beside, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if got := Exe(self); got != beside {
+		t.Errorf("Exe = %s, want %s", got, beside)
 	}
 }
