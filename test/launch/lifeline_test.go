@@ -3,6 +3,7 @@ package launch
 import (
 	"bytes"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -25,15 +26,23 @@ func TestKilledLauncherLeavesNothing(t *testing.T) {
 			tmp := t.TempDir()
 			args := append([]string{"-np", "2", "--oversubscribe"}, tc.args...)
 			cmd, ranks, _ := startedWith(t, 2, testEnv("TMPDIR="+tmp), args...)
-			if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
-				t.Fatal(err)
-			}
-			_ = cmd.Wait()
-			waitGone(t, "process", ranks)
-			waitNoJobProcesses(t, tmp)
-			waitEmpty(t, tmp)
+			killLeavesNothing(t, cmd, ranks, tmp)
 		})
 	}
+}
+
+// killLeavesNothing kills gompirun, started with TMPDIR=tmp, with
+// SIGKILL, which it cannot catch, and checks that its ranks end and that
+// nothing of the job is left: no process, no session directory.
+func killLeavesNothing(t *testing.T, cmd *exec.Cmd, ranks map[int]int, tmp string) {
+	t.Helper()
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Wait()
+	waitGone(t, "process", ranks)
+	waitNoJobProcesses(t, tmp)
+	waitEmpty(t, tmp)
 }
 
 // TestReaperProgram: gompirun starts gompi-reaper from its own directory
@@ -67,13 +76,7 @@ func TestReaperProgram(t *testing.T) {
 			if exe, err := os.Readlink("/proc/" + strconv.Itoa(reapers[0]) + "/exe"); err != nil || exe != tc.reaper {
 				t.Errorf("the reaper runs %q (%v), want %s", exe, err, tc.reaper)
 			}
-			if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
-				t.Fatal(err)
-			}
-			_ = cmd.Wait()
-			waitGone(t, "process", ranks)
-			waitNoJobProcesses(t, tmp)
-			waitEmpty(t, tmp)
+			killLeavesNothing(t, cmd, ranks, tmp)
 		})
 	}
 }
