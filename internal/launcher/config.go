@@ -35,9 +35,9 @@ type Config struct {
 	// mask (see startRank). Go sizes GOMAXPROCS from the mask, so a rank
 	// gets as many threads as CPUs.
 	Bind Bind
-	// ReaperExe, when set, is run as the job's reaper (see package reaper): if
-	// gompirun is killed, it kills what is left of the job and removes the
-	// job's files.
+	// ReaperExe, when set, is run as the job's reaper (package reaper):
+	// if gompirun is killed, it kills what is left of the job and removes
+	// the job's files.
 	ReaperExe string
 	Timeout   time.Duration // stop the job with ExitTimeout after this long; 0: never
 	// ReportStateOnTimeout prints what every rank waits for before a
