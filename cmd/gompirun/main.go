@@ -30,7 +30,7 @@ func main() {
 	// job's reaper; see package reaper.
 	if spec, ok := os.LookupEnv(reaper.EnvVar); ok {
 		if err := reaper.Run(spec); err != nil {
-			fmt.Fprintln(os.Stderr, "gompirun:", err)
+			fmt.Fprintln(os.Stderr, "gompirun: reaper:", err)
 			os.Exit(1)
 		}
 		os.Exit(0)

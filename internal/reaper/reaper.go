@@ -96,11 +96,11 @@ func (r *Reaper) Release() {
 func Run(spec string) error {
 	jobID, dir, ok := strings.Cut(spec, ":")
 	if !ok || jobID == "" || !strings.HasPrefix(dir, "/") {
-		return fmt.Errorf("reaper: %s=%q: want JOBID:/session/dir; gompirun starts the reaper with it", EnvVar, spec)
+		return fmt.Errorf("%s=%q: want JOBID:/session/dir; gompirun starts the reaper with it", EnvVar, spec)
 	}
 	orderly, err := waitRelease(os.NewFile(fd, "the reaper's pipe"))
 	if err != nil {
-		return fmt.Errorf("reaper: %w", err)
+		return err
 	}
 	var errs []error
 	if !orderly {
@@ -141,7 +141,7 @@ func killJob(jobID, dir string) error {
 		}
 		time.Sleep(10 * time.Millisecond) // let the killed go before looking again
 	}
-	return fmt.Errorf("reaper: processes of job %s still run after 100 rounds of SIGKILL: %v", jobID, jobProcesses(marks))
+	return fmt.Errorf("processes of job %s still run after 100 rounds of SIGKILL: %v", jobID, jobProcesses(marks))
 }
 
 // jobProcesses lists the processes, other than this one, whose environment
