@@ -9,11 +9,10 @@ import "github.com/gompi/gompi/frameworks/coll"
 // no neighbour are not written: on 2 ranks, blocks of 256 KiB-1 MiB took
 // 0.72-0.81 of the time they took written. A grid's lists are alike on
 // every member and hold two neighbours per dimension, so each member's
-// contribution has the same length, and what
-// a member receives from its neighbour j is that neighbour's block j^1
-// (what the rank below sends up arrives from below;
-// coll.Neighbors.SendOrder). A graph's neighbourhoods differ from rank to
-// rank and go to the next module. The segment is at least as fast as
+// contribution has the same length, and what a member receives from its
+// neighbour j is that neighbour's block j^1 (what the rank below sends up
+// arrives from below; coll.Neighbors.SendOrder). A graph's neighbourhoods
+// differ from rank to rank and go to the next module. The segment is at least as fast as
 // basic's messages: on 2, 4 and 8 ranks an allgather of 64 or 256 KiB
 // took a sixth to a half of their time, an alltoall of 16 or 64 KiB blocks
 // 0.3-1.0 of it. A contribution larger than a block goes in rounds
