@@ -167,7 +167,7 @@ func startPlugin(path string, log hclog.Logger) (*process, error) {
 const PluginSocketDirEnv = "PLUGIN_UNIX_SOCKET_DIR"
 
 // SessionDirEnv is the job's session directory, which gompirun sets for
-// its ranks and removes at the end of the job (rte.EnvSessionDir).
+// its ranks and removes at the end of the job (jobenv.SessionDir).
 const SessionDirEnv = "GOMPI_SESSION_DIR"
 
 // refusal rewrites go-plugin's start-up errors in the terms of gompi.

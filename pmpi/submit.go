@@ -1,6 +1,6 @@
 package pmpi
 
-import "github.com/gompi/gompi/internal/rte"
+import "github.com/gompi/gompi/internal/jobfiles"
 
 // SubmitPart hands gompirun this rank's part of a profiling tool's
 // job-wide report: gompirun merges the parts of every rank that submitted
@@ -16,7 +16,7 @@ func SubmitPart(tool string, part []byte) (bool, error) {
 	if l == nil || l.job.SessionDir == "" {
 		return false, nil
 	}
-	if err := rte.WritePart(l.job.SessionDir, tool, l.job.Rank, part); err != nil {
+	if err := jobfiles.WritePart(l.job.SessionDir, tool, l.job.Rank, part); err != nil {
 		return false, err
 	}
 	return true, nil

@@ -14,13 +14,6 @@ import (
 	"strings"
 )
 
-// The variables, set for every rank, that name the job and its session
-// directory on the rank's host (see package rte).
-const (
-	EnvJobID      = "GOMPI_JOB_ID"
-	EnvSessionDir = "GOMPI_SESSION_DIR"
-)
-
 // shmDir is where shared-memory segments live by default.
 const shmDir = "/dev/shm"
 

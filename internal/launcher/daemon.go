@@ -11,8 +11,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/gompi/gompi/internal/jobfiles"
 	"github.com/gompi/gompi/internal/reaper"
-	"github.com/gompi/gompi/internal/rte"
 )
 
 // RunDaemon is gompirun's daemon mode, which gompirun starts on every
@@ -239,7 +239,7 @@ func (d *daemon) run(progs []program, eof <-chan struct{}, sigs <-chan os.Signal
 // sendParts sends gompirun the profiling parts the ranks left in this
 // host's session directory: gompirun merges every host's.
 func (d *daemon) sendParts() {
-	parts, bad := rte.ReadParts(d.sess.dir, d.spec.Size)
+	parts, bad := jobfiles.ReadParts(d.sess.dir, d.spec.Size)
 	for _, err := range bad {
 		fmt.Fprintf(d.errOut, "profiling parts: %v; ignored\n", err)
 	}

@@ -5,8 +5,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gompi/gompi/internal/jobenv"
 	"github.com/gompi/gompi/internal/reaper"
-	"github.com/gompi/gompi/internal/rte"
 )
 
 // lifelineFD is the descriptor number of the lifeline in every rank: the
@@ -16,8 +16,8 @@ const lifelineFD = 3
 // identityVars are set by the launcher for each rank and so dropped from the
 // inherited environment, together with the reaper's switch.
 var identityVars = []string{
-	rte.EnvRank, rte.EnvSize, rte.EnvLocalRank, rte.EnvLocalSize, rte.EnvAppNum,
-	rte.EnvJobID, rte.EnvServer, rte.EnvSecret, rte.EnvSessionDir, rte.EnvLifeline, reaper.EnvVar,
+	jobenv.Rank, jobenv.Size, jobenv.LocalRank, jobenv.LocalSize, jobenv.AppNum,
+	jobenv.JobID, jobenv.Server, jobenv.Secret, jobenv.SessionDir, jobenv.Lifeline, reaper.EnvVar,
 }
 
 // rankEnvBase drops from env what each rank gets set for itself, and
@@ -54,16 +54,16 @@ type rankIdent struct {
 func rankEnv(base []string, app App, appNum int, id rankIdent) []string {
 	env := append(append([]string(nil), base...), app.Env...)
 	return append(env,
-		rte.EnvAppNum+"="+strconv.Itoa(appNum),
-		rte.EnvRank+"="+strconv.Itoa(id.rank),
-		rte.EnvSize+"="+strconv.Itoa(id.size),
-		rte.EnvLocalRank+"="+strconv.Itoa(id.local),
-		rte.EnvLocalSize+"="+strconv.Itoa(id.localSize),
-		rte.EnvJobID+"="+id.jobID,
-		rte.EnvServer+"="+id.server,
-		rte.EnvSecret+"="+hex.EncodeToString(id.secret),
-		rte.EnvSessionDir+"="+id.sessDir,
-		rte.EnvLifeline+"="+strconv.Itoa(lifelineFD),
+		jobenv.AppNum+"="+strconv.Itoa(appNum),
+		jobenv.Rank+"="+strconv.Itoa(id.rank),
+		jobenv.Size+"="+strconv.Itoa(id.size),
+		jobenv.LocalRank+"="+strconv.Itoa(id.local),
+		jobenv.LocalSize+"="+strconv.Itoa(id.localSize),
+		jobenv.JobID+"="+id.jobID,
+		jobenv.Server+"="+id.server,
+		jobenv.Secret+"="+hex.EncodeToString(id.secret),
+		jobenv.SessionDir+"="+id.sessDir,
+		jobenv.Lifeline+"="+strconv.Itoa(lifelineFD),
 	)
 }
 

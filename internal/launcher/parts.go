@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/gompi/gompi/internal/rte"
+	"github.com/gompi/gompi/internal/jobfiles"
 )
 
 // MergeFunc merges the parts of one profiling tool's report that the
@@ -22,7 +22,7 @@ type MergeFunc func(job string, parts map[int][]byte) (paths []string, err error
 // stderr naming the tool and the ranks or file, and loses nothing else.
 func (j *job) mergeParts() []string {
 	w := j.term.stderr()
-	parts, bad := rte.ReadParts(j.sessDir, j.np)
+	parts, bad := jobfiles.ReadParts(j.sessDir, j.np)
 	for _, err := range bad {
 		fmt.Fprintf(w, "gompirun: warning: profiling parts: %v; ignored\n", err)
 	}

@@ -16,7 +16,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/gompi/gompi/internal/rte"
+	"github.com/gompi/gompi/internal/jobfiles"
 )
 
 // remoteHost is a daemon that gompirun started on another host through the
@@ -300,7 +300,7 @@ func (j *job) readDaemon(h *remoteHost, out io.Reader, relayed <-chan struct{}) 
 				j.log.Warn("a profiling part without a tool's name", "host", h.name, "rank", rank)
 				continue
 			}
-			if err := rte.WritePart(j.sessDir, string(tool), rank, part); err != nil {
+			if err := jobfiles.WritePart(j.sessDir, string(tool), rank, part); err != nil {
 				fmt.Fprintf(j.term.stderr(), "gompirun: warning: profiling part of rank %d from host %s: %v; ignored\n", rank, h.name, err)
 			}
 		case frameRelay:

@@ -16,6 +16,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/gompi/gompi/internal/jobauth"
+	"github.com/gompi/gompi/internal/jobenv"
 	"github.com/gompi/gompi/internal/rte"
 	"github.com/gompi/gompi/internal/rte/rtepb"
 )
@@ -82,8 +83,8 @@ func NewServer(cfg ServerConfig) (*Server, error) {
 	if cfg.Size < 1 {
 		return nil, fmt.Errorf("job server: size %d: a job needs at least one rank", cfg.Size)
 	}
-	if len(cfg.Secret) < rte.MinSecretLen {
-		return nil, fmt.Errorf("job server: the secret is %d bytes; at least %d are required", len(cfg.Secret), rte.MinSecretLen)
+	if len(cfg.Secret) < jobenv.MinSecretLen {
+		return nil, fmt.Errorf("job server: the secret is %d bytes; at least %d are required", len(cfg.Secret), jobenv.MinSecretLen)
 	}
 	if cfg.Log == nil {
 		cfg.Log = hclog.NewNullLogger()

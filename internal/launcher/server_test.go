@@ -18,11 +18,12 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/gompi/gompi/internal/jobauth"
+	"github.com/gompi/gompi/internal/jobenv"
 	"github.com/gompi/gompi/internal/rte"
 	"github.com/gompi/gompi/internal/rte/rtepb"
 )
 
-var testSecret = []byte(strings.Repeat("k", rte.MinSecretLen))
+var testSecret = []byte(strings.Repeat("k", jobenv.MinSecretLen))
 
 type abortCall struct {
 	rank, code int
@@ -257,7 +258,7 @@ func TestFenceFailsWhenRankExited(t *testing.T) {
 func TestUnauthenticatedCallsRefused(t *testing.T) {
 	_, dial, _ := startServer(t, 2)
 	ctx := testCtx(t)
-	for name, secret := range map[string]string{"none": "", "wrong": hex.EncodeToString([]byte(strings.Repeat("x", rte.MinSecretLen)))} {
+	for name, secret := range map[string]string{"none": "", "wrong": hex.EncodeToString([]byte(strings.Repeat("x", jobenv.MinSecretLen)))} {
 		_, err := dial(secret).Put(ctx, &rtepb.PutRequest{Rank: 0, Key: "k"})
 		if status.Code(err) != codes.Unavailable {
 			t.Errorf("%s secret: %v, want Unavailable: the connection is refused before any call", name, err)

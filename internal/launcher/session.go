@@ -9,8 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/gompi/gompi/internal/jobenv"
 	"github.com/gompi/gompi/internal/jobfiles"
-	"github.com/gompi/gompi/internal/rte"
 )
 
 // maxSocketPath is the longest unix socket path Linux accepts (sun_path
@@ -32,7 +32,7 @@ func newSession(tempDir string) (*session, error) {
 	if err != nil {
 		return nil, fmt.Errorf("session directory: %w", err)
 	}
-	secret := make([]byte, rte.MinSecretLen)
+	secret := make([]byte, jobenv.MinSecretLen)
 	if _, err := rand.Read(secret); err != nil {
 		return nil, fmt.Errorf("creating the job secret: %w", err)
 	}

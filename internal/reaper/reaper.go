@@ -23,6 +23,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/gompi/gompi/internal/jobenv"
 	"github.com/gompi/gompi/internal/jobfiles"
 )
 
@@ -130,7 +131,7 @@ func waitRelease(f *os.File) (bool, error) {
 // and its session directory, as gompirun gives every rank, until a look
 // finds none (a process may fork while it is being looked for).
 func killJob(jobID, dir string) error {
-	marks := [][]byte{[]byte(jobfiles.EnvJobID + "=" + jobID), []byte(jobfiles.EnvSessionDir + "=" + dir)}
+	marks := [][]byte{[]byte(jobenv.JobID + "=" + jobID), []byte(jobenv.SessionDir + "=" + dir)}
 	for range 100 {
 		pids := jobProcesses(marks)
 		if len(pids) == 0 {

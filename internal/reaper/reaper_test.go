@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gompi/gompi/internal/jobfiles"
+	"github.com/gompi/gompi/internal/jobenv"
 	"github.com/gompi/gompi/internal/jobtest"
 )
 
@@ -24,9 +24,9 @@ func TestKillJob(t *testing.T) {
 		t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
 		return cmd
 	}
-	ofJob := start(jobfiles.EnvJobID+"="+job, jobfiles.EnvSessionDir+"="+dir)
-	otherDir := start(jobfiles.EnvJobID+"="+job, jobfiles.EnvSessionDir+"="+dir+"x")
-	otherJob := start(jobfiles.EnvJobID+"="+job+"0", jobfiles.EnvSessionDir+"="+dir)
+	ofJob := start(jobenv.JobID+"="+job, jobenv.SessionDir+"="+dir)
+	otherDir := start(jobenv.JobID+"="+job, jobenv.SessionDir+"="+dir+"x")
+	otherJob := start(jobenv.JobID+"="+job+"0", jobenv.SessionDir+"="+dir)
 	if err := killJob(job, dir); err != nil {
 		t.Fatal(err)
 	}

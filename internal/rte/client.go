@@ -16,6 +16,7 @@ import (
 
 	"github.com/gompi/gompi/frameworks/ess"
 	"github.com/gompi/gompi/internal/jobauth"
+	"github.com/gompi/gompi/internal/jobenv"
 	"github.com/gompi/gompi/internal/jobfiles"
 	"github.com/gompi/gompi/internal/rte/rtepb"
 )
@@ -81,7 +82,7 @@ func connect(ctx context.Context, cfg config, stderr io.Writer, exit func(int)) 
 	} else if c.job.Secret == nil {
 		// Launched with one rank and no server: nothing checks the secret,
 		// but transports still need one.
-		secret, err := randomBytes(MinSecretLen)
+		secret, err := randomBytes(jobenv.MinSecretLen)
 		if err != nil {
 			return nil, fmt.Errorf("rte: %w", err)
 		}
@@ -94,7 +95,7 @@ func connect(ctx context.Context, cfg config, stderr io.Writer, exit func(int)) 
 
 	conn, err := grpc.NewClient(cfg.server, grpc.WithTransportCredentials(jobauth.Credentials(c.job.JobID, c.job.Secret, nil)))
 	if err != nil {
-		return nil, fmt.Errorf("rte: job server %s=%q: %w", EnvServer, cfg.server, err)
+		return nil, fmt.Errorf("rte: job server %s=%q: %w", jobenv.Server, cfg.server, err)
 	}
 	c.conn, c.rpc = conn, rtepb.NewRuntimeClient(conn)
 	resp, err := c.rpc.Hello(ctx, &rtepb.HelloRequest{Rank: int32(c.job.Rank), Pid: int64(os.Getpid())})
@@ -105,7 +106,7 @@ func connect(ctx context.Context, cfg config, stderr io.Writer, exit func(int)) 
 	if int(resp.Size) != c.job.Size || resp.JobId != c.job.JobID {
 		conn.Close()
 		return nil, fmt.Errorf("rte: the job server at %s runs job %s of %d ranks, but %s=%s and %s=%d",
-			cfg.server, resp.JobId, resp.Size, EnvJobID, c.job.JobID, EnvSize, c.job.Size)
+			cfg.server, resp.JobId, resp.Size, jobenv.JobID, c.job.JobID, jobenv.Size, c.job.Size)
 	}
 	return c, nil
 }
@@ -115,7 +116,7 @@ func singletonIdentity() (jobID string, secret []byte, err error) {
 	if err != nil {
 		return "", nil, err
 	}
-	secret, err = randomBytes(MinSecretLen)
+	secret, err = randomBytes(jobenv.MinSecretLen)
 	if err != nil {
 		return "", nil, err
 	}

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gompi/gompi/internal/jobenv"
 	"github.com/gompi/gompi/internal/launcher"
 	"github.com/gompi/gompi/internal/rte"
 )
@@ -20,7 +21,7 @@ import (
 // Connect.
 func serve(t *testing.T, size int) *launcher.Server {
 	t.Helper()
-	secret := []byte(strings.Repeat("s", rte.MinSecretLen))
+	secret := []byte(strings.Repeat("s", jobenv.MinSecretLen))
 	srv, err := launcher.NewServer(launcher.ServerConfig{JobID: "feed01", Size: size, Secret: secret})
 	if err != nil {
 		t.Fatal(err)
@@ -32,20 +33,20 @@ func serve(t *testing.T, size int) *launcher.Server {
 	}
 	go srv.Serve(l)
 	t.Cleanup(srv.Stop)
-	t.Setenv(rte.EnvSize, strconv.Itoa(size))
-	t.Setenv(rte.EnvRank, "0")
-	t.Setenv(rte.EnvLocalSize, strconv.Itoa(size))
-	t.Setenv(rte.EnvLocalRank, "0")
-	t.Setenv(rte.EnvJobID, "feed01")
-	t.Setenv(rte.EnvServer, "unix://"+sock)
-	t.Setenv(rte.EnvSecret, hex.EncodeToString(secret))
+	t.Setenv(jobenv.Size, strconv.Itoa(size))
+	t.Setenv(jobenv.Rank, "0")
+	t.Setenv(jobenv.LocalSize, strconv.Itoa(size))
+	t.Setenv(jobenv.LocalRank, "0")
+	t.Setenv(jobenv.JobID, "feed01")
+	t.Setenv(jobenv.Server, "unix://"+sock)
+	t.Setenv(jobenv.Secret, hex.EncodeToString(secret))
 	return srv
 }
 
 func connectAs(t *testing.T, ctx context.Context, rank int) *rte.Client {
 	t.Helper()
-	t.Setenv(rte.EnvRank, strconv.Itoa(rank))
-	t.Setenv(rte.EnvLocalRank, strconv.Itoa(rank))
+	t.Setenv(jobenv.Rank, strconv.Itoa(rank))
+	t.Setenv(jobenv.LocalRank, strconv.Itoa(rank))
 	c, err := rte.Connect(ctx)
 	if err != nil {
 		t.Fatalf("Connect as rank %d: %v", rank, err)
@@ -135,21 +136,21 @@ func TestConnectErrors(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 
-	t.Setenv(rte.EnvSecret, strings.Repeat("00", rte.MinSecretLen))
+	t.Setenv(jobenv.Secret, strings.Repeat("00", jobenv.MinSecretLen))
 	if _, err := rte.Connect(ctx); err == nil || !strings.Contains(err.Error(), "the server's challenge does not carry job feed01's MAC") {
 		t.Errorf("wrong secret: %v", err)
 	}
-	t.Setenv(rte.EnvSecret, hex.EncodeToString([]byte(strings.Repeat("s", rte.MinSecretLen))))
-	t.Setenv(rte.EnvSize, "3")
-	t.Setenv(rte.EnvLocalSize, "3")
+	t.Setenv(jobenv.Secret, hex.EncodeToString([]byte(strings.Repeat("s", jobenv.MinSecretLen))))
+	t.Setenv(jobenv.Size, "3")
+	t.Setenv(jobenv.LocalSize, "3")
 	if _, err := rte.Connect(ctx); err == nil || !strings.Contains(err.Error(), "job feed01 of 2 ranks") {
 		t.Errorf("size mismatch: %v", err)
 	}
-	t.Setenv(rte.EnvServer, "unix://"+filepath.Join(t.TempDir(), "none.sock"))
+	t.Setenv(jobenv.Server, "unix://"+filepath.Join(t.TempDir(), "none.sock"))
 	if _, err := rte.Connect(ctx); err == nil || !strings.Contains(err.Error(), "connecting to the job server") {
 		t.Errorf("no server: %v", err)
 	}
-	t.Setenv(rte.EnvRank, "7")
+	t.Setenv(jobenv.Rank, "7")
 	if _, err := rte.Connect(ctx); err == nil || !strings.Contains(err.Error(), `GOMPI_COMM_WORLD_RANK="7"`) {
 		t.Errorf("bad rank: %v", err)
 	}

@@ -3,18 +3,20 @@ package rte
 import (
 	"strings"
 	"testing"
+
+	"github.com/gompi/gompi/internal/jobenv"
 )
 
 func envOf(m map[string]string) func(string) string {
 	return func(k string) string { return m[k] }
 }
 
-var goodSecretHex = strings.Repeat("ab", MinSecretLen)
+var goodSecretHex = strings.Repeat("ab", jobenv.MinSecretLen)
 
 func launched(overrides map[string]string) map[string]string {
 	m := map[string]string{
-		EnvRank: "2", EnvSize: "4", EnvLocalRank: "2", EnvLocalSize: "4",
-		EnvAppNum: "1", EnvJobID: "c0ffee12", EnvServer: "unix:///tmp/gompi.c0ffee12/rt.sock", EnvSecret: goodSecretHex,
+		jobenv.Rank: "2", jobenv.Size: "4", jobenv.LocalRank: "2", jobenv.LocalSize: "4",
+		jobenv.AppNum: "1", jobenv.JobID: "c0ffee12", jobenv.Server: "unix:///tmp/gompi.c0ffee12/rt.sock", jobenv.Secret: goodSecretHex,
 	}
 	for k, v := range overrides {
 		m[k] = v
@@ -28,7 +30,7 @@ func TestParseEnvLaunched(t *testing.T) {
 		t.Fatal(err)
 	}
 	j := c.job
-	if j.Rank != 2 || j.Size != 4 || j.LocalRank != 2 || j.LocalSize != 4 || j.AppNum != 1 || j.JobID != "c0ffee12" || j.Singleton || len(j.Secret) != MinSecretLen {
+	if j.Rank != 2 || j.Size != 4 || j.LocalRank != 2 || j.LocalSize != 4 || j.AppNum != 1 || j.JobID != "c0ffee12" || j.Singleton || len(j.Secret) != jobenv.MinSecretLen {
 		t.Fatalf("job %+v", j)
 	}
 	if c.server != "unix:///tmp/gompi.c0ffee12/rt.sock" {
@@ -52,28 +54,28 @@ func TestParseEnvErrors(t *testing.T) {
 		env  map[string]string
 		want []string // every part must be in the message
 	}{
-		{"rank without size", map[string]string{EnvRank: "1"}, []string{EnvRank, `"1"`, EnvSize + " is not"}},
-		{"appnum without size", map[string]string{EnvAppNum: "0"}, []string{EnvAppNum, `"0"`, EnvSize + " is not"}},
-		{"appnum negative", launched(map[string]string{EnvAppNum: "-1"}), []string{EnvAppNum, `"-1"`, "non-negative integer"}},
-		{"size not a number", launched(map[string]string{EnvSize: "four"}), []string{EnvSize, `"four"`, "positive integer"}},
-		{"size zero", launched(map[string]string{EnvSize: "0"}), []string{EnvSize, `"0"`}},
-		{"rank >= size", launched(map[string]string{EnvRank: "4"}), []string{EnvRank, `"4"`, "less than " + EnvSize + "=4"}},
-		{"negative rank", launched(map[string]string{EnvRank: "-1"}), []string{EnvRank, `"-1"`, "non-negative"}},
-		{"rank missing", launched(map[string]string{EnvRank: ""}), []string{EnvRank, "not set"}},
-		{"local size > size", launched(map[string]string{EnvLocalSize: "5"}), []string{EnvLocalSize, `"5"`}},
-		{"local rank >= local size", launched(map[string]string{EnvLocalRank: "3", EnvLocalSize: "2"}), []string{EnvLocalRank, `"3"`, EnvLocalSize + "=2"}},
-		{"job id missing", launched(map[string]string{EnvJobID: ""}), []string{EnvJobID, "not set"}},
-		{"job id with slash", launched(map[string]string{EnvJobID: "a/b"}), []string{EnvJobID, `"a/b"`}},
-		{"server missing", launched(map[string]string{EnvServer: ""}), []string{EnvServer, "not set", EnvSize + "=4"}},
-		{"server malformed", launched(map[string]string{EnvServer: "nowhere"}), []string{EnvServer, `"nowhere"`, "unix:///"}},
-		{"server empty path", launched(map[string]string{EnvServer: "unix://"}), []string{EnvServer, "path is empty"}},
-		{"secret not hex", launched(map[string]string{EnvSecret: "zz" + goodSecretHex[2:]}), []string{EnvSecret, "not valid hex"}},
-		{"secret short", launched(map[string]string{EnvSecret: "abcd"}), []string{EnvSecret, "2 bytes", "at least 32"}},
-		{"secret missing", launched(map[string]string{EnvSecret: ""}), []string{EnvSecret, "not set", EnvServer}},
-		{"lifeline not a number", launched(map[string]string{EnvLifeline: "x"}), []string{EnvLifeline, `"x"`, "3 or more"}},
-		{"lifeline on stdout", launched(map[string]string{EnvLifeline: "1"}), []string{EnvLifeline, `"1"`, "3 or more"}},
-		{"session dir relative", launched(map[string]string{EnvSessionDir: "tmp/x"}), []string{EnvSessionDir, "absolute"}},
-		{"session dir alone", map[string]string{EnvSessionDir: "/tmp/x"}, []string{EnvSessionDir, EnvSize + " is not"}},
+		{"rank without size", map[string]string{jobenv.Rank: "1"}, []string{jobenv.Rank, `"1"`, jobenv.Size + " is not"}},
+		{"appnum without size", map[string]string{jobenv.AppNum: "0"}, []string{jobenv.AppNum, `"0"`, jobenv.Size + " is not"}},
+		{"appnum negative", launched(map[string]string{jobenv.AppNum: "-1"}), []string{jobenv.AppNum, `"-1"`, "non-negative integer"}},
+		{"size not a number", launched(map[string]string{jobenv.Size: "four"}), []string{jobenv.Size, `"four"`, "positive integer"}},
+		{"size zero", launched(map[string]string{jobenv.Size: "0"}), []string{jobenv.Size, `"0"`}},
+		{"rank >= size", launched(map[string]string{jobenv.Rank: "4"}), []string{jobenv.Rank, `"4"`, "less than " + jobenv.Size + "=4"}},
+		{"negative rank", launched(map[string]string{jobenv.Rank: "-1"}), []string{jobenv.Rank, `"-1"`, "non-negative"}},
+		{"rank missing", launched(map[string]string{jobenv.Rank: ""}), []string{jobenv.Rank, "not set"}},
+		{"local size > size", launched(map[string]string{jobenv.LocalSize: "5"}), []string{jobenv.LocalSize, `"5"`}},
+		{"local rank >= local size", launched(map[string]string{jobenv.LocalRank: "3", jobenv.LocalSize: "2"}), []string{jobenv.LocalRank, `"3"`, jobenv.LocalSize + "=2"}},
+		{"job id missing", launched(map[string]string{jobenv.JobID: ""}), []string{jobenv.JobID, "not set"}},
+		{"job id with slash", launched(map[string]string{jobenv.JobID: "a/b"}), []string{jobenv.JobID, `"a/b"`}},
+		{"server missing", launched(map[string]string{jobenv.Server: ""}), []string{jobenv.Server, "not set", jobenv.Size + "=4"}},
+		{"server malformed", launched(map[string]string{jobenv.Server: "nowhere"}), []string{jobenv.Server, `"nowhere"`, "unix:///"}},
+		{"server empty path", launched(map[string]string{jobenv.Server: "unix://"}), []string{jobenv.Server, "path is empty"}},
+		{"secret not hex", launched(map[string]string{jobenv.Secret: "zz" + goodSecretHex[2:]}), []string{jobenv.Secret, "not valid hex"}},
+		{"secret short", launched(map[string]string{jobenv.Secret: "abcd"}), []string{jobenv.Secret, "2 bytes", "at least 32"}},
+		{"secret missing", launched(map[string]string{jobenv.Secret: ""}), []string{jobenv.Secret, "not set", jobenv.Server}},
+		{"lifeline not a number", launched(map[string]string{jobenv.Lifeline: "x"}), []string{jobenv.Lifeline, `"x"`, "3 or more"}},
+		{"lifeline on stdout", launched(map[string]string{jobenv.Lifeline: "1"}), []string{jobenv.Lifeline, `"1"`, "3 or more"}},
+		{"session dir relative", launched(map[string]string{jobenv.SessionDir: "tmp/x"}), []string{jobenv.SessionDir, "absolute"}},
+		{"session dir alone", map[string]string{jobenv.SessionDir: "/tmp/x"}, []string{jobenv.SessionDir, jobenv.Size + " is not"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -94,7 +96,7 @@ func TestParseEnvErrors(t *testing.T) {
 }
 
 func TestParseEnvOneRankWithoutServer(t *testing.T) {
-	c, err := parseEnv(envOf(map[string]string{EnvRank: "0", EnvSize: "1", EnvJobID: "x1"}))
+	c, err := parseEnv(envOf(map[string]string{jobenv.Rank: "0", jobenv.Size: "1", jobenv.JobID: "x1"}))
 	if err != nil {
 		t.Fatal(err)
 	}

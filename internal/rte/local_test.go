@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gompi/gompi/frameworks/ess"
+	"github.com/gompi/gompi/internal/jobenv"
 )
 
 func singleton(t *testing.T) (*Client, *bytes.Buffer, *int) {
@@ -27,7 +28,7 @@ func TestSingletonStore(t *testing.T) {
 	c, _, _ := singleton(t)
 	ctx := context.Background()
 	j := c.Job()
-	if !j.Singleton || j.Rank != 0 || j.Size != 1 || len(j.JobID) != 8 || len(j.Secret) != MinSecretLen {
+	if !j.Singleton || j.Rank != 0 || j.Size != 1 || len(j.JobID) != 8 || len(j.Secret) != jobenv.MinSecretLen {
 		t.Fatalf("job %+v", j)
 	}
 	if err := c.Put(ctx, "k", []byte("v1")); err != nil {

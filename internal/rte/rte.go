@@ -14,40 +14,12 @@ import (
 	"os"
 
 	"golang.org/x/sys/unix"
-
-	"github.com/gompi/gompi/internal/jobfiles"
-)
-
-// Environment variables gompirun sets for every rank.
-const (
-	EnvRank      = "GOMPI_COMM_WORLD_RANK"
-	EnvSize      = "GOMPI_COMM_WORLD_SIZE"
-	EnvLocalRank = "GOMPI_COMM_WORLD_LOCAL_RANK"
-	EnvLocalSize = "GOMPI_COMM_WORLD_LOCAL_SIZE"
-	// EnvAppNum is the index of the rank's app context on an MPMD command
-	// line (gompirun -np 1 a : -np 2 b gives a 0 and b 1): MPI_APPNUM.
-	EnvAppNum = "GOMPI_APPNUM"
-	EnvJobID  = jobfiles.EnvJobID
-	// EnvServer is the job server's gRPC target, as in unix:///tmp/gompi.<job>/rt.sock.
-	EnvServer = "GOMPI_SERVER"
-	// EnvSecret is the job secret in hex.
-	EnvSecret = "GOMPI_JOB_SECRET"
-	// EnvSessionDir is the job's private directory on this host, where
-	// node-local transports keep what they share; gompirun removes it.
-	EnvSessionDir = jobfiles.EnvSessionDir
-	// EnvLifeline is the number of an inherited descriptor, the read end of
-	// a pipe whose write end only gompirun holds: end of file on it means
-	// gompirun is gone.
-	EnvLifeline = "GOMPI_LIFELINE_FD"
 )
 
 // ReportKeyPrefix starts the keys under which a rank announces a file it
 // wrote for the user (a profiling tool's report): gompirun lists their
 // values, the files' paths, when the job ends.
 const ReportKeyPrefix = "gompi.report/"
-
-// MinSecretLen is the shortest job secret accepted, in bytes.
-const MinSecretLen = 32
 
 // maxValueSize bounds a Put value, well below gRPC's default 4 MiB message limit.
 const maxValueSize = 1 << 20

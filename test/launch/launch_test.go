@@ -11,8 +11,8 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/gompi/gompi/internal/jobenv"
 	"github.com/gompi/gompi/internal/launcher"
-	"github.com/gompi/gompi/internal/rte"
 )
 
 func TestExchange(t *testing.T) {
@@ -213,14 +213,14 @@ func TestExportAndPrefix(t *testing.T) {
 	t.Parallel()
 	r := run(t, "", []string{"GOMPI_TEST_FROM_ENV=inherited"},
 		"-np", "2", "-x", "GOMPI_TEST_SET=a=b", "-x", "GOMPI_TEST_FROM_ENV",
-		rankprog, "env", "GOMPI_TEST_SET", "GOMPI_TEST_FROM_ENV", "GOMPI_PREFIX", rte.EnvSize)
+		rankprog, "env", "GOMPI_TEST_SET", "GOMPI_TEST_FROM_ENV", "GOMPI_PREFIX", jobenv.Size)
 	r.wantCode(t, 0)
 	prefix := filepath.Dir(binDir)
 	if real, err := filepath.EvalSymlinks(prefix); err == nil {
 		prefix = real
 	}
 	for rank := range 2 {
-		for _, want := range []string{"GOMPI_TEST_SET=a=b", "GOMPI_TEST_FROM_ENV=inherited", "GOMPI_PREFIX=" + prefix, rte.EnvSize + "=2"} {
+		for _, want := range []string{"GOMPI_TEST_SET=a=b", "GOMPI_TEST_FROM_ENV=inherited", "GOMPI_PREFIX=" + prefix, jobenv.Size + "=2"} {
 			if line := fmt.Sprintf("rank %d %s\n", rank, want); !strings.Contains(r.stdout, line) {
 				t.Errorf("stdout lacks %q:\n%s", line, r.stdout)
 			}

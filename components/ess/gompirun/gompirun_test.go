@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gompi/gompi/internal/rte"
+	"github.com/gompi/gompi/internal/jobenv"
 	"github.com/gompi/gompi/mca"
 )
 
@@ -15,24 +15,24 @@ import (
 func TestQuery(t *testing.T) {
 	c := &Component{}
 	env := &mca.Env{Priority: 100}
-	for _, name := range []string{rte.EnvRank, rte.EnvSize, rte.EnvLocalRank, rte.EnvLocalSize, rte.EnvAppNum,
-		rte.EnvJobID, rte.EnvServer, rte.EnvSecret, rte.EnvSessionDir, rte.EnvLifeline} {
+	for _, name := range []string{jobenv.Rank, jobenv.Size, jobenv.LocalRank, jobenv.LocalSize, jobenv.AppNum,
+		jobenv.JobID, jobenv.Server, jobenv.Secret, jobenv.SessionDir, jobenv.Lifeline} {
 		t.Setenv(name, "")
 	}
 	if _, err := c.Query(context.Background(), env); !errors.Is(err, mca.ErrDeclined) {
 		t.Errorf("no variable: %v, want a decline", err)
 	}
 
-	t.Setenv(rte.EnvRank, "1")
+	t.Setenv(jobenv.Rank, "1")
 	_, err := c.Query(context.Background(), env)
-	if !errors.Is(err, mca.ErrFatal) || !strings.Contains(err.Error(), rte.EnvSize) {
-		t.Errorf("a rank without a size: %v, want a fatal error naming %s", err, rte.EnvSize)
+	if !errors.Is(err, mca.ErrFatal) || !strings.Contains(err.Error(), jobenv.Size) {
+		t.Errorf("a rank without a size: %v, want a fatal error naming %s", err, jobenv.Size)
 	}
 
-	t.Setenv(rte.EnvSize, "2")
-	t.Setenv(rte.EnvJobID, "feed01")
-	t.Setenv(rte.EnvServer, "unix:///nonexistent/rt.sock")
-	t.Setenv(rte.EnvSecret, strings.Repeat("ab", rte.MinSecretLen))
+	t.Setenv(jobenv.Size, "2")
+	t.Setenv(jobenv.JobID, "feed01")
+	t.Setenv(jobenv.Server, "unix:///nonexistent/rt.sock")
+	t.Setenv(jobenv.Secret, strings.Repeat("ab", jobenv.MinSecretLen))
 	if prio, err := c.Query(context.Background(), env); err != nil || prio != 100 {
 		t.Errorf("launched by gompirun: %d, %v; want priority 100", prio, err)
 	}

@@ -16,6 +16,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/gompi/gompi/internal/jobenv"
 	"github.com/gompi/gompi/internal/rte"
 	"github.com/gompi/gompi/params"
 )
@@ -26,7 +27,7 @@ func main() {
 	}
 	mode, args := os.Args[1], os.Args[2:]
 	// Modes that must work without the runtime.
-	rank, _ := strconv.Atoi(os.Getenv(rte.EnvRank))
+	rank, _ := strconv.Atoi(os.Getenv(jobenv.Rank))
 	switch mode {
 	case "sleep":
 		fmt.Printf("rank %d pid %d\n", rank, os.Getpid())

@@ -20,7 +20,8 @@ import (
 	"time"
 
 	_ "github.com/gompi/gompi/components/all"
-	"github.com/gompi/gompi/internal/rte"
+	"github.com/gompi/gompi/internal/jobenv"
+	"github.com/gompi/gompi/internal/jobfiles"
 	"github.com/gompi/gompi/mpi"
 )
 
@@ -81,7 +82,7 @@ func run() error {
 // waits on that condition, however long it takes (gompirun's --timeout
 // is the test's guard).
 func waitParts(self, size int) {
-	dir := filepath.Join(os.Getenv(rte.EnvSessionDir), rte.PartsDir)
+	dir := filepath.Join(os.Getenv(jobenv.SessionDir), jobfiles.PartsDir)
 	for {
 		all := true
 		for _, tool := range strings.Split(os.Getenv("PARTSJOB_TOOLS"), ",") {

@@ -1,4 +1,4 @@
-package rte
+package jobfiles
 
 import (
 	"os"

@@ -1,11 +1,10 @@
-package rte
+package jobfiles
 
 import (
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 )
@@ -15,15 +14,24 @@ import (
 // <tool>.<rank>, for gompirun to merge when the job ends.
 const PartsDir = "parts"
 
-// toolName is what a tool's name may be: it names files.
-var toolName = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
+// validTool reports whether a tool's name is letters, digits, '_' and
+// '-' alone: it names files.
+func validTool(name string) bool {
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return name != ""
+}
 
 // WritePart writes rank's part of tool's report as
 // <sessionDir>/parts/<tool>.<rank>, atomically: to a temporary file first,
 // renamed when complete, so that gompirun never reads half a part from a
 // rank that died writing it. Writing it again replaces it.
 func WritePart(sessionDir, tool string, rank int, part []byte) error {
-	if !toolName.MatchString(tool) {
+	if !validTool(tool) {
 		return fmt.Errorf("tool name %q: want letters, digits, _ and - only", tool)
 	}
 	if rank < 0 {
@@ -72,7 +80,7 @@ func ReadParts(sessionDir string, size int) (parts map[string]map[int][]byte, ba
 		}
 		tool, r, _ := strings.Cut(name, ".")
 		rank, err := strconv.Atoi(r)
-		if !toolName.MatchString(tool) || err != nil || rank < 0 || rank >= size || r != strconv.Itoa(rank) || !e.Type().IsRegular() {
+		if !validTool(tool) || err != nil || rank < 0 || rank >= size || r != strconv.Itoa(rank) || !e.Type().IsRegular() {
 			bad = append(bad, fmt.Errorf("%s: not a part: want a file named <tool>.<rank>, rank 0 to %d", filepath.Join(dir, name), size-1))
 			continue
 		}
