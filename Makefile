@@ -47,7 +47,7 @@ c-library:
 # and the example out-of-process components in lib/gompi/, the first
 # directory of mca_base_component_path's default ($prefix/lib/gompi): an
 # installed gompirun finds them, and gives its ranks its prefix.
-INSTALL_COMMANDS := gompirun gompi-reaper gompi_info gompicc gompi-wrappergen
+INSTALL_COMMANDS := gompirun gompi-reaper gompi-daemon gompi_info gompicc gompi-wrappergen
 install: build
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/gompi
 	install -m 755 $(INSTALL_COMMANDS:%=$(BIN)/%) $(DESTDIR)$(PREFIX)/bin/
@@ -87,7 +87,7 @@ RACE_PKGS      = $$($(GO) list ./... $(JOB_SUITES:%=| grep -v -x $(MODULE)/test/
 # The programs under testdata/ (which ./... does not match) in directory $(1).
 testdata_mains = $$(find $(1) -path ./bin -prune -o -path '*/testdata/*' -name '*.go' -exec grep -l '^package main' {} + | xargs -n1 dirname | sort -u)
 TEST_PROGRAMS  = ./cmd/... ./bench/cmd/gompi-bench ./examples/... $(call testdata_mains,.)
-RACE_PROGRAMS  = ./cmd/gompirun ./cmd/gompi-reaper $(call testdata_mains,./test/launch)
+RACE_PROGRAMS  = ./cmd/gompirun ./cmd/gompi-reaper ./cmd/gompi-daemon $(call testdata_mains,./test/launch)
 # Test binaries and the suites' programs without DWARF: a quarter less
 # linking, and stack traces come from the symbol table, which stays.
 TEST_LDFLAGS   = -ldflags=-w

@@ -15,6 +15,7 @@ import (
 
 	"github.com/gompi/gompi/frameworks/plm"
 	"github.com/gompi/gompi/internal/hostmap"
+	"github.com/gompi/gompi/internal/node"
 	"github.com/gompi/gompi/mca"
 	"github.com/gompi/gompi/params"
 	"github.com/gompi/gompi/pmpi"
@@ -197,13 +198,22 @@ func launchAgent(env []string, users map[string]string, log hclog.Logger) (*agen
 	return a, nil
 }
 
-// daemonExe is gompirun's path on the other hosts: under --prefix, else
-// the same as here (an installation every host shares, or mirrors).
-func daemonExe(prefix, exe string) string {
+// daemonCommand is the daemon's command line on the other hosts, whose
+// installation mirrors this one (or is under --prefix): gompi-daemon
+// where gompirun has it beside itself here, else gompirun in its daemon
+// mode.
+func daemonCommand(prefix, exe string) []string {
+	st, err := os.Stat(filepath.Join(filepath.Dir(exe), node.DaemonName))
+	beside := err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0
+	dir := filepath.Dir(exe)
 	if prefix != "" {
-		return filepath.Join(prefix, "bin", "gompirun")
+		dir = filepath.Join(prefix, "bin")
+		exe = filepath.Join(dir, "gompirun")
 	}
-	return exe
+	if beside {
+		return []string{filepath.Join(dir, node.DaemonName)}
+	}
+	return []string{exe, node.DaemonFlag}
 }
 
 // mapPrinter prints the job's map with each rank's CPUs, as the launcher

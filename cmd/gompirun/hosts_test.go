@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/gompi/gompi/internal/hostmap"
+	"github.com/gompi/gompi/internal/node"
 )
 
 var here = hostmap.Host{Name: "here", Slots: 4}
@@ -85,12 +86,26 @@ func TestHostOptionErrors(t *testing.T) {
 	}
 }
 
-func TestDaemonExe(t *testing.T) {
-	if got := daemonExe("/opt/gompi", "/home/u/bin/gompirun"); got != "/opt/gompi/bin/gompirun" {
-		t.Errorf("--prefix: %s", got)
+// TestDaemonCommand: the other hosts run gompi-daemon where gompirun has
+// it beside itself here, else gompirun's daemon mode; under --prefix
+// from the prefix's bin.
+func TestDaemonCommand(t *testing.T) {
+	alone, beside := t.TempDir(), t.TempDir()
+	if err := os.WriteFile(filepath.Join(beside, node.DaemonName), []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
 	}
-	if got := daemonExe("", "/home/u/bin/gompirun"); got != "/home/u/bin/gompirun" {
-		t.Errorf("no prefix: %s", got)
+	for _, tc := range []struct {
+		prefix, exe string
+		want        []string
+	}{
+		{"", alone + "/gompirun", []string{alone + "/gompirun", node.DaemonFlag}},
+		{"", beside + "/gompirun", []string{beside + "/" + node.DaemonName}},
+		{"/opt/gompi", alone + "/gompirun", []string{"/opt/gompi/bin/gompirun", node.DaemonFlag}},
+		{"/opt/gompi", beside + "/gompirun", []string{"/opt/gompi/bin/" + node.DaemonName}},
+	} {
+		if got := daemonCommand(tc.prefix, tc.exe); !slices.Equal(got, tc.want) {
+			t.Errorf("prefix %q, gompirun %s: %q, want %q", tc.prefix, tc.exe, got, tc.want)
+		}
 	}
 }
 

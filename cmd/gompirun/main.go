@@ -19,6 +19,7 @@ import (
 	"github.com/gompi/gompi/frameworks/prof"
 	"github.com/gompi/gompi/internal/hostmap"
 	"github.com/gompi/gompi/internal/launcher"
+	"github.com/gompi/gompi/internal/node"
 	"github.com/gompi/gompi/internal/reaper"
 	"github.com/gompi/gompi/mca"
 	"github.com/gompi/gompi/params"
@@ -35,10 +36,10 @@ func main() {
 		}
 		os.Exit(0)
 	}
-	// On the other hosts of a job, gompirun runs as the daemon that starts
-	// that host's ranks; see launcher.RunDaemon.
-	if len(os.Args) == 2 && os.Args[1] == launcher.DaemonFlag {
-		os.Exit(runDaemon())
+	// On the other hosts of a job, without gompi-daemon beside it, gompirun
+	// runs as the daemon that starts that host's ranks; see package node.
+	if len(os.Args) == 2 && os.Args[1] == node.DaemonFlag {
+		os.Exit(node.Main())
 	}
 	// Catch signals from the start: until the job runs they only end gompirun.
 	sigs := make(chan os.Signal, 4)
@@ -88,9 +89,9 @@ func run(args []string, stdin *os.File, stdout, stderr io.Writer, sigs, quits <-
 	if !checkApps(opt, env, stderr) {
 		return 1
 	}
-	apps := make([]launcher.App, len(opt.apps))
+	apps := make([]node.App, len(opt.apps))
 	for i, a := range opt.apps {
-		apps[i] = launcher.App{NP: a.np, Program: a.program, Args: a.args, Env: a.exports}
+		apps[i] = node.App{NP: a.np, Program: a.program, Args: a.args, Env: a.exports}
 	}
 	cfg := launcher.Config{
 		Apps:      apps,
@@ -126,7 +127,7 @@ func run(args []string, stdin *os.File, stdout, stderr io.Writer, sigs, quits <-
 				return 1
 			}
 			defer a.close()
-			cfg.Agent, cfg.Fanout, cfg.DaemonExe = a.command, a.fanout, daemonExe(opt.hostOpts.prefix, exe)
+			cfg.Agent, cfg.Fanout, cfg.Daemon = a.command, a.fanout, daemonCommand(opt.hostOpts.prefix, exe)
 		}
 	}
 	code, err := launcher.Run(context.Background(), cfg)
@@ -218,17 +219,4 @@ func logLevel(verbose int) hclog.Level {
 		return hclog.Debug
 	}
 	return hclog.Warn
-}
-
-// runDaemon runs gompirun's daemon mode. Its lifeline is its input, which
-// the agent's connection to the launching gompirun carries; SIGINT,
-// SIGTERM and SIGHUP stop its ranks as the end of that input does.
-func runDaemon() int {
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
-	reaperExe := "" // none: the daemon still cleans up when it ends in order
-	if exe, err := os.Executable(); err == nil {
-		reaperExe = reaper.Exe(exe)
-	}
-	return launcher.RunDaemon(os.Stdin, os.Stdout, os.Stderr, "", reaperExe, sigs)
 }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/gompi/gompi/internal/cli"
 	"github.com/gompi/gompi/internal/launcher"
+	"github.com/gompi/gompi/internal/node"
 	"github.com/gompi/gompi/internal/version"
 	"github.com/gompi/gompi/params"
 )
@@ -78,7 +79,7 @@ type options struct {
 	timeout       time.Duration
 	reportState   bool // --report-state-on-timeout
 	stacks        bool // --get-stack-traces
-	bind          launcher.Bind
+	bind          node.Bind
 	verbose       int
 	hostOpts      hostOptions
 }
@@ -262,11 +263,11 @@ func parseArgs(args []string, h host, stdout io.Writer) (*options, error) {
 	}
 	switch strings.ToLower(bindTo.value) {
 	case "auto":
-		o.bind = launcher.BindAuto
+		o.bind = node.BindAuto
 	case "core":
-		o.bind = launcher.BindCore
+		o.bind = node.BindCore
 	case "none":
-		o.bind = launcher.BindNone
+		o.bind = node.BindNone
 	default:
 		return nil, fmt.Errorf("--bind-to %q: allowed values are auto, core and none", bindTo.value)
 	}

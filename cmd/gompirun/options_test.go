@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"github.com/gompi/gompi/internal/launcher"
 	"os"
 	"path/filepath"
 	"slices"
@@ -10,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gompi/gompi/internal/node"
 	"github.com/gompi/gompi/params"
 )
 
@@ -167,7 +167,7 @@ func TestParseExport(t *testing.T) {
 func TestParseOtherOptions(t *testing.T) {
 	o := mustParse(t, "-np", "8", "-oversubscribe", "--bind-to", "CORE", "-timeout", "5",
 		"--timestamp-output", "--output-filename", "out", "-vv", "prog")
-	if !o.oversubscribe || o.bind != launcher.BindCore || o.timeout != 5*time.Second || !o.output.Timestamp || o.verbose != 2 {
+	if !o.oversubscribe || o.bind != node.BindCore || o.timeout != 5*time.Second || !o.output.Timestamp || o.verbose != 2 {
 		t.Fatalf("options %+v", o)
 	}
 	if !filepath.IsAbs(o.output.Dir) || filepath.Base(o.output.Dir) != "out" {

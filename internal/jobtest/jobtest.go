@@ -74,8 +74,8 @@ const BinEnv = "GOMPI_TEST_BIN"
 // into dir under the name given, without -race even under go test -race:
 // the ranks of a job share few CPUs. It returns the binaries' paths by
 // name. Under BinEnv it links each from there, found by the package's last
-// path element. gompirun comes with its reaper (gompi-reaper), which
-// gompirun starts from its own directory.
+// path element. gompirun comes with its reaper (gompi-reaper) and its
+// daemon (gompi-daemon), which it starts from its own directory.
 func Build(dir string, pkgs map[string]string) (map[string]string, error) {
 	return build(dir, pkgs, os.Getenv(BinEnv), nil)
 }
@@ -106,7 +106,7 @@ func BuildTags(dir, tags string, pkgs map[string]string) (map[string]string, err
 
 func build(dir string, pkgs map[string]string, shared string, flags []string) (map[string]string, error) {
 	out := map[string]string{}
-	for name, pkg := range withReaper(pkgs) {
+	for name, pkg := range withHelpers(pkgs) {
 		bin := filepath.Join(dir, name)
 		if shared != "" {
 			if err := linkOrCopy(filepath.Join(shared, filepath.Base(pkg)), bin); err != nil {
@@ -123,15 +123,19 @@ func build(dir string, pkgs map[string]string, shared string, flags []string) (m
 	return out, nil
 }
 
-// withReaper adds gompi-reaper, from beside gompirun's package, to pkgs
-// if they build gompirun.
-func withReaper(pkgs map[string]string) map[string]string {
+// withHelpers adds gompi-reaper and gompi-daemon, from beside gompirun's
+// package, to pkgs if they build gompirun.
+func withHelpers(pkgs map[string]string) map[string]string {
 	pkg, ok := pkgs["gompirun"]
 	if !ok {
 		return pkgs
 	}
 	pkgs = maps.Clone(pkgs)
-	pkgs["gompi-reaper"] = filepath.Join(filepath.Dir(pkg), "gompi-reaper")
+	for _, name := range []string{"gompi-reaper", "gompi-daemon"} {
+		if _, ok := pkgs[name]; !ok {
+			pkgs[name] = filepath.Join(filepath.Dir(pkg), name)
+		}
+	}
 	return pkgs
 }
 

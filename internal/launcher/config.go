@@ -9,24 +9,16 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-hclog"
-)
 
-// App is one app context of a job: NP ranks running one program with
-// the same arguments and exports, as one "-np N program args" of an MPMD
-// command line.
-type App struct {
-	NP      int      // number of ranks, >= 1
-	Program string   // executable, looked up in $PATH unless it contains a slash
-	Args    []string // its arguments
-	Env     []string // NAME=value entries added for these ranks only (-x)
-}
+	"github.com/gompi/gompi/internal/node"
+)
 
 // Config describes one job.
 type Config struct {
 	// Apps are the job's app contexts. Ranks are numbered across them in
 	// order (the first app's ranks come first), and each rank learns its
 	// app's index as GOMPI_APPNUM (MPI_APPNUM).
-	Apps []App
+	Apps []node.App
 	// Env is the environment every rank starts from (gompirun passes its own
 	// plus --mca and GOMPI_PREFIX); each rank's app exports and identity
 	// are added. nil means os.Environ().
@@ -34,7 +26,7 @@ type Config struct {
 	// Bind chooses each rank's CPUs among those in gompirun's affinity
 	// mask (see startRank). Go sizes GOMAXPROCS from the mask, so a rank
 	// gets as many threads as CPUs.
-	Bind Bind
+	Bind node.Bind
 	// ReaperExe, when set, is run as the job's reaper (package reaper):
 	// if gompirun is killed, it kills what is left of the job and removes
 	// the job's files.
@@ -62,12 +54,13 @@ type Config struct {
 	Grace   time.Duration // between SIGTERM and SIGKILL; 0: DefaultGrace
 	// Hosts names each rank's host, by rank; nil runs every rank on this
 	// host, as does a rank whose host is LocalHost. The ranks of another
-	// host are started by a daemon (RunDaemon) that Agent starts there,
-	// running DaemonExe; they reach the job server over TCP.
+	// host are started by a daemon (node.RunDaemon) that Agent starts
+	// there with the command line Daemon; they reach the job server over
+	// TCP.
 	Hosts     []string
 	LocalHost string
 	Agent     func(host string, argv []string) (*exec.Cmd, error)
-	DaemonExe string
+	Daemon    []string
 	// ShowMap, if set, is called once every host is ready and before any
 	// rank starts, with each rank's CPUs by rank (nil: not bound): for
 	// --display-map, which shows the other hosts' bindings only once
@@ -131,7 +124,7 @@ func (cfg *Config) fill() (np int, err error) {
 			return 0, fmt.Errorf("%d hosts given for %d ranks", len(cfg.Hosts), np)
 		}
 		for _, h := range cfg.Hosts {
-			if h != cfg.LocalHost && (cfg.Agent == nil || cfg.DaemonExe == "") {
+			if h != cfg.LocalHost && (cfg.Agent == nil || len(cfg.Daemon) == 0) {
 				return 0, fmt.Errorf("rank on host %s: no launch agent to start it there", h)
 			}
 		}
@@ -141,8 +134,8 @@ func (cfg *Config) fill() (np int, err error) {
 
 // place splits the ranks into this host's, in order, and each other
 // host's, numbered on their host in rank order.
-func (cfg *Config) place(np int) (local []int, byHost map[string][]DaemonRank) {
-	byHost = map[string][]DaemonRank{}
+func (cfg *Config) place(np int) (local []int, byHost map[string][]node.DaemonRank) {
+	byHost = map[string][]node.DaemonRank{}
 	apps := make([]int, 0, np)
 	for i, app := range cfg.Apps {
 		for range app.NP {
@@ -155,7 +148,7 @@ func (cfg *Config) place(np int) (local []int, byHost map[string][]DaemonRank) {
 			continue
 		}
 		h := cfg.Hosts[rank]
-		byHost[h] = append(byHost[h], DaemonRank{Rank: rank, Local: len(byHost[h]), App: apps[rank]})
+		byHost[h] = append(byHost[h], node.DaemonRank{Rank: rank, Local: len(byHost[h]), App: apps[rank]})
 	}
 	return local, byHost
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gompi/gompi/internal/node"
 	"github.com/gompi/gompi/internal/rte"
 )
 
@@ -45,7 +46,7 @@ func classify(ev exitEvent, connected, finalized bool) (failure, bool) {
 		if ws.CoreDump() {
 			core = " (core dumped)"
 		}
-		return rankFailure(ev, fmt.Sprintf("killed by signal %s%s", signalName(ws.Signal()), core), 128+int(ws.Signal())), true
+		return rankFailure(ev, fmt.Sprintf("killed by signal %s%s", node.SignalName(ws.Signal()), core), 128+int(ws.Signal())), true
 	case ws.ExitStatus() != 0:
 		return rankFailure(ev, fmt.Sprintf("exited with status %d", ws.ExitStatus()), ws.ExitStatus()), true
 	case connected && !finalized:

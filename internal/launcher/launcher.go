@@ -16,6 +16,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/gompi/gompi/internal/node"
 	"github.com/gompi/gompi/internal/reaper"
 )
 
@@ -35,19 +36,19 @@ func Run(ctx context.Context, cfg Config) (int, error) {
 		return 1, err
 	}
 	local, byHost := cfg.place(np)
-	progs := make([]program, len(cfg.Apps))
+	progs := make([]node.Program, len(cfg.Apps))
 	for i, app := range cfg.Apps {
 		if !cfg.runsHere(i, np) {
 			continue // the daemons find it on their hosts
 		}
-		if progs[i], err = resolveProgram("", app.Program, app.Args); err != nil {
+		if progs[i], err = node.ResolveProgram("", app.Program, app.Args); err != nil {
 			if len(cfg.Apps) > 1 {
 				err = fmt.Errorf("app context %d: %w", i+1, err)
 			}
 			return 1, err
 		}
 	}
-	rankCPUs, err := LocalCPUs(cfg.Bind, len(local))
+	rankCPUs, err := node.LocalCPUs(cfg.Bind, len(local))
 	if err != nil {
 		return 1, err
 	}
@@ -59,18 +60,18 @@ func Run(ctx context.Context, cfg Config) (int, error) {
 		defer closeOutputFiles(files)
 	}
 
-	sweepStale(cfg.TempDir, cfg.Log)
-	sess, err := newSession(cfg.TempDir)
+	node.SweepStale(cfg.TempDir, cfg.Log)
+	sess, err := node.NewSession(cfg.TempDir)
 	if err != nil {
 		return 1, err
 	}
-	defer sess.remove()
+	defer sess.Remove()
 
 	j := &job{
 		cfg:     cfg,
 		np:      np,
-		jobID:   sess.jobID,
-		sessDir: sess.dir,
+		jobID:   sess.JobID,
+		sessDir: sess.Dir,
 		log:     cfg.Log,
 		term:    newTerminal(cfg.Stdout, cfg.Stderr),
 		pids:    make([]int, np),
@@ -81,15 +82,15 @@ func Run(ctx context.Context, cfg Config) (int, error) {
 		exits:   make(chan exitEvent, np),
 		stopReq: make(chan struct{}),
 	}
-	j.fwd = &forwarder{jobID: sess.jobID, hosts: tagHosts(cfg), opts: cfg.Output, term: j.term, now: time.Now}
+	j.fwd = &forwarder{jobID: sess.JobID, hosts: tagHosts(cfg), opts: cfg.Output, term: j.term, now: time.Now}
 	j.srv, err = NewServer(ServerConfig{
-		JobID: sess.jobID, Size: np, Secret: sess.secret,
+		JobID: sess.JobID, Size: np, Secret: sess.Secret,
 		OnAbort: j.onAbort, OnLost: j.onLost, Log: cfg.Log.Named("server"),
 	})
 	if err != nil {
 		return 1, err
 	}
-	l, err := net.Listen("unix", sess.socket)
+	l, err := net.Listen("unix", sess.Socket)
 	if err != nil {
 		return 1, fmt.Errorf("job server: %w", err)
 	}
@@ -101,7 +102,7 @@ func Run(ctx context.Context, cfg Config) (int, error) {
 			j.log.Debug("job server stopped", "error", err)
 		}
 	}()
-	j.log.Debug("job server listening", "job", sess.jobID, "socket", sess.socket)
+	j.log.Debug("job server listening", "job", sess.JobID, "socket", sess.Socket)
 	if len(byHost) > 0 {
 		// Other hosts reach the server over TCP, on every interface: each
 		// is told the address of the one that routes to it.
@@ -120,7 +121,7 @@ func Run(ctx context.Context, cfg Config) (int, error) {
 			return 1, fmt.Errorf("job server: %w", err)
 		}
 		wd, _ := os.Getwd()
-		spec := DaemonSpec{JobID: sess.jobID, Secret: sess.secret, Size: np, Env: remoteEnv(rankEnvBase(cfg.Env)),
+		spec := node.DaemonSpec{JobID: sess.JobID, Secret: sess.Secret, Size: np, Env: remoteEnv(node.RankEnvBase(cfg.Env)),
 			Apps: cfg.Apps, Dir: wd, Grace: int64(cfg.Grace), Servers: addrs}
 		// Every host must be ready before any rank starts anywhere.
 		if err := j.launchRemote(byHost, spec); err != nil {
@@ -145,11 +146,11 @@ func Run(ctx context.Context, cfg Config) (int, error) {
 	j.lifeline = lifeR
 	var reap *reaper.Reaper
 	if cfg.ReaperExe != "" {
-		if reap, err = reaper.Start(cfg.ReaperExe, sess.jobID, sess.dir); err != nil {
+		if reap, err = reaper.Start(cfg.ReaperExe, sess.JobID, sess.Dir); err != nil {
 			j.log.Warn("no reaper: a killed gompirun may leave the job's files and processes", "error", err)
 		}
 	}
-	env := rankEnvBase(cfg.Env)
+	env := node.RankEnvBase(cfg.Env)
 	started := j.startAll(progs, env, sess, rankCPUs, local)
 	lifeR.Close() // the ranks hold their copies
 	var remote []int
@@ -182,7 +183,7 @@ type job struct {
 	pumps   sync.WaitGroup
 	pipes   []*os.File // read ends of the ranks' stdout and stderr
 	// lifeline is the read end of the pipe whose write end only gompirun
-	// holds; every rank inherits it as lifelineFD.
+	// holds; every rank inherits it as node.LifelineFD.
 	lifeline *os.File
 	files    [][2]*os.File // by rank: where --output-filename copies the output; nil: nowhere
 

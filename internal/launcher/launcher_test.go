@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/gompi/gompi/internal/node"
 )
 
 // runSh runs a job whose ranks run the shell script, with the rank's
@@ -18,7 +20,7 @@ import (
 func runSh(t *testing.T, np int, cfg Config, script string) (code int, stdout, stderr string) {
 	t.Helper()
 	var out, errOut bytes.Buffer
-	cfg.Apps = []App{{NP: np, Program: "sh", Args: []string{"-c", script}}}
+	cfg.Apps = []node.App{{NP: np, Program: "sh", Args: []string{"-c", script}}}
 	cfg.Env = append(os.Environ(), cfg.Env...)
 	cfg.Stdout, cfg.Stderr = &out, &errOut
 	cfg.TempDir = t.TempDir()
@@ -48,7 +50,7 @@ func TestRunAppContexts(t *testing.T) {
 	var out, errOut bytes.Buffer
 	script := `echo "rank $GOMPI_COMM_WORLD_RANK of $GOMPI_COMM_WORLD_SIZE app $GOMPI_APPNUM arg $0 color=$COLOR"`
 	cfg := Config{
-		Apps: []App{
+		Apps: []node.App{
 			{NP: 1, Program: "sh", Args: []string{"-c", script, "first"}, Env: []string{"COLOR=red"}},
 			{NP: 2, Program: "sh", Args: []string{"-c", script, "second"}},
 			{NP: 1, Program: "sh", Args: []string{"-c", script, "third"}, Env: []string{"COLOR=blue"}},
@@ -148,7 +150,7 @@ func TestRunContextCanceled(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
 	var errOut bytes.Buffer
-	code, err := Run(ctx, Config{Apps: []App{{NP: 1, Program: "sleep", Args: []string{"30"}}}, Stderr: &errOut, TempDir: t.TempDir()})
+	code, err := Run(ctx, Config{Apps: []node.App{{NP: 1, Program: "sleep", Args: []string{"30"}}}, Stderr: &errOut, TempDir: t.TempDir()})
 	if err != nil || code != 1 || !strings.Contains(errOut.String(), "context deadline exceeded") {
 		t.Fatalf("Run = %d, %v, stderr %q", code, err, errOut.String())
 	}
@@ -191,12 +193,12 @@ func TestRunSetupErrors(t *testing.T) {
 		want string
 	}{
 		{Config{}, "no program"},
-		{Config{Apps: []App{{NP: 0, Program: "true"}}}, "0 ranks requested"},
-		{Config{Apps: []App{{NP: 1}}}, "no program"},
-		{Config{Apps: []App{{NP: 1, Program: "true"}, {NP: 0, Program: "true"}}}, "app context 2: 0 ranks requested"},
-		{Config{Apps: []App{{NP: 1, Program: "gompi-no-such-program"}}}, `"gompi-no-such-program" not found`},
-		{Config{Apps: []App{{NP: 1, Program: "true"}, {NP: 1, Program: "gompi-no-such-program"}}}, `app context 2: program "gompi-no-such-program" not found`},
-		{Config{Apps: []App{{NP: 1, Program: "true"}}, TempDir: "/" + strings.Repeat("d", 120)}, "set TMPDIR to a shorter directory"},
+		{Config{Apps: []node.App{{NP: 0, Program: "true"}}}, "0 ranks requested"},
+		{Config{Apps: []node.App{{NP: 1}}}, "no program"},
+		{Config{Apps: []node.App{{NP: 1, Program: "true"}, {NP: 0, Program: "true"}}}, "app context 2: 0 ranks requested"},
+		{Config{Apps: []node.App{{NP: 1, Program: "gompi-no-such-program"}}}, `"gompi-no-such-program" not found`},
+		{Config{Apps: []node.App{{NP: 1, Program: "true"}, {NP: 1, Program: "gompi-no-such-program"}}}, `app context 2: program "gompi-no-such-program" not found`},
+		{Config{Apps: []node.App{{NP: 1, Program: "true"}}, TempDir: "/" + strings.Repeat("d", 120)}, "set TMPDIR to a shorter directory"},
 	}
 	for _, tt := range tests {
 		if _, err := Run(context.Background(), tt.cfg); err == nil || !strings.Contains(err.Error(), tt.want) {

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/gompi/gompi/internal/node"
 )
 
 // OutputOptions says how the ranks' output is forwarded.
@@ -34,9 +36,10 @@ const timestampLayout = "2006-01-02 15:04:05.000"
 
 type streamKind int
 
+// The streams, numbered as the daemon's output frames number them.
 const (
-	stdoutStream streamKind = iota
-	stderrStream
+	stdoutStream = streamKind(node.Stdout)
+	stderrStream = streamKind(node.Stderr)
 )
 
 func (k streamKind) String() string {

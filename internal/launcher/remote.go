@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/gompi/gompi/internal/jobfiles"
+	"github.com/gompi/gompi/internal/node"
 )
 
 // remoteHost is a daemon that gompirun started on another host through the
@@ -25,8 +26,8 @@ type remoteHost struct {
 	name  string
 	proc  agentProc // the agent's process, or the relaying daemon's stand-in for it
 	in    io.WriteCloser
-	wire  *frameWriter
-	ranks []DaemonRank
+	wire  *node.FrameWriter
+	ranks []node.DaemonRank
 	done  chan struct{} // closed once the daemon's output ended
 	ready chan error    // the daemon's answer to its spec: nil, or why it cannot start its ranks
 
@@ -69,7 +70,7 @@ func (h *remoteHost) signal(rank int, sig syscall.Signal) error {
 	if h.closed {
 		return nil
 	}
-	if err := h.wire.write(frame{kind: frameSignal, rank: int32(rank), arg: uint32(sig)}); err != nil {
+	if err := h.wire.Write(node.Frame{Kind: node.FrameSignal, Rank: int32(rank), Arg: uint32(sig)}); err != nil {
 		if errors.Is(err, os.ErrClosed) || errors.Is(err, syscall.EPIPE) {
 			return nil // the daemon, or the one that relays it, is gone: readDaemon reports its ranks lost
 		}
@@ -95,7 +96,7 @@ func (h *remoteHost) release() {
 // is missing there), with an error naming the hosts and what they said,
 // once every daemon has ended without starting anything. A signal on
 // cfg.Signals calls the launch off.
-func (j *job) launchRemote(byHost map[string][]DaemonRank, spec DaemonSpec) error {
+func (j *job) launchRemote(byHost map[string][]node.DaemonRank, spec node.DaemonSpec) error {
 	spec.Bind, spec.Stdin = j.cfg.Bind.String(), j.forwardsStdin()
 	hosts := make([]string, 0, len(byHost))
 	for h := range byHost {
@@ -123,7 +124,7 @@ func (j *job) launchRemote(byHost map[string][]DaemonRank, spec DaemonSpec) erro
 		case sig := <-j.cfg.Signals:
 			name := sig.String()
 			if s, ok := sig.(syscall.Signal); ok {
-				name = signalName(s)
+				name = node.SignalName(s)
 			}
 			errs = append(errs, fmt.Errorf("received %s while launching on the other hosts; no rank was started", name))
 		}
@@ -143,15 +144,15 @@ func (j *job) launchRemote(byHost map[string][]DaemonRank, spec DaemonSpec) erro
 func (j *job) goRemote() {
 	defer j.startStdin()
 	for h := range j.remoteHosts() {
-		if err := h.wire.write(frame{kind: frameGo}); err != nil {
+		if err := h.wire.Write(node.Frame{Kind: node.FrameGo}); err != nil {
 			j.log.Debug("cannot tell the daemon to start", "host", h.name, "error", err) // readDaemon reports the loss
 		}
 	}
 }
 
 // startDaemon starts the daemon of host name through the agent.
-func (j *job) startDaemon(name string, ranks []DaemonRank, spec DaemonSpec) (*remoteHost, error) {
-	cmd, err := j.cfg.Agent(name, []string{j.cfg.DaemonExe, DaemonFlag})
+func (j *job) startDaemon(name string, ranks []node.DaemonRank, spec node.DaemonSpec) (*remoteHost, error) {
+	cmd, err := j.cfg.Agent(name, j.cfg.Daemon)
 	if err != nil {
 		return nil, err
 	}
@@ -176,8 +177,8 @@ func (j *job) startDaemon(name string, ranks []DaemonRank, spec DaemonSpec) (*re
 // attachDaemon serves the daemon of host name whose wire proc carries (in
 // to it, out and errOut from it): its ranks' output, its reports, and its
 // spec, sent first.
-func (j *job) attachDaemon(name string, ranks []DaemonRank, spec DaemonSpec, proc agentProc, in io.WriteCloser, out, errOut io.Reader) *remoteHost {
-	h := &remoteHost{name: name, proc: proc, in: in, wire: &frameWriter{w: in}, ranks: ranks,
+func (j *job) attachDaemon(name string, ranks []node.DaemonRank, spec node.DaemonSpec, proc agentProc, in io.WriteCloser, out, errOut io.Reader) *remoteHost {
+	h := &remoteHost{name: name, proc: proc, in: in, wire: node.NewFrameWriter(in), ranks: ranks,
 		done: make(chan struct{}), ready: make(chan error, 1), exited: map[int]bool{}, outs: map[int][2]*io.PipeWriter{}}
 	h.stdin = stdinFeedFor(spec.Stdin, ranks)
 	for _, r := range ranks {
@@ -207,9 +208,9 @@ func (j *job) attachDaemon(name string, ranks []DaemonRank, spec DaemonSpec, pro
 	}()
 	go j.readDaemon(h, out, relayed)
 	spec.Host, spec.Ranks = name, ranks
-	b, err := encodeSpec(&spec)
+	b, err := node.EncodeSpec(&spec)
 	if err == nil {
-		err = h.wire.write(frame{kind: frameSpec, payload: b})
+		err = h.wire.Write(node.Frame{Kind: node.FrameSpec, Payload: b})
 	}
 	if err != nil {
 		// The agent is gone already: readDaemon reports it, with what it said.
@@ -265,37 +266,37 @@ func (j *job) readDaemon(h *remoteHost, out io.Reader, relayed <-chan struct{}) 
 	br := bufio.NewReader(out)
 	var lostWhy string
 	for {
-		f, err := readFrame(br)
+		f, err := node.ReadFrame(br)
 		if err != nil {
 			if err != io.EOF {
 				lostWhy = err.Error()
 			}
 			break
 		}
-		rank := int(f.rank)
-		switch f.kind {
-		case frameStarted:
+		rank := int(f.Rank)
+		switch f.Kind {
+		case node.FrameStarted:
 			j.mu.Lock()
-			j.pids[rank] = int(f.arg)
+			j.pids[rank] = int(f.Arg)
 			j.mu.Unlock()
-		case frameOutput:
+		case node.FrameOutput:
 			h.mu.Lock()
 			ws, ok := h.outs[rank]
 			h.mu.Unlock()
-			if ok && f.arg <= uint32(stderrStream) {
-				_, _ = ws[f.arg].Write(f.payload)
+			if ok && f.Arg <= uint32(stderrStream) {
+				_, _ = ws[f.Arg].Write(f.Payload)
 			}
-		case frameExited:
-			pid, _ := strconv.Atoi(string(f.payload))
+		case node.FrameExited:
+			pid, _ := strconv.Atoi(string(f.Payload))
 			h.finish(rank)
-			j.exits <- exitEvent{rank: rank, pid: pid, host: h.name, status: syscall.WaitStatus(f.arg)}
-		case frameReady:
-			j.noteBinding(h, f.payload)
+			j.exits <- exitEvent{rank: rank, pid: pid, host: h.name, status: syscall.WaitStatus(f.Arg)}
+		case node.FrameReady:
+			j.noteBinding(h, f.Payload)
 			j.setReady(h, nil)
-		case frameStdinAck:
+		case node.FrameStdinAck:
 			h.stdinAcked(f)
-		case framePart:
-			tool, part, ok := bytes.Cut(f.payload, []byte{0})
+		case node.FramePart:
+			tool, part, ok := bytes.Cut(f.Payload, []byte{0})
 			if !ok {
 				j.log.Warn("a profiling part without a tool's name", "host", h.name, "rank", rank)
 				continue
@@ -303,20 +304,20 @@ func (j *job) readDaemon(h *remoteHost, out io.Reader, relayed <-chan struct{}) 
 			if err := jobfiles.WritePart(j.sessDir, string(tool), rank, part); err != nil {
 				fmt.Fprintf(j.term.stderr(), "gompirun: warning: profiling part of rank %d from host %s: %v; ignored\n", rank, h.name, err)
 			}
-		case frameRelay:
+		case node.FrameRelay:
 			h.relay(f)
-		case frameFailed:
+		case node.FrameFailed:
 			h.mu.Lock()
 			ready := h.isReady
 			if !ready {
-				h.notReady = append(h.notReady, fmt.Sprintf("rank %d: %s", rank, f.payload))
+				h.notReady = append(h.notReady, fmt.Sprintf("rank %d: %s", rank, f.Payload))
 			}
 			h.mu.Unlock()
 			if !ready {
 				continue
 			}
 			h.finish(rank)
-			j.fail(jobFailure(fmt.Sprintf("cannot start rank %d on host %s: %s; stopping the job", rank, h.name, f.payload), 1))
+			j.fail(jobFailure(fmt.Sprintf("cannot start rank %d on host %s: %s; stopping the job", rank, h.name, f.Payload), 1))
 			j.exits <- exitEvent{rank: rank, host: h.name, lost: true}
 		}
 	}
@@ -426,7 +427,7 @@ func (j *job) endRemote() {
 // serverAddrs are the addresses of the job server's listener l that other
 // hosts may reach: one per address of this host's interfaces that are up,
 // loopback excepted. The daemon on each host picks the one it can reach
-// (DaemonSpec.server), since only it sees its host's routes.
+// (node.DaemonSpec.server), since only it sees its host's routes.
 func serverAddrs(l net.Listener) ([]string, error) {
 	_, port, _ := net.SplitHostPort(l.Addr().String())
 	ifs, err := net.Interfaces()
@@ -452,4 +453,19 @@ func serverAddrs(l net.Listener) ([]string, error) {
 		return nil, errors.New("this host has no network interface up but loopback: other hosts cannot reach it")
 	}
 	return out, nil
+}
+
+// remoteEnv is what of the ranks' environment here goes to the ranks of
+// other hosts: gompi's own variables (the --mca and --tune settings among
+// them). The rest (PATH, HOME, TMPDIR...) is the other host's, from the
+// daemon's login there, as Open MPI's ranks get theirs; -x exports go
+// with their app context.
+func remoteEnv(env []string) []string {
+	var out []string
+	for _, kv := range env {
+		if strings.HasPrefix(kv, "GOMPI_") {
+			out = append(out, kv)
+		}
+	}
+	return out
 }

@@ -10,6 +10,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/gompi/gompi/internal/node"
 )
 
 // daemonEnv makes the test binary a daemon (see TestMain): the tests'
@@ -18,7 +20,7 @@ const daemonEnv = "GOMPI_LAUNCHER_TEST_DAEMON"
 
 func TestMain(m *testing.M) {
 	if os.Getenv(daemonEnv) != "" {
-		os.Exit(RunDaemon(os.Stdin, os.Stdout, os.Stderr, "", "", nil))
+		os.Exit(node.RunDaemon(os.Stdin, os.Stdout, os.Stderr, "", "", nil))
 	}
 	os.Exit(m.Run())
 }
@@ -27,7 +29,7 @@ func TestMain(m *testing.M) {
 // "localhost", which resolves here, so that the ranks reach the server.
 func localAgent(tmp string) func(string, []string) (*exec.Cmd, error) {
 	return func(host string, argv []string) (*exec.Cmd, error) {
-		if argv[len(argv)-1] != DaemonFlag {
+		if argv[len(argv)-1] != node.DaemonFlag {
 			panic("the agent runs gompirun's daemon mode")
 		}
 		cmd := exec.Command(os.Args[0])
@@ -44,7 +46,7 @@ func remoteCfg(np int, tmp string) Config {
 		hosts[r] = "localhost"
 	}
 	hosts[0] = "here"
-	return Config{Hosts: hosts, LocalHost: "here", Agent: localAgent(tmp), DaemonExe: "/path/to/gompirun"}
+	return Config{Hosts: hosts, LocalHost: "here", Agent: localAgent(tmp), Daemon: []string{"/path/to/gompirun", node.DaemonFlag}}
 }
 
 // TestRemoteRanks: the ranks of another host get their identity from the
@@ -138,10 +140,10 @@ func TestUnreachableHost(t *testing.T) {
 			if tc.agent != nil {
 				cfg.Agent = tc.agent
 			}
-			cfg.Apps = []App{{NP: 2, Program: tc.program, Args: []string{"-c", "touch " + marker}}}
+			cfg.Apps = []node.App{{NP: 2, Program: tc.program, Args: []string{"-c", "touch " + marker}}}
 			if tc.program != "sh" {
 				// Rank 0 runs here, where the program is sh; rank 1 looks for the missing one.
-				cfg.Apps = []App{{NP: 1, Program: "sh", Args: []string{"-c", "touch " + marker}}, {NP: 1, Program: tc.program}}
+				cfg.Apps = []node.App{{NP: 1, Program: "sh", Args: []string{"-c", "touch " + marker}}, {NP: 1, Program: tc.program}}
 			}
 			cfg.Stderr, cfg.TempDir = io.Discard, t.TempDir()
 			code, err := Run(context.Background(), cfg)
@@ -152,16 +154,6 @@ func TestUnreachableHost(t *testing.T) {
 				t.Error("a rank started")
 			}
 		})
-	}
-}
-
-// TestDaemonRefusesJunk: a daemon whose input is not gompirun's spec
-// says so and exits, starting nothing.
-func TestDaemonRefusesJunk(t *testing.T) {
-	var errOut strings.Builder
-	code := RunDaemon(strings.NewReader("Welcome to host h2\nLast login: ...\n"), &strings.Builder{}, &errOut, t.TempDir(), "", nil)
-	if code == 0 || !strings.Contains(errOut.String(), "gompirun daemon: reading the job's spec: not a gompi daemon frame") {
-		t.Errorf("exit %d, stderr %q", code, errOut.String())
 	}
 }
 

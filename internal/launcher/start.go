@@ -1,52 +1,13 @@
 package launcher
 
 import (
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
-	"os/exec"
-	"path/filepath"
-	"runtime"
-	"strings"
 	"syscall"
 
-	"golang.org/x/sys/unix"
+	"github.com/gompi/gompi/internal/node"
 )
-
-// program is the resolved command the ranks of one app context run.
-type program struct {
-	path string   // absolute or relative path to the executable
-	argv []string // argv[0] as the user typed it, then the arguments
-}
-
-// resolveProgram finds name the way a shell would and explains failures.
-// A relative path with a slash is taken from dir, if dir is not empty
-// (the ranks' working directory on another host).
-func resolveProgram(dir, name string, args []string) (program, error) {
-	look := name
-	if dir != "" && strings.Contains(name, "/") && !filepath.IsAbs(name) {
-		look = filepath.Join(dir, name)
-	}
-	path, err := exec.LookPath(look)
-	if err != nil {
-		switch {
-		case errors.Is(err, exec.ErrDot):
-			return program{}, fmt.Errorf("program %q was found only in the current directory through a relative $PATH entry; run it as ./%s", name, name)
-		case errors.Is(err, exec.ErrNotFound):
-			return program{}, fmt.Errorf("program %q not found in $PATH", name)
-		case errors.Is(err, fs.ErrNotExist):
-			return program{}, fmt.Errorf("program %q does not exist", name)
-		case errors.Is(err, syscall.EISDIR):
-			return program{}, fmt.Errorf("program %q is a directory", name)
-		case errors.Is(err, fs.ErrPermission):
-			return program{}, fmt.Errorf("program %q is not executable", name)
-		}
-		return program{}, fmt.Errorf("cannot run program %q: %w", name, err)
-	}
-	return program{path: path, argv: append([]string{name}, args...)}, nil
-}
 
 // appOf returns the index of rank's app context.
 func (j *job) appOf(rank int) int {
@@ -63,7 +24,7 @@ func (j *job) appOf(rank int) int {
 // app context's program, rankCPUs each local rank's CPUs), and returns
 // the pids of those started by rank. If one cannot be started the job
 // fails and no more are started.
-func (j *job) startAll(progs []program, env []string, s *session, rankCPUs [][]int, local []int) map[int]int {
+func (j *job) startAll(progs []node.Program, env []string, s *node.Session, rankCPUs [][]int, local []int) map[int]int {
 	started := map[int]int{}
 	var stdin *os.File
 	if len(local) > 0 && local[0] == 0 { // else rank 0's daemon gets it (startStdin)
@@ -74,9 +35,9 @@ func (j *job) startAll(progs []program, env []string, s *session, rankCPUs [][]i
 	for li, rank := range local {
 		appNum := j.appOf(rank)
 		prog, app := progs[appNum], j.cfg.Apps[appNum]
-		var rio rankIO
+		var rio node.RankIO
 		if rank == 0 {
-			rio.stdin = stdin
+			rio.Stdin = stdin
 		}
 		var childEnds []*os.File
 		for _, kind := range []streamKind{stdoutStream, stderrStream} {
@@ -87,9 +48,9 @@ func (j *job) startAll(progs []program, env []string, s *session, rankCPUs [][]i
 				return started
 			}
 			if kind == stdoutStream {
-				rio.stdout = w
+				rio.Stdout = w
 			} else {
-				rio.stderr = w
+				rio.Stderr = w
 			}
 			childEnds = append(childEnds, w)
 			var file *os.File
@@ -107,14 +68,16 @@ func (j *job) startAll(progs []program, env []string, s *session, rankCPUs [][]i
 		if rankCPUs != nil {
 			cpus = rankCPUs[li]
 		}
-		id := rankIdent{rank: rank, size: j.np, local: li, localSize: len(local),
-			jobID: s.jobID, server: "unix://" + s.socket, sessDir: s.dir, secret: s.secret}
-		cmd := prog.command(rankEnv(env, app, appNum, id), rio)
-		cmd.ExtraFiles = []*os.File{j.lifeline} // descriptor 3: lifelineFD
-		pid, err := startRank(cmd, rank, cpus, j.exits)
+		id := node.RankIdent{Rank: rank, Size: j.np, Local: li, LocalSize: len(local),
+			JobID: s.JobID, Server: "unix://" + s.Socket, SessionDir: s.Dir, Secret: s.Secret}
+		cmd := prog.Command(node.RankEnv(env, app, appNum, id), rio)
+		cmd.ExtraFiles = []*os.File{j.lifeline} // descriptor 3: node.LifelineFD
+		pid, err := node.StartRank(cmd, cpus, func(pid int, status syscall.WaitStatus) {
+			j.exits <- exitEvent{rank: rank, pid: pid, status: status}
+		})
 		j.closeFiles(childEnds) // the child has its copies; EOF comes when it is gone
 		if err != nil {
-			j.fail(jobFailure(fmt.Sprintf("cannot start rank %d (program %q): %v; stopping the job", rank, prog.path, err), 1))
+			j.fail(jobFailure(fmt.Sprintf("cannot start rank %d (program %q): %v; stopping the job", rank, prog.Path, err), 1))
 			return started
 		}
 		j.mu.Lock()
@@ -149,76 +112,12 @@ func (j *job) stdinForRank0() (*os.File, func()) {
 	return r, func() { r.Close() }
 }
 
-// rankIO is the standard files of one rank; a nil stdin means /dev/null.
-type rankIO struct {
-	stdin          *os.File
-	stdout, stderr *os.File
-}
-
-// command builds the exec.Cmd of one rank.
-func (p program) command(env []string, io rankIO) *exec.Cmd {
-	cmd := &exec.Cmd{
-		Path:   p.path,
-		Args:   p.argv,
-		Env:    env,
-		Stdout: io.stdout,
-		Stderr: io.stderr,
-		SysProcAttr: &syscall.SysProcAttr{
-			Setpgid:   true, // own group: stopped as a whole, and no terminal signals
-			Pdeathsig: syscall.SIGKILL,
-		},
-	}
-	if io.stdin != nil { // a nil *os.File in the interface would not mean /dev/null
-		cmd.Stdin = io.stdin
-	}
-	return cmd
-}
-
 // exitEvent reports that a rank's process ended.
 type exitEvent struct {
 	rank, pid int
 	status    syscall.WaitStatus
 	host      string // another host's name, for a rank a daemon ran; "" here
 	lost      bool   // never started, or its daemon is gone: its failure is recorded already
-}
-
-// startRank starts cmd and, once it is running, reports its exit on exits.
-// Start and Wait run on one goroutine locked to its OS thread: Pdeathsig
-// fires when the thread that forked the child exits, not the process
-// (golang/go#27505), so that thread must outlive the child.
-//
-// With cpus the rank starts bound to them: a child inherits the affinity
-// mask of the thread that forks it and keeps it across exec, so the
-// thread takes the rank's mask before the fork. It keeps it until the
-// rank has exited, and then ends with its goroutine (still locked) rather
-// than return to the runtime's pool with the rank's mask. No shim process
-// is started on the way, and Go sizes the rank's GOMAXPROCS from the mask.
-func startRank(cmd *exec.Cmd, rank int, cpus []int, exits chan<- exitEvent) (pid int, err error) {
-	started := make(chan error, 1)
-	go func() {
-		runtime.LockOSThread()
-		if len(cpus) > 0 {
-			set := cpuSet(cpus)
-			if err := unix.SchedSetaffinity(0, &set); err != nil {
-				started <- fmt.Errorf("binding to CPUs %v: %w", cpus, err)
-				return // ends the locked thread with its mask
-			}
-		} else {
-			defer runtime.UnlockOSThread()
-		}
-		if err := cmd.Start(); err != nil {
-			started <- err
-			return
-		}
-		started <- nil
-		_ = cmd.Wait() // the status is in ProcessState; the files are ours, so no copy errors
-		ws, _ := cmd.ProcessState.Sys().(syscall.WaitStatus)
-		exits <- exitEvent{rank: rank, pid: cmd.Process.Pid, status: ws}
-	}()
-	if err := <-started; err != nil {
-		return 0, err
-	}
-	return cmd.Process.Pid, nil
 }
 
 // fileWriter keeps a nil *os.File from becoming a non-nil io.Writer.

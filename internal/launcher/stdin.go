@@ -7,21 +7,20 @@ import (
 	"sync"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/gompi/gompi/internal/node"
 )
 
 // Rank 0 reads gompirun's stdin wherever it runs. On this host it gets the
 // file itself (stdinForRank0); on another, gompirun reads the file and
 // sends it in stdin frames to the daemon that runs rank 0, which writes
-// them into a pipe that is rank 0's stdin (see daemonwire.go).
+// them into a pipe that is rank 0's stdin (see node.Frame).
 //
 // The cost is per frame (an acknowledgement, a copy on each side): 256 MiB
 // to a rank 0 on another simulated host took 0.55 of the time in frames of
 // 256 KiB, 4 in flight, as in frames of 32 KiB, 8 in flight, and 0.8 of
 // it as in frames of 128 KiB, 8 in flight.
-const (
-	stdinChunk  = 256 << 10 // bytes in a stdin frame at most
-	stdinWindow = 4         // stdin frames gompirun may send before the first is acknowledged
-)
+const stdinChunk = 256 << 10 // bytes in a stdin frame at most
 
 // rank0Stdin is the file whose contents rank 0 reads, nil for /dev/null:
 // when there is no stdin, it is unusable, or it is a terminal whose
@@ -86,7 +85,7 @@ func (j *job) startStdin() {
 
 // stdinFeedFor is the stdin credit of a daemon that runs ranks: nil unless
 // rank 0 is among them and gompirun forwards its stdin (DaemonSpec.Stdin).
-func stdinFeedFor(forward bool, ranks []DaemonRank) *stdinFeed {
+func stdinFeedFor(forward bool, ranks []node.DaemonRank) *stdinFeed {
 	for _, r := range ranks {
 		if forward && r.Rank == 0 {
 			return newStdinFeed()
@@ -99,7 +98,7 @@ func stdinFeedFor(forward bool, ranks []DaemonRank) *stdinFeed {
 // end of in, or an error reading it, is the end of rank 0's stdin. It
 // stops early, without a word, when the daemon says that rank 0's stdin
 // is closed (rank 0 closed it or exited), or the daemon is gone.
-func forwardStdin(in io.Reader, wire *frameWriter, feed *stdinFeed, gone <-chan struct{}) {
+func forwardStdin(in io.Reader, wire *node.FrameWriter, feed *stdinFeed, gone <-chan struct{}) {
 	buf := make([]byte, stdinChunk)
 	for {
 		n, err := in.Read(buf)
@@ -111,12 +110,12 @@ func forwardStdin(in io.Reader, wire *frameWriter, feed *stdinFeed, gone <-chan 
 			case <-gone:
 				return
 			}
-			if wire.write(frame{kind: frameStdin, payload: buf[:n]}) != nil {
+			if wire.Write(node.Frame{Kind: node.FrameStdin, Payload: buf[:n]}) != nil {
 				return // the daemon's input is closed: the job is over
 			}
 		}
 		if err != nil {
-			_ = wire.write(frame{kind: frameStdinEOF})
+			_ = wire.Write(node.Frame{Kind: node.FrameStdinEOF})
 			return
 		}
 	}
@@ -130,8 +129,8 @@ type stdinFeed struct {
 }
 
 func newStdinFeed() *stdinFeed {
-	f := &stdinFeed{credit: make(chan struct{}, stdinWindow), closed: make(chan struct{})}
-	for range stdinWindow {
+	f := &stdinFeed{credit: make(chan struct{}, node.StdinWindow), closed: make(chan struct{})}
+	for range node.StdinWindow {
 		f.credit <- struct{}{}
 	}
 	return f
@@ -150,70 +149,8 @@ func (f *stdinFeed) acked(closed bool) {
 }
 
 // stdinAcked passes the daemon's stdin-ack to the feed.
-func (h *remoteHost) stdinAcked(f frame) {
+func (h *remoteHost) stdinAcked(f node.Frame) {
 	if h.stdin != nil {
-		h.stdin.acked(f.arg == 1)
+		h.stdin.acked(f.Arg == 1)
 	}
-}
-
-// stdinSink writes gompirun's stdin frames into rank 0's stdin on a
-// daemon, in order, on a goroutine of its own: a rank 0 that does not
-// read holds up only its own input.
-type stdinSink struct {
-	chunks chan []byte // nil: the end of stdin
-	w      *os.File    // rank 0's stdin; nil once closed
-	ack    func(closed bool)
-}
-
-// newStdinSink starts writing into w (nil: rank 0 is not running here,
-// and what comes is thrown away); ack acknowledges each chunk.
-func newStdinSink(w *os.File, ack func(closed bool)) *stdinSink {
-	// Room for a full window and the end: push never blocks while
-	// gompirun keeps to its credit.
-	s := &stdinSink{chunks: make(chan []byte, stdinWindow+1), w: w, ack: ack}
-	go s.run()
-	return s
-}
-
-// push queues a chunk of stdin, or its end for nil.
-func (s *stdinSink) push(b []byte) { s.chunks <- b }
-
-func (s *stdinSink) run() {
-	for b := range s.chunks {
-		if b == nil {
-			s.close()
-			return
-		}
-		if s.w != nil {
-			if _, err := s.w.Write(b); err != nil {
-				s.close() // rank 0 exited or closed its stdin: the rest has no reader
-			}
-		}
-		s.ack(s.w == nil)
-	}
-}
-
-func (s *stdinSink) close() {
-	if s.w != nil {
-		s.w.Close()
-		s.w = nil
-	}
-}
-
-// stdinSink is rank 0's stdin sink; one that throws the bytes away when
-// rank 0 did not start here. Only serve calls it, once the ranks started.
-func (d *daemon) stdinSink() *stdinSink {
-	if d.stdin == nil {
-		d.stdin = newStdinSink(nil, d.ackStdin)
-	}
-	return d.stdin
-}
-
-// ackStdin acknowledges a stdin frame to gompirun.
-func (d *daemon) ackStdin(closed bool) {
-	var arg uint32
-	if closed {
-		arg = 1
-	}
-	d.report(frame{kind: frameStdinAck, arg: arg})
 }

@@ -9,32 +9,34 @@ import (
 	"testing"
 
 	"github.com/hashicorp/go-hclog"
+
+	"github.com/gompi/gompi/internal/node"
 )
 
 // TestForwardStdinCredit: without acknowledgements gompirun sends no
-// more than stdinWindow frames of stdin, then stops when the daemon is
+// more than node.StdinWindow frames of stdin, then stops when the daemon is
 // gone.
 func TestForwardStdinCredit(t *testing.T) {
 	pr, pw := io.Pipe()
 	feed := newStdinFeed()
 	gone := make(chan struct{})
 	done := make(chan struct{})
-	payload := bytes.Repeat([]byte("x"), (stdinWindow+4)*stdinChunk)
+	payload := bytes.Repeat([]byte("x"), (node.StdinWindow+4)*stdinChunk)
 	go func() {
 		defer close(done)
-		forwardStdin(bytes.NewReader(payload), &frameWriter{w: pw}, feed, gone)
+		forwardStdin(bytes.NewReader(payload), node.NewFrameWriter(pw), feed, gone)
 		pw.Close()
 	}()
 	br := bufio.NewReader(pr)
-	for i := range stdinWindow {
-		f, err := readFrame(br)
-		if err != nil || f.kind != frameStdin || len(f.payload) != stdinChunk {
-			t.Fatalf("frame %d: kind %d, %d bytes, %v; want a stdin frame of %d bytes", i, f.kind, len(f.payload), err, stdinChunk)
+	for i := range node.StdinWindow {
+		f, err := node.ReadFrame(br)
+		if err != nil || f.Kind != node.FrameStdin || len(f.Payload) != stdinChunk {
+			t.Fatalf("frame %d: kind %d, %d bytes, %v; want a stdin frame of %d bytes", i, f.Kind, len(f.Payload), err, stdinChunk)
 		}
 	}
 	close(gone) // no credit is left: only this ends the wait
-	if f, err := readFrame(br); err != io.EOF {
-		t.Errorf("after %d frames without credit: kind %d, %v; want the end", stdinWindow, f.kind, err)
+	if f, err := node.ReadFrame(br); err != io.EOF {
+		t.Errorf("after %d frames without credit: kind %d, %v; want the end", node.StdinWindow, f.Kind, err)
 	}
 	<-done
 }
@@ -43,19 +45,19 @@ func TestForwardStdinCredit(t *testing.T) {
 func TestForwardStdinEnd(t *testing.T) {
 	pr, pw := io.Pipe()
 	feed := newStdinFeed()
-	payload := bytes.Repeat([]byte("0123456789"), stdinWindow*stdinChunk/5)
-	go forwardStdin(bytes.NewReader(payload), &frameWriter{w: pw}, feed, nil)
+	payload := bytes.Repeat([]byte("0123456789"), node.StdinWindow*stdinChunk/5)
+	go forwardStdin(bytes.NewReader(payload), node.NewFrameWriter(pw), feed, nil)
 	br := bufio.NewReader(pr)
 	var got []byte
 	for {
-		f, err := readFrame(br)
+		f, err := node.ReadFrame(br)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if f.kind == frameStdinEOF {
+		if f.Kind == node.FrameStdinEOF {
 			break
 		}
-		got = append(got, f.payload...)
+		got = append(got, f.Payload...)
 		feed.acked(false)
 	}
 	if !bytes.Equal(got, payload) {
@@ -71,69 +73,26 @@ func TestForwardStdinClosed(t *testing.T) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		forwardStdin(strings.NewReader(strings.Repeat("y", 4*stdinWindow*stdinChunk)), &frameWriter{w: pw}, feed, nil)
+		forwardStdin(strings.NewReader(strings.Repeat("y", 4*node.StdinWindow*stdinChunk)), node.NewFrameWriter(pw), feed, nil)
 		pw.Close()
 	}()
 	br := bufio.NewReader(pr)
 	n := 0
 	for {
-		f, err := readFrame(br)
+		f, err := node.ReadFrame(br)
 		if err == io.EOF {
 			break
 		}
-		if err != nil || f.kind != frameStdin {
-			t.Fatalf("kind %d, %v; want stdin frames, then nothing", f.kind, err)
+		if err != nil || f.Kind != node.FrameStdin {
+			t.Fatalf("kind %d, %v; want stdin frames, then nothing", f.Kind, err)
 		}
 		if n++; n == 1 {
 			feed.acked(true)
 		}
 	}
 	<-done
-	if n > stdinWindow+1 {
-		t.Errorf("%d frames sent after rank 0's stdin closed with a window of %d", n, stdinWindow)
-	}
-}
-
-// TestStdinSink: the chunks reach rank 0's stdin in order, then its end;
-// each is acknowledged.
-func TestStdinSink(t *testing.T) {
-	r, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	acks := make(chan bool, 4)
-	s := newStdinSink(w, func(closed bool) { acks <- closed })
-	s.push([]byte("hello, "))
-	s.push([]byte("rank 0"))
-	s.push(nil)
-	got, err := io.ReadAll(r)
-	if err != nil || string(got) != "hello, rank 0" {
-		t.Errorf("rank 0 read %q, %v; want %q and the end", got, err, "hello, rank 0")
-	}
-	for range 2 {
-		if closed := <-acks; closed {
-			t.Error("a chunk rank 0 read was acknowledged as thrown away")
-		}
-	}
-}
-
-// TestStdinSinkReaderGone: when rank 0 no longer reads its stdin, the
-// chunks are acknowledged as thrown away, and nothing blocks.
-func TestStdinSinkReaderGone(t *testing.T) {
-	r, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	r.Close()
-	acks := make(chan bool, 2)
-	s := newStdinSink(w, func(closed bool) { acks <- closed })
-	s.push([]byte("nobody reads this"))
-	s.push([]byte("nor this"))
-	for i := range 2 {
-		if closed := <-acks; !closed {
-			t.Errorf("chunk %d: acknowledged as written to a stdin nobody reads", i)
-		}
+	if n > node.StdinWindow+1 {
+		t.Errorf("%d frames sent after rank 0's stdin closed with a window of %d", n, node.StdinWindow)
 	}
 }
 

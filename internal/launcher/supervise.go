@@ -2,13 +2,14 @@ package launcher
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strconv"
 	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/gompi/gompi/internal/node"
 )
 
 // supervise waits for every started rank to exit, stopping the job on the
@@ -55,7 +56,7 @@ func (j *job) supervise(ctx context.Context, started map[int]int, remote []int) 
 			if h := j.remote[rank]; h != nil {
 				err = h.signal(rank, sig)
 			} else {
-				err = signalGroup(pid, sig)
+				err = node.SignalGroup(pid, sig)
 			}
 			if err != nil {
 				j.log.Warn("cannot signal rank", "rank", rank, "error", err)
@@ -102,7 +103,7 @@ func (j *job) supervise(ctx context.Context, started map[int]int, remote []int) 
 				continue
 			}
 			signalAll(s)
-			j.fail(jobFailure("received "+signalName(s)+"; forwarded it to the ranks and stopping the job", 128+int(s)))
+			j.fail(jobFailure("received "+node.SignalName(s)+"; forwarded it to the ranks and stopping the job", 128+int(s)))
 		case <-done:
 			done = nil
 			j.fail(jobFailure("stopping the job: "+context.Cause(ctx).Error(), 1))
@@ -112,7 +113,7 @@ func (j *job) supervise(ctx context.Context, started map[int]int, remote []int) 
 	// Children the ranks left in their process groups go too; the daemons
 	// do the same on their hosts, and clean them.
 	for _, pid := range started {
-		_ = signalGroup(pid, syscall.SIGKILL)
+		_ = node.SignalGroup(pid, syscall.SIGKILL)
 	}
 	j.endRemote()
 	j.drainOutput()
@@ -142,13 +143,6 @@ func (j *job) drainOutput() {
 	j.closeFiles(j.pipes)
 }
 
-func signalName(sig syscall.Signal) string {
-	if name := unix.SignalName(sig); name != "" {
-		return name
-	}
-	return "signal " + strconv.Itoa(int(sig))
-}
-
 // exited reports whether the child pid has ended, reaped or not: then a
 // signal gompirun sends it now is not what ends it. WNOWAIT leaves the
 // reaping to the rank's own waiting goroutine.
@@ -156,14 +150,4 @@ func exited(pid int) bool {
 	var info unix.Siginfo
 	err := unix.Waitid(unix.P_PID, pid, &info, unix.WEXITED|unix.WNOHANG|unix.WNOWAIT, nil)
 	return err != nil || info.Signo != 0 // ECHILD: reaped already
-}
-
-// signalGroup sends sig to the process group of a rank (its pid: ranks are
-// started with Setpgid), reaching any children it left in the group.
-// ESRCH means the group is already gone.
-func signalGroup(pid int, sig syscall.Signal) error {
-	if err := syscall.Kill(-pid, sig); err != nil && !errors.Is(err, syscall.ESRCH) {
-		return fmt.Errorf("sending %s to process group %d: %w", signalName(sig), pid, err)
-	}
-	return nil
 }

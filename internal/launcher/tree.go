@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"sync"
+
+	"github.com/gompi/gompi/internal/node"
 )
 
 // Launch as a tree: beyond Config.Fanout other hosts, gompirun starts the
@@ -13,29 +15,12 @@ import (
 // which may start theirs in turn: an agent's handshakes happen a level at
 // a time, each host making at most Fanout of them. A daemon relays its
 // children's wires in frames of kind relay, whose rank is the child's
-// index in its spec (DaemonSpec.Children) and whose argument one of the
+// index in its spec (node.DaemonSpec.Children) and whose argument one of the
 // streams below; a grandchild's frames travel inside its parent's wire, so
 // that gompirun serves each daemon as one it started itself (relayedHost
 // stands in for the agent's process). A daemon whose parent is lost is
 // lost too: it sees the end of its input, stops its ranks and cleans its
 // host, and so do its children.
-
-// What a relay frame carries.
-const (
-	relayIn    uint32 = iota // gompirun → leader: bytes of the child's input
-	relayClose               // gompirun → leader: end of the child's input
-	relayKill                // gompirun → leader: kill the child's agent
-	relayOut                 // leader → gompirun: bytes of the child's output
-	relayErr                 // leader → gompirun: what the child's daemon or agent printed on stderr
-	relayEnded               // leader → gompirun: the child's agent ended; payload: how, "" for success
-)
-
-// ChildAgent is a host whose daemon a leader starts: the agent's command
-// line as gompirun would run it.
-type ChildAgent struct {
-	Host string
-	Argv []string
-}
 
 // treeNode is a host of a tree launch and the hosts whose daemons its
 // daemon starts.
@@ -75,7 +60,7 @@ func treeOf(hosts []string, fanout int) []*treeNode {
 // specFor is spec with n's children, whose daemons n's starts: those the
 // agent can reach from another host. It returns them, and an error for
 // each of the others.
-func (j *job) specFor(n *treeNode, spec DaemonSpec) (DaemonSpec, []*treeNode, []error) {
+func (j *job) specFor(n *treeNode, spec node.DaemonSpec) (node.DaemonSpec, []*treeNode, []error) {
 	var kept []*treeNode
 	var errs []error
 	for _, kid := range n.kids {
@@ -84,7 +69,7 @@ func (j *job) specFor(n *treeNode, spec DaemonSpec) (DaemonSpec, []*treeNode, []
 			errs = append(errs, fmt.Errorf("cannot launch on host %s: %w", kid.host, err))
 			continue
 		}
-		spec.Children = append(spec.Children, ChildAgent{Host: kid.host, Argv: argv})
+		spec.Children = append(spec.Children, node.ChildAgent{Host: kid.host, Argv: argv})
 		kept = append(kept, kid)
 	}
 	return spec, kept, errs
@@ -92,7 +77,7 @@ func (j *job) specFor(n *treeNode, spec DaemonSpec) (DaemonSpec, []*treeNode, []
 
 // serveKids serves the daemons that h's daemon starts for kids, and theirs
 // in turn, appending them to started.
-func (j *job) serveKids(h *remoteHost, kids []*treeNode, byHost map[string][]DaemonRank, spec DaemonSpec, started []*remoteHost, errs *[]error) []*remoteHost {
+func (j *job) serveKids(h *remoteHost, kids []*treeNode, byHost map[string][]node.DaemonRank, spec node.DaemonSpec, started []*remoteHost, errs *[]error) []*remoteHost {
 	for i, kid := range kids {
 		kspec, grandkids, kerrs := j.specFor(kid, spec)
 		*errs = append(*errs, kerrs...)
@@ -105,7 +90,7 @@ func (j *job) serveKids(h *remoteHost, kids []*treeNode, byHost map[string][]Dae
 // agentArgv is the command line that starts host's daemon through the
 // agent, for a leader to run.
 func (j *job) agentArgv(host string) ([]string, error) {
-	cmd, err := j.cfg.Agent(host, []string{j.cfg.DaemonExe, DaemonFlag})
+	cmd, err := j.cfg.Agent(host, j.cfg.Daemon)
 	if err != nil {
 		return nil, err
 	}
@@ -128,7 +113,7 @@ type relayedHost struct {
 
 // startRelayed serves the daemon that leader starts, as its index-th
 // child, on host name.
-func (j *job) startRelayed(leader *remoteHost, index int, name string, ranks []DaemonRank, spec DaemonSpec) *remoteHost {
+func (j *job) startRelayed(leader *remoteHost, index int, name string, ranks []node.DaemonRank, spec node.DaemonSpec) *remoteHost {
 	outR, outW := io.Pipe()
 	errR, errW := io.Pipe()
 	k := &relayedHost{leader: leader, index: int32(index), out: outW, err: errW, ended: make(chan struct{})}
@@ -156,7 +141,7 @@ func (k *relayedHost) Wait() error {
 }
 
 func (k *relayedHost) Kill() error {
-	return k.leader.wire.write(frame{kind: frameRelay, rank: k.index, arg: relayKill})
+	return k.leader.wire.Write(node.Frame{Kind: node.FrameRelay, Rank: k.index, Arg: node.RelayKill})
 }
 
 // relayInput writes a child's input through its leader.
@@ -164,8 +149,8 @@ type relayInput struct{ k *relayedHost }
 
 func (r relayInput) Write(b []byte) (int, error) {
 	for n := 0; n < len(b); {
-		c := min(len(b)-n, maxFrame)
-		if err := r.k.leader.wire.write(frame{kind: frameRelay, rank: r.k.index, arg: relayIn, payload: b[n : n+c]}); err != nil {
+		c := min(len(b)-n, node.MaxPayload)
+		if err := r.k.leader.wire.Write(node.Frame{Kind: node.FrameRelay, Rank: r.k.index, Arg: node.RelayIn, Payload: b[n : n+c]}); err != nil {
 			return n, fmt.Errorf("through host %s: %w", r.k.leader.name, err)
 		}
 		n += c
@@ -174,29 +159,29 @@ func (r relayInput) Write(b []byte) (int, error) {
 }
 
 func (r relayInput) Close() error {
-	return r.k.leader.wire.write(frame{kind: frameRelay, rank: r.k.index, arg: relayClose})
+	return r.k.leader.wire.Write(node.Frame{Kind: node.FrameRelay, Rank: r.k.index, Arg: node.RelayClose})
 }
 
 // relay hands a relay frame from h, a leader, to its child.
-func (h *remoteHost) relay(f frame) {
+func (h *remoteHost) relay(f node.Frame) {
 	h.mu.Lock()
 	var k *relayedHost
-	if f.rank >= 0 && int(f.rank) < len(h.kids) {
-		k = h.kids[f.rank]
+	if f.Rank >= 0 && int(f.Rank) < len(h.kids) {
+		k = h.kids[f.Rank]
 	}
 	h.mu.Unlock()
 	if k == nil {
 		return // a child gompirun no longer serves
 	}
-	switch f.arg {
-	case relayOut:
-		_, _ = k.out.Write(f.payload)
-	case relayErr:
-		_, _ = k.err.Write(f.payload)
-	case relayEnded:
+	switch f.Arg {
+	case node.RelayOut:
+		_, _ = k.out.Write(f.Payload)
+	case node.RelayErr:
+		_, _ = k.err.Write(f.Payload)
+	case node.RelayEnded:
 		var why error
-		if len(f.payload) > 0 {
-			why = errors.New(string(f.payload))
+		if len(f.Payload) > 0 {
+			why = errors.New(string(f.Payload))
 		}
 		k.end(why, nil)
 	}

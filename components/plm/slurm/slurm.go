@@ -47,7 +47,7 @@ func (c *Component) Command(host string, argv []string) (*exec.Cmd, error) {
 		return nil, fmt.Errorf("host %q: not a node name", host)
 	}
 	// No --cpu-bind=none: srun complains of it where Slurm binds nothing;
-	// the daemon widens its own CPU mask instead (launcher.RunDaemon).
+	// the daemon widens its own CPU mask instead (node.RunDaemon).
 	args := []string{"--nodes=1", "--ntasks=1", "--nodelist=" + host, "--overlap", "--unbuffered",
 		"--kill-on-bad-exit=1", "--quiet", "--mpi=none", "--job-name=gompirun-daemon"}
 	return exec.Command(c.srun, append(args, argv...)...), nil

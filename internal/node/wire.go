@@ -1,4 +1,4 @@
-package launcher
+package node
 
 import (
 	"bufio"
@@ -34,7 +34,7 @@ import (
 //	                              the rank's part of its report (sent once the ranks exited)
 //	                    stdin-ack a stdin frame was written to rank 0 (arg 0), or
 //	                              thrown away since rank 0's stdin is closed (arg 1)
-//	both ways           relay     a child's index, a stream: its wire, relayed (see tree.go)
+//	both ways           relay     a child's index, a stream: its wire, relayed (see Relay*)
 //
 // A launch is in two steps, so that a host that cannot run its ranks ends
 // it before any rank starts anywhere: each daemon reads its spec, checks
@@ -43,78 +43,88 @@ import (
 // daemon's input stops its ranks (or ends it before go); end of file on
 // its output means the daemon is gone.
 //
-// Stdin flows under credit: gompirun has at most stdinWindow stdin frames
+// Stdin flows under credit: gompirun has at most StdinWindow stdin frames
 // not yet acknowledged, so a rank 0 that reads slowly holds gompirun's
 // reading back instead of filling the daemon's memory, and the daemon
 // never blocks on rank 0 while signals wait behind the data.
 const (
-	frameSpec byte = iota + 1
-	frameSignal
-	frameStarted
-	frameOutput
-	frameExited
-	frameFailed
-	frameReady
-	frameGo
-	framePart
-	frameStdin
-	frameStdinEOF
-	frameStdinAck
-	frameRelay
+	FrameSpec byte = iota + 1
+	FrameSignal
+	FrameStarted
+	FrameOutput
+	FrameExited
+	FrameFailed
+	FrameReady
+	FrameGo
+	FramePart
+	FrameStdin
+	FrameStdinEOF
+	FrameStdinAck
+	FrameRelay
+)
+
+// The streams of an output frame's argument.
+const (
+	Stdout uint32 = iota
+	Stderr
 )
 
 const (
 	frameHeader = 13
-	// maxFrame bounds a payload: a spec or a chunk of output.
-	maxFrame = 16 << 20
+	// MaxPayload bounds a frame's payload: a spec or a chunk of output.
+	MaxPayload = 16 << 20
 )
 
-// frame is one message of the daemon's wire.
-type frame struct {
-	kind    byte
-	rank    int32
-	arg     uint32
-	payload []byte
+// Frame is one message of the daemon's wire.
+type Frame struct {
+	Kind    byte
+	Rank    int32
+	Arg     uint32
+	Payload []byte
 }
 
-// frameWriter writes frames; it is safe for concurrent use, since the
+// FrameWriter writes frames; it is safe for concurrent use, since the
 // output pumps and the exit reports of a daemon's ranks share its output.
-type frameWriter struct {
+type FrameWriter struct {
 	mu sync.Mutex
 	w  io.Writer
 }
 
-func (fw *frameWriter) write(f frame) error {
+// NewFrameWriter writes frames to w.
+func NewFrameWriter(w io.Writer) *FrameWriter { return &FrameWriter{w: w} }
+
+// Write writes f whole.
+func (fw *FrameWriter) Write(f Frame) error {
 	var h [frameHeader]byte
-	h[0] = f.kind
-	binary.LittleEndian.PutUint32(h[1:], uint32(f.rank))
-	binary.LittleEndian.PutUint32(h[5:], f.arg)
-	binary.LittleEndian.PutUint32(h[9:], uint32(len(f.payload)))
+	h[0] = f.Kind
+	binary.LittleEndian.PutUint32(h[1:], uint32(f.Rank))
+	binary.LittleEndian.PutUint32(h[5:], f.Arg)
+	binary.LittleEndian.PutUint32(h[9:], uint32(len(f.Payload)))
 	fw.mu.Lock()
 	defer fw.mu.Unlock()
 	if _, err := fw.w.Write(h[:]); err != nil {
 		return err
 	}
-	_, err := fw.w.Write(f.payload)
+	_, err := fw.w.Write(f.Payload)
 	return err
 }
 
-// readFrame reads one frame. A frame of an unknown kind or too large a
+// ReadFrame reads one frame. A frame of an unknown kind or too large a
 // payload is an error: the peer is not a gompi daemon or gompirun of this
 // version (ssh may print a banner, a remote shell its own complaints).
-func readFrame(r *bufio.Reader) (frame, error) {
+func ReadFrame(r *bufio.Reader) (Frame, error) {
 	var h [frameHeader]byte
 	if _, err := io.ReadFull(r, h[:]); err != nil {
-		return frame{}, err
+		return Frame{}, err
 	}
-	f := frame{kind: h[0], rank: int32(binary.LittleEndian.Uint32(h[1:])), arg: binary.LittleEndian.Uint32(h[5:])}
+	f := Frame{Kind: h[0], Rank: int32(binary.LittleEndian.Uint32(h[1:])), Arg: binary.LittleEndian.Uint32(h[5:])}
 	n := binary.LittleEndian.Uint32(h[9:])
-	if f.kind < frameSpec || f.kind > frameRelay || n > maxFrame {
-		return frame{}, fmt.Errorf("not a gompi daemon frame (kind %d, %d bytes): the other end wrote %q", f.kind, n, printable(h[:]))
+	if f.Kind < FrameSpec || f.Kind > FrameRelay || n > MaxPayload {
+		return Frame{}, fmt.Errorf("not a gompi daemon frame (kind %d, %d bytes): the other end wrote %q", f.Kind, n, printable(h[:]))
 	}
-	f.payload = make([]byte, n)
-	if _, err := io.ReadFull(r, f.payload); err != nil {
-		return frame{}, fmt.Errorf("a frame of %d bytes cut short: %w", n, err)
+	f.Payload = make([]byte, n)
+	if _, err := io.ReadFull(r, f.Payload); err != nil {
+		return Frame{}, fmt.Errorf("a frame of %d bytes cut short: %w", n, err)
 	}
 	return f, nil
 }
@@ -129,6 +139,33 @@ func printable(b []byte) string {
 		out = append(out, c)
 	}
 	return string(out)
+}
+
+// App is one app context of a job: NP ranks running one program with
+// the same arguments and exports, as one "-np N program args" of an MPMD
+// command line.
+type App struct {
+	NP      int      // number of ranks, >= 1
+	Program string   // executable, looked up in $PATH unless it contains a slash
+	Args    []string // its arguments
+	Env     []string // NAME=value entries added for these ranks only (-x)
+}
+
+// What a relay frame carries.
+const (
+	RelayIn    uint32 = iota // gompirun → leader: bytes of the child's input
+	RelayClose               // gompirun → leader: end of the child's input
+	RelayKill                // gompirun → leader: kill the child's agent
+	RelayOut                 // leader → gompirun: bytes of the child's output
+	RelayErr                 // leader → gompirun: what the child's daemon or agent printed on stderr
+	RelayEnded               // leader → gompirun: the child's agent ended; payload: how, "" for success
+)
+
+// ChildAgent is a host whose daemon a leader starts: the agent's command
+// line as gompirun would run it.
+type ChildAgent struct {
+	Host string
+	Argv []string
 }
 
 // DaemonSpec is what a daemon needs to start its host's ranks of a job
@@ -182,7 +219,8 @@ func (s *DaemonSpec) check() error {
 	return nil
 }
 
-func encodeSpec(s *DaemonSpec) ([]byte, error) { return json.Marshal(s) }
+// EncodeSpec is the payload of the spec frame.
+func EncodeSpec(s *DaemonSpec) ([]byte, error) { return json.Marshal(s) }
 
 func decodeSpec(b []byte) (*DaemonSpec, error) {
 	var s DaemonSpec

@@ -1,4 +1,4 @@
-package launcher
+package node
 
 import (
 	"slices"
@@ -9,8 +9,8 @@ import (
 
 func TestRankEnvBase(t *testing.T) {
 	in := []string{"A=1", "GOMPI_COMM_WORLD_RANK=5", "B=2", "A=3", reaper.EnvVar + "=0", "GOMPI_JOB_SECRET=00"}
-	got := rankEnvBase(in)
+	got := RankEnvBase(in)
 	if want := []string{"B=2", "A=3"}; !slices.Equal(got, want) {
-		t.Fatalf("rankEnvBase = %q, want %q", got, want)
+		t.Fatalf("RankEnvBase = %q, want %q", got, want)
 	}
 }

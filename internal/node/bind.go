@@ -1,4 +1,4 @@
-package launcher
+package node
 
 import (
 	"fmt"
@@ -26,9 +26,9 @@ const (
 	BindCore
 )
 
-// rankCPUs returns the CPUs each of np ranks is bound to under b, nil for
+// RankCPUs returns the CPUs each of np ranks is bound to under b, nil for
 // no binding; cpus are the CPUs gompirun may use.
-func (b Bind) rankCPUs(np int, cpus []int) [][]int {
+func (b Bind) RankCPUs(np int, cpus []int) [][]int {
 	n := len(cpus)
 	switch {
 	case b == BindNone:
@@ -66,7 +66,7 @@ func LocalCPUs(b Bind, n int) ([][]int, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--bind-to: %w", err)
 	}
-	return b.rankCPUs(n, cpus), nil
+	return b.RankCPUs(n, cpus), nil
 }
 
 // bindNames are the policies' names, as --bind-to spells them.

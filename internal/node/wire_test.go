@@ -1,4 +1,4 @@
-package launcher
+package node
 
 import (
 	"slices"
@@ -43,5 +43,17 @@ func TestHostCPUs(t *testing.T) {
 		if !slices.Contains(host, c) {
 			t.Errorf("the host's CPUs %v lack the daemon's CPU %d", host, c)
 		}
+	}
+}
+
+func TestSpecChildrenChecked(t *testing.T) {
+	s := DaemonSpec{Size: 1, JobID: "j", Servers: []string{"a:1"}, Secret: []byte("s"), Apps: []App{{Program: "p"}},
+		Ranks: []DaemonRank{{}}, Children: []ChildAgent{{Host: "h2"}}}
+	b, err := EncodeSpec(&s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := decodeSpec(b); err == nil {
+		t.Fatal("a child without the agent's command line was accepted")
 	}
 }

@@ -1,4 +1,4 @@
-package launcher
+package node
 
 import (
 	"bytes"
@@ -27,24 +27,24 @@ func TestResolveProgram(t *testing.T) {
 		{dir, "is a directory"},
 	}
 	for _, tt := range tests {
-		_, err := resolveProgram("", tt.name, nil)
+		_, err := ResolveProgram("", tt.name, nil)
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
-			t.Errorf("resolveProgram(%q) = %v, want an error with %q", tt.name, err, tt.want)
+			t.Errorf("ResolveProgram(%q) = %v, want an error with %q", tt.name, err, tt.want)
 		}
 	}
-	p, err := resolveProgram("", "sh", []string{"-c", "true"})
+	p, err := ResolveProgram("", "sh", []string{"-c", "true"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !filepath.IsAbs(p.path) || !slices.Equal(p.argv, []string{"sh", "-c", "true"}) {
-		t.Fatalf("resolveProgram(sh) = %+v", p)
+	if !filepath.IsAbs(p.Path) || !slices.Equal(p.Argv, []string{"sh", "-c", "true"}) {
+		t.Fatalf("ResolveProgram(sh) = %+v", p)
 	}
 }
 
 func TestCommand(t *testing.T) {
-	p := program{path: "/bin/prog", argv: []string{"prog", "-a"}}
-	cmd := p.command([]string{"A=1"}, rankIO{})
-	if cmd.Path != "/bin/prog" || !slices.Equal(cmd.Args, p.argv) || cmd.Stdin != nil {
+	p := Program{Path: "/bin/prog", Argv: []string{"prog", "-a"}}
+	cmd := p.Command([]string{"A=1"}, RankIO{})
+	if cmd.Path != "/bin/prog" || !slices.Equal(cmd.Args, p.Argv) || cmd.Stdin != nil {
 		t.Fatalf("command: %s %q, stdin %v", cmd.Path, cmd.Args, cmd.Stdin)
 	}
 	if !cmd.SysProcAttr.Setpgid || cmd.SysProcAttr.Pdeathsig != syscall.SIGKILL {
@@ -52,7 +52,7 @@ func TestCommand(t *testing.T) {
 	}
 }
 
-// A bound rank inherits the mask of the thread that forked it.
+// TestStartRankBinds: a bound rank inherits the mask of the thread that forked it.
 func TestStartRankBinds(t *testing.T) {
 	cpus, err := cpuset.Allowed()
 	if err != nil {
@@ -62,11 +62,11 @@ func TestStartRankBinds(t *testing.T) {
 	var out bytes.Buffer
 	cmd := exec.Command("sh", "-c", "grep Cpus_allowed_list /proc/self/status")
 	cmd.Stdout = &out
-	exits := make(chan exitEvent, 1)
-	if _, err := startRank(cmd, 0, []int{last}, exits); err != nil {
+	exited := make(chan struct{})
+	if _, err := StartRank(cmd, []int{last}, func(int, syscall.WaitStatus) { close(exited) }); err != nil {
 		t.Fatal(err)
 	}
-	<-exits
+	<-exited
 	if want := fmt.Sprintf("Cpus_allowed_list:\t%d\n", last); out.String() != want {
 		t.Errorf("the rank's mask: %q, want %q", out.String(), want)
 	}
@@ -85,11 +85,11 @@ func TestResolveProgramInDir(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "bin", "x"), []byte("#!/bin/sh\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	p, err := resolveProgram(dir, "bin/x", []string{"a"})
-	if err != nil || p.path != filepath.Join(dir, "bin", "x") || p.argv[0] != "bin/x" || p.argv[1] != "a" {
-		t.Errorf("resolveProgram = %+v, %v", p, err)
+	p, err := ResolveProgram(dir, "bin/x", []string{"a"})
+	if err != nil || p.Path != filepath.Join(dir, "bin", "x") || p.Argv[0] != "bin/x" || p.Argv[1] != "a" {
+		t.Errorf("ResolveProgram = %+v, %v", p, err)
 	}
-	if _, err := resolveProgram(dir, "bin/y", nil); err == nil || !strings.Contains(err.Error(), `program "bin/y" does not exist`) {
+	if _, err := ResolveProgram(dir, "bin/y", nil); err == nil || !strings.Contains(err.Error(), `program "bin/y" does not exist`) {
 		t.Errorf("a missing program: %v", err)
 	}
 }

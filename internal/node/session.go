@@ -1,4 +1,4 @@
-package launcher
+package node
 
 import (
 	"crypto/rand"
@@ -17,17 +17,20 @@ import (
 // holds 108 bytes including the terminating NUL).
 const maxSocketPath = 107
 
-// session is a job's identity and its private directory, which holds the
-// server's socket, the owner record stale sweeps read (see sweepStale) and
-// the profiling parts the ranks submit.
-type session struct {
-	jobID  string
-	secret []byte
-	dir    string
-	socket string
+// Session is a job's identity and its private directory on a host, which
+// holds the job server's socket (gompirun's host only), the owner record
+// stale sweeps read (see SweepStale) and the profiling parts the ranks
+// submit.
+type Session struct {
+	JobID  string
+	Secret []byte
+	Dir    string
+	Socket string
 }
 
-func newSession(tempDir string) (*session, error) {
+// NewSession makes the session directory of a job that this host's
+// gompirun serves, with a new id and secret, under tempDir.
+func NewSession(tempDir string) (*Session, error) {
 	tempDir, err := filepath.Abs(tempDir)
 	if err != nil {
 		return nil, fmt.Errorf("session directory: %w", err)
@@ -41,11 +44,11 @@ func newSession(tempDir string) (*session, error) {
 		if _, err := rand.Read(id); err != nil {
 			return nil, fmt.Errorf("creating the job id: %w", err)
 		}
-		s := &session{jobID: hex.EncodeToString(id), secret: secret}
-		s.dir = filepath.Join(tempDir, "gompi."+s.jobID)
-		s.socket = filepath.Join(s.dir, "rt.sock")
-		if len(s.socket) > maxSocketPath {
-			return nil, fmt.Errorf("session directory %s: the socket path %s is %d bytes, longer than the %d a unix socket allows; set TMPDIR to a shorter directory", s.dir, s.socket, len(s.socket), maxSocketPath)
+		s := &Session{JobID: hex.EncodeToString(id), Secret: secret}
+		s.Dir = filepath.Join(tempDir, "gompi."+s.JobID)
+		s.Socket = filepath.Join(s.Dir, "rt.sock")
+		if len(s.Socket) > maxSocketPath {
+			return nil, fmt.Errorf("session directory %s: the socket path %s is %d bytes, longer than the %d a unix socket allows; set TMPDIR to a shorter directory", s.Dir, s.Socket, len(s.Socket), maxSocketPath)
 		}
 		err := s.makeDir()
 		if errors.Is(err, os.ErrExist) {
@@ -63,7 +66,7 @@ func newSession(tempDir string) (*session, error) {
 // gompirun serves (a daemon's): the job's id is given, and no server
 // listens in it. Its name carries the host's, since hosts may share a
 // temporary directory (and the simulated hosts of the tests do).
-func joinSession(tempDir, jobID, host string, secret []byte) (*session, error) {
+func joinSession(tempDir, jobID, host string, secret []byte) (*Session, error) {
 	tempDir, err := filepath.Abs(tempDir)
 	if err != nil {
 		return nil, fmt.Errorf("session directory: %w", err)
@@ -74,7 +77,7 @@ func joinSession(tempDir, jobID, host string, secret []byte) (*session, error) {
 		}
 		return '_'
 	}, host)
-	s := &session{jobID: jobID, secret: secret, dir: filepath.Join(tempDir, "gompi."+jobID+"."+safe)}
+	s := &Session{JobID: jobID, Secret: secret, Dir: filepath.Join(tempDir, "gompi."+jobID+"."+safe)}
 	if err := s.makeDir(); err != nil {
 		return nil, err
 	}
@@ -82,8 +85,8 @@ func joinSession(tempDir, jobID, host string, secret []byte) (*session, error) {
 }
 
 // makeDir creates the session directory with its owner record.
-func (s *session) makeDir() error {
-	err := os.Mkdir(s.dir, 0o700)
+func (s *Session) makeDir() error {
+	err := os.Mkdir(s.Dir, 0o700)
 	if errors.Is(err, os.ErrExist) {
 		return err
 	}
@@ -93,14 +96,14 @@ func (s *session) makeDir() error {
 	// Without /proc there is no owner to record; the directory is then
 	// never swept, only removed by this job.
 	if o, err := selfOwner(); err == nil {
-		if err := os.WriteFile(filepath.Join(s.dir, ownerFile), []byte(o.String()), 0o600); err != nil {
-			_ = os.Remove(s.dir)
+		if err := os.WriteFile(filepath.Join(s.Dir, ownerFile), []byte(o.String()), 0o600); err != nil {
+			_ = os.Remove(s.Dir)
 			return fmt.Errorf("creating the session directory: %w", err)
 		}
 	}
 	return nil
 }
 
-// remove removes the session directory and the job's shared-memory
+// Remove removes the session directory and the job's shared-memory
 // segments, if a rank left any.
-func (s *session) remove() { _ = jobfiles.Remove(s.jobID, s.dir) }
+func (s *Session) Remove() { _ = jobfiles.Remove(s.JobID, s.Dir) }

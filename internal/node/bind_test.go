@@ -1,4 +1,4 @@
-package launcher
+package node
 
 import (
 	"slices"
@@ -21,7 +21,7 @@ func TestRankCPUs(t *testing.T) {
 		{BindCore, 5, [][]int{{0}, {2}, {4}, {6}, {0}}},
 	}
 	for _, tt := range tests {
-		got := tt.bind.rankCPUs(tt.np, cpus)
+		got := tt.bind.RankCPUs(tt.np, cpus)
 		if len(got) != len(tt.want) {
 			t.Errorf("bind %d, %d ranks: %v, want %v", tt.bind, tt.np, got, tt.want)
 			continue

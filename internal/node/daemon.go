@@ -1,4 +1,4 @@
-package launcher
+package node
 
 import (
 	"bufio"
@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"strconv"
 	"sync"
 	"syscall"
@@ -15,16 +16,16 @@ import (
 	"github.com/gompi/gompi/internal/reaper"
 )
 
-// RunDaemon is gompirun's daemon mode, which gompirun starts on every
-// other host of a job through the launch agent (ssh, or what
-// plm_rsh_agent names): it reads the job's spec on in, starts this host's
-// ranks with their identity, and reports on out their output and their
-// exits; gompirun, which serves the job, decides what they mean. Signals
-// that gompirun forwards come on in; end of file on in (gompirun or the
-// agent's connection is gone) stops the ranks. In a tree launch it also
-// starts the daemons of the spec's children and relays their wires, and
-// returns only once they have ended. It removes what the job
-// left on this host, and returns the daemon's exit status. errOut gets
+// RunDaemon is the daemon, which gompirun starts on every other host of
+// a job through the launch agent (ssh, or what plm_rsh_agent names): it
+// reads the job's spec on in, starts this host's ranks with their
+// identity, and reports on out their output and their exits; gompirun,
+// which serves the job, decides what they mean. Signals that gompirun
+// forwards come on in; end of file on in (gompirun or the agent's
+// connection is gone) stops the ranks. In a tree launch it also starts
+// the daemons of the spec's children and relays their wires, and returns
+// only once they have ended. It removes what the job left on this host,
+// and returns the daemon's exit status. errOut gets
 // the daemon's own complaints, which the agent carries to gompirun. A
 // signal on sigs stops the ranks as the end of in does.
 func RunDaemon(in io.Reader, out, errOut io.Writer, tempDir, reaperExe string, sigs <-chan os.Signal) int {
@@ -33,19 +34,19 @@ func RunDaemon(in io.Reader, out, errOut io.Writer, tempDir, reaperExe string, s
 		return 1
 	}
 	br := bufio.NewReader(in)
-	f, err := readFrame(br)
-	if err == nil && f.kind != frameSpec {
-		err = fmt.Errorf("the first frame is of kind %d, not the job's spec", f.kind)
+	f, err := ReadFrame(br)
+	if err == nil && f.Kind != FrameSpec {
+		err = fmt.Errorf("the first frame is of kind %d, not the job's spec", f.Kind)
 	}
 	if err != nil {
 		return fail(fmt.Errorf("reading the job's spec: %w", err))
 	}
-	spec, err := decodeSpec(f.payload)
+	spec, err := decodeSpec(f.Payload)
 	if err != nil {
 		return fail(err)
 	}
-	d := &daemon{spec: spec, out: &frameWriter{w: out}, errOut: errOut, pids: map[int]int{},
-		exits: make(chan exitEvent, len(spec.Ranks)), ranksUp: make(chan struct{})}
+	d := &daemon{spec: spec, out: NewFrameWriter(out), errOut: errOut, pids: map[int]int{},
+		exits: make(chan rankExit, len(spec.Ranks)), ranksUp: make(chan struct{})}
 	// The children start first, at the same time as this host's ranks get
 	// ready; the daemon ends once they have, whatever ends it.
 	ks := startKids(spec.Children, d.out)
@@ -60,10 +61,10 @@ func RunDaemon(in io.Reader, out, errOut io.Writer, tempDir, reaperExe string, s
 		return fail(err)
 	}
 	d.sess = sess
-	defer sess.remove()
+	defer sess.Remove()
 	var reap *reaper.Reaper
 	if reaperExe != "" {
-		if reap, err = reaper.Start(reaperExe, sess.jobID, sess.dir); err != nil {
+		if reap, err = reaper.Start(reaperExe, sess.JobID, sess.Dir); err != nil {
 			fmt.Fprintln(errOut, "gompirun daemon: no reaper: a killed daemon may leave the job's files and processes:", err)
 		}
 	}
@@ -81,7 +82,7 @@ func RunDaemon(in io.Reader, out, errOut io.Writer, tempDir, reaperExe string, s
 	if err != nil {
 		return fail(err)
 	}
-	d.report(frame{kind: frameReady, payload: ready})
+	d.report(Frame{Kind: FrameReady, Payload: ready})
 	select {
 	case <-goCh:
 	case <-eof:
@@ -99,26 +100,26 @@ func (d *daemon) route(in *bufio.Reader, ks *kids, goCh, eof chan<- struct{}) {
 	defer ks.closeInputs()
 	started := false
 	for {
-		f, err := readFrame(in)
+		f, err := ReadFrame(in)
 		if err != nil {
 			return
 		}
-		switch f.kind {
-		case frameGo:
+		switch f.Kind {
+		case FrameGo:
 			if !started {
 				started = true
 				close(goCh)
 			}
-		case frameSignal:
-			d.signal(int(f.rank), syscall.Signal(f.arg))
-		case frameRelay:
+		case FrameSignal:
+			d.signal(int(f.Rank), syscall.Signal(f.Arg))
+		case FrameRelay:
 			ks.route(f)
-		case frameStdin, frameStdinEOF:
+		case FrameStdin, FrameStdinEOF:
 			// gompirun forwards stdin once it said go; it goes to rank 0
 			// once the ranks are started. The sink never waits for a rank.
 			<-d.ranksUp
-			if f.kind == frameStdin {
-				d.stdinSink().push(f.payload)
+			if f.Kind == FrameStdin {
+				d.stdinSink().push(f.Payload)
 			} else {
 				d.stdinSink().push(nil)
 			}
@@ -130,10 +131,10 @@ func (d *daemon) route(in *bufio.Reader, ks *kids, goCh, eof chan<- struct{}) {
 type daemon struct {
 	spec   *DaemonSpec
 	server string // the job server's address from this host
-	sess   *session
-	out    *frameWriter
+	sess   *Session
+	out    *FrameWriter
 	errOut io.Writer // the daemon's own complaints
-	exits  chan exitEvent
+	exits  chan rankExit
 
 	cpus    [][]int       // by local rank: the CPUs the rank is bound to; nil: every CPU the host allows
 	stdin   *stdinSink    // rank 0's stdin, when it runs here and gompirun forwards its own; set before ranksUp closes
@@ -145,28 +146,28 @@ type daemon struct {
 
 // prepare finds the programs of this host's ranks and their CPUs, and
 // reports each rank that cannot run here.
-func (d *daemon) prepare() ([]program, bool) {
+func (d *daemon) prepare() ([]Program, bool) {
 	if bind, _ := parseBind(d.spec.Bind); bind != BindNone { // the spec was checked
 		cpus, err := hostCPUs()
 		if err != nil {
 			d.failAll(fmt.Sprintf("binding the ranks (--bind-to %s): %v", bind, err))
 			return nil, false
 		}
-		d.cpus = bind.rankCPUs(len(d.spec.Ranks), cpus)
+		d.cpus = bind.RankCPUs(len(d.spec.Ranks), cpus)
 	}
 	if st, err := os.Stat(d.spec.Dir); err != nil || !st.IsDir() {
 		d.spec.Dir = "" // as Open MPI: the ranks start in the daemon's directory (the login's home)
 	}
-	progs := make([]program, len(d.spec.Apps))
+	progs := make([]Program, len(d.spec.Apps))
 	progErrs := make([]error, len(d.spec.Apps))
 	for i, app := range d.spec.Apps {
 		// A relative path is gompirun's, as the ranks' directory is.
-		progs[i], progErrs[i] = resolveProgram(d.spec.Dir, app.Program, app.Args)
+		progs[i], progErrs[i] = ResolveProgram(d.spec.Dir, app.Program, app.Args)
 	}
 	ok := true
 	for _, r := range d.spec.Ranks {
 		if err := progErrs[r.App]; err != nil {
-			d.report(frame{kind: frameFailed, rank: int32(r.Rank), payload: []byte(err.Error())})
+			d.report(Frame{Kind: FrameFailed, Rank: int32(r.Rank), Payload: []byte(err.Error())})
 			ok = false
 		}
 	}
@@ -175,7 +176,7 @@ func (d *daemon) prepare() ([]program, bool) {
 
 // run starts the ranks, serves gompirun's frames and reports the ranks'
 // exits until every rank has exited.
-func (d *daemon) run(progs []program, eof <-chan struct{}, sigs <-chan os.Signal) {
+func (d *daemon) run(progs []Program, eof <-chan struct{}, sigs <-chan os.Signal) {
 	lifeR, lifeW, err := os.Pipe()
 	if err != nil {
 		close(d.ranksUp)
@@ -183,13 +184,13 @@ func (d *daemon) run(progs []program, eof <-chan struct{}, sigs <-chan os.Signal
 		return
 	}
 	defer lifeW.Close()
-	base := rankEnvBase(append(os.Environ(), d.spec.Env...))
+	base := RankEnvBase(append(os.Environ(), d.spec.Env...))
 	var pumps []*sync.WaitGroup
 	byRank := map[int]*sync.WaitGroup{}
 	for _, r := range d.spec.Ranks {
 		wg, err := d.start(progs[r.App], base, r, lifeR)
 		if err != nil {
-			d.report(frame{kind: frameFailed, rank: int32(r.Rank), payload: []byte(err.Error())})
+			d.report(Frame{Kind: FrameFailed, Rank: int32(r.Rank), Payload: []byte(err.Error())})
 			continue
 		}
 		pumps = append(pumps, wg)
@@ -213,8 +214,8 @@ func (d *daemon) run(progs []program, eof <-chan struct{}, sigs <-chan os.Signal
 			d.mu.Lock()
 			delete(d.pids, ev.rank)
 			d.mu.Unlock()
-			_ = signalGroup(ev.pid, syscall.SIGKILL) // what it left in its group
-			d.report(frame{kind: frameExited, rank: int32(ev.rank), arg: uint32(ev.status), payload: []byte(strconv.Itoa(ev.pid))})
+			_ = SignalGroup(ev.pid, syscall.SIGKILL) // what it left in its group
+			d.report(Frame{Kind: FrameExited, Rank: int32(ev.rank), Arg: uint32(ev.status), Payload: []byte(strconv.Itoa(ev.pid))})
 		case <-stop:
 			stop = nil
 			d.signal(-1, syscall.SIGTERM)
@@ -239,40 +240,40 @@ func (d *daemon) run(progs []program, eof <-chan struct{}, sigs <-chan os.Signal
 // sendParts sends gompirun the profiling parts the ranks left in this
 // host's session directory: gompirun merges every host's.
 func (d *daemon) sendParts() {
-	parts, bad := jobfiles.ReadParts(d.sess.dir, d.spec.Size)
+	parts, bad := jobfiles.ReadParts(d.sess.Dir, d.spec.Size)
 	for _, err := range bad {
 		fmt.Fprintf(d.errOut, "profiling parts: %v; ignored\n", err)
 	}
 	for tool, byRank := range parts {
 		for rank, part := range byRank {
 			payload := append([]byte(tool+"\x00"), part...)
-			d.report(frame{kind: framePart, rank: int32(rank), payload: payload})
+			d.report(Frame{Kind: FramePart, Rank: int32(rank), Payload: payload})
 		}
 	}
 }
 
 // start starts one rank and the pumps of its output.
-func (d *daemon) start(prog program, base []string, r DaemonRank, lifeline *os.File) (*sync.WaitGroup, error) {
-	var rio rankIO
+func (d *daemon) start(prog Program, base []string, r DaemonRank, lifeline *os.File) (*sync.WaitGroup, error) {
+	var rio RankIO
 	var childEnds []*os.File
 	wg := &sync.WaitGroup{}
-	for _, kind := range []streamKind{stdoutStream, stderrStream} {
+	for _, stream := range []uint32{Stdout, Stderr} {
 		pr, pw, err := os.Pipe()
 		if err != nil {
 			closeAll(childEnds)
 			return nil, fmt.Errorf("cannot start rank %d: %w", r.Rank, err)
 		}
-		if kind == stdoutStream {
-			rio.stdout = pw
+		if stream == Stdout {
+			rio.Stdout = pw
 		} else {
-			rio.stderr = pw
+			rio.Stderr = pw
 		}
 		childEnds = append(childEnds, pw)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			defer pr.Close()
-			d.pump(pr, r.Rank, kind)
+			d.pump(pr, r.Rank, stream)
 		}()
 	}
 	var stdinW *os.File
@@ -282,14 +283,14 @@ func (d *daemon) start(prog program, base []string, r DaemonRank, lifeline *os.F
 			closeAll(childEnds)
 			return nil, fmt.Errorf("cannot start rank %d: its stdin: %w", r.Rank, err)
 		}
-		rio.stdin, stdinW = pr, pw
+		rio.Stdin, stdinW = pr, pw
 		childEnds = append(childEnds, pr)
 	}
-	id := rankIdent{rank: r.Rank, size: d.spec.Size, local: r.Local, localSize: len(d.spec.Ranks),
-		jobID: d.spec.JobID, server: d.server, sessDir: d.sess.dir, secret: d.spec.Secret}
-	cmd := prog.command(rankEnv(base, d.spec.Apps[r.App], r.App, id), rio)
+	id := RankIdent{Rank: r.Rank, Size: d.spec.Size, Local: r.Local, LocalSize: len(d.spec.Ranks),
+		JobID: d.spec.JobID, Server: d.server, SessionDir: d.sess.Dir, Secret: d.spec.Secret}
+	cmd := prog.Command(RankEnv(base, d.spec.Apps[r.App], r.App, id), rio)
 	cmd.Dir = d.spec.Dir
-	cmd.ExtraFiles = []*os.File{lifeline} // descriptor 3: lifelineFD
+	cmd.ExtraFiles = []*os.File{lifeline} // descriptor 3: LifelineFD
 	d.mu.Lock()
 	defer d.mu.Unlock() // an exit is not counted before the rank is
 	// Unbound, a rank gets every CPU, not the daemon's mask: a launcher
@@ -299,29 +300,31 @@ func (d *daemon) start(prog program, base []string, r DaemonRank, lifeline *os.F
 	if d.cpus != nil {
 		cpus = d.cpus[r.Local]
 	}
-	pid, err := startRank(cmd, r.Rank, cpus, d.exits)
+	pid, err := StartRank(cmd, cpus, func(pid int, status syscall.WaitStatus) {
+		d.exits <- rankExit{rank: r.Rank, pid: pid, status: status}
+	})
 	closeAll(childEnds)
 	if err != nil {
 		if stdinW != nil {
 			stdinW.Close()
 		}
-		return nil, fmt.Errorf("cannot start rank %d (program %q): %w", r.Rank, prog.path, err)
+		return nil, fmt.Errorf("cannot start rank %d (program %q): %w", r.Rank, prog.Path, err)
 	}
 	if stdinW != nil {
 		d.stdin = newStdinSink(stdinW, d.ackStdin)
 	}
 	d.pids[r.Rank] = pid
-	d.report(frame{kind: frameStarted, rank: int32(r.Rank), arg: uint32(pid)})
+	d.report(Frame{Kind: FrameStarted, Rank: int32(r.Rank), Arg: uint32(pid)})
 	return wg, nil
 }
 
 // pump sends a rank's output to gompirun as it comes.
-func (d *daemon) pump(r io.Reader, rank int, kind streamKind) {
+func (d *daemon) pump(r io.Reader, rank int, stream uint32) {
 	buf := make([]byte, 32<<10)
 	for {
 		n, err := r.Read(buf)
 		if n > 0 {
-			d.report(frame{kind: frameOutput, rank: int32(rank), arg: uint32(kind), payload: append([]byte(nil), buf[:n]...)})
+			d.report(Frame{Kind: FrameOutput, Rank: int32(rank), Arg: stream, Payload: append([]byte(nil), buf[:n]...)})
 		}
 		if err != nil {
 			return
@@ -335,20 +338,26 @@ func (d *daemon) signal(rank int, sig syscall.Signal) {
 	defer d.mu.Unlock()
 	for r, pid := range d.pids {
 		if rank < 0 || r == rank {
-			_ = signalGroup(pid, sig)
+			_ = SignalGroup(pid, sig)
 		}
 	}
 }
 
 // report sends a frame to gompirun; once gompirun is gone nobody reads,
 // and the ranks are stopped by the end of the daemon's input.
-func (d *daemon) report(f frame) { _ = d.out.write(f) }
+func (d *daemon) report(f Frame) { _ = d.out.Write(f) }
 
 // failAll reports every rank as not started.
 func (d *daemon) failAll(why string) {
 	for _, r := range d.spec.Ranks {
-		d.report(frame{kind: frameFailed, rank: int32(r.Rank), payload: []byte(why)})
+		d.report(Frame{Kind: FrameFailed, Rank: int32(r.Rank), Payload: []byte(why)})
 	}
+}
+
+// rankExit reports that a rank's process ended.
+type rankExit struct {
+	rank, pid int
+	status    syscall.WaitStatus
 }
 
 // waitBounded waits for wg, at most d: a process that escaped its rank's
@@ -374,5 +383,25 @@ func closeAll(files []*os.File) {
 	}
 }
 
-// DaemonFlag is the argument that starts gompirun in daemon mode.
+// DaemonFlag is the argument that starts gompirun in daemon mode, where
+// it has no gompi-daemon beside it.
 const DaemonFlag = "--daemon"
+
+// DaemonName is the daemon's own program, installed beside gompirun. It
+// links little more than the standard library, so it starts in a
+// fraction of gompirun's time on every host of a launch.
+const DaemonName = "gompi-daemon"
+
+// Main runs the daemon as the program the launch agent started: its
+// standard files are the wire, whose input is its lifeline; SIGINT,
+// SIGTERM and SIGHUP stop its ranks as the end of that input does.
+// gompi-reaper beside it, else the program itself, is its host's reaper.
+func Main() int {
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	reaperExe := "" // none: the daemon still cleans up when it ends in order
+	if exe, err := os.Executable(); err == nil {
+		reaperExe = reaper.Exe(exe)
+	}
+	return RunDaemon(os.Stdin, os.Stdout, os.Stderr, "", reaperExe, sigs)
+}

@@ -1,4 +1,4 @@
-package launcher
+package node
 
 import (
 	"errors"
@@ -9,8 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
-
-	"github.com/hashicorp/go-hclog"
 
 	"github.com/gompi/gompi/internal/jobfiles"
 )
@@ -91,14 +89,20 @@ func startTime(pid int) (uint64, error) {
 	return strconv.ParseUint(f[19], 10, 64)
 }
 
-// sessionName matches the session directories gompirun makes.
-var sessionName = regexp.MustCompile(`^gompi\.([0-9a-f]{8})(\.[A-Za-z0-9_-]+)?$`)
+// Logger is what SweepStale reports to; an hclog.Logger is one.
+type Logger interface {
+	Info(msg string, args ...any)
+	Warn(msg string, args ...any)
+}
 
-// sweepStale removes the session directories under tempDir, and the job
+// SweepStale removes the session directories under tempDir, and the job
 // files they lead to, whose gompirun is gone. Only directories of this
 // user that name an owner are considered: one without an owner file is
 // being made, or comes from a gompirun that did not write one.
-func sweepStale(tempDir string, log hclog.Logger) {
+func SweepStale(tempDir string, log Logger) {
+	// Compiled here, not at init: a daemon, which never sweeps, starts
+	// without it.
+	sessionName := regexp.MustCompile(`^gompi\.([0-9a-f]{8})(\.[A-Za-z0-9_-]+)?$`)
 	ns, err := os.Readlink("/proc/self/ns/pid")
 	if err != nil {
 		return

@@ -1,4 +1,4 @@
-package launcher
+package node
 
 import (
 	"fmt"
@@ -8,9 +8,10 @@ import (
 	"time"
 )
 
-// kids are the child daemons a leader starts and relays (see tree.go).
+// kids are the child daemons a leader starts and relays, in a tree launch
+// (see the launcher's tree.go).
 type kids struct {
-	out  *frameWriter // the leader's wire to gompirun
+	out  *FrameWriter // the leader's wire to gompirun
 	list []*kid
 	wg   sync.WaitGroup // one per child, done when its agent has ended and its output is relayed
 }
@@ -28,7 +29,7 @@ type kid struct {
 
 // startKids starts the agent of every child; a child whose agent cannot
 // start is reported ended at once.
-func startKids(children []ChildAgent, out *frameWriter) *kids {
+func startKids(children []ChildAgent, out *FrameWriter) *kids {
 	ks := &kids{out: out}
 	for i, c := range children {
 		k := &kid{input: make(chan []byte, 64), kill: make(chan struct{})}
@@ -76,8 +77,8 @@ func (ks *kids) start(i int32, k *kid, c ChildAgent) error {
 	}()
 	var pumps sync.WaitGroup
 	pumps.Add(2)
-	go func() { defer pumps.Done(); ks.pump(i, relayOut, outR) }()
-	go func() { defer pumps.Done(); ks.pump(i, relayErr, errR) }()
+	go func() { defer pumps.Done(); ks.pump(i, RelayOut, outR) }()
+	go func() { defer pumps.Done(); ks.pump(i, RelayErr, errR) }()
 	go func() {
 		defer ks.wg.Done()
 		pumps.Wait() // Wait closes the pipes
@@ -106,7 +107,7 @@ func (ks *kids) pump(i int32, stream uint32, r io.Reader) {
 	for {
 		n, err := r.Read(buf)
 		if n > 0 {
-			_ = ks.out.write(frame{kind: frameRelay, rank: i, arg: stream, payload: append([]byte(nil), buf[:n]...)})
+			_ = ks.out.Write(Frame{Kind: FrameRelay, Rank: i, Arg: stream, Payload: append([]byte(nil), buf[:n]...)})
 		}
 		if err != nil {
 			return
@@ -115,21 +116,21 @@ func (ks *kids) pump(i int32, stream uint32, r io.Reader) {
 }
 
 func (ks *kids) ended(i int32, why string) {
-	_ = ks.out.write(frame{kind: frameRelay, rank: i, arg: relayEnded, payload: []byte(why)})
+	_ = ks.out.Write(Frame{Kind: FrameRelay, Rank: i, Arg: RelayEnded, Payload: []byte(why)})
 }
 
 // route applies a relay frame from gompirun.
-func (ks *kids) route(f frame) {
-	if f.rank < 0 || int(f.rank) >= len(ks.list) {
+func (ks *kids) route(f Frame) {
+	if f.Rank < 0 || int(f.Rank) >= len(ks.list) {
 		return
 	}
-	k := ks.list[f.rank]
-	switch f.arg {
-	case relayIn:
-		k.send(f.payload)
-	case relayClose:
+	k := ks.list[f.Rank]
+	switch f.Arg {
+	case RelayIn:
+		k.send(f.Payload)
+	case RelayClose:
 		k.closeInput()
-	case relayKill:
+	case RelayKill:
 		k.closeKill()
 	}
 }
