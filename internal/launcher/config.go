@@ -24,7 +24,7 @@ type Config struct {
 	// are added. nil means os.Environ().
 	Env []string
 	// Bind chooses each rank's CPUs among those in gompirun's affinity
-	// mask (see startRank). Go sizes GOMAXPROCS from the mask, so a rank
+	// mask (see node.StartRank). Go sizes GOMAXPROCS from the mask, so a rank
 	// gets as many threads as CPUs.
 	Bind node.Bind
 	// ReaperExe, when set, is run as the job's reaper (package reaper):

@@ -176,7 +176,7 @@ type DaemonSpec struct {
 	JobID   string   // the job's id
 	Secret  []byte   // the job's secret (JSON: base64); it travels inside the agent's channel
 	Size    int      // ranks in the whole job
-	Env     []string // added to the daemon's own environment for every rank (see remoteEnv)
+	Env     []string // added to the daemon's own environment for every rank (gompirun's GOMPI_* variables)
 	Apps    []App    // the job's app contexts (their NP is ignored: Ranks say which run here)
 	Dir     string   // gompirun's working directory: the ranks' where it exists, else the daemon's
 	Ranks   []DaemonRank
