@@ -163,7 +163,7 @@ func parseArgs(args []string, h host, stdout io.Writer) (*options, error) {
 	fl.StringVar(&o.hostOpts.rankBy, "rank-by", "", "number the placed ranks by `slot|node` (default: as mapped)")
 	fl.IntVarP(&o.hostOpts.perNode, "npernode", "N", 0, "start `N` ranks on every host (as --map-by ppr:N:node)")
 	fl.BoolVar(&o.hostOpts.displayMap, "display-map", false, "print each rank's host, local rank and CPUs before starting")
-	fl.StringVar(&o.hostOpts.prefix, "prefix", "", "gompirun is `DIR`/bin/gompirun on the other hosts (default: the path it has here)")
+	fl.StringVar(&o.hostOpts.prefix, "prefix", "", "gompirun and gompi-daemon are in `DIR`/bin on the other hosts (default: the directory gompirun has here)")
 	fl.String("mca", "", "set an MCA parameter for every rank: `NAME VALUE` (repeatable)")
 	fl.StringArrayVar(&tune, "tune", nil, "read MCA parameters from `FILE` in every rank (repeatable; FILE,FILE also works)")
 	fl.BoolVar(&o.output.Tag, "tag-output", false, "prefix each output line with [jobid,rank]<stdout>: or <stderr>:")
