@@ -25,9 +25,9 @@ import (
 // connection is gone) stops the ranks. In a tree launch it also starts
 // the daemons of the spec's children and relays their wires, and returns
 // only once they have ended. It removes what the job left on this host,
-// and returns the daemon's exit status. errOut gets
-// the daemon's own complaints, which the agent carries to gompirun. A
-// signal on sigs stops the ranks as the end of in does.
+// and returns the daemon's exit status. errOut gets the daemon's own
+// complaints, which the agent carries to gompirun. A signal on sigs stops
+// the ranks as the end of in does.
 func RunDaemon(in io.Reader, out, errOut io.Writer, tempDir, reaperExe string, sigs <-chan os.Signal) int {
 	fail := func(err error) int {
 		fmt.Fprintln(errOut, "gompirun daemon:", err)
