@@ -1,6 +1,7 @@
 // Package jobfiles is what a job leaves on a host (its session
 // directory, the shared-memory segments named after it, the files
-// elsewhere linked from the session directory) and how it is removed. It
+// elsewhere linked from the session directory, the profiling parts the
+// ranks write for gompirun to merge) and how it is removed. It
 // needs the standard library alone: the reaper, which every job starts on
 // every host, links it, and a small program starts in a fraction of the
 // time of one that links gRPC.
