@@ -16,6 +16,7 @@ import (
 	"github.com/gompi/gompi/frameworks/plm"
 	"github.com/gompi/gompi/internal/hostmap"
 	"github.com/gompi/gompi/internal/node"
+	"github.com/gompi/gompi/internal/reaper"
 	"github.com/gompi/gompi/mca"
 	"github.com/gompi/gompi/params"
 	"github.com/gompi/gompi/pmpi"
@@ -203,8 +204,7 @@ func launchAgent(env []string, users map[string]string, log hclog.Logger) (*agen
 // where gompirun has it beside itself here, else gompirun in its daemon
 // mode.
 func daemonCommand(prefix, exe string) []string {
-	st, err := os.Stat(filepath.Join(filepath.Dir(exe), node.DaemonName))
-	beside := err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0
+	beside := reaper.Beside(exe, node.DaemonName) != ""
 	dir := filepath.Dir(exe)
 	if prefix != "" {
 		dir = filepath.Join(prefix, "bin")

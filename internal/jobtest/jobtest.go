@@ -132,9 +132,7 @@ func withHelpers(pkgs map[string]string) map[string]string {
 	}
 	pkgs = maps.Clone(pkgs)
 	for _, name := range []string{"gompi-reaper", "gompi-daemon"} {
-		if _, ok := pkgs[name]; !ok {
-			pkgs[name] = filepath.Join(filepath.Dir(pkg), name)
-		}
+		pkgs[name] = filepath.Join(filepath.Dir(pkg), name)
 	}
 	return pkgs
 }

@@ -15,12 +15,12 @@ import (
 // which may start theirs in turn: an agent's handshakes happen a level at
 // a time, each host making at most Fanout of them. A daemon relays its
 // children's wires in frames of kind relay, whose rank is the child's
-// index in its spec (node.DaemonSpec.Children) and whose argument one of the
-// streams below; a grandchild's frames travel inside its parent's wire, so
-// that gompirun serves each daemon as one it started itself (relayedHost
-// stands in for the agent's process). A daemon whose parent is lost is
-// lost too: it sees the end of its input, stops its ranks and cleans its
-// host, and so do its children.
+// index in its spec (node.DaemonSpec.Children) and whose argument one of
+// node's Relay streams; a grandchild's frames travel inside its parent's
+// wire, so that gompirun serves each daemon as one it started itself
+// (relayedHost stands in for the agent's process). A daemon whose parent
+// is lost is lost too: it sees the end of its input, stops its ranks and
+// cleans its host, and so do its children.
 
 // treeNode is a host of a tree launch and the hosts whose daemons its
 // daemon starts.

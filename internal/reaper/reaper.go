@@ -41,11 +41,21 @@ const fd = 3
 // executable is self: gompi-reaper in the same directory, or self (which
 // must then run Run when EnvVar is set) if there is none.
 func Exe(self string) string {
-	p := filepath.Join(filepath.Dir(self), Name)
-	if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0 {
+	if p := Beside(self, Name); p != "" {
 		return p
 	}
 	return self
+}
+
+// Beside is the executable file name in the directory of the executable
+// self, or "" if there is none: how gompirun finds the helper programs
+// installed with it (gompi-reaper, gompi-daemon).
+func Beside(self, name string) string {
+	p := filepath.Join(filepath.Dir(self), name)
+	if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0 {
+		return p
+	}
+	return ""
 }
 
 // Reaper is the starter's end of the pipe to its reaper.
