@@ -74,19 +74,19 @@ type setting struct {
 var long = flag.Bool("long", false, "run every size of the collective matrix")
 
 var (
-	// 1 and 2, powers of two and not, and 9, the largest; -long adds 6
-	// and 7.
-	allSizes = []int{1, 2, 3, 4, 5, 8, 9}
+	// 1 and 2, powers of two and not; -long adds 6, 7 and 9. A job of 9
+	// ranks on 2 CPUs costs twice one of 6: 5 (4+1) is the same case for
+	// the algorithms.
+	allSizes = []int{1, 2, 3, 4, 5, 8}
 	// tcp is slower under oversubscription: the edge cases 1 and 2, a
 	// power of two and not; -long adds 7 and 8.
 	tcpSizes = []int{1, 2, 3, 4}
-	// everySize: collcheck's algorithms scenario on 9 ranks runs every
-	// collective, the large vectors too, on communicators of 1 to 9 ranks
+	// everySize: collcheck's algorithms scenario on 7 ranks runs every
+	// collective, the large vectors too, on communicators of 1 to 7 ranks
 	// (world and Splits of it) in one job, in about 60 % of the time that
-	// jobs of 1 to 9 ranks take (9-13 s against 18-20 s for a tuned row).
-	// The components' own tests run every algorithm on 1 to 9 ranks in
-	// one process.
-	everySize = []int{9}
+	// jobs of 1 to 7 ranks take; -long runs it on 9 too. The components'
+	// own tests run every algorithm on 1 to 9 ranks in one process.
+	everySize = []int{7}
 )
 
 // settings are the component selections the matrix runs under: basic
@@ -94,12 +94,11 @@ var (
 // whose parameter or component this build lacks are skipped, saying so,
 // unless every build links it (linked).
 var settings = []setting{
-	{name: "basic", args: []string{"--mca", "coll", "basic"}, sizes: allSizes, long: []int{6, 7}, btls: []string{"sm"}},
+	{name: "basic", args: []string{"--mca", "coll", "basic"}, sizes: allSizes, long: []int{6, 7, 9}, btls: []string{"sm"}},
 	{name: "basic", args: []string{"--mca", "coll", "basic"}, sizes: tcpSizes, long: []int{7, 8}, btls: []string{"tcp"}},
 	// The default stack (coll sm first) and coll sm over basic take the
-	// sizes of 1 to 9 between them, 2 in both (coll sm's timed path): a
-	// job of 9 ranks on 2 CPUs is slow, and the suite must stay well
-	// under 15 minutes on a loaded machine.
+	// sizes of 1 to 8 between them, 2 in both (coll sm's timed path), and
+	// -long 9: a job of 9 ranks on 2 CPUs is slow.
 	// The default row has coll sm make the segment after a communicator's
 	// first 16 calls, as it does after 256 by default: the matrix passes
 	// from tuned to the segment on every communicator it makes calls on
@@ -109,7 +108,7 @@ var settings = []setting{
 	// counts fall on both sides of it (larger calls go to tuned); the
 	// default stack above runs it too. Its own tests run 2 to 9 ranks in
 	// one process.
-	{name: "sm", args: []string{"--mca", "coll", "sm,self,basic"}, sizes: []int{2, 3, 5, 9}, btls: []string{"sm"}},
+	{name: "sm", args: []string{"--mca", "coll", "sm,self,basic"}, sizes: []int{2, 3, 5}, long: []int{9}, btls: []string{"sm"}},
 	{name: "sm-64", args: []string{"--mca", "coll", "sm,self,tuned,basic", "--mca", "coll_sm_max_bytes", "64"},
 		sizes: []int{3, 8}, btls: []string{"tcp"}},
 	tunedAll(1), tunedAll(2), tunedAll(3), tunedAll(4),
@@ -132,7 +131,7 @@ func tunedAll(n int) setting {
 			args = append(args, "--mca", fmt.Sprintf("coll_tuned_%s_algorithm", c), fmt.Sprint(n))
 		}
 	}
-	return setting{name: fmt.Sprintf("tuned-all-%d", n), args: args, sizes: everySize, btls: []string{"sm"}, scenario: "algorithms"}
+	return setting{name: fmt.Sprintf("tuned-all-%d", n), args: args, sizes: everySize, long: []int{9}, btls: []string{"sm"}, scenario: "algorithms"}
 }
 
 // unknown finds, in a job that failed at Init, the parameter or component
