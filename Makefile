@@ -81,7 +81,9 @@ install: build
 #  - internal/lowlevel with -tags purego, its portable versions.
 MODULE        := github.com/gompi/gompi
 TESTBIN       := $(CURDIR)/$(BIN)/test
-JOB_SUITES    := coll p2p prof plugins multihost cluster topo attr capi
+# Longest first: go test starts packages in this order, two at a time,
+# so short ones fill the end instead of one long one running alone.
+JOB_SUITES    := coll p2p multihost topo capi cluster prof plugins attr
 PLAIN_PKGS    := $(JOB_SUITES:%=./test/%) ./internal/lowlevel ./components/btl/sm ./pmpi
 RACE_PKGS      = $$($(GO) list ./... $(JOB_SUITES:%=| grep -v -x $(MODULE)/test/%))
 # The programs under testdata/ (which ./... does not match) in directory $(1).
