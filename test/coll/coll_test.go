@@ -83,9 +83,9 @@ var (
 	tcpSizes = []int{1, 2, 3, 4}
 	// everySize: collcheck's algorithms scenario on 7 ranks runs every
 	// collective, the large vectors too, on communicators of 1 to 7 ranks
-	// (world and Splits of it) in one job, in about 60 % of the time that
-	// jobs of 1 to 7 ranks take; -long runs it on 9 too. The components'
-	// own tests run every algorithm on 1 to 9 ranks in one process.
+	// (world and Splits of it) in one job, cheaper than a job per size;
+	// -long runs it on 9 too. The components' own tests run every
+	// algorithm on 1 to 9 ranks in one process.
 	everySize = []int{7}
 )
 
