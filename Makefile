@@ -81,8 +81,8 @@ install: build
 #  - internal/lowlevel with -tags purego, its portable versions.
 MODULE        := github.com/gompi/gompi
 TESTBIN       := $(CURDIR)/$(BIN)/test
-# Longest first: go test starts packages in this order, two at a time,
-# so short ones fill the end instead of one long one running alone.
+# Longest first: go test starts packages in this order, -p (the CPUs) at
+# a time, so short ones fill the end instead of one long one running alone.
 JOB_SUITES    := coll p2p multihost topo capi cluster prof plugins attr
 PLAIN_PKGS    := $(JOB_SUITES:%=./test/%) ./internal/lowlevel ./components/btl/sm ./pmpi
 RACE_PKGS      = $$($(GO) list ./... $(JOB_SUITES:%=| grep -v -x $(MODULE)/test/%))
