@@ -97,9 +97,20 @@ TEST_LDFLAGS   = -ldflags=-w
 # check over every package (CI runs it first), and the pass cost a fresh
 # clone half a minute.
 TEST_FLAGS     = $(TEST_LDFLAGS) -vet=off
+# Every build make test makes, the race detector's apart, shares one
+# compilation of each package:
+#  - position-independent (-buildmode=pie), as the C library must be, so
+#    that the library does not compile the whole tree again;
+#  - without profile-guided optimisation (-pgo=off): a main package with a
+#    default.pgo (gompi-bench's, capi's) compiles every package it imports
+#    again with its profile, in each mode, and tests are not benchmarks.
+# Through GOFLAGS, the go commands the tests run do the same. The race
+# detector does not support PIE: its steps say -buildmode=default.
+test test-programs test-long: export GOFLAGS += -buildmode=pie -pgo=off
+RACE_FLAGS     = -race -buildmode=default
 
 test: test-programs
-	GOMPI_TEST_BIN=$(TESTBIN) $(GO) test $(TEST_FLAGS) -race -p 4 -count=1 -timeout 15m $(RACE_PKGS)
+	GOMPI_TEST_BIN=$(TESTBIN) $(GO) test $(TEST_FLAGS) $(RACE_FLAGS) -p 4 -count=1 -timeout 15m $(RACE_PKGS)
 	GOMPI_TEST_BIN=$(TESTBIN) $(GO) test $(TEST_FLAGS) -count=1 -timeout 15m $(PLAIN_PKGS)
 	$(GO) test $(TEST_FLAGS) -count=1 -tags purego ./internal/lowlevel
 
@@ -109,7 +120,7 @@ test-programs:
 	@dup=$$($(GO) list -f '{{if eq .Name "main"}}{{.ImportPath}}{{end}}' $(TEST_PROGRAMS) | xargs -n1 basename | sort | uniq -d); \
 	if [ -n "$$dup" ]; then echo "test programs share a name: $$dup"; exit 1; fi
 	$(GO) build $(TEST_LDFLAGS) -o $(TESTBIN)/ $(TEST_PROGRAMS)
-	$(GO) build $(TEST_LDFLAGS) -race -o $(TESTBIN)/race/ $(RACE_PROGRAMS)
+	$(GO) build $(TEST_LDFLAGS) $(RACE_FLAGS) -o $(TESTBIN)/race/ $(RACE_PROGRAMS)
 	@# hostcheck with the pmix ess component, which srun --mpi=pmix and Open
 	@# MPI's mpirun start in test/multihost; without OpenPMIx's headers those
 	@# tests build it themselves and skip, saying why.

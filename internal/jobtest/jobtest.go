@@ -87,7 +87,8 @@ func BuildRace(dir string, pkgs map[string]string) (map[string]string, error) {
 	if shared != "" {
 		shared = filepath.Join(shared, "race")
 	}
-	return build(dir, pkgs, shared, []string{"-race"})
+	// The race detector does not support PIE, which GOFLAGS may ask for.
+	return build(dir, pkgs, shared, []string{"-race", "-buildmode=default"})
 }
 
 // BuildTags is Build with build tags (go build -tags tags); the prebuilt
