@@ -186,7 +186,8 @@ func TestSlurmTeardown(t *testing.T) {
 		}
 	})
 	if s == nil {
-		t.Fatal("Slurm did not start")
+		// The subtest skipped (no Slurm here; it says why) or failed.
+		t.SkipNow()
 	}
 	// The subtest's cleanup stopped Slurm; the hosts are still up.
 	// The jobs' clients heard of the end; the bound only keeps the test
