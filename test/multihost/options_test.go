@@ -3,12 +3,12 @@ package multihost
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/gompi/gompi/internal/jobtest"
 	"github.com/gompi/gompi/test/cluster"
 )
 
@@ -25,12 +25,18 @@ func TestOptionsAcrossHosts(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
-	plugins, hello := filepath.Join(dir, "plugins"), filepath.Join(dir, "hello")
-	for out, pkg := range map[string]string{filepath.Join(plugins, "mca_prof_jsonl"): "../../examples/plugins/mca_prof_jsonl", hello: "../../examples/hello"} {
-		if b, err := exec.Command("go", "build", "-o", out, pkg).CombinedOutput(); err != nil {
-			t.Fatalf("building %s: %v\n%s", pkg, err, b)
-		}
+	plugins := filepath.Join(dir, "plugins")
+	if err := os.Mkdir(plugins, 0o755); err != nil {
+		t.Fatal(err)
 	}
+	if _, err := jobtest.Build(plugins, map[string]string{"mca_prof_jsonl": "../../examples/plugins/mca_prof_jsonl"}); err != nil {
+		t.Fatal(err)
+	}
+	bins, err := jobtest.Build(dir, map[string]string{"hello": "../../examples/hello"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hello := bins["hello"]
 	tune := filepath.Join(dir, "tune.conf")
 	if err := os.WriteFile(tune, []byte("prof_jsonl_functions = Init,Finalize\n"), 0o644); err != nil {
 		t.Fatal(err)

@@ -53,11 +53,16 @@ func profBuild(t *testing.T) profBins {
 			return
 		}
 		plugins := filepath.Join(dir, "plugins")
-		jsonl := filepath.Join(plugins, "mca_prof_jsonl")
-		if out, err := exec.Command("go", "build", "-o", jsonl, "../../examples/plugins/mca_prof_jsonl").CombinedOutput(); err != nil {
-			profErr = fmt.Errorf("go build mca_prof_jsonl: %v\n%s", err, out)
+		if err := os.Mkdir(plugins, 0o755); err != nil {
+			profErr = err
 			return
 		}
+		pbins, err := jobtest.Build(plugins, map[string]string{"mca_prof_jsonl": "../../examples/plugins/mca_prof_jsonl"})
+		if err != nil {
+			profErr = err
+			return
+		}
+		jsonl := pbins["mca_prof_jsonl"]
 		profBuilt = profBins{dir: dir, plugins: plugins, jsonl: jsonl,
 			gompirun: bins["gompirun"], gompiInfo: bins["gompi_info"], profcalls: bins["profcalls"]}
 	})
