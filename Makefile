@@ -111,7 +111,7 @@ TEST_FLAGS     = $(TEST_LDFLAGS) -vet=off
 #    again with its profile, in each mode, and tests are not benchmarks.
 # Through GOFLAGS, the go commands the tests run do the same. The race
 # detector does not support PIE: its steps say -buildmode=default.
-test test-programs test-long: export GOFLAGS += -buildmode=pie -pgo=off
+test test-programs test-long test-short: export GOFLAGS += -buildmode=pie -pgo=off
 RACE_FLAGS     = -race -buildmode=default
 
 test: test-programs
