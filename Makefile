@@ -102,8 +102,8 @@ TEST_LDFLAGS   = -ldflags=-w
 # check over every package (CI runs it first), and the pass cost a fresh
 # clone half a minute.
 TEST_FLAGS     = $(TEST_LDFLAGS) -vet=off
-# Every build make test makes, the race detector's apart, shares one
-# compilation of each package:
+# Every build make test (and test-short) makes, the race detector's apart,
+# shares one compilation of each package:
 #  - position-independent (-buildmode=pie), as the C library must be, so
 #    that the library does not compile the whole tree again;
 #  - without profile-guided optimisation (-pgo=off): a main package with a

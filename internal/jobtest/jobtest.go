@@ -71,10 +71,10 @@ func ExpectOK(t testing.TB, j Job, scenario string, np int) {
 const BinEnv = "GOMPI_TEST_BIN"
 
 // Build compiles each package (a path relative to the caller's directory)
-// into dir under the name given, without -race even under go test -race:
-// the ranks of a job share few CPUs. It returns the binaries' paths by
-// name. Under BinEnv it links each from there, found by the package's last
-// path element. gompirun comes with its reaper (gompi-reaper) and its
+// into dir (made if missing) under the name given, without -race even
+// under go test -race: the ranks of a job share few CPUs. It returns the
+// binaries' paths by name. Under BinEnv it links each from there, found by
+// the package's last path element. gompirun comes with its reaper (gompi-reaper) and its
 // daemon (gompi-daemon), which it starts from its own directory.
 func Build(dir string, pkgs map[string]string) (map[string]string, error) {
 	return build(dir, pkgs, os.Getenv(BinEnv), nil)
@@ -106,6 +106,9 @@ func BuildTags(dir, tags string, pkgs map[string]string) (map[string]string, err
 }
 
 func build(dir string, pkgs map[string]string, shared string, flags []string) (map[string]string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
 	out := map[string]string{}
 	for name, pkg := range withHelpers(pkgs) {
 		bin := filepath.Join(dir, name)

@@ -26,9 +26,6 @@ func TestOptionsAcrossHosts(t *testing.T) {
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
 	plugins := filepath.Join(dir, "plugins")
-	if err := os.Mkdir(plugins, 0o755); err != nil {
-		t.Fatal(err)
-	}
 	if _, err := jobtest.Build(plugins, map[string]string{"mca_prof_jsonl": "../../examples/plugins/mca_prof_jsonl"}); err != nil {
 		t.Fatal(err)
 	}

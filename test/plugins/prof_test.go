@@ -53,10 +53,6 @@ func profBuild(t *testing.T) profBins {
 			return
 		}
 		plugins := filepath.Join(dir, "plugins")
-		if err := os.Mkdir(plugins, 0o755); err != nil {
-			profErr = err
-			return
-		}
 		pbins, err := jobtest.Build(plugins, map[string]string{"mca_prof_jsonl": "../../examples/plugins/mca_prof_jsonl"})
 		if err != nil {
 			profErr = err
