@@ -130,16 +130,31 @@ func (e *Engine) progress() int {
 
 // afterPoll is what a poller does once it no longer counts among the
 // pollers: it sends what stalled and runs what deliveries queued for the
-// pollers.
+// pollers. While it runs that work it counts among them again, so that
+// what the work's own polls deliver (a long write polls the transports
+// while the socket is full) queues behind it rather than starting a
+// goroutine per transfer: between hosts, a window of rendezvous sends
+// whose CTSs came during a write made as many writers of one socket,
+// contending for it on the rank's other threads.
 func (e *Engine) afterPoll() int {
 	n := 0
 	if e.stalled.Load() != 0 {
 		n += e.unstall()
 	}
 	e.runLone()
-	if !e.queued.Load() {
-		return n
+	for e.queued.Load() {
+		e.pollers.Add(1)
+		for e.queued.Load() {
+			n += e.runQueued()
+		}
+		e.pollers.Add(-1) // queued is looked at once more after this, as a poller must
 	}
+	return n
+}
+
+// runQueued runs what deliveries queued for the pollers, and returns how
+// much it ran.
+func (e *Engine) runQueued() int {
 	e.outMu.Lock()
 	todo, gets, ctss, defs := e.outbox, e.gets, e.ctss, e.deferred
 	e.outbox, e.spare = e.spare[:0], nil
@@ -163,7 +178,7 @@ func (e *Engine) afterPoll() int {
 		e.spare, e.spareGets, e.spareCTSs, e.spareDefs = todo[:0], gets[:0], ctss[:0], defs[:0] // reused: no allocation per poll
 		e.outMu.Unlock()
 	}
-	return n + len(todo) + len(gets) + len(ctss)
+	return len(todo) + len(gets) + len(ctss)
 }
 
 func runDeferred(defs []Deferred) {

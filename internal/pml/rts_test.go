@@ -141,3 +141,99 @@ func TestFragmentsFollowThePeersSize(t *testing.T) {
 		t.Errorf("fragments %+v carried %d bytes in %d fragments, want %d in %d", frags, total, len(frags), size, (size+to-1)/to)
 	}
 }
+
+// ctsSeen is rank 0's receiver: it tells when a CTS has been delivered.
+type ctsSeen struct {
+	*Engine
+	seen chan struct{}
+	once sync.Once
+}
+
+func (c *ctsSeen) Deliver(from int, hdr, payload []byte, placed bool) {
+	c.Engine.Deliver(from, hdr, payload, placed)
+	if h, err := decodeHeader(hdr); err == nil && h.typ == typeCTS {
+		c.once.Do(func() { close(c.seen) })
+	}
+}
+
+// writerCheck is rank 0's module: it holds the RTS of tag hold until a CTS
+// has been delivered, and records, for each data fragment of the message
+// before it, the background transfers in flight.
+type writerCheck struct {
+	btl.Module
+	e        *Engine
+	hold     int32
+	seen     chan struct{}
+	mu       sync.Mutex
+	inFlight []int32
+}
+
+func (w *writerCheck) Send(ctx context.Context, peer int, hdr, payload []byte) error {
+	h, err := decodeHeader(hdr)
+	if err != nil {
+		panic(err)
+	}
+	switch {
+	case h.typ == typeRTS && h.tag == w.hold:
+		<-w.seen
+	case h.typ == typeData && h.tag == w.hold-1:
+		w.mu.Lock()
+		w.inFlight = append(w.inFlight, w.e.inFlight.Load())
+		w.mu.Unlock()
+	}
+	return w.Module.Send(ctx, peer, hdr, payload)
+}
+
+// TestSendRunsTheCTSsDeliveredWhileItWrites: a CTS that a transport's
+// reader delivers while a send writes its RTS is the send's work: its data
+// goes from that call, not from a goroutine of its own, so that one
+// goroutine writes a rank's rendezvous data.
+func TestSendRunsTheCTSsDeliveredWhileItWrites(t *testing.T) {
+	const eager, maxSend, size = 4 << 10, 16 << 10, 64 << 10
+	seen := make(chan struct{})
+	var w *writerCheck
+	nt := newNetReceiving(t, 2, eager, maxSend, func(m btl.Module) btl.Module {
+		if w == nil { // rank 0's, the sender's
+			w = &writerCheck{Module: m, hold: 2, seen: seen}
+			return w
+		}
+		return m
+	}, func(e *Engine) btl.Receiver {
+		if e.me == 0 {
+			return &ctsSeen{Engine: e, seen: seen}
+		}
+		return e
+	})
+	s, r := nt.engines[0], nt.engines[1]
+	w.e = s
+	msg := bytes.Repeat([]byte("0123456789abcdef"), size/16)
+	got := [2][]byte{make([]byte, size), make([]byte, size)}
+	recvs := []*Request{r.Irecv(0, 0, 1, got[0]), r.Irecv(0, 0, 2, got[1])}
+	first := s.Isend(0, 1, 1, msg, false)
+	second := s.Isend(0, 1, 2, msg, false) // its RTS waits for the first's CTS
+	// (The second's CTS may come while nothing of rank 0 polls: its data
+	// may then go from a goroutine, as it must.)
+	if !first.Done() {
+		t.Error("the first send is not complete when the second returns: its CTS came while the second wrote, and its data did not go from there")
+	}
+	for _, q := range append(recvs, first, second) {
+		if st := s.Wait(q); st.Err != nil {
+			t.Fatal(st.Err)
+		}
+	}
+	for i := range got {
+		if !bytes.Equal(got[i], msg) {
+			t.Errorf("message %d arrived wrong", i+1)
+		}
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if len(w.inFlight) == 0 {
+		t.Fatal("the first message went without data fragments")
+	}
+	for i, n := range w.inFlight {
+		if n != 0 {
+			t.Errorf("data fragment %d was written with %d background transfers in flight; want none", i, n)
+		}
+	}
+}

@@ -317,19 +317,25 @@ func (e *Engine) isend(r *Request, cid uint32, dest, tag int, buf []byte, lay La
 	if e.stalled.Load() != 0 && e.behind(stalled{r: r, rts: true, h: h}) {
 		return r
 	}
-	// A send nobody waits on yet posts its RTS, which may stall.
+	// A send nobody waits on yet posts its RTS, which may stall. The call
+	// counts among the pollers meanwhile and runs what was queued for them
+	// after: the CTSs of the sends before it, which a transport's reader
+	// delivers while the RTS is written, then go from here instead of each
+	// from a goroutine of its own (a window of sends between hosts made as
+	// many writers of one socket, contending on the rank's other threads).
+	e.pollers.Add(1)
 	err := e.sendPart(m, r, h, 0, r.first, !now)
-	if err == btl.ErrFull {
+	e.pollers.Add(-1)
+	switch {
+	case err == btl.ErrFull:
 		e.stallSend(stalled{r: r, rts: true, h: h})
-		return r
-	}
-	if !now {
-		r.held = 1 // its Wait flushes what the module may hold back
-	}
-	if err != nil {
+	case err != nil:
 		if s := e.takeSend(r.id); s != nil { // else the peer's failure completed it
 			e.complete(s, Status{Err: err})
 		}
+	case !now:
+		r.held = 1 // its Wait flushes what the module may hold back
 	}
+	e.afterPoll()
 	return r
 }
