@@ -130,12 +130,10 @@ func (e *Engine) progress() int {
 
 // afterPoll is what a poller does once it no longer counts among the
 // pollers: it sends what stalled and runs what deliveries queued for the
-// pollers. While it runs that work it counts among them again, so that
-// what the work's own polls deliver (a long write polls the transports
-// while the socket is full) queues behind it rather than starting a
-// goroutine per transfer: between hosts, a window of rendezvous sends
-// whose CTSs came during a write made as many writers of one socket,
-// contending for it on the rank's other threads.
+// pollers. It counts among them again while it runs that work, so that
+// what its own writes' polls deliver (a write polls while the socket is
+// full) queues behind it: a writer goroutine per CTS contended for one
+// socket on the rank's other threads.
 func (e *Engine) afterPoll() int {
 	n := 0
 	if e.stalled.Load() != 0 {

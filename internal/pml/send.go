@@ -317,12 +317,10 @@ func (e *Engine) isend(r *Request, cid uint32, dest, tag int, buf []byte, lay La
 	if e.stalled.Load() != 0 && e.behind(stalled{r: r, rts: true, h: h}) {
 		return r
 	}
-	// A send nobody waits on yet posts its RTS, which may stall. The call
-	// counts among the pollers meanwhile and runs what was queued for them
-	// after: the CTSs of the sends before it, which a transport's reader
-	// delivers while the RTS is written, then go from here instead of each
-	// from a goroutine of its own (a window of sends between hosts made as
-	// many writers of one socket, contending on the rank's other threads).
+	// A send nobody waits on yet posts its RTS, which may stall. It counts
+	// among the pollers while it writes, and runs their queue after: the
+	// CTSs of earlier sends that a reader delivers meanwhile go from here,
+	// not from a goroutine each (afterPoll).
 	e.pollers.Add(1)
 	err := e.sendPart(m, r, h, 0, r.first, !now)
 	e.pollers.Add(-1)
