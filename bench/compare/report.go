@@ -412,6 +412,58 @@ func UpdateDoc(path, section string) error {
 	return os.WriteFile(path, []byte(out), 0o644)
 }
 
+// UpdateAcross rewrites only the comparison across hosts: its subsection,
+// last in the generated section of the performance page doc, and its runs,
+// last in the tables' page; a run of the hosts alone so keeps the one-host
+// figures of the last whole run. docToTables and tablesToDoc are the links
+// between the pages.
+func (r *Report) UpdateAcross(doc, tables, docToTables, tablesToDoc string) error {
+	if r.Across == nil {
+		return fmt.Errorf("no comparison across hosts to write")
+	}
+	var sub, runs strings.Builder
+	r.Across.writeAcross(&sub, docToTables)
+	r.Across.writeAcrossRuns(&runs, tablesToDoc)
+	page, err := os.ReadFile(doc)
+	if err != nil {
+		return fmt.Errorf("updating the performance page: %w", err)
+	}
+	begin, end := strings.Index(string(page), BeginMarker), strings.Index(string(page), EndMarker)
+	if begin < 0 || end < begin {
+		return fmt.Errorf("updating %s: no generated section (%s ... %s): run the whole comparison first", doc, BeginMarker, EndMarker)
+	}
+	section, err := replaceTail(string(page[begin+len(BeginMarker):end]), "\n### "+acrossHeading+"\n", sub.String())
+	if err != nil {
+		return fmt.Errorf("updating %s: %w", doc, err)
+	}
+	out, err := replaceSection(string(page), section)
+	if err != nil {
+		return fmt.Errorf("updating %s: %w", doc, err)
+	}
+	tablesPage, err := os.ReadFile(tables)
+	if err != nil {
+		return fmt.Errorf("updating the tables: %w", err)
+	}
+	newTables, err := replaceTail(string(tablesPage), "\n## "+acrossRunsHeading+"\n", runs.String())
+	if err != nil {
+		return fmt.Errorf("updating %s: %w", tables, err)
+	}
+	if err := os.WriteFile(tables, []byte(newTables), 0o644); err != nil {
+		return fmt.Errorf("updating %s: %w", tables, err)
+	}
+	return os.WriteFile(doc, []byte(out), 0o644)
+}
+
+// replaceTail replaces the text of page from the line heading on with
+// tail.
+func replaceTail(page, heading, tail string) (string, error) {
+	i := strings.Index(page, heading)
+	if i < 0 {
+		return "", fmt.Errorf("no %q to replace: run the whole comparison first", strings.TrimSpace(heading))
+	}
+	return page[:i] + tail, nil
+}
+
 func replaceSection(doc, section string) (string, error) {
 	block := BeginMarker + "\n" + strings.TrimSpace(section) + "\n" + EndMarker
 	begin := strings.Index(doc, BeginMarker)

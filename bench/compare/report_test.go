@@ -508,3 +508,55 @@ func TestAcrossAlone(t *testing.T) {
 		t.Errorf("text: %v\n%s", err, text.String())
 	}
 }
+
+// TestUpdateAcross: a run of the hosts alone replaces only their parts of
+// the two pages; the one-host figures and the text around the generated
+// section stay, and a page without those parts is refused, naming what it
+// lacks.
+func TestUpdateAcross(t *testing.T) {
+	dir := t.TempDir()
+	doc, tables := filepath.Join(dir, "performance.md"), filepath.Join(dir, "performance-tables.md")
+	whole := &Report{Result: fakeResult(t), Command: "make bench-compare", Started: time.Date(2026, 11, 22, 1, 2, 0, 0, time.UTC),
+		Across: &AcrossHosts{Command: "go test old", Started: time.Date(2026, 11, 21, 0, 0, 0, 0, time.UTC), Absent: "old: not root"}}
+	before := "# Performance\n\nBy hand.\n\n" + BeginMarker + "\n" + whole.Summary("performance-tables.md") + EndMarker + "\n\nAfter.\n"
+	if err := os.WriteFile(doc, []byte(before), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(tables, []byte(whole.Tables("performance.md")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	alone := &Report{Result: &Result{Reps: 5}, Command: "bin/gompi-bench-compare -only across", Across: acrossHosts()}
+	if err := alone.UpdateAcross(doc, tables, "performance-tables.md", "performance.md"); err != nil {
+		t.Fatal(err)
+	}
+	gotDoc, _ := os.ReadFile(doc)
+	gotTables, _ := os.ReadFile(tables)
+	oneHost, _, _ := strings.Cut(whole.Summary("performance-tables.md"), "\n### "+acrossHeading)
+	var sub strings.Builder
+	alone.Across.writeAcross(&sub, "performance-tables.md")
+	if want := "# Performance\n\nBy hand.\n\n" + BeginMarker + "\n" + oneHost + sub.String() + EndMarker + "\n\nAfter.\n"; string(gotDoc) != want {
+		t.Errorf("performance page:\n%s\nwant:\n%s", gotDoc, want)
+	}
+	for _, want := range []string{"| side | what it is |", "| latency 8 B (us) | h1 and h2: latency -s 8 | 12.9 |"} {
+		if !strings.Contains(string(gotDoc), want) {
+			t.Errorf("performance page lacks %q", want)
+		}
+	}
+	tablesBefore, _, _ := strings.Cut(whole.Tables("performance.md"), "\n## "+acrossRunsHeading)
+	if !strings.HasPrefix(string(gotTables), tablesBefore+"\n## across hosts\n") || strings.Contains(string(gotTables), "old: not root") ||
+		!strings.Contains(string(gotTables), "| latency 8 B (us) | gompi | 12.7 | 13.1 |\n") {
+		t.Errorf("tables:\n%s", gotTables)
+	}
+
+	// A page whose generated section has no comparison across hosts.
+	if err := os.WriteFile(doc, []byte(BeginMarker+"\n## Side by side\n"+EndMarker+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err := alone.UpdateAcross(doc, tables, "performance-tables.md", "performance.md")
+	if err == nil || !strings.Contains(err.Error(), `no "### Across simulated hosts" to replace: run the whole comparison first`) {
+		t.Errorf("a page without the subsection: %v", err)
+	}
+	if got, _ := os.ReadFile(doc); string(got) != BeginMarker+"\n## Side by side\n"+EndMarker+"\n" {
+		t.Errorf("a refused update changed the page:\n%s", got)
+	}
+}

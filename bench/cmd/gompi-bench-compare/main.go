@@ -11,7 +11,8 @@
 // (TestMeasureAcrossHosts, run with go test; where no hosts can be built,
 // the report says so), prints the medians, rewrites the generated summary
 // in docs/performance.md and the per-plan tables in
-// docs/performance-tables.md, and draws docs/perf-*.svg.
+// docs/performance-tables.md, and draws docs/perf-*.svg. With -only across
+// it rewrites the comparison across hosts alone in both pages.
 package main
 
 import (
@@ -239,6 +240,9 @@ func writePages(o options, rep *compare.Report) error {
 	toDoc, err := relLink(o.tables, o.doc)
 	if err != nil {
 		return err
+	}
+	if len(rep.Plans) == 0 && rep.Across != nil {
+		return rep.UpdateAcross(o.doc, o.tables, toTables, toDoc)
 	}
 	if err := os.WriteFile(o.tables, []byte(rep.Tables(toDoc)), 0o644); err != nil {
 		return fmt.Errorf("writing the tables: %w", err)
