@@ -428,9 +428,12 @@ func (r *Report) UpdateAcross(doc, tables, docToTables, tablesToDoc string) erro
 	if err != nil {
 		return fmt.Errorf("updating the performance page: %w", err)
 	}
-	begin, end := strings.Index(string(page), BeginMarker), strings.Index(string(page), EndMarker)
-	if begin < 0 || end < begin {
-		return fmt.Errorf("updating %s: no generated section (%s ... %s): run the whole comparison first", doc, BeginMarker, EndMarker)
+	begin, end, err := sectionBounds(string(page))
+	if err == nil && begin < 0 {
+		err = fmt.Errorf("no generated section (%s ... %s): run the whole comparison first", BeginMarker, EndMarker)
+	}
+	if err != nil {
+		return fmt.Errorf("updating %s: %w", doc, err)
 	}
 	section, err := replaceTail(string(page[begin+len(BeginMarker):end]), "\n### "+acrossHeading+"\n", sub.String())
 	if err != nil {
@@ -466,13 +469,25 @@ func replaceTail(page, heading, tail string) (string, error) {
 
 func replaceSection(doc, section string) (string, error) {
 	block := BeginMarker + "\n" + strings.TrimSpace(section) + "\n" + EndMarker
-	begin := strings.Index(doc, BeginMarker)
-	end := strings.Index(doc, EndMarker)
-	switch {
-	case begin < 0 && end < 0:
+	begin, end, err := sectionBounds(doc)
+	if err != nil {
+		return "", err
+	}
+	if begin < 0 {
 		return strings.TrimRight(doc, "\n") + "\n\n" + block + "\n", nil
-	case begin < 0 || end < begin || strings.Count(doc, BeginMarker) > 1 || strings.Count(doc, EndMarker) > 1:
-		return "", fmt.Errorf("want exactly one %s followed by one %s", BeginMarker, EndMarker)
 	}
 	return doc[:begin] + block + doc[end+len(EndMarker):], nil
+}
+
+// sectionBounds finds the markers of the generated section: -1, -1 when
+// the page has neither, an error unless it has one of each in order.
+func sectionBounds(doc string) (begin, end int, err error) {
+	begin, end = strings.Index(doc, BeginMarker), strings.Index(doc, EndMarker)
+	switch {
+	case begin < 0 && end < 0:
+		return -1, -1, nil
+	case begin < 0 || end < begin || strings.Count(doc, BeginMarker) > 1 || strings.Count(doc, EndMarker) > 1:
+		return 0, 0, fmt.Errorf("want exactly one %s followed by one %s", BeginMarker, EndMarker)
+	}
+	return begin, end, nil
 }
