@@ -207,13 +207,14 @@ demo: build
 	else echo "no C library (lib/libmpi_abi.so.1): the C demo is skipped"; fi
 
 # gompi's own benchmarks, into bench/out/: the Go micro-benchmarks of the
-# hot paths (micro.txt, for benchstat) and gompi-bench's tables over gompi's
+# hot paths and a cache line's crossing between two CPUs, the machine's
+# state (micro.txt, for benchstat), and gompi-bench's tables over gompi's
 # default transports, the collectives on 4 ranks with their min and max
 # over the ranks (-f). Each file is written whole, then shown.
 BENCH_COUNT ?= 6
 bench: build
 	@mkdir -p bench/out
-	$(GO) test -run '^$$' -bench . -benchmem -count $(BENCH_COUNT) ./internal/pml ./components/btl/tcp > bench/out/micro.txt && cat bench/out/micro.txt
+	$(GO) test -run '^$$' -bench . -benchmem -count $(BENCH_COUNT) ./internal/pml ./components/btl/tcp ./bench/compare > bench/out/micro.txt && cat bench/out/micro.txt
 	$(BIN)/gompirun -np 2 $(BIN)/gompi-bench latency > bench/out/latency.txt && cat bench/out/latency.txt
 	$(BIN)/gompirun -np 2 $(BIN)/gompi-bench sendrecv > bench/out/sendrecv.txt && cat bench/out/sendrecv.txt
 	$(BIN)/gompirun -np 2 $(BIN)/gompi-bench bw > bench/out/bw.txt && cat bench/out/bw.txt

@@ -11,6 +11,8 @@ import (
 	"text/tabwriter"
 	"time"
 	"unicode"
+
+	"github.com/gompi/gompi/bench/table"
 )
 
 // Report is what a comparison says besides its figures.
@@ -108,6 +110,9 @@ func (r *Report) WriteText(w io.Writer) error {
 	for _, p := range r.Plans {
 		keys, cols := r.columns(p)
 		fmt.Fprintf(w, "\n%s\n%s, median of %d runs each\n", p.Title, p, r.Reps)
+		if cs := r.crossings(p); cs != "" {
+			fmt.Fprintf(w, "a cache line crossed between the CPUs in %s ns before its turns\n", cs)
+		}
 		for _, why := range r.Skipped[p.Key()] {
 			fmt.Fprintln(w, why)
 		}
@@ -187,6 +192,10 @@ func (r *Report) Summary(tables string) string {
 	}
 	fmt.Fprintf(&b, "- Date: %s\n", r.date())
 	fmt.Fprintf(&b, "- Machine: %s\n", r.Machine)
+	if lo, med, hi, ok := r.crossingSpread(); ok {
+		fmt.Fprintf(&b, "- State: a cache line crossed between the CPUs in %.0f-%.0f ns before a plan's turn, %.0f in the median "+
+			"(each plan's table gives its turns'; `go test -run '^$' -bench LineCrossing ./bench/compare` times it alone)\n", lo, hi, med)
+	}
 	fmt.Fprintf(&b, "- Versions: %s\n", strings.Join(r.Versions, "; "))
 	for _, n := range r.Notes {
 		fmt.Fprintf(&b, "- Note: %s\n", n)
@@ -357,6 +366,9 @@ func (r *Report) markdownPlan(b *strings.Builder, p Plan) {
 		fmt.Fprintf(b, ", %d ranks", p.NP)
 	}
 	b.WriteString(".\n")
+	if cs := r.crossings(p); cs != "" {
+		fmt.Fprintf(b, "A cache line crossed between the CPUs in %s ns before its turns.\n", cs)
+	}
 	for _, why := range r.Skipped[p.Key()] {
 		fmt.Fprintf(b, "%s.\n", why)
 	}
@@ -381,6 +393,29 @@ func (r *Report) markdownPlan(b *strings.Builder, p Plan) {
 		}
 	}
 	b.WriteString("```\n\n</details>\n")
+}
+
+// crossings lists the line crossings measured before p's turns, in ns,
+// or "" if none was.
+func (r *Result) crossings(p Plan) string {
+	var ns []string
+	for _, v := range r.Crossings[p.Key()] {
+		ns = append(ns, fmt.Sprintf("%.0f", v))
+	}
+	return strings.Join(ns, ", ")
+}
+
+// crossingSpread is the least, median and greatest line crossing
+// measured before any plan's turn.
+func (r *Result) crossingSpread() (lo, med, hi float64, ok bool) {
+	var all []float64
+	for _, p := range r.Plans {
+		all = append(all, r.Crossings[p.Key()]...)
+	}
+	if len(all) == 0 {
+		return 0, 0, 0, false
+	}
+	return slices.Min(all), table.Median(all), slices.Max(all), true
 }
 
 func (r *Result) hasSMOnly() bool {

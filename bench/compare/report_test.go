@@ -3,6 +3,7 @@ package compare
 import (
 	"bytes"
 	"context"
+	"errors"
 	"math"
 	"os"
 	"path/filepath"
@@ -56,7 +57,8 @@ func fakeResult(t *testing.T) *Result {
 	sides := Sides(OpenMPI(), nil, nil, true)
 	lat := Plans(true)[0]
 	r := &Result{Plans: []Plan{lat}, Sides: sides, Reps: 3,
-		tables: map[[2]string][]*table.Table{}, Commands: map[[2]string]string{}, Skipped: map[string][]string{}}
+		tables: map[[2]string][]*table.Table{}, Commands: map[[2]string]string{}, Skipped: map[string][]string{},
+		Crossings: map[string][]float64{lat.Key(): {61.4, 290.2, 58}}}
 	add := func(label, transports string, rows ...string) {
 		for _, rs := range rows {
 			r.tables[[2]string{lat.Name, label}] = append(r.tables[[2]string{lat.Name, label}], fakeTable(t, transports, rs))
@@ -82,6 +84,7 @@ func TestReport(t *testing.T) {
 		"- Machine: 2 CPUs (AMD EPYC), Linux 6.1, copies 4 MiB at 9876 MB/s (Go's copy between two reused buffers)",
 		"- Note: MPICH left out: no",
 		"| gompi sm | `--mca btl self,sm`: gompi over shared memory between ranks |",
+		"- State: a cache line crossed between the CPUs in 58-290 ns before a plan's turn, 61 in the median",
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("summary lacks %q:\n%s", want, md)
@@ -93,13 +96,15 @@ func TestReport(t *testing.T) {
 		"| 0 | 20.0 | 10.0 | 2.00 | 0.30 | 0.50 | 0.60 |",     // medians, and their ratios
 		"| 1 KiB | 45.0 | 20.0 | 2.25 | 0.90 | 1.00 | 0.90 |", // 1 KiB keys print in binary units
 		"gompi tcp command\nOpen MPI tcp command\ngompi sm command\nOpen MPI sm command\n",
+		", 2 ranks.\nA cache line crossed between the CPUs in 61, 290, 58 ns before its turns.\n",
 	} {
 		if !strings.Contains(tables, want) {
 			t.Errorf("tables lack %q:\n%s", want, tables)
 		}
 	}
 	var text bytes.Buffer
-	if err := rep.WriteText(&text); err != nil || !strings.Contains(text.String(), "2.25") || !strings.Contains(text.String(), "9876 MB/s") {
+	if err := rep.WriteText(&text); err != nil || !strings.Contains(text.String(), "2.25") || !strings.Contains(text.String(), "9876 MB/s") ||
+		!strings.Contains(text.String(), "crossed between the CPUs in 61, 290, 58 ns") {
 		t.Errorf("text: %v\n%s", err, text.String())
 	}
 	dir := t.TempDir()
@@ -344,13 +349,26 @@ esac
 	plans := Plans(true)
 	allreduce, barrier := plan(t, plans, "allreduce-2"), plan(t, plans, "barrier-2")
 	var progress bytes.Buffer
+	// The machine's state before each plan's turn: 100, 200, 300 ns,
+	// then a failure, which ends the measuring.
+	crossings := 0
+	crossing := func() (float64, error) {
+		if crossings++; crossings > 3 {
+			return 0, errors.New("no second CPU")
+		}
+		return float64(100 * crossings), nil
+	}
 	r, err := Run(context.Background(), Config{
 		Plans: []Plan{allreduce, barrier}, Sides: Sides(ompi, mpich, gompiC, true), Reps: 2, Timeout: time.Minute,
 		Paths: Paths{Gompirun: fake("gompirun"), Bench: "gompi-bench", Build: "build"},
-		Env:   append(os.Environ(), "VALUE=2"), Log: &progress,
+		Env:   append(os.Environ(), "VALUE=2"), Log: &progress, Crossing: crossing,
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if crossings != 4 || !slices.Equal(r.Crossings["allreduce-2"], []float64{100, 300}) || !slices.Equal(r.Crossings["barrier-2"], []float64{200}) ||
+		!strings.Contains(progress.String(), "the machine's state is not measured: no second CPU\n") {
+		t.Errorf("%d crossings measured, by plan %v; progress:\n%s", crossings, r.Crossings, progress.String())
 	}
 	b, _ := os.ReadFile(log)
 	runs := strings.Split(strings.TrimSpace(string(b)), "\n")
@@ -372,6 +390,8 @@ esac
 		"| allreduce-2 gompi sm / Open MPI sm every size: <= 1.0 | worst 1.00 ratio at 4 | 1.00-1.00, 0 of 2 above 1 | met |",
 		"| barrier-2 gompi sm / Open MPI sm every size: <= 1.0 | worst 1.00 ratio at 2 | 1.00-1.00, 0 of 2 above 1 | met |",
 		"The collectives ran on the shared-memory sides only (gompi sm, gompi C, Open MPI sm, MPICH), each library",
+		"- State: a cache line crossed between the CPUs in 100-300 ns before a plan's turn, 200 in the median",
+		"\nA cache line crossed between the CPUs in 200 ns before its turns.\n",
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("Markdown lacks %q:\n%s", want, md)
@@ -489,7 +509,8 @@ func TestAcrossSummary(t *testing.T) {
 func TestAcrossAlone(t *testing.T) {
 	rep := &Report{Result: &Result{Reps: 5}, Command: "bin/gompi-bench-compare -only across", Across: acrossHosts()}
 	summary := rep.Summary("performance-tables.md")
-	if strings.Contains(summary, "| side |") || strings.Contains(summary, "Every side ran") || !strings.Contains(summary, "### Across simulated hosts") ||
+	if strings.Contains(summary, "| side |") || strings.Contains(summary, "Every side ran") || strings.Contains(summary, "- State:") ||
+		!strings.Contains(summary, "### Across simulated hosts") ||
 		!strings.Contains(summary, "- Command: `bin/gompi-bench-compare -only across`, 0s in all\n") {
 		t.Errorf("summary of the hosts alone:\n%s", summary)
 	}

@@ -26,6 +26,9 @@ type Config struct {
 	Timeout time.Duration // for one run
 	Env     []string      // the runs' environment
 	Log     io.Writer     // progress
+	// Crossing, if set, measures the machine's state before each plan's
+	// turn (LineCrossing); the first failure stops it.
+	Crossing func() (float64, error)
 }
 
 // Result holds every run's table.
@@ -36,6 +39,9 @@ type Result struct {
 	tables   map[[2]string][]*table.Table // (plan, side label) → one per repetition
 	Commands map[[2]string]string         // (plan, side label) → the command, shell-quoted
 	Skipped  map[string][]string          // plan → why sides left it out
+	// Crossings are the ns a cache line took to cross between the CPUs
+	// before each of a plan's turns, by plan key, in turn order.
+	Crossings map[string][]float64
 }
 
 // Run runs every plan on every side Reps times, the sides taking turns so
@@ -44,7 +50,8 @@ type Result struct {
 // each repetition's run.
 func Run(ctx context.Context, c Config) (*Result, error) {
 	r := &Result{Plans: c.Plans, Sides: c.Sides, Reps: c.Reps,
-		tables: map[[2]string][]*table.Table{}, Commands: map[[2]string]string{}, Skipped: map[string][]string{}}
+		tables: map[[2]string][]*table.Table{}, Commands: map[[2]string]string{}, Skipped: map[string][]string{},
+		Crossings: map[string][]float64{}}
 	for _, p := range c.Plans {
 		for _, s := range c.Sides {
 			if why := s.skips(p); why != "" && s.inPlan(p) {
@@ -56,6 +63,15 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 	for rep := 1; rep <= c.Reps; rep++ {
 		ran := map[string]*table.Table{} // this repetition's tables by command
 		for _, p := range c.Plans {
+			if c.Crossing != nil {
+				ns, err := c.Crossing()
+				if err != nil {
+					fmt.Fprintf(c.Log, "the machine's state is not measured: %v\n", err)
+					c.Crossing = nil
+				} else {
+					r.Crossings[p.Key()] = append(r.Crossings[p.Key()], ns)
+				}
+			}
 			for _, s := range c.Sides {
 				if !s.inPlan(p) || s.skips(p) != "" || failed[[2]string{p.Key(), s.Label}] {
 					continue

@@ -189,7 +189,7 @@ func run(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	machine.Copy = compare.CopyBandwidth()
 	res, err := compare.Run(ctx, compare.Config{
 		Plans: plans, Sides: compare.Sides(ompi, mpich, gompiC, gompiSM), Paths: paths, Reps: o.reps,
-		Timeout: o.timeout, Env: env, Log: stderr,
+		Timeout: o.timeout, Env: env, Log: stderr, Crossing: compare.LineCrossing,
 	})
 	if err != nil {
 		return err
