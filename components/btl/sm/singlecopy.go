@@ -62,8 +62,9 @@ func (m *Module) SingleCopyMin(rank int) int {
 // system call: against a single-copy read (shared with the sender from
 // 256 KiB), one way 64 KiB 3.2-3.5 us against 5.9-6.2, 1 MiB 36-55 against
 // 49-72, 16 MiB 0.92-0.98 ms against 1.5-1.9; Sendrecv of 16 MiB 1.6-1.8
-// ms against 2.9-3.0. Where ranks outnumber CPUs the two copies would
-// take turns on one CPU: there it is SingleCopyMin.
+// ms against 2.9-3.0 (where a copy through the ring is slow, a read wins
+// from 256 KiB: docs/performance.md). Where ranks outnumber CPUs the two
+// copies would take turns on one CPU: there it is SingleCopyMin.
 func (m *Module) SingleCopyMinBlocking(rank int) int {
 	least := m.SingleCopyMin(rank)
 	switch {
