@@ -53,6 +53,13 @@ func CrossLines(n int) (time.Duration, error) {
 		pong atomic.Int64
 		_    [line - 8]byte
 	}
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	var was unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &was); err != nil {
+		return 0, fmt.Errorf("reading this thread's CPUs: %w", err)
+	}
+	defer func() { _ = unix.SchedSetaffinity(0, &was) }()
 	ready, done := make(chan error), make(chan struct{})
 	go func() {
 		defer close(done)
@@ -72,16 +79,6 @@ func CrossLines(n int) (time.Duration, error) {
 			words.pong.Store(i)
 		}
 	}()
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	var was unix.CPUSet
-	if err := unix.SchedGetaffinity(0, &was); err != nil {
-		words.ping.Store(-1)
-		<-ready
-		<-done
-		return 0, fmt.Errorf("reading this thread's CPUs: %w", err)
-	}
-	defer func() { _ = unix.SchedSetaffinity(0, &was) }()
 	err = pin(cpus[0])
 	if perr := <-ready; err == nil {
 		err = perr
