@@ -43,9 +43,11 @@
 //     receiver's clear-to-send.
 //   - PeerFragmenter: fragments to some peers are smaller than
 //     MaxSendSize (MaxSendSizeTo). Without it every fragment may reach it.
-//   - BlockingCopier: a SingleCopier whose fragments beat a read for a
-//     sender that waits anyway, up to SingleCopyMinBlocking. Without it a
-//     blocking send uses SingleCopyMin too.
+//   - BlockingCopier: a SingleCopier whose fragments may beat a read for
+//     a sender that waits anyway: the engine reports how long each
+//     rendezvous receive took (Took), and the module says which way each
+//     blocking send goes (SingleCopyBlocking). Without it a blocking send
+//     uses SingleCopyMin too.
 //   - VectorReader: a SingleCopier that reads several buffers of one peer
 //     in one call. Without it the engine reads them one by one.
 //

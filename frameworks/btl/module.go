@@ -231,15 +231,24 @@ type SingleCopier interface {
 	Read(peer int, token uint64, off int, dst []byte) error
 }
 
-// BlockingCopier is a SingleCopier for which a payload above the eager
-// limit moves faster in fragments through its own memory, up to some size,
-// when the sender is there to write them: a blocking send waits anyway. A
-// non-blocking send keeps SingleCopyMin, so that the receiver needs no
-// help from a sender that computes meanwhile.
+// BlockingCopier is a SingleCopier whose payloads above the eager limit
+// may also stream in fragments through its own memory when the sender is
+// there to write them: a blocking send waits anyway. Which way is faster
+// depends on the machine and can change while a job runs, so the engine
+// times its receives (Took) and the module chooses the way of each
+// blocking send from them. A non-blocking send keeps SingleCopyMin, so
+// that the receiver needs no help from a sender that computes meanwhile.
 type BlockingCopier interface {
-	// SingleCopyMinBlocking is SingleCopyMin for a send whose sender waits
-	// for it at once; it is 0 when SingleCopyMin is, else at least it.
-	SingleCopyMinBlocking(peer int) int
+	// SingleCopyBlocking reports whether a send of size bytes to peer, at
+	// least SingleCopyMin(peer), whose sender waits for it at once, is
+	// read by the receiver rather than streamed.
+	SingleCopyBlocking(peer, size int) bool
+	// Took tells the module that a rendezvous receive of size bytes from
+	// peer, matched on its announcement's arrival, took d to its last
+	// byte: read by single copy if read, from the match; else streamed,
+	// from when the sender began to write the announcement, which came
+	// with the first fragment.
+	Took(peer, size int, read bool, d time.Duration)
 }
 
 // PeerFragmenter is a module whose fragments to some peers move faster

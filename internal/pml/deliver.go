@@ -232,7 +232,9 @@ func (e *Engine) deliverData(from int, h header, payload []byte, n int, placed b
 	e.mu.Lock()
 	delete(e.recvs, r.id)
 	e.mu.Unlock()
+	t := timing(r)
 	e.complete(r, Status{Source: from, Tag: int(h.tag), Bytes: r.accepted, Total: r.total, Err: r.early})
+	t.report(e.module(from), from, false)
 }
 
 // PeerFailed fails every request that waits on the peer: receives from it

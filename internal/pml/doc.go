@@ -89,8 +89,8 @@
 //
 // When the module that reaches the peer implements btl.SingleCopier (sm
 // with cross-memory attach) and the message is at least its SingleCopyMin
-// (SingleCopyMinBlocking for a send waited on at once, btl.BlockingCopier),
-// the RTS carries a flag and the module's token for the sender's buffer.
+// (and, for a send waited on at once, the module's SingleCopyBlocking says
+// so, btl.BlockingCopier), the RTS carries a flag and the module's token for the sender's buffer.
 // On a match the receiver reads the accepted bytes straight into the
 // receive buffer with the module's Read and answers FIN; the sender's
 // request keeps its buffer referenced until then. If the read fails the

@@ -40,7 +40,7 @@ const _ = uint(MatchHeaderSize-btl.SmallHeaderSize) + uint(btl.SmallHeaderSize-M
 //	0 version u8 | 1 type u8 | 2 flags u16 | 4 context u32 |
 //	8 source i32, or an eager send's mark u32 | 12 tag i32 |
 //	16 size, accepted, offset or mark u64 | 24 send request u64 |
-//	32 receive request or token u64
+//	32 receive request, token or time sent u64
 //
 // The words at 16 and 32 mean one thing per fragment type, and the struct
 // gives each meaning its own field; encode and decode map them. An eager
@@ -61,12 +61,16 @@ type header struct {
 	sreq     uint64 // RTS, CTS, FIN, cancel and its answer: the send request
 	rreq     uint64 // CTS, data: the receive request
 	token    uint64 // RTS with flagGet: the transport's token for the sender's buffer
+	sent     int64  // RTS without flagGet: when its sender began to write it, in Unix ns (0: not told)
 }
 
 // words returns the values of the wire's words at 16 and 32 for h's type.
 func (h *header) words() (n, req uint64) {
 	switch h.typ {
 	case typeRTS:
+		if h.flags&flagGet == 0 {
+			return h.size, uint64(h.sent)
+		}
 		return h.size, h.token
 	case typeCTS:
 		return h.accepted, h.rreq
@@ -84,7 +88,12 @@ func (h *header) words() (n, req uint64) {
 func (h *header) setWords(n, req uint64) {
 	switch h.typ {
 	case typeRTS:
-		h.size, h.token = n, req
+		h.size = n
+		if h.flags&flagGet == 0 {
+			h.sent = int64(req)
+		} else {
+			h.token = req
+		}
 	case typeCTS:
 		h.accepted, h.rreq = n, req
 	case typeData:

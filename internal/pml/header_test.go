@@ -10,21 +10,23 @@ import (
 // others', whose words on the wire it shares.
 func TestHeaderRoundTrip(t *testing.T) {
 	all := header{flags: flagSync, context: 9, source: 3, tag: -4, mark: 8,
-		size: 1 << 33, accepted: 1<<33 + 1, offset: 1<<33 + 2, sreq: 5, rreq: 6, token: 7}
+		size: 1 << 33, accepted: 1<<33 + 1, offset: 1<<33 + 2, sreq: 5, rreq: 6, token: 7, sent: 8}
 	for _, tc := range []struct {
-		typ  uint8
-		want func(h *header) // keeps the fields the type carries
+		typ   uint8
+		flags uint16
+		want  func(h *header) // keeps the fields the type carries
 	}{
-		{typeMatch, func(h *header) { h.source, h.mark = 0, all.mark }}, // the transport names the source; the payload's length is the size
-		{typeRTS, func(h *header) { h.size, h.sreq, h.token = all.size, all.sreq, all.token }},
-		{typeCTS, func(h *header) { h.accepted, h.sreq, h.rreq = all.accepted, all.sreq, all.rreq }},
-		{typeData, func(h *header) { h.offset, h.sreq, h.rreq = all.offset, all.sreq, all.rreq }},
-		{typeFin, func(h *header) { h.accepted, h.sreq = all.accepted, all.sreq }},
-		{typeCancel, func(h *header) { h.sreq, h.mark = all.sreq, all.mark }},
-		{typeCancelAck, func(h *header) { h.sreq = all.sreq }},
+		{typeMatch, 0, func(h *header) { h.source, h.mark = 0, all.mark }}, // the transport names the source; the payload's length is the size
+		{typeRTS, 0, func(h *header) { h.size, h.sreq, h.sent = all.size, all.sreq, all.sent }},
+		{typeRTS, flagGet, func(h *header) { h.size, h.sreq, h.token = all.size, all.sreq, all.token }},
+		{typeCTS, 0, func(h *header) { h.accepted, h.sreq, h.rreq = all.accepted, all.sreq, all.rreq }},
+		{typeData, 0, func(h *header) { h.offset, h.sreq, h.rreq = all.offset, all.sreq, all.rreq }},
+		{typeFin, 0, func(h *header) { h.accepted, h.sreq = all.accepted, all.sreq }},
+		{typeCancel, 0, func(h *header) { h.sreq, h.mark = all.sreq, all.mark }},
+		{typeCancelAck, 0, func(h *header) { h.sreq = all.sreq }},
 	} {
 		h := all
-		h.typ = tc.typ
+		h.typ, h.flags = tc.typ, all.flags|tc.flags
 		b := h.encode(make([]byte, HeaderSize))
 		size := HeaderSize
 		if tc.typ == typeMatch {
@@ -33,7 +35,7 @@ func TestHeaderRoundTrip(t *testing.T) {
 		if len(b) != size {
 			t.Fatalf("type %d: a header of %d bytes, want %d", tc.typ, len(b), size)
 		}
-		want := header{typ: tc.typ, flags: all.flags, context: all.context, source: all.source, tag: all.tag}
+		want := header{typ: tc.typ, flags: h.flags, context: all.context, source: all.source, tag: all.tag}
 		tc.want(&want)
 		got, err := decodeHeader(b)
 		if err != nil || got != want {

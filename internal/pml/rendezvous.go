@@ -2,6 +2,7 @@ package pml
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/gompi/gompi/frameworks/btl"
 )
@@ -14,6 +15,16 @@ import (
 func (e *Engine) matchRTS(r *Request, from int, h header, first []byte, inline bool) {
 	r.from, r.total = from, int(h.size)
 	r.accepted = min(r.total, r.size())
+	r.since = time.Time{}
+	if _, ok := e.module(from).(btl.BlockingCopier); ok && !inline && r.accepted == r.total {
+		// Matched on arrival: a stream's time includes the sender's
+		// writing the first fragment, which came with the RTS.
+		if h.flags&flagGet != 0 {
+			r.since = time.Now()
+		} else if h.sent != 0 {
+			r.since = time.Unix(0, h.sent)
+		}
+	}
 	if h.flags&flagGet != 0 {
 		e.mu.Unlock()
 		if inline {
@@ -94,7 +105,28 @@ func (e *Engine) getData(r *Request, from int, h header) {
 		e.matchRTS(r, from, h, nil, true) // unlocks; we are off the delivery path already
 		return
 	}
+	t := timing(r)
 	e.gotData(m, r, from, h, false)
+	t.report(m, from, true)
+}
+
+// took is what a BlockingCopier is told of a receive (Took), kept from
+// its request, which may be recycled once complete.
+type took struct {
+	since time.Time
+	size  int
+}
+
+func timing(r *Request) took { return took{r.since, r.accepted} }
+
+// report tells m how long the receive from peer took, if it was timed.
+func (t took) report(m btl.Module, peer int, read bool) {
+	if t.since.IsZero() || t.size == 0 {
+		return
+	}
+	if bc, ok := m.(btl.BlockingCopier); ok {
+		bc.Took(peer, t.size, read, time.Since(t.since))
+	}
 }
 
 // gotData ends a single-copy receive whose payload is in place: a FIN

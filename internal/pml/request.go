@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/gompi/gompi/internal/lowlevel"
 )
@@ -91,6 +92,10 @@ type Request struct {
 	// keep is what the transport needs kept until the receiver has read
 	// the blocks a send exposed (btl.ScatterCopier's ExposeVector).
 	keep any
+	// since is when a rendezvous receive from a btl.BlockingCopier began,
+	// for its Took: when the RTS's sender began to write it, for a
+	// streamed one; when it was matched, for a read. Zero when untimed.
+	since time.Time
 }
 
 // Request states.

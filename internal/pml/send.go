@@ -1,6 +1,8 @@
 package pml
 
 import (
+	"time"
+
 	"context"
 	"fmt"
 
@@ -301,12 +303,12 @@ func (e *Engine) isend(r *Request, cid uint32, dest, tag int, buf []byte, lay La
 		h.flags |= flagReady
 	}
 	if sc, ok := m.(btl.SingleCopier); ok {
-		least := sc.SingleCopyMin(dest)
-		if bc, ok := m.(btl.BlockingCopier); ok && now && least > 0 {
-			least = bc.SingleCopyMinBlocking(dest)
-		}
-		if least > 0 && size >= least {
+		bc, blocking := m.(btl.BlockingCopier)
+		if least := sc.SingleCopyMin(dest); least > 0 && size >= least && (!blocking || !now || bc.SingleCopyBlocking(dest, size)) {
 			e.expose(sc, r, &h)
+		}
+		if blocking && h.flags&flagGet == 0 {
+			h.sent = time.Now().UnixNano() // the receiver times the stream from here (BlockingCopier.Took)
 		}
 	}
 	if h.flags&flagGet == 0 {

@@ -3,9 +3,12 @@ package pml
 import (
 	"bytes"
 	"errors"
+	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/gompi/gompi/frameworks/btl"
 )
@@ -119,33 +122,53 @@ func hasUnexpected(e *Engine) bool {
 	return ok
 }
 
-// blockingCopier is a copier with a threshold of its own for blocking
-// sends (btl.BlockingCopier).
+// blockingCopier is a copier that reads a blocking send from a threshold
+// of its own, and keeps what it was told of receives
+// (btl.BlockingCopier).
 type blockingCopier struct {
 	*copier
 	blocking int
+	mu       *sync.Mutex
+	took     *[]tookReport
 }
 
-func (c blockingCopier) SingleCopyMinBlocking(int) int { return max(c.least, c.blocking) }
+type tookReport struct {
+	peer, size int
+	read       bool
+}
 
-// A blocking send has the receiver read its buffer only from the
-// transport's blocking threshold; a non-blocking one from the plain one.
+func (c blockingCopier) SingleCopyBlocking(_, size int) bool { return size >= c.blocking }
+
+func (c blockingCopier) Took(peer, size int, read bool, d time.Duration) {
+	if d < 0 {
+		panic("negative duration")
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	*c.took = append(*c.took, tookReport{peer, size, read})
+}
+
+// A blocking send has the receiver read its buffer only when the
+// transport says so; a non-blocking one from the plain threshold. The
+// receiver tells the transport how each rendezvous receive went.
 func TestSingleCopyBlockingThreshold(t *testing.T) {
+	const eager = 64
 	for _, tc := range []struct {
 		name     string
 		size     int
 		blocking bool
 		reads    int32
+		took     tookReport
 	}{
-		{"non-blocking between the thresholds", 5000, false, 1},
-		{"blocking between the thresholds", 5000, true, 0},
-		{"blocking at its threshold", 8000, true, 1},
+		{"non-blocking between the thresholds", 5000, false, 1, tookReport{0, 5000, true}},
+		{"blocking between the thresholds", 5000, true, 0, tookReport{0, 5000, false}},
+		{"blocking at its threshold", 8000, true, 1, tookReport{0, 8000, true}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			shared := &exposed{bufs: map[uint64][]byte{}, vectors: map[uint64][][]byte{}}
 			var cs []blockingCopier
-			nt := newNetWith(t, 2, 64, 100, func(m btl.Module) btl.Module {
-				c := blockingCopier{&copier{Module: m, shared: shared, least: 1000}, 8000}
+			nt := newNetWith(t, 2, eager, 100, func(m btl.Module) btl.Module {
+				c := blockingCopier{&copier{Module: m, shared: shared, least: 1000}, 8000, new(sync.Mutex), new([]tookReport)}
 				cs = append(cs, c)
 				return c
 			})
@@ -167,6 +190,20 @@ func TestSingleCopyBlockingThreshold(t *testing.T) {
 			}
 			if got := cs[1].reads.Load(); got != tc.reads {
 				t.Errorf("%d single-copy reads, want %d", got, tc.reads)
+			}
+			// The report follows the completion: wait for the receiver's.
+			var took []tookReport
+			for len(took) == 0 {
+				cs[1].mu.Lock()
+				took = slices.Clone(*cs[1].took)
+				cs[1].mu.Unlock()
+				runtime.Gosched()
+			}
+			if len(took) != 1 || took[0] != tc.took {
+				t.Errorf("receiver told its transport %+v, want [%+v]", took, tc.took)
+			}
+			if n := len(*cs[0].took); n != 0 {
+				t.Errorf("sender told its transport of %d receives", n)
 			}
 		})
 	}

@@ -135,9 +135,13 @@ func TestProtocolBoundaries(t *testing.T) {
 	}{
 		// sm's defaults: payloads written around the caches from 8 KiB, sent
 		// at once below 63 KiB; above, a non-blocking send's read by single
-		// copy, a blocking one's in fragments of 63 KiB, as every message
-		// without single copy.
+		// copy, a blocking one's either way, whichever its receiver timed
+		// faster.
 		{"sm", []string{"--mca", "btl", "self,sm"}, boundaries(8<<10, 63<<10, 126<<10)},
+		// Blocking sends streamed in fragments of 63 KiB, as every message
+		// without single copy.
+		{"sm-blocking-stream", []string{"--mca", "btl", "self,sm", "--mca", "btl_sm_single_copy_blocking", "stream"},
+			boundaries(63<<10, 126<<10)},
 		// A blocking send read by single copy from a threshold of its own.
 		{"sm-blocking-single-copy", []string{"--mca", "btl", "self,sm", "--mca", "btl_sm_single_copy_blocking_threshold", "200000"},
 			boundaries(63<<10, 200000)},

@@ -200,12 +200,13 @@
 // btl_sm_single_copy_mechanism=none, large messages stream through the
 // ring in btl_sm_fragment_size pieces. Messages from
 // btl_sm_single_copy_threshold up take the single copy, but those of a
-// blocking send only from btl_sm_single_copy_blocking_threshold, by
-// default never while each rank has a CPU (btl.BlockingCopier): its
-// sender waits anyway, and writing fragments into the ring while the
-// receiver copies them out beat a read at every size measured, except in
-// the machine states where a copy through the ring is slow: there a read
-// took a half to a quarter of the time from 256 KiB.
+// blocking send, while each rank has a CPU, go whichever way their
+// receiver last timed faster for that sender and size
+// (btl_sm_single_copy_blocking, blocking.go): its sender waits anyway, and
+// writing fragments into the ring while the receiver copies them out beat
+// a read at every size in most of the machine's states, but in those
+// where a copy through the ring is slow a read took a half to a quarter of
+// its time from 256 KiB.
 //
 // # Two copiers for one message
 //

@@ -77,6 +77,16 @@ type peer struct {
 	unhelped int         // shared copies in a row the peer took no part in; the holder of copying owns it
 	alone    int         // copies to make without asking the peer first; likewise
 	helpless bool        // writing into the peer's memory failed: it is not helped; the draining poller owns it
+
+	// Blocking sends (blocking.go): the peer's line for this rank's, and
+	// their count a size class; this rank's line for the peer's, and of
+	// its receives from the peer a class, the last two times a byte (ps)
+	// timed streamed and read, and the last one's way plus 1.
+	ways          *blockingWays
+	blockingSends [sizeClasses]atomic.Uint32
+	timed         *blockingWays
+	took          [sizeClasses][2][2]atomic.Int64
+	lastWay       [sizeClasses]atomic.Uint32
 }
 
 func newModule(cfg config, env btl.InitEnv, host string, log hclog.Logger) (*Module, error) {
@@ -179,6 +189,7 @@ func (m *Module) AddProcs(ctx context.Context, procs []btl.Proc) ([]bool, error)
 			pr = &peer{rank: p.Rank, local: ep.localRank, pid: ep.pid, block: m.seg.rank(ep.localRank)}
 			pr.out = producer{ring: m.seg.ring(m.localRank, ep.localRank)}
 			pr.readsMe = m.seg.readable(ep.localRank, m.localRank)
+			pr.ways, pr.timed = m.seg.blockingWays(ep.localRank, m.localRank), m.seg.blockingWays(m.localRank, ep.localRank)
 			m.setReadable(pr, m.tryCMA(p.Rank, ep))
 			m.peers[p.Rank] = pr
 			inbound = append(inbound, &consumer{ring: m.seg.ring(ep.localRank, m.localRank), from: p.Rank,

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -332,9 +331,6 @@ func TestSingleCopyAsksTheReader(t *testing.T) {
 	if n := j.mods[1].SingleCopyMin(0); n == 0 {
 		t.Error("rank 1 stopped offering single copy to rank 0, which may still read it")
 	}
-	if n := j.mods[0].SingleCopyMinBlocking(1); n != 0 {
-		t.Errorf("rank 0 offers blocking sends single copy from %d bytes to rank 1, which may not read it", n)
-	}
 }
 
 func TestSingleCopyOff(t *testing.T) {
@@ -342,35 +338,124 @@ func TestSingleCopyOff(t *testing.T) {
 	if n := j.mods[1].SingleCopyMin(0); n != 0 {
 		t.Fatalf("SingleCopyMin = %d with single copy off", n)
 	}
-	if n := j.mods[1].SingleCopyMinBlocking(0); n != 0 {
-		t.Fatalf("SingleCopyMinBlocking = %d with single copy off", n)
+}
+
+// A blocking send is read from its own threshold, whatever the timings,
+// and never when told to stream below it; where ranks outnumber CPUs, it
+// is always read.
+func TestSingleCopyBlockingThreshold(t *testing.T) {
+	for _, tt := range []struct {
+		way, blocking string
+		size          int
+		want          bool
+	}{
+		{"timed", "256k", 256 << 10, true},
+		{"stream", "256k", 256 << 10, true},
+		{"stream", "256k", 256<<10 - 1, false},
+		{"stream", "0", 16 << 20, false},
+	} {
+		j := newTestJob(t, 2, "btl_sm_single_copy_blocking", tt.way, "btl_sm_single_copy_blocking_threshold", tt.blocking)
+		for i := range 2 * untimedEvery {
+			if got := j.mods[0].SingleCopyBlocking(1, tt.size); got != tt.want {
+				t.Fatalf("%s, threshold %s: blocking send %d of %d bytes read %v, want %v", tt.way, tt.blocking, i+1, tt.size, got, tt.want)
+			}
+		}
+		j.mods[0].oversubscribed = true
+		if !j.mods[0].SingleCopyBlocking(1, 64<<10) {
+			t.Errorf("%s, threshold %s, oversubscribed: a blocking send streams", tt.way, tt.blocking)
+		}
 	}
 }
 
-// A blocking send's threshold is its own parameter, never below the
-// non-blocking one's; 0 is none.
-func TestSingleCopyBlockingThreshold(t *testing.T) {
-	for _, tt := range []struct {
-		single, blocking string
-		want             int
-	}{
-		{"63k", "256k", 256 << 10},
-		{"100000", "64k", 100000},
-		{"63k", "0", math.MaxInt},
-	} {
-		j := newTestJob(t, 2, "btl_sm_single_copy_threshold", tt.single, "btl_sm_single_copy_blocking_threshold", tt.blocking)
-		if j.mods[1].SingleCopyMin(0) == 0 {
-			t.Skip("cross-memory attach is not allowed here")
+// TestBlockingWayTimed: the receiver's timings choose the way of its
+// sender's blocking sends, per size class, read until both ways are
+// timed; two sends go the other way every 16th while a way is untimed,
+// then every 256th to 1024th, the rarer the slower it was. The first
+// receive that took a way after the other is not counted, a way's time
+// is the less of its last two, and the way changes only for one faster
+// by more than an eighth.
+func TestBlockingWayTimed(t *testing.T) {
+	j := newTestJob(t, 2)
+	sender, receiver := j.mods[0], j.mods[1]
+	const size = 1 << 20
+	// ways makes n blocking sends of size bytes and returns which of them
+	// were streamed if stream, else which were read.
+	ways := func(size, n int, stream bool) []int {
+		var got []int
+		for i := range n {
+			if sender.SingleCopyBlocking(1, size) != stream {
+				got = append(got, i)
+			}
 		}
-		if n := j.mods[1].SingleCopyMinBlocking(0); n != tt.want {
-			t.Errorf("single copy from %s, blocking from %s: SingleCopyMinBlocking = %d, want %d", tt.single, tt.blocking, n, tt.want)
+		return got
+	}
+	word := func() uint32 { return sender.peers[1].ways[sizeClass(size)].Load() }
+	took := func(read bool, d time.Duration, times int) {
+		for range times {
+			receiver.Took(0, size, read, d)
 		}
-		// Where ranks outnumber CPUs the two copies would take turns.
-		j.mods[1].oversubscribed = true
-		if n, want := j.mods[1].SingleCopyMinBlocking(0), j.mods[1].SingleCopyMin(0); n != want {
-			t.Errorf("single copy from %s, blocking from %s, oversubscribed: SingleCopyMinBlocking = %d, want SingleCopyMin's %d",
-				tt.single, tt.blocking, n, want)
-		}
+	}
+	if got := ways(size, 2*untimedEvery, true); !slices.Equal(got, []int{0, 1, untimedEvery, untimedEvery + 1}) {
+		t.Fatalf("untimed: sends %v of %d streamed, want the first two of every %d", got, 2*untimedEvery, untimedEvery)
+	}
+	// Read twice as fast as a stream (47 and 95 ps a byte): streams are
+	// timed every 256th send. The counter stands at 32.
+	took(true, 50*time.Microsecond, 2)
+	took(false, 100*time.Microsecond, 1) // the first streamed: not counted
+	if w := word(); w != 0 {
+		t.Fatalf("ways word %#x with one way timed, want 0", w)
+	}
+	took(false, 100*time.Microsecond, 1)
+	if w, want := word(), uint32(8<<1); w != want {
+		t.Fatalf("read faster: ways word %#x, want %#x", w, want)
+	}
+	if got, want := ways(size, 512, true), []int{224, 225, 480, 481}; !slices.Equal(got, want) {
+		t.Fatalf("read faster: sends %v of 512 streamed, want %v", got, want)
+	}
+	// Streams 20 times as slow, twice: every 1024th.
+	took(false, time.Millisecond, 1)
+	if w, want := word(), uint32(8<<1); w != want {
+		t.Fatalf("one slow stream: ways word %#x, want %#x", w, want)
+	}
+	took(false, time.Millisecond, 1)
+	if w, want := word(), uint32(maxEveryLog<<1); w != want {
+		t.Fatalf("two slow streams: ways word %#x, want %#x", w, want)
+	}
+	// Another class is untimed still.
+	if got := ways(size/4, untimedEvery, true); !slices.Equal(got, []int{0, 1}) {
+		t.Fatalf("another class: sends %v of %d streamed, want the first two", got, untimedEvery)
+	}
+	// Reads as slow as the streams: still read, every 256th streamed.
+	took(true, 50*time.Microsecond, 1) // the first read after streams: not counted
+	took(true, time.Millisecond, 1)
+	if w, want := word(), uint32(maxEveryLog<<1); w != want {
+		t.Fatalf("one slow read: ways word %#x, want %#x", w, want)
+	}
+	took(true, time.Millisecond, 1)
+	if w, want := word(), uint32(8<<1); w != want {
+		t.Fatalf("two slow reads: ways word %#x, want %#x", w, want)
+	}
+	// Streams got much faster (14 ps a byte): every 1024th send read.
+	took(false, 15*time.Microsecond, 2)
+	if w, want := word(), uint32(maxEveryLog<<1|wayStream); w != want {
+		t.Fatalf("stream faster: ways word %#x, want %#x", w, want)
+	}
+	if got, want := ways(size, 1024, false), []int{480, 481}; !slices.Equal(got, want) {
+		t.Fatalf("stream faster: sends %v of 1024 read, want %v", got, want)
+	}
+	// Reads faster by less than an eighth (13 ps) leave the way; by more
+	// (9 ps) they change it.
+	took(true, 14*time.Microsecond, 3)
+	if w := word(); w&wayStream == 0 {
+		t.Fatalf("read faster by less than an eighth: ways word %#x, want streams", w)
+	}
+	took(true, 10*time.Microsecond, 1)
+	if w := word(); w&wayStream != 0 {
+		t.Fatalf("read faster by more than an eighth: ways word %#x, want reads", w)
+	}
+	// A rank's timings are of its receives: its own sends stay untimed.
+	if w := receiver.peers[0].ways[sizeClass(size)].Load(); w != 0 {
+		t.Errorf("the receiver's sends have ways word %#x, want 0", w)
 	}
 }
 

@@ -17,6 +17,7 @@ type paramSet struct {
 	ringSize         params.Param[int64]
 	singleCopyMin    params.Param[int64]
 	blockingCopyMin  params.Param[int64]
+	blockingCopy     params.Param[string]
 	sharedCopyMin    params.Param[int64]
 	singleCopy       params.Param[string]
 	exclusivity      params.Param[int]
@@ -32,6 +33,7 @@ type config struct {
 	ringSize        int
 	singleCopyMin   int
 	blockingCopyMin int
+	blockingCopy    string // timed or stream
 	sharedCopyMin   int
 	singleCopy      string // auto, cma or none
 	exclusivity     int
@@ -90,13 +92,25 @@ func register(r *params.Registrar) paramSet {
 		}),
 		blockingCopyMin: r.Size(params.Spec{
 			Name: "single_copy_blocking_threshold", Default: "0", Level: 5,
-			Help: "Smallest message, in bytes, that a blocking send (Send, Ssend, Sendrecv, a collective's) has " +
-				"the receiver copy straight out of its memory, when each rank on the host has a CPU; a smaller " +
-				"one above the eager limit streams through the ring in fragments, which its sender writes while " +
-				"it waits anyway. 0: never, every blocking send streams. A non-blocking send uses " +
-				"btl_sm_single_copy_threshold, so that its receiver needs no help from a sender that computes, " +
-				"and so does every send where ranks outnumber CPUs. Below btl_sm_single_copy_threshold it changes nothing.",
+			Help: "Smallest message, in bytes, that a blocking send (Send, Ssend, Sendrecv, a collective's) " +
+				"always has the receiver copy straight out of its memory, whatever btl_sm_single_copy_blocking " +
+				"says; 0: none. Below btl_sm_single_copy_threshold it changes nothing.",
 			Validate: params.SizeIn(0, math.MaxInt32),
+		}),
+		blockingCopy: r.Enum(params.Spec{
+			Name: "single_copy_blocking", Default: "timed", Level: 5,
+			Help: "How a blocking send (Send, Ssend, Sendrecv, a collective's) of btl_sm_single_copy_threshold " +
+				"bytes or more moves its payload while each rank on the host has a CPU: its sender can write it " +
+				"into the ring in fragments while the receiver copies them out, since it waits anyway, or the " +
+				"receiver can copy it straight out of the sender's memory. A non-blocking send always takes the " +
+				"single copy, so that its receiver needs no help from a sender that computes, and so does every " +
+				"send where ranks outnumber CPUs.",
+			Values: []params.EnumValue{
+				{Name: "timed", Help: "the way its receiver last timed faster for this sender and size (by powers of two); " +
+					"now and then two sends go the other way to time it again, every 16th while untimed, at most " +
+					"every 1024th where it is many times slower"},
+				{Name: "stream", Help: "through the ring, below btl_sm_single_copy_blocking_threshold"},
+			},
 		}),
 		sharedCopyMin: r.Size(params.Spec{
 			Name: "shared_copy_threshold", Default: "256k", Level: 5,
@@ -161,6 +175,7 @@ func (p *paramSet) resolve(s *params.Snapshot) config {
 		ringSize:        int(p.ringSize.Get(s)),
 		singleCopyMin:   int(p.singleCopyMin.Get(s)),
 		blockingCopyMin: int(p.blockingCopyMin.Get(s)),
+		blockingCopy:    p.blockingCopy.Get(s),
 		sharedCopyMin:   int(p.sharedCopyMin.Get(s)),
 		singleCopy:      p.singleCopy.Get(s),
 		exclusivity:     p.exclusivity.Get(s),

@@ -27,16 +27,21 @@ import (
 //	copy slots:     per ordered pair (receiver, sender) of local ranks, a
 //	                line in which the two share out the copy of one large
 //	                message (shared.go)
+//	blocking ways:  per ordered pair (receiver, sender) of local ranks, a
+//	                line of words, one per size class, in which the receiver
+//	                says which way the sender's blocking sends should take
+//	                (blocking.go)
 //	rings:          per ordered pair (sender, receiver) of local ranks, a
 //	                line with the consumer's head, then ring_size bytes
 //	                of records
 //
 // Every field that two processes write or read concurrently has a cache
 // line of its own, so a producer's stores never evict the consumer's line;
-// the readable table, written at AddProcs and on a refusal only, is packed.
+// the readable table, written at AddProcs and on a refusal only, is packed,
+// and so is a pair's line of blocking ways, written when a way changes.
 const (
 	segMagic      = "GOMPISM\x00"
-	layoutVersion = 4
+	layoutVersion = 5
 	lineSize      = 64
 	headerSize    = 4096
 	rankBlockSize = 3 * lineSize
@@ -69,6 +74,7 @@ type layout struct {
 	ringSize    int
 	readableOff int
 	slotsOff    int
+	waysOff     int
 	ringsOff    int
 	stride      int
 	total       int
@@ -78,7 +84,8 @@ func newLayout(localSize, ringSize int) layout {
 	l := layout{localSize: localSize, ringSize: ringSize}
 	l.readableOff = headerSize + localSize*rankBlockSize
 	l.slotsOff = l.readableOff + alignUp(localSize*localSize*4, lineSize)
-	l.ringsOff = alignUp(l.slotsOff+localSize*localSize*lineSize, 4096)
+	l.waysOff = l.slotsOff + localSize*localSize*lineSize
+	l.ringsOff = alignUp(l.waysOff+localSize*localSize*lineSize, 4096)
 	l.stride = ringCtlSize + ringSize
 	l.total = l.ringsOff + localSize*localSize*l.stride
 	return l
@@ -271,6 +278,12 @@ func (s *segment) readable(reader, target int) *atomic.Uint32 {
 // sender share out the copy of a message (shared.go).
 func (s *segment) copySlot(receiver, sender int) *copySlot {
 	return (*copySlot)(unsafe.Pointer(&s.mem[s.lay.slotsOff+(receiver*s.lay.localSize+sender)*lineSize]))
+}
+
+// blockingWays is the line in which local rank receiver tells local rank
+// sender which way its blocking sends should take (blocking.go).
+func (s *segment) blockingWays(receiver, sender int) *blockingWays {
+	return (*blockingWays)(unsafe.Pointer(&s.mem[s.lay.waysOff+(receiver*s.lay.localSize+sender)*lineSize]))
 }
 
 // ring returns the ring that carries fragments from local rank from to

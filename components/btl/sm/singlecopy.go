@@ -3,7 +3,6 @@ package sm
 import (
 	"errors"
 	"fmt"
-	"math"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -52,28 +51,6 @@ func (m *Module) SingleCopyMin(rank int) int {
 		return 0
 	}
 	return m.cfg.singleCopyMin
-}
-
-// SingleCopyMinBlocking is SingleCopyMin for a send whose sender waits
-// for it (btl.BlockingCopier): btl_sm_single_copy_blocking_threshold, but
-// never below SingleCopyMin, and no single copy at all when it is 0. The
-// sender then writes the message into the ring while the receiver copies
-// it out, two copies at once through lines the caches share, with no
-// system call: against a single-copy read (shared with the sender from
-// 256 KiB), one way 64 KiB 3.2-3.5 us against 5.9-6.2, 1 MiB 36-55 against
-// 49-72, 16 MiB 0.92-0.98 ms against 1.5-1.9; Sendrecv of 16 MiB 1.6-1.8
-// ms against 2.9-3.0 (where a copy through the ring is slow, a read wins
-// from 256 KiB: docs/performance.md). Where ranks outnumber CPUs the two
-// copies would take turns on one CPU: there it is SingleCopyMin.
-func (m *Module) SingleCopyMinBlocking(rank int) int {
-	least := m.SingleCopyMin(rank)
-	switch {
-	case least == 0 || m.oversubscribed:
-		return least
-	case m.cfg.blockingCopyMin == 0:
-		return math.MaxInt
-	}
-	return max(least, m.cfg.blockingCopyMin)
 }
 
 // Expose returns buf's address: the peer reads it with process_vm_readv.
