@@ -91,10 +91,11 @@
 // with cross-memory attach) and the message is at least its SingleCopyMin
 // (and, for a send waited on at once, the module's SingleCopyBlocking says
 // so, btl.BlockingCopier), the RTS carries a flag and the module's token
-// for the sender's buffer; without the flag, an RTS to a BlockingCopier
-// carries the time its sender began to write it, and the receiver tells
-// the module how long each rendezvous receive matched on arrival took,
-// either way (Took), from which it chooses the way of blocking sends.
+// for the sender's buffer; a blocking send that the module streams
+// instead carries the time its sender began to write the RTS, and the
+// receiver tells the module how long each rendezvous receive matched on
+// arrival took, either way (Took), from which it chooses the way of
+// blocking sends.
 // On a match the receiver reads the accepted bytes straight into the
 // receive buffer with the module's Read and answers FIN; the sender's
 // request keeps its buffer referenced until then. If the read fails the

@@ -1,10 +1,9 @@
 package pml
 
 import (
-	"time"
-
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/gompi/gompi/frameworks/btl"
 )
@@ -304,11 +303,15 @@ func (e *Engine) isend(r *Request, cid uint32, dest, tag int, buf []byte, lay La
 	}
 	if sc, ok := m.(btl.SingleCopier); ok {
 		bc, blocking := m.(btl.BlockingCopier)
-		if least := sc.SingleCopyMin(dest); least > 0 && size >= least && (!blocking || !now || bc.SingleCopyBlocking(dest, size)) {
-			e.expose(sc, r, &h)
-		}
-		if blocking && h.flags&flagGet == 0 {
-			h.sent = time.Now().UnixNano() // the receiver times the stream from here (BlockingCopier.Took)
+		if least := sc.SingleCopyMin(dest); least > 0 && size >= least {
+			if !blocking || !now || bc.SingleCopyBlocking(dest, size) {
+				e.expose(sc, r, &h)
+			}
+			if blocking && now && h.flags&flagGet == 0 {
+				// A stream the module chose: the receiver times it from here
+				// (BlockingCopier.Took). Others are not its to choose.
+				h.sent = time.Now().UnixNano()
+			}
 		}
 	}
 	if h.flags&flagGet == 0 {

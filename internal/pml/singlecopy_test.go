@@ -2,6 +2,7 @@ package pml
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"runtime"
 	"slices"
@@ -130,6 +131,7 @@ type blockingCopier struct {
 	blocking int
 	mu       *sync.Mutex
 	took     *[]tookReport
+	stamps   *[]int64 // the times sent of the RTSs without flagGet that went through it
 }
 
 type tookReport struct {
@@ -138,6 +140,15 @@ type tookReport struct {
 }
 
 func (c blockingCopier) SingleCopyBlocking(_, size int) bool { return size >= c.blocking }
+
+func (c blockingCopier) Send(ctx context.Context, peer int, hdr, payload []byte) error {
+	if h, err := decodeHeader(hdr); err == nil && h.typ == typeRTS && h.flags&flagGet == 0 {
+		c.mu.Lock()
+		*c.stamps = append(*c.stamps, h.sent)
+		c.mu.Unlock()
+	}
+	return c.copier.Send(ctx, peer, hdr, payload)
+}
 
 func (c blockingCopier) Took(peer, size int, read bool, d time.Duration) {
 	if d < 0 {
@@ -168,7 +179,7 @@ func TestSingleCopyBlockingThreshold(t *testing.T) {
 			shared := &exposed{bufs: map[uint64][]byte{}, vectors: map[uint64][][]byte{}}
 			var cs []blockingCopier
 			nt := newNetWith(t, 2, eager, 100, func(m btl.Module) btl.Module {
-				c := blockingCopier{&copier{Module: m, shared: shared, least: 1000}, 8000, new(sync.Mutex), new([]tookReport)}
+				c := blockingCopier{&copier{Module: m, shared: shared, least: 1000}, 8000, new(sync.Mutex), new([]tookReport), new([]int64)}
 				cs = append(cs, c)
 				return c
 			})
@@ -204,6 +215,49 @@ func TestSingleCopyBlockingThreshold(t *testing.T) {
 			}
 			if n := len(*cs[0].took); n != 0 {
 				t.Errorf("sender told its transport of %d receives", n)
+			}
+		})
+	}
+}
+
+// Only a stream the transport chose for a blocking send is stamped for
+// timing: a synchronous send below the single-copy threshold announces
+// itself, but its way is not the transport's to choose.
+func TestBlockingStamps(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		size    int
+		sync    bool
+		stamped bool
+	}{
+		{"blocking streamed", 5000, false, true},
+		{"synchronous below the single-copy threshold", 500, true, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			shared := &exposed{bufs: map[uint64][]byte{}, vectors: map[uint64][][]byte{}}
+			var cs []blockingCopier
+			nt := newNetWith(t, 2, 64, 100, func(m btl.Module) btl.Module {
+				c := blockingCopier{&copier{Module: m, shared: shared, least: 1000}, 8000, new(sync.Mutex), new([]tookReport), new([]int64)}
+				cs = append(cs, c)
+				return c
+			})
+			msg := bytes.Repeat([]byte("abcdefg"), tc.size/7+1)[:tc.size]
+			buf := make([]byte, tc.size)
+			r := nt.engines[1].Irecv(0, 0, 3, buf)
+			if err := nt.engines[0].Send(0, 1, 3, msg, tc.sync); err != nil {
+				t.Fatal(err)
+			}
+			if st := nt.engines[1].Wait(r); st.Err != nil || !bytes.Equal(buf, msg) {
+				t.Fatalf("receive status %+v, bytes equal %v", st, bytes.Equal(buf, msg))
+			}
+			cs[0].mu.Lock()
+			stamps := slices.Clone(*cs[0].stamps)
+			cs[0].mu.Unlock()
+			if len(stamps) != 1 {
+				t.Fatalf("%d announcements went through the sender's transport, want 1", len(stamps))
+			}
+			if got := stamps[0] != 0; got != tc.stamped {
+				t.Errorf("announcement stamped %v (sent %d), want %v", got, stamps[0], tc.stamped)
 			}
 		})
 	}
