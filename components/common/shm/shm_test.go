@@ -59,6 +59,33 @@ func TestWriterCopiesEveryWay(t *testing.T) {
 	}
 }
 
+// TestWriterTimesBothWaysEarly: a zero Writer has timed both ways by its
+// fourth copy of WriterMin bytes or more (copies below WriterMin do not
+// count), and its next copies up to the probe go the faster way untimed.
+func TestWriterTimesBothWaysEarly(t *testing.T) {
+	src, dst := make([]byte, WriterMin), make([]byte, WriterMin)
+	var w Writer
+	for i := range 4 {
+		if i > 0 && w.cost[0] != 0 && w.cost[1] != 0 {
+			t.Fatalf("both ways timed after %d copies, want 4", i)
+		}
+		w.Copy(dst[:WriterMin-1], src[:WriterMin-1])
+		w.Copy(dst, src)
+	}
+	if w.cost[0] == 0 || w.cost[1] == 0 {
+		t.Fatalf("after 4 copies, costs %v: a way was never timed", w.cost)
+	}
+	faster := 0
+	if w.cost[1] < w.cost[0] {
+		faster = 1
+	}
+	for w.n < probeEvery {
+		if way, t0 := w.next(); way != faster || !t0.IsZero() {
+			t.Fatalf("copy %d went way %d (timed %v), want way %d untimed (costs %v)", w.n, way, !t0.IsZero(), faster, w.cost)
+		}
+	}
+}
+
 // rows is a Packer of every block bytes out of stride in buf.
 type rows struct {
 	buf           []byte
