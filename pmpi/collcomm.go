@@ -84,6 +84,17 @@ func (x collComm) Send(buf []byte, dest, tag int) error {
 	return nil
 }
 
+// SendInExchange is Send as the send half of coll.Sendrecv.
+func (x collComm) SendInExchange(buf []byte, dest, tag int) error {
+	if err := x.check("collective send", dest); err != nil {
+		return err
+	}
+	if err := x.engine().SendInExchange(x.ctx, x.c.group[dest], tag, buf); err != nil {
+		return failure(fmt.Sprintf("collective send to rank %d of %v", dest, x.c), err)
+	}
+	return nil
+}
+
 func (x collComm) Recv(buf []byte, src, tag int) error {
 	if err := x.check("collective recv", src); err != nil {
 		return err

@@ -67,7 +67,7 @@ func sendrecvReplacePlain(buf []byte, count int, dt Datatype, dest, sendtag, sou
 // send starts, so that a ring of exchanges cannot deadlock.
 func exchange(l *library, sdata []byte, dest, sendtag int, rdata []byte, recvtype Datatype, source, recvtag int, comm *Comm) (s Status, err error) {
 	r := l.engine.PostRecv(comm.context, worldSource(comm, source), recvtag, rdata)
-	if err := l.engine.Send(comm.context, comm.group[dest], sendtag, sdata, false); err != nil {
+	if err := l.engine.SendInExchange(comm.context, comm.group[dest], sendtag, sdata); err != nil {
 		_, _ = l.engine.Cancel(r)
 		l.engine.WaitRef(r)
 		l.engine.Release(r)

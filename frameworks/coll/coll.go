@@ -164,8 +164,21 @@ type Request interface {
 // same: a small message is sent without a request.
 func Sendrecv(c Comm, send []byte, dest int, recv []byte, src, tag int) error {
 	r := c.Irecv(recv, src, tag)
-	err := c.Send(send, dest, tag)
+	var err error
+	if x, ok := c.(exchangeSender); ok {
+		err = x.SendInExchange(send, dest, tag)
+	} else {
+		err = c.Send(send, dest, tag)
+	}
 	return errors.Join(err, r.Wait())
+}
+
+// exchangeSender is a Comm whose transport moves a large message in
+// another way when its sender also receives (pmpi's: read by the
+// receiver, never streamed through shared memory, where both CPUs copy).
+type exchangeSender interface {
+	// SendInExchange is Send, between a posted receive and its wait.
+	SendInExchange(buf []byte, dest, tag int) error
 }
 
 // Op is a reduction bound to an element type.

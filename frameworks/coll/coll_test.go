@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"sync/atomic"
 	"testing"
 
 	"github.com/gompi/gompi/frameworks/coll"
@@ -120,6 +121,36 @@ func TestSendrecvThroughColltest(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+// exchanging is a Comm whose sends in an exchange are counted.
+type exchanging struct {
+	coll.Comm
+	exchanges *atomic.Int32
+}
+
+func (x exchanging) SendInExchange(buf []byte, dest, tag int) error {
+	x.exchanges.Add(1)
+	return x.Comm.Send(buf, dest, tag)
+}
+
+// A Comm that tells sends in an exchange apart gets Sendrecv's as such.
+func TestSendrecvSendsInExchange(t *testing.T) {
+	w := colltest.NewWorld(2)
+	var n atomic.Int32
+	w.Run(t, func(c coll.Comm) error {
+		got := make([]byte, 1)
+		if err := coll.Sendrecv(exchanging{c, &n}, []byte{byte(c.Rank())}, 1-c.Rank(), got, 1-c.Rank(), 1); err != nil {
+			return err
+		}
+		if int(got[0]) != 1-c.Rank() {
+			return errors.New("wrong neighbour's byte")
+		}
+		return nil
+	})
+	if n.Load() != 2 {
+		t.Errorf("%d sends went as halves of an exchange, want 2", n.Load())
+	}
 }
 
 // decider is a fake decider: it gives each rank the rules rulesFor returns

@@ -92,19 +92,20 @@ func register(r *params.Registrar) paramSet {
 		}),
 		blockingCopyMin: r.Size(params.Spec{
 			Name: "single_copy_blocking_threshold", Default: "0", Level: 5,
-			Help: "Smallest message, in bytes, that a blocking send (Send, Ssend, Sendrecv, a collective's) " +
+			Help: "Smallest message, in bytes, that a blocking send (Send, Ssend, a collective's one-way sends) " +
 				"always has the receiver copy straight out of its memory, whatever btl_sm_single_copy_blocking " +
 				"says; 0: none. Below btl_sm_single_copy_threshold it changes nothing.",
 			Validate: params.SizeIn(0, math.MaxInt32),
 		}),
 		blockingCopy: r.Enum(params.Spec{
 			Name: "single_copy_blocking", Default: "timed", Level: 5,
-			Help: "How a blocking send (Send, Ssend, Sendrecv, a collective's) of btl_sm_single_copy_threshold " +
+			Help: "How a blocking send (Send, Ssend, a collective's one-way sends) of btl_sm_single_copy_threshold " +
 				"bytes or more moves its payload while each rank on the host has a CPU: its sender can write it " +
 				"into the ring in fragments while the receiver copies them out, since it waits anyway, or the " +
 				"receiver can copy it straight out of the sender's memory. A non-blocking send always takes the " +
-				"single copy, so that its receiver needs no help from a sender that computes, and so does every " +
-				"send where ranks outnumber CPUs.",
+				"single copy, so that its receiver needs no help from a sender that computes; so does the send of " +
+				"an exchange (Sendrecv, a collective's pairwise steps), where both CPUs copy, and every send " +
+				"where ranks outnumber CPUs.",
 			Values: []params.EnumValue{
 				{Name: "timed", Help: "the way its receiver last timed faster for this sender and size (by powers of two); " +
 					"now and then two sends go the other way to time it again, every 16th while untimed, at most " +
