@@ -89,7 +89,7 @@
 //
 // When the module that reaches the peer implements btl.SingleCopier (sm
 // with cross-memory attach) and the message is at least its SingleCopyMin
-// (and, for a send waited on at once that is not half of an exchange,
+// (and, for a blocking send that is not half of an exchange,
 // SendInExchange, the module's SingleCopyBlocking says so,
 // btl.BlockingCopier), the RTS carries a flag and the module's token
 // for the sender's buffer; a blocking send that the module streams

@@ -161,22 +161,28 @@ func (c blockingCopier) Took(peer, size int, read bool, d time.Duration) {
 
 // A blocking send has the receiver read its buffer only when the
 // transport says so, unless it is half of an exchange; a non-blocking one
-// from the plain threshold. The receiver tells the transport how each
-// rendezvous receive went.
+// from the plain threshold, waited on at once (a collective's) or not.
+// The receiver tells the transport how each rendezvous receive went.
 func TestSingleCopyBlockingThreshold(t *testing.T) {
 	const eager = 64
+	const (
+		posted = iota
+		started
+		blocking
+		exchange
+	)
 	for _, tc := range []struct {
-		name     string
-		size     int
-		blocking bool
-		exchange bool
-		reads    int32
-		took     tookReport
+		name  string
+		size  int
+		send  int
+		reads int32
+		took  tookReport
 	}{
-		{"non-blocking between the thresholds", 5000, false, false, 1, tookReport{0, 5000, true}},
-		{"blocking between the thresholds", 5000, true, false, 0, tookReport{0, 5000, false}},
-		{"blocking in an exchange between the thresholds", 5000, true, true, 1, tookReport{0, 5000, true}},
-		{"blocking at its threshold", 8000, true, false, 1, tookReport{0, 8000, true}},
+		{"non-blocking between the thresholds", 5000, posted, 1, tookReport{0, 5000, true}},
+		{"a collective's between the thresholds", 5000, started, 1, tookReport{0, 5000, true}},
+		{"blocking between the thresholds", 5000, blocking, 0, tookReport{0, 5000, false}},
+		{"blocking in an exchange between the thresholds", 5000, exchange, 1, tookReport{0, 5000, true}},
+		{"blocking at its threshold", 8000, blocking, 1, tookReport{0, 8000, true}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			shared := &exposed{bufs: map[uint64][]byte{}, vectors: map[uint64][][]byte{}}
@@ -190,11 +196,14 @@ func TestSingleCopyBlockingThreshold(t *testing.T) {
 			buf := make([]byte, tc.size)
 			r := nt.engines[1].Irecv(0, 0, 3, buf)
 			sent := make(chan error, 1)
-			switch {
-			case tc.exchange:
+			switch tc.send {
+			case exchange:
 				go func() { sent <- nt.engines[0].SendInExchange(0, 1, 3, msg) }()
-			case tc.blocking:
+			case blocking:
 				go func() { sent <- nt.engines[0].Send(0, 1, 3, msg, false) }()
+			case started:
+				s := nt.engines[0].StartSend(new(Request), 0, 1, 3, msg, false)
+				go func() { sent <- nt.engines[0].Wait(s).Err }()
 			default:
 				s := nt.engines[0].Isend(0, 1, 3, msg, false)
 				go func() { sent <- nt.engines[0].Wait(s).Err }()

@@ -92,14 +92,14 @@ func register(r *params.Registrar) paramSet {
 		}),
 		blockingCopyMin: r.Size(params.Spec{
 			Name: "single_copy_blocking_threshold", Default: "0", Level: 5,
-			Help: "Smallest message, in bytes, that a blocking send (Send, Ssend, a collective's one-way sends) " +
+			Help: "Smallest message, in bytes, that a blocking send (Send, Ssend, a collective's blocking sends) " +
 				"always has the receiver copy straight out of its memory, whatever btl_sm_single_copy_blocking " +
 				"says; 0: none. Below btl_sm_single_copy_threshold it changes nothing.",
 			Validate: params.SizeIn(0, math.MaxInt32),
 		}),
 		blockingCopy: r.Enum(params.Spec{
 			Name: "single_copy_blocking", Default: "timed", Level: 5,
-			Help: "How a blocking send (Send, Ssend, a collective's one-way sends) of btl_sm_single_copy_threshold " +
+			Help: "How a blocking send (Send, Ssend, a collective's blocking sends) of btl_sm_single_copy_threshold " +
 				"bytes or more moves its payload while each rank on the host has a CPU: its sender can write it " +
 				"into the ring in fragments while the receiver copies them out, since it waits anyway, or the " +
 				"receiver can copy it straight out of the sender's memory. A non-blocking send always takes the " +
