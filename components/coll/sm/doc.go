@@ -152,11 +152,11 @@
 // in the reader's cache from the call before. Which is faster depends on
 // the machine's state, not on the code: on the same build, minutes apart,
 // the segment has measured 0.3-0.9 of the messages' time and 1.2-1.6, and
-// when the two CPUs are far apart a 2-rank allgather of 32-64 KiB through
-// the segment takes three to four times the messages' time. So these calls
-// time both paths, per collective and size class (powers of two)
-// (timed.go): a class's first 128 calls take a fixed path (on 2 ranks
-// tuned from 32 KiB and the segment below, on more the segment), since a
+// when the two CPUs are far apart a 2-rank bcast of 1 MiB through the
+// segment takes 1.4-1.6 times the messages' time. So these calls time
+// both paths, per collective and size class (powers of two) (timed.go): a
+// class's first 128 calls take a fixed path (on 2 ranks tuned for a bcast
+// from 512 KiB, else the segment; on more the segment), since a
 // trial's slower path is what a program of a few dozen calls would pay on
 // every call; then a trial of four calls in a row through the segment and
 // four to tuned, the first of each run not counted (it finds the caches as

@@ -75,15 +75,17 @@ const (
 	// that a run whose machine changes state follows it: a trial's slower
 	// calls cost a run 1/256 of the difference.
 	trialPeriod = 1024
-	// pairNextMin is the smallest call that goes to the next component
-	// before the first trial on 2 ranks. From 32 KiB tuned's messages
-	// (single copy) took 0.9-1.2 of the segment's time with near CPUs,
-	// less from 64 KiB, and a third of it with far ones; below, the
-	// segment was the faster with near CPUs and the two alike with far
-	// ones. On more ranks, which share CPUs here, tuned's first calls
-	// took 3-10 times the segment's; where far CPUs make the segment the
-	// slower (alltoall on 4 ranks from 32 KiB), the trials find it.
-	pairNextMin = 32 << 10
+	// pairBcastNextMin is the smallest bcast that goes to the next
+	// component before the first trial on 2 ranks; every other call goes
+	// through the segment. The segment took 0.5-0.97 of the time of tuned's
+	// messages (each one read by its receiver) for alltoall, allgather and
+	// reduce at 32 KiB-1 MiB, and for bcast up to 256 KiB, whether a line
+	// crossed between the CPUs in 100 ns or in 500; a bcast of 1 MiB took
+	// 1.4-1.6 times as long with far CPUs. On more ranks, which share
+	// CPUs here, tuned's first calls took 3-10 times the segment's; where
+	// far CPUs make the segment the slower (alltoall on 4 ranks from 32
+	// KiB), the trials find it.
+	pairBcastNextMin = 512 << 10
 )
 
 // timedCalls are the collectives that the rule serves, by index.
@@ -144,7 +146,7 @@ func (m *module) timedPath(name string, size int, segmentOK bool) (timedCall, er
 	j := (k - trialFrom) % trialPeriod
 	switch {
 	case k < trialFrom:
-		return timedCall{path: firstPath(m.n, size)}, nil
+		return timedCall{path: firstPath(name, m.n, size)}, nil
 	case j < 2*trialCalls:
 		c := timedCall{path: pathSegment + j/trialCalls}
 		if j%trialCalls != 0 {
@@ -169,10 +171,11 @@ func (m *module) timedPath(name string, size int, segmentOK bool) (timedCall, er
 	return timedCall{path: t.use}, nil
 }
 
-// firstPath is the path of a class's calls before its first trial, by
-// the rank count and the call's size (see pairNextMin).
-func firstPath(n, size int) int {
-	if n == 2 && size >= pairNextMin {
+// firstPath is the path of a class's calls of collective name before its
+// first trial, by the rank count and the call's size (see
+// pairBcastNextMin).
+func firstPath(name string, n, size int) int {
+	if name == "bcast" && n == 2 && size >= pairBcastNextMin {
 		return pathNext
 	}
 	return pathSegment

@@ -38,7 +38,7 @@ func timedRuleCalls(n, least int) (served, segment []call) {
 // TestTimedPath: bcast, allgather and alltoall of pairMin bytes or more on
 // 2 ranks and manyMin on more, and reduce on 2 ranks, go where
 // coll_sm_path says: timed takes the segment for a class's first
-// trialFrom calls (these sizes are below pairNextMin), then makes a run
+// trialFrom calls (these sizes are below pairBcastNextMin), then makes a run
 // of calls through the segment, then one to the next module, then every
 // rank takes one path, the same; every result is right whichever the
 // path. Which path timed takes after its trial depends on the machine, so
@@ -107,22 +107,23 @@ func testTimedPath(t *testing.T, n, least int, mode string) {
 
 // TestFirstPath: before its first trial a class takes firstPath's path,
 // no trial among a program's first hundred calls: on 2 ranks the next
-// module's messages from pairNextMin, the segment below; on more ranks
-// the segment. A trial there cost the first calls of a class 2-3 times
-// Open MPI's time.
+// module's messages for a bcast from pairBcastNextMin, else the segment;
+// on more ranks the segment. A trial there cost the first calls of a
+// class 2-3 times Open MPI's time.
 func TestFirstPath(t *testing.T) {
+	const big = pairBcastNextMin
 	for _, tc := range []struct {
 		n    int
 		x    call
 		next bool
 	}{
-		{2, call{k: kBcast, root: 0, size: pairNextMin}, true},
-		{2, call{k: kAllgather, size: 4 * pairNextMin}, true},
-		{2, call{k: kAlltoall, size: pairNextMin / 2}, true}, // a block a rank: pairNextMin in all
-		{2, call{k: kAllgather, size: pairNextMin / 2}, false},
-		{2, call{k: kReduce, root: 0, size: pairNextMin / 8, op: testOps[0]}, true}, // int64s: pairNextMin bytes
-		{4, call{k: kBcast, root: 0, size: pairNextMin}, false},
-		{4, call{k: kAlltoall, size: pairNextMin}, false},
+		{2, call{k: kBcast, root: 0, size: big}, true},
+		{2, call{k: kBcast, root: 1, size: big / 2}, false},
+		{2, call{k: kAllgather, size: big}, false},
+		{2, call{k: kAlltoall, size: big / 2}, false},                        // a block a rank: big in all
+		{2, call{k: kReduce, root: 0, size: big / 8, op: testOps[0]}, false}, // int64s: big bytes
+		{4, call{k: kBcast, root: 0, size: big}, false},
+		{4, call{k: kAlltoall, size: big / 4}, false},
 	} {
 		t.Run(fmt.Sprintf("n%d/%s", tc.n, tc.x), func(t *testing.T) {
 			w := newWorld(t, tc.n)
@@ -142,28 +143,32 @@ func TestFirstPath(t *testing.T) {
 	if trialFrom < 100 {
 		t.Errorf("the first trial at call %d, among a program's first hundred", trialFrom)
 	}
-	for _, tc := range []struct{ n, size int }{{2, pairNextMin}, {2, pairNextMin / 2}, {4, pairNextMin}} {
+	for _, tc := range []struct{ n, size int }{{2, big}, {2, big / 2}, {4, big}} {
 		m := &module{n: tc.n, limit: 1 << 20, pathMode: modeTimed}
-		want := firstPath(tc.n, tc.size)
+		want := firstPath("bcast", tc.n, tc.size)
 		for i := range trialFrom {
-			c, err := m.timedPath("allgather", tc.size, true)
+			c, err := m.timedPath("bcast", tc.size, true)
 			if err != nil || c.path != want || c.timer != nil {
 				t.Fatalf("n%d size %d: call %d took path %d (timed %v, %v), want %s untimed",
 					tc.n, tc.size, i, c.path, c.timer != nil, err, pathNames[want])
 			}
 		}
-		if c, _ := m.timedPath("allgather", tc.size, true); c.path != pathSegment {
+		if c, _ := m.timedPath("bcast", tc.size, true); c.path != pathSegment {
 			t.Errorf("n%d size %d: call %d took path %d, want the trial's first, the segment", tc.n, tc.size, trialFrom, c.path)
 		}
 	}
-	for _, tc := range []struct{ n, size, want int }{
-		{2, pairNextMin - 1, pathSegment},
-		{2, pairNextMin, pathNext},
-		{3, 1 << 20, pathSegment},
-		{8, pairNextMin, pathSegment},
+	for _, tc := range []struct {
+		name          string
+		n, size, want int
+	}{
+		{"bcast", 2, big - 1, pathSegment},
+		{"bcast", 2, big, pathNext},
+		{"alltoall", 2, 8 << 20, pathSegment},
+		{"bcast", 3, 1 << 20, pathSegment},
+		{"bcast", 8, big, pathSegment},
 	} {
-		if got := firstPath(tc.n, tc.size); got != tc.want {
-			t.Errorf("firstPath(%d, %d) = %s, want %s", tc.n, tc.size, pathNames[got], pathNames[tc.want])
+		if got := firstPath(tc.name, tc.n, tc.size); got != tc.want {
+			t.Errorf("firstPath(%s, %d, %d) = %s, want %s", tc.name, tc.n, tc.size, pathNames[got], pathNames[tc.want])
 		}
 	}
 }
