@@ -74,22 +74,25 @@ func (x collComm) check(op string, peer int) error {
 	return nil
 }
 
-func (x collComm) Send(buf []byte, dest, tag int) error {
-	if err := x.check("collective send", dest); err != nil {
-		return err
-	}
-	if err := x.engine().Send(x.ctx, x.c.group[dest], tag, buf, false); err != nil {
-		return failure(fmt.Sprintf("collective send to rank %d of %v", dest, x.c), err)
-	}
-	return nil
-}
+func (x collComm) Send(buf []byte, dest, tag int) error { return x.send(buf, dest, tag, false) }
 
 // SendInExchange is Send as the send half of coll.Sendrecv.
 func (x collComm) SendInExchange(buf []byte, dest, tag int) error {
+	return x.send(buf, dest, tag, true)
+}
+
+func (x collComm) send(buf []byte, dest, tag int, exchange bool) error {
 	if err := x.check("collective send", dest); err != nil {
 		return err
 	}
-	if err := x.engine().SendInExchange(x.ctx, x.c.group[dest], tag, buf); err != nil {
+	e, to := x.engine(), x.c.group[dest]
+	var err error
+	if exchange {
+		err = e.SendInExchange(x.ctx, to, tag, buf)
+	} else {
+		err = e.Send(x.ctx, to, tag, buf, false)
+	}
+	if err != nil {
 		return failure(fmt.Sprintf("collective send to rank %d of %v", dest, x.c), err)
 	}
 	return nil

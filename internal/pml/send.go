@@ -118,7 +118,7 @@ func (e *Engine) Flush(peer int) {
 // Status would only carry it, and returning one cost a copy of narrow
 // stores the processor cannot forward.
 func (e *Engine) Send(cid uint32, dest, tag int, buf []byte, sync bool) error {
-	return e.sendBlocking(cid, dest, tag, buf, sendBlocking.withSync(sync))
+	return e.blockingSend(cid, dest, tag, buf, sendBlocking.withSync(sync))
 }
 
 // SendInExchange is Send for the send half of an exchange (Sendrecv): the
@@ -128,11 +128,11 @@ func (e *Engine) Send(cid uint32, dest, tag int, buf []byte, sync bool) error {
 // has each copy one (2 ranks exchanging 256 KiB: 15-17 us a Sendrecv
 // always read, 24-34 streamed, up to 380 while the ways were timed).
 func (e *Engine) SendInExchange(cid uint32, dest, tag int, buf []byte) error {
-	return e.sendBlocking(cid, dest, tag, buf, sendBlocking|sendExchange)
+	return e.blockingSend(cid, dest, tag, buf, sendBlocking|sendExchange)
 }
 
-// sendBlocking is Send in mode, which has sendBlocking.
-func (e *Engine) sendBlocking(cid uint32, dest, tag int, buf []byte, mode sendMode) error {
+// blockingSend is Send in mode, which has sendBlocking.
+func (e *Engine) blockingSend(cid uint32, dest, tag int, buf []byte, mode sendMode) error {
 	if mode&sendSync == 0 {
 		m := e.module(dest)
 		if len(buf) <= m.EagerLimit() && !e.anyDead.Load() && e.stalled.Load() == 0 {
