@@ -43,20 +43,37 @@ func PrefetchW(b []byte) {
 const WriterMin = 3 << 10
 
 // probeEvery is how often a Writer times its copy: every probeEvery-th
-// copy of WriterMin bytes or more goes one way or the other, alternately.
+// copy of a size class goes one way or the other, alternately.
 const probeEvery = 16
 
+// largeCopy is where a Writer's large copies begin: they are timed apart
+// from smaller ones, and the string copy keeps them unless Go's copy took
+// at most two thirds of its time. The writer's clock does not see all of
+// the string copy's gain: a 4-rank NeighborAlltoall of 64 KiB-1 MiB over
+// page-aligned Go slices took 1.4-1.7 times as long when every copy was
+// Go's, and the clocks of the two ways, level there, made the choice flip
+// at every probe (700-970 times a run; 40-90 with slices 16 bytes off a
+// page, where the string copy's own clock wins). With the margin such a
+// call of 128 KiB-1 MiB took 0.70-0.87 of the time.
+const largeCopy = 16 << 10
+
 // A Writer copies into memory that another process reads, choosing the
-// faster copy by timing both from time to time. The zero Writer is ready;
-// it is not safe for concurrent use.
+// faster copy by timing both from time to time, apart for copies below
+// largeCopy and from it. The zero Writer is ready; it is not safe for
+// concurrent use.
 type Writer struct {
-	n    uint64   // copies of WriterMin bytes or more
-	cost [2]int64 // the last timed copy's picoseconds a byte: Go's copy (with PrefetchW), the string copy
-	far  bool     // the string copy was the faster
+	class [2]ways // copies of WriterMin up to largeCopy, and from largeCopy
 
 	fence atomic.Uint32 // a locked instruction: waits for the timed copy's stores
 
 	stage []byte // a payload packed for the string copy (CopyPacked), made at its first
+}
+
+// ways is what a Writer has timed of one class of copies.
+type ways struct {
+	n    uint64   // copies of the class
+	cost [2]int64 // the last timed copy's picoseconds a byte: Go's copy (with PrefetchW), the string copy
+	far  bool     // the string copy is the one to take
 }
 
 // Copy copies src into dst, which must be at least as long. Below
@@ -67,7 +84,7 @@ func (w *Writer) Copy(dst, src []byte) {
 		copy(dst, src)
 		return
 	}
-	way, t0 := w.next()
+	c, way, t0 := w.next(len(src))
 	if way == 1 {
 		copyString(&dst[0], &src[0], len(src))
 	} else {
@@ -75,7 +92,7 @@ func (w *Writer) Copy(dst, src []byte) {
 		copy(dst, src)
 	}
 	if !t0.IsZero() {
-		w.timed(way, t0, len(src))
+		w.timed(c, way, t0, len(src))
 	}
 }
 
@@ -95,7 +112,7 @@ func (w *Writer) CopyPacked(dst []byte, src Packer, off int) {
 		src.Pack(dst, off)
 		return
 	}
-	way, t0 := w.next()
+	c, way, t0 := w.next(n)
 	if way == 1 {
 		if w.stage == nil {
 			w.stage = make([]byte, stageSize)
@@ -110,7 +127,7 @@ func (w *Writer) CopyPacked(dst []byte, src Packer, off int) {
 		src.Pack(dst, off)
 	}
 	if !t0.IsZero() {
-		w.timed(way, t0, n)
+		w.timed(c, way, t0, n)
 	}
 }
 
@@ -120,36 +137,51 @@ func (w *Writer) CopyPacked(dst []byte, src Packer, off int) {
 // time 1.1-1.3 times as long as a string copy a row).
 const stageSize = 16 << 10
 
-// next counts a copy of WriterMin bytes or more and picks its way: 0 for
-// Go's copy (with PrefetchW), 1 for the string copy. Every probeEvery-th
-// goes the one way or the other in turn, timed from t0, which is zero for
-// the others. (Timing only Go's copy against a fixed rate misjudged: its
-// prefetches made it look fast where the string copy was faster.)
-func (w *Writer) next() (way int, t0 time.Time) {
-	w.n++
+// next counts a copy of n bytes, WriterMin or more, in its class and
+// picks its way: 0 for Go's copy (with PrefetchW), 1 for the string copy.
+// Every probeEvery-th of the class goes the one way or the other in turn,
+// timed from t0, which is zero for the others. (Timing only Go's copy
+// against a fixed rate misjudged: its prefetches made it look fast where
+// the string copy was faster.)
+func (w *Writer) next(n int) (c *ways, way int, t0 time.Time) {
+	c = &w.class[0]
+	if n >= largeCopy {
+		c = &w.class[1]
+	}
+	c.n++
 	switch {
-	case w.n == 3 || w.n == 4:
+	case c.n == 3 || c.n == 4:
 		// Both ways timed early, so that the first probeEvery copies do
 		// not all go the slower way: coll sm's alltoall of 64 KiB a rank
 		// through the segment took 13-15 us at its second to sixteenth
 		// calls instead of 6 when the string copy was the faster. Not the
 		// first two, which may fault in the pages of double buffers.
-		return int(w.n - 3), time.Now()
-	case w.n%probeEvery == 1:
-		return int(w.n/probeEvery) % 2, time.Now()
-	case w.far:
-		return 1, time.Time{}
+		return c, int(c.n - 3), time.Now()
+	case c.n%probeEvery == 1:
+		return c, int(c.n/probeEvery) % 2, time.Now()
+	case c.far:
+		return c, 1, time.Time{}
 	}
-	return 0, time.Time{}
+	return c, 0, time.Time{}
 }
 
-// timed records a timed copy of n bytes the way way, begun at t0, once
-// its stores are done, and picks the faster way.
-func (w *Writer) timed(way int, t0 time.Time, n int) {
+// timed records a timed copy of n bytes of class c the way way, begun at
+// t0, once its stores are done, and picks c's way.
+func (w *Writer) timed(c *ways, way int, t0 time.Time, n int) {
 	w.fence.Add(1)
 	// At least 1: a way that was timed counts as timed, whatever the clock.
-	w.cost[way] = max(time.Since(t0).Nanoseconds()*1000/int64(n), 1)
-	if w.cost[0] > 0 && w.cost[1] > 0 {
-		w.far = w.cost[1] < w.cost[0]
+	c.cost[way] = max(time.Since(t0).Nanoseconds()*1000/int64(n), 1)
+	if c.cost[0] > 0 && c.cost[1] > 0 {
+		c.far = stringCopyWins(c.cost, c == &w.class[1])
 	}
+}
+
+// stringCopyWins reports whether copies of costs cost (Go's copy's, the
+// string copy's) go by the string copy: when it was the faster, or, for
+// large copies, unless Go's copy took at most two thirds of its time.
+func stringCopyWins(cost [2]int64, large bool) bool {
+	if large {
+		return 3*cost[0] > 2*cost[1]
+	}
+	return cost[1] < cost[0]
 }

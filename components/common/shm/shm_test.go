@@ -49,12 +49,12 @@ func TestWriterCopiesEveryWay(t *testing.T) {
 			for j := range buf {
 				buf[j] = 0xa5
 			}
-			w.far = far // between probes, this way; a probe goes its own
+			w.class[0].far = far // between probes, this way; a probe goes its own
 			w.Copy(buf[off:off+n+rng.IntN(line)], src)
 			checkCopied(t, buf, off, src)
 		}
-		if w.cost[0] == 0 || w.cost[1] == 0 {
-			t.Errorf("far %v: after %d copies, costs %v: a way was never timed", far, 4*probeEvery, w.cost)
+		if c := w.class[0]; c.cost[0] == 0 || c.cost[1] == 0 {
+			t.Errorf("far %v: after %d copies, costs %v: a way was never timed", far, 4*probeEvery, c.cost)
 		}
 	}
 }
@@ -65,23 +65,55 @@ func TestWriterCopiesEveryWay(t *testing.T) {
 func TestWriterTimesBothWaysEarly(t *testing.T) {
 	src, dst := make([]byte, WriterMin), make([]byte, WriterMin)
 	var w Writer
+	c := &w.class[0]
 	for i := range 4 {
-		if i > 0 && w.cost[0] != 0 && w.cost[1] != 0 {
+		if i > 0 && c.cost[0] != 0 && c.cost[1] != 0 {
 			t.Fatalf("both ways timed after %d copies, want 4", i)
 		}
 		w.Copy(dst[:WriterMin-1], src[:WriterMin-1])
 		w.Copy(dst, src)
 	}
-	if w.cost[0] == 0 || w.cost[1] == 0 {
-		t.Fatalf("after 4 copies, costs %v: a way was never timed", w.cost)
+	if c.cost[0] == 0 || c.cost[1] == 0 {
+		t.Fatalf("after 4 copies, costs %v: a way was never timed", c.cost)
 	}
 	faster := 0
-	if w.cost[1] < w.cost[0] {
+	if c.cost[1] < c.cost[0] {
 		faster = 1
 	}
-	for w.n < probeEvery {
-		if way, t0 := w.next(); way != faster || !t0.IsZero() {
-			t.Fatalf("copy %d went way %d (timed %v), want way %d untimed (costs %v)", w.n, way, !t0.IsZero(), faster, w.cost)
+	for c.n < probeEvery {
+		if _, way, t0 := w.next(WriterMin); way != faster || !t0.IsZero() {
+			t.Fatalf("copy %d went way %d (timed %v), want way %d untimed (costs %v)", c.n, way, !t0.IsZero(), faster, c.cost)
+		}
+	}
+}
+
+// TestWriterTimesLargeCopiesApart: copies from largeCopy are counted and
+// timed in their own class, and keep the string copy unless Go's copy
+// took at most two thirds of its time; smaller ones take the faster way.
+func TestWriterTimesLargeCopiesApart(t *testing.T) {
+	src, dst := make([]byte, largeCopy), make([]byte, largeCopy)
+	var w Writer
+	for range 4 {
+		w.Copy(dst, src)
+	}
+	if small, large := w.class[0], w.class[1]; small.n != 0 || large.n != 4 || large.cost[0] == 0 || large.cost[1] == 0 {
+		t.Fatalf("after 4 copies of largeCopy bytes: small class %+v, large %+v; want only the large one's, both ways timed", small, large)
+	}
+	for _, c := range []struct {
+		cost         [2]int64
+		small, large bool
+	}{
+		{[2]int64{100, 100}, false, true},
+		{[2]int64{100, 140}, false, true},
+		{[2]int64{100, 150}, false, false},
+		{[2]int64{100, 99}, true, true},
+		{[2]int64{300, 100}, true, true},
+	} {
+		if got := stringCopyWins(c.cost, false); got != c.small {
+			t.Errorf("costs %v, small copies: string copy %v, want %v", c.cost, got, c.small)
+		}
+		if got := stringCopyWins(c.cost, true); got != c.large {
+			t.Errorf("costs %v, large copies: string copy %v, want %v", c.cost, got, c.large)
 		}
 	}
 }
@@ -127,12 +159,14 @@ func TestWriterCopiesPackedEveryWay(t *testing.T) {
 			for j := range buf {
 				buf[j] = 0xa5
 			}
-			w.far = far
+			w.class[0].far, w.class[1].far = far, far
 			w.CopyPacked(buf[at:at+n], src, from)
 			checkCopied(t, buf, at, want[from:from+n])
 		}
-		if w.cost[0] == 0 || w.cost[1] == 0 {
-			t.Errorf("far %v: after %d copies, costs %v: a way was never timed", far, 4*probeEvery, w.cost)
+		for i, c := range w.class {
+			if c.cost[0] == 0 || c.cost[1] == 0 {
+				t.Errorf("far %v: after %d copies, class %d's costs %v: a way was never timed", far, 4*probeEvery, i, c.cost)
+			}
 		}
 	}
 }
