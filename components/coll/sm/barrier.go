@@ -25,7 +25,7 @@ func (m *module) barrier(c coll.Comm) error {
 // sides instead of passing for a member of the barrier.
 func (m *module) sync(name string) error {
 	p := m.begin(name)
-	if _, err := m.claimAs(p, m.markWord(name)); err != nil {
+	if err := m.claimAs(p, m.markWord(name)); err != nil {
 		return err
 	}
 	fanIn := m.yield && m.me == 0

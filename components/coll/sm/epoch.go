@@ -63,22 +63,24 @@ func (m *module) write(p uint64, total int, data []byte) error {
 // parity p held two epochs ago, and returns the block's data for this
 // rank to fill; its length word says total.
 func (m *module) claim(p uint64, total int) ([]byte, error) {
-	return m.claimAs(p, m.lengthWord(total))
+	if err := m.claimAs(p, m.lengthWord(total)); err != nil {
+		return nil, err
+	}
+	return m.seg.block(m.me, p)[dataOff(total):], nil
 }
 
 // claimAs is claim that writes length word w: a lengthWord, or a
 // markWord in a call that carries no data.
-func (m *module) claimAs(p uint64, w uint64) ([]byte, error) {
+func (m *module) claimAs(p uint64, w uint64) error {
 	if m.epoch > 2 {
 		for r := range m.n {
 			if err := m.await(r, m.epoch-1); err != nil {
-				return nil, err
+				return err
 			}
 		}
 	}
-	b := m.seg.block(m.me, p)
-	*lenWord(b) = w
-	return b[offData:], nil
+	*lenWord(m.seg.block(m.me, p)) = w
+	return nil
 }
 
 // read waits for rank r's block of the current epoch and returns its
@@ -88,7 +90,7 @@ func (m *module) read(r int, p uint64, total, n int) ([]byte, error) {
 	b := m.seg.block(r, p)
 	var ahead []byte
 	if !m.yield { // where ranks share CPUs, a look is followed by a context switch
-		ahead = aheadOf(b, n)
+		ahead = aheadOf(b, total, n)
 	}
 	if err := m.awaitLines(r, m.epoch, ahead); err != nil {
 		return nil, err
@@ -118,5 +120,6 @@ func (m *module) read(r int, p uint64, total, n int) ([]byte, error) {
 		}
 		return nil, sameLength(r, lengthOf(w, total), total)
 	}
-	return b[offData : offData+n], nil
+	off := dataOff(total)
+	return b[off : off+n], nil
 }

@@ -26,15 +26,29 @@ import (
 // its root (announce.go).
 const (
 	magic       = 0x6c6c6f6369706d67 // "gmpicoll", little-endian
-	version     = 7
+	version     = 8
 	offSleepers = 0
 	offWake     = 4
 	line        = 64
 	headerBytes = line
 	offEpoch    = 0  // uint64: the epoch whose data the block holds
 	offLen      = 8  // uint64: the contribution's length, its call and root (lengthWord)
-	offData     = 16 // the data
+	offData     = 16 // the data of a contribution that fits in the epoch's line (dataOff)
 )
+
+// dataOff is where the data of a contribution of total bytes starts in a
+// block: in the epoch word's line if it fits there, so that a small call
+// moves one line, else at the next line. Copies in and out of a block are
+// then as line-aligned as the user's buffer (Go's large slices are
+// page-aligned): with data 16 bytes into a line, a string copy from an
+// aligned buffer went 16 bytes out of step and a 4-rank NeighborAlltoall
+// of 256 KiB-1 MiB took 1.13-1.18 times as long.
+func dataOff(total int) int {
+	if total <= line-offData {
+		return offData
+	}
+	return line
+}
 
 // layout is the geometry of a communicator's segment.
 type layout struct {
@@ -43,7 +57,7 @@ type layout struct {
 }
 
 func newLayout(ranks, maxBytes int) layout {
-	return layout{ranks: ranks, maxBytes: maxBytes, stride: (offData + maxBytes + line - 1) &^ (line - 1)}
+	return layout{ranks: ranks, maxBytes: maxBytes, stride: (line + maxBytes + line - 1) &^ (line - 1)}
 }
 
 func (l layout) blocks() int { return headerBytes + l.ranks*line }

@@ -170,20 +170,20 @@ func TestMissingDirectoryDeclines(t *testing.T) {
 
 // TestMemberCannotMap: a rank whose segment would differ (its own
 // coll_sm_max_bytes) cannot map rank 0's: every rank declines, and rank 0
-// removes the file. 100 bytes make blocks as long as 64 do: only the
+// removes the file. 100 bytes make blocks as long as 128 do: only the
 // header tells them apart.
 func TestMemberCannotMap(t *testing.T) {
-	if newLayout(3, 100).size() != newLayout(3, 64).size() {
-		t.Fatal("the layouts of 64 and 100 bytes differ in size: pick another pair")
+	if newLayout(3, 100).size() != newLayout(3, 128).size() {
+		t.Fatal("the layouts of 100 and 128 bytes differ in size: pick another pair")
 	}
-	for _, tc := range []struct{ odd, maxBytes int }{{0, 128}, {2, 128}, {0, 100}, {1, 100}} {
+	for _, tc := range []struct{ odd, maxBytes int }{{0, 256}, {2, 256}, {0, 100}, {1, 100}} {
 		t.Run(fmt.Sprintf("rank%d/max%d", tc.odd, tc.maxBytes), func(t *testing.T) {
 			w := newWorld(t, 3)
 			w.build(t, w.host(), func(r int) config {
 				if r == tc.odd {
 					return config{maxBytes: tc.maxBytes, maxRanks: 16, dir: w.dir}
 				}
-				return config{maxBytes: 64, maxRanks: 16, dir: w.dir}
+				return config{maxBytes: 128, maxRanks: 16, dir: w.dir}
 			})
 			expectDeclined(t, w)
 			expectWorks(t, w)

@@ -205,7 +205,7 @@ func (m *module) startBarrier(c coll.Comm) error {
 	}
 	m.announce("barrier", noRoot, 0, pathSegment)
 	p := m.begin("barrier")
-	if _, err := m.claimAs(p, m.markWord("barrier")); err != nil {
+	if err := m.claimAs(p, m.markWord("barrier")); err != nil {
 		return m.fail(err)
 	}
 	m.raise(p)

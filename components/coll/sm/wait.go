@@ -36,13 +36,14 @@ const (
 // lines away from the writer while it fills them.
 const prefetchMax = 512
 
-// aheadOf is what read prefetches of block b, which holds n bytes of
-// data: the lines after the epoch word's own, or nil.
-func aheadOf(b []byte, n int) []byte {
-	if n <= line-offData || n > prefetchMax {
+// aheadOf is what read prefetches of block b, which holds n bytes of a
+// contribution of total: the lines after the epoch word's own, or nil.
+func aheadOf(b []byte, total, n int) []byte {
+	off := dataOff(total)
+	if off+n <= line || n > prefetchMax {
 		return nil
 	}
-	return b[line : offData+n]
+	return b[line : off+n]
 }
 
 // await waits until rank r has raised a word to at least e. The word of
