@@ -28,10 +28,10 @@
 // it; its name is removed once every member has mapped it. It holds a
 // wake-up line and two blocks per rank of coll_sm_max_bytes, each block
 // beginning with an epoch word and a length word, followed by the data (a
-// contribution of up to 48 bytes travels in the epoch word's own line, a
+// contribution of up to 48 bytes travels in the epoch word's own line; a
 // larger one starts on the next, so that its copies keep the alignment of
-// the user's buffer). A
-// block smaller than 64 bytes a rank leaves the larger calls to tuned.
+// the user's buffer). A block smaller than 64 bytes a rank leaves the
+// larger calls to tuned.
 //
 // A communicator's segment is made at the call after its first
 // coll_sm_segment_after (lazy.go), which go to the next component, not
