@@ -256,6 +256,20 @@ func TestDeterministic(t *testing.T) {
 	}
 }
 
+// TestLateRank: each rank in turn comes 5 ms late to a bcast, an
+// allreduce, an allgather and a barrier on coll sm's segment, so that the
+// others have gone to sleep on its futexes and must be woken by its
+// raise (collcheck late); on 2 ranks with a CPU each and 4 sharing them.
+func TestLateRank(t *testing.T) {
+	for _, np := range []int{2, 4} {
+		t.Run(fmt.Sprintf("np%d", np), func(t *testing.T) {
+			t.Parallel()
+			j := run(t, "-np", fmt.Sprint(np), "--oversubscribe", "--mca", "btl", "self,sm", collcheck, "late")
+			expectOK(t, j, "late", np)
+		})
+	}
+}
+
 // TestRecords runs user operations whose unit is a record of several
 // elements (an affine pair, a Welford triple; collcheck records) on 3
 // and 4 ranks under every component stack and every forced tuned

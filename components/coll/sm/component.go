@@ -8,6 +8,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/gompi/gompi/frameworks/coll"
+	"github.com/gompi/gompi/internal/lowlevel"
 	"github.com/gompi/gompi/mca"
 	"github.com/gompi/gompi/params"
 )
@@ -41,9 +42,10 @@ type Component struct {
 	path     params.Param[string]
 	after    params.Param[int]
 
-	cfg  config
-	log  hclog.Logger
-	pool pool // freed communicators' segments, for reuse
+	cfg    config
+	log    hclog.Logger
+	pool   pool // freed communicators' segments, for reuse
+	fenced bool // the process joined the remote fences (module.fenced)
 }
 
 type config struct {
@@ -159,6 +161,7 @@ func (c *Component) Open(_ context.Context, env *mca.Env) error {
 		segmentAfter: c.after.Get(env.Params),
 		forced:       tunedForced(env.Params),
 	}
+	c.fenced = lowlevel.JoinRemoteFences() == nil
 	return nil
 }
 
@@ -176,7 +179,7 @@ func (c *Component) CommQuery(comm coll.Comm, q coll.Query) (int, *coll.Module, 
 	if log == nil {
 		log = hclog.NewNullLogger()
 	}
-	m := &module{comm: comm, poller: poller, me: comm.Rank(), n: n, yield: q.Oversubscribed,
+	m := &module{comm: comm, poller: poller, me: comm.Rank(), n: n, yield: q.Oversubscribed, fenced: c.fenced,
 		limit: c.cfg.maxBytes, seen: make([]uint64, n), log: log, pathMode: c.cfg.path, lazy: lazyState{early: c.cfg.segmentAfter},
 		place: placement{dir: c.cfg.dir, id: q.ID, lay: newLayout(n, c.cfg.maxBytes)}, pool: &c.pool}
 	mod := m.collectives()

@@ -99,10 +99,12 @@
 // sleeps on a futex in the segment (1 ms at most between polls): each rank
 // has a wake-up line with a count of the ranks asleep on it, and a rank
 // that raises a word wakes them if the count is not zero (the raise and the
-// sleeper's count before its last look form a Dekker pair). A rank woken
-// from sleep is run at once by the scheduler, where one that yields waits
-// behind whatever else runs. A wait that lasts 10 ms shows in gompirun's
-// state report, naming the member waited for.
+// sleeper's count before its last look form a Dekker pair; the raise is a
+// release store, and the sleeper's lowlevel.RemoteFence orders it, where
+// membarrier is allowed). A rank woken from sleep is run at once by the
+// scheduler, where one that yields waits behind whatever else runs. A wait
+// that lasts 10 ms shows in gompirun's state report, naming the member
+// waited for.
 //
 // # Rounds
 //

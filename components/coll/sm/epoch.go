@@ -19,11 +19,17 @@ func (m *module) begin(name string) uint64 {
 // raise publishes this rank's block of the epoch: its data, if any, was
 // written before.
 func (m *module) raise(p uint64) {
-	epochWord(m.seg.block(m.me, p)).Store(m.epoch)
+	if w := epochWord(m.seg.block(m.me, p)); m.fenced {
+		lowlevel.StoreReleaseUint64(w, m.epoch)
+	} else {
+		w.Store(m.epoch)
+	}
 	m.seen[m.me] = m.epoch
 	// The store above and a sleeper's count before its last look are a
-	// Dekker pair (both sequentially consistent): a rank that looked
-	// before the store is counted here.
+	// Dekker pair: a rank that looked before the store is counted here.
+	// Where the process joined the remote fences (m.fenced), the
+	// sleeper's RemoteFence orders this rank's store and load, and the
+	// store need not wait for its line to come over (XCHG does).
 	if sleepers, wake := m.seg.wakeLine(m.me); sleepers.Load() != 0 {
 		wake.Add(1)
 		lowlevel.FutexWake(wake)

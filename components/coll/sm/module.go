@@ -35,6 +35,9 @@ type module struct {
 	poller coll.Poller
 	me, n  int
 	yield  bool // the host is oversubscribed: waits give the CPU away at once
+	// fenced: the process joined the remote fences, so raise stores
+	// without waiting for the line (lowlevel.JoinRemoteFences).
+	fenced bool
 
 	limit int        // a block: the most one epoch carries of a rank's contribution
 	w     shm.Writer // copies this rank's contributions into its blocks

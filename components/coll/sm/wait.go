@@ -124,6 +124,11 @@ func (m *module) awaitLines(r int, e uint64, ahead []byte) error {
 func (m *module) sleep(r int, w *atomic.Uint64, e uint64) {
 	sleepers, wake := m.seg.wakeLine(r)
 	sleepers.Add(1)
+	// Orders the load of the count after the store of a rank that raises
+	// without a fence (module.fenced). Where membarrier is refused, so is
+	// every rank's fenceless raise, as the kernel and its filter are the
+	// same for all.
+	_ = lowlevel.RemoteFence()
 	v := wake.Load()
 	if w.Load() < e {
 		lowlevel.FutexWait(wake, v, napFor)

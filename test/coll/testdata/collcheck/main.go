@@ -29,6 +29,7 @@ var scenarios = map[string]func(*checker, mpi.Comm){
 	"records":     records,
 	"skip":        skip,
 	"churn":       churn,
+	"late":        late,
 }
 
 func main() {
