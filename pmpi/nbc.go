@@ -124,6 +124,11 @@ const (
 	nbcSpare = 64
 )
 
+// collPeer is the peer of a non-blocking collective's request: none. Not
+// ProcNull, whose requests complete with the null status: a collective's
+// completes with the empty one, with or without an engine request.
+const collPeer = -4
+
 func nbcContext(comm *Comm, slot int) uint32 {
 	return 1<<31 | comm.context<<nbcSlotBits | uint32(slot)
 }
@@ -347,15 +352,22 @@ func (k *collCall) launch(s *collStart, o *collOp) error {
 // complete. A call it started is queued as any other; its provider's
 // blocking function finishes it. Calls on a datatype that packs are not
 // offered: their unpacking belongs to the call's end.
+//
+// A request complete without error has no engine request, as a posted
+// eager send's: where the ranks share CPUs, each call finds the engine's
+// lines cold, and starting and completing one took a 4-rank Ibcast's
+// root 80 ns, a non-root 110.
 func (k *collCall) startNow(s *collStart, o *collOp) bool {
 	done, st := k.offerStart(o)
 	if !done {
 		return false
 	}
 	l := k.comm.lib
-	r := l.newRequest(k.comm, Byte, k.op, ProcNull, AnyTag, false)
-	r.pml = l.engine.StartGeneral(&r.pmlStore)
-	l.engine.CompleteGeneral(r.pml, st)
+	r := l.newRequest(k.comm, Byte, k.op, collPeer, AnyTag, false)
+	if st.Err != nil {
+		r.pml = l.engine.StartGeneral(&r.pmlStore)
+		l.engine.CompleteGeneral(r.pml, st)
+	}
 	s.req = r
 	return true
 }
@@ -390,7 +402,7 @@ func (k *collCall) inOrderFailed(kind int, err error) error {
 // goroutine that runs it, unless a Wait runs it first.
 func (k *collCall) goRun(j *nbcJob) *Request {
 	l := k.comm.lib
-	r := l.newRequest(k.comm, Byte, k.op, ProcNull, AnyTag, false)
+	r := l.newRequest(k.comm, Byte, k.op, collPeer, AnyTag, false)
 	r.pml = l.engine.StartGeneral(&r.pmlStore)
 	if r.ext == nil {
 		r.ext = &requestExt{}

@@ -70,8 +70,12 @@ func (f form) run(x *checker, what string, again bool, b func() error, i, p func
 	case nonBlocking:
 		r, err := i()
 		x.ok(err, "%s: start", what)
-		_, err = r.Wait()
+		st, err := r.Wait()
 		x.ok(err, "%s: wait", what)
+		// Alike whether the call completed at its start or later.
+		if st.Source != 0 || st.Tag != 0 || st.Cancelled || st.Bytes() != 0 {
+			x.errorf("%s: wait's status %+v, want every field zero", what, st)
+		}
 	case persistentForm:
 		r, err := p()
 		x.ok(err, "%s: init", what)
