@@ -259,13 +259,17 @@ func TestDeterministic(t *testing.T) {
 // TestLateRank: each rank in turn comes 5 ms late to a bcast, an
 // allreduce, an allgather and a barrier on coll sm's segment, so that the
 // others have gone to sleep on its futexes and must be woken by its
-// raise (collcheck late); on 2 ranks with a CPU each and 4 sharing them.
-func TestLateRank(t *testing.T) {
+// raise (collcheck late).
+func TestLateRank(t *testing.T) { onSM(t, "late") }
+
+// onSM runs collcheck's scenario over btl sm on 2 ranks, a CPU each, and
+// on 4 sharing them.
+func onSM(t *testing.T, scenario string) {
 	for _, np := range []int{2, 4} {
 		t.Run(fmt.Sprintf("np%d", np), func(t *testing.T) {
 			t.Parallel()
-			j := run(t, "-np", fmt.Sprint(np), "--oversubscribe", "--mca", "btl", "self,sm", collcheck, "late")
-			expectOK(t, j, "late", np)
+			j := run(t, "-np", fmt.Sprint(np), "--oversubscribe", "--mca", "btl", "self,sm", collcheck, scenario)
+			expectOK(t, j, scenario, np)
 		})
 	}
 }
@@ -434,15 +438,7 @@ func TestSkippedCollectiveBeforeFinalize(t *testing.T) {
 // some, and holds 200 idle ones (collcheck churn), on 2 and 4 ranks: the
 // results are right, idle communicators map no coll sm segment, and the
 // segments of freed ones stay bounded.
-func TestCommChurn(t *testing.T) {
-	for _, np := range []int{2, 4} {
-		t.Run(fmt.Sprintf("np%d", np), func(t *testing.T) {
-			t.Parallel()
-			j := run(t, "-np", fmt.Sprint(np), "--oversubscribe", "--mca", "btl", "self,sm", collcheck, "churn")
-			expectOK(t, j, "churn", np)
-		})
-	}
-}
+func TestCommChurn(t *testing.T) { onSM(t, "churn") }
 
 // TestErrorsAreFatalIsInherited: a Dup of world takes world's
 // ErrorsAreFatal, so a bad root on it aborts the job with the error's
