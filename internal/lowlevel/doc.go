@@ -51,8 +51,9 @@
 // cost to the side that is about to sleep anyway: it runs a full barrier
 // in every running thread of every process that registered, so the
 // waker's plain release store and load are ordered as if it had fenced
-// itself. A 2-rank coll sm bcast of 4-256 bytes took 0.55-0.65 of its time
-// with far CPUs (reduce 0.85), the same with near ones. It relies on
+// itself. With far CPUs a 2-rank coll sm bcast of 4-256 bytes took
+// 0.55-0.65 of its time (reduce 0.85); with near ones it was level. It
+// relies on
 //   - the kernel (Linux 4.16 or later) and any seccomp filter allowing
 //     membarrier: where registration fails, the waker keeps its XCHG, and
 //     the filter is the same for every rank of a host;
