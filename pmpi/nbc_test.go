@@ -136,3 +136,14 @@ func TestNBCStartKeepsPrepare(t *testing.T) {
 		}
 	}
 }
+
+// A collective's request names the call and its communicator, not a peer.
+func TestCollRequestDesc(t *testing.T) {
+	c := &Comm{}
+	name := "world"
+	c.name.Store(&name)
+	r := &Request{op: "ibcast", peer: collPeer, comm: c}
+	if got, want := r.String(), "request(ibcast on comm world)"; got != want {
+		t.Errorf("String() = %q, want %q", got, want)
+	}
+}
