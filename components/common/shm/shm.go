@@ -172,7 +172,7 @@ func (w *Writer) timed(c *ways, way int, t0 time.Time, n int) {
 	// At least 1: a way that was timed counts as timed, whatever the clock.
 	c.cost[way] = max(time.Since(t0).Nanoseconds()*1000/int64(n), 1)
 	if c.cost[0] > 0 && c.cost[1] > 0 {
-		c.far = stringCopyWins(c.cost, c == &w.class[1])
+		c.far = stringCopyWins(c.cost, n >= largeCopy)
 	}
 }
 
