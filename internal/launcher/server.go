@@ -72,10 +72,12 @@ type AbortCall struct {
 
 // The job server's keepalive: a connection idle for keepaliveTime is
 // pinged, and closed when the ping is not answered within
-// keepaliveTimeout, long enough for a rank starved of CPU to answer.
+// keepaliveTimeout, gRPC's default: long enough for a rank starved of CPU
+// to answer (4 s was not, for a rank in Finalize on a host that ran a test
+// suite beside two CPU burners).
 const (
 	keepaliveTime    = 2 * time.Second
-	keepaliveTimeout = 4 * time.Second
+	keepaliveTimeout = 20 * time.Second
 )
 
 // NewServer returns a job server for a job of cfg.Size ranks.
