@@ -74,7 +74,10 @@ type AbortCall struct {
 // pinged, and closed when the ping is not answered within
 // keepaliveTimeout, gRPC's default: long enough for a rank starved of CPU
 // to answer (4 s was not, for a rank in Finalize on a host that ran a test
-// suite beside two CPU burners).
+// suite beside two CPU burners). The kernel's keepalive probes, which the
+// rank's host answers whatever the rank does, would judge better; but with
+// a link pulled in test/cluster's namespaces, the server's sockets went on
+// probing well past their probe count without closing.
 const (
 	keepaliveTime    = 2 * time.Second
 	keepaliveTimeout = 20 * time.Second
