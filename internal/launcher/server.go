@@ -71,13 +71,11 @@ type AbortCall struct {
 }
 
 // The job server's keepalive: a connection idle for keepaliveTime is
-// pinged, and closed when the ping is not answered within
-// keepaliveTimeout, gRPC's default: long enough for a rank starved of CPU
-// to answer (4 s was not, for a rank in Finalize on a host that ran a test
-// suite beside two CPU burners). The kernel's keepalive probes, which the
-// rank's host answers whatever the rank does, would judge better; but with
-// a link pulled in test/cluster's namespaces, the server's sockets went on
-// probing well past their probe count without closing.
+// pinged, and closed when the ping is not answered within keepaliveTimeout
+// (gRPC's default): time enough for a rank starved of CPU on a loaded
+// host, where 4 s was not. The kernel's keepalive probes would not depend
+// on the rank's CPU, but with a link pulled in test/cluster's namespaces
+// the server's sockets kept probing past their count without closing.
 const (
 	keepaliveTime    = 2 * time.Second
 	keepaliveTimeout = 20 * time.Second
