@@ -8,8 +8,8 @@ package sm
 // calls before and tuned's messages, at 128 KiB-1 MiB (docs/performance.md):
 // on 2 ranks 0.3-0.9 of the time (alltoall about the same), on 4 and 8
 // 0.4-0.9 for reduce, allreduce and allgather, alltoall on 4 about the
-// same; single copy was removed. roundsPay leaves the two cases where
-// tuned was faster to it.
+// same; single copy was removed. roundsPay leaves the cases where the
+// next component's messages were faster to them.
 //
 // Ranks whose counts disagree would do different numbers of rounds and
 // fall out of step for good, so the first round of a call of several is
@@ -37,7 +37,7 @@ func inRounds(size, piece int, multi bool, f func(lo, hi int, first bool) error)
 // rank, too large for a block, goes in rounds: when a round's piece holds
 // at least a line for every rank (smaller blocks, coll_sm_max_bytes set
 // very low, leave large calls to the next component), except where
-// tuned's messages were measured faster. On 8 ranks sharing 2 CPUs,
+// the next component's messages were measured faster. On 8 ranks sharing 2 CPUs,
 // alltoall in rounds took 1.1-1.5 times tuned's pairwise exchange from
 // blocks of 256 KiB a rank (about the same at 128 KiB, 0.6 at 64 KiB, a
 // send buffer of 512 KiB), and bcast 1.5-1.6 times tuned's at 1 MiB
@@ -46,7 +46,7 @@ func inRounds(size, piece int, multi bool, f func(lo, hi int, first bool) error)
 // on 4 ranks sharing 2 CPUs against tuned's exchange with every message
 // posted at once: send buffers of 2-4 MiB took 1.3-1.6 times as long in
 // rounds (1.0-1.3 at 1 MiB). A neighbour alltoall on 8 ranks sharing 2
-// CPUs took 1.1-1.4 times basic's messages from send buffers of 1 MiB
+// CPUs took 1.0-1.4 times basic's messages from send buffers of 1 MiB
 // (256 KiB a neighbour; 0.6 of it at 512 KiB). On 2 ranks with a CPU each,
 // and for the other collectives on 8, rounds were as fast or faster
 // everywhere.
