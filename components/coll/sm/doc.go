@@ -123,8 +123,8 @@
 // others at every round, a context switch each, so an alltoall of send
 // buffers above 512 KiB on more than 4 ranks or on ranks that share CPUs,
 // and a bcast above 512 KiB on more than 4 ranks, go to tuned, and a
-// neighbour alltoall's above 512 KiB on more than 4 ranks that share CPUs
-// to basic (roundsPay).
+// neighbour alltoall of send buffers above 512 KiB on more than 4 ranks
+// that share CPUs to basic (roundsPay).
 // Larger blocks make larger rounds faster: a 2-rank bcast of 512 KiB-4 MiB
 // in 64 KiB rounds takes 1.2-1.7 times as long as in 256 KiB ones.
 //

@@ -37,8 +37,8 @@ func inRounds(size, piece int, multi bool, f func(lo, hi int, first bool) error)
 // rank, too large for a block, goes in rounds: when a round's piece holds
 // at least a line for every rank (smaller blocks, coll_sm_max_bytes set
 // very low, leave large calls to the next component), except where
-// the next component's messages were measured faster. On 8 ranks sharing 2 CPUs,
-// alltoall in rounds took 1.1-1.5 times tuned's pairwise exchange from
+// the next component's messages were measured faster. On 8 ranks sharing
+// 2 CPUs, alltoall in rounds took 1.1-1.5 times tuned's pairwise exchange from
 // blocks of 256 KiB a rank (about the same at 128 KiB, 0.6 at 64 KiB, a
 // send buffer of 512 KiB), and bcast 1.5-1.6 times tuned's at 1 MiB
 // (about the same at 512 KiB): every rank waits for the others at every
@@ -47,9 +47,9 @@ func inRounds(size, piece int, multi bool, f func(lo, hi int, first bool) error)
 // posted at once: send buffers of 2-4 MiB took 1.3-1.6 times as long in
 // rounds (1.0-1.3 at 1 MiB). A neighbour alltoall on 8 ranks sharing 2
 // CPUs took 1.0-1.4 times basic's messages from send buffers of 1 MiB
-// (256 KiB a neighbour; 0.6 of it at 512 KiB). On 2 ranks with a CPU each,
-// and for the other collectives on 8, rounds were as fast or faster
-// everywhere.
+// (256 KiB a neighbour), and 0.6 of their time at 512 KiB. On 2 ranks with
+// a CPU each, and for the other collectives on 8, rounds were as fast or
+// faster everywhere.
 func (m *module) roundsPay(name string, size int) bool {
 	if m.limit < m.n*line {
 		return false
