@@ -24,7 +24,10 @@ import (
 
 // api is the API the library calls: gompi's profiling stack, so that
 // --mca prof tools see a C program's calls.
-func api() pmpi.API { return mpi.Calls() }
+func api() pmpi.API {
+	sched.check()
+	return mpi.Calls()
+}
 
 func mpiInit(argc *C.int, argv unsafe.Pointer) error { return initWorld(mpi.Init) }
 
@@ -52,6 +55,15 @@ func started() error {
 		p.slot.Store(e)
 	}
 	C.gompi_note_main_thread()
+	if pmpi.YieldsWhenWaiting() {
+		// Ranks share CPUs: the ticker's wake-ups and the hand-offs would
+		// cost more than they save (sched.go).
+		return nil
+	}
+	if err := startSched(); err != nil {
+		// Calls still work, but slower after computations in C.
+		fmt.Fprintf(os.Stderr, "gompi: %v\n", err)
+	}
 	return nil
 }
 

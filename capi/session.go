@@ -144,6 +144,7 @@ func finalizeWorld() error {
 	if err := api().Finalize(); err != nil {
 		return err
 	}
+	stopSched()
 	m.world.Store(worldFinalized)
 	return nil
 }
@@ -175,6 +176,7 @@ func gompiEndAtExit() {
 	if err := api().Finalize(); err != nil {
 		fmt.Fprintf(os.Stderr, "gompi: ending MPI as the process exits: %v\n", err)
 	}
+	stopSched()
 }
 
 // threadLevels are the values of a session's thread_level info key; the

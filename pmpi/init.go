@@ -52,6 +52,7 @@ type library struct {
 	self   *Comm
 
 	hostIDs   []string // by world rank: the host each rank runs on
+	yields    bool     // waiting, this rank yields its CPU at once (cfg.YieldAtOnce)
 	ctxs      contexts
 	collCands []coll.Candidate
 	collHost  coll.Host // agreed by every rank at Init
@@ -201,6 +202,7 @@ func (l *library) start(ctx context.Context) (_ *library, err error) {
 		return nil, err
 	}
 	l.engine = pml.New(l.job.Rank, l.log.Named("pml"), cfg)
+	l.yields = cfg.YieldAtOnce
 	env := btl.InitEnv{
 		Rank: l.job.Rank, Size: l.job.Size, Hostname: l.job.Hostname, JobID: l.job.JobID,
 		Secret: l.job.Secret, Modex: l.client, Receiver: l.engine, Oversubscribed: cfg.YieldAtOnce,
@@ -442,6 +444,16 @@ func JobID() string {
 		return l.job.JobID
 	}
 	return ""
+}
+
+// YieldsWhenWaiting reports whether a waiting rank yields its CPU at once:
+// this host's ranks outnumber its CPUs, or mpi_yield_when_idle says so.
+// False before Init.
+func YieldsWhenWaiting() bool {
+	if l := current.Load(); l != nil {
+		return l.yields
+	}
+	return false
 }
 
 // AppNum is the index of this process's app context on gompirun's MPMD

@@ -22,8 +22,15 @@ func TestModesSingleton(t *testing.T) {
 	if pmpi.ParamValues() != nil {
 		t.Error("ParamValues before Init is not nil")
 	}
+	if pmpi.YieldsWhenWaiting() {
+		t.Error("YieldsWhenWaiting before Init")
+	}
 	if err := api.Init(); err != nil {
 		t.Fatal(err)
+	}
+	// One rank never outnumbers its host's CPUs: only the parameter makes it yield.
+	if v, _ := pmpi.ParamValues().Lookup("mpi_yield_when_idle"); pmpi.YieldsWhenWaiting() != (v.Raw == "yes") {
+		t.Errorf("YieldsWhenWaiting %v with mpi_yield_when_idle %q in a singleton", pmpi.YieldsWhenWaiting(), v.Raw)
 	}
 	if v, ok := pmpi.ParamValues().Lookup("btl_sm_eager_limit"); !ok || v.Raw == "" {
 		t.Errorf("ParamValues after Init: btl_sm_eager_limit %+v, found %v", v, ok)
