@@ -18,33 +18,37 @@ import (
 )
 
 func main() {
-	if err := run(os.Args[1:]); err != nil {
+	us, n, err := parseArgs(os.Args[1:])
+	if err == nil {
+		err = measure(us, n)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "compute-gap:", err)
 		os.Exit(1)
 	}
 }
 
-func run(args []string) error {
-	us, n := 50.0, 2000
+// parseArgs reads [us] [rounds], 50 and 2000 when absent.
+func parseArgs(args []string) (us float64, n int, err error) {
+	us, n = 50, 2000
 	if len(args) > 0 {
-		v, err := strconv.ParseFloat(args[0], 64)
-		if err != nil || v < 0 {
-			return fmt.Errorf("microseconds must be a number, 0 or more, not %q", args[0])
+		if us, err = strconv.ParseFloat(args[0], 64); err != nil || us < 0 {
+			return 0, 0, fmt.Errorf("microseconds must be a number, 0 or more, not %q", args[0])
 		}
-		us = v
 	}
 	if len(args) > 1 {
-		v, err := strconv.Atoi(args[1])
-		if err != nil || v < 1 {
-			return fmt.Errorf("rounds must be a number, 1 or more, not %q", args[1])
+		if n, err = strconv.Atoi(args[1]); err != nil || n < 1 {
+			return 0, 0, fmt.Errorf("rounds must be a number, 1 or more, not %q", args[1])
 		}
-		n = v
 	}
+	return us, n, nil
+}
+
+func measure(us float64, n int) error {
 	if err := mpi.Init(); err != nil {
 		return err
 	}
-	err := gap(mpi.CommWorld(), us, n)
-	return errors.Join(err, mpi.Finalize())
+	return errors.Join(gap(mpi.CommWorld(), us, n), mpi.Finalize())
 }
 
 func gap(w mpi.Comm, us float64, n int) error {
