@@ -22,10 +22,12 @@ import (
 // then polls every 20 us: each poll that finds the thread back in C takes
 // the P again, a thread wake-up each time, until the tick moves. A C
 // program that computed for 50 us between 8-byte round trips over sm paid
-// 5.7 us a round trip for it, a Go one 2.2. So once a schedPeriod in which
-// the thread was seen computing, its next call yields, which moves its
-// tick (a hand-off of the P to another thread and back, as
-// runtime.Gosched does on a locked goroutine): 2.0 us. A ticker thread in
+// 5-9 us a round trip for it, a Go one 1.3-2.2 (bench/c/compute_gap.c).
+// So once a schedPeriod in which the thread was seen computing, its next
+// call yields, which moves its tick (a hand-off of the P to another thread
+// and back, as runtime.Gosched does on a locked goroutine): 1.7-2.8 us.
+// Computations from about 100 us long are still caught twice in one
+// system call by the monitor's polls and lose the P. A ticker thread in
 // C (sched.c) says when, so that a call pays one load for it, not a clock
 // read, and a thread that waits in MPI, which the monitor preempts there
 // itself, is not made to yield as well. Where the host's ranks share its
