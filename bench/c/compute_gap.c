@@ -17,16 +17,23 @@ static void compute(double us) {
         ;
 }
 
+/* number reads all of s into v; 0 if s is not a number. */
+static int number(const char *s, double *v) {
+    char *end;
+    *v = strtod(s, &end);
+    return end != s && *end == '\0';
+}
+
 int main(int argc, char **argv) {
     MPI_Init(&argc, &argv);
     int rank, size;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    double us = argc > 1 ? atof(argv[1]) : 50;
-    int n = argc > 2 ? atoi(argv[2]) : 2000;
-    if (size < 2 || us < 0 || n < 1) {
+    double us = 50, n = 2000;
+    int bad = (argc > 1 && !number(argv[1], &us)) || (argc > 2 && !number(argv[2], &n)) || n != (long)n;
+    if (bad || size < 2 || us < 0 || n < 1) {
         if (rank == 0)
-            fprintf(stderr, "compute_gap: wants 2 ranks or more, microseconds >= 0 and rounds >= 1 (got %d ranks, %s, %s)\n",
+            fprintf(stderr, "compute_gap: wants 2 ranks or more, a number of microseconds >= 0 and a whole number of rounds >= 1 (got %d ranks, %s, %s)\n",
                     size, argc > 1 ? argv[1] : "50", argc > 2 ? argv[2] : "2000");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
@@ -34,7 +41,7 @@ int main(int argc, char **argv) {
     for (int i = 0; i < 200; i++)
         MPI_Barrier(MPI_COMM_WORLD);
     double comm = 0;
-    for (int i = 0; i < n && rank < 2; i++) {
+    for (long i = 0; i < (long)n && rank < 2; i++) {
         compute(us);
         double t = MPI_Wtime();
         if (rank == 0) {
