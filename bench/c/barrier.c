@@ -22,6 +22,7 @@ static const struct measurement barrier = {
 int main(int argc, char **argv) {
     MPI_Init(&argc, &argv);
     struct options o = parse_args(&barrier, argc, argv);
+    warm_up();
     int iters, warm;
     counts_for(&o, 0, &iters, &warm);
     MPI_Barrier(MPI_COMM_WORLD);

@@ -135,8 +135,11 @@ static inline int parse_count(const struct measurement *m, const char *flag, con
 
 /* warm_up has the ranks exchange barriers for 300 ms by rank 0's clock
  * before measuring, as gompi-bench does: ranks reach their steady speed
- * only after talking for a while. Rank 0 says when to stop, so every rank
- * leaves after the same barrier. */
+ * only after talking for a while. Every program calls it once its buffers
+ * are allocated and filled, as gompi-bench lets the runtime settle after
+ * filling its own: in gompi's C library the first calls after writing
+ * megabytes run slow until the ranks have talked again. Rank 0 says when
+ * to stop, so every rank leaves after the same barrier. */
 static inline void warm_up(void) {
     int rank, stop = 0;
     double start = MPI_Wtime();
@@ -193,7 +196,6 @@ static inline struct options parse_args(const struct measurement *m, int argc, c
         o.c.large_iters = o.c.iters;
         o.c.large_warmup = o.c.warmup;
     }
-    warm_up();
     if (m->no_sizes)
         return o;
     if (list)
@@ -330,6 +332,7 @@ static inline int bytes_main(const struct measurement *me, int per, void (*round
     need_ranks(me, 2, 0);
     int rank = bench_rank();
     struct message m = {alloc_buffer(max_size(&o)), alloc_buffer(max_size(&o)), 0, MPI_BYTE};
+    warm_up();
     if (rank == 0)
         print_header(me);
     for (int k = 0; k < o.nsizes; k++) {

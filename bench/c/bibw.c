@@ -24,6 +24,7 @@ int main(int argc, char **argv) {
     need_ranks(&bibw, 2, 0);
     int rank = bench_rank();
     char *s = alloc_buffer(max_size(&o)), *r = alloc_buffer(max_size(&o));
+    warm_up();
     MPI_Request sends[WINDOW], recvs[WINDOW];
     MPI_Status st[WINDOW]; /* not MPI_STATUSES_IGNORE: gcc 12 misreads MPICH's */
     if (rank == 0)

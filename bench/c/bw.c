@@ -25,6 +25,7 @@ int main(int argc, char **argv) {
     int rank = bench_rank();
     /* One buffer per direction for the whole window, as OSU has. */
     char *s = alloc_buffer(max_size(&o)), *r = alloc_buffer(max_size(&o)), ack[4] = {0};
+    warm_up();
     MPI_Request reqs[WINDOW];
     MPI_Status st[WINDOW]; /* not MPI_STATUSES_IGNORE: gcc 12 misreads MPICH's */
     if (rank == 0)

@@ -105,6 +105,7 @@ static inline int coll_main(const struct measurement *m, int argc, char **argv, 
     MPI_Init(&argc, &argv);
     struct options o = parse_args(m, argc, argv);
     setup(max_size(&o), world_size());
+    warm_up();
     coll_run(m, &o, MPI_COMM_WORLD, call);
     MPI_Finalize();
     return 0;
@@ -137,6 +138,7 @@ static inline int neighbor_main(const struct measurement *m, int argc, char **ar
     for (int i = 0; i < TORUS_WARM; i++)
         MPI_Barrier(torus);
     setup(max_size(&o), 2 * TORUS_DIMS);
+    warm_up();
     coll_run(m, &o, torus, call);
     MPI_Comm_free(&torus);
     MPI_Finalize();

@@ -30,6 +30,7 @@ int main(int argc, char **argv) {
     int rank = bench_rank();
     long grid = max_size(&o) * DDT_WIDTH;
     char *s = alloc_buffer(grid), *r = alloc_buffer(grid);
+    warm_up();
     if (rank == 0)
         print_header(&ddt);
     for (int k = 0; k < o.nsizes; k++) {

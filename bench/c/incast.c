@@ -56,6 +56,7 @@ int main(int argc, char **argv) {
         fprintf(stderr, "incast: out of memory for %d requests\n", nreqs);
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
+    warm_up();
     if (rank == 0)
         print_header(&incast);
     for (int k = 0; k < o.nsizes; k++) {

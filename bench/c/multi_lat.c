@@ -24,6 +24,7 @@ int main(int argc, char **argv) {
     int half = n / 2, initiator = rank < half;
     int peer = initiator ? rank + half : rank - half;
     char *s = alloc_buffer(max_size(&o)), *r = alloc_buffer(max_size(&o));
+    warm_up();
     if (rank == 0)
         print_header(&multi_lat);
     for (int k = 0; k < o.nsizes; k++) {

@@ -116,6 +116,7 @@ static inline int nbc_main(const struct measurement *m, int argc, char **argv, v
     MPI_Init(&argc, &argv);
     struct options o = parse_args(m, argc, argv);
     setup(max_size(&o), world_size());
+    warm_up();
     double times[3 * MAX_SIZES];
     for (int k = 0; k < o.nsizes; k++) {
         long size = o.sizes[k];

@@ -26,6 +26,7 @@ int main(int argc, char **argv) {
     MPI_Comm_size(MPI_COMM_WORLD, &n);
     int next = (rank + 1) % n, prev = (rank + n - 1) % n;
     char *token = alloc_buffer(max_size(&o));
+    warm_up();
     if (rank == 0)
         print_header(&ring);
     for (int k = 0; k < o.nsizes; k++) {
