@@ -9,8 +9,10 @@
  * threads. */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <errno.h>
 #include <signal.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
 #include "caller.h"
@@ -18,20 +20,34 @@
 /* Read by Go with an atomic load; written only by the ticker. */
 __attribute__((visibility("hidden"))) uint32_t gompi_sched_epoch;
 
-static uint32_t stop;
-static long half_period_ns;
+/* The live ticker's generation; a stop or a new start moves it, so that a
+ * ticker still asleep when the library starts again ends at its next
+ * tick instead of ticking beside its successor. */
+static uint32_t generation;
 /* The caller slot of the process's initial thread, if it started MPI:
  * its thread-local storage lives as long as the process. NULL otherwise,
  * and then every period moves the epoch. */
 static void **watched;
 
-static int outside(void) { return watched == NULL || __atomic_load_n(watched, __ATOMIC_RELAXED) == NULL; }
+static int outside(void) {
+    void **w = __atomic_load_n(&watched, __ATOMIC_RELAXED);
+    return w == NULL || __atomic_load_n(w, __ATOMIC_RELAXED) == NULL;
+}
+
+/* What a ticker is started with. */
+struct tick {
+    uint32_t generation;
+    long half_period_ns;
+};
 
 static void *ticker(void *arg) {
-    struct timespec ts = {0, half_period_ns};
+    struct tick *t = arg;
+    struct timespec ts = {0, t->half_period_ns};
+    uint32_t mine = t->generation;
     int seen = 0, half = 0;
-    (void)arg;
-    while (!__atomic_load_n(&stop, __ATOMIC_RELAXED)) {
+    free(t);
+    pthread_setname_np(pthread_self(), "gompi-sched"); /* as ps and gdb show it */
+    while (__atomic_load_n(&generation, __ATOMIC_RELAXED) == mine) {
         nanosleep(&ts, NULL);
         seen |= outside();
         if (++half == 2) {
@@ -51,18 +67,25 @@ __attribute__((visibility("hidden"))) int gompi_sched_start(uint32_t ns) {
     pthread_attr_t attr;
     pthread_t t;
     int err;
-    half_period_ns = (long)(ns / 2);
-    watched = gettid() == getpid() ? &gompi_caller : NULL;
-    __atomic_store_n(&stop, 0, __ATOMIC_RELAXED);
+    struct tick *arg = malloc(sizeof *arg);
+    if (arg == NULL)
+        return ENOMEM;
+    arg->half_period_ns = (long)(ns / 2);
+    __atomic_store_n(&watched, gettid() == getpid() ? &gompi_caller : NULL, __ATOMIC_RELAXED);
+    arg->generation = __atomic_add_fetch(&generation, 1, __ATOMIC_RELAXED);
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old); /* the new thread inherits the mask */
     pthread_attr_init(&attr);
     pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-    err = pthread_create(&t, &attr, ticker, NULL);
+    err = pthread_create(&t, &attr, ticker, arg);
     pthread_attr_destroy(&attr);
+    if (err != 0)
+        free(arg);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     return err;
 }
 
 /* gompi_sched_stop ends the ticker at its next tick. */
-__attribute__((visibility("hidden"))) void gompi_sched_stop(void) { __atomic_store_n(&stop, 1, __ATOMIC_RELAXED); }
+__attribute__((visibility("hidden"))) void gompi_sched_stop(void) {
+    __atomic_add_fetch(&generation, 1, __ATOMIC_RELAXED);
+}

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -42,4 +44,66 @@ func TestSchedTickerMoves(t *testing.T) {
 		}
 		time.Sleep(time.Millisecond)
 	}
+}
+
+// A ticker stopped and started again before its next tick ends at that
+// tick rather than ticking beside the new one, and a stop ends the last.
+func TestSchedTickerRestarts(t *testing.T) {
+	for range 2 {
+		if err := startSched(); err != nil {
+			t.Fatal(err)
+		}
+		stopSched()
+	}
+	if err := startSched(); err != nil {
+		t.Fatal(err)
+	}
+	defer stopSched()
+	// Three moves of the epoch: each ticker stopped may make one more, so
+	// the last has begun and named itself.
+	deadline := time.Now().Add(time.Minute)
+	for first := atomic.LoadUint32(sched.epoch); atomic.LoadUint32(sched.epoch)-first < 3; {
+		if time.Now().After(deadline) {
+			t.Fatalf("the epoch moved less than three times in a minute")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	waitTickers(t, 1)
+	stopSched()
+	waitTickers(t, 0)
+}
+
+// waitTickers waits, up to a minute, for the process to have n ticker
+// threads.
+func waitTickers(t *testing.T, n int) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for {
+		got := tickerThreads(t)
+		if got == n {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d ticker threads for a minute, want %d", got, n)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// tickerThreads counts the process's threads named as the ticker names
+// itself.
+func tickerThreads(t *testing.T) int {
+	t.Helper()
+	tasks, err := os.ReadDir("/proc/self/task")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, task := range tasks {
+		// A thread can end between the listing and the read.
+		if comm, err := os.ReadFile("/proc/self/task/" + task.Name() + "/comm"); err == nil && strings.TrimSpace(string(comm)) == "gompi-sched" {
+			n++
+		}
+	}
+	return n
 }
