@@ -17,16 +17,20 @@ import (
 type collComm struct {
 	c   *Comm
 	ctx uint32
+	nb  bool // serves a non-blocking or persistent call's request
 }
 
 var (
-	_ coll.Comm   = collComm{}
-	_ coll.Poller = collComm{}
+	_ coll.Comm        = collComm{}
+	_ coll.Poller      = collComm{}
+	_ coll.NonBlocking = collComm{}
 )
 
 func (x collComm) Rank() int    { return x.c.rank }
 func (x collComm) Size() int    { return len(x.c.group) }
 func (x collComm) Name() string { return x.c.Name() }
+
+func (x collComm) NonBlocking() bool { return x.nb }
 
 func (x collComm) engine() *pml.Engine { return x.c.lib.engine }
 

@@ -30,7 +30,7 @@ func (k *collCall) launchInter(s *collStart, run func(interRun) error) error {
 	}
 	slot, j := k.comm.nbc.take(k.comm.lib.engine)
 	j.k, j.slot = *k, slot
-	j.cc = collComm{c: k.comm, ctx: nbcContext(k.comm, slot)}
+	j.cc = jobComm(k.comm, slot)
 	j.run = j.interRunner(run)
 	s.req = k.goRun(j)
 	return nil
@@ -40,6 +40,6 @@ func (k *collCall) launchInter(s *collStart, run func(interRun) error) error {
 // the bridge's context of the same slot.
 func (j *nbcJob) interRunner(run func(interRun) error) func() error {
 	b := j.k.comm.inter.bridge
-	r := interRun{x: j.cc, b: b, bm: b.colls.Concurrent(), bc: collComm{c: b, ctx: nbcContext(b, j.slot)}, concurrent: true}
+	r := interRun{x: j.cc, b: b, bm: b.colls.Concurrent(), bc: jobComm(b, j.slot), concurrent: true}
 	return func() error { return run(r) }
 }

@@ -133,6 +133,19 @@ func nbcContext(comm *Comm, slot int) uint32 {
 	return 1<<31 | comm.context<<nbcSlotBits | uint32(slot)
 }
 
+// jobComm is what the job of a non-blocking or persistent call on comm
+// hands its coll module: the communicator's own context for a call that
+// runs in order (slot < 0), else its slot's, marked as a request's
+// (coll.NonBlocking).
+func jobComm(comm *Comm, slot int) collComm {
+	if slot < 0 {
+		x := *comm.cc
+		x.nb = true
+		return x
+	}
+	return collComm{c: comm, ctx: nbcContext(comm, slot), nb: true}
+}
+
 // nbcState is a communicator's count of its non-blocking and persistent
 // collectives, and the slots in use.
 type nbcState struct {
@@ -322,7 +335,7 @@ func (k *collCall) launch(s *collStart, o *collOp) error {
 		}
 		j := k.comm.nbc.job()
 		j.k, j.o, j.from, j.m, j.slot = *k, *o, k.from, &k.t.Module, -1
-		j.cc = *k.comm.cc
+		j.cc = jobComm(k.comm, -1)
 		s.req = k.goRun(j)
 		return nil
 	}
@@ -341,7 +354,7 @@ func (k *collCall) launch(s *collStart, o *collOp) error {
 	}
 	slot, j := k.comm.nbc.take(k.comm.lib.engine)
 	j.k, j.o, j.from, j.m, j.slot = *k, *o, k.from, m, slot
-	j.cc = collComm{c: k.comm, ctx: nbcContext(k.comm, slot)}
+	j.cc = jobComm(k.comm, slot)
 	s.req = k.goRun(j)
 	return nil
 }

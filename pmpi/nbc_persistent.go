@@ -17,14 +17,14 @@ import "github.com/gompi/gompi/internal/pml"
 // order (j.slot < 0).
 func (k *collCall) goPersistent(s *collStart, j *nbcJob) error {
 	if j.slot < 0 {
-		j.cc = *k.comm.cc
+		j.cc = jobComm(k.comm, -1)
 	} else {
 		slot, ok := k.comm.nbc.takePersistent()
 		if !ok {
 			return k.fail(ClassOther, "the persistent collective made %d before this one on it is alive: a communicator holds at most %d at once (free them with RequestFree)",
 				nbcPersistent, nbcPersistent)
 		}
-		j.slot, j.cc = slot, collComm{c: k.comm, ctx: nbcContext(k.comm, slot)}
+		j.slot, j.cc = slot, jobComm(k.comm, slot)
 	}
 	if len(k.convs) > 0 {
 		j.prepare = s.prepare

@@ -94,6 +94,28 @@ func TestNBCCallNames(t *testing.T) {
 	}
 }
 
+// A non-blocking or persistent call's job hands its module a communicator
+// that says so, on the communicator's context or its slot's; a blocking
+// call's says it is not.
+func TestJobComm(t *testing.T) {
+	c := &Comm{context: 3}
+	c.cc = &collComm{c: c, ctx: 4}
+	var nb coll.NonBlocking = c.cc
+	if nb.NonBlocking() {
+		t.Error("a blocking call's communicator says it serves a request")
+	}
+	for _, slot := range []int{-1, 2} {
+		want := c.cc.ctx
+		if slot >= 0 {
+			want = nbcContext(c, slot)
+		}
+		x := jobComm(c, slot)
+		if nb = x; !nb.NonBlocking() || x.ctx != want || x.c != c {
+			t.Errorf("slot %d: the job's communicator: non-blocking %v, context %#x, want true and %#x", slot, nb.NonBlocking(), x.ctx, want)
+		}
+	}
+}
+
 // A non-blocking call's job goes back to its communicator only when both
 // its worker and its request's Wait have let go of it, without the
 // buffers of the call it ran, and the next call takes it.

@@ -133,6 +133,15 @@ type Comm interface {
 	Wait(reqs ...Request) error
 }
 
+// NonBlocking is a Comm that says whether the call on it serves a
+// non-blocking or persistent collective's request, which runs at its Wait
+// or in the background: its time then holds whatever the program did
+// since the start, so a component that times calls to choose its
+// algorithm leaves such calls out of its figures.
+type NonBlocking interface {
+	NonBlocking() bool
+}
+
 // Poller is a Comm whose members can be waited for without messages: a
 // component whose members share memory calls Poll while it waits, so that
 // the rank's point-to-point traffic keeps moving (MPI's progress rule) and

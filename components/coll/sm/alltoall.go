@@ -21,7 +21,7 @@ func (m *module) alltoall(c coll.Comm, send, recv []byte) error {
 		return m.fail(err)
 	}
 	total := len(send)
-	multi, pc, err := m.route("alltoall", total, true)
+	multi, pc, err := m.route(c, "alltoall", total, true)
 	if err != nil {
 		return err
 	}

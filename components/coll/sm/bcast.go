@@ -9,7 +9,7 @@ func (m *module) bcast(c coll.Comm, buf []byte, root int) error {
 		return m.fail(err)
 	}
 	total := len(buf)
-	multi, pc, err := m.route("bcast", total, true)
+	multi, pc, err := m.route(c, "bcast", total, true)
 	if err != nil {
 		return err
 	}

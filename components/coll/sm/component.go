@@ -125,7 +125,7 @@ func (c *Component) RegisterParams(r *params.Registrar) error {
 			"shared segment (a copy in and a copy out) or to the next component (tuned's messages, which btl sm " +
 			"copies inline or, when large, in one cross-memory copy). Which is faster depends on the machine's state.",
 		Values: []params.EnumValue{
-			{Name: modeTimed, Help: "a class's first 128 calls take a fixed path (2 ranks: the next component for a bcast from 512 KiB, else the segment; more ranks: the segment), then both are timed (again every 1024 calls) and the faster taken, alike on every rank"},
+			{Name: modeTimed, Help: "a class's first 128 blocking calls take a fixed path (2 ranks: the next component for a bcast from 512 KiB, else the segment; more ranks: the segment), then both are timed (again every 1024 blocking calls) and the faster taken, alike on every rank; non-blocking and persistent calls take the class's current path"},
 			{Name: modeSegment, Help: "always through the segment"},
 			{Name: modeNext, Help: "always to the next component"},
 		},

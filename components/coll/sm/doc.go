@@ -172,7 +172,13 @@
 // as much as a rank that waits) and take the smaller. All make their
 // trials at the same calls and decide from the same numbers, so they
 // always take the same path; the trial comes back every 1024 calls of a
-// class, so that a run whose machine changes state follows it. A reduce is
+// class, so that a run whose machine changes state follows it. Only
+// blocking calls count: a call that serves a non-blocking or persistent
+// collective's request (coll.NonBlocking) takes its class's current path,
+// since its time holds whatever the program did between the start and the
+// Wait, and a trial's calls on the slower path, run after a computation,
+// made OSU's overlapped 2-rank Ibcasts of 16-256 KiB take longer than the
+// call and the computation one after the other. A reduce is
 // timed only where its result cannot depend on the path: on 2 ranks, to
 // rank 0 or of a non-commutative operation, where tuned's binomial tree
 // combines in rank order too. allreduce is not timed: the segment was

@@ -54,7 +54,7 @@ func (m *module) allgather(c coll.Comm, send, recv []byte) error {
 		return m.fail(err)
 	}
 	total := len(send)
-	multi, pc, err := m.route("allgather", total, true)
+	multi, pc, err := m.route(c, "allgather", total, true)
 	if err != nil {
 		return err
 	}

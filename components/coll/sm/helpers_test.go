@@ -39,6 +39,8 @@ type testComm struct {
 	failAfter int64 // Poll fails from this call on, if > 0
 	failErr   error
 	dropTo    int // a rank that left the call: sends to it are dropped, if >= 0
+
+	nonBlocking atomic.Bool // what NonBlocking reports
 }
 
 // dropped is a send to a rank that left: complete, and never delivered.
@@ -47,7 +49,12 @@ type dropped struct{}
 func (dropped) Done() bool  { return true }
 func (dropped) Wait() error { return nil }
 
-var _ coll.Poller = (*testComm)(nil)
+var (
+	_ coll.Poller      = (*testComm)(nil)
+	_ coll.NonBlocking = (*testComm)(nil)
+)
+
+func (c *testComm) NonBlocking() bool { return c.nonBlocking.Load() }
 
 func (c *testComm) Blocked(string, int) func() { return func() {} }
 

@@ -102,7 +102,7 @@ func (m *module) reduce(c coll.Comm, send, recv []byte, op coll.Op, root int) er
 	}
 	total := len(send)
 	// Timed only where tuned combines in rank order too: the same result.
-	multi, pc, err := m.route("reduce", total, root == 0 || !op.Commutative())
+	multi, pc, err := m.route(c, "reduce", total, root == 0 || !op.Commutative())
 	if err != nil {
 		return err
 	}

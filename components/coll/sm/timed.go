@@ -7,6 +7,8 @@ import (
 	"math/bits"
 	"slices"
 	"time"
+
+	"github.com/gompi/gompi/frameworks/coll"
 )
 
 // The timed path of large calls.
@@ -126,8 +128,10 @@ func (m *module) untimed(size int) bool {
 // apply: a call that cannot go through the segment (segmentOK false), a
 // small call, a reduce on more than 2 ranks, blocks too small for rounds.
 // At the end of a trial it swaps this rank's figures with the others'
-// through the segment.
-func (m *module) timedPath(name string, size int, segmentOK bool) (timedCall, error) {
+// through the segment. A call that is not counted (a non-blocking or
+// persistent call's: see route) takes the class's path and leaves its
+// count alone.
+func (m *module) timedPath(name string, size int, segmentOK, counted bool) (timedCall, error) {
 	if !segmentOK || name == "reduce" && m.n != 2 || m.untimed(size) {
 		return timedCall{}, nil
 	}
@@ -141,6 +145,12 @@ func (m *module) timedPath(name string, size int, segmentOK bool) (timedCall, er
 		m.pathTimers = new([len(timedCalls)][sizeClasses]pathTimer)
 	}
 	t := &m.pathTimers[timedIndex(name)][sizeClass(size)]
+	if !counted {
+		if t.use != 0 {
+			return timedCall{path: t.use}, nil
+		}
+		return timedCall{path: firstPath(name, m.n, size)}, nil
+	}
 	k := t.calls
 	t.calls++
 	j := (k - trialFrom) % trialPeriod
@@ -182,14 +192,18 @@ func firstPath(name string, n, size int) int {
 }
 
 // route decides where a call of collective name of total bytes a rank
-// goes: whether it takes several rounds, and its path, timed (path)
-// where timed allows it, else the next component's when the blocks are
-// too small for rounds that pay (roundsPay), else the segment's.
-func (m *module) route(name string, total int, timed bool) (multi bool, c timedCall, err error) {
+// makes on comm goes: whether it takes several rounds, and its path,
+// timed (path) where timed allows it, else the next component's when the
+// blocks are too small for rounds that pay (roundsPay), else the
+// segment's. A call that serves a non-blocking or persistent collective
+// (coll.NonBlocking) counts for no trial: its time holds the program's
+// work since the start (doc.go).
+func (m *module) route(comm coll.Comm, name string, total int, timed bool) (multi bool, c timedCall, err error) {
 	multi = !m.fits(total)
 	toNext := multi && !m.roundsPay(name, total)
 	if timed {
-		if c, err = m.timedPath(name, total, !toNext); err != nil {
+		nb, _ := comm.(coll.NonBlocking)
+		if c, err = m.timedPath(name, total, !toNext, nb == nil || !nb.NonBlocking()); err != nil {
 			return multi, c, err
 		}
 	}

@@ -105,6 +105,55 @@ func testTimedPath(t *testing.T, n, least int, mode string) {
 	}
 }
 
+// TestTimedPathNonBlocking: calls that serve a non-blocking or persistent
+// collective (coll.NonBlocking) count for no trial: before the class's
+// first trial they take firstPath's path however many they are, the
+// blocking calls alone bring the trial, and after it they take the path it
+// chose, the same on every rank.
+func TestTimedPathNonBlocking(t *testing.T) {
+	w := newWorld(t, 2)
+	w.build(t, w.host(), func(int) config {
+		return config{maxBytes: 2 * pairMin, maxRanks: 16, dir: w.dir, path: modeTimed}
+	})
+	x := call{k: kBcast, root: 0, size: pairMin}
+	setNonBlocking := func(on bool) {
+		for _, c := range w.comms {
+			c.nonBlocking.Store(on)
+		}
+	}
+	setNonBlocking(true)
+	for i := range trialFrom + 2*trialCalls + 1 {
+		if w.timedCall(t, x) {
+			t.Fatalf("non-blocking call %d went %s, want %s: no trial before the blocking calls'", i,
+				pathWord(true), pathWord(false))
+		}
+	}
+	setNonBlocking(false)
+	decided := false
+	for i := range trialFrom + 2*trialCalls + 1 {
+		next := w.timedCall(t, x)
+		switch {
+		case i < trialFrom+trialCalls:
+			if next {
+				t.Fatalf("blocking call %d went %s, want %s", i, pathWord(next), pathWord(false))
+			}
+		case i < trialFrom+2*trialCalls:
+			if !next {
+				t.Fatalf("blocking call %d went %s, want the trial's %s", i, pathWord(next), pathWord(true))
+			}
+		default:
+			decided = next
+		}
+	}
+	setNonBlocking(true)
+	for i := range 4 {
+		if next := w.timedCall(t, x); next != decided {
+			t.Fatalf("non-blocking call %d after the trial went %s, want the trial's choice, %s", i,
+				pathWord(next), pathWord(decided))
+		}
+	}
+}
+
 // TestFirstPath: before its first trial a class takes firstPath's path,
 // no trial among a program's first hundred calls: on 2 ranks the next
 // module's messages for a bcast from pairBcastNextMin, else the segment;
@@ -147,13 +196,13 @@ func TestFirstPath(t *testing.T) {
 		m := &module{n: tc.n, limit: 1 << 20, pathMode: modeTimed}
 		want := firstPath("bcast", tc.n, tc.size)
 		for i := range trialFrom {
-			c, err := m.timedPath("bcast", tc.size, true)
+			c, err := m.timedPath("bcast", tc.size, true, true)
 			if err != nil || c.path != want || c.timer != nil {
 				t.Fatalf("n%d size %d: call %d took path %d (timed %v, %v), want %s untimed",
 					tc.n, tc.size, i, c.path, c.timer != nil, err, pathNames[want])
 			}
 		}
-		if c, _ := m.timedPath("bcast", tc.size, true); c.path != pathSegment {
+		if c, _ := m.timedPath("bcast", tc.size, true, true); c.path != pathSegment {
 			t.Errorf("n%d size %d: call %d took path %d, want the trial's first, the segment", tc.n, tc.size, trialFrom, c.path)
 		}
 	}
@@ -218,18 +267,18 @@ func TestTimedPathNotServed(t *testing.T) {
 		{"blocks too small for rounds", 2, 2*line - 1, false, pairMin},
 	} {
 		m := &module{n: tc.n, limit: tc.limit, yield: tc.yield, pathMode: modeNext}
-		if c, err := m.timedPath("bcast", tc.size, true); err != nil || c.path != 0 {
+		if c, err := m.timedPath("bcast", tc.size, true, true); err != nil || c.path != 0 {
 			t.Errorf("%s: path %d, %v; want 0 (the rule does not apply)", tc.name, c.path, err)
 		}
 	}
 	m := &module{n: 3, limit: 1 << 20, yield: true, pathMode: modeNext}
-	if c, _ := m.timedPath("reduce", 1<<20, true); c.path != 0 {
+	if c, _ := m.timedPath("reduce", 1<<20, true, true); c.path != 0 {
 		t.Error("a reduce on three ranks is timed: its result could change with the path")
 	}
-	if c, _ := m.timedPath("bcast", 1<<20, false); c.path != 0 {
+	if c, _ := m.timedPath("bcast", 1<<20, false, true); c.path != 0 {
 		t.Error("a call that cannot go through the segment is timed")
 	}
-	if c, _ := m.timedPath("bcast", manyMin, true); c.path != pathNext {
+	if c, _ := m.timedPath("bcast", manyMin, true, true); c.path != pathNext {
 		t.Errorf("a bcast of %d bytes on three ranks sharing CPUs: path %d, want the next component's", manyMin, c.path)
 	}
 }
