@@ -60,6 +60,7 @@ type Comm struct {
 	lib   *library
 	colls *coll.Table // nil for an intercommunicator
 	cc    *collComm
+	reqCC *collComm    // cc marked as a request's (coll.NonBlocking), for the calls started in order
 	inter *interPart   // set for an intercommunicator
 	topo  *topology    // set for a communicator with a process topology
 	scope *BufferScope // the session it belongs to (see BufferScope); nil in the World Model
@@ -90,7 +91,8 @@ func buildComm(l *library, name string, cid uint32, group []int) *Comm {
 		c.identity = c.identity && w == i
 	}
 	c.name.Store(&name)
-	c.cc = &collComm{c: c, ctx: cid + 1}
+	ccs := &[2]collComm{{c: c, ctx: cid + 1}, {c: c, ctx: cid + 1, nb: true}}
+	c.cc, c.reqCC = &ccs[0], &ccs[1]
 	return c
 }
 

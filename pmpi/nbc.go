@@ -139,9 +139,7 @@ func nbcContext(comm *Comm, slot int) uint32 {
 // (coll.NonBlocking).
 func jobComm(comm *Comm, slot int) collComm {
 	if slot < 0 {
-		x := *comm.cc
-		x.nb = true
-		return x
+		return *comm.reqCC
 	}
 	return collComm{c: comm, ctx: nbcContext(comm, slot), nb: true}
 }
@@ -393,7 +391,7 @@ func (k *collCall) offerStart(o *collOp) (bool, pml.Status) {
 	if k.convs != nil || k.comm.nbc.order.left.Load() != 0 || !o.provided(start) {
 		return false, pml.Status{}
 	}
-	err := o.call(start, k.comm.cc)
+	err := o.call(start, k.comm.reqCC)
 	if err == coll.ErrStarted || err == coll.ErrNotStarted {
 		return false, pml.Status{}
 	}

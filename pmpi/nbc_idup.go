@@ -176,7 +176,7 @@ func (j *idupJob) finish() error {
 		return j.copyErr
 	}
 	c := j.c
-	c.context, c.cc.ctx = id, id+1
+	c.context, c.cc.ctx, c.reqCC.ctx = id, id+1, id+1
 	c.applyHints()
 	j.l.comms.Store(id, c)
 	if err := j.l.attachColls(c); err != nil {

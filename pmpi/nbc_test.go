@@ -99,7 +99,7 @@ func TestNBCCallNames(t *testing.T) {
 // call's says it is not.
 func TestJobComm(t *testing.T) {
 	c := &Comm{context: 3}
-	c.cc = &collComm{c: c, ctx: 4}
+	c.cc, c.reqCC = &collComm{c: c, ctx: 4}, &collComm{c: c, ctx: 4, nb: true}
 	var nb coll.NonBlocking = c.cc
 	if nb.NonBlocking() {
 		t.Error("a blocking call's communicator says it serves a request")

@@ -2,6 +2,7 @@ package sm
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/gompi/gompi/components/common/shm"
 	"github.com/gompi/gompi/frameworks/coll"
@@ -14,9 +15,10 @@ import (
 // own, and a rank whose inputs are all raised already (or that reads
 // none: a reduce's or gather's other ranks) finishes the call there. The
 // rest waits for the call's Wait, which then finds the others' blocks
-// written while the program computed. Only calls of one round that the timed path leaves alone
-// start so, and only when this rank's block is free (claim would not
-// wait): otherwise nothing is done and the call runs whole at its Wait.
+// written while the program computed. Only calls of one round through
+// the segment start so, and only when this rank's block is free (claim
+// would not wait): otherwise nothing is done and the call runs whole at
+// its Wait.
 
 // starts is the module's coll.Module.Start.
 func (m *module) starts() *coll.Module {
@@ -32,11 +34,21 @@ func (m *module) starts() *coll.Module {
 	}
 }
 
-// startable reports whether a call of size bytes a rank may start early:
-// the segment is mapped, the call fits one round, and its path depends
-// on nothing that timing or the module below decides.
-func (m *module) startable(size int) bool {
-	return m.seg != nil && m.fits(size) && m.untimed(size)
+// startable reports whether a call of collective name of size bytes a
+// rank may start early: the segment is mapped, the call fits one round,
+// and it goes through the segment. A call of a timed class takes the
+// class's current path, as every call that serves a request does
+// (route), the same on every rank: calls run in start order, so no trial
+// comes between the start and the Wait.
+func (m *module) startable(name string, size int) bool {
+	if m.seg == nil || !m.fits(size) {
+		return false
+	}
+	if m.untimed(size) || !slices.Contains(timedCalls[:], name) {
+		return true
+	}
+	c, _ := m.timedPath(name, size, true, false) // an uncounted call neither fails nor trials
+	return c.path != pathNext
 }
 
 // raised reports, at one look, whether rank r has raised a word to at
@@ -97,22 +109,22 @@ func (m *module) finish(name string, rest func() error) error {
 }
 
 func (m *module) startBcast(c coll.Comm, buf []byte, root int) error {
-	return m.startRooted(root, len(buf), func() error { return m.bcast(c, buf, root) })
+	return m.startRooted("bcast", root, len(buf), func() error { return m.bcast(c, buf, root) })
 }
 
 func (m *module) startScatter(c coll.Comm, send, recv []byte, root int) error {
 	if m.me == root && len(send) != m.n*len(recv) {
 		return coll.ErrNotStarted
 	}
-	return m.startRooted(root, m.n*len(recv), func() error { return m.scatter(c, send, recv, root) })
+	return m.startRooted("scatter", root, m.n*len(recv), func() error { return m.scatter(c, send, recv, root) })
 }
 
 // startRooted starts a call from root whose other ranks only read the
 // root's block, a contribution of total bytes: call, the blocking
 // function, runs whole at once when it waits for nothing, at the root
 // when its block is free, at the others when the root's block is raised.
-func (m *module) startRooted(root, total int, call func() error) error {
-	if root < 0 || root >= m.n || !m.startable(total) {
+func (m *module) startRooted(name string, root, total int, call func() error) error {
+	if root < 0 || root >= m.n || !m.startable(name, total) {
 		return coll.ErrNotStarted
 	}
 	if m.me == root && !m.claimable() || m.me != root && !m.raised(root, m.epoch+1) {
@@ -126,7 +138,7 @@ func (m *module) startRooted(root, total int, call func() error) error {
 // finishes it at once with rest where every block is already raised.
 // The call is complete at a rank that reads no block (reads false).
 func (m *module) startGathering(name string, root, total int, send []byte, reads bool, rest func() error) error {
-	if !m.startable(total) || !m.claimable() {
+	if !m.startable(name, total) || !m.claimable() {
 		return coll.ErrNotStarted
 	}
 	m.announce(name, root, total, pathSegment)
@@ -184,7 +196,7 @@ func (m *module) startAllreduce(c coll.Comm, send, recv []byte, op coll.Op) erro
 
 func (m *module) startAlltoall(c coll.Comm, send, recv []byte) error {
 	total := len(send)
-	if total%m.n != 0 || len(recv) != total || !m.startable(total) || !m.claimable() {
+	if total%m.n != 0 || len(recv) != total || !m.startable("alltoall", total) || !m.claimable() {
 		return coll.ErrNotStarted
 	}
 	k := total / m.n

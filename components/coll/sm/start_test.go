@@ -60,14 +60,29 @@ func startFirst(tab *coll.Table, yields func() int) *coll.Table {
 
 // TestStartedCalls runs the mixed sequence of TestManyEpochs with every
 // call of a collective that sm can start offered to its Start first, as
-// non-blocking calls are, and finished after a varying number of yields.
+// non-blocking calls are, and finished after a varying number of yields;
+// then the same with blocks of 64 KiB, whose calls of 2 KiB or more (16
+// KiB on more than 2 ranks) are of timed classes, on communicators that
+// say they serve requests, as pmpi's for non-blocking calls do.
 func TestStartedCalls(t *testing.T) {
 	for _, tc := range []struct {
 		n              int
 		oversubscribed bool
-	}{{2, false}, {3, false}, {4, true}, {5, false}} {
-		t.Run(fmt.Sprintf("n%d/oversubscribed=%v", tc.n, tc.oversubscribed), func(t *testing.T) {
-			w, calls := epochsWorld(t, tc.n, tc.oversubscribed)
+		blocks         int // 0: TestManyEpochs's world
+	}{{2, false, 0}, {3, false, 0}, {4, true, 0}, {5, false, 0}, {2, false, 64 << 10}, {3, false, 64 << 10}} {
+		t.Run(fmt.Sprintf("n%d/oversubscribed=%v/blocks=%d", tc.n, tc.oversubscribed, tc.blocks), func(t *testing.T) {
+			var w *world
+			var calls []call
+			if tc.blocks == 0 {
+				w, calls = epochsWorld(t, tc.n, tc.oversubscribed)
+			} else {
+				w = newWorld(t, tc.n)
+				w.build(t, w.host(), func(int) config { return config{maxBytes: tc.blocks, maxRanks: 16, dir: w.dir} })
+				calls = sequence(tc.n, tc.blocks, 60)
+				for _, c := range w.comms {
+					c.nonBlocking.Store(true)
+				}
+			}
 			w.run(t, func(r int, c *testComm) error {
 				x := uint32(r + 1)
 				tab := startFirst(w.tables[r], func() int {
@@ -201,4 +216,44 @@ func TestStartOutcomes(t *testing.T) {
 		}
 		return colltest.ExpectEqual(buf, bc, "second bcast", r)
 	})
+}
+
+// TestStartableTimed: a call of a timed class starts early when the
+// class's current path is the segment, before its first trial (firstPath)
+// or after one that chose it, and never when the path is the next
+// component's; starting counts no call of the class.
+func TestStartableTimed(t *testing.T) {
+	m := &module{n: 2, limit: 1 << 20, pathMode: modeTimed, seg: &segment{}}
+	for _, tc := range []struct {
+		name string
+		size int
+		want bool
+	}{
+		{"allgather", pairMin, true},           // firstPath: the segment
+		{"bcast", pairBcastNextMin, false},     // firstPath: the next component
+		{"bcast", pairMin - 1, true},           // untimed
+		{"allreduce", 1 << 20, true},           // never timed
+		{"alltoall", 1<<20 + 1, false},         // more than a round
+		{"reduce", pairBcastNextMin / 2, true}, // 2 ranks: timed, the segment first
+	} {
+		if got := m.startable(tc.name, tc.size); got != tc.want {
+			t.Errorf("%s of %d bytes: startable %v, want %v", tc.name, tc.size, got, tc.want)
+		}
+	}
+	timer := &m.pathTimers[timedIndex("allgather")][sizeClass(pairMin)]
+	if timer.calls != 0 {
+		t.Fatalf("starting counted %d calls of the class", timer.calls)
+	}
+	timer.use = pathNext // a trial chose the next component
+	if m.startable("allgather", pairMin) {
+		t.Error("an allgather whose class takes the next component's path starts on the segment")
+	}
+	timer.use = pathSegment
+	if !m.startable("allgather", pairMin) {
+		t.Error("an allgather whose class took the segment after its trial does not start")
+	}
+	m.pathMode = modeNext
+	if m.startable("allgather", pairMin) {
+		t.Error("coll_sm_path next: an allgather starts on the segment")
+	}
 }
