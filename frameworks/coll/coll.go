@@ -134,10 +134,11 @@ type Comm interface {
 }
 
 // NonBlocking is a Comm that says whether the call on it serves a
-// non-blocking or persistent collective's request, which runs at its Wait
-// or in the background: its time then holds whatever the program did
-// since the start, so a component that times calls to choose its
-// algorithm leaves such calls out of its figures.
+// non-blocking or persistent collective's request, which runs at its
+// start (Module.Start), at its Wait or in the background: its time then
+// holds whatever the program did since the start, so a component that
+// times calls to choose its algorithm leaves such calls out of its
+// figures.
 type NonBlocking interface {
 	NonBlocking() bool
 }
