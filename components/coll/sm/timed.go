@@ -181,6 +181,13 @@ func (m *module) timedPath(name string, size int, segmentOK, counted bool) (time
 	return timedCall{path: t.use}, nil
 }
 
+// counts reports whether a call on comm counts for its class's trials:
+// whether it is blocking (coll.NonBlocking).
+func counts(comm coll.Comm) bool {
+	nb, ok := comm.(coll.NonBlocking)
+	return !ok || !nb.NonBlocking()
+}
+
 // firstPath is the path of a class's calls of collective name before its
 // first trial, by the rank count and the call's size (see
 // pairBcastNextMin).
@@ -202,8 +209,10 @@ func (m *module) route(comm coll.Comm, name string, total int, timed bool) (mult
 	multi = !m.fits(total)
 	toNext := multi && !m.roundsPay(name, total)
 	if timed {
-		nb, _ := comm.(coll.NonBlocking)
-		if c, err = m.timedPath(name, total, !toNext, nb == nil || !nb.NonBlocking()); err != nil {
+		// The type assertion only where the rule may apply: off the small
+		// calls' path.
+		counted := m.untimed(total) || counts(comm)
+		if c, err = m.timedPath(name, total, !toNext, counted); err != nil {
 			return multi, c, err
 		}
 	}
