@@ -15,19 +15,23 @@ import (
 // startFirst is tab as pmpi drives it for non-blocking calls: each call
 // of a collective with a Start function is offered to it first, and one
 // that it started is finished by the blocking function after yields()
-// yields, so that the others' calls interleave with it.
-func startFirst(tab *coll.Table, yields func() int) *coll.Table {
+// yields, so that the others' calls interleave with it. *started is set
+// when a Start function did part or all of a call.
+func startFirst(tab *coll.Table, yields func() int, started *bool) *coll.Table {
 	st := *tab
 	s := tab.Start()
 	finish := func(err error, rest func() error) error {
 		switch {
 		case errors.Is(err, coll.ErrStarted):
+			*started = true
 			for range yields() {
 				runtime.Gosched()
 			}
 			return rest()
 		case errors.Is(err, coll.ErrNotStarted):
 			return rest()
+		case err == nil:
+			*started = true
 		}
 		return err
 	}
@@ -78,25 +82,35 @@ func TestStartedCalls(t *testing.T) {
 			} else {
 				w = newWorld(t, tc.n)
 				w.build(t, w.host(), func(int) config { return config{maxBytes: tc.blocks, maxRanks: 16, dir: w.dir} })
-				calls = sequence(tc.n, tc.blocks, 60)
+				least := pairMin
+				if tc.n > 2 {
+					least = manyMin
+				}
+				calls = append(sequence(tc.n, tc.blocks, 60), call{k: kBarrier}, call{k: kAllgather, size: least, seed: 60})
 				for _, c := range w.comms {
 					c.nonBlocking.Store(true)
 				}
 			}
 			w.run(t, func(r int, c *testComm) error {
 				x := uint32(r + 1)
+				var started bool
 				tab := startFirst(w.tables[r], func() int {
 					x = x*1664525 + 1013904223
 					return int(x>>24) % 8
-				})
+				}, &started)
 				// As runCalls: a rank that fails goes on, so that the
 				// next module's messages still match.
 				var first error
 				for i, call := range calls {
+					started = false
 					if err := call.do(tab, c, r, tc.n); err != nil && first == nil {
 						first = fmt.Errorf("call %d (%v): %w", i, call, err)
 						w.abort.Store(true)
 					}
+				}
+				// The last call, after a barrier, finds its block free.
+				if tc.blocks > 0 && !started && first == nil {
+					first = fmt.Errorf("the allgather of %d bytes after a barrier (a timed class) did not start early", calls[len(calls)-1].size)
 				}
 				return first
 			})
