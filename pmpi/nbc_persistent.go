@@ -108,8 +108,8 @@ func (j *nbcJob) startInOrder(l *library) {
 		copy(j.o.send, j.from)
 	}
 	k := &j.k
-	if done, st := k.offerStart(&j.o); done {
-		l.engine.CompleteGeneral(j.p, st)
+	if done, err := k.offerStart(&j.o); done {
+		l.engine.CompleteGeneral(j.p, pml.Status{Err: err})
 		return
 	}
 	c := k.comm.nbc.job()
