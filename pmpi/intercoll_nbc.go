@@ -32,7 +32,7 @@ func (k *collCall) launchInter(s *collStart, run func(interRun) error) error {
 	j.k, j.slot = *k, slot
 	j.cc = jobComm(k.comm, slot)
 	j.run = j.interRunner(run)
-	s.req = k.goRun(j)
+	s.req = k.goRun(j, k.request())
 	return nil
 }
 

@@ -328,14 +328,14 @@ func (k *collCall) launch(s *collStart, o *collOp) error {
 		if s.persistent {
 			return k.goPersistent(s, &nbcJob{k: *k, o: *o, from: k.from, m: &k.t.Module, slot: -1})
 		}
-		r := k.comm.lib.newRequest(k.comm, Byte, k.op, collPeer, AnyTag, false)
+		r := k.request()
 		if k.startNow(s, o, r) {
 			return nil
 		}
 		j := k.comm.nbc.job()
 		j.k, j.o, j.from, j.m, j.slot = *k, *o, k.from, &k.t.Module, -1
 		j.cc = jobComm(k.comm, -1)
-		s.req = k.goRunAs(j, r)
+		s.req = k.goRun(j, r)
 		return nil
 	}
 	m := k.t.Concurrent()
@@ -354,7 +354,7 @@ func (k *collCall) launch(s *collStart, o *collOp) error {
 	slot, j := k.comm.nbc.take(k.comm.lib.engine)
 	j.k, j.o, j.from, j.m, j.slot = *k, *o, k.from, m, slot
 	j.cc = jobComm(k.comm, slot)
-	s.req = k.goRun(j)
+	s.req = k.goRun(j, k.request())
 	return nil
 }
 
@@ -415,14 +415,14 @@ func (k *collCall) inOrderFailed(kind int, err error) error {
 	return &collFailed{errorf(classOf(err), err, "%s on %v", k.op, k.comm)}
 }
 
-// goRun makes the request of the non-blocking call j and starts the
-// goroutine that runs it, unless a Wait runs it first.
-func (k *collCall) goRun(j *nbcJob) *Request {
-	return k.goRunAs(j, k.comm.lib.newRequest(k.comm, Byte, k.op, collPeer, AnyTag, false))
+// request takes the request of a non-blocking call from the cache.
+func (k *collCall) request() *Request {
+	return k.comm.lib.newRequest(k.comm, Byte, k.op, collPeer, AnyTag, false)
 }
 
-// goRunAs is goRun with the request r, already taken.
-func (k *collCall) goRunAs(j *nbcJob, r *Request) *Request {
+// goRun makes r the request of the non-blocking call j and starts the
+// goroutine that runs it, unless a Wait runs it first.
+func (k *collCall) goRun(j *nbcJob, r *Request) *Request {
 	l := k.comm.lib
 	r.pml = l.engine.StartGeneral(&r.pmlStore)
 	if r.ext == nil {
