@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/gompi/gompi/frameworks/btl"
+	"github.com/gompi/gompi/internal/lowlevel"
 )
 
 // Routes gives the module that carries traffic to each peer: the
@@ -37,7 +38,7 @@ type Engine struct {
 	started atomic.Bool   // set by Start: the hot paths check it instead of the channel
 	routes  Routes
 
-	mu         sync.Mutex
+	mu         lowlevel.SpinLock   // its sections are short, and never send or wait
 	queues     []*queues           // by context id, for the small ids communicators take
 	farQueues  map[uint32]*queues  // the rest: ids a peer made up, say
 	sends      map[uint64]*Request // rendezvous sends waiting for their CTS
