@@ -26,12 +26,13 @@ func (l *SpinLock) Lock() {
 }
 
 // wait takes l from another holder. It looks before it swaps, so that
-// waiters do not take the line from the holder in turn.
+// waiters do not take the line from the holder in turn. It goes on
+// yielding to the Go scheduler after it begins to yield to the kernel: a
+// holder waiting for this waiter's P gets it only so.
 func (l *SpinLock) wait() {
 	for i := 0; ; i++ {
-		if i < spinsBeforeYield {
-			Gosched()
-		} else {
+		Gosched()
+		if i >= spinsBeforeYield {
 			Yield()
 		}
 		if atomic.LoadUint32(&l.held) == 0 && atomic.CompareAndSwapUint32(&l.held, 0, 1) {
