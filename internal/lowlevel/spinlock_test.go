@@ -1,6 +1,7 @@
 package lowlevel_test
 
 import (
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -50,6 +51,32 @@ func TestSpinLockWaitsForHolder(t *testing.T) {
 		got <- released.Load()
 		l.Unlock()
 	}()
+	released.Store(true)
+	l.Unlock()
+	if !<-got {
+		t.Fatal("Lock returned while another goroutine held the lock")
+	}
+}
+
+// A waiter past its yields to the Go scheduler alone, which also yields
+// to the kernel, still takes the lock once it is free and not before.
+// With one P the holder runs only when the waiter yields the P to it: it
+// keeps the lock through 200 of its own yields, each of which lets the
+// waiter try once.
+func TestSpinLockWaiterThatYieldsToTheKernel(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	var l lowlevel.SpinLock
+	l.Lock()
+	var released atomic.Bool
+	got := make(chan bool)
+	go func() {
+		l.Lock()
+		got <- released.Load()
+		l.Unlock()
+	}()
+	for range 200 {
+		runtime.Gosched()
+	}
 	released.Store(true)
 	l.Unlock()
 	if !<-got {
