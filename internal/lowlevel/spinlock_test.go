@@ -42,20 +42,7 @@ func TestSpinLockExcludes(t *testing.T) {
 
 // A goroutine that finds the lock taken waits until it is released.
 func TestSpinLockWaitsForHolder(t *testing.T) {
-	var l lowlevel.SpinLock
-	l.Lock()
-	var released atomic.Bool
-	got := make(chan bool)
-	go func() {
-		l.Lock()
-		got <- released.Load()
-		l.Unlock()
-	}()
-	released.Store(true)
-	l.Unlock()
-	if !<-got {
-		t.Fatal("Lock returned while another goroutine held the lock")
-	}
+	waitsForHolder(t, func() {})
 }
 
 // A waiter past its yields to the Go scheduler alone, which also yields
@@ -65,6 +52,17 @@ func TestSpinLockWaitsForHolder(t *testing.T) {
 // waiter try once.
 func TestSpinLockWaiterThatYieldsToTheKernel(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	waitsForHolder(t, func() {
+		for range 200 {
+			runtime.Gosched()
+		}
+	})
+}
+
+// waitsForHolder has a goroutine take a lock that this one holds through
+// hold, and fails if it took it before the release.
+func waitsForHolder(t *testing.T, hold func()) {
+	t.Helper()
 	var l lowlevel.SpinLock
 	l.Lock()
 	var released atomic.Bool
@@ -74,9 +72,7 @@ func TestSpinLockWaiterThatYieldsToTheKernel(t *testing.T) {
 		got <- released.Load()
 		l.Unlock()
 	}()
-	for range 200 {
-		runtime.Gosched()
-	}
+	hold()
 	released.Store(true)
 	l.Unlock()
 	if !<-got {
