@@ -42,9 +42,18 @@ func PrefetchW(b []byte) {
 // us against 1.25 with the Writer, slow state; no change in the fast one).
 const WriterMin = 3 << 10
 
-// probeEvery is how often a Writer times its copy: every probeEvery-th
-// copy of a size class goes one way or the other, alternately.
-const probeEvery = 16
+// A Writer times its copies of a size class in pairs, the way it takes
+// and then the other, back to back so that both meet the same state:
+// probeEvery copies after the first pair, and twice as many after each
+// pair whose verdict held, up to maxProbeEvery; a verdict that changes
+// brings the pairs back to every probeEvery-th copy. The other way can
+// cost much more: a 2-rank Ialltoall of 256 KiB, whose rounds make two
+// copies a call, took 40 us at every 16th call instead of 23 when every
+// 16th copy went one way or the other.
+const (
+	probeEvery    = 16
+	maxProbeEvery = 512
+)
 
 // largeCopy is where a Writer's large copies begin: they are timed apart
 // from smaller ones, and the string copy keeps them unless Go's copy took
@@ -71,9 +80,19 @@ type Writer struct {
 
 // ways is what a Writer has timed of one class of copies.
 type ways struct {
-	n    uint64   // copies of the class
-	cost [2]int64 // the last timed copy's picoseconds a byte: Go's copy (with PrefetchW), the string copy
-	far  bool     // the string copy is the one to take
+	n     uint64   // copies of the class
+	cost  [2]int64 // the last timed copy's picoseconds a byte: Go's copy (with PrefetchW), the string copy
+	far   bool     // the string copy is the one to take
+	due   uint64   // the copy that begins the next timed pair; 0 before both ways are timed
+	every uint64   // copies from one timed pair to the next
+}
+
+// way is the way that c's untimed copies take.
+func (c *ways) way() int {
+	if c.far {
+		return 1
+	}
+	return 0
 }
 
 // Copy copies src into dst, which must be at least as long. Below
@@ -139,10 +158,9 @@ const stageSize = 16 << 10
 
 // next counts a copy of n bytes, WriterMin or more, in its class and
 // picks its way: 0 for Go's copy (with PrefetchW), 1 for the string copy.
-// Every probeEvery-th of the class goes the one way or the other in turn,
-// timed from t0, which is zero for the others. (Timing only Go's copy
-// against a fixed rate misjudged: its prefetches made it look fast where
-// the string copy was faster.)
+// A copy of a timed pair is timed from t0, which is zero for the others.
+// (Timing only Go's copy against a fixed rate misjudged: its prefetches
+// made it look fast where the string copy was faster.)
 func (w *Writer) next(n int) (c *ways, way int, t0 time.Time) {
 	c = &w.class[0]
 	if n >= largeCopy {
@@ -157,23 +175,32 @@ func (w *Writer) next(n int) (c *ways, way int, t0 time.Time) {
 		// calls instead of 6 when the string copy was the faster. Not the
 		// first two, which may fault in the pages of double buffers.
 		return c, int(c.n - 3), time.Now()
-	case c.n%probeEvery == 1:
-		return c, int(c.n/probeEvery) % 2, time.Now()
-	case c.far:
-		return c, 1, time.Time{}
+	case c.due == 0:
+	case c.n == c.due:
+		return c, c.way(), time.Now()
+	case c.n == c.due+1:
+		return c, 1 - c.way(), time.Now()
 	}
-	return c, 0, time.Time{}
+	return c, c.way(), time.Time{}
 }
 
 // timed records a timed copy of n bytes of class c the way way, begun at
-// t0, once its stores are done, and picks c's way.
+// t0, once its stores are done; at the end of a pair it picks c's way
+// and the next pair's copy.
 func (w *Writer) timed(c *ways, way int, t0 time.Time, n int) {
 	w.fence.Add(1)
 	// At least 1: a way that was timed counts as timed, whatever the clock.
 	c.cost[way] = max(time.Since(t0).Nanoseconds()*1000/int64(n), 1)
-	if c.cost[0] > 0 && c.cost[1] > 0 {
-		c.far = stringCopyWins(c.cost, n >= largeCopy)
+	if c.n != 4 && (c.due == 0 || c.n != c.due+1) {
+		return // the first of the pair
 	}
+	far := stringCopyWins(c.cost, n >= largeCopy)
+	if c.due == 0 || far != c.far {
+		c.every = probeEvery
+	} else {
+		c.every = min(2*c.every, maxProbeEvery)
+	}
+	c.far, c.due = far, c.n-1+c.every
 }
 
 // stringCopyWins reports whether copies of costs cost (Go's copy's, the

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+	"time"
 )
 
 const line = 64
@@ -84,6 +85,49 @@ func TestWriterTimesBothWaysEarly(t *testing.T) {
 		if _, way, t0 := w.next(WriterMin); way != faster || !t0.IsZero() {
 			t.Fatalf("copy %d went way %d (timed %v), want way %d untimed (costs %v)", c.n, way, !t0.IsZero(), faster, c.cost)
 		}
+	}
+}
+
+// TestWriterTimesLessOftenWhileItsVerdictHolds: a Writer's timed pairs
+// come twice as far apart after each pair that keeps its way, up to
+// maxProbeEvery copies, and every probeEvery-th again after a pair that
+// changes it. One way is made to look slow by a start a second early.
+func TestWriterTimesLessOftenWhileItsVerdictHolds(t *testing.T) {
+	var w Writer
+	c := &w.class[0]
+	slow := 0          // Go's copy, until the string copy becomes the slow one
+	stale := false     // the way changed since the last pair
+	var pairs []uint64 // the copy that began each timed pair
+	for c.n < 4*maxProbeEvery {
+		if slow == 0 && len(pairs) == 6 && c.n > pairs[5]+1 {
+			slow, stale = 1, true
+		}
+		_, way, t0 := w.next(WriterMin)
+		if t0.IsZero() {
+			if c.n > 4 && way == slow && !stale {
+				t.Fatalf("copy %d went the slow way %d untimed", c.n, way)
+			}
+			continue
+		}
+		if c.n > 4 && c.n == c.due {
+			pairs = append(pairs, c.n)
+		} else {
+			stale = false // the pair's second copy decides
+		}
+		if way == slow {
+			t0 = t0.Add(-time.Second)
+		}
+		w.timed(c, way, t0, WriterMin)
+	}
+	var gaps []uint64
+	for i := 1; i < len(pairs); i++ {
+		gaps = append(gaps, pairs[i]-pairs[i-1])
+	}
+	// The first pair probeEvery copies after the early one (copies 3 and
+	// 4); the seventh finds the way changed.
+	want := []uint64{32, 64, 128, 256, 512, 512, 16, 32, 64, 128, 256}
+	if pairs[0] != 3+probeEvery || !slices.Equal(gaps, want) {
+		t.Fatalf("timed pairs began at copies %v (gaps %v), want the first at %d and gaps %v", pairs, gaps, 3+probeEvery, want)
 	}
 }
 
