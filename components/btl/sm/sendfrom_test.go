@@ -122,8 +122,9 @@ func TestSendFromDeliversWhatSendWould(t *testing.T) {
 // TestSendFromEitherWay: past the record's first line a Source packs
 // through the ring's Writer, straight into the ring or into the Writer's
 // stage for a string copy, a stage at a time; the Writer times both ways
-// (every 16th copy), and either way the payload arrives as Send would
-// deliver it, from Sources of short and long blocks.
+// (its third and fourth copies of a class, then in pairs), and either way
+// the payload arrives as Send would deliver it, from Sources of short and
+// long blocks.
 func TestSendFromEitherWay(t *testing.T) {
 	j := newTestJob(t, 2)
 	m := j.mods[0]
