@@ -175,7 +175,7 @@ func (w *Writer) next(n int) (c *ways, way int, t0 time.Time) {
 		// calls instead of 6 when the string copy was the faster. Not the
 		// first two, which may fault in the pages of double buffers.
 		return c, int(c.n - 3), time.Now()
-	case c.due == 0:
+	case c.due == 0: // the first two copies, untimed
 	case c.n == c.due:
 		return c, c.way(), time.Now()
 	case c.n == c.due+1:
