@@ -83,7 +83,7 @@ type ways struct {
 	n     uint64   // copies of the class
 	cost  [2]int64 // the last timed copy's picoseconds a byte: Go's copy (with PrefetchW), the string copy
 	far   bool     // the string copy is the one to take
-	due   uint64   // the copy that begins the next timed pair; 0 before both ways are timed
+	due   uint64   // the copy that begins the next timed pair; 0 for the first (pair)
 	every uint64   // copies from one timed pair to the next
 }
 
@@ -167,21 +167,26 @@ func (w *Writer) next(n int) (c *ways, way int, t0 time.Time) {
 		c = &w.class[1]
 	}
 	c.n++
-	switch {
-	case c.n == 3 || c.n == 4:
-		// Both ways timed early, so that the first probeEvery copies do
-		// not all go the slower way: coll sm's alltoall of 64 KiB a rank
-		// through the segment took 13-15 us at its second to sixteenth
-		// calls instead of 6 when the string copy was the faster. Not the
-		// first two, which may fault in the pages of double buffers.
-		return c, int(c.n - 3), time.Now()
-	case c.due == 0: // the first two copies, untimed
-	case c.n == c.due:
+	switch c.n {
+	case c.pair():
 		return c, c.way(), time.Now()
-	case c.n == c.due+1:
+	case c.pair() + 1:
 		return c, 1 - c.way(), time.Now()
 	}
 	return c, c.way(), time.Time{}
+}
+
+// pair is the copy that begins c's next timed pair. The first is the
+// third copy, so that the first probeEvery copies do not all go the
+// slower way (coll sm's alltoall of 64 KiB a rank through the segment
+// took 13-15 us at its second to sixteenth calls instead of 6 when the
+// string copy was the faster), and not the first two, which may fault in
+// the pages of double buffers.
+func (c *ways) pair() uint64 {
+	if c.due == 0 {
+		return 3
+	}
+	return c.due
 }
 
 // timed records a timed copy of n bytes of class c the way way, begun at
@@ -191,7 +196,7 @@ func (w *Writer) timed(c *ways, way int, t0 time.Time, n int) {
 	w.fence.Add(1)
 	// At least 1: a way that was timed counts as timed, whatever the clock.
 	c.cost[way] = max(time.Since(t0).Nanoseconds()*1000/int64(n), 1)
-	if c.n != 4 && (c.due == 0 || c.n != c.due+1) {
+	if c.n != c.pair()+1 {
 		return // the first of the pair
 	}
 	far := stringCopyWins(c.cost, n >= largeCopy)

@@ -91,7 +91,7 @@ func TestWriterTimesBothWaysEarly(t *testing.T) {
 // TestWriterTimesLessOftenWhileItsVerdictHolds: a Writer's timed pairs
 // come twice as far apart after each pair that keeps its way, up to
 // maxProbeEvery copies, and every probeEvery-th again after a pair that
-// changes it. One way is made to look slow by a start a second early.
+// changes it. One way is made to look slow by a start an hour early.
 func TestWriterTimesLessOftenWhileItsVerdictHolds(t *testing.T) {
 	var w Writer
 	c := &w.class[0]
@@ -109,13 +109,13 @@ func TestWriterTimesLessOftenWhileItsVerdictHolds(t *testing.T) {
 			}
 			continue
 		}
-		if c.n > 4 && c.n == c.due {
+		if c.n > 4 && c.n == c.pair() {
 			pairs = append(pairs, c.n)
 		} else {
 			stale = false // the pair's second copy decides
 		}
 		if way == slow {
-			t0 = t0.Add(-time.Second)
+			t0 = t0.Add(-time.Hour)
 		}
 		w.timed(c, way, t0, WriterMin)
 	}
