@@ -39,7 +39,7 @@
 // # Records
 //
 // A record is a 16-byte header (the record's end offset, upper-header
-// length, kind, payload length), the engine's header and the payload,
+// length, kind, seen, payload length), the engine's header and the payload,
 // padded to a cache line. Besides fragments and pads, a help record (an
 // 8-byte header with a copy's number, no payload) goes from a large
 // message's receiver to its sender, asking it to help with the copy; the
@@ -97,6 +97,17 @@
 // apart, and unchanged when they are close. It is a hint: a stale one
 // costs at most a wasted fetch. Records of six lines or more get none,
 // since the consumer's own prefetches of those lines fight the producer's.
+//
+// In an exchange (Sendrecv, a pairwise step of a collective) the two
+// records cross: each rank finds the other's while that one is about to
+// read its own, and then looks at the line after it for a second record.
+// A prefetch before delivering takes that line just before the peer's look
+// takes it back, and the line crosses twice more. So each record carries
+// where its producer had read the other ring up to when it wrote it (seen,
+// in lines modulo 256): a record that answers all of this rank's gets the
+// prefetch before delivering, a crossed one after, once the peer has
+// looked. A 0-byte Sendrecv on 2 ranks with far CPUs: 0.44-0.45 us against
+// 0.64-0.66 with the prefetch always first; a ping-pong unchanged.
 //
 // For a record of many lines, the producer prefetches for writing every
 // line past the first before it writes, and the consumer prefetches every

@@ -187,12 +187,13 @@ func (m *Module) AddProcs(ctx context.Context, procs []btl.Proc) ([]bool, error)
 		pr := m.peers[p.Rank]
 		if pr == nil {
 			pr = &peer{rank: p.Rank, local: ep.localRank, pid: ep.pid, block: m.seg.rank(ep.localRank)}
-			pr.out = producer{ring: m.seg.ring(m.localRank, ep.localRank)}
+			in := m.seg.ring(ep.localRank, m.localRank)
+			pr.out = producer{ring: m.seg.ring(m.localRank, ep.localRank), answered: in.head}
 			pr.readsMe = m.seg.readable(ep.localRank, m.localRank)
 			pr.ways, pr.timed = m.seg.blockingWays(ep.localRank, m.localRank), m.seg.blockingWays(m.localRank, ep.localRank)
 			m.setReadable(pr, m.tryCMA(p.Rank, ep))
 			m.peers[p.Rank] = pr
-			inbound = append(inbound, &consumer{ring: m.seg.ring(ep.localRank, m.localRank), from: p.Rank,
+			inbound = append(inbound, &consumer{ring: in, from: p.Rank,
 				help: func(seq uint64) { m.help(pr, seq) }})
 		}
 		pr.added.Store(true)

@@ -21,10 +21,20 @@ func (m *Module) Progress() int {
 		if c.broken || !c.pending() {
 			continue
 		}
-		if p := m.peers[c.from]; p != nil {
+		// Take the lines of this rank's next record to the peer (reserve):
+		// before delivering if the peer answered and now polls them; else
+		// after, since the peer of an exchange, whose record crossed this
+		// rank's, is about to look there for a next record and would take
+		// them back.
+		p := m.peers[c.from]
+		early := p != nil && c.answers(p.out.next.Load())
+		if early {
 			p.out.reserve()
 		}
 		k, err := c.drain(m.recv)
+		if p != nil && !early {
+			p.out.reserve()
+		}
 		n += k
 		if err != nil {
 			c.broken = true

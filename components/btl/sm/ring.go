@@ -46,7 +46,10 @@ type ring struct {
 // start a record, and a record never wraps: a pad record fills the end of
 // the ring instead.
 //
-//	0 end offset u64 | 8 header length u16 | 10 kind u16 | 12 payload length u32
+//	0 end offset u64 | 8 header length u16 | 10 kind u8 | 11 seen u8 | 12 payload length u32
+//
+// seen is where the producer's consumer of the opposite ring stood when
+// the record was written, in lines modulo 256 (producer.answered).
 const (
 	recHeader = 16
 	recAlign  = lineSize
@@ -103,6 +106,12 @@ type producer struct {
 
 	// w copies payloads in, the faster way for large ones.
 	w shm.Writer
+
+	// answered is the head of the ring the other way, which this rank's
+	// consumer stores: put records it in each record's seen byte, so that
+	// the peer learns whether this record answers its last one
+	// (consumer.answers).
+	answered *atomic.Uint64
 
 	// next is where the next record starts, or'ed with the line count of
 	// the last record if it was small (at most reserveLines), else 0: a
@@ -244,7 +253,7 @@ func (p *producer) putKind(kind uint16, hdr, payload []byte, src *source, held b
 		}
 	}
 	if pad > 0 {
-		binary.LittleEndian.PutUint16(p.data[pos+10:], kindPad)
+		p.data[pos+10], p.data[pos+11] = kindPad, 0
 		p.stage(pos, pad)
 		pos = 0
 	}
@@ -272,7 +281,7 @@ func (p *producer) putKind(kind uint16, hdr, payload []byte, src *source, held b
 	// instructions.
 	line := (*[recAlign]byte)(rec)
 	binary.LittleEndian.PutUint16(line[8:], uint16(len(hdr)))
-	binary.LittleEndian.PutUint16(line[10:], kind)
+	line[10], line[11] = byte(kind), p.seen()
 	binary.LittleEndian.PutUint32(line[12:], uint32(n))
 	if len(hdr) == btl.SmallHeaderSize {
 		// 8 bytes at a time: a small header was just written so
@@ -293,6 +302,15 @@ func (p *producer) putKind(kind uint16, hdr, payload []byte, src *source, held b
 		lowlevel.StoreReleaseUint64(&p.next, hint)
 	}
 	return true
+}
+
+// seen is the seen byte of a record written now: where this rank has read
+// the ring the other way up to, in lines modulo 256.
+func (p *producer) seen() byte {
+	if p.answered == nil {
+		return 0
+	}
+	return byte((p.answered.Load() & uint64(len(p.data)-1)) / recAlign) // the rings have one size
 }
 
 // reserve takes the lines where the next record will go, if the last one
@@ -430,7 +448,7 @@ func (c *consumer) drain(recv btl.Receiver) (int, error) {
 			return n, fmt.Errorf("record of %d bytes at offset %d does not fit the ring", length, pos)
 		}
 		rec := c.data[pos : pos+length : pos+length]
-		switch kind := binary.LittleEndian.Uint16(rec[10:]); kind {
+		switch kind := rec[10]; kind {
 		case kindFrag:
 			h := int(binary.LittleEndian.Uint16(rec[8:]))
 			pl := int(binary.LittleEndian.Uint32(rec[12:]))
@@ -464,6 +482,18 @@ func (c *consumer) drain(recv btl.Receiver) (int, error) {
 		}
 		c.head = end
 	}
+}
+
+// answers reports whether the record that drain delivers next was
+// written after its producer had read every record of this rank's up to
+// next, where this rank's next record to it will start (producer.next): a
+// ping-pong's answer, whose producer now polls the line at next, rather
+// than a message of an exchange, crossed with this rank's last one, whose
+// producer has yet to read that. The caller holds the ring for draining;
+// pending saw the record.
+func (c *consumer) answers(next uint64) bool {
+	pos := c.head & uint64(len(c.data)-1)
+	return c.data[pos+11] == byte((next&uint64(len(c.data)-1))/recAlign)
 }
 
 // maxAhead bounds the lines pending prefetches: more, and a sender of

@@ -253,6 +253,51 @@ func TestRingReservesWhereTheNextRecordGoes(t *testing.T) {
 	}
 }
 
+// TestRingTellsAnAnswerFromACrossedMessage: two ranks' rings both ways,
+// over a few laps. A record written after its producer drained the other's
+// last record answers it; one written before (both ranks sending at once,
+// as in Sendrecv) does not.
+func TestRingTellsAnAnswerFromACrossedMessage(t *testing.T) {
+	ab, atB := newRing(1024)
+	ba, atA := newRing(1024)
+	ab.answered, ba.answered = ba.head, ab.head // each producer's own consumer stores the other ring's head
+	var s sink
+	drain := func(c *consumer, who string, i int) {
+		t.Helper()
+		if n, err := c.drain(&s); err != nil || n != 1 {
+			t.Fatalf("round %d: %s drained %d records, %v", i, who, n, err)
+		}
+	}
+	payload := make([]byte, 8)
+	for i := range 40 {
+		// A ping-pong: a's record, b's answer after reading it.
+		ab.putNow([]byte("ping"), payload)
+		if !atB.pending() {
+			t.Fatalf("round %d: b sees no ping", i)
+		}
+		if !atB.answers(ba.next.Load()) {
+			t.Errorf("round %d: the ping, written after a read b's last record, does not answer it", i)
+		}
+		drain(&atB, "b", i)
+		ba.putNow([]byte("pong"), payload)
+		if !atA.pending() {
+			t.Fatalf("round %d: a sees no pong", i)
+		}
+		if !atA.answers(ab.next.Load()) {
+			t.Errorf("round %d: the pong, written after b read the ping, does not answer it", i)
+		}
+		drain(&atA, "a", i)
+		// An exchange: both write before either reads.
+		ab.putNow([]byte("x"), payload)
+		ba.putNow([]byte("y"), payload)
+		if atA.answers(ab.next.Load()) || atB.answers(ba.next.Load()) {
+			t.Errorf("round %d: a crossed message taken for an answer", i)
+		}
+		drain(&atA, "a", i)
+		drain(&atB, "b", i)
+	}
+}
+
 // TestRingCarriesLargeRecords: records large enough for the producer's
 // shm.Writer to choose its copy, behind headers of every length (so their
 // payloads start anywhere in a line), arrive intact, whichever copy it

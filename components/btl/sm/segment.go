@@ -41,7 +41,7 @@ import (
 // and so is a pair's line of blocking ways, written when a way changes.
 const (
 	segMagic      = "GOMPISM\x00"
-	layoutVersion = 5
+	layoutVersion = 6
 	lineSize      = 64
 	headerSize    = 4096
 	rankBlockSize = 3 * lineSize
