@@ -262,39 +262,34 @@ func TestRingTellsAnAnswerFromACrossedMessage(t *testing.T) {
 	ba, atA := newRing(1024)
 	ab.answered, ba.answered = ba.head, ab.head // each producer's own consumer stores the other ring's head
 	var s sink
-	drain := func(c *consumer, who string, i int) {
+	// receive checks whether c takes its next record for an answer to
+	// out's last one (out: c's rank's producer the other way), then
+	// drains it.
+	receive := func(c *consumer, out *producer, i int, what string, answer bool) {
 		t.Helper()
+		if !c.pending() {
+			t.Fatalf("round %d: %s not seen", i, what)
+		}
+		if got := c.answers(out.next.Load()); got != answer {
+			t.Errorf("round %d: %s taken for an answer: %t, want %t", i, what, got, answer)
+		}
 		if n, err := c.drain(&s); err != nil || n != 1 {
-			t.Fatalf("round %d: %s drained %d records, %v", i, who, n, err)
+			t.Fatalf("round %d: %s drained as %d records, %v", i, what, n, err)
 		}
 	}
 	payload := make([]byte, 8)
 	for i := range 40 {
-		// A ping-pong: a's record, b's answer after reading it.
+		// A ping-pong: each record written after its producer read the
+		// other's last one.
 		ab.putNow([]byte("ping"), payload)
-		if !atB.pending() {
-			t.Fatalf("round %d: b sees no ping", i)
-		}
-		if !atB.answers(ba.next.Load()) {
-			t.Errorf("round %d: the ping, written after a read b's last record, does not answer it", i)
-		}
-		drain(&atB, "b", i)
+		receive(&atB, &ba, i, "the ping", true)
 		ba.putNow([]byte("pong"), payload)
-		if !atA.pending() {
-			t.Fatalf("round %d: a sees no pong", i)
-		}
-		if !atA.answers(ab.next.Load()) {
-			t.Errorf("round %d: the pong, written after b read the ping, does not answer it", i)
-		}
-		drain(&atA, "a", i)
+		receive(&atA, &ab, i, "the pong", true)
 		// An exchange: both write before either reads.
 		ab.putNow([]byte("x"), payload)
 		ba.putNow([]byte("y"), payload)
-		if atA.answers(ab.next.Load()) || atB.answers(ba.next.Load()) {
-			t.Errorf("round %d: a crossed message taken for an answer", i)
-		}
-		drain(&atA, "a", i)
-		drain(&atB, "b", i)
+		receive(&atA, &ab, i, "b's crossed record", false)
+		receive(&atB, &ba, i, "a's crossed record", false)
 	}
 }
 
