@@ -106,8 +106,9 @@
 // where its producer had read the other ring up to when it wrote it (seen,
 // in lines modulo 256): a record that answers all of this rank's gets the
 // prefetch before delivering, a crossed one after, once the peer has
-// looked. A 0-byte Sendrecv on 2 ranks with far CPUs: 0.44-0.45 us against
-// 0.64-0.66 with the prefetch always first; a ping-pong unchanged.
+// looked. A 0-byte Sendrecv on 2 ranks with far CPUs: 0.41-0.49 us against
+// 0.64-0.73 with the prefetch always first (near CPUs: 0.23-0.28 against
+// 0.21-0.24); a ping-pong unchanged.
 //
 // For a record of many lines, the producer prefetches for writing every
 // line past the first before it writes, and the consumer prefetches every
