@@ -305,12 +305,13 @@ func (p *producer) putKind(kind uint16, hdr, payload []byte, src *source, held b
 }
 
 // seen is the seen byte of a record written now: where this rank has read
-// the ring the other way up to, in lines modulo 256.
-func (p *producer) seen() byte {
-	if p.answered == nil {
-		return 0
-	}
-	return byte((p.answered.Load() & uint64(len(p.data)-1)) / recAlign) // the rings have one size
+// the ring the other way up to (the rings have one size).
+func (p *producer) seen() byte { return p.lineByte(p.answered.Load()) }
+
+// lineByte is the line of the ring at offset off, modulo 256: the seen
+// byte's unit.
+func (r *ring) lineByte(off uint64) byte {
+	return byte((off & uint64(len(r.data)-1)) / recAlign)
 }
 
 // reserve takes the lines where the next record will go, if the last one
@@ -493,7 +494,7 @@ func (c *consumer) drain(recv btl.Receiver) (int, error) {
 // pending saw the record.
 func (c *consumer) answers(next uint64) bool {
 	pos := c.head & uint64(len(c.data)-1)
-	return c.data[pos+11] == byte((next&uint64(len(c.data)-1))/recAlign)
+	return c.data[pos+11] == c.lineByte(next)
 }
 
 // maxAhead bounds the lines pending prefetches: more, and a sender of

@@ -12,10 +12,11 @@ import (
 	"github.com/gompi/gompi/components/common/shm"
 )
 
-// newRing makes a ring in ordinary memory.
+// newRing makes a ring in ordinary memory; its producer's ring the other
+// way is never read.
 func newRing(size int) (producer, consumer) {
 	r := ring{head: new(atomic.Uint64), data: make([]byte, size)}
-	return producer{ring: r}, consumer{ring: r, from: 7}
+	return producer{ring: r, answered: new(atomic.Uint64)}, consumer{ring: r, from: 7}
 }
 
 // sink records deliveries.
