@@ -24,6 +24,13 @@ build: c-library
 	ln -f $(BIN)/gompicc $(BIN)/gompicxx
 	$(GO) build $(if $(TAGS),-tags $(TAGS)) -o $(BIN)/plugins/ ./examples/plugins/...
 
+# gompi's C library comes with libgompi_start.a, which gompicc links into programs
+# with -Wl,--wrap=main so that main runs as a call from the library
+# (capi/start/start.c); $(call start-archive,DIR) builds it into DIR.
+START_ARCHIVE := libgompi_start.a
+start-archive = $(CC) -O2 -fPIC -c capi/start/start.c -o $(1)/start.o && \
+	ar rcs $(1)/$(START_ARCHIVE) $(1)/start.o && rm $(1)/start.o
+
 # gompi's C library, libmpi_abi (the MPI-5.0 standard ABI, built from
 # capi/), as ./lib/libmpi_abi.so.1 with the libmpi_abi.so link that -lmpi_abi
 # finds, and its header as ./include/mpi.h: bin/gompicc compiles against
@@ -39,6 +46,7 @@ c-library:
 	$(GO) build $(if $(TAGS),-tags $(TAGS)) -buildmode=c-shared -ldflags='-w -extldflags=-Wl,-soname,$(ABI_SONAME)' -o $(LIB)/$(ABI_SONAME) ./capi; \
 	rm -f $(LIB)/$(basename $(ABI_SONAME)).h; \
 	ln -sf $(ABI_SONAME) $(LIB)/libmpi_abi.so; \
+	$(call start-archive,$(LIB)); \
 	mkdir -p $(INCLUDE); \
 	cp capi/include/mpi.h $(INCLUDE)/mpi.h
 
@@ -57,6 +65,7 @@ install: build
 	set -ex; \
 	install -d $(DESTDIR)$(PREFIX)/include; \
 	install -m 755 $(LIB)/$(ABI_SONAME) $(DESTDIR)$(PREFIX)/lib/; \
+	install -m 644 $(LIB)/$(START_ARCHIVE) $(DESTDIR)$(PREFIX)/lib/; \
 	ln -sf $(ABI_SONAME) $(DESTDIR)$(PREFIX)/lib/libmpi_abi.so; \
 	install -m 644 $(INCLUDE)/mpi.h $(DESTDIR)$(PREFIX)/include/
 
@@ -133,6 +142,7 @@ test-programs:
 		echo "hostcheck not built with -tags pmix (OpenPMIx's headers missing?): test/multihost's PMIx tests will say why they skip"
 	$(GO) build -buildmode=c-shared -ldflags='-w -extldflags=-Wl,-soname,libmpi_abi.so.1' -o $(TESTBIN)/lib/libmpi_abi.so.1 ./capi
 	ln -s libmpi_abi.so.1 $(TESTBIN)/lib/libmpi_abi.so
+	$(call start-archive,$(TESTBIN)/lib)
 
 # make test, then the collective matrix again with the sizes that only
 # -long runs.

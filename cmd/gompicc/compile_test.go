@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -124,4 +125,53 @@ func TestGompicxxBuildsAProgram(t *testing.T) {
 
 	runWrapper(t, dir, gompicxx, "-Wall", "-Werror", "hello.cpp", "-o", "hello")
 	checkHello(t, filepath.Join(dir, "hello"))
+}
+
+// stubStart stands in for the library's gompi_run_main, which the start
+// archive's __wrap_main calls with the program's main.
+const stubStart = `#include <stdio.h>
+int gompi_run_main(int (*main)(int, char **, char **), int argc, char **argv, char **envp) {
+	printf("main from the library\n");
+	fflush(stdout);
+	return main(argc, argv, envp);
+}
+`
+
+// TestGompiccRunsMainFromTheLibrary: with the start archive beside the
+// library (capi/start/start.c, as make build makes it), a program's main
+// runs as a call from the library, with its arguments and exit status;
+// a shared library links without it.
+func TestGompiccRunsMainFromTheLibrary(t *testing.T) {
+	prefix := stubPrefix(t)
+	lib := filepath.Join(prefix, "lib")
+	src := filepath.Join(t.TempDir(), "stub.c")
+	writeFile(t, src, stubLibrary+stubStart)
+	mustRun(t, "", "cc", "-shared", "-fPIC", "-Wl,-soname,libmpi_abi.so.1", "-I"+filepath.Join(prefix, "include"),
+		src, "-o", filepath.Join(lib, "libmpi_abi.so.1"))
+	obj := filepath.Join(t.TempDir(), "start.o")
+	mustRun(t, "", "cc", "-O2", "-fPIC", "-c", "../../capi/start/start.c", "-o", obj)
+	mustRun(t, "", "ar", "rcs", filepath.Join(lib, startArchive), obj)
+	gompicc := installWrapper(t, prefix, "gompicc")
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "args.c"), `#include <mpi.h>
+#include <stdio.h>
+int main(int argc, char **argv) {
+	MPI_Init(&argc, &argv);
+	printf("%d %s\n", argc, argv[argc - 1]);
+	MPI_Finalize();
+	return 5;
+}
+`)
+	runWrapper(t, dir, gompicc, "-Wall", "-Werror", "args.c", "-o", "args")
+	out, err := exec.Command(filepath.Join(dir, "args"), "one", "two").Output()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 5 {
+		t.Fatalf("args exited with %v, want status 5 from main", err)
+	}
+	if want := "main from the library\n3 two\n"; string(out) != want {
+		t.Errorf("args printed %q, want %q", out, want)
+	}
+
+	writeFile(t, filepath.Join(dir, "lib.c"), "#include <mpi.h>\nint rank(void) { int r; MPI_Comm_rank(MPI_COMM_WORLD, &r); return r; }\n")
+	runWrapper(t, dir, gompicc, "-shared", "-fPIC", "lib.c", "-o", "librank.so")
 }

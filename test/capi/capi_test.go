@@ -107,7 +107,9 @@ func compile(t *testing.T, name string) string {
 	}
 	f, _ := compiled.LoadOrStore(name, sync.OnceValues(func() (compilation, error) {
 		bin := filepath.Join(binDir, name)
+		// Linked as gompicc links: main run by the start archive.
 		out, err := exec.Command(cc, "-O2", "-Wall", "-pthread", "-I"+include, "-o", bin, filepath.Join("testdata", name+".c"),
+			"-Wl,--wrap=main", filepath.Join(libDir, jobtest.StartArchive),
 			"-L"+libDir, "-lmpi_abi", "-Wl,-rpath,"+libDir).CombinedOutput()
 		if err != nil {
 			return compilation{}, fmt.Errorf("%s %s.c: %v\n%s", cc, name, err, out)
@@ -163,6 +165,12 @@ var runs = map[string][]run{
 	// which must end the job naming the error.
 	"errfatal": {{np: 2, fatal: []string{"MPI_ERRORS_ARE_FATAL", "MPI_ERR_RANK", "rank 7"}}},
 	"abort":    {{np: 2, fatal: []string{"rank 1", "called Abort with code 3"}}},
+	// fault's ranks end as a C program's do, main run by the start archive.
+	"fault": {
+		{np: 2, name: "main", args: []string{"-x", "FAULT=main"}, fatal: []string{"rank 1", "killed by signal SIGSEGV"}},
+		{np: 2, name: "op", args: []string{"-x", "FAULT=op"}, fatal: []string{"rank 1", "killed by signal SIGSEGV"}},
+		{np: 2, name: "status", args: []string{"-x", "FAULT=status"}, fatal: []string{"exited with status 3"}},
+	},
 }
 
 var defaultRuns = []run{{np: 2}, {np: 3}}
