@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int *nowhere; /* NULL, which the compiler cannot see through */
+static int *volatile nowhere; /* NULL, read at run time: a store through it faults */
 
 static void faulty(void *in, void *inout, int *len, MPI_Datatype *dt) {
     (void)in, (void)inout, (void)len, (void)dt;
