@@ -203,7 +203,7 @@ func (s *source) fill(w *shm.Writer, dst []byte, first int) {
 // src's when src is set: a Source packs itself into the record, which
 // spares a non-contiguous payload a copy. src is a pointer so that the
 // arguments of a payload in a slice still fit in registers.
-func (p *producer) putKind(kind uint16, hdr, payload []byte, src *source, held bool) bool {
+func (p *producer) putKind(kind byte, hdr, payload []byte, src *source, held bool) bool {
 	if p.tail == 0 {
 		p.prefault()
 	}
@@ -253,7 +253,7 @@ func (p *producer) putKind(kind uint16, hdr, payload []byte, src *source, held b
 		}
 	}
 	if pad > 0 {
-		p.data[pos+10], p.data[pos+11] = kindPad, 0
+		p.data[pos+10], p.data[pos+11] = kindPad, p.seen() // answers may look at a pad
 		p.stage(pos, pad)
 		pos = 0
 	}
@@ -281,7 +281,7 @@ func (p *producer) putKind(kind uint16, hdr, payload []byte, src *source, held b
 	// instructions.
 	line := (*[recAlign]byte)(rec)
 	binary.LittleEndian.PutUint16(line[8:], uint16(len(hdr)))
-	line[10], line[11] = byte(kind), p.seen()
+	line[10], line[11] = kind, p.seen()
 	binary.LittleEndian.PutUint32(line[12:], uint32(n))
 	if len(hdr) == btl.SmallHeaderSize {
 		// 8 bytes at a time: a small header was just written so
