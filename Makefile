@@ -43,11 +43,11 @@ c-library:
 		exit 0; \
 	fi; \
 	set -ex; \
+	mkdir -p $(LIB) $(INCLUDE); \
 	$(GO) build $(if $(TAGS),-tags $(TAGS)) -buildmode=c-shared -ldflags='-w -extldflags=-Wl,-soname,$(ABI_SONAME)' -o $(LIB)/$(ABI_SONAME) ./capi; \
 	rm -f $(LIB)/$(basename $(ABI_SONAME)).h; \
 	ln -sf $(ABI_SONAME) $(LIB)/libmpi_abi.so; \
 	$(call start-archive,$(LIB)); \
-	mkdir -p $(INCLUDE); \
 	cp capi/include/mpi.h $(INCLUDE)/mpi.h
 
 # make build, then under $(DESTDIR)$(PREFIX): the commands in bin/, the C
@@ -140,9 +140,7 @@ test-programs:
 	@# tests build it themselves and skip, saying why.
 	@$(GO) build $(TEST_LDFLAGS) -tags pmix -o $(TESTBIN)/pmix/ ./test/multihost/testdata/hostcheck 2>/dev/null || \
 		echo "hostcheck not built with -tags pmix (OpenPMIx's headers missing?): test/multihost's PMIx tests will say why they skip"
-	$(GO) build -buildmode=c-shared -ldflags='-w -extldflags=-Wl,-soname,libmpi_abi.so.1' -o $(TESTBIN)/lib/libmpi_abi.so.1 ./capi
-	ln -s libmpi_abi.so.1 $(TESTBIN)/lib/libmpi_abi.so
-	$(call start-archive,$(TESTBIN)/lib)
+	@$(MAKE) --no-print-directory c-library LIB=$(TESTBIN)/lib INCLUDE=$(TESTBIN)/include
 
 # make test, then the collective matrix again with the sizes that only
 # -long runs.

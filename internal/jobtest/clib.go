@@ -19,9 +19,10 @@ const StartArchive = "libgompi_start.a"
 // CLibrary returns a directory holding gompi's C library, its
 // libmpi_abi.so link and the start archive, for C programs to link with -L
 // and -rpath: lib/ under BinEnv, where make test-programs builds them, or
-// else dir/lib, where it builds capi (the package's path relative to the
-// caller's directory) with go and the archive with cc and ar.
-func CLibrary(dir, capi string) (string, error) {
+// else dir/lib, where the Makefile's c-library target builds them from the
+// repository at root (relative to the caller's directory), so that the
+// library is built one way only.
+func CLibrary(dir, root string) (string, error) {
 	if shared := os.Getenv(BinEnv); shared != "" {
 		lib := filepath.Join(shared, "lib")
 		for _, f := range []string{"libmpi_abi.so", StartArchive} {
@@ -31,23 +32,18 @@ func CLibrary(dir, capi string) (string, error) {
 		}
 		return lib, nil
 	}
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
 	lib := filepath.Join(dir, "lib")
-	if err := os.MkdirAll(lib, 0o755); err != nil {
-		return "", err
+	cmd := exec.Command("make", "--no-print-directory", "-C", root, "c-library",
+		"LIB="+lib, "INCLUDE="+filepath.Join(dir, "include"))
+	if b, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("%s: %v\n%s", strings.Join(cmd.Args, " "), err, b)
 	}
-	obj := filepath.Join(lib, "start.o")
-	for _, args := range [][]string{
-		{"go", "build", "-buildmode=c-shared", "-ldflags=-w -extldflags=-Wl,-soname," + CLibraryName,
-			"-o", filepath.Join(lib, CLibraryName), capi},
-		{"cc", "-O2", "-fPIC", "-c", filepath.Join(capi, "start", "start.c"), "-o", obj},
-		{"ar", "rcs", filepath.Join(lib, StartArchive), obj},
-	} {
-		if b, err := exec.Command(args[0], args[1:]...).CombinedOutput(); err != nil {
-			return "", fmt.Errorf("%s: %v\n%s", strings.Join(args, " "), err, b)
-		}
-	}
-	if err := os.Symlink(CLibraryName, filepath.Join(lib, "libmpi_abi.so")); err != nil {
-		return "", err
+	if _, err := os.Stat(filepath.Join(lib, StartArchive)); err != nil {
+		return "", fmt.Errorf("make c-library built no C library (no C compiler for cgo?): %w", err)
 	}
 	return lib, nil
 }

@@ -65,7 +65,7 @@ func setUp(m *testing.M) (int, error) {
 		return 0, err
 	}
 	gompirun = bins["gompirun"]
-	if libDir, err = jobtest.CLibrary(dir, "../../capi"); err != nil {
+	if libDir, err = jobtest.CLibrary(dir, "../.."); err != nil {
 		return 0, err
 	}
 	binDir = filepath.Join(dir, "programs")
