@@ -8,10 +8,6 @@ import (
 	"strings"
 )
 
-// CLibraryName is gompi's C library's file, by its soname; C programs
-// link it as -lmpi_abi, through the libmpi_abi.so link beside it.
-const CLibraryName = "libmpi_abi.so.1"
-
 // StartArchive is the archive beside the library that gompicc links into
 // programs with -Wl,--wrap=main (capi/start/start.c).
 const StartArchive = "libgompi_start.a"
@@ -39,11 +35,12 @@ func CLibrary(dir, root string) (string, error) {
 	lib := filepath.Join(dir, "lib")
 	cmd := exec.Command("make", "--no-print-directory", "-C", root, "c-library",
 		"LIB="+lib, "INCLUDE="+filepath.Join(dir, "include"))
-	if b, err := cmd.CombinedOutput(); err != nil {
+	b, err := cmd.CombinedOutput()
+	if err != nil {
 		return "", fmt.Errorf("%s: %v\n%s", strings.Join(cmd.Args, " "), err, b)
 	}
 	if _, err := os.Stat(filepath.Join(lib, StartArchive)); err != nil {
-		return "", fmt.Errorf("make c-library built no C library (no C compiler for cgo?): %w", err)
+		return "", fmt.Errorf("%s built no C library: %w\n%s", strings.Join(cmd.Args, " "), err, b)
 	}
 	return lib, nil
 }
