@@ -10,7 +10,7 @@ PREFIX      ?= /usr/local
 DESTDIR     ?=
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: all build c-library install test test-short test-long test-programs lint check-generated deadcode docs demo generate generate-prof generate-abi clean bench bench-compare pgo
+.PHONY: all build c-library start-archive install test test-short test-long test-programs lint check-generated deadcode docs demo generate generate-prof generate-abi clean bench bench-compare pgo
 
 all: build
 
@@ -26,10 +26,13 @@ build: c-library
 
 # gompi's C library comes with libgompi_start.a, which gompicc links into programs
 # with -Wl,--wrap=main so that main runs as a call from the library
-# (capi/start/start.c); $(call start-archive,DIR) builds it into DIR.
+# (capi/start/start.c); make start-archive builds it alone into $(LIB).
 START_ARCHIVE := libgompi_start.a
-start-archive = $(CC) -O2 -fPIC -c capi/start/start.c -o $(1)/start.o && \
-	ar rcs $(1)/$(START_ARCHIVE) $(1)/start.o && rm $(1)/start.o
+start-archive:
+	mkdir -p $(LIB)
+	$(CC) -O2 -fPIC -c capi/start/start.c -o $(LIB)/start.o
+	ar rcs $(LIB)/$(START_ARCHIVE) $(LIB)/start.o
+	rm $(LIB)/start.o
 
 # gompi's C library, libmpi_abi (the MPI-5.0 standard ABI, built from
 # capi/), as ./lib/libmpi_abi.so.1 with the libmpi_abi.so link that -lmpi_abi
@@ -47,7 +50,7 @@ c-library:
 	$(GO) build $(if $(TAGS),-tags $(TAGS)) -buildmode=c-shared -ldflags='-w -extldflags=-Wl,-soname,$(ABI_SONAME)' -o $(LIB)/$(ABI_SONAME) ./capi; \
 	rm -f $(LIB)/$(basename $(ABI_SONAME)).h; \
 	ln -sf $(ABI_SONAME) $(LIB)/libmpi_abi.so; \
-	$(call start-archive,$(LIB)); \
+	$(MAKE) --no-print-directory start-archive LIB=$(LIB); \
 	cp capi/include/mpi.h $(INCLUDE)/mpi.h
 
 # make build, then under $(DESTDIR)$(PREFIX): the commands in bin/, the C

@@ -148,9 +148,7 @@ func TestGompiccRunsMainFromTheLibrary(t *testing.T) {
 	writeFile(t, src, stubLibrary+stubStart)
 	mustRun(t, "", "cc", "-shared", "-fPIC", "-Wl,-soname,libmpi_abi.so.1", "-I"+filepath.Join(prefix, "include"),
 		src, "-o", filepath.Join(lib, "libmpi_abi.so.1"))
-	obj := filepath.Join(t.TempDir(), "start.o")
-	mustRun(t, "", "cc", "-O2", "-fPIC", "-c", "../../capi/start/start.c", "-o", obj)
-	mustRun(t, "", "ar", "rcs", filepath.Join(lib, startArchive), obj)
+	mustRun(t, "", "make", "--no-print-directory", "-C", "../..", "start-archive", "LIB="+lib)
 	gompicc := installWrapper(t, prefix, "gompicc")
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "args.c"), `#include <mpi.h>
