@@ -23,8 +23,8 @@ func BcastInit[T Elem](buf []T, root int, comm Comm) (Request, error) {
 
 // ReduceInit makes a persistent Reduce, inactive until Start.
 func ReduceInit[T Elem](send, recv []T, op Op, root int, comm Comm) (Request, error) {
-	s, n, dt := typed(send)
-	return persistent(api().ReduceInit(s, pmpi.Bytes(recv), n, dt, op, root, comm.c))
+	s, _, dt := typed(send)
+	return persistent(api().ReduceInit(s, pmpi.Bytes(recv), rootCount(len(send), len(recv), root), dt, op, root, comm.c))
 }
 
 // ReduceInPlaceInit makes a persistent ReduceInPlace, inactive until Start.
@@ -101,7 +101,11 @@ func ReduceScatterBlockInPlaceInit[T Elem](buf []T, op Op, comm Comm) (Request, 
 // GatherInit makes a persistent Gather, inactive until Start.
 func GatherInit[T Elem](send, recv []T, root int, comm Comm) (Request, error) {
 	s, n, dt := typed(send)
-	return persistent(api().GatherInit(s, n, dt, pmpi.Bytes(recv), n, dt, root, comm.c))
+	rn, err := rootBlock("gather", n, len(recv), root, comm)
+	if err != nil {
+		return Request{}, err
+	}
+	return persistent(api().GatherInit(s, n, dt, pmpi.Bytes(recv), rn, dt, root, comm.c))
 }
 
 // GatherInPlaceInit makes a persistent GatherInPlace, inactive until Start.
@@ -135,7 +139,11 @@ func GathervInPlaceInit[T Elem](buf []T, counts, displs []int, root int, comm Co
 // ScatterInit makes a persistent Scatter, inactive until Start.
 func ScatterInit[T Elem](send, recv []T, root int, comm Comm) (Request, error) {
 	r, n, dt := typed(recv)
-	return persistent(api().ScatterInit(pmpi.Bytes(send), n, dt, r, n, dt, root, comm.c))
+	sn, err := rootBlock("scatter", n, len(send), root, comm)
+	if err != nil {
+		return Request{}, err
+	}
+	return persistent(api().ScatterInit(pmpi.Bytes(send), sn, dt, r, n, dt, root, comm.c))
 }
 
 // ScatterInPlaceInit makes a persistent ScatterInPlace, inactive until Start.

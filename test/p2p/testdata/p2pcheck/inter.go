@@ -387,6 +387,9 @@ func checkInterColl(s side, ic mpi.Comm) error {
 	if err := checkInterPersistent(s, ic); err != nil {
 		return err
 	}
+	if err := checkInterPersistentRooted(s, ic); err != nil {
+		return err
+	}
 	return checkInterNonblocking(s, ic)
 }
 
@@ -416,6 +419,70 @@ func checkInterPersistent(s side, ic mpi.Comm) error {
 		}
 	}
 	return req.Free()
+}
+
+// checkInterPersistentRooted: persistent Gather, Scatter and Reduce to
+// group 0's rank 0, each started twice, the root passing nil for the
+// buffer it does not use, as it may.
+func checkInterPersistentRooted(s side, ic mpi.Comm) error {
+	me, n := s.mine[ic.Rank()], len(s.theirs)
+	root := rootArg(s, ic, 0)
+	var send, gathered, blocks, got, sum []int
+	switch root {
+	case mpi.Root:
+		gathered, blocks, sum = make([]int, 2*n), make([]int, 2*n), make([]int, 2)
+	case 0:
+		send, got = make([]int, 2), make([]int, 2)
+	}
+	var reqs []mpi.Request
+	start := func(r mpi.Request, err error) error {
+		reqs = append(reqs, r)
+		return err
+	}
+	if err := errors.Join(
+		start(mpi.GatherInit(send, gathered, root, ic)),
+		start(mpi.ScatterInit(blocks, got, root, ic)),
+		start(mpi.ReduceInit(send, sum, mpi.Sum, root, ic))); err != nil {
+		return fmt.Errorf("persistent rooted collectives: %w", err)
+	}
+	for round := 1; round <= 2; round++ {
+		if send != nil {
+			send[0], send[1] = me*round, 1
+		}
+		for j := range blocks {
+			blocks[j] = j * round
+		}
+		if err := mpi.Startall(reqs...); err != nil {
+			return fmt.Errorf("persistent rooted collectives, start %d: %w", round, err)
+		}
+		if err := mpi.WaitAll(reqs...); err != nil {
+			return fmt.Errorf("persistent rooted collectives, start %d: %w", round, err)
+		}
+		switch root {
+		case mpi.Root:
+			var want []int
+			wantSum := []int{0, n}
+			for _, w := range s.theirs {
+				want = append(want, w*round, 1)
+				wantSum[0] += w * round
+			}
+			if !slices.Equal(gathered, want) || !slices.Equal(sum, wantSum) {
+				return fmt.Errorf("persistent rooted collectives, start %d, at the root: gather %v (want %v), reduce %v (want %v)",
+					round, gathered, want, sum, wantSum)
+			}
+		case 0:
+			r := ic.Rank()
+			if want := []int{2 * r * round, (2*r + 1) * round}; !slices.Equal(got, want) {
+				return fmt.Errorf("persistent scatter, start %d: %v, want %v", round, got, want)
+			}
+		}
+	}
+	for _, r := range reqs {
+		if err := r.Free(); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // checkInterNonblocking: non-blocking collectives on the intercommunicator,
