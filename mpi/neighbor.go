@@ -114,7 +114,9 @@ func NeighborAlltoallvInit[T Elem](send []T, scounts, sdispls []int, recv []T, r
 // neighborBlocks cuts ns send and nr receive elements into a block per
 // destination and per source of comm, read below the profiling stack
 // (pmpi.Comm.Degrees): an error if they do not divide evenly. A side
-// with no neighbours sends or receives nothing, whatever its buffer.
+// with no neighbours sends or receives nothing, whatever its buffer, and
+// takes the other side's block length, as a rank at a pipeline's end
+// passes MPI one count for both.
 func neighborBlocks(op string, ns, nr int, comm Comm) (sper, rper int, err error) {
 	in, out := comm.c.Degrees()
 	if out > 0 {
@@ -126,6 +128,12 @@ func neighborBlocks(op string, ns, nr int, comm Comm) (sper, rper int, err error
 	if (out > 0 && sper*out != ns) || (in > 0 && rper*in != nr) {
 		return 0, 0, &pmpi.Error{Class: pmpi.ClassCount,
 			Msg: fmt.Sprintf("%s on %v: %d send elements for %d destinations and %d receive elements for %d sources do not divide into equal blocks", op, comm, ns, out, nr, in)}
+	}
+	switch {
+	case out == 0:
+		sper = rper
+	case in == 0:
+		rper = sper
 	}
 	return sper, rper, nil
 }

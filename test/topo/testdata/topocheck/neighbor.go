@@ -283,6 +283,9 @@ func neighborGraph(world mpi.Comm) (err error) {
 	if !slices.Equal(got, want) {
 		return fmt.Errorf("NeighborAlltoall on a distributed graph: got %v, want %v", got, want)
 	}
+	if err := neighborPipeline(world); err != nil {
+		return err
+	}
 	index, edges := make([]int, n), make([]int, 0, 2*n)
 	for r := range n {
 		edges = append(edges, (r+n-1)%n, (r+1)%n)
@@ -303,6 +306,68 @@ func neighborGraph(world mpi.Comm) (err error) {
 	}
 	if !slices.Equal(got, want) {
 		return fmt.Errorf("NeighborAllgather on a ring graph: got %v, want %v", got, want)
+	}
+	return nil
+}
+
+// neighborPipeline runs NeighborAlltoall, blocking, non-blocking and
+// persistent, along a chain 0 -> 1 -> ... -> n-1, whose ends have no
+// source or no destination and pass an empty buffer for that side.
+func neighborPipeline(world mpi.Comm) (err error) {
+	n, me := world.Size(), world.Rank()
+	var sources, dests []int
+	if me > 0 {
+		sources = []int{me - 1}
+	}
+	if me < n-1 {
+		dests = []int{me + 1}
+	}
+	chain, err := mpi.DistGraphCreateAdjacent(world, sources, nil, dests, nil, false)
+	if err != nil {
+		return err
+	}
+	defer free(chain, &err)
+	const per = 3
+	send := blocksOf(me, len(dests), per)
+	want := filled(len(sources) * per)
+	if me > 0 {
+		want = blocksOf(me-1, 1, per)
+	}
+	calls := []struct {
+		name string
+		run  func(got []int64) error
+	}{
+		{"NeighborAlltoall", func(got []int64) error { return mpi.NeighborAlltoall(send, got, chain) }},
+		{"IneighborAlltoall", func(got []int64) error {
+			req, err := mpi.IneighborAlltoall(send, got, chain)
+			if err != nil {
+				return err
+			}
+			_, err = req.Wait()
+			return err
+		}},
+		{"NeighborAlltoallInit", func(got []int64) error {
+			req, err := mpi.NeighborAlltoallInit(send, got, chain)
+			if err != nil {
+				return err
+			}
+			if err := req.Start(); err != nil {
+				return err
+			}
+			if _, err := req.Wait(); err != nil {
+				return err
+			}
+			return req.Free()
+		}},
+	}
+	for _, c := range calls {
+		got := filled(len(sources) * per)
+		if err := c.run(got); err != nil {
+			return fmt.Errorf("%s along a chain, rank %d of %d: %w", c.name, me, n, err)
+		}
+		if !slices.Equal(got, want) {
+			return fmt.Errorf("%s along a chain, rank %d of %d: got %v, want %v", c.name, me, n, got, want)
+		}
 	}
 	return nil
 }
