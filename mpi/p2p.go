@@ -57,5 +57,6 @@ func Iprobe(source, tag int, comm Comm) (st Status, found bool, err error) {
 }
 
 // GetCount returns how many elements of T the described message holds,
-// after a receive or a probe alike.
+// after a receive or a probe alike: Undefined if its bytes are not a
+// whole number of them.
 func GetCount[T Elem](st Status) int { return st.CountOf(pmpi.TypeOf[T]()) }

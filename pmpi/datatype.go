@@ -62,20 +62,26 @@ func (d Datatype) Size() int {
 
 func (d Datatype) kind() kind { return d.t.kind }
 
-// count is how many whole elements n bytes hold: a shift for the
+// count is how many elements n bytes hold, Undefined unless they are a
+// whole number, as MPI_Get_count says: a mask and a shift for the
 // power-of-two sizes of the predefined types, since a division costs
 // more than the rest of a receive's status. d must be valid and
 // predefined: countOf takes any type.
 func (d Datatype) count(n int) int {
 	size := d.t.size
 	if size&(size-1) == 0 {
+		if n&(size-1) != 0 {
+			return Undefined
+		}
 		return n >> bits.TrailingZeros(uint(size))
+	}
+	if n%size != 0 {
+		return Undefined
 	}
 	return n / size
 }
 
-// countOf is count for any valid type: for a derived one, Undefined
-// unless n is a whole number of elements, as MPI_Get_count says.
+// countOf is count for any valid type.
 func (d Datatype) countOf(n int) int {
 	if d.t.derived {
 		return d.t.wholeCount(n)

@@ -363,6 +363,14 @@ func TestElementsOfPartialData(t *testing.T) {
 	if got := dt.countOf(20); got != Undefined {
 		t.Errorf("count of 20 bytes: %d, want Undefined", got)
 	}
+	for _, c := range []struct {
+		dt      Datatype
+		n, want int
+	}{{Int32, 8, 2}, {Int32, 7, Undefined}, {Byte, 7, 7}, {Float64, 12, Undefined}, {Complex128, 32, 2}} {
+		if got := c.dt.countOf(c.n); got != c.want {
+			t.Errorf("count of %d bytes of %v: %d, want %d", c.n, c.dt, got, c.want)
+		}
+	}
 	vec := mk(TypeVector(2, 1, 3, Float32))
 	if got := vec.Elements(12); got != 3 {
 		t.Errorf("vector of float32, 12 bytes: %d elements, want 3", got)

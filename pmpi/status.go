@@ -6,14 +6,14 @@ import "github.com/gompi/gompi/internal/pml"
 type Status struct {
 	Source    int   // the sender's rank in the communicator
 	Tag       int   //
-	Count     int   // elements received, in the receive's datatype; Undefined for a probe (see CountOf) or a partial element of a derived type (see GetElements)
+	Count     int   // elements received, in the receive's datatype; Undefined for a probe (see CountOf) or a partial element (see GetElements)
 	Cancelled bool  // the receive was cancelled
 	Err       error // the receive's error, as returned
 	bytes     int
 }
 
 // CountOf returns how many elements of dt the message holds, after a
-// receive or a probe alike.
+// receive or a probe alike: Undefined if they are not a whole number.
 func (s Status) CountOf(dt Datatype) int {
 	if dt.t == nil {
 		return Undefined

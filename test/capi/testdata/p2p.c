@@ -562,6 +562,9 @@ static void statuses(void) {
     EQ(n, 7, "MPI_Get_count after MPI_Status_set_elements");
     TRY(MPI_Get_count(&st, MPI_SHORT, &n));
     EQ(n, 14, "MPI_Get_count in shorts after MPI_Status_set_elements");
+    /* 28 bytes are no whole number of doubles. */
+    TRY(MPI_Get_count(&st, MPI_DOUBLE, &n));
+    EQ(n, MPI_UNDEFINED, "MPI_Get_count in doubles of 7 ints");
     TRY(MPI_Status_set_elements_c(&st, MPI_DOUBLE, 5));
     TRY(MPI_Get_elements_c(&st, MPI_DOUBLE, &c));
     EQ(c, 5, "MPI_Get_elements_c after MPI_Status_set_elements_c");
