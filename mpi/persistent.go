@@ -118,7 +118,8 @@ func TestCancelled(st Status) bool {
 // with GrequestComplete, which Wait, Test and their kin then complete as
 // any request. They call query for its status (empty to begin with) and
 // then free; the first error of the two is theirs. free runs once, also
-// for a request freed with Free before it completed; cancel runs at
+// for a request freed with Free before it completed: then in
+// GrequestComplete, on its caller's goroutine. cancel runs at
 // Cancel, told whether GrequestComplete was called. Any of them may be nil.
 func GrequestStart(query func(st *Status) error, free func() error, cancel func(complete bool) error) (Request, error) {
 	return started(api().GrequestStart(query, free, cancel))

@@ -34,6 +34,13 @@ func (*realAPI) RequestFree(r *Request) error {
 		r.recycle(g)
 		return nil
 	}
+	if r.kind == reqGeneral {
+		if r.ext.greq.ends.Or(greqFreed)&greqCompleted != 0 {
+			r.waitQuietly()
+			r.recycle(g)
+		}
+		return nil
+	}
 	if r.pending() == nil {
 		r.waitQuietly()
 		r.recycle(g)

@@ -23,15 +23,24 @@ type grequest struct {
 	free   GrequestFree
 	cancel GrequestCancel
 	freed  atomic.Bool // free ran: it runs once
+	ends   atomic.Uint32
 }
+
+// The ends of a generalized request that RequestFree and GrequestComplete
+// mark: whichever of the two comes second retires it and runs free, in
+// the program's call, never on a thread of the library's own.
+const (
+	greqCompleted = 1 << iota
+	greqFreed
+)
 
 // GrequestStart makes a generalized request: an operation the program
 // carries out itself and ends with GrequestComplete. Wait, Test and their
 // kin then complete it as any request: they call query for its status
 // (it starts empty; query may set its fields, and its error is the
 // call's), then free, whose error is the call's if query's is nil. free
-// runs once, also after GrequestComplete when the request was freed with
-// RequestFree. Cancel calls cancel, with complete saying whether
+// runs once, also for a request freed with RequestFree before it
+// completed: then in GrequestComplete. Cancel calls cancel, with complete saying whether
 // GrequestComplete was called. Any of the three may be nil: no status,
 // nothing to free, nothing to cancel.
 func (*realAPI) GrequestStart(query GrequestQuery, free GrequestFree, cancel GrequestCancel) (*Request, error) {
@@ -60,7 +69,15 @@ func (*realAPI) GrequestComplete(r *Request) error {
 	if r.pml.Done() {
 		return errorf(ClassRequest, nil, "grequest complete: the request was completed already")
 	}
+	g := atomic.LoadUint32(&r.gen)
+	// Marked before the completion, after which a Wait may retire r and
+	// another request take it.
+	freed := r.ext.greq.ends.Or(greqCompleted)&greqFreed != 0
 	r.lib.engine.CompleteGeneral(r.pml, pml.Status{})
+	if freed {
+		r.waitQuietly()
+		r.recycle(g)
+	}
 	return nil
 }
 
