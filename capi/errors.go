@@ -63,14 +63,20 @@ var classes = map[pmpi.ErrorClass]int{
 	pmpi.ClassInfoNokey: C.MPI_ERR_INFO_NOKEY,
 }
 
-// classOf is the standard error class of err.
+// classOf is the standard error class of err: a callback's own code
+// where one failed, except in a call over several requests, which
+// returns MPI_ERR_IN_STATUS whatever its requests' errors were.
 func classOf(err error) int {
+	var e *pmpi.Error
+	hasPmpi := errors.As(err, &e)
+	if hasPmpi && e.Class == pmpi.ClassInStatus {
+		return C.MPI_ERR_IN_STATUS
+	}
 	var a *abiError
 	if errors.As(err, &a) {
 		return a.class
 	}
-	var e *pmpi.Error
-	if errors.As(err, &e) {
+	if hasPmpi {
 		if c, ok := classes[e.Class]; ok {
 			return c
 		}
@@ -219,7 +225,7 @@ func (h Errhandler) check() error {
 		return nil
 	}
 	if h.user() == nil {
-		return errorf(pmpi.ClassArg, "%#x is not an error handler (freed, or never one)", uintptr(h))
+		return &abiError{C.MPI_ERR_ERRHANDLER, fmt.Sprintf("%#x is not an error handler (freed, or never one)", uintptr(h))}
 	}
 	return nil
 }
@@ -278,7 +284,7 @@ func mpiErrhandlerFree(h *Errhandler) error {
 	default:
 		u := h.user()
 		if u == nil || u.refs.Add(-1) < 0 {
-			return errorf(pmpi.ClassArg, "errhandler free: %#x is not an error handler (freed, or never one)", uintptr(*h))
+			return &abiError{C.MPI_ERR_ERRHANDLER, fmt.Sprintf("errhandler free: %#x is not an error handler (freed, or never one)", uintptr(*h))}
 		}
 	}
 	*h = MPI_ERRHANDLER_NULL
@@ -332,4 +338,38 @@ var classNames = map[int]string{
 	C.MPI_ERR_UNSUPPORTED_OPERATION: "MPI_ERR_UNSUPPORTED_OPERATION: operation not supported by gompi",
 	C.MPI_ERR_ERRHANDLER:            "MPI_ERR_ERRHANDLER: invalid error handler",
 	C.MPI_ERR_SESSION:               "MPI_ERR_SESSION: invalid session",
+	C.MPI_ERR_INFO:                  "MPI_ERR_INFO: invalid info object",
+	C.MPI_ERR_ABI:                   "MPI_ERR_ABI: error in the use of the ABI",
+	C.MPI_ERR_NOT_SAME:              "MPI_ERR_NOT_SAME: collective argument not the same on every process, or collectives called in another order",
+	C.MPI_ERR_VALUE_TOO_LARGE:       "MPI_ERR_VALUE_TOO_LARGE: value too large to store",
+	C.MPI_ERR_SPAWN:                 "MPI_ERR_SPAWN: error in spawning processes",
+	C.MPI_ERR_PORT:                  "MPI_ERR_PORT: invalid port name",
+	C.MPI_ERR_NAME:                  "MPI_ERR_NAME: invalid service name to look up",
+	C.MPI_ERR_SERVICE:               "MPI_ERR_SERVICE: invalid service name to unpublish",
+	C.MPI_ERR_BASE:                  "MPI_ERR_BASE: invalid base for MPI_Free_mem",
+	C.MPI_ERR_SIZE:                  "MPI_ERR_SIZE: invalid size",
+	C.MPI_ERR_DISP:                  "MPI_ERR_DISP: invalid displacement",
+	C.MPI_ERR_WIN:                   "MPI_ERR_WIN: invalid window",
+	C.MPI_ERR_ASSERT:                "MPI_ERR_ASSERT: invalid assertion",
+	C.MPI_ERR_LOCKTYPE:              "MPI_ERR_LOCKTYPE: invalid lock type",
+	C.MPI_ERR_RMA_SYNC:              "MPI_ERR_RMA_SYNC: wrong synchronisation of RMA calls",
+	C.MPI_ERR_RMA_CONFLICT:          "MPI_ERR_RMA_CONFLICT: conflicting accesses to a window",
+	C.MPI_ERR_RMA_RANGE:             "MPI_ERR_RMA_RANGE: target memory not in the window",
+	C.MPI_ERR_RMA_ATTACH:            "MPI_ERR_RMA_ATTACH: memory cannot be attached",
+	C.MPI_ERR_RMA_SHARED:            "MPI_ERR_RMA_SHARED: memory cannot be shared",
+	C.MPI_ERR_RMA_FLAVOR:            "MPI_ERR_RMA_FLAVOR: window of the wrong flavour for the call",
+	C.MPI_ERR_FILE:                  "MPI_ERR_FILE: invalid file handle",
+	C.MPI_ERR_BAD_FILE:              "MPI_ERR_BAD_FILE: invalid file name",
+	C.MPI_ERR_NO_SUCH_FILE:          "MPI_ERR_NO_SUCH_FILE: no such file",
+	C.MPI_ERR_FILE_EXISTS:           "MPI_ERR_FILE_EXISTS: file exists",
+	C.MPI_ERR_FILE_IN_USE:           "MPI_ERR_FILE_IN_USE: file open by some process",
+	C.MPI_ERR_AMODE:                 "MPI_ERR_AMODE: invalid access mode",
+	C.MPI_ERR_ACCESS:                "MPI_ERR_ACCESS: permission denied",
+	C.MPI_ERR_READ_ONLY:             "MPI_ERR_READ_ONLY: read-only file or file system",
+	C.MPI_ERR_NO_SPACE:              "MPI_ERR_NO_SPACE: not enough space",
+	C.MPI_ERR_QUOTA:                 "MPI_ERR_QUOTA: quota exceeded",
+	C.MPI_ERR_CONVERSION:            "MPI_ERR_CONVERSION: error in a data conversion function",
+	C.MPI_ERR_DUP_DATAREP:           "MPI_ERR_DUP_DATAREP: data representation defined already",
+	C.MPI_ERR_UNSUPPORTED_DATAREP:   "MPI_ERR_UNSUPPORTED_DATAREP: unsupported data representation",
+	C.MPI_ERR_IO:                    "MPI_ERR_IO: other I/O error",
 }

@@ -339,7 +339,19 @@ func mpiStartall(n int, p *Request) error {
 	if err := b.load(p, n); err != nil {
 		return err
 	}
-	return api().Startall(b.reqs)
+	err := api().Startall(b.reqs)
+	if err == nil {
+		return nil
+	}
+	// MPI names no one communicator for a call over several requests: the
+	// first request's is where a program that starts one communicator's
+	// requests together has set its handler.
+	for _, c := range b.comms {
+		if c != nil {
+			return failed(c, err)
+		}
+	}
+	return err
 }
 
 func mpiRequestFree(h *Request) error {

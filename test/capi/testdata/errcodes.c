@@ -51,6 +51,16 @@ int main(int argc, char **argv) {
           "error string of code %d: %s (%d)", code, msg, len);
     CHECK(MPI_Add_error_string(MPI_ERR_RANK, "mine") == MPI_ERR_ARG, "a predefined class's string was replaced");
     CHECK(MPI_Error_string(MPI_ERR_RANK, msg, &len) == MPI_SUCCESS && strstr(msg, "MPI_ERR_RANK") != NULL, "MPI_ERR_RANK's string: %s", msg);
+    /* Every class has its text, those of calls gompi lacks too. */
+    static const struct {
+        int class;
+        const char *name;
+    } named[] = {{MPI_ERR_INFO, "MPI_ERR_INFO"}, {MPI_ERR_WIN, "MPI_ERR_WIN"}, {MPI_ERR_IO, "MPI_ERR_IO"},
+                 {MPI_ERR_ERRHANDLER, "MPI_ERR_ERRHANDLER"}, {MPI_ERR_ABI, "MPI_ERR_ABI"}};
+    for (size_t i = 0; i < sizeof named / sizeof named[0]; i++)
+        CHECK(MPI_Error_string(named[i].class, msg, &len) == MPI_SUCCESS && strncmp(msg, named[i].name, strlen(named[i].name)) == 0 &&
+                  msg[strlen(named[i].name)] == ':',
+              "%s's string: %s", named[i].name, msg);
     printf("ok add rank %d\n", rank);
 
     MPI_Errhandler eh;

@@ -110,17 +110,26 @@ int main(int argc, char **argv) {
     TRY(MPI_Irecv(buf, 4, MPI_INT, rank, 7, handled, &reqs[0]));
     RC(MPI_Wait(&reqs[0], MPI_STATUS_IGNORE), MPI_ERR_TRUNCATE);
     EQ(calls, 3, "calls of the user handler after a request's error");
+    /* So does MPI_Startall's. */
+    TRY(MPI_Recv_init(buf, 4, MPI_INT, rank, 8, handled, &reqs[0]));
+    TRY(MPI_Start(&reqs[0]));
+    RC(MPI_Startall(1, reqs), MPI_ERR_REQUEST);
+    EQ(calls, 4, "calls of the user handler after MPI_Startall's error");
+    TRY(MPI_Send(&v, 1, MPI_INT, rank, 8, handled));
+    TRY(MPI_Wait(&reqs[0], MPI_STATUS_IGNORE));
+    TRY(MPI_Request_free(&reqs[0]));
     EQ(wrong_comm, 0, "calls of the user handler with another communicator than the request's");
     /* The handler does not leak to MPI_COMM_WORLD. */
     RC(MPI_Send(&v, 1, MPI_INT, size, 0, MPI_COMM_WORLD), MPI_ERR_RANK);
-    EQ(calls, 3, "calls of the user handler by another communicator's error");
+    EQ(calls, 4, "calls of the user handler by another communicator's error");
     /* MPI_Comm_get_errhandler gave a handle of its own to free. */
     TRY(MPI_Errhandler_free(&got));
     TRY(MPI_Errhandler_free(&eh));
     CHECK(eh == MPI_ERRHANDLER_NULL, "MPI_Errhandler_free left the handle");
     RC(MPI_Send(&v, 1, MPI_INT, size, 0, handled), MPI_ERR_RANK);
-    EQ(calls, 4, "calls of the user handler after its handles were freed");
-    RC(MPI_Errhandler_free(&got), MPI_ERR_ARG); /* a third free: no handle is left */
+    EQ(calls, 5, "calls of the user handler after its handles were freed");
+    RC(MPI_Errhandler_free(&got), MPI_ERR_ERRHANDLER); /* a third free: no handle is left */
+    RC(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRHANDLER_NULL), MPI_ERR_ERRHANDLER);
     passed("user-handler");
 
     /* MPI_Comm_call_errhandler on a communicator with MPI_ERRORS_RETURN

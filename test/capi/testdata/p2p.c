@@ -677,6 +677,12 @@ static int greq_query(void *extra, MPI_Status *st) {
     return MPI_Status_set_elements(st, MPI_INT, 4);
 }
 
+static int greq_query_fails(void *extra, MPI_Status *st) {
+    (void)extra;
+    (void)st;
+    return MPI_ERR_FILE;
+}
+
 static int greq_free(void *extra) {
     (void)extra;
     greq_frees++;
@@ -720,9 +726,19 @@ static void grequests(void) {
     CHECK(req == MPI_REQUEST_NULL && greq_frees == 2, "MPI_Request_free: handle %#x, free ran %d times", MPI_Request_toint(req),
           greq_frees);
     TRY(MPI_Grequest_complete(kept));
-    while (greq_frees != 3) /* the library's goroutine runs free */
-        ;
+    EQ(greq_frees, 3, "the free function's calls by the end of MPI_Grequest_complete of a freed request");
     RC(MPI_Grequest_complete(kept), MPI_ERR_REQUEST);
+    /* A query's error in MPI_Waitall: MPI_ERR_IN_STATUS, the code in
+     * the failed request's status. */
+    MPI_Request two[2];
+    MPI_Status sts[2];
+    TRY(MPI_Grequest_start(greq_query_fails, NULL, NULL, NULL, &two[0]));
+    TRY(MPI_Grequest_start(NULL, NULL, NULL, NULL, &two[1]));
+    TRY(MPI_Grequest_complete(two[0]));
+    TRY(MPI_Grequest_complete(two[1]));
+    RC(MPI_Waitall(2, two, sts), MPI_ERR_IN_STATUS);
+    CHECK(sts[0].MPI_ERROR == MPI_ERR_FILE && sts[1].MPI_ERROR == MPI_SUCCESS, "the statuses' errors: %d and %d",
+          sts[0].MPI_ERROR, sts[1].MPI_ERROR);
     passed("grequests");
 }
 
