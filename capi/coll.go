@@ -64,7 +64,7 @@ func reduceArgs(s, r unsafe.Pointer, scount, rcount int, dt Datatype, op Op, h C
 	if err != nil {
 		return coll{}, err
 	}
-	o, err := op.get()
+	o, err := op.getFor(dt, d)
 	if err != nil {
 		return coll{}, err
 	}

@@ -9,6 +9,7 @@ void gompi_call_user_op_c(void *fn, void *in, void *inout, int64_t len, uintptr_
 import "C"
 
 import (
+	"sync"
 	"unsafe"
 
 	"github.com/gompi/gompi/pmpi"
@@ -16,7 +17,36 @@ import (
 
 // opEntry is a user operation: gompi's Op calling the C function.
 type opEntry struct {
-	op pmpi.Op
+	op   pmpi.Op
+	call func(in, inout unsafe.Pointer, count int, dt Datatype)
+	// aliases are op for the predefined C types that share gompi's type
+	// with another, MPI_LONG_LONG and MPI_INT64_T say, made at their first
+	// reduction: each passes the function the handle the program gave.
+	aliases sync.Map // Datatype -> pmpi.Op
+}
+
+// getFor is get for a reduction over dt, which is d: a user operation
+// passes its function dt itself.
+func (h Op) getFor(dt Datatype, d pmpi.Datatype) (pmpi.Op, error) {
+	if int(h) < len(predefinedOps) {
+		return h.get()
+	}
+	e := lib.ops.get(uintptr(h))
+	if e == nil {
+		return h.get()
+	}
+	if dt >= firstHandle || handleOf(d) == dt {
+		return e.op, nil
+	}
+	if o, ok := e.aliases.Load(dt); ok {
+		return o.(pmpi.Op), nil
+	}
+	o, _ := e.aliases.LoadOrStore(dt, e.op.Calling(func(in, inout []byte, count int, _ pmpi.Datatype) {
+		if count > 0 {
+			e.call(unsafe.Pointer(unsafe.SliceData(in)), unsafe.Pointer(unsafe.SliceData(inout)), count, dt)
+		}
+	}))
+	return o.(pmpi.Op), nil
 }
 
 // predefinedOps is indexed by the handle (a map's hash took 5 % of a C
@@ -103,7 +133,7 @@ func opCreate(fn unsafe.Pointer, commute int, out *Op, call func(in, inout unsaf
 	if err != nil {
 		return err
 	}
-	h, err := lib.ops.put(&opEntry{op: op})
+	h, err := lib.ops.put(&opEntry{op: op, call: call})
 	*out = Op(h)
 	return err
 }
@@ -133,7 +163,7 @@ func mpiReduceLocal(in, inout unsafe.Pointer, count int, dt Datatype, h Op) erro
 	if err != nil {
 		return err
 	}
-	op, err := h.get()
+	op, err := h.getFor(dt, d)
 	if err != nil {
 		return err
 	}

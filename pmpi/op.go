@@ -68,6 +68,16 @@ func (*realAPI) OpCreate(f UserFunc, commutative bool) (Op, error) {
 	return Op{&opDef{name: "user-defined", commute: commutative, user: f}}, nil
 }
 
+// Calling returns the user operation o with f for its function: the C
+// library's, which passes a C function the type handle the program gave
+// where several C types share one of gompi's. It is no call of the API,
+// so no tool sees an operation made.
+func (o Op) Calling(f UserFunc) Op {
+	d := *o.def
+	d.user = f
+	return Op{&d}
+}
+
 // For returns o restricted to records of record elements of dt (1: single
 // elements): using it on another datatype fails with ErrOp instead of
 // calling o's function with elements it cannot read, and every algorithm

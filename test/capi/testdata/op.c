@@ -69,6 +69,32 @@ static void merge(void *invec, void *inoutvec, int *len, MPI_Datatype *dt) {
 #define K 3      /* matrices per rank in the small calls */
 #define BIG 2000 /* and in the large ones, which algorithms cut into pieces */
 
+/* typed_max: a maximum over the integer types of one size that C names
+ * apart, each dispatched on the handle the call was given. */
+static MPI_Datatype want_type;
+
+static void typed_max(void *invec, void *inoutvec, int *len, MPI_Datatype *dt) {
+    if (*dt != want_type) {
+        wrong_type++;
+        return;
+    }
+    if (*dt == MPI_LONG_LONG || *dt == MPI_INT64_T) {
+        long long *in = invec, *io = inoutvec;
+        for (int i = 0; i < *len; i++)
+            io[i] = in[i] > io[i] ? in[i] : io[i];
+    } else if (*dt == MPI_UNSIGNED_CHAR || *dt == MPI_UINT8_T || *dt == MPI_CHAR) {
+        unsigned char *in = invec, *io = inoutvec;
+        for (int i = 0; i < *len; i++)
+            io[i] = in[i] > io[i] ? in[i] : io[i];
+    } else if (*dt == MPI_INT32_T) {
+        int *in = invec, *io = inoutvec;
+        for (int i = 0; i < *len; i++)
+            io[i] = in[i] > io[i] ? in[i] : io[i];
+    } else {
+        wrong_type++;
+    }
+}
+
 int main(int argc, char **argv) {
     start(&argc, &argv);
     int rank = check_rank, size;
@@ -153,6 +179,28 @@ int main(int argc, char **argv) {
                   "MPI_Reduce of stats, element %d: {%d %d %d}", i, r[i].count, r[i].sum, r[i].max);
     }
     passed("commutative");
+
+    /* Types that share one layout reach the function as the program named
+     * them. */
+    MPI_Op tmax;
+    TRY(MPI_Op_create(typed_max, 1, &tmax));
+    long long ll = rank, llmax = -1;
+    want_type = MPI_LONG_LONG;
+    TRY(MPI_Allreduce(&ll, &llmax, 1, MPI_LONG_LONG, tmax, MPI_COMM_WORLD));
+    EQ(llmax, size - 1, "MPI_Allreduce of MPI_LONG_LONG by a user maximum");
+    want_type = MPI_INT64_T;
+    TRY(MPI_Allreduce(&ll, &llmax, 1, MPI_INT64_T, tmax, MPI_COMM_WORLD));
+    EQ(llmax, size - 1, "MPI_Allreduce of MPI_INT64_T by a user maximum");
+    unsigned char uc = (unsigned char)(200 + rank), ucmax = 0;
+    want_type = MPI_UNSIGNED_CHAR;
+    TRY(MPI_Allreduce(&uc, &ucmax, 1, MPI_UNSIGNED_CHAR, tmax, MPI_COMM_WORLD));
+    EQ(ucmax, 200 + size - 1, "MPI_Allreduce of MPI_UNSIGNED_CHAR by a user maximum");
+    int32_t in32 = 5, io32 = 3;
+    want_type = MPI_INT32_T;
+    TRY(MPI_Reduce_local(&in32, &io32, 1, MPI_INT32_T, tmax));
+    EQ(io32, 5, "MPI_Reduce_local of MPI_INT32_T by a user maximum");
+    TRY(MPI_Op_free(&tmax));
+    passed("typed");
 
     EQ(wrong_type, 0, "calls of a user operation with another datatype than the call's");
     TRY(MPI_Op_free(&prod));
