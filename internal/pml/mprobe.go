@@ -115,12 +115,20 @@ func (e *Engine) mrecv(r *Request, m *Matched, buf []byte, lay Layout, pooled bo
 	e.mu.Unlock()
 	// u is in no queue now and m no longer names it: it is ours alone.
 	r = e.request(r, kindRecv, m.cid, u.from, int(u.h.tag), buf, lay, pooled)
+	// A ready send that came before any receive fails the receive that
+	// takes it, as in Recv: a probe is no receive.
 	if u.h.typ == typeMatch {
 		n := r.fill(u.data, 0)
 		st := Status{Source: u.from, Tag: int(u.h.tag), Bytes: n, Total: len(u.data)}
+		if u.h.flags&flagReady != 0 {
+			st.Err = &EarlyReadyError{From: u.from, Tag: int(u.h.tag)}
+		}
 		e.freeUnexpected(u)
 		r.finishNew(st, false) // nobody else can see r yet
 		return r, nil
+	}
+	if u.h.flags&flagReady != 0 {
+		r.early = &EarlyReadyError{From: u.from, Tag: int(u.h.tag)}
 	}
 	e.mu.Lock()
 	if err := e.dead[u.from]; err != nil {

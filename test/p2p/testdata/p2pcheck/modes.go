@@ -153,14 +153,16 @@ func readySends(w mpi.Comm, mode string, first, second []byte) error {
 }
 
 // rsendEarly: a ready send with no receive posted is reported at the
-// receiver, whose later receive still gets the message. Rank 0 sends it,
+// receiver, whose later receive (Recv, or Mrecv after Mprobe) still gets
+// the message. Rank 0 sends it,
 // then a plain message; messages from one sender arrive in order, so once
 // rank 1 has the plain one, the ready one is waiting unmatched.
 func rsendEarly(w mpi.Comm) error {
 	if w.Rank() > 1 {
 		return nil
 	}
-	for i, size := range modeSizes {
+	for i := range 2 * len(modeSizes) {
+		size, matched := modeSizes[i/2], i%2 == 1 // each size by Recv, then by Mprobe and Mrecv
 		tag := 10 + i
 		switch w.Rank() {
 		case 0:
@@ -181,10 +183,20 @@ func rsendEarly(w mpi.Comm) error {
 				return err
 			}
 			buf := make([]byte, size)
-			st, err := mpi.Recv(buf, 0, tag, w)
+			var st mpi.Status
+			var err error
+			if matched {
+				var m mpi.Message
+				if m, _, err = mpi.Mprobe(0, tag, w); err != nil {
+					return err
+				}
+				st, err = mpi.Mrecv(buf, &m)
+			} else {
+				st, err = mpi.Recv(buf, 0, tag, w)
+			}
 			want := fmt.Sprintf("ready send from rank 0, tag %d arrived before its receive was posted", tag)
 			if !errors.Is(err, mpi.ErrOther) || err == nil || !strings.Contains(err.Error(), want) {
-				return fmt.Errorf("receive of an early ready send of %d bytes: %v; want ErrOther saying %q", size, err, want)
+				return fmt.Errorf("receive of an early ready send of %d bytes (matched probe %v): %v; want ErrOther saying %q", size, matched, err, want)
 			}
 			if mpi.GetCount[byte](st) != size || st.Source != 0 || st.Tag != tag {
 				return fmt.Errorf("early ready send's status %+v", st)
