@@ -158,6 +158,10 @@ func testPersistentErrors(t *testing.T, api pmpi.API, w *pmpi.Comm) {
 		t.Fatal(err)
 	}
 	wantClass(t, "Startall with a request twice", api.Startall([]*pmpi.Request{r2, r2}), pmpi.ClassRequest, "may appear once")
+	// The refused call started nothing and left no mark.
+	if err := api.Startall([]*pmpi.Request{r2}); err != nil {
+		t.Fatalf("Startall after one refused for a request listed twice: %v", err)
+	}
 	if err := api.Cancel(r2); err != nil {
 		t.Fatal(err)
 	}

@@ -33,10 +33,11 @@ const (
 // non-blocking collective.
 type requestExt struct {
 	// A persistent request: the operation each Start repeats.
-	mode  sendMode
-	data  []byte // the part of the buffer its count elements occupy (all of it for a packed datatype)
-	count int
-	freed bool // Free ended it: a Start fails, a Wait returns at once
+	mode   sendMode
+	data   []byte // the part of the buffer its count elements occupy (all of it for a packed datatype)
+	count  int
+	freed  bool // Free ended it: a Start fails, a Wait returns at once
+	listed bool // seen by the Startall checking it, which clears it
 	// coll is a persistent or non-blocking collective's call (nbc.go),
 	// nil for the others.
 	coll *nbcJob
@@ -111,28 +112,47 @@ func (l *library) persistent(comm *Comm, dt Datatype, op string, peer, tag int, 
 // Init call, or completed by a Wait or Test since its last Start).
 func (*realAPI) Start(r *Request) error {
 	if err := startable("start", r); err != nil {
-		return err
+		return handledBy(r, err)
 	}
 	return r.start()
 }
 
 // Startall starts every request of reqs, as Start each; it checks them
-// all before it starts any.
+// all, a request listed twice too, before it starts any.
 func (*realAPI) Startall(reqs []*Request) error {
-	for _, r := range reqs {
-		if err := startable("startall", r); err != nil {
-			return err
-		}
-	}
 	for i, r := range reqs {
-		if atomic.LoadUint32(&r.gen)%2 != 0 {
-			return errorf(ClassRequest, nil, "startall: request %d, %v, is started already: a request may appear once", i, r)
+		err := startable("startall", r)
+		if err == nil && r.ext.listed {
+			err = errorf(ClassRequest, nil, "startall: request %d, %v, is listed twice: a request may appear once", i, r)
 		}
+		if err != nil {
+			unlist(reqs[:i])
+			return handledBy(r, err)
+		}
+		r.ext.listed = true
+	}
+	unlist(reqs)
+	for _, r := range reqs {
 		if err := r.start(); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+func unlist(reqs []*Request) {
+	for _, r := range reqs {
+		r.ext.listed = false
+	}
+}
+
+// handledBy passes err, about r, to the error handler of r's
+// communicator, where r has one.
+func handledBy(r *Request, err error) error {
+	if r == nil || r.comm == nil {
+		return err
+	}
+	return r.comm.handle(err)
 }
 
 // startable checks that r is a persistent request that Start may start.
