@@ -124,7 +124,7 @@ func (r *Request) desc() string {
 	if r.recv {
 		return fmt.Sprintf("recv from %s of %v, %s", rankDesc(r.peer), r.comm, tagDesc(r.tag))
 	}
-	return fmt.Sprintf("%s to rank %d of %v, tag %d", r.op, r.peer, r.comm, r.tag)
+	return fmt.Sprintf("%s to %s of %v, tag %d", r.op, rankDesc(r.peer), r.comm, r.tag)
 }
 
 // Send sends count elements of dt from buf to rank dest of comm. It
@@ -417,8 +417,11 @@ func failure(desc string, err error) error {
 }
 
 func rankDesc(r int) string {
-	if r == AnySource {
+	switch r {
+	case AnySource:
 		return "any rank"
+	case ProcNull:
+		return "ProcNull"
 	}
 	return fmt.Sprintf("rank %d", r)
 }

@@ -155,9 +155,12 @@ func (r *Request) failed(st pml.Status) (Status, error) {
 	var err error
 	var early *pml.EarlyReadyError
 	var coll *collFailed
+	var named *Error
 	switch {
 	case errors.As(st.Err, &coll):
 		err = coll.err // a collective's, named already (nbc.go)
+	case errors.As(st.Err, &named):
+		err = st.Err // named and classed already: a partitioned request's mismatch
 	case errors.As(st.Err, &early):
 		// The engine names the sender's world rank; the status has its rank in comm.
 		err = errorf(ClassOther, nil, "%s: ready send from rank %d, tag %d arrived before its receive was posted", r.desc(), s.Source, s.Tag)
