@@ -19,9 +19,9 @@ func Recv[T Elem](buf []T, source, tag int, comm Comm) (Status, error) {
 }
 
 // Isend starts a send; buf must not change until the request completes.
-// A message small enough to go at once (the transport's eager limit) may
-// complete as Isend returns: its Request is then not Active, and the
-// Wait on it returns at once.
+// A message small enough to go at once (the transport's eager limit) has
+// left when Isend returns: its Request stays Active until a Wait or Test,
+// which completes it at once.
 func Isend[T Elem](buf []T, dest, tag int, comm Comm) (Request, error) {
 	r, err := api().Isend(pmpi.Bytes(buf), len(buf), pmpi.TypeOf[T](), dest, tag, comm.c)
 	return request(r), err

@@ -123,8 +123,8 @@ func TestAllStatus(reqs []Request, sts []Status) (bool, error) {
 // WaitAny waits until one request completes, makes it the zero Request (a
 // persistent one stays, inactive) and returns its index, or Undefined when
 // every entry is the zero Request, one that a call completed before, or an
-// inactive persistent one. A small send that completed as Isend returned
-// (not Active) is returned at once, as complete.
+// inactive persistent one. A small send whose message left as Isend
+// returned is returned at once, as complete.
 func WaitAny(reqs []Request) (int, Status, error) {
 	p := unwrap(reqs)
 	i, st, err := api().WaitAny(*p)
