@@ -40,9 +40,9 @@ const (
 // (it starts empty; query may set its fields, and its error is the
 // call's), then free, whose error is the call's if query's is nil. free
 // runs once, also for a request freed with RequestFree before it
-// completed: then in GrequestComplete. Cancel calls cancel, with complete saying whether
-// GrequestComplete was called. Any of the three may be nil: no status,
-// nothing to free, nothing to cancel.
+// completed: then in GrequestComplete. Cancel calls cancel, with complete
+// saying whether GrequestComplete was called. Any of the three may be
+// nil: no status, nothing to free, nothing to cancel.
 func (*realAPI) GrequestStart(query GrequestQuery, free GrequestFree, cancel GrequestCancel) (*Request, error) {
 	l, err := running("grequest start")
 	if err != nil {
