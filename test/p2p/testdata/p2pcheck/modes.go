@@ -154,9 +154,9 @@ func readySends(w mpi.Comm, mode string, first, second []byte) error {
 
 // rsendEarly: a ready send with no receive posted is reported at the
 // receiver, whose later receive (Recv, or Mrecv after Mprobe) still gets
-// the message. Rank 0 sends it,
-// then a plain message; messages from one sender arrive in order, so once
-// rank 1 has the plain one, the ready one is waiting unmatched.
+// the message. Rank 0 sends it, then a plain message; messages from one
+// sender arrive in order, so once rank 1 has the plain one, the ready one
+// is waiting unmatched.
 func rsendEarly(w mpi.Comm) error {
 	if w.Rank() > 1 {
 		return nil
