@@ -32,6 +32,10 @@ var (
 	MessageNoProc = Message{noProc: true}
 )
 
+// Comm is the communicator the message came on; nil for MessageNull and
+// MessageNoProc. Tools read it: Mrecv and Imrecv name no communicator.
+func (m Message) Comm() *Comm { return m.comm }
+
 // desc describes the message for an error: "the message from rank 3 of
 // comm world, tag 7".
 func (m Message) desc() string {

@@ -87,42 +87,6 @@ func (t *Tracer) CommSize(comm *pmpi.Comm) (int, error) {
 	return res0, res1
 }
 
-// Mprobe records MPI_Mprobe.
-func (t *Tracer) Mprobe(source int, tag int, comm *pmpi.Comm) (pmpi.Message, pmpi.Status, error) {
-	sp := t.begin()
-	res0, res1, res2 := t.Next.Mprobe(source, tag, comm)
-	sp = t.stop(sp)
-	t.end(sp, "MPI_Mprobe", t.commArgs(sp, comm).withErr(res2))
-	return res0, res1, res2
-}
-
-// Improbe records MPI_Improbe.
-func (t *Tracer) Improbe(source int, tag int, comm *pmpi.Comm) (pmpi.Message, pmpi.Status, bool, error) {
-	sp := t.begin()
-	res0, res1, res2, res3 := t.Next.Improbe(source, tag, comm)
-	sp = t.stop(sp)
-	t.end(sp, "MPI_Improbe", t.commArgs(sp, comm).withErr(res3))
-	return res0, res1, res2, res3
-}
-
-// Mrecv records MPI_Mrecv.
-func (t *Tracer) Mrecv(buf []byte, count int, dt pmpi.Datatype, msg *pmpi.Message) (pmpi.Status, error) {
-	sp := t.begin()
-	res0, res1 := t.Next.Mrecv(buf, count, dt, msg)
-	sp = t.stop(sp)
-	t.end(sp, "MPI_Mrecv", args{}.withBytes(size(count, dt)).withErr(res1))
-	return res0, res1
-}
-
-// Imrecv records MPI_Imrecv.
-func (t *Tracer) Imrecv(buf []byte, count int, dt pmpi.Datatype, msg *pmpi.Message) (*pmpi.Request, error) {
-	sp := t.begin()
-	res0, res1 := t.Next.Imrecv(buf, count, dt, msg)
-	sp = t.stop(sp)
-	t.end(sp, "MPI_Imrecv", args{}.withBytes(size(count, dt)).withErr(res1))
-	return res0, res1
-}
-
 // Cancel records MPI_Cancel.
 func (t *Tracer) Cancel(r *pmpi.Request) error {
 	sp := t.begin()
@@ -130,24 +94,6 @@ func (t *Tracer) Cancel(r *pmpi.Request) error {
 	sp = t.stop(sp)
 	t.end(sp, "MPI_Cancel", args{}.withErr(res0))
 	return res0
-}
-
-// Bsend records MPI_Bsend.
-func (t *Tracer) Bsend(buf []byte, count int, dt pmpi.Datatype, dest int, tag int, comm *pmpi.Comm) error {
-	sp := t.begin()
-	res0 := t.Next.Bsend(buf, count, dt, dest, tag, comm)
-	sp = t.stop(sp)
-	t.end(sp, "MPI_Bsend", t.commArgs(sp, comm).withBytes(size(count, dt)).withErr(res0))
-	return res0
-}
-
-// Ibsend records MPI_Ibsend.
-func (t *Tracer) Ibsend(buf []byte, count int, dt pmpi.Datatype, dest int, tag int, comm *pmpi.Comm) (*pmpi.Request, error) {
-	sp := t.begin()
-	res0, res1 := t.Next.Ibsend(buf, count, dt, dest, tag, comm)
-	sp = t.stop(sp)
-	t.end(sp, "MPI_Ibsend", t.commArgs(sp, comm).withBytes(size(count, dt)).withErr(res1))
-	return res0, res1
 }
 
 // BufferAttach records MPI_BufferAttach.
@@ -222,132 +168,6 @@ func (t *Tracer) CommBufferIflush(comm *pmpi.Comm) (*pmpi.Request, error) {
 	return res0, res1
 }
 
-// Rsend records MPI_Rsend.
-func (t *Tracer) Rsend(buf []byte, count int, dt pmpi.Datatype, dest int, tag int, comm *pmpi.Comm) error {
-	sp := t.begin()
-	res0 := t.Next.Rsend(buf, count, dt, dest, tag, comm)
-	sp = t.stop(sp)
-	t.end(sp, "MPI_Rsend", t.commArgs(sp, comm).withBytes(size(count, dt)).withErr(res0))
-	return res0
-}
-
-// Irsend records MPI_Irsend.
-func (t *Tracer) Irsend(buf []byte, count int, dt pmpi.Datatype, dest int, tag int, comm *pmpi.Comm) (*pmpi.Request, error) {
-	sp := t.begin()
-	res0, res1 := t.Next.Irsend(buf, count, dt, dest, tag, comm)
-	sp = t.stop(sp)
-	t.end(sp, "MPI_Irsend", t.commArgs(sp, comm).withBytes(size(count, dt)).withErr(res1))
-	return res0, res1
-}
-
-// SendrecvReplace records MPI_SendrecvReplace.
-func (t *Tracer) SendrecvReplace(buf []byte, count int, dt pmpi.Datatype, dest int, sendtag int, source int, recvtag int, comm *pmpi.Comm) (pmpi.Status, error) {
-	sp := t.begin()
-	res0, res1 := t.Next.SendrecvReplace(buf, count, dt, dest, sendtag, source, recvtag, comm)
-	sp = t.stop(sp)
-	t.end(sp, "MPI_SendrecvReplace", t.commArgs(sp, comm).withBytes(size(count, dt)).withErr(res1))
-	return res0, res1
-}
-
-// Isendrecv records MPI_Isendrecv.
-func (t *Tracer) Isendrecv(sendbuf []byte, sendcount int, sendtype pmpi.Datatype, dest int, sendtag int, recvbuf []byte, recvcount int, recvtype pmpi.Datatype, source int, recvtag int, comm *pmpi.Comm) (*pmpi.Request, error) {
-	sp := t.begin()
-	res0, res1 := t.Next.Isendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm)
-	sp = t.stop(sp)
-	t.end(sp, "MPI_Isendrecv", t.commArgs(sp, comm).withErr(res1))
-	return res0, res1
-}
-
-// IsendrecvReplace records MPI_IsendrecvReplace.
-func (t *Tracer) IsendrecvReplace(buf []byte, count int, dt pmpi.Datatype, dest int, sendtag int, source int, recvtag int, comm *pmpi.Comm) (*pmpi.Request, error) {
-	sp := t.begin()
-	res0, res1 := t.Next.IsendrecvReplace(buf, count, dt, dest, sendtag, source, recvtag, comm)
-	sp = t.stop(sp)
-	t.end(sp, "MPI_IsendrecvReplace", t.commArgs(sp, comm).withBytes(size(count, dt)).withErr(res1))
-	return res0, res1
-}
-
-// SendInit records MPI_SendInit.
-func (t *Tracer) SendInit(buf []byte, count int, dt pmpi.Datatype, dest int, tag int, comm *pmpi.Comm) (*pmpi.Request, error) {
-	sp := t.begin()
-	res0, res1 := t.Next.SendInit(buf, count, dt, dest, tag, comm)
-	sp = t.stop(sp)
-	t.end(sp, "MPI_SendInit", t.commArgs(sp, comm).withBytes(size(count, dt)).withErr(res1))
-	return res0, res1
-}
-
-// BsendInit records MPI_BsendInit.
-func (t *Tracer) BsendInit(buf []byte, count int, dt pmpi.Datatype, dest int, tag int, comm *pmpi.Comm) (*pmpi.Request, error) {
-	sp := t.begin()
-	res0, res1 := t.Next.BsendInit(buf, count, dt, dest, tag, comm)
-	sp = t.stop(sp)
-	t.end(sp, "MPI_BsendInit", t.commArgs(sp, comm).withBytes(size(count, dt)).withErr(res1))
-	return res0, res1
-}
-
-// SsendInit records MPI_SsendInit.
-func (t *Tracer) SsendInit(buf []byte, count int, dt pmpi.Datatype, dest int, tag int, comm *pmpi.Comm) (*pmpi.Request, error) {
-	sp := t.begin()
-	res0, res1 := t.Next.SsendInit(buf, count, dt, dest, tag, comm)
-	sp = t.stop(sp)
-	t.end(sp, "MPI_SsendInit", t.commArgs(sp, comm).withBytes(size(count, dt)).withErr(res1))
-	return res0, res1
-}
-
-// RsendInit records MPI_RsendInit.
-func (t *Tracer) RsendInit(buf []byte, count int, dt pmpi.Datatype, dest int, tag int, comm *pmpi.Comm) (*pmpi.Request, error) {
-	sp := t.begin()
-	res0, res1 := t.Next.RsendInit(buf, count, dt, dest, tag, comm)
-	sp = t.stop(sp)
-	t.end(sp, "MPI_RsendInit", t.commArgs(sp, comm).withBytes(size(count, dt)).withErr(res1))
-	return res0, res1
-}
-
-// RecvInit records MPI_RecvInit.
-func (t *Tracer) RecvInit(buf []byte, count int, dt pmpi.Datatype, source int, tag int, comm *pmpi.Comm) (*pmpi.Request, error) {
-	sp := t.begin()
-	res0, res1 := t.Next.RecvInit(buf, count, dt, source, tag, comm)
-	sp = t.stop(sp)
-	t.end(sp, "MPI_RecvInit", t.commArgs(sp, comm).withBytes(size(count, dt)).withErr(res1))
-	return res0, res1
-}
-
-// Start records MPI_Start.
-func (t *Tracer) Start(r *pmpi.Request) error {
-	sp := t.begin()
-	res0 := t.Next.Start(r)
-	sp = t.stop(sp)
-	t.end(sp, "MPI_Start", args{}.withErr(res0))
-	return res0
-}
-
-// Startall records MPI_Startall.
-func (t *Tracer) Startall(reqs []*pmpi.Request) error {
-	sp := t.begin()
-	res0 := t.Next.Startall(reqs)
-	sp = t.stop(sp)
-	t.end(sp, "MPI_Startall", args{}.withErr(res0))
-	return res0
-}
-
-// PsendInit records MPI_PsendInit.
-func (t *Tracer) PsendInit(buf []byte, partitions int, count int, dt pmpi.Datatype, dest int, tag int, comm *pmpi.Comm) (*pmpi.Request, error) {
-	sp := t.begin()
-	res0, res1 := t.Next.PsendInit(buf, partitions, count, dt, dest, tag, comm)
-	sp = t.stop(sp)
-	t.end(sp, "MPI_PsendInit", t.commArgs(sp, comm).withBytes(size(count, dt)).withErr(res1))
-	return res0, res1
-}
-
-// PrecvInit records MPI_PrecvInit.
-func (t *Tracer) PrecvInit(buf []byte, partitions int, count int, dt pmpi.Datatype, source int, tag int, comm *pmpi.Comm) (*pmpi.Request, error) {
-	sp := t.begin()
-	res0, res1 := t.Next.PrecvInit(buf, partitions, count, dt, source, tag, comm)
-	sp = t.stop(sp)
-	t.end(sp, "MPI_PrecvInit", t.commArgs(sp, comm).withBytes(size(count, dt)).withErr(res1))
-	return res0, res1
-}
-
 // Pready records MPI_Pready.
 func (t *Tracer) Pready(partition int, r *pmpi.Request) error {
 	sp := t.begin()
@@ -384,15 +204,6 @@ func (t *Tracer) Parrived(r *pmpi.Request, partition int) (bool, error) {
 	return res0, res1
 }
 
-// TestSome records MPI_TestSome.
-func (t *Tracer) TestSome(reqs []*pmpi.Request, indices []int, sts []pmpi.Status) (int, error) {
-	sp := t.begin()
-	res0, res1 := t.Next.TestSome(reqs, indices, sts)
-	sp = t.stop(sp)
-	t.end(sp, "MPI_TestSome", args{}.withErr(res1))
-	return res0, res1
-}
-
 // RequestGetStatus records MPI_RequestGetStatus.
 func (t *Tracer) RequestGetStatus(r *pmpi.Request) (pmpi.Status, bool, error) {
 	sp := t.begin()
@@ -400,15 +211,6 @@ func (t *Tracer) RequestGetStatus(r *pmpi.Request) (pmpi.Status, bool, error) {
 	sp = t.stop(sp)
 	t.end(sp, "MPI_RequestGetStatus", args{}.withErr(res2))
 	return res0, res1, res2
-}
-
-// RequestFree records MPI_RequestFree.
-func (t *Tracer) RequestFree(r *pmpi.Request) error {
-	sp := t.begin()
-	res0 := t.Next.RequestFree(r)
-	sp = t.stop(sp)
-	t.end(sp, "MPI_RequestFree", args{}.withErr(res0))
-	return res0
 }
 
 // GrequestStart records MPI_GrequestStart.
@@ -501,24 +303,6 @@ func (t *Tracer) CommSetErrhandler(comm *pmpi.Comm, h pmpi.ErrorHandler) error {
 	return res0
 }
 
-// IntercommCreate records MPI_IntercommCreate.
-func (t *Tracer) IntercommCreate(local *pmpi.Comm, localLeader int, peer *pmpi.Comm, remoteLeader int, tag int) (*pmpi.Comm, error) {
-	sp := t.begin()
-	res0, res1 := t.Next.IntercommCreate(local, localLeader, peer, remoteLeader, tag)
-	sp = t.stop(sp)
-	t.end(sp, "MPI_IntercommCreate", args{}.withErr(res1))
-	return res0, res1
-}
-
-// IntercommMerge records MPI_IntercommMerge.
-func (t *Tracer) IntercommMerge(inter *pmpi.Comm, high bool) (*pmpi.Comm, error) {
-	sp := t.begin()
-	res0, res1 := t.Next.IntercommMerge(inter, high)
-	sp = t.stop(sp)
-	t.end(sp, "MPI_IntercommMerge", args{}.withErr(res1))
-	return res0, res1
-}
-
 // CommTestInter records MPI_CommTestInter.
 func (t *Tracer) CommTestInter(comm *pmpi.Comm) (bool, error) {
 	sp := t.begin()
@@ -543,15 +327,6 @@ func (t *Tracer) CommRemoteGroup(comm *pmpi.Comm) (*pmpi.Group, error) {
 	res0, res1 := t.Next.CommRemoteGroup(comm)
 	sp = t.stop(sp)
 	t.end(sp, "MPI_CommRemoteGroup", t.commArgs(sp, comm).withErr(res1))
-	return res0, res1
-}
-
-// CommCreateGroup records MPI_CommCreateGroup.
-func (t *Tracer) CommCreateGroup(comm *pmpi.Comm, group *pmpi.Group, tag int) (*pmpi.Comm, error) {
-	sp := t.begin()
-	res0, res1 := t.Next.CommCreateGroup(comm, group, tag)
-	sp = t.stop(sp)
-	t.end(sp, "MPI_CommCreateGroup", t.commArgs(sp, comm).withErr(res1))
 	return res0, res1
 }
 
@@ -1444,22 +1219,4 @@ func (t *Tracer) ReduceLocal(in []byte, inout []byte, count int, dt pmpi.Datatyp
 	sp = t.stop(sp)
 	t.end(sp, "MPI_ReduceLocal", args{}.withBytes(size(count, dt)).withErr(res0))
 	return res0
-}
-
-// CommIdup records MPI_CommIdup.
-func (t *Tracer) CommIdup(comm *pmpi.Comm) (*pmpi.Comm, *pmpi.Request, error) {
-	sp := t.begin()
-	res0, res1, res2 := t.Next.CommIdup(comm)
-	sp = t.stop(sp)
-	t.end(sp, "MPI_CommIdup", t.commArgs(sp, comm).withErr(res2))
-	return res0, res1, res2
-}
-
-// CommIdupWithInfo records MPI_CommIdupWithInfo.
-func (t *Tracer) CommIdupWithInfo(comm *pmpi.Comm, info *pmpi.Info) (*pmpi.Comm, *pmpi.Request, error) {
-	sp := t.begin()
-	res0, res1, res2 := t.Next.CommIdupWithInfo(comm, info)
-	sp = t.stop(sp)
-	t.end(sp, "MPI_CommIdupWithInfo", t.commArgs(sp, comm).withErr(res2))
-	return res0, res1, res2
 }

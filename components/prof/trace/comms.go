@@ -102,3 +102,68 @@ func (t *Tracer) freeing(name string, comm *pmpi.Comm, next func(*pmpi.Comm) err
 	t.end(sp, name, a.withErr(err))
 	return err
 }
+
+// CommIdup records MPI_CommIdup and names the new communicator.
+func (t *Tracer) CommIdup(comm *pmpi.Comm) (*pmpi.Comm, *pmpi.Request, error) {
+	var r *pmpi.Request
+	c, err := t.making("MPI_CommIdup", comm, func() (c *pmpi.Comm, err error) {
+		c, r, err = t.Next.CommIdup(comm)
+		return c, err
+	})
+	return c, r, err
+}
+
+// CommIdupWithInfo records MPI_CommIdupWithInfo and names the new
+// communicator.
+func (t *Tracer) CommIdupWithInfo(comm *pmpi.Comm, info *pmpi.Info) (*pmpi.Comm, *pmpi.Request, error) {
+	var r *pmpi.Request
+	c, err := t.making("MPI_CommIdupWithInfo", comm, func() (c *pmpi.Comm, err error) {
+		c, r, err = t.Next.CommIdupWithInfo(comm, info)
+		return c, err
+	})
+	return c, r, err
+}
+
+// IntercommMerge records MPI_IntercommMerge and names the new
+// communicator: both groups call it on the intercommunicator, whose id
+// they share.
+func (t *Tracer) IntercommMerge(inter *pmpi.Comm, high bool) (*pmpi.Comm, error) {
+	return t.making("MPI_IntercommMerge", inter, func() (*pmpi.Comm, error) { return t.Next.IntercommMerge(inter, high) })
+}
+
+// IntercommCreate records MPI_IntercommCreate and names the new
+// intercommunicator after its two groups.
+func (t *Tracer) IntercommCreate(local *pmpi.Comm, localLeader int, peer *pmpi.Comm, remoteLeader, tag int) (*pmpi.Comm, error) {
+	sp := t.begin()
+	c, err := t.Next.IntercommCreate(local, localLeader, peer, remoteLeader, tag)
+	sp = t.stop(sp)
+	a := t.commArgs(sp, local).withErr(err)
+	if c != nil && local != nil {
+		t.mu.Lock()
+		id := t.m.deriveInter(local, c)
+		t.m.name(c, id)
+		t.mu.Unlock()
+		a = a.withLabel(id)
+	}
+	t.end(sp, "MPI_IntercommCreate", a)
+	return c, err
+}
+
+// CommCreateGroup records MPI_CommCreateGroup and names the new
+// communicator after its members and tag: the parent's other ranks do
+// not call it.
+func (t *Tracer) CommCreateGroup(comm *pmpi.Comm, group *pmpi.Group, tag int) (*pmpi.Comm, error) {
+	sp := t.begin()
+	c, err := t.Next.CommCreateGroup(comm, group, tag)
+	sp = t.stop(sp)
+	a := t.commArgs(sp, comm).withErr(err)
+	if c != nil && comm != nil {
+		t.mu.Lock()
+		id := t.m.deriveGroup(comm, c, tag)
+		t.m.name(c, id)
+		t.mu.Unlock()
+		a = a.withLabel(id)
+	}
+	t.end(sp, "MPI_CommCreateGroup", a)
+	return c, err
+}

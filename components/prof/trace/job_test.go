@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -14,7 +15,7 @@ import (
 	"github.com/gompi/gompi/internal/jobtest"
 )
 
-var gompirun, tracejob string
+var gompirun, tracejob, tracekinds string
 
 func TestMain(m *testing.M) {
 	flag.Parse()
@@ -25,11 +26,12 @@ func TestMain(m *testing.M) {
 	if err != nil {
 		panic(err)
 	}
-	bins, err := jobtest.Build(dir, map[string]string{"gompirun": "../../../cmd/gompirun", "tracejob": "./testdata/tracejob"})
+	bins, err := jobtest.Build(dir, map[string]string{"gompirun": "../../../cmd/gompirun", "tracejob": "./testdata/tracejob",
+		"tracekinds": "./testdata/tracekinds"})
 	if err != nil {
 		panic(err)
 	}
-	gompirun, tracejob = bins["gompirun"], bins["tracejob"]
+	gompirun, tracejob, tracekinds = bins["gompirun"], bins["tracejob"], bins["tracekinds"]
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
@@ -54,14 +56,21 @@ type event struct {
 // trace's events.
 func runJob(t *testing.T, extra ...string) []event {
 	t.Helper()
+	return runProgram(t, tracejob, 3, extra...)
+}
+
+// runProgram runs prog on np ranks under the trace tool and returns the
+// trace's events.
+func runProgram(t *testing.T, prog string, np int, extra ...string) []event {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("runs a gompirun job")
 	}
 	out := filepath.Join(t.TempDir(), "trace.json")
-	args := append([]string{"--timeout", "120", "-np", "3", "--oversubscribe", "--mca", "prof", "trace",
+	args := append([]string{"--timeout", "120", "-np", strconv.Itoa(np), "--oversubscribe", "--mca", "prof", "trace",
 		"--mca", "prof_trace_output", out}, extra...)
-	j := jobtest.Run(t, gompirun, 150*time.Second, nil, append(args, tracejob)...)
-	if j.Code != 0 || strings.Count(j.Stdout, "ok rank") != 3 {
+	j := jobtest.Run(t, gompirun, 150*time.Second, nil, append(args, prog)...)
+	if j.Code != 0 || strings.Count(j.Stdout, "ok rank") != np {
 		t.Fatalf("job failed\n%v", j)
 	}
 	if !strings.Contains(j.Stderr, "gompirun: report written: "+out+"\n") {
@@ -269,6 +278,64 @@ func TestJob(t *testing.T) {
 	}
 	if phases != 6 {
 		t.Errorf("%d phase marks, want 2 per rank", phases)
+	}
+}
+
+// TestJobKinds: every kind of point-to-point call (buffered and ready
+// sends, persistent and partitioned requests, matched probes, the
+// send-receive family, TestSome) starts or ends its message's arrow, on
+// communicators named alike on both ranks (Idup, an intercommunicator and
+// its merge, CreateGroup). tracekinds gives every message of a stream a
+// length of its own: an arrow whose two calls record different lengths,
+// or different communicators, joins the wrong two messages.
+func TestJobKinds(t *testing.T) {
+	evs := runProgram(t, tracekinds, 2)
+	byTrack := map[track][]event{}
+	starts, ends := map[uint64]event{}, map[uint64]event{}
+	for _, e := range evs {
+		switch e.Ph {
+		case "X":
+			k := track{*e.Pid, *e.Tid}
+			byTrack[k] = append(byTrack[k], e)
+		case "s":
+			starts[e.ID] = e
+		case "f":
+			ends[e.ID] = e
+		}
+	}
+	// Where a call records the message's length: the send half of the
+	// send-receive family; none in calls on several requests.
+	length := func(call event, sending bool) (float64, bool) {
+		key := "bytes"
+		if sending && call.Args["send_bytes"] != nil {
+			key = "send_bytes"
+		}
+		v, ok := call.Args[key].(float64)
+		return v, ok
+	}
+	compared := 0
+	for id, s := range starts {
+		f, ok := ends[id]
+		if !ok {
+			t.Errorf("arrow %d from rank %d has no end", id, *s.Pid)
+			continue
+		}
+		send, recv := enclosing(byTrack, s), enclosing(byTrack, f)
+		sent, ok1 := length(send, true)
+		got, ok2 := length(recv, false)
+		if !ok1 || !ok2 {
+			continue
+		}
+		compared++
+		if sent != got || send.Args["comm_id"] != recv.Args["comm_id"] {
+			t.Errorf("arrow %d joins %s of %v bytes on %v (rank %d) to %s of %v bytes on %v (rank %d)", id,
+				send.Name, sent, send.Args["comm_id"], *s.Pid, recv.Name, got, recv.Args["comm_id"], *f.Pid)
+		}
+	}
+	// tracekinds sends 38 messages; 5 of them start or end in a call on
+	// several requests (Startall, TestSome, WaitAll).
+	if len(starts) != 38 || len(ends) != 38 || compared != 33 {
+		t.Errorf("%d arrow starts, %d ends, %d with both lengths; want 38, 38 and 33", len(starts), len(ends), compared)
 	}
 }
 

@@ -45,6 +45,7 @@ func (t *Tracer) start() error {
 	defer t.mu.Unlock()
 	t.m.name(world, "world")
 	t.m.name(self, "self")
+	t.m.self = world.Rank()
 	t.rank, t.size, t.sync, t.started = world.Rank(), world.Size(), s, true
 	return nil
 }

@@ -3,6 +3,7 @@ package trace
 import (
 	"encoding/binary"
 	"hash/fnv"
+	"slices"
 	"strconv"
 
 	"github.com/gompi/gompi/pmpi"
@@ -19,6 +20,7 @@ type matcher struct {
 	derived map[string]int        // communicators made from each so far
 	sent    map[pair]uint64
 	recvd   map[pair]uint64
+	self    int // this process's world rank
 }
 
 // pair is one ordered stream of messages.
@@ -54,10 +56,58 @@ func (m *matcher) commID(comm *pmpi.Comm) string {
 // derive returns the id of the next communicator made from parent; every
 // member of parent calls it, whether or not it is in the new one.
 func (m *matcher) derive(parent *pmpi.Comm) string {
-	p := m.commID(parent)
-	k := m.derived[p]
-	m.derived[p]++
-	return p + "." + strconv.Itoa(k)
+	return m.deriveKey(m.commID(parent))
+}
+
+// deriveInter returns the id of an intercommunicator that inter joins to
+// local: both groups must reach it, and neither knows the other's local
+// communicator, so it is named after the world ranks of the two groups,
+// the one holding the lower rank first, and counted per pair of groups.
+func (m *matcher) deriveInter(local, inter *pmpi.Comm) string {
+	a := make([]int, local.Size())
+	for i := range a {
+		a[i] = local.WorldRank(i)
+	}
+	b := make([]int, inter.Peers())
+	for i := range b {
+		b[i] = inter.WorldRank(i)
+	}
+	if slices.Min(b) < slices.Min(a) {
+		a, b = b, a
+	}
+	slices.Sort(a)
+	slices.Sort(b)
+	return m.deriveKey("inter" + ranksKey(append(append(a, -1), b...)))
+}
+
+// deriveGroup returns the id of a communicator made by the members of
+// group c alone, with tag (CommCreateGroup): the parent's other ranks
+// make no call, so the parent's count of derived communicators cannot
+// move; the id is counted per parent, members and tag instead.
+func (m *matcher) deriveGroup(parent, c *pmpi.Comm, tag int) string {
+	ranks := make([]int, c.Size())
+	for i := range ranks {
+		ranks[i] = c.WorldRank(i)
+	}
+	return m.deriveKey(m.commID(parent) + ".g" + strconv.Itoa(tag) + ranksKey(ranks))
+}
+
+// deriveKey returns key's next id: key.k for the k-th.
+func (m *matcher) deriveKey(key string) string {
+	k := m.derived[key]
+	m.derived[key]++
+	return key + "." + strconv.Itoa(k)
+}
+
+// ranksKey is a short name for a list of ranks.
+func ranksKey(ranks []int) string {
+	h := fnv.New32a()
+	var b [8]byte
+	for _, r := range ranks {
+		binary.LittleEndian.PutUint64(b[:], uint64(r))
+		h.Write(b[:])
+	}
+	return "-" + strconv.FormatUint(uint64(h.Sum32()), 36)
 }
 
 // forget drops a freed communicator.
@@ -82,21 +132,37 @@ func (m *matcher) recv(comm string, src, dst, tag int) uint64 {
 	return flowID(p, seq)
 }
 
-// sendOn counts a message this rank sends to dest on comm; 0 for ProcNull.
-func (m *matcher) sendOn(comm *pmpi.Comm, dest, tag int) uint64 {
+// partStream marks a communicator's partitioned messages, which match
+// apart from its other messages.
+const partStream = "/part"
+
+// sendOn counts a message this rank sends to dest on comm, in stream (""
+// or partStream); 0 for ProcNull.
+func (m *matcher) sendOn(comm *pmpi.Comm, stream string, dest, tag int) uint64 {
 	if comm == nil || dest < 0 {
 		return 0
 	}
-	return m.send(m.commID(comm), comm.Rank(), dest, tag)
+	src := comm.Rank()
+	if comm.IsInter() {
+		src, dest = m.self, comm.WorldRank(dest)
+	}
+	return m.send(m.commID(comm)+stream, src, dest, tag)
 }
 
-// recvOn counts a message this rank received on comm, as st describes it;
-// 0 for ProcNull or a cancelled receive.
-func (m *matcher) recvOn(comm *pmpi.Comm, st pmpi.Status) uint64 {
-	if comm == nil || st.Source < 0 || st.Cancelled {
+// recvOn counts a message this rank received on comm, in stream, from
+// source with tag (a status's, which tells where an AnySource or AnyTag
+// receive matched); 0 for ProcNull or a cancelled receive.
+func (m *matcher) recvOn(comm *pmpi.Comm, stream string, source, tag int, cancelled bool) uint64 {
+	if comm == nil || source < 0 || cancelled {
 		return 0
 	}
-	return m.recv(m.commID(comm), st.Source, comm.Rank(), st.Tag)
+	dst := comm.Rank()
+	if comm.IsInter() {
+		// The groups number their ranks alike: a stream is named by
+		// world ranks.
+		source, dst = comm.WorldRank(source), m.self
+	}
+	return m.recv(m.commID(comm)+stream, source, dst, tag)
 }
 
 // flowID hashes a message's identity to a positive number that JSON

@@ -45,10 +45,10 @@ func TestMatchOrder(t *testing.T) {
 // no arrow and do not advance a stream.
 func TestMatchNull(t *testing.T) {
 	m := newMatcher()
-	if id := m.sendOn(nil, 1, 0); id != 0 {
+	if id := m.sendOn(nil, "", 1, 0); id != 0 {
 		t.Errorf("send on nil comm: id %d", id)
 	}
-	if id := m.recvOn(nil, pmpi.Status{Source: 1}); id != 0 {
+	if id := m.recvOn(nil, "", 1, 0, false); id != 0 {
 		t.Errorf("recv on nil comm: id %d", id)
 	}
 	if len(m.sent)+len(m.recvd) != 0 {

@@ -50,8 +50,13 @@ func (t *Tracer) completed(id reqID, st pmpi.Status, err error) (pending, flowEn
 	p, ok := t.reqs[id]
 	delete(t.reqs, id)
 	t.mu.Unlock()
-	if !ok || !p.recv {
+	switch {
+	case !ok || !p.recv:
 		return p, 0
+	case p.stream == partStream:
+		// A partitioned receive names its source and tag; its status
+		// may not.
+		return p, t.recvFlowIn(p.comm, p.stream, p.peer, p.tag, st, err)
 	}
 	return p, t.recvFlow(p.comm, st, err)
 }
@@ -179,17 +184,28 @@ func (t *Tracer) TestAny(reqs []*pmpi.Request) (int, pmpi.Status, bool, error) {
 // WaitSome records MPI_WaitSome; the arrows of the receives it completed
 // end here.
 func (t *Tracer) WaitSome(reqs []*pmpi.Request, indices []int, sts []pmpi.Status) (int, error) {
+	return t.some("MPI_WaitSome", reqs, indices, sts, t.Next.WaitSome)
+}
+
+// TestSome records MPI_TestSome, as WaitSome.
+func (t *Tracer) TestSome(reqs []*pmpi.Request, indices []int, sts []pmpi.Status) (int, error) {
+	return t.some("MPI_TestSome", reqs, indices, sts, t.Next.TestSome)
+}
+
+func (t *Tracer) some(name string, reqs []*pmpi.Request, indices []int, sts []pmpi.Status,
+	call func([]*pmpi.Request, []int, []pmpi.Status) (int, error)) (int, error) {
 	sp := t.begin()
 	before := idsOf(reqs)
-	n, err := t.Next.WaitSome(reqs, indices, sts)
+	own := statusesFor(sts, len(reqs))
+	n, err := call(reqs, indices, own)
 	sp = t.stop(sp)
 	a := args{}.withCount(max(n, 0)).withErr(err)
 	for k := range max(n, 0) {
-		if i := indices[k]; i >= 0 && i < len(before) && k < len(sts) {
-			_, f := t.completed(before[i], sts[k], sts[k].Err)
+		if i := indices[k]; i >= 0 && i < len(before) && k < len(own) {
+			_, f := t.completed(before[i], own[k], own[k].Err)
 			a = a.withFlow(f)
 		}
 	}
-	t.end(sp, "MPI_WaitSome", a)
+	t.end(sp, name, a)
 	return n, err
 }

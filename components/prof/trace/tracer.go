@@ -27,6 +27,7 @@ type Tracer struct {
 	goids     map[int32]uint64  // thread id -> id of the goroutine first seen on it
 	m         matcher
 	reqs      map[reqID]pending
+	inits     map[*pmpi.Request]pending // persistent point-to-point requests
 	phases    int
 
 	rank    int  // world rank, once Init has returned
@@ -48,6 +49,7 @@ func newTracer(next pmpi.API, cfg config) *Tracer {
 		goids: map[int32]uint64{},
 		m:     newMatcher(),
 		reqs:  map[reqID]pending{},
+		inits: map[*pmpi.Request]pending{},
 	}
 	t.recording.Store(true)
 	return t
