@@ -116,6 +116,27 @@ const (
 	fnNeighborAlltoallw
 	fnIneighborAlltoallw
 	fnNeighborAlltoallwInit
+	fnPsendInit
+	fnPrecvInit
+	fnPready
+	fnPreadyRange
+	fnPreadyList
+	fnParrived
+	fnCartCreate
+	fnCartSub
+	fnGraphCreate
+	fnDistGraphCreate
+	fnDistGraphCreateAdjacent
+	fnCommFree
+	fnCommDisconnect
+	fnBufferAttach
+	fnBufferDetach
+	fnBufferFlush
+	fnBufferIflush
+	fnCommAttachBuffer
+	fnCommDetachBuffer
+	fnCommBufferFlush
+	fnCommBufferIflush
 	numFns
 )
 
@@ -132,6 +153,11 @@ var fnNames = [numFns]string{
 	"Scan", "Exscan",
 	"Ibarrier", "Ibcast", "Ireduce", "Iallreduce", "Igather", "Igatherv", "Iscatter", "Iscatterv", "Iallgather", "Iallgatherv", "Ialltoall", "Ialltoallv", "Ireduce_scatter", "Ireduce_scatter_block", "Iscan", "Iexscan", "Neighbor_allgather", "Ineighbor_allgather", "Neighbor_allgatherv", "Ineighbor_allgatherv", "Neighbor_alltoall", "Ineighbor_alltoall", "Neighbor_alltoallv", "Ineighbor_alltoallv", "Barrier_init", "Bcast_init", "Reduce_init", "Allreduce_init", "Gather_init", "Gatherv_init", "Scatter_init", "Scatterv_init", "Allgather_init", "Allgatherv_init", "Alltoall_init", "Alltoallv_init", "Reduce_scatter_init", "Reduce_scatter_block_init", "Scan_init", "Exscan_init", "Neighbor_allgather_init", "Neighbor_allgatherv_init", "Neighbor_alltoall_init", "Neighbor_alltoallv_init",
 	"Alltoallw", "Ialltoallw", "Alltoallw_init", "Neighbor_alltoallw", "Ineighbor_alltoallw", "Neighbor_alltoallw_init",
+	"Psend_init", "Precv_init", "Pready", "Pready_range", "Pready_list", "Parrived",
+	"Cart_create", "Cart_sub", "Graph_create", "Dist_graph_create", "Dist_graph_create_adjacent",
+	"Comm_free", "Comm_disconnect",
+	"Buffer_attach", "Buffer_detach", "Buffer_flush", "Buffer_iflush",
+	"Comm_attach_buffer", "Comm_detach_buffer", "Comm_buffer_flush", "Comm_buffer_iflush",
 }
 
 func (f fn) String() string { return fnNames[f] }

@@ -240,25 +240,30 @@ func checkSVG(t *testing.T, path string) {
 }
 
 // TestJobModes runs modesprog on 3 ranks: the buffered, ready,
-// persistent, replace and matched calls count their bytes, a persistent
-// send counts at each Start, and a send across an intercommunicator goes
-// to the remote rank's world rank in the p2p matrix.
+// persistent, partitioned, replace and matched calls count their bytes, a
+// persistent or partitioned send counts at each Start, the topology
+// constructors and Free count, and a send across an intercommunicator
+// goes to the remote rank's world rank in the p2p matrix.
 func TestJobModes(t *testing.T) {
 	_, rep := runJob(t, "modesprog")
 	ph := rep.Total
 	want := map[string]expect{
 		"Bsend": {"", 3, 3 * 80, 0}, "Rsend": {"", 3, 3 * 64, 0}, "Irecv": {"", 3, 3 * 64, 0},
 		"Send_init": {"", 3, 0, 0}, "Recv_init": {"", 3, 0, 0},
-		"Start": {"", 3 * 8, 3 * 4 * 8, 0}, "Startall": {"", 3 * 2, 3 * 2 * 8, 0},
-		"Request_free": {"", 6, 0, 0}, "Sendrecv_replace": {"", 3, 3 * 32, 0},
+		// 8 persistent sends and receives a rank, and 2 partitioned
+		// sends of 24 bytes.
+		"Start": {"", 3 * (8 + 2), 3 * (4*8 + 2*24), 0}, "Startall": {"", 3 * (2 + 2), 3 * 2 * 8, 0},
+		"Psend_init": {"", 3, 0, 0}, "Precv_init": {"", 3, 0, 0}, "Pready_range": {"", 3 * 2, 0, 0},
+		"Request_free": {"", 3 * 4, 0, 0}, "Sendrecv_replace": {"", 3, 3 * 32, 0},
 		"Send": {"", 4, 3*5 + 7, 0}, "Mprobe": {"", 3, 0, 0}, "Mrecv": {"", 3, 3 * 5, 0},
 		"Recv": {"", 4, 3*80 + 7, 0}, "Intercomm_create": {"", 3, 0, 0},
+		"Cart_create": {"", 3, 0, 0}, "Cart_sub": {"", 3, 0, 0}, "Comm_free": {"", 3 * 2, 0, 0},
 	}
 	checkFunctions(t, ph, want)
-	// Each rank sends its right neighbour 10 messages of 229 bytes in all;
+	// Each rank sends its right neighbour 12 messages of 277 bytes in all;
 	// rank 0 also sends 7 bytes to world rank 2 across the intercommunicator.
-	msgs := [][]int64{{0, 10, 1}, {0, 0, 10}, {10, 0, 0}}
-	bytes := [][]int64{{0, 229, 7}, {0, 0, 229}, {229, 0, 0}}
+	msgs := [][]int64{{0, 12, 1}, {0, 0, 12}, {12, 0, 0}}
+	bytes := [][]int64{{0, 277, 7}, {0, 0, 277}, {277, 0, 0}}
 	checkMatrix(t, "total p2p", ph.P2P, msgs, bytes)
 }
 

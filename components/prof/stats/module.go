@@ -296,14 +296,25 @@ func (m *module) translate(c *pmpi.Comm) peers {
 // CommFree forgets the communicator's translation table; the delete
 // callback of the layer's attribute folds its counts (comms.go).
 func (m *module) CommFree(comm *pmpi.Comm) error {
-	m.forget(comm)
-	return m.Next.CommFree(comm)
+	return m.freeing(fnCommFree, comm, m.Next.CommFree)
 }
 
 // CommDisconnect forgets the communicator's translation table, as CommFree.
 func (m *module) CommDisconnect(comm *pmpi.Comm) error {
+	return m.freeing(fnCommDisconnect, comm, m.Next.CommDisconnect)
+}
+
+// freeing counts a call that frees comm, as a call of no communicator:
+// the delete callback has folded comm's counts into the report by the
+// time it returns.
+func (m *module) freeing(f fn, comm *pmpi.Comm, call func(*pmpi.Comm) error) error {
 	m.forget(comm)
-	return m.Next.CommDisconnect(comm)
+	t0 := m.begin()
+	err := call(comm)
+	if t0 >= 0 {
+		m.end(f, t0, 0, nil, -1)
+	}
+	return err
 }
 
 func (m *module) forget(comm *pmpi.Comm) {

@@ -24,6 +24,7 @@ func (m *module) Improbe(source, tag int, comm *pmpi.Comm) (pmpi.Message, pmpi.S
 }
 
 func (m *module) Mrecv(buf []byte, count int, dt pmpi.Datatype, msg *pmpi.Message) (pmpi.Status, error) {
+	comm := messageComm(msg)
 	t0 := m.begin()
 	st, err := m.Next.Mrecv(buf, count, dt, msg)
 	if t0 >= 0 {
@@ -31,13 +32,14 @@ func (m *module) Mrecv(buf []byte, count int, dt pmpi.Datatype, msg *pmpi.Messag
 		if st.Source != pmpi.ProcNull {
 			n = int64(st.CountOf(pmpi.Byte))
 		}
-		m.end(fnMrecv, t0, n, nil, -1)
+		m.end(fnMrecv, t0, n, comm, -1)
 	}
 	return st, err
 }
 
 func (m *module) Imrecv(buf []byte, count int, dt pmpi.Datatype, msg *pmpi.Message) (*pmpi.Request, error) {
 	noProc := msg != nil && *msg == pmpi.MessageNoProc
+	comm := messageComm(msg)
 	t0 := m.begin()
 	r, err := m.Next.Imrecv(buf, count, dt, msg)
 	if t0 >= 0 {
@@ -45,7 +47,16 @@ func (m *module) Imrecv(buf []byte, count int, dt pmpi.Datatype, msg *pmpi.Messa
 		if !noProc && err == nil {
 			n = size(count, dt)
 		}
-		m.end(fnImrecv, t0, n, nil, -1)
+		m.end(fnImrecv, t0, n, comm, -1)
 	}
 	return r, err
+}
+
+// messageComm is the communicator msg came on, read before the receive
+// makes it MessageNull; nil for none.
+func messageComm(msg *pmpi.Message) *pmpi.Comm {
+	if msg == nil {
+		return nil
+	}
+	return msg.Comm()
 }

@@ -1,6 +1,6 @@
 // Command modesprog sends around a ring of 3 ranks with the buffered,
-// ready, persistent and replace calls, a matched probe and across an
-// intercommunicator, for the stats tool's job test: each call's bytes
+// ready, persistent, partitioned and replace calls, a matched probe and
+// across an intercommunicator, makes and frees a topology, for the stats tool's job test: each call's bytes
 // and the p2p matrix are known exactly.
 package main
 
@@ -113,6 +113,50 @@ func run() error {
 	}
 	if _, err := mpi.Mrecv(make([]byte, mpi.GetCount[byte](st)), &msg); err != nil {
 		return err
+	}
+
+	// Partitioned: 2 partitions of 12 bytes to the right, started twice.
+	qs, err := mpi.PsendInit(make([]int32, 6), 2, right, 7, world)
+	if err != nil {
+		return err
+	}
+	qr, err := mpi.PrecvInit(make([]int32, 6), 2, left, 7, world)
+	if err != nil {
+		return err
+	}
+	for range 2 {
+		if err := mpi.Startall(qr); err != nil {
+			return err
+		}
+		if err := qs.Start(); err != nil {
+			return err
+		}
+		if err := qs.PreadyRange(0, 1); err != nil {
+			return err
+		}
+		if err := mpi.WaitAll(qr, qs); err != nil {
+			return err
+		}
+	}
+	for _, q := range []mpi.Request{qs, qr} {
+		if err := q.Free(); err != nil {
+			return err
+		}
+	}
+
+	// A ring topology and a sub-grid of it, freed.
+	cart, err := mpi.CartCreate(world, []int{3}, []bool{true}, false)
+	if err != nil {
+		return err
+	}
+	sub, err := cart.CartSub([]bool{false})
+	if err != nil {
+		return err
+	}
+	for _, c := range []mpi.Comm{sub, cart} {
+		if err := c.Free(); err != nil {
+			return err
+		}
 	}
 
 	// Across an intercommunicator of {0} and {1, 2}: rank 0 sends 7 bytes
