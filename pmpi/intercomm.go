@@ -261,6 +261,9 @@ func (l *library) interDup(c *Comm) (*Comm, error) {
 	if err != nil {
 		return nil, c.handle(errorf(classOf(err), err, "comm dup on %v", c))
 	}
+	// The bridge holds the handler its local communicator had at the
+	// start; a copy inherits c's.
+	d.errh.Store(c.errh.Load())
 	return d, nil
 }
 

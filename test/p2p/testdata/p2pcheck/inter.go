@@ -32,9 +32,20 @@ func split(w mpi.Comm, colorOf func(int) int, tag int) (side, mpi.Comm, error) {
 	if err != nil {
 		return s, mpi.Comm{}, err
 	}
+	// Made under a fatal handler, then set to return errors: what is made
+	// from the intercommunicator must take its handler, not the one the
+	// local communicator had when it was made (checkInter's dup).
+	if err := s.local.SetErrorHandler(mpi.ErrorsAreFatal); err != nil {
+		return s, mpi.Comm{}, err
+	}
 	ic, err := mpi.IntercommCreate(s.local, 0, w, s.remoteLeader, tag)
 	if err != nil {
 		return s, mpi.Comm{}, fmt.Errorf("intercomm create: %w", err)
+	}
+	for _, c := range []mpi.Comm{s.local, ic} {
+		if err := c.SetErrorHandler(mpi.ErrorsReturn); err != nil {
+			return s, mpi.Comm{}, err
+		}
 	}
 	return s, ic, nil
 }
@@ -157,6 +168,9 @@ func checkInter(w mpi.Comm, s side, ic mpi.Comm) error {
 	}
 	if err := pingPongAcross(s, d); err != nil {
 		return fmt.Errorf("on the dup: %w", err)
+	}
+	if err := mpi.Send([]byte{1}, len(s.theirs), 0, d); !errors.Is(err, mpi.ErrRank) {
+		return fmt.Errorf("send to remote rank %d on the dup: %v, want ErrRank returned", len(s.theirs), err)
 	}
 	if err := checkInterIdup(s, ic); err != nil {
 		return err
