@@ -190,6 +190,10 @@ func TypeResized(old Datatype, lb, extent int) (Datatype, error) {
 	if err != nil {
 		return Datatype{}, err
 	}
+	if lb > maxDisp || lb < -maxDisp || extent > maxDisp || extent < -maxDisp || abs(lb+extent) > maxDisp {
+		return Datatype{}, errorf(ClassArg, nil, "type resized: lower bound %d and extent %d of %s (want each, and their sum, within %d bytes either way, the span a type may have)",
+			lb, extent, t.name, maxDisp)
+	}
 	d, err := buildType(fmt.Sprintf("resized(%s,%d,%d)", t.name, lb, extent), []placed{one(0, t, 1)})
 	if err != nil {
 		return d, err
@@ -221,6 +225,7 @@ func TypeSubarray(sizes, subsizes, starts []int, order Order, old Datatype) (Dat
 		return Datatype{}, errorf(ClassArg, nil, "%s: order %d (want OrderC or OrderFortran)", op, order)
 	}
 	total := 1
+	limit := maxDisp / max(1, abs(t.extent)) // elements of old a type may span
 	for i := range n {
 		switch {
 		case sizes[i] < 1:
@@ -231,8 +236,9 @@ func TypeSubarray(sizes, subsizes, starts []int, order Order, old Datatype) (Dat
 			return Datatype{}, errorf(ClassArg, nil, "%s: start %d of dimension %d (want 0 to %d, so that the subarray fits)",
 				op, starts[i], i, sizes[i]-subsizes[i])
 		}
-		if total > maxDisp/sizes[i] {
-			return Datatype{}, errorf(ClassArg, nil, "%s: the array of %s elements is too large", op, ints(sizes))
+		if total > limit/sizes[i] {
+			return Datatype{}, errorf(ClassArg, nil, "%s: the array of %s elements of %s spans more than the %d bytes a type may span",
+				op, ints(sizes), t.name, maxDisp)
 		}
 		total *= sizes[i]
 	}

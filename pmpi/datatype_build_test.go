@@ -410,6 +410,19 @@ func TestConstructorErrors(t *testing.T) {
 		{"free twice", freed.Free(), ErrType, "type free: the datatype contiguous(2,MPI_INT32_T) was freed"},
 		{"commit freed", freed.Commit(), ErrType, "type commit: the datatype contiguous(2,MPI_INT32_T) was freed"},
 		{"free Go type", TypeOf[padded]().Free(), ErrType, "Go type"},
+		// Extents and counts whose bytes no buffer holds: the products
+		// that check a buffer would overflow and let the copy run wild.
+		{"resized huge extent", second(TypeResized(mk(TypeVector(2, 1, 2, Float64)), 0, 1<<62-8)), ErrArg, "want each, and their sum, within"},
+		{"resized huge bound", second(TypeResized(Float64, -(1 << 55), 8)), ErrArg, "lower bound -36028797018963968"},
+		{"subarray huge extent", second(TypeSubarray([]int{1 << 42, 2}, []int{1, 1}, []int{0, 0}, OrderC, mk(TypeContiguous(1<<20, Byte)))),
+			ErrArg, "spans more than the 1125899906842624 bytes"},
+		{"pack huge count", second(Pack(make([]byte, 32), 1<<60+1, mk(TypeIndexed([]int{1, 1}, []int{1, 0}, Float64)), make([]byte, 16), 0)),
+			ErrCount, "span more than the 4611686018427387904 bytes"},
+		{"unpack huge count", second(Unpack(make([]byte, 16), 0, make([]byte, 32), 1<<60+1, mk(TypeIndexed([]int{1, 1}, []int{1, 0}, Float64)))),
+			ErrCount, "span more than"},
+		{"pack huge count of a zero extent", second(Pack(make([]byte, 8), 1<<61, mk(TypeResized(Float64, 0, 0)), make([]byte, 16), 0)),
+			ErrCount, "span more than"},
+		{"pack size huge", second(PackSize(1<<61, Float64)), ErrCount, "pack to more than"},
 	} {
 		if !errors.Is(c.err, c.class) || !strings.Contains(c.err.Error(), c.want) {
 			t.Errorf("%s: %v, want %v saying %q", c.name, c.err, c.class, c.want)

@@ -1,6 +1,7 @@
 package pmpi
 
 import (
+	"math/bits"
 	"strconv"
 	"sync"
 	"unsafe"
@@ -11,6 +12,10 @@ import (
 func (d *typeDesc) span(op string, n, count int) error {
 	if d.fits(n, count) {
 		return nil
+	}
+	if !d.bounded(count) {
+		return errorf(ClassCount, nil, "%s: %d elements of %s span more than the %d bytes a buffer may hold",
+			op, count, d.describe(), maxReach)
 	}
 	lo, hi := d.reach(count)
 	if lo < 0 {
@@ -26,8 +31,23 @@ func (d *typeDesc) fits(n, count int) bool {
 	if count == 0 || d.size == 0 {
 		return true
 	}
+	if !d.bounded(count) {
+		return false
+	}
 	lo, hi := d.reach(count)
 	return lo >= 0 && hi <= n
+}
+
+// maxReach bounds the bytes count elements may pack to or span, so that
+// neither count*size nor reach overflows.
+const maxReach = 1 << 62
+
+// bounded reports whether count (> 0) elements of d pack to and span at
+// most maxReach bytes. A type's extent and bounds are within maxDisp.
+func (d *typeDesc) bounded(count int) bool {
+	packed, n := bits.Mul64(uint64(count), uint64(d.size))
+	step, m := bits.Mul64(uint64(count-1), uint64(abs(d.extent)))
+	return packed == 0 && n <= maxReach && step == 0 && m <= maxReach
 }
 
 // reach is the first byte of data of count elements of d and the byte
@@ -331,6 +351,10 @@ func PackSize(count int, dt Datatype) (int, error) {
 	}
 	if err != nil {
 		return 0, err
+	}
+	if count > 0 && !t.bounded(count) {
+		return 0, errorf(ClassCount, nil, "pack size: %d elements of %s pack to more than the %d bytes a buffer may hold",
+			count, t.describe(), maxReach)
 	}
 	return count * t.size, nil
 }
