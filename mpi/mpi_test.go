@@ -86,6 +86,11 @@ func TestSingleton(t *testing.T) {
 		t.Fatalf("recv %v %v", got, err)
 	}
 
+	// An error handler is one of the two.
+	if err := world.SetErrorHandler(mpi.ErrorHandler(7)); !errors.Is(err, mpi.ErrArg) || !strings.Contains(err.Error(), "want ErrorsReturn or ErrorsAreFatal") {
+		t.Fatalf("SetErrorHandler(7): %v", err)
+	}
+
 	// Truncation is an error of class ErrTruncate that says what happened.
 	if err := mpi.Send([]byte("hello"), 0, 5, world); err != nil {
 		t.Fatal(err)

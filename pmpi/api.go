@@ -240,6 +240,9 @@ func (*realAPI) CommSetErrhandler(comm *Comm, h ErrorHandler) error {
 	if err := checkComm("comm set errhandler", comm); err != nil {
 		return err
 	}
+	if h != ErrorsReturn && h != ErrorsAreFatal {
+		return comm.handle(errorf(ClassArg, nil, "comm set errhandler on %v: error handler %d (want ErrorsReturn or ErrorsAreFatal)", comm, h))
+	}
 	comm.SetErrorHandler(h)
 	return nil
 }
