@@ -173,9 +173,19 @@ type attrEntry struct {
 // alone: callbacks run with it released, on values taken out of the map,
 // so that each value's delete callback runs once however calls race.
 type attrSet struct {
-	mu  sync.Mutex
-	m   map[*keyval]attrEntry
-	seq uint64
+	mu      sync.Mutex
+	m       map[*keyval]attrEntry
+	seq     uint64
+	deleted bool // removeAll ran to its end: the object is being freed
+}
+
+// closing reports whether the object's attributes are being deleted
+// because it is freed: a delete callback's set would leave a value that
+// no callback deletes.
+func (s *attrSet) closing() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.deleted
 }
 
 func (s *attrSet) get(k *keyval) (any, bool) {
@@ -283,9 +293,15 @@ func (s *attrSet) remove(k *keyval, del func(attrEntry) error) (bool, error) {
 // deletes MPI_COMM_SELF's), and stops at the first failing del, which
 // leaves that value and those not yet deleted in place.
 func (s *attrSet) removeAll(del func(attrEntry) error) error {
+	s.mu.Lock()
+	s.deleted = true
+	s.mu.Unlock()
 	es := s.entries()
 	for i := len(es) - 1; i >= 0; i-- {
 		if _, err := s.remove(es[i].k, del); err != nil {
+			s.mu.Lock()
+			s.deleted = false // the object stays valid
+			s.mu.Unlock()
 			return err
 		}
 	}

@@ -43,6 +43,9 @@ func (*realAPI) CommSetAttr(comm *Comm, kv Keyval, value any) error {
 	if k.builtin != nil {
 		return comm.handle(errorf(ClassKeyval, nil, "%s on %v: %v is predefined and cannot be set", op, comm, k))
 	}
+	if comm.ext.attrs.closing() {
+		return comm.handle(errorf(ClassArg, nil, "%s on %v: its attributes are being deleted, as it is freed (a delete callback may not set one)", op, comm))
+	}
 	return comm.handle(comm.ext.attrs.set(k, value, comm.deleter(op)))
 }
 

@@ -223,3 +223,42 @@ func TestTypeAttrs(t *testing.T) {
 		t.Fatalf("a dup of a Go type's datatype is the caller's to free: %v", err)
 	}
 }
+
+// TestAttrSetWhileFreed: a delete callback that sets an attribute on the
+// object being freed is refused, since no callback would delete that
+// value; a free that fails leaves the object's attributes settable.
+func TestAttrSetWhileFreed(t *testing.T) {
+	late, _ := TypeCreateKeyval(TypeNullCopyFn, nil, nil)
+	var setErr error
+	fail := true
+	hook, _ := TypeCreateKeyval(TypeDupFn, func(dt Datatype, _ Keyval, _, _ any) error {
+		setErr = TypeSetAttr(dt, late, "late")
+		if fail {
+			return errRefused
+		}
+		return nil
+	}, nil)
+	vec, err := TypeVector(2, 1, 3, Int32)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := TypeSetAttr(vec, hook, "hook"); err != nil {
+		t.Fatal(err)
+	}
+	if err := vec.Free(); !errors.Is(err, errRefused) {
+		t.Fatalf("free with a failing delete: %v", err)
+	}
+	if !errors.Is(setErr, ErrArg) || !strings.Contains(setErr.Error(), "its attributes are being deleted") {
+		t.Fatalf("set attr from the delete callback of a free: %v, want ErrArg", setErr)
+	}
+	if err := TypeSetAttr(vec, late, "after"); err != nil {
+		t.Fatalf("set attr after a failed free: %v", err)
+	}
+	fail = false
+	if err := vec.Free(); err != nil {
+		t.Fatal(err)
+	}
+	if !errors.Is(setErr, ErrArg) {
+		t.Fatalf("set attr from the delete callback of a free: %v, want ErrArg", setErr)
+	}
+}

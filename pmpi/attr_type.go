@@ -38,6 +38,9 @@ func TypeSetAttr(dt Datatype, kv Keyval, value any) error {
 	if err != nil {
 		return err
 	}
+	if s.closing() {
+		return errorf(ClassArg, nil, "%s on %s: its attributes are being deleted, as it is freed (a delete callback may not set one)", op, dt.Name())
+	}
 	return s.set(k, value, dt.deleter(op))
 }
 
