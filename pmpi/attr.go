@@ -133,7 +133,9 @@ func (kv Keyval) checkFor(op string, kind attrKind, lookup bool) (*keyval, error
 	switch k := kv.k; {
 	case k == nil:
 		return nil, errorf(ClassKeyval, nil, "%s: the keyval is invalid (MPI_KEYVAL_INVALID: create one first)", op)
-	case k.freed.Load() && !lookup:
+	case k.freed.Load() && (!lookup || k.uses.Load() == 0):
+		// A freed keyval still reads and deletes its values until the
+		// last goes.
 		return nil, errorf(ClassKeyval, nil, "%s: %v was freed", op, k)
 	case k.kind != kind:
 		return nil, errorf(ClassKeyval, nil, "%s: %v is a %s keyval (want a %s one)", op, k, k.kind, kind)

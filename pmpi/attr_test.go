@@ -172,6 +172,22 @@ func TestKeyvalChecks(t *testing.T) {
 	if tagUB != AttrTagUB || kv != (Keyval{}) {
 		t.Errorf("after the frees: tagUB %v, kv %v; want MPI_TAG_UB and MPI_KEYVAL_INVALID", tagUB, kv)
 	}
+	// A freed keyval reads and deletes its values until the last goes.
+	vec, _ := TypeVector(2, 1, 3, Int32)
+	k, _ := TypeCreateKeyval(nil, nil, nil)
+	copied := k
+	if err := errors.Join(TypeSetAttr(vec, k, 1), TypeFreeKeyval(&k)); err != nil {
+		t.Fatal(err)
+	}
+	if v, ok, err := TypeGetAttr(vec, copied); v != 1 || !ok || err != nil {
+		t.Errorf("get with a freed keyval of a value: %v %v %v", v, ok, err)
+	}
+	if err := TypeDeleteAttr(vec, copied); err != nil {
+		t.Errorf("delete with a freed keyval: %v", err)
+	}
+	if _, _, err := TypeGetAttr(vec, copied); !errors.Is(err, ErrKeyval) || !strings.Contains(err.Error(), "was freed") {
+		t.Errorf("get with a freed keyval whose values are gone: %v, want ErrKeyval", err)
+	}
 }
 
 // TestTypeAttrs: a datatype's attributes are copied by TypeDup through
