@@ -111,12 +111,13 @@ func TypeGetAttr(dt Datatype, kv Keyval) (any, bool, error) { return pmpi.TypeGe
 // (MPI_Type_delete_attr).
 func TypeDeleteAttr(dt Datatype, kv Keyval) error { return pmpi.TypeDeleteAttr(dt, kv) }
 
-// TypeDup returns a committed copy of dt with the same type map and the
-// attributes dt's copy callbacks return (MPI_Type_dup).
+// TypeDup returns a copy of dt with the same type map, committed if dt
+// is, and the attributes dt's copy callbacks return (MPI_Type_dup).
 func TypeDup(dt Datatype) (Datatype, error) { return pmpi.TypeDup(dt) }
 
-// Dup returns a committed copy of l's datatype with the same type map
-// and the attributes its copy callbacks return (MPI_Type_dup).
+// Dup returns a copy of l's datatype (committed, as l's is) with the
+// same type map and the attributes its copy callbacks return
+// (MPI_Type_dup).
 func (l Layout[T]) Dup() (Layout[T], error) {
 	dt, err := pmpi.TypeDup(l.dt)
 	return Layout[T]{dt}, err

@@ -207,8 +207,14 @@ func TestTypeAttrs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if v, ok, err := TypeGetAttr(dup, kv); v != "v" || !ok || err != nil || !dup.Committed() || vec.Committed() {
-		t.Fatalf("dup: %v, %v, %v, committed %v (and the original %v); want v, a committed dup", v, ok, err, dup.Committed(), vec.Committed())
+	if v, ok, err := TypeGetAttr(dup, kv); v != "v" || !ok || err != nil || dup.Committed() || vec.Committed() {
+		t.Fatalf("dup: %v, %v, %v, committed %v (and the original %v); want v, uncommitted as the original", v, ok, err, dup.Committed(), vec.Committed())
+	}
+	if err := vec.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if d, err := TypeDup(vec); err != nil || !d.Committed() || d.Free() != nil {
+		t.Fatalf("dup of a committed type: %v, committed %v; want committed", err, d.Committed())
 	}
 	if lb, ext := dup.Extent(); lb != 0 || ext != 16 || dup.Size() != 8 {
 		t.Fatalf("dup: lb %d extent %d size %d; want 0, 16, 8", lb, ext, dup.Size())
@@ -221,8 +227,8 @@ func TestTypeAttrs(t *testing.T) {
 		t.Fatalf("the type is unusable after a failed free: %v", err)
 	}
 	r.refuse["v"] = false
-	if err := errors.Join(dup.Free(), vec.Free()); err != nil || len(r.deleted) != 2 {
-		t.Fatalf("free: %v, deleted %v; want both values deleted", err, r.deleted)
+	if err := errors.Join(dup.Free(), vec.Free()); err != nil || len(r.deleted) != 3 {
+		t.Fatalf("free: %v, deleted %v; want the values of the two dups and the original deleted", err, r.deleted)
 	}
 	if _, err := TypeDup(vec); err == nil || !strings.Contains(err.Error(), "was freed") {
 		t.Fatalf("dup of a freed type: %v", err)

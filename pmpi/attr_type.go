@@ -71,9 +71,9 @@ func TypeDeleteAttr(dt Datatype, kv Keyval) error {
 	return err
 }
 
-// TypeDup returns a committed copy of dt with the same type map
-// (MPI_Type_dup), and the attributes dt's copy callbacks return. If a
-// copy callback fails, the values the copy already got are deleted.
+// TypeDup returns a copy of dt with the same type map (MPI_Type_dup),
+// committed if dt is, and the attributes dt's copy callbacks return. If
+// a copy callback fails, the values the copy already got are deleted.
 func TypeDup(dt Datatype) (Datatype, error) {
 	const op = "type dup"
 	t, err := validType(op, "the datatype", dt)
@@ -92,7 +92,7 @@ func TypeDup(dt Datatype) (Datatype, error) {
 		d.goType, d.state = false, &typeState{}
 		dup = Datatype{&d}
 	}
-	dup.t.state.committed.Store(true)
+	dup.t.state.committed.Store(t.state == nil || t.state.committed.Load())
 	copyAttr := func(e attrEntry) (any, bool, error) {
 		v, ok, err := e.k.typeCopy(dt, Keyval{e.k}, e.value, e.k.extra)
 		if err != nil {
