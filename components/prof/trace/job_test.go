@@ -168,32 +168,10 @@ func TestJob(t *testing.T) {
 
 	// Every arrow has one start in a sending call and one end in a
 	// receiving one, on the same track.
-	starts, ends := map[uint64]event{}, map[uint64]event{}
-	for _, e := range evs {
-		switch e.Ph {
-		case "s":
-			if _, dup := starts[e.ID]; dup {
-				t.Errorf("arrow %d starts twice", e.ID)
-			}
-			starts[e.ID] = e
-		case "f":
-			if _, dup := ends[e.ID]; dup {
-				t.Errorf("arrow %d ends twice", e.ID)
-			}
-			if e.Bp != "e" {
-				t.Errorf("arrow %d ends without bp e", e.ID)
-			}
-			ends[e.ID] = e
-		}
-	}
+	pairs, starts, ends := arrows(t, evs, byTrack)
 	sendsWithArrow := map[string]int{}
-	for id, s := range starts {
-		f, ok := ends[id]
-		if !ok {
-			t.Errorf("arrow %d from rank %d has no end", id, *s.Pid)
-			continue
-		}
-		send, recv := enclosing(byTrack, s), enclosing(byTrack, f)
+	for _, a := range pairs {
+		id, s, f, send, recv := a.id, a.s, a.f, a.send, a.recv
 		sendsWithArrow[fmt.Sprintf("%s %d->%d", send.Name, *s.Pid, *f.Pid)]++
 		if *f.Ts < *s.Ts {
 			t.Errorf("arrow %d goes back in time: leaves rank %d at %v, arrives on rank %d at %v",
@@ -291,18 +269,13 @@ func TestJob(t *testing.T) {
 func TestJobKinds(t *testing.T) {
 	evs := runProgram(t, tracekinds, 2)
 	byTrack := map[track][]event{}
-	starts, ends := map[uint64]event{}, map[uint64]event{}
 	for _, e := range evs {
-		switch e.Ph {
-		case "X":
+		if e.Ph == "X" {
 			k := track{*e.Pid, *e.Tid}
 			byTrack[k] = append(byTrack[k], e)
-		case "s":
-			starts[e.ID] = e
-		case "f":
-			ends[e.ID] = e
 		}
 	}
+	pairs, starts, ends := arrows(t, evs, byTrack)
 	// Where a call records the message's length: the send half of the
 	// send-receive family; none in calls on several requests.
 	length := func(call event, sending bool) (float64, bool) {
@@ -314,13 +287,8 @@ func TestJobKinds(t *testing.T) {
 		return v, ok
 	}
 	compared := 0
-	for id, s := range starts {
-		f, ok := ends[id]
-		if !ok {
-			t.Errorf("arrow %d from rank %d has no end", id, *s.Pid)
-			continue
-		}
-		send, recv := enclosing(byTrack, s), enclosing(byTrack, f)
+	for _, a := range pairs {
+		id, s, f, send, recv := a.id, a.s, a.f, a.send, a.recv
 		sent, ok1 := length(send, true)
 		got, ok2 := length(recv, false)
 		if !ok1 || !ok2 {
@@ -416,6 +384,48 @@ func worldRank(call event, key string) int {
 		return []int{0, 2}[r]
 	}
 	return r
+}
+
+// arrow is a message arrow's two ends and the calls that hold them.
+type arrow struct {
+	id         uint64
+	s, f       event // its start and its end
+	send, recv event // the innermost calls that hold them
+}
+
+// arrows pairs the trace's arrow starts with their ends and finds the
+// calls that hold them; an arrow that starts or ends twice, or has no
+// end, is an error. It returns the starts and ends by id too.
+func arrows(t *testing.T, evs []event, byTrack map[track][]event) ([]arrow, map[uint64]event, map[uint64]event) {
+	t.Helper()
+	starts, ends := map[uint64]event{}, map[uint64]event{}
+	for _, e := range evs {
+		switch e.Ph {
+		case "s":
+			if _, dup := starts[e.ID]; dup {
+				t.Errorf("arrow %d starts twice", e.ID)
+			}
+			starts[e.ID] = e
+		case "f":
+			if _, dup := ends[e.ID]; dup {
+				t.Errorf("arrow %d ends twice", e.ID)
+			}
+			if e.Bp != "e" {
+				t.Errorf("arrow %d ends without bp e", e.ID)
+			}
+			ends[e.ID] = e
+		}
+	}
+	var pairs []arrow
+	for id, s := range starts {
+		f, ok := ends[id]
+		if !ok {
+			t.Errorf("arrow %d from rank %d has no end", id, *s.Pid)
+			continue
+		}
+		pairs = append(pairs, arrow{id: id, s: s, f: f, send: enclosing(byTrack, s), recv: enclosing(byTrack, f)})
+	}
+	return pairs, starts, ends
 }
 
 // enclosing returns the innermost call on f's track whose slice holds f.
