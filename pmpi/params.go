@@ -26,6 +26,12 @@ const (
 // The kernel's bounds of a requested slice.
 const minSliceUs, maxSliceUs = 100, 100_000
 
+// maxProcs bounds mpi_gomaxprocs. Go takes any int32 but crashes past it,
+// and each P costs memory and stop-the-world time: 1024 take 70 MiB and
+// 0.2 s, 100000 stall a rank for minutes. A fixed bound, since gompirun
+// checks it on the launch host, not the rank's.
+const maxProcs = 1024
+
 // RegisterParams registers the MPI layer's parameters. Init does it;
 // gompi_info and the documentation generator call it to list them.
 func RegisterParams(r *params.Registry) error {
@@ -72,11 +78,12 @@ func RegisterParams(r *params.Registry) error {
 				"(it already has its share); -1 keeps Go's own choice; a positive number sets it. " +
 				"A GOMAXPROCS environment variable always wins",
 			Validate: func(v any) error {
-				if v.(int) < -1 {
-					return errors.New("must be -1, 0 or positive")
+				if n := v.(int); n < -1 || n > maxProcs {
+					return fmt.Errorf("must be -1, 0 or 1 to %d", maxProcs)
 				}
 				return nil
 			},
+			Accepts: fmt.Sprintf("-1, 0 or 1 to %d", maxProcs),
 		}),
 		r.Register(params.Def{
 			Name: paramSlice, Framework: "mpi", Component: "base", Kind: params.KindInt, Default: "100", Level: 5,

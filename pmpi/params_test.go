@@ -40,3 +40,21 @@ func TestEngineConfigDozes(t *testing.T) {
 		t.Fatalf("a negative %s: %v, want an error naming it", paramDoze, err)
 	}
 }
+
+func TestGOMAXPROCSIsBounded(t *testing.T) {
+	reg := params.NewRegistry()
+	if err := RegisterParams(reg); err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range []string{"-1", "0", "1", "1024"} {
+		if _, err := reg.Resolve(params.Inputs{CommandLine: []params.Setting{{Name: paramProcs, Value: v}}}); err != nil {
+			t.Errorf("%s %s: %v", paramProcs, v, err)
+		}
+	}
+	for _, v := range []string{"-2", "1025", "100000", "2147483648"} {
+		_, err := reg.Resolve(params.Inputs{CommandLine: []params.Setting{{Name: paramProcs, Value: v}}})
+		if err == nil || !strings.Contains(err.Error(), paramProcs) || !strings.Contains(err.Error(), "1 to 1024") {
+			t.Errorf("%s %s: %v, want an error naming it and 1 to 1024", paramProcs, v, err)
+		}
+	}
+}
