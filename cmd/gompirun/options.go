@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -491,22 +492,26 @@ func resolveExports(args []string, lookupEnv func(string) (string, bool)) ([]str
 	return out, nil
 }
 
+// maxTimeout is the most seconds a time.Duration holds.
+const maxTimeout = int64(math.MaxInt64 / time.Second)
+
 // timeoutOption is --timeout if given, else $MPIEXEC_TIMEOUT as in Open
 // MPI; 0 means no timeout.
 func timeoutOption(given bool, secs int, lookupEnv func(string) (string, bool)) (time.Duration, error) {
+	want := fmt.Sprintf("want a whole number of seconds from 0 (none) to %d", maxTimeout)
 	if !given {
 		s, ok := lookupEnv("MPIEXEC_TIMEOUT")
 		if !ok || s == "" {
 			return 0, nil
 		}
-		n, err := strconv.Atoi(s)
-		if err != nil || n < 0 {
-			return 0, fmt.Errorf("environment variable MPIEXEC_TIMEOUT=%q: want a whole number of seconds (0 for none)", s)
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil || n < 0 || n > maxTimeout {
+			return 0, fmt.Errorf("environment variable MPIEXEC_TIMEOUT=%q: %s", s, want)
 		}
-		secs = n
+		return time.Duration(n) * time.Second, nil
 	}
-	if secs < 0 {
-		return 0, fmt.Errorf("--timeout %d: want a whole number of seconds (0 for none)", secs)
+	if secs < 0 || int64(secs) > maxTimeout {
+		return 0, fmt.Errorf("--timeout %d: %s", secs, want)
 	}
 	return time.Duration(secs) * time.Second, nil
 }

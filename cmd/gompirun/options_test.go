@@ -106,6 +106,8 @@ func TestParseErrors(t *testing.T) {
 		{[]string{"-np", "2", "--tune", os.TempDir(), "prog"}, "is a directory"},
 		{[]string{"-np", "2", "--bind-to", "socket", "prog"}, `--bind-to "socket": allowed values are auto, core and none`},
 		{[]string{"-np", "2", "--timeout", "-1", "prog"}, "--timeout -1"},
+		{[]string{"-np", "2", "--timeout", "9223372037", "prog"}, "--timeout 9223372037: want a whole number of seconds from 0 (none) to 9223372036"},
+		{[]string{"-np", "2", "--timeout", "18446744074", "prog"}, "--timeout 18446744074: want a whole number of seconds from 0 (none) to 9223372036"},
 		{[]string{"-np", "2", "--output-filename", "", "prog"}, "--output-filename: the directory name is empty"},
 		{[]string{"-np", "2", "--frobnicate", "prog"}, "unknown flag: --frobnicate"},
 		{[]string{"-np", "1", "a", ":"}, `app context 2: empty: each ":" must be followed by -np N and a program`},
@@ -183,6 +185,16 @@ func TestTimeoutFromEnvironment(t *testing.T) {
 	}
 	if _, err := parseArgs([]string{"-np", "1", "prog"}, testHost(map[string]string{"MPIEXEC_TIMEOUT": "soon"}), &out); err == nil || !strings.Contains(err.Error(), `MPIEXEC_TIMEOUT="soon"`) {
 		t.Fatalf("MPIEXEC_TIMEOUT=soon: %v", err)
+	}
+	for _, v := range []string{"9999999999", "18446744074"} {
+		_, err := parseArgs([]string{"-np", "1", "prog"}, testHost(map[string]string{"MPIEXEC_TIMEOUT": v}), &out)
+		if err == nil || !strings.Contains(err.Error(), "to 9223372036") {
+			t.Errorf("MPIEXEC_TIMEOUT=%s: %v, want an error naming the maximum", v, err)
+		}
+	}
+	o, err = parseArgs([]string{"-np", "1", "prog"}, testHost(map[string]string{"MPIEXEC_TIMEOUT": "9223372036"}), &out)
+	if err != nil || o.timeout <= 0 {
+		t.Fatalf("MPIEXEC_TIMEOUT=9223372036: %+v, %v", o, err)
 	}
 }
 
