@@ -56,6 +56,7 @@ type terminal struct {
 	mu      sync.Mutex
 	out     [2]io.Writer
 	midLine [2]bool // the last write to the stream did not end a line
+	owner   [2]int  // who wrote it: rank+1, or 0 for gompirun itself
 }
 
 func newTerminal(stdout, stderr io.Writer) *terminal {
@@ -67,17 +68,23 @@ func newTerminal(stdout, stderr io.Writer) *terminal {
 // so that text and the next line never run together; otherwise the bytes
 // are forwarded exactly. Errors are ignored: a closed terminal must not
 // stop the job.
-func (t *terminal) write(kind streamKind, b []byte) {
+func (t *terminal) write(kind streamKind, b []byte) { t.writeFrom(kind, -1, b) }
+
+// writeFrom is write for a rank's output (rank -1: gompirun's own). The
+// rest of a long line from the rank that left it unfinished goes on
+// without a newline: untagged output stays byte for byte.
+func (t *terminal) writeFrom(kind streamKind, rank int, b []byte) {
 	if len(b) == 0 {
 		return
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.midLine[kind] {
+	if t.midLine[kind] && (rank < 0 || t.owner[kind] != rank+1) {
 		b = append([]byte{'\n'}, b...)
 	}
 	_, _ = t.out[kind].Write(b)
 	t.midLine[kind] = b[len(b)-1] != '\n'
+	t.owner[kind] = rank + 1
 }
 
 // stderr returns a writer for gompirun's own messages (and its logger);
@@ -106,17 +113,23 @@ type forwarder struct {
 // pump forwards r line by line until EOF or a read error (such as r being
 // closed). file, if not nil, receives the raw output too. A last line
 // without newline is still forwarded (see terminal.write). A line longer
-// than maxLine is forwarded in pieces.
+// than maxLine is forwarded in pieces of maxLine bytes: untagged, they
+// join up again as the line; tagged, each is a line of its own.
 func (f *forwarder) pump(r io.Reader, rank int, kind streamKind, file io.Writer) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	var pending []byte // start of a line longer than the reader's buffer
 	var buf []byte
+	cut := false // the last piece forwarded was cut at maxLine
 	emit := func(line []byte) {
 		if file != nil {
 			_, _ = file.Write(line) // a full disk must not stop the job
 		}
+		if cut && len(line) == 1 && line[0] == '\n' && (f.opts.Tag || f.opts.Timestamp) {
+			// The line ended where it was cut: format ended it already.
+			return
+		}
 		buf = f.format(buf[:0], rank, kind, line)
-		f.term.write(kind, buf)
+		f.term.writeFrom(kind, rank, buf)
 	}
 	for {
 		chunk, err := br.ReadSlice('\n')
@@ -128,11 +141,13 @@ func (f *forwarder) pump(r io.Reader, rank int, kind streamKind, file io.Writer)
 			} else {
 				emit(chunk)
 			}
+			cut = false
 		case errors.Is(err, bufio.ErrBufferFull):
 			pending = append(pending, chunk...)
 			if len(pending) >= maxLine {
 				emit(pending)
-				pending = nil
+				pending = pending[:0] // its bytes were copied out
+				cut = true
 			}
 		default: // io.EOF, or the pipe was closed
 			if line := append(pending, chunk...); len(line) > 0 {

@@ -117,6 +117,55 @@ func TestPumpLongLine(t *testing.T) {
 	}
 }
 
+func TestPumpLinesPastMaxLine(t *testing.T) {
+	for _, n := range []int{maxLine - 1, maxLine, maxLine + 1, 3 * maxLine} {
+		line := strings.Repeat("y", n)
+		for _, in := range []string{line + "\nnext\n", "a\n" + line} {
+			var out, file bytes.Buffer
+			f := &forwarder{term: newTerminal(&out, io.Discard), now: time.Now}
+			f.pump(strings.NewReader(in), 0, stdoutStream, &file)
+			if out.String() != in || file.String() != in {
+				t.Errorf("untagged, %d bytes of a %d-byte line out of %d, %d in the file: want them byte for byte",
+					out.Len(), n, len(in), file.Len())
+			}
+
+			out.Reset()
+			f = &forwarder{jobID: "j", opts: OutputOptions{Tag: true}, term: newTerminal(&out, io.Discard), now: time.Now}
+			f.pump(strings.NewReader(in), 0, stdoutStream, nil)
+			var body strings.Builder
+			for _, l := range strings.SplitAfter(out.String(), "\n") {
+				if l == "" {
+					continue
+				}
+				rest, ok := strings.CutPrefix(l, "[j,0]<stdout>:")
+				if !ok || rest == "\n" {
+					t.Fatalf("tagged, a %d-byte line: record %.40q is untagged or empty", n, l)
+				}
+				body.WriteString(strings.TrimSuffix(rest, "\n"))
+			}
+			if want := strings.ReplaceAll(in, "\n", ""); body.String() != want {
+				t.Errorf("tagged, a %d-byte line: the records hold %d bytes, want %d", n, body.Len(), len(want))
+			}
+		}
+	}
+}
+
+func TestTerminalJoinsPiecesOfOneRank(t *testing.T) {
+	var out bytes.Buffer
+	term := newTerminal(&out, io.Discard)
+	term.writeFrom(stdoutStream, 0, []byte("rank 0 start "))
+	term.writeFrom(stdoutStream, 0, []byte("rank 0 end\n"))
+	term.writeFrom(stdoutStream, 1, []byte("rank 1 start "))
+	term.writeFrom(stdoutStream, 0, []byte("rank 0 line\n"))
+	term.writeFrom(stdoutStream, 1, []byte("rank 1 end\n"))
+	term.writeFrom(stdoutStream, 1, []byte("rank 1 last"))
+	term.write(stdoutStream, []byte("gompirun's\n"))
+	want := "rank 0 start rank 0 end\nrank 1 start \nrank 0 line\nrank 1 end\nrank 1 last\ngompirun's\n"
+	if out.String() != want {
+		t.Fatalf("terminal got %q, want %q", out.String(), want)
+	}
+}
+
 func TestTerminalSeparatesUnfinishedLines(t *testing.T) {
 	var out bytes.Buffer
 	term := newTerminal(&out, io.Discard)
