@@ -108,7 +108,8 @@
 // value all, except in an opt-in framework (FrameworkSpec.OptIn: prof),
 // where it allows none. A '^' anywhere but first is ErrSelection; a name
 // in an include list that no component has is ErrUnknownComponent,
-// listing those that exist; in an exclude list it is a warning. Every
+// listing those that exist; in an exclude list it is a warning. An
+// exclude list that leaves no component is ErrSelection. Every
 // framework also has <framework>_base_verbose, its logger's level (see
 // LogLevel), and each component <framework>_<component>_priority.
 //

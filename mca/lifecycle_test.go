@@ -248,6 +248,7 @@ func TestSelectionErrors(t *testing.T) {
 		{"alpha,zeta", ErrUnknownComponent, `no component named "zeta" (available: alpha, beta)`},
 		{"alpha,^beta", params.ErrInvalidValue, "'^' may only start the list"},
 		{"alpha,,beta", params.ErrInvalidValue, "empty component name"},
+		{"^beta, alpha", ErrSelection, `test: "^beta,alpha" excludes every component (available: alpha, beta): nothing is left to select`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.value, func(t *testing.T) {

@@ -56,7 +56,8 @@ func (s Selection) Requested(name string) bool {
 
 // Check returns an error for an include-list name no available component
 // has, listing the available ones, and warnings for such names in an
-// exclude list (harmless but probably a typo).
+// exclude list (harmless but probably a typo). An exclude list that
+// leaves none of the available components is an error too (ErrSelection).
 func (s Selection) Check(framework string, available []string) (warnings []string, err error) {
 	for _, name := range s.Names {
 		if slices.Contains(available, name) {
@@ -68,6 +69,10 @@ func (s Selection) Check(framework string, available []string) (warnings []strin
 			continue
 		}
 		return warnings, marked{errors.New(msg), ErrUnknownComponent}
+	}
+	if s.Exclude && len(available) > 0 && !slices.ContainsFunc(available, s.Allows) {
+		return warnings, marked{fmt.Errorf("%s: %q excludes every component (available: %s): nothing is left to select; "+
+			`name the components to use ("a,b") or exclude fewer`, framework, "^"+strings.Join(s.Names, ","), listOrNone(available)), ErrSelection}
 	}
 	return warnings, nil
 }

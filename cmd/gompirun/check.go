@@ -38,19 +38,19 @@ func checkParams(env, argv []string, log hclog.Logger) error {
 	sys := mca.New(mca.Options{Logger: log, Params: pmpi.RegisterParams})
 	defer sys.Close()
 	err = sys.Resolve(in)
-	if err == nil || !errors.Is(err, mca.ErrUnknownComponent) {
+	if err == nil || !errors.Is(err, mca.ErrUnknownComponent) && !errors.Is(err, mca.ErrSelection) {
 		return err
 	}
 	// Resolve stops at the first bad value; with none, the errors are the
-	// frameworks' selections. Those naming unknown components are judged
-	// again here, each framework on its own.
+	// frameworks' selections. Those naming unknown components, or leaving
+	// none, are judged again here, each framework on its own.
 	snap, perr := sys.Params().Resolve(in)
 	if perr != nil {
 		return err
 	}
 	var errs []error
 	for _, e := range frameworkErrors(err) {
-		if !errors.Is(e, mca.ErrUnknownComponent) {
+		if !errors.Is(e, mca.ErrUnknownComponent) && !errors.Is(e, mca.ErrSelection) {
 			errs = append(errs, e)
 		}
 	}

@@ -131,6 +131,14 @@ func TestCheckParamsAsksTheProgram(t *testing.T) {
 	if err := checkParams(env("self,mine"), []string{self}, logger); err != nil {
 		t.Errorf("a component the program registers: err = %v, log %q", err, log.String())
 	}
+	// An exclude list leaves a component only if the program has one more.
+	if err := checkParams(env("^self,sm,tcp"), []string{self}, logger); err != nil {
+		t.Errorf("an exclude list that leaves the program's own: err = %v", err)
+	}
+	err = checkParams(env("^self,sm,tcp,mine"), []string{self}, logger)
+	if err == nil || !strings.Contains(err.Error(), `btl: "^self,sm,tcp,mine" excludes every component (available: mine, self, sm, tcp): nothing is left to select`) {
+		t.Errorf("an exclude list of every component: err = %v", err)
+	}
 	// A program that is not a gompi one cannot be asked: its ranks judge.
 	if err := checkParams(env("self,tpc"), []string{"/bin/sh", "-c", "exit 3"}, logger); err != nil {
 		t.Errorf("a program that is not Go: err = %v", err)

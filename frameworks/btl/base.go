@@ -22,6 +22,8 @@ type Routes struct {
 	dozer   Dozer    // the only polled module, if it dozes
 	byPeer  []Module
 	reached map[Module][]Proc // what each module's AddProcs reached, for DelProcs
+	// declined says which selected components gave no module, and why.
+	declined []string
 }
 
 // Open opens and selects the btl components, initialises their modules,
@@ -44,6 +46,13 @@ func Open(ctx context.Context, fw *mca.Framework, env InitEnv, procs []Proc, fen
 		mods, err := s.Component.(Component).Init(ctx, env)
 		if err != nil {
 			return fail(named(s.Name, "init", err))
+		}
+		if len(mods) == 0 {
+			why := "it has no module here"
+			if d, ok := s.Component.(Decliner); ok {
+				why = d.Declined()
+			}
+			rt.declined = append(rt.declined, s.Name+" declined: "+why)
 		}
 		rt.modules = append(rt.modules, mods...)
 	}
@@ -105,9 +114,13 @@ func (rt *Routes) toPoll() []Module {
 }
 
 func (rt *Routes) unreachable(me int, p Proc) error {
-	var tried []string
+	var names []string
 	for _, m := range rt.modules {
-		tried = append(tried, m.Name())
+		names = append(names, m.Name())
+	}
+	tried := strings.Join(orNone(names), ", ")
+	for _, d := range rt.declined {
+		tried += "; " + d
 	}
 	hint := ""
 	switch {
@@ -117,7 +130,7 @@ func (rt *Routes) unreachable(me int, p Proc) error {
 		hint = "; sending to oneself needs the self component: add self to the btl parameter"
 	}
 	return fmt.Errorf("%w: no btl module reaches world rank %d on %s (modules tried: %s)%s",
-		ErrUnreachable, p.Rank, p.Hostname, strings.Join(orNone(tried), ", "), hint)
+		ErrUnreachable, p.Rank, p.Hostname, tried, hint)
 }
 
 func orNone(s []string) []string {

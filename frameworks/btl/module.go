@@ -337,6 +337,13 @@ type Component interface {
 	Init(ctx context.Context, env InitEnv) ([]Module, error)
 }
 
+// Decliner is a Component that can say why its Init returned no module,
+// for the error about a peer that no module reaches.
+type Decliner interface {
+	// Declined says why, as a phrase: "no interface matches ...".
+	Declined() string
+}
+
 // MaxHeaderSize bounds the upper layer's header in one fragment.
 const MaxHeaderSize = 256
 

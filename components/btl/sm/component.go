@@ -31,6 +31,10 @@ type Component struct {
 	opened bool
 }
 
+// Declined says why Init returned no module: sm returns none only when
+// no other rank of the job shares this host.
+func (c *Component) Declined() string { return "no other rank of the job is on this host" }
+
 // RegisterParams registers the btl_sm_* parameters.
 func (c *Component) RegisterParams(r *params.Registrar) error {
 	c.params = register(r)
@@ -180,4 +184,7 @@ func randomWord() uint64 {
 	return binary.LittleEndian.Uint64(b[:]) | 1
 }
 
-var _ btl.Component = (*Component)(nil)
+var (
+	_ btl.Component = (*Component)(nil)
+	_ btl.Decliner  = (*Component)(nil)
+)

@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/netip"
 	"os"
+	"strings"
 
 	"github.com/hashicorp/go-hclog"
 
@@ -29,6 +30,7 @@ type Component struct {
 	include, exclude ifaceFilter
 	log              hclog.Logger
 	opened           bool
+	declined         string // why Init returned no module
 }
 
 // RegisterParams registers the btl_tcp_* parameters.
@@ -71,6 +73,25 @@ func (c *Component) Open(_ context.Context, env *mca.Env) error {
 	return nil
 }
 
+// Declined says why Init returned no module.
+func (c *Component) Declined() string { return c.declined }
+
+var _ btl.Decliner = (*Component)(nil)
+
+// noAddrs says why selectAddrs chose no address of ifaces.
+func (c *Component) noAddrs(ifaces []netIface) string {
+	have := "; this machine has " + describeIfaces(ifaces)
+	switch {
+	case len(c.cfg.ifInclude) > 0:
+		return fmt.Sprintf("no interface that is up matches %s %s%s",
+			c.params.ifInclude.Name(), strings.Join(c.cfg.ifInclude, ","), have)
+	case len(c.cfg.ifExclude) > 0:
+		return fmt.Sprintf("%s %s leaves no interface that is up%s",
+			c.params.ifExclude.Name(), strings.Join(c.cfg.ifExclude, ","), have)
+	}
+	return "no interface that is up has a usable address" + have
+}
+
 // Init listens on the chosen addresses, publishes them and returns the
 // module. With no usable interface it returns no module.
 func (c *Component) Init(ctx context.Context, env btl.InitEnv) ([]btl.Module, error) {
@@ -92,6 +113,7 @@ func (c *Component) Init(ctx context.Context, env btl.InitEnv) ([]btl.Module, er
 	if len(local) == 0 {
 		c.log.Info("no usable network interface; tcp is disabled",
 			"if_include", c.cfg.ifInclude, "if_exclude", c.cfg.ifExclude, "interfaces", describeIfaces(ifaces))
+		c.declined = c.noAddrs(ifaces)
 		return nil, nil
 	}
 	host := env.Hostname

@@ -3,6 +3,7 @@ package tcp
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync"
 	"testing"
 
@@ -75,5 +76,21 @@ func TestFrameworkStopsOnBothInterfaceLists(t *testing.T) {
 		params.Setting{Name: "btl_tcp_if_exclude", Value: "lo"})
 	if !errors.Is(err, mca.ErrFatal) {
 		t.Fatalf("btl.Open: %v; want an error wrapping mca.ErrFatal", err)
+	}
+}
+
+// A peer that no module reaches because the interface list leaves tcp
+// nothing is reported with tcp's reason, not only the modules tried.
+func TestUnreachableSaysWhyTCPDeclined(t *testing.T) {
+	const subnet = "198.51.100.0/24" // documentation addresses: no interface has one
+	_, err := openRoutes(context.Background(), 0, 2, btltest.NewModex(), btltest.NewReceiver(),
+		func(context.Context) error { return nil },
+		params.Setting{Name: "btl", Value: "tcp"},
+		params.Setting{Name: "btl_tcp_if_include", Value: subnet})
+	if !errors.Is(err, btl.ErrUnreachable) {
+		t.Fatalf("btl.Open: %v; want ErrUnreachable", err)
+	}
+	if want := "tcp declined: no interface that is up matches btl_tcp_if_include " + subnet; !strings.Contains(err.Error(), want) {
+		t.Fatalf("btl.Open: %v; want it to say %q", err, want)
 	}
 }
