@@ -209,7 +209,8 @@ func (f *Framework) resolve(snap *params.Snapshot) (warnings []string, err error
 		// Returned, not logged: in a job only one rank (or gompirun) says it.
 		warnings = append(warnings, fmt.Sprintf("%s: component %s refused: %v", f.spec.Name, s.reg.Name, s.err))
 	}
-	sel, err := ParseSelection(f.selectParam.Get(snap))
+	v, _ := snap.Lookup(f.selectParam.Name())
+	sel, err := ParseSelection(v.Raw)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", f.spec.Name, err)
 	}
@@ -218,7 +219,7 @@ func (f *Framework) resolve(snap *params.Snapshot) (warnings []string, err error
 		all = append(all, s.reg.Name)
 	}
 	sort.Strings(all)
-	checked, err := sel.Check(f.spec.Name, all)
+	checked, err := sel.Check(f.spec.Name, v, all)
 	warnings = append(warnings, checked...)
 	if err != nil {
 		return warnings, err

@@ -245,10 +245,10 @@ func TestSelectionErrors(t *testing.T) {
 		is    error
 		say   string
 	}{
-		{"alpha,zeta", ErrUnknownComponent, `no component named "zeta" (available: alpha, beta)`},
+		{"alpha,zeta", ErrUnknownComponent, `test: value "alpha,zeta" from environment GOMPI_MCA_test: no component named "zeta" (available: alpha, beta)`},
 		{"alpha,^beta", params.ErrInvalidValue, "'^' may only start the list"},
 		{"alpha,,beta", params.ErrInvalidValue, "empty component name"},
-		{"^beta, alpha", ErrSelection, `test: "^beta,alpha" excludes every component (available: alpha, beta): nothing is left to select`},
+		{"^beta, alpha", ErrSelection, `test: value "^beta, alpha" from environment GOMPI_MCA_test excludes every component (available: alpha, beta): nothing is left to select`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.value, func(t *testing.T) {
@@ -418,5 +418,18 @@ func TestLifecycleStateErrors(t *testing.T) {
 	}
 	if _, err := sys.Framework("nope"); err == nil || !strings.Contains(err.Error(), "known: test") {
 		t.Errorf("unknown framework: %v", err)
+	}
+}
+
+func TestSelectionCheckSaysWhere(t *testing.T) {
+	v := params.Value{Raw: "^zeta", Source: params.Source{Kind: params.SourceFile, Path: "t.conf", Line: 2}}
+	sel, err := ParseSelection(v.Raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	warnings, err := sel.Check("test", v, []string{"alpha"})
+	want := `test: value "^zeta" from file t.conf:2: excludes "zeta", which no component is named (available: alpha)`
+	if err != nil || len(warnings) != 1 || warnings[0] != want {
+		t.Fatalf("Check = %q, %v; want the warning %q", warnings, err, want)
 	}
 }

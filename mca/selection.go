@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/gompi/gompi/params"
 )
 
 // Selection is a parsed framework selection parameter: "a,b" keeps only the
@@ -58,21 +60,25 @@ func (s Selection) Requested(name string) bool {
 // has, listing the available ones, and warnings for such names in an
 // exclude list (harmless but probably a typo). An exclude list that
 // leaves none of the available components is an error too (ErrSelection).
-func (s Selection) Check(framework string, available []string) (warnings []string, err error) {
+// v is the selection parameter's value the selection was parsed from:
+// the messages say where it came from.
+func (s Selection) Check(framework string, v params.Value, available []string) (warnings []string, err error) {
+	from := fmt.Sprintf("%s: value %q from %s", framework, v.Raw, v.Source)
 	for _, name := range s.Names {
 		if slices.Contains(available, name) {
 			continue
 		}
-		msg := fmt.Sprintf("%s: no component named %q (available: %s)", framework, name, listOrNone(available))
 		if s.Exclude {
-			warnings = append(warnings, "excluded "+msg)
+			warnings = append(warnings, fmt.Sprintf("%s: excludes %q, which no component is named (available: %s)",
+				from, name, listOrNone(available)))
 			continue
 		}
-		return warnings, marked{errors.New(msg), ErrUnknownComponent}
+		return warnings, marked{fmt.Errorf("%s: no component named %q (available: %s)",
+			from, name, listOrNone(available)), ErrUnknownComponent}
 	}
 	if s.Exclude && len(available) > 0 && !slices.ContainsFunc(available, s.Allows) {
-		return warnings, marked{fmt.Errorf("%s: %q excludes every component (available: %s): nothing is left to select; "+
-			`name the components to use ("a,b") or exclude fewer`, framework, "^"+strings.Join(s.Names, ","), listOrNone(available)), ErrSelection}
+		return warnings, marked{fmt.Errorf("%s excludes every component (available: %s): nothing is left to select; "+
+			`name the components to use ("a,b") or exclude fewer`, from, listOrNone(available)), ErrSelection}
 	}
 	return warnings, nil
 }

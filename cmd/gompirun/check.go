@@ -70,7 +70,7 @@ func checkParams(env, argv []string, log hclog.Logger) error {
 		}
 		slices.Sort(known)
 		known = slices.Compact(known)
-		if _, cerr := sel.Check(f.Name(), known); cerr != nil && prog.known {
+		if _, cerr := sel.Check(f.Name(), v, known); cerr != nil && prog.known {
 			errs = append(errs, cerr)
 		}
 	}

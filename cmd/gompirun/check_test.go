@@ -122,7 +122,7 @@ func TestCheckParamsAsksTheProgram(t *testing.T) {
 	var log bytes.Buffer
 	logger := hclog.New(&hclog.LoggerOptions{Output: &log, DisableTime: true})
 	err = checkParams(env("self,tpc"), []string{self}, logger)
-	if err == nil || !strings.Contains(err.Error(), `btl: no component named "tpc" (available: mine, self, sm, tcp)`) {
+	if err == nil || !strings.Contains(err.Error(), `btl: value "self,tpc" from command line: no component named "tpc" (available: mine, self, sm, tcp)`) {
 		t.Errorf("tpc: err = %v, log %q", err, log.String())
 	}
 	if cached, _ := filepath.Glob(filepath.Join(cache, "gompi", "linked", "*.json")); len(cached) != 1 {
@@ -131,12 +131,28 @@ func TestCheckParamsAsksTheProgram(t *testing.T) {
 	if err := checkParams(env("self,mine"), []string{self}, logger); err != nil {
 		t.Errorf("a component the program registers: err = %v, log %q", err, log.String())
 	}
+	// A selection from a file or the environment says where it came from.
+	tune := filepath.Join(dir, "line2.conf")
+	if err := os.WriteFile(tune, []byte("# tuned\nbtl = self,foo\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fromFile := append([]string{"HOME=" + dir, params.PrefixEnvVar + "=" + dir}, params.Launch{Tune: []string{tune}, Checked: true}.Env()...)
+	err = checkParams(fromFile, []string{self}, logger)
+	if err == nil || !strings.Contains(err.Error(), `btl: value "self,foo" from file `+tune+`:2: no component named "foo"`) {
+		t.Errorf("from a file: err = %v", err)
+	}
+	t.Setenv("GOMPI_MCA_btl", "self,foo")
+	err = checkParams([]string{"HOME=" + dir, params.PrefixEnvVar + "=" + dir}, []string{self}, logger)
+	if err == nil || !strings.Contains(err.Error(), `btl: value "self,foo" from environment GOMPI_MCA_btl: no component named "foo"`) {
+		t.Errorf("from the environment: err = %v", err)
+	}
+	os.Unsetenv("GOMPI_MCA_btl")
 	// An exclude list leaves a component only if the program has one more.
 	if err := checkParams(env("^self,sm,tcp"), []string{self}, logger); err != nil {
 		t.Errorf("an exclude list that leaves the program's own: err = %v", err)
 	}
 	err = checkParams(env("^self,sm,tcp,mine"), []string{self}, logger)
-	if err == nil || !strings.Contains(err.Error(), `btl: "^self,sm,tcp,mine" excludes every component (available: mine, self, sm, tcp): nothing is left to select`) {
+	if err == nil || !strings.Contains(err.Error(), `btl: value "^self,sm,tcp,mine" from command line excludes every component (available: mine, self, sm, tcp): nothing is left to select`) {
 		t.Errorf("an exclude list of every component: err = %v", err)
 	}
 	// A program that is not a gompi one cannot be asked: its ranks judge.

@@ -57,7 +57,7 @@ func TestBadParametersStartNoRank(t *testing.T) {
 		{"bad file list", []string{"GOMPI_MCA_mca_base_param_files=" + filepath.Join(dir, "none.conf")}, nil,
 			regexp.QuoteMeta(filepath.Join(dir, "none.conf"))},
 		{"unknown component", nil, []string{"--mca", "btl", "self,tcpq"},
-			`btl: no component named "tcpq" \(available: self, sm, tcp\)`},
+			`btl: value "self,tcpq" from command line: no component named "tcpq" \(available: self, sm, tcp\)`},
 		{"malformed selection", nil, []string{"--mca", "coll", "basic,^self"},
 			`'\^' may only start the list`},
 		{"unknown name when strict", nil, []string{"--mca", "mca_base_strict", "1", "--mca", "btl_tcp_eagr_limit", "1"},
@@ -149,7 +149,7 @@ func TestMisspeltComponentOfAGompiProgram(t *testing.T) {
 	cache := t.TempDir()
 	for range 2 { // asked, then answered from the cache
 		r := run(t, "", []string{"XDG_CACHE_HOME=" + cache}, "-np", "2", "--timeout", "60", "--mca", "btl", "self,tpc", appprog)
-		r.refused(t, `btl: no component named "tpc" \(available: self, sm, tcp\)`)
+		r.refused(t, `btl: value "self,tpc" from command line: no component named "tpc" \(available: self, sm, tcp\)`)
 	}
 	if cached, _ := filepath.Glob(filepath.Join(cache, "gompi", "linked", "*.json")); len(cached) != 1 {
 		t.Errorf("cached answers: %q, want one", cached)
