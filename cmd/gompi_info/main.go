@@ -73,7 +73,7 @@ The --parsable format is described in docs/gompi_info.md.`,
 	cmd.SetOut(stdout)
 	cmd.SetErr(stderr)
 
-	pairs, rest, err := cli.ExtractPairs(fl, args, "--mca", "-mca", "--param", "--params")
+	pairs, rest, err := cli.ExtractPairs(fl, args, cli.MCAFlag, paramFlag)
 	if err != nil {
 		return err
 	}
@@ -104,6 +104,9 @@ The --parsable format is described in docs/gompi_info.md.`,
 	cmd.SetArgs(append([]string{}, rest...)) // non-nil: cobra reads os.Args for nil
 	return cmd.Execute()
 }
+
+// paramFlag is --param (also --params): which parameters to show.
+var paramFlag = cli.PairFlag{Names: []string{"--param", "--params"}, Takes: "a framework and a component", Example: "btl tcp"}
 
 func show(w io.Writer, opt options, f filter, mcaPairs []cli.Pair) error {
 	if f.level < 1 || f.level > 9 {

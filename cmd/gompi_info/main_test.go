@@ -215,6 +215,7 @@ func TestBadInputs(t *testing.T) {
 		{"bad selection", nil, []string{"--mca", "coll", "a,^b"}, []string{"'^' may only start the list"}},
 		{"unknown framework", nil, []string{"--param", "nope", "all"}, []string{`unknown framework "nope"`, "btl, coll, ess, mca, mpi, plm, prof"}},
 		{"unknown component", nil, []string{"--param", "btl", "nope"}, []string{`unknown component "nope"`, "all, base"}},
+		{"param without component", nil, []string{"--param", "btl"}, []string{"--param needs a framework and a component, as in --param btl tcp"}},
 		{"level", nil, []string{"--level", "12"}, []string{"from 1 to 9"}},
 		{"duplicate mca", nil, []string{"--mca", "btl", "a", "--mca", "btl", "b"}, []string{"given twice"}},
 		{"strict unknown", map[string]string{"GOMPI_MCA_mca_base_strict": "1", "GOMPI_MCA_btl_bse_verbose": "3"}, nil,

@@ -184,7 +184,7 @@ func parseArgs(args []string, h host, stdout io.Writer) (*options, error) {
 		}
 		return err
 	}
-	pairs, rest, err := cli.ExtractPairs(fl, segs[0], "--mca", "-mca")
+	pairs, rest, err := cli.ExtractPairs(fl, segs[0], cli.MCAFlag)
 	if err != nil {
 		return nil, inContext(1, err)
 	}

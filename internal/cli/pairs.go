@@ -15,23 +15,38 @@ type Pair struct {
 	Flag, Name, Value string
 }
 
-// ExtractPairs removes every "<flag> NAME VALUE" triple whose flag is one of
-// names (for example --mca, -mca) from args and returns the pairs in order.
-// pflag cannot express a flag with two values, so this runs before it.
-// Scanning stops at "--" and at the first argument that is neither a flag
-// nor a flag's value: there the user's program and its own flags begin.
-// fs tells which flags take a value.
-func ExtractPairs(fs *pflag.FlagSet, args []string, names ...string) (pairs []Pair, rest []string, err error) {
-	isPair := map[string]bool{}
-	for _, n := range names {
-		isPair[n] = true
+// PairFlag is a flag that takes two values, and what they are, for the
+// error when they are missing: "--param needs a framework and a component,
+// as in --param btl tcp".
+type PairFlag struct {
+	Names   []string // the ways it is written: "--mca", "-mca"
+	Takes   string   // "a name and a value"
+	Example string   // "btl tcp,self"
+}
+
+// MCAFlag is --mca (also -mca): a parameter's name and its value.
+var MCAFlag = PairFlag{Names: []string{"--mca", "-mca"}, Takes: "a name and a value", Example: "btl tcp,self"}
+
+// ExtractPairs removes every "<flag> A B" triple whose flag is one of
+// flags from args and returns the pairs in order. pflag cannot express a
+// flag with two values, so this runs before it. Scanning stops at "--"
+// and at the first argument that is neither a flag nor a flag's value:
+// there the user's program and its own flags begin. fs tells which flags
+// take a value.
+func ExtractPairs(fs *pflag.FlagSet, args []string, flags ...PairFlag) (pairs []Pair, rest []string, err error) {
+	isPair := map[string]*PairFlag{}
+	for i := range flags {
+		for _, n := range flags[i].Names {
+			isPair[n] = &flags[i]
+		}
 	}
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		switch {
-		case isPair[a]:
+		case isPair[a] != nil:
 			if i+2 >= len(args) {
-				return nil, nil, fmt.Errorf("%s needs a name and a value, as in %s btl tcp,self", a, a)
+				f := isPair[a]
+				return nil, nil, fmt.Errorf("%s needs %s, as in %s %s", a, f.Takes, a, f.Example)
 			}
 			pairs = append(pairs, Pair{Flag: a, Name: args[i+1], Value: args[i+2]})
 			i += 2

@@ -18,13 +18,16 @@ func TestExtractPairs(t *testing.T) {
 		rest  string
 		bad   string
 	}{
+		{"--param btl", nil, "", "--param needs a framework and a component, as in --param btl tcp"},
+		{"-mca btl", nil, "", "-mca needs a name and a value, as in -mca btl tcp,self"},
 		{"--mca btl tcp,self -n 4 prog --mca x y", []Pair{{"--mca", "btl", "tcp,self"}}, "-n 4 prog --mca x y", ""},
 		{"-mca a 1 --parsable --mca b 2", []Pair{{"-mca", "a", "1"}, {"--mca", "b", "2"}}, "--parsable", ""},
 		{"--np=2 --mca a '' -- --mca b 2", []Pair{{"--mca", "a", "''"}}, "--np=2 -- --mca b 2", ""},
 		{"--mca a", nil, "", "needs a name and a value"},
 	}
 	for _, tt := range tests {
-		pairs, rest, err := ExtractPairs(fs, strings.Fields(tt.args), "--mca", "-mca")
+		pairs, rest, err := ExtractPairs(fs, strings.Fields(tt.args), MCAFlag,
+			PairFlag{Names: []string{"--param"}, Takes: "a framework and a component", Example: "btl tcp"})
 		if tt.bad != "" {
 			if err == nil || !strings.Contains(err.Error(), tt.bad) {
 				t.Errorf("%q: err %v, want %q", tt.args, err, tt.bad)
