@@ -99,6 +99,7 @@ func TestParseErrors(t *testing.T) {
 		{[]string{"-np", "2", "--mca", "btl", "tcp", "-mca", "btl", "self", "prog"}, "btl given twice with different values"},
 		{[]string{"-np", "2", "--mca", "btl"}, "--mca needs a name and a value"},
 		{[]string{"-np", "2", "--mca=btl", "prog"}, "--mca takes a name and a value"},
+		{[]string{"-np", "2", "--mca", "", "5", "prog"}, `--mca "" "5": the parameter name is empty`},
 		{[]string{"-np", "2", "-x", "UNSET_VAR", "prog"}, "-x UNSET_VAR: UNSET_VAR is not set in gompirun's environment"},
 		{[]string{"-np", "2", "-x", "FOO*", "prog"}, `"FOO*" is not a variable name`},
 		{[]string{"-np", "2", "-x", "=v", "prog"}, `"" is not a variable name`},

@@ -80,12 +80,17 @@ func takesValue(fs *pflag.FlagSet, arg string) bool {
 	return f != nil && f.NoOptDefVal == ""
 }
 
-// Settings turns --mca pairs into parameter settings. The same name twice
-// with different values is an error: which one was meant cannot be known.
+// Settings turns --mca pairs into parameter settings. An empty name is an
+// error, and so is the same name twice with different values: which one
+// was meant cannot be known.
 func Settings(pairs []Pair) ([]params.Setting, error) {
 	seen := map[string]string{}
 	var out []params.Setting
 	for _, p := range pairs {
+		if strings.TrimSpace(p.Name) == "" {
+			return nil, fmt.Errorf("%s %q %q: the parameter name is empty; write %s NAME VALUE, as in %s %s",
+				p.Flag, p.Name, p.Value, p.Flag, p.Flag, MCAFlag.Example)
+		}
 		if prev, ok := seen[p.Name]; ok {
 			if prev != p.Value {
 				return nil, fmt.Errorf("%s %s given twice with different values (%q and %q)", p.Flag, p.Name, prev, p.Value)

@@ -49,4 +49,8 @@ func TestSettingsRejectsConflicts(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), `-mca a given twice with different values ("1" and "2")`) {
 		t.Errorf("conflict: %v", err)
 	}
+	_, err = Settings([]Pair{{"--mca", "", "5"}})
+	if err == nil || !strings.Contains(err.Error(), `--mca "" "5": the parameter name is empty; write --mca NAME VALUE`) {
+		t.Errorf("empty name: %v", err)
+	}
 }
