@@ -1,8 +1,10 @@
 package node
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -44,7 +46,45 @@ func ResolveProgram(dir, name string, args []string) (Program, error) {
 		}
 		return Program{}, fmt.Errorf("cannot run program %q: %w", name, err)
 	}
+	if err := checkInterpreter(path); err != nil {
+		return Program{}, fmt.Errorf("program %q: %w", name, err)
+	}
 	return Program{Path: path, Argv: append([]string{name}, args...)}, nil
+}
+
+// checkInterpreter checks the interpreter a script's "#!" line names:
+// exec reports a missing one as the script's own ENOENT. Only an absolute
+// interpreter is checked; a relative one depends on the rank's directory.
+func checkInterpreter(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil // unreadable (execute-only): exec will say
+	}
+	defer f.Close()
+	head := make([]byte, 256) // what Linux reads of the "#!" line
+	n, _ := io.ReadFull(f, head)
+	line, ok := bytes.CutPrefix(head[:n], []byte("#!"))
+	if !ok {
+		return nil
+	}
+	line, _, _ = bytes.Cut(line, []byte("\n"))
+	fields := strings.Fields(string(line))
+	if len(fields) == 0 || !filepath.IsAbs(fields[0]) {
+		return nil
+	}
+	interp := fields[0]
+	st, err := os.Stat(interp)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("its interpreter %s does not exist", interp)
+	case err != nil:
+		return fmt.Errorf("its interpreter %s: %w", interp, err)
+	case st.IsDir():
+		return fmt.Errorf("its interpreter %s is a directory", interp)
+	case unix.Access(interp, unix.X_OK) != nil:
+		return fmt.Errorf("its interpreter %s is not executable", interp)
+	}
+	return nil
 }
 
 // RankIO is the standard files of one rank; a nil Stdin means /dev/null.

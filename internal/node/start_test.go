@@ -20,7 +20,17 @@ func TestResolveProgram(t *testing.T) {
 	if err := os.WriteFile(plain, []byte("data"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	script := func(name, first string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(first+"\necho hi\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
 	tests := []struct{ name, want string }{
+		{script("badinterp", "#!/nonexistent/interp -x"), `program "` + dir + `/badinterp": its interpreter /nonexistent/interp does not exist`},
+		{script("dirinterp", "#! "+dir), "its interpreter " + dir + " is a directory"},
+		{script("plaininterp", "#!"+plain), "its interpreter " + plain + " is not executable"},
 		{"gompi-no-such-program", `program "gompi-no-such-program" not found in $PATH`},
 		{filepath.Join(dir, "missing"), "does not exist"},
 		{plain, "is not executable"},
@@ -30,6 +40,11 @@ func TestResolveProgram(t *testing.T) {
 		_, err := ResolveProgram("", tt.name, nil)
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("ResolveProgram(%q) = %v, want an error with %q", tt.name, err, tt.want)
+		}
+	}
+	for _, first := range []string{"#!/bin/sh", "#! /bin/sh -e", "#!sh", "echo no interpreter line"} {
+		if _, err := ResolveProgram("", script("good", first), nil); err != nil {
+			t.Errorf("a script starting %q: %v", first, err)
 		}
 	}
 	p, err := ResolveProgram("", "sh", []string{"-c", "true"})
