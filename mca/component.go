@@ -31,8 +31,8 @@ var (
 	// ErrFatal marks an Open or Query error that stops the framework even
 	// when the user did not ask for the component by name: the user's
 	// configuration of it is wrong and running without it would hide that
-	// (for example btl_tcp_if_include and _if_exclude both set). Mark an
-	// error with Fatal, which keeps this text out of the message.
+	// (for example btl_tcp_if_include naming an interface the host lacks).
+	// Mark an error with Fatal, which keeps this text out of the message.
 	ErrFatal = errors.New("fatal component error")
 )
 

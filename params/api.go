@@ -59,6 +59,9 @@ type Def struct {
 	// Accepts, if set, describes the values Validate lets through, for
 	// gompi_info and messages: "0 or auto, 1 or linear, 2 or binomial".
 	Accepts string
+	// Excludes names (full names) the parameters that may not be set, to
+	// anything but their defaults, when this one is: Resolve refuses both.
+	Excludes []string
 }
 
 // Spec is what a component passes to a Registrar: a Def without its owner,
@@ -72,7 +75,8 @@ type Spec struct {
 	Deprecated []string // full names
 	Values     []EnumValue
 	Validate   func(v any) error
-	Accepts    string // what Validate accepts, when it narrows the kind
+	Accepts    string   // what Validate accepts, when it narrows the kind
+	Excludes   []string // full names of parameters not to be set with this one
 }
 
 // Verbosity is a log level on Open MPI's 0-100 scale; -1 is off.

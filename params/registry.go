@@ -105,6 +105,11 @@ func validateDef(d *Def) error {
 		}
 		seen[n] = true
 	}
+	for _, n := range d.Excludes {
+		if !validName(n) || n == d.Name {
+			return regErr(d, "invalid excluded parameter %q", n)
+		}
+	}
 	if err := validateValues(d); err != nil {
 		return err
 	}
@@ -177,6 +182,7 @@ func cloneDef(d Def) Def {
 	d.Synonyms = slices.Clone(d.Synonyms)
 	d.Deprecated = slices.Clone(d.Deprecated)
 	d.Values = slices.Clone(d.Values)
+	d.Excludes = slices.Clone(d.Excludes)
 	return d
 }
 

@@ -88,7 +88,9 @@ func (r *Registry) Resolve(in Inputs) (*Snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
-	return res.finish(res.evaluate(v))
+	values := res.evaluate(v)
+	res.exclusions(values)
+	return res.finish(values)
 }
 
 // Peek resolves the parameters registered so far as Resolve would, but
@@ -310,6 +312,29 @@ func (r *resolver) evaluate(v *viper.Viper) []Value {
 	return values
 }
 
+// exclusions refuses parameters set together that exclude each other
+// (Def.Excludes). Set means given anything but the default.
+func (r *resolver) exclusions(values []Value) {
+	set := map[string]*Value{}
+	for i, v := range values {
+		if v.Raw != v.Def.Default {
+			set[v.Def.Name] = &values[i]
+		}
+	}
+	for _, v := range values {
+		if set[v.Def.Name] == nil {
+			continue
+		}
+		for _, n := range v.Def.Excludes {
+			if w := set[n]; w != nil {
+				r.errs = append(r.errs, exclusionError(fmt.Sprintf(
+					"parameters %s (value %s from %s) and %s (value %s from %s) exclude each other; set only one of them",
+					v.Def.Name, quoteShort(v.Raw), v.Source, n, quoteShort(w.Raw), w.Source)))
+			}
+		}
+	}
+}
+
 // finish sorts notes into warnings and errors and builds the snapshot.
 func (r *resolver) finish(values []Value) (*Snapshot, error) {
 	strict := false
@@ -342,6 +367,12 @@ type unknownError string
 
 func (e unknownError) Error() string { return string(e) }
 func (e unknownError) Unwrap() error { return ErrUnknownParam }
+
+// exclusionError is two parameters set that exclude each other.
+type exclusionError string
+
+func (e exclusionError) Error() string { return string(e) }
+func (e exclusionError) Unwrap() error { return ErrInvalidValue }
 
 // valueError is a value that does not parse or validate.
 type valueError struct {

@@ -399,3 +399,27 @@ func TestSourceString(t *testing.T) {
 		}
 	}
 }
+
+func TestExcludedParametersSetTogether(t *testing.T) {
+	clearEnv(t)
+	r := NewRegistry()
+	tcp := r.Scope("btl", "tcp")
+	tcp.List(Spec{Name: "if_include", Help: "Interfaces to use.", Level: 2, Excludes: []string{"btl_tcp_if_exclude"}})
+	tcp.List(Spec{Name: "if_exclude", Help: "Interfaces not to use.", Level: 2})
+	if err := tcp.Err(); err != nil {
+		t.Fatal(err)
+	}
+	mustResolve(t, r, Inputs{CommandLine: []Setting{{"btl_tcp_if_include", "lo"}}})
+	mustResolve(t, r, Inputs{CommandLine: []Setting{{"btl_tcp_if_exclude", "lo"}}})
+	t.Setenv("GOMPI_MCA_btl_tcp_if_exclude", "eth0")
+	_, err := r.Resolve(Inputs{CommandLine: []Setting{{"btl_tcp_if_include", "lo"}}})
+	want := `parameters btl_tcp_if_include (value "lo" from command line) and btl_tcp_if_exclude ` +
+		`(value "eth0" from environment GOMPI_MCA_btl_tcp_if_exclude) exclude each other; set only one of them`
+	if !errors.Is(err, ErrInvalidValue) || err.Error() != want {
+		t.Fatalf("Resolve = %v, want ErrInvalidValue saying %q", err, want)
+	}
+	if err := r.Register(Def{Name: "btl_tcp_x", Framework: "btl", Component: "tcp", Kind: KindInt, Default: "0",
+		Help: "X.", Level: 2, Excludes: []string{"btl_tcp_x"}}); !errors.Is(err, ErrRegistration) {
+		t.Fatalf("a parameter excluding itself: %v, want ErrRegistration", err)
+	}
+}

@@ -46,11 +46,7 @@ func (c *Component) Open(_ context.Context, env *mca.Env) error {
 	if c.log == nil {
 		c.log = hclog.NewNullLogger()
 	}
-	cfg := c.params.resolve(env.Params)
-	if len(cfg.ifInclude) > 0 && len(cfg.ifExclude) > 0 {
-		return mca.Fatal(fmt.Errorf("%s and %s are both set; set only one of them",
-			c.params.ifInclude.Name(), c.params.ifExclude.Name()))
-	}
+	cfg := c.params.resolve(env.Params) // the registry refused both lists set together
 	if len(cfg.ifInclude) > 0 || len(cfg.ifExclude) > 0 {
 		ifaces, err := systemIfaces()
 		if err != nil {

@@ -74,8 +74,8 @@ func TestFrameworkStopsOnBothInterfaceLists(t *testing.T) {
 		func(context.Context) error { return nil },
 		params.Setting{Name: "btl_tcp_if_include", Value: "lo"},
 		params.Setting{Name: "btl_tcp_if_exclude", Value: "lo"})
-	if !errors.Is(err, mca.ErrFatal) {
-		t.Fatalf("btl.Open: %v; want an error wrapping mca.ErrFatal", err)
+	if !errors.Is(err, params.ErrInvalidValue) {
+		t.Fatalf("loading the components: %v; want an error wrapping params.ErrInvalidValue", err)
 	}
 }
 

@@ -78,17 +78,13 @@ func (f ifaceFilter) matches(name string, a netip.Addr) bool {
 func parseFilter(param string, entries []string, ifaces []netIface) (ifaceFilter, error) {
 	var f ifaceFilter
 	for _, e := range entries {
-		if strings.Contains(e, "/") {
-			p, err := netip.ParsePrefix(e)
-			if err != nil {
-				return ifaceFilter{}, fmt.Errorf("%s: %q is not a valid CIDR subnet: %w", param, e, err)
-			}
-			f.nets = append(f.nets, p.Masked())
-			continue
+		p, isNet, err := parseEntry(e)
+		if err != nil {
+			return ifaceFilter{}, fmt.Errorf("%s: %w", param, err)
 		}
-		if a, err := netip.ParseAddr(e); err == nil {
-			return ifaceFilter{}, fmt.Errorf("%s: %q is an address, not an interface or subnet: write %s/%d for that address alone",
-				param, e, e, a.BitLen())
+		if isNet {
+			f.nets = append(f.nets, p)
+			continue
 		}
 		if !slices.ContainsFunc(ifaces, func(i netIface) bool { return i.Name == e }) {
 			return ifaceFilter{}, fmt.Errorf("%s: no interface is named %q; this machine has %s", param, e, describeIfaces(ifaces))
@@ -96,6 +92,34 @@ func parseFilter(param string, entries []string, ifaces []netIface) (ifaceFilter
 		f.names = append(f.names, e)
 	}
 	return f, nil
+}
+
+// parseEntry parses one entry of an interface list: a CIDR subnet
+// (isNet), else an interface's name, which only the host can check.
+func parseEntry(e string) (subnet netip.Prefix, isNet bool, err error) {
+	if strings.Contains(e, "/") {
+		p, err := netip.ParsePrefix(e)
+		if err != nil {
+			return netip.Prefix{}, false, fmt.Errorf("%q is not a valid CIDR subnet: %w", e, err)
+		}
+		return p.Masked(), true, nil
+	}
+	if a, err := netip.ParseAddr(e); err == nil {
+		return netip.Prefix{}, false, fmt.Errorf("%q is an address, not an interface or subnet: write %s/%d for that address alone",
+			e, e, a.BitLen())
+	}
+	return netip.Prefix{}, false, nil
+}
+
+// checkIfaceList is the interface lists' Validate: their subnets' syntax,
+// which gompirun checks before launch (names need the ranks' host).
+func checkIfaceList(v any) error {
+	for _, e := range v.([]string) {
+		if _, _, err := parseEntry(e); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // selectAddrs returns the usable addresses of the interfaces that are up

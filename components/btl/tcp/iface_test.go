@@ -11,6 +11,7 @@ import (
 	"github.com/gompi/gompi/frameworks/btl"
 	"github.com/gompi/gompi/frameworks/btl/btltest"
 	"github.com/gompi/gompi/mca"
+	"github.com/gompi/gompi/params"
 )
 
 func prefixes(s ...string) []netip.Prefix {
@@ -92,14 +93,10 @@ func TestOpenRejectsBadInterfaceLists(t *testing.T) {
 		settings []string
 		want     []string
 	}{
-		{[]string{"btl_tcp_if_include", "127.0.0.0/8", "btl_tcp_if_exclude", "10.0.0.0/8"},
-			[]string{"btl_tcp_if_include", "btl_tcp_if_exclude", "only one"}},
 		{[]string{"btl_tcp_if_include", "no-such-if0"},
 			[]string{"no-such-if0", "btl_tcp_if_include", ifaces[0].Name}},
 		{[]string{"btl_tcp_if_exclude", "no-such-if0"},
 			[]string{"no-such-if0", "btl_tcp_if_exclude", ifaces[0].Name}},
-		{[]string{"btl_tcp_if_exclude", "300.1.2.0/24"},
-			[]string{"300.1.2.0/24", "btl_tcp_if_exclude"}},
 	} {
 		_, err := openComponent(t, tc.settings...)
 		if !errors.Is(err, mca.ErrFatal) {
@@ -219,5 +216,25 @@ func TestEndpointEncoding(t *testing.T) {
 	b[0] = 2
 	if _, err := decodeEndpoint(b); err == nil || !strings.Contains(err.Error(), "version 2") {
 		t.Errorf("version 2: %v", err)
+	}
+}
+
+// A malformed subnet, and both lists set, are refused when the parameters
+// are resolved, as gompirun does before launch, not by each rank's Open.
+func TestResolveRejectsBadSubnets(t *testing.T) {
+	reg := params.NewRegistry()
+	register(reg.Scope("btl", "tcp"))
+	for _, tc := range []struct{ name, value, want string }{
+		{"btl_tcp_if_include", "lo,300.1.1.1/8", `parameter btl_tcp_if_include: value "lo,300.1.1.1/8" from command line: "300.1.1.1/8" is not a valid CIDR subnet`},
+		{"btl_tcp_if_exclude", "10.1.0.1", `parameter btl_tcp_if_exclude: value "10.1.0.1" from command line: "10.1.0.1" is an address, not an interface or subnet: write 10.1.0.1/32`},
+		{"btl_tcp_if_exclude", "eth0", `parameters btl_tcp_if_include (value "lo" from command line) and btl_tcp_if_exclude (value "eth0" from command line) exclude each other`},
+	} {
+		_, err := reg.Resolve(params.Inputs{CommandLine: []params.Setting{{Name: "btl_tcp_if_include", Value: "lo"}, {Name: tc.name, Value: tc.value}}})
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s %s: %v, want %q", tc.name, tc.value, err, tc.want)
+		}
+	}
+	if _, err := reg.Resolve(params.Inputs{CommandLine: []params.Setting{{Name: "btl_tcp_if_include", Value: "eth9,10.0.0.0/8,fd00::/64"}}}); err != nil {
+		t.Errorf("names and subnets: %v", err)
 	}
 }

@@ -36,6 +36,8 @@ type config struct {
 	maxPendingHandshakes int
 }
 
+const ifaceListAccepts = "a comma-separated list of interface names and CIDR subnets"
+
 func register(r *params.Registrar) paramSet {
 	return paramSet{
 		ifInclude: r.List(params.Spec{
@@ -44,12 +46,17 @@ func register(r *params.Registrar) paramSet {
 			Help: "Network interfaces to use, comma-separated: interface names (eth0) or IPv4/IPv6 " +
 				"subnets in CIDR notation (10.0.0.0/8, fd00::/64). Empty uses every interface that is up, " +
 				"loopback included. Mutually exclusive with btl_tcp_if_exclude.",
+			Validate: checkIfaceList,
+			Accepts:  ifaceListAccepts,
+			Excludes: []string{"btl_tcp_if_exclude"},
 		}),
 		ifExclude: r.List(params.Spec{
 			Name:  "if_exclude",
 			Level: 1,
 			Help: "Network interfaces not to use, comma-separated, in the form of btl_tcp_if_include; " +
 				"every other interface that is up is used. Mutually exclusive with btl_tcp_if_include.",
+			Validate: checkIfaceList,
+			Accepts:  ifaceListAccepts,
 		}),
 		eagerLimit: r.Size(params.Spec{
 			Name:     "eager_limit",
