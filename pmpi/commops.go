@@ -128,6 +128,10 @@ func (l *library) attachColls(c *Comm) error {
 		return err
 	}
 	c.colls = t
+	if t.RulesDropped() && c.rank == 0 {
+		l.collLog.Warn("the coll decision component gave the ranks different rules; every rank uses the built-in decision",
+			"comm", c.Name(), "size", c.Size())
+	}
 	if log := l.collLog; log.IsDebug() {
 		log.Debug("collectives chosen", "comm", c.Name(), "size", c.Size(), "providers", strings.Join(t.Providers(), " "))
 	}

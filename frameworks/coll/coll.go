@@ -477,6 +477,8 @@ type Table struct {
 	starts  Module
 	modules []*Module
 	rules   *Rules
+	// rulesDropped says the decider gave the members different rules.
+	rulesDropped bool
 }
 
 // Build asks every candidate about c and stacks their modules, highest
@@ -494,11 +496,11 @@ func Build(c Comm, candidates []Candidate, host Host) (*Table, error) {
 	var store [8]offer // on the stack for the usual few components
 	offers := store[:0]
 	t := &Table{}
-	rules, err := commRules(c, candidates)
+	rules, disagreed, err := commRules(c, candidates)
 	if err != nil {
 		return nil, err
 	}
-	t.rules = rules
+	t.rules, t.rulesDropped = rules, disagreed
 	for _, cand := range candidates {
 		prio, mod, err := cand.Component.CommQuery(c, Query{Priority: cand.Priority, Rules: rules, Host: host})
 		if err != nil {
@@ -624,6 +626,10 @@ func (t *Table) Providers() []string {
 // Rules is the decision table the communicator's modules received, nil
 // if there was none.
 func (t *Table) Rules() *Rules { return t.rules }
+
+// RulesDropped reports whether the decision component's rules differed
+// between the members, so that none uses them.
+func (t *Table) RulesDropped() bool { return t.rulesDropped }
 
 // Free releases every module that was built, whether or not it serves a
 // collective.

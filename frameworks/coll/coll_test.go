@@ -189,25 +189,26 @@ func TestBuildHandsTheDecidersRulesToEveryComponent(t *testing.T) {
 	}
 	same, other := mk("linear"), mk("binomial")
 	for _, tc := range []struct {
-		name  string
-		rules func(c coll.Comm) (*coll.Rules, error)
-		want  *coll.Rules
+		name    string
+		rules   func(c coll.Comm) (*coll.Rules, error)
+		want    *coll.Rules
+		dropped bool // the members disagreed: the table says so
 	}{
-		{"same everywhere", func(coll.Comm) (*coll.Rules, error) { return same, nil }, same},
-		{"none", func(coll.Comm) (*coll.Rules, error) { return nil, nil }, nil},
-		{"failed everywhere", func(coll.Comm) (*coll.Rules, error) { return nil, errors.New("gone") }, nil},
+		{"same everywhere", func(coll.Comm) (*coll.Rules, error) { return same, nil }, same, false},
+		{"none", func(coll.Comm) (*coll.Rules, error) { return nil, nil }, nil, false},
+		{"failed everywhere", func(coll.Comm) (*coll.Rules, error) { return nil, errors.New("gone") }, nil, false},
 		{"failed on one rank", func(c coll.Comm) (*coll.Rules, error) {
 			if c.Rank() == 2 {
 				return nil, errors.New("gone")
 			}
 			return same, nil
-		}, nil},
+		}, nil, true},
 		{"different on one rank", func(c coll.Comm) (*coll.Rules, error) {
 			if c.Rank() == 4 {
 				return other, nil
 			}
 			return same, nil
-		}, nil},
+		}, nil, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			const n = 5
@@ -231,6 +232,9 @@ func TestBuildHandsTheDecidersRulesToEveryComponent(t *testing.T) {
 			for r := range n {
 				if seen.seen[r] != tc.want || tables[r].Rules() != tc.want {
 					t.Errorf("rank %d: CommQuery got rules %p, the table %p; want %p", r, seen.seen[r], tables[r].Rules(), tc.want)
+				}
+				if tables[r].RulesDropped() != tc.dropped {
+					t.Errorf("rank %d: RulesDropped %v, want %v", r, tables[r].RulesDropped(), tc.dropped)
 				}
 				if deciders[r].asked != 1 {
 					t.Errorf("rank %d: the decider was asked %d times, want once", r, deciders[r].asked)

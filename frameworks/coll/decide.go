@@ -12,7 +12,8 @@ import (
 // the members run different algorithms of one collective and hang: so
 // unless all agree, none uses rules. The check is one small reduce and
 // bcast, once per communicator, and only when there is a decider.
-func commRules(c Comm, candidates []Candidate) (*Rules, error) {
+// disagreed says the members' rules differed and were dropped.
+func commRules(c Comm, candidates []Candidate) (rules *Rules, disagreed bool, err error) {
 	var d Decider
 	best := 0
 	for _, cand := range candidates {
@@ -21,20 +22,20 @@ func commRules(c Comm, candidates []Candidate) (*Rules, error) {
 		}
 	}
 	if d == nil {
-		return nil, nil
+		return nil, false, nil
 	}
-	rules, err := d.CommRules(c)
+	rules, err = d.CommRules(c)
 	if err != nil {
 		rules = nil // the decider reported it; the built-in decision serves c
 	}
 	same, err := agree(c, rules.fingerprint())
 	if err != nil {
-		return nil, fmt.Errorf("coll: checking the rules of %s on every rank: %w", c.Name(), err)
+		return nil, false, fmt.Errorf("coll: checking the rules of %s on every rank: %w", c.Name(), err)
 	}
 	if !same {
-		return nil, nil
+		return nil, true, nil
 	}
-	return rules, nil
+	return rules, false, nil
 }
 
 // fingerprint hashes the rules; 0 stands for none.
