@@ -2,6 +2,7 @@ package tuned
 
 import (
 	"context"
+	"sync"
 
 	"github.com/hashicorp/go-hclog"
 
@@ -22,6 +23,7 @@ type Component struct {
 	params paramSet
 	cfg    config
 	log    hclog.Logger
+	warned sync.Map // the rules' unknown algorithms warned of
 }
 
 // RegisterParams registers the coll_tuned_* parameters.
@@ -51,7 +53,7 @@ func (c *Component) CommQuery(comm coll.Comm, q coll.Query) (int, *coll.Module, 
 	if log == nil {
 		log = hclog.NewNullLogger()
 	}
-	rules := resolveRules(q.Rules, comm.Size(), comm.Name(), log)
+	rules := resolveRules(q.Rules, comm.Size(), comm.Name(), log, &c.warned)
 	return q.Priority, newModule(c.cfg, log, rules, q.Host).collectives(), nil
 }
 

@@ -1,6 +1,10 @@
 package tuned
 
 import (
+	"fmt"
+	"strings"
+	"sync"
+
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/gompi/gompi/frameworks/coll"
@@ -40,7 +44,9 @@ var tunedCollectives = []collective{
 // resolveRules selects, per collective, the rules that apply to a
 // communicator of n ranks, so that a call only matches its message size.
 // The size is the same on every member, so all resolve alike.
-func resolveRules(rules *coll.Rules, n int, comm string, log hclog.Logger) map[string][]ruled {
+// A rule that names no algorithm is a mistake in the rules, warned of
+// once per process and rule (warned), at debug level after that.
+func resolveRules(rules *coll.Rules, n int, comm string, log hclog.Logger, warned *sync.Map) map[string][]ruled {
 	if rules.Len() == 0 {
 		return nil
 	}
@@ -50,7 +56,11 @@ func resolveRules(rules *coll.Rules, n int, comm string, log hclog.Logger) map[s
 			alg, err := k.parse(r.Algorithm)
 			if err != nil {
 				alg = unknownAlg
-				log.Debug("a rule names no algorithm of tuned; the built-in decision serves its sizes",
+				say := log.Debug
+				if _, seen := warned.LoadOrStore(k.name+" "+r.Algorithm, true); !seen {
+					say = log.Warn
+				}
+				say("a rule names no algorithm of tuned; the built-in decision serves its sizes",
 					"comm", comm, "collective", k.name, "bytes", r.Bytes.String(), "error", err)
 			}
 			out[k.name] = append(out[k.name], ruled{bytes: r.Bytes, alg: alg, name: r.Algorithm, segsize: r.Segsize})
@@ -87,4 +97,19 @@ func (ch choice) segsizeOr(def int) int {
 		return ch.segsize
 	}
 	return def
+}
+
+// CheckRule reports whether tuned has algorithm for collective, as a
+// rules file names them: a decision component checks its rules with it
+// so that a misspelt name is an error where the rule is written.
+func CheckRule(collective, algorithm string) error {
+	var names []string
+	for _, k := range tunedCollectives {
+		if k.name == collective {
+			_, err := k.parse(algorithm)
+			return err
+		}
+		names = append(names, k.name)
+	}
+	return fmt.Errorf("coll tuned has no algorithms for %s (it has them for %s)", collective, strings.Join(names, ", "))
 }

@@ -2,6 +2,7 @@ package tuned
 
 import (
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/hashicorp/go-hclog"
@@ -79,5 +80,28 @@ func TestRulesChooseTheAlgorithm(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestUnknownAlgorithmWarnsOnce: a rule naming no algorithm of tuned is
+// warned of once per process, however many communicators it reaches.
+func TestUnknownAlgorithmWarnsOnce(t *testing.T) {
+	rules, err := coll.NewRules([]coll.Rule{{Collective: "bcast", Ranks: coll.Any, Bytes: coll.Any, Algorithm: "binomal"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out testlog.Buffer
+	log := hclog.New(&hclog.LoggerOptions{Level: hclog.Warn, Output: &out})
+	var warned sync.Map
+	for _, comm := range []string{"world", "world.dup", "world.split"} {
+		if r := resolveRules(rules, 4, comm, log, &warned); len(r["bcast"]) != 1 || r["bcast"][0].alg != unknownAlg {
+			t.Fatalf("%s: resolved %+v, want the rule with no algorithm", comm, r)
+		}
+	}
+	if n := strings.Count(out.String(), "[WARN]"); n != 1 || !strings.Contains(out.String(), `\"binomal\" is not one of the bcast algorithms`) {
+		t.Errorf("%d warnings, want 1 naming the algorithm:\n%s", n, out.String())
+	}
+	if err := CheckRule("bcast", "pipeline"); err != nil {
+		t.Errorf("CheckRule of a bcast algorithm: %v", err)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gompi/gompi/components/coll/tuned"
 	"github.com/gompi/gompi/frameworks/coll"
 )
 
@@ -69,6 +70,9 @@ func parseRule(f []string) (coll.Rule, error) {
 	}
 	if r.Bytes, err = parseRange(f[2]); err != nil {
 		return coll.Rule{}, fmt.Errorf("bytes %q: %w", f[2], err)
+	}
+	if err := tuned.CheckRule(r.Collective, r.Algorithm); err != nil {
+		return coll.Rule{}, err
 	}
 	if len(f) == 5 {
 		seg, err := parseSize(f[4])

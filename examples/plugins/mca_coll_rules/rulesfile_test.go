@@ -45,6 +45,8 @@ func TestParseRulesErrorsNameTheLine(t *testing.T) {
 		{"bcast * -5 linear", `bytes "-5"`},
 		{"bcast * * pipeline 2g", `segsize "2g"`},
 		{"bcast * * linear 1 2", "6 fields"},
+		{"bcast * * binomal", `"binomal" is not one of the bcast algorithms: want 0 or auto, 1 or linear`},
+		{"scan * * linear", "coll tuned has no algorithms for scan (it has them for barrier, bcast"},
 	} {
 		_, err := parseRules(strings.NewReader("# header\nallreduce * * ring\n"+tc.line+"\n"), "my.rules")
 		if err == nil || !strings.Contains(err.Error(), "my.rules:3: ") || !strings.Contains(err.Error(), tc.say) ||
