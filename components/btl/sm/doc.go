@@ -274,7 +274,8 @@
 //
 // A record is published only by the store of its first word after it is
 // complete, so a peer killed in the middle of a write leaves nothing
-// half-visible. The listener, and a sender waiting for room, check the
-// peers' pids every liveness interval and report a peer that is gone
-// without having marked itself finalized.
+// half-visible. The listener (whether the rank's waiters sleep or poll),
+// and a sender waiting for room, check the peers' pids every liveness
+// interval and report a peer that is gone without having marked itself
+// finalized.
 package sm

@@ -57,14 +57,24 @@ func (m *Module) Wake() {
 
 // listen delivers while the rank's waiters sleep: it announces that it
 // sleeps, checks the rings once more, then sleeps on its wake-up word
-// until a peer bumps it. Every liveness interval it checks the peers.
+// until a peer bumps it. Every liveness interval it checks the peers,
+// whether the rank's waiters sleep or not: a loop of Iprobe or Test
+// never sleeps, and would otherwise never learn that a peer died.
 func (m *Module) listen() {
 	defer m.wg.Done()
 	var checked time.Time
+	tick := time.NewTicker(m.cfg.liveness)
+	defer tick.Stop()
 	for {
 		select {
 		case <-m.done:
 			return
+		case now := <-tick.C:
+			if now.Sub(checked) >= m.cfg.liveness {
+				checked = now
+				m.checkPeers()
+			}
+			continue
 		case <-m.kick:
 		}
 		m.me.sleeping.Add(1) // a count: the rank's dozing threads announce themselves too

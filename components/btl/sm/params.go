@@ -156,7 +156,7 @@ func register(r *params.Registrar) paramSet {
 		}),
 		livenessInterval: r.Float(params.Spec{
 			Name: "liveness_interval", Default: "0.1", Level: 5,
-			Help: "Seconds between checks that the local peers still live, made while this rank sleeps " +
+			Help: "Seconds between checks that the local peers still live, made whether this rank polls, sleeps " +
 				"or waits for room in a ring: a peer that died is reported, so its survivors never hang.",
 			Validate: func(v any) error {
 				if f := v.(float64); !(f >= 0.001 && f <= 60) {

@@ -77,6 +77,7 @@ func Run(t *testing.T, s Suite) {
 	t.Run("DelProcs", s.testDelProcs)
 	t.Run("Finalize", s.testFinalize)
 	t.Run("FailedPeer", s.testFailedPeer)
+	t.Run("FailedPeerWhilePolling", s.testFailedPeerWhilePolling)
 }
 
 // start builds a job and adds every rank to every module.
@@ -690,6 +691,34 @@ func (s Suite) testFailedPeer(t *testing.T) {
 		if p != 1 {
 			t.Errorf("rank 0: rank %d reported failed; only rank 1 died", p)
 		}
+	}
+}
+
+// testFailedPeerWhilePolling: a survivor that only polls (a program's
+// loop of Iprobe or Test: Progress, never Idle, Doze or a Send) learns
+// that a peer died too.
+func (s Suite) testFailedPeerWhilePolling(t *testing.T) {
+	if s.Kill == nil {
+		t.Skip("the suite has no Kill")
+	}
+	if s.Size < 2 || !s.Reaches(0, 1) || !s.Reaches(1, 0) {
+		t.Skip("ranks 0 and 1 do not reach each other")
+	}
+	j := s.start(t)
+	if err := j.mods[1].Send(context.Background(), 0, header(1, 0, 0, 12), []byte("x")); err != nil {
+		t.Fatalf("rank 1: Send to rank 0: %v", err)
+	}
+	r := j.recvs[0]
+	r.WaitFor(t, "rank 0: a fragment from rank 1", j.poll, func() bool { return len(r.From(1)) == 1 })
+	s.Kill(1, j.mods[1])
+	r.WaitFor(t, "rank 0, polling, to see rank 1 fail", func() { j.mods[0].Progress() }, func() bool { return len(r.Failures(1)) > 0 })
+	for _, err := range r.Failures(1) {
+		if !errors.Is(err, btl.ErrPeerFailed) {
+			t.Errorf("rank 0: PeerFailed(1, %v): want an error wrapping btl.ErrPeerFailed", err)
+		}
+	}
+	for _, m := range append(j.mods[2:], j.mods[0]) {
+		m.Finalize()
 	}
 }
 
