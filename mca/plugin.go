@@ -93,11 +93,26 @@ func (p *grpcPlugin) GRPCClient(_ context.Context, _ *goplugin.GRPCBroker, c *gr
 
 // pluginStartTimeout bounds a plugin's start-up, and pluginCallTimeout each
 // lifecycle call: a loaded machine may take seconds to start a process or
-// to answer, but a broken plugin must not hang Init.
-const (
-	pluginStartTimeout = 30 * time.Second
-	pluginCallTimeout  = 60 * time.Second
-)
+// to answer, but a broken plugin must not hang Init. A variable so that
+// tests need not wait a minute.
+const pluginStartTimeout = 30 * time.Second
+
+var pluginCallTimeout = 60 * time.Second
+
+// noAnswer is a call that ran out of time, said without gRPC's words.
+type noAnswer struct{ within time.Duration }
+
+func (e noAnswer) Error() string {
+	return fmt.Sprintf("no answer within %gs (a plugin must answer each call of the host; is it stuck?)", e.within.Seconds())
+}
+
+// timedOut turns a call's expired deadline, of the given length, into noAnswer.
+func timedOut(err error, within time.Duration) error {
+	if status.Code(err) == codes.DeadlineExceeded {
+		return noAnswer{within}
+	}
+	return err
+}
 
 // process is one running plugin executable.
 type process struct {
@@ -227,7 +242,7 @@ func describePlugin(ctx context.Context, path string, log hclog.Logger) (*plugin
 	defer cancel()
 	d, err := pluginpb.NewComponentClient(p.conn).Describe(ctx, &pluginpb.DescribeRequest{})
 	if err != nil {
-		return nil, p.failure("describe", err)
+		return nil, p.failure("describe", timedOut(err, pluginCallTimeout))
 	}
 	return d, nil
 }
@@ -284,7 +299,7 @@ func (p *Plugin) Open(ctx context.Context, env *Env) error {
 		Params: values, Priority: int32(env.Priority), Requested: env.Requested,
 	})
 	if err != nil {
-		return p.Fail("open", err)
+		return p.Fail("open", timedOut(err, pluginCallTimeout))
 	}
 	return outcomeErr(out)
 }
@@ -299,7 +314,7 @@ func (p *Plugin) Query(ctx context.Context, env *Env) (int, error) {
 	defer cancel()
 	out, err := pluginpb.NewComponentClient(conn).Query(ctx, &pluginpb.QueryRequest{Priority: int32(env.Priority)})
 	if err != nil {
-		return 0, p.Fail("query", err)
+		return 0, p.Fail("query", timedOut(err, pluginCallTimeout))
 	}
 	if err := outcomeErr(out); err != nil {
 		return 0, err
@@ -324,7 +339,7 @@ func (p *Plugin) Close() error {
 	ctx, cancel := context.WithTimeout(context.Background(), pluginCallTimeout)
 	defer cancel()
 	if _, err := pluginpb.NewComponentClient(proc.conn).Close(ctx, &pluginpb.CloseRequest{}); err != nil {
-		return proc.failure("close", err)
+		return proc.failure("close", timedOut(err, pluginCallTimeout))
 	}
 	return nil
 }

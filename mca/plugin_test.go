@@ -476,3 +476,24 @@ func runPluginHost() {
 	fmt.Println(sel[0].Component.(*pluginComponent).pid())
 	select {}
 }
+
+func TestPluginThatHangsInDescribeIsRefusedInPlainWords(t *testing.T) {
+	dir := pathDir(t, "mca_test_echo")
+	t.Setenv("GOMPI_TEST_ECHO_HANG", "describe")
+	defer func(d time.Duration) { pluginCallTimeout = d }(pluginCallTimeout)
+	pluginCallTimeout = 500 * time.Millisecond
+	var logs testlog.Buffer
+	sys, f, err := loadPlugins(t, pluginRegistry(), &logs, params.Setting{Name: "mca_base_component_path", Value: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sys.Close()
+	c, _ := info(f, "echo")
+	if !errors.Is(c.Refused, ErrPlugin) {
+		t.Fatalf("refusal %v, want ErrPlugin", c.Refused)
+	}
+	want := filepath.Join(dir, "mca_test_echo") + ": describe: no answer within 0.5s (a plugin must answer each call of the host; is it stuck?)"
+	if got := c.Refused.Error(); !strings.HasPrefix(got, want) || strings.Contains(got, "rpc error") {
+		t.Errorf("refusal %q, want it to start with %q and leave gRPC's words out", got, want)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"time"
 
 	"github.com/gompi/gompi/mca"
 	"github.com/gompi/gompi/mca/plugin"
@@ -21,6 +22,9 @@ type echo struct {
 }
 
 func (e *echo) RegisterParams(r *params.Registrar) error {
+	if os.Getenv("GOMPI_TEST_ECHO_HANG") == "describe" {
+		time.Sleep(time.Hour) // the host gives up and kills the process
+	}
 	e.priority = r.Int(params.Spec{Name: "answer", Default: "7", Level: 9, Help: "Priority the query answers"})
 	e.decline = r.Bool(params.Spec{Name: "decline", Default: "false", Level: 9, Help: "Decline at open"})
 	e.fail = r.String(params.Spec{Name: "fail", Default: "", Level: 9, Help: "Fail at open with this message"})
