@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -125,6 +126,7 @@ type process struct {
 	lifeline *os.File
 	sockets  string // the directory of the plugin's socket
 	stderr   *tail
+	log      *hostLog
 }
 
 // startPlugin starts the executable at path and connects to it. The caller
@@ -150,13 +152,13 @@ func startPlugin(path string, log hclog.Logger) (*process, error) {
 		PluginLogLevelEnv+"="+log.GetLevel().String(),
 		PluginLifelineEnv+"=3",
 		PluginSocketDirEnv+"="+sockets)
-	p := &process{path: path, lifeline: w, sockets: sockets, stderr: newTail(20)}
+	p := &process{path: path, lifeline: w, sockets: sockets, stderr: newTail(20), log: &hostLog{Logger: log}}
 	p.client = goplugin.NewClient(&goplugin.ClientConfig{
 		HandshakeConfig:  PluginHandshake(),
 		VersionedPlugins: PluginSets(nil),
 		Cmd:              cmd,
 		AllowedProtocols: []goplugin.Protocol{goplugin.ProtocolGRPC},
-		Logger:           log,
+		Logger:           p.log,
 		StartTimeout:     pluginStartTimeout,
 		Stderr:           p.stderr,
 		SyncStdout:       pluginOutput{log: log, stream: "stdout"},
@@ -218,7 +220,11 @@ func (p *process) failure(step string, err error) error {
 	if s, ok := status.FromError(err); ok {
 		switch s.Code() {
 		case codes.Unavailable:
-			err = fmt.Errorf("the plugin process is gone (%s)", s.Message())
+			how := s.Message()
+			if exit := p.log.exited(); exit != "" {
+				how = exit
+			}
+			err = fmt.Errorf("the plugin process is gone (%s)", how)
 		case codes.FailedPrecondition: // the plugin's error wrapped ErrFatal
 			err = Fatal(errors.New(s.Message()))
 		case codes.Unknown, codes.Internal, codes.InvalidArgument:
@@ -299,7 +305,7 @@ func (p *Plugin) Open(ctx context.Context, env *Env) error {
 		Params: values, Priority: int32(env.Priority), Requested: env.Requested,
 	})
 	if err != nil {
-		return p.Fail("open", timedOut(err, pluginCallTimeout))
+		return p.fail("open", timedOut(err, pluginCallTimeout), false)
 	}
 	return outcomeErr(out)
 }
@@ -314,7 +320,7 @@ func (p *Plugin) Query(ctx context.Context, env *Env) (int, error) {
 	defer cancel()
 	out, err := pluginpb.NewComponentClient(conn).Query(ctx, &pluginpb.QueryRequest{Priority: int32(env.Priority)})
 	if err != nil {
-		return 0, p.Fail("query", timedOut(err, pluginCallTimeout))
+		return 0, p.fail("query", timedOut(err, pluginCallTimeout), false)
 	}
 	if err := outcomeErr(out); err != nil {
 		return 0, err
@@ -358,7 +364,11 @@ func (p *Plugin) Conn() *grpc.ClientConn {
 // naming the executable and carrying its last stderr lines. The first
 // failure is logged; a framework that can go on without the plugin stops
 // calling it once Dead reports an error.
-func (p *Plugin) Fail(step string, err error) error {
+func (p *Plugin) Fail(step string, err error) error { return p.fail(step, err, true) }
+
+// fail is Fail; Open and Query pass logFirst false, for the framework
+// reports their failures.
+func (p *Plugin) fail(step string, err error, logFirst bool) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.proc == nil {
@@ -372,7 +382,7 @@ func (p *Plugin) Fail(step string, err error) error {
 	err = p.proc.failure(step, err)
 	if p.dead == nil {
 		p.dead = err
-		if p.log != nil {
+		if logFirst && p.log != nil {
 			p.log.Error("out-of-process component failed", "path", p.path, "step", step, "error", err)
 		}
 	}
@@ -475,6 +485,59 @@ func (t *tail) Lines() []string {
 		out = append(out, s)
 	}
 	return out
+}
+
+// hostLog is the logger go-plugin gets. go-plugin logs the plugin's exit
+// status, and re-logs a Go panic of the plugin as an error record per
+// line; the failure's report carries both, so they are logged at debug
+// level instead.
+type hostLog struct {
+	hclog.Logger
+	mu   sync.Mutex
+	exit string // how the process ended, once it has
+}
+
+func (l *hostLog) Error(msg string, args ...any) {
+	if msg != "plugin process exited" {
+		l.Logger.Error(msg, args...)
+		return
+	}
+	for i := 0; i+1 < len(args); i += 2 {
+		if args[i] == "error" {
+			l.mu.Lock()
+			l.exit = fmt.Sprint(args[i+1])
+			l.mu.Unlock()
+		}
+	}
+	l.Logger.Debug(msg, args...)
+}
+
+// exited is how the process ended ("exit status 2"), or "" if not known.
+func (l *hostLog) exited() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.exit
+}
+
+// Named is the logger of the plugin's stderr lines.
+func (l *hostLog) Named(name string) hclog.Logger { return &stderrLog{Logger: l.Logger.Named(name)} }
+
+// stderrLog demotes the lines of a panic: go-plugin logs each as an error
+// without fields, from the first "panic: " or "fatal error: " line on.
+type stderrLog struct {
+	hclog.Logger
+	inPanic atomic.Bool
+}
+
+func (l *stderrLog) Error(msg string, args ...any) {
+	if len(args) == 0 && (strings.HasPrefix(msg, "panic: ") || strings.HasPrefix(msg, "fatal error: ")) {
+		l.inPanic.Store(true)
+	}
+	if len(args) == 0 && l.inPanic.Load() {
+		l.Logger.Debug(msg)
+		return
+	}
+	l.Logger.Error(msg, args...)
 }
 
 // pluginOutput logs what a plugin writes to its own os.Stdout and

@@ -497,3 +497,30 @@ func TestPluginThatHangsInDescribeIsRefusedInPlainWords(t *testing.T) {
 		t.Errorf("refusal %q, want it to start with %q and leave gRPC's words out", got, want)
 	}
 }
+
+// A panic in Open reaches the log once, in the framework's report, and not
+// also line by line as the plugin's stderr or in a record of the Plugin's.
+func TestPluginPanicIsReportedOnce(t *testing.T) {
+	dir := pathDir(t, "mca_test_echo")
+	var logs testlog.Buffer
+	sys, f, err := loadPlugins(t, pluginRegistry(), &logs,
+		params.Setting{Name: "mca_base_component_path", Value: dir},
+		params.Setting{Name: "test_echo_crash", Value: "open"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sys.Close()
+	if err := f.Open(context.Background()); err != nil {
+		t.Fatalf("an unrequested plugin's failure stopped the framework: %v", err)
+	}
+	got := logs.String()
+	for _, s := range []string{"crashing in open as asked", "[running]:"} {
+		if n := strings.Count(got, s); n != 1 {
+			t.Errorf("%q logged %d times, want once:\n%s", s, n, got)
+		}
+	}
+	// go-plugin's own record of the exit is folded into the report.
+	if strings.Contains(got, "[ERROR]") || !strings.Contains(got, "the plugin process is gone (exit status 2)") {
+		t.Errorf("want one warning, saying how the process ended:\n%s", got)
+	}
+}
