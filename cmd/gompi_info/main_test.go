@@ -331,3 +331,50 @@ func TestProfStack(t *testing.T) {
 		}
 	}
 }
+
+// A plugin that could not be described has no versions: every format says
+// so instead of printing 0.0.0.
+func TestUndescribedPluginHasNoVersions(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "mca_coll_junk"), []byte("#!/bin/sh\necho junk\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{"GOMPI_MCA_mca_base_component_path": dir}
+	r := runInfo(t, env, nil)
+	if want := "MCA coll: junk (versions unknown, plugin " + filepath.Join(dir, "mca_coll_junk") + ") refused: "; !strings.Contains(r.stdout, want) {
+		t.Errorf("output lacks %q:\n%s", want, r.stdout)
+	}
+	p := runInfo(t, env, nil, "--parsable")
+	for _, which := range []string{"component", "model", "api"} {
+		if got := parsed(t, p.stdout, "mca:coll:junk:version:"+which); got != "unknown" {
+			t.Errorf("the %s version is %q, want unknown", which, got)
+		}
+	}
+	j := runInfo(t, env, nil, "--json")
+	var rep struct {
+		Frameworks []struct {
+			Name       string           `json:"name"`
+			Components []map[string]any `json:"components"`
+		} `json:"frameworks"`
+	}
+	if err := json.Unmarshal([]byte(j.stdout), &rep); err != nil {
+		t.Fatalf("--json output does not parse: %v\n%s", err, j.stdout)
+	}
+	found := false
+	for _, f := range rep.Frameworks {
+		for _, c := range f.Components {
+			if f.Name != "coll" || c["name"] != "junk" {
+				continue
+			}
+			found = true
+			for _, k := range []string{"version", "model_version", "api_version"} {
+				if v, ok := c[k]; ok {
+					t.Errorf("junk's %s is %v, want it left out", k, v)
+				}
+			}
+		}
+	}
+	if !found {
+		t.Errorf("coll junk is not in the JSON:\n%s", j.stdout)
+	}
+}

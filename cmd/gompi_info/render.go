@@ -53,7 +53,7 @@ func renderComponents(w io.Writer, r report) {
 				origin = "plugin " + origin
 			}
 			val := fmt.Sprintf("%s (MCA v%s, API v%s, Component v%s, %s)", c.Name, c.Model, c.API, c.Version, origin)
-			if c.Model == (mca.Version{}).String() { // a plugin that could not say
+			if c.Model == "" {
 				val = fmt.Sprintf("%s (versions unknown, %s)", c.Name, origin)
 			}
 			switch c.Status {
@@ -99,9 +99,9 @@ func renderParsable(w io.Writer, r report) {
 			rec(append([]string{"framework", f.Name, "stack"}, *f.Stack...)...)
 		}
 		for _, c := range f.Components {
-			rec("mca", f.Name, c.Name, "version", "component", c.Version)
-			rec("mca", f.Name, c.Name, "version", "model", c.Model)
-			rec("mca", f.Name, c.Name, "version", "api", c.API)
+			rec("mca", f.Name, c.Name, "version", "component", orUnknown(c.Version))
+			rec("mca", f.Name, c.Name, "version", "model", orUnknown(c.Model))
+			rec("mca", f.Name, c.Name, "version", "api", orUnknown(c.API))
 			rec("mca", f.Name, c.Name, "origin", c.Origin)
 			rec("mca", f.Name, c.Name, "status", c.Status)
 			if c.RefusedBy != "" {
@@ -129,6 +129,14 @@ func renderParsable(w io.Writer, r report) {
 			field("deprecated_name", s)
 		}
 	}
+}
+
+// orUnknown is a version for the parsable output: "unknown" when there is none.
+func orUnknown(v string) string {
+	if v == "" {
+		return "unknown"
+	}
+	return v
 }
 
 // quoteField quotes a field that would break the record: one holding a

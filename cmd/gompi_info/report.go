@@ -41,10 +41,12 @@ type framework struct {
 }
 
 type component struct {
-	Name    string `json:"name"`
-	Version string `json:"version"`
-	Model   string `json:"model_version"`
-	API     string `json:"api_version"`
+	Name string `json:"name"`
+	// The versions are empty, and left out of the JSON, for a plugin
+	// that could not be described.
+	Version string `json:"version,omitempty"`
+	Model   string `json:"model_version,omitempty"`
+	API     string `json:"api_version,omitempty"`
 	Origin  string `json:"origin"`
 	// Status is available; excluded (named by a "^a,b" list); unselected
 	// (not named by an "a,b" list, or by the empty list of an opt-in
@@ -99,8 +101,10 @@ func buildReport(sys *mca.System, f filter) (report, error) {
 			case c.Excluded:
 				st = "unselected"
 			}
-			rc := component{Name: c.Name, Version: c.Version.String(), Model: c.ModelVersion.String(),
-				API: c.FrameworkVersion.String(), Origin: c.Origin, Status: st}
+			rc := component{Name: c.Name, Origin: c.Origin, Status: st}
+			if c.ModelVersion != (mca.Version{}) { // a plugin that could not be described says none
+				rc.Version, rc.Model, rc.API = c.Version.String(), c.ModelVersion.String(), c.FrameworkVersion.String()
+			}
 			if c.Refused != nil {
 				rc.Status, rc.RefusedBy = "refused", c.Refused.Error()
 			}
