@@ -134,7 +134,8 @@ func (s *System) loadPlugins(path string) (debug []string) {
 				version(d.GetModelVersion()), version(d.GetFrameworkVersion())
 			info.DefaultPriority = int(d.GetDefaultPriority())
 			if d.GetFramework() != p.framework || d.GetName() != p.name {
-				err = pluginError(p.path, fmt.Errorf("describes itself as %s", FullName(d.GetFramework(), d.GetName())))
+				err = pluginError(p.path, fmt.Errorf("describe: it describes itself as %s; a plugin's executable "+
+					"must be named after its component", FullName(d.GetFramework(), d.GetName())))
 			}
 			adapt := f.spec.Plugin
 			info.New = func() Component { return adapt(&Plugin{path: p.path, desc: d}) }

@@ -161,6 +161,10 @@ func (f *Framework) load(reg *Registration, preg *params.Registry) {
 	case f.spec.Accepts != nil:
 		s.err = f.spec.Accepts(s.comp)
 	}
+	if s.err != nil && reg.Origin != OriginStatic {
+		// A plugin's refusal names its executable, as its other failures do.
+		s.err = pluginError(reg.Origin, fmt.Errorf("describe: %w", s.err))
+	}
 	if s.err == nil {
 		r := preg.Scope(f.spec.Name, name)
 		s.priority = r.Int(params.Spec{

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -168,6 +169,10 @@ func startPlugin(path string, log hclog.Logger) (*process, error) {
 	_ = r.Close() // started or not, the child has its copy and the host needs none
 	if err != nil {
 		p.stop()
+		var notRun *fs.PathError
+		if errors.As(err, &notRun) && notRun.Op == "fork/exec" {
+			return nil, pluginError(path, fmt.Errorf("start: %w", err)) // no process, so no stderr to speak of
+		}
 		return nil, p.failure("start", refusal(err))
 	}
 	raw, err := rpc.Dispense(pluginSetName)
@@ -192,7 +197,13 @@ func refusal(err error) error {
 	if first, _, long := strings.Cut(err.Error(), "\nThis usually means"); long {
 		// go-plugin's advice is about architectures and libraries; the
 		// usual cause here is another program, or a print on stdout.
-		return fmt.Errorf("%s: it is not a gompi plugin, or it wrote to stdout before its handshake", first)
+		if strings.HasSuffix(first, "\nFailed to read any lines from plugin's stdout") {
+			return errors.New("it exited, or closed its stdout, before writing its handshake line there: " +
+				"it is not a gompi plugin, or it failed before its handshake")
+		}
+		// One line: the reason goes into one-line listings and log records.
+		return fmt.Errorf("%s: it is not a gompi plugin, or it wrote to stdout before its handshake",
+			strings.ReplaceAll(first, "\n", "; "))
 	}
 	if strings.Contains(err.Error(), "incompatible API version") {
 		return fmt.Errorf("%w: it speaks another component protocol than this program's %d "+
@@ -215,7 +226,8 @@ func (p *process) stop() {
 	_ = os.RemoveAll(p.sockets)
 }
 
-// failure wraps err with the executable, the step and its last stderr lines.
+// failure wraps err with the executable, the step and its last stderr
+// lines, or says there were none.
 func (p *process) failure(step string, err error) error {
 	if s, ok := status.FromError(err); ok {
 		switch s.Code() {
@@ -231,10 +243,11 @@ func (p *process) failure(step string, err error) error {
 			err = errors.New(s.Message())
 		}
 	}
-	if lines := p.stderr.Lines(); len(lines) > 0 {
-		return pluginError(p.path, fmt.Errorf("%s: %w; its last lines on stderr:\n  %s", step, err, strings.Join(lines, "\n  ")))
+	lines := p.stderr.Lines()
+	if len(lines) == 0 {
+		return pluginError(p.path, fmt.Errorf("%s: %w; it wrote nothing on stderr", step, err))
 	}
-	return pluginError(p.path, fmt.Errorf("%s: %w", step, err))
+	return pluginError(p.path, fmt.Errorf("%s: %w; its last lines on stderr:\n  %s", step, err, strings.Join(lines, "\n  ")))
 }
 
 // describePlugin starts the executable, asks for its description and stops it.
@@ -468,6 +481,9 @@ func (t *tail) add(line string) {
 		Message string `json:"@message"`
 	}
 	if strings.HasPrefix(line, "{") && json.Unmarshal([]byte(line), &rec) == nil && rec.Message != "" {
+		if rec.Level == "debug" && rec.Message == "plugin address" {
+			return // go-plugin's own record of its socket, which says nothing of the plugin
+		}
 		line = "[" + strings.ToUpper(rec.Level) + "] " + rec.Message
 	}
 	if len(t.lines) == t.max {

@@ -524,3 +524,72 @@ func TestPluginPanicIsReportedOnce(t *testing.T) {
 		t.Errorf("want one warning, saying how the process ended:\n%s", got)
 	}
 }
+
+// A refusal is one line up to the plugin's stderr lines, says so when there
+// are none, and names the executable whatever the step.
+func TestPluginRefusalsNameTheExecutableOnOneLine(t *testing.T) {
+	dir := pathDir(t, "mca_test_echo")
+	for name, script := range map[string]string{
+		"mca_test_broken": "#!/bin/sh\necho 'broken: missing libfoo' >&2\nexit 1\n",
+		"mca_test_silent": "#!/bin/sh\nexit 1\n",
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(script), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(filepath.Join(dir, "mca_test_echo"), filepath.Join(dir, "mca_test_other")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "mca_test_data"), []byte("not a program"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// A framework at API 3 refuses echo, built for 2, once it has described itself.
+	reg := NewRegistry()
+	reg.RegisterFramework(FrameworkSpec{
+		Name: testFW, Version: Version{3, 0, 0},
+		Plugin: func(p *Plugin) Component { return &pluginComponent{Plugin: p} },
+	})
+	var logs testlog.Buffer
+	sys, f, err := loadPlugins(t, reg, &logs, params.Setting{Name: "mca_base_component_path", Value: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sys.Close()
+	noHandshake := "start: it exited, or closed its stdout, before writing its handshake line there: " +
+		"it is not a gompi plugin, or it failed before its handshake"
+	for name, want := range map[string]string{
+		"broken": filepath.Join(dir, "mca_test_broken") + ": " + noHandshake + "; its last lines on stderr:\n  broken: missing libfoo",
+		"silent": filepath.Join(dir, "mca_test_silent") + ": " + noHandshake + "; it wrote nothing on stderr",
+		"data":   filepath.Join(dir, "mca_test_data") + ": start: fork/exec " + filepath.Join(dir, "mca_test_data") + ": exec format error",
+		"other": filepath.Join(dir, "mca_test_other") + ": describe: it describes itself as mca_test_echo; " +
+			"a plugin's executable must be named after its component",
+		"echo": filepath.Join(dir, "mca_test_echo") + ": describe: incompatible component version: " +
+			"built for test framework API 2.0.0, this program has 3.0.0 (major versions must match)",
+	} {
+		c, ok := info(f, name)
+		if !ok || c.Refused == nil {
+			t.Errorf("%s: not refused: %+v", name, c)
+			continue
+		}
+		if got := c.Refused.Error(); got != want {
+			t.Errorf("%s: refusal\n%q, want\n%q", name, got, want)
+		}
+	}
+
+	// At debug level go-plugin's record of its socket is on stderr too, but
+	// it says nothing of the plugin.
+	sys, f, err = loadPlugins(t, pluginRegistry(), &logs,
+		params.Setting{Name: "mca_base_component_path", Value: dir},
+		params.Setting{Name: "test_base_verbose", Value: "debug"},
+		params.Setting{Name: "test_echo_fail", Value: "no disk"},
+		params.Setting{Name: testFW, Value: "echo"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sys.Close()
+	err = f.Open(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "open: echo: no disk; its last lines on stderr:") ||
+		strings.Contains(err.Error(), "plugin address") {
+		t.Errorf("open: %v, want the failure with the plugin's stderr lines and not go-plugin's socket", err)
+	}
+}
