@@ -96,7 +96,7 @@ func (j *contractJob) killRank(rank int) {
 	pid := killedPID(t)
 	for r, m := range j.mods {
 		if p := m.peers[rank]; r != rank && p != nil {
-			p.pid = pid
+			p.pid.Store(int64(pid))
 		}
 	}
 }

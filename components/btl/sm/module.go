@@ -53,17 +53,22 @@ type Module struct {
 	final     sync.Once
 }
 
+// procID is the peer's pid.
+func (p *peer) procID() int { return int(p.pid.Load()) }
+
 // peer is a local rank this module reaches.
 type peer struct {
 	rank, local int
-	pid         int
-	block       rankBlock
-	out         producer
-	sending     atomic.Bool // one sender writes the ring at a time
-	held        atomic.Bool // Post staged records that nobody published yet
-	added       atomic.Bool
-	failed      atomic.Bool
-	readsMe     *atomic.Uint32 // in the segment: non-zero while the peer may read this rank's memory
+	// pid is the peer's process: an atomic so that a test can make the
+	// peer look dead while the listener checks it.
+	pid     atomic.Int64
+	block   rankBlock
+	out     producer
+	sending atomic.Bool // one sender writes the ring at a time
+	held    atomic.Bool // Post staged records that nobody published yet
+	added   atomic.Bool
+	failed  atomic.Bool
+	readsMe *atomic.Uint32 // in the segment: non-zero while the peer may read this rank's memory
 	// posting is set by a Post and cleared by Flush: the first Post after
 	// a Flush is published at once (see write). Release stores, as a
 	// Flush that finds nothing held takes no lock.
@@ -186,7 +191,8 @@ func (m *Module) AddProcs(ctx context.Context, procs []btl.Proc) ([]bool, error)
 		}
 		pr := m.peers[p.Rank]
 		if pr == nil {
-			pr = &peer{rank: p.Rank, local: ep.localRank, pid: ep.pid, block: m.seg.rank(ep.localRank)}
+			pr = &peer{rank: p.Rank, local: ep.localRank, block: m.seg.rank(ep.localRank)}
+			pr.pid.Store(int64(ep.pid))
 			in := m.seg.ring(ep.localRank, m.localRank)
 			pr.out = producer{ring: m.seg.ring(m.localRank, ep.localRank), answered: in.head}
 			pr.readsMe = m.seg.readable(ep.localRank, m.localRank)

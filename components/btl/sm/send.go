@@ -297,10 +297,10 @@ func (m *Module) checkPeer(p *peer) error {
 	if p.failed.Load() {
 		return fmt.Errorf("world rank %d: %w", p.rank, btl.ErrPeerFailed)
 	}
-	if p.block.state.Load() == stateFinalized || alive(p.pid) {
+	if p.block.state.Load() == stateFinalized || alive(p.procID()) {
 		return nil
 	}
-	err := fmt.Errorf("world rank %d (pid %d) is gone: %w", p.rank, p.pid, btl.ErrPeerFailed)
+	err := fmt.Errorf("world rank %d (pid %d) is gone: %w", p.rank, p.procID(), btl.ErrPeerFailed)
 	if p.failed.CompareAndSwap(false, true) {
 		m.recv.PeerFailed(p.rank, err)
 	}

@@ -95,7 +95,7 @@ func (m *Module) readShared(p *peer, src uintptr, dst []byte) error {
 	seq := p.copySeq
 	units := slot.start(seq, src, dst)
 	if !m.askHelp(p, seq) {
-		return readFrom(p.pid, src, dst)
+		return readFrom(p.procID(), src, dst)
 	}
 	var err error
 	for first := true; ; first = false {
@@ -113,7 +113,7 @@ func (m *Module) readShared(p *peer, src uintptr, dst []byte) error {
 		}
 		lo, hi := int(front<<unitShift), min(int((front+k)<<unitShift), len(dst))
 		if err == nil {
-			err = readFrom(p.pid, src+uintptr(lo), dst[lo:hi])
+			err = readFrom(p.procID(), src+uintptr(lo), dst[lo:hi])
 		}
 	}
 	_, back := cursors(slot.claim.Load())
@@ -132,7 +132,7 @@ func (m *Module) finishShared(p *peer, slot *copySlot, units uint64, src uintptr
 	if bad := slot.bad.Load(); bad != 0 && err == nil {
 		lo, hi := cursors(bad)
 		lo, hi = lo<<unitShift, min(hi<<unitShift, uint64(len(dst)))
-		err = readFrom(p.pid, src+uintptr(lo), dst[lo:hi])
+		err = readFrom(p.procID(), src+uintptr(lo), dst[lo:hi])
 	}
 	return err
 }
@@ -208,7 +208,7 @@ func (m *Module) help(p *peer, seq uint64) {
 		}
 		size := slot.size.Load()
 		lo, hi := (back-k)<<unitShift, min(back<<unitShift, size)
-		err := writeTo(p.pid, uintptr(slot.src.Load()+lo), uintptr(slot.dst.Load()+lo), int(hi-lo))
+		err := writeTo(p.procID(), uintptr(slot.src.Load()+lo), uintptr(slot.dst.Load()+lo), int(hi-lo))
 		if err != nil {
 			// The receiver reads these itself; this rank helps p no more.
 			slot.bad.Store(1<<63 | (back-k)<<20 | back)

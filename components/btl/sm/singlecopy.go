@@ -74,7 +74,7 @@ func (m *Module) Read(rank int, token uint64, off int, dst []byte) error {
 	if m.shares(p, len(dst)) {
 		return m.readErr(p, rank, m.readShared(p, src, dst))
 	}
-	return m.readErr(p, rank, readFrom(p.pid, src, dst))
+	return m.readErr(p, rank, readFrom(p.procID(), src, dst))
 }
 
 // ReadAll reads several buffers that rank exposed, in as few system
@@ -101,7 +101,7 @@ func (m *Module) ReadAll(rank int, tokens []uint64, dsts [][]byte) error {
 		if n == 0 {
 			break
 		}
-		if err := m.readErr(p, rank, readMany(p.pid, addrs[:n], bufs[:n])); err != nil {
+		if err := m.readErr(p, rank, readMany(p.procID(), addrs[:n], bufs[:n])); err != nil {
 			return err
 		}
 	}

@@ -85,7 +85,7 @@ func (m *Module) ReadScatter(rank int, token uint64, dsts [][]byte) error {
 	var src remotePieces
 	src.win[0] = unix.RemoteIovec{Base: uintptr(token), Len: total}
 	src.count, src.loaded = 1, 1
-	return m.readErr(p, rank, src.readInto(p.pid, dsts))
+	return m.readErr(p, rank, src.readInto(p.procID(), dsts))
 }
 
 // ReadVector copies the first bytes of the concatenation of the buffers
@@ -109,10 +109,10 @@ func (m *Module) ReadVector(rank int, token uint64, dsts [][]byte) error {
 		return nil
 	}
 	var src remotePieces
-	if err := src.open(p.pid, uintptr(token)); err != nil {
+	if err := src.open(p.procID(), uintptr(token)); err != nil {
 		return m.readErr(p, rank, err)
 	}
-	return m.readErr(p, rank, src.readInto(p.pid, dsts))
+	return m.readErr(p, rank, src.readInto(p.procID(), dsts))
 }
 
 // remotePieces is a cursor over the pieces of another process's memory
