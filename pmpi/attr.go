@@ -175,10 +175,10 @@ type attrEntry struct {
 // alone: callbacks run with it released, on values taken out of the map,
 // so that each value's delete callback runs once however calls race.
 type attrSet struct {
-	mu      sync.Mutex
-	m       map[*keyval]attrEntry
-	seq     uint64
-	deleted bool // removeAll ran to its end: the object is being freed
+	mu       sync.Mutex
+	m        map[*keyval]attrEntry
+	seq      uint64
+	deleting bool // removeAll runs: the object is being freed
 }
 
 // closing reports whether the object's attributes are being deleted
@@ -187,7 +187,7 @@ type attrSet struct {
 func (s *attrSet) closing() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.deleted
+	return s.deleting
 }
 
 func (s *attrSet) get(k *keyval) (any, bool) {
@@ -295,19 +295,21 @@ func (s *attrSet) remove(k *keyval, del func(attrEntry) error) (bool, error) {
 // deletes MPI_COMM_SELF's), and stops at the first failing del, which
 // leaves that value and those not yet deleted in place.
 func (s *attrSet) removeAll(del func(attrEntry) error) error {
-	s.mu.Lock()
-	s.deleted = true
-	s.mu.Unlock()
+	s.setDeleting(true)
+	defer s.setDeleting(false) // freed, the object takes no calls; else it stays valid
 	es := s.entries()
 	for i := len(es) - 1; i >= 0; i-- {
 		if _, err := s.remove(es[i].k, del); err != nil {
-			s.mu.Lock()
-			s.deleted = false // the object stays valid
-			s.mu.Unlock()
 			return err
 		}
 	}
 	return nil
+}
+
+func (s *attrSet) setDeleting(on bool) {
+	s.mu.Lock()
+	s.deleting = on
+	s.mu.Unlock()
 }
 
 // clear deletes every value, the last set first, whether or not a del
