@@ -631,17 +631,24 @@ func (s Suite) testFinalize(t *testing.T) {
 	}
 }
 
-// testFailedPeer: when a rank dies, a survivor that talked to it learns
-// it, by PeerFailed or by a failing Send, and never hangs; PeerFailed
-// comes at most once per peer and wraps btl.ErrPeerFailed.
-func (s Suite) testFailedPeer(t *testing.T) {
+// startToKill starts a job for a test that kills rank 1, or skips the
+// test if the suite cannot kill or ranks 0 and 1 do not reach each other.
+func (s Suite) startToKill(t *testing.T) *job {
+	t.Helper()
 	if s.Kill == nil {
 		t.Skip("the suite has no Kill")
 	}
 	if s.Size < 2 || !s.Reaches(0, 1) || !s.Reaches(1, 0) {
 		t.Skip("ranks 0 and 1 do not reach each other")
 	}
-	j := s.start(t)
+	return s.start(t)
+}
+
+// testFailedPeer: when a rank dies, a survivor that talked to it learns
+// it, by PeerFailed or by a failing Send, and never hangs; PeerFailed
+// comes at most once per peer and wraps btl.ErrPeerFailed.
+func (s Suite) testFailedPeer(t *testing.T) {
+	j := s.startToKill(t)
 	ctx := context.Background()
 	for _, p := range [][2]int{{0, 1}, {1, 0}} {
 		if err := j.mods[p[0]].Send(ctx, p[1], header(p[0], 0, 0, 12), []byte("x")); err != nil {
@@ -698,13 +705,7 @@ func (s Suite) testFailedPeer(t *testing.T) {
 // loop of Iprobe or Test: Progress, never Idle, Doze or a Send) learns
 // that a peer died too.
 func (s Suite) testFailedPeerWhilePolling(t *testing.T) {
-	if s.Kill == nil {
-		t.Skip("the suite has no Kill")
-	}
-	if s.Size < 2 || !s.Reaches(0, 1) || !s.Reaches(1, 0) {
-		t.Skip("ranks 0 and 1 do not reach each other")
-	}
-	j := s.start(t)
+	j := s.startToKill(t)
 	if err := j.mods[1].Send(context.Background(), 0, header(1, 0, 0, 12), []byte("x")); err != nil {
 		t.Fatalf("rank 1: Send to rank 0: %v", err)
 	}
