@@ -95,17 +95,29 @@ func (p *grpcPlugin) GRPCClient(_ context.Context, _ *goplugin.GRPCBroker, c *gr
 
 // pluginStartTimeout bounds a plugin's start-up, and pluginCallTimeout each
 // lifecycle call: a loaded machine may take seconds to start a process or
-// to answer, but a broken plugin must not hang Init. A variable so that
-// tests need not wait a minute.
-const pluginStartTimeout = 30 * time.Second
+// to answer, but a broken plugin must not hang Init.
+const (
+	pluginStartTimeout = 30 * time.Second
+	pluginCallTimeout  = 60 * time.Second
+)
 
-var pluginCallTimeout = 60 * time.Second
+// callContext bounds a lifecycle call to pluginCallTimeout, or to what is
+// left of ctx if that is less, and says how long that is.
+func callContext(ctx context.Context) (context.Context, context.CancelFunc, time.Duration) {
+	within := pluginCallTimeout
+	if dl, ok := ctx.Deadline(); ok {
+		within = min(within, time.Until(dl))
+	}
+	ctx, cancel := context.WithTimeout(ctx, within)
+	return ctx, cancel, within
+}
 
 // noAnswer is a call that ran out of time, said without gRPC's words.
 type noAnswer struct{ within time.Duration }
 
 func (e noAnswer) Error() string {
-	return fmt.Sprintf("no answer within %gs (a plugin must answer each call of the host; is it stuck?)", e.within.Seconds())
+	return fmt.Sprintf("no answer within %gs (a plugin must answer each call of the host; is it stuck?)",
+		e.within.Round(100*time.Millisecond).Seconds())
 }
 
 // timedOut turns a call's expired deadline, of the given length, into noAnswer.
@@ -257,11 +269,11 @@ func describePlugin(ctx context.Context, path string, log hclog.Logger) (*plugin
 		return nil, err
 	}
 	defer p.stop()
-	ctx, cancel := context.WithTimeout(ctx, pluginCallTimeout)
+	ctx, cancel, within := callContext(ctx)
 	defer cancel()
 	d, err := pluginpb.NewComponentClient(p.conn).Describe(ctx, &pluginpb.DescribeRequest{})
 	if err != nil {
-		return nil, p.failure("describe", timedOut(err, pluginCallTimeout))
+		return nil, p.failure("describe", timedOut(err, within))
 	}
 	return d, nil
 }
@@ -312,13 +324,13 @@ func (p *Plugin) Open(ctx context.Context, env *Env) error {
 			values[d.GetName()] = v.Raw
 		}
 	}
-	ctx, cancel := context.WithTimeout(ctx, pluginCallTimeout)
+	ctx, cancel, within := callContext(ctx)
 	defer cancel()
 	out, err := pluginpb.NewComponentClient(proc.conn).Open(ctx, &pluginpb.OpenRequest{
 		Params: values, Priority: int32(env.Priority), Requested: env.Requested,
 	})
 	if err != nil {
-		return p.fail("open", timedOut(err, pluginCallTimeout), false)
+		return p.fail("open", timedOut(err, within), false)
 	}
 	return outcomeErr(out)
 }
@@ -329,11 +341,11 @@ func (p *Plugin) Query(ctx context.Context, env *Env) (int, error) {
 	if conn == nil {
 		return 0, pluginError(p.path, errors.New("query before open"))
 	}
-	ctx, cancel := context.WithTimeout(ctx, pluginCallTimeout)
+	ctx, cancel, within := callContext(ctx)
 	defer cancel()
 	out, err := pluginpb.NewComponentClient(conn).Query(ctx, &pluginpb.QueryRequest{Priority: int32(env.Priority)})
 	if err != nil {
-		return 0, p.fail("query", timedOut(err, pluginCallTimeout), false)
+		return 0, p.fail("query", timedOut(err, within), false)
 	}
 	if err := outcomeErr(out); err != nil {
 		return 0, err
@@ -355,10 +367,10 @@ func (p *Plugin) Close() error {
 	if dead != nil {
 		return nil // reported when it happened
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), pluginCallTimeout)
+	ctx, cancel, within := callContext(context.Background())
 	defer cancel()
 	if _, err := pluginpb.NewComponentClient(proc.conn).Close(ctx, &pluginpb.CloseRequest{}); err != nil {
-		return proc.failure("close", timedOut(err, pluginCallTimeout))
+		return proc.failure("close", timedOut(err, within))
 	}
 	return nil
 }
