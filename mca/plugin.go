@@ -106,7 +106,7 @@ const (
 func callContext(ctx context.Context) (context.Context, context.CancelFunc, time.Duration) {
 	within := pluginCallTimeout
 	if dl, ok := ctx.Deadline(); ok {
-		within = min(within, time.Until(dl))
+		within = max(0, min(within, time.Until(dl)))
 	}
 	ctx, cancel := context.WithTimeout(ctx, within)
 	return ctx, cancel, within
