@@ -7,6 +7,8 @@ package main
 import "C"
 
 import (
+	"errors"
+	"fmt"
 	"unsafe"
 
 	"github.com/gompi/gompi/pmpi"
@@ -20,18 +22,37 @@ import (
 // request, nor an inactive persistent one.
 func active(r *pmpi.Request) bool { return r != nil && r.Gen()%2 == 1 }
 
-// statusOf is the status of b's request i if it has completed; null and
-// inactive requests have completed with an empty status.
-func (b *batch) statusOf(i int) (bool, error) {
+// statusOf reports whether b's request i has completed, and puts its
+// status, with the request's error, in b.sts[i]; null and inactive
+// requests have completed with an empty status.
+func (b *batch) statusOf(i int) bool {
 	if !active(b.reqs[i]) {
 		b.sts[i] = empty
-		return true, nil
+		return true
 	}
 	s, ok, err := api().RequestGetStatus(b.reqs[i])
 	if ok {
+		s.Err = err
 		b.sts[i] = s
 	}
-	return ok, failed(b.comms[i], err)
+	return ok
+}
+
+// inStatus is the error of a view of the requests idx, as Testall's and
+// Testsome's: MPI_ERR_IN_STATUS when one of them failed, each status's
+// MPI_ERROR set, or nil with the statuses' MPI_ERROR untouched.
+func (b *batch) inStatus(op string, sts []C.MPI_Status, idx []int) error {
+	var errs []error
+	for j := range idx {
+		if e := b.sts[j].Err; e != nil {
+			errs = append(errs, e)
+		}
+	}
+	if errs == nil {
+		return nil
+	}
+	err := &pmpi.Error{Class: pmpi.ClassInStatus, Msg: fmt.Sprintf("%s: %d of %d completed requests failed", op, len(errs), len(idx)), Err: errors.Join(errs...)}
+	return b.errorOf(err, sts, idx)
 }
 
 func mpiRequestGetStatusAll(n int, p *Request, flag *C.int, st *C.MPI_Status) error {
@@ -42,8 +63,8 @@ func mpiRequestGetStatusAll(n int, p *Request, flag *C.int, st *C.MPI_Status) er
 	}
 	*flag = 0
 	for i := range n {
-		if ok, err := b.statusOf(i); !ok || err != nil {
-			return err
+		if !b.statusOf(i) {
+			return nil
 		}
 	}
 	*flag = 1
@@ -51,7 +72,7 @@ func mpiRequestGetStatusAll(n int, p *Request, flag *C.int, st *C.MPI_Status) er
 	for i := range sts {
 		putStatus(&sts[i], &b.sts[i])
 	}
-	return nil
+	return b.inStatus("request get status all", sts, all(n))
 }
 
 func mpiRequestGetStatusAny(n int, p *Request, index, flag *C.int, st *C.MPI_Status) error {
@@ -67,13 +88,10 @@ func mpiRequestGetStatusAny(n int, p *Request, index, flag *C.int, st *C.MPI_Sta
 			continue
 		}
 		someActive = true
-		ok, err := b.statusOf(i)
-		if ok {
+		if b.statusOf(i) {
 			*index, *flag = C.int(i), 1
 			putStatus(st, &b.sts[i])
-		}
-		if ok || err != nil {
-			return err
+			return failed(b.comms[i], b.sts[i].Err)
 		}
 	}
 	if !someActive { // no active request: the call has nothing to wait for
@@ -90,27 +108,29 @@ func mpiRequestGetStatusSome(n int, p *Request, outcount, indices *C.int, st *C.
 		return err
 	}
 	*outcount = C.MPI_UNDEFINED
-	k, someActive := 0, false
+	if cap(b.idx) < n {
+		b.idx = make([]int, n)
+	}
+	idx := b.idx[:0]
+	someActive := false
 	out, sts := unsafe.Slice(indices, n), statuses(st, n)
 	for i, r := range b.reqs {
 		if !active(r) {
 			continue
 		}
 		someActive = true
-		ok, err := b.statusOf(i)
-		if err != nil {
-			return err
-		}
-		if ok {
-			out[k] = C.int(i)
+		if b.statusOf(i) {
+			b.sts[len(idx)] = b.sts[i] // inStatus reads status j at j, as Testsome's
+			out[len(idx)] = C.int(i)
 			if sts != nil {
-				putStatus(&sts[k], &b.sts[i])
+				putStatus(&sts[len(idx)], &b.sts[i])
 			}
-			k++
+			idx = append(idx, i)
 		}
 	}
-	if someActive {
-		*outcount = C.int(k)
+	if !someActive {
+		return nil
 	}
-	return nil
+	*outcount = C.int(len(idx))
+	return b.inStatus("request get status some", sts, idx)
 }

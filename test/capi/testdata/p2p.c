@@ -509,6 +509,33 @@ static void requests(void) {
     CHECK(flag == 1 && idx == MPI_UNDEFINED, "MPI_Request_get_status_any of null requests: flag %d index %d", flag, idx);
     TRY(MPI_Request_get_status_some(3, rs, &out, indices, sts));
     EQ(out, MPI_UNDEFINED, "MPI_Request_get_status_some of null requests");
+
+    /* A receive that failed has completed: the _all and _some forms return
+     * MPI_ERR_IN_STATUS with each status's error, as Testall and Testsome
+     * do, and still free nothing. */
+    int small = -1, three[3] = {7, 8, 9}, big[3] = {-1, -1, -1};
+    TRY(MPI_Irecv(&small, 1, MPI_INT, left, 126, MPI_COMM_WORLD, &rs[0]));
+    TRY(MPI_Irecv(big, 3, MPI_INT, left, 127, MPI_COMM_WORLD, &rs[2]));
+    TRY(MPI_Send(three, 3, MPI_INT, right, 126, MPI_COMM_WORLD));
+    TRY(MPI_Send(three, 3, MPI_INT, right, 127, MPI_COMM_WORLD));
+    int rc = MPI_SUCCESS;
+    for (flag = 0; !flag;) {
+        rc = MPI_Request_get_status_all(3, rs, &flag, sts);
+        CHECK(flag || rc == MPI_SUCCESS, "MPI_Request_get_status_all returned %d with flag 0", rc);
+    }
+    EQ(rc, MPI_ERR_IN_STATUS, "MPI_Request_get_status_all with a truncated receive");
+    CHECK(sts[0].MPI_ERROR == MPI_ERR_TRUNCATE && sts[1].MPI_ERROR == MPI_SUCCESS && sts[2].MPI_ERROR == MPI_SUCCESS,
+          "MPI_Request_get_status_all's errors: %d %d %d", sts[0].MPI_ERROR, sts[1].MPI_ERROR, sts[2].MPI_ERROR);
+    expect_status(&sts[2], left, 127, 3, "MPI_Request_get_status_all beside a truncated receive");
+    EQ(MPI_Request_get_status_some(3, rs, &out, indices, sts), MPI_ERR_IN_STATUS, "MPI_Request_get_status_some with a truncated receive");
+    CHECK(out == 2 && indices[0] == 0 && indices[1] == 2, "MPI_Request_get_status_some: %d done: %d %d", out, indices[0], indices[1]);
+    CHECK(sts[0].MPI_ERROR == MPI_ERR_TRUNCATE && sts[1].MPI_ERROR == MPI_SUCCESS,
+          "MPI_Request_get_status_some's errors: %d %d", sts[0].MPI_ERROR, sts[1].MPI_ERROR);
+    CHECK(rs[0] != MPI_REQUEST_NULL && rs[2] != MPI_REQUEST_NULL, "a failed request was freed");
+    EQ(MPI_Request_get_status_any(3, rs, &idx, &flag, &st), MPI_ERR_TRUNCATE, "MPI_Request_get_status_any of a truncated receive");
+    CHECK(flag == 1 && idx == 0, "MPI_Request_get_status_any of a truncated receive: flag %d index %d", flag, idx);
+    EQ(MPI_Waitall(3, rs, sts), MPI_ERR_IN_STATUS, "MPI_Waitall with a truncated receive");
+    CHECK(big[0] == 7 && big[2] == 9, "the message beside the truncated one: %d %d", big[0], big[2]);
     passed("requests");
 }
 
