@@ -59,6 +59,10 @@ var lib struct {
 	// shifts are the derived types whose data starts before their
 	// origin, shifted to start there (buffer).
 	shifts sync.Map // pmpi.Datatype -> pmpi.Datatype
+	// mem holds the blocks MPI_Alloc_mem gave and MPI_Free_mem has not
+	// taken back, so that freeing any other address is an error, not a
+	// crash in free.
+	mem sync.Map // uintptr -> int (the size asked for)
 }
 
 // commEntry is a communicator and its C error handler (MPI_ERRORS_*, or

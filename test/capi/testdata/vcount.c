@@ -165,6 +165,11 @@ static void memory(void) {
     TRY(MPI_Allreduce(&p[63], &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
     EQ(sum, 63 * size, "a reduction from MPI_Alloc_mem's memory");
     TRY(MPI_Free_mem(p));
+    /* Freeing what MPI_Alloc_mem did not give, or gave and took back, is
+     * an error, not a crash in free. */
+    RC(MPI_Free_mem(p), MPI_ERR_BASE);
+    RC(MPI_Free_mem(&sum), MPI_ERR_BASE);
+    TRY(MPI_Free_mem(NULL));
     RC(MPI_Alloc_mem(-1, MPI_INFO_NULL, &p), MPI_ERR_ARG);
 
     /* A buffered send from allocated memory, detached with the _c form. */
