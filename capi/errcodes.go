@@ -24,7 +24,7 @@ type userErrors struct {
 
 // classOfCode is code's error class, and whether code is one.
 func classOfCode(code int) (int, bool) {
-	if code >= 0 && code <= C.MPI_ERR_ABI {
+	if code >= 0 && code <= C.MPI_ERR_ABI || code == C.MPI_ERR_LASTCODE {
 		return code, true
 	}
 	u := &lib.errs
@@ -126,7 +126,7 @@ func mpiRemoveErrorString(code int) error {
 func mpiErrorClass(code int, class *C.int) error {
 	c, ok := classOfCode(code)
 	if !ok {
-		return errorf(pmpi.ClassArg, "error class: %d is not an error code (0..%d, or one MPI_Add_error_code made)", code, C.MPI_ERR_ABI)
+		return errorf(pmpi.ClassArg, "error class: %d is not an error code (0..%d, MPI_ERR_LASTCODE (%d), or one MPI_Add_error_code made)", code, C.MPI_ERR_ABI, C.MPI_ERR_LASTCODE)
 	}
 	*class = C.int(c)
 	return nil
@@ -134,10 +134,10 @@ func mpiErrorClass(code int, class *C.int) error {
 
 func mpiErrorString(code int, s *C.char, n *C.int) error {
 	if _, ok := classOfCode(code); !ok {
-		return errorf(pmpi.ClassArg, "error string: %d is not an error code (0..%d, or one MPI_Add_error_code made)", code, C.MPI_ERR_ABI)
+		return errorf(pmpi.ClassArg, "error string: %d is not an error code (0..%d, MPI_ERR_LASTCODE (%d), or one MPI_Add_error_code made)", code, C.MPI_ERR_ABI, C.MPI_ERR_LASTCODE)
 	}
 	msg, ok := classNames[code]
-	if !ok && code <= C.MPI_ERR_ABI {
+	if !ok && (code <= C.MPI_ERR_ABI || code == C.MPI_ERR_LASTCODE) {
 		msg = fmt.Sprintf("MPI error class %d", code)
 	} else if !ok {
 		lib.errs.mu.Lock()

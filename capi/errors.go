@@ -340,6 +340,7 @@ var classNames = map[int]string{
 	C.MPI_ERR_SESSION:               "MPI_ERR_SESSION: invalid session",
 	C.MPI_ERR_INFO:                  "MPI_ERR_INFO: invalid info object",
 	C.MPI_ERR_ABI:                   "MPI_ERR_ABI: error in the use of the ABI",
+	C.MPI_ERR_LASTCODE:              "MPI_ERR_LASTCODE: last error code",
 	C.MPI_ERR_NOT_SAME:              "MPI_ERR_NOT_SAME: collective argument not the same on every process, or collectives called in another order",
 	C.MPI_ERR_VALUE_TOO_LARGE:       "MPI_ERR_VALUE_TOO_LARGE: value too large to store",
 	C.MPI_ERR_SPAWN:                 "MPI_ERR_SPAWN: error in spawning processes",

@@ -43,6 +43,7 @@ int main(int argc, char **argv) {
     CHECK(*last == code, "MPI_LASTUSEDCODE %d, want the last code %d", *last, code);
     CHECK(MPI_Error_class(code, &got) == MPI_SUCCESS && got == class, "class of code %d: %d, want %d", code, got, class);
     CHECK(MPI_Error_class(MPI_ERR_TRUNCATE, &got) == MPI_SUCCESS && got == MPI_ERR_TRUNCATE, "class of MPI_ERR_TRUNCATE");
+    CHECK(MPI_Error_class(MPI_ERR_LASTCODE, &got) == MPI_SUCCESS && got == MPI_ERR_LASTCODE, "class of MPI_ERR_LASTCODE");
     CHECK(MPI_Add_error_code(MPI_ERR_LASTCODE + 100000, &got) == MPI_ERR_ARG, "a code of an unknown class was added");
 
     char msg[MPI_MAX_ERROR_STRING];
@@ -56,7 +57,8 @@ int main(int argc, char **argv) {
         int class;
         const char *name;
     } named[] = {{MPI_ERR_INFO, "MPI_ERR_INFO"}, {MPI_ERR_WIN, "MPI_ERR_WIN"}, {MPI_ERR_IO, "MPI_ERR_IO"},
-                 {MPI_ERR_ERRHANDLER, "MPI_ERR_ERRHANDLER"}, {MPI_ERR_ABI, "MPI_ERR_ABI"}};
+                 {MPI_ERR_ERRHANDLER, "MPI_ERR_ERRHANDLER"}, {MPI_ERR_ABI, "MPI_ERR_ABI"},
+                 {MPI_ERR_LASTCODE, "MPI_ERR_LASTCODE"}};
     for (size_t i = 0; i < sizeof named / sizeof named[0]; i++)
         CHECK(MPI_Error_string(named[i].class, msg, &len) == MPI_SUCCESS && strncmp(msg, named[i].name, strlen(named[i].name)) == 0 &&
                   msg[strlen(named[i].name)] == ':',
