@@ -29,17 +29,37 @@ func api() pmpi.API {
 	return mpi.Calls()
 }
 
-func mpiInit(argc *C.int, argv unsafe.Pointer) error { return initWorld(mpi.Init) }
+// MPI_Init is MPI_Init_thread asking for MPI_THREAD_SINGLE.
+func mpiInit(argc *C.int, argv unsafe.Pointer) error {
+	return initWorld(C.MPI_THREAD_SINGLE, mpi.Init)
+}
 
+// mpiInitThread provides the level asked for, as the standard asks where
+// it can: gompi is safe at every level, MPI_THREAD_MULTIPLE included.
 func mpiInitThread(argc *C.int, argv unsafe.Pointer, required int, provided *C.int) error {
-	if err := initWorld(func() error {
+	level := threadLevel(required)
+	if err := initWorld(level, func() error {
 		_, err := mpi.InitThread(pmpi.ThreadMultiple)
 		return err
 	}); err != nil {
 		return err
 	}
-	*provided = C.MPI_THREAD_MULTIPLE
+	*provided = C.int(level)
 	return nil
+}
+
+// threadLevels are the thread levels, lowest first.
+var threadLevels = [...]int{C.MPI_THREAD_SINGLE, C.MPI_THREAD_FUNNELED, C.MPI_THREAD_SERIALIZED, C.MPI_THREAD_MULTIPLE}
+
+// threadLevel is the level provided for required: the lowest level at or
+// above it, the highest above them all.
+func threadLevel(required int) int {
+	for _, l := range threadLevels {
+		if required <= l {
+			return l
+		}
+	}
+	return threadLevels[len(threadLevels)-1]
 }
 
 // started makes MPI_COMM_WORLD and MPI_COMM_SELF usable from C, with the
@@ -89,8 +109,13 @@ func mpiAbort(h Comm, code int) error {
 	return api().Abort(c, code)
 }
 
+// mpiQueryThread is the level MPI_Init or MPI_Init_thread provided; before
+// either, the highest one MPI_Init_thread provides.
 func mpiQueryThread(provided *C.int) error {
 	*provided = C.MPI_THREAD_MULTIPLE
+	if lib.model.world.Load() != worldNone {
+		*provided = C.int(lib.model.thread.Load())
+	}
 	return nil
 }
 

@@ -32,6 +32,7 @@ import (
 type model struct {
 	mu       sync.Mutex
 	world    atomic.Int32 // worldNone, worldRunning or worldFinalized
+	thread   atomic.Int32 // the level MPI_Init or MPI_Init_thread provided
 	sessions int          // live sessions
 	atExit   bool
 }
@@ -109,7 +110,7 @@ func startRuntime(init func() error) error {
 	return started()
 }
 
-func initWorld(init func() error) error {
+func initWorld(thread int, init func() error) error {
 	m := &lib.model
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -119,6 +120,7 @@ func initWorld(init func() error) error {
 	if err := startRuntime(init); err != nil {
 		return err
 	}
+	m.thread.Store(int32(thread))
 	m.world.Store(worldRunning)
 	return nil
 }
@@ -179,9 +181,9 @@ func gompiEndAtExit() {
 	stopSched()
 }
 
-// threadLevels are the values of a session's thread_level info key; the
-// library provides MPI_THREAD_MULTIPLE whichever is asked.
-var threadLevels = map[string]bool{"MPI_THREAD_SINGLE": true, "MPI_THREAD_FUNNELED": true, "MPI_THREAD_SERIALIZED": true, "MPI_THREAD_MULTIPLE": true}
+// threadLevelNames are the values of a session's thread_level info key;
+// the library provides the one asked, MPI_THREAD_MULTIPLE if none is.
+var threadLevelNames = map[string]bool{"MPI_THREAD_SINGLE": true, "MPI_THREAD_FUNNELED": true, "MPI_THREAD_SERIALIZED": true, "MPI_THREAD_MULTIPLE": true}
 
 func mpiSessionInit(ih Info, eh Errhandler, out *Session) error {
 	if err := eh.check(); err != nil {
@@ -196,7 +198,7 @@ func mpiSessionInit(ih Info, eh Errhandler, out *Session) error {
 		return fail(err)
 	}
 	if info != nil {
-		if v, ok, _ := info.Get("thread_level"); ok && !threadLevels[v] {
+		if v, ok, _ := info.Get("thread_level"); ok && !threadLevelNames[v] {
 			return fail(errorf(pmpi.ClassInfoValue, "session init: info thread_level is %q (want MPI_THREAD_SINGLE, _FUNNELED, _SERIALIZED or _MULTIPLE)", v))
 		}
 	}
@@ -351,8 +353,10 @@ func mpiSessionGetInfo(h Session, out *Info) error {
 				return err
 			}
 		}
-		if err := info.Set("thread_level", "MPI_THREAD_MULTIPLE"); err != nil {
-			return err
+		if _, asked, _ := info.Get("thread_level"); !asked {
+			if err := info.Set("thread_level", "MPI_THREAD_MULTIPLE"); err != nil {
+				return err
+			}
 		}
 		hi, err := lib.infos.put(info)
 		*out = Info(hi)

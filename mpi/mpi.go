@@ -136,8 +136,8 @@ func Init() error {
 	return api().Init()
 }
 
-// InitThread initialises MPI and returns the thread level provided: always
-// ThreadMultiple, since gompi is goroutine-safe.
+// InitThread initialises MPI and returns the thread level provided: the
+// one required, as gompi is goroutine-safe at every level.
 func InitThread(required ThreadLevel) (ThreadLevel, error) {
 	if err := install(); err != nil {
 		return ThreadMultiple, err

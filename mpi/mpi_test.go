@@ -51,7 +51,7 @@ func TestSingleton(t *testing.T) {
 	level, err := mpi.InitThread(mpi.ThreadSingle)
 	close(stop)
 	wg.Wait()
-	if err != nil || level != mpi.ThreadMultiple {
+	if err != nil || level != mpi.ThreadSingle {
 		t.Fatalf("InitThread = %v, %v", level, err)
 	}
 	world := mpi.CommWorld()

@@ -88,7 +88,8 @@ func (*realAPI) Init() error {
 }
 
 // InitThread is Init with a requested thread level; it returns the level
-// provided, which is always ThreadMultiple.
+// provided: the one asked for (the next one up for a value between levels),
+// as the standard asks where it can, since every level is safe here.
 func (*realAPI) InitThread(required ThreadLevel) (ThreadLevel, error) {
 	initMu.Lock()
 	defer initMu.Unlock()
@@ -112,7 +113,7 @@ func (*realAPI) InitThread(required ThreadLevel) (ThreadLevel, error) {
 	}
 	current.Store(l)
 	state.Store(stateRunning)
-	return ThreadMultiple, nil
+	return min(max(required, ThreadSingle), ThreadMultiple), nil
 }
 
 // Prepare does the first half of Init: it joins the job and loads the

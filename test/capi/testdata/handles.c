@@ -194,6 +194,8 @@ int main(int argc, char **argv) {
     int provided = -1, flag = -1;
     TRY(MPI_Initialized(&flag));
     EQ(flag, 0, "MPI_Initialized before MPI_Init_thread");
+    TRY(MPI_Query_thread(&provided));
+    EQ(provided, MPI_THREAD_MULTIPLE, "MPI_Query_thread before MPI_Init_thread");
     TRY(MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided));
     EQ(provided, MPI_THREAD_MULTIPLE, "MPI_Init_thread's provided level");
     TRY(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));

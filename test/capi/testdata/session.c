@@ -101,7 +101,18 @@ static void session_buffers(MPI_Session s) {
 
     /* Another session's communicator has no buffer. */
     MPI_Session u;
-    TRY(MPI_Session_init(MPI_INFO_NULL, MPI_ERRORS_RETURN, &u));
+    MPI_Info ui;
+    TRY(MPI_Info_create(&ui));
+    TRY(MPI_Info_set(ui, "thread_level", "MPI_THREAD_FUNNELED"));
+    TRY(MPI_Session_init(ui, MPI_ERRORS_RETURN, &u));
+    TRY(MPI_Info_free(&ui));
+    /* The level asked for is the level provided. */
+    char level[MPI_MAX_INFO_VAL];
+    int found = 0;
+    TRY(MPI_Session_get_info(u, &ui));
+    TRY(MPI_Info_get_string(ui, "thread_level", &(int){sizeof level}, level, &found));
+    CHECK(found && strcmp(level, "MPI_THREAD_FUNNELED") == 0, "a session asked for MPI_THREAD_FUNNELED provides %s", level);
+    TRY(MPI_Info_free(&ui));
     MPI_Comm o = from_pset(u, "mpi://WORLD", "org.gompi.test.bsend.other");
     RC(MPI_Bsend(&one, 1, MPI_INT, 0, 5, o), MPI_ERR_BUFFER);
     TRY(MPI_Comm_free(&o));

@@ -4,6 +4,9 @@
 
 int main(int argc, char **argv) {
     start(&argc, &argv);
+    int level = -1;
+    TRY(MPI_Query_thread(&level));
+    EQ(level, MPI_THREAD_SINGLE, "MPI_Query_thread after MPI_Init");
     int size = -1, out[4] = {1, 2, 3, 4}, in[4] = {0}, sum[4] = {0};
     TRY(MPI_Comm_size(MPI_COMM_WORLD, &size));
     EQ(size, 1, "the size of MPI_COMM_WORLD");
