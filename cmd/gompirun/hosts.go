@@ -169,7 +169,8 @@ func launchAgent(env []string, users map[string]string, log hclog.Logger) (*agen
 	if err != nil {
 		return nil, err
 	}
-	sys, err := mca.Load(mca.Options{Logger: log, QuietWarnings: true, Params: pmpi.RegisterParams}, in)
+	// A logger of its own: Load sets its level from mca_base_verbose.
+	sys, err := mca.Load(mca.Options{Logger: log.ResetNamed("gompirun"), QuietWarnings: true, Params: pmpi.RegisterParams}, in)
 	if err != nil {
 		return nil, err
 	}

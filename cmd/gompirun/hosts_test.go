@@ -155,3 +155,39 @@ func TestSlurmAllocation(t *testing.T) {
 		}
 	}
 }
+
+// TestLaunchAgentKeepsVerbosity: selecting the plm component sets its
+// system's log levels from the parameters, not gompirun's own: -v still
+// logs, and plm_base_verbose debug says why a component declined.
+func TestLaunchAgentKeepsVerbosity(t *testing.T) {
+	var out strings.Builder
+	log := newLog(1, &out)
+	o, err := parse(t, "--mca", "plm_rsh_agent", "/nonexistent/ssh", "--mca", "plm_base_verbose", "debug", "-np", "1", "prog")
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := rankEnv(nil, o, "gompirun")
+	if a, err := launchAgent(env, nil, log); err == nil {
+		a.close()
+		t.Fatalf("launchAgent with no agent to run selected a component: %s", out.String())
+	}
+	if !log.IsDebug() {
+		t.Errorf("after launchAgent gompirun's log level is %v, want debug (-v)", log.GetLevel())
+	}
+	if !strings.Contains(out.String(), "(plm_rsh_agent) cannot be run") {
+		t.Errorf("the log does not say why rsh declined:\n%s", out.String())
+	}
+
+	// -v alone: the plm system logs at its default level, warnings, and
+	// gompirun still at debug.
+	log = newLog(1, &out)
+	if o, err = parse(t, "-np", "1", "prog"); err != nil {
+		t.Fatal(err)
+	}
+	if a, err := launchAgent(rankEnv(nil, o, "gompirun"), nil, log); err == nil {
+		a.close()
+	}
+	if !log.IsDebug() {
+		t.Errorf("after launchAgent with -v, gompirun's log level is %v, want debug", log.GetLevel())
+	}
+}

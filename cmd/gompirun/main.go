@@ -69,11 +69,7 @@ func run(args []string, stdin *os.File, stdout, stderr io.Writer, sigs, quits <-
 		return 1
 	}
 	env := rankEnv(os.Environ(), opt, exe)
-	log := hclog.New(&hclog.LoggerOptions{
-		Name:   "gompirun",
-		Level:  logLevel(opt.verbose),
-		Output: stderr,
-	})
+	log := newLog(opt.verbose, stderr)
 	self, _ := os.Hostname()
 	m, err := placement(opt, hostmap.Host{Name: self, Slots: h.numCPU})
 	if err != nil {
@@ -209,6 +205,18 @@ func isParam(name string) bool {
 	defer sys.Close()
 	_, ok := sys.Params().Lookup(name)
 	return ok
+}
+
+// newLog is gompirun's logger, at the level -v gives. Its levels are
+// independent: the plm system's loggers take theirs from its parameters
+// (launchAgent), and -v keeps gompirun's own.
+func newLog(verbose int, w io.Writer) hclog.Logger {
+	return hclog.New(&hclog.LoggerOptions{
+		Name:              "gompirun",
+		Level:             logLevel(verbose),
+		Output:            w,
+		IndependentLevels: true,
+	})
 }
 
 func logLevel(verbose int) hclog.Level {
