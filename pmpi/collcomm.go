@@ -112,11 +112,14 @@ func (x collComm) Recv(buf []byte, src, tag int) error {
 }
 
 // result turns a receive's status into an error: a message of another
-// length than expected is the mark of counts that disagree.
+// length than expected is a peer's failure mark, or the mark of counts
+// that disagree.
 func (x collComm) result(src, want int, st *pml.Status) error {
 	switch {
 	case st.Err != nil:
 		return failure(fmt.Sprintf("recv from rank %d of %v", src, x.c), st.Err)
+	case coll.IsFailureMark(st.Total, want):
+		return errorf(ClassOther, coll.ErrPeerFailed, "recv from rank %d of %v", src, x.c)
 	case st.Total > want:
 		return errorf(ClassTruncate, nil, "rank %d of %v sent %d bytes where %d were expected: the ranks' counts or datatypes disagree",
 			src, x.c, st.Total, want)

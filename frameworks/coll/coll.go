@@ -437,6 +437,24 @@ var (
 	ErrTooShort = errors.New("less data than expected: the ranks' counts or datatypes disagree")
 )
 
+// FailureMark is what a rank that failed in a collective sends in place of
+// n bytes, so that the ranks waiting on it fail too instead of waiting
+// for ever: a message failureMarkPad bytes longer than they receive, which
+// they take as a failure mark, not as counts that disagree (IsFailureMark).
+func FailureMark(n int) []byte { return make([]byte, n+failureMarkPad) }
+
+// failureMarkPad is a prime: counts that disagree make a message longer
+// by it only for a type of one byte, by that exact count.
+const failureMarkPad = 4099
+
+// IsFailureMark reports whether a message of sent bytes, where want were
+// expected, is a FailureMark.
+func IsFailureMark(sent, want int) bool { return sent == want+failureMarkPad }
+
+// ErrPeerFailed marks a receive that got a FailureMark: the peer failed
+// in the same collective, and its own error says why.
+var ErrPeerFailed = errors.New("the peer failed in this collective and sent a failure mark in place of its data (its own error says why)")
+
 // ErrRootsDisagree marks a rooted collective whose ranks passed different
 // roots, found by a component that moves data without messages. pmpi
 // reports it as MPI_ERR_ROOT.

@@ -88,9 +88,9 @@
 // on their leader, which waits on the other leaders. The point-to-point
 // layer reports a dead peer only to those that talk to it, so a rank that
 // meets an error goes on with every receive and send of its part, and
-// sends poison in place of data: a message one byte longer than the peer
-// receives, which fails the peer's receive as a length mismatch. The
-// failure so reaches every rank that depends on it as an error instead of
+// sends poison in place of data: a failure mark (coll.FailureMark), longer
+// than the peer receives, which fails the peer's receive as a peer's
+// failure, not as counts that disagree. The failure so reaches every rank that depends on it as an error instead of
 // a wait that never ends, and every message sent is received, so that
 // nothing of the failed call is left to be matched by the next.
 package han

@@ -78,6 +78,10 @@ func TestDeadRank(t *testing.T) {
 						if r != dead && tc.mustFail(r) && err == nil {
 							t.Errorf("%s: rank %d returned no error", tc.name, r)
 						}
+						// Each failure says a peer failed, never that counts disagree.
+						if err != nil && !errors.Is(err, errDead) && !errors.Is(err, coll.ErrPeerFailed) {
+							t.Errorf("%s: rank %d: %v, want the dead peer or a peer's failure mark", tc.name, r, err)
+						}
 					}
 				}
 			})

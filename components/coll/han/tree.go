@@ -8,19 +8,16 @@ import "github.com/gompi/gompi/frameworks/coll"
 //
 // Each takes the error the rank already met in the call, if any: a rank
 // that failed still makes every receive and send of its part, so that
-// no rank waits forever for it, but sends poison (see poison) instead of
+// no rank waits forever for it, but sends poison (see payload) instead of
 // data.
 
-// poison is what a rank that failed sends in place of n bytes: one byte
-// more than its peer receives, which fails the peer's receive as a
-// length mismatch (MPI_ERR_TRUNCATE), so the failure travels down the
+// payload is buf, or once err is set the poison in its place: a failure
+// mark (coll.FailureMark), longer than its peer receives, which fails the
+// peer's receive as a peer's failure, so the failure travels down the
 // tree as an error rather than as a wait for a message that never comes.
-func poison(n int) []byte { return make([]byte, n+1) }
-
-// payload is buf, or poison in its place once err is set.
 func payload(buf []byte, err error) []byte {
 	if err != nil {
-		return poison(len(buf))
+		return coll.FailureMark(len(buf))
 	}
 	return buf
 }

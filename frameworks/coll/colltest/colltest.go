@@ -108,6 +108,9 @@ func (c *comm) Recv(buf []byte, src, tag int) error {
 	msg := c.w.box[k][0]
 	c.w.box[k] = c.w.box[k][1:]
 	c.w.mu.Unlock()
+	if coll.IsFailureMark(len(msg), len(buf)) {
+		return fmt.Errorf("colltest: rank %d: recv from %d tag %d: %w", c.rank, src, tag, coll.ErrPeerFailed)
+	}
 	if len(msg) != len(buf) {
 		return fmt.Errorf("colltest: rank %d: recv from %d tag %d: %d bytes arrived, %d expected", c.rank, src, tag, len(msg), len(buf))
 	}
