@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"strconv"
 	"strings"
 )
 
@@ -117,6 +118,11 @@ func parseHostLine(text string) (*hostLine, error) {
 			return nil, fmt.Errorf("%s: empty user before @: want user@host or host", first)
 		}
 		l.user, first = user, host
+	}
+	if name, count, ok := strings.Cut(first, ":"); ok && !strings.Contains(count, ":") {
+		if _, err := strconv.Atoi(count); err == nil {
+			return nil, fmt.Errorf("%s: a hostfile gives slots as %s slots=%s (host:slots is --host's form)", first, name, count)
+		}
 	}
 	if err := checkName(first); err != nil {
 		return nil, err

@@ -60,6 +60,8 @@ func TestParseHostfileErrors(t *testing.T) {
 		{"a@", []string{"empty host name"}},
 		{"u@v@a", []string{`contains '@'`}},
 		{"a,b slots=2", []string{`contains ','`}},
+		{"a\nh1:2", []string{"hosts:2:", "h1:2: a hostfile gives slots as h1 slots=2"}},
+		{"h1:x", []string{`host name "h1:x" contains ':' and is no IPv6 address`}},
 		{"x@a\ny@a", []string{"hosts:2:", "user y", "line 1 gave user x", "one user"}},
 		{"a max_slots=2\n\na max_slots=3", []string{"hosts:3:", "max_slots=3", "line 1 gave max_slots=2"}},
 		// The merged count breaks the limit: the error points at the limit's line.

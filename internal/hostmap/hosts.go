@@ -2,6 +2,7 @@ package hostmap
 
 import (
 	"fmt"
+	"net/netip"
 	"strconv"
 	"strings"
 	"unicode"
@@ -96,6 +97,12 @@ func checkName(name string) error {
 	}
 	if i := strings.IndexFunc(name, badInName); i >= 0 {
 		return fmt.Errorf("host name %q contains %q: want a host name or address", name, []rune(name[i:])[0])
+	}
+	// A colon belongs to IPv6 addresses only (a zone, %eth0, allowed).
+	if strings.Contains(name, ":") {
+		if a, err := netip.ParseAddr(name); err != nil || !a.Is6() {
+			return fmt.Errorf("host name %q contains ':' and is no IPv6 address: want a host name or address", name)
+		}
 	}
 	return nil
 }

@@ -49,6 +49,8 @@ func TestParseHostsErrors(t *testing.T) {
 		{"[fe80::1]x", []string{`"x" after ]`, "[address]:slots"}},
 		{"a b", []string{`"a b"`, "want a host name"}},
 		{"u@a", []string{`contains '@'`}},
+		{"h1:2:3", []string{`host name "h1:2:3" contains ':' and is no IPv6 address`}},
+		{"[h1:2]", []string{`host name "h1:2" contains ':' and is no IPv6 address`}},
 		{"a\x01b", []string{`contains '\x01'`}},
 		{"a\xffb", []string{"not valid UTF-8"}},
 		{"a\u00a0b", []string{`contains '\u00a0'`}},
