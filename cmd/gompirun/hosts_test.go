@@ -71,6 +71,7 @@ func TestHostOptionErrors(t *testing.T) {
 		want string
 	}{
 		{[]string{"prog"}, "-np N is required"},
+		{[]string{"--host", "h2,h3", "-N", "0", "prog"}, "-N 0: want a positive number of ranks per node"},
 		{[]string{"--host", "h2:2", "-np", "3", "prog"}, "--oversubscribe"},
 		{[]string{"--host", "h2", "--map-by", "core", "prog"}, `--map-by core: unknown policy "core"`},
 		{[]string{"--host", "h2", "--rank-by", "socket", "prog"}, "--rank-by socket: unknown policy"},

@@ -229,6 +229,9 @@ func parseArgs(args []string, h host, stdout io.Writer) (*options, error) {
 		o.hostOpts.slurmNodes = nodes
 		o.hostOpts.slurmTasks, _ = h.lookupEnv("SLURM_TASKS_PER_NODE")
 	}
+	if fl.Changed("npernode") && o.hostOpts.perNode < 1 {
+		return nil, fmt.Errorf("-N %d: want a positive number of ranks per node", o.hostOpts.perNode)
+	}
 	// On a host list, no -np fills its slots (or -N's count per host), as
 	// mpirun does.
 	fill := o.hostOpts.given() || fl.Changed("npernode") || strings.HasPrefix(o.hostOpts.mapBy, "ppr:")
