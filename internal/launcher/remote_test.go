@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/gompi/gompi/internal/node"
+	"github.com/gompi/gompi/params"
 )
 
 // daemonEnv makes the test binary a daemon (see TestMain): the tests'
@@ -118,6 +119,7 @@ func TestUnreachableHost(t *testing.T) {
 	for name, tc := range map[string]struct {
 		agent   func(string, []string) (*exec.Cmd, error)
 		program string
+		tune    string // a --tune file the other host lacks
 		want    string
 	}{
 		"agent": {
@@ -132,6 +134,12 @@ func TestUnreachableHost(t *testing.T) {
 			program: "./no-such-program",
 			want:    `cannot launch on host localhost: the daemon ended before it could start the ranks: exit status 1: rank 1: program "./no-such-program" does not exist`,
 		},
+		"tune": {
+			program: "sh",
+			tune:    "/nonexistent/t.conf",
+			want: "cannot launch on host localhost: the daemon ended before it could start the ranks: exit status 1: rank 1: --tune /nonexistent/t.conf: " +
+				"no such file on this host; each rank reads its --tune files, which must be at the same path on every host, as the program",
+		},
 	} {
 		t.Run(name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -144,6 +152,9 @@ func TestUnreachableHost(t *testing.T) {
 			if tc.program != "sh" {
 				// Rank 0 runs here, where the program is sh; rank 1 looks for the missing one.
 				cfg.Apps = []node.App{{NP: 1, Program: "sh", Args: []string{"-c", "touch " + marker}}, {NP: 1, Program: tc.program}}
+			}
+			if tc.tune != "" {
+				cfg.Env = append(os.Environ(), params.Launch{Tune: []string{tc.tune}}.Env()...)
 			}
 			cfg.Stderr, cfg.TempDir = io.Discard, t.TempDir()
 			code, err := Run(context.Background(), cfg)

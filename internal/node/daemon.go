@@ -8,12 +8,14 @@ import (
 	"os"
 	"os/signal"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
 
 	"github.com/gompi/gompi/internal/jobfiles"
 	"github.com/gompi/gompi/internal/reaper"
+	"github.com/gompi/gompi/params"
 )
 
 // RunDaemon is the daemon, which gompirun starts on every other host of
@@ -157,6 +159,10 @@ func (d *daemon) prepare() ([]Program, bool) {
 	}
 	if st, err := os.Stat(d.spec.Dir); err != nil || !st.IsDir() {
 		d.spec.Dir = "" // as Open MPI: the ranks start in the daemon's directory (the login's home)
+	}
+	if err := missingTuneFiles(d.spec.Env); err != nil {
+		d.failAll(err.Error())
+		return nil, false
 	}
 	progs := make([]Program, len(d.spec.Apps))
 	progErrs := make([]error, len(d.spec.Apps))
@@ -352,6 +358,26 @@ func (d *daemon) failAll(why string) {
 	for _, r := range d.spec.Ranks {
 		d.report(Frame{Kind: FrameFailed, Rank: int32(r.Rank), Payload: []byte(why)})
 	}
+}
+
+// missingTuneFiles names the job's --tune files that this host lacks. Each
+// rank reads them, so they must be at the same path on every host, as the
+// program is; gompirun checked them on its own host.
+func missingTuneFiles(env []string) error {
+	in, err := params.EnvInputs(env)
+	if err != nil {
+		return err
+	}
+	var missing []string
+	for _, path := range in.TuneFiles {
+		if st, err := os.Stat(path); err != nil || st.IsDir() {
+			missing = append(missing, path)
+		}
+	}
+	if missing == nil {
+		return nil
+	}
+	return fmt.Errorf("--tune %s: no such file on this host; each rank reads its --tune files, which must be at the same path on every host, as the program", strings.Join(missing, ","))
 }
 
 // rankExit reports that a rank's process ended.
