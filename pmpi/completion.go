@@ -25,6 +25,9 @@ func (*realAPI) RequestFree(r *Request) error {
 	if r.freeing {
 		return errorf(ClassRequest, nil, "request free: %v was freed already", r)
 	}
+	if r.collective() {
+		return r.comm.handle(errorf(ClassRequest, nil, "request free: %s is running: MPI frees no active collective's request; wait for it or test it to the end", r.desc()))
+	}
 	r.freeing = true
 	if r.kind != reqPair && r.pml == nil {
 		// Complete already: a posted eager send, a buffered one, ProcNull.

@@ -689,6 +689,34 @@ func testFree(t *testing.T, api pmpi.API, w *pmpi.Comm) {
 		}
 	}
 	wantClass(t, "RequestFree(nil)", api.RequestFree(nil), pmpi.ClassRequest, "nil")
+
+	// A collective's request is neither freed nor cancelled while active
+	// (MPI 4.1, 6.12): both fail, and the call still completes.
+	send, recv := []byte{1, 0, 0, 0}, make([]byte, 4)
+	r, err := api.Iallreduce(send, recv, 1, pmpi.Int32, pmpi.OpSum, w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantClass(t, "RequestFree of an active Iallreduce", api.RequestFree(r), pmpi.ClassRequest, "MPI frees no active collective's request")
+	wantClass(t, "Cancel of an active Iallreduce", api.Cancel(r), pmpi.ClassRequest, "a collective cannot be cancelled")
+	if _, err := api.Wait(r); err != nil || recv[0] != 1 {
+		t.Fatalf("Wait of the Iallreduce a free and a cancel were refused: %v, %v", recv, err)
+	}
+	p, err := api.AllreduceInit(send, recv, 1, pmpi.Int32, pmpi.OpSum, w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := api.Start(p); err != nil {
+		t.Fatal(err)
+	}
+	wantClass(t, "RequestFree of an active AllreduceInit", api.RequestFree(p), pmpi.ClassRequest, "MPI frees no active collective's request")
+	wantClass(t, "Cancel of an active AllreduceInit", api.Cancel(p), pmpi.ClassRequest, "a collective cannot be cancelled")
+	if _, err := api.Wait(p); err != nil {
+		t.Fatal(err)
+	}
+	if err := api.RequestFree(p); err != nil {
+		t.Fatalf("RequestFree of an inactive persistent collective: %v", err)
+	}
 }
 
 func testStatusSetters(t *testing.T, api pmpi.API, _ *pmpi.Comm) {

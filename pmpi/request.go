@@ -91,6 +91,12 @@ func (*realAPI) Test(r *Request) (Status, bool, error) {
 	return st, true, err
 }
 
+// collective reports whether r is a non-blocking or persistent
+// collective's request, which MPI neither cancels nor frees while active.
+func (r *Request) collective() bool {
+	return r.kind == reqColl || r.kind == reqPersistent && r.ext.coll != nil
+}
+
 // Cancel cancels a receive that has not matched a message yet, or a send
 // that no receive has matched yet; the request's status then says
 // Cancelled. A request that already matched completes normally. Wait
@@ -111,6 +117,8 @@ func (*realAPI) Cancel(r *Request) error {
 		return r.cancelGeneral()
 	case r.kind == reqPersistent && r.ext.part != nil:
 		return r.comm.handle(errorf(ClassRequest, nil, "cancel of %s: a partitioned request cannot be cancelled", r.desc()))
+	case r.collective():
+		return r.comm.handle(errorf(ClassRequest, nil, "cancel of %s: a collective cannot be cancelled", r.desc()))
 	case r.pml != nil:
 		_, err = r.lib.engine.Cancel(r.pml)
 	case r.posted:
