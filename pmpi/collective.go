@@ -91,6 +91,9 @@ func (k *collCall) missing() error {
 
 func (k *collCall) root(root int) error {
 	if root < 0 || root >= k.comm.Size() {
+		if name := map[int]string{Root: "Root", ProcNull: "ProcNull"}[root]; name != "" {
+			return k.fail(ClassRoot, "root %s is for intercommunicators only: want a rank from 0 to %d", name, k.comm.Size()-1)
+		}
 		return k.fail(ClassRoot, "root %d is out of range (0 to %d)", root, k.comm.Size()-1)
 	}
 	return nil
@@ -108,9 +111,22 @@ func (k *collCall) data(what string, buf []byte, count int, dt Datatype) ([]byte
 		return nil, k.fail(ClassCount, "the %s count %d is negative", what, count)
 	}
 	if count > len(buf)/dt.Size() {
-		return nil, k.fail(ClassBuffer, "the %s buffer of %d bytes is too small for %d elements of %s", what, len(buf), count, dt.Name())
+		if IsInPlace(buf) {
+			// The in-place forms pass InPlace where the call allows it, never here.
+			return nil, k.fail(ClassBuffer, "InPlace is not allowed as %s: this call has no in-place form there", bufName(what))
+		}
+		return nil, k.fail(ClassBuffer, "%s of %d bytes is too small for %d elements of %s", bufName(what), len(buf), count, dt.Name())
 	}
 	return buf[:count*dt.Size()], nil
+}
+
+// bufName names a call's buffer: "the send buffer", or "the buffer" of a
+// call with one.
+func bufName(what string) string {
+	if what == "" {
+		return "the buffer"
+	}
+	return "the " + what + " buffer"
 }
 
 // vector turns per-rank counts and displacements in elements of dt into
@@ -121,6 +137,9 @@ func (k *collCall) vector(what string, counts, displs []int, dt Datatype, n int)
 
 // blocks is vector for parts blocks, one per rank or neighbour (per).
 func (k *collCall) blocks(what string, parts int, per string, counts, displs []int, dt Datatype, n int) ([]int, []int, error) {
+	if displs == nil && len(counts) != parts {
+		return nil, nil, k.fail(ClassArg, "%d %s counts for %d %ss (want one per %s)", len(counts), what, parts, per, per)
+	}
 	if len(counts) != parts || (displs != nil && len(displs) != parts) {
 		return nil, nil, k.fail(ClassArg, "%d %s counts and %d displacements for %d %ss (want one per %s)", len(counts), what, len(displs), parts, per, per)
 	}

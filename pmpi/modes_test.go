@@ -54,6 +54,7 @@ func TestModesSingleton(t *testing.T) {
 		{"free", testFree},
 		{"status", testStatusSetters},
 		{"derived-direct", testDerivedDirect},
+		{"collective-args", testCollectiveArgs},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.f(t, api, w) })
 	}

@@ -1,0 +1,35 @@
+package pmpi_test
+
+import (
+	"testing"
+
+	"github.com/gompi/gompi/pmpi"
+)
+
+// testCollectiveArgs: a collective's bad arguments are named as the
+// program wrote them: InPlace where the call has no in-place form, an
+// intercommunicator's root on an intracommunicator, a count list alone.
+func testCollectiveArgs(t *testing.T, api pmpi.API, w *pmpi.Comm) {
+	four := make([]byte, 4)
+	for _, tc := range []struct {
+		what  string
+		err   error
+		class pmpi.ErrorClass
+		says  string
+	}{
+		{"Bcast of a short buffer", api.Bcast(four, 3, pmpi.Int32, 0, w), pmpi.ClassBuffer,
+			"bcast on comm MPI_COMM_WORLD: the buffer of 4 bytes is too small for 3 elements of MPI_INT32_T"},
+		{"Bcast of InPlace", api.Bcast(pmpi.InPlace, 1, pmpi.Int32, 0, w), pmpi.ClassBuffer,
+			"InPlace is not allowed as the buffer: this call has no in-place form there"},
+		{"Allreduce into InPlace", api.Allreduce(four, pmpi.InPlace, 1, pmpi.Int32, pmpi.OpSum, w), pmpi.ClassBuffer,
+			"InPlace is not allowed as the receive buffer"},
+		{"Bcast from Root", api.Bcast(four, 1, pmpi.Int32, pmpi.Root, w), pmpi.ClassRoot,
+			"root Root is for intercommunicators only: want a rank from 0 to 0"},
+		{"Reduce to ProcNull", api.Reduce(four, make([]byte, 4), 1, pmpi.Int32, pmpi.OpSum, pmpi.ProcNull, w), pmpi.ClassRoot,
+			"root ProcNull is for intercommunicators only"},
+		{"ReduceScatter without counts", api.ReduceScatter(four, four, nil, pmpi.Int32, pmpi.OpSum, w), pmpi.ClassArg,
+			"0 receive counts for 1 ranks (want one per rank)"},
+	} {
+		wantClass(t, tc.what, tc.err, tc.class, tc.says)
+	}
+}
