@@ -174,7 +174,7 @@ func parseArgs(args []string, h host, stdout io.Writer) (*options, error) {
 	fl.BoolVar(&o.reportState, "report-state-on-timeout", false, "before --timeout stops the job, print what every rank waits for")
 	fl.BoolVar(&o.stacks, "get-stack-traces", false, "add every goroutine's stack of every rank to state reports")
 	fl.Var(&bindTo, "bind-to", "which CPUs each rank may use (see below)")
-	fl.CountVarP(&o.verbose, "verbose", "v", "log what gompirun does to stderr (-vv for more)")
+	fl.CountVarP(&o.verbose, "verbose", "v", "log what gompirun does to stderr")
 	cmd.InitDefaultHelpFlag()
 	cmd.InitDefaultVersionFlag()
 
