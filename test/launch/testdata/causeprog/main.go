@@ -1,7 +1,7 @@
 // Command causeprog is the rank program of the root-cause tests: rank 1
 // fails in the way its argument names (nofinalize, exit, kill) once every
 // rank is past a barrier; the others then receive from it, fail, and
-// abort because of it (world's error handler is ErrorsAreFatal).
+// exit with status 3 (world's error handler is ErrorsReturn, the default).
 package main
 
 import (
@@ -37,7 +37,7 @@ func main() {
 		}
 	}
 	buf := make([]byte, 8)
-	_, err := mpi.Recv(buf, 1, 7, w) // aborts the job: rank 1 is gone
+	_, err := mpi.Recv(buf, 1, 7, w) // fails: rank 1 is gone
 	fmt.Fprintf(os.Stderr, "causeprog: rank %d: receive from rank 1 returned %v\n", rank, err)
 	os.Exit(3)
 }
