@@ -1,6 +1,7 @@
 package pmpi
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -165,7 +166,35 @@ func (k *collCall) blocks(what string, parts int, per string, counts, displs []i
 		bc[i], bd[i] = counts[i]*dt.Size(), d*dt.Size()
 		off += counts[i]
 	}
+	if what == "receive" {
+		if err := k.disjoint(per, bc, bd, dt.Size()); err != nil {
+			return nil, nil, err
+		}
+	}
 	return bc, bd, nil
+}
+
+// disjoint fails if two receive blocks, bc[i] bytes at bd[i], share a
+// byte: MPI makes a call that writes one place twice erroneous, and the
+// result would be whichever block landed last.
+func (k *collCall) disjoint(per string, bc, bd []int, size int) error {
+	order := make([]int, 0, len(bd))
+	for i := range bd {
+		if bc[i] > 0 {
+			order = append(order, i)
+		}
+	}
+	if !slices.IsSortedFunc(order, func(a, b int) int { return cmp.Compare(bd[a], bd[b]) }) {
+		slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(bd[a], bd[b]) })
+	}
+	for j := 1; j < len(order); j++ {
+		a, b := order[j-1], order[j]
+		if bd[b] < bd[a]+bc[a] {
+			return k.fail(ClassBuffer, "the receive blocks of %s %d (%d elements at %d) and %s %d (%d elements at %d) overlap: each element may receive once",
+				per, a, bc[a]/size, bd[a]/size, per, b, bc[b]/size, bd[b]/size)
+		}
+	}
+	return nil
 }
 
 // match checks that a block sent and a block received have the same size.
