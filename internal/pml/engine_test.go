@@ -339,9 +339,6 @@ func TestFifoKeepsOrderAndArray(t *testing.T) {
 	if !slices.Equal(q.all(), want) {
 		t.Fatalf("after removeFunc: %v, want %v", q.all(), want)
 	}
-	if raceBuild {
-		return
-	}
 	// A steady queue of hundreds, as in an incast: one in at the back, one
 	// out at the front.
 	for range 300 {
