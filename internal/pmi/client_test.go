@@ -34,10 +34,11 @@ func TestJob(t *testing.T) {
 			var wg sync.WaitGroup
 			errs := make([]error, size)
 			for r := 0; r < size; r++ {
+				env := j.fdEnv(t, r, nil) // here: it may fail the test
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
-					errs[r] = runRank(t, j, r, v)
+					errs[r] = runRank(j, r, v, env)
 				}()
 			}
 			wg.Wait()
@@ -50,8 +51,10 @@ func TestJob(t *testing.T) {
 	}
 }
 
-func runRank(t *testing.T, j *fakeJob, r int, v Version) error {
-	c, err := j.openFD(t, r, v, nil)
+// runRank is rank r of TestJob, its client opened from env; it reports
+// through its error, as it runs on a goroutine of its own.
+func runRank(j *fakeJob, r int, v Version, env func(string) string) error {
+	c, err := Open(env, v)
 	if err != nil {
 		return err
 	}

@@ -47,6 +47,7 @@ func newFakeJob(size int) *fakeJob {
 }
 
 // socketpair returns the client's descriptor number and the server's end.
+// It fails the test, so only the test's goroutine may call it.
 func socketpair(t *testing.T) (int, net.Conn) {
 	t.Helper()
 	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
@@ -67,9 +68,10 @@ func envOf(m map[string]string) func(string) string {
 	return func(k string) string { return m[k] }
 }
 
-// openFD starts a server goroutine for rank on a socketpair and opens a
-// client on it through PMI_FD.
-func (j *fakeJob) openFD(t *testing.T, rank int, v Version, extra map[string]string) (*Client, error) {
+// fdEnv starts a server goroutine for rank on a socketpair and returns the
+// environment of a client on it, through PMI_FD. It fails the test, so
+// only the test's goroutine may call it; the client may open on any.
+func (j *fakeJob) fdEnv(t *testing.T, rank int, extra map[string]string) func(string) string {
 	t.Helper()
 	fd, sc := socketpair(t)
 	go j.serve(sc, rank)
@@ -77,7 +79,13 @@ func (j *fakeJob) openFD(t *testing.T, rank int, v Version, extra map[string]str
 	for k, val := range extra {
 		env[k] = val
 	}
-	return Open(envOf(env), v)
+	return envOf(env)
+}
+
+// openFD opens a client for rank on fdEnv's socketpair.
+func (j *fakeJob) openFD(t *testing.T, rank int, v Version, extra map[string]string) (*Client, error) {
+	t.Helper()
+	return Open(j.fdEnv(t, rank, extra), v)
 }
 
 func (j *fakeJob) record(s string) {
