@@ -3,6 +3,7 @@ package launcher
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -16,26 +17,63 @@ import (
 
 // runSh runs a job whose ranks run the shell script, with the rank's
 // number in $GOMPI_COMM_WORLD_RANK, and checks the session directory is
-// gone afterwards.
+// gone afterwards; it is runShIn with a directory of its own.
 func runSh(t *testing.T, np int, cfg Config, script string) (code int, stdout, stderr string) {
 	t.Helper()
+	return runShIn(t, t.TempDir(), np, cfg, script)
+}
+
+// mustStop is the script of a rank the job must stop: it holds the fifo
+// $T/alive open, says it is up ($T/up.<rank>), then sleeps; if the sleep
+// runs out, the rank was not stopped and leaves $T/ran-out.<rank>. Its
+// commands run without the fifo: only the rank's own process holds it,
+// the process the job waits for, while one the job killed in its group
+// may not be gone yet when it returns.
+const mustStop = `exec 3>"$T/alive"; touch "$T/up.$GOMPI_COMM_WORLD_RANK" 3>&-; sleep 30 3>&-; touch "$T/ran-out.$GOMPI_COMM_WORLD_RANK"`
+
+// awaitUp is a script's wait for the mustStop ranks given to be up.
+func awaitUp(ranks ...int) string {
+	var s strings.Builder
+	for _, r := range ranks {
+		fmt.Fprintf(&s, `until [ -e "$T/up.%d" ]; do sleep 0.01; done; `, r)
+	}
+	return s.String()
+}
+
+// runShIn is runSh with the scripts' $T the directory dir. When the job
+// has returned, every rank that ran mustStop must be gone (nothing holds
+// $T/alive) and none may have run out its sleep.
+func runShIn(t *testing.T, dir string, np int, cfg Config, script string) (code int, stdout, stderr string) {
+	t.Helper()
+	alive := filepath.Join(dir, "alive")
+	if err := syscall.Mkfifo(alive, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// Not blocking: the ranks open it for writing at once, and a read
+	// after the job finds end of file only once no process holds it.
+	fifo, err := syscall.Open(alive, syscall.O_RDONLY|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Close(fifo)
 	var out, errOut bytes.Buffer
-	cfg.Apps = []node.App{{NP: np, Program: "sh", Args: []string{"-c", script}}}
+	cfg.Apps = []node.App{{NP: np, Program: "sh", Args: []string{"-c", "T='" + dir + "'; " + script}}}
 	cfg.Env = append(os.Environ(), cfg.Env...)
 	cfg.Stdout, cfg.Stderr = &out, &errOut
 	cfg.TempDir = t.TempDir()
-	// A hang guard only; the scripts' ranks that must be stopped sleep 30 s,
-	// so a job that ran them out takes longer than the bound below, while a
-	// loaded machine may take seconds just to start and stop the shells.
+	// A hang guard only: a rank that is not stopped ends its sleep and
+	// leaves its marker well before it.
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	start := time.Now()
-	code, err := Run(ctx, cfg)
+	code, err = Run(ctx, cfg)
 	if err != nil {
 		t.Fatalf("Run: %v", err)
 	}
-	if d := time.Since(start); d > 25*time.Second {
-		t.Errorf("the job took %v: its ranks were not stopped", d)
+	if n, err := syscall.Read(fifo, make([]byte, 1)); n != 0 || err != nil {
+		t.Errorf("a rank's process outlived the job: a read of the fifo the ranks held gave %d, %v", n, err)
+	}
+	if ran, _ := filepath.Glob(filepath.Join(dir, "ran-out.*")); len(ran) > 0 {
+		t.Errorf("ranks ran out their sleep, not stopped: %v", ran)
 	}
 	if left, _ := filepath.Glob(filepath.Join(cfg.TempDir, "gompi.*")); len(left) > 0 {
 		t.Errorf("session directory left behind: %v", left)
@@ -97,7 +135,7 @@ func TestRunSuccessTagged(t *testing.T) {
 func TestRunRankFailureStopsOthers(t *testing.T) {
 	t.Parallel()
 	code, _, errOut := runSh(t, 3, Config{},
-		`if [ "$GOMPI_COMM_WORLD_RANK" = 1 ]; then exit 3; fi; exec sleep 30`)
+		`if [ "$GOMPI_COMM_WORLD_RANK" = 1 ]; then `+awaitUp(0, 2)+`exit 3; fi; `+mustStop)
 	if code != 3 {
 		t.Fatalf("exit %d, want 3", code)
 	}
@@ -108,7 +146,7 @@ func TestRunRankFailureStopsOthers(t *testing.T) {
 
 func TestRunSignaledRank(t *testing.T) {
 	t.Parallel()
-	code, _, errOut := runSh(t, 2, Config{}, `if [ "$GOMPI_COMM_WORLD_RANK" = 0 ]; then kill -SEGV $$; fi; exec sleep 30`)
+	code, _, errOut := runSh(t, 2, Config{}, `if [ "$GOMPI_COMM_WORLD_RANK" = 0 ]; then `+awaitUp(1)+`kill -SEGV $$; fi; `+mustStop)
 	if code != 128+int(syscall.SIGSEGV) || !strings.Contains(errOut, "rank 0 (pid") || !strings.Contains(errOut, "killed by signal SIGSEGV") {
 		t.Fatalf("exit %d, stderr %q; want %d and SIGSEGV", code, errOut, 128+int(syscall.SIGSEGV))
 	}
@@ -116,7 +154,8 @@ func TestRunSignaledRank(t *testing.T) {
 
 func TestRunTimeout(t *testing.T) {
 	t.Parallel()
-	code, _, errOut := runSh(t, 2, Config{Timeout: time.Second}, `exec sleep 30`)
+	// The ranks may be up or not when the timer fires: killed either way.
+	code, _, errOut := runSh(t, 2, Config{Timeout: time.Second}, mustStop)
 	if code != ExitTimeout || !strings.Contains(errOut, "gompirun: job timed out after 1 seconds; killing ranks") {
 		t.Fatalf("exit %d, stderr %q", code, errOut)
 	}
@@ -124,9 +163,10 @@ func TestRunTimeout(t *testing.T) {
 
 func TestRunTermIgnoringRankIsKilled(t *testing.T) {
 	t.Parallel()
-	// Rank 1 ignores SIGTERM, so only SIGKILL after the grace period stops it.
+	// Rank 1 ignores SIGTERM (and its sleep with it) from before it is up,
+	// which rank 0 waits for: only SIGKILL after the grace period stops it.
 	code, _, _ := runSh(t, 2, Config{Grace: 100 * time.Millisecond},
-		`if [ "$GOMPI_COMM_WORLD_RANK" = 0 ]; then sleep 0.2; exit 5; fi; trap "" TERM; sleep 30 & wait; wait`)
+		`if [ "$GOMPI_COMM_WORLD_RANK" = 0 ]; then `+awaitUp(1)+`exit 5; fi; trap "" TERM; `+mustStop)
 	if code != 5 {
 		t.Fatalf("exit %d, want 5", code)
 	}
@@ -134,12 +174,27 @@ func TestRunTermIgnoringRankIsKilled(t *testing.T) {
 
 func TestRunForwardsSignal(t *testing.T) {
 	t.Parallel()
+	dir := t.TempDir()
 	sigs := make(chan os.Signal, 1)
-	go func() {
-		time.Sleep(200 * time.Millisecond)
+	done := make(chan struct{})
+	go func() { // SIGINT once both ranks are up
+		for r := range 2 {
+			up := filepath.Join(dir, fmt.Sprintf("up.%d", r))
+			for {
+				if _, err := os.Stat(up); err == nil {
+					break
+				}
+				select {
+				case <-done:
+					return
+				case <-time.After(10 * time.Millisecond):
+				}
+			}
+		}
 		sigs <- syscall.SIGINT
 	}()
-	code, _, errOut := runSh(t, 2, Config{Signals: sigs}, `exec sleep 30`)
+	code, _, errOut := runShIn(t, dir, 2, Config{Signals: sigs}, mustStop)
+	close(done)
 	if code != 130 || !strings.Contains(errOut, "received SIGINT") {
 		t.Fatalf("exit %d, stderr %q; want 130 and SIGINT", code, errOut)
 	}

@@ -87,7 +87,7 @@ func TestRemoteRankFailure(t *testing.T) {
 	t.Parallel()
 	tmp := t.TempDir()
 	code, _, errOut := runSh(t, 3, remoteCfg(3, tmp),
-		`if [ "$GOMPI_COMM_WORLD_RANK" = 2 ]; then exit 3; fi; exec sleep 30`)
+		`if [ "$GOMPI_COMM_WORLD_RANK" = 2 ]; then `+awaitUp(0, 1)+`exit 3; fi; `+mustStop)
 	if code != 3 {
 		t.Fatalf("exit %d, want 3; stderr:\n%s", code, errOut)
 	}
@@ -105,7 +105,7 @@ func TestRemoteRankFailure(t *testing.T) {
 func TestRemoteStoppedFromHere(t *testing.T) {
 	t.Parallel()
 	code, _, errOut := runSh(t, 3, remoteCfg(3, t.TempDir()),
-		`if [ "$GOMPI_COMM_WORLD_RANK" = 0 ]; then exit 4; fi; exec sleep 30`)
+		`if [ "$GOMPI_COMM_WORLD_RANK" = 0 ]; then `+awaitUp(1, 2)+`exit 4; fi; `+mustStop)
 	if code != 4 || !regexp.MustCompile(`^gompirun: rank 0 \(pid \d+\) exited with status 4`).MatchString(errOut) {
 		t.Fatalf("exit %d, want 4, and rank 0 named first; stderr:\n%s", code, errOut)
 	}
