@@ -5,6 +5,7 @@ import (
 	"io"
 	"net"
 	"net/netip"
+	"sync"
 	"testing"
 
 	"golang.org/x/sys/unix"
@@ -122,8 +123,31 @@ func TestEvictedPeerDialsAgain(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { l.Close() })
+	// The relays end before the test does, and report through errs: their
+	// connections are closed, and then waited for, when it ends.
+	var (
+		wg     sync.WaitGroup
+		mu     sync.Mutex
+		conns  []net.Conn
+		closed bool
+		errs   []error
+	)
+	t.Cleanup(func() {
+		l.Close()
+		mu.Lock()
+		closed = true
+		for _, c := range conns {
+			c.Close()
+		}
+		mu.Unlock()
+		wg.Wait()
+		for _, err := range errs {
+			t.Error(err)
+		}
+	})
+	wg.Add(1)
 	go func() {
+		defer wg.Done()
 		for i := 0; ; i++ {
 			c, err := l.Accept()
 			if err != nil {
@@ -133,7 +157,23 @@ func TestEvictedPeerDialsAgain(t *testing.T) {
 				c.Close()
 				continue
 			}
-			go relay(t, c, real)
+			mu.Lock()
+			if closed {
+				mu.Unlock()
+				c.Close()
+				return
+			}
+			conns = append(conns, c)
+			wg.Add(1)
+			mu.Unlock()
+			go func() {
+				defer wg.Done()
+				if err := relay(c, real); err != nil {
+					mu.Lock()
+					errs = append(errs, err)
+					mu.Unlock()
+				}
+			}()
 		}
 	}()
 	p := &j.mods[0].peers[1]
@@ -147,13 +187,13 @@ func TestEvictedPeerDialsAgain(t *testing.T) {
 	checkFrame(t, j.recvs[1].Frames()[0])
 }
 
-// relay joins c to a new connection to addr, both ways.
-func relay(t *testing.T, c net.Conn, addr string) {
+// relay joins c to a new connection to addr, both ways, until either
+// side ends; it closes c.
+func relay(c net.Conn, addr string) error {
 	defer c.Close()
 	d, err := net.Dial("tcp", addr)
 	if err != nil {
-		t.Error(err)
-		return
+		return err
 	}
 	defer d.Close()
 	done := make(chan struct{}, 2)
@@ -164,4 +204,5 @@ func relay(t *testing.T, c net.Conn, addr string) {
 	go cp(d, c)
 	go cp(c, d)
 	<-done
+	return nil
 }
