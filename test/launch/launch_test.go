@@ -92,18 +92,27 @@ func TestChildrenOfRanksAreKilled(t *testing.T) {
 	waitGone(t, "the child", children)
 }
 
+// TestTimeout: the timeout kills the ranks, up yet or not: the pids that
+// gompirun's job state at the timeout names are gone when it has exited,
+// and no rank ran out its minute of sleep.
 func TestTimeout(t *testing.T) {
 	t.Parallel()
-	// Long enough for both ranks to start and print their pids on a loaded
-	// machine (1 s was not), short against their minute of sleep.
-	r := run(t, "", nil, "-np", "2", "--timeout", "15", rankprog, "sleep")
+	dir := t.TempDir()
+	r := run(t, "", nil, "-np", "2", "--timeout", "1", "--report-state-on-timeout", rankprog, "sleep", dir)
 	r.wantCode(t, launcher.ExitTimeout)
-	r.wantStderr(t, `(?m)^gompirun: job timed out after 15 seconds; killing ranks$`)
-	ranks := pids(r.stdout, "pid")
+	r.wantStderr(t, `(?m)^gompirun: job timed out after 1 seconds; killing ranks$`)
+	ranks := map[int]int{}
+	for _, m := range regexp.MustCompile(`(?m)^  rank (\d+) \(pid (\d+)\) `).FindAllStringSubmatch(r.stderr, -1) {
+		rank, _ := strconv.Atoi(m[1])
+		ranks[rank], _ = strconv.Atoi(m[2])
+	}
 	if len(ranks) != 2 {
-		t.Fatalf("want 2 rank pids; stdout:\n%s", r.stdout)
+		t.Fatalf("the job state names %d rank pids, want 2; stderr:\n%s", len(ranks), r.stderr)
 	}
 	waitGone(t, "process", ranks)
+	if ran, _ := filepath.Glob(filepath.Join(dir, "ran-out.*")); len(ran) > 0 {
+		t.Errorf("ranks ran out their sleep, not killed: %v", ran)
+	}
 }
 
 func TestSIGTERMStopsRanks(t *testing.T) {

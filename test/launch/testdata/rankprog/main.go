@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"syscall"
@@ -29,9 +30,14 @@ func main() {
 	// Modes that must work without the runtime.
 	rank, _ := strconv.Atoi(os.Getenv(jobenv.Rank))
 	switch mode {
-	case "sleep":
+	case "sleep": // [DIR]: a rank whose minute runs out leaves DIR/ran-out.R
 		fmt.Printf("rank %d pid %d\n", rank, os.Getpid())
 		time.Sleep(time.Minute)
+		if len(args) > 0 {
+			if err := os.WriteFile(filepath.Join(args[0], fmt.Sprintf("ran-out.%d", rank)), nil, 0o644); err != nil {
+				fail(err)
+			}
+		}
 		return
 	case "stdin":
 		b, err := io.ReadAll(os.Stdin)
