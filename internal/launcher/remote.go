@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"os"
 	"os/exec"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -396,7 +398,7 @@ func (j *job) endRemote() {
 	for h := range hosts {
 		h.release()
 	}
-	deadline := time.After(j.cfg.Grace + 5*time.Second)
+	deadline := time.After(j.cfg.Grace + reportGrace)
 	for h := range hosts {
 		select {
 		case <-h.done:
@@ -404,25 +406,33 @@ func (j *job) endRemote() {
 		case <-deadline:
 		}
 		// Every agent left is killed, not this one alone: a daemon that
-		// relays others' may be the one that does not end. The agents
-		// gompirun ran go first: killing a relayed one writes to its
-		// leader, which may not read.
-		for h := range hosts {
-			if _, ok := h.proc.(execProc); ok {
-				_ = h.proc.Kill()
-			}
-		}
-		for h := range hosts {
-			if _, ok := h.proc.(execProc); !ok {
-				_ = h.proc.Kill()
-			}
-		}
+		// relays others' may be the one that does not end.
+		killAgents(slices.Collect(maps.Keys(hosts)))
 		break
 	}
 	for h := range hosts {
 		<-h.done
 	}
 }
+
+// killAgents kills the agents of hosts. Those gompirun ran go first:
+// killing a relayed one writes to its leader, which may not read; once
+// the leader's agent is dead, that write fails instead of blocking.
+func killAgents(hosts []*remoteHost) {
+	for _, h := range hosts {
+		if _, ok := h.proc.(execProc); ok {
+			_ = h.proc.Kill()
+		}
+	}
+	for _, h := range hosts {
+		if _, ok := h.proc.(execProc); !ok {
+			_ = h.proc.Kill()
+		}
+	}
+}
+
+// byName orders hosts by name.
+func byName(a, b *remoteHost) int { return strings.Compare(a.name, b.name) }
 
 // serverAddrs are the addresses of the job server's listener l that other
 // hosts may reach: one per address of this host's interfaces that are up,

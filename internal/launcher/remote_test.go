@@ -1,15 +1,20 @@
 package launcher
 
 import (
+	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/gompi/gompi/internal/node"
 	"github.com/gompi/gompi/params"
@@ -19,11 +24,39 @@ import (
 // agent starts it in place of gompirun on "another host", this one.
 const daemonEnv = "GOMPI_LAUNCHER_TEST_DAEMON"
 
+// relayEnv makes the test binary an agent that runs the daemon and
+// copies its wire both ways, as ssh does (see relay).
+const relayEnv = "GOMPI_LAUNCHER_TEST_RELAY"
+
+// relayPIDEnv gives the daemon, and its ranks, the relay's pid.
+const relayPIDEnv = "LAUNCHER_TEST_RELAY_PID"
+
 func TestMain(m *testing.M) {
 	if os.Getenv(daemonEnv) != "" {
 		os.Exit(node.RunDaemon(os.Stdin, os.Stdout, os.Stderr, "", "", nil))
 	}
+	if os.Getenv(relayEnv) != "" {
+		os.Exit(relay())
+	}
 	os.Exit(m.Run())
+}
+
+// relay runs the daemon and copies its input, output and stderr, so
+// that stopping the relay (SIGSTOP) freezes the daemon's session as a
+// link that went down freezes ssh's, while the daemon runs on; once the
+// relay is killed the daemon's input ends.
+func relay() int {
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), daemonEnv+"=1", relayPIDEnv+"="+strconv.Itoa(os.Getpid()))
+	// Not *os.File: the daemon gets pipes to the relay, not its files.
+	cmd.Stdin = struct{ io.Reader }{os.Stdin}
+	cmd.Stdout = struct{ io.Writer }{os.Stdout}
+	cmd.Stderr = struct{ io.Writer }{os.Stderr}
+	if err := cmd.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "relay:", err)
+		return 255
+	}
+	return 0
 }
 
 // localAgent starts the daemon on this host under the name of another:
@@ -195,4 +228,78 @@ func TestDaemonWidensCPUs(t *testing.T) {
 	if code != 0 || line == nil || !strings.Contains(out, string(line[1])) {
 		t.Errorf("exit %d; rank 1's CPUs %q, want the test's %q\n%s", code, out, line, errOut)
 	}
+}
+
+// TestSilentHost: another host's daemon whose session goes silent, as
+// ssh's does over a link that went down, does not keep the job from
+// ending once it is stopped: its ranks are named lost and its agent is
+// killed.
+func TestSilentHost(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	cfg := remoteCfg(2, t.TempDir())
+	cfg.Agent = func(host string, argv []string) (*exec.Cmd, error) {
+		cmd := exec.Command(os.Args[0])
+		cmd.Env = append(os.Environ(), relayEnv+"=1", "TMPDIR="+dir)
+		return cmd, nil
+	}
+	cfg.Grace = 100 * time.Millisecond
+	// Rank 1 freezes its session and says so, with the relay's pid and
+	// the daemon's, in a file named in its arguments: the ranks of another
+	// host do not get gompirun's environment. Rank 0 then fails.
+	pids := filepath.Join(dir, "pids")
+	cfg.Apps = []node.App{{NP: 2, Program: "sh", Args: []string{"-c", `
+		if [ "$GOMPI_COMM_WORLD_RANK" = 1 ]; then
+			kill -STOP "$` + relayPIDEnv + `" && echo "$` + relayPIDEnv + ` $PPID" >"$0.tmp" && mv "$0.tmp" "$0"
+			exec sleep 30
+		fi
+		while [ ! -e "$0" ]; do sleep 0.01; done
+		exit 3`, pids}}}
+	var errOut bytes.Buffer
+	cfg.Env = os.Environ()
+	cfg.Stdout, cfg.Stderr, cfg.TempDir = io.Discard, &errOut, t.TempDir()
+	pid := func(i int) int {
+		b, _ := os.ReadFile(pids)
+		if f := strings.Fields(string(b)); len(f) == 2 {
+			n, _ := strconv.Atoi(f[i])
+			return n
+		}
+		return 0
+	}
+	// A hang guard only: killing the relay ends the daemon's session.
+	guard := time.AfterFunc(time.Minute, func() {
+		if relay := pid(0); relay > 0 {
+			syscall.Kill(relay, syscall.SIGKILL)
+		}
+	})
+	code, err := Run(context.Background(), cfg)
+	if !guard.Stop() {
+		t.Errorf("Run had not returned a minute after it was called; the relay was killed")
+	}
+	if err != nil || code != 3 {
+		t.Errorf("Run = %d, %v; want 3\n%s", code, err, errOut.String())
+	}
+	lost := `(?m)^gompirun: lost host localhost: ranks 1 on it are unaccounted for: it reported no exit 5.1 seconds after the job was stopped`
+	if !regexp.MustCompile(lost).MatchString(errOut.String()) {
+		t.Errorf("stderr does not match %s\n%s", lost, errOut.String())
+	}
+	// The daemon, whose session ended with the relay, goes before its
+	// directory does; the bound only guards against a hang.
+	if daemon := pid(1); daemon > 0 {
+		for deadline := time.Now().Add(30 * time.Second); running(daemon); time.Sleep(10 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("the daemon (pid %d) still runs", daemon)
+			}
+		}
+	}
+}
+
+// running reports whether pid is a process that has not exited.
+func running(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	_, after, _ := bytes.Cut(b, []byte(") ")) // past the command's name
+	return len(after) > 0 && after[0] != 'Z' && after[0] != 'X'
 }

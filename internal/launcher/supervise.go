@@ -3,7 +3,10 @@ package launcher
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -34,7 +37,7 @@ func (j *job) supervise(ctx context.Context, started map[int]int, remote []int) 
 		timeout = t.C
 	}
 	stopReq := j.stopReq
-	var kill <-chan time.Time
+	var kill, abandon <-chan time.Time
 	done := ctx.Done()
 	signalAll := func(sig syscall.Signal) {
 		j.mu.Lock()
@@ -81,14 +84,18 @@ func (j *job) supervise(ctx context.Context, started map[int]int, remote []int) 
 			stopReq = nil
 			signalAll(syscall.SIGTERM)
 			kill = time.After(j.cfg.Grace)
+			abandon = time.After(j.cfg.Grace + reportGrace)
 		case <-kill:
 			kill = nil
 			signalAll(syscall.SIGKILL)
+		case <-abandon:
+			abandon = nil
+			j.abandon(alive)
 		case <-j.cfg.StateRequests:
 			j.reportState(ctx, "asked for with SIGQUIT", alive)
 		case <-timeout:
 			timeout = nil
-			secs := strconv.FormatFloat(j.cfg.Timeout.Seconds(), 'f', -1, 64)
+			secs := seconds(j.cfg.Timeout)
 			if j.cfg.ReportStateOnTimeout {
 				j.reportState(ctx, "at the timeout, after "+secs+" seconds", alive)
 			}
@@ -122,6 +129,56 @@ func (j *job) supervise(ctx context.Context, started map[int]int, remote []int) 
 	}
 
 	return j.verdict()
+}
+
+// reportGrace is how long, after the SIGKILL that ends a stop, another
+// host's daemon has to report its ranks' exits. A daemon that does not is
+// out of reach: its session may be dead without its agent knowing (ssh
+// over a link that went down notices only when TCP gives up, if ever).
+const reportGrace = 5 * time.Second
+
+// abandon gives up on the ranks in alive that another host's daemon runs
+// and has not reported exiting, reportGrace after the stop's SIGKILL: it
+// reports them lost, removes them from alive, and kills their hosts'
+// agents, so that the daemons, if they ever hear of it, see their
+// sessions end, stop what is left and clean their hosts.
+func (j *job) abandon(alive map[int]int) {
+	byHost := map[*remoteHost][]int{}
+	j.mu.Lock()
+	for rank := range alive {
+		if h := j.remote[rank]; h != nil {
+			byHost[h] = append(byHost[h], rank)
+		}
+	}
+	j.mu.Unlock()
+	var lostHosts []*remoteHost
+	for _, h := range slices.SortedFunc(maps.Keys(byHost), byName) {
+		ranks := byHost[h]
+		slices.Sort(ranks)
+		var lost []string
+		for _, rank := range ranks {
+			if !h.finish(rank) {
+				continue // its exit is reported, on its way here
+			}
+			delete(alive, rank)
+			j.srv.RankExited(rank)
+			lost = append(lost, strconv.Itoa(rank))
+		}
+		if len(lost) > 0 {
+			lostHosts = append(lostHosts, h)
+			fmt.Fprintf(j.term.stderr(), "gompirun: lost host %s: ranks %s on it are unaccounted for: it reported no exit %s seconds after the job was stopped (a broken link, or the host is down); killing its launch agent\n",
+				h.name, strings.Join(lost, ", "), seconds(j.cfg.Grace+reportGrace))
+		}
+	}
+	killAgents(lostHosts)
+	for _, h := range lostHosts {
+		h.release()
+	}
+}
+
+// seconds formats d as a number of seconds, as the messages give them.
+func seconds(d time.Duration) string {
+	return strconv.FormatFloat(d.Seconds(), 'f', -1, 64)
 }
 
 // drainOutput waits for the output pumps to reach EOF. A process that
