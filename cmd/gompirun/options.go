@@ -170,7 +170,7 @@ func parseArgs(args []string, h host, stdout io.Writer) (*options, error) {
 	fl.BoolVar(&o.output.Tag, "tag-output", false, "prefix each output line with [jobid,rank]<stdout>: or <stderr>:")
 	fl.BoolVar(&o.output.Timestamp, "timestamp-output", false, "prefix each output line with the time it was printed")
 	fl.StringVar(&o.output.Dir, "output-filename", "", "also write rank N's output to `DIR`/1/rank.N/stdout and stderr")
-	fl.IntVar(&timeout, "timeout", 0, "stop the job after `SECONDS` and exit with status 124 (default $MPIEXEC_TIMEOUT, else none)")
+	fl.IntVar(&timeout, "timeout", 0, "stop the job `SECONDS` after start, the launch included, and exit with status 124 (default $MPIEXEC_TIMEOUT, else none)")
 	fl.BoolVar(&o.reportState, "report-state-on-timeout", false, "before --timeout stops the job, print what every rank waits for")
 	fl.BoolVar(&o.stacks, "get-stack-traces", false, "add every goroutine's stack of every rank to state reports")
 	fl.Var(&bindTo, "bind-to", "which CPUs each rank may use (see below)")

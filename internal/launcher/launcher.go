@@ -7,6 +7,7 @@ package launcher
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -24,12 +25,16 @@ import (
 // timeout(1) does.
 const ExitTimeout = 124
 
+// errTimedOut is in the error of a launch that Config.Timeout ended.
+var errTimedOut = errors.New("job timed out")
+
 // Run runs the job described by cfg and returns the status gompirun should
 // exit with: 0 when every rank succeeded, else that of the failure that
 // caused the stop (see verdict): a rank's (see classify), ExitTimeout on
 // timeout, 128+signo on a signal. Failures
 // are reported as "gompirun: ..." lines on cfg.Stderr. An error means the
-// job could not be set up; then no rank is left running.
+// job could not be set up; then no rank is left running, and the status
+// is 1, or ExitTimeout when the timeout expired during the launch.
 func Run(ctx context.Context, cfg Config) (int, error) {
 	np, err := cfg.fill()
 	if err != nil {
@@ -60,6 +65,15 @@ func Run(ctx context.Context, cfg Config) (int, error) {
 		defer closeOutputFiles(files)
 	}
 
+	// The timeout counts from here: it bounds the launch on the other
+	// hosts too, as Open MPI's does.
+	var timeout <-chan time.Time
+	if cfg.Timeout > 0 {
+		t := time.NewTimer(cfg.Timeout)
+		defer t.Stop()
+		timeout = t.C
+	}
+
 	node.SweepStale(cfg.TempDir, cfg.Log)
 	sess, err := node.NewSession(cfg.TempDir)
 	if err != nil {
@@ -81,6 +95,7 @@ func Run(ctx context.Context, cfg Config) (int, error) {
 		sent:    make([]map[syscall.Signal]bool, np),
 		exits:   make(chan exitEvent, np),
 		stopReq: make(chan struct{}),
+		timeout: timeout,
 	}
 	j.fwd = &forwarder{jobID: sess.JobID, hosts: tagHosts(cfg), opts: cfg.Output, term: j.term, now: time.Now}
 	j.srv, err = NewServer(ServerConfig{
@@ -125,6 +140,9 @@ func Run(ctx context.Context, cfg Config) (int, error) {
 			Apps: cfg.Apps, Dir: wd, Grace: int64(cfg.Grace), Servers: addrs}
 		// Every host must be ready before any rank starts anywhere.
 		if err := j.launchRemote(byHost, spec); err != nil {
+			if errors.Is(err, errTimedOut) {
+				return ExitTimeout, err
+			}
 			return 1, err
 		}
 	}
@@ -194,4 +212,6 @@ type job struct {
 	cause    int                       // index of the first failure that is no consequence, printed when learned; -1 until then
 	sent     []map[syscall.Signal]bool // by rank: the signals gompirun sent it
 	stopReq  chan struct{}             // closed by the first failure
+
+	timeout <-chan time.Time // fires when Config.Timeout expires; nil: never
 }

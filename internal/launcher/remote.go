@@ -129,16 +129,54 @@ func (j *job) launchRemote(byHost map[string][]node.DaemonRank, spec node.Daemon
 				name = node.SignalName(s)
 			}
 			errs = append(errs, fmt.Errorf("received %s while launching on the other hosts; no rank was started", name))
+		case <-j.timeout:
+			errs = append(errs, j.launchTimedOut(started))
 		}
 		if len(errs) > 0 {
 			break
 		}
 	}
 	if len(errs) > 0 {
+		// A daemon that has not answered has started nothing, and its
+		// agent may be trying to reach its host for minutes yet (ssh to a
+		// host that is down): it is killed rather than waited for.
+		var waiting []*remoteHost
+		for _, h := range started {
+			if !h.answered() {
+				waiting = append(waiting, h)
+			}
+		}
+		killAgents(waiting)
 		j.endRemote()
 		return errors.Join(errs...)
 	}
 	return nil
+}
+
+// launchTimedOut is the launch's error when the job's timeout expires
+// before every daemon is ready: it names the hosts that had not answered.
+func (j *job) launchTimedOut(started []*remoteHost) error {
+	var waiting []string
+	for _, h := range started {
+		if !h.answered() {
+			waiting = append(waiting, h.name)
+		}
+	}
+	sort.Strings(waiting)
+	which := "host "
+	if len(waiting) > 1 {
+		which = "hosts "
+	}
+	return fmt.Errorf("%w after %s seconds while launching: no answer from %s%s; no rank was started",
+		errTimedOut, seconds(j.cfg.Timeout), which, strings.Join(waiting, ", "))
+}
+
+// answered reports whether the daemon said whether it can start its
+// ranks, or its agent ended.
+func (h *remoteHost) answered() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.isReady || len(h.ready) > 0
 }
 
 // goRemote tells every daemon to start its ranks, then forwards stdin to

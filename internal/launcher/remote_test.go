@@ -303,3 +303,24 @@ func running(pid int) bool {
 	_, after, _ := bytes.Cut(b, []byte(") ")) // past the command's name
 	return len(after) > 0 && after[0] != 'Z' && after[0] != 'X'
 }
+
+// TestLaunchTimeout: the timeout bounds the launch too: an agent that
+// never answers is killed when it expires, and Run returns ExitTimeout,
+// no rank started.
+func TestLaunchTimeout(t *testing.T) {
+	t.Parallel()
+	marker := filepath.Join(t.TempDir(), "started")
+	cfg := remoteCfg(2, t.TempDir())
+	cfg.Agent = func(string, []string) (*exec.Cmd, error) { return exec.Command("sleep", "60"), nil }
+	cfg.Timeout = 500 * time.Millisecond
+	cfg.Apps = []node.App{{NP: 2, Program: "sh", Args: []string{"-c", "touch " + marker}}}
+	cfg.Stderr, cfg.TempDir = io.Discard, t.TempDir()
+	code, err := Run(context.Background(), cfg)
+	want := "job timed out after 0.5 seconds while launching: no answer from host localhost; no rank was started"
+	if code != ExitTimeout || err == nil || err.Error() != want {
+		t.Errorf("Run = %d, %v; want %d and %q", code, err, ExitTimeout, want)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Error("a rank started")
+	}
+}

@@ -30,12 +30,7 @@ func (j *job) supervise(ctx context.Context, started map[int]int, remote []int) 
 	for _, rank := range remote {
 		alive[rank] = 0
 	}
-	var timeout <-chan time.Time
-	if j.cfg.Timeout > 0 {
-		t := time.NewTimer(j.cfg.Timeout)
-		defer t.Stop()
-		timeout = t.C
-	}
+	timeout := j.timeout
 	stopReq := j.stopReq
 	var kill, abandon <-chan time.Time
 	done := ctx.Done()
