@@ -80,3 +80,12 @@ func rankList(ranks []int) string {
 	}
 	return "ranks " + strings.Join(s[:len(s)-1], ", ") + " and " + s[len(s)-1]
 }
+
+// onIt names a host's ranks as its lines say them: "rank 2 on it is",
+// "ranks 0 and 1 on it are".
+func onIt(ranks []int) string {
+	if len(ranks) == 1 {
+		return rankList(ranks) + " on it is"
+	}
+	return rankList(ranks) + " on it are"
+}

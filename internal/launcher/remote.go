@@ -390,16 +390,16 @@ func (j *job) readDaemon(h *remoteHost, out io.Reader, relayed <-chan struct{}) 
 	if released {
 		return // gompirun ended it: the job is over, or its launch was called off
 	}
-	var lost []string
+	var lost []int
 	for _, r := range h.ranks {
 		if h.finish(r.Rank) {
-			lost = append(lost, strconv.Itoa(r.Rank))
+			lost = append(lost, r.Rank)
 			defer func() { j.exits <- exitEvent{rank: r.Rank, host: h.name, lost: true} }()
 		}
 	}
 	if len(lost) > 0 {
-		j.fail(jobFailure(fmt.Sprintf("lost the connection to host %s%s: ranks %s on it are unaccounted for; stopping the job",
-			h.name, status, strings.Join(lost, ", ")), 1))
+		j.fail(jobFailure(fmt.Sprintf("lost the connection to host %s%s: %s unaccounted for; stopping the job",
+			h.name, status, onIt(lost)), 1))
 	}
 }
 

@@ -279,7 +279,7 @@ func TestSilentHost(t *testing.T) {
 	if err != nil || code != 3 {
 		t.Errorf("Run = %d, %v; want 3\n%s", code, err, errOut.String())
 	}
-	lost := `(?m)^gompirun: lost host localhost: ranks 1 on it are unaccounted for: it reported no exit 5.1 seconds after the job was stopped`
+	lost := `(?m)^gompirun: lost host localhost: rank 1 on it is unaccounted for: it reported no exit 5.1 seconds after the job was stopped`
 	if !regexp.MustCompile(lost).MatchString(errOut.String()) {
 		t.Errorf("stderr does not match %s\n%s", lost, errOut.String())
 	}

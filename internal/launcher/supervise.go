@@ -6,7 +6,6 @@ import (
 	"maps"
 	"slices"
 	"strconv"
-	"strings"
 	"syscall"
 	"time"
 
@@ -150,19 +149,19 @@ func (j *job) abandon(alive map[int]int) {
 	for _, h := range slices.SortedFunc(maps.Keys(byHost), byName) {
 		ranks := byHost[h]
 		slices.Sort(ranks)
-		var lost []string
+		var lost []int
 		for _, rank := range ranks {
 			if !h.finish(rank) {
 				continue // its exit is reported, on its way here
 			}
 			delete(alive, rank)
 			j.srv.RankExited(rank)
-			lost = append(lost, strconv.Itoa(rank))
+			lost = append(lost, rank)
 		}
 		if len(lost) > 0 {
 			lostHosts = append(lostHosts, h)
-			fmt.Fprintf(j.term.stderr(), "gompirun: lost host %s: ranks %s on it are unaccounted for: it reported no exit %s seconds after the job was stopped (a broken link, or the host is down); killing its launch agent\n",
-				h.name, strings.Join(lost, ", "), seconds(j.cfg.Grace+reportGrace))
+			fmt.Fprintf(j.term.stderr(), "gompirun: lost host %s: %s unaccounted for: it reported no exit %s seconds after the job was stopped (a broken link, or the host is down); killing its launch agent\n",
+				h.name, onIt(lost), seconds(j.cfg.Grace+reportGrace))
 		}
 	}
 	killAgents(lostHosts)

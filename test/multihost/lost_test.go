@@ -39,7 +39,7 @@ func (r *running) waitBounded(t *testing.T) result {
 // session end and cleans the host.
 func TestHostLostOverSSH(t *testing.T) {
 	t.Parallel()
-	lost := `(?m)^gompirun: lost host h2: ranks 2, 3 on it are unaccounted for`
+	lost := `(?m)^gompirun: lost host h2: ranks 2 and 3 on it are unaccounted for`
 	for _, tc := range []struct {
 		name  string
 		args  []string

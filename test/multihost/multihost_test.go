@@ -294,7 +294,7 @@ func TestFailuresAcrossHosts(t *testing.T) {
 					t.Fatal(err)
 				}
 			},
-			code: 1, first: `^gompirun: lost the connection to host h2: .*ranks 2, 3 on it are unaccounted for; stopping the job$`,
+			code: 1, first: `^gompirun: lost the connection to host h2: .*ranks 2 and 3 on it are unaccounted for; stopping the job$`,
 		},
 		{
 			name: "link down", args: []string{"wait"},
