@@ -41,16 +41,15 @@ func allgatherRingRun(c coll.Comm, send, recv []byte) error {
 	block := func(i int) []byte { return recv[i*bs : (i+1)*bs] }
 	copyOwn(block(r), send)
 	left, right := (r-1+n)%n, (r+1)%n
+	var err error
 	for s := 0; s < n-1; s++ {
 		out := block((r - s + n) % n)
 		if s == 0 {
 			out = send // see ownBlockFirst
 		}
-		if err := coll.Sendrecv(c, out, right, block((r-s-1+n)%n), left, tagAllgather); err != nil {
-			return err
-		}
+		err = first(err, coll.Sendrecv(c, payload(out, err), right, block((r-s-1+n)%n), left, tagAllgather))
 	}
-	return nil
+	return err
 }
 
 // ownBlockFirst: an allgather's first step sends the rank's own block
@@ -65,6 +64,7 @@ func allgatherRingRun(c coll.Comm, send, recv []byte) error {
 func allgatherRecursiveDoublingRun(c coll.Comm, send, recv []byte) error {
 	n, r, bs := c.Size(), c.Rank(), len(send)
 	copyOwn(recv[r*bs:(r+1)*bs], send)
+	var err error
 	for mask := 1; mask < n; mask <<= 1 {
 		p := r ^ mask
 		mine, theirs := r&^(mask-1), p&^(mask-1)
@@ -72,11 +72,9 @@ func allgatherRecursiveDoublingRun(c coll.Comm, send, recv []byte) error {
 		if mask == 1 {
 			out = send // see ownBlockFirst
 		}
-		if err := coll.Sendrecv(c, out, p, recv[theirs*bs:(theirs+mask)*bs], p, tagAllgather); err != nil {
-			return err
-		}
+		err = first(err, coll.Sendrecv(c, payload(out, err), p, recv[theirs*bs:(theirs+mask)*bs], p, tagAllgather))
 	}
-	return nil
+	return err
 }
 
 // allgatherBruckRun: a rank's buffer holds the blocks of ranks r, r+1...;
@@ -88,17 +86,16 @@ func (m *module) allgatherBruckRun(c coll.Comm, send, recv []byte) error {
 	tmp := m.pool.get(n * bs)
 	defer m.pool.put(tmp)
 	copy(tmp, send)
+	var err error
 	for k := 1; k < n; k <<= 1 {
 		cnt := min(k, n-k)
 		out := tmp[:cnt*bs]
 		if k == 1 {
 			out = send // see ownBlockFirst
 		}
-		if err := coll.Sendrecv(c, out, (r-k+n)%n, tmp[k*bs:(k+cnt)*bs], (r+k)%n, tagAllgather); err != nil {
-			return err
-		}
+		err = first(err, coll.Sendrecv(c, payload(out, err), (r-k+n)%n, tmp[k*bs:(k+cnt)*bs], (r+k)%n, tagAllgather))
 	}
 	copy(recv[r*bs:], tmp[:(n-r)*bs])
 	copy(recv[:r*bs], tmp[(n-r)*bs:])
-	return nil
+	return err
 }

@@ -44,13 +44,11 @@ func (m *module) allreduce(c coll.Comm, send, recv []byte, op coll.Op) error {
 // allreduceReduceBcastRun is a binomial reduce to rank 0 and a binomial
 // bcast from it.
 func (m *module) allreduceReduceBcastRun(c coll.Comm, send, recv []byte, op coll.Op) error {
-	if err := m.reduceBinomialRun(c, send, recv, op, 0, tagAllreduce); err != nil {
+	err := m.reduceBinomialRun(c, send, recv, op, 0, tagAllreduce)
+	if len(recv) == 0 {
 		return err
 	}
-	if len(recv) == 0 {
-		return nil
-	}
-	return bcastBinomialRun(c, recv, 0, tagAllreduce)
+	return bcastBinomialRun(c, recv, 0, tagAllreduce, err)
 }
 
 // allreduceRecursiveDoublingRun: survivors (see fold) exchange whole
@@ -63,15 +61,13 @@ func (m *module) allreduceRecursiveDoublingRun(c coll.Comm, recv []byte, op coll
 	spare := tmp
 	defer m.pool.put(spare)
 	v, err := foldIn(c, f, recv, tmp, op, tagAllreduce)
-	if err != nil {
-		return err
-	}
 	if v >= 0 {
 		acc := recv
 		for mask := 1; mask < f.pof2; mask <<= 1 {
 			p := f.rank(v ^ mask)
-			if err := coll.Sendrecv(c, acc, p, tmp, p, tagAllreduce); err != nil {
-				return err
+			err = first(err, coll.Sendrecv(c, payload(acc, err), p, tmp, p, tagAllreduce))
+			if err != nil {
+				continue
 			}
 			if v&mask != 0 {
 				op.Reduce(tmp, acc)
@@ -84,7 +80,7 @@ func (m *module) allreduceRecursiveDoublingRun(c coll.Comm, recv []byte, op coll
 			copy(recv, acc)
 		}
 	}
-	return foldOut(c, f, recv, tagAllreduce)
+	return first(err, foldOut(c, f, recv, tagAllreduce, err))
 }
 
 // allreduceRabenseifnerRun reduce-scatters by recursive halving and
@@ -95,20 +91,14 @@ func (m *module) allreduceRabenseifnerRun(c coll.Comm, send, recv []byte, op col
 	tmp := m.pool.get(len(recv))
 	defer m.pool.put(tmp)
 	v, err := foldIn(c, f, recv, tmp, op, tagAllreduce)
-	if err != nil {
-		return err
-	}
 	if v >= 0 {
 		var steps [bits.UintSize]window
-		parents, w, err := halving(c, f, v, recv, f.unfolded(c.Rank(), send), tmp, op, tagAllreduce, steps[:0])
-		if err != nil {
-			return err
-		}
-		if err := doubling(c, f, v, recv, parents, w, op.ElemSize(), tagAllreduce); err != nil {
-			return err
-		}
+		var parents []window
+		var w window
+		parents, w, err = halving(c, f, v, recv, f.unfolded(c.Rank(), send), tmp, op, tagAllreduce, steps[:0], err)
+		err = doubling(c, f, v, recv, parents, w, op.ElemSize(), tagAllreduce, err)
 	}
-	return foldOut(c, f, recv, tagAllreduce)
+	return first(err, foldOut(c, f, recv, tagAllreduce, err))
 }
 
 // allreduceRingRun cuts the vector into n chunks at element boundaries;
@@ -128,32 +118,30 @@ func (m *module) allreduceRingRun(c coll.Comm, send, recv []byte, op coll.Op, se
 	defer m.pool.put(tmp)
 	left, right := (r-1+n)%n, (r+1)%n
 
+	var err error
 	for s := 0; s < n-1; s++ {
 		out, in := chunk((r-s+n)%n), chunk((r-s-1+n)%n)
 		if s == 0 {
 			out = chunkOf(send, r) // see ownBlockFirst
 		}
-		if err := ringReduceStep(c, out, in, tmp[:len(in)], seg, left, right, op); err != nil {
-			return err
-		}
+		err = ringReduceStep(c, out, in, tmp[:len(in)], seg, left, right, op, err)
 	}
 	for s := 0; s < n-1; s++ {
 		out, in := chunk((r+1-s+n)%n), chunk((r-s+n)%n)
-		if err := coll.Sendrecv(c, out, right, in, left, tagAllreduce); err != nil {
-			return err
-		}
+		err = first(err, coll.Sendrecv(c, payload(out, err), right, in, left, tagAllreduce))
 	}
-	return nil
+	return err
 }
 
 // ringReduceStep sends out to the right and combines the chunk from the
-// left into in, segment by segment as they arrive.
-func ringReduceStep(c coll.Comm, out, in, tmp []byte, seg, left, right int, op coll.Op) error {
+// left into in, segment by segment as they arrive. It takes and returns
+// the rank's first error.
+func ringReduceStep(c coll.Comm, out, in, tmp []byte, seg, left, right int, op coll.Op, err error) error {
 	pieces := func(b []byte) [][]byte {
+		// An empty chunk is one empty message, not none: where the
+		// ranks' counts disagree, a rank whose chunk is empty then
+		// still matches its peer's message.
 		if seg <= 0 || seg >= len(b) {
-			if len(b) == 0 {
-				return nil
-			}
 			return [][]byte{b}
 		}
 		var ps [][]byte
@@ -170,15 +158,13 @@ func ringReduceStep(c coll.Comm, out, in, tmp []byte, seg, left, right int, op c
 	var sendsBuf [stackReqs]coll.Request
 	sends := sendsBuf[:0]
 	for _, o := range pieces(out) {
-		sends = append(sends, c.Isend(o, right, tagAllreduce))
+		sends = append(sends, c.Isend(payload(o, err), right, tagAllreduce))
 	}
 	for k := range recvs {
-		if err := recvs[k].Wait(); err != nil {
-			_ = waitAll(recvs[k+1:])
-			_ = waitAll(sends)
-			return err
+		err = first(err, recvs[k].Wait())
+		if err == nil {
+			op.Reduce(tins[k], ins[k])
 		}
-		op.Reduce(tins[k], ins[k])
 	}
-	return waitAll(sends)
+	return first(err, waitAll(sends))
 }

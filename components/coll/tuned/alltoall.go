@@ -54,13 +54,12 @@ func alltoallLinearRun(c coll.Comm, send, recv []byte, bs int) error {
 func alltoallPairwiseRun(c coll.Comm, send, recv []byte, bs int) error {
 	n, r := c.Size(), c.Rank()
 	copyOwn(recv[r*bs:(r+1)*bs], send[r*bs:(r+1)*bs])
+	var err error
 	for s := 1; s < n; s++ {
 		dst, src := (r+s)%n, (r-s+n)%n
-		if err := coll.Sendrecv(c, send[dst*bs:(dst+1)*bs], dst, recv[src*bs:(src+1)*bs], src, tagAlltoall); err != nil {
-			return err
-		}
+		err = first(err, coll.Sendrecv(c, payload(send[dst*bs:(dst+1)*bs], err), dst, recv[src*bs:(src+1)*bs], src, tagAlltoall))
 	}
-	return nil
+	return err
 }
 
 // alltoallBruckRun: after a rotation, position i holds the block bound
@@ -80,6 +79,7 @@ func (m *module) alltoallBruckRun(c coll.Comm, send, recv []byte, bs int) error 
 	out, in := packs[:half], packs[half:]
 	copy(tmp, send[r*bs:])
 	copy(tmp[(n-r)*bs:], send[:r*bs])
+	var err error
 	for k := 1; k < n; k <<= 1 {
 		cnt := 0
 		for i := k; i < n; i++ {
@@ -88,9 +88,7 @@ func (m *module) alltoallBruckRun(c coll.Comm, send, recv []byte, bs int) error 
 				cnt++
 			}
 		}
-		if err := coll.Sendrecv(c, out[:cnt*bs], (r+k)%n, in[:cnt*bs], (r-k+n)%n, tagAlltoall); err != nil {
-			return err
-		}
+		err = first(err, coll.Sendrecv(c, payload(out[:cnt*bs], err), (r+k)%n, in[:cnt*bs], (r-k+n)%n, tagAlltoall))
 		cnt = 0
 		for i := k; i < n; i++ {
 			if i&k != 0 {
@@ -103,5 +101,5 @@ func (m *module) alltoallBruckRun(c coll.Comm, send, recv []byte, bs int) error 
 		src := (r - i + n) % n
 		copy(recv[src*bs:(src+1)*bs], tmp[i*bs:(i+1)*bs])
 	}
-	return nil
+	return err
 }

@@ -30,24 +30,20 @@ func barrierLinearRun(c coll.Comm) error {
 		return nil
 	}
 	if r != 0 {
-		if err := c.Send(nil, 0, tagBarrier); err != nil {
-			return err
-		}
-		return c.Recv(nil, 0, tagBarrier)
+		err := c.Send(nil, 0, tagBarrier)
+		return first(err, c.Recv(nil, 0, tagBarrier))
 	}
 	var reqsBuf [stackReqs]coll.Request
 	reqs := reqsBuf[:0]
 	for i := 1; i < n; i++ {
 		reqs = append(reqs, c.Irecv(nil, i, tagBarrier))
 	}
-	if err := waitAll(reqs); err != nil {
-		return err
-	}
+	err := waitAll(reqs)
 	reqs = reqs[:0]
 	for i := 1; i < n; i++ {
-		reqs = append(reqs, c.Isend(nil, i, tagBarrier))
+		reqs = append(reqs, c.Isend(payload(nil, err), i, tagBarrier))
 	}
-	return waitAll(reqs)
+	return first(err, waitAll(reqs))
 }
 
 // barrierDisseminationRun: in round k every rank signals rank+2^k and
@@ -55,12 +51,11 @@ func barrierLinearRun(c coll.Comm) error {
 // not, from all.
 func barrierDisseminationRun(c coll.Comm) error {
 	n, r := c.Size(), c.Rank()
+	var err error
 	for k := 1; k < n; k <<= 1 {
-		if err := coll.Sendrecv(c, nil, (r+k)%n, nil, (r-k+n)%n, tagBarrier); err != nil {
-			return err
-		}
+		err = first(err, coll.Sendrecv(c, payload(nil, err), (r+k)%n, nil, (r-k+n)%n, tagBarrier))
 	}
-	return nil
+	return err
 }
 
 // barrierRecursiveDoublingRun: pairwise exchanges over the largest power
@@ -70,24 +65,19 @@ func barrierRecursiveDoublingRun(c coll.Comm) error {
 	n, r := c.Size(), c.Rank()
 	pof2 := pof2Floor(n)
 	if r >= pof2 {
-		if err := c.Send(nil, r-pof2, tagBarrier); err != nil {
-			return err
-		}
-		return c.Recv(nil, r-pof2, tagBarrier)
+		err := c.Send(nil, r-pof2, tagBarrier)
+		return first(err, c.Recv(nil, r-pof2, tagBarrier))
 	}
 	extra := r+pof2 < n
+	var err error
 	if extra {
-		if err := c.Recv(nil, r+pof2, tagBarrier); err != nil {
-			return err
-		}
+		err = c.Recv(nil, r+pof2, tagBarrier)
 	}
 	for mask := 1; mask < pof2; mask <<= 1 {
-		if err := coll.Sendrecv(c, nil, r^mask, nil, r^mask, tagBarrier); err != nil {
-			return err
-		}
+		err = first(err, coll.Sendrecv(c, payload(nil, err), r^mask, nil, r^mask, tagBarrier))
 	}
 	if extra {
-		return c.Send(nil, r+pof2, tagBarrier)
+		err = first(err, c.Send(payload(nil, err), r+pof2, tagBarrier))
 	}
-	return nil
+	return err
 }

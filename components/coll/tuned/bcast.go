@@ -23,7 +23,7 @@ func (m *module) bcast(c coll.Comm, buf []byte, root int) error {
 	case bcastScatterAllgather:
 		err = bcastScatterAllgatherRun(c, buf, root, coll.TagBcast)
 	default:
-		err = bcastBinomialRun(c, buf, root, coll.TagBcast)
+		err = bcastBinomialRun(c, buf, root, coll.TagBcast, nil)
 	}
 	return wrap(bcastAlgs, alg, err)
 }
@@ -43,25 +43,25 @@ func bcastLinearRun(c coll.Comm, buf []byte, root, tag int) error {
 
 // bcastBinomialRun: in virtual ranks rotated so that the root is 0, rank v
 // receives from v minus its lowest bit and sends to v+2^k for every 2^k
-// below that bit, the largest subtree first.
-func bcastBinomialRun(c coll.Comm, buf []byte, root, tag int) error {
+// below that bit, the largest subtree first. err is the rank's error
+// before the call, if any (see payload).
+func bcastBinomialRun(c coll.Comm, buf []byte, root, tag int, err error) error {
 	n, r := c.Size(), c.Rank()
 	v := (r - root + n) % n
 	top := pof2Ceil(n)
 	if v != 0 {
 		top = lowBit(v)
-		if err := c.Recv(buf, (v-top+root)%n, tag); err != nil {
-			return err
-		}
+		err = first(err, c.Recv(buf, (v-top+root)%n, tag))
 	}
+	out := payload(buf, err)
 	var reqsBuf [stackReqs]coll.Request
 	reqs := reqsBuf[:0]
 	for mask := top >> 1; mask > 0; mask >>= 1 {
 		if v+mask < n {
-			reqs = append(reqs, c.Isend(buf, (v+mask+root)%n, tag))
+			reqs = append(reqs, c.Isend(out, (v+mask+root)%n, tag))
 		}
 	}
-	return waitAll(reqs)
+	return first(err, waitAll(reqs))
 }
 
 // bcastPipelineRun streams buf down a chain in virtual rank order, in
@@ -83,19 +83,16 @@ func bcastPipelineRun(c coll.Comm, buf []byte, root, segsize, tag int) error {
 			recvs = append(recvs, c.Irecv(seg(k), prev, tag))
 		}
 	}
+	var err error
 	for k := 0; k < nseg; k++ {
 		if v != 0 {
-			if err := recvs[k].Wait(); err != nil {
-				_ = waitAll(recvs[k+1:])
-				_ = waitAll(sends)
-				return err
-			}
+			err = first(err, recvs[k].Wait())
 		}
 		if v != n-1 {
-			sends = append(sends, c.Isend(seg(k), next, tag))
+			sends = append(sends, c.Isend(payload(seg(k), err), next, tag))
 		}
 	}
-	return waitAll(sends)
+	return first(err, waitAll(sends))
 }
 
 // bcastScatterAllgatherRun is van de Geijn's bcast: the root scatters n
@@ -111,28 +108,23 @@ func bcastScatterAllgatherRun(c coll.Comm, buf []byte, root, tag int) error {
 	real := func(u int) int { return (u + root) % n }
 
 	top := pof2Ceil(n)
+	var err error
 	if v != 0 {
 		top = lowBit(v)
-		if err := c.Recv(blocks(v, min(v+top, n)), real(v-top), tag); err != nil {
-			return err
-		}
+		err = c.Recv(blocks(v, min(v+top, n)), real(v-top), tag)
 	}
 	var reqsBuf [stackReqs]coll.Request
 	reqs := reqsBuf[:0]
 	for mask := top >> 1; mask > 0; mask >>= 1 {
 		if child := v + mask; child < n {
-			reqs = append(reqs, c.Isend(blocks(child, min(child+mask, n)), real(child), tag))
+			reqs = append(reqs, c.Isend(payload(blocks(child, min(child+mask, n)), err), real(child), tag))
 		}
 	}
-	if err := waitAll(reqs); err != nil {
-		return err
-	}
+	err = first(err, waitAll(reqs))
 	left, right := real((v-1+n)%n), real((v+1)%n)
 	for s := 0; s < n-1; s++ {
 		si, ri := (v-s+n)%n, (v-s-1+n)%n
-		if err := coll.Sendrecv(c, blocks(si, si+1), right, blocks(ri, ri+1), left, tag); err != nil {
-			return err
-		}
+		err = first(err, coll.Sendrecv(c, payload(blocks(si, si+1), err), right, blocks(ri, ri+1), left, tag))
 	}
-	return nil
+	return err
 }

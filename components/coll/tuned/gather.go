@@ -81,17 +81,15 @@ func (m *module) gatherBinomialRun(c coll.Comm, send, recv []byte, root int) err
 		cs := subtree(child, n)
 		reqs = append(reqs, c.Irecv(tmp[mask*bs:(mask+cs)*bs], (child+root)%n, tagGather))
 	}
-	if err := waitAll(reqs); err != nil {
-		return err
-	}
+	err := waitAll(reqs)
 	if v != 0 {
-		return c.Send(tmp, (v-lowBit(v)+root)%n, tagGather)
+		return first(err, c.Send(payload(tmp, err), (v-lowBit(v)+root)%n, tagGather))
 	}
 	if root != 0 {
 		copy(recv[root*bs:], tmp[:(n-root)*bs])
 		copy(recv[:root*bs], tmp[(n-root)*bs:])
 	}
-	return nil
+	return err
 }
 
 func (m *module) scatter(c coll.Comm, send, recv []byte, root int) error {
@@ -142,6 +140,7 @@ func (m *module) scatterBinomialRun(c coll.Comm, send, recv []byte, root int) er
 		return c.Recv(recv, (v-lowBit(v)+root)%n, tagScatter)
 	}
 	var tmp []byte
+	var err error
 	switch {
 	case v == 0 && root == 0:
 		tmp = send
@@ -153,18 +152,16 @@ func (m *module) scatterBinomialRun(c coll.Comm, send, recv []byte, root int) er
 	default:
 		tmp = m.pool.get(sub * bs)
 		defer m.pool.put(tmp)
-		if err := c.Recv(tmp, (v-lowBit(v)+root)%n, tagScatter); err != nil {
-			return err
-		}
+		err = c.Recv(tmp, (v-lowBit(v)+root)%n, tagScatter)
 	}
 	var reqsBuf [stackReqs]coll.Request
 	reqs := reqsBuf[:0]
 	for mask := pof2Ceil(sub) >> 1; mask > 0; mask >>= 1 {
 		if child := v + mask; mask < sub {
 			cs := subtree(child, n)
-			reqs = append(reqs, c.Isend(tmp[mask*bs:(mask+cs)*bs], (child+root)%n, tagScatter))
+			reqs = append(reqs, c.Isend(payload(tmp[mask*bs:(mask+cs)*bs], err), (child+root)%n, tagScatter))
 		}
 	}
 	copy(recv, tmp[:bs])
-	return waitAll(reqs)
+	return first(err, waitAll(reqs))
 }

@@ -54,22 +54,23 @@ func (m *module) reduceLinearRun(c coll.Comm, send, recv []byte, op coll.Op, roo
 	}
 	tmp := m.pool.get(len(send))
 	defer m.pool.put(tmp)
+	var err error
 	if root == n-1 {
 		copy(recv, send)
-	} else if err := c.Recv(recv, n-1, tag); err != nil {
-		return err
+	} else {
+		err = c.Recv(recv, n-1, tag)
 	}
 	for i := n - 2; i >= 0; i-- {
 		in := send
 		if i != root {
-			if err := c.Recv(tmp, i, tag); err != nil {
-				return err
-			}
+			err = first(err, c.Recv(tmp, i, tag))
 			in = tmp
 		}
-		op.Reduce(in, recv)
+		if err == nil {
+			op.Reduce(in, recv)
+		}
 	}
-	return nil
+	return err
 }
 
 // reduceBinomialRun: in virtual ranks, rank v takes the partial results of
@@ -92,12 +93,14 @@ func (m *module) reduceBinomialRun(c coll.Comm, send, recv []byte, op coll.Op, r
 		m.pool.put(owned[0])
 		m.pool.put(owned[1])
 	}()
+	var err error
 	for mask := 1; mask < n; mask <<= 1 {
 		if v&mask != 0 {
-			if err := c.Send(acc, (v-mask+treeRoot)%n, tag); err != nil || r != root {
+			err = first(err, c.Send(payload(acc, err), (v-mask+treeRoot)%n, tag))
+			if r != root {
 				return err
 			}
-			return c.Recv(recv, treeRoot, tag) // a root other than 0, of a non-commutative operation
+			return first(err, c.Recv(recv, treeRoot, tag)) // a root other than 0, of a non-commutative operation
 		}
 		child := v + mask
 		if child >= n {
@@ -107,18 +110,19 @@ func (m *module) reduceBinomialRun(c coll.Comm, send, recv []byte, op coll.Op, r
 			// The root's last partial result goes straight into recv, the
 			// higher operand there: recv = acc ⊕ recv, with no copy after
 			// (a 2-rank reduce of 1 MiB: a third of its time).
-			if err := c.Recv(recv, (child+treeRoot)%n, tag); err != nil {
-				return err
+			err = first(err, c.Recv(recv, (child+treeRoot)%n, tag))
+			if err == nil {
+				op.Reduce(acc, recv)
 			}
-			op.Reduce(acc, recv)
-			return nil
+			return err
 		}
 		if tmp == nil {
 			tmp = m.pool.get(len(send))
 			owned[0] = tmp
 		}
-		if err := c.Recv(tmp, (child+treeRoot)%n, tag); err != nil {
-			return err
+		err = first(err, c.Recv(tmp, (child+treeRoot)%n, tag))
+		if err != nil {
+			continue
 		}
 		op.Reduce(acc, tmp)
 		if spare == nil { // acc was send: take a second buffer
@@ -132,9 +136,9 @@ func (m *module) reduceBinomialRun(c coll.Comm, send, recv []byte, op coll.Op, r
 	// v == 0: acc is the result.
 	if treeRoot == root {
 		copy(recv, acc)
-		return nil
+		return err
 	}
-	return c.Send(acc, root, tag)
+	return first(err, c.Send(payload(acc, err), root, tag))
 }
 
 // reduceRabenseifnerRun reduce-scatters by recursive halving, then gathers
@@ -150,10 +154,8 @@ func (m *module) reduceRabenseifnerRun(c coll.Comm, send, recv []byte, op coll.O
 		holder = root + 1
 	}
 	if r == root && holder != root {
-		if err := c.Send(send, root+1, tag); err != nil {
-			return err
-		}
-		return c.Recv(recv, holder, tag)
+		err := c.Send(send, root+1, tag)
+		return first(err, c.Recv(recv, holder, tag))
 	}
 	acc, tmp := m.pool.get(len(send)), m.pool.get(len(send))
 	defer func() {
@@ -162,41 +164,37 @@ func (m *module) reduceRabenseifnerRun(c coll.Comm, send, recv []byte, op coll.O
 	}()
 	copy(acc, send)
 	v, err := foldIn(c, f, acc, tmp, op, tag)
-	if err != nil || v < 0 {
+	if v < 0 {
 		return err
 	}
 	var steps [bits.UintSize]window
-	parents, w, err := halving(c, f, v, acc, f.unfolded(r, send), tmp, op, tag, steps[:0])
-	if err != nil {
-		return err
-	}
+	parents, w, err := halving(c, f, v, acc, f.unfolded(r, send), tmp, op, tag, steps[:0], err)
 	es, vh := op.ElemSize(), f.vrank(holder)
 	for i := len(parents) - 1; i >= 0; i-- {
 		mask := 1 << i
 		p := f.rank(v ^ mask)
 		if v&mask != vh&mask {
-			return c.Send(w.bytes(acc, es), p, tag)
+			return first(err, c.Send(payload(w.bytes(acc, es), err), p, tag))
 		}
 		lower, upper := parents[i].halves()
 		other := upper
 		if v&mask != 0 {
 			other = lower
 		}
-		if err := c.Recv(other.bytes(acc, es), p, tag); err != nil {
-			return err
-		}
+		err = first(err, c.Recv(other.bytes(acc, es), p, tag))
 		w = parents[i]
 	}
 	if holder != root {
-		return c.Send(acc, root, tag)
+		return first(err, c.Send(payload(acc, err), root, tag))
 	}
 	copy(recv, acc)
-	return nil
+	return err
 }
 
 // foldIn hands the data of the ranks that sit out (see fold) to their odd
 // neighbour, which combines it as the lower operand into acc. It returns
-// the rank's survivor number, -1 if it sits out.
+// the rank's survivor number, -1 if it sits out, and its error: a rank
+// goes on after one (see payload).
 func foldIn(c coll.Comm, f fold, acc, tmp []byte, op coll.Op, tag int) (int, error) {
 	r := c.Rank()
 	v := f.vrank(r)
@@ -212,14 +210,15 @@ func foldIn(c coll.Comm, f fold, acc, tmp []byte, op coll.Op, tag int) (int, err
 	return v, nil
 }
 
-// foldOut gives the ranks that sat out the result of their odd neighbour.
-func foldOut(c coll.Comm, f fold, acc []byte, tag int) error {
+// foldOut gives the ranks that sat out the result of their odd neighbour,
+// or poison once err is set.
+func foldOut(c coll.Comm, f fold, acc []byte, tag int, err error) error {
 	r := c.Rank()
 	if r >= 2*f.rem {
 		return nil
 	}
 	if r%2 == 1 {
-		return c.Send(acc, r-1, tag)
+		return c.Send(payload(acc, err), r-1, tag)
 	}
 	return c.Recv(acc, r+1, tag)
 }
@@ -233,8 +232,8 @@ func foldOut(c coll.Comm, f fold, acc []byte, tag int) error {
 // keep on its stack) and the survivor's final window, whose elements of acc
 // hold the reduction over all ranks. src, if not nil, is the caller's
 // buffer that acc is a copy of: the first step sends from it, as
-// ownBlockFirst explains.
-func halving(c coll.Comm, f fold, v int, acc, src, tmp []byte, op coll.Op, tag int, parents []window) ([]window, window, error) {
+// ownBlockFirst explains. It takes and returns the rank's first error.
+func halving(c coll.Comm, f fold, v int, acc, src, tmp []byte, op coll.Op, tag int, parents []window, err error) ([]window, window, error) {
 	es := op.ElemSize()
 	w := window{0, len(acc) / es}
 	for mask := 1; mask < f.pof2; mask <<= 1 {
@@ -249,23 +248,24 @@ func halving(c coll.Comm, f fold, v int, acc, src, tmp []byte, op coll.Op, tag i
 		if mask == 1 && src != nil {
 			out = give.bytes(src, es)
 		}
-		if err := coll.Sendrecv(c, out, p, theirs, p, tag); err != nil {
-			return nil, w, err
-		}
-		if v&mask != 0 || op.Commutative() {
-			op.Reduce(theirs, mine)
-		} else {
-			op.Reduce(mine, theirs)
-			copy(mine, theirs)
+		err = first(err, coll.Sendrecv(c, payload(out, err), p, theirs, p, tag))
+		if err == nil {
+			if v&mask != 0 || op.Commutative() {
+				op.Reduce(theirs, mine)
+			} else {
+				op.Reduce(mine, theirs)
+				copy(mine, theirs)
+			}
 		}
 		w = keep
 	}
-	return parents, w, nil
+	return parents, w, err
 }
 
 // doubling is the allgather that undoes halving: partners swap the halves
-// of each parent window, the last split first.
-func doubling(c coll.Comm, f fold, v int, acc []byte, parents []window, w window, es, tag int) error {
+// of each parent window, the last split first. It takes and returns the
+// rank's first error.
+func doubling(c coll.Comm, f fold, v int, acc []byte, parents []window, w window, es, tag int, err error) error {
 	for i := len(parents) - 1; i >= 0; i-- {
 		mask := 1 << i
 		p := f.rank(v ^ mask)
@@ -274,10 +274,8 @@ func doubling(c coll.Comm, f fold, v int, acc []byte, parents []window, w window
 		if v&mask != 0 {
 			other = lower
 		}
-		if err := coll.Sendrecv(c, w.bytes(acc, es), p, other.bytes(acc, es), p, tag); err != nil {
-			return err
-		}
+		err = first(err, coll.Sendrecv(c, payload(w.bytes(acc, es), err), p, other.bytes(acc, es), p, tag))
 		w = parents[i]
 	}
-	return nil
+	return err
 }
