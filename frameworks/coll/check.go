@@ -63,3 +63,18 @@ func checkBlocks(what, per string, counts, displs []int, n, size int) error {
 	}
 	return nil
 }
+
+// CheckOwnBlock fails unless the block rank sends itself, sent bytes, is
+// as long as the one it receives from itself, want: otherwise its counts
+// or datatypes disagree, an error of the class of a message of the wrong
+// length (ErrTooLong, ErrTooShort).
+func CheckOwnBlock(rank, sent, want int) error {
+	if sent == want {
+		return nil
+	}
+	class := ErrTooShort
+	if sent > want {
+		class = ErrTooLong
+	}
+	return fmt.Errorf("rank %d sends itself %d bytes but expects %d: %w", rank, sent, want, class)
+}

@@ -15,7 +15,7 @@ func alltoall(c coll.Comm, send, recv []byte) error {
 		return err
 	}
 	counts, displs := even(n, len(send)/n)
-	return alltoallvLinear(c, send, counts, displs, recv, counts, displs, coll.TagAlltoall)
+	return alltoallvLinear(c, send, counts, displs, recv, counts, displs, coll.TagAlltoall, nil)
 }
 
 func alltoallv(c coll.Comm, send []byte, scounts, sdispls []int, recv []byte, rcounts, rdispls []int) error {
@@ -25,18 +25,20 @@ func alltoallv(c coll.Comm, send []byte, scounts, sdispls []int, recv []byte, rc
 	if err := coll.CheckBlocks(c, "recv", rcounts, rdispls, len(recv)); err != nil {
 		return err
 	}
-	if me := c.Rank(); scounts[me] != rcounts[me] {
-		return fmt.Errorf("rank %d sends itself %d bytes but expects %d", me, scounts[me], rcounts[me])
-	}
-	return alltoallvLinear(c, send, scounts, sdispls, recv, rcounts, rdispls, coll.TagAlltoallv)
+	// A rank whose own block disagrees still exchanges with the others,
+	// who would wait for ever on it, but sends them failure marks.
+	me := c.Rank()
+	err := coll.CheckOwnBlock(me, scounts[me], rcounts[me])
+	return first(err, alltoallvLinear(c, send, scounts, sdispls, recv, rcounts, rdispls, coll.TagAlltoallv, err))
 }
 
 // alltoallvLinear posts every receive, then every send, then waits for all:
 // no rank waits on another before its own receives are posted, so
 // rendezvous sends cannot deadlock. Each rank starts with its next
 // neighbour, spreading the first messages over the ranks. The block to
-// itself is a copy.
-func alltoallvLinear(c coll.Comm, send []byte, scounts, sdispls []int, recv []byte, rcounts, rdispls []int, tag int) error {
+// itself is a copy. err is the rank's error before the exchange, if any:
+// it then sends failure marks and copies nothing.
+func alltoallvLinear(c coll.Comm, send []byte, scounts, sdispls []int, recv []byte, rcounts, rdispls []int, tag int, err error) error {
 	n, me := c.Size(), c.Rank()
 	reqs := make([]coll.Request, 0, 2*(n-1))
 	for i := 1; i < n; i++ {
@@ -45,8 +47,10 @@ func alltoallvLinear(c coll.Comm, send []byte, scounts, sdispls []int, recv []by
 	}
 	for i := 1; i < n; i++ {
 		r := (me + i) % n
-		reqs = append(reqs, c.Isend(block(send, scounts, sdispls, r), r, tag))
+		reqs = append(reqs, c.Isend(payload(block(send, scounts, sdispls, r), err), r, tag))
 	}
-	copy(block(recv, rcounts, rdispls, me), block(send, scounts, sdispls, me))
+	if err == nil {
+		copy(block(recv, rcounts, rdispls, me), block(send, scounts, sdispls, me))
+	}
 	return c.Wait(reqs...)
 }

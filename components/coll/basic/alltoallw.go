@@ -15,9 +15,8 @@ func alltoallw(c coll.Comm, send, recv [][]byte) error {
 	if len(send) != n || len(recv) != n {
 		return fmt.Errorf("%d send blocks and %d receive blocks, want one of each per rank (%d)", len(send), len(recv), n)
 	}
-	if s, r := len(send[me]), len(recv[me]); s != r {
-		return fmt.Errorf("rank %d sends itself %d bytes but expects %d", me, s, r)
-	}
+	// As in alltoallv, a rank whose own block disagrees still exchanges.
+	err := coll.CheckOwnBlock(me, len(send[me]), len(recv[me]))
 	reqs := make([]coll.Request, 0, 2*(n-1))
 	for i := 1; i < n; i++ {
 		r := (me - i + n) % n
@@ -25,10 +24,12 @@ func alltoallw(c coll.Comm, send, recv [][]byte) error {
 	}
 	for i := 1; i < n; i++ {
 		r := (me + i) % n
-		reqs = append(reqs, c.Isend(send[r], r, coll.TagAlltoallw))
+		reqs = append(reqs, c.Isend(payload(send[r], err), r, coll.TagAlltoallw))
 	}
-	copy(recv[me], send[me])
-	return c.Wait(reqs...)
+	if err == nil {
+		copy(recv[me], send[me])
+	}
+	return first(err, c.Wait(reqs...))
 }
 
 func neighborAlltoallw(c coll.Comm, nb coll.Neighbors, send, recv [][]byte) error {

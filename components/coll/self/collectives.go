@@ -142,8 +142,8 @@ func alltoallv(c coll.Comm, send []byte, scounts, sdispls []int, recv []byte, rc
 	if err != nil {
 		return err
 	}
-	if len(src) != len(dst) {
-		return fmt.Errorf("rank 0 sends itself %d bytes but expects %d", len(src), len(dst))
+	if err := coll.CheckOwnBlock(0, len(src), len(dst)); err != nil {
+		return err
 	}
 	copy(dst, src)
 	return nil
