@@ -10,21 +10,17 @@ func barrier(c coll.Comm) error {
 		return nil
 	}
 	if me != 0 {
-		var fe firstErr
-		fe.keep(c.Send(nil, 0, coll.TagBarrier))
-		fe.keep(c.Recv(nil, 0, coll.TagBarrier))
-		return fe.err
+		err := c.Send(nil, 0, coll.TagBarrier)
+		return first(err, c.Recv(nil, 0, coll.TagBarrier))
 	}
 	reqs := make([]coll.Request, 0, n-1)
 	for r := 1; r < n; r++ {
 		reqs = append(reqs, c.Irecv(nil, r, coll.TagBarrier))
 	}
-	var fe firstErr
-	fe.keep(c.Wait(reqs...))
+	err := c.Wait(reqs...)
 	reqs = reqs[:0]
 	for r := 1; r < n; r++ {
-		reqs = append(reqs, c.Isend(nil, r, coll.TagBarrier))
+		reqs = append(reqs, c.Isend(payload(nil, err), r, coll.TagBarrier))
 	}
-	fe.keep(c.Wait(reqs...))
-	return fe.err
+	return first(err, c.Wait(reqs...))
 }

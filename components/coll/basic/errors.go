@@ -2,19 +2,13 @@ package basic
 
 import "github.com/gompi/gompi/frameworks/coll"
 
-// firstErr keeps the first of a sequence of errors: an algorithm goes on
-// after a failed step so that its peers are not left waiting.
-type firstErr struct{ err error }
-
-func (f *firstErr) keep(err error) {
-	if f.err == nil {
-		f.err = err
-	}
-}
+// A rank that meets an error in a collective goes on with every send and
+// receive of its part, so that no peer waits for ever on it and every
+// message sent is received; in place of data it sends poison (payload),
+// which fails its peers' receives in turn. It returns its first error.
 
 // payload is buf, or once err is set a failure mark in its place
-// (coll.FailureMark): a rank that failed goes on with its part, and its
-// peers then fail instead of taking its data.
+// (coll.FailureMark): its peers then fail instead of taking its data.
 func payload(buf []byte, err error) []byte {
 	if err != nil {
 		return coll.FailureMark(len(buf))

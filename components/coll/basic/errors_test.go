@@ -24,8 +24,9 @@ func runErrs(n int, f func(c coll.Comm) error) []error {
 }
 
 // TestMismatchedCounts gives rank odd a count that differs from the other
-// ranks'. The ranks that receive a message of the wrong length must
-// return an error naming the collective, and no rank may hang.
+// ranks'. The ranks that receive a message of the wrong length, or a
+// failure mark from a rank that did, must return an error naming the
+// collective, and no rank may hang.
 func TestMismatchedCounts(t *testing.T) {
 	const n, odd, k = 4, 2, 8
 	m := newModule()
@@ -48,7 +49,7 @@ func TestMismatchedCounts(t *testing.T) {
 		{"reduce", []int{1}, func(c coll.Comm) error {
 			return m.Reduce(c, make([]byte, size(c)), make([]byte, size(c)), sum, 1)
 		}},
-		{"allreduce", []int{0, odd}, func(c coll.Comm) error {
+		{"allreduce", []int{0, 1, odd, 3}, func(c coll.Comm) error {
 			return m.Allreduce(c, make([]byte, size(c)), make([]byte, size(c)), sum)
 		}},
 		{"gather", []int{0}, func(c coll.Comm) error {
@@ -93,7 +94,7 @@ func TestMismatchedCounts(t *testing.T) {
 			}
 			return m.ReduceScatter(c, make([]byte, 5*k), make([]byte, counts[c.Rank()]), counts, sum)
 		}},
-		{"reduce_scatter_block", []int{0, odd}, func(c coll.Comm) error {
+		{"reduce_scatter_block", []int{0, 1, odd, 3}, func(c coll.Comm) error {
 			return m.ReduceScatterBlock(c, make([]byte, n*size(c)), make([]byte, size(c)), sum)
 		}},
 		{"scan", []int{odd, odd + 1}, func(c coll.Comm) error {

@@ -24,10 +24,8 @@ func allreduce(c coll.Comm, send, recv []byte, op coll.Op) error {
 	if err := coll.CheckLen("recv", len(recv), len(send), "as long as send"); err != nil {
 		return err
 	}
-	var fe firstErr
-	fe.keep(reduceLinear(c, send, recv, op, 0, coll.TagAllreduce))
-	fe.keep(bcastLinear(c, recv, 0, coll.TagAllreduce))
-	return fe.err
+	err := reduceLinear(c, send, recv, op, 0, coll.TagAllreduce)
+	return first(err, bcastLinear(c, recv, 0, coll.TagAllreduce, err))
 }
 
 // reduceLinear leaves x0 ⊕ x1 ⊕ ... ⊕ x(n-1) in the root's recv. The root
@@ -39,11 +37,11 @@ func reduceLinear(c coll.Comm, send, recv []byte, op coll.Op, root, tag int) err
 	if me != root {
 		return c.Send(send, root, tag)
 	}
-	var fe firstErr
+	var err error
 	if n-1 == me {
 		copy(recv, send)
 	} else {
-		fe.keep(c.Recv(recv, n-1, tag))
+		err = c.Recv(recv, n-1, tag)
 	}
 	var tmp []byte
 	for i := n - 2; i >= 0; i-- {
@@ -52,10 +50,12 @@ func reduceLinear(c coll.Comm, send, recv []byte, op coll.Op, root, tag int) err
 			if tmp == nil {
 				tmp = make([]byte, len(send))
 			}
-			fe.keep(c.Recv(tmp, i, tag))
+			err = first(err, c.Recv(tmp, i, tag))
 			in = tmp
 		}
-		op.Reduce(in, recv)
+		if err == nil {
+			op.Reduce(in, recv)
+		}
 	}
-	return fe.err
+	return err
 }

@@ -51,8 +51,6 @@ func reduceThenScatter(c coll.Comm, send, recv []byte, counts, displs []int, op 
 	if c.Rank() == 0 {
 		sum = make([]byte, len(send))
 	}
-	var fe firstErr
-	fe.keep(reduceLinear(c, send, sum, op, 0, tag))
-	fe.keep(scattervLinear(c, sum, counts, displs, recv, 0, tag))
-	return fe.err
+	err := reduceLinear(c, send, sum, op, 0, tag)
+	return first(err, scattervLinear(c, sum, counts, displs, recv, 0, tag, err))
 }

@@ -13,17 +13,18 @@ func scan(c coll.Comm, send, recv []byte, op coll.Op) error {
 	if err := coll.CheckLen("recv", len(recv), len(send), "as long as send"); err != nil {
 		return err
 	}
-	var fe firstErr
+	var err error
 	copy(recv, send)
 	if me > 0 {
 		prefix := make([]byte, len(send))
-		fe.keep(c.Recv(prefix, me-1, coll.TagScan))
-		op.Reduce(prefix, recv)
+		if err = c.Recv(prefix, me-1, coll.TagScan); err == nil {
+			op.Reduce(prefix, recv)
+		}
 	}
 	if me < n-1 {
-		fe.keep(c.Send(recv, me+1, coll.TagScan))
+		err = first(err, c.Send(payload(recv, err), me+1, coll.TagScan))
 	}
-	return fe.err
+	return err
 }
 
 // exscan is scan shifted by one: rank i receives x0 ⊕ ... ⊕ x(i-1) into
@@ -39,17 +40,17 @@ func exscan(c coll.Comm, send, recv []byte, op coll.Op) error {
 			return err
 		}
 	}
-	var fe firstErr
+	var err error
 	next := send
 	if me > 0 {
-		fe.keep(c.Recv(recv, me-1, coll.TagExscan))
-		if me < n-1 {
+		err = c.Recv(recv, me-1, coll.TagExscan)
+		if me < n-1 && err == nil {
 			next = append([]byte(nil), send...)
 			op.Reduce(recv, next)
 		}
 	}
 	if me < n-1 {
-		fe.keep(c.Send(next, me+1, coll.TagExscan))
+		err = first(err, c.Send(payload(next, err), me+1, coll.TagExscan))
 	}
-	return fe.err
+	return err
 }

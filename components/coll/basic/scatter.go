@@ -14,7 +14,7 @@ func scatter(c coll.Comm, send, recv []byte, root int) error {
 		}
 		counts, displs = even(n, len(recv))
 	}
-	return scattervLinear(c, send, counts, displs, recv, root, coll.TagScatter)
+	return scattervLinear(c, send, counts, displs, recv, root, coll.TagScatter, nil)
 }
 
 func scatterv(c coll.Comm, send []byte, counts, displs []int, recv []byte, root int) error {
@@ -29,21 +29,22 @@ func scatterv(c coll.Comm, send []byte, counts, displs []int, recv []byte, root 
 			return err
 		}
 	}
-	return scattervLinear(c, send, counts, displs, recv, root, coll.TagScatterv)
+	return scattervLinear(c, send, counts, displs, recv, root, coll.TagScatterv, nil)
 }
 
 // scattervLinear sends every rank its block from the root, one message
-// each; counts and displs matter at the root only.
-func scattervLinear(c coll.Comm, send []byte, counts, displs []int, recv []byte, root, tag int) error {
+// each; counts and displs matter at the root only. err is the rank's
+// error before the call, if any: the root then sends failure marks.
+func scattervLinear(c coll.Comm, send []byte, counts, displs []int, recv []byte, root, tag int, err error) error {
 	n, me := c.Size(), c.Rank()
 	if me != root {
-		return c.Recv(recv, root, tag)
+		return first(err, c.Recv(recv, root, tag))
 	}
 	reqs := make([]coll.Request, 0, n-1)
 	for i := 1; i < n; i++ {
 		r := (root + i) % n
-		reqs = append(reqs, c.Isend(block(send, counts, displs, r), r, tag))
+		reqs = append(reqs, c.Isend(payload(block(send, counts, displs, r), err), r, tag))
 	}
 	copy(recv, block(send, counts, displs, root))
-	return c.Wait(reqs...)
+	return first(err, c.Wait(reqs...))
 }
