@@ -350,6 +350,37 @@ func TestMismatchedCounts(t *testing.T) {
 	}
 }
 
+// TestMismatchEveryRank: where rank 1's count differs from the others'
+// (collcheck mismatcheach), every rank returns an error, none waits for
+// ever, and the communicator works afterwards: a rank that finds the
+// mismatch goes on with its part of the call, sending failure marks.
+func TestMismatchEveryRank(t *testing.T) {
+	// The default stack as a plain run has it: coll sm serves a
+	// communicator's calls after its first 256, and tuned these.
+	stacks := []struct {
+		name string
+		args []string
+	}{
+		{"default", []string{"--mca", "coll_sm_segment_after", "256"}},
+		{"tuned", []string{"--mca", "coll", "tuned,basic,self"}},
+	}
+	for _, s := range stacks {
+		for _, kind := range []string{"allreduce", "allgather", "alltoallv-self"} {
+			t.Run(s.name+"/"+kind, func(t *testing.T) {
+				t.Parallel()
+				args := append([]string{"-np", "3", "--oversubscribe"}, s.args...)
+				j := run(t, append(args, collcheck, "mismatcheach", kind)...)
+				expectOK(t, j, "mismatcheach", 3)
+				for r := range 3 {
+					if !strings.Contains(j.Stdout, fmt.Sprintf("failed mismatcheach %s rank %d: ", kind, r)) {
+						t.Errorf("rank %d did not report its error\n%v", r, j)
+					}
+				}
+			})
+		}
+	}
+}
+
 // TestErrorContext: a collective's error names the call, the
 // communicator and the component that served it once each, whichever
 // component that is.

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/gompi/gompi/frameworks/coll"
 	"github.com/gompi/gompi/mpi"
 	"github.com/gompi/gompi/pmpi"
 )
@@ -266,4 +267,54 @@ func fatal(x *checker, w mpi.Comm) {
 	x.ok(err, "dup")
 	err = mpi.Bcast([]int32{1}, d.Size(), d)
 	x.fatalf("bcast with root %d under ErrorsAreFatal returned %v", d.Size(), err)
+}
+
+// mismatchEach runs one collective where rank 1's count is one more than
+// the others' (collcheck mismatcheach KIND), or, for alltoallv-self, where
+// rank 1's block to itself is shorter than the one it expects. Every rank
+// must return: one that finds the mismatch with ErrTruncate or ErrCount,
+// one that waits on such a rank with its failure mark. Each then checks
+// that the communicator still works, which it does only if every message
+// of the failed call was received, and finalizes.
+func mismatchEach(x *checker, w mpi.Comm) {
+	if len(x.args) != 1 {
+		x.fatalf("usage: collcheck mismatcheach KIND")
+	}
+	kind := x.args[0]
+	me, size := w.Rank(), w.Size()
+	count := 3
+	if me == 1 {
+		count++
+	}
+	var err error
+	switch kind {
+	case "allreduce":
+		err = mpi.Allreduce(make([]int64, count), make([]int64, count), mpi.Sum, w)
+	case "allgather":
+		err = mpi.Allgather(make([]int64, count), make([]int64, size*count), w)
+	case "alltoallv-self":
+		counts, sdispls, rdispls := make([]int, size), make([]int, size), make([]int, size)
+		for i := range counts {
+			counts[i], sdispls[i], rdispls[i] = 2, 2*i, 3*i
+		}
+		rcounts := slices.Clone(counts)
+		if me == 1 {
+			rcounts[1] = 3
+		}
+		err = mpi.Alltoallv(make([]int64, 2*size), counts, sdispls, make([]int64, 3*size), rcounts, rdispls, w)
+	default:
+		x.fatalf("mismatcheach: unknown kind %q", kind)
+	}
+	x.checks++
+	switch {
+	case err == nil:
+		x.errorf("mismatcheach %s: no error", kind)
+	case errors.Is(err, mpi.ErrTruncate), errors.Is(err, mpi.ErrCount), errors.Is(err, coll.ErrPeerFailed):
+		fmt.Printf("failed mismatcheach %s rank %d: %v\n", kind, me, err)
+	default:
+		x.errorf("mismatcheach %s: error %q, want ErrTruncate, ErrCount or a peer's failure", kind, err)
+	}
+	got := make([]int64, 1)
+	x.ok(mpi.Allreduce([]int64{1}, got, mpi.Sum, w), "allreduce after the mismatch")
+	equal(x, got[0], int64(size), "allreduce after the mismatch")
 }

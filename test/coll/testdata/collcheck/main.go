@@ -19,17 +19,18 @@ import (
 )
 
 var scenarios = map[string]func(*checker, mpi.Comm){
-	"matrix":      matrix,
-	"algorithms":  algorithms,
-	"mismatch":    mismatch,
-	"fatal":       fatal,
-	"timed":       timed,
-	"providers":   providers,
-	"determinism": determinism,
-	"records":     records,
-	"skip":        skip,
-	"churn":       churn,
-	"late":        late,
+	"matrix":       matrix,
+	"algorithms":   algorithms,
+	"mismatch":     mismatch,
+	"mismatcheach": mismatchEach,
+	"fatal":        fatal,
+	"timed":        timed,
+	"providers":    providers,
+	"determinism":  determinism,
+	"records":      records,
+	"skip":         skip,
+	"churn":        churn,
+	"late":         late,
 }
 
 func main() {
