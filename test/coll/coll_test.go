@@ -365,7 +365,7 @@ func TestMismatchEveryRank(t *testing.T) {
 		{"tuned", []string{"--mca", "coll", "tuned,basic,self"}},
 	}
 	for _, s := range stacks {
-		for _, kind := range []string{"allreduce", "allgather", "alltoallv-self"} {
+		for _, kind := range []string{"allreduce", "allgather", "alltoallv-self", "alltoallw-self"} {
 			t.Run(s.name+"/"+kind, func(t *testing.T) {
 				t.Parallel()
 				args := append([]string{"-np", "3", "--oversubscribe"}, s.args...)

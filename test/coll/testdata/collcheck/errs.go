@@ -270,7 +270,8 @@ func fatal(x *checker, w mpi.Comm) {
 }
 
 // mismatchEach runs one collective where rank 1's count is one more than
-// the others' (collcheck mismatcheach KIND), or, for alltoallv-self, where
+// the others' (collcheck mismatcheach KIND), or, for alltoallv-self and
+// alltoallw-self, where
 // rank 1's block to itself is shorter than the one it expects. Every rank
 // must return: one that finds the mismatch with ErrTruncate or ErrCount,
 // one that waits on such a rank with its failure mark. Each then checks
@@ -302,6 +303,16 @@ func mismatchEach(x *checker, w mpi.Comm) {
 			rcounts[1] = 3
 		}
 		err = mpi.Alltoallv(make([]int64, 2*size), counts, sdispls, make([]int64, 3*size), rcounts, rdispls, w)
+	case "alltoallw-self":
+		counts, types, sdispls, rdispls := make([]int, size), make([]mpi.Datatype, size), make([]int, size), make([]int, size)
+		for i := range counts {
+			counts[i], types[i], sdispls[i], rdispls[i] = 2, mpi.TypeOf[int64](), 16*i, 24*i
+		}
+		rcounts := slices.Clone(counts)
+		if me == 1 {
+			rcounts[1] = 3
+		}
+		err = mpi.Alltoallw(make([]int64, 2*size), counts, sdispls, types, make([]int64, 3*size), rcounts, rdispls, types, w)
 	default:
 		x.fatalf("mismatcheach: unknown kind %q", kind)
 	}
