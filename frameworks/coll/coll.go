@@ -451,6 +451,27 @@ const failureMarkPad = 4099
 // expected, is a FailureMark.
 func IsFailureMark(sent, want int) bool { return sent == want+failureMarkPad }
 
+// Payload is what a rank that may have met an error in a collective sends
+// in place of buf: buf, or once err is set a failure mark. Such a rank goes
+// on with every send and receive of its part, so that no peer waits for
+// ever on it and every message sent is received, and its peers fail in
+// turn instead of taking its data.
+func Payload(buf []byte, err error) []byte {
+	if err != nil {
+		return FailureMark(len(buf))
+	}
+	return buf
+}
+
+// FirstError is err, or next if err is nil: the error a rank that goes on
+// after one returns.
+func FirstError(err, next error) error {
+	if err != nil {
+		return err
+	}
+	return next
+}
+
 // ErrPeerFailed marks a receive that got a FailureMark: the peer failed
 // in the same collective, and its own error says why.
 var ErrPeerFailed = errors.New("the peer failed in this collective and sent a failure mark in place of its data (its own error says why)")

@@ -29,7 +29,7 @@ func alltoallv(c coll.Comm, send []byte, scounts, sdispls []int, recv []byte, rc
 	// who would wait for ever on it, but sends them failure marks.
 	me := c.Rank()
 	err := coll.CheckOwnBlock(me, scounts[me], rcounts[me])
-	return first(err, alltoallvLinear(c, send, scounts, sdispls, recv, rcounts, rdispls, coll.TagAlltoallv, err))
+	return coll.FirstError(err, alltoallvLinear(c, send, scounts, sdispls, recv, rcounts, rdispls, coll.TagAlltoallv, err))
 }
 
 // alltoallvLinear posts every receive, then every send, then waits for all:
@@ -47,7 +47,7 @@ func alltoallvLinear(c coll.Comm, send []byte, scounts, sdispls []int, recv []by
 	}
 	for i := 1; i < n; i++ {
 		r := (me + i) % n
-		reqs = append(reqs, c.Isend(payload(block(send, scounts, sdispls, r), err), r, tag))
+		reqs = append(reqs, c.Isend(coll.Payload(block(send, scounts, sdispls, r), err), r, tag))
 	}
 	if err == nil {
 		copy(block(recv, rcounts, rdispls, me), block(send, scounts, sdispls, me))

@@ -24,12 +24,12 @@ func alltoallw(c coll.Comm, send, recv [][]byte) error {
 	}
 	for i := 1; i < n; i++ {
 		r := (me + i) % n
-		reqs = append(reqs, c.Isend(payload(send[r], err), r, coll.TagAlltoallw))
+		reqs = append(reqs, c.Isend(coll.Payload(send[r], err), r, coll.TagAlltoallw))
 	}
 	if err == nil {
 		copy(recv[me], send[me])
 	}
-	return first(err, c.Wait(reqs...))
+	return coll.FirstError(err, c.Wait(reqs...))
 }
 
 func neighborAlltoallw(c coll.Comm, nb coll.Neighbors, send, recv [][]byte) error {

@@ -11,7 +11,7 @@ func barrier(c coll.Comm) error {
 	}
 	if me != 0 {
 		err := c.Send(nil, 0, coll.TagBarrier)
-		return first(err, c.Recv(nil, 0, coll.TagBarrier))
+		return coll.FirstError(err, c.Recv(nil, 0, coll.TagBarrier))
 	}
 	reqs := make([]coll.Request, 0, n-1)
 	for r := 1; r < n; r++ {
@@ -20,7 +20,7 @@ func barrier(c coll.Comm) error {
 	err := c.Wait(reqs...)
 	reqs = reqs[:0]
 	for r := 1; r < n; r++ {
-		reqs = append(reqs, c.Isend(payload(nil, err), r, coll.TagBarrier))
+		reqs = append(reqs, c.Isend(coll.Payload(nil, err), r, coll.TagBarrier))
 	}
-	return first(err, c.Wait(reqs...))
+	return coll.FirstError(err, c.Wait(reqs...))
 }

@@ -15,12 +15,12 @@ func bcast(c coll.Comm, buf []byte, root int) error {
 func bcastLinear(c coll.Comm, buf []byte, root, tag int, err error) error {
 	n := c.Size()
 	if c.Rank() != root {
-		return first(err, c.Recv(buf, root, tag))
+		return coll.FirstError(err, c.Recv(buf, root, tag))
 	}
 	reqs := make([]coll.Request, 0, n-1)
-	out := payload(buf, err)
+	out := coll.Payload(buf, err)
 	for i := 1; i < n; i++ {
 		reqs = append(reqs, c.Isend(out, (root+i)%n, tag))
 	}
-	return first(err, c.Wait(reqs...))
+	return coll.FirstError(err, c.Wait(reqs...))
 }

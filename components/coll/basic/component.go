@@ -11,9 +11,11 @@
 //
 // When a receive fails partway (a message of the wrong length: counts that
 // disagree between ranks), a collective still makes every other transfer of
-// its algorithm, so that the other ranks are not left waiting, and returns
-// the first error. Arguments found wrong locally fail at once, before any
-// message is sent.
+// its algorithm, sending failure marks in place of data (coll.Payload), so
+// that the other ranks fail too instead of waiting, and returns the first
+// error. Arguments found wrong locally fail at once, before any message is
+// sent, but for a block to itself of another length, which the others
+// cannot see.
 package basic
 
 import (

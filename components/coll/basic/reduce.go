@@ -25,7 +25,7 @@ func allreduce(c coll.Comm, send, recv []byte, op coll.Op) error {
 		return err
 	}
 	err := reduceLinear(c, send, recv, op, 0, coll.TagAllreduce)
-	return first(err, bcastLinear(c, recv, 0, coll.TagAllreduce, err))
+	return coll.FirstError(err, bcastLinear(c, recv, 0, coll.TagAllreduce, err))
 }
 
 // reduceLinear leaves x0 ⊕ x1 ⊕ ... ⊕ x(n-1) in the root's recv. The root
@@ -50,7 +50,7 @@ func reduceLinear(c coll.Comm, send, recv []byte, op coll.Op, root, tag int) err
 			if tmp == nil {
 				tmp = make([]byte, len(send))
 			}
-			err = first(err, c.Recv(tmp, i, tag))
+			err = coll.FirstError(err, c.Recv(tmp, i, tag))
 			in = tmp
 		}
 		if err == nil {

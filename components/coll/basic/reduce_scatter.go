@@ -52,5 +52,5 @@ func reduceThenScatter(c coll.Comm, send, recv []byte, counts, displs []int, op 
 		sum = make([]byte, len(send))
 	}
 	err := reduceLinear(c, send, sum, op, 0, tag)
-	return first(err, scattervLinear(c, sum, counts, displs, recv, 0, tag, err))
+	return coll.FirstError(err, scattervLinear(c, sum, counts, displs, recv, 0, tag, err))
 }

@@ -22,7 +22,7 @@ func scan(c coll.Comm, send, recv []byte, op coll.Op) error {
 		}
 	}
 	if me < n-1 {
-		err = first(err, c.Send(payload(recv, err), me+1, coll.TagScan))
+		err = coll.FirstError(err, c.Send(coll.Payload(recv, err), me+1, coll.TagScan))
 	}
 	return err
 }
@@ -50,7 +50,7 @@ func exscan(c coll.Comm, send, recv []byte, op coll.Op) error {
 		}
 	}
 	if me < n-1 {
-		err = first(err, c.Send(payload(next, err), me+1, coll.TagExscan))
+		err = coll.FirstError(err, c.Send(coll.Payload(next, err), me+1, coll.TagExscan))
 	}
 	return err
 }

@@ -38,13 +38,13 @@ func scatterv(c coll.Comm, send []byte, counts, displs []int, recv []byte, root 
 func scattervLinear(c coll.Comm, send []byte, counts, displs []int, recv []byte, root, tag int, err error) error {
 	n, me := c.Size(), c.Rank()
 	if me != root {
-		return first(err, c.Recv(recv, root, tag))
+		return coll.FirstError(err, c.Recv(recv, root, tag))
 	}
 	reqs := make([]coll.Request, 0, n-1)
 	for i := 1; i < n; i++ {
 		r := (root + i) % n
-		reqs = append(reqs, c.Isend(payload(block(send, counts, displs, r), err), r, tag))
+		reqs = append(reqs, c.Isend(coll.Payload(block(send, counts, displs, r), err), r, tag))
 	}
 	copy(recv, block(send, counts, displs, root))
-	return first(err, c.Wait(reqs...))
+	return coll.FirstError(err, c.Wait(reqs...))
 }

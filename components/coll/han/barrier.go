@@ -14,7 +14,7 @@ func (m *module) barrier(c coll.Comm) error {
 	tag := coll.TagBarrier
 	if !t.isLeader() {
 		err := c.Send(nil, t.leader(), tag)
-		return m.inNode(first(err, c.Recv(nil, t.leader(), tag)))
+		return m.inNode(coll.FirstError(err, c.Recv(nil, t.leader(), tag)))
 	}
 	local := t.local()[1:]
 	reqs := make([]coll.Request, len(local))
@@ -29,11 +29,11 @@ func (m *module) barrier(c coll.Comm) error {
 	if e := among(c, t.leaders, t.node, tag, err); err == nil {
 		err = amongNodes(e)
 	}
-	out := payload(nil, err)
+	out := coll.Payload(nil, err)
 	for i, r := range local {
 		reqs[i] = c.Isend(out, r, tag)
 	}
-	return first(err, m.inNode(c.Wait(reqs...)))
+	return coll.FirstError(err, m.inNode(c.Wait(reqs...)))
 }
 
 // dissemination is the barrier of ranks, where this rank is ranks[v]: in
@@ -44,9 +44,9 @@ func (m *module) barrier(c coll.Comm) error {
 func dissemination(c coll.Comm, ranks []int, v, tag int, err error) error {
 	n := len(ranks)
 	for d := 1; d < n; d <<= 1 {
-		s := c.Isend(payload(nil, err), ranks[(v+d)%n], tag)
-		err = first(err, c.Recv(nil, ranks[(v-d+n)%n], tag))
-		err = first(err, s.Wait())
+		s := c.Isend(coll.Payload(nil, err), ranks[(v+d)%n], tag)
+		err = coll.FirstError(err, c.Recv(nil, ranks[(v-d+n)%n], tag))
+		err = coll.FirstError(err, s.Wait())
 	}
 	return err
 }
@@ -61,11 +61,11 @@ func allToAll(c coll.Comm, ranks []int, v, tag int, err error) error {
 			reqs = append(reqs, c.Irecv(nil, r, tag))
 		}
 	}
-	out := payload(nil, err)
+	out := coll.Payload(nil, err)
 	for i, r := range ranks {
 		if i != v {
 			reqs = append(reqs, c.Isend(out, r, tag))
 		}
 	}
-	return first(err, c.Wait(reqs...))
+	return coll.FirstError(err, c.Wait(reqs...))
 }

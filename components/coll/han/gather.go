@@ -52,7 +52,7 @@ func (m *module) gather(c coll.Comm, send, recv []byte, root int) error {
 			reqs = append(reqs, c.Irecv(buf[(i+1)*bs:(i+2)*bs], r, coll.TagGather))
 		}
 		err := m.inNode(c.Wait(reqs...))
-		return first(err, amongNodes(c.Send(payload(buf, err), root, coll.TagGather)))
+		return coll.FirstError(err, amongNodes(c.Send(coll.Payload(buf, err), root, coll.TagGather)))
 	}
 	// The root: its node's blocks straight into recv, the other nodes'
 	// packed; every receive posted at once.
@@ -99,9 +99,9 @@ func (m *module) scatter(c coll.Comm, send, recv []byte, root int) error {
 		copy(recv, buf[:bs])
 		reqs := make([]coll.Request, 0, len(local)-1)
 		for i, r := range local[1:] {
-			reqs = append(reqs, c.Isend(payload(buf[(i+1)*bs:(i+2)*bs], err), r, coll.TagScatter))
+			reqs = append(reqs, c.Isend(coll.Payload(buf[(i+1)*bs:(i+2)*bs], err), r, coll.TagScatter))
 		}
-		return first(err, m.inNode(c.Wait(reqs...)))
+		return coll.FirstError(err, m.inNode(c.Wait(reqs...)))
 	}
 	if err := coll.CheckLen("send", len(send), n*bs, "the root sends one block per rank"); err != nil {
 		return err
@@ -135,7 +135,7 @@ func (m *module) allgather(c coll.Comm, send, recv []byte) error {
 	local := t.local()
 	if me != local[0] {
 		err := m.inNode(c.Send(send, local[0], coll.TagAllgather))
-		return first(err, m.inNode(bcastTree(c, local, recv, coll.TagAllgather, err)))
+		return coll.FirstError(err, m.inNode(bcastTree(c, local, recv, coll.TagAllgather, err)))
 	}
 	reqs := make([]coll.Request, 0, len(local)-1+2*(len(t.leaders)-1))
 	for _, r := range local[1:] {
@@ -145,7 +145,7 @@ func (m *module) allgather(c coll.Comm, send, recv []byte) error {
 	err := m.inNode(c.Wait(reqs...))
 	mine := make([]byte, len(local)*bs)
 	pack(mine, recv, local, bs)
-	mine = payload(mine, err)
+	mine = coll.Payload(mine, err)
 	bufs := make([][]byte, len(t.leaders))
 	reqs = reqs[:0]
 	for k, l := range t.leaders {
@@ -167,5 +167,5 @@ func (m *module) allgather(c coll.Comm, send, recv []byte) error {
 			unpack(recv, buf, t.ranks[k], bs)
 		}
 	}
-	return first(err, m.inNode(bcastTree(c, local, recv, coll.TagAllgather, err)))
+	return coll.FirstError(err, m.inNode(bcastTree(c, local, recv, coll.TagAllgather, err)))
 }

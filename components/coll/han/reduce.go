@@ -60,9 +60,9 @@ func (m *module) reduceTo(c coll.Comm, send, recv []byte, op coll.Op, root, tag 
 			copy(recv, res)
 		}
 	case me == root:
-		err = first(err, amongNodes(c.Recv(recv, holder, tag)))
+		err = coll.FirstError(err, amongNodes(c.Recv(recv, holder, tag)))
 	case me == holder:
-		err = first(err, amongNodes(c.Send(payload(res, err), root, tag)))
+		err = coll.FirstError(err, amongNodes(c.Send(coll.Payload(res, err), root, tag)))
 	}
 	return err
 }
@@ -123,7 +123,7 @@ func (m *module) allreduceExchange(c coll.Comm, send, recv []byte, op coll.Op) e
 				reqs = append(reqs, c.Irecv(parts[k], l, tag))
 			}
 		}
-		out := payload(part, err)
+		out := coll.Payload(part, err)
 		for k, l := range t.leaders {
 			if k != t.node {
 				reqs = append(reqs, c.Isend(out, l, tag))
@@ -143,5 +143,5 @@ func (m *module) allreduceExchange(c coll.Comm, send, recv []byte, op coll.Op) e
 			}
 		}
 	}
-	return first(err, m.inNode(bcastTree(c, local, recv, tag, err)))
+	return coll.FirstError(err, m.inNode(bcastTree(c, local, recv, tag, err)))
 }

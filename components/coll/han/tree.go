@@ -8,19 +8,9 @@ import "github.com/gompi/gompi/frameworks/coll"
 //
 // Each takes the error the rank already met in the call, if any: a rank
 // that failed still makes every receive and send of its part, so that
-// no rank waits forever for it, but sends poison (see payload) instead of
-// data.
-
-// payload is buf, or once err is set the poison in its place: a failure
-// mark (coll.FailureMark), longer than its peer receives, which fails the
-// peer's receive as a peer's failure, so the failure travels down the
-// tree as an error rather than as a wait for a message that never comes.
-func payload(buf []byte, err error) []byte {
-	if err != nil {
-		return coll.FailureMark(len(buf))
-	}
-	return buf
-}
+// no rank waits forever for it, but sends poison (coll.Payload: a failure
+// mark, which fails the peer's receive as a peer's failure) instead of
+// data, so the failure travels down the tree as an error.
 
 // bcastTree passes buf from ranks[0] to every rank of ranks.
 func bcastTree(c coll.Comm, ranks []int, buf []byte, tag int, err error) error {
@@ -31,11 +21,11 @@ func bcastTree(c coll.Comm, ranks []int, buf []byte, tag int, err error) error {
 	mask := 1
 	for ; mask < n; mask <<= 1 {
 		if v&mask != 0 {
-			err = first(err, c.Recv(buf, ranks[v-mask], tag))
+			err = coll.FirstError(err, c.Recv(buf, ranks[v-mask], tag))
 			break
 		}
 	}
-	out := payload(buf, err)
+	out := coll.Payload(buf, err)
 	var reqs [maxChildren]coll.Request
 	k := 0
 	for mask >>= 1; mask > 0; mask >>= 1 {
@@ -44,19 +34,11 @@ func bcastTree(c coll.Comm, ranks []int, buf []byte, tag int, err error) error {
 			k++
 		}
 	}
-	return first(err, c.Wait(reqs[:k]...))
+	return coll.FirstError(err, c.Wait(reqs[:k]...))
 }
 
 // maxChildren bounds the children of a rank in a binomial tree.
 const maxChildren = 64
-
-// first is err, or next if err is nil.
-func first(err, next error) error {
-	if err != nil {
-		return err
-	}
-	return next
-}
 
 // reduceTree reduces send over ranks to ranks[0] and returns the result
 // there (nil elsewhere), which may be send itself. The operands combine
@@ -72,7 +54,7 @@ func reduceTree(c coll.Comm, ranks []int, send []byte, op coll.Op, tag int, err 
 	isSend := true // cur is the caller's send: read only
 	for mask := 1; mask < n; mask <<= 1 {
 		if v&mask != 0 {
-			return nil, first(err, c.Send(payload(cur, err), ranks[v-mask], tag))
+			return nil, coll.FirstError(err, c.Send(coll.Payload(cur, err), ranks[v-mask], tag))
 		}
 		if v+mask >= n {
 			continue
@@ -80,7 +62,7 @@ func reduceTree(c coll.Comm, ranks []int, send []byte, op coll.Op, tag int, err 
 		if spare == nil {
 			spare = make([]byte, len(send))
 		}
-		if err = first(err, c.Recv(spare, ranks[v+mask], tag)); err != nil {
+		if err = coll.FirstError(err, c.Recv(spare, ranks[v+mask], tag)); err != nil {
 			continue
 		}
 		// cur holds ranks v..v+mask-1, spare the ones after: spare = cur ⊕ spare.

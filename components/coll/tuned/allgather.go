@@ -47,7 +47,7 @@ func allgatherRingRun(c coll.Comm, send, recv []byte) error {
 		if s == 0 {
 			out = send // see ownBlockFirst
 		}
-		err = first(err, coll.Sendrecv(c, payload(out, err), right, block((r-s-1+n)%n), left, tagAllgather))
+		err = coll.FirstError(err, coll.Sendrecv(c, coll.Payload(out, err), right, block((r-s-1+n)%n), left, tagAllgather))
 	}
 	return err
 }
@@ -72,7 +72,7 @@ func allgatherRecursiveDoublingRun(c coll.Comm, send, recv []byte) error {
 		if mask == 1 {
 			out = send // see ownBlockFirst
 		}
-		err = first(err, coll.Sendrecv(c, payload(out, err), p, recv[theirs*bs:(theirs+mask)*bs], p, tagAllgather))
+		err = coll.FirstError(err, coll.Sendrecv(c, coll.Payload(out, err), p, recv[theirs*bs:(theirs+mask)*bs], p, tagAllgather))
 	}
 	return err
 }
@@ -93,7 +93,7 @@ func (m *module) allgatherBruckRun(c coll.Comm, send, recv []byte) error {
 		if k == 1 {
 			out = send // see ownBlockFirst
 		}
-		err = first(err, coll.Sendrecv(c, payload(out, err), (r-k+n)%n, tmp[k*bs:(k+cnt)*bs], (r+k)%n, tagAllgather))
+		err = coll.FirstError(err, coll.Sendrecv(c, coll.Payload(out, err), (r-k+n)%n, tmp[k*bs:(k+cnt)*bs], (r+k)%n, tagAllgather))
 	}
 	copy(recv[r*bs:], tmp[:(n-r)*bs])
 	copy(recv[:r*bs], tmp[(n-r)*bs:])

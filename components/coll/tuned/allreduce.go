@@ -65,7 +65,7 @@ func (m *module) allreduceRecursiveDoublingRun(c coll.Comm, recv []byte, op coll
 		acc := recv
 		for mask := 1; mask < f.pof2; mask <<= 1 {
 			p := f.rank(v ^ mask)
-			err = first(err, coll.Sendrecv(c, payload(acc, err), p, tmp, p, tagAllreduce))
+			err = coll.FirstError(err, coll.Sendrecv(c, coll.Payload(acc, err), p, tmp, p, tagAllreduce))
 			if err != nil {
 				continue
 			}
@@ -80,7 +80,7 @@ func (m *module) allreduceRecursiveDoublingRun(c coll.Comm, recv []byte, op coll
 			copy(recv, acc)
 		}
 	}
-	return first(err, foldOut(c, f, recv, tagAllreduce, err))
+	return coll.FirstError(err, foldOut(c, f, recv, tagAllreduce, err))
 }
 
 // allreduceRabenseifnerRun reduce-scatters by recursive halving and
@@ -98,7 +98,7 @@ func (m *module) allreduceRabenseifnerRun(c coll.Comm, send, recv []byte, op col
 		parents, w, err = halving(c, f, v, recv, f.unfolded(c.Rank(), send), tmp, op, tagAllreduce, steps[:0], err)
 		err = doubling(c, f, v, recv, parents, w, op.ElemSize(), tagAllreduce, err)
 	}
-	return first(err, foldOut(c, f, recv, tagAllreduce, err))
+	return coll.FirstError(err, foldOut(c, f, recv, tagAllreduce, err))
 }
 
 // allreduceRingRun cuts the vector into n chunks at element boundaries;
@@ -128,7 +128,7 @@ func (m *module) allreduceRingRun(c coll.Comm, send, recv []byte, op coll.Op, se
 	}
 	for s := 0; s < n-1; s++ {
 		out, in := chunk((r+1-s+n)%n), chunk((r-s+n)%n)
-		err = first(err, coll.Sendrecv(c, payload(out, err), right, in, left, tagAllreduce))
+		err = coll.FirstError(err, coll.Sendrecv(c, coll.Payload(out, err), right, in, left, tagAllreduce))
 	}
 	return err
 }
@@ -158,13 +158,13 @@ func ringReduceStep(c coll.Comm, out, in, tmp []byte, seg, left, right int, op c
 	var sendsBuf [stackReqs]coll.Request
 	sends := sendsBuf[:0]
 	for _, o := range pieces(out) {
-		sends = append(sends, c.Isend(payload(o, err), right, tagAllreduce))
+		sends = append(sends, c.Isend(coll.Payload(o, err), right, tagAllreduce))
 	}
 	for k := range recvs {
-		err = first(err, recvs[k].Wait())
+		err = coll.FirstError(err, recvs[k].Wait())
 		if err == nil {
 			op.Reduce(tins[k], ins[k])
 		}
 	}
-	return first(err, waitAll(sends))
+	return coll.FirstError(err, waitAll(sends))
 }

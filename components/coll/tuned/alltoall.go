@@ -57,7 +57,7 @@ func alltoallPairwiseRun(c coll.Comm, send, recv []byte, bs int) error {
 	var err error
 	for s := 1; s < n; s++ {
 		dst, src := (r+s)%n, (r-s+n)%n
-		err = first(err, coll.Sendrecv(c, payload(send[dst*bs:(dst+1)*bs], err), dst, recv[src*bs:(src+1)*bs], src, tagAlltoall))
+		err = coll.FirstError(err, coll.Sendrecv(c, coll.Payload(send[dst*bs:(dst+1)*bs], err), dst, recv[src*bs:(src+1)*bs], src, tagAlltoall))
 	}
 	return err
 }
@@ -88,7 +88,7 @@ func (m *module) alltoallBruckRun(c coll.Comm, send, recv []byte, bs int) error 
 				cnt++
 			}
 		}
-		err = first(err, coll.Sendrecv(c, payload(out[:cnt*bs], err), (r+k)%n, in[:cnt*bs], (r-k+n)%n, tagAlltoall))
+		err = coll.FirstError(err, coll.Sendrecv(c, coll.Payload(out[:cnt*bs], err), (r+k)%n, in[:cnt*bs], (r-k+n)%n, tagAlltoall))
 		cnt = 0
 		for i := k; i < n; i++ {
 			if i&k != 0 {

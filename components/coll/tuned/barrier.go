@@ -31,7 +31,7 @@ func barrierLinearRun(c coll.Comm) error {
 	}
 	if r != 0 {
 		err := c.Send(nil, 0, tagBarrier)
-		return first(err, c.Recv(nil, 0, tagBarrier))
+		return coll.FirstError(err, c.Recv(nil, 0, tagBarrier))
 	}
 	var reqsBuf [stackReqs]coll.Request
 	reqs := reqsBuf[:0]
@@ -41,9 +41,9 @@ func barrierLinearRun(c coll.Comm) error {
 	err := waitAll(reqs)
 	reqs = reqs[:0]
 	for i := 1; i < n; i++ {
-		reqs = append(reqs, c.Isend(payload(nil, err), i, tagBarrier))
+		reqs = append(reqs, c.Isend(coll.Payload(nil, err), i, tagBarrier))
 	}
-	return first(err, waitAll(reqs))
+	return coll.FirstError(err, waitAll(reqs))
 }
 
 // barrierDisseminationRun: in round k every rank signals rank+2^k and
@@ -53,7 +53,7 @@ func barrierDisseminationRun(c coll.Comm) error {
 	n, r := c.Size(), c.Rank()
 	var err error
 	for k := 1; k < n; k <<= 1 {
-		err = first(err, coll.Sendrecv(c, payload(nil, err), (r+k)%n, nil, (r-k+n)%n, tagBarrier))
+		err = coll.FirstError(err, coll.Sendrecv(c, coll.Payload(nil, err), (r+k)%n, nil, (r-k+n)%n, tagBarrier))
 	}
 	return err
 }
@@ -66,7 +66,7 @@ func barrierRecursiveDoublingRun(c coll.Comm) error {
 	pof2 := pof2Floor(n)
 	if r >= pof2 {
 		err := c.Send(nil, r-pof2, tagBarrier)
-		return first(err, c.Recv(nil, r-pof2, tagBarrier))
+		return coll.FirstError(err, c.Recv(nil, r-pof2, tagBarrier))
 	}
 	extra := r+pof2 < n
 	var err error
@@ -74,10 +74,10 @@ func barrierRecursiveDoublingRun(c coll.Comm) error {
 		err = c.Recv(nil, r+pof2, tagBarrier)
 	}
 	for mask := 1; mask < pof2; mask <<= 1 {
-		err = first(err, coll.Sendrecv(c, payload(nil, err), r^mask, nil, r^mask, tagBarrier))
+		err = coll.FirstError(err, coll.Sendrecv(c, coll.Payload(nil, err), r^mask, nil, r^mask, tagBarrier))
 	}
 	if extra {
-		err = first(err, c.Send(payload(nil, err), r+pof2, tagBarrier))
+		err = coll.FirstError(err, c.Send(coll.Payload(nil, err), r+pof2, tagBarrier))
 	}
 	return err
 }

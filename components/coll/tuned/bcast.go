@@ -51,9 +51,9 @@ func bcastBinomialRun(c coll.Comm, buf []byte, root, tag int, err error) error {
 	top := pof2Ceil(n)
 	if v != 0 {
 		top = lowBit(v)
-		err = first(err, c.Recv(buf, (v-top+root)%n, tag))
+		err = coll.FirstError(err, c.Recv(buf, (v-top+root)%n, tag))
 	}
-	out := payload(buf, err)
+	out := coll.Payload(buf, err)
 	var reqsBuf [stackReqs]coll.Request
 	reqs := reqsBuf[:0]
 	for mask := top >> 1; mask > 0; mask >>= 1 {
@@ -61,7 +61,7 @@ func bcastBinomialRun(c coll.Comm, buf []byte, root, tag int, err error) error {
 			reqs = append(reqs, c.Isend(out, (v+mask+root)%n, tag))
 		}
 	}
-	return first(err, waitAll(reqs))
+	return coll.FirstError(err, waitAll(reqs))
 }
 
 // bcastPipelineRun streams buf down a chain in virtual rank order, in
@@ -86,13 +86,13 @@ func bcastPipelineRun(c coll.Comm, buf []byte, root, segsize, tag int) error {
 	var err error
 	for k := 0; k < nseg; k++ {
 		if v != 0 {
-			err = first(err, recvs[k].Wait())
+			err = coll.FirstError(err, recvs[k].Wait())
 		}
 		if v != n-1 {
-			sends = append(sends, c.Isend(payload(seg(k), err), next, tag))
+			sends = append(sends, c.Isend(coll.Payload(seg(k), err), next, tag))
 		}
 	}
-	return first(err, waitAll(sends))
+	return coll.FirstError(err, waitAll(sends))
 }
 
 // bcastScatterAllgatherRun is van de Geijn's bcast: the root scatters n
@@ -117,14 +117,14 @@ func bcastScatterAllgatherRun(c coll.Comm, buf []byte, root, tag int) error {
 	reqs := reqsBuf[:0]
 	for mask := top >> 1; mask > 0; mask >>= 1 {
 		if child := v + mask; child < n {
-			reqs = append(reqs, c.Isend(payload(blocks(child, min(child+mask, n)), err), real(child), tag))
+			reqs = append(reqs, c.Isend(coll.Payload(blocks(child, min(child+mask, n)), err), real(child), tag))
 		}
 	}
-	err = first(err, waitAll(reqs))
+	err = coll.FirstError(err, waitAll(reqs))
 	left, right := real((v-1+n)%n), real((v+1)%n)
 	for s := 0; s < n-1; s++ {
 		si, ri := (v-s+n)%n, (v-s-1+n)%n
-		err = first(err, coll.Sendrecv(c, payload(blocks(si, si+1), err), right, blocks(ri, ri+1), left, tag))
+		err = coll.FirstError(err, coll.Sendrecv(c, coll.Payload(blocks(si, si+1), err), right, blocks(ri, ri+1), left, tag))
 	}
 	return err
 }

@@ -10,6 +10,12 @@
 // components. The thresholds of the decision, each with the measurement
 // behind it, are in decision.go.
 //
+// A rank that meets an error partway (a message of the wrong length:
+// counts that disagree) goes on with every send and receive of its
+// algorithm, sending failure marks in place of data (coll.Payload), so that
+// no peer waits for ever on it and every message sent is received; it
+// returns its first error.
+//
 // # When ranks outnumber CPUs
 //
 // A message to a rank that is not running waits for a context switch, so

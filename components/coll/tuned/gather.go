@@ -83,7 +83,7 @@ func (m *module) gatherBinomialRun(c coll.Comm, send, recv []byte, root int) err
 	}
 	err := waitAll(reqs)
 	if v != 0 {
-		return first(err, c.Send(payload(tmp, err), (v-lowBit(v)+root)%n, tagGather))
+		return coll.FirstError(err, c.Send(coll.Payload(tmp, err), (v-lowBit(v)+root)%n, tagGather))
 	}
 	if root != 0 {
 		copy(recv[root*bs:], tmp[:(n-root)*bs])
@@ -159,9 +159,9 @@ func (m *module) scatterBinomialRun(c coll.Comm, send, recv []byte, root int) er
 	for mask := pof2Ceil(sub) >> 1; mask > 0; mask >>= 1 {
 		if child := v + mask; mask < sub {
 			cs := subtree(child, n)
-			reqs = append(reqs, c.Isend(payload(tmp[mask*bs:(mask+cs)*bs], err), (child+root)%n, tagScatter))
+			reqs = append(reqs, c.Isend(coll.Payload(tmp[mask*bs:(mask+cs)*bs], err), (child+root)%n, tagScatter))
 		}
 	}
 	copy(recv, tmp[:bs])
-	return first(err, waitAll(reqs))
+	return coll.FirstError(err, waitAll(reqs))
 }

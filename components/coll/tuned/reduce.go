@@ -63,7 +63,7 @@ func (m *module) reduceLinearRun(c coll.Comm, send, recv []byte, op coll.Op, roo
 	for i := n - 2; i >= 0; i-- {
 		in := send
 		if i != root {
-			err = first(err, c.Recv(tmp, i, tag))
+			err = coll.FirstError(err, c.Recv(tmp, i, tag))
 			in = tmp
 		}
 		if err == nil {
@@ -96,11 +96,11 @@ func (m *module) reduceBinomialRun(c coll.Comm, send, recv []byte, op coll.Op, r
 	var err error
 	for mask := 1; mask < n; mask <<= 1 {
 		if v&mask != 0 {
-			err = first(err, c.Send(payload(acc, err), (v-mask+treeRoot)%n, tag))
+			err = coll.FirstError(err, c.Send(coll.Payload(acc, err), (v-mask+treeRoot)%n, tag))
 			if r != root {
 				return err
 			}
-			return first(err, c.Recv(recv, treeRoot, tag)) // a root other than 0, of a non-commutative operation
+			return coll.FirstError(err, c.Recv(recv, treeRoot, tag)) // a root other than 0, of a non-commutative operation
 		}
 		child := v + mask
 		if child >= n {
@@ -110,7 +110,7 @@ func (m *module) reduceBinomialRun(c coll.Comm, send, recv []byte, op coll.Op, r
 			// The root's last partial result goes straight into recv, the
 			// higher operand there: recv = acc ⊕ recv, with no copy after
 			// (a 2-rank reduce of 1 MiB: a third of its time).
-			err = first(err, c.Recv(recv, (child+treeRoot)%n, tag))
+			err = coll.FirstError(err, c.Recv(recv, (child+treeRoot)%n, tag))
 			if err == nil {
 				op.Reduce(acc, recv)
 			}
@@ -120,7 +120,7 @@ func (m *module) reduceBinomialRun(c coll.Comm, send, recv []byte, op coll.Op, r
 			tmp = m.pool.get(len(send))
 			owned[0] = tmp
 		}
-		err = first(err, c.Recv(tmp, (child+treeRoot)%n, tag))
+		err = coll.FirstError(err, c.Recv(tmp, (child+treeRoot)%n, tag))
 		if err != nil {
 			continue
 		}
@@ -138,7 +138,7 @@ func (m *module) reduceBinomialRun(c coll.Comm, send, recv []byte, op coll.Op, r
 		copy(recv, acc)
 		return err
 	}
-	return first(err, c.Send(payload(acc, err), root, tag))
+	return coll.FirstError(err, c.Send(coll.Payload(acc, err), root, tag))
 }
 
 // reduceRabenseifnerRun reduce-scatters by recursive halving, then gathers
@@ -155,7 +155,7 @@ func (m *module) reduceRabenseifnerRun(c coll.Comm, send, recv []byte, op coll.O
 	}
 	if r == root && holder != root {
 		err := c.Send(send, root+1, tag)
-		return first(err, c.Recv(recv, holder, tag))
+		return coll.FirstError(err, c.Recv(recv, holder, tag))
 	}
 	acc, tmp := m.pool.get(len(send)), m.pool.get(len(send))
 	defer func() {
@@ -174,18 +174,18 @@ func (m *module) reduceRabenseifnerRun(c coll.Comm, send, recv []byte, op coll.O
 		mask := 1 << i
 		p := f.rank(v ^ mask)
 		if v&mask != vh&mask {
-			return first(err, c.Send(payload(w.bytes(acc, es), err), p, tag))
+			return coll.FirstError(err, c.Send(coll.Payload(w.bytes(acc, es), err), p, tag))
 		}
 		lower, upper := parents[i].halves()
 		other := upper
 		if v&mask != 0 {
 			other = lower
 		}
-		err = first(err, c.Recv(other.bytes(acc, es), p, tag))
+		err = coll.FirstError(err, c.Recv(other.bytes(acc, es), p, tag))
 		w = parents[i]
 	}
 	if holder != root {
-		return first(err, c.Send(payload(acc, err), root, tag))
+		return coll.FirstError(err, c.Send(coll.Payload(acc, err), root, tag))
 	}
 	copy(recv, acc)
 	return err
@@ -218,7 +218,7 @@ func foldOut(c coll.Comm, f fold, acc []byte, tag int, err error) error {
 		return nil
 	}
 	if r%2 == 1 {
-		return c.Send(payload(acc, err), r-1, tag)
+		return c.Send(coll.Payload(acc, err), r-1, tag)
 	}
 	return c.Recv(acc, r+1, tag)
 }
@@ -248,7 +248,7 @@ func halving(c coll.Comm, f fold, v int, acc, src, tmp []byte, op coll.Op, tag i
 		if mask == 1 && src != nil {
 			out = give.bytes(src, es)
 		}
-		err = first(err, coll.Sendrecv(c, payload(out, err), p, theirs, p, tag))
+		err = coll.FirstError(err, coll.Sendrecv(c, coll.Payload(out, err), p, theirs, p, tag))
 		if err == nil {
 			if v&mask != 0 || op.Commutative() {
 				op.Reduce(theirs, mine)
@@ -274,7 +274,7 @@ func doubling(c coll.Comm, f fold, v int, acc []byte, parents []window, w window
 		if v&mask != 0 {
 			other = lower
 		}
-		err = first(err, coll.Sendrecv(c, payload(w.bytes(acc, es), err), p, other.bytes(acc, es), p, tag))
+		err = coll.FirstError(err, coll.Sendrecv(c, coll.Payload(w.bytes(acc, es), err), p, other.bytes(acc, es), p, tag))
 		w = parents[i]
 	}
 	return err
