@@ -72,9 +72,14 @@ func CheckOwnBlock(rank, sent, want int) error {
 	if sent == want {
 		return nil
 	}
-	class := ErrTooShort
+	return fmt.Errorf("rank %d sends itself %d bytes but expects %d: %w", rank, sent, want, WrongLength(sent, want))
+}
+
+// WrongLength is the class of data of sent bytes where want were expected:
+// ErrTooLong or ErrTooShort.
+func WrongLength(sent, want int) error {
 	if sent > want {
-		class = ErrTooLong
+		return ErrTooLong
 	}
-	return fmt.Errorf("rank %d sends itself %d bytes but expects %d: %w", rank, sent, want, class)
+	return ErrTooShort
 }

@@ -195,12 +195,8 @@ func disagree(r int, theirs, mine callInfo) error {
 	if theirs.otherRoot(mine) {
 		return rootsDisagree(r, theirs.root, mine)
 	}
-	class := coll.ErrTooShort
-	if theirs.size > mine.size {
-		class = coll.ErrTooLong
-	}
 	return fmt.Errorf("rank %d's %s, where this rank's %s: the ranks' counts disagree: %w",
-		r, theirs.describe(), mine.describe(), class)
+		r, theirs.describe(), mine.describe(), coll.WrongLength(theirs.size, mine.size))
 }
 
 // differentCalls is the error of rank r, in collective theirs where this

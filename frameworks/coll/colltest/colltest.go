@@ -113,11 +113,8 @@ func (c *comm) Recv(buf []byte, src, tag int) error {
 	}
 	if len(msg) != len(buf) {
 		// The classes pmpi's receive gives a message of the wrong length.
-		class := coll.ErrTooShort
-		if len(msg) > len(buf) {
-			class = coll.ErrTooLong
-		}
-		return fmt.Errorf("colltest: rank %d: recv from %d tag %d: %d bytes arrived, %d expected: %w", c.rank, src, tag, len(msg), len(buf), class)
+		return fmt.Errorf("colltest: rank %d: recv from %d tag %d: %d bytes arrived, %d expected: %w",
+			c.rank, src, tag, len(msg), len(buf), coll.WrongLength(len(msg), len(buf)))
 	}
 	copy(buf, msg)
 	return nil
