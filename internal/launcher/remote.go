@@ -130,7 +130,7 @@ func (j *job) launchRemote(byHost map[string][]node.DaemonRank, spec node.Daemon
 			}
 			errs = append(errs, fmt.Errorf("received %s while launching on the other hosts; no rank was started", name))
 		case <-j.timeout:
-			errs = append(errs, j.launchTimedOut(started))
+			errs = append(errs, j.launchTimedOut(unanswered(started)))
 		}
 		if len(errs) > 0 {
 			break
@@ -140,13 +140,7 @@ func (j *job) launchRemote(byHost map[string][]node.DaemonRank, spec node.Daemon
 		// A daemon that has not answered has started nothing, and its
 		// agent may be trying to reach its host for minutes yet (ssh to a
 		// host that is down): it is killed rather than waited for.
-		var waiting []*remoteHost
-		for _, h := range started {
-			if !h.answered() {
-				waiting = append(waiting, h)
-			}
-		}
-		killAgents(waiting)
+		killAgents(unanswered(started))
 		j.endRemote()
 		return errors.Join(errs...)
 	}
@@ -155,12 +149,10 @@ func (j *job) launchRemote(byHost map[string][]node.DaemonRank, spec node.Daemon
 
 // launchTimedOut is the launch's error when the job's timeout expires
 // before every daemon is ready: it names the hosts that had not answered.
-func (j *job) launchTimedOut(started []*remoteHost) error {
+func (j *job) launchTimedOut(silent []*remoteHost) error {
 	var waiting []string
-	for _, h := range started {
-		if !h.answered() {
-			waiting = append(waiting, h.name)
-		}
+	for _, h := range silent {
+		waiting = append(waiting, h.name)
 	}
 	sort.Strings(waiting)
 	which := "host "
@@ -169,6 +161,17 @@ func (j *job) launchTimedOut(started []*remoteHost) error {
 	}
 	return fmt.Errorf("%w after %s seconds while launching: no answer from %s%s; no rank was started",
 		errTimedOut, seconds(j.cfg.Timeout), which, strings.Join(waiting, ", "))
+}
+
+// unanswered are the hosts of started whose daemons have not answered.
+func unanswered(started []*remoteHost) []*remoteHost {
+	var silent []*remoteHost
+	for _, h := range started {
+		if !h.answered() {
+			silent = append(silent, h)
+		}
+	}
+	return silent
 }
 
 // answered reports whether the daemon said whether it can start its
