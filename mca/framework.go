@@ -171,7 +171,7 @@ func (f *Framework) load(reg *Registration, preg *params.Registry) {
 			Name:    "priority",
 			Default: strconv.Itoa(reg.DefaultPriority),
 			Level:   6,
-			Help:    fmt.Sprintf("Priority of the %s %s component: among the components that accept, higher wins", name, f.spec.Name),
+			Help:    fmt.Sprintf("Priority of the %s %s component: among the components that accept, higher wins; a negative priority disables the component", name, f.spec.Name),
 		})
 		s.err = errors.Join(s.comp.RegisterParams(r), r.Err())
 	}
@@ -323,8 +323,8 @@ func (f *Framework) Open(ctx context.Context) error {
 }
 
 // Select queries every open component and returns those that accept,
-// highest priority first (ties in name order). The ones that decline or
-// fail are closed. The selected ones stay open until Close.
+// highest priority first (ties in name order). The ones that decline,
+// answer with a negative priority or fail are closed. The selected ones stay open until Close.
 func (f *Framework) Select(ctx context.Context) ([]Selected, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -344,6 +344,11 @@ func (f *Framework) Select(ctx context.Context) ([]Selected, error) {
 			continue
 		}
 		prio, err := s.comp.Query(ctx, s.env)
+		if err == nil && prio < 0 {
+			// As in Open MPI, a negative priority is how a user turns a
+			// component off without naming the others.
+			err = fmt.Errorf("%w: priority %d (a negative priority disables it)", ErrDeclined, prio)
+		}
 		if err != nil {
 			f.closeSlot(s)
 			if err := f.report(s, "query", err); err != nil {

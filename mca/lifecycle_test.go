@@ -210,6 +210,7 @@ func TestSelectionFiltersAndPriorityParameter(t *testing.T) {
 		{"include", map[string]string{"GOMPI_MCA_test": "alpha,gamma"}, []string{"gamma", "alpha"}},
 		{"exclude", map[string]string{"GOMPI_MCA_test": " ^ beta "}, []string{"gamma", "alpha"}},
 		{"priority", map[string]string{"GOMPI_MCA_test_alpha_priority": "99"}, []string{"alpha", "gamma", "beta"}},
+		{"negative priority", map[string]string{"GOMPI_MCA_test_beta_priority": "-1"}, []string{"gamma", "alpha"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -550,6 +550,9 @@ func Build(c Comm, candidates []Candidate, host Host) (*Table, error) {
 			continue
 		}
 		t.modules = append(t.modules, mod)
+		if prio < 0 {
+			continue // declined for c, as a negative component priority is
+		}
 		i := len(offers)
 		for i > 0 && offers[i-1].prio < prio {
 			i--

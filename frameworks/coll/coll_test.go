@@ -94,6 +94,24 @@ func TestBuildReportsAFailingQuery(t *testing.T) {
 	}
 }
 
+func TestNegativePriorityDeclines(t *testing.T) {
+	var calls []string
+	freed := 0
+	off := component("off", barrierOnly(&calls, "off"))
+	off.freed = &freed
+	c := colltest.NewWorld(1).Comm(0)
+	tab, err := coll.Build(c, []coll.Candidate{{Name: "off", Component: off, Priority: -1}}, coll.Host{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := tab.Provider("barrier"); p != "" || tab.Barrier != nil {
+		t.Fatalf("barrier from %q, want none: a module offered with a negative priority serves nothing", p)
+	}
+	if err := tab.Free(); err != nil || freed != 1 {
+		t.Fatalf("Free: %v, %d declined modules freed, want 1", err, freed)
+	}
+}
+
 func TestEqualPrioritiesKeepCandidateOrder(t *testing.T) {
 	var calls []string
 	a := component("a", barrierOnly(&calls, "a"))
