@@ -168,7 +168,13 @@ func (c Comm) Group() (Group, error) {
 	return Group{g}, err
 }
 
-// SetName names c, for tools and error messages.
+// MaxObjectName is the longest name SetName keeps, in bytes
+// (MPI_MAX_OBJECT_NAME less C's terminating zero).
+const MaxObjectName = pmpi.MaxObjectName
+
+// SetName names c, for tools and error messages. A name over
+// MaxObjectName bytes is cut to fit, at a character boundary, as MPI
+// truncates it; an empty name is refused (ErrArg).
 func (c Comm) SetName(name string) error { return api().CommSetName(c.c, name) }
 
 // Name returns c's name: "MPI_COMM_WORLD", "MPI_COMM_SELF",

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/gompi/gompi/frameworks/coll"
 )
@@ -426,9 +427,10 @@ func (*realAPI) CommSetName(comm *Comm, name string) error {
 	if err := checkComm("comm set name", comm); err != nil {
 		return err
 	}
-	if name == "" || len(name) > MaxObjectName {
-		return comm.handle(errorf(ClassArg, nil, "comm set name on %v: a name of %d bytes (want 1 to %d)", comm, len(name), MaxObjectName))
+	if name == "" {
+		return comm.handle(errorf(ClassArg, nil, "comm set name on %v: the name is empty (want 1 to %d bytes)", comm, MaxObjectName))
 	}
+	name = truncateName(name)
 	comm.name.Store(&name)
 	return nil
 }
@@ -447,6 +449,19 @@ func (*realAPI) CommGetName(comm *Comm) (string, error) {
 
 // MaxObjectName is the longest name a communicator may have (MPI_MAX_OBJECT_NAME).
 const MaxObjectName = 127
+
+// truncateName cuts a longer name to MaxObjectName bytes, as MPI 4.1
+// (7.10) says, at a character boundary so that the name stays UTF-8.
+func truncateName(name string) string {
+	if len(name) <= MaxObjectName {
+		return name
+	}
+	n := MaxObjectName
+	for n > 0 && !utf8.RuneStart(name[n]) {
+		n--
+	}
+	return name[:n]
+}
 
 // classOf is the MPI class of err, ClassOther if it has none.
 func classOf(err error) ErrorClass {

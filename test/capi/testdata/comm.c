@@ -52,6 +52,13 @@ int main(int argc, char **argv) {
 
     char name[MPI_MAX_OBJECT_NAME];
     int len;
+    char longname[300];
+    memset(longname, 'x', sizeof longname - 1);
+    longname[sizeof longname - 1] = 0;
+    TRY(MPI_Comm_set_name(dup, longname));
+    TRY(MPI_Comm_get_name(dup, name, &len));
+    CHECK(len == MPI_MAX_OBJECT_NAME - 1 && strncmp(name, longname, len) == 0,
+          "a name of 299 bytes kept as %d bytes, want MPI_MAX_OBJECT_NAME-1, truncated", len);
     TRY(MPI_Comm_set_name(dup, "capi dup"));
     TRY(MPI_Comm_get_name(dup, name, &len));
     CHECK(strcmp(name, "capi dup") == 0 && len == 8, "name %s (%d)", name, len);

@@ -2,6 +2,7 @@ package main
 
 import (
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/gompi/gompi/mpi"
@@ -108,6 +109,10 @@ func communicators(x *checker, w mpi.Comm) {
 	equal(x, dup.Name(), "renamed", "name after SetName")
 	x.wantErr(dup.SetName(""), mpi.ErrArg, "set an empty name")
 	equal(x, dup.Name(), "renamed", "name after a refused SetName")
+	long := strings.Repeat("n", mpi.MaxObjectName-1) + "é" // the 2-byte rune straddles the limit
+	x.ok(dup.SetName(long), "set a name over MaxObjectName bytes")
+	equal(x, dup.Name(), long[:mpi.MaxObjectName-1], "a long name, truncated at a character")
+	x.ok(dup.SetName("renamed"), "set name")
 	child, err := dup.Split(0, 0)
 	x.ok(err, "split of a renamed communicator")
 	equal(x, child.Name(), "renamed.split", "name of a split of a renamed communicator")
