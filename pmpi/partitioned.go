@@ -83,9 +83,10 @@ type partition struct {
 // partOp is one of the sender's partitions: its message's send or
 // receive.
 type partOp struct {
-	store pml.Request
-	req   *pml.Request
-	conv  *conversion
+	store  pml.Request
+	req    *pml.Request
+	conv   *conversion
+	listed bool // checked by the Pready call under way, not sent yet
 }
 
 // partTags hands out runs of data tags.
@@ -220,45 +221,73 @@ func (x *partition) start(r *Request) {
 
 // Pready marks partition p of the partitioned send r ready: it is sent.
 func (*realAPI) Pready(partition int, r *Request) error {
-	return pready("pready", r, partition, partition)
+	return pready("pready", r, partition, partition, nil)
 }
 
 // PreadyRange marks partitions lo to hi (both included) ready.
 func (*realAPI) PreadyRange(lo, hi int, r *Request) error {
-	return pready("pready range", r, lo, hi)
+	return pready("pready range", r, lo, hi, nil)
 }
 
 // PreadyList marks the listed partitions ready.
 func (*realAPI) PreadyList(partitions []int, r *Request) error {
-	for _, p := range partitions {
-		if err := pready("pready list", r, p, p); err != nil {
-			return err
-		}
+	if len(partitions) == 0 {
+		_, err := partArgs("pready list", r, false)
+		return err
 	}
-	return nil
+	return pready("pready list", r, 0, len(partitions)-1, partitions)
 }
 
-func pready(op string, r *Request, lo, hi int) error {
+// pready sends partitions lo to hi, or list[lo:hi+1] when list is not
+// nil. Every one is checked before any is sent, so that a refused call
+// has done nothing and the program may correct it and call again.
+func pready(op string, r *Request, lo, hi int, list []int) error {
 	x, err := partArgs(op, r, false)
 	if err != nil {
 		return err
+	}
+	part := func(i int) int {
+		if list != nil {
+			return list[i]
+		}
+		return i
 	}
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	if !x.active {
 		return argError(op, r.comm, ClassRequest, "%v is not started: Start it before its partitions are ready", r)
 	}
-	if lo < 0 || hi >= x.parts || lo > hi {
-		return argError(op, r.comm, ClassArg, "partitions %d to %d of %v, which has %d (0 to %d)", lo, hi, r, x.parts, x.parts-1)
+	if lo > hi {
+		return argError(op, r.comm, ClassArg, "partitions %d to %d of %v: the range is empty (want lo <= hi)", lo, hi, r)
+	}
+	for i := lo; i <= hi; i++ {
+		if p := part(i); p < 0 || p >= x.parts {
+			return argError(op, r.comm, ClassArg, "partition %d of %v, which has %d (0 to %d)", p, r, x.parts, x.parts-1)
+		}
 	}
 	if x.peer < 0 {
 		return nil
 	}
-	for p := lo; p <= hi; p++ {
+	for i := lo; i <= hi; i++ {
+		p := part(i)
 		o := &x.ops[p]
-		if o.req != nil {
-			return argError(op, r.comm, ClassRequest, "partition %d of %v is ready already in this round", p, r)
+		if o.req == nil && !o.listed {
+			o.listed = true
+			continue
 		}
+		twice := o.listed
+		for j := lo; j < i; j++ {
+			x.ops[part(j)].listed = false
+		}
+		if twice {
+			return argError(op, r.comm, ClassArg, "partition %d of %v is listed twice", p, r)
+		}
+		return argError(op, r.comm, ClassRequest, "partition %d of %v is ready already in this round", p, r)
+	}
+	for i := lo; i <= hi; i++ {
+		p := part(i)
+		o := &x.ops[p]
+		o.listed = false
 		e := r.lib.engine
 		var flat []byte
 		if r.dt.t.packs {

@@ -300,6 +300,17 @@ func partitionedErrors(w mpi.Comm) error {
 		if e := want("partition 4 of 4", s.Pready(4), mpi.ErrArg); e != nil {
 			return e
 		}
+		// A refused list sends none of its partitions: 1 is still
+		// not ready below.
+		if e := want("a list with partition 9 of 4", s.PreadyList(1, 9), mpi.ErrArg); e != nil {
+			return e
+		}
+		if e := want("a list naming 1 twice", s.PreadyList(1, 1), mpi.ErrArg); e != nil {
+			return e
+		}
+		if e := want("a range past the end", s.PreadyRange(1, 4), mpi.ErrArg); e != nil {
+			return e
+		}
 		if err := s.PreadyRange(0, 3); err != nil {
 			return err
 		}
