@@ -40,6 +40,7 @@ func (l *library) agreeContext(parent *Comm, member bool) (uint32, error) {
 func (l *library) agreeContextOver(allreduce func(uint32, coll.Op) (uint32, error), member bool) (uint32, error) {
 	maxOp, _ := bind(OpMax, Uint32)
 	minOp, _ := bind(OpMin, Uint32)
+	l.ctxs.sweep(l.engine.Posted)
 	var from uint32
 	for {
 		var mine uint32 // a non-member's 0 never raises the maximum
@@ -394,7 +395,13 @@ func (l *library) release(comm *Comm) error {
 	if comm.keys.Load() != 0 {
 		l.engine.SetMatchKeys(comm.context, 0) // the next user of the context has hints of its own
 	}
-	l.ctxs.release(comm.context)
+	if l.engine.Posted(comm.context) {
+		// MPI lets the receives complete; a new communicator on this
+		// id would take their messages, so it waits for them.
+		l.ctxs.retire(comm.context)
+	} else {
+		l.ctxs.release(comm.context)
+	}
 	if err != nil {
 		return errorf(ClassIntern, err, "comm free on %v", comm)
 	}

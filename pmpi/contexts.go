@@ -15,6 +15,33 @@ type contexts struct {
 	mu   sync.Mutex
 	used []uint64 // bit b of word w: id 2*(64w+b) is taken
 	low  int      // every word below it is full
+	// retired are the ids of freed communicators that still had
+	// receives posted: taken until they have none (sweep).
+	retired []uint32
+}
+
+// retire keeps a freed communicator's id taken for now.
+func (x *contexts) retire(id uint32) {
+	x.mu.Lock()
+	x.retired = append(x.retired, id)
+	x.mu.Unlock()
+}
+
+// sweep releases the retired ids that busy no longer reports in use.
+func (x *contexts) sweep(busy func(id uint32) bool) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	kept := x.retired[:0]
+	for _, id := range x.retired {
+		if busy(id) {
+			kept = append(kept, id)
+			continue
+		}
+		b := int(id / 2)
+		x.used[b/64] &^= 1 << (b % 64)
+		x.low = min(x.low, b/64)
+	}
+	x.retired = kept
 }
 
 // reserve takes the lowest free id at or above from.

@@ -9,6 +9,25 @@ import (
 	"github.com/gompi/gompi/frameworks/coll"
 )
 
+func TestContextsRetiredUntilSwept(t *testing.T) {
+	var x contexts
+	a := x.reserve(0)
+	x.reserve(0)
+	x.retire(a)
+	busy := map[uint32]bool{a: true}
+	x.sweep(func(id uint32) bool { return busy[id] })
+	if got := x.reserve(0); got == a {
+		t.Fatalf("reserve gave %d, retired with receives posted", a)
+	} else {
+		x.release(got)
+	}
+	busy[a] = false
+	x.sweep(func(id uint32) bool { return busy[id] })
+	if got := x.reserve(0); got != a {
+		t.Errorf("after the sweep: reserve(0) = %d, want %d, no longer busy", got, a)
+	}
+}
+
 func TestContextsReserveLowestFree(t *testing.T) {
 	var x contexts
 	for i := range 300 {

@@ -249,6 +249,27 @@ func (e *Engine) queue(cid uint32) *queues {
 	return q
 }
 
+// Posted reports whether a receive is posted on context cid and not yet
+// matched: while one is, a new communicator must not take cid, or the
+// receive would take its messages.
+func (e *Engine) Posted(cid uint32) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var q *queues
+	if cid < nearContexts {
+		if int(cid) < len(e.queues) {
+			q = e.queues[cid]
+		}
+	} else {
+		q = e.farQueues[cid]
+	}
+	posted := false
+	if q != nil {
+		q.each(func(b *queues) { posted = posted || len(b.posted.all()) > 0 })
+	}
+	return posted
+}
+
 // eachQueue calls f for every context's queues, and their buckets.
 func (e *Engine) eachQueue(f func(*queues)) {
 	for _, q := range e.queues {

@@ -75,6 +75,7 @@ func TestScenarios(t *testing.T) {
 		{"anysource", 4, nil},
 		{"truncate", 2, nil},
 		{"probe", 2, nil},
+		{"freedrecv", 2, nil},
 		{"cancel", 2, nil},
 		{"ssend", 2, nil},
 		{"random", 4, nil},

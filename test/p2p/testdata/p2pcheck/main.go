@@ -19,6 +19,7 @@ var scenarios = map[string]func(mpi.Comm) error{
 	"order":     order,
 	"anysource": anySource,
 	"probe":     probe,
+	"freedrecv": freedRecv,
 	// cancel.go
 	"cancel": cancel,
 	// completion.go

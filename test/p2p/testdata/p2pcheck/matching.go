@@ -129,3 +129,68 @@ func probeOrIprobe(w mpi.Comm, iprobe bool) (mpi.Status, error) {
 		}
 	}
 }
+
+// freedRecv: rank 1 posts a receive of any source and tag on a
+// communicator and frees it, as MPI allows; the next communicator must
+// not be reached by that receive, though it is made right after. Rank 0
+// sends on the new one synchronously, so that the message has matched a
+// receive, the old or the new one, before rank 1 looks.
+func freedRecv(w mpi.Comm) error {
+	d, err := w.Dup()
+	if err != nil {
+		return err
+	}
+	var old mpi.Request
+	if w.Rank() == 1 {
+		if old, err = mpi.Irecv(make([]int, 1), mpi.AnySource, mpi.AnyTag, d); err != nil {
+			return err
+		}
+	}
+	if err := d.Free(); err != nil {
+		return err
+	}
+	d2, err := w.Dup()
+	if err != nil {
+		return err
+	}
+	defer d2.Free()
+	switch w.Rank() {
+	case 0:
+		if err := mpi.Ssend([]int{222}, 1, 5, d2); err != nil {
+			return err
+		}
+		return mpi.Send([]int{}, 1, 99, w)
+	case 1:
+		got := make([]int, 1)
+		r, err := mpi.Irecv(got, 0, 5, d2)
+		if err != nil {
+			return err
+		}
+		if _, err := mpi.Recv([]int{}, 0, 99, w); err != nil {
+			return err
+		}
+		reqs := []mpi.Request{old, r}
+		i, _, err := mpi.WaitAny(reqs)
+		if err != nil {
+			return err
+		}
+		if i == 0 {
+			return fmt.Errorf("a receive posted on a freed communicator took the message sent on the next one")
+		}
+		if got[0] != 222 {
+			return fmt.Errorf("received %d on the new communicator, want 222", got[0])
+		}
+		// The old receive never matches; cancelled, it gives its id back.
+		if err := old.Cancel(); err != nil {
+			return err
+		}
+		st, err := old.Wait()
+		if err != nil {
+			return err
+		}
+		if !st.Cancelled {
+			return fmt.Errorf("the old receive was not cancelled: %+v", st)
+		}
+	}
+	return nil
+}
