@@ -108,7 +108,7 @@ func (g *Group) checkRanks(op string, ranks []int) error {
 	seen := make(map[int]bool, len(ranks))
 	for _, r := range ranks {
 		if r < 0 || r >= len(g.ranks) {
-			return errorf(ClassRank, nil, "%s: rank %d is not in the %v (0 to %d)", op, r, g, len(g.ranks)-1)
+			return errorf(ClassRank, nil, "%s: rank %d is not in the %v (%s)", op, r, g, rankSpan(len(g.ranks)))
 		}
 		if seen[r] {
 			return errorf(ClassRank, nil, "%s: rank %d is listed twice", op, r)
@@ -204,7 +204,7 @@ func (*realAPI) GroupTranslateRanks(a *Group, ranks []int, b *Group) ([]int, err
 		case r == ProcNull:
 			out[i] = ProcNull
 		case r < 0 || r >= len(a.ranks):
-			return nil, errorf(ClassRank, nil, "group translate ranks: rank %d is not in the %v (0 to %d)", r, a, len(a.ranks)-1)
+			return nil, errorf(ClassRank, nil, "group translate ranks: rank %d is not in the %v (%s)", r, a, rankSpan(len(a.ranks)))
 		default:
 			out[i] = Undefined
 			if j := slices.Index(b.ranks, a.ranks[r]); j >= 0 {
@@ -238,4 +238,12 @@ func compareRanks(a, b []int) Comparison {
 		return Similar
 	}
 	return Unequal
+}
+
+// rankSpan names the ranks of a group of n, for errors.
+func rankSpan(n int) string {
+	if n == 0 {
+		return "it has no rank"
+	}
+	return fmt.Sprintf("0 to %d", n-1)
 }

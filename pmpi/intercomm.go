@@ -348,10 +348,10 @@ func interArgs(op string, comm *Comm) (*library, error) {
 	return l, nil
 }
 
-// errNotIntra is the error of a call that gompi offers on
+// errNotIntra is the error of a call that MPI defines on
 // intracommunicators only.
 func errNotIntra(op string, comm *Comm) error {
-	return comm.handle(errorf(ClassComm, nil, "%s on %v: an intercommunicator is not supported here by gompi (merge it with IntercommMerge)", op, comm))
+	return comm.handle(errorf(ClassComm, nil, "%s on %v: MPI defines it on intracommunicators only, and this is an intercommunicator (merge it with IntercommMerge first)", op, comm))
 }
 
 // CommTestInter reports whether comm is an intercommunicator.

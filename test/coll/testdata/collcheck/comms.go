@@ -366,6 +366,13 @@ func groups(x *checker, w mpi.Comm) {
 	x.wantErr(err, mpi.ErrRank, "translate a rank out of range")
 	_, err = g.Union(mpi.Group{})
 	x.wantErr(err, mpi.ErrGroup, "union with an invalid group")
+	none, err := g.Incl(nil)
+	x.ok(err, "empty group")
+	_, err = none.Incl([]int{0})
+	x.wantErr(err, mpi.ErrRank, "incl of rank 0 of the empty group")
+	if err != nil && !strings.Contains(err.Error(), "it has no rank") {
+		x.errorf("incl of rank 0 of the empty group: %q does not say the group has no rank", err)
+	}
 }
 
 // bySize is many for a communicator of more than one rank, else one.
