@@ -97,7 +97,8 @@ func Run(ctx context.Context, cfg Config) (int, error) {
 		stopReq: make(chan struct{}),
 		timeout: timeout,
 	}
-	j.fwd = &forwarder{jobID: sess.JobID, hosts: tagHosts(cfg), opts: cfg.Output, term: j.term, now: time.Now}
+	j.fwd = &forwarder{jobID: sess.JobID, hosts: tagHosts(cfg), opts: cfg.Output, term: j.term, now: time.Now,
+		partialAfter: partialLineWait}
 	j.srv, err = NewServer(ServerConfig{
 		JobID: sess.JobID, Size: np, Secret: sess.Secret,
 		OnAbort: j.onAbort, OnLost: j.onLost, Log: cfg.Log.Named("server"),

@@ -1,8 +1,7 @@
 package launcher
 
 import (
-	"bufio"
-	"errors"
+	"bytes"
 	"fmt"
 	"io"
 	"os"
@@ -108,52 +107,102 @@ type forwarder struct {
 	opts  OutputOptions
 	term  *terminal
 	now   func() time.Time
+	// partialAfter is how long the start of a line waits for its end
+	// before it is forwarded anyway (a prompt, progress dots); 0 waits
+	// for the whole line.
+	partialAfter time.Duration
 }
+
+// partialAfter's value in gompirun: a line written in several pieces in
+// quick succession stays whole, a prompt shows at once to the eye.
+const partialLineWait = 100 * time.Millisecond
 
 // pump forwards r line by line until EOF or a read error (such as r being
 // closed). file, if not nil, receives the raw output too. A last line
-// without newline is still forwarded (see terminal.write). A line longer
-// than maxLine is forwarded in pieces of maxLine bytes: untagged, they
-// join up again as the line; tagged, each is a line of its own.
+// without newline is still forwarded (see terminal.write), and so is the
+// start of a line that has waited partialAfter for its end. A line
+// longer than maxLine is forwarded in pieces of maxLine bytes: untagged,
+// the pieces join up again as the line; tagged, each is a line of its own.
 func (f *forwarder) pump(r io.Reader, rank int, kind streamKind, file io.Writer) {
-	br := bufio.NewReaderSize(r, 64<<10)
-	var pending []byte // start of a line longer than the reader's buffer
+	reads, free := make(chan []byte), make(chan []byte)
+	go func() {
+		defer close(reads)
+		b := make([]byte, 64<<10)
+		for {
+			n, err := r.Read(b)
+			if n > 0 {
+				reads <- b[:n]
+				b = <-free // the pump has forwarded it
+			}
+			if err != nil { // io.EOF, or the pipe was closed
+				return
+			}
+		}
+	}()
+	var line []byte // the start of a line, not forwarded yet
 	var buf []byte
-	cut := false // the last piece forwarded was cut at maxLine
-	emit := func(line []byte) {
+	cut := false // the last piece forwarded ended no line
+	emit := func(b []byte) {
 		if file != nil {
-			_, _ = file.Write(line) // a full disk must not stop the job
+			_, _ = file.Write(b) // a full disk must not stop the job
 		}
-		if cut && len(line) == 1 && line[0] == '\n' && (f.opts.Tag || f.opts.Timestamp) {
+		if cut && len(b) == 1 && b[0] == '\n' && (f.opts.Tag || f.opts.Timestamp) {
 			// The line ended where it was cut: format ended it already.
+			cut = false
 			return
 		}
-		buf = f.format(buf[:0], rank, kind, line)
+		buf = f.format(buf[:0], rank, kind, b)
 		f.term.writeFrom(kind, rank, buf)
+		cut = b[len(b)-1] != '\n'
 	}
+	var wait *time.Timer
+	var waited <-chan time.Time
 	for {
-		chunk, err := br.ReadSlice('\n')
-		switch {
-		case err == nil:
-			if pending != nil {
-				emit(append(pending, chunk...))
-				pending = nil
-			} else {
-				emit(chunk)
+		select {
+		case b, ok := <-reads:
+			if !ok {
+				if len(line) > 0 {
+					emit(line)
+				}
+				return
 			}
-			cut = false
-		case errors.Is(err, bufio.ErrBufferFull):
-			pending = append(pending, chunk...)
-			if len(pending) >= maxLine {
-				emit(pending)
-				pending = pending[:0] // its bytes were copied out
-				cut = true
+			chunk := b
+			for {
+				i := bytes.IndexByte(b, '\n')
+				if i < 0 {
+					break
+				}
+				if len(line) > 0 {
+					line = append(line, b[:i+1]...)
+					emit(line)
+					line = line[:0]
+				} else {
+					emit(b[:i+1])
+				}
+				b = b[i+1:]
 			}
-		default: // io.EOF, or the pipe was closed
-			if line := append(pending, chunk...); len(line) > 0 {
+			line = append(line, b...)
+			free <- chunk[:cap(chunk)]
+			for len(line) >= maxLine {
+				emit(line[:maxLine])
+				line = append(line[:0], line[maxLine:]...)
+			}
+			switch {
+			case len(line) == 0 || f.partialAfter == 0:
+				if wait != nil {
+					wait.Stop()
+				}
+			case wait == nil:
+				wait = time.NewTimer(f.partialAfter)
+				waited = wait.C
+			default:
+				wait.Reset(f.partialAfter)
+			}
+		case <-waited:
+			if len(line) > 0 {
 				emit(line)
+				line = line[:0]
 			}
-			return
 		}
 	}
 }

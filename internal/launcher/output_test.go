@@ -176,3 +176,56 @@ func TestTerminalSeparatesUnfinishedLines(t *testing.T) {
 		t.Fatalf("terminal got %q, want %q", out.String(), want)
 	}
 }
+
+// notifyWriter is a terminal stream that says when it has received
+// what a test waits for.
+type notifyWriter struct {
+	mu   sync.Mutex
+	buf  bytes.Buffer
+	want string
+	seen chan struct{}
+}
+
+func (w *notifyWriter) Write(b []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.buf.Write(b)
+	if w.seen != nil && strings.Contains(w.buf.String(), w.want) {
+		close(w.seen)
+		w.seen = nil
+	}
+	return len(b), nil
+}
+
+func TestPumpForwardsAPromptThatWaits(t *testing.T) {
+	for _, tag := range []bool{false, true} {
+		out := &notifyWriter{want: "Enter n: ", seen: make(chan struct{})}
+		seen := out.seen
+		f := &forwarder{jobID: "j", opts: OutputOptions{Tag: tag}, term: newTerminal(out, io.Discard), now: time.Now,
+			partialAfter: time.Millisecond}
+		r, w := io.Pipe()
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			f.pump(r, 0, stdoutStream, nil)
+		}()
+		// The rank waits for its answer with the prompt unfinished: the
+		// prompt must reach the terminal before the rest of the line.
+		w.Write([]byte("Enter n: "))
+		select {
+		case <-seen:
+		case <-time.After(time.Minute):
+			t.Fatalf("tag %v: the prompt %q never reached the terminal while the line waited for its end", tag, "Enter n: ")
+		}
+		w.Write([]byte("5\nnext\n"))
+		w.Close()
+		<-done
+		want := "Enter n: 5\nnext\n"
+		if tag {
+			want = "[j,0]<stdout>:Enter n: \n[j,0]<stdout>:5\n[j,0]<stdout>:next\n"
+		}
+		if got := out.buf.String(); got != want {
+			t.Errorf("tag %v: terminal got %q, want %q", tag, got, want)
+		}
+	}
+}
