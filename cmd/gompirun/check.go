@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -29,7 +30,7 @@ import (
 // program itself is asked what it registers (see askProgram), and the
 // names are judged by its answer and the plugins on the component path.
 // A program that cannot be asked leaves such names to its ranks.
-func checkParams(env, argv []string, log hclog.Logger) error {
+func checkParams(ctx context.Context, env, argv []string, log hclog.Logger) error {
 	in, err := params.EnvInputs(env)
 	if err != nil {
 		return err
@@ -54,7 +55,7 @@ func checkParams(env, argv []string, log hclog.Logger) error {
 			errs = append(errs, e)
 		}
 	}
-	prog := askProgram(argv, env, log)
+	prog := askProgram(ctx, argv, env, log)
 	for _, f := range sys.Frameworks() {
 		v, _ := snap.Lookup(f.Name())
 		sel, serr := mca.ParseSelection(v.Raw)

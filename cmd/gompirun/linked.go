@@ -48,7 +48,7 @@ type programLinks struct {
 // that depend on gompi are asked. The answer is cached per executable
 // (path, inode, size and modification time) in the user's cache
 // directory, so a program is asked once.
-func askProgram(argv, env []string, log hclog.Logger) programLinks {
+func askProgram(ctx context.Context, argv, env []string, log hclog.Logger) programLinks {
 	path, err := exec.LookPath(argv[0])
 	if err != nil {
 		return programLinks{} // the launcher explains when it starts the ranks
@@ -74,7 +74,10 @@ func askProgram(argv, env []string, log hclog.Logger) programLinks {
 			return programLinks{known: true, linked: l}
 		}
 	}
-	l, err := queryProgram(path, argv, env)
+	l, err := queryProgram(ctx, path, argv, env)
+	if ctx.Err() != nil {
+		return programLinks{} // a signal or the timeout ends gompirun
+	}
 	if err != nil {
 		log.Warn(fmt.Sprintf("cannot learn which components %s registers: %v; its ranks will check the component names", argv[0], err))
 		return programLinks{}
@@ -94,14 +97,14 @@ func askProgram(argv, env []string, log hclog.Logger) programLinks {
 // queryProgram runs the program at path once with mca.LinkedQueryEnvVar
 // set and reads its answer. Its output is discarded and its stdin is
 // /dev/null.
-func queryProgram(path string, argv, env []string) (mca.Linked, error) {
+func queryProgram(ctx context.Context, path string, argv, env []string) (mca.Linked, error) {
 	dir, err := os.MkdirTemp("", "gompirun-linked-")
 	if err != nil {
 		return nil, err
 	}
 	defer os.RemoveAll(dir)
 	answer := filepath.Join(dir, "linked.json")
-	ctx, cancel := context.WithTimeout(context.Background(), linkedQueryTimeout)
+	ctx, cancel := context.WithTimeout(ctx, linkedQueryTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, path, argv[1:]...)
 	cmd.Args[0] = argv[0]

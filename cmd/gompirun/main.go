@@ -13,6 +13,7 @@ import (
 	"runtime"
 	"slices"
 	"syscall"
+	"time"
 
 	"github.com/hashicorp/go-hclog"
 
@@ -41,7 +42,8 @@ func main() {
 	if len(os.Args) == 2 && os.Args[1] == node.DaemonFlag {
 		os.Exit(node.Main())
 	}
-	// Catch signals from the start: until the job runs they only end gompirun.
+	// Catch signals from the start: before the job runs they end gompirun
+	// (see beforeLaunch).
 	sigs := make(chan os.Signal, 4)
 	// SIGHUP (a closed terminal or ssh session) stops the job like SIGTERM.
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
@@ -54,6 +56,7 @@ func main() {
 }
 
 func run(args []string, stdin *os.File, stdout, stderr io.Writer, sigs, quits <-chan os.Signal) int {
+	started := time.Now() // --timeout counts from here
 	h := host{lookupEnv: os.LookupEnv, numCPU: runtime.NumCPU(), isParam: isParam}
 	opt, err := parseArgs(args, h, stdout)
 	if err != nil {
@@ -82,7 +85,17 @@ func run(args []string, stdin *os.File, stdout, stderr io.Writer, sigs, quits <-
 		return 1
 	}
 	// Every parameter source is checked once, here, before any rank starts.
-	if !checkApps(opt, env, stderr) {
+	ctx, stop := beforeLaunch(sigs, started, opt.timeout)
+	ok := checkApps(ctx, opt, env, stderr)
+	if sig := stop(); sig != nil {
+		fmt.Fprintf(stderr, "gompirun: received %s before any rank started; exiting\n", node.SignalName(sig.(syscall.Signal)))
+		return 128 + int(sig.(syscall.Signal))
+	}
+	if opt.timeout > 0 && time.Since(started) >= opt.timeout {
+		fmt.Fprintf(stderr, "gompirun: job timed out after %d seconds, before any rank started\n", int64(opt.timeout/time.Second))
+		return launcher.ExitTimeout
+	}
+	if !ok {
 		return 1
 	}
 	apps := make([]node.App, len(opt.apps))
@@ -95,6 +108,7 @@ func run(args []string, stdin *os.File, stdout, stderr io.Writer, sigs, quits <-
 		Bind:      opt.bind,
 		ReaperExe: reaper.Exe(exe),
 		Timeout:   opt.timeout,
+		Started:   started,
 
 		ReportStateOnTimeout: opt.reportState,
 		StackTraces:          opt.stacks,
@@ -137,7 +151,7 @@ func run(args []string, stdin *os.File, stdout, stderr io.Writer, sigs, quits <-
 // context's ranks will read and the size of what they are started with,
 // and reports the problems on stderr. A warning the contexts share is
 // printed once.
-func checkApps(opt *options, env []string, stderr io.Writer) bool {
+func checkApps(ctx context.Context, opt *options, env []string, stderr io.Writer) bool {
 	log := paramLog(&onceWriter{w: stderr})
 	for i, app := range opt.apps {
 		where := ""
@@ -145,7 +159,7 @@ func checkApps(opt *options, env []string, stderr io.Writer) bool {
 			where = fmt.Sprintf(" (app context %d, %s)", i+1, app.program)
 		}
 		appEnv := append(slices.Clip(env), app.exports...)
-		err := withExports(app.exports, func() error { return checkParams(appEnv, append([]string{app.program}, app.args...), log) })
+		err := withExports(app.exports, func() error { return checkParams(ctx, appEnv, append([]string{app.program}, app.args...), log) })
 		if err != nil {
 			printProblems(stderr, where, err)
 			return false
@@ -156,6 +170,35 @@ func checkApps(opt *options, env []string, stderr io.Writer) bool {
 		}
 	}
 	return true
+}
+
+// beforeLaunch watches sigs and the timeout while gompirun prepares the
+// job: the context it returns ends at the first signal or when the
+// timeout expires, so that asking the program which components it links
+// stops at once. stop ends the watch before the launcher takes sigs over
+// and returns the signal that came, if one did.
+func beforeLaunch(sigs <-chan os.Signal, started time.Time, timeout time.Duration) (context.Context, func() os.Signal) {
+	ctx, cancel := context.WithCancel(context.Background())
+	if timeout > 0 {
+		ctx, cancel = context.WithDeadline(context.Background(), started.Add(timeout))
+	}
+	done := make(chan struct{})
+	got := make(chan os.Signal, 1)
+	go func() {
+		select {
+		case s := <-sigs:
+			got <- s
+			cancel()
+		case <-done:
+			got <- nil
+		}
+	}()
+	return ctx, func() os.Signal {
+		close(done)
+		s := <-got
+		cancel()
+		return s
+	}
 }
 
 // mergerFor is the merger of a profiling tool's parts: those of the tools

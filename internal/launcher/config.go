@@ -32,6 +32,7 @@ type Config struct {
 	// the job's files.
 	ReaperExe string
 	Timeout   time.Duration // stop the job with ExitTimeout after this long; 0: never
+	Started   time.Time     // when Timeout began to count; zero: when Run starts
 	// ReportStateOnTimeout prints what every rank waits for before a
 	// timeout stops the job; StackTraces adds every goroutine's stack to
 	// such reports.

@@ -65,11 +65,15 @@ func Run(ctx context.Context, cfg Config) (int, error) {
 		defer closeOutputFiles(files)
 	}
 
-	// The timeout counts from here: it bounds the launch on the other
-	// hosts too, as Open MPI's does.
+	// The timeout counts from Started, or from here: it bounds the launch
+	// on the other hosts too, as Open MPI's does.
 	var timeout <-chan time.Time
 	if cfg.Timeout > 0 {
-		t := time.NewTimer(cfg.Timeout)
+		left := cfg.Timeout
+		if !cfg.Started.IsZero() {
+			left -= time.Since(cfg.Started)
+		}
+		t := time.NewTimer(max(left, 0))
 		defer t.Stop()
 		timeout = t.C
 	}

@@ -1,13 +1,19 @@
 package launch
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
+
+	"github.com/gompi/gompi/internal/launcher"
 )
 
 // refused checks that gompirun refused a job before starting any rank:
@@ -154,6 +160,63 @@ func TestMisspeltComponentOfAGompiProgram(t *testing.T) {
 	if cached, _ := filepath.Glob(filepath.Join(cache, "gompi", "linked", "*.json")); len(cached) != 1 {
 		t.Errorf("cached answers: %q, want one", cached)
 	}
+}
+
+// --timeout and signals end gompirun while it asks the program which
+// components it links, before any rank starts: here the program never
+// reaches Init, so the question is never answered.
+func TestTimeoutWhileAskingTheProgram(t *testing.T) {
+	t.Parallel()
+	hold := filepath.Join(t.TempDir(), "held")
+	r := run(t, "", []string{"XDG_CACHE_HOME=" + t.TempDir(), "APPPROG_HOLD=" + hold},
+		"-np", "1", "--timeout", "1", "--mca", "btl", "self,nosuch", appprog)
+	r.wantCode(t, launcher.ExitTimeout)
+	r.wantStderr(t, `(?m)^gompirun: job timed out after 1 seconds, before any rank started$`)
+	if _, err := os.Stat(hold); err == nil { // it was asked before the time ran out
+		waitGone(t, "the asked program", heldPid(t, hold))
+	}
+}
+
+func TestSignalWhileAskingTheProgram(t *testing.T) {
+	t.Parallel()
+	hold := filepath.Join(t.TempDir(), "held")
+	cmd := exec.Command(gompirun, "-np", "1", "--mca", "btl", "self,nosuch", appprog)
+	cmd.Env = testEnv("XDG_CACHE_HOME="+t.TempDir(), "APPPROG_HOLD="+hold)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	pid := heldPid(t, hold) // gompirun is asking it
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Wait()
+	if code := cmd.ProcessState.ExitCode(); code != 128+int(syscall.SIGTERM) {
+		t.Fatalf("exit status %d, want 143; stderr:\n%s", code, &stderr)
+	}
+	if want := "gompirun: received SIGTERM before any rank started; exiting\n"; stderr.String() != want {
+		t.Errorf("stderr %q, want %q", &stderr, want)
+	}
+	waitGone(t, "the asked program", pid)
+}
+
+// heldPid waits for appprog's pid in the file it holds at.
+func heldPid(t *testing.T, hold string) map[int]int {
+	t.Helper()
+	for range 6000 { // a hang guard: two minutes
+		if b, err := os.ReadFile(hold); err == nil && len(b) > 0 {
+			pid, err := strconv.Atoi(string(b))
+			if err != nil {
+				t.Fatalf("%s holds %q, not a pid", hold, b)
+			}
+			return map[int]int{0: pid}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("the program was never asked: %s was not written", hold)
+	return nil
 }
 
 // A component's fatal configuration error reaches the user as one line per
