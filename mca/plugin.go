@@ -16,6 +16,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 	goplugin "github.com/hashicorp/go-plugin"
+	"github.com/hashicorp/go-plugin/runner"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -138,6 +139,7 @@ type process struct {
 	// plugin reads end of file and exits (the SDK's watchdog).
 	lifeline *os.File
 	sockets  string // the directory of the plugin's socket
+	pid      int
 	stderr   *tail
 	log      *hostLog
 }
@@ -145,31 +147,36 @@ type process struct {
 // startPlugin starts the executable at path and connects to it. The caller
 // must call stop, also after an error from later calls.
 func startPlugin(path string, log hclog.Logger) (*process, error) {
-	// The plugin's socket goes in a directory of its own, in the job's
-	// session directory when there is one (the job removes it however it
-	// ends); stop removes it, and so does the plugin when its host dies.
-	sockets, err := os.MkdirTemp(os.Getenv(SessionDirEnv), "gompi-plugin-")
-	if err != nil {
-		return nil, pluginError(path, fmt.Errorf("socket directory: %w", err))
-	}
 	r, w, err := os.Pipe()
 	if err != nil {
-		_ = os.RemoveAll(sockets)
 		return nil, pluginError(path, err)
 	}
-	cmd := exec.Command(path)
-	// go-plugin gives the child the host's stdin, so the lifeline is an
-	// extra descriptor, the first after stderr.
-	cmd.ExtraFiles = []*os.File{r}
-	cmd.Env = append(os.Environ(),
-		PluginLogLevelEnv+"="+log.GetLevel().String(),
-		PluginLifelineEnv+"=3",
-		PluginSocketDirEnv+"="+sockets)
-	p := &process{path: path, lifeline: w, sockets: sockets, stderr: newTail(20), log: &hostLog{Logger: log}}
+	p := &process{path: path, lifeline: w, stderr: newTail(20), log: &hostLog{Logger: log}}
+	var run *procRunner
 	p.client = goplugin.NewClient(&goplugin.ClientConfig{
 		HandshakeConfig:  PluginHandshake(),
 		VersionedPlugins: PluginSets(nil),
-		Cmd:              cmd,
+		// The plugin's socket goes in a directory of its own (go-plugin
+		// names it in PluginSocketDirEnv), in the job's session directory
+		// when there is one (the job removes it however it ends); stop
+		// removes it, and so does the plugin when its host dies.
+		UnixSocketConfig: &goplugin.UnixSocketConfig{TempDir: os.Getenv(SessionDirEnv)},
+		// spec is go-plugin's command line, without the program: its
+		// environment and stdin.
+		RunnerFunc: func(_ hclog.Logger, spec *exec.Cmd, sockets string) (runner.Runner, error) {
+			p.sockets = sockets
+			cmd := exec.Command(path)
+			cmd.Stdin = spec.Stdin
+			// go-plugin gives the child the host's stdin, so the lifeline
+			// is an extra descriptor, the first after stderr.
+			cmd.ExtraFiles = []*os.File{r}
+			cmd.Env = append(spec.Env,
+				PluginLogLevelEnv+"="+log.GetLevel().String(),
+				PluginLifelineEnv+"=3")
+			pr, err := newProcRunner(cmd, w)
+			run = pr
+			return pr, err
+		},
 		AllowedProtocols: []goplugin.Protocol{goplugin.ProtocolGRPC},
 		Logger:           p.log,
 		StartTimeout:     pluginStartTimeout,
@@ -187,6 +194,8 @@ func startPlugin(path string, log hclog.Logger) (*process, error) {
 		}
 		return nil, p.failure("start", refusal(err))
 	}
+	run.started()
+	p.pid = run.pid
 	raw, err := rpc.Dispense(pluginSetName)
 	if err != nil {
 		p.stop()
@@ -421,10 +430,7 @@ func (p *Plugin) pid() int {
 	if p.proc == nil {
 		return 0
 	}
-	if rc := p.proc.client.ReattachConfig(); rc != nil {
-		return rc.Pid
-	}
-	return 0
+	return p.proc.pid
 }
 
 // Dead returns the plugin's first failure after Open, or nil.

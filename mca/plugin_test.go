@@ -530,6 +530,9 @@ func TestPluginRefusalsNameTheExecutableOnOneLine(t *testing.T) {
 	for name, script := range map[string]string{
 		"mca_test_broken": "#!/bin/sh\necho 'broken: missing libfoo' >&2\nexit 1\n",
 		"mca_test_silent": "#!/bin/sh\nexit 1\n",
+		// Its stderr line comes after its junk on stdout, once its
+		// lifeline ends: a host that kills it at once loses the line.
+		"mca_test_junk": "#!/bin/sh\necho junk\nread x <&3\necho 'junk: bad config' >&2\n",
 	} {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(script), 0o755); err != nil {
 			t.Fatal(err)
@@ -558,7 +561,9 @@ func TestPluginRefusalsNameTheExecutableOnOneLine(t *testing.T) {
 	for name, want := range map[string]string{
 		"broken": filepath.Join(dir, "mca_test_broken") + ": " + noHandshake + "; its last lines on stderr:\n  broken: missing libfoo",
 		"silent": filepath.Join(dir, "mca_test_silent") + ": " + noHandshake + "; it wrote nothing on stderr",
-		"data":   filepath.Join(dir, "mca_test_data") + ": start: fork/exec " + filepath.Join(dir, "mca_test_data") + ": exec format error",
+		"junk": filepath.Join(dir, "mca_test_junk") + ": start: Unrecognized remote plugin message: junk: " +
+			"it is not a gompi plugin, or it wrote to stdout before its handshake; its last lines on stderr:\n  junk: bad config",
+		"data": filepath.Join(dir, "mca_test_data") + ": start: fork/exec " + filepath.Join(dir, "mca_test_data") + ": exec format error",
 		"other": filepath.Join(dir, "mca_test_other") + ": describe: it describes itself as mca_test_echo; " +
 			"a plugin's executable must be named after its component",
 		"echo": filepath.Join(dir, "mca_test_echo") + ": describe: incompatible component version: " +
