@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	_ "github.com/gompi/gompi/components/all" // the components a rank links
+	"github.com/gompi/gompi/frameworks/prof"
 	"github.com/gompi/gompi/mca"
 	"github.com/gompi/gompi/params"
 	"github.com/gompi/gompi/pmpi"
@@ -31,23 +32,33 @@ import (
 // names are judged by its answer and the plugins on the component path.
 // A program that cannot be asked leaves such names to its ranks.
 func checkParams(ctx context.Context, env, argv []string, log hclog.Logger) error {
+	_, err := checkParamsTools(ctx, env, argv, log)
+	return err
+}
+
+// checkParamsTools is checkParams, and returns the profiling tools the
+// ranks will run whose parts gompirun merges (see profTools).
+func checkParamsTools(ctx context.Context, env, argv []string, log hclog.Logger) (tools []string, err error) {
 	in, err := params.EnvInputs(env)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	in.Checked = false // the ranks' mark: here the warnings are reported
 	sys := mca.New(mca.Options{Logger: log, Params: pmpi.RegisterParams})
 	defer sys.Close()
 	err = sys.Resolve(in)
-	if err == nil || !errors.Is(err, mca.ErrUnknownComponent) && !errors.Is(err, mca.ErrSelection) {
-		return err
+	if err == nil {
+		return profTools(sys, in), nil
+	}
+	if !errors.Is(err, mca.ErrUnknownComponent) && !errors.Is(err, mca.ErrSelection) {
+		return nil, err
 	}
 	// Resolve stops at the first bad value; with none, the errors are the
 	// frameworks' selections. Those naming unknown components, or leaving
 	// none, are judged again here, each framework on its own.
 	snap, perr := sys.Params().Resolve(in)
 	if perr != nil {
-		return err
+		return nil, err
 	}
 	var errs []error
 	for _, e := range frameworkErrors(err) {
@@ -76,12 +87,45 @@ func checkParams(ctx context.Context, env, argv []string, log hclog.Logger) erro
 		}
 	}
 	if len(errs) > 0 {
-		return errors.Join(errs...)
+		return nil, errors.Join(errs...)
 	}
 	if !prog.known {
 		log.Debug("selections name components gompirun could not ask the program about; the ranks will check them")
 	}
-	return nil
+	return profTools(sys, in), nil
+}
+
+// profTools is the profiling tools the prof selection runs that submit
+// parts for gompirun to merge: those it has a merger for. gompirun says
+// so when a tool's report has no part at all.
+func profTools(sys *mca.System, in params.Inputs) []string {
+	snap, err := sys.Params().Resolve(in)
+	if err != nil {
+		return nil
+	}
+	v, _ := snap.Lookup(prof.Name)
+	sel, err := mca.ParseSelection(v.Raw)
+	if err != nil || len(sel.Names) == 0 {
+		return nil // an opt-in framework: no tool
+	}
+	names := sel.Names
+	if sel.Exclude {
+		names = nil
+		if f, err := sys.Framework(prof.Name); err == nil {
+			for _, c := range f.Components() {
+				if !slices.Contains(sel.Names, c.Name) {
+					names = append(names, c.Name)
+				}
+			}
+		}
+	}
+	var tools []string
+	for _, name := range names {
+		if prof.MergerFor(name) != nil {
+			tools = append(tools, name)
+		}
+	}
+	return tools
 }
 
 // onceWriter drops lines written before: the parameter check runs once

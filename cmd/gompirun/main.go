@@ -86,7 +86,7 @@ func run(args []string, stdin *os.File, stdout, stderr io.Writer, sigs, quits <-
 	}
 	// Every parameter source is checked once, here, before any rank starts.
 	ctx, stop := beforeLaunch(sigs, started, opt.timeout)
-	ok := checkApps(ctx, opt, env, stderr)
+	tools, ok := checkApps(ctx, opt, env, stderr)
 	if sig := stop(); sig != nil {
 		fmt.Fprintf(stderr, "gompirun: received %s before any rank started; exiting\n", node.SignalName(sig.(syscall.Signal)))
 		return 128 + int(sig.(syscall.Signal))
@@ -119,6 +119,7 @@ func run(args []string, stdin *os.File, stdout, stderr io.Writer, sigs, quits <-
 		Stderr:               stderr,
 		Signals:              sigs,
 		Mergers:              mergerFor,
+		Profiling:            tools,
 		Log:                  log,
 	}
 	if opt.hostOpts.displayMap {
@@ -150,8 +151,9 @@ func run(args []string, stdin *os.File, stdout, stderr io.Writer, sigs, quits <-
 // checkApps checks, before any rank starts, the parameters each app
 // context's ranks will read and the size of what they are started with,
 // and reports the problems on stderr. A warning the contexts share is
-// printed once.
-func checkApps(ctx context.Context, opt *options, env []string, stderr io.Writer) bool {
+// printed once. It returns the profiling tools whose parts gompirun
+// merges that the contexts' ranks run.
+func checkApps(ctx context.Context, opt *options, env []string, stderr io.Writer) (tools []string, ok bool) {
 	log := paramLog(&onceWriter{w: stderr})
 	for i, app := range opt.apps {
 		where := ""
@@ -159,17 +161,22 @@ func checkApps(ctx context.Context, opt *options, env []string, stderr io.Writer
 			where = fmt.Sprintf(" (app context %d, %s)", i+1, app.program)
 		}
 		appEnv := append(slices.Clip(env), app.exports...)
-		err := withExports(app.exports, func() error { return checkParams(ctx, appEnv, append([]string{app.program}, app.args...), log) })
+		err := withExports(app.exports, func() error {
+			appTools, err := checkParamsTools(ctx, appEnv, append([]string{app.program}, app.args...), log)
+			tools = append(tools, appTools...)
+			return err
+		})
 		if err != nil {
 			printProblems(stderr, where, err)
-			return false
+			return nil, false
 		}
 		if err := checkExecSize(append([]string{app.program}, app.args...), appEnv, opt.mca, systemExecLimits()); err != nil {
 			fmt.Fprintf(stderr, "gompirun: %v%s; no rank was started\n", err, where)
-			return false
+			return nil, false
 		}
 	}
-	return true
+	slices.Sort(tools)
+	return slices.Compact(tools), true
 }
 
 // beforeLaunch watches sigs and the timeout while gompirun prepares the

@@ -76,6 +76,10 @@ type Config struct {
 	// When the job has ended, the parts the ranks submitted are merged in
 	// the working directory, and the reports listed with those announced.
 	Mergers func(tool string) MergeFunc
+	// Profiling names the profiling tools the ranks run whose parts
+	// Mergers merges: one of them without a part from any rank (none
+	// reached Finalize) has no report, and gompirun says so.
+	Profiling []string
 }
 
 // DefaultGrace is how long stopped ranks get between SIGTERM and SIGKILL.

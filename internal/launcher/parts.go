@@ -19,12 +19,18 @@ type MergeFunc func(job string, parts map[int][]byte) (paths []string, err error
 // mergeParts merges, tool by tool, the parts the ranks left in the
 // session's parts directory, once every rank has exited, and returns the
 // paths of the reports written. What cannot be merged is a warning on
-// stderr naming the tool and the ranks or file, and loses nothing else.
+// stderr naming the tool and the ranks or file, and loses nothing else; a
+// tool the job ran without a part from any rank is named too.
 func (j *job) mergeParts() []string {
 	w := j.term.stderr()
 	parts, bad := jobfiles.ReadParts(j.sessDir, j.np)
 	for _, err := range bad {
 		fmt.Fprintf(w, "gompirun: warning: profiling parts: %v; ignored\n", err)
+	}
+	for _, tool := range j.cfg.Profiling {
+		if _, ok := parts[tool]; !ok {
+			fmt.Fprintf(w, "gompirun: prof %s: no report: no rank reached Finalize\n", tool)
+		}
 	}
 	var paths []string
 	for _, tool := range slices.Sorted(maps.Keys(parts)) {

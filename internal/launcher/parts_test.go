@@ -13,7 +13,8 @@ import (
 // none, and its half-written file is not a part), and gompirun lists the
 // reports. A file that is no part, a tool without a merger, a merger's
 // error and its panic are warnings naming the tool, rank or file, and
-// lose nothing else.
+// lose nothing else. A tool the job ran of which no rank left a part is
+// named too.
 func TestMergeParts(t *testing.T) {
 	const script = `d=$GOMPI_SESSION_DIR/parts; mkdir -p $d
 case $GOMPI_COMM_WORLD_RANK in
@@ -36,7 +37,9 @@ esac`
 		},
 		"gamma": func(string, map[int][]byte) ([]string, error) { panic("boom") },
 	}
-	cfg := Config{Mergers: func(tool string) MergeFunc { return mergers[tool] }}
+	mergers["delta"] = func(string, map[int][]byte) ([]string, error) { panic("delta has no part to merge") }
+	// The job ran alpha and delta; no rank left a part of delta's.
+	cfg := Config{Mergers: func(tool string) MergeFunc { return mergers[tool] }, Profiling: []string{"alpha", "delta"}}
 	code, _, stderr := runSh(t, 3, cfg, script)
 	if code != 0 {
 		t.Fatalf("exit status %d\n%s", code, stderr)
@@ -51,6 +54,7 @@ esac`
 		"gompirun: report written: alpha-report\n",
 		"gompirun: report written: beta-report\n",
 		"gompirun: prof alpha: no part from rank 2, which did not reach Finalize",
+		"gompirun: prof delta: no report: no rank reached Finalize\n",
 		"gompirun: prof beta: no part from rank 2,",
 		"gompirun: warning: prof beta: rank 1's part: junk\n",
 		"gompirun: warning: prof gamma: the merger panicked: boom\n",
@@ -62,7 +66,7 @@ esac`
 			t.Errorf("stderr lacks %q:\n%s", want, stderr)
 		}
 	}
-	if strings.Contains(stderr, ".alpha.2") || strings.Count(stderr, "report written") != 2 {
+	if strings.Contains(stderr, ".alpha.2") || strings.Count(stderr, "report written") != 2 || strings.Count(stderr, "no report") != 1 {
 		t.Errorf("stderr names the unfinished part, or reports other than alpha's and beta's:\n%s", stderr)
 	}
 }

@@ -73,6 +73,26 @@ func TestFailedJobReports(t *testing.T) {
 	checkPartialTrace(t, tracePath)
 }
 
+// TestAbortedJobSaysNoReport: rank 1 of partsjob aborts and the others
+// are killed before Finalize, so no rank submits a part: gompirun says,
+// for each tool the job ran, that there is no report and why.
+func TestAbortedJobSaysNoReport(t *testing.T) {
+	t.Chdir(t.TempDir())
+	j := jobtest.Run(t, gompirun, 150*time.Second, nil, "--timeout", "120", "-np", "3", "--oversubscribe",
+		"--mca", "prof", "stats,trace", "-x", "PARTSJOB_ABORT=1", partsjob)
+	if j.Code == 0 || !strings.Contains(j.Stderr, "partsjob: rank 1 aborts on purpose") {
+		t.Fatalf("the job did not abort as planned\n%v", j)
+	}
+	for _, tool := range []string{"stats", "trace"} {
+		if !strings.Contains(j.Stderr, "gompirun: prof "+tool+": no report: no rank reached Finalize\n") {
+			t.Errorf("gompirun does not say that %s has no report\n%v", tool, j)
+		}
+	}
+	if strings.Contains(j.Stderr, "report written") {
+		t.Errorf("a report was written\n%v", j)
+	}
+}
+
 // readStats reads the one stats JSON report named prefix.<job>.json in dir.
 func readStats(t *testing.T, dir, prefix string) stats.Report {
 	t.Helper()

@@ -8,7 +8,9 @@
 // to it. With PARTSJOB_DIE=r, rank r does not finalize: after the
 // Allreduce it waits until every other rank has submitted its parts (of
 // the tools in PARTSJOB_TOOLS, comma-separated), then exits with status
-// 3, which ends the job with the others still in Finalize.
+// 3, which ends the job with the others still in Finalize. With
+// PARTSJOB_ABORT=r, rank r calls Abort after the Allreduce while the
+// others wait for a message from it that never comes: no rank finalizes.
 package main
 
 import (
@@ -67,6 +69,18 @@ func run() error {
 	}
 	out := make([]int64, 1)
 	if err := mpi.Allreduce([]int64{int64(rank)}, out, mpi.Sum, world); err != nil {
+		return err
+	}
+	if v := os.Getenv("PARTSJOB_ABORT"); v != "" {
+		abort, err := strconv.Atoi(v)
+		if err != nil {
+			return err
+		}
+		if rank == abort {
+			fmt.Fprintf(os.Stderr, "partsjob: rank %d aborts on purpose\n", rank)
+			return mpi.Abort(world, 4)
+		}
+		_, err = mpi.Recv(make([]byte, 1), abort, 9, world)
 		return err
 	}
 	if rank == die {
