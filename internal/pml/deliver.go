@@ -256,6 +256,7 @@ func (e *Engine) PeerFailed(peer int, err error) {
 		err = fmt.Errorf("%w: %w", btl.ErrPeerFailed, err)
 	}
 	e.dead[peer] = err
+	e.deaths = append(e.deaths, peer)
 	e.anyDead.Store(true)
 	e.held.Store(e.held.Load() + 1) // a probe of the peer fails now
 	var failed []*Request

@@ -44,6 +44,7 @@ type Engine struct {
 	sends      map[uint64]*Request // rendezvous sends waiting for their CTS
 	recvs      map[uint64]*Request // matched rendezvous receives waiting for data
 	dead       map[int]error
+	deaths     []int        // the dead peers in the order they failed
 	anyDead    atomic.Bool  // some peer is in dead: eager sends skip the lock until then
 	stalled    atomic.Int32 // sends in stall: the send paths look there only when set
 	nextID     uint64

@@ -380,3 +380,38 @@ func TestWorkQueuedForPollersRuns(t *testing.T) {
 		t.Fatalf("%d pollers counted after the wait", p)
 	}
 }
+
+// A probe of any source that waits when a peer fails fails as a receive
+// of any source does; one made after waits for the living peers.
+func TestAnySourceProbeFailsWithAPeer(t *testing.T) {
+	for _, kind := range []string{"Probe", "Mprobe"} {
+		nt := newNet(t, 3, 16, 16)
+		e := nt.engines[0]
+		probe := func() (Status, error) {
+			if kind == "Mprobe" {
+				_, st, err := e.Mprobe(world, AnySource, 1)
+				return st, err
+			}
+			return e.Probe(world, AnySource, 1)
+		}
+		done := make(chan error, 1)
+		go func() {
+			_, err := probe()
+			done <- err
+		}()
+		waitRecorded(t, e, func(s State) bool { return len(s.Pending) == 1 })
+		nt.kill(2)
+		select {
+		case err := <-done:
+			if !errors.Is(err, btl.ErrPeerFailed) {
+				t.Errorf("%s of any source: %v, want ErrPeerFailed", kind, err)
+			}
+		case <-time.After(time.Minute): // a hang guard
+			t.Fatalf("%s of any source hangs after a peer died", kind)
+		}
+		nt.engines[1].Wait(nt.engines[1].Isend(world, 0, 1, []byte{5}, false))
+		if st, err := probe(); err != nil || st.Source != 1 {
+			t.Errorf("%s of any source after the death: %+v, %v, want rank 1's message", kind, st, err)
+		}
+	}
+}

@@ -55,12 +55,17 @@ func (e *Engine) unprobe(m *Matched) {
 }
 
 // Mprobe waits for a message that a receive with these arguments would
-// match and takes it out of matching, as Improbe.
+// match and takes it out of matching, as Improbe. Of any source, it fails
+// as Probe does when a peer fails while it waits.
 func (e *Engine) Mprobe(cid uint32, src, tag int) (*Matched, Status, error) {
 	w := waiter{e: e, probe: PendingOp{Kind: OpMprobe, Context: cid, Peer: src, Tag: tag}}
+	deaths := e.deathCount(src)
 	for {
 		seen := e.held.Load()
 		m, st, err := e.Improbe(cid, src, tag)
+		if m == nil && err == nil {
+			st, err = e.diedSince(src, deaths)
+		}
 		if m != nil || err != nil {
 			w.end()
 			return m, st, err

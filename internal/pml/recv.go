@@ -98,17 +98,50 @@ func (e *Engine) Iprobe(cid uint32, src, tag int) (Status, bool, error) {
 }
 
 // Probe waits for a message that a receive with these arguments would match.
+// A probe of any source fails when a peer fails while it waits, as a
+// receive of any source posted then does: the message it waits for may
+// have been the dead peer's.
 func (e *Engine) Probe(cid uint32, src, tag int) (Status, error) {
 	w := waiter{e: e, probe: PendingOp{Kind: OpProbe, Context: cid, Peer: src, Tag: tag}}
+	deaths := e.deathCount(src)
 	for {
 		seen := e.held.Load()
 		st, ok, err := e.Iprobe(cid, src, tag)
+		if !ok && err == nil {
+			st, err = e.diedSince(src, deaths)
+		}
 		if ok || err != nil {
 			w.end()
 			return st, err
 		}
 		w.until(seen)
 	}
+}
+
+// deathCount is how many peers have failed, for diedSince; 0 for a probe
+// of one source, which Iprobe fails itself.
+func (e *Engine) deathCount(src int) int {
+	if src != AnySource || !e.anyDead.Load() {
+		return 0
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return len(e.deaths)
+}
+
+// diedSince returns the error of the first peer that failed after the
+// first n, for a wait of any source.
+func (e *Engine) diedSince(src, n int) (Status, error) {
+	if src != AnySource || !e.anyDead.Load() {
+		return Status{}, nil
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if len(e.deaths) <= n {
+		return Status{}, nil
+	}
+	p := e.deaths[n]
+	return Status{Source: p}, e.dead[p]
 }
 
 // until polls for a probe until a message may have arrived that it did
