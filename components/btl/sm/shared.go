@@ -234,8 +234,9 @@ type rawIovec struct {
 // process pid (process_vm_writev), in as many calls as the kernel needs.
 func writeTo(pid int, src, dst uintptr, n int) error {
 	for n > 0 {
-		local := rawIovec{base: src, len: uint64(n)}
-		remote := unix.RemoteIovec{Base: dst, Len: n}
+		k := min(n, maxCopyCall)
+		local := rawIovec{base: src, len: uint64(k)}
+		remote := unix.RemoteIovec{Base: dst, Len: k}
 		r, _, errno := unix.RawSyscall6(unix.SYS_PROCESS_VM_WRITEV, uintptr(pid),
 			uintptr(unsafe.Pointer(&local)), 1, uintptr(unsafe.Pointer(&remote)), 1, 0)
 		if errno != 0 {
@@ -245,6 +246,7 @@ func writeTo(pid int, src, dst uintptr, n int) error {
 			return fmt.Errorf("process_vm_writev to pid %d wrote nothing", pid)
 		}
 		src, dst, n = src+r, dst+r, n-int(r)
+		copyCallDone(n > 0)
 	}
 	return nil
 }

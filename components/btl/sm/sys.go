@@ -3,6 +3,7 @@ package sm
 import (
 	"errors"
 	"fmt"
+	"runtime"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -30,6 +31,20 @@ func readFrom(pid int, addr uintptr, dst []byte) error {
 // takes up to 1024).
 const maxVector = 64
 
+// maxCopyCall bounds the bytes of one raw process_vm_readv or _writev
+// call. The runtime cannot run the rank's other goroutines, its timers or
+// a garbage collection's stop while one runs (GOMAXPROCS is 1 in a job):
+// a copy of a gigabyte held them for seconds. Between calls the goroutine
+// yields. Messages up to this size take one call, as before.
+const maxCopyCall = 4 << 20
+
+// copyCallDone yields the processor between the calls of a long copy.
+func copyCallDone(more bool) {
+	if more {
+		runtime.Gosched()
+	}
+}
+
 // readMany copies, for each i, len(dsts[i]) bytes at address addrs[i] in
 // process pid into dsts[i], none of them empty, in as few calls as the
 // kernel allows: a call costs about 2 us before it copies a byte. The
@@ -39,12 +54,14 @@ func readMany(pid int, addrs []uintptr, dsts [][]byte) error {
 	var remote [maxVector]unix.RemoteIovec
 	i, off := 0, 0 // the next byte to read is dsts[i][off]
 	for i < len(dsts) {
-		n := 0
-		for j := i; j < len(dsts) && n < maxVector; j++ {
+		n, total := 0, 0
+		for j := i; j < len(dsts) && n < maxVector && total < maxCopyCall; j++ {
 			d, a := dsts[j], addrs[j]
 			if j == i {
 				d, a = d[off:], a+uintptr(off)
 			}
+			d = d[:min(len(d), maxCopyCall-total)]
+			total += len(d)
 			local[n].Base = &d[0]
 			local[n].SetLen(len(d))
 			remote[n] = unix.RemoteIovec{Base: a, Len: len(d)}
@@ -59,6 +76,7 @@ func readMany(pid int, addrs []uintptr, dsts [][]byte) error {
 			return fmt.Errorf("process_vm_readv from pid %d read nothing", pid)
 		}
 		i, off = advance(dsts, i, off, int(r))
+		copyCallDone(i < len(dsts))
 	}
 	return nil
 }

@@ -193,12 +193,14 @@ func (r *remotePieces) readInto(pid int, dsts [][]byte) error {
 		if i == len(dsts) {
 			return nil
 		}
-		n := 0
-		for j := i; j < len(dsts) && n < maxIovecs; j++ {
+		n, total := 0, 0
+		for j := i; j < len(dsts) && n < maxIovecs && total < maxCopyCall; j++ {
 			d := dsts[j]
 			if j == i {
 				d = d[off:]
 			}
+			d = d[:min(len(d), maxCopyCall-total)]
+			total += len(d)
 			if len(d) > 0 {
 				local[n].Base = &d[0]
 				local[n].SetLen(len(d))
@@ -222,5 +224,6 @@ func (r *remotePieces) readInto(pid int, dsts [][]byte) error {
 		}
 		r.advance(int(got))
 		i, off = advance(dsts, i, off, int(got))
+		copyCallDone(i < len(dsts) && (off < len(dsts[i]) || i+1 < len(dsts)))
 	}
 }
