@@ -347,12 +347,12 @@ func mpiAttrDelete(h Comm, keyval int) error { return mpiCommDeleteAttr(h, keyva
 func mpiTypeCreateKeyval(copyFn, delFn unsafe.Pointer, out *C.int, extra unsafe.Pointer) error {
 	cp, del, x := uintptr(copyFn), uintptr(delFn), uintptr(extra)
 	return newKeyval(out, func(h *C.int) (pmpi.Keyval, error) {
-		return pmpi.TypeCreateKeyval(typeCopy(cp, h, x), typeDelete(del, h, x), nil)
+		return api().TypeCreateKeyval(typeCopy(cp, h, x), typeDelete(del, h, x), nil)
 	})
 }
 
 func mpiTypeFreeKeyval(p *C.int) error {
-	return freeKeyval("type free keyval", p, pmpi.TypeFreeKeyval)
+	return freeKeyval("type free keyval", p, api().TypeFreeKeyval)
 }
 
 // typeKeyval resolves a datatype attribute call's arguments.
@@ -371,7 +371,7 @@ func mpiTypeSetAttr(h Datatype, keyval int, v unsafe.Pointer) error {
 	if err != nil {
 		return err
 	}
-	return pmpi.TypeSetAttr(d, kv, u)
+	return api().TypeSetAttr(d, kv, u)
 }
 
 func mpiTypeGetAttr(h Datatype, keyval int, out unsafe.Pointer, flag *C.int) error {
@@ -382,7 +382,7 @@ func mpiTypeGetAttr(h Datatype, keyval int, out unsafe.Pointer, flag *C.int) err
 	if out == nil {
 		return errorf(pmpi.ClassArg, "type get attr: the value pointer is NULL")
 	}
-	v, ok, err := pmpi.TypeGetAttr(d, kv)
+	v, ok, err := api().TypeGetAttr(d, kv)
 	if err != nil {
 		return err
 	}
@@ -398,5 +398,5 @@ func mpiTypeDeleteAttr(h Datatype, keyval int) error {
 	if err != nil {
 		return err
 	}
-	return pmpi.TypeDeleteAttr(d, kv)
+	return api().TypeDeleteAttr(d, kv)
 }

@@ -69,7 +69,7 @@ func mpiCommSplitType(h Comm, t, key int, ih Info, out *Comm) error {
 	case C.MPI_COMM_TYPE_HW_GUIDED, C.MPI_COMM_TYPE_RESOURCE_GUIDED:
 		var v string
 		if info != nil {
-			if v, _, err = info.Get(hwResourceKey); err != nil {
+			if v, _, err = pmpi.Real().InfoGet(info, hwResourceKey); err != nil {
 				return err
 			}
 		}

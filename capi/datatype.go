@@ -200,9 +200,9 @@ func shifted(d pmpi.Datatype, off int) (pmpi.Datatype, bool) {
 	if s, ok := lib.shifts.Load(d); ok {
 		return s.(pmpi.Datatype), true
 	}
-	s, err := pmpi.TypeStruct([]int{1}, []int{off}, []pmpi.Datatype{d})
+	s, err := pmpi.Real().TypeStruct([]int{1}, []int{off}, []pmpi.Datatype{d})
 	if err == nil {
-		err = s.Commit()
+		err = pmpi.Real().TypeCommit(s)
 	}
 	if err != nil {
 		return d, false // the call then finds the buffer too short
@@ -292,7 +292,7 @@ func mpiTypeCommit(h *Datatype) error {
 	if err != nil {
 		return err
 	}
-	return d.Commit()
+	return api().TypeCommit(d)
 }
 
 func mpiTypeFree(h *Datatype) error {
@@ -307,7 +307,7 @@ func mpiTypeFree(h *Datatype) error {
 		return errorf(pmpi.ClassType, "type free: %#x is predefined (made by MPI_Type_create_f90_*) and cannot be freed", uintptr(*h))
 	}
 	// A type that others were made from lives on while they do.
-	if err := releaseType(*h, e); err != nil {
+	if err := releaseType(*h, e, api()); err != nil {
 		return err
 	}
 	*h = MPI_DATATYPE_NULL
@@ -319,7 +319,7 @@ func mpiTypeContiguous(count int, old Datatype, out *Datatype) error {
 	if err != nil {
 		return err
 	}
-	nd, err := pmpi.TypeContiguous(count, d)
+	nd, err := api().TypeContiguous(count, d)
 	if err != nil {
 		return err
 	}
@@ -331,7 +331,7 @@ func mpiTypeVector(count, blocklen, stride int, old Datatype, out *Datatype) err
 	if err != nil {
 		return err
 	}
-	nd, err := pmpi.TypeVector(count, blocklen, stride, d)
+	nd, err := api().TypeVector(count, blocklen, stride, d)
 	if err != nil {
 		return err
 	}

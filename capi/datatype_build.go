@@ -73,7 +73,7 @@ func counted(n int, arrays ...[]int) []int {
 func mpiTypeCreateHvector(count, blocklen, stride int, old Datatype, out *Datatype) error {
 	r := &recipe{combiner: C.MPI_COMBINER_HVECTOR, ints: []int{count, blocklen}, addrs: []int{stride}}
 	return build(old, out, r, func(d pmpi.Datatype) (pmpi.Datatype, error) {
-		return pmpi.TypeHvector(count, blocklen, stride, d)
+		return api().TypeHvector(count, blocklen, stride, d)
 	})
 }
 
@@ -85,9 +85,9 @@ func indexed(blocklens, displs []int, old Datatype, out *Datatype, bytes bool) e
 	}
 	return build(old, out, r, func(d pmpi.Datatype) (pmpi.Datatype, error) {
 		if bytes {
-			return pmpi.TypeHindexed(blocklens, displs, d)
+			return api().TypeHindexed(blocklens, displs, d)
 		}
-		return pmpi.TypeIndexed(blocklens, displs, d)
+		return api().TypeIndexed(blocklens, displs, d)
 	})
 }
 
@@ -117,9 +117,9 @@ func indexedBlock(blocklen int, displs []int, old Datatype, out *Datatype, bytes
 	}
 	return build(old, out, r, func(d pmpi.Datatype) (pmpi.Datatype, error) {
 		if bytes {
-			return pmpi.TypeHindexedBlock(blocklen, displs, d)
+			return api().TypeHindexedBlock(blocklen, displs, d)
 		}
-		return pmpi.TypeIndexedBlock(blocklen, displs, d)
+		return api().TypeIndexedBlock(blocklen, displs, d)
 	})
 }
 
@@ -157,7 +157,7 @@ func structType(op string, blocklens, displs []int, types *Datatype, out *Dataty
 			ds[i] = d
 		}
 	}
-	d, err := pmpi.TypeStruct(blocklens, displs, ds)
+	d, err := api().TypeStruct(blocklens, displs, ds)
 	if err != nil {
 		return err
 	}
@@ -166,7 +166,7 @@ func structType(op string, blocklens, displs []int, types *Datatype, out *Dataty
 	// C struct; not where a member's bounds were set (MPI_Type_create_resized).
 	if align := d.Alignment(); align > 1 && !slices.ContainsFunc(hs, boundsSet) {
 		if lb, ext := d.Extent(); ext%align != 0 {
-			if d, err = pmpi.TypeResized(d, lb, (ext+align-1)/align*align); err != nil {
+			if d, err = pmpi.Real().TypeResized(d, lb, (ext+align-1)/align*align); err != nil {
 				return err
 			}
 		}
@@ -208,7 +208,7 @@ func subarray(sizes, subsizes, starts []int, order int, old Datatype, out *Datat
 	}
 	r := &recipe{combiner: C.MPI_COMBINER_SUBARRAY, ints: append(counted(len(sizes), sizes, subsizes, starts), order)}
 	return build(old, out, r, func(d pmpi.Datatype) (pmpi.Datatype, error) {
-		return pmpi.TypeSubarray(sizes, subsizes, starts, o, d)
+		return api().TypeSubarray(sizes, subsizes, starts, o, d)
 	})
 }
 
@@ -231,14 +231,14 @@ func mpiTypeCreateSubarray[N cInt](ndims int, sizes, subsizes, starts *N, order 
 
 func mpiTypeCreateResized(old Datatype, lb, extent int, out *Datatype) error {
 	return build(old, out, &recipe{combiner: C.MPI_COMBINER_RESIZED, addrs: []int{lb, extent}}, func(d pmpi.Datatype) (pmpi.Datatype, error) {
-		return pmpi.TypeResized(d, lb, extent)
+		return api().TypeResized(d, lb, extent)
 	})
 }
 
 // mpiTypeDup copies old with the attributes its keyvals' copy callbacks
 // give the copy.
 func mpiTypeDup(old Datatype, out *Datatype) error {
-	return build(old, out, &recipe{combiner: C.MPI_COMBINER_DUP}, pmpi.TypeDup)
+	return build(old, out, &recipe{combiner: C.MPI_COMBINER_DUP}, api().TypeDup)
 }
 
 // matchTypes are the C types MPI_Type_match_size returns, by type class
@@ -381,12 +381,12 @@ func mpiTypeCreateDarray[N cInt](size, rank, ndims int, gsizes *N, distribs, dar
 				bl, ds = append(bl, 1), append(ds, x*stride)
 			}
 		}
-		if t, err = pmpi.TypeHindexed(bl, ds, t); err != nil {
+		if t, err = pmpi.Real().TypeHindexed(bl, ds, t); err != nil {
 			return err
 		}
 		stride *= g[i]
 	}
-	if t, err = pmpi.TypeResized(t, 0, stride); err != nil {
+	if t, err = pmpi.Real().TypeResized(t, 0, stride); err != nil {
 		return err
 	}
 	r := &recipe{combiner: C.MPI_COMBINER_DARRAY, types: []Datatype{old}}

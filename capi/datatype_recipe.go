@@ -36,13 +36,15 @@ func (r *recipe) hold() {
 	}
 }
 
-// releaseType drops a reference on the derived type h; the last frees it,
-// then what its recipe held.
-func releaseType(h Datatype, e *typeEntry) error {
+// releaseType drops a reference on the derived type h; the last frees it
+// through a, then what its recipe held, through pmpi's own API: the
+// program's MPI_Type_free is the one call a tool sees, and only when it
+// frees the type.
+func releaseType(h Datatype, e *typeEntry, a pmpi.API) error {
 	if e.refs.Add(-1) > 0 {
 		return nil
 	}
-	if err := e.dt.Free(); err != nil {
+	if err := a.TypeFree(e.dt); err != nil {
 		e.refs.Add(1) // a delete callback refused: the type stays
 		return err
 	}
@@ -55,7 +57,7 @@ func releaseType(h Datatype, e *typeEntry) error {
 	if e.recipe != nil {
 		for _, inner := range e.recipe.types {
 			if ie := lib.types.get(uintptr(inner)); ie != nil {
-				errs = append(errs, releaseType(inner, ie))
+				errs = append(errs, releaseType(inner, ie, pmpi.Real()))
 			}
 		}
 	}

@@ -108,7 +108,7 @@ func mpiAbiSetFortranInfo(h Info) error {
 	}
 	k := defaultKinds
 	for _, kk := range kindKeys {
-		v, ok, err := info.Get(kk.key)
+		v, ok, err := pmpi.Real().InfoGet(info, kk.key)
 		if err != nil {
 			return err
 		}
@@ -127,7 +127,7 @@ func mpiAbiSetFortranInfo(h Info) error {
 	if f.info != nil {
 		return &abiError{C.MPI_ERR_ABI, op + ": the Fortran ABI was set already; only the first call counts"}
 	}
-	kept, err := info.Dup()
+	kept, err := pmpi.Real().InfoDup(info)
 	if err != nil {
 		return err
 	}
@@ -151,7 +151,7 @@ func mpiAbiGetFortranInfo(out *Info) error {
 		*out = MPI_INFO_NULL
 		return nil
 	}
-	d, err := info.Dup()
+	d, err := pmpi.Real().InfoDup(info)
 	if err != nil {
 		return err
 	}

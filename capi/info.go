@@ -26,13 +26,13 @@ var envInfo = sync.OnceValue(func() *pmpi.Info { return startInfo(os.Args) })
 // arguments, the host, the working directory, the job size, and the
 // thread level this library provides.
 func startInfo(args []string) *pmpi.Info {
-	info := pmpi.InfoCreate()
+	info := pmpi.Real().InfoCreate()
 	set := func(k, v string) {
 		if len(v) > pmpi.MaxInfoVal {
 			v = v[:pmpi.MaxInfoVal]
 		}
 		if v != "" {
-			_ = info.Set(k, v) // cannot fail: a short key, a value that fits
+			_ = pmpi.Real().InfoSet(info, k, v) // cannot fail: a short key, a value that fits
 		}
 	}
 	if len(args) > 0 {
@@ -74,7 +74,7 @@ func putInfo(i *pmpi.Info, out *Info) error {
 	return nil
 }
 
-func mpiInfoCreate(out *Info) error { return putInfo(pmpi.InfoCreate(), out) }
+func mpiInfoCreate(out *Info) error { return putInfo(api().InfoCreate(), out) }
 
 func mpiInfoCreateEnv(argc int, argv unsafe.Pointer, out *Info) error {
 	var args []string
@@ -96,7 +96,7 @@ func mpiInfoSet(h Info, key, value *C.char) error {
 	if err != nil {
 		return err
 	}
-	return i.Set(C.GoString(key), C.GoString(value))
+	return api().InfoSet(i, C.GoString(key), C.GoString(value))
 }
 
 // lookup returns key's value in h and whether it has one.
@@ -105,7 +105,7 @@ func lookup(h Info, key *C.char) (string, bool, error) {
 	if err != nil {
 		return "", false, err
 	}
-	return i.Get(C.GoString(key))
+	return api().InfoGet(i, C.GoString(key))
 }
 
 // mpiInfoGet writes at most valuelen bytes of the value and a NUL: the
@@ -166,7 +166,7 @@ func mpiInfoDelete(h Info, key *C.char) error {
 	if err != nil {
 		return err
 	}
-	return i.Delete(C.GoString(key))
+	return api().InfoDelete(i, C.GoString(key))
 }
 
 func mpiInfoGetNkeys(h Info, n *C.int) error {
@@ -174,7 +174,7 @@ func mpiInfoGetNkeys(h Info, n *C.int) error {
 	if err != nil {
 		return err
 	}
-	k, err := i.NKeys()
+	k, err := api().InfoGetNkeys(i)
 	if err == nil {
 		*n = C.int(k)
 	}
@@ -186,7 +186,7 @@ func mpiInfoGetNthkey(h Info, n int, key *C.char) error {
 	if err != nil {
 		return err
 	}
-	k, err := i.NthKey(n)
+	k, err := api().InfoGetNthkey(i, n)
 	if err == nil {
 		putString(key, k, C.MPI_MAX_INFO_KEY)
 	}
@@ -198,7 +198,7 @@ func mpiInfoDup(h Info, out *Info) error {
 	if err != nil {
 		return err
 	}
-	d, err := i.Dup()
+	d, err := api().InfoDup(i)
 	if err != nil {
 		return err
 	}
@@ -210,7 +210,7 @@ func mpiInfoFree(h *Info) error {
 	if err != nil {
 		return err
 	}
-	if err := i.Free(); err != nil {
+	if err := api().InfoFree(i); err != nil {
 		return err
 	}
 	lib.infos.drop(uintptr(*h))

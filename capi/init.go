@@ -145,8 +145,8 @@ func mpiGetHwResourceInfo(out *Info) error {
 	if err != nil {
 		return errorf(pmpi.ClassOther, "get hw resource info: %v", err)
 	}
-	info := pmpi.InfoCreate()
-	if err := errors.Join(info.Set("gompi_host", host), info.Set("gompi_cpus", cpuset.Format(cpus))); err != nil {
+	info := pmpi.Real().InfoCreate()
+	if err := errors.Join(pmpi.Real().InfoSet(info, "gompi_host", host), pmpi.Real().InfoSet(info, "gompi_cpus", cpuset.Format(cpus))); err != nil {
 		return err
 	}
 	return putInfo(info, out)
@@ -172,13 +172,13 @@ func mpiAbiGetVersion(major, minor *C.int) error {
 // mpiAbiGetInfo describes the ABI's integer types, which the standard
 // lets an implementation size.
 func mpiAbiGetInfo(out *Info) error {
-	info := pmpi.InfoCreate()
+	info := pmpi.Real().InfoCreate()
 	for k, v := range map[string]string{
 		"mpi_aint_size":   fmt.Sprint(unsafe.Sizeof(C.MPI_Aint(0))),
 		"mpi_count_size":  fmt.Sprint(unsafe.Sizeof(C.MPI_Count(0))),
 		"mpi_offset_size": fmt.Sprint(unsafe.Sizeof(C.MPI_Offset(0))),
 	} {
-		if err := info.Set(k, v); err != nil {
+		if err := pmpi.Real().InfoSet(info, k, v); err != nil {
 			return err
 		}
 	}

@@ -49,7 +49,7 @@ func pack(in unsafe.Pointer, count int, dt Datatype, out unsafe.Pointer, size, p
 		return pos, err
 	}
 	b, d := buffer(in, count, d)
-	return pmpi.Pack(b, count, d, buf, pos)
+	return api().Pack(b, count, d, buf, pos)
 }
 
 func mpiPack[N cInt](in unsafe.Pointer, count int, dt Datatype, out unsafe.Pointer, size int, pos *N, comm Comm) error {
@@ -64,7 +64,7 @@ func unpack(in unsafe.Pointer, size, pos int, out unsafe.Pointer, count int, dt 
 		return pos, err
 	}
 	b, d := buffer(out, count, d)
-	return pmpi.Unpack(buf, pos, b, count, d)
+	return api().Unpack(buf, pos, b, count, d)
 }
 
 func mpiUnpack[N cInt](in unsafe.Pointer, size int, pos *N, out unsafe.Pointer, count int, dt Datatype, comm Comm) error {
@@ -81,7 +81,7 @@ func packSize(count int, dt Datatype, comm Comm) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	return pmpi.PackSize(count, d)
+	return api().PackSize(count, d)
 }
 
 func mpiPackSize[N cInt](count int, dt Datatype, comm Comm, size *N) error {
@@ -103,7 +103,7 @@ func packExternal(rep *C.char, in unsafe.Pointer, count int, dt Datatype, out un
 		return pos, err
 	}
 	b, d := buffer(in, count, d)
-	return pmpi.PackExternal(C.GoString(rep), b, count, d, buf, pos)
+	return api().PackExternal(C.GoString(rep), b, count, d, buf, pos)
 }
 
 func mpiPackExternal[N cInt](rep *C.char, in unsafe.Pointer, count int, dt Datatype, out unsafe.Pointer, size int, pos *N) error {
@@ -123,7 +123,7 @@ func unpackExternal(rep *C.char, in unsafe.Pointer, size, pos int, out unsafe.Po
 		return pos, err
 	}
 	b, d := buffer(out, count, d)
-	return pmpi.UnpackExternal(C.GoString(rep), buf, pos, b, count, d)
+	return api().UnpackExternal(C.GoString(rep), buf, pos, b, count, d)
 }
 
 func mpiUnpackExternal[N cInt](rep *C.char, in unsafe.Pointer, size int, pos *N, out unsafe.Pointer, count int, dt Datatype) error {
@@ -137,7 +137,7 @@ func packExternalSize(rep *C.char, count int, dt Datatype) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	return pmpi.PackExternalSize(C.GoString(rep), count, d)
+	return api().PackExternalSize(C.GoString(rep), count, d)
 }
 
 func mpiPackExternalSize[N cInt](rep *C.char, count int, dt Datatype, size *N) error {

@@ -192,13 +192,13 @@ func mpiSessionInit(ih Info, eh Errhandler, out *Session) error {
 	fail := func(err error) error { return &onSession{MPI_SESSION_NULL, eh, err} }
 	info, err := ih.optional()
 	if err == nil && info != nil {
-		info, err = info.Dup()
+		info, err = pmpi.Real().InfoDup(info)
 	}
 	if err != nil {
 		return fail(err)
 	}
 	if info != nil {
-		if v, ok, _ := info.Get("thread_level"); ok && !threadLevelNames[v] {
+		if v, ok, _ := pmpi.Real().InfoGet(info, "thread_level"); ok && !threadLevelNames[v] {
 			return fail(errorf(pmpi.ClassInfoValue, "session init: info thread_level is %q (want MPI_THREAD_SINGLE, _FUNNELED, _SERIALIZED or _MULTIPLE)", v))
 		}
 	}
@@ -236,7 +236,7 @@ func mpiSessionFinalize(h *Session) error {
 	lib.model.sessions--
 	lib.model.mu.Unlock()
 	if e.info != nil {
-		_ = e.info.Free()
+		_ = pmpi.Real().InfoFree(e.info)
 	}
 	*h = MPI_SESSION_NULL
 	return nil
@@ -314,8 +314,8 @@ func mpiSessionGetPsetInfo(h Session, name *C.char, out *Info) error {
 		if err != nil {
 			return err
 		}
-		info := pmpi.InfoCreate()
-		if err := info.Set("mpi_size", fmt.Sprint(c.Size())); err != nil {
+		info := pmpi.Real().InfoCreate()
+		if err := pmpi.Real().InfoSet(info, "mpi_size", fmt.Sprint(c.Size())); err != nil {
 			return err
 		}
 		hi, err := lib.infos.put(info)
@@ -346,15 +346,15 @@ func mpiGroupFromSessionPset(h Session, name *C.char, out *Group) error {
 // thread level it provides.
 func mpiSessionGetInfo(h Session, out *Info) error {
 	return session(h, func(e *sessionEntry) error {
-		info := pmpi.InfoCreate()
+		info := pmpi.Real().InfoCreate()
 		if e.info != nil {
 			var err error
-			if info, err = e.info.Dup(); err != nil {
+			if info, err = pmpi.Real().InfoDup(e.info); err != nil {
 				return err
 			}
 		}
-		if _, asked, _ := info.Get("thread_level"); !asked {
-			if err := info.Set("thread_level", "MPI_THREAD_MULTIPLE"); err != nil {
+		if _, asked, _ := pmpi.Real().InfoGet(info, "thread_level"); !asked {
+			if err := pmpi.Real().InfoSet(info, "thread_level", "MPI_THREAD_MULTIPLE"); err != nil {
 				return err
 			}
 		}

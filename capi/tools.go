@@ -594,7 +594,7 @@ func mpiTSourceGetInfo(i int, name *C.char, nameLen *C.int, desc *C.char, descLe
 			*maxTicks = math.MaxInt64
 		}
 		if info != nil {
-			h, err := lib.infos.put(pmpi.InfoCreate())
+			h, err := lib.infos.put(pmpi.Real().InfoCreate())
 			if err != nil {
 				return err
 			}

@@ -93,32 +93,36 @@ var (
 // TypeCreateKeyval makes a keyval for datatype attributes
 // (MPI_Type_create_keyval).
 func TypeCreateKeyval(copy TypeCopyAttrFunc, del TypeDeleteAttrFunc, extra any) (Keyval, error) {
-	return pmpi.TypeCreateKeyval(copy, del, extra)
+	return api().TypeCreateKeyval(copy, del, extra)
 }
 
 // TypeFreeKeyval frees *kv and sets it to the invalid Keyval
 // (MPI_Type_free_keyval).
-func TypeFreeKeyval(kv *Keyval) error { return pmpi.TypeFreeKeyval(kv) }
+func TypeFreeKeyval(kv *Keyval) error { return api().TypeFreeKeyval(kv) }
 
 // TypeSetAttr caches value on dt under kv (MPI_Type_set_attr).
-func TypeSetAttr(dt Datatype, kv Keyval, value any) error { return pmpi.TypeSetAttr(dt, kv, value) }
+func TypeSetAttr(dt Datatype, kv Keyval, value any) error { return api().TypeSetAttr(dt, kv, value) }
 
 // TypeGetAttr returns the value cached on dt under kv and whether there
 // is one (MPI_Type_get_attr).
-func TypeGetAttr(dt Datatype, kv Keyval) (any, bool, error) { return pmpi.TypeGetAttr(dt, kv) }
+func TypeGetAttr(dt Datatype, kv Keyval) (any, bool, error) { return api().TypeGetAttr(dt, kv) }
 
 // TypeDeleteAttr deletes the value cached on dt under kv
 // (MPI_Type_delete_attr).
-func TypeDeleteAttr(dt Datatype, kv Keyval) error { return pmpi.TypeDeleteAttr(dt, kv) }
+func TypeDeleteAttr(dt Datatype, kv Keyval) error { return api().TypeDeleteAttr(dt, kv) }
 
 // TypeDup returns a copy of dt with the same type map, committed if dt
 // is, and the attributes dt's copy callbacks return (MPI_Type_dup).
-func TypeDup(dt Datatype) (Datatype, error) { return pmpi.TypeDup(dt) }
+func TypeDup(dt Datatype) (Datatype, error) { return api().TypeDup(dt) }
+
+// TypeFree frees dt, a datatype TypeDup returned (MPI_Type_free): later
+// calls with it fail with ErrType. A layout's is freed by Layout.Free.
+func TypeFree(dt Datatype) error { return api().TypeFree(dt) }
 
 // Dup returns a copy of l's datatype (committed, as l's is) with the
 // same type map and the attributes its copy callbacks return
 // (MPI_Type_dup).
 func (l Layout[T]) Dup() (Layout[T], error) {
-	dt, err := pmpi.TypeDup(l.dt)
+	dt, err := api().TypeDup(l.dt)
 	return Layout[T]{dt}, err
 }

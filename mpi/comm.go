@@ -100,7 +100,7 @@ func (c Comm) Idup() (Comm, Request, error) {
 // IdupWithInfo is Idup whose new communicator takes its hints from info
 // rather than from c (MPI_Comm_idup_with_info); a nil info gives it none.
 func (c Comm) IdupWithInfo(info *Info) (Comm, Request, error) {
-	d, r, err := api().CommIdupWithInfo(c.c, info)
+	d, r, err := api().CommIdupWithInfo(c.c, info.p())
 	return Comm{d}, request(r), err
 }
 

@@ -67,7 +67,7 @@ func (l Layout[T]) TrueExtent() (lb, extent int) { return l.dt.TrueExtent() }
 // Free ends the layout: later calls with it (or a copy) fail with
 // ErrType; calls already started with it finish normally, and layouts
 // built from it stay valid.
-func (l Layout[T]) Free() error { return l.dt.Free() }
+func (l Layout[T]) Free() error { return api().TypeFree(l.dt) }
 
 // Count returns how many whole elements of the layout a received or
 // probed message holds, Undefined if it ends inside one.
@@ -80,10 +80,11 @@ func (l Layout[T]) Elements(st Status) int { return st.GetElements(l.dt) }
 
 func (l Layout[T]) String() string { return l.dt.Name() }
 
-// committed commits a constructor's datatype into a layout.
+// committed commits a constructor's datatype into a layout: two MPI
+// calls, the constructor's and MPI_Type_commit, as a C program makes.
 func committed[T Elem](dt pmpi.Datatype, err error) (Layout[T], error) {
 	if err == nil {
-		err = dt.Commit()
+		err = api().TypeCommit(dt)
 	}
 	if err != nil {
 		return Layout[T]{}, err
@@ -93,43 +94,43 @@ func committed[T Elem](dt pmpi.Datatype, err error) (Layout[T], error) {
 
 // Contiguous is count elements of l back to back (MPI_Type_contiguous).
 func (l Layout[T]) Contiguous(count int) (Layout[T], error) {
-	return committed[T](pmpi.TypeContiguous(count, l.dt))
+	return committed[T](api().TypeContiguous(count, l.dt))
 }
 
 // Vector is count blocks of blocklen elements of l, the starts of
 // consecutive blocks stride elements of l apart; stride may be negative
 // (MPI_Type_vector).
 func (l Layout[T]) Vector(count, blocklen, stride int) (Layout[T], error) {
-	return committed[T](pmpi.TypeVector(count, blocklen, stride, l.dt))
+	return committed[T](api().TypeVector(count, blocklen, stride, l.dt))
 }
 
 // Hvector is Vector with the stride in bytes (MPI_Type_create_hvector).
 func (l Layout[T]) Hvector(count, blocklen, strideBytes int) (Layout[T], error) {
-	return committed[T](pmpi.TypeHvector(count, blocklen, strideBytes, l.dt))
+	return committed[T](api().TypeHvector(count, blocklen, strideBytes, l.dt))
 }
 
 // Indexed is blocks of blocklens[i] elements of l at displs[i] elements
 // of l, in the order given (MPI_Type_indexed).
 func (l Layout[T]) Indexed(blocklens, displs []int) (Layout[T], error) {
-	return committed[T](pmpi.TypeIndexed(blocklens, displs, l.dt))
+	return committed[T](api().TypeIndexed(blocklens, displs, l.dt))
 }
 
 // Hindexed is Indexed with the displacements in bytes
 // (MPI_Type_create_hindexed).
 func (l Layout[T]) Hindexed(blocklens, byteDispls []int) (Layout[T], error) {
-	return committed[T](pmpi.TypeHindexed(blocklens, byteDispls, l.dt))
+	return committed[T](api().TypeHindexed(blocklens, byteDispls, l.dt))
 }
 
 // IndexedBlock is Indexed with every block blocklen long
 // (MPI_Type_create_indexed_block).
 func (l Layout[T]) IndexedBlock(blocklen int, displs []int) (Layout[T], error) {
-	return committed[T](pmpi.TypeIndexedBlock(blocklen, displs, l.dt))
+	return committed[T](api().TypeIndexedBlock(blocklen, displs, l.dt))
 }
 
 // HindexedBlock is IndexedBlock with the displacements in bytes
 // (MPI_Type_create_hindexed_block).
 func (l Layout[T]) HindexedBlock(blocklen int, byteDispls []int) (Layout[T], error) {
-	return committed[T](pmpi.TypeHindexedBlock(blocklen, byteDispls, l.dt))
+	return committed[T](api().TypeHindexedBlock(blocklen, byteDispls, l.dt))
 }
 
 // Subarray is the block of an array of elements of l, sizes[i] long
@@ -137,7 +138,7 @@ func (l Layout[T]) HindexedBlock(blocklen int, byteDispls []int) (Layout[T], err
 // along each, in C (row-major) or Fortran (column-major) order
 // (MPI_Type_create_subarray). Its extent is the whole array's.
 func (l Layout[T]) Subarray(sizes, subsizes, starts []int, order Order) (Layout[T], error) {
-	return committed[T](pmpi.TypeSubarray(sizes, subsizes, starts, order, l.dt))
+	return committed[T](api().TypeSubarray(sizes, subsizes, starts, order, l.dt))
 }
 
 // Resized is l with lower bound lb and extent extent, in bytes
@@ -145,7 +146,7 @@ func (l Layout[T]) Subarray(sizes, subsizes, starts []int, order Order) (Layout[
 // extent bytes apart, so that, for instance, a column's layout resized
 // to one element's extent sends consecutive columns as a count.
 func (l Layout[T]) Resized(lb, extent int) (Layout[T], error) {
-	return committed[T](pmpi.TypeResized(l.dt, lb, extent))
+	return committed[T](api().TypeResized(l.dt, lb, extent))
 }
 
 // Contiguous is count elements of T back to back.
@@ -208,7 +209,7 @@ func TypeStruct[T Elem](blocks ...StructBlock) (Layout[T], error) {
 	for i, b := range blocks {
 		lens[i], displs[i], types[i] = b.Count, b.Disp, b.Type
 	}
-	return committed[T](pmpi.TypeStruct(lens, displs, types))
+	return committed[T](api().TypeStruct(lens, displs, types))
 }
 
 // SendLayout sends count elements of l from buf (its origin at buf[0])
@@ -308,30 +309,30 @@ func AllreduceLayout[T Elem](send, recv []T, count int, l Layout[T], op Op, comm
 // the position after them (MPI_Pack): the bytes a receiver unpacks with
 // Unpack and any layout of the same numbers.
 func Pack[T Elem](in []T, count int, l Layout[T], out []byte, pos int) (int, error) {
-	return pmpi.Pack(pmpi.Bytes(in), count, l.dt, out, pos)
+	return api().Pack(pmpi.Bytes(in), count, l.dt, out, pos)
 }
 
 // Unpack unpacks count elements of l from in at pos into out and returns
 // the position after them (MPI_Unpack).
 func Unpack[T Elem](in []byte, pos int, out []T, count int, l Layout[T]) (int, error) {
-	return pmpi.Unpack(in, pos, pmpi.Bytes(out), count, l.dt)
+	return api().Unpack(in, pos, pmpi.Bytes(out), count, l.dt)
 }
 
 // PackSize is the bytes Pack takes for count elements of l.
-func PackSize[T Elem](count int, l Layout[T]) (int, error) { return pmpi.PackSize(count, l.dt) }
+func PackSize[T Elem](count int, l Layout[T]) (int, error) { return api().PackSize(count, l.dt) }
 
 // PackExternal is Pack into MPI's portable representation External32:
 // every number big-endian, no padding (MPI_Pack_external).
 func PackExternal[T Elem](in []T, count int, l Layout[T], out []byte, pos int) (int, error) {
-	return pmpi.PackExternal(External32, pmpi.Bytes(in), count, l.dt, out, pos)
+	return api().PackExternal(External32, pmpi.Bytes(in), count, l.dt, out, pos)
 }
 
 // UnpackExternal is Unpack from External32 (MPI_Unpack_external).
 func UnpackExternal[T Elem](in []byte, pos int, out []T, count int, l Layout[T]) (int, error) {
-	return pmpi.UnpackExternal(External32, in, pos, pmpi.Bytes(out), count, l.dt)
+	return api().UnpackExternal(External32, in, pos, pmpi.Bytes(out), count, l.dt)
 }
 
 // PackExternalSize is the bytes PackExternal takes for count elements of l.
 func PackExternalSize[T Elem](count int, l Layout[T]) (int, error) {
-	return pmpi.PackExternalSize(External32, count, l.dt)
+	return api().PackExternalSize(External32, count, l.dt)
 }

@@ -222,6 +222,44 @@ type API interface {
 	// Non-blocking duplication (nbc_idup.go).
 	CommIdup(comm *Comm) (*Comm, *Request, error)
 	CommIdupWithInfo(comm *Comm, info *Info) (*Comm, *Request, error)
+	// Derived datatypes, packing and datatype attributes (datatype_build.go,
+	// datatype_pack.go, attr_type.go): local work on the caller's memory,
+	// which can take real time (Pack of a large layout). A send with a
+	// committed type makes none of these calls.
+	TypeContiguous(count int, old Datatype) (Datatype, error)
+	TypeVector(count, blocklen, stride int, old Datatype) (Datatype, error)
+	TypeHvector(count, blocklen, stride int, old Datatype) (Datatype, error)
+	TypeIndexed(blocklens, displs []int, old Datatype) (Datatype, error)
+	TypeHindexed(blocklens, displs []int, old Datatype) (Datatype, error)
+	TypeIndexedBlock(blocklen int, displs []int, old Datatype) (Datatype, error)
+	TypeHindexedBlock(blocklen int, displs []int, old Datatype) (Datatype, error)
+	TypeSubarray(sizes, subsizes, starts []int, order Order, old Datatype) (Datatype, error)
+	TypeResized(old Datatype, lb, extent int) (Datatype, error)
+	TypeStruct(blocklens, displs []int, types []Datatype) (Datatype, error)
+	TypeDup(dt Datatype) (Datatype, error)
+	TypeCommit(dt Datatype) error
+	TypeFree(dt Datatype) error
+	Pack(in []byte, count int, dt Datatype, out []byte, pos int) (int, error)
+	Unpack(in []byte, pos int, out []byte, count int, dt Datatype) (int, error)
+	PackSize(count int, dt Datatype) (int, error)
+	PackExternal(datarep string, in []byte, count int, dt Datatype, out []byte, pos int) (int, error)
+	UnpackExternal(datarep string, in []byte, pos int, out []byte, count int, dt Datatype) (int, error)
+	PackExternalSize(datarep string, count int, dt Datatype) (int, error)
+	TypeCreateKeyval(copy TypeCopyAttrFunc, del TypeDeleteAttrFunc, extra any) (Keyval, error)
+	TypeFreeKeyval(kv *Keyval) error
+	TypeSetAttr(dt Datatype, kv Keyval, value any) error
+	TypeGetAttr(dt Datatype, kv Keyval) (any, bool, error)
+	TypeDeleteAttr(dt Datatype, kv Keyval) error
+
+	// Info objects (info.go).
+	InfoCreate() *Info
+	InfoSet(info *Info, key, value string) error
+	InfoGet(info *Info, key string) (string, bool, error)
+	InfoDelete(info *Info, key string) error
+	InfoGetNkeys(info *Info) (int, error)
+	InfoGetNthkey(info *Info, n int) (string, error)
+	InfoDup(info *Info) (*Info, error)
+	InfoFree(info *Info) error
 }
 
 // Real returns the API that does the work: the implementation of each

@@ -139,7 +139,7 @@ func TestAttrSetRace(t *testing.T) {
 // is refused with MPI_ERR_KEYVAL, naming what is wrong.
 func TestKeyvalChecks(t *testing.T) {
 	kv, _ := theAPI.CommCreateKeyval(nil, nil, nil)
-	tkv, _ := TypeCreateKeyval(nil, nil, nil)
+	tkv, _ := theAPI.TypeCreateKeyval(nil, nil, nil)
 	held := kv
 	tagUB := AttrTagUB
 	for _, tc := range []struct {
@@ -155,9 +155,9 @@ func TestKeyvalChecks(t *testing.T) {
 		{"free", theAPI.CommFreeKeyval(&kv), nil, ""},
 		{"free twice", theAPI.CommFreeKeyval(&held), ErrKeyval, "was freed"},
 		{"free invalid", theAPI.CommFreeKeyval(&kv), ErrKeyval, "MPI_KEYVAL_INVALID"},
-		{"comm keyval on a type", TypeSetAttr(Int32, held, 1), ErrKeyval, "was freed"},
-		{"type keyval on a type, invalid", TypeSetAttr(Int32, Keyval{}, 1), ErrKeyval, "MPI_KEYVAL_INVALID"},
-		{"type on null", TypeSetAttr(Datatype{}, tkv, 1), ErrType, "MPI_DATATYPE_NULL"},
+		{"comm keyval on a type", theAPI.TypeSetAttr(Int32, held, 1), ErrKeyval, "was freed"},
+		{"type keyval on a type, invalid", theAPI.TypeSetAttr(Int32, Keyval{}, 1), ErrKeyval, "MPI_KEYVAL_INVALID"},
+		{"type on null", theAPI.TypeSetAttr(Datatype{}, tkv, 1), ErrType, "MPI_DATATYPE_NULL"},
 	} {
 		if tc.says == "" {
 			if tc.err != nil {
@@ -173,19 +173,19 @@ func TestKeyvalChecks(t *testing.T) {
 		t.Errorf("after the frees: tagUB %v, kv %v; want MPI_TAG_UB and MPI_KEYVAL_INVALID", tagUB, kv)
 	}
 	// A freed keyval reads and deletes its values until the last goes.
-	vec, _ := TypeVector(2, 1, 3, Int32)
-	k, _ := TypeCreateKeyval(nil, nil, nil)
+	vec, _ := theAPI.TypeVector(2, 1, 3, Int32)
+	k, _ := theAPI.TypeCreateKeyval(nil, nil, nil)
 	copied := k
-	if err := errors.Join(TypeSetAttr(vec, k, 1), TypeFreeKeyval(&k)); err != nil {
+	if err := errors.Join(theAPI.TypeSetAttr(vec, k, 1), theAPI.TypeFreeKeyval(&k)); err != nil {
 		t.Fatal(err)
 	}
-	if v, ok, err := TypeGetAttr(vec, copied); v != 1 || !ok || err != nil {
+	if v, ok, err := theAPI.TypeGetAttr(vec, copied); v != 1 || !ok || err != nil {
 		t.Errorf("get with a freed keyval of a value: %v %v %v", v, ok, err)
 	}
-	if err := TypeDeleteAttr(vec, copied); err != nil {
+	if err := theAPI.TypeDeleteAttr(vec, copied); err != nil {
 		t.Errorf("delete with a freed keyval: %v", err)
 	}
-	if _, _, err := TypeGetAttr(vec, copied); !errors.Is(err, ErrKeyval) || !strings.Contains(err.Error(), "was freed") {
+	if _, _, err := theAPI.TypeGetAttr(vec, copied); !errors.Is(err, ErrKeyval) || !strings.Contains(err.Error(), "was freed") {
 		t.Errorf("get with a freed keyval whose values are gone: %v, want ErrKeyval", err)
 	}
 }
@@ -195,53 +195,53 @@ func TestKeyvalChecks(t *testing.T) {
 // type valid.
 func TestTypeAttrs(t *testing.T) {
 	r := &recorder{refuse: map[any]bool{}}
-	kv, _ := TypeCreateKeyval(TypeDupFn, func(_ Datatype, _ Keyval, v, _ any) error { return r.del(attrEntry{value: v}) }, nil)
-	vec, err := TypeVector(2, 1, 3, Int32)
+	kv, _ := theAPI.TypeCreateKeyval(TypeDupFn, func(_ Datatype, _ Keyval, v, _ any) error { return r.del(attrEntry{value: v}) }, nil)
+	vec, err := theAPI.TypeVector(2, 1, 3, Int32)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := TypeSetAttr(vec, kv, "v"); err != nil {
+	if err := theAPI.TypeSetAttr(vec, kv, "v"); err != nil {
 		t.Fatal(err)
 	}
-	dup, err := TypeDup(vec)
+	dup, err := theAPI.TypeDup(vec)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if v, ok, err := TypeGetAttr(dup, kv); v != "v" || !ok || err != nil || dup.Committed() || vec.Committed() {
+	if v, ok, err := theAPI.TypeGetAttr(dup, kv); v != "v" || !ok || err != nil || dup.Committed() || vec.Committed() {
 		t.Fatalf("dup: %v, %v, %v, committed %v (and the original %v); want v, uncommitted as the original", v, ok, err, dup.Committed(), vec.Committed())
 	}
-	if err := vec.Commit(); err != nil {
+	if err := theAPI.TypeCommit(vec); err != nil {
 		t.Fatal(err)
 	}
-	if d, err := TypeDup(vec); err != nil || !d.Committed() || d.Free() != nil {
+	if d, err := theAPI.TypeDup(vec); err != nil || !d.Committed() || theAPI.TypeFree(d) != nil {
 		t.Fatalf("dup of a committed type: %v, committed %v; want committed", err, d.Committed())
 	}
 	if lb, ext := dup.Extent(); lb != 0 || ext != 16 || dup.Size() != 8 {
 		t.Fatalf("dup: lb %d extent %d size %d; want 0, 16, 8", lb, ext, dup.Size())
 	}
 	r.refuse["v"] = true
-	if err := dup.Free(); !errors.Is(err, errRefused) || !strings.Contains(err.Error(), "type free on vector") {
+	if err := theAPI.TypeFree(dup); !errors.Is(err, errRefused) || !strings.Contains(err.Error(), "type free on vector") {
 		t.Fatalf("free with a failing delete: %v", err)
 	}
-	if err := dup.Commit(); err != nil {
+	if err := theAPI.TypeCommit(dup); err != nil {
 		t.Fatalf("the type is unusable after a failed free: %v", err)
 	}
 	r.refuse["v"] = false
-	if err := errors.Join(dup.Free(), vec.Free()); err != nil || len(r.deleted) != 3 {
+	if err := errors.Join(theAPI.TypeFree(dup), theAPI.TypeFree(vec)); err != nil || len(r.deleted) != 3 {
 		t.Fatalf("free: %v, deleted %v; want the values of the two dups and the original deleted", err, r.deleted)
 	}
-	if _, err := TypeDup(vec); err == nil || !strings.Contains(err.Error(), "was freed") {
+	if _, err := theAPI.TypeDup(vec); err == nil || !strings.Contains(err.Error(), "was freed") {
 		t.Fatalf("dup of a freed type: %v", err)
 	}
 	g := GoType(reflect.TypeFor[struct {
 		A int32
 		B float64
 	}]())
-	gd, err := TypeDup(g)
+	gd, err := theAPI.TypeDup(g)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := gd.Free(); err != nil {
+	if err := theAPI.TypeFree(gd); err != nil {
 		t.Fatalf("a dup of a Go type's datatype is the caller's to free: %v", err)
 	}
 }
@@ -250,34 +250,34 @@ func TestTypeAttrs(t *testing.T) {
 // object being freed is refused, since no callback would delete that
 // value; a free that fails leaves the object's attributes settable.
 func TestAttrSetWhileFreed(t *testing.T) {
-	late, _ := TypeCreateKeyval(TypeNullCopyFn, nil, nil)
+	late, _ := theAPI.TypeCreateKeyval(TypeNullCopyFn, nil, nil)
 	var setErr error
 	fail := true
-	hook, _ := TypeCreateKeyval(TypeDupFn, func(dt Datatype, _ Keyval, _, _ any) error {
-		setErr = TypeSetAttr(dt, late, "late")
+	hook, _ := theAPI.TypeCreateKeyval(TypeDupFn, func(dt Datatype, _ Keyval, _, _ any) error {
+		setErr = theAPI.TypeSetAttr(dt, late, "late")
 		if fail {
 			return errRefused
 		}
 		return nil
 	}, nil)
-	vec, err := TypeVector(2, 1, 3, Int32)
+	vec, err := theAPI.TypeVector(2, 1, 3, Int32)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := TypeSetAttr(vec, hook, "hook"); err != nil {
+	if err := theAPI.TypeSetAttr(vec, hook, "hook"); err != nil {
 		t.Fatal(err)
 	}
-	if err := vec.Free(); !errors.Is(err, errRefused) {
+	if err := theAPI.TypeFree(vec); !errors.Is(err, errRefused) {
 		t.Fatalf("free with a failing delete: %v", err)
 	}
 	if !errors.Is(setErr, ErrArg) || !strings.Contains(setErr.Error(), "its attributes are being deleted") {
 		t.Fatalf("set attr from the delete callback of a free: %v, want ErrArg", setErr)
 	}
-	if err := TypeSetAttr(vec, late, "after"); err != nil {
+	if err := theAPI.TypeSetAttr(vec, late, "after"); err != nil {
 		t.Fatalf("set attr after a failed free: %v", err)
 	}
 	fail = false
-	if err := vec.Free(); err != nil {
+	if err := theAPI.TypeFree(vec); err != nil {
 		t.Fatal(err)
 	}
 	if !errors.Is(setErr, ErrArg) {

@@ -10,7 +10,7 @@ var builtinTypeAttrs sync.Map // *typeDesc -> *attrSet
 // TypeCreateKeyval makes a keyval for datatype attributes
 // (MPI_Type_create_keyval). A nil copy means TypeNullCopyFn, a nil del
 // TypeNullDeleteFn; extra is passed to both.
-func TypeCreateKeyval(copy TypeCopyAttrFunc, del TypeDeleteAttrFunc, extra any) (Keyval, error) {
+func (*realAPI) TypeCreateKeyval(copy TypeCopyAttrFunc, del TypeDeleteAttrFunc, extra any) (Keyval, error) {
 	kv := newKeyval(typeAttr, extra)
 	kv.k.typeCopy, kv.k.typeDel = copy, del
 	if copy == nil {
@@ -25,14 +25,14 @@ func TypeCreateKeyval(copy TypeCopyAttrFunc, del TypeDeleteAttrFunc, extra any) 
 // TypeFreeKeyval frees *kv and sets it to the invalid Keyval
 // (MPI_Type_free_keyval). Attributes set with it stay, and their
 // callbacks still run, until each is deleted.
-func TypeFreeKeyval(kv *Keyval) error {
+func (*realAPI) TypeFreeKeyval(kv *Keyval) error {
 	return freeKeyval("type free keyval", kv, typeAttr)
 }
 
 // TypeSetAttr caches value on dt under kv (MPI_Type_set_attr), deleting
 // the value it replaces first: if that delete callback fails, the old
 // value stays and the call fails.
-func TypeSetAttr(dt Datatype, kv Keyval, value any) error {
+func (*realAPI) TypeSetAttr(dt Datatype, kv Keyval, value any) error {
 	const op = "type set attr"
 	s, k, err := typeAttrArgs(op, dt, kv, false)
 	if err != nil {
@@ -46,7 +46,7 @@ func TypeSetAttr(dt Datatype, kv Keyval, value any) error {
 
 // TypeGetAttr returns the value cached on dt under kv, and whether there
 // is one (MPI_Type_get_attr).
-func TypeGetAttr(dt Datatype, kv Keyval) (any, bool, error) {
+func (*realAPI) TypeGetAttr(dt Datatype, kv Keyval) (any, bool, error) {
 	s, k, err := typeAttrArgs("type get attr", dt, kv, true)
 	if err != nil {
 		return nil, false, err
@@ -58,7 +58,7 @@ func TypeGetAttr(dt Datatype, kv Keyval) (any, bool, error) {
 // TypeDeleteAttr deletes the value cached on dt under kv, running its
 // delete callback (MPI_Type_delete_attr). If the callback fails, the
 // value stays and the call fails; if there is no value, the call fails.
-func TypeDeleteAttr(dt Datatype, kv Keyval) error {
+func (*realAPI) TypeDeleteAttr(dt Datatype, kv Keyval) error {
 	const op = "type delete attr"
 	s, k, err := typeAttrArgs(op, dt, kv, true)
 	if err != nil {
@@ -74,7 +74,7 @@ func TypeDeleteAttr(dt Datatype, kv Keyval) error {
 // TypeDup returns a copy of dt with the same type map (MPI_Type_dup),
 // committed if dt is, and the attributes dt's copy callbacks return. If
 // a copy callback fails, the values the copy already got are deleted.
-func TypeDup(dt Datatype) (Datatype, error) {
+func (*realAPI) TypeDup(dt Datatype) (Datatype, error) {
 	const op = "type dup"
 	t, err := validType(op, "the datatype", dt)
 	if err != nil {
@@ -83,7 +83,7 @@ func TypeDup(dt Datatype) (Datatype, error) {
 	var dup Datatype
 	if t.state == nil {
 		// A predefined type's copy is derived: one element of it.
-		if dup, err = TypeContiguous(1, dt); err != nil {
+		if dup, err = theAPI.TypeContiguous(1, dt); err != nil {
 			return Datatype{}, err
 		}
 		dup.t.name = t.name

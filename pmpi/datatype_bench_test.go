@@ -7,9 +7,9 @@ import (
 
 // column is a column of a rows×width grid of float64, and the grid.
 func column(b *testing.B, rows, width int) (Datatype, []byte) {
-	col, err := TypeVector(rows, 1, width, Float64)
+	col, err := theAPI.TypeVector(rows, 1, width, Float64)
 	if err == nil {
-		err = col.Commit()
+		err = theAPI.TypeCommit(col)
 	}
 	if err != nil {
 		b.Fatal(err)
@@ -25,7 +25,7 @@ func BenchmarkPackColumn(b *testing.B) {
 	out := make([]byte, col.Size())
 	b.SetBytes(int64(col.Size()))
 	for b.Loop() {
-		if _, err := Pack(grid, 1, col, out, 0); err != nil {
+		if _, err := theAPI.Pack(grid, 1, col, out, 0); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -37,7 +37,7 @@ func BenchmarkUnpackColumn(b *testing.B) {
 	in := make([]byte, col.Size())
 	b.SetBytes(int64(col.Size()))
 	for b.Loop() {
-		if _, err := Unpack(in, 0, grid, 1, col); err != nil {
+		if _, err := theAPI.Unpack(in, 0, grid, 1, col); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -50,7 +50,7 @@ func BenchmarkPackColumn1MiB(b *testing.B) {
 	out := make([]byte, col.Size())
 	b.SetBytes(int64(col.Size()))
 	for b.Loop() {
-		if _, err := Pack(grid, 1, col, out, 0); err != nil {
+		if _, err := theAPI.Pack(grid, 1, col, out, 0); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -63,7 +63,7 @@ func BenchmarkUnpackColumn1MiB(b *testing.B) {
 	in := make([]byte, col.Size())
 	b.SetBytes(int64(col.Size()))
 	for b.Loop() {
-		if _, err := Unpack(in, 0, grid, 1, col); err != nil {
+		if _, err := theAPI.Unpack(in, 0, grid, 1, col); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -84,7 +84,7 @@ func BenchmarkPackRecords(b *testing.B) {
 	out := make([]byte, 1024*dt.Size())
 	b.SetBytes(int64(len(out)))
 	for b.Loop() {
-		if _, err := Pack(recs, 1024, dt, out, 0); err != nil {
+		if _, err := theAPI.Pack(recs, 1024, dt, out, 0); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -97,7 +97,7 @@ func BenchmarkUnpackRecords(b *testing.B) {
 	in := make([]byte, 1024*dt.Size())
 	b.SetBytes(int64(len(in)))
 	for b.Loop() {
-		if _, err := Unpack(in, 0, recs, 1024, dt); err != nil {
+		if _, err := theAPI.Unpack(in, 0, recs, 1024, dt); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -109,9 +109,9 @@ func BenchmarkUnpackRecords(b *testing.B) {
 func BenchmarkPackBlocks(b *testing.B) {
 	for _, c := range []struct{ block, stride int }{{2, 4}, {3, 4}, {6, 8}} {
 		b.Run(fmt.Sprintf("%dB", 8*c.block), func(b *testing.B) {
-			vec, err := TypeVector(30000, c.block, c.stride, Float64)
+			vec, err := theAPI.TypeVector(30000, c.block, c.stride, Float64)
 			if err == nil {
-				err = vec.Commit()
+				err = theAPI.TypeCommit(vec)
 			}
 			if err != nil {
 				b.Fatal(err)
@@ -120,7 +120,7 @@ func BenchmarkPackBlocks(b *testing.B) {
 			out := make([]byte, vec.Size())
 			b.SetBytes(int64(vec.Size()))
 			for b.Loop() {
-				if _, err := Pack(grid, 1, vec, out, 0); err != nil {
+				if _, err := theAPI.Pack(grid, 1, vec, out, 0); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -132,9 +132,9 @@ func BenchmarkPackBlocks(b *testing.B) {
 // 1 MiB vector of 2 KiB rows, as a vectored transport asks for them
 // fragment by fragment (tcp's writev and readv).
 func BenchmarkFragmentBlocks(b *testing.B) {
-	rows, err := TypeVector(512, 256, 288, Float64)
+	rows, err := theAPI.TypeVector(512, 256, 288, Float64)
 	if err == nil {
-		err = rows.Commit()
+		err = theAPI.TypeCommit(rows)
 	}
 	if err != nil {
 		b.Fatal(err)

@@ -56,7 +56,7 @@ func checkBlocklen(op string, i, n int) error {
 
 // TypeContiguous is count elements of old back to back
 // (MPI_Type_contiguous).
-func TypeContiguous(count int, old Datatype) (Datatype, error) {
+func (*realAPI) TypeContiguous(count int, old Datatype) (Datatype, error) {
 	const op = "type contiguous"
 	t, err := oldType(op, old)
 	if err == nil {
@@ -71,7 +71,7 @@ func TypeContiguous(count int, old Datatype) (Datatype, error) {
 // TypeVector is count blocks of blocklen elements of old, the blocks
 // stride elements of old apart (MPI_Type_vector): a column of a
 // row-major matrix is TypeVector(rows, 1, cols, Float64).
-func TypeVector(count, blocklen, stride int, old Datatype) (Datatype, error) {
+func (*realAPI) TypeVector(count, blocklen, stride int, old Datatype) (Datatype, error) {
 	t, err := oldType("type vector", old)
 	if err != nil {
 		return Datatype{}, err
@@ -80,7 +80,7 @@ func TypeVector(count, blocklen, stride int, old Datatype) (Datatype, error) {
 }
 
 // TypeHvector is TypeVector with the stride in bytes (MPI_Type_create_hvector).
-func TypeHvector(count, blocklen, stride int, old Datatype) (Datatype, error) {
+func (*realAPI) TypeHvector(count, blocklen, stride int, old Datatype) (Datatype, error) {
 	t, err := oldType("type hvector", old)
 	if err != nil {
 		return Datatype{}, err
@@ -100,25 +100,25 @@ func vector(op, name string, count, blocklen, stride int, t *typeDesc) (Datatype
 
 // TypeIndexed is blocks of blocklens[i] elements of old at displs[i]
 // elements of old, in the order given (MPI_Type_indexed).
-func TypeIndexed(blocklens, displs []int, old Datatype) (Datatype, error) {
+func (*realAPI) TypeIndexed(blocklens, displs []int, old Datatype) (Datatype, error) {
 	return indexed("type indexed", "indexed", blocklens, displs, old, false)
 }
 
 // TypeHindexed is TypeIndexed with the displacements in bytes
 // (MPI_Type_create_hindexed).
-func TypeHindexed(blocklens, displs []int, old Datatype) (Datatype, error) {
+func (*realAPI) TypeHindexed(blocklens, displs []int, old Datatype) (Datatype, error) {
 	return indexed("type hindexed", "hindexed", blocklens, displs, old, true)
 }
 
 // TypeIndexedBlock is TypeIndexed with every block blocklen long
 // (MPI_Type_create_indexed_block).
-func TypeIndexedBlock(blocklen int, displs []int, old Datatype) (Datatype, error) {
+func (*realAPI) TypeIndexedBlock(blocklen int, displs []int, old Datatype) (Datatype, error) {
 	return indexedBlock("type indexed block", "indexed_block", blocklen, displs, old, false)
 }
 
 // TypeHindexedBlock is TypeIndexedBlock with the displacements in bytes
 // (MPI_Type_create_hindexed_block).
-func TypeHindexedBlock(blocklen int, displs []int, old Datatype) (Datatype, error) {
+func (*realAPI) TypeHindexedBlock(blocklen int, displs []int, old Datatype) (Datatype, error) {
 	return indexedBlock("type hindexed block", "hindexed_block", blocklen, displs, old, true)
 }
 
@@ -161,7 +161,7 @@ func indexed(op, name string, blocklens, displs []int, old Datatype, bytes bool)
 // Its extent runs from the lowest lower bound to the highest upper bound
 // of the blocks, with no alignment padding added: resize it
 // (TypeResized) to match a struct of another language.
-func TypeStruct(blocklens, displs []int, types []Datatype) (Datatype, error) {
+func (*realAPI) TypeStruct(blocklens, displs []int, types []Datatype) (Datatype, error) {
 	const op = "type struct"
 	if len(blocklens) != len(displs) || len(blocklens) != len(types) {
 		return Datatype{}, errorf(ClassArg, nil, "%s: %d block lengths, %d displacements and %d types (want one of each per block)",
@@ -185,7 +185,7 @@ func TypeStruct(blocklens, displs []int, types []Datatype) (Datatype, error) {
 // TypeResized is old with lower bound lb and extent extent, in bytes
 // (MPI_Type_create_resized): the elements of a count then lie extent
 // apart, whatever gaps that leaves or overlaps it makes.
-func TypeResized(old Datatype, lb, extent int) (Datatype, error) {
+func (*realAPI) TypeResized(old Datatype, lb, extent int) (Datatype, error) {
 	t, err := oldType("type resized", old)
 	if err != nil {
 		return Datatype{}, err
@@ -208,7 +208,7 @@ func TypeResized(old Datatype, lb, extent int) (Datatype, error) {
 // subsizes[i] long along each, in C or Fortran order
 // (MPI_Type_create_subarray). Its lower bound is 0 and its extent the
 // whole array's, so that a count of them tiles consecutive arrays.
-func TypeSubarray(sizes, subsizes, starts []int, order Order, old Datatype) (Datatype, error) {
+func (*realAPI) TypeSubarray(sizes, subsizes, starts []int, order Order, old Datatype) (Datatype, error) {
 	const op = "type subarray"
 	t, err := oldType(op, old)
 	if err != nil {
@@ -298,9 +298,9 @@ func ints(v []int) string {
 	return strings.Join(s, ",")
 }
 
-// Commit makes d usable in communication (MPI_Type_commit). Committing
+// TypeCommit makes d usable in communication (MPI_Type_commit). Committing
 // again does nothing; a predefined type needs no commit.
-func (d Datatype) Commit() error {
+func (*realAPI) TypeCommit(d Datatype) error {
 	t, err := validType("type commit", "the datatype", d)
 	if err != nil {
 		return err
@@ -311,12 +311,12 @@ func (d Datatype) Commit() error {
 	return nil
 }
 
-// Free marks d freed (MPI_Type_free): later calls that use it fail with
+// TypeFree marks d freed (MPI_Type_free): later calls that use it fail with
 // ErrType. Operations already started with it, and types built from it,
 // go on using it. Predefined types cannot be freed. Its attributes are
 // deleted first: a failing delete callback fails the Free and leaves d
 // valid.
-func (d Datatype) Free() error {
+func (*realAPI) TypeFree(d Datatype) error {
 	t, err := validType("type free", "the datatype", d)
 	if err != nil {
 		return err

@@ -14,14 +14,14 @@ func TestCheckArgsDerived(t *testing.T) {
 	comm := &Comm{group: []int{0, 1}}
 	name := "MPI_COMM_WORLD"
 	comm.name.Store(&name)
-	uncommitted, _ := TypeVector(2, 1, 2, Int32)
-	freed, _ := TypeVector(2, 1, 2, Int32)
-	_ = freed.Commit()
-	_ = freed.Free()
-	vec, _ := TypeVector(2, 1, 2, Int32) // 4 bytes, a gap of 4, 4 bytes
-	_ = vec.Commit()
-	contig, _ := TypeContiguous(3, Int32)
-	_ = contig.Commit()
+	uncommitted, _ := theAPI.TypeVector(2, 1, 2, Int32)
+	freed, _ := theAPI.TypeVector(2, 1, 2, Int32)
+	_ = theAPI.TypeCommit(freed)
+	_ = theAPI.TypeFree(freed)
+	vec, _ := theAPI.TypeVector(2, 1, 2, Int32) // 4 bytes, a gap of 4, 4 bytes
+	_ = theAPI.TypeCommit(vec)
+	contig, _ := theAPI.TypeContiguous(3, Int32)
+	_ = theAPI.TypeCommit(contig)
 	for _, c := range []struct {
 		name  string
 		buf   int
@@ -56,10 +56,10 @@ func TestCheckArgsDerivedAllocatesNothing(t *testing.T) {
 	comm := &Comm{group: []int{0, 1}}
 	name := "MPI_COMM_WORLD"
 	comm.name.Store(&name)
-	vec, _ := TypeVector(2, 1, 2, Int32)
-	_ = vec.Commit()
-	contig, _ := TypeContiguous(3, Int32)
-	_ = contig.Commit()
+	vec, _ := theAPI.TypeVector(2, 1, 2, Int32)
+	_ = theAPI.TypeCommit(vec)
+	contig, _ := theAPI.TypeContiguous(3, Int32)
+	_ = theAPI.TypeCommit(contig)
 	buf := make([]byte, 64)
 	for _, dt := range []Datatype{vec, contig} {
 		if n := testing.AllocsPerRun(100, func() {
@@ -77,9 +77,9 @@ func TestCheckArgsDerivedAllocatesNothing(t *testing.T) {
 // user's buffer, the bytes packing would give.
 func TestDirectConversion(t *testing.T) {
 	mk := committer(t)
-	row := mk(TypeSubarray([]int{4, 6}, []int{1, 3}, []int{2, 1}, OrderC, Int32)) // ints 13, 14, 15
-	shifted := mk(TypeResized(mk(TypeHindexed([]int{2}, []int{8}, Int32)), 0, 8)) // ints 2, 3; extent 8
-	col := mk(TypeVector(3, 1, 6, Int32))
+	row := mk(theAPI.TypeSubarray([]int{4, 6}, []int{1, 3}, []int{2, 1}, OrderC, Int32))        // ints 13, 14, 15
+	shifted := mk(theAPI.TypeResized(mk(theAPI.TypeHindexed([]int{2}, []int{8}, Int32)), 0, 8)) // ints 2, 3; extent 8
+	col := mk(theAPI.TypeVector(3, 1, 6, Int32))
 	for _, c := range []struct {
 		name   string
 		dt     Datatype
@@ -97,7 +97,7 @@ func TestDirectConversion(t *testing.T) {
 			t.Errorf("%s: direct %v, want %v", c.name, c1.direct, c.direct)
 		}
 		want := make([]byte, c.count*c.dt.Size())
-		if _, err := Pack(buf, c.count, c.dt, want, 0); err != nil {
+		if _, err := theAPI.Pack(buf, c.count, c.dt, want, 0); err != nil {
 			t.Fatal(err)
 		}
 		if got := *c1.packed; string(got) != string(want) {

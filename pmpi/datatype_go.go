@@ -51,7 +51,7 @@ func goLayout(t reflect.Type) (Datatype, string) {
 		if why != "" {
 			return Datatype{}, why
 		}
-		dt, err := TypeContiguous(t.Len(), elem)
+		dt, err := theAPI.TypeContiguous(t.Len(), elem)
 		if err != nil {
 			return Datatype{}, err.Error()
 		}

@@ -24,24 +24,24 @@ func runsIn(rs []run) int {
 // structs or vectors, a resized type repeated, a subarray.
 func TestCompactRuns(t *testing.T) {
 	mk := committer(t)
-	pair := mk(TypeStruct([]int{1, 1}, []int{0, 8}, []Datatype{Float64, Int32}))
+	pair := mk(theAPI.TypeStruct([]int{1, 1}, []int{0, 8}, []Datatype{Float64, Int32}))
 	for _, c := range []struct {
 		name         string
 		dt           Datatype
 		segs, blocks int
 	}{
-		{"vector of 1e6", mk(TypeVector(1_000_000, 1, 8, Float64)), 1, 1},
-		{"vector of 1e6 blocks of 3", mk(TypeVector(1_000_000, 3, -8, Float64)), 1, 1},
-		{"contiguous 1e6 resized", mk(TypeContiguous(1_000_000, mk(TypeResized(Float64, 0, 16)))), 1, 1},
+		{"vector of 1e6", mk(theAPI.TypeVector(1_000_000, 1, 8, Float64)), 1, 1},
+		{"vector of 1e6 blocks of 3", mk(theAPI.TypeVector(1_000_000, 3, -8, Float64)), 1, 1},
+		{"contiguous 1e6 resized", mk(theAPI.TypeContiguous(1_000_000, mk(theAPI.TypeResized(Float64, 0, 16)))), 1, 1},
 		// The struct's fields are two runs of the type map, one block.
-		{"hvector of a struct", mk(TypeHvector(1_000_000, 1, 64, pair)), 3, 1},
-		{"contiguous of a struct", mk(TypeContiguous(1_000_000, pair)), 3, 1},
-		{"vector of padded Go structs", mk(TypeVector(1_000_000, 2, 3, TypeOf[record]())), 6, 5},
-		{"vector of vectors", mk(TypeVector(1_000_000, 1, 10, mk(TypeVector(2, 1, 2, Int32)))), 2, 2},
-		{"vector of vectors of vectors", mk(TypeVector(1_000_000, 1, 5, mk(TypeVector(1000, 1, 3, mk(TypeVector(2, 1, 2, Int32)))))), 3, 3},
-		{"subarray 2-D", mk(TypeSubarray([]int{4096, 4096}, []int{2000, 1000}, []int{7, 9}, OrderC, Float64)), 1, 1},
-		{"subarray 2-D Fortran", mk(TypeSubarray([]int{4096, 4096}, []int{2000, 1000}, []int{7, 9}, OrderFortran, Float64)), 1, 1},
-		{"subarray 3-D", mk(TypeSubarray([]int{64, 512, 512}, []int{30, 500, 400}, []int{1, 2, 3}, OrderC, Float32)), 2, 2},
+		{"hvector of a struct", mk(theAPI.TypeHvector(1_000_000, 1, 64, pair)), 3, 1},
+		{"contiguous of a struct", mk(theAPI.TypeContiguous(1_000_000, pair)), 3, 1},
+		{"vector of padded Go structs", mk(theAPI.TypeVector(1_000_000, 2, 3, TypeOf[record]())), 6, 5},
+		{"vector of vectors", mk(theAPI.TypeVector(1_000_000, 1, 10, mk(theAPI.TypeVector(2, 1, 2, Int32)))), 2, 2},
+		{"vector of vectors of vectors", mk(theAPI.TypeVector(1_000_000, 1, 5, mk(theAPI.TypeVector(1000, 1, 3, mk(theAPI.TypeVector(2, 1, 2, Int32)))))), 3, 3},
+		{"subarray 2-D", mk(theAPI.TypeSubarray([]int{4096, 4096}, []int{2000, 1000}, []int{7, 9}, OrderC, Float64)), 1, 1},
+		{"subarray 2-D Fortran", mk(theAPI.TypeSubarray([]int{4096, 4096}, []int{2000, 1000}, []int{7, 9}, OrderFortran, Float64)), 1, 1},
+		{"subarray 3-D", mk(theAPI.TypeSubarray([]int{64, 512, 512}, []int{30, 500, 400}, []int{1, 2, 3}, OrderC, Float32)), 2, 2},
 	} {
 		if segs, blocks := runsIn(c.dt.t.segs), runsIn(c.dt.t.blocks); segs != c.segs || blocks != c.blocks {
 			t.Errorf("%s: %d runs in the type map and %d of blocks, want %d and %d", c.name, segs, blocks, c.segs, c.blocks)
@@ -54,22 +54,22 @@ func TestCompactRuns(t *testing.T) {
 // run of one element whose count continues its stride.
 func TestRunsAgainstHandPacked(t *testing.T) {
 	mk := committer(t)
-	vec := mk(TypeVector(2, 1, 2, Int32)) // 0, 2
+	vec := mk(theAPI.TypeVector(2, 1, 2, Int32)) // 0, 2
 	for _, c := range []struct {
 		name  string
 		dt    Datatype
 		count int
 		want  []int32
 	}{
-		{"vector of vectors", mk(TypeVector(3, 1, 2, vec)), 1, []int32{0, 2, 6, 8, 12, 14}},
-		{"vector of vectors, count 2", mk(TypeVector(2, 2, 3, vec)), 2, []int32{0, 2, 3, 5, 9, 11, 12, 14, 15, 17, 18, 20, 24, 26, 27, 29}},
-		{"negative stride, count 2", mk(TypeResized(mk(TypeHindexed([]int{1}, []int{32}, mk(TypeVector(3, 1, -4, Int32)))), 0, 36)), 2, []int32{8, 4, 0, 17, 13, 9}},
-		{"resized count continues the stride", mk(TypeContiguous(2, mk(TypeResized(vec, 0, 16)))), 2, []int32{0, 2, 4, 6, 8, 10, 12, 14}},
-		{"a block continues a run's last", mk(TypeIndexed([]int{1, 1, 1, 2}, []int{0, 3, 6, 7}, Int32)), 1, []int32{0, 3, 6, 7, 8}},
-		{"then a run continues the joined block", mk(TypeIndexed([]int{1, 1, 2, 2, 2}, []int{0, 3, 6, 10, 14}, Int32)), 1, []int32{0, 3, 6, 7, 10, 11, 14, 15}},
-		{"a joined block off the run's stride", mk(TypeIndexed([]int{2, 2, 1, 1}, []int{0, 4, 10, 11}, Int32)), 1, []int32{0, 1, 4, 5, 10, 11}},
-		{"zero stride", mk(TypeHvector(3, 1, 0, Int32)), 1, []int32{0, 0, 0}},
-		{"struct of runs", mk(TypeStruct([]int{1, 2}, []int{40, 0}, []Datatype{vec, Int32})), 1, []int32{10, 12, 0, 1}},
+		{"vector of vectors", mk(theAPI.TypeVector(3, 1, 2, vec)), 1, []int32{0, 2, 6, 8, 12, 14}},
+		{"vector of vectors, count 2", mk(theAPI.TypeVector(2, 2, 3, vec)), 2, []int32{0, 2, 3, 5, 9, 11, 12, 14, 15, 17, 18, 20, 24, 26, 27, 29}},
+		{"negative stride, count 2", mk(theAPI.TypeResized(mk(theAPI.TypeHindexed([]int{1}, []int{32}, mk(theAPI.TypeVector(3, 1, -4, Int32)))), 0, 36)), 2, []int32{8, 4, 0, 17, 13, 9}},
+		{"resized count continues the stride", mk(theAPI.TypeContiguous(2, mk(theAPI.TypeResized(vec, 0, 16)))), 2, []int32{0, 2, 4, 6, 8, 10, 12, 14}},
+		{"a block continues a run's last", mk(theAPI.TypeIndexed([]int{1, 1, 1, 2}, []int{0, 3, 6, 7}, Int32)), 1, []int32{0, 3, 6, 7, 8}},
+		{"then a run continues the joined block", mk(theAPI.TypeIndexed([]int{1, 1, 2, 2, 2}, []int{0, 3, 6, 10, 14}, Int32)), 1, []int32{0, 3, 6, 7, 10, 11, 14, 15}},
+		{"a joined block off the run's stride", mk(theAPI.TypeIndexed([]int{2, 2, 1, 1}, []int{0, 4, 10, 11}, Int32)), 1, []int32{0, 1, 4, 5, 10, 11}},
+		{"zero stride", mk(theAPI.TypeHvector(3, 1, 0, Int32)), 1, []int32{0, 0, 0}},
+		{"struct of runs", mk(theAPI.TypeStruct([]int{1, 2}, []int{40, 0}, []Datatype{vec, Int32})), 1, []int32{10, 12, 0, 1}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			if got := picks(t, seq(64), c.count, c.dt); !slices.Equal(got, c.want) {
@@ -133,11 +133,11 @@ func randomType(rng *rand.Rand) (dt Datatype, m model, ok bool) {
 			switch rng.IntN(5) {
 			case 0:
 				n := rng.IntN(4)
-				dt, _ = TypeContiguous(n, dt)
+				dt, _ = theAPI.TypeContiguous(n, dt)
 				m = place(entry{0, n, m})
 			case 1:
 				count, bl, stride := rng.IntN(5), rng.IntN(3), rng.IntN(13)-6
-				dt, _ = TypeVector(count, bl, stride, dt)
+				dt, _ = theAPI.TypeVector(count, bl, stride, dt)
 				var es []entry
 				for i := range count {
 					es = append(es, entry{i * stride * ext, bl, m})
@@ -145,7 +145,7 @@ func randomType(rng *rand.Rand) (dt Datatype, m model, ok bool) {
 				m = place(es...)
 			case 2:
 				count, bl, stride := rng.IntN(5), rng.IntN(3), 4*(rng.IntN(17)-8)
-				dt, _ = TypeHvector(count, bl, stride, dt)
+				dt, _ = theAPI.TypeHvector(count, bl, stride, dt)
 				var es []entry
 				for i := range count {
 					es = append(es, entry{i * stride, bl, m})
@@ -153,7 +153,7 @@ func randomType(rng *rand.Rand) (dt Datatype, m model, ok bool) {
 				m = place(es...)
 			case 3:
 				bls, displs := []int{rng.IntN(3), rng.IntN(3), rng.IntN(3)}, []int{rng.IntN(9) - 2, rng.IntN(9) - 2, rng.IntN(9) - 2}
-				dt, _ = TypeIndexed(bls, displs, dt)
+				dt, _ = theAPI.TypeIndexed(bls, displs, dt)
 				var es []entry
 				for i := range bls {
 					es = append(es, entry{displs[i] * ext, bls[i], m})
@@ -164,7 +164,7 @@ func randomType(rng *rand.Rand) (dt Datatype, m model, ok bool) {
 				if extent <= 0 {
 					extent = 4
 				}
-				dt, _ = TypeResized(dt, lb, extent)
+				dt, _ = theAPI.TypeResized(dt, lb, extent)
 				m.lb, m.ub = lb, lb+extent
 			}
 		}
@@ -174,7 +174,7 @@ func randomType(rng *rand.Rand) (dt Datatype, m model, ok bool) {
 		// Move the data to the buffer's origin or after it.
 		lo := slices.Min(m.offs)
 		if lo < 0 {
-			dt, _ = TypeHindexed([]int{1}, []int{-lo}, dt)
+			dt, _ = theAPI.TypeHindexed([]int{1}, []int{-lo}, dt)
 			m = place(entry{-lo, 1, m})
 		}
 	}
@@ -243,8 +243,8 @@ func TestLoopsElementsAndExternal(t *testing.T) {
 		X float64
 		N int32
 	}
-	vec := committer(t)(TypeVector(3, 1, 2, TypeOf[pairGo]())) // pairs 0, 2 and 4; extent 5 pairs
-	picked := []int{0, 2, 4, 5, 7, 9}                          // of a count of 2
+	vec := committer(t)(theAPI.TypeVector(3, 1, 2, TypeOf[pairGo]())) // pairs 0, 2 and 4; extent 5 pairs
+	picked := []int{0, 2, 4, 5, 7, 9}                                 // of a count of 2
 	for _, c := range []struct{ bytes, want int }{
 		{8, 1}, {12, 2}, {20, 3}, {22, Undefined}, {36, 6}, {36 + 20, 9},
 	} {
@@ -261,19 +261,19 @@ func TestLoopsElementsAndExternal(t *testing.T) {
 		want = binary.BigEndian.AppendUint64(want, math.Float64bits(in[i].X))
 		want = binary.BigEndian.AppendUint32(want, uint32(in[i].N))
 	}
-	size, err := PackExternalSize(External32, 2, vec)
+	size, err := theAPI.PackExternalSize(External32, 2, vec)
 	if err != nil || size != len(want) {
 		t.Fatalf("external size %d, %v; want %d", size, err, len(want))
 	}
 	out := make([]byte, size)
-	if _, err := PackExternal(External32, Bytes(in), 2, vec, out, 0); err != nil {
+	if _, err := theAPI.PackExternal(External32, Bytes(in), 2, vec, out, 0); err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(out, want) {
 		t.Errorf("external32\n%x\nwant\n%x", out, want)
 	}
 	back := make([]pairGo, 12)
-	if _, err := UnpackExternal(External32, out, 0, Bytes(back), 2, vec); err != nil {
+	if _, err := theAPI.UnpackExternal(External32, out, 0, Bytes(back), 2, vec); err != nil {
 		t.Fatal(err)
 	}
 	for i := range back {
@@ -294,20 +294,20 @@ func TestBlockSizes(t *testing.T) {
 	}
 	for n := 1; n <= 40; n++ {
 		for _, dt := range []Datatype{
-			mk(TypeHindexed([]int{n, 1}, []int{3, 60}, Byte)), // a block of n, one of 1
-			mk(TypeHvector(5, n, n+9, Byte)),                  // a run of blocks of n
+			mk(theAPI.TypeHindexed([]int{n, 1}, []int{3, 60}, Byte)), // a block of n, one of 1
+			mk(theAPI.TypeHvector(5, n, n+9, Byte)),                  // a run of blocks of n
 		} {
 			var want []byte
 			dt.Blocks(2, func(off, k int) { want = append(want, buf[off:off+k]...) })
 			got := make([]byte, 2*dt.Size())
-			if _, err := Pack(buf, 2, dt, got, 0); err != nil {
+			if _, err := theAPI.Pack(buf, 2, dt, got, 0); err != nil {
 				t.Fatal(err)
 			}
 			if !bytes.Equal(got, want) {
 				t.Errorf("%s: packed %x, want %x", dt.Name(), got, want)
 			}
 			back := make([]byte, len(buf))
-			if _, err := Unpack(got, 0, back, 2, dt); err != nil {
+			if _, err := theAPI.Unpack(got, 0, back, 2, dt); err != nil {
 				t.Fatal(err)
 			}
 			inBlock := make([]bool, len(buf))

@@ -12,7 +12,7 @@ import (
 // what a derived type adds to a small message, beside BenchmarkSelfFloat64.
 func benchSelf(b *testing.B, count int, dt pmpi.Datatype, buf []byte) {
 	api, w := benchWorld(b)
-	if err := dt.Commit(); err != nil {
+	if err := pmpi.Real().TypeCommit(dt); err != nil {
 		b.Fatal(err)
 	}
 	in := make([]byte, len(buf))
@@ -37,19 +37,19 @@ func BenchmarkSelfFloat64(b *testing.B) {
 
 // A column of one value: a contiguous derived type.
 func BenchmarkSelfColumnOf1(b *testing.B) {
-	col, _ := pmpi.TypeVector(1, 1, 8, pmpi.Float64)
+	col, _ := pmpi.Real().TypeVector(1, 1, 8, pmpi.Float64)
 	benchSelf(b, 1, col, make([]byte, 64))
 }
 
 // A column of 8 values, packed.
 func BenchmarkSelfColumnOf8(b *testing.B) {
-	col, _ := pmpi.TypeVector(8, 1, 8, pmpi.Float64)
+	col, _ := pmpi.Real().TypeVector(8, 1, 8, pmpi.Float64)
 	benchSelf(b, 1, col, make([]byte, 8*64))
 }
 
 // A column of 128 values (1 KiB), packed.
 func BenchmarkSelfColumnOf128(b *testing.B) {
-	col, _ := pmpi.TypeVector(128, 1, 8, pmpi.Float64)
+	col, _ := pmpi.Real().TypeVector(128, 1, 8, pmpi.Float64)
 	benchSelf(b, 1, col, make([]byte, 128*64))
 }
 
@@ -57,11 +57,11 @@ func BenchmarkSelfColumnOf128(b *testing.B) {
 // origin, which move from and into that block: it must land where
 // unpacking would put it, and nowhere else.
 func testDerivedDirect(t *testing.T, api pmpi.API, w *pmpi.Comm) {
-	row, _ := pmpi.TypeSubarray([]int{4, 6}, []int{1, 3}, []int{2, 1}, pmpi.OrderC, pmpi.Int32) // ints 13, 14, 15
-	two, _ := pmpi.TypeHindexed([]int{2}, []int{8}, pmpi.Int32)
-	pairs, _ := pmpi.TypeResized(two, 0, 8) // count n: ints 2 to 2n+1
+	row, _ := pmpi.Real().TypeSubarray([]int{4, 6}, []int{1, 3}, []int{2, 1}, pmpi.OrderC, pmpi.Int32) // ints 13, 14, 15
+	two, _ := pmpi.Real().TypeHindexed([]int{2}, []int{8}, pmpi.Int32)
+	pairs, _ := pmpi.Real().TypeResized(two, 0, 8) // count n: ints 2 to 2n+1
 	for _, dt := range []pmpi.Datatype{row, pairs} {
-		if err := dt.Commit(); err != nil {
+		if err := pmpi.Real().TypeCommit(dt); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -323,7 +323,7 @@ func packedSize(t *typeDesc) int { return t.size }
 
 // Pack packs count elements of dt from in (its origin at in[0]) into out
 // at position pos, and returns the position after them (MPI_Pack).
-func Pack(in []byte, count int, dt Datatype, out []byte, pos int) (int, error) {
+func (*realAPI) Pack(in []byte, count int, dt Datatype, out []byte, pos int) (int, error) {
 	t, need, err := packArgs("pack", in, count, dt, out, pos, packedSize)
 	if err != nil {
 		return pos, err
@@ -334,7 +334,7 @@ func Pack(in []byte, count int, dt Datatype, out []byte, pos int) (int, error) {
 
 // Unpack unpacks count elements of dt from in at position pos into out
 // (its origin at out[0]), and returns the position after them (MPI_Unpack).
-func Unpack(in []byte, pos int, out []byte, count int, dt Datatype) (int, error) {
+func (*realAPI) Unpack(in []byte, pos int, out []byte, count int, dt Datatype) (int, error) {
 	t, need, err := packArgs("unpack", out, count, dt, in, pos, packedSize)
 	if err != nil {
 		return pos, err
@@ -344,7 +344,7 @@ func Unpack(in []byte, pos int, out []byte, count int, dt Datatype) (int, error)
 }
 
 // PackSize is the bytes Pack takes for count elements of dt (MPI_Pack_size).
-func PackSize(count int, dt Datatype) (int, error) {
+func (*realAPI) PackSize(count int, dt Datatype) (int, error) {
 	t, err := usable("pack size", dt)
 	if err == nil {
 		err = checkCount("pack size", "count", count)
@@ -374,7 +374,7 @@ func checkRep(op, datarep string) error {
 // PackExternal packs count elements of dt from in into out at pos in the
 // representation datarep, which must be External32, and returns the
 // position after them (MPI_Pack_external).
-func PackExternal(datarep string, in []byte, count int, dt Datatype, out []byte, pos int) (int, error) {
+func (*realAPI) PackExternal(datarep string, in []byte, count int, dt Datatype, out []byte, pos int) (int, error) {
 	const op = "pack external"
 	if err := checkRep(op, datarep); err != nil {
 		return pos, err
@@ -392,7 +392,7 @@ func PackExternal(datarep string, in []byte, count int, dt Datatype, out []byte,
 
 // UnpackExternal is Unpack from the representation datarep, which must
 // be External32 (MPI_Unpack_external).
-func UnpackExternal(datarep string, in []byte, pos int, out []byte, count int, dt Datatype) (int, error) {
+func (*realAPI) UnpackExternal(datarep string, in []byte, pos int, out []byte, count int, dt Datatype) (int, error) {
 	const op = "unpack external"
 	if err := checkRep(op, datarep); err != nil {
 		return pos, err
@@ -407,7 +407,7 @@ func UnpackExternal(datarep string, in []byte, pos int, out []byte, count int, d
 
 // PackExternalSize is the bytes PackExternal takes for count elements of
 // dt in datarep (MPI_Pack_external_size).
-func PackExternalSize(datarep string, count int, dt Datatype) (int, error) {
+func (*realAPI) PackExternalSize(datarep string, count int, dt Datatype) (int, error) {
 	const op = "pack external size"
 	if err := checkRep(op, datarep); err != nil {
 		return 0, err

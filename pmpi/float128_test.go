@@ -31,7 +31,7 @@ func TestF128RoundTrips(t *testing.T) {
 	x := values[len(values)-1]
 	mem, ext := make([]byte, 16), make([]byte, 16)
 	x.store(mem)
-	n, err := PackExternal("external32", mem, 1, Float128, ext, 0)
+	n, err := theAPI.PackExternal("external32", mem, 1, Float128, ext, 0)
 	if err != nil || n != 16 {
 		t.Fatalf("PackExternal: %d bytes, %v", n, err)
 	}

@@ -23,7 +23,7 @@ type Info struct {
 }
 
 // InfoCreate returns a new, empty Info (MPI_Info_create).
-func InfoCreate() *Info { return &Info{vals: map[string]string{}} }
+func (*realAPI) InfoCreate() *Info { return &Info{vals: map[string]string{}} }
 
 // lock locks i if it is a valid Info, and says what is wrong otherwise.
 func (i *Info) lock(op string) error {
@@ -45,8 +45,8 @@ func checkInfoKey(op, key string) error {
 	return nil
 }
 
-// Set stores value under key, replacing any value it had (MPI_Info_set).
-func (i *Info) Set(key, value string) error {
+// InfoSet stores value under key, replacing any value it had (MPI_Info_set).
+func (*realAPI) InfoSet(i *Info, key, value string) error {
 	const op = "info set"
 	if err := checkInfoKey(op, key); err != nil {
 		return err
@@ -65,8 +65,8 @@ func (i *Info) Set(key, value string) error {
 	return nil
 }
 
-// Get returns key's value and whether it has one (MPI_Info_get_string).
-func (i *Info) Get(key string) (string, bool, error) {
+// InfoGet returns key's value and whether it has one (MPI_Info_get_string).
+func (*realAPI) InfoGet(i *Info, key string) (string, bool, error) {
 	const op = "info get"
 	if err := checkInfoKey(op, key); err != nil {
 		return "", false, err
@@ -79,9 +79,9 @@ func (i *Info) Get(key string) (string, bool, error) {
 	return v, ok, nil
 }
 
-// Delete removes key; it fails if key has no value (MPI_Info_delete,
+// InfoDelete removes key; it fails if key has no value (MPI_Info_delete,
 // MPI_ERR_INFO_NOKEY).
-func (i *Info) Delete(key string) error {
+func (*realAPI) InfoDelete(i *Info, key string) error {
 	const op = "info delete"
 	if err := checkInfoKey(op, key); err != nil {
 		return err
@@ -98,8 +98,8 @@ func (i *Info) Delete(key string) error {
 	return nil
 }
 
-// NKeys returns how many keys have a value (MPI_Info_get_nkeys).
-func (i *Info) NKeys() (int, error) {
+// InfoGetNkeys returns how many keys have a value (MPI_Info_get_nkeys).
+func (*realAPI) InfoGetNkeys(i *Info) (int, error) {
 	if err := i.lock("info get nkeys"); err != nil {
 		return 0, err
 	}
@@ -107,9 +107,9 @@ func (i *Info) NKeys() (int, error) {
 	return len(i.keys), nil
 }
 
-// NthKey returns the n-th key, from 0, in the order keys were first set
+// InfoGetNthkey returns the n-th key, from 0, in the order keys were first set
 // (MPI_Info_get_nthkey).
-func (i *Info) NthKey(n int) (string, error) {
+func (*realAPI) InfoGetNthkey(i *Info, n int) (string, error) {
 	const op = "info get nthkey"
 	if err := i.lock(op); err != nil {
 		return "", err
@@ -121,8 +121,8 @@ func (i *Info) NthKey(n int) (string, error) {
 	return i.keys[n], nil
 }
 
-// Dup returns a new Info with i's keys and values (MPI_Info_dup).
-func (i *Info) Dup() (*Info, error) {
+// InfoDup returns a new Info with i's keys and values (MPI_Info_dup).
+func (*realAPI) InfoDup(i *Info) (*Info, error) {
 	if err := i.lock("info dup"); err != nil {
 		return nil, err
 	}
@@ -130,8 +130,8 @@ func (i *Info) Dup() (*Info, error) {
 	return &Info{keys: slices.Clone(i.keys), vals: copyMap(i.vals)}, nil
 }
 
-// Free releases i (MPI_Info_free): later calls with it fail.
-func (i *Info) Free() error {
+// InfoFree releases i (MPI_Info_free): later calls with it fail.
+func (*realAPI) InfoFree(i *Info) error {
 	if err := i.lock("info free"); err != nil {
 		return err
 	}

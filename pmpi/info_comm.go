@@ -118,7 +118,7 @@ func (*realAPI) CommGetInfo(comm *Comm) (*Info, error) {
 	h := &comm.ext.hints
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	info := InfoCreate()
+	info := theAPI.InfoCreate()
 	for _, k := range commHintNames {
 		v, ok := h.vals[k]
 		if !ok {

@@ -11,16 +11,16 @@ import (
 // TestInfo: an Info keeps its keys in the order first set, Dup copies
 // them apart, and bad keys, values and freed or nil Infos are refused.
 func TestInfo(t *testing.T) {
-	in := pmpi.InfoCreate()
+	in := pmpi.Real().InfoCreate()
 	for _, kv := range [][2]string{{"b", "1"}, {"a", "2"}, {"b", "3"}} {
-		if err := in.Set(kv[0], kv[1]); err != nil {
+		if err := pmpi.Real().InfoSet(in, kv[0], kv[1]); err != nil {
 			t.Fatal(err)
 		}
 	}
 	var keys []string
-	n, _ := in.NKeys()
+	n, _ := pmpi.Real().InfoGetNkeys(in)
 	for i := range n {
-		k, err := in.NthKey(i)
+		k, err := pmpi.Real().InfoGetNthkey(in, i)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -29,14 +29,14 @@ func TestInfo(t *testing.T) {
 	if strings.Join(keys, ",") != "b,a" {
 		t.Fatalf("keys %v, want [b a]", keys)
 	}
-	dup, _ := in.Dup()
-	if err := in.Delete("b"); err != nil {
+	dup, _ := pmpi.Real().InfoDup(in)
+	if err := pmpi.Real().InfoDelete(in, "b"); err != nil {
 		t.Fatal(err)
 	}
-	if v, ok, _ := dup.Get("b"); v != "3" || !ok {
+	if v, ok, _ := pmpi.Real().InfoGet(dup, "b"); v != "3" || !ok {
 		t.Fatalf("dup's b = %q, %v; want 3", v, ok)
 	}
-	if v, ok, _ := in.Get("b"); ok {
+	if v, ok, _ := pmpi.Real().InfoGet(in, "b"); ok {
 		t.Fatalf("deleted b = %q", v)
 	}
 	var null *pmpi.Info
@@ -46,15 +46,15 @@ func TestInfo(t *testing.T) {
 		class error
 		says  string
 	}{
-		{"long key", in.Set(strings.Repeat("k", pmpi.MaxInfoKey+1), "v"), pmpi.ErrInfoKey, "has 256 bytes (want 1 to 255)"},
-		{"empty key on get", errOf(in.Get("")), pmpi.ErrInfoKey, "has 0 bytes (want 1 to 255)"},
-		{"empty value", in.Set("k", ""), pmpi.ErrInfoValue, `the value of key "k" has 0 bytes`},
-		{"long value", in.Set("k", strings.Repeat("v", pmpi.MaxInfoVal+1)), pmpi.ErrInfoValue, "has 1025 bytes (want 1 to 1024)"},
-		{"absent", in.Delete("zz"), pmpi.ErrInfoNokey, `key "zz" is not set`},
-		{"nthkey", errOf2(in.NthKey(3)), pmpi.ErrArg, "key 3 is out of range"},
-		{"nil", null.Set("k", "v"), pmpi.ErrArg, "MPI_INFO_NULL"},
-		{"free", in.Free(), nil, ""},
-		{"freed", in.Set("k", "v"), pmpi.ErrArg, "the info was freed"},
+		{"long key", pmpi.Real().InfoSet(in, strings.Repeat("k", pmpi.MaxInfoKey+1), "v"), pmpi.ErrInfoKey, "has 256 bytes (want 1 to 255)"},
+		{"empty key on get", errOf(pmpi.Real().InfoGet(in, "")), pmpi.ErrInfoKey, "has 0 bytes (want 1 to 255)"},
+		{"empty value", pmpi.Real().InfoSet(in, "k", ""), pmpi.ErrInfoValue, `the value of key "k" has 0 bytes`},
+		{"long value", pmpi.Real().InfoSet(in, "k", strings.Repeat("v", pmpi.MaxInfoVal+1)), pmpi.ErrInfoValue, "has 1025 bytes (want 1 to 1024)"},
+		{"absent", pmpi.Real().InfoDelete(in, "zz"), pmpi.ErrInfoNokey, `key "zz" is not set`},
+		{"nthkey", errOf2(pmpi.Real().InfoGetNthkey(in, 3)), pmpi.ErrArg, "key 3 is out of range"},
+		{"nil", pmpi.Real().InfoSet(null, "k", "v"), pmpi.ErrArg, "MPI_INFO_NULL"},
+		{"free", pmpi.Real().InfoFree(in), nil, ""},
+		{"freed", pmpi.Real().InfoSet(in, "k", "v"), pmpi.ErrArg, "the info was freed"},
 	} {
 		if tc.says == "" {
 			if tc.err != nil {

@@ -728,9 +728,9 @@ func testStatusSetters(t *testing.T, api pmpi.API, _ *pmpi.Comm) {
 	// Counts are basic elements: 4 ints are one element of four, 6 end
 	// inside the second; 3 basic elements of {double, int} are a whole
 	// record and a double (20 bytes).
-	four, err := pmpi.TypeContiguous(4, pmpi.Int32)
+	four, err := pmpi.Real().TypeContiguous(4, pmpi.Int32)
 	if err == nil {
-		err = four.Commit()
+		err = pmpi.Real().TypeCommit(four)
 	}
 	if err != nil {
 		t.Fatal(err)

@@ -976,3 +976,163 @@ func (layer Base) CommIdup(comm *pmpi.Comm) (*pmpi.Comm, *pmpi.Request, error) {
 func (layer Base) CommIdupWithInfo(comm *pmpi.Comm, info *pmpi.Info) (*pmpi.Comm, *pmpi.Request, error) {
 	return layer.Next.CommIdupWithInfo(comm, info)
 }
+
+// TypeContiguous calls Next.TypeContiguous.
+func (layer Base) TypeContiguous(count int, old pmpi.Datatype) (pmpi.Datatype, error) {
+	return layer.Next.TypeContiguous(count, old)
+}
+
+// TypeVector calls Next.TypeVector.
+func (layer Base) TypeVector(count int, blocklen int, stride int, old pmpi.Datatype) (pmpi.Datatype, error) {
+	return layer.Next.TypeVector(count, blocklen, stride, old)
+}
+
+// TypeHvector calls Next.TypeHvector.
+func (layer Base) TypeHvector(count int, blocklen int, stride int, old pmpi.Datatype) (pmpi.Datatype, error) {
+	return layer.Next.TypeHvector(count, blocklen, stride, old)
+}
+
+// TypeIndexed calls Next.TypeIndexed.
+func (layer Base) TypeIndexed(blocklens []int, displs []int, old pmpi.Datatype) (pmpi.Datatype, error) {
+	return layer.Next.TypeIndexed(blocklens, displs, old)
+}
+
+// TypeHindexed calls Next.TypeHindexed.
+func (layer Base) TypeHindexed(blocklens []int, displs []int, old pmpi.Datatype) (pmpi.Datatype, error) {
+	return layer.Next.TypeHindexed(blocklens, displs, old)
+}
+
+// TypeIndexedBlock calls Next.TypeIndexedBlock.
+func (layer Base) TypeIndexedBlock(blocklen int, displs []int, old pmpi.Datatype) (pmpi.Datatype, error) {
+	return layer.Next.TypeIndexedBlock(blocklen, displs, old)
+}
+
+// TypeHindexedBlock calls Next.TypeHindexedBlock.
+func (layer Base) TypeHindexedBlock(blocklen int, displs []int, old pmpi.Datatype) (pmpi.Datatype, error) {
+	return layer.Next.TypeHindexedBlock(blocklen, displs, old)
+}
+
+// TypeSubarray calls Next.TypeSubarray.
+func (layer Base) TypeSubarray(sizes []int, subsizes []int, starts []int, order pmpi.Order, old pmpi.Datatype) (pmpi.Datatype, error) {
+	return layer.Next.TypeSubarray(sizes, subsizes, starts, order, old)
+}
+
+// TypeResized calls Next.TypeResized.
+func (layer Base) TypeResized(old pmpi.Datatype, lb int, extent int) (pmpi.Datatype, error) {
+	return layer.Next.TypeResized(old, lb, extent)
+}
+
+// TypeStruct calls Next.TypeStruct.
+func (layer Base) TypeStruct(blocklens []int, displs []int, types []pmpi.Datatype) (pmpi.Datatype, error) {
+	return layer.Next.TypeStruct(blocklens, displs, types)
+}
+
+// TypeDup calls Next.TypeDup.
+func (layer Base) TypeDup(dt pmpi.Datatype) (pmpi.Datatype, error) {
+	return layer.Next.TypeDup(dt)
+}
+
+// TypeCommit calls Next.TypeCommit.
+func (layer Base) TypeCommit(dt pmpi.Datatype) error {
+	return layer.Next.TypeCommit(dt)
+}
+
+// TypeFree calls Next.TypeFree.
+func (layer Base) TypeFree(dt pmpi.Datatype) error {
+	return layer.Next.TypeFree(dt)
+}
+
+// Pack calls Next.Pack.
+func (layer Base) Pack(in []byte, count int, dt pmpi.Datatype, out []byte, pos int) (int, error) {
+	return layer.Next.Pack(in, count, dt, out, pos)
+}
+
+// Unpack calls Next.Unpack.
+func (layer Base) Unpack(in []byte, pos int, out []byte, count int, dt pmpi.Datatype) (int, error) {
+	return layer.Next.Unpack(in, pos, out, count, dt)
+}
+
+// PackSize calls Next.PackSize.
+func (layer Base) PackSize(count int, dt pmpi.Datatype) (int, error) {
+	return layer.Next.PackSize(count, dt)
+}
+
+// PackExternal calls Next.PackExternal.
+func (layer Base) PackExternal(datarep string, in []byte, count int, dt pmpi.Datatype, out []byte, pos int) (int, error) {
+	return layer.Next.PackExternal(datarep, in, count, dt, out, pos)
+}
+
+// UnpackExternal calls Next.UnpackExternal.
+func (layer Base) UnpackExternal(datarep string, in []byte, pos int, out []byte, count int, dt pmpi.Datatype) (int, error) {
+	return layer.Next.UnpackExternal(datarep, in, pos, out, count, dt)
+}
+
+// PackExternalSize calls Next.PackExternalSize.
+func (layer Base) PackExternalSize(datarep string, count int, dt pmpi.Datatype) (int, error) {
+	return layer.Next.PackExternalSize(datarep, count, dt)
+}
+
+// TypeCreateKeyval calls Next.TypeCreateKeyval.
+func (layer Base) TypeCreateKeyval(copy pmpi.TypeCopyAttrFunc, del pmpi.TypeDeleteAttrFunc, extra any) (pmpi.Keyval, error) {
+	return layer.Next.TypeCreateKeyval(copy, del, extra)
+}
+
+// TypeFreeKeyval calls Next.TypeFreeKeyval.
+func (layer Base) TypeFreeKeyval(kv *pmpi.Keyval) error {
+	return layer.Next.TypeFreeKeyval(kv)
+}
+
+// TypeSetAttr calls Next.TypeSetAttr.
+func (layer Base) TypeSetAttr(dt pmpi.Datatype, kv pmpi.Keyval, value any) error {
+	return layer.Next.TypeSetAttr(dt, kv, value)
+}
+
+// TypeGetAttr calls Next.TypeGetAttr.
+func (layer Base) TypeGetAttr(dt pmpi.Datatype, kv pmpi.Keyval) (any, bool, error) {
+	return layer.Next.TypeGetAttr(dt, kv)
+}
+
+// TypeDeleteAttr calls Next.TypeDeleteAttr.
+func (layer Base) TypeDeleteAttr(dt pmpi.Datatype, kv pmpi.Keyval) error {
+	return layer.Next.TypeDeleteAttr(dt, kv)
+}
+
+// InfoCreate calls Next.InfoCreate.
+func (layer Base) InfoCreate() *pmpi.Info {
+	return layer.Next.InfoCreate()
+}
+
+// InfoSet calls Next.InfoSet.
+func (layer Base) InfoSet(info *pmpi.Info, key string, value string) error {
+	return layer.Next.InfoSet(info, key, value)
+}
+
+// InfoGet calls Next.InfoGet.
+func (layer Base) InfoGet(info *pmpi.Info, key string) (string, bool, error) {
+	return layer.Next.InfoGet(info, key)
+}
+
+// InfoDelete calls Next.InfoDelete.
+func (layer Base) InfoDelete(info *pmpi.Info, key string) error {
+	return layer.Next.InfoDelete(info, key)
+}
+
+// InfoGetNkeys calls Next.InfoGetNkeys.
+func (layer Base) InfoGetNkeys(info *pmpi.Info) (int, error) {
+	return layer.Next.InfoGetNkeys(info)
+}
+
+// InfoGetNthkey calls Next.InfoGetNthkey.
+func (layer Base) InfoGetNthkey(info *pmpi.Info, n int) (string, error) {
+	return layer.Next.InfoGetNthkey(info, n)
+}
+
+// InfoDup calls Next.InfoDup.
+func (layer Base) InfoDup(info *pmpi.Info) (*pmpi.Info, error) {
+	return layer.Next.InfoDup(info)
+}
+
+// InfoFree calls Next.InfoFree.
+func (layer Base) InfoFree(info *pmpi.Info) error {
+	return layer.Next.InfoFree(info)
+}

@@ -200,6 +200,38 @@ const (
 	fnReduceLocal
 	fnCommIdup
 	fnCommIdupWithInfo
+	fnTypeContiguous
+	fnTypeVector
+	fnTypeHvector
+	fnTypeIndexed
+	fnTypeHindexed
+	fnTypeIndexedBlock
+	fnTypeHindexedBlock
+	fnTypeSubarray
+	fnTypeResized
+	fnTypeStruct
+	fnTypeDup
+	fnTypeCommit
+	fnTypeFree
+	fnPack
+	fnUnpack
+	fnPackSize
+	fnPackExternal
+	fnUnpackExternal
+	fnPackExternalSize
+	fnTypeCreateKeyval
+	fnTypeFreeKeyval
+	fnTypeSetAttr
+	fnTypeGetAttr
+	fnTypeDeleteAttr
+	fnInfoCreate
+	fnInfoSet
+	fnInfoGet
+	fnInfoDelete
+	fnInfoGetNkeys
+	fnInfoGetNthkey
+	fnInfoDup
+	fnInfoFree
 )
 
 var _ pmpi.API = (*recorder)(nil)
@@ -1714,4 +1746,260 @@ func (layer *recorder) CommIdupWithInfo(comm *pmpi.Comm, info *pmpi.Info) (*pmpi
 	res0, res1, res2 := layer.Next.CommIdupWithInfo(comm, info)
 	layer.record(t0, fnCommIdupWithInfo, -1, -1, 0, comm, res2)
 	return res0, res1, res2
+}
+
+// TypeContiguous records the call and passes it down.
+func (layer *recorder) TypeContiguous(count int, old pmpi.Datatype) (pmpi.Datatype, error) {
+	t0 := layer.begin()
+	res0, res1 := layer.Next.TypeContiguous(count, old)
+	layer.record(t0, fnTypeContiguous, -1, -1, 0, nil, res1)
+	return res0, res1
+}
+
+// TypeVector records the call and passes it down.
+func (layer *recorder) TypeVector(count int, blocklen int, stride int, old pmpi.Datatype) (pmpi.Datatype, error) {
+	t0 := layer.begin()
+	res0, res1 := layer.Next.TypeVector(count, blocklen, stride, old)
+	layer.record(t0, fnTypeVector, -1, -1, 0, nil, res1)
+	return res0, res1
+}
+
+// TypeHvector records the call and passes it down.
+func (layer *recorder) TypeHvector(count int, blocklen int, stride int, old pmpi.Datatype) (pmpi.Datatype, error) {
+	t0 := layer.begin()
+	res0, res1 := layer.Next.TypeHvector(count, blocklen, stride, old)
+	layer.record(t0, fnTypeHvector, -1, -1, 0, nil, res1)
+	return res0, res1
+}
+
+// TypeIndexed records the call and passes it down.
+func (layer *recorder) TypeIndexed(blocklens []int, displs []int, old pmpi.Datatype) (pmpi.Datatype, error) {
+	t0 := layer.begin()
+	res0, res1 := layer.Next.TypeIndexed(blocklens, displs, old)
+	layer.record(t0, fnTypeIndexed, -1, -1, 0, nil, res1)
+	return res0, res1
+}
+
+// TypeHindexed records the call and passes it down.
+func (layer *recorder) TypeHindexed(blocklens []int, displs []int, old pmpi.Datatype) (pmpi.Datatype, error) {
+	t0 := layer.begin()
+	res0, res1 := layer.Next.TypeHindexed(blocklens, displs, old)
+	layer.record(t0, fnTypeHindexed, -1, -1, 0, nil, res1)
+	return res0, res1
+}
+
+// TypeIndexedBlock records the call and passes it down.
+func (layer *recorder) TypeIndexedBlock(blocklen int, displs []int, old pmpi.Datatype) (pmpi.Datatype, error) {
+	t0 := layer.begin()
+	res0, res1 := layer.Next.TypeIndexedBlock(blocklen, displs, old)
+	layer.record(t0, fnTypeIndexedBlock, -1, -1, 0, nil, res1)
+	return res0, res1
+}
+
+// TypeHindexedBlock records the call and passes it down.
+func (layer *recorder) TypeHindexedBlock(blocklen int, displs []int, old pmpi.Datatype) (pmpi.Datatype, error) {
+	t0 := layer.begin()
+	res0, res1 := layer.Next.TypeHindexedBlock(blocklen, displs, old)
+	layer.record(t0, fnTypeHindexedBlock, -1, -1, 0, nil, res1)
+	return res0, res1
+}
+
+// TypeSubarray records the call and passes it down.
+func (layer *recorder) TypeSubarray(sizes []int, subsizes []int, starts []int, order pmpi.Order, old pmpi.Datatype) (pmpi.Datatype, error) {
+	t0 := layer.begin()
+	res0, res1 := layer.Next.TypeSubarray(sizes, subsizes, starts, order, old)
+	layer.record(t0, fnTypeSubarray, -1, -1, 0, nil, res1)
+	return res0, res1
+}
+
+// TypeResized records the call and passes it down.
+func (layer *recorder) TypeResized(old pmpi.Datatype, lb int, extent int) (pmpi.Datatype, error) {
+	t0 := layer.begin()
+	res0, res1 := layer.Next.TypeResized(old, lb, extent)
+	layer.record(t0, fnTypeResized, -1, -1, 0, nil, res1)
+	return res0, res1
+}
+
+// TypeStruct records the call and passes it down.
+func (layer *recorder) TypeStruct(blocklens []int, displs []int, types []pmpi.Datatype) (pmpi.Datatype, error) {
+	t0 := layer.begin()
+	res0, res1 := layer.Next.TypeStruct(blocklens, displs, types)
+	layer.record(t0, fnTypeStruct, -1, -1, 0, nil, res1)
+	return res0, res1
+}
+
+// TypeDup records the call and passes it down.
+func (layer *recorder) TypeDup(dt pmpi.Datatype) (pmpi.Datatype, error) {
+	t0 := layer.begin()
+	res0, res1 := layer.Next.TypeDup(dt)
+	layer.record(t0, fnTypeDup, -1, -1, 0, nil, res1)
+	return res0, res1
+}
+
+// TypeCommit records the call and passes it down.
+func (layer *recorder) TypeCommit(dt pmpi.Datatype) error {
+	t0 := layer.begin()
+	res0 := layer.Next.TypeCommit(dt)
+	layer.record(t0, fnTypeCommit, -1, -1, 0, nil, res0)
+	return res0
+}
+
+// TypeFree records the call and passes it down.
+func (layer *recorder) TypeFree(dt pmpi.Datatype) error {
+	t0 := layer.begin()
+	res0 := layer.Next.TypeFree(dt)
+	layer.record(t0, fnTypeFree, -1, -1, 0, nil, res0)
+	return res0
+}
+
+// Pack records the call and passes it down.
+func (layer *recorder) Pack(in []byte, count int, dt pmpi.Datatype, out []byte, pos int) (int, error) {
+	t0 := layer.begin()
+	res0, res1 := layer.Next.Pack(in, count, dt, out, pos)
+	layer.record(t0, fnPack, -1, -1, bytesOf(count, dt), nil, res1)
+	return res0, res1
+}
+
+// Unpack records the call and passes it down.
+func (layer *recorder) Unpack(in []byte, pos int, out []byte, count int, dt pmpi.Datatype) (int, error) {
+	t0 := layer.begin()
+	res0, res1 := layer.Next.Unpack(in, pos, out, count, dt)
+	layer.record(t0, fnUnpack, -1, -1, bytesOf(count, dt), nil, res1)
+	return res0, res1
+}
+
+// PackSize records the call and passes it down.
+func (layer *recorder) PackSize(count int, dt pmpi.Datatype) (int, error) {
+	t0 := layer.begin()
+	res0, res1 := layer.Next.PackSize(count, dt)
+	layer.record(t0, fnPackSize, -1, -1, bytesOf(count, dt), nil, res1)
+	return res0, res1
+}
+
+// PackExternal records the call and passes it down.
+func (layer *recorder) PackExternal(datarep string, in []byte, count int, dt pmpi.Datatype, out []byte, pos int) (int, error) {
+	t0 := layer.begin()
+	res0, res1 := layer.Next.PackExternal(datarep, in, count, dt, out, pos)
+	layer.record(t0, fnPackExternal, -1, -1, bytesOf(count, dt), nil, res1)
+	return res0, res1
+}
+
+// UnpackExternal records the call and passes it down.
+func (layer *recorder) UnpackExternal(datarep string, in []byte, pos int, out []byte, count int, dt pmpi.Datatype) (int, error) {
+	t0 := layer.begin()
+	res0, res1 := layer.Next.UnpackExternal(datarep, in, pos, out, count, dt)
+	layer.record(t0, fnUnpackExternal, -1, -1, bytesOf(count, dt), nil, res1)
+	return res0, res1
+}
+
+// PackExternalSize records the call and passes it down.
+func (layer *recorder) PackExternalSize(datarep string, count int, dt pmpi.Datatype) (int, error) {
+	t0 := layer.begin()
+	res0, res1 := layer.Next.PackExternalSize(datarep, count, dt)
+	layer.record(t0, fnPackExternalSize, -1, -1, bytesOf(count, dt), nil, res1)
+	return res0, res1
+}
+
+// TypeCreateKeyval records the call and passes it down.
+func (layer *recorder) TypeCreateKeyval(copy pmpi.TypeCopyAttrFunc, del pmpi.TypeDeleteAttrFunc, extra any) (pmpi.Keyval, error) {
+	t0 := layer.begin()
+	res0, res1 := layer.Next.TypeCreateKeyval(copy, del, extra)
+	layer.record(t0, fnTypeCreateKeyval, -1, -1, 0, nil, res1)
+	return res0, res1
+}
+
+// TypeFreeKeyval records the call and passes it down.
+func (layer *recorder) TypeFreeKeyval(kv *pmpi.Keyval) error {
+	t0 := layer.begin()
+	res0 := layer.Next.TypeFreeKeyval(kv)
+	layer.record(t0, fnTypeFreeKeyval, -1, -1, 0, nil, res0)
+	return res0
+}
+
+// TypeSetAttr records the call and passes it down.
+func (layer *recorder) TypeSetAttr(dt pmpi.Datatype, kv pmpi.Keyval, value any) error {
+	t0 := layer.begin()
+	res0 := layer.Next.TypeSetAttr(dt, kv, value)
+	layer.record(t0, fnTypeSetAttr, -1, -1, 0, nil, res0)
+	return res0
+}
+
+// TypeGetAttr records the call and passes it down.
+func (layer *recorder) TypeGetAttr(dt pmpi.Datatype, kv pmpi.Keyval) (any, bool, error) {
+	t0 := layer.begin()
+	res0, res1, res2 := layer.Next.TypeGetAttr(dt, kv)
+	layer.record(t0, fnTypeGetAttr, -1, -1, 0, nil, res2)
+	return res0, res1, res2
+}
+
+// TypeDeleteAttr records the call and passes it down.
+func (layer *recorder) TypeDeleteAttr(dt pmpi.Datatype, kv pmpi.Keyval) error {
+	t0 := layer.begin()
+	res0 := layer.Next.TypeDeleteAttr(dt, kv)
+	layer.record(t0, fnTypeDeleteAttr, -1, -1, 0, nil, res0)
+	return res0
+}
+
+// InfoCreate records the call and passes it down.
+func (layer *recorder) InfoCreate() *pmpi.Info {
+	t0 := layer.begin()
+	res0 := layer.Next.InfoCreate()
+	layer.record(t0, fnInfoCreate, -1, -1, 0, nil, nil)
+	return res0
+}
+
+// InfoSet records the call and passes it down.
+func (layer *recorder) InfoSet(info *pmpi.Info, key string, value string) error {
+	t0 := layer.begin()
+	res0 := layer.Next.InfoSet(info, key, value)
+	layer.record(t0, fnInfoSet, -1, -1, 0, nil, res0)
+	return res0
+}
+
+// InfoGet records the call and passes it down.
+func (layer *recorder) InfoGet(info *pmpi.Info, key string) (string, bool, error) {
+	t0 := layer.begin()
+	res0, res1, res2 := layer.Next.InfoGet(info, key)
+	layer.record(t0, fnInfoGet, -1, -1, 0, nil, res2)
+	return res0, res1, res2
+}
+
+// InfoDelete records the call and passes it down.
+func (layer *recorder) InfoDelete(info *pmpi.Info, key string) error {
+	t0 := layer.begin()
+	res0 := layer.Next.InfoDelete(info, key)
+	layer.record(t0, fnInfoDelete, -1, -1, 0, nil, res0)
+	return res0
+}
+
+// InfoGetNkeys records the call and passes it down.
+func (layer *recorder) InfoGetNkeys(info *pmpi.Info) (int, error) {
+	t0 := layer.begin()
+	res0, res1 := layer.Next.InfoGetNkeys(info)
+	layer.record(t0, fnInfoGetNkeys, -1, -1, 0, nil, res1)
+	return res0, res1
+}
+
+// InfoGetNthkey records the call and passes it down.
+func (layer *recorder) InfoGetNthkey(info *pmpi.Info, n int) (string, error) {
+	t0 := layer.begin()
+	res0, res1 := layer.Next.InfoGetNthkey(info, n)
+	layer.record(t0, fnInfoGetNthkey, -1, -1, 0, nil, res1)
+	return res0, res1
+}
+
+// InfoDup records the call and passes it down.
+func (layer *recorder) InfoDup(info *pmpi.Info) (*pmpi.Info, error) {
+	t0 := layer.begin()
+	res0, res1 := layer.Next.InfoDup(info)
+	layer.record(t0, fnInfoDup, -1, -1, 0, nil, res1)
+	return res0, res1
+}
+
+// InfoFree records the call and passes it down.
+func (layer *recorder) InfoFree(info *pmpi.Info) error {
+	t0 := layer.begin()
+	res0 := layer.Next.InfoFree(info)
+	layer.record(t0, fnInfoFree, -1, -1, 0, nil, res0)
+	return res0
 }

@@ -1220,3 +1220,291 @@ func (t *Tracer) ReduceLocal(in []byte, inout []byte, count int, dt pmpi.Datatyp
 	t.end(sp, "MPI_ReduceLocal", args{}.withBytes(size(count, dt)).withErr(res0))
 	return res0
 }
+
+// TypeContiguous records MPI_TypeContiguous.
+func (t *Tracer) TypeContiguous(count int, old pmpi.Datatype) (pmpi.Datatype, error) {
+	sp := t.begin()
+	res0, res1 := t.Next.TypeContiguous(count, old)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_TypeContiguous", args{}.withErr(res1))
+	return res0, res1
+}
+
+// TypeVector records MPI_TypeVector.
+func (t *Tracer) TypeVector(count int, blocklen int, stride int, old pmpi.Datatype) (pmpi.Datatype, error) {
+	sp := t.begin()
+	res0, res1 := t.Next.TypeVector(count, blocklen, stride, old)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_TypeVector", args{}.withErr(res1))
+	return res0, res1
+}
+
+// TypeHvector records MPI_TypeHvector.
+func (t *Tracer) TypeHvector(count int, blocklen int, stride int, old pmpi.Datatype) (pmpi.Datatype, error) {
+	sp := t.begin()
+	res0, res1 := t.Next.TypeHvector(count, blocklen, stride, old)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_TypeHvector", args{}.withErr(res1))
+	return res0, res1
+}
+
+// TypeIndexed records MPI_TypeIndexed.
+func (t *Tracer) TypeIndexed(blocklens []int, displs []int, old pmpi.Datatype) (pmpi.Datatype, error) {
+	sp := t.begin()
+	res0, res1 := t.Next.TypeIndexed(blocklens, displs, old)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_TypeIndexed", args{}.withErr(res1))
+	return res0, res1
+}
+
+// TypeHindexed records MPI_TypeHindexed.
+func (t *Tracer) TypeHindexed(blocklens []int, displs []int, old pmpi.Datatype) (pmpi.Datatype, error) {
+	sp := t.begin()
+	res0, res1 := t.Next.TypeHindexed(blocklens, displs, old)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_TypeHindexed", args{}.withErr(res1))
+	return res0, res1
+}
+
+// TypeIndexedBlock records MPI_TypeIndexedBlock.
+func (t *Tracer) TypeIndexedBlock(blocklen int, displs []int, old pmpi.Datatype) (pmpi.Datatype, error) {
+	sp := t.begin()
+	res0, res1 := t.Next.TypeIndexedBlock(blocklen, displs, old)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_TypeIndexedBlock", args{}.withErr(res1))
+	return res0, res1
+}
+
+// TypeHindexedBlock records MPI_TypeHindexedBlock.
+func (t *Tracer) TypeHindexedBlock(blocklen int, displs []int, old pmpi.Datatype) (pmpi.Datatype, error) {
+	sp := t.begin()
+	res0, res1 := t.Next.TypeHindexedBlock(blocklen, displs, old)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_TypeHindexedBlock", args{}.withErr(res1))
+	return res0, res1
+}
+
+// TypeSubarray records MPI_TypeSubarray.
+func (t *Tracer) TypeSubarray(sizes []int, subsizes []int, starts []int, order pmpi.Order, old pmpi.Datatype) (pmpi.Datatype, error) {
+	sp := t.begin()
+	res0, res1 := t.Next.TypeSubarray(sizes, subsizes, starts, order, old)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_TypeSubarray", args{}.withErr(res1))
+	return res0, res1
+}
+
+// TypeResized records MPI_TypeResized.
+func (t *Tracer) TypeResized(old pmpi.Datatype, lb int, extent int) (pmpi.Datatype, error) {
+	sp := t.begin()
+	res0, res1 := t.Next.TypeResized(old, lb, extent)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_TypeResized", args{}.withErr(res1))
+	return res0, res1
+}
+
+// TypeStruct records MPI_TypeStruct.
+func (t *Tracer) TypeStruct(blocklens []int, displs []int, types []pmpi.Datatype) (pmpi.Datatype, error) {
+	sp := t.begin()
+	res0, res1 := t.Next.TypeStruct(blocklens, displs, types)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_TypeStruct", args{}.withErr(res1))
+	return res0, res1
+}
+
+// TypeDup records MPI_TypeDup.
+func (t *Tracer) TypeDup(dt pmpi.Datatype) (pmpi.Datatype, error) {
+	sp := t.begin()
+	res0, res1 := t.Next.TypeDup(dt)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_TypeDup", args{}.withErr(res1))
+	return res0, res1
+}
+
+// TypeCommit records MPI_TypeCommit.
+func (t *Tracer) TypeCommit(dt pmpi.Datatype) error {
+	sp := t.begin()
+	res0 := t.Next.TypeCommit(dt)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_TypeCommit", args{}.withErr(res0))
+	return res0
+}
+
+// TypeFree records MPI_TypeFree.
+func (t *Tracer) TypeFree(dt pmpi.Datatype) error {
+	sp := t.begin()
+	res0 := t.Next.TypeFree(dt)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_TypeFree", args{}.withErr(res0))
+	return res0
+}
+
+// Pack records MPI_Pack.
+func (t *Tracer) Pack(in []byte, count int, dt pmpi.Datatype, out []byte, pos int) (int, error) {
+	sp := t.begin()
+	res0, res1 := t.Next.Pack(in, count, dt, out, pos)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_Pack", args{}.withBytes(size(count, dt)).withErr(res1))
+	return res0, res1
+}
+
+// Unpack records MPI_Unpack.
+func (t *Tracer) Unpack(in []byte, pos int, out []byte, count int, dt pmpi.Datatype) (int, error) {
+	sp := t.begin()
+	res0, res1 := t.Next.Unpack(in, pos, out, count, dt)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_Unpack", args{}.withBytes(size(count, dt)).withErr(res1))
+	return res0, res1
+}
+
+// PackSize records MPI_PackSize.
+func (t *Tracer) PackSize(count int, dt pmpi.Datatype) (int, error) {
+	sp := t.begin()
+	res0, res1 := t.Next.PackSize(count, dt)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_PackSize", args{}.withBytes(size(count, dt)).withErr(res1))
+	return res0, res1
+}
+
+// PackExternal records MPI_PackExternal.
+func (t *Tracer) PackExternal(datarep string, in []byte, count int, dt pmpi.Datatype, out []byte, pos int) (int, error) {
+	sp := t.begin()
+	res0, res1 := t.Next.PackExternal(datarep, in, count, dt, out, pos)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_PackExternal", args{}.withBytes(size(count, dt)).withErr(res1))
+	return res0, res1
+}
+
+// UnpackExternal records MPI_UnpackExternal.
+func (t *Tracer) UnpackExternal(datarep string, in []byte, pos int, out []byte, count int, dt pmpi.Datatype) (int, error) {
+	sp := t.begin()
+	res0, res1 := t.Next.UnpackExternal(datarep, in, pos, out, count, dt)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_UnpackExternal", args{}.withBytes(size(count, dt)).withErr(res1))
+	return res0, res1
+}
+
+// PackExternalSize records MPI_PackExternalSize.
+func (t *Tracer) PackExternalSize(datarep string, count int, dt pmpi.Datatype) (int, error) {
+	sp := t.begin()
+	res0, res1 := t.Next.PackExternalSize(datarep, count, dt)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_PackExternalSize", args{}.withBytes(size(count, dt)).withErr(res1))
+	return res0, res1
+}
+
+// TypeCreateKeyval records MPI_TypeCreateKeyval.
+func (t *Tracer) TypeCreateKeyval(copy pmpi.TypeCopyAttrFunc, del pmpi.TypeDeleteAttrFunc, extra any) (pmpi.Keyval, error) {
+	sp := t.begin()
+	res0, res1 := t.Next.TypeCreateKeyval(copy, del, extra)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_TypeCreateKeyval", args{}.withErr(res1))
+	return res0, res1
+}
+
+// TypeFreeKeyval records MPI_TypeFreeKeyval.
+func (t *Tracer) TypeFreeKeyval(kv *pmpi.Keyval) error {
+	sp := t.begin()
+	res0 := t.Next.TypeFreeKeyval(kv)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_TypeFreeKeyval", args{}.withErr(res0))
+	return res0
+}
+
+// TypeSetAttr records MPI_TypeSetAttr.
+func (t *Tracer) TypeSetAttr(dt pmpi.Datatype, kv pmpi.Keyval, value any) error {
+	sp := t.begin()
+	res0 := t.Next.TypeSetAttr(dt, kv, value)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_TypeSetAttr", args{}.withErr(res0))
+	return res0
+}
+
+// TypeGetAttr records MPI_TypeGetAttr.
+func (t *Tracer) TypeGetAttr(dt pmpi.Datatype, kv pmpi.Keyval) (any, bool, error) {
+	sp := t.begin()
+	res0, res1, res2 := t.Next.TypeGetAttr(dt, kv)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_TypeGetAttr", args{}.withErr(res2))
+	return res0, res1, res2
+}
+
+// TypeDeleteAttr records MPI_TypeDeleteAttr.
+func (t *Tracer) TypeDeleteAttr(dt pmpi.Datatype, kv pmpi.Keyval) error {
+	sp := t.begin()
+	res0 := t.Next.TypeDeleteAttr(dt, kv)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_TypeDeleteAttr", args{}.withErr(res0))
+	return res0
+}
+
+// InfoCreate records MPI_InfoCreate.
+func (t *Tracer) InfoCreate() *pmpi.Info {
+	sp := t.begin()
+	res0 := t.Next.InfoCreate()
+	sp = t.stop(sp)
+	t.end(sp, "MPI_InfoCreate", args{})
+	return res0
+}
+
+// InfoSet records MPI_InfoSet.
+func (t *Tracer) InfoSet(info *pmpi.Info, key string, value string) error {
+	sp := t.begin()
+	res0 := t.Next.InfoSet(info, key, value)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_InfoSet", args{}.withErr(res0))
+	return res0
+}
+
+// InfoGet records MPI_InfoGet.
+func (t *Tracer) InfoGet(info *pmpi.Info, key string) (string, bool, error) {
+	sp := t.begin()
+	res0, res1, res2 := t.Next.InfoGet(info, key)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_InfoGet", args{}.withErr(res2))
+	return res0, res1, res2
+}
+
+// InfoDelete records MPI_InfoDelete.
+func (t *Tracer) InfoDelete(info *pmpi.Info, key string) error {
+	sp := t.begin()
+	res0 := t.Next.InfoDelete(info, key)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_InfoDelete", args{}.withErr(res0))
+	return res0
+}
+
+// InfoGetNkeys records MPI_InfoGetNkeys.
+func (t *Tracer) InfoGetNkeys(info *pmpi.Info) (int, error) {
+	sp := t.begin()
+	res0, res1 := t.Next.InfoGetNkeys(info)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_InfoGetNkeys", args{}.withErr(res1))
+	return res0, res1
+}
+
+// InfoGetNthkey records MPI_InfoGetNthkey.
+func (t *Tracer) InfoGetNthkey(info *pmpi.Info, n int) (string, error) {
+	sp := t.begin()
+	res0, res1 := t.Next.InfoGetNthkey(info, n)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_InfoGetNthkey", args{}.withErr(res1))
+	return res0, res1
+}
+
+// InfoDup records MPI_InfoDup.
+func (t *Tracer) InfoDup(info *pmpi.Info) (*pmpi.Info, error) {
+	sp := t.begin()
+	res0, res1 := t.Next.InfoDup(info)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_InfoDup", args{}.withErr(res1))
+	return res0, res1
+}
+
+// InfoFree records MPI_InfoFree.
+func (t *Tracer) InfoFree(info *pmpi.Info) error {
+	sp := t.begin()
+	res0 := t.Next.InfoFree(info)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_InfoFree", args{}.withErr(res0))
+	return res0
+}

@@ -137,7 +137,7 @@ func typeAttrs(world mpi.Comm, _ []string) error {
 	if v, ok, err := mpi.TypeGetAttr(pd, kv); v != "p" || !ok || err != nil || pd.Size() != 4 {
 		return fmt.Errorf("dup of a predefined type: %v, %v, %v, size %d; want p and 4", v, ok, err, pd.Size())
 	}
-	if err := errors.Join(pd.Free(), mpi.TypeDeleteAttr(i32, kv)); err != nil {
+	if err := errors.Join(mpi.TypeFree(pd), mpi.TypeDeleteAttr(i32, kv)); err != nil {
 		return err
 	}
 	if err := check("predefined", []any{"a", "p"}, []any{"a", "a", "p", "p"}); err != nil {

@@ -1434,3 +1434,227 @@ func (layer module) CommIdupWithInfo(comm *pmpi.Comm, info *pmpi.Info) (ret0 *pm
 	ret0, ret1, returnVal = layer.Next.CommIdupWithInfo(comm, info)
 	return
 }
+
+// TypeContiguous runs the wrappers of every.w around Next.TypeContiguous.
+func (layer module) TypeContiguous(count int, old pmpi.Datatype) (ret0 pmpi.Datatype, returnVal error) {
+	record0("TypeContiguous")
+	ret0, returnVal = layer.Next.TypeContiguous(count, old)
+	return
+}
+
+// TypeVector runs the wrappers of every.w around Next.TypeVector.
+func (layer module) TypeVector(count int, blocklen int, stride int, old pmpi.Datatype) (ret0 pmpi.Datatype, returnVal error) {
+	record0("TypeVector")
+	ret0, returnVal = layer.Next.TypeVector(count, blocklen, stride, old)
+	return
+}
+
+// TypeHvector runs the wrappers of every.w around Next.TypeHvector.
+func (layer module) TypeHvector(count int, blocklen int, stride int, old pmpi.Datatype) (ret0 pmpi.Datatype, returnVal error) {
+	record0("TypeHvector")
+	ret0, returnVal = layer.Next.TypeHvector(count, blocklen, stride, old)
+	return
+}
+
+// TypeIndexed runs the wrappers of every.w around Next.TypeIndexed.
+func (layer module) TypeIndexed(blocklens []int, displs []int, old pmpi.Datatype) (ret0 pmpi.Datatype, returnVal error) {
+	record0("TypeIndexed")
+	ret0, returnVal = layer.Next.TypeIndexed(blocklens, displs, old)
+	return
+}
+
+// TypeHindexed runs the wrappers of every.w around Next.TypeHindexed.
+func (layer module) TypeHindexed(blocklens []int, displs []int, old pmpi.Datatype) (ret0 pmpi.Datatype, returnVal error) {
+	record0("TypeHindexed")
+	ret0, returnVal = layer.Next.TypeHindexed(blocklens, displs, old)
+	return
+}
+
+// TypeIndexedBlock runs the wrappers of every.w around Next.TypeIndexedBlock.
+func (layer module) TypeIndexedBlock(blocklen int, displs []int, old pmpi.Datatype) (ret0 pmpi.Datatype, returnVal error) {
+	record0("TypeIndexedBlock")
+	ret0, returnVal = layer.Next.TypeIndexedBlock(blocklen, displs, old)
+	return
+}
+
+// TypeHindexedBlock runs the wrappers of every.w around Next.TypeHindexedBlock.
+func (layer module) TypeHindexedBlock(blocklen int, displs []int, old pmpi.Datatype) (ret0 pmpi.Datatype, returnVal error) {
+	record0("TypeHindexedBlock")
+	ret0, returnVal = layer.Next.TypeHindexedBlock(blocklen, displs, old)
+	return
+}
+
+// TypeSubarray runs the wrappers of every.w around Next.TypeSubarray.
+func (layer module) TypeSubarray(sizes []int, subsizes []int, starts []int, order pmpi.Order, old pmpi.Datatype) (ret0 pmpi.Datatype, returnVal error) {
+	record0("TypeSubarray")
+	ret0, returnVal = layer.Next.TypeSubarray(sizes, subsizes, starts, order, old)
+	return
+}
+
+// TypeResized runs the wrappers of every.w around Next.TypeResized.
+func (layer module) TypeResized(old pmpi.Datatype, lb int, extent int) (ret0 pmpi.Datatype, returnVal error) {
+	record0("TypeResized")
+	ret0, returnVal = layer.Next.TypeResized(old, lb, extent)
+	return
+}
+
+// TypeStruct runs the wrappers of every.w around Next.TypeStruct.
+func (layer module) TypeStruct(blocklens []int, displs []int, types []pmpi.Datatype) (ret0 pmpi.Datatype, returnVal error) {
+	record0("TypeStruct")
+	ret0, returnVal = layer.Next.TypeStruct(blocklens, displs, types)
+	return
+}
+
+// TypeDup runs the wrappers of every.w around Next.TypeDup.
+func (layer module) TypeDup(dt pmpi.Datatype) (ret0 pmpi.Datatype, returnVal error) {
+	record0("TypeDup")
+	ret0, returnVal = layer.Next.TypeDup(dt)
+	return
+}
+
+// TypeCommit runs the wrappers of every.w around Next.TypeCommit.
+func (layer module) TypeCommit(dt pmpi.Datatype) (returnVal error) {
+	record0("TypeCommit")
+	returnVal = layer.Next.TypeCommit(dt)
+	return
+}
+
+// TypeFree runs the wrappers of every.w around Next.TypeFree.
+func (layer module) TypeFree(dt pmpi.Datatype) (returnVal error) {
+	record0("TypeFree")
+	returnVal = layer.Next.TypeFree(dt)
+	return
+}
+
+// Pack runs the wrappers of every.w around Next.Pack.
+func (layer module) Pack(in []byte, count int, dt pmpi.Datatype, out []byte, pos int) (ret0 int, returnVal error) {
+	record0("Pack")
+	ret0, returnVal = layer.Next.Pack(in, count, dt, out, pos)
+	return
+}
+
+// Unpack runs the wrappers of every.w around Next.Unpack.
+func (layer module) Unpack(in []byte, pos int, out []byte, count int, dt pmpi.Datatype) (ret0 int, returnVal error) {
+	record0("Unpack")
+	ret0, returnVal = layer.Next.Unpack(in, pos, out, count, dt)
+	return
+}
+
+// PackSize runs the wrappers of every.w around Next.PackSize.
+func (layer module) PackSize(count int, dt pmpi.Datatype) (ret0 int, returnVal error) {
+	record0("PackSize")
+	ret0, returnVal = layer.Next.PackSize(count, dt)
+	return
+}
+
+// PackExternal runs the wrappers of every.w around Next.PackExternal.
+func (layer module) PackExternal(datarep string, in []byte, count int, dt pmpi.Datatype, out []byte, pos int) (ret0 int, returnVal error) {
+	record0("PackExternal")
+	ret0, returnVal = layer.Next.PackExternal(datarep, in, count, dt, out, pos)
+	return
+}
+
+// UnpackExternal runs the wrappers of every.w around Next.UnpackExternal.
+func (layer module) UnpackExternal(datarep string, in []byte, pos int, out []byte, count int, dt pmpi.Datatype) (ret0 int, returnVal error) {
+	record0("UnpackExternal")
+	ret0, returnVal = layer.Next.UnpackExternal(datarep, in, pos, out, count, dt)
+	return
+}
+
+// PackExternalSize runs the wrappers of every.w around Next.PackExternalSize.
+func (layer module) PackExternalSize(datarep string, count int, dt pmpi.Datatype) (ret0 int, returnVal error) {
+	record0("PackExternalSize")
+	ret0, returnVal = layer.Next.PackExternalSize(datarep, count, dt)
+	return
+}
+
+// TypeCreateKeyval runs the wrappers of every.w around Next.TypeCreateKeyval.
+func (layer module) TypeCreateKeyval(copy pmpi.TypeCopyAttrFunc, del pmpi.TypeDeleteAttrFunc, extra any) (ret0 pmpi.Keyval, returnVal error) {
+	record0("TypeCreateKeyval")
+	ret0, returnVal = layer.Next.TypeCreateKeyval(copy, del, extra)
+	return
+}
+
+// TypeFreeKeyval runs the wrappers of every.w around Next.TypeFreeKeyval.
+func (layer module) TypeFreeKeyval(kv *pmpi.Keyval) (returnVal error) {
+	record0("TypeFreeKeyval")
+	returnVal = layer.Next.TypeFreeKeyval(kv)
+	return
+}
+
+// TypeSetAttr runs the wrappers of every.w around Next.TypeSetAttr.
+func (layer module) TypeSetAttr(dt pmpi.Datatype, kv pmpi.Keyval, value any) (returnVal error) {
+	record0("TypeSetAttr")
+	returnVal = layer.Next.TypeSetAttr(dt, kv, value)
+	return
+}
+
+// TypeGetAttr runs the wrappers of every.w around Next.TypeGetAttr.
+func (layer module) TypeGetAttr(dt pmpi.Datatype, kv pmpi.Keyval) (ret0 any, ret1 bool, returnVal error) {
+	record0("TypeGetAttr")
+	ret0, ret1, returnVal = layer.Next.TypeGetAttr(dt, kv)
+	return
+}
+
+// TypeDeleteAttr runs the wrappers of every.w around Next.TypeDeleteAttr.
+func (layer module) TypeDeleteAttr(dt pmpi.Datatype, kv pmpi.Keyval) (returnVal error) {
+	record0("TypeDeleteAttr")
+	returnVal = layer.Next.TypeDeleteAttr(dt, kv)
+	return
+}
+
+// InfoCreate runs the wrappers of every.w around Next.InfoCreate.
+func (layer module) InfoCreate() (ret0 *pmpi.Info) {
+	record0("InfoCreate")
+	ret0 = layer.Next.InfoCreate()
+	return
+}
+
+// InfoSet runs the wrappers of every.w around Next.InfoSet.
+func (layer module) InfoSet(info *pmpi.Info, key string, value string) (returnVal error) {
+	record0("InfoSet")
+	returnVal = layer.Next.InfoSet(info, key, value)
+	return
+}
+
+// InfoGet runs the wrappers of every.w around Next.InfoGet.
+func (layer module) InfoGet(info *pmpi.Info, key string) (ret0 string, ret1 bool, returnVal error) {
+	record0("InfoGet")
+	ret0, ret1, returnVal = layer.Next.InfoGet(info, key)
+	return
+}
+
+// InfoDelete runs the wrappers of every.w around Next.InfoDelete.
+func (layer module) InfoDelete(info *pmpi.Info, key string) (returnVal error) {
+	record0("InfoDelete")
+	returnVal = layer.Next.InfoDelete(info, key)
+	return
+}
+
+// InfoGetNkeys runs the wrappers of every.w around Next.InfoGetNkeys.
+func (layer module) InfoGetNkeys(info *pmpi.Info) (ret0 int, returnVal error) {
+	record0("InfoGetNkeys")
+	ret0, returnVal = layer.Next.InfoGetNkeys(info)
+	return
+}
+
+// InfoGetNthkey runs the wrappers of every.w around Next.InfoGetNthkey.
+func (layer module) InfoGetNthkey(info *pmpi.Info, n int) (ret0 string, returnVal error) {
+	record0("InfoGetNthkey")
+	ret0, returnVal = layer.Next.InfoGetNthkey(info, n)
+	return
+}
+
+// InfoDup runs the wrappers of every.w around Next.InfoDup.
+func (layer module) InfoDup(info *pmpi.Info) (ret0 *pmpi.Info, returnVal error) {
+	record0("InfoDup")
+	ret0, returnVal = layer.Next.InfoDup(info)
+	return
+}
+
+// InfoFree runs the wrappers of every.w around Next.InfoFree.
+func (layer module) InfoFree(info *pmpi.Info) (returnVal error) {
+	record0("InfoFree")
+	returnVal = layer.Next.InfoFree(info)
+	return
+}

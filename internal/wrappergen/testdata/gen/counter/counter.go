@@ -237,6 +237,38 @@ var (
 	callsReduceLocal0             atomic.Int64
 	callsCommIdup0                atomic.Int64
 	callsCommIdupWithInfo0        atomic.Int64
+	callsTypeContiguous0          atomic.Int64
+	callsTypeVector0              atomic.Int64
+	callsTypeHvector0             atomic.Int64
+	callsTypeIndexed0             atomic.Int64
+	callsTypeHindexed0            atomic.Int64
+	callsTypeIndexedBlock0        atomic.Int64
+	callsTypeHindexedBlock0       atomic.Int64
+	callsTypeSubarray0            atomic.Int64
+	callsTypeResized0             atomic.Int64
+	callsTypeStruct0              atomic.Int64
+	callsTypeDup0                 atomic.Int64
+	callsTypeCommit0              atomic.Int64
+	callsTypeFree0                atomic.Int64
+	callsPack0                    atomic.Int64
+	callsUnpack0                  atomic.Int64
+	callsPackSize0                atomic.Int64
+	callsPackExternal0            atomic.Int64
+	callsUnpackExternal0          atomic.Int64
+	callsPackExternalSize0        atomic.Int64
+	callsTypeCreateKeyval0        atomic.Int64
+	callsTypeFreeKeyval0          atomic.Int64
+	callsTypeSetAttr0             atomic.Int64
+	callsTypeGetAttr0             atomic.Int64
+	callsTypeDeleteAttr0          atomic.Int64
+	callsInfoCreate0              atomic.Int64
+	callsInfoSet0                 atomic.Int64
+	callsInfoGet0                 atomic.Int64
+	callsInfoDelete0              atomic.Int64
+	callsInfoGetNkeys0            atomic.Int64
+	callsInfoGetNthkey0           atomic.Int64
+	callsInfoDup0                 atomic.Int64
+	callsInfoFree0                atomic.Int64
 )
 
 // reportCounts0 prints this rank's nonzero counts in one write.
@@ -820,6 +852,102 @@ func reportCounts0(rank int) {
 	}
 	if n := callsCommIdupWithInfo0.Load(); n > 0 {
 		fmt.Fprintf(&b, "counter rank %d: CommIdupWithInfo %d\n", rank, n)
+	}
+	if n := callsTypeContiguous0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: TypeContiguous %d\n", rank, n)
+	}
+	if n := callsTypeVector0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: TypeVector %d\n", rank, n)
+	}
+	if n := callsTypeHvector0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: TypeHvector %d\n", rank, n)
+	}
+	if n := callsTypeIndexed0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: TypeIndexed %d\n", rank, n)
+	}
+	if n := callsTypeHindexed0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: TypeHindexed %d\n", rank, n)
+	}
+	if n := callsTypeIndexedBlock0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: TypeIndexedBlock %d\n", rank, n)
+	}
+	if n := callsTypeHindexedBlock0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: TypeHindexedBlock %d\n", rank, n)
+	}
+	if n := callsTypeSubarray0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: TypeSubarray %d\n", rank, n)
+	}
+	if n := callsTypeResized0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: TypeResized %d\n", rank, n)
+	}
+	if n := callsTypeStruct0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: TypeStruct %d\n", rank, n)
+	}
+	if n := callsTypeDup0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: TypeDup %d\n", rank, n)
+	}
+	if n := callsTypeCommit0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: TypeCommit %d\n", rank, n)
+	}
+	if n := callsTypeFree0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: TypeFree %d\n", rank, n)
+	}
+	if n := callsPack0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: Pack %d\n", rank, n)
+	}
+	if n := callsUnpack0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: Unpack %d\n", rank, n)
+	}
+	if n := callsPackSize0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: PackSize %d\n", rank, n)
+	}
+	if n := callsPackExternal0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: PackExternal %d\n", rank, n)
+	}
+	if n := callsUnpackExternal0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: UnpackExternal %d\n", rank, n)
+	}
+	if n := callsPackExternalSize0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: PackExternalSize %d\n", rank, n)
+	}
+	if n := callsTypeCreateKeyval0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: TypeCreateKeyval %d\n", rank, n)
+	}
+	if n := callsTypeFreeKeyval0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: TypeFreeKeyval %d\n", rank, n)
+	}
+	if n := callsTypeSetAttr0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: TypeSetAttr %d\n", rank, n)
+	}
+	if n := callsTypeGetAttr0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: TypeGetAttr %d\n", rank, n)
+	}
+	if n := callsTypeDeleteAttr0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: TypeDeleteAttr %d\n", rank, n)
+	}
+	if n := callsInfoCreate0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: InfoCreate %d\n", rank, n)
+	}
+	if n := callsInfoSet0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: InfoSet %d\n", rank, n)
+	}
+	if n := callsInfoGet0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: InfoGet %d\n", rank, n)
+	}
+	if n := callsInfoDelete0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: InfoDelete %d\n", rank, n)
+	}
+	if n := callsInfoGetNkeys0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: InfoGetNkeys %d\n", rank, n)
+	}
+	if n := callsInfoGetNthkey0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: InfoGetNthkey %d\n", rank, n)
+	}
+	if n := callsInfoDup0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: InfoDup %d\n", rank, n)
+	}
+	if n := callsInfoFree0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: InfoFree %d\n", rank, n)
 	}
 	os.Stdout.WriteString(b.String())
 }
@@ -2176,5 +2304,229 @@ func (layer module) CommIdup(comm *pmpi.Comm) (ret0 *pmpi.Comm, ret1 *pmpi.Reque
 func (layer module) CommIdupWithInfo(comm *pmpi.Comm, info *pmpi.Info) (ret0 *pmpi.Comm, ret1 *pmpi.Request, returnVal error) {
 	callsCommIdupWithInfo0.Add(1)
 	ret0, ret1, returnVal = layer.Next.CommIdupWithInfo(comm, info)
+	return
+}
+
+// TypeContiguous runs the wrappers of counter.w around Next.TypeContiguous.
+func (layer module) TypeContiguous(count int, old pmpi.Datatype) (ret0 pmpi.Datatype, returnVal error) {
+	callsTypeContiguous0.Add(1)
+	ret0, returnVal = layer.Next.TypeContiguous(count, old)
+	return
+}
+
+// TypeVector runs the wrappers of counter.w around Next.TypeVector.
+func (layer module) TypeVector(count int, blocklen int, stride int, old pmpi.Datatype) (ret0 pmpi.Datatype, returnVal error) {
+	callsTypeVector0.Add(1)
+	ret0, returnVal = layer.Next.TypeVector(count, blocklen, stride, old)
+	return
+}
+
+// TypeHvector runs the wrappers of counter.w around Next.TypeHvector.
+func (layer module) TypeHvector(count int, blocklen int, stride int, old pmpi.Datatype) (ret0 pmpi.Datatype, returnVal error) {
+	callsTypeHvector0.Add(1)
+	ret0, returnVal = layer.Next.TypeHvector(count, blocklen, stride, old)
+	return
+}
+
+// TypeIndexed runs the wrappers of counter.w around Next.TypeIndexed.
+func (layer module) TypeIndexed(blocklens []int, displs []int, old pmpi.Datatype) (ret0 pmpi.Datatype, returnVal error) {
+	callsTypeIndexed0.Add(1)
+	ret0, returnVal = layer.Next.TypeIndexed(blocklens, displs, old)
+	return
+}
+
+// TypeHindexed runs the wrappers of counter.w around Next.TypeHindexed.
+func (layer module) TypeHindexed(blocklens []int, displs []int, old pmpi.Datatype) (ret0 pmpi.Datatype, returnVal error) {
+	callsTypeHindexed0.Add(1)
+	ret0, returnVal = layer.Next.TypeHindexed(blocklens, displs, old)
+	return
+}
+
+// TypeIndexedBlock runs the wrappers of counter.w around Next.TypeIndexedBlock.
+func (layer module) TypeIndexedBlock(blocklen int, displs []int, old pmpi.Datatype) (ret0 pmpi.Datatype, returnVal error) {
+	callsTypeIndexedBlock0.Add(1)
+	ret0, returnVal = layer.Next.TypeIndexedBlock(blocklen, displs, old)
+	return
+}
+
+// TypeHindexedBlock runs the wrappers of counter.w around Next.TypeHindexedBlock.
+func (layer module) TypeHindexedBlock(blocklen int, displs []int, old pmpi.Datatype) (ret0 pmpi.Datatype, returnVal error) {
+	callsTypeHindexedBlock0.Add(1)
+	ret0, returnVal = layer.Next.TypeHindexedBlock(blocklen, displs, old)
+	return
+}
+
+// TypeSubarray runs the wrappers of counter.w around Next.TypeSubarray.
+func (layer module) TypeSubarray(sizes []int, subsizes []int, starts []int, order pmpi.Order, old pmpi.Datatype) (ret0 pmpi.Datatype, returnVal error) {
+	callsTypeSubarray0.Add(1)
+	ret0, returnVal = layer.Next.TypeSubarray(sizes, subsizes, starts, order, old)
+	return
+}
+
+// TypeResized runs the wrappers of counter.w around Next.TypeResized.
+func (layer module) TypeResized(old pmpi.Datatype, lb int, extent int) (ret0 pmpi.Datatype, returnVal error) {
+	callsTypeResized0.Add(1)
+	ret0, returnVal = layer.Next.TypeResized(old, lb, extent)
+	return
+}
+
+// TypeStruct runs the wrappers of counter.w around Next.TypeStruct.
+func (layer module) TypeStruct(blocklens []int, displs []int, types []pmpi.Datatype) (ret0 pmpi.Datatype, returnVal error) {
+	callsTypeStruct0.Add(1)
+	ret0, returnVal = layer.Next.TypeStruct(blocklens, displs, types)
+	return
+}
+
+// TypeDup runs the wrappers of counter.w around Next.TypeDup.
+func (layer module) TypeDup(dt pmpi.Datatype) (ret0 pmpi.Datatype, returnVal error) {
+	callsTypeDup0.Add(1)
+	ret0, returnVal = layer.Next.TypeDup(dt)
+	return
+}
+
+// TypeCommit runs the wrappers of counter.w around Next.TypeCommit.
+func (layer module) TypeCommit(dt pmpi.Datatype) (returnVal error) {
+	callsTypeCommit0.Add(1)
+	returnVal = layer.Next.TypeCommit(dt)
+	return
+}
+
+// TypeFree runs the wrappers of counter.w around Next.TypeFree.
+func (layer module) TypeFree(dt pmpi.Datatype) (returnVal error) {
+	callsTypeFree0.Add(1)
+	returnVal = layer.Next.TypeFree(dt)
+	return
+}
+
+// Pack runs the wrappers of counter.w around Next.Pack.
+func (layer module) Pack(in []byte, count int, dt pmpi.Datatype, out []byte, pos int) (ret0 int, returnVal error) {
+	callsPack0.Add(1)
+	ret0, returnVal = layer.Next.Pack(in, count, dt, out, pos)
+	return
+}
+
+// Unpack runs the wrappers of counter.w around Next.Unpack.
+func (layer module) Unpack(in []byte, pos int, out []byte, count int, dt pmpi.Datatype) (ret0 int, returnVal error) {
+	callsUnpack0.Add(1)
+	ret0, returnVal = layer.Next.Unpack(in, pos, out, count, dt)
+	return
+}
+
+// PackSize runs the wrappers of counter.w around Next.PackSize.
+func (layer module) PackSize(count int, dt pmpi.Datatype) (ret0 int, returnVal error) {
+	callsPackSize0.Add(1)
+	ret0, returnVal = layer.Next.PackSize(count, dt)
+	return
+}
+
+// PackExternal runs the wrappers of counter.w around Next.PackExternal.
+func (layer module) PackExternal(datarep string, in []byte, count int, dt pmpi.Datatype, out []byte, pos int) (ret0 int, returnVal error) {
+	callsPackExternal0.Add(1)
+	ret0, returnVal = layer.Next.PackExternal(datarep, in, count, dt, out, pos)
+	return
+}
+
+// UnpackExternal runs the wrappers of counter.w around Next.UnpackExternal.
+func (layer module) UnpackExternal(datarep string, in []byte, pos int, out []byte, count int, dt pmpi.Datatype) (ret0 int, returnVal error) {
+	callsUnpackExternal0.Add(1)
+	ret0, returnVal = layer.Next.UnpackExternal(datarep, in, pos, out, count, dt)
+	return
+}
+
+// PackExternalSize runs the wrappers of counter.w around Next.PackExternalSize.
+func (layer module) PackExternalSize(datarep string, count int, dt pmpi.Datatype) (ret0 int, returnVal error) {
+	callsPackExternalSize0.Add(1)
+	ret0, returnVal = layer.Next.PackExternalSize(datarep, count, dt)
+	return
+}
+
+// TypeCreateKeyval runs the wrappers of counter.w around Next.TypeCreateKeyval.
+func (layer module) TypeCreateKeyval(copy pmpi.TypeCopyAttrFunc, del pmpi.TypeDeleteAttrFunc, extra any) (ret0 pmpi.Keyval, returnVal error) {
+	callsTypeCreateKeyval0.Add(1)
+	ret0, returnVal = layer.Next.TypeCreateKeyval(copy, del, extra)
+	return
+}
+
+// TypeFreeKeyval runs the wrappers of counter.w around Next.TypeFreeKeyval.
+func (layer module) TypeFreeKeyval(kv *pmpi.Keyval) (returnVal error) {
+	callsTypeFreeKeyval0.Add(1)
+	returnVal = layer.Next.TypeFreeKeyval(kv)
+	return
+}
+
+// TypeSetAttr runs the wrappers of counter.w around Next.TypeSetAttr.
+func (layer module) TypeSetAttr(dt pmpi.Datatype, kv pmpi.Keyval, value any) (returnVal error) {
+	callsTypeSetAttr0.Add(1)
+	returnVal = layer.Next.TypeSetAttr(dt, kv, value)
+	return
+}
+
+// TypeGetAttr runs the wrappers of counter.w around Next.TypeGetAttr.
+func (layer module) TypeGetAttr(dt pmpi.Datatype, kv pmpi.Keyval) (ret0 any, ret1 bool, returnVal error) {
+	callsTypeGetAttr0.Add(1)
+	ret0, ret1, returnVal = layer.Next.TypeGetAttr(dt, kv)
+	return
+}
+
+// TypeDeleteAttr runs the wrappers of counter.w around Next.TypeDeleteAttr.
+func (layer module) TypeDeleteAttr(dt pmpi.Datatype, kv pmpi.Keyval) (returnVal error) {
+	callsTypeDeleteAttr0.Add(1)
+	returnVal = layer.Next.TypeDeleteAttr(dt, kv)
+	return
+}
+
+// InfoCreate runs the wrappers of counter.w around Next.InfoCreate.
+func (layer module) InfoCreate() (ret0 *pmpi.Info) {
+	callsInfoCreate0.Add(1)
+	ret0 = layer.Next.InfoCreate()
+	return
+}
+
+// InfoSet runs the wrappers of counter.w around Next.InfoSet.
+func (layer module) InfoSet(info *pmpi.Info, key string, value string) (returnVal error) {
+	callsInfoSet0.Add(1)
+	returnVal = layer.Next.InfoSet(info, key, value)
+	return
+}
+
+// InfoGet runs the wrappers of counter.w around Next.InfoGet.
+func (layer module) InfoGet(info *pmpi.Info, key string) (ret0 string, ret1 bool, returnVal error) {
+	callsInfoGet0.Add(1)
+	ret0, ret1, returnVal = layer.Next.InfoGet(info, key)
+	return
+}
+
+// InfoDelete runs the wrappers of counter.w around Next.InfoDelete.
+func (layer module) InfoDelete(info *pmpi.Info, key string) (returnVal error) {
+	callsInfoDelete0.Add(1)
+	returnVal = layer.Next.InfoDelete(info, key)
+	return
+}
+
+// InfoGetNkeys runs the wrappers of counter.w around Next.InfoGetNkeys.
+func (layer module) InfoGetNkeys(info *pmpi.Info) (ret0 int, returnVal error) {
+	callsInfoGetNkeys0.Add(1)
+	ret0, returnVal = layer.Next.InfoGetNkeys(info)
+	return
+}
+
+// InfoGetNthkey runs the wrappers of counter.w around Next.InfoGetNthkey.
+func (layer module) InfoGetNthkey(info *pmpi.Info, n int) (ret0 string, returnVal error) {
+	callsInfoGetNthkey0.Add(1)
+	ret0, returnVal = layer.Next.InfoGetNthkey(info, n)
+	return
+}
+
+// InfoDup runs the wrappers of counter.w around Next.InfoDup.
+func (layer module) InfoDup(info *pmpi.Info) (ret0 *pmpi.Info, returnVal error) {
+	callsInfoDup0.Add(1)
+	ret0, returnVal = layer.Next.InfoDup(info)
+	return
+}
+
+// InfoFree runs the wrappers of counter.w around Next.InfoFree.
+func (layer module) InfoFree(info *pmpi.Info) (returnVal error) {
+	callsInfoFree0.Add(1)
+	returnVal = layer.Next.InfoFree(info)
 	return
 }

@@ -270,6 +270,38 @@ var (
 	callsReduceLocal1             atomic.Int64
 	callsCommIdup1                atomic.Int64
 	callsCommIdupWithInfo1        atomic.Int64
+	callsTypeContiguous1          atomic.Int64
+	callsTypeVector1              atomic.Int64
+	callsTypeHvector1             atomic.Int64
+	callsTypeIndexed1             atomic.Int64
+	callsTypeHindexed1            atomic.Int64
+	callsTypeIndexedBlock1        atomic.Int64
+	callsTypeHindexedBlock1       atomic.Int64
+	callsTypeSubarray1            atomic.Int64
+	callsTypeResized1             atomic.Int64
+	callsTypeStruct1              atomic.Int64
+	callsTypeDup1                 atomic.Int64
+	callsTypeCommit1              atomic.Int64
+	callsTypeFree1                atomic.Int64
+	callsPack1                    atomic.Int64
+	callsUnpack1                  atomic.Int64
+	callsPackSize1                atomic.Int64
+	callsPackExternal1            atomic.Int64
+	callsUnpackExternal1          atomic.Int64
+	callsPackExternalSize1        atomic.Int64
+	callsTypeCreateKeyval1        atomic.Int64
+	callsTypeFreeKeyval1          atomic.Int64
+	callsTypeSetAttr1             atomic.Int64
+	callsTypeGetAttr1             atomic.Int64
+	callsTypeDeleteAttr1          atomic.Int64
+	callsInfoCreate1              atomic.Int64
+	callsInfoSet1                 atomic.Int64
+	callsInfoGet1                 atomic.Int64
+	callsInfoDelete1              atomic.Int64
+	callsInfoGetNkeys1            atomic.Int64
+	callsInfoGetNthkey1           atomic.Int64
+	callsInfoDup1                 atomic.Int64
+	callsInfoFree1                atomic.Int64
 )
 
 // reportCounts1 prints this rank's nonzero counts in one write.
@@ -853,6 +885,102 @@ func reportCounts1(rank int) {
 	}
 	if n := callsCommIdupWithInfo1.Load(); n > 0 {
 		fmt.Fprintf(&b, "counter rank %d: CommIdupWithInfo %d\n", rank, n)
+	}
+	if n := callsTypeContiguous1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: TypeContiguous %d\n", rank, n)
+	}
+	if n := callsTypeVector1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: TypeVector %d\n", rank, n)
+	}
+	if n := callsTypeHvector1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: TypeHvector %d\n", rank, n)
+	}
+	if n := callsTypeIndexed1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: TypeIndexed %d\n", rank, n)
+	}
+	if n := callsTypeHindexed1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: TypeHindexed %d\n", rank, n)
+	}
+	if n := callsTypeIndexedBlock1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: TypeIndexedBlock %d\n", rank, n)
+	}
+	if n := callsTypeHindexedBlock1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: TypeHindexedBlock %d\n", rank, n)
+	}
+	if n := callsTypeSubarray1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: TypeSubarray %d\n", rank, n)
+	}
+	if n := callsTypeResized1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: TypeResized %d\n", rank, n)
+	}
+	if n := callsTypeStruct1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: TypeStruct %d\n", rank, n)
+	}
+	if n := callsTypeDup1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: TypeDup %d\n", rank, n)
+	}
+	if n := callsTypeCommit1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: TypeCommit %d\n", rank, n)
+	}
+	if n := callsTypeFree1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: TypeFree %d\n", rank, n)
+	}
+	if n := callsPack1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: Pack %d\n", rank, n)
+	}
+	if n := callsUnpack1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: Unpack %d\n", rank, n)
+	}
+	if n := callsPackSize1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: PackSize %d\n", rank, n)
+	}
+	if n := callsPackExternal1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: PackExternal %d\n", rank, n)
+	}
+	if n := callsUnpackExternal1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: UnpackExternal %d\n", rank, n)
+	}
+	if n := callsPackExternalSize1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: PackExternalSize %d\n", rank, n)
+	}
+	if n := callsTypeCreateKeyval1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: TypeCreateKeyval %d\n", rank, n)
+	}
+	if n := callsTypeFreeKeyval1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: TypeFreeKeyval %d\n", rank, n)
+	}
+	if n := callsTypeSetAttr1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: TypeSetAttr %d\n", rank, n)
+	}
+	if n := callsTypeGetAttr1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: TypeGetAttr %d\n", rank, n)
+	}
+	if n := callsTypeDeleteAttr1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: TypeDeleteAttr %d\n", rank, n)
+	}
+	if n := callsInfoCreate1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: InfoCreate %d\n", rank, n)
+	}
+	if n := callsInfoSet1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: InfoSet %d\n", rank, n)
+	}
+	if n := callsInfoGet1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: InfoGet %d\n", rank, n)
+	}
+	if n := callsInfoDelete1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: InfoDelete %d\n", rank, n)
+	}
+	if n := callsInfoGetNkeys1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: InfoGetNkeys %d\n", rank, n)
+	}
+	if n := callsInfoGetNthkey1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: InfoGetNthkey %d\n", rank, n)
+	}
+	if n := callsInfoDup1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: InfoDup %d\n", rank, n)
+	}
+	if n := callsInfoFree1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: InfoFree %d\n", rank, n)
 	}
 	os.Stdout.WriteString(b.String())
 }
@@ -3565,6 +3693,454 @@ func (layer module) CommIdupWithInfo(comm *pmpi.Comm, info *pmpi.Info) (ret0 *pm
 	timesMu0.Lock()
 	times0["CommIdupWithInfo"] += time.Since(start)
 	counts0["CommIdupWithInfo"]++
+	timesMu0.Unlock()
+	return
+}
+
+// TypeContiguous runs the wrappers of timing.w, counter.w around Next.TypeContiguous.
+func (layer module) TypeContiguous(count int, old pmpi.Datatype) (ret0 pmpi.Datatype, returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsTypeContiguous1.Add(1)
+	ret0, returnVal = layer.Next.TypeContiguous(count, old)
+	timesMu0.Lock()
+	times0["TypeContiguous"] += time.Since(start)
+	counts0["TypeContiguous"]++
+	timesMu0.Unlock()
+	return
+}
+
+// TypeVector runs the wrappers of timing.w, counter.w around Next.TypeVector.
+func (layer module) TypeVector(count int, blocklen int, stride int, old pmpi.Datatype) (ret0 pmpi.Datatype, returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsTypeVector1.Add(1)
+	ret0, returnVal = layer.Next.TypeVector(count, blocklen, stride, old)
+	timesMu0.Lock()
+	times0["TypeVector"] += time.Since(start)
+	counts0["TypeVector"]++
+	timesMu0.Unlock()
+	return
+}
+
+// TypeHvector runs the wrappers of timing.w, counter.w around Next.TypeHvector.
+func (layer module) TypeHvector(count int, blocklen int, stride int, old pmpi.Datatype) (ret0 pmpi.Datatype, returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsTypeHvector1.Add(1)
+	ret0, returnVal = layer.Next.TypeHvector(count, blocklen, stride, old)
+	timesMu0.Lock()
+	times0["TypeHvector"] += time.Since(start)
+	counts0["TypeHvector"]++
+	timesMu0.Unlock()
+	return
+}
+
+// TypeIndexed runs the wrappers of timing.w, counter.w around Next.TypeIndexed.
+func (layer module) TypeIndexed(blocklens []int, displs []int, old pmpi.Datatype) (ret0 pmpi.Datatype, returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsTypeIndexed1.Add(1)
+	ret0, returnVal = layer.Next.TypeIndexed(blocklens, displs, old)
+	timesMu0.Lock()
+	times0["TypeIndexed"] += time.Since(start)
+	counts0["TypeIndexed"]++
+	timesMu0.Unlock()
+	return
+}
+
+// TypeHindexed runs the wrappers of timing.w, counter.w around Next.TypeHindexed.
+func (layer module) TypeHindexed(blocklens []int, displs []int, old pmpi.Datatype) (ret0 pmpi.Datatype, returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsTypeHindexed1.Add(1)
+	ret0, returnVal = layer.Next.TypeHindexed(blocklens, displs, old)
+	timesMu0.Lock()
+	times0["TypeHindexed"] += time.Since(start)
+	counts0["TypeHindexed"]++
+	timesMu0.Unlock()
+	return
+}
+
+// TypeIndexedBlock runs the wrappers of timing.w, counter.w around Next.TypeIndexedBlock.
+func (layer module) TypeIndexedBlock(blocklen int, displs []int, old pmpi.Datatype) (ret0 pmpi.Datatype, returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsTypeIndexedBlock1.Add(1)
+	ret0, returnVal = layer.Next.TypeIndexedBlock(blocklen, displs, old)
+	timesMu0.Lock()
+	times0["TypeIndexedBlock"] += time.Since(start)
+	counts0["TypeIndexedBlock"]++
+	timesMu0.Unlock()
+	return
+}
+
+// TypeHindexedBlock runs the wrappers of timing.w, counter.w around Next.TypeHindexedBlock.
+func (layer module) TypeHindexedBlock(blocklen int, displs []int, old pmpi.Datatype) (ret0 pmpi.Datatype, returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsTypeHindexedBlock1.Add(1)
+	ret0, returnVal = layer.Next.TypeHindexedBlock(blocklen, displs, old)
+	timesMu0.Lock()
+	times0["TypeHindexedBlock"] += time.Since(start)
+	counts0["TypeHindexedBlock"]++
+	timesMu0.Unlock()
+	return
+}
+
+// TypeSubarray runs the wrappers of timing.w, counter.w around Next.TypeSubarray.
+func (layer module) TypeSubarray(sizes []int, subsizes []int, starts []int, order pmpi.Order, old pmpi.Datatype) (ret0 pmpi.Datatype, returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsTypeSubarray1.Add(1)
+	ret0, returnVal = layer.Next.TypeSubarray(sizes, subsizes, starts, order, old)
+	timesMu0.Lock()
+	times0["TypeSubarray"] += time.Since(start)
+	counts0["TypeSubarray"]++
+	timesMu0.Unlock()
+	return
+}
+
+// TypeResized runs the wrappers of timing.w, counter.w around Next.TypeResized.
+func (layer module) TypeResized(old pmpi.Datatype, lb int, extent int) (ret0 pmpi.Datatype, returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsTypeResized1.Add(1)
+	ret0, returnVal = layer.Next.TypeResized(old, lb, extent)
+	timesMu0.Lock()
+	times0["TypeResized"] += time.Since(start)
+	counts0["TypeResized"]++
+	timesMu0.Unlock()
+	return
+}
+
+// TypeStruct runs the wrappers of timing.w, counter.w around Next.TypeStruct.
+func (layer module) TypeStruct(blocklens []int, displs []int, types []pmpi.Datatype) (ret0 pmpi.Datatype, returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsTypeStruct1.Add(1)
+	ret0, returnVal = layer.Next.TypeStruct(blocklens, displs, types)
+	timesMu0.Lock()
+	times0["TypeStruct"] += time.Since(start)
+	counts0["TypeStruct"]++
+	timesMu0.Unlock()
+	return
+}
+
+// TypeDup runs the wrappers of timing.w, counter.w around Next.TypeDup.
+func (layer module) TypeDup(dt pmpi.Datatype) (ret0 pmpi.Datatype, returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsTypeDup1.Add(1)
+	ret0, returnVal = layer.Next.TypeDup(dt)
+	timesMu0.Lock()
+	times0["TypeDup"] += time.Since(start)
+	counts0["TypeDup"]++
+	timesMu0.Unlock()
+	return
+}
+
+// TypeCommit runs the wrappers of timing.w, counter.w around Next.TypeCommit.
+func (layer module) TypeCommit(dt pmpi.Datatype) (returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsTypeCommit1.Add(1)
+	returnVal = layer.Next.TypeCommit(dt)
+	timesMu0.Lock()
+	times0["TypeCommit"] += time.Since(start)
+	counts0["TypeCommit"]++
+	timesMu0.Unlock()
+	return
+}
+
+// TypeFree runs the wrappers of timing.w, counter.w around Next.TypeFree.
+func (layer module) TypeFree(dt pmpi.Datatype) (returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsTypeFree1.Add(1)
+	returnVal = layer.Next.TypeFree(dt)
+	timesMu0.Lock()
+	times0["TypeFree"] += time.Since(start)
+	counts0["TypeFree"]++
+	timesMu0.Unlock()
+	return
+}
+
+// Pack runs the wrappers of timing.w, counter.w around Next.Pack.
+func (layer module) Pack(in []byte, count int, dt pmpi.Datatype, out []byte, pos int) (ret0 int, returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsPack1.Add(1)
+	ret0, returnVal = layer.Next.Pack(in, count, dt, out, pos)
+	timesMu0.Lock()
+	times0["Pack"] += time.Since(start)
+	counts0["Pack"]++
+	timesMu0.Unlock()
+	return
+}
+
+// Unpack runs the wrappers of timing.w, counter.w around Next.Unpack.
+func (layer module) Unpack(in []byte, pos int, out []byte, count int, dt pmpi.Datatype) (ret0 int, returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsUnpack1.Add(1)
+	ret0, returnVal = layer.Next.Unpack(in, pos, out, count, dt)
+	timesMu0.Lock()
+	times0["Unpack"] += time.Since(start)
+	counts0["Unpack"]++
+	timesMu0.Unlock()
+	return
+}
+
+// PackSize runs the wrappers of timing.w, counter.w around Next.PackSize.
+func (layer module) PackSize(count int, dt pmpi.Datatype) (ret0 int, returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsPackSize1.Add(1)
+	ret0, returnVal = layer.Next.PackSize(count, dt)
+	timesMu0.Lock()
+	times0["PackSize"] += time.Since(start)
+	counts0["PackSize"]++
+	timesMu0.Unlock()
+	return
+}
+
+// PackExternal runs the wrappers of timing.w, counter.w around Next.PackExternal.
+func (layer module) PackExternal(datarep string, in []byte, count int, dt pmpi.Datatype, out []byte, pos int) (ret0 int, returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsPackExternal1.Add(1)
+	ret0, returnVal = layer.Next.PackExternal(datarep, in, count, dt, out, pos)
+	timesMu0.Lock()
+	times0["PackExternal"] += time.Since(start)
+	counts0["PackExternal"]++
+	timesMu0.Unlock()
+	return
+}
+
+// UnpackExternal runs the wrappers of timing.w, counter.w around Next.UnpackExternal.
+func (layer module) UnpackExternal(datarep string, in []byte, pos int, out []byte, count int, dt pmpi.Datatype) (ret0 int, returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsUnpackExternal1.Add(1)
+	ret0, returnVal = layer.Next.UnpackExternal(datarep, in, pos, out, count, dt)
+	timesMu0.Lock()
+	times0["UnpackExternal"] += time.Since(start)
+	counts0["UnpackExternal"]++
+	timesMu0.Unlock()
+	return
+}
+
+// PackExternalSize runs the wrappers of timing.w, counter.w around Next.PackExternalSize.
+func (layer module) PackExternalSize(datarep string, count int, dt pmpi.Datatype) (ret0 int, returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsPackExternalSize1.Add(1)
+	ret0, returnVal = layer.Next.PackExternalSize(datarep, count, dt)
+	timesMu0.Lock()
+	times0["PackExternalSize"] += time.Since(start)
+	counts0["PackExternalSize"]++
+	timesMu0.Unlock()
+	return
+}
+
+// TypeCreateKeyval runs the wrappers of timing.w, counter.w around Next.TypeCreateKeyval.
+func (layer module) TypeCreateKeyval(copy pmpi.TypeCopyAttrFunc, del pmpi.TypeDeleteAttrFunc, extra any) (ret0 pmpi.Keyval, returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsTypeCreateKeyval1.Add(1)
+	ret0, returnVal = layer.Next.TypeCreateKeyval(copy, del, extra)
+	timesMu0.Lock()
+	times0["TypeCreateKeyval"] += time.Since(start)
+	counts0["TypeCreateKeyval"]++
+	timesMu0.Unlock()
+	return
+}
+
+// TypeFreeKeyval runs the wrappers of timing.w, counter.w around Next.TypeFreeKeyval.
+func (layer module) TypeFreeKeyval(kv *pmpi.Keyval) (returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsTypeFreeKeyval1.Add(1)
+	returnVal = layer.Next.TypeFreeKeyval(kv)
+	timesMu0.Lock()
+	times0["TypeFreeKeyval"] += time.Since(start)
+	counts0["TypeFreeKeyval"]++
+	timesMu0.Unlock()
+	return
+}
+
+// TypeSetAttr runs the wrappers of timing.w, counter.w around Next.TypeSetAttr.
+func (layer module) TypeSetAttr(dt pmpi.Datatype, kv pmpi.Keyval, value any) (returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsTypeSetAttr1.Add(1)
+	returnVal = layer.Next.TypeSetAttr(dt, kv, value)
+	timesMu0.Lock()
+	times0["TypeSetAttr"] += time.Since(start)
+	counts0["TypeSetAttr"]++
+	timesMu0.Unlock()
+	return
+}
+
+// TypeGetAttr runs the wrappers of timing.w, counter.w around Next.TypeGetAttr.
+func (layer module) TypeGetAttr(dt pmpi.Datatype, kv pmpi.Keyval) (ret0 any, ret1 bool, returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsTypeGetAttr1.Add(1)
+	ret0, ret1, returnVal = layer.Next.TypeGetAttr(dt, kv)
+	timesMu0.Lock()
+	times0["TypeGetAttr"] += time.Since(start)
+	counts0["TypeGetAttr"]++
+	timesMu0.Unlock()
+	return
+}
+
+// TypeDeleteAttr runs the wrappers of timing.w, counter.w around Next.TypeDeleteAttr.
+func (layer module) TypeDeleteAttr(dt pmpi.Datatype, kv pmpi.Keyval) (returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsTypeDeleteAttr1.Add(1)
+	returnVal = layer.Next.TypeDeleteAttr(dt, kv)
+	timesMu0.Lock()
+	times0["TypeDeleteAttr"] += time.Since(start)
+	counts0["TypeDeleteAttr"]++
+	timesMu0.Unlock()
+	return
+}
+
+// InfoCreate runs the wrappers of timing.w, counter.w around Next.InfoCreate.
+func (layer module) InfoCreate() (ret0 *pmpi.Info) {
+	var start time.Time
+
+	start = time.Now()
+	callsInfoCreate1.Add(1)
+	ret0 = layer.Next.InfoCreate()
+	timesMu0.Lock()
+	times0["InfoCreate"] += time.Since(start)
+	counts0["InfoCreate"]++
+	timesMu0.Unlock()
+	return
+}
+
+// InfoSet runs the wrappers of timing.w, counter.w around Next.InfoSet.
+func (layer module) InfoSet(info *pmpi.Info, key string, value string) (returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsInfoSet1.Add(1)
+	returnVal = layer.Next.InfoSet(info, key, value)
+	timesMu0.Lock()
+	times0["InfoSet"] += time.Since(start)
+	counts0["InfoSet"]++
+	timesMu0.Unlock()
+	return
+}
+
+// InfoGet runs the wrappers of timing.w, counter.w around Next.InfoGet.
+func (layer module) InfoGet(info *pmpi.Info, key string) (ret0 string, ret1 bool, returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsInfoGet1.Add(1)
+	ret0, ret1, returnVal = layer.Next.InfoGet(info, key)
+	timesMu0.Lock()
+	times0["InfoGet"] += time.Since(start)
+	counts0["InfoGet"]++
+	timesMu0.Unlock()
+	return
+}
+
+// InfoDelete runs the wrappers of timing.w, counter.w around Next.InfoDelete.
+func (layer module) InfoDelete(info *pmpi.Info, key string) (returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsInfoDelete1.Add(1)
+	returnVal = layer.Next.InfoDelete(info, key)
+	timesMu0.Lock()
+	times0["InfoDelete"] += time.Since(start)
+	counts0["InfoDelete"]++
+	timesMu0.Unlock()
+	return
+}
+
+// InfoGetNkeys runs the wrappers of timing.w, counter.w around Next.InfoGetNkeys.
+func (layer module) InfoGetNkeys(info *pmpi.Info) (ret0 int, returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsInfoGetNkeys1.Add(1)
+	ret0, returnVal = layer.Next.InfoGetNkeys(info)
+	timesMu0.Lock()
+	times0["InfoGetNkeys"] += time.Since(start)
+	counts0["InfoGetNkeys"]++
+	timesMu0.Unlock()
+	return
+}
+
+// InfoGetNthkey runs the wrappers of timing.w, counter.w around Next.InfoGetNthkey.
+func (layer module) InfoGetNthkey(info *pmpi.Info, n int) (ret0 string, returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsInfoGetNthkey1.Add(1)
+	ret0, returnVal = layer.Next.InfoGetNthkey(info, n)
+	timesMu0.Lock()
+	times0["InfoGetNthkey"] += time.Since(start)
+	counts0["InfoGetNthkey"]++
+	timesMu0.Unlock()
+	return
+}
+
+// InfoDup runs the wrappers of timing.w, counter.w around Next.InfoDup.
+func (layer module) InfoDup(info *pmpi.Info) (ret0 *pmpi.Info, returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsInfoDup1.Add(1)
+	ret0, returnVal = layer.Next.InfoDup(info)
+	timesMu0.Lock()
+	times0["InfoDup"] += time.Since(start)
+	counts0["InfoDup"]++
+	timesMu0.Unlock()
+	return
+}
+
+// InfoFree runs the wrappers of timing.w, counter.w around Next.InfoFree.
+func (layer module) InfoFree(info *pmpi.Info) (returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsInfoFree1.Add(1)
+	returnVal = layer.Next.InfoFree(info)
+	timesMu0.Lock()
+	times0["InfoFree"] += time.Since(start)
+	counts0["InfoFree"]++
 	timesMu0.Unlock()
 	return
 }
