@@ -310,6 +310,20 @@ func TestJobNonblocking(t *testing.T) {
 	checkMatrix(t, "total coll", ph.Coll, msgs, bytes)
 }
 
+// TestJobTypes runs typesprog on 3 ranks: a layout's constructor counts
+// as the type constructor and Type_commit, Pack and Unpack their bytes,
+// the Info calls one each, and a send with the layout one Send.
+func TestJobTypes(t *testing.T) {
+	_, rep := runJob(t, "typesprog")
+	want := map[string]expect{
+		"Type_vector": {"", 3, 0, 0}, "Type_commit": {"", 3, 0, 0}, "Type_dup": {"", 3, 0, 0}, "Type_free": {"", 3 * 2, 0, 0},
+		"Pack": {"", 3, 3 * 32, 0}, "Unpack": {"", 3, 3 * 32, 0},
+		"Send": {"", 3, 3 * 32, 0}, "Irecv": {"", 3, 3 * 32, 0},
+		"Info_create": {"", 3, 0, 0}, "Info_set": {"", 3 * 2, 0, 0}, "Info_get_string": {"", 3, 0, 0}, "Info_free": {"", 3, 0, 0},
+	}
+	checkFunctions(t, rep.Total, want)
+}
+
 // TestJobComms runs commsprog on 3 ranks and checks the per-communicator
 // table: the halves of a Split, named apart, and two Dups and an Idup of
 // world each get their own row, apart from world's; the counts of the
