@@ -43,7 +43,8 @@ func TestEveryIsCurrent(t *testing.T) {
 }
 
 // TestOneUserCallOneToolCall: each call of package mpi reaches a tool as
-// the one call the user made, and nothing else, even those that need the
+// the one call the user made, and nothing else (the datatype and Info
+// calls too, a layout's constructor as the two C makes), even those that need the
 // communicator's size (to cut a buffer into blocks) or to know whether
 // this rank is the root (the in-place forms): mpi reads those below the
 // stack.
@@ -61,6 +62,18 @@ func TestOneUserCallOneToolCall(t *testing.T) {
 		"ScatterInPlace: Scatter",
 		"ReduceInPlace: Reduce",
 		"ReduceScatterBlockInPlace: ReduceScatterBlock",
+		// A layout's constructor is the type constructor and the commit,
+		// as in C; a send with it one call.
+		"Vector: TypeVector TypeCommit",
+		"TypeStruct: TypeStruct TypeCommit TypeFree",
+		"SendrecvLayout: Sendrecv",
+		"Pack: Pack", "Unpack: Unpack", "PackSize: PackSize",
+		"PackExternal: PackExternal", "UnpackExternal: UnpackExternal", "PackExternalSize: PackExternalSize",
+		"TypeCreateKeyval: TypeCreateKeyval", "TypeSetAttr: TypeSetAttr", "TypeGetAttr: TypeGetAttr",
+		"Layout.Dup: TypeDup", "TypeDeleteAttr: TypeDeleteAttr", "TypeFreeKeyval: TypeFreeKeyval",
+		"TypeFree: TypeFree", "Layout.Free: TypeFree",
+		"InfoCreate: InfoCreate", "Info.Set: InfoSet", "Info.Get: InfoGet", "Info.NKeys: InfoGetNkeys",
+		"Info.NthKey: InfoGetNthkey", "Info.Dup: InfoDup InfoFree", "Info.Delete: InfoDelete", "Info.Free: InfoFree",
 	}, "\n")
 	if got := strings.TrimSpace(j.Stdout); got != want {
 		t.Fatalf("for each user call (left), the tool saw (right):\n%s\nwant:\n%s", got, want)

@@ -165,6 +165,13 @@ func oneCall() error {
 		return nil
 	}
 	buf := func() []int32 { return make([]int32, 2*n) }
+	// The datatype and Info calls, made on these.
+	var (
+		col, dup mpi.Layout[int32]
+		kv       mpi.Keyval
+		info     *mpi.Info
+		packed   = make([]byte, 64)
+	)
 	for _, c := range []struct {
 		name string
 		call func() error
@@ -196,6 +203,46 @@ func oneCall() error {
 		}},
 		{"ReduceInPlace", func() error { return mpi.ReduceInPlace(buf(), mpi.Sum, 0, w) }},
 		{"ReduceScatterBlockInPlace", func() error { return mpi.ReduceScatterBlockInPlace(buf(), mpi.Sum, w) }},
+		{"Vector", func() (err error) { col, err = mpi.Vector[int32](2, 1, 2); return err }},
+		{"TypeStruct", func() error {
+			l, err := mpi.TypeStruct[int32](mpi.StructBlock{Count: 1, Disp: 4, Type: col.Datatype()})
+			if err == nil {
+				err = l.Free()
+			}
+			return err
+		}},
+		{"SendrecvLayout", func() error {
+			_, err := mpi.SendrecvLayout(buf(), 1, col, me, 9, buf(), 1, col, me, 9, w)
+			return err
+		}},
+		{"Pack", func() error { _, err := mpi.Pack(buf(), 1, col, packed, 0); return err }},
+		{"Unpack", func() error { _, err := mpi.Unpack(packed, 0, buf(), 1, col); return err }},
+		{"PackSize", func() error { _, err := mpi.PackSize(1, col); return err }},
+		{"PackExternal", func() error { _, err := mpi.PackExternal(buf(), 1, col, packed, 0); return err }},
+		{"UnpackExternal", func() error { _, err := mpi.UnpackExternal(packed, 0, buf(), 1, col); return err }},
+		{"PackExternalSize", func() error { _, err := mpi.PackExternalSize(1, col); return err }},
+		{"TypeCreateKeyval", func() (err error) { kv, err = mpi.TypeCreateKeyval(nil, nil, nil); return err }},
+		{"TypeSetAttr", func() error { return mpi.TypeSetAttr(col.Datatype(), kv, 1) }},
+		{"TypeGetAttr", func() error { _, _, err := mpi.TypeGetAttr(col.Datatype(), kv); return err }},
+		{"Layout.Dup", func() (err error) { dup, err = col.Dup(); return err }},
+		{"TypeDeleteAttr", func() error { return mpi.TypeDeleteAttr(col.Datatype(), kv) }},
+		{"TypeFreeKeyval", func() error { return mpi.TypeFreeKeyval(&kv) }},
+		{"TypeFree", func() error { return mpi.TypeFree(dup.Datatype()) }},
+		{"Layout.Free", func() error { return col.Free() }},
+		{"InfoCreate", func() error { info = mpi.InfoCreate(); return nil }},
+		{"Info.Set", func() error { return info.Set("k", "v") }},
+		{"Info.Get", func() error { _, _, err := info.Get("k"); return err }},
+		{"Info.NKeys", func() error { _, err := info.NKeys(); return err }},
+		{"Info.NthKey", func() error { _, err := info.NthKey(0); return err }},
+		{"Info.Dup", func() error {
+			d, err := info.Dup()
+			if err == nil {
+				err = d.Free()
+			}
+			return err
+		}},
+		{"Info.Delete", func() error { return info.Delete("k") }},
+		{"Info.Free", func() error { return info.Free() }},
 	} {
 		if err := do(c.name, c.call); err != nil {
 			return err
