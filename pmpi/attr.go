@@ -35,7 +35,7 @@ type CommDeleteAttrFunc func(comm *Comm, kv Keyval, value, extra any) error
 type TypeCopyAttrFunc func(old Datatype, kv Keyval, value, extra any) (any, bool, error)
 
 // TypeDeleteAttrFunc is CommDeleteAttrFunc for datatypes, called by
-// TypeDeleteAttr, TypeSetAttr and Datatype.Free.
+// TypeDeleteAttr, TypeSetAttr and TypeFree.
 type TypeDeleteAttrFunc func(dt Datatype, kv Keyval, value, extra any) error
 
 // The predefined callbacks (MPI_COMM_NULL_COPY_FN, MPI_COMM_DUP_FN,
