@@ -11,6 +11,7 @@
 package capi_test
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -23,6 +24,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gompi/gompi/components/prof/stats"
 	"github.com/gompi/gompi/internal/jobtest"
 )
 
@@ -203,6 +205,40 @@ func TestPrograms(t *testing.T) {
 				}
 				expectOK(t, j)
 			})
+		}
+	}
+}
+
+// TestToolsSeeTypeAndInfoCalls runs profiled on 2 ranks under the stats
+// tool: a C program's datatype, packing and Info calls reach the Go
+// profiling tools as a Go program's do, once each, Pack and Unpack with
+// the bytes they copy.
+func TestToolsSeeTypeAndInfoCalls(t *testing.T) {
+	prefix := filepath.Join(t.TempDir(), "stats")
+	j := start(t, compile(t, "profiled"), run{np: 2, args: []string{"--mca", "prof", "stats", "--mca", "prof_stats_output", prefix}})
+	expectOK(t, j)
+	files, _ := filepath.Glob(prefix + ".*.json")
+	if len(files) != 1 {
+		t.Fatalf("report files %v, want one .json\n%v", files, j)
+	}
+	data, err := os.ReadFile(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep stats.Report
+	if err := json.Unmarshal(data, &rep); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]stats.FuncStat{}
+	for _, f := range rep.Total.Functions {
+		got[f.Name] = f
+	}
+	for name, want := range map[string][2]int64{
+		"Type_vector": {2, 0}, "Type_commit": {2, 0}, "Type_free": {2, 0}, "Pack": {2, 2 * 32}, "Unpack": {2, 2 * 32},
+		"Info_create": {2, 0}, "Info_set": {2 * 2, 0}, "Info_free": {2, 0},
+	} {
+		if f := got[name]; f.Calls != want[0] || f.Bytes != want[1] {
+			t.Errorf("%s: %d calls, %d bytes; want %d and %d", name, f.Calls, f.Bytes, want[0], want[1])
 		}
 	}
 }
