@@ -56,8 +56,14 @@ type Def struct {
 	// Validate, if set, checks the parsed value (bool, int, int64, float64,
 	// string, []string or Verbosity) after parsing succeeded.
 	Validate func(v any) error
+	// Range, if set, bounds a KindInt, KindSize or KindFloat parameter: it
+	// refuses values outside it before Validate runs, and registration makes
+	// it Accepts when that is empty.
+	Range *Range
 	// Accepts, if set, describes the values Validate lets through, for
 	// gompi_info and messages: "0 or auto, 1 or linear, 2 or binomial".
+	// A parameter whose Validate refuses values of its kind must say which
+	// it accepts, here or with Range.
 	Accepts string
 	// Excludes names (full names) the parameters that may not be set, to
 	// anything but their defaults, when this one is: Resolve refuses both.
@@ -75,6 +81,7 @@ type Spec struct {
 	Deprecated []string // full names
 	Values     []EnumValue
 	Validate   func(v any) error
+	Range      *Range   // the bound of a number; states its accepted values too
 	Accepts    string   // what Validate accepts, when it narrows the kind
 	Excludes   []string // full names of parameters not to be set with this one
 }

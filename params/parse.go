@@ -38,12 +38,26 @@ func check(d *Def, raw string) (any, *badValue) {
 	if err != nil {
 		return nil, &badValue{allowed: d.Allowed(), detail: err}
 	}
+	if d.Range != nil {
+		if err := d.Range.check(v); err != nil {
+			return nil, &badValue{invalid: err}
+		}
+	}
 	if d.Validate != nil {
 		if err := d.Validate(v); err != nil {
 			return nil, &badValue{invalid: err}
 		}
 	}
 	return v, nil
+}
+
+// Check says why raw is not a valid value of d, or nil when it is: what
+// setting it anywhere would say after the parameter's name and source.
+func (d Def) Check(raw string) error {
+	if _, bad := check(&d, raw); bad != nil {
+		return errors.New(strings.TrimPrefix(bad.String(), ": "))
+	}
+	return nil
 }
 
 func parseKind(d *Def, raw string) (any, error) {

@@ -72,6 +72,7 @@ func register[T any](r *Registrar, k Kind, s Spec) Param[T] {
 		Values:     s.Values,
 		Accepts:    s.Accepts,
 		Validate:   s.Validate,
+		Range:      s.Range,
 		Excludes:   s.Excludes,
 	}
 	if err := r.reg.Register(d); err != nil {

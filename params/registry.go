@@ -113,6 +113,14 @@ func validateDef(d *Def) error {
 	if err := validateValues(d); err != nil {
 		return err
 	}
+	if d.Range != nil {
+		if d.Range.kind != d.Kind {
+			return regErr(d, "a %v range on a %v parameter", d.Range.kind, d.Kind)
+		}
+		if d.Accepts == "" {
+			d.Accepts = d.Range.String()
+		}
+	}
 	if _, bad := check(d, d.Default); bad != nil {
 		return regErr(d, "default %q%s", d.Default, bad)
 	}

@@ -42,13 +42,13 @@ func (c *pluginComponent) RegisterParams(r *params.Registrar) error {
 	}
 	c.batch = r.Int(params.Spec{
 		Name: "batch_events", Default: "1024", Level: 5,
-		Help:     "Events the host sends to this out-of-process tool in one batch (one round trip).",
-		Validate: params.IntIn(1, 1<<20), Accepts: "1 to 1048576",
+		Help:  "Events the host sends to this out-of-process tool in one batch (one round trip).",
+		Range: params.IntIn(1, 1<<20),
 	})
 	c.queue = r.Int(params.Spec{
 		Name: "batch_queue", Default: "4", Level: 6,
-		Help:     "Full batches that may wait for this out-of-process tool before MPI calls wait for it.",
-		Validate: params.IntIn(1, 1024), Accepts: "1 to 1024",
+		Help:  "Full batches that may wait for this out-of-process tool before MPI calls wait for it.",
+		Range: params.IntIn(1, 1024),
 	})
 	return nil
 }

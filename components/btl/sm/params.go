@@ -62,14 +62,14 @@ func register(r *params.Registrar) paramSet {
 				"for its receive (rendezvous). At most btl_sm_fragment_size. Unless btl_sm_single_copy_mechanism " +
 				"is none, a message of btl_sm_single_copy_threshold bytes or more waits for its receive even " +
 				"below this limit, to be read by single copy where the kernel allows it.",
-			Validate: params.SizeIn(1, maxRingSize/4),
+			Range: params.SizeIn(1, maxRingSize/4),
 		}),
 		fragmentSize: r.Size(params.Spec{
 			Name: "fragment_size", Default: "63k", Level: 4,
 			Help: "Largest payload, in bytes, of one fragment in a ring: a large message that is not read " +
 				"with a single copy streams through the ring in pieces of this size. At most a quarter of " +
 				"btl_sm_ring_size.",
-			Validate: params.SizeIn(64, maxRingSize/4),
+			Range: params.SizeIn(64, maxRingSize/4),
 		}),
 		ringSize: r.Size(params.Spec{
 			Name: "ring_size", Default: "256k", Level: 4,
@@ -88,14 +88,14 @@ func register(r *params.Registrar) paramSet {
 			Name: "single_copy_threshold", Default: "63k", Level: 4,
 			Help: "Smallest message, in bytes, that the receiver copies straight out of the sender's memory " +
 				"(when a single-copy mechanism is available); smaller ones go through the ring. 0 disables single copy.",
-			Validate: params.SizeIn(0, math.MaxInt32),
+			Range: params.SizeIn(0, math.MaxInt32),
 		}),
 		blockingCopyMin: r.Size(params.Spec{
 			Name: "single_copy_blocking_threshold", Default: "0", Level: 5,
 			Help: "Smallest message, in bytes, that a blocking send (Send, Ssend, a collective's blocking sends) " +
 				"always has the receiver copy straight out of its memory, whatever btl_sm_single_copy_blocking " +
 				"says; 0: none. Below btl_sm_single_copy_threshold it changes nothing.",
-			Validate: params.SizeIn(0, math.MaxInt32),
+			Range: params.SizeIn(0, math.MaxInt32),
 		}),
 		blockingCopy: r.Enum(params.Spec{
 			Name: "single_copy_blocking", Default: "timed", Level: 5,
@@ -119,7 +119,7 @@ func register(r *params.Registrar) paramSet {
 				"rest, when each rank on the host has a CPU: the sender writes pieces from the end of the " +
 				"message into the receiver's buffer as long as it polls. A sender that took no part in two such " +
 				"copies in a row (busy with its own) is not asked for the next 16. 0 lets the receiver copy alone.",
-			Validate: params.SizeIn(0, math.MaxInt32),
+			Range: params.SizeIn(0, math.MaxInt32),
 		}),
 		singleCopy: r.Enum(params.Spec{
 			Name: "single_copy_mechanism", Default: "auto", Level: 3,

@@ -59,11 +59,11 @@ func register(r *params.Registrar) paramSet {
 			Accepts:  ifaceListAccepts,
 		}),
 		eagerLimit: r.Size(params.Spec{
-			Name:     "eager_limit",
-			Default:  "128k",
-			Level:    4,
-			Help:     "Largest message, in bytes, sent in one fragment without a rendezvous.",
-			Validate: params.SizeIn(1, maxPayload),
+			Name:    "eager_limit",
+			Default: "128k",
+			Level:   4,
+			Help:    "Largest message, in bytes, sent in one fragment without a rendezvous.",
+			Range:   params.SizeIn(1, maxPayload),
 		}),
 		maxSend: r.Size(params.Spec{
 			Name:    "max_send_size",
@@ -72,7 +72,7 @@ func register(r *params.Registrar) paramSet {
 			Help: "Largest payload, in bytes, of one fragment of a long message. Over a connection whose " +
 				"congestion control paces the sender (bbr), at most 128 KiB: there smaller fragments moved " +
 				"1 MiB messages 1.4-1.8 times faster between hosts.",
-			Validate: params.SizeIn(1, maxPayload),
+			Range: params.SizeIn(1, maxPayload),
 		}),
 		coalesceLimit: r.Size(params.Spec{
 			Name:    "coalesce_limit",
@@ -82,7 +82,7 @@ func register(r *params.Registrar) paramSet {
 				"with the fragments that follow in one system call. Held fragments go out at the " +
 				"rank's next poll, wait or send to that peer, or from a flusher goroutine 100 microseconds later. " +
 				"0 writes every fragment at once.",
-			Validate: params.SizeIn(0, stageCap-frameHeaderSize-btl.MaxHeaderSize),
+			Range: params.SizeIn(0, stageCap-frameHeaderSize-btl.MaxHeaderSize),
 		}),
 		exclusivity: r.Int(params.Spec{
 			Name:    "exclusivity",
@@ -92,11 +92,11 @@ func register(r *params.Registrar) paramSet {
 				"highest exclusivity carries its traffic (self and sm use 65536).",
 		}),
 		bandwidth: r.Int(params.Spec{
-			Name:     "bandwidth",
-			Default:  "10000",
-			Level:    5,
-			Help:     "Bandwidth of the tcp transport in Mbit/s, used to choose between transports of equal exclusivity.",
-			Validate: params.IntIn(0, math.MaxInt32),
+			Name:    "bandwidth",
+			Default: "10000",
+			Level:   5,
+			Help:    "Bandwidth of the tcp transport in Mbit/s, used to choose between transports of equal exclusivity.",
+			Range:   params.IntIn(0, math.MaxInt32),
 		}),
 		handshakeTimeout: r.Float(params.Spec{
 			Name:    "handshake_timeout",
@@ -121,14 +121,14 @@ func register(r *params.Registrar) paramSet {
 				"once, still get in; when every slot holds a peer that has begun, the newcomer waits, which takes " +
 				"a round trip. So the limit bounds a flood of strangers without refusing the peers of a job of " +
 				"any size: 1024 handshakes in flight accept thousands of peers a second.",
-			Validate: params.IntIn(1, 1<<20),
+			Range: params.IntIn(1, 1<<20),
 		}),
 		sndbuf: r.Size(params.Spec{
-			Name:     "sndbuf",
-			Default:  "0",
-			Level:    5,
-			Help:     "Socket send buffer size in bytes; 0 keeps the operating system's default.",
-			Validate: params.SizeIn(0, math.MaxInt32),
+			Name:    "sndbuf",
+			Default: "0",
+			Level:   5,
+			Help:    "Socket send buffer size in bytes; 0 keeps the operating system's default.",
+			Range:   params.SizeIn(0, math.MaxInt32),
 		}),
 		congestion: r.String(params.Spec{
 			Name:    "congestion",
@@ -145,11 +145,11 @@ func register(r *params.Registrar) paramSet {
 				congestionAuto, congestionSystem, maxAlgoName),
 		}),
 		rcvbuf: r.Size(params.Spec{
-			Name:     "rcvbuf",
-			Default:  "0",
-			Level:    5,
-			Help:     "Socket receive buffer size in bytes; 0 keeps the operating system's default.",
-			Validate: params.SizeIn(0, math.MaxInt32),
+			Name:    "rcvbuf",
+			Default: "0",
+			Level:   5,
+			Help:    "Socket receive buffer size in bytes; 0 keeps the operating system's default.",
+			Range:   params.SizeIn(0, math.MaxInt32),
 		}),
 	}
 }

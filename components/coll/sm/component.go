@@ -99,7 +99,7 @@ func (c *Component) RegisterParams(r *params.Registrar) error {
 			"largest contribution of one rank (the whole send buffer of alltoall and of scatter's root) that " +
 			"one round of a collective carries. Larger calls go in rounds of a block each, or, when a block " +
 			"holds less than 64 bytes per rank, to the next component. 0 sends every call to the next component.",
-		Validate: params.SizeIn(0, maxMaxBytes),
+		Range: params.SizeIn(0, maxMaxBytes),
 	})
 	c.maxRanks = r.Int(params.Spec{
 		Name: "max_ranks", Default: strconv.Itoa(defaultMaxRanks), Level: 5,

@@ -57,13 +57,13 @@ func register(r *params.Registrar) paramSet {
 			Name: "bcast_segsize", Default: strconv.Itoa(defaultBcastSegsize), Level: 5,
 			Help: "Segment size in bytes of the pipelined bcast: each rank forwards a segment down the chain " +
 				"while it receives the next. Must be at least 1.",
-			Validate: params.SizeIn(1, maxSegsize),
+			Range: params.SizeIn(1, maxSegsize),
 		}),
 		allreduceSegsize: r.Size(params.Spec{
 			Name: "allreduce_segsize", Default: strconv.Itoa(defaultAllreduceSegsize), Level: 5,
 			Help: "Segment size in bytes within each chunk of the ring allreduce, rounded down to whole elements: " +
 				"a rank reduces one segment while the next arrives. 0 sends each chunk as one message.",
-			Validate: params.SizeIn(0, maxSegsize),
+			Range: params.SizeIn(0, maxSegsize),
 		}),
 	}
 }
