@@ -16,6 +16,7 @@ type Range struct {
 	flo, fhi float64 // KindFloat
 	openLo   bool    // KindFloat: flo itself is refused
 	pow2     bool    // KindInt, KindSize: powers of two only
+	unit     string  // KindInt, KindFloat: what the numbers count
 }
 
 // IntIn is a Range of a KindInt parameter: lo to hi.
@@ -42,6 +43,14 @@ func (r *Range) PowersOfTwo() *Range {
 	return &c
 }
 
+// Unit names what the numbers of an integer or float Range count
+// ("seconds"); a size's are bytes.
+func (r *Range) Unit(u string) *Range {
+	c := *r
+	c.unit = u
+	return &c
+}
+
 // String is the accepted values: "1 to 1024", "0 or more", "64 to 16m bytes",
 // "a power of two from 16k to 64m bytes", "more than 0 and at most 3600".
 func (r *Range) String() string {
@@ -49,6 +58,9 @@ func (r *Range) String() string {
 	case KindInt, KindSize:
 		num := func(n int64) string { return strconv.FormatInt(n, 10) }
 		unit, top := "", int64(math.MaxInt)
+		if r.unit != "" {
+			unit = " " + r.unit
+		}
 		if r.kind == KindSize {
 			num, unit, top = sizeText, " bytes", math.MaxInt64
 		}
@@ -61,10 +73,14 @@ func (r *Range) String() string {
 		return num(r.lo) + " to " + num(r.hi) + unit
 	case KindFloat:
 		num := func(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
-		if r.openLo {
-			return "more than " + num(r.flo) + " and at most " + num(r.fhi)
+		unit := ""
+		if r.unit != "" {
+			unit = " " + r.unit
 		}
-		return num(r.flo) + " to " + num(r.fhi)
+		if r.openLo {
+			return "more than " + num(r.flo) + " and at most " + num(r.fhi) + unit
+		}
+		return num(r.flo) + " to " + num(r.fhi) + unit
 	}
 	return "a range of kind " + r.kind.String()
 }

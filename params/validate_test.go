@@ -20,6 +20,8 @@ func TestRangeRefusesAndStates(t *testing.T) {
 		{SizeIn(16<<10, 64<<20).PowersOfTwo(), "a power of two from 16k to 64m bytes",
 			[]any{int64(16 << 10), int64(1 << 20)}, []any{int64(0), int64(3 << 20), int64(128 << 20)}},
 		{FloatIn(0.001, 60), "0.001 to 60", []any{0.001, 60.0}, []any{0.0, 60.5}},
+		{IntFrom(0).Unit("calls"), "0 or more calls", []any{0}, []any{-1}},
+		{FloatAbove(0, 3600).Unit("seconds"), "more than 0 and at most 3600 seconds", []any{1.0}, []any{0.0}},
 		{FloatAbove(0, 3600), "more than 0 and at most 3600", []any{1e-9, 3600.0}, []any{0.0, -1.0, 3601.0}},
 	} {
 		if got := tc.r.String(); got != tc.text {
