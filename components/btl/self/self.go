@@ -6,6 +6,7 @@ package self
 import (
 	"context"
 	"fmt"
+	"math"
 	"sync/atomic"
 
 	"github.com/gompi/gompi/frameworks/btl"
@@ -34,13 +35,8 @@ func (c *Component) RegisterParams(r *params.Registrar) error {
 	})
 	c.maxSendSize = r.Size(params.Spec{
 		Name: "max_send_size", Default: "16m", Level: 5,
-		Help: "Largest piece a large message to oneself is copied in",
-		Validate: func(v any) error {
-			if v.(int64) < 1 {
-				return fmt.Errorf("must be at least 1 byte")
-			}
-			return nil
-		},
+		Help:  "Largest piece a large message to oneself is copied in",
+		Range: params.SizeIn(1, math.MaxInt64),
 	})
 	return nil
 }

@@ -76,13 +76,7 @@ func register(r *params.Registrar) paramSet {
 			Help: fmt.Sprintf("Bytes of each ring that carries fragments from one rank to another on the same "+
 				"host, a power of two from %d to %d. The segment holds one ring per ordered pair of local ranks.",
 				minRingSize, maxRingSize),
-			Validate: func(v any) error {
-				n := v.(int64)
-				if n < minRingSize || n > maxRingSize || n&(n-1) != 0 {
-					return fmt.Errorf("must be a power of two from %d to %d bytes", minRingSize, maxRingSize)
-				}
-				return nil
-			},
+			Range: params.SizeIn(minRingSize, maxRingSize).PowersOfTwo(),
 		}),
 		singleCopyMin: r.Size(params.Spec{
 			Name: "single_copy_threshold", Default: "63k", Level: 4,
@@ -134,12 +128,7 @@ func register(r *params.Registrar) paramSet {
 			Name: "exclusivity", Default: "65535", Level: 7,
 			Help: "Rank of sm among the transports that reach a peer: the reachable one with the highest " +
 				"exclusivity carries its traffic (self uses 65536, tcp 100).",
-			Validate: func(v any) error {
-				if n := v.(int); n < 0 || n > math.MaxInt32 {
-					return errors.New("must be 0 to 2147483647")
-				}
-				return nil
-			},
+			Range: params.IntIn(0, math.MaxInt32),
 		}),
 		pollSpins: r.Int(params.Spec{
 			Name: "poll_spins", Default: "1000", Level: 5,
@@ -147,23 +136,13 @@ func register(r *params.Registrar) paramSet {
 				"outnumber its CPUs). While it waits it also drains its own rings, so two ranks filling each " +
 				"other's rings never deadlock. A non-blocking send waits only while the receiver makes room: " +
 				"after this many polls that find none made, it returns and goes from a later poll.",
-			Validate: func(v any) error {
-				if n := v.(int); n < 0 || n > 1<<30 {
-					return errors.New("must be 0 to 1073741824")
-				}
-				return nil
-			},
+			Range: params.IntIn(0, 1<<30),
 		}),
 		livenessInterval: r.Float(params.Spec{
 			Name: "liveness_interval", Default: "0.1", Level: 5,
 			Help: "Seconds between checks that the local peers still live, made whether this rank polls, sleeps " +
 				"or waits for room in a ring: a peer that died is reported, so its survivors never hang.",
-			Validate: func(v any) error {
-				if f := v.(float64); !(f >= 0.001 && f <= 60) {
-					return errors.New("must be 0.001 to 60 seconds")
-				}
-				return nil
-			},
+			Range: params.FloatIn(0.001, 60).Unit("seconds"),
 		}),
 	}
 }

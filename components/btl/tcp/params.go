@@ -1,7 +1,6 @@
 package tcp
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"time"
@@ -104,12 +103,7 @@ func register(r *params.Registrar) paramSet {
 			Level:   5,
 			Help: "Seconds allowed to connect to a peer and to authenticate a connection; " +
 				"a stranger that stays silent is dropped after this long.",
-			Validate: func(v any) error {
-				if f := v.(float64); !(f > 0 && f <= 3600) {
-					return errors.New("must be more than 0 and at most 3600 seconds")
-				}
-				return nil
-			},
+			Range: params.FloatAbove(0, 3600).Unit("seconds"),
 		}),
 		maxPendingHandshakes: r.Int(params.Spec{
 			Name:    "max_pending_handshakes",
