@@ -35,12 +35,6 @@ const maxProcs = 1024
 // RegisterParams registers the MPI layer's parameters. Init does it;
 // gompi_info and the documentation generator call it to list them.
 func RegisterParams(r *params.Registry) error {
-	nonNegative := func(v any) error {
-		if v.(int) < 0 {
-			return errors.New("must not be negative")
-		}
-		return nil
-	}
 	return errors.Join(
 		r.Register(params.Def{
 			Name: paramYield, Framework: "mpi", Component: "base", Kind: params.KindEnum, Default: "auto", Level: 4,
@@ -54,14 +48,14 @@ func RegisterParams(r *params.Registry) error {
 		}),
 		r.Register(params.Def{
 			Name: paramBusy, Framework: "mpi", Component: "base", Kind: params.KindInt, Default: "200", Level: 5,
-			Help:     "Microseconds a waiting rank that finds nothing polls its transports without yielding the CPU",
-			Validate: nonNegative,
+			Help:  "Microseconds a waiting rank that finds nothing polls its transports without yielding the CPU",
+			Range: params.IntFrom(0),
 		}),
 		r.Register(params.Def{
 			Name: paramSleep, Framework: "mpi", Component: "base", Kind: params.KindInt, Default: "20", Level: 5,
 			Help: "Milliseconds a waiting rank that finds nothing keeps polling (yielding between polls) " +
 				"before it sleeps until a message wakes it; sleeping saves CPU, waking costs latency",
-			Validate: nonNegative,
+			Range: params.IntFrom(0),
 		}),
 		r.Register(params.Def{
 			Name: paramDoze, Framework: "mpi", Component: "base", Kind: params.KindInt, Default: "300", Level: 5,
@@ -69,7 +63,7 @@ func RegisterParams(r *params.Registry) error {
 				"dozes between polls instead: its thread sleeps, at most 2 ms at a time, until a rank on this host " +
 				"writes to it, so that the one rank with work is not kept waiting by ranks that yield to each other. " +
 				"Only where shared memory carries every peer; 0 never dozes",
-			Validate: nonNegative,
+			Range: params.IntFrom(0),
 		}),
 		r.Register(params.Def{
 			Name: paramProcs, Framework: "mpi", Component: "base", Kind: params.KindInt, Default: "0", Level: 4,
@@ -97,6 +91,7 @@ func RegisterParams(r *params.Registry) error {
 				}
 				return nil
 			},
+			Accepts: fmt.Sprintf("0 or %d to %d", minSliceUs, maxSliceUs),
 		}),
 	)
 }

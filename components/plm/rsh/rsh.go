@@ -35,6 +35,7 @@ func (c *Component) RegisterParams(r *params.Registrar) error {
 		Help: "The command that runs a command on another host: its program and arguments, then the host " +
 			"and the command line are added, as ssh takes them (\"ssh -p 2222\", \"/usr/local/bin/site-rsh\"). " +
 			"The host's shell runs the command line, so the daemon's path is quoted for it.",
+		Accepts: "a command and its arguments, not empty",
 		Validate: func(v any) error {
 			if len(strings.Fields(v.(string))) == 0 {
 				return fmt.Errorf("empty: want a command such as ssh")
@@ -48,12 +49,7 @@ func (c *Component) RegisterParams(r *params.Registrar) error {
 			"the first this many, and each of those starts up to this many more through the same agent, and so on a level at " +
 			"a time, so that a launch on many hosts is not as many connections from one; every host must then reach its " +
 			"children with the agent. 0 starts every daemon from gompirun.",
-		Validate: func(v any) error {
-			if n := v.(int); n < 0 || n > 4096 {
-				return fmt.Errorf("%d: want 0 (no tree) to 4096", n)
-			}
-			return nil
-		},
+		Range: params.IntIn(0, 4096),
 	})
 	return nil
 }

@@ -27,6 +27,7 @@ func register(r *params.Registrar) paramSet {
 			Help: "Path prefix of the report: gompirun writes <prefix>.<job id>.txt and .json (and .svg) " +
 				"when the job ends, relative to its working directory unless the prefix is absolute " +
 				"(a program started alone: relative to its own).",
+			Accepts: "a path prefix, not empty",
 			Validate: func(v any) error {
 				if v.(string) == "" {
 					return errors.New("must not be empty")
@@ -36,13 +37,8 @@ func register(r *params.Registrar) paramSet {
 		}),
 		top: r.Int(params.Spec{
 			Name: "top", Default: "20", Level: 2,
-			Help: "Call sites shown in the text report's lists by time and by bytes (the JSON holds them all).",
-			Validate: func(v any) error {
-				if n := v.(int); n < 1 || n > 1<<20 {
-					return errors.New("must be 1 to 1048576")
-				}
-				return nil
-			},
+			Help:  "Call sites shown in the text report's lists by time and by bytes (the JSON holds them all).",
+			Range: params.IntIn(1, 1<<20),
 		}),
 		svg: r.Bool(params.Spec{
 			Name: "svg", Default: "true", Level: 2,

@@ -1,7 +1,6 @@
 package trace
 
 import (
-	"errors"
 	"math"
 
 	"github.com/gompi/gompi/params"
@@ -26,12 +25,7 @@ func register(r *params.Registrar) paramSet {
 			Help: "Calls recorded per rank; when a rank reaches it, it stops recording and the trace says " +
 				"\"trace truncated after N events\" on that rank. Trace viewers slow down past about a " +
 				"million events in all.",
-			Validate: func(v any) error {
-				if n := v.(int); n < 1 || n > math.MaxInt32 {
-					return errors.New("must be 1 to 2147483647")
-				}
-				return nil
-			},
+			Range: params.IntIn(1, math.MaxInt32),
 		}),
 		output: r.String(params.Spec{
 			Name: "output", Default: "", Level: 2,
