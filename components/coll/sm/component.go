@@ -2,7 +2,6 @@ package sm
 
 import (
 	"context"
-	"fmt"
 	"strconv"
 
 	"github.com/hashicorp/go-hclog"
@@ -105,13 +104,7 @@ func (c *Component) RegisterParams(r *params.Registrar) error {
 		Name: "max_ranks", Default: strconv.Itoa(defaultMaxRanks), Level: 5,
 		Help: "Largest communicator that the component serves: its algorithms are flat (every rank reads " +
 			"every block it needs), which stops paying beyond some tens of ranks.",
-		Accepts: fmt.Sprintf("2 to %d", maxMaxRanks),
-		Validate: func(v any) error {
-			if n := v.(int); n < 2 || n > maxMaxRanks {
-				return fmt.Errorf("%d ranks: want 2 to %d", n, maxMaxRanks)
-			}
-			return nil
-		},
+		Range: params.IntIn(2, maxMaxRanks),
 	})
 	c.dir = r.String(params.Spec{
 		Name: "backing_directory", Default: "/dev/shm", Level: 5,
@@ -136,13 +129,7 @@ func (c *Component) RegisterParams(r *params.Registrar) error {
 			"shared segment and serves the calls after them. The set-up takes milliseconds (more with more " +
 			"ranks), which a communicator that makes a few dozen calls would not win back. 0 makes the segment " +
 			"at the first call. Where no component below provides every collective, the segment is made at the first call.",
-		Accepts: fmt.Sprintf("0 to %d", maxSegmentAfter),
-		Validate: func(v any) error {
-			if n := v.(int); n < 0 || n > maxSegmentAfter {
-				return fmt.Errorf("%d calls: want 0 to %d", n, maxSegmentAfter)
-			}
-			return nil
-		},
+		Range: params.IntIn(0, maxSegmentAfter),
 	})
 	return nil
 }
