@@ -185,9 +185,12 @@ func checkApps(ctx context.Context, opt *options, env []string, stderr io.Writer
 // stops at once. stop ends the watch before the launcher takes sigs over
 // and returns the signal that came, if one did.
 func beforeLaunch(sigs <-chan os.Signal, started time.Time, timeout time.Duration) (context.Context, func() os.Signal) {
-	ctx, cancel := context.WithCancel(context.Background())
+	var ctx context.Context
+	var cancel context.CancelFunc
 	if timeout > 0 {
 		ctx, cancel = context.WithDeadline(context.Background(), started.Add(timeout))
+	} else {
+		ctx, cancel = context.WithCancel(context.Background())
 	}
 	done := make(chan struct{})
 	got := make(chan os.Signal, 1)
