@@ -36,7 +36,12 @@ func (b *badValue) String() string {
 func check(d *Def, raw string) (any, *badValue) {
 	v, err := parseKind(d, raw)
 	if err != nil {
-		return nil, &badValue{allowed: d.Allowed(), detail: err}
+		allowed := d.Allowed()
+		if d.Range != nil {
+			// Text that is no number is told the kind as well as the range.
+			allowed = Def{Kind: d.Kind}.Allowed() + ", " + d.Range.String()
+		}
+		return nil, &badValue{allowed: allowed, detail: err}
 	}
 	if d.Range != nil {
 		if err := d.Range.check(v); err != nil {

@@ -55,7 +55,7 @@ func TestRangeRegistration(t *testing.T) {
 	if err := d.Check("5"); err == nil || err.Error() != "must be 1 to 4" {
 		t.Errorf("Check(5): %v", err)
 	}
-	if err := d.Check("x"); err == nil || !strings.Contains(err.Error(), "is not 1 to 4") {
+	if err := d.Check("x"); err == nil || !strings.Contains(err.Error(), "is not an integer, 1 to 4") {
 		t.Errorf("Check(x): %v", err)
 	}
 	if d, _ := reg.Lookup("btl_x_m"); d.Allowed() != "1 (one) to 4" {
