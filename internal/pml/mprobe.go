@@ -58,13 +58,12 @@ func (e *Engine) unprobe(m *Matched) {
 // match and takes it out of matching, as Improbe. Of any source, it fails
 // as Probe does when a peer fails while it waits.
 func (e *Engine) Mprobe(cid uint32, src, tag int) (*Matched, Status, error) {
-	w := waiter{e: e, probe: PendingOp{Kind: OpMprobe, Context: cid, Peer: src, Tag: tag}}
-	deaths := e.deathCount(src)
+	w := waiter{e: e, probe: PendingOp{Kind: OpMprobe, Context: cid, Peer: src, Tag: tag}, deaths: e.deathCount(src)}
 	for {
 		seen := e.held.Load()
 		m, st, err := e.Improbe(cid, src, tag)
 		if m == nil && err == nil {
-			st, err = e.diedSince(src, deaths)
+			st, err = e.diedSince(src, w.deaths)
 		}
 		if m != nil || err != nil {
 			w.end()

@@ -102,13 +102,12 @@ func (e *Engine) Iprobe(cid uint32, src, tag int) (Status, bool, error) {
 // receive of any source posted then does: the message it waits for may
 // have been the dead peer's.
 func (e *Engine) Probe(cid uint32, src, tag int) (Status, error) {
-	w := waiter{e: e, probe: PendingOp{Kind: OpProbe, Context: cid, Peer: src, Tag: tag}}
-	deaths := e.deathCount(src)
+	w := waiter{e: e, probe: PendingOp{Kind: OpProbe, Context: cid, Peer: src, Tag: tag}, deaths: e.deathCount(src)}
 	for {
 		seen := e.held.Load()
 		st, ok, err := e.Iprobe(cid, src, tag)
 		if !ok && err == nil {
-			st, err = e.diedSince(src, deaths)
+			st, err = e.diedSince(src, w.deaths)
 		}
 		if ok || err != nil {
 			w.end()

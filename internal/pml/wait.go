@@ -48,7 +48,10 @@ type waiter struct {
 	one   *Request
 	reqs  []*Request
 	probe PendingOp // a probe's, Kind empty for others: by value, as a probe allocated it at every call
-	rec   *WaitRecord
+	// deaths is how many peers had failed when a probe of any source
+	// began: one more fails it (diedSince).
+	deaths int
+	rec    *WaitRecord
 
 	polling bool // counted among the engine's pollers (poll)
 }
@@ -167,6 +170,9 @@ func (w *waiter) ready() bool {
 		return w.one.Done()
 	case w.probe.Kind != "":
 		_, ok, err := w.e.Iprobe(w.probe.Context, w.probe.Peer, w.probe.Tag)
+		if !ok && err == nil {
+			_, err = w.e.diedSince(w.probe.Peer, w.deaths)
+		}
 		return ok || err != nil
 	default:
 		i, active := TestAny(w.reqs)
