@@ -10,9 +10,8 @@ import (
 
 var benchInit sync.Once
 
-// BenchmarkSelfSendRecv is a small message to this rank and back through
-// the whole API: what a derived datatype must not slow down.
-func BenchmarkSelfSendRecv(b *testing.B) {
+// benchWorld initialises MPI once for the process's benchmarks.
+func benchWorld(b *testing.B) mpi.Comm {
 	if mpi.Finalized() {
 		b.Skip("a test in this process finalised MPI, which initialises once per process")
 	}
@@ -21,7 +20,13 @@ func BenchmarkSelfSendRecv(b *testing.B) {
 			b.Fatal(err)
 		}
 	})
-	w := mpi.CommWorld()
+	return mpi.CommWorld()
+}
+
+// BenchmarkSelfSendRecv is a small message to this rank and back through
+// the whole API: what a derived datatype must not slow down.
+func BenchmarkSelfSendRecv(b *testing.B) {
+	w := benchWorld(b)
 	out, in := []float64{1}, []float64{0}
 	b.ReportAllocs()
 	for b.Loop() {
@@ -51,15 +56,7 @@ func BenchmarkTypeOf(b *testing.B) {
 // layout on both sides: a derived datatype's message must make no more
 // calls through the stack, and allocate no more, than a plain slice's.
 func BenchmarkSelfSendRecvLayout(b *testing.B) {
-	if mpi.Finalized() {
-		b.Skip("a test in this process finalised MPI, which initialises once per process")
-	}
-	benchInit.Do(func() {
-		if err := mpi.Init(); err != nil {
-			b.Fatal(err)
-		}
-	})
-	w := mpi.CommWorld()
+	w := benchWorld(b)
 	col, err := mpi.Vector[float64](8, 1, 4)
 	if err != nil {
 		b.Fatal(err)
