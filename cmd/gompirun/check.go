@@ -31,14 +31,9 @@ import (
 // program itself is asked what it registers (see askProgram), and the
 // names are judged by its answer and the plugins on the component path.
 // A program that cannot be asked leaves such names to its ranks.
-func checkParams(ctx context.Context, env, argv []string, log hclog.Logger) error {
-	_, err := checkParamsTools(ctx, env, argv, log)
-	return err
-}
-
-// checkParamsTools is checkParams, and returns the profiling tools the
-// ranks will run whose parts gompirun merges (see profTools).
-func checkParamsTools(ctx context.Context, env, argv []string, log hclog.Logger) (tools []string, err error) {
+// It returns the profiling tools the ranks will run whose parts gompirun
+// merges (see profTools).
+func checkParams(ctx context.Context, env, argv []string, log hclog.Logger) (tools []string, err error) {
 	in, err := params.EnvInputs(env)
 	if err != nil {
 		return nil, err
@@ -48,7 +43,7 @@ func checkParamsTools(ctx context.Context, env, argv []string, log hclog.Logger)
 	defer sys.Close()
 	err = sys.Resolve(in)
 	if err == nil {
-		return profTools(sys, in), nil
+		return profTools(sys, sys.Snapshot()), nil
 	}
 	if !errors.Is(err, mca.ErrUnknownComponent) && !errors.Is(err, mca.ErrSelection) {
 		return nil, err
@@ -92,17 +87,13 @@ func checkParamsTools(ctx context.Context, env, argv []string, log hclog.Logger)
 	if !prog.known {
 		log.Debug("selections name components gompirun could not ask the program about; the ranks will check them")
 	}
-	return profTools(sys, in), nil
+	return profTools(sys, snap), nil
 }
 
 // profTools is the profiling tools the prof selection runs that submit
 // parts for gompirun to merge: those it has a merger for. gompirun says
 // so when a tool's report has no part at all.
-func profTools(sys *mca.System, in params.Inputs) []string {
-	snap, err := sys.Params().Resolve(in)
-	if err != nil {
-		return nil
-	}
+func profTools(sys *mca.System, snap *params.Snapshot) []string {
 	v, _ := snap.Lookup(prof.Name)
 	sel, err := mca.ParseSelection(v.Raw)
 	if err != nil || len(sel.Names) == 0 {

@@ -94,11 +94,11 @@ func TestCheckParams(t *testing.T) {
 		return append([]string{"HOME=" + dir, params.PrefixEnvVar + "=" + dir},
 			params.Launch{MCA: mca, Tune: tune, Checked: true}.Env()...)
 	}
-	err := checkParams(context.Background(), env(nil, tune), []string{"/nonexistent/prog"}, logger)
+	_, err := checkParams(context.Background(), env(nil, tune), []string{"/nonexistent/prog"}, logger)
 	if err == nil || !strings.Contains(err.Error(), `value "lots" from file `+tune+`:2 is not a size`) {
 		t.Errorf("err = %v", err)
 	}
-	err = checkParams(context.Background(), env([]params.Setting{{Name: "btl_tcp_eagr_limit", Value: "1"}}), []string{"/nonexistent/prog"}, logger)
+	_, err = checkParams(context.Background(), env([]params.Setting{{Name: "btl_tcp_eagr_limit", Value: "1"}}), []string{"/nonexistent/prog"}, logger)
 	if err != nil || !strings.Contains(log.String(), `unknown parameter "btl_tcp_eagr_limit" on the command line; did you mean btl_tcp_eager_limit`) {
 		t.Errorf("err = %v, log %q", err, log.String())
 	}
@@ -122,14 +122,14 @@ func TestCheckParamsAsksTheProgram(t *testing.T) {
 	}
 	var log bytes.Buffer
 	logger := hclog.New(&hclog.LoggerOptions{Output: &log, DisableTime: true})
-	err = checkParams(context.Background(), env("self,tpc"), []string{self}, logger)
+	_, err = checkParams(context.Background(), env("self,tpc"), []string{self}, logger)
 	if err == nil || !strings.Contains(err.Error(), `btl: value "self,tpc" from command line: no component named "tpc" (available: mine, self, sm, tcp)`) {
 		t.Errorf("tpc: err = %v, log %q", err, log.String())
 	}
 	if cached, _ := filepath.Glob(filepath.Join(cache, "gompi", "linked", "*.json")); len(cached) != 1 {
 		t.Errorf("cached answers: %q, want one", cached)
 	}
-	if err := checkParams(context.Background(), env("self,mine"), []string{self}, logger); err != nil {
+	if _, err := checkParams(context.Background(), env("self,mine"), []string{self}, logger); err != nil {
 		t.Errorf("a component the program registers: err = %v, log %q", err, log.String())
 	}
 	// A selection from a file or the environment says where it came from.
@@ -138,26 +138,26 @@ func TestCheckParamsAsksTheProgram(t *testing.T) {
 		t.Fatal(err)
 	}
 	fromFile := append([]string{"HOME=" + dir, params.PrefixEnvVar + "=" + dir}, params.Launch{Tune: []string{tune}, Checked: true}.Env()...)
-	err = checkParams(context.Background(), fromFile, []string{self}, logger)
+	_, err = checkParams(context.Background(), fromFile, []string{self}, logger)
 	if err == nil || !strings.Contains(err.Error(), `btl: value "self,foo" from file `+tune+`:2: no component named "foo"`) {
 		t.Errorf("from a file: err = %v", err)
 	}
 	t.Setenv("GOMPI_MCA_btl", "self,foo")
-	err = checkParams(context.Background(), []string{"HOME=" + dir, params.PrefixEnvVar + "=" + dir}, []string{self}, logger)
+	_, err = checkParams(context.Background(), []string{"HOME=" + dir, params.PrefixEnvVar + "=" + dir}, []string{self}, logger)
 	if err == nil || !strings.Contains(err.Error(), `btl: value "self,foo" from environment GOMPI_MCA_btl: no component named "foo"`) {
 		t.Errorf("from the environment: err = %v", err)
 	}
 	os.Unsetenv("GOMPI_MCA_btl")
 	// An exclude list leaves a component only if the program has one more.
-	if err := checkParams(context.Background(), env("^self,sm,tcp"), []string{self}, logger); err != nil {
+	if _, err := checkParams(context.Background(), env("^self,sm,tcp"), []string{self}, logger); err != nil {
 		t.Errorf("an exclude list that leaves the program's own: err = %v", err)
 	}
-	err = checkParams(context.Background(), env("^self,sm,tcp,mine"), []string{self}, logger)
+	_, err = checkParams(context.Background(), env("^self,sm,tcp,mine"), []string{self}, logger)
 	if err == nil || !strings.Contains(err.Error(), `btl: value "^self,sm,tcp,mine" from command line excludes every component (available: mine, self, sm, tcp): nothing is left to select`) {
 		t.Errorf("an exclude list of every component: err = %v", err)
 	}
 	// A program that is not a gompi one cannot be asked: its ranks judge.
-	if err := checkParams(context.Background(), env("self,tpc"), []string{"/bin/sh", "-c", "exit 3"}, logger); err != nil {
+	if _, err := checkParams(context.Background(), env("self,tpc"), []string{"/bin/sh", "-c", "exit 3"}, logger); err != nil {
 		t.Errorf("a program that is not Go: err = %v", err)
 	}
 }

@@ -162,7 +162,7 @@ func checkApps(ctx context.Context, opt *options, env []string, stderr io.Writer
 		}
 		appEnv := append(slices.Clip(env), app.exports...)
 		err := withExports(app.exports, func() error {
-			appTools, err := checkParamsTools(ctx, appEnv, append([]string{app.program}, app.args...), log)
+			appTools, err := checkParams(ctx, appEnv, append([]string{app.program}, app.args...), log)
 			tools = append(tools, appTools...)
 			return err
 		})
