@@ -401,9 +401,28 @@ func (j *job) readDaemon(h *remoteHost, out io.Reader, relayed <-chan struct{}) 
 		}
 	}
 	if len(lost) > 0 {
-		j.fail(jobFailure(fmt.Sprintf("lost the connection to host %s%s: %s unaccounted for; stopping the job",
-			h.name, status, onIt(lost)), 1))
+		j.fail(jobFailure(h.lostMessage(status, lost), 1))
 	}
+}
+
+// lostMessage says that the connection to h ended (status says how) with
+// lost, its ranks, unaccounted for, and, in a tree launch, the ranks of
+// the hosts below it, whose daemons' wires it carried.
+func (h *remoteHost) lostMessage(status string, lost []int) string {
+	below, ranks := h.lostBelow()
+	if len(below) == 0 {
+		return fmt.Sprintf("lost the connection to host %s%s: %s unaccounted for; stopping the job", h.name, status, onIt(lost))
+	}
+	parts := []string{rankList(lost) + " on it"}
+	for i, b := range below {
+		parts = append(parts, rankList(ranks[i])+" on host "+b)
+	}
+	whose := "whose daemon descends from its"
+	if len(below) > 1 {
+		whose = "whose daemons descend from its"
+	}
+	return fmt.Sprintf("lost the connection to host %s%s: %s and %s, %s, are unaccounted for; stopping the job",
+		h.name, status, strings.Join(parts[:len(parts)-1], ", "), parts[len(parts)-1], whose)
 }
 
 // finish records that rank's exit is known and closes its output; it

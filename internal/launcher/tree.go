@@ -108,7 +108,8 @@ type relayedHost struct {
 	out, err *io.PipeWriter // the child's output and stderr, as the leader relays them
 	ended    chan struct{}
 	once     sync.Once
-	why      error // how the agent ended; set before ended is closed
+	why      error       // how the agent ended; set before ended is closed
+	host     *remoteHost // the daemon gompirun serves through it; under leader.mu
 }
 
 // startRelayed serves the daemon that leader starts, as its index-th
@@ -118,9 +119,13 @@ func (j *job) startRelayed(leader *remoteHost, index int, name string, ranks []n
 	errR, errW := io.Pipe()
 	k := &relayedHost{leader: leader, index: int32(index), out: outW, err: errW, ended: make(chan struct{})}
 	leader.mu.Lock()
-	leader.kids = append(leader.kids, k)
+	leader.kids = append(leader.kids, k) // before the spec goes out: the child's frames may follow at once
 	leader.mu.Unlock()
-	return j.attachDaemon(name, ranks, spec, k, relayInput{k}, outR, errR)
+	h := j.attachDaemon(name, ranks, spec, k, relayInput{k}, outR, errR)
+	leader.mu.Lock()
+	k.host = h
+	leader.mu.Unlock()
+	return h
 }
 
 // end records how the child's agent ended (why, for Wait) and ends its
@@ -185,6 +190,35 @@ func (h *remoteHost) relay(f node.Frame) {
 		}
 		k.end(why, nil)
 	}
+}
+
+// lostBelow is, for each host whose daemon descends from h's, depth
+// first, the ranks on it whose exit is not known: those lost with h.
+func (h *remoteHost) lostBelow() (hosts []string, ranks [][]int) {
+	h.mu.Lock()
+	var kids []*remoteHost
+	for _, k := range h.kids {
+		if k.host != nil {
+			kids = append(kids, k.host)
+		}
+	}
+	h.mu.Unlock()
+	for _, kh := range kids {
+		var lost []int
+		kh.mu.Lock()
+		for _, r := range kh.ranks {
+			if !kh.exited[r.Rank] {
+				lost = append(lost, r.Rank)
+			}
+		}
+		kh.mu.Unlock()
+		if len(lost) > 0 {
+			hosts, ranks = append(hosts, kh.name), append(ranks, lost)
+		}
+		hs, rs := kh.lostBelow()
+		hosts, ranks = append(hosts, hs...), append(ranks, rs...)
+	}
+	return hosts, ranks
 }
 
 // loseKids ends the wires of h's children once h, their leader, is gone:

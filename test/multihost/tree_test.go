@@ -36,13 +36,14 @@ func TestTreeLaunch(t *testing.T) {
 }
 
 // TestTreeLeaderLost: the daemons of h4 and h5 descend from those of h2
-// and h3; when h2's daemon is killed, the job ends naming h2, and h4,
-// whose daemon h2's started, is cleaned as well as every other host.
+// and h3; when h2's daemon is killed, the job ends naming h2's rank and
+// h4's, whose daemon h2's started, and every host is cleaned.
 func TestTreeLeaderLost(t *testing.T) {
 	t.Parallel()
 	c := cluster.Up(t, 5, cluster.Options{})
 	r, procs := startOn(t, c, "h1", 5, append(treeArgs, hostcheck, "wait")...)
-	res := killInTree(t, c, r, procs, map[int]int{3: 1, 4: 2}, 1, "24")
+	res := killInTree(t, c, r, procs, map[int]int{3: 1, 4: 2}, 1,
+		`h2\b.*: rank 1 on it and rank 3 on host h4, whose daemon descends from its, are`)
 	if strings.Contains(res.stderr, "cannot signal") {
 		t.Errorf("gompirun warned of a failed signal to a host it had lost\n%v", res)
 	}
@@ -50,20 +51,21 @@ func TestTreeLeaderLost(t *testing.T) {
 
 // TestTreeChain: with a fanout of 1 each daemon starts the next host's,
 // four levels deep; every rank runs, and when a daemon in the middle is
-// killed the job ends naming a host of that branch, and every host is
-// cleaned, those below it too.
+// killed the job ends naming its rank and those of the hosts below it,
+// and every host is cleaned, those below it too.
 func TestTreeChain(t *testing.T) {
 	t.Parallel()
 	c := cluster.Up(t, 5, cluster.Options{})
 	r, procs := startOn(t, c, "h1", 5, "--mca", "plm_rsh_tree_fanout", "1", "--host", "h1,h2,h3,h4,h5", hostcheck, "wait")
-	killInTree(t, c, r, procs, map[int]int{2: 1, 3: 2, 4: 3}, 2, "345")
+	killInTree(t, c, r, procs, map[int]int{2: 1, 3: 2, 4: 3}, 2,
+		`h3\b.*: rank 2 on it, rank 3 on host h4 and rank 4 on host h5, whose daemons descend from its, are`)
 }
 
 // killInTree checks that the daemon of each rank of parents (one rank a
 // host) descends from its parent's, kills the daemon of rank victim, and
-// checks that the job ends naming one of hosts ("24": h2 or h4) and leaves
-// nothing on any host.
-func killInTree(t *testing.T, c *cluster.Cluster, r *running, procs map[int][2]int, parents map[int]int, victim int, hosts string) result {
+// checks that the job ends with a loss that lost describes (what follows
+// "lost the connection to host ") and leaves nothing on any host.
+func killInTree(t *testing.T, c *cluster.Cluster, r *running, procs map[int][2]int, parents map[int]int, victim int, lost string) result {
 	t.Helper()
 	for kid, parent := range parents {
 		if !descends(procs[kid][1], procs[parent][1]) {
@@ -74,7 +76,7 @@ func killInTree(t *testing.T, c *cluster.Cluster, r *running, procs map[int][2]i
 		t.Fatal(err)
 	}
 	res := r.wait()
-	want := regexp.MustCompile(`^gompirun: lost the connection to host h[` + hosts + `]\b.*unaccounted for; stopping the job$`)
+	want := regexp.MustCompile(`^gompirun: lost the connection to host ` + lost + ` unaccounted for; stopping the job$`)
 	if first := cause(res.stderr); res.code != 1 || !want.MatchString(first) {
 		t.Errorf("exit %d, cause %q; want 1 and %s\n%v", res.code, first, want, res)
 	}
