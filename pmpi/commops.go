@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -29,31 +30,81 @@ const (
 // holds no id after: were it to propose its own lowest free id, ranks
 // that each hold a different share of many communicators (single-rank
 // ones made by CommCreate in turn) would agree only above all of them,
-// after a round per id in use.
-func (l *library) agreeContext(parent *Comm, member bool) (uint32, error) {
-	return l.agreeContextOver(parent.allreduceUint32, member)
+// after a round per id in use. same, when set, is the group every rank
+// must pass alike, checked on the way.
+func (l *library) agreeContext(parent *Comm, member bool, same *sameGroup) (uint32, error) {
+	return l.agreeContextOver(parent.allreduceWords, member, same)
+}
+
+// allreducer reduces words, in place, with op over the processes of an
+// agreement.
+type allreducer func(words []uint32, op coll.Op) error
+
+// sameGroup is a group that every process of an agreement passes alike,
+// and this process's rank, to name it when they do not.
+type sameGroup struct {
+	group []int // world ranks, in order
+	rank  int
+}
+
+// digest hashes the group's world ranks in order.
+func (g *sameGroup) digest() uint64 {
+	h := fnv.New64a()
+	var b [4]byte
+	for _, w := range g.group {
+		binary.LittleEndian.PutUint32(b[:], uint32(w))
+		h.Write(b[:])
+	}
+	return h.Sum64()
+}
+
+// groupsDiffer is the error of an agreement whose processes passed
+// different groups: the lowest rank of each of two of them, and the
+// sizes of their groups.
+type groupsDiffer struct{ a, na, b, nb int }
+
+func (e *groupsDiffer) Error() string {
+	return fmt.Sprintf("rank %d's group of %d ranks differs from rank %d's of %d", e.a, e.na, e.b, e.nb)
 }
 
 // agreeContextOver is agreeContext among the processes that allreduce
 // spans: those of a communicator, or of both groups of an
-// intercommunicator, or of a group (CommCreateGroup).
-func (l *library) agreeContextOver(allreduce func(uint32, coll.Op) (uint32, error), member bool) (uint32, error) {
+// intercommunicator, or of a group (CommCreateGroup). A group to check
+// (same) rides on the first reduction, so that a correct call costs no
+// more exchanges; every process reads the same result and fails alike.
+func (l *library) agreeContextOver(allreduce allreducer, member bool, same *sameGroup) (uint32, error) {
 	maxOp, _ := bind(OpMax, Uint32)
 	minOp, _ := bind(OpMin, Uint32)
 	l.ctxs.sweep(l.engine.Posted)
+	words := make([]uint32, 1, 5)
 	var from uint32
 	for {
 		var mine uint32 // a non-member's 0 never raises the maximum
 		if member {
 			mine = l.ctxs.reserve(from)
 		}
-		agreed, err := allreduce(mine, maxOp)
+		words = append(words[:0], mine)
+		var d uint64
+		if same != nil {
+			// The maxima of each half of the digest and of its
+			// complement are that half's largest and smallest value.
+			d = same.digest()
+			words = append(words, uint32(d>>32), uint32(d), ^uint32(d>>32), ^uint32(d))
+		}
+		err := allreduce(words, maxOp)
+		if err == nil && same != nil {
+			if words[1] != ^words[3] || words[2] != ^words[4] {
+				err = same.differ(allreduce, d, words[1:])
+			}
+			same = nil // later rounds carry the proposal alone
+		}
 		if err != nil {
 			if member {
 				l.ctxs.release(mine)
 			}
 			return 0, err
 		}
+		agreed := words[0]
 		ok := !member || agreed == mine || l.ctxs.claim(agreed)
 		if member && agreed != mine {
 			l.ctxs.release(mine)
@@ -62,8 +113,9 @@ func (l *library) agreeContextOver(allreduce func(uint32, coll.Op) (uint32, erro
 		if ok {
 			flag = 1
 		}
-		all, err := allreduce(flag, minOp)
-		if err == nil && all == 1 {
+		words = append(words[:0], flag)
+		err = allreduce(words, minOp)
+		if err == nil && words[0] == 1 {
 			return agreed, nil
 		}
 		if member && ok {
@@ -76,17 +128,80 @@ func (l *library) agreeContextOver(allreduce func(uint32, coll.Op) (uint32, erro
 	}
 }
 
-func (c *Comm) allreduceUint32(v uint32, op coll.Op) (uint32, error) {
+// differ names, for the error, two ranks whose groups differ and their
+// sizes, from the maxima of the halves of the digests and of their
+// complements (mine is this rank's digest): two more reductions, which
+// only a failing call runs. The ranks are the lowest whose half holds
+// the largest value and the lowest whose half holds the smallest, of the
+// first half that differs.
+func (g *sameGroup) differ(allreduce allreducer, mine uint64, maxima []uint32) error {
+	maxOp, _ := bind(OpMax, Uint32)
+	half, hi, lo := uint32(mine>>32), maxima[0], ^maxima[2]
+	if hi == lo {
+		half, hi, lo = uint32(mine), maxima[1], ^maxima[3]
+	}
+	words := make([]uint32, 2) // ^rank where this rank holds each, else 0
+	for i, v := range []uint32{hi, lo} {
+		if half == v {
+			words[i] = ^uint32(g.rank)
+		}
+	}
+	if err := allreduce(words, maxOp); err != nil {
+		return err
+	}
+	e := &groupsDiffer{a: int(^words[0]), b: int(^words[1])}
+	if e.b < e.a {
+		e.a, e.b = e.b, e.a
+	}
+	words = []uint32{0, 0}
+	switch g.rank {
+	case e.a:
+		words[0] = uint32(len(g.group))
+	case e.b:
+		words[1] = uint32(len(g.group))
+	}
+	if err := allreduce(words, maxOp); err != nil {
+		return err
+	}
+	e.na, e.nb = int(words[0]), int(words[1])
+	return e
+}
+
+// allreduceWords reduces words in place with op over c.
+func (c *Comm) allreduceWords(words []uint32, op coll.Op) error {
 	if c.colls.Allreduce == nil {
-		return 0, errorf(ClassIntern, coll.ErrNoProvider, "%v: allreduce", c)
+		return errorf(ClassIntern, coll.ErrNoProvider, "%v: allreduce", c)
 	}
-	var in, out [4]byte
-	binary.LittleEndian.PutUint32(in[:], v)
+	in, out := putWords(words), make([]byte, 4*len(words))
 	c.inOrder()
-	if err := c.colls.Allreduce(c.cc, in[:], out[:], op); err != nil {
-		return 0, served(c.colls, "allreduce", err)
+	if err := c.colls.Allreduce(c.cc, in, out, op); err != nil {
+		return served(c.colls, "allreduce", err)
 	}
-	return binary.LittleEndian.Uint32(out[:]), nil
+	getWords(out, words)
+	return nil
+}
+
+// allreduceUint32 reduces one word with op over c.
+func (c *Comm) allreduceUint32(v uint32, op coll.Op) (uint32, error) {
+	words := []uint32{v}
+	err := c.allreduceWords(words, op)
+	return words[0], err
+}
+
+// putWords encodes words little-endian.
+func putWords(words []uint32) []byte {
+	b := make([]byte, 4*len(words))
+	for i, w := range words {
+		binary.LittleEndian.PutUint32(b[4*i:], w)
+	}
+	return b
+}
+
+// getWords decodes b into words.
+func getWords(b []byte, words []uint32) {
+	for i := range words {
+		words[i] = binary.LittleEndian.Uint32(b[4*i:])
+	}
 }
 
 // derive makes the communicator of group (world ranks, in order) on
@@ -189,7 +304,7 @@ func (*realAPI) CommDup(comm *Comm) (*Comm, error) {
 		c, err = l.interDup(comm)
 	} else {
 		var id uint32
-		if id, err = l.agreeContext(comm, true); err != nil {
+		if id, err = l.agreeContext(comm, true, nil); err != nil {
 			return nil, comm.handle(errorf(classOf(err), err, "comm dup on %v", comm))
 		}
 		c, err = l.derive(comm, "comm dup", comm.Name()+".dup", slices.Clone(comm.group), id)
@@ -279,7 +394,7 @@ func gatherColors(comm *Comm, op string, color, key int) ([]byte, error) {
 // are all (gatherColors): a context agreed over comm, and the ranks of
 // its color ordered by key, then by rank.
 func (l *library) splitBy(comm *Comm, op, name string, color int, all []byte) (*Comm, error) {
-	id, err := l.agreeContext(comm, color != Undefined)
+	id, err := l.agreeContext(comm, color != Undefined, nil)
 	if err != nil {
 		return nil, errorf(classOf(err), err, "%s on %v", op, comm)
 	}
@@ -327,22 +442,33 @@ func (*realAPI) CommCreate(comm *Comm, group *Group) (*Comm, error) {
 			return nil, comm.handle(errorf(ClassGroup, nil, "comm create on %v: world rank %d of the group is not in the communicator", comm, w))
 		}
 	}
-	c, err := l.deriveFor(comm, "comm create", comm.Name()+".create", slices.Clone(group.ranks))
+	c, err := l.deriveFor(comm, "comm create", comm.Name()+".create", "group", slices.Clone(group.ranks))
 	return c, comm.handle(err)
 }
 
 // deriveFor is derive on a context agreed over parent, in which the ranks
-// outside group have no say; they get nil. Every rank of parent calls it.
-func (l *library) deriveFor(parent *Comm, op, name string, group []int) (*Comm, error) {
+// outside group have no say; they get nil. Every rank of parent calls it,
+// with the same group, which the agreement checks: args names what the
+// ranks pass alike that makes the group, for the error.
+func (l *library) deriveFor(parent *Comm, op, name, args string, group []int) (*Comm, error) {
 	member := slices.Contains(group, l.job.Rank)
-	id, err := l.agreeContext(parent, member)
+	id, err := l.agreeContext(parent, member, &sameGroup{group: group, rank: parent.rank})
 	if err != nil {
-		return nil, errorf(classOf(err), err, "%s on %v", op, parent)
+		return nil, agreeError(op, parent, args, err)
 	}
 	if !member {
 		return nil, nil
 	}
 	return l.derive(parent, op, name, group, id)
+}
+
+// agreeError wraps the error of op's context agreement over comm, where
+// every rank passes the same args.
+func agreeError(op string, comm *Comm, args string, err error) error {
+	if d := (*groupsDiffer)(nil); errors.As(err, &d) {
+		return errorf(ClassArg, err, "%s on %v: the ranks' groups differ (MPI requires the same %s at every rank)", op, comm, args)
+	}
+	return errorf(classOf(err), err, "%s on %v", op, comm)
 }
 
 // CommFree releases a communicator made by Dup, Split, SplitType,

@@ -1,7 +1,7 @@
 package pmpi
 
 import (
-	"encoding/binary"
+	"errors"
 	"slices"
 	"sync"
 	"testing"
@@ -72,7 +72,7 @@ type ranksAllreduce struct {
 	in    [][]byte
 	count int
 	gen   int
-	out   uint32
+	out   []byte
 	calls int
 }
 
@@ -82,26 +82,28 @@ func newRanksAllreduce(n int) *ranksAllreduce {
 	return a
 }
 
-func (a *ranksAllreduce) at(rank int) func(uint32, coll.Op) (uint32, error) {
-	return func(v uint32, op coll.Op) (uint32, error) {
+func (a *ranksAllreduce) at(rank int) allreducer {
+	return func(words []uint32, op coll.Op) error {
 		a.mu.Lock()
 		defer a.mu.Unlock()
-		a.in[rank] = binary.LittleEndian.AppendUint32(nil, v)
+		a.in[rank] = putWords(words)
 		gen := a.gen
 		if a.count++; a.count < a.n {
 			for a.gen == gen {
 				a.cond.Wait()
 			}
-			return a.out, nil
+			getWords(a.out, words)
+			return nil
 		}
 		acc := slices.Clone(a.in[a.n-1])
 		for r := a.n - 2; r >= 0; r-- {
 			op.Reduce(a.in[r], acc)
 		}
-		a.out, a.count, a.calls = binary.LittleEndian.Uint32(acc), 0, a.calls+1
+		a.out, a.count, a.calls = acc, 0, a.calls+1
 		a.gen++
 		a.cond.Broadcast()
-		return a.out, nil
+		getWords(a.out, words)
+		return nil
 	}
 }
 
@@ -113,7 +115,7 @@ func agree(t *testing.T, libs []*library, a *ranksAllreduce, member []bool) []ui
 	var wg sync.WaitGroup
 	for r, l := range libs {
 		wg.Go(func() {
-			id, err := l.agreeContextOver(a.at(r), member[r])
+			id, err := l.agreeContextOver(a.at(r), member[r], nil)
 			if err != nil {
 				t.Errorf("rank %d: %v", r, err)
 			}
@@ -180,4 +182,56 @@ func TestAgreeContextFreeInEveryMember(t *testing.T) {
 			t.Errorf("rank %d: lowest free id after the agreement is %d, want %d", r, got, want)
 		}
 	}
+}
+
+// A group checked on the way rides on the agreement's first reduction:
+// ranks that pass the same group agree in one round of two reductions,
+// as without the check.
+func TestAgreeContextSameGroupCostsNoExchange(t *testing.T) {
+	libs := []*library{{}, {}, {}}
+	a := newRanksAllreduce(3)
+	group := []int{0, 1, 2}
+	ids, errs := agreeOnGroups(libs, a, [][]int{group, group, group})
+	for r := range libs {
+		if errs[r] != nil || ids[r] != 0 {
+			t.Errorf("rank %d: id %d, error %v; want id 0 and no error", r, ids[r], errs[r])
+		}
+	}
+	if a.calls != 2 {
+		t.Errorf("the agreement took %d reductions, want 2", a.calls)
+	}
+}
+
+// Ranks that pass different groups all fail with the same error, naming
+// the lowest rank of each group, and hold no id after.
+func TestAgreeContextGroupsDiffer(t *testing.T) {
+	libs := []*library{{}, {}, {}, {}}
+	a := newRanksAllreduce(4)
+	whole, part := []int{0, 1, 2, 3}, []int{0, 1, 2}
+	_, errs := agreeOnGroups(libs, a, [][]int{whole, whole, part, part})
+	want := groupsDiffer{a: 0, na: 4, b: 2, nb: 3}
+	for r, err := range errs {
+		var e *groupsDiffer
+		if !errors.As(err, &e) || *e != want {
+			t.Errorf("rank %d: error %v, want %v", r, err, &want)
+		}
+		if got := libs[r].ctxs.reserve(0); got != 0 {
+			t.Errorf("rank %d: lowest free id after the failure is %d, want 0", r, got)
+		}
+	}
+}
+
+// agreeOnGroups runs one agreement on every rank of libs, rank r passing
+// groups[r] to check and a member of it if it holds r.
+func agreeOnGroups(libs []*library, a *ranksAllreduce, groups [][]int) ([]uint32, []error) {
+	ids, errs := make([]uint32, len(libs)), make([]error, len(libs))
+	var wg sync.WaitGroup
+	for r, l := range libs {
+		wg.Go(func() {
+			g := &sameGroup{group: groups[r], rank: r}
+			ids[r], errs[r] = l.agreeContextOver(a.at(r), slices.Contains(groups[r], r), g)
+		})
+	}
+	wg.Wait()
+	return ids, errs
 }

@@ -1,7 +1,6 @@
 package pmpi
 
 import (
-	"encoding/binary"
 	"fmt"
 	"slices"
 
@@ -41,9 +40,9 @@ func (*realAPI) CommCreateGroup(comm *Comm, group *Group, tag int) (*Comm, error
 		return nil, nil // MPI_GROUP_EMPTY, say: MPI gives the null communicator
 	}
 	m := members{l: l, cid: comm.context + 1, tag: hiddenTag(tag), ranks: group.ranks, me: me}
-	id, err := l.agreeContextOver(m.allreduceUint32, true)
+	id, err := l.agreeContextOver(m.allreduceWords, true, &sameGroup{group: group.ranks, rank: comm.rank})
 	if err != nil {
-		return nil, comm.handle(errorf(classOf(err), err, "%s on %v", op, comm))
+		return nil, comm.handle(agreeError(op, comm, "group", err))
 	}
 	c, err := l.derive(comm, op, comm.Name()+".create_group", slices.Clone(group.ranks), id)
 	if c != nil && group.scope != nil {
@@ -62,41 +61,41 @@ type members struct {
 	me    int   // index in ranks
 }
 
-// allreduceUint32 reduces v over the members: up a binomial tree to
-// member 0 and back down it. A member receives only from its children on
-// the way up and from its parent on the way down, so that the two phases,
-// and successive calls, never take each other's messages.
-func (m members) allreduceUint32(v uint32, op coll.Op) (uint32, error) {
-	var mine, in [4]byte
-	binary.LittleEndian.PutUint32(mine[:], v)
+// allreduceWords reduces words in place over the members: up a binomial
+// tree to member 0 and back down it. A member receives only from its
+// children on the way up and from its parent on the way down, so that the
+// two phases, and successive calls, never take each other's messages.
+func (m members) allreduceWords(words []uint32, op coll.Op) error {
+	mine, in := putWords(words), make([]byte, 4*len(words))
 	n := len(m.ranks)
 	mask := 1
 	for ; mask < n; mask <<= 1 {
 		if m.me&mask != 0 {
-			if err := m.send(mine[:], m.me-mask); err != nil {
-				return 0, err
+			if err := m.send(mine, m.me-mask); err != nil {
+				return err
 			}
-			if err := m.recv(mine[:], m.me-mask); err != nil {
-				return 0, err
+			if err := m.recv(mine, m.me-mask); err != nil {
+				return err
 			}
 			break
 		}
 		if m.me+mask < n {
-			if err := m.recv(in[:], m.me+mask); err != nil {
-				return 0, err
+			if err := m.recv(in, m.me+mask); err != nil {
+				return err
 			}
-			op.Reduce(in[:], mine[:])
+			op.Reduce(in, mine)
 		}
 	}
 	// Down: to each child, in the reverse order of the way up.
 	for mask >>= 1; mask > 0; mask >>= 1 {
 		if m.me+mask < n && m.me&mask == 0 {
-			if err := m.send(mine[:], m.me+mask); err != nil {
-				return 0, err
+			if err := m.send(mine, m.me+mask); err != nil {
+				return err
 			}
 		}
 	}
-	return binary.LittleEndian.Uint32(mine[:]), nil
+	getWords(mine, words)
+	return nil
 }
 
 func (m members) send(buf []byte, to int) error {

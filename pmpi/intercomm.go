@@ -86,30 +86,29 @@ func (s side) across(mine []byte) ([]byte, error) {
 	return s.local.fromLeader(s.leader, theirs, err)
 }
 
-// allreduceUint32 reduces v with op over both groups: within this group,
-// between the leaders, and back within this group.
-func (s side) allreduceUint32(v uint32, op coll.Op) (uint32, error) {
-	var mine uint32
+// allreduceWords reduces words in place with op over both groups: within
+// this group, between the leaders, and back within this group.
+func (s side) allreduceWords(words []uint32, op coll.Op) error {
 	var err error
 	if s.m != nil {
-		mine, err = allreduceUint32On(s.m, s.on, v, op)
+		err = allreduceWordsOn(s.m, s.on, words, op)
 	} else {
-		mine, err = s.local.allreduceUint32(v, op)
+		err = s.local.allreduceWords(words, op)
 	}
 	if err != nil {
-		return 0, err
+		return err
 	}
-	var out [4]byte
-	binary.LittleEndian.PutUint32(out[:], mine)
-	theirs, err := s.across(out[:])
+	out := putWords(words)
+	theirs, err := s.across(out)
 	if err != nil {
-		return 0, err
+		return err
 	}
-	if len(theirs) != 4 {
-		return 0, errorf(ClassIntern, nil, "the remote group's leader sent %d bytes where 4 were expected", len(theirs))
+	if len(theirs) != len(out) {
+		return errorf(ClassIntern, nil, "the remote group's leader sent %d bytes where %d were expected", len(theirs), len(out))
 	}
-	op.Reduce(theirs, out[:])
-	return binary.LittleEndian.Uint32(out[:]), nil
+	op.Reduce(theirs, out)
+	getWords(out, words)
+	return nil
 }
 
 // fromLeader broadcasts data, or the error err, from rank leader of c to
@@ -214,11 +213,11 @@ func checkPeer(op string, peer *Comm, remoteLeader, tag int) error {
 // intercommunicator of local and remote (world ranks). parent (an
 // intracommunicator of this group) carries the agreements within it.
 func (l *library) newInter(parent *Comm, s side, name string, local, remote []int) (*Comm, error) {
-	id, err := l.agreeContextOver(s.allreduceUint32, true)
+	id, err := l.agreeContextOver(s.allreduceWords, true, nil)
 	if err != nil {
 		return nil, err
 	}
-	bid, err := l.agreeContext(parent, true)
+	bid, err := l.agreeContext(parent, true, nil)
 	if err != nil {
 		l.ctxs.release(id)
 		return nil, err
@@ -324,7 +323,7 @@ func (*realAPI) IntercommMerge(inter *Comm, high bool) (*Comm, error) {
 	if first {
 		group = slices.Concat(local, remote)
 	}
-	id, err := l.agreeContextOver(inter.side().allreduceUint32, true)
+	id, err := l.agreeContextOver(inter.side().allreduceWords, true, nil)
 	if err != nil {
 		return nil, inter.handle(errorf(classOf(err), err, "%s on %v", op, inter))
 	}

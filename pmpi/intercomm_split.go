@@ -37,7 +37,7 @@ func (l *library) interSplit(comm *Comm, op, suffix string, color, key int) (*Co
 	s := side{local: part, leader: 0, swap: func(mine []byte) ([]byte, error) {
 		return l.swapWith(comm.context+1, remote[0], tagInterLeaders, mine)
 	}}
-	id, err := l.agreeContextOver(s.allreduceUint32, true)
+	id, err := l.agreeContextOver(s.allreduceWords, true, nil)
 	if err != nil {
 		_ = l.freeHidden(part)
 		return nil, comm.handle(errorf(classOf(err), err, "%s on %v", op, comm))

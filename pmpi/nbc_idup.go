@@ -1,7 +1,6 @@
 package pmpi
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"slices"
@@ -165,9 +164,9 @@ func (j *idupJob) finish() error {
 		return j.finishInter()
 	}
 	cc := collComm{c: j.parent, ctx: nbcContext(j.parent, j.slot)}
-	id, err := j.l.agreeContextOver(func(v uint32, op coll.Op) (uint32, error) {
-		return allreduceUint32On(j.m, &cc, v, op)
-	}, true)
+	id, err := j.l.agreeContextOver(func(words []uint32, op coll.Op) error {
+		return allreduceWordsOn(j.m, &cc, words, op)
+	}, true, nil)
 	if err != nil {
 		return errorf(classOf(err), err, "%s on %v", j.op, j.parent)
 	}
@@ -196,11 +195,11 @@ func (j *idupJob) finishInter() error {
 	s := side{local: b, leader: 0, m: j.m, on: on, swap: func(mine []byte) ([]byte, error) {
 		return l.swapWith(nbcContext(p, j.slot), p.group[0], tagInterLeaders, mine)
 	}}
-	id, err := l.agreeContextOver(s.allreduceUint32, true)
+	id, err := l.agreeContextOver(s.allreduceWords, true, nil)
 	if err != nil {
 		return errorf(classOf(err), err, "%s on %v", j.op, p)
 	}
-	bid, err := l.agreeContextOver(func(v uint32, op coll.Op) (uint32, error) { return allreduceUint32On(j.m, on, v, op) }, true)
+	bid, err := l.agreeContextOver(func(words []uint32, op coll.Op) error { return allreduceWordsOn(j.m, on, words, op) }, true, nil)
 	if err != nil {
 		l.ctxs.release(id)
 		return errorf(classOf(err), err, "%s on %v", j.op, p)
@@ -222,13 +221,14 @@ func (j *idupJob) finishInter() error {
 	return nil
 }
 
-// allreduceUint32On reduces v with op over m's Allreduce on cc: an
-// agreement that runs beside the calls outstanding on cc's communicator.
-func allreduceUint32On(m *coll.Module, cc *collComm, v uint32, op coll.Op) (uint32, error) {
-	var in, out [4]byte
-	binary.LittleEndian.PutUint32(in[:], v)
-	if err := m.Allreduce(cc, in[:], out[:], op); err != nil {
-		return 0, fmt.Errorf("coll %s: allreduce: %w", cc.c.colls.ConcurrentProvider("allreduce"), err)
+// allreduceWordsOn reduces words in place with op over m's Allreduce on
+// cc: an agreement that runs beside the calls outstanding on cc's
+// communicator.
+func allreduceWordsOn(m *coll.Module, cc *collComm, words []uint32, op coll.Op) error {
+	in, out := putWords(words), make([]byte, 4*len(words))
+	if err := m.Allreduce(cc, in, out, op); err != nil {
+		return fmt.Errorf("coll %s: allreduce: %w", cc.c.colls.ConcurrentProvider("allreduce"), err)
 	}
-	return binary.LittleEndian.Uint32(out[:]), nil
+	getWords(out, words)
+	return nil
 }

@@ -108,7 +108,7 @@ func topoArgs(op string, comm *Comm) (*library, error) {
 // topoComm makes the communicator of group (world ranks, in order) with
 // topology t, or nil for a rank outside group. Every rank of comm calls it.
 func (l *library) topoComm(comm *Comm, op, name string, group []int, t *topology) (*Comm, error) {
-	c, err := l.deriveFor(comm, op, comm.Name()+"."+name, group)
+	c, err := l.deriveFor(comm, op, comm.Name()+"."+name, "arguments", group)
 	if err != nil || c == nil {
 		return nil, comm.handle(err)
 	}
