@@ -325,26 +325,26 @@ func (*realAPI) CommDup(comm *Comm) (*Comm, error) {
 // rank in comm. A rank whose color is Undefined gets no communicator (nil).
 // On an intercommunicator each group splits so, and the parts of one
 // color in both groups make an intercommunicator; a color that one group
-// lacks gives its ranks in the other none.
+// lacks gives its ranks in the other none. The colors are checked after
+// the ranks exchange them, so that a rank's negative color fails every
+// rank, not that rank alone while the others wait for it.
 func (*realAPI) CommSplit(comm *Comm, color, key int) (*Comm, error) {
 	l, err := collArgs("comm split", comm)
 	if err != nil {
 		return nil, err
 	}
-	if color < 0 && color != Undefined {
-		return nil, comm.handle(errorf(ClassArg, nil, "comm split on %v: color %d is negative (want >= 0 or Undefined)", comm, color))
-	}
 	if comm.inter != nil {
-		return l.interSplit(comm, "comm split", ".split", color, key)
+		return l.interSplit(comm, "comm split", ".split", color, key, false)
 	}
-	return l.split(comm, "comm split", comm.Name()+".split", color, key)
+	return l.split(comm, "comm split", comm.Name()+".split", color, key, false)
 }
 
 // CommSplitType partitions comm by type: CommTypeShared gives each host's
 // ranks a communicator of their own; Undefined gives no communicator. On
 // an intercommunicator each host's ranks of one group face that host's
 // ranks of the other, and a rank whose host has none of the other group
-// gets none.
+// gets none. An unknown type, as a bad color in CommSplit, fails every
+// rank.
 func (*realAPI) CommSplitType(comm *Comm, splitType, key int) (*Comm, error) {
 	l, err := collArgs("comm split type", comm)
 	if err != nil {
@@ -356,21 +356,61 @@ func (*realAPI) CommSplitType(comm *Comm, splitType, key int) (*Comm, error) {
 		color = slices.Index(l.hostIDs, l.hostIDs[l.job.Rank])
 	case Undefined:
 	default:
-		return nil, comm.handle(errorf(ClassArg, nil, "comm split type on %v: type %d is unknown (want CommTypeShared or Undefined)", comm, splitType))
+		color, key = badType, splitType
 	}
 	if comm.inter != nil {
-		return l.interSplit(comm, "comm split type", ".shared", color, key)
+		return l.interSplit(comm, "comm split type", ".shared", color, key, true)
 	}
-	return l.split(comm, "comm split type", comm.Name()+".shared", color, key)
+	return l.split(comm, "comm split type", comm.Name()+".shared", color, key, true)
 }
 
-func (l *library) split(comm *Comm, op, name string, color, key int) (*Comm, error) {
+// badType is the color of a rank of CommSplitType that passed an unknown
+// type, which it sends in place of its key, for the others to name.
+const badType = -2
+
+// split is CommSplit (types false) or CommSplitType (types true) of an
+// intracommunicator.
+func (l *library) split(comm *Comm, op, name string, color, key int, types bool) (*Comm, error) {
 	all, err := gatherColors(comm, op, color, key)
 	if err != nil {
 		return nil, comm.handle(err)
 	}
+	if bad := badColors(all, "", types, nil); len(bad) > 0 {
+		return nil, comm.handle(colorsError(op, comm, bad, types))
+	}
 	c, err := l.splitBy(comm, op, name, color, all)
 	return c, comm.handle(err)
+}
+
+// badColors appends to bad a line for each rank in all (gatherColors)
+// that passed a negative color other than Undefined, or, of
+// CommSplitType (types), an unknown type; whose names their group.
+func badColors(all []byte, whose string, types bool, bad []string) []string {
+	for r := range len(all) / 16 {
+		color := int64(binary.LittleEndian.Uint64(all[16*r:]))
+		switch {
+		case color >= 0 || color == Undefined:
+		case types:
+			bad = append(bad, fmt.Sprintf("rank %d%s passed type %d", r, whose, int64(binary.LittleEndian.Uint64(all[16*r+8:]))))
+		default:
+			bad = append(bad, fmt.Sprintf("rank %d%s passed color %d", r, whose, color))
+		}
+	}
+	return bad
+}
+
+// colorsError is the error of a split whose ranks' colors include bad
+// ones (badColors): every rank returns it, naming the first few.
+func colorsError(op string, comm *Comm, bad []string, types bool) error {
+	want := "want >= 0 or Undefined"
+	if types {
+		want = "want CommTypeShared or Undefined"
+	}
+	const shown = 3
+	if n := len(bad); n > shown {
+		bad = append(bad[:shown], fmt.Sprintf("%d more ranks passed such values", n-shown))
+	}
+	return errorf(ClassArg, nil, "%s on %v: %s (%s)", op, comm, strings.Join(bad, ", "), want)
 }
 
 // gatherColors returns every rank's color and key in comm, 16 bytes each

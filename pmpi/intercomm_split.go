@@ -6,8 +6,9 @@ import "slices"
 // color and key as an intracommunicator would, and the parts of one color
 // in the two groups make an intercommunicator. A rank whose color is
 // Undefined, or one that the other group passes no rank of, gets none
-// (nil), as MPI says.
-func (l *library) interSplit(comm *Comm, op, suffix string, color, key int) (*Comm, error) {
+// (nil), as MPI says. types is as for split; both groups check the colors
+// of both, so that a bad one fails every rank of the two.
+func (l *library) interSplit(comm *Comm, op, suffix string, color, key int, types bool) (*Comm, error) {
 	b := comm.inter.bridge
 	all, err := gatherColors(b, op, color, key)
 	var theirs []byte
@@ -22,6 +23,9 @@ func (l *library) interSplit(comm *Comm, op, suffix string, color, key int) (*Co
 	}
 	if err != nil {
 		return nil, comm.handle(errorf(classOf(err), err, "%s on %v", op, comm))
+	}
+	if bad := badColors(theirs, " of the remote group", types, badColors(all, " of the local group", types, nil)); len(bad) > 0 {
+		return nil, comm.handle(colorsError(op, comm, bad, types))
 	}
 	name := comm.Name() + suffix
 	part, err := l.splitBy(b, op, name+".local", color, all)
@@ -61,5 +65,5 @@ func (l *library) interCreate(comm *Comm, group *Group) (*Comm, error) {
 	if i := slices.Index(group.ranks, l.job.Rank); i >= 0 {
 		color, key = 0, i // the group's order
 	}
-	return l.interSplit(comm, op, ".create", color, key)
+	return l.interSplit(comm, op, ".create", color, key, false)
 }

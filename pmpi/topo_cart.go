@@ -208,7 +208,7 @@ func (*realAPI) CartSub(comm *Comm, remain []bool) (*Comm, error) {
 			color = color*g.dims[d] + x
 		}
 	}
-	c, err := l.split(comm, op, comm.Name()+".sub", color, key)
+	c, err := l.split(comm, op, comm.Name()+".sub", color, key, false)
 	if err != nil || c == nil {
 		return nil, err
 	}
