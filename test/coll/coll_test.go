@@ -381,6 +381,69 @@ func TestMismatchEveryRank(t *testing.T) {
 	}
 }
 
+// TestCommDisagree: where the ranks of a communicator creation pass
+// arguments that disagree (collcheck commdisagree), every rank that calls
+// it returns the same error, naming the rank at fault and what MPI
+// allows, rather than one rank failing and the others waiting for it;
+// the same creation with arguments that agree then works. Each kind runs
+// on the default stack and on tuned.
+func TestCommDisagree(t *testing.T) {
+	kinds := []struct {
+		kind  string
+		ranks []int // those that call it
+		text  func(rank int) string
+	}{
+		{"split", []int{0, 1, 2, 3}, func(int) string {
+			return "comm split on comm MPI_COMM_WORLD: rank 2 passed color -5 (want >= 0 or Undefined)"
+		}},
+		{"splittype", []int{0, 1, 2, 3}, func(int) string {
+			return "comm split type on comm MPI_COMM_WORLD: rank 1 passed type 42 (want CommTypeShared or Undefined)"
+		}},
+		// World rank 2 is rank 1 of the even ranks' group.
+		{"intersplit", []int{0, 1, 2, 3}, func(r int) string {
+			whose := map[bool]string{true: "local", false: "remote"}[r%2 == 0]
+			return fmt.Sprintf(": rank 1 of the %s group passed color -3 (want >= 0 or Undefined)", whose)
+		}},
+		{"create", []int{0, 1, 2, 3}, func(int) string {
+			return "comm create on comm MPI_COMM_WORLD: the ranks' groups differ (MPI requires the same group at every rank): " +
+				"rank 0's group of 3 ranks differs from rank 2's of 2"
+		}},
+		{"creategroup", []int{0, 1, 2}, func(int) string {
+			return "comm create group on comm MPI_COMM_WORLD: the ranks' groups differ (MPI requires the same group at every rank): " +
+				"rank 0's group of 3 ranks differs from rank 1's of 3"
+		}},
+	}
+	stacks := []struct {
+		name string
+		args []string
+	}{
+		{"default", nil},
+		{"tuned", []string{"--mca", "coll", "tuned,basic,self"}},
+	}
+	for _, s := range stacks {
+		for _, k := range kinds {
+			t.Run(s.name+"/"+k.kind, func(t *testing.T) {
+				t.Parallel()
+				args := append([]string{"-np", "4", "--oversubscribe"}, s.args...)
+				j := run(t, append(args, collcheck, "commdisagree", k.kind)...)
+				expectOK(t, j, "commdisagree", 4)
+				for _, r := range k.ranks {
+					prefix := fmt.Sprintf("failed commdisagree %s rank %d: ", k.kind, r)
+					i := strings.Index(j.Stdout, prefix)
+					if i < 0 {
+						t.Errorf("rank %d did not report its error\n%v", r, j)
+						continue
+					}
+					line, _, _ := strings.Cut(j.Stdout[i+len(prefix):], "\n")
+					if want := k.text(r); !strings.Contains(line, want) {
+						t.Errorf("rank %d's error:\n%s\nwant it to say\n%s", r, line, want)
+					}
+				}
+			})
+		}
+	}
+}
+
 // TestErrorContext: a collective's error names the call, the
 // communicator and the component that served it once each, whichever
 // component that is.

@@ -23,6 +23,7 @@ var scenarios = map[string]func(*checker, mpi.Comm){
 	"algorithms":   algorithms,
 	"mismatch":     mismatch,
 	"mismatcheach": mismatchEach,
+	"commdisagree": commDisagree,
 	"fatal":        fatal,
 	"timed":        timed,
 	"providers":    providers,
