@@ -223,7 +223,7 @@ type API interface {
 	CommIdup(comm *Comm) (*Comm, *Request, error)
 	CommIdupWithInfo(comm *Comm, info *Info) (*Comm, *Request, error)
 	// Derived datatypes, packing and datatype attributes (datatype_build.go,
-	// datatype_pack.go, attr_type.go): local work on the caller's memory,
+	// datatype_darray.go, datatype_pack.go, attr_type.go): local work on the caller's memory,
 	// which can take real time (Pack of a large layout). A send with a
 	// committed type makes none of these calls.
 	TypeContiguous(count int, old Datatype) (Datatype, error)
@@ -234,6 +234,7 @@ type API interface {
 	TypeIndexedBlock(blocklen int, displs []int, old Datatype) (Datatype, error)
 	TypeHindexedBlock(blocklen int, displs []int, old Datatype) (Datatype, error)
 	TypeSubarray(sizes, subsizes, starts []int, order Order, old Datatype) (Datatype, error)
+	TypeDarray(size, rank int, gsizes []int, distribs []Distribution, dargs, psizes []int, order Order, old Datatype) (Datatype, error)
 	TypeResized(old Datatype, lb, extent int) (Datatype, error)
 	TypeStruct(blocklens, displs []int, types []Datatype) (Datatype, error)
 	TypeDup(dt Datatype) (Datatype, error)

@@ -1017,6 +1017,11 @@ func (layer Base) TypeSubarray(sizes []int, subsizes []int, starts []int, order 
 	return layer.Next.TypeSubarray(sizes, subsizes, starts, order, old)
 }
 
+// TypeDarray calls Next.TypeDarray.
+func (layer Base) TypeDarray(size int, rank int, gsizes []int, distribs []pmpi.Distribution, dargs []int, psizes []int, order pmpi.Order, old pmpi.Datatype) (pmpi.Datatype, error) {
+	return layer.Next.TypeDarray(size, rank, gsizes, distribs, dargs, psizes, order, old)
+}
+
 // TypeResized calls Next.TypeResized.
 func (layer Base) TypeResized(old pmpi.Datatype, lb int, extent int) (pmpi.Datatype, error) {
 	return layer.Next.TypeResized(old, lb, extent)

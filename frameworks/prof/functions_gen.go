@@ -206,6 +206,7 @@ var Functions = []Function{
 	{Name: "TypeIndexedBlock", Params: []Param{{"blocklen", "int"}, {"displs", "[]int"}, {"old", "pmpi.Datatype"}}, Results: []string{"pmpi.Datatype", "error"}},
 	{Name: "TypeHindexedBlock", Params: []Param{{"blocklen", "int"}, {"displs", "[]int"}, {"old", "pmpi.Datatype"}}, Results: []string{"pmpi.Datatype", "error"}},
 	{Name: "TypeSubarray", Params: []Param{{"sizes", "[]int"}, {"subsizes", "[]int"}, {"starts", "[]int"}, {"order", "pmpi.Order"}, {"old", "pmpi.Datatype"}}, Results: []string{"pmpi.Datatype", "error"}},
+	{Name: "TypeDarray", Params: []Param{{"size", "int"}, {"rank", "int"}, {"gsizes", "[]int"}, {"distribs", "[]pmpi.Distribution"}, {"dargs", "[]int"}, {"psizes", "[]int"}, {"order", "pmpi.Order"}, {"old", "pmpi.Datatype"}}, Results: []string{"pmpi.Datatype", "error"}},
 	{Name: "TypeResized", Params: []Param{{"old", "pmpi.Datatype"}, {"lb", "int"}, {"extent", "int"}}, Results: []string{"pmpi.Datatype", "error"}},
 	{Name: "TypeStruct", Params: []Param{{"blocklens", "[]int"}, {"displs", "[]int"}, {"types", "[]pmpi.Datatype"}}, Results: []string{"pmpi.Datatype", "error"}},
 	{Name: "TypeDup", Params: []Param{{"dt", "pmpi.Datatype"}}, Results: []string{"pmpi.Datatype", "error"}},

@@ -208,6 +208,7 @@ const (
 	fnTypeIndexedBlock
 	fnTypeHindexedBlock
 	fnTypeSubarray
+	fnTypeDarray
 	fnTypeResized
 	fnTypeStruct
 	fnTypeDup
@@ -1809,6 +1810,14 @@ func (layer *recorder) TypeSubarray(sizes []int, subsizes []int, starts []int, o
 	t0 := layer.begin()
 	res0, res1 := layer.Next.TypeSubarray(sizes, subsizes, starts, order, old)
 	layer.record(t0, fnTypeSubarray, -1, -1, 0, nil, res1)
+	return res0, res1
+}
+
+// TypeDarray records the call and passes it down.
+func (layer *recorder) TypeDarray(size int, rank int, gsizes []int, distribs []pmpi.Distribution, dargs []int, psizes []int, order pmpi.Order, old pmpi.Datatype) (pmpi.Datatype, error) {
+	t0 := layer.begin()
+	res0, res1 := layer.Next.TypeDarray(size, rank, gsizes, distribs, dargs, psizes, order, old)
+	layer.record(t0, fnTypeDarray, -1, -1, 0, nil, res1)
 	return res0, res1
 }
 

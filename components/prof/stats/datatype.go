@@ -61,6 +61,12 @@ func (m *module) TypeSubarray(sizes, subsizes, starts []int, order pmpi.Order, o
 	return timedOne(m, fnTypeSubarray, func() (pmpi.Datatype, error) { return m.Next.TypeSubarray(sizes, subsizes, starts, order, old) })
 }
 
+func (m *module) TypeDarray(size, rank int, gsizes []int, distribs []pmpi.Distribution, dargs, psizes []int, order pmpi.Order, old pmpi.Datatype) (pmpi.Datatype, error) {
+	return timedOne(m, fnTypeDarray, func() (pmpi.Datatype, error) {
+		return m.Next.TypeDarray(size, rank, gsizes, distribs, dargs, psizes, order, old)
+	})
+}
+
 func (m *module) TypeResized(old pmpi.Datatype, lb, extent int) (pmpi.Datatype, error) {
 	return timedOne(m, fnTypeResized, func() (pmpi.Datatype, error) { return m.Next.TypeResized(old, lb, extent) })
 }

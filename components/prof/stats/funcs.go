@@ -145,6 +145,7 @@ const (
 	fnTypeIndexedBlock
 	fnTypeHindexedBlock
 	fnTypeSubarray
+	fnTypeDarray
 	fnTypeResized
 	fnTypeStruct
 	fnTypeDup
@@ -183,7 +184,7 @@ var fnNames = [numFns]string{
 	"Comm_free", "Comm_disconnect",
 	"Buffer_attach", "Buffer_detach", "Buffer_flush", "Buffer_iflush",
 	"Comm_attach_buffer", "Comm_detach_buffer", "Comm_buffer_flush", "Comm_buffer_iflush",
-	"Type_contiguous", "Type_vector", "Type_create_hvector", "Type_indexed", "Type_create_hindexed", "Type_create_indexed_block", "Type_create_hindexed_block", "Type_create_subarray", "Type_create_resized", "Type_create_struct",
+	"Type_contiguous", "Type_vector", "Type_create_hvector", "Type_indexed", "Type_create_hindexed", "Type_create_indexed_block", "Type_create_hindexed_block", "Type_create_subarray", "Type_create_darray", "Type_create_resized", "Type_create_struct",
 	"Type_dup", "Type_commit", "Type_free", "Pack", "Unpack", "Pack_external", "Unpack_external",
 	"Info_create", "Info_set", "Info_get_string", "Info_delete", "Info_get_nkeys", "Info_get_nthkey", "Info_dup", "Info_free",
 }

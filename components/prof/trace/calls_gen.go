@@ -1293,6 +1293,15 @@ func (t *Tracer) TypeSubarray(sizes []int, subsizes []int, starts []int, order p
 	return res0, res1
 }
 
+// TypeDarray records MPI_TypeDarray.
+func (t *Tracer) TypeDarray(size int, rank int, gsizes []int, distribs []pmpi.Distribution, dargs []int, psizes []int, order pmpi.Order, old pmpi.Datatype) (pmpi.Datatype, error) {
+	sp := t.begin()
+	res0, res1 := t.Next.TypeDarray(size, rank, gsizes, distribs, dargs, psizes, order, old)
+	sp = t.stop(sp)
+	t.end(sp, "MPI_TypeDarray", args{}.withErr(res1))
+	return res0, res1
+}
+
 // TypeResized records MPI_TypeResized.
 func (t *Tracer) TypeResized(old pmpi.Datatype, lb int, extent int) (pmpi.Datatype, error) {
 	sp := t.begin()

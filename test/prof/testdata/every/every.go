@@ -1491,6 +1491,13 @@ func (layer module) TypeSubarray(sizes []int, subsizes []int, starts []int, orde
 	return
 }
 
+// TypeDarray runs the wrappers of every.w around Next.TypeDarray.
+func (layer module) TypeDarray(size int, rank int, gsizes []int, distribs []pmpi.Distribution, dargs []int, psizes []int, order pmpi.Order, old pmpi.Datatype) (ret0 pmpi.Datatype, returnVal error) {
+	record0("TypeDarray")
+	ret0, returnVal = layer.Next.TypeDarray(size, rank, gsizes, distribs, dargs, psizes, order, old)
+	return
+}
+
 // TypeResized runs the wrappers of every.w around Next.TypeResized.
 func (layer module) TypeResized(old pmpi.Datatype, lb int, extent int) (ret0 pmpi.Datatype, returnVal error) {
 	record0("TypeResized")

@@ -245,6 +245,7 @@ var (
 	callsTypeIndexedBlock0        atomic.Int64
 	callsTypeHindexedBlock0       atomic.Int64
 	callsTypeSubarray0            atomic.Int64
+	callsTypeDarray0              atomic.Int64
 	callsTypeResized0             atomic.Int64
 	callsTypeStruct0              atomic.Int64
 	callsTypeDup0                 atomic.Int64
@@ -876,6 +877,9 @@ func reportCounts0(rank int) {
 	}
 	if n := callsTypeSubarray0.Load(); n > 0 {
 		fmt.Fprintf(&b, "counter rank %d: TypeSubarray %d\n", rank, n)
+	}
+	if n := callsTypeDarray0.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: TypeDarray %d\n", rank, n)
 	}
 	if n := callsTypeResized0.Load(); n > 0 {
 		fmt.Fprintf(&b, "counter rank %d: TypeResized %d\n", rank, n)
@@ -2360,6 +2364,13 @@ func (layer module) TypeHindexedBlock(blocklen int, displs []int, old pmpi.Datat
 func (layer module) TypeSubarray(sizes []int, subsizes []int, starts []int, order pmpi.Order, old pmpi.Datatype) (ret0 pmpi.Datatype, returnVal error) {
 	callsTypeSubarray0.Add(1)
 	ret0, returnVal = layer.Next.TypeSubarray(sizes, subsizes, starts, order, old)
+	return
+}
+
+// TypeDarray runs the wrappers of counter.w around Next.TypeDarray.
+func (layer module) TypeDarray(size int, rank int, gsizes []int, distribs []pmpi.Distribution, dargs []int, psizes []int, order pmpi.Order, old pmpi.Datatype) (ret0 pmpi.Datatype, returnVal error) {
+	callsTypeDarray0.Add(1)
+	ret0, returnVal = layer.Next.TypeDarray(size, rank, gsizes, distribs, dargs, psizes, order, old)
 	return
 }
 

@@ -278,6 +278,7 @@ var (
 	callsTypeIndexedBlock1        atomic.Int64
 	callsTypeHindexedBlock1       atomic.Int64
 	callsTypeSubarray1            atomic.Int64
+	callsTypeDarray1              atomic.Int64
 	callsTypeResized1             atomic.Int64
 	callsTypeStruct1              atomic.Int64
 	callsTypeDup1                 atomic.Int64
@@ -909,6 +910,9 @@ func reportCounts1(rank int) {
 	}
 	if n := callsTypeSubarray1.Load(); n > 0 {
 		fmt.Fprintf(&b, "counter rank %d: TypeSubarray %d\n", rank, n)
+	}
+	if n := callsTypeDarray1.Load(); n > 0 {
+		fmt.Fprintf(&b, "counter rank %d: TypeDarray %d\n", rank, n)
 	}
 	if n := callsTypeResized1.Load(); n > 0 {
 		fmt.Fprintf(&b, "counter rank %d: TypeResized %d\n", rank, n)
@@ -3805,6 +3809,20 @@ func (layer module) TypeSubarray(sizes []int, subsizes []int, starts []int, orde
 	timesMu0.Lock()
 	times0["TypeSubarray"] += time.Since(start)
 	counts0["TypeSubarray"]++
+	timesMu0.Unlock()
+	return
+}
+
+// TypeDarray runs the wrappers of timing.w, counter.w around Next.TypeDarray.
+func (layer module) TypeDarray(size int, rank int, gsizes []int, distribs []pmpi.Distribution, dargs []int, psizes []int, order pmpi.Order, old pmpi.Datatype) (ret0 pmpi.Datatype, returnVal error) {
+	var start time.Time
+
+	start = time.Now()
+	callsTypeDarray1.Add(1)
+	ret0, returnVal = layer.Next.TypeDarray(size, rank, gsizes, distribs, dargs, psizes, order, old)
+	timesMu0.Lock()
+	times0["TypeDarray"] += time.Since(start)
+	counts0["TypeDarray"]++
 	timesMu0.Unlock()
 	return
 }
