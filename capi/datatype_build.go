@@ -194,17 +194,23 @@ func mpiTypeCreateStruct[B, D cInt](count int, blocklens *B, displs *D, types *D
 	return structType(op, bl, ds, types, out)
 }
 
+// goOrder is C's MPI_ORDER_C or MPI_ORDER_FORTRAN as pmpi's Order.
+func goOrder(op string, order int) (pmpi.Order, error) {
+	switch order {
+	case C.MPI_ORDER_C:
+		return pmpi.OrderC, nil
+	case C.MPI_ORDER_FORTRAN:
+		return pmpi.OrderFortran, nil
+	}
+	return 0, errorf(pmpi.ClassArg, "%s: order %d (want MPI_ORDER_C or MPI_ORDER_FORTRAN)", op, order)
+}
+
 // subarray builds a subarray type; order is C's MPI_ORDER_C or
 // MPI_ORDER_FORTRAN.
 func subarray(sizes, subsizes, starts []int, order int, old Datatype, out *Datatype) error {
-	var o pmpi.Order
-	switch order {
-	case C.MPI_ORDER_C:
-		o = pmpi.OrderC
-	case C.MPI_ORDER_FORTRAN:
-		o = pmpi.OrderFortran
-	default:
-		return errorf(pmpi.ClassArg, "type create subarray: order %d (want MPI_ORDER_C or MPI_ORDER_FORTRAN)", order)
+	o, err := goOrder("type create subarray", order)
+	if err != nil {
+		return err
 	}
 	r := &recipe{combiner: C.MPI_COMBINER_SUBARRAY, ints: append(counted(len(sizes), sizes, subsizes, starts), order)}
 	return build(old, out, r, func(d pmpi.Datatype) (pmpi.Datatype, error) {
@@ -298,12 +304,13 @@ func mpiTypeGetValueIndex(value, index Datatype, out *Datatype) error {
 	return nil
 }
 
-// mpiTypeCreateDarray is the part of a global array of gsizes elements of
-// old, in C or Fortran order, that process rank of a row-major grid of
-// psizes processes holds under the distribution of each dimension: the
-// local elements in the array's order, the extent the whole array's. It
-// is built from nested hindexed types over each dimension's local
-// indices, the fastest dimension's runs merged into blocks.
+// darrayDistribs maps MPI_DISTRIBUTE_* to pmpi's distributions.
+var darrayDistribs = map[int]pmpi.Distribution{
+	C.MPI_DISTRIBUTE_BLOCK: pmpi.DistributeBlock, C.MPI_DISTRIBUTE_CYCLIC: pmpi.DistributeCyclic, C.MPI_DISTRIBUTE_NONE: pmpi.DistributeNone,
+}
+
+// mpiTypeCreateDarray reads C's arrays and makes pmpi's TypeDarray call;
+// the recipe keeps the program's integers for MPI_Type_get_contents.
 func mpiTypeCreateDarray[N cInt](size, rank, ndims int, gsizes *N, distribs, dargs, psizes *C.int, order int, old Datatype, out *Datatype) error {
 	const op = "type create darray"
 	if ndims <= 0 {
@@ -325,117 +332,28 @@ func mpiTypeCreateDarray[N cInt](size, rank, ndims int, gsizes *N, distribs, dar
 	if err != nil {
 		return err
 	}
-	if order != C.MPI_ORDER_C && order != C.MPI_ORDER_FORTRAN {
-		return errorf(pmpi.ClassArg, "%s: order %d (want MPI_ORDER_C or MPI_ORDER_FORTRAN)", op, order)
-	}
-	grid := 1
-	for _, n := range p {
-		if n <= 0 {
-			return errorf(pmpi.ClassArg, "%s: a process grid size is %d (want 1 or more)", op, n)
-		}
-		grid *= n
-	}
-	if grid != size || rank < 0 || rank >= size {
-		return errorf(pmpi.ClassArg, "%s: rank %d of %d processes on a grid of %v (the grid's product must be the size, the rank below it)", op, rank, size, p)
-	}
-	d, err := old.get()
+	o, err := goOrder(op, order)
 	if err != nil {
 		return err
 	}
-	// The process's coordinates: the grid is row-major whatever the order.
-	coords := make([]int, ndims)
-	for i, r := ndims-1, rank; i >= 0; i-- {
-		coords[i], r = r%p[i], r/p[i]
-	}
-	local := make([][]int, ndims)
+	ds, das := make([]pmpi.Distribution, ndims), make([]int, ndims)
 	for i := range ndims {
-		if local[i], err = distributed(op, i, g[i], dist[i], darg[i], p[i], coords[i]); err != nil {
-			return err
+		d, ok := darrayDistribs[dist[i]]
+		if !ok {
+			return errorf(pmpi.ClassArg, "%s: distribution %d of dimension %d (want MPI_DISTRIBUTE_BLOCK, _CYCLIC or _NONE)", op, dist[i], i)
+		}
+		ds[i], das[i] = d, darg[i]
+		switch {
+		case darg[i] == C.MPI_DISTRIBUTE_DFLT_DARG:
+			das[i] = pmpi.DistributeDefaultDarg
+		case d != pmpi.DistributeNone && darg[i] < 1:
+			// pmpi's default is a negative number that C's may not mean.
+			return errorf(pmpi.ClassArg, "%s: distribution argument %d of dimension %d (want 1 or more, or MPI_DISTRIBUTE_DFLT_DARG)", op, darg[i], i)
 		}
 	}
-	// Dimensions from the fastest: the last in C order, the first in
-	// Fortran's.
-	dims := make([]int, ndims)
-	for k := range ndims {
-		dims[k] = k
-		if order == C.MPI_ORDER_C {
-			dims[k] = ndims - 1 - k
-		}
-	}
-	_, ext := d.Extent()
-	t, stride := d, ext
-	for k, i := range dims {
-		var bl, ds []int
-		if k == 0 { // runs of consecutive indices are blocks of old
-			next := -1
-			for _, x := range local[i] {
-				if n := len(bl); n > 0 && x == next {
-					bl[n-1]++
-				} else {
-					bl, ds = append(bl, 1), append(ds, x*stride)
-				}
-				next = x + 1
-			}
-		} else {
-			for _, x := range local[i] {
-				bl, ds = append(bl, 1), append(ds, x*stride)
-			}
-		}
-		if t, err = pmpi.Real().TypeHindexed(bl, ds, t); err != nil {
-			return err
-		}
-		stride *= g[i]
-	}
-	if t, err = pmpi.Real().TypeResized(t, 0, stride); err != nil {
-		return err
-	}
-	r := &recipe{combiner: C.MPI_COMBINER_DARRAY, types: []Datatype{old}}
+	r := &recipe{combiner: C.MPI_COMBINER_DARRAY}
 	r.ints = append(append(append(append(append([]int{size, rank, ndims}, g...), dist...), darg...), p...), order)
-	return newType(t, r, out)
-}
-
-// distributed is the indices of dimension i (gsize elements over psize
-// processes) that the process at coord holds under distribution dist
-// with argument darg.
-func distributed(op string, i, gsize, dist, darg, psize, coord int) ([]int, error) {
-	if gsize <= 0 {
-		return nil, errorf(pmpi.ClassArg, "%s: global size %d of dimension %d (want 1 or more)", op, gsize, i)
-	}
-	var out []int
-	switch dist {
-	case C.MPI_DISTRIBUTE_NONE:
-		if psize != 1 {
-			return nil, errorf(pmpi.ClassArg, "%s: dimension %d is not distributed but spans %d processes (want 1)", op, i, psize)
-		}
-		for x := range gsize {
-			out = append(out, x)
-		}
-	case C.MPI_DISTRIBUTE_BLOCK:
-		b := (gsize + psize - 1) / psize
-		if darg != C.MPI_DISTRIBUTE_DFLT_DARG {
-			if darg <= 0 || darg*psize < gsize {
-				return nil, errorf(pmpi.ClassArg, "%s: block size %d of dimension %d does not cover %d elements over %d processes", op, darg, i, gsize, psize)
-			}
-			b = darg
-		}
-		for x := coord * b; x < min((coord+1)*b, gsize); x++ {
-			out = append(out, x)
-		}
-	case C.MPI_DISTRIBUTE_CYCLIC:
-		b := 1
-		if darg != C.MPI_DISTRIBUTE_DFLT_DARG {
-			if darg <= 0 {
-				return nil, errorf(pmpi.ClassArg, "%s: cyclic block size %d of dimension %d (want 1 or more)", op, darg, i)
-			}
-			b = darg
-		}
-		for start := coord * b; start < gsize; start += psize * b {
-			for x := start; x < min(start+b, gsize); x++ {
-				out = append(out, x)
-			}
-		}
-	default:
-		return nil, errorf(pmpi.ClassArg, "%s: distribution %d of dimension %d (want MPI_DISTRIBUTE_NONE, _BLOCK or _CYCLIC)", op, dist, i)
-	}
-	return out, nil
+	return build(old, out, r, func(d pmpi.Datatype) (pmpi.Datatype, error) {
+		return api().TypeDarray(size, rank, g, ds, das, p, o, d)
+	})
 }

@@ -234,7 +234,8 @@ func TestToolsSeeTypeAndInfoCalls(t *testing.T) {
 		got[f.Name] = f
 	}
 	for name, want := range map[string][2]int64{
-		"Type_vector": {2, 0}, "Type_commit": {2, 0}, "Type_free": {2, 0}, "Pack": {2, 2 * 32}, "Unpack": {2, 2 * 32},
+		"Type_vector": {2, 0}, "Type_create_darray": {2, 0}, "Type_commit": {2 * 2, 0}, "Type_free": {2 * 2, 0},
+		"Pack": {2, 2 * 32}, "Unpack": {2, 2 * 32},
 		"Info_create": {2, 0}, "Info_set": {2 * 2, 0}, "Info_free": {2, 0},
 	} {
 		if f := got[name]; f.Calls != want[0] || f.Bytes != want[1] {

@@ -659,6 +659,10 @@ static void darrays(void) {
     int gsizes[2] = {5, 7}, bad[2] = {MPI_DISTRIBUTE_NONE, MPI_DISTRIBUTE_BLOCK};
     RC(MPI_Type_create_darray(4, 0, 2, gsizes, bad, dflt, grid, MPI_ORDER_C, MPI_INT, &t), MPI_ERR_ARG);
     RC(MPI_Type_create_darray(3, 0, 2, gsizes, block_cyclic, dflt, grid, MPI_ORDER_C, MPI_INT, &t), MPI_ERR_ARG);
+    /* A negative distribution argument, and a distribution no constant names. */
+    int negative[2] = {-1, 2}, unknown[2] = {MPI_DISTRIBUTE_BLOCK, 99};
+    RC(MPI_Type_create_darray(4, 0, 2, gsizes, block_cyclic, negative, grid, MPI_ORDER_C, MPI_INT, &t), MPI_ERR_ARG);
+    RC(MPI_Type_create_darray(4, 0, 2, gsizes, unknown, dflt, grid, MPI_ORDER_C, MPI_INT, &t), MPI_ERR_ARG);
     passed("type_create_darray and type_create_darray_c");
 }
 

@@ -1,7 +1,7 @@
-/* Builds, commits, packs with and frees a datatype, and fills an Info:
- * calls a Go profiling tool sees as it sees a Go program's (capi_test's
- * TestToolsSeeTypeAndInfoCalls counts them under prof stats). Runs with
- * any number of ranks. */
+/* Builds, commits, packs with and frees a datatype, builds a darray, and
+ * fills an Info: calls a Go profiling tool sees as it sees a Go program's
+ * (capi_test's TestToolsSeeTypeAndInfoCalls counts them under prof
+ * stats). Runs with any number of ranks. */
 #include "check.h"
 
 int main(int argc, char **argv) {
@@ -26,6 +26,21 @@ int main(int argc, char **argv) {
     CHECK(back[9] == grid[9] && back[1] == 0, "unpacked %g and %g", back[9], back[1]);
     TRY(MPI_Type_free(&col));
     passed("type_vector, type_commit, pack, unpack, type_free");
+
+    /* This rank's rows of an 8x3 array dealt out by blocks of rows. */
+    int size, gsizes[2] = {8, 3}, distribs[2] = {MPI_DISTRIBUTE_BLOCK, MPI_DISTRIBUTE_NONE};
+    int dargs[2] = {MPI_DISTRIBUTE_DFLT_DARG, MPI_DISTRIBUTE_DFLT_DARG}, psizes[2] = {0, 1}, rows, sz = -1;
+    MPI_Datatype mine;
+    TRY(MPI_Comm_size(MPI_COMM_WORLD, &size));
+    psizes[0] = size;
+    TRY(MPI_Type_create_darray(size, check_rank, 2, gsizes, distribs, dargs, psizes, MPI_ORDER_C, MPI_DOUBLE, &mine));
+    TRY(MPI_Type_commit(&mine));
+    TRY(MPI_Type_size(mine, &sz));
+    int b = (8 + size - 1) / size, first = check_rank * b; /* blocks of b rows */
+    rows = first >= 8 ? 0 : (8 - first < b ? 8 - first : b);
+    EQ(sz, rows * 3 * (int)sizeof(double), "the darray's bytes");
+    TRY(MPI_Type_free(&mine));
+    passed("type_create_darray, type_commit, type_free");
 
     TRY(MPI_Info_create(&info));
     TRY(MPI_Info_set(info, "a", "1"));
