@@ -22,13 +22,25 @@ import "github.com/gompi/gompi/pmpi"
 // a Layout's. TypeStruct's blocks take them.
 type Datatype = pmpi.Datatype
 
-// Order is the storage order of Subarray's array.
+// Order is the storage order of Subarray's and Darray's array.
 type Order = pmpi.Order
 
-// Storage orders for Subarray.
+// Storage orders for Subarray and Darray.
 const (
 	OrderC       = pmpi.OrderC       // row-major: the last index varies fastest
 	OrderFortran = pmpi.OrderFortran // column-major: the first index varies fastest
+)
+
+// Distribution is how Darray deals a dimension of a global array out to
+// the processes along that dimension of the grid.
+type Distribution = pmpi.Distribution
+
+// Distributions for Darray, and the default distribution argument.
+const (
+	DistributeBlock       = pmpi.DistributeBlock       // one block of consecutive elements per process
+	DistributeCyclic      = pmpi.DistributeCyclic      // blocks dealt to the processes in turn
+	DistributeNone        = pmpi.DistributeNone        // not distributed: one process along it holds it all
+	DistributeDefaultDarg = pmpi.DistributeDefaultDarg // blocks of ceil(gsize/psize) for block, 1 for cyclic
 )
 
 // External32 is MPI's portable data representation, for PackExternal.
@@ -141,6 +153,17 @@ func (l Layout[T]) Subarray(sizes, subsizes, starts []int, order Order) (Layout[
 	return committed[T](api().TypeSubarray(sizes, subsizes, starts, order, l.dt))
 }
 
+// Darray is the part of a global array of elements of l, gsizes[i] long
+// along dimension i in C or Fortran order, that process rank of size
+// holds when the array is dealt out over a grid of psizes processes,
+// dimension i by distribs[i] with argument dargs[i] (DistributeDefaultDarg
+// for the default) (MPI_Type_create_darray). The grid is row-major
+// whatever the order. The local elements keep the array's order; the
+// extent is the whole array's, as a subarray's.
+func (l Layout[T]) Darray(size, rank int, gsizes []int, distribs []Distribution, dargs, psizes []int, order Order) (Layout[T], error) {
+	return committed[T](api().TypeDarray(size, rank, gsizes, distribs, dargs, psizes, order, l.dt))
+}
+
 // Resized is l with lower bound lb and extent extent, in bytes
 // (MPI_Type_create_resized): consecutive elements of a count then lie
 // extent bytes apart, so that, for instance, a column's layout resized
@@ -189,6 +212,16 @@ func HindexedBlock[T Elem](blocklen int, byteDispls []int) (Layout[T], error) {
 // Subarray[float64]([]int{4, 5}, []int{2, 2}, []int{1, 1}, OrderC).
 func Subarray[T Elem](sizes, subsizes, starts []int, order Order) (Layout[T], error) {
 	return LayoutOf[T]().Subarray(sizes, subsizes, starts, order)
+}
+
+// Darray is the part of a global array of T that process rank of size
+// holds (see Layout.Darray): rank 1's rows of a 10×6 row-major matrix
+// dealt by blocks of rows to 3 processes (rows 4 to 7) are
+// Darray[float64](3, 1, []int{10, 6}, []Distribution{DistributeBlock,
+// DistributeNone}, []int{DistributeDefaultDarg, DistributeDefaultDarg},
+// []int{3, 1}, OrderC).
+func Darray[T Elem](size, rank int, gsizes []int, distribs []Distribution, dargs, psizes []int, order Order) (Layout[T], error) {
+	return LayoutOf[T]().Darray(size, rank, gsizes, distribs, dargs, psizes, order)
 }
 
 // StructBlock is one block of TypeStruct: Count elements of Type at byte

@@ -124,3 +124,39 @@ func TestLayoutBounds(t *testing.T) {
 		t.Errorf("external32 of three Pair[float64]: %d bytes, %v; want 36", n, err)
 	}
 }
+
+// TestDarray packs rank 2's part of a 10×3 array whose rows are dealt out
+// by blocks to 3 processes: blocks of 4 rows, the last one short.
+func TestDarray(t *testing.T) {
+	l, err := mpi.Darray[int32](3, 2, []int{10, 3}, []mpi.Distribution{mpi.DistributeBlock, mpi.DistributeNone},
+		[]int{mpi.DistributeDefaultDarg, mpi.DistributeDefaultDarg}, []int{3, 1}, mpi.OrderC)
+	if err != nil {
+		t.Fatal(err)
+	}
+	global := make([]int32, 30)
+	for i := range global {
+		global[i] = int32(i)
+	}
+	packed := make([]byte, 64)
+	n, err := mpi.Pack(global, 1, l, packed, 0)
+	if err != nil || n != 6*4 {
+		t.Fatalf("pack: %d bytes, %v; want 24", n, err)
+	}
+	got := make([]int32, 6)
+	if _, err := mpi.Unpack(packed, 0, got, 6, mpi.LayoutOf[int32]()); err != nil {
+		t.Fatal(err)
+	}
+	if want := []int32{24, 25, 26, 27, 28, 29}; !slices.Equal(got, want) {
+		t.Errorf("rank 2 holds %v, want rows 8 and 9: %v", got, want)
+	}
+	if lb, ext := l.Extent(); lb != 0 || ext != 30*4 {
+		t.Errorf("lb %d extent %d, want 0 and the whole array's 120", lb, ext)
+	}
+	if err := l.Free(); err != nil {
+		t.Fatal(err)
+	}
+	_, err = mpi.Darray[int32](4, 0, []int{10}, []mpi.Distribution{mpi.DistributeBlock}, []int{2}, []int{4}, mpi.OrderC)
+	if !errors.Is(err, mpi.ErrArg) || !strings.Contains(err.Error(), "block size 2 of dimension 0 leaves elements out") {
+		t.Errorf("blocks of 2 over 4 processes of 10 elements: %v", err)
+	}
+}

@@ -79,9 +79,9 @@ var pmpiFuncs = map[string][]string{
 // type constructor's call and MPI_Type_commit's, as a C program builds
 // the type it sends, so that a tool sees both.
 var compound = []string{
-	"Contiguous", "Vector", "Hvector", "Indexed", "Hindexed", "IndexedBlock", "HindexedBlock", "Subarray", "TypeStruct",
+	"Contiguous", "Vector", "Hvector", "Indexed", "Hindexed", "IndexedBlock", "HindexedBlock", "Subarray", "Darray", "TypeStruct",
 	"Layout.Contiguous", "Layout.Vector", "Layout.Hvector", "Layout.Indexed", "Layout.Hindexed",
-	"Layout.IndexedBlock", "Layout.HindexedBlock", "Layout.Subarray", "Layout.Resized",
+	"Layout.IndexedBlock", "Layout.HindexedBlock", "Layout.Subarray", "Layout.Darray", "Layout.Resized",
 }
 
 // builders build the stack, and are no MPI call of the user's: they alone

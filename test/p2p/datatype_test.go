@@ -28,6 +28,7 @@ func TestDatatypes(t *testing.T) {
 		{"ddt-coll", 1, "self", nil, ""},
 		{"ddt-collv", 1, "self", nil, ""},
 		{"ddt-modes", 1, "self", nil, ""},
+		{"ddt-darray", 1, "self", nil, ""},
 		// Blocking sends of long blocks read by single copy (ExposeVector)
 		// on any machine; by default they stream while each rank has a CPU.
 		{"ddt-p2p", 2, "self,sm", []string{"--mca", "btl_sm_single_copy_blocking_threshold", "1"}, "blocking-single-copy"},
@@ -42,6 +43,8 @@ func TestDatatypes(t *testing.T) {
 			job{"ddt-errors", 2, btl, nil, ""},
 			job{"ddt-modes", 3, btl, nil, ""},
 			job{"ddt-modes", 2, btl, small, "small-eager"},
+			job{"ddt-darray", 3, btl, nil, ""},
+			job{"ddt-darray", 4, btl, small, "small-eager"},
 		)
 	}
 	for _, tt := range tests {
