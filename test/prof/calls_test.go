@@ -65,6 +65,7 @@ func TestOneUserCallOneToolCall(t *testing.T) {
 		// A layout's constructor is the type constructor and the commit,
 		// as in C; a send with it one call.
 		"Vector: TypeVector TypeCommit",
+		"Darray: TypeDarray TypeCommit TypeFree",
 		"TypeStruct: TypeStruct TypeCommit TypeFree",
 		"SendrecvLayout: Sendrecv",
 		"Pack: Pack", "Unpack: Unpack", "PackSize: PackSize",

@@ -310,13 +310,15 @@ func TestJobNonblocking(t *testing.T) {
 	checkMatrix(t, "total coll", ph.Coll, msgs, bytes)
 }
 
-// TestJobTypes runs typesprog on 3 ranks: a layout's constructor counts
-// as the type constructor and Type_commit, Pack and Unpack their bytes,
-// the Info calls one each, and a send with the layout one Send.
+// TestJobTypes runs typesprog on 3 ranks: a layout's constructor (a
+// vector's, a darray's) counts as the type constructor and Type_commit,
+// Pack and Unpack their bytes, the Info calls one each, and a send with
+// the layout one Send.
 func TestJobTypes(t *testing.T) {
 	_, rep := runJob(t, "typesprog")
 	want := map[string]expect{
-		"Type_vector": {"", 3, 0, 0}, "Type_commit": {"", 3, 0, 0}, "Type_dup": {"", 3, 0, 0}, "Type_free": {"", 3 * 2, 0, 0},
+		"Type_vector": {"", 3, 0, 0}, "Type_create_darray": {"", 3, 0, 0}, "Type_commit": {"", 3 * 2, 0, 0},
+		"Type_dup": {"", 3, 0, 0}, "Type_free": {"", 3 * 3, 0, 0},
 		"Pack": {"", 3, 3 * 32, 0}, "Unpack": {"", 3, 3 * 32, 0},
 		"Send": {"", 3, 3 * 32, 0}, "Irecv": {"", 3, 3 * 32, 0},
 		"Info_create": {"", 3, 0, 0}, "Info_set": {"", 3 * 2, 0, 0}, "Info_get_string": {"", 3, 0, 0}, "Info_free": {"", 3, 0, 0},

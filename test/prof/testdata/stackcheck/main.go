@@ -204,6 +204,14 @@ func oneCall() error {
 		{"ReduceInPlace", func() error { return mpi.ReduceInPlace(buf(), mpi.Sum, 0, w) }},
 		{"ReduceScatterBlockInPlace", func() error { return mpi.ReduceScatterBlockInPlace(buf(), mpi.Sum, w) }},
 		{"Vector", func() (err error) { col, err = mpi.Vector[int32](2, 1, 2); return err }},
+		{"Darray", func() error {
+			l, err := mpi.Darray[int32](n, me, []int{2 * n}, []mpi.Distribution{mpi.DistributeCyclic},
+				[]int{mpi.DistributeDefaultDarg}, []int{n}, mpi.OrderC)
+			if err == nil {
+				err = l.Free()
+			}
+			return err
+		}},
 		{"TypeStruct", func() error {
 			l, err := mpi.TypeStruct[int32](mpi.StructBlock{Count: 1, Disp: 4, Type: col.Datatype()})
 			if err == nil {

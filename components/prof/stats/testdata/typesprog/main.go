@@ -1,7 +1,7 @@
 // Command typesprog builds, uses and frees a derived datatype, packs
-// with it and fills an Info, on 3 ranks, for the stats tool's job test:
-// each of those calls passes through the profiling stack once per call,
-// and a send with the layout is one Send.
+// with it, builds a darray and fills an Info, on 3 ranks, for the stats
+// tool's job test: each of those calls passes through the profiling
+// stack once per call, and a send with the layout is one Send.
 package main
 
 import (
@@ -80,6 +80,20 @@ func run() error {
 		return err
 	}
 	if err := col.Free(); err != nil {
+		return err
+	}
+
+	// This rank's rows of a 7×2 array dealt out by blocks of 3, the last
+	// rank's short: Type_create_darray, Type_commit and a third Type_free.
+	mine, err := mpi.Darray[float64](size, rank, []int{7, 2}, []mpi.Distribution{mpi.DistributeBlock, mpi.DistributeNone},
+		[]int{mpi.DistributeDefaultDarg, mpi.DistributeDefaultDarg}, []int{size, 1}, mpi.OrderC)
+	if err != nil {
+		return err
+	}
+	if want := []int{3, 3, 1}[rank] * 2 * 8; mine.Size() != want {
+		return fmt.Errorf("rank %d's darray holds %d bytes, want %d", rank, mine.Size(), want)
+	}
+	if err := mine.Free(); err != nil {
 		return err
 	}
 
