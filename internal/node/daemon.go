@@ -47,7 +47,7 @@ func RunDaemon(in io.Reader, out, errOut io.Writer, tempDir, reaperExe string, s
 	if err != nil {
 		return fail(err)
 	}
-	d := &daemon{spec: spec, out: NewFrameWriter(out), errOut: errOut, pids: map[int]int{},
+	d := &daemon{spec: spec, out: NewFrameWriter(out), errOut: errOut, pids: map[int]int{}, early: map[int][]syscall.Signal{},
 		exits: make(chan rankExit, len(spec.Ranks)), ranksUp: make(chan struct{})}
 	// The children start first, at the same time as this host's ranks get
 	// ready; the daemon ends once they have, whatever ends it.
@@ -144,6 +144,11 @@ type daemon struct {
 
 	mu   sync.Mutex
 	pids map[int]int // job rank -> pid, of the ranks running
+	// early holds the signals gompirun sent to ranks not started yet,
+	// which they get once started: starting a rank waits for the wire,
+	// which gompirun may read only once it has stopped the job (its
+	// output stuck on a terminal nobody reads).
+	early map[int][]syscall.Signal
 }
 
 // prepare finds the programs of this host's ranks and their CPUs, and
@@ -320,6 +325,10 @@ func (d *daemon) start(prog Program, base []string, r DaemonRank, lifeline *os.F
 		d.stdin = newStdinSink(stdinW, d.ackStdin)
 	}
 	d.pids[r.Rank] = pid
+	for _, sig := range d.early[r.Rank] {
+		_ = SignalGroup(pid, sig)
+	}
+	delete(d.early, r.Rank)
 	d.report(Frame{Kind: FrameStarted, Rank: int32(r.Rank), Arg: uint32(pid)})
 	return wg, nil
 }
@@ -338,13 +347,19 @@ func (d *daemon) pump(r io.Reader, rank int, stream uint32) {
 	}
 }
 
-// signal sends sig to a rank's process group, or every rank's for -1.
+// signal sends sig to a rank's process group, or every rank's for -1;
+// a rank not started yet gets it once it is.
 func (d *daemon) signal(rank int, sig syscall.Signal) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	for r, pid := range d.pids {
-		if rank < 0 || r == rank {
+	for _, r := range d.spec.Ranks {
+		if rank >= 0 && r.Rank != rank {
+			continue
+		}
+		if pid, ok := d.pids[r.Rank]; ok {
 			_ = SignalGroup(pid, sig)
+		} else {
+			d.early[r.Rank] = append(d.early[r.Rank], sig) // or exited: then never started again
 		}
 	}
 }
