@@ -77,12 +77,21 @@ func (j *job) fail(f failure) {
 	if j.cause < 0 && len(f.blames) == 0 {
 		j.cause = len(j.failures) - 1
 		fmt.Fprintf(j.term.stderr(), "gompirun: %s\n", f.msg)
+		// Before the ranks hear that the job ends, and say so: unless
+		// nobody reads the terminal.
+		select {
+		case <-j.term.flushed():
+		case <-time.After(causeWait):
+		}
 	}
 	if len(j.failures) == 1 {
 		j.srv.End(f.msg)
 		close(j.stopReq)
 	}
 }
+
+// causeWait bounds fail's wait for the cause to be written.
+const causeWait = 500 * time.Millisecond
 
 // onAbort runs in the job server while the rank's Abort call is pending,
 // so the abort is recorded before the rank can be seen exiting.

@@ -90,6 +90,7 @@ func TestVerdictNamesTheCauseFirst(t *testing.T) {
 			if code := j.verdict(); code != tt.code {
 				t.Errorf("status %d, want %d", code, tt.code)
 			}
+			<-j.term.flushed()
 			if got := strings.Split(strings.TrimSpace(stderr.String()), "\n"); !slices.Equal(got, tt.want) {
 				t.Errorf("stderr:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(tt.want, "\n"))
 			}

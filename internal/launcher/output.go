@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gompi/gompi/internal/node"
@@ -49,35 +50,146 @@ func (k streamKind) String() string {
 }
 
 // terminal serializes whole lines from every rank, and gompirun's own
-// messages, onto gompirun's stdout and stderr. One lock covers both
+// messages, onto gompirun's stdout and stderr. One gate covers both
 // streams, since they are often the same terminal.
+//
+// The ranks' output is written by the pumps themselves, and waits for
+// the terminal as long as it takes: nothing is lost while the job runs
+// or ends of itself. gompirun's own messages are written by a goroutine
+// of their own, in order, so that the supervisor never waits for a
+// terminal nobody reads. Once the user has asked gompirun to stop and the
+// ranks are dead, drop gives up on what cannot be written.
 type terminal struct {
-	mu      sync.Mutex
+	gate    chan struct{} // held while writing
 	out     [2]io.Writer
 	midLine [2]bool // the last write to the stream did not end a line
 	owner   [2]int  // who wrote it: rank+1, or 0 for gompirun itself
+
+	busy    atomic.Int32 // a rank's output is being written to stream busy-1; 0: none
+	dropped atomic.Bool  // drop was called: set before gone closes
+	gone    chan struct{}
+	noted   atomic.Bool // the note that output was dropped is posted
+
+	qmu     sync.Mutex
+	queue   []message // gompirun's messages not written yet
+	posting bool      // a goroutine writes the queue
+	beside  bool      // after drop, messages no longer wait for a write that does not return
 }
+
+// message is one of gompirun's messages, or, with done set, a mark that
+// closes done once the messages before it are written.
+type message struct {
+	kind streamKind
+	b    []byte
+	done chan struct{}
+}
+
+// gateWait is how long, once output is dropped, a message waits for a
+// rank's write in progress before it is written beside it: that write is
+// stuck on a stream nobody reads, perhaps not the message's.
+const gateWait = 100 * time.Millisecond
 
 func newTerminal(stdout, stderr io.Writer) *terminal {
-	return &terminal{out: [2]io.Writer{stdout, stderr}}
+	return &terminal{gate: make(chan struct{}, 1), out: [2]io.Writer{stdout, stderr}, gone: make(chan struct{})}
 }
 
-// write writes b with one Write call. If the previous write left a line
-// unfinished (a rank's last line without newline), a newline goes first,
-// so that text and the next line never run together; otherwise the bytes
-// are forwarded exactly. Errors are ignored: a closed terminal must not
-// stop the job.
-func (t *terminal) write(kind streamKind, b []byte) { t.writeFrom(kind, -1, b) }
+// write posts b, gompirun's own, to be written to the stream kind after
+// the messages posted before it; it returns at once. If the previous
+// write left a line unfinished (a rank's last line without newline), a
+// newline goes first, so that text and the next line never run together.
+func (t *terminal) write(kind streamKind, b []byte) { t.post(message{kind: kind, b: bytes.Clone(b)}) }
 
-// writeFrom is write for a rank's output (rank -1: gompirun's own). The
-// rest of a long line from the rank that left it unfinished goes on
-// without a newline: untagged output stays byte for byte.
+// flushed returns a channel closed once every message posted before is
+// written.
+func (t *terminal) flushed() <-chan struct{} {
+	done := make(chan struct{})
+	t.post(message{done: done})
+	return done
+}
+
+func (t *terminal) post(m message) {
+	t.qmu.Lock()
+	t.queue = append(t.queue, m)
+	start := !t.posting
+	t.posting = true
+	t.qmu.Unlock()
+	if start {
+		go t.deliver()
+	}
+}
+
+// deliver writes the queue's messages until it is empty.
+func (t *terminal) deliver() {
+	for {
+		t.qmu.Lock()
+		if len(t.queue) == 0 {
+			t.queue, t.posting = nil, false
+			t.qmu.Unlock()
+			return
+		}
+		m := t.queue[0]
+		t.queue = t.queue[1:]
+		beside := t.beside
+		t.qmu.Unlock()
+		switch {
+		case m.done != nil:
+			close(m.done)
+		case beside:
+			_, _ = t.out[m.kind].Write(m.b)
+		default:
+			t.deliverOne(m)
+		}
+	}
+}
+
+func (t *terminal) deliverOne(m message) {
+	select {
+	case t.gate <- struct{}{}:
+	case <-t.gone:
+		select {
+		case t.gate <- struct{}{}:
+		case <-time.After(gateWait):
+			t.qmu.Lock()
+			t.beside = true
+			t.qmu.Unlock()
+			_, _ = t.out[m.kind].Write(m.b)
+			return
+		}
+	}
+	t.put(m.kind, -1, m.b)
+	<-t.gate
+}
+
+// writeFrom writes b, a rank's output, with one Write call, once the
+// writes before it are done; the rest of a long line from the rank that
+// left it unfinished goes on without a newline: untagged output stays
+// byte for byte. After drop, b is dropped. Errors are ignored: a closed
+// terminal must not stop the job.
 func (t *terminal) writeFrom(kind streamKind, rank int, b []byte) {
 	if len(b) == 0 {
 		return
 	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
+	select {
+	case t.gate <- struct{}{}:
+	case <-t.gone:
+		t.lost(kind)
+		return
+	}
+	defer func() { <-t.gate }()
+	// busy is set before dropped is read, and drop sets dropped before
+	// it reads busy: a write that drop does not see is one that sees drop.
+	t.busy.Store(int32(kind) + 1)
+	defer t.busy.Store(0)
+	if t.dropped.Load() {
+		t.lost(kind)
+		return
+	}
+	t.put(kind, rank, b)
+}
+
+// put writes b to the stream kind for rank (-1: gompirun); the caller
+// holds the gate.
+func (t *terminal) put(kind streamKind, rank int, b []byte) {
 	if t.midLine[kind] && (rank < 0 || t.owner[kind] != rank+1) {
 		b = append([]byte{'\n'}, b...)
 	}
@@ -86,8 +198,35 @@ func (t *terminal) writeFrom(kind streamKind, rank int, b []byte) {
 	t.owner[kind] = rank + 1
 }
 
-// stderr returns a writer for gompirun's own messages (and its logger);
-// each Write lands between the ranks' lines, never inside one.
+// drop gives up on the ranks' output that is not written yet: a write in
+// progress is left to itself (it may never return), and the ranks'
+// output from now on is dropped. gompirun's messages are still written,
+// beside a write that does not return.
+func (t *terminal) drop() {
+	if t.dropped.Swap(true) {
+		return
+	}
+	close(t.gone)
+	if k := t.busy.Load(); k != 0 {
+		t.lost(streamKind(k - 1))
+	}
+}
+
+// lost says once, on stderr, that the ranks' output was dropped, naming
+// the stream of a write in progress, if any: the one nobody reads.
+func (t *terminal) lost(kind streamKind) {
+	if t.noted.Swap(true) {
+		return
+	}
+	if k := t.busy.Load(); k != 0 {
+		kind = streamKind(k - 1)
+	}
+	t.write(stderrStream, []byte("gompirun: dropped output of the ranks that could not be written to "+kind.String()+" once the job was stopped\n"))
+}
+
+// stderr returns a writer for gompirun's own messages; each Write is
+// posted as a message (see write), and lands between the ranks' lines,
+// never inside one.
 func (t *terminal) stderr() io.Writer { return terminalWriter{t, stderrStream} }
 
 type terminalWriter struct {

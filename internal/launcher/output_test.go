@@ -160,6 +160,7 @@ func TestTerminalJoinsPiecesOfOneRank(t *testing.T) {
 	term.writeFrom(stdoutStream, 1, []byte("rank 1 end\n"))
 	term.writeFrom(stdoutStream, 1, []byte("rank 1 last"))
 	term.write(stdoutStream, []byte("gompirun's\n"))
+	<-term.flushed()
 	want := "rank 0 start rank 0 end\nrank 1 start \nrank 0 line\nrank 1 end\nrank 1 last\ngompirun's\n"
 	if out.String() != want {
 		t.Fatalf("terminal got %q, want %q", out.String(), want)
@@ -172,6 +173,7 @@ func TestTerminalSeparatesUnfinishedLines(t *testing.T) {
 	term.write(stdoutStream, []byte("rank 0 last"))
 	term.write(stdoutStream, []byte("rank 1 line\n"))
 	term.write(stdoutStream, []byte("rank 1 last"))
+	<-term.flushed()
 	if want := "rank 0 last\nrank 1 line\nrank 1 last"; out.String() != want {
 		t.Fatalf("terminal got %q, want %q", out.String(), want)
 	}
@@ -227,5 +229,48 @@ func TestPumpForwardsAPromptThatWaits(t *testing.T) {
 		if got := out.buf.String(); got != want {
 			t.Errorf("tag %v: terminal got %q, want %q", tag, got, want)
 		}
+	}
+}
+
+// stuckWriter is a stream nobody reads: no Write returns before the test
+// ends, and the first closes entered.
+type stuckWriter struct {
+	once    sync.Once
+	entered chan struct{}
+	release chan struct{}
+}
+
+func newStuckWriter(t *testing.T) *stuckWriter {
+	w := &stuckWriter{entered: make(chan struct{}), release: make(chan struct{})}
+	t.Cleanup(func() { close(w.release) })
+	return w
+}
+
+func (w *stuckWriter) Write([]byte) (int, error) {
+	w.once.Do(func() { close(w.entered) })
+	<-w.release
+	return 0, io.ErrClosedPipe
+}
+
+const droppedNote = "gompirun: dropped output of the ranks that could not be written to stdout once the job was stopped\n"
+
+// TestDropKeepsMessages: once the output is dropped, gompirun's messages
+// are still written, also beside a rank's write that never returns.
+func TestDropKeepsMessages(t *testing.T) {
+	stuck := newStuckWriter(t)
+	stderr := &notifyWriter{want: "gompirun: last\n", seen: make(chan struct{})}
+	seen := stderr.seen
+	term := newTerminal(stuck, stderr)
+	go term.writeFrom(stdoutStream, 0, []byte("never written\n"))
+	<-stuck.entered
+	term.write(stderrStream, []byte("gompirun: first\n"))
+	term.drop()
+	term.writeFrom(stderrStream, 1, []byte("dropped\n")) // returns at once
+	term.write(stderrStream, []byte("gompirun: last\n"))
+	<-seen
+	stderr.mu.Lock()
+	defer stderr.mu.Unlock()
+	if want := "gompirun: first\n" + droppedNote + "gompirun: last\n"; stderr.buf.String() != want {
+		t.Errorf("stderr %q, want %q", stderr.buf.String(), want)
 	}
 }

@@ -122,7 +122,9 @@ func (j *job) supervise(ctx context.Context, started map[int]int, remote []int) 
 		fmt.Fprintf(j.term.stderr(), "gompirun: report written: %s\n", path)
 	}
 
-	return j.verdict()
+	code := j.verdict()
+	<-j.term.flushed()
+	return code
 }
 
 // reportGrace is how long, after the SIGKILL that ends a stop, another
