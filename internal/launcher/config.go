@@ -45,8 +45,13 @@ type Config struct {
 	// Stdin goes to rank 0 (the other ranks read /dev/null); nil gives rank
 	// 0 /dev/null too. A terminal is read by Run and copied through a pipe,
 	// since rank 0 is not in the terminal's foreground process group.
-	Stdin          *os.File
-	Stdout, Stderr io.Writer // nil: discard
+	Stdin *os.File
+	// Stdout and Stderr get the ranks' output and Run's messages; nil
+	// discards. The ranks' output waits for a slow writer, but once a
+	// signal or the timeout stopped the job and the ranks are dead, what
+	// cannot be written soon is dropped: Run may then return with a
+	// Write still in progress.
+	Stdout, Stderr io.Writer
 	// Signals received here are forwarded to every rank, then the job is
 	// stopped and Run returns 128+signo. A second signal kills at once.
 	Signals <-chan os.Signal

@@ -101,6 +101,17 @@ func Run(ctx context.Context, cfg Config) (int, error) {
 		stopReq: make(chan struct{}),
 		timeout: timeout,
 	}
+	supervised := false
+	defer func() {
+		if !supervised { // what the launch had to say
+			j.flushOutput(0)
+		}
+		j.mu.Lock()
+		if j.dropTimer != nil {
+			j.dropTimer.Stop()
+		}
+		j.mu.Unlock()
+	}()
 	j.fwd = &forwarder{jobID: sess.JobID, hosts: tagHosts(cfg), opts: cfg.Output, term: j.term, now: time.Now,
 		partialAfter: partialLineWait}
 	j.srv, err = NewServer(ServerConfig{
@@ -186,6 +197,7 @@ func Run(ctx context.Context, cfg Config) (int, error) {
 		}
 	}
 	code := j.supervise(ctx, started, remote)
+	supervised = true
 	// Not deferred: a gompirun that panics has not stopped its ranks, and
 	// its reaper must end them.
 	reap.Release()
@@ -217,6 +229,9 @@ type job struct {
 	cause    int                       // index of the first failure that is no consequence, printed when learned; -1 until then
 	sent     []map[syscall.Signal]bool // by rank: the signals gompirun sent it
 	stopReq  chan struct{}             // closed by the first failure
+	// dropTimer drops the output that cannot be written, armed once the
+	// user asked to stop (see dropOutputLater).
+	dropTimer *time.Timer
 
 	timeout <-chan time.Time // fires when Config.Timeout expires; nil: never
 }

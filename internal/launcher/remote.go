@@ -440,6 +440,20 @@ func (h *remoteHost) finish(rank int) bool {
 	return true
 }
 
+// dropOutput closes the pipes to the pumps of h's ranks' output: an
+// output frame for them is then dropped instead of waiting for a pump
+// stuck on a terminal nobody reads, and the frames behind it come
+// through.
+func (h *remoteHost) dropOutput() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, ws := range h.outs {
+		for _, w := range ws {
+			w.Close()
+		}
+	}
+}
+
 // remoteHosts is the set of the job's daemons.
 func (j *job) remoteHosts() map[*remoteHost]bool {
 	hosts := map[*remoteHost]bool{}

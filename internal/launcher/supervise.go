@@ -94,11 +94,13 @@ func (j *job) supervise(ctx context.Context, started map[int]int, remote []int) 
 				j.reportState(ctx, "at the timeout, after "+secs+" seconds", alive)
 			}
 			j.fail(jobFailure("job timed out after "+secs+" seconds; killing ranks", ExitTimeout))
+			j.dropOutputLater()
 		case sig := <-j.cfg.Signals:
 			s, ok := sig.(syscall.Signal)
 			if !ok {
 				continue
 			}
+			j.dropOutputLater()
 			if j.stopping() {
 				signalAll(syscall.SIGKILL) // asked twice: do not wait for the grace period
 				continue
@@ -108,6 +110,7 @@ func (j *job) supervise(ctx context.Context, started map[int]int, remote []int) 
 		case <-done:
 			done = nil
 			j.fail(jobFailure("stopping the job: "+context.Cause(ctx).Error(), 1))
+			j.dropOutputLater()
 		}
 	}
 
@@ -122,9 +125,7 @@ func (j *job) supervise(ctx context.Context, started map[int]int, remote []int) 
 		fmt.Fprintf(j.term.stderr(), "gompirun: report written: %s\n", path)
 	}
 
-	code := j.verdict()
-	<-j.term.flushed()
-	return code
+	return j.flushOutput(j.verdict())
 }
 
 // reportGrace is how long, after the SIGKILL that ends a stop, another
@@ -179,21 +180,108 @@ func seconds(d time.Duration) string {
 
 // drainOutput waits for the output pumps to reach EOF. A process that
 // escaped its rank's process group may still hold a pipe open; after a
-// while the pipes are closed so gompirun can exit.
+// while the pipes are closed so gompirun can exit. Once the output is
+// dropped it waits no more: a pump may be stuck writing to a terminal
+// nobody reads.
 func (j *job) drainOutput() {
 	done := make(chan struct{})
 	go func() {
 		j.pumps.Wait()
 		close(done)
 	}()
-	select {
-	case <-done:
-	case <-time.After(2 * time.Second):
-		j.log.Warn("output still open after every rank exited; closing it")
-		j.closeFiles(j.pipes)
-		<-done
+	escaped := time.NewTimer(2 * time.Second)
+	defer escaped.Stop()
+	defer j.closeFiles(j.pipes)
+	for {
+		select {
+		case <-done:
+			return
+		case <-j.term.gone:
+			return
+		case <-escaped.C:
+			if !j.outputDropping() { // else it may be the terminal that holds the pumps up
+				j.log.Warn("output still open after every rank exited; closing it")
+			}
+			j.closeFiles(j.pipes)
+		case sig := <-j.cfg.Signals:
+			if s, ok := sig.(syscall.Signal); ok {
+				j.fail(jobFailure("received "+node.SignalName(s)+" while writing the ranks' last output; dropping it", 128+int(s)))
+				j.dropOutput()
+			}
+		case <-j.timeout:
+			j.fail(jobFailure("job timed out after "+seconds(j.cfg.Timeout)+" seconds while writing the ranks' last output; dropping it", ExitTimeout))
+			j.dropOutput()
+		}
 	}
-	j.closeFiles(j.pipes)
+}
+
+// dropWait is how long the ranks' output has to be written once they
+// are killed, when the user stopped the job (a signal, the timeout):
+// what is left is dropped then, so that a terminal or pipe nobody reads
+// does not keep gompirun from exiting.
+const dropWait = 2 * time.Second
+
+// noteWait bounds the wait for gompirun's last messages once the output
+// is dropped: stderr may be the stream nobody reads.
+const noteWait = time.Second
+
+// dropOutputLater arranges, once, for the output to be dropped dropWait
+// after the ranks' SIGKILL, which comes the grace period after the stop.
+func (j *job) dropOutputLater() {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.dropTimer == nil {
+		j.dropTimer = time.AfterFunc(j.cfg.Grace+dropWait, j.dropOutput)
+	}
+}
+
+// outputDropping reports whether the output is to be dropped, or is.
+func (j *job) outputDropping() bool {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.dropTimer != nil || j.term.dropped.Load()
+}
+
+// dropOutput gives up on the ranks' output not written yet (see
+// terminal.drop), and closes the pipes to the pumps of the other hosts'
+// ranks, so that the daemons' frames behind output nobody can write, their
+// ranks' exits among them, still come through.
+func (j *job) dropOutput() {
+	j.term.drop()
+	for h := range j.remoteHosts() {
+		h.dropOutput()
+	}
+}
+
+// flushOutput waits for gompirun's last messages to be written and
+// returns code, the job's status. A signal or the timeout meanwhile ends
+// the wait, and makes the status say so if the job succeeded; once the
+// output is dropped the wait is bounded.
+func (j *job) flushOutput(code int) int {
+	flushed := j.term.flushed()
+	gone := j.term.gone
+	var giveUp <-chan time.Time
+	for {
+		select {
+		case <-flushed:
+			return code
+		case <-gone:
+			gone = nil
+			giveUp = time.After(noteWait)
+		case <-giveUp:
+			return code
+		case sig := <-j.cfg.Signals:
+			if s, ok := sig.(syscall.Signal); ok && code == 0 {
+				code = 128 + int(s)
+			}
+			j.dropOutput()
+		case <-j.timeout:
+			if code == 0 {
+				code = ExitTimeout
+			}
+			j.dropOutput()
+		}
+	}
 }
 
 // exited reports whether the child pid has ended, reaped or not: then a
