@@ -39,6 +39,20 @@ func main() {
 			}
 		}
 		return
+	case "flood": // DIR: leaves its pid in DIR/up.R, then writes to stdout until it is stopped
+		up := filepath.Join(args[0], fmt.Sprintf("up.%d", rank))
+		if err := os.WriteFile(up+".new", []byte(strconv.Itoa(os.Getpid())), 0o644); err != nil {
+			fail(err)
+		}
+		if err := os.Rename(up+".new", up); err != nil {
+			fail(err)
+		}
+		line := []byte(fmt.Sprintf("rank %d floods %0100d\n", rank, 0))
+		for {
+			if _, err := os.Stdout.Write(line); err != nil {
+				fail(err)
+			}
+		}
 	case "stdin":
 		b, err := io.ReadAll(os.Stdin)
 		if err != nil {
