@@ -24,15 +24,7 @@ const flood = `exec 3>"$T/alive"; touch "$T/up.$GOMPI_COMM_WORLD_RANK" 3>&-; exe
 func runStuck(t *testing.T, cfg Config, up []int, stop func(), want string) (int, string) {
 	t.Helper()
 	dir := t.TempDir()
-	alive := filepath.Join(dir, "alive")
-	if err := syscall.Mkfifo(alive, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	fifo, err := syscall.Open(alive, syscall.O_RDONLY|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer syscall.Close(fifo)
+	fifo := aliveFifo(t, dir)
 	stdout := newStuckWriter(t)
 	stderr := &notifyWriter{want: want, seen: make(chan struct{})}
 	seen := stderr.seen

@@ -45,17 +45,7 @@ func awaitUp(ranks ...int) string {
 // $T/alive) and none may have run out its sleep.
 func runShIn(t *testing.T, dir string, np int, cfg Config, script string) (code int, stdout, stderr string) {
 	t.Helper()
-	alive := filepath.Join(dir, "alive")
-	if err := syscall.Mkfifo(alive, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	// Not blocking: the ranks open it for writing at once, and a read
-	// after the job finds end of file only once no process holds it.
-	fifo, err := syscall.Open(alive, syscall.O_RDONLY|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer syscall.Close(fifo)
+	fifo := aliveFifo(t, dir)
 	var out, errOut bytes.Buffer
 	cfg.Apps = []node.App{{NP: np, Program: "sh", Args: []string{"-c", "T='" + dir + "'; " + script}}}
 	cfg.Env = append(os.Environ(), cfg.Env...)
@@ -65,7 +55,7 @@ func runShIn(t *testing.T, dir string, np int, cfg Config, script string) (code 
 	// leaves its marker well before it.
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	code, err = Run(ctx, cfg)
+	code, err := Run(ctx, cfg)
 	if err != nil {
 		t.Fatalf("Run: %v", err)
 	}
@@ -79,6 +69,24 @@ func runShIn(t *testing.T, dir string, np int, cfg Config, script string) (code 
 		t.Errorf("session directory left behind: %v", left)
 	}
 	return code, out.String(), errOut.String()
+}
+
+// aliveFifo makes the fifo $T/alive in dir, which the scripts' ranks
+// hold open, and opens it for reading; it is closed when the test ends.
+func aliveFifo(t *testing.T, dir string) int {
+	t.Helper()
+	alive := filepath.Join(dir, "alive")
+	if err := syscall.Mkfifo(alive, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// Not blocking: the ranks open it for writing at once, and a read
+	// after the job finds end of file only once no process holds it.
+	fifo, err := syscall.Open(alive, syscall.O_RDONLY|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { syscall.Close(fifo) })
+	return fifo
 }
 
 // Ranks are numbered across the app contexts in order; each learns its
