@@ -72,7 +72,8 @@ func run(args []string, stdin *os.File, stdout, stderr io.Writer, sigs, quits <-
 		return 1
 	}
 	env := rankEnv(os.Environ(), opt, exe)
-	log := newLog(opt.verbose, stderr)
+	logOut := launcher.NewLogOutput(stderr)
+	log := newLog(opt.verbose, logOut)
 	self, _ := os.Hostname()
 	m, err := placement(opt, hostmap.Host{Name: self, Slots: h.numCPU})
 	if err != nil {
@@ -121,6 +122,7 @@ func run(args []string, stdin *os.File, stdout, stderr io.Writer, sigs, quits <-
 		Mergers:              mergerFor,
 		Profiling:            tools,
 		Log:                  log,
+		LogOutput:            logOut,
 	}
 	if opt.hostOpts.displayMap {
 		cfg.ShowMap = mapPrinter(stdout, m)

@@ -55,9 +55,12 @@ type Config struct {
 	// Signals received here are forwarded to every rank, then the job is
 	// stopped and Run returns 128+signo. A second signal kills at once.
 	Signals <-chan os.Signal
-	Log     hclog.Logger  // nil: discard
-	TempDir string        // parent of the session directory; "": os.TempDir()
-	Grace   time.Duration // between SIGTERM and SIGKILL; 0: DefaultGrace
+	Log     hclog.Logger // nil: discard
+	// LogOutput, if set, is where Log writes: Run then routes it through
+	// the job's terminal, beside its own messages.
+	LogOutput *LogOutput
+	TempDir   string        // parent of the session directory; "": os.TempDir()
+	Grace     time.Duration // between SIGTERM and SIGKILL; 0: DefaultGrace
 	// Hosts names each rank's host, by rank; nil runs every rank on this
 	// host, as does a rank whose host is LocalHost. The ranks of another
 	// host are started by a daemon (node.RunDaemon) that Agent starts

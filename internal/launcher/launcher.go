@@ -101,6 +101,13 @@ func Run(ctx context.Context, cfg Config) (int, error) {
 		stopReq: make(chan struct{}),
 		timeout: timeout,
 	}
+	if cfg.LogOutput != nil {
+		detach := cfg.LogOutput.attach(j.term.stderr())
+		defer func() {
+			detach()
+			j.flushOutput(0) // the lines logged since the last flush
+		}()
+	}
 	supervised := false
 	defer func() {
 		if !supervised { // what the launch had to say

@@ -109,13 +109,17 @@ func pause(t *testing.T, ctx context.Context, what string) {
 }
 
 // TestSignalWithOutputUnread: SIGTERM ends gompirun while its stdout, or
-// its stdout and stderr, are a pipe nobody reads, with the signal's status.
+// its stdout and stderr, are a pipe nobody reads, with the signal's status;
+// also when its logger (-v) has lines to write on that stderr.
 func TestSignalWithOutputUnread(t *testing.T) {
 	t.Parallel()
-	for _, unreadErr := range []bool{false, true} {
-		t.Run(fmt.Sprintf("stderr unread %v", unreadErr), func(t *testing.T) {
+	for _, tc := range []struct {
+		unreadErr bool
+		args      []string
+	}{{false, nil}, {true, nil}, {true, []string{"-v"}}} {
+		t.Run(fmt.Sprintf("stderr unread %v %q", tc.unreadErr, tc.args), func(t *testing.T) {
 			t.Parallel()
-			code, stderr := floodUnread(t, unreadErr, syscall.SIGTERM)
+			code, stderr := floodUnread(t, tc.unreadErr, syscall.SIGTERM, tc.args...)
 			if code != 128+int(syscall.SIGTERM) {
 				t.Errorf("exit status %d, want %d; stderr:\n%s", code, 128+int(syscall.SIGTERM), stderr)
 			}
