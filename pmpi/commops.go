@@ -41,10 +41,13 @@ func (l *library) agreeContext(parent *Comm, member bool, same *sameGroup) (uint
 type allreducer func(words []uint32, op coll.Op) error
 
 // sameGroup is a group that every process of an agreement passes alike,
-// and this process's rank, to name it when they do not.
+// and this process's rank, to name it when they do not. bad marks a
+// process whose arguments failed its own checks: it takes part all the
+// same, so that every process fails with it rather than wait for it.
 type sameGroup struct {
 	group []int // world ranks, in order
 	rank  int
+	bad   bool
 }
 
 // digest hashes the group's world ranks in order.
@@ -67,6 +70,14 @@ func (e *groupsDiffer) Error() string {
 	return fmt.Sprintf("rank %d's group of %d ranks differs from rank %d's of %d", e.a, e.na, e.b, e.nb)
 }
 
+// argsInvalid is the error of an agreement in which a process marked its
+// arguments bad: the lowest such rank.
+type argsInvalid struct{ rank int }
+
+func (e *argsInvalid) Error() string {
+	return fmt.Sprintf("rank %d's arguments failed its checks", e.rank)
+}
+
 // agreeContextOver is agreeContext among the processes that allreduce
 // spans: those of a communicator, or of both groups of an
 // intercommunicator, or of a group (CommCreateGroup). A group to check
@@ -76,7 +87,7 @@ func (l *library) agreeContextOver(allreduce allreducer, member bool, same *same
 	maxOp, _ := bind(OpMax, Uint32)
 	minOp, _ := bind(OpMin, Uint32)
 	l.ctxs.sweep(l.engine.Posted)
-	words := make([]uint32, 1, 5)
+	words := make([]uint32, 1, 6)
 	var from uint32
 	for {
 		var mine uint32 // a non-member's 0 never raises the maximum
@@ -88,12 +99,20 @@ func (l *library) agreeContextOver(allreduce allreducer, member bool, same *same
 		if same != nil {
 			// The maxima of each half of the digest and of its
 			// complement are that half's largest and smallest value.
+			// The maximum of ^rank over the bad processes names the lowest.
 			d = same.digest()
-			words = append(words, uint32(d>>32), uint32(d), ^uint32(d>>32), ^uint32(d))
+			var bad uint32
+			if same.bad {
+				bad = ^uint32(same.rank)
+			}
+			words = append(words, uint32(d>>32), uint32(d), ^uint32(d>>32), ^uint32(d), bad)
 		}
 		err := allreduce(words, maxOp)
 		if err == nil && same != nil {
-			if words[1] != ^words[3] || words[2] != ^words[4] {
+			switch {
+			case words[5] != 0:
+				err = &argsInvalid{rank: int(^words[5])}
+			case words[1] != ^words[3] || words[2] != ^words[4]:
 				err = same.differ(allreduce, d, words[1:])
 			}
 			same = nil // later rounds carry the proposal alone
@@ -334,9 +353,9 @@ func (*realAPI) CommSplit(comm *Comm, color, key int) (*Comm, error) {
 		return nil, err
 	}
 	if comm.inter != nil {
-		return l.interSplit(comm, "comm split", ".split", color, key, false)
+		return l.interSplit(comm, "comm split", ".split", color, key, colorCheck)
 	}
-	return l.split(comm, "comm split", comm.Name()+".split", color, key, false)
+	return l.split(comm, "comm split", comm.Name()+".split", color, key, colorCheck)
 }
 
 // CommSplitType partitions comm by type: CommTypeShared gives each host's
@@ -356,73 +375,102 @@ func (*realAPI) CommSplitType(comm *Comm, splitType, key int) (*Comm, error) {
 		color = slices.Index(l.hostIDs, l.hostIDs[l.job.Rank])
 	case Undefined:
 	default:
-		color, key = badType, splitType
+		color, key = badArgs, splitType
 	}
 	if comm.inter != nil {
-		return l.interSplit(comm, "comm split type", ".shared", color, key, true)
+		return l.interSplit(comm, "comm split type", ".shared", color, key, typeCheck)
 	}
-	return l.split(comm, "comm split type", comm.Name()+".shared", color, key, true)
+	return l.split(comm, "comm split type", comm.Name()+".shared", color, key, typeCheck)
 }
 
-// badType is the color of a rank of CommSplitType that passed an unknown
-// type, which it sends in place of its key, for the others to name.
-const badType = -2
+// badArgs is the color of a rank whose arguments to a split failed its
+// checks, which it sends with what the others need to name the fault in
+// place of its key: the unknown type of CommSplitType, say.
+const badArgs = -2
 
-// split is CommSplit (types false) or CommSplitType (types true) of an
-// intracommunicator.
-func (l *library) split(comm *Comm, op, name string, color, key int, types bool) (*Comm, error) {
+// splitCheck is how a split names what a rank passed that gave it a
+// negative color other than Undefined, from its color and key, and what
+// is allowed; own, if set, is the error this rank returns instead, its
+// own arguments having given it such a color.
+type splitCheck struct {
+	bad  func(color, key int64) string
+	want string
+	own  error
+}
+
+// The checks of CommSplit and CommSplitType.
+var (
+	colorCheck = splitCheck{bad: func(color, _ int64) string { return fmt.Sprintf("color %d", color) }, want: "want >= 0 or Undefined"}
+	typeCheck  = splitCheck{bad: func(_, typ int64) string { return fmt.Sprintf("type %d", typ) }, want: "want CommTypeShared or Undefined"}
+)
+
+// split is a split of an intracommunicator, whose colors check checks.
+func (l *library) split(comm *Comm, op, name string, color, key int, check splitCheck) (*Comm, error) {
 	all, err := gatherColors(comm, op, color, key)
 	if err != nil {
 		return nil, comm.handle(err)
 	}
-	if bad := badColors(all, "", types, nil); len(bad) > 0 {
-		return nil, comm.handle(colorsError(op, comm, bad, types))
+	if bad := badColors(all, "", check, nil); len(bad) > 0 {
+		return nil, comm.handle(colorsError(op, comm, bad, check))
 	}
 	c, err := l.splitBy(comm, op, name, color, all)
 	return c, comm.handle(err)
 }
 
 // badColors appends to bad a line for each rank in all (gatherColors)
-// that passed a negative color other than Undefined, or, of
-// CommSplitType (types), an unknown type; whose names their group.
-func badColors(all []byte, whose string, types bool, bad []string) []string {
-	for r := range len(all) / 16 {
-		color := int64(binary.LittleEndian.Uint64(all[16*r:]))
-		switch {
-		case color >= 0 || color == Undefined:
-		case types:
-			bad = append(bad, fmt.Sprintf("rank %d%s passed type %d", r, whose, int64(binary.LittleEndian.Uint64(all[16*r+8:]))))
-		default:
-			bad = append(bad, fmt.Sprintf("rank %d%s passed color %d", r, whose, color))
+// that passed a negative color other than Undefined, as check names it;
+// whose names their group.
+func badColors(all []byte, whose string, check splitCheck, bad []string) []string {
+	for r := range len(all) / colorRecord {
+		color := int64(binary.LittleEndian.Uint64(all[colorRecord*r:]))
+		if color < 0 && color != Undefined {
+			key := int64(binary.LittleEndian.Uint64(all[colorRecord*r+8:]))
+			bad = append(bad, fmt.Sprintf("rank %d%s passed %s", r, whose, check.bad(color, key)))
 		}
 	}
 	return bad
 }
 
 // colorsError is the error of a split whose ranks' colors include bad
-// ones (badColors): every rank returns it, naming the first few.
-func colorsError(op string, comm *Comm, bad []string, types bool) error {
-	want := "want >= 0 or Undefined"
-	if types {
-		want = "want CommTypeShared or Undefined"
+// ones (badColors): every rank returns it, naming the first few, but one
+// that has its own (check.own).
+func colorsError(op string, comm *Comm, bad []string, check splitCheck) error {
+	if check.own != nil {
+		return check.own
 	}
 	const shown = 3
 	if n := len(bad); n > shown {
 		bad = append(bad[:shown], fmt.Sprintf("%d more ranks passed such values", n-shown))
 	}
-	return errorf(ClassArg, nil, "%s on %v: %s (%s)", op, comm, strings.Join(bad, ", "), want)
+	return errorf(ClassArg, nil, "%s on %v: %s (%s)", op, comm, strings.Join(bad, ", "), check.want)
 }
 
-// gatherColors returns every rank's color and key in comm, 16 bytes each
-// by rank: the allgather of a split.
+// colorRecord is the size of a rank's color and key, as a split
+// exchanges them: two little-endian int64s.
+const colorRecord = 16
+
+// colorOf is a rank's color and key as a split exchanges them, with room
+// for extra bytes after.
+func colorOf(color, key, extra int) []byte {
+	mine := make([]byte, colorRecord, colorRecord+extra)
+	binary.LittleEndian.PutUint64(mine, uint64(int64(color)))
+	binary.LittleEndian.PutUint64(mine[8:], uint64(int64(key)))
+	return mine
+}
+
+// gatherColors returns every rank's color and key in comm, colorRecord
+// bytes each by rank: the allgather of a split.
 func gatherColors(comm *Comm, op string, color, key int) ([]byte, error) {
+	return gatherRecords(comm, op, colorOf(color, key, 0))
+}
+
+// gatherRecords returns every rank's record (mine at this rank, of one
+// length at every rank) in comm, by rank.
+func gatherRecords(comm *Comm, op string, mine []byte) ([]byte, error) {
 	if comm.colls.Allgather == nil {
 		return nil, errorf(ClassIntern, coll.ErrNoProvider, "%s on %v: allgather", op, comm)
 	}
-	mine := make([]byte, 16)
-	binary.LittleEndian.PutUint64(mine, uint64(int64(color)))
-	binary.LittleEndian.PutUint64(mine[8:], uint64(int64(key)))
-	all := make([]byte, 16*comm.Size())
+	all := make([]byte, len(mine)*comm.Size())
 	comm.inOrder()
 	if err := comm.colls.Allgather(comm.cc, mine, all); err != nil {
 		return nil, errorf(classOf(err), served(comm.colls, "allgather", err), "%s on %v: allgather", op, comm)
@@ -450,8 +498,8 @@ func membersOf(all []byte, color int, group []int) []int {
 	type member struct{ key, rank int }
 	var members []member
 	for r := range group {
-		if int(int64(binary.LittleEndian.Uint64(all[16*r:]))) == color {
-			members = append(members, member{int(int64(binary.LittleEndian.Uint64(all[16*r+8:]))), r})
+		if int(int64(binary.LittleEndian.Uint64(all[colorRecord*r:]))) == color {
+			members = append(members, member{int(int64(binary.LittleEndian.Uint64(all[colorRecord*r+8:]))), r})
 		}
 	}
 	slices.SortStableFunc(members, func(a, b member) int { return cmp.Compare(a.key, b.key) })
@@ -471,28 +519,46 @@ func (*realAPI) CommCreate(comm *Comm, group *Group) (*Comm, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := checkGroup("comm create", group); err != nil {
-		return nil, comm.handle(err)
-	}
+	// A rank whose group fails its checks still takes part in the
+	// exchange, so that every rank fails with it.
+	own := checkGroup("comm create", group)
 	if comm.inter != nil {
-		return l.interCreate(comm, group)
+		return l.interCreate(comm, group, own)
 	}
-	for _, w := range group.ranks {
-		if _, ok := comm.ranks[w]; !ok {
-			return nil, comm.handle(errorf(ClassGroup, nil, "comm create on %v: world rank %d of the group is not in the communicator", comm, w))
+	var ranks []int
+	if own == nil {
+		for _, w := range group.ranks {
+			if _, ok := comm.ranks[w]; !ok {
+				own = errorf(ClassGroup, nil, "comm create on %v: world rank %d of the group is not in the communicator", comm, w)
+				break
+			}
 		}
+		ranks = slices.Clone(group.ranks)
 	}
-	c, err := l.deriveFor(comm, "comm create", comm.Name()+".create", "group", slices.Clone(group.ranks))
+	c, err := l.deriveFor(comm, "comm create", comm.Name()+".create", sameArgs{names: "group", alike: true}, ranks, own)
 	return c, comm.handle(err)
+}
+
+// sameArgs names, for the errors of a communicator constructor, the
+// arguments that make its group, and whether MPI requires them alike at
+// every rank (else only valid at each).
+type sameArgs struct {
+	names string
+	alike bool
 }
 
 // deriveFor is derive on a context agreed over parent, in which the ranks
 // outside group have no say; they get nil. Every rank of parent calls it,
 // with the same group, which the agreement checks: args names what the
-// ranks pass alike that makes the group, for the error.
-func (l *library) deriveFor(parent *Comm, op, name, args string, group []int) (*Comm, error) {
-	member := slices.Contains(group, l.job.Rank)
-	id, err := l.agreeContext(parent, member, &sameGroup{group: group, rank: parent.rank})
+// ranks pass that makes the group, for the error. A rank whose arguments
+// failed its own checks passes the error (own), which it returns; the
+// agreement fails every other rank with an error that names it.
+func (l *library) deriveFor(parent *Comm, op, name string, args sameArgs, group []int, own error) (*Comm, error) {
+	member := own == nil && slices.Contains(group, l.job.Rank)
+	id, err := l.agreeContext(parent, member, &sameGroup{group: group, rank: parent.rank, bad: own != nil})
+	if own != nil {
+		return nil, own // the agreement failed, on own's mark
+	}
 	if err != nil {
 		return nil, agreeError(op, parent, args, err)
 	}
@@ -503,10 +569,17 @@ func (l *library) deriveFor(parent *Comm, op, name, args string, group []int) (*
 }
 
 // agreeError wraps the error of op's context agreement over comm, where
-// every rank passes the same args.
-func agreeError(op string, comm *Comm, args string, err error) error {
+// every rank passes args.
+func agreeError(op string, comm *Comm, args sameArgs, err error) error {
 	if d := (*groupsDiffer)(nil); errors.As(err, &d) {
-		return errorf(ClassArg, err, "%s on %v: the ranks' groups differ (MPI requires the same %s at every rank)", op, comm, args)
+		return errorf(ClassArg, err, "%s on %v: the ranks' groups differ (MPI requires the same %s at every rank)", op, comm, args.names)
+	}
+	if b := (*argsInvalid)(nil); errors.As(err, &b) {
+		want := "valid " + args.names + " at every rank"
+		if args.alike {
+			want = "the same valid " + args.names + " at every rank"
+		}
+		return errorf(ClassArg, nil, "%s on %v: rank %d passed invalid %s (MPI requires %s; that rank's own error says what is wrong)", op, comm, b.rank, args.names, want)
 	}
 	return errorf(classOf(err), err, "%s on %v", op, comm)
 }

@@ -235,3 +235,37 @@ func agreeOnGroups(libs []*library, a *ranksAllreduce, groups [][]int) ([]uint32
 	wg.Wait()
 	return ids, errs
 }
+
+// A rank whose arguments failed its own checks takes part in the
+// agreement with a mark: every rank fails on the first reduction, the
+// error naming the lowest such rank, and none holds an id after.
+func TestAgreeContextBadArgs(t *testing.T) {
+	libs := []*library{{}, {}, {}, {}}
+	a := newRanksAllreduce(4)
+	group := []int{0, 1, 2, 3}
+	bad := []bool{false, true, false, true}
+	errs := make([]error, len(libs))
+	var wg sync.WaitGroup
+	for r, l := range libs {
+		wg.Go(func() {
+			g := &sameGroup{group: group, rank: r, bad: bad[r]}
+			if bad[r] {
+				g.group = nil // a bad rank's group is none, which must not matter
+			}
+			_, errs[r] = l.agreeContextOver(a.at(r), !bad[r], g)
+		})
+	}
+	wg.Wait()
+	for r, err := range errs {
+		var e *argsInvalid
+		if !errors.As(err, &e) || e.rank != 1 {
+			t.Errorf("rank %d: error %v, want rank 1's arguments named", r, err)
+		}
+		if got := libs[r].ctxs.reserve(0); got != 0 {
+			t.Errorf("rank %d: lowest free id after the failure is %d, want 0", r, got)
+		}
+	}
+	if a.calls != 1 {
+		t.Errorf("the failing agreement took %d reductions, want 1", a.calls)
+	}
+}

@@ -42,7 +42,7 @@ func (*realAPI) CommCreateGroup(comm *Comm, group *Group, tag int) (*Comm, error
 	m := members{l: l, cid: comm.context + 1, tag: hiddenTag(tag), ranks: group.ranks, me: me}
 	id, err := l.agreeContextOver(m.allreduceWords, true, &sameGroup{group: group.ranks, rank: comm.rank})
 	if err != nil {
-		return nil, comm.handle(agreeError(op, comm, "group", err))
+		return nil, comm.handle(agreeError(op, comm, sameArgs{names: "group", alike: true}, err))
 	}
 	c, err := l.derive(comm, op, comm.Name()+".create_group", slices.Clone(group.ranks), id)
 	if c != nil && group.scope != nil {

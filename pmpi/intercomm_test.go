@@ -1,7 +1,11 @@
 package pmpi
 
 import (
+	"encoding/binary"
+	"errors"
 	"math"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/gompi/gompi/frameworks/coll"
@@ -48,5 +52,39 @@ func TestCompareInter(t *testing.T) {
 		if got := compareInter(a, tc.b); got != tc.want {
 			t.Errorf("compare with local %v remote %v: %v, want %v", tc.b.localGroup(), tc.b.group, got, tc.want)
 		}
+	}
+}
+
+// TestSubgroupsError: an intercommunicator's CommCreate fails when a rank
+// of either group marked its group bad, naming it first, or when two
+// ranks of one group passed different subgroups; not when each group's
+// ranks agree, whatever the other group passed.
+func TestSubgroupsError(t *testing.T) {
+	rec := func(color, key int, group ...int) []byte {
+		return binary.LittleEndian.AppendUint64(colorOf(color, key, 8), (&sameGroup{group: group}).digest())
+	}
+	comm := &Comm{}
+	a, b := rec(0, 0, 10, 12), rec(Undefined, 0, 10, 12)
+	other := rec(0, 0, 11)
+	bad := rec(badArgs, 0)
+	for _, c := range []struct {
+		all, theirs [][]byte
+		want        string // "" for no error
+	}{
+		{[][]byte{a, b}, [][]byte{other, other}, ""},
+		{[][]byte{a, b, rec(0, 1, 10)}, [][]byte{other}, "ranks 0 and 2 of the local group passed different groups"},
+		{[][]byte{a, b}, [][]byte{other, rec(0, 0, 13)}, "ranks 0 and 1 of the remote group passed different groups"},
+		{[][]byte{a, rec(0, 0, 10)}, [][]byte{other, bad}, "rank 1 of the remote group passed an invalid group"},
+	} {
+		err := subgroupsError("comm create", comm, slices.Concat(c.all...), slices.Concat(c.theirs...))
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("error %v, want none", err)
+		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want) || !errors.Is(err, ErrArg)):
+			t.Errorf("error %v, want ErrArg saying %q", err, c.want)
+		}
+	}
+	if got, want := colorsOnly(slices.Concat(a, b)), slices.Concat(colorOf(0, 0, 0), colorOf(Undefined, 0, 0)); !slices.Equal(got, want) {
+		t.Errorf("colorsOnly = %x, want %x", got, want)
 	}
 }

@@ -106,9 +106,12 @@ func topoArgs(op string, comm *Comm) (*library, error) {
 }
 
 // topoComm makes the communicator of group (world ranks, in order) with
-// topology t, or nil for a rank outside group. Every rank of comm calls it.
-func (l *library) topoComm(comm *Comm, op, name string, group []int, t *topology) (*Comm, error) {
-	c, err := l.deriveFor(comm, op, comm.Name()+"."+name, "arguments", group)
+// topology t, or nil for a rank outside group. Every rank of comm calls
+// it, also one whose arguments (args) failed its checks (own, unhandled):
+// it returns own, and every other rank an error naming it, rather than
+// wait for it.
+func (l *library) topoComm(comm *Comm, op, name string, args sameArgs, group []int, t *topology, own error) (*Comm, error) {
+	c, err := l.deriveFor(comm, op, comm.Name()+"."+name, args, group, own)
 	if err != nil || c == nil {
 		return nil, comm.handle(err)
 	}
@@ -121,7 +124,7 @@ func (l *library) topoComm(comm *Comm, op, name string, group []int, t *topology
 func checkRanks(op string, comm *Comm, what string, ranks []int, n int) error {
 	for i, r := range ranks {
 		if r < 0 || r >= n {
-			return comm.handle(errorf(ClassRank, nil, "%s on %v: %s[%d] is %d (want a rank from 0 to %d)", op, comm, what, i, r, n-1))
+			return errorf(ClassRank, nil, "%s on %v: %s[%d] is %d (want a rank from 0 to %d)", op, comm, what, i, r, n-1)
 		}
 	}
 	return nil

@@ -1,6 +1,9 @@
 package pmpi
 
-import "slices"
+import (
+	"fmt"
+	"slices"
+)
 
 // cartTopo is a Cartesian grid. A rank's coordinates are its rank in
 // row-major order: the last dimension varies fastest.
@@ -38,25 +41,28 @@ func (t *cartTopo) wrap(d, x int) (int, bool) {
 }
 
 // checkGrid checks a grid's dims and periods against comm and returns
-// its number of places.
+// its number of places; the error is not handled yet.
 func checkGrid(op string, comm *Comm, dims []int, periods []bool) (int, error) {
 	if len(periods) != len(dims) {
-		return 0, comm.handle(errorf(ClassArg, nil, "%s on %v: %d dims and %d periods (want one period per dimension)", op, comm, len(dims), len(periods)))
+		return 0, errorf(ClassArg, nil, "%s on %v: %d dims and %d periods (want one period per dimension)", op, comm, len(dims), len(periods))
 	}
 	nnodes := 1
 	for i, d := range dims {
 		if d <= 0 {
-			return 0, comm.handle(errorf(ClassDims, nil, "%s on %v: dims[%d] is %d (want a positive size; DimsCreate fills zeros)", op, comm, i, d))
+			return 0, errorf(ClassDims, nil, "%s on %v: dims[%d] is %d (want a positive size; DimsCreate fills zeros)", op, comm, i, d)
 		}
 		if nnodes *= d; nnodes > comm.Size() {
 			break
 		}
 	}
 	if nnodes > comm.Size() {
-		return 0, comm.handle(errorf(ClassDims, nil, "%s on %v: the grid %v has more places than the communicator's %d ranks (want a product of dims of at most %d)", op, comm, dims, comm.Size(), comm.Size()))
+		return 0, errorf(ClassDims, nil, "%s on %v: the grid %v has more places than the communicator's %d ranks (want a product of dims of at most %d)", op, comm, dims, comm.Size(), comm.Size())
 	}
 	return nnodes, nil
 }
+
+// cartArgs are what the ranks of CartCreate pass alike.
+var cartArgs = sameArgs{names: "dims and periods", alike: true}
 
 // CartCreate makes a communicator with a Cartesian grid of dims, periodic
 // in the dimensions periods says, of comm's first ranks: the ranks beyond
@@ -69,16 +75,16 @@ func (*realAPI) CartCreate(comm *Comm, dims []int, periods []bool, reorder bool)
 	if err != nil {
 		return nil, err
 	}
-	nnodes, err := checkGrid(op, comm, dims, periods)
-	if err != nil {
-		return nil, err
-	}
-	group := make([]int, 0, nnodes)
-	for _, r := range l.placement(comm, nnodes, reorder) {
-		group = append(group, comm.group[r])
+	nnodes, own := checkGrid(op, comm, dims, periods)
+	var group []int
+	if own == nil {
+		group = make([]int, 0, nnodes)
+		for _, r := range l.placement(comm, nnodes, reorder) {
+			group = append(group, comm.group[r])
+		}
 	}
 	t := &topology{cart: &cartTopo{dims: slices.Clone(dims), periods: slices.Clone(periods)}}
-	return l.topoComm(comm, op, "cart", group, t)
+	return l.topoComm(comm, op, "cart", cartArgs, group, t, own)
 }
 
 // CartMap returns the rank this process would have in the grid CartCreate
@@ -91,7 +97,7 @@ func (*realAPI) CartMap(comm *Comm, dims []int, periods []bool) (int, error) {
 	}
 	nnodes, err := checkGrid(op, comm, dims, periods)
 	if err != nil {
-		return Undefined, err
+		return Undefined, comm.handle(err)
 	}
 	if i := slices.Index(l.placement(comm, nnodes, true), comm.rank); i >= 0 {
 		return i, nil
@@ -194,21 +200,28 @@ func (*realAPI) CartSub(comm *Comm, remain []bool) (*Comm, error) {
 		return nil, err
 	}
 	g := t.cart
-	if len(remain) != len(g.dims) {
-		return nil, comm.handle(errorf(ClassArg, nil, "%s on %v: remain has %d entries for a grid of %d dimensions (want one per dimension)", op, comm, len(remain), len(g.dims)))
+	check := splitCheck{
+		bad:  func(_, n int64) string { return fmt.Sprintf("a remain of length %d", n) },
+		want: fmt.Sprintf("want one entry per dimension of the grid, %d, at every rank", len(g.dims)),
 	}
 	sub := &cartTopo{}
 	color, key := 0, 0
-	for d, x := range g.coords(comm.rank) {
-		if remain[d] {
-			key = key*g.dims[d] + x
-			sub.dims = append(sub.dims, g.dims[d])
-			sub.periods = append(sub.periods, g.periods[d])
-		} else {
-			color = color*g.dims[d] + x
+	if len(remain) != len(g.dims) {
+		// Every rank then fails, on the split's exchange, naming this one.
+		color, key = badArgs, len(remain)
+		check.own = errorf(ClassArg, nil, "%s on %v: remain has %d entries for a grid of %d dimensions (want one per dimension)", op, comm, len(remain), len(g.dims))
+	} else {
+		for d, x := range g.coords(comm.rank) {
+			if remain[d] {
+				key = key*g.dims[d] + x
+				sub.dims = append(sub.dims, g.dims[d])
+				sub.periods = append(sub.periods, g.periods[d])
+			} else {
+				color = color*g.dims[d] + x
+			}
 		}
 	}
-	c, err := l.split(comm, op, comm.Name()+".sub", color, key, false)
+	c, err := l.split(comm, op, comm.Name()+".sub", color, key, check)
 	if err != nil || c == nil {
 		return nil, err
 	}

@@ -19,15 +19,64 @@ type distGraphTopo struct {
 // MPI_WEIGHTS_EMPTY: weighted, with no edges.
 func checkWeights(op string, comm *Comm, what string, weights []int, edges int) error {
 	if weights != nil && len(weights) != edges {
-		return comm.handle(errorf(ClassArg, nil, "%s on %v: %d weights for %d %s (want one per edge, or nil for unweighted)", op, comm, len(weights), edges, what))
+		return errorf(ClassArg, nil, "%s on %v: %d weights for %d %s (want one per edge, or nil for unweighted)", op, comm, len(weights), edges, what)
 	}
 	for i, w := range weights {
 		if w < 0 {
-			return comm.handle(errorf(ClassArg, nil, "%s on %v: weight %d of the %s is %d (want >= 0)", op, comm, i, what, w))
+			return errorf(ClassArg, nil, "%s on %v: weight %d of the %s is %d (want >= 0)", op, comm, i, what, w)
 		}
 	}
 	return nil
 }
+
+// checkAdjacent checks DistGraphCreateAdjacent's arguments against comm;
+// the error is not handled yet.
+func checkAdjacent(op string, comm *Comm, sources, sourceWeights, dests, destWeights []int) error {
+	if (sourceWeights == nil) != (destWeights == nil) {
+		return errorf(ClassArg, nil, "%s on %v: weights for one direction only (want both source and destination weights, or both nil for unweighted)", op, comm)
+	}
+	n := comm.Size()
+	if err := checkRanks(op, comm, "sources", sources, n); err != nil {
+		return err
+	}
+	if err := checkRanks(op, comm, "dests", dests, n); err != nil {
+		return err
+	}
+	if err := checkWeights(op, comm, "sources", sourceWeights, len(sources)); err != nil {
+		return err
+	}
+	return checkWeights(op, comm, "dests", destWeights, len(dests))
+}
+
+// checkEdges checks DistGraphCreate's arguments against comm; the error
+// is not handled yet.
+func checkEdges(op string, comm *Comm, sources, degrees, dests, weights []int) error {
+	if len(degrees) != len(sources) {
+		return errorf(ClassArg, nil, "%s on %v: %d sources and %d degrees (want one degree per source)", op, comm, len(sources), len(degrees))
+	}
+	edges := 0
+	for i, d := range degrees {
+		if d < 0 {
+			return errorf(ClassArg, nil, "%s on %v: degrees[%d] is %d (want >= 0)", op, comm, i, d)
+		}
+		edges += d
+	}
+	if edges != len(dests) {
+		return errorf(ClassArg, nil, "%s on %v: degrees add up to %d but dests has %d entries (want one destination per edge)", op, comm, edges, len(dests))
+	}
+	n := comm.Size()
+	if err := checkRanks(op, comm, "sources", sources, n); err != nil {
+		return err
+	}
+	if err := checkRanks(op, comm, "dests", dests, n); err != nil {
+		return err
+	}
+	return checkWeights(op, comm, "edges", weights, edges)
+}
+
+// distArgs are what each rank of a distributed graph's constructors
+// passes: its own, which need only be valid.
+var distArgs = sameArgs{names: "edges"}
 
 // DistGraphCreateAdjacent makes a communicator of comm's ranks with a
 // distributed graph: each rank names the sources of its in-edges and the
@@ -42,23 +91,12 @@ func (*realAPI) DistGraphCreateAdjacent(comm *Comm, sources, sourceWeights, dest
 	if err != nil {
 		return nil, err
 	}
-	n := comm.Size()
-	if (sourceWeights == nil) != (destWeights == nil) {
-		return nil, comm.handle(errorf(ClassArg, nil, "%s on %v: weights for one direction only (want both source and destination weights, or both nil for unweighted)", op, comm))
-	}
-	for _, err := range []error{
-		checkRanks(op, comm, "sources", sources, n), checkRanks(op, comm, "dests", dests, n),
-		checkWeights(op, comm, "sources", sourceWeights, len(sources)), checkWeights(op, comm, "dests", destWeights, len(dests)),
-	} {
-		if err != nil {
-			return nil, err
-		}
-	}
+	own := checkAdjacent(op, comm, sources, sourceWeights, dests, destWeights)
 	t := &distGraphTopo{sources: slices.Clone(sources), dests: slices.Clone(dests), weighted: sourceWeights != nil}
 	if t.weighted {
 		t.sourceWeights, t.destWeights = slices.Clone(sourceWeights), slices.Clone(destWeights)
 	}
-	return l.topoComm(comm, op, "distgraph", slices.Clone(comm.group), &topology{dist: t})
+	return l.topoComm(comm, op, "distgraph", distArgs, slices.Clone(comm.group), &topology{dist: t}, own)
 }
 
 // DistGraphCreate makes a communicator of comm's ranks with a
@@ -76,33 +114,12 @@ func (*realAPI) DistGraphCreate(comm *Comm, sources, degrees, dests, weights []i
 	if err != nil {
 		return nil, err
 	}
-	n := comm.Size()
-	if len(degrees) != len(sources) {
-		return nil, comm.handle(errorf(ClassArg, nil, "%s on %v: %d sources and %d degrees (want one degree per source)", op, comm, len(sources), len(degrees)))
-	}
-	edges := 0
-	for i, d := range degrees {
-		if d < 0 {
-			return nil, comm.handle(errorf(ClassArg, nil, "%s on %v: degrees[%d] is %d (want >= 0)", op, comm, i, d))
-		}
-		edges += d
-	}
-	if edges != len(dests) {
-		return nil, comm.handle(errorf(ClassArg, nil, "%s on %v: degrees add up to %d but dests has %d entries (want one destination per edge)", op, comm, edges, len(dests)))
-	}
-	for _, err := range []error{
-		checkRanks(op, comm, "sources", sources, n), checkRanks(op, comm, "dests", dests, n),
-		checkWeights(op, comm, "edges", weights, edges),
-	} {
-		if err != nil {
-			return nil, err
-		}
-	}
-	t, err := exchangeEdges(op, comm, sources, degrees, dests, weights)
+	own := checkEdges(op, comm, sources, degrees, dests, weights)
+	t, err := exchangeEdges(op, comm, sources, degrees, dests, weights, own)
 	if err != nil {
-		return nil, err
+		return nil, comm.handle(err)
 	}
-	return l.topoComm(comm, op, "distgraph", slices.Clone(comm.group), &topology{dist: t})
+	return l.topoComm(comm, op, "distgraph", distArgs, slices.Clone(comm.group), &topology{dist: t}, nil)
 }
 
 // An edge record, as exchangeEdges sends it: kind, peer and weight, as
@@ -114,12 +131,18 @@ const (
 	edgeIn     = 1
 )
 
+// badCount is the record count that a rank whose edges failed its checks
+// sends every rank, so that all of them skip the Alltoallv and fail.
+const badCount = ^uint64(0)
+
 // exchangeEdges sends each edge to both its ends, with an Alltoall of
 // the record counts and an Alltoallv of the records, and returns this
-// rank's part of the graph.
-func exchangeEdges(op string, comm *Comm, sources, degrees, dests, weights []int) (*distGraphTopo, error) {
+// rank's part of the graph; errors are not handled yet. A rank whose
+// edges failed its checks passes the error (own), which it returns
+// after the Alltoall: that tells every other rank to fail too.
+func exchangeEdges(op string, comm *Comm, sources, degrees, dests, weights []int, own error) (*distGraphTopo, error) {
 	if comm.colls.Alltoall == nil || comm.colls.Alltoallv == nil {
-		return nil, comm.handle(errorf(ClassIntern, nil, "%s on %v: no coll component provides alltoall and alltoallv", op, comm))
+		return nil, errorf(ClassIntern, nil, "%s on %v: no coll component provides alltoall and alltoallv", op, comm)
 	}
 	n := comm.Size()
 	per := make([][]byte, n)
@@ -130,6 +153,9 @@ func exchangeEdges(op string, comm *Comm, sources, degrees, dests, weights []int
 	}
 	e := 0
 	for i, s := range sources {
+		if own != nil {
+			break
+		}
 		for range degrees[i] {
 			w := 1
 			if weights != nil {
@@ -145,23 +171,34 @@ func exchangeEdges(op string, comm *Comm, sources, degrees, dests, weights []int
 	var send []byte
 	for r, b := range per {
 		scounts[r], sdispls[r] = len(b), len(send)
-		binary.LittleEndian.PutUint64(counts[8*r:], uint64(len(b)))
+		c := uint64(len(b))
+		if own != nil {
+			c = badCount
+		}
+		binary.LittleEndian.PutUint64(counts[8*r:], c)
 		send = append(send, b...)
 	}
 	rcountsBytes := make([]byte, 8*n)
 	comm.inOrder()
 	if err := comm.colls.Alltoall(comm.cc, counts, rcountsBytes); err != nil {
-		return nil, comm.handle(errorf(classOf(err), served(comm.colls, "alltoall", err), "%s on %v: alltoall", op, comm))
+		return nil, errorf(classOf(err), served(comm.colls, "alltoall", err), "%s on %v: alltoall", op, comm)
 	}
 	rcounts, rdispls := make([]int, n), make([]int, n)
 	total := 0
 	for r := range n {
-		rcounts[r], rdispls[r] = int(binary.LittleEndian.Uint64(rcountsBytes[8*r:])), total
+		c := binary.LittleEndian.Uint64(rcountsBytes[8*r:])
+		switch {
+		case own != nil:
+			return nil, own
+		case c == badCount:
+			return nil, errorf(ClassArg, nil, "%s on %v: rank %d passed invalid edges (MPI requires valid edges at every rank; that rank's own error says what is wrong)", op, comm, r)
+		}
+		rcounts[r], rdispls[r] = int(c), total
 		total += rcounts[r]
 	}
 	recv := make([]byte, total)
 	if err := comm.colls.Alltoallv(comm.cc, send, scounts, sdispls, recv, rcounts, rdispls); err != nil {
-		return nil, comm.handle(errorf(classOf(err), served(comm.colls, "alltoallv", err), "%s on %v: alltoallv", op, comm))
+		return nil, errorf(classOf(err), served(comm.colls, "alltoallv", err), "%s on %v: alltoallv", op, comm)
 	}
 	t := &distGraphTopo{weighted: weights != nil}
 	for off := 0; off+edgeRecord <= len(recv); off += edgeRecord {

@@ -16,22 +16,23 @@ func (t *graphTopo) neighbors(rank int) []int {
 	return t.edges[from:t.index[rank]]
 }
 
-// checkGraph checks a graph's index and edges against comm. Edges may
-// repeat and may loop to their own node, as MPI allows.
+// checkGraph checks a graph's index and edges against comm; the error is
+// not handled yet. Edges may repeat and may loop to their own node, as
+// MPI allows.
 func checkGraph(op string, comm *Comm, index, edges []int) error {
 	nnodes := len(index)
 	if nnodes > comm.Size() {
-		return comm.handle(errorf(ClassArg, nil, "%s on %v: a graph of %d nodes (index has one entry per node) for %d ranks (want at most %d)", op, comm, nnodes, comm.Size(), comm.Size()))
+		return errorf(ClassArg, nil, "%s on %v: a graph of %d nodes (index has one entry per node) for %d ranks (want at most %d)", op, comm, nnodes, comm.Size(), comm.Size())
 	}
 	prev := 0
 	for i, x := range index {
 		if x < prev {
-			return comm.handle(errorf(ClassArg, nil, "%s on %v: index[%d] is %d, below %d before it (want a non-decreasing running count of edges)", op, comm, i, x, prev))
+			return errorf(ClassArg, nil, "%s on %v: index[%d] is %d, below %d before it (want a non-decreasing running count of edges)", op, comm, i, x, prev)
 		}
 		prev = x
 	}
 	if prev != len(edges) {
-		return comm.handle(errorf(ClassArg, nil, "%s on %v: index ends at %d but edges has %d entries (want the last index to count every edge)", op, comm, prev, len(edges)))
+		return errorf(ClassArg, nil, "%s on %v: index ends at %d but edges has %d entries (want the last index to count every edge)", op, comm, prev, len(edges))
 	}
 	return checkRanks(op, comm, "edges", edges, nnodes)
 }
@@ -46,11 +47,13 @@ func (*realAPI) GraphCreate(comm *Comm, index, edges []int, reorder bool) (*Comm
 	if err != nil {
 		return nil, err
 	}
-	if err := checkGraph(op, comm, index, edges); err != nil {
-		return nil, err
+	own := checkGraph(op, comm, index, edges)
+	var group []int
+	if own == nil {
+		group = firstRanks(comm, len(index))
 	}
 	t := &topology{graph: &graphTopo{index: slices.Clone(index), edges: slices.Clone(edges)}}
-	return l.topoComm(comm, op, "graph", firstRanks(comm, len(index)), t)
+	return l.topoComm(comm, op, "graph", sameArgs{names: "index and edges", alike: true}, group, t, own)
 }
 
 // GraphMap returns the rank this process would have in the graph that
@@ -62,7 +65,7 @@ func (*realAPI) GraphMap(comm *Comm, index, edges []int) (int, error) {
 		return Undefined, err
 	}
 	if err := checkGraph(op, comm, index, edges); err != nil {
-		return Undefined, err
+		return Undefined, comm.handle(err)
 	}
 	if comm.rank < len(index) {
 		return comm.rank, nil
