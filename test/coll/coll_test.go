@@ -412,6 +412,33 @@ func TestCommDisagree(t *testing.T) {
 			return "comm create group on comm MPI_COMM_WORLD: the ranks' groups differ (MPI requires the same group at every rank): " +
 				"rank 0's group of 3 ranks differs from rank 1's of 3"
 		}},
+		// The rank at fault returns its own error, the others one naming it.
+		{"cart", []int{0, 1, 2, 3}, atFault(
+			"cart create on comm MPI_COMM_WORLD: the grid [2 3] has more places than the communicator's 4 ranks",
+			"cart create on comm MPI_COMM_WORLD: rank 2 passed invalid dims and periods (MPI requires the same valid dims and periods at every rank;")},
+		{"cartsub", []int{0, 1, 2, 3}, atFault(
+			"cart sub on comm MPI_COMM_WORLD.cart: remain has 1 entries for a grid of 2 dimensions (want one per dimension)",
+			"cart sub on comm MPI_COMM_WORLD.cart: rank 2 passed a remain of length 1 (want one entry per dimension of the grid, 2, at every rank)")},
+		{"graph", []int{0, 1, 2, 3}, atFault(
+			"graph create on comm MPI_COMM_WORLD: edges[7] is 4 (want a rank from 0 to 3)",
+			"graph create on comm MPI_COMM_WORLD: rank 2 passed invalid index and edges (MPI requires the same valid index and edges at every rank;")},
+		{"distgraph", []int{0, 1, 2, 3}, atFault(
+			"dist graph create on comm MPI_COMM_WORLD: dests[0] is 7 (want a rank from 0 to 3)",
+			"dist graph create on comm MPI_COMM_WORLD: rank 2 passed invalid edges (MPI requires valid edges at every rank;")},
+		{"adjacent", []int{0, 1, 2, 3}, atFault(
+			"dist graph create adjacent on comm MPI_COMM_WORLD: weights for one direction only",
+			"dist graph create adjacent on comm MPI_COMM_WORLD: rank 2 passed invalid edges (MPI requires valid edges at every rank;")},
+		{"intercreate", []int{0, 1, 2, 3}, func(r int) string {
+			if r == 2 {
+				return ": world rank 1 of the group is not in the local group"
+			}
+			whose := map[bool]string{true: "local", false: "remote"}[r%2 == 0]
+			return fmt.Sprintf(": rank 1 of the %s group passed an invalid group (MPI requires the ranks of each group to pass the same subgroup of their own group;", whose)
+		}},
+		{"intercreatediffer", []int{0, 1, 2, 3}, func(r int) string {
+			whose := map[bool]string{true: "local", false: "remote"}[r%2 == 0]
+			return fmt.Sprintf(": ranks 0 and 1 of the %s group passed different groups (MPI requires the ranks of each group to pass the same subgroup of their own group)", whose)
+		}},
 	}
 	stacks := []struct {
 		name string
@@ -441,6 +468,18 @@ func TestCommDisagree(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// atFault is the error text of TestCommDisagree where world rank 2's
+// arguments fail its own checks: its own error there, and one naming it
+// at the others.
+func atFault(own, others string) func(rank int) string {
+	return func(rank int) string {
+		if rank == 2 {
+			return own
+		}
+		return others
 	}
 }
 

@@ -19,12 +19,26 @@ import (
 //     that of ranks 0, 1 and 2;
 //   - creategroup: ranks 0, 1 and 2 make a communicator of themselves,
 //     rank 1 listing them as 0, 2, 1 and the others as 0, 1, 2 (rank 3
-//     is no member and does not call it).
+//     is no member and does not call it);
+//   - cart: a 2x2 grid, world rank 2 passing dims 2x3 (ErrDims);
+//   - cartsub: of the 2x2 grid, world rank 2 passing remain of length 1;
+//   - graph: a ring, world rank 2 passing an edge to rank 4 (ErrRank);
+//   - distgraph: a ring, each rank giving its edge to the next, world
+//     rank 2 a destination 7 (ErrRank);
+//   - adjacent: a ring, each rank naming its neighbours, world rank 2
+//     with weights for its sources only (ErrArg);
+//   - intercreate: on the intercommunicator of the even and the odd
+//     ranks, each group passing itself, world rank 2 a group holding
+//     world rank 1, of the other group (ErrGroup);
+//   - intercreatediffer: the same, world rank 2 passing its group less
+//     world rank 0.
 //
 // Every rank that calls it must return an error, which it prints as
 // "failed commdisagree KIND rank R: ..." for the test to read; none may
-// wait for the others. Each rank then makes a communicator of the same
-// kind with arguments that agree, and reduces over it.
+// wait for the others. The error is ErrArg, but at the rank at fault of
+// the kinds whose error class is named above. Each rank then makes a
+// communicator of the same kind with arguments that agree, and reduces
+// over it.
 func commDisagree(x *checker, w mpi.Comm) {
 	if len(x.args) != 1 {
 		x.fatalf("usage: collcheck commdisagree KIND")
@@ -41,8 +55,9 @@ func commDisagree(x *checker, w mpi.Comm) {
 		x.ok(err, "group of %v", ranks)
 		return g
 	}
-	var ic mpi.Comm
-	if kind == "intersplit" {
+	inter := kind == "intersplit" || kind == "intercreate" || kind == "intercreatediffer"
+	var ic, grid mpi.Comm
+	if inter {
 		half, err := w.Split(me%2, me)
 		x.ok(err, "split into halves")
 		ic, err = mpi.IntercommCreate(half, 0, w, 1-me%2, 9)
@@ -50,7 +65,22 @@ func commDisagree(x *checker, w mpi.Comm) {
 		x.ok(ic.SetErrorHandler(mpi.ErrorsReturn), "set the intercommunicator's handler")
 		defer func() { x.ok(errors.Join(ic.Free(), half.Free()), "free the halves") }()
 	}
+	if kind == "cartsub" {
+		grid, err = mpi.CartCreate(w, []int{2, 2}, []bool{false, false}, false)
+		x.ok(err, "2x2 grid")
+		x.ok(grid.SetErrorHandler(mpi.ErrorsReturn), "set the grid's handler")
+		defer func() { x.ok(grid.Free(), "free the grid") }()
+	}
+	// A ring: each rank's neighbours are the ranks before and after it.
+	prev, next := (me+size-1)%size, (me+1)%size
+	half := []int{me % 2, me%2 + 2} // this rank's group of the intercommunicator
 	called := true
+	var class error = mpi.ErrArg // what the rank returns
+	faulty := func(c error) {
+		if me == 2 {
+			class = c
+		}
+	}
 	var c mpi.Comm
 	switch kind {
 	case "split":
@@ -86,6 +116,53 @@ func commDisagree(x *checker, w mpi.Comm) {
 		if called {
 			c, err = w.CreateGroup(g, 5)
 		}
+	case "cart":
+		dims := []int{2, 2}
+		if me == 2 {
+			dims = []int{2, 3}
+		}
+		faulty(mpi.ErrDims)
+		c, err = mpi.CartCreate(w, dims, []bool{false, true}, false)
+	case "cartsub":
+		remain := []bool{true, false}
+		if me == 2 {
+			remain = []bool{true}
+		}
+		c, err = grid.CartSub(remain)
+	case "graph":
+		edges := []int{1, 3, 0, 2, 1, 3, 2, 0}
+		if me == 2 {
+			edges[7] = 4
+		}
+		faulty(mpi.ErrRank)
+		c, err = mpi.GraphCreate(w, []int{2, 4, 6, 8}, edges, false)
+	case "distgraph":
+		dest := next
+		if me == 2 {
+			dest = 7
+		}
+		faulty(mpi.ErrRank)
+		c, err = mpi.DistGraphCreate(w, []int{me}, []int{1}, []int{dest}, nil, false)
+	case "adjacent":
+		var sw []int
+		if me == 2 {
+			sw = []int{1}
+		}
+		faulty(mpi.ErrArg)
+		c, err = mpi.DistGraphCreateAdjacent(w, []int{prev}, sw, []int{next}, nil, false)
+	case "intercreate":
+		g := incl(half...)
+		if me == 2 {
+			g = incl(1, 2)
+		}
+		faulty(mpi.ErrGroup)
+		c, err = ic.Create(g)
+	case "intercreatediffer":
+		g := incl(half...)
+		if me == 2 {
+			g = incl(2)
+		}
+		c, err = ic.Create(g)
 	default:
 		x.fatalf("commdisagree: unknown kind %q", kind)
 	}
@@ -94,10 +171,10 @@ func commDisagree(x *checker, w mpi.Comm) {
 		switch {
 		case err == nil:
 			x.errorf("commdisagree %s: no error (null communicator %v)", kind, c.IsNull())
-		case errors.Is(err, mpi.ErrArg):
+		case errors.Is(err, class):
 			fmt.Printf("failed commdisagree %s rank %d: %v\n", kind, me, err)
 		default:
-			x.errorf("commdisagree %s: error %q, want ErrArg", kind, err)
+			x.errorf("commdisagree %s: error %q, want %v", kind, err, class)
 		}
 	}
 
@@ -122,9 +199,28 @@ func commDisagree(x *checker, w mpi.Comm) {
 		if me != 3 {
 			c, err = w.CreateGroup(incl(members...), 6)
 		}
+	case "cart":
+		c, err = mpi.CartCreate(w, []int{2, 2}, []bool{false, true}, false)
+		members = []int{0, 1, 2, 3}
+	case "cartsub":
+		// The first dimension remains: the ranks of this rank's column.
+		c, err = grid.CartSub([]bool{true, false})
+		members = []int{me % 2, me%2 + 2}
+	case "graph":
+		c, err = mpi.GraphCreate(w, []int{2, 4, 6, 8}, []int{1, 3, 0, 2, 1, 3, 2, 0}, false)
+		members = []int{0, 1, 2, 3}
+	case "distgraph":
+		c, err = mpi.DistGraphCreate(w, []int{me}, []int{1}, []int{next}, nil, false)
+		members = []int{0, 1, 2, 3}
+	case "adjacent":
+		c, err = mpi.DistGraphCreateAdjacent(w, []int{prev}, nil, []int{next}, nil, false)
+		members = []int{0, 1, 2, 3}
+	case "intercreate", "intercreatediffer":
+		c, err = ic.Create(incl(half...))
+		members = []int{1 - me%2, 3 - me%2} // the remote group's
 	}
 	x.ok(err, "%s that agrees", kind)
-	if kind != "intersplit" && !slices.Contains(members, me) {
+	if !inter && !slices.Contains(members, me) {
 		equal(x, c.IsNull(), true, "%s that agrees: null outside the group", kind)
 		return
 	}
