@@ -48,15 +48,24 @@ type sameGroup struct {
 	group []int // world ranks, in order
 	rank  int
 	bad   bool
+	also  []int // the arguments the group comes from, where every rank passes them alike
 }
 
-// digest hashes the group's world ranks in order.
+// digest hashes the group's world ranks in order, then also.
 func (g *sameGroup) digest() uint64 {
 	h := fnv.New64a()
 	var b [4]byte
 	for _, w := range g.group {
 		binary.LittleEndian.PutUint32(b[:], uint32(w))
 		h.Write(b[:])
+	}
+	if g.also != nil {
+		binary.LittleEndian.PutUint32(b[:], ^uint32(0)) // no world rank: the group ends here
+		h.Write(b[:])
+		for _, v := range g.also {
+			binary.LittleEndian.PutUint32(b[:], uint32(v))
+			h.Write(b[:])
+		}
 	}
 	return h.Sum64()
 }
@@ -543,8 +552,9 @@ func (*realAPI) CommCreate(comm *Comm, group *Group) (*Comm, error) {
 // arguments that make its group, and whether MPI requires them alike at
 // every rank (else only valid at each).
 type sameArgs struct {
-	names string
-	alike bool
+	names  string
+	alike  bool
+	values []int // the arguments themselves, compared across the ranks with the group; nil: the group alone
 }
 
 // deriveFor is derive on a context agreed over parent, in which the ranks
@@ -555,7 +565,7 @@ type sameArgs struct {
 // agreement fails every other rank with an error that names it.
 func (l *library) deriveFor(parent *Comm, op, name string, args sameArgs, group []int, own error) (*Comm, error) {
 	member := own == nil && slices.Contains(group, l.job.Rank)
-	id, err := l.agreeContext(parent, member, &sameGroup{group: group, rank: parent.rank, bad: own != nil})
+	id, err := l.agreeContext(parent, member, &sameGroup{group: group, rank: parent.rank, bad: own != nil, also: args.values})
 	if own != nil {
 		return nil, own // the agreement failed, on own's mark
 	}
@@ -572,6 +582,10 @@ func (l *library) deriveFor(parent *Comm, op, name string, args sameArgs, group 
 // every rank passes args.
 func agreeError(op string, comm *Comm, args sameArgs, err error) error {
 	if d := (*groupsDiffer)(nil); errors.As(err, &d) {
+		if args.values != nil {
+			return errorf(ClassArg, nil, "%s on %v: the ranks' %s differ (MPI requires the same %s at every rank): rank %d's differ from rank %d's",
+				op, comm, args.names, args.names, d.a, d.b)
+		}
 		return errorf(ClassArg, err, "%s on %v: the ranks' groups differ (MPI requires the same %s at every rank)", op, comm, args.names)
 	}
 	if b := (*argsInvalid)(nil); errors.As(err, &b) {

@@ -61,8 +61,20 @@ func checkGrid(op string, comm *Comm, dims []int, periods []bool) (int, error) {
 	return nnodes, nil
 }
 
-// cartArgs are what the ranks of CartCreate pass alike.
-var cartArgs = sameArgs{names: "dims and periods", alike: true}
+// cartArgs are what the ranks of CartCreate pass alike: dims and periods,
+// compared across the ranks with the group they give.
+func cartArgs(dims []int, periods []bool) sameArgs {
+	values := append(make([]int, 0, 1+len(dims)+len(periods)), len(dims))
+	values = append(values, dims...)
+	for _, p := range periods {
+		v := 0
+		if p {
+			v = 1
+		}
+		values = append(values, v)
+	}
+	return sameArgs{names: "dims and periods", alike: true, values: values}
+}
 
 // CartCreate makes a communicator with a Cartesian grid of dims, periodic
 // in the dimensions periods says, of comm's first ranks: the ranks beyond
@@ -84,7 +96,7 @@ func (*realAPI) CartCreate(comm *Comm, dims []int, periods []bool, reorder bool)
 		}
 	}
 	t := &topology{cart: &cartTopo{dims: slices.Clone(dims), periods: slices.Clone(periods)}}
-	return l.topoComm(comm, op, "cart", cartArgs, group, t, own)
+	return l.topoComm(comm, op, "cart", cartArgs(dims, periods), group, t, own)
 }
 
 // CartMap returns the rank this process would have in the grid CartCreate

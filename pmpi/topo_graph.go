@@ -53,7 +53,8 @@ func (*realAPI) GraphCreate(comm *Comm, index, edges []int, reorder bool) (*Comm
 		group = firstRanks(comm, len(index))
 	}
 	t := &topology{graph: &graphTopo{index: slices.Clone(index), edges: slices.Clone(edges)}}
-	return l.topoComm(comm, op, "graph", sameArgs{names: "index and edges", alike: true}, group, t, own)
+	values := append(append(append(make([]int, 0, 1+len(index)+len(edges)), len(index)), index...), edges...)
+	return l.topoComm(comm, op, "graph", sameArgs{names: "index and edges", alike: true, values: values}, group, t, own)
 }
 
 // GraphMap returns the rank this process would have in the graph that

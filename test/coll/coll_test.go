@@ -416,12 +416,18 @@ func TestCommDisagree(t *testing.T) {
 		{"cart", []int{0, 1, 2, 3}, atFault(
 			"cart create on comm MPI_COMM_WORLD: the grid [2 3] has more places than the communicator's 4 ranks",
 			"cart create on comm MPI_COMM_WORLD: rank 2 passed invalid dims and periods (MPI requires the same valid dims and periods at every rank;")},
+		{"cartdiffer", []int{0, 1, 2, 3}, func(int) string {
+			return "cart create on comm MPI_COMM_WORLD: the ranks' dims and periods differ (MPI requires the same dims and periods at every rank): rank 0's differ from rank 1's"
+		}},
 		{"cartsub", []int{0, 1, 2, 3}, atFault(
 			"cart sub on comm MPI_COMM_WORLD.cart: remain has 1 entries for a grid of 2 dimensions (want one per dimension)",
 			"cart sub on comm MPI_COMM_WORLD.cart: rank 2 passed a remain of length 1 (want one entry per dimension of the grid, 2, at every rank)")},
 		{"graph", []int{0, 1, 2, 3}, atFault(
 			"graph create on comm MPI_COMM_WORLD: edges[7] is 4 (want a rank from 0 to 3)",
 			"graph create on comm MPI_COMM_WORLD: rank 2 passed invalid index and edges (MPI requires the same valid index and edges at every rank;")},
+		{"graphdiffer", []int{0, 1, 2, 3}, func(int) string {
+			return "graph create on comm MPI_COMM_WORLD: the ranks' index and edges differ (MPI requires the same index and edges at every rank): rank 0's differ from rank 3's"
+		}},
 		{"distgraph", []int{0, 1, 2, 3}, atFault(
 			"dist graph create on comm MPI_COMM_WORLD: dests[0] is 7 (want a rank from 0 to 3)",
 			"dist graph create on comm MPI_COMM_WORLD: rank 2 passed invalid edges (MPI requires valid edges at every rank;")},

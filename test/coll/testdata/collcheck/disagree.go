@@ -123,6 +123,13 @@ func commDisagree(x *checker, w mpi.Comm) {
 		}
 		faulty(mpi.ErrDims)
 		c, err = mpi.CartCreate(w, dims, []bool{false, true}, false)
+	case "cartdiffer":
+		// Valid at every rank, and a grid of the same 4 ranks.
+		dims := []int{2, 2}
+		if me == 1 {
+			dims = []int{4}
+		}
+		c, err = mpi.CartCreate(w, dims, make([]bool, len(dims)), false)
 	case "cartsub":
 		remain := []bool{true, false}
 		if me == 2 {
@@ -135,6 +142,12 @@ func commDisagree(x *checker, w mpi.Comm) {
 			edges[7] = 4
 		}
 		faulty(mpi.ErrRank)
+		c, err = mpi.GraphCreate(w, []int{2, 4, 6, 8}, edges, false)
+	case "graphdiffer":
+		edges := []int{1, 3, 0, 2, 1, 3, 2, 0}
+		if me == 3 {
+			edges = []int{1, 2, 0, 3, 0, 3, 1, 2}
+		}
 		c, err = mpi.GraphCreate(w, []int{2, 4, 6, 8}, edges, false)
 	case "distgraph":
 		dest := next
@@ -199,14 +212,14 @@ func commDisagree(x *checker, w mpi.Comm) {
 		if me != 3 {
 			c, err = w.CreateGroup(incl(members...), 6)
 		}
-	case "cart":
+	case "cart", "cartdiffer":
 		c, err = mpi.CartCreate(w, []int{2, 2}, []bool{false, true}, false)
 		members = []int{0, 1, 2, 3}
 	case "cartsub":
 		// The first dimension remains: the ranks of this rank's column.
 		c, err = grid.CartSub([]bool{true, false})
 		members = []int{me % 2, me%2 + 2}
-	case "graph":
+	case "graph", "graphdiffer":
 		c, err = mpi.GraphCreate(w, []int{2, 4, 6, 8}, []int{1, 3, 0, 2, 1, 3, 2, 0}, false)
 		members = []int{0, 1, 2, 3}
 	case "distgraph":
