@@ -445,6 +445,9 @@ func TestCommDisagree(t *testing.T) {
 			whose := map[bool]string{true: "local", false: "remote"}[r%2 == 0]
 			return fmt.Sprintf(": ranks 0 and 1 of the %s group passed different groups (MPI requires the ranks of each group to pass the same subgroup of their own group)", whose)
 		}},
+		{"merge", []int{0, 1, 2, 3}, func(int) string {
+			return ": the ranks of one group passed different values of high (every rank of a group passes the same)"
+		}},
 	}
 	stacks := []struct {
 		name string

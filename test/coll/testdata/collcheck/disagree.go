@@ -21,8 +21,12 @@ import (
 //     rank 1 listing them as 0, 2, 1 and the others as 0, 1, 2 (rank 3
 //     is no member and does not call it);
 //   - cart: a 2x2 grid, world rank 2 passing dims 2x3 (ErrDims);
+//   - cartdiffer: a grid of the 4 ranks, world rank 1 passing dims 4,
+//     the others 2x2: valid everywhere, the same group, other grids;
 //   - cartsub: of the 2x2 grid, world rank 2 passing remain of length 1;
 //   - graph: a ring, world rank 2 passing an edge to rank 4 (ErrRank);
+//   - graphdiffer: a graph of 4 nodes of degree 2, world rank 3 passing
+//     other edges than the others' ring;
 //   - distgraph: a ring, each rank giving its edge to the next, world
 //     rank 2 a destination 7 (ErrRank);
 //   - adjacent: a ring, each rank naming its neighbours, world rank 2
@@ -31,7 +35,9 @@ import (
 //     ranks, each group passing itself, world rank 2 a group holding
 //     world rank 1, of the other group (ErrGroup);
 //   - intercreatediffer: the same, world rank 2 passing its group less
-//     world rank 0.
+//     world rank 0;
+//   - merge: the intercommunicator of the even and the odd ranks merged,
+//     world rank 2 passing high true, the others false.
 //
 // Every rank that calls it must return an error, which it prints as
 // "failed commdisagree KIND rank R: ..." for the test to read; none may
@@ -55,7 +61,7 @@ func commDisagree(x *checker, w mpi.Comm) {
 		x.ok(err, "group of %v", ranks)
 		return g
 	}
-	inter := kind == "intersplit" || kind == "intercreate" || kind == "intercreatediffer"
+	inter := kind == "intersplit" || kind == "intercreate" || kind == "intercreatediffer" || kind == "merge"
 	var ic, grid mpi.Comm
 	if inter {
 		half, err := w.Split(me%2, me)
@@ -176,6 +182,8 @@ func commDisagree(x *checker, w mpi.Comm) {
 			g = incl(2)
 		}
 		c, err = ic.Create(g)
+	case "merge":
+		c, err = ic.Merge(me == 2)
 	default:
 		x.fatalf("commdisagree: unknown kind %q", kind)
 	}
@@ -231,6 +239,9 @@ func commDisagree(x *checker, w mpi.Comm) {
 	case "intercreate", "intercreatediffer":
 		c, err = ic.Create(incl(half...))
 		members = []int{1 - me%2, 3 - me%2} // the remote group's
+	case "merge":
+		c, err = ic.Merge(me%2 == 1)
+		members = []int{0, 1, 2, 3}
 	}
 	x.ok(err, "%s that agrees", kind)
 	if !inter && !slices.Contains(members, me) {
