@@ -209,13 +209,6 @@ func (c *Comm) allreduceWords(words []uint32, op coll.Op) error {
 	return nil
 }
 
-// allreduceUint32 reduces one word with op over c.
-func (c *Comm) allreduceUint32(v uint32, op coll.Op) (uint32, error) {
-	words := []uint32{v}
-	err := c.allreduceWords(words, op)
-	return words[0], err
-}
-
 // putWords encodes words little-endian.
 func putWords(words []uint32) []byte {
 	b := make([]byte, 4*len(words))

@@ -294,16 +294,14 @@ func (*realAPI) IntercommMerge(inter *Comm, high bool) (*Comm, error) {
 	if high {
 		h = 1
 	}
+	// One reduction gives the largest high and, through the complement,
+	// the smallest.
 	maxOp, _ := bind(OpMax, Uint32)
-	minOp, _ := bind(OpMin, Uint32)
-	hi, err := b.allreduceUint32(h, maxOp)
-	if err != nil {
+	words := []uint32{h, ^h}
+	if err := b.allreduceWords(words, maxOp); err != nil {
 		return nil, inter.handle(errorf(classOf(err), err, "%s on %v", op, inter))
 	}
-	lo, err := b.allreduceUint32(h, minOp)
-	if err != nil {
-		return nil, inter.handle(errorf(classOf(err), err, "%s on %v", op, inter))
-	}
+	hi, lo := words[0], ^words[1]
 	// Each group tells the other its high and whether its ranks agreed
 	// on it, so that both fail alike rather than one waiting.
 	mine := []byte{byte(hi), byte(hi ^ lo ^ 1)}
