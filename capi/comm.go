@@ -45,13 +45,7 @@ func mpiCommSplit(h Comm, color, key int, out *Comm) error {
 	if err != nil {
 		return err
 	}
-	switch color {
-	case C.MPI_UNDEFINED:
-		color = pmpi.Undefined
-	case pmpi.Undefined:
-		color = invalid // a negative colour, not C's MPI_UNDEFINED
-	}
-	c, err := api().CommSplit(e.c, color, key)
+	c, err := api().CommSplit(e.c, color, key) // MPI_UNDEFINED is pmpi.Undefined
 	if err != nil {
 		return err
 	}

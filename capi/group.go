@@ -252,10 +252,7 @@ func mpiGroupTranslateRanks(a Group, n int, ranks1 *C.int, b Group, ranks2 *C.in
 		return err
 	}
 	for i, r := range out {
-		switch r {
-		case pmpi.Undefined:
-			out[i] = C.MPI_UNDEFINED
-		case pmpi.ProcNull:
+		if r == pmpi.ProcNull {
 			out[i] = C.MPI_PROC_NULL
 		}
 	}

@@ -19,6 +19,10 @@ import (
 // taken for a different special value.
 const invalid = math.MinInt32
 
+// MPI_UNDEFINED needs no translation: gompi's Undefined has its value
+// (this fails to compile if they part).
+var _ = [1]struct{}{}[pmpi.Undefined-C.MPI_UNDEFINED]
+
 func rank(r int) int {
 	switch r {
 	case C.MPI_ANY_SOURCE:

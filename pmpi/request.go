@@ -9,8 +9,11 @@ import (
 )
 
 // Undefined is the index WaitAny and TestAny, and the count TestSome,
-// return when no request is active.
-const Undefined = -1
+// return when no request is active; the color of a rank that wants no
+// communicator from a split; the rank of a process outside a group. Its
+// value is the MPI standard ABI's MPI_UNDEFINED, so that C programs'
+// values cross the C library unchanged.
+const Undefined = -32766
 
 // Wait blocks until the request completes and returns its status and
 // error. The request is then recycled: waiting on it again is waiting on

@@ -167,6 +167,8 @@ var runs = map[string][]run{
 	// which must end the job naming the error.
 	"errfatal": {{np: 2, fatal: []string{"MPI_ERRORS_ARE_FATAL", "MPI_ERR_RANK", "rank 7"}}},
 	"abort":    {{np: 2, fatal: []string{"rank 1", "called Abort with code 3"}}},
+	// splitfatal's color -1 is named as the program passed it.
+	"splitfatal": {{np: 2, fatal: []string{"MPI_ERR_ARG", "rank 1 passed color -1 (want"}}},
 	// fault's ranks end as a C program's do, main run by the start archive.
 	"fault": {
 		{np: 2, name: "main", args: []string{"-x", "FAULT=main"}, fatal: []string{"rank 1", "killed by signal SIGSEGV"}},

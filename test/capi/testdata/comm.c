@@ -50,6 +50,15 @@ int main(int argc, char **argv) {
     CHECK(compare(MPI_COMM_WORLD, half) == MPI_UNEQUAL, "a half is unequal");
     passed("comm compare");
 
+    /* A negative color other than MPI_UNDEFINED at one rank fails every
+     * rank (splitfatal.c checks the message). */
+    {
+        MPI_Comm bad = MPI_COMM_NULL;
+        RC(MPI_Comm_split(MPI_COMM_WORLD, rank == 1 ? -1 : 0, rank, &bad), MPI_ERR_ARG);
+        CHECK(bad == MPI_COMM_NULL, "a failed split gives MPI_COMM_NULL");
+    }
+    passed("comm split bad color");
+
     char name[MPI_MAX_OBJECT_NAME];
     int len;
     char longname[300];
