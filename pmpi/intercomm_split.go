@@ -109,7 +109,7 @@ func (l *library) interCreate(comm *Comm, group *Group, own error) (*Comm, error
 	if err != nil {
 		return nil, comm.handle(err)
 	}
-	return l.interSplitBy(comm, op, ".create", color, colorsOnly(all), colorsOnly(theirs))
+	return l.interSplitBy(comm, op, ".create", color, colorsOnly(all, createRecord), colorsOnly(theirs, createRecord))
 }
 
 // subgroupsError is the error of an intercommunicator's CommCreate whose
@@ -140,11 +140,11 @@ func subgroupsError(op string, comm *Comm, all, theirs []byte) error {
 	return nil
 }
 
-// colorsOnly is the colors and keys of records of createRecord bytes, as
-// gatherColors returns them.
-func colorsOnly(recs []byte) []byte {
-	out := make([]byte, 0, len(recs)/createRecord*colorRecord)
-	for off := 0; off < len(recs); off += createRecord {
+// colorsOnly is the colors and keys of records of size bytes that begin
+// with them, as gatherColors returns them.
+func colorsOnly(recs []byte, size int) []byte {
+	out := make([]byte, 0, len(recs)/size*colorRecord)
+	for off := 0; off < len(recs); off += size {
 		out = append(out, recs[off:off+colorRecord]...)
 	}
 	return out

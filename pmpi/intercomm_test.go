@@ -84,7 +84,7 @@ func TestSubgroupsError(t *testing.T) {
 			t.Errorf("error %v, want ErrArg saying %q", err, c.want)
 		}
 	}
-	if got, want := colorsOnly(slices.Concat(a, b)), slices.Concat(colorOf(0, 0, 0), colorOf(Undefined, 0, 0)); !slices.Equal(got, want) {
+	if got, want := colorsOnly(slices.Concat(a, b), createRecord), slices.Concat(colorOf(0, 0, 0), colorOf(Undefined, 0, 0)); !slices.Equal(got, want) {
 		t.Errorf("colorsOnly = %x, want %x", got, want)
 	}
 }

@@ -133,3 +133,11 @@ func checkRanks(op string, comm *Comm, what string, ranks []int, n int) error {
 // firstRanks is comm's ranks 0 to n-1 as world ranks: the group of a
 // topology that keeps the ranks' order.
 func firstRanks(comm *Comm, n int) []int { return slices.Clone(comm.group[:n]) }
+
+// moreRanks counts n further ranks in an error: "2 more ranks".
+func moreRanks(n int) string {
+	if n == 1 {
+		return "1 more rank"
+	}
+	return fmt.Sprintf("%d more ranks", n)
+}

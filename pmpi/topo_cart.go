@@ -1,8 +1,10 @@
 package pmpi
 
 import (
+	"bytes"
 	"fmt"
 	"slices"
+	"strings"
 )
 
 // cartTopo is a Cartesian grid. A rank's coordinates are its rank in
@@ -200,7 +202,9 @@ func (*realAPI) CartShift(comm *Comm, direction, disp int) (int, int, error) {
 // CartSub cuts comm's grid into the sub-grids of the dimensions where
 // remain is true: each rank gets the communicator of the ranks that share
 // its coordinates in the other dimensions, with a grid of the remaining
-// ones. Every rank of comm calls it.
+// ones. Every rank of comm calls it with the same remain; ranks that
+// pass different ones all fail, as do all when one passes a remain of
+// the wrong length.
 func (*realAPI) CartSub(comm *Comm, remain []bool) (*Comm, error) {
 	const op = "cart sub"
 	l, err := collArgs(op, comm)
@@ -218,7 +222,8 @@ func (*realAPI) CartSub(comm *Comm, remain []bool) (*Comm, error) {
 	}
 	sub := &cartTopo{}
 	color, key := 0, 0
-	if len(remain) != len(g.dims) {
+	ok := len(remain) == len(g.dims)
+	if !ok {
 		// Every rank then fails, on the split's exchange, naming this one.
 		color, key = badArgs, len(remain)
 		check.own = errorf(ClassArg, nil, "%s on %v: remain has %d entries for a grid of %d dimensions (want one per dimension)", op, comm, len(remain), len(g.dims))
@@ -233,10 +238,71 @@ func (*realAPI) CartSub(comm *Comm, remain []bool) (*Comm, error) {
 			}
 		}
 	}
-	c, err := l.split(comm, op, comm.Name()+".sub", color, key, check)
+	// remain rides in the split's record, a byte per dimension (zeros
+	// for a remain of the wrong length), so that ranks passing
+	// different ones fail together rather than split inconsistently.
+	size := colorRecord + len(g.dims)
+	mine := colorOf(color, key, len(g.dims))
+	for d := range g.dims {
+		mine = append(mine, boolByte(ok && remain[d]))
+	}
+	all, err := gatherRecords(comm, op, mine)
+	if err != nil {
+		return nil, comm.handle(err)
+	}
+	colors := colorsOnly(all, size)
+	if bad := badColors(colors, "", check, nil); len(bad) > 0 {
+		return nil, comm.handle(colorsError(op, comm, bad, check))
+	}
+	if err := remainsDiffer(op, comm, all, size); err != nil {
+		return nil, comm.handle(err)
+	}
+	c, err := l.splitBy(comm, op, comm.Name()+".sub", color, colors)
 	if err != nil || c == nil {
-		return nil, err
+		return nil, comm.handle(err)
 	}
 	c.topo = &topology{cart: sub}
 	return c, nil
+}
+
+// boolByte is b as a byte of a record: 1 for true.
+func boolByte(b bool) byte {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// remainsDiffer is the error of a CartSub whose records (size bytes
+// each: a color and key, then remain a byte per dimension) show ranks
+// that passed a remain other than rank 0's, naming the first few; nil
+// if every rank passed rank 0's.
+func remainsDiffer(op string, comm *Comm, all []byte, size int) error {
+	remainOf := func(r int) []byte { return all[size*r+colorRecord : size*(r+1)] }
+	show := func(b []byte) string {
+		v := make([]bool, len(b))
+		for i, x := range b {
+			v[i] = x != 0
+		}
+		return fmt.Sprint(v)
+	}
+	const shown = 3
+	var bad []string
+	others := 0
+	for r := 1; r < len(all)/size; r++ {
+		if bytes.Equal(remainOf(r), remainOf(0)) {
+			continue
+		}
+		if others++; others <= shown {
+			bad = append(bad, fmt.Sprintf("rank %d passed remain %s", r, show(remainOf(r))))
+		}
+	}
+	if others == 0 {
+		return nil
+	}
+	if others > shown {
+		bad = append(bad, fmt.Sprintf("%s passed other values", moreRanks(others-shown)))
+	}
+	return errorf(ClassArg, nil, "%s on %v: %s where rank 0 passed %s (MPI requires the same remain at every rank)",
+		op, comm, strings.Join(bad, ", "), show(remainOf(0)))
 }

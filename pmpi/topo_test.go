@@ -170,3 +170,38 @@ func TestCartCoordsRank(t *testing.T) {
 		t.Error("wrap(1, 3) succeeded outside a non-periodic dimension of 3")
 	}
 }
+
+// TestRemainsDiffer: CartSub fails when a rank's remain, in the split's
+// record after its color and key, differs from rank 0's, naming the
+// first few such ranks; not when every rank passed rank 0's.
+func TestRemainsDiffer(t *testing.T) {
+	rec := func(remain ...bool) []byte {
+		b := colorOf(0, 0, len(remain))
+		for _, r := range remain {
+			b = append(b, boolByte(r))
+		}
+		return b
+	}
+	tf, ft, tt := rec(true, false), rec(false, true), rec(true, true)
+	size := colorRecord + 2
+	comm := &Comm{}
+	for _, c := range []struct {
+		recs [][]byte
+		want string // "" for no error
+	}{
+		{[][]byte{tf, tf, tf, tf}, ""},
+		{[][]byte{ft, ft, tf, ft}, "rank 2 passed remain [true false] where rank 0 passed [false true] (MPI requires the same remain at every rank)"},
+		{[][]byte{tf, ft, tt, tf, ft, ft}, "rank 1 passed remain [false true], rank 2 passed remain [true true], rank 4 passed remain [false true], 1 more rank passed other values where rank 0 passed [true false]"},
+	} {
+		err := remainsDiffer("cart sub", comm, slices.Concat(c.recs...), size)
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("error %v, want none", err)
+		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want) || !errors.Is(err, ErrArg)):
+			t.Errorf("error %v, want ErrArg saying %q", err, c.want)
+		}
+	}
+	if got := colorsOnly(slices.Concat(tf, ft), size); !slices.Equal(got, slices.Concat(colorOf(0, 0, 0), colorOf(0, 0, 0))) {
+		t.Errorf("colorsOnly = %x, want the colors and keys alone", got)
+	}
+}
