@@ -548,6 +548,11 @@ type sameArgs struct {
 	names  string
 	alike  bool
 	values []int // the arguments themselves, compared across the ranks with the group; nil: the group alone
+
+	// differ, if set, is the error when the values differ, in place of
+	// one naming two ranks whose values differ. Every rank calls it, so
+	// it may reduce over the communicator to name them better.
+	differ func(*groupsDiffer) error
 }
 
 // deriveFor is derive on a context agreed over parent, in which the ranks
@@ -575,6 +580,9 @@ func (l *library) deriveFor(parent *Comm, op, name string, args sameArgs, group 
 // every rank passes args.
 func agreeError(op string, comm *Comm, args sameArgs, err error) error {
 	if d := (*groupsDiffer)(nil); errors.As(err, &d) {
+		if args.differ != nil {
+			return args.differ(d)
+		}
 		if args.values != nil {
 			return errorf(ClassArg, nil, "%s on %v: the ranks' %s differ (MPI requires the same %s at every rank): rank %d's differ from rank %d's",
 				op, comm, args.names, args.names, d.a, d.b)

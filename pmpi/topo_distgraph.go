@@ -78,13 +78,72 @@ func checkEdges(op string, comm *Comm, sources, degrees, dests, weights []int) e
 // passes: its own, which need only be valid.
 var distArgs = sameArgs{names: "edges"}
 
+// weightsError is the error of a distributed graph's constructor whose
+// ranks passed weights at some ranks and nil at others: zero says
+// whether rank 0 passed weights, first is the lowest rank that did
+// otherwise, and more counts the further ranks that did so.
+func weightsError(op string, comm *Comm, zero bool, first, more int) error {
+	passed := map[bool]string{true: "weights", false: "nil weights (unweighted)"}
+	others := ""
+	if more > 0 {
+		others = " and " + moreRanks(more)
+	}
+	return errorf(ClassArg, nil, "%s on %v: rank %d%s passed %s where rank 0 passed %s (MPI requires weights at every rank or nil at every rank)",
+		op, comm, first, others, passed[!zero], passed[zero])
+}
+
+// mixedWeights is weightsError for the ranks of comm that passed weights
+// (weighted, by rank), or nil if all or none did.
+func mixedWeights(op string, comm *Comm, weighted []bool) error {
+	first := slices.Index(weighted, !weighted[0])
+	if first < 0 {
+		return nil
+	}
+	more := 0
+	for _, w := range weighted[first+1:] {
+		if w != weighted[0] {
+			more++
+		}
+	}
+	return weightsError(op, comm, weighted[0], first, more)
+}
+
+// adjacentWeights is what the ranks of DistGraphCreateAdjacent compare
+// with the group on the context agreement: whether each passed weights,
+// which MPI requires of every rank or none. When they differ, one more
+// reduction, on the failing path alone, counts the ranks that did.
+func adjacentWeights(op string, comm *Comm, weighted bool) sameArgs {
+	args := distArgs
+	args.values = []int{int(boolByte(weighted))}
+	args.differ = func(d *groupsDiffer) error {
+		sumOp, _ := bind(OpSum, Uint32)
+		words := []uint32{0, 0} // the ranks that passed weights; 1 if rank 0 is one
+		if weighted {
+			words[0] = 1
+			if comm.rank == 0 {
+				words[1] = 1
+			}
+		}
+		if err := comm.allreduceWords(words, sumOp); err != nil {
+			return errorf(classOf(err), err, "%s on %v", op, comm)
+		}
+		zero, others := words[1] == 1, int(words[0])
+		if zero {
+			others = comm.Size() - others
+		}
+		// Rank 0 is the lowest of its kind, d.b of the other.
+		return weightsError(op, comm, zero, d.b, others-1)
+	}
+	return args
+}
+
 // DistGraphCreateAdjacent makes a communicator of comm's ranks with a
 // distributed graph: each rank names the sources of its in-edges and the
 // destinations of its out-edges, with their weights, or nil weights for
-// an unweighted graph (MPI_UNWEIGHTED; both nil or neither). Every rank
-// of comm calls it, and the edges it names must match those its
-// neighbours name. The ranks keep comm's order whether reorder is true
-// or not, as MPI allows.
+// an unweighted graph (MPI_UNWEIGHTED; both nil or neither, and nil at
+// every rank or at none). Every rank of comm calls it, and the edges it
+// names must match those its neighbours name. The ranks keep comm's
+// order whether reorder is true or not, as MPI allows.
 func (*realAPI) DistGraphCreateAdjacent(comm *Comm, sources, sourceWeights, dests, destWeights []int, reorder bool) (*Comm, error) {
 	const op = "dist graph create adjacent"
 	l, err := topoArgs(op, comm)
@@ -96,7 +155,7 @@ func (*realAPI) DistGraphCreateAdjacent(comm *Comm, sources, sourceWeights, dest
 	if t.weighted {
 		t.sourceWeights, t.destWeights = slices.Clone(sourceWeights), slices.Clone(destWeights)
 	}
-	return l.topoComm(comm, op, "distgraph", distArgs, slices.Clone(comm.group), &topology{dist: t}, own)
+	return l.topoComm(comm, op, "distgraph", adjacentWeights(op, comm, sourceWeights != nil), slices.Clone(comm.group), &topology{dist: t}, own)
 }
 
 // DistGraphCreate makes a communicator of comm's ranks with a
@@ -135,6 +194,11 @@ const (
 // sends every rank, so that all of them skip the Alltoallv and fail.
 const badCount = ^uint64(0)
 
+// countWeighted marks the count that a rank that passed weights sends,
+// so that every rank learns which ranks did, which MPI requires of every
+// rank or none.
+const countWeighted = uint64(1) << 62
+
 // exchangeEdges sends each edge to both its ends, with an Alltoall of
 // the record counts and an Alltoallv of the records, and returns this
 // rank's part of the graph; errors are not handled yet. A rank whose
@@ -172,6 +236,9 @@ func exchangeEdges(op string, comm *Comm, sources, degrees, dests, weights []int
 	for r, b := range per {
 		scounts[r], sdispls[r] = len(b), len(send)
 		c := uint64(len(b))
+		if weights != nil {
+			c |= countWeighted
+		}
 		if own != nil {
 			c = badCount
 		}
@@ -184,6 +251,7 @@ func exchangeEdges(op string, comm *Comm, sources, degrees, dests, weights []int
 		return nil, errorf(classOf(err), served(comm.colls, "alltoall", err), "%s on %v: alltoall", op, comm)
 	}
 	rcounts, rdispls := make([]int, n), make([]int, n)
+	weighted := make([]bool, n)
 	total := 0
 	for r := range n {
 		c := binary.LittleEndian.Uint64(rcountsBytes[8*r:])
@@ -193,8 +261,12 @@ func exchangeEdges(op string, comm *Comm, sources, degrees, dests, weights []int
 		case c == badCount:
 			return nil, errorf(ClassArg, nil, "%s on %v: rank %d passed invalid edges (MPI requires valid edges at every rank; that rank's own error says what is wrong)", op, comm, r)
 		}
-		rcounts[r], rdispls[r] = int(c), total
+		weighted[r] = c&countWeighted != 0
+		rcounts[r], rdispls[r] = int(c&^countWeighted), total
 		total += rcounts[r]
+	}
+	if err := mixedWeights(op, comm, weighted); err != nil {
+		return nil, err
 	}
 	recv := make([]byte, total)
 	if err := comm.colls.Alltoallv(comm.cc, send, scounts, sdispls, recv, rcounts, rdispls); err != nil {

@@ -205,3 +205,28 @@ func TestRemainsDiffer(t *testing.T) {
 		t.Errorf("colorsOnly = %x, want the colors and keys alone", got)
 	}
 }
+
+// TestMixedWeights: a distributed graph's constructor fails when some
+// ranks passed weights and others nil, naming the lowest rank that did
+// otherwise than rank 0 and counting the rest; not when all or none did.
+func TestMixedWeights(t *testing.T) {
+	comm := &Comm{}
+	for _, c := range []struct {
+		weighted []bool
+		want     string // "" for no error
+	}{
+		{[]bool{true, true, true}, ""},
+		{[]bool{false, false}, ""},
+		{[]bool{true, true, false, true}, "rank 2 passed nil weights (unweighted) where rank 0 passed weights (MPI requires weights at every rank or nil at every rank)"},
+		{[]bool{false, true, false, true, true}, "rank 1 and 2 more ranks passed weights where rank 0 passed nil weights (unweighted)"},
+		{[]bool{true, false, false}, "rank 1 and 1 more rank passed nil weights"},
+	} {
+		err := mixedWeights("dist graph create", comm, c.weighted)
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%v: error %v, want none", c.weighted, err)
+		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want) || !errors.Is(err, ErrArg)):
+			t.Errorf("%v: error %v, want ErrArg saying %q", c.weighted, err, c.want)
+		}
+	}
+}
