@@ -422,6 +422,9 @@ func TestCommDisagree(t *testing.T) {
 		{"cartsub", []int{0, 1, 2, 3}, atFault(
 			"cart sub on comm MPI_COMM_WORLD.cart: remain has 1 entries for a grid of 2 dimensions (want one per dimension)",
 			"cart sub on comm MPI_COMM_WORLD.cart: rank 2 passed a remain of length 1 (want one entry per dimension of the grid, 2, at every rank)")},
+		{"cartsubdiffer", []int{0, 1, 2, 3}, func(int) string {
+			return "cart sub on comm MPI_COMM_WORLD.cart: rank 2 passed remain [false true] where rank 0 passed [true false] (MPI requires the same remain at every rank)"
+		}},
 		{"graph", []int{0, 1, 2, 3}, atFault(
 			"graph create on comm MPI_COMM_WORLD: edges[7] is 4 (want a rank from 0 to 3)",
 			"graph create on comm MPI_COMM_WORLD: rank 2 passed invalid index and edges (MPI requires the same valid index and edges at every rank;")},
@@ -431,9 +434,16 @@ func TestCommDisagree(t *testing.T) {
 		{"distgraph", []int{0, 1, 2, 3}, atFault(
 			"dist graph create on comm MPI_COMM_WORLD: dests[0] is 7 (want a rank from 0 to 3)",
 			"dist graph create on comm MPI_COMM_WORLD: rank 2 passed invalid edges (MPI requires valid edges at every rank;")},
+		// Rank 3, of degree 0 with empty weights, is weighted.
+		{"distweights", []int{0, 1, 2, 3}, func(int) string {
+			return "dist graph create on comm MPI_COMM_WORLD: rank 2 passed nil weights (unweighted) where rank 0 passed weights (MPI requires weights at every rank or nil at every rank)"
+		}},
 		{"adjacent", []int{0, 1, 2, 3}, atFault(
 			"dist graph create adjacent on comm MPI_COMM_WORLD: weights for one direction only",
 			"dist graph create adjacent on comm MPI_COMM_WORLD: rank 2 passed invalid edges (MPI requires valid edges at every rank;")},
+		{"adjweights", []int{0, 1, 2, 3}, func(int) string {
+			return "dist graph create adjacent on comm MPI_COMM_WORLD: rank 1 and 1 more rank passed nil weights (unweighted) where rank 0 passed weights (MPI requires weights at every rank or nil at every rank)"
+		}},
 		{"intercreate", []int{0, 1, 2, 3}, func(r int) string {
 			if r == 2 {
 				return ": world rank 1 of the group is not in the local group"

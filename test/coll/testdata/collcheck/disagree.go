@@ -24,13 +24,20 @@ import (
 //   - cartdiffer: a grid of the 4 ranks, world rank 1 passing dims 4,
 //     the others 2x2: valid everywhere, the same group, other grids;
 //   - cartsub: of the 2x2 grid, world rank 2 passing remain of length 1;
+//   - cartsubdiffer: of the 2x2 grid, world rank 2 passing remain
+//     [false true], the others [true false];
 //   - graph: a ring, world rank 2 passing an edge to rank 4 (ErrRank);
 //   - graphdiffer: a graph of 4 nodes of degree 2, world rank 3 passing
 //     other edges than the others' ring;
 //   - distgraph: a ring, each rank giving its edge to the next, world
 //     rank 2 a destination 7 (ErrRank);
+//   - distweights: rank 0, 1 and 2 each giving its edge to the next
+//     rank, with weights but at world rank 2, which passes nil; rank 3
+//     giving no edges with empty weights (MPI_WEIGHTS_EMPTY: weighted);
 //   - adjacent: a ring, each rank naming its neighbours, world rank 2
 //     with weights for its sources only (ErrArg);
+//   - adjweights: a ring, each rank naming its neighbours with weights
+//     but world ranks 1 and 3, which pass nil (unweighted);
 //   - intercreate: on the intercommunicator of the even and the odd
 //     ranks, each group passing itself, world rank 2 a group holding
 //     world rank 1, of the other group (ErrGroup);
@@ -71,7 +78,7 @@ func commDisagree(x *checker, w mpi.Comm) {
 		x.ok(ic.SetErrorHandler(mpi.ErrorsReturn), "set the intercommunicator's handler")
 		defer func() { x.ok(errors.Join(ic.Free(), half.Free()), "free the halves") }()
 	}
-	if kind == "cartsub" {
+	if kind == "cartsub" || kind == "cartsubdiffer" {
 		grid, err = mpi.CartCreate(w, []int{2, 2}, []bool{false, false}, false)
 		x.ok(err, "2x2 grid")
 		x.ok(grid.SetErrorHandler(mpi.ErrorsReturn), "set the grid's handler")
@@ -142,6 +149,12 @@ func commDisagree(x *checker, w mpi.Comm) {
 			remain = []bool{true}
 		}
 		c, err = grid.CartSub(remain)
+	case "cartsubdiffer":
+		remain := []bool{true, false}
+		if me == 2 {
+			remain = []bool{false, true}
+		}
+		c, err = grid.CartSub(remain)
 	case "graph":
 		edges := []int{1, 3, 0, 2, 1, 3, 2, 0}
 		if me == 2 {
@@ -162,6 +175,12 @@ func commDisagree(x *checker, w mpi.Comm) {
 		}
 		faulty(mpi.ErrRank)
 		c, err = mpi.DistGraphCreate(w, []int{me}, []int{1}, []int{dest}, nil, false)
+	case "distweights":
+		weights := []int{1}
+		if me == 2 {
+			weights = nil
+		}
+		c, err = distWeighted(w, weights)
 	case "adjacent":
 		var sw []int
 		if me == 2 {
@@ -169,6 +188,12 @@ func commDisagree(x *checker, w mpi.Comm) {
 		}
 		faulty(mpi.ErrArg)
 		c, err = mpi.DistGraphCreateAdjacent(w, []int{prev}, sw, []int{next}, nil, false)
+	case "adjweights":
+		sw, dw := []int{1}, []int{2}
+		if me%2 == 1 {
+			sw, dw = nil, nil
+		}
+		c, err = mpi.DistGraphCreateAdjacent(w, []int{prev}, sw, []int{next}, dw, false)
 	case "intercreate":
 		g := incl(half...)
 		if me == 2 {
@@ -223,7 +248,7 @@ func commDisagree(x *checker, w mpi.Comm) {
 	case "cart", "cartdiffer":
 		c, err = mpi.CartCreate(w, []int{2, 2}, []bool{false, true}, false)
 		members = []int{0, 1, 2, 3}
-	case "cartsub":
+	case "cartsub", "cartsubdiffer":
 		// The first dimension remains: the ranks of this rank's column.
 		c, err = grid.CartSub([]bool{true, false})
 		members = []int{me % 2, me%2 + 2}
@@ -233,8 +258,20 @@ func commDisagree(x *checker, w mpi.Comm) {
 	case "distgraph":
 		c, err = mpi.DistGraphCreate(w, []int{me}, []int{1}, []int{next}, nil, false)
 		members = []int{0, 1, 2, 3}
+	case "distweights":
+		c, err = distWeighted(w, []int{1})
+		members = []int{0, 1, 2, 3}
+		if err == nil {
+			// Rank 3's empty weights are weights: the graph is weighted.
+			_, _, weighted, err := c.DistGraphNeighborsCount()
+			x.ok(err, "neighbours count")
+			equal(x, weighted, true, "the graph that agrees is weighted")
+		}
 	case "adjacent":
 		c, err = mpi.DistGraphCreateAdjacent(w, []int{prev}, nil, []int{next}, nil, false)
+		members = []int{0, 1, 2, 3}
+	case "adjweights":
+		c, err = mpi.DistGraphCreateAdjacent(w, []int{prev}, []int{1}, []int{next}, []int{2}, false)
 		members = []int{0, 1, 2, 3}
 	case "intercreate", "intercreatediffer":
 		c, err = ic.Create(incl(half...))
@@ -256,4 +293,16 @@ func commDisagree(x *checker, w mpi.Comm) {
 	}
 	equal(x, sum[0], want, "allreduce after the %s that agrees", kind)
 	x.ok(c.Free(), "free")
+}
+
+// distWeighted is DistGraphCreate of the ranks 0, 1 and 2 of w each
+// giving its edge to the next rank with weights (this rank's, which
+// may be nil), and rank 3 giving no edges, with empty weights
+// (MPI_WEIGHTS_EMPTY).
+func distWeighted(w mpi.Comm, weights []int) (mpi.Comm, error) {
+	me := w.Rank()
+	if me == 3 {
+		return mpi.DistGraphCreate(w, nil, nil, nil, []int{}, false)
+	}
+	return mpi.DistGraphCreate(w, []int{me}, []int{1}, []int{me + 1}, weights, false)
 }
