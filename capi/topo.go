@@ -38,6 +38,27 @@ func putFirst(p *C.int, limit int, vs []int) {
 	putInts(p, vs)
 }
 
+// takePart returns err, this layer's error for a collective constructor's
+// arguments at this rank, after taking part in the call anyway through
+// call, which passes stand-ins that fail pmpi's checks: pmpi marks the
+// rank in the exchange the call makes, so that the other ranks fail
+// naming it instead of waiting for it. pmpi's error, about the stand-ins,
+// gives way to err, which says what the program passed.
+func takePart(err error, call func() (*pmpi.Comm, error)) error {
+	_, _ = call()
+	return err
+}
+
+// Stand-ins that fail pmpi's checks of the topology constructors:
+// a dimension of no size, an index that runs backwards, a source that is
+// no rank.
+var (
+	noDims    = []int{-1}
+	noPeriods = []bool{false}
+	noIndex   = []int{-1}
+	noSources = []int{-1}
+)
+
 func mpiDimsCreate(nnodes, ndims int, dims *C.int) error {
 	ds, err := cInts("dims create", "dims", dims, ndims)
 	if err != nil {
@@ -67,7 +88,7 @@ func mpiCartCreate(h Comm, ndims int, dims, periods *C.int, reorder int, out *Co
 	}
 	ds, ps, err := grid("cart create", ndims, dims, periods)
 	if err != nil {
-		return err
+		return takePart(err, func() (*pmpi.Comm, error) { return api().CartCreate(e.c, noDims, noPeriods, reorder != 0) })
 	}
 	c, err := api().CartCreate(e.c, ds, ps, reorder != 0)
 	if err != nil {
@@ -171,7 +192,8 @@ func mpiCartSub(h Comm, remain *C.int, out *Comm) error {
 	}
 	rs, err := bools("cart sub", "remain_dims", remain, n)
 	if err != nil {
-		return err
+		// No remain at all: pmpi wants one entry per dimension, n > 0 here.
+		return takePart(err, func() (*pmpi.Comm, error) { return api().CartSub(e.c, nil) })
 	}
 	c, err := api().CartSub(e.c, rs)
 	if err != nil {
@@ -202,7 +224,7 @@ func mpiGraphCreate(h Comm, nnodes int, index, edges *C.int, reorder int, out *C
 	}
 	is, es, err := graph("graph create", nnodes, index, edges)
 	if err != nil {
-		return err
+		return takePart(err, func() (*pmpi.Comm, error) { return api().GraphCreate(e.c, noIndex, nil, reorder != 0) })
 	}
 	c, err := api().GraphCreate(e.c, is, es, reorder != 0)
 	if err != nil {
@@ -297,26 +319,15 @@ func weights(op, what string, p *C.int, n int) ([]int, error) {
 }
 
 func mpiDistGraphCreateAdjacent(h Comm, indegree int, sources, sourceWeights *C.int, outdegree int, dests, destWeights *C.int, info Info, reorder int, out *Comm) error {
-	const op = "dist graph create adjacent"
 	e, err := h.get()
 	if err != nil {
 		return err
 	}
-	ss, err := cInts(op, "sources", sources, indegree)
+	ss, sw, ds, dw, err := adjacent(indegree, sources, sourceWeights, outdegree, dests, destWeights)
 	if err != nil {
-		return err
-	}
-	sw, err := weights(op, "sourceweights", sourceWeights, indegree)
-	if err != nil {
-		return err
-	}
-	ds, err := cInts(op, "destinations", dests, outdegree)
-	if err != nil {
-		return err
-	}
-	dw, err := weights(op, "destweights", destWeights, outdegree)
-	if err != nil {
-		return err
+		return takePart(err, func() (*pmpi.Comm, error) {
+			return api().DistGraphCreateAdjacent(e.c, noSources, nil, nil, nil, reorder != 0)
+		})
 	}
 	c, err := api().DistGraphCreateAdjacent(e.c, ss, sw, ds, dw, reorder != 0)
 	if err != nil {
@@ -325,40 +336,67 @@ func mpiDistGraphCreateAdjacent(h Comm, indegree int, sources, sourceWeights *C.
 	return setComm(out, c, e)
 }
 
+// adjacent reads MPI_Dist_graph_create_adjacent's edges: the sources and
+// destinations, with their weights.
+func adjacent(indegree int, sources, sourceWeights *C.int, outdegree int, dests, destWeights *C.int) (ss, sw, ds, dw []int, err error) {
+	const op = "dist graph create adjacent"
+	if ss, err = cInts(op, "sources", sources, indegree); err != nil {
+		return nil, nil, nil, nil, err
+	}
+	if sw, err = weights(op, "sourceweights", sourceWeights, indegree); err != nil {
+		return nil, nil, nil, nil, err
+	}
+	if ds, err = cInts(op, "destinations", dests, outdegree); err != nil {
+		return nil, nil, nil, nil, err
+	}
+	if dw, err = weights(op, "destweights", destWeights, outdegree); err != nil {
+		return nil, nil, nil, nil, err
+	}
+	return ss, sw, ds, dw, nil
+}
+
 func mpiDistGraphCreate(h Comm, n int, sources, degrees, dests, ws *C.int, info Info, reorder int, out *Comm) error {
-	const op = "dist graph create"
 	e, err := h.get()
 	if err != nil {
 		return err
 	}
-	ss, err := cInts(op, "sources", sources, n)
+	ss, dg, ds, w, err := edgesOf(n, sources, degrees, dests, ws)
 	if err != nil {
-		return err
-	}
-	dg, err := cInts(op, "degrees", degrees, n)
-	if err != nil {
-		return err
-	}
-	total := 0
-	for i, d := range dg {
-		if d < 0 {
-			return errorf(pmpi.ClassArg, "%s: degrees[%d] is %d (want >= 0)", op, i, d)
-		}
-		total += d
-	}
-	ds, err := cInts(op, "destinations", dests, total)
-	if err != nil {
-		return err
-	}
-	w, err := weights(op, "weights", ws, total)
-	if err != nil {
-		return err
+		return takePart(err, func() (*pmpi.Comm, error) {
+			return api().DistGraphCreate(e.c, noSources, nil, nil, nil, reorder != 0)
+		})
 	}
 	c, err := api().DistGraphCreate(e.c, ss, dg, ds, w, reorder != 0)
 	if err != nil {
 		return err
 	}
 	return setComm(out, c, e)
+}
+
+// edgesOf reads MPI_Dist_graph_create's edges: n sources, their degrees,
+// and as many destinations and weights as the degrees add up to.
+func edgesOf(n int, sources, degrees, dests, ws *C.int) (ss, dg, ds, w []int, err error) {
+	const op = "dist graph create"
+	if ss, err = cInts(op, "sources", sources, n); err != nil {
+		return nil, nil, nil, nil, err
+	}
+	if dg, err = cInts(op, "degrees", degrees, n); err != nil {
+		return nil, nil, nil, nil, err
+	}
+	total := 0
+	for i, d := range dg {
+		if d < 0 {
+			return nil, nil, nil, nil, errorf(pmpi.ClassArg, "%s: degrees[%d] is %d (want >= 0)", op, i, d)
+		}
+		total += d
+	}
+	if ds, err = cInts(op, "destinations", dests, total); err != nil {
+		return nil, nil, nil, nil, err
+	}
+	if w, err = weights(op, "weights", ws, total); err != nil {
+		return nil, nil, nil, nil, err
+	}
+	return ss, dg, ds, w, nil
 }
 
 func mpiDistGraphNeighborsCount(h Comm, indegree, outdegree, weighted *C.int) error {
