@@ -15,7 +15,8 @@ func mpiCommCreate(h Comm, gh Group, out *Comm) error {
 	}
 	g, err := gh.get()
 	if err != nil {
-		return err
+		// A nil group fails pmpi's checks on the exchange.
+		return takePart(err, func() (*pmpi.Comm, error) { return api().CommCreate(e.c, nil) })
 	}
 	c, err := api().CommCreate(e.c, g)
 	if err != nil {
@@ -56,9 +57,17 @@ func mpiCommSplitType(h Comm, t, key int, ih Info, out *Comm) error {
 	if err != nil {
 		return err
 	}
+	// fail takes part in the split with typ, a type that pmpi refuses on
+	// its exchange, and which the other ranks' errors name.
+	fail := func(err error, typ int) error {
+		if typ == pmpi.CommTypeShared || typ == pmpi.Undefined {
+			typ = invalid // C's unknown type is one of gompi's
+		}
+		return takePart(err, func() (*pmpi.Comm, error) { return api().CommSplitType(e.c, typ, key) })
+	}
 	info, err := ih.optional()
 	if err != nil {
-		return err
+		return fail(err, invalid)
 	}
 	var c *pmpi.Comm
 	switch t {
@@ -70,7 +79,7 @@ func mpiCommSplitType(h Comm, t, key int, ih Info, out *Comm) error {
 		var v string
 		if info != nil {
 			if v, _, err = pmpi.Real().InfoGet(info, hwResourceKey); err != nil {
-				return err
+				return fail(err, invalid)
 			}
 		}
 		if v != hwShared {
@@ -90,7 +99,7 @@ func mpiCommSplitType(h Comm, t, key int, ih Info, out *Comm) error {
 			c = nil
 		}
 	default:
-		return errorf(pmpi.ClassArg, "comm split type: split type %d is not one of MPI_COMM_TYPE_SHARED, _HW_GUIDED, _HW_UNGUIDED, _RESOURCE_GUIDED or MPI_UNDEFINED", t)
+		return fail(errorf(pmpi.ClassArg, "comm split type: split type %d is not one of MPI_COMM_TYPE_SHARED, _HW_GUIDED, _HW_UNGUIDED, _RESOURCE_GUIDED or MPI_UNDEFINED", t), t)
 	}
 	if err != nil {
 		return err
