@@ -37,18 +37,23 @@ func mpiCommRemoteGroup(h Comm, out *Group) error {
 	return setGroup(out, g, err)
 }
 
-// mpiIntercommCreate: only the leaders read peer, so the others may pass
-// MPI_COMM_NULL.
+// mpiIntercommCreate: only the leaders read peer, as MPI says, so the
+// others may pass anything (MPI_COMM_NULL).
 func mpiIntercommCreate(local Comm, localLeader int, peer Comm, remoteLeader, t int, out *Comm) error {
 	e, err := local.get()
 	if err != nil {
 		return err
 	}
 	var p *pmpi.Comm
-	if peer != MPI_COMM_NULL {
+	if e.c.Rank() == localLeader {
 		if p, err = peer.comm(); err != nil {
-			return err
+			// pmpi's leader, finding no peer, fails its whole group.
+			return takePart(err, func() (*pmpi.Comm, error) {
+				return api().IntercommCreate(e.c, localLeader, nil, remoteLeader, tag(t))
+			})
 		}
+	} else {
+		p, _ = peer.comm() // for the tools; nil if peer is none
 	}
 	c, err := api().IntercommCreate(e.c, localLeader, p, remoteLeader, tag(t))
 	if err != nil {
