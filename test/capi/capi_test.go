@@ -169,6 +169,21 @@ var runs = map[string][]run{
 	"abort":    {{np: 2, fatal: []string{"rank 1", "called Abort with code 3"}}},
 	// splitfatal's color -1 is named as the program passed it.
 	"splitfatal": {{np: 2, fatal: []string{"MPI_ERR_ARG", "rank 1 passed color -1 (want"}}},
+	// badargs' rank 2 passes arguments the library itself refuses; with
+	// BADARGS_FATAL=<rank>:<part>, that rank's message ends the job: the
+	// bad rank's own, or another's naming rank 2.
+	"badargs": {
+		{np: 4},
+		{np: 4, name: "cart-own", args: []string{"-x", "BADARGS_FATAL=2:cart"}, fatal: []string{"MPI_ERR_ARG", "cart create: the array of 2 dims is NULL"}},
+		{np: 4, name: "cart", args: []string{"-x", "BADARGS_FATAL=0:cart"}, fatal: []string{"MPI_ERR_ARG", "rank 2 passed invalid dims and periods"}},
+		{np: 4, name: "graph", args: []string{"-x", "BADARGS_FATAL=3:graph"}, fatal: []string{"MPI_ERR_ARG", "rank 2 passed invalid index and edges"}},
+		{np: 4, name: "distgraph-own", args: []string{"-x", "BADARGS_FATAL=2:distgraph"}, fatal: []string{"MPI_ERR_ARG", "dist graph create: degrees[0] is -1"}},
+		{np: 4, name: "distgraph", args: []string{"-x", "BADARGS_FATAL=1:distgraph"}, fatal: []string{"MPI_ERR_ARG", "rank 2 passed invalid edges"}},
+		{np: 4, name: "create-own", args: []string{"-x", "BADARGS_FATAL=2:create"}, fatal: []string{"MPI_ERR_GROUP", "is not a group"}},
+		{np: 4, name: "create", args: []string{"-x", "BADARGS_FATAL=0:create"}, fatal: []string{"MPI_ERR_ARG", "rank 2 passed invalid group"}},
+		{np: 4, name: "splittype", args: []string{"-x", "BADARGS_FATAL=0:splittype"}, fatal: []string{"MPI_ERR_ARG", "rank 2 passed type 12345"}},
+		{np: 4, name: "intercomm", args: []string{"-x", "BADARGS_FATAL=2:intercomm"}, fatal: []string{"MPI_ERR_COMM", "leader, rank 0", "failed"}},
+	},
 	// fault's ranks end as a C program's do, main run by the start archive.
 	"fault": {
 		{np: 2, name: "main", args: []string{"-x", "FAULT=main"}, fatal: []string{"rank 1", "killed by signal SIGSEGV"}},

@@ -1,0 +1,214 @@
+/* The collective constructors whose arguments the C library checks
+ * itself (a NULL array, a negative count, a bad group or info handle, an
+ * unknown split type): when one rank's fail those checks, every rank
+ * fails, the bad rank with its own error class and the others with
+ * MPI_ERR_ARG naming it, rather than waiting for it; a correct call
+ * works afterwards. Runs on 4 ranks, rank 2 the bad one.
+ *
+ * With BADARGS_FATAL=<rank>:<part> in the environment the program runs
+ * that part alone, with MPI_ERRORS_ARE_FATAL at that rank, whose error
+ * message then ends the job for the Go test to read. */
+#include "check.h"
+
+/* MPI_UNWEIGHTED is a sentinel address, which gcc takes for an array of
+ * no room. */
+#pragma GCC diagnostic ignored "-Wstringop-overread"
+
+#define BAD 2
+
+static int rank, size, fatal_rank = -1;
+static const char *fatal_part;
+
+/* failed checks a constructor's result: rc of class own at the bad rank,
+ * else of class others, and no communicator made. */
+static void failed(const char *what, int rc, MPI_Comm c, int own, int others) {
+    int class = -1;
+    MPI_Error_class(rc, &class);
+    int want = rank == BAD ? own : others;
+    CHECK(class == want, "%s: returned class %d (code %d), want %d", what, class, rc, want);
+    CHECK(c == MPI_COMM_NULL, "%s: a failed call left a communicator", what);
+}
+
+/* part reports whether to run the part named name, with MPI_ERRORS_ARE_FATAL
+ * at the rank BADARGS_FATAL names. */
+static int part(const char *name) {
+    if (fatal_part == NULL)
+        return 1;
+    if (strcmp(fatal_part, name) != 0)
+        return 0;
+    if (rank == fatal_rank)
+        TRY(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL));
+    return 1;
+}
+
+static void cart(void) {
+    int dims[2] = {0, 0}, periods[2] = {0, 0};
+    TRY(MPI_Dims_create(size, 2, dims));
+    MPI_Comm c = MPI_COMM_WORLD;
+    int rc = MPI_Cart_create(MPI_COMM_WORLD, 2, rank == BAD ? NULL : dims, periods, 0, &c);
+    failed("MPI_Cart_create with NULL dims", rc, c, MPI_ERR_ARG, MPI_ERR_ARG);
+    rc = MPI_Cart_create(MPI_COMM_WORLD, rank == BAD ? -1 : 2, dims, periods, 0, &c);
+    failed("MPI_Cart_create with ndims -1", rc, c, MPI_ERR_ARG, MPI_ERR_ARG);
+    TRY(MPI_Cart_create(MPI_COMM_WORLD, 2, dims, periods, 0, &c));
+    CHECK(c != MPI_COMM_NULL, "MPI_Cart_create after the failures gave no grid");
+
+    int remain[2] = {1, 0};
+    MPI_Comm sub = MPI_COMM_WORLD;
+    rc = MPI_Cart_sub(c, rank == BAD ? NULL : remain, &sub);
+    failed("MPI_Cart_sub with NULL remain_dims", rc, sub, MPI_ERR_ARG, MPI_ERR_ARG);
+    TRY(MPI_Cart_sub(c, remain, &sub));
+    int n;
+    TRY(MPI_Comm_size(sub, &n));
+    EQ(n, dims[0], "MPI_Cart_sub's size after the failure");
+    TRY(MPI_Comm_free(&sub));
+    TRY(MPI_Comm_free(&c));
+    passed("cart");
+}
+
+static void graph(void) {
+    /* A ring: node i's neighbours are i-1 and i+1. */
+    int index[64], edges[128];
+    for (int i = 0; i < size; i++) {
+        index[i] = 2 * (i + 1);
+        edges[2 * i] = (i + size - 1) % size;
+        edges[2 * i + 1] = (i + 1) % size;
+    }
+    MPI_Comm c = MPI_COMM_WORLD;
+    int rc = MPI_Graph_create(MPI_COMM_WORLD, size, rank == BAD ? NULL : index, edges, 0, &c);
+    failed("MPI_Graph_create with NULL index", rc, c, MPI_ERR_ARG, MPI_ERR_ARG);
+    rc = MPI_Graph_create(MPI_COMM_WORLD, size, index, rank == BAD ? NULL : edges, 0, &c);
+    failed("MPI_Graph_create with NULL edges", rc, c, MPI_ERR_ARG, MPI_ERR_ARG);
+    rc = MPI_Graph_create(MPI_COMM_WORLD, rank == BAD ? -1 : size, index, edges, 0, &c);
+    failed("MPI_Graph_create with nnodes -1", rc, c, MPI_ERR_ARG, MPI_ERR_ARG);
+    TRY(MPI_Graph_create(MPI_COMM_WORLD, size, index, edges, 0, &c));
+    int nn, ne;
+    TRY(MPI_Graphdims_get(c, &nn, &ne));
+    CHECK(nn == size && ne == 2 * size, "MPI_Graph_create after the failures: %d nodes, %d edges", nn, ne);
+    TRY(MPI_Comm_free(&c));
+    passed("graph");
+}
+
+static void distgraph(void) {
+    /* Each rank gives the edge from itself to the next. */
+    int src = rank, one = 1, bad = -1, dst = (rank + 1) % size;
+    MPI_Comm c = MPI_COMM_WORLD;
+    int rc = MPI_Dist_graph_create(MPI_COMM_WORLD, 1, &src, rank == BAD ? &bad : &one, &dst, MPI_UNWEIGHTED,
+                                   MPI_INFO_NULL, 0, &c);
+    failed("MPI_Dist_graph_create with degree -1", rc, c, MPI_ERR_ARG, MPI_ERR_ARG);
+    rc = MPI_Dist_graph_create(MPI_COMM_WORLD, 1, rank == BAD ? NULL : &src, &one, &dst, MPI_UNWEIGHTED,
+                               MPI_INFO_NULL, 0, &c);
+    failed("MPI_Dist_graph_create with NULL sources", rc, c, MPI_ERR_ARG, MPI_ERR_ARG);
+    rc = MPI_Dist_graph_create(MPI_COMM_WORLD, rank == BAD ? -1 : 1, &src, &one, &dst, MPI_UNWEIGHTED,
+                               MPI_INFO_NULL, 0, &c);
+    failed("MPI_Dist_graph_create with n -1", rc, c, MPI_ERR_ARG, MPI_ERR_ARG);
+    TRY(MPI_Dist_graph_create(MPI_COMM_WORLD, 1, &src, &one, &dst, MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &c));
+    int in, out, w;
+    TRY(MPI_Dist_graph_neighbors_count(c, &in, &out, &w));
+    CHECK(in == 1 && out == 1 && !w, "MPI_Dist_graph_create after the failures: %d in, %d out, weighted %d", in, out, w);
+    TRY(MPI_Comm_free(&c));
+
+    int left = (rank + size - 1) % size;
+    rc = MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, rank == BAD ? -1 : 1, &left, MPI_UNWEIGHTED, 1, &dst,
+                                        MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &c);
+    failed("MPI_Dist_graph_create_adjacent with indegree -1", rc, c, MPI_ERR_ARG, MPI_ERR_ARG);
+    rc = MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 1, rank == BAD ? NULL : &left, MPI_UNWEIGHTED, 1, &dst,
+                                        MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &c);
+    failed("MPI_Dist_graph_create_adjacent with NULL sources", rc, c, MPI_ERR_ARG, MPI_ERR_ARG);
+    rc = MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 1, &left, MPI_UNWEIGHTED, 1, rank == BAD ? NULL : &dst,
+                                        MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &c);
+    failed("MPI_Dist_graph_create_adjacent with NULL destinations", rc, c, MPI_ERR_ARG, MPI_ERR_ARG);
+    TRY(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 1, &left, MPI_UNWEIGHTED, 1, &dst, MPI_UNWEIGHTED,
+                                       MPI_INFO_NULL, 0, &c));
+    TRY(MPI_Dist_graph_neighbors_count(c, &in, &out, &w));
+    CHECK(in == 1 && out == 1 && !w, "MPI_Dist_graph_create_adjacent after the failures: %d in, %d out", in, out);
+    TRY(MPI_Comm_free(&c));
+    passed("distgraph");
+}
+
+static void create(void) {
+    MPI_Group world, freed;
+    TRY(MPI_Comm_group(MPI_COMM_WORLD, &world));
+    TRY(MPI_Comm_group(MPI_COMM_WORLD, &freed));
+    MPI_Group gone = freed;
+    TRY(MPI_Group_free(&freed));
+    MPI_Comm c = MPI_COMM_WORLD;
+    int rc = MPI_Comm_create(MPI_COMM_WORLD, rank == BAD ? gone : world, &c);
+    failed("MPI_Comm_create with a freed group", rc, c, MPI_ERR_GROUP, MPI_ERR_ARG);
+    rc = MPI_Comm_create(MPI_COMM_WORLD, rank == BAD ? MPI_GROUP_NULL : world, &c);
+    failed("MPI_Comm_create with MPI_GROUP_NULL", rc, c, MPI_ERR_GROUP, MPI_ERR_ARG);
+    TRY(MPI_Comm_create(MPI_COMM_WORLD, world, &c));
+    int n;
+    TRY(MPI_Comm_size(c, &n));
+    EQ(n, size, "MPI_Comm_create's size after the failures");
+    TRY(MPI_Comm_free(&c));
+    TRY(MPI_Group_free(&world));
+    passed("create");
+}
+
+static void splittype(void) {
+    MPI_Info info;
+    TRY(MPI_Info_create(&info));
+    MPI_Info gone = info;
+    TRY(MPI_Info_free(&info));
+    MPI_Comm c = MPI_COMM_WORLD;
+    int rc = MPI_Comm_split_type(MPI_COMM_WORLD, rank == BAD ? 12345 : MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &c);
+    failed("MPI_Comm_split_type with type 12345", rc, c, MPI_ERR_ARG, MPI_ERR_ARG);
+    rc = MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, rank == BAD ? gone : MPI_INFO_NULL, &c);
+    failed("MPI_Comm_split_type with a freed info", rc, c, MPI_ERR_INFO, MPI_ERR_ARG);
+    TRY(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &c));
+    CHECK(c != MPI_COMM_NULL, "MPI_Comm_split_type after the failures gave no communicator");
+    TRY(MPI_Comm_free(&c));
+    passed("split type");
+}
+
+/* intercomm joins the even ranks and the odd ones, whose leaders are
+ * world ranks 0 and 1. A leader's bad peer fails its group; a bad peer
+ * elsewhere is not read, as MPI says. */
+static void intercomm(void) {
+    int even = rank % 2 == 0;
+    MPI_Comm half, dup, inter = MPI_COMM_WORLD;
+    TRY(MPI_Comm_split(MPI_COMM_WORLD, even, rank, &half));
+    TRY(MPI_Comm_dup(MPI_COMM_WORLD, &dup));
+    MPI_Comm gone = dup;
+    TRY(MPI_Comm_free(&dup));
+    int leader = rank < 2, rc = MPI_Intercomm_create(half, 0, leader ? gone : MPI_COMM_WORLD, even ? 1 : 0, 7, &inter);
+    int class = -1;
+    MPI_Error_class(rc, &class);
+    EQ(class, MPI_ERR_COMM, "MPI_Intercomm_create with a freed peer at the leaders: class");
+    CHECK(inter == MPI_COMM_NULL, "a failed MPI_Intercomm_create left a communicator");
+    TRY(MPI_Intercomm_create(half, 0, leader ? MPI_COMM_WORLD : gone, even ? 1 : 0, 7, &inter));
+    int n;
+    TRY(MPI_Comm_remote_size(inter, &n));
+    EQ(n, even ? size / 2 : (size + 1) / 2, "the intercommunicator's remote size");
+    TRY(MPI_Comm_free(&inter));
+    TRY(MPI_Comm_free(&half));
+    passed("intercomm");
+}
+
+int main(int argc, char **argv) {
+    start(&argc, &argv);
+    rank = check_rank;
+    TRY(MPI_Comm_size(MPI_COMM_WORLD, &size));
+    CHECK(size >= 3 && size <= 64, "needs 3 to 64 ranks, has %d", size);
+    const char *f = getenv("BADARGS_FATAL");
+    if (f != NULL) {
+        fatal_rank = atoi(f);
+        const char *colon = strchr(f, ':');
+        CHECK(colon != NULL, "BADARGS_FATAL is %s (want <rank>:<part>)", f);
+        fatal_part = colon + 1;
+    }
+    if (part("cart"))
+        cart();
+    if (part("graph"))
+        graph();
+    if (part("distgraph"))
+        distgraph();
+    if (part("create"))
+        create();
+    if (part("splittype"))
+        splittype();
+    if (part("intercomm"))
+        intercomm();
+    TRY(MPI_Finalize());
+    return 0;
+}
