@@ -14,6 +14,9 @@ func mpiCommCreate(h Comm, gh Group, out *Comm) error {
 		return err
 	}
 	g, err := gh.get()
+	if out == nil {
+		err = nullArg("MPI_Comm_create", "newcomm")
+	}
 	if err != nil {
 		// A nil group fails pmpi's checks on the exchange.
 		return takePart(err, func() (*pmpi.Comm, error) { return api().CommCreate(e.c, nil) })
@@ -69,12 +72,11 @@ func mpiCommSplitType(h Comm, t, key int, ih Info, out *Comm) error {
 	if err != nil {
 		return fail(err, invalid)
 	}
-	var c *pmpi.Comm
+	typ := pmpi.CommTypeShared
 	switch t {
 	case C.MPI_UNDEFINED:
-		c, err = api().CommSplitType(e.c, pmpi.Undefined, key)
-	case C.MPI_COMM_TYPE_SHARED:
-		c, err = api().CommSplitType(e.c, pmpi.CommTypeShared, key)
+		typ = pmpi.Undefined
+	case C.MPI_COMM_TYPE_SHARED, C.MPI_COMM_TYPE_HW_UNGUIDED:
 	case C.MPI_COMM_TYPE_HW_GUIDED, C.MPI_COMM_TYPE_RESOURCE_GUIDED:
 		var v string
 		if info != nil {
@@ -83,26 +85,29 @@ func mpiCommSplitType(h Comm, t, key int, ih Info, out *Comm) error {
 			}
 		}
 		if v != hwShared {
+			// No rank splits: MPI requires the same resource at every rank.
+			if out == nil {
+				return nullArg("MPI_Comm_split_type", "newcomm")
+			}
 			*out = MPI_COMM_NULL
 			return nil
-		}
-		c, err = api().CommSplitType(e.c, pmpi.CommTypeShared, key)
-	case C.MPI_COMM_TYPE_HW_UNGUIDED:
-		if c, err = api().CommSplitType(e.c, pmpi.CommTypeShared, key); err != nil {
-			return err
-		}
-		if c != nil && c.Size() == e.c.Size() && c.Peers() == e.c.Peers() {
-			// Every rank of this host's communicator sees the same sizes.
-			if err := api().CommFree(c); err != nil {
-				return err
-			}
-			c = nil
 		}
 	default:
 		return fail(errorf(pmpi.ClassArg, "comm split type: split type %d is not one of MPI_COMM_TYPE_SHARED, _HW_GUIDED, _HW_UNGUIDED, _RESOURCE_GUIDED or MPI_UNDEFINED", t), t)
 	}
+	if out == nil {
+		return fail(nullArg("MPI_Comm_split_type", "newcomm"), invalid)
+	}
+	c, err := api().CommSplitType(e.c, typ, key)
 	if err != nil {
 		return err
+	}
+	if t == C.MPI_COMM_TYPE_HW_UNGUIDED && c != nil && c.Size() == e.c.Size() && c.Peers() == e.c.Peers() {
+		// Every rank of this host's communicator sees the same sizes.
+		if err := api().CommFree(c); err != nil {
+			return err
+		}
+		c = nil
 	}
 	return setComm(out, c, e)
 }

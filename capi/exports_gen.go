@@ -389,11 +389,8 @@ func PMPI_Cart_coords(comm C.uintptr_t, rank C.int, maxdims C.int, coords *C.int
 
 //export PMPI_Cart_create
 func PMPI_Cart_create(comm_old C.uintptr_t, ndims C.int, dims *C.int, periods *C.int, reorder C.int, comm_cart *C.uintptr_t) C.int {
-	if comm_cart == nil {
-		return C.int(done(Comm(comm_old), nullArg("MPI_Cart_create", "comm_cart")))
-	}
 	err := mpiCartCreate(Comm(comm_old), int(ndims), dims, periods, int(reorder), (*Comm)(unsafe.Pointer(comm_cart)))
-	if err != nil {
+	if err != nil && comm_cart != nil {
 		*comm_cart = C.uintptr_t(MPI_COMM_NULL)
 	}
 	return C.int(done(Comm(comm_old), err))
@@ -433,11 +430,8 @@ func PMPI_Cart_shift(comm C.uintptr_t, direction C.int, disp C.int, rank_source 
 
 //export PMPI_Cart_sub
 func PMPI_Cart_sub(comm C.uintptr_t, remain_dims *C.int, newcomm *C.uintptr_t) C.int {
-	if newcomm == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Cart_sub", "newcomm")))
-	}
 	err := mpiCartSub(Comm(comm), remain_dims, (*Comm)(unsafe.Pointer(newcomm)))
-	if err != nil {
+	if err != nil && newcomm != nil {
 		*newcomm = C.uintptr_t(MPI_COMM_NULL)
 	}
 	return C.int(done(Comm(comm), err))
@@ -491,11 +485,8 @@ func PMPI_Comm_connect(port_name *C.char, info C.uintptr_t, root C.int, comm C.u
 
 //export PMPI_Comm_create
 func PMPI_Comm_create(comm C.uintptr_t, group C.uintptr_t, newcomm *C.uintptr_t) C.int {
-	if newcomm == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Comm_create", "newcomm")))
-	}
 	err := mpiCommCreate(Comm(comm), Group(group), (*Comm)(unsafe.Pointer(newcomm)))
-	if err != nil {
+	if err != nil && newcomm != nil {
 		*newcomm = C.uintptr_t(MPI_COMM_NULL)
 	}
 	return C.int(done(Comm(comm), err))
@@ -770,11 +761,8 @@ func PMPI_Comm_spawn_multiple(count C.int, array_of_commands unsafe.Pointer, arr
 
 //export PMPI_Comm_split
 func PMPI_Comm_split(comm C.uintptr_t, color C.int, key C.int, newcomm *C.uintptr_t) C.int {
-	if newcomm == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Comm_split", "newcomm")))
-	}
 	err := mpiCommSplit(Comm(comm), int(color), int(key), (*Comm)(unsafe.Pointer(newcomm)))
-	if err != nil {
+	if err != nil && newcomm != nil {
 		*newcomm = C.uintptr_t(MPI_COMM_NULL)
 	}
 	return C.int(done(Comm(comm), err))
@@ -782,11 +770,8 @@ func PMPI_Comm_split(comm C.uintptr_t, color C.int, key C.int, newcomm *C.uintpt
 
 //export PMPI_Comm_split_type
 func PMPI_Comm_split_type(comm C.uintptr_t, split_type C.int, key C.int, info C.uintptr_t, newcomm *C.uintptr_t) C.int {
-	if newcomm == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Comm_split_type", "newcomm")))
-	}
 	err := mpiCommSplitType(Comm(comm), int(split_type), int(key), Info(info), (*Comm)(unsafe.Pointer(newcomm)))
-	if err != nil {
+	if err != nil && newcomm != nil {
 		*newcomm = C.uintptr_t(MPI_COMM_NULL)
 	}
 	return C.int(done(Comm(comm), err))
@@ -812,11 +797,8 @@ func PMPI_Dims_create(nnodes C.int, ndims C.int, dims *C.int) C.int {
 
 //export PMPI_Dist_graph_create
 func PMPI_Dist_graph_create(comm_old C.uintptr_t, n C.int, sources *C.int, degrees *C.int, destinations *C.int, weights *C.int, info C.uintptr_t, reorder C.int, comm_dist_graph *C.uintptr_t) C.int {
-	if comm_dist_graph == nil {
-		return C.int(done(Comm(comm_old), nullArg("MPI_Dist_graph_create", "comm_dist_graph")))
-	}
 	err := mpiDistGraphCreate(Comm(comm_old), int(n), sources, degrees, destinations, weights, Info(info), int(reorder), (*Comm)(unsafe.Pointer(comm_dist_graph)))
-	if err != nil {
+	if err != nil && comm_dist_graph != nil {
 		*comm_dist_graph = C.uintptr_t(MPI_COMM_NULL)
 	}
 	return C.int(done(Comm(comm_old), err))
@@ -824,11 +806,8 @@ func PMPI_Dist_graph_create(comm_old C.uintptr_t, n C.int, sources *C.int, degre
 
 //export PMPI_Dist_graph_create_adjacent
 func PMPI_Dist_graph_create_adjacent(comm_old C.uintptr_t, indegree C.int, sources *C.int, sourceweights *C.int, outdegree C.int, destinations *C.int, destweights *C.int, info C.uintptr_t, reorder C.int, comm_dist_graph *C.uintptr_t) C.int {
-	if comm_dist_graph == nil {
-		return C.int(done(Comm(comm_old), nullArg("MPI_Dist_graph_create_adjacent", "comm_dist_graph")))
-	}
 	err := mpiDistGraphCreateAdjacent(Comm(comm_old), int(indegree), sources, sourceweights, int(outdegree), destinations, destweights, Info(info), int(reorder), (*Comm)(unsafe.Pointer(comm_dist_graph)))
-	if err != nil {
+	if err != nil && comm_dist_graph != nil {
 		*comm_dist_graph = C.uintptr_t(MPI_COMM_NULL)
 	}
 	return C.int(done(Comm(comm_old), err))
@@ -1547,11 +1526,8 @@ func PMPI_Get_version(version *C.int, subversion *C.int) C.int {
 
 //export PMPI_Graph_create
 func PMPI_Graph_create(comm_old C.uintptr_t, nnodes C.int, indx *C.int, edges *C.int, reorder C.int, comm_graph *C.uintptr_t) C.int {
-	if comm_graph == nil {
-		return C.int(done(Comm(comm_old), nullArg("MPI_Graph_create", "comm_graph")))
-	}
 	err := mpiGraphCreate(Comm(comm_old), int(nnodes), indx, edges, int(reorder), (*Comm)(unsafe.Pointer(comm_graph)))
-	if err != nil {
+	if err != nil && comm_graph != nil {
 		*comm_graph = C.uintptr_t(MPI_COMM_NULL)
 	}
 	return C.int(done(Comm(comm_old), err))

@@ -39,11 +39,12 @@ func putFirst(p *C.int, limit int, vs []int) {
 }
 
 // takePart returns err, this layer's error for a collective constructor's
-// arguments at this rank, after taking part in the call anyway through
-// call, which passes stand-ins that fail pmpi's checks: pmpi marks the
-// rank in the exchange the call makes, so that the other ranks fail
-// naming it instead of waiting for it. pmpi's error, about the stand-ins,
-// gives way to err, which says what the program passed.
+// arguments at this rank (a NULL address for the new communicator among
+// them), after taking part in the call anyway through call, which passes
+// stand-ins that fail pmpi's checks: pmpi marks the rank in the exchange
+// the call makes, so that the other ranks fail naming it instead of
+// waiting for it. pmpi's error, about the stand-ins, gives way to err,
+// which says what the program passed.
 func takePart(err error, call func() (*pmpi.Comm, error)) error {
 	_, _ = call()
 	return err
@@ -87,6 +88,9 @@ func mpiCartCreate(h Comm, ndims int, dims, periods *C.int, reorder int, out *Co
 		return err
 	}
 	ds, ps, err := grid("cart create", ndims, dims, periods)
+	if out == nil {
+		err = nullArg("MPI_Cart_create", "comm_cart")
+	}
 	if err != nil {
 		return takePart(err, func() (*pmpi.Comm, error) { return api().CartCreate(e.c, noDims, noPeriods, reorder != 0) })
 	}
@@ -191,6 +195,9 @@ func mpiCartSub(h Comm, remain *C.int, out *Comm) error {
 		return err
 	}
 	rs, err := bools("cart sub", "remain_dims", remain, n)
+	if out == nil {
+		err = nullArg("MPI_Cart_sub", "newcomm")
+	}
 	if err != nil {
 		// No remain at all: pmpi wants one entry per dimension, n > 0 here.
 		return takePart(err, func() (*pmpi.Comm, error) { return api().CartSub(e.c, nil) })
@@ -223,6 +230,9 @@ func mpiGraphCreate(h Comm, nnodes int, index, edges *C.int, reorder int, out *C
 		return err
 	}
 	is, es, err := graph("graph create", nnodes, index, edges)
+	if out == nil {
+		err = nullArg("MPI_Graph_create", "comm_graph")
+	}
 	if err != nil {
 		return takePart(err, func() (*pmpi.Comm, error) { return api().GraphCreate(e.c, noIndex, nil, reorder != 0) })
 	}
@@ -324,6 +334,9 @@ func mpiDistGraphCreateAdjacent(h Comm, indegree int, sources, sourceWeights *C.
 		return err
 	}
 	ss, sw, ds, dw, err := adjacent(indegree, sources, sourceWeights, outdegree, dests, destWeights)
+	if out == nil {
+		err = nullArg("MPI_Dist_graph_create_adjacent", "comm_dist_graph")
+	}
 	if err != nil {
 		return takePart(err, func() (*pmpi.Comm, error) {
 			return api().DistGraphCreateAdjacent(e.c, noSources, nil, nil, nil, reorder != 0)
@@ -361,6 +374,9 @@ func mpiDistGraphCreate(h Comm, n int, sources, degrees, dests, ws *C.int, info 
 		return err
 	}
 	ss, dg, ds, w, err := edgesOf(n, sources, degrees, dests, ws)
+	if out == nil {
+		err = nullArg("MPI_Dist_graph_create", "comm_dist_graph")
+	}
 	if err != nil {
 		return takePart(err, func() (*pmpi.Comm, error) {
 			return api().DistGraphCreate(e.c, noSources, nil, nil, nil, reorder != 0)

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -21,6 +23,56 @@ func TestGeneratedIsCurrent(t *testing.T) {
 		}
 		if string(got) != want {
 			t.Errorf("%s is stale: run make generate-abi", path)
+		}
+	}
+}
+
+// TestOutByImplChecked fails when a constructor of outByImpl has no
+// implementation that refuses a NULL address for its new handle: the
+// generated function no longer checks it, so the implementation would
+// write through NULL.
+func TestOutByImplChecked(t *testing.T) {
+	root := filepath.Join("..", "..")
+	f, err := os.Open(filepath.Join(root, abiFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	a, err := parseABI(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := filepath.Glob(filepath.Join(root, "capi", "*.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var src strings.Builder
+	for _, name := range files {
+		if strings.HasSuffix(name, "_gen.go") || strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		b, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		src.Write(b)
+	}
+	handles := handleTypes(a)
+	found := map[string]bool{}
+	for _, fn := range a.funcs {
+		if !outByImpl[fn.name] {
+			continue
+		}
+		found[fn.name] = true
+		for _, p := range fn.params {
+			if madeHandle(p, handles) && !strings.Contains(src.String(), fmt.Sprintf("nullArg(%q, %q)", fn.name, p.name)) {
+				t.Errorf("%s: no implementation in capi/ returns nullArg(%q, %q), and the generated function leaves that check to it", fn.name, fn.name, p.name)
+			}
+		}
+	}
+	for name := range outByImpl {
+		if !found[name] {
+			t.Errorf("outByImpl names %s, which %s does not declare", name, abiFile)
 		}
 	}
 }

@@ -80,7 +80,8 @@ var shadows = map[string]bool{"int": true, "float64": true, "unsafe": true, "C":
 // implementation dereferences it, and a status it reads. Arrays, statuses
 // it fills (MPI_STATUS_IGNORE is NULL), untyped pointers and the pointers
 // of the calls that raise their errors on the handler they are given are
-// the implementations' to check;
+// the implementations' to check, and so is the new handle's address of
+// the constructors of outByImpl;
 // MPI_Init's argc may be NULL, and so may a string whose length argument
 // is 0, which asks for the length alone.
 func mustPoint(fn string, p param, handles map[string]string) bool {
@@ -95,11 +96,24 @@ func mustPoint(fn string, p param, handles map[string]string) bool {
 	if fn == "MPI_Comm_create_from_group" || fn == "MPI_Intercomm_create_from_groups" {
 		return false // their errors go to the handler they are given
 	}
+	if outByImpl[fn] && madeHandle(p, handles) {
+		return false
+	}
 	if p.base == "char" {
 		return fn != "MPI_Info_get_string" && fn != "MPI_Session_get_nth_pset"
 	}
 	_, isHandle := handles[p.base]
 	return isHandle || p.base != "MPI_Status" && cPointee[p.base] != ""
+}
+
+// outByImpl are the collective constructors whose implementations check
+// the address of the new handle themselves: a rank whose address is NULL
+// still takes part in the call (capi's takePart), so that the other ranks
+// fail naming it instead of waiting for it.
+var outByImpl = map[string]bool{
+	"MPI_Cart_create": true, "MPI_Cart_sub": true, "MPI_Graph_create": true,
+	"MPI_Dist_graph_create": true, "MPI_Dist_graph_create_adjacent": true,
+	"MPI_Comm_create": true, "MPI_Comm_split": true, "MPI_Comm_split_type": true,
 }
 
 // madeHandle reports whether p is where a constructor writes the handle
