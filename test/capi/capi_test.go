@@ -183,6 +183,9 @@ var runs = map[string][]run{
 		{np: 4, name: "create", args: []string{"-x", "BADARGS_FATAL=0:create"}, fatal: []string{"MPI_ERR_ARG", "rank 2 passed invalid group"}},
 		{np: 4, name: "splittype", args: []string{"-x", "BADARGS_FATAL=0:splittype"}, fatal: []string{"MPI_ERR_ARG", "rank 2 passed type 12345"}},
 		{np: 4, name: "intercomm", args: []string{"-x", "BADARGS_FATAL=2:intercomm"}, fatal: []string{"MPI_ERR_COMM", "leader, rank 0", "failed"}},
+		{np: 4, name: "nullout-own", args: []string{"-x", "BADARGS_FATAL=2:nullout"}, fatal: []string{"MPI_ERR_ARG", "MPI_Cart_create: comm_cart is a NULL pointer"}},
+		{np: 4, name: "nullout", args: []string{"-x", "BADARGS_FATAL=3:nullout"}, fatal: []string{"MPI_ERR_ARG", "rank 2 passed invalid dims and periods"}},
+		{np: 4, name: "nullsplit", args: []string{"-x", "BADARGS_FATAL=0:nullsplit"}, fatal: []string{"MPI_ERR_ARG", "comm split on", "rank 2 passed color"}},
 	},
 	// fault's ranks end as a C program's do, main run by the start archive.
 	"fault": {

@@ -1,9 +1,10 @@
 /* The collective constructors whose arguments the C library checks
  * itself (a NULL array, a negative count, a bad group or info handle, an
- * unknown split type): when one rank's fail those checks, every rank
- * fails, the bad rank with its own error class and the others with
- * MPI_ERR_ARG naming it, rather than waiting for it; a correct call
- * works afterwards. Runs on 4 ranks, rank 2 the bad one.
+ * unknown split type, NULL for the new communicator's address): when one
+ * rank's fail those checks, every rank fails, the bad rank with its own
+ * error class and the others with MPI_ERR_ARG naming it, rather than
+ * waiting for it; a correct call works afterwards. Runs on 4 ranks, rank
+ * 2 the bad one.
  *
  * With BADARGS_FATAL=<rank>:<part> in the environment the program runs
  * that part alone, with MPI_ERRORS_ARE_FATAL at that rank, whose error
@@ -185,6 +186,108 @@ static void intercomm(void) {
     passed("intercomm");
 }
 
+/* nulled checks a constructor's result when rank BAD passed NULL as the
+ * address of the new communicator: MPI_ERR_ARG at every rank, and no
+ * communicator at the others. The messages are read under
+ * BADARGS_FATAL. */
+static void nulled(const char *what, int rc, MPI_Comm c) {
+    int class = -1;
+    MPI_Error_class(rc, &class);
+    CHECK(class == MPI_ERR_ARG, "%s with a NULL result at rank %d: returned class %d (code %d), want MPI_ERR_ARG",
+          what, BAD, class, rc);
+    if (rank != BAD)
+        CHECK(c == MPI_COMM_NULL, "%s: a failed call left a communicator", what);
+}
+
+/* nullout passes NULL for the new communicator's address at rank BAD to
+ * each topology constructor, then makes the communicator. */
+static void nullout(void) {
+    MPI_Comm c = MPI_COMM_WORLD, *out = rank == BAD ? NULL : &c;
+    int rc, n, dims[2] = {0, 0}, periods[2] = {0, 0};
+    TRY(MPI_Dims_create(size, 2, dims));
+    rc = MPI_Cart_create(MPI_COMM_WORLD, 2, dims, periods, 0, out);
+    nulled("MPI_Cart_create", rc, c);
+    TRY(MPI_Cart_create(MPI_COMM_WORLD, 2, dims, periods, 0, &c));
+    MPI_Comm grid = c, sub = MPI_COMM_WORLD;
+    int remain[2] = {1, 0};
+    rc = MPI_Cart_sub(grid, remain, rank == BAD ? NULL : &sub);
+    nulled("MPI_Cart_sub", rc, sub);
+    TRY(MPI_Cart_sub(grid, remain, &sub));
+    TRY(MPI_Comm_size(sub, &n));
+    EQ(n, dims[0], "MPI_Cart_sub's size after the failure");
+    TRY(MPI_Comm_free(&sub));
+    TRY(MPI_Comm_free(&grid));
+
+    int index[64], edges[128];
+    for (int i = 0; i < size; i++) {
+        index[i] = 2 * (i + 1);
+        edges[2 * i] = (i + size - 1) % size;
+        edges[2 * i + 1] = (i + 1) % size;
+    }
+    c = MPI_COMM_WORLD;
+    rc = MPI_Graph_create(MPI_COMM_WORLD, size, index, edges, 0, out);
+    nulled("MPI_Graph_create", rc, c);
+    TRY(MPI_Graph_create(MPI_COMM_WORLD, size, index, edges, 0, &c));
+    TRY(MPI_Comm_free(&c));
+
+    int src = rank, one = 1, left = (rank + size - 1) % size, dst = (rank + 1) % size;
+    c = MPI_COMM_WORLD;
+    rc = MPI_Dist_graph_create(MPI_COMM_WORLD, 1, &src, &one, &dst, MPI_UNWEIGHTED, MPI_INFO_NULL, 0, out);
+    nulled("MPI_Dist_graph_create", rc, c);
+    TRY(MPI_Dist_graph_create(MPI_COMM_WORLD, 1, &src, &one, &dst, MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &c));
+    TRY(MPI_Comm_free(&c));
+    c = MPI_COMM_WORLD;
+    rc = MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 1, &left, MPI_UNWEIGHTED, 1, &dst, MPI_UNWEIGHTED,
+                                        MPI_INFO_NULL, 0, out);
+    nulled("MPI_Dist_graph_create_adjacent", rc, c);
+    TRY(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 1, &left, MPI_UNWEIGHTED, 1, &dst, MPI_UNWEIGHTED,
+                                       MPI_INFO_NULL, 0, &c));
+    TRY(MPI_Comm_free(&c));
+
+    passed("null result topo");
+}
+
+/* nullsplit is nullout for the splits and MPI_Comm_create. */
+static void nullsplit(void) {
+    MPI_Comm c = MPI_COMM_WORLD, *out = rank == BAD ? NULL : &c;
+    int rc, n;
+    rc = MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, out);
+    nulled("MPI_Comm_split", rc, c);
+    TRY(MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &c));
+    TRY(MPI_Comm_size(c, &n));
+    EQ(n, rank % 2 == 0 ? (size + 1) / 2 : size / 2, "MPI_Comm_split's size after the failure");
+    TRY(MPI_Comm_free(&c));
+
+    c = MPI_COMM_WORLD;
+    rc = MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, out);
+    nulled("MPI_Comm_split_type", rc, c);
+    TRY(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &c));
+    CHECK(c != MPI_COMM_NULL, "MPI_Comm_split_type after the failure gave no communicator");
+    TRY(MPI_Comm_free(&c));
+    /* A guided split by a resource gompi does not know splits nothing,
+     * so the NULL is rank BAD's alone. */
+    c = MPI_COMM_WORLD;
+    rc = MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_HW_GUIDED, 0, MPI_INFO_NULL, out);
+    if (rank == BAD) {
+        RC(rc, MPI_ERR_ARG);
+    } else {
+        TRY(rc);
+        CHECK(c == MPI_COMM_NULL, "MPI_Comm_split_type guided by no resource gave a communicator");
+    }
+
+    MPI_Group world;
+    TRY(MPI_Comm_group(MPI_COMM_WORLD, &world));
+    c = MPI_COMM_WORLD;
+    rc = MPI_Comm_create(MPI_COMM_WORLD, world, out);
+    nulled("MPI_Comm_create", rc, c);
+    TRY(MPI_Comm_create(MPI_COMM_WORLD, world, &c));
+    TRY(MPI_Comm_size(c, &n));
+    EQ(n, size, "MPI_Comm_create's size after the failure");
+    TRY(MPI_Comm_free(&c));
+    TRY(MPI_Group_free(&world));
+    passed("null result split");
+}
+
 int main(int argc, char **argv) {
     start(&argc, &argv);
     rank = check_rank;
@@ -209,6 +312,10 @@ int main(int argc, char **argv) {
         splittype();
     if (part("intercomm"))
         intercomm();
+    if (part("nullout"))
+        nullout();
+    if (part("nullsplit"))
+        nullsplit();
     TRY(MPI_Finalize());
     return 0;
 }
