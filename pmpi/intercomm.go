@@ -154,7 +154,10 @@ func (l *library) swapWith(cid uint32, peer, tag int, mine []byte) ([]byte, erro
 // their groups over peer, a communicator that holds both, where the other
 // leader is rank remoteLeader, with tag. peer, remoteLeader and tag are
 // read at the leaders only. The messages go on peer's hidden context:
-// they never meet the user's on peer.
+// they never meet the user's on peer. The local leaders are checked on
+// the group's first reduction (leaderRound), so that a bad one at any
+// rank fails every rank of the group, and the other group too where the
+// group's ranks still agree on their leader.
 func (*realAPI) IntercommCreate(local *Comm, localLeader int, peer *Comm, remoteLeader, tag int) (*Comm, error) {
 	const op = "intercomm create"
 	l, err := collArgs(op, local)
@@ -164,8 +167,9 @@ func (*realAPI) IntercommCreate(local *Comm, localLeader int, peer *Comm, remote
 	if local.inter != nil {
 		return nil, local.handle(errorf(ClassComm, nil, "%s: the local communicator %v is an intercommunicator (want an intracommunicator of this side's ranks)", op, local))
 	}
+	var own error // this rank's fault, which it returns after taking part
 	if localLeader < 0 || localLeader >= local.Size() {
-		return nil, local.handle(errorf(ClassRank, nil, "%s on %v: local leader %d is out of range (0 to %d)", op, local, localLeader, local.Size()-1))
+		own = errorf(ClassRank, nil, "%s on %v: local leader %d is out of range (0 to %d)", op, local, localLeader, local.Size()-1)
 	}
 	s := side{local: local, leader: localLeader, swap: func(mine []byte) ([]byte, error) {
 		if err := checkPeer(op, peer, remoteLeader, tag); err != nil {
@@ -173,25 +177,128 @@ func (*realAPI) IntercommCreate(local *Comm, localLeader int, peer *Comm, remote
 		}
 		return l.swapWith(peer.context+1, peer.group[remoteLeader], hiddenTag(tag), mine)
 	}}
-	theirs, err := s.across(encodeRanks(local.group))
+	first := &leaderRound{reduce: local.allreduceWords, across: s.across, swap: s.swap,
+		rank: local.rank, leader: localLeader, bad: own != nil, group: local.group}
+	id, err := l.agreeContextOver(func(words []uint32, op coll.Op) error {
+		if first.remote == nil {
+			return first.allreduceWords(words, op)
+		}
+		return s.allreduceWords(words, op)
+	}, true, nil)
+	if own != nil {
+		return nil, local.handle(own) // the agreement failed, on own's mark
+	}
 	if err != nil {
 		return nil, local.handle(errorf(classOf(err), err, "%s on %v", op, local))
 	}
-	remote := decodeRanks(theirs)
-	if both := shared(local.group, remote); len(both) > 0 {
-		return nil, local.handle(errorf(ClassArg, nil, "%s on %v: world ranks %v are in both the local and the remote group (an intercommunicator's groups must be disjoint)",
-			op, local, both))
-	}
-	// Later agreements on the intercommunicator go over its own channels;
-	// this one still needs peer.
-	s.swap = func(mine []byte) ([]byte, error) {
-		return l.swapWith(peer.context+1, peer.group[remoteLeader], hiddenTag(tag), mine)
-	}
-	c, err := l.newInter(local, s, local.Name()+".inter", slices.Clone(local.group), remote)
+	c, err := l.bridgeInter(local, id, local.Name()+".inter", slices.Clone(local.group), first.remote)
 	if err != nil {
 		return nil, local.handle(errorf(classOf(err), err, "%s on %v", op, local))
 	}
 	return c, nil
+}
+
+// leaderRound is the first reduction of IntercommCreate's context
+// agreement, which checks the local leader that each rank of the group
+// passed and carries the groups between the leaders: a correct call
+// makes no exchange for either.
+type leaderRound struct {
+	reduce allreducer                        // within this group
+	across func(mine []byte) ([]byte, error) // side.across: between the leaders, then to the group
+	swap   func(mine []byte) ([]byte, error) // side.swap: the leaders' exchange alone
+	rank   int                               // this rank in the group
+	leader int                               // the local leader it passed
+	bad    bool                              // leader is out of range
+	group  []int                             // this group's world ranks
+	remote []int                             // the other group's, once crossed
+}
+
+// What a group's leader sends the other first: its group's words and
+// ranks, or the rank whose local leader was out of range.
+const (
+	leaderOK  = 0
+	leaderBad = 1
+)
+
+// allreduceWords is the first reduction. agreeContextOver's first is a
+// maximum: so the largest local leader and the largest complement give
+// the range of those passed in range, and the largest ^rank marked bad
+// names the lowest such rank.
+func (r *leaderRound) allreduceWords(words []uint32, op coll.Op) error {
+	n := len(words)
+	all := append(slices.Clone(words), 0, 0, 0)
+	if r.bad {
+		all[n+2] = ^uint32(r.rank)
+	} else {
+		all[n], all[n+1] = uint32(r.leader), ^uint32(r.leader)
+	}
+	if err := r.reduce(all, op); err != nil {
+		return err
+	}
+	hi, lo, bad := all[n], ^all[n+1], all[n+2]
+	switch {
+	case bad != 0:
+		if all[n+1] != 0 && hi == lo && r.rank == int(hi) {
+			// The ranks in range agree on this rank as their leader,
+			// whom the other group's leader expects: the mark fails that
+			// group too, and taking that leader's message in exchange
+			// leaves none over for a later call. A leader whose peer
+			// arguments fail reaches no one.
+			_, _ = r.swap(putWords([]uint32{leaderBad, ^bad}))
+		}
+		return leaderInvalid(int(^bad), "local")
+	case hi != lo:
+		return r.differ(hi, lo)
+	}
+	copy(words, all[:n])
+	out := putWords(words)
+	theirs, err := r.across(slices.Concat(putWords([]uint32{leaderOK}), out, encodeRanks(r.group)))
+	if err != nil {
+		return err
+	}
+	if len(theirs) == 8 && binary.LittleEndian.Uint32(theirs) == leaderBad {
+		return leaderInvalid(int(binary.LittleEndian.Uint32(theirs[4:])), "remote")
+	}
+	if len(theirs) < 4+len(out)+4 || len(theirs)%4 != 0 || binary.LittleEndian.Uint32(theirs) != leaderOK {
+		return errorf(ClassIntern, nil, "the remote group's leader sent %d bytes where a group and %d bytes of agreement were expected", len(theirs), len(out))
+	}
+	remote := decodeRanks(theirs[4+len(out):])
+	if both := shared(r.group, remote); len(both) > 0 {
+		return errorf(ClassArg, nil, "world ranks %v are in both the local and the remote group (an intercommunicator's groups must be disjoint)", both)
+	}
+	op.Reduce(theirs[4:4+len(out)], out)
+	getWords(out, words)
+	r.remote = remote
+	return nil
+}
+
+// leaderInvalid is the error, at the other ranks of both groups, of a
+// local leader out of range at rank of the whose ("local" or "remote")
+// group.
+func leaderInvalid(rank int, whose string) error {
+	return errorf(ClassArg, nil, "rank %d of the %s group passed an invalid local leader (MPI requires the same valid local leader at every rank of a group; that rank's own error says what is wrong)", rank, whose)
+}
+
+// differ names, for the error, the lowest ranks that passed the largest
+// and the smallest local leader, hi and lo: one more reduction, which
+// only a failing call runs. The other group's leader waits: no rank can
+// tell which of the leaders it expects.
+func (r *leaderRound) differ(hi, lo uint32) error {
+	maxOp, _ := bind(OpMax, Uint32)
+	words := make([]uint32, 2) // ^rank where this rank passed each, else 0
+	for i, v := range []uint32{hi, lo} {
+		if uint32(r.leader) == v { // no rank is marked bad here
+			words[i] = ^uint32(r.rank)
+		}
+	}
+	if err := r.reduce(words, maxOp); err != nil {
+		return err
+	}
+	a, va, b, vb := int(^words[0]), hi, int(^words[1]), lo
+	if a < b {
+		a, va, b, vb = b, vb, a, va
+	}
+	return errorf(ClassArg, nil, "rank %d of the local group passed local leader %d where rank %d passed %d (MPI requires the same local leader at every rank of a group)", a, va, b, vb)
 }
 
 // checkPeer validates what the leader of IntercommCreate alone reads.
@@ -217,6 +324,13 @@ func (l *library) newInter(parent *Comm, s side, name string, local, remote []in
 	if err != nil {
 		return nil, err
 	}
+	return l.bridgeInter(parent, id, name, local, remote)
+}
+
+// bridgeInter makes, on context id agreed over both groups, this group's
+// bridge and the intercommunicator of local and remote (world ranks);
+// it releases id if it fails.
+func (l *library) bridgeInter(parent *Comm, id uint32, name string, local, remote []int) (*Comm, error) {
 	bid, err := l.agreeContext(parent, true, nil)
 	if err != nil {
 		l.ctxs.release(id)
