@@ -24,23 +24,37 @@ func (*realAPI) CommCreateGroup(comm *Comm, group *Group, tag int) (*Comm, error
 	if comm.inter != nil {
 		return nil, errNotIntra(op, comm)
 	}
+	// Without a group this rank knows no members, and without a valid
+	// tag no channel the members listen on: it fails alone.
 	if err := checkGroup(op, group); err != nil {
 		return nil, comm.handle(err)
 	}
 	if err := comm.checkTag(op, tag, false); err != nil {
 		return nil, comm.handle(err)
 	}
-	for _, w := range group.ranks {
-		if _, ok := comm.ranks[w]; !ok {
-			return nil, comm.handle(errorf(ClassGroup, nil, "%s on %v: world rank %d of the group is not in the communicator", op, comm, w))
-		}
+	// A member whose group holds ranks outside comm still takes part,
+	// with a mark, over the members of its group that are in comm: there
+	// it meets the others where their group is that part, and members
+	// that all pass the same such group meet each other.
+	var own error
+	ranks := group.ranks
+	outside := func(w int) bool { _, ok := comm.ranks[w]; return !ok }
+	if i := slices.IndexFunc(ranks, outside); i >= 0 {
+		own = errorf(ClassGroup, nil, "%s on %v: world rank %d of the group is not in the communicator", op, comm, ranks[i])
+		ranks = slices.DeleteFunc(slices.Clone(ranks), outside)
 	}
-	me := slices.Index(group.ranks, l.job.Rank)
+	me := slices.Index(ranks, l.job.Rank)
 	if me < 0 {
+		if own != nil {
+			return nil, comm.handle(own)
+		}
 		return nil, nil // MPI_GROUP_EMPTY, say: MPI gives the null communicator
 	}
-	m := members{l: l, cid: comm.context + 1, tag: hiddenTag(tag), ranks: group.ranks, me: me}
-	id, err := l.agreeContextOver(m.allreduceWords, true, &sameGroup{group: group.ranks, rank: comm.rank})
+	m := members{l: l, cid: comm.context + 1, tag: hiddenTag(tag), ranks: ranks, me: me}
+	id, err := l.agreeContextOver(m.allreduceWords, own == nil, &sameGroup{group: ranks, rank: comm.rank, bad: own != nil})
+	if own != nil {
+		return nil, comm.handle(own) // the agreement failed, on own's mark
+	}
 	if err != nil {
 		return nil, comm.handle(agreeError(op, comm, sameArgs{names: "group", alike: true}, err))
 	}
