@@ -458,6 +458,23 @@ func TestCommDisagree(t *testing.T) {
 		{"merge", []int{0, 1, 2, 3}, func(int) string {
 			return ": the ranks of one group passed different values of high (every rank of a group passes the same)"
 		}},
+		// World rank 2 is rank 1 of the even ranks' half; world rank 0
+		// leads that half and tells the odd half's leader.
+		{"intercommleader", []int{0, 1, 2, 3}, func(r int) string {
+			if r == 2 {
+				return "intercomm create on comm MPI_COMM_WORLD.split: local leader 5 is out of range (0 to 1)"
+			}
+			whose := map[bool]string{true: "local", false: "remote"}[r%2 == 0]
+			return fmt.Sprintf("intercomm create on comm MPI_COMM_WORLD.split: rank 1 of the %s group passed an invalid local leader "+
+				"(MPI requires the same valid local leader at every rank of a group; that rank's own error says what is wrong)", whose)
+		}},
+		{"intercommleaderdiffer", []int{0, 1, 2, 3}, func(int) string {
+			return "intercomm create on comm MPI_COMM_WORLD.split: rank 1 of the local group passed local leader 1 where rank 0 passed 0 " +
+				"(MPI requires the same local leader at every rank of a group)"
+		}},
+		{"creategroupbad", []int{0, 1, 2}, atFault(
+			"comm create group on comm MPI_COMM_WORLD.split: world rank 3 of the group is not in the communicator",
+			"comm create group on comm MPI_COMM_WORLD.split: rank 2 passed invalid group (MPI requires the same valid group at every rank; that rank's own error says what is wrong)")},
 	}
 	stacks := []struct {
 		name string

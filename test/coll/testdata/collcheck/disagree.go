@@ -44,7 +44,15 @@ import (
 //   - intercreatediffer: the same, world rank 2 passing its group less
 //     world rank 0;
 //   - merge: the intercommunicator of the even and the odd ranks merged,
-//     world rank 2 passing high true, the others false.
+//     world rank 2 passing high true, the others false;
+//   - intercommleader: the intercommunicator of the even and the odd
+//     ranks made, world rank 2 passing local leader 5 (ErrRank), the
+//     others 0;
+//   - intercommleaderdiffer: the same, world ranks 2 and 3 passing local
+//     leader 1, in range: both groups' leaders differ;
+//   - creategroupbad: on the communicator of world ranks 0, 1 and 2,
+//     those make a communicator of themselves, world rank 2 listing world
+//     rank 3 too (ErrGroup).
 //
 // Every rank that calls it must return an error, which it prints as
 // "failed commdisagree KIND rank R: ..." for the test to read; none may
@@ -69,7 +77,29 @@ func commDisagree(x *checker, w mpi.Comm) {
 		return g
 	}
 	inter := kind == "intersplit" || kind == "intercreate" || kind == "intercreatediffer" || kind == "merge"
-	var ic, grid mpi.Comm
+	var ic, grid, sub mpi.Comm
+	// Halves for IntercommCreate, whose leaders are world ranks 0 and 1.
+	leaders := kind == "intercommleader" || kind == "intercommleaderdiffer"
+	if leaders {
+		local, err := w.Split(me%2, me)
+		x.ok(err, "split into halves")
+		x.ok(local.SetErrorHandler(mpi.ErrorsReturn), "set the half's handler")
+		sub = local
+		defer func() { x.ok(local.Free(), "free the half") }()
+	}
+	if kind == "creategroupbad" {
+		color := 0
+		if me == 3 {
+			color = mpi.Undefined
+		}
+		sub, err = w.Split(color, me)
+		x.ok(err, "split off world rank 3")
+		if me == 3 {
+			return // no member: it does not call
+		}
+		x.ok(sub.SetErrorHandler(mpi.ErrorsReturn), "set the handler")
+		defer func() { x.ok(sub.Free(), "free") }()
+	}
 	if inter {
 		half, err := w.Split(me%2, me)
 		x.ok(err, "split into halves")
@@ -209,6 +239,26 @@ func commDisagree(x *checker, w mpi.Comm) {
 		c, err = ic.Create(g)
 	case "merge":
 		c, err = ic.Merge(me == 2)
+	case "intercommleader":
+		leader := 0
+		if me == 2 {
+			leader = 5
+		}
+		faulty(mpi.ErrRank)
+		c, err = mpi.IntercommCreate(sub, leader, w, 1-me%2, 9)
+	case "intercommleaderdiffer":
+		leader := 0
+		if me >= 2 {
+			leader = 1
+		}
+		c, err = mpi.IntercommCreate(sub, leader, w, 1-me%2, 9)
+	case "creategroupbad":
+		g := incl(0, 1, 2)
+		if me == 2 {
+			g = incl(0, 1, 2, 3)
+		}
+		faulty(mpi.ErrGroup)
+		c, err = sub.CreateGroup(g, 5)
 	default:
 		x.fatalf("commdisagree: unknown kind %q", kind)
 	}
@@ -279,9 +329,17 @@ func commDisagree(x *checker, w mpi.Comm) {
 	case "merge":
 		c, err = ic.Merge(me%2 == 1)
 		members = []int{0, 1, 2, 3}
+	case "intercommleader", "intercommleaderdiffer":
+		// The same tag: a message left over from the failed call would
+		// meet this one.
+		c, err = mpi.IntercommCreate(sub, 0, w, 1-me%2, 9)
+		members = []int{1 - me%2, 3 - me%2} // the remote group's
+	case "creategroupbad":
+		c, err = sub.CreateGroup(incl(0, 1, 2), 5)
+		members = []int{0, 1, 2}
 	}
 	x.ok(err, "%s that agrees", kind)
-	if !inter && !slices.Contains(members, me) {
+	if !inter && !leaders && !slices.Contains(members, me) {
 		equal(x, c.IsNull(), true, "%s that agrees: null outside the group", kind)
 		return
 	}
