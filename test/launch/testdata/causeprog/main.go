@@ -1,7 +1,9 @@
 // Command causeprog is the rank program of the root-cause tests: rank 1
 // fails in the way its argument names (nofinalize, exit, kill) once every
-// rank is past a barrier; the others then receive from it, fail, and
-// exit with status 3 (world's error handler is ErrorsReturn, the default).
+// rank is past a barrier; the others then receive from it and fail. Under
+// ErrorsAreFatal that failure aborts naming rank 1 as seen failing, so
+// that a rank that gets there before gompirun stops it is reported as
+// rank 1's follower.
 package main
 
 import (
@@ -36,8 +38,12 @@ func main() {
 			select {}
 		}
 	}
+	if err := w.SetErrorHandler(mpi.ErrorsAreFatal); err != nil {
+		fmt.Fprintln(os.Stderr, "causeprog:", err)
+		os.Exit(2)
+	}
 	buf := make([]byte, 8)
-	_, err := mpi.Recv(buf, 1, 7, w) // fails: rank 1 is gone
+	_, err := mpi.Recv(buf, 1, 7, w) // fails, and aborts: rank 1 is gone
 	fmt.Fprintf(os.Stderr, "causeprog: rank %d: receive from rank 1 returned %v\n", rank, err)
 	os.Exit(3)
 }
