@@ -408,20 +408,37 @@ var (
 
 // split is a split of an intracommunicator, whose colors check checks.
 func (l *library) split(comm *Comm, op, name string, color, key int, check splitCheck) (*Comm, error) {
-	all, err := gatherColors(comm, op, color, key)
+	return l.splitRecords(comm, op, name, colorOf(color, key, 0), check, nil)
+}
+
+// splitRecords is split on records that may carry more after the color
+// and key (mine, from colorOf, of one length at every rank); same, if
+// set, checks every rank's whole record once the colors pass.
+func (l *library) splitRecords(comm *Comm, op, name string, mine []byte, check splitCheck, same func(all []byte) error) (*Comm, error) {
+	all, err := gatherRecords(comm, op, mine)
 	if err != nil {
 		return nil, comm.handle(err)
 	}
-	if bad := badColors(all, "", check, nil); len(bad) > 0 {
+	colors := all
+	if len(mine) > colorRecord {
+		colors = colorsOnly(all, len(mine))
+	}
+	if bad := badColors(colors, "", check, nil); len(bad) > 0 {
 		return nil, comm.handle(colorsError(op, comm, bad, check))
 	}
-	c, err := l.splitBy(comm, op, name, color, all)
+	if same != nil {
+		if err := same(all); err != nil {
+			return nil, comm.handle(err)
+		}
+	}
+	color := int(int64(binary.LittleEndian.Uint64(mine)))
+	c, err := l.splitBy(comm, op, name, color, colors)
 	return c, comm.handle(err)
 }
 
-// badColors appends to bad a line for each rank in all (gatherColors)
-// that passed a negative color other than Undefined, as check names it;
-// whose names their group.
+// badColors appends to bad a line for each rank in all (colorOf's
+// records, by rank) that passed a negative color other than Undefined,
+// as check names it; whose names their group.
 func badColors(all []byte, whose string, check splitCheck, bad []string) []string {
 	for r := range len(all) / colorRecord {
 		color := int64(binary.LittleEndian.Uint64(all[colorRecord*r:]))
@@ -460,12 +477,6 @@ func colorOf(color, key, extra int) []byte {
 	return mine
 }
 
-// gatherColors returns every rank's color and key in comm, colorRecord
-// bytes each by rank: the allgather of a split.
-func gatherColors(comm *Comm, op string, color, key int) ([]byte, error) {
-	return gatherRecords(comm, op, colorOf(color, key, 0))
-}
-
 // gatherRecords returns every rank's record (mine at this rank, of one
 // length at every rank) in comm, by rank.
 func gatherRecords(comm *Comm, op string, mine []byte) ([]byte, error) {
@@ -481,7 +492,7 @@ func gatherRecords(comm *Comm, op string, mine []byte) ([]byte, error) {
 }
 
 // splitBy makes this rank's part of comm, whose ranks' colors and keys
-// are all (gatherColors): a context agreed over comm, and the ranks of
+// are all (colorOf's records, by rank): a context agreed over comm, and the ranks of
 // its color ordered by key, then by rank.
 func (l *library) splitBy(comm *Comm, op, name string, color int, all []byte) (*Comm, error) {
 	id, err := l.agreeContext(comm, color != Undefined, nil)
@@ -494,7 +505,7 @@ func (l *library) splitBy(comm *Comm, op, name string, color int, all []byte) (*
 	return l.derive(comm, op, name, membersOf(all, color, comm.group), id)
 }
 
-// membersOf is the ranks of group whose color in all (gatherColors, one
+// membersOf is the ranks of group whose color in all (colorOf's records, one
 // entry per rank of group) is color, ordered by key, then by rank.
 func membersOf(all []byte, color int, group []int) []int {
 	type member struct{ key, rank int }

@@ -43,7 +43,7 @@ func gatherBoth(comm *Comm, op string, mine []byte) (all, theirs []byte, err err
 }
 
 // interSplitBy makes this rank's part of comm, whose local and remote
-// ranks' colors and keys are all and theirs (gatherColors).
+// ranks' colors and keys are all and theirs (colorOf's records, by rank).
 func (l *library) interSplitBy(comm *Comm, op, suffix string, color int, all, theirs []byte) (*Comm, error) {
 	b := comm.inter.bridge
 	name := comm.Name() + suffix
@@ -141,7 +141,7 @@ func subgroupsError(op string, comm *Comm, all, theirs []byte) error {
 }
 
 // colorsOnly is the colors and keys of records of size bytes that begin
-// with them, as gatherColors returns them.
+// with them, as a split gathers them.
 func colorsOnly(recs []byte, size int) []byte {
 	out := make([]byte, 0, len(recs)/size*colorRecord)
 	for off := 0; off < len(recs); off += size {

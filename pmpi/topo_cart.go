@@ -241,25 +241,15 @@ func (*realAPI) CartSub(comm *Comm, remain []bool) (*Comm, error) {
 	// remain rides in the split's record, a byte per dimension (zeros
 	// for a remain of the wrong length), so that ranks passing
 	// different ones fail together rather than split inconsistently.
-	size := colorRecord + len(g.dims)
 	mine := colorOf(color, key, len(g.dims))
 	for d := range g.dims {
 		mine = append(mine, boolByte(ok && remain[d]))
 	}
-	all, err := gatherRecords(comm, op, mine)
-	if err != nil {
-		return nil, comm.handle(err)
-	}
-	colors := colorsOnly(all, size)
-	if bad := badColors(colors, "", check, nil); len(bad) > 0 {
-		return nil, comm.handle(colorsError(op, comm, bad, check))
-	}
-	if err := remainsDiffer(op, comm, all, size); err != nil {
-		return nil, comm.handle(err)
-	}
-	c, err := l.splitBy(comm, op, comm.Name()+".sub", color, colors)
+	c, err := l.splitRecords(comm, op, comm.Name()+".sub", mine, check, func(all []byte) error {
+		return remainsDiffer(op, comm, all, len(mine))
+	})
 	if err != nil || c == nil {
-		return nil, comm.handle(err)
+		return nil, err
 	}
 	c.topo = &topology{cart: sub}
 	return c, nil
