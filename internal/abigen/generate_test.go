@@ -28,7 +28,7 @@ func TestGeneratedIsCurrent(t *testing.T) {
 }
 
 // TestOutByImplChecked fails when a constructor of outByImpl has no
-// implementation that refuses a NULL address for its new handle: the
+// implementation that refuses a NULL address for a handle it writes: the
 // generated function no longer checks it, so the implementation would
 // write through NULL.
 func TestOutByImplChecked(t *testing.T) {
@@ -65,7 +65,7 @@ func TestOutByImplChecked(t *testing.T) {
 		}
 		found[fn.name] = true
 		for _, p := range fn.params {
-			if madeHandle(p, handles) && !strings.Contains(src.String(), fmt.Sprintf("nullArg(%q, %q)", fn.name, p.name)) {
+			if implChecked(fn.name, p, handles) && !strings.Contains(src.String(), fmt.Sprintf("nullArg(%q, %q)", fn.name, p.name)) {
 				t.Errorf("%s: no implementation in capi/ returns nullArg(%q, %q), and the generated function leaves that check to it", fn.name, fn.name, p.name)
 			}
 		}

@@ -80,8 +80,8 @@ var shadows = map[string]bool{"int": true, "float64": true, "unsafe": true, "C":
 // implementation dereferences it, and a status it reads. Arrays, statuses
 // it fills (MPI_STATUS_IGNORE is NULL), untyped pointers and the pointers
 // of the calls that raise their errors on the handler they are given are
-// the implementations' to check, and so is the new handle's address of
-// the constructors of outByImpl;
+// the implementations' to check, and so are the handle addresses of the
+// constructors of outByImpl (implChecked);
 // MPI_Init's argc may be NULL, and so may a string whose length argument
 // is 0, which asks for the length alone.
 func mustPoint(fn string, p param, handles map[string]string) bool {
@@ -96,7 +96,7 @@ func mustPoint(fn string, p param, handles map[string]string) bool {
 	if fn == "MPI_Comm_create_from_group" || fn == "MPI_Intercomm_create_from_groups" {
 		return false // their errors go to the handler they are given
 	}
-	if outByImpl[fn] && madeHandle(p, handles) {
+	if implChecked(fn, p, handles) {
 		return false
 	}
 	if p.base == "char" {
@@ -107,13 +107,20 @@ func mustPoint(fn string, p param, handles map[string]string) bool {
 }
 
 // outByImpl are the collective constructors whose implementations check
-// the address of the new handle themselves: a rank whose address is NULL
-// still takes part in the call (capi's takePart), so that the other ranks
-// fail naming it instead of waiting for it.
+// the addresses of the handles they write (the new communicator's, an
+// idup's request) themselves: a rank whose address is NULL still takes
+// part in the call, so that the other ranks do not wait for it.
 var outByImpl = map[string]bool{
 	"MPI_Cart_create": true, "MPI_Cart_sub": true, "MPI_Graph_create": true,
 	"MPI_Dist_graph_create": true, "MPI_Dist_graph_create_adjacent": true,
 	"MPI_Comm_create": true, "MPI_Comm_split": true, "MPI_Comm_split_type": true,
+}
+
+// implChecked reports whether p is a handle that fn, a constructor of
+// outByImpl, writes, whose address its implementation checks.
+func implChecked(fn string, p param, handles map[string]string) bool {
+	_, isHandle := handles[p.base]
+	return outByImpl[fn] && isHandle && p.depth == 1 && !p.array && !strings.HasPrefix(p.c, "const ")
 }
 
 // madeHandle reports whether p is where a constructor writes the handle
