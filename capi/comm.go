@@ -33,11 +33,35 @@ func mpiCommDup(h Comm, out *Comm) error {
 	if err != nil {
 		return err
 	}
+	if out == nil {
+		return makeAndFree(nullArg("MPI_Comm_dup", "newcomm"), func() (*pmpi.Comm, *pmpi.Request, error) {
+			c, err := api().CommDup(e.c)
+			return c, nil, err
+		})
+	}
 	c, err := api().CommDup(e.c)
 	if err != nil {
 		return err
 	}
 	return setComm(out, c, e)
+}
+
+// makeAndFree returns err, this layer's error for a constructor's
+// arguments at this rank, after taking part in the call anyway through
+// call, whose arguments pmpi accepts, and freeing what it made once its
+// request, if any, completes: for the calls whose exchange carries no
+// mark of a rank's bad arguments, so that the other ranks do not wait.
+// They succeed, as MPI lets them: the error is this rank's alone.
+func makeAndFree(err error, call func() (*pmpi.Comm, *pmpi.Request, error)) error {
+	c, r, derr := call()
+	if derr == nil && r != nil {
+		_, derr = pmpi.Real().Wait(r)
+	}
+	if derr == nil && c != nil {
+		// Real's calls, so that tools see only the call the program made.
+		_ = pmpi.Real().CommFree(c)
+	}
+	return err
 }
 
 func mpiCommSplit(h Comm, color, key int, out *Comm) error {

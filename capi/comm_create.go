@@ -163,8 +163,12 @@ func mpiCommDupWithInfo(h Comm, ih Info, out *Comm) error {
 		return err
 	}
 	info, err := ih.optional()
+	if err == nil && out == nil {
+		err = nullArg("MPI_Comm_dup_with_info", "newcomm")
+	}
 	if err != nil {
-		return err
+		// A bad info duplicates with none.
+		return makeAndFree(err, func() (*pmpi.Comm, *pmpi.Request, error) { return api().CommIdupWithInfo(e.c, nil) })
 	}
 	c, r, err := api().CommIdupWithInfo(e.c, info)
 	if err != nil {
@@ -181,6 +185,15 @@ func mpiCommIdup(h Comm, out *Comm, req *Request) error {
 	if err != nil {
 		return err
 	}
+	switch {
+	case out == nil:
+		err = nullArg("MPI_Comm_idup", "newcomm")
+	case req == nil:
+		err = nullArg("MPI_Comm_idup", "request")
+	}
+	if err != nil {
+		return makeAndFree(err, func() (*pmpi.Comm, *pmpi.Request, error) { return api().CommIdup(e.c) })
+	}
 	c, r, err := api().CommIdup(e.c)
 	return idupDone(e, c, r, err, out, req)
 }
@@ -191,8 +204,16 @@ func mpiCommIdupWithInfo(h Comm, ih Info, out *Comm, req *Request) error {
 		return err
 	}
 	info, err := ih.optional()
+	switch {
+	case err != nil:
+	case out == nil:
+		err = nullArg("MPI_Comm_idup_with_info", "newcomm")
+	case req == nil:
+		err = nullArg("MPI_Comm_idup_with_info", "request")
+	}
 	if err != nil {
-		return err
+		// A bad info duplicates with none.
+		return makeAndFree(err, func() (*pmpi.Comm, *pmpi.Request, error) { return api().CommIdupWithInfo(e.c, nil) })
 	}
 	c, r, err := api().CommIdupWithInfo(e.c, info)
 	return idupDone(e, c, r, err, out, req)

@@ -560,11 +560,8 @@ func PMPI_Comm_disconnect(comm *C.uintptr_t) C.int {
 
 //export PMPI_Comm_dup
 func PMPI_Comm_dup(comm C.uintptr_t, newcomm *C.uintptr_t) C.int {
-	if newcomm == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Comm_dup", "newcomm")))
-	}
 	err := mpiCommDup(Comm(comm), (*Comm)(unsafe.Pointer(newcomm)))
-	if err != nil {
+	if err != nil && newcomm != nil {
 		*newcomm = C.uintptr_t(MPI_COMM_NULL)
 	}
 	return C.int(done(Comm(comm), err))
@@ -572,11 +569,8 @@ func PMPI_Comm_dup(comm C.uintptr_t, newcomm *C.uintptr_t) C.int {
 
 //export PMPI_Comm_dup_with_info
 func PMPI_Comm_dup_with_info(comm C.uintptr_t, info C.uintptr_t, newcomm *C.uintptr_t) C.int {
-	if newcomm == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Comm_dup_with_info", "newcomm")))
-	}
 	err := mpiCommDupWithInfo(Comm(comm), Info(info), (*Comm)(unsafe.Pointer(newcomm)))
-	if err != nil {
+	if err != nil && newcomm != nil {
 		*newcomm = C.uintptr_t(MPI_COMM_NULL)
 	}
 	return C.int(done(Comm(comm), err))
@@ -656,14 +650,8 @@ func PMPI_Comm_group(comm C.uintptr_t, group *C.uintptr_t) C.int {
 
 //export PMPI_Comm_idup
 func PMPI_Comm_idup(comm C.uintptr_t, newcomm *C.uintptr_t, request *C.uintptr_t) C.int {
-	if newcomm == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Comm_idup", "newcomm")))
-	}
-	if request == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Comm_idup", "request")))
-	}
 	err := mpiCommIdup(Comm(comm), (*Comm)(unsafe.Pointer(newcomm)), (*Request)(unsafe.Pointer(request)))
-	if err != nil {
+	if err != nil && newcomm != nil {
 		*newcomm = C.uintptr_t(MPI_COMM_NULL)
 	}
 	return C.int(done(Comm(comm), err))
@@ -671,14 +659,8 @@ func PMPI_Comm_idup(comm C.uintptr_t, newcomm *C.uintptr_t, request *C.uintptr_t
 
 //export PMPI_Comm_idup_with_info
 func PMPI_Comm_idup_with_info(comm C.uintptr_t, info C.uintptr_t, newcomm *C.uintptr_t, request *C.uintptr_t) C.int {
-	if newcomm == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Comm_idup_with_info", "newcomm")))
-	}
-	if request == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Comm_idup_with_info", "request")))
-	}
 	err := mpiCommIdupWithInfo(Comm(comm), Info(info), (*Comm)(unsafe.Pointer(newcomm)), (*Request)(unsafe.Pointer(request)))
-	if err != nil {
+	if err != nil && newcomm != nil {
 		*newcomm = C.uintptr_t(MPI_COMM_NULL)
 	}
 	return C.int(done(Comm(comm), err))

@@ -114,6 +114,8 @@ var outByImpl = map[string]bool{
 	"MPI_Cart_create": true, "MPI_Cart_sub": true, "MPI_Graph_create": true,
 	"MPI_Dist_graph_create": true, "MPI_Dist_graph_create_adjacent": true,
 	"MPI_Comm_create": true, "MPI_Comm_split": true, "MPI_Comm_split_type": true,
+	"MPI_Comm_dup": true, "MPI_Comm_dup_with_info": true,
+	"MPI_Comm_idup": true, "MPI_Comm_idup_with_info": true,
 }
 
 // implChecked reports whether p is a handle that fn, a constructor of
