@@ -33,9 +33,19 @@ func mpiCommCreateGroup(h Comm, gh Group, t int, out *Comm) error {
 	if err != nil {
 		return err
 	}
+	// A rank without its group, or with a tag out of range, cannot know
+	// the members it would meet or the tag they meet on: it fails alone,
+	// and the other members wait for it.
 	g, err := gh.get()
 	if err != nil {
 		return err
+	}
+	if out == nil {
+		// With its group and tag, it makes the communicator and frees it.
+		return makeAndFree(nullArg("MPI_Comm_create_group", "newcomm"), func() (*pmpi.Comm, *pmpi.Request, error) {
+			c, err := api().CommCreateGroup(e.c, g, tag(t))
+			return c, nil, err
+		})
 	}
 	c, err := api().CommCreateGroup(e.c, g, tag(t))
 	if err != nil {

@@ -511,11 +511,8 @@ func PMPI_Comm_create_from_group(group C.uintptr_t, stringtag *C.char, info C.ui
 
 //export PMPI_Comm_create_group
 func PMPI_Comm_create_group(comm C.uintptr_t, group C.uintptr_t, tag C.int, newcomm *C.uintptr_t) C.int {
-	if newcomm == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Comm_create_group", "newcomm")))
-	}
 	err := mpiCommCreateGroup(Comm(comm), Group(group), int(tag), (*Comm)(unsafe.Pointer(newcomm)))
-	if err != nil {
+	if err != nil && newcomm != nil {
 		*newcomm = C.uintptr_t(MPI_COMM_NULL)
 	}
 	return C.int(done(Comm(comm), err))
