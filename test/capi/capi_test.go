@@ -171,7 +171,8 @@ var runs = map[string][]run{
 	"splitfatal": {{np: 2, fatal: []string{"MPI_ERR_ARG", "rank 1 passed color -1 (want"}}},
 	// badargs' rank 2 passes arguments the library itself refuses; with
 	// BADARGS_FATAL=<rank>:<part>, that rank's message ends the job: the
-	// bad rank's own, or another's naming rank 2.
+	// bad rank's own, or another's naming rank 2 (the duplications and
+	// MPI_Comm_create_group fail rank 2 alone).
 	"badargs": {
 		{np: 4},
 		{np: 4, name: "cart-own", args: []string{"-x", "BADARGS_FATAL=2:cart"}, fatal: []string{"MPI_ERR_ARG", "cart create: the array of 2 dims is NULL"}},
@@ -186,6 +187,11 @@ var runs = map[string][]run{
 		{np: 4, name: "nullout-own", args: []string{"-x", "BADARGS_FATAL=2:nullout"}, fatal: []string{"MPI_ERR_ARG", "MPI_Cart_create: comm_cart is a NULL pointer"}},
 		{np: 4, name: "nullout", args: []string{"-x", "BADARGS_FATAL=3:nullout"}, fatal: []string{"MPI_ERR_ARG", "rank 2 passed invalid dims and periods"}},
 		{np: 4, name: "nullsplit", args: []string{"-x", "BADARGS_FATAL=0:nullsplit"}, fatal: []string{"MPI_ERR_ARG", "comm split on", "rank 2 passed color"}},
+		{np: 4, name: "dup-own", args: []string{"-x", "BADARGS_FATAL=2:dup"}, fatal: []string{"MPI_ERR_ARG", "MPI_Comm_dup: newcomm is a NULL pointer"}},
+		{np: 4, name: "dupinfo-own", args: []string{"-x", "BADARGS_FATAL=2:dupinfo"}, fatal: []string{"MPI_ERR_INFO", "is not an info object"}},
+		{np: 4, name: "idup-own", args: []string{"-x", "BADARGS_FATAL=2:idup"}, fatal: []string{"MPI_ERR_ARG", "MPI_Comm_idup: newcomm is a NULL pointer"}},
+		{np: 4, name: "idupinfo-own", args: []string{"-x", "BADARGS_FATAL=2:idupinfo"}, fatal: []string{"MPI_ERR_ARG", "MPI_Comm_idup_with_info: request is a NULL pointer"}},
+		{np: 4, name: "creategroup-own", args: []string{"-x", "BADARGS_FATAL=2:creategroup"}, fatal: []string{"MPI_ERR_ARG", "MPI_Comm_create_group: newcomm is a NULL pointer"}},
 	},
 	// fault's ranks end as a C program's do, main run by the start archive.
 	"fault": {

@@ -3,7 +3,9 @@
  * unknown split type, NULL for the new communicator's address): when one
  * rank's fail those checks, every rank fails, the bad rank with its own
  * error class and the others with MPI_ERR_ARG naming it, rather than
- * waiting for it; a correct call works afterwards. Runs on 4 ranks, rank
+ * waiting for it; the duplications and MPI_Comm_create_group, whose
+ * exchanges carry no such mark, fail the bad rank alone and let the
+ * others finish. A correct call works afterwards. Runs on 4 ranks, rank
  * 2 the bad one.
  *
  * With BADARGS_FATAL=<rank>:<part> in the environment the program runs
@@ -288,6 +290,134 @@ static void nullsplit(void) {
     passed("null result split");
 }
 
+/* alone checks a constructor's result when rank BAD passed out, or other
+ * arguments, that fail it there alone: class own at rank BAD, and no
+ * communicator where out is one; elsewhere success and a communicator of
+ * n ranks, which it frees. */
+static void alone(const char *what, int rc, MPI_Comm *out, int own, int n) {
+    int class = -1;
+    MPI_Error_class(rc, &class);
+    if (rank == BAD) {
+        CHECK(class == own, "%s at rank %d: returned class %d (code %d), want %d", what, BAD, class, rc, own);
+        CHECK(out == NULL || *out == MPI_COMM_NULL, "%s: a failed call left a communicator", what);
+        return;
+    }
+    CHECK(rc == MPI_SUCCESS, "%s at rank %d, not this one: returned class %d (code %d), want success", what, BAD,
+          class, rc);
+    int got;
+    TRY(MPI_Comm_size(*out, &got));
+    EQ(got, n, what);
+    TRY(MPI_Comm_free(out));
+}
+
+/* ialone is alone for a non-blocking duplication, whose request it
+ * completes first at the ranks that succeed. */
+static void ialone(const char *what, int rc, MPI_Comm *out, MPI_Request *req, int own) {
+    if (rank != BAD && rc == MPI_SUCCESS)
+        TRY(MPI_Wait(req, MPI_STATUS_IGNORE));
+    alone(what, rc, out, own, size);
+}
+
+/* redup checks that MPI_Comm_dup works after the failures. */
+static void redup(void) {
+    MPI_Comm c;
+    TRY(MPI_Comm_dup(MPI_COMM_WORLD, &c));
+    int n;
+    TRY(MPI_Comm_size(c, &n));
+    EQ(n, size, "MPI_Comm_dup's size after the failures");
+    TRY(MPI_Comm_free(&c));
+}
+
+/* freedinfo is an info handle that was freed. */
+static MPI_Info freedinfo(void) {
+    MPI_Info info;
+    TRY(MPI_Info_create(&info));
+    MPI_Info gone = info;
+    TRY(MPI_Info_free(&info));
+    return gone;
+}
+
+/* dupnull passes NULL for the new communicator's address at rank BAD to
+ * MPI_Comm_dup and MPI_Comm_dup_with_info. */
+static void dupnull(void) {
+    MPI_Comm c = MPI_COMM_WORLD, *out = rank == BAD ? NULL : &c;
+    int rc = MPI_Comm_dup(MPI_COMM_WORLD, out);
+    alone("MPI_Comm_dup with a NULL newcomm", rc, out, MPI_ERR_ARG, size);
+    c = MPI_COMM_WORLD;
+    rc = MPI_Comm_dup_with_info(MPI_COMM_WORLD, MPI_INFO_NULL, out);
+    alone("MPI_Comm_dup_with_info with a NULL newcomm", rc, out, MPI_ERR_ARG, size);
+    redup();
+    passed("dup");
+}
+
+/* dupinfo passes a freed info at rank BAD to MPI_Comm_dup_with_info. */
+static void dupinfo(void) {
+    MPI_Info gone = freedinfo();
+    MPI_Comm c = MPI_COMM_WORLD;
+    int rc = MPI_Comm_dup_with_info(MPI_COMM_WORLD, rank == BAD ? gone : MPI_INFO_NULL, &c);
+    alone("MPI_Comm_dup_with_info with a freed info", rc, &c, MPI_ERR_INFO, size);
+    redup();
+    passed("dup info");
+}
+
+/* idupnull passes NULL for the new communicator's address, then for the
+ * request's, at rank BAD to MPI_Comm_idup. */
+static void idupnull(void) {
+    MPI_Comm c = MPI_COMM_WORLD;
+    MPI_Request r = MPI_REQUEST_NULL;
+    int rc = MPI_Comm_idup(MPI_COMM_WORLD, rank == BAD ? NULL : &c, &r);
+    ialone("MPI_Comm_idup with a NULL newcomm", rc, rank == BAD ? NULL : &c, &r, MPI_ERR_ARG);
+    c = MPI_COMM_WORLD;
+    rc = MPI_Comm_idup(MPI_COMM_WORLD, &c, rank == BAD ? NULL : &r);
+    ialone("MPI_Comm_idup with a NULL request", rc, &c, &r, MPI_ERR_ARG);
+    redup();
+    passed("idup");
+}
+
+/* idupinfo passes NULL for the request's address, then a freed info,
+ * then NULL for the new communicator's address, at rank BAD to
+ * MPI_Comm_idup_with_info. */
+static void idupinfo(void) {
+    MPI_Info gone = freedinfo();
+    MPI_Comm c = MPI_COMM_WORLD;
+    MPI_Request r = MPI_REQUEST_NULL;
+    int rc = MPI_Comm_idup_with_info(MPI_COMM_WORLD, MPI_INFO_NULL, &c, rank == BAD ? NULL : &r);
+    ialone("MPI_Comm_idup_with_info with a NULL request", rc, &c, &r, MPI_ERR_ARG);
+    c = MPI_COMM_WORLD;
+    rc = MPI_Comm_idup_with_info(MPI_COMM_WORLD, rank == BAD ? gone : MPI_INFO_NULL, &c, &r);
+    ialone("MPI_Comm_idup_with_info with a freed info", rc, &c, &r, MPI_ERR_INFO);
+    c = MPI_COMM_WORLD;
+    rc = MPI_Comm_idup_with_info(MPI_COMM_WORLD, MPI_INFO_NULL, rank == BAD ? NULL : &c, &r);
+    ialone("MPI_Comm_idup_with_info with a NULL newcomm", rc, rank == BAD ? NULL : &c, &r, MPI_ERR_ARG);
+    redup();
+    passed("idup info");
+}
+
+/* creategroup passes NULL for the new communicator's address at rank BAD
+ * to MPI_Comm_create_group. An invalid group there fails it alone too,
+ * here where the others' group leaves it out: were it a member, they
+ * would wait for it, as it cannot know which group to meet them in. */
+static void creategroup(void) {
+    MPI_Group world, others;
+    TRY(MPI_Comm_group(MPI_COMM_WORLD, &world));
+    int bad = BAD;
+    TRY(MPI_Group_excl(world, 1, &bad, &others));
+    MPI_Comm c = MPI_COMM_WORLD, *out = rank == BAD ? NULL : &c;
+    int rc = MPI_Comm_create_group(MPI_COMM_WORLD, world, 5, out);
+    alone("MPI_Comm_create_group with a NULL newcomm", rc, out, MPI_ERR_ARG, size);
+    c = MPI_COMM_WORLD;
+    rc = MPI_Comm_create_group(MPI_COMM_WORLD, rank == BAD ? MPI_GROUP_NULL : others, 5, &c);
+    alone("MPI_Comm_create_group with MPI_GROUP_NULL", rc, &c, MPI_ERR_GROUP, size - 1);
+    TRY(MPI_Comm_create_group(MPI_COMM_WORLD, world, 5, &c));
+    int n;
+    TRY(MPI_Comm_size(c, &n));
+    EQ(n, size, "MPI_Comm_create_group's size after the failures");
+    TRY(MPI_Comm_free(&c));
+    TRY(MPI_Group_free(&others));
+    TRY(MPI_Group_free(&world));
+    passed("create group");
+}
+
 int main(int argc, char **argv) {
     start(&argc, &argv);
     rank = check_rank;
@@ -316,6 +446,16 @@ int main(int argc, char **argv) {
         nullout();
     if (part("nullsplit"))
         nullsplit();
+    if (part("dup"))
+        dupnull();
+    if (part("dupinfo"))
+        dupinfo();
+    if (part("idup"))
+        idupnull();
+    if (part("idupinfo"))
+        idupinfo();
+    if (part("creategroup"))
+        creategroup();
     TRY(MPI_Finalize());
     return 0;
 }
