@@ -2110,11 +2110,8 @@ func PMPI_Initialized(flag *C.int) C.int {
 
 //export PMPI_Intercomm_create
 func PMPI_Intercomm_create(local_comm C.uintptr_t, local_leader C.int, peer_comm C.uintptr_t, remote_leader C.int, tag C.int, newintercomm *C.uintptr_t) C.int {
-	if newintercomm == nil {
-		return C.int(done(Comm(local_comm), nullArg("MPI_Intercomm_create", "newintercomm")))
-	}
 	err := mpiIntercommCreate(Comm(local_comm), int(local_leader), Comm(peer_comm), int(remote_leader), int(tag), (*Comm)(unsafe.Pointer(newintercomm)))
-	if err != nil {
+	if err != nil && newintercomm != nil {
 		*newintercomm = C.uintptr_t(MPI_COMM_NULL)
 	}
 	return C.int(done(Comm(local_comm), err))

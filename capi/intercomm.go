@@ -55,11 +55,39 @@ func mpiIntercommCreate(local Comm, localLeader int, peer Comm, remoteLeader, t 
 	} else {
 		p, _ = peer.comm() // for the tools; nil if peer is none
 	}
+	if out == nil {
+		return nullIntercomm(nullArg("MPI_Intercomm_create", "newintercomm"), e.c, localLeader, func(leader int) (*pmpi.Comm, error) {
+			return api().IntercommCreate(e.c, leader, p, remoteLeader, tag(t))
+		})
+	}
 	c, err := api().IntercommCreate(e.c, localLeader, p, remoteLeader, tag(t))
 	if err != nil {
 		return err
 	}
 	return setComm(out, c, e)
+}
+
+// noLeader is a local leader out of range for every group: the stand-in
+// of nullIntercomm.
+const noLeader = -1
+
+// nullIntercomm returns err, the error of a NULL address for the new
+// intercommunicator, after taking part in the making of one over local,
+// whose local leader this rank passed, through create. pmpi checks the
+// local leaders first, over the group: where the group has other ranks,
+// this rank passes a stand-in out of range (noLeader), which every rank of
+// both groups then fails on, naming this rank, as long as the group's
+// other ranks agree on their leader. A rank alone in its group has none to
+// agree with it, so its mark would not reach the other group: it makes
+// the intercommunicator and frees it, and the other group succeeds.
+func nullIntercomm(err error, local *pmpi.Comm, localLeader int, create func(localLeader int) (*pmpi.Comm, error)) error {
+	if local.Size() > 1 {
+		return takePart(err, func() (*pmpi.Comm, error) { return create(noLeader) })
+	}
+	return makeAndFree(err, func() (*pmpi.Comm, *pmpi.Request, error) {
+		c, err := create(localLeader)
+		return c, nil, err
+	})
 }
 
 func mpiIntercommMerge(h Comm, high int, out *Comm) error {
