@@ -2128,11 +2128,8 @@ func PMPI_Intercomm_create_from_groups(local_group C.uintptr_t, local_leader C.i
 
 //export PMPI_Intercomm_merge
 func PMPI_Intercomm_merge(intercomm C.uintptr_t, high C.int, newintracomm *C.uintptr_t) C.int {
-	if newintracomm == nil {
-		return C.int(done(Comm(intercomm), nullArg("MPI_Intercomm_merge", "newintracomm")))
-	}
 	err := mpiIntercommMerge(Comm(intercomm), int(high), (*Comm)(unsafe.Pointer(newintracomm)))
-	if err != nil {
+	if err != nil && newintracomm != nil {
 		*newintracomm = C.uintptr_t(MPI_COMM_NULL)
 	}
 	return C.int(done(Comm(intercomm), err))

@@ -95,6 +95,14 @@ func mpiIntercommMerge(h Comm, high int, out *Comm) error {
 	if err != nil {
 		return err
 	}
+	if out == nil {
+		// The merge's exchange carries no mark of a rank's bad arguments:
+		// this rank merges and frees the result, and the others succeed.
+		return makeAndFree(nullArg("MPI_Intercomm_merge", "newintracomm"), func() (*pmpi.Comm, *pmpi.Request, error) {
+			c, err := api().IntercommMerge(e.c, high != 0)
+			return c, nil, err
+		})
+	}
 	c, err := api().IntercommMerge(e.c, high != 0)
 	if err != nil {
 		return err

@@ -116,7 +116,7 @@ var outByImpl = map[string]bool{
 	"MPI_Comm_create": true, "MPI_Comm_split": true, "MPI_Comm_split_type": true,
 	"MPI_Comm_dup": true, "MPI_Comm_dup_with_info": true,
 	"MPI_Comm_idup": true, "MPI_Comm_idup_with_info": true,
-	"MPI_Comm_create_group": true, "MPI_Intercomm_create": true,
+	"MPI_Comm_create_group": true, "MPI_Intercomm_create": true, "MPI_Intercomm_merge": true,
 }
 
 // implChecked reports whether p is a handle that fn, a constructor of
