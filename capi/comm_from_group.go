@@ -83,34 +83,44 @@ type onHandler struct {
 func (e *onHandler) Error() string { return e.err.Error() }
 func (e *onHandler) Unwrap() error { return e.err }
 
-// onEh makes f's errors, and a NULL out, onHandler errors of eh, once eh
-// is known to be a handler: an invalid one is raised as usual.
-func onEh(op string, eh Errhandler, out *Comm, f func() error) error {
+// onEh makes f's errors onHandler errors of eh, once eh is known to be a
+// handler: an invalid one is raised as usual.
+func onEh(op string, eh Errhandler, f func() error) error {
 	if err := eh.check(); err != nil {
 		return err
 	}
-	var err error
-	if out == nil {
-		err = nullArg(op, "newcomm")
-	} else {
-		err = f()
-	}
-	if err != nil {
+	if err := f(); err != nil {
 		return &onHandler{eh, op, err}
 	}
 	return nil
 }
 
 func mpiCommCreateFromGroup(gh Group, stringtag *C.char, ih Info, eh Errhandler, out *Comm) error {
-	return onEh("MPI_Comm_create_from_group", eh, out, func() error {
+	return onEh("MPI_Comm_create_from_group", eh, func() error {
 		return commFromGroup(gh, stringtag, ih, eh, out)
 	})
 }
 
+// commFromGroup: a rank whose group, stringtag or info is invalid fails
+// alone, and the other members wait for it; without its group or its
+// stringtag it cannot know the members it would meet or the tag they meet
+// on.
 func commFromGroup(gh Group, stringtag *C.char, ih Info, eh Errhandler, out *Comm) error {
 	g, t, err := groupArgs("comm create from group", gh, ih, stringtag)
 	if err != nil {
 		return err
+	}
+	if out == nil {
+		// The exchange, MPI_Comm_create_group's, carries no mark of a
+		// rank's bad arguments: this rank makes the communicator and
+		// frees it, and the others succeed.
+		return makeAndFree(nullArg("MPI_Comm_create_from_group", "newcomm"), func() (*pmpi.Comm, *pmpi.Request, error) {
+			e, err := fromGroup(g, t, eh)
+			if err != nil {
+				return nil, nil, err
+			}
+			return e.c, nil, nil
+		})
 	}
 	e, err := fromGroup(g, t, eh)
 	if err != nil {
@@ -120,7 +130,7 @@ func commFromGroup(gh Group, stringtag *C.char, ih Info, eh Errhandler, out *Com
 }
 
 func mpiIntercommCreateFromGroups(lh Group, localLeader int, rh Group, remoteLeader int, stringtag *C.char, ih Info, eh Errhandler, out *Comm) error {
-	return onEh("MPI_Intercomm_create_from_groups", eh, out, func() error {
+	return onEh("MPI_Intercomm_create_from_groups", eh, func() error {
 		return intercommFromGroups(lh, localLeader, rh, remoteLeader, stringtag, ih, eh, out)
 	})
 }
@@ -155,7 +165,15 @@ func intercommFromGroups(lh Group, localLeader int, rh Group, remoteLeader int, 
 	if err != nil {
 		return err
 	}
-	ic, err := api().IntercommCreate(le.c, localLeader, w.c, leader[0], t)
+	var ic *pmpi.Comm
+	if out == nil {
+		// As MPI_Intercomm_create's, over the local group's communicator.
+		err = nullIntercomm(nullArg("MPI_Intercomm_create_from_groups", "newintercomm"), le.c, localLeader, func(localLeader int) (*pmpi.Comm, error) {
+			return api().IntercommCreate(le.c, localLeader, w.c, leader[0], t)
+		})
+	} else {
+		ic, err = api().IntercommCreate(le.c, localLeader, w.c, leader[0], t)
+	}
 	if ferr := api().CommFree(le.c); err == nil {
 		err = ferr
 	}
