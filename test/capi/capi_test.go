@@ -171,8 +171,9 @@ var runs = map[string][]run{
 	"splitfatal": {{np: 2, fatal: []string{"MPI_ERR_ARG", "rank 1 passed color -1 (want"}}},
 	// badargs' rank 2 passes arguments the library itself refuses; with
 	// BADARGS_FATAL=<rank>:<part>, that rank's message ends the job: the
-	// bad rank's own, or another's naming rank 2 (the duplications and
-	// MPI_Comm_create_group fail rank 2 alone).
+	// bad rank's own, or another's naming rank 2 (the duplications,
+	// MPI_Comm_create_group, MPI_Comm_create_from_group and
+	// MPI_Intercomm_merge fail rank 2 alone).
 	"badargs": {
 		{np: 4},
 		{np: 4, name: "cart-own", args: []string{"-x", "BADARGS_FATAL=2:cart"}, fatal: []string{"MPI_ERR_ARG", "cart create: the array of 2 dims is NULL"}},
@@ -192,6 +193,13 @@ var runs = map[string][]run{
 		{np: 4, name: "idup-own", args: []string{"-x", "BADARGS_FATAL=2:idup"}, fatal: []string{"MPI_ERR_ARG", "MPI_Comm_idup: newcomm is a NULL pointer"}},
 		{np: 4, name: "idupinfo-own", args: []string{"-x", "BADARGS_FATAL=2:idupinfo"}, fatal: []string{"MPI_ERR_ARG", "MPI_Comm_idup_with_info: request is a NULL pointer"}},
 		{np: 4, name: "creategroup-own", args: []string{"-x", "BADARGS_FATAL=2:creategroup"}, fatal: []string{"MPI_ERR_ARG", "MPI_Comm_create_group: newcomm is a NULL pointer"}},
+		{np: 4, name: "nullinter-own", args: []string{"-x", "BADARGS_FATAL=2:nullinter"}, fatal: []string{"MPI_ERR_ARG", "MPI_Intercomm_create: newintercomm is a NULL pointer"}},
+		{np: 4, name: "nullinter-local", args: []string{"-x", "BADARGS_FATAL=0:nullinter"}, fatal: []string{"MPI_ERR_ARG", "rank 2 of the local group passed an invalid local leader"}},
+		{np: 4, name: "nullinter", args: []string{"-x", "BADARGS_FATAL=3:nullinter"}, fatal: []string{"MPI_ERR_ARG", "rank 2 of the remote group passed an invalid local leader"}},
+		{np: 4, name: "nullmerge-own", args: []string{"-x", "BADARGS_FATAL=2:nullmerge"}, fatal: []string{"MPI_ERR_ARG", "MPI_Intercomm_merge: newintracomm is a NULL pointer"}},
+		{np: 4, name: "nullfromgroup-own", args: []string{"-x", "BADARGS_FATAL=2:nullfromgroup"}, fatal: []string{"MPI_ERR_ARG", "MPI_Comm_create_from_group: newcomm is a NULL pointer"}},
+		{np: 4, name: "nullfromgroups-own", args: []string{"-x", "BADARGS_FATAL=2:nullfromgroups"}, fatal: []string{"MPI_ERR_ARG", "MPI_Intercomm_create_from_groups: newintercomm is a NULL pointer"}},
+		{np: 4, name: "nullfromgroups", args: []string{"-x", "BADARGS_FATAL=3:nullfromgroups"}, fatal: []string{"MPI_ERR_ARG", "rank 2 of the remote group passed an invalid local leader"}},
 	},
 	// fault's ranks end as a C program's do, main run by the start archive.
 	"fault": {

@@ -3,10 +3,12 @@
  * unknown split type, NULL for the new communicator's address): when one
  * rank's fail those checks, every rank fails, the bad rank with its own
  * error class and the others with MPI_ERR_ARG naming it, rather than
- * waiting for it; the duplications and MPI_Comm_create_group, whose
- * exchanges carry no such mark, fail the bad rank alone and let the
- * others finish. A correct call works afterwards. Runs on 4 ranks, rank
- * 2 the bad one.
+ * waiting for it; the duplications, MPI_Comm_create_group,
+ * MPI_Comm_create_from_group and MPI_Intercomm_merge, whose exchanges
+ * carry no such mark, fail the bad rank alone and let the others finish,
+ * as the intercommunicator constructors do where the bad rank is alone
+ * in its group. A correct call works afterwards. Runs on 4 ranks, rank 2
+ * the bad one.
  *
  * With BADARGS_FATAL=<rank>:<part> in the environment the program runs
  * that part alone, with MPI_ERRORS_ARE_FATAL at that rank, whose error
@@ -418,11 +420,123 @@ static void creategroup(void) {
     passed("create group");
 }
 
+/* handler is the error handler this rank gives the constructors from
+ * groups, whose errors go to it: MPI_ERRORS_ARE_FATAL at the rank
+ * BADARGS_FATAL names. */
+static MPI_Errhandler handler(void) {
+    return rank == fatal_rank ? MPI_ERRORS_ARE_FATAL : MPI_ERRORS_RETURN;
+}
+
+/* The intercommunicators of the parts below join the low group, ranks 0
+ * to BAD (so that rank BAD is rank BAD of its group too), and the high
+ * group, the ranks above; then rank BAD alone and the others. low
+ * reports whether this rank is in the low group. */
+static int low(void) { return rank <= BAD; }
+
+/* nullinter passes NULL for the new intercommunicator's address at rank
+ * BAD to MPI_Intercomm_create, whose leader is another rank, then rank
+ * BAD itself: every rank of both groups fails, naming it. Alone in its
+ * group, rank BAD makes the intercommunicator and frees it, and the
+ * others succeed. */
+static void nullinter(void) {
+    MPI_Comm half, solo, c = MPI_COMM_WORLD, *out = rank == BAD ? NULL : &c;
+    TRY(MPI_Comm_split(MPI_COMM_WORLD, low(), rank, &half));
+    int rc = MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, low() ? BAD + 1 : 0, 8, out);
+    nulled("MPI_Intercomm_create", rc, c);
+    c = MPI_COMM_WORLD;
+    rc = MPI_Intercomm_create(half, low() ? BAD : 0, MPI_COMM_WORLD, low() ? BAD + 1 : BAD, 8, out);
+    nulled("MPI_Intercomm_create, the bad rank its group's leader,", rc, c);
+    TRY(MPI_Comm_split(MPI_COMM_WORLD, rank == BAD, rank, &solo));
+    c = MPI_COMM_WORLD;
+    rc = MPI_Intercomm_create(solo, 0, MPI_COMM_WORLD, rank == BAD ? 0 : BAD, 8, out);
+    alone("MPI_Intercomm_create with a NULL newintercomm alone in its group", rc, out, MPI_ERR_ARG, size - 1);
+    TRY(MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, low() ? BAD + 1 : 0, 8, &c));
+    int n;
+    TRY(MPI_Comm_remote_size(c, &n));
+    EQ(n, low() ? size - BAD - 1 : BAD + 1, "MPI_Intercomm_create's remote size after the failures");
+    TRY(MPI_Comm_free(&c));
+    TRY(MPI_Comm_free(&solo));
+    TRY(MPI_Comm_free(&half));
+    passed("null result intercomm");
+}
+
+/* nullmerge passes NULL for the new intracommunicator's address at rank
+ * BAD to MPI_Intercomm_merge, whose exchange carries no mark: rank BAD
+ * merges anyway and frees the result, and the others succeed. */
+static void nullmerge(void) {
+    MPI_Comm half, inter, c = MPI_COMM_WORLD, *out = rank == BAD ? NULL : &c;
+    TRY(MPI_Comm_split(MPI_COMM_WORLD, low(), rank, &half));
+    TRY(MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, low() ? BAD + 1 : 0, 9, &inter));
+    int rc = MPI_Intercomm_merge(inter, !low(), out);
+    alone("MPI_Intercomm_merge with a NULL newintracomm", rc, out, MPI_ERR_ARG, size);
+    TRY(MPI_Intercomm_merge(inter, !low(), &c));
+    int r;
+    TRY(MPI_Comm_rank(c, &r));
+    EQ(r, rank, "the rank in MPI_Intercomm_merge's result after the failure");
+    TRY(MPI_Comm_free(&c));
+    TRY(MPI_Comm_free(&inter));
+    TRY(MPI_Comm_free(&half));
+    passed("null result merge");
+}
+
+/* nullfromgroup passes NULL for the new communicator's address at rank
+ * BAD to MPI_Comm_create_from_group, which makes it as
+ * MPI_Comm_create_group does: rank BAD makes it anyway and frees it, and
+ * the others succeed. */
+static void nullfromgroup(void) {
+    MPI_Group world;
+    TRY(MPI_Comm_group(MPI_COMM_WORLD, &world));
+    MPI_Comm c = MPI_COMM_WORLD, *out = rank == BAD ? NULL : &c;
+    int rc = MPI_Comm_create_from_group(world, "badargs.fromgroup", MPI_INFO_NULL, handler(), out);
+    alone("MPI_Comm_create_from_group with a NULL newcomm", rc, out, MPI_ERR_ARG, size);
+    TRY(MPI_Comm_create_from_group(world, "badargs.fromgroup", MPI_INFO_NULL, MPI_ERRORS_RETURN, &c));
+    int n;
+    TRY(MPI_Comm_size(c, &n));
+    EQ(n, size, "MPI_Comm_create_from_group's size after the failure");
+    TRY(MPI_Comm_free(&c));
+    TRY(MPI_Group_free(&world));
+    passed("null result from group");
+}
+
+/* nullfromgroups is nullinter for MPI_Intercomm_create_from_groups. */
+static void nullfromgroups(void) {
+    MPI_Group world, lo, hi, solo, rest;
+    TRY(MPI_Comm_group(MPI_COMM_WORLD, &world));
+    int lows[1][3] = {{0, BAD, 1}}, highs[1][3] = {{BAD + 1, size - 1, 1}}, bad = BAD;
+    TRY(MPI_Group_range_incl(world, 1, lows, &lo));
+    TRY(MPI_Group_range_incl(world, 1, highs, &hi));
+    TRY(MPI_Group_incl(world, 1, &bad, &solo));
+    TRY(MPI_Group_excl(world, 1, &bad, &rest));
+    MPI_Group mine = low() ? lo : hi, theirs = low() ? hi : lo;
+    const char *tag = "badargs.fromgroups";
+    MPI_Comm c = MPI_COMM_WORLD, *out = rank == BAD ? NULL : &c;
+    int rc = MPI_Intercomm_create_from_groups(mine, 0, theirs, 0, tag, MPI_INFO_NULL, handler(), out);
+    nulled("MPI_Intercomm_create_from_groups", rc, c);
+    c = MPI_COMM_WORLD;
+    rc = MPI_Intercomm_create_from_groups(mine, low() ? BAD : 0, theirs, low() ? 0 : BAD, tag, MPI_INFO_NULL,
+                                          handler(), out);
+    nulled("MPI_Intercomm_create_from_groups, the bad rank its group's leader,", rc, c);
+    c = MPI_COMM_WORLD;
+    rc = MPI_Intercomm_create_from_groups(rank == BAD ? solo : rest, 0, rank == BAD ? rest : solo, 0, tag,
+                                          MPI_INFO_NULL, handler(), out);
+    alone("MPI_Intercomm_create_from_groups with a NULL newintercomm alone in its group", rc, out, MPI_ERR_ARG,
+          size - 1);
+    TRY(MPI_Intercomm_create_from_groups(mine, 0, theirs, 0, tag, MPI_INFO_NULL, MPI_ERRORS_RETURN, &c));
+    int n;
+    TRY(MPI_Comm_remote_size(c, &n));
+    EQ(n, low() ? size - BAD - 1 : BAD + 1, "MPI_Intercomm_create_from_groups' remote size after the failures");
+    TRY(MPI_Comm_free(&c));
+    MPI_Group *gs[] = {&lo, &hi, &solo, &rest, &world};
+    for (int i = 0; i < 5; i++)
+        TRY(MPI_Group_free(gs[i]));
+    passed("null result from groups");
+}
+
 int main(int argc, char **argv) {
     start(&argc, &argv);
     rank = check_rank;
     TRY(MPI_Comm_size(MPI_COMM_WORLD, &size));
-    CHECK(size >= 3 && size <= 64, "needs 3 to 64 ranks, has %d", size);
+    CHECK(size > BAD + 1 && size <= 64, "needs %d to 64 ranks, has %d", BAD + 2, size);
     const char *f = getenv("BADARGS_FATAL");
     if (f != NULL) {
         fatal_rank = atoi(f);
@@ -456,6 +570,14 @@ int main(int argc, char **argv) {
         idupinfo();
     if (part("creategroup"))
         creategroup();
+    if (part("nullinter"))
+        nullinter();
+    if (part("nullmerge"))
+        nullmerge();
+    if (part("nullfromgroup"))
+        nullfromgroup();
+    if (part("nullfromgroups"))
+        nullfromgroups();
     TRY(MPI_Finalize());
     return 0;
 }
