@@ -147,7 +147,7 @@ func neighborAlltoallwCall(s *collStart, send []byte, scounts, sdispls []int, st
 	if err != nil {
 		return err
 	}
-	if err := k.apart(send, recv); err != nil {
+	if err := k.separate(send, recv); err != nil {
 		return err
 	}
 	return k.run(s, &collOp{kind: collNeighborAlltoallw, sblocks: sb, rblocks: rb, nb: nb})

@@ -8,7 +8,8 @@ import (
 
 // testCollectiveArgs: a collective's bad arguments are named as the
 // program wrote them: InPlace where the call has no in-place form, an
-// intercommunicator's root on an intracommunicator, a count list alone.
+// intercommunicator's root on an intracommunicator, a count list alone,
+// buffers that overlap where the call has no in-place form to use instead.
 func testCollectiveArgs(t *testing.T, api pmpi.API, w *pmpi.Comm) {
 	four := make([]byte, 4)
 	for _, tc := range []struct {
@@ -31,5 +32,23 @@ func testCollectiveArgs(t *testing.T, api pmpi.API, w *pmpi.Comm) {
 			"0 receive counts for 1 ranks (want one per rank)"},
 	} {
 		wantClass(t, tc.what, tc.err, tc.class, tc.says)
+	}
+	// Send and receive buffers that overlap where the call has no
+	// in-place form: the error does not point to one.
+	ring, err := api.CartCreate(w, []int{1}, []bool{true}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer api.CommFree(ring)
+	twelve := make([]byte, 12)
+	for _, tc := range []struct {
+		what string
+		err  error
+	}{
+		{"NeighborAllgather into its send buffer", api.NeighborAllgather(twelve[4:8], 1, pmpi.Int32, twelve[:8], 1, pmpi.Int32, ring)},
+		{"NeighborAlltoall into its send buffer", api.NeighborAlltoall(twelve[:8], 1, pmpi.Int32, twelve[4:], 1, pmpi.Int32, ring)},
+		{"ReduceLocal of overlapping buffers", api.ReduceLocal(twelve[:8], twelve[4:], 2, pmpi.Int32, pmpi.OpSum)},
+	} {
+		wantClass(t, tc.what, tc.err, pmpi.ClassBuffer, "the send and receive buffers overlap (this call has no in-place form: pass buffers that share no memory)")
 	}
 }

@@ -239,16 +239,39 @@ func (k *collCall) match(sendBytes, recvBytes int) error {
 }
 
 // apart fails if a and b share memory: the in-place form is the way to
-// reduce or gather into the same buffer.
+// reduce or gather into the same buffer. An intercommunicator's
+// collectives have none, and their error says so, as separate's does.
 func (k *collCall) apart(a, b []byte) error {
-	if len(a) == 0 || len(b) == 0 {
+	if !overlap(a, b) {
 		return nil
 	}
-	pa, pb := uintptr(unsafe.Pointer(&a[0])), uintptr(unsafe.Pointer(&b[0]))
-	if pa < pb+uintptr(len(b)) && pb < pa+uintptr(len(a)) {
-		return k.fail(ClassBuffer, "the send and receive buffers overlap (use the in-place form)")
+	if k.comm != nil && k.comm.inter != nil {
+		return k.noInPlaceOverlap()
 	}
-	return nil
+	return k.fail(ClassBuffer, "the send and receive buffers overlap (use the in-place form)")
+}
+
+// separate is apart for the calls that have no in-place form on any
+// communicator (the neighbourhood collectives, ReduceLocal): its error
+// does not send the program to one.
+func (k *collCall) separate(a, b []byte) error {
+	if !overlap(a, b) {
+		return nil
+	}
+	return k.noInPlaceOverlap()
+}
+
+func (k *collCall) noInPlaceOverlap() error {
+	return k.fail(ClassBuffer, "the send and receive buffers overlap (this call has no in-place form: pass buffers that share no memory)")
+}
+
+// overlap reports whether a and b share a byte.
+func overlap(a, b []byte) bool {
+	if len(a) == 0 || len(b) == 0 {
+		return false
+	}
+	pa, pb := uintptr(unsafe.Pointer(&a[0])), uintptr(unsafe.Pointer(&b[0]))
+	return pa < pb+uintptr(len(b)) && pb < pa+uintptr(len(a))
 }
 
 func (k *collCall) onlyAtRoot(root int, what []byte) error {

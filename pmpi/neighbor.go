@@ -116,7 +116,7 @@ func neighborAllgatherCall(s *collStart, send []byte, scount int, sdt Datatype, 
 	if err != nil {
 		return err
 	}
-	if err := errorsFirst(k.match(len(sd), rcount*rdt.Size()), k.apart(sd, rd)); err != nil {
+	if err := errorsFirst(k.match(len(sd), rcount*rdt.Size()), k.separate(sd, rd)); err != nil {
 		return err
 	}
 	return k.run(s, &collOp{kind: collNeighborAllgather, send: sd, recv: rd, nb: nb})
@@ -148,7 +148,7 @@ func neighborAllgathervCall(s *collStart, send []byte, scount int, sdt Datatype,
 	if err != nil {
 		return err
 	}
-	if err := k.apart(sd, recv); err != nil {
+	if err := k.separate(sd, recv); err != nil {
 		return err
 	}
 	return k.run(s, &collOp{kind: collNeighborAllgatherv, send: sd, recv: recv, counts: bc, displs: bd, nb: nb})
@@ -181,7 +181,7 @@ func neighborAlltoallCall(s *collStart, send []byte, scount int, sdt Datatype, r
 	if err != nil {
 		return err
 	}
-	if err := errorsFirst(k.match(scount*sdt.Size(), rcount*rdt.Size()), k.apart(sd, rd)); err != nil {
+	if err := errorsFirst(k.match(scount*sdt.Size(), rcount*rdt.Size()), k.separate(sd, rd)); err != nil {
 		return err
 	}
 	return k.run(s, &collOp{kind: collNeighborAlltoall, send: sd, recv: rd, nb: nb})
@@ -214,7 +214,7 @@ func neighborAlltoallvCall(s *collStart, send []byte, scounts, sdispls []int, sd
 	if err != nil {
 		return err
 	}
-	if err := k.apart(send, recv); err != nil {
+	if err := k.separate(send, recv); err != nil {
 		return err
 	}
 	return k.run(s, &collOp{kind: collNeighborAlltoallv, send: send, scounts: sc, sdispls: sdp, recv: recv, counts: rc, displs: rdp, nb: nb})

@@ -27,7 +27,7 @@ func (*realAPI) ReduceLocal(in, inout []byte, count int, dt Datatype, op Op) err
 		k.unpackAll(false)
 		return err
 	}
-	if err := k.apart(src, dst); err != nil {
+	if err := k.separate(src, dst); err != nil {
 		k.unpackAll(false)
 		return err
 	}
