@@ -39,7 +39,11 @@ func (k *collCall) derivedData(what string, buf []byte, count int, dt Datatype) 
 // releases the packed copies.
 func (k *collCall) unpackAll(ok bool) {
 	for _, c := range k.convs {
-		if ok && c.user != nil {
+		switch {
+		case !ok || c.user == nil:
+		case c.bc != nil:
+			c.unpackBlocks()
+		default:
 			c.unpack(len(*c.packed))
 		}
 		c.release()
@@ -82,6 +86,12 @@ func (k *collCall) blocksIn(what string, parts int, per string, buf *[]byte, cou
 			return nil, nil, err
 		}
 		*buf = packed
+		bc, bd, err := k.blocks(what, parts, per, counts, displs, dt, len(*buf))
+		if err == nil && what != "send" {
+			c := k.convs[len(k.convs)-1]
+			c.bc, c.bd = bc, bd
+		}
+		return bc, bd, err
 	}
 	return k.blocks(what, parts, per, counts, displs, dt, len(*buf))
 }

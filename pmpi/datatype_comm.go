@@ -66,6 +66,9 @@ type conversion struct {
 	direct   bool
 	streamed bool
 	data     []byte // the user's block, when direct
+	// bc and bd, when set, are the blocks a v-form collective receives
+	// (bc[i] bytes at bd[i] of packed): only they are unpacked.
+	bc, bd []int
 }
 
 // Size, Pack and Unpack make a streamed conversion a pml.Layout.
@@ -106,6 +109,22 @@ func packFor(t *typeDesc, buf []byte, count int) *conversion {
 func (c *conversion) unpack(n int) {
 	if !c.direct && !c.streamed {
 		c.t.unpack(c.user, (*c.packed)[:n], c.count)
+	}
+}
+
+// unpackBlocks is unpack for a buffer that received only its blocks: the
+// elements between them keep what they hold, though their bytes may
+// share an extent with a received element's (a resized type's, such as
+// the columns of a grid gathered by Gatherv), which packing them back
+// would overwrite with what was there before the call.
+func (c *conversion) unpackBlocks() {
+	if c.direct || c.streamed {
+		return
+	}
+	for i, n := range c.bc {
+		if n > 0 {
+			c.t.copySpan((*c.packed)[c.bd[i]:c.bd[i]+n], c.user, c.count, c.bd[i], false)
+		}
 	}
 }
 

@@ -114,6 +114,53 @@ func ddtCollv(w mpi.Comm) error {
 		}
 	}
 
+	// Gatherv and Allgatherv of runs of three numbers into one row, their
+	// layout resized to one number so that displacements count numbers,
+	// as a grid's blocks gathered at their corners' offsets are: the
+	// elements between the blocks, never received, share numbers with
+	// the blocks and must not be written back over them.
+	run3, err := mpi.Contiguous[float64](3)
+	if err != nil {
+		return err
+	}
+	if run3, err = run3.Resized(0, 8); err != nil {
+		return err
+	}
+	ones, at3 := make([]int, n), make([]int, n)
+	for r := range n {
+		ones[r], at3[r] = 1, 3*r
+	}
+	runOf := func(r int) []float64 { return []float64{value(r, 0, 0), value(r, 0, 1), value(r, 0, 2)} }
+	inRow := func(what string, got []float64) error {
+		for r := range n {
+			for k, v := range runOf(r) {
+				if got[3*r+k] != v {
+					return fmt.Errorf("%s of runs: number %d = %v, want %v", what, 3*r+k, got[3*r+k], v)
+				}
+			}
+		}
+		return nil
+	}
+	var row []float64
+	if me == 0 {
+		row = make([]float64, 3*n)
+	}
+	if err := mpi.GathervLayout(runOf(me), 3, mpi.LayoutOf[float64](), row, ones, at3, run3, 0, w); err != nil {
+		return fmt.Errorf("gatherv of runs: %w", err)
+	}
+	if me == 0 {
+		if err := inRow("gatherv", row); err != nil {
+			return err
+		}
+	}
+	row = make([]float64, 3*n)
+	if err := mpi.AllgathervLayout(runOf(me), 3, mpi.LayoutOf[float64](), row, ones, at3, run3, w); err != nil {
+		return fmt.Errorf("allgatherv of runs: %w", err)
+	}
+	if err := inRow("allgatherv", row); err != nil {
+		return err
+	}
+
 	// Alltoallv: rank a sends rank b 1+(a+b)%2 columns from column 2b of
 	// its rows×2n grid, into column 2a of b's.
 	pair := func(a, b int) int { return 1 + (a+b)%2 }
