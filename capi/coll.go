@@ -57,6 +57,32 @@ func extentOf(counts, displs []int) int {
 	return n
 }
 
+// lowered moves a v-form's side whose displacements reach before its
+// buffer (C allows it: they count from the buffer's address) to start
+// at its lowest block, since gompi's buffers cannot start before their
+// origin: p moves down by as many elements of dt as every displacement
+// moves up. Blocks of no elements do not count.
+func lowered(p unsafe.Pointer, counts, displs []int, dt Datatype) unsafe.Pointer {
+	lo := 0
+	for i := range min(len(counts), len(displs)) {
+		if counts[i] > 0 {
+			lo = min(lo, displs[i])
+		}
+	}
+	if lo == 0 || p == nil || inPlace(p) {
+		return p
+	}
+	d, err := dt.get()
+	if err != nil {
+		return p // the datatype's error comes with the side
+	}
+	_, ext := d.Extent()
+	for i := range displs {
+		displs[i] -= lo
+	}
+	return unsafe.Add(p, lo*ext)
+}
+
 // reduceArgs: Reduce, Allreduce, Scan, Exscan, ReduceScatterBlock
 // (count per rank: recv holds count, send size*count).
 func reduceArgs(s, r unsafe.Pointer, scount, rcount int, dt Datatype, op Op, h Comm) (coll, error) {

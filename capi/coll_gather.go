@@ -45,9 +45,11 @@ func vargs[N cInt](s unsafe.Pointer, scount int, scounts, sdispls *N, sdt Dataty
 	n := c.Peers()
 	v := &vblocks{scounts: ints(scounts, n), sdispls: ints(sdispls, n), rcounts: ints(rcounts, n), rdispls: ints(rdispls, n)}
 	if scounts != nil {
+		s = lowered(s, v.scounts, v.sdispls, sdt)
 		scount = extentOf(v.scounts, v.sdispls)
 	}
 	if rcounts != nil {
+		r = lowered(r, v.rcounts, v.rdispls, rdt)
 		rcount = extentOf(v.rcounts, v.rdispls)
 	}
 	v.coll, err = pairArgs(s, scount, sdt, r, rcount, rdt, h)

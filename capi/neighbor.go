@@ -55,6 +55,7 @@ func nbVargs[N, D ~int32 | ~int64](op string, s unsafe.Pointer, scount int, scou
 		if v.sdispls, err = cInts(op, "sdispls", sdispls, out); err != nil {
 			return nil, err
 		}
+		s = lowered(s, v.scounts, v.sdispls, sdt)
 		scount = extentOf(v.scounts, v.sdispls)
 	}
 	if v.rcounts, err = cInts(op, "recvcounts", rcounts, in); err != nil {
@@ -63,6 +64,7 @@ func nbVargs[N, D ~int32 | ~int64](op string, s unsafe.Pointer, scount int, scou
 	if v.rdispls, err = cInts(op, "rdispls", rdispls, in); err != nil {
 		return nil, err
 	}
+	r = lowered(r, v.rcounts, v.rdispls, rdt)
 	v.coll, err = pairArgs(s, scount, sdt, r, extentOf(v.rcounts, v.rdispls), rdt, h)
 	return v, err
 }

@@ -639,6 +639,51 @@ static const struct collective collectives[] = {
     {"scatterv", scatterv, INTS, 1},
 };
 
+/* negative_displs passes buffers at the end of their arrays, so that
+ * every displacement is negative, as C allows: Gatherv, Scatterv,
+ * Allgatherv and Alltoallv on MPI_COMM_WORLD, the blocks in reverse
+ * order. */
+static void negative_displs(void) {
+    int in[MAX], out[MAX], counts[8], displs[8], counts2[8], displs2[8];
+    TRY(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
+    TRY(MPI_Comm_size(MPI_COMM_WORLD, &size));
+    int end = C * size; /* each rank's block, C ints at -C*(q+1) */
+    enum form f = B;    /* for EXPECT's message */
+    int inplace = 0, round = 0;
+    what = "negative displacements";
+    for (int q = 0; q < size; q++)
+        counts[q] = C, displs[q] = -C * (q + 1);
+    for (int i = 0; i < C; i++)
+        in[i] = val(rank, i, round);
+    for (int i = 0; i < MAX; i++)
+        out[i] = -1;
+    TRY(MPI_Gatherv(in, C, MPI_INT, out + end, counts, displs, MPI_INT, 0, MPI_COMM_WORLD));
+    if (rank == 0)
+        for (int q = 0; q < size; q++)
+            for (int i = 0; i < C; i++)
+                EXPECT(out[end - C * (q + 1) + i], val(q, i, round));
+    int back[C];
+    TRY(MPI_Scatterv(out + end, counts, displs, MPI_INT, back, C, MPI_INT, 0, MPI_COMM_WORLD));
+    for (int i = 0; i < C; i++)
+        EXPECT(back[i], val(rank, i, round));
+    for (int i = 0; i < MAX; i++)
+        out[i] = -1;
+    TRY(MPI_Allgatherv(in, C, MPI_INT, out + end, counts, displs, MPI_INT, MPI_COMM_WORLD));
+    for (int q = 0; q < size; q++)
+        for (int i = 0; i < C; i++)
+            EXPECT(out[end - C * (q + 1) + i], val(q, i, round));
+    /* Alltoallv: one int to each rank, from and to negative places. */
+    for (int q = 0; q < size; q++) {
+        in[q] = pairval(rank, q, 0, round);
+        counts2[q] = 1, displs2[q] = q - size;
+    }
+    for (int i = 0; i < MAX; i++)
+        out[i] = -1;
+    TRY(MPI_Alltoallv(in + size, counts2, displs2, MPI_INT, out + size, counts2, displs2, MPI_INT, MPI_COMM_WORLD));
+    for (int q = 0; q < size; q++)
+        EXPECT(out[q], pairval(q, rank, 0, round));
+}
+
 /* every runs each collective in each form on comm. */
 static void every(const char *name) {
     TRY(MPI_Comm_rank(comm, &rank));
@@ -670,6 +715,8 @@ int main(int argc, char **argv) {
     every("a split");
     TRY(MPI_Comm_free(&comm));
 
+    negative_displs();
+    passed("negative displacements");
     reduce_local();
     passed("reduce_local");
     TRY(MPI_Finalize());
