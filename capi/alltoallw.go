@@ -43,7 +43,7 @@ func wSideOf[N, D ~int32 | ~int64](op, side string, p unsafe.Pointer, counts *N,
 		return w, errorf(pmpi.ClassArg, "%s: the array of %d %stypes is NULL", op, n, side)
 	}
 	w.types = make([]pmpi.Datatype, n)
-	end := 0
+	lo, end := 0, 0
 	for i, h := range unsafe.Slice(types, n) {
 		d, err := h.get()
 		if err != nil {
@@ -59,11 +59,28 @@ func wSideOf[N, D ~int32 | ~int64](op, side string, p unsafe.Pointer, counts *N,
 		}
 		_, ext := d.Extent()
 		tlb, text := d.TrueExtent()
+		if tlb < 0 && ext >= 0 && p != nil {
+			// Data before the block's address: the block starts at its
+			// first byte of data, as buffer's do.
+			if s, ok := shifted(d, -tlb); ok {
+				w.types[i], w.displs[i], tlb = s, w.displs[i]+tlb, 0
+			}
+		}
+		lo = min(lo, w.displs[i])
 		end = max(end, w.displs[i]+(c-1)*ext+tlb+text)
 	}
-	if p != nil && end > 0 {
-		w.buf = unsafe.Slice((*byte)(p), end)
+	if p == nil || end-lo <= 0 {
+		return w, nil
 	}
+	if lo < 0 {
+		// Blocks before p (C allows negative displacements): the buffer
+		// starts at the lowest.
+		p, end = unsafe.Add(p, lo), end-lo
+		for i := range w.displs {
+			w.displs[i] -= lo
+		}
+	}
+	w.buf = unsafe.Slice((*byte)(p), end)
 	return w, nil
 }
 

@@ -641,8 +641,8 @@ static const struct collective collectives[] = {
 
 /* negative_displs passes buffers at the end of their arrays, so that
  * every displacement is negative, as C allows: Gatherv, Scatterv,
- * Allgatherv and Alltoallv on MPI_COMM_WORLD, the blocks in reverse
- * order. */
+ * Allgatherv, Alltoallv and Alltoallw on MPI_COMM_WORLD, the blocks in
+ * reverse order. */
 static void negative_displs(void) {
     int in[MAX], out[MAX], counts[8], displs[8], counts2[8], displs2[8];
     TRY(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
@@ -682,6 +682,24 @@ static void negative_displs(void) {
     TRY(MPI_Alltoallv(in + size, counts2, displs2, MPI_INT, out + size, counts2, displs2, MPI_INT, MPI_COMM_WORLD));
     for (int q = 0; q < size; q++)
         EXPECT(out[q], pairval(q, rank, 0, round));
+    /* Alltoallw: the send blocks' type has its int one int before its
+     * address, the receive blocks lie before the buffer. */
+    MPI_Datatype before, types[8], ints[8];
+    int one = 1;
+    MPI_Aint minus = -(MPI_Aint)sizeof(int);
+    TRY(MPI_Type_create_hindexed(1, &one, &minus, MPI_INT, &before));
+    TRY(MPI_Type_commit(&before));
+    int sbytes[8], rbytes[8];
+    for (int q = 0; q < size; q++) {
+        types[q] = before, ints[q] = MPI_INT;
+        sbytes[q] = (q + 1) * (int)sizeof(int), rbytes[q] = (q - size) * (int)sizeof(int);
+    }
+    for (int i = 0; i < MAX; i++)
+        out[i] = -1;
+    TRY(MPI_Alltoallw(in, counts2, sbytes, types, out + size, counts2, rbytes, ints, MPI_COMM_WORLD));
+    for (int q = 0; q < size; q++)
+        EXPECT(out[q], pairval(q, rank, 0, round));
+    TRY(MPI_Type_free(&before));
 }
 
 /* every runs each collective in each form on comm. */
