@@ -88,6 +88,7 @@ func (k *collCall) blocksIn(what string, parts int, per string, buf *[]byte, cou
 		*buf = packed
 		bc, bd, err := k.blocks(what, parts, per, counts, displs, dt, len(*buf))
 		if err == nil && what != "send" {
+			// The conversion derivedData just made for a type that packs.
 			c := k.convs[len(k.convs)-1]
 			c.bc, c.bd = bc, bd
 		}
