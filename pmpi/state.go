@@ -62,22 +62,38 @@ func (l *library) state(stacks bool) ess.State {
 }
 
 // comm finds the communicator that owns a context id: each has two, the
-// even one for its point-to-point traffic and the next for its collectives.
+// even one for its point-to-point traffic and the next for its collectives,
+// and each of its non-blocking and persistent collectives runs on a
+// context of its own made from the first (nbcContext).
 func (l *library) comm(cid uint32) *Comm {
+	if isNBCContext(cid) {
+		cid = (cid &^ (1 << 31)) >> nbcSlotBits
+	}
 	if c, ok := l.comms.Load(cid &^ 1); ok {
 		return c.(*Comm)
 	}
 	return nil
 }
 
+// isNBCContext reports whether cid is the context of a non-blocking or
+// persistent collective's slot.
+func isNBCContext(cid uint32) bool { return cid&(1<<31) != 0 }
+
 // describeContext names the communicator of a context id and, for the
-// collective context, the collective the tag belongs to.
+// collective context, the collective the tag belongs to; a non-blocking
+// or persistent collective's messages are named as such, their tags
+// being the algorithm's own.
 func (l *library) describeContext(cid uint32, tag int) (comm, collective string) {
 	c := l.comm(cid)
 	if c == nil {
 		return fmt.Sprintf("context %d", cid), ""
 	}
-	if cid&1 == 1 {
+	switch {
+	case isNBCContext(cid) && int(cid&(1<<nbcSlotBits-1)) >= nbcOutstanding:
+		collective = "a persistent collective"
+	case isNBCContext(cid):
+		collective = "a non-blocking collective"
+	case cid&1 == 1:
 		collective = coll.TagName(tag)
 	}
 	return c.Name(), collective

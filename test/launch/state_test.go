@@ -167,6 +167,34 @@ func TestStateReportFindsATagMismatch(t *testing.T) {
 	})
 }
 
+// A non-blocking collective runs on a context of its own: the report
+// names its communicator and its ranks there, not the context's number.
+func TestStateReportNamesANonBlockingCollective(t *testing.T) {
+	t.Parallel()
+	// basic runs calls side by side, each on its slot's context.
+	j := startJob(t, "-np", "2", "--mca", "coll", "basic,self", hangprog, "nbc")
+	out := j.await(t, "both ranks' block sites", func(out string) bool { return len(blockSites(out)) == 2 })
+	sites := blockSites(out)
+	want := []string{
+		fmt.Sprintf("waits in Request.Wait at %s", sites[0]),
+		"receive from rank 0 (world rank 1) inside a non-blocking collective, comm reversed, 4 bytes",
+		"unexpected message(s): from rank 1 (world rank 0) inside a non-blocking collective, comm reversed, 4 bytes",
+		fmt.Sprintf("gompirun: deadlock: rank 0 waits for 1 inside a non-blocking collective on reversed at %s; "+
+			"rank 1 waits to receive from 0 tag 7 on MPI_COMM_WORLD at %s\n", sites[0], sites[1]),
+	}
+	report := j.stateUntil(t, func(r string) bool {
+		for _, w := range want {
+			if !strings.Contains(r, w) {
+				return false
+			}
+		}
+		return true
+	})
+	if regexp.MustCompile(`context \d`).MatchString(report) {
+		t.Errorf("the report names a context by its number:\n%s", report)
+	}
+}
+
 func TestStateReportNamesAStoppedRank(t *testing.T) {
 	t.Parallel()
 	j := startJob(t, "-np", "2", hangprog, "stopped")

@@ -6,6 +6,9 @@
 //	both     ranks 0 and 1 each receive from the other first
 //	tag      rank 0 sends tag 8 and enters a barrier; rank 1 receives tag 7
 //	stopped  rank 1 stops itself (SIGSTOP); rank 0 receives from it
+//	nbc      on "reversed", world's ranks in reverse order, rank 0 waits on
+//	         an Ialltoall that rank 1 does not start: it receives from
+//	         rank 0 instead
 package main
 
 import (
@@ -53,6 +56,27 @@ func main() {
 		} else {
 			at(rank)
 			_, _ = mpi.Recv(buf, 1, 7, w)
+		}
+	case "nbc":
+		c, err := w.Split(0, -rank)
+		if err == nil {
+			err = c.SetName("reversed")
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "hangprog:", err)
+			os.Exit(2)
+		}
+		if rank == 0 {
+			r, err := mpi.Ialltoall(buf, make([]byte, len(buf)), c)
+			if err != nil {
+				fmt.Fprintln(os.Stderr, "hangprog:", err)
+				os.Exit(2)
+			}
+			at(rank)
+			_, _ = r.Wait()
+		} else {
+			at(rank)
+			_, _ = mpi.Recv(buf, 0, 7, w)
 		}
 	}
 	_ = mpi.Finalize()
