@@ -314,6 +314,9 @@ func (*realAPI) Finalize() error {
 	if err != nil {
 		return err
 	}
+	if fc := foreignCaller.Load(); fc != nil {
+		finalizeForeignPC.Store(fc.PC()) // for state reports (finalizeSites)
+	}
 	// MPI_COMM_SELF's attributes go first, the last set first: a library's
 	// hook at Finalize may still call MPI. A failing callback fails
 	// Finalize, and MPI keeps running.

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/gompi/gompi/frameworks/coll"
@@ -44,9 +45,9 @@ func (l *library) state(stacks bool) ess.State {
 		st.Ops = append(st.Ops, o)
 		return true
 	})
-	for _, site := range finalizeSites() {
+	for _, f := range finalizeSites() {
 		st.Ops = append(st.Ops, ess.Op{Kind: "finalize", PeerWorld: -1, Peer: -1, Tag: -1, Comm: "world",
-			Call: "Finalize", Site: site})
+			Call: f.call, Site: f.site})
 	}
 	for _, m := range es.Unexpected {
 		comm, collective := l.describeContext(m.Context, m.Tag)
@@ -114,15 +115,17 @@ func (l *library) commRank(cid uint32, world int) int {
 }
 
 // finalizeSites finds the goroutines that are inside Finalize, which waits
-// there for every rank to call it, and returns the program's call site of
-// each ("" where the stack does not show it): without them a rank that
-// waits in Finalize while the others wait for it in a call it skipped
-// would report nothing pending. It reads the goroutines' tracebacks:
+// there for every rank to call it, and returns the call and the program's
+// call site of each ("" where the stack does not show it): without them a
+// rank that waits in Finalize while the others wait for it in a call it
+// skipped would report nothing pending. A C program's call is
+// MPI_Finalize, at the site its caller's return address names
+// (finalizeForeignPC). It reads the goroutines' tracebacks:
 // runtime.GoroutineProfile keeps 32 frames, fewer than a wait in the job
 // server's client takes.
-func finalizeSites() []string {
+func finalizeSites() []finalizeSite {
 	const finalize = "\ngithub.com/gompi/gompi/pmpi.(*realAPI).Finalize("
-	var sites []string
+	var sites []finalizeSite
 	for _, g := range strings.Split(allStacks(), "\n\n") {
 		_, after, ok := strings.Cut(g, finalize)
 		if !ok {
@@ -130,18 +133,35 @@ func finalizeSites() []string {
 		}
 		// Frames are a function's line, then a tab and file:line.
 		lines := strings.Split(after, "\n")
-		site := ""
-		for i := 2; i+1 < len(lines) && site == ""; i += 2 {
+		f := finalizeSite{call: "Finalize"}
+	frames:
+		for i := 2; i+1 < len(lines); i += 2 {
 			fn := lines[i][:max(strings.LastIndexByte(lines[i], '('), 0)]
-			if fn != "" && !inLibrary(fn) {
-				file, _, _ := strings.Cut(strings.TrimSpace(lines[i+1]), " ")
-				site = filepath.Base(file)
+			file, _, _ := strings.Cut(strings.TrimSpace(lines[i+1]), " ")
+			switch {
+			case fn == "main.PMPI_Finalize" && strings.Contains(file, "/capi/"):
+				// gompi's C library: C's frames lie beyond the traceback.
+				f = finalizeSite{call: "MPI_Finalize", site: foreignSite(finalizeForeignPC.Load())}
+				break frames
+			case strings.HasPrefix(fn, "main.") && strings.Contains(file, "/capi/"):
+				// the C library's Go side, between its entry point and pmpi
+			case fn != "" && !inLibrary(fn):
+				f.site = filepath.Base(file)
+				break frames
 			}
 		}
-		sites = append(sites, site)
+		sites = append(sites, f)
 	}
 	return sites
 }
+
+// finalizeSite is a call of Finalize and where the program made it.
+type finalizeSite struct{ call, site string }
+
+// finalizeForeignPC is where a C program called MPI_Finalize, read as
+// Finalize begins, before a callback of MPI_COMM_SELF's attributes may
+// call MPI and move the calling thread's record.
+var finalizeForeignPC atomic.Uintptr
 
 // libraryPrefixes are the packages whose frames are gompi's, not the
 // program's: the call site is the first frame outside them.

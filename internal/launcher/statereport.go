@@ -97,11 +97,12 @@ func describeOp(op *rtepb.PendingOp) string {
 	if op.Kind == "finalize" {
 		// Finalize's wait is for every rank, not a peer; the report
 		// gives its call site only.
-		b.WriteString("waits in Finalize")
+		call := finalizeCall(op)
+		b.WriteString("waits in " + call)
 		if op.Site != "" {
 			fmt.Fprintf(&b, " at %s", op.Site)
 		}
-		b.WriteString(" for every rank to call Finalize")
+		b.WriteString(" for every rank to call " + call)
 		return b.String()
 	}
 	if op.Call != "" {
@@ -208,9 +209,9 @@ func analyze(reports []*rtepb.StateReport) []string {
 	}
 	for rank := range waits {
 		for _, e := range waits[rank] {
-			if site, ok := inFinalize(reports[e.to]); ok {
-				out = append(out, fmt.Sprintf("rank %d %s, but rank %d waits in Finalize%s: it left without the call rank %d waits in",
-					rank, waitPhrase(waits[rank], e.to), e.to, site, rank))
+			if where, ok := inFinalize(reports[e.to]); ok {
+				out = append(out, fmt.Sprintf("rank %d %s, but rank %d waits in %s: it left without the call rank %d waits in",
+					rank, waitPhrase(waits[rank], e.to), e.to, where, rank))
 			}
 		}
 	}
@@ -218,7 +219,8 @@ func analyze(reports []*rtepb.StateReport) []string {
 }
 
 // inFinalize reports whether rep is of a rank that waits in Finalize, and
-// " at" its call site, if known.
+// the call with " at" its call site, if known: "Finalize at main.go:40",
+// "MPI_Finalize at hang.c:12".
 func inFinalize(rep *rtepb.StateReport) (string, bool) {
 	if rep == nil {
 		return "", false
@@ -226,12 +228,21 @@ func inFinalize(rep *rtepb.StateReport) (string, bool) {
 	for _, op := range rep.Ops {
 		if op.Kind == "finalize" {
 			if op.Site != "" {
-				return " at " + op.Site, true
+				return finalizeCall(op) + " at " + op.Site, true
 			}
-			return "", true
+			return finalizeCall(op), true
 		}
 	}
 	return "", false
+}
+
+// finalizeCall is the call of a rank's Finalize: MPI_Finalize in a C
+// program, Finalize in a Go one (and from a rank that does not say).
+func finalizeCall(op *rtepb.PendingOp) string {
+	if op.Call != "" {
+		return op.Call
+	}
+	return "Finalize"
 }
 
 // waitPhrase says how rank waits for next: "waits to receive from 1 tag 7

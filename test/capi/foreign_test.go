@@ -94,8 +94,8 @@ func TestStateReport(t *testing.T) {
 	// With line tables the report names the C file and line; without, the
 	// caller's offset in its object.
 	for _, tc := range []struct {
-		name, flag, site string
-	}{{"lines", "-g", "at hang.c:9"}, {"no lines", "-g0", "at hang+0x"}} {
+		name, flag, recv, finalize string
+	}{{"lines", "-g", "at hang.c:12", "at hang.c:13"}, {"no lines", "-g0", "at hang+0x", "at hang+0x"}} {
 		t.Run(tc.name, func(t *testing.T) {
 			bin := filepath.Join(t.TempDir(), "hang")
 			if out, err := exec.Command(cc, "-O2", tc.flag, "-I"+include, "-o", bin, filepath.Join("testdata", "hang", "hang.c"),
@@ -107,8 +107,23 @@ func TestStateReport(t *testing.T) {
 				t.Fatalf("the deadlocked job succeeded\n%v", j)
 			}
 			for _, want := range []string{
-				"rank 0 (pid", "waits in MPI_Recv " + tc.site, "receive from rank 1, tag 5, comm MPI_COMM_WORLD",
+				"rank 0 (pid", "waits in MPI_Recv " + tc.recv, "receive from rank 1, tag 5, comm MPI_COMM_WORLD",
 				"rank 1 (pid", "receive from rank 0, tag 5", "deadlock",
+			} {
+				if !strings.Contains(j.Stderr, want) {
+					t.Errorf("the state report does not say %q\n%v", want, j)
+				}
+			}
+			// Rank 0 leaves for MPI_Finalize: the report names that call
+			// where the program made it, not a place in the library.
+			j = jobtest.Run(t, gompirun, hangLimit, nil, "-np", "2", "--timeout", "3", "--report-state-on-timeout", bin, "finalize")
+			if j.Code == 0 {
+				t.Fatalf("the deadlocked job succeeded\n%v", j)
+			}
+			for _, want := range []string{
+				"rank 0 (pid", "waits in MPI_Finalize " + tc.finalize, "for every rank to call MPI_Finalize",
+				"waits in MPI_Recv " + tc.recv, "receive from rank 0, tag 5",
+				"but rank 0 waits in MPI_Finalize " + tc.finalize, "it left without the call rank 1 waits in",
 			} {
 				if !strings.Contains(j.Stderr, want) {
 					t.Errorf("the state report does not say %q\n%v", want, j)
