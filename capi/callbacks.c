@@ -64,6 +64,11 @@ HIDDEN void gompi_call_session_errhandler(void *fn, uintptr_t session, int code)
     ((MPI_Session_errhandler_function *)fn)(&s, &code);
 }
 
+HIDDEN void gompi_call_file_errhandler(void *fn, uintptr_t file, int code) {
+    MPI_File f = (MPI_File)file;
+    ((MPI_File_errhandler_function *)fn)(&f, &code);
+}
+
 /* Sessions keep the runtime past MPI_Finalize; it ends when the process
  * does. */
 extern void gompiEndAtExit(void);

@@ -136,14 +136,22 @@ func raise(h Comm, err error) int {
 
 // raiseOnHandler is raise for an onHandler.
 func raiseOnHandler(e *onHandler, code int) int {
-	switch e.eh {
+	return raiseTo(e.eh, "in "+e.op, e.err, code, func(fn unsafe.Pointer, code C.int) {
+		C.gompi_call_comm_errhandler(fn, C.uintptr_t(MPI_COMM_NULL), code)
+	})
+}
+
+// raiseTo raises err, of class code, raised where says ("on X"), on error
+// handler eh, which is no communicator's: call calls a user's.
+func raiseTo(eh Errhandler, where string, err error, code int, call func(fn unsafe.Pointer, code C.int)) int {
+	switch eh {
 	case MPI_ERRORS_RETURN:
 		return code
 	case MPI_ERRORS_ARE_FATAL, MPI_ERRORS_ABORT:
-		fatalOn("in "+e.op, nil, e.eh, e.err, code)
+		fatalOn(where, nil, eh, err, code)
 	}
-	if u := lib.errhs.get(uintptr(e.eh)); u != nil {
-		C.gompi_call_comm_errhandler(u.fn, C.uintptr_t(MPI_COMM_NULL), C.int(code))
+	if u := lib.errhs.get(uintptr(eh)); u != nil {
+		call(u.fn, C.int(code))
 	}
 	return code
 }

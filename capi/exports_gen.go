@@ -871,442 +871,448 @@ func PMPI_Fetch_and_op(origin_addr unsafe.Pointer, result_addr unsafe.Pointer, d
 
 //export PMPI_File_call_errhandler
 func PMPI_File_call_errhandler(fh C.uintptr_t, errorcode C.int) C.int {
-	return C.int(unsupported(0, "MPI_File_call_errhandler"))
+	return C.int(doneFile(mpiFileCallErrhandler(File(fh), int(errorcode))))
 }
 
 //export PMPI_File_close
 func PMPI_File_close(fh *C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_File_close"))
+	return C.int(unsupportedFile("MPI_File_close"))
 }
 
 //export PMPI_File_create_errhandler
 func PMPI_File_create_errhandler(file_errhandler_fn unsafe.Pointer, errhandler *C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_File_create_errhandler"))
+	if errhandler == nil {
+		return C.int(doneFile(nullArg("MPI_File_create_errhandler", "errhandler")))
+	}
+	return C.int(doneFile(mpiFileCreateErrhandler(file_errhandler_fn, (*Errhandler)(unsafe.Pointer(errhandler)))))
 }
 
 //export PMPI_File_delete
 func PMPI_File_delete(filename *C.char, info C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_File_delete"))
+	return C.int(unsupportedFile("MPI_File_delete"))
 }
 
 //export PMPI_File_get_amode
 func PMPI_File_get_amode(fh C.uintptr_t, amode *C.int) C.int {
-	return C.int(unsupported(0, "MPI_File_get_amode"))
+	return C.int(unsupportedFile("MPI_File_get_amode"))
 }
 
 //export PMPI_File_get_atomicity
 func PMPI_File_get_atomicity(fh C.uintptr_t, flag *C.int) C.int {
-	return C.int(unsupported(0, "MPI_File_get_atomicity"))
+	return C.int(unsupportedFile("MPI_File_get_atomicity"))
 }
 
 //export PMPI_File_get_byte_offset
 func PMPI_File_get_byte_offset(fh C.uintptr_t, offset C.int64_t, disp *C.int64_t) C.int {
-	return C.int(unsupported(0, "MPI_File_get_byte_offset"))
+	return C.int(unsupportedFile("MPI_File_get_byte_offset"))
 }
 
 //export PMPI_File_get_errhandler
 func PMPI_File_get_errhandler(file C.uintptr_t, errhandler *C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_File_get_errhandler"))
+	if errhandler == nil {
+		return C.int(doneFile(nullArg("MPI_File_get_errhandler", "errhandler")))
+	}
+	return C.int(doneFile(mpiFileGetErrhandler(File(file), (*Errhandler)(unsafe.Pointer(errhandler)))))
 }
 
 //export PMPI_File_get_group
 func PMPI_File_get_group(fh C.uintptr_t, group *C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_File_get_group"))
+	return C.int(unsupportedFile("MPI_File_get_group"))
 }
 
 //export PMPI_File_get_info
 func PMPI_File_get_info(fh C.uintptr_t, info_used *C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_File_get_info"))
+	return C.int(unsupportedFile("MPI_File_get_info"))
 }
 
 //export PMPI_File_get_position
 func PMPI_File_get_position(fh C.uintptr_t, offset *C.int64_t) C.int {
-	return C.int(unsupported(0, "MPI_File_get_position"))
+	return C.int(unsupportedFile("MPI_File_get_position"))
 }
 
 //export PMPI_File_get_position_shared
 func PMPI_File_get_position_shared(fh C.uintptr_t, offset *C.int64_t) C.int {
-	return C.int(unsupported(0, "MPI_File_get_position_shared"))
+	return C.int(unsupportedFile("MPI_File_get_position_shared"))
 }
 
 //export PMPI_File_get_size
 func PMPI_File_get_size(fh C.uintptr_t, size *C.int64_t) C.int {
-	return C.int(unsupported(0, "MPI_File_get_size"))
+	return C.int(unsupportedFile("MPI_File_get_size"))
 }
 
 //export PMPI_File_get_type_extent
 func PMPI_File_get_type_extent(fh C.uintptr_t, datatype C.uintptr_t, extent *C.intptr_t) C.int {
-	return C.int(unsupported(0, "MPI_File_get_type_extent"))
+	return C.int(unsupportedFile("MPI_File_get_type_extent"))
 }
 
 //export PMPI_File_get_type_extent_c
 func PMPI_File_get_type_extent_c(fh C.uintptr_t, datatype C.uintptr_t, extent *C.int64_t) C.int {
-	return C.int(unsupported(0, "MPI_File_get_type_extent_c"))
+	return C.int(unsupportedFile("MPI_File_get_type_extent_c"))
 }
 
 //export PMPI_File_get_view
 func PMPI_File_get_view(fh C.uintptr_t, disp *C.int64_t, etype *C.uintptr_t, filetype *C.uintptr_t, datarep *C.char) C.int {
-	return C.int(unsupported(0, "MPI_File_get_view"))
+	return C.int(unsupportedFile("MPI_File_get_view"))
 }
 
 //export PMPI_File_iread
 func PMPI_File_iread(fh C.uintptr_t, buf unsafe.Pointer, count C.int, datatype C.uintptr_t, request *C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_File_iread"))
+	return C.int(unsupportedFile("MPI_File_iread"))
 }
 
 //export PMPI_File_iread_c
 func PMPI_File_iread_c(fh C.uintptr_t, buf unsafe.Pointer, count C.int64_t, datatype C.uintptr_t, request *C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_File_iread_c"))
+	return C.int(unsupportedFile("MPI_File_iread_c"))
 }
 
 //export PMPI_File_iread_all
 func PMPI_File_iread_all(fh C.uintptr_t, buf unsafe.Pointer, count C.int, datatype C.uintptr_t, request *C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_File_iread_all"))
+	return C.int(unsupportedFile("MPI_File_iread_all"))
 }
 
 //export PMPI_File_iread_all_c
 func PMPI_File_iread_all_c(fh C.uintptr_t, buf unsafe.Pointer, count C.int64_t, datatype C.uintptr_t, request *C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_File_iread_all_c"))
+	return C.int(unsupportedFile("MPI_File_iread_all_c"))
 }
 
 //export PMPI_File_iread_at
 func PMPI_File_iread_at(fh C.uintptr_t, offset C.int64_t, buf unsafe.Pointer, count C.int, datatype C.uintptr_t, request *C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_File_iread_at"))
+	return C.int(unsupportedFile("MPI_File_iread_at"))
 }
 
 //export PMPI_File_iread_at_c
 func PMPI_File_iread_at_c(fh C.uintptr_t, offset C.int64_t, buf unsafe.Pointer, count C.int64_t, datatype C.uintptr_t, request *C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_File_iread_at_c"))
+	return C.int(unsupportedFile("MPI_File_iread_at_c"))
 }
 
 //export PMPI_File_iread_at_all
 func PMPI_File_iread_at_all(fh C.uintptr_t, offset C.int64_t, buf unsafe.Pointer, count C.int, datatype C.uintptr_t, request *C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_File_iread_at_all"))
+	return C.int(unsupportedFile("MPI_File_iread_at_all"))
 }
 
 //export PMPI_File_iread_at_all_c
 func PMPI_File_iread_at_all_c(fh C.uintptr_t, offset C.int64_t, buf unsafe.Pointer, count C.int64_t, datatype C.uintptr_t, request *C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_File_iread_at_all_c"))
+	return C.int(unsupportedFile("MPI_File_iread_at_all_c"))
 }
 
 //export PMPI_File_iread_shared
 func PMPI_File_iread_shared(fh C.uintptr_t, buf unsafe.Pointer, count C.int, datatype C.uintptr_t, request *C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_File_iread_shared"))
+	return C.int(unsupportedFile("MPI_File_iread_shared"))
 }
 
 //export PMPI_File_iread_shared_c
 func PMPI_File_iread_shared_c(fh C.uintptr_t, buf unsafe.Pointer, count C.int64_t, datatype C.uintptr_t, request *C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_File_iread_shared_c"))
+	return C.int(unsupportedFile("MPI_File_iread_shared_c"))
 }
 
 //export PMPI_File_iwrite
 func PMPI_File_iwrite(fh C.uintptr_t, buf unsafe.Pointer, count C.int, datatype C.uintptr_t, request *C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_File_iwrite"))
+	return C.int(unsupportedFile("MPI_File_iwrite"))
 }
 
 //export PMPI_File_iwrite_c
 func PMPI_File_iwrite_c(fh C.uintptr_t, buf unsafe.Pointer, count C.int64_t, datatype C.uintptr_t, request *C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_File_iwrite_c"))
+	return C.int(unsupportedFile("MPI_File_iwrite_c"))
 }
 
 //export PMPI_File_iwrite_all
 func PMPI_File_iwrite_all(fh C.uintptr_t, buf unsafe.Pointer, count C.int, datatype C.uintptr_t, request *C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_File_iwrite_all"))
+	return C.int(unsupportedFile("MPI_File_iwrite_all"))
 }
 
 //export PMPI_File_iwrite_all_c
 func PMPI_File_iwrite_all_c(fh C.uintptr_t, buf unsafe.Pointer, count C.int64_t, datatype C.uintptr_t, request *C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_File_iwrite_all_c"))
+	return C.int(unsupportedFile("MPI_File_iwrite_all_c"))
 }
 
 //export PMPI_File_iwrite_at
 func PMPI_File_iwrite_at(fh C.uintptr_t, offset C.int64_t, buf unsafe.Pointer, count C.int, datatype C.uintptr_t, request *C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_File_iwrite_at"))
+	return C.int(unsupportedFile("MPI_File_iwrite_at"))
 }
 
 //export PMPI_File_iwrite_at_c
 func PMPI_File_iwrite_at_c(fh C.uintptr_t, offset C.int64_t, buf unsafe.Pointer, count C.int64_t, datatype C.uintptr_t, request *C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_File_iwrite_at_c"))
+	return C.int(unsupportedFile("MPI_File_iwrite_at_c"))
 }
 
 //export PMPI_File_iwrite_at_all
 func PMPI_File_iwrite_at_all(fh C.uintptr_t, offset C.int64_t, buf unsafe.Pointer, count C.int, datatype C.uintptr_t, request *C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_File_iwrite_at_all"))
+	return C.int(unsupportedFile("MPI_File_iwrite_at_all"))
 }
 
 //export PMPI_File_iwrite_at_all_c
 func PMPI_File_iwrite_at_all_c(fh C.uintptr_t, offset C.int64_t, buf unsafe.Pointer, count C.int64_t, datatype C.uintptr_t, request *C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_File_iwrite_at_all_c"))
+	return C.int(unsupportedFile("MPI_File_iwrite_at_all_c"))
 }
 
 //export PMPI_File_iwrite_shared
 func PMPI_File_iwrite_shared(fh C.uintptr_t, buf unsafe.Pointer, count C.int, datatype C.uintptr_t, request *C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_File_iwrite_shared"))
+	return C.int(unsupportedFile("MPI_File_iwrite_shared"))
 }
 
 //export PMPI_File_iwrite_shared_c
 func PMPI_File_iwrite_shared_c(fh C.uintptr_t, buf unsafe.Pointer, count C.int64_t, datatype C.uintptr_t, request *C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_File_iwrite_shared_c"))
+	return C.int(unsupportedFile("MPI_File_iwrite_shared_c"))
 }
 
 //export PMPI_File_open
 func PMPI_File_open(comm C.uintptr_t, filename *C.char, amode C.int, info C.uintptr_t, fh *C.uintptr_t) C.int {
-	return C.int(unsupported(Comm(comm), "MPI_File_open"))
+	return C.int(unsupportedFile("MPI_File_open"))
 }
 
 //export PMPI_File_preallocate
 func PMPI_File_preallocate(fh C.uintptr_t, size C.int64_t) C.int {
-	return C.int(unsupported(0, "MPI_File_preallocate"))
+	return C.int(unsupportedFile("MPI_File_preallocate"))
 }
 
 //export PMPI_File_read
 func PMPI_File_read(fh C.uintptr_t, buf unsafe.Pointer, count C.int, datatype C.uintptr_t, status *C.MPI_Status) C.int {
-	return C.int(unsupported(0, "MPI_File_read"))
+	return C.int(unsupportedFile("MPI_File_read"))
 }
 
 //export PMPI_File_read_c
 func PMPI_File_read_c(fh C.uintptr_t, buf unsafe.Pointer, count C.int64_t, datatype C.uintptr_t, status *C.MPI_Status) C.int {
-	return C.int(unsupported(0, "MPI_File_read_c"))
+	return C.int(unsupportedFile("MPI_File_read_c"))
 }
 
 //export PMPI_File_read_all
 func PMPI_File_read_all(fh C.uintptr_t, buf unsafe.Pointer, count C.int, datatype C.uintptr_t, status *C.MPI_Status) C.int {
-	return C.int(unsupported(0, "MPI_File_read_all"))
+	return C.int(unsupportedFile("MPI_File_read_all"))
 }
 
 //export PMPI_File_read_all_c
 func PMPI_File_read_all_c(fh C.uintptr_t, buf unsafe.Pointer, count C.int64_t, datatype C.uintptr_t, status *C.MPI_Status) C.int {
-	return C.int(unsupported(0, "MPI_File_read_all_c"))
+	return C.int(unsupportedFile("MPI_File_read_all_c"))
 }
 
 //export PMPI_File_read_all_begin
 func PMPI_File_read_all_begin(fh C.uintptr_t, buf unsafe.Pointer, count C.int, datatype C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_File_read_all_begin"))
+	return C.int(unsupportedFile("MPI_File_read_all_begin"))
 }
 
 //export PMPI_File_read_all_begin_c
 func PMPI_File_read_all_begin_c(fh C.uintptr_t, buf unsafe.Pointer, count C.int64_t, datatype C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_File_read_all_begin_c"))
+	return C.int(unsupportedFile("MPI_File_read_all_begin_c"))
 }
 
 //export PMPI_File_read_all_end
 func PMPI_File_read_all_end(fh C.uintptr_t, buf unsafe.Pointer, status *C.MPI_Status) C.int {
-	return C.int(unsupported(0, "MPI_File_read_all_end"))
+	return C.int(unsupportedFile("MPI_File_read_all_end"))
 }
 
 //export PMPI_File_read_at
 func PMPI_File_read_at(fh C.uintptr_t, offset C.int64_t, buf unsafe.Pointer, count C.int, datatype C.uintptr_t, status *C.MPI_Status) C.int {
-	return C.int(unsupported(0, "MPI_File_read_at"))
+	return C.int(unsupportedFile("MPI_File_read_at"))
 }
 
 //export PMPI_File_read_at_c
 func PMPI_File_read_at_c(fh C.uintptr_t, offset C.int64_t, buf unsafe.Pointer, count C.int64_t, datatype C.uintptr_t, status *C.MPI_Status) C.int {
-	return C.int(unsupported(0, "MPI_File_read_at_c"))
+	return C.int(unsupportedFile("MPI_File_read_at_c"))
 }
 
 //export PMPI_File_read_at_all
 func PMPI_File_read_at_all(fh C.uintptr_t, offset C.int64_t, buf unsafe.Pointer, count C.int, datatype C.uintptr_t, status *C.MPI_Status) C.int {
-	return C.int(unsupported(0, "MPI_File_read_at_all"))
+	return C.int(unsupportedFile("MPI_File_read_at_all"))
 }
 
 //export PMPI_File_read_at_all_c
 func PMPI_File_read_at_all_c(fh C.uintptr_t, offset C.int64_t, buf unsafe.Pointer, count C.int64_t, datatype C.uintptr_t, status *C.MPI_Status) C.int {
-	return C.int(unsupported(0, "MPI_File_read_at_all_c"))
+	return C.int(unsupportedFile("MPI_File_read_at_all_c"))
 }
 
 //export PMPI_File_read_at_all_begin
 func PMPI_File_read_at_all_begin(fh C.uintptr_t, offset C.int64_t, buf unsafe.Pointer, count C.int, datatype C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_File_read_at_all_begin"))
+	return C.int(unsupportedFile("MPI_File_read_at_all_begin"))
 }
 
 //export PMPI_File_read_at_all_begin_c
 func PMPI_File_read_at_all_begin_c(fh C.uintptr_t, offset C.int64_t, buf unsafe.Pointer, count C.int64_t, datatype C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_File_read_at_all_begin_c"))
+	return C.int(unsupportedFile("MPI_File_read_at_all_begin_c"))
 }
 
 //export PMPI_File_read_at_all_end
 func PMPI_File_read_at_all_end(fh C.uintptr_t, buf unsafe.Pointer, status *C.MPI_Status) C.int {
-	return C.int(unsupported(0, "MPI_File_read_at_all_end"))
+	return C.int(unsupportedFile("MPI_File_read_at_all_end"))
 }
 
 //export PMPI_File_read_ordered
 func PMPI_File_read_ordered(fh C.uintptr_t, buf unsafe.Pointer, count C.int, datatype C.uintptr_t, status *C.MPI_Status) C.int {
-	return C.int(unsupported(0, "MPI_File_read_ordered"))
+	return C.int(unsupportedFile("MPI_File_read_ordered"))
 }
 
 //export PMPI_File_read_ordered_c
 func PMPI_File_read_ordered_c(fh C.uintptr_t, buf unsafe.Pointer, count C.int64_t, datatype C.uintptr_t, status *C.MPI_Status) C.int {
-	return C.int(unsupported(0, "MPI_File_read_ordered_c"))
+	return C.int(unsupportedFile("MPI_File_read_ordered_c"))
 }
 
 //export PMPI_File_read_ordered_begin
 func PMPI_File_read_ordered_begin(fh C.uintptr_t, buf unsafe.Pointer, count C.int, datatype C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_File_read_ordered_begin"))
+	return C.int(unsupportedFile("MPI_File_read_ordered_begin"))
 }
 
 //export PMPI_File_read_ordered_begin_c
 func PMPI_File_read_ordered_begin_c(fh C.uintptr_t, buf unsafe.Pointer, count C.int64_t, datatype C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_File_read_ordered_begin_c"))
+	return C.int(unsupportedFile("MPI_File_read_ordered_begin_c"))
 }
 
 //export PMPI_File_read_ordered_end
 func PMPI_File_read_ordered_end(fh C.uintptr_t, buf unsafe.Pointer, status *C.MPI_Status) C.int {
-	return C.int(unsupported(0, "MPI_File_read_ordered_end"))
+	return C.int(unsupportedFile("MPI_File_read_ordered_end"))
 }
 
 //export PMPI_File_read_shared
 func PMPI_File_read_shared(fh C.uintptr_t, buf unsafe.Pointer, count C.int, datatype C.uintptr_t, status *C.MPI_Status) C.int {
-	return C.int(unsupported(0, "MPI_File_read_shared"))
+	return C.int(unsupportedFile("MPI_File_read_shared"))
 }
 
 //export PMPI_File_read_shared_c
 func PMPI_File_read_shared_c(fh C.uintptr_t, buf unsafe.Pointer, count C.int64_t, datatype C.uintptr_t, status *C.MPI_Status) C.int {
-	return C.int(unsupported(0, "MPI_File_read_shared_c"))
+	return C.int(unsupportedFile("MPI_File_read_shared_c"))
 }
 
 //export PMPI_File_seek
 func PMPI_File_seek(fh C.uintptr_t, offset C.int64_t, whence C.int) C.int {
-	return C.int(unsupported(0, "MPI_File_seek"))
+	return C.int(unsupportedFile("MPI_File_seek"))
 }
 
 //export PMPI_File_seek_shared
 func PMPI_File_seek_shared(fh C.uintptr_t, offset C.int64_t, whence C.int) C.int {
-	return C.int(unsupported(0, "MPI_File_seek_shared"))
+	return C.int(unsupportedFile("MPI_File_seek_shared"))
 }
 
 //export PMPI_File_set_atomicity
 func PMPI_File_set_atomicity(fh C.uintptr_t, flag C.int) C.int {
-	return C.int(unsupported(0, "MPI_File_set_atomicity"))
+	return C.int(unsupportedFile("MPI_File_set_atomicity"))
 }
 
 //export PMPI_File_set_errhandler
 func PMPI_File_set_errhandler(file C.uintptr_t, errhandler C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_File_set_errhandler"))
+	return C.int(doneFile(mpiFileSetErrhandler(File(file), Errhandler(errhandler))))
 }
 
 //export PMPI_File_set_info
 func PMPI_File_set_info(fh C.uintptr_t, info C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_File_set_info"))
+	return C.int(unsupportedFile("MPI_File_set_info"))
 }
 
 //export PMPI_File_set_size
 func PMPI_File_set_size(fh C.uintptr_t, size C.int64_t) C.int {
-	return C.int(unsupported(0, "MPI_File_set_size"))
+	return C.int(unsupportedFile("MPI_File_set_size"))
 }
 
 //export PMPI_File_set_view
 func PMPI_File_set_view(fh C.uintptr_t, disp C.int64_t, etype C.uintptr_t, filetype C.uintptr_t, datarep *C.char, info C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_File_set_view"))
+	return C.int(unsupportedFile("MPI_File_set_view"))
 }
 
 //export PMPI_File_sync
 func PMPI_File_sync(fh C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_File_sync"))
+	return C.int(unsupportedFile("MPI_File_sync"))
 }
 
 //export PMPI_File_write
 func PMPI_File_write(fh C.uintptr_t, buf unsafe.Pointer, count C.int, datatype C.uintptr_t, status *C.MPI_Status) C.int {
-	return C.int(unsupported(0, "MPI_File_write"))
+	return C.int(unsupportedFile("MPI_File_write"))
 }
 
 //export PMPI_File_write_c
 func PMPI_File_write_c(fh C.uintptr_t, buf unsafe.Pointer, count C.int64_t, datatype C.uintptr_t, status *C.MPI_Status) C.int {
-	return C.int(unsupported(0, "MPI_File_write_c"))
+	return C.int(unsupportedFile("MPI_File_write_c"))
 }
 
 //export PMPI_File_write_all
 func PMPI_File_write_all(fh C.uintptr_t, buf unsafe.Pointer, count C.int, datatype C.uintptr_t, status *C.MPI_Status) C.int {
-	return C.int(unsupported(0, "MPI_File_write_all"))
+	return C.int(unsupportedFile("MPI_File_write_all"))
 }
 
 //export PMPI_File_write_all_c
 func PMPI_File_write_all_c(fh C.uintptr_t, buf unsafe.Pointer, count C.int64_t, datatype C.uintptr_t, status *C.MPI_Status) C.int {
-	return C.int(unsupported(0, "MPI_File_write_all_c"))
+	return C.int(unsupportedFile("MPI_File_write_all_c"))
 }
 
 //export PMPI_File_write_all_begin
 func PMPI_File_write_all_begin(fh C.uintptr_t, buf unsafe.Pointer, count C.int, datatype C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_File_write_all_begin"))
+	return C.int(unsupportedFile("MPI_File_write_all_begin"))
 }
 
 //export PMPI_File_write_all_begin_c
 func PMPI_File_write_all_begin_c(fh C.uintptr_t, buf unsafe.Pointer, count C.int64_t, datatype C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_File_write_all_begin_c"))
+	return C.int(unsupportedFile("MPI_File_write_all_begin_c"))
 }
 
 //export PMPI_File_write_all_end
 func PMPI_File_write_all_end(fh C.uintptr_t, buf unsafe.Pointer, status *C.MPI_Status) C.int {
-	return C.int(unsupported(0, "MPI_File_write_all_end"))
+	return C.int(unsupportedFile("MPI_File_write_all_end"))
 }
 
 //export PMPI_File_write_at
 func PMPI_File_write_at(fh C.uintptr_t, offset C.int64_t, buf unsafe.Pointer, count C.int, datatype C.uintptr_t, status *C.MPI_Status) C.int {
-	return C.int(unsupported(0, "MPI_File_write_at"))
+	return C.int(unsupportedFile("MPI_File_write_at"))
 }
 
 //export PMPI_File_write_at_c
 func PMPI_File_write_at_c(fh C.uintptr_t, offset C.int64_t, buf unsafe.Pointer, count C.int64_t, datatype C.uintptr_t, status *C.MPI_Status) C.int {
-	return C.int(unsupported(0, "MPI_File_write_at_c"))
+	return C.int(unsupportedFile("MPI_File_write_at_c"))
 }
 
 //export PMPI_File_write_at_all
 func PMPI_File_write_at_all(fh C.uintptr_t, offset C.int64_t, buf unsafe.Pointer, count C.int, datatype C.uintptr_t, status *C.MPI_Status) C.int {
-	return C.int(unsupported(0, "MPI_File_write_at_all"))
+	return C.int(unsupportedFile("MPI_File_write_at_all"))
 }
 
 //export PMPI_File_write_at_all_c
 func PMPI_File_write_at_all_c(fh C.uintptr_t, offset C.int64_t, buf unsafe.Pointer, count C.int64_t, datatype C.uintptr_t, status *C.MPI_Status) C.int {
-	return C.int(unsupported(0, "MPI_File_write_at_all_c"))
+	return C.int(unsupportedFile("MPI_File_write_at_all_c"))
 }
 
 //export PMPI_File_write_at_all_begin
 func PMPI_File_write_at_all_begin(fh C.uintptr_t, offset C.int64_t, buf unsafe.Pointer, count C.int, datatype C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_File_write_at_all_begin"))
+	return C.int(unsupportedFile("MPI_File_write_at_all_begin"))
 }
 
 //export PMPI_File_write_at_all_begin_c
 func PMPI_File_write_at_all_begin_c(fh C.uintptr_t, offset C.int64_t, buf unsafe.Pointer, count C.int64_t, datatype C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_File_write_at_all_begin_c"))
+	return C.int(unsupportedFile("MPI_File_write_at_all_begin_c"))
 }
 
 //export PMPI_File_write_at_all_end
 func PMPI_File_write_at_all_end(fh C.uintptr_t, buf unsafe.Pointer, status *C.MPI_Status) C.int {
-	return C.int(unsupported(0, "MPI_File_write_at_all_end"))
+	return C.int(unsupportedFile("MPI_File_write_at_all_end"))
 }
 
 //export PMPI_File_write_ordered
 func PMPI_File_write_ordered(fh C.uintptr_t, buf unsafe.Pointer, count C.int, datatype C.uintptr_t, status *C.MPI_Status) C.int {
-	return C.int(unsupported(0, "MPI_File_write_ordered"))
+	return C.int(unsupportedFile("MPI_File_write_ordered"))
 }
 
 //export PMPI_File_write_ordered_c
 func PMPI_File_write_ordered_c(fh C.uintptr_t, buf unsafe.Pointer, count C.int64_t, datatype C.uintptr_t, status *C.MPI_Status) C.int {
-	return C.int(unsupported(0, "MPI_File_write_ordered_c"))
+	return C.int(unsupportedFile("MPI_File_write_ordered_c"))
 }
 
 //export PMPI_File_write_ordered_begin
 func PMPI_File_write_ordered_begin(fh C.uintptr_t, buf unsafe.Pointer, count C.int, datatype C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_File_write_ordered_begin"))
+	return C.int(unsupportedFile("MPI_File_write_ordered_begin"))
 }
 
 //export PMPI_File_write_ordered_begin_c
 func PMPI_File_write_ordered_begin_c(fh C.uintptr_t, buf unsafe.Pointer, count C.int64_t, datatype C.uintptr_t) C.int {
-	return C.int(unsupported(0, "MPI_File_write_ordered_begin_c"))
+	return C.int(unsupportedFile("MPI_File_write_ordered_begin_c"))
 }
 
 //export PMPI_File_write_ordered_end
 func PMPI_File_write_ordered_end(fh C.uintptr_t, buf unsafe.Pointer, status *C.MPI_Status) C.int {
-	return C.int(unsupported(0, "MPI_File_write_ordered_end"))
+	return C.int(unsupportedFile("MPI_File_write_ordered_end"))
 }
 
 //export PMPI_File_write_shared
 func PMPI_File_write_shared(fh C.uintptr_t, buf unsafe.Pointer, count C.int, datatype C.uintptr_t, status *C.MPI_Status) C.int {
-	return C.int(unsupported(0, "MPI_File_write_shared"))
+	return C.int(unsupportedFile("MPI_File_write_shared"))
 }
 
 //export PMPI_File_write_shared_c
 func PMPI_File_write_shared_c(fh C.uintptr_t, buf unsafe.Pointer, count C.int64_t, datatype C.uintptr_t, status *C.MPI_Status) C.int {
-	return C.int(unsupported(0, "MPI_File_write_shared_c"))
+	return C.int(unsupportedFile("MPI_File_write_shared_c"))
 }
 
 //export PMPI_Finalize

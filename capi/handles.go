@@ -41,6 +41,7 @@ var lib struct {
 	reqs        slotTable[reqEntry]
 	infos       table[pmpi.Info]
 	errhs       table[errhEntry]
+	fileErrh    atomic.Uintptr // MPI_FILE_NULL's error handler; 0 for MPI_ERRORS_RETURN
 	msgs        table[msgEntry]
 	keyvals     table[pmpi.Keyval]
 	sessions    table[sessionEntry]

@@ -83,16 +83,9 @@ func onSessionOf(h Session, e *sessionEntry, err error) error {
 
 // raiseOnSession runs the session's error handler for err, of class code.
 func raiseOnSession(s *onSession, code int) int {
-	switch s.eh {
-	case MPI_ERRORS_RETURN:
-		return code
-	case MPI_ERRORS_ARE_FATAL, MPI_ERRORS_ABORT:
-		fatalOn(fmt.Sprintf("on session %#x", uintptr(s.h)), nil, s.eh, s.err, code)
-	}
-	if u := lib.errhs.get(uintptr(s.eh)); u != nil {
-		C.gompi_call_session_errhandler(u.fn, C.uintptr_t(s.h), C.int(code))
-	}
-	return code
+	return raiseTo(s.eh, fmt.Sprintf("on session %#x", uintptr(s.h)), s.err, code, func(fn unsafe.Pointer, code C.int) {
+		C.gompi_call_session_errhandler(fn, C.uintptr_t(s.h), code)
+	})
 }
 
 // startRuntime starts gompi's runtime for the World Model or a session,

@@ -19,7 +19,9 @@ Of the %d functions of the MPI-5.0 standard ABI, libmpi_abi implements %d.
 Each is exported twice, as a weak MPI_ symbol and a strong PMPI_ one. The
 other %d are exported too; they return MPI_ERR_UNSUPPORTED_OPERATION
 through the error handler of the communicator they are given (of
-MPI_COMM_SELF when they take none).
+MPI_COMM_SELF when they take none); the file functions through
+MPI_FILE_NULL's, the only file handle, MPI_ERRORS_RETURN unless the
+program sets another, as the standard starts it.
 
 ## Implemented
 

@@ -72,7 +72,7 @@ var cPointee = map[string]string{
 
 // shadows are the identifiers the exported functions' bodies use, which
 // a parameter must not hide.
-var shadows = map[string]bool{"int": true, "float64": true, "unsafe": true, "C": true, "done": true, "toolDone": true, "unsupported": true, "nullArg": true, "err": true}
+var shadows = map[string]bool{"int": true, "float64": true, "unsafe": true, "C": true, "done": true, "toolDone": true, "unsupported": true, "doneFile": true, "unsupportedFile": true, "nullArg": true, "err": true}
 
 // mustPoint reports whether p points to what the call writes or reads
 // back (an int, a count, a handle, a string it fills), so that NULL
@@ -255,6 +255,15 @@ import "unsafe"
 				break
 			}
 		}
+		// A file function raises its errors on the file's handler,
+		// MPI_FILE_NULL's for MPI_File_open and MPI_File_delete as for
+		// the rest: gompi opens no files.
+		done := func(err string) string { return fmt.Sprintf("done(%s, %s)", errComm, err) }
+		unsupported := fmt.Sprintf("unsupported(%s, %q)", errComm, fn.name)
+		if strings.HasPrefix(fn.name, "MPI_File_") {
+			done = func(err string) string { return "doneFile(" + err + ")" }
+			unsupported = fmt.Sprintf("unsupportedFile(%q)", fn.name)
+		}
 		impl := implName(fn.name)
 		if _, ok := impls[impl]; !ok && strings.HasSuffix(fn.name, "_c") {
 			if base := byName[strings.TrimSuffix(fn.name, "_c")]; base != nil {
@@ -283,7 +292,7 @@ import "unsafe"
 			if fn.ret != "int" {
 				return g, fmt.Errorf("%s returns %s, not an error code, and capi has no %s to call", fn.name, fn.ret, impl)
 			}
-			fmt.Fprintf(&gb, "\treturn C.int(unsupported(%s, %q))\n", errComm, fn.name)
+			fmt.Fprintf(&gb, "\treturn C.int(%s)\n", unsupported)
 		case fn.ret == "int" && strings.HasPrefix(fn.name, "MPI_T_"):
 			// The tools interface returns its codes and calls no error handler.
 			fmt.Fprintf(&gb, "\treturn C.int(toolDone(%s))\n", call)
@@ -292,7 +301,7 @@ import "unsafe"
 			for i, p := range fn.params {
 				checked := mustPoint(fn.name, p, handles)
 				if checked {
-					fmt.Fprintf(&gb, "\tif %s == nil {\n\t\treturn C.int(done(%s, nullArg(%q, %q)))\n\t}\n", bs[i].name, errComm, fn.name, p.name)
+					fmt.Fprintf(&gb, "\tif %s == nil {\n\t\treturn C.int(%s)\n\t}\n", bs[i].name, done(fmt.Sprintf("nullArg(%q, %q)", fn.name, p.name)))
 				}
 				if madeHandle(p, handles) {
 					cond := "err != nil"
@@ -303,10 +312,10 @@ import "unsafe"
 				}
 			}
 			if len(made) == 0 {
-				fmt.Fprintf(&gb, "\treturn C.int(done(%s, %s))\n", errComm, call)
+				fmt.Fprintf(&gb, "\treturn C.int(%s)\n", done(call))
 				break
 			}
-			fmt.Fprintf(&gb, "\terr := %s\n%s\treturn C.int(done(%s, err))\n", call, strings.Join(made, ""), errComm)
+			fmt.Fprintf(&gb, "\terr := %s\n%s\treturn C.int(%s)\n", call, strings.Join(made, ""), done("err"))
 		default:
 			fmt.Fprintf(&gb, "\treturn %s(%s)\n", cret, call)
 		}

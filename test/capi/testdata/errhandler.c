@@ -1,7 +1,7 @@
 /* Error handling through the C library: MPI_ERRORS_RETURN returns the
  * right class for each bad argument; a user error handler written in C
  * is called with the communicator and the code; MPI_Comm_call_errhandler
- * calls it too. */
+ * calls it too; the file functions raise on MPI_FILE_NULL's handler. */
 #include "check.h"
 
 static MPI_Comm handled;  /* the communicator the user handler is set on */
@@ -13,6 +13,57 @@ static void handler(MPI_Comm *comm, int *code, ...) {
     last_code = *code;
     if (*comm != handled)
         wrong_comm++;
+}
+
+static int file_calls, file_code, wrong_file;
+
+static void file_handler(MPI_File *file, int *code, ...) {
+    file_calls++;
+    file_code = *code;
+    if (*file != MPI_FILE_NULL)
+        wrong_file++;
+}
+
+/* files checks that the file functions raise on MPI_FILE_NULL's handler,
+ * MPI_ERRORS_RETURN at first, and not on a communicator's: with the
+ * communicators' handlers fatal, MPI_File_open returns its error, as a
+ * program that falls back to POSIX I/O needs. */
+static void files(void) {
+    const char *name = "gompi-errhandler-no-file";
+    MPI_File fh = MPI_FILE_NULL;
+    MPI_Errhandler feh, got;
+    int class = -1;
+    TRY(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL));
+    TRY(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_ARE_FATAL));
+    TRY(MPI_File_get_errhandler(MPI_FILE_NULL, &got));
+    CHECK(got == MPI_ERRORS_RETURN, "MPI_FILE_NULL's first handler is %#x, want MPI_ERRORS_RETURN",
+          MPI_Errhandler_toint(got));
+    RC(MPI_File_open(MPI_COMM_WORLD, name, MPI_MODE_RDONLY, MPI_INFO_NULL, &fh), MPI_ERR_UNSUPPORTED_OPERATION);
+    RC(MPI_File_delete(name, MPI_INFO_NULL), MPI_ERR_UNSUPPORTED_OPERATION);
+
+    /* A user file handler is called with MPI_FILE_NULL and the code. */
+    TRY(MPI_File_create_errhandler(file_handler, &feh));
+    TRY(MPI_File_set_errhandler(MPI_FILE_NULL, feh));
+    RC(MPI_File_open(MPI_COMM_WORLD, name, MPI_MODE_RDONLY, MPI_INFO_NULL, &fh), MPI_ERR_UNSUPPORTED_OPERATION);
+    EQ(file_calls, 1, "calls of the file handler after MPI_File_open");
+    TRY(MPI_Error_class(file_code, &class));
+    EQ(class, MPI_ERR_UNSUPPORTED_OPERATION, "the class of the code the file handler got");
+    TRY(MPI_File_call_errhandler(MPI_FILE_NULL, MPI_ERR_IO));
+    EQ(file_calls, 2, "calls of the file handler after MPI_File_call_errhandler");
+    EQ(file_code, MPI_ERR_IO, "the code MPI_File_call_errhandler passed");
+    RC(MPI_File_set_errhandler(MPI_File_fromint(0x7654321), MPI_ERRORS_RETURN), MPI_ERR_FILE);
+    EQ(file_calls, 3, "calls of the file handler after an invalid file handle");
+    TRY(MPI_File_get_errhandler(MPI_FILE_NULL, &got));
+    CHECK(got == feh, "MPI_File_get_errhandler gave %#x, want %#x", MPI_Errhandler_toint(got), MPI_Errhandler_toint(feh));
+    TRY(MPI_Errhandler_free(&got));
+    TRY(MPI_File_set_errhandler(MPI_FILE_NULL, MPI_ERRORS_RETURN));
+    TRY(MPI_Errhandler_free(&feh));
+    RC(MPI_File_open(MPI_COMM_WORLD, name, MPI_MODE_RDONLY, MPI_INFO_NULL, &fh), MPI_ERR_UNSUPPORTED_OPERATION);
+    EQ(file_calls, 3, "calls of the file handler once MPI_ERRORS_RETURN replaced it");
+    EQ(wrong_file, 0, "calls of the file handler with another file than MPI_FILE_NULL");
+    TRY(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+    TRY(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN));
+    passed("file-errors");
 }
 
 int main(int argc, char **argv) {
@@ -138,6 +189,7 @@ int main(int argc, char **argv) {
     TRY(MPI_Comm_free(&handled));
     TRY(MPI_Barrier(MPI_COMM_WORLD));
     passed("call-errhandler");
+    files();
     TRY(MPI_Finalize());
     return 0;
 }
