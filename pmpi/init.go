@@ -69,6 +69,11 @@ type library struct {
 	// collectives and Idups whose goroutine is ready or running (nbc.go):
 	// a Test yields to them (poll)
 	nbcRunning atomic.Int32
+
+	// finalizePC is where a C program called MPI_Finalize, read as
+	// Finalize begins, before a callback of MPI_COMM_SELF's attributes may
+	// call MPI and move the calling thread's record: state reports name it.
+	finalizePC atomic.Uintptr
 }
 
 var (
@@ -315,7 +320,7 @@ func (*realAPI) Finalize() error {
 		return err
 	}
 	if fc := foreignCaller.Load(); fc != nil {
-		finalizeForeignPC.Store(fc.PC()) // for state reports (finalizeSites)
+		l.finalizePC.Store(fc.PC())
 	}
 	// MPI_COMM_SELF's attributes go first, the last set first: a library's
 	// hook at Finalize may still call MPI. A failing callback fails

@@ -5,7 +5,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/gompi/gompi/frameworks/coll"
@@ -45,7 +44,7 @@ func (l *library) state(stacks bool) ess.State {
 		st.Ops = append(st.Ops, o)
 		return true
 	})
-	for _, f := range finalizeSites() {
+	for _, f := range finalizeSites(l.finalizePC.Load()) {
 		st.Ops = append(st.Ops, ess.Op{Kind: "finalize", PeerWorld: -1, Peer: -1, Tag: -1, Comm: "world",
 			Call: f.call, Site: f.site})
 	}
@@ -119,11 +118,10 @@ func (l *library) commRank(cid uint32, world int) int {
 // call site of each ("" where the stack does not show it): without them a
 // rank that waits in Finalize while the others wait for it in a call it
 // skipped would report nothing pending. A C program's call is
-// MPI_Finalize, at the site its caller's return address names
-// (finalizeForeignPC). It reads the goroutines' tracebacks:
-// runtime.GoroutineProfile keeps 32 frames, fewer than a wait in the job
-// server's client takes.
-func finalizeSites() []finalizeSite {
+// MPI_Finalize, at the site its caller's return address pc names. It
+// reads the goroutines' tracebacks: runtime.GoroutineProfile keeps 32
+// frames, fewer than a wait in the job server's client takes.
+func finalizeSites(pc uintptr) []finalizeSite {
 	const finalize = "\ngithub.com/gompi/gompi/pmpi.(*realAPI).Finalize("
 	var sites []finalizeSite
 	for _, g := range strings.Split(allStacks(), "\n\n") {
@@ -141,7 +139,7 @@ func finalizeSites() []finalizeSite {
 			switch {
 			case fn == "main.PMPI_Finalize" && strings.Contains(file, "/capi/"):
 				// gompi's C library: C's frames lie beyond the traceback.
-				f = finalizeSite{call: "MPI_Finalize", site: foreignSite(finalizeForeignPC.Load())}
+				f = finalizeSite{call: "MPI_Finalize", site: foreignSite(pc)}
 				break frames
 			case strings.HasPrefix(fn, "main.") && strings.Contains(file, "/capi/"):
 				// the C library's Go side, between its entry point and pmpi
@@ -157,11 +155,6 @@ func finalizeSites() []finalizeSite {
 
 // finalizeSite is a call of Finalize and where the program made it.
 type finalizeSite struct{ call, site string }
-
-// finalizeForeignPC is where a C program called MPI_Finalize, read as
-// Finalize begins, before a callback of MPI_COMM_SELF's attributes may
-// call MPI and move the calling thread's record.
-var finalizeForeignPC atomic.Uintptr
 
 // libraryPrefixes are the packages whose frames are gompi's, not the
 // program's: the call site is the first frame outside them.
