@@ -102,33 +102,43 @@ func TestStateReport(t *testing.T) {
 				"-L"+libDir, "-lmpi_abi", "-Wl,-rpath,"+libDir).CombinedOutput(); err != nil {
 				t.Fatalf("%s hang.c: %v\n%s", cc, err, out)
 			}
-			j := jobtest.Run(t, gompirun, hangLimit, nil, "-np", "2", "--timeout", "3", "--report-state-on-timeout", bin)
-			if j.Code == 0 {
-				t.Fatalf("the deadlocked job succeeded\n%v", j)
-			}
-			for _, want := range []string{
-				"rank 0 (pid", "waits in MPI_Recv " + tc.recv, "receive from rank 1, tag 5, comm MPI_COMM_WORLD",
-				"rank 1 (pid", "receive from rank 0, tag 5", "deadlock",
-			} {
-				if !strings.Contains(j.Stderr, want) {
-					t.Errorf("the state report does not say %q\n%v", want, j)
-				}
-			}
+			hangReport(t, bin, nil,
+				"rank 0 (pid", "waits in MPI_Recv "+tc.recv, "receive from rank 1, tag 5, comm MPI_COMM_WORLD",
+				"rank 1 (pid", "receive from rank 0, tag 5", "deadlock")
 			// Rank 0 leaves for MPI_Finalize: the report names that call
 			// where the program made it, not a place in the library.
-			j = jobtest.Run(t, gompirun, hangLimit, nil, "-np", "2", "--timeout", "3", "--report-state-on-timeout", bin, "finalize")
-			if j.Code == 0 {
-				t.Fatalf("the deadlocked job succeeded\n%v", j)
-			}
-			for _, want := range []string{
-				"rank 0 (pid", "waits in MPI_Finalize " + tc.finalize, "for every rank to call MPI_Finalize",
-				"waits in MPI_Recv " + tc.recv, "receive from rank 0, tag 5",
-				"but rank 0 waits in MPI_Finalize " + tc.finalize, "it left without the call rank 1 waits in",
-			} {
-				if !strings.Contains(j.Stderr, want) {
-					t.Errorf("the state report does not say %q\n%v", want, j)
-				}
-			}
+			hangReport(t, bin, []string{"finalize"},
+				"rank 0 (pid", "waits in MPI_Finalize "+tc.finalize, "for every rank to call MPI_Finalize",
+				"waits in MPI_Recv "+tc.recv, "receive from rank 0, tag 5",
+				"but rank 0 waits in MPI_Finalize "+tc.finalize, "it left without the call rank 1 waits in")
 		})
+	}
+}
+
+// hangReport runs the deadlocking program bin on 2 ranks until
+// gompirun's state report says every one of wants. --timeout counts the
+// launch, which a loaded machine may not have finished when a short one
+// ends the job, so each run allows longer.
+func hangReport(t *testing.T, bin string, args []string, wants ...string) {
+	t.Helper()
+	var missing []string
+	var j jobtest.Job
+	for _, secs := range []string{"3", "15", "60"} {
+		j = jobtest.Run(t, gompirun, hangLimit, nil, append([]string{"-np", "2", "--timeout", secs, "--report-state-on-timeout", bin}, args...)...)
+		if j.Code == 0 {
+			t.Fatalf("the deadlocked job succeeded\n%v", j)
+		}
+		missing = missing[:0]
+		for _, want := range wants {
+			if !strings.Contains(j.Stderr, want) {
+				missing = append(missing, want)
+			}
+		}
+		if len(missing) == 0 {
+			return
+		}
+	}
+	for _, want := range missing {
+		t.Errorf("the state report does not say %q\n%v", want, j)
 	}
 }
