@@ -203,8 +203,12 @@ func fatalOn(where string, c *pmpi.Comm, eh Errhandler, err error, code int) {
 
 // unsupported is the result of a function of the standard that gompi does
 // not implement.
-func unsupported(h Comm, name string) int {
-	return raise(h, &abiError{C.MPI_ERR_UNSUPPORTED_OPERATION, name + " is not supported by gompi's libmpi_abi (docs/c-functions.md lists what is)"})
+func unsupported(h Comm, name string) int { return raise(h, unsupportedError(name)) }
+
+// unsupportedError is the error of function name, which gompi does not
+// implement.
+func unsupportedError(name string) error {
+	return &abiError{C.MPI_ERR_UNSUPPORTED_OPERATION, name + " is not supported by gompi's libmpi_abi (docs/c-functions.md lists what is)"}
 }
 
 // errhEntry is a user error handler: a C function, and how many

@@ -38,7 +38,7 @@ func doneFile(err error) int {
 
 // unsupportedFile is unsupported for the file functions.
 func unsupportedFile(name string) int {
-	return raiseOnFile(&abiError{C.MPI_ERR_UNSUPPORTED_OPERATION, name + " is not supported by gompi's libmpi_abi (docs/c-functions.md lists what is)"})
+	return raiseOnFile(unsupportedError(name))
 }
 
 // raiseOnFile raises err on MPI_FILE_NULL's error handler.
