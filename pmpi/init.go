@@ -66,10 +66,6 @@ type library struct {
 	parts       partTags     // the data tags of partitioned sends
 	replaceBufs sync.Pool    // *[]byte: the replace calls' copies of what they send
 
-	// collectives and Idups whose goroutine is ready or running (nbc.go):
-	// a Test yields to them (poll)
-	nbcRunning atomic.Int32
-
 	// finalizePC is where a C program called MPI_Finalize, read as
 	// Finalize begins, before a callback of MPI_COMM_SELF's attributes may
 	// call MPI and move the calling thread's record: state reports name it.

@@ -55,6 +55,7 @@ func TestModesSingleton(t *testing.T) {
 		{"status", testStatusSetters},
 		{"derived-direct", testDerivedDirect},
 		{"collective-args", testCollectiveArgs},
+		{"aside", testAside},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.f(t, api, w) })
 	}

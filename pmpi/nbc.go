@@ -454,10 +454,11 @@ func (l *library) dispatch(j *nbcJob, p *pml.Request) {
 	}
 }
 
-// goNBC runs non-blocking call j in a goroutine, counted in nbcRunning
-// while it is ready or runs: its persistent call's, or one of its own.
+// goNBC runs non-blocking call j in a goroutine, counted among the
+// engine's work aside while it is ready or runs, so that waiters and
+// Tests yield to it: its persistent call's, or one of its own.
 func (l *library) goNBC(j *nbcJob) {
-	l.nbcRunning.Add(1)
+	l.engine.AsideStarted()
 	if j.via != nil {
 		select {
 		case j.via <- j:
@@ -467,7 +468,7 @@ func (l *library) goNBC(j *nbcJob) {
 	}
 	go func() {
 		j.runOnce(l, true)
-		l.nbcRunning.Add(-1)
+		l.engine.AsideEnded()
 	}()
 }
 
@@ -477,7 +478,7 @@ func (l *library) goNBC(j *nbcJob) {
 // loop drives them as it would by waiting.
 func (l *library) poll() {
 	l.engine.Progress()
-	if l.nbcRunning.Load() > 0 {
+	if l.engine.Aside() {
 		lowlevel.Gosched()
 	}
 }

@@ -84,10 +84,10 @@ func idup(op string, comm *Comm, withInfo bool, info *Info) (*Comm, *Request, er
 	r := l.newRequest(comm, Byte, op, ProcNull, AnyTag, false)
 	r.pml = l.engine.StartGeneral(&r.pmlStore)
 	j.p = r.pml
-	l.nbcRunning.Add(1) // a Test yields to it (poll)
+	l.engine.AsideStarted() // waiters and Tests yield to it
 	go func() {
 		j.run()
-		l.nbcRunning.Add(-1)
+		l.engine.AsideEnded()
 	}()
 	return c, r, nil
 }

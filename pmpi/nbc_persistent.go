@@ -56,7 +56,7 @@ func (j *nbcJob) serve(l *library) {
 		default:
 			x.runOnce(l, true)
 		}
-		l.nbcRunning.Add(-1) // counted by start or goNBC
+		l.engine.AsideEnded() // counted by start or goNBC
 	}
 }
 
@@ -95,7 +95,7 @@ func (j *nbcJob) start(r *Request) error {
 		return nil
 	}
 	j.claimed.Store(false)
-	r.lib.nbcRunning.Add(1)
+	r.lib.engine.AsideStarted()
 	j.wake <- j
 	return nil
 }

@@ -35,13 +35,28 @@ func forPollers[T any](e *Engine, q *[]T, x T) bool {
 // reader delivering to us must never block on a write.
 func (e *Engine) background(f func()) {
 	e.transfers.Add(1)
-	e.inFlight.Add(1)
-	if e.dozers.Load() != 0 {
-		e.dozer.Wake() // the transfer needs a processor that a doze may hold
-	}
+	e.AsideStarted()
 	go func() {
 		defer e.transfers.Done()
-		defer e.inFlight.Add(-1)
+		defer e.AsideEnded()
 		f()
 	}()
 }
+
+// AsideStarted counts a goroutine that drives MPI work beside the caller's:
+// a background transfer, or a non-blocking call of the library above
+// running in a goroutine of its own. With one P it runs only when a
+// waiter yields, so waiters yield to it at every poll, and none dozes,
+// holding the processor, until AsideEnded.
+func (e *Engine) AsideStarted() {
+	e.inFlight.Add(1)
+	if e.dozers.Load() != 0 {
+		e.dozer.Wake() // the work needs a processor that a doze may hold
+	}
+}
+
+// AsideEnded ends what AsideStarted counted.
+func (e *Engine) AsideEnded() { e.inFlight.Add(-1) }
+
+// Aside reports whether a goroutine counted by AsideStarted runs.
+func (e *Engine) Aside() bool { return e.inFlight.Load() > 0 }
