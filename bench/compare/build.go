@@ -15,7 +15,8 @@ import (
 // Programs are the C twins of gompi-bench's subcommands, by bench/c file name.
 var Programs = []string{"latency", "sendrecv", "ddt", "bw", "bibw", "multi_lat", "incast", "ring", "init_finalize",
 	"barrier", "bcast", "reduce", "allreduce", "allgather", "alltoall",
-	"neighbor_allgather", "neighbor_alltoall", "iallreduce", "ibcast", "ialltoall", "allreduce_init"}
+	"neighbor_allgather", "neighbor_alltoall", "iallreduce", "ibcast", "ialltoall", "allreduce_init",
+	"comm_dup", "comm_idup", "comm_split"}
 
 // Build compiles every program of srcDir against the library into
 // buildDir/lib.Dir.

@@ -474,6 +474,9 @@ func TestCPrograms(t *testing.T) {
 		keys []int
 	}{
 		{"barrier", 3, []string{"-i", "5", "-x", "1"}, []int{3}},
+		{"comm_dup", 3, []string{"-i", "5", "-x", "1"}, []int{3}},
+		{"comm_idup", 2, []string{"-i", "5", "-x", "1"}, []int{2}},
+		{"comm_split", 3, []string{"-i", "5", "-x", "1"}, []int{3}},
 		{"bcast", 3, []string{"-m", "0:4", "-i", "3", "-x", "1"}, []int{1, 2, 4}},
 		{"reduce", 2, []string{"-m", "1:16", "-i", "3", "-x", "1"}, []int{4, 8, 16}},
 		{"allreduce", 3, []string{"-s", "4,16K", "-i", "3", "-x", "1"}, []int{4, 16 << 10}},
@@ -491,7 +494,7 @@ func TestCPrograms(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v\n%s", c.prog, err, out)
 		}
-		m, _ := osu.Lookup(c.prog)
+		m, _ := osu.Lookup(strings.ReplaceAll(c.prog, "_", "-"))
 		o, _ := m.Options(osu.Flags{})
 		key, _ := m.Headings(o)
 		if tb.Fields["unit"] != m.Unit+": "+m.About || tb.Column != m.Column || tb.Key != key || !slices.Equal(tb.Keys(), c.keys) {

@@ -70,7 +70,8 @@ func All() []Measurement {
 	all := []Measurement{latency(), sendrecv(), ddt(), ddtRows(), bandwidth(), biBandwidth(), multiLatency(), incast(), ring()}
 	all = append(all, collectives()...)
 	all = append(all, neighbourCollectives()...)
-	return append(all, nonBlockingCollectives()...)
+	all = append(all, nonBlockingCollectives()...)
+	return append(all, commMeasurements()...)
 }
 
 // AboutFor is how the value is obtained under o, for the header.

@@ -149,6 +149,9 @@ func TestCollectives(t *testing.T) {
 		keys []int
 	}{
 		{"barrier", []string{"-i", "5", "-x", "1"}, "Ranks", []int{3}},
+		{"comm-dup", []string{"-i", "5", "-x", "1"}, "Ranks", []int{3}},
+		{"comm-idup", []string{"-i", "5", "-x", "1"}, "Ranks", []int{3}},
+		{"comm-split", []string{"-i", "5", "-x", "1"}, "Ranks", []int{3}},
 		{"bcast", small, "Size", []int{1, 8, 1024, 16 << 10}},
 		{"reduce", []string{"-m", "1:16", "-i", "3", "-x", "1"}, "Size", []int{4, 8, 16}}, // float32s: from 4 bytes
 		{"allreduce", []string{"-s", "4,1K,16K", "-i", "3", "-x", "1"}, "Size", []int{4, 1024, 16 << 10}},
@@ -282,7 +285,8 @@ func TestUsage(t *testing.T) {
 		t.Fatalf("--help: exit %d", code)
 	}
 	for _, name := range []string{"latency", "sendrecv", "bw", "bibw", "multi-lat", "incast", "ring", "launch", "init-finalize",
-		"barrier", "bcast", "reduce", "allreduce", "allgather", "alltoall", "neighbor-allgather", "neighbor-alltoall", "iallreduce", "ibcast", "ialltoall", "allreduce-init"} {
+		"barrier", "bcast", "reduce", "allreduce", "allgather", "alltoall", "neighbor-allgather", "neighbor-alltoall", "iallreduce", "ibcast", "ialltoall", "allreduce-init",
+		"comm-dup", "comm-idup", "comm-split"} {
 		if !strings.Contains(out.String(), "\n  "+name+" ") {
 			t.Errorf("--help does not list %s:\n%s", name, out.String())
 		}

@@ -1,0 +1,24 @@
+/* The C twin of gompi-bench comm-split: each rank times
+ * MPI_Comm_split of the world into one colour and MPI_Comm_free, in a loop (comm.h).
+ *
+ *   mpirun -np 4 --oversubscribe ./comm_split -i 1000 -x 200 -f
+ */
+#include "comm.h"
+
+static const struct measurement comm_split = {
+    .name = "comm-split",
+    .unit = "us",
+    .about = "time of one Split of the world, one colour, and Free"
+             ", averaged over the ranks; one row, keyed by the rank count",
+    .column = "Avg Latency (us)",
+    .defaults = COLL_DEFAULTS,
+    .large_size = COLL_LARGE,
+    .no_sizes = 1,
+    .stats = 1,
+};
+
+static void make(MPI_Comm *c) {
+    MPI_Comm_split(MPI_COMM_WORLD, 0, bench_rank(), c);
+}
+
+int main(int argc, char **argv) { return comm_main(&comm_split, make, argc, argv); }
