@@ -3,7 +3,9 @@ package pmpi
 import (
 	"errors"
 	"fmt"
+	"runtime"
 	"slices"
+	"sync/atomic"
 
 	"github.com/gompi/gompi/frameworks/coll"
 	"github.com/gompi/gompi/internal/pml"
@@ -83,13 +85,41 @@ func idup(op string, comm *Comm, withInfo bool, info *Info) (*Comm, *Request, er
 	j.slot = comm.nbc.takeSlot(l.engine)
 	r := l.newRequest(comm, Byte, op, ProcNull, AnyTag, false)
 	r.pml = l.engine.StartGeneral(&r.pmlStore)
+	if r.ext == nil {
+		r.ext = &requestExt{}
+	}
+	r.kind, r.ext.idup = reqIdup, j
 	j.p = r.pml
-	l.engine.AsideStarted() // waiters and Tests yield to it
-	go func() {
-		j.run()
-		l.engine.AsideEnded()
-	}()
+	if runtime.GOMAXPROCS(0) == 1 {
+		// As a small non-blocking collective's (nbc.go): the Wait that
+		// mostly follows runs the agreement itself, with no goroutine.
+		j.deferral = j
+		l.engine.Defer(&j.deferral)
+	} else {
+		j.RunDeferred()
+	}
 	return c, r, nil
+}
+
+// RunDeferred starts the goroutine that agrees the context, unless a
+// Wait has run the agreement already.
+func (j *idupJob) RunDeferred() {
+	if j.claimed.Load() {
+		return
+	}
+	j.l.engine.AsideStarted() // waiters and Tests yield to it
+	go func() {
+		j.claim()
+		j.l.engine.AsideEnded()
+	}()
+}
+
+// claim runs the agreement here unless another goroutine has begun it:
+// the goroutine RunDeferred starts, or a Wait on the request.
+func (j *idupJob) claim() {
+	if j.claimed.CompareAndSwap(false, true) {
+		j.run()
+	}
 }
 
 // pendingComm makes the communicator a Dup of comm gives, but for its
@@ -137,6 +167,10 @@ type idupJob struct {
 	// still runs, since the other ranks take part in it, and the request
 	// then fails with it.
 	copyErr error
+	// claimed: a goroutine or a Wait runs the agreement.
+	claimed atomic.Bool
+	// deferral is the job itself, for the engine to hold (pml.Engine.Defer).
+	deferral pml.Deferred
 }
 
 // run agrees the context, completes the communicator and its request.

@@ -17,6 +17,7 @@ const (
 	reqPair               // Isendrecv's: completes when both of its halves do
 	reqColl               // a non-blocking collective's: ext.coll runs it (nbc.go)
 	reqGeneral            // a generalized request's: the program completes it (grequest.go)
+	reqIdup               // a CommIdup's: ext.idup agrees the context (nbc_idup.go)
 )
 
 // sendMode is a send's mode, which a persistent send keeps for its starts.
@@ -52,6 +53,8 @@ type requestExt struct {
 	tmp *[]byte
 	// greq is a generalized request's functions.
 	greq *grequest
+	// idup is a CommIdup's agreement under way.
+	idup *idupJob
 }
 
 // SendInit makes a persistent standard-mode send of count elements of dt
@@ -262,7 +265,7 @@ func (r *Request) endSpecial() bool {
 		}
 		return true
 	}
-	x.send, x.recv, x.tmp, x.coll, x.greq = nil, nil, nil, nil, nil
+	x.send, x.recv, x.tmp, x.coll, x.greq, x.idup = nil, nil, nil, nil, nil, nil
 	r.kind = reqPlain
 	return false
 }

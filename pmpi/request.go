@@ -56,6 +56,10 @@ func settleInto(r *Request, dst *Status) (uint32, error) {
 	case r.kind == reqGeneral:
 		r.lib.engine.WaitRef(r.pml)
 		err = r.settleGeneral(dst)
+	case r.kind == reqIdup:
+		r.ext.idup.claim() // run here if its goroutine has not begun: no hand-off
+		r.lib.engine.RunDeferred()
+		err = r.resultInto(dst, r.lib.engine.WaitRef(r.pml))
 	case r.kind == reqPersistent && r.ext.coll != nil:
 		r.ext.coll.claimStart(r.lib)
 		err = r.resultInto(dst, r.lib.engine.WaitRef(r.pml))
