@@ -75,7 +75,7 @@ type Engine struct {
 	waits waits // blocking calls that have waited a while, for State
 
 	transfers sync.WaitGroup // background sends of CTS and rendezvous data
-	inFlight  atomic.Int32   // how many of them run: waiters yield to them
+	inFlight  atomic.Int32   // how many of them and of the goroutines above run (AsideStarted): waiters yield to them
 	hdrPool   sync.Pool
 	unexPool  sync.Pool               // *unexpected, with the payload buffer it last held
 	chunks    [chunkClasses]sync.Pool // *[]byte by size class: fragments of layouts (getChunk)
