@@ -361,10 +361,13 @@ func mpiRequestFree(h *Request) error {
 	}
 	err = api().RequestFree(e.r)
 	comm := e.comm
-	if e.general && !e.done {
+	switch {
+	case err != nil:
+		// Refused (an active collective): the handle stays, to be waited for.
+	case e.general && !e.done:
 		e.freed = true
 		*h = MPI_REQUEST_NULL
-	} else {
+	default:
 		forget(h)
 	}
 	return failed(comm, err)

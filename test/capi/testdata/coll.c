@@ -702,6 +702,28 @@ static void negative_displs(void) {
     TRY(MPI_Type_free(&before));
 }
 
+/* refused_free: MPI_Request_free refuses an active collective's request
+ * and leaves the handle, which MPI_Wait then completes. Rank 0 tries
+ * before the others join the barrier, so that it cannot have completed. */
+static void refused_free(void) {
+    int wrank, wsize, go = 1;
+    MPI_Request req;
+    TRY(MPI_Comm_rank(MPI_COMM_WORLD, &wrank));
+    TRY(MPI_Comm_size(MPI_COMM_WORLD, &wsize));
+    if (wrank == 0) {
+        TRY(MPI_Ibarrier(MPI_COMM_WORLD, &req));
+        RC(MPI_Request_free(&req), MPI_ERR_REQUEST);
+        CHECK(req != MPI_REQUEST_NULL, "a refused MPI_Request_free made the request MPI_REQUEST_NULL");
+        for (int q = 1; q < wsize; q++)
+            TRY(MPI_Send(&go, 1, MPI_INT, q, 0, MPI_COMM_WORLD));
+    } else {
+        TRY(MPI_Recv(&go, 1, MPI_INT, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+        TRY(MPI_Ibarrier(MPI_COMM_WORLD, &req));
+    }
+    TRY(MPI_Wait(&req, MPI_STATUS_IGNORE));
+    CHECK(req == MPI_REQUEST_NULL, "MPI_Wait left the completed request");
+}
+
 /* every runs each collective in each form on comm. */
 static void every(const char *name) {
     TRY(MPI_Comm_rank(comm, &rank));
@@ -737,6 +759,8 @@ int main(int argc, char **argv) {
     passed("negative displacements");
     reduce_local();
     passed("reduce_local");
+    refused_free();
+    passed("refused request free");
     TRY(MPI_Finalize());
     return 0;
 }
