@@ -58,8 +58,9 @@ func Startall(reqs ...Request) error {
 
 // Free frees the request. An active one completes on its own (a freed
 // send's message is still delivered) and is freed then; an inactive
-// persistent one is freed at once. Free on the zero Request, or on one
-// completed or freed already, fails with ErrRequest.
+// persistent one is freed at once. Free on the zero Request, on one
+// completed or freed already, or on an active collective or partitioned
+// one, which MPI does not free, fails with ErrRequest.
 func (r Request) Free() error {
 	p := r.live()
 	if p == nil {

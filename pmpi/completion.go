@@ -9,7 +9,8 @@ import (
 // An active one completes on its own, its status and error dropped, and
 // is recycled then (a persistent one is then gone): as in MPI, a freed
 // send's message is still delivered. Free on a request already
-// completed or freed is an error, as on MPI_REQUEST_NULL.
+// completed or freed is an error, as on MPI_REQUEST_NULL, and so is
+// free on an active collective or partitioned request, which MPI forbids.
 func (*realAPI) RequestFree(r *Request) error {
 	if r == nil {
 		return errorf(ClassRequest, nil, "request free: the request is nil")
@@ -27,6 +28,11 @@ func (*realAPI) RequestFree(r *Request) error {
 	}
 	if r.collective() {
 		return r.comm.handle(errorf(ClassRequest, nil, "request free: %s is running: MPI frees no active collective's request; wait for it or test it to the end", r.desc()))
+	}
+	if r.kind == reqPersistent && r.ext.part != nil {
+		// Freed, a send whose partitions are not all ready would never go,
+		// and its receiver would wait for ever.
+		return r.comm.handle(errorf(ClassRequest, nil, "request free: %s is active: MPI frees no partitioned request before its round completes; wait for it or test it to the end", r.desc()))
 	}
 	r.freeing = true
 	if r.kind != reqPair && r.pml == nil {

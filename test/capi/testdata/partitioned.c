@@ -118,6 +118,9 @@ static void errors(void) {
     int flag;
     RC(MPI_Parrived(s, 0, &flag), MPI_ERR_REQUEST);
     RC(MPI_Cancel(&s), MPI_ERR_REQUEST);
+    /* Freed now, its partitions would never go: refused, it stays. */
+    RC(MPI_Request_free(&s), MPI_ERR_REQUEST);
+    CHECK(s != MPI_REQUEST_NULL, "a refused MPI_Request_free made the request MPI_REQUEST_NULL");
     TRY(MPI_Pready_range(0, 1, s));
     TRY(MPI_Wait(&s, MPI_STATUS_IGNORE));
     TRY(MPI_Request_free(&s));

@@ -297,6 +297,9 @@ func partitionedErrors(w mpi.Comm) error {
 		if err := s.Start(); err != nil {
 			return err
 		}
+		if e := want("free while active", s.Free(), mpi.ErrRequest); e != nil {
+			return e
+		}
 		if e := want("partition 4 of 4", s.Pready(4), mpi.ErrArg); e != nil {
 			return e
 		}
