@@ -81,6 +81,10 @@ func mpiPreadyList(n int, list *C.int, h Request) error {
 }
 
 func mpiParrived(h Request, partition int, flag *C.int) error {
+	if h == MPI_REQUEST_NULL {
+		*flag = 1 // MPI: a null request, like an inactive one, awaits nothing
+		return nil
+	}
 	e, err := h.get()
 	if err != nil {
 		return err

@@ -56,5 +56,11 @@ func (r Request) PreadyRange(lo, hi int) error { return api().PreadyRange(lo, hi
 func (r Request) PreadyList(partitions ...int) error { return api().PreadyList(partitions, r.r) }
 
 // Parrived reports whether partition p of a started partitioned receive
-// has arrived, without waiting.
-func (r Request) Parrived(p int) (bool, error) { return api().Parrived(r.r, p) }
+// has arrived, without waiting. On the zero Request, as on an inactive
+// one, it reports true.
+func (r Request) Parrived(p int) (bool, error) {
+	if r.r == nil {
+		return true, nil
+	}
+	return api().Parrived(r.r, p)
+}

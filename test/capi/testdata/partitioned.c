@@ -124,6 +124,15 @@ static void errors(void) {
     TRY(MPI_Pready_range(0, 1, s));
     TRY(MPI_Wait(&s, MPI_STATUS_IGNORE));
     TRY(MPI_Request_free(&s));
+    /* A null or inactive request has arrived, as MPI says. */
+    flag = 0;
+    TRY(MPI_Parrived(MPI_REQUEST_NULL, 0, &flag));
+    CHECK(flag, "MPI_Parrived on MPI_REQUEST_NULL gave flag 0");
+    TRY(MPI_Precv_init(buf, 2, 4, MPI_INT, MPI_PROC_NULL, 1, MPI_COMM_WORLD, MPI_INFO_NULL, &r));
+    flag = 0;
+    TRY(MPI_Parrived(r, 1, &flag));
+    CHECK(flag, "MPI_Parrived on an inactive receive gave flag 0");
+    TRY(MPI_Request_free(&r));
     passed("partitioned errors");
 }
 

@@ -275,6 +275,9 @@ func partitionedErrors(w mpi.Comm) error {
 		}
 		return nil
 	}
+	if ok, err := (mpi.Request{}).Parrived(0); !ok || err != nil {
+		return fmt.Errorf("parrived on the zero Request: %v, %v (want true, as on MPI_REQUEST_NULL)", ok, err)
+	}
 	_, err := mpi.PrecvInit(buf, 2, mpi.AnySource, 1, w)
 	if e := want("precv from AnySource", err, mpi.ErrArg); e != nil {
 		return e
