@@ -6,7 +6,11 @@ package main
 */
 import "C"
 
-import "github.com/gompi/gompi/pmpi"
+import (
+	"errors"
+
+	"github.com/gompi/gompi/pmpi"
+)
 
 func mpiCommCreate(h Comm, gh Group, out *Comm) error {
 	e, err := h.get()
@@ -64,7 +68,8 @@ const hwResourceKey, hwShared = "mpi_hw_resource_type", "mpi_shared_memory"
 // MPI_COMM_NULL, as the standard says for a resource the implementation
 // does not know (gompi has no process sets for RESOURCE_GUIDED's
 // mpi_pset_name either); an unguided one gives the host's ranks when
-// they are fewer than comm's, else MPI_COMM_NULL.
+// they are fewer than comm's, and sets mpi_hw_resource_type to
+// mpi_shared_memory in its info, else MPI_COMM_NULL.
 func mpiCommSplitType(h Comm, t, key int, ih Info, out *Comm) error {
 	e, err := h.get()
 	if err != nil {
@@ -118,6 +123,12 @@ func mpiCommSplitType(h Comm, t, key int, ih Info, out *Comm) error {
 			return err
 		}
 		c = nil
+	}
+	if t == C.MPI_COMM_TYPE_HW_UNGUIDED && c != nil && info != nil && ih != MPI_INFO_ENV {
+		// MPI tells in info which resource the unguided split followed.
+		if err := pmpi.Real().InfoSet(info, hwResourceKey, hwShared); err != nil {
+			return errors.Join(err, api().CommFree(c))
+		}
 	}
 	return setComm(out, c, e)
 }

@@ -37,6 +37,25 @@ int main(int argc, char **argv) {
     CHECK(c == MPI_COMM_NULL, "split type MPI_COMM_TYPE_RESOURCE_GUIDED without a resource gives MPI_COMM_NULL");
     TRY(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_HW_UNGUIDED, 0, MPI_INFO_NULL, &c));
     CHECK(c == MPI_COMM_NULL, "split type MPI_COMM_TYPE_HW_UNGUIDED on one host gives MPI_COMM_NULL");
+    /* Without rank 0 the host's ranks are fewer than the world's: the
+     * unguided split gives them, and names the resource in its info. */
+    {
+        MPI_Info info;
+        char val[MPI_MAX_INFO_VAL];
+        int vlen = sizeof val, found = 0;
+        TRY(MPI_Info_create(&info));
+        TRY(MPI_Comm_split_type(MPI_COMM_WORLD, rank == 0 ? MPI_UNDEFINED : MPI_COMM_TYPE_HW_UNGUIDED, 0, info, &c));
+        TRY(MPI_Info_get_string(info, "mpi_hw_resource_type", &vlen, val, &found));
+        if (rank == 0) {
+            CHECK(c == MPI_COMM_NULL && !found, "MPI_UNDEFINED beside an unguided split: comm %d, key set %d", c != MPI_COMM_NULL, found);
+        } else {
+            TRY(MPI_Comm_size(c, &n));
+            CHECK(n == size - 1, "unguided split without rank 0: size %d, want %d", n, size - 1);
+            CHECK(found && strcmp(val, "mpi_shared_memory") == 0, "unguided split's mpi_hw_resource_type: found %d, %s", found, found ? val : "");
+            TRY(MPI_Comm_free(&c));
+        }
+        TRY(MPI_Info_free(&info));
+    }
     passed("comm split type");
 
     MPI_Comm dup, rev, half;
