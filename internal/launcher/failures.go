@@ -178,21 +178,33 @@ const lostGrace = 2 * time.Second
 
 // onLost runs when a rank's connection to the job server ends before it
 // finalized or exited: unless its exit comes within lostGrace, the link
-// to its host broke, or its host is gone, and the job stops.
+// to its host broke, or its host is gone, and the job stops (lostFailure).
 func (j *job) onLost(rank int) {
 	go func() {
 		time.Sleep(lostGrace)
-		if j.srv.exitedOrDone(rank) || j.stopping() {
-			return
+		if f, ok := j.lostFailure(rank); ok {
+			j.fail(f)
 		}
-		j.mu.Lock()
-		pid, host := j.pids[rank], ""
-		if h := j.remote[rank]; h != nil {
-			host = h.name
-		}
-		j.mu.Unlock()
-		what := "lost contact: its connection to gompirun broke and it was not seen exiting (a broken link, or its host is down)"
-		j.fail(failure{msg: fmt.Sprintf("rank %d (%s) %s; stopping the job", rank, pidOn(pid, host), what),
-			what: what, code: 1, rank: rank, pid: pid})
 	}()
+}
+
+// lostFailure is the failure of a rank whose connection ended lostGrace
+// ago, if it is one: not if it exited or finalized meanwhile, nor for a
+// rank of this host, gompirun's child, whose exit is always seen. Such a
+// rank's connection ends without it when the server's keepalive finds it
+// not answering, stopped in a debugger or by a signal: the job waits.
+func (j *job) lostFailure(rank int) (failure, bool) {
+	if j.srv.exitedOrDone(rank) || j.stopping() {
+		return failure{}, false
+	}
+	j.mu.Lock()
+	pid, h := j.pids[rank], j.remote[rank]
+	j.mu.Unlock()
+	if h == nil {
+		j.log.Debug("the connection of a rank of this host ended before it exited: it may be stopped", "rank", rank, "pid", pid)
+		return failure{}, false
+	}
+	what := "lost contact: its connection to gompirun broke and it was not seen exiting (a broken link, or its host is down)"
+	return failure{msg: fmt.Sprintf("rank %d (%s) %s; stopping the job", rank, pidOn(pid, h.name), what),
+		what: what, code: 1, rank: rank, pid: pid}, true
 }

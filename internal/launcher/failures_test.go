@@ -5,6 +5,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/hashicorp/go-hclog"
 )
 
 func TestClassify(t *testing.T) {
@@ -95,5 +97,28 @@ func TestVerdictNamesTheCauseFirst(t *testing.T) {
 				t.Errorf("stderr:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(tt.want, "\n"))
 			}
 		})
+	}
+}
+
+// A rank whose connection ended is lost only on another host: a rank of
+// this host is gompirun's child, alive until its exit is seen, and one
+// stopped in a debugger past the keepalive's timeout must not end the job.
+func TestLostFailureOnlyOnAnotherHost(t *testing.T) {
+	srv, err := NewServer(ServerConfig{JobID: "t", Size: 3, Secret: testSecret})
+	if err != nil {
+		t.Fatal(err)
+	}
+	j := &job{term: newTerminal(&strings.Builder{}, &strings.Builder{}), srv: srv, pids: []int{100, 101, 102},
+		remote: map[int]*remoteHost{2: {name: "h2"}}, cause: -1, log: hclog.NewNullLogger()}
+	if f, lost := j.lostFailure(1); lost {
+		t.Errorf("rank 1 of this host, not exited, is lost: %s", f.msg)
+	}
+	f, lost := j.lostFailure(2)
+	if want := "rank 2 (pid 102 on host h2) lost contact"; !lost || !strings.HasPrefix(f.msg, want) {
+		t.Errorf("rank 2 of host h2: lost %v, %q; want a failure beginning %q", lost, f.msg, want)
+	}
+	srv.RankExited(2)
+	if _, lost := j.lostFailure(2); lost {
+		t.Error("rank 2 is lost after its exit was seen")
 	}
 }

@@ -2,6 +2,10 @@ package rte
 
 import (
 	"context"
+	"time"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 
 	"github.com/gompi/gompi/frameworks/ess"
 	"github.com/gompi/gompi/internal/rte/rtepb"
@@ -15,19 +19,35 @@ func (c *Client) ServeState(ctx context.Context, report func(stacks bool) ess.St
 		return
 	}
 	go func() {
-		stream, err := c.rpc.Watch(ctx, &rtepb.WatchRequest{Rank: int32(c.job.Rank)})
-		if err != nil {
-			return
-		}
-		for {
-			d, err := stream.Recv()
-			if err != nil {
-				return // the job or this rank is ending
-			}
-			st := report(d.Stacks)
-			_, _ = c.rpc.ReportState(ctx, stateReport(c.job.Rank, d.Id, st))
+		// The server closes the connection of a rank that stopped
+		// answering (stopped in a debugger): once it runs again, it
+		// watches on a new one. Another end (the client closed, the job
+		// is ending) ends the watch.
+		for c.watch(ctx, report) == codes.Unavailable && ctx.Err() == nil {
+			time.Sleep(rewatchPause)
 		}
 	}()
+}
+
+// rewatchPause spaces the watches of a rank whose connection keeps
+// failing: its job is ending, and the lifeline will end it.
+const rewatchPause = 100 * time.Millisecond
+
+// watch serves state requests until the stream ends, and returns the
+// code it ended with.
+func (c *Client) watch(ctx context.Context, report func(stacks bool) ess.State) codes.Code {
+	stream, err := c.rpc.Watch(ctx, &rtepb.WatchRequest{Rank: int32(c.job.Rank)})
+	if err != nil {
+		return status.Code(err)
+	}
+	for {
+		d, err := stream.Recv()
+		if err != nil {
+			return status.Code(err)
+		}
+		st := report(d.Stacks)
+		_, _ = c.rpc.ReportState(ctx, stateReport(c.job.Rank, d.Id, st))
+	}
 }
 
 func stateReport(rank int, id uint64, st ess.State) *rtepb.StateReport {
