@@ -9,6 +9,16 @@
 
 #include "coll.h"
 
+/* COMM_MEASUREMENT is the measurement named n that times what, as
+ * gompi-bench's comm-* name it. */
+#define COMM_MEASUREMENT(n, what)                                                                  \
+    {                                                                                              \
+        .name = n, .unit = "us",                                                                   \
+        .about = "time of one " what ", averaged over the ranks; one row, keyed by the rank count", \
+        .column = "Avg Latency (us)", .defaults = COLL_DEFAULTS, .large_size = COLL_LARGE,         \
+        .no_sizes = 1, .stats = 1,                                                                 \
+    }
+
 static inline int comm_main(const struct measurement *m, void (*make)(MPI_Comm *c), int argc, char **argv) {
     MPI_Init(&argc, &argv);
     struct options o = parse_args(m, argc, argv);

@@ -5,17 +5,7 @@
  */
 #include "comm.h"
 
-static const struct measurement comm_dup = {
-    .name = "comm-dup",
-    .unit = "us",
-    .about = "time of one Dup of the world and Free"
-             ", averaged over the ranks; one row, keyed by the rank count",
-    .column = "Avg Latency (us)",
-    .defaults = COLL_DEFAULTS,
-    .large_size = COLL_LARGE,
-    .no_sizes = 1,
-    .stats = 1,
-};
+static const struct measurement comm_dup = COMM_MEASUREMENT("comm-dup", "Dup of the world and Free");
 
 static void make(MPI_Comm *c) {
     MPI_Comm_dup(MPI_COMM_WORLD, c);

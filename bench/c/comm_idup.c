@@ -5,17 +5,7 @@
  */
 #include "comm.h"
 
-static const struct measurement comm_idup = {
-    .name = "comm-idup",
-    .unit = "us",
-    .about = "time of one Idup of the world, its Wait, and Free"
-             ", averaged over the ranks; one row, keyed by the rank count",
-    .column = "Avg Latency (us)",
-    .defaults = COLL_DEFAULTS,
-    .large_size = COLL_LARGE,
-    .no_sizes = 1,
-    .stats = 1,
-};
+static const struct measurement comm_idup = COMM_MEASUREMENT("comm-idup", "Idup of the world, its Wait, and Free");
 
 static void make(MPI_Comm *c) {
     MPI_Request r;

@@ -5,17 +5,7 @@
  */
 #include "comm.h"
 
-static const struct measurement comm_split = {
-    .name = "comm-split",
-    .unit = "us",
-    .about = "time of one Split of the world, one colour, and Free"
-             ", averaged over the ranks; one row, keyed by the rank count",
-    .column = "Avg Latency (us)",
-    .defaults = COLL_DEFAULTS,
-    .large_size = COLL_LARGE,
-    .no_sizes = 1,
-    .stats = 1,
-};
+static const struct measurement comm_split = COMM_MEASUREMENT("comm-split", "Split of the world, one colour, and Free");
 
 static void make(MPI_Comm *c) {
     MPI_Comm_split(MPI_COMM_WORLD, 0, bench_rank(), c);
