@@ -119,7 +119,7 @@ func TestRegistry(t *testing.T) {
 		}
 	}
 	if _, err := Lookup("gather"); err == nil ||
-		!strings.Contains(err.Error(), "known: [latency sendrecv ddt ddt-rows bw bibw multi-lat incast ring barrier bcast reduce allreduce allgather alltoall neighbor-allgather neighbor-alltoall iallreduce ibcast ialltoall allreduce-init]") {
+		!strings.Contains(err.Error(), "known: [latency sendrecv ddt ddt-rows bw bibw multi-lat incast ring barrier bcast reduce allreduce allgather alltoall neighbor-allgather neighbor-alltoall iallreduce ibcast ialltoall allreduce-init comm-dup comm-idup comm-split]") {
 		t.Errorf("unknown name: %v", err)
 	}
 	if err := multiLatency().CheckRanks(3); err == nil {
