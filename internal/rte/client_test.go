@@ -21,6 +21,12 @@ import (
 // Connect.
 func serve(t *testing.T, size int) *launcher.Server {
 	t.Helper()
+	return serveOn(t, size, func(l net.Listener) net.Listener { return l })
+}
+
+// serveOn is serve whose server accepts through wrap's listener.
+func serveOn(t *testing.T, size int, wrap func(net.Listener) net.Listener) *launcher.Server {
+	t.Helper()
 	secret := []byte(strings.Repeat("s", jobenv.MinSecretLen))
 	srv, err := launcher.NewServer(launcher.ServerConfig{JobID: "feed01", Size: size, Secret: secret})
 	if err != nil {
@@ -31,7 +37,7 @@ func serve(t *testing.T, size int) *launcher.Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	go srv.Serve(l)
+	go srv.Serve(wrap(l))
 	t.Cleanup(srv.Stop)
 	t.Setenv(jobenv.Size, strconv.Itoa(size))
 	t.Setenv(jobenv.Rank, "0")

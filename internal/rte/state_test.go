@@ -2,17 +2,12 @@ package rte_test
 
 import (
 	"context"
-	"encoding/hex"
 	"net"
-	"path/filepath"
-	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/gompi/gompi/frameworks/ess"
-	"github.com/gompi/gompi/internal/jobenv"
-	"github.com/gompi/gompi/internal/launcher"
 )
 
 // connListener keeps the connections it accepts, for the test to close
@@ -47,23 +42,11 @@ func (l *connListener) closeAll() {
 // debugger past the keepalive's timeout) watches for state requests again
 // on a new connection, so that a state report still hears from it.
 func TestServeStateWatchesAgainAfterTheConnectionCloses(t *testing.T) {
-	secret := []byte(strings.Repeat("s", jobenv.MinSecretLen))
-	srv, err := launcher.NewServer(launcher.ServerConfig{JobID: "feed01", Size: 1, Secret: secret})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sock := filepath.Join(t.TempDir(), "rt.sock")
-	ul, err := net.Listen("unix", sock)
-	if err != nil {
-		t.Fatal(err)
-	}
-	l := &connListener{Listener: ul}
-	go srv.Serve(l)
-	t.Cleanup(srv.Stop)
-	for k, v := range map[string]string{jobenv.Size: "1", jobenv.LocalSize: "1", jobenv.JobID: "feed01",
-		jobenv.Server: "unix://" + sock, jobenv.Secret: hex.EncodeToString(secret)} {
-		t.Setenv(k, v)
-	}
+	var l *connListener
+	srv := serveOn(t, 1, func(ul net.Listener) net.Listener {
+		l = &connListener{Listener: ul}
+		return l
+	})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	c := connectAs(t, ctx, 0)
