@@ -140,7 +140,8 @@ int gompi_run_main(int (*main)(int, char **, char **), int argc, char **argv, ch
 // TestGompiccRunsMainFromTheLibrary: with the start archive beside the
 // library (capi/start/start.c, as make build makes it), a program's main
 // runs as a call from the library, with its arguments and exit status;
-// a shared library links without it.
+// a shared library links without it, and a program whose main is in an
+// archive links with it.
 func TestGompiccRunsMainFromTheLibrary(t *testing.T) {
 	prefix := stubPrefix(t)
 	lib := filepath.Join(prefix, "lib")
@@ -168,6 +169,18 @@ int main(int argc, char **argv) {
 	}
 	if want := "main from the library\n3 two\n"; string(out) != want {
 		t.Errorf("args printed %q, want %q", out, want)
+	}
+
+	// A program whose main is in an archive of its own, as HPL's is.
+	runWrapper(t, dir, gompicc, "-c", "args.c", "-o", "args.o")
+	mustRun(t, dir, "ar", "rc", "libargs.a", "args.o")
+	runWrapper(t, dir, gompicc, "-o", "args2", "libargs.a")
+	out, err = exec.Command(filepath.Join(dir, "args2"), "three").Output()
+	if !errors.As(err, &exit) || exit.ExitCode() != 5 {
+		t.Fatalf("args2 exited with %v, want status 5 from main", err)
+	}
+	if want := "main from the library\n2 three\n"; string(out) != want {
+		t.Errorf("args2 printed %q, want %q", out, want)
 	}
 
 	writeFile(t, filepath.Join(dir, "lib.c"), "#include <mpi.h>\nint rank(void) { int r; MPI_Comm_rank(MPI_COMM_WORLD, &r); return r; }\n")

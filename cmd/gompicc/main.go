@@ -2,10 +2,10 @@
 // libmpi_abi (the MPI-5.0 standard ABI), in the manner of Open MPI's and
 // MPICH's mpicc: it runs the C compiler (cc, or $GOMPI_CC) with the user's
 // arguments, untouched and in their order, followed by -I<prefix>/include
-// and, when the command links, -Wl,--wrap=main <prefix>/lib/libgompi_start.a
-// (where the installation has it: the program's main then runs as a call
-// from the library, capi/start/start.c) -L<prefix>/lib -lmpi_abi
-// -Wl,-rpath,<prefix>/lib. Installed or linked under the name gompicxx it
+// and, when the command links, -Wl,--wrap=main -Wl,-u,main
+// <prefix>/lib/libgompi_start.a (where the installation has it: the
+// program's main then runs as a call from the library, capi/start/start.c)
+// -L<prefix>/lib -lmpi_abi -Wl,-rpath,<prefix>/lib. Installed or linked under the name gompicxx it
 // compiles C++ with c++ (or $GOMPI_CXX).
 //
 // The prefix is the parent of the directory holding the executable

@@ -73,7 +73,7 @@ func (w *wrapper) usage() string {
 	return fmt.Sprintf(`%[1]s [--showme[:<command,compile,link,incdirs,libdirs,libs,version,help>]] args
 
 Runs %[2]s (or $%[3]s) with args followed by gompi's flags: -I<prefix>/include,
-and when it links -Wl,--wrap=main <prefix>/lib/%[6]s (where it is: the
+and when it links -Wl,--wrap=main -Wl,-u,main <prefix>/lib/%[6]s (where it is: the
 program's main runs as a call from the library, whose calls then cost less)
 -L<prefix>/lib -l%[4]s -Wl,-rpath,<prefix>/lib. The prefix is
 %[5]s ($GOMPI_PREFIX, else the parent of the wrapper's bin/).

@@ -79,10 +79,13 @@ func (w *wrapper) compileFlags() []string {
 // argument at commas, so a directory holding one goes through -Xlinker.
 // The start archive's member is linked only where the C runtime calls
 // main: a shared library or a program with no main gets nothing from it.
+// -u main has the linker take main from an archive listed before the
+// start archive (a program whose main is in its own library): the C
+// runtime's reference, wrapped, no longer asks for main.
 func (w *wrapper) linkFlags() []string {
 	var flags []string
 	if start := filepath.Join(w.libDir(), startArchive); exists(start) {
-		flags = append(flags, "-Wl,--wrap=main", start)
+		flags = append(flags, "-Wl,--wrap=main", "-Wl,-u,main", start)
 	}
 	flags = append(flags, "-L"+w.libDir(), "-l"+libName)
 	if strings.Contains(w.libDir(), ",") {

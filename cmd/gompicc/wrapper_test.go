@@ -186,7 +186,7 @@ func TestLinkFlagsWrapMainWhereTheStartArchiveIs(t *testing.T) {
 	writeFile(t, filepath.Join(prefix, "lib", startArchive), "!<arch>\n")
 	w := testWrapper(t, "gompicc", map[string]string{"GOMPI_PREFIX": prefix})
 	lib := filepath.Join(prefix, "lib")
-	want := []string{"-Wl,--wrap=main", filepath.Join(lib, startArchive), "-L" + lib, "-lmpi_abi", "-Wl,-rpath," + lib}
+	want := []string{"-Wl,--wrap=main", "-Wl,-u,main", filepath.Join(lib, startArchive), "-L" + lib, "-lmpi_abi", "-Wl,-rpath," + lib}
 	if got := w.linkFlags(); !slices.Equal(got, want) {
 		t.Errorf("link flags %q, want %q", got, want)
 	}
