@@ -20,7 +20,7 @@ func userOnPacked(f UserFunc, dt Datatype, o Op) (coll.Op, string) {
 	if t.trueLB < 0 || t.lb < 0 || t.extent <= 0 {
 		return nil, "a user operation needs a datatype whose data lies at or after its origin, with a positive extent; " + t.describe() + " does not"
 	}
-	return &bound{dt, o.Record(), o.def.commute, func(in, inout []byte) {
+	return &bound{dt, o.Record(), o.def.commute, false, func(in, inout []byte) {
 		n := min(len(in), len(inout)) / t.size
 		if n == 0 {
 			return

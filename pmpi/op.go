@@ -128,11 +128,13 @@ type bound struct {
 	dt      Datatype
 	record  int
 	commute bool
+	exact   bool // the result does not depend on the grouping (coll.Exact)
 	fn      func(in, inout []byte)
 }
 
 func (b *bound) Reduce(in, inout []byte) { b.fn(in, inout) }
 func (b *bound) Commutative() bool       { return b.commute }
+func (b *bound) Exact() bool             { return b.exact }
 func (b *bound) ElemSize() int           { return b.record * b.dt.Size() }
 
 // bind checks that MPI defines o on dt and returns the two joined, or why
@@ -149,7 +151,7 @@ func bind(o Op, dt Datatype) (coll.Op, string) {
 		if dt.t != nil && dt.t.packs {
 			return userOnPacked(f, dt, o)
 		}
-		return &bound{dt, o.Record(), o.def.commute, func(in, inout []byte) { f(in, inout, len(in)/dt.Size(), dt) }}, ""
+		return &bound{dt, o.Record(), o.def.commute, false, func(in, inout []byte) { f(in, inout, len(in)/dt.Size(), dt) }}, ""
 	}
 	b := builtins[o.def.code][builtinID(dt)]
 	if b == nil {
@@ -170,7 +172,9 @@ var builtins = func() (t [opMaxLoc + 1][len(predefined)]*bound) {
 		for id := 1; id < len(predefined); id++ {
 			dt := Datatype{&predefined[id]}
 			if fn := builtin(c, dt); fn != nil {
-				t[c][id] = &bound{dt, 1, true, fn}
+				k := dt.kind()
+				inexact := (c == opSum || c == opProd) && (k == kindFloat || k == kindComplex)
+				t[c][id] = &bound{dt, 1, true, !inexact, fn}
 			}
 		}
 	}

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"unsafe"
+
+	"github.com/gompi/gompi/frameworks/coll"
 )
 
 // reduce applies op to in and inout as the algorithms do: on packed data
@@ -119,6 +121,34 @@ func TestUserOperationBoundToItsType(t *testing.T) {
 	}
 	if _, err := theAPI.OpCreate(nil, true); !errors.Is(err, ErrOp) {
 		t.Fatalf("OpCreate(nil): %v, want ErrOp", err)
+	}
+}
+
+// TestExactOperations: an operation says whether its result depends on
+// how its operands are grouped (coll.Exact): a floating-point or complex
+// sum or product and a user's operation do; integer arithmetic, min and
+// max do not.
+func TestExactOperations(t *testing.T) {
+	user, err := theAPI.OpCreate(func(in, inout []byte, count int, dt Datatype) {}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		op    Op
+		dt    Datatype
+		exact bool
+	}{
+		{OpSum, Float64, false}, {OpProd, Float32, false}, {OpSum, Complex128, false},
+		{OpSum, Int64, true}, {OpProd, Uint16, true}, {OpMax, Float64, true}, {OpMinLoc, Float64Int, true},
+		{OpBxor, Int32, true}, {user, Int64, false},
+	} {
+		b, why := bind(tc.op, tc.dt)
+		if why != "" {
+			t.Fatalf("%s on %s: %s", tc.op.Name(), tc.dt.Name(), why)
+		}
+		if got := coll.Exact(b); got != tc.exact {
+			t.Errorf("%s on %s: exact %v, want %v", tc.op.Name(), tc.dt.Name(), got, tc.exact)
+		}
 	}
 }
 

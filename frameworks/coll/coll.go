@@ -210,6 +210,16 @@ type Op interface {
 	ElemSize() int
 }
 
+// Exact reports whether op's result is the same however an algorithm
+// groups its operands, which op says with a method Exact() bool: true for
+// gompi's predefined operations but a floating-point or complex sum or
+// product, whose last bits depend on the grouping. An Op without the
+// method, a user's among them, is not exact.
+func Exact(op Op) bool {
+	e, ok := op.(interface{ Exact() bool })
+	return ok && e.Exact()
+}
+
 // Module is what a component offers one communicator: any subset of the
 // collectives, nil for those it leaves to the next component. Buffers
 // never overlap: the caller resolves MPI's in-place forms before calling.

@@ -256,6 +256,23 @@ func TestDeterministic(t *testing.T) {
 	}
 }
 
+// TestRegrouped: a reduction whose sum depends on the grouping gives the
+// same bits on a communicator's first calls, which coll sm leaves to the
+// next component, as after its segment is made (collcheck regrouped).
+func TestRegrouped(t *testing.T) {
+	for _, tc := range []struct {
+		np  int
+		btl string
+	}{{3, "sm"}, {4, "sm"}, {3, "tcp"}} {
+		t.Run(fmt.Sprintf("np%d/%s", tc.np, tc.btl), func(t *testing.T) {
+			t.Parallel()
+			j := run(t, "-np", fmt.Sprint(tc.np), "--oversubscribe", "--mca", "btl", "self,"+tc.btl,
+				"--mca", "coll_sm_segment_after", "256", collcheck, "regrouped")
+			expectOK(t, j, "regrouped", tc.np)
+		})
+	}
+}
+
 // TestLateRank: each rank in turn comes 5 ms late to a bcast, an
 // allreduce, an allgather and a barrier on coll sm's segment, so that the
 // others have gone to sleep on its futexes and must be woken by its

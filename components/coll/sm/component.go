@@ -128,7 +128,9 @@ func (c *Component) RegisterParams(r *params.Registrar) error {
 		Help: "How many collective calls a communicator makes through the next component before sm makes its " +
 			"shared segment and serves the calls after them. The set-up takes milliseconds (more with more " +
 			"ranks), which a communicator that makes a few dozen calls would not win back. 0 makes the segment " +
-			"at the first call. Where no component below provides every collective, the segment is made at the first call.",
+			"at the first call. Where no component below provides every collective, the segment is made at the first call; " +
+			"on 3 ranks or more, at the first reduction whose result depends on how the operands are grouped (a " +
+			"floating-point sum or product, a user's operation), so that its result never changes at the set-up.",
 		Range: params.IntIn(0, maxSegmentAfter),
 	})
 	return nil

@@ -66,8 +66,9 @@ type module struct {
 }
 
 // collectives is the module's table: each collective maps the segment
-// first if no call has and the early calls are made (lazy.go), or, before
-// that or where it could not be mapped, goes to the next module.
+// first if no call has and the early calls are made (lazy.go; a reduction
+// whose result depends on the grouping does not wait for them), or,
+// before that or where it could not be mapped, goes to the next module.
 func (m *module) collectives() *coll.Module {
 	return &coll.Module{
 		Barrier: func(c coll.Comm) error {
@@ -83,13 +84,13 @@ func (m *module) collectives() *coll.Module {
 			return m.bcast(c, buf, root)
 		},
 		Reduce: func(c coll.Comm, send, recv []byte, op coll.Op, root int) error {
-			if err := m.ready(); err != nil {
+			if err := m.readyFor(op); err != nil {
 				return m.unready(err, func() error { return m.next.Reduce(c, send, recv, op, root) })
 			}
 			return m.reduce(c, send, recv, op, root)
 		},
 		Allreduce: func(c coll.Comm, send, recv []byte, op coll.Op) error {
-			if err := m.ready(); err != nil {
+			if err := m.readyFor(op); err != nil {
 				return m.unready(err, func() error { return m.next.Allreduce(c, send, recv, op) })
 			}
 			return m.allreduce(c, send, recv, op)
@@ -125,25 +126,25 @@ func (m *module) collectives() *coll.Module {
 			return m.allgatherv(c, send, recv, counts, displs)
 		},
 		ReduceScatter: func(c coll.Comm, send, recv []byte, counts []int, op coll.Op) error {
-			if err := m.ready(); err != nil {
+			if err := m.readyFor(op); err != nil {
 				return m.unready(err, func() error { return m.next.ReduceScatter(c, send, recv, counts, op) })
 			}
 			return m.reduceScatter(c, send, recv, counts, op)
 		},
 		ReduceScatterBlock: func(c coll.Comm, send, recv []byte, op coll.Op) error {
-			if err := m.ready(); err != nil {
+			if err := m.readyFor(op); err != nil {
 				return m.unready(err, func() error { return m.next.ReduceScatterBlock(c, send, recv, op) })
 			}
 			return m.reduceScatterBlock(c, send, recv, op)
 		},
 		Scan: func(c coll.Comm, send, recv []byte, op coll.Op) error {
-			if err := m.ready(); err != nil {
+			if err := m.readyFor(op); err != nil {
 				return m.unready(err, func() error { return m.next.Scan(c, send, recv, op) })
 			}
 			return m.scan(c, send, recv, op)
 		},
 		Exscan: func(c coll.Comm, send, recv []byte, op coll.Op) error {
-			if err := m.ready(); err != nil {
+			if err := m.readyFor(op); err != nil {
 				return m.unready(err, func() error { return m.next.Exscan(c, send, recv, op) })
 			}
 			return m.exscan(c, send, recv, op)

@@ -339,6 +339,24 @@ func TestSegmentAfter(t *testing.T) {
 	}
 }
 
+// TestSegmentAtAGroupedReduction: on 3 ranks a reduction whose result
+// depends on the grouping (coll.Exact) makes the segment at once, so that
+// the next component's grouping never gives one of its calls another
+// result; an exact one waits for the early calls.
+func TestSegmentAtAGroupedReduction(t *testing.T) {
+	const n, after = 3, 100
+	w := newWorld(t, n)
+	w.build(t, w.host(), func(int) config { return config{maxBytes: 64, maxRanks: 16, dir: w.dir, segmentAfter: after} })
+	w.runCalls(t, []call{{k: kAllreduce, size: 3, op: colltest.SumCase, seed: 1}})
+	if got := mappings(t, w.segPath()); got != 0 {
+		t.Fatalf("after an integer sum: %d mappings of the segment, want none", got)
+	}
+	w.runCalls(t, []call{{k: kScan, size: 3, op: colltest.AffineCase, seed: 2}})
+	if got := mappings(t, w.segPath()); got != n {
+		t.Fatalf("after a scan of an inexact operation: %d mappings of the segment, want one per rank (%d)", got, n)
+	}
+}
+
 // TestSegmentAfterWithoutNext: with no component below to serve the early
 // calls, the first call makes the segment.
 func TestSegmentAfterWithoutNext(t *testing.T) {

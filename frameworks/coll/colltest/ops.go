@@ -16,6 +16,7 @@ func (SumInt64) Reduce(in, inout []byte) {
 	}
 }
 func (SumInt64) Commutative() bool { return true }
+func (SumInt64) Exact() bool       { return true } // integer sums wrap alike in any grouping
 func (SumInt64) ElemSize() int     { return 8 }
 
 // Affine composes affine maps x -> a*x + b over int64, each element an

@@ -59,6 +59,107 @@ func determinism(x *checker, w mpi.Comm) {
 	}
 }
 
+// setupAfter is more calls than coll sm makes before its segment
+// (coll_sm_segment_after, 256 by default).
+const setupAfter = 300
+
+// regrouped checks that a reduction whose sum depends on the grouping
+// gives the same bits on a communicator's first calls, before coll sm
+// makes its segment, as after it: each reduction is made on a new
+// communicator, then again after setupAfter barriers.
+func regrouped(x *checker, w mpi.Comm) {
+	c, err := w.Dup()
+	x.ok(err, "dup")
+	n, me := c.Size(), c.Rank()
+	const small, large = 7, 3000
+	data := func(count int) []float64 {
+		v := make([]float64, count)
+		for i := range v {
+			v[i] = math.Sqrt(float64(me*count+i+2)) * math.Pow(10, float64((me*7+i)%13-6))
+		}
+		if me == 1 || me == 2 {
+			v[0] = float64(3-2*me) * 1e16 // +1e16 at rank 1, -1e16 at rank 2
+		}
+		return v
+	}
+	counts := make([]int, n)
+	for r := range counts {
+		counts[r] = r + 1
+	}
+	calls := []struct {
+		name string
+		call func() []float64
+	}{
+		{"reduce to 0", func() []float64 {
+			r := make([]float64, small)
+			x.ok(mpi.Reduce(data(small), r, mpi.Sum, 0, c), "reduce")
+			return r
+		}},
+		{"reduce to 1", func() []float64 {
+			r := make([]float64, small)
+			x.ok(mpi.Reduce(data(small), r, mpi.Sum, 1, c), "reduce")
+			return r
+		}},
+		{"allreduce", func() []float64 {
+			r := make([]float64, small)
+			x.ok(mpi.Allreduce(data(small), r, mpi.Sum, c), "allreduce")
+			return r
+		}},
+		{"allreduce large", func() []float64 {
+			r := make([]float64, large)
+			x.ok(mpi.Allreduce(data(large), r, mpi.Sum, c), "allreduce")
+			return r
+		}},
+		{"allreduce prod", func() []float64 {
+			r := make([]float64, small)
+			x.ok(mpi.Allreduce(data(small), r, mpi.Prod, c), "allreduce")
+			return r
+		}},
+		{"reduce-scatter", func() []float64 {
+			r := make([]float64, counts[me])
+			x.ok(mpi.ReduceScatter(data(n*(n+1)/2), r, counts, mpi.Sum, c), "reduce-scatter")
+			return r
+		}},
+		{"reduce-scatter-block", func() []float64 {
+			r := make([]float64, small)
+			x.ok(mpi.ReduceScatterBlock(data(n*small), r, mpi.Sum, c), "reduce-scatter-block")
+			return r
+		}},
+		{"scan", func() []float64 {
+			r := make([]float64, small)
+			x.ok(mpi.Scan(data(small), r, mpi.Sum, c), "scan")
+			return r
+		}},
+		{"exscan", func() []float64 {
+			r := make([]float64, small)
+			x.ok(mpi.Exscan(data(small), r, mpi.Sum, c), "exscan")
+			return r
+		}},
+		{"iallreduce", func() []float64 {
+			r := make([]float64, small)
+			req, err := mpi.Iallreduce(data(small), r, mpi.Sum, c)
+			x.ok(err, "iallreduce")
+			_, err = req.Wait()
+			x.ok(err, "iallreduce wait")
+			return r
+		}},
+	}
+	before := make([][]float64, len(calls))
+	for i, k := range calls {
+		before[i] = k.call()
+	}
+	for range setupAfter {
+		x.ok(mpi.Barrier(c), "barrier")
+	}
+	for i, k := range calls {
+		if got := k.call(); !sameBits(got, before[i]) {
+			x.errorf("%s: %v after coll sm's set-up, %v before", k.name, got, before[i])
+		}
+		x.checks++
+	}
+	x.ok(c.Free(), "free")
+}
+
 // sameBits reports whether a and b hold the same float64 bits.
 func sameBits(a, b []float64) bool {
 	return slices.EqualFunc(a, b, func(p, q float64) bool { return math.Float64bits(p) == math.Float64bits(q) })

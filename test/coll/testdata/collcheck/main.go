@@ -28,6 +28,7 @@ var scenarios = map[string]func(*checker, mpi.Comm){
 	"timed":        timed,
 	"providers":    providers,
 	"determinism":  determinism,
+	"regrouped":    regrouped,
 	"records":      records,
 	"skip":         skip,
 	"churn":        churn,
