@@ -30,7 +30,7 @@ func init() { mca.Register(info) }
 // RegisterParams registers the transport's sizes.
 func (c *Component) RegisterParams(r *params.Registrar) error {
 	c.eagerLimit = r.Size(params.Spec{
-		Name: "eager_limit", Default: "4k", Level: 4,
+		Name: "eager_limit", Default: "64k", Level: 4,
 		Help: "Largest message sent to oneself at once; a larger one waits for its receive and is then copied once",
 	})
 	c.maxSendSize = r.Size(params.Spec{
