@@ -201,6 +201,9 @@ var runs = map[string][]run{
 		{np: 4, name: "nullfromgroups-own", args: []string{"-x", "BADARGS_FATAL=2:nullfromgroups"}, fatal: []string{"MPI_ERR_ARG", "MPI_Intercomm_create_from_groups: newintercomm is a NULL pointer"}},
 		{np: 4, name: "nullfromgroups", args: []string{"-x", "BADARGS_FATAL=3:nullfromgroups"}, fatal: []string{"MPI_ERR_ARG", "rank 2 of the remote group passed an invalid local leader"}},
 	},
+	// heap's 1 MiB block comes from the heap, or, where the environment
+	// sets glibc's threshold, from a mapping.
+	"heap": {{np: 2}, {np: 2, name: "chosen", args: []string{"-x", "HEAP_MAPPED=1", "-x", "MALLOC_MMAP_THRESHOLD_=131072"}}},
 	// fault's ranks end as a C program's do, main run by the start archive.
 	"fault": {
 		{np: 2, name: "main", args: []string{"-x", "FAULT=main"}, fatal: []string{"rank 1", "killed by signal SIGSEGV"}},
