@@ -5,8 +5,8 @@
 // and, when the command links, -Wl,--wrap=main -Wl,-u,main
 // <prefix>/lib/libgompi_start.a (where the installation has it: the
 // program's main then runs as a call from the library, capi/start/start.c)
-// -L<prefix>/lib -lmpi_abi -Wl,-rpath,<prefix>/lib. Installed or linked under the name gompicxx it
-// compiles C++ with c++ (or $GOMPI_CXX).
+// -L<prefix>/lib -lmpi_abi -Wl,-rpath,<prefix>/lib. Installed or linked
+// under the name gompicxx it compiles C++ with c++ (or $GOMPI_CXX).
 //
 // The prefix is the parent of the directory holding the executable
 // (symlinks resolved), so bin/gompicc of a checkout after make build uses
