@@ -36,7 +36,8 @@
 // A communicator's segment is made at the call after its first
 // coll_sm_segment_after (lazy.go), which go to the next component, not
 // when the communicator is made: a Dup, Split or Create costs no set-up
-// and no memory until it has made that many collective calls. At that
+// and no memory until it has made that many collective calls, or on 3
+// ranks or more a reduction whose result depends on the grouping. At that
 // call rank 0 first offers a segment from the pool of freed communicators'
 // segments (pool.go: at most 4, each with a random token in its header),
 // which is taken when every member holds the same one, in the same rank, at
