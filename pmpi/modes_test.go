@@ -216,11 +216,15 @@ func testPersistentAllocs(t *testing.T, api pmpi.API, w *pmpi.Comm) {
 	_ = api.RequestFree(r)
 }
 
+// bigMsg is above btl self's eager limit (64 KiB): such a message waits
+// for its receive.
+const bigMsg = 100 << 10
+
 // Buffered sends within the buffer's room all arrive in order, eager and
 // rendezvous; the buffer comes back on Detach once they have gone.
 func testBsend(t *testing.T, api pmpi.API, w *pmpi.Comm) {
 	const n, size = 8, 100
-	attached := make([]byte, n*(size+pmpi.BsendOverhead)+40<<10+pmpi.BsendOverhead)
+	attached := make([]byte, n*(size+pmpi.BsendOverhead)+bigMsg+pmpi.BsendOverhead)
 	if err := api.BufferAttach(attached); err != nil {
 		t.Fatal(err)
 	}
@@ -231,7 +235,7 @@ func testBsend(t *testing.T, api pmpi.API, w *pmpi.Comm) {
 			t.Fatalf("bsend %d: %v", i, err)
 		}
 	}
-	big := bytes.Repeat([]byte{9}, 40<<10) // above btl self's eager limit: waits in the buffer for its receive
+	big := bytes.Repeat([]byte{9}, bigMsg) // waits in the buffer for its receive
 	r, err := api.Ibsend(big, len(big), pmpi.Byte, 0, 6, w)
 	if err != nil {
 		t.Fatal(err)
@@ -256,7 +260,7 @@ func testBsend(t *testing.T, api pmpi.API, w *pmpi.Comm) {
 	if err := api.BufferFlush(); err != nil {
 		t.Fatal(err)
 	}
-	big2 := bytes.Repeat([]byte{8}, 40<<10)
+	big2 := bytes.Repeat([]byte{8}, bigMsg)
 	if err := api.Bsend(big2, len(big2), pmpi.Byte, 0, 7, w); err != nil {
 		t.Fatal(err)
 	}
