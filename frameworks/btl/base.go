@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/gompi/gompi/mca"
@@ -163,6 +164,19 @@ func (rt *Routes) Progress() int {
 		n += m.Progress()
 	}
 	return n
+}
+
+// Watch reports whether every module Progress polls is a Watcher that
+// found nothing to do, adding their words; the modules not polled deliver
+// from their own goroutines, or inline.
+func (rt *Routes) Watch(add func(w *atomic.Uint64, v uint64) bool) bool {
+	for _, m := range rt.polled {
+		w, ok := m.(Watcher)
+		if !ok || !w.Watch(add) {
+			return false
+		}
+	}
+	return true
 }
 
 // Idle tells the modules that deliver only when polled that polling

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 )
 
@@ -202,6 +203,18 @@ type Dozer interface {
 	Doze(d time.Duration, ready func() bool)
 	// Wake ends the Dozes of this rank's threads, from another goroutine.
 	Wake()
+}
+
+// Watcher is implemented by modules that deliver only when polled and can
+// name the words of memory outside Go that a peer's next fragment to this
+// rank changes. Watch calls add with each word and its value now, and
+// reports false, having added nothing useful, if a poll could deliver
+// something or must send something already (a fragment arrived, a send
+// was held back). While every word keeps its value, a poll of the module
+// would find nothing: the C library answers a failed MPI_Test again
+// without entering Go. add returns false when it can take no more words.
+type Watcher interface {
+	Watch(add func(w *atomic.Uint64, v uint64) bool) bool
 }
 
 // Inline is implemented by modules whose Send hands the fragment to the

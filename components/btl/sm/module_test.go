@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -644,5 +645,49 @@ func TestFlushAndFinalizePublishPosts(t *testing.T) {
 	}
 	if got := j.boxes[2].snapshot(); !slices.Equal(got, want) {
 		t.Fatalf("rank 2 got %q, want %q", got, want)
+	}
+}
+
+// Watch names a word per ring into the rank, and each keeps its value
+// until a peer's next record arrives; it finds work while a record waits.
+func TestWatchSeesTheNextRecord(t *testing.T) {
+	j := newTestJob(t, 3)
+	ctx := context.Background()
+	type seen struct {
+		w *atomic.Uint64
+		v uint64
+	}
+	watch := func(rank int) ([]seen, bool) {
+		var ws []seen
+		ok := j.mods[rank].Watch(func(w *atomic.Uint64, v uint64) bool {
+			ws = append(ws, seen{w, v})
+			return true
+		})
+		return ws, ok
+	}
+	moved := func(ws []seen) int {
+		n := 0
+		for _, s := range ws {
+			if s.w.Load() != s.v {
+				n++
+			}
+		}
+		return n
+	}
+	for round := range 3 {
+		ws, ok := watch(0)
+		if !ok || len(ws) != 2 {
+			t.Fatalf("round %d: a quiet rank 0 watched %d words (ok %v), want one per peer, 2", round, len(ws), ok)
+		}
+		if err := j.mods[2].Send(ctx, 0, []byte("h"), []byte("payload")); err != nil {
+			t.Fatal(err)
+		}
+		if n := moved(ws); n != 1 {
+			t.Fatalf("round %d: a record from rank 2 moved %d watched words, want 1", round, n)
+		}
+		if _, ok := watch(0); ok {
+			t.Fatalf("round %d: Watch found nothing to do with a record waiting", round)
+		}
+		j.await(t, 0, round+1)
 	}
 }

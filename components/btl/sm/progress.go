@@ -2,6 +2,7 @@ package sm
 
 import (
 	"fmt"
+	"sync/atomic"
 
 	"github.com/gompi/gompi/frameworks/btl"
 	"github.com/gompi/gompi/internal/lowlevel"
@@ -43,6 +44,24 @@ func (m *Module) Progress() int {
 	}
 	lowlevel.UnlockFlag(&m.consuming)
 	return n
+}
+
+// Watch adds the first word of the next record of every ring into this
+// rank (btl.Watcher): a peer's next record stores it last. It finds
+// something to do if a record waits, or Post held records back.
+func (m *Module) Watch(add func(w *atomic.Uint64, v uint64) bool) bool {
+	if m.holding.Load() != 0 {
+		return false
+	}
+	for _, c := range m.consumers() {
+		head := c.ring.head.Load()
+		w := c.stamp(head & uint64(len(c.data)-1))
+		v := w.Load()
+		if v > head || !add(w, v) {
+			return false
+		}
+	}
+	return true
 }
 
 func anyPending(ins []*consumer) bool {
