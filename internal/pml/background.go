@@ -25,6 +25,7 @@ func forPollers[T any](e *Engine, q *[]T, x T) bool {
 	e.queued.Store(true)
 	*q = append(*q, x)
 	if e.pollers.Load() > 0 {
+		e.changed()
 		return true
 	}
 	*q = (*q)[:len(*q)-1]
@@ -50,6 +51,7 @@ func (e *Engine) background(f func()) {
 // holding the processor, until AsideEnded.
 func (e *Engine) AsideStarted() {
 	e.inFlight.Add(1)
+	e.changed()
 	if e.dozers.Load() != 0 {
 		e.dozer.Wake() // the work needs a processor that a doze may hold
 	}

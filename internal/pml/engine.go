@@ -91,6 +91,10 @@ type Engine struct {
 	held atomic.Uint64
 	// stall holds the sends that found their peer's transport full.
 	stall stalls
+	// gate, set by SetGate, is a word outside Go that the library above
+	// sets while it trusts that nothing changes (Quiet); every change
+	// clears it.
+	gate atomic.Pointer[atomic.Uint32]
 }
 
 // New returns an engine for world rank me. Messages may arrive before Start;

@@ -40,6 +40,7 @@ func (e *Engine) behind(s stalled) bool {
 	}
 	e.stall.by[s.r.peer] = append(q, s)
 	e.stalled.Add(1)
+	e.changed()
 	return true
 }
 
@@ -52,6 +53,7 @@ func (e *Engine) stallSend(s stalled) {
 	e.stall.by[s.r.peer] = append(e.stall.by[s.r.peer], s)
 	e.stalled.Add(1)
 	e.stall.mu.Unlock()
+	e.changed()
 }
 
 // unstall sends what it can of the stalled sends, in order per peer, and

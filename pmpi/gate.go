@@ -1,0 +1,53 @@
+package pmpi
+
+import "sync/atomic"
+
+// SetGate gives the library's engine a gate word: a word outside Go that
+// Arm sets and that any change the engine makes (a delivery, a
+// completion, work for its pollers or a goroutine) clears. The C library
+// answers a repeated failed MPI_Test from C while the word is set and
+// the words Arm named keep their values. It takes effect after Init.
+func SetGate(w *atomic.Uint32) {
+	if l := current.Load(); l != nil {
+		l.engine.SetGate(w)
+	}
+}
+
+// Arm sets the gate word if, until it is cleared or a word given to add
+// changes, a test of reqs would find none of them complete: each active
+// entry is a point-to-point request still pending (nil entries are
+// skipped, one at least must be active), nothing waits for this rank's
+// polls but what the words show, and no goroutine of the library works.
+// The caller clears the word itself when it calls the library again.
+func Arm(reqs []*Request, add func(w *atomic.Uint64, v uint64) bool) bool {
+	var l *library
+	for _, r := range reqs {
+		if r == nil {
+			continue
+		}
+		if !r.pointToPoint() || l != nil && r.lib != l {
+			return false
+		}
+		l = r.lib
+	}
+	if l == nil {
+		return false
+	}
+	return l.engine.Arm(add, func() bool {
+		for _, r := range reqs {
+			if r != nil && (atomic.LoadUint32(&r.gen)%2 == 0 || r.pending() == nil) {
+				return false
+			}
+		}
+		return true
+	})
+}
+
+// pointToPoint reports whether r is an active send or receive of the
+// engine's, plain or persistent: one that only the engine completes.
+func (r *Request) pointToPoint() bool {
+	if atomic.LoadUint32(&r.gen)%2 == 0 || r.pml == nil {
+		return false
+	}
+	return r.kind == reqPlain || r.kind == reqPersistent && r.ext.coll == nil && r.ext.part == nil
+}
