@@ -3321,8 +3321,8 @@ func PMPI_Status_set_tag(status *C.MPI_Status, tag C.int) C.int {
 	return C.int(done(0, mpiStatusSetTag(status, int(tag))))
 }
 
-//export PMPI_Test
-func PMPI_Test(request *C.uintptr_t, flag *C.int, status *C.MPI_Status) C.int {
+//export gompi_go_PMPI_Test
+func gompi_go_PMPI_Test(request *C.uintptr_t, flag *C.int, status *C.MPI_Status) C.int {
 	if request == nil {
 		return C.int(done(0, nullArg("MPI_Test", "request")))
 	}
@@ -3351,8 +3351,8 @@ func PMPI_Testall(count C.int, array_of_requests *C.uintptr_t, flag *C.int, arra
 	return C.int(done(0, mpiTestall(int(count), (*Request)(unsafe.Pointer(array_of_requests)), flag, array_of_statuses)))
 }
 
-//export PMPI_Testany
-func PMPI_Testany(count C.int, array_of_requests *C.uintptr_t, indx *C.int, flag *C.int, status *C.MPI_Status) C.int {
+//export gompi_go_PMPI_Testany
+func gompi_go_PMPI_Testany(count C.int, array_of_requests *C.uintptr_t, indx *C.int, flag *C.int, status *C.MPI_Status) C.int {
 	if indx == nil {
 		return C.int(done(0, nullArg("MPI_Testany", "indx")))
 	}

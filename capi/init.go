@@ -26,6 +26,7 @@ import (
 // --mca prof tools see a C program's calls.
 func api() pmpi.API {
 	sched.check()
+	disarm()
 	return mpi.Calls()
 }
 
@@ -75,6 +76,7 @@ func started() error {
 		p.slot.Store(e)
 	}
 	C.gompi_note_main_thread()
+	pmpi.SetGate(gateArmed)
 	if pmpi.YieldsWhenWaiting() {
 		// Ranks share CPUs: the ticker's wake-ups and the hand-offs would
 		// cost more than they save (sched.go).

@@ -97,9 +97,12 @@ func mpiTest(h *Request, flag *C.int, st *C.MPI_Status) error {
 	s, ok, err := api().Test(e.r)
 	*flag = cbool(ok)
 	comm := e.comm
-	if ok {
+	switch {
+	case ok:
 		putStatus(st, &s)
 		completed(h, e)
+	case err == nil:
+		arm([]Request{*h}, []*pmpi.Request{e.r})
 	}
 	return failed(comm, err)
 }
@@ -261,6 +264,9 @@ func mpiTestany(n int, p *Request, index, flag *C.int, st *C.MPI_Status) error {
 		return err
 	}
 	i, s, ok, err := api().TestAny(b.reqs)
+	if !ok && err == nil {
+		arm(unsafe.Slice(p, n), b.reqs)
+	}
 	return b.one(p, n, i, s, ok, index, flag, st, err)
 }
 

@@ -33,7 +33,7 @@ type model struct {
 	mu       sync.Mutex
 	world    atomic.Int32 // worldNone, worldRunning or worldFinalized
 	thread   atomic.Int32 // the level MPI_Init or MPI_Init_thread provided
-	sessions int          // live sessions
+	sessions atomic.Int32 // live sessions: the gate (gate.go) reads it without mu
 	atExit   bool
 }
 
@@ -132,7 +132,7 @@ func finalizeWorld() error {
 		return errorf(pmpi.ClassOther, "Finalize: MPI_Init was not called (only sessions run)")
 	case w == worldNone:
 		return api().Finalize() // its error says MPI is not initialised
-	case m.sessions > 0:
+	case m.sessions.Load() > 0:
 		m.world.Store(worldFinalized)
 		return endAtExit()
 	}
@@ -165,7 +165,7 @@ func gompiEndAtExit() {
 	m := &lib.model
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if m.world.Load() == worldRunning || m.sessions > 0 || !api().Initialized() || api().Finalized() {
+	if m.world.Load() == worldRunning || m.sessions.Load() > 0 || !api().Initialized() || api().Finalized() {
 		return
 	}
 	if err := api().Finalize(); err != nil {
@@ -211,7 +211,7 @@ func mpiSessionInit(ih Info, eh Errhandler, out *Session) error {
 		return fail(err)
 	}
 	e.scope = pmpi.NewBufferScope(fmt.Sprintf("session %#x", h))
-	m.sessions++
+	m.sessions.Add(1)
 	*out = Session(h)
 	return endAtExit()
 }
@@ -226,7 +226,7 @@ func mpiSessionFinalize(h *Session) error {
 	}
 	e.scope.End()
 	lib.model.mu.Lock()
-	lib.model.sessions--
+	lib.model.sessions.Add(-1)
 	lib.model.mu.Unlock()
 	if e.info != nil {
 		_ = pmpi.Real().InfoFree(e.info)

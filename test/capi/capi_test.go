@@ -19,6 +19,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -251,8 +252,39 @@ func TestPrograms(t *testing.T) {
 // profiling tools as a Go program's do, once each, Pack and Unpack with
 // the bytes they copy.
 func TestToolsSeeTypeAndInfoCalls(t *testing.T) {
+	got, _ := profiled(t, "profiled")
+	for name, want := range map[string][2]int64{
+		"Type_vector": {2, 0}, "Type_create_darray": {2, 0}, "Type_commit": {2 * 2, 0}, "Type_free": {2 * 2, 0},
+		"Pack": {2, 2 * 32}, "Unpack": {2, 2 * 32},
+		"Info_create": {2, 0}, "Info_set": {2 * 2, 0}, "Info_free": {2, 0},
+	} {
+		if f := got[name]; f.Calls != want[0] || f.Bytes != want[1] {
+			t.Errorf("%s: %d calls, %d bytes; want %d and %d", name, f.Calls, f.Bytes, want[0], want[1])
+		}
+	}
+}
+
+// TestToolsSeeEveryTest runs polling on 2 ranks under the stats tool:
+// every MPI_Test and MPI_Testany reaches it, none answered in C, which a
+// loop of tests otherwise is while nothing can have changed.
+func TestToolsSeeEveryTest(t *testing.T) {
+	got, j := profiled(t, "polling")
+	var made int64
+	for _, m := range regexp.MustCompile(`tests (\d+) rank`).FindAllStringSubmatch(j.Stdout, -1) {
+		n, _ := strconv.ParseInt(m[1], 10, 64)
+		made += n
+	}
+	if seen := got["Test"].Calls + got["Testany"].Calls; seen != made || made == 0 {
+		t.Errorf("the ranks made %d tests; the tool saw %d Tests and %d Testanys\n%v", made, got["Test"].Calls, got["Testany"].Calls, j)
+	}
+}
+
+// profiled runs program name on 2 ranks under the stats tool and returns
+// the calls it counted, by function, summed over the ranks.
+func profiled(t *testing.T, name string) (map[string]stats.FuncStat, jobtest.Job) {
+	t.Helper()
 	prefix := filepath.Join(t.TempDir(), "stats")
-	j := start(t, compile(t, "profiled"), run{np: 2, args: []string{"--mca", "prof", "stats", "--mca", "prof_stats_output", prefix}})
+	j := start(t, compile(t, name), run{np: 2, args: []string{"--mca", "prof", "stats", "--mca", "prof_stats_output", prefix}})
 	expectOK(t, j)
 	files, _ := filepath.Glob(prefix + ".*.json")
 	if len(files) != 1 {
@@ -270,15 +302,7 @@ func TestToolsSeeTypeAndInfoCalls(t *testing.T) {
 	for _, f := range rep.Total.Functions {
 		got[f.Name] = f
 	}
-	for name, want := range map[string][2]int64{
-		"Type_vector": {2, 0}, "Type_create_darray": {2, 0}, "Type_commit": {2 * 2, 0}, "Type_free": {2 * 2, 0},
-		"Pack": {2, 2 * 32}, "Unpack": {2, 2 * 32},
-		"Info_create": {2, 0}, "Info_set": {2 * 2, 0}, "Info_free": {2, 0},
-	} {
-		if f := got[name]; f.Calls != want[0] || f.Bytes != want[1] {
-			t.Errorf("%s: %d calls, %d bytes; want %d and %d", name, f.Calls, f.Bytes, want[0], want[1])
-		}
-	}
+	return got, j
 }
 
 // TestRunsNamePrograms keeps the table of runs true: each program it

@@ -1,0 +1,24 @@
+/* The gate lets MPI_Test and MPI_Testany answer "not yet" without entering
+ * Go, which costs more than the test itself: Go arms it after a failed
+ * test when nothing but a peer's next fragment can complete a request
+ * (a change to one of the words it names) or the library's own goroutines,
+ * which clear armed. Any other call into the library clears it too. */
+#ifndef GOMPI_GATE_H
+#define GOMPI_GATE_H
+
+#include <stdint.h>
+
+#define GOMPI_GATE_WORDS 64
+#define GOMPI_GATE_REQS 8
+
+struct gompi_gate {
+    uint32_t armed; /* atomic */
+    int nwords, nreqs;
+    const uint64_t *word[GOMPI_GATE_WORDS]; /* each unchanged from value */
+    uint64_t value[GOMPI_GATE_WORDS];
+    uintptr_t req[GOMPI_GATE_REQS]; /* requests pending when it was armed */
+};
+
+extern struct gompi_gate gompi_gate __attribute__((visibility("hidden")));
+
+#endif

@@ -1,0 +1,156 @@
+/* Loops of MPI_Test and MPI_Testany, which the library answers in C while
+ * nothing can have changed: a token passed round the ring with each hop
+ * waited for by testing, small, eager and rendezvous sizes; a send made
+ * between tests that the awaited answer depends on; Testany over two
+ * receives with a Test of a send in between, as HPCC's RandomAccess
+ * polls; persistent receives restarted and tested. Every loop must end.
+ * It prints how many tests it made, for the profiling tools' count. */
+#include "check.h"
+
+static int rank, size, right, left;
+static long tests;
+
+/* until tests r until it completes. */
+static void until(MPI_Request *r, MPI_Status *st) {
+    int flag = 0;
+    while (!flag) {
+        TRY(MPI_Test(r, &flag, st));
+        tests++;
+    }
+    CHECK(*r == MPI_REQUEST_NULL, "a completed request's handle is %#lx, not MPI_REQUEST_NULL", (long)(uintptr_t)*r);
+}
+
+/* token passes a token of n ints round the ring: each rank tests its
+ * receive a while before the token can have come (rank 0 tests before it
+ * sends, so the send comes between tests), adds one and sends it on,
+ * testing the send until it completes. */
+static void token(int n, int rounds) {
+    int *buf = calloc(n, sizeof *buf);
+    CHECK(buf != NULL, "calloc of %d ints", n);
+    for (int round = 0; round < rounds; round++) {
+        MPI_Request r, s;
+        MPI_Status st;
+        int flag;
+        TRY(MPI_Irecv(buf, n, MPI_INT, left, round, MPI_COMM_WORLD, &r));
+        if (rank == 0) {
+            for (int i = 0; i < 100; i++) {
+                TRY(MPI_Test(&r, &flag, &st));
+                tests++;
+                CHECK(!flag, "round %d: the token came back before it left", round);
+            }
+            for (int i = 0; i < n; i++)
+                buf[i] = round + i;
+            TRY(MPI_Isend(buf, n, MPI_INT, right, round, MPI_COMM_WORLD, &s));
+            until(&s, MPI_STATUS_IGNORE);
+            until(&r, &st);
+            for (int i = 0; i < n; i += n / 4 + 1)
+                EQ(buf[i], round + i + size - 1, "token element after its lap");
+        } else {
+            until(&r, &st);
+            for (int i = 0; i < n; i++)
+                buf[i]++;
+            TRY(MPI_Isend(buf, n, MPI_INT, right, round, MPI_COMM_WORLD, &s));
+            until(&s, MPI_STATUS_IGNORE);
+        }
+        EQ(st.MPI_SOURCE, left, "token status source");
+        EQ(st.MPI_TAG, round, "token status tag");
+    }
+    free(buf);
+    printf("ok token %d ints rank %d\n", n, rank);
+}
+
+/* randomaccess: every rank sends bursts to both neighbours and polls a
+ * receive from each with Testany, testing its own send in between, until
+ * it has what both sent. Receives are posted again as they complete. */
+static void randomaccess(void) {
+    enum { BURSTS = 500, LEN = 256 };
+    long in[2][LEN], out[LEN];
+    MPI_Request r[2], s = MPI_REQUEST_NULL;
+    int peers[2] = {left, right};
+    long got[2] = {0, 0};
+    int sent = 0, doneSending = 0;
+    for (int j = 0; j < 2; j++)
+        TRY(MPI_Irecv(in[j], LEN, MPI_LONG, peers[j], j, MPI_COMM_WORLD, &r[j]));
+    while (got[0] < BURSTS || got[1] < BURSTS || !doneSending) {
+        int idx, flag;
+        MPI_Status st;
+        TRY(MPI_Testany(2, r, &idx, &flag, &st));
+        tests++;
+        if (flag && idx == MPI_UNDEFINED) {
+            CHECK(got[0] == BURSTS && got[1] == BURSTS, "Testany found no active request with %ld and %ld bursts in", got[0], got[1]);
+        } else if (flag) {
+            CHECK(idx == 0 || idx == 1, "Testany's index %d", idx);
+            int count;
+            TRY(MPI_Get_count(&st, MPI_LONG, &count));
+            EQ(count, LEN, "burst length");
+            EQ(in[idx][0], got[idx], "burst number");
+            got[idx]++;
+            if (got[idx] < BURSTS)
+                TRY(MPI_Irecv(in[idx], LEN, MPI_LONG, peers[idx], idx, MPI_COMM_WORLD, &r[idx]));
+        } else {
+            EQ(idx, MPI_UNDEFINED, "Testany's index with none complete");
+        }
+        if (doneSending)
+            continue;
+        flag = s == MPI_REQUEST_NULL; /* the first: a test of it would not reach the tools */
+        if (!flag) {
+            TRY(MPI_Test(&s, &flag, MPI_STATUS_IGNORE));
+            tests++;
+        }
+        if (flag) {
+            /* to the right as its tag-0 receive, to the left as its tag 1 */
+            int to = sent % 2 ? left : right, tag = sent % 2;
+            for (int i = 0; i < LEN; i++)
+                out[i] = sent / 2 + i;
+            if (sent == 2 * BURSTS) {
+                doneSending = 1;
+                continue;
+            }
+            TRY(MPI_Isend(out, LEN, MPI_LONG, to, tag, MPI_COMM_WORLD, &s));
+            sent++;
+        }
+    }
+    printf("ok randomaccess rank %d\n", rank);
+}
+
+/* persistent restarts a persistent receive and tests it, the left
+ * neighbour sending once the barrier says the receive was tested. */
+static void persistent(void) {
+    int v = -1;
+    MPI_Request r;
+    TRY(MPI_Recv_init(&v, 1, MPI_INT, left, 7, MPI_COMM_WORLD, &r));
+    for (int round = 0; round < 200; round++) {
+        int flag;
+        MPI_Status st;
+        TRY(MPI_Start(&r));
+        TRY(MPI_Test(&r, &flag, &st));
+        tests++;
+        TRY(MPI_Barrier(MPI_COMM_WORLD));
+        int w = round * size + rank;
+        TRY(MPI_Send(&w, 1, MPI_INT, right, 7, MPI_COMM_WORLD));
+        while (!flag) {
+            TRY(MPI_Test(&r, &flag, &st));
+            tests++;
+        }
+        EQ(v, round * size + left, "persistent receive's value");
+        CHECK(r != MPI_REQUEST_NULL, "a persistent request's handle went on completion");
+    }
+    TRY(MPI_Request_free(&r));
+    printf("ok persistent rank %d\n", rank);
+}
+
+int main(int argc, char **argv) {
+    start(&argc, &argv);
+    TRY(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
+    TRY(MPI_Comm_size(MPI_COMM_WORLD, &size));
+    right = (rank + 1) % size;
+    left = (rank + size - 1) % size;
+    token(2, 300);
+    token(4096, 100);
+    token(1 << 18, 10);
+    randomaccess();
+    persistent();
+    printf("tests %ld rank %d\n", tests, rank);
+    TRY(MPI_Finalize());
+    return 0;
+}
