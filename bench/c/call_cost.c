@@ -1,7 +1,8 @@
 /* What a call costs on one rank, the C twin of bench/cmd/call-cost: a loop
  * of MPI_Comm_rank, of an 8-byte MPI_Irecv, MPI_Isend and MPI_Waitall to
- * itself on MPI_COMM_SELF, and of an MPI_Allreduce of one double on
- * MPI_COMM_SELF; nanoseconds a round of each.
+ * itself on MPI_COMM_SELF, of an MPI_Allreduce of one double on
+ * MPI_COMM_SELF, and of an MPI_Test of a receive that no message matches;
+ * nanoseconds a round of each.
  *
  *   gompicc -O2 -o call_cost bench/c/call_cost.c && ./call_cost [rounds]
  */
@@ -39,7 +40,20 @@ int main(int argc, char **argv) {
     for (int i = 0; i < n; i++)
         MPI_Allreduce(&s, &r, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_SELF);
     double z = (MPI_Wtime() - t) / n * 1e9;
-    printf("comm_rank %.0f ns, self exchange %.0f ns, allreduce on self %.0f ns\n", y, x, z);
+    MPI_Request rq;
+    MPI_Irecv(&r, 1, MPI_DOUBLE, 0, 2, MPI_COMM_SELF, &rq);
+    int flag = 0;
+    t = MPI_Wtime();
+    for (int i = 0; i < n && !flag; i++)
+        MPI_Test(&rq, &flag, MPI_STATUS_IGNORE);
+    double p = (MPI_Wtime() - t) / n * 1e9;
+    if (flag) {
+        fprintf(stderr, "call_cost: a receive that no message matches completed\n");
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    MPI_Cancel(&rq);
+    MPI_Wait(&rq, MPI_STATUS_IGNORE);
+    printf("comm_rank %.0f ns, self exchange %.0f ns, allreduce on self %.0f ns, pending test %.0f ns\n", y, x, z, p);
     MPI_Finalize();
     return 0;
 }

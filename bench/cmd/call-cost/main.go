@@ -1,7 +1,8 @@
 // Command call-cost measures what a call costs on one rank, the Go twin of
 // bench/c/call_cost.c: a loop of Comm.Rank, of an 8-byte Irecv, Isend and
-// WaitAll to itself on CommSelf, and of an Allreduce of one float64 on
-// CommSelf; nanoseconds a round of each.
+// WaitAll to itself on CommSelf, of an Allreduce of one float64 on
+// CommSelf, and of a Test of a receive that no message matches;
+// nanoseconds a round of each.
 //
 //	go run ./bench/cmd/call-cost [rounds]
 package main
@@ -74,6 +75,23 @@ func run(args []string) error {
 		}
 	}
 	z := (mpi.Wtime() - t) / float64(n) * 1e9
-	fmt.Printf("comm_rank %.0f ns, self exchange %.0f ns, allreduce on self %.0f ns\n", y, x, z)
+	rq, err := mpi.Irecv(r, 0, 2, self)
+	if err != nil {
+		return err
+	}
+	t = mpi.Wtime()
+	for range n {
+		if _, done, err := rq.Test(); err != nil || done {
+			return fmt.Errorf("a receive that no message matches: Test says done %v, error %v", done, err)
+		}
+	}
+	p := (mpi.Wtime() - t) / float64(n) * 1e9
+	if err := rq.Cancel(); err != nil {
+		return err
+	}
+	if _, err := rq.Wait(); err != nil {
+		return err
+	}
+	fmt.Printf("comm_rank %.0f ns, self exchange %.0f ns, allreduce on self %.0f ns, pending test %.0f ns\n", y, x, z, p)
 	return mpi.Finalize()
 }
