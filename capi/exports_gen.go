@@ -3343,8 +3343,8 @@ func PMPI_Test_cancelled(status *C.MPI_Status, flag *C.int) C.int {
 	return C.int(done(0, mpiTestCancelled(status, flag)))
 }
 
-//export PMPI_Testall
-func PMPI_Testall(count C.int, array_of_requests *C.uintptr_t, flag *C.int, array_of_statuses *C.MPI_Status) C.int {
+//export gompi_go_PMPI_Testall
+func gompi_go_PMPI_Testall(count C.int, array_of_requests *C.uintptr_t, flag *C.int, array_of_statuses *C.MPI_Status) C.int {
 	if flag == nil {
 		return C.int(done(0, nullArg("MPI_Testall", "flag")))
 	}
@@ -3362,8 +3362,8 @@ func gompi_go_PMPI_Testany(count C.int, array_of_requests *C.uintptr_t, indx *C.
 	return C.int(done(0, mpiTestany(int(count), (*Request)(unsafe.Pointer(array_of_requests)), indx, flag, status)))
 }
 
-//export PMPI_Testsome
-func PMPI_Testsome(incount C.int, array_of_requests *C.uintptr_t, outcount *C.int, array_of_indices *C.int, array_of_statuses *C.MPI_Status) C.int {
+//export gompi_go_PMPI_Testsome
+func gompi_go_PMPI_Testsome(incount C.int, array_of_requests *C.uintptr_t, outcount *C.int, array_of_indices *C.int, array_of_statuses *C.MPI_Status) C.int {
 	if outcount == nil {
 		return C.int(done(0, nullArg("MPI_Testsome", "outcount")))
 	}

@@ -1,6 +1,6 @@
-/* MPI_Test and MPI_Testany in C, in front of their Go implementations
- * (gate.h): a loop that tests a pending request costs a few loads a
- * round instead of a call into Go. */
+/* MPI_Test, MPI_Testany, MPI_Testall and MPI_Testsome in C, in front of
+ * their Go implementations (gate.h): a loop that tests pending requests
+ * costs a few loads a round instead of a call into Go. */
 #include <stddef.h>
 #include "include/mpi.h"
 #include "gate.h"
@@ -9,24 +9,26 @@ struct gompi_gate gompi_gate;
 
 int gompi_go_PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status);
 int gompi_go_PMPI_Testany(int count, MPI_Request array_of_requests[], int *indx, int *flag, MPI_Status *status);
+int gompi_go_PMPI_Testall(int count, MPI_Request array_of_requests[], int *flag, MPI_Status array_of_statuses[]);
+int gompi_go_PMPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[],
+                           MPI_Status array_of_statuses[]);
 
-/* holds reports whether the gate is armed, each of the n requests is
- * MPI_REQUEST_NULL or one it was armed with, one at least is not, and no
- * watched word moved. */
-static int holds(const MPI_Request *reqs, int n) {
+/* holds reports whether the gate is armed, no watched word moved, and of
+ * the n requests, one at least is one it was armed with, and, unless any
+ * is set, every other is too or is MPI_REQUEST_NULL. */
+static int holds(const MPI_Request *reqs, int n, int any) {
     if (!__atomic_load_n(&gompi_gate.armed, __ATOMIC_ACQUIRE))
         return 0;
     int some = 0;
     for (int i = 0; i < n; i++) {
         uintptr_t h = (uintptr_t)reqs[i];
-        if (h == (uintptr_t)MPI_REQUEST_NULL)
-            continue;
         int known = 0;
         for (int j = 0; j < gompi_gate.nreqs && !known; j++)
             known = gompi_gate.req[j] == h;
-        if (!known)
+        if (known)
+            some = 1;
+        else if (!any && h != (uintptr_t)MPI_REQUEST_NULL)
             return 0;
-        some = 1;
     }
     for (int i = 0; some && i < gompi_gate.nwords; i++)
         if (__atomic_load_n(gompi_gate.word[i], __ATOMIC_ACQUIRE) != gompi_gate.value[i])
@@ -34,8 +36,11 @@ static int holds(const MPI_Request *reqs, int n) {
     return some;
 }
 
+/* each says whether count requests at reqs are few enough for the gate. */
+static int each(int count, const MPI_Request *reqs) { return count > 0 && count <= GOMPI_GATE_REQS && reqs != NULL; }
+
 int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status) {
-    if (request != NULL && flag != NULL && holds(request, 1)) {
+    if (request != NULL && flag != NULL && holds(request, 1, 0)) {
         *flag = 0;
         return MPI_SUCCESS;
     }
@@ -43,11 +48,28 @@ int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status) {
 }
 
 int PMPI_Testany(int count, MPI_Request array_of_requests[], int *indx, int *flag, MPI_Status *status) {
-    if (count > 0 && count <= GOMPI_GATE_REQS && array_of_requests != NULL && indx != NULL && flag != NULL &&
-        holds(array_of_requests, count)) {
+    if (each(count, array_of_requests) && indx != NULL && flag != NULL && holds(array_of_requests, count, 0)) {
         *flag = 0;
         *indx = MPI_UNDEFINED;
         return MPI_SUCCESS;
     }
     return gompi_go_PMPI_Testany(count, array_of_requests, indx, flag, status);
+}
+
+/* Testall is false while one request it was armed with is pending. */
+int PMPI_Testall(int count, MPI_Request array_of_requests[], int *flag, MPI_Status array_of_statuses[]) {
+    if (each(count, array_of_requests) && flag != NULL && holds(array_of_requests, count, 1)) {
+        *flag = 0;
+        return MPI_SUCCESS;
+    }
+    return gompi_go_PMPI_Testall(count, array_of_requests, flag, array_of_statuses);
+}
+
+int PMPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[],
+                  MPI_Status array_of_statuses[]) {
+    if (each(incount, array_of_requests) && outcount != NULL && holds(array_of_requests, incount, 0)) {
+        *outcount = 0;
+        return MPI_SUCCESS;
+    }
+    return gompi_go_PMPI_Testsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
 }

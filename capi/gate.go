@@ -30,15 +30,16 @@ func disarm() {
 }
 
 // arm arms the gate after a test of hs (reqs, their requests; nil for
-// MPI_REQUEST_NULL) found none complete, with them and those it was
-// armed with before that are still pending: a loop that tests two
-// requests in turn is answered in C for both. It arms it only where the
-// program's MPI calls come from one thread (MPI_THREAD_FUNNELED at most,
-// no session), as no other thread then calls in while C answers, and
-// only with no Go profiling tool, which must see every call. Where ranks
-// outnumber the CPUs, a loop of tests answered in C held the CPU from the
-// rank it waited for longer than one that entered Go (3 ranks on 2 CPUs
-// passing tokens took 4.4 s instead of 1.3-1.6), so there it arms none.
+// MPI_REQUEST_NULL) found not what it looked for, with those still
+// pending and those it was armed with before that are too: a loop that
+// tests two requests in turn is answered in C for both. It arms it only
+// where the program's MPI calls come from one thread
+// (MPI_THREAD_FUNNELED at most, no session), as no other thread then
+// calls in while C answers, and only with no Go profiling tool, which
+// must see every call. Where ranks outnumber the CPUs, a loop of tests
+// answered in C held the CPU from the rank it waited for longer than one
+// that entered Go (3 ranks on 2 CPUs passing tokens took 4.4 s instead
+// of 1.3-1.6), so there it arms none.
 func arm(hs []Request, reqs []*pmpi.Request) {
 	m := &lib.model
 	if m.thread.Load() > C.MPI_THREAD_FUNNELED || m.world.Load() != worldRunning || m.sessions.Load() != 0 ||
@@ -50,7 +51,7 @@ func arm(hs []Request, reqs []*pmpi.Request) {
 	var rs [C.GOMPI_GATE_REQS]*pmpi.Request
 	n := 0
 	for i, h := range hs {
-		if h == MPI_REQUEST_NULL {
+		if h == MPI_REQUEST_NULL || reqs[i] == nil {
 			continue
 		}
 		if n == len(set) {
@@ -69,9 +70,17 @@ func arm(hs []Request, reqs []*pmpi.Request) {
 		}
 	}
 	g.nwords, g.nreqs = 0, 0
-	if pmpi.Arm(rs[:n], watch) {
-		g.req, g.nreqs = set, C.int(n)
+	if !pmpi.Arm(rs[:n], watch) {
+		return
 	}
+	k := 0
+	for i, r := range rs[:n] {
+		if r != nil {
+			g.req[k] = set[i]
+			k++
+		}
+	}
+	g.nreqs = C.int(k)
 }
 
 // watch adds a word to the gate's, for pmpi.Arm.

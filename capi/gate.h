@@ -1,4 +1,4 @@
-/* The gate lets MPI_Test and MPI_Testany answer "not yet" without entering
+/* The gate lets MPI_Test and its kin answer "not yet" without entering
  * Go, which costs more than the test itself: Go arms it after a failed
  * test when nothing but a peer's next fragment can complete a request
  * (a change to one of the words it names) or the library's own goroutines,

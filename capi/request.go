@@ -237,6 +237,7 @@ func mpiTestall(n int, p *Request, flag *C.int, st *C.MPI_Status) error {
 	ok, err := api().TestAll(b.reqs, b.sts)
 	*flag = cbool(ok)
 	if !ok && err == nil {
+		arm(unsafe.Slice(p, n), b.reqs)
 		return nil
 	}
 	hs, sts := unsafe.Slice(p, n), statuses(st, n)
@@ -310,9 +311,12 @@ func some(f func([]*pmpi.Request, []int, []pmpi.Status) (int, error), n int, p *
 	}
 	idx := b.idx[:n]
 	k, err := f(b.reqs, idx, b.sts)
-	if k < 0 {
+	switch {
+	case k < 0:
 		*outcount = C.MPI_UNDEFINED
 		return err
+	case k == 0 && err == nil: // Testsome's: Waitsome waits for one
+		arm(unsafe.Slice(p, n), b.reqs)
 	}
 	*outcount = C.int(k)
 	hs, sts, out := unsafe.Slice(p, n), statuses(st, n), unsafe.Slice(indices, n)

@@ -14,19 +14,20 @@ func SetGate(w *atomic.Uint32) {
 }
 
 // Arm sets the gate word if, until it is cleared or a word given to add
-// changes, a test of reqs would find none of them complete: each active
-// entry is a point-to-point request still pending (nil entries are
-// skipped, one at least must be active), nothing waits for this rank's
-// polls but what the words show, and no goroutine of the library works.
-// The caller clears the word itself when it calls the library again.
+// changes, the pending point-to-point requests among reqs stay pending:
+// nothing waits for this rank's polls but what the words show, and no
+// goroutine of the library works. It sets to nil the entries that are not
+// (complete, or another kind of request); one at least must be left. The
+// caller clears the word itself when it calls the library again.
 func Arm(reqs []*Request, add func(w *atomic.Uint64, v uint64) bool) bool {
 	var l *library
-	for _, r := range reqs {
+	for i, r := range reqs {
 		if r == nil {
 			continue
 		}
-		if !r.pointToPoint() || l != nil && r.lib != l {
-			return false
+		if !r.pointToPoint() || r.pending() == nil || l != nil && r.lib != l {
+			reqs[i] = nil
+			continue
 		}
 		l = r.lib
 	}

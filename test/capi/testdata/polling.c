@@ -1,9 +1,10 @@
-/* Loops of MPI_Test and MPI_Testany, which the library answers in C while
+/* Loops of MPI_Test and its kin, which the library answers in C while
  * nothing can have changed: a token passed round the ring with each hop
  * waited for by testing, small, eager and rendezvous sizes; a send made
  * between tests that the awaited answer depends on; Testany over two
  * receives with a Test of a send in between, as HPCC's RandomAccess
- * polls; persistent receives restarted and tested. Every loop must end.
+ * polls; persistent receives restarted and tested; Testall and Testsome
+ * over receives one of which completes first. Every loop must end.
  * It prints how many tests it made, for the profiling tools' count. */
 #include "check.h"
 
@@ -139,6 +140,44 @@ static void persistent(void) {
     printf("ok persistent rank %d\n", rank);
 }
 
+/* halves receives from both neighbours, one message answering the other:
+ * each rank tests both receives with MPI_Testall before any was sent,
+ * sends to the right, waits with MPI_Testsome for the left's message,
+ * answers it, and waits with MPI_Testall for the right's answer (which
+ * may have come first). */
+static void halves(int rounds) {
+    for (int round = 0; round < rounds; round++) {
+        int v[2] = {-1, -1}, w = round * size + rank, flag, out, idx[2];
+        MPI_Request r[2];
+        TRY(MPI_Irecv(&v[0], 1, MPI_INT, left, 3, MPI_COMM_WORLD, &r[0]));
+        TRY(MPI_Irecv(&v[1], 1, MPI_INT, right, 4, MPI_COMM_WORLD, &r[1]));
+        for (int i = 0; i < 50; i++) {
+            TRY(MPI_Testall(2, r, &flag, MPI_STATUSES_IGNORE));
+            tests++;
+            CHECK(!flag, "round %d: Testall found both receives complete before any send", round);
+        }
+        TRY(MPI_Barrier(MPI_COMM_WORLD)); /* every rank tested before any sends */
+        TRY(MPI_Send(&w, 1, MPI_INT, right, 3, MPI_COMM_WORLD));
+        int got[2] = {0, 0};
+        while (!got[0]) {
+            TRY(MPI_Testsome(2, r, &out, idx, MPI_STATUSES_IGNORE));
+            tests++;
+            CHECK(out >= 0 && out <= 2, "round %d: Testsome's count %d", round, out);
+            for (int k = 0; k < out; k++)
+                got[idx[k]]++;
+        }
+        CHECK(got[0] == 1 && got[1] <= 1, "round %d: Testsome reported the receives %d and %d times", round, got[0], got[1]);
+        EQ(v[0], round * size + left, "the left neighbour's message");
+        TRY(MPI_Send(&w, 1, MPI_INT, left, 4, MPI_COMM_WORLD));
+        for (flag = 0; !flag;) {
+            TRY(MPI_Testall(2, r, &flag, MPI_STATUSES_IGNORE));
+            tests++;
+        }
+        EQ(v[1], round * size + right, "the right neighbour's answer");
+    }
+    printf("ok halves rank %d\n", rank);
+}
+
 int main(int argc, char **argv) {
     start(&argc, &argv);
     TRY(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
@@ -150,6 +189,7 @@ int main(int argc, char **argv) {
     token(1 << 18, 10);
     randomaccess();
     persistent();
+    halves(200);
     printf("tests %ld rank %d\n", tests, rank);
     TRY(MPI_Finalize());
     return 0;
