@@ -2141,8 +2141,8 @@ func PMPI_Intercomm_merge(intercomm C.uintptr_t, high C.int, newintracomm *C.uin
 	return C.int(done(Comm(intercomm), err))
 }
 
-//export PMPI_Iprobe
-func PMPI_Iprobe(source C.int, tag C.int, comm C.uintptr_t, flag *C.int, status *C.MPI_Status) C.int {
+//export gompi_go_PMPI_Iprobe
+func gompi_go_PMPI_Iprobe(source C.int, tag C.int, comm C.uintptr_t, flag *C.int, status *C.MPI_Status) C.int {
 	if flag == nil {
 		return C.int(done(Comm(comm), nullArg("MPI_Iprobe", "flag")))
 	}

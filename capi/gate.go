@@ -29,18 +29,26 @@ func disarm() {
 	}
 }
 
+// probe is a probe that found nothing, for the gate.
+type probe struct {
+	source, tag int
+	comm        Comm
+	mark        uint64 // pmpi.ProbeMark before it looked
+}
+
 // arm arms the gate after a test of hs (reqs, their requests; nil for
-// MPI_REQUEST_NULL) found not what it looked for, with those still
-// pending and those it was armed with before that are too: a loop that
-// tests two requests in turn is answered in C for both. It arms it only
-// where the program's MPI calls come from one thread
-// (MPI_THREAD_FUNNELED at most, no session), as no other thread then
-// calls in while C answers, and only with no Go profiling tool, which
-// must see every call. Where ranks outnumber the CPUs, a loop of tests
-// answered in C held the CPU from the rank it waited for longer than one
-// that entered Go (3 ranks on 2 CPUs passing tokens took 4.4 s instead
-// of 1.3-1.6), so there it arms none.
-func arm(hs []Request, reqs []*pmpi.Request) {
+// MPI_REQUEST_NULL) or the probe p found not what it looked for, with
+// those requests still pending and the probe, and those it was armed with
+// before that still hold: a loop that tests two requests in turn, or
+// probes between tests, is answered in C for all. It arms it only where
+// the program's MPI calls come from one thread (MPI_THREAD_FUNNELED at
+// most, no session), as no other thread then calls in while C answers,
+// and only with no Go profiling tool, which must see every call. Where
+// ranks outnumber the CPUs, a loop of tests answered in C held the CPU
+// from the rank it waited for longer than one that entered Go (3 ranks on
+// 2 CPUs passing tokens took 4.4 s instead of 1.3-1.6), so there it arms
+// none.
+func arm(hs []Request, reqs []*pmpi.Request, p *probe) {
 	m := &lib.model
 	if m.thread.Load() > C.MPI_THREAD_FUNNELED || m.world.Load() != worldRunning || m.sessions.Load() != 0 ||
 		pmpi.YieldsWhenWaiting() || mpi.Calls() != pmpi.Real() {
@@ -69,8 +77,14 @@ func arm(hs []Request, reqs []*pmpi.Request) {
 			n++
 		}
 	}
-	g.nwords, g.nreqs = 0, 0
-	if !pmpi.Arm(rs[:n], watch) {
+	if p == nil && g.probing != 0 {
+		p = &probe{int(g.probe_source), int(g.probe_tag), Comm(g.probe_comm), uint64(g.probe_mark)}
+		if _, err := p.comm.comm(); err != nil {
+			p = nil
+		}
+	}
+	g.nwords, g.nreqs, g.probing = 0, 0, 0
+	if !pmpi.Arm(rs[:n], p != nil, p.markOr0(), watch) {
 		return
 	}
 	k := 0
@@ -81,6 +95,17 @@ func arm(hs []Request, reqs []*pmpi.Request) {
 		}
 	}
 	g.nreqs = C.int(k)
+	if p != nil {
+		g.probing, g.probe_source, g.probe_tag = 1, C.int(p.source), C.int(p.tag)
+		g.probe_comm, g.probe_mark = C.uintptr_t(p.comm), C.uint64_t(p.mark)
+	}
+}
+
+func (p *probe) markOr0() uint64 {
+	if p == nil {
+		return 0
+	}
+	return p.mark
 }
 
 // watch adds a word to the gate's, for pmpi.Arm.

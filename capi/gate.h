@@ -1,6 +1,7 @@
-/* The gate lets MPI_Test and its kin answer "not yet" without entering
- * Go, which costs more than the test itself: Go arms it after a failed
- * test when nothing but a peer's next fragment can complete a request
+/* The gate lets MPI_Test and its kin, and MPI_Iprobe, answer "not yet"
+ * without entering Go, which costs more than the test itself: Go arms it
+ * after a failed test or probe when nothing but a peer's next fragment
+ * can complete a request or bring a message
  * (a change to one of the words it names) or the library's own goroutines,
  * which clear armed. Any other call into the library clears it too. */
 #ifndef GOMPI_GATE_H
@@ -17,6 +18,10 @@ struct gompi_gate {
     const uint64_t *word[GOMPI_GATE_WORDS]; /* each unchanged from value */
     uint64_t value[GOMPI_GATE_WORDS];
     uintptr_t req[GOMPI_GATE_REQS]; /* requests pending when it was armed */
+    int probing;                    /* a probe of these found nothing: */
+    int probe_source, probe_tag;
+    uintptr_t probe_comm;
+    uint64_t probe_mark; /* pmpi.ProbeMark before it looked */
 };
 
 extern struct gompi_gate gompi_gate __attribute__((visibility("hidden")));

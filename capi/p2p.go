@@ -170,10 +170,15 @@ func mpiIprobe(source, t int, h Comm, flag *C.int, st *C.MPI_Status) error {
 	if err != nil {
 		return err
 	}
-	s, found, err := api().Iprobe(rank(source), tag(t), c)
+	a := api()
+	mark := pmpi.ProbeMark()
+	s, found, err := a.Iprobe(rank(source), tag(t), c)
 	*flag = cbool(found)
-	if found {
+	switch {
+	case found:
 		putStatus(st, &s)
+	case err == nil:
+		arm(nil, nil, &probe{source, t, h, mark})
 	}
 	return err
 }

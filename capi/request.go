@@ -102,7 +102,7 @@ func mpiTest(h *Request, flag *C.int, st *C.MPI_Status) error {
 		putStatus(st, &s)
 		completed(h, e)
 	case err == nil:
-		arm([]Request{*h}, []*pmpi.Request{e.r})
+		arm([]Request{*h}, []*pmpi.Request{e.r}, nil)
 	}
 	return failed(comm, err)
 }
@@ -237,7 +237,7 @@ func mpiTestall(n int, p *Request, flag *C.int, st *C.MPI_Status) error {
 	ok, err := api().TestAll(b.reqs, b.sts)
 	*flag = cbool(ok)
 	if !ok && err == nil {
-		arm(unsafe.Slice(p, n), b.reqs)
+		arm(unsafe.Slice(p, n), b.reqs, nil)
 		return nil
 	}
 	hs, sts := unsafe.Slice(p, n), statuses(st, n)
@@ -266,7 +266,7 @@ func mpiTestany(n int, p *Request, index, flag *C.int, st *C.MPI_Status) error {
 	}
 	i, s, ok, err := api().TestAny(b.reqs)
 	if !ok && err == nil {
-		arm(unsafe.Slice(p, n), b.reqs)
+		arm(unsafe.Slice(p, n), b.reqs, nil)
 	}
 	return b.one(p, n, i, s, ok, index, flag, st, err)
 }
@@ -316,7 +316,7 @@ func some(f func([]*pmpi.Request, []int, []pmpi.Status) (int, error), n int, p *
 		*outcount = C.MPI_UNDEFINED
 		return err
 	case k == 0 && err == nil: // Testsome's: Waitsome waits for one
-		arm(unsafe.Slice(p, n), b.reqs)
+		arm(unsafe.Slice(p, n), b.reqs, nil)
 	}
 	*outcount = C.int(k)
 	hs, sts, out := unsafe.Slice(p, n), statuses(st, n), unsafe.Slice(indices, n)

@@ -14,13 +14,18 @@ func SetGate(w *atomic.Uint32) {
 }
 
 // Arm sets the gate word if, until it is cleared or a word given to add
-// changes, the pending point-to-point requests among reqs stay pending:
-// nothing waits for this rank's polls but what the words show, and no
-// goroutine of the library works. It sets to nil the entries that are not
-// (complete, or another kind of request); one at least must be left. The
-// caller clears the word itself when it calls the library again.
-func Arm(reqs []*Request, add func(w *atomic.Uint64, v uint64) bool) bool {
+// changes, the pending point-to-point requests among reqs stay pending
+// and, if probing, a probe that found nothing after ProbeMark gave mark
+// still finds nothing: nothing waits for this rank's polls but what the
+// words show, and no goroutine of the library works. It sets to nil the
+// entries of reqs that are not pending (complete, or another kind of
+// request); one at least must be left, or probing set. The caller clears
+// the word itself when it calls the library again.
+func Arm(reqs []*Request, probing bool, mark uint64, add func(w *atomic.Uint64, v uint64) bool) bool {
 	var l *library
+	if probing {
+		l = current.Load()
+	}
 	for i, r := range reqs {
 		if r == nil {
 			continue
@@ -40,8 +45,16 @@ func Arm(reqs []*Request, add func(w *atomic.Uint64, v uint64) bool) bool {
 				return false
 			}
 		}
-		return true
+		return !probing || l.engine.Held() == mark
 	})
+}
+
+// ProbeMark is the mark for Arm of a probe about to look for a message.
+func ProbeMark() uint64 {
+	if l := current.Load(); l != nil {
+		return l.engine.Held()
+	}
+	return 0
 }
 
 // pointToPoint reports whether r is an active send or receive of the

@@ -56,6 +56,7 @@ func TestModesSingleton(t *testing.T) {
 		{"derived-direct", testDerivedDirect},
 		{"collective-args", testCollectiveArgs},
 		{"aside", testAside},
+		{"gate", testGate},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.f(t, api, w) })
 	}

@@ -40,3 +40,8 @@ func (e *Engine) Arm(add func(w *atomic.Uint64, v uint64) bool, still func() boo
 	g.Store(0)
 	return false
 }
+
+// Held counts the messages that went to an unexpected queue and the peers
+// that failed: a probe that found nothing after Held read n can find
+// something only once Held moves from n.
+func (e *Engine) Held() uint64 { return e.held.Load() }

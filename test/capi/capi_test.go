@@ -265,22 +265,23 @@ func TestToolsSeeTypeAndInfoCalls(t *testing.T) {
 }
 
 // TestToolsSeeEveryTest runs polling on 2 ranks under the stats tool:
-// every MPI_Test, MPI_Testany, MPI_Testall and MPI_Testsome reaches it,
-// none answered in C, which a loop of tests otherwise is while nothing
-// can have changed.
+// every MPI_Test, MPI_Testany, MPI_Testall, MPI_Testsome and MPI_Iprobe
+// reaches it, none answered in C, which a loop of them otherwise is while
+// nothing can have changed.
 func TestToolsSeeEveryTest(t *testing.T) {
 	got, j := profiled(t, "polling")
-	var made int64
-	for _, m := range regexp.MustCompile(`tests (\d+) rank`).FindAllStringSubmatch(j.Stdout, -1) {
+	var tests, probes int64
+	for _, m := range regexp.MustCompile(`tests (\d+) probes (\d+) rank`).FindAllStringSubmatch(j.Stdout, -1) {
 		n, _ := strconv.ParseInt(m[1], 10, 64)
-		made += n
+		p, _ := strconv.ParseInt(m[2], 10, 64)
+		tests, probes = tests+n, probes+p
 	}
 	var seen int64
 	for _, f := range []string{"Test", "Testany", "Testall", "Testsome"} {
 		seen += got[f].Calls
 	}
-	if seen != made || made == 0 {
-		t.Errorf("the ranks made %d tests; the tool saw %d (%v)\n%v", made, seen, got, j)
+	if seen != tests || tests == 0 || got["Iprobe"].Calls != probes || probes == 0 {
+		t.Errorf("the ranks made %d tests and %d probes; the tool saw %d and %d (%v)\n%v", tests, probes, seen, got["Iprobe"].Calls, got, j)
 	}
 }
 

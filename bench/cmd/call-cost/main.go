@@ -1,8 +1,8 @@
 // Command call-cost measures what a call costs on one rank, the Go twin of
 // bench/c/call_cost.c: a loop of Comm.Rank, of an 8-byte Irecv, Isend and
 // WaitAll to itself on CommSelf, of an Allreduce of one float64 on
-// CommSelf, and of a Test of a receive that no message matches;
-// nanoseconds a round of each.
+// CommSelf, of a Test of a receive that no message matches and of an
+// Iprobe that finds nothing; nanoseconds a round of each.
 //
 //	go run ./bench/cmd/call-cost [rounds]
 package main
@@ -92,6 +92,14 @@ func run(args []string) error {
 	if _, err := rq.Wait(); err != nil {
 		return err
 	}
-	fmt.Printf("comm_rank %.0f ns, self exchange %.0f ns, allreduce on self %.0f ns, pending test %.0f ns\n", y, x, z, p)
+	t = mpi.Wtime()
+	for range n {
+		if _, found, err := mpi.Iprobe(0, 3, self); err != nil || found {
+			return fmt.Errorf("a probe for a message that nobody sent: found %v, error %v", found, err)
+		}
+	}
+	q := (mpi.Wtime() - t) / float64(n) * 1e9
+	fmt.Printf("comm_rank %.0f ns, self exchange %.0f ns, allreduce on self %.0f ns, pending test %.0f ns, empty probe %.0f ns\n",
+		y, x, z, p, q)
 	return mpi.Finalize()
 }

@@ -1,15 +1,17 @@
-/* Loops of MPI_Test and its kin, which the library answers in C while
+/* Loops of MPI_Test and its kin and of MPI_Iprobe, which the library
+ * answers in C while
  * nothing can have changed: a token passed round the ring with each hop
  * waited for by testing, small, eager and rendezvous sizes; a send made
  * between tests that the awaited answer depends on; Testany over two
  * receives with a Test of a send in between, as HPCC's RandomAccess
  * polls; persistent receives restarted and tested; Testall and Testsome
- * over receives one of which completes first. Every loop must end.
- * It prints how many tests it made, for the profiling tools' count. */
+ * over receives one of which completes first; probes in a loop, alone
+ * and between tests. Every loop must end. It prints how many tests and
+ * probes it made, for the profiling tools' count. */
 #include "check.h"
 
 static int rank, size, right, left;
-static long tests;
+static long tests, probes;
 
 /* until tests r until it completes. */
 static void until(MPI_Request *r, MPI_Status *st) {
@@ -178,6 +180,42 @@ static void halves(int rounds) {
     printf("ok halves rank %d\n", rank);
 }
 
+/* probing probes for a message from the left before it can have come,
+ * then, once the barrier lets the neighbours send, probes for it while
+ * testing a receive from the right in turn, until it has both. */
+static void probing(int rounds) {
+    for (int round = 0; round < rounds; round++) {
+        int a = -1, b = -1, w = round * size + rank, found = 0, done = 0;
+        MPI_Request r;
+        MPI_Status st;
+        TRY(MPI_Irecv(&b, 1, MPI_INT, right, 6, MPI_COMM_WORLD, &r));
+        for (int i = 0; i < 50; i++) {
+            TRY(MPI_Iprobe(left, 5, MPI_COMM_WORLD, &found, &st));
+            probes++;
+            CHECK(!found, "round %d: a probe found a message before any was sent", round);
+        }
+        TRY(MPI_Barrier(MPI_COMM_WORLD));
+        TRY(MPI_Send(&w, 1, MPI_INT, left, 6, MPI_COMM_WORLD));
+        TRY(MPI_Send(&w, 1, MPI_INT, right, 5, MPI_COMM_WORLD));
+        while (!found || !done) {
+            if (!found) {
+                TRY(MPI_Iprobe(left, 5, MPI_COMM_WORLD, &found, &st));
+                probes++;
+            }
+            if (!done) {
+                TRY(MPI_Test(&r, &done, MPI_STATUS_IGNORE));
+                tests++;
+            }
+        }
+        EQ(st.MPI_SOURCE, left, "the probe's source");
+        EQ(st.MPI_TAG, 5, "the probe's tag");
+        TRY(MPI_Recv(&a, 1, MPI_INT, left, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+        EQ(a, round * size + left, "the probed message");
+        EQ(b, round * size + right, "the tested message");
+    }
+    printf("ok probing rank %d\n", rank);
+}
+
 int main(int argc, char **argv) {
     start(&argc, &argv);
     TRY(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
@@ -190,7 +228,8 @@ int main(int argc, char **argv) {
     randomaccess();
     persistent();
     halves(200);
-    printf("tests %ld rank %d\n", tests, rank);
+    probing(200);
+    printf("tests %ld probes %ld rank %d\n", tests, probes, rank);
     TRY(MPI_Finalize());
     return 0;
 }
