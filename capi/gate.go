@@ -83,8 +83,12 @@ func arm(hs []Request, reqs []*pmpi.Request, p *probe) {
 			p = nil
 		}
 	}
+	var mark uint64
+	if p != nil {
+		mark = p.mark
+	}
 	g.nwords, g.nreqs, g.probing = 0, 0, 0
-	if !pmpi.Arm(rs[:n], p != nil, p.markOr0(), watch) {
+	if !pmpi.Arm(rs[:n], p != nil, mark, watch) {
 		return
 	}
 	k := 0
@@ -99,13 +103,6 @@ func arm(hs []Request, reqs []*pmpi.Request, p *probe) {
 		g.probing, g.probe_source, g.probe_tag = 1, C.int(p.source), C.int(p.tag)
 		g.probe_comm, g.probe_mark = C.uintptr_t(p.comm), C.uint64_t(p.mark)
 	}
-}
-
-func (p *probe) markOr0() uint64 {
-	if p == nil {
-		return 0
-	}
-	return p.mark
 }
 
 // watch adds a word to the gate's, for pmpi.Arm.
