@@ -6,7 +6,8 @@
  * receives with a Test of a send in between, as HPCC's RandomAccess
  * polls; persistent receives restarted and tested; Testall and Testsome
  * over receives one of which completes first; probes in a loop, alone
- * and between tests. Every loop must end. It prints how many tests and
+ * and between tests; tests while non-blocking collectives or a large
+ * send need this rank's polls. Every loop must end. It prints how many tests and
  * probes it made, for the profiling tools' count. */
 #include "check.h"
 
@@ -216,6 +217,64 @@ static void probing(int rounds) {
     printf("ok probing rank %d\n", rank);
 }
 
+/* beside tests a receive while other work needs this rank's polls: a
+ * non-blocking barrier and allreduce that the left neighbour completes
+ * before it sends, and a large send, never tested, that the right
+ * neighbour receives before it answers. */
+static void beside(int rounds) {
+    enum { BIG = 1 << 18 };
+    int *big = malloc(BIG * sizeof *big), *got = malloc(BIG * sizeof *got);
+    CHECK(big != NULL && got != NULL, "malloc of two %d-int buffers", BIG);
+    for (int round = 0; round < rounds; round++) {
+        int v = -1, w = round * size + rank, flag = 0;
+        double x = rank, y = 0;
+        MPI_Request r, b, a, s;
+        TRY(MPI_Irecv(&v, 1, MPI_INT, left, 8, MPI_COMM_WORLD, &r));
+        for (int i = 0; i < 20; i++) {
+            TRY(MPI_Test(&r, &flag, MPI_STATUS_IGNORE));
+            tests++;
+        }
+        TRY(MPI_Ibarrier(MPI_COMM_WORLD, &b));
+        TRY(MPI_Iallreduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, &a));
+        if (rank == 0) {
+            while (!flag) {
+                TRY(MPI_Test(&r, &flag, MPI_STATUS_IGNORE));
+                tests++;
+            }
+            TRY(MPI_Wait(&b, MPI_STATUS_IGNORE));
+            TRY(MPI_Wait(&a, MPI_STATUS_IGNORE));
+        } else {
+            TRY(MPI_Wait(&b, MPI_STATUS_IGNORE));
+            TRY(MPI_Wait(&a, MPI_STATUS_IGNORE));
+        }
+        TRY(MPI_Send(&w, 1, MPI_INT, right, 8, MPI_COMM_WORLD));
+        while (!flag) {
+            TRY(MPI_Test(&r, &flag, MPI_STATUS_IGNORE));
+            tests++;
+        }
+        EQ(v, round * size + left, "the message after the collectives");
+        EQ((long)y, (long)size * (size - 1) / 2, "the non-blocking allreduce's sum");
+
+        for (int i = 0; i < BIG; i += 4096)
+            big[i] = round + i;
+        TRY(MPI_Isend(big, BIG, MPI_INT, right, 9, MPI_COMM_WORLD, &s));
+        TRY(MPI_Irecv(&v, 1, MPI_INT, right, 10, MPI_COMM_WORLD, &r));
+        TRY(MPI_Recv(got, BIG, MPI_INT, left, 9, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+        for (int i = 0; i < BIG; i += 4096)
+            EQ(got[i], round + i, "the large message");
+        TRY(MPI_Send(&w, 1, MPI_INT, left, 10, MPI_COMM_WORLD));
+        for (flag = 0; !flag;) {
+            TRY(MPI_Test(&r, &flag, MPI_STATUS_IGNORE));
+            tests++;
+        }
+        EQ(v, round * size + right, "the answer to the large message");
+        TRY(MPI_Wait(&s, MPI_STATUS_IGNORE));
+    }
+    free(big);
+    free(got);
+    printf("ok beside rank %d\n", rank);
+}
+
 int main(int argc, char **argv) {
     start(&argc, &argv);
     TRY(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
@@ -229,6 +288,7 @@ int main(int argc, char **argv) {
     persistent();
     halves(200);
     probing(200);
+    beside(50);
     printf("tests %ld probes %ld rank %d\n", tests, probes, rank);
     TRY(MPI_Finalize());
     return 0;
