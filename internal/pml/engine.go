@@ -92,7 +92,7 @@ type Engine struct {
 	// stall holds the sends that found their peer's transport full.
 	stall stalls
 	// gate, set by SetGate, is a word outside Go that the library above
-	// sets while it trusts that nothing changes (Quiet); every change
+	// sets while it trusts that nothing changes (Arm); every change
 	// clears it.
 	gate atomic.Pointer[atomic.Uint32]
 }
