@@ -27,6 +27,13 @@ type dozer interface {
 	Wake()
 }
 
+// watcher is what Routes offers the C library's gate (Arm): the words a
+// peer's next fragment changes, while a poll would find nothing
+// (btl.Watcher).
+type watcher interface {
+	Watch(add func(w *atomic.Uint64, v uint64) bool) bool
+}
+
 // Engine matches and moves messages for one process. It implements
 // btl.Receiver; its methods are safe for concurrent use.
 type Engine struct {

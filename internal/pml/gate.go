@@ -30,9 +30,7 @@ func (e *Engine) Arm(add func(w *atomic.Uint64, v uint64) bool, still func() boo
 		return false
 	}
 	g.Store(1)
-	w, ok := e.routes.(interface {
-		Watch(add func(w *atomic.Uint64, v uint64) bool) bool
-	})
+	w, ok := e.routes.(watcher)
 	if ok && !e.queued.Load() && e.lone.Load() == nil && e.inFlight.Load() == 0 &&
 		e.stalled.Load() == 0 && w.Watch(add) && still() {
 		return true
