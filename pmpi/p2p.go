@@ -308,25 +308,30 @@ func (*realAPI) Sendrecv(sendbuf []byte, sendcount int, sendtype Datatype, dest,
 // and describes it without receiving it. Status.Count is Undefined, as
 // a probe receives nothing and knows no datatype; Status.CountOf gives
 // the message's length in any.
-func (*realAPI) Probe(source, tag int, comm *Comm) (Status, error) {
-	st, _, err := probe(source, tag, comm, true)
+func (*realAPI) Probe(source, tag int, comm *Comm) (st Status, err error) {
+	_, err = probe(&st, source, tag, comm, true)
 	return st, err
 }
 
 // Iprobe is Probe without waiting: found is false when no such message
 // has arrived.
 func (*realAPI) Iprobe(source, tag int, comm *Comm) (st Status, found bool, err error) {
-	return probe(source, tag, comm, false)
+	found, err = probe(&st, source, tag, comm, false)
+	return st, found, err
 }
 
-func probe(source, tag int, comm *Comm, wait bool) (Status, bool, error) {
+// probe writes into s, which it leaves zero unless it finds a message: a
+// status returned through two calls was copied twice, the most of an
+// empty Iprobe's time.
+func probe(s *Status, source, tag int, comm *Comm, wait bool) (bool, error) {
 	const op = "probe"
 	l, err := probeArgs(op, source, tag, comm)
 	if err != nil {
-		return Status{}, false, err
+		return false, err
 	}
 	if source == ProcNull {
-		return nullStatus(), true, nil
+		*s = nullStatus()
+		return true, nil
 	}
 	src := worldSource(comm, source)
 	var (
@@ -337,17 +342,17 @@ func probe(source, tag int, comm *Comm, wait bool) (Status, bool, error) {
 		st, err = l.engine.Probe(comm.context, src, tag)
 	} else {
 		l.poll()
-		st, found, err = l.engine.Iprobe(comm.context, src, tag)
+		found, err = l.engine.Iprobe(comm.context, src, tag, &st)
 	}
 	if err != nil {
-		return Status{}, false, comm.handle(failure(fmt.Sprintf("probe from %s of %v, %s", rankDesc(source), comm, tagDesc(tag)), err))
+		return false, comm.handle(failure(fmt.Sprintf("probe from %s of %v, %s", rankDesc(source), comm, tagDesc(tag)), err))
 	}
 	if !found {
-		return Status{}, false, nil
+		return false, nil
 	}
-	s := statusOf(comm, st, Byte)
+	statusInto(s, comm, &st, Byte)
 	s.Count = Undefined // received nothing, in no datatype: CountOf gives the length
-	return s, true, nil
+	return true, nil
 }
 
 // probeArgs checks a probe's arguments, matched or not: MPI runs, the
@@ -357,10 +362,10 @@ func probeArgs(op string, source, tag int, comm *Comm) (*library, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := errors.Join(comm.checkRank(op, source, true), comm.checkTag(op, tag, true)); err != nil {
-		return nil, comm.handle(err)
+	if comm.validPeer(source, true) && comm.validTag(tag, true) {
+		return l, nil
 	}
-	return l, nil
+	return nil, comm.handle(errors.Join(comm.checkRank(op, source, true), comm.checkTag(op, tag, true)))
 }
 
 func checkComm(op string, comm *Comm) error {

@@ -138,3 +138,38 @@ func BenchmarkWaitAllWindow(b *testing.B) {
 		}
 	}
 }
+
+// A Test of a receive that no message matches: a polling loop's step.
+func BenchmarkTestPending(b *testing.B) {
+	api, w := benchWorld(b)
+	in := make([]byte, 8)
+	r, err := api.Irecv(in, 8, pmpi.Byte, 0, 6, w)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, done, err := api.Test(r); done || err != nil {
+			b.Fatal("test of a receive no message matches:", done, err)
+		}
+	}
+	b.StopTimer()
+	if err := api.Send(in, 8, pmpi.Byte, 0, 6, w); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := api.Wait(r); err != nil {
+		b.Fatal(err)
+	}
+}
+
+// An Iprobe that finds nothing: BenchmarkTestPending's twin for a loop
+// that probes.
+func BenchmarkIprobeEmpty(b *testing.B) {
+	benchCalls(b, func(api pmpi.API, w *pmpi.Comm) error {
+		_, found, err := api.Iprobe(0, 7, w)
+		if found {
+			b.Fatal("Iprobe found a message where none was sent")
+		}
+		return err
+	})
+}

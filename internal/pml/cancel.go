@@ -114,7 +114,7 @@ func (e *Engine) deliverCancel(from int, h header) {
 		}
 		if (eager && u.h.typ == typeMatch && u.h.mark == h.mark && u.h.tag == h.tag) ||
 			(!eager && u.h.typ == typeRTS && u.h.sreq == h.sreq) {
-			q.unexpected.remove(i)
+			e.unhold(q, i)
 			e.freeUnexpected(u)
 			ack.flags |= flagCancelled
 			break

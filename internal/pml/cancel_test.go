@@ -80,6 +80,7 @@ func TestCancelUnmatchedEager(t *testing.T) {
 		for unexpectedCount(e1, world) < 2 {
 			e1.Progress()
 		}
+		checkWaiting(t, e1)
 		if posted {
 			var err error
 			if second, err = e0.CancelPosted(new(Request), world, 1, 4, 8); err != nil {
@@ -111,6 +112,7 @@ func TestCancelUnmatchedEager(t *testing.T) {
 		if n := unexpectedCount(e1, world); n != 0 {
 			t.Fatalf("posted %v: %d messages left unmatched", posted, n)
 		}
+		checkWaiting(t, e1)
 	}
 }
 

@@ -124,6 +124,14 @@ func (e *Engine) deliverEager(from int, cid uint32, tag int32, hb, payload []byt
 func (e *Engine) hold(q *queues, u *unexpected) {
 	q.hold(u)
 	e.held.Store(e.held.Load() + 1)
+	e.waiting.Store(e.waiting.Load() + 1)
+}
+
+// unhold takes the i-th message out of q's unexpected queue, hold's
+// reverse; the caller holds mu.
+func (e *Engine) unhold(q *queues, i int) {
+	q.unexpected.remove(i)
+	e.waiting.Store(e.waiting.Load() - 1)
 }
 
 func (e *Engine) deliverRTS(from int, h header, first []byte) {

@@ -54,6 +54,7 @@ type Engine struct {
 	deaths     []int        // the dead peers in the order they failed
 	anyDead    atomic.Bool  // some peer is in dead: eager sends skip the lock until then
 	stalled    atomic.Int32 // sends in stall: the send paths look there only when set
+	waiting    atomic.Int64 // messages in unexpected queues: a probe finds none without the lock
 	nextID     uint64
 	finalizing bool
 

@@ -25,6 +25,9 @@ var ErrReceived = errors.New("the matched message was received already")
 // would match and takes it out of matching, returning it and its status;
 // nil when there is none.
 func (e *Engine) Improbe(cid uint32, src, tag int) (*Matched, Status, error) {
+	if e.nothingWaits(src) {
+		return nil, Status{}, nil
+	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	q := e.queue(cid).find(src, tag)
@@ -32,7 +35,7 @@ func (e *Engine) Improbe(cid uint32, src, tag int) (*Matched, Status, error) {
 		if !matches(src, tag, u.from, int(u.h.tag)) {
 			continue
 		}
-		q.unexpected.remove(i)
+		e.unhold(q, i)
 		m := &Matched{cid: cid, u: u, at: len(e.probed)}
 		e.probed = append(e.probed, m)
 		return m, Status{Source: u.from, Tag: int(u.h.tag), Bytes: u.size(), Total: u.size()}, nil

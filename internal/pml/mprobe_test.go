@@ -74,7 +74,7 @@ func TestMprobedMessageIsTakenFromMatching(t *testing.T) {
 			if rst.Err != nil || rst.Tag != 2 || !bytes.Equal(buf, second) {
 				t.Fatalf("Recv after Mprobe got %+v: want the second message", rst)
 			}
-			if _, ok, _ := b.Iprobe(world, AnySource, AnyTag); ok {
+			if ok, _ := b.Iprobe(world, AnySource, AnyTag, new(Status)); ok {
 				t.Fatal("Iprobe finds a message: the Mprobe'd one is still matchable")
 			}
 			if err := b.Mrecv(m, buf, &rst); err != nil || rst.Tag != 1 || !bytes.Equal(buf, first) {
@@ -286,6 +286,7 @@ func TestMprobeRacesRecv(t *testing.T) {
 			t.Errorf("message %d received %d times", seq, c)
 		}
 	}
+	checkWaiting(t, b)
 }
 
 // sizeOf is the racing test's message size: eager and rendezvous alike.

@@ -90,8 +90,9 @@ func TestMatchKeysMatchAsOneQueue(t *testing.T) {
 					fb, kb := make([]byte, 8), make([]byte, 8)
 					pending = append(pending, pair{flat.Irecv(world, src, tg, fb), keyed.Irecv(world, src, tg, kb), fb, kb})
 				case x < 60:
-					fs, fok, _ := flat.Iprobe(world, from, tag)
-					ks, kok, _ := keyed.Iprobe(world, from, tag)
+					var fs, ks Status
+					fok, _ := flat.Iprobe(world, from, tag, &fs)
+					kok, _ := keyed.Iprobe(world, from, tag, &ks)
 					if fok != kok || fs != ks {
 						t.Fatalf("op %d: probe of %d/%d: one queue %v %+v, keyed %v %+v", op, from, tag, fok, fs, kok, ks)
 					}
@@ -109,6 +110,8 @@ func TestMatchKeysMatchAsOneQueue(t *testing.T) {
 					splits++
 				}
 				keyed.mu.Unlock()
+				checkWaiting(t, flat)
+				checkWaiting(t, keyed)
 				left := pending[:0]
 				for _, p := range pending {
 					if p.r.Done() != p.k.Done() {
@@ -191,4 +194,18 @@ func benchPosted(b *testing.B, keys MatchKeys, order []int) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/msg")
+}
+
+// checkWaiting fails t unless e's count of the messages that wait
+// unmatched, which lets a probe that finds none skip the lock, is what
+// its queues hold.
+func checkWaiting(t *testing.T, e *Engine) {
+	t.Helper()
+	e.mu.Lock()
+	n := 0
+	e.eachQueue(func(q *queues) { n += len(q.unexpected.all()) })
+	e.mu.Unlock()
+	if w := e.waiting.Load(); w != int64(n) {
+		t.Fatalf("the engine counts %d messages waiting unmatched; its queues hold %d", w, n)
+	}
 }

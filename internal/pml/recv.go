@@ -48,7 +48,7 @@ func (e *Engine) irecv(r *Request, cid uint32, src, tag int, buf []byte, lay Lay
 		if !r.matches(u.from, int(u.h.tag)) {
 			continue
 		}
-		b.unexpected.remove(i)
+		e.unhold(b, i)
 		if u.h.typ == typeMatch {
 			e.mu.Unlock()
 			n := r.fill(u.data, 0)
@@ -80,21 +80,34 @@ func (e *Engine) irecv(r *Request, cid uint32, src, tag int, buf []byte, lay Lay
 }
 
 // Iprobe looks for a waiting message that a receive with these arguments
-// would match, without receiving it.
-func (e *Engine) Iprobe(cid uint32, src, tag int) (Status, bool, error) {
+// would match, without receiving it, and describes it in *st. st is a
+// pointer as a status of ten words returned by value was copied through
+// the stack at each layer, most of the time of a probe that finds nothing.
+func (e *Engine) Iprobe(cid uint32, src, tag int, st *Status) (bool, error) {
+	if e.nothingWaits(src) {
+		return false, nil
+	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	for _, u := range e.queue(cid).find(src, tag).unexpected.all() {
 		if matches(src, tag, u.from, int(u.h.tag)) {
-			return Status{Source: u.from, Tag: int(u.h.tag), Bytes: u.size(), Total: u.size()}, true, nil
+			*st = Status{Source: u.from, Tag: int(u.h.tag), Bytes: u.size(), Total: u.size()}
+			return true, nil
 		}
 	}
 	if src != AnySource {
 		if err := e.dead[src]; err != nil {
-			return Status{Source: src}, false, err
+			st.Source = src
+			return false, err
 		}
 	}
-	return Status{}, false, nil
+	return false, nil
+}
+
+// nothingWaits reports, without the lock, that a probe of src can find
+// nothing: no message waits unmatched and src has not failed.
+func (e *Engine) nothingWaits(src int) bool {
+	return e.waiting.Load() == 0 && (src == AnySource || !e.anyDead.Load())
 }
 
 // Probe waits for a message that a receive with these arguments would match.
@@ -105,7 +118,8 @@ func (e *Engine) Probe(cid uint32, src, tag int) (Status, error) {
 	w := waiter{e: e, probe: PendingOp{Kind: OpProbe, Context: cid, Peer: src, Tag: tag}, deaths: e.deathCount(src)}
 	for {
 		seen := e.held.Load()
-		st, ok, err := e.Iprobe(cid, src, tag)
+		var st Status
+		ok, err := e.Iprobe(cid, src, tag, &st)
 		if !ok && err == nil {
 			st, err = e.diedSince(src, w.deaths)
 		}

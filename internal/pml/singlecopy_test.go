@@ -119,7 +119,7 @@ func TestSingleCopy(t *testing.T) {
 }
 
 func hasUnexpected(e *Engine) bool {
-	_, ok, _ := e.Iprobe(0, AnySource, AnyTag)
+	ok, _ := e.Iprobe(0, AnySource, AnyTag, new(Status))
 	return ok
 }
 

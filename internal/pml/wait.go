@@ -169,7 +169,8 @@ func (w *waiter) ready() bool {
 	case w.one != nil:
 		return w.one.Done()
 	case w.probe.Kind != "":
-		_, ok, err := w.e.Iprobe(w.probe.Context, w.probe.Peer, w.probe.Tag)
+		var st Status
+		ok, err := w.e.Iprobe(w.probe.Context, w.probe.Peer, w.probe.Tag, &st)
 		if !ok && err == nil {
 			_, err = w.e.diedSince(w.probe.Peer, w.deaths)
 		}
