@@ -125,8 +125,10 @@ func (c Comm) SplitType(splitType, key int) (Comm, error) {
 	return Comm{d}, err
 }
 
-// Create makes a communicator of g, a group of c's ranks that every rank
-// of c passes alike; the ranks outside g get a null Comm. On an
+// Create makes a communicator of g, a group of c's ranks; the ranks
+// outside the group they pass get a null Comm. The ranks may pass
+// different groups if those are disjoint, every rank of each passing it:
+// one call then makes them all (a grid's rows, say). On an
 // intercommunicator each group passes a subgroup of its own local group,
 // and the two make an intercommunicator (a null Comm if either is empty).
 func (c Comm) Create(g Group) (Comm, error) {

@@ -49,6 +49,13 @@ type sameGroup struct {
 	rank  int
 	bad   bool
 	also  []int // the arguments the group comes from, where every rank passes them alike
+
+	// size is the number of processes of the agreement where their groups
+	// may differ if disjoint, as CommCreate's may: every process in a
+	// group passes it, and so does any other that passes it. members are
+	// then the group's processes, by rank in the agreement.
+	size    int
+	members []int
 }
 
 // digest hashes the group's world ranks in order, then also.
@@ -77,6 +84,15 @@ type groupsDiffer struct{ a, na, b, nb int }
 
 func (e *groupsDiffer) Error() string {
 	return fmt.Sprintf("rank %d's group of %d ranks differs from rank %d's of %d", e.a, e.na, e.b, e.nb)
+}
+
+// groupsOverlap is the error of an agreement whose processes may pass
+// groups that differ if disjoint, where process a's group of na
+// processes holds b, which passed another of nb.
+type groupsOverlap struct{ a, na, b, nb int }
+
+func (e *groupsOverlap) Error() string {
+	return fmt.Sprintf("rank %d's group of %d ranks holds rank %d, whose group of %d differs", e.a, e.na, e.b, e.nb)
 }
 
 // argsInvalid is the error of an agreement in which a process marked its
@@ -122,7 +138,11 @@ func (l *library) agreeContextOver(allreduce allreducer, member bool, same *same
 			case words[5] != 0:
 				err = &argsInvalid{rank: int(^words[5])}
 			case words[1] != ^words[3] || words[2] != ^words[4]:
-				err = same.differ(allreduce, d, words[1:])
+				if same.size > 0 {
+					err = same.disjoint(allreduce, d)
+				} else {
+					err = same.differ(allreduce, d, words[1:])
+				}
 			}
 			same = nil // later rounds carry the proposal alone
 		}
@@ -193,6 +213,39 @@ func (g *sameGroup) differ(allreduce allreducer, mine uint64, maxima []uint32) e
 	}
 	e.na, e.nb = int(words[0]), int(words[1])
 	return e
+}
+
+// disjoint checks groups that differ where MPI allows it if they are
+// disjoint: every process of each group passed that group (mine is this
+// process's digest). One reduction gathers every process's digest and
+// group size, another names the lowest process whose group holds one
+// that passed another: two reductions of three and one words a process,
+// which only calls whose groups differ run.
+func (g *sameGroup) disjoint(allreduce allreducer, mine uint64) error {
+	maxOp, _ := bind(OpMax, Uint32)
+	all := make([]uint32, 3*g.size) // by rank: digest's halves, group's size
+	all[3*g.rank], all[3*g.rank+1], all[3*g.rank+2] = uint32(mine>>32), uint32(mine), uint32(len(g.group))
+	if err := allreduce(all, maxOp); err != nil {
+		return err
+	}
+	digest := func(r int) uint64 { return uint64(all[3*r])<<32 | uint64(all[3*r+1]) }
+	held := make([]uint32, g.size) // by rank: 1 + a member of its group that passed another
+	for _, m := range g.members {
+		if digest(m) != mine {
+			held[g.rank] = uint32(m) + 1
+			break
+		}
+	}
+	if err := allreduce(held, maxOp); err != nil {
+		return err
+	}
+	for r, h := range held {
+		if h != 0 {
+			b := int(h - 1)
+			return &groupsOverlap{a: r, na: int(all[3*r+2]), b: b, nb: int(all[3*b+2])}
+		}
+	}
+	return nil
 }
 
 // allreduceWords reduces words in place with op over c.
@@ -523,10 +576,12 @@ func membersOf(all []byte, color int, group []int) []int {
 	return out
 }
 
-// CommCreate makes a communicator of group, a subset of comm's group that
-// every rank of comm passes alike. Ranks outside group get nil. On an
-// intercommunicator each group passes a subgroup of its own, and the two
-// subgroups make an intercommunicator (none if either is empty).
+// CommCreate makes a communicator of group, a subset of comm's group.
+// The ranks may pass different groups if those are disjoint, each rank of
+// a group passing that group, and so make several communicators at once
+// (a row of a grid each, say); ranks outside the group they pass get nil.
+// On an intercommunicator each group passes a subgroup of its own, and
+// the two subgroups make an intercommunicator (none if either is empty).
 func (*realAPI) CommCreate(comm *Comm, group *Group) (*Comm, error) {
 	l, err := collArgs("comm create", comm)
 	if err != nil {
@@ -548,7 +603,7 @@ func (*realAPI) CommCreate(comm *Comm, group *Group) (*Comm, error) {
 		}
 		ranks = slices.Clone(group.ranks)
 	}
-	c, err := l.deriveFor(comm, "comm create", comm.Name()+".create", sameArgs{names: "group", alike: true}, ranks, own)
+	c, err := l.deriveFor(comm, "comm create", comm.Name()+".create", sameArgs{names: "group", disjoint: true}, ranks, own)
 	return c, comm.handle(err)
 }
 
@@ -559,6 +614,9 @@ type sameArgs struct {
 	names  string
 	alike  bool
 	values []int // the arguments themselves, compared across the ranks with the group; nil: the group alone
+	// disjoint: the groups may differ if disjoint, each rank of a group
+	// passing it (CommCreate).
+	disjoint bool
 
 	// differ, if set, is the error when the values differ, in place of
 	// one naming two ranks whose values differ. Every rank calls it, so
@@ -574,7 +632,14 @@ type sameArgs struct {
 // agreement fails every other rank with an error that names it.
 func (l *library) deriveFor(parent *Comm, op, name string, args sameArgs, group []int, own error) (*Comm, error) {
 	member := own == nil && slices.Contains(group, l.job.Rank)
-	id, err := l.agreeContext(parent, member, &sameGroup{group: group, rank: parent.rank, bad: own != nil, also: args.values})
+	same := &sameGroup{group: group, rank: parent.rank, bad: own != nil, also: args.values}
+	if args.disjoint {
+		same.size = parent.Size()
+		for _, w := range group {
+			same.members = append(same.members, parent.ranks[w])
+		}
+	}
+	id, err := l.agreeContext(parent, member, same)
 	if own != nil {
 		return nil, own // the agreement failed, on own's mark
 	}
@@ -599,6 +664,9 @@ func agreeError(op string, comm *Comm, args sameArgs, err error) error {
 				op, comm, args.names, args.names, d.a, d.b)
 		}
 		return errorf(ClassArg, err, "%s on %v: the ranks' groups differ (MPI requires the same %s at every rank)", op, comm, args.names)
+	}
+	if o := (*groupsOverlap)(nil); errors.As(err, &o) {
+		return errorf(ClassArg, err, "%s on %v: the ranks' groups differ and are not disjoint (MPI requires every rank of a group to pass that group)", op, comm)
 	}
 	if b := (*argsInvalid)(nil); errors.As(err, &b) {
 		want := "valid " + args.names + " at every rank"

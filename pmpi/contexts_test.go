@@ -221,14 +221,67 @@ func TestAgreeContextGroupsDiffer(t *testing.T) {
 	}
 }
 
+// Ranks may pass groups that differ where the call allows it if they are
+// disjoint (CommCreate): each rank of a group gets one id, the same in
+// every group, a rank that passed the empty group none; the check costs
+// two more reductions.
+func TestAgreeContextDisjointGroups(t *testing.T) {
+	libs := []*library{{}, {}, {}, {}, {}}
+	a := newRanksAllreduce(5)
+	libs[3].ctxs.reserve(0) // rank 3 holds id 0: the agreement goes above it
+	low, high := []int{0, 1}, []int{4, 3}
+	ids, errs := agreeOnGroupsIf(libs, a, [][]int{low, low, {}, high, high}, true)
+	for r, err := range errs {
+		if err != nil {
+			t.Fatalf("rank %d: %v", r, err)
+		}
+	}
+	if ids[0] != ids[1] || ids[3] != ids[4] || ids[0] != ids[3] {
+		t.Errorf("ids by rank %v: want one id for all the groups' members", ids)
+	}
+	if got := libs[2].ctxs.reserve(0); got != 0 {
+		t.Errorf("rank 2, which passed the empty group, holds id %d", got)
+	}
+	if a.calls != 4 {
+		t.Errorf("the agreement took %d reductions, want 4", a.calls)
+	}
+}
+
+// Groups that differ but meet fail every rank alike, naming the lowest
+// rank whose group holds a rank that passed another.
+func TestAgreeContextGroupsOverlap(t *testing.T) {
+	libs := []*library{{}, {}, {}, {}}
+	a := newRanksAllreduce(4)
+	three := []int{0, 1, 2}
+	_, errs := agreeOnGroupsIf(libs, a, [][]int{three, three, {0, 1}, three}, true)
+	want := groupsOverlap{a: 0, na: 3, b: 2, nb: 2}
+	for r, err := range errs {
+		var e *groupsOverlap
+		if !errors.As(err, &e) || *e != want {
+			t.Errorf("rank %d: error %v, want %v", r, err, &want)
+		}
+		if got := libs[r].ctxs.reserve(0); got != 0 {
+			t.Errorf("rank %d: lowest free id after the failure is %d, want 0", r, got)
+		}
+	}
+}
+
 // agreeOnGroups runs one agreement on every rank of libs, rank r passing
 // groups[r] to check and a member of it if it holds r.
 func agreeOnGroups(libs []*library, a *ranksAllreduce, groups [][]int) ([]uint32, []error) {
+	return agreeOnGroupsIf(libs, a, groups, false)
+}
+
+// agreeOnGroupsIf is agreeOnGroups where groups may differ if disjoint.
+func agreeOnGroupsIf(libs []*library, a *ranksAllreduce, groups [][]int, disjoint bool) ([]uint32, []error) {
 	ids, errs := make([]uint32, len(libs)), make([]error, len(libs))
 	var wg sync.WaitGroup
 	for r, l := range libs {
 		wg.Go(func() {
 			g := &sameGroup{group: groups[r], rank: r}
+			if disjoint {
+				g.size, g.members = len(libs), groups[r] // ranks are world ranks here
+			}
 			ids[r], errs[r] = l.agreeContextOver(a.at(r), slices.Contains(groups[r], r), g)
 		})
 	}

@@ -422,8 +422,8 @@ func TestCommDisagree(t *testing.T) {
 			return fmt.Sprintf(": rank 1 of the %s group passed color -3 (want >= 0 or Undefined)", whose)
 		}},
 		{"create", []int{0, 1, 2, 3}, func(int) string {
-			return "comm create on comm MPI_COMM_WORLD: the ranks' groups differ (MPI requires the same group at every rank): " +
-				"rank 0's group of 3 ranks differs from rank 2's of 2"
+			return "comm create on comm MPI_COMM_WORLD: the ranks' groups differ and are not disjoint (MPI requires every rank of a group to pass that group): " +
+				"rank 0's group of 3 ranks holds rank 2, whose group of 2 differs"
 		}},
 		{"creategroup", []int{0, 1, 2}, func(int) string {
 			return "comm create group on comm MPI_COMM_WORLD: the ranks' groups differ (MPI requires the same group at every rank): " +

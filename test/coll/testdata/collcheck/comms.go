@@ -175,6 +175,7 @@ func communicators(x *checker, w mpi.Comm) {
 	empty, err := w.Create(eg)
 	x.ok(err, "create from an empty group")
 	equal(x, empty.IsNull(), true, "create from an empty group: null")
+	createDisjoint(x, w, g, me, size)
 
 	noType, err := w.SplitType(mpi.Undefined, 0)
 	x.ok(err, "split type undefined")
@@ -389,4 +390,53 @@ func indices(n int) []int {
 		out[i] = i
 	}
 	return out
+}
+
+// createDisjoint makes communicators of groups that differ from rank to
+// rank, each passed by its own ranks, as a grid's rows are made: the even
+// and the odd ranks in one call, then all but rank 0, which passes the
+// empty group. Communicators of one call share a context id, so a ring
+// around each must stay in it.
+func createDisjoint(x *checker, w mpi.Comm, world mpi.Group, me, size int) {
+	var odd, even, rest []int
+	for r := range size {
+		if r%2 == 0 {
+			even = append(even, r)
+		} else {
+			odd = append(odd, r)
+		}
+		if r > 0 {
+			rest = append(rest, r)
+		}
+	}
+	mine := map[bool][]int{true: even, false: odd}[me%2 == 0]
+	for _, call := range []struct {
+		what    string
+		members []int
+	}{{"the ranks of its parity", mine}, {"the ranks but 0", rest}} {
+		members := call.members
+		if !slices.Contains(members, me) {
+			members = nil
+		}
+		grp, err := world.Incl(members)
+		x.ok(err, "group of %s", call.what)
+		c, err := w.Create(grp)
+		x.ok(err, "create of %s", call.what)
+		equal(x, c.IsNull(), members == nil, "create of %s: null outside it", call.what)
+		if c.IsNull() {
+			continue
+		}
+		n, r := len(members), slices.Index(members, me)
+		equal(x, c.Rank(), r, "create of %s: rank", call.what)
+		got := make([]int32, n)
+		x.ok(mpi.Allgather([]int32{int32(me)}, got, c), "allgather on %s", call.what)
+		for i, m := range members {
+			equal(x, got[i], int32(m), "allgather on %s: member %d", call.what, i)
+		}
+		from := make([]int32, 1)
+		_, err = mpi.Sendrecv([]int32{int32(me)}, (r+1)%n, 9, from, (r+n-1)%n, 9, c)
+		x.ok(err, "sendrecv around %s", call.what)
+		equal(x, from[0], int32(members[(r+n-1)%n]), "sendrecv around %s", call.what)
+		x.ok(c.Free(), "free the communicator of %s", call.what)
+	}
 }
