@@ -123,8 +123,10 @@ func (e *Engine) deliverEager(from int, cid uint32, tag int32, hb, payload []byt
 // hold queues u, which matched no receive, in q; the caller holds mu.
 func (e *Engine) hold(q *queues, u *unexpected) {
 	q.hold(u)
-	e.held.Store(e.held.Load() + 1)
+	// waiting first: a probe that loaded held's new value and then finds
+	// waiting at 0 would wait for held to move again, for ever.
 	e.waiting.Store(e.waiting.Load() + 1)
+	e.held.Store(e.held.Load() + 1)
 }
 
 // unhold takes the i-th message out of q's unexpected queue, hold's
