@@ -31,7 +31,8 @@ const (
 // that each hold a different share of many communicators (single-rank
 // ones made by CommCreate in turn) would agree only above all of them,
 // after a round per id in use. same, when set, is the group every rank
-// must pass alike, checked on the way.
+// must pass alike (or disjoint groups, where same.size is set), checked on
+// the way.
 func (l *library) agreeContext(parent *Comm, member bool, same *sameGroup) (uint32, error) {
 	return l.agreeContextOver(parent.allreduceWords, member, same)
 }
@@ -626,8 +627,9 @@ type sameArgs struct {
 
 // deriveFor is derive on a context agreed over parent, in which the ranks
 // outside group have no say; they get nil. Every rank of parent calls it,
-// with the same group, which the agreement checks: args names what the
-// ranks pass that makes the group, for the error. A rank whose arguments
+// with the same group (or, where args.disjoint, disjoint ones), which the
+// agreement checks: args names what the ranks pass that makes the group,
+// for the error. A rank whose arguments
 // failed its own checks passes the error (own), which it returns; the
 // agreement fails every other rank with an error that names it.
 func (l *library) deriveFor(parent *Comm, op, name string, args sameArgs, group []int, own error) (*Comm, error) {
