@@ -676,8 +676,8 @@ func PMPI_Comm_join(fd C.int, intercomm *C.uintptr_t) C.int {
 	return C.int(unsupported(0, "MPI_Comm_join"))
 }
 
-//export PMPI_Comm_rank
-func PMPI_Comm_rank(comm C.uintptr_t, rank *C.int) C.int {
+//export gompi_go_PMPI_Comm_rank
+func gompi_go_PMPI_Comm_rank(comm C.uintptr_t, rank *C.int) C.int {
 	if rank == nil {
 		return C.int(done(Comm(comm), nullArg("MPI_Comm_rank", "rank")))
 	}
@@ -720,8 +720,8 @@ func PMPI_Comm_set_name(comm C.uintptr_t, comm_name *C.char) C.int {
 	return C.int(done(Comm(comm), mpiCommSetName(Comm(comm), comm_name)))
 }
 
-//export PMPI_Comm_size
-func PMPI_Comm_size(comm C.uintptr_t, size *C.int) C.int {
+//export gompi_go_PMPI_Comm_size
+func gompi_go_PMPI_Comm_size(comm C.uintptr_t, size *C.int) C.int {
 	if size == nil {
 		return C.int(done(Comm(comm), nullArg("MPI_Comm_size", "size")))
 	}

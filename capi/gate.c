@@ -1,12 +1,14 @@
 /* MPI_Test, MPI_Testany, MPI_Testall, MPI_Testsome and MPI_Iprobe in C,
  * in front of their Go implementations (gate.h): a loop that tests
  * pending requests or probes for a message that has not come costs a few
- * loads a round instead of a call into Go. */
+ * loads a round instead of a call into Go. MPI_Comm_rank and
+ * MPI_Comm_size of the predefined communicators too. */
 #include <stddef.h>
 #include "include/mpi.h"
 #include "gate.h"
 
 struct gompi_gate gompi_gate;
+struct gompi_world gompi_world;
 
 int gompi_go_PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status);
 int gompi_go_PMPI_Testany(int count, MPI_Request array_of_requests[], int *indx, int *flag, MPI_Status *status);
@@ -14,6 +16,8 @@ int gompi_go_PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Stat
 int gompi_go_PMPI_Testall(int count, MPI_Request array_of_requests[], int *flag, MPI_Status array_of_statuses[]);
 int gompi_go_PMPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[],
                            MPI_Status array_of_statuses[]);
+int gompi_go_PMPI_Comm_rank(MPI_Comm comm, int *rank);
+int gompi_go_PMPI_Comm_size(MPI_Comm comm, int *size);
 
 /* unmoved reports whether every watched word keeps its value. */
 static int unmoved(void) {
@@ -90,4 +94,32 @@ int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *statu
         return MPI_SUCCESS;
     }
     return gompi_go_PMPI_Iprobe(source, tag, comm, flag, status);
+}
+
+int PMPI_Comm_rank(MPI_Comm comm, int *rank) {
+    if (rank != NULL && __atomic_load_n(&gompi_world.known, __ATOMIC_ACQUIRE)) {
+        if (comm == MPI_COMM_WORLD) {
+            *rank = gompi_world.rank;
+            return MPI_SUCCESS;
+        }
+        if (comm == MPI_COMM_SELF) {
+            *rank = 0;
+            return MPI_SUCCESS;
+        }
+    }
+    return gompi_go_PMPI_Comm_rank(comm, rank);
+}
+
+int PMPI_Comm_size(MPI_Comm comm, int *size) {
+    if (size != NULL && __atomic_load_n(&gompi_world.known, __ATOMIC_ACQUIRE)) {
+        if (comm == MPI_COMM_WORLD) {
+            *size = gompi_world.size;
+            return MPI_SUCCESS;
+        }
+        if (comm == MPI_COMM_SELF) {
+            *size = 1;
+            return MPI_SUCCESS;
+        }
+    }
+    return gompi_go_PMPI_Comm_size(comm, size);
 }

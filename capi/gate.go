@@ -115,3 +115,18 @@ func watch(w *atomic.Uint64, v uint64) bool {
 	g.nwords++
 	return true
 }
+
+// knowWorld lets C answer MPI_Comm_rank and MPI_Comm_size of
+// MPI_COMM_WORLD and MPI_COMM_SELF (gate.h) once MPI_Init made the world,
+// unless a Go profiling tool counts every call.
+func knowWorld() {
+	if mpi.Calls() != pmpi.Real() {
+		return
+	}
+	w := mpi.CommWorld()
+	C.gompi_world.rank, C.gompi_world.size = C.int(w.Rank()), C.int(w.Size())
+	atomic.StoreUint32((*uint32)(unsafe.Pointer(&C.gompi_world.known)), 1)
+}
+
+// forgetWorld sends those calls to Go again, as MPI_Finalize begins.
+func forgetWorld() { atomic.StoreUint32((*uint32)(unsafe.Pointer(&C.gompi_world.known)), 0) }

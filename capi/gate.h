@@ -26,4 +26,16 @@ struct gompi_gate {
 
 extern struct gompi_gate gompi_gate __attribute__((visibility("hidden")));
 
+/* MPI_Comm_rank and MPI_Comm_size of MPI_COMM_WORLD and MPI_COMM_SELF,
+ * answered in C as well: a program may ask them at every step, and the
+ * answer never changes while the World Model runs. Go sets known once
+ * MPI_Init has made the world, unless a Go profiling tool must see every
+ * call, and clears it as MPI_Finalize begins. */
+struct gompi_world {
+    uint32_t known; /* atomic */
+    int rank, size;
+};
+
+extern struct gompi_world gompi_world __attribute__((visibility("hidden")));
+
 #endif

@@ -115,6 +115,7 @@ func initWorld(thread int, init func() error) error {
 	}
 	m.thread.Store(int32(thread))
 	m.world.Store(worldRunning)
+	knowWorld()
 	return nil
 }
 
@@ -124,6 +125,7 @@ func finalizeWorld() error {
 	m := &lib.model
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	forgetWorld() // not known before MPI_Init or after a first MPI_Finalize either
 	switch w := m.world.Load(); {
 	case w == worldFinalized:
 		// Not api().Finalize: sessions may still hold the runtime.

@@ -189,11 +189,12 @@ type glue struct {
 var inC = map[string]bool{"MPI_Pcontrol": true, "MPI_Wtime": true, "MPI_Wtick": true}
 
 // gatedInC are the functions whose PMPI_ entry point is written in C
-// (gate.c), to answer a repeated failed test or probe without entering
-// Go; their Go implementations are exported as gompi_go_PMPI_X, which it
-// calls.
+// (gate.c), to answer a repeated failed test or probe, or the predefined
+// communicators' rank and size, without entering Go; their Go
+// implementations are exported as gompi_go_PMPI_X, which it calls.
 var gatedInC = map[string]bool{
 	"MPI_Test": true, "MPI_Testany": true, "MPI_Testall": true, "MPI_Testsome": true, "MPI_Iprobe": true,
+	"MPI_Comm_rank": true, "MPI_Comm_size": true,
 }
 
 func makeGlue(a *abi, impls map[string]bool) (glue, error) {

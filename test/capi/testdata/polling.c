@@ -7,8 +7,10 @@
  * polls; persistent receives restarted and tested; Testall and Testsome
  * over receives one of which completes first; probes in a loop, alone
  * and between tests; tests while non-blocking collectives or a large
- * send need this rank's polls. Every loop must end. It prints how many tests and
- * probes it made, for the profiling tools' count. */
+ * send need this rank's polls. Every loop must end. Then the predefined
+ * communicators' rank and size, asked at every step, which the library
+ * also answers in C. It prints how many tests and probes it made, for
+ * the profiling tools' count. */
 #include "check.h"
 
 static int rank, size, right, left;
@@ -275,6 +277,29 @@ static void beside(int rounds) {
     printf("ok beside rank %d\n", rank);
 }
 
+/* asking asks MPI_COMM_WORLD's and MPI_COMM_SELF's rank and size n times
+ * each, as a program that asks at every step does, and checks them
+ * against the world group's, which the library answers in Go. */
+static void asking(int n) {
+    MPI_Group g;
+    int grank, gsize;
+    TRY(MPI_Comm_group(MPI_COMM_WORLD, &g));
+    TRY(MPI_Group_rank(g, &grank));
+    TRY(MPI_Group_size(g, &gsize));
+    TRY(MPI_Group_free(&g));
+    for (int i = 0; i < n; i++) {
+        int r = -1, s = -1, sr = -1, ss = -1;
+        TRY(MPI_Comm_rank(MPI_COMM_WORLD, &r));
+        TRY(MPI_Comm_size(MPI_COMM_WORLD, &s));
+        TRY(MPI_Comm_rank(MPI_COMM_SELF, &sr));
+        TRY(MPI_Comm_size(MPI_COMM_SELF, &ss));
+        CHECK(r == grank && s == gsize && sr == 0 && ss == 1,
+              "ask %d: world rank %d of %d, self rank %d of %d; the world group says %d of %d", i, r, s, sr, ss,
+              grank, gsize);
+    }
+    printf("ok asking rank %d\n", rank);
+}
+
 int main(int argc, char **argv) {
     start(&argc, &argv);
     TRY(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
@@ -289,6 +314,7 @@ int main(int argc, char **argv) {
     halves(200);
     probing(200);
     beside(50);
+    asking(100);
     printf("tests %ld probes %ld rank %d\n", tests, probes, rank);
     TRY(MPI_Finalize());
     return 0;
