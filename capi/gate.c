@@ -96,30 +96,25 @@ int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *statu
     return gompi_go_PMPI_Iprobe(source, tag, comm, flag, status);
 }
 
+/* predefined answers a question about MPI_COMM_WORLD or MPI_COMM_SELF,
+ * the size if size is set, else the rank, into out, once the library
+ * knows them (gate.h); it reports whether it did. */
+static int predefined(MPI_Comm comm, int *out, int size) {
+    if (out == NULL || !__atomic_load_n(&gompi_world.known, __ATOMIC_ACQUIRE))
+        return 0;
+    if (comm == MPI_COMM_WORLD)
+        *out = size ? gompi_world.size : gompi_world.rank;
+    else if (comm == MPI_COMM_SELF)
+        *out = size ? 1 : 0;
+    else
+        return 0;
+    return 1;
+}
+
 int PMPI_Comm_rank(MPI_Comm comm, int *rank) {
-    if (rank != NULL && __atomic_load_n(&gompi_world.known, __ATOMIC_ACQUIRE)) {
-        if (comm == MPI_COMM_WORLD) {
-            *rank = gompi_world.rank;
-            return MPI_SUCCESS;
-        }
-        if (comm == MPI_COMM_SELF) {
-            *rank = 0;
-            return MPI_SUCCESS;
-        }
-    }
-    return gompi_go_PMPI_Comm_rank(comm, rank);
+    return predefined(comm, rank, 0) ? MPI_SUCCESS : gompi_go_PMPI_Comm_rank(comm, rank);
 }
 
 int PMPI_Comm_size(MPI_Comm comm, int *size) {
-    if (size != NULL && __atomic_load_n(&gompi_world.known, __ATOMIC_ACQUIRE)) {
-        if (comm == MPI_COMM_WORLD) {
-            *size = gompi_world.size;
-            return MPI_SUCCESS;
-        }
-        if (comm == MPI_COMM_SELF) {
-            *size = 1;
-            return MPI_SUCCESS;
-        }
-    }
-    return gompi_go_PMPI_Comm_size(comm, size);
+    return predefined(comm, size, 1) ? MPI_SUCCESS : gompi_go_PMPI_Comm_size(comm, size);
 }
