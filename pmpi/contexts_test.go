@@ -209,11 +209,20 @@ func TestAgreeContextGroupsDiffer(t *testing.T) {
 	a := newRanksAllreduce(4)
 	whole, part := []int{0, 1, 2, 3}, []int{0, 1, 2}
 	_, errs := agreeOnGroups(libs, a, [][]int{whole, whole, part, part})
-	want := groupsDiffer{a: 0, na: 4, b: 2, nb: 3}
+	failedAlike(t, libs, errs, groupsDiffer{a: 0, na: 4, b: 2, nb: 3})
+}
+
+// failedAlike checks that every rank of libs failed with want and holds
+// no id after.
+func failedAlike[T comparable, E interface {
+	*T
+	error
+}](t *testing.T, libs []*library, errs []error, want T) {
+	t.Helper()
 	for r, err := range errs {
-		var e *groupsDiffer
+		var e E
 		if !errors.As(err, &e) || *e != want {
-			t.Errorf("rank %d: error %v, want %v", r, err, &want)
+			t.Errorf("rank %d: error %v, want %v", r, err, E(&want))
 		}
 		if got := libs[r].ctxs.reserve(0); got != 0 {
 			t.Errorf("rank %d: lowest free id after the failure is %d, want 0", r, got)
@@ -236,8 +245,8 @@ func TestAgreeContextDisjointGroups(t *testing.T) {
 			t.Fatalf("rank %d: %v", r, err)
 		}
 	}
-	if ids[0] != ids[1] || ids[3] != ids[4] || ids[0] != ids[3] {
-		t.Errorf("ids by rank %v: want one id for all the groups' members", ids)
+	if ids[0] != ids[1] || ids[3] != ids[4] || ids[0] != ids[3] || ids[0] == 0 {
+		t.Errorf("ids by rank %v: want one id, above rank 3's 0, for all the groups' members", ids)
 	}
 	if got := libs[2].ctxs.reserve(0); got != 0 {
 		t.Errorf("rank 2, which passed the empty group, holds id %d", got)
@@ -254,16 +263,7 @@ func TestAgreeContextGroupsOverlap(t *testing.T) {
 	a := newRanksAllreduce(4)
 	three := []int{0, 1, 2}
 	_, errs := agreeOnGroupsIf(libs, a, [][]int{three, three, {0, 1}, three}, true)
-	want := groupsOverlap{a: 0, na: 3, b: 2, nb: 2}
-	for r, err := range errs {
-		var e *groupsOverlap
-		if !errors.As(err, &e) || *e != want {
-			t.Errorf("rank %d: error %v, want %v", r, err, &want)
-		}
-		if got := libs[r].ctxs.reserve(0); got != 0 {
-			t.Errorf("rank %d: lowest free id after the failure is %d, want 0", r, got)
-		}
-	}
+	failedAlike(t, libs, errs, groupsOverlap{a: 0, na: 3, b: 2, nb: 2})
 }
 
 // agreeOnGroups runs one agreement on every rank of libs, rank r passing
