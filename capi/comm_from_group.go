@@ -45,13 +45,22 @@ func groupArgs(op string, gh Group, ih Info, stringtag *C.char) (*pmpi.Group, in
 	return g, int(h.Sum32() >> 2), nil
 }
 
+// runtimeWorld is the communicator of every rank, which a session's
+// communicators are made over, even after MPI_Finalize.
+func runtimeWorld() (*commEntry, error) {
+	if w := lib.world.Load(); w != nil {
+		return w, nil
+	}
+	return nil, errorf(pmpi.ClassOther, "MPI is not running: call MPI_Session_init or MPI_Init first")
+}
+
 // fromGroup makes the intracommunicator of group g over world with tag t,
 // in an entry whose error handler is eh.
 func fromGroup(g *pmpi.Group, t int, eh Errhandler) (*commEntry, error) {
 	if err := eh.check(); err != nil {
 		return nil, err
 	}
-	w, err := MPI_COMM_WORLD.get()
+	w, err := runtimeWorld()
 	if err != nil {
 		return nil, err
 	}
@@ -152,7 +161,7 @@ func intercommFromGroups(lh Group, localLeader int, rh Group, remoteLeader int, 
 	if err != nil {
 		return err
 	}
-	w, err := MPI_COMM_WORLD.get()
+	w, err := runtimeWorld()
 	if err != nil {
 		return err
 	}

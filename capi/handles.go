@@ -91,6 +91,11 @@ func (h Comm) get() (*commEntry, error) {
 		}
 		return nil, errorf(pmpi.ClassComm, "%#x is not a communicator (freed, or never one)", uintptr(h))
 	}
+	// The predefined entries stay after MPI_Finalize: errors raised then
+	// still go to MPI_COMM_SELF's handler.
+	if (h == MPI_COMM_WORLD || h == MPI_COMM_SELF) && lib.model.world.Load() == worldFinalized {
+		return nil, errorf(pmpi.ClassComm, "%s is usable only between MPI_Init and MPI_Finalize, and MPI_Finalize was called", commName(h))
+	}
 	return e, nil
 }
 

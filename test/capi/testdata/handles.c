@@ -209,6 +209,12 @@ int main(int argc, char **argv) {
     TRY(MPI_Finalize());
     TRY(MPI_Finalized(&flag));
     EQ(flag, 1, "MPI_Finalized after MPI_Finalize");
+    /* The predefined communicators end with the World Model; the errors
+     * still go to MPI_COMM_SELF's handler. */
+    int after = -1;
+    RC(MPI_Comm_rank(MPI_COMM_WORLD, &after), MPI_ERR_COMM);
+    RC(MPI_Comm_size(MPI_COMM_SELF, &after), MPI_ERR_COMM);
+    EQ(after, -1, "the rank or size given after MPI_Finalize");
     passed("finalized");
     return 0;
 }
