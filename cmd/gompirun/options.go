@@ -43,7 +43,7 @@ Options:
 const longHelp = `gompirun starts the ranks of one gompi job, on this host or on the hosts
 --host or --hostfile name (reached over ssh, or --mca plm_rsh_agent),
 serves their runtime, forwards their output and stops every rank as soon
-as one fails.
+as one fails (one that fails after Finalize stops nobody).
 Options end at the program name (or at "--"); what follows belongs to the
 program. Single-dash long options (-np 4, -mca btl tcp) work as well.
 

@@ -20,6 +20,10 @@ type failure struct {
 	rank, pid int
 	what      string
 	blames    []int
+	// late: the rank failed after calling Finalize, which it left only
+	// once every rank had entered it, so no peer waits for it: the job
+	// goes on, and the others end as they would, their output kept.
+	late bool
 }
 
 // follower describes a failure that came after the cause.
@@ -40,19 +44,27 @@ func (f *failure) follower() string {
 // calling Finalize. A rank that never connected and exits 0 is fine.
 func classify(ev exitEvent, connected, finalized bool) (failure, bool) {
 	ws := ev.status
+	var f failure
 	switch {
 	case ws.Signaled():
 		core := ""
 		if ws.CoreDump() {
 			core = " (core dumped)"
 		}
-		return rankFailure(ev, fmt.Sprintf("killed by signal %s%s", node.SignalName(ws.Signal()), core), 128+int(ws.Signal())), true
+		f = rankFailure(ev, fmt.Sprintf("killed by signal %s%s", node.SignalName(ws.Signal()), core), 128+int(ws.Signal()))
 	case ws.ExitStatus() != 0:
-		return rankFailure(ev, fmt.Sprintf("exited with status %d", ws.ExitStatus()), ws.ExitStatus()), true
+		f = rankFailure(ev, fmt.Sprintf("exited with status %d", ws.ExitStatus()), ws.ExitStatus())
 	case connected && !finalized:
 		return rankFailure(ev, "exited without calling Finalize", 1), true
+	default:
+		return failure{}, false
 	}
-	return failure{}, false
+	if finalized {
+		f.late = true
+		f.what += " after calling Finalize"
+		f.msg = fmt.Sprintf("rank %d (%s) %s; the other ranks go on to their end", ev.rank, pidOn(ev.pid, ev.host), f.what)
+	}
+	return f, true
 }
 
 // jobFailure is a failure of the job as a whole: a timeout, a signal, a
@@ -66,10 +78,11 @@ func rankFailure(ev exitEvent, what string, code int) failure {
 	}
 }
 
-// fail records a failure and, at the first one, asks the supervisor to stop
-// the job. The root cause is printed as soon as it is known: the first
-// failure that is not a consequence of another (a rank that aborted
-// because peers failed is one). The followers are listed when the job ends.
+// fail records a failure and, at the first one that is not late, asks the
+// supervisor to stop the job. The root cause is printed as soon as it is
+// known: the first failure that is not a consequence of another (a rank
+// that aborted because peers failed is one). The followers are listed when
+// the job ends.
 func (j *job) fail(f failure) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
@@ -84,7 +97,8 @@ func (j *job) fail(f failure) {
 		case <-time.After(causeWait):
 		}
 	}
-	if len(j.failures) == 1 {
+	if !f.late && !j.stopped {
+		j.stopped = true
 		j.srv.End(f.msg)
 		close(j.stopReq)
 	}
@@ -139,7 +153,7 @@ func (j *job) aborted(rank int) bool {
 func (j *job) stopping() bool {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	return len(j.failures) > 0
+	return j.stopped
 }
 
 // verdict settles the cause once every rank is gone, prints it if it was

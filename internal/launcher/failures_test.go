@@ -22,7 +22,9 @@ func TestClassify(t *testing.T) {
 	}{
 		{"clean exit after Finalize", exited(0), true, true, false, 0, ""},
 		{"never connected, exit 0", exited(0), false, false, false, 0, ""},
-		{"exit 3", exited(3), true, true, true, 3, "rank 2 (pid 4242) exited with status 3; stopping the job"},
+		{"exit 3", exited(3), true, false, true, 3, "rank 2 (pid 4242) exited with status 3; stopping the job"},
+		{"exit 3 after Finalize", exited(3), true, true, true, 3, "rank 2 (pid 4242) exited with status 3 after calling Finalize; the other ranks go on to their end"},
+		{"SIGSEGV after Finalize", signaled(syscall.SIGSEGV), true, true, true, 139, "killed by signal SIGSEGV after calling Finalize; the other ranks go on"},
 		{"exit 3 before connecting", exited(3), false, false, true, 3, "exited with status 3"},
 		{"SIGSEGV", signaled(syscall.SIGSEGV), true, false, true, 139, "rank 2 (pid 4242) killed by signal SIGSEGV; stopping the job"},
 		{"SIGSEGV with core", signaled(syscall.SIGSEGV) | 0x80, false, false, true, 139, "SIGSEGV (core dumped)"},
@@ -32,7 +34,7 @@ func TestClassify(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			f, fails := classify(exitEvent{rank: 2, pid: 4242, status: tt.status}, tt.connected, tt.finalized)
-			if fails != tt.fails || f.code != tt.code || !strings.Contains(f.msg, tt.msg) {
+			if fails != tt.fails || f.code != tt.code || !strings.Contains(f.msg, tt.msg) || f.late != (fails && tt.finalized) {
 				t.Fatalf("classify = %+v, %v; want fails=%v code %d message with %q", f, fails, tt.fails, tt.code, tt.msg)
 			}
 		})

@@ -1,8 +1,8 @@
 // Package launcher runs a gompi job on this host: it starts the job server
 // (see Server), starts the rank processes with their identity in the
 // environment, forwards their output, and supervises them. Any rank that
-// fails stops the whole job; Run reports which rank failed and returns the
-// status gompirun exits with.
+// fails before its Finalize returned stops the whole job; Run reports which
+// rank failed and returns the status gompirun exits with.
 package launcher
 
 import (
@@ -235,7 +235,8 @@ type job struct {
 	failures []failure                 // in the order gompirun learned of them
 	cause    int                       // index of the first failure that is no consequence, printed when learned; -1 until then
 	sent     []map[syscall.Signal]bool // by rank: the signals gompirun sent it
-	stopReq  chan struct{}             // closed by the first failure
+	stopReq  chan struct{}             // closed by the first failure that stops the job
+	stopped  bool                      // stopReq is closed
 	// dropTimer drops the output that cannot be written, armed once the
 	// user asked to stop (see dropOutputLater).
 	dropTimer *time.Timer

@@ -1,8 +1,11 @@
 package launch
 
 import (
+	"bufio"
+	"bytes"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"runtime"
@@ -72,6 +75,48 @@ func TestExitWithoutFinalize(t *testing.T) {
 	r := run(t, "", nil, "-np", "2", rankprog, "nofinalize", "0")
 	r.wantCode(t, 1)
 	checkStopped(t, r, 0, "exited without calling Finalize")
+}
+
+// A rank that fails after Finalize stops nobody: every rank entered
+// Finalize before it left, so none waits for it, and the others end as
+// they would, their output kept (the Parallel Research Kernels' bail_out
+// exits with an error after Finalize on every rank). The others finish
+// only once gompirun has reported the failure.
+func TestFailureAfterFinalizeStopsNobody(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	cmd := exec.Command(gompirun, "-np", "3", "--oversubscribe", "--timeout", "60", rankprog, "latefail", "1", "4", dir)
+	cmd.Env = testEnv()
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout = &stdout
+	pipe, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	reported := regexp.MustCompile(`^gompirun: rank 1 \(pid \d+\) exited with status 4 after calling Finalize; the other ranks go on to their end$`)
+	sc := bufio.NewScanner(pipe)
+	for sc.Scan() {
+		fmt.Fprintln(&stderr, sc.Text())
+		if reported.MatchString(sc.Text()) {
+			if err := os.WriteFile(filepath.Join(dir, "go"), nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	err = cmd.Wait()
+	r := result{code: cmd.ProcessState.ExitCode(), stdout: stdout.String(), stderr: stderr.String()}
+	if err != nil && r.code < 0 {
+		t.Fatalf("gompirun: %v", err)
+	}
+	r.wantCode(t, 4)
+	for _, rank := range []int{0, 2} {
+		if want := fmt.Sprintf("rank %d ran to its end\n", rank); !strings.Contains(r.stdout, want) {
+			t.Errorf("stdout lacks %q:\n%s\nstderr:\n%s", want, r.stdout, r.stderr)
+		}
+	}
 }
 
 func TestAbort(t *testing.T) {

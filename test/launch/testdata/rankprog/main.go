@@ -151,6 +151,23 @@ func main() {
 			return
 		}
 		act(ctx, c, mode, args[1:])
+	case "latefail": // TARGET CODE DIR: every rank finalizes, then TARGET exits with CODE and the others wait for DIR/go
+		target, _ := strconv.Atoi(args[0])
+		code, _ := strconv.Atoi(args[1])
+		if err := c.Finalize(ctx); err != nil {
+			fail(err)
+		}
+		if rank == target {
+			os.Exit(code)
+		}
+		for {
+			if _, err := os.Stat(filepath.Join(args[2], "go")); err == nil {
+				break
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		fmt.Printf("rank %d ran to its end\n", rank)
+		return
 	case "connected":
 		time.Sleep(time.Minute)
 	default:
