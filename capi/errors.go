@@ -194,6 +194,7 @@ func fatalOn(where string, c *pmpi.Comm, eh Errhandler, err error, code int) {
 	if eh == MPI_ERRORS_ABORT {
 		name = "MPI_ERRORS_ABORT"
 	}
+	flushStdio()
 	fmt.Fprintf(os.Stderr, "gompi: fatal error %s (its error handler is %s): %s: %v\n", where, name, className(code), err)
 	if c != nil && api().Initialized() && !api().Finalized() {
 		api().Abort(c, code)

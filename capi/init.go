@@ -3,6 +3,7 @@ package main
 /*
 #define GOMPI_ABI_TYPES_ONLY
 #include "include/mpi.h"
+#include <stdio.h>
 void gompi_note_main_thread(void);
 int gompi_is_main_thread(void);
 */
@@ -108,8 +109,15 @@ func mpiAbort(h Comm, code int) error {
 	if err != nil {
 		return err
 	}
+	flushStdio()
 	return api().Abort(c, code)
 }
+
+// flushStdio writes out what the program's C streams hold, as exit(3)
+// would: a rank ends through Go's exit, or is stopped by gompirun once
+// another fails, and the program's last words, the reason it aborts
+// among them, would be lost in a pipe's buffer.
+func flushStdio() { C.fflush(nil) }
 
 // mpiQueryThread is the level MPI_Init or MPI_Init_thread provided; before
 // either, the highest one MPI_Init_thread provides.

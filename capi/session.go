@@ -122,6 +122,7 @@ func initWorld(thread int, init func() error) error {
 // finalizeWorld is MPI_Finalize: the end of the World Model, and of the
 // runtime unless a session is live.
 func finalizeWorld() error {
+	flushStdio() // before a peer past Finalize can fail and have this rank stopped
 	m := &lib.model
 	m.mu.Lock()
 	defer m.mu.Unlock()

@@ -135,6 +135,9 @@ type run struct {
 	name  string   // the subtest's name after np, when args need one
 	args  []string // gompirun's further arguments
 	fatal []string // the job must fail, its output saying each of these
+	// said are lines the job's standard output must hold, printed before
+	// the job failed: the library flushes C's buffered stdout.
+	said []string
 }
 
 // collComponents are the coll selections op runs under: each of the
@@ -166,8 +169,11 @@ var runs = map[string][]run{
 	"tools": {{np: 2, args: []string{"--mca", "btl_sm_eager_limit", "16k", "--mca", "btl", "self,sm"}}, {np: 0}},
 	// errfatal's bad send meets the default handler, MPI_ERRORS_ARE_FATAL,
 	// which must end the job naming the error.
-	"errfatal": {{np: 2, fatal: []string{"MPI_ERRORS_ARE_FATAL", "MPI_ERR_RANK", "rank 7"}}},
-	"abort":    {{np: 2, fatal: []string{"rank 1", "called Abort with code 3"}}},
+	"errfatal": {{np: 2, fatal: []string{"MPI_ERRORS_ARE_FATAL", "MPI_ERR_RANK", "rank 7"}, said: []string{"rank 0 sends to rank 7\n"}}},
+	"abort":    {{np: 2, fatal: []string{"rank 1", "called Abort with code 3"}, said: []string{"rank 1 aborts\n"}}},
+	// finalflush's rank 0 kills itself after MPI_Finalize: what it printed
+	// before is out, and rank 1 ends as it would.
+	"finalflush": {{np: 2, fatal: []string{"rank 0", "killed by signal SIGKILL after calling Finalize"}, said: []string{"rank 0 finalizes\n", "rank 1 ends\n"}}},
 	// splitfatal's color -1 is named as the program passed it.
 	"splitfatal": {{np: 2, fatal: []string{"MPI_ERR_ARG", "rank 1 passed color -1 (want"}}},
 	// badargs' rank 2 passes arguments the library itself refuses; with
@@ -239,6 +245,11 @@ func TestPrograms(t *testing.T) {
 				j := start(t, compile(t, name), r)
 				if len(r.fatal) > 0 {
 					expectFatal(t, j, r.fatal)
+					for _, l := range r.said {
+						if !strings.Contains(j.Stdout, l) {
+							t.Errorf("its output lacks %q\n%v", l, j)
+						}
+					}
 					return
 				}
 				expectOK(t, j)
