@@ -1,6 +1,7 @@
 package pmpi_test
 
 import (
+	"bytes"
 	"testing"
 
 	"github.com/gompi/gompi/pmpi"
@@ -50,5 +51,33 @@ func testCollectiveArgs(t *testing.T, api pmpi.API, w *pmpi.Comm) {
 		{"ReduceLocal of overlapping buffers", api.ReduceLocal(twelve[:8], twelve[4:], 2, pmpi.Int32, pmpi.OpSum)},
 	} {
 		wantClass(t, tc.what, tc.err, pmpi.ClassBuffer, "the send and receive buffers overlap (this call has no in-place form: pass buffers that share no memory)")
+	}
+}
+
+// An in-place reduction on one rank leaves the buffer as it is and, like
+// every in-place call, allocates no copy of it.
+func testInPlaceAllocs(t *testing.T, api pmpi.API, w *pmpi.Comm) {
+	buf := make([]byte, 64<<10)
+	for i := range buf {
+		buf[i] = byte(i)
+	}
+	want := bytes.Clone(buf)
+	n := len(buf) / 8
+	allocs := testing.AllocsPerRun(50, func() {
+		if err := api.Allreduce(pmpi.InPlace, buf, n, pmpi.Int64, pmpi.OpSum, w); err != nil {
+			t.Fatal(err)
+		}
+		if err := api.Reduce(pmpi.InPlace, buf, n, pmpi.Int64, pmpi.OpMax, 0, w); err != nil {
+			t.Fatal(err)
+		}
+		if err := api.Scan(pmpi.InPlace, buf, n, pmpi.Int64, pmpi.OpSum, w); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if allocs != 0 {
+		t.Errorf("in-place Allreduce, Reduce and Scan of 64 KiB: %v allocations a round, want 0", allocs)
+	}
+	if !bytes.Equal(buf, want) {
+		t.Error("in-place reductions on one rank changed the buffer")
 	}
 }

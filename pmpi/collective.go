@@ -37,6 +37,9 @@ type collCall struct {
 	// from is the buffer an in-place call copied its send data from,
 	// which a persistent call copies again at each start.
 	from []byte
+	// copied holds that copy, from packPool: a blocking call that
+	// succeeds gives it back.
+	copied *[]byte
 }
 
 // startColl begins the collective name names on comm: blocking if s is
@@ -52,11 +55,18 @@ func startColl(s *collStart, name *collName, comm *Comm) (collCall, error) {
 	return collCall{op: op, comm: comm, t: comm.colls}, nil
 }
 
-// inPlace returns a copy of buf for an in-place call's send data, and
-// remembers buf for a persistent call's later starts.
+// inPlace returns an in-place call's send data, and remembers buf for a
+// persistent call's later starts: a pooled copy of buf, which the other
+// ranks' data may overwrite before the algorithm has sent it; with one
+// rank, where nothing comes in, buf itself.
 func (k *collCall) inPlace(buf []byte) []byte {
 	k.from = buf
-	return slices.Clone(buf)
+	if k.comm.Size() == 1 {
+		return buf
+	}
+	k.copied = getPacked(len(buf))
+	copy(*k.copied, buf)
+	return *k.copied
 }
 
 // collective is the call's name in coll.Collectives, which writes with

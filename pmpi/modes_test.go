@@ -55,6 +55,7 @@ func TestModesSingleton(t *testing.T) {
 		{"status", testStatusSetters},
 		{"derived-direct", testDerivedDirect},
 		{"collective-args", testCollectiveArgs},
+		{"in-place-allocs", testInPlaceAllocs},
 		{"aside", testAside},
 		{"gate", testGate},
 	} {

@@ -172,5 +172,10 @@ func (k *collCall) run(s *collStart, o *collOp) error {
 		return k.missing()
 	}
 	k.comm.inOrder()
-	return k.done(o.call(&k.t.Module, k.comm.cc))
+	err := k.done(o.call(&k.t.Module, k.comm.cc))
+	if err == nil && k.copied != nil {
+		// After a failure a transport may still hold the copy.
+		putPacked(k.copied)
+	}
+	return err
 }
