@@ -99,9 +99,10 @@ func (*realAPI) Test(r *Request) (Status, bool, error) {
 }
 
 // collective reports whether r is a non-blocking or persistent
-// collective's request, which MPI neither cancels nor frees while active.
+// collective's request, which MPI neither cancels nor frees while active:
+// one complete at its start too (collPeer), which no goroutine runs.
 func (r *Request) collective() bool {
-	return r.kind == reqColl || r.kind == reqPersistent && r.ext.coll != nil
+	return r.peer == collPeer || r.kind == reqColl || r.kind == reqPersistent && r.ext.coll != nil
 }
 
 // Cancel cancels a receive that has not matched a message yet, or a send
