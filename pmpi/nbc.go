@@ -230,7 +230,7 @@ func (s *nbcState) takeSlot(e *pml.Engine) int {
 
 // keep takes back the job of a non-blocking call that nothing holds now.
 func (s *nbcState) keep(j *nbcJob) {
-	j.k, j.o, j.from, j.m, j.cc, j.p, j.run, j.via = collCall{}, collOp{}, nil, nil, collComm{}, nil, nil, nil // no buffer kept alive
+	j.k, j.o, j.from, j.m, j.cc, j.p, j.run, j.via, j.begun = collCall{}, collOp{}, nil, nil, collComm{}, nil, nil, nil, false // no buffer kept alive
 	if s.last.CompareAndSwap(nil, j) {
 		return
 	}
@@ -309,6 +309,11 @@ type nbcJob struct {
 	via chan *nbcJob
 	// deferral is the job itself, for the engine to hold (pml.Engine.Defer).
 	deferral pml.Deferred
+	// begun: the provider's Start function did the call's first part
+	// (offerStart); testing is set during a Test of its request, which
+	// keeps the call deferred (RunDeferred).
+	begun   bool
+	testing atomic.Bool
 }
 
 // collFailed is a collective's failure as its request's status carries it:
@@ -329,11 +334,12 @@ func (k *collCall) launch(s *collStart, o *collOp) error {
 			return k.goPersistent(s, &nbcJob{k: *k, o: *o, from: k.from, m: &k.t.Module, slot: -1})
 		}
 		r := k.request()
-		if k.startNow(s, o, r) {
+		done, begun := k.startNow(s, o, r)
+		if done {
 			return nil
 		}
 		j := k.comm.nbc.job()
-		j.k, j.o, j.from, j.m, j.slot = *k, *o, k.from, &k.t.Module, -1
+		j.k, j.o, j.from, j.m, j.slot, j.begun = *k, *o, k.from, &k.t.Module, -1, begun
 		j.cc = jobComm(k.comm, -1)
 		s.req = k.goRun(j, r)
 		return nil
@@ -388,10 +394,10 @@ func (k *collCall) launch(s *collStart, o *collOp) error {
 // request cache's), or a load of a struct just stored, waits until those
 // lines come back, a crossing between CPUs (4-rank Ibcasts of 1 B-1 KiB
 // take 0.78-0.98 of the time they took with the request taken after).
-func (k *collCall) startNow(s *collStart, o *collOp, r *Request) bool {
-	done, err := k.offerStart(o)
+func (k *collCall) startNow(s *collStart, o *collOp, r *Request) (done, begun bool) {
+	done, begun, err := k.offerStart(o)
 	if !done {
-		return false
+		return false, begun
 	}
 	l := k.comm.lib
 	if err != nil {
@@ -399,26 +405,27 @@ func (k *collCall) startNow(s *collStart, o *collOp, r *Request) bool {
 		l.engine.CompleteGeneral(r.pml, pml.Status{Err: err})
 	}
 	s.req = r
-	return true
+	return true, false
 }
 
 // offerStart offers the in-order call o to its provider's Start function
 // when nothing started before it is outstanding, and reports whether that
 // completed it, with the error its request completes with: an error in
-// registers, not a status in memory (see startNow).
-func (k *collCall) offerStart(o *collOp) (bool, error) {
+// registers, not a status in memory (see startNow), or began it (the
+// provider's coll.ErrStarted: the rest waits only for the other ranks').
+func (k *collCall) offerStart(o *collOp) (done, begun bool, err error) {
 	start := k.t.Start()
 	if k.convs != nil || k.comm.nbc.order.left.Load() != 0 || !o.provided(start) {
-		return false, nil
+		return false, false, nil
 	}
-	err := o.call(start, k.comm.reqCC)
+	err = o.call(start, k.comm.reqCC)
 	if err == coll.ErrStarted || err == coll.ErrNotStarted {
-		return false, nil
+		return false, err == coll.ErrStarted, nil
 	}
 	if err != nil {
-		return true, k.inOrderFailed(o.kind, err)
+		return true, false, k.inOrderFailed(o.kind, err)
 	}
-	return true, nil
+	return true, false, nil
 }
 
 // inOrderFailed is the failure of k, an in-order call of collective kind
@@ -513,13 +520,21 @@ func (j *nbcJob) deferrable() bool {
 }
 
 // RunDeferred starts the goroutine of a non-blocking call deferred to the
-// engine's next poll, unless a Wait has run the call already.
+// engine's next poll, unless a Wait has run the call already. During a
+// Test of a call that its provider began at its start (nbcJob.begun),
+// which only waits for the others' parts, the call stays deferred: the
+// Test runs it once it is ready (Request.finishReady), and a goroutine
+// would only hand the processor back and forth.
 func (j *nbcJob) RunDeferred() {
 	if j.claimed.Load() {
 		j.letGo()
 		return
 	}
-	j.k.comm.lib.goNBC(j)
+	l := j.k.comm.lib
+	if j.testing.Load() && l.engine.DeferAgain(&j.deferral) {
+		return
+	}
+	l.goNBC(j)
 }
 
 // claim is a Wait's claim on a non-blocking call: it runs the call here

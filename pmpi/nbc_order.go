@@ -58,6 +58,28 @@ func (q *orderQueue) pop() *nbcJob {
 	return j
 }
 
+// finishReady runs j here if it is the oldest queued call, nobody runs
+// calls, and its provider finds it ready (coll.Module.Ready): the call then
+// finishes at once, and j's deferred start finds it claimed. It reports
+// whether j ran. The runner's lock keeps the module's state to this
+// goroutine while it asks.
+func (q *orderQueue) finishReady(l *library, j *nbcJob) bool {
+	if j.claimed.Load() || !q.runner.TryLock() {
+		return false
+	}
+	defer q.runner.Unlock()
+	q.mu.Lock()
+	head := q.head < len(q.calls) && q.calls[q.head] == j
+	q.mu.Unlock()
+	if !head || !j.k.t.Ready(j.o.kind) {
+		return false
+	}
+	q.active.Store(true)
+	q.runNext(l)
+	q.active.Store(false)
+	return true
+}
+
 // through runs the queued calls up to and including j, unless j has run
 // or is running: a goroutine that parked on the runner's lock while its
 // Wait ran the call made a 2-rank Iallreduce of 32 KiB 1.6 times as long.

@@ -108,7 +108,7 @@ func (j *nbcJob) startInOrder(l *library) {
 		copy(j.o.send, j.from)
 	}
 	k := &j.k
-	if done, err := k.offerStart(&j.o); done {
+	if done, _, err := k.offerStart(&j.o); done {
 		l.engine.CompleteGeneral(j.p, pml.Status{Err: err})
 		return
 	}

@@ -88,14 +88,47 @@ func (*realAPI) Test(r *Request) (Status, bool, error) {
 	if r == nil {
 		return Status{}, false, errorf(ClassRequest, nil, "test: the request is nil")
 	}
-	if atomic.LoadUint32(&r.gen)%2 != 0 && r.pending() != nil {
-		r.lib.poll()
+	if atomic.LoadUint32(&r.gen)%2 != 0 && r.pending() != nil && !r.finishReady() {
+		r.poll()
 		if r.pending() != nil {
 			return Status{}, false, nil
 		}
 	}
 	st, err := theAPI.Wait(r)
 	return st, true, err
+}
+
+// begun is the job of r if r is the request of an in-order collective
+// that its provider began at its start (nbcJob.begun), or nil.
+func (r *Request) begun() *nbcJob {
+	if r.kind != reqColl {
+		return nil
+	}
+	if j := r.ext.coll; j.slot < 0 && j.begun {
+		return j
+	}
+	return nil
+}
+
+// finishReady runs r's begun collective here if it would finish at once
+// (orderQueue.finishReady), and reports whether it ran: r is then
+// complete.
+func (r *Request) finishReady() bool {
+	j := r.begun()
+	return j != nil && j.k.comm.nbc.order.finishReady(r.lib, j)
+}
+
+// poll is a Test's progress; a begun collective of r stays deferred
+// through it (nbcJob.RunDeferred).
+func (r *Request) poll() {
+	j := r.begun()
+	if j == nil {
+		r.lib.poll()
+		return
+	}
+	j.testing.Store(true)
+	r.lib.poll()
+	j.testing.Store(false)
 }
 
 // collective reports whether r is a non-blocking or persistent

@@ -303,6 +303,14 @@ type Module struct {
 	// its own to wait for: with one P, nothing else would run it then.
 	Start *Module
 
+	// Ready, set in a Start table, reports whether the call that the
+	// module's Start function began (ErrStarted) would now finish without
+	// waiting for any other rank: the blocking function, called next,
+	// then completes it at once. A Test of the call's request runs it
+	// then; before, it leaves the call alone rather than hand it to a
+	// goroutine.
+	Ready func() bool
+
 	// Free, if set, releases what the module holds when the communicator
 	// is freed.
 	Free func() error
@@ -528,6 +536,9 @@ type Table struct {
 	rules   *Rules
 	// rulesDropped says the decider gave the members different rules.
 	rulesDropped bool
+	// readies holds the Ready of each collective's Start table, last: a
+	// blocking call reads the fields above, which keep their lines.
+	readies [numCollectives]func() bool
 }
 
 // Build asks every candidate about c and stacks their modules, highest
@@ -582,8 +593,8 @@ func Build(c Comm, candidates []Candidate, host Host) (*Table, error) {
 			if t.Module.take(i, o.mod) {
 				t.providers[i] = uint16(k + 1)
 				t.inOrder[i] = !o.mod.Concurrent
-				if o.start != nil {
-					t.starts.take(i, o.start)
+				if o.start != nil && t.starts.take(i, o.start) {
+					t.readies[i] = o.start.Ready
 				}
 				break
 			}
@@ -649,6 +660,14 @@ func (t *Table) InOrder(i int) bool { return t.inOrder[i] }
 // (Module.Start): for each collective its provider's, nil where it has
 // none.
 func (t *Table) Start() *Module { return &t.starts }
+
+// Ready reports whether the call of collective i (its index in
+// Collectives) that its in-order provider's Start function began would
+// now finish at once (Module.Ready).
+func (t *Table) Ready(i int) bool {
+	f := t.readies[i]
+	return f != nil && f()
+}
 
 // ConcurrentProvider names the component that serves collective in
 // Concurrent, or "" if none does.

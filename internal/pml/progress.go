@@ -213,6 +213,18 @@ func (e *Engine) Defer(d *Deferred) {
 	e.outMu.Unlock()
 }
 
+// DeferAgain holds *d for the next poll in the word kept apart, if that is
+// free, and reports whether it was: a deferred work may put itself back so
+// from its RunDeferred, which Defer's list would run again in the same
+// poll, and again.
+func (e *Engine) DeferAgain(d *Deferred) bool {
+	if !e.lone.CompareAndSwap(nil, d) {
+		return false
+	}
+	e.changed()
+	return true
+}
+
 // runLone runs the deferred work held apart, if any.
 func (e *Engine) runLone() {
 	if d := e.lone.Load(); d != nil && e.lone.CompareAndSwap(d, nil) {

@@ -31,8 +31,14 @@ func (m *module) starts() *coll.Module {
 		Scatter:   m.startScatter,
 		Allgather: m.startAllgather,
 		Alltoall:  m.startAlltoall,
+		Ready:     m.startedReady,
 	}
 }
+
+// startedReady is the Start table's Ready: every call that Start begins
+// finishes at once where every member has raised its word, as it would
+// have at its start.
+func (m *module) startedReady() bool { return m.started != "" && m.allRaised() }
 
 // startable reports whether a call of collective name of size bytes a
 // rank may start early: the segment is mapped, the call fits one round,

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -148,7 +149,8 @@ func TestStartOutcomes(t *testing.T) {
 		defer close(turn[1-r])
 		tab := w.tables[r]
 		s := tab.Start()
-		// Rank 0 starts each call first, rank 1 after it.
+		// Rank 0 starts each call first, rank 1 after it. Rank 0's call,
+		// begun, is ready (coll.Module.Ready) once rank 1 has started.
 		first := func(what string, start func() error) error {
 			if r == 1 {
 				<-turn[1]
@@ -158,8 +160,18 @@ func TestStartOutcomes(t *testing.T) {
 				want = nil
 			}
 			err := expect(what, start(), want)
-			if r == 0 {
-				turn[1] <- struct{}{}
+			if r == 1 {
+				turn[0] <- struct{}{}
+				return err
+			}
+			kind := slices.Index(coll.Collectives, strings.Fields(what)[0])
+			if err == nil && tab.Ready(kind) {
+				err = fmt.Errorf("%s: ready before rank 1 started", what)
+			}
+			turn[1] <- struct{}{}
+			<-turn[0]
+			if err == nil && !tab.Ready(kind) {
+				err = fmt.Errorf("%s: not ready once rank 1 started", what)
 			}
 			return err
 		}

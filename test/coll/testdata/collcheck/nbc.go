@@ -39,6 +39,7 @@ func nbc(x *checker, w mpi.Comm) {
 		nbcProgress(x, c)
 	}
 	nbcOverlap(x, w)
+	nbcTestLoop(x, dup)
 	nbcRestarts(x, dup)
 	nbcPacked(x, split)
 	nbcStartall(x, w)
@@ -714,6 +715,55 @@ func nbcMany(x *checker, c mpi.Comm) {
 		reqs = append(reqs, r)
 	}
 	x.ok(mpi.WaitAll(reqs...), "%s many: waitall", c.Name())
+}
+
+// nbcTestLoop completes small calls by Test alone, in a loop, as codes
+// that end a phase with an Ibarrier do: enough of them that coll sm serves
+// the later ones (after coll_sm_segment_after calls), which a Test runs
+// once the others' parts are there. Every few rounds a blocking call and a
+// message come between.
+func nbcTestLoop(x *checker, c mpi.Comm) {
+	me, size := c.Rank(), c.Size()
+	want := make([]int64, 2)
+	for i := range size {
+		for k, v := range seq(i, 2) {
+			want[k] += v
+		}
+	}
+	for round := range 600 {
+		what := fmt.Sprintf("%s test loop %d", c.Name(), round)
+		sum, bc := make([]int64, 2), seq(0, 2)
+		if me != 0 {
+			bc = make([]int64, 2)
+		}
+		var r mpi.Request
+		var err error
+		switch round % 3 {
+		case 0:
+			r, err = mpi.Ibarrier(c)
+		case 1:
+			r, err = mpi.Iallreduce(seq(me, 2), sum, mpi.Sum, c)
+		case 2:
+			r, err = mpi.Ibcast(bc, 0, c)
+		}
+		x.ok(err, "%s: start", what)
+		for done := false; !done; {
+			_, done, err = r.Test()
+			x.ok(err, "%s: test", what)
+		}
+		switch round % 3 {
+		case 1:
+			same(x, sum, want, "%s: sum", what)
+		case 2:
+			same(x, bc, seq(0, 2), "%s: data", what)
+		}
+		if round%50 == 49 {
+			x.ok(mpi.Barrier(c), "%s: barrier", what)
+			token := []int64{int64(round)}
+			_, err := mpi.Sendrecv(token, (me+1)%size, 7, token, (me+size-1)%size, 7, c)
+			x.ok(err, "%s: sendrecv", what)
+		}
+	}
 }
 
 // nbcOverlap starts an Iallreduce of 1 MiB and computes until Test says it
