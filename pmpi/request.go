@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sync/atomic"
 
+	"github.com/gompi/gompi/internal/lowlevel"
 	"github.com/gompi/gompi/internal/pml"
 )
 
@@ -129,6 +130,9 @@ func (r *Request) poll() {
 	j.testing.Store(true)
 	r.lib.poll()
 	j.testing.Store(false)
+	if r.lib.yields && r.pending() != nil {
+		lowlevel.Yield() // as a waiter does: the others have the CPU it shares
+	}
 }
 
 // collective reports whether r is a non-blocking or persistent

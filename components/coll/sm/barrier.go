@@ -13,7 +13,7 @@ import (
 // which a context switch may keep away for microseconds, come to need it.
 func (m *module) barrier(c coll.Comm) error {
 	if m.started != "" {
-		return m.finish("barrier", func() error { return m.syncRest(m.epoch&1, "barrier") })
+		return m.finish("barrier", func() error { return m.barrierRest(m.epoch & 1) })
 	}
 	m.announce("barrier", noRoot, 0, pathSegment)
 	return m.fail(m.sync("barrier"))
@@ -46,6 +46,22 @@ func (m *module) sync(name string) error {
 		}
 	}
 	if fanIn {
+		m.raise(p)
+	}
+	return nil
+}
+
+// barrierRest finishes a barrier that its Start began (raised, but for
+// rank 0 of an oversubscribed host): it waits as sync does, and rank 0 of
+// an oversubscribed host raises its word last.
+func (m *module) barrierRest(p uint64) error {
+	if m.yield && m.me != 0 {
+		return m.sameCall(0, p, "barrier")
+	}
+	if err := m.syncRest(p, "barrier"); err != nil {
+		return err
+	}
+	if m.yield {
 		m.raise(p)
 	}
 	return nil

@@ -37,8 +37,24 @@ func (m *module) starts() *coll.Module {
 
 // startedReady is the Start table's Ready: every call that Start begins
 // finishes at once where every member has raised its word, as it would
-// have at its start.
-func (m *module) startedReady() bool { return m.started != "" && m.allRaised() }
+// have at its start; an oversubscribed host's barrier, where rank 0 has
+// every other's word and the others rank 0's (barrier.go).
+func (m *module) startedReady() bool {
+	switch {
+	case m.started == "":
+		return false
+	case m.started == "barrier" && m.yield && m.me == 0:
+		for r := 1; r < m.n; r++ {
+			if !m.raised(r, m.epoch) {
+				return false
+			}
+		}
+		return true
+	case m.started == "barrier" && m.yield:
+		return m.raised(0, m.epoch)
+	}
+	return m.allRaised()
+}
 
 // startable reports whether a call of collective name of size bytes a
 // rank may start early: the segment is mapped, the call fits one round,
@@ -218,7 +234,7 @@ func (m *module) startAlltoall(c coll.Comm, send, recv []byte) error {
 }
 
 func (m *module) startBarrier(c coll.Comm) error {
-	if m.seg == nil || m.yield || !m.claimable() {
+	if m.seg == nil || !m.claimable() {
 		return coll.ErrNotStarted
 	}
 	m.announce("barrier", noRoot, 0, pathSegment)
@@ -226,9 +242,13 @@ func (m *module) startBarrier(c coll.Comm) error {
 	if err := m.claimAs(p, m.markWord("barrier")); err != nil {
 		return m.fail(err)
 	}
-	m.raise(p)
-	if m.allRaised() {
-		return m.fail(m.syncRest(p, "barrier"))
+	if !m.yield || m.me != 0 {
+		m.raise(p) // oversubscribed, rank 0 raises last (barrier.go)
 	}
-	return m.begun("barrier")
+	m.started = "barrier"
+	if m.startedReady() {
+		m.started = ""
+		return m.fail(m.barrierRest(p))
+	}
+	return coll.ErrStarted
 }

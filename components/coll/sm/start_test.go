@@ -283,3 +283,46 @@ func TestStartableTimed(t *testing.T) {
 		t.Error("coll_sm_path next: an allgather starts on the segment")
 	}
 }
+
+// TestStartBarrierOversubscribed: on an oversubscribed host rank 0 raises
+// its word of a barrier last. Rank 1, starting first, raises its own and
+// is begun, not ready; rank 0 then finds every other word raised and
+// completes the barrier at its start, which makes rank 1's ready.
+func TestStartBarrierOversubscribed(t *testing.T) {
+	w := newWorld(t, 2)
+	host := w.host()
+	host.Oversubscribed = true
+	w.build(t, host, func(int) config { return config{maxBytes: 64, maxRanks: 16, dir: w.dir} })
+	barrier := slices.Index(coll.Collectives, "barrier")
+	turn := []chan struct{}{make(chan struct{}, 1), make(chan struct{}, 1)}
+	w.run(t, func(r int, c *testComm) error {
+		defer close(turn[1-r])
+		tab := w.tables[r]
+		// Calls that set the segment up first, as the module's first calls.
+		for range 300 {
+			if err := tab.Barrier(c); err != nil {
+				return err
+			}
+		}
+		if r == 0 {
+			<-turn[0]
+			if err := tab.Start().Barrier(c); err != nil {
+				return fmt.Errorf("rank 0's start, after rank 1's: %v, want the barrier done", err)
+			}
+			turn[1] <- struct{}{}
+			return nil
+		}
+		if err := tab.Start().Barrier(c); !errors.Is(err, coll.ErrStarted) {
+			return fmt.Errorf("rank 1's start, first: %v, want %v", err, coll.ErrStarted)
+		}
+		if tab.Ready(barrier) {
+			return errors.New("rank 1's barrier is ready before rank 0 started")
+		}
+		turn[0] <- struct{}{}
+		<-turn[1]
+		if !tab.Ready(barrier) {
+			return errors.New("rank 1's barrier is not ready once rank 0 completed it")
+		}
+		return tab.Barrier(c)
+	})
+}
