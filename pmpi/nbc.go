@@ -363,9 +363,7 @@ func (k *collCall) launch(s *collStart, o *collOp) error {
 		// cost an MPI_Ibarrier and MPI_Test from C 10 us.
 		r := k.request()
 		if err := o.call(m, k.comm.reqCC); err != nil {
-			l := k.comm.lib
-			r.pml = l.engine.StartGeneral(&r.pmlStore)
-			l.engine.CompleteGeneral(r.pml, pml.Status{Err: k.concurrentFailed(o.kind, err)})
+			r.failAtStart(k.concurrentFailed(o.kind, err))
 		}
 		s.req = r
 		return nil
@@ -399,13 +397,19 @@ func (k *collCall) startNow(s *collStart, o *collOp, r *Request) (done, begun bo
 	if !done {
 		return false, begun
 	}
-	l := k.comm.lib
 	if err != nil {
-		r.pml = l.engine.StartGeneral(&r.pmlStore)
-		l.engine.CompleteGeneral(r.pml, pml.Status{Err: err})
+		r.failAtStart(err)
 	}
 	s.req = r
 	return true, false
+}
+
+// failAtStart completes r, a collective's request that its start
+// completed, with the call's failure: only a failure takes an engine
+// request, which carries the status.
+func (r *Request) failAtStart(err error) {
+	r.pml = r.lib.engine.StartGeneral(&r.pmlStore)
+	r.lib.engine.CompleteGeneral(r.pml, pml.Status{Err: err})
 }
 
 // offerStart offers the in-order call o to its provider's Start function
@@ -523,7 +527,7 @@ func (j *nbcJob) deferrable() bool {
 // engine's next poll, unless a Wait has run the call already. During a
 // Test of a call that its provider began at its start (nbcJob.begun),
 // which only waits for the others' parts, the call stays deferred: the
-// Test runs it once it is ready (Request.finishReady), and a goroutine
+// Test runs it once it is ready (orderQueue.finishReady), and a goroutine
 // would only hand the processor back and forth.
 func (j *nbcJob) RunDeferred() {
 	if j.claimed.Load() {

@@ -118,7 +118,7 @@ func (r *Request) retire(g uint32) *requestCache {
 // of world ranks, and say so). It is built only when needed: formatting
 // on every call would cost more than sending a small message.
 func (r *Request) desc() string {
-	if r.peer == collPeer || r.collective() {
+	if r.collective() {
 		return fmt.Sprintf("%s on %v", r.op, r.comm)
 	}
 	if r.recv {

@@ -89,8 +89,11 @@ func (*realAPI) Test(r *Request) (Status, bool, error) {
 	if r == nil {
 		return Status{}, false, errorf(ClassRequest, nil, "test: the request is nil")
 	}
-	if atomic.LoadUint32(&r.gen)%2 != 0 && r.pending() != nil && !r.finishReady() {
-		r.poll()
+	if atomic.LoadUint32(&r.gen)%2 != 0 && r.pending() != nil {
+		j := r.begun()
+		if j == nil || !j.k.comm.nbc.order.finishReady(r.lib, j) {
+			r.poll(j)
+		}
 		if r.pending() != nil {
 			return Status{}, false, nil
 		}
@@ -111,18 +114,10 @@ func (r *Request) begun() *nbcJob {
 	return nil
 }
 
-// finishReady runs r's begun collective here if it would finish at once
-// (orderQueue.finishReady), and reports whether it ran: r is then
-// complete.
-func (r *Request) finishReady() bool {
-	j := r.begun()
-	return j != nil && j.k.comm.nbc.order.finishReady(r.lib, j)
-}
-
-// poll is a Test's progress; a begun collective of r stays deferred
-// through it (nbcJob.RunDeferred).
-func (r *Request) poll() {
-	j := r.begun()
+// poll is a Test's progress; j, r's begun collective if not nil, stays
+// deferred through it (nbcJob.RunDeferred), as the Test runs it once it is
+// ready (orderQueue.finishReady).
+func (r *Request) poll(j *nbcJob) {
 	if j == nil {
 		r.lib.poll()
 		return
@@ -137,9 +132,9 @@ func (r *Request) poll() {
 
 // collective reports whether r is a non-blocking or persistent
 // collective's request, which MPI neither cancels nor frees while active:
-// one complete at its start too (collPeer), which no goroutine runs.
+// a non-blocking one's peer is collPeer, also when its start completed it.
 func (r *Request) collective() bool {
-	return r.peer == collPeer || r.kind == reqColl || r.kind == reqPersistent && r.ext.coll != nil
+	return r.peer == collPeer || r.kind == reqPersistent && r.ext.coll != nil
 }
 
 // Cancel cancels a receive that has not matched a message yet, or a send

@@ -35,22 +35,23 @@ func (m *module) starts() *coll.Module {
 	}
 }
 
-// startedReady is the Start table's Ready: every call that Start begins
-// finishes at once where every member has raised its word, as it would
-// have at its start; an oversubscribed host's barrier, where rank 0 has
-// every other's word and the others rank 0's (barrier.go).
-func (m *module) startedReady() bool {
+// startedReady is the Start table's Ready.
+func (m *module) startedReady() bool { return m.started != "" && m.inputsRaised(m.started) }
+
+// inputsRaised reports whether a call of collective name that Start began
+// would finish at once: every member has raised its word, but for an
+// oversubscribed host's barrier, where rank 0 needs every other's word
+// and the others rank 0's (barrier.go).
+func (m *module) inputsRaised(name string) bool {
 	switch {
-	case m.started == "":
-		return false
-	case m.started == "barrier" && m.yield && m.me == 0:
+	case name == "barrier" && m.yield && m.me == 0:
 		for r := 1; r < m.n; r++ {
 			if !m.raised(r, m.epoch) {
 				return false
 			}
 		}
 		return true
-	case m.started == "barrier" && m.yield:
+	case name == "barrier" && m.yield:
 		return m.raised(0, m.epoch)
 	}
 	return m.allRaised()
@@ -245,10 +246,8 @@ func (m *module) startBarrier(c coll.Comm) error {
 	if !m.yield || m.me != 0 {
 		m.raise(p) // oversubscribed, rank 0 raises last (barrier.go)
 	}
-	m.started = "barrier"
-	if m.startedReady() {
-		m.started = ""
+	if m.inputsRaised("barrier") {
 		return m.fail(m.barrierRest(p))
 	}
-	return coll.ErrStarted
+	return m.begun("barrier")
 }
