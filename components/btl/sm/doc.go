@@ -115,10 +115,13 @@
 // line of a record longer than the ones above before the engine copies it
 // out, so the lines move together rather than one transfer after another.
 // Payloads of shm.WriterMin (3 KiB) or more are copied by shm.Writer, the
-// timed choice between Go's copy and a string copy (see package shm). The
-// record's first line is written last, after the rest of the payload: the
-// consumer polls that line, and each of its loads would take the line away
-// from a producer still writing it. With copies this cheap a message goes
+// timed choice among Go's copy, a string copy and non-temporal stores (see
+// package shm), which also weighs the consumer's time: a timed copy's mark
+// rides in its record's kind byte, and the consumer times the record's
+// delivery into the ring's shm.ReadCosts. The record's first line is
+// written last, after the rest of the payload: the consumer polls that
+// line, and each of its loads would take the line away from a producer
+// still writing it. With copies this cheap a message goes
 // at once up to the single-copy threshold (the eager limit is 63 KiB):
 // 32 KiB takes a third of the time at once that a single-copy read takes.
 //

@@ -195,6 +195,7 @@ func (m *Module) AddProcs(ctx context.Context, procs []btl.Proc) ([]bool, error)
 			pr.pid.Store(int64(ep.pid))
 			in := m.seg.ring(ep.localRank, m.localRank)
 			pr.out = producer{ring: m.seg.ring(m.localRank, ep.localRank), answered: in.head}
+			pr.out.w.Readers = pr.out.reads
 			pr.readsMe = m.seg.readable(ep.localRank, m.localRank)
 			pr.ways, pr.timed = m.seg.blockingWays(ep.localRank, m.localRank), m.seg.blockingWays(m.localRank, ep.localRank)
 			m.setReadable(pr, m.tryCMA(p.Rank, ep))

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"sync/atomic"
+	"time"
 
 	"github.com/gompi/gompi/internal/lowlevel"
 
@@ -37,8 +38,9 @@ import (
 // the producer would fetch each line back from the consumer's cache before
 // writing it again: 16 KiB fragments went at half the speed.
 type ring struct {
-	head *atomic.Uint64 // written by the consumer only
-	data []byte         // len is a power of two, at least a line
+	head  *atomic.Uint64 // written by the consumer only
+	reads *shm.ReadCosts // likewise: what reading the producer's timed copies took
+	data  []byte         // len is a power of two, at least a line
 }
 
 // A record is a 16-byte header, the upper layer's header, then the
@@ -48,14 +50,21 @@ type ring struct {
 //
 //	0 end offset u64 | 8 header length u16 | 10 kind u8 | 11 seen u8 | 12 payload length u32
 //
-// seen is where the producer's consumer of the opposite ring stood when
-// the record was written, in lines modulo 256 (producer.answered).
+// kind's upper 4 bits are the shm.Mark of the payload's copy: the consumer
+// times its delivery of a record whose copy the producer timed, and says
+// what it took in the ring's shm.ReadCosts, so that the producer's Writer
+// weighs both sides of each way (non-temporal stores spare the consumer
+// the fetch of each line from the producer's cache). seen is where the
+// producer's consumer of the opposite ring stood when the record was
+// written, in lines modulo 256 (producer.answered).
 const (
 	recHeader = 16
 	recAlign  = lineSize
 	kindFrag  = 1
 	kindPad   = 2
 	kindHelp  = 3 // the receiver asks for help with a copy (shared.go): an 8-byte header, the copy's number
+	kindMask  = 0x0f
+	markShift = 4
 	maxHeader = btl.MaxHeaderSize
 )
 
@@ -183,20 +192,23 @@ const wholeFill = 4 * recAlign
 // writes it. A payload of a few lines is packed whole, in one pass: its
 // writes take no longer than the two passes' setup, and a Source packs
 // whole elements faster than parts of them. The rest goes through the
-// Writer, which has it packed into the ring or, for its string copy,
-// apart: with far CPUs, 4 KiB rows of 16 KiB-1 MiB then took 0.43-0.70
-// of the time packed into the ring, columns of 16-64 KiB 0.80-0.91.
-func (s *source) fill(w *shm.Writer, dst []byte, first int) {
+// Writer, which has it packed into the ring or, for its string copy and
+// non-temporal stores, apart: with far CPUs, 4 KiB rows of 16 KiB-1 MiB
+// then took 0.43-0.70 of the time packed into the ring, columns of 16-64
+// KiB 0.80-0.91. It returns the mark of the Writer's copy.
+func (s *source) fill(w *shm.Writer, dst []byte, first int) shm.Mark {
 	if len(dst) <= wholeFill {
 		s.Pack(dst, s.off)
-		return
+		return 0
 	}
+	var mark shm.Mark
 	if first < len(dst) {
-		w.CopyPacked(dst[first:], s.Source, s.off+first)
+		mark = w.CopyPacked(dst[first:], s.Source, s.off+first)
 	}
 	if first > 0 {
 		s.Pack(dst[:first], s.off)
 	}
+	return mark
 }
 
 // putKind is put for a record of any kind, whose payload is payload, or
@@ -269,10 +281,11 @@ func (p *producer) putKind(kind byte, hdr, payload []byte, src *source, held boo
 		// for larger copies, or copies whole lines.)
 		shm.PrefetchW(rest)
 	}
+	var mark shm.Mark
 	if src == nil {
-		p.w.Copy(rest, payload[first:])
+		mark = p.w.Copy(rest, payload[first:])
 	} else {
-		src.fill(&p.w, rec[off:off+n], first)
+		mark = src.fill(&p.w, rec[off:off+n], first)
 		first = 0 // payload is nil: the copy below is none
 	}
 	// Through an array, which a record fills at least: the compiler no
@@ -281,7 +294,7 @@ func (p *producer) putKind(kind byte, hdr, payload []byte, src *source, held boo
 	// instructions.
 	line := (*[recAlign]byte)(rec)
 	binary.LittleEndian.PutUint16(line[8:], uint16(len(hdr)))
-	line[10], line[11] = kind, p.seen()
+	line[10], line[11] = kind|byte(mark)<<markShift, p.seen()
 	binary.LittleEndian.PutUint32(line[12:], uint32(n))
 	if len(hdr) == btl.SmallHeaderSize {
 		// 8 bytes at a time: a small header was just written so
@@ -449,7 +462,7 @@ func (c *consumer) drain(recv btl.Receiver) (int, error) {
 			return n, fmt.Errorf("record of %d bytes at offset %d does not fit the ring", length, pos)
 		}
 		rec := c.data[pos : pos+length : pos+length]
-		switch kind := rec[10]; kind {
+		switch kind := rec[10] & kindMask; kind {
 		case kindFrag:
 			h := int(binary.LittleEndian.Uint16(rec[8:]))
 			pl := int(binary.LittleEndian.Uint32(rec[12:]))
@@ -458,6 +471,11 @@ func (c *consumer) drain(recv btl.Receiver) (int, error) {
 					pos, h, pl, length)
 			}
 			body := rec[recHeader : recHeader+h+pl]
+			var t0 time.Time
+			mark := shm.Mark(rec[10] >> markShift)
+			if mark != 0 {
+				t0 = time.Now()
+			}
 			if length > (maxAhead+1)*recAlign {
 				// More lines than pending prefetched: ask for all of them now,
 				// not as the receiver's copy reaches each (4 KiB 1.96 ->
@@ -465,6 +483,9 @@ func (c *consumer) drain(recv btl.Receiver) (int, error) {
 				shm.Prefetch(rec[recAlign:length])
 			}
 			recv.Deliver(c.from, body[:h:h], body[h:], false)
+			if mark != 0 {
+				c.reads.Record(mark, pl, time.Since(t0))
+			}
 			n++
 			c.expect(length)
 		case kindHelp:

@@ -15,8 +15,8 @@ import (
 // newRing makes a ring in ordinary memory; its producer's ring the other
 // way is never read.
 func newRing(size int) (producer, consumer) {
-	r := ring{head: new(atomic.Uint64), data: make([]byte, size)}
-	return producer{ring: r, answered: new(atomic.Uint64)}, consumer{ring: r, from: 7}
+	r := ring{head: new(atomic.Uint64), reads: new(shm.ReadCosts), data: make([]byte, size)}
+	return producer{ring: r, answered: new(atomic.Uint64), w: shm.Writer{Readers: r.reads}}, consumer{ring: r, from: 7}
 }
 
 // sink records deliveries.
@@ -51,6 +51,39 @@ func TestRingWrapsWithPadding(t *testing.T) {
 	}
 	if !slices.Equal(s.frags, want) {
 		t.Fatalf("delivered %q, want %q", s.frags, want)
+	}
+}
+
+// TestRingTimesTheWritersTimedCopies: the consumer times its delivery of
+// each record whose payload the producer's Writer timed, and records it
+// in the ring's shm.ReadCosts for that copy's class and way: after a
+// round of timed copies of each class, every way of both has a time.
+// Payloads, timed or not, arrive whole.
+func TestRingTimesTheWritersTimedCopies(t *testing.T) {
+	p, c := newRing(1 << 20)
+	var s sink
+	for i := range 12 {
+		n := shm.WriterMin + 100
+		if i%2 == 1 {
+			n = 20 << 10 // a large copy's class
+		}
+		payload := bytes.Repeat([]byte{'a' + byte(i)}, n)
+		if !p.putNow([]byte{'h'}, payload) {
+			t.Fatalf("put %d: no room", i)
+		}
+		if k, err := c.drain(&s); err != nil || k != 1 {
+			t.Fatalf("drain after put %d: %d records, %v", i, k, err)
+		}
+		if want := fmt.Sprintf("7:h:%s", payload); s.frags[i] != want {
+			t.Fatalf("record %d: delivered %d bytes, want %d of %q", i, len(s.frags[i]), len(want), payload[0])
+		}
+	}
+	for k := range c.reads {
+		for way := range c.reads[k] {
+			if c.reads[k][way].Load() == 0 {
+				t.Errorf("class %d, way %d: no time recorded (%v)", k, way, c.reads)
+			}
+		}
 	}
 }
 

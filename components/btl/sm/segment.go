@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"unsafe"
 
+	"github.com/gompi/gompi/components/common/shm"
 	"github.com/gompi/gompi/internal/lowlevel"
 
 	"golang.org/x/sys/unix"
@@ -32,8 +33,9 @@ import (
 //	                says which way the sender's blocking sends should take
 //	                (blocking.go)
 //	rings:          per ordered pair (sender, receiver) of local ranks, a
-//	                line with the consumer's head, then ring_size bytes
-//	                of records
+//	                line with the consumer's head and what its reads of the
+//	                sender's timed copies took (shm.ReadCosts), then
+//	                ring_size bytes of records
 //
 // Every field that two processes write or read concurrently has a cache
 // line of its own, so a producer's stores never evict the consumer's line;
@@ -41,13 +43,16 @@ import (
 // and so is a pair's line of blocking ways, written when a way changes.
 const (
 	segMagic      = "GOMPISM\x00"
-	layoutVersion = 6
+	layoutVersion = 7
 	lineSize      = 64
 	headerSize    = 4096
 	rankBlockSize = 3 * lineSize
 	ringCtlSize   = lineSize
 	maxJobID      = 64
 )
+
+// A ring's control line holds its head, then its reader's costs.
+var _ [ringCtlSize - 8 - unsafe.Sizeof(shm.ReadCosts{})]struct{}
 
 // Header field offsets.
 const (
@@ -291,7 +296,8 @@ func (s *segment) blockingWays(receiver, sender int) *blockingWays {
 func (s *segment) ring(from, to int) ring {
 	off := s.lay.ringsOff + (from*s.lay.localSize+to)*s.lay.stride
 	return ring{
-		head: s.u64(off),
-		data: s.mem[off+ringCtlSize : off+ringCtlSize+s.lay.ringSize : off+ringCtlSize+s.lay.ringSize],
+		head:  s.u64(off),
+		reads: (*shm.ReadCosts)(unsafe.Pointer(&s.mem[off+8])),
+		data:  s.mem[off+ringCtlSize : off+ringCtlSize+s.lay.ringSize : off+ringCtlSize+s.lay.ringSize],
 	}
 }

@@ -8,3 +8,6 @@ func prefetchwLines(p *byte, n int)
 
 //go:noescape
 func copyString(dst, src *byte, n int)
+
+//go:noescape
+func copyNT(dst, src *byte, n int)
