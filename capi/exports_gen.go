@@ -2649,19 +2649,11 @@ func PMPI_Pready_range(partition_low C.int, partition_high C.int, request C.uint
 }
 
 //export PMPI_Precv_init
-func PMPI_Precv_init(buf unsafe.Pointer, partitions C.int, count C.int, datatype C.uintptr_t, dest C.int, tag C.int, comm C.uintptr_t, info C.uintptr_t, request *C.uintptr_t) C.int {
+func PMPI_Precv_init(buf unsafe.Pointer, partitions C.int, count C.int64_t, datatype C.uintptr_t, source C.int, tag C.int, comm C.uintptr_t, info C.uintptr_t, request *C.uintptr_t) C.int {
 	if request == nil {
 		return C.int(done(Comm(comm), nullArg("MPI_Precv_init", "request")))
 	}
-	return C.int(done(Comm(comm), mpiPrecvInit(buf, int(partitions), int(count), Datatype(datatype), int(dest), int(tag), Comm(comm), Info(info), (*Request)(unsafe.Pointer(request)))))
-}
-
-//export PMPI_Precv_init_c
-func PMPI_Precv_init_c(buf unsafe.Pointer, partitions C.int, count C.int64_t, datatype C.uintptr_t, dest C.int, tag C.int, comm C.uintptr_t, info C.uintptr_t, request *C.uintptr_t) C.int {
-	if request == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Precv_init_c", "request")))
-	}
-	return C.int(done(Comm(comm), mpiPrecvInit(buf, int(partitions), int(count), Datatype(datatype), int(dest), int(tag), Comm(comm), Info(info), (*Request)(unsafe.Pointer(request)))))
+	return C.int(done(Comm(comm), mpiPrecvInit(buf, int(partitions), int(count), Datatype(datatype), int(source), int(tag), Comm(comm), Info(info), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Probe
@@ -2670,17 +2662,9 @@ func PMPI_Probe(source C.int, tag C.int, comm C.uintptr_t, status *C.MPI_Status)
 }
 
 //export PMPI_Psend_init
-func PMPI_Psend_init(buf unsafe.Pointer, partitions C.int, count C.int, datatype C.uintptr_t, dest C.int, tag C.int, comm C.uintptr_t, info C.uintptr_t, request *C.uintptr_t) C.int {
+func PMPI_Psend_init(buf unsafe.Pointer, partitions C.int, count C.int64_t, datatype C.uintptr_t, dest C.int, tag C.int, comm C.uintptr_t, info C.uintptr_t, request *C.uintptr_t) C.int {
 	if request == nil {
 		return C.int(done(Comm(comm), nullArg("MPI_Psend_init", "request")))
-	}
-	return C.int(done(Comm(comm), mpiPsendInit(buf, int(partitions), int(count), Datatype(datatype), int(dest), int(tag), Comm(comm), Info(info), (*Request)(unsafe.Pointer(request)))))
-}
-
-//export PMPI_Psend_init_c
-func PMPI_Psend_init_c(buf unsafe.Pointer, partitions C.int, count C.int64_t, datatype C.uintptr_t, dest C.int, tag C.int, comm C.uintptr_t, info C.uintptr_t, request *C.uintptr_t) C.int {
-	if request == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Psend_init_c", "request")))
 	}
 	return C.int(done(Comm(comm), mpiPsendInit(buf, int(partitions), int(count), Datatype(datatype), int(dest), int(tag), Comm(comm), Info(info), (*Request)(unsafe.Pointer(request)))))
 }

@@ -19,19 +19,19 @@ type pinitFunc func(buf []byte, partitions, count int, dt pmpi.Datatype, peer, t
 // pinit makes a partitioned request: partitions parts of count elements
 // of dt from buf. The info is checked and has no hints gompi reads.
 func pinit(f pinitFunc, op string, buf unsafe.Pointer, partitions, count int, dt Datatype, peer, t int, h Comm, ih Info, req *Request) error {
-	e, d, err := resolve(h, dt, partitions*count)
-	if err != nil {
-		return err
-	}
-	if _, err := ih.optional(); err != nil {
-		return err
-	}
 	n := 0
 	if partitions > 0 && count > 0 {
 		if count > math.MaxInt/partitions {
 			return errorf(pmpi.ClassCount, "%s: %d partitions of %d elements are too many", op, partitions, count)
 		}
 		n = partitions * count
+	}
+	e, d, err := resolve(h, dt, n)
+	if err != nil {
+		return err
+	}
+	if _, err := ih.optional(); err != nil {
+		return err
 	}
 	b, d := buffer(buf, n, d)
 	r, err := f(b, partitions, count, d, rank(peer), tag(t), e.c)

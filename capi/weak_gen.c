@@ -1145,19 +1145,13 @@ int MPI_Pready_list(int length, const int array_of_partitions[], MPI_Request req
 int MPI_Pready_range(int partition_low, int partition_high, MPI_Request request) { GOMPI_CALL(int, PMPI_Pready_range(partition_low, partition_high, request)); }
 
 #pragma weak MPI_Precv_init
-int MPI_Precv_init(void *buf, int partitions, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request) { GOMPI_CALL(int, PMPI_Precv_init(buf, partitions, count, datatype, dest, tag, comm, info, request)); }
-
-#pragma weak MPI_Precv_init_c
-int MPI_Precv_init_c(void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request) { GOMPI_CALL(int, PMPI_Precv_init_c(buf, partitions, count, datatype, dest, tag, comm, info, request)); }
+int MPI_Precv_init(void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request) { GOMPI_CALL(int, PMPI_Precv_init(buf, partitions, count, datatype, source, tag, comm, info, request)); }
 
 #pragma weak MPI_Probe
 int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status) { GOMPI_CALL(int, PMPI_Probe(source, tag, comm, status)); }
 
 #pragma weak MPI_Psend_init
-int MPI_Psend_init(const void *buf, int partitions, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request) { GOMPI_CALL(int, PMPI_Psend_init(buf, partitions, count, datatype, dest, tag, comm, info, request)); }
-
-#pragma weak MPI_Psend_init_c
-int MPI_Psend_init_c(const void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request) { GOMPI_CALL(int, PMPI_Psend_init_c(buf, partitions, count, datatype, dest, tag, comm, info, request)); }
+int MPI_Psend_init(const void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request) { GOMPI_CALL(int, PMPI_Psend_init(buf, partitions, count, datatype, dest, tag, comm, info, request)); }
 
 #pragma weak MPI_Publish_name
 int MPI_Publish_name(const char *service_name, MPI_Info info, const char *port_name) { GOMPI_CALL(int, PMPI_Publish_name(service_name, info, port_name)); }

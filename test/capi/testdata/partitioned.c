@@ -2,7 +2,9 @@
  * differently on the two sides, restarted, with partitions made ready by
  * MPI_Pready, MPI_Pready_range and MPI_Pready_list in a shuffled order and
  * watched with MPI_Parrived; derived datatypes on either side, one whose
- * elements the sender's partitions cut; errors. Runs on 2 or more ranks. */
+ * elements the sender's partitions cut; errors, among them a count that
+ * only an MPI_Count holds (MPI-5.0's binding: the count is MPI_Count, and
+ * there is no _c form). Runs on 2 or more ranks. */
 #include "check.h"
 
 static int rank, size, right, left;
@@ -12,7 +14,7 @@ static void ring(void) {
     int out[N], in[N];
     MPI_Request s, r;
     TRY(MPI_Psend_init(out, 8, N / 8, MPI_INT, right, 5, MPI_COMM_WORLD, MPI_INFO_NULL, &s));
-    TRY(MPI_Precv_init_c(in, 3, N / 3, MPI_INT, left, 5, MPI_COMM_WORLD, MPI_INFO_NULL, &r));
+    TRY(MPI_Precv_init(in, 3, N / 3, MPI_INT, left, 5, MPI_COMM_WORLD, MPI_INFO_NULL, &r));
     for (int round = 0; round < 3; round++) {
         for (int i = 0; i < N; i++)
             out[i] = rank * 10000 + round * 1000 + i, in[i] = -1;
@@ -74,7 +76,7 @@ static void derived(void) {
        2 partitions: the sender's partitions cut the receiver's elements. */
     for (int k = 0; k < 16; k++)
         flat[k] = rank * 100 + k;
-    TRY(MPI_Psend_init_c(flat, 8, 2, MPI_INT, right, 7, MPI_COMM_WORLD, MPI_INFO_NULL, &s));
+    TRY(MPI_Psend_init(flat, 8, 2, MPI_INT, right, 7, MPI_COMM_WORLD, MPI_INFO_NULL, &s));
     TRY(MPI_Precv_init(in, 2, 2, alt, left, 7, MPI_COMM_WORLD, MPI_INFO_NULL, &r));
     TRY(MPI_Start(&r));
     TRY(MPI_Start(&s));
@@ -110,6 +112,9 @@ static void errors(void) {
     MPI_Request r, s;
     RC(MPI_Precv_init(buf, 2, 4, MPI_INT, MPI_ANY_SOURCE, 1, MPI_COMM_WORLD, MPI_INFO_NULL, &r), MPI_ERR_ARG);
     RC(MPI_Psend_init(buf, -1, 4, MPI_INT, right, 1, MPI_COMM_WORLD, MPI_INFO_NULL, &s), MPI_ERR_COUNT);
+    /* 2^62 elements twice over: refused whole, not cut to 32 bits (0). */
+    RC(MPI_Psend_init(buf, 2, (MPI_Count)1 << 62, MPI_INT, right, 1, MPI_COMM_WORLD, MPI_INFO_NULL, &s), MPI_ERR_COUNT);
+    RC(MPI_Precv_init(buf, 4, (MPI_Count)1 << 62, MPI_INT, left, 1, MPI_COMM_WORLD, MPI_INFO_NULL, &r), MPI_ERR_COUNT);
     TRY(MPI_Psend_init(buf, 2, 4, MPI_INT, MPI_PROC_NULL, 1, MPI_COMM_WORLD, MPI_INFO_NULL, &s));
     RC(MPI_Pready(0, s), MPI_ERR_REQUEST);
     TRY(MPI_Start(&s));
