@@ -10,8 +10,9 @@
 //
 // The prefix is the parent of the directory holding the executable
 // (symlinks resolved), so bin/gompicc of a checkout after make build uses
-// its include/ and lib/; GOMPI_PREFIX overrides it. --showme prints the
-// command instead of running it; --showme:help lists the other forms.
+// its include/ and lib/; GOMPI_PREFIX overrides it. --showme (or MPICH's
+// -show) prints the command instead of running it; --showme:help lists
+// the other forms.
 // The exit status is the compiler's: gompicc replaces itself with it.
 package main
 

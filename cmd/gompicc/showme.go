@@ -19,12 +19,28 @@ type request struct {
 // showmeForms are the words after "--showme:", as Open MPI's wrappers take them.
 var showmeForms = []string{"command", "compile", "link", "incdirs", "libdirs", "libs", "version", "help"}
 
+// mpichForms are MPICH's wrappers' options that show instead of run, and
+// the showme form each is taken for: -show prints the command, as
+// --showme does; -compile_info and -link_info print the command that
+// compiles, or compiles and links, whatever the arguments.
+var mpichForms = map[string]string{
+	"-show":         "",
+	"-compile_info": "compile-info",
+	"-compile-info": "compile-info",
+	"-link_info":    "link-info",
+	"-link-info":    "link-info",
+}
+
 // parseArgs takes out the --showme options (-showme too, as Open MPI
-// allows) and leaves every other argument to the compiler, whatever it
-// looks like. The last --showme form given wins.
+// allows, and MPICH's forms) and leaves every other argument to the
+// compiler, whatever it looks like. The last form given wins.
 func parseArgs(args []string) (request, error) {
 	var req request
 	for _, a := range args {
+		if what, ok := mpichForms[a]; ok {
+			req.show, req.what = true, what
+			continue
+		}
 		rest, ok := strings.CutPrefix(a, "--showme")
 		if !ok {
 			rest, ok = strings.CutPrefix(a, "-showme")
@@ -65,6 +81,10 @@ func (w *wrapper) showme(req request) string {
 		return fmt.Sprintf("%s: gompi %s (Language: %s)", w.name, version.Version, w.lang.name)
 	case "help":
 		return w.usage()
+	case "compile-info":
+		return shellJoin(slices.Concat(w.compiler, req.args, w.compileFlags()))
+	case "link-info":
+		return shellJoin(slices.Concat(w.compiler, req.args, w.compileFlags(), w.linkFlags()))
 	}
 	return shellJoin(w.command(req.args))
 }
@@ -86,7 +106,10 @@ program's main runs as a call from the library, whose calls then cost less)
   --showme:libdirs   Show the library directories added when linking
   --showme:libs      Show the libraries added when linking
   --showme:version   Show gompi's version
-  --showme:help      This help message`,
+  --showme:help      This help message
+
+MPICH's forms are taken too: -show (as --showme), -compile_info and
+-link_info (the command that compiles, or compiles and links).`,
 		w.name, w.lang.compiler, w.lang.envVar, libName, w.prefix, startArchive)
 }
 

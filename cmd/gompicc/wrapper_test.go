@@ -93,6 +93,12 @@ func TestShowme(t *testing.T) {
 		{"--showme:libs", "mpi_abi"},
 		{"--showme:version", "gompicc: gompi " + version.Version + " (Language: C)"},
 		{"--showme:libs --showme:command", "cc"},
+		{"-show", "cc " + inc + " " + link},
+		{"-show -c x.c", "cc -c x.c " + inc},
+		{"-compile_info", "cc " + inc},
+		{"-compile-info x.c", "cc x.c " + inc},
+		{"-link_info", "cc " + inc + " " + link},
+		{"-link-info -O2", "cc -O2 " + inc + " " + link},
 	} {
 		req, err := parseArgs(strings.Fields(c.args))
 		if err != nil {
