@@ -66,6 +66,11 @@ func run(args []string, stdin *os.File, stdout, stderr io.Writer, sigs, quits <-
 	if opt == nil {
 		return 0 // --help or --version
 	}
+	for _, a := range opt.apps {
+		for _, name := range a.unset {
+			fmt.Fprintf(stderr, "gompirun: warning: -x %s: %s is not set in gompirun's environment; %s's ranks start without it\n", name, name, a.program)
+		}
+	}
 	exe, err := os.Executable()
 	if err != nil {
 		fmt.Fprintln(stderr, "gompirun: finding gompirun's own executable:", err)

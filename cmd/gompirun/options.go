@@ -91,6 +91,7 @@ type appOptions struct {
 	program string
 	args    []string
 	exports []string // NAME=value, in order
+	unset   []string // -x NAME given for a NAME gompirun's environment lacks
 }
 
 // np is the number of ranks of the job, over every app context.
@@ -154,7 +155,7 @@ func parseArgs(args []string, h host, stdout io.Writer) (*options, error) {
 	fl.IntVarP(&first.np, "np", "n", 0, "start `N` ranks of the program (1 or more; required unless a host list or -N fills the slots)")
 	fl.IntVar(&first.np, "n", 0, "same as --np")
 	_ = fl.MarkHidden("n")
-	fl.StringArrayVarP(&exports, "export", "x", nil, "export `VAR[=VALUE]` to the program's ranks; VAR alone copies gompirun's value (repeatable)")
+	fl.StringArrayVarP(&exports, "export", "x", nil, "export `VAR[=VALUE]` to the program's ranks; VAR alone copies gompirun's value, if it has one (repeatable)")
 	fl.BoolVar(&o.oversubscribe, "oversubscribe", false, "allow more ranks than CPUs (than slots, on a host list)")
 	fl.StringVarP(&o.hostOpts.hosts, "host", "H", "", "run on `HOST[:SLOTS],...` (this host's name runs ranks here; a host named twice adds its slots)")
 	fl.StringVar(&o.hostOpts.hostfile, "hostfile", "", "run on the hosts of `FILE` (\"host slots=N max_slots=M\" lines, user@host, # comments)")
@@ -243,7 +244,7 @@ func parseArgs(args []string, h host, stdout io.Writer) (*options, error) {
 			return nil, inContext(1, fmt.Errorf("-np %d: the number of ranks must be 1 or more", first.np))
 		}
 	}
-	if first.exports, err = resolveExports(exports, h.lookupEnv); err != nil {
+	if first.exports, first.unset, err = resolveExports(exports, h.lookupEnv); err != nil {
 		return nil, inContext(1, err)
 	}
 	o.apps = append(o.apps, first)
@@ -357,7 +358,7 @@ func parseContext(seg []string, job *pflag.FlagSet, lookupEnv func(string) (stri
 		return appOptions{}, fmt.Errorf("-np %d: the number of ranks must be 1 or more", app.np)
 	}
 	var err error
-	if app.exports, err = resolveExports(exports, lookupEnv); err != nil {
+	if app.exports, app.unset, err = resolveExports(exports, lookupEnv); err != nil {
 		return appOptions{}, err
 	}
 	return app, nil
@@ -475,24 +476,27 @@ func checkTuneFiles(args []string) ([]string, error) {
 
 var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
-// resolveExports turns -x arguments into NAME=value entries.
-func resolveExports(args []string, lookupEnv func(string) (string, bool)) ([]string, error) {
-	var out []string
+// resolveExports turns -x arguments into NAME=value entries. A bare NAME
+// that gompirun's environment lacks is left out and returned in unset, as
+// Open MPI's mpirun warns and goes on: scripts pass -x OMP_NUM_THREADS
+// whether it is set or not.
+func resolveExports(args []string, lookupEnv func(string) (string, bool)) (entries, unset []string, err error) {
 	for _, arg := range args {
 		name, value, hasValue := strings.Cut(arg, "=")
 		if !envName.MatchString(name) {
-			return nil, fmt.Errorf("-x %q: %q is not a variable name (letters, digits and _, not starting with a digit); gompirun passes its whole environment already, so patterns are not needed", arg, name)
+			return nil, nil, fmt.Errorf("-x %q: %q is not a variable name (letters, digits and _, not starting with a digit); gompirun passes its whole environment already, so patterns are not needed", arg, name)
 		}
 		if !hasValue {
 			v, ok := lookupEnv(name)
 			if !ok {
-				return nil, fmt.Errorf("-x %s: %s is not set in gompirun's environment; set it or use -x %s=VALUE", name, name, name)
+				unset = append(unset, name)
+				continue
 			}
 			value = v
 		}
-		out = append(out, name+"="+value)
+		entries = append(entries, name+"="+value)
 	}
-	return out, nil
+	return entries, unset, nil
 }
 
 // maxTimeout is the most seconds a time.Duration holds.

@@ -100,7 +100,6 @@ func TestParseErrors(t *testing.T) {
 		{[]string{"-np", "2", "--mca", "btl"}, "--mca needs a name and a value"},
 		{[]string{"-np", "2", "--mca=btl", "prog"}, "--mca takes a name and a value"},
 		{[]string{"-np", "2", "--mca", "", "5", "prog"}, `--mca "" "5": the parameter name is empty`},
-		{[]string{"-np", "2", "-x", "UNSET_VAR", "prog"}, "-x UNSET_VAR: UNSET_VAR is not set in gompirun's environment"},
 		{[]string{"-np", "2", "-x", "FOO*", "prog"}, `"FOO*" is not a variable name`},
 		{[]string{"-np", "2", "-x", "=v", "prog"}, `"" is not a variable name`},
 		{[]string{"-np", "2", "--tune", "/nonexistent/gompi.conf", "prog"}, "--tune /nonexistent/gompi.conf: the file does not exist"},
@@ -117,7 +116,6 @@ func TestParseErrors(t *testing.T) {
 		{[]string{"-np", "1", "a", ":", "b"}, "app context 2: -np N is required before b"},
 		{[]string{"-np", "1", "a", ":", "-np", "1", "-v", "b"}, "app context 2: -v applies to the whole job: give it before the first program"},
 		{[]string{"-np", "1", "a", ":", "-np", "1", "-bind-to", "core", "b"}, "app context 2: --bind-to applies to the whole job"},
-		{[]string{"-np", "1", "a", ":", "-np", "1", "-x", "UNSET_VAR", "b"}, "app context 2: -x UNSET_VAR: UNSET_VAR is not set"},
 		{[]string{"-np", "1", "a", ":", "-np", "2", "b", ":", "-np", "2", "c"}, "5 ranks in all: this host has only 4 CPUs available"},
 		{[]string{"-np", "1", "--mca", "btl", ":", "-np", "1", "b"}, "app context 1: --mca needs a name and a value"},
 	}
@@ -155,15 +153,23 @@ func TestParseMCAAndTune(t *testing.T) {
 	}
 }
 
+// TestParseExport: -x NAME=value, -x NAME of the environment, and -x NAME
+// that the environment lacks, which is left out and named (the caller
+// warns), in each app context.
 func TestParseExport(t *testing.T) {
 	var out bytes.Buffer
-	o, err := parseArgs([]string{"-np", "1", "-x", "FOO=bar=baz", "-x", "HOME", "--export", "EMPTY=", "prog"},
+	o, err := parseArgs([]string{"-np", "1", "-x", "FOO=bar=baz", "-x", "UNSET_VAR", "-x", "HOME", "--export", "EMPTY=", "prog",
+		":", "-np", "1", "-x", "OTHER_UNSET", "-x", "HOME", "b"},
 		testHost(map[string]string{"HOME": "/home/u"}), &out)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if want := []string{"FOO=bar=baz", "HOME=/home/u", "EMPTY="}; !slices.Equal(o.apps[0].exports, want) {
 		t.Fatalf("exports %q, want %q", o.apps[0].exports, want)
+	}
+	if !slices.Equal(o.apps[0].unset, []string{"UNSET_VAR"}) || !slices.Equal(o.apps[1].unset, []string{"OTHER_UNSET"}) ||
+		!slices.Equal(o.apps[1].exports, []string{"HOME=/home/u"}) {
+		t.Fatalf("app contexts %+v: want UNSET_VAR and OTHER_UNSET left out and named", o.apps)
 	}
 }
 

@@ -62,7 +62,11 @@ func main() {
 		return
 	case "env":
 		for _, name := range args {
-			fmt.Printf("rank %d %s=%s\n", rank, name, os.Getenv(name))
+			if v, ok := os.LookupEnv(name); ok {
+				fmt.Printf("rank %d %s=%s\n", rank, name, v)
+			} else {
+				fmt.Printf("rank %d %s unset\n", rank, name)
+			}
 		}
 		return
 	case "mca":
