@@ -94,6 +94,7 @@ func (*realAPI) RequestGetStatus(r *Request) (Status, bool, error) {
 	if r.pending() != nil {
 		r.lib.poll()
 		if r.pending() != nil {
+			r.lib.engine.Idle()
 			return Status{}, false, nil
 		}
 	}
@@ -125,12 +126,13 @@ func (*realAPI) TestSome(reqs []*Request, indices []int, sts []Status) (int, err
 			len(indices), len(sts), len(reqs))
 	}
 	var errs []error
+	var l *library
 	n, active, progressed := 0, false, false
 	for i, r := range reqs {
 		if r == nil || atomic.LoadUint32(&r.gen)%2 == 0 {
 			continue
 		}
-		active = true
+		active, l = true, r.lib
 		if r.pending() != nil && !progressed {
 			r.lib.poll()
 			progressed = true
@@ -150,6 +152,9 @@ func (*realAPI) TestSome(reqs []*Request, indices []int, sts []Status) (int, err
 	}
 	if !active {
 		return Undefined, nil
+	}
+	if n == 0 {
+		l.engine.Idle()
 	}
 	if len(errs) > 0 {
 		return n, errorf(ClassInStatus, errors.Join(errs...), "testsome: %d of %d completed requests failed", len(errs), n)

@@ -80,6 +80,7 @@ func mprobe(op string, source, tag int, comm *Comm, wait bool) (Message, Status,
 		return Message{}, Status{}, false, comm.handle(failure(fmt.Sprintf("%s from %s of %v, %s", op, rankDesc(source), comm, tagDesc(tag)), err))
 	}
 	if m == nil {
+		l.engine.Idle()
 		return Message{}, Status{}, false, nil
 	}
 	s := statusOf(comm, st, Byte)

@@ -348,6 +348,7 @@ func probe(s *Status, source, tag int, comm *Comm, wait bool) (bool, error) {
 		return false, comm.handle(failure(fmt.Sprintf("probe from %s of %v, %s", rankDesc(source), comm, tagDesc(tag)), err))
 	}
 	if !found {
+		l.engine.Idle()
 		return false, nil
 	}
 	statusInto(s, comm, &st, Byte)

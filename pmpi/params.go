@@ -39,6 +39,7 @@ func RegisterParams(r *params.Registry) error {
 		r.Register(params.Def{
 			Name: paramYield, Framework: "mpi", Component: "base", Kind: params.KindEnum, Default: "auto", Level: 4,
 			Help: "Whether a waiting rank yields the CPU between polls from the start; when ranks yield, " +
+				"a test or probe that finds nothing yields too, and " +
 				"tuned's built-in decisions take the collective algorithms in which each rank waits fewest times",
 			Values: []params.EnumValue{
 				{Name: "auto", Help: "yield at once when this host's ranks outnumber its CPUs, as Open MPI does"},

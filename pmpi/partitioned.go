@@ -333,12 +333,16 @@ func (*realAPI) Parrived(r *Request, partition int) (bool, error) {
 	}
 	r.lib.poll()
 	x.mu.Lock()
-	defer x.mu.Unlock()
 	x.drive(r)
-	if x.err != nil {
+	failed, arrived := x.err != nil, x.posted && x.arrived(r, partition)
+	x.mu.Unlock()
+	if failed {
 		return true, nil // the request's completion reports it
 	}
-	return x.posted && x.arrived(r, partition), nil
+	if !arrived {
+		r.lib.engine.Idle()
+	}
+	return arrived, nil
 }
 
 // partArgs checks that r is a partitioned request of the right side.

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"sync/atomic"
 
-	"github.com/gompi/gompi/internal/lowlevel"
 	"github.com/gompi/gompi/internal/pml"
 )
 
@@ -95,6 +94,7 @@ func (*realAPI) Test(r *Request) (Status, bool, error) {
 			r.poll(j)
 		}
 		if r.pending() != nil {
+			r.lib.engine.Idle()
 			return Status{}, false, nil
 		}
 	}
@@ -125,9 +125,6 @@ func (r *Request) poll(j *nbcJob) {
 	j.testing.Store(true)
 	r.lib.poll()
 	j.testing.Store(false)
-	if r.lib.yields && r.pending() != nil {
-		lowlevel.Yield() // as a waiter does: the others have the CPU it shares
-	}
 }
 
 // collective reports whether r is a non-blocking or persistent
@@ -277,6 +274,7 @@ func (*realAPI) TestAll(reqs []*Request, sts []Status) (bool, error) {
 			progressed = true
 		}
 		if r.pending() != nil {
+			r.lib.engine.Idle()
 			return false, nil
 		}
 	}
@@ -325,6 +323,7 @@ func (*realAPI) TestAny(reqs []*Request) (int, Status, bool, error) {
 		case !active:
 			return Undefined, EmptyStatus(), true, nil
 		case i < 0:
+			eng.Idle()
 			return Undefined, Status{}, false, nil
 		case reqs[i].pending() != nil:
 			continue // a pair with a half left: its other half is looked at now

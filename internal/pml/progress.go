@@ -2,6 +2,7 @@ package pml
 
 import (
 	"github.com/gompi/gompi/frameworks/btl"
+	"github.com/gompi/gompi/internal/lowlevel"
 )
 
 // sleep sleeps until something completes or arrives, unless ready.
@@ -118,6 +119,19 @@ func (e *Engine) WaitRef(r *Request) *Status {
 // Progress polls the transports once; Test-style calls use it so that a
 // rank testing in a loop makes progress.
 func (e *Engine) Progress() int { return e.progress() }
+
+// Idle is the last step of a test or probe that found nothing done: where
+// the host's ranks outnumber its CPUs (Config.YieldAtOnce) it yields the
+// CPU, as a waiter's poll does and as Open MPI's progress does when it
+// finds nothing, since the rank the caller waits on may be the one that
+// needs it. A loop of MPI_Test held it for the rest of its time slice
+// otherwise: graph500's BFS, whose active messages are tested in such
+// loops, took 5.5 times Open MPI's time on 4 ranks of 2 CPUs.
+func (e *Engine) Idle() {
+	if e.cfg.YieldAtOnce {
+		lowlevel.Yield()
+	}
+}
 
 func (e *Engine) progress() int {
 	if !e.started.Load() {
