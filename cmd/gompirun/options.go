@@ -176,6 +176,7 @@ func parseArgs(args []string, h host, stdout io.Writer) (*options, error) {
 	fl.BoolVar(&o.stacks, "get-stack-traces", false, "add every goroutine's stack of every rank to state reports")
 	fl.Var(&bindTo, "bind-to", "which CPUs each rank may use (see below)")
 	fl.CountVarP(&o.verbose, "verbose", "v", "log what gompirun does to stderr")
+	fl.Bool("allow-run-as-root", false, "accepted as Open MPI's mpirun takes it; gompirun runs as root without it")
 	cmd.InitDefaultHelpFlag()
 	cmd.InitDefaultVersionFlag()
 

@@ -175,7 +175,7 @@ func TestParseExport(t *testing.T) {
 
 func TestParseOtherOptions(t *testing.T) {
 	o := mustParse(t, "-np", "8", "-oversubscribe", "--bind-to", "CORE", "-timeout", "5",
-		"--timestamp-output", "--output-filename", "out", "-vv", "prog")
+		"--timestamp-output", "--output-filename", "out", "-vv", "-allow-run-as-root", "prog")
 	if !o.oversubscribe || o.bind != node.BindCore || o.timeout != 5*time.Second || !o.output.Timestamp || o.verbose != 2 {
 		t.Fatalf("options %+v", o)
 	}
