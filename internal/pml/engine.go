@@ -37,9 +37,10 @@ type watcher interface {
 // Engine matches and moves messages for one process. It implements
 // btl.Receiver; its methods are safe for concurrent use.
 type Engine struct {
-	me  int
-	log hclog.Logger
-	cfg Config
+	me    int
+	log   hclog.Logger
+	cfg   Config
+	idles atomic.Uint32 // calls of Idle: every other one yields
 
 	ready   chan struct{} // closed by Start
 	started atomic.Bool   // set by Start: the hot paths check it instead of the channel
