@@ -121,9 +121,9 @@
 // delivery into the ring's shm.ReadCosts. The record's first line is
 // written last, after the rest of the payload: the consumer polls that
 // line, and each of its loads would take the line away from a producer
-// still writing it. With copies this cheap a message goes
-// at once up to the single-copy threshold (the eager limit is 63 KiB):
-// 32 KiB takes a third of the time at once that a single-copy read takes.
+// still writing it. With copies this cheap a message goes at once up to
+// the single-copy threshold (the eager limit is 63 KiB): 32 KiB takes a
+// third of the time at once that a single-copy read takes.
 //
 // # Memory ordering
 //

@@ -161,10 +161,9 @@ type Packer interface {
 }
 
 // CopyPacked is Copy of what src packs, its bytes [off, off+len(dst)),
-// and returns the copy's mark:
-// src packs into dst itself for Go's copy, its lines prefetched first,
-// or into the Writer's stage, stageSize bytes at a time, for the other
-// ways.
+// and returns the copy's mark. src packs into dst itself for Go's copy,
+// its lines prefetched first, or into the Writer's stage, stageSize bytes
+// at a time, for the other ways.
 func (w *Writer) CopyPacked(dst []byte, src Packer, off int) Mark {
 	n := len(dst)
 	if n < WriterMin {
@@ -196,10 +195,9 @@ func (w *Writer) CopyPacked(dst []byte, src Packer, off int) Mark {
 }
 
 // stageSize is the most bytes a Writer packs for one string copy (or
-// non-temporal one). Rows
-// of 4 KiB, copied a row at a time by string copies, took 1.10-1.20
-// times as long as packed 16 KiB at a time (32 KiB level; 4 KiB at a
-// time 1.1-1.3 times as long as a string copy a row).
+// non-temporal one). Rows of 4 KiB, copied a row at a time by string
+// copies, took 1.10-1.20 times as long as packed 16 KiB at a time (32 KiB
+// level; 4 KiB at a time 1.1-1.3 times as long as a string copy a row).
 const stageSize = 16 << 10
 
 // next counts a copy of n bytes, WriterMin or more, in its class and
@@ -278,13 +276,13 @@ func (w *Writer) fastestWay(k int) int {
 // fastestWay is the way that copies of costs cost go: of Go's copy and
 // the string copy, the faster, or, for large copies, the string copy
 // unless Go's copy took at most two thirds of its time; non-temporal
-// stores if they took at most 1/ntMargin of that one's time.
-func fastestWay(cost [numWays]int64, large bool, ntMargin int64) int {
+// stores if they took at most 1/margin of that one's time.
+func fastestWay(cost [numWays]int64, large bool, margin int64) int {
 	way := wayGo
 	if large && 3*cost[wayGo] > 2*cost[wayString] || !large && cost[wayString] < cost[wayGo] {
 		way = wayString
 	}
-	if ntMargin*cost[wayNT] <= cost[way] {
+	if margin*cost[wayNT] <= cost[way] {
 		way = wayNT
 	}
 	return way
