@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strings"
 	"syscall"
 	"time"
 
@@ -112,6 +113,7 @@ func run(args []string, stdin *os.File, stdout, stderr io.Writer, sigs, quits <-
 		Apps:      apps,
 		Env:       env,
 		Bind:      opt.bind,
+		Dir:       opt.wdir,
 		ReaperExe: reaper.Exe(exe),
 		Timeout:   opt.timeout,
 		Started:   started,
@@ -168,8 +170,12 @@ func checkApps(ctx context.Context, opt *options, env []string, stderr io.Writer
 			where = fmt.Sprintf(" (app context %d, %s)", i+1, app.program)
 		}
 		appEnv := append(slices.Clip(env), app.exports...)
+		program := app.program
+		if opt.wdir != "" && strings.Contains(program, "/") && !filepath.IsAbs(program) {
+			program = filepath.Join(opt.wdir, program) // where the ranks find it
+		}
 		err := withExports(app.exports, func() error {
-			appTools, err := checkParams(ctx, appEnv, append([]string{app.program}, app.args...), log)
+			appTools, err := checkParams(ctx, appEnv, append([]string{program}, app.args...), log)
 			tools = append(tools, appTools...)
 			return err
 		})

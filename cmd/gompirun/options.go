@@ -83,6 +83,7 @@ type options struct {
 	bind          node.Bind
 	verbose       int
 	hostOpts      hostOptions
+	wdir          string // --wdir, absolute; "" is gompirun's directory
 }
 
 // appOptions is one app context: "-np N [-x VAR]... program args".
@@ -171,6 +172,9 @@ func parseArgs(args []string, h host, stdout io.Writer) (*options, error) {
 	fl.BoolVar(&o.output.Tag, "tag-output", false, "prefix each output line with [jobid,rank]<stdout>: or <stderr>:")
 	fl.BoolVar(&o.output.Timestamp, "timestamp-output", false, "prefix each output line with the time it was printed")
 	fl.StringVar(&o.output.Dir, "output-filename", "", "also write rank N's output to `DIR`/1/rank.N/stdout and stderr")
+	fl.StringVar(&o.wdir, "wdir", "", "start the ranks in `DIR`, where a relative program path is found too (default: gompirun's directory)")
+	fl.StringVar(&o.wdir, "wd", "", "same as --wdir")
+	_ = fl.MarkHidden("wd")
 	fl.IntVar(&timeout, "timeout", 0, "stop the job `SECONDS` after start, the launch included, and exit with status 124 (default $MPIEXEC_TIMEOUT, else none)")
 	fl.BoolVar(&o.reportState, "report-state-on-timeout", false, "before --timeout stops the job, print what every rank waits for")
 	fl.BoolVar(&o.stacks, "get-stack-traces", false, "add every goroutine's stack of every rank to state reports")
@@ -293,7 +297,34 @@ func parseArgs(args []string, h host, stdout io.Writer) (*options, error) {
 			return nil, fmt.Errorf("--output-filename: %w", err)
 		}
 	}
+	if fl.Changed("wdir") || fl.Changed("wd") {
+		if o.wdir, err = workDir(o.wdir); err != nil {
+			return nil, err
+		}
+	}
 	return &o, nil
+}
+
+// workDir checks --wdir's directory and makes it absolute. It must exist
+// here; on another host where it does not, the ranks start in the
+// daemon's directory, as Open MPI's do.
+func workDir(dir string) (string, error) {
+	if dir == "" {
+		return "", errors.New("--wdir: the directory name is empty")
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", fmt.Errorf("--wdir %s: %w", dir, err)
+	}
+	switch st, err := os.Stat(abs); {
+	case errors.Is(err, fs.ErrNotExist):
+		return "", fmt.Errorf("--wdir %s: the directory does not exist", dir)
+	case err != nil:
+		return "", fmt.Errorf("--wdir %s: %w", dir, err)
+	case !st.IsDir():
+		return "", fmt.Errorf("--wdir %s: not a directory", dir)
+	}
+	return abs, nil
 }
 
 // choice is a string option whose help shows its allowed values once, as

@@ -109,6 +109,10 @@ func TestParseErrors(t *testing.T) {
 		{[]string{"-np", "2", "--timeout", "9223372037", "prog"}, "--timeout 9223372037: want a whole number of seconds from 0 (none) to 9223372036"},
 		{[]string{"-np", "2", "--timeout", "18446744074", "prog"}, "--timeout 18446744074: want a whole number of seconds from 0 (none) to 9223372036"},
 		{[]string{"-np", "2", "--output-filename", "", "prog"}, "--output-filename: the directory name is empty"},
+		{[]string{"-np", "2", "--wdir", "", "prog"}, "--wdir: the directory name is empty"},
+		{[]string{"-np", "2", "--wdir", "/nonexistent/dir", "prog"}, "--wdir /nonexistent/dir: the directory does not exist"},
+		{[]string{"-np", "2", "-wd", "/dev/null", "prog"}, "--wdir /dev/null: not a directory"},
+		{[]string{"-np", "1", "a", ":", "-np", "1", "--wdir", "/tmp", "b"}, "app context 2: --wdir applies to the whole job"},
 		{[]string{"-np", "2", "--frobnicate", "prog"}, "unknown flag: --frobnicate"},
 		{[]string{"-np", "1", "a", ":"}, `app context 2: empty: each ":" must be followed by -np N and a program`},
 		{[]string{":", "-np", "1", "a"}, `app context 1: empty`},
@@ -170,6 +174,25 @@ func TestParseExport(t *testing.T) {
 	if !slices.Equal(o.apps[0].unset, []string{"UNSET_VAR"}) || !slices.Equal(o.apps[1].unset, []string{"OTHER_UNSET"}) ||
 		!slices.Equal(o.apps[1].exports, []string{"HOME=/home/u"}) {
 		t.Fatalf("app contexts %+v: want UNSET_VAR and OTHER_UNSET left out and named", o.apps)
+	}
+}
+
+// TestParseWorkDir: --wdir (also -wdir and -wd) is made absolute.
+func TestParseWorkDir(t *testing.T) {
+	dir := t.TempDir()
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rel, err := filepath.Rel(wd, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, flag := range []string{"--wdir", "-wdir", "-wd"} {
+		o := mustParse(t, "-np", "1", flag, rel, "prog")
+		if o.wdir != dir {
+			t.Errorf("%s %s: wdir %q, want %q", flag, rel, o.wdir, dir)
+		}
 	}
 }
 

@@ -27,6 +27,10 @@ type Config struct {
 	// mask (see node.StartRank). Go sizes GOMAXPROCS from the mask, so a rank
 	// gets as many threads as CPUs.
 	Bind node.Bind
+	// Dir is the ranks' working directory, where a relative program path
+	// with a slash is found too; "" is gompirun's. On another host where
+	// it does not exist, the ranks start in the daemon's directory.
+	Dir string
 	// ReaperExe, when set, is run as the job's reaper (package reaper):
 	// if gompirun is killed, it kills what is left of the job and removes
 	// the job's files.

@@ -46,7 +46,7 @@ func Run(ctx context.Context, cfg Config) (int, error) {
 		if !cfg.runsHere(i, np) {
 			continue // the daemons find it on their hosts
 		}
-		if progs[i], err = node.ResolveProgram("", app.Program, app.Args); err != nil {
+		if progs[i], err = node.ResolveProgram(cfg.Dir, app.Program, app.Args); err != nil {
 			if len(cfg.Apps) > 1 {
 				err = fmt.Errorf("app context %d: %w", i+1, err)
 			}
@@ -158,7 +158,10 @@ func Run(ctx context.Context, cfg Config) (int, error) {
 		if err != nil {
 			return 1, fmt.Errorf("job server: %w", err)
 		}
-		wd, _ := os.Getwd()
+		wd := cfg.Dir
+		if wd == "" {
+			wd, _ = os.Getwd()
+		}
 		spec := node.DaemonSpec{JobID: sess.JobID, Secret: sess.Secret, Size: np, Env: remoteEnv(node.RankEnvBase(cfg.Env)),
 			Apps: cfg.Apps, Dir: wd, Grace: int64(cfg.Grace), Servers: addrs}
 		// Every host must be ready before any rank starts anywhere.

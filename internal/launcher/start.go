@@ -71,6 +71,7 @@ func (j *job) startAll(progs []node.Program, env []string, s *node.Session, rank
 		id := node.RankIdent{Rank: rank, Size: j.np, Local: li, LocalSize: len(local),
 			JobID: s.JobID, Server: "unix://" + s.Socket, SessionDir: s.Dir, Secret: s.Secret}
 		cmd := prog.Command(node.RankEnv(env, app, appNum, id), rio)
+		cmd.Dir = j.cfg.Dir
 		cmd.ExtraFiles = []*os.File{j.lifeline} // descriptor 3: node.LifelineFD
 		pid, err := node.StartRank(cmd, cpus, func(pid int, status syscall.WaitStatus) {
 			j.exits <- exitEvent{rank: rank, pid: pid, status: status}

@@ -290,6 +290,32 @@ func TestExportAndPrefix(t *testing.T) {
 	}
 }
 
+// TestWorkDir: --wdir starts the ranks in its directory, where a
+// relative program path is found too (gompirun's own directory has no
+// ./prog); a directory that does not exist is refused before any rank
+// starts.
+func TestWorkDir(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if err := os.Symlink(rankprog, filepath.Join(dir, "prog")); err != nil {
+		t.Fatal(err)
+	}
+	r := run(t, "", nil, "-np", "2", "--wdir", dir, "./prog", "cwd")
+	r.wantCode(t, 0)
+	want, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rank := range 2 {
+		if line := fmt.Sprintf("rank %d cwd %s\n", rank, want); !strings.Contains(r.stdout, line) {
+			t.Errorf("stdout lacks %q:\n%s", line, r.stdout)
+		}
+	}
+	r = run(t, "", nil, "-np", "1", "-wdir", filepath.Join(dir, "none"), rankprog, "cwd")
+	r.wantCode(t, 1)
+	r.wantStderr(t, `--wdir .*none: the directory does not exist`)
+}
+
 func TestMCAReachesRanks(t *testing.T) {
 	t.Parallel()
 	tune := filepath.Join(t.TempDir(), "tune.conf")

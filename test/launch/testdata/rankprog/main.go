@@ -60,6 +60,13 @@ func main() {
 		}
 		fmt.Printf("rank %d stdin=%q\n", rank, b)
 		return
+	case "cwd":
+		wd, err := os.Getwd()
+		if err != nil {
+			fail(err)
+		}
+		fmt.Printf("rank %d cwd %s\n", rank, wd)
+		return
 	case "env":
 		for _, name := range args {
 			if v, ok := os.LookupEnv(name); ok {
