@@ -12,7 +12,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
-	"strings"
 	"syscall"
 	"time"
 
@@ -171,8 +170,8 @@ func checkApps(ctx context.Context, opt *options, env []string, stderr io.Writer
 		}
 		appEnv := append(slices.Clip(env), app.exports...)
 		program := app.program
-		if opt.wdir != "" && strings.Contains(program, "/") && !filepath.IsAbs(program) {
-			program = filepath.Join(opt.wdir, program) // where the ranks find it
+		if p, err := node.ResolveProgram(opt.wdir, program, nil); err == nil {
+			program = p.Path // as the ranks find it; the launcher explains a failure
 		}
 		err := withExports(app.exports, func() error {
 			appTools, err := checkParams(ctx, appEnv, append([]string{program}, app.args...), log)
