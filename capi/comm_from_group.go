@@ -74,7 +74,7 @@ func fromGroup(g *pmpi.Group, t int, eh Errhandler) (*commEntry, error) {
 // withHandler is an entry of c whose error handler is eh, for setComm
 // to give the new handle.
 func withHandler(c *pmpi.Comm, eh Errhandler) *commEntry {
-	e := &commEntry{c: c}
+	e := &commEntry{c: c, session: true}
 	e.errh.Store(uintptr(eh))
 	return e
 }

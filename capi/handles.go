@@ -71,6 +71,10 @@ var lib struct {
 type commEntry struct {
 	c    *pmpi.Comm
 	errh atomic.Uintptr
+	// session says c was made from a group (MPI_Comm_create_from_group and
+	// kin), or from such a communicator: it outlives MPI_Finalize, which
+	// ends the World Model's communicators.
+	session bool
 }
 
 func (h Comm) get() (*commEntry, error) {
@@ -93,8 +97,11 @@ func (h Comm) get() (*commEntry, error) {
 	}
 	// The predefined entries stay after MPI_Finalize: errors raised then
 	// still go to MPI_COMM_SELF's handler.
-	if (h == MPI_COMM_WORLD || h == MPI_COMM_SELF) && lib.model.world.Load() == worldFinalized {
-		return nil, errorf(pmpi.ClassComm, "%s is usable only between MPI_Init and MPI_Finalize, and MPI_Finalize was called", commName(h))
+	if !e.session && lib.model.world.Load() == worldFinalized {
+		if h == MPI_COMM_WORLD || h == MPI_COMM_SELF {
+			return nil, errorf(pmpi.ClassComm, "%s is usable only between MPI_Init and MPI_Finalize, and MPI_Finalize was called", commName(h))
+		}
+		return nil, errorf(pmpi.ClassComm, "communicator %#x belongs to the World Model, which MPI_Finalize ended", uintptr(h))
 	}
 	return e, nil
 }
@@ -118,7 +125,7 @@ func commName(h Comm) string {
 // newComm gives c a handle; it inherits parent's C error handler, as a
 // communicator made from another does.
 func newComm(c *pmpi.Comm, parent *commEntry) (Comm, error) {
-	e := &commEntry{c: c}
+	e := &commEntry{c: c, session: parent.session}
 	e.errh.Store(parent.errh.Load())
 	h, err := lib.comms.put(e)
 	if err == nil {

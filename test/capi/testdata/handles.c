@@ -206,6 +206,8 @@ int main(int argc, char **argv) {
     environment();
     requests();
     threads();
+    MPI_Comm dup;
+    TRY(MPI_Comm_dup(MPI_COMM_WORLD, &dup));
     TRY(MPI_Finalize());
     TRY(MPI_Finalized(&flag));
     EQ(flag, 1, "MPI_Finalized after MPI_Finalize");
@@ -214,6 +216,7 @@ int main(int argc, char **argv) {
     int after = -1;
     RC(MPI_Comm_rank(MPI_COMM_WORLD, &after), MPI_ERR_COMM);
     RC(MPI_Comm_size(MPI_COMM_SELF, &after), MPI_ERR_COMM);
+    RC(MPI_Comm_rank(dup, &after), MPI_ERR_COMM); /* and those made from them */
     EQ(after, -1, "the rank or size given after MPI_Finalize");
     passed("finalized");
     return 0;

@@ -226,11 +226,22 @@ int main(int argc, char **argv) {
     TRY(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN));
     MPI_Session none = MPI_SESSION_NULL;
     RC(MPI_Session_get_num_psets(none, MPI_INFO_NULL, &np), MPI_ERR_SESSION);
+    MPI_Comm wdup, sdup, sc = from_pset(t, "mpi://WORLD", "org.gompi.test.outlives");
+    TRY(MPI_Comm_dup(MPI_COMM_WORLD, &wdup));
+    TRY(MPI_Comm_set_errhandler(wdup, MPI_ERRORS_RETURN));
     TRY(MPI_Finalize());
     TRY(MPI_Finalized(&flag));
     CHECK(flag, "MPI_Finalize with a session live: not finalized");
     RC(MPI_Finalize(), MPI_ERR_OTHER);
-    RC(MPI_Comm_size(MPI_COMM_WORLD, &wsize), MPI_ERR_COMM); /* the session's runtime goes on, not the World Model */
+    /* The session's runtime and communicators go on, not the World Model's. */
+    RC(MPI_Comm_size(MPI_COMM_WORLD, &wsize), MPI_ERR_COMM);
+    RC(MPI_Comm_size(wdup, &wsize), MPI_ERR_COMM);
+    TRY(MPI_Comm_dup(sc, &sdup));
+    TRY(MPI_Comm_size(sdup, &wsize));
+    CHECK(wsize == size, "a session's communicator after MPI_Finalize has %d ranks, want %d", wsize, size);
+    TRY(MPI_Barrier(sdup));
+    TRY(MPI_Comm_free(&sdup));
+    TRY(MPI_Comm_free(&sc));
     sum_ranks(t, "mpi://WORLD", "org.gompi.test.after", &r);
     passed("session and world model");
 
