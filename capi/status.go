@@ -16,10 +16,15 @@ import (
 // and whether it was cancelled in MPI_internal[2].
 
 // putStatus writes st to dst unless dst is MPI_STATUS_IGNORE. Like the
-// single-completion calls, it leaves MPI_ERROR alone.
+// single-completion calls, it leaves MPI_ERROR alone, but for an empty
+// status (a null or inactive request's), which MPI defines whole:
+// MPI_ERROR is MPI_SUCCESS.
 func putStatus(dst *C.MPI_Status, st *pmpi.Status) {
 	if dst == nil {
 		return
+	}
+	if st.Source == pmpi.AnySource {
+		dst.MPI_ERROR = C.MPI_SUCCESS
 	}
 	dst.MPI_SOURCE, dst.MPI_TAG = cRank(st.Source), cTag(st.Tag)
 	b := uint64(st.Bytes())

@@ -78,6 +78,12 @@ static void datatypes(void) {
     /* MPI 4.1 names the null handles. */
     TRY(MPI_Type_get_name(MPI_DATATYPE_NULL, name, &n));
     CHECK(strcmp(name, "MPI_DATATYPE_NULL") == 0, "MPI_Type_get_name(MPI_DATATYPE_NULL) is \"%s\"", name);
+    /* A program may rename a predefined type. */
+    TRY(MPI_Type_set_name(MPI_DOUBLE, "my double"));
+    TRY(MPI_Type_get_name(MPI_DOUBLE, name, &n));
+    CHECK(strcmp(name, "my double") == 0 && n == 9, "MPI_Type_get_name of a renamed MPI_DOUBLE is \"%s\" (%d)", name, n);
+    TRY(MPI_Type_set_name(MPI_DOUBLE, "MPI_DOUBLE"));
+    RC(MPI_Type_set_name(MPI_DATATYPE_NULL, "none"), MPI_ERR_TYPE);
     TRY(MPI_Comm_get_name(MPI_COMM_NULL, name, &n));
     CHECK(strcmp(name, "MPI_COMM_NULL") == 0 && n == 13, "MPI_Comm_get_name(MPI_COMM_NULL) is \"%s\" (%d)", name, n);
     MPI_Datatype col;
@@ -147,6 +153,17 @@ static void requests(void) {
     CHECK(r[0] == MPI_REQUEST_NULL && r[1] == MPI_REQUEST_NULL, "MPI_Waitall left a handle");
     int flag = -1;
     RC(MPI_Request_get_status(stale, &flag, MPI_STATUS_IGNORE), MPI_ERR_REQUEST);
+    /* A null request's status is empty, MPI_ERROR included. */
+    MPI_Status st = {.MPI_SOURCE = 7, .MPI_TAG = 7, .MPI_ERROR = MPI_ERR_OTHER};
+    TRY(MPI_Request_get_status(MPI_REQUEST_NULL, &flag, &st));
+    CHECK(flag && st.MPI_SOURCE == MPI_ANY_SOURCE && st.MPI_TAG == MPI_ANY_TAG && st.MPI_ERROR == MPI_SUCCESS,
+          "MPI_Request_get_status of MPI_REQUEST_NULL: flag %d, source %d, tag %d, error %d", flag, st.MPI_SOURCE,
+          st.MPI_TAG, st.MPI_ERROR);
+    int index = -1;
+    st.MPI_ERROR = MPI_ERR_OTHER;
+    TRY(MPI_Waitany(2, r, &index, &st));
+    CHECK(index == MPI_UNDEFINED && st.MPI_ERROR == MPI_SUCCESS, "MPI_Waitany of null requests: index %d, error %d",
+          index, st.MPI_ERROR);
     passed("requests");
 }
 
