@@ -150,6 +150,12 @@ func mpiOpFree(h *Op) error {
 }
 
 func mpiOpCommutative(h Op, commute *C.int) error {
+	if h == MPI_REPLACE || h == MPI_NO_OP {
+		// Valid handles, of the accumulates only: neither gives the same
+		// result with its operands swapped.
+		*commute = 0
+		return nil
+	}
 	op, err := h.get()
 	if err != nil {
 		return err

@@ -112,6 +112,8 @@ int main(int argc, char **argv) {
     EQ(commute, 0, "MPI_Op_commutative of the matrix product");
     TRY(MPI_Op_commutative(sum, &commute));
     EQ(commute, 1, "MPI_Op_commutative of the merge");
+    TRY(MPI_Op_commutative(MPI_REPLACE, &commute));
+    EQ(commute, 0, "MPI_Op_commutative of MPI_REPLACE");
 
     static mat in[BIG], out[BIG];
     for (int n = K; n <= BIG; n = n == K ? BIG : BIG + 1) {
