@@ -236,7 +236,9 @@ func mpiTypeSize[N cInt](h Datatype, size *N) error {
 
 func mpiTypeGetName(h Datatype, name *C.char, n *C.int) error {
 	var s string
-	if i := uintptr(h) - firstType; i < uintptr(len(predefinedTypes)) && predefinedTypes[i].name != "" {
+	if r, ok := lib.typeRenames.Load(h); ok {
+		s = r.(string)
+	} else if i := uintptr(h) - firstType; i < uintptr(len(predefinedTypes)) && predefinedTypes[i].name != "" {
 		s = predefinedTypes[i].name
 	} else if _, ok := fortranDefault(h); ok {
 		s = typeNames[h]
@@ -260,7 +262,8 @@ func mpiTypeSetName(h Datatype, name *C.char) error {
 		if _, err := h.get(); err != nil {
 			return err
 		}
-		return errorf(pmpi.ClassType, "type set name: %s is predefined and keeps its name", typeNames[h])
+		lib.typeRenames.Store(h, C.GoString(name)) // a predefined type, which MPI lets a program rename
+		return nil
 	}
 	s := C.GoString(name)
 	e.name.Store(&s)

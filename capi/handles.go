@@ -57,6 +57,8 @@ var lib struct {
 	// is called with.
 	typeHandles sync.Map // pmpi.Datatype -> Datatype
 	commHandles sync.Map // *pmpi.Comm -> Comm
+	// typeRenames are the names MPI_Type_set_name gave predefined types.
+	typeRenames sync.Map // Datatype -> string
 	// shifts are the derived types whose data starts before their
 	// origin, shifted to start there (buffer).
 	shifts sync.Map // pmpi.Datatype -> pmpi.Datatype
