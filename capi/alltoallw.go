@@ -7,6 +7,7 @@ package main
 import "C"
 
 import (
+	"math"
 	"unsafe"
 
 	"github.com/gompi/gompi/pmpi"
@@ -44,6 +45,11 @@ func wSideOf[N, D ~int32 | ~int64](op, side string, p unsafe.Pointer, counts *N,
 	}
 	w.types = make([]pmpi.Datatype, n)
 	lo, end := 0, 0
+	if p == nil {
+		// MPI_BOTTOM: the types' displacements are addresses, and the
+		// buffer starts at the lowest block.
+		lo = math.MaxInt
+	}
 	for i, h := range unsafe.Slice(types, n) {
 		d, err := h.get()
 		if err != nil {
@@ -59,9 +65,9 @@ func wSideOf[N, D ~int32 | ~int64](op, side string, p unsafe.Pointer, counts *N,
 		}
 		_, ext := d.Extent()
 		tlb, text := d.TrueExtent()
-		if tlb < 0 && ext >= 0 && p != nil {
-			// Data before the block's address: the block starts at its
-			// first byte of data, as buffer's do.
+		if (tlb < 0 || p == nil && tlb > 0) && ext >= 0 {
+			// Data before the block's address, or from MPI_BOTTOM: the
+			// block starts at its first byte of data, as buffer's do.
 			if s, ok := shifted(d, -tlb); ok {
 				w.types[i], w.displs[i], tlb = s, w.displs[i]+tlb, 0
 			}
@@ -69,15 +75,20 @@ func wSideOf[N, D ~int32 | ~int64](op, side string, p unsafe.Pointer, counts *N,
 		lo = min(lo, w.displs[i])
 		end = max(end, w.displs[i]+(c-1)*ext+tlb+text)
 	}
-	if p == nil || end-lo <= 0 {
+	if end-lo <= 0 {
 		return w, nil
 	}
-	if lo < 0 {
-		// Blocks before p (C allows negative displacements): the buffer
-		// starts at the lowest.
+	if lo != 0 {
+		// Blocks before p (C allows negative displacements), or from
+		// MPI_BOTTOM: the buffer starts at the lowest. An empty block's
+		// displacement, which may lie anywhere, becomes 0.
 		p, end = unsafe.Add(p, lo), end-lo
 		for i := range w.displs {
-			w.displs[i] -= lo
+			if w.counts[i] > 0 {
+				w.displs[i] -= lo
+			} else {
+				w.displs[i] = 0
+			}
 		}
 	}
 	w.buf = unsafe.Slice((*byte)(p), end)

@@ -1,8 +1,10 @@
 package pmpi
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
+	"unsafe"
 )
 
 // The w-forms of the all-to-all exchanges give every block its own count,
@@ -62,6 +64,44 @@ func (k *collCall) wBlocks(what string, parts int, per string, buf []byte, count
 	return blocks, at, nil
 }
 
+// blocksMeet reports whether a send block and a receive block of a
+// w-form share a byte. The sides' buffers may overlap where their blocks
+// do not: blocks interleaved in one array, or each in its own allocation
+// from MPI_BOTTOM in C, the buffers then reaching from the lowest block
+// to the highest. Each block is taken as the bytes from its first byte of
+// data to its last.
+func blocksMeet(send []byte, scounts, sdispls []int, stypes []Datatype, recv []byte, rcounts, rdispls []int, rtypes []Datatype) bool {
+	type span struct {
+		lo, hi uintptr
+		recv   bool
+	}
+	var spans []span
+	add := func(buf []byte, counts, displs []int, types []Datatype, recv bool) {
+		base := uintptr(unsafe.Pointer(unsafe.SliceData(buf)))
+		for i, c := range counts {
+			if c > 0 && types[i].t.size > 0 {
+				lo, hi := types[i].t.reach(c)
+				spans = append(spans, span{base + uintptr(displs[i]+lo), base + uintptr(displs[i]+hi), recv})
+			}
+		}
+	}
+	add(send, scounts, sdispls, stypes, false)
+	add(recv, rcounts, rdispls, rtypes, true)
+	slices.SortFunc(spans, func(a, b span) int { return cmp.Compare(a.lo, b.lo) })
+	var end [2]uintptr // the farthest end of either side's blocks so far
+	for _, s := range spans {
+		me, other := 0, 1
+		if s.recv {
+			me, other = 1, 0
+		}
+		if end[other] > s.lo {
+			return true
+		}
+		end[me] = max(end[me], s.hi)
+	}
+	return false
+}
+
 // inPlaceBlocks is the send side of an in-place w-form: a copy of each
 // receive block. The blocks that lie in recv are taken from one copy of
 // it, which a persistent call copies again at each start (k.from); a
@@ -113,8 +153,8 @@ func alltoallwCall(s *collStart, send []byte, scounts, sdispls []int, stypes []D
 	// A block to itself of another length is the component's to report
 	// (coll.CheckOwnBlock): it still exchanges with the others, who would
 	// wait for ever if this rank returned here.
-	if err := k.apart(send, recv); err != nil {
-		return err
+	if overlap(send, recv) && blocksMeet(send, scounts, sdispls, stypes, recv, rcounts, rdispls, rtypes) {
+		return k.apart(send, recv)
 	}
 	return k.run(s, &o)
 }
@@ -147,8 +187,8 @@ func neighborAlltoallwCall(s *collStart, send []byte, scounts, sdispls []int, st
 	if err != nil {
 		return err
 	}
-	if err := k.separate(send, recv); err != nil {
-		return err
+	if overlap(send, recv) && blocksMeet(send, scounts, sdispls, stypes, recv, rcounts, rdispls, rtypes) {
+		return k.separate(send, recv)
 	}
 	return k.run(s, &collOp{kind: collNeighborAlltoallw, sblocks: sb, rblocks: rb, nb: nb})
 }

@@ -52,6 +52,24 @@ func testCollectiveArgs(t *testing.T, api pmpi.API, w *pmpi.Comm) {
 	} {
 		wantClass(t, tc.what, tc.err, pmpi.ClassBuffer, "the send and receive buffers overlap (this call has no in-place form: pass buffers that share no memory)")
 	}
+	// A w-form's blocks, not its buffers, must be apart: blocks
+	// interleaved in one array are.
+	one, at0, at4 := []int{1}, []int{0}, []int{4}
+	i32 := []pmpi.Datatype{pmpi.Int32}
+	copy(twelve, []byte{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12})
+	if err := api.Alltoallw(twelve, one, at0, i32, twelve, one, at4, i32, w); err != nil {
+		t.Errorf("Alltoallw of interleaved blocks: %v", err)
+	} else if want := []byte{1, 2, 3, 4, 1, 2, 3, 4, 9, 10, 11, 12}; !bytes.Equal(twelve, want) {
+		t.Errorf("Alltoallw of interleaved blocks left % x, want % x", twelve, want)
+	}
+	wantClass(t, "Alltoallw of blocks that overlap", api.Alltoallw(twelve[:8], one, at0, i32, twelve[2:], one, at0, i32, w),
+		pmpi.ClassBuffer, "the send and receive buffers overlap (use the in-place form)")
+	two, i32s := []int{1, 1}, []pmpi.Datatype{pmpi.Int32, pmpi.Int32}
+	if err := api.NeighborAlltoallw(twelve, two, []int{0, 0}, i32s, twelve, two, []int{4, 8}, i32s, ring); err != nil {
+		t.Errorf("NeighborAlltoallw of interleaved blocks: %v", err)
+	}
+	wantClass(t, "NeighborAlltoallw of blocks that overlap", api.NeighborAlltoallw(twelve, two, []int{0, 4}, i32s, twelve, two, []int{4, 8}, i32s, ring),
+		pmpi.ClassBuffer, "the send and receive buffers overlap (this call has no in-place form: pass buffers that share no memory)")
 }
 
 // An in-place reduction on one rank leaves the buffer as it is and, like

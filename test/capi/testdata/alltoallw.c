@@ -72,6 +72,52 @@ static void alltoallw(enum form f, int large) {
     free(send), free(recv), free(sc), free(sd), free(rc), free(rd), free(csc), free(crc), free(csd), free(crd), free(st), free(rt);
 }
 
+/* from_bottom: alltoallw from and to MPI_BOTTOM, each block its own
+ * allocation (and one on the stack), named by a struct type of its
+ * absolute address, as MPI_Get_address gives it; two ints each way. */
+static void from_bottom(enum form f) {
+    int n = size, on_stack[2] = {-1, -1};
+    int **send = malloc(sizeof(int *) * n), **recv = malloc(sizeof(int *) * n);
+    int *ones = malloc(sizeof(int) * n), *zero = calloc(n, sizeof(int));
+    MPI_Datatype *st = malloc(sizeof(MPI_Datatype) * n), *rt = malloc(sizeof(MPI_Datatype) * n);
+    for (int j = 0; j < n; j++) {
+        send[j] = malloc(2 * sizeof(int));
+        recv[j] = j == n - 1 ? on_stack : malloc(2 * sizeof(int));
+        send[j][0] = rank * 100 + j * 10, send[j][1] = rank * 100 + j * 10 + 1;
+        recv[j][0] = recv[j][1] = -1;
+        MPI_Aint a;
+        int one = 1;
+        MPI_Datatype pair;
+        TRY(MPI_Type_contiguous(2, MPI_INT, &pair));
+        TRY(MPI_Get_address(send[j], &a));
+        TRY(MPI_Type_create_struct(1, &one, &a, &pair, &st[j]));
+        TRY(MPI_Get_address(recv[j], &a));
+        TRY(MPI_Type_create_struct(1, &one, &a, &pair, &rt[j]));
+        TRY(MPI_Type_commit(&st[j]));
+        TRY(MPI_Type_commit(&rt[j]));
+        TRY(MPI_Type_free(&pair));
+        ones[j] = 1;
+    }
+    MPI_Request req;
+    int err = f == BLOCKING      ? MPI_Alltoallw(MPI_BOTTOM, ones, zero, st, MPI_BOTTOM, ones, zero, rt, MPI_COMM_WORLD)
+              : f == NONBLOCKING ? MPI_Ialltoallw(MPI_BOTTOM, ones, zero, st, MPI_BOTTOM, ones, zero, rt, MPI_COMM_WORLD, &req)
+                                 : MPI_Alltoallw_init(MPI_BOTTOM, ones, zero, st, MPI_BOTTOM, ones, zero, rt, MPI_COMM_WORLD,
+                                                      MPI_INFO_NULL, &req);
+    CHECK(err == MPI_SUCCESS, "%s alltoallw from MPI_BOTTOM", forms[f]);
+    complete(f, &req, NULL, 0);
+    for (int j = 0; j < n; j++) {
+        CHECK(recv[j][0] == j * 100 + rank * 10 && recv[j][1] == j * 100 + rank * 10 + 1,
+              "%s alltoallw from MPI_BOTTOM: from rank %d, %d and %d, want %d and %d", forms[f], j, recv[j][0],
+              recv[j][1], j * 100 + rank * 10, j * 100 + rank * 10 + 1);
+        TRY(MPI_Type_free(&st[j]));
+        TRY(MPI_Type_free(&rt[j]));
+        free(send[j]);
+        if (recv[j] != on_stack)
+            free(recv[j]);
+    }
+    free(send), free(recv), free(ones), free(zero), free(st), free(rt);
+}
+
 /* alltoallw in place: block j of buf, vec for odd j, is sent to rank j
  * and replaced by what rank j sends back, amount(rank, j) ints both ways. */
 static void in_place(enum form f) {
@@ -162,6 +208,9 @@ int main(int argc, char **argv) {
     for (int f = 0; f < NFORMS; f++)
         in_place(f);
     passed("alltoallw in place");
+    for (int f = 0; f < NFORMS; f++)
+        from_bottom(f);
+    passed("alltoallw from MPI_BOTTOM");
 
     MPI_Comm cart;
     int periodic = 1;
