@@ -79,7 +79,8 @@ func mpiAddErrorString(code int, s *C.char) error {
 	return nil
 }
 
-// remove forgets a code, or a class that has no code left.
+// remove forgets a code, or a class that has no code left; MPI 4.1 makes
+// removing one whose string was not removed first erroneous.
 func (u *userErrors) remove(op string, code int, isClass bool) error {
 	u.mu.Lock()
 	defer u.mu.Unlock()
@@ -92,6 +93,9 @@ func (u *userErrors) remove(op string, code int, isClass bool) error {
 	case !isClass && c == code:
 		return errorf(pmpi.ClassArg, "%s: %d is a class, not a code", op, code)
 	}
+	if _, ok := u.text[code]; ok {
+		return errorf(pmpi.ClassArg, "%s: %d still has the string MPI_Add_error_string gave it (remove it first with MPI_Remove_error_string)", op, code)
+	}
 	if isClass {
 		for other, oc := range u.class {
 			if oc == code && other != code {
@@ -100,7 +104,6 @@ func (u *userErrors) remove(op string, code int, isClass bool) error {
 		}
 	}
 	delete(u.class, code)
-	delete(u.text, code)
 	return nil
 }
 

@@ -76,6 +76,7 @@ int main(int argc, char **argv) {
 
     CHECK(MPI_Remove_error_class(class) == MPI_ERR_ARG, "a class with a code left was removed");
     CHECK(MPI_Remove_error_code(class) == MPI_ERR_ARG, "a class was removed as a code");
+    CHECK(MPI_Remove_error_code(code) == MPI_ERR_ARG, "a code with its string was removed");
     CHECK(MPI_Remove_error_string(code) == MPI_SUCCESS, "remove error string");
     CHECK(MPI_Remove_error_string(code) == MPI_ERR_ARG, "a string was removed twice");
     CHECK(MPI_Remove_error_code(code) == MPI_SUCCESS, "remove error code");
