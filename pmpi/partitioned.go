@@ -444,6 +444,21 @@ func (x *partition) match(r *Request, st *pml.Status) {
 func (x *partition) arrived(r *Request, j int) bool {
 	size := x.count * r.dt.Size()
 	lo, hi := j*size, (j+1)*size
+	if size == 0 {
+		// No bytes to map to the sender's messages, which are empty too:
+		// the partition of the same number has arrived with its message,
+		// or, where the sides' partitions differ, with all of them.
+		lo, hi = 0, x.msgs
+		if x.msgs == x.parts {
+			lo, hi = j, j+1
+		}
+		for m := lo; m < hi; m++ {
+			if q := x.ops[m].req; q != nil && !q.Done() {
+				return false
+			}
+		}
+		return true
+	}
 	for m := lo / max(x.msgBytes, 1); m < x.msgs && m*x.msgBytes < hi; m++ {
 		if q := x.ops[m].req; q != nil && !q.Done() {
 			return false

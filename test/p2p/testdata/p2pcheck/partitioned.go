@@ -42,7 +42,63 @@ func partitioned(w mpi.Comm) error {
 	if err := partOrder(w, right, left); err != nil {
 		return err
 	}
+	for _, parts := range [][2]int{{3, 3}, {2, 3}} {
+		if err := partEmpty(w, parts[0], parts[1], right, left); err != nil {
+			return fmt.Errorf("empty partitions, %d sent and %d received: %w", parts[0], parts[1], err)
+		}
+	}
 	return partProcNull(w)
+}
+
+// partEmpty: partitions of no data arrive when the sender readies them,
+// not before: with as many partitions on each side, each with the
+// sender's of its number, else all with the last. Barriers order the
+// sender's steps after the receiver's looks.
+func partEmpty(w mpi.Comm, sendParts, recvParts, right, left int) error {
+	s, err := mpi.PsendInit([]float64{}, sendParts, right, 11, w)
+	if err != nil {
+		return err
+	}
+	r, err := mpi.PrecvInit([]float64{}, recvParts, left, 11, w)
+	if err != nil {
+		return err
+	}
+	notYet := func(when string, from int) error {
+		for p := from; p < recvParts; p++ {
+			if ok, err := r.Parrived(p); err != nil || ok {
+				return fmt.Errorf("%s: partition %d arrived %v (%v), want not", when, p, ok, err)
+			}
+		}
+		return nil
+	}
+	for round := range 2 {
+		if err := r.Start(); err != nil {
+			return err
+		}
+		if err := notYet("before the send started", 0); err != nil {
+			return fmt.Errorf("round %d: %w", round, err)
+		}
+		if err := errors.Join(mpi.Barrier(w), s.Start(), s.Pready(0), mpi.Barrier(w)); err != nil {
+			return err
+		}
+		first := 1
+		if sendParts != recvParts {
+			first = 0
+		}
+		if err := notYet("with the sender's partition 0 ready", first); err != nil {
+			return fmt.Errorf("round %d: %w", round, err)
+		}
+		if err := errors.Join(mpi.Barrier(w), s.PreadyRange(1, sendParts-1)); err != nil {
+			return err
+		}
+		if err := watchArrivals(r, recvParts); err != nil {
+			return fmt.Errorf("round %d: %w", round, err)
+		}
+		if err := mpi.WaitAll(r, s); err != nil {
+			return fmt.Errorf("round %d: %w", round, err)
+		}
+	}
+	return errors.Join(s.Free(), r.Free())
 }
 
 func partRounds(w mpi.Comm, elems, sendParts, recvParts, right, left int) error {
