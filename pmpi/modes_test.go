@@ -51,6 +51,7 @@ func TestModesSingleton(t *testing.T) {
 		{"rsend", testRsend},
 		{"sendrecv", testSendrecv},
 		{"completion", testCompletion},
+		{"cancel-own", testCancelOwn},
 		{"free", testFree},
 		{"status", testStatusSetters},
 		{"derived-direct", testDerivedDirect},
@@ -764,4 +765,56 @@ func testStatusSetters(t *testing.T, api pmpi.API, _ *pmpi.Comm) {
 	wantClass(t, "StatusSetCancelled nil", api.StatusSetCancelled(nil, true), pmpi.ClassArg, "nil")
 	_, err = api.TestCancelled(nil)
 	wantClass(t, "TestCancelled nil", err, pmpi.ClassArg, "nil")
+}
+
+// A send of a rank to itself that nothing received is cancelled before
+// Cancel returns, in each mode and at a rendezvous size: the request's
+// status says so at once, and its message is gone.
+func testCancelOwn(t *testing.T, api pmpi.API, w *pmpi.Comm) {
+	for _, size := range []int{8, 1 << 20} {
+		for _, mode := range []struct {
+			name  string
+			start func(buf []byte, n, tag int) (*pmpi.Request, error)
+		}{
+			{"Isend", func(buf []byte, n, tag int) (*pmpi.Request, error) { return api.Isend(buf, n, pmpi.Byte, 0, tag, w) }},
+			{"Issend", func(buf []byte, n, tag int) (*pmpi.Request, error) { return api.Issend(buf, n, pmpi.Byte, 0, tag, w) }},
+		} {
+			r, err := mode.start(make([]byte, size), size, 70)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := api.Cancel(r); err != nil {
+				t.Fatal(err)
+			}
+			st, done, err := api.RequestGetStatus(r)
+			if err != nil || !done || !st.Cancelled {
+				t.Errorf("%s of %d bytes to itself, cancelled: status %+v, done %v, %v; want done and cancelled", mode.name, size, st, done, err)
+			}
+			if _, err := api.Wait(r); err != nil {
+				t.Fatal(err)
+			}
+			if _, found, _ := api.Iprobe(0, 70, w); found {
+				t.Fatalf("%s of %d bytes: the cancelled message is still there", mode.name, size)
+			}
+		}
+		// Received before the cancel: the send completes, not cancelled.
+		in := make([]byte, size)
+		q, err := api.Irecv(in, size, pmpi.Byte, 0, 71, w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := api.Isend(make([]byte, size), size, pmpi.Byte, 0, 71, w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := api.Cancel(r); err != nil {
+			t.Fatal(err)
+		}
+		if st, err := api.Wait(q); err != nil || st.Cancelled || st.Count != size {
+			t.Fatalf("the receive of a send cancelled too late (%d bytes): %+v, %v", size, st, err)
+		}
+		if st, err := api.Wait(r); err != nil || st.Cancelled {
+			t.Fatalf("a send cancelled after its receive matched it (%d bytes): %+v, %v", size, st, err)
+		}
+	}
 }

@@ -63,6 +63,10 @@ func (e *Engine) cancelSend(r *Request) error {
 	r.cancelling = true
 	e.mu.Unlock()
 	h := header{typ: typeCancel, context: r.context, source: int32(e.me), tag: int32(r.tag), sreq: r.id}
+	if r.peer == e.me {
+		e.cancelOwn(h)
+		return nil
+	}
 	if err := e.send(e.module(r.peer), r.peer, h, nil); err != nil {
 		return fmt.Errorf("cancel of a send: %w", err)
 	}
@@ -88,6 +92,10 @@ func (e *Engine) cancelEager(r *Request) error {
 	e.sends[r.id] = r
 	e.mu.Unlock()
 	h := header{typ: typeCancel, flags: flagEager, context: r.context, source: int32(e.me), tag: int32(r.tag), sreq: r.id, mark: r.mark}
+	if r.peer == e.me {
+		e.cancelOwn(h)
+		return nil
+	}
 	if err := e.send(e.module(r.peer), r.peer, h, nil); err != nil {
 		// The message went; whether it arrives is the peer's failure's to tell.
 		if s := e.takeSend(r.id); s != nil {
@@ -104,6 +112,24 @@ func (e *Engine) cancelEager(r *Request) error {
 // sender arrive in order, so the message is here already: in the
 // unexpected queue, or matched.
 func (e *Engine) deliverCancel(from int, h header) {
+	ack := e.drop(from, h)
+	e.later(func() {
+		if err := e.send(e.module(from), from, ack, nil); err != nil {
+			e.log.Warn("cannot answer a cancel", "to", from, "error", err)
+		}
+	})
+}
+
+// cancelOwn cancels a send of this rank to itself before Cancel returns:
+// its message, if no receive took it, is in this engine's queue, and the
+// answer, sent later (off the caller's goroutine where nothing polls),
+// would leave the request pending for a while after the message had gone.
+func (e *Engine) cancelOwn(h header) {
+	e.deliverCancelAck(e.me, e.drop(e.me, h))
+}
+
+// drop is deliverCancel's work, and returns its answer.
+func (e *Engine) drop(from int, h header) header {
 	eager := h.flags&flagEager != 0
 	e.mu.Lock()
 	q := e.queue(h.context).at(from, int(h.tag))
@@ -121,11 +147,7 @@ func (e *Engine) deliverCancel(from int, h header) {
 		}
 	}
 	e.mu.Unlock()
-	e.later(func() {
-		if err := e.send(e.module(from), from, ack, nil); err != nil {
-			e.log.Warn("cannot answer a cancel", "to", from, "error", err)
-		}
-	})
+	return ack
 }
 
 // deliverCancelAck completes a cancelled send. A rendezvous send whose
