@@ -208,7 +208,7 @@ func mpiBcastInit(buf unsafe.Pointer, count int, dt Datatype, root int, h Comm, 
 }
 
 func mpiReduce(s, r unsafe.Pointer, count int, dt Datatype, op Op, root int, h Comm) error {
-	a, err := reduceArgs(s, r, count, count, dt, op, h)
+	a, err := rootedReduceArgs(s, r, count, dt, op, root, h)
 	if err != nil {
 		return err
 	}
@@ -216,7 +216,7 @@ func mpiReduce(s, r unsafe.Pointer, count int, dt Datatype, op Op, root int, h C
 }
 
 func mpiIreduce(s, r unsafe.Pointer, count int, dt Datatype, op Op, root int, h Comm, req *Request) error {
-	a, err := reduceArgs(s, r, count, count, dt, op, h)
+	a, err := rootedReduceArgs(s, r, count, dt, op, root, h)
 	if err != nil {
 		return err
 	}
@@ -225,12 +225,25 @@ func mpiIreduce(s, r unsafe.Pointer, count int, dt Datatype, op Op, root int, h 
 }
 
 func mpiReduceInit(s, r unsafe.Pointer, count int, dt Datatype, op Op, root int, h Comm, info Info, req *Request) error {
-	a, err := reduceArgs(s, r, count, count, dt, op, h)
+	a, err := rootedReduceArgs(s, r, count, dt, op, root, h)
 	if err != nil {
 		return err
 	}
 	pr, err := api().ReduceInit(a.send, a.recv, count, a.sd, a.op, rank(root), a.e.c)
 	return a.started(req, true, pr, err)
+}
+
+// rootedReduceArgs is reduceArgs for Reduce's forms. At MPI_PROC_NULL,
+// the ranks of an intercommunicator's root group but the root, only root
+// is significant: the rest is not read (mpi4py passes an empty MPI_BYTE
+// buffer there, with the root's operation).
+func rootedReduceArgs(s, r unsafe.Pointer, count int, dt Datatype, op Op, root int, h Comm) (coll, error) {
+	if root == C.MPI_PROC_NULL {
+		if e, err := h.get(); err != nil || e.c.IsInter() {
+			return coll{e: e}, err
+		}
+	}
+	return reduceArgs(s, r, count, count, dt, op, h)
 }
 
 // reduceFunc and the like are gompi's reductions of one shape.

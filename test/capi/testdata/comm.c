@@ -182,8 +182,10 @@ int main(int argc, char **argv) {
     }
     if (even)
         TRY(MPI_Reduce(&mine, NULL, 1, MPI_INT, MPI_SUM, 0, inter));
-    else
-        TRY(MPI_Reduce(NULL, &total, 1, MPI_INT, MPI_SUM, lr == 0 ? MPI_ROOT : MPI_PROC_NULL, inter));
+    else if (lr == 0)
+        TRY(MPI_Reduce(NULL, &total, 1, MPI_INT, MPI_SUM, MPI_ROOT, inter));
+    else /* the other arguments are not significant here: as mpi4py passes them */
+        TRY(MPI_Reduce(NULL, NULL, 0, MPI_BYTE, MPI_SUM, MPI_PROC_NULL, inter));
     if (!even && lr == 0)
         CHECK(total == neven * (neven - 1), "intercomm reduce: %d, want the even ranks' sum %d", total, neven * (neven - 1));
     /* Non-blocking: an allreduce gives each group the other's sum. */
