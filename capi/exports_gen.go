@@ -4086,7 +4086,13 @@ func PMPI_Win_get_info(win C.uintptr_t, info_used *C.uintptr_t) C.int {
 
 //export PMPI_Win_get_name
 func PMPI_Win_get_name(win C.uintptr_t, win_name *C.char, resultlen *C.int) C.int {
-	return C.int(unsupported(0, "MPI_Win_get_name"))
+	if win_name == nil {
+		return C.int(done(0, nullArg("MPI_Win_get_name", "win_name")))
+	}
+	if resultlen == nil {
+		return C.int(done(0, nullArg("MPI_Win_get_name", "resultlen")))
+	}
+	return C.int(done(0, mpiWinGetName(Win(win), win_name, resultlen)))
 }
 
 //export PMPI_Win_lock

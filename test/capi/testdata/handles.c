@@ -84,6 +84,8 @@ static void datatypes(void) {
     CHECK(strcmp(name, "my double") == 0 && n == 9, "MPI_Type_get_name of a renamed MPI_DOUBLE is \"%s\" (%d)", name, n);
     TRY(MPI_Type_set_name(MPI_DOUBLE, "MPI_DOUBLE"));
     RC(MPI_Type_set_name(MPI_DATATYPE_NULL, "none"), MPI_ERR_TYPE);
+    TRY(MPI_Win_get_name(MPI_WIN_NULL, name, &n));
+    CHECK(strcmp(name, "MPI_WIN_NULL") == 0 && n == 12, "MPI_Win_get_name(MPI_WIN_NULL) is \"%s\" (%d)", name, n);
     TRY(MPI_Comm_get_name(MPI_COMM_NULL, name, &n));
     CHECK(strcmp(name, "MPI_COMM_NULL") == 0 && n == 13, "MPI_Comm_get_name(MPI_COMM_NULL) is \"%s\" (%d)", name, n);
     MPI_Datatype col;
