@@ -84,7 +84,9 @@ func mpiStatusSetElements(st *C.MPI_Status, dt Datatype, count int) error {
 	if err := api().StatusSetElements(&s, d, count); err != nil {
 		return err
 	}
-	putStatus(st, &s)
+	// The size alone: the program's other fields stay as they are.
+	b := uint64(s.Bytes())
+	st.MPI_internal[0], st.MPI_internal[1] = C.int(uint32(b)), C.int(uint32(b>>32))
 	return nil
 }
 

@@ -925,9 +925,13 @@ static void status_counts(void) {
     TRY(MPI_Get_elements(&st, four, &e));
     TRY(MPI_Get_count(&st, four, &c));
     CHECK(e == 6 && c == MPI_UNDEFINED, "6 ints set on 4 x MPI_INT: %d elements, count %d", e, c);
+    st.MPI_SOURCE = MPI_ANY_SOURCE, st.MPI_TAG = 3, st.MPI_ERROR = MPI_ERR_OTHER;
     TRY(MPI_Status_set_elements(&st, four, 8));
     TRY(MPI_Get_count(&st, four, &c));
     EQ(c, 2, "MPI_Get_count of 8 ints set on 4 x MPI_INT");
+    CHECK(st.MPI_SOURCE == MPI_ANY_SOURCE && st.MPI_TAG == 3 && st.MPI_ERROR == MPI_ERR_OTHER,
+          "MPI_Status_set_elements changed the other fields: source %d, tag %d, error %d", st.MPI_SOURCE, st.MPI_TAG,
+          st.MPI_ERROR);
     TRY(MPI_Status_set_elements_x(&st, MPI_BYTE, many));
     TRY(MPI_Get_elements_c(&st, MPI_BYTE, &ce));
     TRY(MPI_Get_count_c(&st, MPI_BYTE, &cc));
