@@ -91,6 +91,11 @@ func wSideOf[N, D ~int32 | ~int64](op, side string, p unsafe.Pointer, counts *N,
 			}
 		}
 	}
+	if p == nil {
+		// MPI_BOTTOM with a block that could not be shifted to its data:
+		// no buffer, which pmpi finds too short.
+		return w, nil
+	}
 	w.buf = unsafe.Slice((*byte)(p), end)
 	return w, nil
 }

@@ -219,6 +219,20 @@ int main(int argc, char **argv) {
         for (int f = 0; f < NFORMS; f++)
             ring(cart, f, large);
     passed("neighbor alltoallw on a ring");
+    /* From MPI_BOTTOM with predefined types, the MPI_Aint displacements
+     * being the addresses. */
+    int sl = rank * 10 + 1, sr = rank * 10 + 2, rl = -1, rr = -1, ones2[2] = {1, 1};
+    MPI_Aint sa[2], ra[2];
+    MPI_Datatype ints2[2] = {MPI_INT, MPI_INT};
+    TRY(MPI_Get_address(&sl, &sa[0]));
+    TRY(MPI_Get_address(&sr, &sa[1]));
+    TRY(MPI_Get_address(&rl, &ra[0]));
+    TRY(MPI_Get_address(&rr, &ra[1]));
+    TRY(MPI_Neighbor_alltoallw(MPI_BOTTOM, ones2, sa, ints2, MPI_BOTTOM, ones2, ra, ints2, cart));
+    int lft = (rank + size - 1) % size, rgt = (rank + 1) % size;
+    CHECK(rl == lft * 10 + 2 && rr == rgt * 10 + 1, "neighbor alltoallw from MPI_BOTTOM: %d and %d, want %d and %d", rl,
+          rr, lft * 10 + 2, rgt * 10 + 1);
+    passed("neighbor alltoallw from MPI_BOTTOM");
 
     /* Errors every rank makes alike, found before any message. */
     MPI_Datatype loose;
