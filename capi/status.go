@@ -27,9 +27,14 @@ func putStatus(dst *C.MPI_Status, st *pmpi.Status) {
 		dst.MPI_ERROR = C.MPI_SUCCESS
 	}
 	dst.MPI_SOURCE, dst.MPI_TAG = cRank(st.Source), cTag(st.Tag)
-	b := uint64(st.Bytes())
-	dst.MPI_internal[0], dst.MPI_internal[1] = C.int(uint32(b)), C.int(uint32(b>>32))
+	putBytes(dst, st.Bytes())
 	dst.MPI_internal[2] = cbool(st.Cancelled)
+}
+
+// putBytes writes a message's size in bytes into dst.
+func putBytes(dst *C.MPI_Status, n int) {
+	b := uint64(n)
+	dst.MPI_internal[0], dst.MPI_internal[1] = C.int(uint32(b)), C.int(uint32(b>>32))
 }
 
 // getStatus reads a status C holds.
@@ -84,9 +89,7 @@ func mpiStatusSetElements(st *C.MPI_Status, dt Datatype, count int) error {
 	if err := api().StatusSetElements(&s, d, count); err != nil {
 		return err
 	}
-	// The size alone: the program's other fields stay as they are.
-	b := uint64(s.Bytes())
-	st.MPI_internal[0], st.MPI_internal[1] = C.int(uint32(b)), C.int(uint32(b>>32))
+	putBytes(st, s.Bytes()) // the size alone: the program's other fields stay as they are
 	return nil
 }
 

@@ -444,22 +444,8 @@ func (x *partition) match(r *Request, st *pml.Status) {
 func (x *partition) arrived(r *Request, j int) bool {
 	size := x.count * r.dt.Size()
 	lo, hi := j*size, (j+1)*size
-	if size == 0 {
-		// No bytes to map to the sender's messages, which are empty too:
-		// the partition of the same number has arrived with its message,
-		// or, where the sides' partitions differ, with all of them.
-		lo, hi = 0, x.msgs
-		if x.msgs == x.parts {
-			lo, hi = j, j+1
-		}
-		for m := lo; m < hi; m++ {
-			if q := x.ops[m].req; q != nil && !q.Done() {
-				return false
-			}
-		}
-		return true
-	}
-	for m := lo / max(x.msgBytes, 1); m < x.msgs && m*x.msgBytes < hi; m++ {
+	first, end := x.carriers(j, lo, hi)
+	for m := first; m < end; m++ {
 		if q := x.ops[m].req; q != nil && !q.Done() {
 			return false
 		}
@@ -469,6 +455,21 @@ func (x *partition) arrived(r *Request, j int) bool {
 		r.dt.t.unpack(x.data[j*x.count*extentOf(r.dt):], x.stage[lo:hi], x.count)
 	}
 	return true
+}
+
+// carriers is the range of the sender's messages that carry the
+// receive's partition j, its bytes lo to hi. An empty partition has no
+// bytes to map, and the sender's messages are empty too: it arrives with
+// the sender's message of its number, or, where the sides' partitions
+// differ, with all of them.
+func (x *partition) carriers(j, lo, hi int) (first, end int) {
+	switch {
+	case lo < hi:
+		return lo / x.msgBytes, min(x.msgs, (hi+x.msgBytes-1)/x.msgBytes)
+	case x.msgs == x.parts:
+		return j, j + 1
+	}
+	return 0, x.msgs
 }
 
 // pending is Request.pending for a partitioned request: an engine request
