@@ -30,7 +30,7 @@ type conn struct {
 	nc   *net.TCPConn
 
 	closeOnce sync.Once
-	closing   atomic.Bool          // close has begun
+	closed    chan struct{}        // closed when close begins
 	sock      atomic.Pointer[sock] // the socket once out of the netpoller (detach)
 	deleted   atomic.Bool          // DelProcs ended it: not a failure
 
@@ -67,7 +67,7 @@ type conn struct {
 }
 
 func newConn(m *Module, nc *net.TCPConn) *conn {
-	c := &conn{m: m, nc: nc}
+	c := &conn{m: m, nc: nc, closed: make(chan struct{})}
 	// A TCPConn's SyscallConn fails only once it is closed; then so do its uses.
 	c.rc, _ = nc.SyscallConn()
 	c.writeFn = func(fd uintptr) {
@@ -226,7 +226,7 @@ func (c *conn) bye(timeout time.Duration) {
 
 func (c *conn) close() {
 	c.closeOnce.Do(func() {
-		c.closing.Store(true)
+		close(c.closed)
 		c.nc.Close()
 		if s := c.sock.Load(); s != nil {
 			s.close()
@@ -256,11 +256,13 @@ func (c *conn) detach() error {
 	s := w.attach(fd)
 	c.rc = s
 	c.sock.Store(s)
-	if c.closing.Load() { // closed meanwhile, before it saw s
+	select {
+	case <-c.closed: // closed meanwhile, before it saw s
 		s.close()
 		return net.ErrClosed
+	default:
+		return nil
 	}
-	return nil
 }
 
 // readLoop reads the connection until it ends, then reports why. It reads
@@ -289,7 +291,7 @@ func (c *conn) read() error {
 	c.m.startReading(c)
 	for first := true; ; first = false {
 		if !first {
-			c.m.napWhilePolled()
+			c.m.napWhilePolled(c.closed)
 		}
 		seen := c.m.polls.Load()
 		var perr error

@@ -492,9 +492,10 @@ const pollGrace = time.Millisecond
 const maxNap = 8 * time.Millisecond
 
 // napWhilePolled returns once nobody has polled for a nap (pollGrace at
-// first, twice as long after each nap that saw polls, up to maxNap), or
-// the module finalizes.
-func (m *Module) napWhilePolled() {
+// first, twice as long after each nap that saw polls, up to maxNap), the
+// module finalizes, or closed is: a poller that found the connection's
+// end closed it, and only its reader reports that end.
+func (m *Module) napWhilePolled(closed <-chan struct{}) {
 	nap := m.pollGrace
 	t := time.NewTimer(nap)
 	defer t.Stop()
@@ -502,6 +503,8 @@ func (m *Module) napWhilePolled() {
 		seen := m.polls.Load()
 		select {
 		case <-m.ctx.Done():
+			return
+		case <-closed:
 			return
 		case <-t.C:
 		}
