@@ -115,7 +115,8 @@
 // thread does not wake every millisecond), so messages progress while a
 // rank computes; a reader that finds a poller holding the lock naps and looks
 // again, since the poller may have stopped short of the bytes that woke
-// the reader.
+// the reader. A poller that reads the end of a connection closes it, which
+// ends the reader's nap: the reader alone reports why the connection ended.
 //
 // Once authenticated a socket leaves Go's netpoller: its descriptor is
 // duplicated and the net.TCPConn closed. The runtime watches its sockets
