@@ -48,11 +48,14 @@ func ints[T cInt](p *T, n int) []int {
 // inPlace reports whether a buffer argument is MPI_IN_PLACE.
 func inPlace(p unsafe.Pointer) bool { return uintptr(p) == 1 }
 
-// extentOf is how many elements counts and displs reach.
+// extentOf is how many elements counts and displs reach. A block of no
+// elements reaches nowhere, wherever its displacement points.
 func extentOf(counts, displs []int) int {
 	n := 0
 	for i := range min(len(counts), len(displs)) {
-		n = max(n, displs[i]+counts[i])
+		if counts[i] > 0 {
+			n = max(n, displs[i]+counts[i])
+		}
 	}
 	return n
 }

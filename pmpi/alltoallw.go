@@ -71,9 +71,8 @@ func (k *collCall) wBlocks(what string, parts int, per string, buf []byte, count
 // to the highest. Each block is taken as the bytes from its first byte of
 // data to its last.
 func blocksMeet(send []byte, scounts, sdispls []int, stypes []Datatype, recv []byte, rcounts, rdispls []int, rtypes []Datatype) bool {
-	type span struct {
-		lo, hi uintptr
-		recv   bool
+	if !overlap(send, recv) {
+		return false
 	}
 	var spans []span
 	add := func(buf []byte, counts, displs []int, types []Datatype, recv bool) {
@@ -87,6 +86,43 @@ func blocksMeet(send []byte, scounts, sdispls []int, stypes []Datatype, recv []b
 	}
 	add(send, scounts, sdispls, stypes, false)
 	add(recv, rcounts, rdispls, rtypes, true)
+	return spansMeet(spans)
+}
+
+// vBlocksMeet is blocksMeet for a v-form's sides, whose blocks are bc[i]
+// bytes at bd[i] of their buffer; a side with nil counts is one block, its
+// buffer. A receive buffer reaches from its origin, which may lie well
+// before its first block, and a block of no elements may lie anywhere.
+func vBlocksMeet(send []byte, sc, sd []int, recv []byte, rc, rd []int) bool {
+	if !overlap(send, recv) {
+		return false
+	}
+	var spans []span
+	add := func(buf []byte, counts, displs []int, recv bool) {
+		base := uintptr(unsafe.Pointer(unsafe.SliceData(buf)))
+		if counts == nil {
+			spans = append(spans, span{base, base + uintptr(len(buf)), recv})
+			return
+		}
+		for i, c := range counts {
+			if c > 0 {
+				spans = append(spans, span{base + uintptr(displs[i]), base + uintptr(displs[i]+c), recv})
+			}
+		}
+	}
+	add(send, sc, sd, false)
+	add(recv, rc, rd, true)
+	return spansMeet(spans)
+}
+
+// span is the bytes [lo, hi) of one block of a send or a receive side.
+type span struct {
+	lo, hi uintptr
+	recv   bool
+}
+
+// spansMeet reports whether a send span shares a byte with a receive span.
+func spansMeet(spans []span) bool {
 	slices.SortFunc(spans, func(a, b span) int { return cmp.Compare(a.lo, b.lo) })
 	var end [2]uintptr // the farthest end of either side's blocks so far
 	for _, s := range spans {
@@ -153,7 +189,7 @@ func alltoallwCall(s *collStart, send []byte, scounts, sdispls []int, stypes []D
 	// A block to itself of another length is the component's to report
 	// (coll.CheckOwnBlock): it still exchanges with the others, who would
 	// wait for ever if this rank returned here.
-	if overlap(send, recv) && blocksMeet(send, scounts, sdispls, stypes, recv, rcounts, rdispls, rtypes) {
+	if blocksMeet(send, scounts, sdispls, stypes, recv, rcounts, rdispls, rtypes) {
 		return k.apart(send, recv)
 	}
 	return k.run(s, &o)
@@ -187,7 +223,7 @@ func neighborAlltoallwCall(s *collStart, send []byte, scounts, sdispls []int, st
 	if err != nil {
 		return err
 	}
-	if overlap(send, recv) && blocksMeet(send, scounts, sdispls, stypes, recv, rcounts, rdispls, rtypes) {
+	if blocksMeet(send, scounts, sdispls, stypes, recv, rcounts, rdispls, rtypes) {
 		return k.separate(send, recv)
 	}
 	return k.run(s, &collOp{kind: collNeighborAlltoallw, sblocks: sb, rblocks: rb, nb: nb})

@@ -70,6 +70,35 @@ func testCollectiveArgs(t *testing.T, api pmpi.API, w *pmpi.Comm) {
 	}
 	wantClass(t, "NeighborAlltoallw of blocks that overlap", api.NeighborAlltoallw(twelve, two, []int{0, 4}, i32s, twelve, two, []int{4, 8}, i32s, ring),
 		pmpi.ClassBuffer, "the send and receive buffers overlap (this call has no in-place form: pass buffers that share no memory)")
+	// So are a v-form's: a send block in the gap before the receive
+	// buffer's first block, or between its blocks, passes; and a block of
+	// no elements may point anywhere, before the buffer or past it.
+	copy(twelve, []byte{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12})
+	at2 := []int{2}
+	if err := api.Allgatherv(twelve[4:8], 1, pmpi.Int32, twelve, one, at2, pmpi.Int32, w); err != nil {
+		t.Errorf("Allgatherv from the gap before the receive block: %v", err)
+	} else if want := []byte{1, 2, 3, 4, 5, 6, 7, 8, 5, 6, 7, 8}; !bytes.Equal(twelve, want) {
+		t.Errorf("Allgatherv from the gap before the receive block left % x, want % x", twelve, want)
+	}
+	if err := api.Alltoallv(twelve, one, at0, pmpi.Int32, twelve, one, at2, pmpi.Int32, w); err != nil {
+		t.Errorf("Alltoallv of interleaved blocks: %v", err)
+	}
+	sixteen := make([]byte, 16)
+	if err := api.NeighborAlltoallv(sixteen, two, []int{0, 1}, pmpi.Int32, sixteen, two, []int{2, 3}, pmpi.Int32, ring); err != nil {
+		t.Errorf("NeighborAlltoallv of interleaved blocks: %v", err)
+	}
+	if err := api.NeighborAllgatherv(twelve[:4], 1, pmpi.Int32, twelve, two, []int{1, 2}, pmpi.Int32, ring); err != nil {
+		t.Errorf("NeighborAllgatherv of interleaved blocks: %v", err)
+	}
+	for _, d := range []int{-1, 5} {
+		if err := api.Gatherv(four, 0, pmpi.Int32, four, []int{0}, []int{d}, pmpi.Int32, 0, w); err != nil {
+			t.Errorf("Gatherv of no elements at displacement %d: %v", d, err)
+		}
+	}
+	wantClass(t, "Allgatherv from its receive block", api.Allgatherv(twelve[8:], 1, pmpi.Int32, twelve, one, at2, pmpi.Int32, w),
+		pmpi.ClassBuffer, "the send and receive buffers overlap (use the in-place form)")
+	wantClass(t, "NeighborAllgatherv into its send block", api.NeighborAllgatherv(twelve[:4], 1, pmpi.Int32, twelve, two, []int{0, 2}, pmpi.Int32, ring),
+		pmpi.ClassBuffer, "the send and receive buffers overlap (this call has no in-place form: pass buffers that share no memory)")
 }
 
 // An in-place reduction on one rank leaves the buffer as it is and, like

@@ -150,7 +150,9 @@ func bufName(what string) string {
 }
 
 // vector turns per-rank counts and displacements in elements of dt into
-// bytes and checks that each block lies inside a buffer of n bytes.
+// bytes and checks that each block lies inside a buffer of n bytes. A
+// block of no elements touches no memory, so its displacement may be
+// anything: one outside the buffer is taken as 0.
 func (k *collCall) vector(what string, counts, displs []int, dt Datatype, n int) ([]int, []int, error) {
 	return k.blocks(what, k.comm.Size(), "rank", counts, displs, dt, n)
 }
@@ -178,6 +180,11 @@ func (k *collCall) blocks(what string, parts int, per string, counts, displs []i
 		switch {
 		case counts[i] < 0:
 			return nil, nil, k.fail(ClassCount, "%s count %d for %s %d is negative", what, counts[i], per, i)
+		case counts[i] == 0:
+			if d > 0 && d*dt.Size() <= n {
+				bd[i] = d * dt.Size()
+			}
+			continue
 		case d < 0 || (d+counts[i])*dt.Size() > n:
 			return nil, nil, k.fail(ClassBuffer, "%s block of %s %d (%d elements at %d) lies outside the buffer of %d elements",
 				what, per, i, counts[i], d, n/dt.Size())
@@ -259,6 +266,15 @@ func (k *collCall) apart(a, b []byte) error {
 		return k.noInPlaceOverlap()
 	}
 	return k.fail(ClassBuffer, "the send and receive buffers overlap (use the in-place form)")
+}
+
+// apartV is apart for a v-form, whose blocks must be apart, not its
+// buffers (vBlocksMeet).
+func (k *collCall) apartV(send []byte, sc, sd []int, recv []byte, rc, rd []int) error {
+	if !vBlocksMeet(send, sc, sd, recv, rc, rd) {
+		return nil
+	}
+	return k.apart(send, recv)
 }
 
 // separate is apart for the calls that have no in-place form on any

@@ -56,7 +56,7 @@ func alltoallvCall(s *collStart, send []byte, scounts, sdispls []int, sdt Dataty
 		send, sc, sdp = k.inPlace(recv), rc, rdp
 	} else if sc, sdp, err = k.vectorIn("send", &send, scounts, sdispls, sdt); err != nil {
 		return err
-	} else if err := k.apart(send, recv); err != nil {
+	} else if err := k.apartV(send, sc, sdp, recv, rc, rdp); err != nil {
 		return err
 	}
 	return k.run(s, &collOp{kind: collAlltoallv, send: send, scounts: sc, sdispls: sdp, recv: recv, counts: rc, displs: rdp})

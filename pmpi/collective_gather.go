@@ -66,7 +66,7 @@ func gathervCall(s *collStart, send []byte, scount int, sdt Datatype, recv []byt
 			sd = k.inPlace(recv[bd[root] : bd[root]+bc[root]])
 		} else if sd, err = k.data("send", send, scount, sdt); err != nil {
 			return err
-		} else if err := errorsFirst(k.match(len(sd), bc[root]), k.apart(sd, recv)); err != nil {
+		} else if err := errorsFirst(k.match(len(sd), bc[root]), k.apartV(sd, nil, nil, recv, bc, bd)); err != nil {
 			return err
 		}
 	} else if sd, err = k.data("send", send, scount, sdt); err != nil {
@@ -130,7 +130,7 @@ func allgathervCall(s *collStart, send []byte, scount int, sdt Datatype, recv []
 		sd = k.inPlace(recv[bd[me] : bd[me]+bc[me]])
 	} else if sd, err = k.data("send", send, scount, sdt); err != nil {
 		return err
-	} else if err := errorsFirst(k.match(len(sd), bc[me]), k.apart(sd, recv)); err != nil {
+	} else if err := errorsFirst(k.match(len(sd), bc[me]), k.apartV(sd, nil, nil, recv, bc, bd)); err != nil {
 		return err
 	}
 	return k.run(s, &collOp{kind: collAllgatherv, send: sd, recv: recv, counts: bc, displs: bd})

@@ -65,7 +65,7 @@ func scattervCall(s *collStart, send []byte, counts, displs []int, sdt Datatype,
 			rd = make([]byte, bc[root])
 		} else if rd, err = k.data("receive", recv, rcount, rdt); err != nil {
 			return err
-		} else if err := errorsFirst(k.match(bc[root], len(rd)), k.apart(send, rd)); err != nil {
+		} else if err := errorsFirst(k.match(bc[root], len(rd)), k.apartV(send, bc, bd, rd, nil, nil)); err != nil {
 			return err
 		}
 	} else if rd, err = k.data("receive", recv, rcount, rdt); err != nil {

@@ -79,7 +79,9 @@ func (k *collCall) blocksIn(what string, parts int, per string, buf *[]byte, cou
 			if displs != nil {
 				d = displs[i]
 			}
-			end, off = max(end, d+max(c, 0)), off+max(c, 0)
+			if c > 0 {
+				end, off = max(end, d+c), off+c
+			}
 		}
 		packed, err := k.derivedData(what, *buf, end, dt)
 		if err != nil {

@@ -148,8 +148,8 @@ func neighborAllgathervCall(s *collStart, send []byte, scount int, sdt Datatype,
 	if err != nil {
 		return err
 	}
-	if err := k.separate(sd, recv); err != nil {
-		return err
+	if vBlocksMeet(sd, nil, nil, recv, bc, bd) {
+		return k.separate(sd, recv)
 	}
 	return k.run(s, &collOp{kind: collNeighborAllgatherv, send: sd, recv: recv, counts: bc, displs: bd, nb: nb})
 }
@@ -214,8 +214,8 @@ func neighborAlltoallvCall(s *collStart, send []byte, scounts, sdispls []int, sd
 	if err != nil {
 		return err
 	}
-	if err := k.separate(send, recv); err != nil {
-		return err
+	if vBlocksMeet(send, sc, sdp, recv, rc, rdp) {
+		return k.separate(send, recv)
 	}
 	return k.run(s, &collOp{kind: collNeighborAlltoallv, send: send, scounts: sc, sdispls: sdp, recv: recv, counts: rc, displs: rdp, nb: nb})
 }

@@ -702,6 +702,69 @@ static void negative_displs(void) {
     TRY(MPI_Type_free(&before));
 }
 
+/* apart_blocks: a v-form's blocks must be apart, not its buffers, and a
+ * block of no elements may point anywhere, as FFTW's transposes and
+ * PT-Scotch's gathers pass them: a send element in the gap between the
+ * receive buffer's address and its first block; an empty receive block
+ * whose displacement points past the data into the send array, or before
+ * the buffer. Blocks that share memory are still refused. */
+static void apart_blocks(void) {
+    enum form f = B;
+    int inplace = 0, round = 0;
+    int mem[MAX], counts[8], displs[8];
+    struct {
+        int recv[8];
+        int send[8];
+    } b;
+    TRY(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
+    TRY(MPI_Comm_size(MPI_COMM_WORLD, &size));
+    what = "a send element in the gap before the receive blocks";
+    for (int q = 0; q < size; q++)
+        counts[q] = 1, displs[q] = 2 + q;
+    for (int i = 0; i < MAX; i++)
+        mem[i] = -1;
+    mem[1] = val(rank, 0, round);
+    TRY(MPI_Allgatherv(&mem[1], 1, MPI_INT, mem, counts, displs, MPI_INT, MPI_COMM_WORLD));
+    for (int q = 0; q < size; q++)
+        EXPECT(mem[2 + q], val(q, 0, round));
+    EXPECT(mem[1], val(rank, 0, round));
+    for (int q = 0; q < size; q++)
+        mem[2 + q] = -1;
+    TRY(MPI_Gatherv(&mem[1], 1, MPI_INT, mem, counts, displs, MPI_INT, 0, MPI_COMM_WORLD));
+    for (int q = 0; rank == 0 && q < size; q++)
+        EXPECT(mem[2 + q], val(q, 0, round));
+
+    /* The last rank sends nothing: its empty block at each receiver points
+     * into the send array, and at the root before the buffer. */
+    what = "empty blocks that point outside the data";
+    int last = size - 1, scounts[8], sdispls[8];
+    for (int q = 0; q < size; q++) {
+        scounts[q] = rank == last ? 0 : 1, sdispls[q] = q;
+        counts[q] = q == last ? 0 : 1, displs[q] = q == last ? 10 : q;
+        b.send[q] = pairval(rank, q, 0, round), b.recv[q] = -1;
+    }
+    TRY(MPI_Alltoallv(b.send, scounts, sdispls, MPI_INT, b.recv, counts, displs, MPI_INT, MPI_COMM_WORLD));
+    for (int q = 0; q < last; q++)
+        EXPECT(b.recv[q], pairval(q, rank, 0, round));
+    EXPECT(b.recv[last], -1);
+    displs[last] = -1;
+    for (int q = 0; q < size; q++)
+        b.recv[q] = -1;
+    TRY(MPI_Gatherv(b.send, rank == last ? 0 : 1, MPI_INT, b.recv, counts, displs, MPI_INT, 0, MPI_COMM_WORLD));
+    for (int q = 0; rank == 0 && q < last; q++)
+        EXPECT(b.recv[q], pairval(q, 0, 0, round));
+
+    /* Each rank's send element is its own receive block: refused on every
+     * rank, before any message. */
+    MPI_Comm errs;
+    TRY(MPI_Comm_dup(MPI_COMM_WORLD, &errs));
+    TRY(MPI_Comm_set_errhandler(errs, MPI_ERRORS_RETURN));
+    for (int q = 0; q < size; q++)
+        counts[q] = 1, displs[q] = 2 + q;
+    RC(MPI_Allgatherv(&mem[2 + rank], 1, MPI_INT, mem, counts, displs, MPI_INT, errs), MPI_ERR_BUFFER);
+    TRY(MPI_Comm_free(&errs));
+}
+
 /* refused_free: MPI_Request_free refuses an active collective's request
  * and leaves the handle, which MPI_Wait then completes. Rank 0 tries
  * before the others join the barrier, so that it cannot have completed. */
@@ -756,6 +819,7 @@ int main(int argc, char **argv) {
     TRY(MPI_Comm_free(&comm));
 
     negative_displs();
+    apart_blocks();
     passed("negative displacements");
     reduce_local();
     passed("reduce_local");
