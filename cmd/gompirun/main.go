@@ -119,6 +119,7 @@ func run(args []string, stdin *os.File, stdout, stderr io.Writer, sigs, quits <-
 
 		ReportStateOnTimeout: opt.reportState,
 		StackTraces:          opt.stacks,
+		StateAnswerWait:      opt.stateWait,
 		StateRequests:        quits,
 		Output:               opt.output,
 		Stdin:                stdin,

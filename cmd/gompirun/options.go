@@ -78,8 +78,9 @@ type options struct {
 	tune          []string // absolute paths
 	output        launcher.OutputOptions
 	timeout       time.Duration
-	reportState   bool // --report-state-on-timeout
-	stacks        bool // --get-stack-traces
+	reportState   bool          // --report-state-on-timeout
+	stateWait     time.Duration // --report-state-wait
+	stacks        bool          // --get-stack-traces
 	bind          node.Bind
 	verbose       int
 	hostOpts      hostOptions
@@ -177,6 +178,7 @@ func parseArgs(args []string, h host, stdout io.Writer) (*options, error) {
 	_ = fl.MarkHidden("wd")
 	fl.IntVar(&timeout, "timeout", 0, "stop the job `SECONDS` after start, the launch included, and exit with status 124 (default $MPIEXEC_TIMEOUT, else none)")
 	fl.BoolVar(&o.reportState, "report-state-on-timeout", false, "before --timeout stops the job, print what every rank waits for")
+	fl.DurationVar(&o.stateWait, "report-state-wait", time.Second, "how long a state report waits for each rank's answer (`DURATION`, such as 1s or 30s; more on a host whose ranks are starved of CPU)")
 	fl.BoolVar(&o.stacks, "get-stack-traces", false, "add every goroutine's stack of every rank to state reports")
 	fl.Var(&bindTo, "bind-to", "which CPUs each rank may use (see below)")
 	fl.CountVarP(&o.verbose, "verbose", "v", "log what gompirun does to stderr")
@@ -283,6 +285,9 @@ func parseArgs(args []string, h host, stdout io.Writer) (*options, error) {
 	}
 	if o.timeout, err = timeoutOption(fl.Changed("timeout"), timeout, h.lookupEnv); err != nil {
 		return nil, err
+	}
+	if o.stateWait <= 0 || o.stateWait > time.Hour {
+		return nil, fmt.Errorf("--report-state-wait %v: want a duration above 0 and at most 1h, such as 1s or 30s", o.stateWait)
 	}
 	if o.hostOpts.hostfile != "" {
 		if o.hostOpts.hostfile, err = filepath.Abs(o.hostOpts.hostfile); err != nil {

@@ -108,6 +108,8 @@ func TestParseErrors(t *testing.T) {
 		{[]string{"-np", "2", "--timeout", "-1", "prog"}, "--timeout -1"},
 		{[]string{"-np", "2", "--timeout", "9223372037", "prog"}, "--timeout 9223372037: want a whole number of seconds from 0 (none) to 9223372036"},
 		{[]string{"-np", "2", "--timeout", "18446744074", "prog"}, "--timeout 18446744074: want a whole number of seconds from 0 (none) to 9223372036"},
+		{[]string{"-np", "2", "--report-state-wait", "0s", "prog"}, "--report-state-wait 0s: want a duration above 0 and at most 1h, such as 1s or 30s"},
+		{[]string{"-np", "2", "--report-state-wait", "2h", "prog"}, "--report-state-wait 2h0m0s: want a duration above 0"},
 		{[]string{"-np", "2", "--output-filename", "", "prog"}, "--output-filename: the directory name is empty"},
 		{[]string{"-np", "2", "--wdir", "", "prog"}, "--wdir: the directory name is empty"},
 		{[]string{"-np", "2", "--wdir", "/nonexistent/dir", "prog"}, "--wdir /nonexistent/dir: the directory does not exist"},

@@ -42,6 +42,9 @@ type Config struct {
 	// such reports.
 	ReportStateOnTimeout bool
 	StackTraces          bool
+	// StateAnswerWait is how long a state report waits for the ranks'
+	// answers; 0 is a second.
+	StateAnswerWait time.Duration
 	// StateRequests asks for a state report of the running job (gompirun
 	// sends SIGQUIT here).
 	StateRequests <-chan os.Signal

@@ -11,15 +11,25 @@ import (
 	"github.com/gompi/gompi/internal/rte/rtepb"
 )
 
-// stateAnswerWait is how long gompirun waits for the ranks' state reports:
-// a rank that has not answered by then is stopped, or starved of CPU.
+// stateAnswerWait is how long gompirun waits for the ranks' state reports
+// unless told otherwise (Config.StateAnswerWait): a rank that has not
+// answered by then is stopped, or starved of CPU.
 const stateAnswerWait = time.Second
+
+// answerWait is how long this job's state reports wait for the ranks.
+func (j *job) answerWait() time.Duration {
+	if j.cfg.StateAnswerWait > 0 {
+		return j.cfg.StateAnswerWait
+	}
+	return stateAnswerWait
+}
 
 // reportState asks every rank what it is doing and prints the answers
 // with what they say together (see writeState). alive holds the ranks not
 // seen exiting.
 func (j *job) reportState(ctx context.Context, why string, alive map[int]int) {
-	reports := j.srv.CollectState(ctx, j.cfg.StackTraces, stateAnswerWait)
+	wait := j.answerWait()
+	reports := j.srv.CollectState(ctx, j.cfg.StackTraces, wait)
 	j.mu.Lock()
 	procs := make([]string, len(j.pids)) // each rank's process, named as in failures
 	for rank, pid := range j.pids {
@@ -43,15 +53,16 @@ func (j *job) reportState(ctx context.Context, why string, alive map[int]int) {
 			gone[rank] = "has not reached Init's connection to gompirun yet"
 		}
 	}
-	writeState(j.term.stderr(), why, procs, gone, reports)
+	writeState(j.term.stderr(), why, procs, gone, reports, wait)
 }
 
 // writeState prints the ranks' reports: what each waits for, then what
 // they say together: cycles of ranks waiting for each other (a deadlock)
 // and receives whose sender sent something else.
 // gone[rank], when not empty, says why a rank could not answer: it
-// exited, or never connected.
-func writeState(w io.Writer, why string, procs, gone []string, reports []*rtepb.StateReport) {
+// exited, or never connected; a rank with neither did not answer within
+// wait.
+func writeState(w io.Writer, why string, procs, gone []string, reports []*rtepb.StateReport, wait time.Duration) {
 	fmt.Fprintf(w, "gompirun: job state (%s):\n", why)
 	for rank, rep := range reports {
 		who := fmt.Sprintf("  rank %d (%s)", rank, procs[rank])
@@ -60,7 +71,7 @@ func writeState(w io.Writer, why string, procs, gone []string, reports []*rtepb.
 			fmt.Fprintf(w, "%s %s\n", who, gone[rank])
 			continue
 		case rep == nil:
-			fmt.Fprintf(w, "%s did not answer within %v: it is stopped, not scheduled, or not in MPI yet\n", who, stateAnswerWait)
+			fmt.Fprintf(w, "%s did not answer within %v: it is stopped, not scheduled, or not in MPI yet\n", who, wait)
 			continue
 		case len(rep.Ops) == 0:
 			fmt.Fprintf(w, "%s has no pending MPI operation: it runs outside MPI, or has finished\n", who)

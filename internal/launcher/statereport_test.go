@@ -100,7 +100,7 @@ func TestAFinalizingRankIsReported(t *testing.T) {
 			Call: "Barrier", Site: "main.go:7", WaitedNs: 2e9}}},
 	}
 	var b strings.Builder
-	writeState(&b, "test", []string{"pid 10", "pid 11 on host h2"}, make([]string, 2), reports)
+	writeState(&b, "test", []string{"pid 10", "pid 11 on host h2"}, make([]string, 2), reports, stateAnswerWait)
 	for _, want := range []string{
 		"rank 0 (pid 10) waits in Finalize at main.go:9 for every rank to call Finalize\n",
 		"gompirun: rank 1 waits for 0 inside barrier on world at main.go:7, but rank 0 waits in Finalize at main.go:9: " +

@@ -124,7 +124,7 @@ func hangReport(t *testing.T, bin string, args []string, wants ...string) {
 	var missing []string
 	var j jobtest.Job
 	for _, secs := range []string{"3", "15", "60"} {
-		j = jobtest.Run(t, gompirun, hangLimit, nil, append([]string{"-np", "2", "--timeout", secs, "--report-state-on-timeout", bin}, args...)...)
+		j = jobtest.Run(t, gompirun, hangLimit, nil, append([]string{"-np", "2", "--timeout", secs, "--report-state-on-timeout", "--report-state-wait", "20s", bin}, args...)...)
 		if j.Code == 0 {
 			t.Fatalf("the deadlocked job succeeded\n%v", j)
 		}

@@ -599,9 +599,10 @@ func TestSkippedCollective(t *testing.T) {
 func TestSkippedCollectiveBeforeFinalize(t *testing.T) {
 	t.Parallel()
 	// Long enough for the ranks to reach where they hang on a loaded
-	// machine; the test waits for it, in parallel with the others.
+	// machine, and for a rank starved of CPU to answer the report; the
+	// test waits for it, in parallel with the others.
 	j := jobtest.Run(t, gompirun, hangLimit, nil, smFirst([]string{"-np", "3", "--oversubscribe", "--mca", "btl", "self,sm",
-		"--timeout", "10", "--report-state-on-timeout", collcheck, "skip", "finalize"})...)
+		"--timeout", "10", "--report-state-on-timeout", "--report-state-wait", "1m", collcheck, "skip", "finalize"})...)
 	if j.Code != 124 {
 		t.Fatalf("exit status %d, want 124 (the job hangs until gompirun's timeout)\n%v", j.Code, j)
 	}

@@ -197,11 +197,11 @@ func TestStateReportNamesANonBlockingCollective(t *testing.T) {
 
 func TestStateReportNamesAStoppedRank(t *testing.T) {
 	t.Parallel()
-	j := startJob(t, "-np", "2", hangprog, "stopped")
+	j := startJob(t, "-np", "2", "--report-state-wait", "1500ms", hangprog, "stopped")
 	out := j.await(t, "rank 0's block site", func(out string) bool { return blockSites(out)[0] != "" })
 	site := blockSites(out)[0]
 	j.stateUntil(t, func(r string) bool {
-		return regexp.MustCompile(`rank 1 \(pid \d+\) did not answer within 1s: it is stopped`).MatchString(r) &&
+		return regexp.MustCompile(`rank 1 \(pid \d+\) did not answer within 1.5s: it is stopped`).MatchString(r) &&
 			strings.Contains(r, "rank 0 (pid ") && strings.Contains(r, "waits in Recv at "+site) &&
 			strings.Contains(r, "receive from rank 1, tag 7, comm MPI_COMM_WORLD")
 	})

@@ -481,7 +481,7 @@ func TestProfilingAcrossHosts(t *testing.T) {
 func TestDeadlockAcrossHosts(t *testing.T) {
 	t.Parallel()
 	c := cluster.Up(t, 3, cluster.Options{})
-	r := runOn(t, c, "h1", "--timeout", "5", "--report-state-on-timeout", "--host", "h1,h2,h3", hostcheck, "cycle")
+	r := runOn(t, c, "h1", "--timeout", "5", "--report-state-on-timeout", "--report-state-wait", "1m", "--host", "h1,h2,h3", hostcheck, "cycle")
 	if r.code != 124 {
 		t.Errorf("exit %d, want 124 (timed out)\n%v", r.code, r)
 	}
