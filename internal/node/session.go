@@ -96,12 +96,23 @@ func (s *Session) makeDir() error {
 	// Without /proc there is no owner to record; the directory is then
 	// never swept, only removed by this job.
 	if o, err := selfOwner(); err == nil {
-		if err := os.WriteFile(filepath.Join(s.Dir, ownerFile), []byte(o.String()), 0o600); err != nil {
-			_ = os.Remove(s.Dir)
+		if err := writeOwner(s.Dir, o); err != nil {
+			_ = os.RemoveAll(s.Dir)
 			return fmt.Errorf("creating the session directory: %w", err)
 		}
 	}
 	return nil
+}
+
+// writeOwner records o in dir whole, written apart and renamed into
+// place: another gompirun's sweep (SweepStale) that reads the record
+// while it is being written would find it empty, and warn.
+func writeOwner(dir string, o owner) error {
+	tmp := filepath.Join(dir, ownerFile+".new")
+	if err := os.WriteFile(tmp, []byte(o.String()), 0o600); err != nil {
+		return err
+	}
+	return os.Rename(tmp, filepath.Join(dir, ownerFile))
 }
 
 // Remove removes the session directory and the job's shared-memory
