@@ -152,7 +152,7 @@ func bufName(what string) string {
 // vector turns per-rank counts and displacements in elements of dt into
 // bytes and checks that each block lies inside a buffer of n bytes. A
 // block of no elements touches no memory, so its displacement may be
-// anything: one outside the buffer is taken as 0.
+// anything: it is taken as 0.
 func (k *collCall) vector(what string, counts, displs []int, dt Datatype, n int) ([]int, []int, error) {
 	return k.blocks(what, k.comm.Size(), "rank", counts, displs, dt, n)
 }
@@ -181,9 +181,6 @@ func (k *collCall) blocks(what string, parts int, per string, counts, displs []i
 		case counts[i] < 0:
 			return nil, nil, k.fail(ClassCount, "%s count %d for %s %d is negative", what, counts[i], per, i)
 		case counts[i] == 0:
-			if d > 0 && d*dt.Size() <= n {
-				bd[i] = d * dt.Size()
-			}
 			continue
 		case d < 0 || (d+counts[i])*dt.Size() > n:
 			return nil, nil, k.fail(ClassBuffer, "%s block of %s %d (%d elements at %d) lies outside the buffer of %d elements",
