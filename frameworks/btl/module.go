@@ -331,7 +331,8 @@ type ScatterCopier interface {
 	SingleCopier
 	// ExposeVector returns a token by which peer's module can ReadVector
 	// the concatenation of bufs, and a value that the caller keeps
-	// reachable, with bufs unchanged, until peer reports that it has read.
+	// reachable, with the buffers bufs lists unchanged, until peer
+	// reports that it has read. The list itself may be reused at once.
 	ExposeVector(peer int, bufs [][]byte) (token uint64, keep any)
 	// ReadScatter copies the first bytes of the buffer that peer exposed
 	// (Expose) as token into dsts, in order, filling each.

@@ -83,11 +83,12 @@ type Engine struct {
 
 	waits waits // blocking calls that have waited a while, for State
 
-	transfers sync.WaitGroup // background sends of CTS and rendezvous data
-	inFlight  atomic.Int32   // how many of them and of the goroutines above run (AsideStarted): waiters yield to them
-	hdrPool   sync.Pool
-	unexPool  sync.Pool               // *unexpected, with the payload buffer it last held
-	chunks    [chunkClasses]sync.Pool // *[]byte by size class: fragments of layouts (getChunk)
+	transfers  sync.WaitGroup // background sends of CTS and rendezvous data
+	inFlight   atomic.Int32   // how many of them and of the goroutines above run (AsideStarted): waiters yield to them
+	hdrPool    sync.Pool
+	unexPool   sync.Pool               // *unexpected, with the payload buffer it last held
+	chunks     [chunkClasses]sync.Pool // *[]byte by size class: fragments of layouts (getChunk)
+	blockLists sync.Pool               // *[][]byte: a layout's blocks for a vectored call (blocksOf)
 
 	// Under mu: messages a matched probe took that no receive has taken
 	// yet, each at its Matched's at. Last, so that the hot fields keep

@@ -111,7 +111,10 @@ func (e *Engine) transmitLayout(m btl.Module, peer int, hb []byte, lay Layout, o
 		return nil
 	}
 	if vs, ok := m.(btl.VectorSender); ok && n > 0 && vectored(lay, vectorMinBlock) {
-		if err := vs.SendVector(context.Background(), peer, hb, lay.Blocks(nil, off, n)); err != nil {
+		l := e.blocksOf(lay, off, n)
+		err := vs.SendVector(context.Background(), peer, hb, *l)
+		e.putBlocks(l)
+		if err != nil {
 			return moduleErr(m, err)
 		}
 		return nil
@@ -162,6 +165,26 @@ func (e *Engine) putChunk(b *[]byte) {
 	}
 }
 
+// blocksOf returns the slices of lay's blocks that hold its packed bytes
+// [off, off+n), in a pooled list to give back with putBlocks once the
+// call that takes them returns: a list grown from nil cost each call an
+// allocation per doubling.
+func (e *Engine) blocksOf(lay Layout, off, n int) *[][]byte {
+	l, ok := e.blockLists.Get().(*[][]byte)
+	if !ok {
+		l = new([][]byte)
+	}
+	*l = lay.Blocks((*l)[:0], off, n)
+	return l
+}
+
+// putBlocks gives back a list from blocksOf, cleared so that the pool
+// keeps no buffer reachable.
+func (e *Engine) putBlocks(l *[][]byte) {
+	clear(*l)
+	e.blockLists.Put(l)
+}
+
 // chunkClass is the class whose buffers hold n bytes.
 func chunkClass(n int) int {
 	c := 0
@@ -196,7 +219,9 @@ func (e *Engine) readInto(sc btl.SingleCopier, from int, token uint64, r *Reques
 // else chunk by chunk (readInto).
 func (e *Engine) readLayout(sc btl.SingleCopier, from int, token uint64, r *Request) error {
 	if vc, ok := sc.(btl.ScatterCopier); ok && vectored(r.lay, scatterMinBlock) {
-		return vc.ReadScatter(from, token, r.lay.Blocks(nil, 0, r.accepted))
+		l := e.blocksOf(r.lay, 0, r.accepted)
+		defer e.putBlocks(l)
+		return vc.ReadScatter(from, token, *l)
 	}
 	return e.readInto(sc, from, token, r)
 }
@@ -214,7 +239,9 @@ func (e *Engine) readVector(m btl.Module, from int, token uint64, r *Request) er
 	case r.lay == nil:
 		return vc.ReadVector(from, token, [][]byte{r.buf[:r.accepted]})
 	case vectored(r.lay, scatterMinBlock):
-		return vc.ReadVector(from, token, r.lay.Blocks(nil, 0, r.accepted))
+		l := e.blocksOf(r.lay, 0, r.accepted)
+		defer e.putBlocks(l)
+		return vc.ReadVector(from, token, *l)
 	}
 	b := e.getChunk(r.accepted)
 	defer e.putChunk(b)

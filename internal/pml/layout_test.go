@@ -7,6 +7,8 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/hashicorp/go-hclog"
+
 	"github.com/gompi/gompi/frameworks/btl"
 )
 
@@ -412,5 +414,36 @@ func TestSendLayoutBlocking(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestBlockLists: blocksOf lists the blocks of a layout's packed bytes
+// [off, off+n) as Blocks does, in a pooled list that putBlocks gives back
+// holding no slice of the user's buffer, and a list reused allocates
+// nothing.
+func TestBlockLists(t *testing.T) {
+	e := New(0, hclog.NewNullLogger(), DefaultConfig())
+	s := newStrided(64, 3, 5)
+	l := e.blocksOf(s, 2, 7)
+	want := s.Blocks(nil, 2, 7)
+	if len(*l) != len(want) {
+		t.Fatalf("blocksOf listed %d blocks, want %d", len(*l), len(want))
+	}
+	for i, b := range *l {
+		if len(b) != len(want[i]) || &b[0] != &want[i][0] {
+			t.Errorf("block %d is %d bytes at %p, want %d at %p", i, len(b), &b[0], len(want[i]), &want[i][0])
+		}
+	}
+	e.putBlocks(l)
+	for i, b := range (*l)[:cap(*l)] {
+		if b != nil {
+			t.Errorf("the list given back still holds block %d", i)
+		}
+	}
+	if raceBuild {
+		return // the race detector's sync.Pool drops items on purpose
+	}
+	if n := testing.AllocsPerRun(100, func() { e.putBlocks(e.blocksOf(s, 0, s.Size())) }); n != 0 {
+		t.Errorf("%v allocations per list of %d blocks", n, s.n)
 	}
 }
