@@ -253,7 +253,9 @@ func (e *Engine) expose(sc btl.SingleCopier, r *Request, h *header) {
 	}
 	if vc, ok := sc.(btl.ScatterCopier); ok && vectored(r.lay, exposeMinBlock) {
 		h.flags |= flagGet | flagVector
-		h.token, r.keep = vc.ExposeVector(r.peer, r.lay.Blocks(nil, 0, r.lay.Size()))
+		l := e.blocksOf(r.lay, 0, r.lay.Size())
+		h.token, r.keep = vc.ExposeVector(r.peer, *l)
+		e.putBlocks(l)
 	}
 }
 
@@ -332,9 +334,10 @@ func (e *Engine) isend(r *Request, cid uint32, dest, tag int, buf []byte, lay La
 		if least := sc.SingleCopyMin(dest); least > 0 && size >= least {
 			if !chosen || bc.SingleCopyBlocking(dest, size) {
 				e.expose(sc, r, &h)
-			} else {
+			} else if lay == nil {
 				// A stream the module chose: the receiver times it from here
-				// (BlockingCopier.Took).
+				// (BlockingCopier.Took). Not a layout's, whose packing and
+				// unpacking would make the ring seem slower than it is.
 				h.sent = time.Now().UnixNano()
 			}
 		}
