@@ -16,9 +16,11 @@ func (e *Engine) matchRTS(r *Request, from int, h header, first []byte, inline b
 	r.from, r.total = from, int(h.size)
 	r.accepted = min(r.total, r.size())
 	r.since = time.Time{}
-	if _, ok := e.module(from).(btl.BlockingCopier); ok && !inline && r.accepted == r.total {
+	if _, ok := e.module(from).(btl.BlockingCopier); ok && !inline && r.accepted == r.total && r.lay == nil && h.flags&flagVector == 0 {
 		// Matched on arrival: a stream's time includes the sender's
-		// writing the first fragment, which came with the RTS.
+		// writing the first fragment, which came with the RTS. A layout on
+		// either side is not timed: it moves otherwise than contiguous
+		// messages of its size, which the times choose the way for.
 		if h.flags&flagGet != 0 {
 			r.since = time.Now()
 		} else if h.sent != 0 {

@@ -237,16 +237,19 @@ func TestSingleCopyBlockingThreshold(t *testing.T) {
 
 // Only a stream the transport chose for a blocking send is stamped for
 // timing: a synchronous send below the single-copy threshold announces
-// itself, but its way is not the transport's to choose.
+// itself, but its way is not the transport's to choose; nor is a
+// layout's stream, which packing and unpacking slow.
 func TestBlockingStamps(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		size    int
 		sync    bool
+		layout  bool
 		stamped bool
 	}{
-		{"blocking streamed", 5000, false, true},
-		{"synchronous below the single-copy threshold", 500, true, false},
+		{"blocking streamed", 5000, false, false, true},
+		{"synchronous below the single-copy threshold", 500, true, false, false},
+		{"a layout's blocking stream", 5000, false, true, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			shared := &exposed{bufs: map[uint64][]byte{}, vectors: map[uint64][][]byte{}}
@@ -259,7 +262,15 @@ func TestBlockingStamps(t *testing.T) {
 			msg := bytes.Repeat([]byte("abcdefg"), tc.size/7+1)[:tc.size]
 			buf := make([]byte, tc.size)
 			r := nt.engines[1].Irecv(0, 0, 3, buf)
-			if err := nt.engines[0].Send(0, 1, 3, msg, tc.sync); err != nil {
+			var err error
+			if tc.layout {
+				src := newStrided(tc.size/10, 10, 16)
+				src.Unpack(msg, 0)
+				err = nt.engines[0].SendLayout(0, 1, 3, src, tc.sync, false)
+			} else {
+				err = nt.engines[0].Send(0, 1, 3, msg, tc.sync)
+			}
+			if err != nil {
 				t.Fatal(err)
 			}
 			if st := nt.engines[1].Wait(r); st.Err != nil || !bytes.Equal(buf, msg) {
