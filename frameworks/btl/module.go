@@ -217,6 +217,15 @@ type Watcher interface {
 	Watch(add func(w *atomic.Uint64, v uint64) bool) bool
 }
 
+// TrySender is implemented by modules that can write a fragment at once
+// or not at all: from inside a delivery, where Send could wait for a lock
+// or for room that only the caller's own progress would free.
+type TrySender interface {
+	// TrySend is Send if the fragment can go now; false, having sent
+	// nothing, if it cannot.
+	TrySend(peer int, hdr, payload []byte) bool
+}
+
 // Inline is implemented by modules whose Send hands the fragment to the
 // receiver before it returns, in the sender's goroutine (self): polling
 // them finds nothing, and a rank waiting on them has nothing to poll.

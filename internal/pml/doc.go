@@ -67,10 +67,14 @@
 // does, the first fragment, and keeps its buffer. An unexpected RTS is kept
 // with its first fragment only: large unexpected messages are never
 // buffered. On a match the receiver accepts min(size, len(buffer)) bytes,
-// copies what came with the RTS and answers CTS; the sender sends the rest
+// answers CTS and copies what came with the RTS; the sender sends the rest
 // of the accepted bytes as DATA fragments of at most the module's
 // MaxSendSize, and completes. The receiver places each piece at its offset
-// and completes when all accepted bytes have arrived.
+// and completes when all accepted bytes have arrived. The CTS goes before
+// that first copy, so that the sender writes the next fragment meanwhile,
+// where the receiver may send at that point (below); to the peers of such
+// a module (btl.TrySender) the fragments are a quarter of the message,
+// from 16 KiB up, so that the two copies overlap from the first.
 //
 // A non-blocking send whose fragment (eager, or the RTS) finds the
 // transport full (btl.ErrFull: a peer's ring that its rank does not poll)
@@ -129,10 +133,11 @@
 //
 // Transports deliver fragments through btl.Receiver (Place, Deliver,
 // PeerFailed), from a polling waiter or from their reader goroutines.
-// These methods take the engine's lock briefly and never send: a CTS, or
-// the DATA of a rendezvous, goes from a background goroutine, since a
-// reader that wrote to its peer could block while that peer's reader
-// blocks writing back. Drain waits for the background goroutines. Before
+// These methods take the engine's lock briefly and never wait to send: a
+// CTS, or the DATA of a rendezvous, goes from a background goroutine, since
+// a reader that wrote to its peer could block while that peer's reader
+// blocks writing back. Only a CTS that the module writes at once or not at
+// all (btl.TrySender) goes from the delivery itself. Drain waits for the background goroutines. Before
 // reading a DATA payload a transport calls Place, which returns the slice
 // of the receive buffer where the payload belongs, and reads it there.
 //

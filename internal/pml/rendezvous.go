@@ -36,9 +36,9 @@ func (e *Engine) matchRTS(r *Request, from int, h header, first []byte, inline b
 		}
 		return
 	}
-	got := r.fill(first[:min(len(first), r.accepted)], 0)
+	got := min(len(first), r.accepted)
 	if got < r.accepted {
-		r.received.Store(int64(got))
+		r.received.Store(0)
 		e.nextID++
 		r.id = e.nextID
 		e.recvs[r.id] = r
@@ -46,13 +46,33 @@ func (e *Engine) matchRTS(r *Request, from int, h header, first []byte, inline b
 	e.mu.Unlock()
 	cts := header{typ: typeCTS, context: h.context, source: int32(e.me), tag: h.tag,
 		accepted: uint64(r.accepted), sreq: h.sreq, rreq: r.id}
-	id := r.id             // r may be recycled once complete: the send below must not touch it
-	if got == r.accepted { // the first fragment held all it takes; the CTS still completes the send
+	id := r.id // r may be recycled once complete: the sends below must not touch it
+	if got == r.accepted {
+		// The first fragment held all it takes; the CTS still completes the send.
+		r.fill(first[:got], 0)
 		e.complete(r, Status{Source: from, Tag: int(h.tag), Bytes: got, Total: r.total, Err: r.early})
+		if inline {
+			e.sendCTS(from, cts, id) // no closure: a posting receive allocates nothing here
+		} else {
+			e.laterCTS(ctsJob{from, cts, id})
+		}
+		return
 	}
+	// The CTS goes before the first fragment is copied out, so that the
+	// sender writes the next ones meanwhile: at once where the caller may
+	// block, from a delivery only if the module need not wait to send it.
+	sent := inline
 	if inline {
-		e.sendCTS(from, cts, id) // no closure: a posting receive allocates nothing here
-	} else {
+		if !e.sendCTS(from, cts, id) {
+			return
+		}
+	} else if ts, ok := e.module(from).(btl.TrySender); ok {
+		var hb [HeaderSize]byte
+		sent = ts.TrySend(from, cts.encode(hb[:]), nil)
+	}
+	r.fill(first[:got], 0)
+	e.arrived(r, id, from, h.tag, got)
+	if !sent {
 		e.laterCTS(ctsJob{from, cts, id})
 	}
 }
@@ -74,11 +94,13 @@ func (e *Engine) laterCTS(c ctsJob) {
 }
 
 // sendCTS sends a receive's clear-to-send; a failure fails the receive
-// with id, if it still waits for data.
-func (e *Engine) sendCTS(from int, cts header, id uint64) {
+// with id, if it still waits for data, and returns false.
+func (e *Engine) sendCTS(from int, cts header, id uint64) bool {
 	if err := e.send(e.module(from), from, cts, nil); err != nil {
 		e.failRecv(id, from, err)
+		return false
 	}
+	return true
 }
 
 // getData reads a matched message straight from the sender's memory into

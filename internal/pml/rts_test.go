@@ -3,6 +3,7 @@ package pml
 import (
 	"bytes"
 	"context"
+	"slices"
 	"sync"
 	"testing"
 
@@ -234,6 +235,121 @@ func TestSendRunsTheCTSsDeliveredWhileItWrites(t *testing.T) {
 	for i, n := range w.inFlight {
 		if n != 0 {
 			t.Errorf("data fragment %d was written with %d background transfers in flight; want none", i, n)
+		}
+	}
+}
+
+// trySender is rank 1's module, a btl.TrySender: for each fragment it
+// sends that way it records whether it was a CTS sent while the receive
+// buffer held none of the message yet, or refuses them all.
+type trySender struct {
+	btl.Module
+	buf    []byte
+	refuse bool
+	mu     sync.Mutex
+	early  []bool
+}
+
+func (s *trySender) TrySend(peer int, hdr, payload []byte) bool {
+	if s.refuse {
+		return false
+	}
+	h, err := decodeHeader(hdr)
+	if err != nil {
+		panic(err)
+	}
+	s.mu.Lock()
+	s.early = append(s.early, h.typ == typeCTS && bytes.Count(s.buf, []byte{0}) == len(s.buf))
+	s.mu.Unlock()
+	return s.Module.Send(context.Background(), peer, hdr, payload) == nil
+}
+
+// TestCTSBeforeTheFirstFragment: a receive matched in a delivery sends its
+// CTS before it copies out the first fragment, where its module can send
+// from there (btl.TrySender), so that the sender writes the rest
+// meanwhile; where the module refuses, the CTS goes after. The message
+// arrives whole either way.
+func TestCTSBeforeTheFirstFragment(t *testing.T) {
+	const eager, maxSend, size = 16 << 10, 16 << 10, 100_000
+	for _, refuse := range []bool{false, true} {
+		buf := make([]byte, size)
+		try := &trySender{buf: buf, refuse: refuse}
+		rank := 0
+		nt := newNetWith(t, 2, eager, maxSend, func(m btl.Module) btl.Module {
+			rank++
+			if rank == 2 { // rank 1's, the receiver's
+				try.Module = m
+				return try
+			}
+			return m
+		})
+		msg := bytes.Repeat([]byte("0123456789abcdef"), size/16+1)[:size]
+		r := nt.engines[1].StartRecv(new(Request), 0, 0, 9, buf)
+		if err := nt.engines[0].Send(0, 1, 9, msg, false); err != nil {
+			t.Fatal(err)
+		}
+		if st := nt.engines[1].Wait(r); st.Err != nil || st.Bytes != size || !bytes.Equal(buf, msg) {
+			t.Fatalf("refused %v: status %+v, data intact %v", refuse, st, bytes.Equal(buf, msg))
+		}
+		try.mu.Lock()
+		early := try.early
+		try.mu.Unlock()
+		if !refuse && !slices.Equal(early, []bool{true}) {
+			t.Errorf("sent by TrySend %v; want one CTS, before the first fragment was copied out", early)
+		}
+	}
+}
+
+// trySentLog is a sentLog whose module is a btl.TrySender.
+type trySentLog struct{ *sentLog }
+
+func (s trySentLog) TrySend(peer int, hdr, payload []byte) bool {
+	return s.Send(context.Background(), peer, hdr, payload) == nil
+}
+
+// TestStreamFragmentsOfAQuarter: to a btl.TrySender's peers a rendezvous
+// message that is not read by single copy goes in fragments of a quarter
+// of it, from 16 KiB up, and at most the eager limit and the fragment
+// size: the receiver copies out one while the next is written.
+func TestStreamFragmentsOfAQuarter(t *testing.T) {
+	const eager, maxSend = 63 << 10, 63 << 10
+	for _, tc := range []struct {
+		size int
+		want []int
+	}{
+		{64 << 10, []int{16 << 10, 16 << 10, 16 << 10, 16 << 10}},
+		{80 << 10, []int{20 << 10, 20 << 10, 20 << 10, 20 << 10}},
+		{200<<10 + 1, []int{50 << 10, 50 << 10, 50 << 10, 50 << 10, 1}},
+		{300 << 10, []int{maxSend, maxSend, maxSend, maxSend, 300<<10 - 4*maxSend}},
+	} {
+		var log *sentLog
+		nt := newNetWith(t, 2, eager, maxSend, func(m btl.Module) btl.Module {
+			if log == nil { // rank 0's, the sender's
+				log = &sentLog{Module: m}
+				return trySentLog{log}
+			}
+			return m
+		})
+		msg := bytes.Repeat([]byte("0123456789abcdef"), tc.size/16+1)[:tc.size]
+		buf := make([]byte, tc.size)
+		r := nt.engines[1].StartRecv(new(Request), 0, 0, 9, buf)
+		if err := nt.engines[0].Send(0, 1, 9, msg, false); err != nil {
+			t.Fatal(err)
+		}
+		if st := nt.engines[1].Wait(r); st.Err != nil || !bytes.Equal(buf, msg) {
+			t.Fatalf("size %d: status %+v, data intact %v", tc.size, st, bytes.Equal(buf, msg))
+		}
+		log.mu.Lock()
+		var got []int
+		for i, f := range log.frags {
+			if want := map[bool]uint8{true: typeRTS, false: typeData}[i == 0]; f.typ != want {
+				t.Fatalf("size %d: fragments %+v, want an RTS, then data", tc.size, log.frags)
+			}
+			got = append(got, f.n)
+		}
+		log.mu.Unlock()
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("size %d: fragments of %v bytes, want %v", tc.size, got, tc.want)
 		}
 	}
 }

@@ -345,7 +345,7 @@ func (e *Engine) isend(r *Request, cid uint32, dest, tag int, buf []byte, lay La
 	if h.flags&flagGet == 0 {
 		// The first fragment goes with the RTS, as Open MPI's ob1 does: it
 		// moves while the CTS comes back. The CTS then asks for the rest.
-		r.first = min(size, m.EagerLimit(), maxSendSize(m, dest))
+		r.first = min(size, streamChunk(m, size, min(m.EagerLimit(), maxSendSize(m, dest))))
 	}
 	if e.stalled.Load() != 0 && e.behind(stalled{r: r, rts: true, h: h}) {
 		return r

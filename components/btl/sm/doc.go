@@ -213,7 +213,10 @@
 // since the permission need not be symmetric, and a receiver refused later
 // clears its word. Where the kernel refuses, or with
 // btl_sm_single_copy_mechanism=none, large messages stream through the
-// ring in btl_sm_fragment_size pieces. Messages from
+// ring in pieces of a quarter of the message, from 16 KiB up to
+// btl_sm_fragment_size, the receiver answering the request from its poll
+// (TrySend) before it copies out the first piece, so that the sender
+// writes the next one meanwhile. Messages from
 // btl_sm_single_copy_threshold up take the single copy, but those of a
 // blocking send, while each rank has a CPU, go whichever way their
 // receiver last timed faster for that sender and size

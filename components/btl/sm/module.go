@@ -293,4 +293,5 @@ var (
 	_ btl.Poster        = (*Module)(nil)
 	_ btl.Gatherer      = (*Module)(nil)
 	_ btl.ScatterCopier = (*Module)(nil)
+	_ btl.TrySender     = (*Module)(nil)
 )

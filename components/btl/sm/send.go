@@ -19,6 +19,27 @@ func (m *Module) Send(ctx context.Context, rank int, hdr, payload []byte) error 
 	return m.write(ctx, rank, hdr, payload, nil, false)
 }
 
+// TrySend is Send if the fragment can go at once (btl.TrySender): false,
+// having sent nothing, if another goroutine or the caller itself holds
+// the peer's ring, or it has no room. A delivery answers by it: Send
+// would wait for room that only its own poll frees, or for the ring's
+// lock that a Send up its stack holds (waitRoom polls).
+func (m *Module) TrySend(rank int, hdr, payload []byte) bool {
+	if btl.CheckHeader(hdr) != nil || len(payload) > m.cfg.fragmentSize {
+		return false
+	}
+	p, err := m.peerFor(rank)
+	if err != nil || !p.sending.CompareAndSwap(false, true) {
+		return false
+	}
+	ok := !m.closed.Load() && p.out.putKind(kindFrag, hdr, payload, nil, false)
+	if ok {
+		m.publish(p)
+	}
+	lowlevel.UnlockFlag(&p.sending)
+	return ok
+}
+
 // SendFrom is Send, or Post when hold is set, of the n bytes of src from
 // off, which src packs straight into the peer's ring (btl.Gatherer): a
 // non-contiguous payload is copied once on its way, not packed into a

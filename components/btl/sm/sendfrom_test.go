@@ -206,7 +206,7 @@ func TestSendFromWaitsForRoom(t *testing.T) {
 }
 
 // A Post, a PostSmall or a held SendFrom into a full ring returns
-// btl.ErrFull at once and leaves the ring as it was; once the receiver
+// btl.ErrFull at once (a TrySend false) and leaves the ring as it was; once the receiver
 // has made room, the same call goes, and its fragment arrives last and
 // whole. Rank 1 never polls before that: a non-blocking send must not
 // wait for it.
@@ -226,6 +226,13 @@ func TestPostIntoAFullRingReturnsErrFull(t *testing.T) {
 		},
 		"SendFrom": func(m *Module) (string, error) {
 			return frag(0, hdr, src.packed(3, 1000)), m.SendFrom(context.Background(), 1, hdr, src, 3, 1000, true)
+		},
+		"TrySend": func(m *Module) (string, error) {
+			pl := bytes.Repeat([]byte{9}, 1000)
+			if !m.TrySend(1, hdr, pl) {
+				return "", btl.ErrFull
+			}
+			return frag(0, hdr, pl), nil
 		},
 	}
 	for name, post := range posts {
@@ -254,6 +261,36 @@ func TestPostIntoAFullRingReturnsErrFull(t *testing.T) {
 				t.Fatalf("the fragment posted again arrived as %q, want %q", got[len(got)-1], want)
 			}
 		})
+	}
+}
+
+// TestTrySendWhileTheRingIsTaken: a TrySend to a peer whose ring another
+// writer holds (or a Send up the caller's own stack, waiting for room)
+// returns false at once and sends nothing; once the ring is free it goes.
+func TestTrySendWhileTheRingIsTaken(t *testing.T) {
+	j := newTestJob(t, 2)
+	m := j.mods[0]
+	p := m.peers[1]
+	if !m.lock(p) {
+		t.Fatal("the module is finalized")
+	}
+	hdr, pl := []byte("try"), []byte("payload")
+	ok := m.TrySend(1, hdr, pl)
+	p.sending.Store(false)
+	if ok {
+		t.Fatal("TrySend went while the ring was taken")
+	}
+	if !m.TrySend(1, hdr, pl) {
+		t.Fatal("TrySend to a free ring with room did not go")
+	}
+	if err := j.drain(1, 1); err != nil {
+		t.Fatal(err)
+	}
+	if got := j.boxes[1].snapshot(); len(got) != 1 || got[0] != frag(0, hdr, pl) {
+		t.Fatalf("rank 1 got %q, want only %q", got, frag(0, hdr, pl))
+	}
+	if m.TrySend(1, nil, pl) || m.TrySend(1, hdr, make([]byte, m.MaxSendSize()+1)) || m.TrySend(5, hdr, pl) {
+		t.Fatal("TrySend went with a header, payload or peer that Send refuses")
 	}
 }
 
