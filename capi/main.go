@@ -18,7 +18,6 @@
 package main
 
 // #cgo CFLAGS: -O2
-// void gompi_wtime_start(void);
 import "C"
 
 import (
@@ -33,7 +32,6 @@ func main() {}
 // waits must not hand that thread's processor off when nothing else would
 // run, and state reports name the C caller.
 func init() {
-	C.gompi_wtime_start()
 	lowlevel.SetCallersLocked()
 	pmpi.SetForeignCaller(pmpi.ForeignCaller{PC: callerPC, Site: callerSite})
 }
