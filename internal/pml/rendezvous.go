@@ -70,8 +70,13 @@ func (e *Engine) matchRTS(r *Request, from int, h header, first []byte, inline b
 		var hb [HeaderSize]byte
 		sent = ts.TrySend(from, cts.encode(hb[:]), nil)
 	}
-	r.fill(first[:got], 0)
-	e.arrived(r, id, from, h.tag, got)
+	if got > 0 {
+		// Until these bytes count, r cannot complete: the CTS's data alone
+		// falls short. A read that failed (getData) brings none, and r may
+		// be complete already.
+		r.fill(first[:got], 0)
+		e.arrived(r, id, from, h.tag, got)
+	}
 	if !sent {
 		e.laterCTS(ctsJob{from, cts, id})
 	}
