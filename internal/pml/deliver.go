@@ -9,7 +9,7 @@ import (
 )
 
 // The btl.Receiver side of the engine. These run on transport goroutines:
-// they take the engine's lock briefly and never send synchronously.
+// they take the engine's lock briefly and never wait to send.
 
 // Place returns where the payload of a rendezvous data fragment belongs:
 // straight in the receive buffer, sparing a copy.

@@ -136,10 +136,11 @@
 // These methods take the engine's lock briefly and never wait to send: a
 // CTS, or the DATA of a rendezvous, goes from a background goroutine, since
 // a reader that wrote to its peer could block while that peer's reader
-// blocks writing back. Only a CTS that the module writes at once or not at
-// all (btl.TrySender) goes from the delivery itself. Drain waits for the background goroutines. Before
-// reading a DATA payload a transport calls Place, which returns the slice
-// of the receive buffer where the payload belongs, and reads it there.
+// blocks writing back. Only a CTS that the module writes at once or not
+// at all (btl.TrySender) goes from the delivery itself. Drain waits for
+// the background goroutines. Before reading a DATA payload a transport
+// calls Place, which returns the slice of the receive buffer where the
+// payload belongs, and reads it there.
 //
 // # Waiting drives progress
 //
