@@ -46,9 +46,10 @@ type job struct {
 
 // Run checks the contract of btl.Module, each part in a subtest on a new job.
 // The parts for the optional interfaces (SingleCopy and ReadAll,
-// SendFrom for btl.Gatherer, ReadScatter and ReadVector for
-// btl.ScatterCopier, the Vector parts for btl.VectorSender and the
-// receivers that are btl.VectorPlacers) skip modules that lack them.
+// SendFrom for btl.Gatherer, TrySend for btl.TrySender, ReadScatter and
+// ReadVector for btl.ScatterCopier, the Vector parts for btl.VectorSender
+// and the receivers that are btl.VectorPlacers) skip modules that lack
+// them.
 func Run(t *testing.T, s Suite) {
 	t.Helper()
 	if s.Size < 1 || s.New == nil {
@@ -68,6 +69,7 @@ func Run(t *testing.T, s Suite) {
 	t.Run("SingleCopy", s.testSingleCopy)
 	t.Run("ReadAll", s.testReadAll)
 	t.Run("SendFrom", s.testSendFrom)
+	t.Run("TrySend", s.testTrySend)
 	t.Run("ReadScatter", s.testReadScatter)
 	t.Run("ReadVector", s.testReadVector)
 	t.Run("VectorParts", s.testVectorParts)
