@@ -211,12 +211,11 @@ func check(t *testing.T, f Frame, wantHdr []byte, wantLen int, from, stream, seq
 func (s Suite) testSizes(t *testing.T) {
 	j := s.start(t)
 	ctx := context.Background()
-	type sent struct{ hlen, plen int }
-	var list []sent
+	var list []sizes
 	for _, hlen := range []int{1, btl.MaxHeaderSize} {
 		m := j.mods[0]
 		for _, n := range []int{0, 1, m.EagerLimit(), m.MaxSendSize(), 1} {
-			list = append(list, sent{hlen, n})
+			list = append(list, sizes{hlen, n})
 		}
 	}
 	for _, p := range j.pairs() {
@@ -228,6 +227,30 @@ func (s Suite) testSizes(t *testing.T) {
 			}
 		}
 	}
+	j.checkArrived(t, 0, list)
+}
+
+// sizes is the header and payload lengths of a fragment a part sends.
+type sizes struct{ hlen, plen int }
+
+// pairedSizes is the fragments of a part that sends in two ways by turns:
+// every size that matters to m, with either header size, then a third of
+// it, so that each size goes both ways.
+func pairedSizes(m btl.Module) []sizes {
+	var list []sizes
+	for _, plen := range []int{0, 1, 47, 100, 4097, m.EagerLimit(), m.MaxSendSize()} {
+		for _, hlen := range []int{btl.SmallHeaderSize, btl.MaxHeaderSize} {
+			list = append(list, sizes{hlen, plen}, sizes{hlen, plen / 3})
+		}
+	}
+	return list
+}
+
+// checkArrived waits until every rank holds, from each rank that reaches
+// it, a fragment of stream for each of list, and checks that they arrived
+// whole and in order, payloads cut to the sender's MaxSendSize.
+func (j *job) checkArrived(t *testing.T, stream int, list []sizes) {
+	t.Helper()
 	for _, p := range j.pairs() {
 		from, to := p[0], p[1]
 		r := j.recvs[to]
@@ -238,7 +261,7 @@ func (s Suite) testSizes(t *testing.T) {
 			t.Fatalf("rank %d: %d fragments from rank %d, sent %d", to, len(fs), from, len(list))
 		}
 		for seq, f := range fs {
-			check(t, f, header(from, 0, seq, list[seq].hlen), min(list[seq].plen, j.mods[from].MaxSendSize()), from, 0, seq)
+			check(t, f, header(from, stream, seq, list[seq].hlen), min(list[seq].plen, j.mods[from].MaxSendSize()), from, stream, seq)
 		}
 	}
 }

@@ -2,7 +2,6 @@ package btltest
 
 import (
 	"context"
-	"fmt"
 	"runtime"
 	"testing"
 	"time"
@@ -20,13 +19,7 @@ func (s Suite) testTrySend(t *testing.T) {
 		t.Skip("the module is no btl.TrySender")
 	}
 	ctx := context.Background()
-	type sent struct{ hlen, plen int }
-	var list []sent
-	for _, plen := range []int{0, 1, 100, 4097, j.mods[0].EagerLimit(), j.mods[0].MaxSendSize()} {
-		for _, hlen := range []int{btl.SmallHeaderSize, btl.MaxHeaderSize} {
-			list = append(list, sent{hlen, plen}, sent{hlen, plen / 3})
-		}
-	}
+	list := pairedSizes(j.mods[0]) // TrySend the even ones, Send the odd
 	j.sending(func() {
 		for _, p := range j.pairs() {
 			from, to := p[0], p[1]
@@ -57,17 +50,5 @@ func (s Suite) testTrySend(t *testing.T) {
 			}
 		}
 	})
-	for _, p := range j.pairs() {
-		from, to := p[0], p[1]
-		r := j.recvs[to]
-		r.WaitFor(t, fmt.Sprintf("rank %d: fragments from rank %d", to, from), j.poll,
-			func() bool { return len(r.From(from)) >= len(list) })
-		fs := r.From(from)
-		if len(fs) != len(list) {
-			t.Fatalf("rank %d: %d fragments from rank %d, sent %d", to, len(fs), from, len(list))
-		}
-		for seq, f := range fs {
-			check(t, f, header(from, 3, seq, list[seq].hlen), min(list[seq].plen, j.mods[from].MaxSendSize()), from, 3, seq)
-		}
-	}
+	j.checkArrived(t, 3, list)
 }
