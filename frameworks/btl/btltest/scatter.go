@@ -54,41 +54,21 @@ func (s Suite) testSendFrom(t *testing.T) {
 	if _, ok := j.mods[0].(btl.Gatherer); !ok {
 		t.Skip("the module is no btl.Gatherer")
 	}
-	ctx := context.Background()
-	list := pairedSizes(j.mods[0]) // SendFrom the even ones, Send the odd
-	j.sending(func() {
-		for _, p := range j.pairs() {
-			from, to := p[0], p[1]
-			m := j.mods[from]
-			g, ok := m.(btl.Gatherer)
-			if !ok {
-				t.Fatalf("rank %d: the module is no btl.Gatherer, rank 0's is", from)
-			}
-			for seq, x := range list {
-				n := min(x.plen, m.MaxSendSize())
-				hdr := header(from, 2, seq, x.hlen)
-				if seq%2 == 1 {
-					if err := m.Send(ctx, to, hdr, payload(from, 2, seq, n)); err != nil {
-						t.Fatalf("rank %d: Send to rank %d of %d bytes: %v", from, to, n, err)
-					}
-					continue
-				}
-				// The payload starts off bytes into the Source, as a fragment
-				// of a message does after the first.
-				off := seq%5 + 1
-				src := newStrided(append(make([]byte, off), payload(from, 2, seq, n)...), 7)
-				hold := seq%4 == 0
-				err := PostAgain(func() error { return g.SendFrom(ctx, to, hdr, src, off, n, hold) })
-				if err != nil {
-					t.Fatalf("rank %d: SendFrom to rank %d of %d bytes from offset %d, hold %v: %v", from, to, n, off, hold, err)
-				}
-			}
-			if poster, ok := m.(btl.Poster); ok {
-				poster.Flush(to)
-			}
+	j.sendByTurns(t, 2, func(m btl.Module, to int, hdr, pl []byte, seq int) {
+		g, ok := m.(btl.Gatherer)
+		if !ok {
+			t.Fatalf("the module of a rank that sends to rank %d is no btl.Gatherer, rank 0's is", to)
+		}
+		// The payload starts off bytes into the Source, as a fragment of a
+		// message does after the first.
+		off := seq%5 + 1
+		src := newStrided(append(make([]byte, off), pl...), 7)
+		hold := seq%4 == 0
+		err := PostAgain(func() error { return g.SendFrom(context.Background(), to, hdr, src, off, len(pl), hold) })
+		if err != nil {
+			t.Fatalf("SendFrom to rank %d of %d bytes from offset %d, hold %v: %v", to, len(pl), off, hold, err)
 		}
 	})
-	j.checkArrived(t, 2, list)
 }
 
 // scatterPairs is copyPairs for modules that are btl.ScatterCopiers; it

@@ -233,17 +233,38 @@ func (s Suite) testSizes(t *testing.T) {
 // sizes is the header and payload lengths of a fragment a part sends.
 type sizes struct{ hlen, plen int }
 
-// pairedSizes is the fragments of a part that sends in two ways by turns:
-// every size that matters to m, with either header size, then a third of
-// it, so that each size goes both ways.
-func pairedSizes(m btl.Module) []sizes {
+// sendByTurns sends every size that matters to the modules, with either
+// header size, then a third of it, on stream over every reached pair
+// while every module is driven: the odd fragments with Send and the even
+// ones with send (flushed after, for a btl.Poster), so that each size goes
+// both ways. Then it checks what arrived.
+func (j *job) sendByTurns(t *testing.T, stream int, send func(m btl.Module, to int, hdr, payload []byte, seq int)) {
+	t.Helper()
 	var list []sizes
-	for _, plen := range []int{0, 1, 47, 100, 4097, m.EagerLimit(), m.MaxSendSize()} {
+	for _, plen := range []int{0, 1, 47, 100, 4097, j.mods[0].EagerLimit(), j.mods[0].MaxSendSize()} {
 		for _, hlen := range []int{btl.SmallHeaderSize, btl.MaxHeaderSize} {
 			list = append(list, sizes{hlen, plen}, sizes{hlen, plen / 3})
 		}
 	}
-	return list
+	j.sending(func() {
+		for _, p := range j.pairs() {
+			from, to := p[0], p[1]
+			m := j.mods[from]
+			for seq, x := range list {
+				n := min(x.plen, m.MaxSendSize())
+				hdr, pl := header(from, stream, seq, x.hlen), payload(from, stream, seq, n)
+				if seq%2 == 0 {
+					send(m, to, hdr, pl, seq)
+				} else if err := m.Send(context.Background(), to, hdr, pl); err != nil {
+					t.Fatalf("rank %d: Send to rank %d of %d bytes: %v", from, to, n, err)
+				}
+			}
+			if poster, ok := m.(btl.Poster); ok {
+				poster.Flush(to)
+			}
+		}
+	})
+	j.checkArrived(t, stream, list)
 }
 
 // checkArrived waits until every rank holds, from each rank that reaches

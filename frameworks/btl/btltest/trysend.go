@@ -1,7 +1,6 @@
 package btltest
 
 import (
-	"context"
 	"runtime"
 	"testing"
 	"time"
@@ -18,37 +17,23 @@ func (s Suite) testTrySend(t *testing.T) {
 	if _, ok := j.mods[0].(btl.TrySender); !ok {
 		t.Skip("the module is no btl.TrySender")
 	}
-	ctx := context.Background()
-	list := pairedSizes(j.mods[0]) // TrySend the even ones, Send the odd
-	j.sending(func() {
-		for _, p := range j.pairs() {
-			from, to := p[0], p[1]
-			m := j.mods[from]
-			ts, ok := m.(btl.TrySender)
-			if !ok {
-				t.Fatalf("rank %d: the module is no btl.TrySender, rank 0's is", from)
+	for _, p := range j.pairs() {
+		from, to := p[0], p[1]
+		ts, ok := j.mods[from].(btl.TrySender)
+		if !ok {
+			t.Fatalf("rank %d: the module is no btl.TrySender, rank 0's is", from)
+		}
+		if ts.TrySend(to, nil, payload(from, 3, 0, 1)) || ts.TrySend(to, make([]byte, btl.MaxHeaderSize+1), nil) {
+			t.Fatalf("rank %d: TrySend to rank %d took a header that Send refuses", from, to)
+		}
+	}
+	j.sendByTurns(t, 3, func(m btl.Module, to int, hdr, pl []byte, _ int) {
+		deadline := time.Now().Add(time.Minute) // a hang guard, not a measurement
+		for !m.(btl.TrySender).TrySend(to, hdr, pl) {
+			if time.Now().After(deadline) {
+				t.Fatalf("TrySend to rank %d of %d bytes refused for a minute while rank %d polled", to, len(pl), to)
 			}
-			if ts.TrySend(to, nil, payload(from, 3, 0, 1)) || ts.TrySend(to, make([]byte, btl.MaxHeaderSize+1), nil) {
-				t.Fatalf("rank %d: TrySend to rank %d took a header that Send refuses", from, to)
-			}
-			for seq, x := range list {
-				n := min(x.plen, m.MaxSendSize())
-				hdr, pl := header(from, 3, seq, x.hlen), payload(from, 3, seq, n)
-				if seq%2 == 1 {
-					if err := m.Send(ctx, to, hdr, pl); err != nil {
-						t.Fatalf("rank %d: Send to rank %d of %d bytes: %v", from, to, n, err)
-					}
-					continue
-				}
-				deadline := time.Now().Add(time.Minute) // a hang guard, not a measurement
-				for !ts.TrySend(to, hdr, pl) {
-					if time.Now().After(deadline) {
-						t.Fatalf("rank %d: TrySend to rank %d of %d bytes refused for a minute while rank %d polled", from, to, n, to)
-					}
-					runtime.Gosched()
-				}
-			}
+			runtime.Gosched()
 		}
 	})
-	j.checkArrived(t, 3, list)
 }
