@@ -12,7 +12,7 @@ import (
 // submitted with pmpi.SubmitPart, by world rank, and writes the report,
 // returning the paths of the files written. gompirun calls it when the
 // job has ended, in its own working directory: a relative path is
-// relative to it. Ranks that did not reach Finalize (a rank died, the job
+// relative to it. Ranks that did not finish Finalize (a rank died, the job
 // was stopped) have no part: the report says they are missing. An error
 // does not void the paths returned with it: a part that does not decode
 // is named in the error and left out of the report of the others.

@@ -93,7 +93,7 @@ type Config struct {
 	Mergers func(tool string) MergeFunc
 	// Profiling names the profiling tools the ranks run whose parts
 	// Mergers merges: one of them without a part from any rank (none
-	// reached Finalize) has no report, and gompirun says so.
+	// finished Finalize) has no report, and gompirun says so.
 	Profiling []string
 }
 

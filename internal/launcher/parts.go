@@ -29,7 +29,7 @@ func (j *job) mergeParts() []string {
 	}
 	for _, tool := range j.cfg.Profiling {
 		if _, ok := parts[tool]; !ok {
-			fmt.Fprintf(w, "gompirun: prof %s: no report: no rank reached Finalize\n", tool)
+			fmt.Fprintf(w, "gompirun: prof %s: no report: no rank finished Finalize\n", tool)
 		}
 	}
 	var paths []string
@@ -52,7 +52,7 @@ func (j *job) mergeParts() []string {
 			}
 		}
 		if len(missing) > 0 {
-			fmt.Fprintf(w, "gompirun: prof %s: no part from %s, which did not reach Finalize; the report says so\n",
+			fmt.Fprintf(w, "gompirun: prof %s: no part from %s, which did not finish Finalize; the report says so\n",
 				tool, rankList(missing))
 		}
 		got, err := safeMerge(merge, j.jobID, byRank)

@@ -53,8 +53,8 @@ esac`
 	for _, want := range []string{
 		"gompirun: report written: alpha-report\n",
 		"gompirun: report written: beta-report\n",
-		"gompirun: prof alpha: no part from rank 2, which did not reach Finalize",
-		"gompirun: prof delta: no report: no rank reached Finalize\n",
+		"gompirun: prof alpha: no part from rank 2, which did not finish Finalize",
+		"gompirun: prof delta: no report: no rank finished Finalize\n",
 		"gompirun: prof beta: no part from rank 2,",
 		"gompirun: warning: prof beta: rank 1's part: junk\n",
 		"gompirun: warning: prof gamma: the merger panicked: boom\n",

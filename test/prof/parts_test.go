@@ -84,7 +84,7 @@ func TestAbortedJobSaysNoReport(t *testing.T) {
 		t.Fatalf("the job did not abort as planned\n%v", j)
 	}
 	for _, tool := range []string{"stats", "trace"} {
-		if !strings.Contains(j.Stderr, "gompirun: prof "+tool+": no report: no rank reached Finalize\n") {
+		if !strings.Contains(j.Stderr, "gompirun: prof "+tool+": no report: no rank finished Finalize\n") {
 			t.Errorf("gompirun does not say that %s has no report\n%v", tool, j)
 		}
 	}

@@ -10,7 +10,7 @@ import (
 type Report struct {
 	Job   string `json:"job"`
 	Ranks int    `json:"ranks"` // the world's size
-	// Missing are the ranks without a part, which did not reach Finalize
+	// Missing are the ranks without a part, which did not finish Finalize
 	// (or whose part did not decode): their figures are not in the report.
 	Missing []int         `json:"missing_ranks"`
 	Phases  []PhaseReport `json:"phases"` // in order; Pcontrol(2) ends one

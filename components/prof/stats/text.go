@@ -18,7 +18,7 @@ const maxMatrixRanks = 32
 func writeText(w io.Writer, r *Report, top int) {
 	fmt.Fprintf(w, "@ gompi prof stats\n@ Job     : %s\n@ Ranks   : %d\n@ Phases  : %d\n", r.Job, r.Ranks, len(r.Phases))
 	if len(r.Missing) > 0 {
-		fmt.Fprintf(w, "@ Missing : %s %s: no part (it did not reach Finalize, or its part was unreadable);\n"+
+		fmt.Fprintf(w, "@ Missing : %s %s: no part (it did not finish Finalize, or its part was unreadable);\n"+
 			"@           its times and its rows of the matrices (what it sent) are not in this report\n",
 			plural(len(r.Missing), "rank", "ranks"), intList(r.Missing))
 	}

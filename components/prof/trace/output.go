@@ -174,7 +174,7 @@ func metadata(rt rankTrace) []traceEvent {
 }
 
 // missingNote labels a rank that has no events in the trace.
-const missingNote = "missing: no events from this rank (it did not reach Finalize, or its part was unreadable)"
+const missingNote = "missing: no events from this rank (it did not finish Finalize, or its part was unreadable)"
 
 // missingMetadata names a rank without events, and says why it has none.
 func missingMetadata(rank int) []traceEvent {
