@@ -172,7 +172,7 @@ func (*realAPI) IntercommCreate(local *Comm, localLeader int, peer *Comm, remote
 		own = errorf(ClassRank, nil, "%s on %v: local leader %d is out of range (0 to %d)", op, local, localLeader, local.Size()-1)
 	}
 	s := side{local: local, leader: localLeader, swap: func(mine []byte) ([]byte, error) {
-		if err := checkPeer(op, peer, remoteLeader, tag); err != nil {
+		if err := checkPeer(peer, remoteLeader, tag); err != nil {
 			return nil, err
 		}
 		return l.swapWith(peer.context+1, peer.group[remoteLeader], hiddenTag(tag), mine)
@@ -302,17 +302,22 @@ func (r *leaderRound) differ(hi, lo uint32) error {
 }
 
 // checkPeer validates what the leader of IntercommCreate alone reads.
-func checkPeer(op string, peer *Comm, remoteLeader, tag int) error {
+// Its errors reach the caller wrapped with the call and the local
+// communicator, so they name neither.
+func checkPeer(peer *Comm, remoteLeader, tag int) error {
 	if peer == nil {
-		return errorf(ClassComm, nil, "%s: the peer communicator is nil (the leaders pass one that holds both)", op)
+		return errorf(ClassComm, nil, "the peer communicator is nil (the leaders pass one that holds both)")
 	}
 	if peer.freed.Load() {
-		return errorf(ClassComm, nil, "%s: the peer communicator %v was freed", op, peer)
+		return errorf(ClassComm, nil, "the peer communicator %v was freed", peer)
 	}
 	if remoteLeader < 0 || remoteLeader >= len(peer.group) {
-		return errorf(ClassRank, nil, "%s: remote leader %d is out of range for the peer communicator %v (0 to %d)", op, remoteLeader, peer, len(peer.group)-1)
+		return errorf(ClassRank, nil, "remote leader %d is out of range for the peer communicator %v (0 to %d)", remoteLeader, peer, len(peer.group)-1)
 	}
-	return peer.checkTag(op, tag, false)
+	if tag < 0 || tag > TagUB {
+		return errorf(ClassTag, nil, "tag %d is out of range for the peer communicator %v (0 to %d)", tag, peer, TagUB)
+	}
+	return nil
 }
 
 // newInter agrees with the other group on a context id free in every

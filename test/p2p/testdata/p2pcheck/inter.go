@@ -1040,6 +1040,10 @@ func interErrors(w mpi.Comm) error {
 			_, err := mpi.IntercommCreate(half, 0, mpi.Comm{}, other, 1)
 			return err
 		}, mpi.ErrComm, "peer communicator is nil"},
+		{"tag out of range at the leaders", func() error {
+			_, err := mpi.IntercommCreate(half, 0, w, other, -1)
+			return err
+		}, mpi.ErrTag, "tag -1 is out of range for the peer communicator"},
 		{"freed peer at the leaders", func() error {
 			_, err := mpi.IntercommCreate(half, 0, freedCopy, other, 1)
 			return err
@@ -1063,8 +1067,12 @@ func interErrors(w mpi.Comm) error {
 		}, mpi.ErrComm, "is an intracommunicator"},
 	}
 	for _, c := range checks {
-		if err := c.call(); !errors.Is(err, c.is) || !strings.Contains(fmt.Sprint(err), c.text) {
+		err := c.call()
+		if !errors.Is(err, c.is) || !strings.Contains(fmt.Sprint(err), c.text) {
 			return fmt.Errorf("%s: %v, want %v saying %q", c.what, err, c.is, c.text)
+		}
+		if n := strings.Count(fmt.Sprint(err), "intercomm create"); n > 1 {
+			return fmt.Errorf("%s: %v names the call %d times, want once", c.what, err, n)
 		}
 	}
 	// The world still works after the failed calls.
