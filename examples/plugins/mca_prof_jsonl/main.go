@@ -47,7 +47,7 @@ type line struct {
 
 func (j *jsonl) RegisterParams(r *params.Registrar) error {
 	j.dirParam = r.String(params.Spec{Name: "dir", Default: ".", Level: 3,
-		Help: "Directory of the files gompi-jsonl-<job id>.<rank>.jsonl, one JSON line per MPI call"})
+		Help: "Directory of the files gompi-jsonl-<job id>.<rank>.jsonl, one JSON line per MPI call (made if missing)"})
 	j.fnsParam = r.List(params.Spec{Name: "functions", Default: "", Level: 4,
 		Help: "Record only these calls (Send,Recv,...); empty records every call"})
 	return nil
@@ -61,6 +61,9 @@ func (j *jsonl) Open(_ context.Context, env *mca.Env) error {
 func (j *jsonl) Start(_ context.Context, job profplugin.Job) error {
 	dir, err := filepath.Abs(j.dirParam.Get(j.env.Params))
 	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
 	j.path = filepath.Join(dir, fmt.Sprintf("gompi-jsonl-%s.%d.jsonl", job.ID, job.Rank))
