@@ -34,7 +34,8 @@ var errTimedOut = errors.New("job timed out")
 // timeout, 128+signo on a signal. Failures
 // are reported as "gompirun: ..." lines on cfg.Stderr. An error means the
 // job could not be set up; then no rank is left running, and the status
-// is 1, or ExitTimeout when the timeout expired during the launch.
+// is 1, ExitTimeout when the timeout expired during the launch, or
+// 128+signo when a signal called the launch off.
 func Run(ctx context.Context, cfg Config) (int, error) {
 	np, err := cfg.fill()
 	if err != nil {
@@ -166,8 +167,12 @@ func Run(ctx context.Context, cfg Config) (int, error) {
 			Apps: cfg.Apps, Dir: wd, Grace: int64(cfg.Grace), Servers: addrs}
 		// Every host must be ready before any rank starts anywhere.
 		if err := j.launchRemote(byHost, spec); err != nil {
-			if errors.Is(err, errTimedOut) {
+			var sig *launchSignalled
+			switch {
+			case errors.Is(err, errTimedOut):
 				return ExitTimeout, err
+			case errors.As(err, &sig):
+				return sig.status(), err
 			}
 			return 1, err
 		}

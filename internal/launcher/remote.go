@@ -124,11 +124,7 @@ func (j *job) launchRemote(byHost map[string][]node.DaemonRank, spec node.Daemon
 				errs = append(errs, fmt.Errorf("cannot launch on host %s: %w", h.name, err))
 			}
 		case sig := <-j.cfg.Signals:
-			name := sig.String()
-			if s, ok := sig.(syscall.Signal); ok {
-				name = node.SignalName(s)
-			}
-			errs = append(errs, fmt.Errorf("received %s while launching on the other hosts; no rank was started", name))
+			errs = append(errs, &launchSignalled{sig})
 		case <-j.timeout:
 			errs = append(errs, j.launchTimedOut(unanswered(started)))
 		}
@@ -145,6 +141,26 @@ func (j *job) launchRemote(byHost map[string][]node.DaemonRank, spec node.Daemon
 		return errors.Join(errs...)
 	}
 	return nil
+}
+
+// launchSignalled is the launch's error when a signal to gompirun calls
+// it off: Run returns 128 plus its number, as it does once ranks run.
+type launchSignalled struct{ sig os.Signal }
+
+func (e *launchSignalled) Error() string {
+	name := e.sig.String()
+	if s, ok := e.sig.(syscall.Signal); ok {
+		name = node.SignalName(s)
+	}
+	return "received " + name + " while launching on the other hosts; no rank was started"
+}
+
+// status is gompirun's exit status for the signal.
+func (e *launchSignalled) status() int {
+	if s, ok := e.sig.(syscall.Signal); ok {
+		return 128 + int(s)
+	}
+	return 1
 }
 
 // launchTimedOut is the launch's error when the job's timeout expires

@@ -304,6 +304,30 @@ func running(pid int) bool {
 	return len(after) > 0 && after[0] != 'Z' && after[0] != 'X'
 }
 
+// TestLaunchSignalled: a signal to gompirun while another host's daemon
+// has not answered calls the launch off: the agent is killed, no rank
+// starts, and Run returns 128 plus the signal's number, as it does once
+// ranks run.
+func TestLaunchSignalled(t *testing.T) {
+	t.Parallel()
+	marker := filepath.Join(t.TempDir(), "started")
+	cfg := remoteCfg(2, t.TempDir())
+	cfg.Agent = func(string, []string) (*exec.Cmd, error) { return exec.Command("sleep", "60"), nil }
+	sigs := make(chan os.Signal, 1)
+	sigs <- syscall.SIGTERM // the agent never answers: only the signal ends the wait
+	cfg.Signals = sigs
+	cfg.Apps = []node.App{{NP: 2, Program: "sh", Args: []string{"-c", "touch " + marker}}}
+	cfg.Stderr, cfg.TempDir = io.Discard, t.TempDir()
+	code, err := Run(context.Background(), cfg)
+	want := "received SIGTERM while launching on the other hosts; no rank was started"
+	if code != 128+int(syscall.SIGTERM) || err == nil || err.Error() != want {
+		t.Errorf("Run = %d, %v; want %d and %q", code, err, 128+int(syscall.SIGTERM), want)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Error("a rank started")
+	}
+}
+
 // TestLaunchTimeout: the timeout bounds the launch too: an agent that
 // never answers is killed when it expires, and Run returns ExitTimeout,
 // no rank started.
