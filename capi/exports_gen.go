@@ -452,6 +452,9 @@ func PMPI_Close_port(port_name *C.char) C.int {
 
 //export PMPI_Comm_accept
 func PMPI_Comm_accept(port_name *C.char, info C.uintptr_t, root C.int, comm C.uintptr_t, newcomm *C.uintptr_t) C.int {
+	if newcomm != nil {
+		*newcomm = C.uintptr_t(MPI_COMM_NULL)
+	}
 	return C.int(unsupported(Comm(comm), "MPI_Comm_accept"))
 }
 
@@ -480,6 +483,9 @@ func PMPI_Comm_compare(comm1 C.uintptr_t, comm2 C.uintptr_t, result *C.int) C.in
 
 //export PMPI_Comm_connect
 func PMPI_Comm_connect(port_name *C.char, info C.uintptr_t, root C.int, comm C.uintptr_t, newcomm *C.uintptr_t) C.int {
+	if newcomm != nil {
+		*newcomm = C.uintptr_t(MPI_COMM_NULL)
+	}
 	return C.int(unsupported(Comm(comm), "MPI_Comm_connect"))
 }
 
@@ -673,6 +679,9 @@ func PMPI_Comm_iflush_buffer(comm C.uintptr_t, request *C.uintptr_t) C.int {
 
 //export PMPI_Comm_join
 func PMPI_Comm_join(fd C.int, intercomm *C.uintptr_t) C.int {
+	if intercomm != nil {
+		*intercomm = C.uintptr_t(MPI_COMM_NULL)
+	}
 	return C.int(unsupported(0, "MPI_Comm_join"))
 }
 
@@ -730,11 +739,17 @@ func gompi_go_PMPI_Comm_size(comm C.uintptr_t, size *C.int) C.int {
 
 //export PMPI_Comm_spawn
 func PMPI_Comm_spawn(command *C.char, argv unsafe.Pointer, maxprocs C.int, info C.uintptr_t, root C.int, comm C.uintptr_t, intercomm *C.uintptr_t, array_of_errcodes *C.int) C.int {
+	if intercomm != nil {
+		*intercomm = C.uintptr_t(MPI_COMM_NULL)
+	}
 	return C.int(unsupported(Comm(comm), "MPI_Comm_spawn"))
 }
 
 //export PMPI_Comm_spawn_multiple
 func PMPI_Comm_spawn_multiple(count C.int, array_of_commands unsafe.Pointer, array_of_argv unsafe.Pointer, array_of_maxprocs *C.int, array_of_info *C.uintptr_t, root C.int, comm C.uintptr_t, intercomm *C.uintptr_t, array_of_errcodes *C.int) C.int {
+	if intercomm != nil {
+		*intercomm = C.uintptr_t(MPI_COMM_NULL)
+	}
 	return C.int(unsupported(Comm(comm), "MPI_Comm_spawn_multiple"))
 }
 
@@ -917,11 +932,17 @@ func PMPI_File_get_errhandler(file C.uintptr_t, errhandler *C.uintptr_t) C.int {
 
 //export PMPI_File_get_group
 func PMPI_File_get_group(fh C.uintptr_t, group *C.uintptr_t) C.int {
+	if group != nil {
+		*group = C.uintptr_t(MPI_GROUP_NULL)
+	}
 	return C.int(unsupportedFile("MPI_File_get_group"))
 }
 
 //export PMPI_File_get_info
 func PMPI_File_get_info(fh C.uintptr_t, info_used *C.uintptr_t) C.int {
+	if info_used != nil {
+		*info_used = C.uintptr_t(MPI_INFO_NULL)
+	}
 	return C.int(unsupportedFile("MPI_File_get_info"))
 }
 
@@ -952,111 +973,180 @@ func PMPI_File_get_type_extent_c(fh C.uintptr_t, datatype C.uintptr_t, extent *C
 
 //export PMPI_File_get_view
 func PMPI_File_get_view(fh C.uintptr_t, disp *C.int64_t, etype *C.uintptr_t, filetype *C.uintptr_t, datarep *C.char) C.int {
+	if etype != nil {
+		*etype = C.uintptr_t(MPI_DATATYPE_NULL)
+	}
+	if filetype != nil {
+		*filetype = C.uintptr_t(MPI_DATATYPE_NULL)
+	}
 	return C.int(unsupportedFile("MPI_File_get_view"))
 }
 
 //export PMPI_File_iread
 func PMPI_File_iread(fh C.uintptr_t, buf unsafe.Pointer, count C.int, datatype C.uintptr_t, request *C.uintptr_t) C.int {
+	if request != nil {
+		*request = C.uintptr_t(MPI_REQUEST_NULL)
+	}
 	return C.int(unsupportedFile("MPI_File_iread"))
 }
 
 //export PMPI_File_iread_c
 func PMPI_File_iread_c(fh C.uintptr_t, buf unsafe.Pointer, count C.int64_t, datatype C.uintptr_t, request *C.uintptr_t) C.int {
+	if request != nil {
+		*request = C.uintptr_t(MPI_REQUEST_NULL)
+	}
 	return C.int(unsupportedFile("MPI_File_iread_c"))
 }
 
 //export PMPI_File_iread_all
 func PMPI_File_iread_all(fh C.uintptr_t, buf unsafe.Pointer, count C.int, datatype C.uintptr_t, request *C.uintptr_t) C.int {
+	if request != nil {
+		*request = C.uintptr_t(MPI_REQUEST_NULL)
+	}
 	return C.int(unsupportedFile("MPI_File_iread_all"))
 }
 
 //export PMPI_File_iread_all_c
 func PMPI_File_iread_all_c(fh C.uintptr_t, buf unsafe.Pointer, count C.int64_t, datatype C.uintptr_t, request *C.uintptr_t) C.int {
+	if request != nil {
+		*request = C.uintptr_t(MPI_REQUEST_NULL)
+	}
 	return C.int(unsupportedFile("MPI_File_iread_all_c"))
 }
 
 //export PMPI_File_iread_at
 func PMPI_File_iread_at(fh C.uintptr_t, offset C.int64_t, buf unsafe.Pointer, count C.int, datatype C.uintptr_t, request *C.uintptr_t) C.int {
+	if request != nil {
+		*request = C.uintptr_t(MPI_REQUEST_NULL)
+	}
 	return C.int(unsupportedFile("MPI_File_iread_at"))
 }
 
 //export PMPI_File_iread_at_c
 func PMPI_File_iread_at_c(fh C.uintptr_t, offset C.int64_t, buf unsafe.Pointer, count C.int64_t, datatype C.uintptr_t, request *C.uintptr_t) C.int {
+	if request != nil {
+		*request = C.uintptr_t(MPI_REQUEST_NULL)
+	}
 	return C.int(unsupportedFile("MPI_File_iread_at_c"))
 }
 
 //export PMPI_File_iread_at_all
 func PMPI_File_iread_at_all(fh C.uintptr_t, offset C.int64_t, buf unsafe.Pointer, count C.int, datatype C.uintptr_t, request *C.uintptr_t) C.int {
+	if request != nil {
+		*request = C.uintptr_t(MPI_REQUEST_NULL)
+	}
 	return C.int(unsupportedFile("MPI_File_iread_at_all"))
 }
 
 //export PMPI_File_iread_at_all_c
 func PMPI_File_iread_at_all_c(fh C.uintptr_t, offset C.int64_t, buf unsafe.Pointer, count C.int64_t, datatype C.uintptr_t, request *C.uintptr_t) C.int {
+	if request != nil {
+		*request = C.uintptr_t(MPI_REQUEST_NULL)
+	}
 	return C.int(unsupportedFile("MPI_File_iread_at_all_c"))
 }
 
 //export PMPI_File_iread_shared
 func PMPI_File_iread_shared(fh C.uintptr_t, buf unsafe.Pointer, count C.int, datatype C.uintptr_t, request *C.uintptr_t) C.int {
+	if request != nil {
+		*request = C.uintptr_t(MPI_REQUEST_NULL)
+	}
 	return C.int(unsupportedFile("MPI_File_iread_shared"))
 }
 
 //export PMPI_File_iread_shared_c
 func PMPI_File_iread_shared_c(fh C.uintptr_t, buf unsafe.Pointer, count C.int64_t, datatype C.uintptr_t, request *C.uintptr_t) C.int {
+	if request != nil {
+		*request = C.uintptr_t(MPI_REQUEST_NULL)
+	}
 	return C.int(unsupportedFile("MPI_File_iread_shared_c"))
 }
 
 //export PMPI_File_iwrite
 func PMPI_File_iwrite(fh C.uintptr_t, buf unsafe.Pointer, count C.int, datatype C.uintptr_t, request *C.uintptr_t) C.int {
+	if request != nil {
+		*request = C.uintptr_t(MPI_REQUEST_NULL)
+	}
 	return C.int(unsupportedFile("MPI_File_iwrite"))
 }
 
 //export PMPI_File_iwrite_c
 func PMPI_File_iwrite_c(fh C.uintptr_t, buf unsafe.Pointer, count C.int64_t, datatype C.uintptr_t, request *C.uintptr_t) C.int {
+	if request != nil {
+		*request = C.uintptr_t(MPI_REQUEST_NULL)
+	}
 	return C.int(unsupportedFile("MPI_File_iwrite_c"))
 }
 
 //export PMPI_File_iwrite_all
 func PMPI_File_iwrite_all(fh C.uintptr_t, buf unsafe.Pointer, count C.int, datatype C.uintptr_t, request *C.uintptr_t) C.int {
+	if request != nil {
+		*request = C.uintptr_t(MPI_REQUEST_NULL)
+	}
 	return C.int(unsupportedFile("MPI_File_iwrite_all"))
 }
 
 //export PMPI_File_iwrite_all_c
 func PMPI_File_iwrite_all_c(fh C.uintptr_t, buf unsafe.Pointer, count C.int64_t, datatype C.uintptr_t, request *C.uintptr_t) C.int {
+	if request != nil {
+		*request = C.uintptr_t(MPI_REQUEST_NULL)
+	}
 	return C.int(unsupportedFile("MPI_File_iwrite_all_c"))
 }
 
 //export PMPI_File_iwrite_at
 func PMPI_File_iwrite_at(fh C.uintptr_t, offset C.int64_t, buf unsafe.Pointer, count C.int, datatype C.uintptr_t, request *C.uintptr_t) C.int {
+	if request != nil {
+		*request = C.uintptr_t(MPI_REQUEST_NULL)
+	}
 	return C.int(unsupportedFile("MPI_File_iwrite_at"))
 }
 
 //export PMPI_File_iwrite_at_c
 func PMPI_File_iwrite_at_c(fh C.uintptr_t, offset C.int64_t, buf unsafe.Pointer, count C.int64_t, datatype C.uintptr_t, request *C.uintptr_t) C.int {
+	if request != nil {
+		*request = C.uintptr_t(MPI_REQUEST_NULL)
+	}
 	return C.int(unsupportedFile("MPI_File_iwrite_at_c"))
 }
 
 //export PMPI_File_iwrite_at_all
 func PMPI_File_iwrite_at_all(fh C.uintptr_t, offset C.int64_t, buf unsafe.Pointer, count C.int, datatype C.uintptr_t, request *C.uintptr_t) C.int {
+	if request != nil {
+		*request = C.uintptr_t(MPI_REQUEST_NULL)
+	}
 	return C.int(unsupportedFile("MPI_File_iwrite_at_all"))
 }
 
 //export PMPI_File_iwrite_at_all_c
 func PMPI_File_iwrite_at_all_c(fh C.uintptr_t, offset C.int64_t, buf unsafe.Pointer, count C.int64_t, datatype C.uintptr_t, request *C.uintptr_t) C.int {
+	if request != nil {
+		*request = C.uintptr_t(MPI_REQUEST_NULL)
+	}
 	return C.int(unsupportedFile("MPI_File_iwrite_at_all_c"))
 }
 
 //export PMPI_File_iwrite_shared
 func PMPI_File_iwrite_shared(fh C.uintptr_t, buf unsafe.Pointer, count C.int, datatype C.uintptr_t, request *C.uintptr_t) C.int {
+	if request != nil {
+		*request = C.uintptr_t(MPI_REQUEST_NULL)
+	}
 	return C.int(unsupportedFile("MPI_File_iwrite_shared"))
 }
 
 //export PMPI_File_iwrite_shared_c
 func PMPI_File_iwrite_shared_c(fh C.uintptr_t, buf unsafe.Pointer, count C.int64_t, datatype C.uintptr_t, request *C.uintptr_t) C.int {
+	if request != nil {
+		*request = C.uintptr_t(MPI_REQUEST_NULL)
+	}
 	return C.int(unsupportedFile("MPI_File_iwrite_shared_c"))
 }
 
 //export PMPI_File_open
 func PMPI_File_open(comm C.uintptr_t, filename *C.char, amode C.int, info C.uintptr_t, fh *C.uintptr_t) C.int {
+	if fh != nil {
+		*fh = C.uintptr_t(MPI_FILE_NULL)
+	}
 	return C.int(unsupportedFile("MPI_File_open"))
 }
 
@@ -2694,11 +2784,17 @@ func PMPI_Query_thread(provided *C.int) C.int {
 
 //export PMPI_Raccumulate
 func PMPI_Raccumulate(origin_addr unsafe.Pointer, origin_count C.int, origin_datatype C.uintptr_t, target_rank C.int, target_disp C.intptr_t, target_count C.int, target_datatype C.uintptr_t, op C.uintptr_t, win C.uintptr_t, request *C.uintptr_t) C.int {
+	if request != nil {
+		*request = C.uintptr_t(MPI_REQUEST_NULL)
+	}
 	return C.int(unsupported(0, "MPI_Raccumulate"))
 }
 
 //export PMPI_Raccumulate_c
 func PMPI_Raccumulate_c(origin_addr unsafe.Pointer, origin_count C.int64_t, origin_datatype C.uintptr_t, target_rank C.int, target_disp C.intptr_t, target_count C.int64_t, target_datatype C.uintptr_t, op C.uintptr_t, win C.uintptr_t, request *C.uintptr_t) C.int {
+	if request != nil {
+		*request = C.uintptr_t(MPI_REQUEST_NULL)
+	}
 	return C.int(unsupported(0, "MPI_Raccumulate_c"))
 }
 
@@ -2886,31 +2982,49 @@ func PMPI_Request_get_status_some(incount C.int, array_of_requests *C.uintptr_t,
 
 //export PMPI_Rget
 func PMPI_Rget(origin_addr unsafe.Pointer, origin_count C.int, origin_datatype C.uintptr_t, target_rank C.int, target_disp C.intptr_t, target_count C.int, target_datatype C.uintptr_t, win C.uintptr_t, request *C.uintptr_t) C.int {
+	if request != nil {
+		*request = C.uintptr_t(MPI_REQUEST_NULL)
+	}
 	return C.int(unsupported(0, "MPI_Rget"))
 }
 
 //export PMPI_Rget_c
 func PMPI_Rget_c(origin_addr unsafe.Pointer, origin_count C.int64_t, origin_datatype C.uintptr_t, target_rank C.int, target_disp C.intptr_t, target_count C.int64_t, target_datatype C.uintptr_t, win C.uintptr_t, request *C.uintptr_t) C.int {
+	if request != nil {
+		*request = C.uintptr_t(MPI_REQUEST_NULL)
+	}
 	return C.int(unsupported(0, "MPI_Rget_c"))
 }
 
 //export PMPI_Rget_accumulate
 func PMPI_Rget_accumulate(origin_addr unsafe.Pointer, origin_count C.int, origin_datatype C.uintptr_t, result_addr unsafe.Pointer, result_count C.int, result_datatype C.uintptr_t, target_rank C.int, target_disp C.intptr_t, target_count C.int, target_datatype C.uintptr_t, op C.uintptr_t, win C.uintptr_t, request *C.uintptr_t) C.int {
+	if request != nil {
+		*request = C.uintptr_t(MPI_REQUEST_NULL)
+	}
 	return C.int(unsupported(0, "MPI_Rget_accumulate"))
 }
 
 //export PMPI_Rget_accumulate_c
 func PMPI_Rget_accumulate_c(origin_addr unsafe.Pointer, origin_count C.int64_t, origin_datatype C.uintptr_t, result_addr unsafe.Pointer, result_count C.int64_t, result_datatype C.uintptr_t, target_rank C.int, target_disp C.intptr_t, target_count C.int64_t, target_datatype C.uintptr_t, op C.uintptr_t, win C.uintptr_t, request *C.uintptr_t) C.int {
+	if request != nil {
+		*request = C.uintptr_t(MPI_REQUEST_NULL)
+	}
 	return C.int(unsupported(0, "MPI_Rget_accumulate_c"))
 }
 
 //export PMPI_Rput
 func PMPI_Rput(origin_addr unsafe.Pointer, origin_count C.int, origin_datatype C.uintptr_t, target_rank C.int, target_disp C.intptr_t, target_count C.int, target_datatype C.uintptr_t, win C.uintptr_t, request *C.uintptr_t) C.int {
+	if request != nil {
+		*request = C.uintptr_t(MPI_REQUEST_NULL)
+	}
 	return C.int(unsupported(0, "MPI_Rput"))
 }
 
 //export PMPI_Rput_c
 func PMPI_Rput_c(origin_addr unsafe.Pointer, origin_count C.int64_t, origin_datatype C.uintptr_t, target_rank C.int, target_disp C.intptr_t, target_count C.int64_t, target_datatype C.uintptr_t, win C.uintptr_t, request *C.uintptr_t) C.int {
+	if request != nil {
+		*request = C.uintptr_t(MPI_REQUEST_NULL)
+	}
 	return C.int(unsupported(0, "MPI_Rput_c"))
 }
 
@@ -3961,21 +4075,33 @@ func PMPI_Waitsome(incount C.int, array_of_requests *C.uintptr_t, outcount *C.in
 
 //export PMPI_Win_allocate
 func PMPI_Win_allocate(size C.intptr_t, disp_unit C.int, info C.uintptr_t, comm C.uintptr_t, baseptr unsafe.Pointer, win *C.uintptr_t) C.int {
+	if win != nil {
+		*win = C.uintptr_t(MPI_WIN_NULL)
+	}
 	return C.int(unsupported(Comm(comm), "MPI_Win_allocate"))
 }
 
 //export PMPI_Win_allocate_c
 func PMPI_Win_allocate_c(size C.intptr_t, disp_unit C.intptr_t, info C.uintptr_t, comm C.uintptr_t, baseptr unsafe.Pointer, win *C.uintptr_t) C.int {
+	if win != nil {
+		*win = C.uintptr_t(MPI_WIN_NULL)
+	}
 	return C.int(unsupported(Comm(comm), "MPI_Win_allocate_c"))
 }
 
 //export PMPI_Win_allocate_shared
 func PMPI_Win_allocate_shared(size C.intptr_t, disp_unit C.int, info C.uintptr_t, comm C.uintptr_t, baseptr unsafe.Pointer, win *C.uintptr_t) C.int {
+	if win != nil {
+		*win = C.uintptr_t(MPI_WIN_NULL)
+	}
 	return C.int(unsupported(Comm(comm), "MPI_Win_allocate_shared"))
 }
 
 //export PMPI_Win_allocate_shared_c
 func PMPI_Win_allocate_shared_c(size C.intptr_t, disp_unit C.intptr_t, info C.uintptr_t, comm C.uintptr_t, baseptr unsafe.Pointer, win *C.uintptr_t) C.int {
+	if win != nil {
+		*win = C.uintptr_t(MPI_WIN_NULL)
+	}
 	return C.int(unsupported(Comm(comm), "MPI_Win_allocate_shared_c"))
 }
 
@@ -3996,21 +4122,33 @@ func PMPI_Win_complete(win C.uintptr_t) C.int {
 
 //export PMPI_Win_create
 func PMPI_Win_create(base unsafe.Pointer, size C.intptr_t, disp_unit C.int, info C.uintptr_t, comm C.uintptr_t, win *C.uintptr_t) C.int {
+	if win != nil {
+		*win = C.uintptr_t(MPI_WIN_NULL)
+	}
 	return C.int(unsupported(Comm(comm), "MPI_Win_create"))
 }
 
 //export PMPI_Win_create_c
 func PMPI_Win_create_c(base unsafe.Pointer, size C.intptr_t, disp_unit C.intptr_t, info C.uintptr_t, comm C.uintptr_t, win *C.uintptr_t) C.int {
+	if win != nil {
+		*win = C.uintptr_t(MPI_WIN_NULL)
+	}
 	return C.int(unsupported(Comm(comm), "MPI_Win_create_c"))
 }
 
 //export PMPI_Win_create_dynamic
 func PMPI_Win_create_dynamic(info C.uintptr_t, comm C.uintptr_t, win *C.uintptr_t) C.int {
+	if win != nil {
+		*win = C.uintptr_t(MPI_WIN_NULL)
+	}
 	return C.int(unsupported(Comm(comm), "MPI_Win_create_dynamic"))
 }
 
 //export PMPI_Win_create_errhandler
 func PMPI_Win_create_errhandler(win_errhandler_fn unsafe.Pointer, errhandler *C.uintptr_t) C.int {
+	if errhandler != nil {
+		*errhandler = C.uintptr_t(MPI_ERRHANDLER_NULL)
+	}
 	return C.int(unsupported(0, "MPI_Win_create_errhandler"))
 }
 
@@ -4071,16 +4209,25 @@ func PMPI_Win_get_attr(win C.uintptr_t, win_keyval C.int, attribute_val unsafe.P
 
 //export PMPI_Win_get_errhandler
 func PMPI_Win_get_errhandler(win C.uintptr_t, errhandler *C.uintptr_t) C.int {
+	if errhandler != nil {
+		*errhandler = C.uintptr_t(MPI_ERRHANDLER_NULL)
+	}
 	return C.int(unsupported(0, "MPI_Win_get_errhandler"))
 }
 
 //export PMPI_Win_get_group
 func PMPI_Win_get_group(win C.uintptr_t, group *C.uintptr_t) C.int {
+	if group != nil {
+		*group = C.uintptr_t(MPI_GROUP_NULL)
+	}
 	return C.int(unsupported(0, "MPI_Win_get_group"))
 }
 
 //export PMPI_Win_get_info
 func PMPI_Win_get_info(win C.uintptr_t, info_used *C.uintptr_t) C.int {
+	if info_used != nil {
+		*info_used = C.uintptr_t(MPI_INFO_NULL)
+	}
 	return C.int(unsupported(0, "MPI_Win_get_info"))
 }
 

@@ -304,6 +304,15 @@ import "unsafe"
 			if fn.ret != "int" {
 				return g, fmt.Errorf("%s returns %s, not an error code, and capi has no %s to call", fn.name, fn.ret, impl)
 			}
+			// Its handle results are null, as a failed implemented
+			// call leaves them; a handle it would free is left alone.
+			if !strings.HasSuffix(fn.name, "_free") && !strings.HasSuffix(fn.name, "_close") {
+				for i, p := range fn.params {
+					if _, ok := handles[p.base]; ok && p.depth == 1 && !p.array {
+						fmt.Fprintf(&gb, "\tif %s != nil {\n\t\t*%s = C.uintptr_t(%s)\n\t}\n", bs[i].name, bs[i].name, nulls[p.base])
+					}
+				}
+			}
 			fmt.Fprintf(&gb, "\treturn C.int(%s)\n", unsupported)
 		case fn.ret == "int" && strings.HasPrefix(fn.name, "MPI_T_"):
 			// The tools interface returns its codes and calls no error handler.

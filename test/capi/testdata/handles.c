@@ -141,10 +141,19 @@ static void environment(void) {
     EQ(flag, 1, "MPI_Is_thread_main on the thread that called MPI_Init_thread");
     TRY(MPI_Pcontrol(1));
     TRY(MPI_Pcontrol(0, "ignored"));
-    /* A function gompi lacks. */
-    MPI_Win win;
+    /* Functions gompi lacks: their handle results are null, as a failed
+     * call's are. */
+    MPI_Win win = MPI_Win_fromint(0x7777);
     int base[4];
     RC(MPI_Win_create(base, sizeof base, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &win), MPI_ERR_UNSUPPORTED_OPERATION);
+    CHECK(win == MPI_WIN_NULL, "MPI_Win_create failed and left %#x, want MPI_WIN_NULL", MPI_Win_toint(win));
+    MPI_File fh = MPI_File_fromint(0x7777);
+    RC(MPI_File_open(MPI_COMM_WORLD, "gompi-handles-no-file", MPI_MODE_RDONLY, MPI_INFO_NULL, &fh),
+       MPI_ERR_UNSUPPORTED_OPERATION);
+    CHECK(fh == MPI_FILE_NULL, "MPI_File_open failed and left %#x, want MPI_FILE_NULL", MPI_File_toint(fh));
+    MPI_Comm inter = MPI_Comm_fromint(0x7777);
+    RC(MPI_Comm_join(0, &inter), MPI_ERR_UNSUPPORTED_OPERATION);
+    CHECK(inter == MPI_COMM_NULL, "MPI_Comm_join failed and left %#x, want MPI_COMM_NULL", MPI_Comm_toint(inter));
     passed("environment");
 }
 
