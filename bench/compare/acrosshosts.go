@@ -31,6 +31,7 @@ type AcrossHosts struct {
 type AcrossConfig struct {
 	Go      string // the go command
 	Rounds  int
+	Only    string        // if not empty, the runs to make: test/multihost's -measure-only
 	Timeout time.Duration // for the whole measurement
 	Env     []string
 	Log     io.Writer // go test's output, as progress
@@ -58,8 +59,12 @@ func MeasureAcross(ctx context.Context, c AcrossConfig) (*AcrossHosts, error) {
 	defer os.RemoveAll(dir)
 	file := filepath.Join(dir, "across.json")
 	args := func(file string) []string {
-		return []string{c.Go, "test", "./test/multihost", "-run", "^TestMeasureAcrossHosts$", "-count=1", "-v",
+		a := []string{c.Go, "test", "./test/multihost", "-run", "^TestMeasureAcrossHosts$", "-count=1", "-v",
 			"-timeout", c.Timeout.String(), "-args", "-measure", "-measure-rounds", strconv.Itoa(c.Rounds), "-measure-json", file}
+		if c.Only != "" {
+			a = append(a, "-measure-only", c.Only)
+		}
+		return a
 	}
 	a := &AcrossHosts{Command: shellQuote(args("FILE"))}
 	a.Started = time.Now()

@@ -200,8 +200,11 @@ func run(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	// measured on this host, before the run fails.
 	var acrossErr error
 	if across {
-		rep.Across, acrossErr = compare.MeasureAcross(ctx, compare.AcrossConfig{
-			Go: o.goCmd, Rounds: o.acrossRounds, Timeout: compare.AcrossTimeout(o.acrossRounds), Env: env, Log: stderr})
+		cfg := compare.AcrossConfig{Go: o.goCmd, Rounds: o.acrossRounds, Timeout: compare.AcrossTimeout(o.acrossRounds), Env: env, Log: stderr}
+		if o.noMPICH {
+			cfg.Only = "^(gompi|Open MPI) "
+		}
+		rep.Across, acrossErr = compare.MeasureAcross(ctx, cfg)
 		if rep.Across == nil {
 			return acrossErr
 		}
