@@ -91,8 +91,9 @@ func checkParams(ctx context.Context, env, argv []string, log hclog.Logger) (too
 }
 
 // profTools is the profiling tools the prof selection runs that submit
-// parts for gompirun to merge: those it has a merger for. gompirun says
-// so when a tool's report has no part at all.
+// parts for gompirun to merge: those it has a merger for, and that a
+// negative priority does not disable. gompirun says so when a tool's
+// report has no part at all.
 func profTools(sys *mca.System, snap *params.Snapshot) []string {
 	v, _ := snap.Lookup(prof.Name)
 	sel, err := mca.ParseSelection(v.Raw)
@@ -112,6 +113,11 @@ func profTools(sys *mca.System, snap *params.Snapshot) []string {
 	}
 	var tools []string
 	for _, name := range names {
+		if p, ok := snap.Lookup(prof.Name + "_" + name + "_priority"); ok {
+			if n, isInt := p.Parsed.(int); isInt && n < 0 {
+				continue
+			}
+		}
 		if prof.MergerFor(name) != nil {
 			tools = append(tools, name)
 		}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -101,6 +102,18 @@ func TestCheckParams(t *testing.T) {
 	_, err = checkParams(context.Background(), env([]params.Setting{{Name: "btl_tcp_eagr_limit", Value: "1"}}), []string{"/nonexistent/prog"}, logger)
 	if err != nil || !strings.Contains(log.String(), `unknown parameter "btl_tcp_eagr_limit" on the command line; did you mean btl_tcp_eager_limit`) {
 		t.Errorf("err = %v, log %q", err, log.String())
+	}
+	// The tools whose reports gompirun merges: those selected, but for
+	// one that a negative priority disables, which submits no part.
+	selected := []params.Setting{{Name: "prof", Value: "stats,trace"}}
+	tools, err := checkParams(context.Background(), env(selected), []string{"/nonexistent/prog"}, logger)
+	if err != nil || !slices.Equal(tools, []string{"stats", "trace"}) {
+		t.Errorf("tools = %v, %v; want [stats trace]", tools, err)
+	}
+	tools, err = checkParams(context.Background(), env(append(selected, params.Setting{Name: "prof_stats_priority", Value: "-1"})),
+		[]string{"/nonexistent/prog"}, logger)
+	if err != nil || !slices.Equal(tools, []string{"trace"}) {
+		t.Errorf("tools with stats disabled = %v, %v; want [trace]", tools, err)
 	}
 }
 
