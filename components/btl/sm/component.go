@@ -1,6 +1,7 @@
 package sm
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/binary"
@@ -97,7 +98,11 @@ func (c *Component) Init(ctx context.Context, env btl.InitEnv) ([]btl.Module, er
 // job's session directory when the backing directory refuses it.
 func (m *Module) create(env btl.InitEnv) (string, error) {
 	lay := newLayout(env.LocalSize, m.cfg.ringSize)
-	path := segmentPath(m.cfg.backingDir, env.JobID)
+	dir := m.cfg.backingDir
+	if dir == "" {
+		dir = cmp.Or(env.SessionDir, os.TempDir())
+	}
+	path := segmentPath(dir, env.JobID)
 	seg, err := createSegment(path, env.JobID, lay)
 	if err != nil && env.SessionDir != "" && backingUnusable(err) {
 		log := m.log.Info

@@ -18,6 +18,7 @@ import (
 
 	"github.com/gompi/gompi/frameworks/btl"
 	"github.com/gompi/gompi/frameworks/btl/btltest"
+	"github.com/gompi/gompi/params"
 )
 
 // inbox is a Receiver that keeps copies of what it is given and signals
@@ -553,20 +554,34 @@ func TestNoModuleWithoutLocalPeers(t *testing.T) {
 	}
 }
 
+// A backing directory that is unusable, or empty, gives way to the
+// session directory; a relative one is refused, as each rank may run in
+// another working directory.
 func TestFallsBackToTheSessionDirectory(t *testing.T) {
-	c, err := openComponent(t, "btl_sm_backing_directory", "/nonexistent/gompi-test")
-	if err != nil {
+	for _, dir := range []string{"/nonexistent/gompi-test", ""} {
+		c, err := openComponent(t, "btl_sm_backing_directory", dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		session := t.TempDir()
+		mods, err := c.Init(context.Background(), btl.InitEnv{Rank: 0, Size: 2, JobID: "jobfb", LocalSize: 2,
+			SessionDir: session, Modex: btltest.NewModex().For(0), Receiver: newInbox()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := os.Stat(segmentPath(session, "jobfb")); err != nil {
+			t.Errorf("backing directory %q: no segment in the session directory: %v", dir, err)
+		}
+		mods[0].Finalize()
+	}
+	reg := params.NewRegistry()
+	r := reg.Scope(btl.Name, "sm")
+	if err := errors.Join(info.Instantiate().(*Component).RegisterParams(r), r.Err()); err != nil {
 		t.Fatal(err)
 	}
-	session := t.TempDir()
-	mods, err := c.Init(context.Background(), btl.InitEnv{Rank: 0, Size: 2, JobID: "jobfb", LocalSize: 2,
-		SessionDir: session, Modex: btltest.NewModex().For(0), Receiver: newInbox()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer mods[0].Finalize()
-	if _, err := os.Stat(segmentPath(session, "jobfb")); err != nil {
-		t.Fatalf("no segment in the session directory: %v", err)
+	_, err := reg.Resolve(params.Inputs{CommandLine: []params.Setting{{Name: "btl_sm_backing_directory", Value: "shm"}}})
+	if err == nil || !strings.Contains(err.Error(), "must be an absolute path") {
+		t.Errorf("a relative backing directory: %v, want it refused", err)
 	}
 }
 

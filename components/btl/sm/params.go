@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"path/filepath"
 	"time"
 
 	"github.com/gompi/gompi/params"
@@ -53,8 +54,15 @@ func register(r *params.Registrar) paramSet {
 		backingDir: r.String(params.Spec{
 			Name: "backing_directory", Default: "/dev/shm", Level: 3,
 			Help: "Directory that holds the job's shared-memory segment on each host. The segment's name is " +
-				"removed once every local rank has mapped it; if the directory is not writable, the job's " +
-				"session directory is used instead.",
+				"removed once every local rank has mapped it. Empty, or a directory that is not writable, " +
+				"means the job's session directory.",
+			Accepts: "an absolute path, or empty",
+			Validate: func(v any) error {
+				if d := v.(string); d != "" && !filepath.IsAbs(d) {
+					return errors.New("must be an absolute path (each rank may run in another directory), or empty")
+				}
+				return nil
+			},
 		}),
 		eagerLimit: r.Size(params.Spec{
 			Name: "eager_limit", Default: "63k", Level: 4,
@@ -66,15 +74,18 @@ func register(r *params.Registrar) paramSet {
 		}),
 		fragmentSize: r.Size(params.Spec{
 			Name: "fragment_size", Default: "63k", Level: 4,
-			Help: "Largest payload, in bytes, of one fragment in a ring: a large message that is not read " +
-				"with a single copy streams through the ring in pieces of this size. At most a quarter of " +
-				"btl_sm_ring_size.",
+			Help: fmt.Sprintf("Largest payload, in bytes, of one fragment in a ring: a large message that is not read "+
+				"with a single copy streams through the ring in pieces of this size. At most a quarter of "+
+				"btl_sm_ring_size less %d bytes of headers (%d with a 256k ring).",
+				recHeader+maxHeader, maxFragment(256<<10)),
 			Range: params.SizeIn(64, maxRingSize/4),
 		}),
 		ringSize: r.Size(params.Spec{
 			Name: "ring_size", Default: "256k", Level: 4,
 			Help: fmt.Sprintf("Bytes of each ring that carries fragments from one rank to another on the same "+
-				"host, a power of two from %d to %d. The segment holds one ring per ordered pair of local ranks.",
+				"host, a power of two from %d to %d. The segment holds a ring for every sender and receiver "+
+				"among the local ranks, a rank and itself included. Below 256k, lower btl_sm_fragment_size "+
+				"and btl_sm_eager_limit to fit.",
 				minRingSize, maxRingSize),
 			Range: params.SizeIn(minRingSize, maxRingSize).PowersOfTwo(),
 		}),
