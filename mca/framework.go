@@ -1,6 +1,7 @@
 package mca
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -167,11 +168,12 @@ func (f *Framework) load(reg *Registration, preg *params.Registry) {
 	}
 	if s.err == nil {
 		r := preg.Scope(f.spec.Name, name)
+		role := cmp.Or(f.spec.PriorityRole, "among the components that accept, higher wins")
 		s.priority = r.Int(params.Spec{
 			Name:    "priority",
 			Default: strconv.Itoa(reg.DefaultPriority),
 			Level:   6,
-			Help:    fmt.Sprintf("Priority of the %s %s component: among the components that accept, higher wins; a negative priority disables the component", name, f.spec.Name),
+			Help:    fmt.Sprintf("Priority of the %s %s component: %s; a negative priority disables the component", name, f.spec.Name, role),
 		})
 		s.err = errors.Join(s.comp.RegisterParams(r), r.Err())
 	}

@@ -21,6 +21,9 @@ type FrameworkSpec struct {
 	// Opt-in frameworks (prof) run only the components their selection
 	// parameter names: empty selects none, where it selects all elsewhere.
 	OptIn bool
+	// PriorityRole says what a component's priority decides, for its
+	// help; empty: among the components that accept, the highest runs.
+	PriorityRole string
 	// Plugin, if set, lets the framework take out-of-process components:
 	// it returns a component of the framework that embeds p, which runs the
 	// lifecycle, and speaks the framework's own service over p.Conn().

@@ -57,7 +57,7 @@ func New(opts Options) *System {
 		Name:    "verbose",
 		Default: "warn",
 		Level:   3,
-		Help:    "Log level of the component model itself: parameter warnings and component loading",
+		Help:    "Log level of the component model itself: parameter warnings, and plugin discovery; a component's loading and selection are logged under its framework's *_base_verbose (btl_base_verbose, ...)",
 	})
 	s.compPath = core.String(params.Spec{
 		Name:    "component_path",

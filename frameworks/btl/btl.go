@@ -14,6 +14,8 @@ func init() {
 		Version:     APIVersion(),
 		Description: "byte transfer layer: moves bytes between a pair of ranks",
 		Accepts:     mca.Implements[Component](),
+		PriorityRole: "it orders the selected components; a peer's traffic goes by the reachable one with " +
+			"the highest exclusivity (btl_*_exclusivity)",
 	})
 }
 

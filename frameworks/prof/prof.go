@@ -39,7 +39,9 @@ func init() {
 		Description: "profiling tools that interpose on the PMPI layer",
 		Accepts:     mca.Implements[Component](),
 		OptIn:       true,
-		Plugin:      newPluginComponent,
+		PriorityRole: "it orders the stack of tools that an exclusion (prof ^name) selects, highest " +
+			"outermost; a list of names sets the order itself",
+		Plugin: newPluginComponent,
 	})
 }
 

@@ -88,7 +88,8 @@ func register(r *params.Registrar) paramSet {
 			Default: "100",
 			Level:   7,
 			Help: "Rank of tcp among the transports that reach a peer: the reachable one with the " +
-				"highest exclusivity carries its traffic (self and sm use 65536).",
+				"highest exclusivity carries its traffic (self uses 65536, sm 65535).",
+			Range: params.IntIn(0, math.MaxInt32),
 		}),
 		bandwidth: r.Int(params.Spec{
 			Name:    "bandwidth",
