@@ -170,7 +170,7 @@ func (f *Framework) load(reg *Registration, preg *params.Registry) {
 		r := preg.Scope(f.spec.Name, name)
 		role := cmp.Or(f.spec.PriorityRole, "among the components that accept, higher wins")
 		s.priority = r.Int(params.Spec{
-			Name:    "priority",
+			Name:    priorityName,
 			Default: strconv.Itoa(reg.DefaultPriority),
 			Level:   6,
 			Help:    fmt.Sprintf("Priority of the %s %s component: %s; a negative priority disables the component", name, f.spec.Name, role),
@@ -248,6 +248,19 @@ func (f *Framework) Spec() FrameworkSpec { return f.spec }
 
 // Logger is the framework's logger, named after it.
 func (f *Framework) Logger() hclog.Logger { return f.log }
+
+// priorityName is the parameter, <framework>_<component>_priority, that
+// the framework registers for each component.
+const priorityName = "priority"
+
+// Disabled reports whether snap gives a component of framework a negative
+// priority, with which it declines its query: for a caller that must know
+// before any component opens, such as gompirun.
+func Disabled(snap *params.Snapshot, framework, component string) bool {
+	v, ok := snap.Lookup(framework + "_" + component + "_" + priorityName)
+	n, isInt := v.Parsed.(int)
+	return ok && isInt && n < 0
+}
 
 // Components describes every registered component of the framework, loaded or not.
 func (f *Framework) Components() []ComponentInfo {

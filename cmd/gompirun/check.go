@@ -113,12 +113,7 @@ func profTools(sys *mca.System, snap *params.Snapshot) []string {
 	}
 	var tools []string
 	for _, name := range names {
-		if p, ok := snap.Lookup(prof.Name + "_" + name + "_priority"); ok {
-			if n, isInt := p.Parsed.(int); isInt && n < 0 {
-				continue
-			}
-		}
-		if prof.MergerFor(name) != nil {
+		if prof.MergerFor(name) != nil && !mca.Disabled(snap, prof.Name, name) {
 			tools = append(tools, name)
 		}
 	}
