@@ -104,7 +104,7 @@ func (m *Module) create(env btl.InitEnv) (string, error) {
 	}
 	path := segmentPath(dir, env.JobID)
 	seg, err := createSegment(path, env.JobID, lay)
-	if err != nil && env.SessionDir != "" && backingUnusable(err) {
+	if err != nil && env.SessionDir != "" && dir != env.SessionDir && backingUnusable(err) {
 		log := m.log.Info
 		if m.cfg.backingSet {
 			log = m.log.Warn
