@@ -85,6 +85,16 @@ func (*BaseComponent) Query(_ context.Context, env *Env) (int, error) { return e
 // Close does nothing.
 func (*BaseComponent) Close() error { return nil }
 
+// ParamChecker is implemented by a component whose parameters constrain
+// each other, which no one parameter's Validate can judge. The framework
+// calls it when the parameters are resolved, before Open, for each
+// component its selection allows: gompirun thus refuses a bad combination
+// before any rank starts. The check must not depend on the host, and its
+// error names the parameters, their values and their sources.
+type ParamChecker interface {
+	CheckParams(s *params.Snapshot) error
+}
+
 // Component is what every framework's components implement, mostly through
 // the embedded BaseComponent. The lifecycle is RegisterParams, Open, Query,
 // Close; Close also runs after a failed or declined Open or Query.

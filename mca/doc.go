@@ -68,6 +68,11 @@
 //     reported as a warning by Resolve, and never opened. Resolve fails
 //     with a ComponentError of step "load" if the user asked for a refused
 //     component by name.
+//   - Check. Resolve calls CheckParams of every loaded component that is a
+//     ParamChecker, that the selection allows and whose priority does not
+//     disable it, and fails with a ComponentError of step "parameters" if
+//     one refuses: its parameters disagree with each other. gompirun
+//     resolves too, so it says so before any rank starts.
 //   - Open. Every loaded component the selection allows is opened: the
 //     linked components in name order, then the plugins.
 //   - Query. Select queries every open component and returns those that

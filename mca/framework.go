@@ -236,6 +236,19 @@ func (f *Framework) resolve(snap *params.Snapshot) (warnings []string, err error
 		}
 	}
 	f.sel = sel
+	var errs []error
+	for _, s := range f.loaded {
+		pc, ok := s.comp.(ParamChecker)
+		if !ok || !f.allows(s.reg.Name) || Disabled(snap, f.spec.Name, s.reg.Name) {
+			continue
+		}
+		if err := pc.CheckParams(snap); err != nil {
+			errs = append(errs, ComponentError{Framework: f.spec.Name, Component: s.reg.Name, Step: "parameters", Err: err})
+		}
+	}
+	if len(errs) > 0 {
+		return warnings, errors.Join(errs...)
+	}
 	f.state = stateResolved
 	return warnings, nil
 }

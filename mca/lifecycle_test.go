@@ -434,3 +434,61 @@ func TestSelectionCheckSaysWhere(t *testing.T) {
 		t.Fatalf("Check = %q, %v; want the warning %q", warnings, err, want)
 	}
 }
+
+// checkingComponent refuses test_<name>_note=bad as a ParamChecker.
+type checkingComponent struct {
+	recComponent
+	note params.Param[string]
+}
+
+func (c *checkingComponent) RegisterParams(r *params.Registrar) error {
+	c.note = r.String(params.Spec{Name: "note", Help: "A note for tests.", Level: 9})
+	return nil
+}
+
+func (c *checkingComponent) CheckParams(s *params.Snapshot) error {
+	c.rec.add("check %s", c.ComponentName)
+	if c.note.Get(s) == "bad" {
+		return fmt.Errorf("%s=bad disagrees", c.note.Name())
+	}
+	return nil
+}
+
+func TestParamCheckerRunsAtResolve(t *testing.T) {
+	tests := []struct {
+		name   string
+		env    map[string]string
+		want   string // error; empty: none
+		checks []string
+	}{
+		{"fine", nil, "", []string{"check alpha", "check beta"}},
+		{"refused", map[string]string{"GOMPI_MCA_test_beta_note": "bad"},
+			"mca: test beta: parameters: test_beta_note=bad disagrees", []string{"check alpha", "check beta"}},
+		{"excluded", map[string]string{"GOMPI_MCA_test_beta_note": "bad", "GOMPI_MCA_test": "^beta"}, "", []string{"check alpha"}},
+		{"disabled", map[string]string{"GOMPI_MCA_test_beta_note": "bad", "GOMPI_MCA_test_beta_priority": "-1"}, "", []string{"check alpha"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for k, v := range tt.env {
+				t.Setenv(k, v)
+			}
+			rec := &recorder{}
+			reg := NewRegistry()
+			reg.RegisterFramework(FrameworkSpec{Name: testFW, Version: Version{2, 1, 0}, Description: "test framework"})
+			for _, name := range []string{"alpha", "beta"} {
+				reg.Register(testInfo(testFW, name, func() Component { return &checkingComponent{recComponent: recComponent{rec: rec}} }))
+			}
+			var logs testlog.Buffer
+			sys, err := Load(Options{Registry: reg, Logger: quietLogger(&logs)}, params.Inputs{})
+			if tt.want == "" && err != nil || tt.want != "" && (err == nil || err.Error() != tt.want) {
+				t.Errorf("Load: %v, want %q", err, tt.want)
+			}
+			if err == nil {
+				sys.Close()
+			}
+			if ev := rec.get(); !slices.Equal(ev, tt.checks) {
+				t.Errorf("events %q, want %q", ev, tt.checks)
+			}
+		})
+	}
+}

@@ -103,6 +103,13 @@ func TestCheckParams(t *testing.T) {
 	if err != nil || !strings.Contains(log.String(), `unknown parameter "btl_tcp_eagr_limit" on the command line; did you mean btl_tcp_eager_limit`) {
 		t.Errorf("err = %v, log %q", err, log.String())
 	}
+	// Parameters that disagree with each other are refused before launch.
+	_, err = checkParams(context.Background(), env([]params.Setting{{Name: "btl_sm_ring_size", Value: "16k"},
+		{Name: "btl_sm_eager_limit", Value: "8k"}}), []string{"/nonexistent/prog"}, logger)
+	if want := "btl sm: parameters: btl_sm_eager_limit=8192 (command line) is larger than btl_sm_fragment_size=3824 " +
+		"(default, lowered to fit the ring)"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("err = %v, want %q", err, want)
+	}
 	// The tools whose reports gompirun merges: those selected, but for
 	// one that a negative priority disables, which submits no part.
 	selected := []params.Setting{{Name: "prof", Value: "stats,trace"}}

@@ -42,16 +42,21 @@ func (c *Component) RegisterParams(r *params.Registrar) error {
 	return nil
 }
 
-// Open reads the parameters and checks that they agree with each other.
+// CheckParams checks that the parameters agree with each other, for the
+// framework before Open: gompirun refuses a bad combination before launch.
+func (c *Component) CheckParams(s *params.Snapshot) error {
+	return c.params.resolve(s).check(&c.params, s)
+}
+
+var _ mca.ParamChecker = (*Component)(nil)
+
+// Open reads the parameters, which CheckParams has found to agree.
 func (c *Component) Open(_ context.Context, env *mca.Env) error {
 	c.log = env.Logger
 	if c.log == nil {
 		c.log = hclog.NewNullLogger()
 	}
 	c.cfg = c.params.resolve(env.Params)
-	if err := c.cfg.check(&c.params); err != nil {
-		return mca.Fatal(err)
-	}
 	c.opened = true
 	return nil
 }

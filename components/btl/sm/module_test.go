@@ -520,12 +520,29 @@ func TestStaleOrForeignSegmentRefused(t *testing.T) {
 
 func TestParametersThatDisagree(t *testing.T) {
 	_, err := openComponent(t, "btl_sm_eager_limit", "64k", "btl_sm_fragment_size", "32k")
-	if err == nil || !strings.Contains(err.Error(), "btl_sm_eager_limit=65536 is larger than btl_sm_fragment_size=32768") {
-		t.Errorf("eager limit above the fragment size: %v", err)
+	if want := "btl_sm_eager_limit=65536 (command line) is larger than btl_sm_fragment_size=32768 (command line)"; err == nil ||
+		!strings.Contains(err.Error(), want) {
+		t.Errorf("eager limit above the fragment size: %v, want %q", err, want)
 	}
 	_, err = openComponent(t, "btl_sm_ring_size", "64k", "btl_sm_fragment_size", "32k", "btl_sm_eager_limit", "4k")
-	if err == nil || !strings.Contains(err.Error(), "at most a quarter of a ring, so at most 16112 bytes here") {
-		t.Errorf("fragment too large for the ring: %v", err)
+	if want := "btl_sm_fragment_size=32768 (command line) is too large for btl_sm_ring_size=65536 (command line): " +
+		"a fragment with its headers may take at most a quarter of a ring, so at most 16112 bytes here"; err == nil ||
+		!strings.Contains(err.Error(), want) {
+		t.Errorf("fragment too large for the ring: %v, want %q", err, want)
+	}
+	// Defaults left alone are lowered to fit a smaller ring.
+	c, err := openComponent(t, "btl_sm_ring_size", "64k")
+	if err != nil || c.cfg.fragmentSize != 16112 || c.cfg.eagerLimit != 16112 {
+		t.Errorf("ring of 64k alone: fragment %d, eager limit %d, %v; want 16112 and 16112", c.cfg.fragmentSize, c.cfg.eagerLimit, err)
+	}
+	c, err = openComponent(t, "btl_sm_ring_size", "64k", "btl_sm_fragment_size", "8k")
+	if err != nil || c.cfg.fragmentSize != 8192 || c.cfg.eagerLimit != 8192 {
+		t.Errorf("fragment of 8k: fragment %d, eager limit %d, %v; want 8192 and 8192", c.cfg.fragmentSize, c.cfg.eagerLimit, err)
+	}
+	_, err = openComponent(t, "btl_sm_ring_size", "64k", "btl_sm_eager_limit", "32k")
+	if want := "btl_sm_eager_limit=32768 (command line) is larger than btl_sm_fragment_size=16112 (default, lowered to fit the ring)"; err == nil ||
+		!strings.Contains(err.Error(), want) {
+		t.Errorf("eager limit above a lowered fragment size: %v, want %q", err, want)
 	}
 }
 

@@ -67,7 +67,8 @@ func register(r *params.Registrar) paramSet {
 		eagerLimit: r.Size(params.Spec{
 			Name: "eager_limit", Default: "63k", Level: 4,
 			Help: "Largest message, in bytes, copied into the receiver's ring at once; a larger one waits " +
-				"for its receive (rendezvous). At most btl_sm_fragment_size. Unless btl_sm_single_copy_mechanism " +
+				"for its receive (rendezvous). At most btl_sm_fragment_size; left at its default, it is lowered to " +
+				"match a smaller btl_sm_fragment_size. Unless btl_sm_single_copy_mechanism " +
 				"is none, a message of btl_sm_single_copy_threshold bytes or more waits for its receive even " +
 				"below this limit, to be read by single copy where the kernel allows it.",
 			Range: params.SizeIn(1, maxRingSize/4),
@@ -76,7 +77,8 @@ func register(r *params.Registrar) paramSet {
 			Name: "fragment_size", Default: "63k", Level: 4,
 			Help: fmt.Sprintf("Largest payload, in bytes, of one fragment in a ring: a large message that is not read "+
 				"with a single copy streams through the ring in pieces of this size. At most a quarter of "+
-				"btl_sm_ring_size less %d bytes of headers (%d with a 256k ring).",
+				"btl_sm_ring_size less %d bytes of headers (%d with a 256k ring); left at its default, it is "+
+				"lowered to fit a smaller ring.",
 				recHeader+maxHeader, maxFragment(256<<10)),
 			Range: params.SizeIn(64, maxRingSize/4),
 		}),
@@ -84,8 +86,8 @@ func register(r *params.Registrar) paramSet {
 			Name: "ring_size", Default: "256k", Level: 4,
 			Help: fmt.Sprintf("Bytes of each ring that carries fragments from one rank to another on the same "+
 				"host, a power of two from %d to %d. The segment holds a ring for every sender and receiver "+
-				"among the local ranks, a rank and itself included. Below 256k, lower btl_sm_fragment_size "+
-				"and btl_sm_eager_limit to fit.",
+				"among the local ranks, a rank and itself included. Below 256k, btl_sm_fragment_size and "+
+				"btl_sm_eager_limit, where left at their defaults, are lowered to fit.",
 				minRingSize, maxRingSize),
 			Range: params.SizeIn(minRingSize, maxRingSize).PowersOfTwo(),
 		}),
@@ -159,7 +161,7 @@ func register(r *params.Registrar) paramSet {
 }
 
 func (p *paramSet) resolve(s *params.Snapshot) config {
-	return config{
+	c := config{
 		backingDir:      p.backingDir.Get(s),
 		eagerLimit:      int(p.eagerLimit.Get(s)),
 		fragmentSize:    int(p.fragmentSize.Get(s)),
@@ -174,6 +176,15 @@ func (p *paramSet) resolve(s *params.Snapshot) config {
 		liveness:        time.Duration(p.livenessInterval.Get(s) * float64(time.Second)),
 		backingSet:      isSet(s, p.backingDir.Name()),
 	}
+	// The defaults suit the default ring; a smaller ring lowers those the
+	// user left alone, so that setting btl_sm_ring_size alone is enough.
+	if !isSet(s, p.fragmentSize.Name()) {
+		c.fragmentSize = min(c.fragmentSize, maxFragment(c.ringSize))
+	}
+	if !isSet(s, p.eagerLimit.Name()) {
+		c.eagerLimit = min(c.eagerLimit, c.fragmentSize)
+	}
+	return c
 }
 
 // maxFragment is the largest fragment size a ring of ringSize bytes takes.
@@ -193,19 +204,32 @@ func (c config) eager() int {
 	return c.eagerLimit
 }
 
-// check validates what no single parameter can: their relations.
-func (c config) check(p *paramSet) error {
+// check validates what no single parameter can: their relations. Its
+// errors say where each value came from.
+func (c config) check(p *paramSet, s *params.Snapshot) error {
 	var errs []error
 	if c.eagerLimit > c.fragmentSize {
-		errs = append(errs, fmt.Errorf("%s=%d is larger than %s=%d; a message sent at once must fit one fragment",
-			p.eagerLimit.Name(), c.eagerLimit, p.fragmentSize.Name(), c.fragmentSize))
+		errs = append(errs, fmt.Errorf("%s is larger than %s; a message sent at once must fit one fragment",
+			setting(s, p.eagerLimit.Name(), c.eagerLimit), setting(s, p.fragmentSize.Name(), c.fragmentSize)))
 	}
 	if recordSize(maxHeader, c.fragmentSize) > c.ringSize/4 {
-		errs = append(errs, fmt.Errorf("%s=%d is too large for %s=%d: a fragment with its headers may take at most "+
+		errs = append(errs, fmt.Errorf("%s is too large for %s: a fragment with its headers may take at most "+
 			"a quarter of a ring, so at most %d bytes here",
-			p.fragmentSize.Name(), c.fragmentSize, p.ringSize.Name(), c.ringSize, maxFragment(c.ringSize)))
+			setting(s, p.fragmentSize.Name(), c.fragmentSize), setting(s, p.ringSize.Name(), c.ringSize),
+			maxFragment(c.ringSize)))
 	}
 	return errors.Join(errs...)
+}
+
+// setting is "name=value (source)" for an error: value is the one in
+// use, which for a default may have been lowered to fit the ring.
+func setting(s *params.Snapshot, name string, value int) string {
+	v, _ := s.Lookup(name)
+	src := v.Source.String()
+	if n, ok := v.Parsed.(int64); ok && v.Source.Kind == params.SourceDefault && n != int64(value) {
+		src += ", lowered to fit the ring"
+	}
+	return fmt.Sprintf("%s=%d (%s)", name, value, src)
 }
 
 func isSet(s *params.Snapshot, name string) bool {

@@ -14,8 +14,9 @@ import (
 // Open runs a btl component's register-params and open hooks the way the
 // MCA core does: its parameters go into a fresh registry under
 // btl_<component>_*, resolved with settings given as name, value pairs as on
-// the command line. A registration or resolution error fails the test;
-// Open's error is returned, so that tests can check refusals.
+// the command line, and checked together where the component is an
+// mca.ParamChecker. A registration or resolution error fails the test; the
+// check's or Open's error is returned, so that tests can check refusals.
 func Open(t testing.TB, c btl.Component, log hclog.Logger, settings ...string) error {
 	t.Helper()
 	id := c.MCA()
@@ -34,6 +35,11 @@ func Open(t testing.TB, c btl.Component, log hclog.Logger, settings ...string) e
 	snap, err := reg.Resolve(in)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if pc, ok := c.(mca.ParamChecker); ok {
+		if err := pc.CheckParams(snap); err != nil {
+			return err // as the framework would refuse it, before Open
+		}
 	}
 	if log == nil {
 		log = hclog.NewNullLogger()
