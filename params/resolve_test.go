@@ -253,6 +253,10 @@ func TestSynonymsAndDeprecated(t *testing.T) {
 			if !ok || v.Parsed != tt.want || v.Source.String() != fix(tt.src) {
 				t.Fatalf("got %v from %q, want %d from %q", v.Parsed, v.Source, tt.want, fix(tt.src))
 			}
+			if !s.IsSet("btl_tcp_prio") || s.IsSet("btl_tcp_eager_limit") {
+				t.Errorf("IsSet: the priority %v (want true, by a synonym), the eager limit %v (want false)",
+					s.IsSet("btl_tcp_prio"), s.IsSet("btl_tcp_eager_limit"))
+			}
 			deps := warningsContaining(s, "deprecated")
 			var want []string
 			if tt.depWarn != "" {
@@ -272,7 +276,7 @@ func TestEmptyEnvIsAValue(t *testing.T) {
 	t.Setenv("GOMPI_MCA_oob_tcp_host", "")
 	s := mustResolve(t, r, Inputs{})
 	v, _ := s.Lookup(p.Name())
-	if p.Get(s) != "" || v.Source.Kind != SourceEnv {
+	if p.Get(s) != "" || v.Source.Kind != SourceEnv || !s.IsSet(p.Name()) {
 		t.Fatalf("got %q from %v, want the empty value from the environment", p.Get(s), v.Source)
 	}
 }

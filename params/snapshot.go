@@ -20,6 +20,13 @@ func (s *Snapshot) Lookup(name string) (Value, bool) {
 	return cloneValue(v), true
 }
 
+// IsSet reports whether the parameter's value came from anywhere but its
+// default: a component may treat a value the user chose more strictly.
+func (s *Snapshot) IsSet(name string) bool {
+	v, ok := s.value(name)
+	return ok && v.Source.Kind != SourceDefault
+}
+
 // Values lists every resolved value, sorted by framework, component and name.
 func (s *Snapshot) Values() []Value {
 	out := make([]Value, len(s.values))

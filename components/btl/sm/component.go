@@ -10,9 +10,9 @@ import (
 	"os"
 
 	"github.com/hashicorp/go-hclog"
-	"golang.org/x/sys/unix"
 
 	"github.com/gompi/gompi/frameworks/btl"
+	"github.com/gompi/gompi/internal/jobfiles"
 	"github.com/gompi/gompi/mca"
 	"github.com/gompi/gompi/params"
 )
@@ -109,7 +109,7 @@ func (m *Module) create(env btl.InitEnv) (string, error) {
 	}
 	path := segmentPath(dir, env.JobID)
 	seg, err := createSegment(path, env.JobID, lay)
-	if err != nil && env.SessionDir != "" && dir != env.SessionDir && backingUnusable(err) {
+	if err != nil && env.SessionDir != "" && dir != env.SessionDir && jobfiles.Unusable(err) {
 		log := m.log.Info
 		if m.cfg.backingSet {
 			log = m.log.Warn
@@ -129,12 +129,6 @@ func (m *Module) create(env btl.InitEnv) (string, error) {
 	m.seg = seg
 	m.log.Debug("segment created", "path", path, "bytes", lay.total, "local ranks", env.LocalSize)
 	return path, nil
-}
-
-// backingUnusable tells errors that another directory may not have.
-func backingUnusable(err error) bool {
-	return errors.Is(err, os.ErrNotExist) || errors.Is(err, os.ErrPermission) ||
-		errors.Is(err, unix.EROFS) || errors.Is(err, unix.ENOSPC) || errors.Is(err, unix.EOPNOTSUPP)
 }
 
 const modexKey = "btl.sm"

@@ -174,14 +174,14 @@ func (p *paramSet) resolve(s *params.Snapshot) config {
 		exclusivity:     p.exclusivity.Get(s),
 		pollSpins:       p.pollSpins.Get(s),
 		liveness:        time.Duration(p.livenessInterval.Get(s) * float64(time.Second)),
-		backingSet:      isSet(s, p.backingDir.Name()),
+		backingSet:      s.IsSet(p.backingDir.Name()),
 	}
 	// The defaults suit the default ring; a smaller ring lowers those the
 	// user left alone, so that setting btl_sm_ring_size alone is enough.
-	if !isSet(s, p.fragmentSize.Name()) {
+	if !s.IsSet(p.fragmentSize.Name()) {
 		c.fragmentSize = min(c.fragmentSize, maxFragment(c.ringSize))
 	}
-	if !isSet(s, p.eagerLimit.Name()) {
+	if !s.IsSet(p.eagerLimit.Name()) {
 		c.eagerLimit = min(c.eagerLimit, c.fragmentSize)
 	}
 	return c
@@ -230,9 +230,4 @@ func setting(s *params.Snapshot, name string, value int) string {
 		src += ", lowered to fit the ring"
 	}
 	return fmt.Sprintf("%s=%d (%s)", name, value, src)
-}
-
-func isSet(s *params.Snapshot, name string) bool {
-	v, ok := s.Lookup(name)
-	return ok && v.Source.Kind != params.SourceDefault
 }
