@@ -303,6 +303,7 @@ func (l *library) attachColls(c *Comm) error {
 	host := l.collHost
 	// The communicators of one Split share a context id but no member.
 	host.ID = fmt.Sprintf("%s.%d.%d", l.job.JobID, c.context, c.group[0])
+	host.SessionDir = l.job.SessionDir
 	host.OneNode = true
 	host.Nodes = make([]int, len(c.group))
 	index := map[string]int{}

@@ -94,6 +94,10 @@ type Host struct {
 	// and never the name of another live communicator: for naming what
 	// its members share ("<job>.<context>.<first member>").
 	ID string
+	// SessionDir is the job's session directory on this node, "" where
+	// there is none: a place for files that the members on one node
+	// share, alike on those members.
+	SessionDir string
 }
 
 // Decider is a component that chooses algorithms rather than running them:

@@ -1,8 +1,13 @@
 package sm
 
 import (
+	"cmp"
 	"context"
+	"errors"
+	"os"
+	"path/filepath"
 	"strconv"
+	"sync"
 
 	"github.com/hashicorp/go-hclog"
 
@@ -45,11 +50,14 @@ type Component struct {
 	log    hclog.Logger
 	pool   pool // freed communicators' segments, for reuse
 	fenced bool // the process joined the remote fences (module.fenced)
+	// fellBack says, once, that the backing directory refused a segment.
+	fellBack sync.Once
 }
 
 type config struct {
 	maxBytes, maxRanks int
 	dir                string
+	dirSet             bool   // the user chose dir: falling back deserves a warning
 	path               string // coll_sm_path
 	segmentAfter       int    // coll_sm_segment_after
 	// forced: collectives whose tuned algorithm the user forced.
@@ -109,7 +117,16 @@ func (c *Component) RegisterParams(r *params.Registrar) error {
 	c.dir = r.String(params.Spec{
 		Name: "backing_directory", Default: "/dev/shm", Level: 5,
 		Help: "Directory of the shared segments' files (a memory file system). A segment's file is removed as " +
-			"soon as every member has mapped it; the launcher removes what a killed job left in /dev/shm.",
+			"soon as every member has mapped it; the launcher removes what a killed job left in /dev/shm. " +
+			"Empty, or a directory that refuses the file (missing, not writable, full), means the job's " +
+			"session directory.",
+		Accepts: "an absolute path, or empty",
+		Validate: func(v any) error {
+			if d := v.(string); d != "" && !filepath.IsAbs(d) {
+				return errors.New("must be an absolute path (each rank may run in another directory), or empty")
+			}
+			return nil
+		},
 	})
 	c.path = r.Enum(params.Spec{
 		Name: "path", Default: modeTimed, Level: 5,
@@ -146,6 +163,7 @@ func (c *Component) Open(_ context.Context, env *mca.Env) error {
 		maxBytes:     int(c.maxBytes.Get(env.Params)),
 		maxRanks:     c.maxRanks.Get(env.Params),
 		dir:          c.dir.Get(env.Params),
+		dirSet:       env.Params.IsSet(c.dir.Name()),
 		path:         c.path.Get(env.Params),
 		segmentAfter: c.after.Get(env.Params),
 		forced:       tunedForced(env.Params),
@@ -170,7 +188,7 @@ func (c *Component) CommQuery(comm coll.Comm, q coll.Query) (int, *coll.Module, 
 	}
 	m := &module{comm: comm, poller: poller, me: comm.Rank(), n: n, yield: q.Oversubscribed, fenced: c.fenced,
 		limit: c.cfg.maxBytes, seen: make([]uint64, n), log: log, pathMode: c.cfg.path, lazy: lazyState{early: c.cfg.segmentAfter},
-		place: placement{dir: c.cfg.dir, id: q.ID, lay: newLayout(n, c.cfg.maxBytes)}, pool: &c.pool}
+		place: c.placement(q, newLayout(n, c.cfg.maxBytes), log), pool: &c.pool}
 	mod := m.collectives()
 	mod.Start = m.starts()
 	for name, clear := range stepAside {
@@ -179,6 +197,21 @@ func (c *Component) CommQuery(comm coll.Comm, q coll.Query) (int, *coll.Module, 
 		}
 	}
 	return q.Priority, mod, nil
+}
+
+// placement is where a communicator's segment is made: in the backing
+// directory, the session directory where it refuses the file.
+func (c *Component) placement(q coll.Query, lay layout, log hclog.Logger) placement {
+	dir := cmp.Or(c.cfg.dir, q.SessionDir, os.TempDir())
+	return placement{dir: dir, session: q.SessionDir, id: q.ID, lay: lay, unusable: func(dir string, err error) {
+		c.fellBack.Do(func() {
+			say := log.Info
+			if c.cfg.dirSet {
+				say = log.Warn
+			}
+			say("backing directory unusable; using the session directory", "directory", dir, "error", err)
+		})
+	}}
 }
 
 // Close unmaps the segments kept for reuse.

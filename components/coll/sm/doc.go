@@ -23,9 +23,10 @@
 // # The segment
 //
 // The segment is a file under coll_sm_backing_directory (/dev/shm by
-// default) named gompi.<job>.<context>.<first member>.coll after
-// coll.Host.ID, so that the launcher's clean-up of a killed job removes
-// it; its name is removed once every member has mapped it. It holds a
+// default; the job's session directory where that refuses the file)
+// named gompi.<job>.<context>.<first member>.coll after coll.Host.ID, so
+// that the launcher's clean-up of a killed job removes it; its name is
+// removed once every member has mapped it. It holds a
 // wake-up line and two blocks per rank of coll_sm_max_bytes, each block
 // beginning with an epoch word and a length word, followed by the data (a
 // contribution of up to 48 bytes travels in the epoch word's own line; a

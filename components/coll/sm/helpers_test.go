@@ -14,6 +14,7 @@ import (
 	"github.com/gompi/gompi/frameworks/coll"
 	"github.com/gompi/gompi/frameworks/coll/colltest"
 	"github.com/gompi/gompi/mca"
+	"github.com/hashicorp/go-hclog"
 )
 
 // sizes are the communicator sizes the collectives run on.
@@ -105,6 +106,7 @@ type world struct {
 	comps  []*Component // sm's, by rank, from build
 	dir    string
 	id     string
+	log    hclog.Logger // the components', from build; nil: none
 	abort  atomic.Bool
 }
 
@@ -142,7 +144,7 @@ func (w *world) build(t *testing.T, host coll.Host, cfg func(rank int) config) {
 	w.tables = make([]*coll.Table, w.n)
 	w.comps = make([]*Component, w.n)
 	for r := range w.comps {
-		w.comps[r] = &Component{cfg: cfg(r)}
+		w.comps[r] = &Component{cfg: cfg(r), log: w.log}
 	}
 	w.run(t, func(r int, c *testComm) error {
 		cands := []coll.Candidate{

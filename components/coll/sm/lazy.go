@@ -33,10 +33,12 @@ import (
 // where a freed one's segment is reused (pool.go). On 2 ranks every
 // algorithm computes b0 ⊕ b1.
 
-// placement is where a module's segment is made.
+// placement is where a module's segment is made: in dir, or, where dir
+// refuses the file, in the session directory, after a call of unusable.
 type placement struct {
-	dir, id string
-	lay     layout
+	dir, session, id string
+	lay              layout
+	unusable         func(dir string, err error)
 }
 
 // lazyState says whether the set-up ran, and its failure.
@@ -75,7 +77,7 @@ func (m *module) ready() error {
 		}
 		var seg *segment
 		if err == nil {
-			seg, err = attach(m.comm, m.place.dir, m.place.id, m.place.lay, m.log)
+			seg, err = attach(m.comm, m.place, m.log)
 		}
 		switch {
 		case err != nil:

@@ -15,6 +15,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/gompi/gompi/frameworks/coll"
+	"github.com/gompi/gompi/internal/jobfiles"
 )
 
 // The segment: a header line, a wake-up line per rank, then two blocks per
@@ -127,14 +128,13 @@ func (s *segment) unmap() error {
 func segmentPath(dir, id string) string { return filepath.Join(dir, "gompi."+id+".coll") }
 
 // attach maps the communicator's segment on every member: rank 0 creates
-// it and tells the others, each maps it and answers, rank 0 removes its
-// name and tells everyone whether all succeeded. It returns nil, with no
-// error, on every member if any could not map it (the component then
+// it and tells the others where, each maps it and answers, rank 0 removes
+// its name and tells everyone whether all succeeded. It returns nil, with
+// no error, on every member if any could not map it (the component then
 // declines); an error is a message that failed.
-func attach(c coll.Comm, dir, id string, lay layout, log hclog.Logger) (*segment, error) {
-	path := segmentPath(dir, id)
+func attach(c coll.Comm, place placement, log hclog.Logger) (*segment, error) {
 	if c.Rank() == 0 {
-		return attachRoot(c, path, lay, log)
+		return attachRoot(c, place, log)
 	}
 	var ok [1]byte
 	if err := c.Recv(ok[:], 0, coll.TagShared); err != nil {
@@ -143,7 +143,12 @@ func attach(c coll.Comm, dir, id string, lay layout, log hclog.Logger) (*segment
 	if ok[0] == 0 {
 		return nil, nil // rank 0 could not create it and expects no answer
 	}
-	seg, err := openSegment(path, lay)
+	dir := place.dir
+	if ok[0] == inSession {
+		dir = place.session
+	}
+	seg, err := openSegment(segmentPath(dir, place.id), place.lay)
+	ok[0] = 1 // mapped
 	if err != nil {
 		log.Debug("cannot map the communicator's segment; the component declines it", "comm", c.Name(), "error", err)
 		ok[0] = 0
@@ -160,14 +165,27 @@ func attach(c coll.Comm, dir, id string, lay layout, log hclog.Logger) (*segment
 	return seg, nil
 }
 
-func attachRoot(c coll.Comm, path string, lay layout, log hclog.Logger) (*segment, error) {
-	seg, err := createSegment(path, lay)
+// Where rank 0 made the segment, as it tells the others (0: nowhere).
+const (
+	inDir     = 1
+	inSession = 2
+)
+
+func attachRoot(c coll.Comm, place placement, log hclog.Logger) (*segment, error) {
+	where := byte(inDir)
+	path := segmentPath(place.dir, place.id)
+	seg, err := createSegment(path, place.lay)
+	if err != nil && place.session != "" && place.dir != place.session && jobfiles.Unusable(err) {
+		place.unusable(place.dir, err)
+		where, path = inSession, segmentPath(place.session, place.id)
+		seg, err = createSegment(path, place.lay)
+	}
 	if err != nil {
 		log.Debug("cannot create the communicator's segment; the component declines it", "comm", c.Name(), "error", err)
 	}
 	created := []byte{0}
 	if seg != nil {
-		created[0] = 1
+		created[0] = where
 	}
 	var errs []error
 	for r := 1; r < c.Size(); r++ {

@@ -12,8 +12,10 @@ import (
 
 	"github.com/gompi/gompi/frameworks/coll"
 	"github.com/gompi/gompi/frameworks/coll/colltest"
+	"github.com/gompi/gompi/internal/testlog"
 	"github.com/gompi/gompi/mca"
 	"github.com/gompi/gompi/params"
+	"github.com/hashicorp/go-hclog"
 )
 
 func TestRegistered(t *testing.T) {
@@ -74,7 +76,7 @@ func TestParams(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := (config{maxBytes: 2048, maxRanks: 4, dir: "/tmp/x", path: modeNext, segmentAfter: 5, forced: map[string]bool{}}); !reflect.DeepEqual(c.cfg, want) {
+	if want := (config{maxBytes: 2048, maxRanks: 4, dir: "/tmp/x", dirSet: true, path: modeNext, segmentAfter: 5, forced: map[string]bool{}}); !reflect.DeepEqual(c.cfg, want) {
 		t.Errorf("config %+v, want %+v", c.cfg, want)
 	}
 	for _, bad := range [][2]string{
@@ -85,6 +87,7 @@ func TestParams(t *testing.T) {
 		{"coll_sm_path", "fastest"},
 		{"coll_sm_segment_after", "-1"},
 		{"coll_sm_segment_after", "1073741825"},
+		{"coll_sm_backing_directory", "shm"},
 	} {
 		if _, err := open(t, bad[0], bad[1]); err == nil {
 			t.Errorf("%s=%s accepted", bad[0], bad[1])
@@ -155,8 +158,8 @@ func TestStaleFileDeclines(t *testing.T) {
 	}
 }
 
-// TestMissingDirectoryDeclines: no backing directory, no module, no
-// error.
+// TestMissingDirectoryDeclines: no backing directory and no session
+// directory: no module, no error.
 func TestMissingDirectoryDeclines(t *testing.T) {
 	w := newWorld(t, 3)
 	missing := filepath.Join(w.dir, "missing")
@@ -165,6 +168,39 @@ func TestMissingDirectoryDeclines(t *testing.T) {
 	expectWorks(t, w)
 	if _, err := os.Stat(missing); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("the missing directory was made: %v", err)
+	}
+}
+
+// TestMissingDirectoryFallsBack: with a session directory, a backing
+// directory that refuses the segment leaves it to the session directory,
+// with a warning where the user chose it (once per process: here, per
+// rank 0's component) and an info line where the default was refused.
+func TestMissingDirectoryFallsBack(t *testing.T) {
+	for _, set := range []bool{true, false} {
+		t.Run(fmt.Sprintf("set=%v", set), func(t *testing.T) {
+			w := newWorld(t, 3)
+			var logs testlog.Buffer
+			w.log = hclog.New(&hclog.LoggerOptions{Output: &logs, Level: hclog.Info, DisableTime: true})
+			missing := filepath.Join(w.dir, "missing")
+			host := w.host()
+			host.SessionDir = w.dir
+			w.build(t, host, func(int) config { return config{maxBytes: 64, maxRanks: 16, dir: missing, dirSet: set} })
+			if got := mappings(t, w.segPath()); got != w.n {
+				t.Errorf("%d mappings of %s, want one per rank (%d)", got, w.segPath(), w.n)
+			}
+			expectWorks(t, w)
+			level := "[INFO]"
+			if set {
+				level = "[WARN]"
+			}
+			want := "backing directory unusable; using the session directory: directory=" + missing
+			if got := logs.String(); strings.Count(got, "\n") != 1 || !strings.HasPrefix(got, level) || !strings.Contains(got, want) {
+				t.Errorf("log %q, want one line at %s with %q", got, level, want)
+			}
+			if _, err := os.Stat(missing); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("the missing directory was made: %v", err)
+			}
+		})
 	}
 }
 
