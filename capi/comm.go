@@ -34,7 +34,7 @@ func mpiCommDup(h Comm, out *Comm) error {
 		return err
 	}
 	if out == nil {
-		return makeAndFree(nullArg("MPI_Comm_dup", "newcomm"), func() (*pmpi.Comm, *pmpi.Request, error) {
+		return makeAndFree(nullArg("newcomm"), func() (*pmpi.Comm, *pmpi.Request, error) {
 			c, err := api().CommDup(e.c)
 			return c, nil, err
 		})
@@ -71,7 +71,7 @@ func mpiCommSplit(h Comm, color, key int, out *Comm) error {
 	}
 	if out == nil {
 		// A negative color fails pmpi's checks on the exchange.
-		return takePart(nullArg("MPI_Comm_split", "newcomm"), func() (*pmpi.Comm, error) { return api().CommSplit(e.c, invalid, key) })
+		return takePart(nullArg("newcomm"), func() (*pmpi.Comm, error) { return api().CommSplit(e.c, invalid, key) })
 	}
 	c, err := api().CommSplit(e.c, color, key) // MPI_UNDEFINED is pmpi.Undefined
 	if err != nil {

@@ -19,7 +19,7 @@ func mpiCommCreate(h Comm, gh Group, out *Comm) error {
 	}
 	g, err := gh.get()
 	if out == nil {
-		err = nullArg("MPI_Comm_create", "newcomm")
+		err = nullArg("newcomm")
 	}
 	if err != nil {
 		// A nil group fails pmpi's checks on the exchange.
@@ -46,7 +46,7 @@ func mpiCommCreateGroup(h Comm, gh Group, t int, out *Comm) error {
 	}
 	if out == nil {
 		// With its group and tag, it makes the communicator and frees it.
-		return makeAndFree(nullArg("MPI_Comm_create_group", "newcomm"), func() (*pmpi.Comm, *pmpi.Request, error) {
+		return makeAndFree(nullArg("newcomm"), func() (*pmpi.Comm, *pmpi.Request, error) {
 			c, err := api().CommCreateGroup(e.c, g, tag(t))
 			return c, nil, err
 		})
@@ -102,7 +102,7 @@ func mpiCommSplitType(h Comm, t, key int, ih Info, out *Comm) error {
 		if v != hwShared {
 			// No rank splits: MPI requires the same resource at every rank.
 			if out == nil {
-				return nullArg("MPI_Comm_split_type", "newcomm")
+				return nullArg("newcomm")
 			}
 			*out = MPI_COMM_NULL
 			return nil
@@ -111,7 +111,7 @@ func mpiCommSplitType(h Comm, t, key int, ih Info, out *Comm) error {
 		return fail(errorf(pmpi.ClassArg, "comm split type: split type %d is not one of MPI_COMM_TYPE_SHARED, _HW_GUIDED, _HW_UNGUIDED, _RESOURCE_GUIDED or MPI_UNDEFINED", t), t)
 	}
 	if out == nil {
-		return fail(nullArg("MPI_Comm_split_type", "newcomm"), invalid)
+		return fail(nullArg("newcomm"), invalid)
 	}
 	c, err := api().CommSplitType(e.c, typ, key)
 	if err != nil {
@@ -185,7 +185,7 @@ func mpiCommDupWithInfo(h Comm, ih Info, out *Comm) error {
 	}
 	info, err := ih.optional()
 	if err == nil && out == nil {
-		err = nullArg("MPI_Comm_dup_with_info", "newcomm")
+		err = nullArg("newcomm")
 	}
 	if err != nil {
 		// A bad info duplicates with none.
@@ -208,9 +208,9 @@ func mpiCommIdup(h Comm, out *Comm, req *Request) error {
 	}
 	switch {
 	case out == nil:
-		err = nullArg("MPI_Comm_idup", "newcomm")
+		err = nullArg("newcomm")
 	case req == nil:
-		err = nullArg("MPI_Comm_idup", "request")
+		err = nullArg("request")
 	}
 	if err != nil {
 		return makeAndFree(err, func() (*pmpi.Comm, *pmpi.Request, error) { return api().CommIdup(e.c) })
@@ -228,9 +228,9 @@ func mpiCommIdupWithInfo(h Comm, ih Info, out *Comm, req *Request) error {
 	switch {
 	case err != nil:
 	case out == nil:
-		err = nullArg("MPI_Comm_idup_with_info", "newcomm")
+		err = nullArg("newcomm")
 	case req == nil:
-		err = nullArg("MPI_Comm_idup_with_info", "request")
+		err = nullArg("request")
 	}
 	if err != nil {
 		// A bad info duplicates with none.

@@ -85,7 +85,6 @@ func withHandler(c *pmpi.Comm, eh Errhandler) *commEntry {
 // MPI_COMM_NULL.
 type onHandler struct {
 	eh  Errhandler
-	op  string
 	err error
 }
 
@@ -94,18 +93,18 @@ func (e *onHandler) Unwrap() error { return e.err }
 
 // onEh makes f's errors onHandler errors of eh, once eh is known to be a
 // handler: an invalid one is raised as usual.
-func onEh(op string, eh Errhandler, f func() error) error {
+func onEh(eh Errhandler, f func() error) error {
 	if err := eh.check(); err != nil {
 		return err
 	}
 	if err := f(); err != nil {
-		return &onHandler{eh, op, err}
+		return &onHandler{eh, err}
 	}
 	return nil
 }
 
 func mpiCommCreateFromGroup(gh Group, stringtag *C.char, ih Info, eh Errhandler, out *Comm) error {
-	return onEh("MPI_Comm_create_from_group", eh, func() error {
+	return onEh(eh, func() error {
 		return commFromGroup(gh, stringtag, ih, eh, out)
 	})
 }
@@ -123,7 +122,7 @@ func commFromGroup(gh Group, stringtag *C.char, ih Info, eh Errhandler, out *Com
 		// The exchange, MPI_Comm_create_group's, carries no mark of a
 		// rank's bad arguments: this rank makes the communicator and
 		// frees it, and the others succeed.
-		return makeAndFree(nullArg("MPI_Comm_create_from_group", "newcomm"), func() (*pmpi.Comm, *pmpi.Request, error) {
+		return makeAndFree(nullArg("newcomm"), func() (*pmpi.Comm, *pmpi.Request, error) {
 			e, err := fromGroup(g, t, eh)
 			if err != nil {
 				return nil, nil, err
@@ -139,7 +138,7 @@ func commFromGroup(gh Group, stringtag *C.char, ih Info, eh Errhandler, out *Com
 }
 
 func mpiIntercommCreateFromGroups(lh Group, localLeader int, rh Group, remoteLeader int, stringtag *C.char, ih Info, eh Errhandler, out *Comm) error {
-	return onEh("MPI_Intercomm_create_from_groups", eh, func() error {
+	return onEh(eh, func() error {
 		return intercommFromGroups(lh, localLeader, rh, remoteLeader, stringtag, ih, eh, out)
 	})
 }
@@ -177,7 +176,7 @@ func intercommFromGroups(lh Group, localLeader int, rh Group, remoteLeader int, 
 	var ic *pmpi.Comm
 	if out == nil {
 		// As MPI_Intercomm_create's, over the local group's communicator.
-		err = nullIntercomm(nullArg("MPI_Intercomm_create_from_groups", "newintercomm"), le.c, localLeader, func(localLeader int) (*pmpi.Comm, error) {
+		err = nullIntercomm(nullArg("newintercomm"), le.c, localLeader, func(localLeader int) (*pmpi.Comm, error) {
 			return api().IntercommCreate(le.c, localLeader, w.c, leader[0], t)
 		})
 	} else {

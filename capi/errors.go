@@ -32,9 +32,10 @@ func errorf(class pmpi.ErrorClass, format string, args ...any) error {
 }
 
 // nullArg is a NULL pointer where a call must read or write one value,
-// which the generated glue checks.
-func nullArg(fn, param string) error {
-	return errorf(pmpi.ClassArg, "%s: %s is a NULL pointer (it must point to the value the call reads or writes)", fn, param)
+// which the generated glue checks. The fatal handler's message names the
+// call.
+func nullArg(param string) error {
+	return errorf(pmpi.ClassArg, "%s is a NULL pointer (it must point to the value the call reads or writes)", param)
 }
 
 func errNoMem(what string, limit int) error {
@@ -84,25 +85,26 @@ func classOf(err error) int {
 	return C.MPI_ERR_OTHER
 }
 
-// done returns a call's error code: 0, or err's class after the error
-// handler of the communicator it concerns (h, MPI_COMM_SELF's for 0) has
-// run. A fatal handler does not return.
-func done(h Comm, err error) int {
+// done returns the error code of a call of function fn: 0, or err's
+// class after the error handler of the communicator it concerns (h,
+// MPI_COMM_SELF's for 0) has run. A fatal handler does not return; its
+// message names fn.
+func done(fn string, h Comm, err error) int {
 	if err == nil {
 		return 0
 	}
-	return raise(h, err)
+	return raise(fn, h, err)
 }
 
-func raise(h Comm, err error) int {
+func raise(fn string, h Comm, err error) int {
 	code := classOf(err)
 	var se *onSession
 	if errors.As(err, &se) {
-		return raiseOnSession(se, code)
+		return raiseOnSession(fn, se, code)
 	}
 	var he *onHandler
 	if errors.As(err, &he) {
-		return raiseOnHandler(he, code)
+		return raiseOnHandler(fn, he, code)
 	}
 	var e *commEntry
 	var oc *onComm
@@ -123,7 +125,7 @@ func raise(h Comm, err error) int {
 	case MPI_ERRORS_RETURN:
 		return code
 	case MPI_ERRORS_ARE_FATAL, MPI_ERRORS_ABORT:
-		fatal(e, eh, err, code)
+		fatal(fn, e, eh, err, code)
 	}
 	if u := lib.errhs.get(uintptr(eh)); u != nil {
 		if oc != nil {
@@ -135,20 +137,21 @@ func raise(h Comm, err error) int {
 }
 
 // raiseOnHandler is raise for an onHandler.
-func raiseOnHandler(e *onHandler, code int) int {
-	return raiseTo(e.eh, "in "+e.op, e.err, code, func(fn unsafe.Pointer, code C.int) {
-		C.gompi_call_comm_errhandler(fn, C.uintptr_t(MPI_COMM_NULL), code)
+func raiseOnHandler(fn string, e *onHandler, code int) int {
+	return raiseTo(fn, e.eh, "", e.err, code, func(f unsafe.Pointer, code C.int) {
+		C.gompi_call_comm_errhandler(f, C.uintptr_t(MPI_COMM_NULL), code)
 	})
 }
 
-// raiseTo raises err, of class code, raised where says ("on X"), on error
-// handler eh, which is no communicator's: call calls a user's.
-func raiseTo(eh Errhandler, where string, err error, code int, call func(fn unsafe.Pointer, code C.int)) int {
+// raiseTo raises err, of class code, of a call of fn, raised where says
+// ("on X"), on error handler eh, which is no communicator's: call calls a
+// user's.
+func raiseTo(fn string, eh Errhandler, where string, err error, code int, call func(f unsafe.Pointer, code C.int)) int {
 	switch eh {
 	case MPI_ERRORS_RETURN:
 		return code
 	case MPI_ERRORS_ARE_FATAL, MPI_ERRORS_ABORT:
-		fatalOn(where, nil, eh, err, code)
+		fatalOn(fn, where, nil, eh, err, code)
 	}
 	if u := lib.errhs.get(uintptr(eh)); u != nil {
 		call(u.fn, C.int(code))
@@ -175,18 +178,19 @@ func commHandle(e *commEntry, h Comm) Comm {
 	return MPI_COMM_NULL
 }
 
-// fatal reports err and ends the job, as MPI_ERRORS_ARE_FATAL does.
-func fatal(e *commEntry, eh Errhandler, err error, code int) {
+// fatal reports err, of a call of fn, and ends the job, as
+// MPI_ERRORS_ARE_FATAL does.
+func fatal(fn string, e *commEntry, eh Errhandler, err error, code int) {
 	if e == nil {
-		fatalOn("outside MPI_Init..MPI_Finalize", nil, eh, err, code)
+		fatalOn(fn, "outside MPI_Init..MPI_Finalize", nil, eh, err, code)
 		return
 	}
-	fatalOn("on "+e.c.String(), e.c, eh, err, code)
+	fatalOn(fn, "on "+e.c.String(), e.c, eh, err, code)
 }
 
-// fatalOn reports err, raised where says ("on comm X"), and ends the job through c, or
-// world when c is nil.
-func fatalOn(where string, c *pmpi.Comm, eh Errhandler, err error, code int) {
+// fatalOn reports err, of a call of fn, raised where says ("on comm X"),
+// and ends the job through c, or world when c is nil.
+func fatalOn(fn, where string, c *pmpi.Comm, eh Errhandler, err error, code int) {
 	if w := lib.world.Load(); c == nil && w != nil {
 		c = w.c
 	}
@@ -195,6 +199,9 @@ func fatalOn(where string, c *pmpi.Comm, eh Errhandler, err error, code int) {
 		name = "MPI_ERRORS_ABORT"
 	}
 	flushStdio()
+	if fn != "" {
+		where = strings.TrimSuffix("in "+fn+" "+where, " ")
+	}
 	fmt.Fprintf(os.Stderr, "gompi: fatal error %s (its error handler is %s): %s: %v\n", where, name, className(code), err)
 	if c != nil && api().Initialized() && !api().Finalized() {
 		api().Abort(c, code)
@@ -202,15 +209,13 @@ func fatalOn(where string, c *pmpi.Comm, eh Errhandler, err error, code int) {
 	os.Exit(code)
 }
 
-// unsupported is the result of a function of the standard that gompi does
-// not implement.
-func unsupported(h Comm, name string) int { return raise(h, unsupportedError(name)) }
+// unsupported is the result of function name of the standard, which gompi
+// does not implement.
+func unsupported(h Comm, name string) int { return raise(name, h, errUnsupported) }
 
-// unsupportedError is the error of function name, which gompi does not
-// implement.
-func unsupportedError(name string) error {
-	return &abiError{C.MPI_ERR_UNSUPPORTED_OPERATION, name + " is not supported by gompi's libmpi_abi (docs/c-functions.md lists what is)"}
-}
+// errUnsupported is the error of a function gompi does not implement; the
+// fatal handler's message names the function.
+var errUnsupported error = &abiError{C.MPI_ERR_UNSUPPORTED_OPERATION, "not supported by gompi's libmpi_abi (docs/c-functions.md lists what is)"}
 
 // errhEntry is a user error handler: a C function, and how many
 // handles the user holds to it (MPI_Comm_create_errhandler gives one,
@@ -309,7 +314,7 @@ func mpiCommCallErrhandler(h Comm, code int) error {
 	if err != nil {
 		return err
 	}
-	raise(h, &onComm{e, &abiError{code, fmt.Sprintf("error code %d raised by MPI_Comm_call_errhandler", code)}})
+	raise("MPI_Comm_call_errhandler", h, &onComm{e, &abiError{code, fmt.Sprintf("error code %d raised by MPI_Comm_call_errhandler", code)}})
 	return nil
 }
 

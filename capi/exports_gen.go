@@ -13,51 +13,51 @@ import "unsafe"
 //export PMPI_Abi_get_fortran_booleans
 func PMPI_Abi_get_fortran_booleans(logical_size C.int, logical_true unsafe.Pointer, logical_false unsafe.Pointer, is_set *C.int) C.int {
 	if is_set == nil {
-		return C.int(done(0, nullArg("MPI_Abi_get_fortran_booleans", "is_set")))
+		return C.int(done("MPI_Abi_get_fortran_booleans", 0, nullArg("is_set")))
 	}
-	return C.int(done(0, mpiAbiGetFortranBooleans(int(logical_size), logical_true, logical_false, is_set)))
+	return C.int(done("MPI_Abi_get_fortran_booleans", 0, mpiAbiGetFortranBooleans(int(logical_size), logical_true, logical_false, is_set)))
 }
 
 //export PMPI_Abi_get_fortran_info
 func PMPI_Abi_get_fortran_info(info *C.uintptr_t) C.int {
 	if info == nil {
-		return C.int(done(0, nullArg("MPI_Abi_get_fortran_info", "info")))
+		return C.int(done("MPI_Abi_get_fortran_info", 0, nullArg("info")))
 	}
-	return C.int(done(0, mpiAbiGetFortranInfo((*Info)(unsafe.Pointer(info)))))
+	return C.int(done("MPI_Abi_get_fortran_info", 0, mpiAbiGetFortranInfo((*Info)(unsafe.Pointer(info)))))
 }
 
 //export PMPI_Abi_get_info
 func PMPI_Abi_get_info(info *C.uintptr_t) C.int {
 	if info == nil {
-		return C.int(done(0, nullArg("MPI_Abi_get_info", "info")))
+		return C.int(done("MPI_Abi_get_info", 0, nullArg("info")))
 	}
-	return C.int(done(0, mpiAbiGetInfo((*Info)(unsafe.Pointer(info)))))
+	return C.int(done("MPI_Abi_get_info", 0, mpiAbiGetInfo((*Info)(unsafe.Pointer(info)))))
 }
 
 //export PMPI_Abi_get_version
 func PMPI_Abi_get_version(abi_major *C.int, abi_minor *C.int) C.int {
 	if abi_major == nil {
-		return C.int(done(0, nullArg("MPI_Abi_get_version", "abi_major")))
+		return C.int(done("MPI_Abi_get_version", 0, nullArg("abi_major")))
 	}
 	if abi_minor == nil {
-		return C.int(done(0, nullArg("MPI_Abi_get_version", "abi_minor")))
+		return C.int(done("MPI_Abi_get_version", 0, nullArg("abi_minor")))
 	}
-	return C.int(done(0, mpiAbiGetVersion(abi_major, abi_minor)))
+	return C.int(done("MPI_Abi_get_version", 0, mpiAbiGetVersion(abi_major, abi_minor)))
 }
 
 //export PMPI_Abi_set_fortran_booleans
 func PMPI_Abi_set_fortran_booleans(logical_size C.int, logical_true unsafe.Pointer, logical_false unsafe.Pointer) C.int {
-	return C.int(done(0, mpiAbiSetFortranBooleans(int(logical_size), logical_true, logical_false)))
+	return C.int(done("MPI_Abi_set_fortran_booleans", 0, mpiAbiSetFortranBooleans(int(logical_size), logical_true, logical_false)))
 }
 
 //export PMPI_Abi_set_fortran_info
 func PMPI_Abi_set_fortran_info(info C.uintptr_t) C.int {
-	return C.int(done(0, mpiAbiSetFortranInfo(Info(info))))
+	return C.int(done("MPI_Abi_set_fortran_info", 0, mpiAbiSetFortranInfo(Info(info))))
 }
 
 //export PMPI_Abort
 func PMPI_Abort(comm C.uintptr_t, errorcode C.int) C.int {
-	return C.int(done(Comm(comm), mpiAbort(Comm(comm), int(errorcode))))
+	return C.int(done("MPI_Abort", Comm(comm), mpiAbort(Comm(comm), int(errorcode))))
 }
 
 //export PMPI_Accumulate
@@ -73,318 +73,318 @@ func PMPI_Accumulate_c(origin_addr unsafe.Pointer, origin_count C.int64_t, origi
 //export PMPI_Add_error_class
 func PMPI_Add_error_class(errorclass *C.int) C.int {
 	if errorclass == nil {
-		return C.int(done(0, nullArg("MPI_Add_error_class", "errorclass")))
+		return C.int(done("MPI_Add_error_class", 0, nullArg("errorclass")))
 	}
-	return C.int(done(0, mpiAddErrorClass(errorclass)))
+	return C.int(done("MPI_Add_error_class", 0, mpiAddErrorClass(errorclass)))
 }
 
 //export PMPI_Add_error_code
 func PMPI_Add_error_code(errorclass C.int, errorcode *C.int) C.int {
 	if errorcode == nil {
-		return C.int(done(0, nullArg("MPI_Add_error_code", "errorcode")))
+		return C.int(done("MPI_Add_error_code", 0, nullArg("errorcode")))
 	}
-	return C.int(done(0, mpiAddErrorCode(int(errorclass), errorcode)))
+	return C.int(done("MPI_Add_error_code", 0, mpiAddErrorCode(int(errorclass), errorcode)))
 }
 
 //export PMPI_Add_error_string
 func PMPI_Add_error_string(errorcode C.int, string *C.char) C.int {
-	return C.int(done(0, mpiAddErrorString(int(errorcode), string)))
+	return C.int(done("MPI_Add_error_string", 0, mpiAddErrorString(int(errorcode), string)))
 }
 
 //export PMPI_Allgather
 func PMPI_Allgather(sendbuf unsafe.Pointer, sendcount C.int, sendtype C.uintptr_t, recvbuf unsafe.Pointer, recvcount C.int, recvtype C.uintptr_t, comm C.uintptr_t) C.int {
-	return C.int(done(Comm(comm), mpiAllgather(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, int(recvcount), Datatype(recvtype), Comm(comm))))
+	return C.int(done("MPI_Allgather", Comm(comm), mpiAllgather(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, int(recvcount), Datatype(recvtype), Comm(comm))))
 }
 
 //export PMPI_Allgather_c
 func PMPI_Allgather_c(sendbuf unsafe.Pointer, sendcount C.int64_t, sendtype C.uintptr_t, recvbuf unsafe.Pointer, recvcount C.int64_t, recvtype C.uintptr_t, comm C.uintptr_t) C.int {
-	return C.int(done(Comm(comm), mpiAllgather(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, int(recvcount), Datatype(recvtype), Comm(comm))))
+	return C.int(done("MPI_Allgather_c", Comm(comm), mpiAllgather(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, int(recvcount), Datatype(recvtype), Comm(comm))))
 }
 
 //export PMPI_Allgather_init
 func PMPI_Allgather_init(sendbuf unsafe.Pointer, sendcount C.int, sendtype C.uintptr_t, recvbuf unsafe.Pointer, recvcount C.int, recvtype C.uintptr_t, comm C.uintptr_t, info C.uintptr_t, request *C.uintptr_t) C.int {
 	if request == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Allgather_init", "request")))
+		return C.int(done("MPI_Allgather_init", Comm(comm), nullArg("request")))
 	}
-	return C.int(done(Comm(comm), mpiAllgatherInit(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, int(recvcount), Datatype(recvtype), Comm(comm), Info(info), (*Request)(unsafe.Pointer(request)))))
+	return C.int(done("MPI_Allgather_init", Comm(comm), mpiAllgatherInit(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, int(recvcount), Datatype(recvtype), Comm(comm), Info(info), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Allgather_init_c
 func PMPI_Allgather_init_c(sendbuf unsafe.Pointer, sendcount C.int64_t, sendtype C.uintptr_t, recvbuf unsafe.Pointer, recvcount C.int64_t, recvtype C.uintptr_t, comm C.uintptr_t, info C.uintptr_t, request *C.uintptr_t) C.int {
 	if request == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Allgather_init_c", "request")))
+		return C.int(done("MPI_Allgather_init_c", Comm(comm), nullArg("request")))
 	}
-	return C.int(done(Comm(comm), mpiAllgatherInit(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, int(recvcount), Datatype(recvtype), Comm(comm), Info(info), (*Request)(unsafe.Pointer(request)))))
+	return C.int(done("MPI_Allgather_init_c", Comm(comm), mpiAllgatherInit(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, int(recvcount), Datatype(recvtype), Comm(comm), Info(info), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Allgatherv
 func PMPI_Allgatherv(sendbuf unsafe.Pointer, sendcount C.int, sendtype C.uintptr_t, recvbuf unsafe.Pointer, recvcounts *C.int, displs *C.int, recvtype C.uintptr_t, comm C.uintptr_t) C.int {
-	return C.int(done(Comm(comm), mpiAllgatherv(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, recvcounts, displs, Datatype(recvtype), Comm(comm))))
+	return C.int(done("MPI_Allgatherv", Comm(comm), mpiAllgatherv(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, recvcounts, displs, Datatype(recvtype), Comm(comm))))
 }
 
 //export PMPI_Allgatherv_c
 func PMPI_Allgatherv_c(sendbuf unsafe.Pointer, sendcount C.int64_t, sendtype C.uintptr_t, recvbuf unsafe.Pointer, recvcounts *C.int64_t, displs *C.intptr_t, recvtype C.uintptr_t, comm C.uintptr_t) C.int {
-	return C.int(done(Comm(comm), mpiAllgatherv(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, recvcounts, displs, Datatype(recvtype), Comm(comm))))
+	return C.int(done("MPI_Allgatherv_c", Comm(comm), mpiAllgatherv(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, recvcounts, displs, Datatype(recvtype), Comm(comm))))
 }
 
 //export PMPI_Allgatherv_init
 func PMPI_Allgatherv_init(sendbuf unsafe.Pointer, sendcount C.int, sendtype C.uintptr_t, recvbuf unsafe.Pointer, recvcounts *C.int, displs *C.int, recvtype C.uintptr_t, comm C.uintptr_t, info C.uintptr_t, request *C.uintptr_t) C.int {
 	if request == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Allgatherv_init", "request")))
+		return C.int(done("MPI_Allgatherv_init", Comm(comm), nullArg("request")))
 	}
-	return C.int(done(Comm(comm), mpiAllgathervInit(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, recvcounts, displs, Datatype(recvtype), Comm(comm), Info(info), (*Request)(unsafe.Pointer(request)))))
+	return C.int(done("MPI_Allgatherv_init", Comm(comm), mpiAllgathervInit(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, recvcounts, displs, Datatype(recvtype), Comm(comm), Info(info), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Allgatherv_init_c
 func PMPI_Allgatherv_init_c(sendbuf unsafe.Pointer, sendcount C.int64_t, sendtype C.uintptr_t, recvbuf unsafe.Pointer, recvcounts *C.int64_t, displs *C.intptr_t, recvtype C.uintptr_t, comm C.uintptr_t, info C.uintptr_t, request *C.uintptr_t) C.int {
 	if request == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Allgatherv_init_c", "request")))
+		return C.int(done("MPI_Allgatherv_init_c", Comm(comm), nullArg("request")))
 	}
-	return C.int(done(Comm(comm), mpiAllgathervInit(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, recvcounts, displs, Datatype(recvtype), Comm(comm), Info(info), (*Request)(unsafe.Pointer(request)))))
+	return C.int(done("MPI_Allgatherv_init_c", Comm(comm), mpiAllgathervInit(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, recvcounts, displs, Datatype(recvtype), Comm(comm), Info(info), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Alloc_mem
 func PMPI_Alloc_mem(size C.intptr_t, info C.uintptr_t, baseptr unsafe.Pointer) C.int {
-	return C.int(done(0, mpiAllocMem(int(size), Info(info), baseptr)))
+	return C.int(done("MPI_Alloc_mem", 0, mpiAllocMem(int(size), Info(info), baseptr)))
 }
 
 //export PMPI_Allreduce
 func PMPI_Allreduce(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.int, datatype C.uintptr_t, op C.uintptr_t, comm C.uintptr_t) C.int {
-	return C.int(done(Comm(comm), mpiAllreduce(sendbuf, recvbuf, int(count), Datatype(datatype), Op(op), Comm(comm))))
+	return C.int(done("MPI_Allreduce", Comm(comm), mpiAllreduce(sendbuf, recvbuf, int(count), Datatype(datatype), Op(op), Comm(comm))))
 }
 
 //export PMPI_Allreduce_c
 func PMPI_Allreduce_c(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.int64_t, datatype C.uintptr_t, op C.uintptr_t, comm C.uintptr_t) C.int {
-	return C.int(done(Comm(comm), mpiAllreduce(sendbuf, recvbuf, int(count), Datatype(datatype), Op(op), Comm(comm))))
+	return C.int(done("MPI_Allreduce_c", Comm(comm), mpiAllreduce(sendbuf, recvbuf, int(count), Datatype(datatype), Op(op), Comm(comm))))
 }
 
 //export PMPI_Allreduce_init
 func PMPI_Allreduce_init(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.int, datatype C.uintptr_t, op C.uintptr_t, comm C.uintptr_t, info C.uintptr_t, request *C.uintptr_t) C.int {
 	if request == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Allreduce_init", "request")))
+		return C.int(done("MPI_Allreduce_init", Comm(comm), nullArg("request")))
 	}
-	return C.int(done(Comm(comm), mpiAllreduceInit(sendbuf, recvbuf, int(count), Datatype(datatype), Op(op), Comm(comm), Info(info), (*Request)(unsafe.Pointer(request)))))
+	return C.int(done("MPI_Allreduce_init", Comm(comm), mpiAllreduceInit(sendbuf, recvbuf, int(count), Datatype(datatype), Op(op), Comm(comm), Info(info), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Allreduce_init_c
 func PMPI_Allreduce_init_c(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.int64_t, datatype C.uintptr_t, op C.uintptr_t, comm C.uintptr_t, info C.uintptr_t, request *C.uintptr_t) C.int {
 	if request == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Allreduce_init_c", "request")))
+		return C.int(done("MPI_Allreduce_init_c", Comm(comm), nullArg("request")))
 	}
-	return C.int(done(Comm(comm), mpiAllreduceInit(sendbuf, recvbuf, int(count), Datatype(datatype), Op(op), Comm(comm), Info(info), (*Request)(unsafe.Pointer(request)))))
+	return C.int(done("MPI_Allreduce_init_c", Comm(comm), mpiAllreduceInit(sendbuf, recvbuf, int(count), Datatype(datatype), Op(op), Comm(comm), Info(info), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Alltoall
 func PMPI_Alltoall(sendbuf unsafe.Pointer, sendcount C.int, sendtype C.uintptr_t, recvbuf unsafe.Pointer, recvcount C.int, recvtype C.uintptr_t, comm C.uintptr_t) C.int {
-	return C.int(done(Comm(comm), mpiAlltoall(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, int(recvcount), Datatype(recvtype), Comm(comm))))
+	return C.int(done("MPI_Alltoall", Comm(comm), mpiAlltoall(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, int(recvcount), Datatype(recvtype), Comm(comm))))
 }
 
 //export PMPI_Alltoall_c
 func PMPI_Alltoall_c(sendbuf unsafe.Pointer, sendcount C.int64_t, sendtype C.uintptr_t, recvbuf unsafe.Pointer, recvcount C.int64_t, recvtype C.uintptr_t, comm C.uintptr_t) C.int {
-	return C.int(done(Comm(comm), mpiAlltoall(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, int(recvcount), Datatype(recvtype), Comm(comm))))
+	return C.int(done("MPI_Alltoall_c", Comm(comm), mpiAlltoall(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, int(recvcount), Datatype(recvtype), Comm(comm))))
 }
 
 //export PMPI_Alltoall_init
 func PMPI_Alltoall_init(sendbuf unsafe.Pointer, sendcount C.int, sendtype C.uintptr_t, recvbuf unsafe.Pointer, recvcount C.int, recvtype C.uintptr_t, comm C.uintptr_t, info C.uintptr_t, request *C.uintptr_t) C.int {
 	if request == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Alltoall_init", "request")))
+		return C.int(done("MPI_Alltoall_init", Comm(comm), nullArg("request")))
 	}
-	return C.int(done(Comm(comm), mpiAlltoallInit(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, int(recvcount), Datatype(recvtype), Comm(comm), Info(info), (*Request)(unsafe.Pointer(request)))))
+	return C.int(done("MPI_Alltoall_init", Comm(comm), mpiAlltoallInit(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, int(recvcount), Datatype(recvtype), Comm(comm), Info(info), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Alltoall_init_c
 func PMPI_Alltoall_init_c(sendbuf unsafe.Pointer, sendcount C.int64_t, sendtype C.uintptr_t, recvbuf unsafe.Pointer, recvcount C.int64_t, recvtype C.uintptr_t, comm C.uintptr_t, info C.uintptr_t, request *C.uintptr_t) C.int {
 	if request == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Alltoall_init_c", "request")))
+		return C.int(done("MPI_Alltoall_init_c", Comm(comm), nullArg("request")))
 	}
-	return C.int(done(Comm(comm), mpiAlltoallInit(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, int(recvcount), Datatype(recvtype), Comm(comm), Info(info), (*Request)(unsafe.Pointer(request)))))
+	return C.int(done("MPI_Alltoall_init_c", Comm(comm), mpiAlltoallInit(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, int(recvcount), Datatype(recvtype), Comm(comm), Info(info), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Alltoallv
 func PMPI_Alltoallv(sendbuf unsafe.Pointer, sendcounts *C.int, sdispls *C.int, sendtype C.uintptr_t, recvbuf unsafe.Pointer, recvcounts *C.int, rdispls *C.int, recvtype C.uintptr_t, comm C.uintptr_t) C.int {
-	return C.int(done(Comm(comm), mpiAlltoallv(sendbuf, sendcounts, sdispls, Datatype(sendtype), recvbuf, recvcounts, rdispls, Datatype(recvtype), Comm(comm))))
+	return C.int(done("MPI_Alltoallv", Comm(comm), mpiAlltoallv(sendbuf, sendcounts, sdispls, Datatype(sendtype), recvbuf, recvcounts, rdispls, Datatype(recvtype), Comm(comm))))
 }
 
 //export PMPI_Alltoallv_c
 func PMPI_Alltoallv_c(sendbuf unsafe.Pointer, sendcounts *C.int64_t, sdispls *C.intptr_t, sendtype C.uintptr_t, recvbuf unsafe.Pointer, recvcounts *C.int64_t, rdispls *C.intptr_t, recvtype C.uintptr_t, comm C.uintptr_t) C.int {
-	return C.int(done(Comm(comm), mpiAlltoallv(sendbuf, sendcounts, sdispls, Datatype(sendtype), recvbuf, recvcounts, rdispls, Datatype(recvtype), Comm(comm))))
+	return C.int(done("MPI_Alltoallv_c", Comm(comm), mpiAlltoallv(sendbuf, sendcounts, sdispls, Datatype(sendtype), recvbuf, recvcounts, rdispls, Datatype(recvtype), Comm(comm))))
 }
 
 //export PMPI_Alltoallv_init
 func PMPI_Alltoallv_init(sendbuf unsafe.Pointer, sendcounts *C.int, sdispls *C.int, sendtype C.uintptr_t, recvbuf unsafe.Pointer, recvcounts *C.int, rdispls *C.int, recvtype C.uintptr_t, comm C.uintptr_t, info C.uintptr_t, request *C.uintptr_t) C.int {
 	if request == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Alltoallv_init", "request")))
+		return C.int(done("MPI_Alltoallv_init", Comm(comm), nullArg("request")))
 	}
-	return C.int(done(Comm(comm), mpiAlltoallvInit(sendbuf, sendcounts, sdispls, Datatype(sendtype), recvbuf, recvcounts, rdispls, Datatype(recvtype), Comm(comm), Info(info), (*Request)(unsafe.Pointer(request)))))
+	return C.int(done("MPI_Alltoallv_init", Comm(comm), mpiAlltoallvInit(sendbuf, sendcounts, sdispls, Datatype(sendtype), recvbuf, recvcounts, rdispls, Datatype(recvtype), Comm(comm), Info(info), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Alltoallv_init_c
 func PMPI_Alltoallv_init_c(sendbuf unsafe.Pointer, sendcounts *C.int64_t, sdispls *C.intptr_t, sendtype C.uintptr_t, recvbuf unsafe.Pointer, recvcounts *C.int64_t, rdispls *C.intptr_t, recvtype C.uintptr_t, comm C.uintptr_t, info C.uintptr_t, request *C.uintptr_t) C.int {
 	if request == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Alltoallv_init_c", "request")))
+		return C.int(done("MPI_Alltoallv_init_c", Comm(comm), nullArg("request")))
 	}
-	return C.int(done(Comm(comm), mpiAlltoallvInit(sendbuf, sendcounts, sdispls, Datatype(sendtype), recvbuf, recvcounts, rdispls, Datatype(recvtype), Comm(comm), Info(info), (*Request)(unsafe.Pointer(request)))))
+	return C.int(done("MPI_Alltoallv_init_c", Comm(comm), mpiAlltoallvInit(sendbuf, sendcounts, sdispls, Datatype(sendtype), recvbuf, recvcounts, rdispls, Datatype(recvtype), Comm(comm), Info(info), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Alltoallw
 func PMPI_Alltoallw(sendbuf unsafe.Pointer, sendcounts *C.int, sdispls *C.int, sendtypes *C.uintptr_t, recvbuf unsafe.Pointer, recvcounts *C.int, rdispls *C.int, recvtypes *C.uintptr_t, comm C.uintptr_t) C.int {
-	return C.int(done(Comm(comm), mpiAlltoallw(sendbuf, sendcounts, sdispls, (*Datatype)(unsafe.Pointer(sendtypes)), recvbuf, recvcounts, rdispls, (*Datatype)(unsafe.Pointer(recvtypes)), Comm(comm))))
+	return C.int(done("MPI_Alltoallw", Comm(comm), mpiAlltoallw(sendbuf, sendcounts, sdispls, (*Datatype)(unsafe.Pointer(sendtypes)), recvbuf, recvcounts, rdispls, (*Datatype)(unsafe.Pointer(recvtypes)), Comm(comm))))
 }
 
 //export PMPI_Alltoallw_c
 func PMPI_Alltoallw_c(sendbuf unsafe.Pointer, sendcounts *C.int64_t, sdispls *C.intptr_t, sendtypes *C.uintptr_t, recvbuf unsafe.Pointer, recvcounts *C.int64_t, rdispls *C.intptr_t, recvtypes *C.uintptr_t, comm C.uintptr_t) C.int {
-	return C.int(done(Comm(comm), mpiAlltoallw(sendbuf, sendcounts, sdispls, (*Datatype)(unsafe.Pointer(sendtypes)), recvbuf, recvcounts, rdispls, (*Datatype)(unsafe.Pointer(recvtypes)), Comm(comm))))
+	return C.int(done("MPI_Alltoallw_c", Comm(comm), mpiAlltoallw(sendbuf, sendcounts, sdispls, (*Datatype)(unsafe.Pointer(sendtypes)), recvbuf, recvcounts, rdispls, (*Datatype)(unsafe.Pointer(recvtypes)), Comm(comm))))
 }
 
 //export PMPI_Alltoallw_init
 func PMPI_Alltoallw_init(sendbuf unsafe.Pointer, sendcounts *C.int, sdispls *C.int, sendtypes *C.uintptr_t, recvbuf unsafe.Pointer, recvcounts *C.int, rdispls *C.int, recvtypes *C.uintptr_t, comm C.uintptr_t, info C.uintptr_t, request *C.uintptr_t) C.int {
 	if request == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Alltoallw_init", "request")))
+		return C.int(done("MPI_Alltoallw_init", Comm(comm), nullArg("request")))
 	}
-	return C.int(done(Comm(comm), mpiAlltoallwInit(sendbuf, sendcounts, sdispls, (*Datatype)(unsafe.Pointer(sendtypes)), recvbuf, recvcounts, rdispls, (*Datatype)(unsafe.Pointer(recvtypes)), Comm(comm), Info(info), (*Request)(unsafe.Pointer(request)))))
+	return C.int(done("MPI_Alltoallw_init", Comm(comm), mpiAlltoallwInit(sendbuf, sendcounts, sdispls, (*Datatype)(unsafe.Pointer(sendtypes)), recvbuf, recvcounts, rdispls, (*Datatype)(unsafe.Pointer(recvtypes)), Comm(comm), Info(info), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Alltoallw_init_c
 func PMPI_Alltoallw_init_c(sendbuf unsafe.Pointer, sendcounts *C.int64_t, sdispls *C.intptr_t, sendtypes *C.uintptr_t, recvbuf unsafe.Pointer, recvcounts *C.int64_t, rdispls *C.intptr_t, recvtypes *C.uintptr_t, comm C.uintptr_t, info C.uintptr_t, request *C.uintptr_t) C.int {
 	if request == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Alltoallw_init_c", "request")))
+		return C.int(done("MPI_Alltoallw_init_c", Comm(comm), nullArg("request")))
 	}
-	return C.int(done(Comm(comm), mpiAlltoallwInit(sendbuf, sendcounts, sdispls, (*Datatype)(unsafe.Pointer(sendtypes)), recvbuf, recvcounts, rdispls, (*Datatype)(unsafe.Pointer(recvtypes)), Comm(comm), Info(info), (*Request)(unsafe.Pointer(request)))))
+	return C.int(done("MPI_Alltoallw_init_c", Comm(comm), mpiAlltoallwInit(sendbuf, sendcounts, sdispls, (*Datatype)(unsafe.Pointer(sendtypes)), recvbuf, recvcounts, rdispls, (*Datatype)(unsafe.Pointer(recvtypes)), Comm(comm), Info(info), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Attr_delete
 func PMPI_Attr_delete(comm C.uintptr_t, keyval C.int) C.int {
-	return C.int(done(Comm(comm), mpiAttrDelete(Comm(comm), int(keyval))))
+	return C.int(done("MPI_Attr_delete", Comm(comm), mpiAttrDelete(Comm(comm), int(keyval))))
 }
 
 //export PMPI_Attr_get
 func PMPI_Attr_get(comm C.uintptr_t, keyval C.int, attribute_val unsafe.Pointer, flag *C.int) C.int {
 	if flag == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Attr_get", "flag")))
+		return C.int(done("MPI_Attr_get", Comm(comm), nullArg("flag")))
 	}
-	return C.int(done(Comm(comm), mpiAttrGet(Comm(comm), int(keyval), attribute_val, flag)))
+	return C.int(done("MPI_Attr_get", Comm(comm), mpiAttrGet(Comm(comm), int(keyval), attribute_val, flag)))
 }
 
 //export PMPI_Attr_put
 func PMPI_Attr_put(comm C.uintptr_t, keyval C.int, attribute_val unsafe.Pointer) C.int {
-	return C.int(done(Comm(comm), mpiAttrPut(Comm(comm), int(keyval), attribute_val)))
+	return C.int(done("MPI_Attr_put", Comm(comm), mpiAttrPut(Comm(comm), int(keyval), attribute_val)))
 }
 
 //export PMPI_Barrier
 func PMPI_Barrier(comm C.uintptr_t) C.int {
-	return C.int(done(Comm(comm), mpiBarrier(Comm(comm))))
+	return C.int(done("MPI_Barrier", Comm(comm), mpiBarrier(Comm(comm))))
 }
 
 //export PMPI_Barrier_init
 func PMPI_Barrier_init(comm C.uintptr_t, info C.uintptr_t, request *C.uintptr_t) C.int {
 	if request == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Barrier_init", "request")))
+		return C.int(done("MPI_Barrier_init", Comm(comm), nullArg("request")))
 	}
-	return C.int(done(Comm(comm), mpiBarrierInit(Comm(comm), Info(info), (*Request)(unsafe.Pointer(request)))))
+	return C.int(done("MPI_Barrier_init", Comm(comm), mpiBarrierInit(Comm(comm), Info(info), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Bcast
 func PMPI_Bcast(buffer unsafe.Pointer, count C.int, datatype C.uintptr_t, root C.int, comm C.uintptr_t) C.int {
-	return C.int(done(Comm(comm), mpiBcast(buffer, int(count), Datatype(datatype), int(root), Comm(comm))))
+	return C.int(done("MPI_Bcast", Comm(comm), mpiBcast(buffer, int(count), Datatype(datatype), int(root), Comm(comm))))
 }
 
 //export PMPI_Bcast_c
 func PMPI_Bcast_c(buffer unsafe.Pointer, count C.int64_t, datatype C.uintptr_t, root C.int, comm C.uintptr_t) C.int {
-	return C.int(done(Comm(comm), mpiBcast(buffer, int(count), Datatype(datatype), int(root), Comm(comm))))
+	return C.int(done("MPI_Bcast_c", Comm(comm), mpiBcast(buffer, int(count), Datatype(datatype), int(root), Comm(comm))))
 }
 
 //export PMPI_Bcast_init
 func PMPI_Bcast_init(buffer unsafe.Pointer, count C.int, datatype C.uintptr_t, root C.int, comm C.uintptr_t, info C.uintptr_t, request *C.uintptr_t) C.int {
 	if request == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Bcast_init", "request")))
+		return C.int(done("MPI_Bcast_init", Comm(comm), nullArg("request")))
 	}
-	return C.int(done(Comm(comm), mpiBcastInit(buffer, int(count), Datatype(datatype), int(root), Comm(comm), Info(info), (*Request)(unsafe.Pointer(request)))))
+	return C.int(done("MPI_Bcast_init", Comm(comm), mpiBcastInit(buffer, int(count), Datatype(datatype), int(root), Comm(comm), Info(info), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Bcast_init_c
 func PMPI_Bcast_init_c(buffer unsafe.Pointer, count C.int64_t, datatype C.uintptr_t, root C.int, comm C.uintptr_t, info C.uintptr_t, request *C.uintptr_t) C.int {
 	if request == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Bcast_init_c", "request")))
+		return C.int(done("MPI_Bcast_init_c", Comm(comm), nullArg("request")))
 	}
-	return C.int(done(Comm(comm), mpiBcastInit(buffer, int(count), Datatype(datatype), int(root), Comm(comm), Info(info), (*Request)(unsafe.Pointer(request)))))
+	return C.int(done("MPI_Bcast_init_c", Comm(comm), mpiBcastInit(buffer, int(count), Datatype(datatype), int(root), Comm(comm), Info(info), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Bsend
 func PMPI_Bsend(buf unsafe.Pointer, count C.int, datatype C.uintptr_t, dest C.int, tag C.int, comm C.uintptr_t) C.int {
-	return C.int(done(Comm(comm), mpiBsend(buf, int(count), Datatype(datatype), int(dest), int(tag), Comm(comm))))
+	return C.int(done("MPI_Bsend", Comm(comm), mpiBsend(buf, int(count), Datatype(datatype), int(dest), int(tag), Comm(comm))))
 }
 
 //export PMPI_Bsend_c
 func PMPI_Bsend_c(buf unsafe.Pointer, count C.int64_t, datatype C.uintptr_t, dest C.int, tag C.int, comm C.uintptr_t) C.int {
-	return C.int(done(Comm(comm), mpiBsend(buf, int(count), Datatype(datatype), int(dest), int(tag), Comm(comm))))
+	return C.int(done("MPI_Bsend_c", Comm(comm), mpiBsend(buf, int(count), Datatype(datatype), int(dest), int(tag), Comm(comm))))
 }
 
 //export PMPI_Bsend_init
 func PMPI_Bsend_init(buf unsafe.Pointer, count C.int, datatype C.uintptr_t, dest C.int, tag C.int, comm C.uintptr_t, request *C.uintptr_t) C.int {
 	if request == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Bsend_init", "request")))
+		return C.int(done("MPI_Bsend_init", Comm(comm), nullArg("request")))
 	}
-	return C.int(done(Comm(comm), mpiBsendInit(buf, int(count), Datatype(datatype), int(dest), int(tag), Comm(comm), (*Request)(unsafe.Pointer(request)))))
+	return C.int(done("MPI_Bsend_init", Comm(comm), mpiBsendInit(buf, int(count), Datatype(datatype), int(dest), int(tag), Comm(comm), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Bsend_init_c
 func PMPI_Bsend_init_c(buf unsafe.Pointer, count C.int64_t, datatype C.uintptr_t, dest C.int, tag C.int, comm C.uintptr_t, request *C.uintptr_t) C.int {
 	if request == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Bsend_init_c", "request")))
+		return C.int(done("MPI_Bsend_init_c", Comm(comm), nullArg("request")))
 	}
-	return C.int(done(Comm(comm), mpiBsendInit(buf, int(count), Datatype(datatype), int(dest), int(tag), Comm(comm), (*Request)(unsafe.Pointer(request)))))
+	return C.int(done("MPI_Bsend_init_c", Comm(comm), mpiBsendInit(buf, int(count), Datatype(datatype), int(dest), int(tag), Comm(comm), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Buffer_attach
 func PMPI_Buffer_attach(buffer unsafe.Pointer, size C.int) C.int {
-	return C.int(done(0, mpiBufferAttach(buffer, int(size))))
+	return C.int(done("MPI_Buffer_attach", 0, mpiBufferAttach(buffer, int(size))))
 }
 
 //export PMPI_Buffer_attach_c
 func PMPI_Buffer_attach_c(buffer unsafe.Pointer, size C.int64_t) C.int {
-	return C.int(done(0, mpiBufferAttach(buffer, int(size))))
+	return C.int(done("MPI_Buffer_attach_c", 0, mpiBufferAttach(buffer, int(size))))
 }
 
 //export PMPI_Buffer_detach
 func PMPI_Buffer_detach(buffer_addr unsafe.Pointer, size *C.int) C.int {
 	if size == nil {
-		return C.int(done(0, nullArg("MPI_Buffer_detach", "size")))
+		return C.int(done("MPI_Buffer_detach", 0, nullArg("size")))
 	}
-	return C.int(done(0, mpiBufferDetach(buffer_addr, size)))
+	return C.int(done("MPI_Buffer_detach", 0, mpiBufferDetach(buffer_addr, size)))
 }
 
 //export PMPI_Buffer_detach_c
 func PMPI_Buffer_detach_c(buffer_addr unsafe.Pointer, size *C.int64_t) C.int {
 	if size == nil {
-		return C.int(done(0, nullArg("MPI_Buffer_detach_c", "size")))
+		return C.int(done("MPI_Buffer_detach_c", 0, nullArg("size")))
 	}
-	return C.int(done(0, mpiBufferDetach(buffer_addr, size)))
+	return C.int(done("MPI_Buffer_detach_c", 0, mpiBufferDetach(buffer_addr, size)))
 }
 
 //export PMPI_Buffer_flush
 func PMPI_Buffer_flush() C.int {
-	return C.int(done(0, mpiBufferFlush()))
+	return C.int(done("MPI_Buffer_flush", 0, mpiBufferFlush()))
 }
 
 //export PMPI_Buffer_iflush
 func PMPI_Buffer_iflush(request *C.uintptr_t) C.int {
 	if request == nil {
-		return C.int(done(0, nullArg("MPI_Buffer_iflush", "request")))
+		return C.int(done("MPI_Buffer_iflush", 0, nullArg("request")))
 	}
-	return C.int(done(0, mpiBufferIflush((*Request)(unsafe.Pointer(request)))))
+	return C.int(done("MPI_Buffer_iflush", 0, mpiBufferIflush((*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Cancel
 func PMPI_Cancel(request *C.uintptr_t) C.int {
 	if request == nil {
-		return C.int(done(0, nullArg("MPI_Cancel", "request")))
+		return C.int(done("MPI_Cancel", 0, nullArg("request")))
 	}
-	return C.int(done(0, mpiCancel((*Request)(unsafe.Pointer(request)))))
+	return C.int(done("MPI_Cancel", 0, mpiCancel((*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Cart_coords
 func PMPI_Cart_coords(comm C.uintptr_t, rank C.int, maxdims C.int, coords *C.int) C.int {
-	return C.int(done(Comm(comm), mpiCartCoords(Comm(comm), int(rank), int(maxdims), coords)))
+	return C.int(done("MPI_Cart_coords", Comm(comm), mpiCartCoords(Comm(comm), int(rank), int(maxdims), coords)))
 }
 
 //export PMPI_Cart_create
@@ -393,39 +393,39 @@ func PMPI_Cart_create(comm_old C.uintptr_t, ndims C.int, dims *C.int, periods *C
 	if err != nil && comm_cart != nil {
 		*comm_cart = C.uintptr_t(MPI_COMM_NULL)
 	}
-	return C.int(done(Comm(comm_old), err))
+	return C.int(done("MPI_Cart_create", Comm(comm_old), err))
 }
 
 //export PMPI_Cart_get
 func PMPI_Cart_get(comm C.uintptr_t, maxdims C.int, dims *C.int, periods *C.int, coords *C.int) C.int {
-	return C.int(done(Comm(comm), mpiCartGet(Comm(comm), int(maxdims), dims, periods, coords)))
+	return C.int(done("MPI_Cart_get", Comm(comm), mpiCartGet(Comm(comm), int(maxdims), dims, periods, coords)))
 }
 
 //export PMPI_Cart_map
 func PMPI_Cart_map(comm C.uintptr_t, ndims C.int, dims *C.int, periods *C.int, newrank *C.int) C.int {
 	if newrank == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Cart_map", "newrank")))
+		return C.int(done("MPI_Cart_map", Comm(comm), nullArg("newrank")))
 	}
-	return C.int(done(Comm(comm), mpiCartMap(Comm(comm), int(ndims), dims, periods, newrank)))
+	return C.int(done("MPI_Cart_map", Comm(comm), mpiCartMap(Comm(comm), int(ndims), dims, periods, newrank)))
 }
 
 //export PMPI_Cart_rank
 func PMPI_Cart_rank(comm C.uintptr_t, coords *C.int, rank *C.int) C.int {
 	if rank == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Cart_rank", "rank")))
+		return C.int(done("MPI_Cart_rank", Comm(comm), nullArg("rank")))
 	}
-	return C.int(done(Comm(comm), mpiCartRank(Comm(comm), coords, rank)))
+	return C.int(done("MPI_Cart_rank", Comm(comm), mpiCartRank(Comm(comm), coords, rank)))
 }
 
 //export PMPI_Cart_shift
 func PMPI_Cart_shift(comm C.uintptr_t, direction C.int, disp C.int, rank_source *C.int, rank_dest *C.int) C.int {
 	if rank_source == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Cart_shift", "rank_source")))
+		return C.int(done("MPI_Cart_shift", Comm(comm), nullArg("rank_source")))
 	}
 	if rank_dest == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Cart_shift", "rank_dest")))
+		return C.int(done("MPI_Cart_shift", Comm(comm), nullArg("rank_dest")))
 	}
-	return C.int(done(Comm(comm), mpiCartShift(Comm(comm), int(direction), int(disp), rank_source, rank_dest)))
+	return C.int(done("MPI_Cart_shift", Comm(comm), mpiCartShift(Comm(comm), int(direction), int(disp), rank_source, rank_dest)))
 }
 
 //export PMPI_Cart_sub
@@ -434,15 +434,15 @@ func PMPI_Cart_sub(comm C.uintptr_t, remain_dims *C.int, newcomm *C.uintptr_t) C
 	if err != nil && newcomm != nil {
 		*newcomm = C.uintptr_t(MPI_COMM_NULL)
 	}
-	return C.int(done(Comm(comm), err))
+	return C.int(done("MPI_Cart_sub", Comm(comm), err))
 }
 
 //export PMPI_Cartdim_get
 func PMPI_Cartdim_get(comm C.uintptr_t, ndims *C.int) C.int {
 	if ndims == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Cartdim_get", "ndims")))
+		return C.int(done("MPI_Cartdim_get", Comm(comm), nullArg("ndims")))
 	}
-	return C.int(done(Comm(comm), mpiCartdimGet(Comm(comm), ndims)))
+	return C.int(done("MPI_Cartdim_get", Comm(comm), mpiCartdimGet(Comm(comm), ndims)))
 }
 
 //export PMPI_Close_port
@@ -460,25 +460,25 @@ func PMPI_Comm_accept(port_name *C.char, info C.uintptr_t, root C.int, comm C.ui
 
 //export PMPI_Comm_attach_buffer
 func PMPI_Comm_attach_buffer(comm C.uintptr_t, buffer unsafe.Pointer, size C.int) C.int {
-	return C.int(done(Comm(comm), mpiCommAttachBuffer(Comm(comm), buffer, int(size))))
+	return C.int(done("MPI_Comm_attach_buffer", Comm(comm), mpiCommAttachBuffer(Comm(comm), buffer, int(size))))
 }
 
 //export PMPI_Comm_attach_buffer_c
 func PMPI_Comm_attach_buffer_c(comm C.uintptr_t, buffer unsafe.Pointer, size C.int64_t) C.int {
-	return C.int(done(Comm(comm), mpiCommAttachBuffer(Comm(comm), buffer, int(size))))
+	return C.int(done("MPI_Comm_attach_buffer_c", Comm(comm), mpiCommAttachBuffer(Comm(comm), buffer, int(size))))
 }
 
 //export PMPI_Comm_call_errhandler
 func PMPI_Comm_call_errhandler(comm C.uintptr_t, errorcode C.int) C.int {
-	return C.int(done(Comm(comm), mpiCommCallErrhandler(Comm(comm), int(errorcode))))
+	return C.int(done("MPI_Comm_call_errhandler", Comm(comm), mpiCommCallErrhandler(Comm(comm), int(errorcode))))
 }
 
 //export PMPI_Comm_compare
 func PMPI_Comm_compare(comm1 C.uintptr_t, comm2 C.uintptr_t, result *C.int) C.int {
 	if result == nil {
-		return C.int(done(Comm(comm1), nullArg("MPI_Comm_compare", "result")))
+		return C.int(done("MPI_Comm_compare", Comm(comm1), nullArg("result")))
 	}
-	return C.int(done(Comm(comm1), mpiCommCompare(Comm(comm1), Comm(comm2), result)))
+	return C.int(done("MPI_Comm_compare", Comm(comm1), mpiCommCompare(Comm(comm1), Comm(comm2), result)))
 }
 
 //export PMPI_Comm_connect
@@ -495,15 +495,15 @@ func PMPI_Comm_create(comm C.uintptr_t, group C.uintptr_t, newcomm *C.uintptr_t)
 	if err != nil && newcomm != nil {
 		*newcomm = C.uintptr_t(MPI_COMM_NULL)
 	}
-	return C.int(done(Comm(comm), err))
+	return C.int(done("MPI_Comm_create", Comm(comm), err))
 }
 
 //export PMPI_Comm_create_errhandler
 func PMPI_Comm_create_errhandler(comm_errhandler_fn unsafe.Pointer, errhandler *C.uintptr_t) C.int {
 	if errhandler == nil {
-		return C.int(done(0, nullArg("MPI_Comm_create_errhandler", "errhandler")))
+		return C.int(done("MPI_Comm_create_errhandler", 0, nullArg("errhandler")))
 	}
-	return C.int(done(0, mpiCommCreateErrhandler(comm_errhandler_fn, (*Errhandler)(unsafe.Pointer(errhandler)))))
+	return C.int(done("MPI_Comm_create_errhandler", 0, mpiCommCreateErrhandler(comm_errhandler_fn, (*Errhandler)(unsafe.Pointer(errhandler)))))
 }
 
 //export PMPI_Comm_create_from_group
@@ -512,7 +512,7 @@ func PMPI_Comm_create_from_group(group C.uintptr_t, stringtag *C.char, info C.ui
 	if err != nil && newcomm != nil {
 		*newcomm = C.uintptr_t(MPI_COMM_NULL)
 	}
-	return C.int(done(0, err))
+	return C.int(done("MPI_Comm_create_from_group", 0, err))
 }
 
 //export PMPI_Comm_create_group
@@ -521,44 +521,44 @@ func PMPI_Comm_create_group(comm C.uintptr_t, group C.uintptr_t, tag C.int, newc
 	if err != nil && newcomm != nil {
 		*newcomm = C.uintptr_t(MPI_COMM_NULL)
 	}
-	return C.int(done(Comm(comm), err))
+	return C.int(done("MPI_Comm_create_group", Comm(comm), err))
 }
 
 //export PMPI_Comm_create_keyval
 func PMPI_Comm_create_keyval(comm_copy_attr_fn unsafe.Pointer, comm_delete_attr_fn unsafe.Pointer, comm_keyval *C.int, extra_state unsafe.Pointer) C.int {
 	if comm_keyval == nil {
-		return C.int(done(0, nullArg("MPI_Comm_create_keyval", "comm_keyval")))
+		return C.int(done("MPI_Comm_create_keyval", 0, nullArg("comm_keyval")))
 	}
-	return C.int(done(0, mpiCommCreateKeyval(comm_copy_attr_fn, comm_delete_attr_fn, comm_keyval, extra_state)))
+	return C.int(done("MPI_Comm_create_keyval", 0, mpiCommCreateKeyval(comm_copy_attr_fn, comm_delete_attr_fn, comm_keyval, extra_state)))
 }
 
 //export PMPI_Comm_delete_attr
 func PMPI_Comm_delete_attr(comm C.uintptr_t, comm_keyval C.int) C.int {
-	return C.int(done(Comm(comm), mpiCommDeleteAttr(Comm(comm), int(comm_keyval))))
+	return C.int(done("MPI_Comm_delete_attr", Comm(comm), mpiCommDeleteAttr(Comm(comm), int(comm_keyval))))
 }
 
 //export PMPI_Comm_detach_buffer
 func PMPI_Comm_detach_buffer(comm C.uintptr_t, buffer_addr unsafe.Pointer, size *C.int) C.int {
 	if size == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Comm_detach_buffer", "size")))
+		return C.int(done("MPI_Comm_detach_buffer", Comm(comm), nullArg("size")))
 	}
-	return C.int(done(Comm(comm), mpiCommDetachBuffer(Comm(comm), buffer_addr, size)))
+	return C.int(done("MPI_Comm_detach_buffer", Comm(comm), mpiCommDetachBuffer(Comm(comm), buffer_addr, size)))
 }
 
 //export PMPI_Comm_detach_buffer_c
 func PMPI_Comm_detach_buffer_c(comm C.uintptr_t, buffer_addr unsafe.Pointer, size *C.int64_t) C.int {
 	if size == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Comm_detach_buffer_c", "size")))
+		return C.int(done("MPI_Comm_detach_buffer_c", Comm(comm), nullArg("size")))
 	}
-	return C.int(done(Comm(comm), mpiCommDetachBuffer(Comm(comm), buffer_addr, size)))
+	return C.int(done("MPI_Comm_detach_buffer_c", Comm(comm), mpiCommDetachBuffer(Comm(comm), buffer_addr, size)))
 }
 
 //export PMPI_Comm_disconnect
 func PMPI_Comm_disconnect(comm *C.uintptr_t) C.int {
 	if comm == nil {
-		return C.int(done(0, nullArg("MPI_Comm_disconnect", "comm")))
+		return C.int(done("MPI_Comm_disconnect", 0, nullArg("comm")))
 	}
-	return C.int(done(0, mpiCommDisconnect((*Comm)(unsafe.Pointer(comm)))))
+	return C.int(done("MPI_Comm_disconnect", 0, mpiCommDisconnect((*Comm)(unsafe.Pointer(comm)))))
 }
 
 //export PMPI_Comm_dup
@@ -567,7 +567,7 @@ func PMPI_Comm_dup(comm C.uintptr_t, newcomm *C.uintptr_t) C.int {
 	if err != nil && newcomm != nil {
 		*newcomm = C.uintptr_t(MPI_COMM_NULL)
 	}
-	return C.int(done(Comm(comm), err))
+	return C.int(done("MPI_Comm_dup", Comm(comm), err))
 }
 
 //export PMPI_Comm_dup_with_info
@@ -576,79 +576,79 @@ func PMPI_Comm_dup_with_info(comm C.uintptr_t, info C.uintptr_t, newcomm *C.uint
 	if err != nil && newcomm != nil {
 		*newcomm = C.uintptr_t(MPI_COMM_NULL)
 	}
-	return C.int(done(Comm(comm), err))
+	return C.int(done("MPI_Comm_dup_with_info", Comm(comm), err))
 }
 
 //export PMPI_Comm_flush_buffer
 func PMPI_Comm_flush_buffer(comm C.uintptr_t) C.int {
-	return C.int(done(Comm(comm), mpiCommFlushBuffer(Comm(comm))))
+	return C.int(done("MPI_Comm_flush_buffer", Comm(comm), mpiCommFlushBuffer(Comm(comm))))
 }
 
 //export PMPI_Comm_free
 func PMPI_Comm_free(comm *C.uintptr_t) C.int {
 	if comm == nil {
-		return C.int(done(0, nullArg("MPI_Comm_free", "comm")))
+		return C.int(done("MPI_Comm_free", 0, nullArg("comm")))
 	}
-	return C.int(done(0, mpiCommFree((*Comm)(unsafe.Pointer(comm)))))
+	return C.int(done("MPI_Comm_free", 0, mpiCommFree((*Comm)(unsafe.Pointer(comm)))))
 }
 
 //export PMPI_Comm_free_keyval
 func PMPI_Comm_free_keyval(comm_keyval *C.int) C.int {
 	if comm_keyval == nil {
-		return C.int(done(0, nullArg("MPI_Comm_free_keyval", "comm_keyval")))
+		return C.int(done("MPI_Comm_free_keyval", 0, nullArg("comm_keyval")))
 	}
-	return C.int(done(0, mpiCommFreeKeyval(comm_keyval)))
+	return C.int(done("MPI_Comm_free_keyval", 0, mpiCommFreeKeyval(comm_keyval)))
 }
 
 //export PMPI_Comm_get_attr
 func PMPI_Comm_get_attr(comm C.uintptr_t, comm_keyval C.int, attribute_val unsafe.Pointer, flag *C.int) C.int {
 	if flag == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Comm_get_attr", "flag")))
+		return C.int(done("MPI_Comm_get_attr", Comm(comm), nullArg("flag")))
 	}
-	return C.int(done(Comm(comm), mpiCommGetAttr(Comm(comm), int(comm_keyval), attribute_val, flag)))
+	return C.int(done("MPI_Comm_get_attr", Comm(comm), mpiCommGetAttr(Comm(comm), int(comm_keyval), attribute_val, flag)))
 }
 
 //export PMPI_Comm_get_errhandler
 func PMPI_Comm_get_errhandler(comm C.uintptr_t, errhandler *C.uintptr_t) C.int {
 	if errhandler == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Comm_get_errhandler", "errhandler")))
+		return C.int(done("MPI_Comm_get_errhandler", Comm(comm), nullArg("errhandler")))
 	}
-	return C.int(done(Comm(comm), mpiCommGetErrhandler(Comm(comm), (*Errhandler)(unsafe.Pointer(errhandler)))))
+	return C.int(done("MPI_Comm_get_errhandler", Comm(comm), mpiCommGetErrhandler(Comm(comm), (*Errhandler)(unsafe.Pointer(errhandler)))))
 }
 
 //export PMPI_Comm_get_info
 func PMPI_Comm_get_info(comm C.uintptr_t, info_used *C.uintptr_t) C.int {
 	if info_used == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Comm_get_info", "info_used")))
+		return C.int(done("MPI_Comm_get_info", Comm(comm), nullArg("info_used")))
 	}
-	return C.int(done(Comm(comm), mpiCommGetInfo(Comm(comm), (*Info)(unsafe.Pointer(info_used)))))
+	return C.int(done("MPI_Comm_get_info", Comm(comm), mpiCommGetInfo(Comm(comm), (*Info)(unsafe.Pointer(info_used)))))
 }
 
 //export PMPI_Comm_get_name
 func PMPI_Comm_get_name(comm C.uintptr_t, comm_name *C.char, resultlen *C.int) C.int {
 	if comm_name == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Comm_get_name", "comm_name")))
+		return C.int(done("MPI_Comm_get_name", Comm(comm), nullArg("comm_name")))
 	}
 	if resultlen == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Comm_get_name", "resultlen")))
+		return C.int(done("MPI_Comm_get_name", Comm(comm), nullArg("resultlen")))
 	}
-	return C.int(done(Comm(comm), mpiCommGetName(Comm(comm), comm_name, resultlen)))
+	return C.int(done("MPI_Comm_get_name", Comm(comm), mpiCommGetName(Comm(comm), comm_name, resultlen)))
 }
 
 //export PMPI_Comm_get_parent
 func PMPI_Comm_get_parent(parent *C.uintptr_t) C.int {
 	if parent == nil {
-		return C.int(done(0, nullArg("MPI_Comm_get_parent", "parent")))
+		return C.int(done("MPI_Comm_get_parent", 0, nullArg("parent")))
 	}
-	return C.int(done(0, mpiCommGetParent((*Comm)(unsafe.Pointer(parent)))))
+	return C.int(done("MPI_Comm_get_parent", 0, mpiCommGetParent((*Comm)(unsafe.Pointer(parent)))))
 }
 
 //export PMPI_Comm_group
 func PMPI_Comm_group(comm C.uintptr_t, group *C.uintptr_t) C.int {
 	if group == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Comm_group", "group")))
+		return C.int(done("MPI_Comm_group", Comm(comm), nullArg("group")))
 	}
-	return C.int(done(Comm(comm), mpiCommGroup(Comm(comm), (*Group)(unsafe.Pointer(group)))))
+	return C.int(done("MPI_Comm_group", Comm(comm), mpiCommGroup(Comm(comm), (*Group)(unsafe.Pointer(group)))))
 }
 
 //export PMPI_Comm_idup
@@ -657,7 +657,7 @@ func PMPI_Comm_idup(comm C.uintptr_t, newcomm *C.uintptr_t, request *C.uintptr_t
 	if err != nil && newcomm != nil {
 		*newcomm = C.uintptr_t(MPI_COMM_NULL)
 	}
-	return C.int(done(Comm(comm), err))
+	return C.int(done("MPI_Comm_idup", Comm(comm), err))
 }
 
 //export PMPI_Comm_idup_with_info
@@ -666,15 +666,15 @@ func PMPI_Comm_idup_with_info(comm C.uintptr_t, info C.uintptr_t, newcomm *C.uin
 	if err != nil && newcomm != nil {
 		*newcomm = C.uintptr_t(MPI_COMM_NULL)
 	}
-	return C.int(done(Comm(comm), err))
+	return C.int(done("MPI_Comm_idup_with_info", Comm(comm), err))
 }
 
 //export PMPI_Comm_iflush_buffer
 func PMPI_Comm_iflush_buffer(comm C.uintptr_t, request *C.uintptr_t) C.int {
 	if request == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Comm_iflush_buffer", "request")))
+		return C.int(done("MPI_Comm_iflush_buffer", Comm(comm), nullArg("request")))
 	}
-	return C.int(done(Comm(comm), mpiCommIflushBuffer(Comm(comm), (*Request)(unsafe.Pointer(request)))))
+	return C.int(done("MPI_Comm_iflush_buffer", Comm(comm), mpiCommIflushBuffer(Comm(comm), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Comm_join
@@ -688,53 +688,53 @@ func PMPI_Comm_join(fd C.int, intercomm *C.uintptr_t) C.int {
 //export gompi_go_PMPI_Comm_rank
 func gompi_go_PMPI_Comm_rank(comm C.uintptr_t, rank *C.int) C.int {
 	if rank == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Comm_rank", "rank")))
+		return C.int(done("MPI_Comm_rank", Comm(comm), nullArg("rank")))
 	}
-	return C.int(done(Comm(comm), mpiCommRank(Comm(comm), rank)))
+	return C.int(done("MPI_Comm_rank", Comm(comm), mpiCommRank(Comm(comm), rank)))
 }
 
 //export PMPI_Comm_remote_group
 func PMPI_Comm_remote_group(comm C.uintptr_t, group *C.uintptr_t) C.int {
 	if group == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Comm_remote_group", "group")))
+		return C.int(done("MPI_Comm_remote_group", Comm(comm), nullArg("group")))
 	}
-	return C.int(done(Comm(comm), mpiCommRemoteGroup(Comm(comm), (*Group)(unsafe.Pointer(group)))))
+	return C.int(done("MPI_Comm_remote_group", Comm(comm), mpiCommRemoteGroup(Comm(comm), (*Group)(unsafe.Pointer(group)))))
 }
 
 //export PMPI_Comm_remote_size
 func PMPI_Comm_remote_size(comm C.uintptr_t, size *C.int) C.int {
 	if size == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Comm_remote_size", "size")))
+		return C.int(done("MPI_Comm_remote_size", Comm(comm), nullArg("size")))
 	}
-	return C.int(done(Comm(comm), mpiCommRemoteSize(Comm(comm), size)))
+	return C.int(done("MPI_Comm_remote_size", Comm(comm), mpiCommRemoteSize(Comm(comm), size)))
 }
 
 //export PMPI_Comm_set_attr
 func PMPI_Comm_set_attr(comm C.uintptr_t, comm_keyval C.int, attribute_val unsafe.Pointer) C.int {
-	return C.int(done(Comm(comm), mpiCommSetAttr(Comm(comm), int(comm_keyval), attribute_val)))
+	return C.int(done("MPI_Comm_set_attr", Comm(comm), mpiCommSetAttr(Comm(comm), int(comm_keyval), attribute_val)))
 }
 
 //export PMPI_Comm_set_errhandler
 func PMPI_Comm_set_errhandler(comm C.uintptr_t, errhandler C.uintptr_t) C.int {
-	return C.int(done(Comm(comm), mpiCommSetErrhandler(Comm(comm), Errhandler(errhandler))))
+	return C.int(done("MPI_Comm_set_errhandler", Comm(comm), mpiCommSetErrhandler(Comm(comm), Errhandler(errhandler))))
 }
 
 //export PMPI_Comm_set_info
 func PMPI_Comm_set_info(comm C.uintptr_t, info C.uintptr_t) C.int {
-	return C.int(done(Comm(comm), mpiCommSetInfo(Comm(comm), Info(info))))
+	return C.int(done("MPI_Comm_set_info", Comm(comm), mpiCommSetInfo(Comm(comm), Info(info))))
 }
 
 //export PMPI_Comm_set_name
 func PMPI_Comm_set_name(comm C.uintptr_t, comm_name *C.char) C.int {
-	return C.int(done(Comm(comm), mpiCommSetName(Comm(comm), comm_name)))
+	return C.int(done("MPI_Comm_set_name", Comm(comm), mpiCommSetName(Comm(comm), comm_name)))
 }
 
 //export gompi_go_PMPI_Comm_size
 func gompi_go_PMPI_Comm_size(comm C.uintptr_t, size *C.int) C.int {
 	if size == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Comm_size", "size")))
+		return C.int(done("MPI_Comm_size", Comm(comm), nullArg("size")))
 	}
-	return C.int(done(Comm(comm), mpiCommSize(Comm(comm), size)))
+	return C.int(done("MPI_Comm_size", Comm(comm), mpiCommSize(Comm(comm), size)))
 }
 
 //export PMPI_Comm_spawn
@@ -759,7 +759,7 @@ func PMPI_Comm_split(comm C.uintptr_t, color C.int, key C.int, newcomm *C.uintpt
 	if err != nil && newcomm != nil {
 		*newcomm = C.uintptr_t(MPI_COMM_NULL)
 	}
-	return C.int(done(Comm(comm), err))
+	return C.int(done("MPI_Comm_split", Comm(comm), err))
 }
 
 //export PMPI_Comm_split_type
@@ -768,15 +768,15 @@ func PMPI_Comm_split_type(comm C.uintptr_t, split_type C.int, key C.int, info C.
 	if err != nil && newcomm != nil {
 		*newcomm = C.uintptr_t(MPI_COMM_NULL)
 	}
-	return C.int(done(Comm(comm), err))
+	return C.int(done("MPI_Comm_split_type", Comm(comm), err))
 }
 
 //export PMPI_Comm_test_inter
 func PMPI_Comm_test_inter(comm C.uintptr_t, flag *C.int) C.int {
 	if flag == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Comm_test_inter", "flag")))
+		return C.int(done("MPI_Comm_test_inter", Comm(comm), nullArg("flag")))
 	}
-	return C.int(done(Comm(comm), mpiCommTestInter(Comm(comm), flag)))
+	return C.int(done("MPI_Comm_test_inter", Comm(comm), mpiCommTestInter(Comm(comm), flag)))
 }
 
 //export PMPI_Compare_and_swap
@@ -786,7 +786,7 @@ func PMPI_Compare_and_swap(origin_addr unsafe.Pointer, compare_addr unsafe.Point
 
 //export PMPI_Dims_create
 func PMPI_Dims_create(nnodes C.int, ndims C.int, dims *C.int) C.int {
-	return C.int(done(0, mpiDimsCreate(int(nnodes), int(ndims), dims)))
+	return C.int(done("MPI_Dims_create", 0, mpiDimsCreate(int(nnodes), int(ndims), dims)))
 }
 
 //export PMPI_Dist_graph_create
@@ -795,7 +795,7 @@ func PMPI_Dist_graph_create(comm_old C.uintptr_t, n C.int, sources *C.int, degre
 	if err != nil && comm_dist_graph != nil {
 		*comm_dist_graph = C.uintptr_t(MPI_COMM_NULL)
 	}
-	return C.int(done(Comm(comm_old), err))
+	return C.int(done("MPI_Dist_graph_create", Comm(comm_old), err))
 }
 
 //export PMPI_Dist_graph_create_adjacent
@@ -804,79 +804,79 @@ func PMPI_Dist_graph_create_adjacent(comm_old C.uintptr_t, indegree C.int, sourc
 	if err != nil && comm_dist_graph != nil {
 		*comm_dist_graph = C.uintptr_t(MPI_COMM_NULL)
 	}
-	return C.int(done(Comm(comm_old), err))
+	return C.int(done("MPI_Dist_graph_create_adjacent", Comm(comm_old), err))
 }
 
 //export PMPI_Dist_graph_neighbors
 func PMPI_Dist_graph_neighbors(comm C.uintptr_t, maxindegree C.int, sources *C.int, sourceweights *C.int, maxoutdegree C.int, destinations *C.int, destweights *C.int) C.int {
-	return C.int(done(Comm(comm), mpiDistGraphNeighbors(Comm(comm), int(maxindegree), sources, sourceweights, int(maxoutdegree), destinations, destweights)))
+	return C.int(done("MPI_Dist_graph_neighbors", Comm(comm), mpiDistGraphNeighbors(Comm(comm), int(maxindegree), sources, sourceweights, int(maxoutdegree), destinations, destweights)))
 }
 
 //export PMPI_Dist_graph_neighbors_count
 func PMPI_Dist_graph_neighbors_count(comm C.uintptr_t, indegree *C.int, outdegree *C.int, weighted *C.int) C.int {
 	if indegree == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Dist_graph_neighbors_count", "indegree")))
+		return C.int(done("MPI_Dist_graph_neighbors_count", Comm(comm), nullArg("indegree")))
 	}
 	if outdegree == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Dist_graph_neighbors_count", "outdegree")))
+		return C.int(done("MPI_Dist_graph_neighbors_count", Comm(comm), nullArg("outdegree")))
 	}
 	if weighted == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Dist_graph_neighbors_count", "weighted")))
+		return C.int(done("MPI_Dist_graph_neighbors_count", Comm(comm), nullArg("weighted")))
 	}
-	return C.int(done(Comm(comm), mpiDistGraphNeighborsCount(Comm(comm), indegree, outdegree, weighted)))
+	return C.int(done("MPI_Dist_graph_neighbors_count", Comm(comm), mpiDistGraphNeighborsCount(Comm(comm), indegree, outdegree, weighted)))
 }
 
 //export PMPI_Errhandler_free
 func PMPI_Errhandler_free(errhandler *C.uintptr_t) C.int {
 	if errhandler == nil {
-		return C.int(done(0, nullArg("MPI_Errhandler_free", "errhandler")))
+		return C.int(done("MPI_Errhandler_free", 0, nullArg("errhandler")))
 	}
-	return C.int(done(0, mpiErrhandlerFree((*Errhandler)(unsafe.Pointer(errhandler)))))
+	return C.int(done("MPI_Errhandler_free", 0, mpiErrhandlerFree((*Errhandler)(unsafe.Pointer(errhandler)))))
 }
 
 //export PMPI_Error_class
 func PMPI_Error_class(errorcode C.int, errorclass *C.int) C.int {
 	if errorclass == nil {
-		return C.int(done(0, nullArg("MPI_Error_class", "errorclass")))
+		return C.int(done("MPI_Error_class", 0, nullArg("errorclass")))
 	}
-	return C.int(done(0, mpiErrorClass(int(errorcode), errorclass)))
+	return C.int(done("MPI_Error_class", 0, mpiErrorClass(int(errorcode), errorclass)))
 }
 
 //export PMPI_Error_string
 func PMPI_Error_string(errorcode C.int, string *C.char, resultlen *C.int) C.int {
 	if string == nil {
-		return C.int(done(0, nullArg("MPI_Error_string", "string")))
+		return C.int(done("MPI_Error_string", 0, nullArg("string")))
 	}
 	if resultlen == nil {
-		return C.int(done(0, nullArg("MPI_Error_string", "resultlen")))
+		return C.int(done("MPI_Error_string", 0, nullArg("resultlen")))
 	}
-	return C.int(done(0, mpiErrorString(int(errorcode), string, resultlen)))
+	return C.int(done("MPI_Error_string", 0, mpiErrorString(int(errorcode), string, resultlen)))
 }
 
 //export PMPI_Exscan
 func PMPI_Exscan(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.int, datatype C.uintptr_t, op C.uintptr_t, comm C.uintptr_t) C.int {
-	return C.int(done(Comm(comm), mpiExscan(sendbuf, recvbuf, int(count), Datatype(datatype), Op(op), Comm(comm))))
+	return C.int(done("MPI_Exscan", Comm(comm), mpiExscan(sendbuf, recvbuf, int(count), Datatype(datatype), Op(op), Comm(comm))))
 }
 
 //export PMPI_Exscan_c
 func PMPI_Exscan_c(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.int64_t, datatype C.uintptr_t, op C.uintptr_t, comm C.uintptr_t) C.int {
-	return C.int(done(Comm(comm), mpiExscan(sendbuf, recvbuf, int(count), Datatype(datatype), Op(op), Comm(comm))))
+	return C.int(done("MPI_Exscan_c", Comm(comm), mpiExscan(sendbuf, recvbuf, int(count), Datatype(datatype), Op(op), Comm(comm))))
 }
 
 //export PMPI_Exscan_init
 func PMPI_Exscan_init(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.int, datatype C.uintptr_t, op C.uintptr_t, comm C.uintptr_t, info C.uintptr_t, request *C.uintptr_t) C.int {
 	if request == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Exscan_init", "request")))
+		return C.int(done("MPI_Exscan_init", Comm(comm), nullArg("request")))
 	}
-	return C.int(done(Comm(comm), mpiExscanInit(sendbuf, recvbuf, int(count), Datatype(datatype), Op(op), Comm(comm), Info(info), (*Request)(unsafe.Pointer(request)))))
+	return C.int(done("MPI_Exscan_init", Comm(comm), mpiExscanInit(sendbuf, recvbuf, int(count), Datatype(datatype), Op(op), Comm(comm), Info(info), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Exscan_init_c
 func PMPI_Exscan_init_c(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.int64_t, datatype C.uintptr_t, op C.uintptr_t, comm C.uintptr_t, info C.uintptr_t, request *C.uintptr_t) C.int {
 	if request == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Exscan_init_c", "request")))
+		return C.int(done("MPI_Exscan_init_c", Comm(comm), nullArg("request")))
 	}
-	return C.int(done(Comm(comm), mpiExscanInit(sendbuf, recvbuf, int(count), Datatype(datatype), Op(op), Comm(comm), Info(info), (*Request)(unsafe.Pointer(request)))))
+	return C.int(done("MPI_Exscan_init_c", Comm(comm), mpiExscanInit(sendbuf, recvbuf, int(count), Datatype(datatype), Op(op), Comm(comm), Info(info), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Fetch_and_op
@@ -886,7 +886,7 @@ func PMPI_Fetch_and_op(origin_addr unsafe.Pointer, result_addr unsafe.Pointer, d
 
 //export PMPI_File_call_errhandler
 func PMPI_File_call_errhandler(fh C.uintptr_t, errorcode C.int) C.int {
-	return C.int(doneFile(mpiFileCallErrhandler(File(fh), int(errorcode))))
+	return C.int(doneFile("MPI_File_call_errhandler", mpiFileCallErrhandler(File(fh), int(errorcode))))
 }
 
 //export PMPI_File_close
@@ -897,9 +897,9 @@ func PMPI_File_close(fh *C.uintptr_t) C.int {
 //export PMPI_File_create_errhandler
 func PMPI_File_create_errhandler(file_errhandler_fn unsafe.Pointer, errhandler *C.uintptr_t) C.int {
 	if errhandler == nil {
-		return C.int(doneFile(nullArg("MPI_File_create_errhandler", "errhandler")))
+		return C.int(doneFile("MPI_File_create_errhandler", nullArg("errhandler")))
 	}
-	return C.int(doneFile(mpiFileCreateErrhandler(file_errhandler_fn, (*Errhandler)(unsafe.Pointer(errhandler)))))
+	return C.int(doneFile("MPI_File_create_errhandler", mpiFileCreateErrhandler(file_errhandler_fn, (*Errhandler)(unsafe.Pointer(errhandler)))))
 }
 
 //export PMPI_File_delete
@@ -925,9 +925,9 @@ func PMPI_File_get_byte_offset(fh C.uintptr_t, offset C.int64_t, disp *C.int64_t
 //export PMPI_File_get_errhandler
 func PMPI_File_get_errhandler(file C.uintptr_t, errhandler *C.uintptr_t) C.int {
 	if errhandler == nil {
-		return C.int(doneFile(nullArg("MPI_File_get_errhandler", "errhandler")))
+		return C.int(doneFile("MPI_File_get_errhandler", nullArg("errhandler")))
 	}
-	return C.int(doneFile(mpiFileGetErrhandler(File(file), (*Errhandler)(unsafe.Pointer(errhandler)))))
+	return C.int(doneFile("MPI_File_get_errhandler", mpiFileGetErrhandler(File(file), (*Errhandler)(unsafe.Pointer(errhandler)))))
 }
 
 //export PMPI_File_get_group
@@ -1277,7 +1277,7 @@ func PMPI_File_set_atomicity(fh C.uintptr_t, flag C.int) C.int {
 
 //export PMPI_File_set_errhandler
 func PMPI_File_set_errhandler(file C.uintptr_t, errhandler C.uintptr_t) C.int {
-	return C.int(doneFile(mpiFileSetErrhandler(File(file), Errhandler(errhandler))))
+	return C.int(doneFile("MPI_File_set_errhandler", mpiFileSetErrhandler(File(file), Errhandler(errhandler))))
 }
 
 //export PMPI_File_set_info
@@ -1407,72 +1407,72 @@ func PMPI_File_write_shared_c(fh C.uintptr_t, buf unsafe.Pointer, count C.int64_
 
 //export PMPI_Finalize
 func PMPI_Finalize() C.int {
-	return C.int(done(0, mpiFinalize()))
+	return C.int(done("MPI_Finalize", 0, mpiFinalize()))
 }
 
 //export PMPI_Finalized
 func PMPI_Finalized(flag *C.int) C.int {
 	if flag == nil {
-		return C.int(done(0, nullArg("MPI_Finalized", "flag")))
+		return C.int(done("MPI_Finalized", 0, nullArg("flag")))
 	}
-	return C.int(done(0, mpiFinalized(flag)))
+	return C.int(done("MPI_Finalized", 0, mpiFinalized(flag)))
 }
 
 //export PMPI_Free_mem
 func PMPI_Free_mem(base unsafe.Pointer) C.int {
-	return C.int(done(0, mpiFreeMem(base)))
+	return C.int(done("MPI_Free_mem", 0, mpiFreeMem(base)))
 }
 
 //export PMPI_Gather
 func PMPI_Gather(sendbuf unsafe.Pointer, sendcount C.int, sendtype C.uintptr_t, recvbuf unsafe.Pointer, recvcount C.int, recvtype C.uintptr_t, root C.int, comm C.uintptr_t) C.int {
-	return C.int(done(Comm(comm), mpiGather(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, int(recvcount), Datatype(recvtype), int(root), Comm(comm))))
+	return C.int(done("MPI_Gather", Comm(comm), mpiGather(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, int(recvcount), Datatype(recvtype), int(root), Comm(comm))))
 }
 
 //export PMPI_Gather_c
 func PMPI_Gather_c(sendbuf unsafe.Pointer, sendcount C.int64_t, sendtype C.uintptr_t, recvbuf unsafe.Pointer, recvcount C.int64_t, recvtype C.uintptr_t, root C.int, comm C.uintptr_t) C.int {
-	return C.int(done(Comm(comm), mpiGather(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, int(recvcount), Datatype(recvtype), int(root), Comm(comm))))
+	return C.int(done("MPI_Gather_c", Comm(comm), mpiGather(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, int(recvcount), Datatype(recvtype), int(root), Comm(comm))))
 }
 
 //export PMPI_Gather_init
 func PMPI_Gather_init(sendbuf unsafe.Pointer, sendcount C.int, sendtype C.uintptr_t, recvbuf unsafe.Pointer, recvcount C.int, recvtype C.uintptr_t, root C.int, comm C.uintptr_t, info C.uintptr_t, request *C.uintptr_t) C.int {
 	if request == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Gather_init", "request")))
+		return C.int(done("MPI_Gather_init", Comm(comm), nullArg("request")))
 	}
-	return C.int(done(Comm(comm), mpiGatherInit(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, int(recvcount), Datatype(recvtype), int(root), Comm(comm), Info(info), (*Request)(unsafe.Pointer(request)))))
+	return C.int(done("MPI_Gather_init", Comm(comm), mpiGatherInit(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, int(recvcount), Datatype(recvtype), int(root), Comm(comm), Info(info), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Gather_init_c
 func PMPI_Gather_init_c(sendbuf unsafe.Pointer, sendcount C.int64_t, sendtype C.uintptr_t, recvbuf unsafe.Pointer, recvcount C.int64_t, recvtype C.uintptr_t, root C.int, comm C.uintptr_t, info C.uintptr_t, request *C.uintptr_t) C.int {
 	if request == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Gather_init_c", "request")))
+		return C.int(done("MPI_Gather_init_c", Comm(comm), nullArg("request")))
 	}
-	return C.int(done(Comm(comm), mpiGatherInit(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, int(recvcount), Datatype(recvtype), int(root), Comm(comm), Info(info), (*Request)(unsafe.Pointer(request)))))
+	return C.int(done("MPI_Gather_init_c", Comm(comm), mpiGatherInit(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, int(recvcount), Datatype(recvtype), int(root), Comm(comm), Info(info), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Gatherv
 func PMPI_Gatherv(sendbuf unsafe.Pointer, sendcount C.int, sendtype C.uintptr_t, recvbuf unsafe.Pointer, recvcounts *C.int, displs *C.int, recvtype C.uintptr_t, root C.int, comm C.uintptr_t) C.int {
-	return C.int(done(Comm(comm), mpiGatherv(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, recvcounts, displs, Datatype(recvtype), int(root), Comm(comm))))
+	return C.int(done("MPI_Gatherv", Comm(comm), mpiGatherv(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, recvcounts, displs, Datatype(recvtype), int(root), Comm(comm))))
 }
 
 //export PMPI_Gatherv_c
 func PMPI_Gatherv_c(sendbuf unsafe.Pointer, sendcount C.int64_t, sendtype C.uintptr_t, recvbuf unsafe.Pointer, recvcounts *C.int64_t, displs *C.intptr_t, recvtype C.uintptr_t, root C.int, comm C.uintptr_t) C.int {
-	return C.int(done(Comm(comm), mpiGatherv(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, recvcounts, displs, Datatype(recvtype), int(root), Comm(comm))))
+	return C.int(done("MPI_Gatherv_c", Comm(comm), mpiGatherv(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, recvcounts, displs, Datatype(recvtype), int(root), Comm(comm))))
 }
 
 //export PMPI_Gatherv_init
 func PMPI_Gatherv_init(sendbuf unsafe.Pointer, sendcount C.int, sendtype C.uintptr_t, recvbuf unsafe.Pointer, recvcounts *C.int, displs *C.int, recvtype C.uintptr_t, root C.int, comm C.uintptr_t, info C.uintptr_t, request *C.uintptr_t) C.int {
 	if request == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Gatherv_init", "request")))
+		return C.int(done("MPI_Gatherv_init", Comm(comm), nullArg("request")))
 	}
-	return C.int(done(Comm(comm), mpiGathervInit(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, recvcounts, displs, Datatype(recvtype), int(root), Comm(comm), Info(info), (*Request)(unsafe.Pointer(request)))))
+	return C.int(done("MPI_Gatherv_init", Comm(comm), mpiGathervInit(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, recvcounts, displs, Datatype(recvtype), int(root), Comm(comm), Info(info), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Gatherv_init_c
 func PMPI_Gatherv_init_c(sendbuf unsafe.Pointer, sendcount C.int64_t, sendtype C.uintptr_t, recvbuf unsafe.Pointer, recvcounts *C.int64_t, displs *C.intptr_t, recvtype C.uintptr_t, root C.int, comm C.uintptr_t, info C.uintptr_t, request *C.uintptr_t) C.int {
 	if request == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Gatherv_init_c", "request")))
+		return C.int(done("MPI_Gatherv_init_c", Comm(comm), nullArg("request")))
 	}
-	return C.int(done(Comm(comm), mpiGathervInit(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, recvcounts, displs, Datatype(recvtype), int(root), Comm(comm), Info(info), (*Request)(unsafe.Pointer(request)))))
+	return C.int(done("MPI_Gatherv_init_c", Comm(comm), mpiGathervInit(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, recvcounts, displs, Datatype(recvtype), int(root), Comm(comm), Info(info), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Get
@@ -1498,105 +1498,105 @@ func PMPI_Get_accumulate_c(origin_addr unsafe.Pointer, origin_count C.int64_t, o
 //export PMPI_Get_address
 func PMPI_Get_address(location unsafe.Pointer, address *C.intptr_t) C.int {
 	if address == nil {
-		return C.int(done(0, nullArg("MPI_Get_address", "address")))
+		return C.int(done("MPI_Get_address", 0, nullArg("address")))
 	}
-	return C.int(done(0, mpiGetAddress(location, address)))
+	return C.int(done("MPI_Get_address", 0, mpiGetAddress(location, address)))
 }
 
 //export PMPI_Get_count
 func PMPI_Get_count(status *C.MPI_Status, datatype C.uintptr_t, count *C.int) C.int {
 	if status == nil {
-		return C.int(done(0, nullArg("MPI_Get_count", "status")))
+		return C.int(done("MPI_Get_count", 0, nullArg("status")))
 	}
 	if count == nil {
-		return C.int(done(0, nullArg("MPI_Get_count", "count")))
+		return C.int(done("MPI_Get_count", 0, nullArg("count")))
 	}
-	return C.int(done(0, mpiGetCount(status, Datatype(datatype), count)))
+	return C.int(done("MPI_Get_count", 0, mpiGetCount(status, Datatype(datatype), count)))
 }
 
 //export PMPI_Get_count_c
 func PMPI_Get_count_c(status *C.MPI_Status, datatype C.uintptr_t, count *C.int64_t) C.int {
 	if status == nil {
-		return C.int(done(0, nullArg("MPI_Get_count_c", "status")))
+		return C.int(done("MPI_Get_count_c", 0, nullArg("status")))
 	}
 	if count == nil {
-		return C.int(done(0, nullArg("MPI_Get_count_c", "count")))
+		return C.int(done("MPI_Get_count_c", 0, nullArg("count")))
 	}
-	return C.int(done(0, mpiGetCount(status, Datatype(datatype), count)))
+	return C.int(done("MPI_Get_count_c", 0, mpiGetCount(status, Datatype(datatype), count)))
 }
 
 //export PMPI_Get_elements
 func PMPI_Get_elements(status *C.MPI_Status, datatype C.uintptr_t, count *C.int) C.int {
 	if status == nil {
-		return C.int(done(0, nullArg("MPI_Get_elements", "status")))
+		return C.int(done("MPI_Get_elements", 0, nullArg("status")))
 	}
 	if count == nil {
-		return C.int(done(0, nullArg("MPI_Get_elements", "count")))
+		return C.int(done("MPI_Get_elements", 0, nullArg("count")))
 	}
-	return C.int(done(0, mpiGetElements(status, Datatype(datatype), count)))
+	return C.int(done("MPI_Get_elements", 0, mpiGetElements(status, Datatype(datatype), count)))
 }
 
 //export PMPI_Get_elements_c
 func PMPI_Get_elements_c(status *C.MPI_Status, datatype C.uintptr_t, count *C.int64_t) C.int {
 	if status == nil {
-		return C.int(done(0, nullArg("MPI_Get_elements_c", "status")))
+		return C.int(done("MPI_Get_elements_c", 0, nullArg("status")))
 	}
 	if count == nil {
-		return C.int(done(0, nullArg("MPI_Get_elements_c", "count")))
+		return C.int(done("MPI_Get_elements_c", 0, nullArg("count")))
 	}
-	return C.int(done(0, mpiGetElements(status, Datatype(datatype), count)))
+	return C.int(done("MPI_Get_elements_c", 0, mpiGetElements(status, Datatype(datatype), count)))
 }
 
 //export PMPI_Get_elements_x
 func PMPI_Get_elements_x(status *C.MPI_Status, datatype C.uintptr_t, count *C.int64_t) C.int {
 	if status == nil {
-		return C.int(done(0, nullArg("MPI_Get_elements_x", "status")))
+		return C.int(done("MPI_Get_elements_x", 0, nullArg("status")))
 	}
 	if count == nil {
-		return C.int(done(0, nullArg("MPI_Get_elements_x", "count")))
+		return C.int(done("MPI_Get_elements_x", 0, nullArg("count")))
 	}
-	return C.int(done(0, mpiGetElementsX(status, Datatype(datatype), count)))
+	return C.int(done("MPI_Get_elements_x", 0, mpiGetElementsX(status, Datatype(datatype), count)))
 }
 
 //export PMPI_Get_hw_resource_info
 func PMPI_Get_hw_resource_info(hw_info *C.uintptr_t) C.int {
 	if hw_info == nil {
-		return C.int(done(0, nullArg("MPI_Get_hw_resource_info", "hw_info")))
+		return C.int(done("MPI_Get_hw_resource_info", 0, nullArg("hw_info")))
 	}
-	return C.int(done(0, mpiGetHwResourceInfo((*Info)(unsafe.Pointer(hw_info)))))
+	return C.int(done("MPI_Get_hw_resource_info", 0, mpiGetHwResourceInfo((*Info)(unsafe.Pointer(hw_info)))))
 }
 
 //export PMPI_Get_library_version
 func PMPI_Get_library_version(version *C.char, resultlen *C.int) C.int {
 	if version == nil {
-		return C.int(done(0, nullArg("MPI_Get_library_version", "version")))
+		return C.int(done("MPI_Get_library_version", 0, nullArg("version")))
 	}
 	if resultlen == nil {
-		return C.int(done(0, nullArg("MPI_Get_library_version", "resultlen")))
+		return C.int(done("MPI_Get_library_version", 0, nullArg("resultlen")))
 	}
-	return C.int(done(0, mpiGetLibraryVersion(version, resultlen)))
+	return C.int(done("MPI_Get_library_version", 0, mpiGetLibraryVersion(version, resultlen)))
 }
 
 //export PMPI_Get_processor_name
 func PMPI_Get_processor_name(name *C.char, resultlen *C.int) C.int {
 	if name == nil {
-		return C.int(done(0, nullArg("MPI_Get_processor_name", "name")))
+		return C.int(done("MPI_Get_processor_name", 0, nullArg("name")))
 	}
 	if resultlen == nil {
-		return C.int(done(0, nullArg("MPI_Get_processor_name", "resultlen")))
+		return C.int(done("MPI_Get_processor_name", 0, nullArg("resultlen")))
 	}
-	return C.int(done(0, mpiGetProcessorName(name, resultlen)))
+	return C.int(done("MPI_Get_processor_name", 0, mpiGetProcessorName(name, resultlen)))
 }
 
 //export PMPI_Get_version
 func PMPI_Get_version(version *C.int, subversion *C.int) C.int {
 	if version == nil {
-		return C.int(done(0, nullArg("MPI_Get_version", "version")))
+		return C.int(done("MPI_Get_version", 0, nullArg("version")))
 	}
 	if subversion == nil {
-		return C.int(done(0, nullArg("MPI_Get_version", "subversion")))
+		return C.int(done("MPI_Get_version", 0, nullArg("subversion")))
 	}
-	return C.int(done(0, mpiGetVersion(version, subversion)))
+	return C.int(done("MPI_Get_version", 0, mpiGetVersion(version, subversion)))
 }
 
 //export PMPI_Graph_create
@@ -1605,603 +1605,603 @@ func PMPI_Graph_create(comm_old C.uintptr_t, nnodes C.int, indx *C.int, edges *C
 	if err != nil && comm_graph != nil {
 		*comm_graph = C.uintptr_t(MPI_COMM_NULL)
 	}
-	return C.int(done(Comm(comm_old), err))
+	return C.int(done("MPI_Graph_create", Comm(comm_old), err))
 }
 
 //export PMPI_Graph_get
 func PMPI_Graph_get(comm C.uintptr_t, maxindex C.int, maxedges C.int, indx *C.int, edges *C.int) C.int {
-	return C.int(done(Comm(comm), mpiGraphGet(Comm(comm), int(maxindex), int(maxedges), indx, edges)))
+	return C.int(done("MPI_Graph_get", Comm(comm), mpiGraphGet(Comm(comm), int(maxindex), int(maxedges), indx, edges)))
 }
 
 //export PMPI_Graph_map
 func PMPI_Graph_map(comm C.uintptr_t, nnodes C.int, indx *C.int, edges *C.int, newrank *C.int) C.int {
 	if newrank == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Graph_map", "newrank")))
+		return C.int(done("MPI_Graph_map", Comm(comm), nullArg("newrank")))
 	}
-	return C.int(done(Comm(comm), mpiGraphMap(Comm(comm), int(nnodes), indx, edges, newrank)))
+	return C.int(done("MPI_Graph_map", Comm(comm), mpiGraphMap(Comm(comm), int(nnodes), indx, edges, newrank)))
 }
 
 //export PMPI_Graph_neighbors
 func PMPI_Graph_neighbors(comm C.uintptr_t, rank C.int, maxneighbors C.int, neighbors *C.int) C.int {
-	return C.int(done(Comm(comm), mpiGraphNeighbors(Comm(comm), int(rank), int(maxneighbors), neighbors)))
+	return C.int(done("MPI_Graph_neighbors", Comm(comm), mpiGraphNeighbors(Comm(comm), int(rank), int(maxneighbors), neighbors)))
 }
 
 //export PMPI_Graph_neighbors_count
 func PMPI_Graph_neighbors_count(comm C.uintptr_t, rank C.int, nneighbors *C.int) C.int {
 	if nneighbors == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Graph_neighbors_count", "nneighbors")))
+		return C.int(done("MPI_Graph_neighbors_count", Comm(comm), nullArg("nneighbors")))
 	}
-	return C.int(done(Comm(comm), mpiGraphNeighborsCount(Comm(comm), int(rank), nneighbors)))
+	return C.int(done("MPI_Graph_neighbors_count", Comm(comm), mpiGraphNeighborsCount(Comm(comm), int(rank), nneighbors)))
 }
 
 //export PMPI_Graphdims_get
 func PMPI_Graphdims_get(comm C.uintptr_t, nnodes *C.int, nedges *C.int) C.int {
 	if nnodes == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Graphdims_get", "nnodes")))
+		return C.int(done("MPI_Graphdims_get", Comm(comm), nullArg("nnodes")))
 	}
 	if nedges == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Graphdims_get", "nedges")))
+		return C.int(done("MPI_Graphdims_get", Comm(comm), nullArg("nedges")))
 	}
-	return C.int(done(Comm(comm), mpiGraphdimsGet(Comm(comm), nnodes, nedges)))
+	return C.int(done("MPI_Graphdims_get", Comm(comm), mpiGraphdimsGet(Comm(comm), nnodes, nedges)))
 }
 
 //export PMPI_Grequest_complete
 func PMPI_Grequest_complete(request C.uintptr_t) C.int {
-	return C.int(done(0, mpiGrequestComplete(Request(request))))
+	return C.int(done("MPI_Grequest_complete", 0, mpiGrequestComplete(Request(request))))
 }
 
 //export PMPI_Grequest_start
 func PMPI_Grequest_start(query_fn unsafe.Pointer, free_fn unsafe.Pointer, cancel_fn unsafe.Pointer, extra_state unsafe.Pointer, request *C.uintptr_t) C.int {
 	if request == nil {
-		return C.int(done(0, nullArg("MPI_Grequest_start", "request")))
+		return C.int(done("MPI_Grequest_start", 0, nullArg("request")))
 	}
-	return C.int(done(0, mpiGrequestStart(query_fn, free_fn, cancel_fn, extra_state, (*Request)(unsafe.Pointer(request)))))
+	return C.int(done("MPI_Grequest_start", 0, mpiGrequestStart(query_fn, free_fn, cancel_fn, extra_state, (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Group_compare
 func PMPI_Group_compare(group1 C.uintptr_t, group2 C.uintptr_t, result *C.int) C.int {
 	if result == nil {
-		return C.int(done(0, nullArg("MPI_Group_compare", "result")))
+		return C.int(done("MPI_Group_compare", 0, nullArg("result")))
 	}
-	return C.int(done(0, mpiGroupCompare(Group(group1), Group(group2), result)))
+	return C.int(done("MPI_Group_compare", 0, mpiGroupCompare(Group(group1), Group(group2), result)))
 }
 
 //export PMPI_Group_difference
 func PMPI_Group_difference(group1 C.uintptr_t, group2 C.uintptr_t, newgroup *C.uintptr_t) C.int {
 	if newgroup == nil {
-		return C.int(done(0, nullArg("MPI_Group_difference", "newgroup")))
+		return C.int(done("MPI_Group_difference", 0, nullArg("newgroup")))
 	}
 	err := mpiGroupDifference(Group(group1), Group(group2), (*Group)(unsafe.Pointer(newgroup)))
 	if err != nil {
 		*newgroup = C.uintptr_t(MPI_GROUP_NULL)
 	}
-	return C.int(done(0, err))
+	return C.int(done("MPI_Group_difference", 0, err))
 }
 
 //export PMPI_Group_excl
 func PMPI_Group_excl(group C.uintptr_t, n C.int, ranks *C.int, newgroup *C.uintptr_t) C.int {
 	if newgroup == nil {
-		return C.int(done(0, nullArg("MPI_Group_excl", "newgroup")))
+		return C.int(done("MPI_Group_excl", 0, nullArg("newgroup")))
 	}
 	err := mpiGroupExcl(Group(group), int(n), ranks, (*Group)(unsafe.Pointer(newgroup)))
 	if err != nil {
 		*newgroup = C.uintptr_t(MPI_GROUP_NULL)
 	}
-	return C.int(done(0, err))
+	return C.int(done("MPI_Group_excl", 0, err))
 }
 
 //export PMPI_Group_free
 func PMPI_Group_free(group *C.uintptr_t) C.int {
 	if group == nil {
-		return C.int(done(0, nullArg("MPI_Group_free", "group")))
+		return C.int(done("MPI_Group_free", 0, nullArg("group")))
 	}
-	return C.int(done(0, mpiGroupFree((*Group)(unsafe.Pointer(group)))))
+	return C.int(done("MPI_Group_free", 0, mpiGroupFree((*Group)(unsafe.Pointer(group)))))
 }
 
 //export PMPI_Group_from_session_pset
 func PMPI_Group_from_session_pset(session C.uintptr_t, pset_name *C.char, newgroup *C.uintptr_t) C.int {
 	if newgroup == nil {
-		return C.int(done(0, nullArg("MPI_Group_from_session_pset", "newgroup")))
+		return C.int(done("MPI_Group_from_session_pset", 0, nullArg("newgroup")))
 	}
 	err := mpiGroupFromSessionPset(Session(session), pset_name, (*Group)(unsafe.Pointer(newgroup)))
 	if err != nil {
 		*newgroup = C.uintptr_t(MPI_GROUP_NULL)
 	}
-	return C.int(done(0, err))
+	return C.int(done("MPI_Group_from_session_pset", 0, err))
 }
 
 //export PMPI_Group_incl
 func PMPI_Group_incl(group C.uintptr_t, n C.int, ranks *C.int, newgroup *C.uintptr_t) C.int {
 	if newgroup == nil {
-		return C.int(done(0, nullArg("MPI_Group_incl", "newgroup")))
+		return C.int(done("MPI_Group_incl", 0, nullArg("newgroup")))
 	}
 	err := mpiGroupIncl(Group(group), int(n), ranks, (*Group)(unsafe.Pointer(newgroup)))
 	if err != nil {
 		*newgroup = C.uintptr_t(MPI_GROUP_NULL)
 	}
-	return C.int(done(0, err))
+	return C.int(done("MPI_Group_incl", 0, err))
 }
 
 //export PMPI_Group_intersection
 func PMPI_Group_intersection(group1 C.uintptr_t, group2 C.uintptr_t, newgroup *C.uintptr_t) C.int {
 	if newgroup == nil {
-		return C.int(done(0, nullArg("MPI_Group_intersection", "newgroup")))
+		return C.int(done("MPI_Group_intersection", 0, nullArg("newgroup")))
 	}
 	err := mpiGroupIntersection(Group(group1), Group(group2), (*Group)(unsafe.Pointer(newgroup)))
 	if err != nil {
 		*newgroup = C.uintptr_t(MPI_GROUP_NULL)
 	}
-	return C.int(done(0, err))
+	return C.int(done("MPI_Group_intersection", 0, err))
 }
 
 //export PMPI_Group_range_excl
 func PMPI_Group_range_excl(group C.uintptr_t, n C.int, ranges unsafe.Pointer, newgroup *C.uintptr_t) C.int {
 	if newgroup == nil {
-		return C.int(done(0, nullArg("MPI_Group_range_excl", "newgroup")))
+		return C.int(done("MPI_Group_range_excl", 0, nullArg("newgroup")))
 	}
 	err := mpiGroupRangeExcl(Group(group), int(n), ranges, (*Group)(unsafe.Pointer(newgroup)))
 	if err != nil {
 		*newgroup = C.uintptr_t(MPI_GROUP_NULL)
 	}
-	return C.int(done(0, err))
+	return C.int(done("MPI_Group_range_excl", 0, err))
 }
 
 //export PMPI_Group_range_incl
 func PMPI_Group_range_incl(group C.uintptr_t, n C.int, ranges unsafe.Pointer, newgroup *C.uintptr_t) C.int {
 	if newgroup == nil {
-		return C.int(done(0, nullArg("MPI_Group_range_incl", "newgroup")))
+		return C.int(done("MPI_Group_range_incl", 0, nullArg("newgroup")))
 	}
 	err := mpiGroupRangeIncl(Group(group), int(n), ranges, (*Group)(unsafe.Pointer(newgroup)))
 	if err != nil {
 		*newgroup = C.uintptr_t(MPI_GROUP_NULL)
 	}
-	return C.int(done(0, err))
+	return C.int(done("MPI_Group_range_incl", 0, err))
 }
 
 //export PMPI_Group_rank
 func PMPI_Group_rank(group C.uintptr_t, rank *C.int) C.int {
 	if rank == nil {
-		return C.int(done(0, nullArg("MPI_Group_rank", "rank")))
+		return C.int(done("MPI_Group_rank", 0, nullArg("rank")))
 	}
-	return C.int(done(0, mpiGroupRank(Group(group), rank)))
+	return C.int(done("MPI_Group_rank", 0, mpiGroupRank(Group(group), rank)))
 }
 
 //export PMPI_Group_size
 func PMPI_Group_size(group C.uintptr_t, size *C.int) C.int {
 	if size == nil {
-		return C.int(done(0, nullArg("MPI_Group_size", "size")))
+		return C.int(done("MPI_Group_size", 0, nullArg("size")))
 	}
-	return C.int(done(0, mpiGroupSize(Group(group), size)))
+	return C.int(done("MPI_Group_size", 0, mpiGroupSize(Group(group), size)))
 }
 
 //export PMPI_Group_translate_ranks
 func PMPI_Group_translate_ranks(group1 C.uintptr_t, n C.int, ranks1 *C.int, group2 C.uintptr_t, ranks2 *C.int) C.int {
-	return C.int(done(0, mpiGroupTranslateRanks(Group(group1), int(n), ranks1, Group(group2), ranks2)))
+	return C.int(done("MPI_Group_translate_ranks", 0, mpiGroupTranslateRanks(Group(group1), int(n), ranks1, Group(group2), ranks2)))
 }
 
 //export PMPI_Group_union
 func PMPI_Group_union(group1 C.uintptr_t, group2 C.uintptr_t, newgroup *C.uintptr_t) C.int {
 	if newgroup == nil {
-		return C.int(done(0, nullArg("MPI_Group_union", "newgroup")))
+		return C.int(done("MPI_Group_union", 0, nullArg("newgroup")))
 	}
 	err := mpiGroupUnion(Group(group1), Group(group2), (*Group)(unsafe.Pointer(newgroup)))
 	if err != nil {
 		*newgroup = C.uintptr_t(MPI_GROUP_NULL)
 	}
-	return C.int(done(0, err))
+	return C.int(done("MPI_Group_union", 0, err))
 }
 
 //export PMPI_Iallgather
 func PMPI_Iallgather(sendbuf unsafe.Pointer, sendcount C.int, sendtype C.uintptr_t, recvbuf unsafe.Pointer, recvcount C.int, recvtype C.uintptr_t, comm C.uintptr_t, request *C.uintptr_t) C.int {
 	if request == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Iallgather", "request")))
+		return C.int(done("MPI_Iallgather", Comm(comm), nullArg("request")))
 	}
-	return C.int(done(Comm(comm), mpiIallgather(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, int(recvcount), Datatype(recvtype), Comm(comm), (*Request)(unsafe.Pointer(request)))))
+	return C.int(done("MPI_Iallgather", Comm(comm), mpiIallgather(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, int(recvcount), Datatype(recvtype), Comm(comm), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Iallgather_c
 func PMPI_Iallgather_c(sendbuf unsafe.Pointer, sendcount C.int64_t, sendtype C.uintptr_t, recvbuf unsafe.Pointer, recvcount C.int64_t, recvtype C.uintptr_t, comm C.uintptr_t, request *C.uintptr_t) C.int {
 	if request == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Iallgather_c", "request")))
+		return C.int(done("MPI_Iallgather_c", Comm(comm), nullArg("request")))
 	}
-	return C.int(done(Comm(comm), mpiIallgather(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, int(recvcount), Datatype(recvtype), Comm(comm), (*Request)(unsafe.Pointer(request)))))
+	return C.int(done("MPI_Iallgather_c", Comm(comm), mpiIallgather(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, int(recvcount), Datatype(recvtype), Comm(comm), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Iallgatherv
 func PMPI_Iallgatherv(sendbuf unsafe.Pointer, sendcount C.int, sendtype C.uintptr_t, recvbuf unsafe.Pointer, recvcounts *C.int, displs *C.int, recvtype C.uintptr_t, comm C.uintptr_t, request *C.uintptr_t) C.int {
 	if request == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Iallgatherv", "request")))
+		return C.int(done("MPI_Iallgatherv", Comm(comm), nullArg("request")))
 	}
-	return C.int(done(Comm(comm), mpiIallgatherv(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, recvcounts, displs, Datatype(recvtype), Comm(comm), (*Request)(unsafe.Pointer(request)))))
+	return C.int(done("MPI_Iallgatherv", Comm(comm), mpiIallgatherv(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, recvcounts, displs, Datatype(recvtype), Comm(comm), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Iallgatherv_c
 func PMPI_Iallgatherv_c(sendbuf unsafe.Pointer, sendcount C.int64_t, sendtype C.uintptr_t, recvbuf unsafe.Pointer, recvcounts *C.int64_t, displs *C.intptr_t, recvtype C.uintptr_t, comm C.uintptr_t, request *C.uintptr_t) C.int {
 	if request == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Iallgatherv_c", "request")))
+		return C.int(done("MPI_Iallgatherv_c", Comm(comm), nullArg("request")))
 	}
-	return C.int(done(Comm(comm), mpiIallgatherv(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, recvcounts, displs, Datatype(recvtype), Comm(comm), (*Request)(unsafe.Pointer(request)))))
+	return C.int(done("MPI_Iallgatherv_c", Comm(comm), mpiIallgatherv(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, recvcounts, displs, Datatype(recvtype), Comm(comm), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Iallreduce
 func PMPI_Iallreduce(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.int, datatype C.uintptr_t, op C.uintptr_t, comm C.uintptr_t, request *C.uintptr_t) C.int {
 	if request == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Iallreduce", "request")))
+		return C.int(done("MPI_Iallreduce", Comm(comm), nullArg("request")))
 	}
-	return C.int(done(Comm(comm), mpiIallreduce(sendbuf, recvbuf, int(count), Datatype(datatype), Op(op), Comm(comm), (*Request)(unsafe.Pointer(request)))))
+	return C.int(done("MPI_Iallreduce", Comm(comm), mpiIallreduce(sendbuf, recvbuf, int(count), Datatype(datatype), Op(op), Comm(comm), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Iallreduce_c
 func PMPI_Iallreduce_c(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.int64_t, datatype C.uintptr_t, op C.uintptr_t, comm C.uintptr_t, request *C.uintptr_t) C.int {
 	if request == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Iallreduce_c", "request")))
+		return C.int(done("MPI_Iallreduce_c", Comm(comm), nullArg("request")))
 	}
-	return C.int(done(Comm(comm), mpiIallreduce(sendbuf, recvbuf, int(count), Datatype(datatype), Op(op), Comm(comm), (*Request)(unsafe.Pointer(request)))))
+	return C.int(done("MPI_Iallreduce_c", Comm(comm), mpiIallreduce(sendbuf, recvbuf, int(count), Datatype(datatype), Op(op), Comm(comm), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Ialltoall
 func PMPI_Ialltoall(sendbuf unsafe.Pointer, sendcount C.int, sendtype C.uintptr_t, recvbuf unsafe.Pointer, recvcount C.int, recvtype C.uintptr_t, comm C.uintptr_t, request *C.uintptr_t) C.int {
 	if request == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Ialltoall", "request")))
+		return C.int(done("MPI_Ialltoall", Comm(comm), nullArg("request")))
 	}
-	return C.int(done(Comm(comm), mpiIalltoall(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, int(recvcount), Datatype(recvtype), Comm(comm), (*Request)(unsafe.Pointer(request)))))
+	return C.int(done("MPI_Ialltoall", Comm(comm), mpiIalltoall(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, int(recvcount), Datatype(recvtype), Comm(comm), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Ialltoall_c
 func PMPI_Ialltoall_c(sendbuf unsafe.Pointer, sendcount C.int64_t, sendtype C.uintptr_t, recvbuf unsafe.Pointer, recvcount C.int64_t, recvtype C.uintptr_t, comm C.uintptr_t, request *C.uintptr_t) C.int {
 	if request == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Ialltoall_c", "request")))
+		return C.int(done("MPI_Ialltoall_c", Comm(comm), nullArg("request")))
 	}
-	return C.int(done(Comm(comm), mpiIalltoall(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, int(recvcount), Datatype(recvtype), Comm(comm), (*Request)(unsafe.Pointer(request)))))
+	return C.int(done("MPI_Ialltoall_c", Comm(comm), mpiIalltoall(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, int(recvcount), Datatype(recvtype), Comm(comm), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Ialltoallv
 func PMPI_Ialltoallv(sendbuf unsafe.Pointer, sendcounts *C.int, sdispls *C.int, sendtype C.uintptr_t, recvbuf unsafe.Pointer, recvcounts *C.int, rdispls *C.int, recvtype C.uintptr_t, comm C.uintptr_t, request *C.uintptr_t) C.int {
 	if request == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Ialltoallv", "request")))
+		return C.int(done("MPI_Ialltoallv", Comm(comm), nullArg("request")))
 	}
-	return C.int(done(Comm(comm), mpiIalltoallv(sendbuf, sendcounts, sdispls, Datatype(sendtype), recvbuf, recvcounts, rdispls, Datatype(recvtype), Comm(comm), (*Request)(unsafe.Pointer(request)))))
+	return C.int(done("MPI_Ialltoallv", Comm(comm), mpiIalltoallv(sendbuf, sendcounts, sdispls, Datatype(sendtype), recvbuf, recvcounts, rdispls, Datatype(recvtype), Comm(comm), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Ialltoallv_c
 func PMPI_Ialltoallv_c(sendbuf unsafe.Pointer, sendcounts *C.int64_t, sdispls *C.intptr_t, sendtype C.uintptr_t, recvbuf unsafe.Pointer, recvcounts *C.int64_t, rdispls *C.intptr_t, recvtype C.uintptr_t, comm C.uintptr_t, request *C.uintptr_t) C.int {
 	if request == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Ialltoallv_c", "request")))
+		return C.int(done("MPI_Ialltoallv_c", Comm(comm), nullArg("request")))
 	}
-	return C.int(done(Comm(comm), mpiIalltoallv(sendbuf, sendcounts, sdispls, Datatype(sendtype), recvbuf, recvcounts, rdispls, Datatype(recvtype), Comm(comm), (*Request)(unsafe.Pointer(request)))))
+	return C.int(done("MPI_Ialltoallv_c", Comm(comm), mpiIalltoallv(sendbuf, sendcounts, sdispls, Datatype(sendtype), recvbuf, recvcounts, rdispls, Datatype(recvtype), Comm(comm), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Ialltoallw
 func PMPI_Ialltoallw(sendbuf unsafe.Pointer, sendcounts *C.int, sdispls *C.int, sendtypes *C.uintptr_t, recvbuf unsafe.Pointer, recvcounts *C.int, rdispls *C.int, recvtypes *C.uintptr_t, comm C.uintptr_t, request *C.uintptr_t) C.int {
 	if request == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Ialltoallw", "request")))
+		return C.int(done("MPI_Ialltoallw", Comm(comm), nullArg("request")))
 	}
-	return C.int(done(Comm(comm), mpiIalltoallw(sendbuf, sendcounts, sdispls, (*Datatype)(unsafe.Pointer(sendtypes)), recvbuf, recvcounts, rdispls, (*Datatype)(unsafe.Pointer(recvtypes)), Comm(comm), (*Request)(unsafe.Pointer(request)))))
+	return C.int(done("MPI_Ialltoallw", Comm(comm), mpiIalltoallw(sendbuf, sendcounts, sdispls, (*Datatype)(unsafe.Pointer(sendtypes)), recvbuf, recvcounts, rdispls, (*Datatype)(unsafe.Pointer(recvtypes)), Comm(comm), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Ialltoallw_c
 func PMPI_Ialltoallw_c(sendbuf unsafe.Pointer, sendcounts *C.int64_t, sdispls *C.intptr_t, sendtypes *C.uintptr_t, recvbuf unsafe.Pointer, recvcounts *C.int64_t, rdispls *C.intptr_t, recvtypes *C.uintptr_t, comm C.uintptr_t, request *C.uintptr_t) C.int {
 	if request == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Ialltoallw_c", "request")))
+		return C.int(done("MPI_Ialltoallw_c", Comm(comm), nullArg("request")))
 	}
-	return C.int(done(Comm(comm), mpiIalltoallw(sendbuf, sendcounts, sdispls, (*Datatype)(unsafe.Pointer(sendtypes)), recvbuf, recvcounts, rdispls, (*Datatype)(unsafe.Pointer(recvtypes)), Comm(comm), (*Request)(unsafe.Pointer(request)))))
+	return C.int(done("MPI_Ialltoallw_c", Comm(comm), mpiIalltoallw(sendbuf, sendcounts, sdispls, (*Datatype)(unsafe.Pointer(sendtypes)), recvbuf, recvcounts, rdispls, (*Datatype)(unsafe.Pointer(recvtypes)), Comm(comm), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Ibarrier
 func PMPI_Ibarrier(comm C.uintptr_t, request *C.uintptr_t) C.int {
 	if request == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Ibarrier", "request")))
+		return C.int(done("MPI_Ibarrier", Comm(comm), nullArg("request")))
 	}
-	return C.int(done(Comm(comm), mpiIbarrier(Comm(comm), (*Request)(unsafe.Pointer(request)))))
+	return C.int(done("MPI_Ibarrier", Comm(comm), mpiIbarrier(Comm(comm), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Ibcast
 func PMPI_Ibcast(buffer unsafe.Pointer, count C.int, datatype C.uintptr_t, root C.int, comm C.uintptr_t, request *C.uintptr_t) C.int {
 	if request == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Ibcast", "request")))
+		return C.int(done("MPI_Ibcast", Comm(comm), nullArg("request")))
 	}
-	return C.int(done(Comm(comm), mpiIbcast(buffer, int(count), Datatype(datatype), int(root), Comm(comm), (*Request)(unsafe.Pointer(request)))))
+	return C.int(done("MPI_Ibcast", Comm(comm), mpiIbcast(buffer, int(count), Datatype(datatype), int(root), Comm(comm), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Ibcast_c
 func PMPI_Ibcast_c(buffer unsafe.Pointer, count C.int64_t, datatype C.uintptr_t, root C.int, comm C.uintptr_t, request *C.uintptr_t) C.int {
 	if request == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Ibcast_c", "request")))
+		return C.int(done("MPI_Ibcast_c", Comm(comm), nullArg("request")))
 	}
-	return C.int(done(Comm(comm), mpiIbcast(buffer, int(count), Datatype(datatype), int(root), Comm(comm), (*Request)(unsafe.Pointer(request)))))
+	return C.int(done("MPI_Ibcast_c", Comm(comm), mpiIbcast(buffer, int(count), Datatype(datatype), int(root), Comm(comm), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Ibsend
 func PMPI_Ibsend(buf unsafe.Pointer, count C.int, datatype C.uintptr_t, dest C.int, tag C.int, comm C.uintptr_t, request *C.uintptr_t) C.int {
 	if request == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Ibsend", "request")))
+		return C.int(done("MPI_Ibsend", Comm(comm), nullArg("request")))
 	}
-	return C.int(done(Comm(comm), mpiIbsend(buf, int(count), Datatype(datatype), int(dest), int(tag), Comm(comm), (*Request)(unsafe.Pointer(request)))))
+	return C.int(done("MPI_Ibsend", Comm(comm), mpiIbsend(buf, int(count), Datatype(datatype), int(dest), int(tag), Comm(comm), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Ibsend_c
 func PMPI_Ibsend_c(buf unsafe.Pointer, count C.int64_t, datatype C.uintptr_t, dest C.int, tag C.int, comm C.uintptr_t, request *C.uintptr_t) C.int {
 	if request == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Ibsend_c", "request")))
+		return C.int(done("MPI_Ibsend_c", Comm(comm), nullArg("request")))
 	}
-	return C.int(done(Comm(comm), mpiIbsend(buf, int(count), Datatype(datatype), int(dest), int(tag), Comm(comm), (*Request)(unsafe.Pointer(request)))))
+	return C.int(done("MPI_Ibsend_c", Comm(comm), mpiIbsend(buf, int(count), Datatype(datatype), int(dest), int(tag), Comm(comm), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Iexscan
 func PMPI_Iexscan(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.int, datatype C.uintptr_t, op C.uintptr_t, comm C.uintptr_t, request *C.uintptr_t) C.int {
 	if request == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Iexscan", "request")))
+		return C.int(done("MPI_Iexscan", Comm(comm), nullArg("request")))
 	}
-	return C.int(done(Comm(comm), mpiIexscan(sendbuf, recvbuf, int(count), Datatype(datatype), Op(op), Comm(comm), (*Request)(unsafe.Pointer(request)))))
+	return C.int(done("MPI_Iexscan", Comm(comm), mpiIexscan(sendbuf, recvbuf, int(count), Datatype(datatype), Op(op), Comm(comm), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Iexscan_c
 func PMPI_Iexscan_c(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.int64_t, datatype C.uintptr_t, op C.uintptr_t, comm C.uintptr_t, request *C.uintptr_t) C.int {
 	if request == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Iexscan_c", "request")))
+		return C.int(done("MPI_Iexscan_c", Comm(comm), nullArg("request")))
 	}
-	return C.int(done(Comm(comm), mpiIexscan(sendbuf, recvbuf, int(count), Datatype(datatype), Op(op), Comm(comm), (*Request)(unsafe.Pointer(request)))))
+	return C.int(done("MPI_Iexscan_c", Comm(comm), mpiIexscan(sendbuf, recvbuf, int(count), Datatype(datatype), Op(op), Comm(comm), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Igather
 func PMPI_Igather(sendbuf unsafe.Pointer, sendcount C.int, sendtype C.uintptr_t, recvbuf unsafe.Pointer, recvcount C.int, recvtype C.uintptr_t, root C.int, comm C.uintptr_t, request *C.uintptr_t) C.int {
 	if request == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Igather", "request")))
+		return C.int(done("MPI_Igather", Comm(comm), nullArg("request")))
 	}
-	return C.int(done(Comm(comm), mpiIgather(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, int(recvcount), Datatype(recvtype), int(root), Comm(comm), (*Request)(unsafe.Pointer(request)))))
+	return C.int(done("MPI_Igather", Comm(comm), mpiIgather(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, int(recvcount), Datatype(recvtype), int(root), Comm(comm), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Igather_c
 func PMPI_Igather_c(sendbuf unsafe.Pointer, sendcount C.int64_t, sendtype C.uintptr_t, recvbuf unsafe.Pointer, recvcount C.int64_t, recvtype C.uintptr_t, root C.int, comm C.uintptr_t, request *C.uintptr_t) C.int {
 	if request == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Igather_c", "request")))
+		return C.int(done("MPI_Igather_c", Comm(comm), nullArg("request")))
 	}
-	return C.int(done(Comm(comm), mpiIgather(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, int(recvcount), Datatype(recvtype), int(root), Comm(comm), (*Request)(unsafe.Pointer(request)))))
+	return C.int(done("MPI_Igather_c", Comm(comm), mpiIgather(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, int(recvcount), Datatype(recvtype), int(root), Comm(comm), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Igatherv
 func PMPI_Igatherv(sendbuf unsafe.Pointer, sendcount C.int, sendtype C.uintptr_t, recvbuf unsafe.Pointer, recvcounts *C.int, displs *C.int, recvtype C.uintptr_t, root C.int, comm C.uintptr_t, request *C.uintptr_t) C.int {
 	if request == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Igatherv", "request")))
+		return C.int(done("MPI_Igatherv", Comm(comm), nullArg("request")))
 	}
-	return C.int(done(Comm(comm), mpiIgatherv(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, recvcounts, displs, Datatype(recvtype), int(root), Comm(comm), (*Request)(unsafe.Pointer(request)))))
+	return C.int(done("MPI_Igatherv", Comm(comm), mpiIgatherv(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, recvcounts, displs, Datatype(recvtype), int(root), Comm(comm), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Igatherv_c
 func PMPI_Igatherv_c(sendbuf unsafe.Pointer, sendcount C.int64_t, sendtype C.uintptr_t, recvbuf unsafe.Pointer, recvcounts *C.int64_t, displs *C.intptr_t, recvtype C.uintptr_t, root C.int, comm C.uintptr_t, request *C.uintptr_t) C.int {
 	if request == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Igatherv_c", "request")))
+		return C.int(done("MPI_Igatherv_c", Comm(comm), nullArg("request")))
 	}
-	return C.int(done(Comm(comm), mpiIgatherv(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, recvcounts, displs, Datatype(recvtype), int(root), Comm(comm), (*Request)(unsafe.Pointer(request)))))
+	return C.int(done("MPI_Igatherv_c", Comm(comm), mpiIgatherv(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, recvcounts, displs, Datatype(recvtype), int(root), Comm(comm), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Improbe
 func PMPI_Improbe(source C.int, tag C.int, comm C.uintptr_t, flag *C.int, message *C.uintptr_t, status *C.MPI_Status) C.int {
 	if flag == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Improbe", "flag")))
+		return C.int(done("MPI_Improbe", Comm(comm), nullArg("flag")))
 	}
 	if message == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Improbe", "message")))
+		return C.int(done("MPI_Improbe", Comm(comm), nullArg("message")))
 	}
-	return C.int(done(Comm(comm), mpiImprobe(int(source), int(tag), Comm(comm), flag, (*Message)(unsafe.Pointer(message)), status)))
+	return C.int(done("MPI_Improbe", Comm(comm), mpiImprobe(int(source), int(tag), Comm(comm), flag, (*Message)(unsafe.Pointer(message)), status)))
 }
 
 //export PMPI_Imrecv
 func PMPI_Imrecv(buf unsafe.Pointer, count C.int, datatype C.uintptr_t, message *C.uintptr_t, request *C.uintptr_t) C.int {
 	if message == nil {
-		return C.int(done(0, nullArg("MPI_Imrecv", "message")))
+		return C.int(done("MPI_Imrecv", 0, nullArg("message")))
 	}
 	if request == nil {
-		return C.int(done(0, nullArg("MPI_Imrecv", "request")))
+		return C.int(done("MPI_Imrecv", 0, nullArg("request")))
 	}
-	return C.int(done(0, mpiImrecv(buf, int(count), Datatype(datatype), (*Message)(unsafe.Pointer(message)), (*Request)(unsafe.Pointer(request)))))
+	return C.int(done("MPI_Imrecv", 0, mpiImrecv(buf, int(count), Datatype(datatype), (*Message)(unsafe.Pointer(message)), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Imrecv_c
 func PMPI_Imrecv_c(buf unsafe.Pointer, count C.int64_t, datatype C.uintptr_t, message *C.uintptr_t, request *C.uintptr_t) C.int {
 	if message == nil {
-		return C.int(done(0, nullArg("MPI_Imrecv_c", "message")))
+		return C.int(done("MPI_Imrecv_c", 0, nullArg("message")))
 	}
 	if request == nil {
-		return C.int(done(0, nullArg("MPI_Imrecv_c", "request")))
+		return C.int(done("MPI_Imrecv_c", 0, nullArg("request")))
 	}
-	return C.int(done(0, mpiImrecv(buf, int(count), Datatype(datatype), (*Message)(unsafe.Pointer(message)), (*Request)(unsafe.Pointer(request)))))
+	return C.int(done("MPI_Imrecv_c", 0, mpiImrecv(buf, int(count), Datatype(datatype), (*Message)(unsafe.Pointer(message)), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Ineighbor_allgather
 func PMPI_Ineighbor_allgather(sendbuf unsafe.Pointer, sendcount C.int, sendtype C.uintptr_t, recvbuf unsafe.Pointer, recvcount C.int, recvtype C.uintptr_t, comm C.uintptr_t, request *C.uintptr_t) C.int {
 	if request == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Ineighbor_allgather", "request")))
+		return C.int(done("MPI_Ineighbor_allgather", Comm(comm), nullArg("request")))
 	}
-	return C.int(done(Comm(comm), mpiIneighborAllgather(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, int(recvcount), Datatype(recvtype), Comm(comm), (*Request)(unsafe.Pointer(request)))))
+	return C.int(done("MPI_Ineighbor_allgather", Comm(comm), mpiIneighborAllgather(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, int(recvcount), Datatype(recvtype), Comm(comm), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Ineighbor_allgather_c
 func PMPI_Ineighbor_allgather_c(sendbuf unsafe.Pointer, sendcount C.int64_t, sendtype C.uintptr_t, recvbuf unsafe.Pointer, recvcount C.int64_t, recvtype C.uintptr_t, comm C.uintptr_t, request *C.uintptr_t) C.int {
 	if request == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Ineighbor_allgather_c", "request")))
+		return C.int(done("MPI_Ineighbor_allgather_c", Comm(comm), nullArg("request")))
 	}
-	return C.int(done(Comm(comm), mpiIneighborAllgather(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, int(recvcount), Datatype(recvtype), Comm(comm), (*Request)(unsafe.Pointer(request)))))
+	return C.int(done("MPI_Ineighbor_allgather_c", Comm(comm), mpiIneighborAllgather(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, int(recvcount), Datatype(recvtype), Comm(comm), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Ineighbor_allgatherv
 func PMPI_Ineighbor_allgatherv(sendbuf unsafe.Pointer, sendcount C.int, sendtype C.uintptr_t, recvbuf unsafe.Pointer, recvcounts *C.int, displs *C.int, recvtype C.uintptr_t, comm C.uintptr_t, request *C.uintptr_t) C.int {
 	if request == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Ineighbor_allgatherv", "request")))
+		return C.int(done("MPI_Ineighbor_allgatherv", Comm(comm), nullArg("request")))
 	}
-	return C.int(done(Comm(comm), mpiIneighborAllgatherv(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, recvcounts, displs, Datatype(recvtype), Comm(comm), (*Request)(unsafe.Pointer(request)))))
+	return C.int(done("MPI_Ineighbor_allgatherv", Comm(comm), mpiIneighborAllgatherv(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, recvcounts, displs, Datatype(recvtype), Comm(comm), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Ineighbor_allgatherv_c
 func PMPI_Ineighbor_allgatherv_c(sendbuf unsafe.Pointer, sendcount C.int64_t, sendtype C.uintptr_t, recvbuf unsafe.Pointer, recvcounts *C.int64_t, displs *C.intptr_t, recvtype C.uintptr_t, comm C.uintptr_t, request *C.uintptr_t) C.int {
 	if request == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Ineighbor_allgatherv_c", "request")))
+		return C.int(done("MPI_Ineighbor_allgatherv_c", Comm(comm), nullArg("request")))
 	}
-	return C.int(done(Comm(comm), mpiIneighborAllgatherv(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, recvcounts, displs, Datatype(recvtype), Comm(comm), (*Request)(unsafe.Pointer(request)))))
+	return C.int(done("MPI_Ineighbor_allgatherv_c", Comm(comm), mpiIneighborAllgatherv(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, recvcounts, displs, Datatype(recvtype), Comm(comm), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Ineighbor_alltoall
 func PMPI_Ineighbor_alltoall(sendbuf unsafe.Pointer, sendcount C.int, sendtype C.uintptr_t, recvbuf unsafe.Pointer, recvcount C.int, recvtype C.uintptr_t, comm C.uintptr_t, request *C.uintptr_t) C.int {
 	if request == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Ineighbor_alltoall", "request")))
+		return C.int(done("MPI_Ineighbor_alltoall", Comm(comm), nullArg("request")))
 	}
-	return C.int(done(Comm(comm), mpiIneighborAlltoall(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, int(recvcount), Datatype(recvtype), Comm(comm), (*Request)(unsafe.Pointer(request)))))
+	return C.int(done("MPI_Ineighbor_alltoall", Comm(comm), mpiIneighborAlltoall(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, int(recvcount), Datatype(recvtype), Comm(comm), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Ineighbor_alltoall_c
 func PMPI_Ineighbor_alltoall_c(sendbuf unsafe.Pointer, sendcount C.int64_t, sendtype C.uintptr_t, recvbuf unsafe.Pointer, recvcount C.int64_t, recvtype C.uintptr_t, comm C.uintptr_t, request *C.uintptr_t) C.int {
 	if request == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Ineighbor_alltoall_c", "request")))
+		return C.int(done("MPI_Ineighbor_alltoall_c", Comm(comm), nullArg("request")))
 	}
-	return C.int(done(Comm(comm), mpiIneighborAlltoall(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, int(recvcount), Datatype(recvtype), Comm(comm), (*Request)(unsafe.Pointer(request)))))
+	return C.int(done("MPI_Ineighbor_alltoall_c", Comm(comm), mpiIneighborAlltoall(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, int(recvcount), Datatype(recvtype), Comm(comm), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Ineighbor_alltoallv
 func PMPI_Ineighbor_alltoallv(sendbuf unsafe.Pointer, sendcounts *C.int, sdispls *C.int, sendtype C.uintptr_t, recvbuf unsafe.Pointer, recvcounts *C.int, rdispls *C.int, recvtype C.uintptr_t, comm C.uintptr_t, request *C.uintptr_t) C.int {
 	if request == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Ineighbor_alltoallv", "request")))
+		return C.int(done("MPI_Ineighbor_alltoallv", Comm(comm), nullArg("request")))
 	}
-	return C.int(done(Comm(comm), mpiIneighborAlltoallv(sendbuf, sendcounts, sdispls, Datatype(sendtype), recvbuf, recvcounts, rdispls, Datatype(recvtype), Comm(comm), (*Request)(unsafe.Pointer(request)))))
+	return C.int(done("MPI_Ineighbor_alltoallv", Comm(comm), mpiIneighborAlltoallv(sendbuf, sendcounts, sdispls, Datatype(sendtype), recvbuf, recvcounts, rdispls, Datatype(recvtype), Comm(comm), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Ineighbor_alltoallv_c
 func PMPI_Ineighbor_alltoallv_c(sendbuf unsafe.Pointer, sendcounts *C.int64_t, sdispls *C.intptr_t, sendtype C.uintptr_t, recvbuf unsafe.Pointer, recvcounts *C.int64_t, rdispls *C.intptr_t, recvtype C.uintptr_t, comm C.uintptr_t, request *C.uintptr_t) C.int {
 	if request == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Ineighbor_alltoallv_c", "request")))
+		return C.int(done("MPI_Ineighbor_alltoallv_c", Comm(comm), nullArg("request")))
 	}
-	return C.int(done(Comm(comm), mpiIneighborAlltoallv(sendbuf, sendcounts, sdispls, Datatype(sendtype), recvbuf, recvcounts, rdispls, Datatype(recvtype), Comm(comm), (*Request)(unsafe.Pointer(request)))))
+	return C.int(done("MPI_Ineighbor_alltoallv_c", Comm(comm), mpiIneighborAlltoallv(sendbuf, sendcounts, sdispls, Datatype(sendtype), recvbuf, recvcounts, rdispls, Datatype(recvtype), Comm(comm), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Ineighbor_alltoallw
 func PMPI_Ineighbor_alltoallw(sendbuf unsafe.Pointer, sendcounts *C.int, sdispls *C.intptr_t, sendtypes *C.uintptr_t, recvbuf unsafe.Pointer, recvcounts *C.int, rdispls *C.intptr_t, recvtypes *C.uintptr_t, comm C.uintptr_t, request *C.uintptr_t) C.int {
 	if request == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Ineighbor_alltoallw", "request")))
+		return C.int(done("MPI_Ineighbor_alltoallw", Comm(comm), nullArg("request")))
 	}
-	return C.int(done(Comm(comm), mpiIneighborAlltoallw(sendbuf, sendcounts, sdispls, (*Datatype)(unsafe.Pointer(sendtypes)), recvbuf, recvcounts, rdispls, (*Datatype)(unsafe.Pointer(recvtypes)), Comm(comm), (*Request)(unsafe.Pointer(request)))))
+	return C.int(done("MPI_Ineighbor_alltoallw", Comm(comm), mpiIneighborAlltoallw(sendbuf, sendcounts, sdispls, (*Datatype)(unsafe.Pointer(sendtypes)), recvbuf, recvcounts, rdispls, (*Datatype)(unsafe.Pointer(recvtypes)), Comm(comm), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Ineighbor_alltoallw_c
 func PMPI_Ineighbor_alltoallw_c(sendbuf unsafe.Pointer, sendcounts *C.int64_t, sdispls *C.intptr_t, sendtypes *C.uintptr_t, recvbuf unsafe.Pointer, recvcounts *C.int64_t, rdispls *C.intptr_t, recvtypes *C.uintptr_t, comm C.uintptr_t, request *C.uintptr_t) C.int {
 	if request == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Ineighbor_alltoallw_c", "request")))
+		return C.int(done("MPI_Ineighbor_alltoallw_c", Comm(comm), nullArg("request")))
 	}
-	return C.int(done(Comm(comm), mpiIneighborAlltoallw(sendbuf, sendcounts, sdispls, (*Datatype)(unsafe.Pointer(sendtypes)), recvbuf, recvcounts, rdispls, (*Datatype)(unsafe.Pointer(recvtypes)), Comm(comm), (*Request)(unsafe.Pointer(request)))))
+	return C.int(done("MPI_Ineighbor_alltoallw_c", Comm(comm), mpiIneighborAlltoallw(sendbuf, sendcounts, sdispls, (*Datatype)(unsafe.Pointer(sendtypes)), recvbuf, recvcounts, rdispls, (*Datatype)(unsafe.Pointer(recvtypes)), Comm(comm), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Info_create
 func PMPI_Info_create(info *C.uintptr_t) C.int {
 	if info == nil {
-		return C.int(done(0, nullArg("MPI_Info_create", "info")))
+		return C.int(done("MPI_Info_create", 0, nullArg("info")))
 	}
-	return C.int(done(0, mpiInfoCreate((*Info)(unsafe.Pointer(info)))))
+	return C.int(done("MPI_Info_create", 0, mpiInfoCreate((*Info)(unsafe.Pointer(info)))))
 }
 
 //export PMPI_Info_create_env
 func PMPI_Info_create_env(argc C.int, argv unsafe.Pointer, info *C.uintptr_t) C.int {
 	if info == nil {
-		return C.int(done(0, nullArg("MPI_Info_create_env", "info")))
+		return C.int(done("MPI_Info_create_env", 0, nullArg("info")))
 	}
-	return C.int(done(0, mpiInfoCreateEnv(int(argc), argv, (*Info)(unsafe.Pointer(info)))))
+	return C.int(done("MPI_Info_create_env", 0, mpiInfoCreateEnv(int(argc), argv, (*Info)(unsafe.Pointer(info)))))
 }
 
 //export PMPI_Info_delete
 func PMPI_Info_delete(info C.uintptr_t, key *C.char) C.int {
-	return C.int(done(0, mpiInfoDelete(Info(info), key)))
+	return C.int(done("MPI_Info_delete", 0, mpiInfoDelete(Info(info), key)))
 }
 
 //export PMPI_Info_dup
 func PMPI_Info_dup(info C.uintptr_t, newinfo *C.uintptr_t) C.int {
 	if newinfo == nil {
-		return C.int(done(0, nullArg("MPI_Info_dup", "newinfo")))
+		return C.int(done("MPI_Info_dup", 0, nullArg("newinfo")))
 	}
 	err := mpiInfoDup(Info(info), (*Info)(unsafe.Pointer(newinfo)))
 	if err != nil {
 		*newinfo = C.uintptr_t(MPI_INFO_NULL)
 	}
-	return C.int(done(0, err))
+	return C.int(done("MPI_Info_dup", 0, err))
 }
 
 //export PMPI_Info_free
 func PMPI_Info_free(info *C.uintptr_t) C.int {
 	if info == nil {
-		return C.int(done(0, nullArg("MPI_Info_free", "info")))
+		return C.int(done("MPI_Info_free", 0, nullArg("info")))
 	}
-	return C.int(done(0, mpiInfoFree((*Info)(unsafe.Pointer(info)))))
+	return C.int(done("MPI_Info_free", 0, mpiInfoFree((*Info)(unsafe.Pointer(info)))))
 }
 
 //export PMPI_Info_get
 func PMPI_Info_get(info C.uintptr_t, key *C.char, valuelen C.int, value *C.char, flag *C.int) C.int {
 	if value == nil {
-		return C.int(done(0, nullArg("MPI_Info_get", "value")))
+		return C.int(done("MPI_Info_get", 0, nullArg("value")))
 	}
 	if flag == nil {
-		return C.int(done(0, nullArg("MPI_Info_get", "flag")))
+		return C.int(done("MPI_Info_get", 0, nullArg("flag")))
 	}
-	return C.int(done(0, mpiInfoGet(Info(info), key, int(valuelen), value, flag)))
+	return C.int(done("MPI_Info_get", 0, mpiInfoGet(Info(info), key, int(valuelen), value, flag)))
 }
 
 //export PMPI_Info_get_nkeys
 func PMPI_Info_get_nkeys(info C.uintptr_t, nkeys *C.int) C.int {
 	if nkeys == nil {
-		return C.int(done(0, nullArg("MPI_Info_get_nkeys", "nkeys")))
+		return C.int(done("MPI_Info_get_nkeys", 0, nullArg("nkeys")))
 	}
-	return C.int(done(0, mpiInfoGetNkeys(Info(info), nkeys)))
+	return C.int(done("MPI_Info_get_nkeys", 0, mpiInfoGetNkeys(Info(info), nkeys)))
 }
 
 //export PMPI_Info_get_nthkey
 func PMPI_Info_get_nthkey(info C.uintptr_t, n C.int, key *C.char) C.int {
 	if key == nil {
-		return C.int(done(0, nullArg("MPI_Info_get_nthkey", "key")))
+		return C.int(done("MPI_Info_get_nthkey", 0, nullArg("key")))
 	}
-	return C.int(done(0, mpiInfoGetNthkey(Info(info), int(n), key)))
+	return C.int(done("MPI_Info_get_nthkey", 0, mpiInfoGetNthkey(Info(info), int(n), key)))
 }
 
 //export PMPI_Info_get_string
 func PMPI_Info_get_string(info C.uintptr_t, key *C.char, buflen *C.int, value *C.char, flag *C.int) C.int {
 	if buflen == nil {
-		return C.int(done(0, nullArg("MPI_Info_get_string", "buflen")))
+		return C.int(done("MPI_Info_get_string", 0, nullArg("buflen")))
 	}
 	if flag == nil {
-		return C.int(done(0, nullArg("MPI_Info_get_string", "flag")))
+		return C.int(done("MPI_Info_get_string", 0, nullArg("flag")))
 	}
-	return C.int(done(0, mpiInfoGetString(Info(info), key, buflen, value, flag)))
+	return C.int(done("MPI_Info_get_string", 0, mpiInfoGetString(Info(info), key, buflen, value, flag)))
 }
 
 //export PMPI_Info_get_valuelen
 func PMPI_Info_get_valuelen(info C.uintptr_t, key *C.char, valuelen *C.int, flag *C.int) C.int {
 	if valuelen == nil {
-		return C.int(done(0, nullArg("MPI_Info_get_valuelen", "valuelen")))
+		return C.int(done("MPI_Info_get_valuelen", 0, nullArg("valuelen")))
 	}
 	if flag == nil {
-		return C.int(done(0, nullArg("MPI_Info_get_valuelen", "flag")))
+		return C.int(done("MPI_Info_get_valuelen", 0, nullArg("flag")))
 	}
-	return C.int(done(0, mpiInfoGetValuelen(Info(info), key, valuelen, flag)))
+	return C.int(done("MPI_Info_get_valuelen", 0, mpiInfoGetValuelen(Info(info), key, valuelen, flag)))
 }
 
 //export PMPI_Info_set
 func PMPI_Info_set(info C.uintptr_t, key *C.char, value *C.char) C.int {
-	return C.int(done(0, mpiInfoSet(Info(info), key, value)))
+	return C.int(done("MPI_Info_set", 0, mpiInfoSet(Info(info), key, value)))
 }
 
 //export PMPI_Init
 func PMPI_Init(argc *C.int, argv unsafe.Pointer) C.int {
-	return C.int(done(0, mpiInit(argc, argv)))
+	return C.int(done("MPI_Init", 0, mpiInit(argc, argv)))
 }
 
 //export PMPI_Init_thread
 func PMPI_Init_thread(argc *C.int, argv unsafe.Pointer, required C.int, provided *C.int) C.int {
 	if provided == nil {
-		return C.int(done(0, nullArg("MPI_Init_thread", "provided")))
+		return C.int(done("MPI_Init_thread", 0, nullArg("provided")))
 	}
-	return C.int(done(0, mpiInitThread(argc, argv, int(required), provided)))
+	return C.int(done("MPI_Init_thread", 0, mpiInitThread(argc, argv, int(required), provided)))
 }
 
 //export PMPI_Initialized
 func PMPI_Initialized(flag *C.int) C.int {
 	if flag == nil {
-		return C.int(done(0, nullArg("MPI_Initialized", "flag")))
+		return C.int(done("MPI_Initialized", 0, nullArg("flag")))
 	}
-	return C.int(done(0, mpiInitialized(flag)))
+	return C.int(done("MPI_Initialized", 0, mpiInitialized(flag)))
 }
 
 //export PMPI_Intercomm_create
@@ -2210,7 +2210,7 @@ func PMPI_Intercomm_create(local_comm C.uintptr_t, local_leader C.int, peer_comm
 	if err != nil && newintercomm != nil {
 		*newintercomm = C.uintptr_t(MPI_COMM_NULL)
 	}
-	return C.int(done(Comm(local_comm), err))
+	return C.int(done("MPI_Intercomm_create", Comm(local_comm), err))
 }
 
 //export PMPI_Intercomm_create_from_groups
@@ -2219,7 +2219,7 @@ func PMPI_Intercomm_create_from_groups(local_group C.uintptr_t, local_leader C.i
 	if err != nil && newintercomm != nil {
 		*newintercomm = C.uintptr_t(MPI_COMM_NULL)
 	}
-	return C.int(done(0, err))
+	return C.int(done("MPI_Intercomm_create_from_groups", 0, err))
 }
 
 //export PMPI_Intercomm_merge
@@ -2228,231 +2228,231 @@ func PMPI_Intercomm_merge(intercomm C.uintptr_t, high C.int, newintracomm *C.uin
 	if err != nil && newintracomm != nil {
 		*newintracomm = C.uintptr_t(MPI_COMM_NULL)
 	}
-	return C.int(done(Comm(intercomm), err))
+	return C.int(done("MPI_Intercomm_merge", Comm(intercomm), err))
 }
 
 //export gompi_go_PMPI_Iprobe
 func gompi_go_PMPI_Iprobe(source C.int, tag C.int, comm C.uintptr_t, flag *C.int, status *C.MPI_Status) C.int {
 	if flag == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Iprobe", "flag")))
+		return C.int(done("MPI_Iprobe", Comm(comm), nullArg("flag")))
 	}
-	return C.int(done(Comm(comm), mpiIprobe(int(source), int(tag), Comm(comm), flag, status)))
+	return C.int(done("MPI_Iprobe", Comm(comm), mpiIprobe(int(source), int(tag), Comm(comm), flag, status)))
 }
 
 //export PMPI_Irecv
 func PMPI_Irecv(buf unsafe.Pointer, count C.int, datatype C.uintptr_t, source C.int, tag C.int, comm C.uintptr_t, request *C.uintptr_t) C.int {
 	if request == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Irecv", "request")))
+		return C.int(done("MPI_Irecv", Comm(comm), nullArg("request")))
 	}
-	return C.int(done(Comm(comm), mpiIrecv(buf, int(count), Datatype(datatype), int(source), int(tag), Comm(comm), (*Request)(unsafe.Pointer(request)))))
+	return C.int(done("MPI_Irecv", Comm(comm), mpiIrecv(buf, int(count), Datatype(datatype), int(source), int(tag), Comm(comm), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Irecv_c
 func PMPI_Irecv_c(buf unsafe.Pointer, count C.int64_t, datatype C.uintptr_t, source C.int, tag C.int, comm C.uintptr_t, request *C.uintptr_t) C.int {
 	if request == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Irecv_c", "request")))
+		return C.int(done("MPI_Irecv_c", Comm(comm), nullArg("request")))
 	}
-	return C.int(done(Comm(comm), mpiIrecv(buf, int(count), Datatype(datatype), int(source), int(tag), Comm(comm), (*Request)(unsafe.Pointer(request)))))
+	return C.int(done("MPI_Irecv_c", Comm(comm), mpiIrecv(buf, int(count), Datatype(datatype), int(source), int(tag), Comm(comm), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Ireduce
 func PMPI_Ireduce(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.int, datatype C.uintptr_t, op C.uintptr_t, root C.int, comm C.uintptr_t, request *C.uintptr_t) C.int {
 	if request == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Ireduce", "request")))
+		return C.int(done("MPI_Ireduce", Comm(comm), nullArg("request")))
 	}
-	return C.int(done(Comm(comm), mpiIreduce(sendbuf, recvbuf, int(count), Datatype(datatype), Op(op), int(root), Comm(comm), (*Request)(unsafe.Pointer(request)))))
+	return C.int(done("MPI_Ireduce", Comm(comm), mpiIreduce(sendbuf, recvbuf, int(count), Datatype(datatype), Op(op), int(root), Comm(comm), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Ireduce_c
 func PMPI_Ireduce_c(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.int64_t, datatype C.uintptr_t, op C.uintptr_t, root C.int, comm C.uintptr_t, request *C.uintptr_t) C.int {
 	if request == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Ireduce_c", "request")))
+		return C.int(done("MPI_Ireduce_c", Comm(comm), nullArg("request")))
 	}
-	return C.int(done(Comm(comm), mpiIreduce(sendbuf, recvbuf, int(count), Datatype(datatype), Op(op), int(root), Comm(comm), (*Request)(unsafe.Pointer(request)))))
+	return C.int(done("MPI_Ireduce_c", Comm(comm), mpiIreduce(sendbuf, recvbuf, int(count), Datatype(datatype), Op(op), int(root), Comm(comm), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Ireduce_scatter
 func PMPI_Ireduce_scatter(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcounts *C.int, datatype C.uintptr_t, op C.uintptr_t, comm C.uintptr_t, request *C.uintptr_t) C.int {
 	if request == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Ireduce_scatter", "request")))
+		return C.int(done("MPI_Ireduce_scatter", Comm(comm), nullArg("request")))
 	}
-	return C.int(done(Comm(comm), mpiIreduceScatter(sendbuf, recvbuf, recvcounts, Datatype(datatype), Op(op), Comm(comm), (*Request)(unsafe.Pointer(request)))))
+	return C.int(done("MPI_Ireduce_scatter", Comm(comm), mpiIreduceScatter(sendbuf, recvbuf, recvcounts, Datatype(datatype), Op(op), Comm(comm), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Ireduce_scatter_c
 func PMPI_Ireduce_scatter_c(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcounts *C.int64_t, datatype C.uintptr_t, op C.uintptr_t, comm C.uintptr_t, request *C.uintptr_t) C.int {
 	if request == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Ireduce_scatter_c", "request")))
+		return C.int(done("MPI_Ireduce_scatter_c", Comm(comm), nullArg("request")))
 	}
-	return C.int(done(Comm(comm), mpiIreduceScatter(sendbuf, recvbuf, recvcounts, Datatype(datatype), Op(op), Comm(comm), (*Request)(unsafe.Pointer(request)))))
+	return C.int(done("MPI_Ireduce_scatter_c", Comm(comm), mpiIreduceScatter(sendbuf, recvbuf, recvcounts, Datatype(datatype), Op(op), Comm(comm), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Ireduce_scatter_block
 func PMPI_Ireduce_scatter_block(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcount C.int, datatype C.uintptr_t, op C.uintptr_t, comm C.uintptr_t, request *C.uintptr_t) C.int {
 	if request == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Ireduce_scatter_block", "request")))
+		return C.int(done("MPI_Ireduce_scatter_block", Comm(comm), nullArg("request")))
 	}
-	return C.int(done(Comm(comm), mpiIreduceScatterBlock(sendbuf, recvbuf, int(recvcount), Datatype(datatype), Op(op), Comm(comm), (*Request)(unsafe.Pointer(request)))))
+	return C.int(done("MPI_Ireduce_scatter_block", Comm(comm), mpiIreduceScatterBlock(sendbuf, recvbuf, int(recvcount), Datatype(datatype), Op(op), Comm(comm), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Ireduce_scatter_block_c
 func PMPI_Ireduce_scatter_block_c(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcount C.int64_t, datatype C.uintptr_t, op C.uintptr_t, comm C.uintptr_t, request *C.uintptr_t) C.int {
 	if request == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Ireduce_scatter_block_c", "request")))
+		return C.int(done("MPI_Ireduce_scatter_block_c", Comm(comm), nullArg("request")))
 	}
-	return C.int(done(Comm(comm), mpiIreduceScatterBlock(sendbuf, recvbuf, int(recvcount), Datatype(datatype), Op(op), Comm(comm), (*Request)(unsafe.Pointer(request)))))
+	return C.int(done("MPI_Ireduce_scatter_block_c", Comm(comm), mpiIreduceScatterBlock(sendbuf, recvbuf, int(recvcount), Datatype(datatype), Op(op), Comm(comm), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Irsend
 func PMPI_Irsend(buf unsafe.Pointer, count C.int, datatype C.uintptr_t, dest C.int, tag C.int, comm C.uintptr_t, request *C.uintptr_t) C.int {
 	if request == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Irsend", "request")))
+		return C.int(done("MPI_Irsend", Comm(comm), nullArg("request")))
 	}
-	return C.int(done(Comm(comm), mpiIrsend(buf, int(count), Datatype(datatype), int(dest), int(tag), Comm(comm), (*Request)(unsafe.Pointer(request)))))
+	return C.int(done("MPI_Irsend", Comm(comm), mpiIrsend(buf, int(count), Datatype(datatype), int(dest), int(tag), Comm(comm), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Irsend_c
 func PMPI_Irsend_c(buf unsafe.Pointer, count C.int64_t, datatype C.uintptr_t, dest C.int, tag C.int, comm C.uintptr_t, request *C.uintptr_t) C.int {
 	if request == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Irsend_c", "request")))
+		return C.int(done("MPI_Irsend_c", Comm(comm), nullArg("request")))
 	}
-	return C.int(done(Comm(comm), mpiIrsend(buf, int(count), Datatype(datatype), int(dest), int(tag), Comm(comm), (*Request)(unsafe.Pointer(request)))))
+	return C.int(done("MPI_Irsend_c", Comm(comm), mpiIrsend(buf, int(count), Datatype(datatype), int(dest), int(tag), Comm(comm), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Is_thread_main
 func PMPI_Is_thread_main(flag *C.int) C.int {
 	if flag == nil {
-		return C.int(done(0, nullArg("MPI_Is_thread_main", "flag")))
+		return C.int(done("MPI_Is_thread_main", 0, nullArg("flag")))
 	}
-	return C.int(done(0, mpiIsThreadMain(flag)))
+	return C.int(done("MPI_Is_thread_main", 0, mpiIsThreadMain(flag)))
 }
 
 //export PMPI_Iscan
 func PMPI_Iscan(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.int, datatype C.uintptr_t, op C.uintptr_t, comm C.uintptr_t, request *C.uintptr_t) C.int {
 	if request == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Iscan", "request")))
+		return C.int(done("MPI_Iscan", Comm(comm), nullArg("request")))
 	}
-	return C.int(done(Comm(comm), mpiIscan(sendbuf, recvbuf, int(count), Datatype(datatype), Op(op), Comm(comm), (*Request)(unsafe.Pointer(request)))))
+	return C.int(done("MPI_Iscan", Comm(comm), mpiIscan(sendbuf, recvbuf, int(count), Datatype(datatype), Op(op), Comm(comm), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Iscan_c
 func PMPI_Iscan_c(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.int64_t, datatype C.uintptr_t, op C.uintptr_t, comm C.uintptr_t, request *C.uintptr_t) C.int {
 	if request == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Iscan_c", "request")))
+		return C.int(done("MPI_Iscan_c", Comm(comm), nullArg("request")))
 	}
-	return C.int(done(Comm(comm), mpiIscan(sendbuf, recvbuf, int(count), Datatype(datatype), Op(op), Comm(comm), (*Request)(unsafe.Pointer(request)))))
+	return C.int(done("MPI_Iscan_c", Comm(comm), mpiIscan(sendbuf, recvbuf, int(count), Datatype(datatype), Op(op), Comm(comm), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Iscatter
 func PMPI_Iscatter(sendbuf unsafe.Pointer, sendcount C.int, sendtype C.uintptr_t, recvbuf unsafe.Pointer, recvcount C.int, recvtype C.uintptr_t, root C.int, comm C.uintptr_t, request *C.uintptr_t) C.int {
 	if request == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Iscatter", "request")))
+		return C.int(done("MPI_Iscatter", Comm(comm), nullArg("request")))
 	}
-	return C.int(done(Comm(comm), mpiIscatter(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, int(recvcount), Datatype(recvtype), int(root), Comm(comm), (*Request)(unsafe.Pointer(request)))))
+	return C.int(done("MPI_Iscatter", Comm(comm), mpiIscatter(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, int(recvcount), Datatype(recvtype), int(root), Comm(comm), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Iscatter_c
 func PMPI_Iscatter_c(sendbuf unsafe.Pointer, sendcount C.int64_t, sendtype C.uintptr_t, recvbuf unsafe.Pointer, recvcount C.int64_t, recvtype C.uintptr_t, root C.int, comm C.uintptr_t, request *C.uintptr_t) C.int {
 	if request == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Iscatter_c", "request")))
+		return C.int(done("MPI_Iscatter_c", Comm(comm), nullArg("request")))
 	}
-	return C.int(done(Comm(comm), mpiIscatter(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, int(recvcount), Datatype(recvtype), int(root), Comm(comm), (*Request)(unsafe.Pointer(request)))))
+	return C.int(done("MPI_Iscatter_c", Comm(comm), mpiIscatter(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, int(recvcount), Datatype(recvtype), int(root), Comm(comm), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Iscatterv
 func PMPI_Iscatterv(sendbuf unsafe.Pointer, sendcounts *C.int, displs *C.int, sendtype C.uintptr_t, recvbuf unsafe.Pointer, recvcount C.int, recvtype C.uintptr_t, root C.int, comm C.uintptr_t, request *C.uintptr_t) C.int {
 	if request == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Iscatterv", "request")))
+		return C.int(done("MPI_Iscatterv", Comm(comm), nullArg("request")))
 	}
-	return C.int(done(Comm(comm), mpiIscatterv(sendbuf, sendcounts, displs, Datatype(sendtype), recvbuf, int(recvcount), Datatype(recvtype), int(root), Comm(comm), (*Request)(unsafe.Pointer(request)))))
+	return C.int(done("MPI_Iscatterv", Comm(comm), mpiIscatterv(sendbuf, sendcounts, displs, Datatype(sendtype), recvbuf, int(recvcount), Datatype(recvtype), int(root), Comm(comm), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Iscatterv_c
 func PMPI_Iscatterv_c(sendbuf unsafe.Pointer, sendcounts *C.int64_t, displs *C.intptr_t, sendtype C.uintptr_t, recvbuf unsafe.Pointer, recvcount C.int64_t, recvtype C.uintptr_t, root C.int, comm C.uintptr_t, request *C.uintptr_t) C.int {
 	if request == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Iscatterv_c", "request")))
+		return C.int(done("MPI_Iscatterv_c", Comm(comm), nullArg("request")))
 	}
-	return C.int(done(Comm(comm), mpiIscatterv(sendbuf, sendcounts, displs, Datatype(sendtype), recvbuf, int(recvcount), Datatype(recvtype), int(root), Comm(comm), (*Request)(unsafe.Pointer(request)))))
+	return C.int(done("MPI_Iscatterv_c", Comm(comm), mpiIscatterv(sendbuf, sendcounts, displs, Datatype(sendtype), recvbuf, int(recvcount), Datatype(recvtype), int(root), Comm(comm), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Isend
 func PMPI_Isend(buf unsafe.Pointer, count C.int, datatype C.uintptr_t, dest C.int, tag C.int, comm C.uintptr_t, request *C.uintptr_t) C.int {
 	if request == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Isend", "request")))
+		return C.int(done("MPI_Isend", Comm(comm), nullArg("request")))
 	}
-	return C.int(done(Comm(comm), mpiIsend(buf, int(count), Datatype(datatype), int(dest), int(tag), Comm(comm), (*Request)(unsafe.Pointer(request)))))
+	return C.int(done("MPI_Isend", Comm(comm), mpiIsend(buf, int(count), Datatype(datatype), int(dest), int(tag), Comm(comm), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Isend_c
 func PMPI_Isend_c(buf unsafe.Pointer, count C.int64_t, datatype C.uintptr_t, dest C.int, tag C.int, comm C.uintptr_t, request *C.uintptr_t) C.int {
 	if request == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Isend_c", "request")))
+		return C.int(done("MPI_Isend_c", Comm(comm), nullArg("request")))
 	}
-	return C.int(done(Comm(comm), mpiIsend(buf, int(count), Datatype(datatype), int(dest), int(tag), Comm(comm), (*Request)(unsafe.Pointer(request)))))
+	return C.int(done("MPI_Isend_c", Comm(comm), mpiIsend(buf, int(count), Datatype(datatype), int(dest), int(tag), Comm(comm), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Isendrecv
 func PMPI_Isendrecv(sendbuf unsafe.Pointer, sendcount C.int, sendtype C.uintptr_t, dest C.int, sendtag C.int, recvbuf unsafe.Pointer, recvcount C.int, recvtype C.uintptr_t, source C.int, recvtag C.int, comm C.uintptr_t, request *C.uintptr_t) C.int {
 	if request == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Isendrecv", "request")))
+		return C.int(done("MPI_Isendrecv", Comm(comm), nullArg("request")))
 	}
-	return C.int(done(Comm(comm), mpiIsendrecv(sendbuf, int(sendcount), Datatype(sendtype), int(dest), int(sendtag), recvbuf, int(recvcount), Datatype(recvtype), int(source), int(recvtag), Comm(comm), (*Request)(unsafe.Pointer(request)))))
+	return C.int(done("MPI_Isendrecv", Comm(comm), mpiIsendrecv(sendbuf, int(sendcount), Datatype(sendtype), int(dest), int(sendtag), recvbuf, int(recvcount), Datatype(recvtype), int(source), int(recvtag), Comm(comm), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Isendrecv_c
 func PMPI_Isendrecv_c(sendbuf unsafe.Pointer, sendcount C.int64_t, sendtype C.uintptr_t, dest C.int, sendtag C.int, recvbuf unsafe.Pointer, recvcount C.int64_t, recvtype C.uintptr_t, source C.int, recvtag C.int, comm C.uintptr_t, request *C.uintptr_t) C.int {
 	if request == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Isendrecv_c", "request")))
+		return C.int(done("MPI_Isendrecv_c", Comm(comm), nullArg("request")))
 	}
-	return C.int(done(Comm(comm), mpiIsendrecv(sendbuf, int(sendcount), Datatype(sendtype), int(dest), int(sendtag), recvbuf, int(recvcount), Datatype(recvtype), int(source), int(recvtag), Comm(comm), (*Request)(unsafe.Pointer(request)))))
+	return C.int(done("MPI_Isendrecv_c", Comm(comm), mpiIsendrecv(sendbuf, int(sendcount), Datatype(sendtype), int(dest), int(sendtag), recvbuf, int(recvcount), Datatype(recvtype), int(source), int(recvtag), Comm(comm), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Isendrecv_replace
 func PMPI_Isendrecv_replace(buf unsafe.Pointer, count C.int, datatype C.uintptr_t, dest C.int, sendtag C.int, source C.int, recvtag C.int, comm C.uintptr_t, request *C.uintptr_t) C.int {
 	if request == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Isendrecv_replace", "request")))
+		return C.int(done("MPI_Isendrecv_replace", Comm(comm), nullArg("request")))
 	}
-	return C.int(done(Comm(comm), mpiIsendrecvReplace(buf, int(count), Datatype(datatype), int(dest), int(sendtag), int(source), int(recvtag), Comm(comm), (*Request)(unsafe.Pointer(request)))))
+	return C.int(done("MPI_Isendrecv_replace", Comm(comm), mpiIsendrecvReplace(buf, int(count), Datatype(datatype), int(dest), int(sendtag), int(source), int(recvtag), Comm(comm), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Isendrecv_replace_c
 func PMPI_Isendrecv_replace_c(buf unsafe.Pointer, count C.int64_t, datatype C.uintptr_t, dest C.int, sendtag C.int, source C.int, recvtag C.int, comm C.uintptr_t, request *C.uintptr_t) C.int {
 	if request == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Isendrecv_replace_c", "request")))
+		return C.int(done("MPI_Isendrecv_replace_c", Comm(comm), nullArg("request")))
 	}
-	return C.int(done(Comm(comm), mpiIsendrecvReplace(buf, int(count), Datatype(datatype), int(dest), int(sendtag), int(source), int(recvtag), Comm(comm), (*Request)(unsafe.Pointer(request)))))
+	return C.int(done("MPI_Isendrecv_replace_c", Comm(comm), mpiIsendrecvReplace(buf, int(count), Datatype(datatype), int(dest), int(sendtag), int(source), int(recvtag), Comm(comm), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Issend
 func PMPI_Issend(buf unsafe.Pointer, count C.int, datatype C.uintptr_t, dest C.int, tag C.int, comm C.uintptr_t, request *C.uintptr_t) C.int {
 	if request == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Issend", "request")))
+		return C.int(done("MPI_Issend", Comm(comm), nullArg("request")))
 	}
-	return C.int(done(Comm(comm), mpiIssend(buf, int(count), Datatype(datatype), int(dest), int(tag), Comm(comm), (*Request)(unsafe.Pointer(request)))))
+	return C.int(done("MPI_Issend", Comm(comm), mpiIssend(buf, int(count), Datatype(datatype), int(dest), int(tag), Comm(comm), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Issend_c
 func PMPI_Issend_c(buf unsafe.Pointer, count C.int64_t, datatype C.uintptr_t, dest C.int, tag C.int, comm C.uintptr_t, request *C.uintptr_t) C.int {
 	if request == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Issend_c", "request")))
+		return C.int(done("MPI_Issend_c", Comm(comm), nullArg("request")))
 	}
-	return C.int(done(Comm(comm), mpiIssend(buf, int(count), Datatype(datatype), int(dest), int(tag), Comm(comm), (*Request)(unsafe.Pointer(request)))))
+	return C.int(done("MPI_Issend_c", Comm(comm), mpiIssend(buf, int(count), Datatype(datatype), int(dest), int(tag), Comm(comm), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Keyval_create
 func PMPI_Keyval_create(copy_fn unsafe.Pointer, delete_fn unsafe.Pointer, keyval *C.int, extra_state unsafe.Pointer) C.int {
 	if keyval == nil {
-		return C.int(done(0, nullArg("MPI_Keyval_create", "keyval")))
+		return C.int(done("MPI_Keyval_create", 0, nullArg("keyval")))
 	}
-	return C.int(done(0, mpiKeyvalCreate(copy_fn, delete_fn, keyval, extra_state)))
+	return C.int(done("MPI_Keyval_create", 0, mpiKeyvalCreate(copy_fn, delete_fn, keyval, extra_state)))
 }
 
 //export PMPI_Keyval_free
 func PMPI_Keyval_free(keyval *C.int) C.int {
 	if keyval == nil {
-		return C.int(done(0, nullArg("MPI_Keyval_free", "keyval")))
+		return C.int(done("MPI_Keyval_free", 0, nullArg("keyval")))
 	}
-	return C.int(done(0, mpiKeyvalFree(keyval)))
+	return C.int(done("MPI_Keyval_free", 0, mpiKeyvalFree(keyval)))
 }
 
 //export PMPI_Lookup_name
@@ -2463,187 +2463,187 @@ func PMPI_Lookup_name(service_name *C.char, info C.uintptr_t, port_name *C.char)
 //export PMPI_Mprobe
 func PMPI_Mprobe(source C.int, tag C.int, comm C.uintptr_t, message *C.uintptr_t, status *C.MPI_Status) C.int {
 	if message == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Mprobe", "message")))
+		return C.int(done("MPI_Mprobe", Comm(comm), nullArg("message")))
 	}
-	return C.int(done(Comm(comm), mpiMprobe(int(source), int(tag), Comm(comm), (*Message)(unsafe.Pointer(message)), status)))
+	return C.int(done("MPI_Mprobe", Comm(comm), mpiMprobe(int(source), int(tag), Comm(comm), (*Message)(unsafe.Pointer(message)), status)))
 }
 
 //export PMPI_Mrecv
 func PMPI_Mrecv(buf unsafe.Pointer, count C.int, datatype C.uintptr_t, message *C.uintptr_t, status *C.MPI_Status) C.int {
 	if message == nil {
-		return C.int(done(0, nullArg("MPI_Mrecv", "message")))
+		return C.int(done("MPI_Mrecv", 0, nullArg("message")))
 	}
-	return C.int(done(0, mpiMrecv(buf, int(count), Datatype(datatype), (*Message)(unsafe.Pointer(message)), status)))
+	return C.int(done("MPI_Mrecv", 0, mpiMrecv(buf, int(count), Datatype(datatype), (*Message)(unsafe.Pointer(message)), status)))
 }
 
 //export PMPI_Mrecv_c
 func PMPI_Mrecv_c(buf unsafe.Pointer, count C.int64_t, datatype C.uintptr_t, message *C.uintptr_t, status *C.MPI_Status) C.int {
 	if message == nil {
-		return C.int(done(0, nullArg("MPI_Mrecv_c", "message")))
+		return C.int(done("MPI_Mrecv_c", 0, nullArg("message")))
 	}
-	return C.int(done(0, mpiMrecv(buf, int(count), Datatype(datatype), (*Message)(unsafe.Pointer(message)), status)))
+	return C.int(done("MPI_Mrecv_c", 0, mpiMrecv(buf, int(count), Datatype(datatype), (*Message)(unsafe.Pointer(message)), status)))
 }
 
 //export PMPI_Neighbor_allgather
 func PMPI_Neighbor_allgather(sendbuf unsafe.Pointer, sendcount C.int, sendtype C.uintptr_t, recvbuf unsafe.Pointer, recvcount C.int, recvtype C.uintptr_t, comm C.uintptr_t) C.int {
-	return C.int(done(Comm(comm), mpiNeighborAllgather(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, int(recvcount), Datatype(recvtype), Comm(comm))))
+	return C.int(done("MPI_Neighbor_allgather", Comm(comm), mpiNeighborAllgather(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, int(recvcount), Datatype(recvtype), Comm(comm))))
 }
 
 //export PMPI_Neighbor_allgather_c
 func PMPI_Neighbor_allgather_c(sendbuf unsafe.Pointer, sendcount C.int64_t, sendtype C.uintptr_t, recvbuf unsafe.Pointer, recvcount C.int64_t, recvtype C.uintptr_t, comm C.uintptr_t) C.int {
-	return C.int(done(Comm(comm), mpiNeighborAllgather(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, int(recvcount), Datatype(recvtype), Comm(comm))))
+	return C.int(done("MPI_Neighbor_allgather_c", Comm(comm), mpiNeighborAllgather(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, int(recvcount), Datatype(recvtype), Comm(comm))))
 }
 
 //export PMPI_Neighbor_allgather_init
 func PMPI_Neighbor_allgather_init(sendbuf unsafe.Pointer, sendcount C.int, sendtype C.uintptr_t, recvbuf unsafe.Pointer, recvcount C.int, recvtype C.uintptr_t, comm C.uintptr_t, info C.uintptr_t, request *C.uintptr_t) C.int {
 	if request == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Neighbor_allgather_init", "request")))
+		return C.int(done("MPI_Neighbor_allgather_init", Comm(comm), nullArg("request")))
 	}
-	return C.int(done(Comm(comm), mpiNeighborAllgatherInit(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, int(recvcount), Datatype(recvtype), Comm(comm), Info(info), (*Request)(unsafe.Pointer(request)))))
+	return C.int(done("MPI_Neighbor_allgather_init", Comm(comm), mpiNeighborAllgatherInit(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, int(recvcount), Datatype(recvtype), Comm(comm), Info(info), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Neighbor_allgather_init_c
 func PMPI_Neighbor_allgather_init_c(sendbuf unsafe.Pointer, sendcount C.int64_t, sendtype C.uintptr_t, recvbuf unsafe.Pointer, recvcount C.int64_t, recvtype C.uintptr_t, comm C.uintptr_t, info C.uintptr_t, request *C.uintptr_t) C.int {
 	if request == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Neighbor_allgather_init_c", "request")))
+		return C.int(done("MPI_Neighbor_allgather_init_c", Comm(comm), nullArg("request")))
 	}
-	return C.int(done(Comm(comm), mpiNeighborAllgatherInit(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, int(recvcount), Datatype(recvtype), Comm(comm), Info(info), (*Request)(unsafe.Pointer(request)))))
+	return C.int(done("MPI_Neighbor_allgather_init_c", Comm(comm), mpiNeighborAllgatherInit(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, int(recvcount), Datatype(recvtype), Comm(comm), Info(info), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Neighbor_allgatherv
 func PMPI_Neighbor_allgatherv(sendbuf unsafe.Pointer, sendcount C.int, sendtype C.uintptr_t, recvbuf unsafe.Pointer, recvcounts *C.int, displs *C.int, recvtype C.uintptr_t, comm C.uintptr_t) C.int {
-	return C.int(done(Comm(comm), mpiNeighborAllgatherv(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, recvcounts, displs, Datatype(recvtype), Comm(comm))))
+	return C.int(done("MPI_Neighbor_allgatherv", Comm(comm), mpiNeighborAllgatherv(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, recvcounts, displs, Datatype(recvtype), Comm(comm))))
 }
 
 //export PMPI_Neighbor_allgatherv_c
 func PMPI_Neighbor_allgatherv_c(sendbuf unsafe.Pointer, sendcount C.int64_t, sendtype C.uintptr_t, recvbuf unsafe.Pointer, recvcounts *C.int64_t, displs *C.intptr_t, recvtype C.uintptr_t, comm C.uintptr_t) C.int {
-	return C.int(done(Comm(comm), mpiNeighborAllgatherv(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, recvcounts, displs, Datatype(recvtype), Comm(comm))))
+	return C.int(done("MPI_Neighbor_allgatherv_c", Comm(comm), mpiNeighborAllgatherv(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, recvcounts, displs, Datatype(recvtype), Comm(comm))))
 }
 
 //export PMPI_Neighbor_allgatherv_init
 func PMPI_Neighbor_allgatherv_init(sendbuf unsafe.Pointer, sendcount C.int, sendtype C.uintptr_t, recvbuf unsafe.Pointer, recvcounts *C.int, displs *C.int, recvtype C.uintptr_t, comm C.uintptr_t, info C.uintptr_t, request *C.uintptr_t) C.int {
 	if request == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Neighbor_allgatherv_init", "request")))
+		return C.int(done("MPI_Neighbor_allgatherv_init", Comm(comm), nullArg("request")))
 	}
-	return C.int(done(Comm(comm), mpiNeighborAllgathervInit(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, recvcounts, displs, Datatype(recvtype), Comm(comm), Info(info), (*Request)(unsafe.Pointer(request)))))
+	return C.int(done("MPI_Neighbor_allgatherv_init", Comm(comm), mpiNeighborAllgathervInit(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, recvcounts, displs, Datatype(recvtype), Comm(comm), Info(info), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Neighbor_allgatherv_init_c
 func PMPI_Neighbor_allgatherv_init_c(sendbuf unsafe.Pointer, sendcount C.int64_t, sendtype C.uintptr_t, recvbuf unsafe.Pointer, recvcounts *C.int64_t, displs *C.intptr_t, recvtype C.uintptr_t, comm C.uintptr_t, info C.uintptr_t, request *C.uintptr_t) C.int {
 	if request == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Neighbor_allgatherv_init_c", "request")))
+		return C.int(done("MPI_Neighbor_allgatherv_init_c", Comm(comm), nullArg("request")))
 	}
-	return C.int(done(Comm(comm), mpiNeighborAllgathervInit(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, recvcounts, displs, Datatype(recvtype), Comm(comm), Info(info), (*Request)(unsafe.Pointer(request)))))
+	return C.int(done("MPI_Neighbor_allgatherv_init_c", Comm(comm), mpiNeighborAllgathervInit(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, recvcounts, displs, Datatype(recvtype), Comm(comm), Info(info), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Neighbor_alltoall
 func PMPI_Neighbor_alltoall(sendbuf unsafe.Pointer, sendcount C.int, sendtype C.uintptr_t, recvbuf unsafe.Pointer, recvcount C.int, recvtype C.uintptr_t, comm C.uintptr_t) C.int {
-	return C.int(done(Comm(comm), mpiNeighborAlltoall(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, int(recvcount), Datatype(recvtype), Comm(comm))))
+	return C.int(done("MPI_Neighbor_alltoall", Comm(comm), mpiNeighborAlltoall(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, int(recvcount), Datatype(recvtype), Comm(comm))))
 }
 
 //export PMPI_Neighbor_alltoall_c
 func PMPI_Neighbor_alltoall_c(sendbuf unsafe.Pointer, sendcount C.int64_t, sendtype C.uintptr_t, recvbuf unsafe.Pointer, recvcount C.int64_t, recvtype C.uintptr_t, comm C.uintptr_t) C.int {
-	return C.int(done(Comm(comm), mpiNeighborAlltoall(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, int(recvcount), Datatype(recvtype), Comm(comm))))
+	return C.int(done("MPI_Neighbor_alltoall_c", Comm(comm), mpiNeighborAlltoall(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, int(recvcount), Datatype(recvtype), Comm(comm))))
 }
 
 //export PMPI_Neighbor_alltoall_init
 func PMPI_Neighbor_alltoall_init(sendbuf unsafe.Pointer, sendcount C.int, sendtype C.uintptr_t, recvbuf unsafe.Pointer, recvcount C.int, recvtype C.uintptr_t, comm C.uintptr_t, info C.uintptr_t, request *C.uintptr_t) C.int {
 	if request == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Neighbor_alltoall_init", "request")))
+		return C.int(done("MPI_Neighbor_alltoall_init", Comm(comm), nullArg("request")))
 	}
-	return C.int(done(Comm(comm), mpiNeighborAlltoallInit(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, int(recvcount), Datatype(recvtype), Comm(comm), Info(info), (*Request)(unsafe.Pointer(request)))))
+	return C.int(done("MPI_Neighbor_alltoall_init", Comm(comm), mpiNeighborAlltoallInit(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, int(recvcount), Datatype(recvtype), Comm(comm), Info(info), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Neighbor_alltoall_init_c
 func PMPI_Neighbor_alltoall_init_c(sendbuf unsafe.Pointer, sendcount C.int64_t, sendtype C.uintptr_t, recvbuf unsafe.Pointer, recvcount C.int64_t, recvtype C.uintptr_t, comm C.uintptr_t, info C.uintptr_t, request *C.uintptr_t) C.int {
 	if request == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Neighbor_alltoall_init_c", "request")))
+		return C.int(done("MPI_Neighbor_alltoall_init_c", Comm(comm), nullArg("request")))
 	}
-	return C.int(done(Comm(comm), mpiNeighborAlltoallInit(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, int(recvcount), Datatype(recvtype), Comm(comm), Info(info), (*Request)(unsafe.Pointer(request)))))
+	return C.int(done("MPI_Neighbor_alltoall_init_c", Comm(comm), mpiNeighborAlltoallInit(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, int(recvcount), Datatype(recvtype), Comm(comm), Info(info), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Neighbor_alltoallv
 func PMPI_Neighbor_alltoallv(sendbuf unsafe.Pointer, sendcounts *C.int, sdispls *C.int, sendtype C.uintptr_t, recvbuf unsafe.Pointer, recvcounts *C.int, rdispls *C.int, recvtype C.uintptr_t, comm C.uintptr_t) C.int {
-	return C.int(done(Comm(comm), mpiNeighborAlltoallv(sendbuf, sendcounts, sdispls, Datatype(sendtype), recvbuf, recvcounts, rdispls, Datatype(recvtype), Comm(comm))))
+	return C.int(done("MPI_Neighbor_alltoallv", Comm(comm), mpiNeighborAlltoallv(sendbuf, sendcounts, sdispls, Datatype(sendtype), recvbuf, recvcounts, rdispls, Datatype(recvtype), Comm(comm))))
 }
 
 //export PMPI_Neighbor_alltoallv_c
 func PMPI_Neighbor_alltoallv_c(sendbuf unsafe.Pointer, sendcounts *C.int64_t, sdispls *C.intptr_t, sendtype C.uintptr_t, recvbuf unsafe.Pointer, recvcounts *C.int64_t, rdispls *C.intptr_t, recvtype C.uintptr_t, comm C.uintptr_t) C.int {
-	return C.int(done(Comm(comm), mpiNeighborAlltoallv(sendbuf, sendcounts, sdispls, Datatype(sendtype), recvbuf, recvcounts, rdispls, Datatype(recvtype), Comm(comm))))
+	return C.int(done("MPI_Neighbor_alltoallv_c", Comm(comm), mpiNeighborAlltoallv(sendbuf, sendcounts, sdispls, Datatype(sendtype), recvbuf, recvcounts, rdispls, Datatype(recvtype), Comm(comm))))
 }
 
 //export PMPI_Neighbor_alltoallv_init
 func PMPI_Neighbor_alltoallv_init(sendbuf unsafe.Pointer, sendcounts *C.int, sdispls *C.int, sendtype C.uintptr_t, recvbuf unsafe.Pointer, recvcounts *C.int, rdispls *C.int, recvtype C.uintptr_t, comm C.uintptr_t, info C.uintptr_t, request *C.uintptr_t) C.int {
 	if request == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Neighbor_alltoallv_init", "request")))
+		return C.int(done("MPI_Neighbor_alltoallv_init", Comm(comm), nullArg("request")))
 	}
-	return C.int(done(Comm(comm), mpiNeighborAlltoallvInit(sendbuf, sendcounts, sdispls, Datatype(sendtype), recvbuf, recvcounts, rdispls, Datatype(recvtype), Comm(comm), Info(info), (*Request)(unsafe.Pointer(request)))))
+	return C.int(done("MPI_Neighbor_alltoallv_init", Comm(comm), mpiNeighborAlltoallvInit(sendbuf, sendcounts, sdispls, Datatype(sendtype), recvbuf, recvcounts, rdispls, Datatype(recvtype), Comm(comm), Info(info), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Neighbor_alltoallv_init_c
 func PMPI_Neighbor_alltoallv_init_c(sendbuf unsafe.Pointer, sendcounts *C.int64_t, sdispls *C.intptr_t, sendtype C.uintptr_t, recvbuf unsafe.Pointer, recvcounts *C.int64_t, rdispls *C.intptr_t, recvtype C.uintptr_t, comm C.uintptr_t, info C.uintptr_t, request *C.uintptr_t) C.int {
 	if request == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Neighbor_alltoallv_init_c", "request")))
+		return C.int(done("MPI_Neighbor_alltoallv_init_c", Comm(comm), nullArg("request")))
 	}
-	return C.int(done(Comm(comm), mpiNeighborAlltoallvInit(sendbuf, sendcounts, sdispls, Datatype(sendtype), recvbuf, recvcounts, rdispls, Datatype(recvtype), Comm(comm), Info(info), (*Request)(unsafe.Pointer(request)))))
+	return C.int(done("MPI_Neighbor_alltoallv_init_c", Comm(comm), mpiNeighborAlltoallvInit(sendbuf, sendcounts, sdispls, Datatype(sendtype), recvbuf, recvcounts, rdispls, Datatype(recvtype), Comm(comm), Info(info), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Neighbor_alltoallw
 func PMPI_Neighbor_alltoallw(sendbuf unsafe.Pointer, sendcounts *C.int, sdispls *C.intptr_t, sendtypes *C.uintptr_t, recvbuf unsafe.Pointer, recvcounts *C.int, rdispls *C.intptr_t, recvtypes *C.uintptr_t, comm C.uintptr_t) C.int {
-	return C.int(done(Comm(comm), mpiNeighborAlltoallw(sendbuf, sendcounts, sdispls, (*Datatype)(unsafe.Pointer(sendtypes)), recvbuf, recvcounts, rdispls, (*Datatype)(unsafe.Pointer(recvtypes)), Comm(comm))))
+	return C.int(done("MPI_Neighbor_alltoallw", Comm(comm), mpiNeighborAlltoallw(sendbuf, sendcounts, sdispls, (*Datatype)(unsafe.Pointer(sendtypes)), recvbuf, recvcounts, rdispls, (*Datatype)(unsafe.Pointer(recvtypes)), Comm(comm))))
 }
 
 //export PMPI_Neighbor_alltoallw_c
 func PMPI_Neighbor_alltoallw_c(sendbuf unsafe.Pointer, sendcounts *C.int64_t, sdispls *C.intptr_t, sendtypes *C.uintptr_t, recvbuf unsafe.Pointer, recvcounts *C.int64_t, rdispls *C.intptr_t, recvtypes *C.uintptr_t, comm C.uintptr_t) C.int {
-	return C.int(done(Comm(comm), mpiNeighborAlltoallw(sendbuf, sendcounts, sdispls, (*Datatype)(unsafe.Pointer(sendtypes)), recvbuf, recvcounts, rdispls, (*Datatype)(unsafe.Pointer(recvtypes)), Comm(comm))))
+	return C.int(done("MPI_Neighbor_alltoallw_c", Comm(comm), mpiNeighborAlltoallw(sendbuf, sendcounts, sdispls, (*Datatype)(unsafe.Pointer(sendtypes)), recvbuf, recvcounts, rdispls, (*Datatype)(unsafe.Pointer(recvtypes)), Comm(comm))))
 }
 
 //export PMPI_Neighbor_alltoallw_init
 func PMPI_Neighbor_alltoallw_init(sendbuf unsafe.Pointer, sendcounts *C.int, sdispls *C.intptr_t, sendtypes *C.uintptr_t, recvbuf unsafe.Pointer, recvcounts *C.int, rdispls *C.intptr_t, recvtypes *C.uintptr_t, comm C.uintptr_t, info C.uintptr_t, request *C.uintptr_t) C.int {
 	if request == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Neighbor_alltoallw_init", "request")))
+		return C.int(done("MPI_Neighbor_alltoallw_init", Comm(comm), nullArg("request")))
 	}
-	return C.int(done(Comm(comm), mpiNeighborAlltoallwInit(sendbuf, sendcounts, sdispls, (*Datatype)(unsafe.Pointer(sendtypes)), recvbuf, recvcounts, rdispls, (*Datatype)(unsafe.Pointer(recvtypes)), Comm(comm), Info(info), (*Request)(unsafe.Pointer(request)))))
+	return C.int(done("MPI_Neighbor_alltoallw_init", Comm(comm), mpiNeighborAlltoallwInit(sendbuf, sendcounts, sdispls, (*Datatype)(unsafe.Pointer(sendtypes)), recvbuf, recvcounts, rdispls, (*Datatype)(unsafe.Pointer(recvtypes)), Comm(comm), Info(info), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Neighbor_alltoallw_init_c
 func PMPI_Neighbor_alltoallw_init_c(sendbuf unsafe.Pointer, sendcounts *C.int64_t, sdispls *C.intptr_t, sendtypes *C.uintptr_t, recvbuf unsafe.Pointer, recvcounts *C.int64_t, rdispls *C.intptr_t, recvtypes *C.uintptr_t, comm C.uintptr_t, info C.uintptr_t, request *C.uintptr_t) C.int {
 	if request == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Neighbor_alltoallw_init_c", "request")))
+		return C.int(done("MPI_Neighbor_alltoallw_init_c", Comm(comm), nullArg("request")))
 	}
-	return C.int(done(Comm(comm), mpiNeighborAlltoallwInit(sendbuf, sendcounts, sdispls, (*Datatype)(unsafe.Pointer(sendtypes)), recvbuf, recvcounts, rdispls, (*Datatype)(unsafe.Pointer(recvtypes)), Comm(comm), Info(info), (*Request)(unsafe.Pointer(request)))))
+	return C.int(done("MPI_Neighbor_alltoallw_init_c", Comm(comm), mpiNeighborAlltoallwInit(sendbuf, sendcounts, sdispls, (*Datatype)(unsafe.Pointer(sendtypes)), recvbuf, recvcounts, rdispls, (*Datatype)(unsafe.Pointer(recvtypes)), Comm(comm), Info(info), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Op_commutative
 func PMPI_Op_commutative(op C.uintptr_t, commute *C.int) C.int {
 	if commute == nil {
-		return C.int(done(0, nullArg("MPI_Op_commutative", "commute")))
+		return C.int(done("MPI_Op_commutative", 0, nullArg("commute")))
 	}
-	return C.int(done(0, mpiOpCommutative(Op(op), commute)))
+	return C.int(done("MPI_Op_commutative", 0, mpiOpCommutative(Op(op), commute)))
 }
 
 //export PMPI_Op_create
 func PMPI_Op_create(user_fn unsafe.Pointer, commute C.int, op *C.uintptr_t) C.int {
 	if op == nil {
-		return C.int(done(0, nullArg("MPI_Op_create", "op")))
+		return C.int(done("MPI_Op_create", 0, nullArg("op")))
 	}
-	return C.int(done(0, mpiOpCreate(user_fn, int(commute), (*Op)(unsafe.Pointer(op)))))
+	return C.int(done("MPI_Op_create", 0, mpiOpCreate(user_fn, int(commute), (*Op)(unsafe.Pointer(op)))))
 }
 
 //export PMPI_Op_create_c
 func PMPI_Op_create_c(user_fn unsafe.Pointer, commute C.int, op *C.uintptr_t) C.int {
 	if op == nil {
-		return C.int(done(0, nullArg("MPI_Op_create_c", "op")))
+		return C.int(done("MPI_Op_create_c", 0, nullArg("op")))
 	}
-	return C.int(done(0, mpiOpCreateC(user_fn, int(commute), (*Op)(unsafe.Pointer(op)))))
+	return C.int(done("MPI_Op_create_c", 0, mpiOpCreateC(user_fn, int(commute), (*Op)(unsafe.Pointer(op)))))
 }
 
 //export PMPI_Op_free
 func PMPI_Op_free(op *C.uintptr_t) C.int {
 	if op == nil {
-		return C.int(done(0, nullArg("MPI_Op_free", "op")))
+		return C.int(done("MPI_Op_free", 0, nullArg("op")))
 	}
-	return C.int(done(0, mpiOpFree((*Op)(unsafe.Pointer(op)))))
+	return C.int(done("MPI_Op_free", 0, mpiOpFree((*Op)(unsafe.Pointer(op)))))
 }
 
 //export PMPI_Open_port
@@ -2654,109 +2654,109 @@ func PMPI_Open_port(info C.uintptr_t, port_name *C.char) C.int {
 //export PMPI_Pack
 func PMPI_Pack(inbuf unsafe.Pointer, incount C.int, datatype C.uintptr_t, outbuf unsafe.Pointer, outsize C.int, position *C.int, comm C.uintptr_t) C.int {
 	if position == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Pack", "position")))
+		return C.int(done("MPI_Pack", Comm(comm), nullArg("position")))
 	}
-	return C.int(done(Comm(comm), mpiPack(inbuf, int(incount), Datatype(datatype), outbuf, int(outsize), position, Comm(comm))))
+	return C.int(done("MPI_Pack", Comm(comm), mpiPack(inbuf, int(incount), Datatype(datatype), outbuf, int(outsize), position, Comm(comm))))
 }
 
 //export PMPI_Pack_c
 func PMPI_Pack_c(inbuf unsafe.Pointer, incount C.int64_t, datatype C.uintptr_t, outbuf unsafe.Pointer, outsize C.int64_t, position *C.int64_t, comm C.uintptr_t) C.int {
 	if position == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Pack_c", "position")))
+		return C.int(done("MPI_Pack_c", Comm(comm), nullArg("position")))
 	}
-	return C.int(done(Comm(comm), mpiPack(inbuf, int(incount), Datatype(datatype), outbuf, int(outsize), position, Comm(comm))))
+	return C.int(done("MPI_Pack_c", Comm(comm), mpiPack(inbuf, int(incount), Datatype(datatype), outbuf, int(outsize), position, Comm(comm))))
 }
 
 //export PMPI_Pack_external
 func PMPI_Pack_external(datarep *C.char, inbuf unsafe.Pointer, incount C.int, datatype C.uintptr_t, outbuf unsafe.Pointer, outsize C.intptr_t, position *C.intptr_t) C.int {
 	if position == nil {
-		return C.int(done(0, nullArg("MPI_Pack_external", "position")))
+		return C.int(done("MPI_Pack_external", 0, nullArg("position")))
 	}
-	return C.int(done(0, mpiPackExternal(datarep, inbuf, int(incount), Datatype(datatype), outbuf, int(outsize), position)))
+	return C.int(done("MPI_Pack_external", 0, mpiPackExternal(datarep, inbuf, int(incount), Datatype(datatype), outbuf, int(outsize), position)))
 }
 
 //export PMPI_Pack_external_c
 func PMPI_Pack_external_c(datarep *C.char, inbuf unsafe.Pointer, incount C.int64_t, datatype C.uintptr_t, outbuf unsafe.Pointer, outsize C.int64_t, position *C.int64_t) C.int {
 	if position == nil {
-		return C.int(done(0, nullArg("MPI_Pack_external_c", "position")))
+		return C.int(done("MPI_Pack_external_c", 0, nullArg("position")))
 	}
-	return C.int(done(0, mpiPackExternal(datarep, inbuf, int(incount), Datatype(datatype), outbuf, int(outsize), position)))
+	return C.int(done("MPI_Pack_external_c", 0, mpiPackExternal(datarep, inbuf, int(incount), Datatype(datatype), outbuf, int(outsize), position)))
 }
 
 //export PMPI_Pack_external_size
 func PMPI_Pack_external_size(datarep *C.char, incount C.int, datatype C.uintptr_t, size *C.intptr_t) C.int {
 	if size == nil {
-		return C.int(done(0, nullArg("MPI_Pack_external_size", "size")))
+		return C.int(done("MPI_Pack_external_size", 0, nullArg("size")))
 	}
-	return C.int(done(0, mpiPackExternalSize(datarep, int(incount), Datatype(datatype), size)))
+	return C.int(done("MPI_Pack_external_size", 0, mpiPackExternalSize(datarep, int(incount), Datatype(datatype), size)))
 }
 
 //export PMPI_Pack_external_size_c
 func PMPI_Pack_external_size_c(datarep *C.char, incount C.int64_t, datatype C.uintptr_t, size *C.int64_t) C.int {
 	if size == nil {
-		return C.int(done(0, nullArg("MPI_Pack_external_size_c", "size")))
+		return C.int(done("MPI_Pack_external_size_c", 0, nullArg("size")))
 	}
-	return C.int(done(0, mpiPackExternalSize(datarep, int(incount), Datatype(datatype), size)))
+	return C.int(done("MPI_Pack_external_size_c", 0, mpiPackExternalSize(datarep, int(incount), Datatype(datatype), size)))
 }
 
 //export PMPI_Pack_size
 func PMPI_Pack_size(incount C.int, datatype C.uintptr_t, comm C.uintptr_t, size *C.int) C.int {
 	if size == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Pack_size", "size")))
+		return C.int(done("MPI_Pack_size", Comm(comm), nullArg("size")))
 	}
-	return C.int(done(Comm(comm), mpiPackSize(int(incount), Datatype(datatype), Comm(comm), size)))
+	return C.int(done("MPI_Pack_size", Comm(comm), mpiPackSize(int(incount), Datatype(datatype), Comm(comm), size)))
 }
 
 //export PMPI_Pack_size_c
 func PMPI_Pack_size_c(incount C.int64_t, datatype C.uintptr_t, comm C.uintptr_t, size *C.int64_t) C.int {
 	if size == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Pack_size_c", "size")))
+		return C.int(done("MPI_Pack_size_c", Comm(comm), nullArg("size")))
 	}
-	return C.int(done(Comm(comm), mpiPackSize(int(incount), Datatype(datatype), Comm(comm), size)))
+	return C.int(done("MPI_Pack_size_c", Comm(comm), mpiPackSize(int(incount), Datatype(datatype), Comm(comm), size)))
 }
 
 //export PMPI_Parrived
 func PMPI_Parrived(request C.uintptr_t, partition C.int, flag *C.int) C.int {
 	if flag == nil {
-		return C.int(done(0, nullArg("MPI_Parrived", "flag")))
+		return C.int(done("MPI_Parrived", 0, nullArg("flag")))
 	}
-	return C.int(done(0, mpiParrived(Request(request), int(partition), flag)))
+	return C.int(done("MPI_Parrived", 0, mpiParrived(Request(request), int(partition), flag)))
 }
 
 //export PMPI_Pready
 func PMPI_Pready(partition C.int, request C.uintptr_t) C.int {
-	return C.int(done(0, mpiPready(int(partition), Request(request))))
+	return C.int(done("MPI_Pready", 0, mpiPready(int(partition), Request(request))))
 }
 
 //export PMPI_Pready_list
 func PMPI_Pready_list(length C.int, array_of_partitions *C.int, request C.uintptr_t) C.int {
-	return C.int(done(0, mpiPreadyList(int(length), array_of_partitions, Request(request))))
+	return C.int(done("MPI_Pready_list", 0, mpiPreadyList(int(length), array_of_partitions, Request(request))))
 }
 
 //export PMPI_Pready_range
 func PMPI_Pready_range(partition_low C.int, partition_high C.int, request C.uintptr_t) C.int {
-	return C.int(done(0, mpiPreadyRange(int(partition_low), int(partition_high), Request(request))))
+	return C.int(done("MPI_Pready_range", 0, mpiPreadyRange(int(partition_low), int(partition_high), Request(request))))
 }
 
 //export PMPI_Precv_init
 func PMPI_Precv_init(buf unsafe.Pointer, partitions C.int, count C.int64_t, datatype C.uintptr_t, source C.int, tag C.int, comm C.uintptr_t, info C.uintptr_t, request *C.uintptr_t) C.int {
 	if request == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Precv_init", "request")))
+		return C.int(done("MPI_Precv_init", Comm(comm), nullArg("request")))
 	}
-	return C.int(done(Comm(comm), mpiPrecvInit(buf, int(partitions), int(count), Datatype(datatype), int(source), int(tag), Comm(comm), Info(info), (*Request)(unsafe.Pointer(request)))))
+	return C.int(done("MPI_Precv_init", Comm(comm), mpiPrecvInit(buf, int(partitions), int(count), Datatype(datatype), int(source), int(tag), Comm(comm), Info(info), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Probe
 func PMPI_Probe(source C.int, tag C.int, comm C.uintptr_t, status *C.MPI_Status) C.int {
-	return C.int(done(Comm(comm), mpiProbe(int(source), int(tag), Comm(comm), status)))
+	return C.int(done("MPI_Probe", Comm(comm), mpiProbe(int(source), int(tag), Comm(comm), status)))
 }
 
 //export PMPI_Psend_init
 func PMPI_Psend_init(buf unsafe.Pointer, partitions C.int, count C.int64_t, datatype C.uintptr_t, dest C.int, tag C.int, comm C.uintptr_t, info C.uintptr_t, request *C.uintptr_t) C.int {
 	if request == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Psend_init", "request")))
+		return C.int(done("MPI_Psend_init", Comm(comm), nullArg("request")))
 	}
-	return C.int(done(Comm(comm), mpiPsendInit(buf, int(partitions), int(count), Datatype(datatype), int(dest), int(tag), Comm(comm), Info(info), (*Request)(unsafe.Pointer(request)))))
+	return C.int(done("MPI_Psend_init", Comm(comm), mpiPsendInit(buf, int(partitions), int(count), Datatype(datatype), int(dest), int(tag), Comm(comm), Info(info), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Publish_name
@@ -2777,9 +2777,9 @@ func PMPI_Put_c(origin_addr unsafe.Pointer, origin_count C.int64_t, origin_datat
 //export PMPI_Query_thread
 func PMPI_Query_thread(provided *C.int) C.int {
 	if provided == nil {
-		return C.int(done(0, nullArg("MPI_Query_thread", "provided")))
+		return C.int(done("MPI_Query_thread", 0, nullArg("provided")))
 	}
-	return C.int(done(0, mpiQueryThread(provided)))
+	return C.int(done("MPI_Query_thread", 0, mpiQueryThread(provided)))
 }
 
 //export PMPI_Raccumulate
@@ -2800,116 +2800,116 @@ func PMPI_Raccumulate_c(origin_addr unsafe.Pointer, origin_count C.int64_t, orig
 
 //export PMPI_Recv
 func PMPI_Recv(buf unsafe.Pointer, count C.int, datatype C.uintptr_t, source C.int, tag C.int, comm C.uintptr_t, status *C.MPI_Status) C.int {
-	return C.int(done(Comm(comm), mpiRecv(buf, int(count), Datatype(datatype), int(source), int(tag), Comm(comm), status)))
+	return C.int(done("MPI_Recv", Comm(comm), mpiRecv(buf, int(count), Datatype(datatype), int(source), int(tag), Comm(comm), status)))
 }
 
 //export PMPI_Recv_c
 func PMPI_Recv_c(buf unsafe.Pointer, count C.int64_t, datatype C.uintptr_t, source C.int, tag C.int, comm C.uintptr_t, status *C.MPI_Status) C.int {
-	return C.int(done(Comm(comm), mpiRecv(buf, int(count), Datatype(datatype), int(source), int(tag), Comm(comm), status)))
+	return C.int(done("MPI_Recv_c", Comm(comm), mpiRecv(buf, int(count), Datatype(datatype), int(source), int(tag), Comm(comm), status)))
 }
 
 //export PMPI_Recv_init
 func PMPI_Recv_init(buf unsafe.Pointer, count C.int, datatype C.uintptr_t, source C.int, tag C.int, comm C.uintptr_t, request *C.uintptr_t) C.int {
 	if request == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Recv_init", "request")))
+		return C.int(done("MPI_Recv_init", Comm(comm), nullArg("request")))
 	}
-	return C.int(done(Comm(comm), mpiRecvInit(buf, int(count), Datatype(datatype), int(source), int(tag), Comm(comm), (*Request)(unsafe.Pointer(request)))))
+	return C.int(done("MPI_Recv_init", Comm(comm), mpiRecvInit(buf, int(count), Datatype(datatype), int(source), int(tag), Comm(comm), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Recv_init_c
 func PMPI_Recv_init_c(buf unsafe.Pointer, count C.int64_t, datatype C.uintptr_t, source C.int, tag C.int, comm C.uintptr_t, request *C.uintptr_t) C.int {
 	if request == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Recv_init_c", "request")))
+		return C.int(done("MPI_Recv_init_c", Comm(comm), nullArg("request")))
 	}
-	return C.int(done(Comm(comm), mpiRecvInit(buf, int(count), Datatype(datatype), int(source), int(tag), Comm(comm), (*Request)(unsafe.Pointer(request)))))
+	return C.int(done("MPI_Recv_init_c", Comm(comm), mpiRecvInit(buf, int(count), Datatype(datatype), int(source), int(tag), Comm(comm), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Reduce
 func PMPI_Reduce(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.int, datatype C.uintptr_t, op C.uintptr_t, root C.int, comm C.uintptr_t) C.int {
-	return C.int(done(Comm(comm), mpiReduce(sendbuf, recvbuf, int(count), Datatype(datatype), Op(op), int(root), Comm(comm))))
+	return C.int(done("MPI_Reduce", Comm(comm), mpiReduce(sendbuf, recvbuf, int(count), Datatype(datatype), Op(op), int(root), Comm(comm))))
 }
 
 //export PMPI_Reduce_c
 func PMPI_Reduce_c(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.int64_t, datatype C.uintptr_t, op C.uintptr_t, root C.int, comm C.uintptr_t) C.int {
-	return C.int(done(Comm(comm), mpiReduce(sendbuf, recvbuf, int(count), Datatype(datatype), Op(op), int(root), Comm(comm))))
+	return C.int(done("MPI_Reduce_c", Comm(comm), mpiReduce(sendbuf, recvbuf, int(count), Datatype(datatype), Op(op), int(root), Comm(comm))))
 }
 
 //export PMPI_Reduce_init
 func PMPI_Reduce_init(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.int, datatype C.uintptr_t, op C.uintptr_t, root C.int, comm C.uintptr_t, info C.uintptr_t, request *C.uintptr_t) C.int {
 	if request == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Reduce_init", "request")))
+		return C.int(done("MPI_Reduce_init", Comm(comm), nullArg("request")))
 	}
-	return C.int(done(Comm(comm), mpiReduceInit(sendbuf, recvbuf, int(count), Datatype(datatype), Op(op), int(root), Comm(comm), Info(info), (*Request)(unsafe.Pointer(request)))))
+	return C.int(done("MPI_Reduce_init", Comm(comm), mpiReduceInit(sendbuf, recvbuf, int(count), Datatype(datatype), Op(op), int(root), Comm(comm), Info(info), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Reduce_init_c
 func PMPI_Reduce_init_c(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.int64_t, datatype C.uintptr_t, op C.uintptr_t, root C.int, comm C.uintptr_t, info C.uintptr_t, request *C.uintptr_t) C.int {
 	if request == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Reduce_init_c", "request")))
+		return C.int(done("MPI_Reduce_init_c", Comm(comm), nullArg("request")))
 	}
-	return C.int(done(Comm(comm), mpiReduceInit(sendbuf, recvbuf, int(count), Datatype(datatype), Op(op), int(root), Comm(comm), Info(info), (*Request)(unsafe.Pointer(request)))))
+	return C.int(done("MPI_Reduce_init_c", Comm(comm), mpiReduceInit(sendbuf, recvbuf, int(count), Datatype(datatype), Op(op), int(root), Comm(comm), Info(info), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Reduce_local
 func PMPI_Reduce_local(inbuf unsafe.Pointer, inoutbuf unsafe.Pointer, count C.int, datatype C.uintptr_t, op C.uintptr_t) C.int {
-	return C.int(done(0, mpiReduceLocal(inbuf, inoutbuf, int(count), Datatype(datatype), Op(op))))
+	return C.int(done("MPI_Reduce_local", 0, mpiReduceLocal(inbuf, inoutbuf, int(count), Datatype(datatype), Op(op))))
 }
 
 //export PMPI_Reduce_local_c
 func PMPI_Reduce_local_c(inbuf unsafe.Pointer, inoutbuf unsafe.Pointer, count C.int64_t, datatype C.uintptr_t, op C.uintptr_t) C.int {
-	return C.int(done(0, mpiReduceLocal(inbuf, inoutbuf, int(count), Datatype(datatype), Op(op))))
+	return C.int(done("MPI_Reduce_local_c", 0, mpiReduceLocal(inbuf, inoutbuf, int(count), Datatype(datatype), Op(op))))
 }
 
 //export PMPI_Reduce_scatter
 func PMPI_Reduce_scatter(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcounts *C.int, datatype C.uintptr_t, op C.uintptr_t, comm C.uintptr_t) C.int {
-	return C.int(done(Comm(comm), mpiReduceScatter(sendbuf, recvbuf, recvcounts, Datatype(datatype), Op(op), Comm(comm))))
+	return C.int(done("MPI_Reduce_scatter", Comm(comm), mpiReduceScatter(sendbuf, recvbuf, recvcounts, Datatype(datatype), Op(op), Comm(comm))))
 }
 
 //export PMPI_Reduce_scatter_c
 func PMPI_Reduce_scatter_c(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcounts *C.int64_t, datatype C.uintptr_t, op C.uintptr_t, comm C.uintptr_t) C.int {
-	return C.int(done(Comm(comm), mpiReduceScatter(sendbuf, recvbuf, recvcounts, Datatype(datatype), Op(op), Comm(comm))))
+	return C.int(done("MPI_Reduce_scatter_c", Comm(comm), mpiReduceScatter(sendbuf, recvbuf, recvcounts, Datatype(datatype), Op(op), Comm(comm))))
 }
 
 //export PMPI_Reduce_scatter_block
 func PMPI_Reduce_scatter_block(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcount C.int, datatype C.uintptr_t, op C.uintptr_t, comm C.uintptr_t) C.int {
-	return C.int(done(Comm(comm), mpiReduceScatterBlock(sendbuf, recvbuf, int(recvcount), Datatype(datatype), Op(op), Comm(comm))))
+	return C.int(done("MPI_Reduce_scatter_block", Comm(comm), mpiReduceScatterBlock(sendbuf, recvbuf, int(recvcount), Datatype(datatype), Op(op), Comm(comm))))
 }
 
 //export PMPI_Reduce_scatter_block_c
 func PMPI_Reduce_scatter_block_c(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcount C.int64_t, datatype C.uintptr_t, op C.uintptr_t, comm C.uintptr_t) C.int {
-	return C.int(done(Comm(comm), mpiReduceScatterBlock(sendbuf, recvbuf, int(recvcount), Datatype(datatype), Op(op), Comm(comm))))
+	return C.int(done("MPI_Reduce_scatter_block_c", Comm(comm), mpiReduceScatterBlock(sendbuf, recvbuf, int(recvcount), Datatype(datatype), Op(op), Comm(comm))))
 }
 
 //export PMPI_Reduce_scatter_block_init
 func PMPI_Reduce_scatter_block_init(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcount C.int, datatype C.uintptr_t, op C.uintptr_t, comm C.uintptr_t, info C.uintptr_t, request *C.uintptr_t) C.int {
 	if request == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Reduce_scatter_block_init", "request")))
+		return C.int(done("MPI_Reduce_scatter_block_init", Comm(comm), nullArg("request")))
 	}
-	return C.int(done(Comm(comm), mpiReduceScatterBlockInit(sendbuf, recvbuf, int(recvcount), Datatype(datatype), Op(op), Comm(comm), Info(info), (*Request)(unsafe.Pointer(request)))))
+	return C.int(done("MPI_Reduce_scatter_block_init", Comm(comm), mpiReduceScatterBlockInit(sendbuf, recvbuf, int(recvcount), Datatype(datatype), Op(op), Comm(comm), Info(info), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Reduce_scatter_block_init_c
 func PMPI_Reduce_scatter_block_init_c(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcount C.int64_t, datatype C.uintptr_t, op C.uintptr_t, comm C.uintptr_t, info C.uintptr_t, request *C.uintptr_t) C.int {
 	if request == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Reduce_scatter_block_init_c", "request")))
+		return C.int(done("MPI_Reduce_scatter_block_init_c", Comm(comm), nullArg("request")))
 	}
-	return C.int(done(Comm(comm), mpiReduceScatterBlockInit(sendbuf, recvbuf, int(recvcount), Datatype(datatype), Op(op), Comm(comm), Info(info), (*Request)(unsafe.Pointer(request)))))
+	return C.int(done("MPI_Reduce_scatter_block_init_c", Comm(comm), mpiReduceScatterBlockInit(sendbuf, recvbuf, int(recvcount), Datatype(datatype), Op(op), Comm(comm), Info(info), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Reduce_scatter_init
 func PMPI_Reduce_scatter_init(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcounts *C.int, datatype C.uintptr_t, op C.uintptr_t, comm C.uintptr_t, info C.uintptr_t, request *C.uintptr_t) C.int {
 	if request == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Reduce_scatter_init", "request")))
+		return C.int(done("MPI_Reduce_scatter_init", Comm(comm), nullArg("request")))
 	}
-	return C.int(done(Comm(comm), mpiReduceScatterInit(sendbuf, recvbuf, recvcounts, Datatype(datatype), Op(op), Comm(comm), Info(info), (*Request)(unsafe.Pointer(request)))))
+	return C.int(done("MPI_Reduce_scatter_init", Comm(comm), mpiReduceScatterInit(sendbuf, recvbuf, recvcounts, Datatype(datatype), Op(op), Comm(comm), Info(info), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Reduce_scatter_init_c
 func PMPI_Reduce_scatter_init_c(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, recvcounts *C.int64_t, datatype C.uintptr_t, op C.uintptr_t, comm C.uintptr_t, info C.uintptr_t, request *C.uintptr_t) C.int {
 	if request == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Reduce_scatter_init_c", "request")))
+		return C.int(done("MPI_Reduce_scatter_init_c", Comm(comm), nullArg("request")))
 	}
-	return C.int(done(Comm(comm), mpiReduceScatterInit(sendbuf, recvbuf, recvcounts, Datatype(datatype), Op(op), Comm(comm), Info(info), (*Request)(unsafe.Pointer(request)))))
+	return C.int(done("MPI_Reduce_scatter_init_c", Comm(comm), mpiReduceScatterInit(sendbuf, recvbuf, recvcounts, Datatype(datatype), Op(op), Comm(comm), Info(info), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Register_datarep
@@ -2924,60 +2924,60 @@ func PMPI_Register_datarep_c(datarep *C.char, read_conversion_fn unsafe.Pointer,
 
 //export PMPI_Remove_error_class
 func PMPI_Remove_error_class(errorclass C.int) C.int {
-	return C.int(done(0, mpiRemoveErrorClass(int(errorclass))))
+	return C.int(done("MPI_Remove_error_class", 0, mpiRemoveErrorClass(int(errorclass))))
 }
 
 //export PMPI_Remove_error_code
 func PMPI_Remove_error_code(errorcode C.int) C.int {
-	return C.int(done(0, mpiRemoveErrorCode(int(errorcode))))
+	return C.int(done("MPI_Remove_error_code", 0, mpiRemoveErrorCode(int(errorcode))))
 }
 
 //export PMPI_Remove_error_string
 func PMPI_Remove_error_string(errorcode C.int) C.int {
-	return C.int(done(0, mpiRemoveErrorString(int(errorcode))))
+	return C.int(done("MPI_Remove_error_string", 0, mpiRemoveErrorString(int(errorcode))))
 }
 
 //export PMPI_Request_free
 func PMPI_Request_free(request *C.uintptr_t) C.int {
 	if request == nil {
-		return C.int(done(0, nullArg("MPI_Request_free", "request")))
+		return C.int(done("MPI_Request_free", 0, nullArg("request")))
 	}
-	return C.int(done(0, mpiRequestFree((*Request)(unsafe.Pointer(request)))))
+	return C.int(done("MPI_Request_free", 0, mpiRequestFree((*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Request_get_status
 func PMPI_Request_get_status(request C.uintptr_t, flag *C.int, status *C.MPI_Status) C.int {
 	if flag == nil {
-		return C.int(done(0, nullArg("MPI_Request_get_status", "flag")))
+		return C.int(done("MPI_Request_get_status", 0, nullArg("flag")))
 	}
-	return C.int(done(0, mpiRequestGetStatus(Request(request), flag, status)))
+	return C.int(done("MPI_Request_get_status", 0, mpiRequestGetStatus(Request(request), flag, status)))
 }
 
 //export PMPI_Request_get_status_all
 func PMPI_Request_get_status_all(count C.int, array_of_requests *C.uintptr_t, flag *C.int, array_of_statuses *C.MPI_Status) C.int {
 	if flag == nil {
-		return C.int(done(0, nullArg("MPI_Request_get_status_all", "flag")))
+		return C.int(done("MPI_Request_get_status_all", 0, nullArg("flag")))
 	}
-	return C.int(done(0, mpiRequestGetStatusAll(int(count), (*Request)(unsafe.Pointer(array_of_requests)), flag, array_of_statuses)))
+	return C.int(done("MPI_Request_get_status_all", 0, mpiRequestGetStatusAll(int(count), (*Request)(unsafe.Pointer(array_of_requests)), flag, array_of_statuses)))
 }
 
 //export PMPI_Request_get_status_any
 func PMPI_Request_get_status_any(count C.int, array_of_requests *C.uintptr_t, indx *C.int, flag *C.int, status *C.MPI_Status) C.int {
 	if indx == nil {
-		return C.int(done(0, nullArg("MPI_Request_get_status_any", "indx")))
+		return C.int(done("MPI_Request_get_status_any", 0, nullArg("indx")))
 	}
 	if flag == nil {
-		return C.int(done(0, nullArg("MPI_Request_get_status_any", "flag")))
+		return C.int(done("MPI_Request_get_status_any", 0, nullArg("flag")))
 	}
-	return C.int(done(0, mpiRequestGetStatusAny(int(count), (*Request)(unsafe.Pointer(array_of_requests)), indx, flag, status)))
+	return C.int(done("MPI_Request_get_status_any", 0, mpiRequestGetStatusAny(int(count), (*Request)(unsafe.Pointer(array_of_requests)), indx, flag, status)))
 }
 
 //export PMPI_Request_get_status_some
 func PMPI_Request_get_status_some(incount C.int, array_of_requests *C.uintptr_t, outcount *C.int, array_of_indices *C.int, array_of_statuses *C.MPI_Status) C.int {
 	if outcount == nil {
-		return C.int(done(0, nullArg("MPI_Request_get_status_some", "outcount")))
+		return C.int(done("MPI_Request_get_status_some", 0, nullArg("outcount")))
 	}
-	return C.int(done(0, mpiRequestGetStatusSome(int(incount), (*Request)(unsafe.Pointer(array_of_requests)), outcount, array_of_indices, array_of_statuses)))
+	return C.int(done("MPI_Request_get_status_some", 0, mpiRequestGetStatusSome(int(incount), (*Request)(unsafe.Pointer(array_of_requests)), outcount, array_of_indices, array_of_statuses)))
 }
 
 //export PMPI_Rget
@@ -3030,1013 +3030,1013 @@ func PMPI_Rput_c(origin_addr unsafe.Pointer, origin_count C.int64_t, origin_data
 
 //export PMPI_Rsend
 func PMPI_Rsend(buf unsafe.Pointer, count C.int, datatype C.uintptr_t, dest C.int, tag C.int, comm C.uintptr_t) C.int {
-	return C.int(done(Comm(comm), mpiRsend(buf, int(count), Datatype(datatype), int(dest), int(tag), Comm(comm))))
+	return C.int(done("MPI_Rsend", Comm(comm), mpiRsend(buf, int(count), Datatype(datatype), int(dest), int(tag), Comm(comm))))
 }
 
 //export PMPI_Rsend_c
 func PMPI_Rsend_c(buf unsafe.Pointer, count C.int64_t, datatype C.uintptr_t, dest C.int, tag C.int, comm C.uintptr_t) C.int {
-	return C.int(done(Comm(comm), mpiRsend(buf, int(count), Datatype(datatype), int(dest), int(tag), Comm(comm))))
+	return C.int(done("MPI_Rsend_c", Comm(comm), mpiRsend(buf, int(count), Datatype(datatype), int(dest), int(tag), Comm(comm))))
 }
 
 //export PMPI_Rsend_init
 func PMPI_Rsend_init(buf unsafe.Pointer, count C.int, datatype C.uintptr_t, dest C.int, tag C.int, comm C.uintptr_t, request *C.uintptr_t) C.int {
 	if request == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Rsend_init", "request")))
+		return C.int(done("MPI_Rsend_init", Comm(comm), nullArg("request")))
 	}
-	return C.int(done(Comm(comm), mpiRsendInit(buf, int(count), Datatype(datatype), int(dest), int(tag), Comm(comm), (*Request)(unsafe.Pointer(request)))))
+	return C.int(done("MPI_Rsend_init", Comm(comm), mpiRsendInit(buf, int(count), Datatype(datatype), int(dest), int(tag), Comm(comm), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Rsend_init_c
 func PMPI_Rsend_init_c(buf unsafe.Pointer, count C.int64_t, datatype C.uintptr_t, dest C.int, tag C.int, comm C.uintptr_t, request *C.uintptr_t) C.int {
 	if request == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Rsend_init_c", "request")))
+		return C.int(done("MPI_Rsend_init_c", Comm(comm), nullArg("request")))
 	}
-	return C.int(done(Comm(comm), mpiRsendInit(buf, int(count), Datatype(datatype), int(dest), int(tag), Comm(comm), (*Request)(unsafe.Pointer(request)))))
+	return C.int(done("MPI_Rsend_init_c", Comm(comm), mpiRsendInit(buf, int(count), Datatype(datatype), int(dest), int(tag), Comm(comm), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Scan
 func PMPI_Scan(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.int, datatype C.uintptr_t, op C.uintptr_t, comm C.uintptr_t) C.int {
-	return C.int(done(Comm(comm), mpiScan(sendbuf, recvbuf, int(count), Datatype(datatype), Op(op), Comm(comm))))
+	return C.int(done("MPI_Scan", Comm(comm), mpiScan(sendbuf, recvbuf, int(count), Datatype(datatype), Op(op), Comm(comm))))
 }
 
 //export PMPI_Scan_c
 func PMPI_Scan_c(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.int64_t, datatype C.uintptr_t, op C.uintptr_t, comm C.uintptr_t) C.int {
-	return C.int(done(Comm(comm), mpiScan(sendbuf, recvbuf, int(count), Datatype(datatype), Op(op), Comm(comm))))
+	return C.int(done("MPI_Scan_c", Comm(comm), mpiScan(sendbuf, recvbuf, int(count), Datatype(datatype), Op(op), Comm(comm))))
 }
 
 //export PMPI_Scan_init
 func PMPI_Scan_init(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.int, datatype C.uintptr_t, op C.uintptr_t, comm C.uintptr_t, info C.uintptr_t, request *C.uintptr_t) C.int {
 	if request == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Scan_init", "request")))
+		return C.int(done("MPI_Scan_init", Comm(comm), nullArg("request")))
 	}
-	return C.int(done(Comm(comm), mpiScanInit(sendbuf, recvbuf, int(count), Datatype(datatype), Op(op), Comm(comm), Info(info), (*Request)(unsafe.Pointer(request)))))
+	return C.int(done("MPI_Scan_init", Comm(comm), mpiScanInit(sendbuf, recvbuf, int(count), Datatype(datatype), Op(op), Comm(comm), Info(info), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Scan_init_c
 func PMPI_Scan_init_c(sendbuf unsafe.Pointer, recvbuf unsafe.Pointer, count C.int64_t, datatype C.uintptr_t, op C.uintptr_t, comm C.uintptr_t, info C.uintptr_t, request *C.uintptr_t) C.int {
 	if request == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Scan_init_c", "request")))
+		return C.int(done("MPI_Scan_init_c", Comm(comm), nullArg("request")))
 	}
-	return C.int(done(Comm(comm), mpiScanInit(sendbuf, recvbuf, int(count), Datatype(datatype), Op(op), Comm(comm), Info(info), (*Request)(unsafe.Pointer(request)))))
+	return C.int(done("MPI_Scan_init_c", Comm(comm), mpiScanInit(sendbuf, recvbuf, int(count), Datatype(datatype), Op(op), Comm(comm), Info(info), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Scatter
 func PMPI_Scatter(sendbuf unsafe.Pointer, sendcount C.int, sendtype C.uintptr_t, recvbuf unsafe.Pointer, recvcount C.int, recvtype C.uintptr_t, root C.int, comm C.uintptr_t) C.int {
-	return C.int(done(Comm(comm), mpiScatter(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, int(recvcount), Datatype(recvtype), int(root), Comm(comm))))
+	return C.int(done("MPI_Scatter", Comm(comm), mpiScatter(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, int(recvcount), Datatype(recvtype), int(root), Comm(comm))))
 }
 
 //export PMPI_Scatter_c
 func PMPI_Scatter_c(sendbuf unsafe.Pointer, sendcount C.int64_t, sendtype C.uintptr_t, recvbuf unsafe.Pointer, recvcount C.int64_t, recvtype C.uintptr_t, root C.int, comm C.uintptr_t) C.int {
-	return C.int(done(Comm(comm), mpiScatter(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, int(recvcount), Datatype(recvtype), int(root), Comm(comm))))
+	return C.int(done("MPI_Scatter_c", Comm(comm), mpiScatter(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, int(recvcount), Datatype(recvtype), int(root), Comm(comm))))
 }
 
 //export PMPI_Scatter_init
 func PMPI_Scatter_init(sendbuf unsafe.Pointer, sendcount C.int, sendtype C.uintptr_t, recvbuf unsafe.Pointer, recvcount C.int, recvtype C.uintptr_t, root C.int, comm C.uintptr_t, info C.uintptr_t, request *C.uintptr_t) C.int {
 	if request == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Scatter_init", "request")))
+		return C.int(done("MPI_Scatter_init", Comm(comm), nullArg("request")))
 	}
-	return C.int(done(Comm(comm), mpiScatterInit(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, int(recvcount), Datatype(recvtype), int(root), Comm(comm), Info(info), (*Request)(unsafe.Pointer(request)))))
+	return C.int(done("MPI_Scatter_init", Comm(comm), mpiScatterInit(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, int(recvcount), Datatype(recvtype), int(root), Comm(comm), Info(info), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Scatter_init_c
 func PMPI_Scatter_init_c(sendbuf unsafe.Pointer, sendcount C.int64_t, sendtype C.uintptr_t, recvbuf unsafe.Pointer, recvcount C.int64_t, recvtype C.uintptr_t, root C.int, comm C.uintptr_t, info C.uintptr_t, request *C.uintptr_t) C.int {
 	if request == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Scatter_init_c", "request")))
+		return C.int(done("MPI_Scatter_init_c", Comm(comm), nullArg("request")))
 	}
-	return C.int(done(Comm(comm), mpiScatterInit(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, int(recvcount), Datatype(recvtype), int(root), Comm(comm), Info(info), (*Request)(unsafe.Pointer(request)))))
+	return C.int(done("MPI_Scatter_init_c", Comm(comm), mpiScatterInit(sendbuf, int(sendcount), Datatype(sendtype), recvbuf, int(recvcount), Datatype(recvtype), int(root), Comm(comm), Info(info), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Scatterv
 func PMPI_Scatterv(sendbuf unsafe.Pointer, sendcounts *C.int, displs *C.int, sendtype C.uintptr_t, recvbuf unsafe.Pointer, recvcount C.int, recvtype C.uintptr_t, root C.int, comm C.uintptr_t) C.int {
-	return C.int(done(Comm(comm), mpiScatterv(sendbuf, sendcounts, displs, Datatype(sendtype), recvbuf, int(recvcount), Datatype(recvtype), int(root), Comm(comm))))
+	return C.int(done("MPI_Scatterv", Comm(comm), mpiScatterv(sendbuf, sendcounts, displs, Datatype(sendtype), recvbuf, int(recvcount), Datatype(recvtype), int(root), Comm(comm))))
 }
 
 //export PMPI_Scatterv_c
 func PMPI_Scatterv_c(sendbuf unsafe.Pointer, sendcounts *C.int64_t, displs *C.intptr_t, sendtype C.uintptr_t, recvbuf unsafe.Pointer, recvcount C.int64_t, recvtype C.uintptr_t, root C.int, comm C.uintptr_t) C.int {
-	return C.int(done(Comm(comm), mpiScatterv(sendbuf, sendcounts, displs, Datatype(sendtype), recvbuf, int(recvcount), Datatype(recvtype), int(root), Comm(comm))))
+	return C.int(done("MPI_Scatterv_c", Comm(comm), mpiScatterv(sendbuf, sendcounts, displs, Datatype(sendtype), recvbuf, int(recvcount), Datatype(recvtype), int(root), Comm(comm))))
 }
 
 //export PMPI_Scatterv_init
 func PMPI_Scatterv_init(sendbuf unsafe.Pointer, sendcounts *C.int, displs *C.int, sendtype C.uintptr_t, recvbuf unsafe.Pointer, recvcount C.int, recvtype C.uintptr_t, root C.int, comm C.uintptr_t, info C.uintptr_t, request *C.uintptr_t) C.int {
 	if request == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Scatterv_init", "request")))
+		return C.int(done("MPI_Scatterv_init", Comm(comm), nullArg("request")))
 	}
-	return C.int(done(Comm(comm), mpiScattervInit(sendbuf, sendcounts, displs, Datatype(sendtype), recvbuf, int(recvcount), Datatype(recvtype), int(root), Comm(comm), Info(info), (*Request)(unsafe.Pointer(request)))))
+	return C.int(done("MPI_Scatterv_init", Comm(comm), mpiScattervInit(sendbuf, sendcounts, displs, Datatype(sendtype), recvbuf, int(recvcount), Datatype(recvtype), int(root), Comm(comm), Info(info), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Scatterv_init_c
 func PMPI_Scatterv_init_c(sendbuf unsafe.Pointer, sendcounts *C.int64_t, displs *C.intptr_t, sendtype C.uintptr_t, recvbuf unsafe.Pointer, recvcount C.int64_t, recvtype C.uintptr_t, root C.int, comm C.uintptr_t, info C.uintptr_t, request *C.uintptr_t) C.int {
 	if request == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Scatterv_init_c", "request")))
+		return C.int(done("MPI_Scatterv_init_c", Comm(comm), nullArg("request")))
 	}
-	return C.int(done(Comm(comm), mpiScattervInit(sendbuf, sendcounts, displs, Datatype(sendtype), recvbuf, int(recvcount), Datatype(recvtype), int(root), Comm(comm), Info(info), (*Request)(unsafe.Pointer(request)))))
+	return C.int(done("MPI_Scatterv_init_c", Comm(comm), mpiScattervInit(sendbuf, sendcounts, displs, Datatype(sendtype), recvbuf, int(recvcount), Datatype(recvtype), int(root), Comm(comm), Info(info), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Send
 func PMPI_Send(buf unsafe.Pointer, count C.int, datatype C.uintptr_t, dest C.int, tag C.int, comm C.uintptr_t) C.int {
-	return C.int(done(Comm(comm), mpiSend(buf, int(count), Datatype(datatype), int(dest), int(tag), Comm(comm))))
+	return C.int(done("MPI_Send", Comm(comm), mpiSend(buf, int(count), Datatype(datatype), int(dest), int(tag), Comm(comm))))
 }
 
 //export PMPI_Send_c
 func PMPI_Send_c(buf unsafe.Pointer, count C.int64_t, datatype C.uintptr_t, dest C.int, tag C.int, comm C.uintptr_t) C.int {
-	return C.int(done(Comm(comm), mpiSend(buf, int(count), Datatype(datatype), int(dest), int(tag), Comm(comm))))
+	return C.int(done("MPI_Send_c", Comm(comm), mpiSend(buf, int(count), Datatype(datatype), int(dest), int(tag), Comm(comm))))
 }
 
 //export PMPI_Send_init
 func PMPI_Send_init(buf unsafe.Pointer, count C.int, datatype C.uintptr_t, dest C.int, tag C.int, comm C.uintptr_t, request *C.uintptr_t) C.int {
 	if request == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Send_init", "request")))
+		return C.int(done("MPI_Send_init", Comm(comm), nullArg("request")))
 	}
-	return C.int(done(Comm(comm), mpiSendInit(buf, int(count), Datatype(datatype), int(dest), int(tag), Comm(comm), (*Request)(unsafe.Pointer(request)))))
+	return C.int(done("MPI_Send_init", Comm(comm), mpiSendInit(buf, int(count), Datatype(datatype), int(dest), int(tag), Comm(comm), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Send_init_c
 func PMPI_Send_init_c(buf unsafe.Pointer, count C.int64_t, datatype C.uintptr_t, dest C.int, tag C.int, comm C.uintptr_t, request *C.uintptr_t) C.int {
 	if request == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Send_init_c", "request")))
+		return C.int(done("MPI_Send_init_c", Comm(comm), nullArg("request")))
 	}
-	return C.int(done(Comm(comm), mpiSendInit(buf, int(count), Datatype(datatype), int(dest), int(tag), Comm(comm), (*Request)(unsafe.Pointer(request)))))
+	return C.int(done("MPI_Send_init_c", Comm(comm), mpiSendInit(buf, int(count), Datatype(datatype), int(dest), int(tag), Comm(comm), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Sendrecv
 func PMPI_Sendrecv(sendbuf unsafe.Pointer, sendcount C.int, sendtype C.uintptr_t, dest C.int, sendtag C.int, recvbuf unsafe.Pointer, recvcount C.int, recvtype C.uintptr_t, source C.int, recvtag C.int, comm C.uintptr_t, status *C.MPI_Status) C.int {
-	return C.int(done(Comm(comm), mpiSendrecv(sendbuf, int(sendcount), Datatype(sendtype), int(dest), int(sendtag), recvbuf, int(recvcount), Datatype(recvtype), int(source), int(recvtag), Comm(comm), status)))
+	return C.int(done("MPI_Sendrecv", Comm(comm), mpiSendrecv(sendbuf, int(sendcount), Datatype(sendtype), int(dest), int(sendtag), recvbuf, int(recvcount), Datatype(recvtype), int(source), int(recvtag), Comm(comm), status)))
 }
 
 //export PMPI_Sendrecv_c
 func PMPI_Sendrecv_c(sendbuf unsafe.Pointer, sendcount C.int64_t, sendtype C.uintptr_t, dest C.int, sendtag C.int, recvbuf unsafe.Pointer, recvcount C.int64_t, recvtype C.uintptr_t, source C.int, recvtag C.int, comm C.uintptr_t, status *C.MPI_Status) C.int {
-	return C.int(done(Comm(comm), mpiSendrecv(sendbuf, int(sendcount), Datatype(sendtype), int(dest), int(sendtag), recvbuf, int(recvcount), Datatype(recvtype), int(source), int(recvtag), Comm(comm), status)))
+	return C.int(done("MPI_Sendrecv_c", Comm(comm), mpiSendrecv(sendbuf, int(sendcount), Datatype(sendtype), int(dest), int(sendtag), recvbuf, int(recvcount), Datatype(recvtype), int(source), int(recvtag), Comm(comm), status)))
 }
 
 //export PMPI_Sendrecv_replace
 func PMPI_Sendrecv_replace(buf unsafe.Pointer, count C.int, datatype C.uintptr_t, dest C.int, sendtag C.int, source C.int, recvtag C.int, comm C.uintptr_t, status *C.MPI_Status) C.int {
-	return C.int(done(Comm(comm), mpiSendrecvReplace(buf, int(count), Datatype(datatype), int(dest), int(sendtag), int(source), int(recvtag), Comm(comm), status)))
+	return C.int(done("MPI_Sendrecv_replace", Comm(comm), mpiSendrecvReplace(buf, int(count), Datatype(datatype), int(dest), int(sendtag), int(source), int(recvtag), Comm(comm), status)))
 }
 
 //export PMPI_Sendrecv_replace_c
 func PMPI_Sendrecv_replace_c(buf unsafe.Pointer, count C.int64_t, datatype C.uintptr_t, dest C.int, sendtag C.int, source C.int, recvtag C.int, comm C.uintptr_t, status *C.MPI_Status) C.int {
-	return C.int(done(Comm(comm), mpiSendrecvReplace(buf, int(count), Datatype(datatype), int(dest), int(sendtag), int(source), int(recvtag), Comm(comm), status)))
+	return C.int(done("MPI_Sendrecv_replace_c", Comm(comm), mpiSendrecvReplace(buf, int(count), Datatype(datatype), int(dest), int(sendtag), int(source), int(recvtag), Comm(comm), status)))
 }
 
 //export PMPI_Session_attach_buffer
 func PMPI_Session_attach_buffer(session C.uintptr_t, buffer unsafe.Pointer, size C.int) C.int {
-	return C.int(done(0, mpiSessionAttachBuffer(Session(session), buffer, int(size))))
+	return C.int(done("MPI_Session_attach_buffer", 0, mpiSessionAttachBuffer(Session(session), buffer, int(size))))
 }
 
 //export PMPI_Session_attach_buffer_c
 func PMPI_Session_attach_buffer_c(session C.uintptr_t, buffer unsafe.Pointer, size C.int64_t) C.int {
-	return C.int(done(0, mpiSessionAttachBuffer(Session(session), buffer, int(size))))
+	return C.int(done("MPI_Session_attach_buffer_c", 0, mpiSessionAttachBuffer(Session(session), buffer, int(size))))
 }
 
 //export PMPI_Session_call_errhandler
 func PMPI_Session_call_errhandler(session C.uintptr_t, errorcode C.int) C.int {
-	return C.int(done(0, mpiSessionCallErrhandler(Session(session), int(errorcode))))
+	return C.int(done("MPI_Session_call_errhandler", 0, mpiSessionCallErrhandler(Session(session), int(errorcode))))
 }
 
 //export PMPI_Session_create_errhandler
 func PMPI_Session_create_errhandler(session_errhandler_fn unsafe.Pointer, errhandler *C.uintptr_t) C.int {
 	if errhandler == nil {
-		return C.int(done(0, nullArg("MPI_Session_create_errhandler", "errhandler")))
+		return C.int(done("MPI_Session_create_errhandler", 0, nullArg("errhandler")))
 	}
-	return C.int(done(0, mpiSessionCreateErrhandler(session_errhandler_fn, (*Errhandler)(unsafe.Pointer(errhandler)))))
+	return C.int(done("MPI_Session_create_errhandler", 0, mpiSessionCreateErrhandler(session_errhandler_fn, (*Errhandler)(unsafe.Pointer(errhandler)))))
 }
 
 //export PMPI_Session_detach_buffer
 func PMPI_Session_detach_buffer(session C.uintptr_t, buffer_addr unsafe.Pointer, size *C.int) C.int {
 	if size == nil {
-		return C.int(done(0, nullArg("MPI_Session_detach_buffer", "size")))
+		return C.int(done("MPI_Session_detach_buffer", 0, nullArg("size")))
 	}
-	return C.int(done(0, mpiSessionDetachBuffer(Session(session), buffer_addr, size)))
+	return C.int(done("MPI_Session_detach_buffer", 0, mpiSessionDetachBuffer(Session(session), buffer_addr, size)))
 }
 
 //export PMPI_Session_detach_buffer_c
 func PMPI_Session_detach_buffer_c(session C.uintptr_t, buffer_addr unsafe.Pointer, size *C.int64_t) C.int {
 	if size == nil {
-		return C.int(done(0, nullArg("MPI_Session_detach_buffer_c", "size")))
+		return C.int(done("MPI_Session_detach_buffer_c", 0, nullArg("size")))
 	}
-	return C.int(done(0, mpiSessionDetachBuffer(Session(session), buffer_addr, size)))
+	return C.int(done("MPI_Session_detach_buffer_c", 0, mpiSessionDetachBuffer(Session(session), buffer_addr, size)))
 }
 
 //export PMPI_Session_finalize
 func PMPI_Session_finalize(session *C.uintptr_t) C.int {
 	if session == nil {
-		return C.int(done(0, nullArg("MPI_Session_finalize", "session")))
+		return C.int(done("MPI_Session_finalize", 0, nullArg("session")))
 	}
-	return C.int(done(0, mpiSessionFinalize((*Session)(unsafe.Pointer(session)))))
+	return C.int(done("MPI_Session_finalize", 0, mpiSessionFinalize((*Session)(unsafe.Pointer(session)))))
 }
 
 //export PMPI_Session_flush_buffer
 func PMPI_Session_flush_buffer(session C.uintptr_t) C.int {
-	return C.int(done(0, mpiSessionFlushBuffer(Session(session))))
+	return C.int(done("MPI_Session_flush_buffer", 0, mpiSessionFlushBuffer(Session(session))))
 }
 
 //export PMPI_Session_get_errhandler
 func PMPI_Session_get_errhandler(session C.uintptr_t, errhandler *C.uintptr_t) C.int {
 	if errhandler == nil {
-		return C.int(done(0, nullArg("MPI_Session_get_errhandler", "errhandler")))
+		return C.int(done("MPI_Session_get_errhandler", 0, nullArg("errhandler")))
 	}
-	return C.int(done(0, mpiSessionGetErrhandler(Session(session), (*Errhandler)(unsafe.Pointer(errhandler)))))
+	return C.int(done("MPI_Session_get_errhandler", 0, mpiSessionGetErrhandler(Session(session), (*Errhandler)(unsafe.Pointer(errhandler)))))
 }
 
 //export PMPI_Session_get_info
 func PMPI_Session_get_info(session C.uintptr_t, info_used *C.uintptr_t) C.int {
 	if info_used == nil {
-		return C.int(done(0, nullArg("MPI_Session_get_info", "info_used")))
+		return C.int(done("MPI_Session_get_info", 0, nullArg("info_used")))
 	}
-	return C.int(done(0, mpiSessionGetInfo(Session(session), (*Info)(unsafe.Pointer(info_used)))))
+	return C.int(done("MPI_Session_get_info", 0, mpiSessionGetInfo(Session(session), (*Info)(unsafe.Pointer(info_used)))))
 }
 
 //export PMPI_Session_get_nth_pset
 func PMPI_Session_get_nth_pset(session C.uintptr_t, info C.uintptr_t, n C.int, pset_len *C.int, pset_name *C.char) C.int {
 	if pset_len == nil {
-		return C.int(done(0, nullArg("MPI_Session_get_nth_pset", "pset_len")))
+		return C.int(done("MPI_Session_get_nth_pset", 0, nullArg("pset_len")))
 	}
-	return C.int(done(0, mpiSessionGetNthPset(Session(session), Info(info), int(n), pset_len, pset_name)))
+	return C.int(done("MPI_Session_get_nth_pset", 0, mpiSessionGetNthPset(Session(session), Info(info), int(n), pset_len, pset_name)))
 }
 
 //export PMPI_Session_get_num_psets
 func PMPI_Session_get_num_psets(session C.uintptr_t, info C.uintptr_t, npset_names *C.int) C.int {
 	if npset_names == nil {
-		return C.int(done(0, nullArg("MPI_Session_get_num_psets", "npset_names")))
+		return C.int(done("MPI_Session_get_num_psets", 0, nullArg("npset_names")))
 	}
-	return C.int(done(0, mpiSessionGetNumPsets(Session(session), Info(info), npset_names)))
+	return C.int(done("MPI_Session_get_num_psets", 0, mpiSessionGetNumPsets(Session(session), Info(info), npset_names)))
 }
 
 //export PMPI_Session_get_pset_info
 func PMPI_Session_get_pset_info(session C.uintptr_t, pset_name *C.char, info *C.uintptr_t) C.int {
 	if info == nil {
-		return C.int(done(0, nullArg("MPI_Session_get_pset_info", "info")))
+		return C.int(done("MPI_Session_get_pset_info", 0, nullArg("info")))
 	}
-	return C.int(done(0, mpiSessionGetPsetInfo(Session(session), pset_name, (*Info)(unsafe.Pointer(info)))))
+	return C.int(done("MPI_Session_get_pset_info", 0, mpiSessionGetPsetInfo(Session(session), pset_name, (*Info)(unsafe.Pointer(info)))))
 }
 
 //export PMPI_Session_iflush_buffer
 func PMPI_Session_iflush_buffer(session C.uintptr_t, request *C.uintptr_t) C.int {
 	if request == nil {
-		return C.int(done(0, nullArg("MPI_Session_iflush_buffer", "request")))
+		return C.int(done("MPI_Session_iflush_buffer", 0, nullArg("request")))
 	}
-	return C.int(done(0, mpiSessionIflushBuffer(Session(session), (*Request)(unsafe.Pointer(request)))))
+	return C.int(done("MPI_Session_iflush_buffer", 0, mpiSessionIflushBuffer(Session(session), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Session_init
 func PMPI_Session_init(info C.uintptr_t, errhandler C.uintptr_t, session *C.uintptr_t) C.int {
 	if session == nil {
-		return C.int(done(0, nullArg("MPI_Session_init", "session")))
+		return C.int(done("MPI_Session_init", 0, nullArg("session")))
 	}
-	return C.int(done(0, mpiSessionInit(Info(info), Errhandler(errhandler), (*Session)(unsafe.Pointer(session)))))
+	return C.int(done("MPI_Session_init", 0, mpiSessionInit(Info(info), Errhandler(errhandler), (*Session)(unsafe.Pointer(session)))))
 }
 
 //export PMPI_Session_set_errhandler
 func PMPI_Session_set_errhandler(session C.uintptr_t, errhandler C.uintptr_t) C.int {
-	return C.int(done(0, mpiSessionSetErrhandler(Session(session), Errhandler(errhandler))))
+	return C.int(done("MPI_Session_set_errhandler", 0, mpiSessionSetErrhandler(Session(session), Errhandler(errhandler))))
 }
 
 //export PMPI_Ssend
 func PMPI_Ssend(buf unsafe.Pointer, count C.int, datatype C.uintptr_t, dest C.int, tag C.int, comm C.uintptr_t) C.int {
-	return C.int(done(Comm(comm), mpiSsend(buf, int(count), Datatype(datatype), int(dest), int(tag), Comm(comm))))
+	return C.int(done("MPI_Ssend", Comm(comm), mpiSsend(buf, int(count), Datatype(datatype), int(dest), int(tag), Comm(comm))))
 }
 
 //export PMPI_Ssend_c
 func PMPI_Ssend_c(buf unsafe.Pointer, count C.int64_t, datatype C.uintptr_t, dest C.int, tag C.int, comm C.uintptr_t) C.int {
-	return C.int(done(Comm(comm), mpiSsend(buf, int(count), Datatype(datatype), int(dest), int(tag), Comm(comm))))
+	return C.int(done("MPI_Ssend_c", Comm(comm), mpiSsend(buf, int(count), Datatype(datatype), int(dest), int(tag), Comm(comm))))
 }
 
 //export PMPI_Ssend_init
 func PMPI_Ssend_init(buf unsafe.Pointer, count C.int, datatype C.uintptr_t, dest C.int, tag C.int, comm C.uintptr_t, request *C.uintptr_t) C.int {
 	if request == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Ssend_init", "request")))
+		return C.int(done("MPI_Ssend_init", Comm(comm), nullArg("request")))
 	}
-	return C.int(done(Comm(comm), mpiSsendInit(buf, int(count), Datatype(datatype), int(dest), int(tag), Comm(comm), (*Request)(unsafe.Pointer(request)))))
+	return C.int(done("MPI_Ssend_init", Comm(comm), mpiSsendInit(buf, int(count), Datatype(datatype), int(dest), int(tag), Comm(comm), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Ssend_init_c
 func PMPI_Ssend_init_c(buf unsafe.Pointer, count C.int64_t, datatype C.uintptr_t, dest C.int, tag C.int, comm C.uintptr_t, request *C.uintptr_t) C.int {
 	if request == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Ssend_init_c", "request")))
+		return C.int(done("MPI_Ssend_init_c", Comm(comm), nullArg("request")))
 	}
-	return C.int(done(Comm(comm), mpiSsendInit(buf, int(count), Datatype(datatype), int(dest), int(tag), Comm(comm), (*Request)(unsafe.Pointer(request)))))
+	return C.int(done("MPI_Ssend_init_c", Comm(comm), mpiSsendInit(buf, int(count), Datatype(datatype), int(dest), int(tag), Comm(comm), (*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Start
 func PMPI_Start(request *C.uintptr_t) C.int {
 	if request == nil {
-		return C.int(done(0, nullArg("MPI_Start", "request")))
+		return C.int(done("MPI_Start", 0, nullArg("request")))
 	}
-	return C.int(done(0, mpiStart((*Request)(unsafe.Pointer(request)))))
+	return C.int(done("MPI_Start", 0, mpiStart((*Request)(unsafe.Pointer(request)))))
 }
 
 //export PMPI_Startall
 func PMPI_Startall(count C.int, array_of_requests *C.uintptr_t) C.int {
-	return C.int(done(0, mpiStartall(int(count), (*Request)(unsafe.Pointer(array_of_requests)))))
+	return C.int(done("MPI_Startall", 0, mpiStartall(int(count), (*Request)(unsafe.Pointer(array_of_requests)))))
 }
 
 //export PMPI_Status_get_error
 func PMPI_Status_get_error(status *C.MPI_Status, error *C.int) C.int {
 	if status == nil {
-		return C.int(done(0, nullArg("MPI_Status_get_error", "status")))
+		return C.int(done("MPI_Status_get_error", 0, nullArg("status")))
 	}
 	if error == nil {
-		return C.int(done(0, nullArg("MPI_Status_get_error", "error")))
+		return C.int(done("MPI_Status_get_error", 0, nullArg("error")))
 	}
-	return C.int(done(0, mpiStatusGetError(status, error)))
+	return C.int(done("MPI_Status_get_error", 0, mpiStatusGetError(status, error)))
 }
 
 //export PMPI_Status_get_source
 func PMPI_Status_get_source(status *C.MPI_Status, source *C.int) C.int {
 	if status == nil {
-		return C.int(done(0, nullArg("MPI_Status_get_source", "status")))
+		return C.int(done("MPI_Status_get_source", 0, nullArg("status")))
 	}
 	if source == nil {
-		return C.int(done(0, nullArg("MPI_Status_get_source", "source")))
+		return C.int(done("MPI_Status_get_source", 0, nullArg("source")))
 	}
-	return C.int(done(0, mpiStatusGetSource(status, source)))
+	return C.int(done("MPI_Status_get_source", 0, mpiStatusGetSource(status, source)))
 }
 
 //export PMPI_Status_get_tag
 func PMPI_Status_get_tag(status *C.MPI_Status, tag *C.int) C.int {
 	if status == nil {
-		return C.int(done(0, nullArg("MPI_Status_get_tag", "status")))
+		return C.int(done("MPI_Status_get_tag", 0, nullArg("status")))
 	}
 	if tag == nil {
-		return C.int(done(0, nullArg("MPI_Status_get_tag", "tag")))
+		return C.int(done("MPI_Status_get_tag", 0, nullArg("tag")))
 	}
-	return C.int(done(0, mpiStatusGetTag(status, tag)))
+	return C.int(done("MPI_Status_get_tag", 0, mpiStatusGetTag(status, tag)))
 }
 
 //export PMPI_Status_set_cancelled
 func PMPI_Status_set_cancelled(status *C.MPI_Status, flag C.int) C.int {
 	if status == nil {
-		return C.int(done(0, nullArg("MPI_Status_set_cancelled", "status")))
+		return C.int(done("MPI_Status_set_cancelled", 0, nullArg("status")))
 	}
-	return C.int(done(0, mpiStatusSetCancelled(status, int(flag))))
+	return C.int(done("MPI_Status_set_cancelled", 0, mpiStatusSetCancelled(status, int(flag))))
 }
 
 //export PMPI_Status_set_elements
 func PMPI_Status_set_elements(status *C.MPI_Status, datatype C.uintptr_t, count C.int) C.int {
 	if status == nil {
-		return C.int(done(0, nullArg("MPI_Status_set_elements", "status")))
+		return C.int(done("MPI_Status_set_elements", 0, nullArg("status")))
 	}
-	return C.int(done(0, mpiStatusSetElements(status, Datatype(datatype), int(count))))
+	return C.int(done("MPI_Status_set_elements", 0, mpiStatusSetElements(status, Datatype(datatype), int(count))))
 }
 
 //export PMPI_Status_set_elements_c
 func PMPI_Status_set_elements_c(status *C.MPI_Status, datatype C.uintptr_t, count C.int64_t) C.int {
 	if status == nil {
-		return C.int(done(0, nullArg("MPI_Status_set_elements_c", "status")))
+		return C.int(done("MPI_Status_set_elements_c", 0, nullArg("status")))
 	}
-	return C.int(done(0, mpiStatusSetElements(status, Datatype(datatype), int(count))))
+	return C.int(done("MPI_Status_set_elements_c", 0, mpiStatusSetElements(status, Datatype(datatype), int(count))))
 }
 
 //export PMPI_Status_set_elements_x
 func PMPI_Status_set_elements_x(status *C.MPI_Status, datatype C.uintptr_t, count C.int64_t) C.int {
 	if status == nil {
-		return C.int(done(0, nullArg("MPI_Status_set_elements_x", "status")))
+		return C.int(done("MPI_Status_set_elements_x", 0, nullArg("status")))
 	}
-	return C.int(done(0, mpiStatusSetElementsX(status, Datatype(datatype), int(count))))
+	return C.int(done("MPI_Status_set_elements_x", 0, mpiStatusSetElementsX(status, Datatype(datatype), int(count))))
 }
 
 //export PMPI_Status_set_error
 func PMPI_Status_set_error(status *C.MPI_Status, error C.int) C.int {
 	if status == nil {
-		return C.int(done(0, nullArg("MPI_Status_set_error", "status")))
+		return C.int(done("MPI_Status_set_error", 0, nullArg("status")))
 	}
-	return C.int(done(0, mpiStatusSetError(status, int(error))))
+	return C.int(done("MPI_Status_set_error", 0, mpiStatusSetError(status, int(error))))
 }
 
 //export PMPI_Status_set_source
 func PMPI_Status_set_source(status *C.MPI_Status, source C.int) C.int {
 	if status == nil {
-		return C.int(done(0, nullArg("MPI_Status_set_source", "status")))
+		return C.int(done("MPI_Status_set_source", 0, nullArg("status")))
 	}
-	return C.int(done(0, mpiStatusSetSource(status, int(source))))
+	return C.int(done("MPI_Status_set_source", 0, mpiStatusSetSource(status, int(source))))
 }
 
 //export PMPI_Status_set_tag
 func PMPI_Status_set_tag(status *C.MPI_Status, tag C.int) C.int {
 	if status == nil {
-		return C.int(done(0, nullArg("MPI_Status_set_tag", "status")))
+		return C.int(done("MPI_Status_set_tag", 0, nullArg("status")))
 	}
-	return C.int(done(0, mpiStatusSetTag(status, int(tag))))
+	return C.int(done("MPI_Status_set_tag", 0, mpiStatusSetTag(status, int(tag))))
 }
 
 //export gompi_go_PMPI_Test
 func gompi_go_PMPI_Test(request *C.uintptr_t, flag *C.int, status *C.MPI_Status) C.int {
 	if request == nil {
-		return C.int(done(0, nullArg("MPI_Test", "request")))
+		return C.int(done("MPI_Test", 0, nullArg("request")))
 	}
 	if flag == nil {
-		return C.int(done(0, nullArg("MPI_Test", "flag")))
+		return C.int(done("MPI_Test", 0, nullArg("flag")))
 	}
-	return C.int(done(0, mpiTest((*Request)(unsafe.Pointer(request)), flag, status)))
+	return C.int(done("MPI_Test", 0, mpiTest((*Request)(unsafe.Pointer(request)), flag, status)))
 }
 
 //export PMPI_Test_cancelled
 func PMPI_Test_cancelled(status *C.MPI_Status, flag *C.int) C.int {
 	if status == nil {
-		return C.int(done(0, nullArg("MPI_Test_cancelled", "status")))
+		return C.int(done("MPI_Test_cancelled", 0, nullArg("status")))
 	}
 	if flag == nil {
-		return C.int(done(0, nullArg("MPI_Test_cancelled", "flag")))
+		return C.int(done("MPI_Test_cancelled", 0, nullArg("flag")))
 	}
-	return C.int(done(0, mpiTestCancelled(status, flag)))
+	return C.int(done("MPI_Test_cancelled", 0, mpiTestCancelled(status, flag)))
 }
 
 //export gompi_go_PMPI_Testall
 func gompi_go_PMPI_Testall(count C.int, array_of_requests *C.uintptr_t, flag *C.int, array_of_statuses *C.MPI_Status) C.int {
 	if flag == nil {
-		return C.int(done(0, nullArg("MPI_Testall", "flag")))
+		return C.int(done("MPI_Testall", 0, nullArg("flag")))
 	}
-	return C.int(done(0, mpiTestall(int(count), (*Request)(unsafe.Pointer(array_of_requests)), flag, array_of_statuses)))
+	return C.int(done("MPI_Testall", 0, mpiTestall(int(count), (*Request)(unsafe.Pointer(array_of_requests)), flag, array_of_statuses)))
 }
 
 //export gompi_go_PMPI_Testany
 func gompi_go_PMPI_Testany(count C.int, array_of_requests *C.uintptr_t, indx *C.int, flag *C.int, status *C.MPI_Status) C.int {
 	if indx == nil {
-		return C.int(done(0, nullArg("MPI_Testany", "indx")))
+		return C.int(done("MPI_Testany", 0, nullArg("indx")))
 	}
 	if flag == nil {
-		return C.int(done(0, nullArg("MPI_Testany", "flag")))
+		return C.int(done("MPI_Testany", 0, nullArg("flag")))
 	}
-	return C.int(done(0, mpiTestany(int(count), (*Request)(unsafe.Pointer(array_of_requests)), indx, flag, status)))
+	return C.int(done("MPI_Testany", 0, mpiTestany(int(count), (*Request)(unsafe.Pointer(array_of_requests)), indx, flag, status)))
 }
 
 //export gompi_go_PMPI_Testsome
 func gompi_go_PMPI_Testsome(incount C.int, array_of_requests *C.uintptr_t, outcount *C.int, array_of_indices *C.int, array_of_statuses *C.MPI_Status) C.int {
 	if outcount == nil {
-		return C.int(done(0, nullArg("MPI_Testsome", "outcount")))
+		return C.int(done("MPI_Testsome", 0, nullArg("outcount")))
 	}
-	return C.int(done(0, mpiTestsome(int(incount), (*Request)(unsafe.Pointer(array_of_requests)), outcount, array_of_indices, array_of_statuses)))
+	return C.int(done("MPI_Testsome", 0, mpiTestsome(int(incount), (*Request)(unsafe.Pointer(array_of_requests)), outcount, array_of_indices, array_of_statuses)))
 }
 
 //export PMPI_Topo_test
 func PMPI_Topo_test(comm C.uintptr_t, status *C.int) C.int {
 	if status == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Topo_test", "status")))
+		return C.int(done("MPI_Topo_test", Comm(comm), nullArg("status")))
 	}
-	return C.int(done(Comm(comm), mpiTopoTest(Comm(comm), status)))
+	return C.int(done("MPI_Topo_test", Comm(comm), mpiTopoTest(Comm(comm), status)))
 }
 
 //export PMPI_Type_commit
 func PMPI_Type_commit(datatype *C.uintptr_t) C.int {
 	if datatype == nil {
-		return C.int(done(0, nullArg("MPI_Type_commit", "datatype")))
+		return C.int(done("MPI_Type_commit", 0, nullArg("datatype")))
 	}
-	return C.int(done(0, mpiTypeCommit((*Datatype)(unsafe.Pointer(datatype)))))
+	return C.int(done("MPI_Type_commit", 0, mpiTypeCommit((*Datatype)(unsafe.Pointer(datatype)))))
 }
 
 //export PMPI_Type_contiguous
 func PMPI_Type_contiguous(count C.int, oldtype C.uintptr_t, newtype *C.uintptr_t) C.int {
 	if newtype == nil {
-		return C.int(done(0, nullArg("MPI_Type_contiguous", "newtype")))
+		return C.int(done("MPI_Type_contiguous", 0, nullArg("newtype")))
 	}
 	err := mpiTypeContiguous(int(count), Datatype(oldtype), (*Datatype)(unsafe.Pointer(newtype)))
 	if err != nil {
 		*newtype = C.uintptr_t(MPI_DATATYPE_NULL)
 	}
-	return C.int(done(0, err))
+	return C.int(done("MPI_Type_contiguous", 0, err))
 }
 
 //export PMPI_Type_contiguous_c
 func PMPI_Type_contiguous_c(count C.int64_t, oldtype C.uintptr_t, newtype *C.uintptr_t) C.int {
 	if newtype == nil {
-		return C.int(done(0, nullArg("MPI_Type_contiguous_c", "newtype")))
+		return C.int(done("MPI_Type_contiguous_c", 0, nullArg("newtype")))
 	}
 	err := mpiTypeContiguousC(int(count), Datatype(oldtype), (*Datatype)(unsafe.Pointer(newtype)))
 	if err != nil {
 		*newtype = C.uintptr_t(MPI_DATATYPE_NULL)
 	}
-	return C.int(done(0, err))
+	return C.int(done("MPI_Type_contiguous_c", 0, err))
 }
 
 //export PMPI_Type_create_darray
 func PMPI_Type_create_darray(size C.int, rank C.int, ndims C.int, array_of_gsizes *C.int, array_of_distribs *C.int, array_of_dargs *C.int, array_of_psizes *C.int, order C.int, oldtype C.uintptr_t, newtype *C.uintptr_t) C.int {
 	if newtype == nil {
-		return C.int(done(0, nullArg("MPI_Type_create_darray", "newtype")))
+		return C.int(done("MPI_Type_create_darray", 0, nullArg("newtype")))
 	}
 	err := mpiTypeCreateDarray(int(size), int(rank), int(ndims), array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes, int(order), Datatype(oldtype), (*Datatype)(unsafe.Pointer(newtype)))
 	if err != nil {
 		*newtype = C.uintptr_t(MPI_DATATYPE_NULL)
 	}
-	return C.int(done(0, err))
+	return C.int(done("MPI_Type_create_darray", 0, err))
 }
 
 //export PMPI_Type_create_darray_c
 func PMPI_Type_create_darray_c(size C.int, rank C.int, ndims C.int, array_of_gsizes *C.int64_t, array_of_distribs *C.int, array_of_dargs *C.int, array_of_psizes *C.int, order C.int, oldtype C.uintptr_t, newtype *C.uintptr_t) C.int {
 	if newtype == nil {
-		return C.int(done(0, nullArg("MPI_Type_create_darray_c", "newtype")))
+		return C.int(done("MPI_Type_create_darray_c", 0, nullArg("newtype")))
 	}
 	err := mpiTypeCreateDarrayC(int(size), int(rank), int(ndims), array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes, int(order), Datatype(oldtype), (*Datatype)(unsafe.Pointer(newtype)))
 	if err != nil {
 		*newtype = C.uintptr_t(MPI_DATATYPE_NULL)
 	}
-	return C.int(done(0, err))
+	return C.int(done("MPI_Type_create_darray_c", 0, err))
 }
 
 //export PMPI_Type_create_f90_complex
 func PMPI_Type_create_f90_complex(p C.int, r C.int, newtype *C.uintptr_t) C.int {
 	if newtype == nil {
-		return C.int(done(0, nullArg("MPI_Type_create_f90_complex", "newtype")))
+		return C.int(done("MPI_Type_create_f90_complex", 0, nullArg("newtype")))
 	}
 	err := mpiTypeCreateF90Complex(int(p), int(r), (*Datatype)(unsafe.Pointer(newtype)))
 	if err != nil {
 		*newtype = C.uintptr_t(MPI_DATATYPE_NULL)
 	}
-	return C.int(done(0, err))
+	return C.int(done("MPI_Type_create_f90_complex", 0, err))
 }
 
 //export PMPI_Type_create_f90_integer
 func PMPI_Type_create_f90_integer(r C.int, newtype *C.uintptr_t) C.int {
 	if newtype == nil {
-		return C.int(done(0, nullArg("MPI_Type_create_f90_integer", "newtype")))
+		return C.int(done("MPI_Type_create_f90_integer", 0, nullArg("newtype")))
 	}
 	err := mpiTypeCreateF90Integer(int(r), (*Datatype)(unsafe.Pointer(newtype)))
 	if err != nil {
 		*newtype = C.uintptr_t(MPI_DATATYPE_NULL)
 	}
-	return C.int(done(0, err))
+	return C.int(done("MPI_Type_create_f90_integer", 0, err))
 }
 
 //export PMPI_Type_create_f90_real
 func PMPI_Type_create_f90_real(p C.int, r C.int, newtype *C.uintptr_t) C.int {
 	if newtype == nil {
-		return C.int(done(0, nullArg("MPI_Type_create_f90_real", "newtype")))
+		return C.int(done("MPI_Type_create_f90_real", 0, nullArg("newtype")))
 	}
 	err := mpiTypeCreateF90Real(int(p), int(r), (*Datatype)(unsafe.Pointer(newtype)))
 	if err != nil {
 		*newtype = C.uintptr_t(MPI_DATATYPE_NULL)
 	}
-	return C.int(done(0, err))
+	return C.int(done("MPI_Type_create_f90_real", 0, err))
 }
 
 //export PMPI_Type_create_hindexed
 func PMPI_Type_create_hindexed(count C.int, array_of_blocklengths *C.int, array_of_displacements *C.intptr_t, oldtype C.uintptr_t, newtype *C.uintptr_t) C.int {
 	if newtype == nil {
-		return C.int(done(0, nullArg("MPI_Type_create_hindexed", "newtype")))
+		return C.int(done("MPI_Type_create_hindexed", 0, nullArg("newtype")))
 	}
 	err := mpiTypeCreateHindexed(int(count), array_of_blocklengths, array_of_displacements, Datatype(oldtype), (*Datatype)(unsafe.Pointer(newtype)))
 	if err != nil {
 		*newtype = C.uintptr_t(MPI_DATATYPE_NULL)
 	}
-	return C.int(done(0, err))
+	return C.int(done("MPI_Type_create_hindexed", 0, err))
 }
 
 //export PMPI_Type_create_hindexed_c
 func PMPI_Type_create_hindexed_c(count C.int64_t, array_of_blocklengths *C.int64_t, array_of_displacements *C.int64_t, oldtype C.uintptr_t, newtype *C.uintptr_t) C.int {
 	if newtype == nil {
-		return C.int(done(0, nullArg("MPI_Type_create_hindexed_c", "newtype")))
+		return C.int(done("MPI_Type_create_hindexed_c", 0, nullArg("newtype")))
 	}
 	err := mpiTypeCreateHindexedC(int(count), array_of_blocklengths, array_of_displacements, Datatype(oldtype), (*Datatype)(unsafe.Pointer(newtype)))
 	if err != nil {
 		*newtype = C.uintptr_t(MPI_DATATYPE_NULL)
 	}
-	return C.int(done(0, err))
+	return C.int(done("MPI_Type_create_hindexed_c", 0, err))
 }
 
 //export PMPI_Type_create_hindexed_block
 func PMPI_Type_create_hindexed_block(count C.int, blocklength C.int, array_of_displacements *C.intptr_t, oldtype C.uintptr_t, newtype *C.uintptr_t) C.int {
 	if newtype == nil {
-		return C.int(done(0, nullArg("MPI_Type_create_hindexed_block", "newtype")))
+		return C.int(done("MPI_Type_create_hindexed_block", 0, nullArg("newtype")))
 	}
 	err := mpiTypeCreateHindexedBlock(int(count), int(blocklength), array_of_displacements, Datatype(oldtype), (*Datatype)(unsafe.Pointer(newtype)))
 	if err != nil {
 		*newtype = C.uintptr_t(MPI_DATATYPE_NULL)
 	}
-	return C.int(done(0, err))
+	return C.int(done("MPI_Type_create_hindexed_block", 0, err))
 }
 
 //export PMPI_Type_create_hindexed_block_c
 func PMPI_Type_create_hindexed_block_c(count C.int64_t, blocklength C.int64_t, array_of_displacements *C.int64_t, oldtype C.uintptr_t, newtype *C.uintptr_t) C.int {
 	if newtype == nil {
-		return C.int(done(0, nullArg("MPI_Type_create_hindexed_block_c", "newtype")))
+		return C.int(done("MPI_Type_create_hindexed_block_c", 0, nullArg("newtype")))
 	}
 	err := mpiTypeCreateHindexedBlockC(int(count), int(blocklength), array_of_displacements, Datatype(oldtype), (*Datatype)(unsafe.Pointer(newtype)))
 	if err != nil {
 		*newtype = C.uintptr_t(MPI_DATATYPE_NULL)
 	}
-	return C.int(done(0, err))
+	return C.int(done("MPI_Type_create_hindexed_block_c", 0, err))
 }
 
 //export PMPI_Type_create_hvector
 func PMPI_Type_create_hvector(count C.int, blocklength C.int, stride C.intptr_t, oldtype C.uintptr_t, newtype *C.uintptr_t) C.int {
 	if newtype == nil {
-		return C.int(done(0, nullArg("MPI_Type_create_hvector", "newtype")))
+		return C.int(done("MPI_Type_create_hvector", 0, nullArg("newtype")))
 	}
 	err := mpiTypeCreateHvector(int(count), int(blocklength), int(stride), Datatype(oldtype), (*Datatype)(unsafe.Pointer(newtype)))
 	if err != nil {
 		*newtype = C.uintptr_t(MPI_DATATYPE_NULL)
 	}
-	return C.int(done(0, err))
+	return C.int(done("MPI_Type_create_hvector", 0, err))
 }
 
 //export PMPI_Type_create_hvector_c
 func PMPI_Type_create_hvector_c(count C.int64_t, blocklength C.int64_t, stride C.int64_t, oldtype C.uintptr_t, newtype *C.uintptr_t) C.int {
 	if newtype == nil {
-		return C.int(done(0, nullArg("MPI_Type_create_hvector_c", "newtype")))
+		return C.int(done("MPI_Type_create_hvector_c", 0, nullArg("newtype")))
 	}
 	err := mpiTypeCreateHvectorC(int(count), int(blocklength), int(stride), Datatype(oldtype), (*Datatype)(unsafe.Pointer(newtype)))
 	if err != nil {
 		*newtype = C.uintptr_t(MPI_DATATYPE_NULL)
 	}
-	return C.int(done(0, err))
+	return C.int(done("MPI_Type_create_hvector_c", 0, err))
 }
 
 //export PMPI_Type_create_indexed_block
 func PMPI_Type_create_indexed_block(count C.int, blocklength C.int, array_of_displacements *C.int, oldtype C.uintptr_t, newtype *C.uintptr_t) C.int {
 	if newtype == nil {
-		return C.int(done(0, nullArg("MPI_Type_create_indexed_block", "newtype")))
+		return C.int(done("MPI_Type_create_indexed_block", 0, nullArg("newtype")))
 	}
 	err := mpiTypeCreateIndexedBlock(int(count), int(blocklength), array_of_displacements, Datatype(oldtype), (*Datatype)(unsafe.Pointer(newtype)))
 	if err != nil {
 		*newtype = C.uintptr_t(MPI_DATATYPE_NULL)
 	}
-	return C.int(done(0, err))
+	return C.int(done("MPI_Type_create_indexed_block", 0, err))
 }
 
 //export PMPI_Type_create_indexed_block_c
 func PMPI_Type_create_indexed_block_c(count C.int64_t, blocklength C.int64_t, array_of_displacements *C.int64_t, oldtype C.uintptr_t, newtype *C.uintptr_t) C.int {
 	if newtype == nil {
-		return C.int(done(0, nullArg("MPI_Type_create_indexed_block_c", "newtype")))
+		return C.int(done("MPI_Type_create_indexed_block_c", 0, nullArg("newtype")))
 	}
 	err := mpiTypeCreateIndexedBlockC(int(count), int(blocklength), array_of_displacements, Datatype(oldtype), (*Datatype)(unsafe.Pointer(newtype)))
 	if err != nil {
 		*newtype = C.uintptr_t(MPI_DATATYPE_NULL)
 	}
-	return C.int(done(0, err))
+	return C.int(done("MPI_Type_create_indexed_block_c", 0, err))
 }
 
 //export PMPI_Type_create_keyval
 func PMPI_Type_create_keyval(type_copy_attr_fn unsafe.Pointer, type_delete_attr_fn unsafe.Pointer, type_keyval *C.int, extra_state unsafe.Pointer) C.int {
 	if type_keyval == nil {
-		return C.int(done(0, nullArg("MPI_Type_create_keyval", "type_keyval")))
+		return C.int(done("MPI_Type_create_keyval", 0, nullArg("type_keyval")))
 	}
-	return C.int(done(0, mpiTypeCreateKeyval(type_copy_attr_fn, type_delete_attr_fn, type_keyval, extra_state)))
+	return C.int(done("MPI_Type_create_keyval", 0, mpiTypeCreateKeyval(type_copy_attr_fn, type_delete_attr_fn, type_keyval, extra_state)))
 }
 
 //export PMPI_Type_create_resized
 func PMPI_Type_create_resized(oldtype C.uintptr_t, lb C.intptr_t, extent C.intptr_t, newtype *C.uintptr_t) C.int {
 	if newtype == nil {
-		return C.int(done(0, nullArg("MPI_Type_create_resized", "newtype")))
+		return C.int(done("MPI_Type_create_resized", 0, nullArg("newtype")))
 	}
 	err := mpiTypeCreateResized(Datatype(oldtype), int(lb), int(extent), (*Datatype)(unsafe.Pointer(newtype)))
 	if err != nil {
 		*newtype = C.uintptr_t(MPI_DATATYPE_NULL)
 	}
-	return C.int(done(0, err))
+	return C.int(done("MPI_Type_create_resized", 0, err))
 }
 
 //export PMPI_Type_create_resized_c
 func PMPI_Type_create_resized_c(oldtype C.uintptr_t, lb C.int64_t, extent C.int64_t, newtype *C.uintptr_t) C.int {
 	if newtype == nil {
-		return C.int(done(0, nullArg("MPI_Type_create_resized_c", "newtype")))
+		return C.int(done("MPI_Type_create_resized_c", 0, nullArg("newtype")))
 	}
 	err := mpiTypeCreateResizedC(Datatype(oldtype), int(lb), int(extent), (*Datatype)(unsafe.Pointer(newtype)))
 	if err != nil {
 		*newtype = C.uintptr_t(MPI_DATATYPE_NULL)
 	}
-	return C.int(done(0, err))
+	return C.int(done("MPI_Type_create_resized_c", 0, err))
 }
 
 //export PMPI_Type_create_struct
 func PMPI_Type_create_struct(count C.int, array_of_blocklengths *C.int, array_of_displacements *C.intptr_t, array_of_types *C.uintptr_t, newtype *C.uintptr_t) C.int {
 	if newtype == nil {
-		return C.int(done(0, nullArg("MPI_Type_create_struct", "newtype")))
+		return C.int(done("MPI_Type_create_struct", 0, nullArg("newtype")))
 	}
 	err := mpiTypeCreateStruct(int(count), array_of_blocklengths, array_of_displacements, (*Datatype)(unsafe.Pointer(array_of_types)), (*Datatype)(unsafe.Pointer(newtype)))
 	if err != nil {
 		*newtype = C.uintptr_t(MPI_DATATYPE_NULL)
 	}
-	return C.int(done(0, err))
+	return C.int(done("MPI_Type_create_struct", 0, err))
 }
 
 //export PMPI_Type_create_struct_c
 func PMPI_Type_create_struct_c(count C.int64_t, array_of_blocklengths *C.int64_t, array_of_displacements *C.int64_t, array_of_types *C.uintptr_t, newtype *C.uintptr_t) C.int {
 	if newtype == nil {
-		return C.int(done(0, nullArg("MPI_Type_create_struct_c", "newtype")))
+		return C.int(done("MPI_Type_create_struct_c", 0, nullArg("newtype")))
 	}
 	err := mpiTypeCreateStructC(int(count), array_of_blocklengths, array_of_displacements, (*Datatype)(unsafe.Pointer(array_of_types)), (*Datatype)(unsafe.Pointer(newtype)))
 	if err != nil {
 		*newtype = C.uintptr_t(MPI_DATATYPE_NULL)
 	}
-	return C.int(done(0, err))
+	return C.int(done("MPI_Type_create_struct_c", 0, err))
 }
 
 //export PMPI_Type_create_subarray
 func PMPI_Type_create_subarray(ndims C.int, array_of_sizes *C.int, array_of_subsizes *C.int, array_of_starts *C.int, order C.int, oldtype C.uintptr_t, newtype *C.uintptr_t) C.int {
 	if newtype == nil {
-		return C.int(done(0, nullArg("MPI_Type_create_subarray", "newtype")))
+		return C.int(done("MPI_Type_create_subarray", 0, nullArg("newtype")))
 	}
 	err := mpiTypeCreateSubarray(int(ndims), array_of_sizes, array_of_subsizes, array_of_starts, int(order), Datatype(oldtype), (*Datatype)(unsafe.Pointer(newtype)))
 	if err != nil {
 		*newtype = C.uintptr_t(MPI_DATATYPE_NULL)
 	}
-	return C.int(done(0, err))
+	return C.int(done("MPI_Type_create_subarray", 0, err))
 }
 
 //export PMPI_Type_create_subarray_c
 func PMPI_Type_create_subarray_c(ndims C.int, array_of_sizes *C.int64_t, array_of_subsizes *C.int64_t, array_of_starts *C.int64_t, order C.int, oldtype C.uintptr_t, newtype *C.uintptr_t) C.int {
 	if newtype == nil {
-		return C.int(done(0, nullArg("MPI_Type_create_subarray_c", "newtype")))
+		return C.int(done("MPI_Type_create_subarray_c", 0, nullArg("newtype")))
 	}
 	err := mpiTypeCreateSubarrayC(int(ndims), array_of_sizes, array_of_subsizes, array_of_starts, int(order), Datatype(oldtype), (*Datatype)(unsafe.Pointer(newtype)))
 	if err != nil {
 		*newtype = C.uintptr_t(MPI_DATATYPE_NULL)
 	}
-	return C.int(done(0, err))
+	return C.int(done("MPI_Type_create_subarray_c", 0, err))
 }
 
 //export PMPI_Type_delete_attr
 func PMPI_Type_delete_attr(datatype C.uintptr_t, type_keyval C.int) C.int {
-	return C.int(done(0, mpiTypeDeleteAttr(Datatype(datatype), int(type_keyval))))
+	return C.int(done("MPI_Type_delete_attr", 0, mpiTypeDeleteAttr(Datatype(datatype), int(type_keyval))))
 }
 
 //export PMPI_Type_dup
 func PMPI_Type_dup(oldtype C.uintptr_t, newtype *C.uintptr_t) C.int {
 	if newtype == nil {
-		return C.int(done(0, nullArg("MPI_Type_dup", "newtype")))
+		return C.int(done("MPI_Type_dup", 0, nullArg("newtype")))
 	}
 	err := mpiTypeDup(Datatype(oldtype), (*Datatype)(unsafe.Pointer(newtype)))
 	if err != nil {
 		*newtype = C.uintptr_t(MPI_DATATYPE_NULL)
 	}
-	return C.int(done(0, err))
+	return C.int(done("MPI_Type_dup", 0, err))
 }
 
 //export PMPI_Type_free
 func PMPI_Type_free(datatype *C.uintptr_t) C.int {
 	if datatype == nil {
-		return C.int(done(0, nullArg("MPI_Type_free", "datatype")))
+		return C.int(done("MPI_Type_free", 0, nullArg("datatype")))
 	}
-	return C.int(done(0, mpiTypeFree((*Datatype)(unsafe.Pointer(datatype)))))
+	return C.int(done("MPI_Type_free", 0, mpiTypeFree((*Datatype)(unsafe.Pointer(datatype)))))
 }
 
 //export PMPI_Type_free_keyval
 func PMPI_Type_free_keyval(type_keyval *C.int) C.int {
 	if type_keyval == nil {
-		return C.int(done(0, nullArg("MPI_Type_free_keyval", "type_keyval")))
+		return C.int(done("MPI_Type_free_keyval", 0, nullArg("type_keyval")))
 	}
-	return C.int(done(0, mpiTypeFreeKeyval(type_keyval)))
+	return C.int(done("MPI_Type_free_keyval", 0, mpiTypeFreeKeyval(type_keyval)))
 }
 
 //export PMPI_Type_get_attr
 func PMPI_Type_get_attr(datatype C.uintptr_t, type_keyval C.int, attribute_val unsafe.Pointer, flag *C.int) C.int {
 	if flag == nil {
-		return C.int(done(0, nullArg("MPI_Type_get_attr", "flag")))
+		return C.int(done("MPI_Type_get_attr", 0, nullArg("flag")))
 	}
-	return C.int(done(0, mpiTypeGetAttr(Datatype(datatype), int(type_keyval), attribute_val, flag)))
+	return C.int(done("MPI_Type_get_attr", 0, mpiTypeGetAttr(Datatype(datatype), int(type_keyval), attribute_val, flag)))
 }
 
 //export PMPI_Type_get_contents
 func PMPI_Type_get_contents(datatype C.uintptr_t, max_integers C.int, max_addresses C.int, max_datatypes C.int, array_of_integers *C.int, array_of_addresses *C.intptr_t, array_of_datatypes *C.uintptr_t) C.int {
-	return C.int(done(0, mpiTypeGetContents(Datatype(datatype), int(max_integers), int(max_addresses), int(max_datatypes), array_of_integers, array_of_addresses, (*Datatype)(unsafe.Pointer(array_of_datatypes)))))
+	return C.int(done("MPI_Type_get_contents", 0, mpiTypeGetContents(Datatype(datatype), int(max_integers), int(max_addresses), int(max_datatypes), array_of_integers, array_of_addresses, (*Datatype)(unsafe.Pointer(array_of_datatypes)))))
 }
 
 //export PMPI_Type_get_contents_c
 func PMPI_Type_get_contents_c(datatype C.uintptr_t, max_integers C.int64_t, max_addresses C.int64_t, max_large_counts C.int64_t, max_datatypes C.int64_t, array_of_integers *C.int, array_of_addresses *C.intptr_t, array_of_large_counts *C.int64_t, array_of_datatypes *C.uintptr_t) C.int {
-	return C.int(done(0, mpiTypeGetContentsC(Datatype(datatype), int(max_integers), int(max_addresses), int(max_large_counts), int(max_datatypes), array_of_integers, array_of_addresses, array_of_large_counts, (*Datatype)(unsafe.Pointer(array_of_datatypes)))))
+	return C.int(done("MPI_Type_get_contents_c", 0, mpiTypeGetContentsC(Datatype(datatype), int(max_integers), int(max_addresses), int(max_large_counts), int(max_datatypes), array_of_integers, array_of_addresses, array_of_large_counts, (*Datatype)(unsafe.Pointer(array_of_datatypes)))))
 }
 
 //export PMPI_Type_get_envelope
 func PMPI_Type_get_envelope(datatype C.uintptr_t, num_integers *C.int, num_addresses *C.int, num_datatypes *C.int, combiner *C.int) C.int {
 	if num_integers == nil {
-		return C.int(done(0, nullArg("MPI_Type_get_envelope", "num_integers")))
+		return C.int(done("MPI_Type_get_envelope", 0, nullArg("num_integers")))
 	}
 	if num_addresses == nil {
-		return C.int(done(0, nullArg("MPI_Type_get_envelope", "num_addresses")))
+		return C.int(done("MPI_Type_get_envelope", 0, nullArg("num_addresses")))
 	}
 	if num_datatypes == nil {
-		return C.int(done(0, nullArg("MPI_Type_get_envelope", "num_datatypes")))
+		return C.int(done("MPI_Type_get_envelope", 0, nullArg("num_datatypes")))
 	}
 	if combiner == nil {
-		return C.int(done(0, nullArg("MPI_Type_get_envelope", "combiner")))
+		return C.int(done("MPI_Type_get_envelope", 0, nullArg("combiner")))
 	}
-	return C.int(done(0, mpiTypeGetEnvelope(Datatype(datatype), num_integers, num_addresses, num_datatypes, combiner)))
+	return C.int(done("MPI_Type_get_envelope", 0, mpiTypeGetEnvelope(Datatype(datatype), num_integers, num_addresses, num_datatypes, combiner)))
 }
 
 //export PMPI_Type_get_envelope_c
 func PMPI_Type_get_envelope_c(datatype C.uintptr_t, num_integers *C.int64_t, num_addresses *C.int64_t, num_large_counts *C.int64_t, num_datatypes *C.int64_t, combiner *C.int) C.int {
 	if num_integers == nil {
-		return C.int(done(0, nullArg("MPI_Type_get_envelope_c", "num_integers")))
+		return C.int(done("MPI_Type_get_envelope_c", 0, nullArg("num_integers")))
 	}
 	if num_addresses == nil {
-		return C.int(done(0, nullArg("MPI_Type_get_envelope_c", "num_addresses")))
+		return C.int(done("MPI_Type_get_envelope_c", 0, nullArg("num_addresses")))
 	}
 	if num_large_counts == nil {
-		return C.int(done(0, nullArg("MPI_Type_get_envelope_c", "num_large_counts")))
+		return C.int(done("MPI_Type_get_envelope_c", 0, nullArg("num_large_counts")))
 	}
 	if num_datatypes == nil {
-		return C.int(done(0, nullArg("MPI_Type_get_envelope_c", "num_datatypes")))
+		return C.int(done("MPI_Type_get_envelope_c", 0, nullArg("num_datatypes")))
 	}
 	if combiner == nil {
-		return C.int(done(0, nullArg("MPI_Type_get_envelope_c", "combiner")))
+		return C.int(done("MPI_Type_get_envelope_c", 0, nullArg("combiner")))
 	}
-	return C.int(done(0, mpiTypeGetEnvelopeC(Datatype(datatype), num_integers, num_addresses, num_large_counts, num_datatypes, combiner)))
+	return C.int(done("MPI_Type_get_envelope_c", 0, mpiTypeGetEnvelopeC(Datatype(datatype), num_integers, num_addresses, num_large_counts, num_datatypes, combiner)))
 }
 
 //export PMPI_Type_get_extent
 func PMPI_Type_get_extent(datatype C.uintptr_t, lb *C.intptr_t, extent *C.intptr_t) C.int {
 	if lb == nil {
-		return C.int(done(0, nullArg("MPI_Type_get_extent", "lb")))
+		return C.int(done("MPI_Type_get_extent", 0, nullArg("lb")))
 	}
 	if extent == nil {
-		return C.int(done(0, nullArg("MPI_Type_get_extent", "extent")))
+		return C.int(done("MPI_Type_get_extent", 0, nullArg("extent")))
 	}
-	return C.int(done(0, mpiTypeGetExtent(Datatype(datatype), lb, extent)))
+	return C.int(done("MPI_Type_get_extent", 0, mpiTypeGetExtent(Datatype(datatype), lb, extent)))
 }
 
 //export PMPI_Type_get_extent_c
 func PMPI_Type_get_extent_c(datatype C.uintptr_t, lb *C.int64_t, extent *C.int64_t) C.int {
 	if lb == nil {
-		return C.int(done(0, nullArg("MPI_Type_get_extent_c", "lb")))
+		return C.int(done("MPI_Type_get_extent_c", 0, nullArg("lb")))
 	}
 	if extent == nil {
-		return C.int(done(0, nullArg("MPI_Type_get_extent_c", "extent")))
+		return C.int(done("MPI_Type_get_extent_c", 0, nullArg("extent")))
 	}
-	return C.int(done(0, mpiTypeGetExtent(Datatype(datatype), lb, extent)))
+	return C.int(done("MPI_Type_get_extent_c", 0, mpiTypeGetExtent(Datatype(datatype), lb, extent)))
 }
 
 //export PMPI_Type_get_extent_x
 func PMPI_Type_get_extent_x(datatype C.uintptr_t, lb *C.int64_t, extent *C.int64_t) C.int {
 	if lb == nil {
-		return C.int(done(0, nullArg("MPI_Type_get_extent_x", "lb")))
+		return C.int(done("MPI_Type_get_extent_x", 0, nullArg("lb")))
 	}
 	if extent == nil {
-		return C.int(done(0, nullArg("MPI_Type_get_extent_x", "extent")))
+		return C.int(done("MPI_Type_get_extent_x", 0, nullArg("extent")))
 	}
-	return C.int(done(0, mpiTypeGetExtentX(Datatype(datatype), lb, extent)))
+	return C.int(done("MPI_Type_get_extent_x", 0, mpiTypeGetExtentX(Datatype(datatype), lb, extent)))
 }
 
 //export PMPI_Type_get_name
 func PMPI_Type_get_name(datatype C.uintptr_t, type_name *C.char, resultlen *C.int) C.int {
 	if type_name == nil {
-		return C.int(done(0, nullArg("MPI_Type_get_name", "type_name")))
+		return C.int(done("MPI_Type_get_name", 0, nullArg("type_name")))
 	}
 	if resultlen == nil {
-		return C.int(done(0, nullArg("MPI_Type_get_name", "resultlen")))
+		return C.int(done("MPI_Type_get_name", 0, nullArg("resultlen")))
 	}
-	return C.int(done(0, mpiTypeGetName(Datatype(datatype), type_name, resultlen)))
+	return C.int(done("MPI_Type_get_name", 0, mpiTypeGetName(Datatype(datatype), type_name, resultlen)))
 }
 
 //export PMPI_Type_get_true_extent
 func PMPI_Type_get_true_extent(datatype C.uintptr_t, true_lb *C.intptr_t, true_extent *C.intptr_t) C.int {
 	if true_lb == nil {
-		return C.int(done(0, nullArg("MPI_Type_get_true_extent", "true_lb")))
+		return C.int(done("MPI_Type_get_true_extent", 0, nullArg("true_lb")))
 	}
 	if true_extent == nil {
-		return C.int(done(0, nullArg("MPI_Type_get_true_extent", "true_extent")))
+		return C.int(done("MPI_Type_get_true_extent", 0, nullArg("true_extent")))
 	}
-	return C.int(done(0, mpiTypeGetTrueExtent(Datatype(datatype), true_lb, true_extent)))
+	return C.int(done("MPI_Type_get_true_extent", 0, mpiTypeGetTrueExtent(Datatype(datatype), true_lb, true_extent)))
 }
 
 //export PMPI_Type_get_true_extent_c
 func PMPI_Type_get_true_extent_c(datatype C.uintptr_t, true_lb *C.int64_t, true_extent *C.int64_t) C.int {
 	if true_lb == nil {
-		return C.int(done(0, nullArg("MPI_Type_get_true_extent_c", "true_lb")))
+		return C.int(done("MPI_Type_get_true_extent_c", 0, nullArg("true_lb")))
 	}
 	if true_extent == nil {
-		return C.int(done(0, nullArg("MPI_Type_get_true_extent_c", "true_extent")))
+		return C.int(done("MPI_Type_get_true_extent_c", 0, nullArg("true_extent")))
 	}
-	return C.int(done(0, mpiTypeGetTrueExtent(Datatype(datatype), true_lb, true_extent)))
+	return C.int(done("MPI_Type_get_true_extent_c", 0, mpiTypeGetTrueExtent(Datatype(datatype), true_lb, true_extent)))
 }
 
 //export PMPI_Type_get_true_extent_x
 func PMPI_Type_get_true_extent_x(datatype C.uintptr_t, true_lb *C.int64_t, true_extent *C.int64_t) C.int {
 	if true_lb == nil {
-		return C.int(done(0, nullArg("MPI_Type_get_true_extent_x", "true_lb")))
+		return C.int(done("MPI_Type_get_true_extent_x", 0, nullArg("true_lb")))
 	}
 	if true_extent == nil {
-		return C.int(done(0, nullArg("MPI_Type_get_true_extent_x", "true_extent")))
+		return C.int(done("MPI_Type_get_true_extent_x", 0, nullArg("true_extent")))
 	}
-	return C.int(done(0, mpiTypeGetTrueExtentX(Datatype(datatype), true_lb, true_extent)))
+	return C.int(done("MPI_Type_get_true_extent_x", 0, mpiTypeGetTrueExtentX(Datatype(datatype), true_lb, true_extent)))
 }
 
 //export PMPI_Type_get_value_index
 func PMPI_Type_get_value_index(value_type C.uintptr_t, index_type C.uintptr_t, pair_type *C.uintptr_t) C.int {
 	if pair_type == nil {
-		return C.int(done(0, nullArg("MPI_Type_get_value_index", "pair_type")))
+		return C.int(done("MPI_Type_get_value_index", 0, nullArg("pair_type")))
 	}
-	return C.int(done(0, mpiTypeGetValueIndex(Datatype(value_type), Datatype(index_type), (*Datatype)(unsafe.Pointer(pair_type)))))
+	return C.int(done("MPI_Type_get_value_index", 0, mpiTypeGetValueIndex(Datatype(value_type), Datatype(index_type), (*Datatype)(unsafe.Pointer(pair_type)))))
 }
 
 //export PMPI_Type_indexed
 func PMPI_Type_indexed(count C.int, array_of_blocklengths *C.int, array_of_displacements *C.int, oldtype C.uintptr_t, newtype *C.uintptr_t) C.int {
 	if newtype == nil {
-		return C.int(done(0, nullArg("MPI_Type_indexed", "newtype")))
+		return C.int(done("MPI_Type_indexed", 0, nullArg("newtype")))
 	}
 	err := mpiTypeIndexed(int(count), array_of_blocklengths, array_of_displacements, Datatype(oldtype), (*Datatype)(unsafe.Pointer(newtype)))
 	if err != nil {
 		*newtype = C.uintptr_t(MPI_DATATYPE_NULL)
 	}
-	return C.int(done(0, err))
+	return C.int(done("MPI_Type_indexed", 0, err))
 }
 
 //export PMPI_Type_indexed_c
 func PMPI_Type_indexed_c(count C.int64_t, array_of_blocklengths *C.int64_t, array_of_displacements *C.int64_t, oldtype C.uintptr_t, newtype *C.uintptr_t) C.int {
 	if newtype == nil {
-		return C.int(done(0, nullArg("MPI_Type_indexed_c", "newtype")))
+		return C.int(done("MPI_Type_indexed_c", 0, nullArg("newtype")))
 	}
 	err := mpiTypeIndexedC(int(count), array_of_blocklengths, array_of_displacements, Datatype(oldtype), (*Datatype)(unsafe.Pointer(newtype)))
 	if err != nil {
 		*newtype = C.uintptr_t(MPI_DATATYPE_NULL)
 	}
-	return C.int(done(0, err))
+	return C.int(done("MPI_Type_indexed_c", 0, err))
 }
 
 //export PMPI_Type_match_size
 func PMPI_Type_match_size(typeclass C.int, size C.int, datatype *C.uintptr_t) C.int {
 	if datatype == nil {
-		return C.int(done(0, nullArg("MPI_Type_match_size", "datatype")))
+		return C.int(done("MPI_Type_match_size", 0, nullArg("datatype")))
 	}
-	return C.int(done(0, mpiTypeMatchSize(int(typeclass), int(size), (*Datatype)(unsafe.Pointer(datatype)))))
+	return C.int(done("MPI_Type_match_size", 0, mpiTypeMatchSize(int(typeclass), int(size), (*Datatype)(unsafe.Pointer(datatype)))))
 }
 
 //export PMPI_Type_set_attr
 func PMPI_Type_set_attr(datatype C.uintptr_t, type_keyval C.int, attribute_val unsafe.Pointer) C.int {
-	return C.int(done(0, mpiTypeSetAttr(Datatype(datatype), int(type_keyval), attribute_val)))
+	return C.int(done("MPI_Type_set_attr", 0, mpiTypeSetAttr(Datatype(datatype), int(type_keyval), attribute_val)))
 }
 
 //export PMPI_Type_set_name
 func PMPI_Type_set_name(datatype C.uintptr_t, type_name *C.char) C.int {
-	return C.int(done(0, mpiTypeSetName(Datatype(datatype), type_name)))
+	return C.int(done("MPI_Type_set_name", 0, mpiTypeSetName(Datatype(datatype), type_name)))
 }
 
 //export PMPI_Type_size
 func PMPI_Type_size(datatype C.uintptr_t, size *C.int) C.int {
 	if size == nil {
-		return C.int(done(0, nullArg("MPI_Type_size", "size")))
+		return C.int(done("MPI_Type_size", 0, nullArg("size")))
 	}
-	return C.int(done(0, mpiTypeSize(Datatype(datatype), size)))
+	return C.int(done("MPI_Type_size", 0, mpiTypeSize(Datatype(datatype), size)))
 }
 
 //export PMPI_Type_size_c
 func PMPI_Type_size_c(datatype C.uintptr_t, size *C.int64_t) C.int {
 	if size == nil {
-		return C.int(done(0, nullArg("MPI_Type_size_c", "size")))
+		return C.int(done("MPI_Type_size_c", 0, nullArg("size")))
 	}
-	return C.int(done(0, mpiTypeSize(Datatype(datatype), size)))
+	return C.int(done("MPI_Type_size_c", 0, mpiTypeSize(Datatype(datatype), size)))
 }
 
 //export PMPI_Type_size_x
 func PMPI_Type_size_x(datatype C.uintptr_t, size *C.int64_t) C.int {
 	if size == nil {
-		return C.int(done(0, nullArg("MPI_Type_size_x", "size")))
+		return C.int(done("MPI_Type_size_x", 0, nullArg("size")))
 	}
-	return C.int(done(0, mpiTypeSizeX(Datatype(datatype), size)))
+	return C.int(done("MPI_Type_size_x", 0, mpiTypeSizeX(Datatype(datatype), size)))
 }
 
 //export PMPI_Type_vector
 func PMPI_Type_vector(count C.int, blocklength C.int, stride C.int, oldtype C.uintptr_t, newtype *C.uintptr_t) C.int {
 	if newtype == nil {
-		return C.int(done(0, nullArg("MPI_Type_vector", "newtype")))
+		return C.int(done("MPI_Type_vector", 0, nullArg("newtype")))
 	}
 	err := mpiTypeVector(int(count), int(blocklength), int(stride), Datatype(oldtype), (*Datatype)(unsafe.Pointer(newtype)))
 	if err != nil {
 		*newtype = C.uintptr_t(MPI_DATATYPE_NULL)
 	}
-	return C.int(done(0, err))
+	return C.int(done("MPI_Type_vector", 0, err))
 }
 
 //export PMPI_Type_vector_c
 func PMPI_Type_vector_c(count C.int64_t, blocklength C.int64_t, stride C.int64_t, oldtype C.uintptr_t, newtype *C.uintptr_t) C.int {
 	if newtype == nil {
-		return C.int(done(0, nullArg("MPI_Type_vector_c", "newtype")))
+		return C.int(done("MPI_Type_vector_c", 0, nullArg("newtype")))
 	}
 	err := mpiTypeVectorC(int(count), int(blocklength), int(stride), Datatype(oldtype), (*Datatype)(unsafe.Pointer(newtype)))
 	if err != nil {
 		*newtype = C.uintptr_t(MPI_DATATYPE_NULL)
 	}
-	return C.int(done(0, err))
+	return C.int(done("MPI_Type_vector_c", 0, err))
 }
 
 //export PMPI_Unpack
 func PMPI_Unpack(inbuf unsafe.Pointer, insize C.int, position *C.int, outbuf unsafe.Pointer, outcount C.int, datatype C.uintptr_t, comm C.uintptr_t) C.int {
 	if position == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Unpack", "position")))
+		return C.int(done("MPI_Unpack", Comm(comm), nullArg("position")))
 	}
-	return C.int(done(Comm(comm), mpiUnpack(inbuf, int(insize), position, outbuf, int(outcount), Datatype(datatype), Comm(comm))))
+	return C.int(done("MPI_Unpack", Comm(comm), mpiUnpack(inbuf, int(insize), position, outbuf, int(outcount), Datatype(datatype), Comm(comm))))
 }
 
 //export PMPI_Unpack_c
 func PMPI_Unpack_c(inbuf unsafe.Pointer, insize C.int64_t, position *C.int64_t, outbuf unsafe.Pointer, outcount C.int64_t, datatype C.uintptr_t, comm C.uintptr_t) C.int {
 	if position == nil {
-		return C.int(done(Comm(comm), nullArg("MPI_Unpack_c", "position")))
+		return C.int(done("MPI_Unpack_c", Comm(comm), nullArg("position")))
 	}
-	return C.int(done(Comm(comm), mpiUnpack(inbuf, int(insize), position, outbuf, int(outcount), Datatype(datatype), Comm(comm))))
+	return C.int(done("MPI_Unpack_c", Comm(comm), mpiUnpack(inbuf, int(insize), position, outbuf, int(outcount), Datatype(datatype), Comm(comm))))
 }
 
 //export PMPI_Unpack_external
 func PMPI_Unpack_external(datarep *C.char, inbuf unsafe.Pointer, insize C.intptr_t, position *C.intptr_t, outbuf unsafe.Pointer, outcount C.int, datatype C.uintptr_t) C.int {
 	if position == nil {
-		return C.int(done(0, nullArg("MPI_Unpack_external", "position")))
+		return C.int(done("MPI_Unpack_external", 0, nullArg("position")))
 	}
-	return C.int(done(0, mpiUnpackExternal(datarep, inbuf, int(insize), position, outbuf, int(outcount), Datatype(datatype))))
+	return C.int(done("MPI_Unpack_external", 0, mpiUnpackExternal(datarep, inbuf, int(insize), position, outbuf, int(outcount), Datatype(datatype))))
 }
 
 //export PMPI_Unpack_external_c
 func PMPI_Unpack_external_c(datarep *C.char, inbuf unsafe.Pointer, insize C.int64_t, position *C.int64_t, outbuf unsafe.Pointer, outcount C.int64_t, datatype C.uintptr_t) C.int {
 	if position == nil {
-		return C.int(done(0, nullArg("MPI_Unpack_external_c", "position")))
+		return C.int(done("MPI_Unpack_external_c", 0, nullArg("position")))
 	}
-	return C.int(done(0, mpiUnpackExternal(datarep, inbuf, int(insize), position, outbuf, int(outcount), Datatype(datatype))))
+	return C.int(done("MPI_Unpack_external_c", 0, mpiUnpackExternal(datarep, inbuf, int(insize), position, outbuf, int(outcount), Datatype(datatype))))
 }
 
 //export PMPI_Unpublish_name
@@ -4047,30 +4047,30 @@ func PMPI_Unpublish_name(service_name *C.char, info C.uintptr_t, port_name *C.ch
 //export PMPI_Wait
 func PMPI_Wait(request *C.uintptr_t, status *C.MPI_Status) C.int {
 	if request == nil {
-		return C.int(done(0, nullArg("MPI_Wait", "request")))
+		return C.int(done("MPI_Wait", 0, nullArg("request")))
 	}
-	return C.int(done(0, mpiWait((*Request)(unsafe.Pointer(request)), status)))
+	return C.int(done("MPI_Wait", 0, mpiWait((*Request)(unsafe.Pointer(request)), status)))
 }
 
 //export PMPI_Waitall
 func PMPI_Waitall(count C.int, array_of_requests *C.uintptr_t, array_of_statuses *C.MPI_Status) C.int {
-	return C.int(done(0, mpiWaitall(int(count), (*Request)(unsafe.Pointer(array_of_requests)), array_of_statuses)))
+	return C.int(done("MPI_Waitall", 0, mpiWaitall(int(count), (*Request)(unsafe.Pointer(array_of_requests)), array_of_statuses)))
 }
 
 //export PMPI_Waitany
 func PMPI_Waitany(count C.int, array_of_requests *C.uintptr_t, indx *C.int, status *C.MPI_Status) C.int {
 	if indx == nil {
-		return C.int(done(0, nullArg("MPI_Waitany", "indx")))
+		return C.int(done("MPI_Waitany", 0, nullArg("indx")))
 	}
-	return C.int(done(0, mpiWaitany(int(count), (*Request)(unsafe.Pointer(array_of_requests)), indx, status)))
+	return C.int(done("MPI_Waitany", 0, mpiWaitany(int(count), (*Request)(unsafe.Pointer(array_of_requests)), indx, status)))
 }
 
 //export PMPI_Waitsome
 func PMPI_Waitsome(incount C.int, array_of_requests *C.uintptr_t, outcount *C.int, array_of_indices *C.int, array_of_statuses *C.MPI_Status) C.int {
 	if outcount == nil {
-		return C.int(done(0, nullArg("MPI_Waitsome", "outcount")))
+		return C.int(done("MPI_Waitsome", 0, nullArg("outcount")))
 	}
-	return C.int(done(0, mpiWaitsome(int(incount), (*Request)(unsafe.Pointer(array_of_requests)), outcount, array_of_indices, array_of_statuses)))
+	return C.int(done("MPI_Waitsome", 0, mpiWaitsome(int(incount), (*Request)(unsafe.Pointer(array_of_requests)), outcount, array_of_indices, array_of_statuses)))
 }
 
 //export PMPI_Win_allocate
@@ -4234,12 +4234,12 @@ func PMPI_Win_get_info(win C.uintptr_t, info_used *C.uintptr_t) C.int {
 //export PMPI_Win_get_name
 func PMPI_Win_get_name(win C.uintptr_t, win_name *C.char, resultlen *C.int) C.int {
 	if win_name == nil {
-		return C.int(done(0, nullArg("MPI_Win_get_name", "win_name")))
+		return C.int(done("MPI_Win_get_name", 0, nullArg("win_name")))
 	}
 	if resultlen == nil {
-		return C.int(done(0, nullArg("MPI_Win_get_name", "resultlen")))
+		return C.int(done("MPI_Win_get_name", 0, nullArg("resultlen")))
 	}
-	return C.int(done(0, mpiWinGetName(Win(win), win_name, resultlen)))
+	return C.int(done("MPI_Win_get_name", 0, mpiWinGetName(Win(win), win_name, resultlen)))
 }
 
 //export PMPI_Win_lock

@@ -29,22 +29,23 @@ func fileErrhandler() Errhandler {
 }
 
 // doneFile is done for the file functions.
-func doneFile(err error) int {
+func doneFile(fn string, err error) int {
 	if err == nil {
 		return 0
 	}
-	return raiseOnFile(err)
+	return raiseOnFile(fn, err)
 }
 
 // unsupportedFile is unsupported for the file functions.
 func unsupportedFile(name string) int {
-	return raiseOnFile(unsupportedError(name))
+	return raiseOnFile(name, errUnsupported)
 }
 
-// raiseOnFile raises err on MPI_FILE_NULL's error handler.
-func raiseOnFile(err error) int {
-	return raiseTo(fileErrhandler(), "on MPI_FILE_NULL", err, classOf(err), func(fn unsafe.Pointer, code C.int) {
-		C.gompi_call_file_errhandler(fn, C.uintptr_t(MPI_FILE_NULL), code)
+// raiseOnFile raises err, of a call of fn, on MPI_FILE_NULL's error
+// handler.
+func raiseOnFile(fn string, err error) int {
+	return raiseTo(fn, fileErrhandler(), "on MPI_FILE_NULL", err, classOf(err), func(f unsafe.Pointer, code C.int) {
+		C.gompi_call_file_errhandler(f, C.uintptr_t(MPI_FILE_NULL), code)
 	})
 }
 
@@ -84,6 +85,6 @@ func mpiFileCallErrhandler(f File, code int) error {
 	if err := f.check(); err != nil {
 		return err
 	}
-	raiseOnFile(&abiError{code, fmt.Sprintf("error code %d raised by MPI_File_call_errhandler", code)})
+	raiseOnFile("MPI_File_call_errhandler", &abiError{code, fmt.Sprintf("error code %d raised by MPI_File_call_errhandler", code)})
 	return nil
 }

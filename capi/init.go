@@ -106,6 +106,13 @@ func mpiFinalized(flag *C.int) error {
 
 func mpiAbort(h Comm, code int) error {
 	c, err := h.comm()
+	if err != nil && !api().Initialized() {
+		// Erroneous before MPI_Init, yet the program asks to stop (a
+		// command line it refuses, before it starts MPI): it stops.
+		flushStdio()
+		fmt.Fprintf(os.Stderr, "gompi: MPI_Abort called before MPI_Init, with code %d; this process exits\n", code)
+		return api().Abort(nil, code)
+	}
 	if err != nil {
 		return err
 	}
@@ -209,5 +216,5 @@ func cbool(b bool) C.int {
 //
 //export gompiPcontrol
 func gompiPcontrol(level C.int) C.int {
-	return C.int(done(0, mpi.Pcontrol(int(level))))
+	return C.int(done("MPI_Pcontrol", 0, mpi.Pcontrol(int(level))))
 }

@@ -56,7 +56,7 @@ func mpiIntercommCreate(local Comm, localLeader int, peer Comm, remoteLeader, t 
 		p, _ = peer.comm() // for the tools; nil if peer is none
 	}
 	if out == nil {
-		return nullIntercomm(nullArg("MPI_Intercomm_create", "newintercomm"), e.c, localLeader, func(leader int) (*pmpi.Comm, error) {
+		return nullIntercomm(nullArg("newintercomm"), e.c, localLeader, func(leader int) (*pmpi.Comm, error) {
 			return api().IntercommCreate(e.c, leader, p, remoteLeader, tag(t))
 		})
 	}
@@ -98,7 +98,7 @@ func mpiIntercommMerge(h Comm, high int, out *Comm) error {
 	if out == nil {
 		// The merge's exchange carries no mark of a rank's bad arguments:
 		// this rank merges and frees the result, and the others succeed.
-		return makeAndFree(nullArg("MPI_Intercomm_merge", "newintracomm"), func() (*pmpi.Comm, *pmpi.Request, error) {
+		return makeAndFree(nullArg("newintracomm"), func() (*pmpi.Comm, *pmpi.Request, error) {
 			c, err := api().IntercommMerge(e.c, high != 0)
 			return c, nil, err
 		})

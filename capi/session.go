@@ -82,9 +82,9 @@ func onSessionOf(h Session, e *sessionEntry, err error) error {
 }
 
 // raiseOnSession runs the session's error handler for err, of class code.
-func raiseOnSession(s *onSession, code int) int {
-	return raiseTo(s.eh, fmt.Sprintf("on session %#x", uintptr(s.h)), s.err, code, func(fn unsafe.Pointer, code C.int) {
-		C.gompi_call_session_errhandler(fn, C.uintptr_t(s.h), code)
+func raiseOnSession(fn string, s *onSession, code int) int {
+	return raiseTo(fn, s.eh, fmt.Sprintf("on session %#x", uintptr(s.h)), s.err, code, func(f unsafe.Pointer, code C.int) {
+		C.gompi_call_session_errhandler(f, C.uintptr_t(s.h), code)
 	})
 }
 
@@ -386,6 +386,6 @@ func mpiSessionCallErrhandler(h Session, code int) error {
 	if err != nil {
 		return err
 	}
-	raise(0, onSessionOf(h, e, &abiError{code, fmt.Sprintf("error code %d raised by MPI_Session_call_errhandler", code)}))
+	raise("MPI_Session_call_errhandler", 0, onSessionOf(h, e, &abiError{code, fmt.Sprintf("error code %d raised by MPI_Session_call_errhandler", code)}))
 	return nil
 }

@@ -89,7 +89,7 @@ func mpiCartCreate(h Comm, ndims int, dims, periods *C.int, reorder int, out *Co
 	}
 	ds, ps, err := grid("cart create", ndims, dims, periods)
 	if out == nil {
-		err = nullArg("MPI_Cart_create", "comm_cart")
+		err = nullArg("comm_cart")
 	}
 	if err != nil {
 		return takePart(err, func() (*pmpi.Comm, error) { return api().CartCreate(e.c, noDims, noPeriods, reorder != 0) })
@@ -196,7 +196,7 @@ func mpiCartSub(h Comm, remain *C.int, out *Comm) error {
 	}
 	rs, err := bools("cart sub", "remain_dims", remain, n)
 	if out == nil {
-		err = nullArg("MPI_Cart_sub", "newcomm")
+		err = nullArg("newcomm")
 	}
 	if err != nil {
 		// No remain at all: pmpi wants one entry per dimension, n > 0 here.
@@ -231,7 +231,7 @@ func mpiGraphCreate(h Comm, nnodes int, index, edges *C.int, reorder int, out *C
 	}
 	is, es, err := graph("graph create", nnodes, index, edges)
 	if out == nil {
-		err = nullArg("MPI_Graph_create", "comm_graph")
+		err = nullArg("comm_graph")
 	}
 	if err != nil {
 		return takePart(err, func() (*pmpi.Comm, error) { return api().GraphCreate(e.c, noIndex, nil, reorder != 0) })
@@ -335,7 +335,7 @@ func mpiDistGraphCreateAdjacent(h Comm, indegree int, sources, sourceWeights *C.
 	}
 	ss, sw, ds, dw, err := adjacent(indegree, sources, sourceWeights, outdegree, dests, destWeights)
 	if out == nil {
-		err = nullArg("MPI_Dist_graph_create_adjacent", "comm_dist_graph")
+		err = nullArg("comm_dist_graph")
 	}
 	if err != nil {
 		return takePart(err, func() (*pmpi.Comm, error) {
@@ -375,7 +375,7 @@ func mpiDistGraphCreate(h Comm, n int, sources, degrees, dests, ws *C.int, info 
 	}
 	ss, dg, ds, w, err := edgesOf(n, sources, degrees, dests, ws)
 	if out == nil {
-		err = nullArg("MPI_Dist_graph_create", "comm_dist_graph")
+		err = nullArg("comm_dist_graph")
 	}
 	if err != nil {
 		return takePart(err, func() (*pmpi.Comm, error) {

@@ -267,10 +267,10 @@ import "unsafe"
 		// A file function raises its errors on the file's handler,
 		// MPI_FILE_NULL's for MPI_File_open and MPI_File_delete as for
 		// the rest: gompi opens no files.
-		done := func(err string) string { return fmt.Sprintf("done(%s, %s)", errComm, err) }
+		done := func(err string) string { return fmt.Sprintf("done(%q, %s, %s)", fn.name, errComm, err) }
 		unsupported := fmt.Sprintf("unsupported(%s, %q)", errComm, fn.name)
 		if strings.HasPrefix(fn.name, "MPI_File_") {
-			done = func(err string) string { return "doneFile(" + err + ")" }
+			done = func(err string) string { return fmt.Sprintf("doneFile(%q, %s)", fn.name, err) }
 			unsupported = fmt.Sprintf("unsupportedFile(%q)", fn.name)
 		}
 		impl := implName(fn.name)
@@ -322,7 +322,7 @@ import "unsafe"
 			for i, p := range fn.params {
 				checked := mustPoint(fn.name, p, handles)
 				if checked {
-					fmt.Fprintf(&gb, "\tif %s == nil {\n\t\treturn C.int(%s)\n\t}\n", bs[i].name, done(fmt.Sprintf("nullArg(%q, %q)", fn.name, p.name)))
+					fmt.Fprintf(&gb, "\tif %s == nil {\n\t\treturn C.int(%s)\n\t}\n", bs[i].name, done(fmt.Sprintf("nullArg(%q)", p.name)))
 				}
 				if madeHandle(p, handles) {
 					cond := "err != nil"
