@@ -88,8 +88,8 @@ func (*BaseComponent) Close() error { return nil }
 // ParamChecker is implemented by a component whose parameters constrain
 // each other, which no one parameter's Validate can judge. The framework
 // calls it when the parameters are resolved, before Open, for each
-// component its selection allows: gompirun thus refuses a bad combination
-// before any rank starts. The check must not depend on the host, and its
+// component its selection allows and its priority does not disable:
+// gompirun thus refuses a bad combination before any rank starts. The check must not depend on the host, and its
 // error names the parameters, their values and their sources.
 type ParamChecker interface {
 	CheckParams(s *params.Snapshot) error
