@@ -541,6 +541,10 @@ func (j *nbcJob) RunDeferred() {
 	l.goNBC(j)
 }
 
+// running reports whether a goroutine or a Wait runs the call: for a state
+// report, which counts the deferred calls that have not begun.
+func (j *nbcJob) running() bool { return j.claimed.Load() }
+
 // claim is a Wait's claim on a non-blocking call: it runs the call here
 // if its goroutine has not begun it. With one P, the waiter often comes
 // first, and then runs the call as a blocking call would, sparing the

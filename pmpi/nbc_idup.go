@@ -114,6 +114,9 @@ func (j *idupJob) RunDeferred() {
 	}()
 }
 
+// running reports whether a goroutine or a Wait runs the agreement.
+func (j *idupJob) running() bool { return j.claimed.Load() }
+
 // claim runs the agreement here unless another goroutine has begun it:
 // the goroutine RunDeferred starts, or a Wait on the request.
 func (j *idupJob) claim() {

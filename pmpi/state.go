@@ -44,6 +44,17 @@ func (l *library) state(stacks bool) ess.State {
 		st.Ops = append(st.Ops, o)
 		return true
 	})
+	// A non-blocking call that waits for the rank's next poll to begin
+	// has no message pending yet.
+	deferred := 0
+	l.engine.EachDeferred(func(d pml.Deferred) {
+		if j, ok := d.(interface{ running() bool }); ok && !j.running() {
+			deferred++
+		}
+	})
+	if deferred > 0 {
+		st.Ops = append(st.Ops, ess.Op{Kind: "deferred", PeerWorld: -1, Peer: -1, Tag: -1, Bytes: deferred})
+	}
 	for _, f := range finalizeSites(l.finalizePC.Load()) {
 		st.Ops = append(st.Ops, ess.Op{Kind: "finalize", PeerWorld: -1, Peer: -1, Tag: -1, Comm: "world",
 			Call: f.call, Site: f.site})
@@ -173,9 +184,11 @@ func inLibrary(fn string) bool {
 }
 
 // callSite finds, in a waiting goroutine's stack, the MPI call the
-// program made (the outermost frame of package mpi, or of pmpi for a
-// program that calls it directly) and the program's file:line calling it;
-// for a C program's call, where foreignPC says it called.
+// program made (the outermost frame of package mpi, or of pmpi's API for
+// a program that calls it directly) and the program's file:line calling
+// it; for a C program's call, where foreignPC says it called. A goroutine
+// of the library's own (a non-blocking collective's) has no call: no call
+// of the program waits there.
 func callSite(pcs []uintptr, foreignPC uintptr) (call, site string) {
 	frames := runtime.CallersFrames(pcs)
 	fromMPI := false
@@ -197,8 +210,8 @@ func callSite(pcs []uintptr, foreignPC uintptr) (call, site string) {
 		}
 		if name, ok := strings.CutPrefix(f.Function, "github.com/gompi/gompi/mpi."); ok {
 			call, fromMPI = name, true
-		} else if name, ok := strings.CutPrefix(f.Function, "github.com/gompi/gompi/pmpi."); ok && !fromMPI {
-			call = strings.TrimPrefix(name, "(*realAPI).") // frames go outward: the last is the entry point
+		} else if name, ok := strings.CutPrefix(f.Function, "github.com/gompi/gompi/pmpi.(*realAPI)."); ok && !fromMPI {
+			call = name // frames go outward: the last is the entry point
 		}
 		if i := strings.IndexByte(call, '['); i >= 0 {
 			call = call[:i] // a generic function's instantiation

@@ -14,9 +14,12 @@ type State struct {
 
 // Op is a pending receive, send or probe.
 type Op struct {
-	Kind            string // "recv", "send", "probe" or "coll" (a collective's wait on shared memory)
-	Peer, PeerWorld int    // -1: any
-	Tag             int    // -1: any
+	// Kind is "recv", "send", "probe", "coll" (a collective's wait on
+	// shared memory), "finalize", or "deferred": Bytes non-blocking calls
+	// that begin at the rank's next MPI call.
+	Kind            string
+	Peer, PeerWorld int // -1: any
+	Tag             int // -1: any
 	Comm            string
 	Bytes           int
 	Collective      string // the collective it belongs to, if any

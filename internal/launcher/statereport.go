@@ -116,6 +116,11 @@ func describeOp(op *rtepb.PendingOp) string {
 		b.WriteString(" for every rank to call " + call)
 		return b.String()
 	}
+	if op.Kind == "deferred" {
+		// Not begun: no message of theirs is pending anywhere yet.
+		fmt.Fprintf(&b, "has started %d non-blocking call(s) that begin at its next MPI call", op.Bytes)
+		return b.String()
+	}
 	if op.Call != "" {
 		fmt.Fprintf(&b, "waits in %s", op.Call)
 		if op.Site != "" {

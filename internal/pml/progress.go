@@ -244,6 +244,19 @@ func (e *Engine) DeferAgain(d *Deferred) bool {
 	return true
 }
 
+// EachDeferred calls f with each work the engine holds for its next poll,
+// for a report of what the rank is doing: f must not call the engine.
+func (e *Engine) EachDeferred(f func(Deferred)) {
+	if d := e.lone.Load(); d != nil {
+		f(*d)
+	}
+	e.outMu.Lock()
+	defer e.outMu.Unlock()
+	for _, d := range e.deferred {
+		f(d)
+	}
+}
+
 // runLone runs the deferred work held apart, if any.
 func (e *Engine) runLone() {
 	if d := e.lone.Load(); d != nil && e.lone.CompareAndSwap(d, nil) {

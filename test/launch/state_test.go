@@ -195,6 +195,44 @@ func TestStateReportNamesANonBlockingCollective(t *testing.T) {
 	}
 }
 
+// A non-blocking collective that runs in the library's goroutine while
+// the rank computes is posted, not waited on: no call of the program
+// waits there.
+func TestStateReportNamesACollectiveRunningAside(t *testing.T) {
+	t.Parallel()
+	j := startJob(t, "-np", "2", "--mca", "coll", "basic,self", hangprog, "aside")
+	out := j.await(t, "both ranks' block sites", func(out string) bool { return len(blockSites(out)) == 2 })
+	sites := blockSites(out)
+	want := []string{
+		"has posted, and nothing waits on: receive from rank 1 inside a non-blocking collective, comm MPI_COMM_WORLD, 1048576 bytes",
+		fmt.Sprintf("waits in Recv at %s", sites[1]),
+	}
+	report := j.stateUntil(t, func(r string) bool {
+		for _, w := range want {
+			if !strings.Contains(r, w) {
+				return false
+			}
+		}
+		return true
+	})
+	if strings.Contains(report, "waits in (") || strings.Contains(report, "rank 0 waits") {
+		t.Errorf("the report has rank 0 wait in a call:\n%s", report)
+	}
+}
+
+// A non-blocking call that waits for the rank's next MPI call to begin
+// (with one P, a small one does) is named as such, not as nothing.
+func TestStateReportNamesADeferredCall(t *testing.T) {
+	t.Parallel()
+	j := startJob(t, "-np", "2", "-x", "GOMAXPROCS=1", hangprog, "deferred")
+	out := j.await(t, "both ranks' block sites", func(out string) bool { return len(blockSites(out)) == 2 })
+	sites := blockSites(out)
+	j.stateUntil(t, func(r string) bool {
+		return strings.Contains(r, "has started 1 non-blocking call(s) that begin at its next MPI call") &&
+			strings.Contains(r, fmt.Sprintf("waits in Recv at %s", sites[1]))
+	})
+}
+
 func TestStateReportNamesAStoppedRank(t *testing.T) {
 	t.Parallel()
 	j := startJob(t, "-np", "2", "--report-state-wait", "1500ms", hangprog, "stopped")

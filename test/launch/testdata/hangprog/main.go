@@ -9,6 +9,11 @@
 //	nbc      on "reversed", world's ranks in reverse order, rank 0 waits on
 //	         an Ialltoall that rank 1 does not start: it receives from
 //	         rank 0 instead
+//	aside    rank 0 starts a 1 MiB Ibcast from rank 1, which its goroutine
+//	         runs at once, and sleeps outside MPI; rank 1 receives from
+//	         rank 0
+//	deferred as aside with an 8-byte Ibcast, which with GOMAXPROCS=1
+//	         waits for rank 0's next MPI call to begin
 package main
 
 import (
@@ -17,6 +22,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"syscall"
+	"time"
 
 	_ "github.com/gompi/gompi/components/all"
 	"github.com/gompi/gompi/mpi"
@@ -78,6 +84,23 @@ func main() {
 			at(rank)
 			_, _ = mpi.Recv(buf, 0, 7, w)
 		}
+	case "aside", "deferred":
+		if rank == 0 {
+			size := 1 << 20
+			if os.Args[1] == "deferred" {
+				size = 8
+			}
+			if _, err := mpi.Ibcast(make([]byte, size), 1, w); err != nil {
+				fmt.Fprintln(os.Stderr, "hangprog:", err)
+				os.Exit(2)
+			}
+			at(rank)
+			for {
+				time.Sleep(time.Hour) // computing, outside MPI
+			}
+		}
+		at(rank)
+		_, _ = mpi.Recv(buf, 0, 7, w)
 	}
 	_ = mpi.Finalize()
 }
