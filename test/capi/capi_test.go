@@ -135,8 +135,8 @@ type run struct {
 	name  string   // the subtest's name after np, when args need one
 	args  []string // gompirun's further arguments
 	fatal []string // the job must fail, its output saying each of these
-	// said are lines the job's standard output must hold, printed before
-	// the job failed: the library flushes C's buffered stdout.
+	// said is what the job's standard output must hold, printed before
+	// the job failed: the library flushes what C's stdout holds.
 	said []string
 }
 
@@ -169,15 +169,15 @@ var runs = map[string][]run{
 	"tools": {{np: 2, args: []string{"--mca", "btl_sm_eager_limit", "16k", "--mca", "btl", "self,sm"}}, {np: 0}},
 	// errfatal's bad send meets the default handler, MPI_ERRORS_ARE_FATAL,
 	// which must end the job naming the error.
-	"errfatal": {{np: 2, fatal: []string{"in MPI_Send on comm MPI_COMM_WORLD", "MPI_ERRORS_ARE_FATAL", "MPI_ERR_RANK", "rank 7"}, said: []string{"rank 0 sends to rank 7\n"}}},
-	"abort": {{np: 2, fatal: []string{"rank 1", "called Abort with code 3"}, said: []string{"rank 1 aborts\n"}},
+	"errfatal": {{np: 2, fatal: []string{"in MPI_Send on comm MPI_COMM_WORLD", "MPI_ERRORS_ARE_FATAL", "MPI_ERR_RANK", "rank 7"}, said: []string{"rank 0 sends to rank 7"}}},
+	"abort": {{np: 2, fatal: []string{"rank 1", "called Abort with code 3"}, said: []string{"rank 0 waits\n", "rank 1 aborts"}},
 		// Erroneous, but what a program that refuses its command line
 		// before MPI_Init does: it stops with its code, saying so.
 		{np: 2, name: "early", args: []string{"-x", "ABORT_EARLY=1"},
-			fatal: []string{"MPI_Abort called before MPI_Init, with code 4", "exited with status 4"}, said: []string{"rank ? aborts early\n"}}},
+			fatal: []string{"MPI_Abort called before MPI_Init, with code 4", "exited with status 4"}, said: []string{"rank ? aborts early"}}},
 	// finalflush's rank 0 kills itself after MPI_Finalize: what it printed
 	// before is out, and rank 1 ends as it would.
-	"finalflush": {{np: 2, fatal: []string{"rank 0", "killed by signal SIGKILL after calling Finalize"}, said: []string{"rank 0 finalizes\n", "rank 1 ends\n"}}},
+	"finalflush": {{np: 2, fatal: []string{"rank 0", "killed by signal SIGKILL after calling Finalize"}, said: []string{"rank 0 finalizes", "rank 1 ends"}}},
 	// splitfatal's color -1 is named as the program passed it.
 	"splitfatal": {{np: 2, fatal: []string{"MPI_ERR_ARG", "rank 1 passed color -1 (want"}}},
 	// badargs' rank 2 passes arguments the library itself refuses; with

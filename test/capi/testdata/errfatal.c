@@ -9,7 +9,7 @@ int main(int argc, char **argv) {
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     if (rank == 0) {
-        printf("rank 0 sends to rank 7\n"); /* buffered: stdout is a pipe */
+        printf("rank 0 sends to rank 7"); /* no newline: stdout holds it */
         MPI_Send(&v, 1, MPI_INT, 7, 0, MPI_COMM_WORLD);
         printf("MPI_Send to rank 7 returned\n");
     }
