@@ -13,7 +13,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 )
 
 // shmDir is where shared-memory segments live by default.
@@ -107,13 +106,4 @@ func removeLinked(jobID, sessionDir string) error {
 		}
 	}
 	return errors.Join(errs...)
-}
-
-// Unusable tells the errors of making a file in a directory that another
-// directory, such as the session directory, may not have: the directory
-// is missing, refuses this user, is read-only or full, or its file system
-// cannot hold such a file.
-func Unusable(err error) bool {
-	return errors.Is(err, os.ErrNotExist) || errors.Is(err, os.ErrPermission) ||
-		errors.Is(err, syscall.EROFS) || errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EOPNOTSUPP)
 }

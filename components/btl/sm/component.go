@@ -11,8 +11,8 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/gompi/gompi/components/common/shm"
 	"github.com/gompi/gompi/frameworks/btl"
-	"github.com/gompi/gompi/internal/jobfiles"
 	"github.com/gompi/gompi/mca"
 	"github.com/gompi/gompi/params"
 )
@@ -109,7 +109,7 @@ func (m *Module) create(env btl.InitEnv) (string, error) {
 	}
 	path := segmentPath(dir, env.JobID)
 	seg, err := createSegment(path, env.JobID, lay)
-	if err != nil && env.SessionDir != "" && dir != env.SessionDir && jobfiles.Unusable(err) {
+	if err != nil && env.SessionDir != "" && dir != env.SessionDir && shm.DirRefused(err) {
 		log := m.log.Info
 		if m.cfg.backingSet {
 			log = m.log.Warn

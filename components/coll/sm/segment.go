@@ -14,8 +14,8 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"golang.org/x/sys/unix"
 
+	"github.com/gompi/gompi/components/common/shm"
 	"github.com/gompi/gompi/frameworks/coll"
-	"github.com/gompi/gompi/internal/jobfiles"
 )
 
 // The segment: a header line, a wake-up line per rank, then two blocks per
@@ -175,7 +175,7 @@ func attachRoot(c coll.Comm, place placement, log hclog.Logger) (*segment, error
 	where := byte(inDir)
 	path := segmentPath(place.dir, place.id)
 	seg, err := createSegment(path, place.lay)
-	if err != nil && place.session != "" && place.dir != place.session && jobfiles.Unusable(err) {
+	if err != nil && place.session != "" && place.dir != place.session && shm.DirRefused(err) {
 		place.unusable(place.dir, err)
 		where, path = inSession, segmentPath(place.session, place.id)
 		seg, err = createSegment(path, place.lay)
