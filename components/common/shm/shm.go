@@ -1,8 +1,9 @@
 // Package shm holds what the shared-memory components of several
 // frameworks share (btl sm, coll sm): prefetches, the copy into memory
-// that another process reads (Writer), and a copy that stays in the
-// caches (CopyCached). It is a library, not a component, as Open
-// MPI's common components are.
+// that another process reads (Writer), a copy that stays in the caches
+// (CopyCached), and which directories' refusals of a segment another
+// directory may not share (DirRefused). It is a library, not a
+// component, as Open MPI's common components are.
 package shm
 
 import (
