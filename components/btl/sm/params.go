@@ -4,9 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"path/filepath"
 	"time"
 
+	"github.com/gompi/gompi/components/common/shm"
 	"github.com/gompi/gompi/params"
 )
 
@@ -56,13 +56,8 @@ func register(r *params.Registrar) paramSet {
 			Help: "Directory that holds the job's shared-memory segment on each host. The segment's name is " +
 				"removed once every local rank has mapped it. Empty, or a directory that is not writable, " +
 				"means the job's session directory.",
-			Accepts: "an absolute path, or empty",
-			Validate: func(v any) error {
-				if d := v.(string); d != "" && !filepath.IsAbs(d) {
-					return errors.New("must be an absolute path (each rank may run in another directory), or empty")
-				}
-				return nil
-			},
+			Accepts:  shm.DirAccepts,
+			Validate: shm.ValidDir,
 		}),
 		eagerLimit: r.Size(params.Spec{
 			Name: "eager_limit", Default: "63k", Level: 4,

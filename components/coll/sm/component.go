@@ -3,14 +3,13 @@ package sm
 import (
 	"cmp"
 	"context"
-	"errors"
 	"os"
-	"path/filepath"
 	"strconv"
 	"sync"
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/gompi/gompi/components/common/shm"
 	"github.com/gompi/gompi/frameworks/coll"
 	"github.com/gompi/gompi/internal/lowlevel"
 	"github.com/gompi/gompi/mca"
@@ -120,13 +119,8 @@ func (c *Component) RegisterParams(r *params.Registrar) error {
 			"soon as every member has mapped it; the launcher removes what a killed job left in /dev/shm. " +
 			"Empty, or a directory that refuses the file (missing, not writable, full), means the job's " +
 			"session directory.",
-		Accepts: "an absolute path, or empty",
-		Validate: func(v any) error {
-			if d := v.(string); d != "" && !filepath.IsAbs(d) {
-				return errors.New("must be an absolute path (each rank may run in another directory), or empty")
-			}
-			return nil
-		},
+		Accepts:  shm.DirAccepts,
+		Validate: shm.ValidDir,
 	})
 	c.path = r.Enum(params.Spec{
 		Name: "path", Default: modeTimed, Level: 5,
