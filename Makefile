@@ -39,7 +39,12 @@ start-archive:
 # finds, and its header as ./include/mpi.h: bin/gompicc compiles against
 # ../include and ../lib. The Go build's own header of the exports is not
 # for programs and goes. It needs cgo, so a C compiler; without one this
-# says so and the rest of make build goes on.
+# says so and the rest of make build goes on. Go's runtime preempts a
+# goroutine that runs long by sending its thread SIGURG, which a C program
+# may handle itself (PETSc's handler for every signal aborts the job): the
+# library's default is GODEBUG=asyncpreemptoff=1, and its goroutines yield
+# at function calls instead.
+C_LIBRARY_GODEBUG := asyncpreemptoff=1
 c-library:
 	@if [ "$$($(GO) env CGO_ENABLED)" != 1 ]; then \
 		echo "no C compiler for cgo (go env CGO_ENABLED is not 1): gompi's C library ($(LIB)/$(ABI_SONAME), $(INCLUDE)/mpi.h) is not built"; \
@@ -47,7 +52,7 @@ c-library:
 	fi; \
 	set -ex; \
 	mkdir -p $(LIB) $(INCLUDE); \
-	$(GO) build $(if $(TAGS),-tags $(TAGS)) -buildmode=c-shared -ldflags='-w -extldflags=-Wl,-soname,$(ABI_SONAME)' -o $(LIB)/$(ABI_SONAME) ./capi; \
+	$(GO) build $(if $(TAGS),-tags $(TAGS)) -buildmode=c-shared -ldflags='-w -X=runtime.godebugDefault=$(C_LIBRARY_GODEBUG) -extldflags=-Wl,-soname,$(ABI_SONAME)' -o $(LIB)/$(ABI_SONAME) ./capi; \
 	rm -f $(LIB)/$(basename $(ABI_SONAME)).h; \
 	ln -sf $(ABI_SONAME) $(LIB)/libmpi_abi.so; \
 	$(MAKE) --no-print-directory start-archive LIB=$(LIB); \

@@ -1,9 +1,10 @@
 // Command capi is libmpi_abi.so.1, gompi as a C MPI library with the
 // MPI-5.0 standard ABI. Build it with
 //
-//	go build -buildmode=c-shared -o lib/libmpi_abi.so.1 ./capi
+//	go build -buildmode=c-shared -ldflags=-X=runtime.godebugDefault=asyncpreemptoff=1 -o lib/libmpi_abi.so.1 ./capi
 //
-// (make build does, with the soname), and C programs compiled against
+// (make build does, with the soname): without asynchronous preemption Go
+// sends no SIGURG, which a C program may handle as its own. C programs compiled against
 // include/mpi.h with gompicc run on gompi under gompirun. Every PMPI_
 // function is an exported Go function (exports_gen.go, generated from
 // mpi.abi) that turns C's handles and counts into Go values and calls

@@ -160,7 +160,7 @@ func cpmpiLibrary(t *testing.T, dir string) string {
 			t.Fatal(err)
 		}
 	} else {
-		cmd := exec.Command("go", "build", "-buildmode=c-shared", "-ldflags=-w -extldflags=-Wl,-soname,libmpi_abi.so.1", "-o", so, "../capi")
+		cmd := exec.Command("go", "build", "-buildmode=c-shared", "-ldflags=-w -X=runtime.godebugDefault=asyncpreemptoff=1 -extldflags=-Wl,-soname,libmpi_abi.so.1", "-o", so, "../capi")
 		if b, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("go build libmpi_abi: %v\n%s", err, b)
 		}
