@@ -197,7 +197,7 @@ func (c *Component) CommQuery(comm coll.Comm, q coll.Query) (int, *coll.Module, 
 // directory, the session directory where it refuses the file.
 func (c *Component) placement(q coll.Query, lay layout, log hclog.Logger) placement {
 	dir := cmp.Or(c.cfg.dir, q.SessionDir, os.TempDir())
-	return placement{dir: dir, session: q.SessionDir, id: q.ID, lay: lay, unusable: func(dir string, err error) {
+	return placement{dir: dir, session: q.SessionDir, id: q.ID, lay: lay, refused: func(err error) {
 		c.fellBack.Do(func() {
 			say := log.Info
 			if c.cfg.dirSet {

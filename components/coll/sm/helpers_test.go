@@ -10,11 +10,12 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/hashicorp/go-hclog"
+
 	_ "github.com/gompi/gompi/components/coll/basic" // registers the component below sm
 	"github.com/gompi/gompi/frameworks/coll"
 	"github.com/gompi/gompi/frameworks/coll/colltest"
 	"github.com/gompi/gompi/mca"
-	"github.com/hashicorp/go-hclog"
 )
 
 // sizes are the communicator sizes the collectives run on.

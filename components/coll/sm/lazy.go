@@ -34,11 +34,11 @@ import (
 // algorithm computes b0 ⊕ b1.
 
 // placement is where a module's segment is made: in dir, or, where dir
-// refuses the file, in the session directory, after a call of unusable.
+// refuses the file, in the session directory, after a call of refused.
 type placement struct {
 	dir, session, id string
 	lay              layout
-	unusable         func(dir string, err error)
+	refused          func(err error)
 }
 
 // lazyState says whether the set-up ran, and its failure.

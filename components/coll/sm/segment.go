@@ -176,7 +176,7 @@ func attachRoot(c coll.Comm, place placement, log hclog.Logger) (*segment, error
 	path := segmentPath(place.dir, place.id)
 	seg, err := createSegment(path, place.lay)
 	if err != nil && place.session != "" && place.dir != place.session && shm.DirRefused(err) {
-		place.unusable(place.dir, err)
+		place.refused(err)
 		where, path = inSession, segmentPath(place.session, place.id)
 		seg, err = createSegment(path, place.lay)
 	}

@@ -10,12 +10,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hashicorp/go-hclog"
+
 	"github.com/gompi/gompi/frameworks/coll"
 	"github.com/gompi/gompi/frameworks/coll/colltest"
 	"github.com/gompi/gompi/internal/testlog"
 	"github.com/gompi/gompi/mca"
 	"github.com/gompi/gompi/params"
-	"github.com/hashicorp/go-hclog"
 )
 
 func TestRegistered(t *testing.T) {
