@@ -295,6 +295,12 @@ func (s *attrSet) remove(k *keyval, del func(attrEntry) error) (bool, error) {
 // deletes MPI_COMM_SELF's), and stops at the first failing del, which
 // leaves that value and those not yet deleted in place.
 func (s *attrSet) removeAll(del func(attrEntry) error) error {
+	s.mu.Lock()
+	none := len(s.m) == 0
+	s.mu.Unlock()
+	if none { // most objects: freed without a callback to run
+		return nil
+	}
 	s.setDeleting(true)
 	defer s.setDeleting(false) // freed, the object takes no calls; else it stays valid
 	es := s.entries()

@@ -86,7 +86,7 @@ func (*realAPI) TypeDup(dt Datatype) (Datatype, error) {
 		if dup, err = theAPI.TypeContiguous(1, dt); err != nil {
 			return Datatype{}, err
 		}
-		dup.t.name = t.name
+		dup.t.name, dup.t.naming = t.name, nil
 	} else {
 		d := *t
 		d.goType, d.state = false, &typeState{}
@@ -96,7 +96,7 @@ func (*realAPI) TypeDup(dt Datatype) (Datatype, error) {
 	copyAttr := func(e attrEntry) (any, bool, error) {
 		v, ok, err := e.k.typeCopy(dt, Keyval{e.k}, e.value, e.k.extra)
 		if err != nil {
-			return nil, false, errorf(classOf(err), err, "%s of %s: the copy callback of %v failed", op, t.name, e.k)
+			return nil, false, errorf(classOf(err), err, "%s of %s: the copy callback of %v failed", op, t.typeName(), e.k)
 		}
 		return v, ok, nil
 	}

@@ -28,7 +28,24 @@ type typeDesc struct {
 	kind    kind
 	id      uint8 // index in predefined; 0 for a derived type
 	name    string
+	// naming makes a constructed type's name when first asked for (see
+	// typeName): formatting it in the constructor would cost more than
+	// the rest of making the type, which a program may do at every step.
+	naming func() string
 	layout
+}
+
+// typeName is t's name: name, or what naming makes, made once.
+func (t *typeDesc) typeName() string {
+	if t.naming == nil || t.state == nil {
+		return t.name
+	}
+	if p := t.state.name.Load(); p != nil {
+		return *p
+	}
+	s := t.naming()
+	t.state.name.Store(&s)
+	return s
 }
 
 // kind is what reductions may do with a datatype's elements.
@@ -48,7 +65,7 @@ func (d Datatype) Name() string {
 	if d.t == nil {
 		return "MPI_DATATYPE_NULL"
 	}
-	return d.t.name
+	return d.t.typeName()
 }
 
 // Size is the number of bytes of data in one element: for a derived

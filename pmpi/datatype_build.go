@@ -2,6 +2,7 @@ package pmpi
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -35,7 +36,7 @@ func validType(op, what string, d Datatype) (*typeDesc, error) {
 	case d.t.bad != "":
 		return nil, errorf(ClassType, nil, "%s: %s", op, d.t.bad)
 	case d.t.state != nil && d.t.state.freed.Load():
-		return nil, errorf(ClassType, nil, "%s: %s %s was freed", op, what, d.t.name)
+		return nil, errorf(ClassType, nil, "%s: %s %s was freed", op, what, d.t.typeName())
 	}
 	return d.t, nil
 }
@@ -65,7 +66,7 @@ func (*realAPI) TypeContiguous(count int, old Datatype) (Datatype, error) {
 	if err != nil {
 		return Datatype{}, err
 	}
-	return buildType(fmt.Sprintf("contiguous(%d,%s)", count, t.name), []placed{one(0, t, count)})
+	return buildType(func() string { return fmt.Sprintf("contiguous(%d,%s)", count, t.typeName()) }, []placed{one(0, t, count)})
 }
 
 // TypeVector is count blocks of blocklen elements of old, the blocks
@@ -76,7 +77,7 @@ func (*realAPI) TypeVector(count, blocklen, stride int, old Datatype) (Datatype,
 	if err != nil {
 		return Datatype{}, err
 	}
-	return vector("type vector", fmt.Sprintf("vector(%d,%d,%d,%s)", count, blocklen, stride, t.name), count, blocklen, stride*t.extent, t)
+	return vector("type vector", "vector", count, blocklen, stride, stride*t.extent, t)
 }
 
 // TypeHvector is TypeVector with the stride in bytes (MPI_Type_create_hvector).
@@ -85,17 +86,20 @@ func (*realAPI) TypeHvector(count, blocklen, stride int, old Datatype) (Datatype
 	if err != nil {
 		return Datatype{}, err
 	}
-	return vector("type hvector", fmt.Sprintf("hvector(%d,%d,%d,%s)", count, blocklen, stride, t.name), count, blocklen, stride, t)
+	return vector("type hvector", "hvector", count, blocklen, stride, stride, t)
 }
 
-func vector(op, name string, count, blocklen, stride int, t *typeDesc) (Datatype, error) {
+// vector is count blocks of blocklen elements of t, bytes apart; stride
+// is the stride as the program gave it, for the name.
+func vector(op, name string, count, blocklen, stride, bytes int, t *typeDesc) (Datatype, error) {
 	if err := checkCount(op, "count", count); err != nil {
 		return Datatype{}, err
 	}
 	if blocklen < 0 {
 		return Datatype{}, errorf(ClassArg, nil, "%s: block length %d is negative (want 0 or more)", op, blocklen)
 	}
-	return buildType(name, []placed{{0, t, blocklen, count, stride}})
+	naming := func() string { return fmt.Sprintf("%s(%d,%d,%d,%s)", name, count, blocklen, stride, t.typeName()) }
+	return buildType(naming, []placed{{0, t, blocklen, count, bytes}})
 }
 
 // TypeIndexed is blocks of blocklens[i] elements of old at displs[i]
@@ -153,7 +157,13 @@ func indexed(op, name string, blocklens, displs []int, old Datatype, bytes bool)
 		}
 		entries[i] = one(displs[i]*unit, t, n)
 	}
-	return buildType(fmt.Sprintf("%s(%s;%s;%s)", name, ints(blocklens), ints(displs), t.name), entries)
+	// The name reads the arguments later: a copy, since the caller's
+	// slices are its own again once this returns.
+	args := append(append(make([]int, 0, 2*len(displs)), blocklens...), displs...)
+	naming := func() string {
+		return fmt.Sprintf("%s(%s;%s;%s)", name, ints(args[:len(displs)]), ints(args[len(displs):]), t.typeName())
+	}
+	return buildType(naming, entries)
 }
 
 // TypeStruct is blocks of blocklens[i] elements of types[i] at byte
@@ -168,18 +178,26 @@ func (*realAPI) TypeStruct(blocklens, displs []int, types []Datatype) (Datatype,
 			op, len(blocklens), len(displs), len(types))
 	}
 	entries := make([]placed, len(types))
-	names := make([]string, len(types))
 	for i, n := range blocklens {
 		if err := checkBlocklen(op, i, n); err != nil {
 			return Datatype{}, err
 		}
-		t, err := oldType(fmt.Sprintf("%s: block %d", op, i), types[i])
+		t, err := oldType(op, types[i])
 		if err != nil {
+			_, err = oldType(fmt.Sprintf("%s: block %d", op, i), types[i]) // the error, naming the block
 			return Datatype{}, err
 		}
-		entries[i], names[i] = one(displs[i], t, n), fmt.Sprintf("%d*%s@%d", n, t.name, displs[i])
+		entries[i] = one(displs[i], t, n)
 	}
-	return buildType("struct("+strings.Join(names, ",")+")", entries)
+	// The entries hold every argument, as given: the name reads them.
+	naming := func() string {
+		names := make([]string, len(entries))
+		for i, e := range entries {
+			names[i] = fmt.Sprintf("%d*%s@%d", e.n, e.t.typeName(), e.disp)
+		}
+		return "struct(" + strings.Join(names, ",") + ")"
+	}
+	return buildType(naming, entries)
 }
 
 // TypeResized is old with lower bound lb and extent extent, in bytes
@@ -192,9 +210,9 @@ func (*realAPI) TypeResized(old Datatype, lb, extent int) (Datatype, error) {
 	}
 	if lb > maxDisp || lb < -maxDisp || extent > maxDisp || extent < -maxDisp || abs(lb+extent) > maxDisp {
 		return Datatype{}, errorf(ClassArg, nil, "type resized: lower bound %d and extent %d of %s (want each, and their sum, within %d bytes either way, the span a type may have)",
-			lb, extent, t.name, maxDisp)
+			lb, extent, t.typeName(), maxDisp)
 	}
-	d, err := buildType(fmt.Sprintf("resized(%s,%d,%d)", t.name, lb, extent), []placed{one(0, t, 1)})
+	d, err := buildType(func() string { return fmt.Sprintf("resized(%s,%d,%d)", t.typeName(), lb, extent) }, []placed{one(0, t, 1)})
 	if err != nil {
 		return d, err
 	}
@@ -238,7 +256,7 @@ func (*realAPI) TypeSubarray(sizes, subsizes, starts []int, order Order, old Dat
 		}
 		if total > limit/sizes[i] {
 			return Datatype{}, errorf(ClassArg, nil, "%s: the array of %s elements of %s spans more than the %d bytes a type may span",
-				op, ints(sizes), t.name, maxDisp)
+				op, ints(sizes), t.typeName(), maxDisp)
 		}
 		total *= sizes[i]
 	}
@@ -262,7 +280,7 @@ func (*realAPI) TypeSubarray(sizes, subsizes, starts []int, order Order, old Dat
 		if k == n-1 {
 			curN = subsizes[i]
 		} else {
-			d, err := buildType("", []placed{{0, cur, curN, subsizes[i], stride}})
+			d, err := buildType(nil, []placed{{0, cur, curN, subsizes[i], stride}})
 			if err != nil {
 				return Datatype{}, err
 			}
@@ -270,8 +288,11 @@ func (*realAPI) TypeSubarray(sizes, subsizes, starts []int, order Order, old Dat
 		}
 		stride *= sizes[i]
 	}
-	name := fmt.Sprintf("subarray(%s;%s;%s,%s,%s)", ints(sizes), ints(subsizes), ints(starts), order, t.name)
-	d, err := buildType(name, []placed{one(origin, cur, curN)})
+	args := append(append(append(make([]int, 0, 3*n), sizes...), subsizes...), starts...)
+	naming := func() string {
+		return fmt.Sprintf("subarray(%s;%s;%s,%s,%s)", ints(args[:n]), ints(args[n:2*n]), ints(args[2*n:]), order, t.typeName())
+	}
+	d, err := buildType(naming, []placed{one(origin, cur, curN)})
 	if err != nil {
 		return d, err
 	}
@@ -291,11 +312,14 @@ func (o Order) String() string {
 }
 
 func ints(v []int) string {
-	s := make([]string, len(v))
+	b := make([]byte, 0, 4*len(v))
 	for i, x := range v {
-		s[i] = fmt.Sprint(x)
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendInt(b, int64(x), 10)
 	}
-	return strings.Join(s, ",")
+	return string(b)
 }
 
 // TypeCommit makes d usable in communication (MPI_Type_commit). Committing
@@ -322,10 +346,10 @@ func (*realAPI) TypeFree(d Datatype) error {
 		return err
 	}
 	if t.state == nil {
-		return errorf(ClassType, nil, "type free: %s is predefined (only derived types may be freed)", t.name)
+		return errorf(ClassType, nil, "type free: %s is predefined (only derived types may be freed)", t.typeName())
 	}
 	if t.goType {
-		return errorf(ClassType, nil, "type free: %s is a Go type's datatype, shared by every user of that type (only constructed types may be freed)", t.name)
+		return errorf(ClassType, nil, "type free: %s is a Go type's datatype, shared by every user of that type (only constructed types may be freed)", t.typeName())
 	}
 	if err := d.freeAttrs(); err != nil {
 		return err
@@ -387,6 +411,24 @@ func (d Datatype) Elements(n int) int {
 		return Undefined
 	}
 	return d.t.elements(n)
+}
+
+// Binding is the value SetBinding last stored in d, 0 if none: a
+// language binding's handle for the type (the C library's), which it
+// finds from the type where a callback has only the type to give.
+func (d Datatype) Binding() uintptr {
+	if d.t == nil || d.t.state == nil {
+		return 0
+	}
+	return d.t.state.binding.Load()
+}
+
+// SetBinding stores h in d for Binding. A predefined type keeps none: a
+// binding knows its own.
+func (d Datatype) SetBinding(h uintptr) {
+	if d.t != nil && d.t.state != nil {
+		d.t.state.binding.Store(h)
+	}
 }
 
 // Committed reports whether d may be used in communication: predefined

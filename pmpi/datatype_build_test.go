@@ -482,3 +482,52 @@ func TestOpsOnStructTypes(t *testing.T) {
 		t.Errorf("sum over a struct of float32: %v", got)
 	}
 }
+
+// TestTypeNames reads each constructor's name, made when first asked
+// for: from the arguments as the call had them, though the caller has
+// changed its slices since, and once for all readers.
+func TestTypeNames(t *testing.T) {
+	must := func(d Datatype, err error) Datatype {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	lens, displs := []int{2, 1}, []int{4, 0}
+	sizes, subsizes, starts := []int{4, 5}, []int{2, 2}, []int{1, 1}
+	structTypes := []Datatype{Int32, Float64}
+	vec := must(theAPI.TypeVector(3, 1, 4, Float64))
+	cases := []struct {
+		d    Datatype
+		want string
+	}{
+		{must(theAPI.TypeContiguous(3, Int32)), "contiguous(3,MPI_INT32_T)"},
+		{vec, "vector(3,1,4,MPI_DOUBLE)"},
+		{must(theAPI.TypeHvector(2, 1, 16, vec)), "hvector(2,1,16,vector(3,1,4,MPI_DOUBLE))"},
+		{must(theAPI.TypeIndexed(lens, displs, Int32)), "indexed(2,1;4,0;MPI_INT32_T)"},
+		{must(theAPI.TypeIndexedBlock(2, displs, Int32)), "indexed_block(2,2;4,0;MPI_INT32_T)"},
+		{must(theAPI.TypeStruct(lens, displs, structTypes)), "struct(2*MPI_INT32_T@4,1*MPI_DOUBLE@0)"},
+		{must(theAPI.TypeSubarray(sizes, subsizes, starts, OrderC, Int32)), "subarray(4,5;2,2;1,1,C,MPI_INT32_T)"},
+		{must(theAPI.TypeResized(Int32, -4, 12)), "resized(MPI_INT32_T,-4,12)"},
+		{must(theAPI.TypeDup(Float64)), "MPI_DOUBLE"},
+		{must(theAPI.TypeDup(vec)), "vector(3,1,4,MPI_DOUBLE)"},
+	}
+	for _, s := range [][]int{lens, displs, sizes, subsizes, starts} {
+		for i := range s {
+			s[i] = 99
+		}
+	}
+	structTypes[0] = Byte
+	for _, c := range cases {
+		names := make(chan string, 4)
+		for range cap(names) {
+			go func() { names <- c.d.Name() }()
+		}
+		for range cap(names) {
+			if got := <-names; got != c.want {
+				t.Errorf("name %q, want %q", got, c.want)
+			}
+		}
+	}
+}

@@ -78,7 +78,7 @@ func (*realAPI) TypeDarray(size, rank int, gsizes []int, distribs []Distribution
 		}
 		if total > limit/gsizes[i] {
 			return Datatype{}, errorf(ClassArg, nil, "%s: the array of %s elements of %s spans more than the %d bytes a type may span",
-				op, ints(gsizes), t.name, maxDisp)
+				op, ints(gsizes), t.typeName(), maxDisp)
 		}
 		total *= gsizes[i]
 	}
@@ -114,11 +114,12 @@ func (*realAPI) TypeDarray(size, rank int, gsizes []int, distribs []Distribution
 		for _, p := range localPieces(distribs[i], dargs[i], gsizes[i], psizes[i], coords[i]) {
 			entries = append(entries, placed{p.start * stride, cur, p.len, p.reps, p.step * stride})
 		}
-		name := ""
+		var naming func() string
 		if k == n-1 {
-			name = darrayName(size, rank, gsizes, distribs, dargs, psizes, order, t)
+			name := darrayName(size, rank, gsizes, distribs, dargs, psizes, order, t)
+			naming = func() string { return name }
 		}
-		d, err := buildType(name, entries)
+		d, err := buildType(naming, entries)
 		if err != nil {
 			return Datatype{}, err
 		}
@@ -213,5 +214,5 @@ func darrayName(size, rank int, gsizes []int, distribs []Distribution, dargs, ps
 	for i, d := range distribs {
 		ds[i] = d.String()
 	}
-	return fmt.Sprintf("darray(%d,%d;%s;%s;%s;%s,%s,%s)", size, rank, ints(gsizes), strings.Join(ds, ","), ints(dargs), ints(psizes), order, t.name)
+	return fmt.Sprintf("darray(%d,%d;%s;%s;%s;%s,%s,%s)", size, rank, ints(gsizes), strings.Join(ds, ","), ints(dargs), ints(psizes), order, t.typeName())
 }

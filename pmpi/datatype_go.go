@@ -31,7 +31,7 @@ func GoType(t reflect.Type) Datatype {
 		// A copy, so that the cached type is marked without touching a
 		// type another constructor made.
 		d := *dt.t
-		d.name, d.goType = t.String(), true
+		d.name, d.naming, d.goType = t.String(), nil, true
 		d.state = &typeState{}
 		d.state.committed.Store(true)
 		dt = Datatype{&d}
@@ -69,7 +69,7 @@ func goLayout(t reflect.Type) (Datatype, string) {
 			}
 			entries = append(entries, one(int(f.Offset), ft.t, 1))
 		}
-		dt, err := buildType(t.String(), entries)
+		dt, err := buildType(t.String, entries)
 		if err != nil {
 			return Datatype{}, err.Error()
 		}

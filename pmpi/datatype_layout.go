@@ -130,16 +130,50 @@ func repeat(rs []run, n, stride int) []run {
 		return rs
 	}
 	if len(rs) == 1 && rs[0].body == nil {
-		switch r := rs[0]; {
-		case r.n == 1:
-			r.n, r.stride = n, stride
+		if r, ok := repeatRun(rs[0], n, stride); ok {
 			return appendRun(nil, r)
-		case r.n*r.stride == stride:
-			r.n *= n
-			return []run{r}
 		}
 	}
 	return []run{{len: dataLen(rs), n: n, stride: stride, body: rs}}
+}
+
+// repeatRun is n copies of the run r, stride bytes apart, as one run,
+// if they make one.
+func repeatRun(r run, n, stride int) (run, bool) {
+	switch {
+	case n == 1:
+		return r, true
+	case r.n == 1:
+		r.n, r.stride = n, stride
+		if r.stride == r.len { // back to back: one block
+			r.len, r.n, r.stride = r.len*r.n, 1, 0
+		}
+		return r, true
+	case r.n*r.stride == stride:
+		r.n *= n
+		return r, true
+	}
+	return r, false
+}
+
+// appendPlaced appends the runs of the entry e to rs: without the
+// slices repeat makes where its elements make one run, the common case
+// (a vector of a predefined type).
+func appendPlaced(rs []run, e placed) []run {
+	t := e.t
+	if len(t.segs) == 1 && t.segs[0].body == nil {
+		if r, ok := repeatRun(t.segs[0], e.n, t.extent); ok {
+			if r, ok = repeatRun(r, e.reps, e.stride); ok {
+				r.off += e.disp
+				return appendRun(rs, r)
+			}
+		}
+	}
+	for _, r := range repeat(repeat(t.segs, e.n, t.extent), e.reps, e.stride) {
+		r.off += e.disp
+		rs = appendRun(rs, r)
+	}
+	return rs
 }
 
 // dataLen is the bytes of data of the runs rs.
@@ -173,7 +207,9 @@ func blocksOf(dst, segs []run) []run {
 type typeState struct {
 	committed atomic.Bool
 	freed     atomic.Bool
-	attrs     attrSet // the user's attributes
+	name      atomic.Pointer[string] // what typeDesc.naming made
+	binding   atomic.Uintptr         // see Datatype.Binding
+	attrs     attrSet                // the user's attributes
 }
 
 // ub is the upper bound, lb + extent.
@@ -193,9 +229,31 @@ type placed struct {
 // one is n consecutive elements of t at byte disp: an entry of one rep.
 func one(disp int, t *typeDesc, n int) placed { return placed{disp, t, n, 1, 0} }
 
-// buildType makes a derived type of the given entries, in order.
-func buildType(name string, entries []placed) (Datatype, error) {
-	d := &typeDesc{derived: true, name: name, layout: layout{state: &typeState{}}}
+// derivedType is a derived type's descriptor and its state, allocated
+// together.
+type derivedType struct {
+	desc  typeDesc
+	state typeState
+	runs  [2]run // the type map and the blocks of a type of one run, a vector's
+}
+
+// buildType makes a derived type of the given entries, in order; naming
+// makes its name (nil for none).
+func buildType(naming func() string, entries []placed) (Datatype, error) {
+	x := &derivedType{}
+	d := &x.desc
+	d.derived, d.naming, d.state = true, naming, &x.state
+	// The type map holds about a run per run of each entry's type, and
+	// the blocks as many: one array serves both, appends past it aside.
+	n := 0
+	for _, e := range entries {
+		n += max(1, len(e.t.segs))
+	}
+	runs := x.runs[:]
+	if n > 1 {
+		runs = make([]run, 2*n)
+	}
+	d.segs, d.blocks = runs[:0:n], runs[n:n:2*n]
 	var lb, ub, tlb, tub int
 	bounded, data, mixed, mixedRedux := false, false, false, false
 	for _, e := range entries {
@@ -216,7 +274,7 @@ func buildType(name string, entries []placed) (Datatype, error) {
 		}
 		if bad {
 			return Datatype{}, errorf(ClassArg, nil, "type %s: %d elements of %s at byte %d reach beyond the %d bytes a type may span",
-				name, e.n*e.reps, t.name, e.disp, maxDisp)
+				d.typeName(), e.n*e.reps, t.typeName(), e.disp, maxDisp)
 		}
 		for _, at := range corners {
 			if !bounded || at+t.lb < lb {
@@ -236,10 +294,7 @@ func buildType(name string, entries []placed) (Datatype, error) {
 				data = true
 			}
 		}
-		for _, r := range repeat(repeat(t.segs, e.n, t.extent), e.reps, e.stride) {
-			r.off += e.disp
-			d.segs = appendRun(d.segs, r)
-		}
+		d.segs = appendPlaced(d.segs, e)
 		d.size += e.reps * e.n * t.size
 		d.nbasic += e.reps * e.n * t.nbasic
 		if t.size > 0 {
@@ -394,5 +449,5 @@ func elementsIn(segs []run) int {
 
 // describe is what an error says of a derived type: its name and layout.
 func (d *typeDesc) describe() string {
-	return fmt.Sprintf("%s (%d bytes of data, extent %d)", d.name, d.size, d.extent)
+	return fmt.Sprintf("%s (%d bytes of data, extent %d)", d.typeName(), d.size, d.extent)
 }

@@ -78,9 +78,9 @@ func usable(op string, dt Datatype) (*typeDesc, error) {
 	case t.state == nil:
 		return t, nil
 	case t.state.freed.Load():
-		return nil, errorf(ClassType, nil, "%s: datatype %s was freed (a freed type serves only the operations already started with it)", op, t.name)
+		return nil, errorf(ClassType, nil, "%s: datatype %s was freed (a freed type serves only the operations already started with it)", op, t.typeName())
 	case !t.state.committed.Load():
-		return nil, errorf(ClassType, nil, "%s: datatype %s is not committed (commit a type before moving data with it)", op, t.name)
+		return nil, errorf(ClassType, nil, "%s: datatype %s is not committed (commit a type before moving data with it)", op, t.typeName())
 	}
 	return t, nil
 }
@@ -314,7 +314,7 @@ func packArgs(op string, typed []byte, count int, dt Datatype, packed []byte, po
 	}
 	if need > len(packed)-pos {
 		return nil, 0, errorf(ClassTruncate, nil, "%s: %d elements of %s take %d bytes, but the packed buffer has %d from position %d",
-			op, count, t.name, need, len(packed)-pos, pos)
+			op, count, t.typeName(), need, len(packed)-pos, pos)
 	}
 	return t, need, nil
 }
