@@ -21,6 +21,20 @@ type typeEntry struct {
 	name   atomic.Pointer[string]
 	recipe *recipe
 	refs   atomic.Int32
+	// shifted is set once lib.shifts holds a shifted copy of dt, to be
+	// dropped with it.
+	shifted atomic.Bool
+	own     ownRecipe
+}
+
+// ownRecipe is a type's recipe allocated with its entry: the arguments
+// of a vector, or of a struct of up to four blocks, fit in it; more are
+// allocated aside.
+type ownRecipe struct {
+	r     recipe
+	ints  [5]int
+	addrs [4]int
+	types [4]Datatype
 }
 
 // predefinedType is a predefined C datatype: gompi's type of the same
@@ -124,24 +138,37 @@ func handleOf(d pmpi.Datatype) Datatype {
 	if h, ok := predefinedHandles[d]; ok {
 		return h
 	}
-	if h, ok := lib.typeHandles.Load(d); ok {
-		return h.(Datatype)
+	if h := d.Binding(); h != 0 {
+		return Datatype(h)
 	}
 	return MPI_DATATYPE_NULL
 }
 
-// newType gives a derived datatype, made by r, a handle.
+// newType gives a derived datatype, made by r, a handle. The entry keeps
+// a copy of r: r and its arrays stay the caller's (and on its stack).
 func newType(d pmpi.Datatype, r *recipe, out *Datatype) error {
-	e := &typeEntry{dt: d, recipe: r}
+	e := &typeEntry{dt: d}
+	o := &e.own
+	o.r = recipe{combiner: r.combiner, large: r.large,
+		ints: keep(o.ints[:0], r.ints), addrs: keep(o.addrs[:0], r.addrs), types: keep(o.types[:0], r.types)}
+	e.recipe = &o.r
 	e.refs.Store(1)
 	h, err := lib.types.put(e)
 	if err != nil {
 		return err
 	}
-	r.hold()
-	lib.typeHandles.Store(d, Datatype(h))
+	e.recipe.hold()
+	d.SetBinding(h)
 	*out = Datatype(h)
 	return nil
+}
+
+// keep is a copy of v in buf where it fits, aside where not; nil for none.
+func keep[T any](buf, v []T) []T {
+	if len(v) == 0 {
+		return nil
+	}
+	return append(buf, v...)
 }
 
 // buffer is the C buffer p of count elements of d as a slice, to the end
@@ -207,12 +234,12 @@ func shifted(d pmpi.Datatype, off int) (pmpi.Datatype, bool) {
 	if err != nil {
 		return d, false // the call then finds the buffer too short
 	}
-	if h := handleOf(d); h != MPI_DATATYPE_NULL {
-		lib.typeHandles.Store(s, h)
-	}
+	s.SetBinding(d.Binding())
 	got, loaded := lib.shifts.LoadOrStore(d, s)
-	if loaded { // another call made one first
-		lib.typeHandles.Delete(s)
+	if !loaded {
+		if e := lib.types.get(d.Binding()); e != nil {
+			e.shifted.Store(true)
+		}
 	}
 	return got.(pmpi.Datatype), true
 }

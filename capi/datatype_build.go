@@ -146,9 +146,9 @@ func structType(op string, blocklens, displs []int, types *Datatype, out *Dataty
 		return errorf(pmpi.ClassArg, "%s: the array of types is NULL with %d elements", op, n)
 	}
 	ds := make([]pmpi.Datatype, n)
-	hs := []Datatype{}
+	var hs []Datatype // the program's array, which newType copies
 	if n > 0 {
-		hs = append(hs, unsafe.Slice(types, n)...)
+		hs = unsafe.Slice(types, n)
 		for i, h := range hs {
 			d, err := h.get()
 			if err != nil {

@@ -48,9 +48,11 @@ func releaseType(h Datatype, e *typeEntry, a pmpi.API) error {
 		e.refs.Add(1) // a delete callback refused: the type stays
 		return err
 	}
-	lib.typeHandles.Delete(e.dt)
-	if s, ok := lib.shifts.LoadAndDelete(e.dt); ok {
-		lib.typeHandles.Delete(s)
+	e.dt.SetBinding(0) // an operation still under way finds no handle that another type may take
+	if e.shifted.Load() {
+		if s, ok := lib.shifts.LoadAndDelete(e.dt); ok {
+			s.(pmpi.Datatype).SetBinding(0)
+		}
 	}
 	lib.types.drop(uintptr(h))
 	var errs []error

@@ -52,10 +52,8 @@ var lib struct {
 	f90         f90Types   // MPI_Type_create_f90_*'s
 	fortran     fortranABI // MPI_Abi_set_fortran_*'s
 
-	// typeHandles and commHandles find the handle of a derived datatype
-	// or a communicator, which a user operation or an attribute callback
-	// is called with.
-	typeHandles sync.Map // pmpi.Datatype -> Datatype
+	// commHandles find the handle of a communicator, which an attribute
+	// callback is called with (a datatype keeps its own: Binding).
 	commHandles sync.Map // *pmpi.Comm -> Comm
 	// typeRenames are the names MPI_Type_set_name gave predefined types.
 	typeRenames sync.Map // Datatype -> string
