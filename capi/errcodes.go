@@ -9,6 +9,7 @@ import "C"
 import (
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"github.com/gompi/gompi/pmpi"
 )
@@ -135,11 +136,39 @@ func mpiErrorClass(code int, class *C.int) error {
 	return nil
 }
 
+// lastErrors holds, for each predefined error class, the message of the
+// last error of the class that a call of this process returned or raised,
+// with the call's name.
+type lastErrors [C.MPI_ERR_ABI + 1]atomic.Pointer[string]
+
+func (l *lastErrors) note(fn string, err error) {
+	if code := classOf(err); code > 0 && code < len(l) {
+		s := "in " + fn + ": " + err.Error()
+		l[code].Store(&s)
+	}
+}
+
+func (l *lastErrors) last(code int) string {
+	if code > 0 && code < len(l) {
+		if p := l[code].Load(); p != nil {
+			return *p
+		}
+	}
+	return ""
+}
+
 func mpiErrorString(code int, s *C.char, n *C.int) error {
 	if _, ok := classOfCode(code); !ok {
 		return errorf(pmpi.ClassArg, "error string: %d is not an error code (0..%d, MPI_ERR_LASTCODE (%d), or one MPI_Add_error_code made)", code, C.MPI_ERR_ABI, C.MPI_ERR_LASTCODE)
 	}
 	msg, ok := classNames[code]
+	if last := lib.lastErrs.last(code); ok && last != "" {
+		// The class says little where a code is its class, as here: the
+		// last error of the class says what went wrong, where the error
+		// the program asks about is that one (most often, as it asks
+		// right after the call failed).
+		msg += "; the last error of this class in this process: " + last
+	}
 	if !ok && (code <= C.MPI_ERR_ABI || code == C.MPI_ERR_LASTCODE) {
 		msg = fmt.Sprintf("MPI error class %d", code)
 	} else if !ok {

@@ -93,6 +93,7 @@ func done(fn string, h Comm, err error) int {
 	if err == nil {
 		return 0
 	}
+	lib.lastErrs.note(fn, err)
 	return raise(fn, h, err)
 }
 
@@ -211,7 +212,10 @@ func fatalOn(fn, where string, c *pmpi.Comm, eh Errhandler, err error, code int)
 
 // unsupported is the result of function name of the standard, which gompi
 // does not implement.
-func unsupported(h Comm, name string) int { return raise(name, h, errUnsupported) }
+func unsupported(h Comm, name string) int {
+	lib.lastErrs.note(name, errUnsupported)
+	return raise(name, h, errUnsupported)
+}
 
 // errUnsupported is the error of a function gompi does not implement; the
 // fatal handler's message names the function.

@@ -33,11 +33,13 @@ func doneFile(fn string, err error) int {
 	if err == nil {
 		return 0
 	}
+	lib.lastErrs.note(fn, err)
 	return raiseOnFile(fn, err)
 }
 
 // unsupportedFile is unsupported for the file functions.
 func unsupportedFile(name string) int {
+	lib.lastErrs.note(name, errUnsupported)
 	return raiseOnFile(name, errUnsupported)
 }
 

@@ -49,6 +49,7 @@ var lib struct {
 	tools       tools     // MPI_T
 	lingering   lingering // keyvals freed while attributes still use them
 	errs        userErrors
+	lastErrs    lastErrors
 	f90         f90Types   // MPI_Type_create_f90_*'s
 	fortran     fortranABI // MPI_Abi_set_fortran_*'s
 

@@ -90,6 +90,12 @@ int main(int argc, char **argv) {
     int n = 0;
     TRY(MPI_Error_string(MPI_ERR_RANK, s, &n));
     CHECK(n == (int)strlen(s) && strstr(s, "rank") != NULL, "MPI_Error_string(MPI_ERR_RANK) is \"%s\" (%d)", s, n);
+    /* The class's text goes on with what the last error of the class said. */
+    CHECK(strstr(s, "in MPI_Send: ") != NULL && strstr(s, "-7") != NULL, "MPI_Error_string(MPI_ERR_RANK) does not tell of the last send's rank -7: \"%s\"", s);
+    TRY(MPI_Error_string(MPI_ERR_REQUEST, s, &n));
+    CHECK(strstr(s, "in MPI_Wait: ") != NULL, "MPI_Error_string(MPI_ERR_REQUEST) does not tell of MPI_Wait: \"%s\"", s);
+    TRY(MPI_Error_string(MPI_ERR_WIN, s, &n));
+    CHECK(strchr(s, ';') == NULL, "MPI_Error_string(MPI_ERR_WIN) tells of an error that was not: \"%s\"", s);
     int class = -1;
     TRY(MPI_Error_class(MPI_ERR_TRUNCATE, &class));
     EQ(class, MPI_ERR_TRUNCATE, "MPI_Error_class of a class");
