@@ -1410,8 +1410,8 @@ func PMPI_Finalize() C.int {
 	return C.int(done("MPI_Finalize", 0, mpiFinalize()))
 }
 
-//export PMPI_Finalized
-func PMPI_Finalized(flag *C.int) C.int {
+//export gompi_go_PMPI_Finalized
+func gompi_go_PMPI_Finalized(flag *C.int) C.int {
 	if flag == nil {
 		return C.int(done("MPI_Finalized", 0, nullArg("flag")))
 	}
@@ -2196,8 +2196,8 @@ func PMPI_Init_thread(argc *C.int, argv unsafe.Pointer, required C.int, provided
 	return C.int(done("MPI_Init_thread", 0, mpiInitThread(argc, argv, int(required), provided)))
 }
 
-//export PMPI_Initialized
-func PMPI_Initialized(flag *C.int) C.int {
+//export gompi_go_PMPI_Initialized
+func gompi_go_PMPI_Initialized(flag *C.int) C.int {
 	if flag == nil {
 		return C.int(done("MPI_Initialized", 0, nullArg("flag")))
 	}

@@ -5,6 +5,8 @@ package main
 #include "include/mpi.h"
 void gompi_call_session_errhandler(void *fn, uintptr_t session, int code);
 void gompi_end_at_exit(void);
+extern int gompi_world_model;
+static inline void gompi_set_world_model(int w) { __atomic_store_n(&gompi_world_model, w, __ATOMIC_RELEASE); }
 */
 import "C"
 
@@ -42,6 +44,13 @@ const (
 	worldRunning
 	worldFinalized
 )
+
+// setWorld sets the World Model's state, here and in C, where a child
+// that fork() made reads it (fork.c).
+func (m *model) setWorld(w int32) {
+	m.world.Store(w)
+	C.gompi_set_world_model(C.int(w))
+}
 
 // sessionEntry is a session: its error handler, the info it was started
 // with (nil for none) and the scope of its groups and communicators, which
@@ -114,7 +123,7 @@ func initWorld(thread int, init func() error) error {
 		return err
 	}
 	m.thread.Store(int32(thread))
-	m.world.Store(worldRunning)
+	m.setWorld(worldRunning)
 	knowWorld()
 	return nil
 }
@@ -136,14 +145,14 @@ func finalizeWorld() error {
 	case w == worldNone:
 		return api().Finalize() // its error says MPI is not initialised
 	case m.sessions.Load() > 0:
-		m.world.Store(worldFinalized)
+		m.setWorld(worldFinalized)
 		return endAtExit()
 	}
 	if err := api().Finalize(); err != nil {
 		return err
 	}
 	stopSched()
-	m.world.Store(worldFinalized)
+	m.setWorld(worldFinalized)
 	return nil
 }
 

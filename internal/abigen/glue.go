@@ -188,13 +188,14 @@ type glue struct {
 // (it allows them to be macros in C, outside the profiling interface).
 var inC = map[string]bool{"MPI_Pcontrol": true, "MPI_Wtime": true, "MPI_Wtick": true}
 
-// gatedInC are the functions whose PMPI_ entry point is written in C
-// (gate.c), to answer a repeated failed test or probe, or the predefined
-// communicators' rank and size, without entering Go; their Go
+// gatedInC are the functions whose PMPI_ entry point is written in C,
+// to answer without entering Go a repeated failed test or probe, or the
+// predefined communicators' rank and size (gate.c), or MPI_Initialized
+// and MPI_Finalized in a child that fork() made (fork.c); their Go
 // implementations are exported as gompi_go_PMPI_X, which it calls.
 var gatedInC = map[string]bool{
 	"MPI_Test": true, "MPI_Testany": true, "MPI_Testall": true, "MPI_Testsome": true, "MPI_Iprobe": true,
-	"MPI_Comm_rank": true, "MPI_Comm_size": true,
+	"MPI_Comm_rank": true, "MPI_Comm_size": true, "MPI_Initialized": true, "MPI_Finalized": true,
 }
 
 func makeGlue(a *abi, impls map[string]bool) (glue, error) {

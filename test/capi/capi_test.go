@@ -162,6 +162,7 @@ var runs = map[string][]run{
 	"handles":     {{np: 2}, {np: 0}},
 	"singleton":   {{np: 0}},
 	"sigurg":      {{np: 0}, {np: 2}},
+	"fork":        {{np: 0}, {np: 2}},
 	"session":     {{np: 2}, {np: 3}, {np: 0}},
 	"partitioned": {{np: 2}, {np: 3}},
 	"fortranabi":  {{np: 2}, {np: 3}, {np: 0}},
