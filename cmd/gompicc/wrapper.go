@@ -34,11 +34,18 @@ var (
 	langCXX = language{name: "C++", compiler: "c++", envVar: "GOMPI_CXX"}
 )
 
-// languageOf tells by the name it was run as: gompicxx (or a name starting
-// so, such as gompicxx-0.1) compiles C++, any other name C.
+// cxxNames are the names that compile C++: gompi's, and those of
+// mpicxx's that a build system is handed through a link (mpicxx ->
+// gompicxx), as Open MPI's wrapper tells by the name too.
+var cxxNames = []string{"gompicxx", "gompic++", "gompiCC", "mpicxx", "mpic++", "mpiCC"}
+
+// languageOf tells by the name it was run as: one of cxxNames, or a name
+// starting so (gompicxx-0.1, mpicxx.gompi), compiles C++, any other C.
 func languageOf(name string) language {
-	if strings.HasPrefix(name, "gompicxx") {
-		return langCXX
+	for _, n := range cxxNames {
+		if strings.HasPrefix(name, n) {
+			return langCXX
+		}
 	}
 	return langC
 }

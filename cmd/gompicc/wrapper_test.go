@@ -163,6 +163,12 @@ func TestCompilerByNameAndEnvironment(t *testing.T) {
 		{"gompicc", map[string]string{}, []string{"cc"}, "C"},
 		{"gompicxx", map[string]string{}, []string{"c++"}, "C++"},
 		{"gompicxx-0.1", map[string]string{}, []string{"c++"}, "C++"},
+		// Links named as mpicxx's are, which build systems are handed.
+		{"mpicxx", map[string]string{}, []string{"c++"}, "C++"},
+		{"mpic++", map[string]string{}, []string{"c++"}, "C++"},
+		{"mpiCC", map[string]string{}, []string{"c++"}, "C++"},
+		{"mpicc", map[string]string{}, []string{"cc"}, "C"},
+		{"mpicc.gompi", map[string]string{}, []string{"cc"}, "C"},
 		{"gompicc", map[string]string{"GOMPI_CC": "clang", "GOMPI_CXX": "clang++"}, []string{"clang"}, "C"},
 		{"gompicxx", map[string]string{"GOMPI_CC": "clang", "GOMPI_CXX": "clang++"}, []string{"clang++"}, "C++"},
 		{"gompicc", map[string]string{"GOMPI_CC": "  ccache  gcc-12 "}, []string{"ccache", "gcc-12"}, "C"},
