@@ -162,16 +162,17 @@ func mpiErrorString(code int, s *C.char, n *C.int) error {
 		return errorf(pmpi.ClassArg, "error string: %d is not an error code (0..%d, MPI_ERR_LASTCODE (%d), or one MPI_Add_error_code made)", code, C.MPI_ERR_ABI, C.MPI_ERR_LASTCODE)
 	}
 	msg, ok := classNames[code]
-	if last := lib.lastErrs.last(code); ok && last != "" {
+	if ok {
 		// The class says little where a code is its class, as here: the
 		// last error of the class says what went wrong, where the error
 		// the program asks about is that one (most often, as it asks
 		// right after the call failed).
-		msg += "; the last error of this class in this process: " + last
-	}
-	if !ok && (code <= C.MPI_ERR_ABI || code == C.MPI_ERR_LASTCODE) {
+		if last := lib.lastErrs.last(code); last != "" {
+			msg += "; the last error of this class in this process: " + last
+		}
+	} else if code <= C.MPI_ERR_ABI || code == C.MPI_ERR_LASTCODE {
 		msg = fmt.Sprintf("MPI error class %d", code)
-	} else if !ok {
+	} else {
 		lib.errs.mu.Lock()
 		msg = lib.errs.text[code]
 		lib.errs.mu.Unlock()

@@ -212,10 +212,7 @@ func fatalOn(fn, where string, c *pmpi.Comm, eh Errhandler, err error, code int)
 
 // unsupported is the result of function name of the standard, which gompi
 // does not implement.
-func unsupported(h Comm, name string) int {
-	lib.lastErrs.note(name, errUnsupported)
-	return raise(name, h, errUnsupported)
-}
+func unsupported(h Comm, name string) int { return done(name, h, errUnsupported) }
 
 // errUnsupported is the error of a function gompi does not implement; the
 // fatal handler's message names the function.

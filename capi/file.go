@@ -38,10 +38,7 @@ func doneFile(fn string, err error) int {
 }
 
 // unsupportedFile is unsupported for the file functions.
-func unsupportedFile(name string) int {
-	lib.lastErrs.note(name, errUnsupported)
-	return raiseOnFile(name, errUnsupported)
-}
+func unsupportedFile(name string) int { return doneFile(name, errUnsupported) }
 
 // raiseOnFile raises err, of a call of fn, on MPI_FILE_NULL's error
 // handler.
