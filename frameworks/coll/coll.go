@@ -315,6 +315,10 @@ type Module struct {
 	// goroutine.
 	Ready func() bool
 
+	// A module with neither Free nor Below keeps no state of one
+	// communicator's and may be offered to several: Build never changes a
+	// module it is given.
+
 	// Free, if set, releases what the module holds when the communicator
 	// is freed.
 	Free func() error
@@ -543,6 +547,10 @@ type Table struct {
 	// readies holds the Ready of each collective's Start table, last: a
 	// blocking call reads the fields above, which keep their lines.
 	readies [numCollectives]func() bool
+	// The usual few modules' storage, so that Build makes one object.
+	namesIn   [4]string
+	modulesIn [4]*Module
+	belowIn   Module
 }
 
 // Build asks every candidate about c and stacks their modules, highest
@@ -560,6 +568,7 @@ func Build(c Comm, candidates []Candidate, host Host) (*Table, error) {
 	var store [8]offer // on the stack for the usual few components
 	offers := store[:0]
 	t := &Table{}
+	t.modules = t.modulesIn[:0]
 	rules, disagreed, err := commRules(c, candidates)
 	if err != nil {
 		return nil, err
@@ -588,9 +597,9 @@ func Build(c Comm, candidates []Candidate, host Host) (*Table, error) {
 		}
 		offers = slices.Insert(offers, i, o)
 	}
-	t.names = make([]string, len(offers))
-	for k, o := range offers {
-		t.names[k] = o.name
+	t.names = t.namesIn[:0]
+	for _, o := range offers {
+		t.names = append(t.names, o.name)
 	}
 	for i := range Collectives {
 		for k, o := range offers {
@@ -610,11 +619,16 @@ func Build(c Comm, candidates []Candidate, host Host) (*Table, error) {
 			}
 		}
 	}
+	usedBelow := false
 	for i, o := range offers {
 		if o.mod.Below == nil {
 			continue
 		}
-		next := new(Module)
+		next := &t.belowIn
+		if usedBelow {
+			next = new(Module)
+		}
+		usedBelow = true
 		for j := range Collectives {
 			for _, p := range offers[i+1:] {
 				if next.take(j, p.mod) {
@@ -711,8 +725,11 @@ func (t *Table) RulesDropped() bool { return t.rulesDropped }
 func (t *Table) Free() error {
 	var errs []error
 	for _, m := range t.modules {
-		if m.Free != nil {
-			errs = append(errs, m.Free())
+		if m.Free == nil {
+			continue
+		}
+		if err := m.Free(); err != nil {
+			errs = append(errs, err)
 		}
 	}
 	t.modules = nil

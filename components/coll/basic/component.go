@@ -26,18 +26,22 @@ import (
 // Component is the basic coll component.
 type Component struct {
 	coll.BaseComponent
+	module *coll.Module // stateless: one for every communicator
 }
 
 // info is the component's identity; tests build it with info.Instantiate.
-var info = coll.Info("basic", mca.Version{Major: 1}, 10, func() mca.Component { return &Component{} })
+var info = coll.Info("basic", mca.Version{Major: 1}, 10, func() mca.Component { return &Component{module: newModule()} })
 
 func init() { mca.Register(info) }
 
 func newComponent() *Component { return info.Instantiate().(*Component) }
 
 // CommQuery offers every collective on every communicator.
-func (*Component) CommQuery(_ coll.Comm, q coll.Query) (int, *coll.Module, error) {
-	return q.Priority, newModule(), nil
+func (c *Component) CommQuery(_ coll.Comm, q coll.Query) (int, *coll.Module, error) {
+	if c.module == nil { // a Component not made by its factory
+		return q.Priority, newModule(), nil
+	}
+	return q.Priority, c.module, nil
 }
 
 func newModule() *coll.Module {

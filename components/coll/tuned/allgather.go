@@ -15,7 +15,7 @@ func (m *module) allgather(c coll.Comm, send, recv []byte) error {
 		return wrap(allgatherAlgs, forced, fmt.Errorf("receive buffer of %d bytes for %d ranks of %d bytes",
 			len(recv), n, len(send)))
 	}
-	builtin := decideAllgather(n, len(recv), m.host.Oversubscribed)
+	builtin := decideAllgather(n, len(recv), m.oversubscribed)
 	ch := m.choose(c, allgatherAlgs, forced, len(send), builtin)
 	if ch.alg == allgatherRecursiveDoubling && !isPow2(n) {
 		ch = m.fallback(c, allgatherAlgs, ch, allgatherAlgs.algName(ch.alg), builtin, "the size is not a power of two")

@@ -16,7 +16,7 @@ func (m *module) allreduce(c coll.Comm, send, recv []byte, op coll.Op) error {
 		return wrap(allreduceAlgs, forced, fmt.Errorf("%d bytes sent, %d received: want the same whole elements of %d bytes",
 			len(send), len(recv), es))
 	}
-	builtin := decideAllreduce(c.Size(), len(send), len(send)/es, op.Commutative(), m.host.Oversubscribed)
+	builtin := decideAllreduce(c.Size(), len(send), len(send)/es, op.Commutative(), m.oversubscribed)
 	ch := m.choose(c, allreduceAlgs, forced, len(send), builtin)
 	if ch.alg == allreduceRing && !op.Commutative() {
 		ch = m.fallback(c, allreduceAlgs, ch, allreduceAlgs.algName(ch.alg), builtin, "the operation is not commutative")

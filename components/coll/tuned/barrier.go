@@ -7,7 +7,7 @@ import (
 const tagBarrier = coll.TagBarrier
 
 func (m *module) barrier(c coll.Comm) error {
-	ch := m.choose(c, barrierAlgs, m.cfg.barrier, 0, decideBarrier(c.Size(), m.host.Oversubscribed))
+	ch := m.choose(c, barrierAlgs, m.cfg.barrier, 0, decideBarrier(c.Size(), m.oversubscribed))
 	m.trace(c, barrierAlgs, ch, 0)
 	alg := ch.alg
 	var err error

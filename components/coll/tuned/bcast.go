@@ -8,7 +8,7 @@ func (m *module) bcast(c coll.Comm, buf []byte, root int) error {
 	if err := checkRoot(c, root); err != nil {
 		return wrap(bcastAlgs, m.cfg.bcast, err)
 	}
-	ch := m.choose(c, bcastAlgs, m.cfg.bcast, len(buf), decideBcast(c.Size(), len(buf), m.cfg.bcastSegsize, m.host.Oversubscribed))
+	ch := m.choose(c, bcastAlgs, m.cfg.bcast, len(buf), decideBcast(c.Size(), len(buf), m.cfg.bcastSegsize, m.oversubscribed))
 	m.trace(c, bcastAlgs, ch, len(buf))
 	alg := ch.alg
 	if c.Size() == 1 || len(buf) == 0 {

@@ -24,6 +24,10 @@ type Component struct {
 	cfg    config
 	log    hclog.Logger
 	warned sync.Map // the rules' unknown algorithms warned of
+	// plain are the modules of the communicators without rules, by
+	// whether the host is oversubscribed: a module keeps nothing of its
+	// communicator's, so Dup and Split make none.
+	plain [2]*coll.Module
 }
 
 // RegisterParams registers the coll_tuned_* parameters.
@@ -43,6 +47,9 @@ func (c *Component) Open(_ context.Context, env *mca.Env) error {
 		return mca.Fatal(err)
 	}
 	c.cfg = cfg
+	for i := range c.plain {
+		c.plain[i] = newModule(c.cfg, c.log, nil, i == 1).collectives()
+	}
 	return nil
 }
 
@@ -54,7 +61,17 @@ func (c *Component) CommQuery(comm coll.Comm, q coll.Query) (int, *coll.Module, 
 		log = hclog.NewNullLogger()
 	}
 	rules := resolveRules(q.Rules, comm.Size(), comm.Name(), log, &c.warned)
-	return q.Priority, newModule(c.cfg, log, rules, q.Host).collectives(), nil
+	if rules == nil && c.plain[0] != nil {
+		return q.Priority, c.plain[b2i(q.Host.Oversubscribed)], nil
+	}
+	return q.Priority, newModule(c.cfg, log, rules, q.Host.Oversubscribed).collectives(), nil
 }
 
 var _ coll.Component = (*Component)(nil)
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}

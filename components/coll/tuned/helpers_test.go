@@ -26,7 +26,7 @@ func run(t *testing.T, n int, cfg config, f func(m *coll.Module, c coll.Comm) er
 	w := colltest.NewWorld(n)
 	mods := make([]*coll.Module, n)
 	for r := range mods {
-		mods[r] = newModule(cfg, hclog.NewNullLogger(), nil, coll.Host{}).collectives()
+		mods[r] = newModule(cfg, hclog.NewNullLogger(), nil, false).collectives()
 	}
 	w.Run(t, func(c coll.Comm) error { return f(mods[c.Rank()], c) })
 	if !t.Failed() {

@@ -10,16 +10,18 @@ import (
 
 // module runs one communicator's collectives with a fixed configuration.
 type module struct {
-	cfg  config
-	log  hclog.Logger
-	host coll.Host
-	pool scratch
+	cfg config
+	log hclog.Logger
+	// oversubscribed is the host's: all the decision needs of it, so that
+	// communicators without rules share a module.
+	oversubscribed bool
+	pool           scratch
 	// rules are the communicator's rules by collective, nil without any.
 	rules map[string][]ruled
 }
 
-func newModule(cfg config, log hclog.Logger, rules map[string][]ruled, host coll.Host) *module {
-	return &module{cfg: cfg, log: log, rules: rules, host: host}
+func newModule(cfg config, log hclog.Logger, rules map[string][]ruled, oversubscribed bool) *module {
+	return &module{cfg: cfg, log: log, rules: rules, oversubscribed: oversubscribed}
 }
 
 // collectives is the framework's view of the module: the collectives tuned

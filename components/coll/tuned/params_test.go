@@ -181,7 +181,7 @@ func TestTraceAndFallback(t *testing.T) {
 // TestBadArguments checks that buffers that cannot be right are errors
 // before any message moves (every rank passes the same, so none waits).
 func TestBadArguments(t *testing.T) {
-	m := newModule(testConfig(), hclog.NewNullLogger(), nil, coll.Host{}).collectives()
+	m := newModule(testConfig(), hclog.NewNullLogger(), nil, false).collectives()
 	sum := colltest.SumInt64{}
 	for _, tc := range []struct {
 		name string

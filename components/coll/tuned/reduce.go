@@ -12,7 +12,7 @@ func (m *module) reduce(c coll.Comm, send, recv []byte, op coll.Op, root int) er
 	if err := checkReduce(c, send, recv, op, root); err != nil {
 		return wrap(reduceAlgs, alg, err)
 	}
-	ch := m.choose(c, reduceAlgs, alg, len(send), decideReduce(c.Size(), len(send), op.Commutative(), m.host.Oversubscribed))
+	ch := m.choose(c, reduceAlgs, alg, len(send), decideReduce(c.Size(), len(send), op.Commutative(), m.oversubscribed))
 	m.trace(c, reduceAlgs, ch, len(send))
 	alg = ch.alg
 	if c.Size() == 1 {
