@@ -47,8 +47,9 @@ type Component struct {
 
 	cfg    config
 	log    hclog.Logger
-	pool   pool // freed communicators' segments, for reuse
-	fenced bool // the process joined the remote fences (module.fenced)
+	pool   pool   // freed communicators' segments, for reuse
+	spares spares // and their modules
+	fenced bool   // the process joined the remote fences (module.fenced)
 	// fellBack says, once, that the backing directory refused a segment.
 	fellBack sync.Once
 }
@@ -180,32 +181,88 @@ func (c *Component) CommQuery(comm coll.Comm, q coll.Query) (int, *coll.Module, 
 	if log == nil {
 		log = hclog.NewNullLogger()
 	}
-	m := &module{comm: comm, poller: poller, me: comm.Rank(), n: n, yield: q.Oversubscribed, fenced: c.fenced,
-		limit: c.cfg.maxBytes, seen: make([]uint64, n), log: log, pathMode: c.cfg.path, lazy: lazyState{early: c.cfg.segmentAfter},
-		place: c.placement(q, newLayout(n, c.cfg.maxBytes), log), pool: &c.pool}
-	mod := m.collectives()
-	mod.Start = m.starts()
-	for name, clear := range stepAside {
-		if c.cfg.forced[name] || len(q.Rules.For(name, n)) > 0 {
-			clear(mod)
+	m := c.spares.take()
+	if m == nil {
+		m = &module{tables: &tables{}}
+		m.tables.all, m.tables.start = m.collectives(), m.starts()
+	}
+	t, seen := m.tables, m.seen
+	if cap(seen) < n {
+		seen = make([]uint64, n)
+	}
+	*m = module{comm: comm, poller: poller, me: comm.Rank(), n: n, yield: q.Oversubscribed, fenced: c.fenced,
+		limit: c.cfg.maxBytes, seen: seen[:n], log: log, pathMode: c.cfg.path, lazy: lazyState{early: c.cfg.segmentAfter},
+		place: c.placement(q, newLayout(n, c.cfg.maxBytes), log), pool: &c.pool, spares: &c.spares, tables: t}
+	clear(m.seen)
+	mod := &t.offered
+	*mod = t.all
+	mod.Start = &t.start
+	if len(c.cfg.forced) > 0 || q.Rules.Len() > 0 {
+		for name, clear := range stepAside {
+			if c.cfg.forced[name] || len(q.Rules.For(name, n)) > 0 {
+				clear(mod)
+			}
 		}
 	}
 	return q.Priority, mod, nil
+}
+
+// tables are a module's tables of closures over it, made with the module
+// and kept with it among the spares.
+type tables struct {
+	all, start coll.Module // as made
+	offered    coll.Module // what CommQuery offers: all, less the collectives sm steps aside from
+}
+
+// spares are the modules of freed communicators: a program that makes a
+// communicator for a few calls and frees it (a library's Dup in each of
+// its calls) makes the 30 closures of a module once, not at every Dup.
+type spares struct {
+	mu   sync.Mutex
+	mods []*module
+}
+
+// sparesMax bounds the spares: a program that frees many communicators
+// at once keeps no more.
+const sparesMax = 16
+
+func (s *spares) take() *module {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.mods) == 0 {
+		return nil
+	}
+	m := s.mods[len(s.mods)-1]
+	s.mods = s.mods[:len(s.mods)-1]
+	return m
+}
+
+func (s *spares) put(m *module) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.mods) < sparesMax {
+		s.mods = append(s.mods, m)
+	}
 }
 
 // placement is where a communicator's segment is made: in the backing
 // directory, the session directory where it refuses the file.
 func (c *Component) placement(q coll.Query, lay layout, log hclog.Logger) placement {
 	dir := cmp.Or(c.cfg.dir, q.SessionDir, os.TempDir())
-	return placement{dir: dir, session: q.SessionDir, id: q.ID, lay: lay, refused: func(err error) {
-		c.fellBack.Do(func() {
-			say := log.Info
-			if c.cfg.dirSet {
-				say = log.Warn
-			}
-			say("backing directory unusable; using the session directory", "directory", dir, "error", err)
-		})
-	}}
+	return placement{dir: dir, session: q.SessionDir, id: q.ID, lay: lay, comp: c, log: log}
+}
+
+// refused says, once a process, that the backing directory refused a
+// segment: a warning where the user chose it.
+func (p placement) refused(err error) {
+	c := p.comp
+	c.fellBack.Do(func() {
+		say := p.log.Info
+		if c.cfg.dirSet {
+			say = p.log.Warn
+		}
+		say("backing directory unusable; using the session directory", "directory", p.dir, "error", err)
+	})
 }
 
 // Close unmaps the segments kept for reuse.

@@ -139,13 +139,23 @@ func basicComponent(t testing.TB) coll.Component {
 }
 
 // build builds every rank's table from sm, configured by cfg(rank), over
-// basic, and frees them when the test ends.
+// basic, and frees them when the test ends; with w.comps set, from those
+// components (cfg unused), which the test closes.
 func (w *world) build(t *testing.T, host coll.Host, cfg func(rank int) config) {
 	t.Helper()
 	w.tables = make([]*coll.Table, w.n)
-	w.comps = make([]*Component, w.n)
-	for r := range w.comps {
-		w.comps[r] = &Component{cfg: cfg(r), log: w.log}
+	if w.comps == nil {
+		w.comps = make([]*Component, w.n)
+		for r := range w.comps {
+			w.comps[r] = &Component{cfg: cfg(r), log: w.log}
+		}
+		t.Cleanup(func() {
+			for r, comp := range w.comps {
+				if err := comp.Close(); err != nil {
+					t.Errorf("rank %d: close: %v", r, err)
+				}
+			}
+		})
 	}
 	w.run(t, func(r int, c *testComm) error {
 		cands := []coll.Candidate{
@@ -165,20 +175,19 @@ func (w *world) build(t *testing.T, host coll.Host, cfg func(rank int) config) {
 	if t.Failed() {
 		t.FailNow()
 	}
-	t.Cleanup(func() {
-		for r, tab := range w.tables {
-			if tab != nil {
-				if err := tab.Free(); err != nil {
-					t.Errorf("rank %d: free: %v", r, err)
-				}
+	t.Cleanup(func() { w.free(t) })
+}
+
+// free frees every rank's table.
+func (w *world) free(t *testing.T) {
+	for r, tab := range w.tables {
+		if tab != nil {
+			if err := tab.Free(); err != nil {
+				t.Errorf("rank %d: free: %v", r, err)
 			}
+			w.tables[r] = nil
 		}
-		for r, comp := range w.comps {
-			if err := comp.Close(); err != nil {
-				t.Errorf("rank %d: close: %v", r, err)
-			}
-		}
-	})
+	}
 }
 
 // buildSm builds the usual world: every rank alike, maxBytes per rank.

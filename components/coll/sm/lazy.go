@@ -3,6 +3,8 @@ package sm
 import (
 	"errors"
 
+	"github.com/hashicorp/go-hclog"
+
 	"github.com/gompi/gompi/frameworks/coll"
 )
 
@@ -38,7 +40,8 @@ import (
 type placement struct {
 	dir, session, id string
 	lay              layout
-	refused          func(err error)
+	comp             *Component
+	log              hclog.Logger
 }
 
 // lazyState says whether the set-up ran, and its failure.
@@ -121,6 +124,10 @@ func (m *module) unready(err error, next func() error) error {
 func (m *module) free() error {
 	seg := m.seg
 	m.seg = nil
+	if m.spares != nil && !m.spared {
+		m.spared = true // a second Free must not hand it out twice
+		defer m.spares.put(m)
+	}
 	if seg == nil {
 		return nil
 	}

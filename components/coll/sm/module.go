@@ -63,14 +63,20 @@ type module struct {
 	// 3.3 KB that most communicators never use.
 	pathMode   string
 	pathTimers *[len(timedCalls)][sizeClasses]pathTimer
+
+	// tables holds the closures over the module (component.go); Free
+	// leaves the module among spares for the next communicator.
+	tables *tables
+	spares *spares
+	spared bool // Free put it there
 }
 
 // collectives is the module's table: each collective maps the segment
 // first if no call has and the early calls are made (lazy.go; a reduction
 // whose result depends on the grouping does not wait for them), or,
 // before that or where it could not be mapped, goes to the next module.
-func (m *module) collectives() *coll.Module {
-	return &coll.Module{
+func (m *module) collectives() coll.Module {
+	return coll.Module{
 		Barrier: func(c coll.Comm) error {
 			if err := m.ready(); err != nil {
 				return m.unready(err, func() error { return m.next.Barrier(c) })
@@ -179,59 +185,61 @@ func (m *module) below(next *coll.Module) {
 	if !complete {
 		m.lazy.early = 0
 	}
-	none := func() error {
-		if m.seg == nil {
-			return m.fail(fmt.Errorf("%w and %w", errNoSegment, coll.ErrNoProvider))
-		}
-		return m.fail(fmt.Errorf("more than coll_sm's limit (%d bytes, coll_sm_max_bytes or less) per rank and %w",
-			m.limit, coll.ErrNoProvider))
-	}
 	if next.Barrier == nil {
-		next.Barrier = func(coll.Comm) error { return none() }
+		next.Barrier = func(coll.Comm) error { return m.none() }
 	}
 	if next.Bcast == nil {
-		next.Bcast = func(coll.Comm, []byte, int) error { return none() }
+		next.Bcast = func(coll.Comm, []byte, int) error { return m.none() }
 	}
 	if next.Reduce == nil {
-		next.Reduce = func(coll.Comm, []byte, []byte, coll.Op, int) error { return none() }
+		next.Reduce = func(coll.Comm, []byte, []byte, coll.Op, int) error { return m.none() }
 	}
 	if next.Allreduce == nil {
-		next.Allreduce = func(coll.Comm, []byte, []byte, coll.Op) error { return none() }
+		next.Allreduce = func(coll.Comm, []byte, []byte, coll.Op) error { return m.none() }
 	}
 	if next.Gather == nil {
-		next.Gather = func(coll.Comm, []byte, []byte, int) error { return none() }
+		next.Gather = func(coll.Comm, []byte, []byte, int) error { return m.none() }
 	}
 	if next.Scatter == nil {
-		next.Scatter = func(coll.Comm, []byte, []byte, int) error { return none() }
+		next.Scatter = func(coll.Comm, []byte, []byte, int) error { return m.none() }
 	}
 	if next.Allgather == nil {
-		next.Allgather = func(coll.Comm, []byte, []byte) error { return none() }
+		next.Allgather = func(coll.Comm, []byte, []byte) error { return m.none() }
 	}
 	if next.Alltoall == nil {
-		next.Alltoall = func(coll.Comm, []byte, []byte) error { return none() }
+		next.Alltoall = func(coll.Comm, []byte, []byte) error { return m.none() }
 	}
 	if next.Allgatherv == nil {
-		next.Allgatherv = func(coll.Comm, []byte, []byte, []int, []int) error { return none() }
+		next.Allgatherv = func(coll.Comm, []byte, []byte, []int, []int) error { return m.none() }
 	}
 	if next.ReduceScatter == nil {
-		next.ReduceScatter = func(coll.Comm, []byte, []byte, []int, coll.Op) error { return none() }
+		next.ReduceScatter = func(coll.Comm, []byte, []byte, []int, coll.Op) error { return m.none() }
 	}
 	if next.ReduceScatterBlock == nil {
-		next.ReduceScatterBlock = func(coll.Comm, []byte, []byte, coll.Op) error { return none() }
+		next.ReduceScatterBlock = func(coll.Comm, []byte, []byte, coll.Op) error { return m.none() }
 	}
 	if next.Scan == nil {
-		next.Scan = func(coll.Comm, []byte, []byte, coll.Op) error { return none() }
+		next.Scan = func(coll.Comm, []byte, []byte, coll.Op) error { return m.none() }
 	}
 	if next.Exscan == nil {
-		next.Exscan = func(coll.Comm, []byte, []byte, coll.Op) error { return none() }
+		next.Exscan = func(coll.Comm, []byte, []byte, coll.Op) error { return m.none() }
 	}
 	if next.NeighborAllgather == nil {
-		next.NeighborAllgather = func(coll.Comm, coll.Neighbors, []byte, []byte) error { return none() }
+		next.NeighborAllgather = func(coll.Comm, coll.Neighbors, []byte, []byte) error { return m.none() }
 	}
 	if next.NeighborAlltoall == nil {
-		next.NeighborAlltoall = func(coll.Comm, coll.Neighbors, []byte, []byte) error { return none() }
+		next.NeighborAlltoall = func(coll.Comm, coll.Neighbors, []byte, []byte) error { return m.none() }
 	}
 	m.next = next
+}
+
+// none is the error of a call that no module below serves.
+func (m *module) none() error {
+	if m.seg == nil {
+		return m.fail(fmt.Errorf("%w and %w", errNoSegment, coll.ErrNoProvider))
+	}
+	return m.fail(fmt.Errorf("more than coll_sm's limit (%d bytes, coll_sm_max_bytes or less) per rank and %w",
+		m.limit, coll.ErrNoProvider))
 }
 
 // fail marks the module broken if err is not nil, and returns err: a

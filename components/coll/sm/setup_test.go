@@ -560,6 +560,31 @@ func TestPooledSegmentIsReused(t *testing.T) {
 	}
 }
 
+// TestSpareModules: a freed communicator's module serves the next
+// communicator that its component is asked about, here a smaller one,
+// from a fresh state.
+func TestSpareModules(t *testing.T) {
+	w := newWorld(t, 3)
+	w.buildSm(t, 64)
+	w.runCalls(t, sequence(3, 64, 100))
+	w.free(t)
+	w.free(t)
+	for r, comp := range w.comps {
+		if got := len(comp.spares.mods); got != 1 {
+			t.Fatalf("rank %d: %d spare modules after two frees, want 1", r, got)
+		}
+	}
+	w2 := newWorld(t, 2)
+	w2.comps = w.comps[:2]
+	w2.buildSm(t, 64)
+	for r, comp := range w2.comps {
+		if got := len(comp.spares.mods); got != 0 {
+			t.Errorf("rank %d: %d spare modules after a communicator took one, want 0", r, got)
+		}
+	}
+	w2.runCalls(t, sequence(2, 64, 100))
+}
+
 // TestModuleFree calls the module's own Free twice on every rank.
 func TestModuleFree(t *testing.T) {
 	const n = 4

@@ -21,8 +21,8 @@ import (
 // its Wait.
 
 // starts is the module's coll.Module.Start.
-func (m *module) starts() *coll.Module {
-	return &coll.Module{
+func (m *module) starts() coll.Module {
+	return coll.Module{
 		Barrier:   m.startBarrier,
 		Bcast:     m.startBcast,
 		Reduce:    m.startReduce,
