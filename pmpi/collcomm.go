@@ -40,7 +40,7 @@ func (x collComm) Poll() error {
 	e := x.engine()
 	e.Progress()
 	for _, w := range e.FailedPeers() {
-		if r, ok := x.c.ranks[w]; ok {
+		if r, ok := x.c.rankOf(w); ok {
 			return failure(fmt.Sprintf("rank %d of %v", r, x.c), e.PeerErr(w))
 		}
 	}

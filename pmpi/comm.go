@@ -45,7 +45,7 @@ type Comm struct {
 	context uint32
 	rank    int
 	group   []int       // communicator rank -> world rank; an intercommunicator's remote group
-	ranks   map[int]int // world rank -> communicator rank, of group
+	ranks   map[int]int // world rank -> communicator rank, of group; nil where identity (rankOf)
 	// identity says rank i is world rank i (world and its duplicates):
 	// statusOf then skips the map, once per received message.
 	identity bool
@@ -56,6 +56,9 @@ type Comm struct {
 	// idup says, while freed holds, why: the communicator of a CommIdup
 	// under way (idupPending) or failed (idupFailed).
 	idup atomic.Int32
+
+	name0 string      // the name it was made with: where name points first
+	ccs   [2]collComm // cc and reqCC, where buildComm makes them
 
 	lib   *library
 	colls *coll.Table // nil for an intercommunicator
@@ -69,6 +72,10 @@ type Comm struct {
 	// keys is the pml.MatchKeys the hints give: the wildcards that its
 	// receives and probes may not use.
 	keys atomic.Uint32
+	// ctxWindow is the word of the context bitmap where the last context
+	// agreed over the communicator lies, alike on every member: where the
+	// next agreement looks first (agreeInWindow).
+	ctxWindow atomic.Uint32
 }
 
 // newComm makes the communicator of group (world ranks, in order) under
@@ -82,17 +89,23 @@ func newComm(l *library, name string, cid uint32, group []int) *Comm {
 // buildComm is newComm without registering the communicator under cid:
 // for one whose context is agreed later (CommIdup).
 func buildComm(l *library, name string, cid uint32, group []int) *Comm {
-	c := &Comm{context: cid, group: group, ranks: make(map[int]int, len(group)), rank: -1, lib: l, identity: true}
+	c := &Comm{context: cid, group: group, rank: -1, lib: l, identity: true}
 	for i, w := range group {
-		c.ranks[w] = i
 		if w == l.job.Rank {
 			c.rank = i
 		}
 		c.identity = c.identity && w == i
 	}
-	c.name.Store(&name)
-	ccs := &[2]collComm{{c: c, ctx: cid + 1}, {c: c, ctx: cid + 1, nb: true}}
-	c.cc, c.reqCC = &ccs[0], &ccs[1]
+	if !c.identity { // rankOf needs no map for world and its duplicates
+		c.ranks = make(map[int]int, len(group))
+		for i, w := range group {
+			c.ranks[w] = i
+		}
+	}
+	c.name0 = name
+	c.name.Store(&c.name0)
+	c.ccs = [2]collComm{{c: c, ctx: cid + 1}, {c: c, ctx: cid + 1, nb: true}}
+	c.cc, c.reqCC = &c.ccs[0], &c.ccs[1]
 	return c
 }
 

@@ -7,8 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"math/bits"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/gompi/gompi/frameworks/coll"
@@ -34,7 +36,60 @@ const (
 // must pass alike (or disjoint groups, where same.size is set), checked on
 // the way.
 func (l *library) agreeContext(parent *Comm, member bool, same *sameGroup) (uint32, error) {
-	return l.agreeContextOver(parent.allreduceWords, member, same)
+	if same == nil {
+		if id, ok, err := l.agreeInWindow(parent.allreduceWords, &parent.ctxWindow, member); ok || err != nil {
+			return id, err
+		}
+	}
+	id, err := l.agreeContextOver(parent.allreduceWords, member, same)
+	if err == nil {
+		parent.ctxWindow.Store(id / 128)
+	}
+	return id, err
+}
+
+// ctxWindow is how many words of the context bitmap agreeInWindow offers:
+// 128 communicators' ids.
+const ctxWindow = 2
+
+// agreeInWindow agrees a context id in one reduction where it can, where
+// agreeContextOver takes two at least: each member takes every id free in
+// a window of its bitmap, the same window in every process (from word
+// *window, that of the id the last agreement over the parent gave), and the
+// bitwise or of what each holds taken leaves the ids free in all, which
+// each member holds; the lowest is the new communicator's. ok is false,
+// alike on every process, where no id of the window is free in all (a
+// member whose other goroutine held the window offers none).
+func (l *library) agreeInWindow(allreduce allreducer, window *atomic.Uint32, member bool) (id uint32, ok bool, err error) {
+	l.ctxs.sweep(l.engine.Posted)
+	w := int(window.Load())
+	var free [ctxWindow]uint64
+	if member {
+		l.ctxs.reserveWindow(w, free[:])
+	}
+	var words [2 * ctxWindow]uint32
+	for i, f := range free {
+		if member { // a non-member's 0 takes nothing
+			words[2*i], words[2*i+1] = uint32(^f), uint32(^f>>32)
+		}
+	}
+	borOp, _ := bind(OpBor, Uint32)
+	err = allreduce(words[:], borOp)
+	b := -1
+	for i := 0; err == nil && i < ctxWindow; i++ {
+		if all := ^(uint64(words[2*i]) | uint64(words[2*i+1])<<32); all != 0 {
+			b = 64*(w+i) + bits.TrailingZeros64(all)
+			break
+		}
+	}
+	if member {
+		l.ctxs.releaseWindow(w, free[:], b)
+	}
+	if b < 0 {
+		return 0, false, err
+	}
+	window.Store(uint32(b / 64))
+	return uint32(2 * b), true, nil
 }
 
 // allreducer reduces words, in place, with op over the processes of an
@@ -305,16 +360,20 @@ func (l *library) attachColls(c *Comm) error {
 	host.ID = fmt.Sprintf("%s.%d.%d", l.job.JobID, c.context, c.group[0])
 	host.SessionDir = l.job.SessionDir
 	host.OneNode = true
-	host.Nodes = make([]int, len(c.group))
-	index := map[string]int{}
-	for r, w := range c.group {
+	for _, w := range c.group {
 		host.OneNode = host.OneNode && l.hostIDs[w] == l.hostIDs[c.group[0]]
-		n, ok := index[l.hostIDs[w]]
-		if !ok {
-			n = len(index)
-			index[l.hostIDs[w]] = n
+	}
+	host.Nodes = make([]int, len(c.group)) // all node 0 where OneNode
+	if !host.OneNode {
+		index := map[string]int{}
+		for r, w := range c.group {
+			n, ok := index[l.hostIDs[w]]
+			if !ok {
+				n = len(index)
+				index[l.hostIDs[w]] = n
+			}
+			host.Nodes[r] = n
 		}
-		host.Nodes[r] = n
 	}
 	t, err := coll.Build(c.cc, l.collCands, host)
 	if err != nil {
@@ -598,7 +657,7 @@ func (*realAPI) CommCreate(comm *Comm, group *Group) (*Comm, error) {
 	var ranks []int
 	if own == nil {
 		for _, w := range group.ranks {
-			if _, ok := comm.ranks[w]; !ok {
+			if _, ok := comm.rankOf(w); !ok {
 				own = errorf(ClassGroup, nil, "comm create on %v: world rank %d of the group is not in the communicator", comm, w)
 				break
 			}
@@ -639,7 +698,8 @@ func (l *library) deriveFor(parent *Comm, op, name string, args sameArgs, group 
 	if args.disjoint {
 		same.size = parent.Size()
 		for _, w := range group {
-			same.members = append(same.members, parent.ranks[w])
+			r, _ := parent.rankOf(w)
+			same.members = append(same.members, r)
 		}
 	}
 	id, err := l.agreeContext(parent, member, same)

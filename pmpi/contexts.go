@@ -102,3 +102,36 @@ func (x *contexts) set(b int) {
 		x.low++
 	}
 }
+
+// reserveWindow takes every id free in words w to w+len(free)-1 of the
+// bitmap and sets free to them, a bit each as in used.
+func (x *contexts) reserveWindow(w int, free []uint64) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	for len(x.used) < w+len(free) {
+		x.used = append(x.used, 0)
+	}
+	for i := range free {
+		free[i] = ^x.used[w+i]
+		x.used[w+i] = ^uint64(0)
+	}
+	for x.low < len(x.used) && x.used[x.low] == ^uint64(0) {
+		x.low++
+	}
+}
+
+// releaseWindow gives back what reserveWindow took into free, but for
+// bit keep of the bitmap (-1 for none).
+func (x *contexts) releaseWindow(w int, free []uint64, keep int) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	for i, f := range free {
+		if k := keep - 64*(w+i); k >= 0 && k < 64 {
+			f &^= 1 << k
+		}
+		x.used[w+i] &^= f
+		if f != 0 {
+			x.low = min(x.low, w+i)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/gompi/gompi/frameworks/coll"
@@ -320,5 +321,76 @@ func TestAgreeContextBadArgs(t *testing.T) {
 	}
 	if a.calls != 1 {
 		t.Errorf("the failing agreement took %d reductions, want 1", a.calls)
+	}
+}
+
+// agreeWindows runs agreeInWindow on every rank of libs, all members,
+// each with its own copy of the communicator's window, and returns each
+// rank's id and verdict.
+func agreeWindows(t *testing.T, libs []*library, a *ranksAllreduce, windows []atomic.Uint32) ([]uint32, []bool) {
+	t.Helper()
+	ids, oks := make([]uint32, len(libs)), make([]bool, len(libs))
+	var wg sync.WaitGroup
+	for r, l := range libs {
+		wg.Go(func() {
+			var err error
+			ids[r], oks[r], err = l.agreeInWindow(a.at(r), &windows[r], true)
+			if err != nil {
+				t.Errorf("rank %d: %v", r, err)
+			}
+		})
+	}
+	wg.Wait()
+	return ids, oks
+}
+
+// One reduction agrees the lowest id free in every rank, which each then
+// holds, and gives back the rest of the window; a window with no id free
+// in every rank fails alike everywhere and leaves the bitmaps as they
+// were; the next agreement looks where the last one ended.
+func TestAgreeInWindow(t *testing.T) {
+	libs := []*library{{}, {}}
+	for range 5 { // rank 0 holds ids 0-8, rank 1 ids 0-4 and 12
+		libs[0].ctxs.reserve(0)
+	}
+	for range 3 {
+		libs[1].ctxs.reserve(0)
+	}
+	libs[1].ctxs.claim(12)
+	a := newRanksAllreduce(2)
+	windows := make([]atomic.Uint32, 2)
+	ids, oks := agreeWindows(t, libs, a, windows)
+	if !oks[0] || !oks[1] || ids[0] != 10 || ids[1] != 10 || a.calls != 1 {
+		t.Fatalf("agreed %v (ok %v) in %d reductions, want 10 on both in 1", ids, oks, a.calls)
+	}
+	for r, l := range libs {
+		if l.ctxs.claim(10) {
+			t.Errorf("rank %d does not hold the agreed id", r)
+		}
+		if got := l.ctxs.reserve(0); got != []uint32{12, 6}[r] {
+			t.Errorf("rank %d: lowest free id after the agreement %d, want %d", r, got, []uint32{12, 6}[r])
+		}
+	}
+
+	// Rank 1 fills the window: no id in it is free in both.
+	for w := range ctxWindow {
+		for b := range 64 {
+			libs[1].ctxs.claim(uint32(2 * (64*w + b)))
+		}
+	}
+	before := slices.Clone(libs[0].ctxs.used)
+	a.calls = 0
+	if _, oks := agreeWindows(t, libs, a, windows); oks[0] || oks[1] || a.calls != 1 {
+		t.Fatalf("a window full on one rank agreed (ok %v) in %d reductions", oks, a.calls)
+	}
+	if !slices.Equal(libs[0].ctxs.used[:len(before)], before) {
+		t.Errorf("rank 0's bitmap changed by a failed agreement: %x, was %x", libs[0].ctxs.used, before)
+	}
+	want := uint32(2 * 64 * ctxWindow)
+	for r := range windows {
+		windows[r].Store(ctxWindow) // where agreeContextOver's id would put it
+	}
+	if ids, oks := agreeWindows(t, libs, a, windows); !oks[0] || ids[0] != want || ids[1] != want {
+		t.Errorf("next window agreed %v (ok %v), want %d", ids, oks, want)
 	}
 }

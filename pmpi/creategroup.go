@@ -38,7 +38,7 @@ func (*realAPI) CommCreateGroup(comm *Comm, group *Group, tag int) (*Comm, error
 	// that all pass the same such group meet each other.
 	var own error
 	ranks := group.ranks
-	outside := func(w int) bool { _, ok := comm.ranks[w]; return !ok }
+	outside := func(w int) bool { _, ok := comm.rankOf(w); return !ok }
 	if i := slices.IndexFunc(ranks, outside); i >= 0 {
 		own = errorf(ClassGroup, nil, "%s on %v: world rank %d of the group is not in the communicator", op, comm, ranks[i])
 		ranks = slices.DeleteFunc(slices.Clone(ranks), outside)
