@@ -22,7 +22,7 @@ int gompi_go_PMPI_Initialized(int *flag);
 int gompi_go_PMPI_Finalized(int *flag);
 
 int PMPI_Initialized(int *flag) {
-    if (gompi_forked && flag != NULL) {
+    if ((gompi_forked || gompi_nested) && flag != NULL) {
         *flag = __atomic_load_n(&gompi_world_model, __ATOMIC_ACQUIRE) != 0;
         return MPI_SUCCESS;
     }
@@ -30,7 +30,7 @@ int PMPI_Initialized(int *flag) {
 }
 
 int PMPI_Finalized(int *flag) {
-    if (gompi_forked && flag != NULL) {
+    if ((gompi_forked || gompi_nested) && flag != NULL) {
         *flag = __atomic_load_n(&gompi_world_model, __ATOMIC_ACQUIRE) == 2;
         return MPI_SUCCESS;
     }
@@ -41,23 +41,12 @@ static void child(void) { gompi_forked = 1; }
 
 __attribute__((constructor)) static void gompi_mark_forks(void) { pthread_atfork(NULL, NULL, child); }
 
-static void say(const char *s) {
-    size_t n = strlen(s);
-    while (n > 0) {
-        ssize_t w = write(STDERR_FILENO, s, n);
-        if (w <= 0)
-            return;
-        s += w;
-        n -= (size_t)w;
-    }
-}
-
 __attribute__((visibility("hidden"))) void gompi_forked_call(const char *fn) {
     if (strcmp(fn, "MPI_Initialized") == 0 || strcmp(fn, "MPI_Finalized") == 0)
         return; /* answered in C */
-    say("gompi: ");
-    say(fn);
-    say(" called in a child process that fork() made: the MPI library's Go runtime does not survive "
+    gompi_say("gompi: ");
+    gompi_say(fn);
+    gompi_say(" called in a child process that fork() made: the MPI library's Go runtime does not survive "
         "fork() without exec, so this process exits with status 70 (start a program with posix_spawn, "
         "or exec one in the child)\n");
     _exit(70);

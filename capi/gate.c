@@ -5,7 +5,17 @@
  * MPI_Comm_size of the predefined communicators too. */
 #include <stddef.h>
 #include "include/mpi.h"
+#include "caller.h"
 #include "gate.h"
+
+/* GOMPI_GO returns call, which enters Go, unless the call is nested
+ * (signal.c). */
+#define GOMPI_GO(fn, call)                                                                         \
+    do {                                                                                           \
+        if (__builtin_expect(gompi_nested, 0))                                                     \
+            gompi_nested_call(fn);                                                                 \
+        return call;                                                                               \
+    } while (0)
 
 struct gompi_gate gompi_gate;
 struct gompi_world gompi_world;
@@ -55,7 +65,7 @@ int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status) {
         *flag = 0;
         return MPI_SUCCESS;
     }
-    return gompi_go_PMPI_Test(request, flag, status);
+    GOMPI_GO("MPI_Test", gompi_go_PMPI_Test(request, flag, status));
 }
 
 int PMPI_Testany(int count, MPI_Request array_of_requests[], int *indx, int *flag, MPI_Status *status) {
@@ -64,7 +74,7 @@ int PMPI_Testany(int count, MPI_Request array_of_requests[], int *indx, int *fla
         *indx = MPI_UNDEFINED;
         return MPI_SUCCESS;
     }
-    return gompi_go_PMPI_Testany(count, array_of_requests, indx, flag, status);
+    GOMPI_GO("MPI_Testany", gompi_go_PMPI_Testany(count, array_of_requests, indx, flag, status));
 }
 
 /* Testall is false while one request it was armed with is pending. */
@@ -73,7 +83,7 @@ int PMPI_Testall(int count, MPI_Request array_of_requests[], int *flag, MPI_Stat
         *flag = 0;
         return MPI_SUCCESS;
     }
-    return gompi_go_PMPI_Testall(count, array_of_requests, flag, array_of_statuses);
+    GOMPI_GO("MPI_Testall", gompi_go_PMPI_Testall(count, array_of_requests, flag, array_of_statuses));
 }
 
 int PMPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[],
@@ -82,7 +92,8 @@ int PMPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount, i
         *outcount = 0;
         return MPI_SUCCESS;
     }
-    return gompi_go_PMPI_Testsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
+    GOMPI_GO("MPI_Testsome",
+             gompi_go_PMPI_Testsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses));
 }
 
 /* Iprobe finds nothing while the probe the gate was armed with would not. */
@@ -93,7 +104,7 @@ int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *statu
         *flag = 0;
         return MPI_SUCCESS;
     }
-    return gompi_go_PMPI_Iprobe(source, tag, comm, flag, status);
+    GOMPI_GO("MPI_Iprobe", gompi_go_PMPI_Iprobe(source, tag, comm, flag, status));
 }
 
 /* predefined answers a question about MPI_COMM_WORLD or MPI_COMM_SELF,
@@ -112,9 +123,13 @@ static int predefined(MPI_Comm comm, int *out, int size) {
 }
 
 int PMPI_Comm_rank(MPI_Comm comm, int *rank) {
-    return predefined(comm, rank, 0) ? MPI_SUCCESS : gompi_go_PMPI_Comm_rank(comm, rank);
+    if (predefined(comm, rank, 0))
+        return MPI_SUCCESS;
+    GOMPI_GO("MPI_Comm_rank", gompi_go_PMPI_Comm_rank(comm, rank));
 }
 
 int PMPI_Comm_size(MPI_Comm comm, int *size) {
-    return predefined(comm, size, 1) ? MPI_SUCCESS : gompi_go_PMPI_Comm_size(comm, size);
+    if (predefined(comm, size, 1))
+        return MPI_SUCCESS;
+    GOMPI_GO("MPI_Comm_size", gompi_go_PMPI_Comm_size(comm, size));
 }

@@ -25,9 +25,6 @@ int MPI_Abi_set_fortran_booleans(int logical_size, void *logical_true, void *log
 #pragma weak MPI_Abi_set_fortran_info
 int MPI_Abi_set_fortran_info(MPI_Info info) { GOMPI_CALL(int, PMPI_Abi_set_fortran_info(info)); }
 
-#pragma weak MPI_Abort
-int MPI_Abort(MPI_Comm comm, int errorcode) { GOMPI_CALL(int, PMPI_Abort(comm, errorcode)); }
-
 #pragma weak MPI_Accumulate
 int MPI_Accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win) { GOMPI_CALL(int, PMPI_Accumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win)); }
 

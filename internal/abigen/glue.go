@@ -198,6 +198,11 @@ var gatedInC = map[string]bool{
 	"MPI_Comm_rank": true, "MPI_Comm_size": true, "MPI_Initialized": true, "MPI_Finalized": true,
 }
 
+// wrappedInC are the functions whose weak MPI_ entry point is written in
+// C: MPI_Abort, which a signal handler may call while the thread is
+// inside another call, and which then ends the process in C (signal.c).
+var wrappedInC = map[string]bool{"MPI_Abort": true}
+
 func makeGlue(a *abi, impls map[string]bool) (glue, error) {
 	handles := handleTypes(a)
 	nulls := nullHandles(a)
@@ -348,6 +353,9 @@ import "unsafe"
 			g.unsupported = append(g.unsupported, fn.name)
 		}
 
+		if wrappedInC[fn.name] {
+			continue
+		}
 		var names []string
 		for _, p := range fn.params {
 			names = append(names, p.name)

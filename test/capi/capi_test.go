@@ -155,14 +155,20 @@ var collComponents = []run{
 // ranks (defaultRuns).
 var runs = map[string][]run{
 	// p2p's large messages over tcp too, whose rendezvous differs.
-	"p2p":         {{np: 2}, {np: 3}, {np: 3, name: "tcp", args: []string{"--mca", "btl", "self,tcp"}}},
-	"coll":        {{np: 2}, {np: 3}, {np: 4}},
-	"op":          collComponents,
-	"errhandler":  {{np: 2}},
-	"handles":     {{np: 2}, {np: 0}},
-	"singleton":   {{np: 0}},
-	"sigurg":      {{np: 0}, {np: 2}},
-	"fork":        {{np: 0}, {np: 2}},
+	"p2p":        {{np: 2}, {np: 3}, {np: 3, name: "tcp", args: []string{"--mca", "btl", "self,tcp"}}},
+	"coll":       {{np: 2}, {np: 3}, {np: 4}},
+	"op":         collComponents,
+	"errhandler": {{np: 2}},
+	"handles":    {{np: 2}, {np: 0}},
+	"singleton":  {{np: 0}},
+	"sigurg":     {{np: 0}, {np: 2}},
+	"fork":       {{np: 0}, {np: 2}},
+	"sighandler": {
+		{np: 2, name: "abort", args: []string{"-x", "SIGHANDLER=abort"}, said: []string{"rank 1 handles the signal"},
+			fatal: []string{"MPI_Abort called with code 5 while this thread was inside another MPI call", "rank 1", "exited with status 5"}},
+		{np: 2, name: "other", args: []string{"-x", "SIGHANDLER=other"}, said: []string{"rank 1 handles the signal"},
+			fatal: []string{"MPI_Barrier called while this thread was inside another MPI call", "rank 1", "exited with status 70"}},
+	},
 	"session":     {{np: 2}, {np: 3}, {np: 0}},
 	"partitioned": {{np: 2}, {np: 3}},
 	"fortranabi":  {{np: 2}, {np: 3}, {np: 0}},
