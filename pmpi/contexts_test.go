@@ -394,3 +394,49 @@ func TestAgreeInWindow(t *testing.T) {
 		t.Errorf("next window agreed %v (ok %v), want %d", ids, oks, want)
 	}
 }
+
+// Two goroutines of each of two processes make communicators at once on
+// two parents: whichever agreement holds a window, the other's finds
+// another id or falls back to agreeContextOver's rounds, and the ids
+// agreed are alike on both ranks and never one the rank holds already.
+func TestAgreeInWindowConcurrent(t *testing.T) {
+	const rounds = 200
+	libs := []*library{{}, {}}
+	parents := []*ranksAllreduce{newRanksAllreduce(2), newRanksAllreduce(2)}
+	var windows [2][2]atomic.Uint32 // by parent, then rank
+	var got [2][2][]uint32
+	var wg sync.WaitGroup
+	for p := range parents {
+		for r, l := range libs {
+			wg.Go(func() {
+				for range rounds {
+					id, ok, err := l.agreeInWindow(parents[p].at(r), &windows[p][r], true)
+					if err == nil && !ok {
+						id, err = l.agreeContextOver(parents[p].at(r), true, nil)
+						windows[p][r].Store(id / 128)
+					}
+					if err != nil {
+						t.Errorf("parent %d rank %d: %v", p, r, err)
+						return
+					}
+					got[p][r] = append(got[p][r], id)
+				}
+			})
+		}
+	}
+	wg.Wait()
+	for r := range libs {
+		seen := map[uint32]bool{}
+		for p := range parents {
+			if !slices.Equal(got[p][r], got[p][1-r]) {
+				t.Fatalf("parent %d: the ranks agreed different ids", p)
+			}
+			for _, id := range got[p][r] {
+				if seen[id] {
+					t.Fatalf("rank %d was given id %d twice", r, id)
+				}
+				seen[id] = true
+			}
+		}
+	}
+}
