@@ -9,6 +9,7 @@ import (
 	"hash/fnv"
 	"math/bits"
 	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"unicode/utf8"
@@ -357,7 +358,7 @@ func (l *library) derive(parent *Comm, op, name string, group []int, id uint32) 
 func (l *library) attachColls(c *Comm) error {
 	host := l.collHost
 	// The communicators of one Split share a context id but no member.
-	host.ID = fmt.Sprintf("%s.%d.%d", l.job.JobID, c.context, c.group[0])
+	host.ID = l.job.JobID + "." + strconv.FormatUint(uint64(c.context), 10) + "." + strconv.Itoa(c.group[0])
 	host.SessionDir = l.job.SessionDir
 	host.OneNode = true
 	for _, w := range c.group {

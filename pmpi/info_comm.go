@@ -28,8 +28,11 @@ type hintSet struct {
 }
 
 func (h *hintSet) copyFrom(src *hintSet) {
+	var vals map[string]string // nil for none: most communicators have none
 	src.mu.Lock()
-	vals := copyMap(src.vals)
+	if len(src.vals) > 0 {
+		vals = copyMap(src.vals)
+	}
 	src.mu.Unlock()
 	h.mu.Lock()
 	h.vals = vals
