@@ -198,9 +198,9 @@ func (c *Component) CommQuery(comm coll.Comm, q coll.Query) (int, *coll.Module, 
 	*mod = t.all
 	mod.Start = &t.start
 	if len(c.cfg.forced) > 0 || q.Rules.Len() > 0 {
-		for name, clear := range stepAside {
+		for name, drop := range stepAside {
 			if c.cfg.forced[name] || len(q.Rules.For(name, n)) > 0 {
-				clear(mod)
+				drop(mod)
 			}
 		}
 	}
