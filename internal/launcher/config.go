@@ -100,6 +100,12 @@ type Config struct {
 // DefaultGrace is how long stopped ranks get between SIGTERM and SIGKILL.
 const DefaultGrace = 500 * time.Millisecond
 
+// SignalGrace is how long the ranks get between a signal gompirun
+// forwards to them (SIGINT, SIGTERM, SIGHUP) and SIGKILL, at least: a
+// program that catches it to write a checkpoint and finalize has the
+// time, as Slurm's KillWait gives; a second signal kills at once.
+const SignalGrace = 10 * time.Second
+
 // fill checks cfg, fills in the defaults and returns the job's size.
 func (cfg *Config) fill() (np int, err error) {
 	if len(cfg.Apps) == 0 {

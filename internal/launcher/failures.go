@@ -24,6 +24,11 @@ type failure struct {
 	// once every rank had entered it, so no peer waits for it: the job
 	// goes on, and the others end as they would, their output kept.
 	late bool
+	// forwarded: a signal gompirun received, forwarded to the ranks,
+	// stops the job: the job server goes on serving them until the
+	// supervisor's grace period ends, so that a rank that catches the
+	// signal can finalize.
+	forwarded bool
 }
 
 // follower describes a failure that came after the cause.
@@ -99,7 +104,9 @@ func (j *job) fail(f failure) {
 	}
 	if !f.late && !j.stopped {
 		j.stopped = true
-		j.srv.End(f.msg)
+		if !f.forwarded {
+			j.srv.End(f.msg)
+		}
 		close(j.stopReq)
 	}
 }

@@ -32,6 +32,7 @@ func (j *job) supervise(ctx context.Context, started map[int]int, remote []int) 
 	timeout := j.timeout
 	stopReq := j.stopReq
 	var kill, abandon <-chan time.Time
+	grace, forwarded := j.cfg.Grace, ""
 	done := ctx.Done()
 	signalAll := func(sig syscall.Signal) {
 		j.mu.Lock()
@@ -76,11 +77,16 @@ func (j *job) supervise(ctx context.Context, started map[int]int, remote []int) 
 			}
 		case <-stopReq:
 			stopReq = nil
-			signalAll(syscall.SIGTERM)
-			kill = time.After(j.cfg.Grace)
-			abandon = time.After(j.cfg.Grace + reportGrace)
+			if forwarded == "" { // the ranks have the user's signal already
+				signalAll(syscall.SIGTERM)
+			}
+			kill = time.After(grace)
+			abandon = time.After(grace + reportGrace)
 		case <-kill:
 			kill = nil
+			if forwarded != "" {
+				j.srv.End(forwarded)
+			}
 			signalAll(syscall.SIGKILL)
 		case <-abandon:
 			abandon = nil
@@ -106,7 +112,9 @@ func (j *job) supervise(ctx context.Context, started map[int]int, remote []int) 
 				continue
 			}
 			signalAll(s)
-			j.fail(jobFailure("received "+node.SignalName(s)+"; forwarded it to the ranks and stopping the job", 128+int(s)))
+			f := jobFailure("received "+node.SignalName(s)+"; forwarded it to the ranks and stopping the job", 128+int(s))
+			f.forwarded, forwarded, grace = true, f.msg, max(grace, SignalGrace)
+			j.fail(f)
 		case <-done:
 			done = nil
 			j.fail(jobFailure("stopping the job: "+context.Cause(ctx).Error(), 1))

@@ -177,6 +177,28 @@ func TestSIGTERMStopsRanks(t *testing.T) {
 	waitGone(t, "process", ranks)
 }
 
+// TestSignalForwardedOnce: a signal that gompirun receives reaches each
+// rank once, with no SIGTERM after it, and a rank that catches it can
+// finalize: the job server serves it through the grace period.
+func TestSignalForwardedOnce(t *testing.T) {
+	t.Parallel()
+	cmd, ranks, stderr := started(t, 2, "-np", "2", rankprog, "trap")
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	err := cmd.Wait()
+	if code := cmd.ProcessState.ExitCode(); code != 128+int(syscall.SIGINT) {
+		t.Fatalf("gompirun: %v, want exit status 130; stderr:\n%s", err, stderr)
+	}
+	for r := range 2 {
+		if want := fmt.Sprintf("rank %d finalized; signals: interrupt\n", r); !strings.Contains(stderr.String(), want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+	checkNoRace(t, stderr.String())
+	waitGone(t, "process", ranks)
+}
+
 func TestOversubscribeRefused(t *testing.T) {
 	t.Parallel()
 	n := runtime.NumCPU() + 1

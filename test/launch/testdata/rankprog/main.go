@@ -9,9 +9,11 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"runtime"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -108,6 +110,11 @@ func main() {
 		return
 	}
 
+	var sigs chan os.Signal
+	if mode == "trap" { // before the pid line, after which the tests signal
+		sigs = make(chan os.Signal, 8)
+		signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
+	}
 	ctx := context.Background()
 	c, err := rte.Connect(ctx)
 	if err != nil {
@@ -178,6 +185,21 @@ func main() {
 			time.Sleep(10 * time.Millisecond)
 		}
 		fmt.Printf("rank %d ran to its end\n", rank)
+		return
+	case "trap": // catches SIGINT and SIGTERM, finalizes at the first, and says which it got by then
+		got := []string{(<-sigs).String()}
+		if err := c.Finalize(ctx); err != nil {
+			fail(err)
+		}
+		for more := true; more; {
+			select {
+			case s := <-sigs:
+				got = append(got, s.String())
+			default:
+				more = false
+			}
+		}
+		fmt.Fprintf(os.Stderr, "rank %d finalized; signals: %s\n", rank, strings.Join(got, ", "))
 		return
 	case "connected":
 		time.Sleep(time.Minute)
