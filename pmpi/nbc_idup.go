@@ -77,6 +77,10 @@ func idup(op string, comm *Comm, withInfo bool, info *Info) (*Comm, *Request, er
 		c.ext.hints.copyFrom(&comm.ext.hints)
 	}
 	j := &idupJob{l: l, op: op, parent: comm, c: c, m: m, copyErr: copyAttrs(op, comm, c)}
+	// The window as the blocking agreements on comm left it, alike on
+	// every member at this call; the agreement, not in their order,
+	// leaves it alone.
+	j.window.Store(comm.ctxWindow.Load())
 	// Until it is complete, c counts as freed, so that a call that uses
 	// it too soon fails rather than reach a context not its own. The
 	// delete callbacks of a failed copy ran before, on a c they may query.
@@ -172,6 +176,8 @@ type idupJob struct {
 	copyErr error
 	// claimed: a goroutine or a Wait runs the agreement.
 	claimed atomic.Bool
+	// window is where the agreement looks first (agreeInWindow).
+	window atomic.Uint32
 	// deferral is the job itself, for the engine to hold (pml.Engine.Defer).
 	deferral pml.Deferred
 }
@@ -201,9 +207,11 @@ func (j *idupJob) finish() error {
 		return j.finishInter()
 	}
 	cc := collComm{c: j.parent, ctx: nbcContext(j.parent, j.slot)}
-	id, err := j.l.agreeContextOver(func(words []uint32, op coll.Op) error {
-		return allreduceWordsOn(j.m, &cc, words, op)
-	}, true, nil)
+	reduce := func(words []uint32, op coll.Op) error { return allreduceWordsOn(j.m, &cc, words, op) }
+	id, ok, err := j.l.agreeInWindow(reduce, &j.window, true)
+	if err == nil && !ok {
+		id, err = j.l.agreeContextOver(reduce, true, nil)
+	}
 	if err != nil {
 		return errorf(classOf(err), err, "%s on %v", j.op, j.parent)
 	}
