@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 static pid_t main_tid;
+static int receiving; /* the main thread is about to call MPI_Recv: it makes no system call before */
 static const char *mode = "abort";
 
 static void say(const char *s) {
@@ -37,13 +38,15 @@ static void handler(int sig) {
     _exit(9);
 }
 
-/* signaller waits until the main thread sleeps or yields in a system
- * call, which this program's main thread does only inside MPI_Recv, then
+/* signaller waits until the main thread, past receiving, sleeps or
+ * yields in a system call, which it then does only inside MPI_Recv, and
  * signals it. */
 static void *signaller(void *arg) {
     char path[64], buf[64];
     (void)arg;
     snprintf(path, sizeof path, "/proc/self/task/%d/syscall", (int)main_tid);
+    while (!__atomic_load_n(&receiving, __ATOMIC_ACQUIRE))
+        usleep(1000);
     for (;;) {
         int fd = open(path, O_RDONLY);
         CHECK(fd >= 0, "open %s", path);
@@ -78,6 +81,7 @@ int main(int argc, char **argv) {
         CHECK(pthread_create(&t, NULL, signaller, NULL) == 0, "pthread_create");
     }
     /* Neither rank sends: each waits until rank 1's handler ends the job. */
+    __atomic_store_n(&receiving, 1, __ATOMIC_RELEASE);
     MPI_Recv(&x, 1, MPI_INT, 1 - rank, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     MPI_Finalize();
     return 0;
