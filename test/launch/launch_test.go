@@ -160,21 +160,29 @@ func TestTimeout(t *testing.T) {
 	}
 }
 
-func TestSIGTERMStopsRanks(t *testing.T) {
-	t.Parallel()
-	cmd, ranks, stderr := started(t, 2, "-np", "2", rankprog, "connected")
-	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+// signalled starts gompirun on 2 ranks of rankprog in mode, sends it sig
+// once the ranks are up, and checks that it exits with 128 + sig and
+// that the ranks are gone; it returns gompirun's stderr.
+func signalled(t *testing.T, mode string, sig syscall.Signal) string {
+	t.Helper()
+	cmd, ranks, stderr := started(t, 2, "-np", "2", rankprog, mode)
+	if err := cmd.Process.Signal(sig); err != nil {
 		t.Fatal(err)
 	}
 	err := cmd.Wait()
-	if cmd.ProcessState.ExitCode() != 128+int(syscall.SIGTERM) {
-		t.Fatalf("gompirun: %v, want exit status 143; stderr:\n%s", err, stderr)
-	}
-	if !strings.Contains(stderr.String(), "gompirun: received SIGTERM") {
-		t.Errorf("stderr does not mention SIGTERM:\n%s", stderr)
+	if code := cmd.ProcessState.ExitCode(); code != 128+int(sig) {
+		t.Fatalf("gompirun: %v, want exit status %d; stderr:\n%s", err, 128+int(sig), stderr)
 	}
 	checkNoRace(t, stderr.String())
 	waitGone(t, "process", ranks)
+	return stderr.String()
+}
+
+func TestSIGTERMStopsRanks(t *testing.T) {
+	t.Parallel()
+	if stderr := signalled(t, "connected", syscall.SIGTERM); !strings.Contains(stderr, "gompirun: received SIGTERM") {
+		t.Errorf("stderr does not mention SIGTERM:\n%s", stderr)
+	}
 }
 
 // TestSignalForwardedOnce: a signal that gompirun receives reaches each
@@ -182,21 +190,12 @@ func TestSIGTERMStopsRanks(t *testing.T) {
 // finalize: the job server serves it through the grace period.
 func TestSignalForwardedOnce(t *testing.T) {
 	t.Parallel()
-	cmd, ranks, stderr := started(t, 2, "-np", "2", rankprog, "trap")
-	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
-		t.Fatal(err)
-	}
-	err := cmd.Wait()
-	if code := cmd.ProcessState.ExitCode(); code != 128+int(syscall.SIGINT) {
-		t.Fatalf("gompirun: %v, want exit status 130; stderr:\n%s", err, stderr)
-	}
+	stderr := signalled(t, "trap", syscall.SIGINT)
 	for r := range 2 {
-		if want := fmt.Sprintf("rank %d finalized; signals: interrupt\n", r); !strings.Contains(stderr.String(), want) {
+		if want := fmt.Sprintf("rank %d finalized; signals: interrupt\n", r); !strings.Contains(stderr, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, stderr)
 		}
 	}
-	checkNoRace(t, stderr.String())
-	waitGone(t, "process", ranks)
 }
 
 func TestOversubscribeRefused(t *testing.T) {
