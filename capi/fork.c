@@ -47,7 +47,7 @@ __attribute__((visibility("hidden"))) void gompi_forked_call(const char *fn) {
     gompi_say("gompi: ");
     gompi_say(fn);
     gompi_say(" called in a child process that fork() made: the MPI library's Go runtime does not survive "
-        "fork() without exec, so this process exits with status 70 (start a program with posix_spawn, "
-        "or exec one in the child)\n");
+              "fork() without exec, so this process exits with status 70 (start a program with posix_spawn, "
+              "or exec one in the child)\n");
     _exit(70);
 }

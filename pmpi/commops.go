@@ -38,16 +38,31 @@ const (
 // the way.
 func (l *library) agreeContext(parent *Comm, member bool, same *sameGroup) (uint32, error) {
 	if same == nil {
-		if id, ok, err := l.agreeInWindow(parent.allreduceWords, &parent.ctxWindow, member); ok || err != nil {
-			return id, err
-		}
+		return l.agreeContextFrom(parent.allreduceWords, &parent.ctxWindow, member)
 	}
 	id, err := l.agreeContextOver(parent.allreduceWords, member, same)
 	if err == nil {
-		parent.ctxWindow.Store(id / 128)
+		parent.ctxWindow.Store(windowOf(id))
 	}
 	return id, err
 }
+
+// agreeContextFrom agrees a context over allreduce in the window at
+// *window if it can (agreeInWindow), else by agreeContextOver's rounds,
+// and moves the window to the id agreed.
+func (l *library) agreeContextFrom(allreduce allreducer, window *atomic.Uint32, member bool) (uint32, error) {
+	if id, ok, err := l.agreeInWindow(allreduce, window, member); ok || err != nil {
+		return id, err
+	}
+	id, err := l.agreeContextOver(allreduce, member, nil)
+	if err == nil {
+		window.Store(windowOf(id))
+	}
+	return id, err
+}
+
+// windowOf is the word of the context bitmap that holds id.
+func windowOf(id uint32) uint32 { return id / 2 / 64 }
 
 // ctxWindow is how many words of the context bitmap agreeInWindow offers:
 // 128 communicators' ids.
@@ -89,8 +104,9 @@ func (l *library) agreeInWindow(allreduce allreducer, window *atomic.Uint32, mem
 	if b < 0 {
 		return 0, false, err
 	}
-	window.Store(uint32(b / 64))
-	return uint32(2 * b), true, nil
+	id = uint32(2 * b)
+	window.Store(windowOf(id))
+	return id, true, nil
 }
 
 // allreducer reduces words, in place, with op over the processes of an

@@ -410,11 +410,7 @@ func TestAgreeInWindowConcurrent(t *testing.T) {
 		for r, l := range libs {
 			wg.Go(func() {
 				for range rounds {
-					id, ok, err := l.agreeInWindow(parents[p].at(r), &windows[p][r], true)
-					if err == nil && !ok {
-						id, err = l.agreeContextOver(parents[p].at(r), true, nil)
-						windows[p][r].Store(id / 128)
-					}
+					id, err := l.agreeContextFrom(parents[p].at(r), &windows[p][r], true)
 					if err != nil {
 						t.Errorf("parent %d rank %d: %v", p, r, err)
 						return

@@ -208,10 +208,7 @@ func (j *idupJob) finish() error {
 	}
 	cc := collComm{c: j.parent, ctx: nbcContext(j.parent, j.slot)}
 	reduce := func(words []uint32, op coll.Op) error { return allreduceWordsOn(j.m, &cc, words, op) }
-	id, ok, err := j.l.agreeInWindow(reduce, &j.window, true)
-	if err == nil && !ok {
-		id, err = j.l.agreeContextOver(reduce, true, nil)
-	}
+	id, err := j.l.agreeContextFrom(reduce, &j.window, true)
 	if err != nil {
 		return errorf(classOf(err), err, "%s on %v", j.op, j.parent)
 	}

@@ -58,8 +58,10 @@ first program. A lone ":" always separates contexts.
 gompirun may use when the ranks fit, and pins rank r to the (r mod n)-th
 CPU when they do not; core always pins; none leaves placement to the kernel.
 
-SIGINT, SIGTERM and SIGHUP are forwarded to the ranks and stop the job;
-SIGQUIT prints what every rank waits for and the job goes on.
+SIGINT, SIGTERM and SIGHUP are forwarded to the ranks, once, and stop the
+job: a rank that catches the signal has 10 s to finalize before SIGKILL, and
+a second signal kills at once; SIGQUIT prints what every rank waits for and
+the job goes on.
 
 Exit status: 0 when every rank succeeded; else that of the root cause (the
 rank's exit status, 128+signal if it was killed, its Abort code, or 1 if it
